@@ -1,0 +1,1 @@
+"""A faithful local implementation of the service (see docs/sandbox.md)."""

@@ -1,0 +1,81 @@
+"""Deterministic synthetic names, slugs and people for the sandbox."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["company_names", "firm_names", "person_names", "slugify", "ticker_of"]
+
+_SYLLABLES = (
+    "ka", "lo", "mi", "ne", "va", "zu", "tor", "rex", "lum", "quan", "sol", "ter", "bri", "dex",
+    "fy", "gen", "hal", "ix", "jo", "kyr", "max", "nov", "ori", "pix", "qua", "ron", "syn", "tal",
+    "umo", "vel", "wex", "xa", "yor", "zen", "aer", "cel", "dro", "eon", "fin", "gro",
+)
+_NOUNS = (
+    "Labs", "Analytics", "Systems", "Health", "Pay", "Robotics", "Logistics", "Energy", "Bio",
+    "Security", "Cloud", "Data", "Networks", "Foods", "Motors", "Learning", "Finance", "Media",
+    "Games", "Space", "Materials", "Therapeutics", "Software", "Mobility", "Commerce", "Insure",
+    "Homes", "Retail", "Travel", "Works", "AI", "Grid", "Devices", "Markets", "Studio", "Care",
+)
+_FIRM_NOUNS = ("Capital", "Ventures", "Partners", "Equity", "Investments", "Growth", "Fund")
+_LEGAL = ("Inc", "Ltd", "GmbH", "SA", "plc", "LLC", "AG", "BV")
+_FIRST = ("Alex", "Maria", "Chen", "Priya", "Omar", "Sofia", "Lukas", "Amara", "Kenji", "Elena",
+          "David", "Fatima", "Jonas", "Aisha", "Mateo", "Yuki", "Noah", "Ines", "Ravi", "Zara")
+_LAST = ("Smith", "Garcia", "Wang", "Patel", "Haddad", "Rossi", "Müller", "Okafor", "Tanaka",
+         "Ivanova", "Brown", "Khan", "Berg", "Diallo", "Lopez", "Sato", "Cohen", "Silva", "Rao", "Novak")
+
+
+def _roots(rng: np.random.Generator, n: int) -> list[str]:
+    """``n`` distinct capitalised pseudo-words of two or three syllables."""
+    seen: set[str] = set()
+    out: list[str] = []
+    syl = np.array(_SYLLABLES, dtype=object)
+    while len(out) < n:
+        m = (n - len(out)) * 2 + 16
+        picks = syl[rng.integers(0, len(_SYLLABLES), (m, 3))]
+        three = rng.random(m) < 0.5
+        for row, t in zip(picks.tolist(), three.tolist()):
+            word = ("".join(row) if t else row[0] + row[1]).capitalize()
+            if word not in seen:
+                seen.add(word)
+                out.append(word)
+                if len(out) == n:
+                    break
+    return out
+
+
+def company_names(rng: np.random.Generator, n: int) -> list[str]:
+    """Distinct company names such as ``"Novalum Analytics"`` (some with a legal suffix)."""
+    roots = _roots(rng, n)
+    nouns = rng.integers(0, len(_NOUNS), n)
+    legal = rng.random(n) < 0.12
+    suffix = rng.integers(0, len(_LEGAL), n)
+    return [
+        f"{r} {_NOUNS[k]}" + (f" {_LEGAL[s]}" if lg else "")
+        for r, k, lg, s in zip(roots, nouns, legal, suffix)
+    ]
+
+
+def firm_names(rng: np.random.Generator, n: int) -> list[str]:
+    """Distinct investment-firm names such as ``"Zenori Capital"``."""
+    roots = _roots(rng, n)
+    nouns = rng.integers(0, len(_FIRM_NOUNS), n)
+    return [f"{r} {_FIRM_NOUNS[k]}" for r, k in zip(roots, nouns)]
+
+
+def person_names(rng: np.random.Generator, n: int) -> list[str]:
+    """People's names for CEOs."""
+    f = rng.integers(0, len(_FIRST), n)
+    last = rng.integers(0, len(_LAST), n)
+    return [f"{_FIRST[a]} {_LAST[b]}" for a, b in zip(f, last)]
+
+
+def slugify(name: str) -> str:
+    """Lower-case ASCII letters and digits of ``name``, for websites."""
+    return "".join(ch for ch in name.lower() if ch.isascii() and ch.isalnum())
+
+
+def ticker_of(name: str, length: int = 4) -> str:
+    """A ticker from the first letters of a name (``"Novalum Analytics"`` → ``"NOVA"``)."""
+    letters = [ch for ch in name.upper() if "A" <= ch <= "Z"]
+    return "".join(letters[:length])
