@@ -410,8 +410,8 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     if pe_firms.size == 0:
         pe_firms = corporate
     # Heavy-tailed activity: a few investors take part in many deals, a few companies raise often.
-    activity = rng.pareto(1.2, investor_idx.size) + 1
-    target_w = rng.pareto(1.5, company_idx.size) + 1
+    activity = rng.lognormal(0.0, 1.3, investor_idx.size)
+    target_w = rng.lognormal(0.0, 0.8, company_idx.size)
 
     types = rng.choice(len(DEAL_TYPES), size=n_deals, p=[_TYPE_P[t] for t in DEAL_TYPES])
     subtype_of = np.empty(n_deals, dtype=object)

@@ -1,0 +1,261 @@
+"""Family B filter specifications and their parsing.
+
+One table per list endpoint (interface document section 4.4) drives three
+things: the discovery documents, the validation of ``filters`` bodies, and the
+conditions the store evaluates. The wire form is in docs/sandbox.md: a plain
+value uses the field's first operator; ``{"<op>": value}`` picks another.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
+from .problems import Problems
+
+__all__ = ["Condition", "FilterSpec", "SORT_KEYS", "SPECS", "DEFAULT_SORT", "parse_filters",
+           "parse_sort", "MAX_IDS"]
+
+MAX_IDS = 1000
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+@dataclass(frozen=True)
+class FilterSpec:
+    """One filter field: its type, operators, enum values and note."""
+
+    field: str
+    type: str
+    operators: tuple[str, ...]
+    description: str = ""
+    values: tuple[str, ...] | None = None
+
+    def document(self) -> dict[str, Any]:
+        """The discovery entry ``{field, type, operators, values?, description?}``."""
+        out: dict[str, Any] = {"field": self.field, "type": self.type, "operators": list(self.operators)}
+        if self.values is not None:
+            out["values"] = list(self.values)
+        if self.description:
+            out["description"] = self.description
+        return out
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A parsed filter: field, operator and normalised value."""
+
+    field: str
+    op: str
+    value: Any
+
+
+def _S(field: str, type_: str, ops: tuple[str, ...], note: str = "", values=None) -> FilterSpec:
+    return FilterSpec(field, type_, ops, note, values)
+
+
+_ARRAY_OVERLAP = ("overlaps",)
+_COMPANY_LISTS = ("verticals", "themes", "client_focus", "revenue_model", "company_type")
+
+SPECS: dict[str, tuple[FilterSpec, ...]] = {
+    "companies": (
+        _S("id", "array_uuid", ("in",), "batch lookup by id (at most 1000)"),
+        _S("name", "string", ("ilike", "eq"), "substring match, case-insensitive (ilike) or exact (eq)"),
+        _S("country", "array_string", ("in",), "ISO-3 country codes"),
+        _S("region", "array_string", ("in",), "region", REGIONS),
+        *(_S(f, "array_string", _ARRAY_OVERLAP, "open vocabulary; any shared value matches")
+          for f in _COMPANY_LISTS),
+        _S("ownership", "string", ("eq",), "exact ownership label"),
+        _S("active", "boolean", ("eq",), "active status"),
+        _S("founded_min", "number", ("gte",), "founding year, inclusive"),
+        _S("founded_max", "number", ("lte",), "founding year, inclusive"),
+        _S("ipoed_from", "date", ("gte",), "IPO date, inclusive"),
+        _S("ipoed_to", "date", ("lte",), "IPO date, inclusive"),
+        _S("updated_at", "datetime", ("gte",), "change-feed checkpoint: updated at or after"),
+        _S("include_deleted", "boolean", ("eq",), "default false; true on change-feed pulls"),
+    ),
+    "investors": (
+        _S("id", "array_uuid", ("in",), "batch lookup by id (at most 1000)"),
+        _S("name", "string", ("ilike", "eq"), "substring match, case-insensitive (ilike) or exact (eq)"),
+        _S("country", "array_string", ("in",), "ISO-3 country codes"),
+        _S("updated_at", "datetime", ("gte",), "change-feed checkpoint: updated at or after"),
+        _S("include_deleted", "boolean", ("eq",), "default false; true on change-feed pulls"),
+    ),
+    "transactions": (
+        _S("id", "array_uuid", ("in",), "deal ids (at most 1000)"),
+        _S("target_id", "array_uuid", ("in",), "target companies"),
+        _S("investor_id", "array_uuid", ("in",), "lead investor or buyer"),
+        _S("deal_type", "array_string", ("in",), "deal type", DEAL_TYPES),
+        _S("deal_subtype", "array_string", ("in",), "deal subtype", DEAL_SUBTYPES),
+        _S("date_from", "date", ("gte",), "deal date, inclusive"),
+        _S("date_to", "date", ("lte",), "deal date, inclusive"),
+        *(s for base in ("valuation", "raised", "revenue", "ebitda", "ev_revenue", "ev_ebitda")
+          for s in (_S(f"{base}_min", "number", ("gte",), f"{base}, inclusive"),
+                    _S(f"{base}_max", "number", ("lte",), f"{base}, inclusive"))),
+        _S("target_country", "array_string", ("in",), "ISO-3 country of the target"),
+        _S("target_region", "array_string", ("in",), "region of the target", REGIONS),
+        *(_S(f"target_{f}", "array_string", _ARRAY_OVERLAP, "open vocabulary of the target")
+          for f in _COMPANY_LISTS),
+        _S("updated_at", "datetime", ("gte",), "change-feed checkpoint: updated at or after"),
+        _S("include_deleted", "boolean", ("eq",), "default false; true on change-feed pulls"),
+    ),
+}
+
+SORT_KEYS: dict[str, tuple[str, ...]] = {
+    "companies": ("name", "founded", "ipoed", "updated_at"),
+    "investors": ("name", "updated_at"),
+    "transactions": ("deal_date", "deal_valuation", "deal_raised", "updated_at"),
+}
+DEFAULT_SORT: dict[str, tuple[str, bool]] = {
+    "companies": ("name", False),
+    "investors": ("name", False),
+    "transactions": ("deal_date", True),
+}
+
+
+def _suggest(name: str, options: list[str]) -> str:
+    close = difflib.get_close_matches(name, options, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def parse_datetime(text: str) -> int | None:
+    """Epoch seconds of an ISO 8601 date or timestamp (naive means UTC), or None."""
+    try:
+        if _DATE.match(text):
+            moment = dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), dt.timezone.utc)
+        else:
+            moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
+    return int(moment.timestamp())
+
+
+def parse_date(text: Any) -> np.datetime64 | None:
+    """A ``YYYY-MM-DD`` string as ``datetime64[D]``, or None when malformed."""
+    if not isinstance(text, str) or not _DATE.match(text):
+        return None
+    try:
+        return np.datetime64(dt.date.fromisoformat(text), "D")
+    except ValueError:
+        return None
+
+
+def _value(spec: FilterSpec, op: str, value: Any, where: str, problems: Problems) -> Any:
+    """Check one value against the spec's type; return the normalised value or None."""
+    t = spec.type
+    if t in ("array_uuid", "array_string"):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            problems.add(f"{where}: expected an array of strings, got {type(value).__name__}")
+            return None
+        if t == "array_uuid":
+            bad = [v for v in value if not _UUID.match(v)]
+            if bad:
+                problems.add(f"{where}: {bad[0]!r} is not a UUID")
+                return None
+            if len(value) > MAX_IDS:
+                problems.add(f"{where}: at most {MAX_IDS} ids per request, got {len(value)}")
+                return None
+            return [v.lower() for v in value]
+        if spec.values is not None:
+            bad = [v for v in value if v not in spec.values]
+            if bad:
+                problems.add(f"{where}: {bad[0]!r} is not one of {', '.join(spec.values)}")
+                return None
+        return list(value)
+    if t == "string":
+        if not isinstance(value, str):
+            problems.add(f"{where}: expected a string, got {type(value).__name__}")
+            return None
+        return value
+    if t == "boolean":
+        if not isinstance(value, bool):
+            problems.add(f"{where}: expected true or false, got {value!r}")
+            return None
+        return value
+    if t == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            problems.add(f"{where}: expected a finite number, got {value!r}")
+            return None
+        return float(value)
+    if t == "date":
+        parsed = parse_date(value)
+        if parsed is None:
+            problems.add(f"{where}: expected a date YYYY-MM-DD, got {value!r}")
+        return parsed
+    if t == "datetime":
+        parsed = parse_datetime(value) if isinstance(value, str) else None
+        if parsed is None:
+            problems.add(f"{where}: expected an ISO 8601 timestamp, got {value!r}")
+        return parsed
+    problems.add(f"{where}: unsupported type {t}")  # pragma: no cover - specs are fixed
+    return None
+
+
+def parse_filters(entity: str, raw: Any, problems: Problems,
+                  where: str = "filters") -> tuple[list[Condition], bool]:
+    """Validate a ``filters`` object; return the conditions and ``include_deleted``.
+
+    Every problem is added to ``problems`` with the field and the rule.
+    """
+    if raw is None:
+        return [], False
+    if not isinstance(raw, dict):
+        problems.add(f"{where}: expected an object, got {type(raw).__name__}")
+        return [], False
+    specs = {s.field: s for s in SPECS[entity]}
+    conditions: list[Condition] = []
+    include_deleted = False
+    for name, given in raw.items():
+        spec = specs.get(name)
+        here = f"{where}.{name}"
+        if spec is None:
+            problems.add(f"{here}: unknown filter{_suggest(name, list(specs))}; "
+                         f"valid filters: {', '.join(specs)}")
+            continue
+        op, value = spec.operators[0], given
+        if isinstance(given, dict):
+            if len(given) != 1:
+                problems.add(f"{here}: an operator object has exactly one key, one of "
+                             f"{', '.join(spec.operators)}")
+                continue
+            op, value = next(iter(given.items()))
+            if op not in spec.operators:
+                problems.add(f"{here}: operator {op!r} is not supported; supported: "
+                             f"{', '.join(spec.operators)}")
+                continue
+        parsed = _value(spec, op, value, here, problems)
+        if parsed is None:
+            continue
+        if name == "include_deleted":
+            include_deleted = bool(parsed)
+            continue
+        conditions.append(Condition(name, op, parsed))
+    return conditions, include_deleted
+
+
+def parse_sort(entity: str, raw: Any, problems: Problems) -> tuple[str, bool]:
+    """``<key>[:asc|desc]`` → (key, descending); direction defaults to desc."""
+    if raw is None:
+        return DEFAULT_SORT[entity]
+    keys = SORT_KEYS[entity]
+    if not isinstance(raw, str) or not raw.strip():
+        problems.add(f"sort: expected a string '<key>:asc' or '<key>:desc'; keys: {', '.join(keys)}")
+        return DEFAULT_SORT[entity]
+    key, _, direction = raw.strip().partition(":")
+    direction = direction.strip().lower() or "desc"
+    if key not in keys:
+        problems.add(f"sort: unknown key {key!r}{_suggest(key, list(keys))}; keys: {', '.join(keys)}")
+        return DEFAULT_SORT[entity]
+    if direction not in ("asc", "desc"):
+        problems.add(f"sort: direction must be asc or desc, got {direction!r}")
+        return DEFAULT_SORT[entity]
+    return key, direction == "desc"

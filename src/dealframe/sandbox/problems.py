@@ -1,0 +1,77 @@
+"""Error responses of the sandbox, in the documented body shape.
+
+Every error the sandbox returns is ``{"error": {"code", "message", "details"?}}``
+(docs/sandbox.md, "Errors"). Route code raises :class:`ApiProblem`; the app turns
+it into a response. Input checks collect every problem with :class:`Problems`
+so one 400 lists them all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+__all__ = ["ApiProblem", "Problems", "bad_request", "error_response", "json_response", "not_found"]
+
+_JSON = "application/json"
+
+
+class ApiProblem(Exception):
+    """An error answer: status, code, message and optional details."""
+
+    def __init__(self, status: int, code: str, message: str, details: dict | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+        self.headers = headers or {}
+
+
+def bad_request(*errors: str) -> ApiProblem:
+    """A 400 ``BAD_REQUEST`` whose ``details.errors`` lists each problem."""
+    return ApiProblem(400, "BAD_REQUEST", "Invalid request", {"errors": list(errors)})
+
+
+def not_found(what: str, ident: str | None = None, *, deleted: bool = False) -> ApiProblem:
+    """A 404 ``NOT_FOUND``; soft-deleted entities say so in ``details``."""
+    if deleted:
+        return ApiProblem(404, "NOT_FOUND", "Resource is deleted",
+                          {"deleted": True, "id": ident, "hint": "pass include_deleted=true"})
+    details = {"id": ident} if ident is not None else None
+    return ApiProblem(404, "NOT_FOUND", f"{what} not found", details)
+
+
+class Problems:
+    """Collects input problems; :meth:`raise_if_any` raises one 400 with all of them."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def add(self, message: str) -> None:
+        self.errors.append(message)
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+    def raise_if_any(self) -> None:
+        if self.errors:
+            raise bad_request(*self.errors)
+
+
+def json_response(payload: Any = None, *, raw: bytes | None = None, status: int = 200,
+                  headers: dict[str, str] | None = None) -> Response:
+    """A JSON response from a payload or from pre-serialised bytes."""
+    body = raw if raw is not None else orjson.dumps(payload)
+    return Response(body, status_code=status, media_type=_JSON, headers=headers)
+
+
+def error_response(problem: ApiProblem) -> Response:
+    """Serialise an :class:`ApiProblem` in the documented shape."""
+    error: dict[str, Any] = {"code": problem.code, "message": problem.message}
+    if problem.details is not None:
+        error["details"] = problem.details
+    return json_response({"error": error}, status=problem.status, headers=problem.headers)

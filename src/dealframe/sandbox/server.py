@@ -1,0 +1,160 @@
+"""Serving the sandbox: in a background thread (``run``) or in the foreground (``serve``)."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
+from .data import AS_OF
+from .state import SandboxConfig, SandboxState
+
+__all__ = ["Sandbox", "run", "serve", "start"]
+
+_START_TIMEOUT_S = 30.0
+
+
+@dataclass
+class Sandbox:
+    """A running sandbox.
+
+    Attributes
+    ----------
+    url : str
+        Base URL, e.g. ``http://127.0.0.1:53211``.
+    public_token, private_key : str
+        The Family A token and Family B key it accepts (never shown in repr).
+    state : SandboxState
+        The data and stores, for in-process inspection and changes.
+    faults : FaultPlan or None
+        The fault plan, when fault injection was asked for.
+    """
+
+    url: str
+    public_token: str = field(repr=False)
+    private_key: str = field(repr=False)
+    state: SandboxState = field(repr=False)
+    faults: Any = None
+    _server: Any = field(default=None, repr=False)
+    _thread: threading.Thread | None = field(default=None, repr=False)
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
+    def client_env(self) -> dict[str, str]:
+        """Environment variables pointing a :class:`dealframe.Client` at this sandbox."""
+        return {"DEALFRAME_BASE_URL": self.url, "DEALFRAME_PUBLIC_TOKEN": self.public_token,
+                "DEALFRAME_PRIVATE_KEY": self.private_key}
+
+    def stop(self) -> None:
+        """Stop serving and wait for the thread to end."""
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+
+
+def _uvicorn_server(app: Any, host: str, port: int) -> Any:
+    import uvicorn
+
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                            lifespan="off", timeout_keep_alive=30)
+    return uvicorn.Server(config)
+
+
+def start(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
+          private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 0,
+          as_of: dt.datetime = AS_OF, rate_limit: float | None = None, faults: Any = None) -> Sandbox:
+    """Build a sandbox and serve it from a daemon thread; call ``stop()`` when done.
+
+    Prefer the :func:`run` context manager. Parameters are those of :func:`run`.
+    """
+    config = SandboxConfig(seed=seed, scale=scale, public_token=public_token,
+                           private_key=private_key, as_of=as_of, rate_limit=rate_limit)
+    state = SandboxState.build(config)
+    from .app import build_app
+
+    server = _uvicorn_server(build_app(state, faults=faults), host, port)
+    thread = threading.Thread(target=server.run, name="dealframe-sandbox", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            raise RuntimeError(f"the sandbox could not start on {host}:{port}")
+        time.sleep(0.005)
+    bound = server.servers[0].sockets[0].getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    return Sandbox(url=f"http://{shown}:{bound}", public_token=public_token, private_key=private_key,
+                   state=state, faults=faults, _server=server, _thread=thread)
+
+
+@contextlib.contextmanager
+def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
+        private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 0,
+        as_of: dt.datetime = AS_OF, rate_limit: float | None = None,
+        faults: Any = None) -> Iterator[Sandbox]:
+    """Serve a sandbox on loopback from a background thread for the ``with`` block.
+
+    Works inside a Jupyter kernel (uvicorn runs its own event loop in the thread).
+
+    Parameters
+    ----------
+    scale : float, default 1.0
+        Data size (1.0: 20,000 companies, 3,000 investors, 50,000 deals, 1,000
+        listed companies).
+    seed : int, default 7
+        Same seed and scale, same data.
+    public_token, private_key : str
+        Tokens the sandbox accepts (defaults in docs/sandbox.md).
+    host : str, default "127.0.0.1"
+        Interface to bind; loopback unless told otherwise.
+    port : int, default 0
+        0 picks a free port.
+    as_of : datetime
+        The sandbox clock.
+    rate_limit : float, optional
+        Requests per second per token before 429 with ``Retry-After``.
+    faults : dealframe.sandbox.faults.FaultPlan, optional
+        Fault injection plan.
+
+    Yields
+    ------
+    Sandbox
+        With ``url``, ``public_token``, ``private_key`` and ``state``.
+
+    Examples
+    --------
+    >>> import dealframe.sandbox
+    >>> with dealframe.sandbox.run(scale=0.02) as sb:
+    ...     sb.url.startswith("http://127.0.0.1:")
+    True
+    """
+    sb = start(scale, seed, public_token=public_token, private_key=private_key, host=host,
+               port=port, as_of=as_of, rate_limit=rate_limit, faults=faults)
+    try:
+        yield sb
+    finally:
+        sb.stop()
+
+
+def serve(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
+          private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 8765,
+          rate_limit: float | None = None, faults: Any = None, ready: Any = None) -> None:
+    """Serve a sandbox in the foreground until interrupted (the CLI's ``sandbox serve``)."""
+    config = SandboxConfig(seed=seed, scale=scale, public_token=public_token,
+                           private_key=private_key, rate_limit=rate_limit)
+    state = SandboxState.build(config)
+    from .app import build_app
+
+    server = _uvicorn_server(build_app(state, faults=faults), host, port)
+    if ready is not None:
+        ready(state)
+    server.run()

@@ -1,0 +1,68 @@
+"""The sandbox's state: data, stores, tokens and switches, shared by the routes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
+from .data import AS_OF, Dataset, generate
+
+__all__ = ["SandboxConfig", "SandboxState"]
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """How a sandbox is built.
+
+    Attributes
+    ----------
+    seed, scale : int, float
+        Passed to :func:`dealframe.sandbox.data.generate`.
+    public_token, private_key : str
+        The Family A token and the Family B key the sandbox accepts.
+    as_of : datetime
+        The sandbox clock.
+    rate_limit : float or None
+        Requests per second per token before 429 (None: no limit).
+    """
+
+    seed: int = 7
+    scale: float = 1.0
+    public_token: str = DEFAULT_PUBLIC_TOKEN
+    private_key: str = DEFAULT_PRIVATE_KEY
+    as_of: dt.datetime = AS_OF
+    rate_limit: float | None = None
+
+    def __repr__(self) -> str:  # tokens stay out of reprs
+        return (f"SandboxConfig(seed={self.seed}, scale={self.scale}, as_of={self.as_of.isoformat()}, "
+                f"rate_limit={self.rate_limit})")
+
+
+@dataclass
+class SandboxState:
+    """Data and stores behind one running sandbox.
+
+    ``lock`` serialises changes (the mirror issue's clock and mutations) with
+    reads that must see one consistent version.
+    """
+
+    config: SandboxConfig
+    dataset: Dataset
+    public: Any = None
+    private: Any = None
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    @classmethod
+    def build(cls, config: SandboxConfig) -> "SandboxState":
+        """Generate the data and index it."""
+        from .public_store import PublicStore
+        from .store import PrivateStore
+
+        dataset = generate(seed=config.seed, scale=config.scale, as_of=config.as_of)
+        state = cls(config=config, dataset=dataset)
+        state.public = PublicStore(dataset)
+        state.private = PrivateStore(dataset)
+        return state
