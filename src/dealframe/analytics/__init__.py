@@ -1,20 +1,37 @@
 """Local analytics: the service's aggregates recomputed from frames.
 
-- :func:`bucket_medians`: IQR-trimmed bucket medians (``transactions/aggregate``).
+- :func:`bucket_medians`: IQR-trimmed bucket medians (``transactions/aggregate``), with
+  ``explain=True`` for a per-deal audit trail.
 - :func:`group_current`, :func:`group_time_series`: Family A group rollups
   (``groups/current``, ``groups/time-series``) for any group of SKUs.
-- :class:`Conventions`: every convention the interface document leaves open, as parameters.
+- :class:`Conventions`: every convention the interface document leaves open, as parameters,
+  with the sandbox's behaviour as the default; :meth:`Conventions.variants` for calibration.
 """
 
 from __future__ import annotations
 
-from dealframe.analytics.buckets import bucket_medians, resolve_window, segment_quantiles
-from dealframe.analytics.conventions import QUANTILE_METHODS, Conventions
+from dealframe.analytics.buckets import (
+    bucket_labels,
+    bucket_medians,
+    resolve_window,
+    segment_quantiles,
+)
+from dealframe.analytics.conventions import (
+    DEFAULT_CONVENTIONS,
+    QUANTILE_METHODS,
+    Conventions,
+)
+from dealframe.analytics.rollups import current_fields, group_current, group_time_series
 
 __all__ = [
+    "DEFAULT_CONVENTIONS",
     "QUANTILE_METHODS",
     "Conventions",
+    "bucket_labels",
     "bucket_medians",
+    "current_fields",
+    "group_current",
+    "group_time_series",
     "resolve_window",
     "segment_quantiles",
 ]

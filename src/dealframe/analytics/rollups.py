@@ -1,0 +1,268 @@
+"""Family A group rollups (``groups/current``, ``groups/time-series``) for any group of SKUs.
+
+The service aggregates a group defined by a search body; these functions aggregate any frame
+of companies the user assembled, with the service's rules (``docs/sandbox.md``, "Family A"):
+
+- current data: ``sum`` for marketCap and enterpriseValue, ``sum`` and ``median`` for
+  revenueLtm, revenueNtm, ebitdaLtm and ebitdaNtm, ``median`` for every other numeric field;
+  ``*Lcu`` variants and ``rateToUsd`` are not aggregated; nulls are skipped; a field without
+  any value gives NaN.
+- time series: the median across the group's companies of every field, month by month, nulls
+  skipped; months without any value in any field are left out.
+
+Medians are ordinary medians (mean of the two middle values for an even count). Both functions
+are vectorised: values are laid out in a padded 3-D array (group or month, field, company),
+sorted once along the company axis with NaN last, and the middle order statistics are read by
+index arithmetic, with no Python loop over fields, groups or months.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dealframe._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY
+from dealframe.errors import ValidationError
+
+__all__ = [
+    "EXCLUDED_FIELDS",
+    "current_fields",
+    "group_current",
+    "group_time_series",
+]
+
+#: Numeric current-data fields never aggregated (besides every ``*Lcu`` field).
+EXCLUDED_FIELDS: tuple[str, ...] = ("rateToUsd",)
+
+
+def current_fields(current: pd.DataFrame) -> list[str]:
+    """The numeric fields of a current-data frame that a group rollup aggregates.
+
+    Numeric (not boolean) columns, minus ``*Lcu`` variants and ``rateToUsd``; the sum-only
+    and sum-and-median fields first, in the interface document's order, then the others in
+    frame order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"name": ["A"], "evRevenueLtm": [2.0], "marketCapLcu": [9.0],
+    ...                       "marketCap": [5.0], "rateToUsd": [1.1]})
+    >>> current_fields(frame)
+    ['marketCap', 'evRevenueLtm']
+    """
+    numeric = [
+        str(c)
+        for c in current.columns
+        if isinstance(c, str)
+        and pd.api.types.is_numeric_dtype(current[c].dtype)
+        and not pd.api.types.is_bool_dtype(current[c].dtype)
+        and not c.endswith("Lcu")
+        and c not in EXCLUDED_FIELDS
+    ]
+    known = [f for f in (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN) if f in numeric]
+    return known + [f for f in numeric if f not in known]
+
+
+def _padded_medians(cube: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Medians and counts along the last axis of a NaN-padded array (sorted in place)."""
+    cube.sort(axis=-1)  # NaN sort last
+    present = np.count_nonzero(~np.isnan(cube), axis=-1)
+    if cube.shape[-1] == 0:
+        return np.full(present.shape, np.nan), present
+    low = (np.maximum(present, 1) - 1) // 2
+    high = np.minimum(present // 2, cube.shape[-1] - 1)
+    a = np.take_along_axis(cube, low[..., None], axis=-1)[..., 0]
+    b = np.take_along_axis(cube, high[..., None], axis=-1)[..., 0]
+    medians = np.where(present > 0, (a + b) / 2, np.nan)
+    return medians, present
+
+
+def _group_codes(current: pd.DataFrame, by: Any) -> tuple[np.ndarray, pd.Index, str]:
+    if isinstance(by, pd.Series):
+        labels = by.reindex(current.index) if not by.index.equals(current.index) else by
+        name = str(by.name) if by.name is not None else "group"
+    elif isinstance(by, Hashable) and by in current.columns:
+        labels = current[by]
+        name = str(by)
+    elif isinstance(by, (list, tuple, np.ndarray, pd.Index)) and len(by) == len(current):
+        labels = pd.Series(np.asarray(by, dtype=object), index=current.index)
+        name = "group"
+    else:
+        raise ValidationError(
+            "by", "a column name, a Series aligned on the index, or one label per row", got=by
+        )
+    codes, uniques = pd.factorize(labels, sort=True, use_na_sentinel=True)
+    return np.asarray(codes), pd.Index(uniques, name=name), name
+
+
+def group_current(current: pd.DataFrame, by: Any = None) -> pd.DataFrame:
+    """Sum and median of current data across a group of companies, like ``groups/current``.
+
+    Parameters
+    ----------
+    current : DataFrame
+        One row per company (index ``sku``), camelCase columns as the client's current-data
+        frame. Text and list columns are ignored; ``*Lcu`` columns and ``rateToUsd`` are not
+        aggregated.
+    by : str, Series or array-like, optional
+        Group labels (a column name such as ``"region"``, a Series aligned on the index, or one
+        label per row) to roll up many groups at once. Rows with a null label are left out.
+
+    Returns
+    -------
+    DataFrame
+        Index ``field`` (or ``(group, field)`` with ``by``), columns ``sum`` and ``median``
+        (float64): ``sum`` only for marketCap and enterpriseValue, both for revenueLtm,
+        revenueNtm, ebitdaLtm and ebitdaNtm, ``median`` only for the other numeric fields;
+        NaN where a field has no value. ``attrs["companies"]`` is the number of companies
+        (a dict of group to count with ``by``).
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        If ``current`` is not a DataFrame or ``by`` cannot be read.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> current = pd.DataFrame(
+    ...     {"marketCap": [10.0, 30.0, None], "revenueLtm": [1.0, 2.0, 4.0],
+    ...      "evRevenueLtm": [5.0, None, 7.0], "name": ["A", "B", "C"]},
+    ...     index=pd.Index(["A-USA", "B-USA", "C-GBR"], name="sku"))
+    >>> group_current(current)  # doctest: +NORMALIZE_WHITESPACE
+                   sum  median
+    field
+    marketCap     40.0     NaN
+    revenueLtm     7.0     2.0
+    evRevenueLtm   NaN     6.0
+    >>> group_current(current, by=["US", "US", "UK"]).loc["UK"]  # doctest: +NORMALIZE_WHITESPACE
+                  sum  median
+    field
+    marketCap     NaN     NaN
+    revenueLtm    4.0     4.0
+    evRevenueLtm  NaN     7.0
+    """
+    if not isinstance(current, pd.DataFrame):
+        raise ValidationError("current", "a pandas DataFrame", got=type(current).__name__)
+    fields = current_fields(current)
+    values = current[fields].to_numpy(dtype=np.float64, na_value=np.nan)
+    if by is None:
+        codes = np.zeros(len(current), dtype=np.int64)
+        groups: pd.Index | None = None
+        n_groups = 1
+    else:
+        codes, groups, _ = _group_codes(current, by)
+        n_groups = len(groups)
+    values = np.where(np.isfinite(values) | np.isnan(values), values, np.nan)
+
+    # Lay values out as (group, field, company-slot), NaN padded.
+    used = codes >= 0
+    codes_used = codes[used]
+    order = np.argsort(codes_used, kind="stable")
+    sizes = np.bincount(codes_used, minlength=n_groups)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    slot = np.arange(len(codes_used)) - np.repeat(starts, sizes)
+    width = int(sizes.max()) if sizes.size else 0
+    cube = np.full((n_groups, len(fields), width), np.nan)
+    if len(codes_used):
+        cube[codes_used[order][:, None], np.arange(len(fields))[None, :], slot[:, None]] = (
+            values[used][order]
+        )
+    sums = np.nansum(cube, axis=-1) if width else np.zeros((n_groups, len(fields)))
+    medians, counts = _padded_medians(cube)
+    sums = np.where(counts > 0, sums, np.nan)
+    kind = np.array(
+        [0 if f in GROUP_SUM_ONLY else 1 if f in GROUP_SUM_AND_MEDIAN else 2 for f in fields]
+    )
+    sums[:, kind == 2] = np.nan
+    medians[:, kind == 0] = np.nan
+
+    if groups is None:
+        out = pd.DataFrame(
+            {"sum": sums[0], "median": medians[0]}, index=pd.Index(fields, name="field")
+        )
+        out.attrs = {"companies": len(current)}
+        return out
+    index = pd.MultiIndex.from_product([groups, pd.Index(fields, name="field")])
+    out = pd.DataFrame({"sum": sums.ravel(), "median": medians.ravel()}, index=index)
+    out.attrs = {"companies": {g: int(s) for g, s in zip(groups.tolist(), sizes.tolist(), strict=True)}}
+    return out
+
+
+def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFrame:
+    """Monthly medians per field across a group's companies, like ``groups/time-series``.
+
+    Parameters
+    ----------
+    wide : DataFrame
+        Index: months (a monthly ``PeriodIndex`` named ``month``); columns: a two-level
+        MultiIndex ``(field, sku)``, as the client's wide time-series frame. The group is the
+        set of SKUs in the columns.
+    counts : bool, default False
+        Add a column ``n_<field>`` (Int64) per field: the companies with a value that month.
+
+    Returns
+    -------
+    DataFrame
+        One row per month that has at least one value in some field (the service returns only
+        those), one float64 column per field (NaN for a field without value that month), in
+        the order fields first appear. ``attrs``: ``companies`` (SKUs in the group) and
+        ``count`` (months returned), as the service's meta.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        If ``wide`` is not a DataFrame with two-level ``(field, sku)`` columns, or holds
+        non-numeric values.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> months = pd.period_range("2024-01", periods=3, freq="M", name="month")
+    >>> columns = pd.MultiIndex.from_product([["evRevenueLtm"], ["A", "B", "C"]],
+    ...                                      names=["field", "sku"])
+    >>> wide = pd.DataFrame([[1.0, 2.0, 9.0], [None, None, None], [4.0, None, 6.0]],
+    ...                     index=months, columns=columns)
+    >>> group_time_series(wide, counts=True)  # doctest: +NORMALIZE_WHITESPACE
+             evRevenueLtm  n_evRevenueLtm
+    month
+    2024-01           2.0               3
+    2024-03           5.0               2
+    """
+    if not isinstance(wide, pd.DataFrame):
+        raise ValidationError("wide", "a pandas DataFrame", got=type(wide).__name__)
+    if not isinstance(wide.columns, pd.MultiIndex) or wide.columns.nlevels != 2:
+        raise ValidationError(
+            "wide", "columns as a two-level MultiIndex (field, sku)", got=type(wide.columns).__name__
+        )
+    try:
+        values = wide.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError("wide", "numeric values", got="non-numeric columns") from exc
+    values = np.where(np.isinf(values), np.nan, values)
+
+    field_codes, fields = pd.factorize(wide.columns.get_level_values(0))
+    companies = wide.columns.get_level_values(1).nunique()
+    n_fields = len(fields)
+    order = np.argsort(field_codes, kind="stable")
+    sizes = np.bincount(field_codes, minlength=n_fields)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1])) if n_fields else np.zeros(0, int)
+    slot = np.arange(len(field_codes)) - np.repeat(starts, sizes)
+    width = int(sizes.max()) if n_fields else 0
+    cube = np.full((len(wide), n_fields, width), np.nan)
+    if n_fields:
+        cube[:, field_codes[order], slot] = values[:, order]
+    medians, present = _padded_medians(cube)
+
+    keep = present.sum(axis=1) > 0 if n_fields else np.zeros(len(wide), dtype=bool)
+    names = [str(f) for f in fields]
+    data: dict[str, Any] = {name: medians[keep, i] for i, name in enumerate(names)}
+    if counts:
+        for i, name in enumerate(names):
+            data[f"n_{name}"] = pd.array(present[keep, i], dtype="Int64")
+    out = pd.DataFrame(data, index=wide.index[keep])
+    out.attrs = {"companies": int(companies), "count": int(keep.sum())}
+    return out

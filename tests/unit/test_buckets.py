@@ -1,0 +1,449 @@
+"""Unit tests of dealframe.analytics.buckets on small hand-computed cases.
+
+Expected numbers are computed here with plain Python (the ``statistics`` module), never with
+the code under test. ``statistics.quantiles(method="inclusive")`` is numpy's "linear" (type 7)
+and ``method="exclusive"`` is numpy's "weibull" (type 6).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import statistics
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dealframe.analytics import Conventions, bucket_medians, resolve_window, segment_quantiles
+from dealframe.analytics.conventions import QUANTILE_METHODS
+from dealframe.errors import ValidationError
+
+
+def deals_of(dates, values, **extra):
+    """A frame shaped like the client's deals (deal_date + metric columns)."""
+    frame = pd.DataFrame(
+        {"deal_date": pd.to_datetime(list(dates)), "ev_revenue": list(values), **extra}
+    )
+    return frame
+
+
+def quartiles(values, method="inclusive"):
+    q1, _, q3 = statistics.quantiles(values, n=4, method=method)
+    return q1, q3
+
+
+def trimmed_stats(values, k=1.5, method="inclusive"):
+    """(kept, median, q1, q3) of the IQR rule with inclusive bounds, in plain Python."""
+    q1, q3 = quartiles(values, method)
+    low, high = q1 - k * (q3 - q1), q3 + k * (q3 - q1)
+    kept = [v for v in values if low <= v <= high]
+    kq1, kq3 = quartiles(kept, method) if len(kept) > 1 else (kept[0], kept[0])
+    return kept, statistics.median(kept), kq1, kq3
+
+
+# ------------------------------------------------------------------------------------------
+# the sandbox's conventions
+# ------------------------------------------------------------------------------------------
+
+
+def test_one_bucket_with_an_outlier_matches_statistics():
+    values = [1.0, 2.5, 3.0, 3.5, 4.0, 4.25, 5.0, 60.0]
+    deals = deals_of(["2024-02-10"] * len(values), values)
+    out = bucket_medians(deals, "ev_revenue", "quarter", "2024-01-01", "2024-03-31")
+    kept, median, q1, q3 = trimmed_stats(values)
+    assert len(kept) == 7  # 60 is outside the upper bound
+    row = out.iloc[0]
+    assert row["bucket"] == "2024-Q1"
+    assert row["n"] == len(values)  # n counts before trimming
+    assert row["median"] == pytest.approx(median)
+    assert row["q1"] == pytest.approx(q1)
+    assert row["q3"] == pytest.approx(q3)
+    assert pd.isna(row["warning"])
+    assert out.attrs["total_deals"] == 8
+    assert out.attrs["outliers_trimmed"] == 1
+
+
+def test_several_buckets_in_order_with_empty_and_small_ones():
+    dates = ["2023-11-03"] * 6 + ["2024-01-15"] * 2 + ["2024-03-31"]
+    values = [10, 11, 12, 13, 14, 100, 7, 8, 9]
+    deals = deals_of(dates, values)
+    out = bucket_medians(deals, "ev_revenue", "month", "2023-11-01", "2024-03-31")
+    assert out["bucket"].tolist() == ["2023-11", "2023-12", "2024-01", "2024-02", "2024-03"]
+    assert out["n"].tolist() == [6, 0, 2, 0, 1]
+    assert out["warning"].tolist()[1:] == ["empty", "small_n", "empty", "small_n"]
+    assert pd.isna(out["warning"].iloc[0])
+    assert out.loc[1:, ["median", "q1", "q3"]].isna().all().all()
+    assert out["median"].iloc[0] == pytest.approx(trimmed_stats(values[:6])[1])
+    assert out.attrs["total_deals"] == 9
+    # small buckets are not trimmed: only the 100 in November goes
+    assert out.attrs["outliers_trimmed"] == 1
+
+
+def test_result_types_and_meta():
+    deals = deals_of(["2024-05-01"] * 5, [1.0, 2.0, 3.0, 4.0, 5.0])
+    out = bucket_medians(deals, "ev_revenue", "quarter", "2024-01-01", "2024-12-31")
+    assert list(out.columns) == [
+        "bucket", "period_start", "period_end", "n", "median", "q1", "q3", "warning",
+    ]
+    assert out["bucket"].dtype == "str"
+    assert out["n"].dtype == "Int64"
+    for column in ("median", "q1", "q3"):
+        assert out[column].dtype == np.float64
+    assert pd.api.types.is_datetime64_dtype(out["period_start"])
+    assert out["period_start"].tolist() == list(pd.to_datetime(["2024-01-01", "2024-04-01", "2024-07-01", "2024-10-01"]))
+    assert out["period_end"].tolist() == list(pd.to_datetime(["2024-03-31", "2024-06-30", "2024-09-30", "2024-12-31"]))
+    meta = out.attrs
+    assert meta["metric"] == "ev_revenue" and meta["time_bucket"] == "quarter"
+    assert meta["methodology"] == {
+        "small_n_threshold": 5,
+        "outlier_rule": "iqr_1.5",
+        "default_date_range_years": 5,
+        "empty_buckets_returned": True,
+        "date_range": {"from": "2024-01-01", "to": "2024-12-31"},
+    }
+    assert Conventions(**meta["conventions"]) == Conventions()
+
+
+@pytest.mark.parametrize(
+    ("bucket", "labels"),
+    [
+        ("month", ["2023-12", "2024-01", "2024-02"]),
+        ("quarter", ["2023-Q4", "2024-Q1"]),
+        ("year", ["2023", "2024"]),
+        ("none", ["all"]),
+    ],
+)
+def test_labels_cover_every_period_intersecting_the_window(bucket, labels):
+    deals = deals_of(["2024-01-10"], [1.0])
+    out = bucket_medians(deals, "ev_revenue", bucket, "2023-12-31", "2024-02-01")
+    assert out["bucket"].tolist() == labels
+    assert out["n"].sum() == 1
+
+
+def test_metric_names_map_to_the_client_columns():
+    deals = pd.DataFrame(
+        {
+            "deal_date": pd.to_datetime(["2024-01-02"] * 5),
+            "deal_valuation": [5.0, 1.0, 3.0, 2.0, 4.0],
+            "ev_revenue": [np.nan] * 5,
+        }
+    )
+    out = bucket_medians(deals, "valuation", "none", "2024-01-01", "2024-01-31")
+    assert out["median"].iloc[0] == 3.0
+    empty = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31")
+    assert empty["n"].iloc[0] == 0 and empty["warning"].iloc[0] == "empty"
+
+
+def test_value_column_overrides_the_mapping():
+    frame = pd.DataFrame({"when": pd.to_datetime(["2024-01-02"] * 5), "x": [9, 7, 8, 6, 5]})
+    out = bucket_medians(frame, "custom", "none", "2024-01-01", "2024-01-31",
+                         date_column="when", value_column="x")
+    assert out["median"].iloc[0] == statistics.median([9, 7, 8, 6, 5])
+    assert out.attrs["metric"] == "custom"
+
+
+# ------------------------------------------------------------------------------------------
+# edge cases
+# ------------------------------------------------------------------------------------------
+
+
+def test_bucket_of_one_value():
+    deals = deals_of(["2024-01-02"], [4.2])
+    suppressed = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31")
+    assert suppressed["n"].iloc[0] == 1 and suppressed["warning"].iloc[0] == "small_n"
+    shown = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31",
+                           small_n_threshold=1)
+    assert shown[["median", "q1", "q3"]].iloc[0].tolist() == [4.2, 4.2, 4.2]
+    assert shown.attrs["outliers_trimmed"] == 0
+
+
+def test_all_equal_values_have_zero_iqr_and_keep_everything():
+    deals = deals_of(["2024-01-02"] * 6, [3.0] * 6)
+    out = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31")
+    assert out[["median", "q1", "q3"]].iloc[0].tolist() == [3.0, 3.0, 3.0]
+    assert out.attrs["outliers_trimmed"] == 0
+
+
+def test_zero_iqr_trims_any_other_value():
+    values = [5.0, 5.0, 5.0, 5.0, 5.0, 6.0]
+    q1, q3 = quartiles(values)
+    assert q1 == q3 == 5.0
+    out = bucket_medians(deals_of(["2024-01-02"] * 6, values), "ev_revenue", "none",
+                         "2024-01-01", "2024-01-31")
+    assert out.attrs["outliers_trimmed"] == 1
+    assert out["n"].iloc[0] == 6
+    assert out["median"].iloc[0] == 5.0
+
+
+def test_values_exactly_on_the_bounds_are_kept():
+    values = [-1.0, 2.0, 2.0, 3.0, 4.0, 4.0, 7.0]
+    q1, q3 = quartiles(values)
+    assert (q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1)) == (-1.0, 7.0)
+    deals = deals_of(["2024-01-02"] * 7, values)
+    out = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31")
+    assert out.attrs["outliers_trimmed"] == 0
+    assert out["median"].iloc[0] == statistics.median(values)
+    exclusive = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31",
+                               conventions=Conventions(inclusive_bounds=False))
+    assert exclusive.attrs["outliers_trimmed"] == 2
+    assert exclusive["median"].iloc[0] == statistics.median(values[1:-1])
+
+
+def test_infinities_and_nulls_are_excluded_negative_values_kept():
+    values = [-3.0, -1.0, 0.5, 2.0, 2.5, math.inf, -math.inf, np.nan, None]
+    deals = deals_of(["2024-01-02"] * len(values), values)
+    out = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31")
+    finite = [-3.0, -1.0, 0.5, 2.0, 2.5]
+    assert out["n"].iloc[0] == 5
+    assert out.attrs["total_deals"] == 5
+    assert out["median"].iloc[0] == pytest.approx(trimmed_stats(finite)[1])
+    assert out["q1"].iloc[0] == pytest.approx(quartiles(finite)[0])
+
+
+def test_window_edges_are_inclusive():
+    dates = ["2023-12-31", "2024-01-01", "2024-03-31", "2024-04-01"]
+    deals = deals_of(dates, [1.0, 2.0, 3.0, 4.0])
+    out = bucket_medians(deals, "ev_revenue", "quarter", "2024-01-01", "2024-03-31",
+                         small_n_threshold=1)
+    assert out["bucket"].tolist() == ["2024-Q1"]
+    assert out["n"].iloc[0] == 2
+    assert out["median"].iloc[0] == 2.5
+    # a window starting mid-period still makes the whole period a bucket
+    mid = bucket_medians(deals, "ev_revenue", "quarter", "2024-03-31", "2024-04-01",
+                         small_n_threshold=1)
+    assert mid["bucket"].tolist() == ["2024-Q1", "2024-Q2"]
+    assert mid["n"].tolist() == [1, 1]
+
+
+def test_default_window_from_as_of_and_leap_day():
+    assert resolve_window(as_of="2024-02-29") == (dt.date(2019, 2, 28), dt.date(2024, 2, 29))
+    assert resolve_window(as_of=dt.date(2026, 6, 30)) == (dt.date(2021, 6, 30), dt.date(2026, 6, 30))
+    assert resolve_window(date_to="2024-02-29", conventions=Conventions(window_years=4)) == (
+        dt.date(2020, 2, 29), dt.date(2024, 2, 29),
+    )
+    anchored = Conventions(window_anchor="period_start")
+    assert resolve_window(as_of="2024-02-29", time_bucket="quarter", conventions=anchored)[0] == dt.date(2019, 1, 1)
+    assert resolve_window(as_of="2024-02-29", time_bucket="year", conventions=anchored)[0] == dt.date(2019, 1, 1)
+    assert resolve_window(as_of="2024-02-29", time_bucket="month", conventions=anchored)[0] == dt.date(2019, 2, 1)
+    deals = deals_of(["2019-02-27", "2019-02-28", "2024-02-29"], [1.0, 2.0, 3.0])
+    out = bucket_medians(deals, "ev_revenue", "month", as_of="2024-02-29")
+    assert out["bucket"].iloc[0] == "2019-02" and out["bucket"].iloc[-1] == "2024-02"
+    assert len(out) == 61
+    assert out.attrs["total_deals"] == 2
+    assert out.attrs["methodology"]["date_range"] == {"from": "2019-02-28", "to": "2024-02-29"}
+
+
+def test_window_starting_on_a_leap_day():
+    deals = deals_of(["2024-02-28", "2024-02-29", "2024-03-01"], [1.0, 2.0, 3.0])
+    out = bucket_medians(deals, "ev_revenue", "month", "2024-02-29", "2024-03-01",
+                         small_n_threshold=1)
+    assert out["bucket"].tolist() == ["2024-02", "2024-03"]
+    assert out["n"].tolist() == [1, 1]
+    assert out["median"].tolist() == [2.0, 3.0]
+
+
+def test_empty_window():
+    deals = deals_of(["2020-01-01"], [1.0])
+    out = bucket_medians(deals, "ev_revenue", "quarter", "2024-01-01", "2024-06-30")
+    assert out["n"].tolist() == [0, 0]
+    assert out["warning"].tolist() == ["empty", "empty"]
+    assert out.attrs["total_deals"] == 0 and out.attrs["outliers_trimmed"] == 0
+    no_rows = bucket_medians(deals.iloc[:0], "ev_revenue", "year", "2024-01-01", "2024-06-30")
+    assert no_rows["n"].tolist() == [0]
+
+
+def test_all_buckets_small():
+    deals = deals_of(["2024-01-05", "2024-02-05", "2024-02-06"], [1.0, 2.0, 300.0])
+    out = bucket_medians(deals, "ev_revenue", "month", "2024-01-01", "2024-02-29")
+    assert out["warning"].tolist() == ["small_n", "small_n"]
+    assert out["n"].tolist() == [1, 2]
+    assert out[["median", "q1", "q3"]].isna().all().all()
+    assert out.attrs["total_deals"] == 3 and out.attrs["outliers_trimmed"] == 0
+
+
+def test_deleted_rows_are_excluded_unless_asked():
+    deals = deals_of(["2024-01-02"] * 6, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+                     deleted=[False, False, None, False, False, True])
+    out = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31")
+    assert out["n"].iloc[0] == 5 and out["median"].iloc[0] == 3.0
+    every = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31",
+                           include_deleted=True)
+    assert every["n"].iloc[0] == 6 and every["median"].iloc[0] == 3.5
+
+
+def test_string_dates_and_object_numbers_are_accepted():
+    frame = pd.DataFrame({"deal_date": ["2024-01-02"] * 5, "ev_revenue": [1, 2.5, None, 4, 5]},
+                         dtype=object)
+    out = bucket_medians(frame, "ev_revenue", "none", "2024-01-01", "2024-01-31",
+                         small_n_threshold=4)
+    assert out["n"].iloc[0] == 4
+    assert out["median"].iloc[0] == statistics.median([1, 2.5, 4, 5])
+
+
+def test_unsorted_input_and_order_do_not_matter():
+    rng = np.random.default_rng(3)
+    values = rng.lognormal(size=200).round(3).tolist()
+    dates = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 366, 200), unit="D")
+    deals = pd.DataFrame({"deal_date": dates, "ev_revenue": values})
+    out = bucket_medians(deals, "ev_revenue", "quarter", "2024-01-01", "2024-12-31")
+    shuffled = bucket_medians(deals.sample(frac=1, random_state=1), "ev_revenue", "quarter",
+                              "2024-01-01", "2024-12-31")
+    pd.testing.assert_frame_equal(out, shuffled)
+    for quarter, row in zip(range(4), out.itertuples(), strict=True):
+        in_quarter = [v for v, d in zip(values, dates, strict=True) if (d.month - 1) // 3 == quarter]
+        assert row.n == len(in_quarter)
+        assert row.median == pytest.approx(trimmed_stats(in_quarter)[1])
+
+
+# ------------------------------------------------------------------------------------------
+# explain
+# ------------------------------------------------------------------------------------------
+
+
+def test_explain_lets_a_median_be_audited_by_hand():
+    values = [1.0, 2.5, 3.0, 3.5, 4.0, 4.25, 5.0, 60.0, 2.0, 9.0]
+    dates = ["2024-02-10"] * 8 + ["2024-05-01", "2023-01-01"]
+    deals = deals_of(dates, values, id=[f"d{i}" for i in range(10)])
+    deals.index = pd.Index([f"row{i}" for i in range(10)])
+    audit = bucket_medians(deals, "ev_revenue", "quarter", "2024-01-01", "2024-06-30",
+                           explain=True)
+    assert list(audit.columns) == ["id", "date", "value", "bucket", "lower", "upper", "kept",
+                                   "suppressed"]
+    assert len(audit) == 9  # the 2023 deal is outside the window
+    assert audit.loc["row7", "kept"] == np.False_
+    assert audit.loc["row7", "id"] == "d7"
+    q1 = audit[audit["bucket"] == "2024-Q1"]
+    assert q1["value"].is_monotonic_increasing
+    kept_values = q1.loc[q1["kept"], "value"].tolist()
+    assert statistics.median(kept_values) == trimmed_stats(values[:8])[1]
+    b_q1, b_q3 = quartiles(values[:8])
+    assert q1["lower"].iloc[0] == pytest.approx(b_q1 - 1.5 * (b_q3 - b_q1))
+    assert q1["upper"].iloc[0] == pytest.approx(b_q3 + 1.5 * (b_q3 - b_q1))
+    q2 = audit[audit["bucket"] == "2024-Q2"]
+    assert q2["suppressed"].all() and q2["lower"].isna().all() and q2["kept"].all()
+    assert audit.attrs["outliers_trimmed"] == 1
+
+
+# ------------------------------------------------------------------------------------------
+# conventions
+# ------------------------------------------------------------------------------------------
+
+BUCKET = [0.5, 1.0, 1.5, 2.0, 2.0, 2.5, 3.0, 3.5, 4.0, 40.0, -30.0]
+
+
+def _one_bucket(**conventions):
+    deals = deals_of(["2024-01-02"] * len(BUCKET), BUCKET)
+    return bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31",
+                          conventions=Conventions(**conventions))
+
+
+def test_weibull_quantiles_match_statistics_exclusive():
+    out = _one_bucket(quantile_method="weibull")
+    kept, median, q1, q3 = trimmed_stats(BUCKET, method="exclusive")
+    assert out["median"].iloc[0] == pytest.approx(median)
+    assert out["q1"].iloc[0] == pytest.approx(q1)
+    assert out["q3"].iloc[0] == pytest.approx(q3)
+    assert out.attrs["outliers_trimmed"] == len(BUCKET) - len(kept)
+
+
+def test_n_after_trimming_and_stats_on_all_values():
+    kept = trimmed_stats(BUCKET)[0]
+    after = _one_bucket(n_counted="after")
+    assert after["n"].iloc[0] == len(kept) == 9
+    on_all = _one_bucket(stats_on="all")
+    assert on_all["median"].iloc[0] == statistics.median(BUCKET)
+    assert on_all["q1"].iloc[0] == pytest.approx(quartiles(BUCKET)[0])
+    assert on_all.attrs["outliers_trimmed"] == 2
+
+
+def test_iqr_multiplier():
+    out = _one_bucket(iqr_multiplier=100.0)
+    assert out.attrs["outliers_trimmed"] == 0
+    assert out.attrs["methodology"]["outlier_rule"] == "iqr_100"
+
+
+def test_window_trim_scope_uses_one_pair_of_bounds():
+    # bucket A is tight around 10, bucket B around 100: window bounds trim all of A's spread
+    dates = ["2024-01-05"] * 6 + ["2024-02-05"] * 6
+    values = [9.0, 10.0, 10.0, 10.0, 11.0, 30.0, 90.0, 100.0, 100.0, 100.0, 110.0, 300.0]
+    deals = deals_of(dates, values)
+    out = bucket_medians(deals, "ev_revenue", "month", "2024-01-01", "2024-02-29",
+                         conventions=Conventions(trim_scope="window"))
+    w_q1, w_q3 = quartiles(values)
+    low, high = w_q1 - 1.5 * (w_q3 - w_q1), w_q3 + 1.5 * (w_q3 - w_q1)
+    for month, chunk in enumerate((values[:6], values[6:])):
+        kept = [v for v in chunk if low <= v <= high]
+        assert out["median"].iloc[month] == statistics.median(kept)
+    per_bucket = bucket_medians(deals, "ev_revenue", "month", "2024-01-01", "2024-02-29")
+    assert per_bucket.attrs["outliers_trimmed"] == 2
+    assert out.attrs["outliers_trimmed"] == sum(not (low <= v <= high) for v in values)
+
+
+def test_dropping_suppressed_and_empty_buckets():
+    deals = deals_of(["2024-01-05"] * 5 + ["2024-03-01"], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    out = bucket_medians(deals, "ev_revenue", "month", "2024-01-01", "2024-03-31",
+                         conventions=Conventions(suppressed="drop", empty="drop"))
+    assert out["bucket"].tolist() == ["2024-01"]
+    assert out.attrs["total_deals"] == 6
+    assert out.attrs["methodology"]["empty_buckets_returned"] is False
+
+
+def test_segment_quantiles_equal_numpy_for_every_method():
+    rng = np.random.default_rng(11)
+    counts = np.array([0, 1, 2, 3, 4, 5, 7, 10, 13])
+    values = np.concatenate([np.sort(rng.normal(size=c).round(1)) for c in counts])
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    for method in QUANTILE_METHODS:
+        for q in (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0):
+            got = segment_quantiles(values, starts, counts, q, method)
+            assert math.isnan(got[0])
+            for i in range(1, len(counts)):
+                segment = values[starts[i] : starts[i] + counts[i]]
+                assert got[i] == np.quantile(segment, q, method=method), (method, q, segment)
+
+
+def test_conventions_validation_and_variants():
+    with pytest.raises(ValueError, match="trim_scope"):
+        Conventions(trim_scope="global")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="window_years"):
+        Conventions(window_years=0)
+    variants = list(Conventions.variants())
+    assert variants[0] == Conventions()
+    assert len(set(variants)) == len(variants)
+    assert len(variants) == 11 * 2**5
+    first_changes = [len(v.describe()) for v in variants]
+    assert first_changes == sorted(first_changes)
+    assert all(len(v.describe()) <= 1 for v in Conventions.variants(max_changes=1))
+    base = Conventions(empty="drop")
+    assert all(v.empty == "drop" for v in Conventions.variants(base, quantile_methods=("linear",)))
+
+
+# ------------------------------------------------------------------------------------------
+# bad input
+# ------------------------------------------------------------------------------------------
+
+GOOD = deals_of(["2024-01-02"], [1.0])
+
+
+@pytest.mark.parametrize(
+    ("call", "argument", "text"),
+    [
+        (lambda: bucket_medians(GOOD, "pe", "quarter", "2024-01-01", "2024-02-01"), "metric", "ev_revenue, ev_ebitda"),
+        (lambda: bucket_medians(GOOD, "ev_revenue", "week", "2024-01-01", "2024-02-01"), "time_bucket", "month, quarter, year, none"),
+        (lambda: bucket_medians(GOOD, "ebitda", "quarter", "2024-01-01", "2024-02-01"), "deals", "deal_ebitda"),
+        (lambda: bucket_medians(GOOD.assign(ev_revenue=["x"]), "ev_revenue", "quarter", "2024-01-01", "2024-02-01"), "ev_revenue", "numeric"),
+        (lambda: bucket_medians(GOOD, "ev_revenue", "quarter", "2024-03-01", "2024-02-01"), "date_from", "on or before"),
+        (lambda: bucket_medians(GOOD, "ev_revenue", "quarter", "2024-13-01", "2024-02-01"), "date_from", "date"),
+        (lambda: bucket_medians(GOOD.to_dict(), "ev_revenue"), "deals", "DataFrame"),
+        (lambda: bucket_medians(GOOD, "ev_revenue"), "as_of", "date_to"),
+        (lambda: bucket_medians(GOOD, "ev_revenue", date_from="2024-01-01"), "as_of", "as_of"),
+        (lambda: bucket_medians(GOOD, "ev_revenue", as_of="2024-01-01", small_n_threshold=-1), "small_n_threshold", "integer"),
+    ],
+)
+def test_bad_input_raises_a_typed_error_naming_the_problem(call, argument, text):
+    with pytest.raises(ValidationError) as caught:
+        call()
+    assert isinstance(caught.value, ValueError)
+    assert caught.value.argument == argument
+    assert text in str(caught.value)
