@@ -1,0 +1,231 @@
+"""Discovery-driven filters for Family B lists: validate in Python, build the wire body.
+
+The service describes its filters in the discovery documents (``GET
+/lookup/{entity}``). :class:`FilterSchema` wraps one document and checks a
+user's filters against it before any request: unknown fields (with a close
+match and the valid list), operators the field does not take, values of the
+wrong type, enum values outside the list. Values are written the Python way
+(dates as strings, ``datetime.date`` or ``pandas.Timestamp``; a single string
+where an array is expected) and converted to the wire form of docs/sandbox.md:
+a plain value uses the field's first operator, ``{"op": value}`` picks another.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import math
+import numbers
+import re
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ValidationError
+
+__all__ = ["EnumValueError", "FilterSchema", "to_date_string", "to_timestamp_string"]
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+class EnumValueError(ValidationError):
+    """A value is outside a field's enum list (the list may have grown: refresh and retry)."""
+
+
+def to_date_string(value: Any, argument: str) -> str:
+    """A date-like value as ``YYYY-MM-DD``.
+
+    Examples
+    --------
+    >>> to_date_string(pd.Timestamp("2024-03-05 10:00"), "date_from")
+    '2024-03-05'
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if _DATE.match(text):
+            try:
+                dt.date.fromisoformat(text)
+                return text
+            except ValueError:
+                pass
+        raise ValidationError(argument, "a date YYYY-MM-DD, datetime.date or pandas.Timestamp",
+                              got=value)
+    if isinstance(value, (pd.Timestamp, dt.datetime)):
+        if pd.isna(value):
+            raise ValidationError(argument, "a date, not NaT", got=value)
+        return value.date().isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, np.datetime64) and not np.isnat(value):
+        return str(value.astype("datetime64[D]"))
+    raise ValidationError(argument, "a date YYYY-MM-DD, datetime.date or pandas.Timestamp", got=value)
+
+
+def to_timestamp_string(value: Any, argument: str) -> str:
+    """A timestamp as ISO 8601 with an offset; naive values are taken as UTC.
+
+    Examples
+    --------
+    >>> to_timestamp_string("2024-03-05T10:00:00+01:00", "updated_at")
+    '2024-03-05T09:00:00+00:00'
+    """
+    try:
+        stamp = pd.Timestamp(value) if not isinstance(value, (int, float)) else None
+    except (ValueError, TypeError):
+        stamp = None
+    if stamp is None or pd.isna(stamp):
+        raise ValidationError(argument, "an ISO 8601 timestamp, datetime or pandas.Timestamp",
+                              got=value)
+    stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+    return stamp.isoformat()
+
+
+def _as_list(value: Any, argument: str) -> list[Any]:
+    if isinstance(value, (str, bytes)):
+        return [value]
+    if isinstance(value, Mapping) or not isinstance(value, Iterable):
+        raise ValidationError(argument, "a list of values", got=value)
+    return list(value)
+
+
+@dataclass(frozen=True)
+class _Field:
+    name: str
+    type: str
+    operators: tuple[str, ...]
+    values: tuple[str, ...] | None
+
+
+class FilterSchema:
+    """The filters, sort keys and sub-resources of one discovery document.
+
+    Parameters
+    ----------
+    entity : str
+        ``"companies"``, ``"investors"`` or ``"transactions"`` (for messages).
+    document : dict
+        The discovery document's ``data``.
+
+    Examples
+    --------
+    >>> doc = {"filters": [{"field": "country", "type": "array_string", "operators": ["in"]}],
+    ...        "sort_fields": ["name"], "sub_resources": []}
+    >>> FilterSchema("investors", doc).build({"country": "GBR"})
+    {'country': ['GBR']}
+    """
+
+    def __init__(self, entity: str, document: Mapping[str, Any]) -> None:
+        self.entity = entity
+        self.document = document
+        self.fields: dict[str, _Field] = {}
+        for entry in document.get("filters") or []:
+            values = entry.get("values")
+            self.fields[entry["field"]] = _Field(
+                entry["field"], entry.get("type", "string"), tuple(entry.get("operators") or ()),
+                tuple(values) if values is not None else None)
+        self.sort_fields: tuple[str, ...] = tuple(document.get("sort_fields") or ())
+
+    def build(self, filters: Mapping[str, Any]) -> dict[str, Any]:
+        """Validate ``filters`` and return the wire ``filters`` object.
+
+        Raises
+        ------
+        ValidationError
+            Naming the filter and what it accepts (``EnumValueError`` for a value
+            outside an enum list).
+        """
+        out: dict[str, Any] = {}
+        for name, value in filters.items():
+            if value is None:
+                continue
+            spec = self.fields.get(name)
+            if spec is None:
+                close = difflib.get_close_matches(name, list(self.fields), n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                raise ValidationError(name, f"a {self.entity} filter ({hint}valid: "
+                                            f"{', '.join(self.fields)})", got=name)
+            out[name] = self._operand(spec, value)
+        return out
+
+    def _operand(self, spec: _Field, value: Any) -> Any:
+        op = spec.operators[0] if spec.operators else None
+        if isinstance(value, Mapping):
+            if len(value) != 1:
+                raise ValidationError(spec.name, "one operator and its value, e.g. "
+                                                 f"{{{spec.operators[0]!r}: ...}}", got=value)
+            op, value = next(iter(value.items()))
+            if op not in spec.operators:
+                raise ValidationError(spec.name, f"one of the operators {', '.join(spec.operators)}",
+                                      got=op)
+        converted = self._value(spec, value)
+        if op == (spec.operators[0] if spec.operators else None):
+            return converted
+        return {op: converted}
+
+    def _value(self, spec: _Field, value: Any) -> Any:
+        t, arg = spec.type, spec.name
+        if t in ("array_string", "array_uuid"):
+            items = _as_list(value, arg)
+            for i, item in enumerate(items):
+                if not isinstance(item, str):
+                    raise ValidationError(f"{arg}[{i}]", "a string", got=item)
+            if t == "array_uuid":
+                for i, item in enumerate(items):
+                    try:
+                        uuid.UUID(item)
+                    except ValueError:
+                        raise ValidationError(f"{arg}[{i}]", "a UUID", got=item) from None
+            if spec.values is not None:
+                bad = [v for v in items if v not in spec.values]
+                if bad:
+                    raise EnumValueError(arg, f"values from {', '.join(spec.values)}", got=bad[0])
+            return items
+        if t == "string":
+            if not isinstance(value, str):
+                raise ValidationError(arg, "a string", got=value)
+            if spec.values is not None and value not in spec.values:
+                raise EnumValueError(arg, f"one of {', '.join(spec.values)}", got=value)
+            return value
+        if t == "boolean":
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValidationError(arg, "True or False", got=value)
+            return bool(value)
+        if t == "number":
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
+                    or not math.isfinite(float(value)):
+                raise ValidationError(arg, "a finite number", got=value)
+            return value.item() if isinstance(value, np.generic) else value
+        if t == "date":
+            return to_date_string(value, arg)
+        if t == "datetime":
+            return to_timestamp_string(value, arg)
+        if t == "uuid":
+            try:
+                return str(uuid.UUID(str(value)))
+            except ValueError:
+                raise ValidationError(arg, "a UUID", got=value) from None
+        return value  # a type this client does not know yet: pass it through
+
+    def check_sort(self, sort: str | None) -> str | None:
+        """Validate ``<key>[:asc|desc]`` against the document's sort keys.
+
+        Examples
+        --------
+        >>> FilterSchema("x", {"filters": [], "sort_fields": ["name"]}).check_sort("name:asc")
+        'name:asc'
+        """
+        if sort is None:
+            return None
+        if not isinstance(sort, str):
+            raise ValidationError("sort", f"'<key>:asc' or '<key>:desc' with key in "
+                                          f"{', '.join(self.sort_fields)}", got=sort)
+        key, _, direction = sort.partition(":")
+        if key not in self.sort_fields:
+            raise ValidationError("sort", f"a sort key among {', '.join(self.sort_fields)}", got=key)
+        if direction and direction not in ("asc", "desc"):
+            raise ValidationError("sort", "direction 'asc' or 'desc'", got=direction)
+        return sort

@@ -1,0 +1,162 @@
+"""Company SKUs of Family A: parse, format and validate v1 and v2 identifiers.
+
+- v1: ``<EXCHANGE>_<TICKER>`` (``NASDAQ_ACME``)
+- v2: ``<TICKER>-<ISO3_COUNTRY>`` with an optional ``.N`` on collisions
+  (``ACME-USA``, ``ACME-USA.1``); stable per company, never reassigned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..errors import ValidationError
+
+__all__ = ["Sku", "format_v1", "format_v2", "parse_sku", "sku_version", "validate_skus"]
+
+_V1 = re.compile(r"^(?P<exchange>[A-Z0-9][A-Z0-9.\-]*)_(?P<ticker>[A-Z0-9][A-Z0-9.\-]*)$")
+_V2 = re.compile(r"^(?P<ticker>[A-Z0-9][A-Z0-9.]*?)-(?P<country>[A-Z]{3})(?:\.(?P<n>[1-9][0-9]*))?$")
+_VERSIONS = ("v1", "v2")
+
+
+@dataclass(frozen=True)
+class Sku:
+    """A parsed SKU.
+
+    Attributes
+    ----------
+    version : {"v1", "v2"}
+    ticker : str
+    exchange : str or None
+        v1 only.
+    country : str or None
+        ISO-3 code, v2 only.
+    n : int or None
+        The v2 collision suffix (``ACME-USA.1`` → 1).
+    """
+
+    version: str
+    ticker: str
+    exchange: str | None = None
+    country: str | None = None
+    n: int | None = None
+
+    def __str__(self) -> str:
+        if self.version == "v1":
+            return format_v1(self.exchange or "", self.ticker)
+        return format_v2(self.ticker, self.country or "", self.n)
+
+
+def format_v1(exchange: str, ticker: str) -> str:
+    """Format a v1 SKU.
+
+    Examples
+    --------
+    >>> format_v1("NASDAQ", "ACME")
+    'NASDAQ_ACME'
+    """
+    sku = f"{exchange}_{ticker}"
+    if not _V1.match(sku):
+        raise ValidationError("sku", "an exchange and a ticker of upper-case letters and digits",
+                              got=sku)
+    return sku
+
+
+def format_v2(ticker: str, country: str, n: int | None = None) -> str:
+    """Format a v2 SKU, with the ``.N`` suffix when ``n`` is given.
+
+    Examples
+    --------
+    >>> format_v2("ACME", "USA")
+    'ACME-USA'
+    >>> format_v2("ACME", "USA", 1)
+    'ACME-USA.1'
+    """
+    sku = f"{ticker}-{country}" + (f".{n}" if n else "")
+    if not _V2.match(sku):
+        raise ValidationError("sku", "a ticker and an ISO-3 country code", got=sku)
+    return sku
+
+
+def sku_version(sku: str) -> str | None:
+    """``"v1"``, ``"v2"`` or None when ``sku`` is neither.
+
+    Examples
+    --------
+    >>> sku_version("NYSE_IBM"), sku_version("IBM-USA.2"), sku_version("ibm")
+    ('v1', 'v2', None)
+    """
+    if not isinstance(sku, str):
+        return None
+    if _V1.match(sku):
+        return "v1"
+    if _V2.match(sku):
+        return "v2"
+    return None
+
+
+def parse_sku(sku: str, version: str | None = None) -> Sku:
+    """Parse a SKU, checking it is of ``version`` when given.
+
+    Raises
+    ------
+    ValidationError
+        When ``sku`` is malformed or of the other version.
+
+    Examples
+    --------
+    >>> parse_sku("ACME-USA.1")
+    Sku(version='v2', ticker='ACME', exchange=None, country='USA', n=1)
+    """
+    found = sku_version(sku)
+    if found is None:
+        raise ValidationError("sku", "a v1 SKU <EXCHANGE>_<TICKER> or a v2 SKU "
+                              "<TICKER>-<ISO3>[.N]", got=sku)
+    if version is not None and found != version:
+        raise ValidationError("sku", f"a {version} SKU (this one is {found})", got=sku)
+    if found == "v1":
+        m = _V1.match(sku)
+        assert m is not None
+        return Sku("v1", m["ticker"], exchange=m["exchange"])
+    m = _V2.match(sku)
+    assert m is not None
+    return Sku("v2", m["ticker"], country=m["country"], n=int(m["n"]) if m["n"] else None)
+
+
+def validate_skus(skus: object, version: str, argument: str = "skus") -> list[str]:
+    """Check a list of SKUs for ``version``; return them as a list without duplicates.
+
+    Order is kept (first occurrence wins). A single string is accepted as one SKU.
+
+    Raises
+    ------
+    ValidationError
+        Not a list of strings, empty, or any SKU malformed or of the other version
+        (the message names its position).
+
+    Examples
+    --------
+    >>> validate_skus(["ACME-USA", "ACME-USA", "FOO-GBR"], "v2")
+    ['ACME-USA', 'FOO-GBR']
+    """
+    if version not in _VERSIONS:
+        raise ValidationError("version", "'v1' or 'v2'", got=version)
+    if isinstance(skus, str):
+        skus = [skus]
+    if not isinstance(skus, Iterable) or isinstance(skus, (bytes, dict)):
+        raise ValidationError(argument, "a list of SKU strings", got=skus)
+    items = list(skus)
+    if not items:
+        raise ValidationError(argument, "at least one SKU (skus must not be empty)", got=items)
+    seen: dict[str, None] = {}
+    for i, sku in enumerate(items):
+        if not isinstance(sku, str):
+            raise ValidationError(f"{argument}[{i}]", "a SKU string", got=sku)
+        found = sku_version(sku)
+        if found != version:
+            other = f" (it is a {found} SKU)" if found else ""
+            shape = "<EXCHANGE>_<TICKER>" if version == "v1" else "<TICKER>-<ISO3>[.N]"
+            raise ValidationError(f"{argument}[{i}]", f"a {version} SKU {shape}{other}", got=sku)
+        seen.setdefault(sku, None)
+    return list(seen)

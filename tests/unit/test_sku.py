@@ -1,0 +1,54 @@
+"""SKU helpers: both versions, round trips and clear errors."""
+
+import pytest
+
+from dealframe.errors import ValidationError
+from dealframe.public.sku import format_v1, format_v2, parse_sku, sku_version, validate_skus
+
+
+@pytest.mark.parametrize("sku,version", [
+    ("NASDAQ_ACME", "v1"), ("NSE-KE_SAF", "v1"), ("LSE_BT.A", "v1"),
+    ("ACME-USA", "v2"), ("ACME-USA.1", "v2"), ("BT.A-GBR", "v2"), ("7203-JPN", "v2"),
+])
+def test_versions_detected_and_round_trip(sku, version):
+    assert sku_version(sku) == version
+    assert str(parse_sku(sku)) == sku
+    assert parse_sku(sku, version).version == version
+
+
+@pytest.mark.parametrize("bad", ["", "acme-usa", "ACME", "ACME-US", "ACME-USA.0", "ACME_", "_ACME",
+                                 "ACME-USA.x", "A B-USA", None, 12])
+def test_malformed_skus_rejected_with_argument(bad):
+    assert sku_version(bad) is None
+    with pytest.raises(ValidationError) as err:
+        parse_sku(bad)
+    assert err.value.argument == "sku"
+
+
+def test_parse_v2_suffix_and_wrong_version():
+    s = parse_sku("ACME-USA.12")
+    assert (s.ticker, s.country, s.n) == ("ACME", "USA", 12)
+    with pytest.raises(ValidationError, match="v1 SKU"):
+        parse_sku("ACME-USA", "v1")
+
+
+def test_format_helpers():
+    assert format_v1("NYSE", "IBM") == "NYSE_IBM"
+    assert format_v2("IBM", "USA", 2) == "IBM-USA.2"
+    with pytest.raises(ValidationError):
+        format_v2("IBM", "US")
+
+
+def test_validate_skus_dedupes_in_order_and_names_position():
+    assert validate_skus(["B-USA", "A-USA", "B-USA"], "v2") == ["B-USA", "A-USA"]
+    assert validate_skus("A-USA", "v2") == ["A-USA"]
+    with pytest.raises(ValidationError) as err:
+        validate_skus(["A-USA", "NYSE_IBM"], "v2")
+    assert err.value.argument == "skus[1]" and "v1 SKU" in str(err.value)
+    with pytest.raises(ValidationError, match="must not be empty"):
+        validate_skus([], "v1")
+    with pytest.raises(ValidationError):
+        validate_skus({"a": 1}, "v1")
+    with pytest.raises(ValidationError) as err:
+        validate_skus(["NYSE_IBM", 3], "v1")
+    assert err.value.argument == "skus[1]"
