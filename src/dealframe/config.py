@@ -1,0 +1,361 @@
+"""Client settings: one frozen object holding the base URL, tokens, timeouts, retries and cache.
+
+Tokens are never shown: ``repr`` and ``str`` print only the first 8 hex characters of their
+SHA-256 (a fingerprint), which is also what the HTTP cache uses to keep tokens apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+from urllib.parse import urlsplit
+
+from dealframe.errors import ConfigurationError
+
+__all__ = [
+    "CACHE_KINDS",
+    "DEFAULT_BACKOFF_BASE",
+    "DEFAULT_BACKOFF_CAP",
+    "DEFAULT_CACHE_EXPIRY",
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_MAX_WORKERS",
+    "DEFAULT_READ_TIMEOUT",
+    "DEFAULT_RETRIES",
+    "DEFAULT_RETRY_AFTER_MAX",
+    "ENV_VARS",
+    "Settings",
+    "default_cache_path",
+    "fingerprint",
+]
+
+DEFAULT_CONNECT_TIMEOUT = 5.0
+DEFAULT_READ_TIMEOUT = 60.0
+DEFAULT_MAX_WORKERS = 8
+DEFAULT_RETRIES = 5
+DEFAULT_BACKOFF_BASE = 0.5
+DEFAULT_BACKOFF_CAP = 30.0
+DEFAULT_RETRY_AFTER_MAX = 60.0
+
+#: Cache lifetime in seconds per endpoint kind; 0 means "never cached".
+DEFAULT_CACHE_EXPIRY: Mapping[str, float] = MappingProxyType(
+    {
+        "current": 15 * 60,
+        "time_series": 12 * 3600,
+        "discovery": 24 * 3600,
+        "list": 3600,
+        "profile": 3600,
+        "aggregate": 3600,
+        "changefeed": 0,
+    }
+)
+CACHE_KINDS: tuple[str, ...] = tuple(DEFAULT_CACHE_EXPIRY)
+
+#: Environment variable of each setting read by :meth:`Settings.from_env`.
+ENV_VARS: Mapping[str, str] = MappingProxyType(
+    {
+        "base_url": "DEALFRAME_BASE_URL",
+        "public_token": "DEALFRAME_PUBLIC_TOKEN",
+        "private_key": "DEALFRAME_PRIVATE_KEY",
+        "cache_enabled": "DEALFRAME_CACHE",
+        "cache_path": "DEALFRAME_CACHE_PATH",
+        "max_workers": "DEALFRAME_MAX_WORKERS",
+    }
+)
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def fingerprint(secret: str | None) -> str | None:
+    """First 8 hex characters of the SHA-256 of ``secret`` (None stays None).
+
+    Examples
+    --------
+    >>> fingerprint("sandbox-public-token") == fingerprint("sandbox-public-token")
+    True
+    >>> len(fingerprint("x"))
+    8
+    """
+    if secret is None:
+        return None
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:8]
+
+
+def default_cache_path() -> Path:
+    """``$XDG_CACHE_HOME/dealframe/http_cache.sqlite`` (``~/.cache`` when unset).
+
+    Examples
+    --------
+    >>> default_cache_path().name
+    'http_cache.sqlite'
+    """
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(root) / "dealframe" / "http_cache.sqlite"
+
+
+def _is_loopback(host: str) -> bool:
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _check_number(name: str, value: Any, *, minimum: float, integer: bool = False) -> None:
+    kinds: tuple[type, ...] = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        kind = "an integer" if integer else "a number"
+        raise ConfigurationError(
+            f"{name} must be {kind}, got {type(value).__name__}", field=name
+        )
+    if not math.isfinite(value) or value < minimum:
+        raise ConfigurationError(f"{name} must be >= {minimum:g}, got {value!r}", field=name)
+
+
+def _check_token(name: str, value: Any) -> None:
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise ConfigurationError(f"{name} must be a string, got {type(value).__name__}", field=name)
+    if not value or any(ch.isspace() for ch in value) or not value.isprintable():
+        raise ConfigurationError(
+            f"{name} must be a non-empty string without spaces or control characters "
+            f"(fingerprint {fingerprint(value)})",
+            field=name,
+        )
+
+
+def _check_base_url(value: Any, allow_insecure_http: bool) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ConfigurationError(
+            f"base_url must be a string, got {type(value).__name__}", field="base_url"
+        )
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigurationError(
+            f"base_url must be an http:// or https:// URL with a host, got {value!r}",
+            field="base_url",
+        )
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise ConfigurationError(
+            "base_url must not carry credentials, a query string or a fragment",
+            field="base_url",
+        )
+    if parts.scheme == "http" and not allow_insecure_http and not _is_loopback(parts.hostname):
+        raise ConfigurationError(
+            f"refusing plain http:// to non-loopback host {parts.hostname!r}: tokens would "
+            "travel unencrypted. Use https://, or pass allow_insecure_http=True if you must.",
+            field="base_url",
+        )
+    try:
+        parts.port
+    except ValueError as exc:
+        raise ConfigurationError(f"base_url has an invalid port: {exc}", field="base_url") from exc
+    return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
+
+
+def _check_expiry(value: Any) -> Mapping[str, float]:
+    if not isinstance(value, Mapping):
+        raise ConfigurationError(
+            "cache_expiry must be a mapping of endpoint kind to seconds", field="cache_expiry"
+        )
+    merged = dict(DEFAULT_CACHE_EXPIRY)
+    for kind, seconds in value.items():
+        name = f"cache_expiry[{kind!r}]"
+        if not isinstance(kind, str):
+            raise ConfigurationError(f"{name}: kind must be a string", field="cache_expiry")
+        _check_number(name, seconds, minimum=0)
+        merged[kind] = seconds
+    merged["changefeed"] = 0  # a change feed is never served from cache
+    return MappingProxyType(merged)
+
+
+@dataclass(frozen=True, repr=False)
+class Settings:
+    """Everything the client needs to talk to the service.
+
+    Parameters
+    ----------
+    base_url : str, optional
+        Service root, e.g. ``https://data.example.com`` (trailing slash dropped). Plain
+        ``http://`` is accepted only for loopback hosts unless ``allow_insecure_http``.
+    public_token : str, optional
+        Family A token (``/api/v1``, ``/api/v2``).
+    private_key : str, optional
+        Family B key (``/api/private/v1``).
+    connect_timeout, read_timeout : float
+        Seconds per attempt.
+    max_workers : int
+        Concurrent requests for multi-page and multi-chunk calls.
+    retries : int
+        Retries after the first attempt (so ``retries + 1`` attempts at most).
+    backoff_base, backoff_cap : float
+        Exponential backoff with full jitter: ``uniform(0, min(cap, base * 2**n))``.
+    retry_after_max : float
+        Upper bound on any ``Retry-After`` wait.
+    call_budget : float, optional
+        Seconds a whole call may take, retries included; None for no bound.
+    cache_enabled : bool
+        Use the on-disk HTTP cache.
+    cache_path : str or Path, optional
+        SQLite file; default :func:`default_cache_path`.
+    cache_expiry : mapping
+        Seconds per endpoint kind, merged over :data:`DEFAULT_CACHE_EXPIRY`;
+        ``changefeed`` is always 0 (never cached).
+    allow_insecure_http : bool
+        Permit ``http://`` to a non-loopback host.
+    progress : bool, optional
+        Progress bars: True, False, or None for "when interactive".
+
+    Examples
+    --------
+    >>> s = Settings(base_url="http://127.0.0.1:8765", public_token="secret-token")
+    >>> "secret-token" in repr(s)
+    False
+    >>> s.max_workers
+    8
+    """
+
+    base_url: str | None = None
+    public_token: str | None = field(default=None, repr=False)
+    private_key: str | None = field(default=None, repr=False)
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+    max_workers: int = DEFAULT_MAX_WORKERS
+    retries: int = DEFAULT_RETRIES
+    backoff_base: float = DEFAULT_BACKOFF_BASE
+    backoff_cap: float = DEFAULT_BACKOFF_CAP
+    retry_after_max: float = DEFAULT_RETRY_AFTER_MAX
+    call_budget: float | None = None
+    cache_enabled: bool = True
+    cache_path: Path | None = None
+    cache_expiry: Mapping[str, float] = field(default_factory=dict, hash=False)
+    allow_insecure_http: bool = False
+    progress: bool | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("cache_enabled", "allow_insecure_http"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigurationError(f"{name} must be True or False", field=name)
+        if self.progress is not None and not isinstance(self.progress, bool):
+            raise ConfigurationError("progress must be True, False or None", field="progress")
+        url = _check_base_url(self.base_url, self.allow_insecure_http)
+        object.__setattr__(self, "base_url", url)
+        _check_token("public_token", self.public_token)
+        _check_token("private_key", self.private_key)
+        _check_number("connect_timeout", self.connect_timeout, minimum=0.001)
+        _check_number("read_timeout", self.read_timeout, minimum=0.001)
+        _check_number("max_workers", self.max_workers, minimum=1, integer=True)
+        _check_number("retries", self.retries, minimum=0, integer=True)
+        _check_number("backoff_base", self.backoff_base, minimum=0)
+        _check_number("backoff_cap", self.backoff_cap, minimum=0)
+        _check_number("retry_after_max", self.retry_after_max, minimum=0)
+        if self.call_budget is not None:
+            _check_number("call_budget", self.call_budget, minimum=0.001)
+        object.__setattr__(self, "cache_expiry", _check_expiry(self.cache_expiry))
+        path = self.cache_path
+        if path is None:
+            path = default_cache_path()
+        elif not isinstance(path, (str, os.PathLike)) or not str(path):
+            raise ConfigurationError("cache_path must be a file path", field="cache_path")
+        object.__setattr__(self, "cache_path", Path(path).expanduser())
+
+    # -- tokens ---------------------------------------------------------------------------
+
+    @property
+    def public_token_fingerprint(self) -> str | None:
+        """Fingerprint of the Family A token (None when unset)."""
+        return fingerprint(self.public_token)
+
+    @property
+    def private_key_fingerprint(self) -> str | None:
+        """Fingerprint of the Family B key (None when unset)."""
+        return fingerprint(self.private_key)
+
+    def __repr__(self) -> str:
+        shown = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in ("public_token", "private_key"):
+                shown.append(f"{f.name}={'None' if value is None else fingerprint(value) + '…'}")
+            elif f.name == "cache_expiry":
+                shown.append(f"{f.name}={dict(value)!r}")
+            else:
+                shown.append(f"{f.name}={value!r}")
+        return f"Settings({', '.join(shown)})"
+
+    __str__ = __repr__
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with some fields changed (validated again).
+
+        Examples
+        --------
+        >>> Settings().replace(max_workers=2).max_workers
+        2
+        """
+        return replace(self, **changes)
+
+    # -- environment ----------------------------------------------------------------------
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from ``DEALFRAME_*`` environment variables; keyword overrides win.
+
+        Reads ``DEALFRAME_BASE_URL``, ``DEALFRAME_PUBLIC_TOKEN``, ``DEALFRAME_PRIVATE_KEY``,
+        ``DEALFRAME_CACHE`` (``0``/``1``/``off``/``on``/``true``/``false``),
+        ``DEALFRAME_CACHE_PATH`` and ``DEALFRAME_MAX_WORKERS``.
+
+        Parameters
+        ----------
+        env : mapping, optional
+            Environment to read instead of ``os.environ``.
+        **overrides
+            Any :class:`Settings` field.
+
+        Examples
+        --------
+        >>> s = Settings.from_env({"DEALFRAME_CACHE": "off", "DEALFRAME_MAX_WORKERS": "3"})
+        >>> s.cache_enabled, s.max_workers
+        (False, 3)
+        """
+        env = os.environ if env is None else env
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise ConfigurationError(f"unknown setting(s): {', '.join(unknown)}", field=unknown[0])
+        values: dict[str, Any] = {}
+        for name, var in ENV_VARS.items():
+            raw = env.get(var)
+            if raw is None or raw.strip() == "" or name in overrides:
+                continue
+            values[name] = _from_text(name, var, raw.strip())
+        values.update(overrides)
+        return cls(**values)
+
+
+def _from_text(name: str, var: str, raw: str) -> Any:
+    if name == "cache_enabled":
+        lowered = raw.lower()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+        raise ConfigurationError(f"{var} must be one of 0, 1, on, off, true, false", field=var)
+    if name == "max_workers":
+        try:
+            return int(raw)
+        except ValueError:
+            raise ConfigurationError(f"{var} must be an integer, got {raw!r}", field=var) from None
+    return raw

@@ -1,0 +1,524 @@
+"""Every exception dealframe raises, and the one place HTTP responses become exceptions.
+
+The hierarchy::
+
+    DealframeError                 base of everything raised on purpose
+    ├── ConfigurationError         bad settings, missing token, insecure base URL
+    ├── ValidationError            bad argument to a public function (also a ValueError)
+    ├── ApiError                   the service answered with an error status
+    │   ├── BadRequestError        400 (and 422); ``details.errors`` joined into the message
+    │   ├── AuthenticationError    401 / 403
+    │   ├── NotFoundError          404; ``deleted`` is True for a soft-deleted entity
+    │   ├── RateLimitedError       429; ``retry_after`` seconds
+    │   └── ServerError            5xx
+    ├── TransportError             connection errors, timeouts, truncated or invalid bodies
+    └── IncompleteResultError      some pages or chunks failed; ``partial`` holds what arrived
+
+Foreign exceptions (``requests``, ``urllib3``, ``orjson``) are translated once, at the transport
+boundary, with ``raise ... from exc`` so the cause stays on ``__cause__``.
+
+No error message or attribute ever holds a token, and ``RequestInfo.path`` never holds a query
+string.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import math
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+__all__ = [
+    "ApiError",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConfigurationError",
+    "DealframeError",
+    "IncompleteResultError",
+    "NotFoundError",
+    "RateLimitedError",
+    "RequestInfo",
+    "ServerError",
+    "TransportError",
+    "ValidationError",
+    "error_from_response",
+    "parse_retry_after",
+]
+
+_MAX_TEXT = 500
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class RequestInfo:
+    """What an error may say about the request that caused it: never a token or a query string.
+
+    Parameters
+    ----------
+    method : str
+        HTTP method, upper case.
+    path : str
+        URL path without query string, e.g. ``/api/v2/companies``.
+    family : str
+        ``"public"`` (Family A) or ``"private"`` (Family B).
+
+    Examples
+    --------
+    >>> RequestInfo("POST", "/api/v2/companies?x=1", "public").path
+    '/api/v2/companies'
+    """
+
+    method: str
+    path: str
+    family: str
+
+    def __post_init__(self) -> None:
+        clean = self.path.split("?", 1)[0].split("#", 1)[0]
+        object.__setattr__(self, "path", clean)
+        object.__setattr__(self, "method", self.method.upper())
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+class DealframeError(Exception):
+    """Base class of every error dealframe raises on purpose."""
+
+
+class ConfigurationError(DealframeError):
+    """Invalid settings, a missing token, or a base URL that would leak tokens.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong and how to fix it.
+    field : str, optional
+        The setting (or environment variable) at fault.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class ValidationError(DealframeError, ValueError):
+    """A public function was called with an argument it cannot use.
+
+    Parameters
+    ----------
+    argument : str
+        Name of the argument (dotted for nested members, e.g. ``filters.deal_type``).
+    expected : str
+        What would have been accepted.
+    got : object, optional
+        The value received; shown with ``repr`` (shortened).
+
+    Examples
+    --------
+    >>> str(ValidationError("limit", "an integer between 1 and 1000", got=0))
+    'invalid limit: expected an integer between 1 and 1000, got 0'
+    """
+
+    def __init__(self, argument: str, expected: str, *, got: Any = _MISSING) -> None:
+        self.argument = argument
+        self.expected = expected
+        message = f"invalid {argument}: expected {expected}"
+        if got is not _MISSING:
+            shown = repr(got)
+            message += f", got {shown[:80] + '...' if len(shown) > 80 else shown}"
+        super().__init__(message)
+
+
+class ApiError(DealframeError):
+    """The service answered with an error status.
+
+    Attributes
+    ----------
+    status : int
+        HTTP status code.
+    code : str
+        The body's ``error.code`` (or ``HTTP_<status>`` when the body has none).
+    message : str
+        The body's message (shortened plain text when the body is not JSON).
+    details : dict
+        The body's ``error.details`` (empty when absent).
+    request : RequestInfo or None
+        Method, path (no query string) and family of the failing request.
+    attempts : int
+        How many times the request was sent before giving up.
+    retry_after : float or None
+        Seconds the service asked to wait (``Retry-After``), if it said.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        details: Mapping[str, Any] | None = None,
+        request: RequestInfo | None = None,
+        attempts: int = 1,
+        retry_after: float | None = None,
+        note: str | None = None,
+    ) -> None:
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = dict(details or {})
+        self.request = request
+        self.attempts = attempts
+        self.retry_after = retry_after
+        self.note = note
+        super().__init__(self._render())
+
+    def _describe(self) -> str:
+        return self.message
+
+    def _render(self) -> str:
+        text = f"{self.status} {self.code}: {self._describe()}"
+        if self.request is not None:
+            text += f" ({self.request})"
+        if self.attempts > 1:
+            text += f"; gave up after {self.attempts} attempts"
+        if self.retry_after is not None:
+            text += f"; the service asked to wait {self.retry_after:g} s"
+        if self.note:
+            text += f"; {self.note}"
+        return text
+
+
+class BadRequestError(ApiError):
+    """400 (or 422): the service rejected the request; ``errors`` lists each problem."""
+
+    @property
+    def errors(self) -> list[str]:
+        """The strings of ``details.errors`` (empty when the body gave none)."""
+        found = self.details.get("errors")
+        if isinstance(found, list):
+            return [str(item) for item in found]
+        return []
+
+    def _describe(self) -> str:
+        errors = self.errors
+        return f"{self.message}: {'; '.join(errors)}" if errors else self.message
+
+
+class AuthenticationError(ApiError):
+    """401 or 403: the token is missing, wrong, or belongs to the other interface family."""
+
+
+class NotFoundError(ApiError):
+    """404. ``deleted`` is True when the entity exists but is soft-deleted."""
+
+    @property
+    def deleted(self) -> bool:
+        """Whether the service said the entity is soft-deleted."""
+        return self.details.get("deleted") is True
+
+    def _describe(self) -> str:
+        if self.deleted:
+            ident = self.details.get("id")
+            what = f"entity {ident}" if ident else "the entity"
+            return f"{what} is soft-deleted; pass include_deleted=True to read it"
+        return self.message
+
+
+class RateLimitedError(ApiError):
+    """429: too many requests; ``retry_after`` holds the seconds the service asked to wait."""
+
+
+class ServerError(ApiError):
+    """5xx: the service failed."""
+
+
+class TransportError(DealframeError):
+    """The exchange itself failed: connection refused or dropped, timeout, truncated body.
+
+    Parameters
+    ----------
+    message : str
+        What happened.
+    request : RequestInfo, optional
+        The request that failed.
+    attempts : int
+        How many times it was sent.
+    kind : str
+        A short label: ``connection``, ``timeout``, ``truncated``, ``invalid_json`` ...
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        request: RequestInfo | None = None,
+        attempts: int = 1,
+        kind: str = "transport",
+        note: str | None = None,
+    ) -> None:
+        self.request = request
+        self.attempts = attempts
+        self.kind = kind
+        self.note = note
+        text = message
+        if request is not None:
+            text += f" ({request})"
+        if attempts > 1:
+            text += f"; gave up after {attempts} attempts"
+        if note:
+            text += f"; {note}"
+        super().__init__(text)
+
+
+class IncompleteResultError(DealframeError):
+    """Some pages or chunks of a multi-request result failed after their retries.
+
+    Parameters
+    ----------
+    expected : int or None
+        Rows the result should have had (None when unknown).
+    received : int
+        Rows that did arrive.
+    failed : sequence
+        The items (pages, chunks, ids) that failed.
+    errors : sequence of BaseException, optional
+        The error of each failed item, in the same order.
+    partial : object, optional
+        What did arrive (usually a DataFrame), attached as ``.partial``.
+    what : str
+        Name of the units counted, for the message.
+
+    Examples
+    --------
+    >>> str(IncompleteResultError(1000, 900, [3]))
+    'incomplete result: received 900 of 1000 rows; 1 failed item(s): 3'
+    """
+
+    def __init__(
+        self,
+        expected: int | None,
+        received: int,
+        failed: Sequence[Any],
+        *,
+        errors: Sequence[BaseException] = (),
+        partial: Any = None,
+        what: str = "rows",
+    ) -> None:
+        self.expected = expected
+        self.received = received
+        self.failed = list(failed)
+        self.errors = list(errors)
+        self.partial = partial
+        of = f" of {expected}" if expected is not None else ""
+        shown = ", ".join(str(item) for item in self.failed[:10])
+        if len(self.failed) > 10:
+            shown += f", ... ({len(self.failed) - 10} more)"
+        message = (
+            f"incomplete result: received {received}{of} {what}; "
+            f"{len(self.failed)} failed item(s): {shown}"
+        )
+        if self.errors:
+            message += f"; first error: {self.errors[0]}"
+        super().__init__(message)
+
+
+# --------------------------------------------------------------------------------------------
+# status -> error class
+# --------------------------------------------------------------------------------------------
+
+_DEFAULT_CODES = {
+    400: "BAD_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    422: "BAD_REQUEST",
+    429: "RATE_LIMITED",
+    500: "INTERNAL_ERROR",
+    502: "BAD_GATEWAY",
+    503: "SERVICE_UNAVAILABLE",
+    504: "GATEWAY_TIMEOUT",
+}
+
+
+def _class_for(status: int) -> type[ApiError]:
+    if status in (400, 422):
+        return BadRequestError
+    if status in (401, 403):
+        return AuthenticationError
+    if status == 404:
+        return NotFoundError
+    if status == 429:
+        return RateLimitedError
+    if status >= 500:
+        return ServerError
+    return ApiError
+
+
+def _header(headers: Mapping[str, str] | None, name: str) -> str | None:
+    if not headers:
+        return None
+    lowered = name.lower()
+    for key, value in headers.items():
+        if key.lower() == lowered:
+            return value
+    return None
+
+
+def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta seconds or HTTP date).
+
+    Parameters
+    ----------
+    value : str or None
+        The header value.
+    now : float, optional
+        Current wall-clock time (``time.time()``), for HTTP dates; stubbable in tests.
+
+    Returns
+    -------
+    float or None
+        Non-negative seconds, or None when the header is absent or unreadable.
+
+    Examples
+    --------
+    >>> parse_retry_after("2")
+    2.0
+    >>> parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0)
+    10.0
+    """
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    if math.isnan(seconds):
+        return None
+    return max(0.0, seconds)
+
+
+def _scrub(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def _read_body(body: bytes) -> tuple[str | None, str | None, dict[str, Any]]:
+    """(code, message, details) from any of the error body shapes a service might use."""
+    try:
+        parsed = orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        parsed = None
+    if isinstance(parsed, dict):
+        inner = parsed.get("error")
+        if isinstance(inner, dict):
+            details = inner.get("details")
+            return (
+                _as_text(inner.get("code")),
+                _as_text(inner.get("message")),
+                details if isinstance(details, dict) else {},
+            )
+        if isinstance(inner, str):
+            return None, inner, {}
+        if "detail" in parsed:
+            detail = parsed["detail"]
+            if isinstance(detail, list):
+                return None, "Invalid request", {"errors": [_as_text(d) for d in detail]}
+            return _as_text(parsed.get("code")), _as_text(detail), {}
+        if "message" in parsed:
+            details = parsed.get("details")
+            return (
+                _as_text(parsed.get("code")),
+                _as_text(parsed["message"]),
+                details if isinstance(details, dict) else {},
+            )
+    if parsed is None and body:
+        text = body.decode("utf-8", "replace").strip()
+        if len(text) > _MAX_TEXT:
+            text = text[:_MAX_TEXT] + "..."
+        return None, text or None, {}
+    return None, None, {}
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(value).decode()
+
+
+def error_from_response(
+    status: int,
+    body: bytes,
+    request: RequestInfo | None,
+    headers: Mapping[str, str] | None = None,
+    *,
+    attempts: int = 1,
+    secrets: Iterable[str] = (),
+    note: str | None = None,
+) -> ApiError:
+    """Build the typed error for an error response, for either interface family.
+
+    Reads the documented ``{"error": {"code", "message", "details"}}`` body and tolerates
+    ``{"detail": ...}``, ``{"message": ...}``, plain text and empty bodies.
+
+    Parameters
+    ----------
+    status : int
+        HTTP status (400 or more).
+    body : bytes
+        Raw response body.
+    request : RequestInfo or None
+        The request, for the message.
+    headers : mapping, optional
+        Response headers (``Retry-After`` is read from them).
+    attempts : int
+        How many times the request was sent.
+    secrets : iterable of str
+        Strings (tokens) to blank out should the body echo them.
+    note : str, optional
+        Extra text appended to the message (e.g. why retries stopped).
+
+    Returns
+    -------
+    ApiError
+        An instance of the subclass that matches ``status``.
+
+    Examples
+    --------
+    >>> err = error_from_response(
+    ...     404, b'{"error": {"code": "NOT_FOUND", "message": "Resource is deleted",'
+    ...     b' "details": {"deleted": true}}}', RequestInfo("GET", "/x", "private"))
+    >>> type(err).__name__, err.deleted
+    ('NotFoundError', True)
+    """
+    code, message, details = _read_body(body)
+    secrets = tuple(secrets)
+    message = _scrub(message or f"HTTP {status}", secrets)
+    if secrets and details:
+        details = orjson.loads(_scrub(orjson.dumps(details).decode(), secrets))
+    retry_after = parse_retry_after(_header(headers, "Retry-After"))
+    return _class_for(status)(
+        status,
+        code or _DEFAULT_CODES.get(status, f"HTTP_{status}"),
+        message,
+        details=details,
+        request=request,
+        attempts=attempts,
+        retry_after=retry_after,
+        note=note,
+    )

@@ -1,0 +1,298 @@
+"""Fault injection for the sandbox: a pure ASGI middleware that wraps any ASGI app.
+
+``FaultInjector(app, plan)`` answers some requests with a fault instead of (or on top of) the
+wrapped app's answer. Faults come from a :class:`FaultPlan`:
+
+- a **script** per path pattern: the next N matching requests get the listed faults in order
+  (``plan.script(r"/companies$", ["429", "429", "503"])``), then requests pass through;
+- a **random rate** (0..1, seeded) over a pool of kinds, optionally limited to a path pattern.
+
+Kinds:
+
+========== =================================================================================
+``429``    ``RATE_LIMITED`` with ``Retry-After: <retry_after>`` (default 1 second)
+``500``    ``INTERNAL_ERROR``; ``502`` ``BAD_GATEWAY``; ``503`` ``SERVICE_UNAVAILABLE``;
+           ``504`` ``GATEWAY_TIMEOUT``
+``slow``   sleep ``slow_seconds`` before passing the request to the app
+``truncate`` the app's real headers (with the full ``Content-Length``), half the body, then
+           the connection is closed: the client sees a short read
+``cut``    the body cut mid-JSON with a matching ``Content-Length``: a clean exchange whose
+           body is not valid JSON
+``drop``   the connection is closed without any response
+========== =================================================================================
+
+Closing the connection: ASGI has no message for it, and uvicorn answers a 500 when an app
+raises or returns before ``http.response.start``. The injector therefore closes the server's
+transport when the ``send`` callable exposes it (uvicorn's h11 and httptools protocols do, as
+``send.__self__.transport``); on other servers it falls back to raising, which aborts the
+response after its headers.
+
+Error bodies use the documented shape ``{"error": {"code": ..., "message": ...}}``. Only the
+standard library is used, so any ASGI app can be wrapped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import threading
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["FAULT_KINDS", "FaultInjector", "FaultPlan", "InjectedFault"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_STATUS_FAULTS: dict[str, tuple[int, str, str]] = {
+    "429": (429, "RATE_LIMITED", "Too many requests"),
+    "500": (500, "INTERNAL_ERROR", "An internal error occurred"),
+    "502": (502, "BAD_GATEWAY", "Bad gateway"),
+    "503": (503, "SERVICE_UNAVAILABLE", "Service unavailable"),
+    "504": (504, "GATEWAY_TIMEOUT", "Gateway timeout"),
+}
+#: Every fault kind the injector knows.
+FAULT_KINDS: tuple[str, ...] = (*_STATUS_FAULTS, "slow", "truncate", "cut", "drop")
+
+
+class InjectedFault(Exception):
+    """Raised inside the server to abort a response (fallback when no transport is exposed)."""
+
+
+@dataclass
+class _Script:
+    pattern: re.Pattern[str]
+    pending: deque[str]
+
+
+@dataclass
+class FaultPlan:
+    """Which requests get which fault. Thread-safe; share one plan between server and test.
+
+    Parameters
+    ----------
+    rate : float
+        Probability (0..1) that a request matching ``paths`` gets a random fault.
+    kinds : sequence of str
+        Pool the random faults are drawn from.
+    seed : int, optional
+        Seed of the random draws (same seed, same sequence of faults).
+    paths : str, optional
+        Regular expression (``re.search`` on the path) limiting random faults.
+    retry_after : float
+        Seconds sent in ``Retry-After`` with a 429.
+    retry_after_503 : float, optional
+        Also send ``Retry-After`` with 503 when set.
+    slow_seconds : float
+        Delay of a ``slow`` fault.
+
+    Examples
+    --------
+    >>> plan = FaultPlan().script(r"^/api/v2/", ["429", "503"])
+    >>> [plan.draw("/api/v2/companies") for _ in range(3)]
+    ['429', '503', None]
+    >>> plan.counts()
+    {'429': 1, '503': 1}
+    """
+
+    rate: float = 0.0
+    kinds: Sequence[str] = ("429", "500", "502", "503")
+    seed: int | None = 0
+    paths: str | None = None
+    retry_after: float = 1.0
+    retry_after_503: float | None = None
+    slow_seconds: float = 2.0
+    _scripts: list[_Script] = field(default_factory=list, init=False, repr=False)
+    _counts: Counter[str] = field(default_factory=Counter, init=False, repr=False)
+    _events: list[tuple[str, str]] = field(default_factory=list, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= float(self.rate) <= 1.0:
+            raise ValueError(f"rate must be between 0 and 1, got {self.rate!r}")
+        self.kinds = tuple(self.kinds)
+        _check_kinds(self.kinds)
+        self._paths = re.compile(self.paths) if self.paths else None
+        self._rng = random.Random(self.seed)
+
+    def script(self, pattern: str, kinds: Iterable[str]) -> FaultPlan:
+        """Give the next requests whose path matches ``pattern`` these faults, in order.
+
+        Scripts are checked in the order they were added; returns the plan for chaining.
+        """
+        queue = deque(kinds)
+        _check_kinds(queue)
+        with self._lock:
+            self._scripts.append(_Script(re.compile(pattern), queue))
+        return self
+
+    def draw(self, path: str) -> str | None:
+        """The fault for the next request to ``path`` (None: pass through), and count it."""
+        with self._lock:
+            kind = self._draw_locked(path)
+            if kind is not None:
+                self._counts[kind] += 1
+                self._events.append((kind, path))
+            return kind
+
+    def _draw_locked(self, path: str) -> str | None:
+        for script in self._scripts:
+            if script.pending and script.pattern.search(path):
+                return script.pending.popleft()
+        if self.rate <= 0 or not self.kinds:
+            return None
+        if self._paths is not None and not self._paths.search(path):
+            return None
+        if self._rng.random() < self.rate:
+            return self._rng.choice(self.kinds)
+        return None
+
+    def counts(self) -> dict[str, int]:
+        """Faults injected so far, per kind."""
+        with self._lock:
+            return dict(self._counts)
+
+    @property
+    def total(self) -> int:
+        """Number of faults injected so far."""
+        with self._lock:
+            return sum(self._counts.values())
+
+    def events(self) -> list[tuple[str, str]]:
+        """(kind, path) of every fault injected, in order."""
+        with self._lock:
+            return list(self._events)
+
+    def pending(self) -> int:
+        """Scripted faults not yet used."""
+        with self._lock:
+            return sum(len(s.pending) for s in self._scripts)
+
+    def reset(self) -> None:
+        """Forget scripts and counters, and restart the random sequence from the seed."""
+        with self._lock:
+            self._scripts.clear()
+            self._counts.clear()
+            self._events.clear()
+            self._rng = random.Random(self.seed)
+
+
+def _check_kinds(kinds: Iterable[str]) -> None:
+    unknown = [k for k in kinds if k not in FAULT_KINDS]
+    if unknown:
+        raise ValueError(f"unknown fault kind(s) {unknown}; known: {', '.join(FAULT_KINDS)}")
+
+
+def _error_body(code: str, message: str) -> bytes:
+    return json.dumps({"error": {"code": code, "message": message}}).encode()
+
+
+class FaultInjector:
+    """ASGI middleware applying a :class:`FaultPlan` to the HTTP requests of ``app``.
+
+    Parameters
+    ----------
+    app : ASGI application
+        The application to wrap (lifespan and websocket scopes pass straight through).
+    plan : FaultPlan, optional
+        The plan; a new empty plan (no faults) when omitted.
+
+    Examples
+    --------
+    >>> async def app(scope, receive, send): ...
+    >>> FaultInjector(app).plan.total
+    0
+    """
+
+    def __init__(self, app: ASGIApp, plan: FaultPlan | None = None) -> None:
+        self.app = app
+        self.plan = plan if plan is not None else FaultPlan()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        kind = self.plan.draw(scope.get("path", ""))
+        if kind is None:
+            await self.app(scope, receive, send)
+        elif kind in _STATUS_FAULTS:
+            await self._status(kind, send)
+        elif kind == "slow":
+            await asyncio.sleep(self.plan.slow_seconds)
+            await self.app(scope, receive, send)
+        elif kind == "drop":
+            await self._drop(send)
+        else:
+            await self._damaged(kind, scope, receive, send)
+
+    async def _status(self, kind: str, send: Send) -> None:
+        status, code, message = _STATUS_FAULTS[kind]
+        body = _error_body(code, message)
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        wait = self.plan.retry_after if kind == "429" else None
+        if kind == "503":
+            wait = self.plan.retry_after_503
+        if wait is not None:
+            headers.append((b"retry-after", _seconds(wait)))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+    async def _drop(self, send: Send) -> None:
+        if not await _close_connection(send):
+            raise InjectedFault("drop: connection aborted by fault injection")
+
+    async def _damaged(self, kind: str, scope: Scope, receive: Receive, send: Send) -> None:
+        start: Message = {}
+        chunks: list[bytes] = []
+
+        async def capture(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+            elif message["type"] == "http.response.body":
+                chunks.append(bytes(message.get("body", b"")))
+
+        await self.app(scope, receive, capture)
+        body = b"".join(chunks)
+        half = body[: len(body) // 2]
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        if kind == "cut":
+            headers.append((b"content-length", str(len(half)).encode()))
+            await send({"type": "http.response.start", "status": start.get("status", 200),
+                        "headers": headers})
+            await send({"type": "http.response.body", "body": half, "more_body": False})
+            return
+        headers.append((b"content-length", str(len(body) or 1).encode()))
+        await send({"type": "http.response.start", "status": start.get("status", 200),
+                    "headers": headers})
+        await send({"type": "http.response.body", "body": half, "more_body": True})
+        if not await _close_connection(send):
+            raise InjectedFault("truncate: response aborted by fault injection")
+
+
+def _seconds(value: float) -> bytes:
+    return (str(int(value)) if float(value).is_integer() else f"{value:g}").encode()
+
+
+async def _close_connection(send: Send) -> bool:
+    """Close the server's connection if ``send`` exposes its transport; report success."""
+    owner = getattr(send, "__self__", None)
+    transport = getattr(owner, "transport", None)
+    if transport is None or not hasattr(transport, "close"):
+        return False
+    transport.close()
+    # let the server notice the closed connection, so it neither answers 500 nor logs an error
+    for _ in range(50):
+        if getattr(owner, "disconnected", True):
+            break
+        await asyncio.sleep(0.001)
+    return True

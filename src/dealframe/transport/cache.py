@@ -1,0 +1,189 @@
+"""The on-disk HTTP cache (requests-cache, SQLite with WAL) and its per-token namespaces.
+
+Facts this module relies on (requests-cache 1.3):
+
+- POST is cached only when listed in ``allowable_methods``.
+- The cache key sorts only the top-level keys of a JSON body, so callers send bodies already
+  serialised canonically (:func:`canonical_json`: keys sorted at every level).
+- ``Authorization`` is left out of the key and redacted from stored requests *because* it is in
+  ``DEFAULT_IGNORED_PARAMS``; we extend that tuple, never replace it.
+- Since the token is left out of the key, two tokens would share entries: :func:`namespaced_key`
+  mixes the SHA-256 fingerprint of the ``Authorization`` header into every key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+import requests
+from requests_cache import CachedSession, SQLiteCache
+from requests_cache.cache_keys import create_key
+from requests_cache.policy.expiration import DO_NOT_CACHE
+from requests_cache.policy.settings import DEFAULT_IGNORED_PARAMS
+
+__all__ = [
+    "CacheControl",
+    "IGNORED_PARAMS",
+    "build_cached_session",
+    "canonical_json",
+    "expiry_for",
+    "namespaced_key",
+    "secure_cache_file",
+]
+
+#: Parameters never part of a cache key and redacted from stored requests.
+IGNORED_PARAMS: tuple[str, ...] = (*DEFAULT_IGNORED_PARAMS, "Cookie", "Set-Cookie")
+
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def canonical_json(body: Any) -> bytes:
+    """Serialise ``body`` with keys sorted at every level (stable bytes for the cache key).
+
+    Examples
+    --------
+    >>> canonical_json({"b": {"y": 1, "x": 2}, "a": [3, 1]})
+    b'{"a":[3,1],"b":{"x":2,"y":1}}'
+    """
+    return orjson.dumps(body, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+
+
+def namespaced_key(request: requests.PreparedRequest, **kwargs: Any) -> str:
+    """requests-cache ``key_fn``: the usual key, namespaced by the token's fingerprint.
+
+    The token itself is excluded from the key and from the stored request; only a SHA-256
+    digest of the ``Authorization`` header enters the key, so two tokens never share an entry.
+    """
+    base = create_key(request, **kwargs)
+    auth = request.headers.get("Authorization", "") if request.headers else ""
+    namespace = hashlib.sha256(auth.encode("utf-8")).hexdigest()[:16] if auth else "anonymous"
+    return hashlib.blake2b(f"{namespace}:{base}".encode(), digest_size=16).hexdigest()
+
+
+def expiry_for(kind: str, expiry: Mapping[str, float]) -> float | int | None:
+    """The ``expire_after`` to pass for an endpoint ``kind``; None means "do not cache".
+
+    Examples
+    --------
+    >>> expiry_for("changefeed", {"changefeed": 0}) is None
+    True
+    >>> expiry_for("list", {"list": 3600})
+    3600
+    """
+    seconds = expiry.get(kind)
+    if not seconds:
+        return None
+    return int(seconds) if float(seconds).is_integer() else seconds
+
+
+def secure_cache_file(path: Path) -> None:
+    """Create the cache directory (0o700) and file (0o600) before SQLite opens them."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path.parent, 0o700)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    os.close(fd)
+    _tighten(path)
+
+
+def _tighten(path: Path) -> None:
+    for candidate in (path, *(Path(f"{path}{suffix}") for suffix in _SIDE_FILES)):
+        try:
+            if stat.S_IMODE(os.stat(candidate).st_mode) != 0o600:
+                os.chmod(candidate, 0o600)
+        except FileNotFoundError:
+            continue
+
+
+def build_cached_session(path: Path) -> CachedSession:
+    """A ``CachedSession`` on SQLite (WAL) that caches GET and POST 200 responses.
+
+    Expiry is chosen per request (see :func:`expiry_for`); the default is "do not cache", so a
+    request that names no kind is never stored.
+    """
+    secure_cache_file(path)
+    backend = SQLiteCache(str(path), wal=True)
+    session = CachedSession(
+        backend=backend,
+        allowable_methods=("GET", "POST"),
+        allowable_codes=(200,),
+        expire_after=DO_NOT_CACHE,
+        ignored_parameters=IGNORED_PARAMS,
+        key_fn=namespaced_key,
+        stale_if_error=False,
+        cache_control=False,
+    )
+    _tighten(path)
+    return session
+
+
+class CacheControl:
+    """Inspect and clear the HTTP cache of one transport (``client.cache``).
+
+    Parameters
+    ----------
+    session : requests.Session
+        The transport's session (a ``CachedSession`` when caching is on).
+    path : Path
+        The SQLite file.
+    enabled : bool
+        Whether the transport caches.
+    """
+
+    def __init__(self, session: requests.Session, path: Path, enabled: bool) -> None:
+        self._session = session
+        self.path = path
+        self.enabled = enabled
+
+    def __repr__(self) -> str:
+        return f"CacheControl(path={str(self.path)!r}, enabled={self.enabled})"
+
+    def _backend(self) -> Any:
+        return getattr(self._session, "cache", None) if self.enabled else None
+
+    def info(self) -> dict[str, Any]:
+        """Path, number of entries, bytes on disk and whether the cache is on.
+
+        Examples
+        --------
+        >>> import requests
+        >>> CacheControl(requests.Session(), Path("/nonexistent.sqlite"), False).info()["entries"]
+        0
+        """
+        backend = self._backend()
+        entries = len(backend.responses) if backend is not None else 0
+        size = 0
+        for candidate in (self.path, *(Path(f"{self.path}{s}") for s in _SIDE_FILES)):
+            try:
+                size += candidate.stat().st_size
+            except FileNotFoundError:
+                continue
+        return {
+            "path": str(self.path),
+            "entries": entries,
+            "size_bytes": size,
+            "enabled": self.enabled,
+        }
+
+    def clear(self) -> None:
+        """Delete every cached response (all tokens)."""
+        backend = self._backend()
+        if backend is not None:
+            backend.clear()
+            _tighten(self.path)
+
+    def delete(self, cache_key: str) -> None:
+        """Drop one entry (used when a cached body turns out to be unreadable)."""
+        backend = self._backend()
+        if backend is not None and cache_key:
+            backend.delete(cache_key, vacuum=False)
+
+    def tighten(self) -> None:
+        """Re-apply 0o600 to the SQLite file and its WAL/SHM side files."""
+        if self.enabled:
+            _tighten(self.path)

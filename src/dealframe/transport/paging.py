@@ -1,0 +1,232 @@
+"""Bounded concurrency for multi-page and multi-chunk calls.
+
+:func:`map_concurrent` runs one function over many items (pages, SKU chunks, ids) on a small
+thread pool, keeps the input order, shows a progress bar when it helps, and collects the items
+that failed after their retries so the caller can raise
+:class:`~dealframe.errors.IncompleteResultError` naming them. Errors that would fail every item
+alike (bad token, bad request, programming errors) stop the whole map at once instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from dealframe.errors import (
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    DealframeError,
+    IncompleteResultError,
+    ValidationError,
+)
+
+__all__ = [
+    "FATAL_ERRORS",
+    "ItemFailure",
+    "MapResult",
+    "map_concurrent",
+    "show_progress",
+]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Errors that stop a map at once: every other item would fail the same way.
+FATAL_ERRORS: tuple[type[BaseException], ...] = (
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    ValidationError,
+)
+
+
+@dataclass(frozen=True)
+class ItemFailure:
+    """One item that failed: its position, the item itself and the error."""
+
+    index: int
+    item: Any
+    error: BaseException
+
+
+@dataclass
+class MapResult(Generic[R]):
+    """Results of :func:`map_concurrent` in input order (None where the item failed).
+
+    Examples
+    --------
+    >>> r = MapResult(results=[1, None], failures=[ItemFailure(1, "page 2", KeyError("x"))])
+    >>> r.ok, r.values, r.failed_items
+    (False, [1], ['page 2'])
+    """
+
+    results: list[R | None]
+    failures: list[ItemFailure] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every item succeeded."""
+        return not self.failures
+
+    @property
+    def values(self) -> list[R]:
+        """Results of the items that succeeded, in input order."""
+        failed = {f.index for f in self.failures}
+        return [r for i, r in enumerate(self.results) if i not in failed]  # type: ignore[misc]
+
+    @property
+    def failed_items(self) -> list[Any]:
+        """The items that failed, in input order."""
+        return [f.item for f in self.failures]
+
+    def raise_for_failures(
+        self,
+        *,
+        expected: int | None = None,
+        received: int | None = None,
+        partial: Any = None,
+        what: str = "rows",
+    ) -> None:
+        """Raise :class:`IncompleteResultError` when any item failed.
+
+        Parameters
+        ----------
+        expected, received : int, optional
+            Units the whole result should have and did get (``received`` defaults to the
+            number of successful items).
+        partial : object, optional
+            What arrived, attached to the error as ``.partial``.
+        what : str
+            Name of the units, for the message.
+        """
+        if self.ok:
+            return
+        raise IncompleteResultError(
+            expected,
+            len(self.values) if received is None else received,
+            self.failed_items,
+            errors=[f.error for f in self.failures],
+            partial=partial,
+            what=what,
+        ) from self.failures[0].error
+
+
+def show_progress(progress: bool | None, n_items: int) -> bool:
+    """Whether to draw a bar: never for one item; ``None`` means "if stderr is a terminal".
+
+    Examples
+    --------
+    >>> show_progress(True, 1), show_progress(False, 10), show_progress(True, 10)
+    (False, False, True)
+    """
+    if n_items <= 1 or progress is False:
+        return False
+    if progress is True:
+        return True
+    stream = sys.stderr
+    return bool(getattr(stream, "isatty", lambda: False)()) or "ipykernel" in sys.modules
+
+
+def _bar(enabled: bool, total: int, desc: str | None) -> Any:
+    if not enabled:
+        return None
+    if "ipykernel" in sys.modules:
+        from tqdm.auto import tqdm
+    else:
+        from tqdm import tqdm
+    return tqdm(total=total, desc=desc, unit="req", leave=False)
+
+
+def map_concurrent(
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    workers: int,
+    *,
+    progress: bool | None = None,
+    desc: str | None = None,
+    collect: tuple[type[BaseException], ...] = (DealframeError,),
+    fatal: tuple[type[BaseException], ...] = FATAL_ERRORS,
+) -> MapResult[R]:
+    """Apply ``fn`` to every item on at most ``workers`` threads, keeping input order.
+
+    Parameters
+    ----------
+    fn : callable
+        Called once per item; usually sends one request (with its own retries).
+    items : iterable
+        Pages, chunks or ids.
+    workers : int
+        Pool size (at least 1); one item runs inline without a pool.
+    progress : bool, optional
+        Show a tqdm bar: True, False, or None for "when interactive". Never for one item.
+    desc : str, optional
+        Bar label.
+    collect : tuple of exception types
+        Errors recorded per item (the map goes on).
+    fatal : tuple of exception types
+        Errors that cancel the remaining items and propagate (checked before ``collect``).
+        Any exception outside ``collect`` propagates too.
+
+    Returns
+    -------
+    MapResult
+        ``results`` in input order (None for failed items) and ``failures``.
+
+    Examples
+    --------
+    >>> map_concurrent(lambda x: x * x, [3, 1, 2], workers=2).results
+    [9, 1, 4]
+    """
+    todo: Sequence[T] = list(items)
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValidationError("workers", "an integer >= 1", got=workers)
+    results: list[R | None] = [None] * len(todo)
+    failures: list[ItemFailure] = []
+    bar = _bar(show_progress(progress, len(todo)), len(todo), desc)
+
+    def record(index: int, outcome: Callable[[], R]) -> None:
+        try:
+            results[index] = outcome()
+        except fatal:
+            raise
+        except collect as exc:
+            failures.append(ItemFailure(index, todo[index], exc))
+        finally:
+            if bar is not None:
+                bar.update(1)
+
+    try:
+        if len(todo) <= 1 or workers == 1:
+            for index, item in enumerate(todo):
+                record(index, lambda item=item: fn(item))
+        else:
+            _run_pool(fn, todo, min(workers, len(todo)), record)
+    finally:
+        if bar is not None:
+            bar.close()
+    failures.sort(key=lambda f: f.index)
+    return MapResult(results, failures)
+
+
+def _run_pool(
+    fn: Callable[[T], R],
+    todo: Sequence[T],
+    workers: int,
+    record: Callable[[int, Callable[[], R]], None],
+) -> None:
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe")
+    try:
+        futures: dict[Future[R], int] = {pool.submit(fn, item): i for i, item in enumerate(todo)}
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for future in sorted(done, key=futures.__getitem__):
+                record(futures[future], future.result)
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)

@@ -1,0 +1,646 @@
+"""The HTTP transport: one session, per-family authentication, retries, cache, statistics.
+
+The only module of dealframe that performs client-side I/O. Everything above it works on
+:class:`Response` objects (status, bytes, headers) and parsed JSON.
+
+Rules it enforces:
+
+- A family's token goes only to that family's paths: the Family A token to ``/api/v1`` and
+  ``/api/v2``, the Family B key to ``/api/private/v1``. A mismatch is refused before sending.
+- Redirects are never followed, so a token never follows one to another host.
+- 429 and 500/502/503/504 are retried for every method; so are connection errors, timeouts and
+  truncated or unreadable bodies. ``Retry-After`` is honoured (capped); otherwise exponential
+  backoff with full jitter. A 429 closes a gate shared by every worker.
+- Tokens never appear in logs, reprs, the cache file or error messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+import requests
+from requests.adapters import HTTPAdapter
+from requests.structures import CaseInsensitiveDict
+from requests_cache.policy.expiration import DO_NOT_CACHE
+
+from dealframe.config import Settings
+from dealframe.errors import (
+    ApiError,
+    ConfigurationError,
+    RequestInfo,
+    TransportError,
+    ValidationError,
+    error_from_response,
+    parse_retry_after,
+)
+from dealframe.transport import retry as _retry
+from dealframe.transport.cache import (
+    CacheControl,
+    build_cached_session,
+    canonical_json,
+    expiry_for,
+)
+from dealframe.transport.ratelimit import RateGate
+
+__all__ = [
+    "FAMILY_PREFIXES",
+    "TOKEN_ENV_VARS",
+    "Response",
+    "Transport",
+    "TransportStats",
+]
+
+logger = logging.getLogger("dealframe.transport")
+
+#: Path prefixes each interface family may be sent to.
+FAMILY_PREFIXES: Mapping[str, tuple[str, ...]] = {
+    "public": ("/api/v1/", "/api/v2/"),
+    "private": ("/api/private/v1/",),
+}
+#: Environment variable that supplies each family's token.
+TOKEN_ENV_VARS: Mapping[str, str] = {
+    "public": "DEALFRAME_PUBLIC_TOKEN",
+    "private": "DEALFRAME_PRIVATE_KEY",
+}
+_TOKEN_FIELDS = {"public": "public_token", "private": "private_key"}
+_METHODS = ("GET", "POST")
+_UNSET: Any = object()
+_QUERY = re.compile(r"\?[^\s'\")]*")
+_USER_AGENT = "dealframe/0.1 (+python-requests)"
+
+
+@dataclass(eq=False)
+class Response:
+    """One HTTP response, fully read.
+
+    Attributes
+    ----------
+    status : int
+        HTTP status.
+    content : bytes
+        Body.
+    headers : mapping
+        Response headers (case-insensitive).
+    from_cache : bool
+        Served from the on-disk cache.
+    elapsed : float
+        Seconds the whole call took, retries and waits included.
+    request : RequestInfo
+        Method, path and family.
+    attempts : int
+        Times the request was sent (1 when it worked first time).
+
+    Examples
+    --------
+    >>> r = Response(200, b'{"data": []}', {}, False, 0.01, RequestInfo("GET", "/x", "public"), 1)
+    >>> r.json()
+    {'data': []}
+    """
+
+    status: int
+    content: bytes = field(repr=False)
+    headers: Mapping[str, str] = field(repr=False)
+    from_cache: bool
+    elapsed: float
+    request: RequestInfo
+    attempts: int
+    _parsed: Any = field(default=_UNSET, repr=False)
+
+    def json(self) -> Any:
+        """The body parsed with orjson (parsed once, then reused).
+
+        Raises
+        ------
+        TransportError
+            The body is not valid JSON (kind ``invalid_json``).
+        """
+        if self._parsed is _UNSET:
+            try:
+                self._parsed = orjson.loads(self.content)
+            except orjson.JSONDecodeError as exc:
+                raise TransportError(
+                    f"response body is not valid JSON ({len(self.content)} bytes)",
+                    request=self.request,
+                    attempts=self.attempts,
+                    kind="invalid_json",
+                ) from exc
+        return self._parsed
+
+
+class TransportStats:
+    """Thread-safe counters of what the transport did (for tests and provenance)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        """Zero every counter."""
+        with self._lock:
+            self.calls = 0
+            self.attempts = 0
+            self.network = 0
+            self.cache_hits = 0
+            self.retries = 0
+            self.failures = 0
+            self.bytes_received = 0
+            self.gate_wait_seconds = 0.0
+            self.faults: Counter[str] = Counter()
+
+    def _add(self, **amounts: float) -> None:
+        with self._lock:
+            for name, amount in amounts.items():
+                setattr(self, name, getattr(self, name) + amount)
+
+    def _fault(self, kind: str) -> None:
+        with self._lock:
+            self.faults[kind] += 1
+
+    def snapshot(self) -> dict[str, Any]:
+        """A consistent copy of the counters.
+
+        Examples
+        --------
+        >>> TransportStats().snapshot()["retries"]
+        0
+        """
+        with self._lock:
+            return {
+                "calls": self.calls,
+                "attempts": self.attempts,
+                "network": self.network,
+                "cache_hits": self.cache_hits,
+                "retries": self.retries,
+                "failures": self.failures,
+                "bytes_received": self.bytes_received,
+                "gate_wait_seconds": self.gate_wait_seconds,
+                "faults": dict(self.faults),
+            }
+
+    def __repr__(self) -> str:
+        return f"TransportStats({self.snapshot()})"
+
+
+class _Bearer(requests.auth.AuthBase):
+    """Sets ``Authorization: Bearer <token>``; its repr never shows the token."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers["Authorization"] = f"Bearer {self._token}"
+        return request
+
+    def __repr__(self) -> str:
+        return "_Bearer(***)"
+
+
+class _Retry(Exception):
+    """Internal: this attempt failed in a retryable way."""
+
+    def __init__(self, error: Exception, kind: str, retry_after: float | None = None) -> None:
+        super().__init__(kind)
+        self.error = error
+        self.kind = kind
+        self.retry_after = retry_after
+
+
+def _describe(exc: BaseException) -> str:
+    root: BaseException = exc
+    seen = set()
+    while id(root) not in seen:
+        seen.add(id(root))
+        inner = root.__cause__ or root.__context__
+        if inner is None and root.args and isinstance(root.args[0], BaseException):
+            inner = root.args[0]
+        if inner is None:
+            break
+        root = inner
+    text = _QUERY.sub("?…", str(root))
+    return f"{type(root).__name__}: {text}" if text else type(root).__name__
+
+
+def _classify(exc: requests.RequestException) -> tuple[str, bool]:
+    """(fault kind, retryable) of a requests exception."""
+    if isinstance(exc, requests.exceptions.SSLError):
+        return "ssl", False
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return "connect_timeout", True
+    if isinstance(exc, requests.exceptions.Timeout):
+        return "timeout", True
+    if isinstance(exc, (requests.exceptions.ChunkedEncodingError,
+                        requests.exceptions.ContentDecodingError)):
+        return "truncated", True
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        return "connection", True
+    return "request", False
+
+
+def _close_pools(session: requests.Session) -> None:
+    """Close every pooled connection now.
+
+    urllib3 2.8's ``PoolManager.clear()`` only forgets its pools and leaves closing them to the
+    garbage collector, so a response kept alive by a traceback pins its socket open.
+    """
+    for adapter in {id(a): a for a in session.adapters.values()}.values():
+        managers = [getattr(adapter, "poolmanager", None)]
+        managers += list(getattr(adapter, "proxy_manager", {}).values())
+        for manager in managers:
+            pools = getattr(manager, "pools", None)
+            if pools is None:
+                continue
+            for key in list(pools.keys()):
+                try:
+                    pools[key].close()
+                except KeyError:
+                    continue
+
+
+class Transport:
+    """Sends requests for one client: auth per family, retries, shared 429 gate, cache.
+
+    Parameters
+    ----------
+    settings : Settings
+        Base URL, tokens, timeouts, retries and cache configuration.
+
+    Attributes
+    ----------
+    stats : TransportStats
+        Counters of calls, attempts, retries, cache hits and faults seen.
+    cache : CacheControl
+        ``info()`` and ``clear()`` for the on-disk cache.
+    gate : RateGate
+        The gate every worker waits at after a 429.
+
+    Examples
+    --------
+    >>> t = Transport(Settings(base_url="http://127.0.0.1:9", cache_enabled=False))
+    >>> t.request("public", "GET", "/api/private/v1/lookup/companies")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ConfigurationError: ...
+    >>> t.close()
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        if not isinstance(settings, Settings):
+            raise ConfigurationError("settings must be a dealframe Settings", field="settings")
+        self.settings = settings
+        self.stats = TransportStats()
+        self.gate = RateGate()
+        self._secrets = tuple(t for t in (settings.public_token, settings.private_key) if t)
+        if settings.cache_enabled:
+            self._session: requests.Session = build_cached_session(settings.cache_path)
+        else:
+            self._session = requests.Session()
+        adapter = HTTPAdapter(
+            pool_connections=2,
+            pool_maxsize=max(settings.max_workers, 4),
+            max_retries=0,
+        )
+        self._session.mount("http://", adapter)
+        self._session.mount("https://", adapter)
+        self._session.headers.update({"User-Agent": _USER_AGENT, "Accept": "application/json"})
+        self.cache = CacheControl(self._session, settings.cache_path, settings.cache_enabled)
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return (
+            f"Transport(base_url={self.settings.base_url!r}, "
+            f"cache={'on' if self.settings.cache_enabled else 'off'})"
+        )
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close pooled connections and the cache database."""
+        if not self._closed:
+            self._closed = True
+            _close_pools(self._session)
+            self._session.close()
+
+    def __enter__(self) -> Transport:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def deadline(self, budget: float | None = _UNSET) -> float | None:
+        """Monotonic deadline for a whole call (``settings.call_budget`` when not given)."""
+        seconds = self.settings.call_budget if budget is _UNSET else budget
+        return None if seconds is None else time.monotonic() + seconds
+
+    def _token(self, family: str) -> str:
+        token = getattr(self.settings, _TOKEN_FIELDS[family])
+        if not token:
+            var = TOKEN_ENV_VARS[family]
+            raise ConfigurationError(
+                f"no {family} token configured: set {var} or pass "
+                f"{_TOKEN_FIELDS[family]}= to the client",
+                field=var,
+            )
+        return token
+
+    def _check(self, family: str, method: str, path: str) -> RequestInfo:
+        if family not in FAMILY_PREFIXES:
+            raise ValidationError("family", "'public' or 'private'", got=family)
+        method = method.upper() if isinstance(method, str) else method
+        if method not in _METHODS:
+            raise ValidationError("method", "GET or POST", got=method)
+        if not isinstance(path, str) or not path.startswith("/"):
+            raise ValidationError("path", "a path starting with '/'", got=path)
+        bad = (
+            "?" in path
+            or "#" in path
+            or "\\" in path
+            or "//" in path
+            or any(ch.isspace() or not ch.isprintable() for ch in path)
+            or any(seg in (".", "..") for seg in path.split("/"))
+        )
+        if bad:
+            raise ValidationError(
+                "path", "a plain path without query, '..' segments or spaces (use params=)"
+            )
+        if not path.startswith(FAMILY_PREFIXES[family]):
+            allowed = " or ".join(p.rstrip("/") for p in FAMILY_PREFIXES[family])
+            raise ConfigurationError(
+                f"refusing to send the {family} token to {path}: it is only sent to {allowed}",
+                field="family",
+            )
+        if not self.settings.base_url:
+            raise ConfigurationError(
+                "base_url is not set: pass base_url= or set DEALFRAME_BASE_URL", field="base_url"
+            )
+        return RequestInfo(method, path, family)
+
+    @staticmethod
+    def _params(params: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        if params is None:
+            return None
+        out: dict[str, Any] = {}
+        for key, value in params.items():
+            if value is None:
+                continue
+            if isinstance(value, bool):
+                value = "true" if value else "false"
+            elif isinstance(value, (list, tuple)):
+                value = ",".join(str(v) for v in value)
+            out[key] = value
+        return out
+
+    # -- the call -------------------------------------------------------------------------
+
+    def request(
+        self,
+        family: str,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, Any] | None = None,
+        kind: str = "list",
+        cache: bool = True,
+        refresh: bool = False,
+        deadline: float | None = _UNSET,
+    ) -> Response:
+        """Send one request with retries and return the successful response.
+
+        Parameters
+        ----------
+        family : {"public", "private"}
+            Interface family; picks the token and the paths it may go to.
+        method : {"GET", "POST"}
+            HTTP method.
+        path : str
+            Path below the base URL, without query string (``/api/v2/companies``).
+        json : object, optional
+            Body; serialised canonically (keys sorted at every level).
+        params : mapping, optional
+            Query parameters (booleans become ``true``/``false``, lists are comma-joined).
+        kind : str
+            Endpoint kind for cache expiry (``current``, ``time_series``, ``discovery``,
+            ``list``, ``profile``, ``aggregate``, ``changefeed``; changefeed is never cached).
+        cache : bool
+            False bypasses the cache (no read, no write).
+        refresh : bool
+            True skips any cached entry, fetches anew and overwrites it.
+        deadline : float, optional
+            Monotonic time by which the whole call must end (retries included); defaults to
+            now plus ``settings.call_budget``. Pass :meth:`deadline` once per multi-request
+            call to share one budget.
+
+        Returns
+        -------
+        Response
+
+        Raises
+        ------
+        ConfigurationError
+            Missing token or base URL, or a path outside the family.
+        ApiError
+            The typed subclass for the final error status.
+        TransportError
+            Connection failure, timeout or unreadable body after the retries.
+
+        Examples
+        --------
+        >>> with Transport(Settings(base_url="http://127.0.0.1:9", cache_enabled=False)) as t:
+        ...     t.request("private", "GET", "/api/v2/companies")
+        Traceback (most recent call last):
+        ...
+        dealframe.errors.ConfigurationError: ...
+        """
+        if self._closed:
+            raise TransportError("transport is closed", kind="closed")
+        info = self._check(family, method, path)
+        if kind not in self.settings.cache_expiry:
+            raise ValidationError("kind", f"one of {', '.join(self.settings.cache_expiry)}",
+                                  got=kind)
+        token = self._token(family)
+        if deadline is _UNSET:
+            deadline = self.deadline()
+        expire = expiry_for(kind, self.settings.cache_expiry)
+        use_cache = self.settings.cache_enabled and cache and expire is not None
+        kwargs: dict[str, Any] = {
+            "params": self._params(params),
+            "auth": _Bearer(token),
+            "allow_redirects": False,
+        }
+        if json is not None:
+            kwargs["data"] = canonical_json(json)
+            kwargs["headers"] = {"Content-Type": "application/json"}
+        url = f"{self.settings.base_url}{info.path}"
+        self.stats._add(calls=1)
+        return self._loop(info, url, kwargs, use_cache, expire, refresh, deadline)
+
+    def _loop(
+        self,
+        info: RequestInfo,
+        url: str,
+        kwargs: dict[str, Any],
+        use_cache: bool,
+        expire: float | None,
+        refresh: bool,
+        deadline: float | None,
+    ) -> Response:
+        s = self.settings
+        started = time.monotonic()
+        force = refresh
+        attempt = 0
+        while True:
+            attempt += 1
+            waited = self.gate.wait(deadline)
+            if waited:
+                self.stats._add(gate_wait_seconds=waited)
+            if deadline is not None and time.monotonic() >= deadline:
+                self.stats._add(failures=1)
+                raise TransportError("call budget exhausted before the request could be sent",
+                                     request=info, attempts=attempt - 1, kind="budget")
+            try:
+                return self._attempt(info, url, kwargs, use_cache, expire, force, deadline,
+                                     attempt, started)
+            except _Retry as failure:
+                self.stats._fault(failure.kind)
+                force = True  # never let a retry be answered by a cached entry
+                delay = _retry.retry_delay(
+                    attempt,
+                    failure.retry_after,
+                    base=s.backoff_base,
+                    cap=s.backoff_cap,
+                    retry_after_max=s.retry_after_max,
+                )
+                note = self._give_up_note(attempt, delay, deadline)
+                if note is not None:
+                    self.stats._add(failures=1)
+                    raise self._final(failure, note) from failure.error.__cause__
+                self.stats._add(retries=1)
+                logger.debug("retry %s %s after %s in %.3fs (attempt %d)",
+                             info.method, info.path, failure.kind, delay, attempt)
+                if failure.kind == "429":
+                    self.gate.block_for(delay)  # every worker waits, this one included
+                else:
+                    _retry.sleep(delay)
+
+    def _give_up_note(self, attempt: int, delay: float, deadline: float | None) -> str | None:
+        """None to retry; otherwise the reason to stop ("" when the retries ran out)."""
+        if attempt > self.settings.retries:
+            return ""
+        if deadline is not None and time.monotonic() + delay > deadline:
+            return f"call budget exhausted (next retry was due in {delay:.1f} s)"
+        return None
+
+    @staticmethod
+    def _final(failure: _Retry, note: str) -> Exception:
+        error = failure.error
+        if note and isinstance(error, (ApiError, TransportError)):
+            error.note = note
+            error.args = (f"{error.args[0]}; {note}",)
+        return error
+
+    def _attempt(
+        self,
+        info: RequestInfo,
+        url: str,
+        kwargs: dict[str, Any],
+        use_cache: bool,
+        expire: float | None,
+        force: bool,
+        deadline: float | None,
+        attempt: int,
+        started: float,
+    ) -> Response:
+        s = self.settings
+        read_timeout = s.read_timeout
+        if deadline is not None:
+            read_timeout = max(0.001, min(read_timeout, deadline - time.monotonic()))
+        call = dict(kwargs, timeout=(s.connect_timeout, read_timeout))
+        if s.cache_enabled:
+            if use_cache:
+                call.update(expire_after=expire, force_refresh=force)
+            else:
+                call.update(expire_after=DO_NOT_CACHE)
+        try:
+            raw = self._session.request(info.method, url, **call)
+        except requests.RequestException as exc:
+            kind, retryable = _classify(exc)
+            error = TransportError(f"{kind} error: {_describe(exc)}", request=info,
+                                   attempts=attempt, kind=kind)
+            error.__cause__ = exc
+            logger.debug("%s %s -> %s attempt=%d", info.method, info.path, kind, attempt)
+            if retryable:
+                raise _Retry(error, kind) from exc
+            raise error from exc
+        try:
+            content = raw.content or b""
+        finally:
+            raw.close()  # a response kept alive by a traceback would pin its socket open
+        from_cache = bool(getattr(raw, "from_cache", False))
+        self.stats._add(attempts=1, bytes_received=len(content),
+                        **({"cache_hits": 1} if from_cache else {"network": 1}))
+        if use_cache:
+            self.cache.tighten()
+        logger.debug("%s %s status=%d attempt=%d from_cache=%s", info.method, info.path,
+                     raw.status_code, attempt, from_cache)
+        headers = CaseInsensitiveDict(raw.headers)
+        status = raw.status_code
+        if 200 <= status < 300:
+            return self._success(raw, info, content, headers, from_cache, attempt, started)
+        if 300 <= status < 400:
+            raise self._redirect(info, status, headers)
+        error = error_from_response(status, content, info, headers, attempts=attempt,
+                                    secrets=self._secrets)
+        if _retry.is_retryable_status(status):
+            raise _Retry(error, str(status), parse_retry_after(headers.get("Retry-After")))
+        raise error
+
+    def _success(
+        self,
+        raw: requests.Response,
+        info: RequestInfo,
+        content: bytes,
+        headers: CaseInsensitiveDict,
+        from_cache: bool,
+        attempt: int,
+        started: float,
+    ) -> Response:
+        response = Response(raw.status_code, content, headers, from_cache,
+                            time.monotonic() - started, info, attempt)
+        declared = headers.get("Content-Length")
+        problem = None
+        if declared is not None and not headers.get("Content-Encoding") and not from_cache:
+            if declared.isdigit() and int(declared) != len(content):
+                problem = f"body has {len(content)} bytes, Content-Length said {declared}"
+        if problem is None and content:
+            try:
+                response.json()
+            except TransportError as exc:
+                problem = str(exc.args[0]).split(" (", 1)[0]
+        if problem is None:
+            return response
+        if from_cache or getattr(raw, "cache_key", None):
+            self.cache.delete(getattr(raw, "cache_key", "") or "")
+        error = TransportError(f"truncated or invalid body: {problem}", request=info,
+                               attempts=attempt, kind="truncated")
+        raise _Retry(error, "truncated")
+
+    def _redirect(self, info: RequestInfo, status: int, headers: Mapping[str, str]) -> ApiError:
+        target = urlsplit(headers.get("Location", ""))
+        where = f"{target.netloc}{target.path}" if target.netloc else target.path
+        return ApiError(
+            status, "REDIRECT_NOT_FOLLOWED",
+            f"the service redirected to {where or 'an unknown location'}; redirects are not "
+            "followed so tokens never leave the configured host",
+            request=info,
+        )

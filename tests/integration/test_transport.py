@@ -1,0 +1,451 @@
+"""The transport against a real HTTP server (uvicorn on loopback) with injected faults.
+
+Nothing here is mocked: a tiny echo app (tests/integration/_asgi_server.py) wrapped in the
+sandbox's FaultInjector serves each request, and the transport talks to it over TCP.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import secrets
+import stat
+import sys
+import threading
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from dealframe.config import Settings
+from dealframe.errors import (
+    ApiError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    IncompleteResultError,
+    NotFoundError,
+    RateLimitedError,
+    ServerError,
+    TransportError,
+    ValidationError,
+)
+from dealframe.sandbox.faults import FaultPlan
+from dealframe.transport.paging import map_concurrent
+from dealframe.transport.session import Transport
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _asgi_server import established_to, serve  # noqa: E402
+
+PUBLIC = "pub-" + secrets.token_hex(16)
+PRIVATE = "priv-" + secrets.token_hex(16)
+
+
+def _auth_fp(token: str) -> str:
+    return hashlib.sha256(f"Bearer {token}".encode()).hexdigest()[:8]
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serve(PUBLIC, PRIVATE, FaultPlan()) as served:
+        yield served
+
+
+@pytest.fixture(autouse=True)
+def _fresh(server):
+    server.plan.reset()
+    server.plan.retry_after = 1.0
+    server.plan.slow_seconds = 2.0
+    with server.state.lock:
+        server.state.hits.clear()
+        server.state.auth_seen.clear()
+        server.state.responses.clear()
+        server.state.extra_public_tokens.clear()
+    yield
+
+
+@pytest.fixture
+def make(server, tmp_path):
+    made: list[Transport] = []
+
+    def factory(**overrides) -> Transport:
+        values = dict(
+            base_url=server.url,
+            public_token=PUBLIC,
+            private_key=PRIVATE,
+            cache_path=tmp_path / "cache" / "http_cache.sqlite",
+            backoff_base=0.01,
+            backoff_cap=0.05,
+            retry_after_max=5.0,
+            connect_timeout=2.0,
+            read_timeout=5.0,
+        )
+        values.update(overrides)
+        transport = Transport(Settings(**values))
+        made.append(transport)
+        return transport
+
+    yield factory
+    for transport in made:
+        transport.close()
+
+
+# -- authentication and families -------------------------------------------------------------
+
+
+def test_each_token_goes_only_to_its_own_family(server, make):
+    t = make()
+    pub = t.request("public", "POST", "/api/v2/companies", json={}).json()["data"]
+    priv = t.request("private", "GET", "/api/private/v1/lookup/companies", kind="discovery")
+    assert pub["auth"] == _auth_fp(PUBLIC)
+    assert priv.json()["data"]["auth"] == _auth_fp(PRIVATE)
+    before = server.state.total()
+    with pytest.raises(ConfigurationError, match="only sent to /api/private/v1"):
+        t.request("private", "POST", "/api/v2/companies", json={})
+    with pytest.raises(ConfigurationError, match="public token"):
+        t.request("public", "GET", "/api/private/v1/lookup/companies")
+    with pytest.raises(ValidationError):
+        t.request("public", "GET", "/api/v2/../private/v1/lookup/companies")
+    assert server.state.total() == before  # refused before anything was sent
+
+
+def test_missing_token_names_the_environment_variable(server, make):
+    t = make(private_key=None)
+    with pytest.raises(ConfigurationError, match="DEALFRAME_PRIVATE_KEY"):
+        t.request("private", "GET", "/api/private/v1/lookup/companies")
+    assert server.state.total() == 0
+
+
+def test_wrong_token_is_an_authentication_error_and_not_retried(server, make):
+    t = make(public_token="wrong-" + secrets.token_hex(8))
+    with pytest.raises(AuthenticationError) as info:
+        t.request("public", "POST", "/api/v2/companies", json={})
+    assert info.value.status == 401 and info.value.code == "INVALID_TOKEN"
+    assert server.state.total() == 1
+
+
+def test_http_to_a_remote_host_is_refused():
+    with pytest.raises(ConfigurationError) as info:
+        Settings(base_url="http://data.example.com", public_token=PUBLIC)
+    assert info.value.field == "base_url"
+    assert Settings(base_url="http://data.example.com", allow_insecure_http=True).base_url
+
+
+def test_redirects_are_not_followed(server, make):
+    server.state.responses["/api/v2/moved"] = (
+        302, b"", {"Location": "http://other.example/api/v2/moved?token=x"})
+    with pytest.raises(ApiError) as info:
+        make().request("public", "POST", "/api/v2/moved", json={})
+    assert info.value.status == 302 and "other.example" in str(info.value)
+    assert "token=x" not in str(info.value)
+
+
+# -- retries ---------------------------------------------------------------------------------
+
+
+def test_429_retry_after_is_honoured_and_slows_every_worker(server, make):
+    t = make(max_workers=4)
+    server.plan.retry_after = 1
+    server.plan.script("^/api/v2/storm$", ["429"])
+    results: dict[str, float] = {}
+
+    def call(name: str, path: str) -> None:
+        response = t.request("public", "POST", path, json={"who": name}, cache=False)
+        results[name] = time.monotonic()
+        results[name + ".attempts"] = response.attempts
+
+    first = threading.Thread(target=call, args=("storm", "/api/v2/storm"))
+    first.start()
+    limit = time.monotonic() + 5
+    while t.gate.remaining() == 0 and time.monotonic() < limit:
+        time.sleep(0.002)
+    gated_at = time.monotonic()
+    opens_at = t.gate.open_at
+    assert opens_at - gated_at >= 0.8  # closed for the Retry-After the service sent (1 s)
+    others = [threading.Thread(target=call, args=(f"w{i}", "/api/v2/calm")) for i in range(3)]
+    for thread in others:
+        thread.start()
+    for thread in [first, *others]:
+        thread.join(10)
+    assert results["storm.attempts"] == 2
+    for i in range(3):
+        early = opens_at - results[f"w{i}"]
+        assert early <= 0, f"worker {i} finished {early:.2f}s before the shared gate opened"
+        assert results[f"w{i}.attempts"] == 1  # it waited instead of being refused
+    assert t.stats.snapshot()["faults"] == {"429": 1}
+
+
+def test_429_storm_recovers(server, make):
+    server.plan.retry_after = 0.2
+    server.plan.script("storm", ["429", "429", "429"])
+    t = make()
+    start = time.monotonic()
+    response = t.request("public", "POST", "/api/v2/storm", json={"a": 1})
+    assert response.status == 200 and response.attempts == 4
+    assert time.monotonic() - start >= 0.55
+    assert t.stats.snapshot()["retries"] == 3
+
+
+def test_503_burst_is_recovered(server, make):
+    server.plan.script("burst", ["503", "502", "500", "504", "503"])
+    t = make(retries=5)
+    response = t.request("private", "GET", "/api/private/v1/companies/burst", kind="profile")
+    assert response.attempts == 6
+    assert server.state.hits["/api/private/v1/companies/burst"] == 1  # faults never reach app
+    faults = t.stats.snapshot()["faults"]
+    assert faults == {"503": 2, "502": 1, "500": 1, "504": 1}
+
+
+def test_post_is_retried_with_the_same_body(server, make):
+    server.plan.script("^/api/v2/companies/current$", ["503", "500"])
+    body = {"skus": ["ACME-USA", "BETA-GBR"], "nested": {"b": 1, "a": 2}}
+    response = make().request("public", "POST", "/api/v2/companies/current", json=body,
+                              kind="current")
+    assert response.attempts == 3
+    assert response.json()["data"]["body"] == body
+
+
+def test_truncated_cut_and_dropped_responses_are_retried(server, make):
+    server.plan.script("fragile", ["truncate", "cut", "drop"])
+    t = make()
+    response = t.request("public", "GET", "/api/v2/fragile", params={"pad": 5000})
+    assert response.attempts == 4
+    assert len(response.json()["data"]["pad"]) == 5000
+    assert t.stats.snapshot()["faults"] == {"truncated": 2, "connection": 1}
+    # the cut body (a clean 200) must not have poisoned the cache
+    again = t.request("public", "GET", "/api/v2/fragile", params={"pad": 5000})
+    assert again.from_cache and again.json()["data"]["hit"] == response.json()["data"]["hit"]
+
+
+def test_read_timeout_is_retried(server, make):
+    server.plan.slow_seconds = 1.0
+    server.plan.script("sleepy", ["slow"])
+    t = make(read_timeout=0.3)
+    response = t.request("public", "GET", "/api/v2/sleepy")
+    assert response.attempts == 2
+    assert t.stats.snapshot()["faults"] == {"timeout": 1}
+
+
+def test_retries_exhausted_raise_typed_error_with_retry_after(server, make):
+    server.plan.retry_after = 1
+    server.plan.script("busy", ["429", "429"])
+    t = make(retries=1)
+    with pytest.raises(RateLimitedError) as info:
+        t.request("public", "POST", "/api/v2/busy", json={})
+    error = info.value
+    assert error.retry_after == 1.0 and error.attempts == 2
+    assert "2 attempts" in str(error) and "wait 1 s" in str(error)
+    assert error.request.path == "/api/v2/busy"
+
+
+def test_server_errors_exhausted(server, make):
+    server.plan.script("down", ["503"] * 3)
+    with pytest.raises(ServerError) as info:
+        make(retries=2).request("public", "POST", "/api/v2/down", json={})
+    assert info.value.status == 503 and info.value.attempts == 3
+
+
+def test_dropped_connections_exhausted_raise_transport_error(server, make):
+    server.plan.script("gone", ["drop"] * 2)
+    with pytest.raises(TransportError) as info:
+        make(retries=1).request("public", "POST", "/api/v2/gone", json={})
+    assert info.value.attempts == 2 and info.value.kind == "connection"
+    assert info.value.__cause__ is not None
+
+
+def test_call_budget_stops_retrying(server, make):
+    server.plan.retry_after = 3
+    server.plan.script("budget", ["429"])
+    start = time.monotonic()
+    with pytest.raises(RateLimitedError, match="budget"):
+        make(call_budget=0.5).request("public", "POST", "/api/v2/budget", json={})
+    assert time.monotonic() - start < 1.0
+
+
+def test_client_errors_are_typed_and_not_retried(server, make):
+    server.state.responses["/api/private/v1/companies/gone"] = (404, orjson.dumps({
+        "error": {"code": "NOT_FOUND", "message": "Resource is deleted",
+                  "details": {"deleted": True, "id": "abc"}}}), {})
+    server.state.responses["/api/private/v1/companies"] = (400, orjson.dumps({
+        "error": {"code": "BAD_REQUEST", "message": "Invalid request",
+                  "details": {"errors": ["limit must be an integer between 1 and 1000"]}}}), {})
+    t = make()
+    with pytest.raises(NotFoundError) as nf:
+        t.request("private", "GET", "/api/private/v1/companies/gone", kind="profile")
+    assert nf.value.deleted and "include_deleted=True" in str(nf.value)
+    with pytest.raises(BadRequestError, match="limit must be an integer"):
+        t.request("private", "POST", "/api/private/v1/companies", json={"limit": 0})
+    assert server.state.hits["/api/private/v1/companies"] == 1
+
+
+# -- cache -----------------------------------------------------------------------------------
+
+
+def test_same_canonical_body_is_a_cache_hit(server, make):
+    t = make()
+    first = t.request("public", "POST", "/api/v2/companies",
+                      json={"regions": ["Oceania"], "f": {"a": 1, "b": {"y": 2, "x": 3}}})
+    second = t.request("public", "POST", "/api/v2/companies",
+                       json={"f": {"b": {"x": 3, "y": 2}, "a": 1}, "regions": ["Oceania"]})
+    assert not first.from_cache and second.from_cache
+    assert second.content == first.content
+    other = t.request("public", "POST", "/api/v2/companies",
+                      json={"f": {"b": {"x": 3, "y": 2}, "a": 1}, "regions": ["Africa"]})
+    assert not other.from_cache
+    assert server.state.hits["/api/v2/companies"] == 2
+    assert t.stats.snapshot()["cache_hits"] == 1
+
+
+def test_refresh_and_cache_false(server, make):
+    t = make()
+    path = "/api/private/v1/lookup/investors"
+    first = t.request("private", "GET", path, kind="discovery")
+    refreshed = t.request("private", "GET", path, kind="discovery", refresh=True)
+    assert not refreshed.from_cache and refreshed.json()["data"]["hit"] == 2
+    cached = t.request("private", "GET", path, kind="discovery")
+    assert cached.from_cache and cached.json()["data"]["hit"] == 2  # refresh overwrote it
+    bypass = t.request("private", "GET", path, kind="discovery", cache=False)
+    assert not bypass.from_cache and bypass.json()["data"]["hit"] == 3
+    after = t.request("private", "GET", path, kind="discovery")
+    assert after.from_cache and after.json()["data"]["hit"] == 2  # bypass wrote nothing
+    assert first.json()["data"]["hit"] == 1
+
+
+def test_changefeed_is_never_cached(server, make):
+    t = make()
+    body = {"filters": {"updated_at": "2026-01-01T00:00:00+00:00", "include_deleted": True}}
+    for _ in range(2):
+        response = t.request("private", "POST", "/api/private/v1/transactions", json=body,
+                             kind="changefeed")
+        assert not response.from_cache
+    assert server.state.hits["/api/private/v1/transactions"] == 2
+    assert t.cache.info()["entries"] == 0
+
+
+def test_two_tokens_never_share_a_cache_entry(server, make, tmp_path):
+    other = "pub2-" + secrets.token_hex(16)
+    server.state.extra_public_tokens.add(other)
+    shared = tmp_path / "shared" / "http_cache.sqlite"
+    a = make(cache_path=shared)
+    b = make(cache_path=shared, public_token=other)
+    first = a.request("public", "POST", "/api/v2/companies", json={"themes": ["AI"]})
+    second = b.request("public", "POST", "/api/v2/companies", json={"themes": ["AI"]})
+    assert not second.from_cache, "a response cached for one token was served to another"
+    assert second.json()["data"]["auth"] == _auth_fp(other)
+    assert first.json()["data"]["auth"] == _auth_fp(PUBLIC)
+    assert a.request("public", "POST", "/api/v2/companies", json={"themes": ["AI"]}).from_cache
+    assert a.cache.info()["entries"] == 2
+    wrong = make(cache_path=shared, public_token="bad-" + secrets.token_hex(8))
+    with pytest.raises(AuthenticationError):
+        wrong.request("public", "POST", "/api/v2/companies", json={"themes": ["AI"]})
+
+
+def test_cache_files_are_private_and_info_clear(server, make, tmp_path):
+    t = make()
+    t.request("public", "POST", "/api/v2/companies", json={})
+    path = tmp_path / "cache" / "http_cache.sqlite"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
+    for side in ("-wal", "-shm"):
+        side_path = Path(f"{path}{side}")
+        if side_path.exists():
+            assert stat.S_IMODE(os.stat(side_path).st_mode) == 0o600
+    info = t.cache.info()
+    assert info["path"] == str(path) and info["entries"] == 1 and info["enabled"]
+    assert info["size_bytes"] > 0
+    t.cache.clear()
+    assert t.cache.info()["entries"] == 0
+    assert not t.request("public", "POST", "/api/v2/companies", json={}).from_cache
+
+
+def test_cache_disabled(server, make):
+    t = make(cache_enabled=False)
+    for _ in range(2):
+        assert not t.request("public", "POST", "/api/v2/companies", json={}).from_cache
+    assert t.cache.info()["enabled"] is False
+    assert server.state.hits["/api/v2/companies"] == 2
+
+
+# -- secrets ---------------------------------------------------------------------------------
+
+
+def test_tokens_never_leak(server, make, tmp_path, caplog):
+    caplog.set_level(logging.DEBUG)
+    server.state.responses["/api/private/v1/companies/missing"] = (404, b"not here", {})
+    t = make(retries=1)
+    errors: list[BaseException] = []
+    t.request("public", "POST", "/api/v2/companies", json={"regions": ["Oceania"]})
+    t.request("public", "POST", "/api/v2/companies", json={"regions": ["Oceania"]})
+    t.request("private", "GET", "/api/private/v1/lookup/companies", kind="discovery")
+    server.plan.script("fails", ["429", "429", "drop", "drop", "503", "503"])
+    for path in ["/api/v2/fails"] * 3:
+        with pytest.raises((RateLimitedError, TransportError, ServerError)) as info:
+            t.request("public", "POST", path, json={})
+        errors.append(info.value)
+    for call in (
+        lambda: t.request("private", "GET", "/api/private/v1/companies/missing"),
+        lambda: t.request("private", "GET", "/api/v2/companies"),
+        lambda: make(public_token="x-" + secrets.token_hex(4)).request(
+            "public", "POST", "/api/v2/companies", json={}),
+    ):
+        with pytest.raises(Exception) as info:
+            call()
+        errors.append(info.value)
+    t.close()
+    blobs = b"".join(p.read_bytes() for p in (tmp_path / "cache").iterdir())
+    texts = [repr(t), repr(t.settings), str(t.settings), repr(t.stats), repr(t.cache)]
+    texts += [str(e) for e in errors] + [repr(e) for e in errors]
+    texts += [str(e.__cause__) for e in errors if e.__cause__ is not None]
+    texts += [r.getMessage() for r in caplog.records]
+    assert any("status=200" in r.getMessage() for r in caplog.records)  # DEBUG was on
+    for token in (PUBLIC, PRIVATE):
+        assert token.encode() not in blobs
+        assert token.encode("utf-16-le") not in blobs
+        for text in texts:
+            assert token not in text
+
+
+# -- concurrency and sockets -----------------------------------------------------------------
+
+
+def test_map_concurrent_keeps_order_and_names_failed_items(server, make):
+    server.state.responses["/api/v2/items/3"] = (404, b'{"error": {"code": "NOT_FOUND"}}', {})
+    server.state.responses["/api/v2/items/7"] = (404, b'{"error": {"code": "NOT_FOUND"}}', {})
+    t = make(max_workers=4)
+
+    def fetch(i: int) -> str:
+        return t.request("public", "GET", f"/api/v2/items/{i}").json()["data"]["path"]
+
+    result = map_concurrent(fetch, range(10), workers=4, progress=False)
+    assert result.failed_items == [3, 7]
+    assert result.results[0] == "/api/v2/items/0" and result.results[9] == "/api/v2/items/9"
+    assert result.results[3] is None
+    with pytest.raises(IncompleteResultError) as info:
+        result.raise_for_failures(expected=10, partial=result.values, what="items")
+    assert info.value.failed == [3, 7] and len(info.value.partial) == 8
+    assert "8 of 10 items" in str(info.value)
+
+
+def test_map_concurrent_stops_on_authentication_error(server, make):
+    t = make(public_token="bad-" + secrets.token_hex(8), max_workers=2)
+    with pytest.raises(AuthenticationError):
+        map_concurrent(lambda i: t.request("public", "GET", f"/api/v2/items/{i}"),
+                       range(20), workers=2, progress=False)
+    assert server.state.total() < 20
+
+
+def test_no_sockets_left_open_after_close(server, make):
+    t = make(max_workers=8, cache_enabled=False)
+    result = map_concurrent(
+        lambda i: t.request("public", "GET", f"/api/v2/items/{i}").status,
+        range(16), workers=8, progress=False)
+    assert result.ok
+    assert established_to(server.port) >= 1  # keep-alive connections are pooled
+    t.close()
+    limit = time.monotonic() + 3
+    while (established_to(server.port) or server.open_connections()) and time.monotonic() < limit:
+        time.sleep(0.05)
+    assert established_to(server.port) == 0
+    assert server.open_connections() == 0
