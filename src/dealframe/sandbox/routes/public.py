@@ -1,0 +1,318 @@
+"""Family A routes: ``POST /api/{v1,v2}/companies``, ``companies/current``,
+``companies/time-series``, ``groups/current`` and ``groups/time-series``.
+
+Each handler reads the JSON body, validates it with the pure ``parse_*`` functions
+below (every problem collected into one 400 whose ``details.errors`` names the field
+and the rule, docs/sandbox.md "Errors"), asks :class:`~dealframe.sandbox.public_store.PublicStore`
+for the companies, and answers ``{data, meta}`` built from pre-serialised bytes.
+Both versions serve every endpoint; they differ only in the SKU format (in the
+request's ``skus`` and in every item's ``sku``). Authentication happens before
+these handlers (``GateMiddleware``); a wrong method is a 405 from the app.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from ..._vocab import REGIONS, SKUS_PER_CURRENT_REQUEST, TIME_SERIES_FIELDS
+from ..groups import group_current, group_time_series
+from ..problems import Problems, json_response
+from ..public_store import VERSIONS, PublicStore, SearchQuery, is_sku
+from ..state import SandboxState
+from .common import check_members, read_json_object
+
+__all__ = [
+    "parse_dates",
+    "parse_fields",
+    "parse_group",
+    "parse_search",
+    "parse_skus",
+    "routes",
+]
+
+_GROUP_KEYS = ("industries", "themes", "regions", "countries")
+SEARCH_MEMBERS = (*_GROUP_KEYS, "enterpriseValueAbove")
+CURRENT_MEMBERS = ("skus",)
+TIME_SERIES_MEMBERS = ("skus", "fields", "dateFrom", "dateTo")
+GROUP_CURRENT_MEMBERS = SEARCH_MEMBERS
+GROUP_TIME_SERIES_MEMBERS = (*SEARCH_MEMBERS, "fields", "dateFrom", "dateTo")
+
+_MONTH = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])")
+_ISO3 = re.compile(r"[A-Z]{3}")
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _string_array(body: dict, name: str, problems: Problems) -> list[str] | None:
+    """``body[name]`` as a list of strings, or None when absent or wrong (reported)."""
+    if name not in body:
+        return None
+    value = body[name]
+    if not isinstance(value, list):
+        problems.add(f"{name}: must be an array of strings, got {_json_type(value)}")
+        return None
+    bad = [i for i, item in enumerate(value) if not isinstance(item, str)]
+    for i in bad:
+        problems.add(f"{name}[{i}]: must be a string, got {_json_type(value[i])}")
+    return None if bad else value
+
+
+def _unique(values: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(values))
+
+
+def parse_search(body: dict, problems: Problems) -> SearchQuery:
+    """The search selection of a body (companies search and groups).
+
+    Unknown members are not checked here (see :func:`check_members`).
+
+    Examples
+    --------
+    >>> p = Problems()
+    >>> parse_search({"regions": ["Oceania"], "enterpriseValueAbove": 100}, p)
+    SearchQuery(industries=(), themes=(), regions=('Oceania',), countries=(), enterprise_value_above=100.0)
+    >>> parse_search({"regions": ["Mars"], "enterpriseValueAbove": "1"}, p) and p.errors[0][:18]
+    "regions[0]: 'Mars'"
+    """
+    lists: dict[str, tuple[str, ...]] = {}
+    for name in _GROUP_KEYS:
+        values = _string_array(body, name, problems)
+        lists[name] = _unique(values) if values else ()
+    for i, region in enumerate(lists["regions"]):
+        if region not in REGIONS:
+            problems.add(f"regions[{i}]: {region!r} is not one of {', '.join(REGIONS)}")
+    for i, country in enumerate(lists["countries"]):
+        if not _ISO3.fullmatch(country):
+            problems.add(f"countries[{i}]: {country!r} is not an ISO 3166 alpha-3 code "
+                         "(three capital letters)")
+    ev: float | None = None
+    if "enterpriseValueAbove" in body:
+        raw = body["enterpriseValueAbove"]
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
+            problems.add(f"enterpriseValueAbove: must be a number (millions USD), got "
+                         f"{_json_type(raw)}")
+        else:
+            ev = float(raw)
+    return SearchQuery(industries=lists["industries"], themes=lists["themes"],
+                       regions=lists["regions"], countries=lists["countries"],
+                       enterprise_value_above=ev)
+
+
+def parse_group(body: dict, problems: Problems) -> SearchQuery:
+    """The group selection: a search with at least one of the four group filters non-empty.
+
+    Examples
+    --------
+    >>> p = Problems()
+    >>> _ = parse_group({"enterpriseValueAbove": 5}, p)
+    >>> p.errors[0].startswith("body: at least one of industries")
+    True
+    """
+    query = parse_search(body, problems)
+    if not any(isinstance(body.get(name), list) and body[name] for name in _GROUP_KEYS):
+        problems.add("body: at least one of industries, themes, regions, countries must be "
+                     "a non-empty array of strings")
+    return query
+
+
+def parse_skus(body: dict, version: str, problems: Problems, *, limit: int | None) -> list[str]:
+    """The ``skus`` member: required, non-empty, at most ``limit``, all of ``version``'s format.
+
+    Examples
+    --------
+    >>> p = Problems()
+    >>> parse_skus({"skus": []}, "v2", p, limit=100), p.errors
+    ([], ['skus must not be empty'])
+    >>> p = Problems()
+    >>> _ = parse_skus({"skus": ["NASDAQ_ACME"]}, "v2", p, limit=100); p.errors
+    ["skus[0]: 'NASDAQ_ACME' is not a v2 SKU"]
+    """
+    if "skus" not in body:
+        problems.add("skus: required (a non-empty array of SKU strings)")
+        return []
+    skus = _string_array(body, "skus", problems)
+    if skus is None:
+        return []
+    if not skus:
+        problems.add("skus must not be empty")
+        return []
+    if limit is not None and len(skus) > limit:
+        problems.add(f"skus: at most {limit} SKUs per request, got {len(skus)}")
+    for i, sku in enumerate(skus):
+        if not is_sku(sku, version):
+            problems.add(f"skus[{i}]: {sku!r} is not a {version} SKU")
+    return skus
+
+
+def parse_fields(body: dict, problems: Problems) -> list[str]:
+    """The ``fields`` member: time-series field names; absent or empty means all.
+
+    Examples
+    --------
+    >>> p = Problems()
+    >>> parse_fields({"fields": ["evRevenueLtm", "evRevenueLtm"]}, p)
+    ['evRevenueLtm']
+    >>> _ = parse_fields({"fields": ["foo"]}, p); p.errors[0][:24]
+    "fields[0]: 'foo' is not "
+    """
+    fields = _string_array(body, "fields", problems)
+    if not fields:
+        return list(TIME_SERIES_FIELDS)
+    for i, name in enumerate(fields):
+        if name not in TIME_SERIES_FIELDS:
+            problems.add(f"fields[{i}]: {name!r} is not one of {', '.join(TIME_SERIES_FIELDS)}")
+    return list(_unique(fields))
+
+
+def parse_dates(body: dict, problems: Problems) -> tuple[str | None, str | None]:
+    """``dateFrom`` and ``dateTo``: optional ``YYYY-MM`` strings with ``dateFrom <= dateTo``.
+
+    Examples
+    --------
+    >>> p = Problems()
+    >>> parse_dates({"dateFrom": "2024-01"}, p)
+    ('2024-01', None)
+    >>> _ = parse_dates({"dateFrom": "2024-05", "dateTo": "2024-01"}, p); p.errors
+    ["dateFrom: '2024-05' is after dateTo '2024-01'"]
+    """
+    out: dict[str, str | None] = {}
+    for name in ("dateFrom", "dateTo"):
+        out[name] = None
+        if name not in body:
+            continue
+        value = body[name]
+        if not isinstance(value, str):
+            problems.add(f"{name}: must be a YYYY-MM string, got {_json_type(value)}")
+        elif not _MONTH.fullmatch(value):
+            problems.add(f"{name}: must be a YYYY-MM month, got {value!r}")
+        else:
+            out[name] = value
+    lo, hi = out["dateFrom"], out["dateTo"]
+    if lo is not None and hi is not None and lo > hi:
+        problems.add(f"dateFrom: {lo!r} is after dateTo {hi!r}")
+    return lo, hi
+
+
+# ---------------------------------------------------------------------------- responses
+
+
+def _envelope(items: list[bytes], meta: dict | None = None) -> Response:
+    """``{"data": [items...], "meta": meta or {"count": len(items)}}`` from item bytes."""
+    meta_bytes = orjson.dumps(meta if meta is not None else {"count": len(items)})
+    return json_response(raw=b'{"data":[' + b",".join(items) + b'],"meta":' + meta_bytes + b"}")
+
+
+async def _body(request: Request, allowed: tuple[str, ...], problems: Problems) -> dict:
+    body = await read_json_object(request)
+    check_members(body, allowed, problems)
+    return body
+
+
+def _companies(store: PublicStore, version: str) -> Callable:
+    async def handler(request: Request) -> Response:
+        problems = Problems()
+        body = await _body(request, SEARCH_MEMBERS, problems)
+        query = parse_search(body, problems)
+        problems.raise_if_any()
+        return _envelope(store.identifiers_bytes(version, store.search(version, query)))
+
+    return handler
+
+
+def _current(store: PublicStore, version: str) -> Callable:
+    async def handler(request: Request) -> Response:
+        problems = Problems()
+        body = await _body(request, CURRENT_MEMBERS, problems)
+        skus = parse_skus(body, version, problems, limit=SKUS_PER_CURRENT_REQUEST)
+        problems.raise_if_any()
+        return _envelope(store.current_bytes(version, store.rows(version, skus)))
+
+    return handler
+
+
+def _time_series(store: PublicStore, version: str) -> Callable:
+    async def handler(request: Request) -> Response:
+        problems = Problems()
+        body = await _body(request, TIME_SERIES_MEMBERS, problems)
+        skus = parse_skus(body, version, problems, limit=None)
+        fields = parse_fields(body, problems)
+        date_from, date_to = parse_dates(body, problems)
+        problems.raise_if_any()
+        items = store.time_series_bytes(version, store.rows(version, skus),
+                                        store.field_positions(fields), date_from, date_to)
+        return _envelope(items)
+
+    return handler
+
+
+def _group_current(store: PublicStore, version: str) -> Callable:
+    async def handler(request: Request) -> Response:
+        problems = Problems()
+        body = await _body(request, GROUP_CURRENT_MEMBERS, problems)
+        query = parse_group(body, problems)
+        problems.raise_if_any()
+        data, meta = group_current(store.current_records(store.search(version, query)))
+        return json_response({"data": data, "meta": meta})
+
+    return handler
+
+
+def _group_time_series(store: PublicStore, version: str) -> Callable:
+    async def handler(request: Request) -> Response:
+        problems = Problems()
+        body = await _body(request, GROUP_TIME_SERIES_MEMBERS, problems)
+        query = parse_group(body, problems)
+        fields = parse_fields(body, problems)
+        date_from, date_to = parse_dates(body, problems)
+        problems.raise_if_any()
+        rows = store.search(version, query)
+        data, meta = group_time_series(store.series_values(rows), list(store.fields), store.months,
+                                       field_subset=fields, date_from=date_from, date_to=date_to)
+        return json_response({"data": data, "meta": meta})
+
+    return handler
+
+
+_ENDPOINTS: tuple[tuple[str, Callable[[PublicStore, str], Callable]], ...] = (
+    ("companies", _companies),
+    ("companies/current", _current),
+    ("companies/time-series", _time_series),
+    ("groups/current", _group_current),
+    ("groups/time-series", _group_time_series),
+)
+
+
+def routes(state: SandboxState) -> list[BaseRoute]:
+    """The Family A routes of both versions, bound to ``state.public``.
+
+    Examples
+    --------
+    >>> from dealframe.sandbox.state import SandboxConfig, SandboxState
+    >>> paths = [r.path for r in routes(SandboxState.build(SandboxConfig(scale=0.02)))]
+    >>> "/api/v1/groups/current" in paths and "/api/v2/companies/time-series" in paths
+    True
+    """
+    store: PublicStore = state.public
+    return [Route(f"/api/{version}/{path}", make(store, version), methods=["POST"])
+            for version in VERSIONS for path, make in _ENDPOINTS]
