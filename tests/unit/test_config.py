@@ -1,0 +1,177 @@
+"""Settings: validation, environment, defaults and secrecy of tokens."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from dealframe.config import DEFAULT_CACHE_EXPIRY, Settings, default_cache_path, fingerprint
+from dealframe.errors import ConfigurationError, DealframeError
+
+TOKEN = "tok-5e3b1f0c9a7d4e2b8c6a1f3e5d7b9c0a"
+KEY = "key-0a9c7b5d3e1f2a4c6e8b0d2f4a6c8e0b"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8765",
+        "http://127.5.6.7",
+        "http://localhost:9000/base/",
+        "http://[::1]:8000",
+        "https://data.example.com",
+    ],
+)
+def test_secure_or_loopback_urls_are_accepted(url):
+    assert Settings(base_url=url).base_url == url.rstrip("/")
+
+
+@pytest.mark.parametrize(
+    "url", ["http://data.example.com", "http://10.0.0.5:80", "http://128.0.0.1", "http://[::2]"]
+)
+def test_plain_http_to_other_hosts_is_refused(url):
+    with pytest.raises(ConfigurationError, match="allow_insecure_http") as info:
+        Settings(base_url=url)
+    assert info.value.field == "base_url"
+    assert Settings(base_url=url, allow_insecure_http=True).base_url == url
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://x.example", "data.example.com", "https://", "https://u:p@x.example",
+            "https://x.example/?a=1", 42]
+)
+def test_malformed_base_urls_are_refused(url):
+    with pytest.raises(ConfigurationError) as info:
+        Settings(base_url=url)
+    assert info.value.field == "base_url"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("max_workers", 0),
+        ("max_workers", 2.5),
+        ("max_workers", True),
+        ("retries", -1),
+        ("read_timeout", 0),
+        ("connect_timeout", "5"),
+        ("backoff_cap", float("nan")),
+        ("retry_after_max", -1),
+        ("call_budget", 0),
+        ("cache_enabled", "yes"),
+        ("allow_insecure_http", 1),
+        ("progress", "auto"),
+        ("public_token", ""),
+        ("public_token", "has space"),
+        ("private_key", 123),
+        ("cache_path", 5),
+    ],
+)
+def test_bad_values_raise_an_error_naming_the_field(name, value):
+    with pytest.raises(ConfigurationError) as info:
+        Settings(**{name: value})
+    assert info.value.field == name
+    assert name in str(info.value)
+
+
+def test_defaults():
+    s = Settings()
+    assert (s.max_workers, s.retries, s.retry_after_max) == (8, 5, 60.0)
+    assert s.allow_insecure_http is False and s.progress is None and s.cache_enabled
+    assert s.cache_expiry["changefeed"] == 0
+    assert s.cache_expiry["current"] < s.cache_expiry["time_series"] < s.cache_expiry["discovery"]
+
+
+def test_cache_expiry_overrides_merge_and_changefeed_stays_uncached():
+    s = Settings(cache_expiry={"current": 60, "changefeed": 999, "search": 10})
+    assert s.cache_expiry["current"] == 60
+    assert s.cache_expiry["search"] == 10
+    assert s.cache_expiry["list"] == DEFAULT_CACHE_EXPIRY["list"]
+    assert s.cache_expiry["changefeed"] == 0
+    with pytest.raises(ConfigurationError):
+        Settings(cache_expiry={"list": -5})
+    with pytest.raises(TypeError):
+        s.cache_expiry["list"] = 1  # read-only
+
+
+def test_default_cache_path_follows_xdg(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert default_cache_path() == tmp_path / "dealframe" / "http_cache.sqlite"
+    assert Settings().cache_path == tmp_path / "dealframe" / "http_cache.sqlite"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_cache_path() == tmp_path / "home" / ".cache" / "dealframe" / "http_cache.sqlite"
+
+
+def test_tokens_are_hidden_from_repr_and_str():
+    s = Settings(base_url="https://x.example", public_token=TOKEN, private_key=KEY)
+    for text in (repr(s), str(s), f"{s}", repr([s])):
+        assert TOKEN not in text and KEY not in text
+    assert hashlib.sha256(TOKEN.encode()).hexdigest()[:8] in repr(s)
+    assert s.public_token_fingerprint == fingerprint(TOKEN) != s.private_key_fingerprint
+    assert s.public_token == TOKEN  # still usable
+
+
+def test_bad_token_error_does_not_echo_the_token():
+    with pytest.raises(ConfigurationError) as info:
+        Settings(public_token=TOKEN + "\n")
+    assert TOKEN not in str(info.value)
+
+
+def test_frozen_and_replace_revalidates():
+    s = Settings(max_workers=4)
+    with pytest.raises(AttributeError):
+        s.max_workers = 5  # type: ignore[misc]
+    assert s.replace(max_workers=2).max_workers == 2
+    with pytest.raises(ConfigurationError):
+        s.replace(max_workers=0)
+    assert hash(s) == hash(Settings(max_workers=4))
+
+
+def test_from_env_reads_every_variable(tmp_path):
+    env = {
+        "DEALFRAME_BASE_URL": "https://data.example.com/",
+        "DEALFRAME_PUBLIC_TOKEN": TOKEN,
+        "DEALFRAME_PRIVATE_KEY": KEY,
+        "DEALFRAME_CACHE": "off",
+        "DEALFRAME_CACHE_PATH": str(tmp_path / "c.sqlite"),
+        "DEALFRAME_MAX_WORKERS": "3",
+    }
+    s = Settings.from_env(env)
+    assert s.base_url == "https://data.example.com"
+    assert (s.public_token, s.private_key) == (TOKEN, KEY)
+    assert s.cache_enabled is False and s.cache_path == Path(tmp_path / "c.sqlite")
+    assert s.max_workers == 3
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("0", False), ("1", True), ("OFF", False),
+                                               ("on", True), ("false", False), ("true", True)])
+def test_from_env_cache_switch(raw, expected):
+    assert Settings.from_env({"DEALFRAME_CACHE": raw}).cache_enabled is expected
+
+
+def test_from_env_overrides_win_and_errors_name_the_variable(monkeypatch):
+    monkeypatch.setenv("DEALFRAME_MAX_WORKERS", "3")
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", TOKEN)
+    assert Settings.from_env(max_workers=5).max_workers == 5
+    assert Settings.from_env().public_token == TOKEN
+    with pytest.raises(ConfigurationError, match="DEALFRAME_MAX_WORKERS"):
+        Settings.from_env({"DEALFRAME_MAX_WORKERS": "many"})
+    with pytest.raises(ConfigurationError, match="DEALFRAME_CACHE"):
+        Settings.from_env({"DEALFRAME_CACHE": "maybe"})
+    with pytest.raises(ConfigurationError, match="no_such_setting"):
+        Settings.from_env({}, no_such_setting=1)
+
+
+def test_from_env_applies_the_http_rule():
+    with pytest.raises(ConfigurationError):
+        Settings.from_env({"DEALFRAME_BASE_URL": "http://data.example.com"})
+    s = Settings.from_env({"DEALFRAME_BASE_URL": "http://data.example.com"},
+                          allow_insecure_http=True)
+    assert s.base_url == "http://data.example.com"
+
+
+def test_configuration_error_is_a_dealframe_error():
+    assert issubclass(ConfigurationError, DealframeError)

@@ -1,0 +1,216 @@
+"""The error tree and error_from_response for every body shape a service might send."""
+
+from __future__ import annotations
+
+import email.utils
+import time
+
+import orjson
+import pytest
+
+from dealframe import errors
+from dealframe.errors import (
+    ApiError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    DealframeError,
+    IncompleteResultError,
+    NotFoundError,
+    RateLimitedError,
+    RequestInfo,
+    ServerError,
+    TransportError,
+    ValidationError,
+    error_from_response,
+    parse_retry_after,
+)
+
+REQ = RequestInfo("POST", "/api/private/v1/companies?secret=1", "private")
+
+
+def _body(code: str, message: str, details: dict | None = None) -> bytes:
+    error: dict = {"code": code, "message": message}
+    if details is not None:
+        error["details"] = details
+    return orjson.dumps({"error": error})
+
+
+def test_tree_matches_the_docstring():
+    for cls in (ConfigurationError, ValidationError, ApiError, TransportError,
+                IncompleteResultError):
+        assert issubclass(cls, DealframeError)
+        assert cls.__name__ in errors.__doc__
+    for cls in (BadRequestError, AuthenticationError, NotFoundError, RateLimitedError,
+                ServerError):
+        assert issubclass(cls, ApiError)
+        assert cls.__name__ in errors.__doc__
+    assert issubclass(ValidationError, ValueError)
+    assert not issubclass(ApiError, ValueError)
+
+
+def test_request_info_drops_query_strings():
+    assert REQ.path == "/api/private/v1/companies"
+    assert str(REQ) == "POST /api/private/v1/companies"
+
+
+@pytest.mark.parametrize(
+    ("status", "cls"),
+    [(400, BadRequestError), (422, BadRequestError), (401, AuthenticationError),
+     (403, AuthenticationError), (404, NotFoundError), (429, RateLimitedError),
+     (500, ServerError), (502, ServerError), (503, ServerError), (504, ServerError),
+     (405, ApiError), (409, ApiError)],
+)
+def test_status_maps_to_class(status, cls):
+    error = error_from_response(status, b"", REQ, {})
+    assert type(error) is cls
+    assert error.status == status
+    assert str(status) in str(error)
+    assert error.request is REQ
+
+
+def test_bad_request_joins_details_errors():
+    body = _body("BAD_REQUEST", "Invalid request",
+                 {"errors": ["limit must be an integer between 1 and 1000",
+                             "filters.deal_type: 'Foo' is not one of Early, Growth"]})
+    error = error_from_response(400, body, REQ)
+    assert isinstance(error, BadRequestError)
+    assert error.code == "BAD_REQUEST" and error.message == "Invalid request"
+    assert error.errors == ["limit must be an integer between 1 and 1000",
+                            "filters.deal_type: 'Foo' is not one of Early, Growth"]
+    text = str(error)
+    assert "limit must be an integer between 1 and 1000; filters.deal_type" in text
+    assert "POST /api/private/v1/companies" in text and "secret" not in text
+
+
+def test_family_a_skus_empty_example():
+    body = _body("BAD_REQUEST", "Invalid request", {"errors": ["skus must not be empty"]})
+    error = error_from_response(400, body, RequestInfo("POST", "/api/v2/companies/current",
+                                                       "public"))
+    assert "skus must not be empty" in str(error)
+
+
+def test_missing_and_invalid_token():
+    missing = error_from_response(401, _body("MISSING_TOKEN",
+                                             "Authorization header is required"), REQ)
+    invalid = error_from_response(401, _body("INVALID_TOKEN", "Invalid or expired token"), REQ)
+    assert isinstance(missing, AuthenticationError) and missing.code == "MISSING_TOKEN"
+    assert invalid.code == "INVALID_TOKEN" and "Invalid or expired token" in str(invalid)
+
+
+def test_not_found_soft_deleted():
+    body = _body("NOT_FOUND", "Resource is deleted", {"deleted": True, "id": "c0ffee"})
+    error = error_from_response(404, body, REQ)
+    assert isinstance(error, NotFoundError) and error.deleted is True
+    assert "soft-deleted" in str(error) and "include_deleted=True" in str(error)
+    assert "c0ffee" in str(error)
+    plain = error_from_response(404, _body("NOT_FOUND", "Not found"), REQ)
+    assert plain.deleted is False and "include_deleted" not in str(plain)
+
+
+def test_rate_limited_carries_retry_after_seconds_and_dates():
+    error = error_from_response(429, _body("RATE_LIMITED", "Too many"), REQ,
+                                {"retry-after": "7"})
+    assert isinstance(error, RateLimitedError) and error.retry_after == 7.0
+    assert "wait 7 s" in str(error)
+    when = email.utils.formatdate(time.time() + 30, usegmt=True)
+    dated = error_from_response(429, b"", REQ, {"Retry-After": when})
+    assert 27 <= dated.retry_after <= 31
+    assert error_from_response(429, b"", REQ, {}).retry_after is None
+
+
+def test_attempts_and_note_in_message():
+    error = error_from_response(503, _body("SERVICE_UNAVAILABLE", "down"), REQ,
+                                {"Retry-After": "2"}, attempts=6, note="call budget exhausted")
+    assert error.attempts == 6
+    assert "6 attempts" in str(error) and "wait 2 s" in str(error)
+    assert "call budget exhausted" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b'{"detail": "Not authenticated"}', "Not authenticated"),
+        (b'{"message": "Slow down", "code": "THROTTLED"}', "Slow down"),
+        (b'{"error": "plain string error"}', "plain string error"),
+        (b"<html>Bad Gateway</html>", "<html>Bad Gateway</html>"),
+        (b"", "HTTP 502"),
+        (b"[1, 2]", "HTTP 502"),
+    ],
+)
+def test_other_body_shapes_are_tolerated(body, message):
+    error = error_from_response(502, body, REQ)
+    assert isinstance(error, ServerError)
+    assert error.message == message
+
+
+def test_detail_list_becomes_errors():
+    body = orjson.dumps({"detail": [{"loc": ["body", "limit"], "msg": "too big"}]})
+    error = error_from_response(422, body, REQ)
+    assert isinstance(error, BadRequestError) and "too big" in str(error)
+
+
+def test_message_code_shape_keeps_code():
+    error = error_from_response(429, b'{"message": "Slow down", "code": "THROTTLED"}', REQ)
+    assert error.code == "THROTTLED"
+
+
+def test_long_text_bodies_are_shortened():
+    error = error_from_response(500, b"x" * 5000, REQ)
+    assert len(error.message) < 600
+
+
+def test_secrets_are_scrubbed_from_echoing_bodies():
+    secret = "tok-3f6a9c2e"
+    body = _body("INVALID_TOKEN", f"token {secret} is unknown", {"errors": [f"bad {secret}"]})
+    error = error_from_response(401, body, REQ, secrets=[secret])
+    assert secret not in str(error) and secret not in repr(error.details)
+
+
+def test_validation_error_names_argument_and_expectation():
+    error = ValidationError("limit", "an integer between 1 and 1000", got=0)
+    assert isinstance(error, ValueError)
+    assert error.argument == "limit" and error.expected == "an integer between 1 and 1000"
+    assert str(error) == "invalid limit: expected an integer between 1 and 1000, got 0"
+    assert str(ValidationError("x", "y")) == "invalid x: expected y"
+    long = ValidationError("skus", "a list", got="s" * 500)
+    assert len(str(long)) < 200
+
+
+def test_transport_error_keeps_its_cause():
+    cause = ConnectionResetError("reset by peer")
+    try:
+        try:
+            raise cause
+        except ConnectionResetError as exc:
+            raise TransportError("connection error", request=REQ, attempts=3,
+                                 kind="connection") from exc
+    except TransportError as error:
+        assert error.__cause__ is cause
+        assert error.kind == "connection" and error.attempts == 3
+        assert "3 attempts" in str(error) and "POST /api/private/v1/companies" in str(error)
+
+
+def test_incomplete_result_lists_failed_items_and_keeps_partial():
+    partial = [{"id": 1}]
+    error = IncompleteResultError(300, 200, [2, 3], errors=[ServerError(503, "X", "down")],
+                                  partial=partial, what="deals")
+    assert error.partial is partial and error.failed == [2, 3]
+    assert error.expected == 300 and error.received == 200
+    text = str(error)
+    assert "200 of 300 deals" in text and "2, 3" in text and "503" in text
+    many = IncompleteResultError(None, 0, list(range(25)))
+    assert "15 more" in str(many) and " of " not in str(many).split(";")[0]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("3", 3.0), (" 10 ", 10.0), ("1.5", 1.5), ("-4", 0.0), ("soon", None), (None, None),
+     ("nan", None)],
+)
+def test_parse_retry_after(value, expected):
+    assert parse_retry_after(value) == expected
+
+
+def test_parse_retry_after_http_date_in_the_past_is_zero():
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
