@@ -12,7 +12,8 @@ The hierarchy::
     │   ├── RateLimitedError       429; ``retry_after`` seconds
     │   └── ServerError            5xx
     ├── TransportError             connection errors, timeouts, truncated or invalid bodies
-    └── IncompleteResultError      some pages or chunks failed; ``partial`` holds what arrived
+    ├── IncompleteResultError      some pages or chunks failed; ``partial`` holds what arrived
+    └── AmbiguousNameError         resolve with on_ambiguous="raise" met ambiguous names
 
 Foreign exceptions (``requests``, ``urllib3``, ``orjson``) are translated once, at the transport
 boundary, with ``raise ... from exc`` so the cause stays on ``__cause__``.
@@ -33,6 +34,7 @@ from typing import Any
 import orjson
 
 __all__ = [
+    "AmbiguousNameError",
     "ApiError",
     "AuthenticationError",
     "BadRequestError",
@@ -522,3 +524,26 @@ def error_from_response(
         retry_after=retry_after,
         note=note,
     )
+
+
+class AmbiguousNameError(DealframeError):
+    """Names that resolved to several candidates when ``on_ambiguous="raise"`` was asked.
+
+    Attributes
+    ----------
+    names : list of str
+        The ambiguous queries, in input order.
+
+    Examples
+    --------
+    >>> str(AmbiguousNameError(["Acme"]))
+    "1 ambiguous name(s): 'Acme'; pass on_ambiguous='best' or inspect the candidates"
+    """
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+        shown = ", ".join(repr(n) for n in self.names[:10])
+        if len(self.names) > 10:
+            shown += f", ... ({len(self.names) - 10} more)"
+        super().__init__(f"{len(self.names)} ambiguous name(s): {shown}; pass on_ambiguous='best' "
+                         "or inspect the candidates")

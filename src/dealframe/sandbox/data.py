@@ -568,12 +568,17 @@ def _make_listed(ds: Dataset, rng: np.random.Generator) -> None:
     by_country: dict[str, list[int]] = {}
     for i in listed:
         by_country.setdefault(ds.orgs[i]["country"], []).append(i)
+    # Never onto a ticker already taken on b's exchange: v1 SKUs (<EXCHANGE>_<TICKER>) stay unique.
+    taken = {(ds.orgs[i]["stock_listing"]["exchange"], ds.orgs[i]["stock_listing"]["ticker"])
+             for i in listed}
     for members in by_country.values():
         multi = [i for i in members if len(ds.orgs[i]["_country"].exchanges) > 1]
         for a, b in zip(multi[0:6:2], multi[1:6:2]):
             la, lb = ds.orgs[a]["stock_listing"], ds.orgs[b]["stock_listing"]
-            if la["exchange"] != lb["exchange"]:
+            if la["exchange"] != lb["exchange"] and (lb["exchange"], la["ticker"]) not in taken:
+                taken.discard((lb["exchange"], lb["ticker"]))
                 lb["ticker"] = la["ticker"]
+                taken.add((lb["exchange"], lb["ticker"]))
     fi = {name: k for k, name in enumerate(TIME_SERIES_FIELDS)}
     for row, i in enumerate(listed):
         org = ds.orgs[i]

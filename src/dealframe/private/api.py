@@ -1,0 +1,618 @@
+"""Family B (companies, investors, deals) as DataFrames: ``client.private``.
+
+Filters are checked against the service's discovery documents before any
+request (:mod:`.filters`); lists and sub-collections are paginated for the user
+(:mod:`.paging`); JSON is shaped by :mod:`dealframe.frames.private`.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import pandas as pd
+
+from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
+from ..errors import AmbiguousNameError, IncompleteResultError, NotFoundError, ValidationError
+from ..frames import private as shape
+from ..notices import MissingDataWarning
+from ..provenance import attach
+from ..transport.paging import map_concurrent
+from .filters import EnumValueError, FilterSchema
+from .ids import check_ids
+from .paging import pull_pages
+
+if TYPE_CHECKING:
+    from ..transport.session import Response, Transport
+
+__all__ = ["IDS_PER_BATCH", "NAMES_PER_RESOLVE", "PrivateApi", "Resolution"]
+
+PREFIX = "/api/private/v1"
+ENTITIES = ("companies", "investors", "transactions")
+#: Ids per batch of a list lookup by ``id`` (the service's cap on ``filters.id``).
+IDS_PER_BATCH = 1000
+#: Names per resolve request (the sandbox's cap; docs/sandbox.md).
+NAMES_PER_RESOLVE = 1000
+_ENTITY_ALIASES = {"deals": "transactions", "company": "companies", "investor": "investors",
+                   "transaction": "transactions", "deal": "transactions"}
+
+
+class Resolution(NamedTuple):
+    """What a resolve returns: ``matches`` (one row per query) and ``candidates`` (tidy)."""
+
+    matches: pd.DataFrame
+    candidates: pd.DataFrame
+
+
+class PrivateApi:
+    """The private interface: obtain it as ``client.private``."""
+
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+        self._schemas: dict[str, FilterSchema] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return "<PrivateApi /api/private/v1>"
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def _workers(self) -> int:
+        return self._t.settings.max_workers
+
+    def _progress(self, progress: bool | None) -> bool | None:
+        return self._t.settings.progress if progress is None else progress
+
+    def _get(self, path: str, params: Mapping[str, Any] | None, kind: str, refresh: bool = False,
+             cache: bool = True, deadline: Any = None) -> "Response":
+        extra = {} if deadline is None else {"deadline": deadline}
+        return self._t.request("private", "GET", f"{PREFIX}{path}", params=params, kind=kind,
+                               refresh=refresh, cache=cache, **extra)
+
+    def _post(self, path: str, body: Any, kind: str, refresh: bool = False, cache: bool = True,
+              deadline: Any = None) -> "Response":
+        extra = {} if deadline is None else {"deadline": deadline}
+        return self._t.request("private", "POST", f"{PREFIX}{path}", json=body, kind=kind,
+                               refresh=refresh, cache=cache, **extra)
+
+    @staticmethod
+    def _entity(entity: str) -> str:
+        name = _ENTITY_ALIASES.get(entity, entity)
+        if name not in ENTITIES:
+            raise ValidationError("entity", f"one of {', '.join(ENTITIES)}", got=entity)
+        return name
+
+    def schema(self, entity: str, *, refresh: bool = False) -> FilterSchema:
+        """The filter schema of ``entity`` from its discovery document (cached per client)."""
+        entity = self._entity(entity)
+        with self._lock:
+            cached = self._schemas.get(entity)
+        if cached is not None and not refresh:
+            return cached
+        response = self._get(f"/lookup/{entity}", None, "discovery", refresh=refresh)
+        schema = FilterSchema(entity, response.json().get("data") or {})
+        with self._lock:
+            self._schemas[entity] = schema
+        return schema
+
+    def _build_filters(self, entity: str, filters: Mapping[str, Any] | None,
+                       kwargs: Mapping[str, Any]) -> tuple[FilterSchema, dict[str, Any]]:
+        if filters is not None and not isinstance(filters, Mapping):
+            raise ValidationError("filters", "a dict of filter names to values", got=filters)
+        merged = {**(filters or {}), **kwargs}
+        schema = self.schema(entity)
+        try:
+            return schema, schema.build(merged)
+        except EnumValueError:
+            schema = self.schema(entity, refresh=True)  # the lists grow: look again once
+            return schema, schema.build(merged)
+
+    # ------------------------------------------------------------------ discovery
+
+    def lookup(self, entity: str, *, refresh: bool = False) -> pd.DataFrame:
+        """The discovery document of ``entity`` as a frame (one row per filter).
+
+        Parameters
+        ----------
+        entity : {"companies", "investors", "transactions"}
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns field, type, operators, values, description; sort keys,
+            sub-resources and (transactions) the aggregate methodology in ``attrs``.
+
+        Examples
+        --------
+        >>> client.private.lookup("transactions").set_index("field").loc["deal_type", "values"]  # doctest: +SKIP
+        """
+        entity = self._entity(entity)
+        response = self._get(f"/lookup/{entity}", None, "discovery", refresh=refresh)
+        doc = response.json().get("data") or {}
+        with self._lock:
+            self._schemas[entity] = FilterSchema(entity, doc)
+        return attach(shape.lookup_frame(doc), endpoint=f"GET {PREFIX}/lookup/{entity}",
+                      responses=[response])
+
+    # ------------------------------------------------------------------ lists
+
+    def _list(self, entity: str, filters: Mapping[str, Any] | None, kwargs: dict[str, Any], *,
+              sort: str | None, limit: int | None, strict: bool, progress: bool | None,
+              refresh: bool, cache: bool) -> pd.DataFrame:
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise ValidationError("limit", "a positive integer (a cap on rows) or None", got=limit)
+        schema, wire = self._build_filters(entity, filters, kwargs)
+        sort = schema.check_sort(sort)
+        changefeed = "updated_at" in wire
+        kind = "changefeed" if changefeed else "list"
+        ids = wire.get("id")
+        batches = [ids[i:i + IDS_PER_BATCH] for i in range(0, len(ids), IDS_PER_BATCH)] if ids else [None]
+        deadline = self._t.deadline()
+        responses: list[Any] = []
+        expected = 0
+        for batch in batches:
+            body: dict[str, Any] = {"filters": dict(wire)}
+            if batch is not None:
+                body["filters"]["id"] = batch
+            if sort is not None:
+                body["sort"] = sort
+
+            def fetch(page: int, size: int, body: dict[str, Any] = body) -> "Response":
+                return self._post(f"/{entity}", {**body, "page": page, "limit": size}, kind,
+                                  refresh=refresh, cache=cache, deadline=deadline)
+
+            remaining = None if limit is None else max(limit - expected, 0)
+            if remaining == 0:
+                break
+            pages = pull_pages(fetch, limit=remaining, workers=self._workers,
+                               progress=self._progress(progress), desc=entity)
+            responses += pages.responses
+            expected += pages.expected
+        if entity == "transactions":
+            frame = shape.deals_frame_from_pages([r.content for r in responses], with_role=False)
+        else:
+            items = [item for r in responses for item in (r.json().get("data") or [])]
+            frame = (shape.companies_frame if entity == "companies" else shape.investors_frame)(items)
+        received = len(frame)
+        frame = frame.drop_duplicates("id", keep="first", ignore_index=True)
+        duplicates = received - len(frame)
+        if limit is not None and len(frame) > limit:
+            frame = frame.iloc[:limit].reset_index(drop=True)
+        if ids and sort is None:
+            order = {i: n for n, i in enumerate(ids)}
+            frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")].reset_index(drop=True)
+        attach(frame, endpoint=f"POST {PREFIX}/{entity}", responses=responses, rows_expected=expected,
+               rows_received=received, duplicates_removed=duplicates, filters=wire, sort=sort)
+        if len(frame) != expected:
+            message = (f"{entity}: expected {expected} rows, received {len(frame)} distinct rows "
+                       "(the data changed while pages were read?)")
+            if strict:
+                raise IncompleteResultError(expected, len(frame), [], partial=frame)
+            warnings.warn(message, MissingDataWarning, stacklevel=3)
+        return frame
+
+    def companies(self, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
+                  limit: int | None = None, strict: bool = False, progress: bool | None = None,
+                  refresh: bool = False, cache: bool = True, **kwargs: Any) -> pd.DataFrame:
+        """Companies matching the filters, every page fetched for you.
+
+        Parameters
+        ----------
+        filters : dict, optional
+            Raw filters by discovery name; keyword arguments are merged over it.
+        sort : str, optional
+            ``"<key>:asc"`` or ``"<key>:desc"`` (name, founded, ipoed, updated_at).
+        limit : int, optional
+            Cap on rows (default: all).
+        strict : bool, default False
+            Raise :class:`~dealframe.errors.IncompleteResultError` when the rows
+            received do not add up to the total announced (else a warning).
+        progress : bool, optional
+            Progress bar on multi-page pulls.
+        refresh, cache : bool
+            Cache control.
+        **kwargs
+            Filters the Python way: ``name="acme"`` (ilike) or
+            ``name={"eq": "Acme Labs"}``, ``country=["GBR"]``, ``region=[...]``,
+            ``verticals=[...]`` (overlaps), ``founded_min=2015``,
+            ``ipoed_from=datetime.date(2020, 1, 1)``, ``id=[...]`` (batched),
+            ``include_deleted=True`` ...
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per company, typed; provenance in ``attrs``.
+
+        Examples
+        --------
+        >>> uk = client.private.companies(country=["GBR"], verticals=["Fintech"], sort="founded:desc")  # doctest: +SKIP
+        """
+        return self._list("companies", filters, kwargs, sort=sort, limit=limit, strict=strict,
+                          progress=progress, refresh=refresh, cache=cache)
+
+    def investors(self, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
+                  limit: int | None = None, strict: bool = False, progress: bool | None = None,
+                  refresh: bool = False, cache: bool = True, **kwargs: Any) -> pd.DataFrame:
+        """Investors matching the filters (``name``, ``country``, ``id``, ``updated_at`` ...).
+
+        Parameters are those of :meth:`companies` (sort keys: name, updated_at).
+
+        Examples
+        --------
+        >>> client.private.investors(name="capital", limit=20)  # doctest: +SKIP
+        """
+        return self._list("investors", filters, kwargs, sort=sort, limit=limit, strict=strict,
+                          progress=progress, refresh=refresh, cache=cache)
+
+    def deals(self, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
+              limit: int | None = None, strict: bool = False, progress: bool | None = None,
+              refresh: bool = False, cache: bool = True, **kwargs: Any) -> pd.DataFrame:
+        """Deals (funding rounds and M&A) matching the filters, flattened one row per deal.
+
+        Parameters are those of :meth:`companies`; sort keys deal_date,
+        deal_valuation, deal_raised, updated_at; filters such as
+        ``deal_type=["M&A"]``, ``date_from="2023-01-01"``, ``valuation_min=100``,
+        ``target_region=["Western Europe"]``, ``investor_id=[...]``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``deal_date`` datetime, timestamps UTC, ``ev_revenue``/``ev_ebitda``,
+            ``target_*`` columns, participants as list columns (see
+            :func:`dealframe.explode_participants`).
+
+        Examples
+        --------
+        >>> ma = client.private.deals(deal_type=["M&A"], date_from="2023-01-01", valuation_min=100,
+        ...                           target_region=["Western Europe"], sort="deal_date:desc")  # doctest: +SKIP
+        """
+        return self._list("transactions", filters, kwargs, sort=sort, limit=limit, strict=strict,
+                          progress=progress, refresh=refresh, cache=cache)
+
+    # ------------------------------------------------------------------ profiles
+
+    def _profiles(self, entity: str, ids: Any, fields: Any, include_deleted: bool, strict: bool,
+                  progress: bool | None, refresh: bool, cache: bool,
+                  build: Callable[[list[dict]], pd.DataFrame]) -> pd.DataFrame:
+        single = isinstance(ids, str)
+        wanted = check_ids(ids, "id" if single else "ids")
+        params: dict[str, Any] = {}
+        if fields is not None:
+            names = [fields] if isinstance(fields, str) else list(fields)
+            if not names or not all(isinstance(f, str) and f for f in names):
+                raise ValidationError("fields", "a list of field names", got=fields)
+            params["fields"] = ",".join(names)
+        if include_deleted:
+            params["include_deleted"] = True
+        deadline = self._t.deadline()
+
+        def fetch(ident: str) -> Any:
+            try:
+                return self._get(f"/{entity}/{ident}", params or None, "profile", refresh, cache, deadline)
+            except NotFoundError:
+                if single:
+                    raise
+                return None
+
+        if single:
+            responses = [fetch(wanted[0])]
+        else:
+            result = map_concurrent(fetch, wanted, self._workers, progress=self._progress(progress),
+                                    desc=f"{entity} profiles")
+            result.raise_for_failures(expected=len(wanted), what="profiles")
+            responses = result.results
+        got = [(i, r) for i, r in zip(wanted, responses) if r is not None]
+        frame = build([r.json().get("data") for _, r in got])
+        missing = [i for i, r in zip(wanted, responses) if r is None]
+        attach(frame, endpoint=f"GET {PREFIX}/{entity}/{{id}}", responses=[r for _, r in got],
+               rows_expected=len(wanted), missing_ids=missing)
+        if missing:
+            if strict:
+                raise IncompleteResultError(len(wanted), len(got), missing, partial=frame, what="profiles")
+            warnings.warn(f"{len(missing)} of {len(wanted)} {entity} were not found (or are "
+                          "soft-deleted; pass include_deleted=True): see df.attrs['missing_ids']",
+                          MissingDataWarning, stacklevel=3)
+        return frame
+
+    def company(self, ids: Any, *, fields: Any = None, include_deleted: bool = False,
+                strict: bool = False, progress: bool | None = None, refresh: bool = False,
+                cache: bool = True) -> pd.DataFrame:
+        """Company profiles, nested objects flattened (``valuation_market_cap``, ...).
+
+        Parameters
+        ----------
+        ids : str or list of str
+            One UUID (a missing one raises :class:`~dealframe.errors.NotFoundError`)
+            or many (fetched concurrently; missing ones reported in ``attrs``).
+        fields : list of str, optional
+            Allowlist of top-level fields.
+        include_deleted : bool, default False
+            Return soft-deleted companies too (``deleted`` True).
+
+        Examples
+        --------
+        >>> client.private.company("5f38873f-6e1c-4d6f-ad87-e6977cda30ba")  # doctest: +SKIP
+        """
+        return self._profiles("companies", ids, fields, include_deleted, strict, progress, refresh,
+                              cache, shape.company_profiles_frame)
+
+    def investor(self, ids: Any, *, fields: Any = None, include_deleted: bool = False,
+                 strict: bool = False, progress: bool | None = None, refresh: bool = False,
+                 cache: bool = True) -> pd.DataFrame:
+        """Investor profiles with ``stats_*`` columns; see :meth:`investor_top` for top lists.
+
+        Examples
+        --------
+        >>> client.private.investor(investor_id)["stats_total_deals"]  # doctest: +SKIP
+        """
+        return self._profiles("investors", ids, fields, include_deleted, strict, progress, refresh,
+                              cache, shape.investor_profiles_frame)
+
+    def investor_top(self, ids: Any, what: str = "countries", **kwargs: Any) -> pd.DataFrame:
+        """``stats.top_countries`` or ``stats.top_verticals`` of investors as a tidy frame.
+
+        Examples
+        --------
+        >>> client.private.investor_top(investor_id, "verticals")  # doctest: +SKIP
+        """
+        if what not in ("countries", "verticals"):
+            raise ValidationError("what", "'countries' or 'verticals'", got=what)
+        builder = shape.top_countries_frame if what == "countries" else shape.top_verticals_frame
+        captured: list[list[dict]] = []
+
+        def build(items: list[dict]) -> pd.DataFrame:
+            captured.append(items)
+            return shape.investor_profiles_frame(items)
+
+        profiles = self._profiles("investors", ids, None, kwargs.pop("include_deleted", False),
+                                  kwargs.pop("strict", False), kwargs.pop("progress", None),
+                                  kwargs.pop("refresh", False), kwargs.pop("cache", True), build)
+        return attach(builder(captured[0]), endpoint=profiles.attrs["endpoint"], responses=[],
+                      rows_expected=None)
+
+    def deal(self, ids: Any, *, fields: Any = None, include_deleted: bool = False, strict: bool = False,
+             progress: bool | None = None, refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+        """Single deals with the richer target and the full ``investors`` list.
+
+        Examples
+        --------
+        >>> client.private.deal(deal_id)[["target_name", "target_region", "investors"]]  # doctest: +SKIP
+        """
+        return self._profiles("transactions", ids, fields, include_deleted, strict, progress, refresh,
+                              cache, lambda items: shape.deals_frame(items, with_role=False))
+
+    # ------------------------------------------------------------------ sub-collections
+
+    def _sub(self, entity: str, name: str, ids: Any, parent: str, build: Callable[[list], pd.DataFrame],
+             limit: int | None, progress: bool | None, refresh: bool, cache: bool) -> pd.DataFrame:
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or not 1 <= limit):
+            raise ValidationError("limit", "a positive integer (rows per entity) or None", got=limit)
+        wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids")
+        deadline = self._t.deadline()
+        inner_workers = self._workers if len(wanted) == 1 else 1
+
+        def pull(ident: str) -> tuple[str, list[Any]]:
+            def fetch(page: int, size: int) -> "Response":
+                return self._get(f"/{entity}/{ident}/{name}", {"page": page, "limit": size}, "list",
+                                 refresh, cache, deadline)
+
+            pages = pull_pages(fetch, limit=limit, workers=inner_workers, progress=False,
+                               desc=name, page_size=SUBCOLLECTION_LIMIT_MAX)
+            return ident, pages.responses
+
+        if len(wanted) == 1:
+            pulled = [pull(wanted[0])]
+        else:
+            result = map_concurrent(pull, wanted, self._workers, progress=self._progress(progress),
+                                    desc=name)
+            result.raise_for_failures(expected=len(wanted), what=f"{entity} {name}")
+            pulled = result.values
+        items: list[dict] = []
+        responses: list[Any] = []
+        for ident, resps in pulled:
+            responses += resps
+            rows = [item for r in resps for item in (r.json().get("data") or [])]
+            items += [{**row, parent: ident} for row in (rows[:limit] if limit else rows)]
+        frame = build(items)
+        column = frame.pop(parent) if parent in frame else pd.Series([], dtype="str")
+        frame.insert(0, parent, pd.array(column, dtype="str"))
+        return attach(frame, endpoint=f"GET {PREFIX}/{entity}/{{id}}/{name}", responses=responses)
+
+    def _deal_sub(self, entity: str, name: str, ids: Any, role: bool, **kw: Any) -> pd.DataFrame:
+        parent = "company_id" if entity == "companies" else "investor_id"
+        return self._sub(entity, name, ids, parent, lambda items: shape.deals_frame(items, with_role=role),
+                         **kw)
+
+    def fundings(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+                 refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+        """Funding rounds where the company (or each of the companies) is the target.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Deals frame with ``company_id`` first; every page fetched.
+
+        Examples
+        --------
+        >>> client.private.fundings(company_id)  # doctest: +SKIP
+        """
+        return self._deal_sub("companies", "fundings", ids, False, limit=limit, progress=progress,
+                              refresh=refresh, cache=cache)
+
+    def sellside(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+                 refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+        """M&A deals where the company is the target (``company_id`` first).
+
+        Examples
+        --------
+        >>> client.private.sellside(company_id)  # doctest: +SKIP
+        """
+        return self._deal_sub("companies", "sellside", ids, False, limit=limit, progress=progress,
+                              refresh=refresh, cache=cache)
+
+    def buyside(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+                refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+        """Deals where the company is a buyer or a lead investor, with ``role``.
+
+        Examples
+        --------
+        >>> client.private.buyside(company_id)["role"].value_counts()  # doctest: +SKIP
+        """
+        return self._deal_sub("companies", "buyside", ids, True, limit=limit, progress=progress,
+                              refresh=refresh, cache=cache)
+
+    def company_investors(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+                          refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+        """Investors in the company's funding rounds (rounds_participated, is_lead_any_round, ...).
+
+        Examples
+        --------
+        >>> client.private.company_investors(company_id).head()  # doctest: +SKIP
+        """
+        return self._sub("companies", "investors", ids, "company_id", shape.company_investors_frame,
+                         limit, progress, refresh, cache)
+
+    def investments(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+                    refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+        """Deals the investor led or bought in, with ``role`` (``investor_id`` first).
+
+        Examples
+        --------
+        >>> client.private.investments(investor_id)  # doctest: +SKIP
+        """
+        return self._deal_sub("investors", "investments", ids, True, limit=limit, progress=progress,
+                              refresh=refresh, cache=cache)
+
+    def co_investors(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+                     refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+        """Investors sharing deals with the investor (shared_deals, first/last shared date).
+
+        Examples
+        --------
+        >>> client.private.co_investors(investor_id).head(10)  # doctest: +SKIP
+        """
+        return self._sub("investors", "co_investors", ids, "investor_id", shape.co_investors_frame,
+                         limit, progress, refresh, cache)
+
+    def portfolio(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+                  refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+        """Companies the investor has backed (first/last invested, rounds_count, led_any_round).
+
+        Examples
+        --------
+        >>> client.private.portfolio(investor_id)  # doctest: +SKIP
+        """
+        return self._sub("investors", "portfolio", ids, "investor_id", shape.portfolio_frame,
+                         limit, progress, refresh, cache)
+
+    # ------------------------------------------------------------------ resolve
+
+    def _resolve(self, entity: str, names: Any, on_ambiguous: str, progress: bool | None,
+                 refresh: bool, cache: bool) -> Resolution:
+        if on_ambiguous not in ("none", "best", "raise"):
+            raise ValidationError("on_ambiguous", "'none', 'best' or 'raise'", got=on_ambiguous)
+        if isinstance(names, str) or not isinstance(names, Iterable) or isinstance(names, Mapping):
+            raise ValidationError("names", "a list of names (strings)", got=names)
+        items = list(names)
+        if not items:
+            raise ValidationError("names", "at least one name", got=items)
+        for i, name in enumerate(items):
+            if not isinstance(name, str):
+                raise ValidationError(f"names[{i}]", "a string", got=name)
+        batches = [items[i:i + NAMES_PER_RESOLVE] for i in range(0, len(items), NAMES_PER_RESOLVE)]
+        deadline = self._t.deadline()
+        result = map_concurrent(
+            lambda batch: self._post(f"/{entity}/resolve", {"names": batch}, "list", refresh, cache,
+                                     deadline),
+            batches, self._workers, progress=self._progress(progress), desc="resolve")
+        result.raise_for_failures(expected=len(items), what="names")
+        responses = result.values
+        data = [item for r in responses for item in (r.json().get("data") or [])]
+        if len(data) != len(items):
+            raise IncompleteResultError(len(items), len(data), [], what="resolve results")
+        matches, candidates = shape.resolve_frames(data)
+        ambiguous = matches["match_type"] == "ambiguous"
+        if on_ambiguous == "raise" and ambiguous.any():
+            raise AmbiguousNameError(matches.loc[ambiguous, "query"].tolist())
+        if on_ambiguous == "best" and ambiguous.any():
+            best = candidates[candidates["rank"] == 1].drop_duplicates("query").set_index("query")["id"]
+            fill = matches.loc[ambiguous, "query"].map(best)
+            matches.loc[ambiguous, "id"] = fill.to_numpy()
+        attach(matches, endpoint=f"POST {PREFIX}/{entity}/resolve", responses=responses,
+               rows_expected=len(items))
+        return Resolution(matches, candidates)
+
+    def resolve_companies(self, names: Any, *, on_ambiguous: str = "none", progress: bool | None = None,
+                          refresh: bool = False, cache: bool = True) -> Resolution:
+        """Resolve company names to ids.
+
+        Parameters
+        ----------
+        names : list of str
+            Any number (sent in batches of 1,000).
+        on_ambiguous : {"none", "best", "raise"}
+            Leave ``id`` null for ambiguous names, take the best candidate, or raise
+            :class:`~dealframe.errors.AmbiguousNameError`.
+
+        Returns
+        -------
+        Resolution
+            ``(matches, candidates)``: one row per name in input order (query, id,
+            match_type) and the candidates (query, id, name, country, score, rank).
+
+        Examples
+        --------
+        >>> matches, candidates = client.private.resolve_companies(["Acme Labs", "Globex"])  # doctest: +SKIP
+        """
+        return self._resolve("companies", names, on_ambiguous, progress, refresh, cache)
+
+    def resolve_investors(self, names: Any, *, on_ambiguous: str = "none", progress: bool | None = None,
+                          refresh: bool = False, cache: bool = True) -> Resolution:
+        """Resolve investor names to ids; see :meth:`resolve_companies`.
+
+        Examples
+        --------
+        >>> matches, _ = client.private.resolve_investors(["Sequoia"], on_ambiguous="best")  # doctest: +SKIP
+        """
+        return self._resolve("investors", names, on_ambiguous, progress, refresh, cache)
+
+    # ------------------------------------------------------------------ aggregate
+
+    def aggregate(self, metric: str, time_bucket: str = "quarter", filters: Mapping[str, Any] | None = None,
+                  *, refresh: bool = False, cache: bool = True, **kwargs: Any) -> pd.DataFrame:
+        """The service's IQR-trimmed medians of a deal metric per time bucket.
+
+        Parameters
+        ----------
+        metric : {"ev_revenue", "ev_ebitda", "valuation", "raised", "revenue", "ebitda"}
+        time_bucket : {"month", "quarter", "year", "none"}
+        filters, **kwargs
+            Deal filters, as in :meth:`deals` (``date_from``/``date_to`` set the
+            window; default the last 5 years).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per bucket (bucket, period_start, period_end, n, median, q1,
+            q3, warning); the response meta in ``attrs``.
+
+        Examples
+        --------
+        >>> client.private.aggregate("ev_revenue", "year", deal_type=["Venture"])  # doctest: +SKIP
+        """
+        if metric not in AGGREGATE_METRICS:
+            raise ValidationError("metric", f"one of {', '.join(AGGREGATE_METRICS)}", got=metric)
+        if time_bucket not in TIME_BUCKETS:
+            raise ValidationError("time_bucket", f"one of {', '.join(TIME_BUCKETS)}", got=time_bucket)
+        _, wire = self._build_filters("transactions", filters, kwargs)
+        body = {"metric": metric, "time_bucket": time_bucket, "filters": wire}
+        response = self._post("/transactions/aggregate", body, "aggregate", refresh, cache)
+        payload = response.json()
+        frame = shape.aggregate_frame(payload.get("data"), payload.get("meta"))
+        return attach(frame, endpoint=f"POST {PREFIX}/transactions/aggregate", responses=[response],
+                      request=body)
+

@@ -1,0 +1,47 @@
+"""Provenance attached to every frame in ``df.attrs``: where it came from and whether it is whole."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["attach"]
+
+
+def attach(frame: pd.DataFrame, *, endpoint: str, responses: Iterable[Any],
+           rows_expected: int | None = None, rows_received: int | None = None,
+           **extra: Any) -> pd.DataFrame:
+    """Record provenance in ``frame.attrs`` and return the frame.
+
+    Keys: ``endpoint``, ``requests`` (count), ``from_cache`` (True when every
+    response came from the cache, False when none did, ``"partial"`` otherwise),
+    ``rows_expected``, ``rows_received``, ``fetched_at`` (UTC ISO 8601), plus
+    ``extra``.
+
+    Examples
+    --------
+    >>> df = attach(pd.DataFrame({"a": [1]}), endpoint="POST /x", responses=[])
+    >>> df.attrs["requests"], df.attrs["rows_received"]
+    (0, 1)
+    """
+    responses = list(responses)
+    cached = [bool(getattr(r, "from_cache", False)) for r in responses]
+    if cached and all(cached):
+        from_cache: bool | str = True
+    elif any(cached):
+        from_cache = "partial"
+    else:
+        from_cache = False
+    frame.attrs.update({
+        "endpoint": endpoint,
+        "requests": len(responses),
+        "from_cache": from_cache,
+        "rows_expected": rows_expected if rows_expected is not None else len(frame),
+        "rows_received": rows_received if rows_received is not None else len(frame),
+        "fetched_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        **extra,
+    })
+    return frame

@@ -1,0 +1,267 @@
+"""Family A (public company metrics) as DataFrames: ``client.public`` (v2) and ``client.public_v1``.
+
+Each method checks its arguments (:mod:`.query`, :mod:`.sku`), sends the
+requests through the client's transport (chunked and concurrent where the
+service caps a request), and shapes the JSON with :mod:`dealframe.frames.public`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .._vocab import SKUS_PER_CURRENT_REQUEST
+from ..errors import IncompleteResultError, ValidationError
+from ..frames.public import (current_frame, group_current_frame, group_time_series_frame,
+                             search_frame, time_series_long, time_series_wide)
+from ..notices import MissingDataWarning
+from ..provenance import attach
+from ..transport.paging import map_concurrent
+from .query import check_window, group_body, month_string, search_body, time_series_fields
+from .sku import validate_skus
+
+if TYPE_CHECKING:
+    from ..transport.session import Response, Transport
+
+__all__ = ["PublicApi"]
+
+#: SKUs per time-series request (the service sets no cap; chunks keep bodies small and parallel).
+SKUS_PER_TIME_SERIES_REQUEST = 100
+
+
+class PublicApi:
+    """The public company-metrics interface of one version.
+
+    Obtain it from a :class:`dealframe.Client` as ``client.public`` (v2) or
+    ``client.public_v1``; do not build it directly.
+    """
+
+    def __init__(self, transport: "Transport", version: str = "v2") -> None:
+        if version not in ("v1", "v2"):
+            raise ValidationError("version", "'v1' or 'v2'", got=version)
+        self._t = transport
+        self.version = version
+        self._prefix = f"/api/{version}"
+
+    def __repr__(self) -> str:
+        return f"<PublicApi {self.version}>"
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _post(self, path: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool) -> "Response":
+        return self._t.request("public", "POST", f"{self._prefix}{path}", json=body, kind=kind,
+                               refresh=refresh, cache=cache)
+
+    def _chunked(self, path: str, skus: list[str], size: int, extra: dict[str, Any], kind: str,
+                 refresh: bool, cache: bool, progress: bool | None, desc: str) -> list["Response"]:
+        chunks = [skus[i:i + size] for i in range(0, len(skus), size)]
+        settings = self._t.settings
+        deadline = self._t.deadline()
+
+        def fetch(chunk: list[str]) -> "Response":
+            return self._t.request("public", "POST", f"{self._prefix}{path}",
+                                   json={"skus": chunk, **extra}, kind=kind, refresh=refresh,
+                                   cache=cache, deadline=deadline)
+
+        result = map_concurrent(fetch, chunks, settings.max_workers,
+                                progress=settings.progress if progress is None else progress, desc=desc)
+        result.raise_for_failures(expected=len(skus),
+                                  received=sum(len(c) for c, r in zip(chunks, result.results) if r),
+                                  what="SKUs")
+        return result.values
+
+    @staticmethod
+    def _report_missing(frame: pd.DataFrame, wanted: list[str], present: set[str], strict: bool) -> list[str]:
+        missing = [s for s in wanted if s not in present]
+        frame.attrs["missing_skus"] = missing
+        if missing:
+            if strict:
+                raise IncompleteResultError(len(wanted), len(wanted) - len(missing), missing,
+                                            partial=frame, what="SKUs")
+            shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+            warnings.warn(f"{len(missing)} of {len(wanted)} SKUs were not returned by the service: "
+                          f"{shown} (see df.attrs['missing_skus'])", MissingDataWarning, stacklevel=3)
+        return missing
+
+    # ------------------------------------------------------------------ endpoints
+
+    def search(self, *, refresh: bool = False, cache: bool = True, **filters: Any) -> pd.DataFrame:
+        """Companies matching the filters (all companies when none is given).
+
+        Parameters
+        ----------
+        industries, themes, regions, countries : list of str, optional
+            Companies whose verticals/themes overlap, or whose region/ISO-3
+            country is in the list. A single string is one item.
+        enterprise_value_above : float, optional
+            Enterprise value strictly above this (millions USD).
+        refresh : bool, default False
+            Ignore a cached answer and overwrite it.
+        cache : bool, default True
+            False bypasses the cache.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per company, indexed by ``sku``.
+
+        Examples
+        --------
+        >>> comps = client.public.search(regions=["Western Europe"], enterprise_value_above=1_000)  # doctest: +SKIP
+        >>> comps[["name", "enterpriseValue"]].head()  # doctest: +SKIP
+        """
+        body = search_body(filters)
+        response = self._post("/companies", body, "list", refresh, cache)
+        payload = response.json()
+        frame = search_frame(payload.get("data"))
+        return attach(frame, endpoint=f"POST {self._prefix}/companies", responses=[response],
+                      rows_expected=(payload.get("meta") or {}).get("count"), filters=body)
+
+    def current(self, skus: Any, *, strict: bool = False, refresh: bool = False, cache: bool = True,
+                progress: bool | None = None) -> pd.DataFrame:
+        """Current data for any number of SKUs (sent 100 at a time, concurrently).
+
+        Parameters
+        ----------
+        skus : list of str
+            SKUs of this version (v2 ``TICKER-ISO3[.N]``, v1 ``EXCHANGE_TICKER``).
+        strict : bool, default False
+            Raise :class:`~dealframe.errors.IncompleteResultError` when some SKUs
+            are not returned, instead of a :class:`~dealframe.notices.MissingDataWarning`.
+        refresh, cache : bool
+            Cache control, as in :meth:`search`.
+        progress : bool, optional
+            Progress bar; default: when interactive.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``sku`` in the order asked; every field the service
+            returns (``*Lcu`` variants and ``rateToUsd`` included). SKUs not
+            returned are listed in ``attrs["missing_skus"]``.
+
+        Examples
+        --------
+        >>> cur = client.public.current(["ACME-USA", "ACME-USA.1"])  # doctest: +SKIP
+        >>> cur.loc["ACME-USA", "evRevenueNtm"]  # doctest: +SKIP
+        """
+        wanted = validate_skus(skus, self.version)
+        responses = self._chunked("/companies/current", wanted, SKUS_PER_CURRENT_REQUEST, {}, "current",
+                                  refresh, cache, progress, "current data")
+        items = [item for r in responses for item in (r.json().get("data") or [])]
+        frame = current_frame(items)
+        returned = set(frame.index)
+        frame = frame.loc[[s for s in wanted if s in returned]]
+        attach(frame, endpoint=f"POST {self._prefix}/companies/current", responses=responses,
+               rows_expected=len(wanted))
+        self._report_missing(frame, wanted, set(frame.index), strict)
+        return frame
+
+    def time_series(self, skus: Any, fields: Any = None, date_from: Any = None, date_to: Any = None,
+                    shape: str = "wide", *, strict: bool = False, refresh: bool = False,
+                    cache: bool = True, progress: bool | None = None) -> pd.DataFrame:
+        """Monthly series of the SKUs.
+
+        Parameters
+        ----------
+        skus : list of str
+            SKUs of this version.
+        fields : list of str, optional
+            Time-series fields (default: all).
+        date_from, date_to : str, pandas.Period or date, optional
+            Inclusive months ``YYYY-MM``; none means no date filter.
+        shape : {"wide", "long"}
+            ``wide``: index a monthly PeriodIndex, columns (field, sku), so
+            ``ts["evRevenueLtm"]`` is months x SKUs, missing months NaN.
+            ``long``: tidy rows (sku, field, month, value).
+        strict, refresh, cache, progress
+            As in :meth:`current`.
+
+        Examples
+        --------
+        >>> ts = client.public.time_series(["ACME-USA"], fields=["evRevenueNtm"], date_from="2020-01")  # doctest: +SKIP
+        >>> ts["evRevenueNtm"].plot()  # doctest: +SKIP
+        """
+        if shape not in ("wide", "long"):
+            raise ValidationError("shape", "'wide' or 'long'", got=shape)
+        wanted = validate_skus(skus, self.version)
+        names = time_series_fields(fields)
+        start, end = month_string(date_from, "date_from"), month_string(date_to, "date_to")
+        check_window(start, end)
+        extra: dict[str, Any] = {}
+        if names is not None:
+            extra["fields"] = names
+        if start is not None:
+            extra["dateFrom"] = start
+        if end is not None:
+            extra["dateTo"] = end
+        responses = self._chunked("/companies/time-series", wanted, SKUS_PER_TIME_SERIES_REQUEST, extra,
+                                  "time_series", refresh, cache, progress, "time series")
+        items = [item for r in responses for item in (r.json().get("data") or [])]
+        order = {s: i for i, s in enumerate(wanted)}
+        items = sorted((it for it in items if it.get("sku") in order), key=lambda it: order[it["sku"]])
+        if shape == "wide":
+            frame = time_series_wide(items, fields=names, date_from=start, date_to=end)
+        else:
+            frame = time_series_long(items)
+        attach(frame, endpoint=f"POST {self._prefix}/companies/time-series", responses=responses,
+               rows_expected=len(wanted), rows_received=len(items))
+        self._report_missing(frame, wanted, {it["sku"] for it in items}, strict)
+        return frame
+
+    def group_current(self, *, refresh: bool = False, cache: bool = True, **group: Any) -> pd.DataFrame:
+        """Sums and medians of current data over a group of companies.
+
+        Parameters
+        ----------
+        industries, themes, regions, countries : list of str
+            At least one names the group; ``enterprise_value_above`` narrows it.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per field with ``sum`` and ``median`` (NaN where the field's
+            class has none); ``attrs`` holds the response meta (companies).
+
+        Examples
+        --------
+        >>> client.public.group_current(regions=["Northern Europe"]).loc["revenueLtm"]  # doctest: +SKIP
+        """
+        body = group_body(group)
+        response = self._post("/groups/current", body, "current", refresh, cache)
+        payload = response.json()
+        frame = group_current_frame(payload.get("data"), payload.get("meta"))
+        return attach(frame, endpoint=f"POST {self._prefix}/groups/current", responses=[response],
+                      group=body)
+
+    def group_time_series(self, *, fields: Any = None, date_from: Any = None, date_to: Any = None,
+                          refresh: bool = False, cache: bool = True, **group: Any) -> pd.DataFrame:
+        """Monthly medians over a group of companies.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index a monthly PeriodIndex, one column per field; ``attrs`` holds
+            ``count`` and ``companies``.
+
+        Examples
+        --------
+        >>> med = client.public.group_time_series(countries=["GBR"], fields=["evRevenueNtm"])  # doctest: +SKIP
+        """
+        body = group_body(group)
+        names = time_series_fields(fields)
+        start, end = month_string(date_from, "date_from"), month_string(date_to, "date_to")
+        check_window(start, end)
+        if names is not None:
+            body["fields"] = names
+        if start is not None:
+            body["dateFrom"] = start
+        if end is not None:
+            body["dateTo"] = end
+        response = self._post("/groups/time-series", body, "time_series", refresh, cache)
+        payload = response.json()
+        frame = group_time_series_frame(payload.get("data"), payload.get("meta"))
+        return attach(frame, endpoint=f"POST {self._prefix}/groups/time-series", responses=[response],
+                      group=body)

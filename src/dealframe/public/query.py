@@ -1,0 +1,164 @@
+"""Family A request bodies, built and checked before any request (pure, no I/O)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import math
+import numbers
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from .._vocab import REGIONS, TIME_SERIES_FIELDS
+from ..errors import ValidationError
+
+__all__ = ["GROUP_FILTERS", "group_body", "month_string", "search_body", "time_series_fields"]
+
+#: Python argument name → body member of the search filters.
+SEARCH_FILTERS: dict[str, str] = {
+    "industries": "industries",
+    "themes": "themes",
+    "regions": "regions",
+    "countries": "countries",
+    "enterprise_value_above": "enterpriseValueAbove",
+}
+GROUP_FILTERS = ("industries", "themes", "regions", "countries")
+_ALIASES = {"enterpriseValueAbove": "enterprise_value_above", "industry": "industries",
+            "theme": "themes", "region": "regions", "country": "countries"}
+_ISO3 = re.compile(r"^[A-Z]{3}$")
+_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+
+
+def _strings(name: str, value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, Mapping) or not isinstance(value, Iterable):
+        raise ValidationError(name, "a list of strings", got=value)
+    items = list(value)
+    for i, item in enumerate(items):
+        if not isinstance(item, str) or not item.strip():
+            raise ValidationError(f"{name}[{i}]", "a non-empty string", got=item)
+    return items
+
+
+def search_body(filters: Mapping[str, Any]) -> dict[str, Any]:
+    """Check search filters and build the request body (camelCase members).
+
+    Parameters
+    ----------
+    filters : mapping
+        Any of ``industries``, ``themes``, ``regions``, ``countries`` (lists of
+        strings; a single string is one item) and ``enterprise_value_above``
+        (millions USD). None values are left out.
+
+    Raises
+    ------
+    ValidationError
+        Unknown filter (with a suggestion), wrong types, a region outside the
+        vocabulary, a country that is not ISO-3.
+
+    Examples
+    --------
+    >>> search_body({"regions": "Western Europe", "enterprise_value_above": 500})
+    {'regions': ['Western Europe'], 'enterpriseValueAbove': 500}
+    """
+    body: dict[str, Any] = {}
+    for given, value in filters.items():
+        name = _ALIASES.get(given, given)
+        if name not in SEARCH_FILTERS:
+            close = difflib.get_close_matches(given, list(SEARCH_FILTERS), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ValidationError(given, f"a search filter ({hint}valid: {', '.join(SEARCH_FILTERS)})",
+                                  got=given)
+        if value is None:
+            continue
+        if name == "enterprise_value_above":
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+                raise ValidationError(name, "a finite number (millions USD)", got=value)
+            body["enterpriseValueAbove"] = float(value) if not isinstance(value, int) else value
+            continue
+        items = _strings(name, value)
+        if name == "regions":
+            for i, region in enumerate(items):
+                if region not in REGIONS:
+                    close = difflib.get_close_matches(region, REGIONS, n=1)
+                    hint = f" (did you mean {close[0]!r}?)" if close else ""
+                    raise ValidationError(f"regions[{i}]", f"a region of the vocabulary{hint}: "
+                                          f"{', '.join(REGIONS)}", got=region)
+        if name == "countries":
+            for i, code in enumerate(items):
+                if not _ISO3.match(code):
+                    raise ValidationError(f"countries[{i}]", "an upper-case ISO 3166 alpha-3 code such "
+                                          "as 'USA'", got=code)
+        body[SEARCH_FILTERS[name]] = items
+    return body
+
+
+def group_body(filters: Mapping[str, Any]) -> dict[str, Any]:
+    """A search body that names a group: at least one of the four group filters.
+
+    Examples
+    --------
+    >>> group_body({"countries": ["GBR"]})
+    {'countries': ['GBR']}
+    """
+    body = search_body(filters)
+    if not any(body.get(k) for k in GROUP_FILTERS):
+        raise ValidationError("group", "at least one non-empty filter among "
+                                       f"{', '.join(GROUP_FILTERS)}", got=dict(filters))
+    return body
+
+
+def month_string(value: Any, argument: str) -> str | None:
+    """A month as ``YYYY-MM`` from a string, Period, Timestamp or date.
+
+    Examples
+    --------
+    >>> month_string(pd.Timestamp("2024-03-15"), "date_from")
+    '2024-03'
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        m = _MONTH.match(value.strip())
+        if m and 1 <= int(m.group(2)) <= 12:
+            return value.strip()
+        raise ValidationError(argument, "a month 'YYYY-MM'", got=value)
+    if isinstance(value, pd.Period):
+        return value.asfreq("M").strftime("%Y-%m")
+    if isinstance(value, (pd.Timestamp, dt.date)):
+        if pd.isna(value):
+            raise ValidationError(argument, "a month, not NaT", got=value)
+        return f"{value.year:04d}-{value.month:02d}"
+    raise ValidationError(argument, "a month 'YYYY-MM', pandas.Period or date", got=value)
+
+
+def time_series_fields(fields: Any) -> list[str] | None:
+    """Check time-series field names against the service's fields.
+
+    Examples
+    --------
+    >>> time_series_fields("evRevenueLtm")
+    ['evRevenueLtm']
+    """
+    if fields is None:
+        return None
+    items = _strings("fields", fields)
+    if not items:
+        raise ValidationError("fields", f"at least one of {', '.join(TIME_SERIES_FIELDS)}", got=items)
+    for i, name in enumerate(items):
+        if name not in TIME_SERIES_FIELDS:
+            close = difflib.get_close_matches(name, TIME_SERIES_FIELDS, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ValidationError(f"fields[{i}]", f"a time-series field ({hint}valid: "
+                                  f"{', '.join(TIME_SERIES_FIELDS)})", got=name)
+    return list(dict.fromkeys(items))
+
+
+def check_window(date_from: str | None, date_to: str | None) -> None:
+    """Raise when ``date_from`` is after ``date_to`` (both ``YYYY-MM`` or None)."""
+    if date_from is not None and date_to is not None and date_from > date_to:
+        raise ValidationError("date_from", f"a month not after date_to ({date_to})", got=date_from)
