@@ -145,7 +145,7 @@ def serve(public_token: str, private_key: str, plan: FaultPlan | None = None,
     state = EchoState(public_token, private_key)
     plan = plan if plan is not None else FaultPlan()
     app = FaultInjector(build_app(state), plan)
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="critical",
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
                             lifespan="off", timeout_keep_alive=30)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True, name="echo-server")

@@ -449,3 +449,138 @@ def test_no_sockets_left_open_after_close(server, make):
         time.sleep(0.05)
     assert established_to(server.port) == 0
     assert server.open_connections() == 0
+
+
+def test_concurrent_requests_share_one_cached_session(server, make):
+    t = make(max_workers=8)
+
+    def fetch(i: int) -> bool:
+        return t.request("public", "POST", "/api/v2/companies/current",
+                         json={"skus": [f"S{i}-USA"]}, kind="current").from_cache
+
+    first = map_concurrent(fetch, range(24), workers=8, progress=False)
+    second = map_concurrent(fetch, range(24), workers=8, progress=False)
+    assert first.ok and second.ok
+    assert not any(first.results) and all(second.results)
+    assert server.state.hits["/api/v2/companies/current"] == 24
+    assert t.cache.info()["entries"] == 24
+
+
+def test_progress_bar_only_for_several_items(capsys):
+    map_concurrent(lambda x: x, [1], workers=2, progress=True, desc="one")
+    assert "one" not in capsys.readouterr().err
+    map_concurrent(lambda x: x, [1, 2, 3], workers=2, progress=True, desc="pages")
+    assert "pages" in capsys.readouterr().err
+    map_concurrent(lambda x: x, [1, 2, 3], workers=2, progress=False, desc="quiet")
+    assert "quiet" not in capsys.readouterr().err
+
+
+def test_map_concurrent_propagates_programming_errors():
+    def boom(i: int) -> int:
+        if i == 2:
+            raise KeyError("bug")
+        return i
+
+    with pytest.raises(KeyError):
+        map_concurrent(boom, range(6), workers=3, progress=False)
+    with pytest.raises(ValidationError):
+        map_concurrent(boom, range(6), workers=0)
+
+
+# -- pure helpers: backoff, gate, fault plan -------------------------------------------------
+
+
+def test_backoff_is_full_jitter_and_capped():
+    from dealframe.transport.retry import backoff_delay, retry_delay
+
+    ceilings = [backoff_delay(n, 0.5, 4.0, uniform=lambda lo, hi: hi) for n in range(1, 7)]
+    assert ceilings == [0.5, 1.0, 2.0, 4.0, 4.0, 4.0]
+    assert backoff_delay(3, 0.5, 4.0, uniform=lambda lo, hi: lo) == 0.0
+    draws = [backoff_delay(4, 0.5, 30.0) for _ in range(200)]
+    assert all(0.0 <= d <= 4.0 for d in draws) and len(set(draws)) > 100
+    assert retry_delay(1, 500.0, base=0.5, cap=30, retry_after_max=60) == 60.0
+    assert retry_delay(1, 2.0, base=0.5, cap=30, retry_after_max=60) == 2.0
+
+
+def test_sleep_between_retries_is_stubbable(server, make, monkeypatch):
+    from dealframe.transport import retry
+
+    slept: list[float] = []
+    monkeypatch.setattr(retry, "sleep", slept.append)
+    server.plan.script("stub", ["503", "502"])
+    response = make(backoff_base=100.0, backoff_cap=100.0).request("public", "POST",
+                                                                   "/api/v2/stub", json={})
+    assert response.attempts == 3 and len(slept) == 2
+    assert all(0 <= s <= 200 for s in slept)
+
+
+def test_gate_blocks_every_waiter_until_it_opens():
+    from dealframe.transport.ratelimit import RateGate
+
+    gate = RateGate()
+    gate.block_for(0.3)
+    gate.block_for(0.1)  # never shortens
+    finished: list[float] = []
+    start = time.monotonic()
+    threads = [threading.Thread(target=lambda: finished.append(gate.wait() and time.monotonic()))
+               for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(5)
+    assert len(finished) == 4 and all(f - start >= 0.28 for f in finished)
+    assert gate.remaining() == 0
+    gate.block_for(10)
+    assert gate.wait(deadline=time.monotonic() + 0.05) < 0.5  # a deadline cuts the wait
+
+
+def test_fault_plan_is_seeded_scripted_and_resettable():
+    plan = FaultPlan(rate=0.5, seed=11, kinds=("500", "503"))
+    first = [plan.draw("/api/v2/x") for _ in range(40)]
+    plan.reset()
+    assert [plan.draw("/api/v2/x") for _ in range(40)] == first
+    assert 5 < sum(k is not None for k in first) < 35
+    assert set(first) <= {None, "500", "503"}
+    plan.reset()
+    assert plan.total == 0 and plan.counts() == {}
+    plan.script(r"^/api/private/", ["429", "drop"])
+    plan.rate = 0.0
+    assert plan.draw("/api/v2/x") is None
+    assert [plan.draw("/api/private/v1/companies") for _ in range(3)] == ["429", "drop", None]
+    assert plan.events() == [("429", "/api/private/v1/companies"),
+                             ("drop", "/api/private/v1/companies")]
+    limited = FaultPlan(rate=1.0, paths=r"/transactions$", kinds=("502",))
+    assert limited.draw("/api/private/v1/companies") is None
+    assert limited.draw("/api/private/v1/transactions") == "502"
+    with pytest.raises(ValueError):
+        FaultPlan(kinds=("418",))
+    with pytest.raises(ValueError):
+        FaultPlan(rate=2)
+
+
+def test_fault_plan_counts_are_thread_safe():
+    plan = FaultPlan(rate=1.0, kinds=("500",))
+    threads = [threading.Thread(target=lambda: [plan.draw("/p") for _ in range(500)])
+               for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert plan.counts() == {"500": 2000} and len(plan.events()) == 2000
+
+
+def test_injected_error_bodies_have_the_documented_shape(server):
+    import requests
+
+    server.plan.retry_after = 2
+    server.plan.script("shape", ["429", "503"])
+    for status in (429, 503):
+        raw = requests.post(f"{server.url}/api/v2/shape", json={}, timeout=5,
+                            headers={"Authorization": f"Bearer {PUBLIC}"})
+        assert raw.status_code == status
+        body = raw.json()
+        assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+        if status == 429:
+            assert body["error"]["code"] == "RATE_LIMITED" and raw.headers["Retry-After"] == "2"
+        else:
+            assert body["error"]["code"] == "SERVICE_UNAVAILABLE"

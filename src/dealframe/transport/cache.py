@@ -139,6 +139,7 @@ class CacheControl:
         self._session = session
         self.path = path
         self.enabled = enabled
+        self._tight = False
 
     def __repr__(self) -> str:
         return f"CacheControl(path={str(self.path)!r}, enabled={self.enabled})"
@@ -184,6 +185,7 @@ class CacheControl:
             backend.delete(cache_key, vacuum=False)
 
     def tighten(self) -> None:
-        """Re-apply 0o600 to the SQLite file and its WAL/SHM side files."""
-        if self.enabled:
+        """Apply 0o600 to the SQLite file and its WAL/SHM side files once they exist."""
+        if self.enabled and not self._tight:
             _tighten(self.path)
+            self._tight = Path(f"{self.path}-wal").exists() and Path(f"{self.path}-shm").exists()
