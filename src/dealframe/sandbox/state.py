@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
-from .data import AS_OF, Dataset, generate
+from .data import AS_OF, Dataset
 
 __all__ = ["SandboxConfig", "SandboxState"]
 
@@ -61,7 +61,9 @@ class SandboxState:
         from .public_store import PublicStore
         from .store import PrivateStore
 
-        dataset = generate(seed=config.seed, scale=config.scale, as_of=config.as_of)
+        from .snapshot import load_or_generate
+
+        dataset = load_or_generate(seed=config.seed, scale=config.scale, as_of=config.as_of)
         state = cls(config=config, dataset=dataset)
         state.public = PublicStore(dataset)
         state.private = PrivateStore(dataset)
