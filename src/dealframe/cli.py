@@ -1,0 +1,79 @@
+"""The ``dealframe`` command: ``sandbox serve`` (and more as the library grows).
+
+Examples
+--------
+::
+
+    dealframe sandbox serve --port 8765
+    python -m dealframe sandbox serve --scale 0.1 --seed 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+
+def _sandbox_serve(args: argparse.Namespace) -> int:
+    try:
+        from dealframe.sandbox import serve
+        from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
+    except ImportError as exc:  # the sandbox extra is not installed
+        print(f"dealframe: the sandbox needs its extra: pip install 'dealframe[sandbox]' ({exc})",
+              file=sys.stderr)
+        return 2
+    public = os.environ.get("DEALFRAME_PUBLIC_TOKEN") or DEFAULT_PUBLIC_TOKEN
+    private = os.environ.get("DEALFRAME_PRIVATE_KEY") or DEFAULT_PRIVATE_KEY
+    faults = None
+    if args.fault_rate:
+        from dealframe.sandbox.faults import FaultPlan
+
+        faults = FaultPlan(rate=args.fault_rate, seed=args.seed)
+
+    def ready(state: object) -> None:
+        url = f"http://{args.host}:{args.port}"
+        print(f"dealframe sandbox serving on {url} (scale {args.scale}, seed {args.seed})", flush=True)
+        if "DEALFRAME_PUBLIC_TOKEN" not in os.environ:
+            print(f"  Family A token: {public}  (set DEALFRAME_PUBLIC_TOKEN to choose)", flush=True)
+        if "DEALFRAME_PRIVATE_KEY" not in os.environ:
+            print(f"  Family B key:   {private}  (set DEALFRAME_PRIVATE_KEY to choose)", flush=True)
+        print(f"  export DEALFRAME_BASE_URL={url}", flush=True)
+
+    serve(args.scale, args.seed, public_token=public, private_key=private, host=args.host,
+          port=args.port, rate_limit=args.rate_limit, faults=faults, ready=ready)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dealframe", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sandbox = sub.add_parser("sandbox", help="the local sandbox service")
+    sandbox_sub = sandbox.add_subparsers(dest="action", required=True)
+    serve = sandbox_sub.add_parser("serve", help="serve the sandbox in the foreground")
+    serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    serve.add_argument("--scale", type=float, default=1.0, help="data scale (default 1.0)")
+    serve.add_argument("--seed", type=int, default=7, help="data seed (default 7)")
+    serve.add_argument("--rate-limit", type=float, default=None,
+                       help="requests per second per token before 429 (default: none)")
+    serve.add_argument("--fault-rate", type=float, default=0.0,
+                       help="fraction of requests that fail at random (default 0)")
+    serve.set_defaults(run=_sandbox_serve)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
