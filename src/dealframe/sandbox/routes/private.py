@@ -16,7 +16,7 @@ from ..._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_DEFAULT, SUBCOLLECT
 from ..aggregate import AggregateInputError, compute_aggregate
 from ..discovery import discovery_document
 from ..filters import parse_filters, parse_sort
-from ..problems import Problems, bad_request, json_response, not_found
+from ..problems import ApiProblem, Problems, bad_request, json_response, not_found
 from ..resolve import ResolveInputError
 from ..state import SandboxState
 from ..store import (COMPANY_PROFILE_FIELDS, DEAL_PROFILE_FIELDS, INVESTOR_PROFILE_FIELDS,
@@ -60,8 +60,16 @@ def _body_page(body: dict, problems: Problems) -> int:
     return value
 
 
+# POST-only paths that a GET /{entity}/{id} route would otherwise swallow as a malformed id.
+_POST_ONLY = {f"{PREFIX}/companies/resolve", f"{PREFIX}/investors/resolve",
+              f"{PREFIX}/transactions/aggregate"}
+
+
 def _path_id(request: Request) -> str:
     ident = request.path_params["id"]
+    if request.url.path.rstrip("/") in _POST_ONLY:  # docs/sandbox.md: known path, wrong method
+        raise ApiProblem(405, "METHOD_NOT_ALLOWED",
+                         f"{request.method} is not allowed on {request.url.path}")
     if not _UUID.match(ident):
         raise bad_request(f"id: {ident!r} is not a UUID")
     return ident.lower()
