@@ -1,0 +1,386 @@
+"""Shared shaping helpers: records in, typed columns out.
+
+Everything here is pure: lists of parsed JSON objects (dicts) become typed
+pandas arrays following a :data:`~dealframe.frames.schemas.Schema`. Dates become
+naive ``datetime64[us]``, timestamps UTC-aware ``datetime64[us, UTC]`` (offsets
+such as ``+01:00`` are converted, not dropped), vocabularies Categoricals that
+keep unknown values as extra categories, and fields not in the schema are kept
+as extra columns with an inferred dtype.
+
+Examples
+--------
+>>> from dealframe.frames.schemas import INVESTOR_LIST
+>>> df = build_frame([{"id": "a", "updated_at": "2025-01-01T01:00:00+01:00"}], INVESTOR_LIST)
+>>> str(df.loc[0, "updated_at"])
+'2025-01-01 00:00:00+00:00'
+>>> empty_frame(INVESTOR_LIST).shape
+(0, 7)
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import repeat
+from operator import itemgetter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from dealframe.frames.schemas import (
+    DATE_DTYPE,
+    STRING_DTYPE,
+    TIMESTAMP_DTYPE,
+    VOCABULARIES,
+    Column,
+    Schema,
+    dtype_of,
+)
+
+__all__ = [
+    "as_records",
+    "assemble",
+    "build_columns",
+    "build_frame",
+    "cast",
+    "empty_frame",
+    "infer_kind",
+    "to_date",
+    "to_utc",
+]
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
+    """Items of a response as a list of mappings.
+
+    Accepts a list/tuple/iterable of mappings, ``None`` (no items), a response
+    envelope ``{"data": [...], "meta": ...}`` or ``{"data": {...}}`` (unwrapped),
+    or a single item mapping (one row).
+
+    Raises
+    ------
+    ValueError
+        When ``obj`` or one of its items is not a JSON object.
+
+    Examples
+    --------
+    >>> as_records({"data": [{"id": "a"}], "meta": {}}, "deals")
+    [{'id': 'a'}]
+    """
+    if obj is None:
+        return []
+    if isinstance(obj, Mapping):
+        data = obj.get("data", None)
+        if ("meta" in obj or len(obj) == 1) and isinstance(data, (list, tuple, Mapping)):
+            return as_records(data if isinstance(data, (list, tuple)) else [data], what)
+        return [obj]
+    if isinstance(obj, (str, bytes, bytearray)) or not isinstance(obj, Iterable):
+        raise ValueError(f"{what}: expected a list of JSON objects, got {type(obj).__name__}")
+    records = obj if isinstance(obj, list) else list(obj)
+    for i, rec in enumerate(records):
+        if type(rec) is not dict and not isinstance(rec, Mapping):
+            raise ValueError(f"{what}[{i}]: expected a JSON object, got {type(rec).__name__}")
+    return records
+
+
+def _is_null(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def to_utc(values: Sequence[Any], name: str = "timestamp") -> pd.DatetimeIndex:
+    """ISO 8601 strings (any offset, ``Z`` or none = UTC) as ``datetime64[us, UTC]``.
+
+    Examples
+    --------
+    >>> to_utc(["2024-03-01T10:00:00+01:00", None])[0].hour
+    9
+    """
+    try:
+        out = pd.to_datetime(pd.Index(values, dtype=object), utc=True, format="ISO8601")
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{name}: not an ISO 8601 timestamp ({exc})") from exc
+    return out.as_unit("us")
+
+
+def to_date(values: Sequence[Any], name: str = "date") -> np.ndarray:
+    """``YYYY-MM-DD`` strings as naive ``datetime64[us]`` (``None`` → NaT).
+
+    Examples
+    --------
+    >>> to_date(["2024-02-29", None]).dtype
+    dtype('<M8[us]')
+    """
+    try:
+        out = pd.to_datetime(pd.Index(values, dtype=object), format="%Y-%m-%d")
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{name}: not a YYYY-MM-DD date ({exc})") from exc
+    return out.to_numpy(dtype=DATE_DTYPE)
+
+
+def _strings(values: Sequence[Any]) -> Any:
+    """Python strings (or None) as a ``str`` array, via Arrow when possible."""
+    try:
+        arrow = pa.array(values, type=pa.large_string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return pd.array(values, dtype=STRING_DTYPE)  # non-string values: pandas casts them
+    return pd.array(arrow, dtype=STRING_DTYPE)
+
+
+def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
+    """Categorical over ``vocab`` plus any unknown values (sorted) as extra categories."""
+    try:
+        uniques = set(values)
+    except TypeError as exc:
+        raise ValueError(f"unhashable value ({exc})") from exc
+    known = set(vocab)
+    extra = sorted((v for v in uniques if not _is_null(v) and v not in known), key=str)
+    cats = [*vocab, *extra]
+    pos = {c: i for i, c in enumerate(cats)}
+    codes = np.fromiter(map(pos.get, values, repeat(-1, len(values))), dtype=np.int32,
+                        count=len(values))
+    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
+
+
+def _objects(values: Sequence[Any]) -> np.ndarray:
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+def cast(values: Sequence[Any], column: Column) -> Any:
+    """Raw JSON values of one column as a typed pandas/numpy array.
+
+    Raises
+    ------
+    ValueError
+        When a value cannot be read as the column's kind.
+
+    Examples
+    --------
+    >>> cast([1, None], Column("n", "int")).dtype
+    Int64Dtype()
+    """
+    kind, name = column.kind, column.name
+    try:
+        if kind == "float":
+            return np.array(values, dtype=np.float64) if len(values) else np.empty(0, np.float64)
+        if kind == "int":
+            return pd.array(values, dtype=pd.Int64Dtype())
+        if kind == "bool":
+            return pd.array(values, dtype=pd.BooleanDtype())
+        if kind == "str":
+            return _strings(values)
+        if kind == "date":
+            return to_date(values, name)
+        if kind == "timestamp":
+            return to_utc(values, name).array
+        if kind == "category":
+            return _categorical(values, column.categories or ())
+    except ValueError as exc:
+        raise ValueError(f"{name}: cannot read as {kind}: {exc}") from exc
+    except TypeError as exc:
+        raise ValueError(f"{name}: cannot read as {kind}: {exc}") from exc
+    return _objects(values)
+
+
+def infer_kind(name: str, values: Sequence[Any]) -> str:
+    """Kind of an extra (unknown) column from its values.
+
+    Numbers give ``float``, strings ``str`` (``category`` for a known vocabulary
+    name), booleans ``bool``, lists ``list``; anything else (dicts, mixtures,
+    all null) stays ``object``.
+
+    Examples
+    --------
+    >>> infer_kind("x", [1, None, 2.5]), infer_kind("x", ["a"]), infer_kind("x", [[1]])
+    ('float', 'str', 'list')
+    """
+    types = {type(v) for v in values if not _is_null(v)}
+    if not types:
+        return "object"
+    if types == {bool}:
+        return "bool"
+    if types <= {int, float}:
+        return "float"
+    if types == {str}:
+        return "category" if name in VOCABULARIES else "str"
+    if types == {list}:
+        return "list"
+    return "object"
+
+
+def _table(objs: Sequence[Mapping[str, Any]]) -> tuple[set[str], dict[str, list[Any]]]:
+    """All keys of ``objs`` and ``{key: [obj.get(key) for obj in objs]}``, at C speed.
+
+    Service items are homogeneous (same keys, same order), so one
+    ``itemgetter`` pass over the first object's keys, checked by the total key
+    count, reads every column at once; otherwise each key is read on its own.
+    """
+    n = len(objs)
+    if not n:
+        return set(), {}
+    keys0 = tuple(objs[0])
+    if keys0 and sum(map(len, objs)) == n * len(keys0):
+        try:
+            rows = list(map(itemgetter(*keys0), objs))
+        except KeyError:
+            pass
+        else:
+            if len(keys0) == 1:
+                return set(keys0), {keys0[0]: rows}
+            return set(keys0), dict(zip(keys0, map(list, zip(*rows))))
+    present = set().union(*objs)
+    columns: dict[str, list[Any]] = {}
+    for key in present:
+        try:
+            columns[key] = list(map(itemgetter(key), objs))
+        except KeyError:
+            columns[key] = [o.get(key) for o in objs]
+    return present, columns
+
+
+def _parents(values: list[Any], head: str) -> list[Mapping[str, Any]]:
+    """Nested objects of one key, ``None`` replaced by an empty mapping."""
+    types = set(map(type, values))
+    if types <= {dict}:
+        return values
+    out = list(values)
+    for i, o in enumerate(out):
+        if o is None:
+            out[i] = _EMPTY
+        elif not isinstance(o, Mapping):
+            raise ValueError(f"{head}: expected an object or null, got {type(o).__name__}")
+    return out
+
+
+def build_columns(
+    records: Sequence[Mapping[str, Any]],
+    schema: Schema,
+    nested: Mapping[str, str] | None = None,
+    extra_columns: Sequence[Column] = (),
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Typed schema columns and raw (object) extra columns of ``records``.
+
+    ``nested`` maps a nested-object key to the prefix its unknown keys get as
+    extra columns (``{"target": "target_"}``); other unknown top-level keys keep
+    their name. ``extra_columns`` are optional spec'd columns added only when
+    some record carries them (``role``).
+    """
+    nested = nested or {}
+    n = len(records)
+    top_keys, raw = _table(records)
+    optional = [c for c in extra_columns if c.path[0] in top_keys]
+    specs = [*schema, *optional]
+    known_top = {c.path[0] for c in (*schema, *extra_columns)} | set(nested)
+    extras: dict[str, np.ndarray] = {k: _objects(raw[k]) for k in sorted(top_keys - known_top)}
+    heads = dict.fromkeys([c.path[0] for c in specs if len(c.path) == 2] + list(nested))
+    nested_raw: dict[tuple[str, str], list[Any]] = {}
+    for head in heads:
+        objs = _parents(raw[head], head) if head in top_keys else []
+        present, got = _table(objs)
+        nested_raw.update(((head, k), v) for k, v in got.items())
+        if head not in nested:
+            continue
+        known = {c.path[1] for c in specs if len(c.path) == 2 and c.path[0] == head}
+        for key in sorted(present - known):
+            name = nested[head] + key
+            if name in extras or any(c.name == name for c in specs):
+                name = f"{head}_{key}"
+            extras[name] = _objects(got[key])
+    nulls = [None] * n
+    typed: dict[str, Any] = {}
+    for col in specs:
+        if len(col.path) == 1:
+            values = raw.get(col.path[0], nulls)
+        else:
+            values = nested_raw.get(col.path[:2], nulls)
+        typed[col.name] = cast(values, col)
+    return typed, extras
+
+
+def empty_frame(schema: Schema, index: str | None = None) -> pd.DataFrame:
+    """A zero-row frame with every column of ``schema`` at its dtype.
+
+    Examples
+    --------
+    >>> from dealframe.frames.schemas import AGGREGATE
+    >>> empty_frame(AGGREGATE)["n"].dtype
+    Int64Dtype()
+    """
+    frame = pd.DataFrame({c.name: pd.Series([], dtype=dtype_of(c)) for c in schema})
+    return frame.set_index(index) if index else frame
+
+
+def _concat_typed(parts: list[Any], col: Column | None) -> Any:
+    if len(parts) == 1:
+        return parts[0]
+    if col is not None and col.kind == "category":
+        cats: list[Any] = list(col.categories or ())
+        seen = set(cats)
+        extra = {c for p in parts for c in p.categories if c not in seen}
+        cats += sorted(extra, key=str)
+        parts = [p.set_categories(cats) if list(p.categories) != cats else p for p in parts]
+    return pd.concat([pd.Series(p, copy=False) for p in parts], ignore_index=True).array
+
+
+def assemble(
+    parts: Sequence[tuple[dict[str, Any], dict[str, np.ndarray]]],
+    schema: Schema,
+    extra_columns: Sequence[Column] = (),
+    *,
+    always: Sequence[str] = (),
+) -> pd.DataFrame:
+    """One frame from the ``build_columns`` output of one or more pages.
+
+    Schema columns come first in schema order, then the ``extra_columns`` some
+    page carried (or named in ``always``), then unknown extras sorted by name.
+    Extras are typed once, on the concatenated values, so the result does not
+    depend on how the rows were split into pages.
+    """
+    if not parts:
+        return empty_frame(schema)
+    lengths = [len(next(iter(t.values()))) if t else 0 for t, _ in parts]
+    specs = {c.name: c for c in (*schema, *extra_columns)}
+    order = [c.name for c in schema]
+    for col in extra_columns:
+        if col.name in always or any(col.name in t for t, _ in parts):
+            order.append(col.name)
+    columns: dict[str, Any] = {}
+    for name in order:
+        col = specs[name]
+        chunks = [t[name] if name in t else cast([None] * n, col)
+                  for (t, _), n in zip(parts, lengths)]
+        columns[name] = _concat_typed(chunks, col)
+    extra_names = sorted({k for _, e in parts for k in e} - set(columns))
+    for name in extra_names:
+        chunks = [e.get(name) if name in e else np.full(n, None, dtype=object)
+                  for (_, e), n in zip(parts, lengths)]
+        raw = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+        kind = infer_kind(name, raw)
+        if kind == "category":
+            columns[name] = cast(raw, Column(name, kind))
+        else:
+            columns[name] = cast(raw, Column(name, kind, categories=()))
+    return pd.DataFrame(columns, copy=False)
+
+
+def build_frame(
+    records: Sequence[Mapping[str, Any]],
+    schema: Schema,
+    nested: Mapping[str, str] | None = None,
+    extra_columns: Sequence[Column] = (),
+    *,
+    always: Sequence[str] = (),
+) -> pd.DataFrame:
+    """Typed frame of ``records``: schema columns, then extras (see :func:`assemble`).
+
+    Examples
+    --------
+    >>> from dealframe.frames.schemas import INVESTOR_LIST
+    >>> list(build_frame([{"id": "a", "aum": 5}], INVESTOR_LIST).columns)[-1]
+    'aum'
+    """
+    return assemble([build_columns(records, schema, nested, extra_columns)], schema,
+                    extra_columns, always=always)

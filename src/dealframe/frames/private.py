@@ -1,0 +1,420 @@
+"""Family B (private: companies, investors, deals) responses as typed frames.
+
+Column names are the service's snake_case names; nested objects are flattened
+into prefixed columns (``valuation_market_cap``, ``target_id``,
+``stats_total_deals``); ``deal_multiples`` gives ``ev_revenue``/``ev_ebitda``.
+Rows keep a default ``RangeIndex`` and an ``id`` column.
+
+Examples
+--------
+>>> df = deals_frame([{"id": "d1", "deal_date": "2024-05-02", "deal_type": "M&A",
+...                    "target": {"id": "t1", "name": "Acme"},
+...                    "buyers": [{"id": "b1", "name": "Buyer"}]}])
+>>> df.loc[0, "target_name"], df["deal_type"].dtype.name
+('Acme', 'category')
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import orjson
+import pandas as pd
+
+from dealframe.frames.normalize import (
+    as_records,
+    assemble,
+    build_columns,
+    build_frame,
+    empty_frame,
+    to_date,
+)
+from dealframe.frames.schemas import (
+    AGGREGATE,
+    CO_INVESTORS,
+    COMPANY_INVESTORS,
+    COMPANY_LIST,
+    COMPANY_PROFILE,
+    DEAL,
+    DEAL_NESTED,
+    DEAL_ROLE,
+    INVESTOR_LIST,
+    INVESTOR_PROFILE,
+    LOOKUP_FILTERS,
+    PORTFOLIO,
+    PROFILE_NESTED,
+    RESOLVE_CANDIDATES,
+    RESOLVE_RESULTS,
+    TOP_COUNTRIES,
+    TOP_VERTICALS,
+    Schema,
+)
+
+__all__ = [
+    "aggregate_frame",
+    "co_investors_frame",
+    "companies_frame",
+    "company_investors_frame",
+    "company_profiles_frame",
+    "deals_frame",
+    "deals_frame_from_pages",
+    "investor_profiles_frame",
+    "investors_frame",
+    "lookup_frame",
+    "portfolio_frame",
+    "resolve_frames",
+    "top_countries_frame",
+    "top_verticals_frame",
+]
+
+Items = Iterable[Mapping[str, Any]] | Mapping[str, Any] | None
+
+#: Rows parsed before a typed build in the page path: large enough to amortise
+#: pandas' per-call overhead, small enough that parsed dicts never pile up.
+_BATCH_ROWS = 16_384
+
+_PROFILE_PREFIXES = {key: f"{key}_" for key in PROFILE_NESTED}
+
+
+def companies_frame(items: Items) -> pd.DataFrame:
+    """Company list items (``POST /companies``) as a typed frame.
+
+    Examples
+    --------
+    >>> df = companies_frame([{"id": "c1", "founded": 2012, "region": "Oceania"}])
+    >>> df["founded"].dtype, df.loc[0, "region"]
+    (Int64Dtype(), 'Oceania')
+    """
+    return build_frame(as_records(items, "companies"), COMPANY_LIST)
+
+
+def investors_frame(items: Items) -> pd.DataFrame:
+    """Investor list items (``POST /investors``) as a typed frame.
+
+    Examples
+    --------
+    >>> investors_frame([]).columns.tolist()
+    ['id', 'name', 'short_name', 'website', 'country', 'updated_at', 'deleted']
+    """
+    return build_frame(as_records(items, "investors"), INVESTOR_LIST)
+
+
+def company_profiles_frame(items: Items) -> pd.DataFrame:
+    """Company profiles (``GET /companies/{id}``), one row each, nested objects flattened.
+
+    ``stock_listing``, ``valuation``, ``fundamentals`` and ``deal_activity``
+    become prefixed columns (``stock_listing_ticker``, ``valuation_updated_at``,
+    ``fundamentals_ev_revenue_ntm``, ``deal_activity_last_deal_date``); a null
+    object gives nulls. Profiles fetched with a ``fields`` allowlist still give
+    every column. A single profile (or its ``{data}`` envelope) gives one row.
+
+    Examples
+    --------
+    >>> df = company_profiles_frame({"id": "c1", "stock_listing": None,
+    ...                              "valuation": {"market_cap": 5.0}})
+    >>> df.loc[0, "valuation_market_cap"], pd.isna(df.loc[0, "stock_listing_ticker"])
+    (np.float64(5.0), True)
+    """
+    return build_frame(as_records(items, "company_profiles"), COMPANY_PROFILE, _PROFILE_PREFIXES)
+
+
+def investor_profiles_frame(items: Items) -> pd.DataFrame:
+    """Investor profiles (``GET /investors/{id}``), ``stats`` flattened to ``stats_*``.
+
+    ``stats_top_countries``/``stats_top_verticals`` stay list columns; see
+    :func:`top_countries_frame` and :func:`top_verticals_frame` for tidy forms.
+
+    Examples
+    --------
+    >>> df = investor_profiles_frame([{"id": "i1", "stats": {"total_deals": 12}}])
+    >>> int(df.loc[0, "stats_total_deals"])
+    12
+    """
+    return build_frame(as_records(items, "investor_profiles"), INVESTOR_PROFILE,
+                       _PROFILE_PREFIXES)
+
+
+def _top_frame(profiles: Any, key: str, label: str, schema: Schema) -> pd.DataFrame:
+    if isinstance(profiles, pd.DataFrame):
+        pairs = zip(profiles["id"].tolist(), profiles[f"stats_{key}"].tolist())
+    else:
+        pairs = ((p.get("id"), (p.get("stats") or {}).get(key))
+                 for p in as_records(profiles, "investor_profiles"))
+    rows: list[dict[str, Any]] = []
+    for investor_id, entries in pairs:
+        if not isinstance(entries, list):
+            continue
+        for rank, entry in enumerate(entries, start=1):
+            if not isinstance(entry, Mapping):
+                raise ValueError(f"stats.{key}: expected objects, got {type(entry).__name__}")
+            rows.append({**entry, "investor_id": investor_id, "rank": rank})
+    frame = build_frame(rows, schema)
+    return frame if label in frame else empty_frame(schema)
+
+
+def top_countries_frame(profile_items: Any) -> pd.DataFrame:
+    """``stats.top_countries`` of investor profiles, tidy.
+
+    Columns ``investor_id``, ``country``, ``count`` and ``rank`` (1 = first
+    listed). Takes profile items or an :func:`investor_profiles_frame`.
+
+    Examples
+    --------
+    >>> p = {"id": "i1", "stats": {"top_countries": [{"country": "USA", "count": 9},
+    ...                                               {"country": "GBR", "count": 4}]}}
+    >>> top_countries_frame([p])["rank"].tolist()
+    [1, 2]
+    """
+    return _top_frame(profile_items, "top_countries", "country", TOP_COUNTRIES)
+
+
+def top_verticals_frame(profile_items: Any) -> pd.DataFrame:
+    """``stats.top_verticals`` of investor profiles, tidy (``investor_id, vertical, count, rank``).
+
+    Examples
+    --------
+    >>> p = {"id": "i1", "stats": {"top_verticals": [{"vertical": "AI", "count": 3}]}}
+    >>> top_verticals_frame(p).loc[0, "vertical"]
+    'AI'
+    """
+    return _top_frame(profile_items, "top_verticals", "vertical", TOP_VERTICALS)
+
+
+def _role_always(with_role: bool | None) -> tuple[str, ...]:
+    if with_role is None or with_role is False:
+        return ()
+    return (DEAL_ROLE.name,)
+
+
+def deals_frame(items: Items, *, with_role: bool | None = None) -> pd.DataFrame:
+    """Deals (list rows, sub-collection rows or single profiles), one row per deal.
+
+    Parameters
+    ----------
+    items : list of dict
+        Deal objects, a ``{data, meta}`` page or a single ``{data}`` deal.
+    with_role : bool, optional
+        ``role`` (Categorical ``lead_investor``/``buyer``) is a column when the
+        rows carry it; ``True`` adds it even to an empty result (sub-collection
+        callers), ``False`` drops it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``deal_date`` a date, ``created_at``/``updated_at`` UTC, ``deal_type``/
+        ``deal_subtype``/``target_region`` Categoricals, ``ev_revenue``/
+        ``ev_ebitda`` from ``deal_multiples``, ``target_*`` from ``target``,
+        ``buyers``/``lead_investors``/``investors`` object columns of lists of
+        dicts (``investors`` null on list rows), unknown fields kept at the end.
+
+    Examples
+    --------
+    >>> df = deals_frame([{"id": "d", "created_at": "2024-01-01T00:30:00+01:00"}])
+    >>> str(df.loc[0, "created_at"]), "role" in df
+    ('2023-12-31 23:30:00+00:00', False)
+    """
+    records = as_records(items, "deals")
+    frame = assemble([build_columns(records, DEAL, DEAL_NESTED, (DEAL_ROLE,))], DEAL,
+                     (DEAL_ROLE,), always=_role_always(with_role))
+    return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
+
+
+def _page_records(page: Any, i: int) -> list[Mapping[str, Any]]:
+    if not isinstance(page, (bytes, bytearray, memoryview, str)):
+        raise ValueError(f"pages[{i}]: expected the raw bytes of a page, got {type(page).__name__}")
+    try:
+        doc = orjson.loads(page)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"pages[{i}]: not valid JSON ({exc})") from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
+        raise ValueError(f"pages[{i}]: expected a {{data: [...], meta}} list response")
+    return as_records(doc["data"], f"pages[{i}].data")
+
+
+def deals_frame_from_pages(
+    pages: Iterable[bytes | bytearray | memoryview | str], *, with_role: bool | None = None
+) -> pd.DataFrame:
+    """The fast path for big pulls: raw ``{data, meta}`` page bytes → deals frame.
+
+    Each page is parsed with orjson and built into typed columns at once (the
+    parsed dicts are released page by page), with the garbage collector off
+    around parse-and-build; pages are concatenated at the end. The result equals
+    ``deals_frame`` of all the pages' items.
+
+    Examples
+    --------
+    >>> page = b'{"data": [{"id": "d1", "deal_date": "2024-02-01"}], "meta": {"page": 1}}'
+    >>> deals_frame_from_pages([page, page]).shape[0]
+    2
+    """
+    parts = []
+    batch: list[Mapping[str, Any]] = []
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for i, page in enumerate(pages):
+            batch.extend(_page_records(page, i))
+            if len(batch) >= _BATCH_ROWS:
+                parts.append(build_columns(batch, DEAL, DEAL_NESTED, (DEAL_ROLE,)))
+                batch = []
+        if batch or not parts:
+            parts.append(build_columns(batch, DEAL, DEAL_NESTED, (DEAL_ROLE,)))
+        del batch
+    finally:
+        if was_enabled:
+            gc.enable()
+    frame = assemble(parts, DEAL, (DEAL_ROLE,), always=_role_always(with_role))
+    return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
+
+
+def company_investors_frame(items: Items) -> pd.DataFrame:
+    """``/companies/{id}/investors`` items.
+
+    Examples
+    --------
+    >>> company_investors_frame([{"id": "i", "rounds_participated": 2}])["rounds_participated"].dtype
+    Int64Dtype()
+    """
+    return build_frame(as_records(items, "company_investors"), COMPANY_INVESTORS)
+
+
+def portfolio_frame(items: Items) -> pd.DataFrame:
+    """``/investors/{id}/portfolio`` items.
+
+    Examples
+    --------
+    >>> portfolio_frame([{"id": "c", "first_invested": "2021-03-04"}])["first_invested"].dtype
+    dtype('<M8[us]')
+    """
+    return build_frame(as_records(items, "portfolio"), PORTFOLIO)
+
+
+def co_investors_frame(items: Items) -> pd.DataFrame:
+    """``/investors/{id}/co_investors`` items.
+
+    Examples
+    --------
+    >>> co_investors_frame([])["shared_deals"].dtype
+    Int64Dtype()
+    """
+    return build_frame(as_records(items, "co_investors"), CO_INVESTORS)
+
+
+def resolve_frames(items: Items) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Resolve results as ``(results, candidates)``.
+
+    ``results``: one row per query in input order (``query``, ``id``,
+    ``match_type`` Categorical exact/ambiguous/no_match). ``candidates``: one
+    row per candidate (``query``, ``id``, ``name``, ``country``, ``score``,
+    ``rank`` from 1 in the service's order).
+
+    Examples
+    --------
+    >>> res, cand = resolve_frames([{"query": "acme", "id": None, "match_type": "ambiguous",
+    ...     "candidates": [{"id": "a", "name": "Acme", "country": "USA", "score": 0.9}]}])
+    >>> res.loc[0, "match_type"], cand.loc[0, "rank"]
+    ('ambiguous', np.int64(1))
+    """
+    records = as_records(items, "resolve")
+    results = build_frame(
+        [{k: v for k, v in r.items() if k != "candidates"} for r in records], RESOLVE_RESULTS)
+    rows: list[dict[str, Any]] = []
+    for i, rec in enumerate(records):
+        cands = rec.get("candidates") or []
+        if not isinstance(cands, list):
+            raise ValueError(f"resolve[{i}].candidates: expected an array")
+        for rank, cand in enumerate(cands, start=1):
+            if not isinstance(cand, Mapping):
+                raise ValueError(f"resolve[{i}].candidates[{rank - 1}]: expected an object")
+            rows.append({**cand, "query": rec.get("query"), "rank": rank})
+    return results, build_frame(rows, RESOLVE_CANDIDATES)
+
+
+_QUARTER = re.compile(r"^(\d{4})-?Q([1-4])$")
+_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+_YEAR = re.compile(r"^(\d{4})$")
+
+
+def _bucket_bounds(label: Any, date_range: Mapping[str, Any]) -> tuple[Any, Any]:
+    if not isinstance(label, str):
+        return None, None
+    if label == "all":
+        return date_range.get("from"), date_range.get("to")
+    for pattern, freq in ((_MONTH, "M"), (_QUARTER, "Q"), (_YEAR, "Y")):
+        m = pattern.match(label)
+        if m:
+            text = label if freq != "Q" else f"{m.group(1)}Q{m.group(2)}"
+            try:
+                period = pd.Period(text, freq=freq)
+            except ValueError:
+                return None, None
+            return (period.start_time.strftime("%Y-%m-%d"),
+                    period.end_time.strftime("%Y-%m-%d"))
+    return None, None
+
+
+def aggregate_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """Aggregate buckets, one row each, with each bucket's calendar bounds.
+
+    ``period_start``/``period_end`` (dates, inclusive) come from the label:
+    ``YYYY-MM``, ``YYYY-Qn``, ``YYYY``; ``all`` takes the methodology's
+    ``date_range``. ``meta`` keys (metric, time_bucket, total_deals,
+    outliers_trimmed, methodology) are copied into ``attrs``, plus
+    ``date_range`` lifted out of the methodology.
+
+    Examples
+    --------
+    >>> df = aggregate_frame([{"bucket": "2024-Q3", "n": 7, "median": 4.1, "q1": 3.0,
+    ...                        "q3": 6.0, "warning": None}], {"metric": "ev_revenue"})
+    >>> str(df.loc[0, "period_end"].date()), df.attrs["metric"]
+    ('2024-09-30', 'ev_revenue')
+    """
+    if isinstance(data, Mapping) and "data" in data and meta is None:
+        meta = data.get("meta")
+    records = as_records(data, "aggregate")
+    meta = dict(meta or {})
+    if not isinstance(meta, Mapping):
+        raise ValueError("aggregate meta: expected an object")
+    methodology = meta.get("methodology") or {}
+    date_range = meta.get("date_range") or methodology.get("date_range") or {}
+    frame = build_frame(records, AGGREGATE)
+    bounds = [_bucket_bounds(r.get("bucket"), date_range) for r in records]
+    for j, col in enumerate(("period_start", "period_end")):
+        parsed = to_date([b[j] for b in bounds], col)
+        frame[col] = frame[col].where(frame[col].notna(), parsed)
+    frame.attrs.update(copy.deepcopy(meta))
+    frame.attrs["date_range"] = copy.deepcopy(dict(date_range))
+    return frame
+
+
+def lookup_frame(doc: Mapping[str, Any]) -> pd.DataFrame:
+    """A discovery document as one row per filter.
+
+    Columns ``field``, ``type``, ``operators`` (list), ``values`` (list, or
+    None when not enum-backed), ``description``; ``sort_fields``,
+    ``sub_resources`` and (transactions) ``aggregate`` go into ``attrs``.
+
+    Examples
+    --------
+    >>> df = lookup_frame({"data": {"filters": [{"field": "name", "type": "string",
+    ...     "operators": ["ilike", "eq"]}], "sort_fields": ["name"], "sub_resources": []}})
+    >>> df.loc[0, "operators"], df.attrs["sort_fields"]
+    (['ilike', 'eq'], ['name'])
+    """
+    if not isinstance(doc, Mapping):
+        raise ValueError(f"lookup: expected a discovery document, got {type(doc).__name__}")
+    body = doc.get("data", doc) if "filters" not in doc else doc
+    if not isinstance(body, Mapping):
+        raise ValueError("lookup: data must be an object")
+    frame = build_frame(as_records(body.get("filters") or [], "lookup.filters"), LOOKUP_FILTERS)
+    for key, value in body.items():
+        if key != "filters":
+            frame.attrs[key] = copy.deepcopy(value)
+    frame.attrs.setdefault("sort_fields", [])
+    frame.attrs.setdefault("sub_resources", [])
+    return frame

@@ -1,0 +1,345 @@
+"""Family A (public company metrics) responses as typed frames.
+
+Column names are the service's camelCase names. Companies are indexed by
+``sku``; time series are indexed by a monthly :class:`pandas.PeriodIndex`
+named ``month``.
+
+Examples
+--------
+>>> items = [{"sku": "ACME-USA", "ticker": "ACME", "exchange": "NASDAQ",
+...           "data": {"evRevenueLtm": {"2024-01": 5.0, "2024-03": 6.0}}}]
+>>> ts = time_series_wide(items)
+>>> ts["evRevenueLtm"]["ACME-USA"].tolist()
+[5.0, nan, 6.0]
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dealframe.frames.normalize import as_records, build_frame, empty_frame
+from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
+
+__all__ = [
+    "current_frame",
+    "group_current_frame",
+    "group_time_series_frame",
+    "search_frame",
+    "time_series_long",
+    "time_series_wide",
+]
+
+_MONTH = re.compile(r"^(\d{4})-(\d{2})(?:-\d{2})?$")
+_STATS = ("sum", "median")
+
+MonthLike = str | pd.Period | pd.Timestamp | None
+
+
+def search_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:
+    """Search results (CompanyIdentifier items) indexed by ``sku``.
+
+    Parameters
+    ----------
+    items : list of dict
+        The ``data`` array of a companies search response (or the envelope).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``sku``; ``verticals``/``themes`` are object columns of lists,
+        ``region`` a Categorical over the region vocabulary; unknown fields kept.
+
+    Examples
+    --------
+    >>> df = search_frame([{"sku": "ACME-USA", "enterpriseValue": 12, "verticals": ["AI"]}])
+    >>> df.loc["ACME-USA", "enterpriseValue"], df.index.name
+    (np.float64(12.0), 'sku')
+    """
+    return build_frame(as_records(items, "search"), COMPANY_IDENTIFIER).set_index("sku")
+
+
+def current_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:
+    """Current-data items indexed by ``sku``, every field kept.
+
+    Documented fields come first in document order (the six ``*Lcu`` variants
+    after ``rateToUsd``), then undocumented extras sorted by name. Numbers are
+    float64, text ``str``, ``tags``/``themes`` lists.
+
+    Examples
+    --------
+    >>> df = current_frame([{"sku": "A-USA", "marketCap": 10, "marketCapLcu": 9.1,
+    ...                      "rateToUsd": 1.1, "employeeCount": 120}])
+    >>> df.columns[-1], df["employeeCount"].dtype
+    ('employeeCount', dtype('float64'))
+    """
+    return build_frame(as_records(items, "current"), CURRENT_DATA).set_index("sku")
+
+
+def _month_ordinal(value: MonthLike, name: str) -> int:
+    if isinstance(value, pd.Period):
+        return int(value.asfreq("M").ordinal)
+    if isinstance(value, pd.Timestamp):
+        return (value.year - 1970) * 12 + value.month - 1
+    match = _MONTH.match(str(value)) if isinstance(value, str) else None
+    if match is None:
+        raise ValueError(f"{name}: expected a month 'YYYY-MM', got {value!r}")
+    year, month = int(match.group(1)), int(match.group(2))
+    if not 1 <= month <= 12:
+        raise ValueError(f"{name}: month out of range in {value!r}")
+    return (year - 1970) * 12 + month - 1
+
+
+def _month_index(lo: int, hi: int) -> pd.PeriodIndex:
+    ordinals = np.arange(lo, hi + 1, dtype=np.int64)
+    return pd.PeriodIndex.from_ordinals(ordinals, freq="M").rename("month")
+
+
+def _collect(records: Sequence[Mapping[str, Any]], fields: Sequence[str] | None):
+    """Flatten time-series items into parallel arrays (one entry per value)."""
+    sku_pos: dict[str, int] = {}
+    field_pos: dict[str, int] = {f: i for i, f in enumerate(fields or ())}
+    fixed = fields is not None
+    keys: list[str] = []
+    values: list[Any] = []
+    chunk_f: list[int] = []
+    chunk_s: list[int] = []
+    chunk_n: list[int] = []
+    for i, rec in enumerate(records):
+        sku = rec.get("sku")
+        if not isinstance(sku, str):
+            raise ValueError(f"time_series[{i}].sku: expected a string, got {sku!r}")
+        si = sku_pos.setdefault(sku, len(sku_pos))
+        data = rec.get("data") or {}
+        if not isinstance(data, Mapping):
+            raise ValueError(f"time_series[{i}].data: expected an object")
+        for field, series in data.items():
+            if fixed and field not in field_pos:
+                continue
+            fi = field_pos.setdefault(field, len(field_pos))
+            if not series:
+                continue
+            if not isinstance(series, Mapping):
+                raise ValueError(f"time_series[{i}].data.{field}: expected an object of months")
+            keys.extend(series)
+            values.extend(series.values())
+            chunk_f.append(fi)
+            chunk_s.append(si)
+            chunk_n.append(len(series))
+    counts = np.asarray(chunk_n, dtype=np.int64)
+    f_idx = np.repeat(np.asarray(chunk_f, dtype=np.int64), counts)
+    s_idx = np.repeat(np.asarray(chunk_s, dtype=np.int64), counts)
+    if keys:
+        codes, uniques = pd.factorize(np.asarray(keys, dtype=object))
+        ords = np.array([_month_ordinal(u, "month") for u in uniques], dtype=np.int64)
+        months = ords[codes]
+    else:
+        months = np.empty(0, dtype=np.int64)
+    try:
+        vals = np.asarray(values, dtype=np.float64) if values else np.empty(0)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"time_series: non-numeric value ({exc})") from exc
+    return list(sku_pos), list(field_pos), f_idx, s_idx, months, vals
+
+
+def time_series_wide(
+    items: Iterable[Mapping[str, Any]] | None,
+    fields: Sequence[str] | None = None,
+    date_from: MonthLike = None,
+    date_to: MonthLike = None,
+) -> pd.DataFrame:
+    """Time-series items as a months × (field, sku) frame.
+
+    Parameters
+    ----------
+    items : list of dict
+        CompanyTimeSeriesData items.
+    fields : sequence of str, optional
+        Keep these fields, in this order (absent ones give all-NaN columns).
+        Default: every field, in order of first appearance.
+    date_from, date_to : str ``YYYY-MM`` or Period, optional
+        Index range (inclusive); values outside are dropped. Default: the first
+        to the last month present.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: every month of the range (``PeriodIndex`` named ``month``);
+        columns: ``MultiIndex`` (``field``, ``sku``). Missing months are NaN.
+
+    Examples
+    --------
+    >>> items = [{"sku": "A-USA", "data": {"marketCap": {"2024-01": 1.0}}},
+    ...          {"sku": "B-GBR", "data": {"marketCap": {"2024-02": 2.0}}}]
+    >>> time_series_wide(items)["marketCap"].shape
+    (2, 2)
+    """
+    records = as_records(items, "time_series")
+    skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields)
+    lo = _month_ordinal(date_from, "date_from") if date_from is not None else None
+    hi = _month_ordinal(date_to, "date_to") if date_to is not None else None
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError(f"date_from {date_from!r} is after date_to {date_to!r}")
+    if lo is not None or hi is not None:
+        keep = np.ones(len(months), dtype=bool)
+        if lo is not None:
+            keep &= months >= lo
+        if hi is not None:
+            keep &= months <= hi
+        f_idx, s_idx, months, vals = f_idx[keep], s_idx[keep], months[keep], vals[keep]
+    if lo is None:
+        lo = int(months.min()) if len(months) else (hi if hi is not None else 0)
+    if hi is None:
+        hi = int(months.max()) if len(months) else lo - 1
+    n_sku = len(skus)
+    out = np.full((max(hi - lo + 1, 0), len(field_list) * n_sku), np.nan)
+    if len(months):
+        out[months - lo, f_idx * n_sku + s_idx] = vals
+    columns = pd.MultiIndex.from_product(
+        [pd.Index(field_list, dtype="str"), pd.Index(skus, dtype="str")], names=["field", "sku"]
+    )
+    return pd.DataFrame(out, index=_month_index(lo, hi), columns=columns, copy=False)
+
+
+def time_series_long(items: Iterable[Mapping[str, Any]] | None,
+                     fields: Sequence[str] | None = None) -> pd.DataFrame:
+    """Time-series items as a tidy frame ``(sku, field, month, value)``.
+
+    ``month`` is a ``period[M]`` column (not a Timestamp). Only values the
+    service sent appear (a missing month has no row); rows follow input order.
+
+    Examples
+    --------
+    >>> df = time_series_long([{"sku": "A-USA", "data": {"marketCap": {"2024-01": 1.5}}}])
+    >>> df.loc[0, "month"], df["month"].dtype
+    (Period('2024-01', 'M'), period[M])
+    """
+    records = as_records(items, "time_series")
+    skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields)
+    if not len(months):
+        return empty_frame(TIME_SERIES_LONG)
+    return pd.DataFrame({
+        "sku": pd.array(np.asarray(skus, dtype=object)[s_idx], dtype="str"),
+        "field": pd.array(np.asarray(field_list, dtype=object)[f_idx], dtype="str"),
+        "month": pd.PeriodIndex.from_ordinals(months, freq="M").array,
+        "value": vals,
+    })
+
+
+def _with_meta(frame: pd.DataFrame, meta: Mapping[str, Any] | None) -> pd.DataFrame:
+    if meta is not None:
+        if not isinstance(meta, Mapping):
+            raise ValueError(f"meta: expected an object, got {type(meta).__name__}")
+        frame.attrs.update(copy.deepcopy(dict(meta)))
+    return frame
+
+
+def _unwrap(data: Any, meta: Mapping[str, Any] | None) -> tuple[Any, Mapping[str, Any] | None]:
+    if isinstance(data, Mapping) and "data" in data and ("meta" in data or len(data) == 1):
+        return data["data"], meta if meta is not None else data.get("meta")
+    return data, meta
+
+
+def _group_cells(data: Any) -> dict[str, dict[str, Any]]:
+    """``{stat: {field: value}}`` from any of the accepted layouts."""
+    cells: dict[str, dict[str, Any]] = {}
+    if isinstance(data, list):  # [{"field": f, "sum": x, "median": y}, ...]
+        for i, row in enumerate(data):
+            if not isinstance(row, Mapping) or "field" not in row:
+                raise ValueError(f"group current data[{i}]: expected {{'field': ..., ...}}")
+            for stat, value in row.items():
+                if stat != "field":
+                    cells.setdefault(stat, {})[row["field"]] = value
+        return cells
+    if not isinstance(data, Mapping):
+        raise ValueError(f"group current data: expected an object, got {type(data).__name__}")
+    stat_major = any(k in _STATS for k in data) and all(
+        isinstance(v, Mapping) or v is None for v in data.values())
+    for key, inner in data.items():
+        if inner is None:
+            continue
+        if not isinstance(inner, Mapping):
+            if stat_major:
+                raise ValueError(f"group current data.{key}: expected an object")
+            cells.setdefault("median", {})[key] = inner  # {field: value}: medians only
+            continue
+        for k2, value in inner.items():
+            stat, field = (key, k2) if stat_major else (k2, key)
+            cells.setdefault(stat, {})[field] = value
+    return cells
+
+
+def group_current_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """Group current data as one row per field with ``sum`` and ``median``.
+
+    Accepts the sandbox layout ``{"sum": {field: x}, "median": {field: y}}``,
+    the field-major variant ``{field: {"sum": x, "median": y}}``, a list of
+    ``{"field", "sum", "median"}`` rows, or the whole ``{data, meta}`` envelope.
+    Cells a field's class does not have are NaN; other statistics the service
+    sends become extra columns. ``meta`` keys are copied into ``attrs``.
+
+    Examples
+    --------
+    >>> df = group_current_frame({"sum": {"marketCap": 10.0},
+    ...                           "median": {"evRevenueLtm": 4.2}}, {"count": 3})
+    >>> df.loc["marketCap", "median"], df.attrs["count"]
+    (np.float64(nan), 3)
+    """
+    data, meta = _unwrap(data, meta)
+    cells = _group_cells(data)
+    fields: dict[str, None] = {}
+    for stat in (*_STATS, *sorted(set(cells) - set(_STATS))):
+        fields.update(dict.fromkeys(cells.get(stat, {})))
+    index = pd.Index(list(fields), dtype="str", name="field")
+    columns: dict[str, np.ndarray] = {}
+    for stat in (*_STATS, *sorted(set(cells) - set(_STATS))):
+        values = [cells.get(stat, {}).get(f) for f in fields]
+        try:
+            columns[stat] = np.array(values, dtype=np.float64) if values else np.empty(0)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"group current {stat}: non-numeric value ({exc})") from exc
+    return _with_meta(pd.DataFrame(columns, index=index), meta)
+
+
+def group_time_series_frame(items: Any, meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """Group time-series items (``{period, median}``) as months × fields.
+
+    One row per month from the first to the last period (months the service
+    skipped are NaN rows), one float64 column per field; ``meta`` (``count``,
+    ``companies``) is copied into ``attrs``.
+
+    Examples
+    --------
+    >>> df = group_time_series_frame([{"period": "2024-01", "median": {"marketCap": 3.0}},
+    ...                               {"period": "2024-03", "median": {"marketCap": 4.0}}],
+    ...                              {"count": 2, "companies": 9})
+    >>> len(df), df.attrs["companies"]
+    (3, 9)
+    """
+    items, meta = _unwrap(items, meta)
+    records = as_records(items, "group_time_series")
+    fields: dict[str, None] = {}
+    ords: list[int] = []
+    for i, rec in enumerate(records):
+        ords.append(_month_ordinal(rec.get("period"), f"group_time_series[{i}].period"))
+        median = rec.get("median") or {}
+        if not isinstance(median, Mapping):
+            raise ValueError(f"group_time_series[{i}].median: expected an object")
+        fields.update(dict.fromkeys(median))
+    if ords:
+        lo, hi = min(ords), max(ords)
+    else:
+        lo, hi = 0, -1
+    out = np.full((hi - lo + 1, len(fields)), np.nan)
+    pos = {f: j for j, f in enumerate(fields)}
+    for o, rec in zip(ords, records):
+        for field, value in (rec.get("median") or {}).items():
+            out[o - lo, pos[field]] = np.nan if value is None else float(value)
+    frame = pd.DataFrame(out, index=_month_index(lo, hi),
+                         columns=pd.Index(list(fields), dtype="str", name="field"))
+    return _with_meta(frame, meta)

@@ -1,0 +1,358 @@
+"""Column specifications and dtypes of every frame, in one place.
+
+Each resource has a :class:`Schema`: an ordered tuple of :class:`Column` specs
+(name in the frame, source key in the JSON item, kind). The kind decides the
+dtype, and only this module maps kinds to dtypes:
+
+============  =====================================  ==============================
+kind          dtype                                  used for
+============  =====================================  ==============================
+``float``     ``float64``                            money, multiples, margins
+``int``       ``Int64`` (nullable)                   counts, years
+``bool``      ``boolean`` (nullable)                 flags
+``str``       pandas ``str`` (``StringDtype``)       text, ids, ISO codes
+``date``      ``datetime64[us]`` naive               ``YYYY-MM-DD`` fields
+``timestamp`` ``datetime64[us, UTC]``                ISO 8601 with offset
+``category``  ``Categorical`` (vocabulary + extras)  enum-backed vocabularies
+``month``     ``period[M]``                          ``YYYY-MM`` months
+``list``      ``object`` of Python lists             array fields
+``object``    ``object`` (dicts, anything)           nested objects kept whole
+============  =====================================  ==============================
+
+Dates are **microsecond** resolution everywhere (``datetime64[us]``), the
+resolution :func:`pandas.to_datetime` gives in pandas 3; timestamps are
+``datetime64[us, UTC]``.
+
+Unknown fields the service sends are kept as extra columns whose dtype is
+inferred (see :func:`dealframe.frames.normalize.infer_kind`).
+
+Examples
+--------
+>>> [c.name for c in INVESTOR_LIST][:3]
+['id', 'name', 'short_name']
+>>> dtype_of(Column("n", "int"))
+Int64Dtype()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from dealframe._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
+
+__all__ = [
+    "AGGREGATE",
+    "CO_INVESTORS",
+    "COMPANY_IDENTIFIER",
+    "COMPANY_INVESTORS",
+    "COMPANY_LIST",
+    "COMPANY_PROFILE",
+    "CURRENT_DATA",
+    "CURRENT_MONETARY",
+    "Column",
+    "DATE_DTYPE",
+    "DEAL",
+    "DEAL_NESTED",
+    "DEAL_ROLE",
+    "EDGES",
+    "INVESTOR_LIST",
+    "INVESTOR_PROFILE",
+    "KINDS",
+    "LOOKUP_FILTERS",
+    "MATCH_TYPES",
+    "MONTH_DTYPE",
+    "PARTICIPANT_FIELDS",
+    "PARTICIPANTS",
+    "PARTICIPANT_ROLES",
+    "PORTFOLIO",
+    "PROFILE_NESTED",
+    "RESOLVE_CANDIDATES",
+    "RESOLVE_RESULTS",
+    "ROLES",
+    "Schema",
+    "STRING_DTYPE",
+    "TIMESTAMP_DTYPE",
+    "TIME_SERIES_LONG",
+    "TOP_COUNTRIES",
+    "TOP_VERTICALS",
+    "VOCABULARIES",
+    "dtype_of",
+]
+
+#: Dates (``YYYY-MM-DD``): naive, microsecond resolution, everywhere.
+DATE_DTYPE = np.dtype("datetime64[us]")
+#: Timestamps: UTC-aware, microsecond resolution.
+TIMESTAMP_DTYPE = pd.DatetimeTZDtype(unit="us", tz="UTC")
+#: Months (time series): monthly periods.
+MONTH_DTYPE = pd.PeriodDtype("M")
+#: Text: the pandas ``str`` dtype (``StringDtype(na_value=nan)`` in pandas 3).
+STRING_DTYPE = pd.api.types.pandas_dtype("str")
+
+KINDS: tuple[str, ...] = (
+    "float", "int", "bool", "str", "date", "timestamp", "month", "category", "list", "object",
+)
+
+#: Match types of resolve results.
+MATCH_TYPES: tuple[str, ...] = ("exact", "ambiguous", "no_match")
+#: ``role`` values on buyside / investments rows.
+ROLES: tuple[str, ...] = ("lead_investor", "buyer")
+#: Deal list columns holding participants (``explode_participants`` role labels).
+PARTICIPANT_ROLES: tuple[str, ...] = ("buyers", "lead_investors", "investors")
+#: Fields of a Participant object.
+PARTICIPANT_FIELDS: tuple[str, ...] = ("id", "name", "short_name", "country", "website")
+
+#: Vocabularies of enum-backed columns; also applied to extra columns of these names.
+VOCABULARIES: dict[str, tuple[str, ...]] = {
+    "region": REGIONS,
+    "target_region": REGIONS,
+    "deal_type": DEAL_TYPES,
+    "deal_subtype": DEAL_SUBTYPES,
+    "stats_most_common_deal_type": DEAL_TYPES,
+    "stats_most_common_deal_subtype": DEAL_SUBTYPES,
+    "match_type": MATCH_TYPES,
+    "role": ROLES,
+}
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: frame ``name``, ``kind`` and the JSON ``path`` it comes from.
+
+    ``path`` is a tuple of keys (``("target", "id")`` for ``target_id``); it
+    defaults to ``(name,)``. ``categories`` overrides the vocabulary of a
+    ``category`` column.
+    """
+
+    name: str
+    kind: str
+    path: tuple[str, ...] = ()
+    categories: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown column kind {self.kind!r} for {self.name!r}")
+        if not self.path:
+            object.__setattr__(self, "path", (self.name,))
+        if self.kind == "category" and self.categories is None:
+            object.__setattr__(self, "categories", VOCABULARIES[self.name])
+
+
+Schema = tuple[Column, ...]
+
+
+def dtype_of(column: Column) -> object:
+    """The pandas dtype of a column spec.
+
+    Examples
+    --------
+    >>> dtype_of(Column("deal_date", "date"))
+    dtype('<M8[us]')
+    """
+    kind = column.kind
+    if kind == "float":
+        return np.dtype("float64")
+    if kind == "int":
+        return pd.Int64Dtype()
+    if kind == "bool":
+        return pd.BooleanDtype()
+    if kind == "str":
+        return STRING_DTYPE
+    if kind == "date":
+        return DATE_DTYPE
+    if kind == "timestamp":
+        return TIMESTAMP_DTYPE
+    if kind == "month":
+        return MONTH_DTYPE
+    if kind == "category":
+        return pd.CategoricalDtype(list(column.categories or ()))
+    return np.dtype("object")
+
+
+def _cols(kind: str, *names: str, prefix: str = "", parent: str | None = None) -> Schema:
+    """Columns of one kind; with ``parent`` they come from ``item[parent][name]``."""
+    if parent is None:
+        return tuple(Column(prefix + n, kind) for n in names)
+    return tuple(Column(prefix + n, kind, (parent, n)) for n in names)
+
+
+# ---------------------------------------------------------------- Family A
+COMPANY_IDENTIFIER: Schema = (
+    *_cols("str", "sku", "ticker", "exchange", "name", "shortName"),
+    Column("enterpriseValue", "float"),
+    *_cols("str", "countryCodeIso3", "country"),
+    Column("region", "category"),
+    *_cols("list", "verticals", "themes"),
+)
+
+#: Monetary current-data fields; each has an ``<name>Lcu`` variant.
+CURRENT_MONETARY: tuple[str, ...] = (
+    "marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm",
+)
+CURRENT_DATA: Schema = (
+    *_cols("str", "sku", "ticker", "exchange", "name", "shortName", "countryCodeIso3",
+           "country", "currency"),
+    *_cols("list", "tags", "themes"),
+    *_cols("float", "marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm",
+           "ebitdaNtm", "evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "marginGrossLtm",
+           "marginEbitdaLtm", "revenueGrowthNtmLtm", "ruleOf40Ltm", "ruleOf40", "rateToUsd"),
+    *_cols("float", *(f"{n}Lcu" for n in CURRENT_MONETARY)),
+)
+
+TIME_SERIES_LONG: Schema = (
+    Column("sku", "str"), Column("field", "str"), Column("month", "month"),
+    Column("value", "float"),
+)
+
+# ---------------------------------------------------------------- Family B
+_COMPANY_TEXT = ("name", "short_name", "description", "website", "linkedin", "country")
+_COMPANY_LISTS = ("verticals", "themes", "client_focus", "revenue_model", "company_type")
+
+COMPANY_LIST: Schema = (
+    Column("id", "str"),
+    *_cols("str", *_COMPANY_TEXT),
+    Column("region", "category"),
+    *_cols("str", "city", "area"),
+    Column("founded", "int"),
+    *_cols("list", *_COMPANY_LISTS),
+    Column("ownership", "str"),
+    Column("active", "bool"),
+    Column("ipoed", "date"),
+    Column("ceo", "str"),
+    *_cols("timestamp", "created_at", "updated_at"),
+    *_cols("bool", "deleted", "is_public"),
+)
+
+_VALUATION = ("market_cap", "enterprise_value", "price_to_book", "price_to_sales",
+              "price_to_cash_flow", "price_to_free_cash_flow", "beta")
+_FUNDAMENTALS = ("revenue_fy", "ebitda_fy", "ev_revenue_ntm", "ev_revenue_ltm", "ev_revenue_fy",
+                 "ev_ebitda_ntm", "ev_ebitda_ltm", "ev_ebitda_fy", "pe_ntm", "pe_ltm", "pe_fy",
+                 "ebitda_margin_ntm", "ebitda_margin_ltm", "ebitda_margin_fy",
+                 "revenue_growth_ntm_ltm", "revenue_growth_fy1_fy", "rule_of_40",
+                 "rule_of_40_ltm")
+
+COMPANY_PROFILE: Schema = (
+    *COMPANY_LIST,
+    Column("employee_count", "int"),
+    *_cols("str", "id", "ticker", "exchange", "currency", prefix="stock_listing_",
+           parent="stock_listing"),
+    *_cols("float", *_VALUATION, prefix="valuation_", parent="valuation"),
+    Column("valuation_updated_at", "timestamp", ("valuation", "updated_at")),
+    *_cols("float", *_FUNDAMENTALS, prefix="fundamentals_", parent="fundamentals"),
+    *_cols("int", "total_fundings_as_target", "total_acquisitions_as_target",
+           "total_investments_made", prefix="deal_activity_", parent="deal_activity"),
+    *_cols("date", "last_funding_date", "last_deal_date", prefix="deal_activity_",
+           parent="deal_activity"),
+)
+
+#: Prefixed nested objects of the profiles (extra keys inside them become extra columns).
+PROFILE_NESTED: tuple[str, ...] = ("stock_listing", "valuation", "fundamentals",
+                                   "deal_activity", "stats")
+
+INVESTOR_LIST: Schema = (
+    *_cols("str", "id", "name", "short_name", "website", "country"),
+    Column("updated_at", "timestamp"),
+    Column("deleted", "bool"),
+)
+
+INVESTOR_PROFILE: Schema = (
+    *COMPANY_LIST,
+    Column("employee_count", "int"),
+    *_cols("int", "total_deals", "deals_last_12m", prefix="stats_", parent="stats"),
+    *_cols("float", "avg_round_size", "median_valuation", "median_ev_revenue",
+           "median_ev_ebitda", prefix="stats_", parent="stats"),
+    Column("stats_most_common_deal_type", "category", ("stats", "most_common_deal_type")),
+    Column("stats_most_common_deal_subtype", "category", ("stats", "most_common_deal_subtype")),
+    *_cols("list", "top_countries", "top_verticals", prefix="stats_", parent="stats"),
+)
+
+TOP_COUNTRIES: Schema = (
+    Column("investor_id", "str"), Column("country", "str"), Column("count", "int"),
+    Column("rank", "int"),
+)
+TOP_VERTICALS: Schema = (
+    Column("investor_id", "str"), Column("vertical", "str"), Column("count", "int"),
+    Column("rank", "int"),
+)
+
+DEAL: Schema = (
+    Column("id", "str"),
+    Column("deal_date", "date"),
+    Column("deal_type", "category"),
+    Column("deal_subtype", "category"),
+    Column("deal_synopsis", "str"),
+    *_cols("float", "deal_valuation", "deal_raised", "deal_revenue", "deal_ebitda"),
+    *_cols("float", "ev_revenue", "ev_ebitda", parent="deal_multiples"),
+    *_cols("str", "id", "name", "short_name", "website", "country", prefix="target_",
+           parent="target"),
+    Column("target_region", "category", ("target", "region")),
+    Column("target_city", "str", ("target", "city")),
+    Column("target_founded", "int", ("target", "founded")),
+    *_cols("list", *_COMPANY_LISTS, prefix="target_", parent="target"),
+    *_cols("list", *PARTICIPANT_ROLES),
+    *_cols("timestamp", "created_at", "updated_at"),
+    Column("deleted", "bool"),
+)
+#: Added to :data:`DEAL` on sub-collection rows (buyside / investments).
+DEAL_ROLE = Column("role", "category")
+#: Nested objects of a deal and the prefix their extra keys get.
+DEAL_NESTED: dict[str, str] = {"deal_multiples": "", "target": "target_"}
+
+COMPANY_INVESTORS: Schema = (
+    *_cols("str", "id", "name", "short_name", "country", "website"),
+    Column("rounds_participated", "int"),
+    Column("is_lead_any_round", "bool"),
+    *_cols("date", "first_round_date", "last_round_date"),
+)
+PORTFOLIO: Schema = (
+    *_cols("str", "id", "name", "short_name", "website", "country"),
+    *_cols("date", "first_invested", "last_invested"),
+    Column("rounds_count", "int"),
+    Column("led_any_round", "bool"),
+)
+CO_INVESTORS: Schema = (
+    *_cols("str", "id", "name", "short_name", "website", "country"),
+    Column("shared_deals", "int"),
+    *_cols("date", "first_shared_date", "last_shared_date"),
+)
+
+RESOLVE_RESULTS: Schema = (
+    Column("query", "str"), Column("id", "str"), Column("match_type", "category"),
+)
+RESOLVE_CANDIDATES: Schema = (
+    *_cols("str", "query", "id", "name", "country"),
+    Column("score", "float"),
+    Column("rank", "int"),
+)
+
+AGGREGATE: Schema = (
+    Column("bucket", "str"),
+    *_cols("date", "period_start", "period_end"),
+    Column("n", "int"),
+    *_cols("float", "median", "q1", "q3"),
+    Column("warning", "str"),
+)
+
+LOOKUP_FILTERS: Schema = (
+    *_cols("str", "field", "type"),
+    *_cols("list", "operators", "values"),
+    Column("description", "str"),
+)
+
+PARTICIPANTS: Schema = (
+    Column("deal_id", "str"),
+    Column("role", "category", categories=PARTICIPANT_ROLES),
+    *_cols("str", *(f"participant_{f}" for f in PARTICIPANT_FIELDS)),
+    Column("deal_date", "date"),
+    Column("deal_type", "category"),
+    Column("deal_subtype", "category"),
+    Column("target_id", "str"),
+)
+
+EDGES: Schema = (
+    *_cols("str", "investor_a", "investor_b", "name_a", "name_b"),
+    Column("shared_deals", "int"),
+    *_cols("date", "first_date", "last_date"),
+)
