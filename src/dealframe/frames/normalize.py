@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from dealframe.errors import ValidationError
 from dealframe.frames.schemas import (
     DATE_DTYPE,
     STRING_DTYPE,
@@ -63,7 +64,7 @@ def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
 
     Raises
     ------
-    ValueError
+    dealframe.errors.ValidationError
         When ``obj`` or one of its items is not a JSON object.
 
     Examples
@@ -79,11 +80,11 @@ def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
             return as_records(data if isinstance(data, (list, tuple)) else [data], what)
         return [obj]
     if isinstance(obj, (str, bytes, bytearray)) or not isinstance(obj, Iterable):
-        raise ValueError(f"{what}: expected a list of JSON objects, got {type(obj).__name__}")
+        raise ValidationError(what, "a list of JSON objects", got=type(obj).__name__)
     records = obj if isinstance(obj, list) else list(obj)
     for i, rec in enumerate(records):
         if type(rec) is not dict and not isinstance(rec, Mapping):
-            raise ValueError(f"{what}[{i}]: expected a JSON object, got {type(rec).__name__}")
+            raise ValidationError(f"{what}[{i}]", "a JSON object", got=type(rec).__name__)
     return records
 
 
@@ -102,7 +103,7 @@ def to_utc(values: Sequence[Any], name: str = "timestamp") -> pd.DatetimeIndex:
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), utc=True, format="ISO8601")
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"{name}: not an ISO 8601 timestamp ({exc})") from exc
+        raise ValidationError(name, f"ISO 8601 timestamps ({exc})") from exc
     return out.as_unit("us")
 
 
@@ -117,7 +118,7 @@ def to_date(values: Sequence[Any], name: str = "date") -> np.ndarray:
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), format="%Y-%m-%d")
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"{name}: not a YYYY-MM-DD date ({exc})") from exc
+        raise ValidationError(name, f"YYYY-MM-DD dates ({exc})") from exc
     return out.to_numpy(dtype=DATE_DTYPE)
 
 
@@ -135,7 +136,7 @@ def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     try:
         uniques = set(values)
     except TypeError as exc:
-        raise ValueError(f"unhashable value ({exc})") from exc
+        raise ValidationError("category", f"hashable values ({exc})") from exc
     known = set(vocab)
     extra = sorted((v for v in uniques if not _is_null(v) and v not in known), key=str)
     cats = [*vocab, *extra]
@@ -154,7 +155,7 @@ def cast(values: Sequence[Any], column: Column) -> Any:
 
     Raises
     ------
-    ValueError
+    dealframe.errors.ValidationError
         When a value cannot be read as the column's kind.
 
     Examples
@@ -178,10 +179,10 @@ def cast(values: Sequence[Any], column: Column) -> Any:
             return to_utc(values, name).array
         if kind == "category":
             return _categorical(values, column.categories or ())
-    except ValueError as exc:
-        raise ValueError(f"{name}: cannot read as {kind}: {exc}") from exc
-    except TypeError as exc:
-        raise ValueError(f"{name}: cannot read as {kind}: {exc}") from exc
+    except ValidationError:
+        raise
+    except (ValueError, TypeError) as exc:
+        raise ValidationError(name, f"{kind} values ({exc})") from exc
     return _objects(values)
 
 
@@ -251,7 +252,7 @@ def _parents(values: list[Any], head: str) -> list[Mapping[str, Any]]:
         if o is None:
             out[i] = _EMPTY
         elif not isinstance(o, Mapping):
-            raise ValueError(f"{head}: expected an object or null, got {type(o).__name__}")
+            raise ValidationError(head, "an object or null", got=type(o).__name__)
     return out
 
 

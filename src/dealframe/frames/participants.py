@@ -27,6 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from dealframe.errors import ValidationError
 from dealframe.frames.normalize import cast, empty_frame
 from dealframe.frames.private import deals_frame
 from dealframe.frames.schemas import (
@@ -59,11 +60,11 @@ def _to_arrow(values: np.ndarray, role: str) -> pa.ListArray:
             rows.append(None)
             continue
         if not isinstance(cell, (list, tuple)):
-            raise ValueError(f"{role}[{i}]: expected a list of participants")
+            raise ValidationError(f"{role}[{i}]", "a list of participants", got=cell)
         out = []
         for p in cell:
             if not isinstance(p, dict):
-                raise ValueError(f"{role}[{i}]: expected participant objects")
+                raise ValidationError(f"{role}[{i}]", "participant objects", got=p)
             out.append({f: None if p.get(f) is None else str(p.get(f))
                         for f in PARTICIPANT_FIELDS})
         rows.append(out)
@@ -109,10 +110,10 @@ def explode_participants(
     if not isinstance(deals, pd.DataFrame):
         deals = deals_frame(deals)
     if isinstance(roles, str) or not all(isinstance(r, str) for r in roles):
-        raise ValueError(f"roles: expected a sequence of column names, got {roles!r}")
+        raise ValidationError("roles", "a sequence of column names", got=roles)
     roles = tuple(dict.fromkeys(roles))
     if "id" not in deals:
-        raise ValueError("deals: expected a deals frame with an 'id' column")
+        raise ValidationError("deals", "a deals frame with an 'id' column")
     parents: list[np.ndarray] = []
     codes: list[np.ndarray] = []
     fields: dict[str, list[pa.Array]] = {f: [] for f in PARTICIPANT_FIELDS}
@@ -180,7 +181,7 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
     """
     for col in ("deal_id", "participant_id"):
         if col not in exploded:
-            raise ValueError(f"exploded: missing column {col!r} (use explode_participants)")
+            raise ValidationError("exploded", f"a frame from explode_participants (no {col!r} column)")
     rows = exploded
     if roles is not None:
         rows = rows[rows["role"].isin(list(roles))]

@@ -26,6 +26,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from dealframe.errors import ValidationError
 from dealframe.frames.normalize import (
     as_records,
     assemble,
@@ -151,7 +152,7 @@ def _top_frame(profiles: Any, key: str, label: str, schema: Schema) -> pd.DataFr
             continue
         for rank, entry in enumerate(entries, start=1):
             if not isinstance(entry, Mapping):
-                raise ValueError(f"stats.{key}: expected objects, got {type(entry).__name__}")
+                raise ValidationError(f"stats.{key}", "an array of objects", got=entry)
             rows.append({**entry, "investor_id": investor_id, "rank": rank})
     frame = build_frame(rows, schema)
     return frame if label in frame else empty_frame(schema)
@@ -226,13 +227,13 @@ def deals_frame(items: Items, *, with_role: bool | None = None) -> pd.DataFrame:
 
 def _page_records(page: Any, i: int) -> list[Mapping[str, Any]]:
     if not isinstance(page, (bytes, bytearray, memoryview, str)):
-        raise ValueError(f"pages[{i}]: expected the raw bytes of a page, got {type(page).__name__}")
+        raise ValidationError(f"pages[{i}]", "the raw bytes of a page", got=type(page).__name__)
     try:
         doc = orjson.loads(page)
     except orjson.JSONDecodeError as exc:
-        raise ValueError(f"pages[{i}]: not valid JSON ({exc})") from exc
+        raise ValidationError(f"pages[{i}]", f"valid JSON ({exc})") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
-        raise ValueError(f"pages[{i}]: expected a {{data: [...], meta}} list response")
+        raise ValidationError(f"pages[{i}]", "a {data: [...], meta} list response")
     return as_records(doc["data"], f"pages[{i}].data")
 
 
@@ -327,10 +328,10 @@ def resolve_frames(items: Items) -> tuple[pd.DataFrame, pd.DataFrame]:
     for i, rec in enumerate(records):
         cands = rec.get("candidates") or []
         if not isinstance(cands, list):
-            raise ValueError(f"resolve[{i}].candidates: expected an array")
+            raise ValidationError(f"resolve[{i}].candidates", "an array", got=cands)
         for rank, cand in enumerate(cands, start=1):
             if not isinstance(cand, Mapping):
-                raise ValueError(f"resolve[{i}].candidates[{rank - 1}]: expected an object")
+                raise ValidationError(f"resolve[{i}].candidates[{rank - 1}]", "an object", got=cand)
             rows.append({**cand, "query": rec.get("query"), "rank": rank})
     return results, build_frame(rows, RESOLVE_CANDIDATES)
 
@@ -379,7 +380,7 @@ def aggregate_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.Data
     records = as_records(data, "aggregate")
     meta = dict(meta or {})
     if not isinstance(meta, Mapping):
-        raise ValueError("aggregate meta: expected an object")
+        raise ValidationError("meta", "an object", got=meta)
     methodology = meta.get("methodology") or {}
     date_range = meta.get("date_range") or methodology.get("date_range") or {}
     frame = build_frame(records, AGGREGATE)
@@ -407,10 +408,10 @@ def lookup_frame(doc: Mapping[str, Any]) -> pd.DataFrame:
     (['ilike', 'eq'], ['name'])
     """
     if not isinstance(doc, Mapping):
-        raise ValueError(f"lookup: expected a discovery document, got {type(doc).__name__}")
+        raise ValidationError("doc", "a discovery document (object)", got=type(doc).__name__)
     body = doc.get("data", doc) if "filters" not in doc else doc
     if not isinstance(body, Mapping):
-        raise ValueError("lookup: data must be an object")
+        raise ValidationError("doc.data", "an object", got=body)
     frame = build_frame(as_records(body.get("filters") or [], "lookup.filters"), LOOKUP_FILTERS)
     for key, value in body.items():
         if key != "filters":

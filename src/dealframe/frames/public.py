@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dealframe.errors import ValidationError
 from dealframe.frames.normalize import as_records, build_frame, empty_frame
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
 
@@ -88,10 +89,10 @@ def _month_ordinal(value: MonthLike, name: str) -> int:
         return (value.year - 1970) * 12 + value.month - 1
     match = _MONTH.match(str(value)) if isinstance(value, str) else None
     if match is None:
-        raise ValueError(f"{name}: expected a month 'YYYY-MM', got {value!r}")
+        raise ValidationError(name, "a month 'YYYY-MM'", got=value)
     year, month = int(match.group(1)), int(match.group(2))
     if not 1 <= month <= 12:
-        raise ValueError(f"{name}: month out of range in {value!r}")
+        raise ValidationError(name, "a month between 01 and 12", got=value)
     return (year - 1970) * 12 + month - 1
 
 
@@ -113,11 +114,11 @@ def _collect(records: Sequence[Mapping[str, Any]], fields: Sequence[str] | None)
     for i, rec in enumerate(records):
         sku = rec.get("sku")
         if not isinstance(sku, str):
-            raise ValueError(f"time_series[{i}].sku: expected a string, got {sku!r}")
+            raise ValidationError(f"time_series[{i}].sku", "a string", got=sku)
         si = sku_pos.setdefault(sku, len(sku_pos))
         data = rec.get("data") or {}
         if not isinstance(data, Mapping):
-            raise ValueError(f"time_series[{i}].data: expected an object")
+            raise ValidationError(f"time_series[{i}].data", "an object", got=type(data).__name__)
         for field, series in data.items():
             if fixed and field not in field_pos:
                 continue
@@ -125,7 +126,8 @@ def _collect(records: Sequence[Mapping[str, Any]], fields: Sequence[str] | None)
             if not series:
                 continue
             if not isinstance(series, Mapping):
-                raise ValueError(f"time_series[{i}].data.{field}: expected an object of months")
+                raise ValidationError(f"time_series[{i}].data.{field}", "an object of months",
+                                      got=type(series).__name__)
             keys.extend(series)
             values.extend(series.values())
             chunk_f.append(fi)
@@ -143,7 +145,7 @@ def _collect(records: Sequence[Mapping[str, Any]], fields: Sequence[str] | None)
     try:
         vals = np.asarray(values, dtype=np.float64) if values else np.empty(0)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"time_series: non-numeric value ({exc})") from exc
+        raise ValidationError("time_series", f"numeric values ({exc})") from exc
     return list(sku_pos), list(field_pos), f_idx, s_idx, months, vals
 
 
@@ -184,7 +186,7 @@ def time_series_wide(
     lo = _month_ordinal(date_from, "date_from") if date_from is not None else None
     hi = _month_ordinal(date_to, "date_to") if date_to is not None else None
     if lo is not None and hi is not None and lo > hi:
-        raise ValueError(f"date_from {date_from!r} is after date_to {date_to!r}")
+        raise ValidationError("date_from", f"a month not after date_to {date_to!r}", got=date_from)
     if lo is not None or hi is not None:
         keep = np.ones(len(months), dtype=bool)
         if lo is not None:
@@ -234,7 +236,7 @@ def time_series_long(items: Iterable[Mapping[str, Any]] | None,
 def _with_meta(frame: pd.DataFrame, meta: Mapping[str, Any] | None) -> pd.DataFrame:
     if meta is not None:
         if not isinstance(meta, Mapping):
-            raise ValueError(f"meta: expected an object, got {type(meta).__name__}")
+            raise ValidationError("meta", "an object", got=type(meta).__name__)
         frame.attrs.update(copy.deepcopy(dict(meta)))
     return frame
 
@@ -251,13 +253,13 @@ def _group_cells(data: Any) -> dict[str, dict[str, Any]]:
     if isinstance(data, list):  # [{"field": f, "sum": x, "median": y}, ...]
         for i, row in enumerate(data):
             if not isinstance(row, Mapping) or "field" not in row:
-                raise ValueError(f"group current data[{i}]: expected {{'field': ..., ...}}")
+                raise ValidationError(f"data[{i}]", "an object with a 'field' member", got=row)
             for stat, value in row.items():
                 if stat != "field":
                     cells.setdefault(stat, {})[row["field"]] = value
         return cells
     if not isinstance(data, Mapping):
-        raise ValueError(f"group current data: expected an object, got {type(data).__name__}")
+        raise ValidationError("data", "an object", got=type(data).__name__)
     stat_major = any(k in _STATS for k in data) and all(
         isinstance(v, Mapping) or v is None for v in data.values())
     for key, inner in data.items():
@@ -265,7 +267,7 @@ def _group_cells(data: Any) -> dict[str, dict[str, Any]]:
             continue
         if not isinstance(inner, Mapping):
             if stat_major:
-                raise ValueError(f"group current data.{key}: expected an object")
+                raise ValidationError(f"data.{key}", "an object", got=inner)
             cells.setdefault("median", {})[key] = inner  # {field: value}: medians only
             continue
         for k2, value in inner.items():
@@ -302,7 +304,7 @@ def group_current_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.
         try:
             columns[stat] = np.array(values, dtype=np.float64) if values else np.empty(0)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"group current {stat}: non-numeric value ({exc})") from exc
+            raise ValidationError(f"data.{stat}", f"numeric values ({exc})") from exc
     return _with_meta(pd.DataFrame(columns, index=index), meta)
 
 
@@ -329,7 +331,7 @@ def group_time_series_frame(items: Any, meta: Mapping[str, Any] | None = None) -
         ords.append(_month_ordinal(rec.get("period"), f"group_time_series[{i}].period"))
         median = rec.get("median") or {}
         if not isinstance(median, Mapping):
-            raise ValueError(f"group_time_series[{i}].median: expected an object")
+            raise ValidationError(f"group_time_series[{i}].median", "an object", got=median)
         fields.update(dict.fromkeys(median))
     if ords:
         lo, hi = min(ords), max(ords)
