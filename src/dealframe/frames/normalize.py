@@ -60,7 +60,7 @@ def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
 
     Accepts a list/tuple/iterable of mappings, ``None`` (no items), a response
     envelope ``{"data": [...], "meta": ...}`` or ``{"data": {...}}`` (unwrapped),
-    or a single item mapping (one row).
+    a single item mapping (one row), or a list of single-entity envelopes.
 
     Raises
     ------
@@ -82,9 +82,13 @@ def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
     if isinstance(obj, (str, bytes, bytearray)) or not isinstance(obj, Iterable):
         raise ValidationError(what, "a list of JSON objects", got=type(obj).__name__)
     records = obj if isinstance(obj, list) else list(obj)
-    for i, rec in enumerate(records):
-        if type(rec) is not dict and not isinstance(rec, Mapping):
-            raise ValidationError(f"{what}[{i}]", "a JSON object", got=type(rec).__name__)
+    if not set(map(type, records)) <= {dict}:
+        for i, rec in enumerate(records):
+            if not isinstance(rec, Mapping):
+                raise ValidationError(f"{what}[{i}]", "a JSON object", got=type(rec).__name__)
+    if 1 in set(map(len, records)):  # single-entity envelopes {"data": {...}}: unwrap each
+        records = [r["data"] if len(r) == 1 and isinstance(r.get("data"), Mapping) else r
+                   for r in records]
     return records
 
 

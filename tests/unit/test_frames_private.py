@@ -1,0 +1,363 @@
+"""Family B shaping on hand-written payloads (tests/unit/payloads/*.json)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pandas as pd
+import pytest
+
+import dealframe.frames.private as private_mod
+from dealframe._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
+from dealframe.errors import ValidationError
+from dealframe.frames import (
+    aggregate_frame,
+    co_investors_frame,
+    companies_frame,
+    company_investors_frame,
+    company_profiles_frame,
+    deals_frame,
+    deals_frame_from_pages,
+    investor_profiles_frame,
+    investors_frame,
+    lookup_frame,
+    portfolio_frame,
+    resolve_frames,
+    top_countries_frame,
+    top_verticals_frame,
+)
+
+PAYLOADS = Path(__file__).parent / "payloads"
+STR = pd.api.types.pandas_dtype("str")
+UTC = pd.DatetimeTZDtype("us", "UTC")
+DATE = np.dtype("datetime64[us]")
+
+
+def load(name: str):
+    return json.loads((PAYLOADS / name).read_text())
+
+
+def synth():
+    spec = importlib.util.spec_from_file_location("dealframe_test_synth", PAYLOADS / "synth.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def utc(text: str) -> pd.Timestamp:
+    return pd.Timestamp(text, tz="UTC")
+
+
+def assert_prefix_schema(empty: pd.DataFrame, other: pd.DataFrame) -> None:
+    """``other`` starts with exactly ``empty``'s columns and dtypes (extras may follow)."""
+    n = len(empty.columns)
+    assert list(other.columns[:n]) == list(empty.columns)
+    assert list(other.dtypes.iloc[:n]) == list(empty.dtypes)
+
+
+# ------------------------------------------------------------------ companies / investors
+def test_companies_frame_types_and_offsets():
+    df = companies_frame(load("companies.json"))
+    assert df["id"].dtype == STR
+    assert df["founded"].dtype == pd.Int64Dtype()
+    assert df.loc[0, "founded"] == 2004 and pd.isna(df.loc[1, "founded"])
+    assert df["created_at"].dtype == UTC
+    assert df.loc[0, "created_at"] == utc("2021-02-03 08:15")   # +01:00
+    assert df.loc[0, "updated_at"] == utc("2025-03-04 15:15")   # -05:00
+    assert df.loc[1, "updated_at"] == utc("2024-12-31 23:30")   # +01:00 crosses a year
+    assert df["ipoed"].dtype == DATE
+    assert df.loc[0, "ipoed"] == pd.Timestamp("2015-06-18") and pd.isna(df.loc[1, "ipoed"])
+    assert df["active"].dtype == pd.BooleanDtype() and df["deleted"].tolist() == [False, True]
+    assert df.loc[0, "revenue_model"] == ["Hardware", "SaaS"]
+    assert list(df["region"].cat.categories) == list(REGIONS)
+    assert df.loc[1, "headcount_band"] == "11-50"  # unknown field kept
+    assert df.columns[-1] == "headcount_band"
+
+
+def test_investors_frame():
+    df = investors_frame(load("investors.json")["data"])
+    assert list(df.columns) == ["id", "name", "short_name", "website", "country", "updated_at",
+                                "deleted"]
+    assert df.loc[0, "updated_at"] == utc("2025-05-06 06:00")
+    assert df.loc[1, "updated_at"] == utc("2024-12-31 23:59:59")
+    assert pd.isna(df.loc[1, "country"]) and pd.isna(df.loc[1, "website"])
+
+
+@pytest.mark.parametrize("func,payload", [
+    (companies_frame, "companies.json"),
+    (investors_frame, "investors.json"),
+    (company_profiles_frame, "company_profiles.json"),
+    (investor_profiles_frame, "investor_profiles.json"),
+    (deals_frame, "deals_page.json"),
+    (company_investors_frame, "company_investors.json"),
+    (portfolio_frame, "portfolio.json"),
+    (co_investors_frame, "co_investors.json"),
+])
+def test_schema_is_the_same_for_0_1_n_rows(func, payload):
+    data = load(payload)
+    items = data if isinstance(data, list) else data["data"]
+    empty, one, many = func([]), func(items[:1]), func(items)
+    assert len(empty) == 0 and len(one) == 1 and len(many) == len(items)
+    assert_prefix_schema(empty, one)
+    assert_prefix_schema(empty, many)
+    many.attrs["request"] = {"page": 1}
+    assert many.copy().attrs["request"] == {"page": 1}
+
+
+# ------------------------------------------------------------------ profiles
+def test_company_profiles_flatten_nested_objects():
+    df = company_profiles_frame(load("company_profiles.json"))
+    assert len(df) == 3
+    assert df.loc[0, "stock_listing_ticker"] == "ACME"
+    assert df.loc[0, "valuation_market_cap"] == 14100.0
+    assert df.loc[0, "valuation_updated_at"] == utc("2025-06-27 21:30")  # -04:00
+    assert df["valuation_updated_at"].dtype == UTC
+    assert df.loc[0, "fundamentals_ev_revenue_ntm"] == 5.93
+    assert df.loc[0, "deal_activity_last_deal_date"] == pd.Timestamp("2024-11-05")
+    assert df["deal_activity_last_deal_date"].dtype == DATE
+    assert df["deal_activity_total_investments_made"].dtype == pd.Int64Dtype()
+    assert df.loc[0, "employee_count"] == 8200 and pd.isna(df.loc[1, "employee_count"])
+    # null nested objects give null columns
+    assert pd.isna(df.loc[1, "stock_listing_ticker"]) and pd.isna(df.loc[1, "stock_listing_id"])
+    assert np.isnan(df.loc[1, "fundamentals_ev_revenue_ntm"])
+    assert pd.isna(df.loc[1, "valuation_updated_at"])
+    assert df.loc[1, "verticals"] is None
+    # unknown nested key kept with the prefix
+    assert df.loc[0, "fundamentals_fcf_margin_ltm"] == 0.08
+
+
+def test_company_profile_with_fields_allowlist_has_full_schema():
+    sparse = company_profiles_frame({"data": {"id": "c3d4", "founded": 2011}})
+    full = company_profiles_frame([])
+    assert list(sparse.columns) == list(full.columns)
+    assert list(sparse.dtypes) == list(full.dtypes)
+    assert sparse.loc[0, "founded"] == 2011 and pd.isna(sparse.loc[0, "valuation_beta"])
+
+
+def test_investor_profiles_and_top_frames():
+    items = load("investor_profiles.json")
+    df = investor_profiles_frame(items)
+    assert df.loc[0, "stats_total_deals"] == 57
+    assert df["stats_total_deals"].dtype == pd.Int64Dtype()
+    assert df.loc[0, "stats_avg_round_size"] == 14.5 and np.isnan(df.loc[1, "stats_avg_round_size"])
+    assert df.loc[0, "stats_most_common_deal_type"] == "Venture"
+    assert list(df["stats_most_common_deal_type"].cat.categories) == list(DEAL_TYPES)
+    assert df.loc[1, "created_at"] == utc("2023-04-05 13:07:08")  # -07:00
+    countries = top_countries_frame(items)
+    assert list(countries.columns) == ["investor_id", "country", "count", "rank"]
+    assert countries["country"].tolist() == ["USA", "GBR", "CAN"]
+    assert countries["count"].tolist() == [40, 9, 3]
+    assert countries["rank"].tolist() == [1, 2, 3]
+    assert set(countries["investor_id"]) == {items[0]["id"]}
+    verticals = top_verticals_frame(df)  # from the frame as well
+    assert verticals["vertical"].tolist() == ["Fintech", "Healthtech"]
+    assert verticals["rank"].tolist() == [1, 2]
+    empty = top_countries_frame([])
+    assert list(empty.dtypes) == list(countries.dtypes)
+
+
+# ------------------------------------------------------------------ deals
+def test_deals_frame_list_rows():
+    df = deals_frame(load("deals_page.json"))
+    assert len(df) == 4
+    assert df["deal_date"].dtype == DATE and df.loc[0, "deal_date"] == pd.Timestamp("2025-03-14")
+    assert df.loc[0, "created_at"] == utc("2025-03-14 23:00")   # -05:00
+    assert df.loc[0, "updated_at"] == utc("2025-03-15 00:30")   # +01:00
+    assert df.loc[1, "created_at"] == utc("2024-11-05 00:00")   # +09:00
+    assert df.loc[3, "updated_at"] == utc("2024-12-31 18:30")   # +05:30
+    assert list(df["deal_type"].cat.categories) == list(DEAL_TYPES)
+    assert list(df["deal_subtype"].cat.categories) == list(DEAL_SUBTYPES)
+    assert df.loc[0, "ev_revenue"] == 12.0 and df.loc[0, "ev_ebitda"] == -100.0
+    assert np.isnan(df.loc[1, "ev_revenue"])
+    assert df.loc[3, "deal_valuation"] == 2600.0 and df["deal_valuation"].dtype == np.float64
+    assert df.loc[0, "target_name"] == "Fjord Labs AS"
+    assert pd.isna(df.loc[2, "target_country"]) and pd.isna(df.loc[2, "target_short_name"])
+    assert [p["name"] for p in df.loc[0, "buyers"]] == ["Acme Robotics Inc", "Harbour Capital"]
+    assert len(df.loc[1, "lead_investors"]) == 3 and df.loc[2, "lead_investors"] == []
+    assert df["investors"].isna().all()        # list rows: present but null
+    assert df["target_region"].isna().all()    # richer target only on profiles
+    assert "role" not in df.columns
+    assert df.loc[3, "source_url"].startswith("https://")  # unknown field kept
+    assert df["deleted"].tolist() == [False, False, False, True]
+
+
+def test_deals_frame_single_profile():
+    df = deals_frame(load("deal_profile.json"))
+    assert len(df) == 1
+    assert df.loc[0, "target_region"] == "Northern Europe"
+    assert df.loc[0, "target_city"] == "Oslo"
+    assert df.loc[0, "target_founded"] == 2019 and df["target_founded"].dtype == pd.Int64Dtype()
+    assert df.loc[0, "target_verticals"] == ["Cloud infrastructure"]
+    assert df.loc[0, "target_client_focus"] == ["B2B"]
+    assert [p["short_name"] for p in df.loc[0, "investors"]] == ["Northwind", "Bayside"]
+    assert df.loc[0, "investors"][1]["country"] is None
+    same = deals_frame([])
+    assert list(same.columns) == list(df.columns) and list(same.dtypes) == list(df.dtypes)
+
+
+def test_deals_frame_role_rows():
+    df = deals_frame(load("investments.json"))
+    assert df["role"].tolist() == ["buyer", "lead_investor"]
+    assert list(df["role"].cat.categories) == ["lead_investor", "buyer"]
+    assert list(df.columns[-1:]) == ["role"]
+    empty = deals_frame([], with_role=True)
+    assert "role" in empty.columns and empty["role"].dtype == df["role"].dtype
+    assert "role" not in deals_frame(load("investments.json"), with_role=False).columns
+
+
+def test_deals_frame_unknown_vocabulary_values_are_kept():
+    df = deals_frame([{"id": "a", "deal_type": "Crowdfunding", "deal_subtype": "Seed"},
+                      {"id": "b", "deal_type": "M&A"}])
+    assert df["deal_type"].tolist() == ["Crowdfunding", "M&A"]
+    cats = list(df["deal_type"].cat.categories)
+    assert cats[: len(DEAL_TYPES)] == list(DEAL_TYPES) and cats[-1] == "Crowdfunding"
+
+
+def test_deals_frame_bad_input():
+    with pytest.raises(ValidationError):
+        deals_frame("not a list")
+    with pytest.raises(ValidationError):
+        deals_frame([1, 2])
+    with pytest.raises(ValidationError):
+        deals_frame([{"id": "a", "created_at": "yesterday"}])
+    with pytest.raises(ValidationError):
+        deals_frame([{"id": "a", "deal_date": "14/03/2025"}])
+    with pytest.raises(ValidationError):
+        deals_frame([{"id": "a", "target": "Acme"}])
+    with pytest.raises(ValueError):  # ValidationError is a ValueError too
+        deals_frame([{"id": "a", "deal_raised": "ten"}])
+
+
+# ------------------------------------------------------------------ pages
+def test_deals_frame_from_pages_equals_deals_frame_on_payload():
+    page = (PAYLOADS / "deals_page.json").read_bytes()
+    items = load("deals_page.json")["data"]
+    pd.testing.assert_frame_equal(deals_frame_from_pages([page]), deals_frame(items))
+
+
+def test_deals_frame_from_pages_equals_deals_frame_across_pages(monkeypatch):
+    monkeypatch.setattr(private_mod, "_BATCH_ROWS", 700)  # several typed parts to concatenate
+    s = synth()
+    pages = s.deal_pages(2_500, page_size=400, seed=3, n_investors=50)
+    items = [item for p in pages for item in orjson.loads(p)["data"]]
+    pd.testing.assert_frame_equal(deals_frame_from_pages(pages), deals_frame(items))
+
+
+def test_deals_frame_from_pages_extras_and_categories_in_some_pages_only(monkeypatch):
+    monkeypatch.setattr(private_mod, "_BATCH_ROWS", 1)
+    pages_items = [
+        [{"id": "a", "deal_type": "Venture", "deal_date": "2024-01-02"}],
+        [{"id": "b", "deal_type": "Crowdfunding", "flag": True, "role": "buyer"}],
+        [],
+        [{"id": "c", "deal_type": "M&A", "score": 3, "target": {"id": "t", "rank": 2}}],
+    ]
+    pages = [orjson.dumps({"data": p, "meta": {"returned": len(p)}}) for p in pages_items]
+    got = deals_frame_from_pages(pages)
+    want = deals_frame([i for p in pages_items for i in p])
+    pd.testing.assert_frame_equal(got, want)
+    assert got["flag"].dtype == pd.BooleanDtype() and got["score"].dtype == np.float64
+    assert got["target_rank"].tolist()[2] == 2.0
+    assert got["role"].tolist()[1] == "buyer" and pd.isna(got["role"].tolist()[0])
+
+
+def test_deals_frame_from_pages_empty_and_bad():
+    empty = deals_frame_from_pages([])
+    pd.testing.assert_frame_equal(empty, deals_frame([]))
+    with pytest.raises(ValidationError):
+        deals_frame_from_pages([b"{not json"])
+    with pytest.raises(ValidationError):
+        deals_frame_from_pages([b'{"data": {"id": "x"}}'])
+    with pytest.raises(ValidationError):
+        deals_frame_from_pages([{"data": []}])
+
+
+# ------------------------------------------------------------------ sub-collections
+def test_subcollection_frames():
+    ci = company_investors_frame(load("company_investors.json"))
+    assert ci["rounds_participated"].tolist() == [2, 1]
+    assert ci["is_lead_any_round"].tolist() == [True, False]
+    assert ci.loc[0, "first_round_date"] == pd.Timestamp("2023-07-01")
+    pf = portfolio_frame(load("portfolio.json"))
+    assert pf["rounds_count"].dtype == pd.Int64Dtype() and pf["led_any_round"].tolist() == [True, False]
+    assert pd.isna(pf.loc[1, "country"]) and pf.loc[0, "last_invested"] == pd.Timestamp("2025-03-14")
+    co = co_investors_frame(load("co_investors.json"))
+    assert co["shared_deals"].tolist() == [2, 1]
+    assert co["last_shared_date"].dtype == DATE
+
+
+# ------------------------------------------------------------------ resolve
+def test_resolve_frames():
+    results, candidates = resolve_frames(load("resolve.json"))
+    assert results["query"].tolist() == ["Acme Robotics", "Fjord", "Nonexistent Widgets"]
+    assert results["match_type"].tolist() == ["exact", "ambiguous", "no_match"]
+    assert list(results["match_type"].cat.categories) == ["exact", "ambiguous", "no_match"]
+    assert results.loc[0, "id"].startswith("0b6c2f0e") and results["id"].isna().tolist()[1:] == [True, True]
+    assert "candidates" not in results.columns
+    assert candidates["query"].tolist() == ["Fjord", "Fjord"]
+    assert candidates["rank"].tolist() == [1, 2]
+    assert candidates["score"].tolist() == [0.83, 0.61]
+    assert candidates["country"].tolist() == ["NOR", "DNK"]
+    r0, c0 = resolve_frames([])
+    assert list(r0.dtypes) == list(results.dtypes) and list(c0.dtypes) == list(candidates.dtypes)
+    _, c1 = resolve_frames([{"query": "x", "id": "i", "match_type": "exact"}])
+    assert len(c1) == 0 and list(c1.columns) == ["query", "id", "name", "country", "score", "rank"]
+
+
+# ------------------------------------------------------------------ aggregate
+def test_aggregate_frame_quarters():
+    payload = load("aggregate_quarter.json")
+    df = aggregate_frame(payload["data"], payload["meta"])
+    assert list(df.columns) == ["bucket", "period_start", "period_end", "n", "median", "q1", "q3",
+                                "warning"]
+    assert df["period_start"].tolist() == [pd.Timestamp(d) for d in
+                                           ("2024-07-01", "2024-10-01", "2025-01-01", "2025-04-01")]
+    assert df["period_end"].tolist() == [pd.Timestamp(d) for d in
+                                         ("2024-09-30", "2024-12-31", "2025-03-31", "2025-06-30")]
+    assert df["period_start"].dtype == DATE
+    assert df["n"].dtype == pd.Int64Dtype() and df["n"].tolist() == [3, 12, 0, 9]
+    assert np.isnan(df.loc[0, "median"]) and df.loc[1, "q3"] == 12.7
+    assert df["warning"].dtype == STR
+    assert df.loc[0, "warning"] == "small_n" and pd.isna(df.loc[1, "warning"])
+    assert df.attrs["metric"] == "ev_revenue" and df.attrs["time_bucket"] == "quarter"
+    assert df.attrs["total_deals"] == 24 and df.attrs["outliers_trimmed"] == 2
+    assert df.attrs["methodology"]["small_n_threshold"] == 5
+    assert df.attrs["date_range"] == {"from": "2024-08-15", "to": "2025-06-30"}
+
+
+def test_aggregate_frame_labels_all_month_year():
+    payload = load("aggregate_none.json")
+    df = aggregate_frame(payload)  # envelope
+    assert df.loc[0, "period_start"] == pd.Timestamp("2021-06-30")
+    assert df.loc[0, "period_end"] == pd.Timestamp("2026-06-30")
+    assert df.loc[0, "n"] == 412
+    other = aggregate_frame([{"bucket": "2024-02", "n": 5}, {"bucket": "2023", "n": 6},
+                             {"bucket": "mystery", "n": 1}], {"metric": "raised"})
+    assert other["period_start"].tolist()[:2] == [pd.Timestamp("2024-02-01"), pd.Timestamp("2023-01-01")]
+    assert other["period_end"].tolist()[:2] == [pd.Timestamp("2024-02-29"), pd.Timestamp("2023-12-31")]
+    assert pd.isna(other.loc[2, "period_start"])
+    empty = aggregate_frame([], {})
+    assert list(empty.dtypes) == list(other.dtypes)
+
+
+# ------------------------------------------------------------------ lookup
+def test_lookup_frame():
+    doc = load("lookup_transactions.json")
+    df = lookup_frame(doc)
+    assert list(df.columns) == ["field", "type", "operators", "values", "description"]
+    assert len(df) == 7
+    assert df.loc[0, "operators"] == ["in"]
+    assert df.loc[0, "values"] is None
+    assert df.loc[1, "values"] == list(DEAL_TYPES)
+    assert df.loc[4, "values"] == list(REGIONS)
+    assert pd.isna(df.loc[1, "description"])
+    assert df.attrs["sort_fields"] == ["deal_date", "deal_valuation", "deal_raised", "updated_at"]
+    assert df.attrs["sub_resources"] == []
+    assert df.attrs["aggregate"]["time_buckets"] == ["month", "quarter", "year", "none"]
+    doc["data"]["sort_fields"].append("mutated")
+    assert "mutated" not in df.attrs["sort_fields"]
+    with pytest.raises(ValidationError):
+        lookup_frame(["not", "a", "doc"])

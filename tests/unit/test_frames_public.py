@@ -1,0 +1,228 @@
+"""Family A shaping on hand-written payloads (tests/unit/payloads/*.json)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dealframe._vocab import REGIONS
+from dealframe.errors import ValidationError
+from dealframe.frames import (
+    current_frame,
+    group_current_frame,
+    group_time_series_frame,
+    search_frame,
+    time_series_long,
+    time_series_wide,
+)
+from dealframe.frames.schemas import CURRENT_DATA
+
+PAYLOADS = Path(__file__).parent / "payloads"
+
+
+def load(name: str) -> dict:
+    return json.loads((PAYLOADS / name).read_text())
+
+
+def same_schema(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    assert list(a.columns) == list(b.columns)
+    assert list(a.dtypes) == list(b.dtypes)
+    assert a.index.name == b.index.name
+
+
+# ------------------------------------------------------------------ search
+def test_search_frame_types_and_index():
+    df = search_frame(load("search_v2.json")["data"])
+    assert df.index.name == "sku"
+    assert df.index.tolist() == ["ACME-USA", "ACME-USA.1", "NRDC-SWE"]
+    assert df["enterpriseValue"].dtype == np.float64
+    assert np.isnan(df.loc["ACME-USA.1", "enterpriseValue"])
+    assert df.loc["NRDC-SWE", "enterpriseValue"] == 812.0
+    assert isinstance(df["region"].dtype, pd.CategoricalDtype)
+    assert list(df["region"].cat.categories) == list(REGIONS)
+    assert df.loc["ACME-USA", "verticals"] == ["Robotics", "Industrial automation"]
+    assert df.loc["ACME-USA.1", "themes"] == []
+    assert df["verticals"].dtype == object
+    assert df["name"].dtype == pd.api.types.pandas_dtype("str")
+
+
+def test_search_frame_keeps_unknown_fields():
+    df = search_frame(load("search_v2.json"))  # whole envelope accepted
+    assert "listingDate" in df.columns
+    assert df.loc["NRDC-SWE", "listingDate"] == "2019-04-02"
+    assert pd.isna(df.loc["ACME-USA", "listingDate"])
+
+
+def test_search_frame_unknown_region_is_kept_as_category():
+    items = [{"sku": "X-ATA", "region": "Antarctica"}, {"sku": "Y-USA", "region": "North America"}]
+    df = search_frame(items)
+    assert df.loc["X-ATA", "region"] == "Antarctica"
+    assert "Antarctica" in df["region"].cat.categories
+    assert list(df["region"].cat.categories[: len(REGIONS)]) == list(REGIONS)
+
+
+def test_search_frame_schema_0_1_n():
+    items = [{k: v for k, v in it.items() if k != "listingDate"}
+             for it in load("search_v2.json")["data"]]
+    frames = [search_frame([]), search_frame(items[:1]), search_frame(items)]
+    for f in frames[1:]:
+        same_schema(frames[0], f)
+    assert len(frames[0]) == 0
+
+
+# ------------------------------------------------------------------ current
+def test_current_frame_every_field_and_order():
+    df = current_frame(load("current_v2.json")["data"])
+    documented = [c.name for c in CURRENT_DATA if c.name != "sku"]
+    assert list(df.columns[: len(documented)]) == documented
+    extras = list(df.columns[len(documented):])
+    assert extras == sorted(["region", "verticals", "evEbitdaNtm", "marginEbitdaNtm",
+                             "revenueGrowthLtm", "employeeCount"])
+    for col in ("marketCapLcu", "ebitdaNtmLcu", "rateToUsd", "employeeCount", "evEbitdaNtm"):
+        assert df[col].dtype == np.float64, col
+    assert df.loc["NRDC-SWE", "rateToUsd"] == 0.0952
+    assert df.loc["NRDC-SWE", "marketCapLcu"] == 7378.2
+    assert df.loc["NRDC-SWE", "ebitdaLtm"] == -14.5
+    assert np.isnan(df.loc["NRDC-SWE", "revenueNtm"])
+    assert np.isnan(df.loc["NRDC-SWE", "employeeCount"])
+    assert df.loc["ACME-USA", "tags"] == ["Robotics", "Industrial automation"]
+    assert df.loc["NRDC-SWE", "verticals"] == ["Cloud infrastructure"]
+    assert isinstance(df["region"].dtype, pd.CategoricalDtype)
+    assert df["currency"].dtype == pd.api.types.pandas_dtype("str")
+
+
+def test_current_frame_schema_0_1_n():
+    empty = current_frame([])
+    one = current_frame([{"sku": "A-USA", "marketCap": 3}])
+    assert list(empty.columns) == [c.name for c in CURRENT_DATA if c.name != "sku"]
+    same_schema(empty, one)
+    assert one.loc["A-USA", "marketCap"] == 3.0
+
+
+def test_current_frame_rejects_non_numeric_money():
+    with pytest.raises(ValidationError):
+        current_frame([{"sku": "A-USA", "marketCap": "lots"}])
+
+
+# ------------------------------------------------------------------ time series
+def test_time_series_wide_layout_and_missing_months():
+    ts = time_series_wide(load("time_series_v2.json")["data"])
+    assert isinstance(ts.index, pd.PeriodIndex)
+    assert ts.index.name == "month"
+    assert ts.index.freqstr == "M"
+    assert [str(p) for p in ts.index] == ["2024-01", "2024-02", "2024-03", "2024-04", "2024-05"]
+    assert ts.columns.names == ["field", "sku"]
+    ev = ts["evRevenueLtm"]
+    assert list(ev.columns) == ["ACME-USA", "ACME-USA.1", "NRDC-SWE"]
+    assert ev.loc[pd.Period("2024-03", "M"), "ACME-USA"] == 6.9
+    assert np.isnan(ev.loc[pd.Period("2024-03", "M"), "ACME-USA.1"])  # gap month
+    assert ev["NRDC-SWE"].isna().tolist() == [True, True, False, False, False]  # late listing
+    assert ts["marginEbitdaLtm"]["NRDC-SWE"].isna().all()  # empty object: column kept
+    assert (ts.dtypes == np.float64).all()
+
+
+def test_time_series_wide_fields_and_range():
+    items = load("time_series_v2.json")["data"]
+    ts = time_series_wide(items, fields=["marginEbitdaLtm", "marketCap"],
+                          date_from="2023-12", date_to="2024-02")
+    assert list(ts.columns.get_level_values("field").unique()) == ["marginEbitdaLtm", "marketCap"]
+    assert [str(p) for p in ts.index] == ["2023-12", "2024-01", "2024-02"]
+    assert ts["marketCap"].isna().all().all()
+    assert ts.loc[pd.Period("2024-02", "M"), ("marginEbitdaLtm", "ACME-USA.1")] == 0.091
+    assert ts.loc[pd.Period("2023-12", "M")].isna().all()
+
+
+def test_time_series_wide_empty_and_errors():
+    empty = time_series_wide([])
+    assert empty.shape == (0, 0)
+    assert isinstance(empty.index, pd.PeriodIndex) and empty.index.name == "month"
+    assert empty.columns.names == ["field", "sku"]
+    with pytest.raises(ValidationError):
+        time_series_wide([{"sku": "A-USA", "data": {"marketCap": {"2024-13": 1.0}}}])
+    with pytest.raises(ValidationError):
+        time_series_wide([], date_from="2024-05", date_to="2024-01")
+    with pytest.raises(ValidationError):
+        time_series_wide([{"sku": None, "data": {}}])
+
+
+def test_time_series_long_matches_payload():
+    items = load("time_series_v2.json")["data"]
+    long = time_series_long(items)
+    assert list(long.columns) == ["sku", "field", "month", "value"]
+    assert long["month"].dtype == pd.PeriodDtype("M")
+    assert len(long) == 5 * 2 + 4 * 2 + 3
+    row = long[(long.sku == "ACME-USA.1") & (long.field == "evRevenueLtm")]
+    assert [str(m) for m in row["month"]] == ["2024-01", "2024-02", "2024-04", "2024-05"]
+    assert row["value"].tolist() == [1.2, 1.25, 1.31, 1.3]
+    empty = time_series_long([])
+    assert list(empty.dtypes) == list(long.dtypes)
+
+
+def test_time_series_long_and_wide_agree():
+    items = load("time_series_v2.json")["data"]
+    wide = time_series_wide(items)
+    for row in time_series_long(items).itertuples():
+        assert wide.loc[row.month, (row.field, row.sku)] == row.value
+
+
+# ------------------------------------------------------------------ groups
+def test_group_current_sandbox_layout():
+    payload = load("group_current.json")
+    df = group_current_frame(payload["data"], payload["meta"])
+    assert df.index.name == "field"
+    assert list(df.columns) == ["sum", "median"]
+    assert df.loc["marketCap", "sum"] == 14802.4 and np.isnan(df.loc["marketCap", "median"])
+    assert np.isnan(df.loc["evRevenueLtm", "sum"]) and df.loc["evRevenueLtm", "median"] == 6.825
+    assert df.loc["revenueLtm", "sum"] == 2330.6 and df.loc["revenueLtm", "median"] == 1165.3
+    assert np.isnan(df.loc["ruleOf40", "median"])
+    assert df.attrs["count"] == 2 and df.attrs["companies"] == 2
+    assert len(df) == 14
+
+
+def test_group_current_variants_agree():
+    payload = load("group_current.json")
+    base = group_current_frame(payload)  # envelope: meta taken from it
+    field_major: dict = {}
+    for stat, cells in payload["data"].items():
+        for field, value in cells.items():
+            field_major.setdefault(field, {})[stat] = value
+    rows = [{"field": f, **cells} for f, cells in field_major.items()]
+    for variant in (field_major, rows):
+        other = group_current_frame(variant, payload["meta"])
+        pd.testing.assert_frame_equal(base.sort_index(), other.sort_index())
+    assert base.attrs["companies"] == 2
+
+
+def test_group_current_meta_is_copied():
+    meta = {"count": 1, "companies": 1}
+    df = group_current_frame({"sum": {}, "median": {}}, meta)
+    meta["count"] = 99
+    assert df.attrs["count"] == 1
+    assert list(df.columns) == ["sum", "median"] and len(df) == 0
+
+
+def test_group_time_series_frame():
+    payload = load("group_time_series.json")
+    df = group_time_series_frame(payload["data"], payload["meta"])
+    assert [str(p) for p in df.index] == ["2024-01", "2024-02", "2024-03", "2024-04"]
+    assert df.index.name == "month"
+    assert list(df.columns) == ["evRevenueLtm", "marginEbitdaLtm"]
+    assert df.loc[pd.Period("2024-03", "M")].isna().all()
+    assert np.isnan(df.loc[pd.Period("2024-04", "M"), "marginEbitdaLtm"])
+    assert df.loc[pd.Period("2024-02", "M"), "evRevenueLtm"] == 3.825
+    assert df.attrs == {"count": 3, "companies": 3}
+    empty = group_time_series_frame([], {"count": 0, "companies": 0})
+    assert len(empty) == 0 and isinstance(empty.index, pd.PeriodIndex)
+
+
+def test_frames_accept_attrs():
+    payload = load("time_series_v2.json")
+    for df in (search_frame([]), current_frame([]), time_series_wide(payload),
+               time_series_long(payload), group_current_frame(load("group_current.json"))):
+        df.attrs["source"] = {"endpoint": "x"}
+        assert copy.deepcopy(df).attrs["source"] == {"endpoint": "x"}
