@@ -1,0 +1,455 @@
+"""Family A through the client, over real HTTP against the session sandbox.
+
+Every expectation comes from the raw endpoint JSON fetched with plain ``requests`` (never from
+the client's own shaping), or from the interface document and docs/sandbox.md: search filters,
+current-data chunking (99/100/101/250 SKUs), order, unknown SKUs, every field kept, time series
+wide/long, group endpoints, bad input refused before any request, one schema for 0/1/N rows and
+provenance in ``attrs``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+import requests
+
+from dealframe.client import Client
+from dealframe.errors import IncompleteResultError, ValidationError
+from dealframe.notices import MissingDataWarning
+
+VERSIONS = ("v1", "v2")
+PROVENANCE = ("endpoint", "requests", "rows_expected", "rows_received", "from_cache", "fetched_at")
+TIMEOUT = 30
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def raw(sb: Any, version: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The endpoint's JSON from a direct ``requests`` call (the oracle)."""
+    resp = requests.post(f"{sb.url}/api/{version}{path}", json=body, timeout=TIMEOUT,
+                         headers={"Authorization": f"Bearer {sb.public_token}"})
+    assert resp.status_code == 200, (path, body, resp.status_code, resp.text[:300])
+    return resp.json()
+
+
+def api(client: Client, version: str) -> Any:
+    return client.public_v1 if version == "v1" else client.public
+
+
+def fake_skus(version: str, n: int) -> list[str]:
+    """Well-formed SKUs that no company has (the sandbox omits them from ``data``)."""
+    if version == "v1":
+        return [f"NOWHERE_ZZ{i:04d}" for i in range(n)]
+    return [f"ZZ{i:04d}-ZZZ" for i in range(n)]
+
+
+def same_value(got: Any, want: Any) -> bool:
+    if want is None:
+        return got is None or (isinstance(got, float) and math.isnan(got)) or got is pd.NA
+    if isinstance(want, (int, float)) and not isinstance(want, bool):
+        return float(got) == float(want)
+    if isinstance(want, list):
+        return list(got) == want
+    return got == want
+
+
+def calls(client: Client) -> tuple[int, int]:
+    snap = client.stats.snapshot()
+    return snap["calls"], snap["attempts"]
+
+
+@pytest.fixture(scope="module")
+def client(sandbox: Any) -> Iterator[Client]:
+    with Client.for_sandbox(sandbox, progress=False) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def universe(sandbox: Any) -> dict[str, list[dict[str, Any]]]:
+    """Every company identifier per version, from the raw search endpoint."""
+    return {v: raw(sandbox, v, "/companies", {})["data"] for v in VERSIONS}
+
+
+# ---------------------------------------------------------------------------- search
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_search_without_filters_returns_every_company_indexed_by_sku(client, universe, version):
+    frame = api(client, version).search()
+    items = universe[version]
+    assert frame.index.name == "sku"
+    assert frame.index.tolist() == [it["sku"] for it in items]
+    for col in ("verticals", "themes"):
+        assert frame[col].tolist() == [it[col] for it in items]
+        assert all(isinstance(v, list) for v in frame[col])
+    assert frame["enterpriseValue"].dtype == np.float64
+    for col in ("ticker", "exchange", "name", "shortName", "countryCodeIso3", "country"):
+        assert pd.api.types.is_string_dtype(frame[col].dtype), col
+        assert frame[col].tolist() == [it[col] for it in items]
+    assert frame.attrs["rows_expected"] == len(items) == frame.attrs["rows_received"]
+
+
+def _filter_cases(items: list[dict[str, Any]]) -> dict[str, tuple[Any, dict[str, Any]]]:
+    first = next(it for it in items if it["verticals"] and it["themes"])
+    evs = sorted(it["enterpriseValue"] for it in items if it["enterpriseValue"] is not None)
+    threshold = evs[len(evs) // 2]
+    return {
+        "industries": ([first["verticals"][0]], {"industries": [first["verticals"][0]]}),
+        "themes": ([first["themes"][0]], {"themes": [first["themes"][0]]}),
+        "regions": ([first["region"]], {"regions": [first["region"]]}),
+        "countries": ([first["countryCodeIso3"]], {"countries": [first["countryCodeIso3"]]}),
+        "enterprise_value_above": (threshold, {"enterpriseValueAbove": threshold}),
+    }
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name", ["industries", "themes", "regions", "countries",
+                                  "enterprise_value_above"])
+def test_search_each_filter_matches_the_raw_endpoint(client, sandbox, universe, version, name):
+    value, body = _filter_cases(universe[version])[name]
+    frame = api(client, version).search(**{name: value})
+    expected = [it["sku"] for it in raw(sandbox, version, "/companies", body)["data"]]
+    assert 0 < len(expected) < len(universe[version])
+    assert frame.index.tolist() == expected
+    assert frame.attrs["filters"] == body
+
+
+def test_search_filters_combine(client, sandbox, universe):
+    cases = _filter_cases(universe["v2"])
+    region, countries = cases["regions"][0], cases["countries"][0]
+    frame = client.public.search(regions=region, countries=countries)
+    body = {"regions": region, "countries": countries}
+    assert frame.index.tolist() == [it["sku"] for it in raw(sandbox, "v2", "/companies", body)["data"]]
+
+
+def test_search_with_empty_lists_means_no_constraint(client, universe):
+    frame = client.public.search(industries=[], regions=[])
+    assert len(frame) == len(universe["v2"])
+
+
+# ---------------------------------------------------------------------------- current
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("n", [99, 100, 101, 250])
+def test_current_chunks_by_100_and_keeps_order(client, universe, version, n):
+    known = [it["sku"] for it in universe[version]][::-1]  # reversed: not the service's order
+    skus = (known + fake_skus(version, n))[:n]
+    before = client.stats.snapshot()["network"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        frame = api(client, version).current(skus)
+    sent = client.stats.snapshot()["network"] - before
+    assert frame.attrs["requests"] == math.ceil(n / 100) == sent
+    present = [s for s in skus if s in set(known)]
+    assert frame.index.tolist() == present
+    missing = [s for s in skus if s not in set(known)]
+    assert frame.attrs["missing_skus"] == missing
+    assert frame.attrs["rows_expected"] == n
+    flagged = [w for w in caught if issubclass(w.category, MissingDataWarning)]
+    assert bool(flagged) == bool(missing)
+    if missing:
+        assert str(len(missing)) in str(flagged[0].message)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_current_unknown_sku_strict_raises_naming_it(client, universe, version):
+    skus = [universe[version][0]["sku"], fake_skus(version, 1)[0]]
+    with pytest.raises(IncompleteResultError) as info:
+        api(client, version).current(skus, strict=True)
+    assert info.value.failed == [skus[1]]
+    assert skus[1] in str(info.value)
+    assert info.value.partial is not None and info.value.partial.index.tolist() == [skus[0]]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_current_keeps_every_field_with_its_raw_value(client, sandbox, universe, version):
+    skus = [it["sku"] for it in universe[version][:30]]
+    items = raw(sandbox, version, "/companies/current", {"skus": skus})["data"]
+    frame = api(client, version).current(skus)
+    keys = {k for it in items for k in it} - {"sku"}
+    assert keys <= set(frame.columns)
+    assert {"rateToUsd", "marketCapLcu", "enterpriseValueLcu", "revenueLtmLcu", "employeeCount",
+            "evEbitdaNtm"} <= set(frame.columns)
+    for it in items:
+        row = frame.loc[it["sku"]]
+        for key in keys:
+            assert same_value(row[key], it.get(key)), (it["sku"], key, row[key], it.get(key))
+    for key in keys:
+        values = [it.get(key) for it in items if it.get(key) is not None]
+        if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            assert frame[key].dtype == np.float64, key
+        elif values and all(isinstance(v, str) for v in values) and key != "region":
+            assert pd.api.types.is_string_dtype(frame[key].dtype), key
+
+
+def test_current_duplicates_are_asked_once(client, universe):
+    sku = universe["v2"][0]["sku"]
+    frame = client.public.current([sku, sku, sku])
+    assert frame.index.tolist() == [sku]
+
+
+# ---------------------------------------------------------------------------- time series
+
+
+def _raw_values(items: list[dict[str, Any]]) -> dict[tuple[str, str, str], float]:
+    return {(it["sku"], f, m): v for it in items for f, s in it["data"].items() for m, v in s.items()}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_time_series_wide_equals_the_raw_json(client, sandbox, universe, version):
+    skus = [it["sku"] for it in universe[version][:25]][::-1]
+    items = raw(sandbox, version, "/companies/time-series", {"skus": skus})["data"]
+    want = _raw_values(items)
+    frame = api(client, version).time_series(skus)
+    assert isinstance(frame.index, pd.PeriodIndex) and frame.index.freqstr == "M"
+    assert list(frame.columns.names) == ["field", "sku"]
+    ords = frame.index.asi8
+    assert (np.diff(ords) == 1).all()  # every month of the range: gaps are NaN rows, not dropped
+    months = {m for (_, _, m) in want}
+    assert str(frame.index[0]) == min(months) and str(frame.index[-1]) == max(months)
+    assert frame.columns.get_level_values("sku").unique().tolist() == skus
+    assert int(frame.notna().to_numpy().sum()) == len(want)
+    values = frame.to_numpy()
+    for (sku, field, month), value in want.items():
+        r = frame.index.get_loc(pd.Period(month, "M"))
+        c = frame.columns.get_loc((field, sku))
+        assert values[r, c] == value
+    sub = frame["evRevenueLtm"]
+    assert sub.shape == (len(frame), len(skus)) and list(sub.columns) == skus
+
+
+def test_time_series_missing_months_are_nan(client, sandbox, universe):
+    skus = [it["sku"] for it in universe["v2"]]
+    items = raw(sandbox, "v2", "/companies/time-series", {"skus": skus, "fields": ["marketCap"]})["data"]
+    span = {m for it in items for m in it["data"]["marketCap"]}
+    gappy = [(it["sku"], sorted(span - set(it["data"]["marketCap"]))) for it in items
+             if span - set(it["data"]["marketCap"])]
+    assert gappy, "the sandbox promises late listings and gaps"
+    frame = client.public.time_series([s for s, _ in gappy[:5]] + [skus[0]], fields=["marketCap"])
+    for sku, months in gappy[:5]:
+        for month in months:
+            if pd.Period(month, "M") in frame.index:
+                assert np.isnan(frame.loc[pd.Period(month, "M"), ("marketCap", sku)])
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_time_series_long_equals_the_raw_json(client, sandbox, universe, version):
+    skus = [it["sku"] for it in universe[version][:10]]
+    body = {"skus": skus, "fields": ["evRevenueNtm", "marginEbitdaLtm"], "dateFrom": "2020-01",
+            "dateTo": "2022-06"}
+    want = _raw_values(raw(sandbox, version, "/companies/time-series", body)["data"])
+    frame = api(client, version).time_series(skus, fields=body["fields"], date_from="2020-01",
+                                             date_to="2022-06", shape="long")
+    assert list(frame.columns) == ["sku", "field", "month", "value"]
+    assert frame["value"].dtype == np.float64 and str(frame["month"].dtype) == "period[M]"
+    got = {(s, f, str(m)): v for s, f, m, v in frame.itertuples(index=False)}
+    assert got == want
+
+
+@pytest.mark.parametrize("date_from,date_to", [("2021-03", "2021-08"),
+                                               (pd.Period("2024-01", "M"), pd.Timestamp("2024-12-31")),
+                                               (None, "2017-02"), ("2026-01", None)])
+def test_time_series_fields_and_dates(client, sandbox, universe, date_from, date_to):
+    skus = [it["sku"] for it in universe["v2"][:8]]
+    fields = ["marketCap", "evEbitdaLtm"]
+    start = None if date_from is None else str(pd.Period(date_from, "M"))
+    end = None if date_to is None else str(pd.Period(date_to, "M"))
+    body: dict[str, Any] = {"skus": skus, "fields": fields}
+    body.update({k: v for k, v in (("dateFrom", start), ("dateTo", end)) if v})
+    want = _raw_values(raw(sandbox, "v2", "/companies/time-series", body)["data"])
+    frame = client.public.time_series(skus, fields=fields, date_from=date_from, date_to=date_to)
+    assert frame.columns.get_level_values("field").unique().tolist() == fields
+    if start:
+        assert str(frame.index[0]) == start
+    if end:
+        assert str(frame.index[-1]) == end
+    assert int(frame.notna().to_numpy().sum()) == len(want)
+    for (sku, field, month), value in want.items():
+        assert frame.loc[pd.Period(month, "M"), (field, sku)] == value
+
+
+def test_time_series_unknown_skus_reported(client, universe):
+    sku = universe["v2"][0]["sku"]
+    ghost = fake_skus("v2", 1)[0]
+    with pytest.warns(MissingDataWarning):
+        frame = client.public.time_series([ghost, sku], fields=["marketCap"])
+    assert frame.attrs["missing_skus"] == [ghost]
+    with pytest.raises(IncompleteResultError):
+        client.public.time_series([ghost, sku], fields=["marketCap"], strict=True)
+
+
+# ---------------------------------------------------------------------------- groups
+
+
+GROUPS = [{"regions": ["North America"]}, {"countries": ["USA", "GBR"], "enterprise_value_above": 500}]
+
+
+def _group_body(group: dict[str, Any]) -> dict[str, Any]:
+    body = {k: v for k, v in group.items() if k != "enterprise_value_above"}
+    if "enterprise_value_above" in group:
+        body["enterpriseValueAbove"] = group["enterprise_value_above"]
+    return body
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("group", GROUPS)
+def test_group_current_equals_the_raw_endpoint(client, sandbox, version, group):
+    payload = raw(sandbox, version, "/groups/current", _group_body(group))
+    frame = api(client, version).group_current(**group)
+    cells = {(f, stat): v for stat, inner in payload["data"].items() for f, v in inner.items()}
+    assert set(frame.index) == {f for f, _ in cells}
+    assert {"sum", "median"} <= set(frame.columns)
+    for (field, stat), value in cells.items():
+        assert same_value(frame.loc[field, stat], value), (field, stat)
+    n_cells = int(frame[["sum", "median"]].notna().to_numpy().sum())
+    assert n_cells == sum(v is not None for v in cells.values())
+    for key, value in payload["meta"].items():
+        assert frame.attrs[key] == value
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("group", GROUPS)
+def test_group_time_series_equals_the_raw_endpoint(client, sandbox, version, group):
+    body = {**_group_body(group), "fields": ["evRevenueLtm", "marketCap"], "dateFrom": "2023-01",
+            "dateTo": "2024-06"}
+    payload = raw(sandbox, version, "/groups/time-series", body)
+    frame = api(client, version).group_time_series(fields=["evRevenueLtm", "marketCap"],
+                                                   date_from="2023-01", date_to="2024-06", **group)
+    assert isinstance(frame.index, pd.PeriodIndex)
+    assert [str(p) for p in frame.index] == [it["period"] for it in payload["data"]]
+    for it in payload["data"]:
+        for field, value in it["median"].items():
+            assert same_value(frame.loc[pd.Period(it["period"], "M"), field], value)
+    for key, value in payload["meta"].items():
+        assert frame.attrs[key] == value
+
+
+# ---------------------------------------------------------------------------- bad input
+
+
+def _bad_calls(universe: dict[str, list[dict[str, Any]]]) -> list[tuple[str, Any, str]]:
+    v2 = universe["v2"][0]["sku"]
+    v1 = universe["v1"][0]["sku"]
+    return [
+        ("v1 SKU sent to v2", lambda c: c.public.current([v2, v1]), "skus[1]"),
+        ("v2 SKU sent to v1", lambda c: c.public_v1.current([v2]), "skus[0]"),
+        ("malformed SKU", lambda c: c.public.current(["acme usa"]), "skus[0]"),
+        ("malformed SKU in series", lambda c: c.public.time_series(["ACME-US"]), "skus[0]"),
+        ("empty skus", lambda c: c.public.current([]), "skus"),
+        ("skus not a list", lambda c: c.public.current(42), "skus"),
+        ("unknown field", lambda c: c.public.time_series([v2], fields=["evRevenue"]), "fields[0]"),
+        ("bad month", lambda c: c.public.time_series([v2], date_from="2024-13"), "date_from"),
+        ("bad month format", lambda c: c.public.time_series([v2], date_to="2024/01"), "date_to"),
+        ("from after to", lambda c: c.public.time_series([v2], date_from="2024-05",
+                                                         date_to="2024-01"), "date_from"),
+        ("bad shape", lambda c: c.public.time_series([v2], shape="tall"), "shape"),
+        ("unknown search filter", lambda c: c.public.search(sector=["AI"]), "sector"),
+        ("unknown region", lambda c: c.public.search(regions=["Europe"]), "regions[0]"),
+        ("lower-case country", lambda c: c.public.search(countries=["usa"]), "countries[0]"),
+        ("EV not a number", lambda c: c.public.search(enterprise_value_above="big"),
+         "enterprise_value_above"),
+        ("group without group filter", lambda c: c.public.group_current(enterprise_value_above=1),
+         "group"),
+        ("group series bad field", lambda c: c.public_v1.group_time_series(
+            regions=["Oceania"], fields=["nope"]), "fields[0]"),
+        ("group series window", lambda c: c.public.group_time_series(
+            regions=["Oceania"], date_from="2025-02", date_to="2025-01"), "date_from"),
+    ]
+
+
+def test_bad_input_is_refused_before_any_request(client, universe):
+    for label, call, argument in _bad_calls(universe):
+        before = calls(client)
+        with pytest.raises(ValidationError) as info:
+            call(client)
+        assert calls(client) == before, f"{label}: a request was sent"
+        assert info.value.argument == argument, (label, info.value.argument)
+        assert argument.split("[")[0] in str(info.value), label
+
+
+def test_unknown_search_filter_suggests_and_lists_valid_names(client):
+    with pytest.raises(ValidationError) as info:
+        client.public.search(industry_list=["AI"])
+    text = str(info.value)
+    for name in ("industries", "themes", "regions", "countries", "enterprise_value_above"):
+        assert name in text
+
+
+# ---------------------------------------------------------------------------- schemas and provenance
+
+
+def _schema(frame: pd.DataFrame) -> list[tuple[Any, str]]:
+    return [(c, str(t)) for c, t in frame.dtypes.items()]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_search_schema_is_the_same_for_0_1_and_n_rows(client, universe, version):
+    items = universe[version]
+    one_country = next(c for c in {it["countryCodeIso3"] for it in items}
+                       if sum(it["countryCodeIso3"] == c for it in items) == 1)
+    frames = [api(client, version).search(countries=["ZZZ"]),
+              api(client, version).search(countries=[one_country]),
+              api(client, version).search()]
+    assert [len(f) for f in frames] == [0, 1, len(items)]
+    assert _schema(frames[0]) == _schema(frames[1]) == _schema(frames[2])
+    assert frames[0].index.name == frames[2].index.name == "sku"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_current_schema_is_the_same_for_1_and_n_rows_and_documented_for_0(client, universe, version):
+    skus = [it["sku"] for it in universe[version]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingDataWarning)
+        empty = api(client, version).current(fake_skus(version, 2))
+    one = api(client, version).current(skus[:1])
+    many = api(client, version).current(skus)
+    assert (len(empty), len(one), len(many)) == (0, 1, len(skus))
+    assert _schema(one) == _schema(many)
+    # Undocumented extras cannot be known without data; every documented column is always there,
+    # with the same dtype, in the same order.
+    shared = dict(_schema(many))
+    assert [c for c in many.columns if c in set(empty.columns)] == list(empty.columns)
+    assert all(shared[c] == t for c, t in _schema(empty))
+    assert {"marketCap", "rateToUsd", "marketCapLcu", "currency", "tags"} <= set(empty.columns)
+
+
+def test_time_series_schema_for_0_1_and_n(client, universe):
+    skus = [it["sku"] for it in universe["v2"][:5]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingDataWarning)
+        frames = [client.public.time_series(s, fields=["marketCap"], date_from="2025-01",
+                                            date_to="2025-06")
+                  for s in (fake_skus("v2", 1), skus[:1], skus)]
+    for frame in frames:
+        assert [str(p) for p in frame.index] == [f"2025-{m:02d}" for m in range(1, 7)]
+        assert list(frame.columns.names) == ["field", "sku"]
+        assert all(str(t) == "float64" for t in frame.dtypes)
+    assert [frame.shape[1] for frame in frames] == [0, 1, 5]
+
+
+def test_every_frame_carries_provenance(client, universe):
+    sku = universe["v2"][0]["sku"]
+    frames = {
+        "POST /api/v2/companies": client.public.search(),
+        "POST /api/v2/companies/current": client.public.current([sku]),
+        "POST /api/v2/companies/time-series": client.public.time_series([sku]),
+        "POST /api/v2/groups/current": client.public.group_current(regions=["Oceania"]),
+        "POST /api/v1/groups/time-series": client.public_v1.group_time_series(regions=["Oceania"]),
+    }
+    for endpoint, frame in frames.items():
+        for key in PROVENANCE:
+            assert key in frame.attrs, (endpoint, key)
+        assert frame.attrs["endpoint"] == endpoint
+        assert frame.attrs["requests"] == 1
+        assert frame.attrs["from_cache"] is False
+        stamp = pd.Timestamp(frame.attrs["fetched_at"])
+        assert stamp.tzinfo is not None and stamp.utcoffset() == pd.Timedelta(0)
+        assert abs(pd.Timestamp.now(tz="UTC") - stamp) < pd.Timedelta(minutes=5)
