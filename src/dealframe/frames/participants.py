@@ -147,8 +147,12 @@ def explode_participants(
             columns[name] = cast([None] * len(parent), spec)
     frame = pd.DataFrame(columns)
     for spec in PARTICIPANTS:  # keep the schema's dtypes whatever the input frame held
-        if spec.name not in ("role",) and frame[spec.name].dtype != dtype_of(spec):
-            frame[spec.name] = frame[spec.name].astype(dtype_of(spec))
+        col = frame[spec.name]
+        if spec.kind == "category":
+            if not isinstance(col.dtype, pd.CategoricalDtype):  # unknown values stay categories
+                frame[spec.name] = cast(col.to_numpy(dtype=object, na_value=None), spec)
+        elif col.dtype != dtype_of(spec):
+            frame[spec.name] = col.astype(dtype_of(spec))
     return frame
 
 

@@ -1,0 +1,131 @@
+"""Hypothesis properties of the shaping layer.
+
+- flatten → explode → regroup gives back every deal's participant ids, in order;
+- 0, 1 or N rows give one schema;
+- the page fast path equals the item path however the rows are split into pages.
+"""
+
+from __future__ import annotations
+
+import orjson
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dealframe._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
+from dealframe.frames import (
+    companies_frame,
+    deals_frame,
+    deals_frame_from_pages,
+    explode_participants,
+    resolve_frames,
+)
+
+ROLES = ("buyers", "lead_investors", "investors")
+ids = st.text(alphabet="0123456789abcdef-", min_size=1, max_size=12)
+maybe_text = st.none() | st.text(max_size=8)
+participant = st.fixed_dictionaries(
+    {"id": ids, "name": maybe_text, "short_name": maybe_text,
+     "country": st.none() | st.sampled_from(["USA", "GBR", "NOR"]), "website": maybe_text})
+participants = st.none() | st.lists(participant, max_size=4)
+offsets = st.sampled_from(["+00:00", "+01:00", "-05:00", "+05:30", "Z"])
+
+
+@st.composite
+def deal(draw, with_investors: bool = False,
+         types: tuple[str, ...] = (*DEAL_TYPES, "Crowdfunding")):
+    d = {
+        "id": draw(ids),
+        "deal_date": draw(st.dates().map(lambda x: x.isoformat())),
+        "deal_type": draw(st.sampled_from(types)),
+        "deal_subtype": draw(st.none() | st.sampled_from(DEAL_SUBTYPES)),
+        "deal_valuation": draw(st.none() | st.floats(-1e6, 1e6, allow_nan=False)),
+        "deal_multiples": draw(st.none() | st.fixed_dictionaries(
+            {"ev_revenue": st.none() | st.floats(-100, 100), "ev_ebitda": st.none()})),
+        "target": draw(st.none() | st.fixed_dictionaries(
+            {"id": ids, "name": maybe_text, "country": st.none() | st.just("USA"),
+             "region": st.none() | st.sampled_from(REGIONS)})),
+        "buyers": draw(participants),
+        "lead_investors": draw(participants),
+        "created_at": draw(st.datetimes(timezones=st.none())).isoformat(timespec="seconds")
+        + draw(offsets),
+        "deleted": draw(st.booleans()),
+    }
+    if with_investors:
+        d["investors"] = draw(participants)
+    return d
+
+
+deal_lists = st.lists(deal(with_investors=True) | deal(), max_size=12)
+#: Values inside the vocabularies only: an unknown value adds a category by design.
+vocab_deal_lists = st.lists(deal(with_investors=True, types=DEAL_TYPES)
+                            | deal(types=DEAL_TYPES), max_size=12)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deal_lists)
+def test_explode_then_regroup_gives_back_participants(items):
+    frame = deals_frame(items)
+    ex = explode_participants(frame)
+    grouped = {
+        (row_deal, role): list(group["participant_id"])
+        for (row_deal, role), group in ex.assign(
+            pos=range(len(ex))).groupby(["deal_id", "role"], observed=True, sort=False)
+    }
+    expected: dict[tuple[str, str], list[str]] = {}
+    for item in items:
+        for role in ROLES:
+            for p in item.get(role) or []:
+                expected.setdefault((item["id"], role), []).append(p["id"])
+    assert grouped == expected
+    assert len(ex) == sum(len(v) for v in expected.values())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vocab_deal_lists)
+def test_deals_schema_is_stable_for_0_1_n(items):
+    frames = [deals_frame([]), deals_frame(items[:1]), deals_frame(items)]
+    base = frames[0]
+    for f in frames[1:]:
+        n = len(base.columns)
+        assert list(f.columns[:n]) == list(base.columns)
+        assert list(f.dtypes.iloc[:n]) == list(base.dtypes)
+        assert list(f.columns) == list(base.columns)  # these deals carry no unknown fields
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deal_lists, st.lists(st.integers(0, 12), max_size=4))
+def test_pages_equal_items_however_split(items, cuts):
+    bounds = sorted({0, len(items), *(min(c, len(items)) for c in cuts)})
+    pages = [orjson.dumps({"data": items[a:b], "meta": {}}) for a, b in zip(bounds, bounds[1:])]
+    pd.testing.assert_frame_equal(deals_frame_from_pages(pages), deals_frame(items))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.fixed_dictionaries({
+    "id": ids, "name": maybe_text, "founded": st.none() | st.integers(1800, 2030),
+    "region": st.none() | st.sampled_from(REGIONS), "active": st.none() | st.booleans(),
+    "verticals": st.lists(st.text(max_size=5), max_size=3),
+    "updated_at": st.datetimes(timezones=st.none()).map(lambda d: d.isoformat() + "+02:00")}),
+    max_size=6))
+def test_companies_schema_is_stable_for_0_1_n(items):
+    frames = [companies_frame([]), companies_frame(items[:1]), companies_frame(items)]
+    for f in frames[1:]:
+        assert list(f.columns) == list(frames[0].columns)
+        assert list(f.dtypes) == list(frames[0].dtypes)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.fixed_dictionaries({
+    "query": st.text(max_size=6), "id": st.none() | ids,
+    "match_type": st.sampled_from(["exact", "ambiguous", "no_match"]),
+    "candidates": st.lists(st.fixed_dictionaries({
+        "id": ids, "name": st.text(max_size=5), "country": st.just("USA"),
+        "score": st.floats(0, 1)}), max_size=3)}), max_size=5))
+def test_resolve_schema_and_ranks(items):
+    results, candidates = resolve_frames(items)
+    r0, c0 = resolve_frames([])
+    assert list(results.dtypes) == list(r0.dtypes) and list(candidates.dtypes) == list(c0.dtypes)
+    assert results["query"].tolist() == [i["query"] for i in items]
+    expected_ranks = [r for i in items for r in range(1, len(i["candidates"]) + 1)]
+    assert candidates["rank"].tolist() == expected_ranks
