@@ -75,7 +75,9 @@ values_strategy = st.one_of(_typical, _typical, _typical, _ties, _anything, _not
 _hot_days = st.integers(0, 45)  # most deals in a few weeks, so buckets reach the threshold
 _any_day = st.integers(0, SPAN_DAYS)
 _deal = st.tuples(
-    st.one_of(_hot_days, _hot_days, _hot_days, _any_day).map(lambda k: START + dt.timedelta(days=k)),
+    st.one_of(_hot_days, _hot_days, _hot_days, _any_day).map(
+        lambda k: START + dt.timedelta(days=k)
+    ),
     values_strategy,
 )
 deals_strategy = st.one_of(

@@ -91,8 +91,10 @@ def test_result_types_and_meta():
     for column in ("median", "q1", "q3"):
         assert out[column].dtype == np.float64
     assert pd.api.types.is_datetime64_dtype(out["period_start"])
-    assert out["period_start"].tolist() == list(pd.to_datetime(["2024-01-01", "2024-04-01", "2024-07-01", "2024-10-01"]))
-    assert out["period_end"].tolist() == list(pd.to_datetime(["2024-03-31", "2024-06-30", "2024-09-30", "2024-12-31"]))
+    starts = ["2024-01-01", "2024-04-01", "2024-07-01", "2024-10-01"]
+    ends = ["2024-03-31", "2024-06-30", "2024-09-30", "2024-12-31"]
+    assert out["period_start"].tolist() == list(pd.to_datetime(starts))
+    assert out["period_end"].tolist() == list(pd.to_datetime(ends))
     meta = out.attrs
     assert meta["metric"] == "ev_revenue" and meta["time_bucket"] == "quarter"
     assert meta["methodology"] == {
@@ -218,14 +220,17 @@ def test_window_edges_are_inclusive():
 
 def test_default_window_from_as_of_and_leap_day():
     assert resolve_window(as_of="2024-02-29") == (dt.date(2019, 2, 28), dt.date(2024, 2, 29))
-    assert resolve_window(as_of=dt.date(2026, 6, 30)) == (dt.date(2021, 6, 30), dt.date(2026, 6, 30))
+    assert resolve_window(as_of=dt.date(2026, 6, 30)) == (
+        dt.date(2021, 6, 30), dt.date(2026, 6, 30),
+    )
     assert resolve_window(date_to="2024-02-29", conventions=Conventions(window_years=4)) == (
         dt.date(2020, 2, 29), dt.date(2024, 2, 29),
     )
     anchored = Conventions(window_anchor="period_start")
-    assert resolve_window(as_of="2024-02-29", time_bucket="quarter", conventions=anchored)[0] == dt.date(2019, 1, 1)
-    assert resolve_window(as_of="2024-02-29", time_bucket="year", conventions=anchored)[0] == dt.date(2019, 1, 1)
-    assert resolve_window(as_of="2024-02-29", time_bucket="month", conventions=anchored)[0] == dt.date(2019, 2, 1)
+    for bucket, start in (("quarter", (2019, 1, 1)), ("year", (2019, 1, 1)),
+                          ("month", (2019, 2, 1)), ("none", (2019, 2, 28))):
+        window = resolve_window(as_of="2024-02-29", time_bucket=bucket, conventions=anchored)
+        assert window[0] == dt.date(*start)
     deals = deals_of(["2019-02-27", "2019-02-28", "2024-02-29"], [1.0, 2.0, 3.0])
     out = bucket_medians(deals, "ev_revenue", "month", as_of="2024-02-29")
     assert out["bucket"].iloc[0] == "2019-02" and out["bucket"].iloc[-1] == "2024-02"
@@ -291,7 +296,9 @@ def test_unsorted_input_and_order_do_not_matter():
                               "2024-01-01", "2024-12-31")
     pd.testing.assert_frame_equal(out, shuffled)
     for quarter, row in zip(range(4), out.itertuples(), strict=True):
-        in_quarter = [v for v, d in zip(values, dates, strict=True) if (d.month - 1) // 3 == quarter]
+        in_quarter = [
+            v for v, d in zip(values, dates, strict=True) if (d.month - 1) // 3 == quarter
+        ]
         assert row.n == len(in_quarter)
         assert row.median == pytest.approx(trimmed_stats(in_quarter)[1])
 
@@ -424,21 +431,28 @@ def test_conventions_validation_and_variants():
 # ------------------------------------------------------------------------------------------
 
 GOOD = deals_of(["2024-01-02"], [1.0])
+JAN = ("2024-01-01", "2024-02-01")
+
+
+def _call(deals=GOOD, metric="ev_revenue", bucket="quarter", window=JAN, **kwargs):
+    return bucket_medians(deals, metric, bucket, *window, **kwargs)
 
 
 @pytest.mark.parametrize(
     ("call", "argument", "text"),
     [
-        (lambda: bucket_medians(GOOD, "pe", "quarter", "2024-01-01", "2024-02-01"), "metric", "ev_revenue, ev_ebitda"),
-        (lambda: bucket_medians(GOOD, "ev_revenue", "week", "2024-01-01", "2024-02-01"), "time_bucket", "month, quarter, year, none"),
-        (lambda: bucket_medians(GOOD, "ebitda", "quarter", "2024-01-01", "2024-02-01"), "deals", "deal_ebitda"),
-        (lambda: bucket_medians(GOOD.assign(ev_revenue=["x"]), "ev_revenue", "quarter", "2024-01-01", "2024-02-01"), "ev_revenue", "numeric"),
-        (lambda: bucket_medians(GOOD, "ev_revenue", "quarter", "2024-03-01", "2024-02-01"), "date_from", "on or before"),
-        (lambda: bucket_medians(GOOD, "ev_revenue", "quarter", "2024-13-01", "2024-02-01"), "date_from", "date"),
-        (lambda: bucket_medians(GOOD.to_dict(), "ev_revenue"), "deals", "DataFrame"),
-        (lambda: bucket_medians(GOOD, "ev_revenue"), "as_of", "date_to"),
-        (lambda: bucket_medians(GOOD, "ev_revenue", date_from="2024-01-01"), "as_of", "as_of"),
-        (lambda: bucket_medians(GOOD, "ev_revenue", as_of="2024-01-01", small_n_threshold=-1), "small_n_threshold", "integer"),
+        (lambda: _call(metric="pe"), "metric", "ev_revenue, ev_ebitda"),
+        (lambda: _call(bucket="week"), "time_bucket", "month, quarter, year, none"),
+        (lambda: _call(metric="ebitda"), "deals", "deal_ebitda"),
+        (lambda: _call(GOOD.assign(ev_revenue=["x"])), "ev_revenue", "numeric"),
+        (lambda: _call(GOOD.assign(ev_revenue=[True])), "ev_revenue", "numeric"),
+        (lambda: _call(window=("2024-03-01", "2024-02-01")), "date_from", "on or before"),
+        (lambda: _call(window=("2024-13-01", "2024-02-01")), "date_from", "date"),
+        (lambda: _call(GOOD.to_dict()), "deals", "DataFrame"),
+        (lambda: _call(window=(None, None)), "as_of", "date_to"),
+        (lambda: _call(window=("2024-01-01", None)), "as_of", "as_of"),
+        (lambda: _call(as_of="2024-01-01", small_n_threshold=-1), "small_n_threshold", "integer"),
+        (lambda: _call(conventions={"trim_scope": "window"}), "conventions", "Conventions"),
     ],
 )
 def test_bad_input_raises_a_typed_error_naming_the_problem(call, argument, text):
@@ -447,3 +461,52 @@ def test_bad_input_raises_a_typed_error_naming_the_problem(call, argument, text)
     assert isinstance(caught.value, ValueError)
     assert caught.value.argument == argument
     assert text in str(caught.value)
+
+
+# ------------------------------------------------------------------------------------------
+# dates and speed
+# ------------------------------------------------------------------------------------------
+
+
+def test_timezone_aware_dates_use_their_calendar_day():
+    deals = deals_of(["2024-03-31 23:30"] * 5, [1.0, 2.0, 3.0, 4.0, 5.0])
+    deals["deal_date"] = deals["deal_date"].dt.tz_localize("UTC")
+    out = bucket_medians(deals, "ev_revenue", "quarter", "2024-01-01", "2024-06-30")
+    assert out["n"].tolist() == [5, 0]
+
+
+def test_faster_than_a_groupby_apply_a_user_would_write():
+    import time
+
+    rng = np.random.default_rng(5)
+    size = 400_000
+    deals = pd.DataFrame(
+        {
+            "deal_date": pd.Timestamp("2016-07-01")
+            + pd.to_timedelta(rng.integers(0, 3650, size), unit="D"),
+            "ev_revenue": rng.lognormal(1, 1, size),
+        }
+    )
+
+    def user_apply():
+        def trimmed(values):
+            q1, q3 = values.quantile([0.25, 0.75])
+            kept = values[values.between(q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1))]
+            return pd.Series({"n": len(values), "median": kept.median()})
+
+        return deals.groupby(deals["deal_date"].dt.to_period("Q"))["ev_revenue"].apply(trimmed)
+
+    def best(function, repeat=3):
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            result = function()
+            times.append(time.perf_counter() - start)
+        return min(times), result
+
+    ours, out = best(lambda: bucket_medians(deals, "ev_revenue", "quarter", "2016-07-01",
+                                            "2026-06-30"))
+    baseline, expected = best(user_apply)
+    assert np.allclose(out["median"].to_numpy(), expected.unstack()["median"].to_numpy())
+    # measured 5-6x faster on 2M deals; asserted with margin because the machine is shared
+    assert ours * 2 < baseline

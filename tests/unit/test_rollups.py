@@ -86,9 +86,11 @@ def test_group_current_by_many_groups_matches_groupby():
     expected_sums = grouped[SUM_ONLY + SUM_AND_MEDIAN].sum(min_count=1)
     for region in expected_medians.index:
         for field in SUM_AND_MEDIAN + ["evRevenueLtm"]:
-            assert out.loc[(region, field), "median"] == pytest.approx(expected_medians.loc[region, field], nan_ok=True)
+            expected = expected_medians.loc[region, field]
+            assert out.loc[(region, field), "median"] == pytest.approx(expected, nan_ok=True)
         for field in SUM_ONLY + SUM_AND_MEDIAN:
-            assert out.loc[(region, field), "sum"] == pytest.approx(expected_sums.loc[region, field], nan_ok=True)
+            expected = expected_sums.loc[region, field]
+            assert out.loc[(region, field), "sum"] == pytest.approx(expected, nan_ok=True)
     assert out.attrs["companies"] == grouped.size().to_dict()
     single = group_current(frame[frame["region"] == "Asia"])
     pd.testing.assert_frame_equal(out.loc["Asia"], single, check_names=False)

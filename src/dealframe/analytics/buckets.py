@@ -356,7 +356,9 @@ def _date_values(deals: pd.DataFrame, column: str) -> np.ndarray:
         try:
             series = pd.to_datetime(series)
         except (TypeError, ValueError) as exc:
-            raise ValidationError(column, "dates (datetime64 or YYYY-MM-DD)", got=str(series.dtype)) from exc
+            raise ValidationError(
+                column, "dates (datetime64 or YYYY-MM-DD)", got=str(series.dtype)
+            ) from exc
     if getattr(series.dt, "tz", None) is not None:
         series = series.dt.tz_localize(None)
     return series.to_numpy().astype("datetime64[D]")
@@ -391,7 +393,9 @@ def _check_arguments(
     missing = [c for c in (date_column, column) if c not in deals.columns]
     if missing:
         raise ValidationError(
-            "deals", "columns " + ", ".join(repr(c) for c in (date_column, column)), got=f"no column(s) {missing}"
+            "deals",
+            "columns " + ", ".join(repr(c) for c in (date_column, column)),
+            got=f"no column(s) {missing}",
         )
     return column
 

@@ -155,9 +155,11 @@ class Conventions:
                 )
         years = self.window_years
         if isinstance(years, bool) or not isinstance(years, int) or years < 1:
-            raise ValueError(f"Conventions.window_years: expected a positive integer, got {years!r}")
+            raise ValueError(
+                f"Conventions.window_years: expected a positive integer, got {years!r}"
+            )
         k = self.iqr_multiplier
-        if isinstance(k, bool) or not isinstance(k, (int, float)) or not k >= 0 or k == float("inf"):
+        if isinstance(k, bool) or not isinstance(k, (int, float)) or not 0 <= k < float("inf"):
             raise ValueError(
                 f"Conventions.iqr_multiplier: expected a finite number >= 0, got {k!r}"
             )
@@ -240,7 +242,9 @@ class Conventions:
         base = cls() if base is None else base
         for m in quantile_methods:
             if m not in QUANTILE_METHODS:
-                raise ValueError(f"quantile_methods: {m!r} is not one of {', '.join(QUANTILE_METHODS)}")
+                raise ValueError(
+                    f"quantile_methods: {m!r} is not one of {', '.join(QUANTILE_METHODS)}"
+                )
         axes: dict[str, tuple[Any, ...]] = {
             "quantile_method": tuple(quantile_methods),
             "trim_scope": _CHOICES["trim_scope"],

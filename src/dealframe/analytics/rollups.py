@@ -275,7 +275,9 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
         raise ValidationError("wide", "a pandas DataFrame", got=type(wide).__name__)
     if not isinstance(wide.columns, pd.MultiIndex) or wide.columns.nlevels != 2:
         raise ValidationError(
-            "wide", "columns as a two-level MultiIndex (field, sku)", got=type(wide.columns).__name__
+            "wide",
+            "columns as a two-level MultiIndex (field, sku)",
+            got=type(wide.columns).__name__,
         )
     try:
         values = wide.to_numpy(dtype=np.float64, na_value=np.nan)
