@@ -10,7 +10,7 @@ from typing import Any
 from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from .data import AS_OF, Dataset
 
-__all__ = ["SandboxConfig", "SandboxState"]
+__all__ = ["Clock", "SandboxConfig", "SandboxState"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,8 @@ class SandboxConfig:
         The sandbox clock.
     rate_limit : float or None
         Requests per second per token before 429 (None: no limit).
+    admin_token : str or None
+        Token of the admin endpoints (``/admin/v1``); None (default) leaves them off.
     """
 
     seed: int = 7
@@ -35,10 +37,28 @@ class SandboxConfig:
     private_key: str = DEFAULT_PRIVATE_KEY
     as_of: dt.datetime = AS_OF
     rate_limit: float | None = None
+    admin_token: str | None = None
 
     def __repr__(self) -> str:  # tokens stay out of reprs
         return (f"SandboxConfig(seed={self.seed}, scale={self.scale}, as_of={self.as_of.isoformat()}, "
                 f"rate_limit={self.rate_limit})")
+
+
+class Clock:
+    """The sandbox's moving clock: starts at ``config.as_of``, moves only by :meth:`advance`."""
+
+    def __init__(self, start: dt.datetime) -> None:
+        self._now = start
+        self._lock = threading.Lock()
+
+    def now(self) -> dt.datetime:
+        with self._lock:
+            return self._now
+
+    def advance(self, seconds: float) -> dt.datetime:
+        with self._lock:
+            self._now = self._now + dt.timedelta(seconds=seconds)
+            return self._now
 
 
 @dataclass
@@ -54,6 +74,7 @@ class SandboxState:
     public: Any = None
     private: Any = None
     lock: threading.RLock = field(default_factory=threading.RLock)
+    clock: Clock | None = None
 
     @classmethod
     def build(cls, config: SandboxConfig) -> "SandboxState":
@@ -64,7 +85,7 @@ class SandboxState:
         from .snapshot import load_or_generate
 
         dataset = load_or_generate(seed=config.seed, scale=config.scale, as_of=config.as_of)
-        state = cls(config=config, dataset=dataset)
+        state = cls(config=config, dataset=dataset, clock=Clock(config.as_of))
         state.public = PublicStore(dataset)
         state.private = PrivateStore(dataset)
         return state

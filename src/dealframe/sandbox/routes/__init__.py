@@ -11,6 +11,7 @@ __all__ = ["all_routes"]
 
 def all_routes(state: SandboxState) -> list[BaseRoute]:
     """Every route of the sandbox, bound to ``state``."""
-    from . import meta, private, public
+    from . import admin, meta, private, public
 
-    return [*public.routes(state), *private.routes(state), *meta.routes(state)]
+    return [*public.routes(state), *private.routes(state), *meta.routes(state),
+            *admin.routes(state)]
