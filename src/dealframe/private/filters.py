@@ -174,11 +174,13 @@ class FilterSchema:
                 if not isinstance(item, str):
                     raise ValidationError(f"{arg}[{i}]", "a string", got=item)
             if t == "array_uuid":
+                canonical = []
                 for i, item in enumerate(items):
                     try:
-                        uuid.UUID(item)
+                        canonical.append(str(uuid.UUID(item)))
                     except ValueError:
                         raise ValidationError(f"{arg}[{i}]", "a UUID", got=item) from None
+                items = list(dict.fromkeys(canonical))  # lower case, first occurrence kept
             if spec.values is not None:
                 bad = [v for v in items if v not in spec.values]
                 if bad:
