@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import statistics
-import time
 
 import numpy as np
 import pandas as pd
@@ -107,7 +106,8 @@ def test_group_current_by_series_and_labels():
     pd.testing.assert_frame_equal(by_list.loc["a"], group_current(frame), check_names=False)
 
 
-def test_group_current_is_faster_than_a_per_field_groupby_loop():
+def test_group_current_agrees_with_a_per_field_groupby_loop():
+    # Speed against this baseline is a benchmark figure (group_rollup_speedup), not a test.
     frame = current_frame(n=5000, seed=9)
     fields = current_fields(frame)
     one_group = np.zeros(len(frame))
@@ -115,21 +115,15 @@ def test_group_current_is_faster_than_a_per_field_groupby_loop():
     def per_field_loop():
         return {field: frame.groupby(one_group)[field].agg(["sum", "median"]) for field in fields}
 
-    def best(function, repeat=7):
-        times = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            function()
-            times.append(time.perf_counter() - start)
-        return min(times)
-
     reference = per_field_loop()
     out = group_current(frame)
-    for field in ("revenueLtm", "evRevenueLtm"):
-        assert out.loc[field, "median"] == pytest.approx(reference[field]["median"].iloc[0])
-    ours, baseline = best(lambda: group_current(frame)), best(per_field_loop)
-    # measured 5-8x faster; asserted with margin because the machine is shared
-    assert ours * 2 < baseline
+    for field in fields:
+        if field in ("marketCap", "enterpriseValue"):  # sum only: no median by definition
+            assert np.isnan(out.loc[field, "median"])
+            continue
+        assert out.loc[field, "median"] == pytest.approx(reference[field]["median"].iloc[0], nan_ok=True)
+    for field in ("marketCap", "revenueLtm"):
+        assert out.loc[field, "sum"] == pytest.approx(reference[field]["sum"].iloc[0])
 
 
 def wide_frame(seed=0, months=6, skus=("A-USA", "B-USA", "C-GBR", "D-FRA"),
