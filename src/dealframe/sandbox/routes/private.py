@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
 from ..._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_DEFAULT, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
-from ..aggregate import AggregateInputError, compute_aggregate
+from ..aggregate import DEFAULT_DATE_RANGE_YEARS, AggregateInputError, compute_aggregate
 from ..discovery import discovery_document
 from ..filters import parse_filters, parse_sort
 from ..problems import ApiProblem, Problems, bad_request, json_response, not_found
@@ -217,6 +217,12 @@ def routes(state: SandboxState) -> list[BaseRoute]:
 
         def as_date(value: np.datetime64 | None) -> dt.date | None:
             return None if value is None else value.astype("datetime64[D]").item()
+
+        date_to = as_date(window.get("date_to"))
+        if "date_from" not in window and date_to is not None and date_to.year <= DEFAULT_DATE_RANGE_YEARS:
+            # the default window (date_to minus 5 years) would start before year 1
+            raise bad_request(f"filters.date_to: {date_to.isoformat()} leaves no room for the default "
+                              f"{DEFAULT_DATE_RANGE_YEARS}-year window; give filters.date_from")
 
         with state.lock:
             rows = store().select("transactions", rest, include_deleted, ("deal_date", True))
