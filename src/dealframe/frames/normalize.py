@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from dealframe.errors import ValidationError
 from dealframe.frames.schemas import (
@@ -96,14 +97,29 @@ def _is_null(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
+def _arrow_cast(values: Sequence[Any], target: pa.DataType) -> np.ndarray | None:
+    """Strings cast by Arrow's ISO 8601 parser, or None when Arrow cannot (pandas decides)."""
+    try:
+        arrow = pa.array(values, type=pa.large_string(), from_pandas=True)
+        return pc.cast(arrow, target).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return None
+
+
 def to_utc(values: Sequence[Any], name: str = "timestamp") -> pd.DatetimeIndex:
     """ISO 8601 strings (any offset, ``Z`` or none = UTC) as ``datetime64[us, UTC]``.
+
+    Arrow's parser handles the common case (every value with an offset); anything
+    else goes through :func:`pandas.to_datetime` with ``format="ISO8601"``.
 
     Examples
     --------
     >>> to_utc(["2024-03-01T10:00:00+01:00", None])[0].hour
     9
     """
+    fast = _arrow_cast(values, pa.timestamp("us", tz="UTC"))
+    if fast is not None:
+        return pd.DatetimeIndex(fast.astype("datetime64[us]")).tz_localize("UTC")
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), utc=True, format="ISO8601")
     except (ValueError, TypeError) as exc:
@@ -119,6 +135,9 @@ def to_date(values: Sequence[Any], name: str = "date") -> np.ndarray:
     >>> to_date(["2024-02-29", None]).dtype
     dtype('<M8[us]')
     """
+    fast = _arrow_cast(values, pa.date32())
+    if fast is not None:
+        return fast.astype(DATE_DTYPE)
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), format="%Y-%m-%d")
     except (ValueError, TypeError) as exc:
@@ -327,7 +346,9 @@ def _concat_typed(parts: list[Any], col: Column | None) -> Any:
         extra = {c for p in parts for c in p.categories if c not in seen}
         cats += sorted(extra, key=str)
         parts = [p.set_categories(cats) if list(p.categories) != cats else p for p in parts]
-    return pd.concat([pd.Series(p, copy=False) for p in parts], ignore_index=True).array
+    if isinstance(parts[0], np.ndarray):
+        return np.concatenate(parts)
+    return type(parts[0])._concat_same_type(parts)
 
 
 def assemble(

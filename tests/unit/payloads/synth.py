@@ -26,7 +26,6 @@ Examples
 from __future__ import annotations
 
 import random
-import uuid
 from typing import Any
 
 import orjson
@@ -47,7 +46,8 @@ _OFFSETS = ("+00:00", "+01:00", "-05:00", "+05:30", "Z")
 
 
 def _uuid(rng: random.Random) -> str:
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    h = f"{rng.getrandbits(128):032x}"
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:]}"
 
 
 def participant(rng: random.Random, pool: list[str]) -> dict[str, Any]:
