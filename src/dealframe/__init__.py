@@ -1,7 +1,45 @@
-"""dealframe: a pandas-native client for a company, investor and deal data service."""
+"""dealframe: a pandas-native client for a company, investor and deal data service.
 
-from __future__ import annotations
+Examples
+--------
+>>> import dealframe, dealframe.sandbox
+>>> with dealframe.sandbox.run(scale=0.02) as sb, dealframe.Client.for_sandbox(sb) as client:
+...     deals = client.private.deals(deal_type=["M&A"], limit=50)
+...     people = dealframe.explode_participants(deals)
+>>> list(people.columns[:3])
+['deal_id', 'role', 'participant_id']
+"""
+
+from . import errors
+from .client import Client
+from .config import Settings
+from .errors import (AmbiguousNameError, ApiError, AuthenticationError, BadRequestError,
+                     ConfigurationError, DealframeError, IncompleteResultError, NotFoundError,
+                     RateLimitedError, ServerError, TransportError, ValidationError)
+from .frames.participants import co_investment_edges, explode_participants
+from .notices import DealframeWarning, MissingDataWarning
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = [
+    "AmbiguousNameError",
+    "ApiError",
+    "AuthenticationError",
+    "BadRequestError",
+    "Client",
+    "ConfigurationError",
+    "DealframeError",
+    "DealframeWarning",
+    "IncompleteResultError",
+    "MissingDataWarning",
+    "NotFoundError",
+    "RateLimitedError",
+    "ServerError",
+    "Settings",
+    "TransportError",
+    "ValidationError",
+    "__version__",
+    "co_investment_edges",
+    "errors",
+    "explode_participants",
+]
