@@ -282,8 +282,10 @@ def test_subcollection_frames():
     assert ci["is_lead_any_round"].tolist() == [True, False]
     assert ci.loc[0, "first_round_date"] == pd.Timestamp("2023-07-01")
     pf = portfolio_frame(load("portfolio.json"))
-    assert pf["rounds_count"].dtype == pd.Int64Dtype() and pf["led_any_round"].tolist() == [True, False]
-    assert pd.isna(pf.loc[1, "country"]) and pf.loc[0, "last_invested"] == pd.Timestamp("2025-03-14")
+    assert pf["rounds_count"].dtype == pd.Int64Dtype()
+    assert pf["led_any_round"].tolist() == [True, False]
+    assert pd.isna(pf.loc[1, "country"])
+    assert pf.loc[0, "last_invested"] == pd.Timestamp("2025-03-14")
     co = co_investors_frame(load("co_investors.json"))
     assert co["shared_deals"].tolist() == [2, 1]
     assert co["last_shared_date"].dtype == DATE
@@ -295,7 +297,8 @@ def test_resolve_frames():
     assert results["query"].tolist() == ["Acme Robotics", "Fjord", "Nonexistent Widgets"]
     assert results["match_type"].tolist() == ["exact", "ambiguous", "no_match"]
     assert list(results["match_type"].cat.categories) == ["exact", "ambiguous", "no_match"]
-    assert results.loc[0, "id"].startswith("0b6c2f0e") and results["id"].isna().tolist()[1:] == [True, True]
+    assert results.loc[0, "id"].startswith("0b6c2f0e")
+    assert results["id"].isna().tolist()[1:] == [True, True]
     assert "candidates" not in results.columns
     assert candidates["query"].tolist() == ["Fjord", "Fjord"]
     assert candidates["rank"].tolist() == [1, 2]
@@ -336,8 +339,9 @@ def test_aggregate_frame_labels_all_month_year():
     assert df.loc[0, "n"] == 412
     other = aggregate_frame([{"bucket": "2024-02", "n": 5}, {"bucket": "2023", "n": 6},
                              {"bucket": "mystery", "n": 1}], {"metric": "raised"})
-    assert other["period_start"].tolist()[:2] == [pd.Timestamp("2024-02-01"), pd.Timestamp("2023-01-01")]
-    assert other["period_end"].tolist()[:2] == [pd.Timestamp("2024-02-29"), pd.Timestamp("2023-12-31")]
+    ts = pd.Timestamp
+    assert other["period_start"].tolist()[:2] == [ts("2024-02-01"), ts("2023-01-01")]
+    assert other["period_end"].tolist()[:2] == [ts("2024-02-29"), ts("2023-12-31")]
     assert pd.isna(other.loc[2, "period_start"])
     empty = aggregate_frame([], {})
     assert list(empty.dtypes) == list(other.dtypes)

@@ -34,7 +34,6 @@ from dealframe.errors import ValidationError
 from dealframe.frames.schemas import (
     DATE_DTYPE,
     STRING_DTYPE,
-    TIMESTAMP_DTYPE,
     VOCABULARIES,
     Column,
     Schema,

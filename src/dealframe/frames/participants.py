@@ -185,7 +185,8 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
     """
     for col in ("deal_id", "participant_id"):
         if col not in exploded:
-            raise ValidationError("exploded", f"a frame from explode_participants (no {col!r} column)")
+            raise ValidationError("exploded",
+                                  f"a frame from explode_participants (no {col!r} column)")
     rows = exploded
     if roles is not None:
         rows = rows[rows["role"].isin(list(roles))]

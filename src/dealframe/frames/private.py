@@ -22,7 +22,6 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import numpy as np
 import orjson
 import pandas as pd
 
@@ -32,7 +31,6 @@ from dealframe.frames.normalize import (
     assemble,
     build_columns,
     build_frame,
-    empty_frame,
     to_date,
 )
 from dealframe.frames.schemas import (
@@ -140,7 +138,7 @@ def investor_profiles_frame(items: Items) -> pd.DataFrame:
                        _PROFILE_PREFIXES)
 
 
-def _top_frame(profiles: Any, key: str, label: str, schema: Schema) -> pd.DataFrame:
+def _top_frame(profiles: Any, key: str, schema: Schema) -> pd.DataFrame:
     if isinstance(profiles, pd.DataFrame):
         pairs = zip(profiles["id"].tolist(), profiles[f"stats_{key}"].tolist())
     else:
@@ -154,8 +152,7 @@ def _top_frame(profiles: Any, key: str, label: str, schema: Schema) -> pd.DataFr
             if not isinstance(entry, Mapping):
                 raise ValidationError(f"stats.{key}", "an array of objects", got=entry)
             rows.append({**entry, "investor_id": investor_id, "rank": rank})
-    frame = build_frame(rows, schema)
-    return frame if label in frame else empty_frame(schema)
+    return build_frame(rows, schema)
 
 
 def top_countries_frame(profile_items: Any) -> pd.DataFrame:
@@ -171,7 +168,7 @@ def top_countries_frame(profile_items: Any) -> pd.DataFrame:
     >>> top_countries_frame([p])["rank"].tolist()
     [1, 2]
     """
-    return _top_frame(profile_items, "top_countries", "country", TOP_COUNTRIES)
+    return _top_frame(profile_items, "top_countries", TOP_COUNTRIES)
 
 
 def top_verticals_frame(profile_items: Any) -> pd.DataFrame:
@@ -183,7 +180,7 @@ def top_verticals_frame(profile_items: Any) -> pd.DataFrame:
     >>> top_verticals_frame(p).loc[0, "vertical"]
     'AI'
     """
-    return _top_frame(profile_items, "top_verticals", "vertical", TOP_VERTICALS)
+    return _top_frame(profile_items, "top_verticals", TOP_VERTICALS)
 
 
 def _role_always(with_role: bool | None) -> tuple[str, ...]:
@@ -278,7 +275,8 @@ def company_investors_frame(items: Items) -> pd.DataFrame:
 
     Examples
     --------
-    >>> company_investors_frame([{"id": "i", "rounds_participated": 2}])["rounds_participated"].dtype
+    >>> df = company_investors_frame([{"id": "i", "rounds_participated": 2}])
+    >>> df["rounds_participated"].dtype
     Int64Dtype()
     """
     return build_frame(as_records(items, "company_investors"), COMPANY_INVESTORS)
