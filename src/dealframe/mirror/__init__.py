@@ -1,1 +1,39 @@
-"""dealframe.mirror."""
+"""A local Parquet mirror of the private data, kept up to date from the change feed.
+
+``sync`` pulls everything the first time (soft-deleted records included) and,
+later, only what changed since the checkpoint, upserting by id; ``load`` reads
+an entity back as the client's typed frame; ``status`` summarises the mirror.
+See docs/mirror.md for the guarantees and for querying the files with DuckDB,
+polars or Spark.
+
+Examples
+--------
+>>> import dealframe.mirror
+>>> dealframe.mirror.sync(client, "mirror/")  # doctest: +SKIP
+>>> deals = dealframe.mirror.load("mirror/", "deals")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from .errors import (MirrorError, MirrorLockedError, MirrorPathError, MirrorStateError,
+                     MirrorVersionError)
+from .read import files, load, status
+from .schema import ENTITIES, SCHEMA_VERSION
+from .sync import DEFAULT_OVERLAP, EntityReport, SyncReport, sync
+
+__all__ = [
+    "DEFAULT_OVERLAP",
+    "ENTITIES",
+    "EntityReport",
+    "MirrorError",
+    "MirrorLockedError",
+    "MirrorPathError",
+    "MirrorStateError",
+    "MirrorVersionError",
+    "SCHEMA_VERSION",
+    "SyncReport",
+    "files",
+    "load",
+    "status",
+    "sync",
+]

@@ -1,0 +1,140 @@
+"""The mirror's typed Arrow schema per entity, and frame <-> Arrow conversion (pure).
+
+The columns are the client's list frames (:mod:`dealframe.frames.schemas`):
+``COMPANY_LIST``, ``INVESTOR_LIST`` and ``DEAL``. Arrow types are plain SQL
+types so DuckDB, polars and Spark read the files without help: categories are
+strings, dates ``date32``, timestamps ``timestamp[us, UTC]``, participants
+``list<struct<id, name, short_name, country, website>>``. :func:`to_frame`
+gives back exactly the dtypes :mod:`dealframe.frames.private` builds.
+
+Examples
+--------
+>>> arrow_schema("investors").names
+['id', 'name', 'short_name', 'website', 'country', 'updated_at', 'deleted']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..frames.normalize import cast
+from ..frames.schemas import (
+    COMPANY_LIST,
+    DATE_DTYPE,
+    DEAL,
+    INVESTOR_LIST,
+    PARTICIPANT_FIELDS,
+    PARTICIPANT_ROLES,
+    TIMESTAMP_DTYPE,
+    Column,
+    Schema,
+)
+
+__all__ = ["ENTITIES", "SCHEMA_VERSION", "api_entity", "arrow_schema", "columns", "to_arrow",
+           "to_frame"]
+
+#: Bumped whenever the stored columns or their types change.
+SCHEMA_VERSION = 1
+#: Mirrored entities, in sync order.
+ENTITIES: tuple[str, ...] = ("companies", "investors", "deals")
+_API = {"companies": "companies", "investors": "investors", "deals": "transactions"}
+_SCHEMAS: dict[str, Schema] = {"companies": COMPANY_LIST, "investors": INVESTOR_LIST, "deals": DEAL}
+_PARTICIPANT = pa.struct([(name, pa.string()) for name in PARTICIPANT_FIELDS])
+_SCALAR: dict[str, pa.DataType] = {
+    "float": pa.float64(), "int": pa.int64(), "bool": pa.bool_(), "str": pa.string(),
+    "category": pa.string(), "date": pa.date32(), "timestamp": pa.timestamp("us", tz="UTC"),
+}
+
+
+def api_entity(entity: str) -> str:
+    """The service's path name of a mirror entity (``deals`` → ``transactions``)."""
+    return _API[entity]
+
+
+def columns(entity: str) -> Schema:
+    """The client's column specs of ``entity``'s list frame."""
+    return _SCHEMAS[entity]
+
+
+def _arrow_type(col: Column) -> pa.DataType:
+    if col.kind == "list":
+        return pa.list_(_PARTICIPANT if col.name in PARTICIPANT_ROLES else pa.string())
+    return _SCALAR[col.kind]
+
+
+def arrow_schema(entity: str) -> pa.Schema:
+    """The Arrow schema of ``entity``'s Parquet files."""
+    return pa.schema([pa.field(c.name, _arrow_type(c)) for c in _SCHEMAS[entity]],
+                     metadata={b"dealframe.mirror.schema_version": str(SCHEMA_VERSION).encode(),
+                               b"dealframe.mirror.entity": entity.encode()})
+
+
+def _objects(series: pd.Series) -> list[Any]:
+    return [None if v is None or (isinstance(v, float) and v != v) else v
+            for v in series.to_numpy(dtype=object)]
+
+
+def _to_array(series: pd.Series, col: Column, type_: pa.DataType) -> pa.Array:
+    kind = col.kind
+    if kind in ("str", "category", "list"):
+        return pa.array(_objects(series), type=type_)
+    if kind == "date":
+        return pa.array(series.to_numpy(dtype=DATE_DTYPE).astype("datetime64[D]"), type=type_,
+                        from_pandas=True)
+    return pa.array(series, type=type_, from_pandas=True)
+
+
+def to_arrow(frame: pd.DataFrame, entity: str) -> pa.Table:
+    """A client list frame of ``entity`` as a table of the mirror's schema.
+
+    Columns the frame lacks are null; columns outside the schema are dropped.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> to_arrow(pd.DataFrame({"id": ["a"], "deleted": [False]}), "investors").num_rows
+    1
+    """
+    schema = arrow_schema(entity)
+    n = len(frame)
+    arrays = []
+    for col, field in zip(_SCHEMAS[entity], schema):
+        if col.name in frame.columns:
+            arrays.append(_to_array(frame[col.name], col, field.type))
+        else:
+            arrays.append(pa.nulls(n, type=field.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _from_array(arr: pa.ChunkedArray, col: Column) -> Any:
+    kind = col.kind
+    if kind == "date":
+        return arr.to_numpy(zero_copy_only=False).astype(DATE_DTYPE)
+    if kind == "timestamp":
+        return pd.array(arr.to_pandas(types_mapper=None), dtype=TIMESTAMP_DTYPE)
+    if kind == "float":
+        return arr.to_numpy(zero_copy_only=False).astype(np.float64)
+    values = arr.to_pylist()
+    if kind == "list":
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return out
+    return cast(values, col)
+
+
+def to_frame(table: pa.Table, entity: str) -> pd.DataFrame:
+    """A table of the mirror's schema as the client's typed frame of ``entity``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = to_frame(to_arrow(pd.DataFrame({"id": ["a"]}), "investors"), "investors")
+    >>> f["deleted"].dtype.name
+    'boolean'
+    """
+    data = {col.name: _from_array(table.column(col.name), col) for col in _SCHEMAS[entity]}
+    return pd.DataFrame(data, copy=False)
