@@ -6,6 +6,8 @@
   (``groups/current``, ``groups/time-series``) for any group of SKUs.
 - :class:`Conventions`: every convention the interface document leaves open, as parameters,
   with the sandbox's behaviour as the default; :meth:`Conventions.variants` for calibration.
+- :func:`reconcile`, :func:`reconcile_groups`, :func:`calibrate`: the proof, against the service,
+  that the local numbers mean the same, and which conventions a service uses.
 """
 
 from __future__ import annotations
@@ -21,17 +23,23 @@ from dealframe.analytics.conventions import (
     QUANTILE_METHODS,
     Conventions,
 )
+from dealframe.analytics.reconcile import Reconciliation, calibrate, compare_buckets, reconcile, reconcile_groups
 from dealframe.analytics.rollups import current_fields, group_current, group_time_series
 
 __all__ = [
     "DEFAULT_CONVENTIONS",
     "QUANTILE_METHODS",
     "Conventions",
+    "Reconciliation",
     "bucket_labels",
     "bucket_medians",
+    "calibrate",
+    "compare_buckets",
     "current_fields",
     "group_current",
     "group_time_series",
+    "reconcile",
+    "reconcile_groups",
     "resolve_window",
     "segment_quantiles",
 ]

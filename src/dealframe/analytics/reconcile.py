@@ -1,0 +1,246 @@
+"""Proof that a local number means what the service's number means.
+
+:func:`reconcile` pulls the service's aggregate and the deals behind it (same
+filters, same window, the service's runtime ``small_n_threshold``), recomputes
+the buckets locally with :func:`~dealframe.analytics.bucket_medians`, and lays
+the two side by side. :func:`calibrate` tries the conventions the interface
+document leaves open and reports which reproduce the service: what a user runs
+first against an account whose methodology is unknown.
+:func:`reconcile_groups` does the same for the Family A group rollups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ValidationError
+from .buckets import bucket_medians
+from .conventions import Conventions
+from .rollups import group_current, group_time_series
+
+if TYPE_CHECKING:
+    from ..client import Client
+
+__all__ = ["Reconciliation", "calibrate", "compare_buckets", "reconcile", "reconcile_groups"]
+
+_STATS = ("n", "median", "q1", "q3")
+
+
+class Reconciliation(NamedTuple):
+    """A side-by-side frame and its one-line summary."""
+
+    frame: pd.DataFrame
+    summary: str
+
+    def __str__(self) -> str:
+        return self.summary
+
+
+def _close(a: pd.Series, b: pd.Series, tolerance: float) -> np.ndarray:
+    x = pd.to_numeric(a, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    y = pd.to_numeric(b, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    both_nan = np.isnan(x) & np.isnan(y)
+    with np.errstate(invalid="ignore"):
+        near = np.abs(x - y) <= tolerance * np.maximum(1.0, np.abs(y))
+    return both_nan | near
+
+
+def compare_buckets(service: pd.DataFrame, local: pd.DataFrame, tolerance: float = 1e-9) -> pd.DataFrame:
+    """Bucket-by-bucket comparison of two aggregate frames (pure).
+
+    Returns one row per bucket present in either frame with ``<stat>_service``,
+    ``<stat>_local``, ``<stat>_diff`` for n, median, q1, q3 and ``match`` (every
+    statistic within ``tolerance``, relative above 1, nulls equal to nulls).
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"bucket": ["2024"], "n": [3], "median": [1.0], "q1": [0.5], "q3": [2.0]})
+    >>> compare_buckets(s, s.copy())["match"].tolist()
+    [True]
+    """
+    left = service[["bucket", *_STATS]].rename(columns={k: f"{k}_service" for k in _STATS})
+    right = local[["bucket", *_STATS]].rename(columns={k: f"{k}_local" for k in _STATS})
+    out = left.merge(right, on="bucket", how="outer", sort=False)
+    match = np.ones(len(out), dtype=bool)
+    for stat in _STATS:
+        s, lo = out[f"{stat}_service"], out[f"{stat}_local"]
+        out[f"{stat}_diff"] = pd.to_numeric(lo, errors="coerce").astype("float64") - \
+            pd.to_numeric(s, errors="coerce").astype("float64")
+        match &= _close(lo, s, tolerance)
+    out["match"] = match
+    order = ["bucket"] + [f"{stat}_{side}" for stat in _STATS for side in ("service", "local", "diff")]
+    return out[order + ["match"]]
+
+
+def _pull(client: "Client", metric: str, time_bucket: str, filters: Mapping[str, Any] | None,
+          progress: bool | None) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """The service aggregate and the deals of its window, with the same filters."""
+    filters = dict(filters or {})
+    service = client.private.aggregate(metric, time_bucket, filters)
+    methodology = service.attrs.get("methodology") or {}
+    window = methodology.get("date_range") or {}
+    if not window.get("from") or not window.get("to"):
+        raise ValidationError("service", "an aggregate response whose meta has "
+                              "methodology.date_range", got=methodology)
+    deal_filters = {**filters, "date_from": window["from"], "date_to": window["to"]}
+    deals = client.private.deals(deal_filters, progress=progress)
+    context = {"date_from": window["from"], "date_to": window["to"],
+               "small_n_threshold": int(methodology.get("small_n_threshold", 5)),
+               "include_deleted": bool(filters.get("include_deleted", False))}
+    return service, deals, context
+
+
+def _local(deals: pd.DataFrame, metric: str, time_bucket: str, context: Mapping[str, Any],
+           conventions: Conventions | None) -> pd.DataFrame:
+    return bucket_medians(deals, metric, time_bucket, context["date_from"], context["date_to"],
+                          small_n_threshold=context["small_n_threshold"], conventions=conventions,
+                          include_deleted=context["include_deleted"])
+
+
+def _summary(label: str, frame: pd.DataFrame, service: pd.DataFrame, local: pd.DataFrame) -> str:
+    matched = int(frame["match"].sum())
+    worst = frame["median_diff"].abs().max()
+    worst_text = "n/a" if pd.isna(worst) else f"{worst:.3g}"
+    meta = []
+    for key in ("total_deals", "outliers_trimmed"):
+        s, lo = service.attrs.get(key), local.attrs.get(key)
+        meta.append(f"{key} {lo} {'=' if s == lo else '!='} {s}")
+    return (f"{label}: {matched} of {len(frame)} buckets match (max |Δ median| {worst_text}); "
+            + "; ".join(meta))
+
+
+def reconcile(client: "Client", metric: str, time_bucket: str = "quarter",
+              filters: Mapping[str, Any] | None = None, *, conventions: Conventions | None = None,
+              tolerance: float = 1e-9, progress: bool | None = None) -> Reconciliation:
+    """The service's aggregate beside the local recomputation from the same deals.
+
+    Parameters
+    ----------
+    client : dealframe.Client
+    metric, time_bucket : str
+        As in :meth:`dealframe.private.api.PrivateApi.aggregate`.
+    filters : dict, optional
+        Deal filters (the window comes from the service's answer).
+    conventions : Conventions, optional
+        Local conventions (default: the sandbox's, see docs/aggregates.md).
+    tolerance : float
+        Relative tolerance (absolute below 1) for a statistic to match.
+
+    Returns
+    -------
+    Reconciliation
+        ``frame`` (bucket, service/local/diff per statistic, match) with
+        ``attrs`` ``matched``, ``buckets``, ``service_meta`` and ``local_meta``;
+        ``summary`` such as ``"ev_revenue by quarter: 21 of 21 buckets match ..."``.
+
+    Examples
+    --------
+    >>> rec = reconcile(client, "ev_revenue", "year", {"deal_type": ["Venture"]})  # doctest: +SKIP
+    >>> print(rec.summary)  # doctest: +SKIP
+    """
+    service, deals, context = _pull(client, metric, time_bucket, filters, progress)
+    local = _local(deals, metric, time_bucket, context, conventions)
+    frame = compare_buckets(service, local, tolerance)
+    same_meta = all(service.attrs.get(k) == local.attrs.get(k) for k in ("total_deals", "outliers_trimmed"))
+    frame.attrs.update({"matched": int(frame["match"].sum()), "buckets": len(frame),
+                        "meta_matches": same_meta, "service_meta": dict(service.attrs),
+                        "local_meta": dict(local.attrs), "deals": len(deals)})
+    return Reconciliation(frame, _summary(f"{metric} by {time_bucket}", frame, service, local))
+
+
+def calibrate(client: "Client", metric: str = "ev_revenue", time_bucket: str = "quarter",
+              filters: Mapping[str, Any] | None = None, *,
+              variants: Iterable[Conventions] | None = None, tolerance: float = 1e-9,
+              progress: bool | None = None) -> pd.DataFrame:
+    """Which combinations of conventions reproduce the service's aggregate?
+
+    Pulls the aggregate and its deals once, then recomputes locally under each
+    variant of :class:`Conventions` (default :meth:`Conventions.variants`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per variant, best first: its convention fields, ``buckets_matched``,
+        ``buckets``, ``meta_matches`` and ``reproduces`` (every bucket and the
+        meta match). ``attrs["best"]`` is the first reproducing :class:`Conventions`
+        (or None).
+
+    Examples
+    --------
+    >>> table = calibrate(client, "ev_revenue", "quarter")  # doctest: +SKIP
+    >>> table.attrs["best"]  # doctest: +SKIP
+    """
+    service, deals, context = _pull(client, metric, time_bucket, filters, progress)
+    rows = []
+    for variant in (variants if variants is not None else Conventions.variants()):
+        local = _local(deals, metric, time_bucket, context, variant)
+        frame = compare_buckets(service, local, tolerance)
+        meta = all(service.attrs.get(k) == local.attrs.get(k) for k in ("total_deals", "outliers_trimmed"))
+        rows.append({**{k: getattr(variant, k) for k in variant.__dataclass_fields__},
+                     "buckets_matched": int(frame["match"].sum()), "buckets": len(frame),
+                     "meta_matches": meta, "reproduces": bool(frame["match"].all() and meta),
+                     "_variant": variant})
+    table = pd.DataFrame(rows)
+    if table.empty:
+        raise ValidationError("variants", "at least one Conventions variant", got=variants)
+    table = table.sort_values(["reproduces", "buckets_matched", "meta_matches"], ascending=False,
+                              kind="stable").reset_index(drop=True)
+    best = table.loc[table["reproduces"], "_variant"]
+    table.attrs["best"] = best.iloc[0] if len(best) else None
+    return table.drop(columns="_variant")
+
+
+def reconcile_groups(client: "Client", *, tolerance: float = 1e-9, fields: Any = None,
+                     date_from: Any = None, date_to: Any = None, version: str = "v2",
+                     **group: Any) -> tuple[Reconciliation, Reconciliation]:
+    """The service's group rollups beside the local ones computed from the members' data.
+
+    The group's members come from search with the same filters; their current
+    data and series are pulled and rolled up with :func:`group_current` and
+    :func:`group_time_series`.
+
+    Returns
+    -------
+    (Reconciliation, Reconciliation)
+        Current data (one row per field and statistic) and time series (one row
+        per month and field).
+
+    Examples
+    --------
+    >>> cur, ts = reconcile_groups(client, regions=["Western Europe"])  # doctest: +SKIP
+    """
+    api = client.public_api(version)
+    members = api.search(**group)
+    service_cur = api.group_current(**group)
+    if len(members):
+        local_cur = group_current(api.current(members.index))
+    else:
+        local_cur = service_cur.iloc[0:0]
+    joined = service_cur[["sum", "median"]].join(local_cur[["sum", "median"]], how="outer",
+                                                  suffixes=("_service", "_local"))
+    match = np.ones(len(joined), dtype=bool)
+    for stat in ("sum", "median"):
+        joined[f"{stat}_diff"] = joined[f"{stat}_local"] - joined[f"{stat}_service"]
+        match &= _close(joined[f"{stat}_local"], joined[f"{stat}_service"], tolerance)
+    joined["match"] = match
+    cur = Reconciliation(joined, f"group current: {int(match.sum())} of {len(joined)} fields match "
+                                 f"({len(members)} companies)")
+    service_ts = api.group_time_series(fields=fields, date_from=date_from, date_to=date_to, **group)
+    if len(members):
+        wide = api.time_series(members.index, fields=fields, date_from=date_from, date_to=date_to)
+        local_ts = group_time_series(wide)
+    else:
+        local_ts = service_ts.iloc[0:0]
+    s_long = service_ts.stack(future_stack=True).rename("service")
+    l_long = local_ts.drop(columns=[c for c in local_ts.columns if c not in service_ts.columns])
+    l_long = l_long.stack(future_stack=True).rename("local")
+    ts = pd.concat([s_long, l_long], axis=1)
+    ts["diff"] = ts["local"] - ts["service"]
+    ts["match"] = _close(ts["local"], ts["service"], tolerance)
+    ts_rec = Reconciliation(ts, f"group time series: {int(ts['match'].sum())} of {len(ts)} "
+                                f"month-field values match")
+    return cur, ts_rec

@@ -1,0 +1,105 @@
+"""Local analytics equal the sandbox's own aggregates (two independent implementations)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import dealframe
+from dealframe._vocab import AGGREGATE_METRICS, TIME_BUCKETS
+from dealframe.analytics import DEFAULT_CONVENTIONS, Conventions
+from dealframe.analytics.reconcile import calibrate, compare_buckets, reconcile, reconcile_groups
+
+
+@pytest.fixture(scope="module")
+def client(sandbox, tmp_path_factory):
+    # The cache lets the same deal pull serve every metric and bucket of one cohort.
+    path = tmp_path_factory.mktemp("cache") / "http.sqlite"
+    with dealframe.Client.for_sandbox(sandbox, cache_enabled=True, cache_path=path, progress=False) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def tiny_cohort(sandbox):
+    deals = sandbox.state.dataset.deals
+    counts, with_multiple = {}, set()
+    for d in deals:
+        if not d["deleted"]:
+            counts[d["target_index"]] = counts.get(d["target_index"], 0) + 1
+            if d["deal_multiples"]["ev_revenue"] is not None:
+                with_multiple.add(d["target_index"])
+    target = next(t for t, n in counts.items() if 2 <= n < 5 and t in with_multiple)
+    return {"target_id": [sandbox.state.dataset.orgs[target]["id"]]}
+
+
+COHORTS = {
+    "all": {},
+    "region": {"target_region": ["Western Europe", "Northern Europe"]},
+    "deal_type": {"deal_type": ["Venture", "Growth"]},
+    "window": {"date_from": "2016-02-29", "date_to": "2019-08-15"},
+    "empty": {"target_country": ["ZZZ"]},
+}
+
+
+@pytest.mark.parametrize("cohort", [*COHORTS, "tiny"])
+@pytest.mark.parametrize("metric", AGGREGATE_METRICS)
+def test_local_equals_service_for_every_bucket(client, tiny_cohort, cohort, metric):
+    filters = tiny_cohort if cohort == "tiny" else COHORTS[cohort]
+    for bucket in TIME_BUCKETS:
+        rec = reconcile(client, metric, bucket, filters)
+        frame = rec.frame
+        assert len(frame) > 0
+        assert frame["match"].all(), rec.summary + "\n" + frame[~frame["match"]].to_string()
+        assert frame.attrs["meta_matches"], rec.summary
+        for stat in ("n", "median", "q1", "q3"):
+            diff = frame[f"{stat}_diff"].to_numpy(dtype=float, na_value=np.nan)
+            assert np.nanmax(np.abs(diff), initial=0.0) <= 1e-9
+        service, local = frame.attrs["service_meta"], frame.attrs["local_meta"]
+        assert service["total_deals"] == local["total_deals"]
+        assert service["outliers_trimmed"] == local["outliers_trimmed"]
+        if cohort == "empty":
+            assert service["total_deals"] == 0 and (frame["n_service"] == 0).all()
+        if cohort == "tiny":
+            assert (frame["n_service"] < 5).all()
+
+
+def test_summary_counts_buckets(client):
+    rec = reconcile(client, "ev_revenue", "year")
+    assert rec.summary.startswith(f"ev_revenue by year: {len(rec.frame)} of {len(rec.frame)} buckets match")
+
+
+def test_a_different_convention_is_detected(client):
+    # Trimming over the whole window changes some quartiles: the comparison must notice.
+    other = Conventions(trim_scope="window", stats_on="all")
+    rec = reconcile(client, "ev_revenue", "quarter", conventions=other)
+    assert not rec.frame["match"].all()
+
+
+def test_compare_buckets_flags_differences():
+    import pandas as pd
+
+    service = pd.DataFrame({"bucket": ["a", "b"], "n": [5, 6], "median": [1.0, np.nan],
+                            "q1": [0.5, np.nan], "q3": [2.0, np.nan]})
+    local = service.copy()
+    local.loc[0, "median"] = 1.0 + 1e-6
+    out = compare_buckets(service, local)
+    assert out["match"].tolist() == [False, True]
+    assert out.loc[0, "median_diff"] == pytest.approx(1e-6)
+
+
+def test_calibrate_identifies_the_sandbox_conventions(client):
+    variants = list(itertools.islice(Conventions.variants(), 60))
+    table = calibrate(client, "ev_revenue", "quarter", variants=variants)
+    assert table.attrs["best"] == DEFAULT_CONVENTIONS
+    assert table.loc[0, "reproduces"]
+    # Variants changing what is counted or trimmed must not reproduce the service.
+    wrong = table[(table["n_counted"] == "after") | (table["stats_on"] == "all")]
+    assert len(wrong) and not wrong["reproduces"].any()
+
+
+@pytest.mark.parametrize("group", [{"regions": ["Western Europe"]}, {"countries": ["USA", "CAN"]},
+                                   {"industries": ["Fintech"], "enterprise_value_above": 500}])
+def test_group_rollups_equal_the_service(client, group):
+    cur, ts = reconcile_groups(client, **group)
+    assert len(cur.frame) > 0 and cur.frame["match"].all(), cur.frame[~cur.frame["match"]]
+    assert len(ts.frame) > 0 and ts.frame["match"].all(), ts.frame[~ts.frame["match"]]
