@@ -1,0 +1,194 @@
+"""Family B figures (issue 4): parsing deal pages, exploding participants, pulling pages.
+
+The deal pages are synthetic (``tests/unit/payloads/synth.py``: list rows shaped like the
+interface document, timestamps with mixed offsets, 0..3 participants per role).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from _common import (Context, Figure, benchmark, interleaved, load_synth,
+                     rss_peak_in_subprocess, speedup)
+
+__all__ = ["bench_deals_parse", "bench_deals_pull", "bench_explode", "explode_baseline",
+           "parse_baseline", "parse_ours", "warm_imports"]
+
+_CARRIED = ["id", "deal_date", "deal_type", "deal_subtype", "target_id"]
+_ROLES = ("buyers", "lead_investors", "investors")
+
+
+def _pages(ctx: Context, n: int) -> list[bytes]:
+    return ctx.shared(f"deal_pages:{n}", lambda: load_synth().deal_pages(n))
+
+
+# ---------------------------------------------------------------------------- parse
+
+
+def parse_ours(pages: Sequence[bytes]) -> pd.DataFrame:
+    """Raw page bytes → deals frame with the client's fast path."""
+    from dealframe.frames.private import deals_frame_from_pages
+
+    return deals_frame_from_pages(pages)
+
+
+def parse_baseline(pages: Sequence[bytes]) -> pd.DataFrame:
+    """Raw page bytes → flat deals frame the obvious way: json.loads, json_normalize,
+    to_datetime (mixed offsets need ``format="ISO8601"`` and ``utc=True``)."""
+    records = [deal for page in pages for deal in json.loads(page)["data"]]
+    frame = pd.json_normalize(records)
+    frame["deal_date"] = pd.to_datetime(frame["deal_date"])
+    for column in ("created_at", "updated_at"):
+        frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+    return frame
+
+
+def warm_imports() -> None:
+    """Import and exercise both parse paths once on a tiny page (memory probe set-up)."""
+    page = b'{"data":[{"id":"a","deal_date":"2024-01-02","created_at":"2024-01-02T00:00:00Z",' \
+           b'"updated_at":"2024-01-02T00:00:00+01:00","deal_multiples":{"ev_revenue":1.0},' \
+           b'"target":{"id":"t"},"buyers":[],"lead_investors":[]}],"meta":{}}'
+    parse_ours([page])
+    parse_baseline([page])
+
+
+def _utc_micros(values: pd.Series) -> np.ndarray:
+    if getattr(values.dtype, "tz", None) is not None:
+        values = values.dt.tz_convert("UTC").dt.tz_localize(None)
+    return values.to_numpy(dtype="datetime64[us]")
+
+
+_PAIRS = [("id", "id"), ("target_id", "target.id"), ("deal_type", "deal_type")]
+_FLOATS = [("ev_revenue", "deal_multiples.ev_revenue"), ("deal_valuation", "deal_valuation")]
+_TIMES = ["deal_date", "created_at", "updated_at"]
+_OURS_CHECKED = [a for a, _ in _PAIRS + _FLOATS] + _TIMES
+_BASE_CHECKED = [b for _, b in _PAIRS + _FLOATS] + _TIMES
+
+
+def _same_deals(ours: pd.DataFrame, base: pd.DataFrame) -> None:
+    for a, b in _PAIRS:
+        if not np.array_equal(ours[a].to_numpy(dtype=object), base[b].to_numpy(dtype=object)):
+            raise AssertionError(f"deals parse: {a} differs from the baseline's {b}")
+    for a, b in _FLOATS:
+        if not np.array_equal(ours[a].to_numpy(dtype=float), base[b].to_numpy(dtype=float),
+                              equal_nan=True):
+            raise AssertionError(f"deals parse: {a} differs from the baseline's {b}")
+    for c in _TIMES:
+        if not np.array_equal(_utc_micros(ours[c]), _utc_micros(base[c])):
+            raise AssertionError(f"deals parse: {c} differs from the baseline's")
+
+
+@benchmark("deals_parse_speedup", "deals_parse_peak_mem_ratio")
+def bench_deals_parse(ctx: Context) -> dict[str, Figure]:
+    """Deal pages (1,000 deals each, raw bytes) → flattened, typed deals frame.
+
+    Time: best of N in this process. Memory: each side once in a fresh interpreter, peak
+    RSS growth during the call (``ru_maxrss`` minus the resident size just before).
+    """
+    n = ctx.parse_deals
+    pages = _pages(ctx, n)
+    t_ours, ours, t_base, base = interleaved(
+        lambda: parse_ours(pages), lambda: parse_baseline(pages), ctx.heavy_repeat,
+        keep=lambda f: f[_OURS_CHECKED].copy(), keep_base=lambda f: f[_BASE_CHECKED].copy())
+    if len(ours) != n or len(base) != n:
+        raise AssertionError(f"deals parse: {len(ours)} and {len(base)} rows, expected {n}")
+    _same_deals(ours, base)
+    del ours, base
+    path = ctx.tmp / f"deal_pages_{n}.jsonl"
+    with open(path, "wb") as fh:
+        for page in pages:
+            fh.write(page + b"\n")
+    mem_ours = rss_peak_in_subprocess("bench_private", "parse_ours", path)
+    mem_base = rss_peak_in_subprocess("bench_private", "parse_baseline", path)
+    mb_ours, mb_base = mem_ours["growth"] / 2**20, mem_base["growth"] / 2**20
+    page_mb = sum(map(len, pages)) / 2**20
+    baseline = "json.loads + pandas.json_normalize + to_datetime(format='ISO8601', utc=True)"
+    fig = speedup(t_ours, t_base, unit=f"x ({n:,} deals in {len(pages)} pages of "
+                                       f"{page_mb:.0f} MB in total)",
+                  baseline=baseline, deals=n, pages_mb=page_mb)
+    mem = Figure(mb_ours / mb_base, "x (peak RSS growth, ours ÷ baseline, fresh subprocess each)",
+                 baseline, mb_ours / mb_base,
+                 {"ours_peak_mb": mb_ours, "baseline_peak_mb": mb_base, "deals": n,
+                  "notes": "VmHWM (reset before the call) minus VmRSS just before the call; "
+                           "the input pages are already loaded"})
+    return {"deals_parse_speedup": fig, "deals_parse_peak_mem_ratio": mem}
+
+
+# ---------------------------------------------------------------------------- explode
+
+
+def explode_baseline(deals: pd.DataFrame, roles: Sequence[str] = _ROLES) -> pd.DataFrame:
+    """One row per (deal, role, participant) with ``DataFrame.explode`` + ``json_normalize``."""
+    parts = []
+    for role in roles:
+        if role not in deals:
+            continue
+        rows = deals[[*_CARRIED, role]].reset_index(names="_deal").explode(role)
+        rows = rows[rows[role].notna()].reset_index(drop=True)
+        if rows.empty:
+            continue
+        people = pd.json_normalize(rows.pop(role).tolist()).add_prefix("participant_")
+        parts.append(pd.concat([rows, people], axis=1).assign(role=role))
+    out = pd.concat(parts, ignore_index=True).sort_values("_deal", kind="stable")
+    return out.drop(columns="_deal").rename(columns={"id": "deal_id"}).reset_index(drop=True)
+
+
+def _same_participants(ours: pd.DataFrame, base: pd.DataFrame) -> None:
+    if len(ours) != len(base):
+        raise AssertionError(f"explode: {len(ours)} rows vs the baseline's {len(base)}")
+    for c in ("deal_id", "role", "participant_id", "participant_name"):
+        if not np.array_equal(ours[c].astype(str).to_numpy(dtype=object),
+                              base[c].astype(str).to_numpy(dtype=object)):
+            raise AssertionError(f"explode: {c} differs from the baseline's")
+
+
+@benchmark("explode_speedup")
+def bench_explode(ctx: Context) -> dict[str, Figure]:
+    """Participants of a deals frame (buyers, lead_investors, investors) exploded."""
+    from dealframe.frames.participants import explode_participants
+
+    n = ctx.explode_deals
+    deals = ctx.shared(f"deals_frame:{n}", lambda: parse_ours(_pages(ctx, n)))
+    checked = ["deal_id", "role", "participant_id", "participant_name"]
+    t_ours, ours, t_base, base = interleaved(
+        lambda: explode_participants(deals), lambda: explode_baseline(deals), ctx.heavy_repeat,
+        warmup=0, keep=lambda f: f[checked].copy())
+    _same_participants(ours, base)
+    return {"explode_speedup": speedup(
+        t_ours, t_base, unit=f"x ({n:,} deals → {len(ours):,} participant rows)",
+        baseline="DataFrame.explode per role + pandas.json_normalize + concat + stable sort",
+        deals=n, rows=len(ours))}
+
+
+# ---------------------------------------------------------------------------- pull
+
+
+@benchmark("deals_pull_50k_speedup")
+def bench_deals_pull(ctx: Context) -> dict[str, Figure]:
+    """``client.private.deals()`` from the sandbox: concurrent pages vs ``max_workers=1``.
+
+    A first, untimed pull makes the sandbox serialise every row once (it keeps the bytes),
+    so both sides read a warm server.
+    """
+    n = ctx.pull_deals
+    with ctx.client() as conc, ctx.client(max_workers=1) as seq:
+        workers = conc.settings.max_workers
+        conc.private.deals(limit=n)  # warm the sandbox
+        t_conc, a, t_seq, b = interleaved(
+            lambda: conc.private.deals(limit=n), lambda: seq.private.deals(limit=n),
+            ctx.heavy_repeat, keep=lambda f: (f[["id"]].copy(), f.attrs.get("requests")))
+    (a, requests), (b, _) = a, b
+    if len(a) != len(b) or not np.array_equal(a["id"].to_numpy(dtype=object),
+                                              b["id"].to_numpy(dtype=object)):
+        raise AssertionError("deals pull: concurrent and sequential pulls differ")
+    return {"deals_pull_50k_speedup": speedup(
+        t_conc, t_seq, unit=f"x ({len(a):,} deals, {requests} pages of 1,000, "
+                            f"max_workers={workers} vs 1)",
+        baseline="the same client.private.deals() with max_workers=1 (pages one after another)",
+        deals=len(a), max_workers=workers,
+        notes=f"sandbox in a {ctx.sandbox_mode} at scale {ctx.scale}; cache off; pull "
+              "includes shaping into the deals frame")}

@@ -1,0 +1,121 @@
+"""Family A figures (issue 3): concurrent current data, the wide time-series frame, the cache."""
+
+from __future__ import annotations
+
+import json
+import numpy as np
+import orjson
+import pandas as pd
+
+from _common import Context, Figure, benchmark, interleaved, load_synth, speedup
+
+__all__ = ["bench_cache_hit", "bench_current", "bench_timeseries_wide", "timeseries_baseline",
+           "timeseries_ours"]
+
+
+def _skus(ctx: Context) -> list[str]:
+    def make() -> list[str]:
+        with ctx.client() as client:
+            return client.public.search().index.tolist()[: ctx.skus]
+
+    return ctx.shared("skus", make)
+
+
+def _same_frames(a: pd.DataFrame, b: pd.DataFrame, what: str) -> None:
+    try:
+        pd.testing.assert_frame_equal(a, b)
+    except AssertionError as exc:
+        raise AssertionError(f"{what}: the two sides returned different frames: {exc}") from exc
+
+
+@benchmark("current_1000_skus_speedup")
+def bench_current(ctx: Context) -> dict[str, Figure]:
+    """``client.public.current`` of 1,000 SKUs (10 requests of 100): the client's default
+    ``max_workers`` against ``max_workers=1`` (one request after another)."""
+    skus = _skus(ctx)
+    with ctx.client() as conc, ctx.client(max_workers=1) as seq:
+        workers = conc.settings.max_workers
+        t_conc, a, t_seq, b = interleaved(lambda: conc.public.current(skus),
+                                          lambda: seq.public.current(skus), ctx.repeat, warmup=1)
+    _same_frames(a, b, "current")
+    return {"current_1000_skus_speedup": speedup(
+        t_conc, t_seq, unit=f"x ({len(skus)} SKUs, {a.attrs.get('requests')} requests, "
+                            f"max_workers={workers} vs 1)",
+        baseline="the same call with max_workers=1 (requests one after another)",
+        skus=len(skus), max_workers=workers,
+        notes=f"sandbox in a {ctx.sandbox_mode}; cache off")}
+
+
+@benchmark("cache_hit_speedup")
+def bench_cache_hit(ctx: Context) -> dict[str, Figure]:
+    """The same ``current`` pull answered by the requests-cache SQLite file vs by the sandbox."""
+    skus = _skus(ctx)
+    path = ctx.tmp / "http-cache.sqlite"
+    with ctx.client(cache_enabled=True, cache_path=path) as client:
+        client.public.current(skus, refresh=True)  # fill the cache
+        t_hit, hit, t_miss, miss = interleaved(
+            lambda: client.public.current(skus),
+            lambda: client.public.current(skus, cache=False), ctx.repeat, warmup=1)
+        entries = client.cache.info().get("entries")
+    if hit.attrs.get("from_cache") is not True or miss.attrs.get("from_cache") is not False:
+        raise AssertionError(f"cache provenance wrong: hit {hit.attrs.get('from_cache')!r}, "
+                             f"miss {miss.attrs.get('from_cache')!r}")
+    _same_frames(hit, miss, "cache")
+    return {"cache_hit_speedup": speedup(
+        t_hit, t_miss, unit=f"x ({len(skus)} SKUs, {hit.attrs.get('requests')} requests, "
+                            "SQLite cache hit vs sandbox)",
+        baseline="the same client.public.current call with cache=False (from the sandbox)",
+        skus=len(skus), cache_entries=entries)}
+
+
+def timeseries_ours(body: bytes) -> pd.DataFrame:
+    """JSON body → wide frame, the way the client does it (orjson, ``time_series_wide``)."""
+    from dealframe.frames.public import time_series_wide
+
+    return time_series_wide(orjson.loads(body)["data"])
+
+
+def timeseries_baseline(body: bytes) -> pd.DataFrame:
+    """JSON body → wide frame with the obvious pandas: json.loads, json_normalize, pivot."""
+    items = json.loads(body)["data"]
+    flat = pd.json_normalize(items, sep="|")  # one row per SKU, a column per data|field|month
+    cells = [c for c in flat.columns if c.startswith("data|")]
+    long = flat.melt(id_vars="sku", value_vars=cells, value_name="value")
+    long = long.dropna(subset=["value"])
+    parts = long["variable"].str.split("|", expand=True)
+    long["field"], long["month"] = parts[1], parts[2]
+    wide = long.pivot(index="month", columns=["field", "sku"], values="value")
+    wide.index = pd.PeriodIndex(wide.index, freq="M", name="month")
+    return wide
+
+
+def _same_wide(ours: pd.DataFrame, base: pd.DataFrame) -> None:
+    aligned = base.reindex(index=ours.index, columns=ours.columns)
+    if not np.array_equal(ours.to_numpy(dtype=float), aligned.to_numpy(dtype=float),
+                          equal_nan=True):
+        raise AssertionError("timeseries: the two sides hold different values")
+    if aligned.notna().to_numpy().sum() != base.notna().to_numpy().sum():
+        raise AssertionError("timeseries: ours lost cells the baseline has")
+
+
+@benchmark("timeseries_wide_speedup")
+def bench_timeseries_wide(ctx: Context) -> dict[str, Figure]:
+    """Time-series JSON (companies × months × 10 fields) → months × (field, sku) frame.
+
+    Parse included on both sides: the baseline parses with ``json.loads`` (what
+    ``response.json()`` does), ours with orjson (what the client does).
+    """
+    synth = load_synth()
+    items = synth.time_series_items(ctx.ts_companies, ctx.ts_months)
+    body = orjson.dumps({"data": items})
+    del items
+    t_ours, ours, t_base, base = interleaved(lambda: timeseries_ours(body),
+                                             lambda: timeseries_baseline(body), ctx.heavy_repeat)
+    _same_wide(ours, base)
+    values = int(ours.notna().to_numpy().sum())
+    return {"timeseries_wide_speedup": speedup(
+        t_ours, t_base, unit=f"x ({ctx.ts_companies} companies × {ctx.ts_months} months × "
+                             f"10 fields, {values:,} values, parse included)",
+        baseline="json.loads + pandas.json_normalize + melt + pivot (+ PeriodIndex)",
+        body_mb=len(body) / 1e6, values=values,
+        notes="parse included on both sides: json.loads for the baseline, orjson for ours")}

@@ -1,0 +1,102 @@
+"""The benchmark harness runs end to end and writes every named figure (values not asserted).
+
+``benchmarks/run.py --smoke`` is ``--quick`` with tiny sizes: the same benchmarks, the same
+figure names, the same JSON, in well under a minute. Performance itself is never asserted
+here (the machine is shared and noisy); benchmarks/README.md records the figures.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = ROOT / "benchmarks" / "run.py"
+
+#: Every figure the issues name (issues 2, 3, 4 and 5), exactly as spelled there.
+NAMED_FIGURES = {
+    "sandbox_deals_page_1000_per_s",
+    "sandbox_start_s",
+    "current_1000_skus_speedup",
+    "timeseries_wide_speedup",
+    "cache_hit_speedup",
+    "deals_parse_speedup",
+    "deals_parse_peak_mem_ratio",
+    "explode_speedup",
+    "deals_pull_50k_speedup",
+    "bucket_medians_2m_vs_duckdb",
+    "bucket_medians_speedup",
+    "group_rollup_speedup",
+}
+
+
+def _run(tmp_path: Path, *args: str, timeout: float = 240) -> dict:
+    out = tmp_path / "figures.json"
+    proc = subprocess.run([sys.executable, str(RUN), *args, "--json", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "figure" in proc.stdout  # the table header was printed
+    return json.loads(out.read_text())
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return _run(tmp_path_factory.mktemp("bench"), "--smoke")
+
+
+def test_every_named_figure_is_written(smoke: dict) -> None:
+    missing = NAMED_FIGURES - set(smoke["figures"])
+    assert not missing, f"figures missing from the JSON: {sorted(missing)}"
+
+
+def test_each_figure_has_value_unit_baseline_ratio(smoke: dict) -> None:
+    for name, fig in smoke["figures"].items():
+        assert {"value", "unit", "baseline", "ratio"} <= set(fig), name
+        if fig["value"] is None:  # a broken benchmark reports null and says why
+            assert fig["ratio"] is None and fig.get("error"), name
+            continue
+        assert isinstance(fig["value"], (int, float)) and math.isfinite(fig["value"]), name
+        assert isinstance(fig["ratio"], (int, float)) and fig["ratio"] > 0, name
+        assert fig["unit"] and fig["baseline"], name
+        if name.endswith("_speedup"):  # baseline ÷ ours: the value is the ratio
+            assert fig["ratio"] == pytest.approx(fig["value"]), name
+
+
+def test_machine_is_recorded(smoke: dict) -> None:
+    machine = smoke["machine"]
+    assert machine["mode"] == "smoke"
+    assert machine["cpus"] >= 1
+    assert machine["python"].count(".") == 2
+    assert machine["versions"]["pandas"]
+
+
+def test_only_runs_the_selected_figures(tmp_path: Path) -> None:
+    data = _run(tmp_path, "--smoke", "--only", "group_rollup_speedup", timeout=120)
+    assert set(data["figures"]) == {"group_rollup_speedup"}
+
+
+def test_a_failing_benchmark_gives_null_figures_not_a_crash() -> None:
+    sys.path.insert(0, str(RUN.parent))
+    try:
+        import run
+        from _common import Benchmark, Context
+    finally:
+        sys.path.remove(str(RUN.parent))
+
+    def broken(ctx: Context) -> dict:
+        raise ImportError("dealframe.frames.nothing is not written yet")
+
+    ctx = Context("smoke")
+    try:
+        out = run._run_one(Benchmark("test", broken, ("a_speedup", "b_s")), ctx)
+    finally:
+        ctx.close()
+    assert set(out) == {"a_speedup", "b_s"}
+    for fig in out.values():
+        assert fig["value"] is None and fig["ratio"] is None
+        assert "not written yet" in fig["error"]
