@@ -15,6 +15,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from dealframe.mirror import cli as mirror_cli
+
 __all__ = ["main"]
 
 
@@ -63,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--fault-rate", type=float, default=0.0,
                        help="fraction of requests that fail at random (default 0)")
     serve.set_defaults(run=_sandbox_serve)
+    mirror_cli.register(sub)
     return parser
 
 

@@ -192,6 +192,38 @@ def _touched(path: Path, changed: pa.Array) -> bool:
     return bool(pc.any(pc.is_in(ids, value_set=changed)).as_py())
 
 
+def _staged_tables(staged: StagedRows, parts: list[_Part]) -> Iterator[pa.Table]:
+    """The staged rows holding their id's latest read."""
+    start = 0
+    for part in parts:
+        for table in _batches(part.path):
+            if staged.duplicates:
+                mask = staged.keep_mask(table.column("id").to_pylist(), start)
+                start += table.num_rows
+                table = table.filter(pa.array(mask))
+            yield table
+
+
+#: Above this many staged rows, skip looking for unchanged re-reads (a big pull rewrites anyway).
+_COMPARE_MAX_ROWS = 50_000
+
+
+def _unchanged(folder: Path, touched: list[FileEntry], staged: StagedRows, parts: list[_Part],
+               changed: pa.Array) -> pa.Array:
+    """Ids whose staged row equals the stored one (rows read again only because of the overlap)."""
+    if staged.position > _COMPARE_MAX_ROWS:
+        return pa.array([], pa.string())
+    new = pa.concat_tables(list(_staged_tables(staged, parts))).sort_by("id")
+    tables = [pq.read_table(folder / f.name) for f in touched]
+    old = pa.concat_tables([t.filter(pc.is_in(t.column("id"), value_set=changed))
+                            for t in tables]).sort_by("id")
+    new = new.filter(pc.is_in(new.column("id"), value_set=old.column("id")))
+    if new.num_rows != old.num_rows:  # pragma: no cover - one row per id on both sides
+        return pa.array([], pa.string())
+    same = [a["id"] for a, b in zip(new.to_pylist(), old.to_pylist()) if a == b]
+    return pa.array(same, pa.string())
+
+
 def _move_into_place(parts: Iterable[_Part], folder: Path) -> list[FileEntry]:
     entries = []
     for part in parts:
@@ -216,28 +248,27 @@ def commit_entity(root: Path, state: MirrorState, entity: str, staged: StagedRow
     folder.mkdir(exist_ok=True)
     es = state.entity(entity)
     changed = pa.array(list(staged.latest), type=pa.string())
+    touched = [f for f in es.files if len(changed) and _touched(folder / f.name, changed)]
+    same = _unchanged(folder, touched, staged, parts, changed) if touched else pa.array([], pa.string())
+    if len(same):  # re-read rows equal to the stored ones (the overlap): leave them where they are
+        changed = pc.filter(changed, pc.invert(pc.is_in(changed, value_set=same)))
+        touched = [f for f in touched if _touched(folder / f.name, changed)]
+    names = {f.name for f in touched}
     keep, rewrite = [], []
     for f in es.files:
-        small = bool(parts) and f.rows < rows_per_file // 2  # compact only when adding rows
-        (rewrite if small or (len(changed) and _touched(folder / f.name, changed)) else keep).append(f)
-    if not rewrite and not staged.duplicates:
+        small = staged.position > len(same) and f.rows < rows_per_file // 2  # compact when adding
+        (rewrite if small or f.name in names else keep).append(f)
+    if not rewrite and not staged.duplicates and not len(same):
         new_parts = parts  # nothing to merge: the staged files become the new files
-        written = sum(p.rows for p in parts)
     else:
         packer = PartWriter(staged.folder, entity, f"{staged.prefix}-packed", rows_per_file=rows_per_file)
         for f in rewrite:
             for table in _batches(folder / f.name):
                 packer.write(table.filter(pc.invert(pc.is_in(table.column("id"), value_set=changed))))
-        start = 0
-        for part in parts:
-            for table in _batches(part.path):
-                if staged.duplicates:
-                    mask = staged.keep_mask(table.column("id").to_pylist(), start)
-                    start += table.num_rows
-                    table = table.filter(pa.array(mask))
-                packer.write(table)
+        for table in _staged_tables(staged, parts):
+            packer.write(table.filter(pc.is_in(table.column("id"), value_set=changed)))
         new_parts = packer.close()
-        written = sum(p.rows for p in new_parts)
+    written = sum(p.rows for p in new_parts)
     entries = _move_into_place(new_parts, folder)
     es.files = keep + entries
     es.checkpoint = checkpoint if checkpoint is not None else es.checkpoint
