@@ -68,12 +68,6 @@ def test_current_schema_for_any_non_empty_selection(client, reference, data):
     assert schema(frame) == schema(reference["current"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "frames bug: CURRENT_DATA (frames/schemas.py) lacks the current-data fields docs/sandbox.md "
-    "adds (region, verticals, evEbitdaNtm, marginEbitdaNtm, revenueGrowthLtm, employeeCount), and "
-    "frames/normalize.infer_kind types an all-null extra column as object, so a one-SKU pull whose "
-    "evEbitdaNtm (v2) or revenueGrowthLtm (v1) is null has an object column where N rows give "
-    "float64. Remove this marker once frames is fixed."))
 @pytest.mark.parametrize("version", ["v1", "v2"])
 def test_current_schema_for_every_single_sku(client, version):
     api = client.public_v1 if version == "v1" else client.public
@@ -90,8 +84,7 @@ def test_current_with_nothing_found_keeps_the_documented_schema(client, referenc
         warnings.simplefilter("ignore", MissingDataWarning)
         frame = client.public.current([f"QQ{i}-ZZZ" for i in range(n_unknown)])
     assert len(frame) == 0
-    full = dict(schema(reference["current"]))
-    assert all(full.get(c) == t for c, t in schema(frame))
+    assert schema(frame) == schema(reference["current"])
 
 
 @FEW

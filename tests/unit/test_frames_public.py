@@ -78,11 +78,12 @@ def test_search_frame_schema_0_1_n():
 # ------------------------------------------------------------------ current
 def test_current_frame_every_field_and_order():
     df = current_frame(load("current_v2.json")["data"])
-    documented = [c.name for c in CURRENT_DATA if c.name != "sku"]
-    assert list(df.columns[: len(documented)]) == documented
-    extras = list(df.columns[len(documented):])
-    assert extras == sorted(["region", "verticals", "evEbitdaNtm", "marginEbitdaNtm",
-                             "revenueGrowthLtm", "employeeCount"])
+    known = [c.name for c in CURRENT_DATA if c.name != "sku"]
+    assert list(df.columns) == known  # the payload holds no field beyond the known ones
+    assert known[-6:] == ["region", "verticals", "evEbitdaNtm", "marginEbitdaNtm",
+                          "revenueGrowthLtm", "employeeCount"]
+    unknown = current_frame([{"sku": "A-USA", "zetaScore": 1.5, "alphaNote": "x"}])
+    assert list(unknown.columns[len(known):]) == ["alphaNote", "zetaScore"]
     for col in ("marketCapLcu", "ebitdaNtmLcu", "rateToUsd", "employeeCount", "evEbitdaNtm"):
         assert df[col].dtype == np.float64, col
     assert df.loc["NRDC-SWE", "rateToUsd"] == 0.0952

@@ -199,6 +199,12 @@ CURRENT_DATA: Schema = (
            "ebitdaNtm", "evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "marginGrossLtm",
            "marginEbitdaLtm", "revenueGrowthNtmLtm", "ruleOf40Ltm", "ruleOf40", "rateToUsd"),
     *_cols("float", *(f"{n}Lcu" for n in CURRENT_MONETARY)),
+    # Fields the document does not list but the service (and the sandbox) sends: typed here
+    # so that a column that happens to be all null keeps its dtype (docs/sandbox.md).
+    Column("region", "category"),
+    Column("verticals", "list"),
+    *_cols("float", "evEbitdaNtm", "marginEbitdaNtm", "revenueGrowthLtm"),
+    Column("employeeCount", "float"),  # "numbers as float64" (issue 3), like every other number
 )
 
 TIME_SERIES_LONG: Schema = (
