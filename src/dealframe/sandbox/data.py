@@ -174,6 +174,7 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
     try:
         _make_orgs(ds, rng, n_companies, n_firms, n_corporate_investors, n_listed)
         _make_deals(ds, rng, n_deals)
+        _every_investor_leads(ds, rng)
         _make_listed(ds, rng)
     finally:
         if gc_was_enabled:
@@ -536,6 +537,48 @@ def _deal_money(rng: np.random.Generator, types: np.ndarray, n: int) -> list[dic
          "deal_multiples": {"ev_revenue": evr, "ev_ebitda": eve}}
         for v, r, rv, e, evr, eve in zip(*cols)
     ]
+
+
+def _every_investor_leads(ds: Dataset, rng: np.random.Generator) -> None:
+    """Make every listed investor a lead investor or buyer of at least one live deal.
+
+    Section 4.3: investors are organisations that led funding rounds or acquired
+    companies. An investor that only co-invested becomes a lead of one of its
+    rounds; one with no deal at all leads a random funding round.
+    """
+    leading: set[str] = set()
+    rounds_of: dict[str, list[int]] = {}
+    for k, d in enumerate(ds.deals):
+        if d["deleted"]:
+            continue
+        leading.update(p["id"] for p in d["lead_investors"])
+        leading.update(p["id"] for p in d["buyers"])
+        if d["deal_type"] != "M&A":
+            for p in d["investors"]:
+                rounds_of.setdefault(p["id"], []).append(k)
+    funding = [k for k, d in enumerate(ds.deals) if d["deal_type"] != "M&A" and not d["deleted"]]
+    for index, org in enumerate(ds.orgs):
+        if not org["_investor"] or org["id"] in leading:
+            continue
+        own = rounds_of.get(org["id"])
+        if own:
+            deal = ds.deals[own[int(rng.integers(0, len(own)))]]
+            member = next(p for p in deal["investors"] if p["id"] == org["id"])
+        else:
+            choices = [k for k in (funding[int(i)] for i in rng.integers(0, len(funding), 20))
+                       if ds.deals[k]["target_index"] != index] if funding else []
+            if not choices:
+                continue
+            deal = ds.deals[choices[0]]
+            member = {"id": org["id"], "name": org["name"], "country": org["country"],
+                      "website": org["website"], "short_name": org["short_name"]}
+            deal["investors"].append(member)
+        deal["lead_investors"].append(member)
+        target = ds.orgs[deal["target_index"]]
+        money = {"deal_raised": deal["deal_raised"]}
+        deal["deal_synopsis"] = _synopsis(target, deal["deal_type"], deal["deal_subtype"], money,
+                                          deal["lead_investors"], deal["buyers"])
+        leading.add(org["id"])
 
 
 def _synopsis(target: dict, deal_type: str, subtype: str, money: dict, leads: list[dict],
