@@ -22,16 +22,6 @@ METRICS = {"ev_revenue": lambda d: d["deal_multiples"]["ev_revenue"],
 
 
 @pytest.fixture(scope="module")
-def api(sandbox) -> Api:
-    return Api(sandbox.url, sandbox.private_key)
-
-
-@pytest.fixture(scope="module")
-def truth(sandbox) -> Truth:
-    return Truth(sandbox.state.dataset)
-
-
-@pytest.fixture(scope="module")
 def as_of(sandbox) -> dt.date:
     return sandbox.state.config.as_of.date()
 

@@ -23,16 +23,6 @@ from _private_api import (  # noqa: E402
 import dealframe.sandbox  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def api(sandbox) -> Api:
-    return Api(sandbox.url, sandbox.private_key)
-
-
-@pytest.fixture(scope="module")
-def truth(sandbox) -> Truth:
-    return Truth(sandbox.state.dataset)
-
-
 # ------------------------------------------------------------------ discovery (section 4.4)
 
 _ARR = ("verticals", "themes", "client_focus", "revenue_model", "company_type")

@@ -15,19 +15,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _private_api import (  # noqa: E402
-    COMPANY_LIST_FIELDS, Api, Truth, assert_bad_request, assert_error, check_company_profile,
+    COMPANY_LIST_FIELDS, Truth, assert_bad_request, assert_error, check_company_profile,
     check_deal, check_deal_profile, check_investor_profile, check_page_meta, is_date, is_uuid,
 )
-
-
-@pytest.fixture(scope="module")
-def api(sandbox) -> Api:
-    return Api(sandbox.url, sandbox.private_key)
-
-
-@pytest.fixture(scope="module")
-def truth(sandbox) -> Truth:
-    return Truth(sandbox.state.dataset)
 
 
 @pytest.fixture(scope="module")

@@ -18,22 +18,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _private_api import (  # noqa: E402
-    Api, DEAL_SUBTYPES, DEAL_TYPES, REGIONS, Truth, assert_bad_request, check_company_list_item,
+    DEAL_SUBTYPES, DEAL_TYPES, REGIONS, Truth, assert_bad_request, check_company_list_item,
     check_deal, check_investor_list_item, check_page_meta, sort_key,
 )
 
 CHECKERS = {"companies": check_company_list_item, "investors": check_investor_list_item,
             "transactions": check_deal}
-
-
-@pytest.fixture(scope="module")
-def api(sandbox) -> Api:
-    return Api(sandbox.url, sandbox.private_key)
-
-
-@pytest.fixture(scope="module")
-def truth(sandbox) -> Truth:
-    return Truth(sandbox.state.dataset)
 
 
 def rows_of(truth: Truth, entity: str) -> list[dict]:
