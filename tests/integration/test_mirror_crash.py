@@ -1,0 +1,182 @@
+"""A sync interrupted at any durable step (in-process, at every step) or killed with SIGKILL in a
+subprocess (at random steps and random moments) leaves a mirror the next sync completes: equal to
+a fresh full pull, nothing lost, nothing doubled, no stray files."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pandas as pd
+import pytest
+
+import dealframe.mirror as mirror
+import dealframe.sandbox
+from dealframe.client import Client
+from dealframe.mirror import store
+from dealframe.sandbox.changes import Changes
+
+SYNC_ARGS = dict(page_size=250, rows_per_file=700)
+
+
+class Crash(BaseException):
+    """Stands for the process dying: nothing after it runs (it is not an Exception)."""
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with dealframe.sandbox.run(scale=0.02, seed=23) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture(scope="module")
+def client(sb):
+    with Client.for_sandbox(sb, progress=False) as c:
+        yield c
+
+
+_EXPECTED: dict[tuple[int, str], pd.DataFrame] = {}
+
+
+def expected_frame(client: Client, entity: str) -> pd.DataFrame:
+    """A fresh full pull, cached per data version (the service does not change inside a test)."""
+    key = (_VERSION[0], entity)
+    if key not in _EXPECTED:
+        frame = getattr(client.private, entity)(include_deleted=True)
+        _EXPECTED[key] = frame.sort_values("id", ignore_index=True)
+    return _EXPECTED[key]
+
+
+_VERSION = [0]
+
+
+def assert_complete(client: Client, path) -> None:
+    for entity in mirror.ENTITIES:
+        expected = expected_frame(client, entity)
+        got = mirror.load(path, entity, include_deleted=True).sort_values("id", ignore_index=True)
+        pd.testing.assert_frame_equal(got, expected[list(got.columns)])
+        on_disk = sorted(p.name for p in (path / entity).iterdir())
+        assert on_disk == sorted(p.name for p in mirror.files(path, entity))
+    assert not (path / store.STAGING).exists()
+
+
+def count_steps(client, path) -> int:
+    steps: list[str] = []
+    store.set_crash_hook(steps.append)
+    try:
+        mirror.sync(client, path, **SYNC_ARGS)
+    finally:
+        store.set_crash_hook(None)
+    return len(steps)
+
+
+def crash_at(k: int):
+    seen = {"n": 0}
+
+    def hook(step: str) -> None:
+        seen["n"] += 1
+        if seen["n"] == k:
+            raise Crash(step)
+    return hook
+
+
+@pytest.fixture(scope="module")
+def base(sb, client, tmp_path_factory):
+    """A mirror synced once, then a round of changes on the service (the next sync has work)."""
+    root = tmp_path_factory.mktemp("crash")
+    mirror.sync(client, root / "base", **SYNC_ARGS)
+    ch = Changes(sb.state, seed=4)
+    ch.random_round(150)
+    ch.insert("deals", 200)
+    _VERSION[0] += 1
+    return root
+
+
+def test_first_sync_interrupted_at_every_step(client, tmp_path):
+    n = count_steps(client, tmp_path / "probe")
+    assert n >= 8
+    for k in range(1, n + 1):
+        path = tmp_path / f"m{k}"
+        store.set_crash_hook(crash_at(k))
+        try:
+            with pytest.raises(Crash):
+                mirror.sync(client, path, **SYNC_ARGS)
+        finally:
+            store.set_crash_hook(None)
+        mirror.sync(client, path, **SYNC_ARGS)
+        assert_complete(client, path)
+
+
+def test_incremental_sync_interrupted_at_every_other_step(client, base, tmp_path):
+    probe = tmp_path / "probe"
+    shutil.copytree(base / "base", probe)
+    n = count_steps(client, probe)
+    assert n >= 8
+    for k in range(1, n + 1, 2):  # every other step (the first sync's test takes every step)
+        path = tmp_path / f"m{k}"
+        shutil.copytree(base / "base", path)
+        store.set_crash_hook(crash_at(k))
+        try:
+            with pytest.raises(Crash):
+                mirror.sync(client, path, **SYNC_ARGS)
+        finally:
+            store.set_crash_hook(None)
+        mirror.sync(client, path, **SYNC_ARGS)
+        assert_complete(client, path)
+
+
+_CHILD = textwrap.dedent("""
+    import os, signal, sys
+    from dealframe.client import Client
+    import dealframe.mirror as mirror
+    from dealframe.mirror import store
+    url, key, path, kill_at = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    seen = [0]
+    def hook(step):
+        seen[0] += 1
+        if seen[0] == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+    if kill_at > 0:
+        store.set_crash_hook(hook)
+    print("ready", flush=True)
+    with Client(url, private_key=key, cache_enabled=False, progress=False) as c:
+        mirror.sync(c, path, page_size=250, rows_per_file=700)
+""")
+
+
+def _child(sb, path, kill_at: int) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([sys.executable, "-c", _CHILD, sb.url, sb.private_key, str(path),
+                             str(kill_at)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def test_kill_9_in_a_subprocess_then_resume(sb, client, base, tmp_path):
+    rng = random.Random(2024)
+    n = count_steps(client, _copy(base, tmp_path / "probe"))
+    killed = 0
+    for trial in range(5):
+        path = _copy(base, tmp_path / f"m{trial}")
+        if trial < 3:  # at a random durable step: between two files
+            proc = _child(sb, path, rng.randint(1, n))
+            proc.wait(timeout=60)
+        else:  # at a random moment once the child is running
+            proc = _child(sb, path, 0)
+            assert proc.stdout.readline().strip() == b"ready"
+            time.sleep(rng.uniform(0.0, 0.6))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=60)
+        killed += proc.returncode == -signal.SIGKILL
+        mirror.sync(client, path, lock_timeout=5, **SYNC_ARGS)  # the dead child's lock is gone
+        assert_complete(client, path)
+    assert killed >= 3
+
+
+def _copy(base, path):
+    shutil.copytree(base / "base", path)
+    return path
