@@ -398,10 +398,11 @@ def _start_process_sandbox(scale: float) -> SandboxHandle:
     port = _free_port()
     env = {k: v for k, v in os.environ.items()
            if k not in ("DEALFRAME_PUBLIC_TOKEN", "DEALFRAME_PRIVATE_KEY")}
+    log = tempfile.TemporaryFile()  # a file, not a pipe: a full pipe would block the server
     proc = subprocess.Popen(
         [sys.executable, "-m", "dealframe", "sandbox", "serve", "--port", str(port),
          "--scale", str(scale)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT,
+        stdout=subprocess.DEVNULL, stderr=log, env=env, cwd=ROOT,
     )
     url = f"http://127.0.0.1:{port}"
 
@@ -413,11 +414,13 @@ def _start_process_sandbox(scale: float) -> SandboxHandle:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        log.close()
 
     deadline = time.monotonic() + 120
     while True:
         if proc.poll() is not None:
-            raise RuntimeError(f"sandbox process exited: {proc.stderr.read().decode()[-500:]}")
+            log.seek(0)
+            raise RuntimeError(f"sandbox process exited: {log.read().decode()[-500:]}")
         try:
             requests.get(f"{url}/api/v2/companies", timeout=1)
             break
