@@ -17,12 +17,14 @@ import pandas as pd
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
 from ..errors import AmbiguousNameError, IncompleteResultError, NotFoundError, ValidationError
 from ..frames import private as shape
+from ..frames.normalize import as_records, assemble, build_columns
+from ..frames.schemas import COMPANY_LIST, DEAL, DEAL_NESTED, DEAL_ROLE, INVESTOR_LIST
 from ..notices import MissingDataWarning
 from ..provenance import attach
 from ..transport.paging import map_concurrent
 from .filters import EnumValueError, FilterSchema
 from .ids import check_ids
-from .paging import pull_pages
+from .paging import PageInfo, gc_paused, pull_pages
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -35,6 +37,12 @@ ENTITIES = ("companies", "investors", "transactions")
 IDS_PER_BATCH = 1000
 #: Names per resolve request (the sandbox's cap; docs/sandbox.md).
 NAMES_PER_RESOLVE = 1000
+#: Columns, nested prefixes and optional columns of each list's rows (as in ``frames.private``).
+_LIST_SHAPES: dict[str, tuple[Any, Any, tuple[Any, ...]]] = {
+    "companies": (COMPANY_LIST, None, ()),
+    "investors": (INVESTOR_LIST, None, ()),
+    "transactions": (DEAL, DEAL_NESTED, (DEAL_ROLE,)),
+}
 _ENTITY_ALIASES = {"deals": "transactions", "company": "companies", "investor": "investors",
                    "transaction": "transactions", "deal": "transactions"}
 
@@ -85,29 +93,31 @@ class PrivateApi:
             raise ValidationError("entity", f"one of {', '.join(ENTITIES)}", got=entity)
         return name
 
-    def schema(self, entity: str, *, refresh: bool = False) -> FilterSchema:
+    def schema(self, entity: str, *, refresh: bool = False, deadline: Any = None) -> FilterSchema:
         """The filter schema of ``entity`` from its discovery document (cached per client)."""
         entity = self._entity(entity)
         with self._lock:
             cached = self._schemas.get(entity)
         if cached is not None and not refresh:
             return cached
-        response = self._get(f"/lookup/{entity}", None, "discovery", refresh=refresh)
+        response = self._get(f"/lookup/{entity}", None, "discovery", refresh=refresh,
+                             deadline=deadline)
         schema = FilterSchema(entity, response.json().get("data") or {})
         with self._lock:
             self._schemas[entity] = schema
         return schema
 
     def _build_filters(self, entity: str, filters: Mapping[str, Any] | None,
-                       kwargs: Mapping[str, Any]) -> tuple[FilterSchema, dict[str, Any]]:
+                       kwargs: Mapping[str, Any], deadline: Any = None
+                       ) -> tuple[FilterSchema, dict[str, Any]]:
         if filters is not None and not isinstance(filters, Mapping):
             raise ValidationError("filters", "a dict of filter names to values", got=filters)
         merged = {**(filters or {}), **kwargs}
-        schema = self.schema(entity)
+        schema = self.schema(entity, deadline=deadline)
         try:
             return schema, schema.build(merged)
         except EnumValueError:
-            schema = self.schema(entity, refresh=True)  # the lists grow: look again once
+            schema = self.schema(entity, refresh=True, deadline=deadline)  # lists grow: look again
             return schema, schema.build(merged)
 
     # ------------------------------------------------------------------ discovery
@@ -144,38 +154,45 @@ class PrivateApi:
               refresh: bool, cache: bool) -> pd.DataFrame:
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise ValidationError("limit", "a positive integer (a cap on rows) or None", got=limit)
-        schema, wire = self._build_filters(entity, filters, kwargs)
+        deadline = self._t.deadline()  # one budget for the whole call, discovery included
+        schema, wire = self._build_filters(entity, filters, kwargs, deadline=deadline)
         sort = schema.check_sort(sort)
         changefeed = "updated_at" in wire
         kind = "changefeed" if changefeed else "list"
         ids = wire.get("id")
         batches = [ids[i:i + IDS_PER_BATCH] for i in range(0, len(ids), IDS_PER_BATCH)] if ids else [None]
-        deadline = self._t.deadline()
-        responses: list[Any] = []
+        columns, nested, extra = _LIST_SHAPES[entity]
+
+        def parse(items: list[Any]) -> Any:  # one page's rows -> typed columns; its JSON is freed
+            return build_columns(as_records(items, entity), columns, nested, extra)
+
+        parts: list[Any] = []
+        infos: list[PageInfo] = []
         expected = 0
-        for batch in batches:
-            body: dict[str, Any] = {"filters": dict(wire)}
-            if batch is not None:
-                body["filters"]["id"] = batch
-            if sort is not None:
-                body["sort"] = sort
+        with gc_paused():
+            for batch in batches:
+                body: dict[str, Any] = {"filters": dict(wire)}
+                if batch is not None:
+                    body["filters"]["id"] = batch
+                if sort is not None:
+                    body["sort"] = sort
 
-            def fetch(page: int, size: int, body: dict[str, Any] = body) -> "Response":
-                return self._post(f"/{entity}", {**body, "page": page, "limit": size}, kind,
-                                  refresh=refresh, cache=cache, deadline=deadline)
+                def fetch(page: int, size: int, body: dict[str, Any] = body) -> "Response":
+                    return self._post(f"/{entity}", {**body, "page": page, "limit": size}, kind,
+                                      refresh=refresh, cache=cache, deadline=deadline)
 
-            remaining = None if limit is None else max(limit - expected, 0)
-            if remaining == 0:
-                break
-            pages = pull_pages(fetch, limit=remaining, workers=self._workers,
-                               progress=self._progress(progress), desc=entity)
-            responses += pages.responses
-            expected += pages.expected
-        if entity == "transactions":
-            frame = shape.deals_frame_from_pages([r.content for r in responses], with_role=False)
-        else:
-            items = [item for r in responses for item in (r.json().get("data") or [])]
-            frame = (shape.companies_frame if entity == "companies" else shape.investors_frame)(items)
+                remaining = None if limit is None else max(limit - expected, 0)
+                if remaining == 0:
+                    break
+                pages = pull_pages(fetch, limit=remaining, workers=self._workers,
+                                   progress=self._progress(progress), desc=entity, parse=parse)
+                parts += pages.parts
+                infos += pages.infos
+                expected += pages.expected
+            frame = assemble(parts, columns, extra)
+            del parts
+        if DEAL_ROLE.name in frame and entity == "transactions":
+            frame = frame.drop(columns=DEAL_ROLE.name)
         received = len(frame)
         frame = frame.drop_duplicates("id", keep="first", ignore_index=True)
         duplicates = received - len(frame)
@@ -184,7 +201,7 @@ class PrivateApi:
         if ids and sort is None:
             order = {i: n for n, i in enumerate(ids)}
             frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")].reset_index(drop=True)
-        attach(frame, endpoint=f"POST {PREFIX}/{entity}", responses=responses, rows_expected=expected,
+        attach(frame, endpoint=f"POST {PREFIX}/{entity}", responses=infos, rows_expected=expected,
                rows_received=received, duplicates_removed=duplicates, filters=wire, sort=sort)
         if len(frame) != expected:
             message = (f"{entity}: expected {expected} rows, received {len(frame)} distinct rows "
@@ -402,7 +419,7 @@ class PrivateApi:
 
             pages = pull_pages(fetch, limit=limit, workers=inner_workers, progress=False,
                                desc=name, page_size=SUBCOLLECTION_LIMIT_MAX)
-            return ident, pages.responses
+            return ident, pages
 
         if len(wanted) == 1:
             pulled = [pull(wanted[0])]
@@ -413,9 +430,9 @@ class PrivateApi:
             pulled = result.values
         items: list[dict] = []
         responses: list[Any] = []
-        for ident, resps in pulled:
-            responses += resps
-            rows = [item for r in resps for item in (r.json().get("data") or [])]
+        for ident, pages in pulled:
+            responses += pages.infos
+            rows = [item for part in pages.parts for item in part]
             items += [{**row, parent: ident} for row in (rows[:limit] if limit else rows)]
         frame = build(items)
         column = frame.pop(parent) if parent in frame else pd.Series([], dtype="str")
