@@ -35,6 +35,7 @@ MODULES: tuple[str, ...] = (
     "bench_public",
     "bench_private",
     "bench_analytics",
+    "bench_mirror",
 )
 
 

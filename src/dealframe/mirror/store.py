@@ -140,14 +140,17 @@ class StagedRows:
 
     Tracks, per id, the position of its latest read, so that when the feed
     returned an id twice (it changed while pages were read) only the later
-    version is committed.
+    version is committed; and, with ``reread_until`` (the previous checkpoint),
+    the ids whose latest read is stamped at or before it: re-reads of the overlap.
     """
 
     folder: Path
     entity: str
     prefix: str
     rows_per_file: int = ROWS_PER_FILE
+    reread_until: pd.Timestamp | None = None
     latest: dict[str, int] = field(default_factory=dict)
+    reread: set[str] = field(default_factory=set)
     position: int = 0
     duplicates: bool = False
     _writer: PartWriter | None = None
@@ -167,6 +170,10 @@ class StagedRows:
                 self.duplicates = True
             self.latest[ident] = self.position + offset
         self.position += len(ids)
+        if self.reread_until is not None:  # ids whose latest read may be an unchanged re-read
+            old = (frame["updated_at"] <= self.reread_until).to_numpy()
+            for ident, is_old in zip(ids, old.tolist()):
+                (self.reread.add if is_old else self.reread.discard)(ident)
         assert self._writer is not None
         self._writer.write(to_arrow(frame, self.entity))
 
@@ -236,23 +243,32 @@ def _move_into_place(parts: Iterable[_Part], folder: Path) -> list[FileEntry]:
 
 
 def commit_entity(root: Path, state: MirrorState, entity: str, staged: StagedRows, parts: list[_Part],
-                  checkpoint: str | None, synced_at: str, *, rows_per_file: int = ROWS_PER_FILE) -> int:
+                  checkpoint: str | None, synced_at: str, *, rows_per_file: int = ROWS_PER_FILE,
+                  reread: pa.Array | None = None) -> int:
     """Upsert the staged rows into the entity's files and commit the state; return rows written.
 
     Old files holding none of the staged ids and big enough stay as they are;
     the others are rewritten without the staged ids (copy on write) together
     with the staged rows and any small files (compaction), packed into files of
-    up to ``rows_per_file`` rows.
+    up to ``rows_per_file`` rows. ``reread`` names staged ids that may be unchanged
+    re-reads (stamped at or before the previous checkpoint).
     """
     folder = root / entity
     folder.mkdir(exist_ok=True)
     es = state.entity(entity)
     changed = pa.array(list(staged.latest), type=pa.string())
     touched = [f for f in es.files if len(changed) and _touched(folder / f.name, changed)]
-    same = _unchanged(folder, touched, staged, parts, changed) if touched else pa.array([], pa.string())
-    if len(same):  # re-read rows equal to the stored ones (the overlap): leave them where they are
-        changed = pc.filter(changed, pc.invert(pc.is_in(changed, value_set=same)))
-        touched = [f for f in touched if _touched(folder / f.name, changed)]
+    same = pa.array([], pa.string())
+    if touched and reread is not None and len(reread):
+        # Rows read again only because of the overlap may equal the stored ones; when they are
+        # the only reason to rewrite a file, compare and leave equal rows where they are.
+        fresh = pc.filter(changed, pc.invert(pc.is_in(changed, value_set=reread)))
+        only_reread = [f for f in touched if not (len(fresh) and _touched(folder / f.name, fresh))]
+        if only_reread:
+            same = _unchanged(folder, only_reread, staged, parts, reread)
+            changed = pc.filter(changed, pc.invert(pc.is_in(changed, value_set=same)))
+            dropped = {f.name for f in only_reread if not _touched(folder / f.name, changed)}
+            touched = [f for f in touched if f.name not in dropped]
     names = {f.name for f in touched}
     keep, rewrite = [], []
     for f in es.files:

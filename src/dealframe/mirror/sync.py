@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from ..errors import ConfigurationError, ValidationError
 from .durable import LOCK_NAME, mirror_lock
@@ -172,7 +173,8 @@ def _sync_entity(root: Path, state: MirrorState, entity: str, fetch: Fetch, *, o
     since = None if es.checkpoint is None else pd.Timestamp(es.checkpoint) - overlap
     first_since = since
     staged = StagedRows(root / STAGING / prefix / entity, entity, f"part-{prefix}",
-                        rows_per_file=rows_per_file)
+                        rows_per_file=rows_per_file,
+                        reread_until=None if es.checkpoint is None else pd.Timestamp(es.checkpoint))
     progress.start(entity)
     received = requests = passes = 0
     walk = None
@@ -192,9 +194,10 @@ def _sync_entity(root: Path, state: MirrorState, entity: str, fetch: Fetch, *, o
     if walk.unstable_from is not None and checkpoint is not None:
         checkpoint = min(checkpoint, walk.unstable_from)  # the next sync reads it again
     parts = staged.close()
+    reread = pa.array(sorted(staged.reread), pa.string())
     synced_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     written = commit_entity(root, state, entity, staged, parts, _iso(checkpoint), synced_at,
-                            rows_per_file=rows_per_file)
+                            rows_per_file=rows_per_file, reread=reread)
     return EntityReport(entity, first_since is None, _iso(first_since), es.checkpoint, received,
                         written, requests, passes, time.perf_counter() - started)
 

@@ -1,0 +1,131 @@
+"""Mirror figures (issue 6): incremental vs full sync time, and the memory of a full sync.
+
+- ``mirror_incremental_ratio``: 50,000 deals; a full ``mirror.sync`` of the deals, then 1% of
+  them change on the service (``dealframe.sandbox.changes``), then an incremental sync; the
+  figure is incremental time ÷ full time, same run, best of the repeats. The sandbox runs in a
+  thread of this process (it has to, to be changed in-process), so both syncs share the GIL with
+  it alike.
+- ``mirror_full_peak_rss_mb``: 200,000 deals (sandbox scale 4.0 in a child process); a full sync
+  in a fresh interpreter; the figure is the peak RSS growth of the sync (``VmHWM`` after, reset
+  through ``/proc/self/clear_refs`` just before, minus ``VmRSS`` before), in MB. The baseline is
+  the same measure for pulling every deal into one frame with ``client.private.deals`` and
+  writing it with ``DataFrame.to_parquet``: what a mirror that is not written as it goes costs.
+  Linux only.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from _common import ROOT, Context, Figure, _start_process_sandbox, benchmark, time_ratio
+
+__all__ = ["bench_full_rss", "bench_incremental"]
+
+_DEALS_AT_SCALE_1 = 50_000
+_SIZES = {"full": dict(inc_deals=50_000, rss_deals=200_000, repeat=2),
+          "quick": dict(inc_deals=20_000, rss_deals=50_000, repeat=1),
+          "smoke": dict(inc_deals=2_500, rss_deals=2_500, repeat=1)}
+
+
+@benchmark("mirror_incremental_ratio")
+def bench_incremental(ctx: Context) -> dict[str, Figure]:
+    """Full sync of the deals, 1% of them change, incremental sync: time ratio."""
+    import dealframe.mirror as mirror
+    import dealframe.sandbox
+    from dealframe.client import Client
+    from dealframe.sandbox.changes import Changes
+
+    size = _SIZES[ctx.mode]
+    n = size["inc_deals"]
+    best_full = best_inc = float("inf")
+    with dealframe.sandbox.run(scale=n / _DEALS_AT_SCALE_1, seed=7) as sb, \
+            Client.for_sandbox(sb, progress=False) as client:
+        changes = Changes(sb.state, seed=1)
+        total = len(sb.state.dataset.deals)
+        for rep in range(size["repeat"]):
+            path = ctx.tmp / f"mirror-incremental-{rep}"
+            t0 = time.perf_counter()
+            mirror.sync(client, path, ["deals"], progress=False)
+            best_full = min(best_full, time.perf_counter() - t0)
+            changes.advance(3600)
+            changed = changes.update("deals", total // 100)
+            t0 = time.perf_counter()
+            report = mirror.sync(client, path, ["deals"], progress=False)
+            best_inc = min(best_inc, time.perf_counter() - t0)
+            got = mirror.load(path, "deals", include_deleted=True, columns=["id", "updated_at"])
+            if len(got) != total or report["deals"].rows_received < len(changed):
+                raise RuntimeError(f"mirror holds {len(got)} of {total} deals after the "
+                                   "incremental sync")
+    return {"mirror_incremental_ratio": time_ratio(
+        best_inc, best_full, unit="x (incremental sync ÷ full sync)",
+        baseline="full mirror.sync of the same deals, same run", deals=total,
+        changed=total // 100, full_s=best_full, incremental_s=best_inc)}
+
+
+_PROBE = r"""
+import json, sys
+import dealframe.mirror as mirror
+from dealframe.client import Client
+url, key, path, how = sys.argv[1:5]
+
+def status(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field):
+            return int(line.split()[1]) * 1024
+    raise KeyError(field)
+
+with Client(url, private_key=key, cache_enabled=False, progress=False) as client:
+    mirror.sync(client, path + "-warm", ["investors"], progress=False)  # imports, connections
+    reset = True
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        reset = False
+    before = status("VmRSS")
+    if how == "sync":
+        rows = mirror.sync(client, path, ["deals"], progress=False)["deals"].rows_written
+    else:
+        frame = client.private.deals(include_deleted=True)
+        frame.to_parquet(path)
+        rows = len(frame)
+    print(json.dumps({"before": before, "peak": status("VmHWM"), "rows": rows, "reset": reset}))
+"""
+
+
+def _probe(url: str, key: str, path: str, how: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", _PROBE, url, key, path, how], capture_output=True,
+                         text=True, timeout=900, cwd=ROOT)
+    if out.returncode != 0:
+        raise RuntimeError(f"memory probe ({how}) failed: {out.stderr.strip()[-500:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@benchmark("mirror_full_peak_rss_mb")
+def bench_full_rss(ctx: Context) -> dict[str, Figure]:
+    """Peak RSS growth of a full sync of the deals, vs pulling them into one frame."""
+    n = _SIZES[ctx.mode]["rss_deals"]
+    scale = n / _DEALS_AT_SCALE_1
+    own = None
+    if scale == ctx.scale:
+        handle = ctx.sandbox()
+    else:
+        handle = own = _start_process_sandbox(scale)
+    try:
+        ours = _probe(handle.url, handle.private_key, str(ctx.tmp / "mirror-rss"), "sync")
+        base = _probe(handle.url, handle.private_key, str(ctx.tmp / "deals.parquet"), "frame")
+    finally:
+        if own is not None:
+            own.stop()
+    if ours["rows"] != base["rows"]:
+        raise RuntimeError(f"the sync wrote {ours['rows']} deals, the frame holds {base['rows']}")
+    mb = (ours["peak"] - ours["before"]) / 2**20
+    base_mb = (base["peak"] - base["before"]) / 2**20
+    return {"mirror_full_peak_rss_mb": Figure(
+        mb, "MB (peak RSS growth of a full mirror.sync of the deals)",
+        "client.private.deals(include_deleted=True) into one frame, then to_parquet",
+        mb / base_mb, {"deals": ours["rows"], "baseline_mb": base_mb,
+                       "hwm_reset": bool(ours["reset"] and base["reset"])})}
