@@ -8,6 +8,7 @@ family and optional rate limit (:class:`GateMiddleware`), then the routes of
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -49,7 +50,8 @@ class _TokenBucket:
 
 
 class GateMiddleware:
-    """Checks the bearer token of the path's family, then the optional rate limit."""
+    """Checks the bearer token of the path's family, the optional rate limit, then waits the
+    optional simulated latency (asynchronously, so concurrent requests overlap)."""
 
     def __init__(self, app: ASGIApp, state: SandboxState) -> None:
         self.app = app
@@ -80,6 +82,8 @@ class GateMiddleware:
             except ApiProblem as problem:
                 await error_response(problem)(scope, receive, send)
                 return
+            if self.state.config.latency > 0:
+                await asyncio.sleep(self.state.config.latency)
         await self.app(scope, receive, send)
 
 

@@ -71,15 +71,15 @@ def _uvicorn_server(app: Any, host: str, port: int) -> Any:
 
 def start(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
           private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 0,
-          as_of: dt.datetime = AS_OF, rate_limit: float | None = None, faults: Any = None,
-          admin_token: str | None = None) -> Sandbox:
+          as_of: dt.datetime = AS_OF, rate_limit: float | None = None, latency: float = 0.0,
+          faults: Any = None, admin_token: str | None = None) -> Sandbox:
     """Build a sandbox and serve it from a daemon thread; call ``stop()`` when done.
 
     Prefer the :func:`run` context manager. Parameters are those of :func:`run`.
     """
     config = SandboxConfig(seed=seed, scale=scale, public_token=public_token,
                            private_key=private_key, as_of=as_of, rate_limit=rate_limit,
-                           admin_token=admin_token)
+                           latency=latency, admin_token=admin_token)
     state = SandboxState.build(config)
     from .app import build_app
 
@@ -101,7 +101,7 @@ def start(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBL
 @contextlib.contextmanager
 def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
         private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 0,
-        as_of: dt.datetime = AS_OF, rate_limit: float | None = None,
+        as_of: dt.datetime = AS_OF, rate_limit: float | None = None, latency: float = 0.0,
         faults: Any = None, admin_token: str | None = None) -> Iterator[Sandbox]:
     """Serve a sandbox on loopback from a background thread for the ``with`` block.
 
@@ -124,6 +124,9 @@ def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC
         The sandbox clock.
     rate_limit : float, optional
         Requests per second per token before 429 with ``Retry-After``.
+    latency : float, default 0
+        Seconds each API request waits before its answer, standing for a remote
+        service's round trip (loopback has none).
     faults : dealframe.sandbox.faults.FaultPlan, optional
         Fault injection plan.
     admin_token : str, optional
@@ -143,7 +146,7 @@ def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC
     True
     """
     sb = start(scale, seed, public_token=public_token, private_key=private_key, host=host,
-               port=port, as_of=as_of, rate_limit=rate_limit, faults=faults,
+               port=port, as_of=as_of, rate_limit=rate_limit, latency=latency, faults=faults,
                admin_token=admin_token)
     try:
         yield sb
@@ -153,11 +156,12 @@ def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC
 
 def serve(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
           private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 8765,
-          rate_limit: float | None = None, faults: Any = None, ready: Any = None,
-          admin_token: str | None = None) -> None:
+          rate_limit: float | None = None, latency: float = 0.0, faults: Any = None,
+          ready: Any = None, admin_token: str | None = None) -> None:
     """Serve a sandbox in the foreground until interrupted (the CLI's ``sandbox serve``)."""
     config = SandboxConfig(seed=seed, scale=scale, public_token=public_token,
-                           private_key=private_key, rate_limit=rate_limit, admin_token=admin_token)
+                           private_key=private_key, rate_limit=rate_limit, latency=latency,
+                           admin_token=admin_token)
     state = SandboxState.build(config)
     from .app import build_app
 

@@ -41,7 +41,7 @@ class SandboxConfig:
 
     def __repr__(self) -> str:  # tokens stay out of reprs
         return (f"SandboxConfig(seed={self.seed}, scale={self.scale}, as_of={self.as_of.isoformat()}, "
-                f"rate_limit={self.rate_limit})")
+                f"rate_limit={self.rate_limit}, latency={self.latency})")
 
 
 class Clock:
