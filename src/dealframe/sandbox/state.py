@@ -29,6 +29,10 @@ class SandboxConfig:
         Requests per second per token before 429 (None: no limit).
     admin_token : str or None
         Token of the admin endpoints (``/admin/v1``); None (default) leaves them off.
+    latency : float
+        Seconds every API request waits before it is answered, to stand for the
+        network round trip and service time of a remote service (default 0:
+        loopback speed). Waiting is asynchronous: requests overlap.
     """
 
     seed: int = 7
@@ -38,6 +42,7 @@ class SandboxConfig:
     as_of: dt.datetime = AS_OF
     rate_limit: float | None = None
     admin_token: str | None = None
+    latency: float = 0.0
 
     def __repr__(self) -> str:  # tokens stay out of reprs
         return (f"SandboxConfig(seed={self.seed}, scale={self.scale}, as_of={self.as_of.isoformat()}, "
