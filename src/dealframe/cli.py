@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from dealframe.mirror import cli as mirror_cli
+from dealframe.report import cli as report_cli
 
 __all__ = ["main"]
 
@@ -46,7 +47,8 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
         print(f"  export DEALFRAME_BASE_URL={url}", flush=True)
 
     serve(args.scale, args.seed, public_token=public, private_key=private, host=args.host,
-          port=args.port, rate_limit=args.rate_limit, faults=faults, ready=ready)
+          port=args.port, rate_limit=args.rate_limit, latency=args.latency_ms / 1000, faults=faults,
+          ready=ready)
     return 0
 
 
@@ -62,10 +64,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--seed", type=int, default=7, help="data seed (default 7)")
     serve.add_argument("--rate-limit", type=float, default=None,
                        help="requests per second per token before 429 (default: none)")
+    serve.add_argument("--latency-ms", type=float, default=0.0,
+                       help="simulated round trip per request, like a remote service (default 0)")
     serve.add_argument("--fault-rate", type=float, default=0.0,
                        help="fraction of requests that fail at random (default 0)")
     serve.set_defaults(run=_sandbox_serve)
     mirror_cli.register(sub)
+    report_cli.register(sub)
     return parser
 
 

@@ -1,0 +1,139 @@
+"""Writing the report's outputs: the output folder, the tables (Parquet + CSV), the page.
+
+Every file is written to a temporary name in the folder and renamed into
+place, so a reader never sees half a file and a failed run leaves the previous
+report whole.
+
+Tables are written as the report shows them, with two conversions for tools
+other than pandas: ``attrs`` are dropped (provenance goes to
+``manifest.json``) and monthly periods become the first day of the month
+(``datetime64``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from dealframe.errors import ValidationError
+
+__all__ = ["portable", "prepare_out_dir", "write_bytes", "write_manifest", "write_tables",
+           "write_text"]
+
+
+def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
+    """Create ``out_dir`` if needed and check that files can be written in it.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        The path is a file, cannot be created, or is not writable.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> prepare_out_dir(tempfile.mkdtemp()).is_dir()
+    True
+    """
+    if not isinstance(out_dir, (str, os.PathLike)) or not str(out_dir):
+        raise ValidationError("out_dir", "a folder path", got=out_dir)
+    path = Path(out_dir).expanduser()
+    expected = "a folder that can be created and written to"
+    if path.exists() and not path.is_dir():
+        raise ValidationError("out_dir", f"{expected} (it is a file)", got=str(path))
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".dealframe-probe-"):
+            pass
+    except OSError as exc:
+        raise ValidationError("out_dir", f"{expected} ({exc.strerror or exc})",
+                              got=str(path)) from None
+    return path
+
+
+def _atomic(path: Path, write: Callable[[Path], None]) -> Path:
+    # A fresh name created by the writer itself, so the file gets the usual (umask) mode.
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_bytes(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically."""
+    return _atomic(path, lambda p: p.write_bytes(data))
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write UTF-8 ``text`` to ``path`` atomically."""
+    return write_bytes(path, text.encode("utf-8"))
+
+
+def portable(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy without ``attrs`` and with monthly periods as first-of-month datetimes.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"x": [1.0]}, index=pd.PeriodIndex(["2024-03"], freq="M", name="month"))
+    >>> f.attrs["a"] = 1
+    >>> p = portable(f)
+    >>> p.index[0], p.attrs
+    (Timestamp('2024-03-01 00:00:00'), {})
+    """
+    out = frame.copy()
+    out.attrs = {}
+    if isinstance(out.index, pd.PeriodIndex):
+        out.index = out.index.to_timestamp().rename(out.index.name)
+    for column in out.columns:
+        if isinstance(out[column].dtype, pd.PeriodDtype):
+            out[column] = out[column].dt.to_timestamp()
+    if isinstance(out.columns, pd.MultiIndex):
+        out.columns = ["|".join(map(str, c)) for c in out.columns]
+    out.columns = [str(c) for c in out.columns]
+    return out
+
+
+def _keeps_index(frame: pd.DataFrame) -> bool:
+    return not (isinstance(frame.index, pd.RangeIndex) and frame.index.name is None)
+
+
+def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: Path) -> dict[str, dict[str, Path]]:
+    """Write each table as ``<name>.parquet`` and ``<name>.csv`` in ``out_dir``.
+
+    Returns
+    -------
+    dict
+        ``{name: {"parquet": path, "csv": path}}``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = write_tables({"t": pd.DataFrame({"a": [1, 2]})}, Path(tempfile.mkdtemp()))
+    >>> pd.read_parquet(out["t"]["parquet"])["a"].tolist()
+    [1, 2]
+    """
+    written: dict[str, dict[str, Path]] = {}
+    for name, frame in tables.items():
+        data = portable(frame)
+        keep = _keeps_index(data)
+        parquet = _atomic(out_dir / f"{name}.parquet",
+                          lambda p, d=data, k=keep: d.to_parquet(p, engine="pyarrow", index=k))
+        csv = _atomic(out_dir / f"{name}.csv", lambda p, d=data, k=keep: d.to_csv(p, index=k))
+        written[name] = {"parquet": parquet, "csv": csv}
+    return written
+
+
+def write_manifest(path: Path, manifest: Mapping[str, Any]) -> Path:
+    """Write ``manifest`` as indented JSON (non-JSON values as strings)."""
+    return write_text(path, json.dumps(manifest, indent=2, default=str) + "\n")
