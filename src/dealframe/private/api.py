@@ -625,12 +625,14 @@ class PrivateApi:
             raise ValidationError("metric", f"one of {', '.join(AGGREGATE_METRICS)}", got=metric)
         if time_bucket not in TIME_BUCKETS:
             raise ValidationError("time_bucket", f"one of {', '.join(TIME_BUCKETS)}", got=time_bucket)
-        _, wire = self._build_filters("transactions", filters, kwargs)
+        deadline = self._t.deadline()
+        _, wire = self._build_filters("transactions", filters, kwargs, deadline=deadline)
         start, end = wire.get("date_from"), wire.get("date_to")
         if isinstance(start, str) and isinstance(end, str) and start > end:
             raise ValidationError("date_from", f"a date not after date_to ({end})", got=start)
         body = {"metric": metric, "time_bucket": time_bucket, "filters": wire}
-        response = self._post("/transactions/aggregate", body, "aggregate", refresh, cache)
+        response = self._post("/transactions/aggregate", body, "aggregate", refresh, cache,
+                              deadline)
         payload = response.json()
         frame = shape.aggregate_frame(payload.get("data"), payload.get("meta"))
         return attach(frame, endpoint=f"POST {PREFIX}/transactions/aggregate", responses=[response],

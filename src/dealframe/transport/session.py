@@ -303,9 +303,13 @@ class Transport:
             self._session: requests.Session = build_cached_session(settings.cache_path)
         else:
             self._session = requests.Session()
+        # pool_block: more threads than pooled connections (several user threads sharing one
+        # client, each fanning out on max_workers) wait for a free connection instead of
+        # opening extra ones that urllib3 then discards ("Connection pool is full").
         adapter = HTTPAdapter(
             pool_connections=2,
             pool_maxsize=max(settings.max_workers, 4),
+            pool_block=True,
             max_retries=0,
         )
         self._session.mount("http://", adapter)
