@@ -35,6 +35,7 @@ __all__ = [
     "Context",
     "Figure",
     "SIZES",
+    "NETWORK_LATENCY",
     "TARGETS",
     "benchmark",
     "best_of",
@@ -389,7 +390,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_process_sandbox(scale: float) -> SandboxHandle:
+#: Simulated round trip (seconds) for the figures that concurrency or caching exist to win:
+#: a same-region cloud API. On loopback a request costs ~1 ms and there is nothing to hide.
+NETWORK_LATENCY = 0.03
+
+
+def _start_process_sandbox(scale: float, latency: float = 0.0) -> SandboxHandle:
     """``python -m dealframe sandbox serve`` in a child process, polled until it answers."""
     import requests
 
@@ -401,7 +407,7 @@ def _start_process_sandbox(scale: float) -> SandboxHandle:
     log = tempfile.TemporaryFile()  # a file, not a pipe: a full pipe would block the server
     proc = subprocess.Popen(
         [sys.executable, "-m", "dealframe", "sandbox", "serve", "--port", str(port),
-         "--scale", str(scale)],
+         "--scale", str(scale), "--latency-ms", str(latency * 1000)],
         stdout=subprocess.DEVNULL, stderr=log, env=env, cwd=ROOT,
     )
     url = f"http://127.0.0.1:{port}"
@@ -432,10 +438,10 @@ def _start_process_sandbox(scale: float) -> SandboxHandle:
     return SandboxHandle(url, DEFAULT_PUBLIC_TOKEN, DEFAULT_PRIVATE_KEY, stop)
 
 
-def _start_thread_sandbox(scale: float) -> SandboxHandle:
+def _start_thread_sandbox(scale: float, latency: float = 0.0) -> SandboxHandle:
     import dealframe.sandbox
 
-    sb = dealframe.sandbox.start(scale)
+    sb = dealframe.sandbox.start(scale, latency=latency)
     return SandboxHandle(sb.url, sb.public_token, sb.private_key, sb.stop)
 
 
@@ -447,6 +453,7 @@ class Context:
         self.sizes = SIZES[mode]
         self.sandbox_mode = sandbox_mode
         self._sandbox: SandboxHandle | None = None
+        self._slow: SandboxHandle | None = None
         self._cache: dict[str, Any] = {}
         self.tmp = Path(tempfile.mkdtemp(prefix="dealframe-bench-"))
 
@@ -456,11 +463,15 @@ class Context:
         except KeyError:
             raise AttributeError(name) from None
 
-    def sandbox(self) -> SandboxHandle:
-        """The shared sandbox at the mode's scale, started on first use."""
+    def sandbox(self, latency: float = 0.0) -> SandboxHandle:
+        """The shared sandbox at the mode's scale, started on first use; ``latency`` > 0 gives
+        a second one whose every request waits that long (a remote service's round trip)."""
+        start = _start_process_sandbox if self.sandbox_mode == "process" else _start_thread_sandbox
+        if latency > 0:
+            if self._slow is None:
+                self._slow = start(self.scale, latency)
+            return self._slow
         if self._sandbox is None:
-            start = _start_process_sandbox if self.sandbox_mode == "process" else \
-                _start_thread_sandbox
             self._sandbox = start(self.scale)
         return self._sandbox
 
@@ -469,11 +480,11 @@ class Context:
         snapshot exists (the shared sandbox writes it)."""
         return self._sandbox is not None and scale == self.scale
 
-    def client(self, **settings: Any) -> Any:
+    def client(self, latency: float = 0.0, **settings: Any) -> Any:
         """A :class:`dealframe.client.Client` on the shared sandbox (cache off unless asked)."""
         from dealframe.client import Client
 
-        sb = self.sandbox()
+        sb = self.sandbox(latency)
         settings.setdefault("cache_enabled", False)
         settings.setdefault("progress", False)
         return Client(sb.url, sb.public_token, sb.private_key, **settings)
@@ -488,9 +499,10 @@ class Context:
         self._cache.pop(key, None)
 
     def close(self) -> None:
-        if self._sandbox is not None:
-            self._sandbox.stop()
-            self._sandbox = None
+        for handle in (self._sandbox, self._slow):
+            if handle is not None:
+                handle.stop()
+        self._sandbox = self._slow = None
         self._cache.clear()
         import shutil
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from _common import (Context, Figure, benchmark, interleaved, load_synth,
+from _common import (NETWORK_LATENCY, Context, Figure, benchmark, interleaved, load_synth,
                      rss_peak_in_subprocess, speedup)
 
 __all__ = ["bench_deals_parse", "bench_deals_pull", "bench_explode", "explode_baseline",
@@ -167,15 +167,9 @@ def bench_explode(ctx: Context) -> dict[str, Figure]:
 # ---------------------------------------------------------------------------- pull
 
 
-@benchmark("deals_pull_50k_speedup")
-def bench_deals_pull(ctx: Context) -> dict[str, Figure]:
-    """``client.private.deals()`` from the sandbox: concurrent pages vs ``max_workers=1``.
-
-    A first, untimed pull makes the sandbox serialise every row once (it keeps the bytes),
-    so both sides read a warm server.
-    """
-    n = ctx.pull_deals
-    with ctx.client() as conc, ctx.client(max_workers=1) as seq:
+def _pull_speedup(ctx: Context, n: int, latency: float) -> Figure:
+    where = f"{latency * 1000:.0f} ms simulated round trip" if latency else "loopback, no latency"
+    with ctx.client(latency) as conc, ctx.client(latency, max_workers=1) as seq:
         workers = conc.settings.max_workers
         conc.private.deals(limit=n)  # warm the sandbox
         t_conc, a, t_seq, b = interleaved(
@@ -185,10 +179,23 @@ def bench_deals_pull(ctx: Context) -> dict[str, Figure]:
     if len(a) != len(b) or not np.array_equal(a["id"].to_numpy(dtype=object),
                                               b["id"].to_numpy(dtype=object)):
         raise AssertionError("deals pull: concurrent and sequential pulls differ")
-    return {"deals_pull_50k_speedup": speedup(
+    return speedup(
         t_conc, t_seq, unit=f"x ({len(a):,} deals, {requests} pages of 1,000, "
-                            f"max_workers={workers} vs 1)",
+                            f"max_workers={workers} vs 1, {where})",
         baseline="the same client.private.deals() with max_workers=1 (pages one after another)",
-        deals=len(a), max_workers=workers,
-        notes=f"sandbox in a {ctx.sandbox_mode} at scale {ctx.scale}; cache off; pull "
-              "includes shaping into the deals frame")}
+        deals=len(a), max_workers=workers, latency_s=latency,
+        notes=f"sandbox in a {ctx.sandbox_mode} at scale {ctx.scale}; cache off; {where}; pull "
+              "includes shaping into the deals frame")
+
+
+@benchmark("deals_pull_50k_speedup", "deals_pull_50k_speedup_loopback")
+def bench_deals_pull(ctx: Context) -> dict[str, Figure]:
+    """``client.private.deals()`` from the sandbox: concurrent pages vs ``max_workers=1``,
+    after a simulated round trip per request and at bare loopback speed.
+
+    A first, untimed pull makes the sandbox serialise every row once (it keeps the bytes),
+    so both sides read a warm server.
+    """
+    n = ctx.pull_deals
+    return {"deals_pull_50k_speedup": _pull_speedup(ctx, n, NETWORK_LATENCY),
+            "deals_pull_50k_speedup_loopback": _pull_speedup(ctx, n, 0.0)}

@@ -7,7 +7,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from _common import Context, Figure, benchmark, interleaved, load_synth, speedup
+from _common import NETWORK_LATENCY, Context, Figure, benchmark, interleaved, load_synth, speedup
 
 __all__ = ["bench_cache_hit", "bench_current", "bench_timeseries_wide", "timeseries_baseline",
            "timeseries_ours"]
@@ -28,30 +28,44 @@ def _same_frames(a: pd.DataFrame, b: pd.DataFrame, what: str) -> None:
         raise AssertionError(f"{what}: the two sides returned different frames: {exc}") from exc
 
 
-@benchmark("current_1000_skus_speedup")
-def bench_current(ctx: Context) -> dict[str, Figure]:
-    """``client.public.current`` of 1,000 SKUs (10 requests of 100): the client's default
-    ``max_workers`` against ``max_workers=1`` (one request after another)."""
-    skus = _skus(ctx)
-    with ctx.client() as conc, ctx.client(max_workers=1) as seq:
+def _current_speedup(ctx: Context, skus: list[str], latency: float) -> Figure:
+    with ctx.client(latency) as conc, ctx.client(latency, max_workers=1) as seq:
         workers = conc.settings.max_workers
         t_conc, a, t_seq, b = interleaved(lambda: conc.public.current(skus),
                                           lambda: seq.public.current(skus), ctx.repeat, warmup=1)
     _same_frames(a, b, "current")
-    return {"current_1000_skus_speedup": speedup(
+    where = f"{latency * 1000:.0f} ms simulated round trip" if latency else "loopback, no latency"
+    return speedup(
         t_conc, t_seq, unit=f"x ({len(skus)} SKUs, {a.attrs.get('requests')} requests, "
-                            f"max_workers={workers} vs 1)",
+                            f"max_workers={workers} vs 1, {where})",
         baseline="the same call with max_workers=1 (requests one after another)",
-        skus=len(skus), max_workers=workers,
-        notes=f"sandbox in a {ctx.sandbox_mode}; cache off")}
+        skus=len(skus), max_workers=workers, latency_s=latency,
+        notes=f"sandbox in a {ctx.sandbox_mode}; cache off; {where}")
 
 
-@benchmark("cache_hit_speedup")
-def bench_cache_hit(ctx: Context) -> dict[str, Figure]:
-    """The same ``current`` pull answered by the requests-cache SQLite file vs by the sandbox."""
+@benchmark("current_1000_skus_speedup", "current_1000_skus_speedup_loopback")
+def bench_current(ctx: Context) -> dict[str, Figure]:
+    """``client.public.current`` of 1,000 SKUs (10 requests of 100): the client's default
+    ``max_workers`` against ``max_workers=1`` (one request after another), against a sandbox
+    answering after a simulated round trip (NETWORK_LATENCY) and at bare loopback speed."""
     skus = _skus(ctx)
-    path = ctx.tmp / "http-cache.sqlite"
-    with ctx.client(cache_enabled=True, cache_path=path) as client:
+    return {"current_1000_skus_speedup": _current_speedup(ctx, skus, NETWORK_LATENCY),
+            "current_1000_skus_speedup_loopback": _current_speedup(ctx, skus, 0.0)}
+
+
+@benchmark("cache_hit_speedup", "cache_hit_speedup_loopback")
+def bench_cache_hit(ctx: Context) -> dict[str, Figure]:
+    """The same ``current`` pull answered by the requests-cache SQLite file vs by the sandbox
+    (after a simulated round trip, and at bare loopback speed)."""
+    skus = _skus(ctx)
+    return {"cache_hit_speedup": _cache_speedup(ctx, skus, NETWORK_LATENCY),
+            "cache_hit_speedup_loopback": _cache_speedup(ctx, skus, 0.0)}
+
+
+def _cache_speedup(ctx: Context, skus: list[str], latency: float) -> Figure:
+    path = ctx.tmp / f"http-cache-{latency}.sqlite"
+    where = f"{latency * 1000:.0f} ms simulated round trip" if latency else "loopback, no latency"
+    with ctx.client(latency, cache_enabled=True, cache_path=path) as client:
         client.public.current(skus, refresh=True)  # fill the cache
         t_hit, hit, t_miss, miss = interleaved(
             lambda: client.public.current(skus),
@@ -61,11 +75,11 @@ def bench_cache_hit(ctx: Context) -> dict[str, Figure]:
         raise AssertionError(f"cache provenance wrong: hit {hit.attrs.get('from_cache')!r}, "
                              f"miss {miss.attrs.get('from_cache')!r}")
     _same_frames(hit, miss, "cache")
-    return {"cache_hit_speedup": speedup(
+    return speedup(
         t_hit, t_miss, unit=f"x ({len(skus)} SKUs, {hit.attrs.get('requests')} requests, "
-                            "SQLite cache hit vs sandbox)",
+                            f"SQLite cache hit vs sandbox, {where})",
         baseline="the same client.public.current call with cache=False (from the sandbox)",
-        skus=len(skus), cache_entries=entries)}
+        skus=len(skus), cache_entries=entries, latency_s=latency, notes=where)
 
 
 def timeseries_ours(body: bytes) -> pd.DataFrame:

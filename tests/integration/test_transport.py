@@ -584,3 +584,28 @@ def test_injected_error_bodies_have_the_documented_shape(server):
             assert body["error"]["code"] == "RATE_LIMITED" and raw.headers["Retry-After"] == "2"
         else:
             assert body["error"]["code"] == "SERVICE_UNAVAILABLE"
+
+
+def test_worker_pool_is_reused_and_nested_maps_do_not_deadlock():
+    from dealframe.transport.paging import WorkerPool, map_concurrent
+
+    pool = WorkerPool(2)
+    seen: set[str] = set()
+
+    def inner(x):
+        seen.add(threading.current_thread().name)
+        return x * 10
+
+    def outer(x):
+        # A map inside a worker of the same pool must not wait on that pool.
+        return sum(map_concurrent(inner, [x, x + 1], 2, pool=pool).values)
+
+    try:
+        first = map_concurrent(outer, [1, 2, 3, 4], 2, pool=pool)
+        second = map_concurrent(inner, [5, 6, 7], 2, pool=pool)
+    finally:
+        pool.shutdown()
+    assert first.values == [30, 50, 70, 90]
+    assert second.values == [50, 60, 70]
+    shared = {n for n in seen if n.startswith(pool._prefix)}
+    assert shared, "the second map should have run on the shared pool's threads"

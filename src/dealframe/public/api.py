@@ -65,7 +65,7 @@ class PublicApi:
                                    json={"skus": chunk, **extra}, kind=kind, refresh=refresh,
                                    cache=cache, deadline=deadline)
 
-        result = map_concurrent(fetch, chunks, settings.max_workers,
+        result = map_concurrent(fetch, chunks, settings.max_workers, pool=self._t.pool,
                                 progress=settings.progress if progress is None else progress, desc=desc)
         result.raise_for_failures(expected=len(skus),
                                   received=sum(len(c) for c, r in zip(chunks, result.results) if r),

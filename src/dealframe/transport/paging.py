@@ -10,6 +10,7 @@ alike (bad token, bad request, programming errors) stop the whole map at once in
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ __all__ = [
     "FATAL_ERRORS",
     "ItemFailure",
     "MapResult",
+    "WorkerPool",
     "map_concurrent",
     "show_progress",
 ]
@@ -141,6 +143,46 @@ def _bar(enabled: bool, total: int, desc: str | None) -> Any:
     return tqdm(total=total, desc=desc, unit="req", leave=False)
 
 
+class WorkerPool:
+    """A thread pool kept for the life of a client, so calls do not pay for starting threads.
+
+    Starting threads costs milliseconds each on a busy machine, which dominated small
+    concurrent calls (a cache hit of 10 chunks spent most of its time there). A map
+    running *inside* one of this pool's workers never reuses the pool (it would wait on
+    itself): it gets a private pool instead.
+
+    Examples
+    --------
+    >>> pool = WorkerPool(2)
+    >>> map_concurrent(lambda x: -x, [1, 2, 3], 2, pool=pool).results
+    [-1, -2, -3]
+    >>> pool.shutdown()
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._prefix = f"dealframe-pool-{id(self):x}"
+        self._executor: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def executor(self) -> ThreadPoolExecutor | None:
+        """The shared executor, or None when called from one of its own workers or after shutdown."""
+        if threading.current_thread().name.startswith(self._prefix):
+            return None
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=self.size,
+                                                    thread_name_prefix=self._prefix)
+            return self._executor
+
+    def shutdown(self) -> None:
+        """Stop the threads (waiting for running work); a later map starts a new executor."""
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
 def map_concurrent(
     fn: Callable[[T], R],
     items: Iterable[T],
@@ -150,6 +192,7 @@ def map_concurrent(
     desc: str | None = None,
     collect: tuple[type[BaseException], ...] = (DealframeError,),
     fatal: tuple[type[BaseException], ...] = FATAL_ERRORS,
+    pool: WorkerPool | None = None,
 ) -> MapResult[R]:
     """Apply ``fn`` to every item on at most ``workers`` threads, keeping input order.
 
@@ -170,6 +213,9 @@ def map_concurrent(
     fatal : tuple of exception types
         Errors that cancel the remaining items and propagate (checked before ``collect``).
         Any exception outside ``collect`` propagates too.
+    pool : WorkerPool, optional
+        A long-lived pool to run on when its size equals ``workers`` (the client's own);
+        otherwise a pool is made for this call.
 
     Returns
     -------
@@ -204,7 +250,8 @@ def map_concurrent(
             for index, item in enumerate(todo):
                 record(index, lambda item=item: fn(item))
         else:
-            _run_pool(fn, todo, min(workers, len(todo)), record)
+            shared = pool.executor() if pool is not None and pool.size == workers else None
+            _run_pool(fn, todo, min(workers, len(todo)), record, shared)
     finally:
         if bar is not None:
             bar.close()
@@ -217,16 +264,24 @@ def _run_pool(
     todo: Sequence[T],
     workers: int,
     record: Callable[[int, Callable[[], R]], None],
+    shared: ThreadPoolExecutor | None = None,
 ) -> None:
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe")
+    pool = shared or ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe")
+    futures: dict[Future[R], int] = {}
     try:
-        futures: dict[Future[R], int] = {pool.submit(fn, item): i for i, item in enumerate(todo)}
+        futures = {pool.submit(fn, item): i for i, item in enumerate(todo)}
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_EXCEPTION)
             for future in sorted(done, key=futures.__getitem__):
                 record(futures[future], future.result)
     except BaseException:
-        pool.shutdown(wait=True, cancel_futures=True)
+        for future in futures:
+            future.cancel()
+        if shared is None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        else:
+            wait(list(futures))  # this call's running items finish before the error leaves
         raise
-    pool.shutdown(wait=True)
+    if shared is None:
+        pool.shutdown(wait=True)

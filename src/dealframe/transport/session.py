@@ -49,6 +49,7 @@ from dealframe.transport.cache import (
     canonical_json,
     expiry_for,
 )
+from dealframe.transport.paging import WorkerPool
 from dealframe.transport.ratelimit import RateGate
 
 __all__ = [
@@ -316,6 +317,8 @@ class Transport:
         self._session.mount("https://", adapter)
         self._session.headers.update({"User-Agent": _USER_AGENT, "Accept": "application/json"})
         self.cache = CacheControl(self._session, settings.cache_path, settings.cache_enabled)
+        #: Worker threads reused by every concurrent call of this client (see WorkerPool).
+        self.pool = WorkerPool(settings.max_workers)
         self._closed = False
 
     def __repr__(self) -> str:
@@ -330,6 +333,7 @@ class Transport:
         """Close pooled connections and the cache database."""
         if not self._closed:
             self._closed = True
+            self.pool.shutdown()
             _close_pools(self._session)
             self._session.close()
 
