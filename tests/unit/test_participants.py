@@ -78,13 +78,17 @@ def test_explode_null_lists_and_empty():
     assert len(from_items) == 6
 
 
-def test_explode_odd_values_take_the_slow_path():
+def test_explode_odd_values():
     deals = deals_frame([{"id": "a", "buyers": [{"id": 7, "name": "Seven", "extra": 1}]}])
+    assert deals.loc[0, "buyers"] == [{"id": "7", "name": "Seven", "short_name": None,
+                                       "country": None, "website": None}]  # extra key not kept
     ex = explode_participants(deals)
     assert ex["participant_id"].tolist() == ["7"] and ex["participant_name"].tolist() == ["Seven"]
-    bad = deals_frame([{"id": "a", "buyers": ["not a participant"]}])
+    # a participant that is not an object is refused when the deals are shaped
+    with pytest.raises(ValidationError, match=r"buyers\[1\]\[0\]"):
+        deals_frame([{"id": "a", "buyers": []}, {"id": "b", "buyers": ["not a participant"]}])
     with pytest.raises(ValidationError):
-        explode_participants(bad)
+        deals_frame([{"id": "a", "lead_investors": {"id": "x"}}])  # an object, not a list
     with pytest.raises(ValidationError):
         explode_participants(deals, roles="buyers")
 

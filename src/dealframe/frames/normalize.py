@@ -20,9 +20,9 @@ Examples
 from __future__ import annotations
 
 import math
-from itertools import repeat
-from operator import itemgetter
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain, repeat
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,7 @@ from dealframe.frames.schemas import (
     Column,
     Schema,
     dtype_of,
+    struct_type,
 )
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "cast",
     "empty_frame",
     "infer_kind",
+    "struct_lists",
     "to_date",
     "to_utc",
 ]
@@ -93,7 +95,7 @@ def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
 
 
 def _is_null(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
 
 
 def _arrow_cast(values: Sequence[Any], target: pa.DataType) -> np.ndarray | None:
@@ -168,6 +170,75 @@ def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
 
 
+def _list_cells(values: Sequence[Any], name: str) -> tuple[Sequence[Any], np.ndarray | None]:
+    """Cells of a list column as sequences (null → empty) and the null mask (None: no null)."""
+    if set(map(type, values)) <= {list}:
+        return values, None
+    cells: list[Any] = []
+    mask = np.zeros(len(values), dtype=bool)
+    for i, cell in enumerate(values):
+        if isinstance(cell, (list, tuple, np.ndarray)):
+            cells.append(cell)
+        elif _is_null(cell):
+            mask[i] = True
+            cells.append(())
+        else:
+            raise ValidationError(f"{name}[{i}]", "a list of objects or null", got=cell)
+    return cells, mask
+
+
+def _field_strings(values: list[Any]) -> pa.Array:
+    """One field of the objects as ``large_string`` (non-string values through ``str``)."""
+    try:
+        return pa.array(values, type=pa.large_string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return pa.array([None if _is_null(v) else str(v) for v in values], type=pa.large_string())
+
+
+def struct_lists(values: Sequence[Any], fields: tuple[str, ...], name: str = "list") -> Any:
+    """Cells holding lists of objects as an Arrow-backed ``list<struct<fields>>`` array.
+
+    Each object's ``fields`` become ``large_string`` struct fields (missing → null,
+    non-string values through ``str``); other keys are not kept. A null cell is
+    a null list. The values are read column by column (one ``itemgetter`` pass
+    per field), never one object at a time through Arrow.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        When a cell is not a list (or null), or a list holds something other than an object.
+
+    Examples
+    --------
+    >>> arr = struct_lists([[{"id": "a", "name": "A"}], None, []], ("id", "name"))
+    >>> arr[0], arr.isna().tolist()
+    ([{'id': 'a', 'name': 'A'}], [False, True, False])
+    """
+    cells, mask = _list_cells(values, name)
+    lengths = np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
+    offsets = np.zeros(len(cells) + 1, dtype=np.int32)
+    offsets[1:] = np.cumsum(lengths)
+    objs = list(chain.from_iterable(cells))
+    if not set(map(type, objs)) <= {dict}:
+        for i, obj in enumerate(objs):
+            if not isinstance(obj, Mapping):
+                row = int(np.searchsorted(offsets, i, side="right")) - 1
+                raise ValidationError(f"{name}[{row}][{i - int(offsets[row])}]", "an object",
+                                      got=obj)
+    children = []
+    for field in fields:
+        try:
+            column = list(map(itemgetter(field), objs))
+        except KeyError:
+            column = [o.get(field) for o in objs]
+        children.append(_field_strings(column))
+    item = struct_type(fields)
+    struct = pa.StructArray.from_arrays(children, fields=list(item))
+    arr = pa.ListArray.from_arrays(pa.array(offsets), struct, type=pa.list_(item),
+                                   mask=None if mask is None else pa.array(mask))
+    return pd.arrays.ArrowExtensionArray(arr)
+
+
 def _objects(values: Sequence[Any]) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))
 
@@ -201,6 +272,8 @@ def cast(values: Sequence[Any], column: Column) -> Any:
             return to_utc(values, name).array
         if kind == "category":
             return _categorical(values, column.categories or ())
+        if kind == "list" and column.fields is not None:
+            return struct_lists(values, column.fields, name)
     except ValidationError:
         raise
     except (ValueError, TypeError) as exc:

@@ -1,10 +1,13 @@
 """Deal participants: one row per (deal, role, participant), and co-investment edges.
 
 The participant lists of a deals frame (``buyers``, ``lead_investors``,
-``investors``: object columns of lists of dicts) are converted to Arrow
-``list<struct>`` arrays once and flattened with
-:func:`pyarrow.compute.list_parent_indices` and :func:`pyarrow.compute.list_flatten`;
-nothing goes through ``json_normalize`` row by row.
+``investors``) are Arrow ``list<struct>`` columns
+(:data:`~dealframe.frames.schemas.PARTICIPANTS_DTYPE`), so exploding them is
+pure Arrow: :func:`pyarrow.compute.list_parent_indices`,
+:func:`pyarrow.compute.list_flatten`, struct field access and ``take``, with no
+Python object per participant. Frames whose participant columns are object
+columns of lists of dicts (built by hand, or read back from older files) are
+converted once first (slower); nothing goes through ``json_normalize`` row by row.
 
 Examples
 --------
@@ -28,51 +31,50 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dealframe.errors import ValidationError
-from dealframe.frames.normalize import cast, empty_frame
+from dealframe.frames.normalize import cast, empty_frame, struct_lists
 from dealframe.frames.private import deals_frame
 from dealframe.frames.schemas import (
     EDGES,
     PARTICIPANT_FIELDS,
     PARTICIPANT_ROLES,
     PARTICIPANTS,
+    PARTICIPANTS_DTYPE,
     STRING_DTYPE,
     dtype_of,
 )
 
 __all__ = ["co_investment_edges", "explode_participants"]
 
-_STRUCT = pa.struct([(f, pa.large_string()) for f in PARTICIPANT_FIELDS])
-_LIST = pa.list_(_STRUCT)
+_LIST = PARTICIPANTS_DTYPE.pyarrow_dtype
 #: Deal columns repeated on every participant row.
 _CARRIED = ("deal_date", "deal_type", "deal_subtype", "target_id")
 
 
-def _to_arrow(values: np.ndarray, role: str) -> pa.ListArray:
-    """An object column of participant lists as ``list<struct<5 strings>>``."""
-    try:
-        return pa.array(values, type=_LIST, from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        pass
-    # Slow path: odd values (numbers for names, non-list cells); read them one by one.
-    rows = []
-    for i, cell in enumerate(values):
-        if cell is None or (isinstance(cell, float) and cell != cell):
-            rows.append(None)
-            continue
-        if not isinstance(cell, (list, tuple)):
-            raise ValidationError(f"{role}[{i}]", "a list of participants", got=cell)
-        out = []
-        for p in cell:
-            if not isinstance(p, dict):
-                raise ValidationError(f"{role}[{i}]", "participant objects", got=p)
-            out.append({f: None if p.get(f) is None else str(p.get(f))
-                        for f in PARTICIPANT_FIELDS})
-        rows.append(out)
-    return pa.array(rows, type=_LIST)
+def _to_arrow(column: pd.Series, role: str) -> pa.ChunkedArray:
+    """A participant column as ``list<struct<5 large strings>>``, without a copy when it is one.
+
+    Arrow-backed columns of another list/struct/string flavour (``string`` fields,
+    a Parquet round trip's ``element`` list field) are cast; object columns of
+    Python lists of dicts are converted once (the slow path).
+    """
+    dtype = column.dtype
+    arrow_type = dtype.pyarrow_dtype if isinstance(dtype, pd.ArrowDtype) else None
+    if arrow_type is not None and (pa.types.is_list(arrow_type)
+                                   or pa.types.is_large_list(arrow_type)):
+        lists = pa.chunked_array(column.array.__arrow_array__())
+        if lists.type == _LIST:
+            return lists
+        try:
+            return lists.cast(_LIST)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            pass  # other struct fields: read the values as Python objects below
+    values = column.to_numpy(dtype=object, na_value=None)
+    return pa.chunked_array([struct_lists(values, PARTICIPANT_FIELDS, role).__arrow_array__()])
 
 
-def _strings(chunks: list[pa.Array]) -> Any:
-    arr = pa.concat_arrays(chunks) if chunks else pa.array([], pa.large_string())
+def _strings(chunks: list[pa.ChunkedArray]) -> Any:
+    arr = (pa.chunked_array([c for ch in chunks for c in ch.chunks], pa.large_string())
+           if chunks else pa.array([], pa.large_string()))
     return pd.array(arr, dtype=STRING_DTYPE)
 
 
@@ -86,7 +88,8 @@ def explode_participants(
     ----------
     deals : pandas.DataFrame or list of dict
         A :func:`~dealframe.frames.private.deals_frame` (deal items are shaped
-        with it first).
+        with it first). Participant columns may also be object columns of lists
+        of dicts (converted first).
     roles : sequence of str
         Participant list columns to read, in this order. Roles missing from the
         frame (``investors`` on list rows) are skipped; null lists give no rows.
@@ -116,17 +119,17 @@ def explode_participants(
         raise ValidationError("deals", "a deals frame with an 'id' column")
     parents: list[np.ndarray] = []
     codes: list[np.ndarray] = []
-    fields: dict[str, list[pa.Array]] = {f: [] for f in PARTICIPANT_FIELDS}
+    fields: dict[str, list[pa.ChunkedArray]] = {f: [] for f in PARTICIPANT_FIELDS}
     for code, role in enumerate(roles):
         if role not in deals:
             continue
-        lists = _to_arrow(deals[role].to_numpy(dtype=object), role)
+        lists = _to_arrow(deals[role], role)
         parent = pc.list_parent_indices(lists).to_numpy()
         flat = pc.list_flatten(lists)
         parents.append(parent)
         codes.append(np.full(len(parent), code, dtype=np.int8))
         for f in PARTICIPANT_FIELDS:
-            fields[f].append(flat.field(f))
+            fields[f].append(pc.struct_field(flat, f))
     parent = np.concatenate(parents) if parents else np.empty(0, dtype=np.int64)
     role_codes = np.concatenate(codes) if codes else np.empty(0, dtype=np.int8)
     order = np.argsort(parent, kind="stable")  # deal-major; role and list order kept

@@ -26,6 +26,7 @@ import orjson
 import pandas as pd
 
 from dealframe.errors import ValidationError
+from dealframe.frames.arrow_pages import read_pages
 from dealframe.frames.normalize import (
     as_records,
     assemble,
@@ -73,6 +74,8 @@ __all__ = [
 
 Items = Iterable[Mapping[str, Any]] | Mapping[str, Any] | None
 
+#: Read pages with Arrow's JSON reader first (tests turn it off to check the Python path).
+_USE_ARROW = True
 #: Rows parsed before a typed build in the page path: large enough to amortise
 #: pandas' per-call overhead, small enough that parsed dicts never pile up.
 _BATCH_ROWS = 16_384
@@ -207,14 +210,19 @@ def deals_frame(items: Items, *, with_role: bool | None = None) -> pd.DataFrame:
         ``deal_date`` a date, ``created_at``/``updated_at`` UTC, ``deal_type``/
         ``deal_subtype``/``target_region`` Categoricals, ``ev_revenue``/
         ``ev_ebitda`` from ``deal_multiples``, ``target_*`` from ``target``,
-        ``buyers``/``lead_investors``/``investors`` object columns of lists of
-        dicts (``investors`` null on list rows), unknown fields kept at the end.
+        ``buyers``/``lead_investors``/``investors`` Arrow-backed list columns
+        (:data:`~dealframe.frames.schemas.PARTICIPANTS_DTYPE`: a cell reads as a
+        list of dicts with the five participant fields; ``investors`` null on
+        list rows), unknown fields kept at the end.
 
     Examples
     --------
-    >>> df = deals_frame([{"id": "d", "created_at": "2024-01-01T00:30:00+01:00"}])
+    >>> df = deals_frame([{"id": "d", "created_at": "2024-01-01T00:30:00+01:00",
+    ...                    "buyers": [{"id": "b", "name": "B"}]}])
     >>> str(df.loc[0, "created_at"]), "role" in df
     ('2023-12-31 23:30:00+00:00', False)
+    >>> df.loc[0, "buyers"]
+    [{'id': 'b', 'name': 'B', 'short_name': None, 'country': None, 'website': None}]
     """
     records = as_records(items, "deals")
     frame = assemble([build_columns(records, DEAL, DEAL_NESTED, (DEAL_ROLE,))], DEAL,
@@ -239,10 +247,32 @@ def deals_frame_from_pages(
 ) -> pd.DataFrame:
     """The fast path for big pulls: raw ``{data, meta}`` page bytes → deals frame.
 
-    Each page is parsed with orjson and built into typed columns at once (the
-    parsed dicts are released page by page), with the garbage collector off
-    around parse-and-build; pages are concatenated at the end. The result equals
-    ``deals_frame`` of all the pages' items.
+    The pages are read by Arrow's multi-threaded JSON reader straight into
+    typed columns (:mod:`dealframe.frames.arrow_pages`: no Python object per
+    value; participants stay Arrow ``list<struct>``). Pages Arrow cannot type
+    exactly like the item path (a page spread over several lines, a value of
+    an unexpected JSON type, an unknown field that looks like a timestamp...)
+    take the Python path instead: each page parsed with orjson and built into
+    typed columns in batches, the garbage collector off meanwhile. Either way
+    the result equals :func:`deals_frame` of all the pages' items.
+
+    Parameters
+    ----------
+    pages : iterable of bytes
+        Raw list responses (``bytes``, ``bytearray``, ``memoryview`` or ``str``).
+    with_role : bool, optional
+        As for :func:`deals_frame`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same columns and dtypes as :func:`deals_frame`.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A page that is not bytes, not JSON, not a ``{data: [...]}`` response, or
+        holds values the deal schema cannot read.
 
     Examples
     --------
@@ -250,6 +280,20 @@ def deals_frame_from_pages(
     >>> deals_frame_from_pages([page, page]).shape[0]
     2
     """
+    pages = list(pages)
+    for i, page in enumerate(pages):
+        if not isinstance(page, (bytes, bytearray, memoryview, str)):
+            raise ValidationError(f"pages[{i}]", "the raw bytes of a page",
+                                  got=type(page).__name__)
+    fast = read_pages(pages, DEAL, DEAL_NESTED, (DEAL_ROLE,)) if _USE_ARROW else None
+    if fast is not None:
+        frame = assemble([fast], DEAL, (DEAL_ROLE,), always=_role_always(with_role))
+    else:
+        frame = _frame_from_pages_python(pages, with_role)
+    return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
+
+
+def _frame_from_pages_python(pages: list[Any], with_role: bool | None) -> pd.DataFrame:
     parts = []
     batch: list[Mapping[str, Any]] = []
     was_enabled = gc.isenabled()
@@ -266,8 +310,7 @@ def deals_frame_from_pages(
     finally:
         if was_enabled:
             gc.enable()
-    frame = assemble(parts, DEAL, (DEAL_ROLE,), always=_role_always(with_role))
-    return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
+    return assemble(parts, DEAL, (DEAL_ROLE,), always=_role_always(with_role))
 
 
 def company_investors_frame(items: Items) -> pd.DataFrame:

@@ -16,8 +16,18 @@ kind          dtype                                  used for
 ``category``  ``Categorical`` (vocabulary + extras)  enum-backed vocabularies
 ``month``     ``period[M]``                          ``YYYY-MM`` months
 ``list``      ``object`` of Python lists             array fields
+``list`` +    ``ArrowDtype(list<struct<...>>)``      participants (``buyers``,
+``fields``    (every field ``large_string``)         ``lead_investors``, ``investors``)
 ``object``    ``object`` (dicts, anything)           nested objects kept whole
 ============  =====================================  ==============================
+
+A ``list`` column with ``fields`` holds lists of objects with those (string)
+fields, stored columnar in Arrow: :data:`PARTICIPANTS_DTYPE`,
+``pd.ArrowDtype(pa.list_(PARTICIPANT_TYPE))``. Its cells still read as Python
+lists of dicts (``df.loc[0, "buyers"]`` → ``[{"id": ..., "name": ..., ...}]``,
+every field present, missing ones ``None``; a null list reads as ``pd.NA``);
+the whole column converts to Arrow without a copy (``to_parquet``,
+:func:`dealframe.explode_participants`). Keys outside ``fields`` are not kept.
 
 Dates are **microsecond** resolution everywhere (``datetime64[us]``), the
 resolution :func:`pandas.to_datetime` gives in pandas 3; timestamps are
@@ -40,6 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from dealframe._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 
@@ -65,7 +76,9 @@ __all__ = [
     "MATCH_TYPES",
     "MONTH_DTYPE",
     "PARTICIPANT_FIELDS",
+    "PARTICIPANT_TYPE",
     "PARTICIPANTS",
+    "PARTICIPANTS_DTYPE",
     "PARTICIPANT_ROLES",
     "PORTFOLIO",
     "PROFILE_NESTED",
@@ -80,6 +93,7 @@ __all__ = [
     "TOP_VERTICALS",
     "VOCABULARIES",
     "dtype_of",
+    "struct_type",
 ]
 
 #: Dates (``YYYY-MM-DD``): naive, microsecond resolution, everywhere.
@@ -104,6 +118,24 @@ PARTICIPANT_ROLES: tuple[str, ...] = ("buyers", "lead_investors", "investors")
 #: Fields of a Participant object.
 PARTICIPANT_FIELDS: tuple[str, ...] = ("id", "name", "short_name", "country", "website")
 
+
+def struct_type(fields: tuple[str, ...]) -> pa.StructType:
+    """The Arrow struct of objects with string ``fields`` (``large_string``, as pandas ``str``).
+
+    Examples
+    --------
+    >>> struct_type(("id", "name")).names
+    ['id', 'name']
+    """
+    return pa.struct([(f, pa.large_string()) for f in fields])
+
+
+#: One participant as Arrow: a struct of :data:`PARTICIPANT_FIELDS`, all ``large_string``.
+PARTICIPANT_TYPE: pa.StructType = struct_type(PARTICIPANT_FIELDS)
+#: dtype of the participant list columns: ``list<struct<id, name, short_name, country,
+#: website>>`` held by Arrow (cells read as lists of dicts).
+PARTICIPANTS_DTYPE = pd.ArrowDtype(pa.list_(PARTICIPANT_TYPE))
+
 #: Vocabularies of enum-backed columns; also applied to extra columns of these names.
 VOCABULARIES: dict[str, tuple[str, ...]] = {
     "region": REGIONS,
@@ -123,13 +155,15 @@ class Column:
 
     ``path`` is a tuple of keys (``("target", "id")`` for ``target_id``); it
     defaults to ``(name,)``. ``categories`` overrides the vocabulary of a
-    ``category`` column.
+    ``category`` column. ``fields`` makes a ``list`` column a list of objects
+    with these string fields, held by Arrow (see :data:`PARTICIPANTS_DTYPE`).
     """
 
     name: str
     kind: str
     path: tuple[str, ...] = ()
     categories: tuple[str, ...] | None = None
+    fields: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -138,6 +172,8 @@ class Column:
             object.__setattr__(self, "path", (self.name,))
         if self.kind == "category" and self.categories is None:
             object.__setattr__(self, "categories", VOCABULARIES[self.name])
+        if self.fields is not None and self.kind != "list":
+            raise ValueError(f"only list columns take fields ({self.name!r})")
 
 
 Schema = tuple[Column, ...]
@@ -150,6 +186,8 @@ def dtype_of(column: Column) -> object:
     --------
     >>> dtype_of(Column("deal_date", "date"))
     dtype('<M8[us]')
+    >>> dtype_of(Column("buyers", "list", fields=PARTICIPANT_FIELDS)) == PARTICIPANTS_DTYPE
+    True
     """
     kind = column.kind
     if kind == "float":
@@ -168,6 +206,8 @@ def dtype_of(column: Column) -> object:
         return MONTH_DTYPE
     if kind == "category":
         return pd.CategoricalDtype(list(column.categories or ()))
+    if column.fields is not None:
+        return pd.ArrowDtype(pa.list_(struct_type(column.fields)))
     return np.dtype("object")
 
 
@@ -297,7 +337,7 @@ DEAL: Schema = (
     Column("target_city", "str", ("target", "city")),
     Column("target_founded", "int", ("target", "founded")),
     *_cols("list", *_COMPANY_LISTS, prefix="target_", parent="target"),
-    *_cols("list", *PARTICIPANT_ROLES),
+    *(Column(role, "list", fields=PARTICIPANT_FIELDS) for role in PARTICIPANT_ROLES),
     *_cols("timestamp", "created_at", "updated_at"),
     Column("deleted", "bool"),
 )
