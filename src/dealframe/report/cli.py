@@ -46,15 +46,14 @@ class _MissingExtra(Exception):
 @contextlib.contextmanager
 def _client(args: argparse.Namespace, say: Any) -> Iterator[Any]:
     from dealframe.client import Client
+    from dealframe.config import Settings
 
     if not args.sandbox:
-        client = Client(progress=False)
-        if client.settings.base_url is None:
-            client.close()
+        if Settings.from_env().base_url is None:
             raise ConfigurationError("no service configured: set DEALFRAME_BASE_URL, "
                                      "DEALFRAME_PUBLIC_TOKEN and DEALFRAME_PRIVATE_KEY, "
                                      "or pass --sandbox", field="base_url")
-        with client:
+        with Client(progress=False) as client:
             yield client
         return
     try:
