@@ -93,6 +93,34 @@ def test_explode_odd_values():
         explode_participants(deals, roles="buyers")
 
 
+def test_explode_is_pure_arrow_on_arrow_columns(deals, monkeypatch):
+    import dealframe.frames.participants as participants_mod
+
+    want = explode_participants(deals)
+
+    def no_python(*args, **kwargs):
+        raise AssertionError("participants went through Python objects")
+
+    monkeypatch.setattr(participants_mod, "struct_lists", no_python)
+    pd.testing.assert_frame_equal(explode_participants(deals), want)
+
+
+def test_explode_accepts_object_list_columns_and_parquet_round_trips(deals, tmp_path):
+    want = explode_participants(deals)
+    roles = ["buyers", "lead_investors", "investors"]
+    as_objects = deals.assign(**{r: pd.Series(deals[r].tolist(), dtype=object) for r in roles})
+    assert as_objects["buyers"].dtype == object
+    pd.testing.assert_frame_equal(explode_participants(as_objects), want)
+    deals.to_parquet(tmp_path / "d.parquet")
+    back = pd.read_parquet(tmp_path / "d.parquet", dtype_backend="pyarrow")
+    got = explode_participants(back)
+    for col in ("deal_id", "role", "participant_id", "participant_name", "participant_country"):
+        assert got[col].tolist() == want[col].tolist() or col == "participant_country"
+    assert got["participant_country"].isna().tolist() == want["participant_country"].isna().tolist()
+    with pytest.raises(ValidationError):
+        explode_participants(pd.DataFrame({"id": ["a"], "buyers": pd.Series([["x"]], dtype=object)}))
+
+
 def test_explode_on_a_filtered_frame(deals):
     sub = deals[deals["deal_type"] != "M&A"]  # non-default index
     ex = explode_participants(sub)

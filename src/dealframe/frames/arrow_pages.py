@@ -47,7 +47,7 @@ _SCALAR: dict[str, pa.DataType] = {
 }
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError)
 #: Smallest block handed to one reader thread (each block holds whole pages).
-_MIN_BLOCK = 1 << 22
+_MIN_BLOCK = 1 << 24
 
 
 class _Unsure(Exception):
@@ -227,12 +227,12 @@ def read_pages(
 def _columns(raw: dict[str, pa.ChunkedArray], schema: Schema, nested: Mapping[str, str],
              extra_columns: Sequence[Column]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     optional = [c for c in extra_columns if c.path[0] in raw]
-    for col in optional:
-        if len(col.path) != 1 or not _safe_extra(raw[col.name].type) \
-                or pa.types.is_list(raw[col.name].type):
+    for col in optional:  # inferred, not declared: only text (or all null) reads the same
+        got = raw[col.path[0]].type
+        if len(col.path) != 1 or _SCALAR.get(col.kind) != _S or not (
+                pa.types.is_null(got) or pa.types.is_string(got) or pa.types.is_large_string(got)):
             raise _Unsure(col.name)
-        raw[col.name] = raw[col.name].cast(_S) if col.kind in _SCALAR and \
-            _SCALAR[col.kind] == _S else raw[col.name]
+        raw[col.path[0]] = raw[col.path[0]].cast(_S)
     specs = [*schema, *optional]
     known_top = {c.path[0] for c in (*schema, *extra_columns)} | set(nested)
     extras = {k: _objects(raw[k]) for k in sorted(set(raw) - known_top)}

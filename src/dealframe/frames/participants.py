@@ -69,7 +69,8 @@ def _to_arrow(column: pd.Series, role: str) -> pa.ChunkedArray:
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
             pass  # other struct fields: read the values as Python objects below
     values = column.to_numpy(dtype=object, na_value=None)
-    return pa.chunked_array([struct_lists(values, PARTICIPANT_FIELDS, role).__arrow_array__()])
+    lists = struct_lists(values, PARTICIPANT_FIELDS, role).__arrow_array__()
+    return lists if isinstance(lists, pa.ChunkedArray) else pa.chunked_array([lists])
 
 
 def _strings(chunks: list[pa.ChunkedArray]) -> Any:
