@@ -74,7 +74,7 @@ def arrow_schema(entity: str) -> pa.Schema:
 
 
 def _objects(series: pd.Series) -> list[Any]:
-    return [None if v is None or (isinstance(v, float) and v != v) else v
+    return [None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else v
             for v in series.to_numpy(dtype=object)]
 
 
