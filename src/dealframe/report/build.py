@@ -154,6 +154,7 @@ def _sections(data: ReportData, t: Mapping[str, pd.DataFrame]) -> list[Section]:
     local_median = rec.set_index("bucket")["median_local"].reindex(service["bucket"])
     meta_deals, meta_trim = rec.attrs["total_deals"], rec.attrs["outliers_trimmed"]
     shown = rec[["bucket", "n_service", "n_local", "median_service", "median_local", "match"]]
+    shown = shown.assign(match=shown["match"].map({True: "✓", False: "✗ differs"}))
     deals_section = Section("deals", f"Deal activity and deal {label}", (
         Text(f"{len(data.deals):,} deals with targets in {data.group.label}, "
              f"{data.date_from} to {data.date_to}."),
