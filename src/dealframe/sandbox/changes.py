@@ -22,9 +22,11 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as dt
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -80,6 +82,25 @@ class Changes:
         if state.clock is None:
             state.clock = Clock(state.config.as_of)
         self.rng = np.random.default_rng(seed)
+        self._deferred = False
+
+    @contextlib.contextmanager
+    def bulk(self) -> Iterator["Changes"]:
+        """Hold the lock and re-index once at the end: many changes, one rebuild.
+
+        Examples
+        --------
+        >>> with ch.bulk():  # doctest: +SKIP
+        ...     for _ in range(100):
+        ...         _ = ch.advance(1); _ = ch.insert("deals", 1000)
+        """
+        with self.state.lock:
+            self._deferred = True
+            try:
+                yield self
+            finally:
+                self._deferred = False
+                self.state.private.rebuild()
 
     # ------------------------------------------------------------------ clock
 
@@ -133,7 +154,8 @@ class Changes:
                 op, entity = _OPERATIONS[k // len(ENTITIES)], ENTITIES[k % len(ENTITIES)]
                 if count:
                     out[op] += self._apply(entity, op, count, rebuild=False)
-            self.state.private.rebuild()
+            if not self._deferred:
+                self.state.private.rebuild()
         return out
 
     # ------------------------------------------------------------------ machinery
@@ -148,7 +170,7 @@ class Changes:
                 ids = getattr(self, f"_insert_{entity}")(records, n, stamp)
             else:
                 ids = getattr(self, f"_{op}")(entity, records, n, stamp)
-            if rebuild:
+            if rebuild and not self._deferred:
                 self.state.private.rebuild()
         return ids
 
