@@ -142,7 +142,7 @@ def test_history_equals_group_time_series(report, client):
     history = _parquet(report, "valuation_history")
     manifest = json.loads(report[0].manifest.read_text())
     window = manifest["window"]
-    service = client.public.group_time_series(regions=[REGION], fields=["evRevenueNtm"],
+    service = client.public_v1.group_time_series(regions=[REGION], fields=["evRevenueNtm"],
                                               date_from=window["from"][:7],
                                               date_to=window["to"][:7])
     assert history.index.to_period("M").equals(service.index)

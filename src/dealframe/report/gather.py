@@ -177,7 +177,9 @@ def gather(client: Client, group: Group, window: tuple[str | None, str | None], 
         group_current = client.public.group_current(**group.public_filters())
         st.done(f"{len(current)} companies")
     with progress.stage("valuation history") as st:
-        history = client.public.group_time_series(fields=[HISTORY_FIELD], date_from=date_from[:7],
+        # The interface document lists groups/time-series under /api/v1 only (groups/current
+        # under /api/v2 only); a group body holds no SKU, so the version changes nothing else.
+        history = client.public_v1.group_time_series(fields=[HISTORY_FIELD], date_from=date_from[:7],
                                                   date_to=date_to[:7], **group.public_filters())
         st.done(f"{len(history)} months")
     with progress.stage("deals of the window") as st:
