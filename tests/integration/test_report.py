@@ -253,3 +253,16 @@ def test_cli_without_configuration_says_what_to_set(tmp_path, capsys, monkeypatc
     err = capsys.readouterr().err
     assert code == 1
     assert "DEALFRAME_BASE_URL" in err and "--sandbox" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("blocked", "extra"), [("matplotlib", "dealframe[report]"),
+                                                ("uvicorn", "dealframe[sandbox]")])
+def test_cli_names_a_missing_extra(blocked, extra, tmp_path):
+    script = (f"import sys; sys.modules[{blocked!r}] = None\n"
+              "from dealframe.cli import main\n"
+              f"sys.exit(main(['report', '--sandbox', '--scale', '0.02', '--out', {str(tmp_path)!r}]))")
+    done = subprocess.run([sys.executable, "-c", script], env=_env(), capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    errors = [line for line in done.stderr.splitlines() if "error" in line]
+    assert len(errors) == 1 and extra in errors[0] and "Traceback" not in done.stderr

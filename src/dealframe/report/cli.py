@@ -66,6 +66,9 @@ def _client(args: argparse.Namespace, say: Any) -> Iterator[Any]:
     try:
         context = run(scale=args.scale, seed=args.seed)
         sb = context.__enter__()
+    except ImportError as exc:  # starlette / uvicorn are imported when the server starts
+        raise _MissingExtra(f"--sandbox needs the sandbox extra: pip install "
+                            f"'dealframe[sandbox]' ({exc})") from None
     except RuntimeError as exc:
         raise DealframeError(f"the sandbox could not start: {exc}") from None
     try:
