@@ -32,6 +32,7 @@ from ..frames.schemas import (
     TIMESTAMP_DTYPE,
     Column,
     Schema,
+    dtype_of,
 )
 
 __all__ = ["ENTITIES", "SCHEMA_VERSION", "api_entity", "arrow_schema", "columns", "to_arrow",
@@ -80,6 +81,8 @@ def _objects(series: pd.Series) -> list[Any]:
 
 def _to_array(series: pd.Series, col: Column, type_: pa.DataType) -> pa.Array:
     kind = col.kind
+    if kind == "list" and isinstance(series.dtype, pd.ArrowDtype):  # participants: no copy
+        return pa.chunked_array(series.array.__arrow_array__()).cast(type_)
     if kind in ("str", "category", "list"):
         return pa.array(_objects(series), type=type_)
     if kind == "date":
@@ -118,6 +121,8 @@ def _from_array(arr: pa.ChunkedArray, col: Column) -> Any:
         return pd.array(arr.to_pandas(types_mapper=None), dtype=TIMESTAMP_DTYPE)
     if kind == "float":
         return arr.to_numpy(zero_copy_only=False).astype(np.float64)
+    if kind == "list" and col.fields is not None:  # participants: Arrow list<struct> as built
+        return pd.arrays.ArrowExtensionArray(arr.cast(dtype_of(col).pyarrow_dtype))
     values = arr.to_pylist()
     if kind == "list":
         out = np.empty(len(values), dtype=object)
