@@ -32,7 +32,7 @@ from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 from requests_cache.policy.expiration import DO_NOT_CACHE
 
-from dealframe.config import Settings
+from dealframe.config import Settings, _is_loopback
 from dealframe.errors import (
     ApiError,
     ConfigurationError,
@@ -77,6 +77,8 @@ _METHODS = ("GET", "POST")
 _UNSET: Any = object()
 _QUERY = re.compile(r"\?[^\s'\")]*")
 _USER_AGENT = "dealframe/0.1 (+python-requests)"
+#: Per-request proxies that override HTTP(S)_PROXY from the environment (None drops a key).
+_NO_PROXIES: dict[str, Any] = {"http": None, "https": None, "all": None}
 
 
 @dataclass(eq=False)
@@ -300,6 +302,11 @@ class Transport:
         self.stats = TransportStats()
         self.gate = RateGate()
         self._secrets = tuple(t for t in (settings.public_token, settings.private_key) if t)
+        # A loopback base URL is reached directly: an HTTP_PROXY from the environment would
+        # otherwise carry the token in clear text to the proxy host (and a proxy cannot reach
+        # this machine's loopback anyway).
+        host = urlsplit(settings.base_url).hostname if settings.base_url else None
+        self._direct = bool(host) and _is_loopback(host)
         if settings.cache_enabled:
             self._session: requests.Session = build_cached_session(settings.cache_path)
         else:
@@ -486,6 +493,8 @@ class Transport:
             "auth": _Bearer(token),
             "allow_redirects": False,
         }
+        if self._direct:
+            kwargs["proxies"] = _NO_PROXIES
         if json is not None:
             kwargs["data"] = canonical_json(json)
             kwargs["headers"] = {"Content-Type": "application/json"}
