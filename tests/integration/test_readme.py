@@ -1,0 +1,28 @@
+"""The README's Python snippets run as written (against the sandbox they start themselves)."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+
+
+def test_readme_has_the_two_commands_first():
+    text = README.read_text()
+    commands = re.findall(r"```bash\n(.*?)```", text, flags=re.S)[:2]
+    assert "dealframe report --sandbox" in commands[0]
+    assert "pytest" in commands[1]
+    assert text.index("```bash") < text.index("## ")
+
+
+@pytest.mark.filterwarnings("error::dealframe.MissingDataWarning")
+@pytest.mark.parametrize("index", range(len(BLOCKS)))
+def test_snippet_runs(index, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the mirror snippet writes data/mirror here
+    namespace: dict = {}
+    exec("import dealframe, dealframe.sandbox", namespace)  # the first snippet's import
+    code = BLOCKS[index].replace("scale=0.1", "scale=0.02")
+    exec(compile(code, f"README block {index}", "exec"), namespace)
+    assert namespace.get("client") is not None
