@@ -152,3 +152,23 @@ def test_co_investment_edges_roles_and_empty(deals):
     assert len(none) == 0 and list(none.dtypes) == list(only_buyers.dtypes)
     with pytest.raises(ValidationError):
         co_investment_edges(pd.DataFrame({"x": [1]}))
+
+
+def test_documented_parquet_round_trips(tmp_path):
+    # docs/frames.md: participant columns read back with dtype_backend="pyarrow",
+    # and exploded participants round trip with plain read_parquet.
+    import pandas as pd
+
+    from dealframe import explode_participants
+    from dealframe.frames.private import deals_frame
+
+    deals = deals_frame([{"id": "d1", "deal_date": "2024-01-01",
+                          "buyers": [{"id": "b1", "name": "B", "country": None}],
+                          "lead_investors": []}])
+    deals.to_parquet(tmp_path / "deals.parquet")
+    back = pd.read_parquet(tmp_path / "deals.parquet", dtype_backend="pyarrow")
+    assert back.loc[0, "buyers"][0]["id"] == "b1"
+    flat = explode_participants(deals)
+    flat.to_parquet(tmp_path / "people.parquet")
+    again = pd.read_parquet(tmp_path / "people.parquet")
+    assert again["participant_id"].tolist() == ["b1"]
