@@ -88,8 +88,8 @@ class PrivateApi:
 
     @staticmethod
     def _entity(entity: str) -> str:
-        name = _ENTITY_ALIASES.get(entity, entity)
-        if name not in ENTITIES:
+        name = _ENTITY_ALIASES.get(entity, entity) if isinstance(entity, str) else entity
+        if not isinstance(name, str) or name not in ENTITIES:
             raise ValidationError("entity", f"one of {', '.join(ENTITIES)}", got=entity)
         return name
 
@@ -298,10 +298,14 @@ class PrivateApi:
         wanted = check_ids(ids, "id" if single else "ids")
         params: dict[str, Any] = {}
         if fields is not None:
+            if not isinstance(fields, (str, Iterable)) or isinstance(fields, (Mapping, bytes)):
+                raise ValidationError("fields", "a list of field names", got=fields)
             names = [fields] if isinstance(fields, str) else list(fields)
             if not names or not all(isinstance(f, str) and f for f in names):
                 raise ValidationError("fields", "a list of field names", got=fields)
             params["fields"] = ",".join(names)
+        if not isinstance(include_deleted, bool):
+            raise ValidationError("include_deleted", "True or False", got=include_deleted)
         if include_deleted:
             params["include_deleted"] = True
         deadline = self._t.deadline()
@@ -375,7 +379,7 @@ class PrivateApi:
         --------
         >>> client.private.investor_top(investor_id, "verticals")  # doctest: +SKIP
         """
-        if what not in ("countries", "verticals"):
+        if not isinstance(what, str) or what not in ("countries", "verticals"):
             raise ValidationError("what", "'countries' or 'verticals'", got=what)
         builder = shape.top_countries_frame if what == "countries" else shape.top_verticals_frame
         captured: list[list[dict]] = []
@@ -530,7 +534,7 @@ class PrivateApi:
 
     def _resolve(self, entity: str, names: Any, on_ambiguous: str, progress: bool | None,
                  refresh: bool, cache: bool) -> Resolution:
-        if on_ambiguous not in ("none", "best", "raise"):
+        if not isinstance(on_ambiguous, str) or on_ambiguous not in ("none", "best", "raise"):
             raise ValidationError("on_ambiguous", "'none', 'best' or 'raise'", got=on_ambiguous)
         if isinstance(names, str) or not isinstance(names, Iterable) or isinstance(names, Mapping):
             raise ValidationError("names", "a list of names (strings)", got=names)
@@ -621,9 +625,9 @@ class PrivateApi:
         --------
         >>> client.private.aggregate("ev_revenue", "year", deal_type=["Venture"])  # doctest: +SKIP
         """
-        if metric not in AGGREGATE_METRICS:
+        if not isinstance(metric, str) or metric not in AGGREGATE_METRICS:
             raise ValidationError("metric", f"one of {', '.join(AGGREGATE_METRICS)}", got=metric)
-        if time_bucket not in TIME_BUCKETS:
+        if not isinstance(time_bucket, str) or time_bucket not in TIME_BUCKETS:
             raise ValidationError("time_bucket", f"one of {', '.join(TIME_BUCKETS)}", got=time_bucket)
         deadline = self._t.deadline()
         _, wire = self._build_filters("transactions", filters, kwargs, deadline=deadline)

@@ -142,6 +142,9 @@ class FilterSchema:
         for name, value in filters.items():
             if value is None:
                 continue
+            if not isinstance(name, str) or not name.strip():
+                raise ValidationError(f"filters[{name!r}]", f"a {self.entity} filter name "
+                                      f"(valid: {', '.join(self.fields)})", got=name)
             spec = self.fields.get(name)
             if spec is None:
                 close = difflib.get_close_matches(name, list(self.fields), n=1)
@@ -158,7 +161,7 @@ class FilterSchema:
                 raise ValidationError(spec.name, "one operator and its value, e.g. "
                                                  f"{{{spec.operators[0]!r}: ...}}", got=value)
             op, value = next(iter(value.items()))
-            if op not in spec.operators:
+            if not isinstance(op, str) or op not in spec.operators:
                 raise ValidationError(spec.name, f"one of the operators {', '.join(spec.operators)}",
                                       got=op)
         converted = self._value(spec, value)

@@ -184,7 +184,7 @@ class PublicApi:
         >>> ts = client.public.time_series(["ACME-USA"], fields=["evRevenueNtm"], date_from="2020-01")  # doctest: +SKIP
         >>> ts["evRevenueNtm"].plot()  # doctest: +SKIP
         """
-        if shape not in ("wide", "long"):
+        if not isinstance(shape, str) or shape not in ("wide", "long"):
             raise ValidationError("shape", "'wide' or 'long'", got=shape)
         wanted = validate_skus(skus, self.version)
         names = time_series_fields(fields)

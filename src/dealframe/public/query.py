@@ -77,21 +77,21 @@ def search_body(filters: Mapping[str, Any]) -> dict[str, Any]:
             continue
         if name == "enterprise_value_above":
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-                raise ValidationError(name, "a finite number (millions USD)", got=value)
+                raise ValidationError(given, "a finite number (millions USD)", got=value)
             body["enterpriseValueAbove"] = float(value) if not isinstance(value, int) else value
             continue
-        items = _strings(name, value)
+        items = _strings(given, value)  # errors name the argument as the caller wrote it
         if name == "regions":
             for i, region in enumerate(items):
                 if region not in REGIONS:
                     close = difflib.get_close_matches(region, REGIONS, n=1)
                     hint = f" (did you mean {close[0]!r}?)" if close else ""
-                    raise ValidationError(f"regions[{i}]", f"a region of the vocabulary{hint}: "
+                    raise ValidationError(f"{given}[{i}]", f"a region of the vocabulary{hint}: "
                                           f"{', '.join(REGIONS)}", got=region)
         if name == "countries":
             for i, code in enumerate(items):
                 if not _ISO3.match(code):
-                    raise ValidationError(f"countries[{i}]", "an upper-case ISO 3166 alpha-3 code such "
+                    raise ValidationError(f"{given}[{i}]", "an upper-case ISO 3166 alpha-3 code such "
                                           "as 'USA'", got=code)
         body[SEARCH_FILTERS[name]] = items
     return body
