@@ -124,6 +124,21 @@ def test_a_tie_bigger_than_a_page_is_read_whole():
     assert walk.unstable_from is None
 
 
+def test_back_to_back_ties_are_emitted_as_they_end():
+    # every page holds one timestamp: the walk must not hold rows beyond the current tie
+    feed = Feed(10)
+    feed.rows = {f"{i:08d}-0000-4000-8000-000000000000": {"ts": T0 + pd.Timedelta(seconds=i // 10),
+                                                          "v": 0} for i in range(200)}
+    walk = FeedWalk(feed.fetch(10), None, 10)
+    biggest = 0
+    seen: dict[str, int] = {}
+    for frame in walk:
+        biggest = max(biggest, len(frame))
+        seen.update(zip(frame["id"], frame["v"]))
+    assert seen == feed.latest() and walk.rows == 200
+    assert biggest <= 20
+
+
 def test_a_tie_that_changes_while_read_is_flagged_and_reread():
     feed = Feed(120, same_stamp=70)
     tie = [i for _, i in feed._sorted(None)[:70]]

@@ -132,11 +132,19 @@ class FeedWalk:
                 return
             last = stamps.iloc[-1]
             if stamps.iloc[0] == last:  # a whole page on one timestamp: offset pages of it
-                if cursor != last or page == 1:
-                    cursor, page, tie_total = last, 1, total
-                page += 1
                 self._tie_ids.update(dict.fromkeys(frame["id"].tolist(), last))
-                held = frame if held is None else pd.concat([held, frame], ignore_index=True)
+                if cursor != last:  # a new tie: the rows held on the previous timestamp are done
+                    yield from self._emit(held, None)
+                    held = frame
+                    if page > 1:  # read the new tie from its own first page: one snapshot
+                        cursor, page, tie_total = last, 1, None
+                        continue
+                    cursor, tie_total = last, total
+                else:
+                    if page == 1:
+                        tie_total = total
+                    held = frame if held is None else pd.concat([held, frame], ignore_index=True)
+                page += 1
                 continue
             boundary = (stamps == last).to_numpy()
             yield from self._emit(held, frame[~boundary])
