@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import dealframe
+import dealframe.analytics
 from dealframe._vocab import AGGREGATE_METRICS, TIME_BUCKETS
 from dealframe.analytics import DEFAULT_CONVENTIONS, Conventions
 from dealframe.analytics.reconcile import calibrate, compare_buckets, reconcile, reconcile_groups
@@ -103,3 +104,14 @@ def test_group_rollups_equal_the_service(client, group):
     cur, ts = reconcile_groups(client, **group)
     assert len(cur.frame) > 0 and cur.frame["match"].all(), cur.frame[~cur.frame["match"]]
     assert len(ts.frame) > 0 and ts.frame["match"].all(), ts.frame[~ts.frame["match"]]
+
+
+def test_bucket_medians_asks_the_service_for_threshold_and_date(client):
+    # Rule 9: the runtime threshold is authoritative; the window ends at the service's date.
+    deals = client.private.deals(deal_type=["Venture"])
+    with_client = dealframe.analytics.bucket_medians(deals, "ev_revenue", "year", client=client)
+    service = client.private.aggregate("ev_revenue", "year", deal_type=["Venture"])
+    assert with_client.attrs["methodology"]["small_n_threshold"] == \
+        service.attrs["methodology"]["small_n_threshold"]
+    assert with_client.attrs["methodology"]["date_range"] == service.attrs["methodology"]["date_range"]
+    assert compare_buckets(service, with_client)["match"].all()

@@ -35,6 +35,7 @@ __all__ = [
     "bucket_medians",
     "resolve_window",
     "segment_quantiles",
+    "service_methodology",
 ]
 
 #: Columns of the frame returned by :func:`bucket_medians`.
@@ -524,6 +525,26 @@ def _trim(
     return lower, upper, begin, end
 
 
+def service_methodology(client: Any) -> tuple[int, str]:
+    """The service's runtime ``small_n_threshold`` and current date (``date_range.to``).
+
+    One small aggregate request (``time_bucket="none"``); section 4.3 rule 9 makes the
+    runtime value authoritative over the discovery listings.
+
+    Examples
+    --------
+    >>> service_methodology(client)  # doctest: +SKIP
+    (5, '2026-06-30')
+    """
+    answer = client.private.aggregate("ev_revenue", "none")
+    methodology = answer.attrs.get("methodology") or {}
+    window = methodology.get("date_range") or {}
+    if "small_n_threshold" not in methodology or not window.get("to"):
+        raise ValidationError("client", "a service whose aggregate meta reports "
+                              "methodology.small_n_threshold and date_range", got=methodology)
+    return int(methodology["small_n_threshold"]), str(window["to"])
+
+
 def bucket_medians(
     deals: pd.DataFrame,
     metric: str,
@@ -532,12 +553,13 @@ def bucket_medians(
     date_to: Any = None,
     *,
     as_of: Any = None,
-    small_n_threshold: int = 5,
+    small_n_threshold: int | None = None,
     conventions: Conventions | None = None,
     explain: bool = False,
     date_column: str = "deal_date",
     value_column: str | None = None,
     include_deleted: bool = False,
+    client: Any = None,
 ) -> pd.DataFrame:
     """IQR-trimmed median, q1 and q3 of a deal metric per calendar bucket.
 
@@ -571,8 +593,10 @@ def bucket_medians(
     as_of : date-like, optional
         The service's current date; required when ``date_to`` is not given (a client
         passes the ``date_range`` the service reports).
-    small_n_threshold : int, default 5
-        Buckets with fewer values are suppressed.
+    small_n_threshold : int, optional
+        Buckets with fewer values are suppressed. Default: the service's runtime answer
+        when ``client`` is given (rule 9 of section 4.3: the runtime value is
+        authoritative), else 5.
     conventions : Conventions, optional
         The open conventions (default: the sandbox's).
     explain : bool, default False
@@ -583,6 +607,9 @@ def bucket_medians(
         Column with the values, overriding the metric's column.
     include_deleted : bool, default False
         Keep rows whose ``deleted`` column is true.
+    client : dealframe.Client, optional
+        Asks the service (one small aggregate request) for its ``small_n_threshold`` and,
+        when neither ``date_to`` nor ``as_of`` is given, its current date.
 
     Returns
     -------
@@ -624,6 +651,12 @@ def bucket_medians(
     1
     """
     conv = DEFAULT_CONVENTIONS if conventions is None else conventions
+    if client is not None and (small_n_threshold is None or (date_to is None and as_of is None)):
+        service_threshold, service_today = service_methodology(client)
+        small_n_threshold = service_threshold if small_n_threshold is None else small_n_threshold
+        as_of = service_today if as_of is None else as_of
+    if small_n_threshold is None:
+        small_n_threshold = 5
     column = _check_arguments(
         deals, metric, time_bucket, small_n_threshold, conv, date_column, value_column
     )
