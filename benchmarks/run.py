@@ -36,6 +36,7 @@ MODULES: tuple[str, ...] = (
     "bench_private",
     "bench_analytics",
     "bench_mirror",
+    "bench_soak",
 )
 
 
