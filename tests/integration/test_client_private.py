@@ -562,6 +562,8 @@ def _bad_calls(world: dict[str, Any]) -> list[tuple[Any, str, tuple[str, ...]]]:
         (lambda p: p.investors(limit=True), "limit", ()),
         (lambda p: p.fundings(cid, limit=0), "limit", ()),
         (lambda p: p.co_investors(cid, limit="10"), "limit", ()),
+        (lambda p: p.portfolio(cid, limit=1001), "limit", ("1000",)),
+        (lambda p: p.buyside(cid, limit=5000), "limit", ("1 to 1000",)),
         (lambda p: p.aggregate("multiple"), "metric", ("ev_revenue", "ebitda")),
         (lambda p: p.aggregate("ev_revenue", "week"), "time_bucket", ("month", "quarter", "year", "none")),
         (lambda p: p.aggregate("ev_revenue", "year", deal_kind=["x"]), "deal_kind", ("deal_type",)),

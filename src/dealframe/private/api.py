@@ -409,9 +409,12 @@ class PrivateApi:
 
     def _sub(self, entity: str, name: str, ids: Any, parent: str, build: Callable[[list], pd.DataFrame],
              limit: int | None, progress: bool | None, refresh: bool, cache: bool) -> pd.DataFrame:
+        # The service bounds a sub-collection's limit to 1..1000 (section 4.2); here it caps
+        # the rows per entity, and None (the default) fetches every page.
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
-                                  or not 1 <= limit):
-            raise ValidationError("limit", "a positive integer (rows per entity) or None", got=limit)
+                                  or not 1 <= limit <= SUBCOLLECTION_LIMIT_MAX):
+            raise ValidationError("limit", f"None (every row) or an integer from 1 to "
+                                           f"{SUBCOLLECTION_LIMIT_MAX} (rows per entity)", got=limit)
         wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids")
         deadline = self._t.deadline()
         inner_workers = self._workers if len(wanted) == 1 else 1
