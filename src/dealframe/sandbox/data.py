@@ -312,8 +312,12 @@ def _listing_details(ds: Dataset, rng: np.random.Generator, listed: np.ndarray) 
         c = org["_country"]
         exchange = c.exchanges[int(rng.integers(0, len(c.exchanges)))]
         ticker = ticker_of(org["name"], int(rng.integers(3, 5)))
+        tries = 0
         while (exchange, ticker) in used:  # unique per exchange, so v1 SKUs are unique
-            ticker = ticker[:3] + chr(ord("A") + int(rng.integers(0, 26)))
+            tries += 1
+            # 26 four-letter variants per prefix run out at large scales: then grow a letter.
+            keep = 3 + tries // 40
+            ticker = ticker[:keep] + chr(ord("A") + int(rng.integers(0, 26)))
         used.add((exchange, ticker))
         org["stock_listing"] = {"id": _uuids(rng, 1)[0], "ticker": ticker, "exchange": exchange,
                                 "currency": c.currency}

@@ -25,17 +25,28 @@ _LAST = ("Smith", "Garcia", "Wang", "Patel", "Haddad", "Rossi", "Müller", "Okaf
          "Ivanova", "Brown", "Khan", "Berg", "Diallo", "Lopez", "Sato", "Cohen", "Silva", "Rao", "Novak")
 
 
+#: Distinct words after which longer ones are drawn (below the ~65,600 of 2-3 syllables, so
+#: that drawing never stalls; the default scale never gets there, keeping its data unchanged).
+_SHORT_WORDS_BUDGET = 40_000
+
+
 def _roots(rng: np.random.Generator, n: int) -> list[str]:
-    """``n`` distinct capitalised pseudo-words of two or three syllables."""
+    """``n`` distinct capitalised pseudo-words of two or three syllables (four once those
+    run short: 40 syllables give about 65,000 words of two or three, fewer than a large
+    scale needs)."""
     seen: set[str] = set()
     out: list[str] = []
     syl = np.array(_SYLLABLES, dtype=object)
     while len(out) < n:
         m = (n - len(out)) * 2 + 16
-        picks = syl[rng.integers(0, len(_SYLLABLES), (m, 3))]
+        longer = len(seen) >= _SHORT_WORDS_BUDGET
+        picks = syl[rng.integers(0, len(_SYLLABLES), (m, 4 if longer else 3))]
         three = rng.random(m) < 0.5
         for row, t in zip(picks.tolist(), three.tolist()):
-            word = ("".join(row) if t else row[0] + row[1]).capitalize()
+            if longer:
+                word = "".join(row if t else row[:3]).capitalize()
+            else:
+                word = ("".join(row) if t else row[0] + row[1]).capitalize()
             if word not in seen:
                 seen.add(word)
                 out.append(word)
