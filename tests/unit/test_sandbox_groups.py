@@ -201,12 +201,3 @@ def test_group_time_series_input_errors():
     assert issubclass(GroupInputError, ValueError)
 
 
-
-def test_large_scales_generate_with_unique_skus():
-    # Names and tickers have finite spaces; the generator must widen them, not loop forever.
-    import numpy as np
-
-    from dealframe.sandbox import names
-
-    roots = names._roots(np.random.default_rng(3), 70_000)
-    assert len(set(roots)) == 70_000
