@@ -264,9 +264,6 @@ def test_cache_database_and_its_side_files_are_owner_only(session):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
 
 
-@pytest.mark.xfail(strict=True, reason="mirror state is written with the process umask (0644 "
-                   "files, 0755 folders); the mirror should create its folder 0700 and files "
-                   "0600 - reported to the mirror's owner")
 def test_mirror_folder_and_state_are_owner_only(session):
     folder = session["mirror_dir"]
     assert stat.S_IMODE(folder.stat().st_mode) & 0o077 == 0

@@ -57,7 +57,8 @@ def atomic_write(path: Path, data: bytes) -> None:
     b'{}'
     """
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as fh:
+    # Owner-only, like the HTTP cache: a mirror holds the account's data.
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
@@ -85,7 +86,7 @@ def mirror_lock(folder: Path, timeout: float) -> Iterator[None]:
         The lock stayed taken for ``timeout`` seconds.
     """
     path = folder / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         deadline = time.monotonic() + max(timeout, 0.0)
         while not _try_lock(fd):

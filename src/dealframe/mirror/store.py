@@ -109,6 +109,7 @@ class PartWriter:
             part = _Part(self.folder / f"{self.prefix}-{len(self.parts):03d}.parquet")
             self.parts.append(part)
             self._writer = pq.ParquetWriter(part.path, self.schema, compression=_COMPRESSION)
+            os.chmod(part.path, 0o600)  # owner-only, like the state file
         table = pa.concat_tables(self._buffer)
         self._writer.write_table(table, row_group_size=self.row_group_rows)
         part = self.parts[-1]
@@ -156,7 +157,7 @@ class StagedRows:
     _writer: PartWriter | None = None
 
     def __post_init__(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._writer = PartWriter(self.folder, self.entity, self.prefix,
                                   rows_per_file=self.rows_per_file)
 
@@ -254,7 +255,7 @@ def commit_entity(root: Path, state: MirrorState, entity: str, staged: StagedRow
     re-reads (stamped at or before the previous checkpoint).
     """
     folder = root / entity
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(exist_ok=True, mode=0o700)
     es = state.entity(entity)
     changed = pa.array(list(staged.latest), type=pa.string())
     touched = [f for f in es.files if len(changed) and _touched(folder / f.name, changed)]

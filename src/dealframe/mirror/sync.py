@@ -94,7 +94,7 @@ def open_folder(path: str | Path, *, create: bool) -> Path:
         if not create:
             raise MirrorPathError(f"there is no mirror at {folder}; run dealframe.mirror.sync "
                                   "(or `dealframe mirror sync PATH`) first")
-        folder.mkdir(parents=True)
+        folder.mkdir(parents=True, mode=0o700)
         return folder
     if not (folder / STATE_NAME).exists():
         extra = [p.name for p in folder.iterdir()
