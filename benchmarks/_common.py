@@ -81,6 +81,8 @@ TARGETS: dict[str, tuple[str, float]] = {
     "bucket_medians_2m_vs_duckdb": ("<=", 1.0),
     "bucket_medians_speedup": (">=", 5.0),
     "group_rollup_speedup": (">=", 3.0),
+    "mirror_incremental_ratio": ("<=", 0.1),
+    "soak_fault_overhead": ("<=", 2.0),
 }
 
 

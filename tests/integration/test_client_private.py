@@ -642,3 +642,18 @@ def test_list_provenance(client):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a complete pull warns about nothing
         client.private.companies(limit=10)
+
+
+def test_single_page_matches_the_raw_endpoint(client, sandbox):
+    import requests as raw
+
+    frame = client.private.page("transactions", {"deal_type": ["Venture"]}, sort="deal_date:asc",
+                                page=3, limit=7)
+    body = {"filters": {"deal_type": ["Venture"]}, "sort": "deal_date:asc", "page": 3, "limit": 7}
+    doc = raw.post(f"{sandbox.url}/api/private/v1/transactions", json=body, timeout=30,
+                   headers={"Authorization": f"Bearer {sandbox.private_key}"}).json()
+    assert frame["id"].tolist() == [d["id"] for d in doc["data"]]
+    assert {k: frame.attrs[k] for k in doc["meta"]} == doc["meta"]
+    with pytest.raises(ValidationError) as err:
+        client.private.page("companies", limit=1001)
+    assert err.value.argument == "limit"

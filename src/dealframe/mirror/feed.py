@@ -33,7 +33,6 @@ from typing import Any
 
 import pandas as pd
 
-from ..frames import private as shape
 from .schema import api_entity
 
 __all__ = ["Fetch", "FeedWalk", "client_fetch", "PAGE_SIZE"]
@@ -54,20 +53,16 @@ def client_fetch(client: Any, entity: str, page_size: int = PAGE_SIZE) -> Fetch:
     >>> fetch = client_fetch(client, "deals")  # doctest: +SKIP
     >>> frame, total = fetch(None, 1)  # doctest: +SKIP
     """
-    path = f"/{api_entity(entity)}"
-    build = {"companies": shape.companies_frame, "investors": shape.investors_frame,
-             "deals": lambda items: shape.deals_frame(items, with_role=False)}[entity]
+    name = api_entity(entity)
 
     def fetch(since: pd.Timestamp | None, page: int) -> tuple[pd.DataFrame, int]:
         filters: dict[str, Any] = {"include_deleted": True}
         if since is not None:
             filters["updated_at"] = {"gte": since.isoformat()}
-        body = {"filters": filters, "sort": "updated_at:asc", "limit": page_size, "page": page}
-        response = client.private._post(path, body, "changefeed", cache=False)
-        doc = response.json()
-        items = doc.get("data") or []
-        total = int((doc.get("meta") or {}).get("total", len(items)))
-        return build(items), total
+        frame = client.private.page(name, filters, sort="updated_at:asc", page=page,
+                                    limit=page_size, cache=False)
+        total = frame.attrs.get("total")
+        return frame, int(total if total is not None else len(frame))
 
     return fetch
 

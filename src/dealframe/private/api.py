@@ -211,6 +211,60 @@ class PrivateApi:
             warnings.warn(message, MissingDataWarning, stacklevel=3)
         return frame
 
+    def page(self, entity: str, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
+             page: int = 1, limit: int = 100, refresh: bool = False, cache: bool = True,
+             **kwargs: Any) -> pd.DataFrame:
+        """One page of a list, exactly as the service pages it (no automatic pagination).
+
+        For callers that page themselves, such as a change-feed walk; most users want
+        :meth:`companies`, :meth:`investors` or :meth:`deals`, which fetch every page.
+
+        Parameters
+        ----------
+        entity : {"companies", "investors", "transactions"}
+        filters, **kwargs
+            Filters, validated as in :meth:`deals`.
+        sort : str, optional
+            ``"<key>:asc"`` or ``"<key>:desc"``.
+        page : int, default 1
+            1-indexed page number.
+        limit : int, default 100
+            Rows per page, 1 to 1000.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The page's rows; ``attrs`` also holds the pagination meta (``page``, ``limit``,
+            ``returned``, ``total``, ``has_more``).
+
+        Examples
+        --------
+        >>> first = client.private.page("transactions", sort="updated_at:asc", limit=1000)  # doctest: +SKIP
+        >>> first.attrs["total"], first.attrs["has_more"]  # doctest: +SKIP
+        """
+        entity = self._entity(entity)
+        for name, value, hi in (("page", page, None), ("limit", limit, SUBCOLLECTION_LIMIT_MAX)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1 or \
+                    (hi is not None and value > hi):
+                expected = f"an integer from 1 to {hi}" if hi else "an integer of at least 1"
+                raise ValidationError(name, expected, got=value)
+        schema, wire = self._build_filters(entity, filters, kwargs)
+        body: dict[str, Any] = {"filters": wire, "page": page, "limit": limit}
+        if schema.check_sort(sort) is not None:
+            body["sort"] = sort
+        kind = "changefeed" if "updated_at" in wire else "list"
+        response = self._post(f"/{entity}", body, kind, refresh=refresh, cache=cache)
+        payload = response.json()
+        items = payload.get("data") or []
+        if entity == "transactions":
+            frame = shape.deals_frame(items, with_role=False)
+        else:
+            frame = (shape.companies_frame if entity == "companies" else shape.investors_frame)(items)
+        meta = payload.get("meta") or {}
+        return attach(frame, endpoint=f"POST {PREFIX}/{entity}", responses=[response],
+                      rows_expected=meta.get("returned", len(frame)), filters=wire, sort=sort,
+                      **{k: meta.get(k) for k in ("page", "limit", "returned", "total", "has_more")})
+
     def companies(self, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
                   limit: int | None = None, strict: bool = False, progress: bool | None = None,
                   refresh: bool = False, cache: bool = True, **kwargs: Any) -> pd.DataFrame:
