@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,4 +94,9 @@ class SandboxState:
         state = cls(config=config, dataset=dataset, clock=Clock(config.as_of))
         state.public = PublicStore(dataset)
         state.private = PrivateStore(dataset)
+        # Millions of long-lived records: move them out of the collector's reach, or every
+        # full collection in the process (the client's included, when the sandbox runs in a
+        # notebook or a test) walks them all. Frozen objects are still freed by refcount.
+        gc.collect()
+        gc.freeze()
         return state

@@ -157,6 +157,7 @@ class PrivateStore:
         finally:
             if gc_was_enabled:
                 gc.enable()
+        gc.freeze()  # the new indexes are long-lived: keep them out of every later collection
 
     def _build(self) -> None:
         ds = self.dataset

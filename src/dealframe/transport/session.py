@@ -16,6 +16,7 @@ Rules it enforces:
 
 from __future__ import annotations
 
+import gc
 import logging
 import re
 import threading
@@ -127,6 +128,10 @@ class Response:
             The body is not valid JSON (kind ``invalid_json``).
         """
         if self._parsed is _UNSET:
+            # A page parses into thousands of small objects; a collection triggered midway
+            # would walk every object the process holds (a big frame, an in-process sandbox).
+            gc_was_enabled = gc.isenabled()
+            gc.disable()
             try:
                 self._parsed = orjson.loads(self.content)
             except orjson.JSONDecodeError as exc:
@@ -136,6 +141,9 @@ class Response:
                     attempts=self.attempts,
                     kind="invalid_json",
                 ) from exc
+            finally:
+                if gc_was_enabled:
+                    gc.enable()
         return self._parsed
 
 
