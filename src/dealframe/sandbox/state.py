@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import gc
 import threading
@@ -11,7 +12,26 @@ from typing import Any
 from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from .data import AS_OF, Dataset
 
-__all__ = ["Clock", "SandboxConfig", "SandboxState"]
+__all__ = ["Clock", "SandboxConfig", "SandboxState", "freeze_long_lived"]
+
+
+_unfreeze_registered = False
+
+
+def freeze_long_lived() -> None:
+    """Move every object alive now out of the garbage collector's reach.
+
+    The sandbox holds millions of long-lived records; without this every full collection
+    in the process (the client's included, when the sandbox runs in a notebook or a test)
+    walks them all. Frozen objects are still freed by reference counting, and everything is
+    unfrozen at exit so that shutdown collects as usual.
+    """
+    global _unfreeze_registered
+    if not _unfreeze_registered:
+        atexit.register(gc.unfreeze)
+        _unfreeze_registered = True
+    gc.collect()
+    gc.freeze()
 
 
 @dataclass(frozen=True)
@@ -94,9 +114,5 @@ class SandboxState:
         state = cls(config=config, dataset=dataset, clock=Clock(config.as_of))
         state.public = PublicStore(dataset)
         state.private = PrivateStore(dataset)
-        # Millions of long-lived records: move them out of the collector's reach, or every
-        # full collection in the process (the client's included, when the sandbox runs in a
-        # notebook or a test) walks them all. Frozen objects are still freed by refcount.
-        gc.collect()
-        gc.freeze()
+        freeze_long_lived()
         return state

@@ -157,7 +157,9 @@ class PrivateStore:
         finally:
             if gc_was_enabled:
                 gc.enable()
-        gc.freeze()  # the new indexes are long-lived: keep them out of every later collection
+        from .state import freeze_long_lived
+
+        freeze_long_lived()  # the new indexes are long-lived: keep them out of later collections
 
     def _build(self) -> None:
         ds = self.dataset
