@@ -5,16 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
-from ..problems import Problems, bad_request
+from ..problems import ApiProblem, Problems, bad_request
 
 __all__ = ["read_json_object", "check_members", "int_param"]
 
 
 async def read_json_object(request: Request, *, required: bool = False) -> dict[str, Any]:
     """Parse the body as a JSON object; an empty body is ``{}`` unless ``required``."""
-    raw = await request.body()
+    try:
+        raw = await request.body()
+    except ClientDisconnect:
+        # The client went away mid-body (a timeout on its side): nobody will read an answer,
+        # and it is not a server failure to log as one.
+        raise ApiProblem(499, "CLIENT_CLOSED_REQUEST", "The client closed the connection") from None
     if not raw.strip():
         if required:
             raise bad_request("body: a JSON object is required")
