@@ -185,7 +185,8 @@ class PrivateApi:
                 if remaining == 0:
                     break
                 pages = pull_pages(fetch, limit=remaining, workers=self._workers,
-                                   progress=self._progress(progress), desc=entity, parse=parse)
+                                   progress=self._progress(progress), desc=entity, parse=parse,
+                                   pool=self._t.pool)
                 parts += pages.parts
                 infos += pages.infos
                 expected += pages.expected
@@ -375,7 +376,8 @@ class PrivateApi:
         if single:
             responses = [fetch(wanted[0])]
         else:
-            result = map_concurrent(fetch, wanted, self._workers, progress=self._progress(progress),
+            result = map_concurrent(fetch, wanted, self._workers, pool=self._t.pool,
+                                    progress=self._progress(progress),
                                     desc=f"{entity} profiles")
             result.raise_for_failures(expected=len(wanted), what="profiles")
             responses = result.results
@@ -479,13 +481,14 @@ class PrivateApi:
                                  refresh, cache, deadline)
 
             pages = pull_pages(fetch, limit=limit, workers=inner_workers, progress=False,
-                               desc=name, page_size=SUBCOLLECTION_LIMIT_MAX)
+                               desc=name, page_size=SUBCOLLECTION_LIMIT_MAX, pool=self._t.pool)
             return ident, pages
 
         if len(wanted) == 1:
             pulled = [pull(wanted[0])]
         else:
-            result = map_concurrent(pull, wanted, self._workers, progress=self._progress(progress),
+            result = map_concurrent(pull, wanted, self._workers, pool=self._t.pool,
+                                    progress=self._progress(progress),
                                     desc=name)
             result.raise_for_failures(expected=len(wanted), what=f"{entity} {name}")
             pulled = result.values
@@ -606,7 +609,8 @@ class PrivateApi:
         result = map_concurrent(
             lambda batch: self._post(f"/{entity}/resolve", {"names": batch}, "list", refresh, cache,
                                      deadline),
-            batches, self._workers, progress=self._progress(progress), desc="resolve")
+            batches, self._workers, progress=self._progress(progress), desc="resolve",
+            pool=self._t.pool)
         result.raise_for_failures(expected=len(items), what="names")
         responses = result.values
         data = [item for r in responses for item in (r.json().get("data") or [])]

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
-from ..transport.paging import map_concurrent
+from ..transport.paging import WorkerPool, map_concurrent
 
 if TYPE_CHECKING:
     from ..transport.session import Response
@@ -113,7 +113,8 @@ def _read(response: "Response", page: int, parse: Callable[[list[Any]], T]
 
 def pull_pages(fetch: Callable[[int, int], "Response"], *, limit: int | None, workers: int,
                progress: bool | None, desc: str, page_size: int = PAGE_SIZE,
-               parse: Callable[[list[Any]], T] = list) -> Pages[T]:  # type: ignore[assignment]
+               parse: Callable[[list[Any]], T] = list,  # type: ignore[assignment]
+               pool: WorkerPool | None = None) -> Pages[T]:
     """Fetch every page needed for ``limit`` rows (all rows when None), parsing as they come.
 
     Parameters
@@ -156,7 +157,7 @@ def pull_pages(fetch: Callable[[int, int], "Response"], *, limit: int | None, wo
         part, info, _ = _read(fetch(page, size), page, parse)
         return part, info
 
-    result = map_concurrent(one, rest, workers, progress=progress, desc=desc)
+    result = map_concurrent(one, rest, workers, progress=progress, desc=desc, pool=pool)
     if not result.ok:
         received = first_info.rows + sum(info.rows for _, info in result.values)
         result.raise_for_failures(expected=expected, received=received, what="rows")
