@@ -145,7 +145,7 @@ def test_second_sync_waits_or_refuses(client, tmp_path):
     assert not report["investors"].full
 
 
-def test_bad_input_is_refused_and_nothing_is_overwritten(sb, client, tmp_path):
+def test_bad_input_is_refused_and_nothing_is_overwritten(sb, client, tmp_path, monkeypatch):
     a_file = tmp_path / "file.parquet"
     a_file.write_bytes(b"precious")
     with pytest.raises(mirror.MirrorPathError, match="is a file"):
@@ -169,9 +169,9 @@ def test_bad_input_is_refused_and_nothing_is_overwritten(sb, client, tmp_path):
     state.write_bytes(original)
     assert {p: p.read_bytes() for p in path.rglob("*") if p.is_file()} == snapshot
 
+    monkeypatch.delenv("DEALFRAME_PRIVATE_KEY", raising=False)  # a keyless client, whatever the env
     with Client(sb.url, cache_enabled=False) as keyless:
-        if keyless.settings.private_key:  # the environment supplies one: drop it
-            pytest.skip("DEALFRAME_PRIVATE_KEY is set in the environment")
+        assert keyless.settings.private_key is None
         with pytest.raises(ConfigurationError, match="DEALFRAME_PRIVATE_KEY"):
             mirror.sync(keyless, tmp_path / "other")
     assert not (tmp_path / "other").exists()
