@@ -98,19 +98,24 @@ def base(sb, client, tmp_path_factory):
     return root
 
 
+def crash_then_resume(client, path, step: int) -> None:
+    """A sync that crashes at ``step``, then a sync that must complete the mirror."""
+    store.set_crash_hook(crash_at(step))
+    try:
+        with pytest.raises(Crash):
+            mirror.sync(client, path, **SYNC_ARGS)
+    finally:
+        store.set_crash_hook(None)
+    mirror.sync(client, path, **SYNC_ARGS)
+    assert_complete(client, path)
+
+
 def test_first_sync_interrupted_at_every_step(client, tmp_path):
     n = count_steps(client, tmp_path / "probe")
     assert n >= 8
     for k in range(1, n + 1):
         path = tmp_path / f"m{k}"
-        store.set_crash_hook(crash_at(k))
-        try:
-            with pytest.raises(Crash):
-                mirror.sync(client, path, **SYNC_ARGS)
-        finally:
-            store.set_crash_hook(None)
-        mirror.sync(client, path, **SYNC_ARGS)
-        assert_complete(client, path)
+        crash_then_resume(client, path, k)
 
 
 def test_incremental_sync_interrupted_at_every_other_step(client, base, tmp_path):
@@ -121,14 +126,7 @@ def test_incremental_sync_interrupted_at_every_other_step(client, base, tmp_path
     for k in range(1, n + 1, 2):  # every other step (the first sync's test takes every step)
         path = tmp_path / f"m{k}"
         shutil.copytree(base / "base", path)
-        store.set_crash_hook(crash_at(k))
-        try:
-            with pytest.raises(Crash):
-                mirror.sync(client, path, **SYNC_ARGS)
-        finally:
-            store.set_crash_hook(None)
-        mirror.sync(client, path, **SYNC_ARGS)
-        assert_complete(client, path)
+        crash_then_resume(client, path, k)
 
 
 _CHILD = textwrap.dedent("""
