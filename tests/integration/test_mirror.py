@@ -1,11 +1,15 @@
-"""The mirror against a sandbox whose data changes: equal to a fresh full pull after every round,
-nothing lost when records change while pages are read, DuckDB reads the same rows, lock, bad input,
-CLI, and the sandbox's admin endpoint. Each test runs its own small sandbox (they change data)."""
+"""The mirror against a sandbox whose data changes: equal to a fresh full pull after every round
+(status counting unique ids), nothing lost when records change while pages are read, DuckDB
+reading the files through the view docs/mirror.md gives equals load (and a plain glob does after
+compact), lock, bad input, CLI, and the sandbox's admin endpoint. Each test runs its own small
+sandbox (they change data)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -17,10 +21,12 @@ from dealframe.client import Client
 from dealframe.cli import main
 from dealframe.errors import ConfigurationError
 from dealframe.mirror.durable import mirror_lock
+from dealframe.mirror.schema import arrow_schema, to_frame
 from dealframe.mirror.state import STATE_NAME
 from dealframe.sandbox.changes import Changes
 
 SCALE = 0.02
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture()
@@ -41,12 +47,15 @@ def fresh(client: Client, entity: str) -> pd.DataFrame:
 
 
 def assert_mirror_equals_service(client: Client, path) -> None:
+    status = mirror.status(path).set_index("entity")
     for entity in mirror.ENTITIES:
         expected = fresh(client, entity)
         got = mirror.load(path, entity, include_deleted=True).sort_values("id", ignore_index=True)
         pd.testing.assert_frame_equal(got, expected[list(got.columns)])
         live = mirror.load(path, entity)
         assert len(live) == int((~expected["deleted"]).sum()) and not live["deleted"].any()
+        counts = status.loc[entity, ["rows", "live", "deleted"]].tolist()  # unique ids, not rows
+        assert counts == [len(expected), len(live), int(expected["deleted"].sum())]
 
 
 def test_rounds_of_random_changes(sb, client, tmp_path):
@@ -55,6 +64,7 @@ def test_rounds_of_random_changes(sb, client, tmp_path):
     assert all(r.full for r in report.entities.values())
     assert_mirror_equals_service(client, path)
     changes = Changes(sb.state, seed=5)
+    delta_files = []
     for round_no in range(3):
         done = changes.random_round(120)
         if round_no == 1:
@@ -67,6 +77,10 @@ def test_rounds_of_random_changes(sb, client, tmp_path):
         deals = mirror.load(path, "deals", include_deleted=True).set_index("id")
         gone = [i for i in set(done["soft_delete"]) - set(done["undelete"]) if i in deals.index]
         assert gone and deals.loc[gone, "deleted"].all()
+        delta_files.append(mirror.status(path).set_index("entity")["delta_files"].to_dict())
+    # small rounds add deltas; the 450-deal tie (> 10% of the deals) compacts the deals
+    assert any(d["companies"] or d["investors"] for d in delta_files)
+    assert delta_files[1]["deals"] == 0
     # changes stamped with the checkpoint's own timestamp (the clock did not move) are not taken
     # for unchanged re-reads of the overlap
     same_stamp = changes.update("deals", 5) + changes.update("companies", 5)
@@ -77,6 +91,7 @@ def test_rounds_of_random_changes(sb, client, tmp_path):
     status = mirror.status(path)
     assert list(status["entity"]) == list(mirror.ENTITIES)
     assert (status["rows"] == status["live"] + status["deleted"]).all()
+    assert (status["stored_rows"] >= status["rows"]).all()
     assert status.attrs["syncs"] == 5
     for entity in mirror.ENTITIES:  # the folder holds exactly the committed files
         on_disk = sorted(p.name for p in (path / entity).glob("*.parquet"))
@@ -114,25 +129,72 @@ def test_records_updated_while_pages_are_read_are_not_lost(sb, client, tmp_path)
                                   expected[["id", *got.columns]])
 
 
-def test_duckdb_reads_the_same_rows(client, tmp_path):
+def documented_view(path, entity: str) -> str:
+    """The DuckDB view docs/mirror.md gives (the test checks that exact text), for ``entity``."""
+    doc = (ROOT / "docs" / "mirror.md").read_text()
+    blocks = re.findall(r"```sql\n(.*?)```", doc, flags=re.S)
+    view = next(b for b in blocks if b.startswith("CREATE VIEW deals AS"))
+    return view.replace("VIEW deals", f"VIEW {entity}").replace("mirror/deals/", f"{path}/{entity}/")
+
+
+def duckdb_frame(con, query: str, entity: str) -> pd.DataFrame:
+    rel = con.sql(query)
+    table = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+    return to_frame(table.cast(arrow_schema(entity)), entity)
+
+
+def test_duckdb_reads_the_same_rows(sb, client, tmp_path):
     duckdb = pytest.importorskip("duckdb")
     path = tmp_path / "m"
     mirror.sync(client, path)
+    changes = Changes(sb.state, seed=8)
+    twice = []
+    for round_no in range(2):  # a delta per entity and round (few rows: no compaction)
+        changes.advance(3600)
+        for entity in mirror.ENTITIES:
+            changes.update(entity, 2)
+            changes.soft_delete(entity, 1)
+            changes.insert(entity, 1)
+            changes.undelete(entity, 1)
+        if round_no == 0:
+            twice = changes.update("deals", 3)
+        else:  # the same ids change again: the newest delta must win over the older one
+            changes.soft_delete("deals", 1)
+            with sb.state.lock:
+                for d in sb.state.dataset.deals:
+                    if d["id"] in twice:
+                        d["deal_synopsis"] = "second change"
+                        d["updated_at"] = dealframe.sandbox.data.iso_ts(changes.now())
+                sb.state.private.rebuild()
+        mirror.sync(client, path)
+    status = mirror.status(path).set_index("entity")
+    assert (status["delta_files"] >= 1).all() and (status["stored_rows"] > status["rows"]).all()
     con = duckdb.connect()
     for entity in mirror.ENTITIES:
         ours = mirror.load(path, entity, include_deleted=True).sort_values("id", ignore_index=True)
-        files = f"read_parquet('{path}/{entity}/*.parquet')"
-        names = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {files}").fetchall()]
-        rows = con.execute(f"SELECT id, deleted, epoch_us(updated_at) FROM {files} ORDER BY id").fetchall()
-        assert names == list(ours.columns) and len(rows) == len(ours)
-        ids, deleted, stamps = zip(*rows)
-        assert list(ids) == ours["id"].tolist()
-        assert list(deleted) == ours["deleted"].tolist()
-        assert list(stamps) == ours["updated_at"].astype("int64").tolist()
-    n = con.execute(f"SELECT count(*) FROM read_parquet('{path}/deals/*.parquet') WHERE NOT deleted "
-                    "AND len(lead_investors) > 0").fetchall()[0][0]
+        glob = f"read_parquet('{path}/{entity}/*.parquet')"
+        raw = con.execute(f"SELECT count(*) FROM {glob}").fetchall()[0][0]
+        assert raw > len(ours)  # a plain glob sees superseded versions: the view is needed
+        con.execute(documented_view(path, entity))
+        theirs = duckdb_frame(con, f"SELECT * FROM {entity} ORDER BY id", entity)
+        pd.testing.assert_frame_equal(theirs, ours)  # row for row, value for value
+    again = con.execute(f"SELECT DISTINCT deal_synopsis FROM deals WHERE id IN {tuple(twice)}")
+    again = again.fetchall()
+    assert again == [("second change",)]
+    n = con.execute("SELECT count(*) FROM deals WHERE NOT deleted AND len(lead_investors) > 0")
+    n = n.fetchall()[0][0]
     deals = mirror.load(path, "deals")
     assert n == int(deals["lead_investors"].map(len).gt(0).sum())
+    written = mirror.compact(path)
+    assert written == {e: int(status.loc[e, "rows"]) for e in mirror.ENTITIES}
+    assert (mirror.status(path)["delta_files"] == 0).all()
+    for entity in mirror.ENTITIES:  # after compact, a plain glob is exact
+        ours = mirror.load(path, entity, include_deleted=True).sort_values("id", ignore_index=True)
+        glob = f"SELECT * FROM read_parquet('{path}/{entity}/*.parquet') ORDER BY id"
+        pd.testing.assert_frame_equal(duckdb_frame(con, glob, entity), ours)
+        on_disk = sorted(p.name for p in (path / entity).glob("*.parquet"))
+        assert on_disk == sorted(p.name for p in mirror.files(path, entity))
+    assert mirror.compact(path) == {e: 0 for e in mirror.ENTITIES}
 
 
 def test_second_sync_waits_or_refuses(client, tmp_path):
@@ -158,9 +220,14 @@ def test_bad_input_is_refused_and_nothing_is_overwritten(sb, client, tmp_path, m
     state = path / STATE_NAME
     original = state.read_bytes()
 
-    state.write_bytes(original.replace(b'"schema_version": 1', b'"schema_version": 2'))
-    with pytest.raises(mirror.MirrorVersionError, match="new folder"):
-        mirror.sync(client, path)
+    current = f'"schema_version": {mirror.SCHEMA_VERSION}'.encode()
+    assert current in original
+    for other in (b'"schema_version": 1', b'"schema_version": 3'):  # an older and a newer layout
+        state.write_bytes(original.replace(current, other))
+        with pytest.raises(mirror.MirrorVersionError, match="new folder"):
+            mirror.sync(client, path)
+        with pytest.raises(mirror.MirrorVersionError):
+            mirror.compact(path)
     state.write_bytes(original[: len(original) // 2])
     with pytest.raises(mirror.MirrorStateError, match="corrupt"):
         mirror.sync(client, path)
@@ -187,7 +254,9 @@ def test_cli_sync_and_status(tmp_path, capsys):
     assert main(["mirror", "status", str(path)]) == 0
     out = capsys.readouterr().out
     rows = mirror.status(path).set_index("entity")["rows"]
-    assert f"{rows['deals']:,}" in out and "checkpoint" in out
+    assert f"{rows['deals']:,}" in out and "checkpoint" in out and "deltas" in out
+    assert main(["mirror", "compact", str(path)]) == 0
+    assert capsys.readouterr().out.count("already one generation") == 3
     assert main(["mirror", "status", str(tmp_path / "nowhere")]) == 1
     assert "no mirror" in capsys.readouterr().err
 

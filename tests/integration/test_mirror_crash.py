@@ -1,6 +1,7 @@
-"""A sync interrupted at any durable step (in-process, at every step) or killed with SIGKILL in a
-subprocess (at random steps and random moments) leaves a mirror the next sync completes: equal to
-a fresh full pull, nothing lost, nothing doubled, no stray files."""
+"""A sync interrupted at any durable step (in-process, at every step; incremental syncs that write
+a delta, merge the deltas and compact) or killed with SIGKILL in a subprocess (at random steps and
+random moments) leaves a mirror the next sync completes: equal to a fresh full pull, nothing lost,
+nothing doubled, counts of unique ids right, no stray files."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ import pytest
 import dealframe.mirror as mirror
 import dealframe.sandbox
 from dealframe.client import Client
-from dealframe.mirror import store
+from dealframe.mirror import commit, store
+from dealframe.mirror.state import read_state
 from dealframe.sandbox.changes import Changes
 
 SYNC_ARGS = dict(page_size=250, rows_per_file=700)
@@ -57,10 +59,13 @@ _VERSION = [0]
 
 
 def assert_complete(client: Client, path) -> None:
+    status = mirror.status(path).set_index("entity")
     for entity in mirror.ENTITIES:
         expected = expected_frame(client, entity)
         got = mirror.load(path, entity, include_deleted=True).sort_values("id", ignore_index=True)
         pd.testing.assert_frame_equal(got, expected[list(got.columns)])
+        counts = status.loc[entity, ["rows", "deleted"]].tolist()
+        assert counts == [len(expected), int(expected["deleted"].sum())]  # unique ids
         on_disk = sorted(p.name for p in (path / entity).iterdir())
         assert on_disk == sorted(p.name for p in mirror.files(path, entity))
     assert not (path / store.STAGING).exists()
@@ -88,14 +93,36 @@ def crash_at(k: int):
 
 @pytest.fixture(scope="module")
 def base(sb, client, tmp_path_factory):
-    """A mirror synced once, then a round of changes on the service (the next sync has work)."""
+    """A mirror synced, changed a little and synced again (it holds delta files), then a round of
+    changes on the service (the next sync has work)."""
     root = tmp_path_factory.mktemp("crash")
     mirror.sync(client, root / "base", **SYNC_ARGS)
     ch = Changes(sb.state, seed=4)
+    for entity in mirror.ENTITIES:
+        ch.update(entity, 3)
+    mirror.sync(client, root / "base", **SYNC_ARGS)
+    assert (mirror.status(root / "base")["delta_files"] >= 1).all()
     ch.random_round(150)
     ch.insert("deals", 200)
     _VERSION[0] += 1
     return root
+
+
+#: How the incremental sync commits, by the thresholds set: (COMPACT_FRACTION, MAX_DELTA_FILES).
+PATHS = {"compact": (commit.COMPACT_FRACTION, commit.MAX_DELTA_FILES),  # deals: 250 rows > 10%
+         "delta": (100.0, 100), "merge": (100.0, 1)}
+
+
+def assert_committed_by(path_kind: str, before, path) -> None:
+    """The resumed sync wrote the deals the way ``path_kind`` says."""
+    old, es = before.entities["deals"], read_state(path).entities["deals"]
+    names = {f.name for f in es.files}
+    if path_kind == "compact":
+        assert not es.deltas and not names & {f.name for f in old.files}
+    elif path_kind == "delta":
+        assert {f.name for f in old.files} < names and len(es.deltas) > len(old.deltas)
+    else:
+        assert es.base == old.base and len(es.deltas) == 1 and not names & {f.name for f in old.deltas}
 
 
 def crash_then_resume(client, path, step: int) -> None:
@@ -118,15 +145,23 @@ def test_first_sync_interrupted_at_every_step(client, tmp_path):
         crash_then_resume(client, path, k)
 
 
-def test_incremental_sync_interrupted_at_every_other_step(client, base, tmp_path):
+@pytest.mark.parametrize("path_kind", list(PATHS))
+def test_incremental_sync_interrupted_at_every_other_step(client, base, tmp_path, monkeypatch,
+                                                         path_kind):
+    fraction, max_deltas = PATHS[path_kind]
+    monkeypatch.setattr(commit, "COMPACT_FRACTION", fraction)
+    monkeypatch.setattr(commit, "MAX_DELTA_FILES", max_deltas)
+    before = read_state(base / "base")
     probe = tmp_path / "probe"
     shutil.copytree(base / "base", probe)
     n = count_steps(client, probe)
     assert n >= 8
+    assert_committed_by(path_kind, before, probe)
     for k in range(1, n + 1, 2):  # every other step (the first sync's test takes every step)
         path = tmp_path / f"m{k}"
         shutil.copytree(base / "base", path)
         crash_then_resume(client, path, k)
+        assert_committed_by(path_kind, before, path)
 
 
 _CHILD = textwrap.dedent("""

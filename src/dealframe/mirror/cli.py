@@ -1,4 +1,4 @@
-"""``dealframe mirror sync PATH`` and ``dealframe mirror status PATH``.
+"""``dealframe mirror sync PATH``, ``dealframe mirror status PATH``, ``dealframe mirror compact PATH``.
 
 Examples
 --------
@@ -7,6 +7,7 @@ Examples
     dealframe mirror sync ./mirror                      # DEALFRAME_BASE_URL / DEALFRAME_PRIVATE_KEY
     dealframe mirror sync ./mirror --sandbox --scale 0.1
     dealframe mirror status ./mirror
+    dealframe mirror compact ./mirror                   # one row per id per folder (plain globs)
 """
 
 from __future__ import annotations
@@ -69,11 +70,22 @@ def _status(args: argparse.Namespace) -> int:
     frame = status(args.path)
     print(f"mirror {frame.attrs['path']} (schema version {frame.attrs['schema_version']}, "
           f"{frame.attrs['syncs']} syncs)")
-    print(f"{'entity':<10} {'rows':>10} {'live':>10} {'deleted':>8} {'files':>5} {'size':>9}  "
-          f"{'checkpoint':<26} last sync")
+    print(f"{'entity':<10} {'rows':>10} {'live':>10} {'deleted':>8} {'files':>5} {'deltas':>6} "
+          f"{'size':>9}  {'checkpoint':<26} last sync")
     for row in frame.itertuples():
         print(f"{row.entity:<10} {row.rows:>10,} {row.live:>10,} {row.deleted:>8,} {row.files:>5} "
-              f"{_size(row.bytes):>9}  {row.checkpoint or '-':<26} {row.last_sync or '-'}")
+              f"{row.delta_files:>6} {_size(row.bytes):>9}  {row.checkpoint or '-':<26} "
+              f"{row.last_sync or '-'}")
+    return 0
+
+
+def _compact(args: argparse.Namespace) -> int:
+    from .compact import compact
+
+    written = compact(args.path, args.entities or ENTITIES, lock_timeout=args.lock_timeout)
+    for entity, rows in written.items():
+        print(f"{entity:<10} " + (f"{rows:,} rows rewritten as one generation" if rows
+                                  else "already one generation"))
     return 0
 
 
@@ -88,7 +100,7 @@ def _guard(fn: Any) -> Any:
 
 
 def register(subparsers: Any) -> None:
-    """Add ``mirror sync`` and ``mirror status`` to the ``dealframe`` command's subparsers."""
+    """Add ``mirror sync``, ``status`` and ``compact`` to the ``dealframe`` command's subparsers."""
     mirror = subparsers.add_parser("mirror", help="a local Parquet mirror of the private data")
     sub = mirror.add_subparsers(dest="action", required=True)
     s = sub.add_parser("sync", help="bring the mirror at PATH up to date (first run: everything)")
@@ -107,3 +119,9 @@ def register(subparsers: Any) -> None:
     st = sub.add_parser("status", help="rows, deletes, checkpoint, last sync and size per entity")
     st.add_argument("path", metavar="PATH", help="mirror folder")
     st.set_defaults(run=_guard(_status))
+    c = sub.add_parser("compact", help="fold the delta files into the base (one row per id)")
+    c.add_argument("path", metavar="PATH", help="mirror folder")
+    c.add_argument("--entities", nargs="+", choices=ENTITIES, help="default: all three")
+    c.add_argument("--lock-timeout", type=float, default=60.0,
+                   help="seconds to wait for a running sync of PATH (default 60)")
+    c.set_defaults(run=_guard(_compact))

@@ -38,8 +38,9 @@ from ..frames.schemas import (
 __all__ = ["ENTITIES", "SCHEMA_VERSION", "api_entity", "arrow_schema", "columns", "to_arrow",
            "to_frame"]
 
-#: Bumped whenever the stored columns or their types change.
-SCHEMA_VERSION = 1
+#: Bumped whenever the stored columns, their types or the layout of the files change.
+#: 2: base and delta files merged by generation (newest wins); 1: one row per id per folder.
+SCHEMA_VERSION = 2
 #: Mirrored entities, in sync order.
 ENTITIES: tuple[str, ...] = ("companies", "investors", "deals")
 _API = {"companies": "companies", "investors": "investors", "deals": "transactions"}

@@ -1,25 +1,26 @@
-"""The Parquet dataset of one entity: staged writes, copy-on-write upserts, commit, recovery.
+"""Writing the Parquet files of one entity: staged rolling writes, moves into place, recovery.
 
 Layout of a mirror folder::
 
-    PATH/_mirror.json             state: schema version, per entity checkpoint and file list
+    PATH/_mirror.json             state: schema version, per entity checkpoint, counts, file list
     PATH/.lock                    flock held by the running sync
-    PATH/companies/part-*.parquet committed files: one row per id across the folder
-    PATH/investors/part-*.parquet
-    PATH/deals/part-*.parquet
+    PATH/companies/part-<generation>-*.parquet   committed files: a base and deltas
+    PATH/investors/part-<generation>-*.parquet
+    PATH/deals/part-<generation>-*.parquet
     PATH/_staging/<sync>/         files of a sync in progress (never read)
 
 A sync writes new files under ``_staging`` (fsynced), renames them into the
 entity folder under names never used before, fsyncs the folder, then replaces
-``_mirror.json`` (the commit point), and only then deletes the files it
-replaced. Whatever the moment of a crash, the state file names only complete,
-durable files; files it does not name are leftovers that :func:`recover`
-deletes before the next sync starts, which then reads again from the old
-checkpoint (upserts are idempotent).
+``_mirror.json`` (the commit point, :mod:`.commit`), and only then deletes the
+files it replaced. Whatever the moment of a crash, the state file names only
+complete, durable files; files it does not name are leftovers that
+:func:`recover` deletes before the next sync starts, which then reads again
+from the old checkpoint (upserts are idempotent).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator
@@ -34,10 +35,10 @@ import pyarrow.parquet as pq
 
 from .durable import fsync_dir, fsync_file
 from .schema import ENTITIES, arrow_schema, to_arrow
-from .state import FileEntry, MirrorState, write_state
+from .state import FileEntry, MirrorState
 
-__all__ = ["ROWS_PER_FILE", "ROW_GROUP_ROWS", "STAGING", "PartWriter", "StagedRows",
-           "commit_entity", "recover", "set_crash_hook"]
+__all__ = ["ROWS_PER_FILE", "ROW_GROUP_ROWS", "STAGING", "Part", "PartWriter", "StagedRows",
+           "batches", "move_into_place", "recover", "set_crash_hook", "staged_tables", "step"]
 
 #: Rows per Parquet file (files are rolled at this size).
 ROWS_PER_FILE = 250_000
@@ -55,13 +56,21 @@ def set_crash_hook(hook: Callable[[str], None] | None) -> None:
     _HOOK = hook
 
 
-def _step(name: str) -> None:
+def step(name: str) -> None:
+    """A durable step was reached (the crash hook, when set, runs here).
+
+    Examples
+    --------
+    >>> step("committed")  # no hook set: nothing happens
+    """
     if _HOOK is not None:
         _HOOK(name)
 
 
 @dataclass
-class _Part:
+class Part:
+    """A Parquet file written by :class:`PartWriter`: its path, rows and deleted rows."""
+
     path: Path
     rows: int = 0
     deleted: int = 0
@@ -79,7 +88,7 @@ class PartWriter:
         self.folder, self.prefix = folder, prefix
         self.schema = arrow_schema(entity)
         self.rows_per_file, self.row_group_rows = rows_per_file, row_group_rows
-        self.parts: list[_Part] = []
+        self.parts: list[Part] = []
         self._writer: pq.ParquetWriter | None = None
         self._buffer: list[pa.Table] = []
         self._buffered = 0
@@ -95,8 +104,10 @@ class PartWriter:
                 self._flush()
 
     def _room(self) -> int:
+        """Rows that fit in the current row group and file (row groups of exactly
+        ``row_group_rows``, so their statistics stay narrow)."""
         current = self.parts[-1].rows if self._writer is not None else 0
-        return max(1, self.rows_per_file - current - self._buffered)
+        return max(1, min(self.rows_per_file - current, self.row_group_rows) - self._buffered)
 
     def _file_full(self) -> bool:
         current = self.parts[-1].rows if self._writer is not None else 0
@@ -106,7 +117,7 @@ class PartWriter:
         if not self._buffered:
             return
         if self._writer is None:
-            part = _Part(self.folder / f"{self.prefix}-{len(self.parts):03d}.parquet")
+            part = Part(self.folder / f"{self.prefix}-{len(self.parts):03d}.parquet")
             self.parts.append(part)
             self._writer = pq.ParquetWriter(part.path, self.schema, compression=_COMPRESSION)
             os.chmod(part.path, 0o600)  # owner-only, like the state file
@@ -124,9 +135,18 @@ class PartWriter:
             self._writer.close()
             self._writer = None
             fsync_file(self.parts[-1].path)
-            _step("staged-file")
+            step("staged-file")
 
-    def close(self) -> list[_Part]:
+    def take_buffer(self) -> pa.Table | None:
+        """The rows written so far, when they are all still in memory (no file started): they
+        are handed over instead of written; None once a file exists."""
+        if self.parts or not self._buffered:
+            return None
+        table = pa.concat_tables(self._buffer)
+        self._buffer, self._buffered = [], 0
+        return table
+
+    def close(self) -> list[Part]:
         """Write what is buffered, close and fsync every file; return the parts."""
         self._flush()
         self._close_file()
@@ -138,6 +158,9 @@ class PartWriter:
 @dataclass
 class StagedRows:
     """The rows one sync pulled for an entity, written as they arrive.
+
+    A pull smaller than a row group never reaches a staged file: :meth:`close`
+    leaves it in ``pending`` (in memory), and the commit writes it once.
 
     Tracks, per id, the position of its latest read, so that when the feed
     returned an id twice (it changed while pages were read) only the later
@@ -154,6 +177,7 @@ class StagedRows:
     reread: set[str] = field(default_factory=set)
     position: int = 0
     duplicates: bool = False
+    pending: pa.Table | None = None
     _writer: PartWriter | None = None
 
     def __post_init__(self) -> None:
@@ -178,8 +202,10 @@ class StagedRows:
         assert self._writer is not None
         self._writer.write(to_arrow(frame, self.entity))
 
-    def close(self) -> list[_Part]:
+    def close(self) -> list[Part]:
+        """The staged files (fsynced); rows never flushed to one stay in ``pending``."""
         assert self._writer is not None
+        self.pending = self._writer.take_buffer()
         return self._writer.close()
 
     def keep_mask(self, ids: list[str], start: int) -> np.ndarray:
@@ -189,116 +215,52 @@ class StagedRows:
                            count=len(ids))
 
 
-def _batches(path: Path, batch_rows: int = ROW_GROUP_ROWS) -> Iterator[pa.Table]:
+def batches(path: Path, batch_rows: int = ROW_GROUP_ROWS) -> Iterator[pa.Table]:
+    """The rows of a Parquet file, ``batch_rows`` at a time (memory bounded by a batch).
+
+    Examples
+    --------
+    >>> sum(t.num_rows for t in batches(path))  # doctest: +SKIP
+    """
     with pq.ParquetFile(path) as f:
         for batch in f.iter_batches(batch_size=batch_rows):
             yield pa.Table.from_batches([batch])
 
 
-def _touched(path: Path, changed: pa.Array) -> bool:
-    ids = pq.read_table(path, columns=["id"]).column("id")
-    return bool(pc.any(pc.is_in(ids, value_set=changed)).as_py())
+def staged_tables(staged: StagedRows, parts: list[Part]) -> Iterator[pa.Table]:
+    """The staged rows holding their id's latest read (files, then ``pending``).
 
-
-def _staged_tables(staged: StagedRows, parts: list[_Part]) -> Iterator[pa.Table]:
-    """The staged rows holding their id's latest read."""
+    Examples
+    --------
+    >>> parts = staged.close(); rows = pa.concat_tables(staged_tables(staged, parts))  # doctest: +SKIP
+    """
     start = 0
-    for part in parts:
-        for table in _batches(part.path):
-            if staged.duplicates:
-                mask = staged.keep_mask(table.column("id").to_pylist(), start)
-                start += table.num_rows
-                table = table.filter(pa.array(mask))
-            yield table
+    tables = (t for part in parts for t in batches(part.path))
+    pending = [staged.pending] if staged.pending is not None else []
+    for table in itertools.chain(tables, pending):
+        if staged.duplicates:
+            mask = staged.keep_mask(table.column("id").to_pylist(), start)
+            start += table.num_rows
+            table = table.filter(pa.array(mask))
+        yield table
 
 
-#: Above this many staged rows, skip looking for unchanged re-reads (a big pull rewrites anyway).
-_COMPARE_MAX_ROWS = 50_000
+def move_into_place(parts: Iterable[Part], folder: Path, generation: int) -> list[FileEntry]:
+    """Rename staged files into the entity folder (then fsync it); their state entries.
 
-
-def _unchanged(folder: Path, touched: list[FileEntry], staged: StagedRows, parts: list[_Part],
-               changed: pa.Array) -> pa.Array:
-    """Ids whose staged row equals the stored one (rows read again only because of the overlap)."""
-    if staged.position > _COMPARE_MAX_ROWS:
-        return pa.array([], pa.string())
-    new = pa.concat_tables(list(_staged_tables(staged, parts))).sort_by("id")
-    tables = [pq.read_table(folder / f.name) for f in touched]
-    old = pa.concat_tables([t.filter(pc.is_in(t.column("id"), value_set=changed))
-                            for t in tables]).sort_by("id")
-    new = new.filter(pc.is_in(new.column("id"), value_set=old.column("id")))
-    if new.num_rows != old.num_rows:  # pragma: no cover - one row per id on both sides
-        return pa.array([], pa.string())
-    same = [a["id"] for a, b in zip(new.to_pylist(), old.to_pylist()) if a == b]
-    return pa.array(same, pa.string())
-
-
-def _move_into_place(parts: Iterable[_Part], folder: Path) -> list[FileEntry]:
+    Examples
+    --------
+    >>> entries = move_into_place(parts, root / "deals", state.generation)  # doctest: +SKIP
+    """
     entries = []
     for part in parts:
         target = folder / part.path.name
         os.replace(part.path, target)
-        _step("moved-file")
-        entries.append(FileEntry(target.name, part.rows, part.deleted, target.stat().st_size))
+        step("moved-file")
+        entries.append(FileEntry(target.name, part.rows, part.deleted, target.stat().st_size,
+                                 generation))
     fsync_dir(folder)
     return entries
-
-
-def commit_entity(root: Path, state: MirrorState, entity: str, staged: StagedRows, parts: list[_Part],
-                  checkpoint: str | None, synced_at: str, *, rows_per_file: int = ROWS_PER_FILE,
-                  reread: pa.Array | None = None) -> int:
-    """Upsert the staged rows into the entity's files and commit the state; return rows written.
-
-    Old files holding none of the staged ids and big enough stay as they are;
-    the others are rewritten without the staged ids (copy on write) together
-    with the staged rows and any small files (compaction), packed into files of
-    up to ``rows_per_file`` rows. ``reread`` names staged ids that may be unchanged
-    re-reads (stamped at or before the previous checkpoint).
-    """
-    folder = root / entity
-    folder.mkdir(exist_ok=True, mode=0o700)
-    es = state.entity(entity)
-    changed = pa.array(list(staged.latest), type=pa.string())
-    touched = [f for f in es.files if len(changed) and _touched(folder / f.name, changed)]
-    same = pa.array([], pa.string())
-    if touched and reread is not None and len(reread):
-        # Rows read again only because of the overlap may equal the stored ones; when they are
-        # the only reason to rewrite a file, compare and leave equal rows where they are.
-        fresh = pc.filter(changed, pc.invert(pc.is_in(changed, value_set=reread)))
-        only_reread = [f for f in touched if not (len(fresh) and _touched(folder / f.name, fresh))]
-        if only_reread:
-            same = _unchanged(folder, only_reread, staged, parts, reread)
-            changed = pc.filter(changed, pc.invert(pc.is_in(changed, value_set=same)))
-            dropped = {f.name for f in only_reread if not _touched(folder / f.name, changed)}
-            touched = [f for f in touched if f.name not in dropped]
-    names = {f.name for f in touched}
-    keep, rewrite = [], []
-    for f in es.files:
-        small = staged.position > len(same) and f.rows < rows_per_file // 2  # compact when adding
-        (rewrite if small or f.name in names else keep).append(f)
-    if not rewrite and not staged.duplicates and not len(same):
-        new_parts = parts  # nothing to merge: the staged files become the new files
-    else:
-        packer = PartWriter(staged.folder, entity, f"{staged.prefix}-packed", rows_per_file=rows_per_file)
-        for f in rewrite:
-            for table in _batches(folder / f.name):
-                packer.write(table.filter(pc.invert(pc.is_in(table.column("id"), value_set=changed))))
-        for table in _staged_tables(staged, parts):
-            packer.write(table.filter(pc.is_in(table.column("id"), value_set=changed)))
-        new_parts = packer.close()
-    written = sum(p.rows for p in new_parts)
-    entries = _move_into_place(new_parts, folder)
-    es.files = keep + entries
-    es.checkpoint = checkpoint if checkpoint is not None else es.checkpoint
-    es.last_sync = synced_at
-    _step("before-state")
-    write_state(root, state)
-    _step("committed")
-    for f in rewrite:
-        (folder / f.name).unlink(missing_ok=True)
-        _step("deleted-file")
-    if rewrite:
-        fsync_dir(folder)
-    return written
 
 
 def recover(root: Path, state: MirrorState) -> list[Path]:

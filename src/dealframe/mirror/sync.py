@@ -20,9 +20,10 @@ from .errors import MirrorPathError
 from .feed import PAGE_SIZE, FeedWalk, Fetch, client_fetch
 from .schema import ENTITIES
 from .state import STATE_NAME, MirrorState, read_state, write_state
-from .store import ROWS_PER_FILE, STAGING, StagedRows, commit_entity, recover
+from .commit import commit_entity
+from .store import ROWS_PER_FILE, STAGING, StagedRows, recover
 
-__all__ = ["DEFAULT_OVERLAP", "EntityReport", "SyncReport", "open_folder", "sync"]
+__all__ = ["DEFAULT_OVERLAP", "EntityReport", "SyncReport", "new_generation", "open_folder", "sync"]
 
 #: How far before the checkpoint an incremental sync starts reading again: covers a
 #: service whose timestamps are assigned a little before the rows become visible.
@@ -106,6 +107,22 @@ def open_folder(path: str | Path, *, create: bool) -> Path:
         if not create:
             raise MirrorPathError(f"there is no mirror at {folder} yet; run a sync first")
     return folder
+
+
+def new_generation(state: MirrorState) -> str:
+    """Advance ``state.generation``; return the prefix of the files it writes.
+
+    File names start with the generation in 10 digits, so name order is generation order
+    (what a query engine sees of "newest version wins", docs/mirror.md).
+
+    Examples
+    --------
+    >>> state = MirrorState(generation=41)
+    >>> new_generation(state)[:11], state.generation
+    ('0000000042-', 42)
+    """
+    state.generation += 1
+    return f"{state.generation:010d}-{uuid.uuid4().hex[:8]}"
 
 
 def _check_client(client: Any) -> None:
@@ -210,8 +227,9 @@ def sync(client: Any, path: str | Path, entities: Iterable[str] = ENTITIES, *,
 
     The first sync of an entity pulls every record, soft-deleted ones included;
     later syncs pull only records with ``updated_at >= checkpoint - overlap``
-    (``include_deleted=true``) and upsert them by id. Soft deletes stay in the
-    mirror with ``deleted=True``.
+    (``include_deleted=true``) and upsert them by id: the changed rows are written
+    as a delta file (newest version wins), and deltas are compacted into the base
+    when they pile up. Soft deletes stay in the mirror with ``deleted=True``.
 
     Parameters
     ----------
@@ -269,7 +287,7 @@ def sync(client: Any, path: str | Path, entities: Iterable[str] = ENTITIES, *,
             write_state(root, state)
         report = SyncReport(root, recovered_files=len(recover(root, state)))
         state.syncs += 1
-        prefix = f"{state.syncs:06d}-{uuid.uuid4().hex[:8]}"
+        prefix = new_generation(state)
         bar = _Progress(progress)
         for entity in names:
             fetch = client_fetch(client, entity, page_size)
