@@ -429,16 +429,18 @@ def assemble(
     extra_columns: Sequence[Column] = (),
     *,
     always: Sequence[str] = (),
+    index: str | None = None,
 ) -> pd.DataFrame:
     """One frame from the ``build_columns`` output of one or more pages.
 
     Schema columns come first in schema order, then the ``extra_columns`` some
     page carried (or named in ``always``), then unknown extras sorted by name.
     Extras are typed once, on the concatenated values, so the result does not
-    depend on how the rows were split into pages.
+    depend on how the rows were split into pages. ``index`` names a schema
+    column to use as the index (like ``set_index``, without copying the others).
     """
     if not parts:
-        return empty_frame(schema)
+        return empty_frame(schema, index)
     lengths = [len(next(iter(t.values()))) if t else 0 for t, _ in parts]
     specs = {c.name: c for c in (*schema, *extra_columns)}
     order = [c.name for c in schema]
@@ -461,7 +463,10 @@ def assemble(
             columns[name] = cast(raw, Column(name, kind))
         else:
             columns[name] = cast(raw, Column(name, kind, categories=()))
-    return pd.DataFrame(columns, copy=False)
+    if index is None:
+        return pd.DataFrame(columns, copy=False)
+    labels = pd.Index(columns.pop(index), name=index)
+    return pd.DataFrame(columns, index=labels, copy=False)
 
 
 def build_frame(
@@ -471,6 +476,7 @@ def build_frame(
     extra_columns: Sequence[Column] = (),
     *,
     always: Sequence[str] = (),
+    index: str | None = None,
 ) -> pd.DataFrame:
     """Typed frame of ``records``: schema columns, then extras (see :func:`assemble`).
 
@@ -481,4 +487,4 @@ def build_frame(
     'aum'
     """
     return assemble([build_columns(records, schema, nested, extra_columns)], schema,
-                    extra_columns, always=always)
+                    extra_columns, always=always, index=index)

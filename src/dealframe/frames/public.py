@@ -62,7 +62,7 @@ def search_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:
     >>> df.loc["ACME-USA", "enterpriseValue"], df.index.name
     (np.float64(12.0), 'sku')
     """
-    return build_frame(as_records(items, "search"), COMPANY_IDENTIFIER).set_index("sku")
+    return build_frame(as_records(items, "search"), COMPANY_IDENTIFIER, index="sku")
 
 
 def current_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:
@@ -79,7 +79,7 @@ def current_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:
     >>> df.columns[-1], df["employeeCount"].dtype
     ('employeeCount', dtype('float64'))
     """
-    return build_frame(as_records(items, "current"), CURRENT_DATA).set_index("sku")
+    return build_frame(as_records(items, "current"), CURRENT_DATA, index="sku")
 
 
 def _month_ordinal(value: MonthLike, name: str) -> int:

@@ -31,6 +31,20 @@ __all__ = ["PublicApi"]
 SKUS_PER_TIME_SERIES_REQUEST = 100
 
 
+def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd.DataFrame:
+    """Rows of the SKUs asked for, in the order asked (a SKU returned twice: its first row).
+
+    ``returned`` is the SKU of each row of ``frame``, in order. Rows the service sent for
+    SKUs nobody asked for are dropped; SKUs it did not send are simply absent.
+    """
+    if returned == wanted:
+        return frame
+    first: dict[Any, int] = {}
+    for position, sku in enumerate(returned):
+        first.setdefault(sku, position)
+    return frame.take([first[s] for s in wanted if s in first])
+
+
 class PublicApi:
     """The public company-metrics interface of one version.
 
@@ -59,18 +73,27 @@ class PublicApi:
         chunks = [skus[i:i + size] for i in range(0, len(skus), size)]
         settings = self._t.settings
         deadline = self._t.deadline()
+        full = f"{self._prefix}{path}"
+        responses: list[Response | None] = [None] * len(chunks)
+        if cache and not refresh:  # cache hits answered here, only misses go to the workers
+            for i, chunk in enumerate(chunks):
+                responses[i] = self._t.cached("public", "POST", full, json={"skus": chunk, **extra},
+                                              kind=kind)
+        todo = [i for i, r in enumerate(responses) if r is None]
 
         def fetch(chunk: list[str]) -> "Response":
-            return self._t.request("public", "POST", f"{self._prefix}{path}",
-                                   json={"skus": chunk, **extra}, kind=kind, refresh=refresh,
-                                   cache=cache, deadline=deadline)
+            return self._t.request("public", "POST", full, json={"skus": chunk, **extra},
+                                   kind=kind, refresh=refresh, cache=cache, deadline=deadline)
 
-        result = map_concurrent(fetch, chunks, settings.max_workers, pool=self._t.pool,
+        result = map_concurrent(fetch, [chunks[i] for i in todo], settings.max_workers,
+                                pool=self._t.pool,
                                 progress=settings.progress if progress is None else progress, desc=desc)
         result.raise_for_failures(expected=len(skus),
-                                  received=sum(len(c) for c, r in zip(chunks, result.results) if r),
+                                  received=len(skus) - sum(len(f.item) for f in result.failures),
                                   what="SKUs")
-        return result.values
+        for i, response in zip(todo, result.results):
+            responses[i] = response
+        return [r for r in responses if r is not None]
 
     @staticmethod
     def _report_missing(frame: pd.DataFrame, wanted: list[str], present: set[str], strict: bool) -> list[str]:
@@ -151,12 +174,10 @@ class PublicApi:
         responses = self._chunked("/companies/current", wanted, SKUS_PER_CURRENT_REQUEST, {}, "current",
                                   refresh, cache, progress, "current data")
         items = [item for r in responses for item in (r.json().get("data") or [])]
-        frame = current_frame(items)
-        returned = set(frame.index)
-        frame = frame.loc[[s for s in wanted if s in returned]]
+        frame = _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
         attach(frame, endpoint=f"POST {self._prefix}/companies/current", responses=responses,
                rows_expected=len(wanted))
-        self._report_missing(frame, wanted, set(frame.index), strict)
+        self._report_missing(frame, wanted, set(frame.index.tolist()), strict)
         return frame
 
     def time_series(self, skus: Any, fields: Any = None, date_from: Any = None, date_to: Any = None,

@@ -15,8 +15,8 @@ from ..errors import ValidationError
 
 __all__ = ["Sku", "format_v1", "format_v2", "parse_sku", "sku_version", "validate_skus"]
 
-_V1 = re.compile(r"^(?P<exchange>[A-Z0-9][A-Z0-9.\-]*)_(?P<ticker>[A-Z0-9][A-Z0-9.\-]*)$")
-_V2 = re.compile(r"^(?P<ticker>[A-Z0-9][A-Z0-9.]*?)-(?P<country>[A-Z]{3})(?:\.(?P<n>[1-9][0-9]*))?$")
+_V1 = re.compile(r"^(?P<exchange>[A-Z0-9][A-Z0-9.\-]*)_(?P<ticker>[A-Z0-9][A-Z0-9.\-]*)\Z")
+_V2 = re.compile(r"^(?P<ticker>[A-Z0-9][A-Z0-9.]*?)-(?P<country>[A-Z]{3})(?:\.(?P<n>[1-9][0-9]*))?\Z")
 _VERSIONS = ("v1", "v2")
 
 
@@ -149,6 +149,11 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
     items = list(skus)
     if not items:
         raise ValidationError(argument, "at least one SKU (skus must not be empty)", got=items)
+    try:  # the common case, at C speed: every item a well-formed SKU of this version
+        if all(map((_V1 if version == "v1" else _V2).match, items)):
+            return list(dict.fromkeys(items))
+    except TypeError:
+        pass  # a non-string item: the loop below names it
     seen: dict[str, None] = {}
     for i, sku in enumerate(items):
         if not isinstance(sku, str):

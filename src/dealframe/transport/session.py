@@ -16,6 +16,7 @@ Rules it enforces:
 
 from __future__ import annotations
 
+import functools
 import gc
 import logging
 import re
@@ -47,8 +48,10 @@ from dealframe.transport import retry as _retry
 from dealframe.transport.cache import (
     CacheControl,
     build_cached_session,
+    cache_key,
     canonical_json,
     expiry_for,
+    token_namespace,
 )
 from dealframe.transport.paging import WorkerPool
 from dealframe.transport.ratelimit import RateGate
@@ -145,6 +148,26 @@ class Response:
                 if gc_was_enabled:
                     gc.enable()
         return self._parsed
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One request, checked and built: what :meth:`Transport.request` sends or looks up."""
+
+    info: RequestInfo
+    url: str
+    kwargs: dict[str, Any]
+    use_cache: bool
+    expire: float | None
+    key: str
+
+
+@functools.lru_cache(maxsize=4096)
+def _prepared_url(url: str, params: tuple[tuple[str, Any], ...]) -> str:
+    """The URL ``requests`` sends for ``url`` and ``params`` (as the cache key sees it)."""
+    prepared = requests.PreparedRequest()
+    prepared.prepare_url(url, dict(params) or None)
+    return prepared.url or url
 
 
 class TransportStats:
@@ -331,7 +354,8 @@ class Transport:
         self._session.mount("http://", adapter)
         self._session.mount("https://", adapter)
         self._session.headers.update({"User-Agent": _USER_AGENT, "Accept": "application/json"})
-        self.cache = CacheControl(self._session, settings.cache_path, settings.cache_enabled)
+        self.cache = CacheControl(self._session, settings.cache_path, settings.cache_enabled,
+                                  int(settings.cache_memory_mb * 2**20))
         #: Worker threads reused by every concurrent call of this client (see WorkerPool).
         self.pool = WorkerPool(settings.max_workers)
         self._closed = False
@@ -413,7 +437,7 @@ class Transport:
         if params is None:
             return None
         out: dict[str, Any] = {}
-        for key, value in params.items():
+        for key, value in sorted(params.items()):  # one URL per request: one cache entry
             if value is None:
                 continue
             if isinstance(value, bool):
@@ -485,6 +509,50 @@ class Transport:
         ...
         dealframe.errors.ConfigurationError: ...
         """
+        call = self._prepare(family, method, path, json, params, kind, cache)
+        if deadline is _UNSET:
+            deadline = self.deadline()
+        self.stats._add(calls=1)
+        if call.use_cache and not refresh:
+            hit = self._hit(call)
+            if hit is not None:
+                return hit
+        return self._loop(call.info, call.url, call.kwargs, call.use_cache, call.expire, refresh,
+                          deadline)
+
+    def cached(
+        self,
+        family: str,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, Any] | None = None,
+        kind: str = "list",
+    ) -> Response | None:
+        """The response :meth:`request` would return from the cache, or None (nothing sent).
+
+        A call that sends many requests asks this first, in its own thread, and hands only
+        the misses to worker threads: a pull answered entirely by the cache then costs no
+        thread hand-offs. Arguments are those of :meth:`request`.
+
+        Examples
+        --------
+        >>> with Transport(Settings(base_url="http://127.0.0.1:9", public_token="t",
+        ...                         cache_enabled=False)) as t:
+        ...     t.cached("public", "POST", "/api/v2/companies", json={}) is None
+        True
+        """
+        call = self._prepare(family, method, path, json, params, kind, True)
+        if not call.use_cache:
+            return None
+        hit = self._hit(call)
+        if hit is not None:
+            self.stats._add(calls=1)
+        return hit
+
+    def _prepare(self, family: str, method: str, path: str, json: Any,
+                 params: Mapping[str, Any] | None, kind: str, cache: bool) -> _Call:
         if self._closed:
             raise TransportError("transport is closed", kind="closed")
         info = self._check(family, method, path)
@@ -492,23 +560,42 @@ class Transport:
             raise ValidationError("kind", f"one of {', '.join(self.settings.cache_expiry)}",
                                   got=kind)
         token = self._token(family)
-        if deadline is _UNSET:
-            deadline = self.deadline()
         expire = expiry_for(kind, self.settings.cache_expiry)
         use_cache = self.settings.cache_enabled and cache and expire is not None
-        kwargs: dict[str, Any] = {
-            "params": self._params(params),
-            "auth": _Bearer(token),
-            "allow_redirects": False,
-        }
+        query = self._params(params)
+        kwargs: dict[str, Any] = {"params": query, "auth": _Bearer(token), "allow_redirects": False}
         if self._direct:
             kwargs["proxies"] = _NO_PROXIES
-        if json is not None:
-            kwargs["data"] = canonical_json(json)
+        body = canonical_json(json) if json is not None else None
+        if body is not None:
+            kwargs["data"] = body
             kwargs["headers"] = {"Content-Type": "application/json"}
         url = f"{self.settings.base_url}{info.path}"
-        self.stats._add(calls=1)
-        return self._loop(info, url, kwargs, use_cache, expire, refresh, deadline)
+        key = ""
+        if use_cache:
+            sent_url = _prepared_url(url, tuple((query or {}).items()))
+            key = cache_key(token_namespace(f"Bearer {token}"), info.method, sent_url, body)
+        return _Call(info, url, kwargs, use_cache, expire, key)
+
+    def _hit(self, call: _Call) -> Response | None:
+        """The fresh cached response of ``call``, read from the backend directly, or None."""
+        started = time.monotonic()
+        cached = self.cache.fresh(call.key)
+        if cached is None:
+            return None
+        content = cached.content
+        response = Response(200, content, CaseInsensitiveDict(cached.headers), True,
+                            time.monotonic() - started, call.info, 1)
+        if content:
+            try:
+                response.json()
+            except TransportError:
+                self.cache.delete(call.key)  # unreadable entry: drop it, ask the service
+                return None
+        self.stats._add(attempts=1, cache_hits=1, bytes_received=len(content))
+        logger.debug("%s %s status=200 attempt=1 from_cache=True", call.info.method,
+                     call.info.path)
+        return response
 
     def _loop(
         self,
@@ -653,6 +740,9 @@ class Transport:
             except TransportError as exc:
                 problem = str(exc.args[0]).split(" (", 1)[0]
         if problem is None:
+            if not from_cache and raw.status_code == 200:
+                self.cache.remember(getattr(raw, "cache_key", None), content, headers,
+                                    getattr(raw, "expires", None))
             return response
         if from_cache or getattr(raw, "cache_key", None):
             self.cache.delete(getattr(raw, "cache_key", "") or "")

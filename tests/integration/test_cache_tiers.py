@@ -1,0 +1,169 @@
+"""The cache's fast path over real HTTP: hits read straight from the backend, and the memory front.
+
+A hit must be answered without sending anything (the sandbox's request log does not grow),
+from the memory front when this client has seen the entry and from the SQLite file when it
+has not, and must obey the same expiry, refresh, bypass and clear rules as the file.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import dealframe.sandbox
+from dealframe.client import Client
+from dealframe.transport.cache import cache_key, canonical_json, namespaced_key, token_namespace
+
+
+@pytest.fixture(scope="module")
+def sb() -> Iterator[Any]:
+    with dealframe.sandbox.run(scale=0.3, seed=11) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def skus(sb: Any) -> list[str]:
+    with Client.for_sandbox(sb, progress=False, cache_enabled=False) as c:
+        found = c.public.search().index.tolist()[:250]
+    assert len(found) == 250  # three chunks: 100 + 100 + 50
+    return found
+
+
+def _client(sb: Any, path: Path, **settings: Any) -> Client:
+    return Client.for_sandbox(sb, cache_enabled=True, cache_path=path, progress=False, **settings)
+
+
+def _counts(client: Client) -> tuple[int, int]:
+    snap = client.stats.snapshot()
+    return snap["network"], snap["cache_hits"]
+
+
+def test_a_cached_pull_sends_nothing_and_says_it_came_from_cache(sb, skus, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite") as client:
+        first = client.public.current(skus)
+        network, hits = _counts(client)
+        assert first.attrs["from_cache"] is False and network == 3  # 250 SKUs: 100+100+50
+        second = client.public.current(skus)
+        assert _counts(client) == (network, hits + 3)
+        assert second.attrs["from_cache"] is True and second.attrs["requests"] == 3
+        pd.testing.assert_frame_equal(first, second)
+
+
+def test_a_new_client_on_the_same_file_reads_the_disk_tier(sb, skus, tmp_path):
+    path = tmp_path / "c.sqlite"
+    with _client(sb, path) as writer:
+        expected = writer.public.current(skus)
+        assert writer.cache.info()["memory_entries"] == 3
+    with _client(sb, path) as reader:
+        assert reader.cache.info()["memory_entries"] == 0
+        got = reader.public.current(skus)
+        assert _counts(reader) == (0, 3)
+        assert reader.cache.info()["memory_entries"] == 3  # remembered for the next call
+    pd.testing.assert_frame_equal(expected, got)
+
+
+def test_memory_front_off_still_serves_hits_from_disk(sb, skus, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite", cache_memory_mb=0) as client:
+        client.public.current(skus)
+        client.public.current(skus)
+        assert _counts(client) == (3, 3)
+        assert client.cache.info()["memory_entries"] == 0
+
+
+def test_refresh_refetches_and_replaces_the_memory_entry(sb, skus, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite") as client:
+        client.public.current(skus)
+        refreshed = client.public.current(skus, refresh=True)
+        assert refreshed.attrs["from_cache"] is False
+        assert _counts(client) == (6, 0)
+        assert client.public.current(skus).attrs["from_cache"] is True
+        assert _counts(client) == (6, 3)
+
+
+def test_cache_false_neither_reads_nor_fills_the_memory_front(sb, skus, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite") as client:
+        client.public.current(skus)
+        bypass = client.public.current(skus, cache=False)
+        assert bypass.attrs["from_cache"] is False and _counts(client) == (6, 0)
+    with _client(sb, tmp_path / "other.sqlite") as client:
+        client.public.current(skus, cache=False)
+        assert client.cache.info()["memory_entries"] == 0
+        assert client.public.current(skus).attrs["from_cache"] is False
+
+
+def test_clear_empties_both_tiers(sb, skus, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite") as client:
+        client.public.current(skus)
+        client.cache.clear()
+        info = client.cache.info()
+        assert (info["entries"], info["memory_entries"], info["memory_bytes"]) == (0, 0, 0)
+        assert client.public.current(skus).attrs["from_cache"] is False
+
+
+def test_an_expired_entry_is_fetched_again_from_either_tier(sb, skus, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite", cache_expiry={"current": 1}) as client:
+        client.public.current(skus[:10])
+        assert client.public.current(skus[:10]).attrs["from_cache"] is True
+        time.sleep(1.2)
+        assert client.public.current(skus[:10]).attrs["from_cache"] is False
+        assert _counts(client) == (2, 1)
+
+
+def test_changing_a_returned_frame_does_not_change_the_next_hit(sb, skus, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite") as client:
+        first = client.public.current(skus[:20])
+        pristine = client.public.current(skus[:20], cache=False)  # shares no objects with first
+        first.iloc[0, first.columns.get_loc("marketCap")] = -1.0
+        tags = first["tags"].iloc[0]
+        if isinstance(tags, list):
+            tags.append("mutated")
+        again = client.public.current(skus[:20])
+        assert again.attrs["from_cache"] is True
+        pd.testing.assert_frame_equal(again, pristine)
+
+
+def test_private_gets_with_params_in_any_order_share_one_entry(sb, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite") as client:
+        company = client.private.companies(limit=1)["id"].iloc[0]
+        t = client._transport
+        path = f"/api/private/v1/companies/{company}/fundings"
+        first = t.request("private", "GET", path, params={"page": 1, "limit": 5}, kind="list")
+        second = t.request("private", "GET", path, params={"limit": 5, "page": 1}, kind="list")
+        assert (first.from_cache, second.from_cache) == (False, True)
+        assert first.content == second.content
+        assert t.cached("private", "GET", path, params={"limit": 5, "page": 1},
+                        kind="list") is not None
+
+
+def test_the_fast_key_is_the_key_requests_cache_stores_under(sb, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite", cache_memory_mb=0) as client:
+        client.public.search(countries=["GBR"])
+        session = client._transport._session
+        keys = list(session.cache.responses.keys())
+        assert len(keys) == 1
+        stored = session.cache.responses[keys[0]]
+        # the stored request is redacted (and its body re-serialised): rebuild the key from
+        # what the transport sent instead
+        assert stored.request.headers.get("Authorization") == "REDACTED"
+        body = canonical_json({"countries": ["GBR"]})
+        expected = cache_key(token_namespace(f"Bearer {sb.public_token}"), "POST",
+                             f"{sb.url}/api/v2/companies", body)
+        assert keys[0] == expected
+
+
+def test_namespaced_key_differs_by_token_and_body():
+    import requests
+
+    def key(token: str, body: bytes) -> str:
+        req = requests.Request("POST", "http://127.0.0.1:1/api/v2/companies", data=body,
+                               headers={"Authorization": f"Bearer {token}"}).prepare()
+        return namespaced_key(req)
+
+    assert key("a", b"{}") == key("a", b"{}")
+    assert key("a", b"{}") != key("b", b"{}")
+    assert key("a", b"{}") != key("a", b'{"countries":["GBR"]}')
