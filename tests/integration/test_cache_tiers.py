@@ -167,3 +167,39 @@ def test_namespaced_key_differs_by_token_and_body():
     assert key("a", b"{}") == key("a", b"{}")
     assert key("a", b"{}") != key("b", b"{}")
     assert key("a", b"{}") != key("a", b'{"countries":["GBR"]}')
+
+
+def test_a_shaped_frame_is_reused_only_for_the_same_cache_entries(sb, skus, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite") as client:
+        first = client.public.current(skus)
+        assert client.cache.info()["memo_results"] == 1
+        again = client.public.current(skus)
+        pd.testing.assert_frame_equal(first, again)
+        assert again.attrs["from_cache"] is True
+        client.public.current(skus, refresh=True)  # new entries: a new result
+        assert client.cache.info()["memo_results"] == 2
+        client.public.current(skus[:50])  # other SKUs: other entries, another result
+        assert client.cache.info()["memo_results"] == 3
+        client.cache.clear()
+        assert client.cache.info()["memo_results"] == 0
+
+
+def test_time_series_results_are_told_apart_by_their_arguments(sb, skus, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite") as client:
+        wide = client.public.time_series(skus[:30], fields=["evRevenueLtm"])
+        long = client.public.time_series(skus[:30], fields=["evRevenueLtm"], shape="long")
+        assert list(long.columns) == ["sku", "field", "month", "value"]
+        wide_again = client.public.time_series(skus[:30], fields=["evRevenueLtm"])
+        assert wide_again.attrs["from_cache"] is True
+        pd.testing.assert_frame_equal(wide, wide_again)
+        assert wide_again.attrs["rows_received"] == wide.attrs["rows_received"] == 30
+        assert "skus_received" not in wide_again.attrs
+        other = client.public.time_series(skus[:30], fields=["evRevenueNtm"])
+        assert list(other.columns.get_level_values(0).unique()) == ["evRevenueNtm"]
+
+
+def test_without_the_memory_front_nothing_is_memoised(sb, skus, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite", cache_memory_mb=0) as client:
+        client.public.current(skus)
+        client.public.current(skus)
+        assert client.cache.info()["memo_results"] == 0

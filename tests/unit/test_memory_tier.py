@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 
-from dealframe.transport.memory import MemoryEntry, MemoryTier
+from dealframe.transport.memory import MemoryEntry, MemoryTier, ResultMemo
 
 NOW = dt.datetime.now(dt.timezone.utc)
 LATER = NOW + dt.timedelta(hours=1)
@@ -81,3 +81,42 @@ def test_concurrent_puts_and_gets_keep_the_bound():
         t.join()
     assert tier.nbytes <= 5_000
     assert tier.nbytes == sum(len(tier.get(k).content) for k in list(tier._entries))
+
+
+def test_put_hands_out_new_serials_and_a_refresh_gets_a_new_one():
+    tier = MemoryTier(max_bytes=1000)
+    first = tier.put("k", b"x", {}, None)
+    again = tier.put("k", b"x", {}, None)
+    other = tier.put("j", b"y", {}, None)
+    assert len({first.serial, again.serial, other.serial}) == 3
+    assert tier.get("k").serial == again.serial
+
+
+def test_result_memo_hands_out_copies_and_keeps_its_bounds():
+    memo = ResultMemo(max_items=2, max_bytes=100)
+    value = [1, 2]
+    memo.put("a", value, copy=list, size=10)
+    value.append(3)  # the memo holds its own copy
+    got = memo.get("a", copy=list)
+    assert got == [1, 2]
+    got.append(4)  # and hands out copies
+    assert memo.get("a", copy=list) == [1, 2]
+    memo.put("b", [2], copy=list, size=10)
+    memo.get("a", copy=list)  # a is now the most recently used
+    memo.put("c", [3], copy=list, size=10)
+    assert memo.get("b", copy=list) is None and len(memo) == 2
+    memo.put("big", [0], copy=list, size=26)  # over a quarter of max_bytes: not held
+    assert memo.get("big", copy=list) is None
+    memo.put("d", [4], copy=list, size=25)
+    memo.put("e", [5], copy=list, size=25)
+    memo.put("f", [6], copy=list, size=25)
+    memo.put("g", [7], copy=list, size=25)
+    assert len(memo) == 2  # max_items still rules
+    memo.clear()
+    assert len(memo) == 0 and memo.get("g", copy=list) is None
+
+
+def test_result_memo_off():
+    memo = ResultMemo(max_items=0)
+    memo.put("a", [1], copy=list, size=1)
+    assert memo.get("a", copy=list) is None

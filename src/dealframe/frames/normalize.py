@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain, repeat
@@ -47,6 +48,7 @@ __all__ = [
     "build_columns",
     "build_frame",
     "cast",
+    "copy_frame",
     "empty_frame",
     "infer_kind",
     "struct_lists",
@@ -394,6 +396,43 @@ def build_columns(
             values = nested_raw.get(col.path[:2], nulls)
         typed[col.name] = cast(values, col)
     return typed, extras
+
+
+def _copy_cell(value: Any) -> Any:
+    kind = type(value)
+    if kind is list:
+        return [v if type(v) not in _CONTAINERS else _copy_cell(v) for v in value]
+    if kind is dict:
+        return {k: v if type(v) not in _CONTAINERS else _copy_cell(v) for k, v in value.items()}
+    if isinstance(value, (list, dict)):  # subclasses: the slow, general way
+        return copy.deepcopy(value)
+    return value
+
+
+_CONTAINERS = frozenset({list, dict})
+
+
+def copy_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy sharing nothing mutable with ``frame``: data, index, attrs and list/dict cells.
+
+    ``DataFrame.copy(deep=True)`` copies arrays but not the Python lists and dicts held in
+    object columns; this copies those too (JSON-like cells, a few per row).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"tags": [["a"], None], "x": [1.0, 2.0]})
+    >>> twin = copy_frame(df)
+    >>> twin.loc[0, "tags"].append("b")
+    >>> df.loc[0, "tags"], twin.loc[0, "tags"]
+    (['a'], ['a', 'b'])
+    """
+    out = frame.copy(deep=True)
+    for position, dtype in enumerate(out.dtypes):
+        if dtype == object:
+            column = out.iloc[:, position].to_numpy()
+            out.isetitem(position, np.fromiter(map(_copy_cell, column), dtype=object,
+                                               count=len(column)))
+    return out
 
 
 def empty_frame(schema: Schema, index: str | None = None) -> pd.DataFrame:

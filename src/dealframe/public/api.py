@@ -8,12 +8,14 @@ service caps a request), and shapes the JSON with :mod:`dealframe.frames.public`
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from .._vocab import SKUS_PER_CURRENT_REQUEST
 from ..errors import IncompleteResultError, ValidationError
+from ..frames.normalize import copy_frame
 from ..frames.public import (current_frame, group_current_frame, group_time_series_frame,
                              search_frame, time_series_long, time_series_wide)
 from ..notices import MissingDataWarning
@@ -95,6 +97,27 @@ class PublicApi:
             responses[i] = response
         return [r for r in responses if r is not None]
 
+    def _shaped(self, responses: list["Response"], signature: tuple[Any, ...],
+                build: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+        """``build()``, or a copy of what it gave for these exact cache entries before.
+
+        A frame shaped from cached bodies is remembered under the serials of the entries
+        it came from (see :class:`~dealframe.transport.memory.ResultMemo`): a refreshed or
+        expired entry has a new serial, so a remembered frame is always what shaping the
+        same bytes again would give. Without cache entries (``cache=False``) it just builds.
+        """
+        serials = tuple(r.cache_serial for r in responses)
+        if not serials or None in serials:
+            return build()
+        memo = self._t.cache.results
+        key = (self.version, *signature, serials)
+        frame = memo.get(key, copy=copy_frame)
+        if frame is None:
+            frame = build()
+            memo.put(key, frame, copy=copy_frame,
+                     size=int(frame.memory_usage(index=True, deep=False).sum()))
+        return frame
+
     @staticmethod
     def _report_missing(frame: pd.DataFrame, wanted: list[str], present: set[str], strict: bool) -> list[str]:
         missing = [s for s in wanted if s not in present]
@@ -173,8 +196,11 @@ class PublicApi:
         wanted = validate_skus(skus, self.version)
         responses = self._chunked("/companies/current", wanted, SKUS_PER_CURRENT_REQUEST, {}, "current",
                                   refresh, cache, progress, "current data")
-        items = [item for r in responses for item in (r.json().get("data") or [])]
-        frame = _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
+        def shape() -> pd.DataFrame:
+            items = [item for r in responses for item in (r.json().get("data") or [])]
+            return _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
+
+        frame = self._shaped(responses, ("current",), shape)
         attach(frame, endpoint=f"POST {self._prefix}/companies/current", responses=responses,
                rows_expected=len(wanted))
         self._report_missing(frame, wanted, set(frame.index.tolist()), strict)
@@ -220,16 +246,26 @@ class PublicApi:
             extra["dateTo"] = end
         responses = self._chunked("/companies/time-series", wanted, SKUS_PER_TIME_SERIES_REQUEST, extra,
                                   "time_series", refresh, cache, progress, "time series")
-        items = [item for r in responses for item in (r.json().get("data") or [])]
         order = {s: i for i, s in enumerate(wanted)}
-        items = sorted((it for it in items if it.get("sku") in order), key=lambda it: order[it["sku"]])
-        if shape == "wide":
-            frame = time_series_wide(items, fields=names, date_from=start, date_to=end)
-        else:
-            frame = time_series_long(items)
+        received: list[str] = []
+
+        def build() -> pd.DataFrame:
+            items = [item for r in responses for item in (r.json().get("data") or [])]
+            items = sorted((it for it in items if it.get("sku") in order),
+                           key=lambda it: order[it["sku"]])
+            received[:] = [it["sku"] for it in items]
+            if shape == "wide":
+                built = time_series_wide(items, fields=names, date_from=start, date_to=end)
+            else:
+                built = time_series_long(items)
+            built.attrs["skus_received"] = list(received)
+            return built
+
+        frame = self._shaped(responses, ("time_series", shape, tuple(names or ()), start, end), build)
+        received = frame.attrs.pop("skus_received")
         attach(frame, endpoint=f"POST {self._prefix}/companies/time-series", responses=responses,
-               rows_expected=len(wanted), rows_received=len(items))
-        self._report_missing(frame, wanted, {it["sku"] for it in items}, strict)
+               rows_expected=len(wanted), rows_received=len(received))
+        self._report_missing(frame, wanted, set(received), strict)
         return frame
 
     def group_current(self, *, refresh: bool = False, cache: bool = True, **group: Any) -> pd.DataFrame:

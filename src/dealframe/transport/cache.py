@@ -33,7 +33,7 @@ from requests_cache import CachedSession, SQLiteCache
 from requests_cache.policy.expiration import DO_NOT_CACHE
 from requests_cache.policy.settings import DEFAULT_IGNORED_PARAMS
 
-from dealframe.transport.memory import MemoryEntry, MemoryTier
+from dealframe.transport.memory import MemoryEntry, MemoryTier, ResultMemo
 
 __all__ = [
     "CacheControl",
@@ -199,6 +199,8 @@ class CacheControl:
         self.path = path
         self.enabled = enabled
         self.memory = MemoryTier(memory_bytes if enabled else 0)
+        #: Frames shaped from entries of :attr:`memory`, keyed by those entries' serials.
+        self.results = ResultMemo(max_bytes=memory_bytes if enabled else 0)
         self._tight = False
 
     def __repr__(self) -> str:
@@ -230,12 +232,14 @@ class CacheControl:
             "size_bytes": size,
             "memory_entries": len(self.memory),
             "memory_bytes": self.memory.nbytes,
+            "memo_results": len(self.results),
             "enabled": self.enabled,
         }
 
     def clear(self) -> None:
         """Delete every cached response (all tokens), on disk and in memory."""
         self.memory.clear()
+        self.results.clear()
         backend = self._backend()
         if backend is not None:
             backend.clear()
@@ -244,8 +248,9 @@ class CacheControl:
     def fresh(self, key: str) -> MemoryEntry | None:
         """The stored 200 response under ``key`` if it has not expired, else None.
 
-        Asks the memory front first, then the SQLite file (a hit there is remembered in
-        memory). Nothing is prepared or sent.
+        Asks the memory front first (its entries have a ``serial``), then the SQLite file
+        (an entry with ``serial`` None: the caller checks the body, then :meth:`remember`
+        it). Nothing is prepared or sent.
         """
         backend = self._backend()
         if backend is None or not key:
@@ -256,14 +261,14 @@ class CacheControl:
         cached = backend.get_response(key)
         if cached is None or cached.status_code != 200 or cached.is_expired:
             return None
-        content = cached.content or b""
-        self.memory.put(key, content, cached.headers, cached.expires)
-        return MemoryEntry(content, cached.headers, cached.expires)
+        return MemoryEntry(cached.content or b"", cached.headers, cached.expires)
 
-    def remember(self, key: str | None, content: bytes, headers: Any, expires: Any) -> None:
-        """Hold in memory a response requests-cache has just written to SQLite under ``key``."""
+    def remember(self, key: str | None, content: bytes, headers: Any,
+                 expires: Any) -> MemoryEntry | None:
+        """Hold in memory a checked body that SQLite holds under ``key`` (just written or read)."""
         if self.enabled and key:
-            self.memory.put(key, content, headers, expires)
+            return self.memory.put(key, content, headers, expires)
+        return None
 
     def delete(self, key: str) -> None:
         """Drop one entry (used when a cached body turns out to be unreadable)."""

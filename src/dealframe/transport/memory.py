@@ -21,12 +21,14 @@ entry expires: the same staleness any cached answer may have.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["DEFAULT_MEMORY_BYTES", "MemoryEntry", "MemoryTier"]
+__all__ = ["DEFAULT_MEMORY_BYTES", "MemoryEntry", "MemoryTier", "ResultMemo"]
 
 #: Default bound of a client's memory tier (bytes of bodies held).
 DEFAULT_MEMORY_BYTES = 64 * 2**20
@@ -39,6 +41,8 @@ class MemoryEntry:
     content: bytes
     headers: Mapping[str, str]
     expires: dt.datetime | None
+    #: Unique per stored entry (None: not held in memory); a refresh stores a new serial.
+    serial: int | None = None
 
     def expired(self, now: dt.datetime | None = None) -> bool:
         """Whether the entry is past its expiry.
@@ -69,7 +73,8 @@ class MemoryTier:
     Examples
     --------
     >>> tier = MemoryTier(max_bytes=1_000)
-    >>> tier.put("k", b'{"data": []}', {"Content-Type": "application/json"}, None)
+    >>> tier.put("k", b'{"data": []}', {"Content-Type": "application/json"}, None).serial
+    1
     >>> tier.get("k").content
     b'{"data": []}'
     >>> tier.delete("k"); tier.get("k") is None
@@ -81,6 +86,7 @@ class MemoryTier:
         self._entries: OrderedDict[str, MemoryEntry] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
+        self._serials = itertools.count(1)
 
     def __repr__(self) -> str:
         return f"MemoryTier(entries={len(self._entries)}, bytes={self._bytes}, max_bytes={self.max_bytes})"
@@ -106,17 +112,22 @@ class MemoryTier:
             return entry
 
     def put(self, key: str, content: bytes, headers: Mapping[str, str],
-            expires: dt.datetime | None) -> None:
-        """Hold a copy of a response that was just written to or read from SQLite."""
+            expires: dt.datetime | None) -> MemoryEntry | None:
+        """Hold a copy of a response that was just written to or read from SQLite.
+
+        Returns the entry held (with a new ``serial``), or None when the tier is off or
+        the body too large to hold.
+        """
         if not self.max_bytes or not key or len(content) > self.max_bytes // 4:
-            return
-        entry = MemoryEntry(bytes(content), dict(headers), expires)
+            return None
+        entry = MemoryEntry(bytes(content), dict(headers), expires, next(self._serials))
         with self._lock:
             self._drop(key)
             self._entries[key] = entry
             self._bytes += len(entry.content)
             while self._bytes > self.max_bytes and self._entries:
                 self._drop(next(iter(self._entries)))
+        return entry
 
     def delete(self, key: str) -> None:
         """Forget ``key``."""
@@ -133,3 +144,75 @@ class MemoryTier:
         entry = self._entries.pop(key, None)
         if entry is not None:
             self._bytes -= len(entry.content)
+
+
+class ResultMemo:
+    """Results derived from exact cache entries (frames shaped from them), reused while unchanged.
+
+    A signature names the shaping (endpoint, arguments) and the ``serial`` of every
+    :class:`MemoryEntry` the result was shaped from. Serials are never reused, so a refreshed,
+    expired or cleared entry can never match an old result: a memo hit is exactly what
+    shaping the same cached bytes again would give. Values are stored and handed out through
+    ``copy`` so that callers never share mutable objects with the memo.
+
+    Parameters
+    ----------
+    max_items : int
+        Results held at most (least recently used out); 0 disables the memo.
+    max_bytes : int
+        Bound on the summed ``size`` of the results held.
+
+    Examples
+    --------
+    >>> memo = ResultMemo(max_items=2, max_bytes=100)
+    >>> memo.put(("current", (1, 2)), [1.0, 2.0], copy=list, size=16)
+    >>> memo.get(("current", (1, 2)), copy=list)
+    [1.0, 2.0]
+    >>> memo.get(("current", (1, 3)), copy=list) is None
+    True
+    """
+
+    def __init__(self, max_items: int = 8, max_bytes: int = DEFAULT_MEMORY_BYTES) -> None:
+        self.max_items = max(0, int(max_items))
+        self.max_bytes = max(0, int(max_bytes))
+        self._values: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"ResultMemo(items={len(self._values)}, bytes={self._bytes})"
+
+    def get(self, signature: Hashable, *, copy: Callable[[Any], Any]) -> Any | None:
+        """A copy of the result stored under ``signature``, or None."""
+        with self._lock:
+            found = self._values.get(signature)
+            if found is None:
+                return None
+            self._values.move_to_end(signature)
+        return copy(found[0])
+
+    def put(self, signature: Hashable, value: Any, *, copy: Callable[[Any], Any],
+            size: int) -> None:
+        """Store a copy of ``value`` (skipped when it is over a quarter of ``max_bytes``)."""
+        if not self.max_items or size > self.max_bytes // 4:
+            return
+        held = copy(value)
+        with self._lock:
+            old = self._values.pop(signature, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._values[signature] = (held, size)
+            self._bytes += size
+            while self._values and (len(self._values) > self.max_items
+                                    or self._bytes > self.max_bytes):
+                _, (_, dropped) = self._values.popitem(last=False)
+                self._bytes -= dropped
+
+    def clear(self) -> None:
+        """Forget every result."""
+        with self._lock:
+            self._values.clear()
+            self._bytes = 0

@@ -120,6 +120,8 @@ class Response:
     elapsed: float
     request: RequestInfo
     attempts: int
+    #: Serial of the cache entry this body is (see ``dealframe.transport.memory``), if any.
+    cache_serial: int | None = field(default=None, repr=False)
     _parsed: Any = field(default=_UNSET, repr=False)
 
     def json(self) -> Any:
@@ -578,20 +580,27 @@ class Transport:
         return _Call(info, url, kwargs, use_cache, expire, key)
 
     def _hit(self, call: _Call) -> Response | None:
-        """The fresh cached response of ``call``, read from the backend directly, or None."""
+        """The fresh cached response of ``call``, read from the cache directly, or None.
+
+        A body read from the SQLite file is checked (parsed) before it is used and then
+        held in the memory front; bodies in the memory front were checked on the way in.
+        """
         started = time.monotonic()
         cached = self.cache.fresh(call.key)
         if cached is None:
             return None
         content = cached.content
         response = Response(200, content, CaseInsensitiveDict(cached.headers), True,
-                            time.monotonic() - started, call.info, 1)
-        if content:
-            try:
-                response.json()
-            except TransportError:
-                self.cache.delete(call.key)  # unreadable entry: drop it, ask the service
-                return None
+                            time.monotonic() - started, call.info, 1, cached.serial)
+        if cached.serial is None:
+            if content:
+                try:
+                    response.json()
+                except TransportError:
+                    self.cache.delete(call.key)  # unreadable entry: drop it, ask the service
+                    return None
+            held = self.cache.remember(call.key, content, cached.headers, cached.expires)
+            response.cache_serial = held.serial if held is not None else None
         self.stats._add(attempts=1, cache_hits=1, bytes_received=len(content))
         logger.debug("%s %s status=200 attempt=1 from_cache=True", call.info.method,
                      call.info.path)
@@ -741,8 +750,9 @@ class Transport:
                 problem = str(exc.args[0]).split(" (", 1)[0]
         if problem is None:
             if not from_cache and raw.status_code == 200:
-                self.cache.remember(getattr(raw, "cache_key", None), content, headers,
-                                    getattr(raw, "expires", None))
+                held = self.cache.remember(getattr(raw, "cache_key", None), content, headers,
+                                           getattr(raw, "expires", None))
+                response.cache_serial = held.serial if held is not None else None
             return response
         if from_cache or getattr(raw, "cache_key", None):
             self.cache.delete(getattr(raw, "cache_key", "") or "")
