@@ -128,19 +128,44 @@ def post(session, sandbox, path, body) -> requests.Response:
 @pytest.mark.parametrize("entity", ["companies", "investors", "transactions"])
 def test_huge_limits_and_pages(sandbox, session, entity):
     for body in ({"limit": 10**6}, {"limit": 2**63}, {"limit": -(2**63)}, {"page": 2**62},
-                 {"limit": 1000, "page": 10**15}, {"page": 10**30}):
+                 {"limit": 1000, "page": 10**15}, {"page": 10**30}, {"page": 2**64 - 1},
+                 {"page": 10**9 + 1}):
         resp = post(session, sandbox, f"/{entity}", body)
-        if "limit" in body and body["limit"] != 1000:
-            assert resp.status_code == 400
-        else:  # a far page is empty (or, past 64 bits, a 400)
-            assert resp.status_code in (200, 400)
-            if resp.status_code == 200:
-                assert resp.json()["data"] == [] and resp.json()["meta"]["returned"] == 0
+        assert resp.status_code == 400, (body, resp.text[:300])  # page is at most 10**9
+        errors = resp.json()["error"]["details"]["errors"]
+        assert any(e.startswith("limit:" if body.get("limit", 1000) != 1000 else "page:")
+                   for e in errors), errors
+    resp = post(session, sandbox, f"/{entity}", {"limit": 1000, "page": 10**9})
+    assert resp.status_code == 200
+    assert resp.json()["data"] == [] and resp.json()["meta"]["returned"] == 0
     for params in ({"limit": 10**20}, {"page": 10**40, "limit": 1}, {"page": "1e3"}, {"limit": " 5 "}):
         resp = session.get(f"{sandbox.url}{PRIVATE}/transactions/{'0' * 8}-0000-0000-0000-{'0' * 12}",
                            params=params, timeout=TIMEOUT, headers=auth_for(sandbox, PRIVATE))
         assert resp.status_code in (400, 404)
         check_error_body(resp)
+
+
+SUB_COLLECTIONS = [("companies", "fundings"), ("companies", "sellside"), ("companies", "buyside"),
+                   ("companies", "investors"), ("investors", "investments"),
+                   ("investors", "co_investors"), ("investors", "portfolio")]
+
+
+@pytest.mark.parametrize("entity, name", SUB_COLLECTIONS)
+def test_huge_and_foreign_page_numbers_on_sub_collections(sandbox, session, entity, name):
+    """Past 64 bits, far past the bound, or not ASCII digits: a 400 naming the parameter."""
+    flag = "_company" if entity == "companies" else "_investor"
+    ident = next(o["id"] for o in sandbox.state.dataset.orgs if o[flag] and not o["deleted"])
+    url = f"{sandbox.url}{PRIVATE}/{entity}/{ident}/{name}"
+    for params, field in (({"page": "1" + "0" * 29}, "page"), ({"page": 2**64}, "page"),
+                          ({"page": 2**63 - 1}, "page"), ({"page": 10**9 + 1}, "page"),
+                          ({"limit": "\u0663"}, "limit"), ({"page": "\u0662"}, "page"),
+                          ({"limit": "1_000"}, "limit"), ({"page": "9" * 10_000}, "page")):
+        resp = session.get(url, params=params, timeout=TIMEOUT, headers=auth_for(sandbox, PRIVATE))
+        assert resp.status_code == 400, (params, resp.status_code, resp.text[:300])
+        check_error_body(resp)
+        assert any(e.startswith(f"{field}:") for e in resp.json()["error"]["details"]["errors"])
+    resp = session.get(url, params={"page": 10**9}, timeout=TIMEOUT, headers=auth_for(sandbox, PRIVATE))
+    assert resp.status_code == 200 and resp.json()["data"] == []
 
 
 NASTY_STRINGS = ["O'Brien", "\"quoted\"", "100%", "%%", "_", "a_b", "'; DROP TABLE companies; --",

@@ -403,10 +403,27 @@ def test_sub_collection_pagination(api, picks, entity, key, name):
 @pytest.mark.parametrize("params, field", [
     ({"limit": 0}, "limit"), ({"limit": 1001}, "limit"), ({"limit": "x"}, "limit"), ({"limit": -1}, "limit"),
     ({"limit": "1.5"}, "limit"), ({"page": 0}, "page"), ({"page": -3}, "page"), ({"page": "one"}, "page"),
+    # ASCII digits only: int() would read other scripts' digits and underscores
+    ({"limit": "\u0663"}, "limit"), ({"page": "\u0661"}, "page"), ({"limit": "1_0"}, "limit"),
+    ({"page": "+2"}, "page"), ({"limit": "\uff15"}, "limit"),
+    # page is bounded (docs/sandbox.md): a 400, never a 500 from serialising meta.page
+    ({"page": 10**9 + 1}, "page"), ({"page": 10**29}, "page"), ({"page": "9" * 5000}, "page"),
 ])
 @pytest.mark.parametrize("name", ["fundings", "investors", "buyside"])
 def test_sub_collection_bad_query(api, picks, params, field, name):
-    assert_bad_request(api.get(f"/companies/{picks['funded']['id']}/{name}", **params), field)
+    errors = assert_bad_request(api.get(f"/companies/{picks['funded']['id']}/{name}", **params), field)
+    assert any("between 1 and" in e for e in errors), errors  # the message states the range
+
+
+@pytest.mark.parametrize("entity, key, name", [("investors", "firm", "investments"),
+                                               ("companies", "funded", "fundings")])
+def test_sub_collection_page_bound(api, picks, entity, key, name):
+    path = f"/{entity}/{picks[key]['id']}/{name}"
+    last = api.ok_get(path, page=10**9, limit=1000)
+    assert last["data"] == [] and last["meta"]["page"] == 10**9 and last["meta"]["has_more"] is False
+    errors = assert_bad_request(api.get(path, page=10**29), "page")
+    assert any(str(10**9) in e for e in errors), errors
+    assert api.ok_get(path, page=" 1 ", limit="0002")["meta"]["limit"] == 2  # ASCII digits, padded
 
 
 @pytest.mark.parametrize("entity, name", [("companies", n) for n in
@@ -420,6 +437,13 @@ def test_sub_collections_of_unknown_deleted_and_malformed(api, picks, entity, na
     deleted = picks["deleted_company" if entity == "companies" else "deleted_investor"]["id"]
     err = assert_error(api.get(f"/{entity}/{deleted}/{name}"), 404, "NOT_FOUND")
     assert err["details"]["deleted"] is True
+    # a sub-collection takes no include_deleted: its hint must not tell the caller to pass one
+    hint = err["details"]["hint"]
+    assert not hint.startswith("pass include_deleted") and "not served" in hint, hint
+    assert hint.endswith(f"GET /api/private/v1/{entity}/{{id}}?include_deleted=true"), hint
+    assert api.get(f"/{entity}/{deleted}/{name}", include_deleted="true").status_code == 404
+    profile = assert_error(api.get(f"/{entity}/{deleted}"), 404, "NOT_FOUND")
+    assert profile["details"]["hint"].startswith("pass include_deleted=true")
     assert_bad_request(api.get(f"/{entity}/nope/{name}"), "id")
 
 

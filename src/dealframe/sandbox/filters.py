@@ -21,9 +21,12 @@ from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from .problems import Problems
 
 __all__ = ["Condition", "FilterSpec", "SORT_KEYS", "SPECS", "DEFAULT_SORT", "parse_filters",
-           "parse_sort", "MAX_IDS"]
+           "parse_sort", "MAX_IDS", "MAX_PAGE"]
 
 MAX_IDS = 1000
+#: Largest ``page`` of a list body or a sub-collection query (docs/sandbox.md): far past any
+#: data, and small enough that ``meta.page`` is always a 64-bit integer.
+MAX_PAGE = 10**9
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 

@@ -15,7 +15,7 @@ from typing import Any
 from .._vocab import (AGGREGATE_METRICS, GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY, REGIONS,
                       SKUS_PER_CURRENT_REQUEST, SUBCOLLECTION_LIMIT_DEFAULT, SUBCOLLECTION_LIMIT_MAX,
                       TIME_BUCKETS, TIME_SERIES_FIELDS)
-from .filters import MAX_IDS, SORT_KEYS, SPECS, FilterSpec
+from .filters import MAX_IDS, MAX_PAGE, SORT_KEYS, SPECS, FilterSpec
 
 __all__ = ["openapi_document"]
 
@@ -71,7 +71,7 @@ def _error_schema() -> JSON:
 
 
 def _page_meta() -> JSON:
-    return _obj({"page": _s("integer", minimum=1), "limit": _s("integer", minimum=1, maximum=SUBCOLLECTION_LIMIT_MAX),
+    return _obj({"page": _s("integer", minimum=1, maximum=MAX_PAGE), "limit": _s("integer", minimum=1, maximum=SUBCOLLECTION_LIMIT_MAX),
                  "returned": _s("integer", minimum=0), "total": _s("integer", minimum=0), "has_more": BOOL})
 
 
@@ -226,7 +226,7 @@ def _list_body(entity: str) -> JSON:
         "sort": _s("string", pattern=f"^({keys})(:(asc|desc))?$",
                    description="<sort_field> or <sort_field>:asc|desc; the direction defaults to desc"),
         "limit": _s("integer", minimum=1, maximum=SUBCOLLECTION_LIMIT_MAX, default=SUBCOLLECTION_LIMIT_DEFAULT),
-        "page": _s("integer", minimum=1, default=1),
+        "page": _s("integer", minimum=1, maximum=MAX_PAGE, default=1),
     }}
 
 
@@ -330,7 +330,8 @@ def _op(op_id: str, summary: str, tag: str, ok: JSON, *, family: str, body: JSON
 
 _ID_PARAM = {"name": "id", "in": "path", "required": True, "schema": UUID}
 _PAGE_PARAMS = [
-    {"name": "page", "in": "query", "required": False, "schema": _s("integer", minimum=1, default=1)},
+    {"name": "page", "in": "query", "required": False,
+     "schema": _s("integer", minimum=1, maximum=MAX_PAGE, default=1)},
     {"name": "limit", "in": "query", "required": False,
      "schema": _s("integer", minimum=1, maximum=SUBCOLLECTION_LIMIT_MAX, default=SUBCOLLECTION_LIMIT_DEFAULT)},
 ]

@@ -36,13 +36,28 @@ def bad_request(*errors: str) -> ApiProblem:
     return ApiProblem(400, "BAD_REQUEST", "Invalid request", {"errors": list(errors)})
 
 
-def not_found(what: str, ident: str | None = None, *, deleted: bool = False) -> ApiProblem:
-    """A 404 ``NOT_FOUND``; soft-deleted entities say so in ``details``."""
+def not_found(what: str, ident: str | None = None, *, deleted: bool = False,
+              hint: str | None = None) -> ApiProblem:
+    """A 404 ``NOT_FOUND``; soft-deleted entities say so in ``details``.
+
+    ``hint`` (soft-deleted only) is the route's own advice: a profile route can
+    read the entity with ``include_deleted=true``, a sub-collection route cannot,
+    so each route words it (docs/sandbox.md, "Errors").
+
+    Examples
+    --------
+    >>> not_found("Company", "c0ffee", deleted=True, hint="pass include_deleted=true").details
+    {'deleted': True, 'id': 'c0ffee', 'hint': 'pass include_deleted=true'}
+    >>> not_found("Company", "c0ffee").message
+    'Company not found'
+    """
     if deleted:
-        return ApiProblem(404, "NOT_FOUND", "Resource is deleted",
-                          {"deleted": True, "id": ident, "hint": "pass include_deleted=true"})
-    details = {"id": ident} if ident is not None else None
-    return ApiProblem(404, "NOT_FOUND", f"{what} not found", details)
+        details: dict[str, Any] = {"deleted": True, "id": ident}
+        if hint:
+            details["hint"] = hint
+        return ApiProblem(404, "NOT_FOUND", "Resource is deleted", details)
+    return ApiProblem(404, "NOT_FOUND", f"{what} not found",
+                      {"id": ident} if ident is not None else None)
 
 
 class Problems:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -10,6 +11,9 @@ from starlette.requests import ClientDisconnect, Request
 from ..problems import ApiProblem, Problems, bad_request
 
 __all__ = ["read_json_object", "check_members", "int_param"]
+
+_ASCII_INT = re.compile(r"-?[0-9]+")
+_MAX_DIGITS = 30
 
 
 async def read_json_object(request: Request, *, required: bool = False) -> dict[str, Any]:
@@ -43,18 +47,28 @@ def check_members(body: dict[str, Any], allowed: tuple[str, ...], problems: Prob
             problems.add(f"{where}.{key}: unknown member; allowed: {', '.join(allowed)}")
 
 
-def int_param(request: Request, name: str, default: int, lo: int, hi: int | None,
+def int_param(request: Request, name: str, default: int, lo: int, hi: int,
               problems: Problems) -> int:
-    """An integer query parameter within ``lo..hi`` (``hi`` None: no upper bound)."""
+    """An integer query parameter within ``lo..hi``, written in ASCII digits.
+
+    Only an optional minus sign and the digits 0-9 are accepted (surrounding spaces
+    ignored): Python's ``int`` would also take other scripts' digits (``"٣"``) and
+    underscores (``"1_0"``), which no client means. Out of range (or unreadable) is
+    a problem naming the parameter and the range; the default is returned then.
+    """
     raw = request.query_params.get(name)
     if raw is None:
         return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        problems.add(f"{name}: must be an integer, got {raw!r}")
+    rule = f"an integer between {lo} and {hi}"
+    text = raw.strip()
+    if not _ASCII_INT.fullmatch(text):
+        problems.add(f"{name}: must be {rule}, got {raw!r}")
         return default
-    if value < lo or (hi is not None and value > hi):
-        rule = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
+    if len(text.lstrip("-")) > _MAX_DIGITS:  # far out of range: no int() of a huge string
+        problems.add(f"{name}: must be {rule}, got {text[:24]}... ({len(text)} characters)")
+        return default
+    value = int(text)
+    if not lo <= value <= hi:
         problems.add(f"{name}: must be {rule}, got {value}")
+        return default
     return value

@@ -15,7 +15,7 @@ from starlette.routing import BaseRoute, Route
 from ..._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_DEFAULT, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
 from ..aggregate import DEFAULT_DATE_RANGE_YEARS, AggregateInputError, compute_aggregate
 from ..discovery import discovery_document
-from ..filters import parse_filters, parse_sort
+from ..filters import MAX_PAGE, parse_filters, parse_sort
 from ..problems import ApiProblem, Problems, bad_request, json_response, not_found
 from ..resolve import ResolveInputError
 from ..state import SandboxState
@@ -30,6 +30,15 @@ MAX_RESOLVE_NAMES = 1000
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _LIST_MEMBERS = ("filters", "sort", "limit", "page")
 _ENTITY_LABEL = {"companies": "Company", "investors": "Investor", "transactions": "Transaction"}
+
+
+_PROFILE_HINT = "pass include_deleted=true to read it"
+
+
+def _sub_collection_hint(entity: str) -> str:
+    """The 404 hint of a sub-collection of a soft-deleted entity: it takes no include_deleted."""
+    return (f"sub-collections of a soft-deleted {_ENTITY_LABEL[entity].lower()} are not served; "
+            f"read its profile instead: GET {PREFIX}/{entity}/{{id}}?include_deleted=true")
 
 
 def _meta(page: int, limit: int, returned: int, total: int) -> dict[str, Any]:
@@ -54,8 +63,8 @@ def _body_int(body: dict, name: str, default: int, lo: int, hi: int, problems: P
 
 def _body_page(body: dict, problems: Problems) -> int:
     value = body.get("page", 1)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        problems.add(f"page: must be an integer of at least 1, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PAGE:
+        problems.add(f"page: must be an integer between 1 and {MAX_PAGE}, got {value!r}")
         return 1
     return value
 
@@ -133,14 +142,14 @@ def routes(state: SandboxState) -> list[BaseRoute]:
 
     # ---------------------------------------------------------------- profiles
 
-    def find(entity: str, ident: str, include_deleted: bool) -> dict:
+    def find(entity: str, ident: str, include_deleted: bool, deleted_hint: str) -> dict:
         table = store().table(entity)
         row = table.row_of.get(ident)
         if row is None:
             raise not_found(_ENTITY_LABEL[entity], ident)
         record = table.records[row]
         if record["deleted"] and not include_deleted:
-            raise not_found(_ENTITY_LABEL[entity], ident, deleted=True)
+            raise not_found(_ENTITY_LABEL[entity], ident, deleted=True, hint=deleted_hint)
         return record
 
     def profile_endpoint(entity: str, allowed: tuple[str, ...], build: Callable) -> Callable:
@@ -151,7 +160,7 @@ def routes(state: SandboxState) -> list[BaseRoute]:
             fields = _fields_param(request, allowed, problems)
             problems.raise_if_any()
             with state.lock:
-                record = find(entity, ident, include_deleted)
+                record = find(entity, ident, include_deleted, _PROFILE_HINT)
                 out = build(record)
             if fields is not None:
                 out = {k: out[k] for k in fields}
@@ -161,14 +170,16 @@ def routes(state: SandboxState) -> list[BaseRoute]:
     # ---------------------------------------------------------------- sub-collections
 
     def sub_endpoint(entity: str, produce: Callable) -> Callable:
+        hint = _sub_collection_hint(entity)
+
         async def endpoint(request: Request) -> Any:
             ident = _path_id(request)
             problems = Problems()
-            page = int_param(request, "page", 1, 1, None, problems)
+            page = int_param(request, "page", 1, 1, MAX_PAGE, problems)
             limit = int_param(request, "limit", SUBCOLLECTION_LIMIT_DEFAULT, 1, SUBCOLLECTION_LIMIT_MAX, problems)
             problems.raise_if_any()
             with state.lock:
-                record = find(entity, ident, include_deleted=False)
+                record = find(entity, ident, False, hint)
                 items = produce(record)
             chosen = items[(page - 1) * limit: page * limit]
             return json_response({"data": chosen, "meta": _meta(page, limit, len(chosen), len(items))})
