@@ -495,6 +495,28 @@ def test_change_feed(api, truth, entity):
     assert {r["id"] for r in changed_deleted} <= {r["id"] for r in got if r["deleted"]}
 
 
+@pytest.mark.parametrize("entity", ["companies", "investors", "transactions"])
+@pytest.mark.parametrize("fraction", [".5", ".000001", ".0000001", ",25", ".999999999"])
+def test_change_feed_bound_with_a_fractional_second_is_exact(api, truth, entity, fraction):
+    """``updated_at`` is gte: a row stamped at ``…:16`` is before ``…:16.5`` and must not come back."""
+    rows = rows_of(truth, entity)
+    stamp = sorted(r["updated_at"] for r in rows)[len(rows) * 9 // 10]
+    assert stamp.endswith("+00:00") and "." not in stamp  # the sandbox stamps whole seconds
+    bound = stamp[:19] + fraction + "+00:00"
+    got = api.pull(entity, {"updated_at": bound, "include_deleted": True}, sort="updated_at:asc")
+    expected = [r for r in rows if ts(r["updated_at"]) > ts(stamp)]  # strictly after the second
+    assert {r["id"] for r in got} == {r["id"] for r in expected}
+    assert all(r["updated_at"] != stamp for r in got)
+    # the same instant with another offset, and the whole second itself, behave alike
+    shifted = (ts(stamp) + dt.timedelta(microseconds=1)).astimezone(
+        dt.timezone(dt.timedelta(hours=-5))).isoformat()
+    assert ids(api.pull(entity, {"updated_at": shifted, "include_deleted": True},
+                        sort="updated_at:asc")) == ids(got)
+    whole = api.pull(entity, {"updated_at": stamp, "include_deleted": True})
+    assert {r["id"] for r in whole} == {r["id"] for r in rows if ts(r["updated_at"]) >= ts(stamp)}
+    assert len(whole) > len(got)
+
+
 def test_vocabularies_in_data_are_documented(api):
     rows = api.pull("transactions", {"include_deleted": True})
     assert {r["deal_type"] for r in rows} <= set(DEAL_TYPES)

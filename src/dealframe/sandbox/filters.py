@@ -29,6 +29,9 @@ MAX_IDS = 1000
 MAX_PAGE = 10**9
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_FRACTION = re.compile(r"[T ]\d{2}:\d{2}:\d{2}[.,]([0-9]+)")
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_MICROSECOND = dt.timedelta(microseconds=1)
 
 
 @dataclass(frozen=True)
@@ -129,17 +132,34 @@ def _suggest(name: str, options: list[str]) -> str:
 
 
 def parse_datetime(text: str) -> int | None:
-    """Epoch seconds of an ISO 8601 date or timestamp (naive means UTC), or None."""
+    """Epoch microseconds of an ISO 8601 date or timestamp (naive means UTC), or None.
+
+    Exact, so ``gte`` is: a fractional second is kept (``16.5`` is not ``16``), and
+    digits past the microsecond that are not all zero round the value up (a moment
+    after ``x`` never compares equal to ``x``). Stored ``updated_at`` values use the
+    same unit (:mod:`.store`).
+
+    Examples
+    --------
+    >>> parse_datetime("1970-01-01T00:00:01.5+00:00")
+    1500000
+    >>> parse_datetime("1970-01-01T00:00:00.0000001Z"), parse_datetime("1970-01-02")
+    (1, 86400000000)
+    """
     try:
         if _DATE.match(text):
             moment = dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), dt.timezone.utc)
         else:
             moment = dt.datetime.fromisoformat(text)
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=dt.timezone.utc)
+        micros = (moment - _EPOCH) // _MICROSECOND
+    except (ValueError, OverflowError):
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.timezone.utc)
-    return int(moment.timestamp())
+    fraction = _FRACTION.search(text)
+    if fraction is not None and fraction.group(1)[6:].strip("0"):
+        micros += 1  # fromisoformat drops digits past the microsecond; the bound is later
+    return micros
 
 
 def parse_date(text: Any) -> np.datetime64 | None:

@@ -52,9 +52,13 @@ _COMPANY_LISTS = ("verticals", "themes", "client_focus", "revenue_model", "compa
 _FUNDING = frozenset(FUNDING_DEAL_TYPES)
 
 
-def _seconds(stamps: list[str]) -> np.ndarray:
-    """``YYYY-MM-DDTHH:MM:SS+00:00`` strings → epoch seconds (int64)."""
-    return np.array([s[:19] for s in stamps], dtype="datetime64[s]").astype("int64")
+def _microseconds(stamps: list[str]) -> np.ndarray:
+    """``YYYY-MM-DDTHH:MM:SS+00:00`` strings → epoch microseconds (int64).
+
+    The unit of :func:`~.filters.parse_datetime`, so an ``updated_at`` bound with a
+    fractional second compares exactly (a stamp of ``…:16`` is before ``…:16.5``).
+    """
+    return np.array([s[:19] for s in stamps], dtype="datetime64[s]").astype("datetime64[us]").astype("int64")
 
 
 def _dates(values: list[str | None]) -> np.ndarray:
@@ -86,7 +90,7 @@ class Table:
         rank[np.argsort(ids, kind="stable")] = np.arange(len(ids))
         self.columns["id_rank"] = rank
         self.columns["deleted"] = np.array([r["deleted"] for r in self.records], dtype=bool)
-        self.columns["updated_at"] = _seconds([r["updated_at"] for r in self.records])
+        self.columns["updated_at"] = _microseconds([r["updated_at"] for r in self.records])
 
     def __len__(self) -> int:
         return len(self.records)
