@@ -7,6 +7,8 @@ read them, and neither computes anything from the other's code.
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "AGGREGATE_METRICS",
     "DEAL_SUBTYPES",
@@ -17,6 +19,8 @@ __all__ = [
     "METRIC_COLUMNS",
     "REGIONS",
     "SKUS_PER_CURRENT_REQUEST",
+    "SKU_V1",
+    "SKU_V2",
     "SUBCOLLECTION_LIMIT_DEFAULT",
     "SUBCOLLECTION_LIMIT_MAX",
     "TIME_BUCKETS",
@@ -101,6 +105,20 @@ TIME_SERIES_FIELDS: tuple[str, ...] = (
     "marginEbitdaLtm",
     "revenueGrowthNtmLtm",
 )
+
+#: One part of a SKU: upper-case letters and digits, in pieces joined by ``.`` or ``-``
+#: (tickers such as ``BRK.B`` or ``BF-B``; exchanges such as ``NSE-KE``).
+_SKU_PART = r"[A-Z0-9]+(?:[.\-][A-Z0-9]+)*"
+
+#: Family A SKU formats (section 2.1), the single definition the client and the sandbox share.
+#: Anchored at both ends (``\Z``, so no trailing newline slips through): use ``.match``.
+#: v1 ``<EXCHANGE>_<TICKER>`` (``NASDAQ_ACME``, ``NYSE_BRK.B``); v2 ``<TICKER>-<ISO3>`` with an
+#: optional collision suffix ``.N`` (``ACME-USA``, ``BRK.B-USA.1``: ticker ``BRK.B``, N 1). The
+#: country is always the last ``-`` and three letters (before ``.N``), so a ticker holding a dot
+#: or a hyphen still parses one way only; the two formats never overlap (only v1 has ``_``).
+SKU_V1: re.Pattern[str] = re.compile(rf"^(?P<exchange>{_SKU_PART})_(?P<ticker>{_SKU_PART})\Z")
+SKU_V2: re.Pattern[str] = re.compile(
+    rf"^(?P<ticker>{_SKU_PART})-(?P<country>[A-Z]{{3}})(?:\.(?P<n>[1-9][0-9]*))?\Z")
 
 #: Limits (section 8).
 SKUS_PER_CURRENT_REQUEST = 100

@@ -286,6 +286,28 @@ def test_time_series_unknown_skus_reported(client, universe):
         client.public.time_series([ghost, sku], fields=["marketCap"], strict=True)
 
 
+@pytest.mark.parametrize("version, dotted", [
+    ("v2", ["BRK.B-USA", "BRK.B-USA.1", "BF-B-USA"]), ("v1", ["NYSE_BRK.B", "NYSE_BF-B"])])
+@pytest.mark.parametrize("method", ["current", "time_series"])
+def test_dotted_ticker_skus_the_sandbox_lacks_are_reported_missing(client, universe, version, dotted,
+                                                                   method):
+    """Client and sandbox share one SKU pattern: a dotted ticker is sent, and its absence reported
+    (a 400 would fail the whole chunk and lose the known SKUs with it)."""
+    known = [it["sku"] for it in universe[version][:3]]
+    asked = [known[0], *dotted, *known[1:]]
+    call = getattr(api(client, version), method)
+    with pytest.warns(MissingDataWarning, match=f"{len(dotted)} of {len(asked)} SKUs"):
+        frame = call(asked)
+    assert frame.attrs["missing_skus"] == dotted
+    if method == "current":
+        assert list(frame.index) == known
+    else:
+        assert list(frame.columns.get_level_values("sku").unique()) == known
+    with pytest.raises(IncompleteResultError) as info:
+        call(asked, strict=True)
+    assert info.value.failed == dotted and not info.value.errors  # missing, not a failed request
+
+
 # ---------------------------------------------------------------------------- groups
 
 

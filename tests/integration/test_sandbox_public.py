@@ -294,6 +294,27 @@ def test_current_omits_unknown_skus_keeps_order_and_drops_duplicates(api, everyo
     assert nothing == {"data": [], "meta": {"count": 0}}
 
 
+DOTTED = {"v1": ["NYSE_BRK.B", "LSE_BT.A", "NYSE_BF-B"],
+          "v2": ["BRK.B-USA", "BRK.B-USA.1", "BT.A-GBR", "BF-B-USA"]}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("path", ["companies/current", "companies/time-series"])
+def test_dotted_tickers_are_well_formed_and_unknown_ones_omitted(api, everyone, version, path):
+    """Tickers with a dot (BRK.B) are real: the shared SKU pattern accepts them; unheld ones are omitted."""
+    skus = [c["sku"] for c in everyone[version]]
+    assert not set(DOTTED[version]) & set(skus)
+    asked = [skus[0], *DOTTED[version], skus[1]]
+    response = api.post(version, path, {"skus": asked})
+    assert response.status_code == 200, response.text[:300]
+    assert [c["sku"] for c in response.json()["data"]] == [skus[0], skus[1]]
+    other = "v1" if version == "v2" else "v2"  # still the path version's format only
+    bad = api.post(version, path, {"skus": [skus[0], DOTTED[other][0]]})
+    assert bad.status_code == 400
+    assert bad.json()["error"]["details"]["errors"] == [
+        f"skus[1]: {DOTTED[other][0]!r} is not a {version} SKU"]
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 def test_current_accepts_exactly_one_hundred_skus(api, everyone, version):
     skus = [c["sku"] for c in everyone[version]][:100]

@@ -2,13 +2,16 @@
 
 import pytest
 
+from dealframe._vocab import SKU_V1, SKU_V2
 from dealframe.errors import ValidationError
 from dealframe.public.sku import format_v1, format_v2, parse_sku, sku_version, validate_skus
+from dealframe.sandbox.public_store import SKU_PATTERNS, is_sku
 
 
 @pytest.mark.parametrize("sku,version", [
-    ("NASDAQ_ACME", "v1"), ("NSE-KE_SAF", "v1"), ("LSE_BT.A", "v1"),
-    ("ACME-USA", "v2"), ("ACME-USA.1", "v2"), ("BT.A-GBR", "v2"), ("7203-JPN", "v2"),
+    ("NASDAQ_ACME", "v1"), ("NSE-KE_SAF", "v1"), ("LSE_BT.A", "v1"), ("NYSE_BRK.B", "v1"),
+    ("NYSE_BF-B", "v1"), ("ACME-USA", "v2"), ("ACME-USA.1", "v2"), ("BT.A-GBR", "v2"),
+    ("7203-JPN", "v2"), ("BRK.B-USA", "v2"), ("BRK.B-USA.1", "v2"), ("BF-B-USA", "v2"),
 ])
 def test_versions_detected_and_round_trip(sku, version):
     assert sku_version(sku) == version
@@ -17,7 +20,9 @@ def test_versions_detected_and_round_trip(sku, version):
 
 
 @pytest.mark.parametrize("bad", ["", "acme-usa", "ACME", "ACME-US", "ACME-USA.0", "ACME_", "_ACME",
-                                 "ACME-USA.x", "A B-USA", None, 12])
+                                 "ACME-USA.x", "A B-USA", None, 12, "ACME-USA\n", "NYSE_ACME\n",
+                                 "BRK..B-USA", ".BRK-USA", "BRK.-USA", "BRK.B-USA.", "NYSE_BRK.",
+                                 "NYSE__BRK", "A_B_C", "ACME-USA.01", "ＡCME-USA", "ACME-ＵSA"])
 def test_malformed_skus_rejected_with_argument(bad):
     assert sku_version(bad) is None
     with pytest.raises(ValidationError) as err:
@@ -52,3 +57,27 @@ def test_validate_skus_dedupes_in_order_and_names_position():
     with pytest.raises(ValidationError) as err:
         validate_skus(["NYSE_IBM", 3], "v1")
     assert err.value.argument == "skus[1]"
+
+
+def test_dotted_ticker_with_collision_suffix():
+    s = parse_sku("BRK.B-USA.1")
+    assert (s.version, s.ticker, s.country, s.n) == ("v2", "BRK.B", "USA", 1)
+    s = parse_sku("BRK.B-USA")
+    assert (s.ticker, s.country, s.n) == ("BRK.B", "USA", None)
+    s = parse_sku("NYSE_BRK.B")
+    assert (s.exchange, s.ticker) == ("NYSE", "BRK.B")
+    assert format_v2("BRK.B", "USA", 1) == "BRK.B-USA.1"
+    assert parse_sku("BF-B-USA.2").ticker == "BF-B"
+
+
+def test_client_and_sandbox_share_one_definition():
+    assert SKU_PATTERNS == {"v1": SKU_V1, "v2": SKU_V2}
+    for pattern in (SKU_V1, SKU_V2):
+        assert pattern.pattern.startswith("^") and pattern.pattern.endswith("\\Z")
+
+
+@pytest.mark.parametrize("sku", ["NASDAQ_ACME", "NYSE_BRK.B", "NSE-KE_SAF", "ACME-USA", "BRK.B-USA",
+                                 "BRK.B-USA.1", "ACME-USA\n", "acme-usa", "ACME-US", "A_B-USA", ""])
+def test_client_and_sandbox_agree_on_every_sku(sku):
+    for version in ("v1", "v2"):
+        assert (sku_version(sku) == version) == is_sku(sku, version), (sku, version)

@@ -1,22 +1,27 @@
 """Company SKUs of Family A: parse, format and validate v1 and v2 identifiers.
 
-- v1: ``<EXCHANGE>_<TICKER>`` (``NASDAQ_ACME``)
+- v1: ``<EXCHANGE>_<TICKER>`` (``NASDAQ_ACME``, ``NYSE_BRK.B``)
 - v2: ``<TICKER>-<ISO3_COUNTRY>`` with an optional ``.N`` on collisions
-  (``ACME-USA``, ``ACME-USA.1``); stable per company, never reassigned.
+  (``ACME-USA``, ``ACME-USA.1``, ``BRK.B-USA.1``); stable per company, never reassigned.
+
+Tickers and exchanges are upper-case letters and digits, in pieces joined by ``.`` or
+``-``. The patterns are :data:`dealframe._vocab.SKU_V1` and ``SKU_V2``, the ones the
+sandbox checks requests with.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .._vocab import SKU_V1, SKU_V2
 from ..errors import ValidationError
 
 __all__ = ["Sku", "format_v1", "format_v2", "parse_sku", "sku_version", "validate_skus"]
 
-_V1 = re.compile(r"^(?P<exchange>[A-Z0-9][A-Z0-9.\-]*)_(?P<ticker>[A-Z0-9][A-Z0-9.\-]*)\Z")
-_V2 = re.compile(r"^(?P<ticker>[A-Z0-9][A-Z0-9.]*?)-(?P<country>[A-Z]{3})(?:\.(?P<n>[1-9][0-9]*))?\Z")
+# One definition shared with the sandbox (dealframe._vocab), so both accept the same SKUs.
+_V1 = SKU_V1
+_V2 = SKU_V2
 _VERSIONS = ("v1", "v2")
 
 
@@ -58,8 +63,8 @@ def format_v1(exchange: str, ticker: str) -> str:
     """
     sku = f"{exchange}_{ticker}"
     if not _V1.match(sku):
-        raise ValidationError("sku", "an exchange and a ticker of upper-case letters and digits",
-                              got=sku)
+        raise ValidationError("sku", "an exchange and a ticker of upper-case letters and digits "
+                              "(pieces joined by '.' or '-')", got=sku)
     return sku
 
 

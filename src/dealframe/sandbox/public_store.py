@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
-from .._vocab import TIME_SERIES_FIELDS
+from .._vocab import SKU_V1, SKU_V2, TIME_SERIES_FIELDS
 from .data import Dataset
 
 __all__ = ["SKU_PATTERNS", "VERSIONS", "PublicStore", "SearchQuery", "is_sku"]
@@ -36,11 +36,10 @@ __all__ = ["SKU_PATTERNS", "VERSIONS", "PublicStore", "SearchQuery", "is_sku"]
 #: The Family A path versions.
 VERSIONS: tuple[str, ...] = ("v1", "v2")
 
-#: SKU format per version (interface section 2.1). Exchanges may hold a hyphen (``NSE-KE``).
-SKU_PATTERNS: dict[str, re.Pattern[str]] = {
-    "v1": re.compile(r"[A-Z0-9]+(?:-[A-Z0-9]+)*_[A-Z0-9]+"),
-    "v2": re.compile(r"[A-Z0-9]+-[A-Z]{3}(?:\.[1-9][0-9]*)?"),
-}
+#: SKU format per version (interface section 2.1): the shared, anchored patterns of
+#: :mod:`dealframe._vocab`, so the sandbox accepts exactly the SKUs the client sends
+#: (exchanges with a hyphen, ``NSE-KE``; tickers with a dot, ``BRK.B``).
+SKU_PATTERNS: dict[str, re.Pattern[str]] = {"v1": SKU_V1, "v2": SKU_V2}
 
 _IDENTIFIER_FROM_CURRENT = ("ticker", "exchange", "name", "shortName")
 
@@ -54,8 +53,10 @@ def is_sku(value: str, version: str) -> bool:
     (True, False)
     >>> is_sku("ACME-USA.1", "v2"), is_sku("ACME-USA.1", "v1")
     (True, False)
+    >>> is_sku("BRK.B-USA", "v2"), is_sku("NYSE_BRK.B", "v1"), is_sku("BRK.B-USA", "v1")
+    (True, True, False)
     """
-    return SKU_PATTERNS[version].fullmatch(value) is not None
+    return SKU_PATTERNS[version].match(value) is not None
 
 
 @dataclass(frozen=True)
