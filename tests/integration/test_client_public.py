@@ -19,9 +19,11 @@ import pandas as pd
 import pytest
 import requests
 
+import dealframe.sandbox
 from dealframe.client import Client
 from dealframe.errors import IncompleteResultError, ValidationError
 from dealframe.notices import MissingDataWarning
+from dealframe.sandbox.faults import FaultPlan
 
 VERSIONS = ("v1", "v2")
 PROVENANCE = ("endpoint", "requests", "rows_expected", "rows_received", "from_cache", "fetched_at")
@@ -354,6 +356,26 @@ def test_group_time_series_equals_the_raw_endpoint(client, sandbox, version, gro
         assert frame.attrs[key] == value
 
 
+def test_group_calls_use_the_documented_paths_whatever_the_version():
+    """Section 4.1 promises only POST /api/v2/groups/current and POST /api/v1/groups/time-series.
+
+    A zero-second ``slow`` fault on every group request records the path the sandbox received.
+    """
+    plan = FaultPlan(rate=1.0, kinds=("slow",), slow_seconds=0.0, paths=r"/groups/")
+    with dealframe.sandbox.run(scale=0.02, seed=3, faults=plan) as sb, \
+            Client.for_sandbox(sb, progress=False) as c:
+        region = str(c.public.search().iloc[0]["region"])
+        for version in VERSIONS:
+            cur = api(c, version).group_current(regions=[region])
+            ts = api(c, version).group_time_series(regions=[region], fields=["marketCap"],
+                                                   date_from="2025-01", date_to="2025-03")
+            assert cur.attrs["endpoint"] == "POST /api/v2/groups/current"
+            assert ts.attrs["endpoint"] == "POST /api/v1/groups/time-series"
+            assert cur.attrs["companies"] > 0 and len(ts) == 3
+    assert [path for _, path in plan.events()] == ["/api/v2/groups/current",
+                                                   "/api/v1/groups/time-series"] * 2
+
+
 # ---------------------------------------------------------------------------- bad input
 
 
@@ -463,8 +485,8 @@ def test_every_frame_carries_provenance(client, universe):
         "POST /api/v2/companies": client.public.search(),
         "POST /api/v2/companies/current": client.public.current([sku]),
         "POST /api/v2/companies/time-series": client.public.time_series([sku]),
-        "POST /api/v2/groups/current": client.public.group_current(regions=["Oceania"]),
-        "POST /api/v1/groups/time-series": client.public_v1.group_time_series(regions=["Oceania"]),
+        "POST /api/v2/groups/current": client.public_v1.group_current(regions=["Oceania"]),
+        "POST /api/v1/groups/time-series": client.public.group_time_series(regions=["Oceania"]),
     }
     for endpoint, frame in frames.items():
         for key in PROVENANCE:

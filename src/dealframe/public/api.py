@@ -27,10 +27,16 @@ from .sku import validate_skus
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
 
-__all__ = ["PublicApi"]
+__all__ = ["GROUP_CURRENT_PATH", "GROUP_TIME_SERIES_PATH", "PublicApi"]
 
 #: SKUs per time-series request (the service sets no cap; chunks keep bodies small and parallel).
 SKUS_PER_TIME_SERIES_REQUEST = 100
+
+#: The group endpoints the interface document promises (section 4.1), one version each: whether
+#: ``/api/v1/groups/current`` and ``/api/v2/groups/time-series`` exist is "not shown". Group
+#: bodies carry no SKUs, so ``client.public`` and ``client.public_v1`` both send them here.
+GROUP_CURRENT_PATH = "/api/v2/groups/current"
+GROUP_TIME_SERIES_PATH = "/api/v1/groups/time-series"
 
 
 def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd.DataFrame:
@@ -67,7 +73,12 @@ class PublicApi:
     # ------------------------------------------------------------------ plumbing
 
     def _post(self, path: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool) -> "Response":
-        return self._t.request("public", "POST", f"{self._prefix}{path}", json=body, kind=kind,
+        """POST ``path`` under this version's prefix (``/companies`` → ``/api/v2/companies``)."""
+        return self._post_to(f"{self._prefix}{path}", body, kind, refresh, cache)
+
+    def _post_to(self, full: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool) -> "Response":
+        """POST a full path (``/api/v1/...``), whatever this object's version."""
+        return self._t.request("public", "POST", full, json=body, kind=kind,
                                refresh=refresh, cache=cache)
 
     def _chunked(self, path: str, skus: list[str], size: int, extra: dict[str, Any], kind: str,
@@ -271,6 +282,10 @@ class PublicApi:
     def group_current(self, *, refresh: bool = False, cache: bool = True, **group: Any) -> pd.DataFrame:
         """Sums and medians of current data over a group of companies.
 
+        Always sent to ``POST /api/v2/groups/current``, the only version the
+        interface document shows (the body has no SKUs, so ``public_v1`` sends it
+        there too).
+
         Parameters
         ----------
         industries, themes, regions, countries : list of str
@@ -287,15 +302,18 @@ class PublicApi:
         >>> client.public.group_current(regions=["Northern Europe"]).loc["revenueLtm"]  # doctest: +SKIP
         """
         body = group_body(group)
-        response = self._post("/groups/current", body, "current", refresh, cache)
+        response = self._post_to(GROUP_CURRENT_PATH, body, "current", refresh, cache)
         payload = response.json()
         frame = group_current_frame(payload.get("data"), payload.get("meta"))
-        return attach(frame, endpoint=f"POST {self._prefix}/groups/current", responses=[response],
-                      group=body)
+        return attach(frame, endpoint=f"POST {GROUP_CURRENT_PATH}", responses=[response], group=body)
 
     def group_time_series(self, *, fields: Any = None, date_from: Any = None, date_to: Any = None,
                           refresh: bool = False, cache: bool = True, **group: Any) -> pd.DataFrame:
         """Monthly medians over a group of companies.
+
+        Always sent to ``POST /api/v1/groups/time-series``, the only version the
+        interface document shows (the body has no SKUs, so ``public`` (v2) sends it
+        there too).
 
         Returns
         -------
@@ -317,8 +335,8 @@ class PublicApi:
             body["dateFrom"] = start
         if end is not None:
             body["dateTo"] = end
-        response = self._post("/groups/time-series", body, "time_series", refresh, cache)
+        response = self._post_to(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
         payload = response.json()
         frame = group_time_series_frame(payload.get("data"), payload.get("meta"))
-        return attach(frame, endpoint=f"POST {self._prefix}/groups/time-series", responses=[response],
+        return attach(frame, endpoint=f"POST {GROUP_TIME_SERIES_PATH}", responses=[response],
                       group=body)
