@@ -20,6 +20,7 @@ import pytest
 import requests
 
 import dealframe.sandbox
+from dealframe._vocab import TIME_SERIES_FIELDS
 from dealframe.client import Client
 from dealframe.errors import IncompleteResultError, ValidationError
 from dealframe.notices import MissingDataWarning
@@ -348,7 +349,10 @@ def test_group_time_series_equals_the_raw_endpoint(client, sandbox, version, gro
     frame = api(client, version).group_time_series(fields=["evRevenueLtm", "marketCap"],
                                                    date_from="2023-01", date_to="2024-06", **group)
     assert isinstance(frame.index, pd.PeriodIndex)
-    assert [str(p) for p in frame.index] == [it["period"] for it in payload["data"]]
+    window = [str(p) for p in pd.period_range("2023-01", "2024-06", freq="M")]
+    assert [str(p) for p in frame.index] == window  # the requested window, every month
+    assert {it["period"] for it in payload["data"]} <= set(window)
+    assert list(frame.columns) == ["evRevenueLtm", "marketCap"]
     for it in payload["data"]:
         for field, value in it["median"].items():
             assert same_value(frame.loc[pd.Period(it["period"], "M"), field], value)
@@ -477,6 +481,42 @@ def test_time_series_schema_for_0_1_and_n(client, universe):
         assert list(frame.columns.names) == ["field", "sku"]
         assert all(str(t) == "float64" for t in frame.dtypes)
     assert [frame.shape[1] for frame in frames] == [0, 1, 5]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("fields", [["evRevenueLtm"], ["marketCap", "evRevenueNtm"], None])
+def test_group_time_series_schema_for_0_1_and_n_months(client, version, fields):
+    """Columns come from the request (all time-series fields without ``fields``), not the data."""
+    group_api = api(client, version)
+    frames = [group_api.group_time_series(countries=["ZZZ"], fields=fields),  # no member
+              group_api.group_time_series(regions=["North America"], fields=fields,
+                                          date_from="2025-01", date_to="2025-01"),
+              group_api.group_time_series(regions=["North America"], fields=fields)]
+    assert len(frames[0]) == 0 and len(frames[1]) == 1 and len(frames[2]) > 12
+    assert _schema(frames[0]) == _schema(frames[1]) == _schema(frames[2])
+    expected = fields or list(TIME_SERIES_FIELDS)
+    for frame in frames:
+        assert list(frame.columns) == expected
+        assert all(str(t) == "float64" for t in frame.dtypes)
+        assert isinstance(frame.index, pd.PeriodIndex) and frame.index.name == "month"
+    assert frames[0].attrs["count"] == 0 and frames[0].attrs["companies"] == 0
+    assert frames[2].attrs["companies"] > 0
+
+
+def test_group_time_series_window_without_data_is_nan_rows_like_time_series(client, universe):
+    members = client.public.search(regions=["Oceania"]).index[:3]
+    kwargs = {"fields": ["marketCap"], "date_from": "2030-01", "date_to": "2030-03"}
+    group = client.public.group_time_series(regions=["Oceania"], **kwargs)
+    series = client.public.time_series(list(members), **kwargs)
+    assert series.shape[0] == 3 and group.shape == (3, 1)
+    assert group.index.equals(series.index)
+    assert group["marketCap"].isna().all()
+    assert group.attrs["count"] == 0 and group.attrs["companies"] > 0
+    # a window partly covered by data: every month of it, NaN where the service sent none
+    edge = client.public_v1.group_time_series(regions=["Oceania"], fields=["marketCap"],
+                                              date_from="2026-05", date_to="2026-08")
+    assert [str(p) for p in edge.index] == ["2026-05", "2026-06", "2026-07", "2026-08"]
+    assert edge["marketCap"].iloc[:2].notna().all() and edge["marketCap"].iloc[2:].isna().all()
 
 
 def test_every_frame_carries_provenance(client, universe):

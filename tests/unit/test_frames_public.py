@@ -221,6 +221,46 @@ def test_group_time_series_frame():
     assert len(empty) == 0 and isinstance(empty.index, pd.PeriodIndex)
 
 
+def _schema(df):
+    return [(c, str(t)) for c, t in df.dtypes.items()], df.index.name, type(df.index)
+
+
+def test_group_time_series_frame_same_columns_for_0_1_and_n_months():
+    payload = load("group_time_series.json")
+    fields = ["marginEbitdaLtm", "evRevenueLtm", "marketCap"]
+    many = group_time_series_frame(payload["data"], payload["meta"], fields=fields)
+    one = group_time_series_frame(payload["data"][:1], fields=fields)
+    none = group_time_series_frame([], {"count": 0, "companies": 0}, fields=fields)
+    assert (len(none), len(one), len(many)) == (0, 1, 4)
+    assert _schema(none) == _schema(one) == _schema(many)
+    assert list(many.columns) == fields  # requested order, absent field kept as all-NaN
+    assert many["marketCap"].isna().all() and many.attrs["companies"] == 3
+    # a field the service sends beyond the requested ones is appended, not lost
+    extra = group_time_series_frame([{"period": "2024-01", "median": {"ruleOf40": 7.0}}],
+                                    fields=["marketCap"])
+    assert list(extra.columns) == ["marketCap", "ruleOf40"] and extra.iloc[0, 1] == 7.0
+
+
+def test_group_time_series_frame_index_covers_the_requested_window():
+    payload = load("group_time_series.json")  # 2024-01 .. 2024-04 with 2024-03 skipped
+    df = group_time_series_frame(payload["data"], fields=["evRevenueLtm"], date_from="2023-11",
+                                 date_to="2024-02")
+    assert [str(p) for p in df.index] == ["2023-11", "2023-12", "2024-01", "2024-02"]
+    assert df["evRevenueLtm"].iloc[:2].isna().all() and df["evRevenueLtm"].iloc[2:].notna().all()
+    nothing = group_time_series_frame([], fields=["marketCap"], date_from="2030-01",
+                                      date_to="2030-03")
+    assert [str(p) for p in nothing.index] == ["2030-01", "2030-02", "2030-03"]
+    assert nothing.shape == (3, 1) and nothing["marketCap"].isna().all()
+    one_sided = group_time_series_frame(payload["data"], date_from="2024-02")
+    assert [str(p) for p in one_sided.index] == ["2024-02", "2024-03", "2024-04"]
+    with pytest.raises(ValidationError) as info:
+        group_time_series_frame([], date_from="2024-05", date_to="2024-01")
+    assert info.value.argument == "date_from"
+    with pytest.raises(ValidationError) as info:
+        group_time_series_frame([{"period": "2024-01", "median": {"marketCap": "big"}}])
+    assert info.value.argument == "median.marketCap"
+
+
 def test_frames_accept_attrs():
     payload = load("time_series_v2.json")
     for df in (search_frame([]), current_frame([]), time_series_wide(payload),

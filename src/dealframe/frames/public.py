@@ -308,12 +308,53 @@ def group_current_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.
     return _with_meta(pd.DataFrame(columns, index=index), meta)
 
 
-def group_time_series_frame(items: Any, meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
+def _window(ords: list[int], date_from: MonthLike, date_to: MonthLike) -> tuple[int, int]:
+    """First and last month ordinals of a frame: the given bounds, else the data's own.
+
+    The rule of :func:`time_series_wide`: a bound given is kept even where no value
+    falls; a missing bound is the first (last) month present; no data and no bound
+    gives an empty range.
+    """
+    lo = _month_ordinal(date_from, "date_from") if date_from is not None else None
+    hi = _month_ordinal(date_to, "date_to") if date_to is not None else None
+    if lo is not None and hi is not None and lo > hi:
+        raise ValidationError("date_from", f"a month not after date_to {date_to!r}", got=date_from)
+    inside = [o for o in ords if (lo is None or o >= lo) and (hi is None or o <= hi)]
+    if lo is None:
+        lo = min(inside) if inside else (hi if hi is not None else 0)
+    if hi is None:
+        hi = max(inside) if inside else lo - 1
+    return lo, hi
+
+
+def group_time_series_frame(items: Any, meta: Mapping[str, Any] | None = None, *,
+                            fields: Sequence[str] | None = None, date_from: MonthLike = None,
+                            date_to: MonthLike = None) -> pd.DataFrame:
     """Group time-series items (``{period, median}``) as months × fields.
 
-    One row per month from the first to the last period (months the service
-    skipped are NaN rows), one float64 column per field; ``meta`` (``count``,
-    ``companies``) is copied into ``attrs``.
+    One float64 column per field and one row per month, with the same columns and
+    dtypes whether the group has 0, 1 or N months of data.
+
+    Parameters
+    ----------
+    items : list of dict
+        The ``data`` array (or the whole ``{data, meta}`` envelope).
+    meta : dict, optional
+        Copied into ``attrs`` (``count``, ``companies``).
+    fields : sequence of str, optional
+        Columns always present, in this order (all-NaN when the service sent no
+        value); other fields the service sends follow in order of first appearance.
+        Pass the fields requested (or every time-series field when none was).
+    date_from, date_to : str ``YYYY-MM`` or Period, optional
+        Index range (inclusive), as in :func:`time_series_wide`: a bound given is
+        kept even when no month near it has a value, and periods outside are dropped.
+        Default: the first to the last period present (months the service skipped
+        inside are NaN rows).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: monthly ``PeriodIndex`` named ``month``; columns: ``field`` (float64).
 
     Examples
     --------
@@ -322,26 +363,37 @@ def group_time_series_frame(items: Any, meta: Mapping[str, Any] | None = None) -
     ...                              {"count": 2, "companies": 9})
     >>> len(df), df.attrs["companies"]
     (3, 9)
+    >>> empty = group_time_series_frame([], {"count": 0, "companies": 0}, fields=["marketCap"],
+    ...                                 date_from="2030-01", date_to="2030-03")
+    >>> empty.shape, empty["marketCap"].dtype
+    ((3, 1), dtype('float64'))
     """
     items, meta = _unwrap(items, meta)
     records = as_records(items, "group_time_series")
-    fields: dict[str, None] = {}
+    columns: dict[str, None] = dict.fromkeys(fields or ())
     ords: list[int] = []
     for i, rec in enumerate(records):
         ords.append(_month_ordinal(rec.get("period"), f"group_time_series[{i}].period"))
         median = rec.get("median") or {}
         if not isinstance(median, Mapping):
             raise ValidationError(f"group_time_series[{i}].median", "an object", got=median)
-        fields.update(dict.fromkeys(median))
-    if ords:
-        lo, hi = min(ords), max(ords)
-    else:
-        lo, hi = 0, -1
-    out = np.full((hi - lo + 1, len(fields)), np.nan)
-    pos = {f: j for j, f in enumerate(fields)}
+        columns.update(dict.fromkeys(median))
+    lo, hi = _window(ords, date_from, date_to)
+    out = np.full((max(hi - lo + 1, 0), len(columns)), np.nan)
+    pos = {f: j for j, f in enumerate(columns)}
     for o, rec in zip(ords, records):
+        if not lo <= o <= hi:
+            continue
         for field, value in (rec.get("median") or {}).items():
-            out[o - lo, pos[field]] = np.nan if value is None else float(value)
+            out[o - lo, pos[field]] = np.nan if value is None else _number(value, field)
     frame = pd.DataFrame(out, index=_month_index(lo, hi),
-                         columns=pd.Index(list(fields), dtype="str", name="field"))
+                         columns=pd.Index(list(columns), dtype="str", name="field"))
     return _with_meta(frame, meta)
+
+
+def _number(value: Any, field: str) -> float:
+    """A median value as float; anything else is a :class:`ValidationError` naming the field."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValidationError(f"median.{field}", "a number or null", got=value) from None

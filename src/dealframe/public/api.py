@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._vocab import SKUS_PER_CURRENT_REQUEST
+from .._vocab import SKUS_PER_CURRENT_REQUEST, TIME_SERIES_FIELDS
 from ..errors import IncompleteResultError, ValidationError
 from ..frames.normalize import copy_frame
 from ..frames.public import (current_frame, group_current_frame, group_time_series_frame,
@@ -315,11 +315,26 @@ class PublicApi:
         interface document shows (the body has no SKUs, so ``public`` (v2) sends it
         there too).
 
+        Parameters
+        ----------
+        industries, themes, regions, countries : list of str
+            At least one names the group; ``enterprise_value_above`` narrows it.
+        fields : list of str, optional
+            Time-series fields (default: all).
+        date_from, date_to : str, pandas.Period or date, optional
+            Inclusive months ``YYYY-MM``; none means no date filter.
+        refresh, cache : bool
+            Cache control, as in :meth:`search`.
+
         Returns
         -------
         pandas.DataFrame
-            Index a monthly PeriodIndex, one column per field; ``attrs`` holds
-            ``count`` and ``companies``.
+            Index a monthly PeriodIndex, one float64 column per field requested
+            (every time-series field when none is), the same for 0, 1 or N months.
+            With both dates the index is every month of the window (months without
+            a value are NaN rows, as in :meth:`time_series`); otherwise it runs from
+            the first to the last month returned. ``attrs`` holds ``count`` and
+            ``companies``.
 
         Examples
         --------
@@ -337,6 +352,8 @@ class PublicApi:
             body["dateTo"] = end
         response = self._post_to(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
         payload = response.json()
-        frame = group_time_series_frame(payload.get("data"), payload.get("meta"))
+        frame = group_time_series_frame(payload.get("data"), payload.get("meta"),
+                                        fields=names or TIME_SERIES_FIELDS, date_from=start,
+                                        date_to=end)
         return attach(frame, endpoint=f"POST {GROUP_TIME_SERIES_PATH}", responses=[response],
                       group=body)
