@@ -336,6 +336,10 @@ def test_group_current_equals_the_raw_endpoint(client, sandbox, version, group):
         assert same_value(frame.loc[field, stat], value), (field, stat)
     n_cells = int(frame[["sum", "median"]].notna().to_numpy().sum())
     assert n_cells == sum(v is not None for v in cells.values())
+    # every numeric current-data field that is not sum-only has a median (section 2.1)
+    for field in ("marketCapLcu", "enterpriseValueLcu", "revenueLtmLcu", "ebitdaNtmLcu",
+                  "rateToUsd", "employeeCount", "evRevenueLtm"):
+        assert np.isfinite(frame.loc[field, "median"]) and np.isnan(frame.loc[field, "sum"]), field
     for key, value in payload["meta"].items():
         assert frame.attrs[key] == value
 

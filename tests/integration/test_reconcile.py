@@ -103,6 +103,12 @@ def test_calibrate_identifies_the_sandbox_conventions(client):
 def test_group_rollups_equal_the_service(client, group):
     cur, ts = reconcile_groups(client, **group)
     assert len(cur.frame) > 0 and cur.frame["match"].all(), cur.frame[~cur.frame["match"]]
+    # the medians of *Lcu fields, rateToUsd and the numeric extras are compared too
+    for field in ("marketCapLcu", "revenueNtmLcu", "rateToUsd", "employeeCount"):
+        row = cur.frame.loc[field]
+        assert np.isfinite(row["median_service"]) and row["median_local"] == pytest.approx(
+            row["median_service"], rel=1e-12), field
+        assert np.isnan(row["sum_service"]) and np.isnan(row["sum_local"]), field
     assert len(ts.frame) > 0 and ts.frame["match"].all(), ts.frame[~ts.frame["match"]]
 
 

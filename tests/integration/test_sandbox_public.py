@@ -427,9 +427,10 @@ def test_group_current_equals_pandas_over_the_members(api, current_all, group_bo
     assert members
     records = api.current(version, [c["sku"] for c in members])
     frame = pd.DataFrame(records)
+    # Section 2.1: "Median only: all other numeric fields" -- *Lcu, rateToUsd and extras too.
     numeric = [k for k in current_all[version][0]
-               if any(is_number(c.get(k)) for c in current_all[version])
-               and not k.endswith("Lcu") and k != "rateToUsd"]
+               if any(is_number(c.get(k)) for c in current_all[version])]
+    assert {f + "Lcu" for f in MONETARY} | {"rateToUsd", "employeeCount"} <= set(numeric)
     payload = api.ok(version, "groups/current", body)
     assert payload["meta"] == {"count": len(members), "companies": len(members)}
     data = payload["data"]

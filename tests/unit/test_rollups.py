@@ -34,12 +34,22 @@ def current_frame(n=40, seed=0):
     return frame
 
 
-def test_fields_exclude_text_lists_lcu_and_rate():
+def test_fields_exclude_text_and_lists_but_keep_lcu_and_rate():
     fields = current_fields(current_frame())
     assert fields[:6] == SUM_ONLY + SUM_AND_MEDIAN
     assert set(fields) == set(SUM_ONLY + SUM_AND_MEDIAN) | {
-        "evRevenueLtm", "marginEbitdaLtm", "employeeCount", "ruleOf40",
+        "evRevenueLtm", "marginEbitdaLtm", "employeeCount", "ruleOf40", "marketCapLcu", "rateToUsd",
     }
+
+
+def test_lcu_and_rate_get_a_median_only():
+    """Section 2.1: "Median only: all other numeric fields" -- the service medians these too."""
+    frame = current_frame()
+    out = group_current(frame)
+    for field in ("marketCapLcu", "rateToUsd"):
+        assert np.isnan(out.loc[field, "sum"]), field
+        assert out.loc[field, "median"] == pytest.approx(frame[field].median(skipna=True)), field
+    assert out.loc["marketCapLcu", "median"] == pytest.approx(3 * frame["marketCap"].median())
 
 
 def test_group_current_matches_pandas():

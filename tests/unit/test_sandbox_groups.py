@@ -62,12 +62,26 @@ def test_group_current_matches_pandas_sum_and_median():
         assert data["median"][field] == pytest.approx(df[field].median(), rel=1e-12)
 
 
-def test_group_current_excludes_lcu_rate_bool_and_strings():
-    data, _ = group_current(make_records(5))
+LCU = [f + "Lcu" for f in SUM_ONLY + SUM_AND_MEDIAN]
+
+
+def test_group_current_medians_lcu_and_rate_and_excludes_bool_and_strings():
+    """Section 2.1: "Median only: all other numeric fields" -- *Lcu and rateToUsd included."""
+    records = make_records(9)
+    data, _ = group_current(records)
     keys = set(data["sum"]) | set(data["median"])
-    assert not any(k.endswith("Lcu") for k in keys)
-    assert not keys & {"rateToUsd", "isListed", "sku", "name", "currency", "tags"}
+    assert set(LCU) | {"rateToUsd", "employeeCount", "customScore"} <= set(data["median"])
+    assert not (set(LCU) | {"rateToUsd"}) & set(data["sum"])  # median only, never summed
+    assert not keys & {"isListed", "sku", "name", "currency", "tags"}
     assert not set(SUM_ONLY) & set(data["median"])
+    df = pd.DataFrame(records)
+    for field in LCU + ["rateToUsd"]:
+        assert data["median"][field] == pytest.approx(df[field].median(), rel=1e-12), field
+
+
+def test_group_current_unknown_lcu_field_is_a_median_too():
+    data, _ = group_current([{"priceLcu": 2.0}, {"priceLcu": 4.0}, {"priceLcu": None}])
+    assert data["median"]["priceLcu"] == 3.0 and "priceLcu" not in data["sum"]
 
 
 def test_group_current_nulls_and_non_finite_are_skipped():

@@ -4,9 +4,9 @@ The service aggregates a group defined by a search body; these functions aggrega
 of companies the user assembled, with the service's rules (``docs/sandbox.md``, "Family A"):
 
 - current data: ``sum`` for marketCap and enterpriseValue, ``sum`` and ``median`` for
-  revenueLtm, revenueNtm, ebitdaLtm and ebitdaNtm, ``median`` for every other numeric field;
-  ``*Lcu`` variants and ``rateToUsd`` are not aggregated; nulls are skipped; a field without
-  any value gives NaN.
+  revenueLtm, revenueNtm, ebitdaLtm and ebitdaNtm, ``median`` for every other numeric field
+  (the ``*Lcu`` variants, whose medians mix currencies, and ``rateToUsd`` included); nulls are
+  skipped; a field without any value gives NaN.
 - time series: the median across the group's companies of every field, month by month, nulls
   skipped; months without any value in any field are left out.
 
@@ -28,38 +28,31 @@ from dealframe._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY
 from dealframe.errors import ValidationError
 
 __all__ = [
-    "EXCLUDED_FIELDS",
     "current_fields",
     "group_current",
     "group_time_series",
 ]
 
-#: Numeric current-data fields never aggregated (besides every ``*Lcu`` field).
-EXCLUDED_FIELDS: tuple[str, ...] = ("rateToUsd",)
-
-
 def current_fields(current: pd.DataFrame) -> list[str]:
     """The numeric fields of a current-data frame that a group rollup aggregates.
 
-    Numeric (not boolean) columns, minus ``*Lcu`` variants and ``rateToUsd``; the sum-only
-    and sum-and-median fields first, in the interface document's order, then the others in
+    Every numeric (not boolean) column, as the service aggregates every numeric field
+    (``*Lcu`` variants and ``rateToUsd`` get a median only); the sum-only and
+    sum-and-median fields first, in the interface document's order, then the others in
     frame order.
 
     Examples
     --------
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"name": ["A"], "evRevenueLtm": [2.0], "marketCapLcu": [9.0],
-    ...                       "marketCap": [5.0], "rateToUsd": [1.1]})
+    ...                       "marketCap": [5.0], "rateToUsd": [1.1], "listed": [True]})
     >>> current_fields(frame)
-    ['marketCap', 'evRevenueLtm']
+    ['marketCap', 'evRevenueLtm', 'marketCapLcu', 'rateToUsd']
     """
     numeric = [
         name
         for name, dtype in current.dtypes.items()
-        if isinstance(name, str)
-        and dtype.kind in "iuf"
-        and not name.endswith("Lcu")
-        and name not in EXCLUDED_FIELDS
+        if isinstance(name, str) and dtype.kind in "iuf"
     ]
     known = [f for f in (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN) if f in numeric]
     return known + [f for f in numeric if f not in known]
@@ -109,8 +102,8 @@ def group_current(current: pd.DataFrame, by: Any = None) -> pd.DataFrame:
     ----------
     current : DataFrame
         One row per company (index ``sku``), camelCase columns as the client's current-data
-        frame. Text and list columns are ignored; ``*Lcu`` columns and ``rateToUsd`` are not
-        aggregated.
+        frame. Text, boolean and list columns are ignored; ``*Lcu`` columns and
+        ``rateToUsd`` get a median only (an ``*Lcu`` median mixes currencies).
     by : str, Series or array-like, optional
         Group labels (a column name such as ``"region"``, a Series aligned on the index, or one
         label per row) to roll up many groups at once. Rows with a null label are left out.
@@ -120,7 +113,8 @@ def group_current(current: pd.DataFrame, by: Any = None) -> pd.DataFrame:
     DataFrame
         Index ``field`` (or ``(group, field)`` with ``by``), columns ``sum`` and ``median``
         (float64): ``sum`` only for marketCap and enterpriseValue, both for revenueLtm,
-        revenueNtm, ebitdaLtm and ebitdaNtm, ``median`` only for the other numeric fields;
+        revenueNtm, ebitdaLtm and ebitdaNtm, ``median`` only for the other numeric fields
+        (``*Lcu`` and ``rateToUsd`` included);
         NaN where a field has no value. ``attrs["companies"]`` is the number of companies
         (a dict of group to count with ``by``).
 

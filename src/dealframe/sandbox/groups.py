@@ -9,9 +9,10 @@ Field classes (interface section 2.1):
 
 - sum only: ``marketCap``, ``enterpriseValue``;
 - sum and median: ``revenueLtm``, ``revenueNtm``, ``ebitdaLtm``, ``ebitdaNtm``;
-- median only: every other numeric field.
+- median only: every other numeric field, including the local-currency variants
+  (``*Lcu``, whose median mixes currencies), ``rateToUsd`` and numeric extras such
+  as ``employeeCount``.
 
-Local-currency variants (``*Lcu``) and ``rateToUsd`` are not aggregated.
 Nulls (and non-finite numbers) are skipped; a field with no value gives
 ``None``. Medians are ordinary medians (mean of the two middle values for an
 even count); sums are correctly rounded (``math.fsum``).
@@ -32,7 +33,6 @@ __all__ = [
     "GroupInputError",
     "group_current",
     "group_time_series",
-    "is_aggregated_field",
 ]
 
 #: Numeric current-data fields the sandbox serves (document and docs/sandbox.md extras).
@@ -55,10 +55,15 @@ CURRENT_NUMERIC_FIELDS: tuple[str, ...] = (
     "revenueGrowthLtm",
     "ruleOf40Ltm",
     "ruleOf40",
+    "rateToUsd",
+    "marketCapLcu",
+    "enterpriseValueLcu",
+    "revenueLtmLcu",
+    "revenueNtmLcu",
+    "ebitdaLtmLcu",
+    "ebitdaNtmLcu",
     "employeeCount",
 )
-
-_NOT_AGGREGATED = ("rateToUsd",)
 
 
 class GroupInputError(ValueError):
@@ -78,26 +83,13 @@ def _is_number(value: object) -> bool:
     )
 
 
-def is_aggregated_field(name: str) -> bool:
-    """Whether a numeric current-data field takes part in group aggregation.
-
-    Examples
-    --------
-    >>> is_aggregated_field("marketCap"), is_aggregated_field("marketCapLcu")
-    (True, False)
-    >>> is_aggregated_field("rateToUsd")
-    False
-    """
-    return not name.endswith("Lcu") and name not in _NOT_AGGREGATED
-
-
 def _numeric_fields(records: list[dict]) -> list[str]:
     """The known numeric fields, then any other numeric field in order of appearance."""
     fields = list(CURRENT_NUMERIC_FIELDS)
     seen = set(fields)
     for record in records:
         for name, value in record.items():
-            if name not in seen and _is_number(value) and is_aggregated_field(name):
+            if name not in seen and _is_number(value):
                 seen.add(name)
                 fields.append(name)
     return fields
@@ -116,7 +108,8 @@ def group_current(records: list[dict]) -> tuple[dict, dict]:
     data : dict
         ``{"sum": {field: number or None}, "median": {field: number or None}}``.
         ``sum`` holds the sum-only and sum-and-median fields; ``median`` holds
-        the sum-and-median fields and every other numeric field.
+        the sum-and-median fields and every other numeric field (``*Lcu``
+        variants and ``rateToUsd`` included).
     meta : dict
         ``{"count": n_companies, "companies": n_companies}``.
 
@@ -130,6 +123,10 @@ def group_current(records: list[dict]) -> tuple[dict, dict]:
     (15.0, 2.0, 5.0)
     >>> "marketCap" in data["median"], data["median"]["ruleOf40"], meta
     (False, None, {'count': 2, 'companies': 2})
+    >>> data, _ = group_current([{"marketCapLcu": 9.0, "rateToUsd": 1.0},
+    ...                          {"marketCapLcu": 7.0, "rateToUsd": 1.5}])
+    >>> data["median"]["marketCapLcu"], data["median"]["rateToUsd"], "marketCapLcu" in data["sum"]
+    (8.0, 1.25, False)
     """
     sums: dict[str, float | None] = {}
     medians: dict[str, float | None] = {}
