@@ -55,6 +55,17 @@ def int_param(request: Request, name: str, default: int, lo: int, hi: int,
     ignored): Python's ``int`` would also take other scripts' digits (``"٣"``) and
     underscores (``"1_0"``), which no client means. Out of range (or unreadable) is
     a problem naming the parameter and the range; the default is returned then.
+
+    Examples
+    --------
+    >>> from starlette.requests import Request
+    >>> def query(text: bytes) -> Request:
+    ...     return Request({"type": "http", "query_string": text, "headers": []})
+    >>> p = Problems()
+    >>> int_param(query(b"page=%203%20"), "page", 1, 1, 10**9, p), p.errors
+    (3, [])
+    >>> int_param(query(b"limit=%D9%A3"), "limit", 100, 1, 1000, p), p.errors
+    (100, ["limit: must be an integer between 1 and 1000, got '٣'"])
     """
     raw = request.query_params.get(name)
     if raw is None:
