@@ -226,6 +226,11 @@ class NotFoundError(ApiError):
         if self.deleted:
             ident = self.details.get("id")
             what = f"entity {ident}" if ident else "the entity"
+            if self.request is not None and self.request.path.count("/") > 5:
+                # a sub-collection (/api/private/v1/<entity>/<id>/<sub>): not served for a
+                # deleted entity, and include_deleted is no parameter of it
+                return (f"{what} is soft-deleted; its sub-collections are not served (read "
+                        "its profile with include_deleted=True)")
             return f"{what} is soft-deleted; pass include_deleted=True to read it"
         return self.message
 

@@ -214,3 +214,13 @@ def test_parse_retry_after(value, expected):
 
 def test_parse_retry_after_http_date_in_the_past_is_zero():
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+
+
+def test_a_deleted_entitys_sub_collection_does_not_suggest_a_parameter_it_lacks():
+    body = _body("NOT_FOUND", "Resource is deleted", {"deleted": True, "id": "c0ffee"})
+    sub = RequestInfo("GET", "/api/private/v1/companies/c0ffee/fundings", "private")
+    profile = RequestInfo("GET", "/api/private/v1/companies/c0ffee", "private")
+    on_sub = str(error_from_response(404, body, sub))
+    on_profile = str(error_from_response(404, body, profile))
+    assert "sub-collections are not served" in on_sub and "pass include_deleted" not in on_sub
+    assert "pass include_deleted=True to read it" in on_profile
