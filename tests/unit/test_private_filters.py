@@ -74,12 +74,113 @@ def test_enum_miss_is_its_own_error(deals):
 
 
 def test_sort_checked(deals):
-    assert deals.check_sort("deal_date") == "deal_date"
+    assert deals.check_sort("deal_date") == "deal_date:desc"  # the service's default, written out
     with pytest.raises(ValidationError, match="deal_valuation"):
         deals.check_sort("name:asc")
     with pytest.raises(ValidationError):
         deals.check_sort("deal_date:up")
 
 
+@pytest.mark.parametrize("given,canonical", [
+    ("deal_date:ASC", "deal_date:asc"), ("deal_date: asc", "deal_date:asc"),
+    (" deal_valuation : Desc ", "deal_valuation:desc"), ("updated_at:", "updated_at:desc"),
+    ("deal_raised:asc", "deal_raised:asc"),
+])
+def test_sort_is_normalised_to_the_canonical_form(deals, given, canonical):
+    assert deals.check_sort(given) == canonical
+
+
+@pytest.mark.parametrize("given,suggestion", [
+    ("deal_dat:asc", "deal_date"), ("Deal_Date:asc", "deal_date"), ("valuation:desc", "deal_valuation"),
+    ("deal_date:ascending", "asc"), ("deal_date:descending", "desc"), ("deal_date:dsc", "desc"),
+])
+def test_bad_sort_names_sort_and_suggests(deals, given, suggestion):
+    with pytest.raises(ValidationError) as err:
+        deals.check_sort(given)
+    assert err.value.argument == "sort"
+    assert f"did you mean {suggestion!r}?" in str(err.value)
+
+
+@pytest.mark.parametrize("filters,argument", [
+    ({"deal_type": []}, "deal_type"),                      # in, enum-backed
+    ({"target_country": ()}, "target_country"),            # in, open vocabulary
+    ({"id": []}, "id"),                                    # array_uuid
+    ({"target_verticals": []}, "target_verticals"),        # overlaps
+    ({"investor_id": {"in": []}}, "investor_id"),          # explicit operator
+    ({"target_region": pd.Index([])}, "target_region"),    # any empty iterable
+    ({"target_country": ["GBR", " "]}, "target_country[1]"),  # a blank value matches nothing too
+])
+def test_empty_lists_are_refused(deals, filters, argument):
+    with pytest.raises(ValidationError) as err:
+        deals.build(filters)
+    assert err.value.argument == argument
+    assert "at least one value" in str(err.value) or "non-blank" in str(err.value)
+
+
+def test_none_still_means_no_constraint(deals, companies):
+    assert deals.build({"deal_type": None, "id": None}) == {}
+    assert companies.build({"country": ["GBR"], "verticals": None}) == {"country": ["GBR"]}
+
+
 def test_timestamps_converted_to_utc():
     assert to_timestamp_string(pd.Timestamp("2024-01-01T00:30:00-05:00"), "t") == "2024-01-01T05:30:00+00:00"
+
+
+# ---------------------------------------------------------------- profile fields
+
+
+def test_profile_fields_agree_with_the_sandbox():
+    from dealframe.frames.schemas import PROFILE_FIELDS
+    from dealframe.sandbox.store import (COMPANY_PROFILE_FIELDS, DEAL_PROFILE_FIELDS,
+                                         INVESTOR_PROFILE_FIELDS)
+
+    assert set(PROFILE_FIELDS["companies"]) == set(COMPANY_PROFILE_FIELDS)
+    assert set(PROFILE_FIELDS["investors"]) == set(INVESTOR_PROFILE_FIELDS)
+    assert set(PROFILE_FIELDS["transactions"]) == set(DEAL_PROFILE_FIELDS)
+    # the interface document's additions to each profile (section 2.2)
+    assert {"employee_count", "stock_listing", "valuation", "fundamentals",
+            "deal_activity"} <= set(PROFILE_FIELDS["companies"])
+    assert "stats" in PROFILE_FIELDS["investors"] and "stats" not in PROFILE_FIELDS["companies"]
+    assert "investors" in PROFILE_FIELDS["transactions"]
+
+
+@pytest.mark.parametrize("entity,fields,names", [
+    ("companies", ["name", "valuation"], ["name", "valuation"]),
+    ("companies", " name , deal_activity", ["name", "deal_activity"]),
+    ("investors", ("stats", "stats", "id"), ["stats", "id"]),
+    ("transactions", "investors", ["investors"]),
+    ("companies", None, None),
+])
+def test_profile_fields_accepted(entity, fields, names):
+    from dealframe.private.fields import check_fields
+
+    assert check_fields(entity, fields) == names
+
+
+@pytest.mark.parametrize("entity,fields,got,suggestion", [
+    ("companies", ["foo"], "foo", None),
+    ("companies", ["name", "valuaton"], "valuaton", "valuation"),
+    ("companies", ["stats"], "stats", None),                 # an investor field
+    ("investors", ["stat"], "stat", "stats"),
+    ("investors", ["fundamentals"], "fundamentals", None),   # a company field
+    ("transactions", ["investor"], "investor", "investors"),
+    ("transactions", ["name,deal_date"], "name,deal_date", None),
+])
+def test_unknown_profile_fields_are_refused(entity, fields, got, suggestion):
+    from dealframe.private.fields import check_fields
+
+    with pytest.raises(ValidationError) as err:
+        check_fields(entity, fields)
+    assert err.value.argument == "fields"
+    assert repr(got) in str(err.value)
+    if suggestion:
+        assert f"did you mean {suggestion!r}" in str(err.value)
+
+
+@pytest.mark.parametrize("fields", [[], "", [""], [" "], ["name", 3], {"name": 1}, 7, b"name"])
+def test_malformed_profile_fields_are_refused(fields):
+    from dealframe.private.fields import check_fields
+
+    with pytest.raises(ValidationError) as err:
+        check_fields("companies", fields)
+    assert err.value.argument == "fields"

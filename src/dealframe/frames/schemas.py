@@ -81,6 +81,7 @@ __all__ = [
     "PARTICIPANTS_DTYPE",
     "PARTICIPANT_ROLES",
     "PORTFOLIO",
+    "PROFILE_FIELDS",
     "PROFILE_NESTED",
     "RESOLVE_CANDIDATES",
     "RESOLVE_RESULTS",
@@ -94,6 +95,7 @@ __all__ = [
     "VOCABULARIES",
     "dtype_of",
     "struct_type",
+    "top_level_fields",
 ]
 
 #: Dates (``YYYY-MM-DD``): naive, microsecond resolution, everywhere.
@@ -209,6 +211,18 @@ def dtype_of(column: Column) -> object:
     if column.fields is not None:
         return pd.ArrowDtype(pa.list_(struct_type(column.fields)))
     return np.dtype("object")
+
+
+def top_level_fields(schema: Schema) -> tuple[str, ...]:
+    """The top-level JSON fields a schema reads, in column order, each once.
+
+    Examples
+    --------
+    >>> top_level_fields((Column("id", "str"), Column("target_id", "str", ("target", "id")),
+    ...                   Column("target_name", "str", ("target", "name"))))
+    ('id', 'target')
+    """
+    return tuple(dict.fromkeys(column.path[0] for column in schema))
 
 
 def _cols(kind: str, *names: str, prefix: str = "", parent: str | None = None) -> Schema:
@@ -345,6 +359,16 @@ DEAL: Schema = (
 DEAL_ROLE = Column("role", "category")
 #: Nested objects of a deal and the prefix their extra keys get.
 DEAL_NESTED: dict[str, str] = {"deal_multiples": "", "target": "target_"}
+
+#: Top-level fields of each single profile (interface document section 2.2), by entity: what
+#: the ``fields`` allowlist of ``GET /companies/{id}``, ``/investors/{id}`` and
+#: ``/transactions/{id}`` may name. Read from the profile schemas, so the frame's columns and
+#: the names the client accepts cannot drift apart.
+PROFILE_FIELDS: dict[str, tuple[str, ...]] = {
+    "companies": top_level_fields(COMPANY_PROFILE),
+    "investors": top_level_fields(INVESTOR_PROFILE),
+    "transactions": top_level_fields(DEAL),
+}
 
 COMPANY_INVESTORS: Schema = (
     *_cols("str", "id", "name", "short_name", "country", "website"),

@@ -23,8 +23,9 @@ from ..notices import MissingDataWarning
 from ..provenance import attach
 from ..transport.paging import map_concurrent
 from .filters import EnumValueError, FilterSchema
+from .fields import check_fields
 from .ids import check_ids
-from .paging import PageInfo, gc_paused, pull_pages
+from .paging import PageInfo, Pages, gc_paused, pull_pages
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -52,6 +53,40 @@ class Resolution(NamedTuple):
 
     matches: pd.DataFrame
     candidates: pd.DataFrame
+
+
+class _Pulled(NamedTuple):
+    """The parsed pages of one list call and what they add up to."""
+
+    parts: list[Any]
+    infos: list[PageInfo]
+    expected: int  # rows the pages read should hold
+    total: int | None  # rows matching the filters (None: batches of ids left unsent by limit)
+    looked_up: list[str] | None  # the ids sent, for a lookup by id
+
+
+#: Filters that do not narrow a lookup by id (``include_deleted`` widens it).
+_NOT_NARROWING = frozenset({"id", "include_deleted"})
+
+
+def _report_missing_ids(entity: str, wire: Mapping[str, Any], looked_up: list[str],
+                        missing: list[str], frame: pd.DataFrame, strict: bool) -> None:
+    """Warn (or raise under ``strict``) about ids a lookup by id did not return.
+
+    Only when ``id`` is the only narrowing filter: other filters exclude rows on
+    purpose, so their misses are listed in ``attrs["missing_ids"]`` but not flagged.
+    """
+    if any(name not in _NOT_NARROWING for name in wire):
+        return
+    label = {"companies": "company", "investors": "investor"}.get(entity, "deal")
+    if strict:
+        raise IncompleteResultError(len(looked_up), len(looked_up) - len(missing), missing,
+                                    partial=frame, what=f"{label} ids")
+    reason = ("unknown ids" if wire.get("include_deleted") is True else
+              "unknown ids, or soft-deleted ones: pass include_deleted=True to get those")
+    shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+    warnings.warn(f"{len(missing)} of {len(looked_up)} {label} ids were not returned ({reason}): "
+                  f"{shown} (see df.attrs['missing_ids'])", MissingDataWarning, stacklevel=4)
 
 
 class PrivateApi:
@@ -149,6 +184,52 @@ class PrivateApi:
 
     # ------------------------------------------------------------------ lists
 
+    def _pull_pages(self, entity: str, body: dict[str, Any], kind: str, limit: int | None,
+                    parse: Callable[[list[Any]], Any], progress: bool | None, refresh: bool,
+                    cache: bool, deadline: Any) -> Pages[Any]:
+        """Every page of one list request (``limit`` rows at most), parsed as they arrive."""
+        def fetch(page: int, size: int) -> "Response":
+            return self._post(f"/{entity}", {**body, "page": page, "limit": size}, kind,
+                              refresh=refresh, cache=cache, deadline=deadline)
+
+        return pull_pages(fetch, limit=limit, workers=self._workers,
+                          progress=self._progress(progress), desc=entity, parse=parse,
+                          pool=self._t.pool)
+
+    def _pull_list(self, entity: str, wire: dict[str, Any], sort: str | None, limit: int | None,
+                   parse: Callable[[list[Any]], Any], progress: bool | None, refresh: bool,
+                   cache: bool, deadline: Any) -> _Pulled:
+        """The pages of a list; a lookup by ``id`` goes in batches, each one read whole.
+
+        Each batch of ids is read whole (at most 1,000 rows: one page), so the ids it
+        did not return are known exactly. With ``limit``, batches stop once the rows
+        read reach it; the ids of the batches not sent are not looked up (``total`` is
+        then unknown: None).
+        """
+        kind = "changefeed" if "updated_at" in wire else "list"
+        head = {} if sort is None else {"sort": sort}
+        ids = wire.get("id")
+        if not ids:
+            pages = self._pull_pages(entity, {"filters": dict(wire), **head}, kind, limit, parse,
+                                     progress, refresh, cache, deadline)
+            return _Pulled(pages.parts, pages.infos, pages.expected, pages.total, None)
+        parts: list[Any] = []
+        infos: list[PageInfo] = []
+        expected = total = 0
+        looked_up: list[str] = []
+        for start in range(0, len(ids), IDS_PER_BATCH):
+            if limit is not None and expected >= limit:
+                return _Pulled(parts, infos, expected, None, looked_up)
+            batch = ids[start:start + IDS_PER_BATCH]
+            pages = self._pull_pages(entity, {"filters": {**wire, "id": batch}, **head}, kind, None,
+                                     parse, progress, refresh, cache, deadline)
+            parts += pages.parts
+            infos += pages.infos
+            expected += pages.expected
+            total += pages.total
+            looked_up += batch
+        return _Pulled(parts, infos, expected, total, looked_up)
+
     def _list(self, entity: str, filters: Mapping[str, Any] | None, kwargs: dict[str, Any], *,
               sort: str | None, limit: int | None, strict: bool, progress: bool | None,
               refresh: bool, cache: bool) -> pd.DataFrame:
@@ -157,59 +238,45 @@ class PrivateApi:
         deadline = self._t.deadline()  # one budget for the whole call, discovery included
         schema, wire = self._build_filters(entity, filters, kwargs, deadline=deadline)
         sort = schema.check_sort(sort)
-        changefeed = "updated_at" in wire
-        kind = "changefeed" if changefeed else "list"
-        ids = wire.get("id")
-        batches = [ids[i:i + IDS_PER_BATCH] for i in range(0, len(ids), IDS_PER_BATCH)] if ids else [None]
         columns, nested, extra = _LIST_SHAPES[entity]
 
         def parse(items: list[Any]) -> Any:  # one page's rows -> typed columns; its JSON is freed
             return build_columns(as_records(items, entity), columns, nested, extra)
 
-        parts: list[Any] = []
-        infos: list[PageInfo] = []
-        expected = 0
         with gc_paused():
-            for batch in batches:
-                body: dict[str, Any] = {"filters": dict(wire)}
-                if batch is not None:
-                    body["filters"]["id"] = batch
-                if sort is not None:
-                    body["sort"] = sort
-
-                def fetch(page: int, size: int, body: dict[str, Any] = body) -> "Response":
-                    return self._post(f"/{entity}", {**body, "page": page, "limit": size}, kind,
-                                      refresh=refresh, cache=cache, deadline=deadline)
-
-                remaining = None if limit is None else max(limit - expected, 0)
-                if remaining == 0:
-                    break
-                pages = pull_pages(fetch, limit=remaining, workers=self._workers,
-                                   progress=self._progress(progress), desc=entity, parse=parse,
-                                   pool=self._t.pool)
-                parts += pages.parts
-                infos += pages.infos
-                expected += pages.expected
-            frame = assemble(parts, columns, extra)
-            del parts
+            pulled = self._pull_list(entity, wire, sort, limit, parse, progress, refresh, cache,
+                                     deadline)
+            frame = assemble(pulled.parts, columns, extra)
+            del pulled.parts[:]
         if DEAL_ROLE.name in frame and entity == "transactions":
             frame = frame.drop(columns=DEAL_ROLE.name)
         received = len(frame)
         frame = frame.drop_duplicates("id", keep="first", ignore_index=True)
         duplicates = received - len(frame)
-        if limit is not None and len(frame) > limit:
+        if pulled.looked_up is None and limit is not None and len(frame) > limit:
+            frame = frame.iloc[:limit].reset_index(drop=True)  # the last page may overshoot
+        distinct = len(frame)
+        missing: list[str] | None = None
+        if pulled.looked_up is not None:
+            returned = set(frame["id"].tolist())
+            missing = [i for i in pulled.looked_up if i not in returned]
+            if sort is None:  # without a sort, rows follow the ids asked for
+                order = {i: n for n, i in enumerate(wire["id"])}
+                frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")]
             frame = frame.iloc[:limit].reset_index(drop=True)
-        if ids and sort is None:
-            order = {i: n for n, i in enumerate(ids)}
-            frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")].reset_index(drop=True)
-        attach(frame, endpoint=f"POST {PREFIX}/{entity}", responses=infos, rows_expected=expected,
-               rows_received=received, duplicates_removed=duplicates, filters=wire, sort=sort)
-        if len(frame) != expected:
-            message = (f"{entity}: expected {expected} rows, received {len(frame)} distinct rows "
-                       "(the data changed while pages were read?)")
+        truncated = limit is not None and (pulled.total is None or pulled.total > limit)
+        attach(frame, endpoint=f"POST {PREFIX}/{entity}", responses=pulled.infos,
+               rows_expected=pulled.expected, rows_received=received, rows_total=pulled.total,
+               truncated=truncated, duplicates_removed=duplicates, filters=wire, sort=sort,
+               **({} if missing is None else {"missing_ids": missing}))
+        if distinct != pulled.expected:
+            message = (f"{entity}: expected {pulled.expected} rows, received {distinct} distinct "
+                       "rows (the data changed while pages were read?)")
             if strict:
-                raise IncompleteResultError(expected, len(frame), [], partial=frame)
+                raise IncompleteResultError(pulled.expected, distinct, [], partial=frame)
             warnings.warn(message, MissingDataWarning, stacklevel=3)
+        if missing:
+            _report_missing_ids(entity, wire, pulled.looked_up or [], missing, frame, strict)
         return frame
 
     def page(self, entity: str, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
@@ -251,7 +318,8 @@ class PrivateApi:
                 raise ValidationError(name, expected, got=value)
         schema, wire = self._build_filters(entity, filters, kwargs)
         body: dict[str, Any] = {"filters": wire, "page": page, "limit": limit}
-        if schema.check_sort(sort) is not None:
+        sort = schema.check_sort(sort)
+        if sort is not None:
             body["sort"] = sort
         kind = "changefeed" if "updated_at" in wire else "list"
         response = self._post(f"/{entity}", body, kind, refresh=refresh, cache=cache)
@@ -276,12 +344,17 @@ class PrivateApi:
         filters : dict, optional
             Raw filters by discovery name; keyword arguments are merged over it.
         sort : str, optional
-            ``"<key>:asc"`` or ``"<key>:desc"`` (name, founded, ipoed, updated_at).
+            ``"<key>:asc"`` or ``"<key>:desc"`` (name, founded, ipoed, updated_at);
+            spaces and the direction's case do not matter (``"name: ASC"``), and
+            without a direction it is ``desc``. Sent as ``"<key>:<direction>"``.
         limit : int, optional
-            Cap on rows (default: all).
+            Cap on rows (default: all). ``attrs["rows_total"]`` holds the rows the
+            filters match and ``attrs["truncated"]`` is True when the cap cut them.
         strict : bool, default False
             Raise :class:`~dealframe.errors.IncompleteResultError` when the rows
-            received do not add up to the total announced (else a warning).
+            received do not add up to the total announced, or when ids asked for
+            by ``id`` did not come back (else a
+            :class:`~dealframe.MissingDataWarning`).
         progress : bool, optional
             Progress bar on multi-page pulls.
         refresh, cache : bool
@@ -291,16 +364,35 @@ class PrivateApi:
             ``name={"eq": "Acme Labs"}``, ``country=["GBR"]``, ``region=[...]``,
             ``verticals=[...]`` (overlaps), ``founded_min=2015``,
             ``ipoed_from=datetime.date(2020, 1, 1)``, ``id=[...]`` (batched),
-            ``include_deleted=True`` ...
+            ``include_deleted=True`` ... A list filter needs at least one value
+            (``country=[]`` would match nothing and is refused); leave it out, or
+            pass None, for no constraint.
 
         Returns
         -------
         pandas.DataFrame
             One row per company, typed; provenance in ``attrs``.
 
+        Notes
+        -----
+        A lookup by ``id`` returns the rows in the order of the ids (unless
+        ``sort`` is given) and lists the ids that did not come back in
+        ``attrs["missing_ids"]`` (empty when none). An id is missing when it is
+        unknown or soft-deleted (soft-deleted rows come back only with
+        ``include_deleted=True``). When ``id`` is the only narrowing filter, missing
+        ids are reported with a :class:`~dealframe.MissingDataWarning` (or an
+        :class:`~dealframe.errors.IncompleteResultError` with ``strict=True``). When
+        other filters are given too (``country``, ``updated_at`` ...), they exclude
+        rows on purpose: the ids they exclude are still listed in
+        ``attrs["missing_ids"]``, without a warning. With ``limit``, batches of ids
+        stop once the cap is reached; ids of batches not sent are not looked up
+        (``attrs["rows_total"]`` is then None).
+
         Examples
         --------
         >>> uk = client.private.companies(country=["GBR"], verticals=["Fintech"], sort="founded:desc")  # doctest: +SKIP
+        >>> some = client.private.companies(id=wanted_ids)  # doctest: +SKIP
+        >>> some.attrs["missing_ids"]  # ids asked for that did not come back  # doctest: +SKIP
         """
         return self._list("companies", filters, kwargs, sort=sort, limit=limit, strict=strict,
                           progress=progress, refresh=refresh, cache=cache)
@@ -310,7 +402,8 @@ class PrivateApi:
                   refresh: bool = False, cache: bool = True, **kwargs: Any) -> pd.DataFrame:
         """Investors matching the filters (``name``, ``country``, ``id``, ``updated_at`` ...).
 
-        Parameters are those of :meth:`companies` (sort keys: name, updated_at).
+        Parameters, ``attrs`` and the handling of ``id`` (``attrs["missing_ids"]``)
+        are those of :meth:`companies` (sort keys: name, updated_at).
 
         Examples
         --------
@@ -327,7 +420,9 @@ class PrivateApi:
         Parameters are those of :meth:`companies`; sort keys deal_date,
         deal_valuation, deal_raised, updated_at; filters such as
         ``deal_type=["M&A"]``, ``date_from="2023-01-01"``, ``valuation_min=100``,
-        ``target_region=["Western Europe"]``, ``investor_id=[...]``.
+        ``target_region=["Western Europe"]``, ``investor_id=[...]``. ``id=[...]``
+        takes deal ids; the ones that do not come back are in
+        ``attrs["missing_ids"]`` (see :meth:`companies`).
 
         Returns
         -------
@@ -352,12 +447,8 @@ class PrivateApi:
         single = isinstance(ids, str)
         wanted = check_ids(ids, "id" if single else "ids")
         params: dict[str, Any] = {}
-        if fields is not None:
-            if not isinstance(fields, (str, Iterable)) or isinstance(fields, (Mapping, bytes)):
-                raise ValidationError("fields", "a list of field names", got=fields)
-            names = [fields] if isinstance(fields, str) else list(fields)
-            if not names or not all(isinstance(f, str) and f for f in names):
-                raise ValidationError("fields", "a list of field names", got=fields)
+        names = check_fields(entity, fields)
+        if names is not None:
             params["fields"] = ",".join(names)
         if not isinstance(include_deleted, bool):
             raise ValidationError("include_deleted", "True or False", got=include_deleted)
@@ -405,7 +496,11 @@ class PrivateApi:
             One UUID (a missing one raises :class:`~dealframe.errors.NotFoundError`)
             or many (fetched concurrently; missing ones reported in ``attrs``).
         fields : list of str, optional
-            Allowlist of top-level fields.
+            Allowlist of top-level fields of the company profile (``name``,
+            ``employee_count``, ``stock_listing``, ``valuation``, ``fundamentals``,
+            ``deal_activity`` ...; ``id`` always comes back). An unknown name raises
+            :class:`~dealframe.errors.ValidationError` naming ``fields``, with the
+            closest valid name, before any request.
         include_deleted : bool, default False
             Return soft-deleted companies too (``deleted`` True).
 
@@ -420,6 +515,10 @@ class PrivateApi:
                  strict: bool = False, progress: bool | None = None, refresh: bool = False,
                  cache: bool = True) -> pd.DataFrame:
         """Investor profiles with ``stats_*`` columns; see :meth:`investor_top` for top lists.
+
+        Parameters are those of :meth:`company`; ``fields`` names fields of the
+        investor profile (the company profile's list fields, ``employee_count``,
+        ``stats``).
 
         Examples
         --------
@@ -453,6 +552,9 @@ class PrivateApi:
     def deal(self, ids: Any, *, fields: Any = None, include_deleted: bool = False, strict: bool = False,
              progress: bool | None = None, refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Single deals with the richer target and the full ``investors`` list.
+
+        Parameters are those of :meth:`company`; ``fields`` names fields of the
+        single deal (the deal list fields and ``investors``).
 
         Examples
         --------
@@ -501,7 +603,10 @@ class PrivateApi:
         frame = build(items)
         column = frame.pop(parent) if parent in frame else pd.Series([], dtype="str")
         frame.insert(0, parent, pd.array(column, dtype="str"))
-        return attach(frame, endpoint=f"GET {PREFIX}/{entity}/{{id}}/{name}", responses=responses)
+        totals = [pages.total for _, pages in pulled]
+        return attach(frame, endpoint=f"GET {PREFIX}/{entity}/{{id}}/{name}", responses=responses,
+                      rows_total=sum(totals),
+                      truncated=limit is not None and any(t > limit for t in totals))
 
     def _deal_sub(self, entity: str, name: str, ids: Any, role: bool, **kw: Any) -> pd.DataFrame:
         parent = "company_id" if entity == "companies" else "investor_id"
@@ -515,7 +620,10 @@ class PrivateApi:
         Returns
         -------
         pandas.DataFrame
-            Deals frame with ``company_id`` first; every page fetched.
+            Deals frame with ``company_id`` first; every page fetched. ``limit``
+            caps the rows per company; ``attrs["rows_total"]`` holds the rows there
+            are and ``attrs["truncated"]`` says whether the cap cut them (the same for
+            every sub-collection).
 
         Examples
         --------

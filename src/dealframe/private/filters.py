@@ -27,8 +27,11 @@ import pandas as pd
 
 from ..errors import ValidationError
 
-__all__ = ["EnumValueError", "FilterSchema", "to_date_string", "to_timestamp_string"]
+__all__ = ["EnumValueError", "FilterSchema", "SORT_DIRECTIONS", "to_date_string",
+           "to_timestamp_string"]
 
+#: Sort directions of ``<key>:<direction>`` (interface document section 4.2).
+SORT_DIRECTIONS: tuple[str, ...] = ("asc", "desc")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -173,9 +176,16 @@ class FilterSchema:
         t, arg = spec.type, spec.name
         if t in ("array_string", "array_uuid"):
             items = _as_list(value, arg)
+            if not items:  # the service would match nothing: an empty frame that says nothing
+                raise ValidationError(arg, "at least one value (an empty list matches no row; "
+                                           "leave the filter out, or pass None, for no constraint)",
+                                      got=items)
             for i, item in enumerate(items):
                 if not isinstance(item, str):
                     raise ValidationError(f"{arg}[{i}]", "a string", got=item)
+                if not item.strip():
+                    raise ValidationError(f"{arg}[{i}]", "a non-blank string (a blank value "
+                                                         "matches no row)", got=item)
             if t == "array_uuid":
                 canonical = []
                 for i, item in enumerate(items):
@@ -216,21 +226,45 @@ class FilterSchema:
         return value  # a type this client does not know yet: pass it through
 
     def check_sort(self, sort: str | None) -> str | None:
-        """Validate ``<key>[:asc|desc]`` against the document's sort keys.
+        """Validate ``<key>[:asc|desc]`` and return its canonical form ``<key>:<direction>``.
+
+        Spaces around the key and the direction are dropped and the direction is
+        lower-cased (``"name: ASC"`` → ``"name:asc"``); without a direction the
+        service's default, ``desc``, is written out. Keys are case-sensitive.
+
+        Raises
+        ------
+        ValidationError
+            Naming ``sort``: an unknown key or direction, with the closest valid one.
 
         Examples
         --------
-        >>> FilterSchema("x", {"filters": [], "sort_fields": ["name"]}).check_sort("name:asc")
+        >>> schema = FilterSchema("x", {"filters": [], "sort_fields": ["name"]})
+        >>> schema.check_sort(" name : ASC ")
         'name:asc'
+        >>> schema.check_sort("name")
+        'name:desc'
         """
         if sort is None:
             return None
+        keys = ", ".join(self.sort_fields)
         if not isinstance(sort, str):
-            raise ValidationError("sort", f"'<key>:asc' or '<key>:desc' with key in "
-                                          f"{', '.join(self.sort_fields)}", got=sort)
-        key, _, direction = sort.partition(":")
+            raise ValidationError("sort", f"'<key>:asc' or '<key>:desc' with key in {keys}",
+                                  got=sort)
+        key, _, direction = sort.strip().partition(":")
+        key, direction = key.strip(), direction.strip().lower() or "desc"
         if key not in self.sort_fields:
-            raise ValidationError("sort", f"a sort key among {', '.join(self.sort_fields)}", got=key)
-        if direction and direction not in ("asc", "desc"):
-            raise ValidationError("sort", "direction 'asc' or 'desc'", got=direction)
-        return sort
+            raise ValidationError("sort", f"a sort key among {keys}{_suggest(key, self.sort_fields)}",
+                                  got=key)
+        if direction not in SORT_DIRECTIONS:
+            raise ValidationError("sort", "direction 'asc' or 'desc'"
+                                          f"{_suggest(direction, SORT_DIRECTIONS)}", got=direction)
+        return f"{key}:{direction}"
+
+
+def _suggest(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices``, or nothing."""
+    options = list(choices)
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.5) or \
+        [c for c in options if word.lower().startswith(c) or c.startswith(word.lower())][:1]
+    return f" (did you mean {close[0]!r}?)" if word and close else ""
