@@ -5,16 +5,18 @@ A pure, vectorised reimplementation of ``POST /api/private/v1/transactions/aggre
 open convention a parameter (:class:`~dealframe.analytics.conventions.Conventions`).
 
 How it works: the deals of the window are grouped by an integer bucket code with one stable
-radix sort, each bucket's slice is sorted in place, and every quantile of every bucket is then
-read from the sorted array at once by index arithmetic (:func:`segment_quantiles`), with the
-same virtual-index and interpolation formulas as :func:`numpy.quantile`, so the results equal
-``numpy.percentile`` bucket by bucket.
+radix sort, and every quantile of every bucket is then read from the grouped array at once by
+index arithmetic (:func:`segment_quantiles`), with the same virtual-index and interpolation
+formulas as :func:`numpy.quantile`, so the results equal ``numpy.percentile`` bucket by
+bucket. Only the order statistics at the ranks read must be in place, so each bucket's slice
+is partitioned around them (a selection), not sorted; ``explain=True``, which shows every
+value's place, sorts the slices instead.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -152,8 +154,39 @@ def segment_quantiles(
     filled = counts > 0
     if not filled.any():
         return out
-    n = counts[filled]
     base = starts[filled]
+    lo, hi, gamma = _order_statistics(counts[filled], q, method)
+    if gamma is None:
+        out[filled] = values[base + lo]
+    else:
+        out[filled] = _lerp(values[base + lo], values[base + hi], gamma)
+    return out
+
+
+def _order_statistics(
+    n: np.ndarray, q: float, method: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Ranks ``(lo, hi)`` and weight ``gamma`` of quantile ``q`` of segments of ``n`` values.
+
+    The quantile of a segment is ``_lerp(sorted[lo], sorted[hi], gamma)``, or ``sorted[lo]``
+    when ``gamma`` is None (discrete methods); :func:`numpy.quantile`'s formulas.
+
+    Parameters
+    ----------
+    n : ndarray of int64
+        Segment lengths, all > 0.
+    q : float
+        Quantile in [0, 1].
+    method : str
+        A numpy quantile method.
+
+    Returns
+    -------
+    lo, hi : ndarray of int64
+        0-based ranks within each segment.
+    gamma : ndarray of float64 or None
+        Interpolation weight, None for discrete methods.
+    """
     nf = n.astype(np.float64)
     last = n - 1
     if method in CONTINUOUS_QUANTILE_METHODS or method in ("midpoint", "averaged_inverted_cdf"):
@@ -176,11 +209,9 @@ def segment_quantiles(
             gamma = np.where(virtual % 1 == 0, 0.0, 0.5)
         elif method == "averaged_inverted_cdf":
             gamma = np.where(gamma == 0, 0.5, 1.0)
-        out[filled] = _lerp(values[base + lo], values[base + hi], gamma)
-    else:
-        index = np.minimum(_discrete_index(nf, q, method), nf - 1).astype(np.int64)
-        out[filled] = values[base + index]
-    return out
+        return lo, hi, gamma
+    index = np.minimum(_discrete_index(nf, q, method), nf - 1).astype(np.int64)
+    return index, index, None
 
 
 # --------------------------------------------------------------------------------------------
@@ -432,6 +463,28 @@ def _bucket_of_rows(
     return rows, codes
 
 
+def _starts_of(counts: np.ndarray) -> np.ndarray:
+    """Start offset of every segment of consecutive segments of ``counts`` values."""
+    starts = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    return starts
+
+
+def _group(
+    bucket: np.ndarray, values: np.ndarray, n_buckets: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Values grouped by bucket, unsorted within buckets: (grouped, counts, starts, positions).
+
+    One stable radix sort on the small-integer bucket numbers; unused rows, numbered
+    ``n_buckets``, sort last and are cut off. ``positions`` gives the row of every value.
+    """
+    counts = np.bincount(bucket, minlength=n_buckets + 1)[:n_buckets].astype(np.int64)
+    starts = _starts_of(counts)
+    total = int(counts.sum())
+    positions = np.argsort(bucket, kind="stable")[:total]
+    return values[positions], counts, starts, positions
+
+
 def _group_sorted(
     bucket: np.ndarray, values: np.ndarray, n_buckets: int, need_positions: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -442,12 +495,7 @@ def _group_sorted(
     place; with ``need_positions`` the slices are arg-sorted instead, so that ``positions``
     gives the row of every sorted value (otherwise ``positions`` is meaningless).
     """
-    counts = np.bincount(bucket, minlength=n_buckets + 1)[:n_buckets].astype(np.int64)
-    starts = np.zeros(n_buckets, dtype=np.int64)
-    np.cumsum(counts[:-1], out=starts[1:])
-    total = int(counts.sum())
-    positions = np.argsort(bucket, kind="stable")[:total]
-    grouped = values[positions]
+    grouped, counts, starts, positions = _group(bucket, values, n_buckets)
     for b in np.flatnonzero(counts > 1).tolist():
         segment = slice(starts[b], starts[b] + counts[b])
         if need_positions:
@@ -481,6 +529,139 @@ def _segment_search(
     return lo - starts
 
 
+def _trimmed(counts: np.ndarray, threshold: int, conv: Conventions) -> np.ndarray:
+    """Whether each bucket is trimmed (with ``n_counted="before"``, not when suppressed)."""
+    if conv.n_counted == "before":
+        return counts >= max(threshold, 1)
+    return counts > 0
+
+
+def _bounds(
+    q1: np.ndarray, q3: np.ndarray, trimmed: np.ndarray, conv: Conventions
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Trimming bounds of every bucket: ``(lower, upper, search_lower, search_upper)``.
+
+    ``lower`` and ``upper`` are NaN for a bucket that is not trimmed; the search bounds are
+    then infinite so that every value is kept.
+    """
+    iqr = q3 - q1
+    lower = np.where(trimmed, q1 - conv.iqr_multiplier * iqr, np.nan)
+    upper = np.where(trimmed, q3 + conv.iqr_multiplier * iqr, np.nan)
+    search_lower = np.where(trimmed, lower, -np.inf)
+    search_upper = np.where(trimmed, upper, np.inf)
+    return lower, upper, search_lower, search_upper
+
+
+def _window_quartiles(
+    values: np.ndarray, n_buckets: int, method: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """q1 and q3 of all the window's ``values`` (any order), repeated for every bucket."""
+    if not len(values):
+        return np.full(n_buckets, np.nan), np.full(n_buckets, np.nan)
+    whole_q1, whole_q3 = np.quantile(values, [0.25, 0.75], method=method)
+    return np.full(n_buckets, whole_q1), np.full(n_buckets, whole_q3)
+
+
+def _partition_at(segment: np.ndarray, ranks: set[int], fixed: list[int]) -> None:
+    """Partition ``segment`` in place so that every rank in ``ranks`` holds its order statistic.
+
+    The sorted positions ``fixed`` already hold theirs (from an earlier partition), so only
+    the stretches between them that contain a wanted rank are partitioned.
+    """
+    wanted = sorted(ranks.difference(fixed))
+    edges = [-1, *fixed, len(segment)]
+    for left, right in zip(edges[:-1], edges[1:], strict=True):
+        local = [r - left - 1 for r in wanted if left < r < right]
+        if local:
+            segment[left + 1 : right].partition(local)
+
+
+def _ranks_of(
+    counts: np.ndarray, offsets: np.ndarray, qs: tuple[float, ...], method: str
+) -> list[set[int]]:
+    """Per segment, the ranks (plus ``offsets``) that :func:`segment_quantiles` reads.
+
+    Parameters
+    ----------
+    counts : ndarray of int64
+        Length of every segment (0: no rank).
+    offsets : ndarray of int64
+        Added to every rank of the segment (where the segment starts in its bucket's slice).
+    qs : tuple of float
+        Quantiles.
+    method : str
+        A numpy quantile method.
+
+    Returns
+    -------
+    list of set of int
+    """
+    ranks: list[set[int]] = [set() for _ in range(len(counts))]
+    filled = np.flatnonzero(counts > 0)
+    if not len(filled):
+        return ranks
+    columns = []
+    for q in qs:
+        lo, hi, _ = _order_statistics(counts[filled], q, method)
+        columns.extend((lo, hi))
+    table = np.stack(columns, axis=1) + offsets[filled][:, None]
+    for b, row in zip(filled.tolist(), table.tolist(), strict=True):
+        ranks[b].update(row)
+    return ranks
+
+
+def _trim_selected(
+    values: np.ndarray,
+    counts: np.ndarray,
+    starts: np.ndarray,
+    threshold: int,
+    conv: Conventions,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[list[int]]]:
+    """:func:`_trim` on unsorted buckets, by selection instead of sorting.
+
+    Each bucket's slice is partitioned in place around the ranks its q1 and q3 read, which
+    then equal those of the sorted slice. ``begin`` and ``end`` are counts: on a sorted
+    slice, the binary searches of :func:`_trim` return the number of values ``v < lo``
+    (``v <= lo`` with exclusive bounds) and ``v <= hi`` (``v < hi``), NaN bounds included (no
+    value compares true with NaN). The kept values of a bucket are thus the order statistics
+    of ranks ``begin .. end - 1`` of its slice, whatever the order of the slice.
+
+    Returns
+    -------
+    lower, upper, begin, end : ndarray
+        As :func:`_trim`.
+    fixed : list of list of int
+        Per bucket, the (sorted) positions of its slice that hold their order statistic.
+    """
+    method = conv.quantile_method
+    fixed: list[list[int]] = [[] for _ in range(len(counts))]
+    if conv.trim_scope == "bucket":
+        wanted = _ranks_of(counts, np.zeros(len(counts), dtype=np.int64), (0.25, 0.75), method)
+        for b in np.flatnonzero(counts > 1).tolist():
+            fixed[b] = sorted(wanted[b])
+            start = int(starts[b])
+            values[start : start + int(counts[b])].partition(fixed[b])
+        q1 = segment_quantiles(values, starts, counts, 0.25, method)
+        q3 = segment_quantiles(values, starts, counts, 0.75, method)
+    else:
+        q1, q3 = _window_quartiles(values, len(counts), method)
+    trimmed = _trimmed(counts, threshold, conv)
+    lower, upper, search_lower, search_upper = _bounds(q1, q3, trimmed, conv)
+    begin = np.zeros(len(counts), dtype=np.int64)
+    end = counts.copy()
+    for b in np.flatnonzero(trimmed & (counts > 0)).tolist():
+        segment = values[int(starts[b]) : int(starts[b] + counts[b])]
+        low, high = search_lower[b], search_upper[b]
+        if conv.inclusive_bounds:
+            begin[b] = np.count_nonzero(segment < low)
+            end[b] = np.count_nonzero(segment <= high)
+        else:
+            begin[b] = np.count_nonzero(segment <= low)
+            end[b] = np.count_nonzero(segment < high)
+    end = np.maximum(end, begin)
+    return lower, upper, begin, end, fixed
+
+
 def _trim(
     values: np.ndarray,
     counts: np.ndarray,
@@ -493,25 +674,13 @@ def _trim(
     Because each slice is sorted, the values inside the bounds are contiguous: two
     vectorised binary searches find them, with no per-value mask.
     """
-    method = conv.quantile_method
-    if conv.n_counted == "before":
-        trimmed = counts >= max(threshold, 1)
-    else:
-        trimmed = counts > 0
     if conv.trim_scope == "bucket":
-        q1 = segment_quantiles(values, starts, counts, 0.25, method)
-        q3 = segment_quantiles(values, starts, counts, 0.75, method)
-    elif len(values):
-        whole_q1, whole_q3 = np.quantile(values, [0.25, 0.75], method=method)
-        q1 = np.full(len(counts), whole_q1)
-        q3 = np.full(len(counts), whole_q3)
+        q1 = segment_quantiles(values, starts, counts, 0.25, conv.quantile_method)
+        q3 = segment_quantiles(values, starts, counts, 0.75, conv.quantile_method)
     else:
-        q1 = q3 = np.full(len(counts), np.nan)
-    iqr = q3 - q1
-    lower = np.where(trimmed, q1 - conv.iqr_multiplier * iqr, np.nan)
-    upper = np.where(trimmed, q3 + conv.iqr_multiplier * iqr, np.nan)
-    search_lower = np.where(trimmed, lower, -np.inf)
-    search_upper = np.where(trimmed, upper, np.inf)
+        q1, q3 = _window_quartiles(values, len(counts), conv.quantile_method)
+    trimmed = _trimmed(counts, threshold, conv)
+    lower, upper, search_lower, search_upper = _bounds(q1, q3, trimmed, conv)
     if conv.inclusive_bounds:
         begin = _segment_search(values, starts, counts, search_lower, "left")
         end = _segment_search(values, starts, counts, search_upper, "right")
@@ -523,6 +692,92 @@ def _trim(
     end[untrimmed] = counts[untrimmed]
     end = np.maximum(end, begin)
     return lower, upper, begin, end
+
+
+class _Aggregate(NamedTuple):
+    """Per-bucket results of :func:`_aggregate` (and the grouped values behind them)."""
+
+    counts: np.ndarray
+    kept_counts: np.ndarray
+    suppressed: np.ndarray
+    stat_counts: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    q1: np.ndarray
+    median: np.ndarray
+    q3: np.ndarray
+    grouped: np.ndarray
+    starts: np.ndarray
+    begin: np.ndarray
+    end: np.ndarray
+    positions: np.ndarray
+
+
+def _aggregate(
+    bucket: np.ndarray,
+    values: np.ndarray,
+    n_buckets: int,
+    threshold: int,
+    conv: Conventions,
+    *,
+    sort: bool,
+) -> _Aggregate:
+    """Counts, bounds and statistics of every bucket, by sorting or by selection.
+
+    With ``sort`` each bucket's slice is arg-sorted, so that every value's position and
+    kept flag can be shown (``explain=True``); ``begin``, ``end`` and ``positions`` then
+    refer to the sorted slices. Without it, each slice is only partitioned around the ranks
+    the quantiles read (:func:`_trim_selected`, :func:`_partition_at`), which is several
+    times cheaper and gives the same counts, bounds and statistics; ``grouped`` is then
+    not sorted and ``positions`` is not meaningful.
+
+    Parameters
+    ----------
+    bucket : ndarray of int
+        Every row's bucket, ``n_buckets`` for rows not used.
+    values : ndarray of float64
+        Every row's value (finite for used rows).
+    n_buckets : int
+        Number of buckets.
+    threshold : int
+        Small-n threshold.
+    conv : Conventions
+        The conventions.
+    sort : bool
+        Sort the slices (True) or select within them (False).
+
+    Returns
+    -------
+    _Aggregate
+    """
+    method = conv.quantile_method
+    if sort:
+        grouped, counts, starts, positions = _group_sorted(bucket, values, n_buckets, True)
+        lower, upper, begin, end = _trim(grouped, counts, starts, threshold, conv)
+    else:
+        grouped, counts, starts, positions = _group(bucket, values, n_buckets)
+        lower, upper, begin, end, fixed = _trim_selected(grouped, counts, starts, threshold, conv)
+    kept_counts = end - begin
+    n = counts if conv.n_counted == "before" else kept_counts
+    suppressed = (n > 0) & (n < threshold)
+    if conv.stats_on == "kept":
+        stat_offsets, stat_counts = begin, kept_counts
+    else:
+        stat_offsets, stat_counts = np.zeros_like(begin), counts
+    reported = np.where(suppressed, 0, stat_counts)
+    quartiles = (0.25, 0.5, 0.75)
+    if not sort:
+        wanted = _ranks_of(reported, stat_offsets, quartiles, method)
+        for b in np.flatnonzero(reported > 0).tolist():
+            segment = grouped[int(starts[b]) : int(starts[b] + counts[b])]
+            _partition_at(segment, wanted[b], fixed[b])
+    q1, median, q3 = (
+        segment_quantiles(grouped, starts + stat_offsets, reported, q, method) for q in quartiles
+    )
+    return _Aggregate(
+        counts, kept_counts, suppressed, stat_counts, lower, upper, q1, median, q3,
+        grouped, starts, begin, end, positions,
+    )
 
 
 def service_methodology(client: Any) -> tuple[int, str]:
@@ -672,22 +927,11 @@ def bucket_medians(
         usable &= ~deals["deleted"].eq(True).to_numpy(dtype=bool, na_value=False)
     bucket, codes = _bucket_of_rows(days, usable, window, time_bucket)
     n_buckets = len(codes)
-    grouped, counts, starts, positions = _group_sorted(bucket, values, n_buckets, explain)
-
-    lower, upper, begin, end = _trim(grouped, counts, starts, threshold, conv)
-    kept_counts = end - begin
+    # explain shows every value's rank in its bucket: sort; otherwise selecting is enough
+    agg = _aggregate(bucket, values, n_buckets, threshold, conv, sort=explain)
+    counts, kept_counts, suppressed = agg.counts, agg.kept_counts, agg.suppressed
+    stat_counts, q1, median, q3 = agg.stat_counts, agg.q1, agg.median, agg.q3
     n = counts if conv.n_counted == "before" else kept_counts
-    suppressed = (n > 0) & (n < threshold)
-
-    if conv.stats_on == "kept":
-        stat_starts, stat_counts = starts + begin, kept_counts
-    else:
-        stat_starts, stat_counts = starts, counts
-    reported = np.where(suppressed, 0, stat_counts)
-    q1, median, q3 = (
-        segment_quantiles(grouped, stat_starts, reported, q, conv.quantile_method)
-        for q in (0.25, 0.5, 0.75)
-    )
 
     labels = bucket_labels(codes, time_bucket)
     warning = np.full(n_buckets, None, dtype=object)
@@ -711,10 +955,11 @@ def bucket_medians(
     }
 
     if explain:
-        within = np.arange(len(grouped)) - np.repeat(starts, counts)
-        kept = (within >= np.repeat(begin, counts)) & (within < np.repeat(end, counts))
+        within = np.arange(len(agg.grouped)) - np.repeat(agg.starts, counts)
+        kept = (within >= np.repeat(agg.begin, counts)) & (within < np.repeat(agg.end, counts))
         return _explain_frame(
-            deals, positions, grouped, counts, labels, lower, upper, kept, suppressed, days, meta
+            deals, agg.positions, agg.grouped, counts, labels, agg.lower, agg.upper, kept,
+            suppressed, days, meta,
         )
 
     period_start, period_end = _period_bounds(codes, time_bucket, window)
