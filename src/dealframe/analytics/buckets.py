@@ -544,9 +544,10 @@ def _bounds(
     ``lower`` and ``upper`` are NaN for a bucket that is not trimmed; the search bounds are
     then infinite so that every value is kept.
     """
-    iqr = q3 - q1
-    lower = np.where(trimmed, q1 - conv.iqr_multiplier * iqr, np.nan)
-    upper = np.where(trimmed, q3 + conv.iqr_multiplier * iqr, np.nan)
+    with np.errstate(over="ignore", invalid="ignore"):  # values near ±1e308: bounds go ±inf
+        iqr = q3 - q1
+        lower = np.where(trimmed, q1 - conv.iqr_multiplier * iqr, np.nan)
+        upper = np.where(trimmed, q3 + conv.iqr_multiplier * iqr, np.nan)
     search_lower = np.where(trimmed, lower, -np.inf)
     search_upper = np.where(trimmed, upper, np.inf)
     return lower, upper, search_lower, search_upper
