@@ -258,18 +258,17 @@ class PublicApi:
         responses = self._chunked("/companies/time-series", wanted, SKUS_PER_TIME_SERIES_REQUEST, extra,
                                   "time_series", refresh, cache, progress, "time series")
         order = {s: i for i, s in enumerate(wanted)}
-        received: list[str] = []
 
         def build() -> pd.DataFrame:
             items = [item for r in responses for item in (r.json().get("data") or [])]
             items = sorted((it for it in items if it.get("sku") in order),
                            key=lambda it: order[it["sku"]])
-            received[:] = [it["sku"] for it in items]
             if shape == "wide":
                 built = time_series_wide(items, fields=names, date_from=start, date_to=end)
             else:
                 built = time_series_long(items)
-            built.attrs["skus_received"] = list(received)
+            # a SKU with no value has no column or row: keep what was received with the frame
+            built.attrs["skus_received"] = [it["sku"] for it in items]
             return built
 
         frame = self._shaped(responses, ("time_series", shape, tuple(names or ()), start, end), build)
