@@ -19,8 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dealframe.analytics import Conventions, bucket_medians, segment_quantiles
-from dealframe.analytics.conventions import QUANTILE_METHODS
+from dealframe.analytics import Conventions, bucket_medians
 
 START = dt.date(2023, 1, 1)
 SPAN_DAYS = 800
@@ -162,23 +161,3 @@ def test_row_order_does_not_matter(deals, seed):
         bucket_medians(frame, "ev_revenue", "quarter", *window),
         bucket_medians(shuffled, "ev_revenue", "quarter", *window),
     )
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    segments=st.lists(
-        st.lists(st.integers(-1000, 1000).map(lambda i: i / 4), max_size=15), min_size=1, max_size=6
-    ),
-    q=st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0]),
-    method=st.sampled_from(QUANTILE_METHODS),
-)
-def test_segment_quantiles_equal_numpy_quantile(segments, q, method):
-    counts = np.array([len(s) for s in segments])
-    values = np.concatenate([np.sort(np.array(s, dtype=np.float64)) for s in segments])
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    got = segment_quantiles(values, starts, counts, q, method)
-    for i, segment in enumerate(segments):
-        if segment:
-            assert got[i] == np.quantile(np.array(segment, dtype=np.float64), q, method=method)
-        else:
-            assert math.isnan(got[i])

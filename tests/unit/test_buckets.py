@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dealframe.analytics import Conventions, bucket_medians, resolve_window, segment_quantiles
+from dealframe.analytics import Conventions, bucket_medians, resolve_window
 from dealframe.analytics.conventions import QUANTILE_METHODS
 from dealframe.errors import ValidationError
 
@@ -394,20 +394,6 @@ def test_dropping_suppressed_and_empty_buckets():
     assert out["bucket"].tolist() == ["2024-01"]
     assert out.attrs["total_deals"] == 6
     assert out.attrs["methodology"]["empty_buckets_returned"] is False
-
-
-def test_segment_quantiles_equal_numpy_for_every_method():
-    rng = np.random.default_rng(11)
-    counts = np.array([0, 1, 2, 3, 4, 5, 7, 10, 13])
-    values = np.concatenate([np.sort(rng.normal(size=c).round(1)) for c in counts])
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    for method in QUANTILE_METHODS:
-        for q in (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0):
-            got = segment_quantiles(values, starts, counts, q, method)
-            assert math.isnan(got[0])
-            for i in range(1, len(counts)):
-                segment = values[starts[i] : starts[i] + counts[i]]
-                assert got[i] == np.quantile(segment, q, method=method), (method, q, segment)
 
 
 def test_conventions_validation_and_variants():

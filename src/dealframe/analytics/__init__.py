@@ -1,7 +1,8 @@
 """Local analytics: the service's aggregates recomputed from frames.
 
-- :func:`bucket_medians`: IQR-trimmed bucket medians (``transactions/aggregate``), with
-  ``explain=True`` for a per-deal audit trail.
+- :func:`bucket_medians`: IQR-trimmed bucket medians (``transactions/aggregate``), every
+  quantile by :func:`numpy.quantile`, with ``explain=True`` for a per-deal audit trail and
+  ``ci=`` for bootstrap intervals of the medians (``scipy.stats.bootstrap``).
 - :func:`group_current`, :func:`group_time_series`: Family A group rollups
   (``groups/current``, ``groups/time-series``) for any group of SKUs.
 - :class:`Conventions`: every convention the interface document leaves open, as parameters,
@@ -12,18 +13,20 @@
 
 from __future__ import annotations
 
-from dealframe.analytics.buckets import (
-    bucket_labels,
-    bucket_medians,
-    resolve_window,
-    segment_quantiles,
-)
+from dealframe.analytics.buckets import bucket_medians
 from dealframe.analytics.conventions import (
     DEFAULT_CONVENTIONS,
     QUANTILE_METHODS,
     Conventions,
 )
-from dealframe.analytics.reconcile import Reconciliation, calibrate, compare_buckets, reconcile, reconcile_groups
+from dealframe.analytics.periods import bucket_labels, resolve_window
+from dealframe.analytics.reconcile import (
+    Reconciliation,
+    calibrate,
+    compare_buckets,
+    reconcile,
+    reconcile_groups,
+)
 from dealframe.analytics.rollups import current_fields, group_current, group_time_series
 
 __all__ = [
@@ -41,5 +44,4 @@ __all__ = [
     "reconcile",
     "reconcile_groups",
     "resolve_window",
-    "segment_quantiles",
 ]

@@ -22,26 +22,18 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = [
-    "CONTINUOUS_QUANTILE_METHODS",
-    "DEFAULT_CONVENTIONS",
-    "QUANTILE_METHODS",
-    "Conventions",
-]
+from dealframe.errors import ValidationError
 
-#: numpy quantile methods that interpolate between order statistics.
-CONTINUOUS_QUANTILE_METHODS: tuple[str, ...] = (
+__all__ = ["DEFAULT_CONVENTIONS", "QUANTILE_METHODS", "Conventions"]
+
+#: Every ``numpy.quantile(method=...)`` method; "linear" (the default) is Hyndman-Fan type 7.
+QUANTILE_METHODS: tuple[str, ...] = (
     "linear",
     "hazen",
     "weibull",
     "median_unbiased",
     "normal_unbiased",
     "interpolated_inverted_cdf",
-)
-
-#: Every numpy quantile method (``numpy.quantile(method=...)``) supported here.
-QUANTILE_METHODS: tuple[str, ...] = (
-    *CONTINUOUS_QUANTILE_METHODS,
     "inverted_cdf",
     "averaged_inverted_cdf",
     "closest_observation",
@@ -125,6 +117,11 @@ class Conventions:
     iqr_multiplier : float, default 1.5
         The ``k`` of the rule ``[q1 - k*IQR, q3 + k*IQR]`` (``iqr_1.5``).
 
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A field outside its choices, naming it (``Conventions.trim_scope``).
+
     Examples
     --------
     >>> from dealframe.analytics import Conventions
@@ -148,21 +145,16 @@ class Conventions:
     def __post_init__(self) -> None:
         for name, allowed in _CHOICES.items():
             value = getattr(self, name)
-            if value not in allowed or type(value) is not type(allowed[0]):
-                raise ValueError(
-                    f"Conventions.{name}: {value!r} is not one of "
-                    + ", ".join(repr(a) for a in allowed)
-                )
+            if type(value) is not type(allowed[0]) or value not in allowed:
+                raise ValidationError(f"Conventions.{name}",
+                                      "one of " + ", ".join(repr(a) for a in allowed), got=value)
         years = self.window_years
-        if isinstance(years, bool) or not isinstance(years, int) or years < 1:
-            raise ValueError(
-                f"Conventions.window_years: expected a positive integer, got {years!r}"
-            )
+        if isinstance(years, bool) or not isinstance(years, int) or not 1 <= years < 10_000:
+            raise ValidationError("Conventions.window_years", "an integer from 1 to 9999",
+                                  got=years)
         k = self.iqr_multiplier
         if isinstance(k, bool) or not isinstance(k, (int, float)) or not 0 <= k < float("inf"):
-            raise ValueError(
-                f"Conventions.iqr_multiplier: expected a finite number >= 0, got {k!r}"
-            )
+            raise ValidationError("Conventions.iqr_multiplier", "a finite number >= 0", got=k)
 
     @property
     def outlier_rule(self) -> str:
@@ -240,11 +232,15 @@ class Conventions:
         16
         """
         base = cls() if base is None else base
-        for m in quantile_methods:
-            if m not in QUANTILE_METHODS:
-                raise ValueError(
-                    f"quantile_methods: {m!r} is not one of {', '.join(QUANTILE_METHODS)}"
-                )
+        if not isinstance(base, Conventions):
+            raise ValidationError("base", "a Conventions instance or None", got=base)
+        if isinstance(quantile_methods, str) or not isinstance(quantile_methods, Sequence) or any(
+            not isinstance(m, str) or m not in QUANTILE_METHODS for m in quantile_methods
+        ):
+            raise ValidationError("quantile_methods",
+                                  "a sequence of " + ", ".join(QUANTILE_METHODS), got=quantile_methods)
+        if max_changes is not None and (type(max_changes) is not int or max_changes < 0):
+            raise ValidationError("max_changes", "None or an integer >= 0", got=max_changes)
         axes: dict[str, tuple[Any, ...]] = {
             "quantile_method": tuple(quantile_methods),
             "trim_scope": _CHOICES["trim_scope"],

@@ -1,0 +1,90 @@
+"""Argument checks and column readers of the analytics functions (pure).
+
+Every check raises :class:`~dealframe.errors.ValidationError` naming the argument, before any
+computation or request, so that no foreign exception leaves a public function.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dealframe.errors import ValidationError
+
+__all__ = ["check", "check_choice", "check_flag", "check_frame", "column", "date_values",
+           "is_int", "is_number", "metric_values"]
+
+_NUMERIC_KINDS = ("floating", "integer", "mixed-integer-float", "decimal", "empty")
+
+
+def check(ok: bool, argument: str, expected: str, got: Any) -> None:
+    """Raise ``ValidationError(argument, expected, got=got)`` unless ``ok``."""
+    if not ok:
+        raise ValidationError(argument, expected, got=got)
+
+
+def is_int(value: Any, low: int = 0, high: float = math.inf) -> bool:
+    """An integer (not a bool) in ``[low, high]``."""
+    return bool(isinstance(value, (int, np.integer))
+                and not isinstance(value, (bool, np.bool_)) and low <= value <= high)
+
+
+def is_number(value: Any, low: float = -math.inf, high: float = math.inf) -> bool:
+    """A real number (not a bool, not NaN) in ``[low, high]``."""
+    return bool(isinstance(value, (int, float, np.integer, np.floating))
+                and not isinstance(value, (bool, np.bool_)) and low <= value <= high)
+
+
+def check_choice(argument: str, value: Any, choices: Iterable[str]) -> None:
+    choices = tuple(choices)
+    check(isinstance(value, str) and value in choices, argument, "one of " + ", ".join(choices),
+          value)
+
+
+def check_flag(argument: str, value: Any) -> None:
+    check(isinstance(value, (bool, np.bool_)), argument, "True or False", value)
+
+
+def check_frame(argument: str, value: Any) -> None:
+    check(isinstance(value, pd.DataFrame), argument, "a pandas DataFrame", type(value).__name__)
+
+
+def column(frame: pd.DataFrame, name: Any, role: str) -> pd.Series:
+    """``frame[name]``, or a ValidationError naming ``deals`` when it is missing or repeated."""
+    try:
+        present = isinstance(name, Hashable) and name in frame.columns
+    except TypeError:  # a hashable-looking label that cannot be hashed
+        present = False
+    check(present, "deals", f"a column {name!r} ({role})", f"columns {list(frame.columns)[:10]}")
+    series = frame[name]
+    check(isinstance(series, pd.Series), "deals", f"one column named {name!r} ({role})", "several")
+    return series
+
+
+def metric_values(series: pd.Series) -> np.ndarray:
+    """float64 values of a numeric (or object of numbers) column; nulls become NaN."""
+    kind = pd.api.types.infer_dtype(series, skipna=True) if series.dtype == object else None
+    if series.dtype.kind in "iuf" or kind in _NUMERIC_KINDS:
+        try:
+            return pd.to_numeric(series).to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    raise ValidationError(str(series.name), "numeric metric values",
+                          got=str(series.dtype) if kind is None else f"values of kind {kind!r}")
+
+
+def date_values(series: pd.Series) -> np.ndarray:
+    """Calendar days (``datetime64[D]``, NaT for nulls) of a date column, time zones dropped."""
+    try:
+        if not pd.api.types.is_datetime64_any_dtype(series.dtype):
+            series = pd.to_datetime(series)
+        if getattr(series.dt, "tz", None) is not None:
+            series = series.dt.tz_localize(None)
+        return series.to_numpy().astype("datetime64[D]")
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValidationError(str(series.name), "dates (datetime64 or YYYY-MM-DD)",
+                              got=str(series.dtype)) from exc

@@ -1,0 +1,159 @@
+"""The aggregate's calendar: its window, its buckets, their labels and bounds (pure).
+
+Bucket codes count months, quarters or years since January 1970 (``none``: one bucket, 0).
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dealframe._vocab import TIME_BUCKETS
+from dealframe.analytics._checks import check, check_choice
+from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
+from dealframe.errors import ValidationError
+
+__all__ = ["bucket_labels", "bucket_of_rows", "period_bounds", "resolve_window"]
+
+_MONTHS = {"month": 1, "quarter": 3, "year": 12}
+_DATE_UNIT = "datetime64[us]"
+
+
+def _as_date(value: Any, argument: str) -> dt.date:
+    if isinstance(value, dt.date) and not pd.isna(value):
+        return value.date() if isinstance(value, dt.datetime) else value
+    if isinstance(value, (str, np.datetime64)):
+        try:
+            stamp = pd.Timestamp(value)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ValidationError(argument, "a date (YYYY-MM-DD)", got=value) from exc
+        if not pd.isna(stamp):
+            return stamp.date()
+    raise ValidationError(argument, "a date (YYYY-MM-DD, datetime.date or Timestamp)", got=value)
+
+
+def resolve_window(
+    date_from: Any = None,
+    date_to: Any = None,
+    *,
+    as_of: Any = None,
+    time_bucket: str = "quarter",
+    conventions: Conventions | None = None,
+) -> tuple[dt.date, dt.date]:
+    """The inclusive window ``(date_from, date_to)`` the aggregate uses.
+
+    ``date_to`` defaults to ``as_of`` (the service's date); ``date_from`` to ``date_to`` minus
+    ``conventions.window_years`` calendar years (February 29 maps to February 28), or the start
+    of that date's ``time_bucket`` period when ``conventions.window_anchor="period_start"``.
+
+    Parameters
+    ----------
+    date_from, date_to, as_of : date-like, optional
+        Explicit ends of the window, and the service's current date (needed without
+        ``date_to``).
+    time_bucket : str
+        Bucket size, used by the ``period_start`` anchor.
+    conventions : Conventions, optional
+        Window conventions (default: the sandbox's).
+
+    Returns
+    -------
+    tuple of datetime.date
+
+    Examples
+    --------
+    >>> resolve_window(as_of="2024-02-29")
+    (datetime.date(2019, 2, 28), datetime.date(2024, 2, 29))
+    """
+    conv = DEFAULT_CONVENTIONS if conventions is None else conventions
+    check(isinstance(conv, Conventions), "conventions", "a Conventions instance or None", conv)
+    check_choice("time_bucket", time_bucket, TIME_BUCKETS)
+    check(date_to is not None or as_of is not None, "as_of", "the service's current date "
+          "(as_of=...) or an explicit date_to; with a client, pass the date_range the service "
+          "reports", None)
+    end = _as_date(as_of, "as_of") if date_to is None else _as_date(date_to, "date_to")
+    if date_from is not None:
+        start = _as_date(date_from, "date_from")
+    else:
+        year = end.year - conv.window_years
+        check(year >= dt.MINYEAR, "date_to" if as_of is None else "as_of",
+              f"a date at least {conv.window_years} years after year 1", end)
+        # February 29 maps to February 28 in a common year
+        start = end.replace(year=year, day=min(end.day, calendar.monthrange(year, end.month)[1]))
+        if conv.window_anchor == "period_start" and time_bucket in _MONTHS:
+            size = _MONTHS[time_bucket]
+            start = start.replace(month=(start.month - 1) // size * size + 1, day=1)
+    check(start <= end, "date_from", f"a date on or before date_to ({end.isoformat()})",
+          start.isoformat())
+    return start, end
+
+
+def bucket_labels(codes: np.ndarray, time_bucket: str) -> list[str]:
+    """Labels (``YYYY-MM``, ``YYYY-Qn``, ``YYYY``, ``all``) of bucket codes.
+
+    Codes count months, quarters or years since January 1970.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bucket_labels(np.array([218, 219]), "quarter")
+    ['2024-Q3', '2024-Q4']
+    """
+    check_choice("time_bucket", time_bucket, TIME_BUCKETS)
+    try:
+        numbers = np.asarray(codes).astype(np.int64, casting="safe").ravel().tolist()
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValidationError("codes", "an array of integer bucket codes", got=codes) from exc
+    if time_bucket == "month":
+        return [f"{1970 + c // 12:04d}-{c % 12 + 1:02d}" for c in numbers]
+    if time_bucket == "quarter":
+        return [f"{1970 + c // 4:04d}-Q{c % 4 + 1}" for c in numbers]
+    if time_bucket == "year":
+        return [f"{1970 + c:04d}" for c in numbers]
+    return ["all"] * len(numbers)
+
+
+def bucket_of_rows(
+    days: np.ndarray, usable: np.ndarray, window: tuple[dt.date, dt.date], time_bucket: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bucket number (0-based) of every row, ``n_buckets`` for rows not used; and the codes.
+
+    ``days`` is ``datetime64[D]`` (NaT allowed). A table over the window's days gives each
+    day's bucket: one gather per row instead of calendar arithmetic per row.
+    """
+    first, last = np.datetime64(window[0], "D"), np.datetime64(window[1], "D")
+    months = np.arange(first, last + np.timedelta64(1, "D")).astype("datetime64[M]")
+    day_codes = months.astype(np.int64) // _MONTHS.get(time_bucket, 1)
+    if time_bucket == "none":
+        day_codes[:] = 0
+    code_first = int(day_codes[0])
+    n_buckets = int(day_codes[-1]) - code_first + 1
+    dtype = np.int16 if n_buckets < np.iinfo(np.int16).max else np.int64
+    table = np.full(len(day_codes) + 2, n_buckets, dtype=dtype)  # before, days..., after
+    table[1:-1] = day_codes - code_first
+    offset = days.view(np.int64) - first.astype(np.int64)  # NaT lands far outside
+    np.clip(offset, -1, len(day_codes), out=offset)
+    rows = table[offset + 1]
+    rows[~usable] = n_buckets
+    return rows, np.arange(code_first, code_first + n_buckets, dtype=np.int64)
+
+
+def period_bounds(
+    codes: np.ndarray, time_bucket: str, window: tuple[dt.date, dt.date]
+) -> tuple[np.ndarray, np.ndarray]:
+    """First and last day (``datetime64[us]``) of every bucket's calendar period.
+
+    With ``none`` the one bucket's period is the window.
+    """
+    if time_bucket == "none":
+        start = np.full(len(codes), np.datetime64(window[0], "D"))
+        end = np.full(len(codes), np.datetime64(window[1], "D"))
+    else:
+        months = _MONTHS[time_bucket]
+        start = (codes * months).astype("datetime64[M]").astype("datetime64[D]")
+        end = ((codes + 1) * months).astype("datetime64[M]").astype("datetime64[D]") - 1
+    return start.astype(_DATE_UNIT), end.astype(_DATE_UNIT)
