@@ -237,8 +237,8 @@ class Conventions:
         if isinstance(quantile_methods, str) or not isinstance(quantile_methods, Sequence) or any(
             not isinstance(m, str) or m not in QUANTILE_METHODS for m in quantile_methods
         ):
-            raise ValidationError("quantile_methods",
-                                  "a sequence of " + ", ".join(QUANTILE_METHODS), got=quantile_methods)
+            raise ValidationError("quantile_methods", "a sequence of " + ", ".join(
+                QUANTILE_METHODS), got=quantile_methods)
         if max_changes is not None and (type(max_changes) is not int or max_changes < 0):
             raise ValidationError("max_changes", "None or an integer >= 0", got=max_changes)
         axes: dict[str, tuple[Any, ...]] = {
