@@ -12,18 +12,18 @@ first against an account whose methodology is unknown.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from ..errors import ValidationError
-from .buckets import bucket_medians
-from .conventions import Conventions
-from .rollups import group_current, group_time_series
-
-if TYPE_CHECKING:
-    from ..client import Client
+from dealframe._vocab import AGGREGATE_METRICS, TIME_BUCKETS
+from dealframe.analytics._checks import check, check_choice, check_flag, check_frame, is_number
+from dealframe.analytics.buckets import bucket_medians
+from dealframe.analytics.conventions import Conventions
+from dealframe.analytics.rollups import group_current, group_time_series
+from dealframe.client import Client
+from dealframe.errors import ValidationError
 
 __all__ = ["Reconciliation", "calibrate", "compare_buckets", "reconcile", "reconcile_groups"]
 
@@ -49,12 +49,48 @@ def _close(a: pd.Series, b: pd.Series, tolerance: float) -> np.ndarray:
     return both_nan | near
 
 
-def compare_buckets(service: pd.DataFrame, local: pd.DataFrame, tolerance: float = 1e-9) -> pd.DataFrame:
+def _keys(service: pd.DataFrame, local: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Each bucket's matching key: its ``period_start`` where both frames have one, else its
+    label, or the other frame's period of the same label (labels may differ in format)."""
+    def periods(frame: pd.DataFrame) -> list[str | None]:
+        if "period_start" not in service.columns or "period_start" not in local.columns:
+            return [None] * len(frame)
+        try:
+            starts = pd.to_datetime(frame["period_start"], errors="coerce")
+        except (TypeError, ValueError, OverflowError):
+            return [None] * len(frame)
+        return [None if pd.isna(d) else d.strftime("%Y-%m-%d") for d in starts]
+
+    first = {"s": periods(service), "l": periods(local)}
+    labels = {"s": service["bucket"].astype(str).tolist(),
+              "l": local["bucket"].astype(str).tolist()}
+    by_label = {side: {lab: key for lab, key in zip(labels[side], first[side], strict=True) if key}
+                for side in first}
+    return tuple(  # type: ignore[return-value]
+        [key or by_label[other].get(lab) or f"label {lab}"
+         for lab, key in zip(labels[side], first[side], strict=True)]
+        for side, other in (("s", "l"), ("l", "s")))
+
+
+def compare_buckets(service: pd.DataFrame, local: pd.DataFrame, tolerance: float = 1e-9
+                    ) -> pd.DataFrame:
     """Bucket-by-bucket comparison of two aggregate frames (pure).
 
-    Returns one row per bucket present in either frame with ``<stat>_service``,
-    ``<stat>_local``, ``<stat>_diff`` for n, median, q1, q3 and ``match`` (every
-    statistic within ``tolerance``, relative above 1, nulls equal to nulls).
+    Buckets are matched by ``period_start`` when both frames have it (so a service that labels
+    quarters ``2024Q1`` or ``Q1 2024`` still matches ``2024-Q1``), by label otherwise.
+
+    Returns
+    -------
+    DataFrame
+        One row per bucket present in either frame: ``bucket`` (the service's label, else the
+        local one), ``<stat>_service``, ``<stat>_local``, ``<stat>_diff`` for n, median, q1,
+        q3, and ``match`` (every statistic within ``tolerance``, relative above 1, nulls equal
+        to nulls).
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A frame without the aggregate's columns, or a negative tolerance.
 
     Examples
     --------
@@ -62,9 +98,18 @@ def compare_buckets(service: pd.DataFrame, local: pd.DataFrame, tolerance: float
     >>> compare_buckets(s, s.copy())["match"].tolist()
     [True]
     """
+    for name, frame in (("service", service), ("local", local)):
+        check_frame(name, frame)
+        missing = [c for c in ("bucket", *_STATS) if c not in frame.columns]
+        check(not missing, name, "an aggregate frame (bucket, n, median, q1, q3)",
+              f"no column(s) {missing}")
+    check(is_number(tolerance, 0), "tolerance", "a number >= 0", tolerance)
+    service_keys, local_keys = _keys(service, local)
     left = service[["bucket", *_STATS]].rename(columns={k: f"{k}_service" for k in _STATS})
     right = local[["bucket", *_STATS]].rename(columns={k: f"{k}_local" for k in _STATS})
-    out = left.merge(right, on="bucket", how="outer", sort=False)
+    out = left.assign(_key=service_keys).merge(right.assign(_key=local_keys), on="_key",
+                                               how="outer", sort=False, suffixes=("", "_l"))
+    out["bucket"] = out["bucket"].where(out["bucket"].notna(), out["bucket_l"])
     match = np.ones(len(out), dtype=bool)
     for stat in _STATS:
         s, lo = out[f"{stat}_service"], out[f"{stat}_local"]
@@ -72,11 +117,25 @@ def compare_buckets(service: pd.DataFrame, local: pd.DataFrame, tolerance: float
             pd.to_numeric(s, errors="coerce").astype("float64")
         match &= _close(lo, s, tolerance)
     out["match"] = match
-    order = ["bucket"] + [f"{stat}_{side}" for stat in _STATS for side in ("service", "local", "diff")]
-    return out[order + ["match"]]
+    order = [f"{stat}_{side}" for stat in _STATS for side in ("service", "local", "diff")]
+    return out[["bucket", *order, "match"]]
 
 
-def _pull(client: "Client", metric: str, time_bucket: str, filters: Mapping[str, Any] | None,
+def _check_call(client: Any, metric: Any, time_bucket: Any, filters: Any, conventions: Any,
+                tolerance: Any, progress: Any) -> None:
+    check(isinstance(client, Client), "client", "a dealframe.Client", client)
+    check_choice("metric", metric, AGGREGATE_METRICS)
+    check_choice("time_bucket", time_bucket, TIME_BUCKETS)
+    check(filters is None or isinstance(filters, Mapping), "filters", "a dict of deal filters",
+          filters)
+    check(conventions is None or isinstance(conventions, Conventions), "conventions",
+          "a Conventions instance or None", conventions)
+    check(is_number(tolerance, 0), "tolerance", "a number >= 0", tolerance)
+    if progress is not None:
+        check_flag("progress", progress)
+
+
+def _pull(client: Client, metric: str, time_bucket: str, filters: Mapping[str, Any] | None,
           progress: bool | None) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """The service aggregate and the deals of its window, with the same filters."""
     filters = dict(filters or {})
@@ -113,7 +172,7 @@ def _summary(label: str, frame: pd.DataFrame, service: pd.DataFrame, local: pd.D
             + "; ".join(meta))
 
 
-def reconcile(client: "Client", metric: str, time_bucket: str = "quarter",
+def reconcile(client: Client, metric: str, time_bucket: str = "quarter",
               filters: Mapping[str, Any] | None = None, *, conventions: Conventions | None = None,
               tolerance: float = 1e-9, progress: bool | None = None) -> Reconciliation:
     """The service's aggregate beside the local recomputation from the same deals.
@@ -142,6 +201,7 @@ def reconcile(client: "Client", metric: str, time_bucket: str = "quarter",
     >>> rec = reconcile(client, "ev_revenue", "year", {"deal_type": ["Venture"]})  # doctest: +SKIP
     >>> print(rec.summary)  # doctest: +SKIP
     """
+    _check_call(client, metric, time_bucket, filters, conventions, tolerance, progress)
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
     local = _local(deals, metric, time_bucket, context, conventions)
     frame = compare_buckets(service, local, tolerance)
@@ -152,7 +212,7 @@ def reconcile(client: "Client", metric: str, time_bucket: str = "quarter",
     return Reconciliation(frame, _summary(f"{metric} by {time_bucket}", frame, service, local))
 
 
-def calibrate(client: "Client", metric: str = "ev_revenue", time_bucket: str = "quarter",
+def calibrate(client: Client, metric: str = "ev_revenue", time_bucket: str = "quarter",
               filters: Mapping[str, Any] | None = None, *,
               variants: Iterable[Conventions] | None = None, tolerance: float = 1e-9,
               progress: bool | None = None) -> pd.DataFrame:
@@ -174,9 +234,15 @@ def calibrate(client: "Client", metric: str = "ev_revenue", time_bucket: str = "
     >>> table = calibrate(client, "ev_revenue", "quarter")  # doctest: +SKIP
     >>> table.attrs["best"]  # doctest: +SKIP
     """
+    _check_call(client, metric, time_bucket, filters, None, tolerance, progress)
+    check(variants is None or (isinstance(variants, Iterable) and not isinstance(variants, str)),
+          "variants", "an iterable of Conventions", variants)
+    variants = list(Conventions.variants() if variants is None else variants)
+    check(all(isinstance(v, Conventions) for v in variants), "variants",
+          "an iterable of Conventions", variants)
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
     rows = []
-    for variant in (variants if variants is not None else Conventions.variants()):
+    for variant in variants:
         local = _local(deals, metric, time_bucket, context, variant)
         frame = compare_buckets(service, local, tolerance)
         meta = all(service.attrs.get(k) == local.attrs.get(k) for k in ("total_deals", "outliers_trimmed"))
@@ -194,14 +260,28 @@ def calibrate(client: "Client", metric: str = "ev_revenue", time_bucket: str = "
     return table.drop(columns="_variant")
 
 
-def reconcile_groups(client: "Client", *, tolerance: float = 1e-9, fields: Any = None,
+def reconcile_groups(client: Client, *, industries: Any = None, themes: Any = None,
+                     regions: Any = None, countries: Any = None,
+                     enterprise_value_above: float | None = None, fields: Any = None,
                      date_from: Any = None, date_to: Any = None, version: str = "v2",
-                     **group: Any) -> tuple[Reconciliation, Reconciliation]:
+                     tolerance: float = 1e-9) -> tuple[Reconciliation, Reconciliation]:
     """The service's group rollups beside the local ones computed from the members' data.
 
     The group's members come from search with the same filters; their current
     data and series are pulled and rolled up with :func:`group_current` and
     :func:`group_time_series`.
+
+    Parameters
+    ----------
+    client : dealframe.Client
+    industries, themes, regions, countries, enterprise_value_above : optional
+        The group, as in ``client.public.group_current`` (at least one list).
+    fields, date_from, date_to : optional
+        The time series' fields and months, as in ``client.public.group_time_series``.
+    version : {"v2", "v1"}
+        The Family A version whose SKUs are used.
+    tolerance : float
+        Relative tolerance (absolute below 1) for a value to match.
 
     Returns
     -------
@@ -213,6 +293,12 @@ def reconcile_groups(client: "Client", *, tolerance: float = 1e-9, fields: Any =
     --------
     >>> cur, ts = reconcile_groups(client, regions=["Western Europe"])  # doctest: +SKIP
     """
+    check(isinstance(client, Client), "client", "a dealframe.Client", client)
+    check_choice("version", version, ("v2", "v1"))
+    check(is_number(tolerance, 0), "tolerance", "a number >= 0", tolerance)
+    named = {"industries": industries, "themes": themes, "regions": regions,
+             "countries": countries, "enterprise_value_above": enterprise_value_above}
+    group = {k: v for k, v in named.items() if v is not None}
     api = client.public_api(version)
     members = api.search(**group)
     service_cur = api.group_current(**group)
