@@ -10,10 +10,9 @@ of companies the user assembled, with the service's rules (``docs/sandbox.md``, 
 - time series: the median across the group's companies of every field, month by month, nulls
   skipped; months without any value in any field are left out.
 
-Medians are ordinary medians (mean of the two middle values for an even count). Both functions
-are vectorised: values are laid out in a padded 3-D array (group or month, field, company),
-sorted once along the company axis with NaN last, and the middle order statistics are read by
-index arithmetic, with no Python loop over fields, groups or months.
+Medians are ordinary medians (mean of the two middle values for an even count), by
+:func:`numpy.nanmedian` over a NaN-padded 3-D array (field or month, group or field, company):
+no Python loop over fields, groups or months.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY
+from dealframe.analytics._checks import check, check_flag, check_frame
 from dealframe.errors import ValidationError
 
 __all__ = [
@@ -49,49 +49,46 @@ def current_fields(current: pd.DataFrame) -> list[str]:
     >>> current_fields(frame)
     ['marketCap', 'evRevenueLtm', 'marketCapLcu', 'rateToUsd']
     """
-    numeric = [
-        name
-        for name, dtype in current.dtypes.items()
-        if isinstance(name, str) and dtype.kind in "iuf"
-    ]
+    check_frame("current", current)
+    repeated = current.columns[current.columns.duplicated()].tolist()
+    check(not repeated, "current", "unique column names", f"repeated {repeated[:5]}")
+    numeric = [name for name, dtype in current.dtypes.items()
+               if isinstance(name, str) and dtype.kind in "iuf"]
     known = [f for f in (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN) if f in numeric]
     return known + [f for f in numeric if f not in known]
 
 
 def _padded_medians(cube: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Medians and value counts along the last axis of a NaN-padded array.
+    """:func:`numpy.nanmedian` along the last axis of a NaN-padded array, and the value counts.
 
-    One sort along the last axis (NaN order last; numpy's sort is SIMD-accelerated and beat a
-    partition-plus-band-sort here), then the middle order statistics of a row with ``c``
-    values are read at ``(c - 1) // 2`` and ``c // 2``. ``cube`` is sorted in place.
+    Rows without any value get NaN (filled with zeros first, so numpy has no all-NaN slice to
+    warn about).
     """
-    cube.sort(axis=-1)
     present = np.count_nonzero(~np.isnan(cube), axis=-1)
     if cube.shape[-1] == 0:
         return np.full(present.shape, np.nan), present
-    low = (np.maximum(present, 1) - 1) // 2
-    high = np.minimum(present // 2, cube.shape[-1] - 1)
-    a = np.take_along_axis(cube, low[..., None], axis=-1)[..., 0]
-    b = np.take_along_axis(cube, high[..., None], axis=-1)[..., 0]
-    medians = np.where(present > 0, (a + b) / 2, np.nan)
-    return medians, present
+    medians = np.nanmedian(np.where((present == 0)[..., None], 0.0, cube), axis=-1)
+    return np.where(present > 0, medians, np.nan), present
 
 
 def _group_codes(current: pd.DataFrame, by: Any) -> tuple[np.ndarray, pd.Index, str]:
-    if isinstance(by, pd.Series):
-        labels = by.reindex(current.index) if not by.index.equals(current.index) else by
-        name = str(by.name) if by.name is not None else "group"
-    elif isinstance(by, Hashable) and by in current.columns:
-        labels = current[by]
-        name = str(by)
-    elif isinstance(by, (list, tuple, np.ndarray, pd.Index)) and len(by) == len(current):
-        labels = pd.Series(np.asarray(by, dtype=object), index=current.index)
-        name = "group"
-    else:
-        raise ValidationError(
-            "by", "a column name, a Series aligned on the index, or one label per row", got=by
-        )
-    codes, uniques = pd.factorize(labels, sort=True, use_na_sentinel=True)
+    expected = "a column name, a Series aligned on the index, or one hashable label per row"
+    try:
+        if isinstance(by, pd.Series):
+            labels = by if by.index.equals(current.index) else by.reindex(current.index)
+            name = str(by.name) if by.name is not None else "group"
+        elif isinstance(by, Hashable) and by in current.columns:
+            labels, name = current[by], str(by)
+        elif isinstance(by, (list, tuple, np.ndarray, pd.Index)) and len(by) == len(current):
+            labels, name = pd.Series(list(by), index=current.index, dtype=object), "group"
+        else:
+            raise ValidationError("by", expected, got=by)
+        check(isinstance(labels, pd.Series), "by", expected, by)
+        codes, uniques = pd.factorize(labels, sort=True, use_na_sentinel=True)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, ValidationError):
+            raise
+        raise ValidationError("by", expected, got=by) from exc
     return np.asarray(codes), pd.Index(uniques, name=name), name
 
 
@@ -143,8 +140,6 @@ def group_current(current: pd.DataFrame, by: Any = None) -> pd.DataFrame:
     revenueLtm    4.0     4.0
     evRevenueLtm  NaN     7.0
     """
-    if not isinstance(current, pd.DataFrame):
-        raise ValidationError("current", "a pandas DataFrame", got=type(current).__name__)
     fields = current_fields(current)
     values = _float_matrix(current, fields)
     if by is None:
@@ -157,7 +152,7 @@ def group_current(current: pd.DataFrame, by: Any = None) -> pd.DataFrame:
         codes, groups, _ = _group_codes(current, by)
         n_groups = len(groups)
         cube, sizes = _padded_by_group(values, codes, n_groups)
-    sums = np.where(np.isnan(cube), 0.0, cube).sum(axis=-1)  # before medians reorder cube
+    sums = np.nansum(cube, axis=-1)
     medians, counts = _padded_medians(cube)  # (field, group)
     sums = np.where(counts > 0, sums, np.nan).T
     medians = medians.T
@@ -265,8 +260,8 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
     2024-01           2.0               3
     2024-03           5.0               2
     """
-    if not isinstance(wide, pd.DataFrame):
-        raise ValidationError("wide", "a pandas DataFrame", got=type(wide).__name__)
+    check_frame("wide", wide)
+    check_flag("counts", counts)
     if not isinstance(wide.columns, pd.MultiIndex) or wide.columns.nlevels != 2:
         raise ValidationError(
             "wide",
