@@ -396,11 +396,30 @@ def test_dropping_suppressed_and_empty_buckets():
     assert out.attrs["methodology"]["empty_buckets_returned"] is False
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"trim_scope": "global"}, "trim_scope"),
+        ({"quantile_method": np.array(["linear"])}, "quantile_method"),
+        ({"inclusive_bounds": 1}, "inclusive_bounds"),
+        ({"window_years": 0}, "window_years"),
+        ({"window_years": 10**30}, "window_years"),
+        ({"iqr_multiplier": float("nan")}, "iqr_multiplier"),
+        ({"iqr_multiplier": "1.5"}, "iqr_multiplier"),
+    ],
+)
+def test_conventions_name_the_bad_field(kwargs, field):
+    with pytest.raises(ValidationError) as caught:
+        Conventions(**kwargs)
+    assert caught.value.argument == f"Conventions.{field}"
+    assert isinstance(caught.value, ValueError)  # callers catching ValueError keep working
+
+
 def test_conventions_validation_and_variants():
-    with pytest.raises(ValueError, match="trim_scope"):
-        Conventions(trim_scope="global")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="window_years"):
-        Conventions(window_years=0)
+    for bad in ({"quantile_methods": ("linear", "type7")}, {"quantile_methods": "linear"},
+                {"max_changes": -1}, {"base": {"trim_scope": "window"}}):
+        with pytest.raises(ValidationError):
+            list(Conventions.variants(**bad))
     variants = list(Conventions.variants())
     assert variants[0] == Conventions()
     assert len(set(variants)) == len(variants)
@@ -439,6 +458,19 @@ def _call(deals=GOOD, metric="ev_revenue", bucket="quarter", window=JAN, **kwarg
         (lambda: _call(window=("2024-01-01", None)), "as_of", "as_of"),
         (lambda: _call(as_of="2024-01-01", small_n_threshold=-1), "small_n_threshold", "integer"),
         (lambda: _call(conventions={"trim_scope": "window"}), "conventions", "Conventions"),
+        (lambda: _call(metric=["ev_revenue"]), "metric", "ev_revenue"),
+        (lambda: _call(bucket=np.array(["quarter"])), "time_bucket", "quarter"),
+        (lambda: _call(date_column="when"), "deals", "'when'"),
+        (lambda: _call(date_column=["deal_date"]), "deals", "deal_date"),
+        (lambda: _call(GOOD.assign(ev_revenue=[1 + 2j])), "ev_revenue", "numeric"),
+        (lambda: _call(GOOD.assign(deal_date=["yesterday"])), "deal_date", "dates"),
+        (lambda: _call(pd.concat([GOOD, GOOD["ev_revenue"]], axis=1)), "deals", "one column"),
+        (lambda: _call(explain="yes"), "explain", "True or False"),
+        (lambda: _call(include_deleted=None), "include_deleted", "True or False"),
+        (lambda: _call(small_n_threshold=2.5), "small_n_threshold", "integer"),
+        (lambda: _call(client="http://localhost"), "client", "Client"),
+        (lambda: _call(window=(None, "0003-01-01")), "date_to", "years after year 1"),
+        (lambda: _call(window=(float("nan"), "2024-01-01")), "date_from", "date"),
     ],
 )
 def test_bad_input_raises_a_typed_error_naming_the_problem(call, argument, text):
