@@ -58,9 +58,11 @@ def test_same_seed_same_interval_and_a_generator_is_accepted():
     args = ("ev_revenue", "quarter", *WINDOW)
     first = bucket_medians(deals, *args, ci=0.9, ci_resamples=499, rng=42)
     again = bucket_medians(deals, *args, ci=0.9, ci_resamples=499, rng=42)
-    other = bucket_medians(deals, *args, ci=0.9, ci_resamples=499, rng=43)
     pd.testing.assert_frame_equal(first, again)
-    assert not first["median_low"].equals(other["median_low"])
+    # the seed is used: with few resamples, other seeds move some interval end
+    ends = [tuple(bucket_medians(deals, *args, ci=0.9, ci_resamples=49, rng=seed)[
+        ["median_low", "median_high"]].to_numpy().ravel()) for seed in range(5)]
+    assert len(set(ends)) > 1
     generated = bucket_medians(deals, *args, ci=0.9, ci_resamples=499,
                                rng=np.random.default_rng(42))
     assert generated["median_low"].notna().all()

@@ -61,8 +61,12 @@ class _Buckets(NamedTuple):
 
 
 def _statistics(grouped: np.ndarray, counts: np.ndarray, threshold: int,
-                conv: Conventions) -> _Buckets:
-    """Trim and summarise every bucket's slice of ``grouped`` (values grouped by bucket)."""
+                conv: Conventions, overwrite: bool = False) -> _Buckets:
+    """Trim and summarise every bucket's slice of ``grouped`` (values grouped by bucket).
+
+    With ``overwrite``, :func:`numpy.quantile` selects in place (``overwrite_input``) instead
+    of copying each slice first.
+    """
     method: Any = conv.quantile_method  # numpy's stubs want a literal
     k, n_buckets = conv.iqr_multiplier, len(counts)
     trimmed = counts >= max(threshold, 1) if conv.n_counted == "before" else counts > 0
@@ -81,7 +85,8 @@ def _statistics(grouped: np.ndarray, counts: np.ndarray, threshold: int,
             if conv.trim_scope == "window":
                 q1, q3 = window_q1, window_q3
             else:
-                q1, q3 = np.quantile(segment, (0.25, 0.75), method=method)
+                q1, q3 = np.quantile(segment, (0.25, 0.75), method=method,
+                                     overwrite_input=overwrite)
             lower[b], upper[b] = q1 - k * (q3 - q1), q3 + k * (q3 - q1)
             if conv.inclusive_bounds:
                 inside = (segment >= lower[b]) & (segment <= upper[b])
@@ -95,7 +100,8 @@ def _statistics(grouped: np.ndarray, counts: np.ndarray, threshold: int,
             continue
         values = segment if conv.stats_on == "all" else segment[kept[start:end]]
         if len(values):
-            stats[b] = np.quantile(values, _QUARTILES, method=method)
+            stats[b] = np.quantile(values, _QUARTILES, method=method,
+                                   overwrite_input=overwrite)
             samples[b] = values
     return _Buckets(counts, kept_counts, suppressed, lower, upper, stats, samples, kept)
 
@@ -288,7 +294,8 @@ def bucket_medians(
         else:  # numpy's selections are cheap on sorted slices
             grouped[part].sort()
     with np.errstate(over="ignore", invalid="ignore"):  # near ±1e308 quantiles overflow
-        result = _statistics(grouped, counts, threshold, conv)
+        # numpy may reorder a slice as it selects, unless explain keeps values beside rows
+        result = _statistics(grouped, counts, threshold, conv, overwrite=not explain)
     labels = bucket_labels(codes, time_bucket)
     meta: dict[str, Any] = {
         "metric": metric, "time_bucket": time_bucket, "total_deals": int(counts.sum()),
