@@ -4,10 +4,9 @@ A reimplementation of ``POST /api/private/v1/transactions/aggregate`` (interface
 section 4.3) following the conventions of ``docs/sandbox.md``, with every open convention a
 parameter (:class:`~dealframe.analytics.conventions.Conventions`).
 
-How it works: the deals of the window get an integer bucket number (a table lookup per row),
-one stable radix sort groups the values by bucket, each bucket's slice is sorted, and every
-quantile (the trimming bounds and the reported statistics) is :func:`numpy.quantile` of a
-slice, with the convention's ``method``: numpy owns every quantile definition.
+How it works: every deal in the window gets a bucket number (a table lookup), one radix sort
+groups the values by bucket, and every quantile, of the trimming bounds and of the statistics,
+is :func:`numpy.quantile` of a bucket's slice with the convention's ``method``.
 """
 
 from __future__ import annotations
@@ -32,12 +31,7 @@ from dealframe.analytics._checks import (
 )
 from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
 from dealframe.analytics.intervals import median_intervals
-from dealframe.analytics.periods import (
-    bucket_labels,
-    bucket_of_rows,
-    period_bounds,
-    resolve_window,
-)
+from dealframe.analytics.periods import bucket_labels, bucket_of_rows, period_bounds, resolve_window
 from dealframe.client import Client
 from dealframe.errors import ValidationError
 
@@ -186,18 +180,14 @@ def bucket_medians(
     Parameters
     ----------
     deals : DataFrame
-        Deals as the client returns them (``deal_date`` and the metric columns), or any frame
-        with a date and a value column.
+        Deals as the client returns them, or any frame with a date and a value column.
     metric : str
         ev_revenue, ev_ebitda, valuation, raised, revenue or ebitda; with ``value_column`` any
         name (it only labels the result).
-    time_bucket : str, default "quarter"
-        month, quarter, year or none.
-    date_from, date_to : date-like, optional
-        Inclusive window; ``date_to`` defaults to ``as_of``, ``date_from`` to ``date_to``
-        minus 5 calendar years (:func:`resolve_window`).
-    as_of : date-like, optional
-        The service's current date; required when ``date_to`` is not given.
+    time_bucket : {"quarter", "month", "year", "none"}
+    date_from, date_to, as_of : date-like, optional
+        Inclusive window; ``date_to`` defaults to ``as_of`` (the service's current date),
+        ``date_from`` to ``date_to`` minus 5 calendar years (:func:`resolve_window`).
     small_n_threshold : int, optional
         Buckets with fewer values are suppressed. Default: the service's runtime answer with
         ``client`` (section 4.3 rule 9), else 5.
@@ -212,30 +202,27 @@ def bucket_medians(
     client : dealframe.Client, optional
         Asks the service (one small aggregate request) for its ``small_n_threshold`` and,
         without ``date_to`` and ``as_of``, its current date.
-    ci : float, optional
-        Add ``median_low`` and ``median_high``, a bootstrap confidence interval of each median
-        at this level (e.g. 0.9): ``scipy.stats.bootstrap`` (percentile) over the values the
-        median is computed from. Meant for small buckets: the cost grows with
-        ``n * ci_resamples`` (about 0.5 s for 1,000 values and 9,999 resamples).
-    ci_resamples : int, default 9999
-        Bootstrap resamples per bucket.
-    rng : int or numpy.random.Generator, optional
-        Seed or generator of the resampling: the same seed gives the same intervals.
+    ci, ci_resamples, rng : optional
+        ``ci=0.9`` adds ``median_low`` and ``median_high``, a bootstrap interval of each median
+        at that level (``scipy.stats.bootstrap``, percentile, ``ci_resamples`` resamples,
+        default 9999) over the values the median is computed from; ``rng`` (seed or
+        ``numpy.random.Generator``) makes it repeatable. Meant for small buckets: the cost
+        grows with ``n * ci_resamples`` (about 0.5 s for 1,000 values and 9,999 resamples).
 
     Returns
     -------
     DataFrame
-        One row per bucket, in order: ``bucket`` (str), ``period_start``, ``period_end`` (the
-        calendar period), ``n`` (Int64), ``median``, ``q1``, ``q3`` (NaN when suppressed or
-        empty), ``warning`` (``"small_n"``, ``"empty"``, ``"all_trimmed"`` or missing) and
-        with ``ci`` ``median_low``, ``median_high``. ``attrs``: the service's meta
-        (``metric``, ``time_bucket``, ``total_deals``, ``outliers_trimmed``,
-        ``methodology``), ``conventions`` (``Conventions(**d)`` rebuilds them) and ``ci``.
+        One row per bucket, in order: ``bucket``, ``period_start``, ``period_end`` (the
+        calendar period), ``n``, ``median``, ``q1``, ``q3`` (NaN when suppressed or empty),
+        ``warning`` (``small_n``, ``empty``, ``all_trimmed`` or missing), with ``ci``
+        ``median_low``, ``median_high``. ``attrs``: the service's meta (``metric``,
+        ``time_bucket``, ``total_deals``, ``outliers_trimmed``, ``methodology``),
+        ``conventions`` (``Conventions(**d)`` rebuilds them) and ``ci``.
 
         With ``explain=True``: one row per deal in the window with a value, indexed like
         ``deals``, by bucket then value: ``id`` (when ``deals`` has one), ``date``, ``value``,
-        ``bucket``, ``lower`` and ``upper`` (the bucket's bounds, NaN when not trimmed),
-        ``kept`` (False for trimmed outliers) and ``suppressed``. Same ``attrs``.
+        ``bucket``, ``lower``, ``upper`` (the bounds, NaN when not trimmed), ``kept`` and
+        ``suppressed``. Same ``attrs``.
 
     Raises
     ------
@@ -284,15 +271,14 @@ def bucket_medians(
         usable &= ~deals["deleted"].eq(True).to_numpy(dtype=bool, na_value=False)
     bucket, codes = bucket_of_rows(days, usable, window, time_bucket)
     counts = np.bincount(bucket, minlength=len(codes) + 1)[:-1].astype(np.int64)
-    positions = np.argsort(bucket, kind="stable")[: counts.sum()]  # a radix sort: small ints
-    grouped = values[positions]
-    for end, count in zip(np.cumsum(counts).tolist(), counts.tolist(), strict=True):
-        part = slice(end - count, end)
-        if explain:  # every value's place is shown: its row moves with it
-            order = np.argsort(grouped[part], kind="stable")
-            grouped[part], positions[part] = grouped[part][order], positions[part][order]
-        else:  # numpy's selections are cheap on sorted slices
-            grouped[part].sort()
+    if explain:  # every value is shown in its place: rows by bucket, then value
+        positions = np.lexsort((values, bucket))[: counts.sum()]
+        grouped = values[positions]
+    else:  # a radix sort of small integers, then sorted slices (numpy selects fast in them)
+        positions = np.argsort(bucket, kind="stable")[: counts.sum()]
+        grouped = values[positions]
+        for end, count in zip(np.cumsum(counts).tolist(), counts.tolist(), strict=True):
+            grouped[end - count : end].sort()
     with np.errstate(over="ignore", invalid="ignore"):  # near ±1e308 quantiles overflow
         # numpy may reorder a slice as it selects, unless explain keeps values beside rows
         result = _statistics(grouped, counts, threshold, conv, overwrite=not explain)

@@ -46,23 +46,24 @@ def resolve_window(
 ) -> tuple[dt.date, dt.date]:
     """The inclusive window ``(date_from, date_to)`` the aggregate uses.
 
-    ``date_to`` defaults to ``as_of`` (the service's date); ``date_from`` to ``date_to`` minus
+    ``date_to`` defaults to ``as_of`` (the service's date), ``date_from`` to ``date_to`` minus
     ``conventions.window_years`` calendar years (February 29 maps to February 28), or the start
     of that date's ``time_bucket`` period when ``conventions.window_anchor="period_start"``.
 
     Parameters
     ----------
     date_from, date_to, as_of : date-like, optional
-        Explicit ends of the window, and the service's current date (needed without
-        ``date_to``).
-    time_bucket : str
-        Bucket size, used by the ``period_start`` anchor.
+    time_bucket : {"quarter", "month", "year", "none"}
     conventions : Conventions, optional
-        Window conventions (default: the sandbox's).
 
     Returns
     -------
     tuple of datetime.date
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        Naming the argument that is not a date, or ``date_from`` after ``date_to``.
 
     Examples
     --------
