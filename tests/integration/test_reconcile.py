@@ -121,3 +121,26 @@ def test_bucket_medians_asks_the_service_for_threshold_and_date(client):
         service.attrs["methodology"]["small_n_threshold"]
     assert with_client.attrs["methodology"]["date_range"] == service.attrs["methodology"]["date_range"]
     assert compare_buckets(service, with_client)["match"].all()
+
+
+@pytest.mark.parametrize(("bucket", "relabel"), [
+    ("quarter", lambda label: f"Q{label[-1]} {label[:4]}"),  # 2024-Q1 -> Q1 2024
+    ("quarter", lambda label: label.replace("-", "")),  # 2024-Q1 -> 2024Q1
+    ("month", lambda label: f"{label}-01"),  # 2024-01 -> 2024-01-01
+])
+def test_a_service_labelling_buckets_otherwise_still_reconciles(client, bucket, relabel):
+    # Issue 14: the label format is an open point; buckets are matched by period_start.
+    service = client.private.aggregate("ev_revenue", bucket, deal_type=["Venture"])
+    window = service.attrs["methodology"]["date_range"]
+    deals = client.private.deals(deal_type=["Venture"], date_from=window["from"],
+                                 date_to=window["to"])
+    local = dealframe.analytics.bucket_medians(
+        deals, "ev_revenue", bucket, window["from"], window["to"],
+        small_n_threshold=service.attrs["methodology"]["small_n_threshold"])
+    relabelled = service.assign(bucket=service["bucket"].map(relabel))
+    frame = compare_buckets(relabelled, local)
+    assert len(frame) == len(service) and frame["match"].all()
+    assert frame["bucket"].tolist() == relabelled["bucket"].tolist()
+    # matching by label alone would have paired nothing
+    by_label = compare_buckets(relabelled.drop(columns=["period_start"]), local)
+    assert len(by_label) == 2 * len(service) and not by_label["match"].any()
