@@ -108,3 +108,14 @@ def test_bad_interval_arguments_are_named(kwargs, argument):
     with pytest.raises(ValidationError) as caught:
         bucket_medians(quarterly([6]), "ev_revenue", "quarter", *WINDOW, **kwargs)
     assert caught.value.argument == argument
+
+
+def test_no_thread_is_started(monkeypatch):
+    import threading
+
+    started = []
+    monkeypatch.setattr(threading.Thread, "start", lambda self: started.append(self.name))
+    out = bucket_medians(quarterly([30, 12, 0, 7]), "ev_revenue", "quarter", *WINDOW, ci=0.9,
+                         ci_resamples=199, rng=0)
+    assert out["median_low"].notna().sum() == 3
+    assert started == []
