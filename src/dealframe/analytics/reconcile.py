@@ -160,6 +160,11 @@ def _local(deals: pd.DataFrame, metric: str, time_bucket: str, context: Mapping[
                           include_deleted=context["include_deleted"])
 
 
+def _same_meta(service: pd.DataFrame, local: pd.DataFrame) -> bool:
+    return all(service.attrs.get(k) == local.attrs.get(k)
+               for k in ("total_deals", "outliers_trimmed"))
+
+
 def _summary(label: str, frame: pd.DataFrame, service: pd.DataFrame, local: pd.DataFrame) -> str:
     matched = int(frame["match"].sum())
     worst = frame["median_diff"].abs().max()
@@ -205,7 +210,7 @@ def reconcile(client: Client, metric: str, time_bucket: str = "quarter",
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
     local = _local(deals, metric, time_bucket, context, conventions)
     frame = compare_buckets(service, local, tolerance)
-    same_meta = all(service.attrs.get(k) == local.attrs.get(k) for k in ("total_deals", "outliers_trimmed"))
+    same_meta = _same_meta(service, local)
     frame.attrs.update({"matched": int(frame["match"].sum()), "buckets": len(frame),
                         "meta_matches": same_meta, "service_meta": dict(service.attrs),
                         "local_meta": dict(local.attrs), "deals": len(deals)})
@@ -245,7 +250,7 @@ def calibrate(client: Client, metric: str = "ev_revenue", time_bucket: str = "qu
     for variant in variants:
         local = _local(deals, metric, time_bucket, context, variant)
         frame = compare_buckets(service, local, tolerance)
-        meta = all(service.attrs.get(k) == local.attrs.get(k) for k in ("total_deals", "outliers_trimmed"))
+        meta = _same_meta(service, local)
         rows.append({**{k: getattr(variant, k) for k in variant.__dataclass_fields__},
                      "buckets_matched": int(frame["match"].sum()), "buckets": len(frame),
                      "meta_matches": meta, "reproduces": bool(frame["match"].all() and meta),
