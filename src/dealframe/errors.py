@@ -10,7 +10,8 @@ The hierarchy::
     │   ├── AuthenticationError    401 / 403
     │   ├── NotFoundError          404; ``deleted`` is True for a soft-deleted entity
     │   ├── RateLimitedError       429; ``retry_after`` seconds
-    │   └── ServerError            5xx
+    │   ├── ServerError            5xx
+    │   └── ServiceContractError   a success answer that breaks the interface document
     ├── TransportError             connection errors, timeouts, truncated or invalid bodies
     ├── IncompleteResultError      some pages or chunks failed; ``partial`` holds what arrived
     └── AmbiguousNameError         resolve with on_ambiguous="raise" met ambiguous names
@@ -45,6 +46,7 @@ __all__ = [
     "RateLimitedError",
     "RequestInfo",
     "ServerError",
+    "ServiceContractError",
     "TransportError",
     "ValidationError",
     "error_from_response",
@@ -241,6 +243,37 @@ class RateLimitedError(ApiError):
 
 class ServerError(ApiError):
     """5xx: the service failed."""
+
+
+class ServiceContractError(ApiError):
+    """The service answered, but not as the interface document says it does.
+
+    A malformed success body (empty, not JSON, no ``data``), items of the wrong shape, pages
+    that contradict their own ``meta`` or repeat earlier pages. Not the caller's fault (that is
+    :class:`ValidationError`) and not a failure status (:class:`ServerError`): the answer
+    itself cannot be trusted. Under ``strict=True`` every finding that is otherwise a
+    :class:`~dealframe.MissingDataWarning` is raised as this error.
+
+    Attributes
+    ----------
+    finding : str
+        A short key of what broke (``invalid_body``, ``count_mismatch``, ``repeated_page``,
+        ``repeated_ids``, ``conflicting_rows``, ``missing_field``, ``wrong_shape`` ...).
+
+    Examples
+    --------
+    >>> err = ServiceContractError(200, "a JSON object without 'data'", finding="invalid_body",
+    ...                            request=RequestInfo("POST", "/api/v2/companies", "public"))
+    >>> str(err)
+    "200 SERVICE_CONTRACT: a JSON object without 'data' (POST /api/v2/companies)"
+    """
+
+    def __init__(self, status: int, message: str, *, finding: str,
+                 request: RequestInfo | None = None, attempts: int = 1,
+                 details: Mapping[str, Any] | None = None, note: str | None = None) -> None:
+        self.finding = finding
+        super().__init__(status, "SERVICE_CONTRACT", message, details=details, request=request,
+                         attempts=attempts, note=note)
 
 
 class TransportError(DealframeError):

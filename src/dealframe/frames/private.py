@@ -17,7 +17,6 @@ Examples
 from __future__ import annotations
 
 import copy
-import gc
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -26,7 +25,6 @@ import orjson
 import pandas as pd
 
 from dealframe.errors import ValidationError
-from dealframe.frames.arrow_pages import read_pages
 from dealframe.frames.normalize import (
     as_records,
     assemble,
@@ -65,6 +63,8 @@ __all__ = [
     "deals_frame_from_pages",
     "investor_profiles_frame",
     "investors_frame",
+    "list_frame",
+    "list_page_columns",
     "lookup_frame",
     "portfolio_frame",
     "resolve_frames",
@@ -74,11 +74,12 @@ __all__ = [
 
 Items = Iterable[Mapping[str, Any]] | Mapping[str, Any] | None
 
-#: Read pages with Arrow's JSON reader first (tests turn it off to check the Python path).
-_USE_ARROW = True
-#: Rows parsed before a typed build in the page path: large enough to amortise
-#: pandas' per-call overhead, small enough that parsed dicts never pile up.
-_BATCH_ROWS = 16_384
+#: Columns, nested prefixes and optional columns of each list's rows.
+LIST_SHAPES: dict[str, tuple[Schema, Mapping[str, str] | None, tuple[Any, ...]]] = {
+    "companies": (COMPANY_LIST, None, ()),
+    "investors": (INVESTOR_LIST, None, ()),
+    "transactions": (DEAL, DEAL_NESTED, (DEAL_ROLE,)),
+}
 
 _PROFILE_PREFIXES = {key: f"{key}_" for key in PROFILE_NESTED}
 
@@ -230,31 +231,62 @@ def deals_frame(items: Items, *, with_role: bool | None = None) -> pd.DataFrame:
     return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
 
 
-def _page_records(page: Any, i: int) -> list[Mapping[str, Any]]:
+def list_page_columns(entity: str, items: Items) -> Any:
+    """One list page's items as typed columns (the parsed dicts can then be freed).
+
+    The unit of work of a list pull: each page is built as soon as it arrives, and
+    :func:`list_frame` joins the pages. ``entity`` is ``companies``, ``investors`` or
+    ``transactions``.
+
+    Examples
+    --------
+    >>> part = list_page_columns("investors", [{"id": "a", "name": "A"}])
+    >>> list_frame("investors", [part]).loc[0, "name"]
+    'A'
+    """
+    columns, nested, extra = LIST_SHAPES[entity]
+    return build_columns(as_records(items, entity), columns, nested, extra)
+
+
+def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False) -> pd.DataFrame:
+    """Join the :func:`list_page_columns` of every page into one typed frame.
+
+    ``with_role`` applies to deals as in :func:`deals_frame` (list rows carry no ``role``).
+
+    Examples
+    --------
+    >>> list_frame("companies", []).shape[0]
+    0
+    """
+    columns, _, extra = LIST_SHAPES[entity]
+    if entity != "transactions":
+        return assemble(parts, columns, extra)
+    frame = assemble(parts, columns, extra, always=_role_always(with_role))
+    return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
+
+
+def _page_items(page: Any, i: int) -> Any:
     if not isinstance(page, (bytes, bytearray, memoryview, str)):
         raise ValidationError(f"pages[{i}]", "the raw bytes of a page", got=type(page).__name__)
     try:
         doc = orjson.loads(page)
     except orjson.JSONDecodeError as exc:
-        raise ValidationError(f"pages[{i}]", f"valid JSON ({exc})") from exc
+        raise ValidationError(f"pages[{i}]", f"valid JSON ({exc})") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
         raise ValidationError(f"pages[{i}]", "a {data: [...], meta} list response")
-    return as_records(doc["data"], f"pages[{i}].data")
+    return doc["data"]
 
 
 def deals_frame_from_pages(
     pages: Iterable[bytes | bytearray | memoryview | str], *, with_role: bool | None = None
 ) -> pd.DataFrame:
-    """The fast path for big pulls: raw ``{data, meta}`` page bytes → deals frame.
+    """Raw ``{data, meta}`` list pages (bytes, as received) → one deals frame.
 
-    The pages are read by Arrow's multi-threaded JSON reader straight into
-    typed columns (:mod:`dealframe.frames.arrow_pages`: no Python object per
-    value; participants stay Arrow ``list<struct>``). Pages Arrow cannot type
-    exactly like the item path (a page spread over several lines, a value of
-    an unexpected JSON type, an unknown field that looks like a timestamp...)
-    take the Python path instead: each page parsed with orjson and built into
-    typed columns in batches, the garbage collector off meanwhile. Either way
-    the result equals :func:`deals_frame` of all the pages' items.
+    The same path :meth:`client.private.deals` takes: each page is parsed with
+    orjson and built into typed columns at once (:func:`list_page_columns`), so
+    the parsed dicts of one page at most are alive; the pages are then joined
+    (:func:`list_frame`). The result equals :func:`deals_frame` of all the pages'
+    items.
 
     Parameters
     ----------
@@ -280,37 +312,9 @@ def deals_frame_from_pages(
     >>> deals_frame_from_pages([page, page]).shape[0]
     2
     """
-    pages = list(pages)
-    for i, page in enumerate(pages):
-        if not isinstance(page, (bytes, bytearray, memoryview, str)):
-            raise ValidationError(f"pages[{i}]", "the raw bytes of a page",
-                                  got=type(page).__name__)
-    fast = read_pages(pages, DEAL, DEAL_NESTED, (DEAL_ROLE,)) if _USE_ARROW else None
-    if fast is not None:
-        frame = assemble([fast], DEAL, (DEAL_ROLE,), always=_role_always(with_role))
-    else:
-        frame = _frame_from_pages_python(pages, with_role)
-    return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
-
-
-def _frame_from_pages_python(pages: list[Any], with_role: bool | None) -> pd.DataFrame:
-    parts = []
-    batch: list[Mapping[str, Any]] = []
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for i, page in enumerate(pages):
-            batch.extend(_page_records(page, i))
-            if len(batch) >= _BATCH_ROWS:
-                parts.append(build_columns(batch, DEAL, DEAL_NESTED, (DEAL_ROLE,)))
-                batch = []
-        if batch or not parts:
-            parts.append(build_columns(batch, DEAL, DEAL_NESTED, (DEAL_ROLE,)))
-        del batch
-    finally:
-        if was_enabled:
-            gc.enable()
-    return assemble(parts, DEAL, (DEAL_ROLE,), always=_role_always(with_role))
+    parts = [list_page_columns("transactions", _page_items(page, i))
+             for i, page in enumerate(pages)]
+    return list_frame("transactions", parts, with_role=with_role)
 
 
 def company_investors_frame(items: Items) -> pd.DataFrame:

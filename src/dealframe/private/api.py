@@ -17,15 +17,13 @@ import pandas as pd
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
 from ..errors import AmbiguousNameError, IncompleteResultError, NotFoundError, ValidationError
 from ..frames import private as shape
-from ..frames.normalize import as_records, assemble, build_columns
-from ..frames.schemas import COMPANY_LIST, DEAL, DEAL_NESTED, DEAL_ROLE, INVESTOR_LIST
 from ..notices import MissingDataWarning
 from ..provenance import attach
 from ..transport.paging import map_concurrent
 from .filters import EnumValueError, FilterSchema
 from .fields import check_fields
 from .ids import check_ids
-from .paging import PageInfo, Pages, gc_paused, pull_pages
+from .paging import PageInfo, Pages, pull_pages
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -38,12 +36,6 @@ ENTITIES = ("companies", "investors", "transactions")
 IDS_PER_BATCH = 1000
 #: Names per resolve request (the sandbox's cap; docs/sandbox.md).
 NAMES_PER_RESOLVE = 1000
-#: Columns, nested prefixes and optional columns of each list's rows (as in ``frames.private``).
-_LIST_SHAPES: dict[str, tuple[Any, Any, tuple[Any, ...]]] = {
-    "companies": (COMPANY_LIST, None, ()),
-    "investors": (INVESTOR_LIST, None, ()),
-    "transactions": (DEAL, DEAL_NESTED, (DEAL_ROLE,)),
-}
 _ENTITY_ALIASES = {"deals": "transactions", "company": "companies", "investor": "investors",
                    "transaction": "transactions", "deal": "transactions"}
 
@@ -238,18 +230,14 @@ class PrivateApi:
         deadline = self._t.deadline()  # one budget for the whole call, discovery included
         schema, wire = self._build_filters(entity, filters, kwargs, deadline=deadline)
         sort = schema.check_sort(sort)
-        columns, nested, extra = _LIST_SHAPES[entity]
 
         def parse(items: list[Any]) -> Any:  # one page's rows -> typed columns; its JSON is freed
-            return build_columns(as_records(items, entity), columns, nested, extra)
+            return shape.list_page_columns(entity, items)
 
-        with gc_paused():
-            pulled = self._pull_list(entity, wire, sort, limit, parse, progress, refresh, cache,
-                                     deadline)
-            frame = assemble(pulled.parts, columns, extra)
-            del pulled.parts[:]
-        if DEAL_ROLE.name in frame and entity == "transactions":
-            frame = frame.drop(columns=DEAL_ROLE.name)
+        pulled = self._pull_list(entity, wire, sort, limit, parse, progress, refresh, cache,
+                                 deadline)
+        frame = shape.list_frame(entity, pulled.parts)
+        del pulled.parts[:]
         received = len(frame)
         frame = frame.drop_duplicates("id", keep="first", ignore_index=True)
         duplicates = received - len(frame)

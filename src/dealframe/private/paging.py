@@ -12,11 +12,8 @@ back in page order.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
@@ -25,7 +22,7 @@ from ..transport.paging import WorkerPool, map_concurrent
 if TYPE_CHECKING:
     from ..transport.session import Response
 
-__all__ = ["PAGE_SIZE", "PageInfo", "Pages", "gc_paused", "pull_pages"]
+__all__ = ["PAGE_SIZE", "PageInfo", "Pages", "pull_pages"]
 
 #: Rows per page requested (the upper bound of ``limit``).
 PAGE_SIZE = 1000
@@ -66,34 +63,6 @@ class Pages(Generic[T]):
     def rows(self) -> int:
         """Rows received over all pages."""
         return sum(info.rows for info in self.infos)
-
-
-_gc_lock = threading.Lock()
-_gc_holders = 0
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Turn the cyclic garbage collector off for the block (nesting and threads safe).
-
-    Parsing pages creates millions of short-lived objects, freed by reference
-    counting; the collector only rescans them (design notes: 1.5-2x the time).
-    The collector is turned back on when the last holder leaves.
-    """
-    global _gc_holders, _gc_was_enabled
-    with _gc_lock:
-        if _gc_holders == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_holders += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_holders -= 1
-            if _gc_holders == 0 and _gc_was_enabled:
-                gc.enable()
 
 
 def _items(response: "Response") -> tuple[list[Any], dict[str, Any]]:

@@ -8,14 +8,12 @@ service caps a request), and shapes the JSON with :mod:`dealframe.frames.public`
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from .._vocab import SKUS_PER_CURRENT_REQUEST, TIME_SERIES_FIELDS
 from ..errors import IncompleteResultError, ValidationError
-from ..frames.normalize import copy_frame
 from ..frames.public import (current_frame, group_current_frame, group_time_series_frame,
                              search_frame, time_series_long, time_series_wide)
 from ..notices import MissingDataWarning
@@ -87,47 +85,18 @@ class PublicApi:
         settings = self._t.settings
         deadline = self._t.deadline()
         full = f"{self._prefix}{path}"
-        responses: list[Response | None] = [None] * len(chunks)
-        if cache and not refresh:  # cache hits answered here, only misses go to the workers
-            for i, chunk in enumerate(chunks):
-                responses[i] = self._t.cached("public", "POST", full, json={"skus": chunk, **extra},
-                                              kind=kind)
-        todo = [i for i, r in enumerate(responses) if r is None]
 
         def fetch(chunk: list[str]) -> "Response":
             return self._t.request("public", "POST", full, json={"skus": chunk, **extra},
                                    kind=kind, refresh=refresh, cache=cache, deadline=deadline)
 
-        result = map_concurrent(fetch, [chunks[i] for i in todo], settings.max_workers,
+        result = map_concurrent(fetch, chunks, settings.max_workers,
                                 pool=self._t.pool,
                                 progress=settings.progress if progress is None else progress, desc=desc)
         result.raise_for_failures(expected=len(skus),
                                   received=len(skus) - sum(len(f.item) for f in result.failures),
                                   what="SKUs")
-        for i, response in zip(todo, result.results):
-            responses[i] = response
-        return [r for r in responses if r is not None]
-
-    def _shaped(self, responses: list["Response"], signature: tuple[Any, ...],
-                build: Callable[[], pd.DataFrame]) -> pd.DataFrame:
-        """``build()``, or a copy of what it gave for these exact cache entries before.
-
-        A frame shaped from cached bodies is remembered under the serials of the entries
-        it came from (see :class:`~dealframe.transport.memory.ResultMemo`): a refreshed or
-        expired entry has a new serial, so a remembered frame is always what shaping the
-        same bytes again would give. Without cache entries (``cache=False``) it just builds.
-        """
-        serials = tuple(r.cache_serial for r in responses)
-        if not serials or None in serials:
-            return build()
-        memo = self._t.cache.results
-        key = (self.version, *signature, serials)
-        frame = memo.get(key, copy=copy_frame)
-        if frame is None:
-            frame = build()
-            memo.put(key, frame, copy=copy_frame,
-                     size=int(frame.memory_usage(index=True, deep=False).sum()))
-        return frame
+        return result.values
 
     @staticmethod
     def _report_missing(frame: pd.DataFrame, wanted: list[str], present: set[str], strict: bool) -> list[str]:
@@ -207,11 +176,8 @@ class PublicApi:
         wanted = validate_skus(skus, self.version)
         responses = self._chunked("/companies/current", wanted, SKUS_PER_CURRENT_REQUEST, {}, "current",
                                   refresh, cache, progress, "current data")
-        def shape() -> pd.DataFrame:
-            items = [item for r in responses for item in (r.json().get("data") or [])]
-            return _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
-
-        frame = self._shaped(responses, ("current",), shape)
+        items = [item for r in responses for item in (r.json().get("data") or [])]
+        frame = _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
         attach(frame, endpoint=f"POST {self._prefix}/companies/current", responses=responses,
                rows_expected=len(wanted))
         self._report_missing(frame, wanted, set(frame.index.tolist()), strict)
@@ -259,20 +225,14 @@ class PublicApi:
                                   "time_series", refresh, cache, progress, "time series")
         order = {s: i for i, s in enumerate(wanted)}
 
-        def build() -> pd.DataFrame:
-            items = [item for r in responses for item in (r.json().get("data") or [])]
-            items = sorted((it for it in items if it.get("sku") in order),
-                           key=lambda it: order[it["sku"]])
-            if shape == "wide":
-                built = time_series_wide(items, fields=names, date_from=start, date_to=end)
-            else:
-                built = time_series_long(items)
-            # a SKU with no value has no column or row: keep what was received with the frame
-            built.attrs["skus_received"] = [it["sku"] for it in items]
-            return built
-
-        frame = self._shaped(responses, ("time_series", shape, tuple(names or ()), start, end), build)
-        received = frame.attrs.pop("skus_received")
+        items = [item for r in responses for item in (r.json().get("data") or [])]
+        items = sorted((it for it in items if it.get("sku") in order),
+                       key=lambda it: order[it["sku"]])
+        if shape == "wide":
+            frame = time_series_wide(items, fields=names, date_from=start, date_to=end)
+        else:
+            frame = time_series_long(items)
+        received = [it["sku"] for it in items]  # a SKU with no value has no column or row
         attach(frame, endpoint=f"POST {self._prefix}/companies/time-series", responses=responses,
                rows_expected=len(wanted), rows_received=len(received))
         self._report_missing(frame, wanted, set(received), strict)
