@@ -55,6 +55,7 @@ from dealframe.frames.schemas import (
 
 __all__ = [
     "aggregate_frame",
+    "bucket_period",
     "co_investors_frame",
     "companies_frame",
     "company_investors_frame",
@@ -381,61 +382,112 @@ def resolve_frames(items: Items) -> tuple[pd.DataFrame, pd.DataFrame]:
     return results, build_frame(rows, RESOLVE_CANDIDATES)
 
 
-_QUARTER = re.compile(r"^(\d{4})-?Q([1-4])$")
-_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
-_YEAR = re.compile(r"^(\d{4})$")
-
-
-def _bucket_bounds(label: Any, date_range: Mapping[str, Any]) -> tuple[Any, Any]:
-    if not isinstance(label, str):
-        return None, None
-    if label == "all":
-        return date_range.get("from"), date_range.get("to")
-    for pattern, freq in ((_MONTH, "M"), (_QUARTER, "Q"), (_YEAR, "Y")):
-        m = pattern.match(label)
-        if m:
-            text = label if freq != "Q" else f"{m.group(1)}Q{m.group(2)}"
-            try:
-                period = pd.Period(text, freq=freq)
-            except ValueError:
-                return None, None
-            return (period.start_time.strftime("%Y-%m-%d"),
-                    period.end_time.strftime("%Y-%m-%d"))
-    return None, None
-
-
 def aggregate_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """Aggregate buckets, one row each, with each bucket's calendar bounds.
 
-    ``period_start``/``period_end`` (dates, inclusive) come from the label:
-    ``YYYY-MM``, ``YYYY-Qn``, ``YYYY``; ``all`` takes the methodology's
-    ``date_range``. ``meta`` keys (metric, time_bucket, total_deals,
-    outliers_trimmed, methodology) are copied into ``attrs``, plus
-    ``date_range`` lifted out of the methodology.
+    The service's month and quarter labels are an open point of the interface document;
+    any of ``2024-01``, ``2024-01-01``, ``2024-Q1``, ``2024Q1``, ``Q1 2024`` (and ``2024``
+    for years) is read (:func:`bucket_period`) and ``bucket`` is written the one way:
+    ``YYYY-MM``, ``YYYY-Qn``, ``YYYY``, and ``all`` for ``time_bucket`` none, whose bounds
+    are the methodology's ``date_range``. ``period_start``/``period_end`` are the
+    inclusive bounds; ``attrs["labels_as_served"]`` keeps the labels as they came. A label
+    that cannot be read keeps its text and null bounds. ``meta`` keys (metric,
+    time_bucket, total_deals, outliers_trimmed, methodology) are copied into ``attrs``,
+    plus ``date_range`` lifted out of the methodology.
 
     Examples
     --------
-    >>> df = aggregate_frame([{"bucket": "2024-Q3", "n": 7, "median": 4.1, "q1": 3.0,
-    ...                        "q3": 6.0, "warning": None}], {"metric": "ev_revenue"})
-    >>> str(df.loc[0, "period_end"].date()), df.attrs["metric"]
-    ('2024-09-30', 'ev_revenue')
+    >>> df = aggregate_frame([{"bucket": "Q3 2024", "n": 7, "median": 4.1, "q1": 3.0,
+    ...                        "q3": 6.0, "warning": None}],
+    ...                      {"metric": "ev_revenue", "time_bucket": "quarter"})
+    >>> df.loc[0, "bucket"], str(df.loc[0, "period_end"].date()), df.attrs["metric"]
+    ('2024-Q3', '2024-09-30', 'ev_revenue')
     """
     if isinstance(data, Mapping) and "data" in data and meta is None:
         meta = data.get("meta")
     records = as_records(data, "aggregate")
-    meta = dict(meta or {})
-    if not isinstance(meta, Mapping):
+    if meta is not None and not isinstance(meta, Mapping):
         raise ValidationError("meta", "an object", got=meta)
-    methodology = meta.get("methodology") or {}
+    meta = dict(meta or {})
+    methodology = meta.get("methodology")
+    methodology = methodology if isinstance(methodology, Mapping) else {}
     date_range = meta.get("date_range") or methodology.get("date_range") or {}
-    frame = build_frame(records, AGGREGATE)
-    bounds = [_bucket_bounds(r.get("bucket"), date_range) for r in records]
+    date_range = date_range if isinstance(date_range, Mapping) else {}
+    bucket = meta.get("time_bucket")
+    periods = [bucket_period(r.get("bucket"), bucket if isinstance(bucket, str) else None)
+               for r in records]
+    rows = [{**r, "bucket": p[0] if p is not None else r.get("bucket")}
+            for r, p in zip(records, periods)]
+    frame = build_frame(rows, AGGREGATE)
+    bounds = [(date_range.get("from"), date_range.get("to")) if p is not None and p[0] == "all"
+              else (p[1], p[2]) if p is not None else (None, None) for p in periods]
     for j, col in enumerate(("period_start", "period_end")):
         parsed = to_date([b[j] for b in bounds], col)
         frame[col] = frame[col].where(frame[col].notna(), parsed)
     frame.attrs.update(copy.deepcopy(meta))
     frame.attrs["date_range"] = copy.deepcopy(dict(date_range))
+    frame.attrs["labels_as_served"] = [r.get("bucket") for r in records]
     return frame
+
+
+_LABELS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "month": (re.compile(r"^(?P<y>\d{4})-?(?P<m>\d{2})(?:-\d{2})?$"),),
+    "quarter": (re.compile(r"^(?P<y>\d{4})[- ]?Q(?P<q>[1-4])$", re.I),
+                re.compile(r"^Q(?P<q>[1-4])[- ]?(?P<y>\d{4})$", re.I),
+                re.compile(r"^(?P<y>\d{4})-(?P<m>\d{2})(?:-\d{2})?$")),
+    "year": (re.compile(r"^(?P<y>\d{4})(?:-01(?:-01)?)?$"),),
+}
+
+
+def _period(kind: str, parts: Mapping[str, str | None]) -> tuple[str, pd.Period] | None:
+    year = int(parts["y"] or 0)
+    if kind == "month":
+        month = int(parts["m"] or 0)
+        if not 1 <= month <= 12:
+            return None
+        return f"{year:04d}-{month:02d}", pd.Period(year=year, month=month, freq="M")
+    if kind == "quarter":
+        if parts.get("q"):
+            quarter = int(parts["q"] or 0)
+        elif int(parts["m"] or 0) in (1, 4, 7, 10):
+            quarter = (int(parts["m"] or 0) - 1) // 3 + 1
+        else:
+            return None
+        return f"{year:04d}-Q{quarter}", pd.Period(year=year, quarter=quarter, freq="Q")
+    return f"{year:04d}", pd.Period(year=year, freq="Y")
+
+
+def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None, str | None] | None:
+    """``(canonical label, first day, last day)`` of a bucket label, or None if unreadable.
+
+    ``time_bucket`` chooses how a label is read (a date such as ``2024-04-01`` is the
+    month, quarter or year starting that day); without it, any readable form is taken.
+
+    Examples
+    --------
+    >>> bucket_period("Q2 2024", "quarter")
+    ('2024-Q2', '2024-04-01', '2024-06-30')
+    >>> bucket_period("2024-02-01", "month")
+    ('2024-02', '2024-02-01', '2024-02-29')
+    >>> bucket_period("all", "none")
+    ('all', None, None)
+    """
+    if not isinstance(label, str):
+        return None
+    text = label.strip()
+    if time_bucket == "none":
+        return "all", None, None
+    if text.lower() == "all":
+        return ("all", None, None) if time_bucket is None else None
+    for kind in ([time_bucket] if time_bucket in _LABELS else list(_LABELS)):
+        for pattern in _LABELS[kind]:
+            m = pattern.match(text)
+            found = _period(kind, m.groupdict()) if m else None
+            if found is not None:
+                name, period = found
+                return (name, period.start_time.strftime("%Y-%m-%d"),
+                        period.end_time.strftime("%Y-%m-%d"))
+    return None
 
 
 def lookup_frame(doc: Mapping[str, Any]) -> pd.DataFrame:
