@@ -267,9 +267,14 @@ class Settings:
         path = self.cache_path
         if path is None:
             path = default_cache_path()
-        elif not isinstance(path, (str, os.PathLike)) or not str(path):
+        elif not isinstance(path, (str, os.PathLike)) or not os.fspath(path) \
+                or "\x00" in str(os.fspath(path)):
             raise ConfigurationError("cache_path must be a file path", field="cache_path")
-        object.__setattr__(self, "cache_path", Path(path).expanduser())
+        try:
+            object.__setattr__(self, "cache_path", Path(path).expanduser())
+        except (RuntimeError, TypeError, ValueError) as exc:  # e.g. "~nobody/x"
+            raise ConfigurationError(f"cache_path {path!r} is not usable: {exc}",
+                                     field="cache_path") from None
 
     # -- tokens ---------------------------------------------------------------------------
 

@@ -53,7 +53,6 @@ __all__ = [
     "parse_retry_after",
 ]
 
-_MAX_TEXT = 500
 _MISSING = object()
 
 
@@ -456,7 +455,8 @@ def _scrub(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def _read_body(body: bytes) -> tuple[str | None, str | None, dict[str, Any]]:
+def _read_body(body: bytes, content_type: str | None = None
+               ) -> tuple[str | None, str | None, dict[str, Any]]:
     """(code, message, details) from any of the error body shapes a service might use."""
     try:
         parsed = orjson.loads(body) if body else None
@@ -486,11 +486,18 @@ def _read_body(body: bytes) -> tuple[str | None, str | None, dict[str, Any]]:
                 details if isinstance(details, dict) else {},
             )
     if parsed is None and body:
-        text = body.decode("utf-8", "replace").strip()
-        if len(text) > _MAX_TEXT:
-            text = text[:_MAX_TEXT] + "..."
-        return None, text or None, {}
+        return None, _summary(body, content_type), {}
     return None, None, {}
+
+
+def _summary(body: bytes, content_type: str | None, limit: int = 120) -> str:
+    """One line about a body that is not a JSON error (a proxy's HTML page): never the body."""
+    text = body[:4096].decode("utf-8", "replace").strip()
+    first = text.splitlines()[0].strip() if text else ""
+    if len(first) > limit:
+        first = first[:limit] + "..."
+    kind = content_type.split(";")[0].strip() if content_type else "no content type"
+    return f"not a JSON error body ({len(body)} bytes of {kind}, first line {first!r})"
 
 
 def _as_text(value: Any) -> str | None:
@@ -546,7 +553,7 @@ def error_from_response(
     >>> type(err).__name__, err.deleted
     ('NotFoundError', True)
     """
-    code, message, details = _read_body(body)
+    code, message, details = _read_body(body, _header(headers, "Content-Type"))
     secrets = tuple(secrets)
     message = _scrub(message or f"HTTP {status}", secrets)
     if secrets and details:

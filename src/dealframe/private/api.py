@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import pandas as pd
 
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
+from ..arguments import flag, integer_in
 from ..contract import (Findings, dedupe, identities, keys_present, missing_fields, read_page,
                         shaping)
 from ..errors import (AmbiguousNameError, ApiError, BadRequestError, IncompleteResultError,
@@ -321,11 +322,9 @@ class PrivateApi:
         >>> first.attrs["total"], first.attrs["has_more"]  # doctest: +SKIP
         """
         entity = self._entity(entity)
-        for name, value, hi in (("page", page, None), ("limit", limit, SUBCOLLECTION_LIMIT_MAX)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1 or \
-                    (hi is not None and value > hi):
-                expected = f"an integer from 1 to {hi}" if hi else "an integer of at least 1"
-                raise ValidationError(name, expected, got=value)
+        page = integer_in(page, "page", 1, None)
+        limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX)
+        strict = flag(strict, "strict")
         schema, wire = self._build_filters(entity, filters, kwargs)
         body: dict[str, Any] = {"filters": wire, "page": page, "limit": limit}
         sort = schema.check_sort(sort)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 import threading
 import time
 from collections import Counter
@@ -322,7 +323,14 @@ class Transport:
         host = urlsplit(settings.base_url).hostname if settings.base_url else None
         self._direct = bool(host) and _is_loopback(host)
         if settings.cache_enabled:
-            self._session: requests.Session = build_cached_session(settings.cache_path)
+            try:
+                self._session: requests.Session = build_cached_session(settings.cache_path)
+            except (OSError, sqlite3.Error) as exc:
+                why = getattr(exc, "strerror", None) or str(exc)
+                raise ConfigurationError(
+                    f"cannot open the HTTP cache at {settings.cache_path}: {why}; set "
+                    "cache_path= (DEALFRAME_CACHE_PATH) to a writable file, or "
+                    "cache_enabled=False", field="cache_path") from None
         else:
             self._session = requests.Session()
         # pool_block: more threads than pooled connections (several user threads sharing one
