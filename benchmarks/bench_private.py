@@ -15,8 +15,8 @@ import pandas as pd
 from _common import (NETWORK_LATENCY, Context, Figure, benchmark, interleaved, load_synth,
                      rss_peak_in_subprocess, speedup)
 
-__all__ = ["bench_deals_parse", "bench_deals_pull", "bench_explode", "explode_baseline",
-           "parse_baseline", "parse_ours", "warm_imports"]
+__all__ = ["bench_deals_parse", "bench_deals_pull", "bench_deals_pull_end_to_end", "bench_explode",
+           "explode_baseline", "parse_baseline", "parse_ours", "pull_baseline", "warm_imports"]
 
 _CARRIED = ["id", "deal_date", "deal_type", "deal_subtype", "target_id"]
 _ROLES = ("buyers", "lead_investors", "investors")
@@ -30,7 +30,8 @@ def _pages(ctx: Context, n: int) -> list[bytes]:
 
 
 def parse_ours(pages: Sequence[bytes]) -> pd.DataFrame:
-    """Raw page bytes → deals frame with the client's fast path."""
+    """Raw page bytes → deals frame, the way ``client.private.deals()`` does it: each page
+    parsed with orjson and built into typed columns (``list_page_columns``), then joined."""
     from dealframe.frames.private import deals_frame_from_pages
 
     return deals_frame_from_pages(pages)
@@ -199,3 +200,55 @@ def bench_deals_pull(ctx: Context) -> dict[str, Figure]:
     n = ctx.pull_deals
     return {"deals_pull_50k_speedup": _pull_speedup(ctx, n, NETWORK_LATENCY),
             "deals_pull_50k_speedup_loopback": _pull_speedup(ctx, n, 0.0)}
+
+
+# ---------------------------------------------------------------------------- end to end
+
+
+def pull_baseline(url: str, key: str, n: int) -> pd.DataFrame:
+    """What a user writes without dealframe: a ``requests`` loop over the pages, then
+    ``json_normalize`` and the timestamp conversions (as in :func:`parse_baseline`)."""
+    import requests
+
+    records: list[dict] = []
+    with requests.Session() as session:
+        session.headers["Authorization"] = f"Bearer {key}"
+        page = 1
+        while len(records) < n:
+            reply = session.post(f"{url}/api/private/v1/transactions",
+                                 json={"page": page, "limit": 1000})
+            reply.raise_for_status()
+            body = reply.json()
+            records += body["data"]
+            if not body["meta"]["has_more"]:
+                break
+            page += 1
+    frame = pd.json_normalize(records[:n])
+    frame["deal_date"] = pd.to_datetime(frame["deal_date"])
+    for column in ("created_at", "updated_at"):
+        frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+    return frame
+
+
+@benchmark("deals_pull_end_to_end_speedup")
+def bench_deals_pull_end_to_end(ctx: Context) -> dict[str, Figure]:
+    """``client.private.deals()`` of about 50,000 deals from a zero-latency sandbox, against a
+    plain ``requests`` page loop + ``json_normalize``, both in this run (issue 13)."""
+    n = ctx.e2e_deals
+    sb = ctx.sandbox(0.0)
+    with ctx.client(0.0) as client:
+        client.private.deals(limit=n)  # warm the sandbox (it keeps serialised rows)
+        t_ours, ours, t_base, base = interleaved(
+            lambda: client.private.deals(limit=n), lambda: pull_baseline(sb.url, sb.private_key, n),
+            ctx.heavy_repeat, keep=lambda f: f[_OURS_CHECKED].copy(),
+            keep_base=lambda f: f[_BASE_CHECKED].copy())
+        workers = client.settings.max_workers
+    if len(ours) != len(base):
+        raise AssertionError(f"deals pull: {len(ours)} rows vs the baseline's {len(base)}")
+    _same_deals(ours, base)
+    return {"deals_pull_end_to_end_speedup": speedup(
+        t_ours, t_base, unit=f"x ({len(ours):,} deals in pages of 1,000, loopback, "
+                             f"max_workers={workers})",
+        baseline="requests.Session page loop + json.loads + pandas.json_normalize + to_datetime",
+        deals=len(ours), notes=f"sandbox in a {ctx.sandbox_mode} at scale {ctx.scale}; cache off; "
+                               "both sides include transfer, parse and shaping")}

@@ -15,9 +15,10 @@ from .client import Client
 from .config import Settings
 from .errors import (AmbiguousNameError, ApiError, AuthenticationError, BadRequestError,
                      ConfigurationError, DealframeError, IncompleteResultError, NotFoundError,
-                     RateLimitedError, ServerError, TransportError, ValidationError)
+                     RateLimitedError, ServerError, ServiceContractError, TransportError,
+                     ValidationError)
 from .frames.participants import co_investment_edges, explode_participants
-from .notices import DealframeWarning, MissingDataWarning
+from .notices import DealframeWarning, MissingDataWarning, ServiceContractWarning
 
 __version__ = "0.1.0"
 
@@ -35,6 +36,8 @@ __all__ = [
     "NotFoundError",
     "RateLimitedError",
     "ServerError",
+    "ServiceContractError",
+    "ServiceContractWarning",
     "Settings",
     "TransportError",
     "ValidationError",

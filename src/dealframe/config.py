@@ -24,7 +24,6 @@ __all__ = [
     "DEFAULT_BACKOFF_BASE",
     "DEFAULT_BACKOFF_CAP",
     "DEFAULT_CACHE_EXPIRY",
-    "DEFAULT_CACHE_MEMORY_MB",
     "DEFAULT_CONNECT_TIMEOUT",
     "DEFAULT_MAX_WORKERS",
     "DEFAULT_READ_TIMEOUT",
@@ -43,8 +42,6 @@ DEFAULT_RETRIES = 5
 DEFAULT_BACKOFF_BASE = 0.5
 DEFAULT_BACKOFF_CAP = 30.0
 DEFAULT_RETRY_AFTER_MAX = 60.0
-#: Megabytes of recently used cached bodies a client also keeps in memory (0: none).
-DEFAULT_CACHE_MEMORY_MB = 64.0
 
 #: Cache lifetime in seconds per endpoint kind; 0 means "never cached".
 DEFAULT_CACHE_EXPIRY: Mapping[str, float] = MappingProxyType(
@@ -68,7 +65,6 @@ ENV_VARS: Mapping[str, str] = MappingProxyType(
         "private_key": "DEALFRAME_PRIVATE_KEY",
         "cache_enabled": "DEALFRAME_CACHE",
         "cache_path": "DEALFRAME_CACHE_PATH",
-        "cache_memory_mb": "DEALFRAME_CACHE_MEMORY_MB",
         "max_workers": "DEALFRAME_MAX_WORKERS",
     }
 )
@@ -217,9 +213,6 @@ class Settings:
     cache_expiry : mapping
         Seconds per endpoint kind, merged over :data:`DEFAULT_CACHE_EXPIRY`;
         ``changefeed`` is always 0 (never cached).
-    cache_memory_mb : float
-        Megabytes of recently used cached bodies also kept in memory, in front of the
-        SQLite file (same entries, same expiry); 0 turns that off.
     allow_insecure_http : bool
         Permit ``http://`` to a non-loopback host.
     progress : bool, optional
@@ -248,7 +241,6 @@ class Settings:
     cache_enabled: bool = True
     cache_path: Path | None = None
     cache_expiry: Mapping[str, float] = field(default_factory=dict, hash=False)
-    cache_memory_mb: float = DEFAULT_CACHE_MEMORY_MB
     allow_insecure_http: bool = False
     progress: bool | None = None
 
@@ -269,16 +261,20 @@ class Settings:
         _check_number("backoff_base", self.backoff_base, minimum=0)
         _check_number("backoff_cap", self.backoff_cap, minimum=0)
         _check_number("retry_after_max", self.retry_after_max, minimum=0)
-        _check_number("cache_memory_mb", self.cache_memory_mb, minimum=0)
         if self.call_budget is not None:
             _check_number("call_budget", self.call_budget, minimum=0.001)
         object.__setattr__(self, "cache_expiry", _check_expiry(self.cache_expiry))
         path = self.cache_path
         if path is None:
             path = default_cache_path()
-        elif not isinstance(path, (str, os.PathLike)) or not str(path):
+        elif not isinstance(path, (str, os.PathLike)) or not os.fspath(path) \
+                or "\x00" in str(os.fspath(path)):
             raise ConfigurationError("cache_path must be a file path", field="cache_path")
-        object.__setattr__(self, "cache_path", Path(path).expanduser())
+        try:
+            object.__setattr__(self, "cache_path", Path(path).expanduser())
+        except (RuntimeError, TypeError, ValueError) as exc:  # e.g. "~nobody/x"
+            raise ConfigurationError(f"cache_path {path!r} is not usable: {exc}",
+                                     field="cache_path") from None
 
     # -- tokens ---------------------------------------------------------------------------
 
@@ -367,10 +363,4 @@ def _from_text(name: str, var: str, raw: str) -> Any:
             return int(raw)
         except ValueError:
             raise ConfigurationError(f"{var} must be an integer, got {raw!r}", field=var) from None
-    if name == "cache_memory_mb":
-        try:
-            return float(raw)
-        except ValueError:
-            raise ConfigurationError(f"{var} must be a number of megabytes, got {raw!r}",
-                                     field=var) from None
     return raw

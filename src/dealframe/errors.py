@@ -10,7 +10,8 @@ The hierarchy::
     │   ├── AuthenticationError    401 / 403
     │   ├── NotFoundError          404; ``deleted`` is True for a soft-deleted entity
     │   ├── RateLimitedError       429; ``retry_after`` seconds
-    │   └── ServerError            5xx
+    │   ├── ServerError            5xx
+    │   └── ServiceContractError   a success answer that breaks the interface document
     ├── TransportError             connection errors, timeouts, truncated or invalid bodies
     ├── IncompleteResultError      some pages or chunks failed; ``partial`` holds what arrived
     └── AmbiguousNameError         resolve with on_ambiguous="raise" met ambiguous names
@@ -45,13 +46,13 @@ __all__ = [
     "RateLimitedError",
     "RequestInfo",
     "ServerError",
+    "ServiceContractError",
     "TransportError",
     "ValidationError",
     "error_from_response",
     "parse_retry_after",
 ]
 
-_MAX_TEXT = 500
 _MISSING = object()
 
 
@@ -243,6 +244,37 @@ class ServerError(ApiError):
     """5xx: the service failed."""
 
 
+class ServiceContractError(ApiError):
+    """The service answered, but not as the interface document says it does.
+
+    A malformed success body (empty, not JSON, no ``data``), items of the wrong shape, pages
+    that contradict their own ``meta`` or repeat earlier pages. Not the caller's fault (that is
+    :class:`ValidationError`) and not a failure status (:class:`ServerError`): the answer
+    itself cannot be trusted. Under ``strict=True`` every finding that is otherwise a
+    :class:`~dealframe.MissingDataWarning` is raised as this error.
+
+    Attributes
+    ----------
+    finding : str
+        A short key of what broke (``invalid_body``, ``count_mismatch``, ``repeated_page``,
+        ``repeated_ids``, ``conflicting_rows``, ``missing_field``, ``wrong_shape`` ...).
+
+    Examples
+    --------
+    >>> err = ServiceContractError(200, "a JSON object without 'data'", finding="invalid_body",
+    ...                            request=RequestInfo("POST", "/api/v2/companies", "public"))
+    >>> str(err)
+    "200 SERVICE_CONTRACT: a JSON object without 'data' (POST /api/v2/companies)"
+    """
+
+    def __init__(self, status: int, message: str, *, finding: str,
+                 request: RequestInfo | None = None, attempts: int = 1,
+                 details: Mapping[str, Any] | None = None, note: str | None = None) -> None:
+        self.finding = finding
+        super().__init__(status, "SERVICE_CONTRACT", message, details=details, request=request,
+                         attempts=attempts, note=note)
+
+
 class TransportError(DealframeError):
     """The exchange itself failed: connection refused or dropped, timeout, truncated body.
 
@@ -423,7 +455,8 @@ def _scrub(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def _read_body(body: bytes) -> tuple[str | None, str | None, dict[str, Any]]:
+def _read_body(body: bytes, content_type: str | None = None
+               ) -> tuple[str | None, str | None, dict[str, Any]]:
     """(code, message, details) from any of the error body shapes a service might use."""
     try:
         parsed = orjson.loads(body) if body else None
@@ -453,11 +486,18 @@ def _read_body(body: bytes) -> tuple[str | None, str | None, dict[str, Any]]:
                 details if isinstance(details, dict) else {},
             )
     if parsed is None and body:
-        text = body.decode("utf-8", "replace").strip()
-        if len(text) > _MAX_TEXT:
-            text = text[:_MAX_TEXT] + "..."
-        return None, text or None, {}
+        return None, _summary(body, content_type), {}
     return None, None, {}
+
+
+def _summary(body: bytes, content_type: str | None, limit: int = 120) -> str:
+    """One line about a body that is not a JSON error (a proxy's HTML page): never the body."""
+    text = body[:4096].decode("utf-8", "replace").strip()
+    first = text.splitlines()[0].strip() if text else ""
+    if len(first) > limit:
+        first = first[:limit] + "..."
+    kind = content_type.split(";")[0].strip() if content_type else "no content type"
+    return f"not a JSON error body ({len(body)} bytes of {kind}, first line {first!r})"
 
 
 def _as_text(value: Any) -> str | None:
@@ -513,7 +553,7 @@ def error_from_response(
     >>> type(err).__name__, err.deleted
     ('NotFoundError', True)
     """
-    code, message, details = _read_body(body)
+    code, message, details = _read_body(body, _header(headers, "Content-Type"))
     secrets = tuple(secrets)
     message = _scrub(message or f"HTTP {status}", secrets)
     if secrets and details:

@@ -49,6 +49,7 @@ NASTY_NAMES = [
 ]
 JUNK = st.one_of(
     st.none(), st.booleans(), st.integers(-10**12, 10**12),
+    st.sampled_from([2**63, 2**64, -2**64 - 1, 10**30, -10**40, 2**1000]),
     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12),
     st.binary(max_size=6), st.lists(st.integers(), max_size=3),
     st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),

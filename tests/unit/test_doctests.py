@@ -29,4 +29,4 @@ def test_examples_in_docstrings_hold(name: str) -> None:
 
 
 def test_the_modules_are_found() -> None:
-    assert "dealframe.transport.memory" in MODULES and len(MODULES) > 50
+    assert "dealframe.transport.session" in MODULES and len(MODULES) > 50

@@ -133,7 +133,9 @@ def test_attempts_and_note_in_message():
         (b'{"detail": "Not authenticated"}', "Not authenticated"),
         (b'{"message": "Slow down", "code": "THROTTLED"}', "Slow down"),
         (b'{"error": "plain string error"}', "plain string error"),
-        (b"<html>Bad Gateway</html>", "<html>Bad Gateway</html>"),
+        (b"<html>Bad Gateway</html>",
+         "not a JSON error body (24 bytes of no content type, first line "
+         "'<html>Bad Gateway</html>')"),
         (b"", "HTTP 502"),
         (b"[1, 2]", "HTTP 502"),
     ],
@@ -158,6 +160,14 @@ def test_message_code_shape_keeps_code():
 def test_long_text_bodies_are_shortened():
     error = error_from_response(500, b"x" * 5000, REQ)
     assert len(error.message) < 600
+
+
+def test_a_proxy_html_page_is_summarised_not_pasted():
+    page = b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n" + b"<p>x</p>" * 900
+    error = error_from_response(502, page, REQ, {"Content-Type": "text/html; charset=utf-8"})
+    assert "text/html" in error.message and "'<!DOCTYPE html>'" in error.message
+    assert str(len(page)) in error.message and "<p>x</p>" not in str(error)
+    assert len(str(error)) < 300
 
 
 def test_secrets_are_scrubbed_from_echoing_bodies():

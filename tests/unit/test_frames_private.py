@@ -11,11 +11,9 @@ import orjson
 import pandas as pd
 import pytest
 
-import dealframe.frames.private as private_mod
 from dealframe._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from dealframe.errors import ValidationError
-from dealframe.frames.arrow_pages import read_pages
-from dealframe.frames.schemas import DEAL, DEAL_NESTED, DEAL_ROLE, PARTICIPANTS_DTYPE
+from dealframe.frames.schemas import PARTICIPANTS_DTYPE
 from dealframe.frames import (
     aggregate_frame,
     co_investors_frame,
@@ -241,19 +239,18 @@ def test_deals_frame_from_pages_equals_deals_frame_on_payload():
     pd.testing.assert_frame_equal(deals_frame_from_pages([page]), deals_frame(items))
 
 
-def test_deals_frame_from_pages_equals_deals_frame_across_pages(monkeypatch):
-    monkeypatch.setattr(private_mod, "_USE_ARROW", False)  # the Python page path
-    monkeypatch.setattr(private_mod, "_BATCH_ROWS", 700)  # several typed parts to concatenate
+def test_deals_frame_from_pages_equals_deals_frame_across_pages():
     s = synth()
     pages = s.deal_pages(2_500, page_size=400, seed=3, n_investors=50)
     items = [item for p in pages for item in orjson.loads(p)["data"]]
-    pd.testing.assert_frame_equal(deals_frame_from_pages(pages), deals_frame(items))
+    got = deals_frame_from_pages(pages)
+    pd.testing.assert_frame_equal(got, deals_frame(items))
+    assert got["buyers"].dtype == PARTICIPANTS_DTYPE
+    assert got["id"].tolist() == [i["id"] for i in items]
+    assert [len(x) for x in got["lead_investors"]] == [len(i["lead_investors"]) for i in items]
 
 
-@pytest.mark.parametrize("arrow", [True, False])
-def test_deals_frame_from_pages_extras_and_categories_in_some_pages_only(monkeypatch, arrow):
-    monkeypatch.setattr(private_mod, "_USE_ARROW", arrow)
-    monkeypatch.setattr(private_mod, "_BATCH_ROWS", 1)
+def test_deals_frame_from_pages_extras_and_categories_in_some_pages_only():
     pages_items = [
         [{"id": "a", "deal_type": "Venture", "deal_date": "2024-01-02"}],
         [{"id": "b", "deal_type": "Crowdfunding", "flag": True, "role": "buyer"}],
@@ -372,42 +369,25 @@ def test_participant_columns_are_arrow_lists_that_read_as_lists_of_dicts(tmp_pat
     assert back["lead_investors"].tolist() == df["lead_investors"].tolist()
 
 
-def test_deals_frame_from_pages_arrow_and_python_paths_agree(monkeypatch):
-    pages = synth().deal_pages(1_500, page_size=300, seed=5, n_investors=40)
-    fast = deals_frame_from_pages(pages)
-    monkeypatch.setattr(private_mod, "_USE_ARROW", False)
-    slow = deals_frame_from_pages(pages)
-    pd.testing.assert_frame_equal(fast, slow)
-    assert fast["buyers"].dtype == PARTICIPANTS_DTYPE
-    items = [i for p in pages for i in orjson.loads(p)["data"]]
-    assert fast["id"].tolist() == [i["id"] for i in items]
-    assert [len(x) for x in fast["lead_investors"]] == [len(i["lead_investors"]) for i in items]
-
-
-def test_arrow_page_reader_hands_unsure_pages_to_the_python_path():
+def test_deals_frame_from_pages_reads_any_json_layout_and_refuses_bad_items():
     item = {"id": "a", "deal_date": "2024-01-02", "buyers": [{"id": "p", "name": "P"}]}
 
     def page(*items, indent=False):
         return orjson.dumps({"data": list(items), "meta": {}},
                             option=orjson.OPT_INDENT_2 if indent else 0)
 
-    assert read_pages([page(item)], DEAL, DEAL_NESTED, (DEAL_ROLE,)) is not None
-    unsure = [
+    readable = [
         [page(item, indent=True)],                                  # a page over many lines
-        [page({**item, "id": 7})],                                  # a number for a string
-        [page({**item, "seen": "2024-01-01T00:00:00Z"})],          # Arrow would make a timestamp
+        [page({**item, "seen": "2024-01-01T00:00:00Z"})],          # an unknown timestamp-like
         [page({**item, "meta": {"a": 1}})],                         # an unknown object
-        [page({**item, "buyers": [None]})],                         # a null participant
-        [b'{"data": [null]}'], [b'{"meta": {}}'], [b"[1, 2]"], [b"{not json"],
     ]
-    for pages in unsure:
-        assert read_pages(pages, DEAL, DEAL_NESTED, (DEAL_ROLE,)) is None, pages
-    # ... and the public function gives the item path's frame for each readable one
-    for pages in unsure[:4]:
+    for pages in readable:
         items = [i for p in pages for i in orjson.loads(p)["data"]]
         pd.testing.assert_frame_equal(deals_frame_from_pages(pages), deals_frame(items))
-    with pytest.raises(ValidationError):
-        deals_frame_from_pages(unsure[4])
+    for bad in ([page({**item, "buyers": [None]})], [b'{"data": [null]}'], [b'{"meta": {}}'],
+                [b"[1, 2]"], [b"{not json"]):
+        with pytest.raises(ValidationError):
+            deals_frame_from_pages(bad)
 
 
 # ------------------------------------------------------------------ lookup

@@ -111,6 +111,8 @@ def explode_participants(
     >>> ex[["deal_id", "role", "participant_id"]].values.tolist()
     [['d', 'buyers', 'x']]
     """
+    if deals is None:
+        raise ValidationError("deals", "a deals frame (or a list of deal items)", got=deals)
     if not isinstance(deals, pd.DataFrame):
         deals = deals_frame(deals)
     if isinstance(roles, str) or not all(isinstance(r, str) for r in roles):
@@ -187,6 +189,8 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
     >>> int(co_investment_edges(ex).loc[0, "shared_deals"])
     2
     """
+    if not isinstance(exploded, pd.DataFrame):
+        raise ValidationError("exploded", "a frame from explode_participants", got=exploded)
     for col in ("deal_id", "participant_id"):
         if col not in exploded:
             raise ValidationError("exploded",

@@ -17,7 +17,6 @@ Examples
 from __future__ import annotations
 
 import copy
-import gc
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -26,7 +25,6 @@ import orjson
 import pandas as pd
 
 from dealframe.errors import ValidationError
-from dealframe.frames.arrow_pages import read_pages
 from dealframe.frames.normalize import (
     as_records,
     assemble,
@@ -57,6 +55,7 @@ from dealframe.frames.schemas import (
 
 __all__ = [
     "aggregate_frame",
+    "bucket_period",
     "co_investors_frame",
     "companies_frame",
     "company_investors_frame",
@@ -65,6 +64,8 @@ __all__ = [
     "deals_frame_from_pages",
     "investor_profiles_frame",
     "investors_frame",
+    "list_frame",
+    "list_page_columns",
     "lookup_frame",
     "portfolio_frame",
     "resolve_frames",
@@ -74,11 +75,12 @@ __all__ = [
 
 Items = Iterable[Mapping[str, Any]] | Mapping[str, Any] | None
 
-#: Read pages with Arrow's JSON reader first (tests turn it off to check the Python path).
-_USE_ARROW = True
-#: Rows parsed before a typed build in the page path: large enough to amortise
-#: pandas' per-call overhead, small enough that parsed dicts never pile up.
-_BATCH_ROWS = 16_384
+#: Columns, nested prefixes and optional columns of each list's rows.
+LIST_SHAPES: dict[str, tuple[Schema, Mapping[str, str] | None, tuple[Any, ...]]] = {
+    "companies": (COMPANY_LIST, None, ()),
+    "investors": (INVESTOR_LIST, None, ()),
+    "transactions": (DEAL, DEAL_NESTED, (DEAL_ROLE,)),
+}
 
 _PROFILE_PREFIXES = {key: f"{key}_" for key in PROFILE_NESTED}
 
@@ -230,31 +232,62 @@ def deals_frame(items: Items, *, with_role: bool | None = None) -> pd.DataFrame:
     return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
 
 
-def _page_records(page: Any, i: int) -> list[Mapping[str, Any]]:
+def list_page_columns(entity: str, items: Items) -> Any:
+    """One list page's items as typed columns (the parsed dicts can then be freed).
+
+    The unit of work of a list pull: each page is built as soon as it arrives, and
+    :func:`list_frame` joins the pages. ``entity`` is ``companies``, ``investors`` or
+    ``transactions``.
+
+    Examples
+    --------
+    >>> part = list_page_columns("investors", [{"id": "a", "name": "A"}])
+    >>> list_frame("investors", [part]).loc[0, "name"]
+    'A'
+    """
+    columns, nested, extra = LIST_SHAPES[entity]
+    return build_columns(as_records(items, entity), columns, nested, extra)
+
+
+def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False) -> pd.DataFrame:
+    """Join the :func:`list_page_columns` of every page into one typed frame.
+
+    ``with_role`` applies to deals as in :func:`deals_frame` (list rows carry no ``role``).
+
+    Examples
+    --------
+    >>> list_frame("companies", []).shape[0]
+    0
+    """
+    columns, _, extra = LIST_SHAPES[entity]
+    if entity != "transactions":
+        return assemble(parts, columns, extra)
+    frame = assemble(parts, columns, extra, always=_role_always(with_role))
+    return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
+
+
+def _page_items(page: Any, i: int) -> Any:
     if not isinstance(page, (bytes, bytearray, memoryview, str)):
         raise ValidationError(f"pages[{i}]", "the raw bytes of a page", got=type(page).__name__)
     try:
         doc = orjson.loads(page)
     except orjson.JSONDecodeError as exc:
-        raise ValidationError(f"pages[{i}]", f"valid JSON ({exc})") from exc
+        raise ValidationError(f"pages[{i}]", f"valid JSON ({exc})") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
         raise ValidationError(f"pages[{i}]", "a {data: [...], meta} list response")
-    return as_records(doc["data"], f"pages[{i}].data")
+    return doc["data"]
 
 
 def deals_frame_from_pages(
     pages: Iterable[bytes | bytearray | memoryview | str], *, with_role: bool | None = None
 ) -> pd.DataFrame:
-    """The fast path for big pulls: raw ``{data, meta}`` page bytes → deals frame.
+    """Raw ``{data, meta}`` list pages (bytes, as received) → one deals frame.
 
-    The pages are read by Arrow's multi-threaded JSON reader straight into
-    typed columns (:mod:`dealframe.frames.arrow_pages`: no Python object per
-    value; participants stay Arrow ``list<struct>``). Pages Arrow cannot type
-    exactly like the item path (a page spread over several lines, a value of
-    an unexpected JSON type, an unknown field that looks like a timestamp...)
-    take the Python path instead: each page parsed with orjson and built into
-    typed columns in batches, the garbage collector off meanwhile. Either way
-    the result equals :func:`deals_frame` of all the pages' items.
+    The same path :meth:`client.private.deals` takes: each page is parsed with
+    orjson and built into typed columns at once (:func:`list_page_columns`), so
+    the parsed dicts of one page at most are alive; the pages are then joined
+    (:func:`list_frame`). The result equals :func:`deals_frame` of all the pages'
+    items.
 
     Parameters
     ----------
@@ -280,37 +313,9 @@ def deals_frame_from_pages(
     >>> deals_frame_from_pages([page, page]).shape[0]
     2
     """
-    pages = list(pages)
-    for i, page in enumerate(pages):
-        if not isinstance(page, (bytes, bytearray, memoryview, str)):
-            raise ValidationError(f"pages[{i}]", "the raw bytes of a page",
-                                  got=type(page).__name__)
-    fast = read_pages(pages, DEAL, DEAL_NESTED, (DEAL_ROLE,)) if _USE_ARROW else None
-    if fast is not None:
-        frame = assemble([fast], DEAL, (DEAL_ROLE,), always=_role_always(with_role))
-    else:
-        frame = _frame_from_pages_python(pages, with_role)
-    return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
-
-
-def _frame_from_pages_python(pages: list[Any], with_role: bool | None) -> pd.DataFrame:
-    parts = []
-    batch: list[Mapping[str, Any]] = []
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for i, page in enumerate(pages):
-            batch.extend(_page_records(page, i))
-            if len(batch) >= _BATCH_ROWS:
-                parts.append(build_columns(batch, DEAL, DEAL_NESTED, (DEAL_ROLE,)))
-                batch = []
-        if batch or not parts:
-            parts.append(build_columns(batch, DEAL, DEAL_NESTED, (DEAL_ROLE,)))
-        del batch
-    finally:
-        if was_enabled:
-            gc.enable()
-    return assemble(parts, DEAL, (DEAL_ROLE,), always=_role_always(with_role))
+    parts = [list_page_columns("transactions", _page_items(page, i))
+             for i, page in enumerate(pages)]
+    return list_frame("transactions", parts, with_role=with_role)
 
 
 def company_investors_frame(items: Items) -> pd.DataFrame:
@@ -377,61 +382,112 @@ def resolve_frames(items: Items) -> tuple[pd.DataFrame, pd.DataFrame]:
     return results, build_frame(rows, RESOLVE_CANDIDATES)
 
 
-_QUARTER = re.compile(r"^(\d{4})-?Q([1-4])$")
-_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
-_YEAR = re.compile(r"^(\d{4})$")
-
-
-def _bucket_bounds(label: Any, date_range: Mapping[str, Any]) -> tuple[Any, Any]:
-    if not isinstance(label, str):
-        return None, None
-    if label == "all":
-        return date_range.get("from"), date_range.get("to")
-    for pattern, freq in ((_MONTH, "M"), (_QUARTER, "Q"), (_YEAR, "Y")):
-        m = pattern.match(label)
-        if m:
-            text = label if freq != "Q" else f"{m.group(1)}Q{m.group(2)}"
-            try:
-                period = pd.Period(text, freq=freq)
-            except ValueError:
-                return None, None
-            return (period.start_time.strftime("%Y-%m-%d"),
-                    period.end_time.strftime("%Y-%m-%d"))
-    return None, None
-
-
 def aggregate_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """Aggregate buckets, one row each, with each bucket's calendar bounds.
 
-    ``period_start``/``period_end`` (dates, inclusive) come from the label:
-    ``YYYY-MM``, ``YYYY-Qn``, ``YYYY``; ``all`` takes the methodology's
-    ``date_range``. ``meta`` keys (metric, time_bucket, total_deals,
-    outliers_trimmed, methodology) are copied into ``attrs``, plus
-    ``date_range`` lifted out of the methodology.
+    The service's month and quarter labels are an open point of the interface document;
+    any of ``2024-01``, ``2024-01-01``, ``2024-Q1``, ``2024Q1``, ``Q1 2024`` (and ``2024``
+    for years) is read (:func:`bucket_period`) and ``bucket`` is written the one way:
+    ``YYYY-MM``, ``YYYY-Qn``, ``YYYY``, and ``all`` for ``time_bucket`` none, whose bounds
+    are the methodology's ``date_range``. ``period_start``/``period_end`` are the
+    inclusive bounds; ``attrs["labels_as_served"]`` keeps the labels as they came. A label
+    that cannot be read keeps its text and null bounds. ``meta`` keys (metric,
+    time_bucket, total_deals, outliers_trimmed, methodology) are copied into ``attrs``,
+    plus ``date_range`` lifted out of the methodology.
 
     Examples
     --------
-    >>> df = aggregate_frame([{"bucket": "2024-Q3", "n": 7, "median": 4.1, "q1": 3.0,
-    ...                        "q3": 6.0, "warning": None}], {"metric": "ev_revenue"})
-    >>> str(df.loc[0, "period_end"].date()), df.attrs["metric"]
-    ('2024-09-30', 'ev_revenue')
+    >>> df = aggregate_frame([{"bucket": "Q3 2024", "n": 7, "median": 4.1, "q1": 3.0,
+    ...                        "q3": 6.0, "warning": None}],
+    ...                      {"metric": "ev_revenue", "time_bucket": "quarter"})
+    >>> df.loc[0, "bucket"], str(df.loc[0, "period_end"].date()), df.attrs["metric"]
+    ('2024-Q3', '2024-09-30', 'ev_revenue')
     """
     if isinstance(data, Mapping) and "data" in data and meta is None:
         meta = data.get("meta")
     records = as_records(data, "aggregate")
-    meta = dict(meta or {})
-    if not isinstance(meta, Mapping):
+    if meta is not None and not isinstance(meta, Mapping):
         raise ValidationError("meta", "an object", got=meta)
-    methodology = meta.get("methodology") or {}
+    meta = dict(meta or {})
+    methodology = meta.get("methodology")
+    methodology = methodology if isinstance(methodology, Mapping) else {}
     date_range = meta.get("date_range") or methodology.get("date_range") or {}
-    frame = build_frame(records, AGGREGATE)
-    bounds = [_bucket_bounds(r.get("bucket"), date_range) for r in records]
+    date_range = date_range if isinstance(date_range, Mapping) else {}
+    bucket = meta.get("time_bucket")
+    periods = [bucket_period(r.get("bucket"), bucket if isinstance(bucket, str) else None)
+               for r in records]
+    rows = [{**r, "bucket": p[0] if p is not None else r.get("bucket")}
+            for r, p in zip(records, periods)]
+    frame = build_frame(rows, AGGREGATE)
+    bounds = [(date_range.get("from"), date_range.get("to")) if p is not None and p[0] == "all"
+              else (p[1], p[2]) if p is not None else (None, None) for p in periods]
     for j, col in enumerate(("period_start", "period_end")):
         parsed = to_date([b[j] for b in bounds], col)
         frame[col] = frame[col].where(frame[col].notna(), parsed)
     frame.attrs.update(copy.deepcopy(meta))
     frame.attrs["date_range"] = copy.deepcopy(dict(date_range))
+    frame.attrs["labels_as_served"] = [r.get("bucket") for r in records]
     return frame
+
+
+_LABELS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "month": (re.compile(r"^(?P<y>\d{4})-?(?P<m>\d{2})(?:-\d{2})?$"),),
+    "quarter": (re.compile(r"^(?P<y>\d{4})[- ]?Q(?P<q>[1-4])$", re.I),
+                re.compile(r"^Q(?P<q>[1-4])[- ]?(?P<y>\d{4})$", re.I),
+                re.compile(r"^(?P<y>\d{4})-(?P<m>\d{2})(?:-\d{2})?$")),
+    "year": (re.compile(r"^(?P<y>\d{4})(?:-01(?:-01)?)?$"),),
+}
+
+
+def _period(kind: str, parts: Mapping[str, str | None]) -> tuple[str, pd.Period] | None:
+    year = int(parts["y"] or 0)
+    if kind == "month":
+        month = int(parts["m"] or 0)
+        if not 1 <= month <= 12:
+            return None
+        return f"{year:04d}-{month:02d}", pd.Period(year=year, month=month, freq="M")
+    if kind == "quarter":
+        if parts.get("q"):
+            quarter = int(parts["q"] or 0)
+        elif int(parts["m"] or 0) in (1, 4, 7, 10):
+            quarter = (int(parts["m"] or 0) - 1) // 3 + 1
+        else:
+            return None
+        return f"{year:04d}-Q{quarter}", pd.Period(year=year, quarter=quarter, freq="Q")
+    return f"{year:04d}", pd.Period(year=year, freq="Y")
+
+
+def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None, str | None] | None:
+    """``(canonical label, first day, last day)`` of a bucket label, or None if unreadable.
+
+    ``time_bucket`` chooses how a label is read (a date such as ``2024-04-01`` is the
+    month, quarter or year starting that day); without it, any readable form is taken.
+
+    Examples
+    --------
+    >>> bucket_period("Q2 2024", "quarter")
+    ('2024-Q2', '2024-04-01', '2024-06-30')
+    >>> bucket_period("2024-02-01", "month")
+    ('2024-02', '2024-02-01', '2024-02-29')
+    >>> bucket_period("all", "none")
+    ('all', None, None)
+    """
+    if not isinstance(label, str):
+        return None
+    text = label.strip()
+    if time_bucket == "none":
+        return "all", None, None
+    if text.lower() == "all":
+        return ("all", None, None) if time_bucket is None else None
+    for kind in ([time_bucket] if time_bucket in _LABELS else list(_LABELS)):
+        for pattern in _LABELS[kind]:
+            m = pattern.match(text)
+            found = _period(kind, m.groupdict()) if m else None
+            if found is not None:
+                name, period = found
+                return (name, period.start_time.strftime("%Y-%m-%d"),
+                        period.end_time.strftime("%Y-%m-%d"))
+    return None
 
 
 def lookup_frame(doc: Mapping[str, Any]) -> pd.DataFrame:

@@ -15,17 +15,20 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import pandas as pd
 
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
-from ..errors import AmbiguousNameError, IncompleteResultError, NotFoundError, ValidationError
+from ..arguments import flag, integer_in
+from ..contract import (Findings, dedupe, identities, keys_present, missing_fields, read_page,
+                        shaping)
+from ..errors import (AmbiguousNameError, ApiError, BadRequestError, IncompleteResultError,
+                      NotFoundError, RequestInfo, ValidationError)
 from ..frames import private as shape
-from ..frames.normalize import as_records, assemble, build_columns
-from ..frames.schemas import COMPANY_LIST, DEAL, DEAL_NESTED, DEAL_ROLE, INVESTOR_LIST
+from ..frames.schemas import PROFILE_FIELDS
 from ..notices import MissingDataWarning
 from ..provenance import attach
 from ..transport.paging import map_concurrent
 from .filters import EnumValueError, FilterSchema
 from .fields import check_fields
 from .ids import check_ids
-from .paging import PageInfo, Pages, gc_paused, pull_pages
+from .paging import Pages, pull_pages
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -36,14 +39,9 @@ PREFIX = "/api/private/v1"
 ENTITIES = ("companies", "investors", "transactions")
 #: Ids per batch of a list lookup by ``id`` (the service's cap on ``filters.id``).
 IDS_PER_BATCH = 1000
-#: Names per resolve request (the sandbox's cap; docs/sandbox.md).
+#: Names per resolve request to start with (not stated by the interface document; halved
+#: whenever a service refuses a batch as too large).
 NAMES_PER_RESOLVE = 1000
-#: Columns, nested prefixes and optional columns of each list's rows (as in ``frames.private``).
-_LIST_SHAPES: dict[str, tuple[Any, Any, tuple[Any, ...]]] = {
-    "companies": (COMPANY_LIST, None, ()),
-    "investors": (INVESTOR_LIST, None, ()),
-    "transactions": (DEAL, DEAL_NESTED, (DEAL_ROLE,)),
-}
 _ENTITY_ALIASES = {"deals": "transactions", "company": "companies", "investor": "investors",
                    "transaction": "transactions", "deal": "transactions"}
 
@@ -58,10 +56,9 @@ class Resolution(NamedTuple):
 class _Pulled(NamedTuple):
     """The parsed pages of one list call and what they add up to."""
 
-    parts: list[Any]
-    infos: list[PageInfo]
-    expected: int  # rows the pages read should hold
-    total: int | None  # rows matching the filters (None: batches of ids left unsent by limit)
+    pages: Pages[Any]
+    expected: int | None  # rows the pages read should hold (None: the service did not say)
+    total: int | None  # rows matching the filters (None: unknown, or batches left unsent)
     looked_up: list[str] | None  # the ids sent, for a lookup by id
 
 
@@ -96,6 +93,8 @@ class PrivateApi:
         self._t = transport
         self._schemas: dict[str, FilterSchema] = {}
         self._lock = threading.Lock()
+        #: Names per resolve request: lowered when a service refuses a batch as too large.
+        self._names_per_resolve = NAMES_PER_RESOLVE
 
     def __repr__(self) -> str:
         return "<PrivateApi /api/private/v1>"
@@ -186,49 +185,53 @@ class PrivateApi:
 
     def _pull_pages(self, entity: str, body: dict[str, Any], kind: str, limit: int | None,
                     parse: Callable[[list[Any]], Any], progress: bool | None, refresh: bool,
-                    cache: bool, deadline: Any) -> Pages[Any]:
-        """Every page of one list request (``limit`` rows at most), parsed as they arrive."""
+                    cache: bool, deadline: Any, found: Findings) -> Pages[Any]:
+        """Every page of one list request (``limit`` rows at most), checked and parsed."""
         def fetch(page: int, size: int) -> "Response":
             return self._post(f"/{entity}", {**body, "page": page, "limit": size}, kind,
                               refresh=refresh, cache=cache, deadline=deadline)
 
         return pull_pages(fetch, limit=limit, workers=self._workers,
                           progress=self._progress(progress), desc=entity, parse=parse,
-                          pool=self._t.pool)
+                          pool=self._t.pool, found=found)
 
     def _pull_list(self, entity: str, wire: dict[str, Any], sort: str | None, limit: int | None,
                    parse: Callable[[list[Any]], Any], progress: bool | None, refresh: bool,
-                   cache: bool, deadline: Any) -> _Pulled:
+                   cache: bool, deadline: Any, found: Findings) -> _Pulled:
         """The pages of a list; a lookup by ``id`` goes in batches, each one read whole.
 
-        Each batch of ids is read whole (at most 1,000 rows: one page), so the ids it
-        did not return are known exactly. With ``limit``, batches stop once the rows
-        read reach it; the ids of the batches not sent are not looked up (``total`` is
-        then unknown: None).
+        Each batch of ids is read whole, so the ids it did not return are known exactly.
+        With ``limit``, batches stop once the rows read reach it; the ids of the batches
+        not sent are not looked up (``total`` is then unknown: None).
         """
         kind = "changefeed" if "updated_at" in wire else "list"
         head = {} if sort is None else {"sort": sort}
         ids = wire.get("id")
         if not ids:
             pages = self._pull_pages(entity, {"filters": dict(wire), **head}, kind, limit, parse,
-                                     progress, refresh, cache, deadline)
-            return _Pulled(pages.parts, pages.infos, pages.expected, pages.total, None)
-        parts: list[Any] = []
-        infos: list[PageInfo] = []
-        expected = total = 0
+                                     progress, refresh, cache, deadline, found)
+            return _Pulled(pages, pages.expected, pages.total, None)
+        merged: Pages[Any] = Pages([], [], None, None, 0)
+        expected: int | None = 0
+        total: int | None = 0
         looked_up: list[str] = []
         for start in range(0, len(ids), IDS_PER_BATCH):
-            if limit is not None and expected >= limit:
-                return _Pulled(parts, infos, expected, None, looked_up)
+            if limit is not None and merged.rows >= limit:
+                return _Pulled(merged, expected, None, looked_up)
             batch = ids[start:start + IDS_PER_BATCH]
             pages = self._pull_pages(entity, {"filters": {**wire, "id": batch}, **head}, kind, None,
-                                     parse, progress, refresh, cache, deadline)
-            parts += pages.parts
-            infos += pages.infos
-            expected += pages.expected
-            total += pages.total
+                                     parse, progress, refresh, cache, deadline, found)
+            merged.parts += pages.parts
+            merged.infos += pages.infos
+            merged.keys |= pages.keys
+            merged.failed += pages.failed
+            merged.size = pages.size
+            expected = None if expected is None or pages.expected is None else \
+                expected + pages.expected
+            total = None if total is None or pages.total is None else total + pages.total
             looked_up += batch
-        return _Pulled(parts, infos, expected, total, looked_up)
+        merged.expected, merged.total = expected, total
+        return _Pulled(merged, expected, total, looked_up)
 
     def _list(self, entity: str, filters: Mapping[str, Any] | None, kwargs: dict[str, Any], *,
               sort: str | None, limit: int | None, strict: bool, progress: bool | None,
@@ -238,20 +241,23 @@ class PrivateApi:
         deadline = self._t.deadline()  # one budget for the whole call, discovery included
         schema, wire = self._build_filters(entity, filters, kwargs, deadline=deadline)
         sort = schema.check_sort(sort)
-        columns, nested, extra = _LIST_SHAPES[entity]
+        endpoint = f"POST {PREFIX}/{entity}"
+        found = Findings(endpoint)
+        info = RequestInfo("POST", f"{PREFIX}/{entity}", "private")
 
         def parse(items: list[Any]) -> Any:  # one page's rows -> typed columns; its JSON is freed
-            return build_columns(as_records(items, entity), columns, nested, extra)
+            with shaping(info, endpoint):
+                return shape.list_page_columns(entity, items)
 
-        with gc_paused():
-            pulled = self._pull_list(entity, wire, sort, limit, parse, progress, refresh, cache,
-                                     deadline)
-            frame = assemble(pulled.parts, columns, extra)
-            del pulled.parts[:]
-        if DEAL_ROLE.name in frame and entity == "transactions":
-            frame = frame.drop(columns=DEAL_ROLE.name)
+        pulled = self._pull_list(entity, wire, sort, limit, parse, progress, refresh, cache,
+                                 deadline, found)
+        pages = pulled.pages
+        with shaping(info, endpoint):
+            frame = shape.list_frame(entity, pages.parts)
+        del pages.parts[:]
         received = len(frame)
-        frame = frame.drop_duplicates("id", keep="first", ignore_index=True)
+        missing_fields(pages.keys, entity, found, n_items=received)
+        frame = dedupe(frame, "id", found, newest="updated_at")
         duplicates = received - len(frame)
         if pulled.looked_up is None and limit is not None and len(frame) > limit:
             frame = frame.iloc[:limit].reset_index(drop=True)  # the last page may overshoot
@@ -264,24 +270,26 @@ class PrivateApi:
                 order = {i: n for n, i in enumerate(wire["id"])}
                 frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")]
             frame = frame.iloc[:limit].reset_index(drop=True)
+        if pulled.expected is not None and distinct != pulled.expected and not pages.failed:
+            found.add("count_mismatch", f"meta.total announced {pulled.expected} rows"
+                      f"{' (capped by limit)' if limit is not None else ''}; {distinct} distinct "
+                      "rows arrived (did the data change while pages were read?)",
+                      shortfall=pulled.expected - distinct)
         truncated = limit is not None and (pulled.total is None or pulled.total > limit)
-        attach(frame, endpoint=f"POST {PREFIX}/{entity}", responses=pulled.infos,
+        attach(frame, endpoint=endpoint, responses=pages.infos,
                rows_expected=pulled.expected, rows_received=received, rows_total=pulled.total,
                truncated=truncated, duplicates_removed=duplicates, filters=wire, sort=sort,
+               page_size=pages.size, findings=found.records(),
                **({} if missing is None else {"missing_ids": missing}))
-        if distinct != pulled.expected:
-            message = (f"{entity}: expected {pulled.expected} rows, received {distinct} distinct "
-                       "rows (the data changed while pages were read?)")
-            if strict:
-                raise IncompleteResultError(pulled.expected, distinct, [], partial=frame)
-            warnings.warn(message, MissingDataWarning, stacklevel=3)
+        pages.raise_for_failures(frame)
+        found.report(strict=strict, partial=frame, expected=pulled.expected, received=distinct)
         if missing:
             _report_missing_ids(entity, wire, pulled.looked_up or [], missing, frame, strict)
         return frame
 
     def page(self, entity: str, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
-             page: int = 1, limit: int = 100, refresh: bool = False, cache: bool = True,
-             **kwargs: Any) -> pd.DataFrame:
+             page: int = 1, limit: int = 100, strict: bool = False, refresh: bool = False,
+             cache: bool = True, **kwargs: Any) -> pd.DataFrame:
         """One page of a list, exactly as the service pages it (no automatic pagination).
 
         For callers that page themselves, such as a change-feed walk; most users want
@@ -297,7 +305,10 @@ class PrivateApi:
         page : int, default 1
             1-indexed page number.
         limit : int, default 100
-            Rows per page, 1 to 1000.
+            Rows per page, 1 to 1000 (a service may serve fewer: ``attrs["limit"]``).
+        strict : bool, default False
+            Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
+            when the page contradicts its own ``meta`` (see :mod:`dealframe.contract`).
 
         Returns
         -------
@@ -311,11 +322,9 @@ class PrivateApi:
         >>> first.attrs["total"], first.attrs["has_more"]  # doctest: +SKIP
         """
         entity = self._entity(entity)
-        for name, value, hi in (("page", page, None), ("limit", limit, SUBCOLLECTION_LIMIT_MAX)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1 or \
-                    (hi is not None and value > hi):
-                expected = f"an integer from 1 to {hi}" if hi else "an integer of at least 1"
-                raise ValidationError(name, expected, got=value)
+        page = integer_in(page, "page", 1, None)
+        limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX)
+        strict = flag(strict, "strict")
         schema, wire = self._build_filters(entity, filters, kwargs)
         body: dict[str, Any] = {"filters": wire, "page": page, "limit": limit}
         sort = schema.check_sort(sort)
@@ -323,16 +332,24 @@ class PrivateApi:
             body["sort"] = sort
         kind = "changefeed" if "updated_at" in wire else "list"
         response = self._post(f"/{entity}", body, kind, refresh=refresh, cache=cache)
-        payload = response.json()
-        items = payload.get("data") or []
-        if entity == "transactions":
-            frame = shape.deals_frame(items, with_role=False)
-        else:
-            frame = (shape.companies_frame if entity == "companies" else shape.investors_frame)(items)
-        meta = payload.get("meta") or {}
-        return attach(frame, endpoint=f"POST {PREFIX}/{entity}", responses=[response],
-                      rows_expected=meta.get("returned", len(frame)), filters=wire, sort=sort,
-                      **{k: meta.get(k) for k in ("page", "limit", "returned", "total", "has_more")})
+        endpoint = f"POST {PREFIX}/{entity}"
+        found = Findings(f"{endpoint} page {page}")
+        read = read_page(response.json(), found, number=page, where=found.where)
+        identities(read.items, "id", found)
+        with shaping(response.request, endpoint):
+            frame = shape.list_frame(entity, [shape.list_page_columns(entity, read.items)])
+        missing_fields(keys_present(read.items), entity, found, n_items=len(read.items))
+        frame = dedupe(frame, "id", found, newest="updated_at")
+        if read.page is not None and read.page != page:
+            found.add("wrong_page", f"asked for page {page}, meta.page says {read.page}")
+        attach(frame, endpoint=endpoint, responses=[response],
+               rows_expected=read.returned if read.returned is not None else len(read.items),
+               rows_received=len(read.items), filters=wire, sort=sort,
+               findings=found.records(), page=read.page, limit=read.limit,
+               returned=read.returned, total=read.total, has_more=read.has_more)
+        found.report(strict=strict, partial=frame, expected=read.returned,
+                     received=len(read.items))
+        return frame
 
     def companies(self, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
                   limit: int | None = None, strict: bool = False, progress: bool | None = None,
@@ -464,19 +481,45 @@ class PrivateApi:
                     raise
                 return None
 
+        failures: list[Any] = []
         if single:
             responses = [fetch(wanted[0])]
         else:
             result = map_concurrent(fetch, wanted, self._workers, pool=self._t.pool,
                                     progress=self._progress(progress),
                                     desc=f"{entity} profiles")
-            result.raise_for_failures(expected=len(wanted), what="profiles")
-            responses = result.results
-        got = [(i, r) for i, r in zip(wanted, responses) if r is not None]
-        frame = build([r.json().get("data") for _, r in got])
-        missing = [i for i, r in zip(wanted, responses) if r is None]
-        attach(frame, endpoint=f"GET {PREFIX}/{entity}/{{id}}", responses=[r for _, r in got],
-               rows_expected=len(wanted), missing_ids=missing)
+            responses, failures = result.results, result.failures
+        endpoint = f"GET {PREFIX}/{entity}/{{id}}"
+        found = Findings(endpoint)
+        failed = {f.item for f in failures}
+        got: list[tuple[str, Any]] = []
+        for ident, response in zip(wanted, responses):
+            if response is None:
+                continue
+            data = response.json().get("data")
+            where = f"GET {PREFIX}/{entity}/{ident}"
+            if not isinstance(data, Mapping):
+                found.add("wrong_shape", f"data is {type(data).__name__}, not an object",
+                          where=where, shortfall=1)
+                failed.add(ident)
+                continue
+            if data.get("id") != ident:
+                found.add("wrong_entity", f"asked for {ident}, the answer's id is "
+                                          f"{data.get('id')!r}", where=where)
+            missing_fields(data, entity, found, n_items=1, where=where,
+                           wanted=PROFILE_FIELDS[entity] if names is None else names)
+            got.append((ident, response))
+        with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}", "private"), endpoint):
+            frame = build([r.json()["data"] for _, r in got])
+        missing = [i for i, r in zip(wanted, responses) if r is None and i not in failed]
+        attach(frame, endpoint=endpoint, responses=[r for _, r in got],
+               rows_expected=len(wanted), missing_ids=missing, findings=found.records())
+        if failures:
+            raise IncompleteResultError(len(wanted), len(got), [f.item for f in failures],
+                                        errors=[f.error for f in failures], partial=frame,
+                                        what="profiles")
+        found.report(strict=strict, partial=frame, expected=len(wanted), received=len(got),
+                     what="profiles")
         if missing:
             if strict:
                 raise IncompleteResultError(len(wanted), len(got), missing, partial=frame, what="profiles")
@@ -566,7 +609,8 @@ class PrivateApi:
     # ------------------------------------------------------------------ sub-collections
 
     def _sub(self, entity: str, name: str, ids: Any, parent: str, build: Callable[[list], pd.DataFrame],
-             limit: int | None, progress: bool | None, refresh: bool, cache: bool) -> pd.DataFrame:
+             limit: int | None, progress: bool | None, refresh: bool, cache: bool,
+             answer: str, strict: bool = False) -> pd.DataFrame:
         # The service bounds a sub-collection's limit to 1..1000 (section 4.2); here it caps
         # the rows per entity, and None (the default) fetches every page.
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
@@ -576,44 +620,73 @@ class PrivateApi:
         wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids")
         deadline = self._t.deadline()
         inner_workers = self._workers if len(wanted) == 1 else 1
+        endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
+        found = Findings(endpoint)
 
-        def pull(ident: str) -> tuple[str, list[Any]]:
+        def pull(ident: str) -> tuple[str, Pages[Any]]:
             def fetch(page: int, size: int) -> "Response":
                 return self._get(f"/{entity}/{ident}/{name}", {"page": page, "limit": size}, "list",
                                  refresh, cache, deadline)
 
+            where = Findings(f"GET {PREFIX}/{entity}/{ident}/{name}")
             pages = pull_pages(fetch, limit=limit, workers=inner_workers, progress=False,
-                               desc=name, page_size=SUBCOLLECTION_LIMIT_MAX, pool=self._t.pool)
+                               desc=name, page_size=SUBCOLLECTION_LIMIT_MAX, pool=self._t.pool,
+                               found=where)
+            rows = pages.rows if limit is None else min(limit, pages.rows)
+            if pages.expected is not None and rows != pages.expected and not pages.failed:
+                where.add("count_mismatch", f"meta.total announced {pages.expected} rows; "
+                                            f"{rows} arrived", shortfall=pages.expected - rows)
+            found.items.extend(where.items)
             return ident, pages
 
+        failures: list[Any] = []
         if len(wanted) == 1:
             pulled = [pull(wanted[0])]
         else:
             result = map_concurrent(pull, wanted, self._workers, pool=self._t.pool,
-                                    progress=self._progress(progress),
-                                    desc=name)
-            result.raise_for_failures(expected=len(wanted), what=f"{entity} {name}")
-            pulled = result.values
+                                    progress=self._progress(progress), desc=name)
+            pulled, failures = result.values, result.failures
         items: list[dict] = []
         responses: list[Any] = []
+        keys: set[str] = set()
         for ident, pages in pulled:
             responses += pages.infos
+            keys |= pages.keys
             rows = [item for part in pages.parts for item in part]
             items += [{**row, parent: ident} for row in (rows[:limit] if limit else rows)]
-        frame = build(items)
+        with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}/{name}", "private"), endpoint):
+            frame = build(items)
         column = frame.pop(parent) if parent in frame else pd.Series([], dtype="str")
         frame.insert(0, parent, pd.array(column, dtype="str"))
+        missing_fields(keys, answer, found, n_items=len(items))
+        frame = dedupe(frame, [parent, "id"], found)
         totals = [pages.total for _, pages in pulled]
-        return attach(frame, endpoint=f"GET {PREFIX}/{entity}/{{id}}/{name}", responses=responses,
-                      rows_total=sum(totals),
-                      truncated=limit is not None and any(t > limit for t in totals))
+        known = [t for t in totals if t is not None]
+        attach(frame, endpoint=endpoint, responses=responses,
+               rows_expected=None if len(known) < len(totals) else sum(
+                   t if limit is None else min(t, limit) for t in known),
+               rows_received=len(items),
+               rows_total=None if len(known) < len(totals) else sum(known),
+               truncated=limit is not None and any(t > limit for t in known),
+               findings=found.records())
+        page_failures = [(ident, f) for ident, pages in pulled for f in pages.failed]
+        if failures or page_failures:
+            raise IncompleteResultError(
+                len(wanted), len(pulled) - len({i for i, _ in page_failures}),
+                [f.item for f in failures] + [f"{i} page {f.item}" for i, f in page_failures],
+                errors=[f.error for f in failures] + [f.error for _, f in page_failures],
+                partial=frame, what=f"{entity} ({name})")
+        found.report(strict=strict, partial=frame, expected=frame.attrs["rows_expected"],
+                     received=len(frame))
+        return frame
 
     def _deal_sub(self, entity: str, name: str, ids: Any, role: bool, **kw: Any) -> pd.DataFrame:
         parent = "company_id" if entity == "companies" else "investor_id"
         return self._sub(entity, name, ids, parent, lambda items: shape.deals_frame(items, with_role=role),
-                         **kw)
+                         answer="deals_with_role" if role else "transactions", **kw)
 
-    def fundings(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+    def fundings(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+                 progress: bool | None = None,
                  refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Funding rounds where the company (or each of the companies) is the target.
 
@@ -629,10 +702,11 @@ class PrivateApi:
         --------
         >>> client.private.fundings(company_id)  # doctest: +SKIP
         """
-        return self._deal_sub("companies", "fundings", ids, False, limit=limit, progress=progress,
+        return self._deal_sub("companies", "fundings", ids, False, limit=limit, strict=strict, progress=progress,
                               refresh=refresh, cache=cache)
 
-    def sellside(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+    def sellside(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+                 progress: bool | None = None,
                  refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """M&A deals where the company is the target (``company_id`` first).
 
@@ -640,10 +714,11 @@ class PrivateApi:
         --------
         >>> client.private.sellside(company_id)  # doctest: +SKIP
         """
-        return self._deal_sub("companies", "sellside", ids, False, limit=limit, progress=progress,
+        return self._deal_sub("companies", "sellside", ids, False, limit=limit, strict=strict, progress=progress,
                               refresh=refresh, cache=cache)
 
-    def buyside(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+    def buyside(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+                progress: bool | None = None,
                 refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Deals where the company is a buyer or a lead investor, with ``role``.
 
@@ -651,10 +726,11 @@ class PrivateApi:
         --------
         >>> client.private.buyside(company_id)["role"].value_counts()  # doctest: +SKIP
         """
-        return self._deal_sub("companies", "buyside", ids, True, limit=limit, progress=progress,
+        return self._deal_sub("companies", "buyside", ids, True, limit=limit, strict=strict, progress=progress,
                               refresh=refresh, cache=cache)
 
-    def company_investors(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+    def company_investors(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+                          progress: bool | None = None,
                           refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Investors in the company's funding rounds (rounds_participated, is_lead_any_round, ...).
 
@@ -663,9 +739,10 @@ class PrivateApi:
         >>> client.private.company_investors(company_id).head()  # doctest: +SKIP
         """
         return self._sub("companies", "investors", ids, "company_id", shape.company_investors_frame,
-                         limit, progress, refresh, cache)
+                         limit, progress, refresh, cache, answer="company_investors", strict=strict)
 
-    def investments(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+    def investments(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+                    progress: bool | None = None,
                     refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Deals the investor led or bought in, with ``role`` (``investor_id`` first).
 
@@ -673,10 +750,11 @@ class PrivateApi:
         --------
         >>> client.private.investments(investor_id)  # doctest: +SKIP
         """
-        return self._deal_sub("investors", "investments", ids, True, limit=limit, progress=progress,
+        return self._deal_sub("investors", "investments", ids, True, limit=limit, strict=strict, progress=progress,
                               refresh=refresh, cache=cache)
 
-    def co_investors(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+    def co_investors(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+                     progress: bool | None = None,
                      refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Investors sharing deals with the investor (shared_deals, first/last shared date).
 
@@ -685,9 +763,10 @@ class PrivateApi:
         >>> client.private.co_investors(investor_id).head(10)  # doctest: +SKIP
         """
         return self._sub("investors", "co_investors", ids, "investor_id", shape.co_investors_frame,
-                         limit, progress, refresh, cache)
+                         limit, progress, refresh, cache, answer="co_investors", strict=strict)
 
-    def portfolio(self, ids: Any, *, limit: int | None = None, progress: bool | None = None,
+    def portfolio(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+                  progress: bool | None = None,
                   refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Companies the investor has backed (first/last invested, rounds_count, led_any_round).
 
@@ -696,12 +775,12 @@ class PrivateApi:
         >>> client.private.portfolio(investor_id)  # doctest: +SKIP
         """
         return self._sub("investors", "portfolio", ids, "investor_id", shape.portfolio_frame,
-                         limit, progress, refresh, cache)
+                         limit, progress, refresh, cache, answer="portfolio", strict=strict)
 
     # ------------------------------------------------------------------ resolve
 
     def _resolve(self, entity: str, names: Any, on_ambiguous: str, progress: bool | None,
-                 refresh: bool, cache: bool) -> Resolution:
+                 refresh: bool, cache: bool, strict: bool = False) -> Resolution:
         if not isinstance(on_ambiguous, str) or on_ambiguous not in ("none", "best", "raise"):
             raise ValidationError("on_ambiguous", "'none', 'best' or 'raise'", got=on_ambiguous)
         if isinstance(names, str) or not isinstance(names, Iterable) or isinstance(names, Mapping):
@@ -712,31 +791,115 @@ class PrivateApi:
         for i, name in enumerate(items):
             if not isinstance(name, str):
                 raise ValidationError(f"names[{i}]", "a string", got=name)
-        batches = [items[i:i + NAMES_PER_RESOLVE] for i in range(0, len(items), NAMES_PER_RESOLVE)]
         deadline = self._t.deadline()
-        result = map_concurrent(
-            lambda batch: self._post(f"/{entity}/resolve", {"names": batch}, "list", refresh, cache,
-                                     deadline),
-            batches, self._workers, progress=self._progress(progress), desc="resolve",
-            pool=self._t.pool)
-        result.raise_for_failures(expected=len(items), what="names")
-        responses = result.values
-        data = [item for r in responses for item in (r.json().get("data") or [])]
-        if len(data) != len(items):
-            raise IncompleteResultError(len(items), len(data), [], what="resolve results")
-        matches, candidates = shape.resolve_frames(data)
+        endpoint = f"POST {PREFIX}/{entity}/resolve"
+        found = Findings(endpoint)
+        answers, responses, failures = self._resolve_batches(entity, items, progress, refresh,
+                                                             cache, deadline)
+        data: list[Any] = []
+        for start in sorted(answers):
+            batch, answer = answers[start]
+            data += self._check_resolved(batch, answer, found,
+                                         f"{endpoint} names {start + 1}..{start + len(batch)}")
+        with shaping(RequestInfo("POST", f"{PREFIX}/{entity}/resolve", "private"), endpoint):
+            matches, candidates = shape.resolve_frames(data)
         ambiguous = matches["match_type"] == "ambiguous"
-        if on_ambiguous == "raise" and ambiguous.any():
-            raise AmbiguousNameError(matches.loc[ambiguous, "query"].tolist())
         if on_ambiguous == "best" and ambiguous.any():
             best = candidates[candidates["rank"] == 1].drop_duplicates("query").set_index("query")["id"]
             fill = matches.loc[ambiguous, "query"].map(best)
             matches.loc[ambiguous, "id"] = fill.to_numpy()
-        attach(matches, endpoint=f"POST {PREFIX}/{entity}/resolve", responses=responses,
-               rows_expected=len(items))
+        received = int(matches["match_type"].notna().sum())
+        attach(matches, endpoint=endpoint, responses=responses, rows_expected=len(items),
+               rows_received=received, batch_size=self._names_per_resolve,
+               findings=found.records())
+        if failures:
+            raise IncompleteResultError(len(items), received,
+                                        [f"names {f.item[0] + 1}..{f.item[0] + len(f.item[1])}"
+                                         for f in failures],
+                                        errors=[f.error for f in failures],
+                                        partial=Resolution(matches, candidates), what="names")
+        found.report(strict=strict, partial=Resolution(matches, candidates),
+                     expected=len(items), received=received, what="names")
+        if on_ambiguous == "raise" and ambiguous.any():
+            raise AmbiguousNameError(matches.loc[ambiguous, "query"].tolist())
         return Resolution(matches, candidates)
 
-    def resolve_companies(self, names: Any, *, on_ambiguous: str = "none", progress: bool | None = None,
+    def _resolve_batches(self, entity: str, names: list[str], progress: bool | None,
+                         refresh: bool, cache: bool, deadline: Any
+                         ) -> tuple[dict[int, tuple[list[str], Any]], list[Any], list[Any]]:
+        """Send ``names`` in batches; a batch refused as too large (400 or 413) is split.
+
+        How many names one request may carry is not stated by the interface document. The
+        client starts at :data:`NAMES_PER_RESOLVE` and halves the batch each time a service
+        refuses one as too large (remembered for this client's later calls).
+        """
+        answers: dict[int, tuple[list[str], Any]] = {}
+        responses: list[Any] = []
+        failures: list[Any] = []
+        size = self._names_per_resolve
+        todo = [(i, names[i:i + size]) for i in range(0, len(names), size)]
+
+        def send(item: tuple[int, list[str]]) -> Any:
+            start, batch = item
+            try:
+                return self._post(f"/{entity}/resolve", {"names": batch}, "list", refresh, cache,
+                                  deadline)
+            except (BadRequestError, ApiError) as exc:
+                if len(batch) > 1 and exc.status in (400, 413):
+                    return exc  # perhaps too many names at once: split below
+                raise
+
+        while todo:
+            result = map_concurrent(send, todo, self._workers, progress=self._progress(progress),
+                                    desc="resolve", pool=self._t.pool)
+            failures += result.failures
+            again: list[tuple[int, list[str]]] = []
+            for (start, batch), outcome in zip(todo, result.results):
+                if outcome is None:
+                    continue
+                if isinstance(outcome, ApiError):
+                    size = max(1, min(size, len(batch) // 2))
+                    again += [(start + i, batch[i:i + size]) for i in range(0, len(batch), size)]
+                    continue
+                responses.append(outcome)
+                answers[start] = (batch, outcome.json().get("data"))
+            if again:
+                self._names_per_resolve = size
+            todo = again
+        return answers, responses, failures
+
+    @staticmethod
+    def _check_resolved(batch: list[str], data: Any, found: Findings, where: str) -> list[Any]:
+        """One result per name sent, in order; results that cannot be matched are reported."""
+        items = data if isinstance(data, list) else []
+        if not isinstance(data, list):
+            found.add("wrong_shape", f"data is {type(data).__name__}, not a list", where=where,
+                      shortfall=len(batch))
+        items = [item for item in items if isinstance(item, Mapping)]
+        missing_fields(keys_present(items), "resolve", found, n_items=len(items), where=where)
+        if len(items) == len(batch) and all(
+                str(item.get("query", "")).strip().casefold() == name.strip().casefold()
+                for item, name in zip(items, batch)):
+            return [{**item, "query": name} for item, name in zip(items, batch)]
+        by_query: dict[str, list[Any]] = {}
+        for item in items:
+            by_query.setdefault(str(item.get("query", "")).strip().casefold(), []).append(item)
+        out, lost = [], 0
+        for name in batch:
+            queue = by_query.get(name.strip().casefold())
+            if queue:
+                out.append({**queue.pop(0), "query": name})
+            else:
+                lost += 1
+                out.append({"query": name, "id": None, "match_type": None})
+        extra = sum(len(q) for q in by_query.values())
+        found.add("count_mismatch", f"{len(batch)} names sent, {len(items)} results received "
+                                    f"({lost} names without a result, {extra} results for names "
+                                    "not sent)", where=where, shortfall=lost)
+        return out
+
+    def resolve_companies(self, names: Any, *, on_ambiguous: str = "none", strict: bool = False,
+                          progress: bool | None = None,
                           refresh: bool = False, cache: bool = True) -> Resolution:
         """Resolve company names to ids.
 
@@ -758,9 +921,10 @@ class PrivateApi:
         --------
         >>> matches, candidates = client.private.resolve_companies(["Acme Labs", "Globex"])  # doctest: +SKIP
         """
-        return self._resolve("companies", names, on_ambiguous, progress, refresh, cache)
+        return self._resolve("companies", names, on_ambiguous, progress, refresh, cache, strict)
 
-    def resolve_investors(self, names: Any, *, on_ambiguous: str = "none", progress: bool | None = None,
+    def resolve_investors(self, names: Any, *, on_ambiguous: str = "none", strict: bool = False,
+                          progress: bool | None = None,
                           refresh: bool = False, cache: bool = True) -> Resolution:
         """Resolve investor names to ids; see :meth:`resolve_companies`.
 
@@ -768,12 +932,13 @@ class PrivateApi:
         --------
         >>> matches, _ = client.private.resolve_investors(["Sequoia"], on_ambiguous="best")  # doctest: +SKIP
         """
-        return self._resolve("investors", names, on_ambiguous, progress, refresh, cache)
+        return self._resolve("investors", names, on_ambiguous, progress, refresh, cache, strict)
 
     # ------------------------------------------------------------------ aggregate
 
     def aggregate(self, metric: str, time_bucket: str = "quarter", filters: Mapping[str, Any] | None = None,
-                  *, refresh: bool = False, cache: bool = True, **kwargs: Any) -> pd.DataFrame:
+                  *, strict: bool = False, refresh: bool = False, cache: bool = True,
+                  **kwargs: Any) -> pd.DataFrame:
         """The service's IQR-trimmed medians of a deal metric per time bucket.
 
         Parameters
@@ -783,12 +948,18 @@ class PrivateApi:
         filters, **kwargs
             Deal filters, as in :meth:`deals` (``date_from``/``date_to`` set the
             window; default the last 5 years).
+        strict : bool, default False
+            Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
+            when the answer breaks the interface (repeated buckets, unreadable labels,
+            counts that do not add up).
 
         Returns
         -------
         pandas.DataFrame
             One row per bucket (bucket, period_start, period_end, n, median, q1,
-            q3, warning); the response meta in ``attrs``.
+            q3, warning); ``bucket`` is ``YYYY-MM``, ``YYYY-Qn``, ``YYYY`` or ``all``
+            whatever label form the service uses (its own labels are in
+            ``attrs["labels_as_served"]``); the response meta in ``attrs``.
 
         Examples
         --------
@@ -806,8 +977,27 @@ class PrivateApi:
         body = {"metric": metric, "time_bucket": time_bucket, "filters": wire}
         response = self._post("/transactions/aggregate", body, "aggregate", refresh, cache,
                               deadline)
-        payload = response.json()
-        frame = shape.aggregate_frame(payload.get("data"), payload.get("meta"))
-        return attach(frame, endpoint=f"POST {PREFIX}/transactions/aggregate", responses=[response],
-                      request=body)
-
+        endpoint = f"POST {PREFIX}/transactions/aggregate"
+        found = Findings(endpoint)
+        read = read_page(response.json(), found, number=1)
+        meta = response.json().get("meta")
+        meta = meta if isinstance(meta, Mapping) else {}
+        identities(read.items, "bucket", found)
+        missing_fields(keys_present(read.items), "aggregate", found, n_items=len(read.items))
+        with shaping(response.request, endpoint):
+            frame = shape.aggregate_frame(read.items, {"time_bucket": time_bucket, **meta})
+        unread = [label for label, start in zip(frame.attrs["labels_as_served"],
+                                                frame["period_start"]) if pd.isna(start)]
+        if unread and time_bucket != "none":
+            found.add("unreadable_label", f"{len(unread)} bucket label(s) could not be read as "
+                                          f"{time_bucket}s: {', '.join(map(repr, unread[:3]))}")
+        frame = dedupe(frame, "bucket", found)
+        total = meta.get("total_deals")
+        counted = int(frame["n"].sum()) if len(frame) else 0
+        if isinstance(total, int) and not isinstance(total, bool) and total != counted:
+            found.add("count_mismatch", f"meta.total_deals is {total}, the buckets' n add up to "
+                                        f"{counted}")
+        attach(frame, endpoint=endpoint, responses=[response], request=body,
+               findings=found.records())
+        found.report(strict=strict, partial=frame)
+        return frame

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import math
-import numbers
 import re
 import uuid
 from collections.abc import Iterable, Mapping
@@ -25,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..arguments import finite_number
 from ..errors import ValidationError
 
 __all__ = ["EnumValueError", "FilterSchema", "SORT_DIRECTIONS", "to_date_string",
@@ -210,10 +209,7 @@ class FilterSchema:
                 raise ValidationError(arg, "True or False", got=value)
             return bool(value)
         if t == "number":
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
-                    or not math.isfinite(float(value)):
-                raise ValidationError(arg, "a finite number", got=value)
-            return value.item() if isinstance(value, np.generic) else value
+            return finite_number(value, arg)
         if t == "date":
             return to_date_string(value, arg)
         if t == "datetime":

@@ -1,34 +1,49 @@
-"""Offset pagination for Family B: the first page tells the total, the rest come concurrently.
+"""Offset pagination for Family B, checked page by page (:mod:`dealframe.contract`).
 
-:func:`pull_pages` works for both list POSTs (page in the body) and
-sub-collection GETs (page in the query): the caller passes ``fetch(page,
-size)``. Each page is handed to ``parse`` as soon as it arrives (on the worker
-that fetched it) and only the parsed part is kept: the response bytes and the
-parsed JSON of a page are released before the pull ends, so a big pull never
-holds all of its JSON at once. Failed pages raise
-:class:`~dealframe.errors.IncompleteResultError` naming them; parts always come
-back in page order.
+:func:`pull_pages` works for list POSTs (page in the body) and sub-collection GETs (page in
+the query): the caller passes ``fetch(page, size)``. Page 1 says what to expect; later pages
+are requested ahead on worker threads, a bounded window at a time, and read **in page order
+on the caller's thread**, each parsed as soon as its turn comes and its JSON released. Only
+I/O runs on the workers, so on a fast link parsing never competes with itself for the GIL.
+
+The walk never trusts ``meta`` blindly:
+
+- it asks for pages one window at a time, never building a list from ``meta.total``;
+- it follows ``has_more`` and stops at the first empty or short page, whatever ``total``
+  says, so an inflated ``total`` costs at most one window of extra requests;
+- a missing ``total`` just means "walk until the end";
+- a page whose identities repeat an earlier page's (a service that ignores ``page``) ends
+  the walk with a ``repeated_page`` finding;
+- a ``meta.limit`` smaller than asked (a service that clamps ``limit``) is adopted as the
+  page size for the rest of the walk;
+- no walk goes past :data:`MAX_PAGES` pages.
+
+Pages that fail after their retries are listed in :attr:`Pages.failed`; the caller raises
+:class:`~dealframe.errors.IncompleteResultError` with the frame of what did arrive.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
-from ..transport.paging import WorkerPool, map_concurrent
+from ..contract import Findings, PageRead, identities, keys_present, read_page
+from ..errors import DealframeError, IncompleteResultError
+from ..transport.paging import FATAL_ERRORS, ItemFailure, WorkerPool, _bar, show_progress
 
 if TYPE_CHECKING:
     from ..transport.session import Response
 
-__all__ = ["PAGE_SIZE", "PageInfo", "Pages", "gc_paused", "pull_pages"]
+__all__ = ["MAX_PAGES", "PAGE_SIZE", "PageInfo", "Pages", "pull_pages"]
 
 #: Rows per page requested (the upper bound of ``limit``).
 PAGE_SIZE = 1000
+#: A walk that has not ended after this many pages is stopped (and says so).
+MAX_PAGES = 100_000
 
 T = TypeVar("T")
 
@@ -49,118 +64,210 @@ class Pages(Generic[T]):
     Attributes
     ----------
     parts : list
-        ``parse(items)`` of every page, in page order.
+        ``parse(items)`` of every page read, in page order.
     infos : list of PageInfo
-        Page number, rows, cache flag and attempts of every page (no bytes).
-    total, expected, size : int
-        The service's total, the rows this pull should return, rows per page.
+        Page number, rows, cache flag and attempts of every page read (no bytes).
+    total : int or None
+        ``meta.total`` of page 1, when it was a sane count.
+    expected : int or None
+        Rows the pull should hold (``total`` capped by ``limit``), None when unknown.
+    size : int
+        Rows per page the service served.
+    keys : set of str
+        Every field any item had (for the documented-fields check).
+    failed : list of ItemFailure
+        Pages that failed after their retries.
     """
 
     parts: list[T]
     infos: list[PageInfo]
-    total: int
-    expected: int
+    total: int | None
+    expected: int | None
     size: int
+    keys: set[str] = field(default_factory=set)
+    failed: list[ItemFailure] = field(default_factory=list)
 
     @property
     def rows(self) -> int:
         """Rows received over all pages."""
         return sum(info.rows for info in self.infos)
 
-
-_gc_lock = threading.Lock()
-_gc_holders = 0
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Turn the cyclic garbage collector off for the block (nesting and threads safe).
-
-    Parsing pages creates millions of short-lived objects, freed by reference
-    counting; the collector only rescans them (design notes: 1.5-2x the time).
-    The collector is turned back on when the last holder leaves.
-    """
-    global _gc_holders, _gc_was_enabled
-    with _gc_lock:
-        if _gc_holders == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_holders += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_holders -= 1
-            if _gc_holders == 0 and _gc_was_enabled:
-                gc.enable()
+    def raise_for_failures(self, partial: Any, what: str = "rows") -> None:
+        """Raise :class:`IncompleteResultError` (with ``partial``) if any page failed."""
+        if self.failed:
+            raise IncompleteResultError(self.expected, self.rows,
+                                        [f.item for f in self.failed],
+                                        errors=[f.error for f in self.failed], partial=partial,
+                                        what=what) from self.failed[0].error
 
 
-def _items(response: "Response") -> tuple[list[Any], dict[str, Any]]:
-    doc = response.json()
-    if not isinstance(doc, dict):
-        return [], {}
-    data, meta = doc.get("data"), doc.get("meta")
-    return (data if isinstance(data, list) else []), (meta if isinstance(meta, dict) else {})
+class _Walk(Generic[T]):
+    """The state of one walk: what was read, and whether to go on."""
+
+    def __init__(self, found: Findings, parse: Callable[[list[Any]], T], identity: str,
+                 limit: int | None, size: int) -> None:
+        self.found, self.parse, self.identity, self.limit = found, parse, identity, limit
+        self.size = size
+        self.pages: Pages[T] = Pages([], [], None, None, size)
+        self.seen: set[int] = set()  # hashes of each page's identities
+        self.done = False
+
+    def take(self, number: int, response: "Response") -> PageRead:
+        """Check and parse one page (in page order); decide whether the walk ends here."""
+        page = read_page(response.json(), self.found, number=number)
+        where = f"{self.found.where} page {number}"
+        ids = identities(page.items, self.identity, self.found, where=where)
+        signature = hash(tuple(ids))
+        if any(isinstance(i, str) for i in ids) and signature in self.seen:
+            self.found.add("repeated_page", f"page {number} repeats an earlier page's "
+                                            f"{len(ids)} rows (is page= ignored?): paging "
+                                            "stopped", where=where)
+            self.done = True
+            return page
+        self.seen.add(signature)
+        self.pages.keys |= keys_present(page.items)
+        self.pages.parts.append(self.parse(page.items))
+        self.pages.infos.append(PageInfo(number, len(page.items), bool(response.from_cache),
+                                         response.attempts))
+        rows = self.pages.rows
+        short = len(page.items) < self.size
+        self.done = (not page.items or page.has_more is False
+                     or (page.has_more is None and short)
+                     or (self.limit is not None and rows >= self.limit))
+        return page
 
 
-def _read(response: "Response", page: int, parse: Callable[[list[Any]], T]
-          ) -> tuple[T, PageInfo, dict[str, Any]]:
-    items, meta = _items(response)
-    info = PageInfo(page, len(items), bool(response.from_cache), response.attempts)
-    return parse(items), info, meta
+def _plan(first: PageRead, asked: int, limit: int | None, found: Findings) -> tuple[int, int | None]:
+    """(rows per page served, expected rows) from page 1."""
+    served = asked
+    if first.limit is not None and 0 < first.limit < asked:
+        served = first.limit  # the service clamps limit: page k holds rows (k-1)*served ...
+    elif first.limit is None and 0 < len(first.items) < asked and (
+            first.has_more or (first.total or 0) > len(first.items)):
+        served = len(first.items)
+    if first.total is None:
+        return served, None
+    return served, first.total if limit is None else min(limit, first.total)
 
 
 def pull_pages(fetch: Callable[[int, int], "Response"], *, limit: int | None, workers: int,
-               progress: bool | None, desc: str, page_size: int = PAGE_SIZE,
+               progress: bool | None, desc: str, found: Findings, page_size: int = PAGE_SIZE,
                parse: Callable[[list[Any]], T] = list,  # type: ignore[assignment]
-               pool: WorkerPool | None = None) -> Pages[T]:
-    """Fetch every page needed for ``limit`` rows (all rows when None), parsing as they come.
+               identity: str = "id", pool: WorkerPool | None = None) -> Pages[T]:
+    """Fetch every page needed for ``limit`` rows (all rows when None), checking each.
 
     Parameters
     ----------
     fetch : callable
         ``fetch(page, size)`` sends one request and returns the response.
     limit : int, optional
-        Cap on rows; pages stop once it is reached.
+        Cap on rows; the walk stops once it is reached.
     workers : int
-        Concurrent requests for pages 2..n.
+        Requests in flight at once (1: one after another on this thread).
     progress : bool, optional
         Progress bar for pages 2..n.
     desc : str
         Progress bar label.
+    found : Findings
+        Where findings about the answers are recorded.
     page_size : int
-        Rows per request.
+        Rows per request asked for.
     parse : callable
-        ``parse(items)`` turns one page's ``data`` list into what is kept (by
-        default the list itself); runs on the worker, right after the page arrives.
+        ``parse(items)`` turns one page's checked items into what is kept.
+    identity : str
+        The item field that identifies a row (for repeated-page detection).
+    pool : WorkerPool, optional
+        The client's long-lived pool (used when its size equals ``workers``).
 
     Returns
     -------
     Pages
 
-    Raises
-    ------
-    IncompleteResultError
-        Some pages failed after their retries; ``.failed`` lists the page numbers.
+    Examples
+    --------
+    >>> class R:  # a stand-in response: three rows served two at a time
+    ...     from_cache, attempts = False, 1
+    ...     def __init__(self, page): self.page = page
+    ...     def json(self):
+    ...         rows = [{"id": i} for i in range(3)][(self.page - 1) * 2:self.page * 2]
+    ...         return {"data": rows, "meta": {"total": 3, "has_more": self.page < 2}}
+    >>> pages = pull_pages(lambda p, s: R(p), limit=None, workers=1, progress=False, desc="x",
+    ...                    found=Findings("POST /x"), page_size=2)
+    >>> pages.parts, pages.total
+    ([[{'id': 0}, {'id': 1}], [{'id': 2}]], 3)
     """
-    size = min(page_size, limit) if limit else page_size
-    first, first_info, meta = _read(fetch(1, size), 1, parse)
-    total = int(meta.get("total", 0) or 0)
-    expected = total if limit is None else min(limit, total)
-    n_pages = max(1, math.ceil(expected / size)) if expected else 1
-    rest = list(range(2, n_pages + 1))
-    if not rest:
-        return Pages([first], [first_info], total, expected, size)
+    asked = min(page_size, limit) if limit else page_size
+    first_response = fetch(1, asked)
+    walk = _Walk(found, parse, identity, limit, asked)
+    first = walk.take(1, first_response)
+    del first_response
+    served, expected = _plan(first, asked, limit, found)
+    walk.size = served
+    walk.pages.total, walk.pages.expected, walk.pages.size = first.total, expected, served
+    if served < asked and first.has_more is not False and first.items:
+        walk.done = walk.limit is not None and walk.pages.rows >= walk.limit
+    if walk.done:
+        return walk.pages
+    planned = min(MAX_PAGES, math.ceil(expected / served)) if expected is not None else None
+    _walk_rest(walk, fetch, served, planned, workers, progress, desc, pool)
+    return walk.pages
 
-    def one(page: int) -> tuple[T, PageInfo]:
-        part, info, _ = _read(fetch(page, size), page, parse)
-        return part, info
 
-    result = map_concurrent(one, rest, workers, progress=progress, desc=desc, pool=pool)
-    if not result.ok:
-        received = first_info.rows + sum(info.rows for _, info in result.values)
-        result.raise_for_failures(expected=expected, received=received, what="rows")
-    parts = [first, *(part for part, _ in result.values)]
-    infos = [first_info, *(info for _, info in result.values)]
-    return Pages(parts, infos, total, expected, size)
+def _walk_rest(walk: _Walk[T], fetch: Callable[[int, int], "Response"], served: int,
+               planned: int | None, workers: int, progress: bool | None, desc: str,
+               pool: WorkerPool | None) -> None:
+    shared = pool.executor() if pool is not None and pool.size == workers and workers > 1 \
+        else None
+    own = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe-pages") \
+        if shared is None and workers > 1 else None
+    executor = shared or own
+    bar = _bar(show_progress(progress, (planned or 0) - 1 or 2), (planned or 1) - 1 or None,
+               desc)
+    window: deque[tuple[int, Future[Response] | None]] = deque()
+    next_page = 2
+
+    def wanted(page: int) -> bool:
+        return page <= MAX_PAGES and (planned is None or page <= planned or extend)
+
+    extend = False
+    try:
+        while not walk.done:
+            while (len(window) < max(1, workers) and wanted(next_page)
+                   and (extend is False or not window)):
+                future = executor.submit(fetch, next_page, served) if executor else None
+                window.append((next_page, future))
+                next_page += 1
+            if not window:
+                break
+            number, future = window.popleft()
+            try:
+                response = future.result() if future is not None else fetch(number, served)
+            except FATAL_ERRORS:
+                raise
+            except DealframeError as exc:
+                walk.pages.failed.append(ItemFailure(number - 2, number, exc))
+                continue
+            finally:
+                if bar is not None:
+                    bar.update(1)
+            page = walk.take(number, response)
+            del response
+            if planned is not None and number >= planned and not walk.done and page.has_more:
+                extend = True  # total was short of the truth: follow has_more
+        if next_page > MAX_PAGES and not walk.done:
+            walk.found.add("count_mismatch", f"paging did not end after {MAX_PAGES} pages: "
+                                             "stopped")
+    finally:
+        for _, future in window:
+            if future is not None:
+                future.cancel()
+        for _, future in window:
+            if future is not None and not future.cancelled():
+                try:
+                    future.result()
+                except BaseException:  # noqa: BLE001 - a page read ahead and not needed
+                    pass
+        if own is not None:
+            own.shutdown(wait=True)
+        if bar is not None:
+            bar.close()

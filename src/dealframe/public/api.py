@@ -8,14 +8,15 @@ service caps a request), and shapes the JSON with :mod:`dealframe.frames.public`
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from .._vocab import SKUS_PER_CURRENT_REQUEST, TIME_SERIES_FIELDS
-from ..errors import IncompleteResultError, ValidationError
-from ..frames.normalize import copy_frame
+from ..contract import (Findings, dedupe_items, identities, keys_present, meta_count,
+                        missing_fields, read_items, shaping)
+from ..errors import IncompleteResultError, RequestInfo, ValidationError
 from ..frames.public import (current_frame, group_current_frame, group_time_series_frame,
                              search_frame, time_series_long, time_series_wide)
 from ..notices import MissingDataWarning
@@ -82,52 +83,47 @@ class PublicApi:
                                refresh=refresh, cache=cache)
 
     def _chunked(self, path: str, skus: list[str], size: int, extra: dict[str, Any], kind: str,
-                 refresh: bool, cache: bool, progress: bool | None, desc: str) -> list["Response"]:
+                 refresh: bool, cache: bool, progress: bool | None, desc: str
+                 ) -> tuple[list["Response"], list[Any]]:
         chunks = [skus[i:i + size] for i in range(0, len(skus), size)]
         settings = self._t.settings
         deadline = self._t.deadline()
         full = f"{self._prefix}{path}"
-        responses: list[Response | None] = [None] * len(chunks)
-        if cache and not refresh:  # cache hits answered here, only misses go to the workers
-            for i, chunk in enumerate(chunks):
-                responses[i] = self._t.cached("public", "POST", full, json={"skus": chunk, **extra},
-                                              kind=kind)
-        todo = [i for i, r in enumerate(responses) if r is None]
 
         def fetch(chunk: list[str]) -> "Response":
             return self._t.request("public", "POST", full, json={"skus": chunk, **extra},
                                    kind=kind, refresh=refresh, cache=cache, deadline=deadline)
 
-        result = map_concurrent(fetch, [chunks[i] for i in todo], settings.max_workers,
+        result = map_concurrent(fetch, chunks, settings.max_workers,
                                 pool=self._t.pool,
                                 progress=settings.progress if progress is None else progress, desc=desc)
-        result.raise_for_failures(expected=len(skus),
-                                  received=len(skus) - sum(len(f.item) for f in result.failures),
-                                  what="SKUs")
-        for i, response in zip(todo, result.results):
-            responses[i] = response
-        return [r for r in responses if r is not None]
+        return result.values, result.failures
 
-    def _shaped(self, responses: list["Response"], signature: tuple[Any, ...],
-                build: Callable[[], pd.DataFrame]) -> pd.DataFrame:
-        """``build()``, or a copy of what it gave for these exact cache entries before.
+    @staticmethod
+    def _items(responses: list["Response"], wanted: list[str], found: Findings,
+               answer: str) -> list[Mapping[str, Any]]:
+        """The checked items of every chunk: objects with a SKU that was asked for, once each."""
+        asked = set(wanted)
+        items: list[Mapping[str, Any]] = []
+        for response in responses:
+            chunk = read_items(response.json(), found)
+            identities(chunk, "sku", found)
+            items += chunk
+        missing_fields(keys_present(items), answer, found, n_items=len(items))
+        extra = [it.get("sku") for it in items if it.get("sku") not in asked]
+        if extra:
+            found.add("unrequested", f"{len(extra)} items for SKUs not asked for (or without a "
+                                     f"SKU): dropped ({', '.join(map(repr, extra[:3]))})")
+        return dedupe_items([it for it in items if it.get("sku") in asked], "sku", found)
 
-        A frame shaped from cached bodies is remembered under the serials of the entries
-        it came from (see :class:`~dealframe.transport.memory.ResultMemo`): a refreshed or
-        expired entry has a new serial, so a remembered frame is always what shaping the
-        same bytes again would give. Without cache entries (``cache=False``) it just builds.
-        """
-        serials = tuple(r.cache_serial for r in responses)
-        if not serials or None in serials:
-            return build()
-        memo = self._t.cache.results
-        key = (self.version, *signature, serials)
-        frame = memo.get(key, copy=copy_frame)
-        if frame is None:
-            frame = build()
-            memo.put(key, frame, copy=copy_frame,
-                     size=int(frame.memory_usage(index=True, deep=False).sum()))
-        return frame
+    @staticmethod
+    def _raise_failed(failures: list[Any], wanted: list[str], frame: pd.DataFrame) -> None:
+        if failures:
+            lost = sum(len(f.item) for f in failures)
+            raise IncompleteResultError(len(wanted), len(wanted) - lost,
+                                        [f.item for f in failures],
+                                        errors=[f.error for f in failures], partial=frame,
+                                        what="SKUs")
 
     @staticmethod
     def _report_missing(frame: pd.DataFrame, wanted: list[str], present: set[str], strict: bool) -> list[str]:
@@ -144,7 +140,8 @@ class PublicApi:
 
     # ------------------------------------------------------------------ endpoints
 
-    def search(self, *, refresh: bool = False, cache: bool = True, **filters: Any) -> pd.DataFrame:
+    def search(self, *, strict: bool = False, refresh: bool = False, cache: bool = True,
+               **filters: Any) -> pd.DataFrame:
         """Companies matching the filters (all companies when none is given).
 
         Parameters
@@ -154,6 +151,10 @@ class PublicApi:
             country is in the list. A single string is one item.
         enterprise_value_above : float, optional
             Enterprise value strictly above this (millions USD).
+        strict : bool, default False
+            Raise instead of warning when the answer breaks the interface (see
+            :mod:`dealframe.contract`): :class:`~dealframe.errors.IncompleteResultError`
+            when companies are missing, else :class:`~dealframe.errors.ServiceContractError`.
         refresh : bool, default False
             Ignore a cached answer and overwrite it.
         cache : bool, default True
@@ -171,10 +172,24 @@ class PublicApi:
         """
         body = search_body(filters)
         response = self._post("/companies", body, "list", refresh, cache)
-        payload = response.json()
-        frame = search_frame(payload.get("data"))
-        return attach(frame, endpoint=f"POST {self._prefix}/companies", responses=[response],
-                      rows_expected=(payload.get("meta") or {}).get("count"), filters=body)
+        endpoint = f"POST {self._prefix}/companies"
+        found = Findings(endpoint)
+        doc = response.json()
+        items = read_items(doc, found)
+        count = meta_count(doc, "count", found)
+        if count is not None and count != len(items):
+            found.add("count_mismatch", f"meta.count says {count} companies, data holds "
+                                        f"{len(items)}", shortfall=count - len(items))
+        identities(items, "sku", found)
+        missing_fields(keys_present(items), "search", found, n_items=len(items))
+        items = dedupe_items(items, "sku", found)
+        with shaping(response.request, endpoint):
+            frame = search_frame(items)
+        attach(frame, endpoint=endpoint, responses=[response], rows_expected=count,
+               filters=body, findings=found.records())
+        found.report(strict=strict, partial=frame, expected=count, received=len(frame),
+                     what="companies")
+        return frame
 
     def current(self, skus: Any, *, strict: bool = False, refresh: bool = False, cache: bool = True,
                 progress: bool | None = None) -> pd.DataFrame:
@@ -205,15 +220,19 @@ class PublicApi:
         >>> cur.loc["ACME-USA", "evRevenueNtm"]  # doctest: +SKIP
         """
         wanted = validate_skus(skus, self.version)
-        responses = self._chunked("/companies/current", wanted, SKUS_PER_CURRENT_REQUEST, {}, "current",
-                                  refresh, cache, progress, "current data")
-        def shape() -> pd.DataFrame:
-            items = [item for r in responses for item in (r.json().get("data") or [])]
-            return _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
-
-        frame = self._shaped(responses, ("current",), shape)
-        attach(frame, endpoint=f"POST {self._prefix}/companies/current", responses=responses,
-               rows_expected=len(wanted))
+        responses, failures = self._chunked("/companies/current", wanted, SKUS_PER_CURRENT_REQUEST,
+                                            {}, "current", refresh, cache, progress,
+                                            "current data")
+        endpoint = f"POST {self._prefix}/companies/current"
+        found = Findings(endpoint)
+        items = self._items(responses, wanted, found, "current")
+        with shaping(RequestInfo("POST", f"{self._prefix}/companies/current", "public"), endpoint):
+            frame = _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
+        attach(frame, endpoint=endpoint, responses=responses, rows_expected=len(wanted),
+               findings=found.records())
+        self._raise_failed(failures, wanted, frame)
+        found.report(strict=strict, partial=frame, expected=len(wanted), received=len(frame),
+                     what="SKUs")
         self._report_missing(frame, wanted, set(frame.index.tolist()), strict)
         return frame
 
@@ -255,26 +274,26 @@ class PublicApi:
             extra["dateFrom"] = start
         if end is not None:
             extra["dateTo"] = end
-        responses = self._chunked("/companies/time-series", wanted, SKUS_PER_TIME_SERIES_REQUEST, extra,
-                                  "time_series", refresh, cache, progress, "time series")
+        responses, failures = self._chunked("/companies/time-series", wanted,
+                                            SKUS_PER_TIME_SERIES_REQUEST, extra, "time_series",
+                                            refresh, cache, progress, "time series")
+        endpoint = f"POST {self._prefix}/companies/time-series"
+        found = Findings(endpoint)
         order = {s: i for i, s in enumerate(wanted)}
-
-        def build() -> pd.DataFrame:
-            items = [item for r in responses for item in (r.json().get("data") or [])]
-            items = sorted((it for it in items if it.get("sku") in order),
-                           key=lambda it: order[it["sku"]])
+        items = sorted(self._items(responses, wanted, found, "time_series"),
+                       key=lambda it: order[it["sku"]])
+        with shaping(RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"),
+                     endpoint):
             if shape == "wide":
-                built = time_series_wide(items, fields=names, date_from=start, date_to=end)
+                frame = time_series_wide(items, fields=names, date_from=start, date_to=end)
             else:
-                built = time_series_long(items)
-            # a SKU with no value has no column or row: keep what was received with the frame
-            built.attrs["skus_received"] = [it["sku"] for it in items]
-            return built
-
-        frame = self._shaped(responses, ("time_series", shape, tuple(names or ()), start, end), build)
-        received = frame.attrs.pop("skus_received")
-        attach(frame, endpoint=f"POST {self._prefix}/companies/time-series", responses=responses,
-               rows_expected=len(wanted), rows_received=len(received))
+                frame = time_series_long(items)
+        received = [it["sku"] for it in items]  # a SKU with no value has no column or row
+        attach(frame, endpoint=endpoint, responses=responses, rows_expected=len(wanted),
+               rows_received=len(received), findings=found.records())
+        self._raise_failed(failures, wanted, frame)
+        found.report(strict=strict, partial=frame, expected=len(wanted), received=len(received),
+                     what="SKUs")
         self._report_missing(frame, wanted, set(received), strict)
         return frame
 
@@ -303,11 +322,14 @@ class PublicApi:
         body = group_body(group)
         response = self._post_to(GROUP_CURRENT_PATH, body, "current", refresh, cache)
         payload = response.json()
-        frame = group_current_frame(payload.get("data"), payload.get("meta"))
-        return attach(frame, endpoint=f"POST {GROUP_CURRENT_PATH}", responses=[response], group=body)
+        endpoint = f"POST {GROUP_CURRENT_PATH}"
+        with shaping(response.request, endpoint):
+            frame = group_current_frame(payload.get("data"), payload.get("meta"))
+        return attach(frame, endpoint=endpoint, responses=[response], group=body)
 
     def group_time_series(self, *, fields: Any = None, date_from: Any = None, date_to: Any = None,
-                          refresh: bool = False, cache: bool = True, **group: Any) -> pd.DataFrame:
+                          strict: bool = False, refresh: bool = False, cache: bool = True,
+                          **group: Any) -> pd.DataFrame:
         """Monthly medians over a group of companies.
 
         Always sent to ``POST /api/v1/groups/time-series``, the only version the
@@ -350,9 +372,23 @@ class PublicApi:
         if end is not None:
             body["dateTo"] = end
         response = self._post_to(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
-        payload = response.json()
-        frame = group_time_series_frame(payload.get("data"), payload.get("meta"),
-                                        fields=names or TIME_SERIES_FIELDS, date_from=start,
-                                        date_to=end)
-        return attach(frame, endpoint=f"POST {GROUP_TIME_SERIES_PATH}", responses=[response],
-                      group=body)
+        endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
+        found = Findings(endpoint)
+        doc = response.json()
+        items = read_items(doc, found)
+        identities(items, "period", found)
+        missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
+        items = dedupe_items(items, "period", found)
+        count = meta_count(doc, "count", found)
+        if count is not None and count != len(items):
+            found.add("count_mismatch", f"meta.count says {count} periods, data holds "
+                                        f"{len(items)}", shortfall=count - len(items))
+        with shaping(response.request, endpoint):
+            frame = group_time_series_frame(items, doc.get("meta"),
+                                            fields=names or TIME_SERIES_FIELDS, date_from=start,
+                                            date_to=end)
+        attach(frame, endpoint=endpoint, responses=[response], group=body,
+               findings=found.records())
+        found.report(strict=strict, partial=frame, expected=count, received=len(items),
+                     what="periods")
+        return frame

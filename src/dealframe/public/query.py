@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import math
-import numbers
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -13,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from .._vocab import REGIONS, TIME_SERIES_FIELDS
+from ..arguments import finite_number
 from ..errors import ValidationError
 
 __all__ = ["GROUP_FILTERS", "group_body", "month_string", "search_body", "time_series_fields"]
@@ -76,9 +75,8 @@ def search_body(filters: Mapping[str, Any]) -> dict[str, Any]:
         if value is None:
             continue
         if name == "enterprise_value_above":
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-                raise ValidationError(given, "a finite number (millions USD)", got=value)
-            body["enterpriseValueAbove"] = float(value) if not isinstance(value, int) else value
+            body["enterpriseValueAbove"] = finite_number(value, given,
+                                                         "a finite number (millions USD)")
             continue
         items = _strings(given, value)  # errors name the argument as the caller wrote it
         if name == "regions":

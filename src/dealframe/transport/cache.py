@@ -9,13 +9,12 @@ Facts this module relies on (requests-cache 1.3):
   ``DEFAULT_IGNORED_PARAMS``; we extend that tuple, never replace it.
 - Since the token is left out of the key, two tokens would share entries: :func:`namespaced_key`
   mixes the SHA-256 fingerprint of the ``Authorization`` header into every key.
+- ``filter_fn`` runs before a response is written and after a stored one is read; a stored
+  response it refuses is deleted. :func:`dealframe.transport.body.storable` is ours: only
+  well-formed success bodies are kept or answered.
 
-The key is our own (:func:`cache_key`), not requests-cache's ``create_key``: the transport
-already sends canonical requests (bodies with keys sorted at every level, query parameters
-sorted), so method, URL and body bytes identify a request, and the key of a request can be
-computed without building a ``PreparedRequest``. That lets :meth:`CacheControl.fresh` answer
-a hit straight from the backend, skipping requests' per-request machinery (about 0.3 ms a
-request, most of a hit's cost).
+Everything goes through ``CachedSession``'s public API: a request names its expiry
+(``expire_after``) and may force a refresh; the transport never reads the backend itself.
 """
 
 from __future__ import annotations
@@ -29,14 +28,13 @@ from typing import Any
 
 import orjson
 import requests
-from requests_cache import CachedSession, SQLiteCache
-from requests_cache.policy.expiration import DO_NOT_CACHE
-from requests_cache.policy.settings import DEFAULT_IGNORED_PARAMS
+from requests_cache import DEFAULT_IGNORED_PARAMS, DO_NOT_CACHE, CachedSession, SQLiteCache
 
-from dealframe.transport.memory import MemoryEntry, MemoryTier, ResultMemo
+from dealframe.transport.body import storable
 
 __all__ = [
     "CacheControl",
+    "DO_NOT_CACHE",
     "IGNORED_PARAMS",
     "build_cached_session",
     "cache_key",
@@ -167,6 +165,7 @@ def build_cached_session(path: Path) -> CachedSession:
         expire_after=DO_NOT_CACHE,
         ignored_parameters=IGNORED_PARAMS,
         key_fn=namespaced_key,
+        filter_fn=storable,
         stale_if_error=False,
         cache_control=False,
     )
@@ -177,10 +176,6 @@ def build_cached_session(path: Path) -> CachedSession:
 class CacheControl:
     """Inspect and clear the HTTP cache of one transport (``client.cache``).
 
-    Two tiers hold the same entries: the SQLite file (shared by processes and runs) and a
-    small in-memory front (:class:`~dealframe.transport.memory.MemoryTier`) of recently
-    used bodies, so a repeated pull skips the database and its deserialisation.
-
     Parameters
     ----------
     session : requests.Session
@@ -189,18 +184,12 @@ class CacheControl:
         The SQLite file.
     enabled : bool
         Whether the transport caches.
-    memory_bytes : int
-        Bound of the in-memory front (0: none).
     """
 
-    def __init__(self, session: requests.Session, path: Path, enabled: bool,
-                 memory_bytes: int = 0) -> None:
+    def __init__(self, session: requests.Session, path: Path, enabled: bool) -> None:
         self._session = session
         self.path = path
         self.enabled = enabled
-        self.memory = MemoryTier(memory_bytes if enabled else 0)
-        #: Frames shaped from entries of :attr:`memory`, keyed by those entries' serials.
-        self.results = ResultMemo(max_bytes=memory_bytes if enabled else 0)
         self._tight = False
 
     def __repr__(self) -> str:
@@ -210,7 +199,7 @@ class CacheControl:
         return getattr(self._session, "cache", None) if self.enabled else None
 
     def info(self) -> dict[str, Any]:
-        """Path, number of entries, bytes on disk, the memory front and whether the cache is on.
+        """Path, number of entries, bytes on disk and whether the cache is on.
 
         Examples
         --------
@@ -226,56 +215,21 @@ class CacheControl:
                 size += candidate.stat().st_size
             except FileNotFoundError:
                 continue
-        return {
-            "path": str(self.path),
-            "entries": entries,
-            "size_bytes": size,
-            "memory_entries": len(self.memory),
-            "memory_bytes": self.memory.nbytes,
-            "memo_results": len(self.results),
-            "enabled": self.enabled,
-        }
+        return {"path": str(self.path), "entries": entries, "size_bytes": size,
+                "enabled": self.enabled}
 
     def clear(self) -> None:
-        """Delete every cached response (all tokens), on disk and in memory."""
-        self.memory.clear()
-        self.results.clear()
+        """Delete every cached response (all tokens)."""
         backend = self._backend()
         if backend is not None:
             backend.clear()
             _tighten(self.path)
 
-    def fresh(self, key: str) -> MemoryEntry | None:
-        """The stored 200 response under ``key`` if it has not expired, else None.
-
-        Asks the memory front first (its entries have a ``serial``), then the SQLite file
-        (an entry with ``serial`` None: the caller checks the body, then :meth:`remember`
-        it). Nothing is prepared or sent.
-        """
-        backend = self._backend()
-        if backend is None or not key:
-            return None
-        entry = self.memory.get(key)
-        if entry is not None:
-            return entry
-        cached = backend.get_response(key)
-        if cached is None or cached.status_code != 200 or cached.is_expired:
-            return None
-        return MemoryEntry(cached.content or b"", cached.headers, cached.expires)
-
-    def remember(self, key: str | None, content: bytes, headers: Any,
-                 expires: Any) -> MemoryEntry | None:
-        """Hold in memory a checked body that SQLite holds under ``key`` (just written or read)."""
-        if self.enabled and key:
-            return self.memory.put(key, content, headers, expires)
-        return None
-
-    def delete(self, key: str) -> None:
-        """Drop one entry (used when a cached body turns out to be unreadable)."""
-        self.memory.delete(key)
+    def delete(self, key: str | None) -> None:
+        """Drop one entry (a stored answer that turned out not to keep the contract)."""
         backend = self._backend()
         if backend is not None and key:
-            backend.delete(key, vacuum=False)
+            backend.delete(key)
 
     def tighten(self) -> None:
         """Apply 0o600 to the SQLite file and its WAL/SHM side files once they exist."""

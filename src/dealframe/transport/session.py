@@ -16,10 +16,9 @@ Rules it enforces:
 
 from __future__ import annotations
 
-import functools
-import gc
 import logging
 import re
+import sqlite3
 import threading
 import time
 from collections import Counter
@@ -32,27 +31,28 @@ import orjson
 import requests
 from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
-from requests_cache.policy.expiration import DO_NOT_CACHE
 
 from dealframe.config import Settings, _is_loopback
 from dealframe.errors import (
     ApiError,
     ConfigurationError,
     RequestInfo,
+    ServiceContractError,
     TransportError,
     ValidationError,
     error_from_response,
     parse_retry_after,
 )
 from dealframe.transport import retry as _retry
+from dealframe.transport import body as _body
 from dealframe.transport.cache import (
+    DO_NOT_CACHE,
     CacheControl,
     build_cached_session,
-    cache_key,
     canonical_json,
     expiry_for,
-    token_namespace,
 )
+from dealframe.transport.deadline import read_body
 from dealframe.transport.paging import WorkerPool
 from dealframe.transport.ratelimit import RateGate
 
@@ -120,8 +120,6 @@ class Response:
     elapsed: float
     request: RequestInfo
     attempts: int
-    #: Serial of the cache entry this body is (see ``dealframe.transport.memory``), if any.
-    cache_serial: int | None = field(default=None, repr=False)
     _parsed: Any = field(default=_UNSET, repr=False)
 
     def json(self) -> Any:
@@ -133,10 +131,6 @@ class Response:
             The body is not valid JSON (kind ``invalid_json``).
         """
         if self._parsed is _UNSET:
-            # A page parses into thousands of small objects; a collection triggered midway
-            # would walk every object the process holds (a big frame, an in-process sandbox).
-            gc_was_enabled = gc.isenabled()
-            gc.disable()
             try:
                 self._parsed = orjson.loads(self.content)
             except orjson.JSONDecodeError as exc:
@@ -146,9 +140,6 @@ class Response:
                     attempts=self.attempts,
                     kind="invalid_json",
                 ) from exc
-            finally:
-                if gc_was_enabled:
-                    gc.enable()
         return self._parsed
 
 
@@ -161,15 +152,6 @@ class _Call:
     kwargs: dict[str, Any]
     use_cache: bool
     expire: float | None
-    key: str
-
-
-@functools.lru_cache(maxsize=4096)
-def _prepared_url(url: str, params: tuple[tuple[str, Any], ...]) -> str:
-    """The URL ``requests`` sends for ``url`` and ``params`` (as the cache key sees it)."""
-    prepared = requests.PreparedRequest()
-    prepared.prepare_url(url, dict(params) or None)
-    return prepared.url or url
 
 
 class TransportStats:
@@ -341,7 +323,14 @@ class Transport:
         host = urlsplit(settings.base_url).hostname if settings.base_url else None
         self._direct = bool(host) and _is_loopback(host)
         if settings.cache_enabled:
-            self._session: requests.Session = build_cached_session(settings.cache_path)
+            try:
+                self._session: requests.Session = build_cached_session(settings.cache_path)
+            except (OSError, sqlite3.Error) as exc:
+                why = getattr(exc, "strerror", None) or str(exc)
+                raise ConfigurationError(
+                    f"cannot open the HTTP cache at {settings.cache_path}: {why}; set "
+                    "cache_path= (DEALFRAME_CACHE_PATH) to a writable file, or "
+                    "cache_enabled=False", field="cache_path") from None
         else:
             self._session = requests.Session()
         # pool_block: more threads than pooled connections (several user threads sharing one
@@ -356,8 +345,7 @@ class Transport:
         self._session.mount("http://", adapter)
         self._session.mount("https://", adapter)
         self._session.headers.update({"User-Agent": _USER_AGENT, "Accept": "application/json"})
-        self.cache = CacheControl(self._session, settings.cache_path, settings.cache_enabled,
-                                  int(settings.cache_memory_mb * 2**20))
+        self.cache = CacheControl(self._session, settings.cache_path, settings.cache_enabled)
         #: Worker threads reused by every concurrent call of this client (see WorkerPool).
         self.pool = WorkerPool(settings.max_workers)
         self._closed = False
@@ -515,43 +503,8 @@ class Transport:
         if deadline is _UNSET:
             deadline = self.deadline()
         self.stats._add(calls=1)
-        if call.use_cache and not refresh:
-            hit = self._hit(call)
-            if hit is not None:
-                return hit
         return self._loop(call.info, call.url, call.kwargs, call.use_cache, call.expire, refresh,
                           deadline)
-
-    def cached(
-        self,
-        family: str,
-        method: str,
-        path: str,
-        *,
-        json: Any = None,
-        params: Mapping[str, Any] | None = None,
-        kind: str = "list",
-    ) -> Response | None:
-        """The response :meth:`request` would return from the cache, or None (nothing sent).
-
-        A call that sends many requests asks this first, in its own thread, and hands only
-        the misses to worker threads: a pull answered entirely by the cache then costs no
-        thread hand-offs. Arguments are those of :meth:`request`.
-
-        Examples
-        --------
-        >>> with Transport(Settings(base_url="http://127.0.0.1:9", public_token="t",
-        ...                         cache_enabled=False)) as t:
-        ...     t.cached("public", "POST", "/api/v2/companies", json={}) is None
-        True
-        """
-        call = self._prepare(family, method, path, json, params, kind, True)
-        if not call.use_cache:
-            return None
-        hit = self._hit(call)
-        if hit is not None:
-            self.stats._add(calls=1)
-        return hit
 
     def _prepare(self, family: str, method: str, path: str, json: Any,
                  params: Mapping[str, Any] | None, kind: str, cache: bool) -> _Call:
@@ -573,38 +526,7 @@ class Transport:
             kwargs["data"] = body
             kwargs["headers"] = {"Content-Type": "application/json"}
         url = f"{self.settings.base_url}{info.path}"
-        key = ""
-        if use_cache:
-            sent_url = _prepared_url(url, tuple((query or {}).items()))
-            key = cache_key(token_namespace(f"Bearer {token}"), info.method, sent_url, body)
-        return _Call(info, url, kwargs, use_cache, expire, key)
-
-    def _hit(self, call: _Call) -> Response | None:
-        """The fresh cached response of ``call``, read from the cache directly, or None.
-
-        A body read from the SQLite file is checked (parsed) before it is used and then
-        held in the memory front; bodies in the memory front were checked on the way in.
-        """
-        started = time.monotonic()
-        cached = self.cache.fresh(call.key)
-        if cached is None:
-            return None
-        content = cached.content
-        response = Response(200, content, CaseInsensitiveDict(cached.headers), True,
-                            time.monotonic() - started, call.info, 1, cached.serial)
-        if cached.serial is None:
-            if content:
-                try:
-                    response.json()
-                except TransportError:
-                    self.cache.delete(call.key)  # unreadable entry: drop it, ask the service
-                    return None
-            held = self.cache.remember(call.key, content, cached.headers, cached.expires)
-            response.cache_serial = held.serial if held is not None else None
-        self.stats._add(attempts=1, cache_hits=1, bytes_received=len(content))
-        logger.debug("%s %s status=200 attempt=1 from_cache=True", call.info.method,
-                     call.info.path)
-        return response
+        return _Call(info, url, kwargs, use_cache, expire)
 
     def _loop(
         self,
@@ -632,27 +554,30 @@ class Transport:
             try:
                 return self._attempt(info, url, kwargs, use_cache, expire, force, deadline,
                                      attempt, started)
-            except _Retry as failure:
-                self.stats._fault(failure.kind)
-                force = True  # never let a retry be answered by a cached entry
-                delay = _retry.retry_delay(
-                    attempt,
-                    failure.retry_after,
-                    base=s.backoff_base,
-                    cap=s.backoff_cap,
-                    retry_after_max=s.retry_after_max,
-                )
-                note = self._give_up_note(attempt, delay, deadline)
-                if note is not None:
-                    self.stats._add(failures=1)
-                    raise self._final(failure, note) from failure.error.__cause__
-                self.stats._add(retries=1)
-                logger.debug("retry %s %s after %s in %.3fs (attempt %d)",
-                             info.method, info.path, failure.kind, delay, attempt)
-                if failure.kind == "429":
-                    self.gate.block_for(delay)  # every worker waits, this one included
-                else:
-                    _retry.sleep(delay)
+            except _Retry as caught:
+                failure = caught
+            # Out of the except block: the error raised below carries no __context__ (a
+            # foreign exception there would hold the request and its Authorization header).
+            self.stats._fault(failure.kind)
+            force = True  # never let a retry be answered by a cached entry
+            delay = _retry.retry_delay(
+                attempt,
+                failure.retry_after,
+                base=s.backoff_base,
+                cap=s.backoff_cap,
+                retry_after_max=s.retry_after_max,
+            )
+            note = self._give_up_note(attempt, delay, deadline)
+            if note is not None:
+                self.stats._add(failures=1)
+                raise self._final(failure, note)
+            self.stats._add(retries=1)
+            logger.debug("retry %s %s after %s in %.3fs (attempt %d)",
+                         info.method, info.path, failure.kind, delay, attempt)
+            if failure.kind == "429":
+                self.gate.block_for(delay)  # every worker waits, this one included
+            else:
+                _retry.sleep(delay)
 
     def _give_up_note(self, attempt: int, delay: float, deadline: float | None) -> str | None:
         """None to retry; otherwise the reason to stop ("" when the retries ran out)."""
@@ -686,27 +611,34 @@ class Transport:
         read_timeout = s.read_timeout
         if deadline is not None:
             read_timeout = max(0.001, min(read_timeout, deadline - time.monotonic()))
-        call = dict(kwargs, timeout=(s.connect_timeout, read_timeout))
+        call = dict(kwargs, timeout=(s.connect_timeout, read_timeout),
+                    # per-request hooks replace the session's: keep those after ours
+                    hooks={"response": [read_body(deadline),
+                                        *self._session.hooks.get("response", [])]})
         if s.cache_enabled:
             if use_cache:
                 call.update(expire_after=expire, force_refresh=force)
             else:
                 call.update(expire_after=DO_NOT_CACHE)
+        raw, failure = None, None
         try:
             raw = self._session.request(info.method, url, **call)
+            content = raw.content or b""
         except requests.RequestException as exc:
+            # Only text is kept: the requests exception holds the request (and its headers).
             kind, retryable = _classify(exc)
-            error = TransportError(f"{kind} error: {_describe(exc)}", request=info,
-                                   attempts=attempt, kind=kind)
-            error.__cause__ = exc
+            failure = TransportError(f"{kind} error: {_describe(exc)}", request=info,
+                                     attempts=attempt, kind=kind), kind, retryable
+        finally:
+            if raw is not None:
+                raw.close()  # a response kept alive by a traceback would pin its socket open
+        if failure is not None:
+            error, kind, retryable = failure
             logger.debug("%s %s -> %s attempt=%d", info.method, info.path, kind, attempt)
             if retryable:
-                raise _Retry(error, kind) from exc
-            raise error from exc
-        try:
-            content = raw.content or b""
-        finally:
-            raw.close()  # a response kept alive by a traceback would pin its socket open
+                raise _Retry(error, kind)
+            raise error
+        assert raw is not None
         from_cache = bool(getattr(raw, "from_cache", False))
         self.stats._add(attempts=1, bytes_received=len(content),
                         **({"cache_hits": 1} if from_cache else {"network": 1}))
@@ -736,29 +668,28 @@ class Transport:
         attempt: int,
         started: float,
     ) -> Response:
-        response = Response(raw.status_code, content, headers, from_cache,
-                            time.monotonic() - started, info, attempt)
         declared = headers.get("Content-Length")
-        problem = None
-        if declared is not None and not headers.get("Content-Encoding") and not from_cache:
-            if declared.isdigit() and int(declared) != len(content):
-                problem = f"body has {len(content)} bytes, Content-Length said {declared}"
-        if problem is None and content:
-            try:
-                response.json()
-            except TransportError as exc:
-                problem = str(exc.args[0]).split(" (", 1)[0]
+        if (declared is not None and not headers.get("Content-Encoding") and not from_cache
+                and declared.isdigit() and int(declared) != len(content)):
+            self.cache.delete(getattr(raw, "cache_key", None))
+            error = TransportError(f"truncated body: {len(content)} bytes, Content-Length said "
+                                   f"{declared}", request=info, attempts=attempt, kind="truncated")
+            raise _Retry(error, "truncated")
+        doc, problem = _body.parse(content)
         if problem is None:
-            if not from_cache and raw.status_code == 200:
-                held = self.cache.remember(getattr(raw, "cache_key", None), content, headers,
-                                           getattr(raw, "expires", None))
-                response.cache_serial = held.serial if held is not None else None
-            return response
-        if from_cache or getattr(raw, "cache_key", None):
-            self.cache.delete(getattr(raw, "cache_key", "") or "")
-        error = TransportError(f"truncated or invalid body: {problem}", request=info,
-                               attempts=attempt, kind="truncated")
-        raise _Retry(error, "truncated")
+            return Response(raw.status_code, content, headers, from_cache,
+                            time.monotonic() - started, info, attempt, _parsed=doc)
+        if from_cache:
+            self.cache.delete(getattr(raw, "cache_key", None))  # requests-cache's filter did too
+        if problem == _body.TRUNCATED:
+            error = TransportError(f"truncated or invalid body: {problem} ({len(content)} bytes)",
+                                   request=info, attempts=attempt, kind="truncated")
+            raise _Retry(error, "truncated")
+        shown = _body.summary(content, headers.get("Content-Type"))
+        error = ServiceContractError(raw.status_code, f"success answer is not a {{data, meta}} "
+                                     f"document: {problem} ({shown})", finding="invalid_body",
+                                     request=info, attempts=attempt)
+        raise _Retry(error, "invalid_body")
 
     def _redirect(self, info: RequestInfo, status: int, headers: Mapping[str, str]) -> ApiError:
         target = urlsplit(headers.get("Location", ""))

@@ -1,14 +1,10 @@
-"""The cache's fast path over real HTTP: hits read straight from the backend, and the memory front.
-
-A hit must be answered without sending anything (the sandbox's request log does not grow),
-from the memory front when this client has seen the entry and from the SQLite file when it
-has not, and must obey the same expiry, refresh, bypass and clear rules as the file.
-"""
+"""Cache hits over real HTTP: answered without sending anything, with the expiry, refresh,
+bypass and clear rules of the SQLite cache, in one client and across clients on one file."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -54,28 +50,17 @@ def test_a_cached_pull_sends_nothing_and_says_it_came_from_cache(sb, skus, tmp_p
         pd.testing.assert_frame_equal(first, second)
 
 
-def test_a_new_client_on_the_same_file_reads_the_disk_tier(sb, skus, tmp_path):
+def test_a_new_client_on_the_same_file_reads_it(sb, skus, tmp_path):
     path = tmp_path / "c.sqlite"
     with _client(sb, path) as writer:
         expected = writer.public.current(skus)
-        assert writer.cache.info()["memory_entries"] == 3
     with _client(sb, path) as reader:
-        assert reader.cache.info()["memory_entries"] == 0
         got = reader.public.current(skus)
         assert _counts(reader) == (0, 3)
-        assert reader.cache.info()["memory_entries"] == 3  # remembered for the next call
     pd.testing.assert_frame_equal(expected, got)
 
 
-def test_memory_front_off_still_serves_hits_from_disk(sb, skus, tmp_path):
-    with _client(sb, tmp_path / "c.sqlite", cache_memory_mb=0) as client:
-        client.public.current(skus)
-        client.public.current(skus)
-        assert _counts(client) == (3, 3)
-        assert client.cache.info()["memory_entries"] == 0
-
-
-def test_refresh_refetches_and_replaces_the_memory_entry(sb, skus, tmp_path):
+def test_refresh_refetches_and_replaces_the_entry(sb, skus, tmp_path):
     with _client(sb, tmp_path / "c.sqlite") as client:
         client.public.current(skus)
         refreshed = client.public.current(skus, refresh=True)
@@ -85,31 +70,36 @@ def test_refresh_refetches_and_replaces_the_memory_entry(sb, skus, tmp_path):
         assert _counts(client) == (6, 3)
 
 
-def test_cache_false_neither_reads_nor_fills_the_memory_front(sb, skus, tmp_path):
+def test_cache_false_neither_reads_nor_writes(sb, skus, tmp_path):
     with _client(sb, tmp_path / "c.sqlite") as client:
         client.public.current(skus)
         bypass = client.public.current(skus, cache=False)
         assert bypass.attrs["from_cache"] is False and _counts(client) == (6, 0)
     with _client(sb, tmp_path / "other.sqlite") as client:
         client.public.current(skus, cache=False)
-        assert client.cache.info()["memory_entries"] == 0
+        assert client.cache.info()["entries"] == 0
         assert client.public.current(skus).attrs["from_cache"] is False
 
 
-def test_clear_empties_both_tiers(sb, skus, tmp_path):
+def test_clear_empties_the_cache(sb, skus, tmp_path):
     with _client(sb, tmp_path / "c.sqlite") as client:
         client.public.current(skus)
+        assert client.cache.info()["entries"] == 3
         client.cache.clear()
-        info = client.cache.info()
-        assert (info["entries"], info["memory_entries"], info["memory_bytes"]) == (0, 0, 0)
+        assert client.cache.info()["entries"] == 0
         assert client.public.current(skus).attrs["from_cache"] is False
 
 
-def test_an_expired_entry_is_fetched_again_from_either_tier(sb, skus, tmp_path):
-    with _client(sb, tmp_path / "c.sqlite", cache_expiry={"current": 1}) as client:
+def test_an_expired_entry_is_fetched_again(sb, skus, tmp_path):
+    with _client(sb, tmp_path / "c.sqlite", cache_expiry={"current": 3600}) as client:
         client.public.current(skus[:10])
         assert client.public.current(skus[:10]).attrs["from_cache"] is True
-        time.sleep(1.2)
+        responses = client._transport._session.cache.responses
+        (key,) = list(responses.keys())
+        entry = responses[key]
+        assert entry.expires is not None and not entry.is_expired
+        entry.expires = datetime.now(timezone.utc) - timedelta(seconds=1)  # the clock moved on
+        responses[key] = entry
         assert client.public.current(skus[:10]).attrs["from_cache"] is False
         assert _counts(client) == (2, 1)
 
@@ -136,12 +126,10 @@ def test_private_gets_with_params_in_any_order_share_one_entry(sb, tmp_path):
         second = t.request("private", "GET", path, params={"limit": 5, "page": 1}, kind="list")
         assert (first.from_cache, second.from_cache) == (False, True)
         assert first.content == second.content
-        assert t.cached("private", "GET", path, params={"limit": 5, "page": 1},
-                        kind="list") is not None
 
 
 def test_the_fast_key_is_the_key_requests_cache_stores_under(sb, tmp_path):
-    with _client(sb, tmp_path / "c.sqlite", cache_memory_mb=0) as client:
+    with _client(sb, tmp_path / "c.sqlite") as client:
         client.public.search(countries=["GBR"])
         session = client._transport._session
         keys = list(session.cache.responses.keys())
@@ -169,21 +157,6 @@ def test_namespaced_key_differs_by_token_and_body():
     assert key("a", b"{}") != key("a", b'{"countries":["GBR"]}')
 
 
-def test_a_shaped_frame_is_reused_only_for_the_same_cache_entries(sb, skus, tmp_path):
-    with _client(sb, tmp_path / "c.sqlite") as client:
-        first = client.public.current(skus)
-        assert client.cache.info()["memo_results"] == 1
-        again = client.public.current(skus)
-        pd.testing.assert_frame_equal(first, again)
-        assert again.attrs["from_cache"] is True
-        client.public.current(skus, refresh=True)  # new entries: a new result
-        assert client.cache.info()["memo_results"] == 2
-        client.public.current(skus[:50])  # other SKUs: other entries, another result
-        assert client.cache.info()["memo_results"] == 3
-        client.cache.clear()
-        assert client.cache.info()["memo_results"] == 0
-
-
 def test_time_series_results_are_told_apart_by_their_arguments(sb, skus, tmp_path):
     with _client(sb, tmp_path / "c.sqlite") as client:
         wide = client.public.time_series(skus[:30], fields=["evRevenueLtm"])
@@ -193,13 +166,5 @@ def test_time_series_results_are_told_apart_by_their_arguments(sb, skus, tmp_pat
         assert wide_again.attrs["from_cache"] is True
         pd.testing.assert_frame_equal(wide, wide_again)
         assert wide_again.attrs["rows_received"] == wide.attrs["rows_received"] == 30
-        assert "skus_received" not in wide_again.attrs
         other = client.public.time_series(skus[:30], fields=["evRevenueNtm"])
         assert list(other.columns.get_level_values(0).unique()) == ["evRevenueNtm"]
-
-
-def test_without_the_memory_front_nothing_is_memoised(sb, skus, tmp_path):
-    with _client(sb, tmp_path / "c.sqlite", cache_memory_mb=0) as client:
-        client.public.current(skus)
-        client.public.current(skus)
-        assert client.cache.info()["memo_results"] == 0

@@ -1,0 +1,465 @@
+"""Every answer checked against what its request implies: the one place that does it.
+
+The transport checks that a success body is a ``{data, meta}`` document
+(:mod:`dealframe.transport.body`). Everything past that is here, for every endpoint:
+
+- counts against ``meta`` (``returned``, ``total``, ``has_more``), read only when they are
+  sane integers and booleans (:func:`read_page`);
+- pages that repeat earlier pages (a service that ignores ``page``);
+- items of the wrong shape (not an object) and items without their identity (``id``,
+  ``sku``, ``bucket``, ``query``), which are kept, never collapsed into one row;
+- repeated identities (:func:`dedupe`): removed, and told apart as repeated (same content)
+  or conflicting (different content);
+- documented fields absent from every item (:func:`missing_fields`).
+
+Each finding is a :class:`Finding`. :meth:`Findings.report` turns them into
+:class:`~dealframe.ServiceContractWarning` warnings (a
+:class:`~dealframe.MissingDataWarning`) that name what and where, or, under
+``strict=True``, into the typed error: :class:`~dealframe.errors.IncompleteResultError`
+(with ``partial``) when rows are missing, else
+:class:`~dealframe.errors.ServiceContractError`. ``df.attrs["findings"]`` lists them.
+
+Examples
+--------
+>>> found = Findings("POST /api/private/v1/transactions")
+>>> page = read_page({"data": [{"id": "a"}, {"id": "a"}], "meta": {"returned": 3}},
+...                  found, number=1)
+>>> [f.kind for f in found]
+['count_mismatch']
+>>> page.items
+[{'id': 'a'}, {'id': 'a'}]
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import pandas as pd
+
+from dealframe.errors import (IncompleteResultError, RequestInfo, ServiceContractError,
+                              ValidationError)
+from dealframe.notices import ServiceContractWarning
+
+__all__ = [
+    "DOCUMENTED_FIELDS",
+    "MAX_COUNT",
+    "Finding",
+    "Findings",
+    "PageRead",
+    "dedupe",
+    "dedupe_items",
+    "identities",
+    "keys_present",
+    "meta_count",
+    "missing_fields",
+    "read_items",
+    "read_page",
+    "shaping",
+]
+
+#: Largest count taken from ``meta`` at face value (a bigger ``total`` is not believed).
+MAX_COUNT = 10**12
+
+_DEAL = ("id", "deal_date", "deal_type", "deal_subtype", "deal_synopsis", "deal_valuation",
+         "deal_raised", "deal_revenue", "deal_ebitda", "deal_multiples", "target", "buyers",
+         "lead_investors", "created_at", "updated_at", "deleted")
+
+#: Fields the interface document (section 2) gives every item of each answer.
+DOCUMENTED_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "companies": ("id", "name", "short_name", "description", "website", "linkedin", "country",
+                  "region", "city", "area", "founded", "verticals", "themes", "client_focus",
+                  "revenue_model", "company_type", "ownership", "active", "ipoed", "ceo",
+                  "created_at", "updated_at", "deleted", "is_public"),
+    "investors": ("id", "name", "short_name", "website", "country", "updated_at", "deleted"),
+    "transactions": _DEAL,
+    "deals_with_role": (*_DEAL, "role"),
+    "company_investors": ("id", "name", "short_name", "country", "website",
+                          "rounds_participated", "is_lead_any_round", "first_round_date",
+                          "last_round_date"),
+    "portfolio": ("id", "name", "short_name", "website", "country", "first_invested",
+                  "last_invested", "rounds_count", "led_any_round"),
+    "co_investors": ("id", "name", "short_name", "website", "country", "shared_deals",
+                     "first_shared_date", "last_shared_date"),
+    "resolve": ("query", "id", "match_type"),
+    "aggregate": ("bucket", "n", "median", "q1", "q3", "warning"),
+    "search": ("sku", "ticker", "exchange", "name", "shortName", "enterpriseValue",
+               "countryCodeIso3", "country", "region", "verticals", "themes"),
+    "current": ("sku", "ticker", "exchange", "name", "shortName", "countryCodeIso3", "country",
+                "currency", "tags", "themes", "marketCap", "enterpriseValue", "revenueLtm",
+                "revenueNtm", "ebitdaLtm", "ebitdaNtm", "evRevenueLtm", "evRevenueNtm",
+                "evEbitdaLtm", "marginGrossLtm", "marginEbitdaLtm", "revenueGrowthNtmLtm",
+                "ruleOf40Ltm", "ruleOf40", "rateToUsd"),
+    "time_series": ("sku", "ticker", "exchange", "data"),
+    "group_time_series": ("period", "median"),
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One way an answer differs from what its request implies.
+
+    Attributes
+    ----------
+    kind : str
+        ``wrong_shape``, ``bad_meta``, ``count_mismatch``, ``repeated_page``,
+        ``missing_identity``, ``repeated_rows``, ``conflicting_rows``, ``missing_field``,
+        ``unrequested`` ...
+    where : str
+        The endpoint, and the page or chunk when there are several.
+    message : str
+        What was seen, with numbers.
+    shortfall : int
+        Units (rows, SKUs, names) the result lacks because of it (0 when none).
+    """
+
+    kind: str
+    where: str
+    message: str
+    shortfall: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+@dataclass
+class Findings:
+    """The findings of one call, reported once at its end.
+
+    Parameters
+    ----------
+    where : str
+        The endpoint (``"POST /api/private/v1/companies"``), the default ``where``.
+    """
+
+    where: str
+    items: list[Finding] = field(default_factory=list)
+
+    def add(self, kind: str, message: str, *, where: str | None = None, shortfall: int = 0) -> None:
+        """Record one finding."""
+        self.items.append(Finding(kind, where or self.where, message, max(0, int(shortfall))))
+
+    def __iter__(self) -> Iterator[Finding]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def records(self) -> list[dict[str, Any]]:
+        """The findings as plain dicts (for ``df.attrs["findings"]``)."""
+        return [{"kind": f.kind, "where": f.where, "message": f.message,
+                 "shortfall": f.shortfall} for f in self.items]
+
+    def report(self, *, strict: bool, partial: Any = None, expected: int | None = None,
+               received: int | None = None, what: str = "rows", stacklevel: int = 4) -> None:
+        """Warn about each finding, or raise the typed error under ``strict``.
+
+        Raises
+        ------
+        IncompleteResultError
+            ``strict`` and some finding left the result short (``partial`` attached).
+        ServiceContractError
+            ``strict`` and the answer broke the contract without losing rows.
+        """
+        if not self.items:
+            return
+        if strict:
+            short = [f for f in self.items if f.shortfall]
+            text = "; ".join(str(f) for f in self.items[:5])
+            if short:
+                got = received if received is not None else 0
+                raise IncompleteResultError(expected, got, [f.where for f in short],
+                                            partial=partial, what=what,
+                                            errors=[ServiceContractError(200, text,
+                                                                         finding=short[0].kind)])
+            raise ServiceContractError(200, text, finding=self.items[0].kind,
+                                       details={"findings": self.records()})
+        for finding in self.items:
+            warnings.warn(str(finding), ServiceContractWarning, stacklevel=stacklevel)
+
+
+@dataclass
+class PageRead:
+    """One page's items and the ``meta`` values that could be believed (None otherwise)."""
+
+    number: int
+    items: list[Any]
+    total: int | None = None
+    returned: int | None = None
+    has_more: bool | None = None
+    limit: int | None = None
+    page: int | None = None
+
+
+def _count(meta: Mapping[str, Any], name: str, found: Findings, where: str) -> int | None:
+    value = meta.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        found.add("bad_meta", f"meta.{name} is {value!r}, not a count: ignored", where=where)
+        return None
+    return value
+
+
+def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = None
+               ) -> list[Any]:
+    """The object items of ``doc["data"]``: a non-list ``data`` reads as none, and items
+    that are not objects are dropped, each with a ``wrong_shape`` finding.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v2/companies")
+    >>> read_items({"data": [{"sku": "A-USA"}, 3]}, found)
+    [{'sku': 'A-USA'}]
+    >>> found.items[0].message
+    '1 of 2 items are not objects: dropped'
+    """
+    data = doc.get("data")
+    if not isinstance(data, list):
+        found.add("wrong_shape", f"data is {type(data).__name__}, not a list: read as no rows",
+                  where=where)
+        return []
+    items = [item for item in data if isinstance(item, Mapping)]
+    if len(items) != len(data):
+        found.add("wrong_shape", f"{len(data) - len(items)} of {len(data)} items are not "
+                                 "objects: dropped", where=where, shortfall=len(data) - len(items))
+    return items
+
+
+def meta_count(doc: Mapping[str, Any], name: str, found: Findings, *,
+               where: str | None = None) -> int | None:
+    """``meta[name]`` when it is a sane count, else None (a present but bad one is reported)."""
+    meta = doc.get("meta")
+    if meta is None:
+        return None
+    if not isinstance(meta, Mapping):
+        found.add("bad_meta", f"meta is {type(meta).__name__}, not an object: ignored",
+                  where=where)
+        return None
+    return _count(meta, name, found, where or found.where)
+
+
+def dedupe_items(items: Sequence[Mapping[str, Any]], key: str, found: Findings, *,
+                 where: str | None = None) -> list[Mapping[str, Any]]:
+    """``items`` with one item per non-null ``key`` (the first); repeats reported.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v2/companies/current")
+    >>> [i["v"] for i in dedupe_items([{"sku": "A", "v": 1}, {"sku": "A", "v": 1}], "sku", found)]
+    [1]
+    >>> found.items[0].kind
+    'repeated_rows'
+    """
+    first: dict[Any, bytes] = {}
+    out: list[Mapping[str, Any]] = []
+    same = differ = 0
+    for item in items:
+        k = item.get(key)
+        if not isinstance(k, str) or not k:
+            out.append(item)
+            continue
+        text = orjson.dumps(item, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS,
+                            default=repr)
+        if k not in first:
+            first[k] = text
+            out.append(item)
+        elif first[k] == text:
+            same += 1
+        else:
+            differ += 1
+    if same:
+        found.add("repeated_rows", f"{same} {key}(s) came more than once with the same content: "
+                                   "kept once", where=where)
+    if differ:
+        found.add("conflicting_rows", f"{differ} {key}(s) came more than once with different "
+                                      "content: kept the first", where=where)
+    return out
+
+
+def read_page(doc: Mapping[str, Any], found: Findings, *, number: int,
+              where: str | None = None) -> PageRead:
+    """The items and believable ``meta`` of one collection page, findings recorded.
+
+    ``data`` that is not a list counts as an empty page; items that are not objects are
+    dropped (``wrong_shape``); a ``meta.returned`` that differs from the items received
+    is a ``count_mismatch``.
+
+    Examples
+    --------
+    >>> found = Findings("GET /x")
+    >>> read_page({"data": None, "meta": {"total": -1}}, found, number=2).items
+    []
+    >>> [f.kind for f in found]
+    ['wrong_shape', 'bad_meta']
+    """
+    where = where or (f"{found.where} page {number}" if number > 1 else found.where)
+    data = doc.get("data")
+    items = read_items(doc, found, where=where)
+    data = data if isinstance(data, list) else []
+    meta = doc.get("meta")
+    if meta is None:
+        meta = {}
+    elif not isinstance(meta, Mapping):
+        found.add("bad_meta", f"meta is {type(meta).__name__}, not an object: ignored",
+                  where=where)
+        meta = {}
+    read = PageRead(number, items, _count(meta, "total", found, where),
+                    _count(meta, "returned", found, where), None,
+                    _count(meta, "limit", found, where), _count(meta, "page", found, where))
+    has_more = meta.get("has_more")
+    if has_more is not None and not isinstance(has_more, bool):
+        found.add("bad_meta", f"meta.has_more is {has_more!r}, not a boolean: ignored",
+                  where=where)
+    elif has_more is not None:
+        read.has_more = has_more
+    if read.returned is not None and read.returned != len(data):
+        found.add("count_mismatch", f"meta.returned says {read.returned} rows, the page holds "
+                                    f"{len(data)}", where=where,
+                  shortfall=max(0, read.returned - len(data)))
+    return read
+
+
+def identities(items: Sequence[Mapping[str, Any]], key: str, found: Findings, *,
+               where: str | None = None) -> list[Any]:
+    """The ``key`` of every item; items without a usable one are reported (and kept).
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v2/companies")
+    >>> identities([{"sku": "A-USA"}, {"name": "x"}], "sku", found)
+    ['A-USA', None]
+    >>> found.items[0].kind
+    'missing_identity'
+    """
+    keys = [item.get(key) for item in items]
+    bad = sum(1 for k in keys if not isinstance(k, str) or not k)
+    if bad:
+        found.add("missing_identity", f"{bad} of {len(items)} items have no {key!r}: kept as "
+                                      "rows of their own", where=where)
+    return keys
+
+
+def keys_present(items: Sequence[Mapping[str, Any]]) -> set[str]:
+    """Every key any item has (fast when the items share one layout)."""
+    if not items:
+        return set()
+    first = items[0]
+    if sum(map(len, items)) == len(items) * len(first) and all(k in first for k in items[-1]):
+        return set(first)
+    return set().union(*items)
+
+
+def missing_fields(present: Iterable[str], answer: str, found: Findings, *, n_items: int,
+                   wanted: Iterable[str] | None = None, where: str | None = None) -> list[str]:
+    """Documented fields of ``answer`` (or the ``wanted`` subset) absent from every item.
+
+    Examples
+    --------
+    >>> found = Findings("GET /x")
+    >>> missing_fields({"query", "id"}, "resolve", found, n_items=3)
+    ['match_type']
+    """
+    if not n_items:
+        return []
+    have = set(present)
+    fields = DOCUMENTED_FIELDS[answer] if wanted is None else tuple(wanted)
+    missing = [name for name in fields if name not in have]
+    if missing:
+        found.add("missing_field", f"documented field(s) absent from all {n_items} items: "
+                                   f"{', '.join(missing)} (their columns are null)", where=where)
+    return missing
+
+
+def _row_texts(frame: pd.DataFrame, rows: Sequence[int]) -> list[str]:
+    part = frame.iloc[list(rows)]
+    return ["\x1f".join(map(repr, values)) for values in part.astype(object).itertuples(index=False)]
+
+
+def _keys(frame: pd.DataFrame, key: str | Sequence[str]) -> pd.Series | None:
+    """One value per row identifying it (null when any part is null), or None."""
+    names = [key] if isinstance(key, str) else list(key)
+    if any(name not in frame for name in names):
+        return None
+    if len(names) == 1:
+        return frame[names[0]].reset_index(drop=True)
+    parts = frame[names].reset_index(drop=True)
+    joined = parts.astype(str).agg("\x1f".join, axis=1)
+    return joined.where(parts.notna().all(axis=1))
+
+
+def dedupe(frame: pd.DataFrame, key: str | Sequence[str], found: Findings, *,
+           newest: str | None = None) -> pd.DataFrame:
+    """``frame`` with one row per non-null ``key`` (a column, or several together).
+
+    Rows with a null key are never merged. Repeats with identical content are
+    ``repeated_rows``; with different content ``conflicting_rows``, and the row with the
+    latest ``newest`` value (else the first) is kept.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> df = pd.DataFrame({"id": ["a", "a", None, None], "v": [1, 2, 3, 3]})
+    >>> dedupe(df, "id", found)["v"].tolist()
+    [1, 3, 3]
+    >>> [f.kind for f in found]
+    ['conflicting_rows']
+    """
+    keys = _keys(frame, key) if not frame.empty else None
+    if keys is None:
+        return frame
+    label = key if isinstance(key, str) else "+".join(key)
+    repeated = keys.notna() & keys.duplicated(keep=False)
+    if not repeated.any():
+        return frame
+    where = pd.Series(range(len(frame)))[repeated.to_numpy()]
+    positions = {k: list(v) for k, v in where.groupby(keys[repeated].to_numpy(), sort=False)}
+    drop: list[int] = []
+    same = differ = 0
+    for rows in positions.values():
+        texts = _row_texts(frame, rows)
+        if len(set(texts)) == 1:
+            same += 1
+            drop += rows[1:]
+            continue
+        differ += 1
+        keep = rows[0]
+        if newest is not None and newest in frame:
+            stamps = frame[newest].iloc[rows]
+            if stamps.notna().any():
+                keep = rows[int(stamps.reset_index(drop=True).idxmax())]
+        drop += [r for r in rows if r != keep]
+    extra = len(drop)
+    if same:
+        found.add("repeated_rows", f"{same} {label}(s) came more than once with the same "
+                                   "content: kept once")
+    if differ:
+        found.add("conflicting_rows", f"{differ} {label}(s) came more than once with different "
+                                      f"content: kept {'the newest' if newest else 'the first'}")
+    mask = pd.Series(True, index=range(len(frame)))
+    mask.iloc[drop] = False
+    out = frame.iloc[mask.to_numpy()].reset_index(drop=True)
+    out.attrs["duplicates_removed"] = extra
+    return out
+
+
+@contextmanager
+def shaping(request: RequestInfo | None, where: str) -> Iterator[None]:
+    """Turn a shaping function's :class:`ValidationError` into :class:`ServiceContractError`.
+
+    Shaping functions raise ``ValidationError`` for items they cannot read: the caller's
+    fault when the caller hands them a payload, the service's when the client does.
+    """
+    try:
+        yield
+    except ValidationError as exc:
+        error = ServiceContractError(200, f"{where}: an item does not have the documented "
+                                          f"shape: {exc}", finding="wrong_shape",
+                                     request=request)
+    else:
+        return
+    raise error

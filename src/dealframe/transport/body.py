@@ -1,0 +1,99 @@
+"""The first check of every success body: a JSON object with a ``data`` member.
+
+Both interface families answer success with ``{data, meta}`` or ``{data}`` (sections 2.1 and
+2.2 of the interface document). A 200 whose body is empty, not JSON (a proxy's HTML page),
+not an object or without ``data`` breaks that contract: it is never stored in the HTTP
+cache, never answered from it, and the transport asks again before giving up with
+:class:`~dealframe.errors.ServiceContractError`.
+
+The cache's filter (:func:`storable`) and the transport both need the parsed body; a body is
+parsed once, by whichever asks first in the thread, and the other takes the result
+(:func:`parse`), so checking costs no second parse.
+
+Examples
+--------
+>>> parse(b'{"data": [], "meta": {"count": 0}}')
+({'data': [], 'meta': {'count': 0}}, None)
+>>> parse(b"<html>502 Bad Gateway</html>")[1]
+'not JSON'
+>>> parse(b'{"items": []}')[1]
+"a JSON object without 'data'"
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import orjson
+
+__all__ = ["TRUNCATED", "parse", "storable", "summary"]
+
+#: The problem of a body that starts as JSON and does not parse: most likely cut short.
+TRUNCATED = "JSON cut short or malformed"
+
+_last = threading.local()
+
+
+def _check(content: bytes) -> tuple[Any, str | None]:
+    if not content or not content.strip():
+        return None, "an empty body"
+    try:
+        doc = orjson.loads(content)
+    except orjson.JSONDecodeError:
+        cut = content.lstrip()[:1] in (b"{", b"[")
+        return None, TRUNCATED if cut else "not JSON"
+    if not isinstance(doc, dict):
+        return None, f"JSON {type(doc).__name__}, not an object"
+    if "data" not in doc:
+        return None, "a JSON object without 'data'"
+    return doc, None
+
+
+def parse(content: bytes) -> tuple[Any, str | None]:
+    """``(document, None)`` for a well-formed success body, else ``(None, problem)``.
+
+    Reuses the result of the last check of the very same bytes object in this thread
+    (the cache filter's), then forgets it.
+    """
+    held = getattr(_last, "held", None)
+    if held is not None and held[0] is content:
+        _last.held = None
+        return held[1], held[2]
+    return _check(content)
+
+
+def storable(response: Any) -> bool:
+    """requests-cache ``filter_fn``: store (and answer from the store) only well-formed bodies.
+
+    Called by requests-cache before it writes a new response and after it reads a stored
+    one; a stored body that fails is deleted there and then.
+    """
+    if getattr(response, "status_code", None) != 200:
+        return False
+    content = response.content or b""
+    held = getattr(_last, "held", None)
+    if held is None or held[0] is not content:
+        doc, problem = _check(content)
+        _last.held = held = (content, doc, problem)
+    return held[2] is None
+
+
+def summary(content: bytes, content_type: str | None, limit: int = 120) -> str:
+    """A one-line description of a body that is not what was expected (never the whole body).
+
+    Examples
+    --------
+    >>> summary(b"<html>\\n<title>502 Bad Gateway</title>\\n" + b"x" * 5000, "text/html")
+    "5038 bytes of text/html, first line '<html>'"
+    >>> summary(b"", None)
+    'an empty body'
+    """
+    if not content:
+        return "an empty body"
+    text = content[:4096].decode("utf-8", "replace").strip()
+    first = text.splitlines()[0].strip() if text else ""
+    if len(first) > limit:
+        first = first[:limit] + "..."
+    kind = content_type.split(";")[0].strip() if content_type else "no content type"
+    return f"{len(content)} bytes of {kind}, first line {first!r}"

@@ -1,0 +1,73 @@
+"""Reading a response body under the call's deadline (``call_budget``).
+
+``requests`` reads a body with one socket timeout per read: a server that trickles bytes
+never trips it, so a slow body could outlast any budget. :func:`read_body` gives a
+``response`` hook (hooks run before ``requests`` reads the body itself) that reads the body
+in pieces as they arrive and stops once the deadline has passed. The overshoot is at most
+the wait for one piece, itself bounded by the read timeout the transport derives from the
+deadline when it sends the request.
+
+Examples
+--------
+>>> hook = read_body(None)
+>>> callable(hook)
+True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import requests
+import urllib3.exceptions as u3
+
+__all__ = ["BodyDeadlineExceeded", "read_body"]
+
+#: Largest piece asked for at once (a piece is whatever has arrived, up to this).
+_PIECE = 1 << 20
+
+
+class BodyDeadlineExceeded(requests.exceptions.ReadTimeout):
+    """The call's deadline passed while the body was still arriving."""
+
+
+def _read(raw: Any, deadline: float) -> bytes:
+    pieces = []
+    while True:
+        if time.monotonic() > deadline:
+            got = sum(map(len, pieces))
+            raise BodyDeadlineExceeded(f"call budget exhausted while the body was arriving "
+                                       f"({got} bytes read)")
+        piece = raw.read1(_PIECE, decode_content=True)
+        if not piece:
+            return b"".join(pieces)
+        pieces.append(piece)
+
+
+def read_body(deadline: float | None) -> Callable[..., Any]:
+    """A ``requests`` response hook that reads the body before ``deadline`` (monotonic).
+
+    With no deadline it does nothing and ``requests`` reads the body as usual. Responses
+    whose body is already read (answers from the cache) are left alone.
+    """
+
+    def hook(response: requests.Response, *args: Any, **kwargs: Any) -> requests.Response:
+        raw = getattr(response, "raw", None)
+        if deadline is None or getattr(response, "_content", False) is not False \
+                or not hasattr(raw, "read1"):
+            return response
+        try:
+            response._content = _read(raw, deadline)
+        except u3.ReadTimeoutError as exc:
+            raise requests.exceptions.ReadTimeout(str(exc)) from None
+        except u3.SSLError as exc:
+            raise requests.exceptions.SSLError(str(exc)) from None
+        except u3.HTTPError as exc:  # ProtocolError, IncompleteRead, DecodeError ...
+            raise requests.exceptions.ChunkedEncodingError(str(exc)) from None
+        finally:
+            response._content_consumed = True
+        return response
+
+    return hook
