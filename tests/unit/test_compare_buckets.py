@@ -96,3 +96,23 @@ def test_bad_arguments_are_named(call, argument):
     with pytest.raises(ValidationError) as caught:
         call(local_quarters())
     assert caught.value.argument == argument
+
+
+def test_an_aggregate_meta_without_its_window_breaks_the_contract():
+    from dealframe.analytics.buckets import aggregate_methodology
+    from dealframe.errors import ServiceContractError
+
+    good = local_quarters()
+    assert aggregate_methodology(good) == (5, "2024-01-01", "2024-12-31")
+    window = {"from": "2024-01-01", "to": "2024-12-31"}
+    for methodology in (None, {}, {"date_range": {"from": "2024-01-01"}},
+                        {"date_range": window, "small_n_threshold": "five"},
+                        {"date_range": window, "small_n_threshold": 2**70}):
+        bad = good.copy()
+        bad.attrs = {"methodology": methodology}
+        with pytest.raises(ServiceContractError) as caught:
+            aggregate_methodology(bad)
+        assert caught.value.finding == "missing_field"
+    no_threshold = good.copy()
+    no_threshold.attrs = {"methodology": {"date_range": window}}
+    assert aggregate_methodology(no_threshold) == (None, "2024-01-01", "2024-12-31")

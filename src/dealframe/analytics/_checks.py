@@ -1,22 +1,23 @@
 """Argument checks and column readers of the analytics functions (pure).
 
 Every check raises :class:`~dealframe.errors.ValidationError` naming the argument, before any
-computation or request, so that no foreign exception leaves a public function.
+computation or request, so that no foreign exception leaves a public function; plain numbers,
+integers and flags are checked by :mod:`dealframe.arguments`, shared with the client.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Iterable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from dealframe.arguments import finite_number
 from dealframe.errors import ValidationError
 
-__all__ = ["check", "check_choice", "check_flag", "check_frame", "column", "date_values",
-           "is_int", "is_number", "metric_values"]
+__all__ = ["check", "check_choice", "check_frame", "column", "date_values", "metric_values",
+           "tolerance_value"]
 
 _NUMERIC_KINDS = ("floating", "integer", "mixed-integer-float", "decimal", "empty")
 
@@ -27,26 +28,17 @@ def check(ok: bool, argument: str, expected: str, got: Any) -> None:
         raise ValidationError(argument, expected, got=got)
 
 
-def is_int(value: Any, low: int = 0, high: float = math.inf) -> bool:
-    """An integer (not a bool) in ``[low, high]``."""
-    return bool(isinstance(value, (int, np.integer))
-                and not isinstance(value, (bool, np.bool_)) and low <= value <= high)
-
-
-def is_number(value: Any, low: float = -math.inf, high: float = math.inf) -> bool:
-    """A real number (not a bool, not NaN) in ``[low, high]``."""
-    return bool(isinstance(value, (int, float, np.integer, np.floating))
-                and not isinstance(value, (bool, np.bool_)) and low <= value <= high)
+def tolerance_value(value: Any) -> float:
+    """A tolerance: a finite number >= 0."""
+    number = finite_number(value, "tolerance", "a finite number >= 0")
+    check(number >= 0, "tolerance", "a finite number >= 0", value)
+    return float(number)
 
 
 def check_choice(argument: str, value: Any, choices: Iterable[str]) -> None:
     choices = tuple(choices)
     check(isinstance(value, str) and value in choices, argument, "one of " + ", ".join(choices),
           value)
-
-
-def check_flag(argument: str, value: Any) -> None:
-    check(isinstance(value, (bool, np.bool_)), argument, "True or False", value)
 
 
 def check_frame(argument: str, value: Any) -> None:

@@ -11,7 +11,7 @@ is :func:`numpy.quantile` of a bucket's slice with the convention's ``method``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -21,21 +21,19 @@ from dealframe._vocab import METRIC_COLUMNS, TIME_BUCKETS
 from dealframe.analytics._checks import (
     check,
     check_choice,
-    check_flag,
     check_frame,
     column,
     date_values,
-    is_int,
-    is_number,
     metric_values,
 )
 from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
 from dealframe.analytics.intervals import median_intervals
 from dealframe.analytics.periods import bucket_labels, bucket_of_rows, period_bounds, resolve_window
+from dealframe.arguments import finite_number, flag, integer_in
 from dealframe.client import Client
-from dealframe.errors import ValidationError
+from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 
-__all__ = ["bucket_medians", "service_methodology"]
+__all__ = ["aggregate_methodology", "bucket_medians", "service_methodology"]
 
 _QUARTILES = (0.25, 0.5, 0.75)
 _MAX_RESAMPLES = 1_000_000
@@ -107,20 +105,20 @@ def _check_arguments(deals: Any, metric: Any, time_bucket: Any, value_column: An
         check_choice("metric", metric, METRIC_COLUMNS)
     check(isinstance(metric, str), "metric", "a name (str)", metric)
     check_choice("time_bucket", time_bucket, TIME_BUCKETS)
-    check_flag("explain", options["explain"])
-    check_flag("include_deleted", options["include_deleted"])
+    flag(options["explain"], "explain")
+    flag(options["include_deleted"], "include_deleted")
     threshold, ci = options["small_n_threshold"], options["ci"]
-    check(threshold is None or is_int(threshold), "small_n_threshold", "an integer >= 0",
-          threshold)
+    if threshold is not None:
+        integer_in(threshold, "small_n_threshold", 0, None)
     check(isinstance(options["conventions"], Conventions), "conventions",
           "a Conventions instance or None", options["conventions"])
     check(options["client"] is None or isinstance(options["client"], Client), "client",
           "a dealframe.Client or None", options["client"])
-    check(ci is None or (is_number(ci, 0, 1) and 0 < ci < 1), "ci",
-          "None or a confidence level between 0 and 1 (e.g. 0.9)", ci)
-    check(ci is None or not options["explain"], "ci", "None with explain=True", ci)
-    check(is_int(options["ci_resamples"], 1, _MAX_RESAMPLES), "ci_resamples",
-          f"an integer from 1 to {_MAX_RESAMPLES:,}", options["ci_resamples"])
+    if ci is not None:
+        level = finite_number(ci, "ci", "a confidence level between 0 and 1 (e.g. 0.9)")
+        check(0 < level < 1, "ci", "a confidence level between 0 and 1 (e.g. 0.9)", ci)
+        check(not options["explain"], "ci", "None with explain=True", ci)
+    integer_in(options["ci_resamples"], "ci_resamples", 1, _MAX_RESAMPLES)
 
 
 def _generator(rng: Any) -> np.random.Generator:
@@ -129,6 +127,25 @@ def _generator(rng: Any) -> np.random.Generator:
     except (TypeError, ValueError, OverflowError) as exc:
         raise ValidationError("rng", "None, a non-negative integer seed or a numpy Generator",
                               got=rng) from exc
+
+
+def aggregate_methodology(answer: pd.DataFrame) -> tuple[int | None, str, str]:
+    """``small_n_threshold`` (None when absent) and window of an aggregate answer's meta.
+
+    Raises :class:`~dealframe.errors.ServiceContractError` when the meta has no
+    ``methodology.date_range`` or an unreadable threshold: the answer breaks the interface.
+    """
+    methodology = answer.attrs.get("methodology")
+    methodology = methodology if isinstance(methodology, Mapping) else {}
+    window = methodology.get("date_range")
+    threshold = methodology.get("small_n_threshold")
+    if not (isinstance(window, Mapping) and window.get("from") and window.get("to")) or not (
+            threshold is None or (type(threshold) is int and 0 <= threshold < 2**63)):
+        raise ServiceContractError(
+            200, f"aggregate meta without methodology.date_range and a small_n_threshold "
+            f"(got {methodology!r:.200})", finding="missing_field",
+            request=RequestInfo("POST", "/api/private/v1/transactions/aggregate", "private"))
+    return threshold, str(window["from"]), str(window["to"])
 
 
 def service_methodology(client: Client) -> tuple[int, str]:
@@ -142,14 +159,9 @@ def service_methodology(client: Client) -> tuple[int, str]:
     >>> service_methodology(client)  # doctest: +SKIP
     (5, '2026-06-30')
     """
-    if not isinstance(client, Client):
-        raise ValidationError("client", "a dealframe.Client", got=client)
-    methodology = client.private.aggregate("ev_revenue", "none").attrs.get("methodology") or {}
-    window = methodology.get("date_range") or {}
-    if "small_n_threshold" not in methodology or not window.get("to"):
-        raise ValidationError("client", "a service whose aggregate meta reports "
-                              "methodology.small_n_threshold and date_range", got=methodology)
-    return int(methodology["small_n_threshold"]), str(window["to"])
+    check(isinstance(client, Client), "client", "a dealframe.Client", client)
+    threshold, _, today = aggregate_methodology(client.private.aggregate("ev_revenue", "none"))
+    return 5 if threshold is None else threshold, today
 
 
 def bucket_medians(

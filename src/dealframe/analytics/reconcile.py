@@ -18,12 +18,12 @@ import numpy as np
 import pandas as pd
 
 from dealframe._vocab import AGGREGATE_METRICS, TIME_BUCKETS
-from dealframe.analytics._checks import check, check_choice, check_flag, check_frame, is_number
-from dealframe.analytics.buckets import bucket_medians
+from dealframe.analytics._checks import check, check_choice, check_frame, tolerance_value
+from dealframe.analytics.buckets import aggregate_methodology, bucket_medians
 from dealframe.analytics.conventions import Conventions
 from dealframe.analytics.rollups import group_current, group_time_series
+from dealframe.arguments import flag
 from dealframe.client import Client
-from dealframe.errors import ValidationError
 
 __all__ = ["Reconciliation", "calibrate", "compare_buckets", "reconcile", "reconcile_groups"]
 
@@ -103,7 +103,7 @@ def compare_buckets(service: pd.DataFrame, local: pd.DataFrame, tolerance: float
         missing = [c for c in ("bucket", *_STATS) if c not in frame.columns]
         check(not missing, name, "an aggregate frame (bucket, n, median, q1, q3)",
               f"no column(s) {missing}")
-    check(is_number(tolerance, 0), "tolerance", "a number >= 0", tolerance)
+    tolerance_value(tolerance)
     service_keys, local_keys = _keys(service, local)
     left = service[["bucket", *_STATS]].rename(columns={k: f"{k}_service" for k in _STATS})
     right = local[["bucket", *_STATS]].rename(columns={k: f"{k}_local" for k in _STATS})
@@ -130,9 +130,9 @@ def _check_call(client: Any, metric: Any, time_bucket: Any, filters: Any, conven
           filters)
     check(conventions is None or isinstance(conventions, Conventions), "conventions",
           "a Conventions instance or None", conventions)
-    check(is_number(tolerance, 0), "tolerance", "a number >= 0", tolerance)
+    tolerance_value(tolerance)
     if progress is not None:
-        check_flag("progress", progress)
+        flag(progress, "progress")
 
 
 def _pull(client: Client, metric: str, time_bucket: str, filters: Mapping[str, Any] | None,
@@ -140,15 +140,11 @@ def _pull(client: Client, metric: str, time_bucket: str, filters: Mapping[str, A
     """The service aggregate and the deals of its window, with the same filters."""
     filters = dict(filters or {})
     service = client.private.aggregate(metric, time_bucket, filters)
-    methodology = service.attrs.get("methodology") or {}
-    window = methodology.get("date_range") or {}
-    if not window.get("from") or not window.get("to"):
-        raise ValidationError("service", "an aggregate response whose meta has "
-                              "methodology.date_range", got=methodology)
-    deal_filters = {**filters, "date_from": window["from"], "date_to": window["to"]}
-    deals = client.private.deals(deal_filters, progress=progress)
-    context = {"date_from": window["from"], "date_to": window["to"],
-               "small_n_threshold": int(methodology.get("small_n_threshold", 5)),
+    threshold, start, end = aggregate_methodology(service)
+    deals = client.private.deals({**filters, "date_from": start, "date_to": end},
+                                 progress=progress)
+    context = {"date_from": start, "date_to": end,
+               "small_n_threshold": 5 if threshold is None else threshold,
                "include_deleted": bool(filters.get("include_deleted", False))}
     return service, deals, context
 
@@ -243,8 +239,8 @@ def calibrate(client: Client, metric: str = "ev_revenue", time_bucket: str = "qu
     check(variants is None or (isinstance(variants, Iterable) and not isinstance(variants, str)),
           "variants", "an iterable of Conventions", variants)
     variants = list(Conventions.variants() if variants is None else variants)
-    check(all(isinstance(v, Conventions) for v in variants), "variants",
-          "an iterable of Conventions", variants)
+    check(bool(variants) and all(isinstance(v, Conventions) for v in variants), "variants",
+          "a non-empty iterable of Conventions", variants)
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
     rows = []
     for variant in variants:
@@ -256,8 +252,6 @@ def calibrate(client: Client, metric: str = "ev_revenue", time_bucket: str = "qu
                      "meta_matches": meta, "reproduces": bool(frame["match"].all() and meta),
                      "_variant": variant})
     table = pd.DataFrame(rows)
-    if table.empty:
-        raise ValidationError("variants", "at least one Conventions variant", got=variants)
     table = table.sort_values(["reproduces", "buckets_matched", "meta_matches"], ascending=False,
                               kind="stable").reset_index(drop=True)
     best = table.loc[table["reproduces"], "_variant"]
@@ -300,7 +294,7 @@ def reconcile_groups(client: Client, *, industries: Any = None, themes: Any = No
     """
     check(isinstance(client, Client), "client", "a dealframe.Client", client)
     check_choice("version", version, ("v2", "v1"))
-    check(is_number(tolerance, 0), "tolerance", "a number >= 0", tolerance)
+    tolerance_value(tolerance)
     named = {"industries": industries, "themes": themes, "regions": regions,
              "countries": countries, "enterprise_value_above": enterprise_value_above}
     group = {k: v for k, v in named.items() if v is not None}

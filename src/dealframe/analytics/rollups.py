@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from dealframe._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY
-from dealframe.analytics._checks import check, check_flag, check_frame
+from dealframe.analytics._checks import check, check_frame
+from dealframe.arguments import flag
 from dealframe.errors import ValidationError
 
 __all__ = [
@@ -261,7 +262,7 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
     2024-03           5.0               2
     """
     check_frame("wide", wide)
-    check_flag("counts", counts)
+    flag(counts, "counts")
     if not isinstance(wide.columns, pd.MultiIndex) or wide.columns.nlevels != 2:
         raise ValidationError(
             "wide",
