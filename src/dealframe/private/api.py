@@ -618,7 +618,9 @@ class PrivateApi:
             raise ValidationError("limit", f"None (every row) or an integer from 1 to "
                                            f"{SUBCOLLECTION_LIMIT_MAX} (rows per entity)", got=limit)
         wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids")
+        strict = flag(strict, "strict")
         deadline = self._t.deadline()
+        name = self.schema(entity, deadline=deadline).sub_resource(name)
         inner_workers = self._workers if len(wanted) == 1 else 1
         endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
         found = Findings(endpoint)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._vocab import SKUS_PER_CURRENT_REQUEST, TIME_SERIES_FIELDS
+from .._vocab import SKUS_PER_CURRENT_REQUEST
 from ..contract import (Findings, dedupe_items, identities, keys_present, meta_count,
                         missing_fields, read_items, shaping)
 from ..errors import IncompleteResultError, RequestInfo, ValidationError
@@ -351,7 +351,7 @@ class PublicApi:
         -------
         pandas.DataFrame
             Index a monthly PeriodIndex, one float64 column per field requested
-            (every time-series field when none is), the same for 0, 1 or N months.
+            (when none is, every field the service sent), the same for 0, 1 or N months.
             With both dates the index is every month of the window (months without
             a value are NaN rows, as in :meth:`time_series`); otherwise it runs from
             the first to the last month returned. ``attrs`` holds ``count`` and
@@ -385,7 +385,7 @@ class PublicApi:
                                         f"{len(items)}", shortfall=count - len(items))
         with shaping(response.request, endpoint):
             frame = group_time_series_frame(items, doc.get("meta"),
-                                            fields=names or TIME_SERIES_FIELDS, date_from=start,
+                                            fields=names, date_from=start,
                                             date_to=end)
         attach(frame, endpoint=endpoint, responses=[response], group=body,
                findings=found.records())
