@@ -570,8 +570,25 @@ class PrivateApi:
         return self._profiles("investors", ids, fields, include_deleted, strict, progress, refresh,
                               cache, shape.investor_profiles_frame)
 
-    def investor_top(self, ids: Any, what: str = "countries", **kwargs: Any) -> pd.DataFrame:
+    def investor_top(self, ids: str | Iterable[str], what: str = "countries", *,
+                     include_deleted: bool = False, strict: bool = False,
+                     progress: bool | None = None, refresh: bool = False,
+                     cache: bool = True) -> pd.DataFrame:
         """``stats.top_countries`` or ``stats.top_verticals`` of investors as a tidy frame.
+
+        Parameters
+        ----------
+        ids : str or list of str
+            Investor UUIDs, as for :meth:`investor`.
+        what : {"countries", "verticals"}
+            Which top list.
+        include_deleted, strict, progress, refresh, cache
+            As for :meth:`investor`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (investor, country or vertical) with its ``count``.
 
         Examples
         --------
@@ -586,9 +603,8 @@ class PrivateApi:
             captured.append(items)
             return shape.investor_profiles_frame(items)
 
-        profiles = self._profiles("investors", ids, None, kwargs.pop("include_deleted", False),
-                                  kwargs.pop("strict", False), kwargs.pop("progress", None),
-                                  kwargs.pop("refresh", False), kwargs.pop("cache", True), build)
+        profiles = self._profiles("investors", ids, None, include_deleted, strict, progress,
+                                  refresh, cache, build)
         return attach(builder(captured[0]), endpoint=profiles.attrs["endpoint"], responses=[],
                       rows_expected=None)
 
