@@ -12,6 +12,7 @@ Examples
 
 from . import errors
 from .client import Client
+from .doctor import diagnose as doctor
 from .config import Settings
 from .errors import (AmbiguousNameError, ApiError, AuthenticationError, BadRequestError,
                      ConfigurationError, DealframeError, IncompleteResultError, NotFoundError,
@@ -43,6 +44,7 @@ __all__ = [
     "ValidationError",
     "__version__",
     "co_investment_edges",
+    "doctor",
     "errors",
     "explode_participants",
 ]
