@@ -11,6 +11,7 @@ Examples
 """
 
 from . import errors
+from ._version import __version__
 from .client import Client
 from .doctor import diagnose as doctor
 from .config import Settings
@@ -21,7 +22,6 @@ from .errors import (AmbiguousNameError, ApiError, AuthenticationError, BadReque
 from .frames.participants import co_investment_edges, explode_participants
 from .notices import DealframeWarning, MissingDataWarning, ServiceContractWarning
 
-__version__ = "0.1.0"
 
 __all__ = [
     "AmbiguousNameError",

@@ -32,6 +32,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 
+from dealframe._version import __version__
 from dealframe.config import Settings, _is_loopback
 from dealframe.errors import (
     ApiError,
@@ -80,7 +81,7 @@ _TOKEN_FIELDS = {"public": "public_token", "private": "private_key"}
 _METHODS = ("GET", "POST")
 _UNSET: Any = object()
 _QUERY = re.compile(r"\?[^\s'\")]*")
-_USER_AGENT = "dealframe/0.1 (+python-requests)"
+_USER_AGENT = f"dealframe/{__version__} (+python-requests)"
 #: Per-request proxies that override HTTP(S)_PROXY from the environment (None drops a key).
 _NO_PROXIES: dict[str, Any] = {"http": None, "https": None, "all": None}
 
