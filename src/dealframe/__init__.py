@@ -11,7 +11,9 @@ Examples
 """
 
 from . import errors
+from ._version import __version__
 from .client import Client
+from .doctor import diagnose as doctor
 from .config import Settings
 from .errors import (AmbiguousNameError, ApiError, AuthenticationError, BadRequestError,
                      ConfigurationError, DealframeError, IncompleteResultError, NotFoundError,
@@ -20,7 +22,6 @@ from .errors import (AmbiguousNameError, ApiError, AuthenticationError, BadReque
 from .frames.participants import co_investment_edges, explode_participants
 from .notices import DealframeWarning, MissingDataWarning, ServiceContractWarning
 
-__version__ = "0.1.0"
 
 __all__ = [
     "AmbiguousNameError",
@@ -43,6 +44,7 @@ __all__ = [
     "ValidationError",
     "__version__",
     "co_investment_edges",
+    "doctor",
     "errors",
     "explode_participants",
 ]

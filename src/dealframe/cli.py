@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from dealframe.doctor import cli as doctor_cli
 from dealframe.mirror import cli as mirror_cli
 from dealframe.report import cli as report_cli
 
@@ -69,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--fault-rate", type=float, default=0.0,
                        help="fraction of requests that fail at random (default 0)")
     serve.set_defaults(run=_sandbox_serve)
+    doctor_cli.register(sub)
     mirror_cli.register(sub)
     report_cli.register(sub)
     return parser

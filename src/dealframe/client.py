@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from os import PathLike
 from typing import Any
 
 from .config import Settings
+from .private.api import PrivateApi
 from .public.api import PublicApi
 from .transport.session import Transport
 
-__all__ = ["Client"]
+__all__ = ["UNSET", "Client"]
+
+
+class _Unset:
+    """The type of :data:`UNSET`: a setting not given (None means something for some)."""
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+#: Default of the settings for which None is a value (``call_budget``, ``progress``).
+UNSET = _Unset()
 
 
 class Client:
@@ -28,10 +42,11 @@ class Client:
         Family A token (``/api/v1``, ``/api/v2``).
     private_key : str, optional
         Family B key (``/api/private/v1``).
-    **settings
-        Any :class:`dealframe.config.Settings` field: ``max_workers``,
-        ``retries``, ``read_timeout``, ``cache_enabled``, ``cache_path``,
-        ``cache_expiry``, ``progress``, ``call_budget`` ...
+    max_workers, retries, connect_timeout, read_timeout, backoff_base, backoff_cap,
+    retry_after_max, call_budget, cache_enabled, cache_path, cache_expiry,
+    allow_insecure_http, progress
+        The :class:`dealframe.config.Settings` of the same names; a setting not given
+        comes from the environment (``DEALFRAME_*``), else its default.
 
     Attributes
     ----------
@@ -53,15 +68,36 @@ class Client:
     """
 
     def __init__(self, base_url: str | None = None, public_token: str | None = None,
-                 private_key: str | None = None, **settings: Any) -> None:
-        given = {k: v for k, v in (("base_url", base_url), ("public_token", public_token),
-                                   ("private_key", private_key)) if v is not None}
-        self.settings = Settings.from_env(**given, **settings)
+                 private_key: str | None = None, *,
+                 max_workers: int | None = None,
+                 retries: int | None = None,
+                 connect_timeout: float | None = None,
+                 read_timeout: float | None = None,
+                 backoff_base: float | None = None,
+                 backoff_cap: float | None = None,
+                 retry_after_max: float | None = None,
+                 call_budget: float | None | _Unset = UNSET,
+                 cache_enabled: bool | None = None,
+                 cache_path: str | PathLike[str] | None = None,
+                 cache_expiry: Mapping[str, float] | None = None,
+                 allow_insecure_http: bool | None = None,
+                 progress: bool | None | _Unset = UNSET) -> None:
+        given = {name: value for name, value in (
+            ("base_url", base_url), ("public_token", public_token), ("private_key", private_key),
+            ("max_workers", max_workers), ("retries", retries),
+            ("connect_timeout", connect_timeout), ("read_timeout", read_timeout),
+            ("backoff_base", backoff_base), ("backoff_cap", backoff_cap),
+            ("retry_after_max", retry_after_max), ("cache_enabled", cache_enabled),
+            ("cache_path", cache_path), ("cache_expiry", cache_expiry),
+            ("allow_insecure_http", allow_insecure_http)) if value is not None}
+        if call_budget is not UNSET:
+            given["call_budget"] = call_budget
+        if progress is not UNSET:
+            given["progress"] = progress
+        self.settings = Settings.from_env(**given)
         self._transport = Transport(self.settings)
         self.public = PublicApi(self._transport, "v2")
         self.public_v1 = PublicApi(self._transport, "v1")
-        from .private.api import PrivateApi
-
         self.private = PrivateApi(self._transport)
 
     @classmethod

@@ -478,6 +478,10 @@ def _read_body(body: bytes, content_type: str | None = None
             if isinstance(detail, list):
                 return None, "Invalid request", {"errors": [_as_text(d) for d in detail]}
             return _as_text(parsed.get("code")), _as_text(detail), {}
+        if isinstance(parsed.get("errors"), list):
+            texts = [_error_text(e) for e in parsed["errors"]]
+            return (_as_text(parsed.get("code")), texts[0] if len(texts) == 1 else
+                    _as_text(parsed.get("message")) or "Invalid request", {"errors": texts})
         if "message" in parsed:
             details = parsed.get("details")
             return (
@@ -498,6 +502,16 @@ def _summary(body: bytes, content_type: str | None, limit: int = 120) -> str:
         first = first[:limit] + "..."
     kind = content_type.split(";")[0].strip() if content_type else "no content type"
     return f"not a JSON error body ({len(body)} bytes of {kind}, first line {first!r})"
+
+
+def _error_text(item: Any) -> str:
+    """One entry of an ``errors`` list: a string, or an object's message (and where)."""
+    if isinstance(item, Mapping):
+        text = item.get("message") or item.get("detail") or item.get("msg")
+        where = item.get("field") or item.get("loc") or item.get("path")
+        if text is not None:
+            return f"{_as_text(where)}: {_as_text(text)}" if where else str(_as_text(text))
+    return str(_as_text(item))
 
 
 def _as_text(value: Any) -> str | None:
@@ -521,7 +535,8 @@ def error_from_response(
     """Build the typed error for an error response, for either interface family.
 
     Reads the documented ``{"error": {"code", "message", "details"}}`` body and tolerates
-    ``{"detail": ...}``, ``{"message": ...}``, plain text and empty bodies.
+    ``{"detail": ...}``, ``{"errors": [...]}``, ``{"message": ...}``, plain text and empty
+    bodies (Family B's error body is not shown by the interface document).
 
     Parameters
     ----------

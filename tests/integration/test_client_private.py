@@ -536,7 +536,7 @@ def test_lookup_frames_equal_the_discovery_documents(client, raw, entity):
 def _bad_calls(world: dict[str, Any]) -> list[tuple[Any, str, tuple[str, ...]]]:
     cid = world["live"]["companies"][0]["id"]
     return [
-        (lambda p: p.deals(deal_kind=["M&A"]), "deal_kind", ("deal_type", "date_from")),
+        (lambda p: p.deals(filters={"deal_kind": ["M&A"]}), "deal_kind", ("deal_type", "date_from")),
         (lambda p: p.deals(filters={"valuation": 5}), "valuation", ("valuation_min",)),
         (lambda p: p.companies(name={"gte": "a"}), "name", ("ilike", "eq")),
         (lambda p: p.companies(name={"eq": "a", "ilike": "b"}), "name", ()),
@@ -566,7 +566,8 @@ def _bad_calls(world: dict[str, Any]) -> list[tuple[Any, str, tuple[str, ...]]]:
         (lambda p: p.buyside(cid, limit=5000), "limit", ("1 to 1000",)),
         (lambda p: p.aggregate("multiple"), "metric", ("ev_revenue", "ebitda")),
         (lambda p: p.aggregate("ev_revenue", "week"), "time_bucket", ("month", "quarter", "year", "none")),
-        (lambda p: p.aggregate("ev_revenue", "year", deal_kind=["x"]), "deal_kind", ("deal_type",)),
+        (lambda p: p.aggregate("ev_revenue", "year", filters={"deal_kind": ["x"]}), "deal_kind",
+         ("deal_type",)),
         (lambda p: p.aggregate("ev_revenue", "year", date_from="2024-02-01", date_to=dt.date(2023, 1, 1)),
          "date_from", ("2023-01-01",)),
         (lambda p: p.resolve_companies("Acme"), "names", ()),
@@ -592,7 +593,7 @@ def test_bad_input_is_refused_before_any_request(client, world):
 
 def test_unknown_filter_suggests_the_close_match(client):
     with pytest.raises(ValidationError) as info:
-        client.private.deals(deal_typ=["M&A"])
+        client.private.deals(filters={"deal_typ": ["M&A"]})
     assert "did you mean 'deal_type'" in str(info.value)
 
 
@@ -657,3 +658,11 @@ def test_single_page_matches_the_raw_endpoint(client, sandbox):
     with pytest.raises(ValidationError) as err:
         client.private.page("companies", limit=1001)
     assert err.value.argument == "limit"
+
+
+def test_a_misspelt_filter_keyword_fails_at_the_call(client):
+    """Filters are explicit, typed parameters: a typo is a TypeError naming it, never ignored."""
+    with pytest.raises(TypeError, match="deal_kind"):
+        client.private.deals(deal_kind=["M&A"])
+    with pytest.raises(TypeError, match="feilds"):
+        client.private.investor_top("00000000-0000-0000-0000-000000000000", feilds=["x"])

@@ -9,6 +9,8 @@ provenance in ``attrs``.
 
 from __future__ import annotations
 
+import inspect
+
 import math
 import warnings
 from collections.abc import Iterator
@@ -22,7 +24,7 @@ import requests
 import dealframe.sandbox
 from dealframe._vocab import TIME_SERIES_FIELDS
 from dealframe.client import Client
-from dealframe.errors import IncompleteResultError, ValidationError
+from dealframe.errors import BadRequestError, IncompleteResultError, ValidationError
 from dealframe.notices import MissingDataWarning
 from dealframe.sandbox.faults import FaultPlan
 
@@ -397,13 +399,11 @@ def _bad_calls(universe: dict[str, list[dict[str, Any]]]) -> list[tuple[str, Any
         ("malformed SKU in series", lambda c: c.public.time_series(["ACME-US"]), "skus[0]"),
         ("empty skus", lambda c: c.public.current([]), "skus"),
         ("skus not a list", lambda c: c.public.current(42), "skus"),
-        ("unknown field", lambda c: c.public.time_series([v2], fields=["evRevenue"]), "fields[0]"),
         ("bad month", lambda c: c.public.time_series([v2], date_from="2024-13"), "date_from"),
         ("bad month format", lambda c: c.public.time_series([v2], date_to="2024/01"), "date_to"),
         ("from after to", lambda c: c.public.time_series([v2], date_from="2024-05",
                                                          date_to="2024-01"), "date_from"),
         ("bad shape", lambda c: c.public.time_series([v2], shape="tall"), "shape"),
-        ("unknown search filter", lambda c: c.public.search(sector=["AI"]), "sector"),
         ("unknown region", lambda c: c.public.search(regions=["Europe"]), "regions[0]"),
         ("lower-case country", lambda c: c.public.search(countries=["usa"]), "countries[0]"),
         ("EV not a number", lambda c: c.public.search(enterprise_value_above="big"),
@@ -411,7 +411,7 @@ def _bad_calls(universe: dict[str, list[dict[str, Any]]]) -> list[tuple[str, Any
         ("group without group filter", lambda c: c.public.group_current(enterprise_value_above=1),
          "group"),
         ("group series bad field", lambda c: c.public_v1.group_time_series(
-            regions=["Oceania"], fields=["nope"]), "fields[0]"),
+            regions=["Oceania"], fields=[" evRevenueLtm"]), "fields[0]"),
         ("group series window", lambda c: c.public.group_time_series(
             regions=["Oceania"], date_from="2025-02", date_to="2025-01"), "date_from"),
     ]
@@ -427,12 +427,15 @@ def test_bad_input_is_refused_before_any_request(client, universe):
         assert argument.split("[")[0] in str(info.value), label
 
 
-def test_unknown_search_filter_suggests_and_lists_valid_names(client):
-    with pytest.raises(ValidationError) as info:
-        client.public.search(industry_list=["AI"])
-    text = str(info.value)
-    for name in ("industries", "themes", "regions", "countries", "enterprise_value_above"):
-        assert name in text
+def test_search_members_are_explicit_parameters(client):
+    """A misspelt search member fails at the call, never ignored (issue 13)."""
+    for method in (client.public.search, client.public.group_current,
+                   client.public.group_time_series):
+        with pytest.raises(TypeError, match="industry_list"):
+            method(industry_list=["AI"])
+        names = set(inspect.signature(method).parameters)
+        assert {"industries", "themes", "regions", "countries",
+                "enterprise_value_above"} <= names
 
 
 # ---------------------------------------------------------------------------- schemas and provenance
@@ -490,21 +493,26 @@ def test_time_series_schema_for_0_1_and_n(client, universe):
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("fields", [["evRevenueLtm"], ["marketCap", "evRevenueNtm"], None])
 def test_group_time_series_schema_for_0_1_and_n_months(client, version, fields):
-    """Columns come from the request (all time-series fields without ``fields``), not the data."""
+    """Columns come from the request, not the data; without ``fields`` they are the fields the
+    service sent (the document lists no fixed set), so an empty group has none."""
     group_api = api(client, version)
     frames = [group_api.group_time_series(countries=["ZZZ"], fields=fields),  # no member
               group_api.group_time_series(regions=["North America"], fields=fields,
                                           date_from="2025-01", date_to="2025-01"),
               group_api.group_time_series(regions=["North America"], fields=fields)]
     assert len(frames[0]) == 0 and len(frames[1]) == 1 and len(frames[2]) > 12
-    assert _schema(frames[0]) == _schema(frames[1]) == _schema(frames[2])
+    assert frames[0].attrs["count"] == 0 and frames[0].attrs["companies"] == 0
+    assert frames[2].attrs["companies"] > 0
+    if fields is None:
+        assert list(frames[0].columns) == []
+        assert list(frames[1].columns) == list(frames[2].columns) == list(TIME_SERIES_FIELDS)
+        frames = frames[1:]
+    assert all(_schema(f) == _schema(frames[0]) for f in frames)
     expected = fields or list(TIME_SERIES_FIELDS)
     for frame in frames:
         assert list(frame.columns) == expected
         assert all(str(t) == "float64" for t in frame.dtypes)
         assert isinstance(frame.index, pd.PeriodIndex) and frame.index.name == "month"
-    assert frames[0].attrs["count"] == 0 and frames[0].attrs["companies"] == 0
-    assert frames[2].attrs["companies"] > 0
 
 
 def test_group_time_series_window_without_data_is_nan_rows_like_time_series(client, universe):
@@ -541,3 +549,12 @@ def test_every_frame_carries_provenance(client, universe):
         stamp = pd.Timestamp(frame.attrs["fetched_at"])
         assert stamp.tzinfo is not None and stamp.utcoffset() == pd.Timedelta(0)
         assert abs(pd.Timestamp.now(tz="UTC") - stamp) < pd.Timedelta(minutes=5)
+
+
+def test_time_series_field_names_are_the_services_to_judge(client):
+    """The document gives only examples of time-series fields: the client sends any name and
+    the service's answer decides (issue 14)."""
+    v2 = client.public.search().index[0]
+    with pytest.raises(BadRequestError) as info:
+        client.public.time_series([v2], fields=["ruleOf40"])
+    assert "ruleOf40" in str(info.value) and info.value.status == 400

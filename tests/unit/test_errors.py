@@ -146,6 +146,17 @@ def test_other_body_shapes_are_tolerated(body, message):
     assert error.message == message
 
 
+@pytest.mark.parametrize(("body", "errors"), [
+    (b'{"errors": ["limit must be at most 100"]}', ["limit must be at most 100"]),
+    (b'{"errors": [{"field": "names", "message": "at most 100 names"}, "x"]}',
+     ["names: at most 100 names", "x"]),
+])
+def test_an_errors_list_body_is_read(body, errors):
+    error = error_from_response(400, body, REQ)
+    assert isinstance(error, BadRequestError) and error.errors == errors
+    assert all(e in str(error) for e in errors)
+
+
 def test_detail_list_becomes_errors():
     body = orjson.dumps({"detail": [{"loc": ["body", "limit"], "msg": "too big"}]})
     error = error_from_response(422, body, REQ)

@@ -7,6 +7,7 @@ request (:mod:`.filters`); lists and sub-collections are paginated for the user
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -60,6 +61,21 @@ class _Pulled(NamedTuple):
     expected: int | None  # rows the pages read should hold (None: the service did not say)
     total: int | None  # rows matching the filters (None: unknown, or batches left unsent)
     looked_up: list[str] | None  # the ids sent, for a lookup by id
+
+
+#: Types of the filter parameters (values are checked against the discovery documents).
+Ids = Iterable[str] | str | None
+Strings = Iterable[str] | str | None
+Number = float | None
+Day = str | dt.date | None
+Moment = str | dt.datetime | None
+Flag = bool | None
+Text = str | Mapping[str, str] | None
+
+
+def _given(**filters: Any) -> dict[str, Any]:
+    """The filter parameters that were given (None means "no constraint")."""
+    return {name: value for name, value in filters.items() if value is not None}
 
 
 #: Filters that do not narrow a lookup by id (``include_deleted`` widens it).
@@ -289,7 +305,7 @@ class PrivateApi:
 
     def page(self, entity: str, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
              page: int = 1, limit: int = 100, strict: bool = False, refresh: bool = False,
-             cache: bool = True, **kwargs: Any) -> pd.DataFrame:
+             cache: bool = True) -> pd.DataFrame:
         """One page of a list, exactly as the service pages it (no automatic pagination).
 
         For callers that page themselves, such as a change-feed walk; most users want
@@ -298,8 +314,9 @@ class PrivateApi:
         Parameters
         ----------
         entity : {"companies", "investors", "transactions"}
-        filters, **kwargs
-            Filters, validated as in :meth:`deals`.
+        filters : dict, optional
+            Filters by discovery name (``{"updated_at": ..., "include_deleted": True}``),
+            validated as in :meth:`deals`.
         sort : str, optional
             ``"<key>:asc"`` or ``"<key>:desc"``.
         page : int, default 1
@@ -325,7 +342,7 @@ class PrivateApi:
         page = integer_in(page, "page", 1, None)
         limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX)
         strict = flag(strict, "strict")
-        schema, wire = self._build_filters(entity, filters, kwargs)
+        schema, wire = self._build_filters(entity, filters, {})
         body: dict[str, Any] = {"filters": wire, "page": page, "limit": limit}
         sort = schema.check_sort(sort)
         if sort is not None:
@@ -353,7 +370,14 @@ class PrivateApi:
 
     def companies(self, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
                   limit: int | None = None, strict: bool = False, progress: bool | None = None,
-                  refresh: bool = False, cache: bool = True, **kwargs: Any) -> pd.DataFrame:
+                  refresh: bool = False, cache: bool = True,
+                  id: Ids = None, name: Text = None, country: Strings = None,
+                  region: Strings = None, verticals: Strings = None, themes: Strings = None,
+                  client_focus: Strings = None, revenue_model: Strings = None,
+                  company_type: Strings = None, ownership: Text = None, active: Flag = None,
+                  founded_min: Number = None, founded_max: Number = None,
+                  ipoed_from: Day = None, ipoed_to: Day = None, updated_at: Moment = None,
+                  include_deleted: Flag = None) -> pd.DataFrame:
         """Companies matching the filters, every page fetched for you.
 
         Parameters
@@ -376,8 +400,8 @@ class PrivateApi:
             Progress bar on multi-page pulls.
         refresh, cache : bool
             Cache control.
-        **kwargs
-            Filters the Python way: ``name="acme"`` (ilike) or
+        id, name, country, region, verticals, ... updated_at, include_deleted
+            The filters of the interface document, the Python way: ``name="acme"`` (ilike) or
             ``name={"eq": "Acme Labs"}``, ``country=["GBR"]``, ``region=[...]``,
             ``verticals=[...]`` (overlaps), ``founded_min=2015``,
             ``ipoed_from=datetime.date(2020, 1, 1)``, ``id=[...]`` (batched),
@@ -411,12 +435,19 @@ class PrivateApi:
         >>> some = client.private.companies(id=wanted_ids)  # doctest: +SKIP
         >>> some.attrs["missing_ids"]  # ids asked for that did not come back  # doctest: +SKIP
         """
-        return self._list("companies", filters, kwargs, sort=sort, limit=limit, strict=strict,
+        named = _given(id=id, name=name, country=country, region=region, verticals=verticals,
+                       themes=themes, client_focus=client_focus, revenue_model=revenue_model,
+                       company_type=company_type, ownership=ownership, active=active,
+                       founded_min=founded_min, founded_max=founded_max, ipoed_from=ipoed_from,
+                       ipoed_to=ipoed_to, updated_at=updated_at, include_deleted=include_deleted)
+        return self._list("companies", filters, named, sort=sort, limit=limit, strict=strict,
                           progress=progress, refresh=refresh, cache=cache)
 
     def investors(self, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
                   limit: int | None = None, strict: bool = False, progress: bool | None = None,
-                  refresh: bool = False, cache: bool = True, **kwargs: Any) -> pd.DataFrame:
+                  refresh: bool = False, cache: bool = True,
+                  id: Ids = None, name: Text = None, country: Strings = None,
+                  updated_at: Moment = None, include_deleted: Flag = None) -> pd.DataFrame:
         """Investors matching the filters (``name``, ``country``, ``id``, ``updated_at`` ...).
 
         Parameters, ``attrs`` and the handling of ``id`` (``attrs["missing_ids"]``)
@@ -426,12 +457,26 @@ class PrivateApi:
         --------
         >>> client.private.investors(name="capital", limit=20)  # doctest: +SKIP
         """
-        return self._list("investors", filters, kwargs, sort=sort, limit=limit, strict=strict,
+        named = _given(id=id, name=name, country=country, updated_at=updated_at,
+                       include_deleted=include_deleted)
+        return self._list("investors", filters, named, sort=sort, limit=limit, strict=strict,
                           progress=progress, refresh=refresh, cache=cache)
 
     def deals(self, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
               limit: int | None = None, strict: bool = False, progress: bool | None = None,
-              refresh: bool = False, cache: bool = True, **kwargs: Any) -> pd.DataFrame:
+              refresh: bool = False, cache: bool = True,
+              id: Ids = None, target_id: Ids = None, investor_id: Ids = None,
+              deal_type: Strings = None, deal_subtype: Strings = None, date_from: Day = None,
+              date_to: Day = None, valuation_min: Number = None, valuation_max: Number = None,
+              raised_min: Number = None, raised_max: Number = None, revenue_min: Number = None,
+              revenue_max: Number = None, ebitda_min: Number = None, ebitda_max: Number = None,
+              ev_revenue_min: Number = None, ev_revenue_max: Number = None,
+              ev_ebitda_min: Number = None, ev_ebitda_max: Number = None,
+              target_country: Strings = None, target_region: Strings = None,
+              target_verticals: Strings = None, target_themes: Strings = None,
+              target_client_focus: Strings = None, target_revenue_model: Strings = None,
+              target_company_type: Strings = None, updated_at: Moment = None,
+              include_deleted: Flag = None) -> pd.DataFrame:
         """Deals (funding rounds and M&A) matching the filters, flattened one row per deal.
 
         Parameters are those of :meth:`companies`; sort keys deal_date,
@@ -453,7 +498,20 @@ class PrivateApi:
         >>> ma = client.private.deals(deal_type=["M&A"], date_from="2023-01-01", valuation_min=100,
         ...                           target_region=["Western Europe"], sort="deal_date:desc")  # doctest: +SKIP
         """
-        return self._list("transactions", filters, kwargs, sort=sort, limit=limit, strict=strict,
+        named = _given(id=id, target_id=target_id, investor_id=investor_id, deal_type=deal_type,
+                       deal_subtype=deal_subtype, date_from=date_from, date_to=date_to,
+                       valuation_min=valuation_min, valuation_max=valuation_max,
+                       raised_min=raised_min, raised_max=raised_max, revenue_min=revenue_min,
+                       revenue_max=revenue_max, ebitda_min=ebitda_min, ebitda_max=ebitda_max,
+                       ev_revenue_min=ev_revenue_min, ev_revenue_max=ev_revenue_max,
+                       ev_ebitda_min=ev_ebitda_min, ev_ebitda_max=ev_ebitda_max,
+                       target_country=target_country, target_region=target_region,
+                       target_verticals=target_verticals, target_themes=target_themes,
+                       target_client_focus=target_client_focus,
+                       target_revenue_model=target_revenue_model,
+                       target_company_type=target_company_type, updated_at=updated_at,
+                       include_deleted=include_deleted)
+        return self._list("transactions", filters, named, sort=sort, limit=limit, strict=strict,
                           progress=progress, refresh=refresh, cache=cache)
 
     # ------------------------------------------------------------------ profiles
@@ -528,7 +586,7 @@ class PrivateApi:
                           MissingDataWarning, stacklevel=3)
         return frame
 
-    def company(self, ids: Any, *, fields: Any = None, include_deleted: bool = False,
+    def company(self, ids: str | Iterable[str], *, fields: Strings = None, include_deleted: bool = False,
                 strict: bool = False, progress: bool | None = None, refresh: bool = False,
                 cache: bool = True) -> pd.DataFrame:
         """Company profiles, nested objects flattened (``valuation_market_cap``, ...).
@@ -554,7 +612,7 @@ class PrivateApi:
         return self._profiles("companies", ids, fields, include_deleted, strict, progress, refresh,
                               cache, shape.company_profiles_frame)
 
-    def investor(self, ids: Any, *, fields: Any = None, include_deleted: bool = False,
+    def investor(self, ids: str | Iterable[str], *, fields: Strings = None, include_deleted: bool = False,
                  strict: bool = False, progress: bool | None = None, refresh: bool = False,
                  cache: bool = True) -> pd.DataFrame:
         """Investor profiles with ``stats_*`` columns; see :meth:`investor_top` for top lists.
@@ -570,8 +628,25 @@ class PrivateApi:
         return self._profiles("investors", ids, fields, include_deleted, strict, progress, refresh,
                               cache, shape.investor_profiles_frame)
 
-    def investor_top(self, ids: Any, what: str = "countries", **kwargs: Any) -> pd.DataFrame:
+    def investor_top(self, ids: str | Iterable[str], what: str = "countries", *,
+                     include_deleted: bool = False, strict: bool = False,
+                     progress: bool | None = None, refresh: bool = False,
+                     cache: bool = True) -> pd.DataFrame:
         """``stats.top_countries`` or ``stats.top_verticals`` of investors as a tidy frame.
+
+        Parameters
+        ----------
+        ids : str or list of str
+            Investor UUIDs, as for :meth:`investor`.
+        what : {"countries", "verticals"}
+            Which top list.
+        include_deleted, strict, progress, refresh, cache
+            As for :meth:`investor`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (investor, country or vertical) with its ``count``.
 
         Examples
         --------
@@ -586,13 +661,12 @@ class PrivateApi:
             captured.append(items)
             return shape.investor_profiles_frame(items)
 
-        profiles = self._profiles("investors", ids, None, kwargs.pop("include_deleted", False),
-                                  kwargs.pop("strict", False), kwargs.pop("progress", None),
-                                  kwargs.pop("refresh", False), kwargs.pop("cache", True), build)
+        profiles = self._profiles("investors", ids, None, include_deleted, strict, progress,
+                                  refresh, cache, build)
         return attach(builder(captured[0]), endpoint=profiles.attrs["endpoint"], responses=[],
                       rows_expected=None)
 
-    def deal(self, ids: Any, *, fields: Any = None, include_deleted: bool = False, strict: bool = False,
+    def deal(self, ids: str | Iterable[str], *, fields: Strings = None, include_deleted: bool = False, strict: bool = False,
              progress: bool | None = None, refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Single deals with the richer target and the full ``investors`` list.
 
@@ -618,7 +692,9 @@ class PrivateApi:
             raise ValidationError("limit", f"None (every row) or an integer from 1 to "
                                            f"{SUBCOLLECTION_LIMIT_MAX} (rows per entity)", got=limit)
         wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids")
+        strict = flag(strict, "strict")
         deadline = self._t.deadline()
+        name = self.schema(entity, deadline=deadline).sub_resource(name)
         inner_workers = self._workers if len(wanted) == 1 else 1
         endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
         found = Findings(endpoint)
@@ -685,7 +761,7 @@ class PrivateApi:
         return self._sub(entity, name, ids, parent, lambda items: shape.deals_frame(items, with_role=role),
                          answer="deals_with_role" if role else "transactions", **kw)
 
-    def fundings(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+    def fundings(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
                  progress: bool | None = None,
                  refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Funding rounds where the company (or each of the companies) is the target.
@@ -705,7 +781,7 @@ class PrivateApi:
         return self._deal_sub("companies", "fundings", ids, False, limit=limit, strict=strict, progress=progress,
                               refresh=refresh, cache=cache)
 
-    def sellside(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+    def sellside(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
                  progress: bool | None = None,
                  refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """M&A deals where the company is the target (``company_id`` first).
@@ -717,7 +793,7 @@ class PrivateApi:
         return self._deal_sub("companies", "sellside", ids, False, limit=limit, strict=strict, progress=progress,
                               refresh=refresh, cache=cache)
 
-    def buyside(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+    def buyside(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
                 progress: bool | None = None,
                 refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Deals where the company is a buyer or a lead investor, with ``role``.
@@ -729,7 +805,7 @@ class PrivateApi:
         return self._deal_sub("companies", "buyside", ids, True, limit=limit, strict=strict, progress=progress,
                               refresh=refresh, cache=cache)
 
-    def company_investors(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+    def company_investors(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
                           progress: bool | None = None,
                           refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Investors in the company's funding rounds (rounds_participated, is_lead_any_round, ...).
@@ -741,7 +817,7 @@ class PrivateApi:
         return self._sub("companies", "investors", ids, "company_id", shape.company_investors_frame,
                          limit, progress, refresh, cache, answer="company_investors", strict=strict)
 
-    def investments(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+    def investments(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
                     progress: bool | None = None,
                     refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Deals the investor led or bought in, with ``role`` (``investor_id`` first).
@@ -753,7 +829,7 @@ class PrivateApi:
         return self._deal_sub("investors", "investments", ids, True, limit=limit, strict=strict, progress=progress,
                               refresh=refresh, cache=cache)
 
-    def co_investors(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+    def co_investors(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
                      progress: bool | None = None,
                      refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Investors sharing deals with the investor (shared_deals, first/last shared date).
@@ -765,7 +841,7 @@ class PrivateApi:
         return self._sub("investors", "co_investors", ids, "investor_id", shape.co_investors_frame,
                          limit, progress, refresh, cache, answer="co_investors", strict=strict)
 
-    def portfolio(self, ids: Any, *, limit: int | None = None, strict: bool = False,
+    def portfolio(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
                   progress: bool | None = None,
                   refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Companies the investor has backed (first/last invested, rounds_count, led_any_round).
@@ -898,7 +974,7 @@ class PrivateApi:
                                     "not sent)", where=where, shortfall=lost)
         return out
 
-    def resolve_companies(self, names: Any, *, on_ambiguous: str = "none", strict: bool = False,
+    def resolve_companies(self, names: Iterable[str], *, on_ambiguous: str = "none", strict: bool = False,
                           progress: bool | None = None,
                           refresh: bool = False, cache: bool = True) -> Resolution:
         """Resolve company names to ids.
@@ -923,7 +999,7 @@ class PrivateApi:
         """
         return self._resolve("companies", names, on_ambiguous, progress, refresh, cache, strict)
 
-    def resolve_investors(self, names: Any, *, on_ambiguous: str = "none", strict: bool = False,
+    def resolve_investors(self, names: Iterable[str], *, on_ambiguous: str = "none", strict: bool = False,
                           progress: bool | None = None,
                           refresh: bool = False, cache: bool = True) -> Resolution:
         """Resolve investor names to ids; see :meth:`resolve_companies`.
@@ -938,14 +1014,26 @@ class PrivateApi:
 
     def aggregate(self, metric: str, time_bucket: str = "quarter", filters: Mapping[str, Any] | None = None,
                   *, strict: bool = False, refresh: bool = False, cache: bool = True,
-                  **kwargs: Any) -> pd.DataFrame:
+                  id: Ids = None, target_id: Ids = None, investor_id: Ids = None,
+                  deal_type: Strings = None, deal_subtype: Strings = None,
+                  date_from: Day = None, date_to: Day = None, valuation_min: Number = None,
+                  valuation_max: Number = None, raised_min: Number = None,
+                  raised_max: Number = None, revenue_min: Number = None,
+                  revenue_max: Number = None, ebitda_min: Number = None,
+                  ebitda_max: Number = None, ev_revenue_min: Number = None,
+                  ev_revenue_max: Number = None, ev_ebitda_min: Number = None,
+                  ev_ebitda_max: Number = None, target_country: Strings = None,
+                  target_region: Strings = None, target_verticals: Strings = None,
+                  target_themes: Strings = None, target_client_focus: Strings = None,
+                  target_revenue_model: Strings = None, target_company_type: Strings = None,
+                  updated_at: Moment = None, include_deleted: Flag = None) -> pd.DataFrame:
         """The service's IQR-trimmed medians of a deal metric per time bucket.
 
         Parameters
         ----------
         metric : {"ev_revenue", "ev_ebitda", "valuation", "raised", "revenue", "ebitda"}
         time_bucket : {"month", "quarter", "year", "none"}
-        filters, **kwargs
+        filters, id, target_id, investor_id, deal_type, ... include_deleted
             Deal filters, as in :meth:`deals` (``date_from``/``date_to`` set the
             window; default the last 5 years).
         strict : bool, default False
@@ -970,7 +1058,20 @@ class PrivateApi:
         if not isinstance(time_bucket, str) or time_bucket not in TIME_BUCKETS:
             raise ValidationError("time_bucket", f"one of {', '.join(TIME_BUCKETS)}", got=time_bucket)
         deadline = self._t.deadline()
-        _, wire = self._build_filters("transactions", filters, kwargs, deadline=deadline)
+        named = _given(id=id, target_id=target_id, investor_id=investor_id, deal_type=deal_type,
+                       deal_subtype=deal_subtype, date_from=date_from, date_to=date_to,
+                       valuation_min=valuation_min, valuation_max=valuation_max,
+                       raised_min=raised_min, raised_max=raised_max, revenue_min=revenue_min,
+                       revenue_max=revenue_max, ebitda_min=ebitda_min, ebitda_max=ebitda_max,
+                       ev_revenue_min=ev_revenue_min, ev_revenue_max=ev_revenue_max,
+                       ev_ebitda_min=ev_ebitda_min, ev_ebitda_max=ev_ebitda_max,
+                       target_country=target_country, target_region=target_region,
+                       target_verticals=target_verticals, target_themes=target_themes,
+                       target_client_focus=target_client_focus,
+                       target_revenue_model=target_revenue_model,
+                       target_company_type=target_company_type, updated_at=updated_at,
+                       include_deleted=include_deleted)
+        _, wire = self._build_filters("transactions", filters, named, deadline=deadline)
         start, end = wire.get("date_from"), wire.get("date_to")
         if isinstance(start, str) and isinstance(end, str) and start > end:
             raise ValidationError("date_from", f"a date not after date_to ({end})", got=start)

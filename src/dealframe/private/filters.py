@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..arguments import finite_number
-from ..errors import ValidationError
+from ..errors import ServiceContractError, ValidationError
 
 __all__ = ["EnumValueError", "FilterSchema", "SORT_DIRECTIONS", "to_date_string",
            "to_timestamp_string"]
@@ -102,6 +102,10 @@ class _Field:
     values: tuple[str, ...] | None
 
 
+#: Earlier names of sub-collections (interface document, section 4.4).
+_SUB_ALIASES = {("companies", "sellside"): "acquisitions", ("companies", "buyside"): "investments"}
+
+
 class FilterSchema:
     """The filters, sort keys and sub-resources of one discovery document.
 
@@ -124,12 +128,48 @@ class FilterSchema:
         self.entity = entity
         self.document = document
         self.fields: dict[str, _Field] = {}
-        for entry in document.get("filters") or []:
+        where = f"GET /api/private/v1/lookup/{entity}"
+        if not isinstance(document, Mapping):
+            raise ServiceContractError(200, f"{where}: data is {type(document).__name__}, not "
+                                            "a discovery document", finding="wrong_shape")
+        entries = document.get("filters") or []
+        for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
+            if not isinstance(entry, Mapping) or not isinstance(entry.get("field"), str):
+                raise ServiceContractError(200, f"{where}: filters[{i}] is not a "
+                                                "{field, type, operators} object",
+                                           finding="wrong_shape")
             values = entry.get("values")
+            operators = entry.get("operators")
             self.fields[entry["field"]] = _Field(
-                entry["field"], entry.get("type", "string"), tuple(entry.get("operators") or ()),
-                tuple(values) if values is not None else None)
-        self.sort_fields: tuple[str, ...] = tuple(document.get("sort_fields") or ())
+                entry["field"], str(entry.get("type", "string")),
+                tuple(str(o) for o in operators) if isinstance(operators, list) else (),
+                tuple(str(v) for v in values) if isinstance(values, list) else None)
+        sort = document.get("sort_fields")
+        self.sort_fields: tuple[str, ...] = tuple(str(k) for k in sort) \
+            if isinstance(sort, list) else ()
+        subs = document.get("sub_resources")
+        #: The sub-resource paths the service lists (``/companies/{id}/fundings`` ...).
+        self.sub_resources: tuple[str, ...] = tuple(str(p) for p in subs) \
+            if isinstance(subs, list) else ()
+
+    def sub_resource(self, name: str) -> str:
+        """The path segment to use for the sub-collection ``name`` on this service.
+
+        The interface document reports ``sellside`` and ``buyside``, and an earlier listing
+        ``acquisitions`` and ``investments`` instead: whichever of the two the discovery
+        document lists is used (the current name when it lists neither).
+
+        Examples
+        --------
+        >>> FilterSchema("companies", {"sub_resources": ["/companies/{id}/acquisitions"]}
+        ...              ).sub_resource("sellside")
+        'acquisitions'
+        """
+        listed = {p.rstrip("/").rsplit("/", 1)[-1] for p in self.sub_resources}
+        alias = _SUB_ALIASES.get((self.entity, name))
+        if name not in listed and alias is not None and alias in listed:
+            return alias
+        return name
 
     def build(self, filters: Mapping[str, Any]) -> dict[str, Any]:
         """Validate ``filters`` and return the wire ``filters`` object.

@@ -7,13 +7,14 @@ service caps a request), and shapes the JSON with :mod:`dealframe.frames.public`
 
 from __future__ import annotations
 
+import datetime as dt
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._vocab import SKUS_PER_CURRENT_REQUEST, TIME_SERIES_FIELDS
+from .._vocab import SKUS_PER_CURRENT_REQUEST
 from ..contract import (Findings, dedupe_items, identities, keys_present, meta_count,
                         missing_fields, read_items, shaping)
 from ..errors import IncompleteResultError, RequestInfo, ValidationError
@@ -38,6 +39,18 @@ SKUS_PER_TIME_SERIES_REQUEST = 100
 #: bodies carry no SKUs, so ``client.public`` and ``client.public_v1`` both send them here.
 GROUP_CURRENT_PATH = "/api/v2/groups/current"
 GROUP_TIME_SERIES_PATH = "/api/v1/groups/time-series"
+
+
+Strings = Iterable[str] | str | None
+Month = str | pd.Period | dt.date | None
+
+
+def _group(industries: Strings, themes: Strings, regions: Strings, countries: Strings,
+           enterprise_value_above: float | None) -> dict[str, Any]:
+    """The search members that were given (None: no constraint)."""
+    given = {"industries": industries, "themes": themes, "regions": regions,
+             "countries": countries, "enterprise_value_above": enterprise_value_above}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd.DataFrame:
@@ -140,8 +153,10 @@ class PublicApi:
 
     # ------------------------------------------------------------------ endpoints
 
-    def search(self, *, strict: bool = False, refresh: bool = False, cache: bool = True,
-               **filters: Any) -> pd.DataFrame:
+    def search(self, *, industries: Strings = None, themes: Strings = None,
+               regions: Strings = None, countries: Strings = None,
+               enterprise_value_above: float | None = None, strict: bool = False,
+               refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Companies matching the filters (all companies when none is given).
 
         Parameters
@@ -170,7 +185,7 @@ class PublicApi:
         >>> comps = client.public.search(regions=["Western Europe"], enterprise_value_above=1_000)  # doctest: +SKIP
         >>> comps[["name", "enterpriseValue"]].head()  # doctest: +SKIP
         """
-        body = search_body(filters)
+        body = search_body(_group(industries, themes, regions, countries, enterprise_value_above))
         response = self._post("/companies", body, "list", refresh, cache)
         endpoint = f"POST {self._prefix}/companies"
         found = Findings(endpoint)
@@ -191,8 +206,8 @@ class PublicApi:
                      what="companies")
         return frame
 
-    def current(self, skus: Any, *, strict: bool = False, refresh: bool = False, cache: bool = True,
-                progress: bool | None = None) -> pd.DataFrame:
+    def current(self, skus: Iterable[str] | str, *, strict: bool = False, refresh: bool = False,
+                cache: bool = True, progress: bool | None = None) -> pd.DataFrame:
         """Current data for any number of SKUs (sent 100 at a time, concurrently).
 
         Parameters
@@ -236,8 +251,9 @@ class PublicApi:
         self._report_missing(frame, wanted, set(frame.index.tolist()), strict)
         return frame
 
-    def time_series(self, skus: Any, fields: Any = None, date_from: Any = None, date_to: Any = None,
-                    shape: str = "wide", *, strict: bool = False, refresh: bool = False,
+    def time_series(self, skus: Iterable[str] | str, fields: Strings = None,
+                    date_from: Month = None, date_to: Month = None, shape: str = "wide", *,
+                    strict: bool = False, refresh: bool = False,
                     cache: bool = True, progress: bool | None = None) -> pd.DataFrame:
         """Monthly series of the SKUs.
 
@@ -297,7 +313,10 @@ class PublicApi:
         self._report_missing(frame, wanted, set(received), strict)
         return frame
 
-    def group_current(self, *, refresh: bool = False, cache: bool = True, **group: Any) -> pd.DataFrame:
+    def group_current(self, *, industries: Strings = None, themes: Strings = None,
+                      regions: Strings = None, countries: Strings = None,
+                      enterprise_value_above: float | None = None, refresh: bool = False,
+                      cache: bool = True) -> pd.DataFrame:
         """Sums and medians of current data over a group of companies.
 
         Always sent to ``POST /api/v2/groups/current``, the only version the
@@ -319,7 +338,7 @@ class PublicApi:
         --------
         >>> client.public.group_current(regions=["Northern Europe"]).loc["revenueLtm"]  # doctest: +SKIP
         """
-        body = group_body(group)
+        body = group_body(_group(industries, themes, regions, countries, enterprise_value_above))
         response = self._post_to(GROUP_CURRENT_PATH, body, "current", refresh, cache)
         payload = response.json()
         endpoint = f"POST {GROUP_CURRENT_PATH}"
@@ -327,9 +346,12 @@ class PublicApi:
             frame = group_current_frame(payload.get("data"), payload.get("meta"))
         return attach(frame, endpoint=endpoint, responses=[response], group=body)
 
-    def group_time_series(self, *, fields: Any = None, date_from: Any = None, date_to: Any = None,
-                          strict: bool = False, refresh: bool = False, cache: bool = True,
-                          **group: Any) -> pd.DataFrame:
+    def group_time_series(self, *, industries: Strings = None, themes: Strings = None,
+                          regions: Strings = None, countries: Strings = None,
+                          enterprise_value_above: float | None = None,
+                          fields: Strings = None, date_from: Month = None, date_to: Month = None,
+                          strict: bool = False, refresh: bool = False,
+                          cache: bool = True) -> pd.DataFrame:
         """Monthly medians over a group of companies.
 
         Always sent to ``POST /api/v1/groups/time-series``, the only version the
@@ -351,7 +373,7 @@ class PublicApi:
         -------
         pandas.DataFrame
             Index a monthly PeriodIndex, one float64 column per field requested
-            (every time-series field when none is), the same for 0, 1 or N months.
+            (when none is, every field the service sent), the same for 0, 1 or N months.
             With both dates the index is every month of the window (months without
             a value are NaN rows, as in :meth:`time_series`); otherwise it runs from
             the first to the last month returned. ``attrs`` holds ``count`` and
@@ -361,7 +383,7 @@ class PublicApi:
         --------
         >>> med = client.public.group_time_series(countries=["GBR"], fields=["evRevenueNtm"])  # doctest: +SKIP
         """
-        body = group_body(group)
+        body = group_body(_group(industries, themes, regions, countries, enterprise_value_above))
         names = time_series_fields(fields)
         start, end = month_string(date_from, "date_from"), month_string(date_to, "date_to")
         check_window(start, end)
@@ -385,7 +407,7 @@ class PublicApi:
                                         f"{len(items)}", shortfall=count - len(items))
         with shaping(response.request, endpoint):
             frame = group_time_series_frame(items, doc.get("meta"),
-                                            fields=names or TIME_SERIES_FIELDS, date_from=start,
+                                            fields=names, date_from=start,
                                             date_to=end)
         attach(frame, endpoint=endpoint, responses=[response], group=body,
                findings=found.records())

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._vocab import REGIONS, TIME_SERIES_FIELDS
+from .._vocab import REGIONS
 from ..arguments import finite_number
 from ..errors import ValidationError
 
@@ -135,24 +135,29 @@ def month_string(value: Any, argument: str) -> str | None:
 
 
 def time_series_fields(fields: Any) -> list[str] | None:
-    """Check time-series field names against the service's fields.
+    """Time-series field names as sent: strings, each once, in the order given.
+
+    The interface document names only examples (``evRevenueLtm``, ``evRevenueNtm``,
+    ``marginEbitdaLtm``), so any name is sent and the service decides; a name it does not
+    serve comes back as its own 400 (:class:`~dealframe.errors.BadRequestError`).
 
     Examples
     --------
     >>> time_series_fields("evRevenueLtm")
     ['evRevenueLtm']
+    >>> time_series_fields(["ruleOf40", "ebitdaLtm", "ruleOf40"])
+    ['ruleOf40', 'ebitdaLtm']
     """
     if fields is None:
         return None
     items = _strings("fields", fields)
     if not items:
-        raise ValidationError("fields", f"at least one of {', '.join(TIME_SERIES_FIELDS)}", got=items)
+        raise ValidationError("fields", "at least one time-series field name (or None: all)",
+                              got=items)
     for i, name in enumerate(items):
-        if name not in TIME_SERIES_FIELDS:
-            close = difflib.get_close_matches(name, TIME_SERIES_FIELDS, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValidationError(f"fields[{i}]", f"a time-series field ({hint}valid: "
-                                  f"{', '.join(TIME_SERIES_FIELDS)})", got=name)
+        if not name.strip() or name != name.strip():
+            raise ValidationError(f"fields[{i}]", "a field name without surrounding spaces",
+                                  got=name)
     return list(dict.fromkeys(items))
 
 

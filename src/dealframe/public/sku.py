@@ -4,9 +4,11 @@
 - v2: ``<TICKER>-<ISO3_COUNTRY>`` with an optional ``.N`` on collisions
   (``ACME-USA``, ``ACME-USA.1``, ``BRK.B-USA.1``); stable per company, never reassigned.
 
-Tickers and exchanges are upper-case letters and digits, in pieces joined by ``.`` or
-``-``. The patterns are :data:`dealframe._vocab.SKU_V1` and ``SKU_V2``, the ones the
-sandbox checks requests with.
+The interface document fixes only the layout: what an exchange or a ticker may hold is not
+shown, so any visible characters are accepted (no spaces or control characters). A v1 SKU
+splits at its first ``_``; a v2 SKU ends in ``-`` and three capital letters (the ISO 3166
+alpha-3 country), then perhaps ``.N`` (N from 1, no leading zero), so ``BRK.B-USA.1`` is
+ticker ``BRK.B``, country ``USA``, N 1. The service decides whether such a SKU exists.
 """
 
 from __future__ import annotations
@@ -14,15 +16,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .._vocab import SKU_V1, SKU_V2
+import re
+
 from ..errors import ValidationError
 
 __all__ = ["Sku", "format_v1", "format_v2", "parse_sku", "sku_version", "validate_skus"]
 
-# One definition shared with the sandbox (dealframe._vocab), so both accept the same SKUs.
-_V1 = SKU_V1
-_V2 = SKU_V2
+_CHARS = r"[^\s\x00-\x1f\x7f]"
+#: v1 ``<EXCHANGE>_<TICKER>``; anchored at both ends (``\Z``: no trailing newline).
+_V1 = re.compile(rf"^(?P<exchange>(?:(?!_){_CHARS})+)_(?P<ticker>{_CHARS}+)\Z")
+#: v2 ``<TICKER>-<ISO3>[.N]``: the country is the last ``-`` and three capitals.
+_V2 = re.compile(rf"^(?P<ticker>{_CHARS}+?)-(?P<country>[A-Z]{{3}})(?:\.(?P<n>[1-9][0-9]*))?\Z")
 _VERSIONS = ("v1", "v2")
+_PATTERNS = {"v1": _V1, "v2": _V2}
 
 
 @dataclass(frozen=True)
@@ -63,8 +69,8 @@ def format_v1(exchange: str, ticker: str) -> str:
     """
     sku = f"{exchange}_{ticker}"
     if not _V1.match(sku):
-        raise ValidationError("sku", "an exchange and a ticker of upper-case letters and digits "
-                              "(pieces joined by '.' or '-')", got=sku)
+        raise ValidationError("sku", "an exchange (no '_') and a ticker, without spaces",
+                              got=sku)
     return sku
 
 
@@ -94,10 +100,10 @@ def sku_version(sku: str) -> str | None:
     """
     if not isinstance(sku, str):
         return None
+    if _V2.match(sku):  # an ISO-3 ending is the stronger sign (a ticker may hold '_')
+        return "v2"
     if _V1.match(sku):
         return "v1"
-    if _V2.match(sku):
-        return "v2"
     return None
 
 
@@ -115,6 +121,8 @@ def parse_sku(sku: str, version: str | None = None) -> Sku:
     Sku(version='v2', ticker='ACME', exchange=None, country='USA', n=1)
     """
     found = sku_version(sku)
+    if version is not None and isinstance(sku, str) and _PATTERNS.get(version, _V1).match(sku):
+        found = version
     if found is None:
         raise ValidationError("sku", "a v1 SKU <EXCHANGE>_<TICKER> or a v2 SKU "
                               "<TICKER>-<ISO3>[.N]", got=sku)
@@ -163,7 +171,7 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
     for i, sku in enumerate(items):
         if not isinstance(sku, str):
             raise ValidationError(f"{argument}[{i}]", "a SKU string", got=sku)
-        found = sku_version(sku)
+        found = version if _PATTERNS[version].match(sku) else sku_version(sku)
         if found != version:
             other = f" (it is a {found} SKU)" if found else ""
             shape = "<EXCHANGE>_<TICKER>" if version == "v1" else "<TICKER>-<ISO3>[.N]"

@@ -32,6 +32,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 
+from dealframe._version import __version__
 from dealframe.config import Settings, _is_loopback
 from dealframe.errors import (
     ApiError,
@@ -80,7 +81,7 @@ _TOKEN_FIELDS = {"public": "public_token", "private": "private_key"}
 _METHODS = ("GET", "POST")
 _UNSET: Any = object()
 _QUERY = re.compile(r"\?[^\s'\")]*")
-_USER_AGENT = "dealframe/0.1 (+python-requests)"
+_USER_AGENT = f"dealframe/{__version__} (+python-requests)"
 #: Per-request proxies that override HTTP(S)_PROXY from the environment (None drops a key).
 _NO_PROXIES: dict[str, Any] = {"http": None, "https": None, "all": None}
 
@@ -505,6 +506,54 @@ class Transport:
         self.stats._add(calls=1)
         return self._loop(call.info, call.url, call.kwargs, call.use_cache, call.expire, refresh,
                           deadline)
+
+    def probe(self, family: str, method: str, path: str, *, json: Any = None,
+              params: Mapping[str, Any] | None = None, token: str | None = _UNSET,
+              raw_body: bytes | None = None) -> Response:
+        """Send one request once and return the answer whatever its status (diagnostics).
+
+        No retry, no cache, no status check: ``dealframe doctor`` uses it to see how a
+        service answers a request without a token (``token=None``), with a wrong one, or
+        with a malformed body (``raw_body``). The family's rules still apply (paths,
+        base URL, redirects not followed), and the token never leaves through it.
+
+        Examples
+        --------
+        >>> with Transport(Settings(base_url="http://127.0.0.1:9", cache_enabled=False)) as t:
+        ...     t.probe("public", "GET", "/api/private/v1/lookup/companies")
+        Traceback (most recent call last):
+        ...
+        dealframe.errors.ConfigurationError: ...
+        """
+        info = self._check(family, method, path)
+        chosen = self._token(family) if token is _UNSET else token
+        kwargs: dict[str, Any] = {"params": self._params(params), "allow_redirects": False,
+                                  "timeout": (self.settings.connect_timeout,
+                                              self.settings.read_timeout)}
+        if chosen is not None:
+            kwargs["auth"] = _Bearer(chosen)
+        if self._direct:
+            kwargs["proxies"] = _NO_PROXIES
+        if raw_body is not None or json is not None:
+            kwargs["data"] = raw_body if raw_body is not None else canonical_json(json)
+            kwargs["headers"] = {"Content-Type": "application/json"}
+        if self.settings.cache_enabled:
+            kwargs["expire_after"] = DO_NOT_CACHE
+        started = time.monotonic()
+        failure = None
+        try:
+            raw = self._session.request(info.method, f"{self.settings.base_url}{info.path}",
+                                        **kwargs)
+            content = raw.content or b""
+            raw.close()
+        except requests.RequestException as exc:
+            kind, _ = _classify(exc)
+            failure = TransportError(f"{kind} error: {_describe(exc)}", request=info, kind=kind)
+        if failure is not None:
+            raise failure
+        self.stats._add(calls=1, attempts=1, network=1, bytes_received=len(content))
+        return Response(raw.status_code, content, CaseInsensitiveDict(raw.headers), False,
+                        time.monotonic() - started, info, 1)
 
     def _prepare(self, family: str, method: str, path: str, json: Any,
                  params: Mapping[str, Any] | None, kind: str, cache: bool) -> _Call:

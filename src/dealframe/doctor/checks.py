@@ -1,0 +1,623 @@
+"""The checks of ``dealframe doctor``: every assumption the client makes about a service.
+
+Each check sends at most a few read-only requests and compares the answer with what the
+client assumes: the interface document where it is explicit, and the client's default for
+each point it leaves open (the decisions written in docs/sandbox.md). The verdict of a check:
+
+- ``holds``: the service answers as assumed;
+- ``adapted``: it answers another way the client copes with (a clamped ``limit``, another
+  label format, another error body ...), and how is said;
+- ``breaks``: the client cannot work with what it saw, and what it saw is said.
+
+Nothing is written to the service, no token is ever printed, and the whole run sends at most
+:data:`MAX_REQUESTS` requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
+from ..contract import DOCUMENTED_FIELDS
+from ..errors import DealframeError, TransportError, error_from_response
+from ..frames.normalize import to_utc
+from ..frames.private import bucket_period
+from ..frames.public import group_current_frame
+from ..public.sku import sku_version
+
+if TYPE_CHECKING:
+    from ..client import Client
+    from ..transport.session import Response
+
+__all__ = ["ADAPTED", "BREAKS", "HOLDS", "MAX_REQUESTS", "Check", "Diagnosis", "diagnose"]
+
+HOLDS, ADAPTED, BREAKS = "holds", "adapted", "breaks"
+#: Requests one run may send.
+MAX_REQUESTS = 60
+_A = "/api/v2"
+_B = "/api/private/v1"
+_NO_SUCH_ID = "00000000-0000-4000-8000-000000000000"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One assumption and what the service showed.
+
+    Attributes
+    ----------
+    name : str
+        Short name (``paging.limit``, ``aggregate.labels.quarter`` ...).
+    assumption : str
+        What the client assumes.
+    observed : str
+        What the service did.
+    verdict : {"holds", "adapted", "breaks"}
+    """
+
+    name: str
+    assumption: str
+    observed: str
+    verdict: str
+
+
+@dataclass
+class Diagnosis:
+    """Every check of one run, with the requests it sent.
+
+    Examples
+    --------
+    >>> d = Diagnosis("http://127.0.0.1:1", [Check("x", "a", "b", HOLDS)], 1)
+    >>> d.ok, d.verdict()
+    (True, 'dealframe doctor: 1 hold, 0 adapted, 0 break in 1 requests: the client works with this service as it is')
+    """
+
+    base_url: str
+    checks: list[Check] = field(default_factory=list)
+    requests: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when no check breaks."""
+        return not any(c.verdict == BREAKS for c in self.checks)
+
+    def count(self, verdict: str) -> int:
+        """Checks with this verdict."""
+        return sum(1 for c in self.checks if c.verdict == verdict)
+
+    def verdict(self) -> str:
+        """The one-line summary."""
+        holds, adapted, breaks = (self.count(v) for v in (HOLDS, ADAPTED, BREAKS))
+        how = ("the client works with this service as it is" if not adapted and not breaks else
+               "the client adapts to this service" if not breaks else
+               "the client cannot rely on this service where it breaks")
+        return (f"dealframe doctor: {holds} hold, {adapted} adapted, {breaks} break in "
+                f"{self.requests} requests: {how}")
+
+    def table(self, width: int = 60) -> str:
+        """The checks as a text table (assumption, observed, verdict)."""
+        def cut(text: str) -> str:
+            return text if len(text) <= width else text[:width - 3] + "..."
+
+        rows = [("check", "assumption", "observed", "verdict")]
+        rows += [(c.name, cut(c.assumption), cut(c.observed), c.verdict) for c in self.checks]
+        widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        lines = ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything as plain data (``--json``)."""
+        return {"base_url": self.base_url, "ok": self.ok, "requests": self.requests,
+                "verdict": self.verdict(), "checks": [asdict(c) for c in self.checks]}
+
+
+class _Budget(Exception):
+    """The run reached :data:`MAX_REQUESTS`."""
+
+
+class _Doctor:
+    """Sends the probes and records the checks of one run."""
+
+    def __init__(self, client: "Client", max_requests: int) -> None:
+        self.t = client._transport
+        self.max = max_requests
+        self.sent = 0
+        self.found: list[Check] = []
+        self.facts: dict[str, Any] = {}
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def send(self, family: str, method: str, path: str, *, json: Any = None,
+             params: Mapping[str, Any] | None = None, token: Any = "family") -> "Response":
+        if self.sent >= self.max:
+            raise _Budget()
+        self.sent += 1
+        extra = {} if token == "family" else {"token": token}
+        return self.t.probe(family, method, path, json=json, params=params, **extra)
+
+    def ok_json(self, response: "Response") -> Any:
+        if response.status != 200:
+            error = error_from_response(response.status, response.content, response.request,
+                                        response.headers, secrets=self.t._secrets)
+            raise _Seen(f"status {response.status}: {error}")
+        try:
+            doc = response.json()
+        except DealframeError as exc:
+            raise _Seen(f"status 200 but {exc}") from None
+        if not isinstance(doc, dict) or "data" not in doc:
+            raise _Seen("status 200 but not a {data, meta} document")
+        return doc
+
+    def add(self, name: str, assumption: str, observed: str, verdict: str) -> None:
+        self.found.append(Check(name, assumption, observed, verdict))
+
+    def run(self, name: str, assumption: str, probe: Callable[[], tuple[str, str]]) -> None:
+        try:
+            observed, verdict = probe()
+        except _Budget:
+            raise
+        except TransportError as exc:
+            if exc.kind in ("connection", "connect_timeout", "ssl"):
+                raise  # the service cannot be reached: nothing to diagnose
+            observed, verdict = f"{type(exc).__name__}: {exc}", BREAKS
+        except _Seen as seen:
+            observed, verdict = str(seen), BREAKS
+        except DealframeError as exc:
+            observed, verdict = f"{type(exc).__name__}: {exc}", BREAKS
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            observed, verdict = f"unexpected answer ({type(exc).__name__}: {exc})", BREAKS
+        self.add(name, assumption, observed, verdict)
+
+
+class _Seen(Exception):
+    """What a probe saw that makes the check break (the message says it)."""
+
+
+def _items(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    data = doc.get("data")
+    if not isinstance(data, list) or not all(isinstance(i, Mapping) for i in data):
+        raise _Seen(f"data is not a list of objects ({type(data).__name__})")
+    return data
+
+
+#: Fields beyond the document's tables that the client's defaults expect (docs/sandbox.md):
+#: the ``Lcu`` variants the document describes by rule, and the current-data fields the
+#: document says exist without listing them. Any other field is kept as an extra column.
+_EXPECTED_EXTRAS: Mapping[str, frozenset[str]] = {
+    "current": frozenset({"marketCapLcu", "enterpriseValueLcu", "revenueLtmLcu", "revenueNtmLcu",
+                          "ebitdaLtmLcu", "ebitdaNtmLcu", "region", "verticals", "evEbitdaNtm",
+                          "marginEbitdaNtm", "revenueGrowthLtm", "employeeCount"}),
+}
+
+
+def _fields(items: Sequence[Mapping[str, Any]], answer: str) -> tuple[str, str]:
+    present = set().union(*items) if items else set()
+    documented = DOCUMENTED_FIELDS[answer]
+    missing = [f for f in documented if f not in present]
+    extra = sorted(present - set(documented) - _EXPECTED_EXTRAS.get(answer, frozenset()))
+    if missing:
+        return f"documented fields absent: {', '.join(missing)}", BREAKS
+    if extra:
+        return (f"{len(items)} items, every documented field, plus {len(extra)} more "
+                f"({', '.join(extra[:6])}{' ...' if len(extra) > 6 else ''}): kept as extra "
+                "columns", ADAPTED)
+    return f"{len(items)} items with exactly the documented fields", HOLDS
+
+
+def _error_body(response: "Response", secrets: Sequence[str]) -> tuple[str, str]:
+    """How an error body reads: the documented {error: {...}} shape, another, or nothing."""
+    error = error_from_response(response.status, response.content, response.request,
+                                response.headers, secrets=secrets)
+    try:
+        doc = response.json()
+    except DealframeError:
+        doc = None
+    inner = doc.get("error") if isinstance(doc, dict) else None
+    if isinstance(inner, dict) and "code" in inner and "message" in inner:
+        return f"{response.status} {{error: {{code: {inner['code']}, message, details}}}}", HOLDS
+    if error.message and not error.message.startswith(("HTTP ", "not a JSON error body")):
+        keys = ", ".join(sorted(doc)) if isinstance(doc, dict) else "text"
+        return f"{response.status} with a {{{keys}}} body, read as: {error.message[:80]}", ADAPTED
+    return f"{response.status} with a body the client cannot read: {error.message[:80]}", BREAKS
+
+
+# ------------------------------------------------------------------------------- Family A
+
+
+def _family_a(d: _Doctor) -> None:
+    def auth() -> tuple[str, str]:
+        bare = d.send("public", "POST", f"{_A}/companies", json={}, token=None)
+        wrong = d.send("public", "POST", f"{_A}/companies", json={}, token="doctor-not-a-token")
+        code = _code(bare)
+        if bare.status == 401 and code == "MISSING_TOKEN" and wrong.status in (401, 403):
+            return f"no header: 401 {code}; a wrong token: {wrong.status}", HOLDS
+        if bare.status in (401, 403) and wrong.status in (401, 403):
+            return (f"no header: {bare.status} {code or ''}; a wrong token: {wrong.status} "
+                    "(read as AuthenticationError)"), ADAPTED
+        return f"no header: {bare.status}; a wrong token: {wrong.status}", BREAKS
+
+    d.run("A.auth", "401 MISSING_TOKEN without a token, 401/403 for a wrong one", auth)
+
+    def search() -> tuple[str, str]:
+        doc = d.ok_json(d.send("public", "POST", f"{_A}/companies", json={}))
+        items = _items(doc)
+        if not items:
+            raise _Seen("the search returned no company: nothing else of Family A can be checked")
+        d.facts["skus"] = [i.get("sku") for i in items if isinstance(i.get("sku"), str)][:3]
+        d.facts["region"] = next((i.get("region") for i in items if i.get("region")), None)
+        bad = [i.get("sku") for i in items if sku_version(i.get("sku")) != "v2"]
+        count = (doc.get("meta") or {}).get("count") if isinstance(doc.get("meta"), dict) else None
+        if bad:
+            return f"{len(bad)} SKUs not <TICKER>-<ISO3>[.N]: {bad[:3]}", BREAKS
+        if count != len(items):
+            return f"meta.count {count!r} for {len(items)} items", BREAKS
+        observed, verdict = _fields(items, "search")
+        return f"v2 SKUs, meta.count = {count}; {observed}", verdict
+
+    d.run("A.search", "{data: [CompanyIdentifier], meta: {count}}, v2 SKUs", search)
+
+    def search_v1() -> tuple[str, str]:
+        doc = d.ok_json(d.send("public", "POST", "/api/v1/companies",
+                               json={"regions": [d.facts["region"]]} if d.facts.get("region")
+                               else {}))
+        skus = [i.get("sku") for i in _items(doc)]
+        bad = [s for s in skus if sku_version(s) != "v1" and not (isinstance(s, str) and "_" in s)]
+        if bad:
+            return f"{len(bad)} of {len(skus)} SKUs not <EXCHANGE>_<TICKER>: {bad[:3]}", BREAKS
+        return f"{len(skus)} v1 SKUs <EXCHANGE>_<TICKER>", HOLDS
+
+    d.run("A.search.v1", "v1 SKUs <EXCHANGE>_<TICKER>", search_v1)
+    if not d.facts.get("skus"):
+        return
+
+    def current() -> tuple[str, str]:
+        skus = d.facts["skus"][:2]
+        doc = d.ok_json(d.send("public", "POST", f"{_A}/companies/current", json={"skus": skus}))
+        items = _items(doc)
+        if sorted(i.get("sku") for i in items) != sorted(skus):
+            return f"asked for {skus}, got {[i.get('sku') for i in items]}", BREAKS
+        return _fields(items, "current")
+
+    d.run("A.current", "CompanyCurrentData for each SKU asked", current)
+
+    def series() -> tuple[str, str]:
+        doc = d.ok_json(d.send("public", "POST", f"{_A}/companies/time-series",
+                               json={"skus": d.facts["skus"][:1]}))
+        items = _items(doc)
+        if len(items) != 1 or not isinstance(items[0].get("data"), Mapping):
+            return "not one item with a data object", BREAKS
+        data = items[0]["data"]
+        months = [m for v in data.values() if isinstance(v, Mapping) for m in v]
+        bad = [m for m in months if bucket_period(m, "month") is None or len(m) != 7]
+        if bad:
+            return f"months not YYYY-MM: {bad[:3]}", BREAKS
+        return (f"{len(data)} fields ({', '.join(sorted(data)[:4])}...), {len(months)} monthly "
+                "values keyed YYYY-MM"), HOLDS
+
+    d.run("A.time_series", "data: {field: {YYYY-MM: number}}, any field names", series)
+
+    group = {"regions": [d.facts["region"]]} if d.facts.get("region") else {"countries": ["USA"]}
+
+    def group_current() -> tuple[str, str]:
+        doc = d.ok_json(d.send("public", "POST", f"{_A}/groups/current", json=group))
+        data = doc.get("data")
+        frame = group_current_frame(data, doc.get("meta"))
+        if not len(frame) or frame[["sum", "median"]].isna().all().all():
+            return f"no sum or median could be read from {type(data).__name__}", BREAKS
+        if isinstance(data, Mapping) and {"sum", "median"} <= set(data):
+            return f"{{sum: {{...}}, median: {{...}}}} over {len(frame)} fields", HOLDS
+        shape = "a list of {field, sum, median}" if isinstance(data, list) else \
+            "{field: {sum, median}}"
+        return f"{shape} over {len(frame)} fields: read", ADAPTED
+
+    d.run("A.groups.current", "data {sum: {...}, median: {...}} (layout not shown)", group_current)
+
+    def group_series() -> tuple[str, str]:
+        doc = d.ok_json(d.send("public", "POST", "/api/v1/groups/time-series",
+                               json={**group, "dateFrom": "2024-01", "dateTo": "2024-03"}))
+        items = _items(doc)
+        meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
+        if not {"count", "companies"} <= set(meta):
+            return f"meta lacks count/companies: {sorted(meta)}", BREAKS
+        bad = [i.get("period") for i in items if bucket_period(i.get("period"), "month") is None
+               or not isinstance(i.get("median"), Mapping)]
+        if bad:
+            return f"items not {{period: YYYY-MM, median: {{...}}}}: {bad[:3]}", BREAKS
+        return f"{len(items)} periods, meta {{count, companies}}", HOLDS
+
+    d.run("A.groups.time_series", "[{period, median}], meta {count, companies}", group_series)
+
+    def error_body() -> tuple[str, str]:
+        response = d.send("public", "POST", f"{_A}/companies/current", json={"skus": []})
+        if response.status != 400:
+            return f"an empty skus list answered {response.status}, not 400", BREAKS
+        return _error_body(response, d.t._secrets)
+
+    d.run("A.errors", "400 {error: {code, message, details.errors}}", error_body)
+
+
+def _code(response: "Response") -> str | None:
+    try:
+        doc = response.json()
+    except DealframeError:
+        return None
+    inner = doc.get("error") if isinstance(doc, dict) else None
+    return inner.get("code") if isinstance(inner, dict) else None
+
+
+# ------------------------------------------------------------------------------- Family B
+
+
+def _family_b(d: _Doctor) -> None:
+    def auth() -> tuple[str, str]:
+        bare = d.send("private", "GET", f"{_B}/lookup/companies", token=None)
+        wrong = d.send("private", "GET", f"{_B}/lookup/companies", token="doctor-not-a-key")
+        if bare.status == 401 and wrong.status in (401, 403):
+            return f"no header: 401 {_code(bare) or ''}; a wrong key: {wrong.status}", HOLDS
+        return f"no header: {bare.status}; a wrong key: {wrong.status}", BREAKS
+
+    d.run("B.auth", "401 without a key, 401/403 for a wrong one", auth)
+
+    def lookup(entity: str) -> Callable[[], tuple[str, str]]:
+        def check() -> tuple[str, str]:
+            doc = d.ok_json(d.send("private", "GET", f"{_B}/lookup/{entity}"))
+            data = doc.get("data")
+            if not isinstance(data, Mapping) or not isinstance(data.get("filters"), list):
+                return "data is not {filters, sort_fields, sub_resources}", BREAKS
+            d.facts[f"lookup:{entity}"] = data
+            return f"{len(data['filters'])} filters, sort keys {data.get('sort_fields')}", HOLDS
+        return check
+
+    for entity in ("companies", "investors", "transactions"):
+        d.run(f"B.lookup.{entity}", "{filters, sort_fields, sub_resources}", lookup(entity))
+    _vocabularies(d)
+    _paging(d)
+    _entities(d)
+    _resolve(d)
+    _aggregate(d)
+
+
+def _values(d: _Doctor, entity: str, name: str) -> list[str] | None:
+    doc = d.facts.get(f"lookup:{entity}") or {}
+    for entry in doc.get("filters") or []:
+        if isinstance(entry, Mapping) and entry.get("field") == name:
+            values = entry.get("values")
+            return [str(v) for v in values] if isinstance(values, list) else None
+    return None
+
+
+def _vocabularies(d: _Doctor) -> None:
+    for entity, name, ours in (("companies", "region", REGIONS),
+                               ("transactions", "deal_type", DEAL_TYPES),
+                               ("transactions", "deal_subtype", DEAL_SUBTYPES)):
+        def check(entity: str = entity, name: str = name, ours: Sequence[str] = ours
+                  ) -> tuple[str, str]:
+            listed = _values(d, entity, name)
+            if listed is None:
+                return "no values listed (the client then checks none)", ADAPTED
+            more, fewer = sorted(set(listed) - set(ours)), sorted(set(ours) - set(listed))
+            if not more and not fewer:
+                return f"the document's {len(ours)} values", HOLDS
+            parts = [f"{len(more)} more ({', '.join(more[:4])})" if more else "",
+                     f"{len(fewer)} fewer ({', '.join(fewer[:4])})" if fewer else ""]
+            return ("; ".join(p for p in parts if p) + ": the client checks filters against the "
+                    "live list"), ADAPTED
+        d.run(f"B.vocabulary.{name}", "the document's values (lists may grow)", check)
+
+    def subs() -> tuple[str, str]:
+        doc = d.facts.get("lookup:companies") or {}
+        listed = {str(p).rstrip("/").rsplit("/", 1)[-1] for p in doc.get("sub_resources") or []}
+        if {"sellside", "buyside"} <= listed:
+            return "sellside and buyside", HOLDS
+        if {"acquisitions", "investments"} & listed:
+            return (f"the earlier names {sorted(listed & {'acquisitions', 'investments'})}: "
+                    "used instead"), ADAPTED
+        return f"listed: {sorted(listed)}", ADAPTED
+
+    d.run("B.sub_resources", "/companies/{id}/sellside and /buyside", subs)
+
+
+def _paging(d: _Doctor) -> None:
+    def limit() -> tuple[str, str]:
+        doc = d.ok_json(d.send("private", "POST", f"{_B}/companies",
+                               json={"filters": {}, "sort": "name:asc", "page": 1, "limit": 1000}))
+        items = _items(doc)
+        meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
+        d.facts["company"] = next((i.get("id") for i in items if isinstance(i.get("id"), str)),
+                                  None)
+        d.facts["stamps"] = [i.get("updated_at") for i in items[:200]]
+        d.facts["names"] = [i.get("name") for i in items[:3] if isinstance(i.get("name"), str)]
+        served = meta.get("limit")
+        missing = [k for k in ("page", "limit", "returned", "total", "has_more") if k not in meta]
+        note = f"; meta lacks {', '.join(missing)} (the walk follows has_more / empty pages)" \
+            if missing else ""
+        if isinstance(served, int) and served < 1000:
+            return f"limit 1000 served as {served} (said in meta.limit): pages of {served}{note}", \
+                ADAPTED
+        if len(items) < 1000 and meta.get("has_more"):
+            return f"{len(items)} rows with has_more true: pages of {len(items)}{note}", ADAPTED
+        return f"1000 rows per page{note}", ADAPTED if missing else HOLDS
+
+    d.run("B.paging.limit", "POST lists take limit up to 1000 (bound not shown)", limit)
+
+    def page() -> tuple[str, str]:
+        body = {"filters": {}, "sort": "name:asc", "limit": 2}
+        first = _items(d.ok_json(d.send("private", "POST", f"{_B}/companies",
+                                        json={**body, "page": 1})))
+        second = _items(d.ok_json(d.send("private", "POST", f"{_B}/companies",
+                                         json={**body, "page": 2})))
+        ids = ([i.get("id") for i in first], [i.get("id") for i in second])
+        if second and ids[0] == ids[1]:
+            return "page 2 repeats page 1: the body member page is ignored", BREAKS
+        return "page 2 follows page 1", HOLDS
+
+    d.run("B.paging.page", "page is a body member of POST lists (not shown)", page)
+
+    def stamps() -> tuple[str, str]:
+        values = [v for v in d.facts.get("stamps") or [] if isinstance(v, str)]
+        if not values:
+            return "no updated_at seen", BREAKS
+        parsed = to_utc(values, "updated_at")
+        if pd.isna(parsed).any():
+            return f"unreadable timestamps: {values[:2]}", BREAKS
+        if all(v.endswith("+00:00") and "." not in v for v in values):
+            return f"{len(values)} stamps like {values[0]}", HOLDS
+        odd = next(v for v in values if not v.endswith("+00:00") or "." in v)
+        return f"stamps like {odd}: read and converted to UTC", ADAPTED
+
+    d.run("B.timestamps", "ISO 8601 with offset, +00:00", stamps)
+
+
+def _entities(d: _Doctor) -> None:
+    company = d.facts.get("company")
+    if not company:
+        return
+
+    def profile() -> tuple[str, str]:
+        doc = d.ok_json(d.send("private", "GET", f"{_B}/companies/{company}"))
+        data = doc.get("data")
+        if not isinstance(data, Mapping) or data.get("id") != company:
+            return "data is not the company asked for", BREAKS
+        extra = sorted(set(data) - set(DOCUMENTED_FIELDS["companies"]) - {
+            "employee_count", "stock_listing", "valuation", "fundamentals", "deal_activity"})
+        if extra:
+            return f"the profile, plus {', '.join(extra[:5])}: kept as extra columns", ADAPTED
+        return "the documented profile", HOLDS
+
+    d.run("B.profile", "GET /companies/{id}: {data: profile}", profile)
+
+    def missing() -> tuple[str, str]:
+        response = d.send("private", "GET", f"{_B}/companies/{_NO_SUCH_ID}")
+        if response.status == 404:
+            return "404", HOLDS
+        return f"{response.status}", BREAKS
+
+    d.run("B.not_found", "an unknown id is a 404", missing)
+
+    def sub() -> tuple[str, str]:
+        listed = (d.facts.get("lookup:companies") or {}).get("sub_resources") or []
+        name = "acquisitions" if any(str(p).endswith("/acquisitions") for p in listed) and not \
+            any(str(p).endswith("/sellside") for p in listed) else "sellside"
+        doc = d.ok_json(d.send("private", "GET", f"{_B}/companies/{company}/{name}",
+                               params={"page": 1, "limit": 5}))
+        _items(doc)
+        meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
+        if not {"page", "limit", "total"} <= set(meta):
+            return f"meta {sorted(meta)} lacks page/limit/total", ADAPTED
+        return f"/{name} pages with {{page, limit, returned, total, has_more}}", HOLDS
+
+    d.run("B.sub_collection", "GET sub-collections page with page/limit", sub)
+
+    def errors() -> tuple[str, str]:
+        response = d.send("private", "GET", f"{_B}/companies/{company}/fundings",
+                          params={"page": 1, "limit": 0})
+        if response.status != 400:
+            return f"limit=0 answered {response.status}, not 400", BREAKS
+        return _error_body(response, d.t._secrets)
+
+    d.run("B.errors", "400 in Family A's {error: {...}} body (Family B's not shown)", errors)
+
+
+def _resolve(d: _Doctor) -> None:
+    def batch() -> tuple[str, str]:
+        for size in (1000, 100, 10):
+            names = [f"zz doctor probe {i}" for i in range(size)]
+            response = d.send("private", "POST", f"{_B}/companies/resolve", json={"names": names})
+            if response.status == 200:
+                items = _items(d.ok_json(response))
+                if len(items) != size:
+                    return f"{size} names gave {len(items)} results", BREAKS
+                if size == 1000:
+                    return "1000 names in one request", HOLDS
+                return (f"1000 refused; {size} accepted: the client halves its batches until "
+                        "one is accepted"), ADAPTED
+            if response.status not in (400, 413):
+                return f"{size} names answered {response.status}", BREAKS
+        return "even 10 names were refused", BREAKS
+
+    d.run("B.resolve.batch", "up to 1000 names per request (limit not shown)", batch)
+
+
+def _aggregate(d: _Doctor) -> None:
+    for bucket, canonical in (("quarter", "YYYY-Qn"), ("month", "YYYY-MM")):
+        def labels(bucket: str = bucket, canonical: str = canonical) -> tuple[str, str]:
+            doc = d.ok_json(d.send("private", "POST", f"{_B}/transactions/aggregate",
+                                   json={"metric": "ev_revenue", "time_bucket": bucket,
+                                         "filters": {}}))
+            items = _items(doc)
+            if bucket == "quarter":
+                d.facts["aggregate_meta"] = doc.get("meta")
+            served = [i.get("bucket") for i in items]
+            read = [bucket_period(label, bucket) for label in served]
+            if any(r is None for r in read):
+                bad = [s for s, r in zip(served, read) if r is None]
+                return f"unreadable labels: {bad[:3]}", BREAKS
+            same = all(r is not None and r[0] == s for s, r in zip(served, read))
+            if same:
+                return f"{len(served)} buckets labelled like {served[0] if served else '-'}", HOLDS
+            return f"labels like {served[0]!r}: read as {read[0][0] if read[0] else '?'}", ADAPTED
+        d.run(f"B.aggregate.labels.{bucket}", f"{bucket} labels {canonical} (not shown)", labels)
+
+    def method() -> tuple[str, str]:
+        meta = d.facts.get("aggregate_meta")
+        methodology = meta.get("methodology") if isinstance(meta, Mapping) else None
+        if not isinstance(methodology, Mapping):
+            return "no meta.methodology", BREAKS
+        rule, n = methodology.get("outlier_rule"), methodology.get("small_n_threshold")
+        if rule != "iqr_1.5" or not isinstance(n, int):
+            return f"outlier_rule {rule!r}, small_n_threshold {n!r}", BREAKS
+        if n != 5:
+            return (f"small_n_threshold {n}: read at run time (analytics take the service's "
+                    "value)"), ADAPTED
+        return "iqr_1.5, small_n_threshold 5, default window 5 years", HOLDS
+
+    d.run("B.aggregate.methodology", "iqr_1.5 trimming, small_n_threshold 5", method)
+
+
+def diagnose(client: "Client", *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
+    """Check every assumption the client makes about the service it points at.
+
+    Read-only; at most ``max_requests`` requests. Family A checks run when the client has a
+    public token, Family B checks when it has a private key.
+
+    Parameters
+    ----------
+    client : dealframe.Client
+        A configured client (its base URL and tokens are used; nothing is cached).
+    max_requests : int
+        Upper bound on the requests sent (default 60).
+
+    Returns
+    -------
+    Diagnosis
+        ``.checks``, ``.ok`` (nothing breaks), ``.table()``, ``.verdict()``, ``.to_dict()``.
+
+    Raises
+    ------
+    TransportError
+        The service cannot be reached at all (connection refused, TLS failure).
+
+    Examples
+    --------
+    >>> import dealframe, dealframe.sandbox
+    >>> with dealframe.sandbox.run(scale=0.02) as sb, dealframe.Client.for_sandbox(sb) as c:
+    ...     diagnosis = dealframe.doctor(c)
+    >>> diagnosis.ok, diagnosis.requests <= 60
+    (True, True)
+    """
+    d = _Doctor(client, max_requests)
+    settings = client.settings
+    try:
+        if settings.public_token:
+            _family_a(d)
+        if settings.private_key:
+            _family_b(d)
+    except _Budget:
+        d.add("doctor.budget", f"at most {max_requests} requests", "budget reached: the "
+              "remaining checks did not run", BREAKS)
+    return Diagnosis(settings.base_url or "", d.found, d.sent)
+

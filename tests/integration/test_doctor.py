@@ -1,0 +1,98 @@
+"""``dealframe doctor`` against the sandbox: everything holds under the default decisions, the
+run is read-only and bounded, and no token is printed (issue 14)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import dealframe
+from dealframe.doctor import BREAKS, HOLDS, MAX_REQUESTS
+
+
+@pytest.fixture(scope="module")
+def diagnosis(sandbox):
+    with dealframe.Client.for_sandbox(sandbox, progress=False) as client:
+        before = client.stats.snapshot()["network"]
+        found = dealframe.doctor(client)
+        sent = client.stats.snapshot()["network"] - before
+    return found, sent
+
+
+def test_everything_holds_under_the_default_decisions(diagnosis):
+    found, _ = diagnosis
+    not_holding = [(c.name, c.observed) for c in found.checks if c.verdict != HOLDS]
+    assert not not_holding
+    assert found.ok and "0 adapted, 0 break" in found.verdict()
+    names = {c.name for c in found.checks}
+    for expected in ("A.auth", "B.auth", "A.groups.current", "B.paging.limit", "B.paging.page",
+                     "B.errors", "B.resolve.batch", "B.aggregate.labels.quarter",
+                     "B.aggregate.labels.month", "B.aggregate.methodology", "B.timestamps",
+                     "B.vocabulary.region", "B.sub_resources"):
+        assert expected in names
+
+
+def test_the_run_is_bounded_and_counts_its_requests(diagnosis):
+    found, sent = diagnosis
+    assert 0 < found.requests == sent <= MAX_REQUESTS
+
+
+def test_a_smaller_budget_stops_and_says_so(sandbox):
+    with dealframe.Client.for_sandbox(sandbox, progress=False) as client:
+        found = dealframe.doctor(client, max_requests=5)
+    assert found.requests == 5 and not found.ok
+    assert found.checks[-1].name == "doctor.budget" and found.checks[-1].verdict == BREAKS
+
+
+def _cli(sandbox, *args: str, env_tokens: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEALFRAME_")}
+    if env_tokens:
+        env.update(DEALFRAME_BASE_URL=sandbox.url, DEALFRAME_PUBLIC_TOKEN=sandbox.public_token,
+                   DEALFRAME_PRIVATE_KEY=sandbox.private_key)
+    return subprocess.run([sys.executable, "-m", "dealframe", "doctor", *args], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_command_prints_a_table_and_a_verdict_and_exits_0(sandbox):
+    done = _cli(sandbox)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[1].split()[:4] == ["check", "assumption", "observed", "verdict"]
+    assert lines[-1].startswith("dealframe doctor:") and "0 break" in lines[-1]
+    for secret in (sandbox.public_token, sandbox.private_key):
+        assert secret not in done.stdout + done.stderr
+
+
+def test_json_output_and_tokens_from_flags(sandbox):
+    done = _cli(sandbox, "--json", "--base-url", sandbox.url, "--public-token",
+                sandbox.public_token, "--private-key", sandbox.private_key, env_tokens=False)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] is True and report["requests"] <= 60
+    assert {c["verdict"] for c in report["checks"]} == {"holds"}
+    for secret in (sandbox.public_token, sandbox.private_key):
+        assert secret not in done.stdout + done.stderr
+
+
+def test_a_wrong_key_breaks_and_exits_1(sandbox):
+    env_args = ("--base-url", sandbox.url, "--public-token", sandbox.public_token,
+                "--private-key", "not-the-key")
+    done = _cli(sandbox, *env_args, env_tokens=False)
+    assert done.returncode == 1
+    assert "B.lookup.companies" in done.stdout and "breaks" in done.stdout
+    assert "not-the-key" not in done.stdout + done.stderr
+
+
+def test_no_service_is_exit_2_on_one_line(sandbox):
+    done = subprocess.run([sys.executable, "-m", "dealframe", "doctor", "--base-url",
+                           "http://127.0.0.1:9", "--public-token", "x"],
+                          capture_output=True, text=True, timeout=120,
+                          env={k: v for k, v in os.environ.items()
+                               if not k.startswith("DEALFRAME_")})
+    assert done.returncode == 2
+    assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
+    assert "cannot run" in done.stderr and "connection" in done.stderr
