@@ -442,7 +442,10 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     corp_pick = corporate[rng.integers(0, corporate.size, (n_deals, 2))]
     pe_pick = pe_firms[rng.integers(0, pe_firms.size, (n_deals, 2))]
     country_null = rng.random((n_deals, slots)) < 0.02
-    target_country_null = rng.random(n_deals) < 0.01
+    # A deal's target is its company: its country is the company's, never nulled per deal (so
+    # target_country and target_region cohorts agree). The draw that used to null 1% of them
+    # is kept so that every later draw, and so the rest of the data, stays as it was.
+    rng.random(n_deals)
     money = _deal_money(rng, types, n_deals)
 
     epoch0 = dt.date(1970, 1, 1).toordinal()
@@ -467,9 +470,9 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
         return dict(tpl)
 
     (types, targets, n_leads, n_others, n_buyers, fund_pick, corp_pick, pe_pick, country_null,
-     target_country_null, deleted, day, subtype_of) = (
+     deleted, day, subtype_of) = (
         a.tolist() for a in (types, targets, n_leads, n_others, n_buyers, fund_pick, corp_pick,
-                             pe_pick, country_null, target_country_null, deleted, day, subtype_of))
+                             pe_pick, country_null, deleted, day, subtype_of))
     for k in range(n_deals):
         target = orgs[targets[k]]
         subtype = subtype_of[k]
@@ -504,7 +507,7 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
             "deal_synopsis": _synopsis(target, deal_type, subtype, m, leads, buyers),
             **m,
             "target_index": targets[k],
-            "target_country": None if target_country_null[k] else target["country"],
+            "target_country": target["country"],
             "buyers": buyers,
             "lead_investors": leads,
             "investors": investors,
