@@ -5,7 +5,7 @@ import pytest
 from dealframe._vocab import SKU_V1, SKU_V2
 from dealframe.errors import ValidationError
 from dealframe.public.sku import format_v1, format_v2, parse_sku, sku_version, validate_skus
-from dealframe.sandbox.public_store import SKU_PATTERNS, is_sku
+from dealframe.sandbox.vocab import SKU_PATTERNS, is_sku
 
 
 @pytest.mark.parametrize("sku,version", [
