@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -86,17 +88,14 @@ class ListColumn:
         return len(self.offsets) - 1
 
     def _encode(self, values: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
-        codes: list[int] = []
-        lengths = np.empty(len(values), dtype=np.int64)
-        for i, row in enumerate(values):
-            for v in row or ():
-                code = self.code_of.get(v)
-                if code is None:
-                    code = self.code_of[v] = len(self.vocab)
-                    self.vocab.append(v)
-                codes.append(code)
-            lengths[i] = len(row or ())
-        return np.array(codes, dtype=np.int32), lengths
+        rows = [row or () for row in values]
+        flat = list(chain.from_iterable(rows))
+        for v in dict.fromkeys(flat):
+            if v not in self.code_of:
+                self.code_of[v] = len(self.vocab)
+                self.vocab.append(v)
+        codes = np.fromiter(map(self.code_of.__getitem__, flat), dtype=np.int32, count=len(flat))
+        return codes, np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
 
     def extend(self, values: Sequence[Sequence[str]]) -> None:
         """Append rows."""
@@ -164,11 +163,12 @@ class RecordSpec:
 
 
 def _ids(key: str) -> Callable[[dict], list[str]]:
-    return lambda record: [p["id"] for p in record[key]]
+    ident = itemgetter("id")
+    return lambda record: list(map(ident, record[key]))
 
 
 def _field(key: str) -> Callable[[dict], Any]:
-    return lambda record: record[key]
+    return itemgetter(key)
 
 
 #: Organisations (companies and investors share ids): what lists, filters and sorts read.
@@ -251,8 +251,10 @@ class RecordStore:
 
     @staticmethod
     def _serialise(spec: RecordSpec, record: dict) -> bytes:
-        if spec.transient:
-            record = {k: v for k, v in record.items() if k not in spec.transient}
+        if any(k in record for k in spec.transient):
+            record = dict(record)
+            for key in spec.transient:
+                record.pop(key, None)
         return orjson.dumps(record)
 
     def append(self, spec: RecordSpec, records: Sequence[dict]) -> np.ndarray:
@@ -261,9 +263,9 @@ class RecordStore:
         self.rows.extend(self._serialise(spec, r) for r in records)
         for name, c in spec.columns.items():
             self.columns[name] = np.concatenate([self.columns[name],
-                                                 _array(c.kind, [c.read(r) for r in records])])
+                                                 _array(c.kind, list(map(c.read, records)))])
         for name, read in spec.lists.items():
-            self.lists[name].extend([read(r) for r in records])
+            self.lists[name].extend(list(map(read, records)))
         for i, ident in enumerate(self.columns["id"][first:].tolist(), start=first):
             self.row_of[ident] = i
         return np.arange(first, len(self.rows), dtype=np.int64)
