@@ -52,10 +52,16 @@ def test_snapshots_are_bounded_to_the_most_recently_used(tmp_path, monkeypatch):
     folder.mkdir(parents=True)
     (folder / "dataset-old.json").write_bytes(b"{}")  # an earlier version's snapshot pair
     (folder / "dataset-old.npy").write_bytes(b"")
+    abandoned = folder / "dataset-x.npz.123.456.tmp"  # a write its process never finished
+    abandoned.write_bytes(b"")
+    os.utime(abandoned, (1_000, 1_000))
+    recent = folder / "dataset-y.npz.123.789.tmp"  # a write still going on
+    recent.write_bytes(b"")
     for seed in range(snapshot.KEEP):
         snapshot.load_or_generate(seed=seed, scale=0.02, wait_for_write=True)
     files = sorted(folder.glob("dataset-*.npz"), key=lambda p: p.stat().st_mtime)
     assert len(files) == snapshot.KEEP and not list(folder.glob("dataset-old.*"))
+    assert not abandoned.exists() and recent.exists()
     for i, path in enumerate(files):  # seed 0 oldest ... then loading seed 0 makes it the newest
         os.utime(path, (1_000 + i, 1_000 + i))
     snapshot.load_or_generate(seed=0, scale=0.02)

@@ -19,6 +19,7 @@ import datetime as dt
 import hashlib
 import os
 import threading
+import time
 import zipfile
 from pathlib import Path
 
@@ -27,13 +28,15 @@ import numpy as np
 from .corpus import Corpus
 from .data import AS_OF, generate
 
-__all__ = ["KEEP", "MIN_DEALS", "load_or_generate", "prune", "snapshot_dir"]
+__all__ = ["KEEP", "MIN_DEALS", "STALE_TMP_S", "load_or_generate", "prune", "snapshot_dir"]
 
 #: Most snapshots kept in the folder (the most recently used ones).
 KEEP = 4
 #: Data with this many deals or fewer (scale 0.08 and below) generates in well under a
 #: second: not worth a place among the :data:`KEEP` snapshots.
 MIN_DEALS = 4_000
+#: Seconds after which a temporary file is a write that will never finish.
+STALE_TMP_S = 600
 _SOURCES = ("data.py", "names.py", "geography.py", "records.py", "corpus.py", "snapshot.py")
 _PREFIX = "dataset-"
 
@@ -77,7 +80,8 @@ def prune(folder: Path, keep: int = KEEP) -> list[Path]:
     """Delete all but the ``keep`` most recently used snapshots in ``folder``; return the deleted.
 
     Snapshots of earlier sandbox versions (``dataset-*.json`` and ``.npy`` pairs) count as
-    unused and go first.
+    unused and go first, and so do temporary files that a process exiting mid-write left
+    behind (any older than :data:`STALE_TMP_S`).
 
     Examples
     --------
@@ -92,6 +96,8 @@ def prune(folder: Path, keep: int = KEEP) -> list[Path]:
     """
     current = sorted(folder.glob(f"{_PREFIX}*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
     stale = current[keep:] + [p for p in folder.glob(f"{_PREFIX}*") if p.suffix in (".json", ".npy")]
+    now = time.time()
+    stale += [p for p in folder.glob(f"{_PREFIX}*.tmp") if now - p.stat().st_mtime > STALE_TMP_S]
     removed = []
     for path in stale:
         try:
