@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 
@@ -65,13 +66,43 @@ def bench_deals_page(ctx: Context) -> dict[str, Figure]:
                   "serialising per request would cost before any HTTP"})}
 
 
+def _collect_ms() -> float:
+    """One full garbage collection of this process, in ms (best of five)."""
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        gc.collect()
+        best = min(best, time.perf_counter() - t0)
+    return best * 1e3
+
+
+def _collector_load(scale: float) -> dict[str, float]:
+    """What a running in-process sandbox costs the host's garbage collector.
+
+    Every full collection of a user's notebook walks what the sandbox keeps alive: the
+    objects it adds to the collector's tracking, and a full collection's time without and
+    with it running.
+    """
+    import dealframe.sandbox
+
+    without = _collect_ms()
+    before = len(gc.get_objects())
+    with dealframe.sandbox.run(scale=scale):
+        gc.collect()
+        tracked = len(gc.get_objects()) - before
+        with_sandbox = _collect_ms()
+    return {"gc_tracked_objects": tracked, "gc_full_collection_ms": with_sandbox,
+            "gc_full_collection_ms_without": without}
+
+
 @benchmark("sandbox_start_s", "sandbox_start_cold_s")
 def bench_start(ctx: Context) -> dict[str, Figure]:
     """``dealframe.sandbox.run(scale)`` in this process: seconds until it serves.
 
     Warm: the start-up snapshot is present (the shared sandbox, or the first sample, wrote
     it). Cold: ``DEALFRAME_SANDBOX_CACHE=0`` regenerates the data. Imports are done first
-    and not counted.
+    and not counted. The notes give the objects the running sandbox adds to the garbage
+    collector's tracking and what one full collection then costs.
     """
     import dealframe.sandbox
     import requests
@@ -91,12 +122,14 @@ def bench_start(ctx: Context) -> dict[str, Figure]:
     warm = min(start_once() for _ in range(ctx.start_repeat))
     with env_var("DEALFRAME_SANDBOX_CACHE", "0"):
         cold = min(start_once() for _ in range(ctx.cold_repeat))
+    collector = _collector_load(ctx.scale)
     baseline = f"target {TARGET_START_S:g} s; ratio = value ÷ target"
     note = f"scale {ctx.scale}; in-process run(), entry of the with-block until serving"
     return {
         "sandbox_start_s": Figure(warm, "s (warm: start-up snapshot present)", baseline,
                                   warm / TARGET_START_S, {"samples": ctx.start_repeat,
-                                                          "cold_s": cold, "notes": note}),
+                                                          "cold_s": cold, **collector,
+                                                          "notes": note}),
         "sandbox_start_cold_s": Figure(cold, "s (cold: DEALFRAME_SANDBOX_CACHE=0)", baseline,
                                        cold / TARGET_START_S, {"samples": ctx.cold_repeat,
                                                                "notes": note}),

@@ -15,28 +15,24 @@ import os
 import sys
 from collections.abc import Sequence
 
+from dealframe import sandbox
 from dealframe.doctor import cli as doctor_cli
 from dealframe.mirror import cli as mirror_cli
 from dealframe.report import cli as report_cli
+from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 
 __all__ = ["main"]
 
 
 def _sandbox_serve(args: argparse.Namespace) -> int:
     try:
-        from dealframe.sandbox import serve
-        from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
-    except ImportError as exc:  # the sandbox extra is not installed
-        print(f"dealframe: the sandbox needs its extra: pip install 'dealframe[sandbox]' ({exc})",
-              file=sys.stderr)
+        serve = sandbox.serve
+    except sandbox.SandboxExtraMissing as exc:
+        print(f"dealframe: {exc}", file=sys.stderr)
         return 2
     public = os.environ.get("DEALFRAME_PUBLIC_TOKEN") or DEFAULT_PUBLIC_TOKEN
     private = os.environ.get("DEALFRAME_PRIVATE_KEY") or DEFAULT_PRIVATE_KEY
-    faults = None
-    if args.fault_rate:
-        from dealframe.sandbox.faults import FaultPlan
-
-        faults = FaultPlan(rate=args.fault_rate, seed=args.seed)
+    faults = sandbox.FaultPlan(rate=args.fault_rate, seed=args.seed) if args.fault_rate else None
 
     def ready(state: object) -> None:
         url = f"http://{args.host}:{args.port}"

@@ -402,7 +402,7 @@ class Truth:
             t = orgs[d["target_index"]]
             row = {k: d[k] for k in DEAL_LIST_FIELDS if k != "target"}
             row["target"] = {"id": t["id"], "name": t["name"], "short_name": t["short_name"],
-                             "website": t["website"], "country": d["target_country"]}
+                             "website": t["website"], "country": t["country"]}
             row["buyers"] = [_participant(p) for p in d["buyers"]]
             row["lead_investors"] = [_participant(p) for p in d["lead_investors"]]
             row["investors"] = [_participant(p) for p in d["investors"]]

@@ -109,11 +109,7 @@ def test_records_updated_while_pages_are_read_are_not_lost(sb, client, tmp_path)
             with sb.state.lock:
                 early = sorted(sb.state.dataset.deals, key=lambda d: (d["updated_at"], d["id"]))[:30]
             ids = [d["id"] for d in early[:3]]
-            for d in early[:3]:
-                d["deal_synopsis"] += " (revised)"
-                d["updated_at"] = dealframe.sandbox.data.iso_ts(changes.now())
-            with sb.state.lock:
-                sb.state.private.rebuild()
+            changes.edit("deals", ids, lambda d: d.update(deal_synopsis=d["deal_synopsis"] + " (revised)"))
             touched.extend(ids)
 
     before = {d["id"] for d in sb.state.dataset.deals}
@@ -160,12 +156,7 @@ def test_duckdb_reads_the_same_rows(sb, client, tmp_path):
             twice = changes.update("deals", 3)
         else:  # the same ids change again: the newest delta must win over the older one
             changes.soft_delete("deals", 1)
-            with sb.state.lock:
-                for d in sb.state.dataset.deals:
-                    if d["id"] in twice:
-                        d["deal_synopsis"] = "second change"
-                        d["updated_at"] = dealframe.sandbox.data.iso_ts(changes.now())
-                sb.state.private.rebuild()
+            changes.edit("deals", twice, lambda d: d.update(deal_synopsis="second change"))
         mirror.sync(client, path)
     status = mirror.status(path).set_index("entity")
     assert (status["delta_files"] >= 1).all() and (status["stored_rows"] > status["rows"]).all()

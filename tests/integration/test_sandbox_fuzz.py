@@ -13,7 +13,7 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis import GenerationMode
 
-from dealframe.sandbox.openapi import openapi_document
+from dealframe.sandbox.urls import openapi_document
 
 PRIVATE = "/api/private/v1"
 TIMEOUT = 10

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import requests
 import schemathesis
+from starlette.applications import Starlette
 from starlette.routing import Route
 
-from dealframe.sandbox.openapi import openapi_document
-from dealframe.sandbox.routes import all_routes
+from dealframe.sandbox.urls import openapi_document
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _private_api import Api, Truth  # noqa: E402
@@ -44,8 +44,11 @@ def test_document_is_cached_and_served(sandbox, doc):
 
 
 def _app_routes(sandbox) -> set[tuple[str, str]]:
+    app = sandbox._server.config.app  # the served ASGI app, under its middleware layers
+    while not isinstance(app, Starlette):
+        app = app.app
     out = set()
-    for route in all_routes(sandbox.state):
+    for route in app.routes:
         assert isinstance(route, Route)
         for method in route.methods - {"HEAD"}:
             out.add((route.path, method.lower()))

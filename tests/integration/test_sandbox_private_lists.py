@@ -89,6 +89,22 @@ def test_deal_list_target_and_participant_roles(api, truth):
         assert "investors" not in row
 
 
+def test_deal_target_is_its_company_and_country_and_region_cohorts_agree(api):
+    companies = {c["id"]: c for c in api.pull("companies", {"include_deleted": True})}
+    deals = api.pull("transactions", {"include_deleted": True})
+    for row in deals:  # every target field, country included, is the served company's
+        company = companies[row["target"]["id"]]
+        assert row["target"] == {k: company[k] for k in ("id", "name", "short_name", "website", "country")}
+    countries_of: dict[str, set[str]] = {}
+    for c in companies.values():
+        countries_of.setdefault(c["region"], set()).add(c["country"])
+    for region in ("Africa", "Western Europe", "North America"):
+        by_region = {d["id"] for d in api.pull("transactions", {"target_region": [region]})}
+        by_country = {d["id"] for d in api.pull("transactions",
+                                                {"target_country": sorted(countries_of[region])})}
+        assert by_region and by_region == by_country, region
+
+
 # ------------------------------------------------------------------ pagination
 
 @pytest.mark.parametrize("entity", ["companies", "investors", "transactions"])
@@ -326,7 +342,6 @@ def test_transaction_filters(api, truth):
         ({"date_from": d_lo}, lambda d: d["deal_date"] >= d_lo),
         ({"date_to": d_hi}, lambda d: d["deal_date"] <= d_hi),
         ({"date_from": {"gte": d_lo}, "date_to": {"lte": d_lo}}, lambda d: d["deal_date"] == d_lo),
-        # the deal's own target country (null on a few deals) is what target_country matches
         ({"target_country": [sample_t["country"]]}, lambda d: d["target"]["country"] == sample_t["country"]),
         ({"target_region": ["Africa", "Oceania"]}, lambda d: target(d)["region"] in ("Africa", "Oceania")),
         ({"target_verticals": [vert]}, lambda d: vert in target(d)["verticals"]),

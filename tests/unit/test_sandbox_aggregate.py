@@ -14,7 +14,7 @@ import statistics
 import numpy as np
 import pytest
 
-from dealframe.sandbox.aggregate import (
+from dealframe.sandbox.models.aggregate import (
     AggregateInputError,
     bucket_labels,
     compute_aggregate,

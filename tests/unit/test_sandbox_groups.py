@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dealframe.sandbox.groups import (
+from dealframe.sandbox.models.groups import (
     CURRENT_NUMERIC_FIELDS,
     GroupInputError,
     group_current,

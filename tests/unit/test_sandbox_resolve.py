@@ -7,7 +7,7 @@ import difflib
 import numpy as np
 import pytest
 
-from dealframe.sandbox.resolve import NameIndex, ResolveInputError, normalize_name
+from dealframe.sandbox.models.resolve import NameIndex, ResolveInputError, normalize_name
 
 
 def ratio(name_norm: str, query_norm: str) -> float:

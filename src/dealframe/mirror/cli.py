@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import DealframeError
+from ..sandbox import SandboxExtraMissing, SandboxStartError, embedded
 from .schema import ENTITIES
 
 __all__ = ["register"]
@@ -33,12 +34,10 @@ def _client(args: argparse.Namespace) -> Iterator[Any]:
             yield client
         return
     try:
-        from ..sandbox import run
-    except ImportError as exc:  # the sandbox extra is not installed
-        raise DealframeError(f"--sandbox needs the sandbox extra: pip install 'dealframe[sandbox]' "
-                             f"({exc})") from None
-    with run(scale=args.scale, seed=args.seed) as sb, Client.for_sandbox(sb) as client:
-        yield client
+        with embedded(args.scale, args.seed) as sb, Client.for_sandbox(sb) as client:
+            yield client
+    except (SandboxExtraMissing, SandboxStartError) as exc:
+        raise DealframeError(f"--sandbox: {exc}") from None
 
 
 def _sync(args: argparse.Namespace) -> int:

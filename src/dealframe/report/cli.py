@@ -24,6 +24,7 @@ from typing import Any
 
 from dealframe._vocab import AGGREGATE_METRICS
 from dealframe.errors import ConfigurationError, DealframeError
+from dealframe.sandbox import SandboxExtraMissing, SandboxStartError, embedded
 
 __all__ = ["register"]
 
@@ -57,26 +58,13 @@ def _client(args: argparse.Namespace, say: Any) -> Iterator[Any]:
             yield client
         return
     try:
-        from dealframe.sandbox import run
-    except ImportError as exc:
-        raise _MissingExtra(f"--sandbox needs the sandbox extra: pip install "
-                            f"'dealframe[sandbox]' ({exc})") from None
-    say(f"starting the embedded sandbox (scale {args.scale:g}, seed {args.seed}) ...")
-    started = time.perf_counter()
-    try:
-        context = run(scale=args.scale, seed=args.seed)
-        sb = context.__enter__()
-    except ImportError as exc:  # starlette / uvicorn are imported when the server starts
-        raise _MissingExtra(f"--sandbox needs the sandbox extra: pip install "
-                            f"'dealframe[sandbox]' ({exc})") from None
-    except RuntimeError as exc:
-        raise DealframeError(f"the sandbox could not start: {exc}") from None
-    try:
-        say(f"      sandbox ready at {sb.url} ({time.perf_counter() - started:.1f} s)")
-        with Client.for_sandbox(sb, progress=False) as client:
+        with embedded(args.scale, args.seed, say=say) as sb, \
+                Client.for_sandbox(sb, progress=False) as client:
             yield client
-    finally:
-        context.__exit__(None, None, None)
+    except SandboxExtraMissing as exc:
+        raise _MissingExtra(f"--sandbox: {exc}") from None
+    except SandboxStartError as exc:
+        raise DealframeError(f"--sandbox: {exc}") from None
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -1,7 +1,18 @@
 """A faithful local implementation of the service (see docs/sandbox.md).
 
-Needs the ``sandbox`` extra (``pip install "dealframe[sandbox]"``): Starlette
-and uvicorn. The client never imports this package.
+Laid out like a fake service should be:
+
+- :mod:`.models`: the generated data and the stores that answer queries, with
+  :meth:`~.models.SandboxState.reset`; usable in-process, without a server.
+- :mod:`.responses`: one handler per endpoint, ``(ApiRequest, SandboxState) -> bytes``.
+- :mod:`.urls`: the table of (method, path) → handler from which the app (:mod:`.app`)
+  and the OpenAPI document (:mod:`.openapi`) are built.
+- :mod:`.changes` changes the data on a moving clock; :mod:`.faults` injects failures.
+
+Serving over HTTP (``run``, ``start``, ``serve``, ``Sandbox``) needs the ``sandbox``
+extra (``pip install "dealframe[sandbox]"``: Starlette and uvicorn); those names load
+on first use, so the models work without it. The sandbox imports nothing from the
+client, and the client never imports it.
 
 Examples
 --------
@@ -13,6 +24,25 @@ True
 
 from __future__ import annotations
 
-from .server import Sandbox, run, serve, start
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Sandbox", "run", "serve", "start"]
+from .changes import Changes
+from .faults import FaultPlan
+from .launch import SandboxExtraMissing, SandboxStartError, embedded, http_layer
+from .models import SandboxConfig, SandboxState
+
+if TYPE_CHECKING:
+    from .server import Sandbox, run, serve, start
+
+__all__ = ["Changes", "FaultPlan", "Sandbox", "SandboxConfig", "SandboxExtraMissing",
+           "SandboxStartError", "SandboxState", "embedded", "run", "serve", "start"]
+
+_SERVING = frozenset({"Sandbox", "run", "serve", "start"})
+
+
+def __getattr__(name: str) -> Any:
+    """``Sandbox``, ``run``, ``serve`` and ``start`` come from the serving layer, loaded on first
+    use (it needs the sandbox extra; see :func:`.launch.http_layer`)."""
+    if name in _SERVING:
+        return getattr(http_layer(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

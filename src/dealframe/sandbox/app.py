@@ -1,9 +1,12 @@
-"""The sandbox's ASGI application (Starlette).
+"""The sandbox's ASGI application (Starlette), built from the URL table.
 
-Layers, outermost first: optional fault injection (:mod:`.faults`), auth per
-family and optional rate limit (:class:`GateMiddleware`), then the routes of
-:mod:`.routes`. Every error leaves as the documented JSON body; a bug becomes a
-500 ``INTERNAL_ERROR`` rather than a traceback.
+Layers, outermost first: optional fault injection (:mod:`.faults`), the gate
+(:class:`GateMiddleware`: token per family, optional rate limit and latency), then one
+Starlette route per :class:`~.urls.Url`. Each route reads the JSON body within
+:data:`~.vocab.MAX_BODY_BYTES` (a larger one is answered 413 without being read),
+builds the :class:`~.responses.request.ApiRequest` and calls the handler. Every
+error leaves as the documented JSON body; a bug becomes a 500 ``INTERNAL_ERROR``
+rather than a traceback.
 """
 
 from __future__ import annotations
@@ -12,20 +15,28 @@ import asyncio
 import logging
 import threading
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .auth import check_authorization, family_of
-from .problems import ApiProblem, error_response
-from .state import SandboxState
+from .errors import ApiProblem, error_body, payload_too_large
+from .faults import FaultInjector, FaultPlan
+from .models import SandboxState
+from .responses.request import ApiRequest, parse_body
+from .urls import Url, table
+from .vocab import MAX_BODY_BYTES
 
-__all__ = ["GateMiddleware", "build_app"]
+__all__ = ["GateMiddleware", "build_app", "read_body"]
 
 log = logging.getLogger("dealframe.sandbox")
+
+_JSON = "application/json"
 
 
 class _TokenBucket:
@@ -49,9 +60,16 @@ class _TokenBucket:
             return (1 - tokens) / self.rate
 
 
+def _error(problem: ApiProblem) -> Response:
+    return Response(error_body(problem), status_code=problem.status, media_type=_JSON,
+                    headers=problem.headers)
+
+
 class GateMiddleware:
-    """Checks the bearer token of the path's family, the optional rate limit, then waits the
-    optional simulated latency (asynchronously, so concurrent requests overlap)."""
+    """Checks the bearer token of the path's family (the admin token for ``/admin/v1``), the
+    optional rate limit, then waits the optional simulated latency (asynchronously, so
+    concurrent requests overlap). Admin paths of a sandbox without an admin token pass
+    through to a 404."""
 
     def __init__(self, app: ASGIApp, state: SandboxState) -> None:
         self.app = app
@@ -60,62 +78,98 @@ class GateMiddleware:
         self.bucket = _TokenBucket(rate) if rate else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        family = family_of(scope["path"]) if scope["type"] == "http" else None
+        cfg = self.state.config
+        expected = {"public": cfg.public_token, "private": cfg.private_key,
+                    "admin": cfg.admin_token}.get(family or "")
+        if expected is None:
             await self.app(scope, receive, send)
             return
-        family = family_of(scope["path"])
-        if family is not None:
-            header = None
-            for name, value in scope["headers"]:
-                if name == b"authorization":
-                    header = value.decode("latin-1")
-                    break
-            cfg = self.state.config
-            expected = cfg.public_token if family == "public" else cfg.private_key
-            try:
-                check_authorization(header, expected)
-                if self.bucket is not None:
-                    wait = self.bucket.take(expected)
-                    if wait > 0:
-                        raise ApiProblem(429, "RATE_LIMITED", "Too many requests",
-                                         headers={"Retry-After": str(max(1, round(wait + 0.5)))})
-            except ApiProblem as problem:
-                await error_response(problem)(scope, receive, send)
-                return
-            if self.state.config.latency > 0:
-                await asyncio.sleep(self.state.config.latency)
+        header = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"), None)
+        try:
+            check_authorization(header, expected)
+            if self.bucket is not None and family != "admin":
+                wait = self.bucket.take(expected)
+                if wait > 0:
+                    raise ApiProblem(429, "RATE_LIMITED", "Too many requests",
+                                     headers={"Retry-After": str(max(1, round(wait + 0.5)))})
+        except ApiProblem as problem:
+            await _error(problem)(scope, receive, send)
+            return
+        if cfg.latency > 0 and family != "admin":
+            await asyncio.sleep(cfg.latency)
         await self.app(scope, receive, send)
 
 
-async def _problem_handler(request: Request, exc: Exception) -> Any:
+async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The request body, or a 413 as soon as it is known to pass ``limit`` bytes.
+
+    A declared ``Content-Length`` over the limit is refused before reading anything; a
+    chunked body is counted as it streams in and refused at the first chunk past it.
+    """
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise payload_too_large(limit)
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise payload_too_large(limit)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        # The client went away mid-body (a timeout on its side): nobody will read an answer,
+        # and it is not a server failure to log as one.
+        raise ApiProblem(499, "CLIENT_CLOSED_REQUEST", "The client closed the connection") from None
+    return b"".join(chunks)
+
+
+def _endpoint(url: Url, state: SandboxState) -> Callable[[Request], Awaitable[Response]]:
+    """The Starlette endpoint of one URL table entry."""
+    required = url.body == "required"
+
+    async def endpoint(request: Request) -> Response:
+        body = {} if url.body == "none" else parse_body(await read_body(request), required=required)
+        parsed = ApiRequest(request.url.path, request.path_params, request.query_params, body)
+        return Response(url.handler(parsed, state), media_type=_JSON)
+
+    return endpoint
+
+
+async def _problem_handler(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiProblem)
-    return error_response(exc)
+    return _error(exc)
 
 
-async def _http_handler(request: Request, exc: Exception) -> Any:
+async def _http_handler(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 405:
-        return error_response(ApiProblem(405, "METHOD_NOT_ALLOWED",
-                                         f"{request.method} is not allowed on {request.url.path}"))
+        return _error(ApiProblem(405, "METHOD_NOT_ALLOWED",
+                                 f"{request.method} is not allowed on {request.url.path}"))
     if exc.status_code == 404:
-        return error_response(ApiProblem(404, "NOT_FOUND", f"No route for {request.url.path}"))
-    return error_response(ApiProblem(exc.status_code, "HTTP_ERROR", str(exc.detail)))
+        return _error(ApiProblem(404, "NOT_FOUND", f"No route for {request.url.path}"))
+    return _error(ApiProblem(exc.status_code, "HTTP_ERROR", str(exc.detail)))
 
 
-async def _crash_handler(request: Request, exc: Exception) -> Any:
+async def _crash_handler(request: Request, exc: Exception) -> Response:
     log.exception("sandbox bug on %s %s", request.method, request.url.path)
-    return error_response(ApiProblem(500, "INTERNAL_ERROR", "An internal error occurred"))
+    return _error(ApiProblem(500, "INTERNAL_ERROR", "An internal error occurred"))
 
 
-def build_app(state: SandboxState, *, faults: Any = None) -> ASGIApp:
+def build_app(state: SandboxState, *, faults: FaultPlan | None = None,
+              urls: Sequence[Url] | None = None) -> ASGIApp:
     """Build the ASGI app serving ``state``.
 
     Parameters
     ----------
     state : SandboxState
         Data and stores (see :meth:`SandboxState.build`).
-    faults : dealframe.sandbox.faults.FaultPlan, optional
+    faults : FaultPlan, optional
         When given, requests matching the plan fail as it says.
+    urls : sequence of Url, optional
+        The routes (default :func:`~.urls.table`, with the admin routes when the
+        state's configuration has an admin token).
 
     Returns
     -------
@@ -123,19 +177,16 @@ def build_app(state: SandboxState, *, faults: Any = None) -> ASGIApp:
 
     Examples
     --------
-    >>> from dealframe.sandbox.state import SandboxConfig, SandboxState
+    >>> from dealframe.sandbox.models import SandboxConfig, SandboxState
     >>> app = build_app(SandboxState.build(SandboxConfig(scale=0.02)))
     """
-    from .routes import all_routes
-
-    app = Starlette(
-        routes=all_routes(state),
-        exception_handlers={ApiProblem: _problem_handler, HTTPException: _http_handler,
-                            Exception: _crash_handler},
-    )
+    if urls is None:
+        urls = table(admin=bool(state.config.admin_token))
+    routes = [Route(u.path, _endpoint(u, state), methods=[u.method]) for u in urls]
+    app = Starlette(routes=routes, exception_handlers={
+        ApiProblem: _problem_handler, HTTPException: _http_handler, Exception: _crash_handler})
     wrapped: ASGIApp = GateMiddleware(app, state)
     if faults is not None:
-        from .faults import FaultInjector
-
         wrapped = FaultInjector(wrapped, faults)
     return wrapped
+

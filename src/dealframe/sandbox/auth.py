@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hmac
 
-from .problems import ApiProblem
+from .errors import ApiProblem
 
 __all__ = ["DEFAULT_PRIVATE_KEY", "DEFAULT_PUBLIC_TOKEN", "check_authorization", "family_of"]
 
@@ -13,14 +13,23 @@ DEFAULT_PRIVATE_KEY = "sandbox-private-key"
 
 PUBLIC_PREFIXES = ("/api/v1/", "/api/v2/")
 PRIVATE_PREFIX = "/api/private/v1/"
+ADMIN_PREFIX = "/admin/v1/"
 
 
 def family_of(path: str) -> str | None:
-    """``"private"``, ``"public"`` or None for a request path."""
+    """``"private"``, ``"public"``, ``"admin"`` or None (no token needed) for a request path.
+
+    Examples
+    --------
+    >>> family_of("/api/private/v1/companies"), family_of("/api/v2/companies"), family_of("/health")
+    ('private', 'public', None)
+    """
     if path.startswith(PRIVATE_PREFIX):
         return "private"
     if path.startswith(PUBLIC_PREFIXES):
         return "public"
+    if path.startswith(ADMIN_PREFIX):
+        return "admin"
     return None
 
 

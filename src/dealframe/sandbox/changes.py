@@ -1,41 +1,43 @@
 """The sandbox learns to change: a moving clock and seeded updates, inserts and soft deletes.
 
-Every change stamps ``updated_at`` with the sandbox clock (``state.clock``) and
-is applied under ``state.lock``, followed by :meth:`PrivateStore.rebuild`, so a
-Family B read sees either the whole change or none of it. Changes are
-deterministic: the same seed and the same sequence of calls give the same data.
+Every change stamps ``updated_at`` with the sandbox clock (``state.clock``) and is
+applied to the Family B records under ``state.lock``, followed by
+:meth:`~dealframe.sandbox.models.private.PrivateStore.refresh`, so a Family B read
+sees either the whole change or none of it. Changes are deterministic: the same seed
+and the same sequence of calls give the same data. An inserted record always gets an
+id that no organisation or deal has.
 
 Family A never moves: only fields that Family A does not read are changed
-(descriptions, CEOs, areas, head counts, deal money), listed companies are never
+(descriptions, CEOs, head counts, activity, deal money), listed companies are never
 soft-deleted, and inserted organisations are private.
 
 Examples
 --------
->>> import dealframe.sandbox
->>> with dealframe.sandbox.run(scale=0.02) as sb:
-...     ch = Changes(sb.state, seed=1)
-...     _ = ch.advance(3600)
-...     ids = ch.update("deals", 5)
-...     len(ids)
-5
+>>> from dealframe.sandbox.models import SandboxConfig, SandboxState
+>>> state = SandboxState.build(SandboxConfig(scale=0.02))
+>>> ch = Changes(state, seed=1)
+>>> _ = ch.advance(3600)
+>>> len(ch.update("deals", 5)), len(ch.insert("companies", 2))
+(5, 2)
+>>> state.reset()  # back to the generated data
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import datetime as dt
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
-from .data import iso_ts
-from .names import person_names
-from .state import Clock, SandboxState
+from .models.data import iso_ts
+from .models.names import person_names
+from .models.records import RecordStore
+from .models.state import SandboxState
 
-__all__ = ["ENTITIES", "Changes", "ChangeInputError"]
+__all__ = ["ENTITIES", "ChangeInputError", "Changes"]
 
 #: Entities that change (``transactions`` is accepted for ``deals``).
 ENTITIES: tuple[str, ...] = ("companies", "investors", "deals")
@@ -61,14 +63,16 @@ def _count(n: Any) -> int:
 
 
 class Changes:
-    """Seeded changes to a running sandbox's Family B data.
+    """Seeded changes to a sandbox's Family B data.
 
     Parameters
     ----------
     state : SandboxState
-        ``sandbox.state`` of a running sandbox (``dealframe.sandbox.run``).
-    seed : int, default 0
-        Same seed, same sequence of calls: same changes.
+        ``sandbox.state`` of a running sandbox, or a state built in-process.
+    seed : int or numpy.random.Generator, default 0
+        Same seed, same sequence of calls: same changes. A generator is used as is
+        (the admin endpoint passes the state's own, so its changes continue one
+        stream across requests).
 
     Examples
     --------
@@ -77,16 +81,14 @@ class Changes:
     {'update': [...], 'insert': [...], 'soft_delete': [...], 'undelete': [...]}
     """
 
-    def __init__(self, state: SandboxState, seed: int = 0) -> None:
+    def __init__(self, state: SandboxState, seed: int | np.random.Generator = 0) -> None:
         self.state = state
-        if state.clock is None:
-            state.clock = Clock(state.config.as_of)
-        self.rng = np.random.default_rng(seed)
+        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self._deferred = False
 
     @contextlib.contextmanager
-    def bulk(self) -> Iterator["Changes"]:
-        """Hold the lock and re-index once at the end: many changes, one rebuild.
+    def bulk(self) -> Iterator[Changes]:
+        """Hold the lock and re-index once at the end: many changes, one refresh.
 
         Examples
         --------
@@ -100,20 +102,18 @@ class Changes:
                 yield self
             finally:
                 self._deferred = False
-                self.state.private.rebuild()
+                self.state.private.refresh()
 
     # ------------------------------------------------------------------ clock
 
     def now(self) -> dt.datetime:
         """The sandbox clock."""
-        assert self.state.clock is not None
         return self.state.clock.now()
 
     def advance(self, seconds: float) -> dt.datetime:
         """Move the sandbox clock forward by ``seconds`` (>= 0); return the new time."""
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0:
             raise ChangeInputError(f"seconds: must be a number >= 0, got {seconds!r}")
-        assert self.state.clock is not None
         return self.state.clock.advance(seconds)
 
     # ------------------------------------------------------------------ operations
@@ -123,7 +123,7 @@ class Changes:
         return self._apply(_entity(entity), "update", _count(n))
 
     def insert(self, entity: str, n: int) -> list[str]:
-        """Add ``n`` new records modelled on existing ones; return their ids."""
+        """Add ``n`` new records modelled on existing ones; return their (new) ids."""
         return self._apply(_entity(entity), "insert", _count(n))
 
     def soft_delete(self, entity: str, n: int) -> list[str]:
@@ -133,6 +133,32 @@ class Changes:
     def undelete(self, entity: str, n: int) -> list[str]:
         """Bring back ``n`` soft-deleted records (fewer if fewer exist); return their ids."""
         return self._apply(_entity(entity), "undelete", _count(n))
+
+    def edit(self, entity: str, ids: Iterable[str], change: Callable[[dict], None]) -> list[str]:
+        """Apply ``change`` to the records of ``ids`` (a dict each, changed in place).
+
+        ``updated_at`` is then stamped with the clock. For tests that need one precise
+        change; ``id`` must not change, and an unknown id is a :class:`ChangeInputError`.
+
+        Examples
+        --------
+        >>> ch.edit("deals", ids, lambda d: d.update(deal_synopsis="Revised."))  # doctest: +SKIP
+        """
+        store = self._store(_entity(entity))
+        ids = list(ids)
+        unknown = [i for i in ids if i not in store.row_of]
+        if unknown:
+            raise ChangeInputError(f"ids: {unknown[0]!r} is not a known {entity} id")
+        with self.state.lock:
+            stamp = iso_ts(self.now())
+            for ident in ids:
+                row = store.row_of[ident]
+                record = store.record(row)
+                change(record)
+                record["updated_at"] = stamp
+                store.put(self.state.private.spec(store), row, record)
+            self._refresh()
+        return ids
 
     def random_round(self, n_changes: int, *, advance_seconds: float = 3600.0) -> dict[str, list[str]]:
         """Advance the clock, then apply ``n_changes`` changes of every kind to every entity.
@@ -153,64 +179,73 @@ class Changes:
             for k, count in enumerate(counts.tolist()):
                 op, entity = _OPERATIONS[k // len(ENTITIES)], ENTITIES[k % len(ENTITIES)]
                 if count:
-                    out[op] += self._apply(entity, op, count, rebuild=False)
-            if not self._deferred:
-                self.state.private.rebuild()
+                    out[op] += self._apply(entity, op, count, refresh=False)
+            self._refresh()
         return out
 
     # ------------------------------------------------------------------ machinery
 
-    def _apply(self, entity: str, op: str, n: int, *, rebuild: bool = True) -> list[str]:
+    def _refresh(self) -> None:
+        if not self._deferred:
+            self.state.private.refresh()
+
+    def _store(self, entity: str) -> RecordStore:
+        private = self.state.private
+        return private.deals if entity == "deals" else private.orgs
+
+    def _pool(self, entity: str, mask: np.ndarray | None = None) -> np.ndarray:
+        """Rows of ``entity`` (within ``mask``), in record order."""
+        if entity == "deals":
+            keep = np.ones(len(self.state.private.deals), dtype=bool)
+        else:
+            flag = "is_company" if entity == "companies" else "is_investor"
+            keep = self.state.private.orgs.columns[flag].copy()
+        return np.flatnonzero(keep if mask is None else keep & mask)
+
+    def _apply(self, entity: str, op: str, n: int, *, refresh: bool = True) -> list[str]:
         if n == 0:
             return []
         with self.state.lock:
             stamp = iso_ts(self.now())
-            records = self._records(entity)
-            if op == "insert":
-                ids = getattr(self, f"_insert_{entity}")(records, n, stamp)
-            else:
-                ids = getattr(self, f"_{op}")(entity, records, n, stamp)
-            if rebuild and not self._deferred:
-                self.state.private.rebuild()
+            ids = getattr(self, f"_{op}")(entity, n, stamp)
+            if refresh:
+                self._refresh()
         return ids
 
-    def _records(self, entity: str) -> list[dict]:
-        ds = self.state.dataset
-        if entity == "deals":
-            return ds.deals
-        flag = "_company" if entity == "companies" else "_investor"
-        return [o for o in ds.orgs if o[flag]]
-
-    def _pick(self, pool: list[dict], n: int) -> list[dict]:
-        if not pool:
+    def _pick(self, pool: np.ndarray, n: int) -> list[int]:
+        if not len(pool):
             return []
         chosen = self.rng.choice(len(pool), size=min(n, len(pool)), replace=False)
-        return [pool[i] for i in sorted(chosen.tolist())]
+        return [int(pool[i]) for i in sorted(chosen.tolist())]
 
-    def _update(self, entity: str, records: list[dict], n: int, stamp: str) -> list[str]:
-        chosen = self._pick([r for r in records if not r["deleted"]], n)
-        for r in chosen:
-            if entity == "deals":
-                self._change_money(r)
-            else:
-                self._change_org(r)
-            r["updated_at"] = stamp
-        return [r["id"] for r in chosen]
+    def _rewrite(self, entity: str, rows: list[int], change: Callable[[dict], None],
+                 stamp: str) -> list[str]:
+        store = self._store(entity)
+        spec = self.state.private.spec(store)
+        ids = []
+        for row in rows:
+            record = store.record(row)
+            change(record)
+            record["updated_at"] = stamp
+            store.put(spec, row, record)
+            ids.append(record["id"])
+        return ids
 
-    def _soft_delete(self, entity: str, records: list[dict], n: int, stamp: str) -> list[str]:
-        pool = [r for r in records if not r["deleted"] and not r.get("is_public", False)]
-        chosen = self._pick(pool, n)
-        for r in chosen:
-            r["deleted"] = True
-            r["updated_at"] = stamp
-        return [r["id"] for r in chosen]
+    def _update(self, entity: str, n: int, stamp: str) -> list[str]:
+        deleted = self._store(entity).columns["deleted"]
+        change = self._change_money if entity == "deals" else self._change_org
+        return self._rewrite(entity, self._pick(self._pool(entity, ~deleted), n), change, stamp)
 
-    def _undelete(self, entity: str, records: list[dict], n: int, stamp: str) -> list[str]:
-        chosen = self._pick([r for r in records if r["deleted"]], n)
-        for r in chosen:
-            r["deleted"] = False
-            r["updated_at"] = stamp
-        return [r["id"] for r in chosen]
+    def _soft_delete(self, entity: str, n: int, stamp: str) -> list[str]:
+        cols = self._store(entity).columns
+        live = ~cols["deleted"] if entity == "deals" else ~cols["deleted"] & ~cols["is_public"]
+        return self._rewrite(entity, self._pick(self._pool(entity, live), n),
+                             lambda r: r.update(deleted=True), stamp)
+
+    def _undelete(self, entity: str, n: int, stamp: str) -> list[str]:
+        deleted = self._store(entity).columns["deleted"]
+        return self._rewrite(entity, self._pick(self._pool(entity, deleted), n),
+                             lambda r: r.update(deleted=False), stamp)
 
     def _change_org(self, org: dict) -> None:
         k = int(self.rng.integers(1, 1_000_000))
@@ -233,58 +268,70 @@ class Changes:
         else:
             deal["deal_revenue"] = round(float(self.rng.lognormal(3.0, 1.0)), 3)
 
-    def _new_id(self) -> str:
-        return str(uuid.UUID(bytes=self.rng.bytes(16), version=4))
+    # ------------------------------------------------------------------ inserts
 
-    def _new_org(self, template: dict, stamp: str, suffix: str) -> dict:
-        org = copy.deepcopy(template)
-        k = int(self.rng.integers(100, 10_000))
-        org.update({"id": self._new_id(), "name": f"{template['name']} {suffix} {k}",
-                    "created_at": stamp, "updated_at": stamp, "deleted": False, "is_public": False,
-                    "ipoed": None, "stock_listing": None})
-        return org
+    def _new_id(self, taken: set[str]) -> str:
+        """A random id that no organisation, deal or id in ``taken`` has (then added to it)."""
+        private = self.state.private
+        while True:
+            ident = str(uuid.UUID(bytes=self.rng.bytes(16), version=4))
+            if ident not in private.orgs.row_of and ident not in private.deals.row_of and ident not in taken:
+                taken.add(ident)
+                return ident
 
-    def _insert_companies(self, records: list[dict], n: int, stamp: str) -> list[str]:
-        pool = [o for o in records if not o["is_public"] and not o["_investor"]]
-        out = []
-        for template in self._pick(pool, n) * (1 + n // max(len(pool), 1)):
+    def _templates(self, pool: np.ndarray, n: int, population: int) -> list[int]:
+        """Rows to copy: ``n`` picked from ``pool``, repeated when the pool is small."""
+        return self._pick(pool, n) * (1 + n // max(population, 1))
+
+    def _insert(self, entity: str, n: int, stamp: str) -> list[str]:
+        store = self._store(entity)
+        if entity == "deals":
+            records = self._new_deals(n, stamp)
+        else:
+            records = self._new_orgs(entity, n, stamp)
+        store.append(self.state.private.spec(store), records)
+        return [r["id"] for r in records]
+
+    def _new_orgs(self, entity: str, n: int, stamp: str) -> list[dict]:
+        cols = self.state.private.orgs.columns
+        if entity == "companies":
+            pool, suffix = self._pool(entity, ~cols["is_public"] & ~cols["is_investor"]), "Labs"
+        else:
+            pool, suffix = self._pool(entity, ~cols["is_company"]), "Partners"
+        out: list[dict] = []
+        taken: set[str] = set()
+        for row in self._templates(pool, n, len(pool)):
             if len(out) == n:
                 break
-            org = self._new_org(template, stamp, "Labs")
-            self.state.dataset.orgs.append(org)
-            out.append(org["id"])
+            org = self.state.private.orgs.record(row)
+            k = int(self.rng.integers(100, 10_000))
+            org.update({"id": self._new_id(taken), "name": f"{org['name']} {suffix} {k}",
+                        "created_at": stamp, "updated_at": stamp, "deleted": False,
+                        "is_public": False, "ipoed": None, "stock_listing": None})
+            out.append(org)
         return out
 
-    def _insert_investors(self, records: list[dict], n: int, stamp: str) -> list[str]:
-        pool = [o for o in records if not o["_company"]]
-        out = []
-        for template in self._pick(pool, n) * (1 + n // max(len(pool), 1)):
+    def _new_deals(self, n: int, stamp: str) -> list[dict]:
+        private = self.state.private
+        orgs, deals = private.orgs.columns, private.deals
+        targets = np.flatnonzero(orgs["is_company"] & ~orgs["deleted"]).tolist()
+        pool = self._pool("deals", ~deals.columns["deleted"])
+        out: list[dict] = []
+        taken: set[str] = set()
+        for row in self._templates(pool, n, len(deals)):
             if len(out) == n:
                 break
-            org = self._new_org(template, stamp, "Partners")
-            self.state.dataset.orgs.append(org)
-            out.append(org["id"])
-        return out
-
-    def _insert_deals(self, records: list[dict], n: int, stamp: str) -> list[str]:
-        orgs = self.state.dataset.orgs
-        targets = [i for i, o in enumerate(orgs) if o["_company"] and not o["deleted"]]
-        out = []
-        for template in self._pick([d for d in records if not d["deleted"]], n) * (1 + n // max(len(records), 1)):
-            if len(out) == n:
-                break
-            deal = copy.deepcopy(template)
+            deal = deals.record(row)
             members = {p["id"] for p in deal["investors"]} | {p["id"] for p in deal["buyers"]}
             for _ in range(20):
                 target = targets[int(self.rng.integers(0, len(targets)))]
-                if orgs[target]["id"] not in members:
+                if orgs["id"][target] not in members:
                     break
             else:
                 continue
-            deal.update({"id": self._new_id(), "target_index": target,
-                         "target_country": orgs[target]["country"],
-                         "deal_synopsis": f"{orgs[target]['name']}: {deal['deal_subtype']} ({deal['deal_type']}).",
+            deal.update({"id": self._new_id(taken), "target_index": target,
+                         "deal_synopsis": f"{orgs['name'][target]}: {deal['deal_subtype']} "
+                                          f"({deal['deal_type']}).",
                          "created_at": stamp, "updated_at": stamp, "deleted": False})
-            self.state.dataset.deals.append(deal)
-            out.append(deal["id"])
+            out.append(deal)
         return out

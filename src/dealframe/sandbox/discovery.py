@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._vocab import AGGREGATE_METRICS, TIME_BUCKETS
-from .aggregate import DEFAULT_DATE_RANGE_YEARS, OUTLIER_RULE, SMALL_N_THRESHOLD
-from .filters import SORT_KEYS, SPECS
+from .models.aggregate import DEFAULT_DATE_RANGE_YEARS, OUTLIER_RULE, SMALL_N_THRESHOLD
+from .models.filters import SORT_KEYS, SPECS
+from .vocab import AGGREGATE_METRICS, TIME_BUCKETS
 
 __all__ = ["SUB_RESOURCES", "discovery_document"]
 

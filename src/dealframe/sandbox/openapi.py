@@ -1,26 +1,40 @@
 """The sandbox's OpenAPI 3.0 document, served at ``GET /openapi.json``.
 
-It describes every route of both families as the sandbox serves them: request bodies,
-query and path parameters, success bodies, the error body of docs/sandbox.md and bearer
-security per family. Family B filter bodies are built from the same filter specifications
-that drive validation and the discovery documents (:mod:`.filters`), so the three cannot
-drift apart. The document is built once and cached.
+:func:`build_document` turns the URL table's entries (method, path and the
+:class:`Operation` each documented entry carries, :mod:`dealframe.sandbox.urls`) into
+the document, so every served route is described and nothing else. Components
+describe request bodies, success bodies, the error body of docs/sandbox.md and bearer
+security per family. Family B filter bodies are built from the same filter
+specifications that drive validation and the discovery documents
+(:mod:`.models.filters`), so the three cannot drift apart.
 """
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from .._vocab import (AGGREGATE_METRICS, GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY, REGIONS,
-                      SKUS_PER_CURRENT_REQUEST, SUBCOLLECTION_LIMIT_DEFAULT, SUBCOLLECTION_LIMIT_MAX,
-                      TIME_BUCKETS, TIME_SERIES_FIELDS)
-from .filters import MAX_IDS, MAX_PAGE, SORT_KEYS, SPECS, FilterSpec
+from .models.filters import SORT_KEYS, SPECS, FilterSpec
+from .vocab import (
+    AGGREGATE_METRICS,
+    GROUP_SUM_AND_MEDIAN,
+    GROUP_SUM_ONLY,
+    LIMIT_DEFAULT,
+    LIMIT_MAX,
+    MAX_IDS,
+    MAX_PAGE,
+    MAX_RESOLVE_NAMES,
+    REGIONS,
+    SKUS_PER_CURRENT_REQUEST,
+    TIME_BUCKETS,
+    TIME_SERIES_FIELDS,
+)
 
-__all__ = ["openapi_document"]
+__all__ = ["ID_PARAM", "PAGE_PARAMS", "PROFILE_PARAMS", "Operation", "build_document", "collection",
+           "ref", "single"]
 
 PRIVATE = "/api/private/v1"
-MAX_RESOLVE_NAMES = 1000
 _ENTITIES = ("companies", "investors", "transactions")
 
 JSON = dict[str, Any]
@@ -71,7 +85,7 @@ def _error_schema() -> JSON:
 
 
 def _page_meta() -> JSON:
-    return _obj({"page": _s("integer", minimum=1, maximum=MAX_PAGE), "limit": _s("integer", minimum=1, maximum=SUBCOLLECTION_LIMIT_MAX),
+    return _obj({"page": _s("integer", minimum=1, maximum=MAX_PAGE), "limit": _s("integer", minimum=1, maximum=LIMIT_MAX),
                  "returned": _s("integer", minimum=0), "total": _s("integer", minimum=0), "has_more": BOOL})
 
 
@@ -225,7 +239,7 @@ def _list_body(entity: str) -> JSON:
         "filters": _ref(f"{_title(entity)}Filters"),
         "sort": _s("string", pattern=f"^({keys})(:(asc|desc))?$",
                    description="<sort_field> or <sort_field>:asc|desc; the direction defaults to desc"),
-        "limit": _s("integer", minimum=1, maximum=SUBCOLLECTION_LIMIT_MAX, default=SUBCOLLECTION_LIMIT_DEFAULT),
+        "limit": _s("integer", minimum=1, maximum=LIMIT_MAX, default=LIMIT_DEFAULT),
         "page": _s("integer", minimum=1, maximum=MAX_PAGE, default=1),
     }}
 
@@ -301,122 +315,105 @@ def _public_components() -> dict[str, JSON]:
 
 # ------------------------------------------------------------------ operations
 
-def _errors(*statuses: int) -> dict[str, JSON]:
-    text = {400: "Invalid request (details.errors names each field and rule)",
-            401: "MISSING_TOKEN or INVALID_TOKEN", 404: "NOT_FOUND (details.deleted for soft-deleted entities)",
-            405: "METHOD_NOT_ALLOWED", 429: "RATE_LIMITED, with Retry-After",
-            500: "INTERNAL_ERROR (fault injection only)"}
-    out = {str(s): {"description": text[s], "content": {"application/json": {"schema": _ref("Error")}}}
-           for s in statuses}
-    out["default"] = {"description": "Any other error (fault injection: 502, 503)",
-                      "content": {"application/json": {"schema": _ref("Error")}}}
-    return out
+
+def ref(name: str) -> JSON:
+    """A reference to a component schema."""
+    return _ref(name)
 
 
-def _op(op_id: str, summary: str, tag: str, ok: JSON, *, family: str, body: JSON | None = None,
-        body_required: bool = False, params: list[JSON] | None = None, errors=(400, 401, 429)) -> JSON:
-    out: JSON = {
-        "operationId": op_id, "summary": summary, "tags": [tag],
-        "security": [{"privateKey": []}] if family == "private" else [{"publicToken": []}],
-        "responses": {"200": {"description": "Success", "content": {"application/json": {"schema": ok}}},
-                      **_errors(*errors)},
-    }
-    if params:
-        out["parameters"] = params
-    if body is not None:
-        out["requestBody"] = {"required": body_required, "content": {"application/json": {"schema": body}}}
-    return out
-
-
-_ID_PARAM = {"name": "id", "in": "path", "required": True, "schema": UUID}
-_PAGE_PARAMS = [
-    {"name": "page", "in": "query", "required": False,
-     "schema": _s("integer", minimum=1, maximum=MAX_PAGE, default=1)},
-    {"name": "limit", "in": "query", "required": False,
-     "schema": _s("integer", minimum=1, maximum=SUBCOLLECTION_LIMIT_MAX, default=SUBCOLLECTION_LIMIT_DEFAULT)},
-]
-_PROFILE_PARAMS = [
-    {"name": "fields", "in": "query", "required": False, "schema": STR,
-     "description": "comma-separated allowlist of top-level fields; id is always included"},
-    {"name": "include_deleted", "in": "query", "required": False, "schema": _s("boolean", default=False)},
-]
-
-
-def _collection(item: str) -> JSON:
+def collection(item: str) -> JSON:
+    """A paginated ``{data: [item], meta}`` body."""
     return _obj({"data": _s("array", items=_ref(item)), "meta": _ref("PaginationMeta")})
 
 
-def _single(item: str) -> JSON:
+def single(item: str) -> JSON:
+    """A single-entity ``{data: item}`` body."""
     return _obj({"data": _ref(item)})
 
 
-def _private_paths() -> dict[str, JSON]:
-    paths: dict[str, JSON] = {}
-    items = {"companies": "CompanyListItem", "investors": "InvestorListItem", "transactions": "Deal"}
-    profiles = {"companies": "CompanyProfile", "investors": "InvestorProfile", "transactions": "DealProfile"}
-    for entity in _ENTITIES:
-        t = _title(entity)
-        paths[f"{PRIVATE}/lookup/{entity}"] = {"get": _op(
-            f"lookup{t}", f"Discovery document for {entity}", "discovery", _ref("DiscoveryResponse"),
-            family="private", errors=(401, 429))}
-        paths[f"{PRIVATE}/{entity}"] = {"post": _op(
-            f"list{t}", f"List and search {entity}", entity, _collection(items[entity]), family="private",
-            body=_ref(f"{t}ListBody"))}
-        paths[f"{PRIVATE}/{entity}/{{id}}"] = {"get": _op(
-            f"get{t}", f"One {entity[:-1] if entity != 'companies' else 'company'}", entity,
-            _single(profiles[entity]), family="private", params=[_ID_PARAM, *_PROFILE_PARAMS],
-            errors=(400, 401, 404, 429))}
-    for entity in ("companies", "investors"):
-        t = _title(entity)
-        paths[f"{PRIVATE}/{entity}/resolve"] = {"post": _op(
-            f"resolve{t}", f"Resolve names to {entity} ids", entity,
-            _obj({"data": _s("array", items=_ref("ResolveItem")), "meta": _obj({"count": INT})}),
-            family="private", body=_ref("ResolveBody"), body_required=True)}
-    paths[f"{PRIVATE}/transactions/aggregate"] = {"post": _op(
-        "aggregateTransactions", "Per-bucket IQR-trimmed median of a deal metric", "transactions",
-        _ref("AggregateResponse"), family="private", body=_ref("AggregateBody"), body_required=True)}
-    subs = [("companies", "fundings", "Deal", "Funding rounds where the company is the target"),
-            ("companies", "sellside", "Deal", "M&A deals where the company is the target"),
-            ("companies", "acquisitions", "Deal", "Alias of sellside (earlier listing)"),
-            ("companies", "buyside", "DealWithRole", "Deals where the company led a round or bought"),
-            ("companies", "investments", "DealWithRole", "Alias of buyside (earlier listing)"),
-            ("companies", "investors", "CompanyInvestor", "Investors in the company's funding rounds"),
-            ("investors", "investments", "DealWithRole", "Deals the investor led or bought in"),
-            ("investors", "co_investors", "CoInvestor", "Organisations sharing deals with the investor"),
-            ("investors", "portfolio", "PortfolioItem", "Companies the investor took part in")]
-    for entity, name, item, summary in subs:
-        op_id = f"{entity}{''.join(w.title() for w in name.split('_'))}"
-        paths[f"{PRIVATE}/{entity}/{{id}}/{name}"] = {"get": _op(
-            op_id, summary, entity, _collection(item), family="private", params=[_ID_PARAM, *_PAGE_PARAMS],
-            errors=(400, 401, 404, 429))}
-    return paths
+ID_PARAM: JSON = {"name": "id", "in": "path", "required": True, "schema": UUID}
+PAGE_PARAMS: tuple[JSON, ...] = (
+    {"name": "page", "in": "query", "required": False,
+     "schema": _s("integer", minimum=1, maximum=MAX_PAGE, default=1)},
+    {"name": "limit", "in": "query", "required": False,
+     "schema": _s("integer", minimum=1, maximum=LIMIT_MAX, default=LIMIT_DEFAULT)},
+)
+PROFILE_PARAMS: tuple[JSON, ...] = (
+    {"name": "fields", "in": "query", "required": False, "schema": STR,
+     "description": "comma-separated allowlist of top-level fields; id is always included"},
+    {"name": "include_deleted", "in": "query", "required": False, "schema": _s("boolean", default=False)},
+)
+_ERROR_TEXT = {400: "Invalid request (details.errors names each field and rule)",
+               401: "MISSING_TOKEN or INVALID_TOKEN", 404: "NOT_FOUND (details.deleted for soft-deleted entities)",
+               405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE (the body is not read)",
+               429: "RATE_LIMITED, with Retry-After", 500: "INTERNAL_ERROR (fault injection only)"}
 
 
-def _public_paths() -> dict[str, JSON]:
-    paths: dict[str, JSON] = {}
-    endpoints = [("companies", "Search", "SearchBody", "SearchResponse", False),
-                 ("companies/current", "CurrentData", "CurrentBody", "CurrentResponse", True),
-                 ("companies/time-series", "TimeSeries", "TimeSeriesBody", "TimeSeriesResponse", True),
-                 ("groups/current", "GroupCurrent", "GroupCurrentBody", "GroupCurrentResponse", True),
-                 ("groups/time-series", "GroupTimeSeries", "GroupTimeSeriesBody", "GroupTimeSeriesResponse", True)]
-    for version in ("v1", "v2"):
-        for path, name, body, resp, required in endpoints:
-            paths[f"/api/{version}/{path}"] = {"post": _op(
-                f"{version}{name}", f"Family A {path} ({version} SKUs)", f"public {version}", _ref(resp),
-                family="public", body=_ref(body), body_required=required)}
-    return paths
+@dataclass(frozen=True)
+class Operation:
+    """How one URL table entry is documented.
+
+    Attributes
+    ----------
+    op_id, summary, tag : str
+        ``operationId``, ``summary`` and the single tag.
+    ok : dict
+        Schema of the 200 body.
+    body : dict or None
+        Schema of the request body (None: the operation takes none).
+    body_required : bool
+        Whether the request body is required.
+    params : tuple of dict
+        Path and query parameters.
+    errors : tuple of int
+        Documented error statuses besides ``default`` (401 and 429 are added for the
+        two families; 400 and 413 for every operation with a body).
+    """
+
+    op_id: str
+    summary: str
+    tag: str
+    ok: JSON
+    body: JSON | None = None
+    body_required: bool = False
+    params: tuple[JSON, ...] = ()
+    errors: tuple[int, ...] = ()
 
 
-def _meta_paths() -> dict[str, JSON]:
-    health = _obj({"status": STR, "as_of": TIMESTAMP, "seed": INT, "scale": NUM})
-    return {
-        "/health": {"get": {"operationId": "health", "summary": "Liveness and the sandbox clock", "tags": ["meta"],
-                            "security": [], "responses": {"200": {"description": "Alive", "content": {
-                                "application/json": {"schema": health}}}}}},
-        "/openapi.json": {"get": {"operationId": "openapi", "summary": "This document", "tags": ["meta"],
-                                  "security": [], "responses": {"200": {"description": "OpenAPI document", "content": {
-                                      "application/json": {"schema": {"type": "object"}}}}}}},
+def _security(path: str) -> list[JSON]:
+    if path.startswith(PRIVATE):
+        return [{"privateKey": []}]
+    if path.startswith("/api/"):
+        return [{"publicToken": []}]
+    return []
+
+
+def _errors(path: str, op: Operation) -> dict[str, JSON]:
+    statuses = set(op.errors)
+    if path.startswith("/api/"):
+        statuses |= {401, 429}
+    if op.body is not None:
+        statuses |= {400, 413}
+    if not statuses:
+        return {}
+    error = {"content": {"application/json": {"schema": _ref("Error")}}}
+    out: dict[str, JSON] = {str(s): {"description": _ERROR_TEXT[s], **error} for s in sorted(statuses)}
+    out["default"] = {"description": "Any other error (fault injection: 502, 503)", **error}
+    return out
+
+
+def _operation(path: str, op: Operation) -> JSON:
+    out: JSON = {
+        "operationId": op.op_id, "summary": op.summary, "tags": [op.tag], "security": _security(path),
+        "responses": {"200": {"description": "Success", "content": {"application/json": {"schema": op.ok}}},
+                      **_errors(path, op)},
     }
+    if op.params:
+        out["parameters"] = list(op.params)
+    if op.body is not None:
+        out["requestBody"] = {"required": op.body_required,
+                              "content": {"application/json": {"schema": op.body}}}
+    return out
 
 
 def _components() -> JSON:
@@ -441,6 +438,8 @@ def _components() -> JSON:
         "CoInvestor": _obj({"id": UUID, "name": STR, "short_name": STR, "website": STR, "country": _n(STR),
                             "shared_deals": INT, "first_shared_date": DATE, "last_shared_date": DATE}),
         "ResolveItem": _resolve_item(),
+        "ResolveResponse": _obj({"data": _s("array", items=_ref("ResolveItem")), "meta": _obj({"count": INT})}),
+        "Health": _obj({"status": STR, "as_of": TIMESTAMP, "seed": INT, "scale": NUM}),
         "ResolveBody": _obj({"names": _s("array", items=STR, minItems=1, maxItems=MAX_RESOLVE_NAMES)}),
         "AggregateBody": _obj({"metric": _s("string", enum=list(AGGREGATE_METRICS)),
                                "time_bucket": _s("string", enum=list(TIME_BUCKETS), default="quarter"),
@@ -463,8 +462,19 @@ def _components() -> JSON:
     }
 
 
-@functools.lru_cache(maxsize=1)
-def _document() -> JSON:
+def build_document(operations: Iterable[tuple[str, str, Operation]]) -> JSON:
+    """The OpenAPI 3.0 document of ``(method, path, operation)`` entries.
+
+    Examples
+    --------
+    >>> op = Operation("health", "Liveness", "meta", {"type": "object"})
+    >>> doc = build_document([("GET", "/health", op)])
+    >>> doc["openapi"], list(doc["paths"]["/health"]), doc["paths"]["/health"]["get"]["security"]
+    ('3.0.3', ['get'], [])
+    """
+    paths: dict[str, JSON] = {}
+    for method, path, op in operations:
+        paths.setdefault(path, {})[method.lower()] = _operation(path, op)
     return {
         "openapi": "3.0.3",
         "info": {"title": "dealframe sandbox: company, investor and deal data service", "version": "1.0.0",
@@ -475,23 +485,6 @@ def _document() -> JSON:
         "security": [{"privateKey": []}, {"publicToken": []}],
         "tags": [{"name": n} for n in ("discovery", "companies", "investors", "transactions", "public v1",
                                        "public v2", "meta")],
-        "paths": {**_public_paths(), **_private_paths(), **_meta_paths()},
+        "paths": paths,
         "components": _components(),
     }
-
-
-def openapi_document() -> JSON:
-    """The OpenAPI 3.0 document of every sandbox route (built once, cached; do not mutate it).
-
-    Returns
-    -------
-    dict
-        JSON-serialisable OpenAPI document.
-
-    Examples
-    --------
-    >>> doc = openapi_document()
-    >>> doc["openapi"], "/api/private/v1/companies" in doc["paths"]
-    ('3.0.3', True)
-    """
-    return _document()

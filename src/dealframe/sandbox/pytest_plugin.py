@@ -5,12 +5,24 @@ project with dealframe installed can use them:
 
 .. code-block:: python
 
+    import dealframe
+
     def test_my_research(dealframe_sandbox):
-        client = dealframe.Client(**dealframe_sandbox.client_kwargs())
+        with dealframe.Client.for_sandbox(dealframe_sandbox) as client:
+            deals = client.private.deals(filters={"deal_type": ["M&A"]})
         ...
 
-Options: ``--dealframe-sandbox-scale`` (default 0.1) and
-``--dealframe-sandbox-seed`` (default 7), or the ini keys of the same names.
+    def test_something_that_changes_data(dealframe_sandbox):
+        from dealframe.sandbox import Changes
+        Changes(dealframe_sandbox.state, seed=1).insert("deals", 10)
+        ...
+        dealframe_sandbox.reset()  # the next test sees the generated data again
+
+The session sandbox is shared by every test: a test that changes its data (or moves
+its clock) calls ``reset()`` when done. Options: ``--dealframe-sandbox-scale``
+(default 0.1) and ``--dealframe-sandbox-seed`` (default 7), or the ini keys of the
+same names. The plugin loads in every pytest session of a project that has dealframe
+installed, so the fixtures import the sandbox only when a test asks for one.
 """
 
 from __future__ import annotations
@@ -44,7 +56,7 @@ def dealframe_sandbox(pytestconfig: pytest.Config) -> Iterator["object"]:
     """A sandbox served on 127.0.0.1 for the whole test session.
 
     Yields a :class:`dealframe.sandbox.Sandbox` (``url``, ``public_token``,
-    ``private_key``, ``state``).
+    ``private_key``, ``state``, ``reset()``); pass it to ``dealframe.Client.for_sandbox``.
     """
     from dealframe.sandbox import run
 

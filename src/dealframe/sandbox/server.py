@@ -1,4 +1,7 @@
-"""Serving the sandbox: in a background thread (``run``) or in the foreground (``serve``)."""
+"""Serving the sandbox: in a background thread (``run``, ``start``) or in the foreground (``serve``).
+
+This is the layer that needs the sandbox extra (uvicorn here, Starlette in :mod:`.app`).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +9,18 @@ import contextlib
 import datetime as dt
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import uvicorn
+
+from .app import build_app
 from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
-from .data import AS_OF
-from .state import SandboxConfig, SandboxState
+from .faults import FaultPlan
+from .launch import SandboxStartError
+from .models import SandboxConfig, SandboxState
+from .models.data import AS_OF
 
 __all__ = ["Sandbox", "run", "serve", "start"]
 
@@ -30,7 +38,8 @@ class Sandbox:
     public_token, private_key : str
         The Family A token and Family B key it accepts (never shown in repr).
     state : SandboxState
-        The data and stores, for in-process inspection and changes.
+        The data and stores, for in-process inspection and changes
+        (:class:`~dealframe.sandbox.changes.Changes`).
     faults : FaultPlan or None
         The fault plan, when fault injection was asked for.
     """
@@ -39,8 +48,8 @@ class Sandbox:
     public_token: str = field(repr=False)
     private_key: str = field(repr=False)
     state: SandboxState = field(repr=False)
-    faults: Any = None
-    _server: Any = field(default=None, repr=False)
+    faults: FaultPlan | None = None
+    _server: uvicorn.Server | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
 
     @property
@@ -52,18 +61,21 @@ class Sandbox:
         return {"DEALFRAME_BASE_URL": self.url, "DEALFRAME_PUBLIC_TOKEN": self.public_token,
                 "DEALFRAME_PRIVATE_KEY": self.private_key}
 
+    def reset(self) -> None:
+        """Back to the generated data and the starting clock (``state.reset()``)."""
+        self.state.reset()
+
     def stop(self) -> None:
-        """Stop serving and wait for the thread to end."""
+        """Stop serving and wait for the server thread (and a snapshot being written) to end."""
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=10)
             self._thread = None
+        self.state.close()
 
 
-def _uvicorn_server(app: Any, host: str, port: int) -> Any:
-    import uvicorn
-
+def _uvicorn_server(app: Any, host: str, port: int) -> uvicorn.Server:
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                             lifespan="off", timeout_keep_alive=30)
     return uvicorn.Server(config)
@@ -72,7 +84,7 @@ def _uvicorn_server(app: Any, host: str, port: int) -> Any:
 def start(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
           private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 0,
           as_of: dt.datetime = AS_OF, rate_limit: float | None = None, latency: float = 0.0,
-          faults: Any = None, admin_token: str | None = None) -> Sandbox:
+          faults: FaultPlan | None = None, admin_token: str | None = None) -> Sandbox:
     """Build a sandbox and serve it from a daemon thread; call ``stop()`` when done.
 
     Prefer the :func:`run` context manager. Parameters are those of :func:`run`.
@@ -81,8 +93,6 @@ def start(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBL
                            private_key=private_key, as_of=as_of, rate_limit=rate_limit,
                            latency=latency, admin_token=admin_token)
     state = SandboxState.build(config)
-    from .app import build_app
-
     server = _uvicorn_server(build_app(state, faults=faults), host, port)
     thread = threading.Thread(target=server.run, name="dealframe-sandbox", daemon=True)
     thread.start()
@@ -90,7 +100,8 @@ def start(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBL
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
             server.should_exit = True
-            raise RuntimeError(f"the sandbox could not start on {host}:{port}")
+            state.close()
+            raise SandboxStartError(f"the sandbox could not start on {host}:{port}")
         time.sleep(0.005)
     bound = server.servers[0].sockets[0].getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
@@ -102,7 +113,7 @@ def start(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBL
 def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
         private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 0,
         as_of: dt.datetime = AS_OF, rate_limit: float | None = None, latency: float = 0.0,
-        faults: Any = None, admin_token: str | None = None) -> Iterator[Sandbox]:
+        faults: FaultPlan | None = None, admin_token: str | None = None) -> Iterator[Sandbox]:
     """Serve a sandbox on loopback from a background thread for the ``with`` block.
 
     Works inside a Jupyter kernel (uvicorn runs its own event loop in the thread).
@@ -127,8 +138,8 @@ def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC
     latency : float, default 0
         Seconds each API request waits before its answer, standing for a remote
         service's round trip (loopback has none).
-    faults : dealframe.sandbox.faults.FaultPlan, optional
-        Fault injection plan.
+    faults : FaultPlan, optional
+        Fault injection plan (:mod:`dealframe.sandbox.faults`).
     admin_token : str, optional
         Turns on the admin endpoints (``/admin/v1``: clock and changes) with this
         token; off by default (docs/sandbox.md, "Changes and the clock").
@@ -136,7 +147,12 @@ def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC
     Yields
     ------
     Sandbox
-        With ``url``, ``public_token``, ``private_key`` and ``state``.
+        With ``url``, ``public_token``, ``private_key``, ``state`` and ``reset()``.
+
+    Raises
+    ------
+    SandboxStartError
+        When the server cannot bind or start (a ``RuntimeError``).
 
     Examples
     --------
@@ -156,16 +172,20 @@ def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC
 
 def serve(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
           private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 8765,
-          rate_limit: float | None = None, latency: float = 0.0, faults: Any = None,
-          ready: Any = None, admin_token: str | None = None) -> None:
-    """Serve a sandbox in the foreground until interrupted (the CLI's ``sandbox serve``)."""
+          rate_limit: float | None = None, latency: float = 0.0, faults: FaultPlan | None = None,
+          ready: Callable[[SandboxState], None] | None = None, admin_token: str | None = None) -> None:
+    """Serve a sandbox in the foreground until interrupted (the CLI's ``sandbox serve``).
+
+    ``ready`` is called with the state once the data is loaded, before serving starts.
+    """
     config = SandboxConfig(seed=seed, scale=scale, public_token=public_token,
                            private_key=private_key, rate_limit=rate_limit, latency=latency,
                            admin_token=admin_token)
     state = SandboxState.build(config)
-    from .app import build_app
-
     server = _uvicorn_server(build_app(state, faults=faults), host, port)
     if ready is not None:
         ready(state)
-    server.run()
+    try:
+        server.run()
+    finally:
+        state.close()

@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 
-from dealframe._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY
+from ..vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY
 
 __all__ = [
     "CURRENT_NUMERIC_FIELDS",

@@ -3,8 +3,8 @@
 :class:`PublicStore` turns the generator's ``Dataset.listed`` records into what the
 ``/api/v1`` and ``/api/v2`` routes serve (docs/sandbox.md, "Family A"):
 
-- per-version SKU maps (v1 ``<EXCHANGE>_<TICKER>``, v2 ``<TICKER>-<ISO3>[.N]``) and the
-  regexes that tell one version's SKUs from the other's;
+- per-version SKU maps (v1 ``<EXCHANGE>_<TICKER>``, v2 ``<TICKER>-<ISO3>[.N]``; the
+  formats themselves are in :mod:`dealframe.sandbox.vocab`);
 - CompanyIdentifier and CompanyCurrentData records (``sku`` first, in the version's
   format), each serialised once with orjson so a response is a join of bytes;
 - the search filters (``industries``, ``themes``, ``regions``, ``countries``,
@@ -14,12 +14,11 @@
   bytes of its ``"YYYY-MM":value`` entries plus the offsets of each entry, so a date
   range is one bytes slice and a request never serialises value by value.
 
-Nothing here parses requests or builds HTTP responses; :mod:`.routes.public` does.
+Nothing here parses requests or builds HTTP responses; :mod:`..responses.public` does.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
@@ -28,35 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
-from .._vocab import SKU_V1, SKU_V2, TIME_SERIES_FIELDS
-from .data import Dataset
+from ..vocab import TIME_SERIES_FIELDS, VERSIONS
+from .corpus import Corpus
 
-__all__ = ["SKU_PATTERNS", "VERSIONS", "PublicStore", "SearchQuery", "is_sku"]
-
-#: The Family A path versions.
-VERSIONS: tuple[str, ...] = ("v1", "v2")
-
-#: SKU format per version (interface section 2.1): the shared, anchored patterns of
-#: :mod:`dealframe._vocab`, so the sandbox accepts exactly the SKUs the client sends
-#: (exchanges with a hyphen, ``NSE-KE``; tickers with a dot, ``BRK.B``).
-SKU_PATTERNS: dict[str, re.Pattern[str]] = {"v1": SKU_V1, "v2": SKU_V2}
+__all__ = ["PublicStore", "SearchQuery"]
 
 _IDENTIFIER_FROM_CURRENT = ("ticker", "exchange", "name", "shortName")
-
-
-def is_sku(value: str, version: str) -> bool:
-    """Whether ``value`` is a well-formed SKU of ``version``.
-
-    Examples
-    --------
-    >>> is_sku("NASDAQ_ACME", "v1"), is_sku("NASDAQ_ACME", "v2")
-    (True, False)
-    >>> is_sku("ACME-USA.1", "v2"), is_sku("ACME-USA.1", "v1")
-    (True, False)
-    >>> is_sku("BRK.B-USA", "v2"), is_sku("NYSE_BRK.B", "v1"), is_sku("BRK.B-USA", "v1")
-    (True, True, False)
-    """
-    return SKU_PATTERNS[version].match(value) is not None
 
 
 @dataclass(frozen=True)
@@ -107,33 +83,34 @@ class PublicStore:
 
     Parameters
     ----------
-    dataset : Dataset
-        The generator's output; only ``listed``, ``orgs``, ``months`` and
-        ``series`` are read, never changed.
+    corpus : Corpus
+        The data; only ``listed``, ``months``, ``series`` and the listed companies'
+        region, verticals and themes are read, never changed (Family A never moves).
 
     Attributes
     ----------
     fields : tuple of str
-        Time-series field names (axis 1 of ``dataset.series``).
+        Time-series field names (axis 1 of ``corpus.series``).
     months : list of str
         ``YYYY-MM`` months of the series.
 
     Examples
     --------
-    >>> from dealframe.sandbox.data import generate
-    >>> store = PublicStore(generate(seed=1, scale=0.02))
+    >>> from dealframe.sandbox.models.corpus import Corpus
+    >>> from dealframe.sandbox.models.data import generate
+    >>> store = PublicStore(Corpus.from_dataset(generate(seed=1, scale=0.02)))
     >>> rows = store.search("v2", SearchQuery())
     >>> len(rows) == len(store) and store.sku("v2", rows[0]) == min(store.skus("v2"))
     True
     """
 
-    def __init__(self, dataset: Dataset) -> None:
-        self.dataset = dataset
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
         self.fields: tuple[str, ...] = TIME_SERIES_FIELDS
-        self.months: list[str] = list(dataset.months)
+        self.months: list[str] = list(corpus.months)
         self._field_pos = {f: k for k, f in enumerate(self.fields)}
         self._field_keys = [orjson.dumps(f) + b":{" for f in self.fields]
-        listed = dataset.listed
+        listed = corpus.listed
         self._skus = {v: [item[f"sku_{v}"] for item in listed] for v in VERSIONS}
         self._row_of = {v: {sku: r for r, sku in enumerate(skus)} for v, skus in self._skus.items()}
         for v, skus in self._skus.items():
@@ -158,7 +135,7 @@ class PublicStore:
     # ------------------------------------------------------------------ identity
 
     def __len__(self) -> int:
-        return len(self.dataset.listed)
+        return len(self.corpus.listed)
 
     def skus(self, version: str) -> list[str]:
         """Every SKU of ``version``, in dataset order."""
@@ -187,15 +164,15 @@ class PublicStore:
     # ------------------------------------------------------------------ records
 
     def _identifier_base(self, item: dict) -> dict:
-        org = self.dataset.orgs[item["org"]]
+        orgs, row = self.corpus.orgs, item["org"]
         cur = item["current"]
         base = {key: cur[key] for key in _IDENTIFIER_FROM_CURRENT}
         base["enterpriseValue"] = cur["enterpriseValue"]
         base["countryCodeIso3"] = cur["countryCodeIso3"]
         base["country"] = cur["country"]
-        base["region"] = org["region"]
-        base["verticals"] = list(org["verticals"])
-        base["themes"] = list(org["themes"])
+        base["region"] = orgs.columns["region"][row]
+        base["verticals"] = orgs.lists["verticals"].row(row)
+        base["themes"] = orgs.lists["themes"].row(row)
         return base
 
     def identifier(self, version: str, row: int) -> dict:
@@ -276,7 +253,7 @@ class PublicStore:
         if cached is not None:
             return cached
         built = []
-        for values in self.dataset.series[row].tolist():
+        for values in self.corpus.series[row].tolist():
             entries = {m: v for m, v in zip(self.months, values) if v == v}  # NaN: absent
             built.append(_Series(orjson.dumps(entries)[1:-1], list(entries)))
         with self._series_lock:
@@ -309,4 +286,4 @@ class PublicStore:
 
     def series_values(self, rows: Sequence[int]) -> np.ndarray:
         """The ``(companies, fields, months)`` values of ``rows`` (NaN: no value)."""
-        return self.dataset.series[list(rows)]
+        return self.corpus.series[list(rows)]

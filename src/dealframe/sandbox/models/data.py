@@ -11,13 +11,12 @@ records, so that changes made later stay consistent.
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._vocab import DEAL_TYPES, TIME_SERIES_FIELDS
+from ..vocab import DEAL_TYPES, TIME_SERIES_FIELDS
 from .geography import COUNTRIES
 from .names import company_names, firm_names, person_names, slugify, ticker_of
 
@@ -66,7 +65,11 @@ MONTHS_OF_SERIES = 120
 
 @dataclass
 class Dataset:
-    """Everything the sandbox serves, as plain records.
+    """Everything the sandbox serves, as plain records (the generator's output).
+
+    The stores keep these records serialised, one bytes object per row, with
+    numpy columns beside them (:mod:`.records`); this form exists only while
+    generating.
 
     Attributes
     ----------
@@ -75,7 +78,9 @@ class Dataset:
         ``deal_activity``), keyed by position; ``_company`` and ``_investor``
         say which lists it belongs to.
     deals : list of dict
-        Deals in single-deal form (rich target, full ``investors``).
+        Deals: the list fields except ``target``, plus ``target_index`` (the target's
+        position in ``orgs``: every target field is the company's) and the full
+        ``investors``.
     listed : list of dict
         Family A companies: ``org`` (index into ``orgs``), ``sku_v1``,
         ``sku_v2`` and ``current`` (CompanyCurrentData without the SKU).
@@ -169,16 +174,10 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
     n_firms = n_investors - n_corporate_investors
 
     ds = Dataset(seed=seed, scale=scale, as_of=as_of)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # millions of small containers: the collector would cost more than the work
-    try:
-        _make_orgs(ds, rng, n_companies, n_firms, n_corporate_investors, n_listed)
-        _make_deals(ds, rng, n_deals)
-        _every_investor_leads(ds, rng)
-        _make_listed(ds, rng)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    _make_orgs(ds, rng, n_companies, n_firms, n_corporate_investors, n_listed)
+    _make_deals(ds, rng, n_deals)
+    _every_investor_leads(ds, rng)
+    _make_listed(ds, rng)
     return ds
 
 
@@ -395,16 +394,6 @@ def _private_financials(ds: Dataset, rng: np.random.Generator, n_companies: int,
 # --------------------------------------------------------------------------- deals
 
 
-def _participant(org: dict, rng: np.random.Generator) -> dict:
-    return {
-        "id": org["id"],
-        "name": org["name"],
-        "country": None if rng.random() < 0.02 else org["country"],
-        "website": org["website"],
-        "short_name": org["short_name"],
-    }
-
-
 def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     orgs = ds.orgs
     company_idx = np.array([i for i, o in enumerate(orgs) if o["_company"]])
@@ -442,7 +431,10 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     corp_pick = corporate[rng.integers(0, corporate.size, (n_deals, 2))]
     pe_pick = pe_firms[rng.integers(0, pe_firms.size, (n_deals, 2))]
     country_null = rng.random((n_deals, slots)) < 0.02
-    target_country_null = rng.random(n_deals) < 0.01
+    # A deal's target is its company, so every target field (country included) is read from the
+    # company (the store joins them). The draw that used to null 1% of target countries is kept
+    # so that every later draw, and so the rest of the data, stays as it was.
+    rng.random(n_deals)
     money = _deal_money(rng, types, n_deals)
 
     epoch0 = dt.date(1970, 1, 1).toordinal()
@@ -454,22 +446,23 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     deleted = rng.random(n_deals) < 0.01
     ma = DEAL_TYPES.index("M&A")
 
-    templates: dict[int, dict] = {}
+    # One participant dict per (organisation, country shown), shared by every deal it takes
+    # part in: nothing changes them in place, and fewer objects make generation cheaper.
+    templates: dict[tuple[int, bool], dict] = {}
 
     def participant(j: int, null_country: bool) -> dict:
-        tpl = templates.get(j)
+        tpl = templates.get((j, null_country))
         if tpl is None:
             o = orgs[j]
-            tpl = templates[j] = {"id": o["id"], "name": o["name"], "country": o["country"],
-                                  "website": o["website"], "short_name": o["short_name"]}
-        if null_country:
-            return {**tpl, "country": None}
-        return dict(tpl)
+            tpl = templates[(j, null_country)] = {
+                "id": o["id"], "name": o["name"], "country": None if null_country else o["country"],
+                "website": o["website"], "short_name": o["short_name"]}
+        return tpl
 
     (types, targets, n_leads, n_others, n_buyers, fund_pick, corp_pick, pe_pick, country_null,
-     target_country_null, deleted, day, subtype_of) = (
+     deleted, day, subtype_of) = (
         a.tolist() for a in (types, targets, n_leads, n_others, n_buyers, fund_pick, corp_pick,
-                             pe_pick, country_null, target_country_null, deleted, day, subtype_of))
+                             pe_pick, country_null, deleted, day, subtype_of))
     for k in range(n_deals):
         target = orgs[targets[k]]
         subtype = subtype_of[k]
@@ -504,7 +497,6 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
             "deal_synopsis": _synopsis(target, deal_type, subtype, m, leads, buyers),
             **m,
             "target_index": targets[k],
-            "target_country": None if target_country_null[k] else target["country"],
             "buyers": buyers,
             "lead_investors": leads,
             "investors": investors,

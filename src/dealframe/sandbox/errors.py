@@ -1,9 +1,9 @@
-"""Error responses of the sandbox, in the documented body shape.
+"""Errors of the sandbox, in the documented body shape.
 
 Every error the sandbox returns is ``{"error": {"code", "message", "details"?}}``
-(docs/sandbox.md, "Errors"). Route code raises :class:`ApiProblem`; the app turns
-it into a response. Input checks collect every problem with :class:`Problems`
-so one 400 lists them all.
+(docs/sandbox.md, "Errors"). Handlers raise :class:`ApiProblem`; the app turns it
+into a response with :func:`error_body`. Input checks collect every problem with
+:class:`Problems` so one 400 lists them all. Nothing here knows about HTTP servers.
 """
 
 from __future__ import annotations
@@ -11,11 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from starlette.responses import Response
 
-__all__ = ["ApiProblem", "Problems", "bad_request", "error_response", "json_response", "not_found"]
-
-_JSON = "application/json"
+__all__ = ["ApiProblem", "Problems", "bad_request", "error_body", "not_found", "payload_too_large"]
 
 
 class ApiProblem(Exception):
@@ -77,16 +74,27 @@ class Problems:
             raise bad_request(*self.errors)
 
 
-def json_response(payload: Any = None, *, raw: bytes | None = None, status: int = 200,
-                  headers: dict[str, str] | None = None) -> Response:
-    """A JSON response from a payload or from pre-serialised bytes."""
-    body = raw if raw is not None else orjson.dumps(payload)
-    return Response(body, status_code=status, media_type=_JSON, headers=headers)
+def payload_too_large(limit: int) -> ApiProblem:
+    """A 413 ``PAYLOAD_TOO_LARGE`` for a body over ``limit`` bytes (answered unread).
+
+    Examples
+    --------
+    >>> payload_too_large(1024).details
+    {'errors': ['body: at most 1024 bytes'], 'limit_bytes': 1024}
+    """
+    return ApiProblem(413, "PAYLOAD_TOO_LARGE", "Request body too large",
+                      {"errors": [f"body: at most {limit} bytes"], "limit_bytes": limit})
 
 
-def error_response(problem: ApiProblem) -> Response:
-    """Serialise an :class:`ApiProblem` in the documented shape."""
+def error_body(problem: ApiProblem) -> bytes:
+    """The serialised error body of ``problem``.
+
+    Examples
+    --------
+    >>> error_body(bad_request("limit: too big"))
+    b'{"error":{"code":"BAD_REQUEST","message":"Invalid request","details":{"errors":["limit: too big"]}}}'
+    """
     error: dict[str, Any] = {"code": problem.code, "message": problem.message}
     if problem.details is not None:
         error["details"] = problem.details
-    return json_response({"error": error}, status=problem.status, headers=problem.headers)
+    return orjson.dumps({"error": error})

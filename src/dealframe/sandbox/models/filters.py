@@ -17,16 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
-from .problems import Problems
+from ..errors import Problems
+from ..vocab import DEAL_SUBTYPES, DEAL_TYPES, MAX_IDS, REGIONS
 
-__all__ = ["Condition", "FilterSpec", "SORT_KEYS", "SPECS", "DEFAULT_SORT", "parse_filters",
-           "parse_sort", "MAX_IDS", "MAX_PAGE"]
+__all__ = ["Condition", "DEFAULT_SORT", "FilterSpec", "SORT_KEYS", "SPECS", "parse_date",
+           "parse_datetime", "parse_filters", "parse_sort"]
 
-MAX_IDS = 1000
-#: Largest ``page`` of a list body or a sub-collection query (docs/sandbox.md): far past any
-#: data, and small enough that ``meta.page`` is always a 64-bit integer.
-MAX_PAGE = 10**9
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _FRACTION = re.compile(r"[T ]\d{2}:\d{2}:\d{2}[.,]([0-9]+)")
@@ -137,7 +133,7 @@ def parse_datetime(text: str) -> int | None:
     Exact, so ``gte`` is: a fractional second is kept (``16.5`` is not ``16``), and
     digits past the microsecond that are not all zero round the value up (a moment
     after ``x`` never compares equal to ``x``). Stored ``updated_at`` values use the
-    same unit (:mod:`.store`).
+    same unit (:mod:`.records`, kind ``stamp``).
 
     Examples
     --------

@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from dealframe._vocab import AGGREGATE_METRICS, TIME_BUCKETS
+from ..vocab import AGGREGATE_METRICS, TIME_BUCKETS
 
 __all__ = [
     "DEFAULT_DATE_RANGE_YEARS",

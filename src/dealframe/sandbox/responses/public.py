@@ -1,41 +1,40 @@
-"""Family A routes: ``POST /api/{v1,v2}/companies``, ``companies/current``,
+"""Family A handlers: ``POST /api/{v1,v2}/companies``, ``companies/current``,
 ``companies/time-series``, ``groups/current`` and ``groups/time-series``.
 
-Each handler reads the JSON body, validates it with the pure ``parse_*`` functions
-below (every problem collected into one 400 whose ``details.errors`` names the field
-and the rule, docs/sandbox.md "Errors"), asks :class:`~dealframe.sandbox.public_store.PublicStore`
-for the companies, and answers ``{data, meta}`` built from pre-serialised bytes.
-Both versions serve every endpoint; they differ only in the SKU format (in the
-request's ``skus`` and in every item's ``sku``). Authentication happens before
-these handlers (``GateMiddleware``); a wrong method is a 405 from the app.
+Each handler validates the body with the pure ``parse_*`` functions below (every
+problem collected into one 400 whose ``details.errors`` names the field and the rule,
+docs/sandbox.md "Errors"), asks :class:`~dealframe.sandbox.models.public.PublicStore`
+for the companies, and returns ``{data, meta}`` built from pre-serialised bytes. Both
+versions serve every endpoint; they differ only in the SKU format (in the request's
+``skus`` and in every item's ``sku``), bound by :mod:`dealframe.sandbox.urls`.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from typing import Any
 
 import orjson
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
 
-from ..._vocab import REGIONS, SKUS_PER_CURRENT_REQUEST, TIME_SERIES_FIELDS
-from ..groups import group_current, group_time_series
-from ..problems import Problems, json_response
-from ..public_store import VERSIONS, PublicStore, SearchQuery, is_sku
-from ..state import SandboxState
-from .common import check_members, read_json_object
+from ..errors import Problems
+from ..models import SandboxState
+from ..models.groups import group_current, group_time_series
+from ..models.public import SearchQuery
+from ..vocab import REGIONS, SKUS_PER_CURRENT_REQUEST, TIME_SERIES_FIELDS, is_sku
+from .request import ApiRequest, check_members
 
 __all__ = [
+    "current",
+    "group_current_data",
+    "group_time_series_data",
     "parse_dates",
     "parse_fields",
     "parse_group",
     "parse_search",
     "parse_skus",
-    "routes",
+    "search",
+    "time_series",
 ]
 
 _GROUP_KEYS = ("industries", "themes", "regions", "countries")
@@ -214,105 +213,72 @@ def parse_dates(body: dict, problems: Problems) -> tuple[str | None, str | None]
     return lo, hi
 
 
-# ---------------------------------------------------------------------------- responses
+# ---------------------------------------------------------------------------- handlers
 
 
-def _envelope(items: list[bytes], meta: dict | None = None) -> Response:
+def _envelope(items: list[bytes], meta: dict | None = None) -> bytes:
     """``{"data": [items...], "meta": meta or {"count": len(items)}}`` from item bytes."""
     meta_bytes = orjson.dumps(meta if meta is not None else {"count": len(items)})
-    return json_response(raw=b'{"data":[' + b",".join(items) + b'],"meta":' + meta_bytes + b"}")
+    return b'{"data":[' + b",".join(items) + b'],"meta":' + meta_bytes + b"}"
 
 
-async def _body(request: Request, allowed: tuple[str, ...], problems: Problems) -> dict:
-    body = await read_json_object(request)
-    check_members(body, allowed, problems)
-    return body
+def _body(request: ApiRequest, allowed: tuple[str, ...], problems: Problems) -> dict:
+    check_members(request.body, allowed, problems)
+    return request.body
 
 
-def _companies(store: PublicStore, version: str) -> Callable:
-    async def handler(request: Request) -> Response:
-        problems = Problems()
-        body = await _body(request, SEARCH_MEMBERS, problems)
-        query = parse_search(body, problems)
-        problems.raise_if_any()
-        return _envelope(store.identifiers_bytes(version, store.search(version, query)))
-
-    return handler
+def search(version: str, request: ApiRequest, models: SandboxState) -> bytes:
+    """``POST /companies``: identifiers of the companies matching the search."""
+    problems = Problems()
+    query = parse_search(_body(request, SEARCH_MEMBERS, problems), problems)
+    problems.raise_if_any()
+    store = models.public
+    return _envelope(store.identifiers_bytes(version, store.search(version, query)))
 
 
-def _current(store: PublicStore, version: str) -> Callable:
-    async def handler(request: Request) -> Response:
-        problems = Problems()
-        body = await _body(request, CURRENT_MEMBERS, problems)
-        skus = parse_skus(body, version, problems, limit=SKUS_PER_CURRENT_REQUEST)
-        problems.raise_if_any()
-        return _envelope(store.current_bytes(version, store.rows(version, skus)))
-
-    return handler
-
-
-def _time_series(store: PublicStore, version: str) -> Callable:
-    async def handler(request: Request) -> Response:
-        problems = Problems()
-        body = await _body(request, TIME_SERIES_MEMBERS, problems)
-        skus = parse_skus(body, version, problems, limit=None)
-        fields = parse_fields(body, problems)
-        date_from, date_to = parse_dates(body, problems)
-        problems.raise_if_any()
-        items = store.time_series_bytes(version, store.rows(version, skus),
-                                        store.field_positions(fields), date_from, date_to)
-        return _envelope(items)
-
-    return handler
+def current(version: str, request: ApiRequest, models: SandboxState) -> bytes:
+    """``POST /companies/current``: current data of up to 100 SKUs, in request order."""
+    problems = Problems()
+    body = _body(request, CURRENT_MEMBERS, problems)
+    skus = parse_skus(body, version, problems, limit=SKUS_PER_CURRENT_REQUEST)
+    problems.raise_if_any()
+    store = models.public
+    return _envelope(store.current_bytes(version, store.rows(version, skus)))
 
 
-def _group_current(store: PublicStore, version: str) -> Callable:
-    async def handler(request: Request) -> Response:
-        problems = Problems()
-        body = await _body(request, GROUP_CURRENT_MEMBERS, problems)
-        query = parse_group(body, problems)
-        problems.raise_if_any()
-        data, meta = group_current(store.current_records(store.search(version, query)))
-        return json_response({"data": data, "meta": meta})
-
-    return handler
-
-
-def _group_time_series(store: PublicStore, version: str) -> Callable:
-    async def handler(request: Request) -> Response:
-        problems = Problems()
-        body = await _body(request, GROUP_TIME_SERIES_MEMBERS, problems)
-        query = parse_group(body, problems)
-        fields = parse_fields(body, problems)
-        date_from, date_to = parse_dates(body, problems)
-        problems.raise_if_any()
-        rows = store.search(version, query)
-        data, meta = group_time_series(store.series_values(rows), list(store.fields), store.months,
-                                       field_subset=fields, date_from=date_from, date_to=date_to)
-        return json_response({"data": data, "meta": meta})
-
-    return handler
+def time_series(version: str, request: ApiRequest, models: SandboxState) -> bytes:
+    """``POST /companies/time-series``: monthly series of the SKUs, in request order."""
+    problems = Problems()
+    body = _body(request, TIME_SERIES_MEMBERS, problems)
+    skus = parse_skus(body, version, problems, limit=None)
+    fields = parse_fields(body, problems)
+    date_from, date_to = parse_dates(body, problems)
+    problems.raise_if_any()
+    store = models.public
+    return _envelope(store.time_series_bytes(version, store.rows(version, skus),
+                                             store.field_positions(fields), date_from, date_to))
 
 
-_ENDPOINTS: tuple[tuple[str, Callable[[PublicStore, str], Callable]], ...] = (
-    ("companies", _companies),
-    ("companies/current", _current),
-    ("companies/time-series", _time_series),
-    ("groups/current", _group_current),
-    ("groups/time-series", _group_time_series),
-)
+def group_current_data(version: str, request: ApiRequest, models: SandboxState) -> bytes:
+    """``POST /groups/current``: sums and medians of current data over the group."""
+    problems = Problems()
+    query = parse_group(_body(request, GROUP_CURRENT_MEMBERS, problems), problems)
+    problems.raise_if_any()
+    store = models.public
+    data, meta = group_current(store.current_records(store.search(version, query)))
+    return orjson.dumps({"data": data, "meta": meta})
 
 
-def routes(state: SandboxState) -> list[BaseRoute]:
-    """The Family A routes of both versions, bound to ``state.public``.
-
-    Examples
-    --------
-    >>> from dealframe.sandbox.state import SandboxConfig, SandboxState
-    >>> paths = [r.path for r in routes(SandboxState.build(SandboxConfig(scale=0.02)))]
-    >>> "/api/v1/groups/current" in paths and "/api/v2/companies/time-series" in paths
-    True
-    """
-    store: PublicStore = state.public
-    return [Route(f"/api/{version}/{path}", make(store, version), methods=["POST"])
-            for version in VERSIONS for path, make in _ENDPOINTS]
+def group_time_series_data(version: str, request: ApiRequest, models: SandboxState) -> bytes:
+    """``POST /groups/time-series``: monthly medians over the group."""
+    problems = Problems()
+    body = _body(request, GROUP_TIME_SERIES_MEMBERS, problems)
+    query = parse_group(body, problems)
+    fields = parse_fields(body, problems)
+    date_from, date_to = parse_dates(body, problems)
+    problems.raise_if_any()
+    store = models.public
+    data, meta = group_time_series(store.series_values(store.search(version, query)),
+                                   list(store.fields), store.months, field_subset=fields,
+                                   date_from=date_from, date_to=date_to)
+    return orjson.dumps({"data": data, "meta": meta})

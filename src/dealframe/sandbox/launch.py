@@ -1,0 +1,87 @@
+"""Starting a sandbox from a command: the serving layer on demand, and ``embedded``.
+
+The models (data, stores, changes) need only numpy and orjson; serving them over HTTP
+needs the sandbox extra (Starlette and uvicorn). :func:`http_layer` loads the serving
+layer on first use and turns a missing extra into :class:`SandboxExtraMissing`, whose
+message says what to install. :func:`embedded` is the one start-up every command's
+``--sandbox`` option uses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import time
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any
+
+__all__ = ["SandboxExtraMissing", "SandboxStartError", "embedded", "http_layer"]
+
+_EXTRA = ("starlette", "uvicorn")
+
+
+class SandboxExtraMissing(ImportError):
+    """The sandbox extra (Starlette, uvicorn) is not installed; the message says how to fix it."""
+
+
+class SandboxStartError(RuntimeError):
+    """The sandbox server could not bind or start."""
+
+
+def http_layer() -> ModuleType:
+    """:mod:`dealframe.sandbox.server`, loaded on first use.
+
+    Raises
+    ------
+    SandboxExtraMissing
+        When Starlette or uvicorn cannot be imported.
+    """
+    try:
+        return importlib.import_module(".server", __package__)
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in _EXTRA:
+            raise
+        raise SandboxExtraMissing(f"the sandbox needs its extra: pip install 'dealframe[sandbox]' "
+                                  f"({exc})") from None
+
+
+@contextlib.contextmanager
+def embedded(scale: float = 1.0, seed: int = 7, *,
+             say: Callable[[str], None] | None = None) -> Iterator[Any]:
+    """Serve a sandbox for the ``with`` block: the start-up of every ``--sandbox`` option.
+
+    Parameters
+    ----------
+    scale, seed
+        As for :func:`dealframe.sandbox.run`.
+    say : callable, optional
+        Receives a line when the start begins and when the sandbox is ready.
+
+    Yields
+    ------
+    Sandbox
+
+    Raises
+    ------
+    SandboxExtraMissing
+        The sandbox extra is not installed (an ``ImportError``).
+    SandboxStartError
+        The server could not start (a ``RuntimeError``).
+
+    Examples
+    --------
+    >>> with embedded(scale=0.02, say=print) as sb:  # doctest: +ELLIPSIS
+    ...     sb.url.startswith("http://127.0.0.1:")
+    starting the embedded sandbox (scale 0.02, seed 7) ...
+          sandbox ready at http://127.0.0.1:... (... s)
+    True
+    """
+    server = http_layer()
+    started = time.perf_counter()
+    if say is not None:
+        say(f"starting the embedded sandbox (scale {scale:g}, seed {seed}) ...")
+    with server.run(scale=scale, seed=seed) as sb:
+        if say is not None:
+            say(f"      sandbox ready at {sb.url} ({time.perf_counter() - started:.1f} s)")
+        yield sb

@@ -1,0 +1,154 @@
+"""Start-up snapshots: the stored form of generated data, so a sandbox starts in a second.
+
+Generating the default scale and serialising its records takes several seconds of
+Python; loading the same :class:`~.corpus.Corpus` from a snapshot is reading a few
+numpy arrays. A snapshot is one uncompressed ``.npz`` file (plain arrays, loaded
+with ``allow_pickle=False``: nothing executable), keyed by seed, scale, clock and a
+hash of the source of every module that shapes the data, so a changed generator
+never serves stale data. It is written to a temporary name and renamed into place.
+
+The folder holds at most :data:`KEEP` snapshots: loading one marks it used, and
+writing one deletes the least recently used beyond that number. Data small enough
+to generate in a fraction of a second (:data:`MIN_DEALS` deals or fewer) is never
+written. ``DEALFRAME_SANDBOX_CACHE=0`` turns snapshots off.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from .corpus import Corpus
+from .data import AS_OF, generate
+
+__all__ = ["KEEP", "MIN_DEALS", "STALE_TMP_S", "load_or_generate", "prune", "snapshot_dir"]
+
+#: Most snapshots kept in the folder (the most recently used ones).
+KEEP = 4
+#: Data with this many deals or fewer (scale 0.08 and below) generates in well under a
+#: second: not worth a place among the :data:`KEEP` snapshots.
+MIN_DEALS = 4_000
+#: Seconds after which a temporary file is a write that will never finish.
+STALE_TMP_S = 600
+_SOURCES = ("data.py", "names.py", "geography.py", "records.py", "corpus.py", "snapshot.py")
+_PREFIX = "dataset-"
+
+
+def snapshot_dir() -> Path | None:
+    """Where snapshots live (None when disabled by ``DEALFRAME_SANDBOX_CACHE=0``)."""
+    if os.environ.get("DEALFRAME_SANDBOX_CACHE", "1").strip().lower() in ("0", "off", "false", "no"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "dealframe" / "sandbox"
+
+
+def _key(seed: int, scale: float, as_of: dt.datetime) -> str:
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in _SOURCES:
+        h.update((here / name).read_bytes())
+    h.update(f"{seed}|{scale!r}|{as_of.isoformat()}".encode())
+    return h.hexdigest()[:24]
+
+
+def _write(arrays: dict[str, np.ndarray], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _load(path: Path) -> Corpus:
+    with np.load(path, allow_pickle=False) as npz:
+        corpus = Corpus.from_arrays({name: npz[name] for name in npz.files})
+    os.utime(path)  # most recently used: the last one pruning removes
+    return corpus
+
+
+def prune(folder: Path, keep: int = KEEP) -> list[Path]:
+    """Delete all but the ``keep`` most recently used snapshots in ``folder``; return the deleted.
+
+    Snapshots of earlier sandbox versions (``dataset-*.json`` and ``.npy`` pairs) count as
+    unused and go first, and so do temporary files that a process exiting mid-write left
+    behind (any older than :data:`STALE_TMP_S`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, os
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for i in range(6):
+    ...     path = folder / f"dataset-{i}.npz"
+    ...     _ = path.write_bytes(b"")
+    ...     os.utime(path, (i, i))
+    >>> sorted(p.name for p in prune(folder, keep=4))
+    ['dataset-0.npz', 'dataset-1.npz']
+    """
+    current = sorted(folder.glob(f"{_PREFIX}*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
+    stale = current[keep:] + [p for p in folder.glob(f"{_PREFIX}*") if p.suffix in (".json", ".npy")]
+    now = time.time()
+    stale += [p for p in folder.glob(f"{_PREFIX}*.tmp") if now - p.stat().st_mtime > STALE_TMP_S]
+    removed = []
+    for path in stale:
+        try:
+            path.unlink()
+            removed.append(path)
+        except OSError:
+            pass  # another process removed it first, or the folder is read-only
+    return removed
+
+
+def load_or_generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF, *,
+                     wait_for_write: bool = False) -> tuple[Corpus, threading.Thread | None]:
+    """The data for (seed, scale, as_of): from a snapshot when one exists, else generated.
+
+    Freshly generated data worth a snapshot is written from a background thread (or
+    before returning with ``wait_for_write``), so the first start is not slowed.
+
+    Returns
+    -------
+    corpus : Corpus
+    writer : threading.Thread or None
+        The thread writing the snapshot, if one was started; join it before exiting.
+
+    Examples
+    --------
+    >>> corpus, writer = load_or_generate(seed=3, scale=0.02)
+    >>> len(corpus.deals) >= 1000, writer
+    (True, None)
+    """
+    folder = snapshot_dir()
+    path = None if folder is None else folder / f"{_PREFIX}{_key(seed, scale, as_of)}.npz"
+    if path is not None and path.exists():
+        try:
+            return _load(path), None
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+            pass  # damaged snapshot: generate again and overwrite it
+    corpus = Corpus.from_dataset(generate(seed=seed, scale=scale, as_of=as_of))
+    if path is None or len(corpus.deals) <= MIN_DEALS:
+        return corpus, None
+    arrays = corpus.to_arrays()  # taken now: later changes to the stores cannot leak in
+
+    def write() -> None:
+        try:
+            _write(arrays, path)
+            prune(path.parent)
+        except OSError:
+            pass  # a read-only cache directory only costs speed
+
+    if wait_for_write:
+        write()
+        return corpus, None
+    writer = threading.Thread(target=write, name="dealframe-sandbox-snapshot", daemon=True)
+    writer.start()
+    return corpus, writer

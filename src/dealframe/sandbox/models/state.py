@@ -1,0 +1,197 @@
+"""The sandbox's models: configuration, clock, data and stores, with :meth:`reset`.
+
+:class:`SandboxState` is what every handler and every in-process change works on:
+the configuration, the Family A and Family B stores, the moving clock and the lock
+that keeps a change and a read apart. It needs no server: build one with
+:meth:`SandboxState.build`, query its stores, change it with
+:class:`dealframe.sandbox.changes.Changes`, and :meth:`~SandboxState.reset` it to the
+generated data and the starting clock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import types
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
+from .corpus import Corpus
+from .data import AS_OF
+from .private import PrivateStore
+from .public import PublicStore
+from .records import RecordStore
+from .snapshot import load_or_generate
+
+__all__ = ["Clock", "DatasetView", "SandboxConfig", "SandboxState"]
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """How a sandbox is built.
+
+    Attributes
+    ----------
+    seed, scale : int, float
+        Passed to :func:`dealframe.sandbox.models.data.generate`.
+    public_token, private_key : str
+        The Family A token and the Family B key the sandbox accepts.
+    as_of : datetime
+        The sandbox clock's start.
+    rate_limit : float or None
+        Requests per second per token before 429 (None: no limit).
+    admin_token : str or None
+        Token of the admin endpoints (``/admin/v1``); None (default) leaves them off.
+    latency : float
+        Seconds every API request waits before it is answered, to stand for the
+        network round trip and service time of a remote service (default 0:
+        loopback speed). Waiting is asynchronous: requests overlap.
+    """
+
+    seed: int = 7
+    scale: float = 1.0
+    public_token: str = DEFAULT_PUBLIC_TOKEN
+    private_key: str = DEFAULT_PRIVATE_KEY
+    as_of: dt.datetime = AS_OF
+    rate_limit: float | None = None
+    admin_token: str | None = None
+    latency: float = 0.0
+
+    def __repr__(self) -> str:  # tokens stay out of reprs
+        return (f"SandboxConfig(seed={self.seed}, scale={self.scale}, as_of={self.as_of.isoformat()}, "
+                f"rate_limit={self.rate_limit}, latency={self.latency})")
+
+
+class Clock:
+    """The sandbox's moving clock: starts at ``start``, moves only by :meth:`advance`."""
+
+    def __init__(self, start: dt.datetime) -> None:
+        self._now = start
+        self._lock = threading.Lock()
+
+    def now(self) -> dt.datetime:
+        with self._lock:
+            return self._now
+
+    def advance(self, seconds: float) -> dt.datetime:
+        with self._lock:
+            self._now = self._now + dt.timedelta(seconds=seconds)
+            return self._now
+
+
+class _Records(Sequence):
+    """Read-only records of a store, decoded on access (a new mapping each time)."""
+
+    def __init__(self, store: RecordStore) -> None:
+        self._store = store
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def __getitem__(self, row: Any) -> Any:
+        if isinstance(row, slice):
+            return [self[i] for i in range(*row.indices(len(self)))]
+        return types.MappingProxyType(self._store.record(row))
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(len(self)))
+
+
+@dataclass(frozen=True)
+class DatasetView:
+    """The current records, read-only, in the generator's form (for tests and inspection).
+
+    ``orgs`` and ``deals`` decode each record when it is read; change data with
+    :class:`dealframe.sandbox.changes.Changes`, never through these mappings.
+    """
+
+    seed: int
+    scale: float
+    as_of: dt.datetime
+    orgs: Sequence[Any]
+    deals: Sequence[Any]
+    listed: list[dict]
+    months: list[str]
+    series: np.ndarray
+
+
+@dataclass
+class SandboxState:
+    """Data, stores, clock and lock behind one sandbox.
+
+    Attributes
+    ----------
+    config : SandboxConfig
+    public : PublicStore
+        Family A (never changes).
+    private : PrivateStore
+        Family B (changed by :class:`~dealframe.sandbox.changes.Changes`).
+    clock : Clock
+        Stamps every change's ``updated_at``.
+    lock : threading.RLock
+        Held by every change and every Family B read that must see one version.
+    admin_rng : numpy.random.Generator
+        The random stream of the admin endpoint's changes (seeded with ``config.seed``).
+    """
+
+    config: SandboxConfig
+    corpus: Corpus = field(repr=False)
+    public: PublicStore = field(repr=False)
+    private: PrivateStore = field(repr=False)
+    clock: Clock
+    admin_rng: np.random.Generator = field(repr=False)
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    _writer: threading.Thread | None = field(default=None, repr=False)
+
+    @classmethod
+    def build(cls, config: SandboxConfig) -> SandboxState:
+        """Load (or generate) the data and index it.
+
+        Examples
+        --------
+        >>> state = SandboxState.build(SandboxConfig(scale=0.02))
+        >>> state.private.companies.store is state.private.orgs
+        True
+        """
+        corpus, writer = load_or_generate(seed=config.seed, scale=config.scale, as_of=config.as_of)
+        return cls(config=config, corpus=corpus, public=PublicStore(corpus),
+                   private=PrivateStore(corpus.copy()), clock=Clock(config.as_of),
+                   admin_rng=np.random.default_rng(config.seed), _writer=writer)
+
+    def reset(self) -> None:
+        """Back to the generated data and the starting clock, as if just built.
+
+        Examples
+        --------
+        >>> from dealframe.sandbox.changes import Changes
+        >>> state = SandboxState.build(SandboxConfig(scale=0.02))
+        >>> before = len(state.private.deals)
+        >>> _ = Changes(state, seed=1).insert("deals", 3)
+        >>> len(state.private.deals) - before
+        3
+        >>> state.reset()
+        >>> len(state.private.deals) == before and state.clock.now() == state.config.as_of
+        True
+        """
+        with self.lock:
+            self.private = PrivateStore(self.corpus.copy())
+            self.clock = Clock(self.config.as_of)
+            self.admin_rng = np.random.default_rng(self.config.seed)
+
+    @property
+    def dataset(self) -> DatasetView:
+        """The current records, read-only (see :class:`DatasetView`)."""
+        corpus = self.corpus
+        return DatasetView(seed=corpus.seed, scale=corpus.scale, as_of=corpus.as_of,
+                           orgs=_Records(self.private.orgs), deals=_Records(self.private.deals),
+                           listed=corpus.listed, months=corpus.months, series=corpus.series)
+
+    def close(self) -> None:
+        """Wait for a start-up snapshot still being written (started by :meth:`build`)."""
+        if self._writer is not None:
+            self._writer.join()
+            self._writer = None

@@ -1,0 +1,155 @@
+"""The parsed request every handler receives, and the parsing helpers handlers share.
+
+The app (:mod:`dealframe.sandbox.app`) reads the body within the size bound, parses it
+with :func:`parse_body` as its URL entry says, and hands a :class:`ApiRequest` to the
+handler. Everything here is pure: handlers can be called without a server.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..errors import ApiProblem, Problems, bad_request
+
+__all__ = ["ApiRequest", "bool_param", "check_members", "int_param", "parse_body", "path_id"]
+
+_ASCII_INT = re.compile(r"-?[0-9]+")
+_MAX_DIGITS = 30
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+@dataclass(frozen=True)
+class ApiRequest:
+    """A request as handlers see it.
+
+    Attributes
+    ----------
+    path : str
+        The URL path.
+    path_params : mapping
+        Parameters of the URL pattern (``{"id": ...}``).
+    query : mapping
+        Query parameters (the first value of each).
+    body : dict
+        The JSON object of the body; ``{}`` when the endpoint takes none or it was empty.
+    """
+
+    path: str = "/"
+    path_params: Mapping[str, str] = field(default_factory=dict)
+    query: Mapping[str, str] = field(default_factory=dict)
+    body: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_body(raw: bytes, *, required: bool) -> dict[str, Any]:
+    """The body as a JSON object; an empty body (or ``null``) is ``{}`` unless ``required``.
+
+    Examples
+    --------
+    >>> parse_body(b"", required=False), parse_body(b'{"limit": 5}', required=True)
+    ({}, {'limit': 5})
+    >>> parse_body(b"[1]", required=False)
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.errors.ApiProblem: 400 BAD_REQUEST: Invalid request
+    """
+    if not raw.strip():
+        if required:
+            raise bad_request("body: a JSON object is required")
+        return {}
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise bad_request(f"body: malformed JSON ({exc.msg} at position {exc.pos})") from None
+    if body is None and not required:
+        return {}
+    if not isinstance(body, dict):
+        raise bad_request(f"body: expected a JSON object, got {type(body).__name__}")
+    return body
+
+
+def check_members(body: Mapping[str, Any], allowed: tuple[str, ...], problems: Problems,
+                  where: str = "body") -> None:
+    """Report members of ``body`` that are not in ``allowed``."""
+    for key in body:
+        if key not in allowed:
+            problems.add(f"{where}.{key}: unknown member; allowed: {', '.join(allowed)}")
+
+
+def int_param(query: Mapping[str, str], name: str, default: int, lo: int, hi: int,
+              problems: Problems) -> int:
+    """An integer query parameter within ``lo..hi``, written in ASCII digits.
+
+    Only an optional minus sign and the digits 0-9 are accepted (surrounding spaces
+    ignored): Python's ``int`` would also take other scripts' digits (``"٣"``) and
+    underscores (``"1_0"``), which no client means. Out of range (or unreadable) is
+    a problem naming the parameter and the range; the default is returned then.
+
+    Examples
+    --------
+    >>> p = Problems()
+    >>> int_param({"page": " 3 "}, "page", 1, 1, 10**9, p), p.errors
+    (3, [])
+    >>> int_param({"limit": "٣"}, "limit", 100, 1, 1000, p), p.errors
+    (100, ["limit: must be an integer between 1 and 1000, got '٣'"])
+    """
+    raw = query.get(name)
+    if raw is None:
+        return default
+    rule = f"an integer between {lo} and {hi}"
+    text = raw.strip()
+    if not _ASCII_INT.fullmatch(text):
+        problems.add(f"{name}: must be {rule}, got {raw!r}")
+        return default
+    if len(text.lstrip("-")) > _MAX_DIGITS:  # far out of range: no int() of a huge string
+        problems.add(f"{name}: must be {rule}, got {text[:24]}... ({len(text)} characters)")
+        return default
+    value = int(text)
+    if not lo <= value <= hi:
+        problems.add(f"{name}: must be {rule}, got {value}")
+        return default
+    return value
+
+
+def bool_param(query: Mapping[str, str], name: str, problems: Problems) -> bool:
+    """A ``true``/``false`` (or ``1``/``0``) query parameter; absent is false.
+
+    Examples
+    --------
+    >>> p = Problems()
+    >>> bool_param({"include_deleted": "TRUE"}, "include_deleted", p), bool_param({}, "x", p)
+    (True, False)
+    """
+    raw = query.get(name)
+    if raw is None:
+        return False
+    value = raw.strip().lower()
+    if value in ("true", "1"):
+        return True
+    if value in ("false", "0"):
+        return False
+    problems.add(f"{name}: must be true or false, got {raw!r}")
+    return False
+
+
+def path_id(request: ApiRequest, post_only: frozenset[str] = frozenset()) -> str:
+    """The ``{id}`` of the path, lower-cased; a 400 when it is not a UUID.
+
+    A GET on a known POST-only path that the ``{id}`` pattern also matches
+    (``GET /companies/resolve``) is a 405 instead (docs/sandbox.md).
+
+    Examples
+    --------
+    >>> path_id(ApiRequest(path_params={"id": "0D0E0F00-0000-4000-8000-000000000000"}))
+    '0d0e0f00-0000-4000-8000-000000000000'
+    """
+    ident = request.path_params["id"]
+    if request.path.rstrip("/") in post_only:
+        raise ApiProblem(405, "METHOD_NOT_ALLOWED", f"GET is not allowed on {request.path}")
+    if not _UUID.match(ident):
+        raise bad_request(f"id: {ident!r} is not a UUID")
+    return ident.lower()
