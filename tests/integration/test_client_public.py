@@ -22,7 +22,7 @@ import pytest
 import requests
 
 import dealframe.sandbox
-from dealframe._vocab import TIME_SERIES_FIELDS
+from dealframe.sandbox.vocab import TIME_SERIES_FIELDS
 from dealframe.client import Client
 from dealframe.errors import BadRequestError, IncompleteResultError, ValidationError
 from dealframe.notices import MissingDataWarning

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dealframe._vocab import DEAL_TYPES, REGIONS, TIME_SERIES_FIELDS
+from dealframe._vocab import DEAL_TYPES, REGIONS
+from dealframe.sandbox.vocab import TIME_SERIES_FIELDS
 from dealframe.client import Client
 from dealframe.notices import MissingDataWarning
 

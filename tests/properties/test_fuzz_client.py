@@ -19,6 +19,7 @@ to the session sandbox. The property:
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import math
 import re
 import uuid
@@ -32,7 +33,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from dealframe._vocab import AGGREGATE_METRICS, DEAL_TYPES, REGIONS, TIME_BUCKETS, TIME_SERIES_FIELDS
+from dealframe._vocab import AGGREGATE_METRICS, DEAL_TYPES, REGIONS, TIME_BUCKETS
+from dealframe.sandbox.vocab import TIME_SERIES_FIELDS
 from dealframe.client import Client
 from dealframe.errors import DealframeError, ServerError, ValidationError
 
@@ -247,9 +249,11 @@ def test_lists(client, known, data):
     method = getattr(client.private, "deals" if entity == "transactions" else entity)
     limit = limit if limit is None or (isinstance(limit, int) and limit > 0 and limit <= 2500) \
         else limit
-    if as_kwargs and all(isinstance(k, str) and k.isidentifier() and k not in
-                         {"sort", "limit", "strict", "progress", "refresh", "cache", "filters"}
-                         for k in filters):
+    # filters as keyword parameters only where each is one the method declares (a name it
+    # does not declare is Python's TypeError at the call, tested on its own)
+    declared = set(inspect.signature(method).parameters) - {
+        "sort", "limit", "strict", "progress", "refresh", "cache", "filters"}
+    if as_kwargs and all(isinstance(k, str) and k in declared for k in filters):
         call = lambda: method(sort=sort, limit=limit, **filters)  # noqa: E731
     else:
         call = lambda: method(filters, sort=sort, limit=limit)  # noqa: E731

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from dealframe._vocab import METRIC_COLUMNS, TIME_BUCKETS
+from dealframe._vocab import AGGREGATE_METRICS, TIME_BUCKETS
 from dealframe.analytics._checks import (
     check,
     check_choice,
@@ -33,7 +33,12 @@ from dealframe.arguments import finite_number, flag, integer_in
 from dealframe.client import Client
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 
-__all__ = ["aggregate_methodology", "bucket_medians", "service_methodology"]
+__all__ = ["METRIC_COLUMNS", "aggregate_methodology", "bucket_medians", "service_methodology"]
+
+#: The column of a deals frame each aggregate metric reads (the client's own column names:
+#: ``deal_multiples.ev_revenue`` is flattened to ``ev_revenue``).
+METRIC_COLUMNS: dict[str, str] = dict(zip(AGGREGATE_METRICS, (
+    "ev_revenue", "ev_ebitda", "deal_valuation", "deal_raised", "deal_revenue", "deal_ebitda")))
 
 _QUARTILES = (0.25, 0.5, 0.75)
 _MAX_RESAMPLES = 1_000_000
