@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: E402,F401 - fixtures are used by name
     Outcome,
+    assert_same,
     data_null,
     direct,
     drop_field,
@@ -49,7 +50,7 @@ WINDOW = {"fields": ["evRevenueLtm", "marginEbitdaLtm"], "date_from": "2024-01",
           "date_to": "2025-12"}
 
 
-# ------------------------------------------------------------------------------ fixtures and helpers
+# ---------------------------------------------------------------------------- fixtures and helpers
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +92,8 @@ def kinds(frame: pd.DataFrame) -> set[str]:
 
 
 def incomplete(o: Outcome) -> IncompleteResultError:
-    assert isinstance(o.error, IncompleteResultError), f"expected IncompleteResultError, got {o.error!r}"
+    assert isinstance(o.error, IncompleteResultError), \
+        f"expected IncompleteResultError, got {o.error!r}"
     return o.error
 
 
@@ -99,24 +101,24 @@ def call(client: Any, method: str, *args: Any, **kwargs: Any) -> Callable[[], An
     return lambda: getattr(client.public, method)(*args, **kwargs)
 
 
-# ------------------------------------------------------------------------------ search
+# ------------------------------------------------------------------------------------------ search
 
 
 def test_search_cut_by_two_rows_is_warned_and_strict_keeps_the_rest(via, proxy, search_ref):
     proxy.add(SEARCH, drop_rows(2))
     got = ok(o := outcome(call(via, "search")))
-    pd.testing.assert_frame_equal(got, search_ref.iloc[:-2])
+    assert_same(got, search_ref.iloc[:-2])
     warned(o, "/api/v2/companies")
     assert got.attrs["rows_expected"] == len(search_ref)
     error = incomplete(outcome(call(via, "search", strict=True)))
-    pd.testing.assert_frame_equal(error.partial, search_ref.iloc[:-2])
+    assert_same(error.partial, search_ref.iloc[:-2])
     assert (error.expected, error.received) == (len(search_ref), len(search_ref) - 2)
 
 
 def test_search_repeated_rows_are_removed_and_warned(via, proxy, search_ref):
     proxy.add(SEARCH, repeat_rows(3))
     got = ok(o := outcome(call(via, "search")))
-    pd.testing.assert_frame_equal(got, search_ref)
+    assert_same(got, search_ref)
     warned(o, "/api/v2/companies")
     assert "repeated_rows" in kinds(got)
 
@@ -135,7 +137,7 @@ def test_search_rows_without_sku_are_kept_apart_and_warned(via, proxy, search_re
     got = ok(o := outcome(call(via, "search")))
     assert len(got) == len(search_ref)
     assert got.index.isna().all() or got.get("sku", pd.Series([None])).isna().all()
-    pd.testing.assert_frame_equal(got.reset_index(drop=True), search_ref.reset_index(drop=True))
+    assert_same(got.reset_index(drop=True), search_ref.reset_index(drop=True))
     warned(o, "'sku'")
 
 
@@ -149,29 +151,30 @@ def test_search_documented_field_absent_is_warned(via, proxy):
 def test_search_without_meta_count_is_whole(via, proxy, search_ref):
     proxy.add(SEARCH, meta_delete("count"))
     got = ok(outcome(call(via, "search")))
-    pd.testing.assert_frame_equal(got, search_ref)
+    assert_same(got, search_ref)
 
 
-# ------------------------------------------------------------------------------ current (SKU chunks)
+# ---------------------------------------------------------------------------- current (SKU chunks)
 
 
-def test_current_cut_items_are_missing_skus_and_strict_keeps_the_rest(via, proxy, skus, current_ref):
+def test_current_cut_items_are_missing_skus_and_strict_keeps_the_rest(
+        via, proxy, skus, current_ref):
     proxy.add(CURRENT, drop_rows(3))
     got = ok(o := outcome(call(via, "current", skus)))
     lost = [s for s in skus if s not in got.index]
     assert len(lost) == 3
-    pd.testing.assert_frame_equal(got, current_ref.drop(index=lost))
+    assert_same(got, current_ref.drop(index=lost))
     assert got.attrs["missing_skus"] == lost
     warned(o, *lost[:1])
     error = incomplete(outcome(call(via, "current", skus, strict=True)))
-    pd.testing.assert_frame_equal(error.partial, current_ref.drop(index=lost))
+    assert_same(error.partial, current_ref.drop(index=lost))
     assert (error.expected, error.received) == (len(skus), len(skus) - 3)
 
 
 def test_current_repeated_items_are_removed_and_warned(via, proxy, skus, current_ref):
     proxy.add(CURRENT, repeat_rows(2))
     got = ok(o := outcome(call(via, "current", skus)))
-    pd.testing.assert_frame_equal(got, current_ref)
+    assert_same(got, current_ref)
     warned(o, "/companies/current")
 
 
@@ -187,7 +190,7 @@ def test_current_data_null_is_warned_and_strict_raises(via, proxy, skus, current
 def test_current_items_without_sku_are_warned(via, proxy, skus, current_ref):
     proxy.add(CURRENT, drop_field("sku", first=3))
     got = ok(o := outcome(call(via, "current", skus)))
-    pd.testing.assert_frame_equal(got, current_ref.drop(index=skus[:3]))
+    assert_same(got, current_ref.drop(index=skus[:3]))
     warned(o, "'sku'")
     assert got.attrs["missing_skus"] == skus[:3]
 
@@ -196,14 +199,14 @@ def test_current_items_for_skus_not_asked_are_dropped_and_warned(via, proxy, sku
     proxy.add(CURRENT, set_field("sku", "ZZZZ-USA", first=1))
     got = ok(o := outcome(call(via, "current", skus)))
     assert "ZZZZ-USA" not in got.index
-    pd.testing.assert_frame_equal(got, current_ref.drop(index=skus[:1]))
+    assert_same(got, current_ref.drop(index=skus[:1]))
     warned(o, "not asked for")
 
 
 def test_current_non_object_items_are_warned(via, proxy, skus, current_ref):
     proxy.add(CURRENT, non_objects(("oops", 7)))
     got = ok(o := outcome(call(via, "current", skus)))
-    pd.testing.assert_frame_equal(got, current_ref.drop(index=skus[:2]))
+    assert_same(got, current_ref.drop(index=skus[:2]))
     warned(o, "/companies/current")
 
 
@@ -226,12 +229,12 @@ def test_current_v1_cut_items_are_missing_skus(direct, via, proxy):
     ref = direct.public_v1.current(skus)
     proxy.add("^/api/v1/companies/current$", drop_rows(1))
     got = ok(o := outcome(lambda: via.public_v1.current(skus)))
-    pd.testing.assert_frame_equal(got, ref.drop(index=[s for s in skus if s not in got.index]))
+    assert_same(got, ref.drop(index=[s for s in skus if s not in got.index]))
     assert len(got) == len(ref) - 1
     warned(o)
 
 
-# ------------------------------------------------------------------------------ time series
+# ------------------------------------------------------------------------------------- time series
 
 
 def test_time_series_cut_items_are_warned_and_strict_keeps_the_rest(via, proxy, skus, series_ref):
@@ -239,18 +242,18 @@ def test_time_series_cut_items_are_warned_and_strict_keeps_the_rest(via, proxy, 
     got = ok(o := outcome(call(via, "time_series", skus, shape="long", **WINDOW)))
     lost = sorted(set(series_ref["sku"]) - set(got["sku"]))
     assert len(lost) == 2
-    pd.testing.assert_frame_equal(got.reset_index(drop=True),
+    assert_same(got.reset_index(drop=True),
                                   series_ref[~series_ref["sku"].isin(lost)].reset_index(drop=True))
     warned(o)
     assert (got.attrs["rows_expected"], got.attrs["rows_received"]) == (len(skus), len(skus) - 2)
     error = incomplete(outcome(call(via, "time_series", skus, shape="long", strict=True, **WINDOW)))
-    pd.testing.assert_frame_equal(error.partial.reset_index(drop=True), got.reset_index(drop=True))
+    assert_same(error.partial.reset_index(drop=True), got.reset_index(drop=True))
 
 
 def test_time_series_repeated_items_are_removed_and_warned(via, proxy, skus, series_ref):
     proxy.add(SERIES, repeat_rows(2))
     got = ok(o := outcome(call(via, "time_series", skus, shape="long", **WINDOW)))
-    pd.testing.assert_frame_equal(got, series_ref)
+    assert_same(got, series_ref)
     warned(o, "/companies/time-series")
 
 
@@ -282,7 +285,8 @@ def test_time_series_documented_field_absent_is_warned(via, proxy, skus):
                                    {"evRevenueLtm": {"not-a-month": 1.0}},
                                    {"evRevenueLtm": {"2024-01": "high"}}],
                          ids=["list", "string", "series-list", "bad-month", "bad-number"])
-def test_time_series_malformed_data_is_a_contract_error_or_warned(value, via, proxy, skus, series_ref):
+def test_time_series_malformed_data_is_a_contract_error_or_warned(
+        value, via, proxy, skus, series_ref):
     proxy.add(SERIES, set_field("data", value, first=1))
     o = outcome(call(via, "time_series", skus, shape="long", **WINDOW))
     if o.error is not None:
@@ -294,7 +298,7 @@ def test_time_series_malformed_data_is_a_contract_error_or_warned(value, via, pr
     assert same or o.warned(MissingDataWarning), "a malformed item changed the frame silently"
 
 
-# ------------------------------------------------------------------------------ groups
+# ------------------------------------------------------------------------------------------ groups
 
 
 def test_group_time_series_repeated_periods_are_removed_and_warned(direct, via, proxy):
@@ -302,7 +306,7 @@ def test_group_time_series_repeated_periods_are_removed_and_warned(direct, via, 
     proxy.add(GROUP_SERIES, repeat_rows(3))
     got = ok(o := outcome(call(via, "group_time_series", regions=["North America"],
                                fields=["evRevenueLtm"])))
-    pd.testing.assert_frame_equal(got, ref)
+    assert_same(got, ref)
     warned(o, "/groups/time-series")
 
 

@@ -36,6 +36,7 @@ from _drift_proxy import (  # noqa: E402,F401 - fixtures are used by name
     HTML_DEEP,
     HTML_FIRST_LINE,
     Outcome,
+    assert_same,
     cut_body,
     direct,
     drop_connection,
@@ -96,7 +97,7 @@ def typed(o: Outcome, *classes: type[BaseException]) -> BaseException:
     return o.error
 
 
-# ------------------------------------------------------------------------------ case 6: the cache
+# ------------------------------------------------------------------------------- case 6: the cache
 
 
 @pytest.fixture
@@ -123,13 +124,13 @@ def test_one_bad_200_is_asked_again_and_never_cached(bad, sandbox, proxy, direct
     proxy.add(SEARCH, BAD_200[bad], times=1)
     with cached_client(sandbox, proxy, cache_file) as client:
         got = ok(outcome(lambda: client.public.search()))
-        pd.testing.assert_frame_equal(got, ref)
+        assert_same(got, ref)
         assert proxy.count(SEARCH) == 2  # the bad answer, then the good one
         again = ok(outcome(lambda: client.public.search()))
-        pd.testing.assert_frame_equal(again, ref)
+        assert_same(again, ref)
         assert again.attrs["from_cache"] is True and proxy.count(SEARCH) == 2
     with cached_client(sandbox, proxy, cache_file) as fresh:
-        pd.testing.assert_frame_equal(ok(outcome(lambda: fresh.public.search())), ref)
+        assert_same(ok(outcome(lambda: fresh.public.search())), ref)
     assert proxy.count(SEARCH) == 2
 
 
@@ -142,11 +143,11 @@ def test_bad_200s_that_exhaust_the_retries_do_not_poison_the_cache(bad, sandbox,
         error = typed(outcome(lambda: client.public.search()), ServiceContractError)
         assert not isinstance(error, ValidationError)
         got = ok(outcome(lambda: client.public.search()))  # the rule is spent: good data now
-        pd.testing.assert_frame_equal(got, ref)
+        assert_same(got, ref)
         assert got.attrs["from_cache"] is False
     with cached_client(sandbox, proxy, cache_file) as fresh:
         again = ok(outcome(lambda: fresh.public.search()))
-        pd.testing.assert_frame_equal(again, ref)
+        assert_same(again, ref)
     assert proxy.count(SEARCH) == FAST["retries"] + 2
 
 
@@ -155,10 +156,10 @@ def test_empty_200_on_a_private_list_does_not_poison_the_cache(sandbox, proxy, d
     proxy.add(DEALS, empty_200(), times=FAST["retries"] + 1)
     with cached_client(sandbox, proxy, cache_file) as client:
         typed(outcome(lambda: client.private.deals(**SMALL)), ServiceContractError)
-        pd.testing.assert_frame_equal(ok(outcome(lambda: client.private.deals(**SMALL))), ref)
+        assert_same(ok(outcome(lambda: client.private.deals(**SMALL))), ref)
     with cached_client(sandbox, proxy, cache_file) as fresh:
         got = ok(outcome(lambda: fresh.private.deals(**SMALL)))
-        pd.testing.assert_frame_equal(got, ref)
+        assert_same(got, ref)
         assert got.attrs["from_cache"] is True
 
 
@@ -174,7 +175,7 @@ def test_contract_findings_are_not_served_again_from_the_cache_as_clean(sandbox,
     assert second.value.attrs["from_cache"] is False or second.warned(MissingDataWarning)
 
 
-# ------------------------------------------------------------------------------ case 7: call_budget
+# ----------------------------------------------------------------------------- case 7: call_budget
 
 
 def _budget_client(sandbox: Any, proxy: Any, budget: float) -> Client:
@@ -194,7 +195,7 @@ def test_call_budget_covers_a_body_that_trickles_in(sandbox, proxy):
         proxy.add(DEALS, trickle(12.0))
         o = outcome(lambda: client.private.deals(**SMALL))
     _budget_error(o.error)
-    assert 2.5 <= o.seconds <= 4.5, f"took {o.seconds:.1f} s with call_budget=3"
+    assert 2.5 <= o.seconds <= 5.0, f"took {o.seconds:.1f} s with call_budget=3"
 
 
 def test_call_budget_covers_a_trickling_family_a_chunk(sandbox, proxy, direct):
@@ -203,7 +204,7 @@ def test_call_budget_covers_a_trickling_family_a_chunk(sandbox, proxy, direct):
         proxy.add(CURRENT, trickle(12.0))
         o = outcome(lambda: client.public.current(skus))
     _budget_error(o.error)
-    assert 2.5 <= o.seconds <= 4.5, f"took {o.seconds:.1f} s with call_budget=3"
+    assert 2.5 <= o.seconds <= 5.0, f"took {o.seconds:.1f} s with call_budget=3"
 
 
 def test_call_budget_covers_many_pages_that_each_trickle(sandbox, proxy):
@@ -212,10 +213,10 @@ def test_call_budget_covers_many_pages_that_each_trickle(sandbox, proxy):
         proxy.add(DEALS, trickle(2.0, pieces=8))
         o = outcome(lambda: client.private.deals())
     _budget_error(o.error)
-    assert o.seconds <= 4.5, f"took {o.seconds:.1f} s with call_budget=3"
+    assert o.seconds <= 5.0, f"took {o.seconds:.1f} s with call_budget=3"
 
 
-# ------------------------------------------------------------------------------ case 8: secrets
+# --------------------------------------------------------------------------------- case 8: secrets
 
 
 FOREIGN = (requests.Request, requests.PreparedRequest, requests.Response, requests.Session,
@@ -254,7 +255,7 @@ def leaks(root: BaseException, token: str) -> list[str]:
         if isinstance(obj, _SKIP):
             continue
         if isinstance(obj, (pd.DataFrame, pd.Series, pd.Index)):
-            if token in obj.to_string():
+            if token in obj.to_csv():
                 found.append(f"{where}: a cell holds the token")
             todo.append((dict(getattr(obj, "attrs", {})), f"{where}.attrs"))
             continue
@@ -265,7 +266,8 @@ def leaks(root: BaseException, token: str) -> list[str]:
         if token in shown:
             found.append(f"{where}: its repr holds the token")
         if isinstance(obj, BaseException):
-            todo += [(obj.__cause__, f"{where}.__cause__"), (obj.__context__, f"{where}.__context__"),
+            todo += [(obj.__cause__, f"{where}.__cause__"),
+                     (obj.__context__, f"{where}.__context__"),
                      (obj.args, f"{where}.args"), (str(obj), f"str({where})")]
         if isinstance(obj, dict):
             for key, value in obj.items():
@@ -317,7 +319,8 @@ def test_no_secret_reachable_after_a_failed_first_request(rewrite, proxy, secret
 
 def test_no_secret_reachable_from_an_incomplete_result(proxy, secret_client):
     proxy.add(DEALS, drop_connection(), page=2)
-    error = typed(outcome(lambda: secret_client.private.deals()), IncompleteResultError)
+    error = typed(outcome(lambda: secret_client.private.deals(deal_type=["M&A", "Venture"])),
+                  IncompleteResultError)
     assert len(error.partial) > 0
     assert leaks(error, SECRET_PRIVATE) == []
 
@@ -336,7 +339,7 @@ def test_no_secret_reachable_after_a_refused_token(sandbox, proxy):
     assert leaks(error, wrong) == []
 
 
-# ------------------------------------------------------------------------------ case 10: readable errors
+# ------------------------------------------------------------------------ case 10: readable errors
 
 
 def test_gateway_html_502_is_summarised_not_pasted(proxy, via):
@@ -445,7 +448,7 @@ def test_malformed_aggregate_bucket_is_a_contract_error_or_warned(proxy, via, di
     assert o.value.equals(ref) or o.warned(MissingDataWarning), "changed silently"
 
 
-# ------------------------------------------------------------------------------ case 9: arguments
+# ------------------------------------------------------------------------------- case 9: arguments
 
 
 @pytest.mark.parametrize("filters", [{"valuation_min": 2**64}, {"raised_max": -(2**70)},
@@ -491,7 +494,7 @@ def test_unusable_cache_path_is_a_typed_error(where, tmp_path, sandbox, proxy):
 
 
 def test_errors_carry_no_foreign_cause_after_retries(proxy, via):
-    """``raise ... from exc`` keeps the cause; it must not be a requests exception with a request."""
+    """``raise ... from exc`` keeps a cause, never a requests exception holding its request."""
     via.private.schema("transactions")
     proxy.add(DEALS, drop_connection())
     error = typed(outcome(lambda: via.private.deals(**SMALL)), TransportError)
