@@ -1,0 +1,335 @@
+"""Family A answers rewritten by the drift proxy: search, current data (SKU chunks), time
+series and group series (issue 12, cases 1, 4 and 5 for the public interface).
+
+As in test_drift.py: through the proxy the result equals the undisturbed one (read directly
+from the sandbox), or a ``MissingDataWarning`` names what and where, or a typed error is
+raised; ``strict=True`` raises the typed error with ``partial`` holding what arrived.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import (  # noqa: E402,F401 - fixtures are used by name
+    Outcome,
+    assert_same,
+    data_null,
+    direct,
+    drop_field,
+    drop_rows,
+    fresh_rules,
+    html,
+    meta_delete,
+    meta_set,
+    no_hang,
+    non_objects,
+    outcome,
+    proxy,
+    repeat_rows,
+    set_field,
+    via,
+)
+from dealframe.errors import (DealframeError, IncompleteResultError, ServiceContractError,
+                              ValidationError)
+from dealframe.notices import MissingDataWarning
+
+SEARCH = "^/api/v2/companies$"
+CURRENT = "^/api/v2/companies/current$"
+SERIES = "^/api/v2/companies/time-series$"
+GROUP_SERIES = "^/api/v1/groups/time-series$"
+GROUP_CURRENT = "^/api/v2/groups/current$"
+WINDOW = {"fields": ["evRevenueLtm", "marginEbitdaLtm"], "date_from": "2024-01",
+          "date_to": "2025-12"}
+
+
+# ---------------------------------------------------------------------------- fixtures and helpers
+
+
+@pytest.fixture(scope="module")
+def search_ref(direct: Any) -> pd.DataFrame:
+    return direct.public.search()
+
+
+@pytest.fixture(scope="module")
+def skus(search_ref: pd.DataFrame) -> list[str]:
+    found = search_ref.index.tolist()[:100]
+    assert len(found) >= 20
+    return found
+
+
+@pytest.fixture(scope="module")
+def current_ref(direct: Any, skus: list[str]) -> pd.DataFrame:
+    return direct.public.current(skus)
+
+
+@pytest.fixture(scope="module")
+def series_ref(direct: Any, skus: list[str]) -> pd.DataFrame:
+    return direct.public.time_series(skus, shape="long", **WINDOW)
+
+
+def ok(o: Outcome) -> pd.DataFrame:
+    assert o.error is None, f"raised {o.error!r}"
+    assert isinstance(o.value, pd.DataFrame)
+    return o.value
+
+
+def warned(o: Outcome, *fragments: str) -> None:
+    messages = o.warned(MissingDataWarning)
+    assert messages, "no MissingDataWarning was raised"
+    assert any(all(f in m for f in fragments) for m in messages), messages
+
+
+def kinds(frame: pd.DataFrame) -> set[str]:
+    return {f["kind"] for f in frame.attrs.get("findings", [])}
+
+
+def incomplete(o: Outcome) -> IncompleteResultError:
+    assert isinstance(o.error, IncompleteResultError), \
+        f"expected IncompleteResultError, got {o.error!r}"
+    return o.error
+
+
+def call(client: Any, method: str, *args: Any, **kwargs: Any) -> Callable[[], Any]:
+    return lambda: getattr(client.public, method)(*args, **kwargs)
+
+
+# ------------------------------------------------------------------------------------------ search
+
+
+def test_search_cut_by_two_rows_is_warned_and_strict_keeps_the_rest(via, proxy, search_ref):
+    proxy.add(SEARCH, drop_rows(2))
+    got = ok(o := outcome(call(via, "search")))
+    assert_same(got, search_ref.iloc[:-2])
+    warned(o, "/api/v2/companies")
+    assert got.attrs["rows_expected"] == len(search_ref)
+    error = incomplete(outcome(call(via, "search", strict=True)))
+    assert_same(error.partial, search_ref.iloc[:-2])
+    assert (error.expected, error.received) == (len(search_ref), len(search_ref) - 2)
+
+
+def test_search_repeated_rows_are_removed_and_warned(via, proxy, search_ref):
+    proxy.add(SEARCH, repeat_rows(3))
+    got = ok(o := outcome(call(via, "search")))
+    assert_same(got, search_ref)
+    warned(o, "/api/v2/companies")
+    assert "repeated_rows" in kinds(got)
+
+
+def test_search_data_null_is_warned(via, proxy, search_ref):
+    proxy.add(SEARCH, data_null())
+    got = ok(o := outcome(call(via, "search")))
+    assert len(got) == 0 and list(got.columns) == list(search_ref.columns)
+    warned(o, "/api/v2/companies")
+    error = incomplete(outcome(call(via, "search", strict=True)))
+    assert len(error.partial) == 0
+
+
+def test_search_rows_without_sku_are_kept_apart_and_warned(via, proxy, search_ref):
+    proxy.add(SEARCH, drop_field("sku"))
+    got = ok(o := outcome(call(via, "search")))
+    assert len(got) == len(search_ref)
+    assert got.index.isna().all() or got.get("sku", pd.Series([None])).isna().all()
+    assert_same(got.reset_index(drop=True), search_ref.reset_index(drop=True))
+    warned(o, "'sku'")
+
+
+def test_search_documented_field_absent_is_warned(via, proxy):
+    proxy.add(SEARCH, drop_field("shortName"))
+    o = outcome(call(via, "search"))
+    ok(o)
+    warned(o, "absent", "shortName")
+
+
+def test_search_without_meta_count_is_whole(via, proxy, search_ref):
+    proxy.add(SEARCH, meta_delete("count"))
+    got = ok(outcome(call(via, "search")))
+    assert_same(got, search_ref)
+
+
+# ---------------------------------------------------------------------------- current (SKU chunks)
+
+
+def test_current_cut_items_are_missing_skus_and_strict_keeps_the_rest(
+        via, proxy, skus, current_ref):
+    proxy.add(CURRENT, drop_rows(3))
+    got = ok(o := outcome(call(via, "current", skus)))
+    lost = [s for s in skus if s not in got.index]
+    assert len(lost) == 3
+    assert_same(got, current_ref.drop(index=lost))
+    assert got.attrs["missing_skus"] == lost
+    warned(o, *lost[:1])
+    error = incomplete(outcome(call(via, "current", skus, strict=True)))
+    assert_same(error.partial, current_ref.drop(index=lost))
+    assert (error.expected, error.received) == (len(skus), len(skus) - 3)
+
+
+def test_current_repeated_items_are_removed_and_warned(via, proxy, skus, current_ref):
+    proxy.add(CURRENT, repeat_rows(2))
+    got = ok(o := outcome(call(via, "current", skus)))
+    assert_same(got, current_ref)
+    warned(o, "/companies/current")
+
+
+def test_current_data_null_is_warned_and_strict_raises(via, proxy, skus, current_ref):
+    proxy.add(CURRENT, data_null())
+    got = ok(o := outcome(call(via, "current", skus)))
+    assert len(got) == 0 and got.attrs["missing_skus"] == skus
+    warned(o, "/companies/current")
+    error = incomplete(outcome(call(via, "current", skus, strict=True)))
+    assert isinstance(error.partial, pd.DataFrame) and len(error.partial) == 0
+
+
+def test_current_items_without_sku_are_warned(via, proxy, skus, current_ref):
+    proxy.add(CURRENT, drop_field("sku", first=3))
+    got = ok(o := outcome(call(via, "current", skus)))
+    assert_same(got, current_ref.drop(index=skus[:3]))
+    warned(o, "'sku'")
+    assert got.attrs["missing_skus"] == skus[:3]
+
+
+def test_current_items_for_skus_not_asked_are_dropped_and_warned(via, proxy, skus, current_ref):
+    proxy.add(CURRENT, set_field("sku", "ZZZZ-USA", first=1))
+    got = ok(o := outcome(call(via, "current", skus)))
+    assert "ZZZZ-USA" not in got.index
+    assert_same(got, current_ref.drop(index=skus[:1]))
+    warned(o, "not asked for")
+
+
+def test_current_non_object_items_are_warned(via, proxy, skus, current_ref):
+    proxy.add(CURRENT, non_objects(("oops", 7)))
+    got = ok(o := outcome(call(via, "current", skus)))
+    assert_same(got, current_ref.drop(index=skus[:2]))
+    warned(o, "/companies/current")
+
+
+def test_current_documented_field_absent_is_warned(via, proxy, skus):
+    proxy.add(CURRENT, drop_field("currency"))
+    o = outcome(call(via, "current", skus))
+    ok(o)
+    warned(o, "absent", "currency")
+
+
+def test_current_chunk_that_fails_raises_with_a_partial_frame(via, proxy, skus):
+    proxy.add(CURRENT, html(502))
+    error = incomplete(outcome(call(via, "current", skus)))
+    assert isinstance(error.partial, pd.DataFrame) and len(error.partial) == 0
+    assert (error.expected, error.received) == (len(skus), 0)
+
+
+def test_current_v1_cut_items_are_missing_skus(direct, via, proxy):
+    skus = direct.public_v1.search().index.tolist()[:50]
+    ref = direct.public_v1.current(skus)
+    proxy.add("^/api/v1/companies/current$", drop_rows(1))
+    got = ok(o := outcome(lambda: via.public_v1.current(skus)))
+    assert_same(got, ref.drop(index=[s for s in skus if s not in got.index]))
+    assert len(got) == len(ref) - 1
+    warned(o)
+
+
+# ------------------------------------------------------------------------------------- time series
+
+
+def test_time_series_cut_items_are_warned_and_strict_keeps_the_rest(via, proxy, skus, series_ref):
+    proxy.add(SERIES, drop_rows(2))
+    got = ok(o := outcome(call(via, "time_series", skus, shape="long", **WINDOW)))
+    lost = sorted(set(series_ref["sku"]) - set(got["sku"]))
+    assert len(lost) == 2
+    assert_same(got.reset_index(drop=True),
+                                  series_ref[~series_ref["sku"].isin(lost)].reset_index(drop=True))
+    warned(o)
+    assert (got.attrs["rows_expected"], got.attrs["rows_received"]) == (len(skus), len(skus) - 2)
+    error = incomplete(outcome(call(via, "time_series", skus, shape="long", strict=True, **WINDOW)))
+    assert_same(error.partial.reset_index(drop=True), got.reset_index(drop=True))
+
+
+def test_time_series_repeated_items_are_removed_and_warned(via, proxy, skus, series_ref):
+    proxy.add(SERIES, repeat_rows(2))
+    got = ok(o := outcome(call(via, "time_series", skus, shape="long", **WINDOW)))
+    assert_same(got, series_ref)
+    warned(o, "/companies/time-series")
+
+
+def test_time_series_wide_data_null_is_warned(direct, via, proxy, skus):
+    ref = direct.public.time_series(skus, **WINDOW)
+    proxy.add(SERIES, data_null())
+    got = ok(o := outcome(call(via, "time_series", skus, **WINDOW)))
+    assert got.notna().sum().sum() == 0 and ref.notna().sum().sum() > 0
+    warned(o, "/companies/time-series")
+    assert isinstance(outcome(call(via, "time_series", skus, strict=True, **WINDOW)).error,
+                      IncompleteResultError)
+
+
+def test_time_series_items_without_sku_are_warned(via, proxy, skus):
+    proxy.add(SERIES, drop_field("sku", first=2))
+    got = ok(o := outcome(call(via, "time_series", skus, shape="long", **WINDOW)))
+    assert set(skus[:2]).isdisjoint(got["sku"])
+    warned(o, "'sku'")
+
+
+def test_time_series_documented_field_absent_is_warned(via, proxy, skus):
+    proxy.add(SERIES, drop_field("exchange"))
+    o = outcome(call(via, "time_series", skus, shape="long", **WINDOW))
+    ok(o)
+    warned(o, "absent", "exchange")
+
+
+@pytest.mark.parametrize("value", [[1, 2], "monthly", {"evRevenueLtm": [1.0]},
+                                   {"evRevenueLtm": {"not-a-month": 1.0}},
+                                   {"evRevenueLtm": {"2024-01": "high"}}],
+                         ids=["list", "string", "series-list", "bad-month", "bad-number"])
+def test_time_series_malformed_data_is_a_contract_error_or_warned(
+        value, via, proxy, skus, series_ref):
+    proxy.add(SERIES, set_field("data", value, first=1))
+    o = outcome(call(via, "time_series", skus, shape="long", **WINDOW))
+    if o.error is not None:
+        assert isinstance(o.error, ServiceContractError), repr(o.error)
+        assert not isinstance(o.error, ValidationError)
+        return
+    got = o.value
+    same = got.reset_index(drop=True).equals(series_ref.reset_index(drop=True))
+    assert same or o.warned(MissingDataWarning), "a malformed item changed the frame silently"
+
+
+# ------------------------------------------------------------------------------------------ groups
+
+
+def test_group_time_series_repeated_periods_are_removed_and_warned(direct, via, proxy):
+    ref = direct.public.group_time_series(regions=["North America"], fields=["evRevenueLtm"])
+    proxy.add(GROUP_SERIES, repeat_rows(3))
+    got = ok(o := outcome(call(via, "group_time_series", regions=["North America"],
+                               fields=["evRevenueLtm"])))
+    assert_same(got, ref)
+    warned(o, "/groups/time-series")
+
+
+def test_group_time_series_cut_is_warned(direct, via, proxy):
+    ref = direct.public.group_time_series(regions=["North America"], fields=["evRevenueLtm"])
+    assert len(ref) > 3
+    proxy.add(GROUP_SERIES, drop_rows(2))
+    o = outcome(call(via, "group_time_series", regions=["North America"], fields=["evRevenueLtm"]))
+    ok(o)
+    warned(o, "/groups/time-series")
+    assert isinstance(outcome(call(via, "group_time_series", regions=["North America"],
+                                   fields=["evRevenueLtm"], strict=True)).error, DealframeError)
+
+
+@pytest.mark.parametrize("rewrite", [data_null(), set_field("sum", "lots"), meta_set(companies="x"),
+                                     drop_field("median")],
+                         ids=["data-null", "sum-string", "meta-companies", "no-median"])
+def test_group_current_malformed_is_typed_or_warned(rewrite, direct, via, proxy):
+    ref = direct.public.group_current(regions=["North America"])
+    proxy.add(GROUP_CURRENT, rewrite)
+    o = outcome(call(via, "group_current", regions=["North America"]))
+    if o.error is not None:
+        assert isinstance(o.error, DealframeError) and not isinstance(o.error, ValidationError), \
+            repr(o.error)
+        return
+    assert o.value.equals(ref) or o.warned(MissingDataWarning), "changed silently"
