@@ -387,9 +387,10 @@ def _keys(frame: pd.DataFrame, key: str | Sequence[str]) -> pd.Series | None:
         return None
     if len(names) == 1:
         return frame[names[0]].reset_index(drop=True)
-    parts = frame[names].reset_index(drop=True)
-    joined = parts.astype(str).agg("\x1f".join, axis=1)
-    return joined.where(parts.notna().all(axis=1))
+    complete = frame[names].notna().all(axis=1).to_numpy()
+    rows = zip(*(frame[name].tolist() for name in names))
+    return pd.Series([row if whole else None for row, whole in zip(rows, complete)],
+                     dtype=object)
 
 
 def dedupe(frame: pd.DataFrame, key: str | Sequence[str], found: Findings, *,

@@ -276,6 +276,10 @@ def cast(values: Sequence[Any], column: Column) -> Any:
             return _categorical(values, column.categories or ())
         if kind == "list" and column.fields is not None:
             return struct_lists(values, column.fields, name)
+        if kind == "list":
+            for i, value in enumerate(values):
+                if value is not None and not isinstance(value, (list, tuple)):
+                    raise ValidationError(f"{name}[{i}]", "an array (or null)", got=value)
     except ValidationError:
         raise
     except (ValueError, TypeError) as exc:

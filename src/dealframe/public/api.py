@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._vocab import SKUS_PER_CURRENT_REQUEST
+from .._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY, SKUS_PER_CURRENT_REQUEST
 from ..contract import (Findings, dedupe_items, identities, keys_present, meta_count,
                         missing_fields, read_items, shaping)
 from ..errors import IncompleteResultError, RequestInfo, ValidationError
@@ -51,6 +51,28 @@ def _group(industries: Strings, themes: Strings, regions: Strings, countries: St
     given = {"industries": industries, "themes": themes, "regions": regions,
              "countries": countries, "enterprise_value_above": enterprise_value_above}
     return {name: value for name, value in given.items() if value is not None}
+
+
+def _check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
+    """Sums and medians where section 2.1 gives each field class them (layout not shown).
+
+    Sum only: marketCap, enterpriseValue; sum and median: revenue/EBITDA LTM and NTM;
+    median only: every other numeric field.
+    """
+    if frame.attrs.get("companies") == 0 or frame.attrs.get("count") == 0:
+        return  # an empty group: every statistic is null
+    if not len(frame):
+        found.add("missing_field", "the answer holds no field at all")
+        return
+    for stat, fields in (("sum", (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN)),
+                         ("median", GROUP_SUM_AND_MEDIAN)):
+        have = frame[stat].dropna().index if stat in frame else pd.Index([])
+        absent = [f for f in fields if f not in have]
+        if len(absent) == len(fields):
+            found.add("missing_field", f"no {stat} in the answer (the document gives "
+                                       f"{', '.join(fields[:3])}... a {stat})")
+        elif absent:
+            found.add("missing_field", f"no {stat} for {', '.join(absent)}")
 
 
 def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd.DataFrame:
@@ -246,9 +268,9 @@ class PublicApi:
         attach(frame, endpoint=endpoint, responses=responses, rows_expected=len(wanted),
                findings=found.records())
         self._raise_failed(failures, wanted, frame)
+        self._report_missing(frame, wanted, set(frame.index.tolist()), strict)
         found.report(strict=strict, partial=frame, expected=len(wanted), received=len(frame),
                      what="SKUs")
-        self._report_missing(frame, wanted, set(frame.index.tolist()), strict)
         return frame
 
     def time_series(self, skus: Iterable[str] | str, fields: Strings = None,
@@ -308,15 +330,15 @@ class PublicApi:
         attach(frame, endpoint=endpoint, responses=responses, rows_expected=len(wanted),
                rows_received=len(received), findings=found.records())
         self._raise_failed(failures, wanted, frame)
+        self._report_missing(frame, wanted, set(received), strict)
         found.report(strict=strict, partial=frame, expected=len(wanted), received=len(received),
                      what="SKUs")
-        self._report_missing(frame, wanted, set(received), strict)
         return frame
 
     def group_current(self, *, industries: Strings = None, themes: Strings = None,
                       regions: Strings = None, countries: Strings = None,
-                      enterprise_value_above: float | None = None, refresh: bool = False,
-                      cache: bool = True) -> pd.DataFrame:
+                      enterprise_value_above: float | None = None, strict: bool = False,
+                      refresh: bool = False, cache: bool = True) -> pd.DataFrame:
         """Sums and medians of current data over a group of companies.
 
         Always sent to ``POST /api/v2/groups/current``, the only version the
@@ -344,7 +366,12 @@ class PublicApi:
         endpoint = f"POST {GROUP_CURRENT_PATH}"
         with shaping(response.request, endpoint):
             frame = group_current_frame(payload.get("data"), payload.get("meta"))
-        return attach(frame, endpoint=endpoint, responses=[response], group=body)
+        found = Findings(endpoint)
+        _check_group_classes(frame, found)
+        attach(frame, endpoint=endpoint, responses=[response], group=body,
+               findings=found.records())
+        found.report(strict=strict, partial=frame)
+        return frame
 
     def group_time_series(self, *, industries: Strings = None, themes: Strings = None,
                           regions: Strings = None, countries: Strings = None,
