@@ -3,8 +3,8 @@
 * A first sync (no table yet) streams the staged rows into a new table; a
   repair or a forced full sync streams them over the old version (an overwrite:
   the earlier versions stay in the history until ``compact`` removes them).
-* An incremental sync upserts the changed rows by id (a Delta merge): a
-  changed record's row replaces the stored one, a new one is inserted, a
+* An incremental sync upserts the changed rows by id (:func:`.table.upsert_rows`):
+  a changed record's row replaces the stored one, a new one is inserted, a
   soft-deleted one stays as a row with ``deleted`` true. Rows read again only
   because of the overlap, and equal to the stored ones, are left out; when
   nothing is left, no commit is made (the checkpoint has not moved either).
@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.dataset as ds
 from deltalake import DeltaTable
 
 from .schema import arrow_schema
 from .store import Part, StagedRows, staged_tables, step
-from .table import commit_properties, merge_rows, owner_only, write_rows
+from .table import commit_properties, data_files, owner_only, upsert_rows, write_rows
 
 __all__ = ["commit_entity", "equal_rows", "unchanged_rereads"]
 
@@ -47,7 +49,7 @@ def equal_rows(new: pa.Table, old: pa.Table) -> list[str]:
     return [r["id"] for r in new.to_pylist() if stored.get(r["id"]) == r]
 
 
-def unchanged_rereads(table: DeltaTable, rows: pa.Table, reread: set[str]) -> pa.Array:
+def unchanged_rereads(folder: Path, table: DeltaTable, rows: pa.Table, reread: set[str]) -> pa.Array:
     """Ids of ``rows`` read again only because of the overlap whose stored row is the same."""
     if not reread or rows.num_rows > _COMPARE_MAX_ROWS:
         return pa.array([], pa.string())
@@ -55,9 +57,14 @@ def unchanged_rereads(table: DeltaTable, rows: pa.Table, reread: set[str]) -> pa
     new = rows.filter(pc.is_in(rows.column("id"), value_set=ids))
     if not new.num_rows:
         return pa.array([], pa.string())
-    import pyarrow.dataset as ds
-
-    stored = table.to_pyarrow_dataset().to_table(filter=ds.field("id").isin(ids))
+    # delta-rs writes strings as Arrow string views, which pyarrow 26 filters and takes poorly
+    # (no is_in or take kernel; statistics compared as string_view): read them as strings,
+    # find the rows by their ids, then take them
+    dataset = ds.dataset([str(p) for p in data_files(folder, table)], format="parquet",
+                         schema=rows.schema)
+    stored_ids = dataset.to_table(columns=["id"]).column("id")
+    at = np.flatnonzero(pc.is_in(stored_ids, value_set=ids).to_numpy(zero_copy_only=False))
+    stored = dataset.take(pa.array(at, pa.int64()))
     stored = stored.select(new.column_names).cast(new.schema)
     return pa.array(equal_rows(new, stored), pa.string())
 
@@ -107,7 +114,7 @@ def commit_entity(root: Path, entity: str, staged: StagedRows, parts: list[Part]
         assert table is not None
         rows = pa.concat_tables([t.cast(schema) for t in staged_tables(staged, parts)]) \
             if staged.latest else schema.empty_table()
-        same = unchanged_rereads(table, rows, staged.reread)
+        same = unchanged_rereads(folder, table, rows, staged.reread)
         if len(same):
             rows = rows.filter(pc.invert(pc.is_in(rows.column("id"), value_set=same)))
         written = rows.num_rows
@@ -116,7 +123,7 @@ def commit_entity(root: Path, entity: str, staged: StagedRows, parts: list[Part]
         props = commit_properties("sync", checkpoint=checkpoint, sync=sync, received=received,
                                   written=written)
         step("before-commit")
-        merge_rows(table, rows, ["id"], props)
+        upsert_rows(folder, table, rows, "id", props, entity)
     step("committed")
     owner_only(folder)
     return written

@@ -94,6 +94,8 @@ def _compact_table(folder: Path, keep_versions: int | None, retain_hours: float 
              for e in table.history()]
     keep = kept_versions(times, latest, keep_versions=keep_versions, retain_hours=retain_hours,
                          now=pd.Timestamp(dt.datetime.now(dt.timezone.utc)))
+    props = commit_properties("compact", checkpoint=info.checkpoint if info else None,
+                              sync=info.sync if info else None, oldest_kept=min(keep))
     removed = table.vacuum(retention_hours=0, dry_run=False, enforce_retention_duration=False,
                            keep_versions=keep, full=True, commit_properties=props)
     owner_only(folder)

@@ -20,11 +20,12 @@ from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError
 
 from ..errors import ValidationError
-from .errors import MirrorStateError
+from .errors import MirrorDamagedError, MirrorStateError
 from .schema import ENTITIES, arrow_schema, schema_problem, to_frame
 from .state import MirrorState, read_state
 from .sync import _ALIASES, open_folder
-from .table import damage, history_rows, is_table, last_info, open_table, read_failure
+from .table import (SYNC_OPERATIONS, check, damage, data_files, history_rows, is_table, last_info, open_table,
+                    read_failure)
 
 __all__ = ["as_of_version", "files", "history", "load", "status"]
 
@@ -90,6 +91,19 @@ def as_of_version(table: DeltaTable, as_of: Any, folder: Path) -> None:
     except (DeltaError, OSError, ValueError) as exc:
         raise damage(folder, f"version {as_of!r} cannot be read ({exc}); compact may have "
                      "removed its log") from None
+
+
+def _vacuumed(folder: Path, as_of: Any, version: int) -> None:
+    """When the latest version is whole, an older one that cannot be read was vacuumed:
+    a bad ``as_of``, not a damaged table."""
+    latest = open_table(folder)
+    if check(folder, latest, None) is not None:
+        return
+    kept = [i.oldest_kept for i, _ in history_rows(latest, 50) if i.oldest_kept is not None]
+    oldest = f"; the oldest version kept is {kept[0]}" if kept else ""
+    raise ValidationError("as_of", f"a version of {folder.name} whose files are still on disk: "
+                          f"compact removed those of version {version}{oldest} "
+                          "(dealframe.mirror.history lists the versions)", got=as_of)
 
 
 def _read(folder: Path, table: DeltaTable, entity: str, include_deleted: bool,
@@ -164,9 +178,15 @@ def load(path: str | Path, entity: str, include_deleted: bool = False,
         raise ValidationError("include_deleted", "True or False", got=include_deleted)
     wanted = _columns(columns, entity)
     folder, table = _table(path, entity)
-    if as_of is not None:
+    if as_of is None:
+        data = _read(folder, table, entity, include_deleted, wanted)
+    else:
         as_of_version(table, as_of, folder)
-    data = _read(folder, table, entity, include_deleted, wanted)
+        try:
+            data = _read(folder, table, entity, include_deleted, wanted)
+        except MirrorDamagedError:
+            _vacuumed(folder, as_of, table.version())
+            raise
     frame = to_frame_columns(data, entity)
     frame.attrs["version"] = table.version()
     return frame[wanted] if wanted is not None else frame
@@ -196,8 +216,7 @@ def files(path: str | Path, entity: str) -> list[Path]:
     """
     entity = _entity(entity)
     folder, table = _table(path, entity)
-    paths = pa.table(table.get_add_actions(flatten=True)).column("path").to_pylist()
-    return sorted(folder / p for p in paths)
+    return data_files(folder, table)
 
 
 def _counts(folder: Path, table: DeltaTable) -> tuple[int, int, int, int]:
@@ -231,10 +250,11 @@ def status(path: str | Path) -> pd.DataFrame:
             raise damage(folder, problem)
         n, deleted, n_files, size = _counts(folder, table)
         info = last_info(table)
+        synced = last_info(table, SYNC_OPERATIONS)
         rows.append({"entity": entity, "rows": n, "live": n - deleted, "deleted": deleted,
                      "version": table.version(), "files": n_files, "bytes": size,
                      "checkpoint": info.checkpoint if info else None,
-                     "last_sync": info.timestamp.isoformat(timespec="seconds") if info else None})
+                     "last_sync": synced.timestamp.isoformat(timespec="seconds") if synced else None})
     frame = pd.DataFrame(rows, columns=["entity", "rows", "live", "deleted", "version", "files",
                                         "bytes", "checkpoint", "last_sync"])
     frame.attrs.update({"path": str(root), "schema_version": state.schema_version,

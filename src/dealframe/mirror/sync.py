@@ -259,7 +259,7 @@ def _sync_entity(root: Path, entity: str, fetch: Fetch, *, overlap: dt.timedelta
     except (DeltaError, OSError, pa.ArrowException) as exc:
         if full or full_disk(exc):
             raise
-        # the merge read a data file the cheap checks passed: look closer, rebuild if damaged
+        # the upsert read a data file the cheap checks passed: look closer, rebuild if damaged
         found = check(root / entity, table, entity, deep=True) if table is not None else None
         if found is None:
             raise
@@ -284,8 +284,8 @@ def sync(client: Any, path: str | Path, entities: Iterable[str] = ENTITIES, *,
 
     The first sync of an entity pulls every record, soft-deleted ones included,
     into a new Delta table; later syncs pull only records with
-    ``updated_at >= checkpoint - overlap`` (``include_deleted=true``) and merge
-    them by id (upserts). Soft deletes stay in the table with ``deleted=True``.
+    ``updated_at >= checkpoint - overlap`` (``include_deleted=true``) and upsert
+    them by id. Soft deletes stay in the table with ``deleted=True``.
     Each entity's sync is one atomic Delta commit carrying its checkpoint, so a
     crash leaves each table at its previous version or at the new one.
 

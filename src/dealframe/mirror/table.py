@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,8 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 from deltalake import CommitProperties, DeltaTable, WriterProperties, write_deltalake
 from deltalake.exceptions import DeltaError
@@ -31,17 +34,24 @@ from .errors import MirrorDamagedError, MirrorWriteError
 from .schema import SCHEMA_VERSION, schema_problem
 from .store import ROW_GROUP_ROWS
 
-__all__ = ["KEYS", "ROW_GROUP_ROWS", "CommitInfo", "check", "commit_properties", "damage",
-           "full_disk", "guard_write", "history_rows", "is_table", "last_info", "merge_rows",
-           "open_table", "owner_only", "read_failure", "write_rows", "writer_properties"]
+__all__ = ["IN_LIST_MAX", "KEYS", "ROW_GROUP_ROWS", "SYNC_OPERATIONS", "CommitInfo", "check", "commit_properties", "damage",
+           "data_files",
+           "full_disk", "guard_write", "history_rows", "is_table", "last_info", "open_table",
+           "owner_only", "read_failure", "sql_in", "upsert_rows", "write_rows",
+           "writer_properties"]
 
 #: The custom commit metadata the mirror writes with every commit.
 KEYS = {"checkpoint": "dealframe.checkpoint", "sync": "dealframe.sync",
         "operation": "dealframe.operation", "received": "dealframe.rows_received",
         "written": "dealframe.rows_written", "schema": "dealframe.schema_version",
-        "reason": "dealframe.reason"}
+        "reason": "dealframe.reason", "oldest_kept": "dealframe.oldest_kept"}
+#: The operations of commits that bring a table up to date with the service.
+SYNC_OPERATIONS = ("full", "sync", "repair", "migrate")
+#: Most keys an upsert replaces through a ``key IN (...)`` predicate (more: a streamed rewrite).
+IN_LIST_MAX = 5_000
 #: How many commits back :func:`last_info` looks for the mirror's metadata.
 _HISTORY_LOOKBACK = 50
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _FULL_DISK = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 _FULL_DISK_TEXT = ("no space left", "disk quota", "file too large", "read-only file system",
                    "os error 28", "os error 27", "os error 122", "os error 30")
@@ -59,6 +69,7 @@ class CommitInfo:
     rows_received: int | None
     rows_written: int | None
     reason: str | None
+    oldest_kept: int | None
 
 
 def writer_properties() -> WriterProperties:
@@ -68,7 +79,8 @@ def writer_properties() -> WriterProperties:
 
 def commit_properties(operation: str, *, checkpoint: str | None, sync: int | None,
                       received: int | None = None, written: int | None = None,
-                      reason: str | None = None) -> CommitProperties:
+                      reason: str | None = None, oldest_kept: int | None = None
+                      ) -> CommitProperties:
     """The commit metadata of one mirror commit.
 
     Examples
@@ -79,7 +91,8 @@ def commit_properties(operation: str, *, checkpoint: str | None, sync: int | Non
     """
     meta: dict[str, Any] = {KEYS["operation"]: operation, KEYS["checkpoint"]: checkpoint or "",
                             KEYS["schema"]: str(SCHEMA_VERSION)}
-    for key, value in (("sync", sync), ("received", received), ("written", written)):
+    for key, value in (("sync", sync), ("received", received), ("written", written),
+                       ("oldest_kept", oldest_kept)):
         if value is not None:
             meta[KEYS[key]] = str(value)
     if reason:
@@ -118,7 +131,7 @@ def guard_write(root: Path) -> Iterator[None]:
 
 
 def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
+    text = " ".join(_ANSI.sub("", str(exc)).replace("↳", "").split())
     return text[:300] + ("..." if len(text) > 300 else "")
 
 
@@ -164,7 +177,7 @@ def _info(entry: dict[str, Any]) -> CommitInfo:
     return CommitInfo(int(entry.get("version", -1)),
                       pd.Timestamp(int(entry.get("timestamp", 0)), unit="ms", tz="UTC"), str(op),
                       entry.get(KEYS["checkpoint"]) or None, number("sync"), number("received"),
-                      number("written"), entry.get(KEYS["reason"]) or None)
+                      number("written"), entry.get(KEYS["reason"]) or None, number("oldest_kept"))
 
 
 def history_rows(table: DeltaTable, limit: int | None = None) -> list[tuple[CommitInfo, dict]]:
@@ -172,10 +185,11 @@ def history_rows(table: DeltaTable, limit: int | None = None) -> list[tuple[Comm
     return [(_info(e), e) for e in table.history(limit)]
 
 
-def last_info(table: DeltaTable) -> CommitInfo | None:
-    """The newest commit that carries the mirror's metadata (its checkpoint), or None."""
+def last_info(table: DeltaTable, operations: tuple[str, ...] | None = None) -> CommitInfo | None:
+    """The newest commit that carries the mirror's metadata (its checkpoint), of one of
+    ``operations`` when given, or None."""
     for info, entry in history_rows(table, _HISTORY_LOOKBACK):
-        if KEYS["checkpoint"] in entry:
+        if KEYS["checkpoint"] in entry and (operations is None or info.operation in operations):
             return info
     return None
 
@@ -227,23 +241,72 @@ def check(folder: Path, table: DeltaTable, entity: str | None, *, deep: bool = F
 
 def write_rows(folder: Path, batches: Iterator[pa.RecordBatch], schema: pa.Schema, *, mode: str,
                properties: CommitProperties, name: str, partition_by: list[str] | None = None,
-               predicate: str | None = None) -> None:
-    """Write batches as one commit (``mode`` "append" or "overwrite"), streaming them."""
+               predicate: str | None = None, keep_schema: bool = False) -> None:
+    """Write batches as one commit (``mode`` "append" or "overwrite"), streaming them.
+
+    An overwrite without a predicate replaces the schema too (a repair of a table that
+    held another schema), unless ``keep_schema``.
+    """
     reader = pa.RecordBatchReader.from_batches(schema, batches)
+    replace = mode == "overwrite" and predicate is None and not keep_schema
     write_deltalake(str(folder), reader, mode=mode,  # type: ignore[arg-type]
-                    schema_mode="overwrite" if mode == "overwrite" and predicate is None else None,
+                    schema_mode="overwrite" if replace else None,
                     name=name, description=f"dealframe mirror: {name}", partition_by=partition_by,
                     predicate=predicate, writer_properties=writer_properties(),
                     commit_properties=properties)
 
 
-def merge_rows(table: DeltaTable, rows: pa.Table, keys: list[str],
-               properties: CommitProperties) -> dict[str, Any]:
-    """Upsert ``rows`` by ``keys`` as one commit (matched rows replaced, others inserted)."""
-    predicate = " AND ".join(f"t.{k} = s.{k}" for k in keys)
-    merger = table.merge(rows, predicate, source_alias="s", target_alias="t",
-                         writer_properties=writer_properties(), commit_properties=properties)
-    return merger.when_matched_update_all().when_not_matched_insert_all().execute()
+def sql_in(column: str, values: list[str]) -> str:
+    """A SQL ``column IN (...)`` predicate over string values (quotes doubled).
+
+    Examples
+    --------
+    >>> sql_in("id", ["a", "o'b"])
+    "id IN ('a', 'o''b')"
+    """
+    quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+    return f"{column} IN ({quoted})"
+
+
+def upsert_rows(folder: Path, table: DeltaTable, rows: pa.Table, key: str,
+                properties: CommitProperties, name: str) -> None:
+    """Replace the rows whose ``key`` is in ``rows`` and insert the others, as one commit.
+
+    Up to :data:`IN_LIST_MAX` keys: Delta's replaceWhere (an overwrite with the
+    predicate ``key IN (...)``: only files holding those keys are rewritten).
+    More: the table is streamed into a new version without those keys, then
+    ``rows`` (a larger predicate is slow to plan and can overflow delta-rs's stack).
+
+    Delta's MERGE would do the same, but delta-rs 1.6 writes the files it merges with
+    strings as Arrow string views, which pyarrow cannot filter on (no comparison
+    kernels), so DuckDB or pyarrow reading the table through a pyarrow dataset would
+    fail on any ``WHERE`` over a string column; writes keep the types given.
+    """
+    keys = rows.column(key).drop_null().unique().to_pylist()
+    if len(keys) <= IN_LIST_MAX:
+        write_deltalake(str(folder), rows, mode="overwrite", predicate=sql_in(key, keys),
+                        writer_properties=writer_properties(), commit_properties=properties)
+        return
+    schema = rows.schema
+    drop = pa.array(keys, pa.string())
+    dataset = ds.dataset([str(p) for p in data_files(folder, table)], format="parquet",
+                         schema=schema)
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for batch in dataset.to_batches(batch_size=ROW_GROUP_ROWS):
+            kept = batch.filter(pc.invert(pc.is_in(batch.column(key), value_set=drop)))
+            if kept.num_rows:
+                yield kept
+        yield from rows.to_batches()
+
+    write_rows(folder, batches(), schema, mode="overwrite", properties=properties, name=name,
+               keep_schema=True)
+
+
+def data_files(folder: Path, table: DeltaTable) -> list[Path]:
+    """The data files of the table's loaded version, sorted."""
+    paths = pa.table(table.get_add_actions(flatten=True)).column("path").to_pylist()
+    return sorted(folder / p for p in paths)
 
 
 def owner_only(folder: Path) -> None:
