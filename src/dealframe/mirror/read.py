@@ -49,11 +49,17 @@ def _table(path: str | Path, entity: str) -> tuple[Path, DeltaTable]:
     root, _ = _state(path)
     folder = root / entity
     if not is_table(folder):
-        if folder.exists():
-            raise damage(folder, "its Delta log (_delta_log) is missing")
+        _no_log(folder)
         raise MirrorStateError(f"the mirror at {root} has no {entity} table yet; run a sync "
                                f"of {entity} first")
     return folder, open_table(folder)
+
+
+def _no_log(folder: Path) -> None:
+    """A table folder holding data files but no Delta log is damaged (or a first sync died)."""
+    if folder.is_dir() and any(folder.glob("*.parquet")):
+        raise damage(folder, "it holds data files but its Delta log (_delta_log) is missing "
+                     "(deleted, or the first sync did not finish)")
 
 
 def as_of_version(table: DeltaTable, as_of: Any, folder: Path) -> None:
@@ -243,6 +249,7 @@ def status(path: str | Path) -> pd.DataFrame:
     for entity in ENTITIES:
         folder = root / entity
         if not is_table(folder):
+            _no_log(folder)
             continue
         table = open_table(folder)
         problem = schema_problem(entity, pa.schema(table.schema().to_arrow()))
