@@ -350,7 +350,7 @@ def sync(client: Any, path: str | Path, entities: Iterable[str] = ENTITIES, *,
         raise ValidationError("rows_per_file", "a positive integer", got=rows_per_file)
     if not isinstance(repair, bool):
         raise ValidationError("repair", "True or False", got=repair)
-    with guard_write(Path(path).expanduser()):
+    with guard_write(path):
         root = open_folder(path, create=True)
         _usable_marker(root)  # a corrupt or foreign marker is reported before the lock is taken
         with mirror_lock(root, lock_timeout):

@@ -114,7 +114,7 @@ def full_disk(exc: BaseException) -> bool:
 
 
 @contextlib.contextmanager
-def guard_write(root: Path) -> Iterator[None]:
+def guard_write(root: Any) -> Iterator[None]:
     """Turn a refused write (full disk, quota, read-only, too large) into :class:`MirrorWriteError`.
 
     Other errors pass through.
