@@ -1,5 +1,5 @@
-"""A sync interrupted at any step (in-process, at every step; incremental syncs that upsert through
-a predicate and through a streamed rewrite) or killed with SIGKILL in a subprocess (at random
+"""A sync interrupted at any step (in-process, at every step; incremental syncs that upsert in memory,
+through a predicate and through a streamed rewrite) or killed with SIGKILL in a subprocess (at random
 steps and random moments, in the middle of a Delta write included) leaves every table at its
 previous version or at the new one, and the next sync completes the mirror: equal to a fresh full
 pull, nothing lost, nothing doubled, counts of unique ids right, no staging left; ``compact``
@@ -119,8 +119,9 @@ def base(sb, client, tmp_path_factory):
     return root
 
 
-#: How the incremental sync upserts, by the most keys put in a predicate (table.IN_LIST_MAX).
-PATHS = {"predicate": table.IN_LIST_MAX, "rewrite": 10}
+#: How the incremental sync upserts: (table.IN_MEMORY_MAX_ROWS, table.IN_LIST_MAX).
+PATHS = {"in memory": (table.IN_MEMORY_MAX_ROWS, table.IN_LIST_MAX),
+         "predicate": (0, table.IN_LIST_MAX), "streamed": (0, 10)}
 
 
 def versions(path) -> dict[str, int]:
@@ -149,7 +150,8 @@ def test_first_sync_interrupted_at_every_step(client, tmp_path):
 
 @pytest.mark.parametrize("path_kind", list(PATHS))
 def test_incremental_sync_interrupted_at_every_step(client, base, tmp_path, monkeypatch, path_kind):
-    monkeypatch.setattr(table, "IN_LIST_MAX", PATHS[path_kind])
+    monkeypatch.setattr(table, "IN_MEMORY_MAX_ROWS", PATHS[path_kind][0])
+    monkeypatch.setattr(table, "IN_LIST_MAX", PATHS[path_kind][1])
     probe = tmp_path / "probe"
     shutil.copytree(base / "base", probe)
     n = count_steps(client, probe)

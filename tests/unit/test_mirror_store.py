@@ -265,10 +265,13 @@ def test_a_sync_is_one_commit_carrying_its_checkpoint(tmp_path):
     assert len(before) == 1000 and not before["name"].eq("renamed").any()
 
 
-@pytest.mark.parametrize("in_list_max", [table_mod.IN_LIST_MAX, 3])
-def test_random_upserts_equal_a_model(tmp_path, monkeypatch, in_list_max):
-    # both upsert paths: a key IN (...) predicate, and a streamed rewrite
-    monkeypatch.setattr(table_mod, "IN_LIST_MAX", in_list_max)
+@pytest.mark.parametrize("path", ["in memory", "predicate", "streamed"])
+def test_random_upserts_equal_a_model(tmp_path, monkeypatch, path):
+    # the three upsert paths: in memory, a key IN (...) predicate, a streamed rewrite
+    if path != "in memory":
+        monkeypatch.setattr(table_mod, "IN_MEMORY_MAX_ROWS", 0)
+    if path == "streamed":
+        monkeypatch.setattr(table_mod, "IN_LIST_MAX", 3)
     rng = np.random.default_rng(3)
     root = _new_mirror(tmp_path)
     model = _investors(300)

@@ -1,13 +1,16 @@
 """Committing one entity's staged rows to its Delta table: exactly one commit per sync.
 
-* A first sync (no table yet) streams the staged rows into a new table; a
-  repair or a forced full sync streams them over the old version (an overwrite:
-  the earlier versions stay in the history until ``compact`` removes them).
+* A first sync (no table yet) commits the staged files themselves as the new
+  table's data files (written as the pages arrived: memory holds about a row
+  group, whatever the size of the table); a repair commits them over the old
+  version (an overwrite: the earlier versions stay in the history until
+  ``compact`` removes them).
 * An incremental sync upserts the changed rows by id (:func:`.table.upsert_rows`):
   a changed record's row replaces the stored one, a new one is inserted, a
-  soft-deleted one stays as a row with ``deleted`` true. Rows read again only
-  because of the overlap, and equal to the stored ones, are left out; when
-  nothing is left, no commit is made (the checkpoint has not moved either).
+  soft-deleted one stays as a row with ``deleted`` true. When the pull holds
+  only rows read again because of the overlap, they are compared with the
+  stored ones: unchanged ones are left out, and when nothing is left no commit
+  is made (the checkpoint has not moved either).
 
 The commit carries the checkpoint in its metadata (:mod:`.table`), so the data
 and the checkpoint move together or not at all.
@@ -23,9 +26,10 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 from deltalake import DeltaTable
 
-from .schema import arrow_schema
-from .store import Part, StagedRows, staged_tables, step
-from .table import commit_properties, data_files, owner_only, upsert_rows, write_rows
+from .schema import arrow_schema, schema_problem
+from .store import Part, PartWriter, StagedRows, staged_tables, step
+from .table import (add_files, commit_files, commit_properties, data_files, owner_only,
+                    upsert_rows, write_rows)
 
 __all__ = ["commit_entity", "equal_rows", "unchanged_rereads"]
 
@@ -69,6 +73,18 @@ def unchanged_rereads(folder: Path, table: DeltaTable, rows: pa.Table, reread: s
     return pa.array(equal_rows(new, stored), pa.string())
 
 
+def _final_files(staged: StagedRows, parts: list[Part]) -> list[tuple[Path, int]]:
+    """The staged files as the table's data files: as written while the pull ran, or, when an
+    id was read twice or rows were never flushed to a file, rewritten (streaming) with each
+    id's latest read only. Memory holds about a row group either way."""
+    if not staged.duplicates and staged.pending is None:
+        return [(p.path, p.rows) for p in parts]
+    out = PartWriter(staged.folder, staged.entity, "final", rows_per_file=staged.rows_per_file)
+    for table in staged_tables(staged, parts):
+        out.write(table)
+    return [(p.path, p.rows) for p in out.close()]
+
+
 def commit_entity(root: Path, entity: str, staged: StagedRows, parts: list[Part], *,
                   table: DeltaTable | None, full: bool, checkpoint: str | None, sync: int,
                   received: int, reason: str | None = None) -> int:
@@ -106,15 +122,26 @@ def commit_entity(root: Path, entity: str, staged: StagedRows, parts: list[Part]
         operation = "repair" if reason else "full"
         props = commit_properties(operation, checkpoint=checkpoint, sync=sync, received=received,
                                   written=written, reason=reason)
-        batches = (b for t in staged_tables(staged, parts) for b in t.cast(schema).to_batches())
-        step("before-commit")
-        write_rows(folder, batches, schema, mode="append" if table is None else "overwrite",
-                   properties=props, name=entity)
+        if table is not None and schema_problem(entity, pa.schema(table.schema().to_arrow())):
+            # the table holds another schema (a repair): delta-rs replaces the schema too
+            batches = (b for t in staged_tables(staged, parts) for b in t.cast(schema).to_batches())
+            step("before-commit")
+            write_rows(folder, batches, schema, mode="overwrite", properties=props, name=entity)
+        else:
+            files = _final_files(staged, parts)
+            step("before-commit")
+            commit_files(folder, table, add_files(folder, files), schema, props, entity)
     else:
         assert table is not None
         rows = pa.concat_tables([t.cast(schema) for t in staged_tables(staged, parts)]) \
             if staged.latest else schema.empty_table()
-        same = unchanged_rereads(folder, table, rows, staged.reread)
+        # Every upsert rewrites the data files holding the ids it replaces (Delta without
+        # deletion vectors), so re-reads of the overlap cost nothing more to write along with
+        # real changes. Only when the pull holds nothing newer than the checkpoint are they
+        # compared with the stored rows, so that a sync with no change makes no commit.
+        only_rereads = len(staged.reread) == len(staged.latest)
+        same = unchanged_rereads(folder, table, rows, staged.reread) if only_rereads \
+            else pa.array([], pa.string())
         if len(same):
             rows = rows.filter(pc.invert(pc.is_in(rows.column("id"), value_set=same)))
         written = rows.num_rows

@@ -291,7 +291,8 @@ def history(path: str | Path, entity: str | None = None) -> pd.DataFrame:
     (UTC), ``operation`` (``full``, ``sync``, ``repair``, ``migrate``, ``compact``,
     ``snapshot``, or Delta's own name for a commit another tool made), ``sync``
     (the mirror's sync number: one per ``sync`` call, shared by its tables),
-    ``rows_received``, ``rows_changed`` (rows inserted or updated), ``checkpoint``,
+    ``rows_received``, ``rows_changed`` (rows the commit wrote: inserted or replaced, as the
+    mirror counts them; Delta's own metrics for commits of other tools), ``checkpoint``,
     ``reason`` (why a table was rebuilt).
 
     Parameters
@@ -326,7 +327,9 @@ def history(path: str | Path, entity: str | None = None) -> pd.DataFrame:
         for info, entry in entries:
             rows.append({"entity": name, "version": info.version, "time": info.timestamp,
                          "operation": info.operation, "sync": info.sync,
-                         "rows_received": info.rows_received, "rows_changed": _changed(entry),
+                         "rows_received": info.rows_received,
+                         "rows_changed": info.rows_written if info.rows_written is not None
+                         else _changed(entry),
                          "checkpoint": info.checkpoint, "reason": info.reason})
     frame = pd.DataFrame(rows, columns=_HISTORY_COLUMNS)
     frame["time"] = pd.to_datetime(frame["time"], utc=True).astype("datetime64[us, UTC]")

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import re
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,14 +29,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
-from deltalake import CommitProperties, DeltaTable, WriterProperties, write_deltalake
+from deltalake import CommitProperties, DeltaTable, Schema, WriterProperties, write_deltalake
 from deltalake.exceptions import DeltaError
+from deltalake.transaction import AddAction, create_table_with_add_actions
 
+from .durable import fsync_dir
 from .errors import MirrorDamagedError, MirrorWriteError
 from .schema import SCHEMA_VERSION, schema_problem
 from .store import ROW_GROUP_ROWS
 
-__all__ = ["IN_LIST_MAX", "KEYS", "ROW_GROUP_ROWS", "SYNC_OPERATIONS", "CommitInfo", "check", "commit_properties", "damage",
+__all__ = ["IN_LIST_MAX", "IN_MEMORY_MAX_ROWS", "KEYS", "ROW_GROUP_ROWS", "SYNC_OPERATIONS",
+           "CommitInfo", "add_files", "check", "commit_files", "commit_properties", "damage",
            "data_files",
            "full_disk", "guard_write", "history_rows", "is_table", "last_info", "open_table",
            "owner_only", "read_failure", "sql_in", "upsert_rows", "write_rows",
@@ -49,6 +54,8 @@ KEYS = {"checkpoint": "dealframe.checkpoint", "sync": "dealframe.sync",
 SYNC_OPERATIONS = ("full", "sync", "repair", "migrate")
 #: Most keys an upsert replaces through a ``key IN (...)`` predicate (more: a streamed rewrite).
 IN_LIST_MAX = 5_000
+#: Tables up to this many rows are upserted in memory (read, filtered, written in one go).
+IN_MEMORY_MAX_ROWS = 250_000
 #: How many commits back :func:`last_info` looks for the mirror's metadata.
 _HISTORY_LOOKBACK = 50
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -188,9 +195,10 @@ def history_rows(table: DeltaTable, limit: int | None = None) -> list[tuple[Comm
 def last_info(table: DeltaTable, operations: tuple[str, ...] | None = None) -> CommitInfo | None:
     """The newest commit that carries the mirror's metadata (its checkpoint), of one of
     ``operations`` when given, or None."""
-    for info, entry in history_rows(table, _HISTORY_LOOKBACK):
-        if KEYS["checkpoint"] in entry and (operations is None or info.operation in operations):
-            return info
+    for limit in (1, 10, _HISTORY_LOOKBACK):  # the newest commit is the mirror's, as a rule
+        for info, entry in history_rows(table, limit):
+            if KEYS["checkpoint"] in entry and (operations is None or info.operation in operations):
+                return info
     return None
 
 
@@ -239,6 +247,35 @@ def check(folder: Path, table: DeltaTable, entity: str | None, *, deep: bool = F
     return None
 
 
+def add_files(folder: Path, parts: list[tuple[Path, int]]) -> list[AddAction]:
+    """Move finished Parquet files (path, rows) into the table folder under new Delta-style
+    names; the add actions that commit them (statistics: the row count)."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    actions = []
+    for path, rows in parts:
+        name = f"part-00000-{uuid.uuid4()}-c000.zstd.parquet"
+        os.replace(path, folder / name)
+        stat = (folder / name).stat()
+        actions.append(AddAction(name, stat.st_size, {}, int(stat.st_mtime * 1000), True,
+                                 json.dumps({"numRecords": rows})))
+    fsync_dir(folder)
+    return actions
+
+
+def commit_files(folder: Path, table: DeltaTable | None, actions: list[AddAction],
+                 schema: pa.Schema, properties: CommitProperties, name: str) -> None:
+    """Commit data files already in the folder as the table's whole content: a new table,
+    or an overwrite of the old one (one commit either way)."""
+    delta_schema = Schema.from_arrow(schema)
+    if table is None:
+        create_table_with_add_actions(str(folder), delta_schema, actions, mode="error", name=name,
+                                      description=f"dealframe mirror: {name}",
+                                      commit_properties=properties)
+    else:
+        table.create_write_transaction(actions, mode="overwrite", schema=delta_schema,
+                                       commit_properties=properties)
+
+
 def write_rows(folder: Path, batches: Iterator[pa.RecordBatch], schema: pa.Schema, *, mode: str,
                properties: CommitProperties, name: str, partition_by: list[str] | None = None,
                predicate: str | None = None, keep_schema: bool = False) -> None:
@@ -272,23 +309,37 @@ def upsert_rows(folder: Path, table: DeltaTable, rows: pa.Table, key: str,
                 properties: CommitProperties, name: str) -> None:
     """Replace the rows whose ``key`` is in ``rows`` and insert the others, as one commit.
 
-    Up to :data:`IN_LIST_MAX` keys: Delta's replaceWhere (an overwrite with the
-    predicate ``key IN (...)``: only files holding those keys are rewritten).
-    More: the table is streamed into a new version without those keys, then
-    ``rows`` (a larger predicate is slow to plan and can overflow delta-rs's stack).
+    Delta without deletion vectors (delta-rs writes none) is copy-on-write: every
+    data file holding a replaced key is rewritten, and changes spread over random
+    ids reach every file. So a table of up to :data:`IN_MEMORY_MAX_ROWS` rows is
+    read, filtered and written back in one go (the fastest way, measured); a larger
+    one goes through Delta's replaceWhere (``key IN (...)``, up to
+    :data:`IN_LIST_MAX` keys: a longer predicate is slow to plan and can overflow
+    delta-rs's stack), or else is streamed into the new version batch by batch.
 
     Delta's MERGE would do the same, but delta-rs 1.6 writes the files it merges with
     strings as Arrow string views, which pyarrow cannot filter on (no comparison
     kernels), so DuckDB or pyarrow reading the table through a pyarrow dataset would
     fail on any ``WHERE`` over a string column; writes keep the types given.
     """
-    keys = rows.column(key).drop_null().unique().to_pylist()
+    keys = rows.column(key).drop_null().unique()
+    stored = int(pc.sum(pa.table(table.get_add_actions(flatten=True)).column("num_records"))
+                 .as_py() or 0)
+    if stored <= IN_MEMORY_MAX_ROWS:  # the whole table is rewritten either way: do it in Arrow
+        dataset = ds.dataset([str(p) for p in data_files(folder, table)], format="parquet",
+                             schema=rows.schema)
+        old = dataset.to_table()
+        kept = old.filter(pc.invert(pc.is_in(old.column(key), value_set=keys)))
+        write_deltalake(str(folder), pa.concat_tables([kept, rows]), mode="overwrite",
+                        writer_properties=writer_properties(), commit_properties=properties)
+        return
     if len(keys) <= IN_LIST_MAX:
-        write_deltalake(str(folder), rows, mode="overwrite", predicate=sql_in(key, keys),
+        write_deltalake(str(folder), rows, mode="overwrite",
+                        predicate=sql_in(key, keys.to_pylist()),
                         writer_properties=writer_properties(), commit_properties=properties)
         return
     schema = rows.schema
-    drop = pa.array(keys, pa.string())
+    drop = keys
     dataset = ds.dataset([str(p) for p in data_files(folder, table)], format="parquet",
                          schema=schema)
 
