@@ -46,7 +46,9 @@ ROWS_PER_FILE = 250_000
 #: Rows per row group (the unit of buffering while writing).
 ROW_GROUP_ROWS = 16_384
 STAGING = "_staging"
-_COMPRESSION = "zstd"
+#: Snappy: the Delta and Spark default (every reader has it), and faster to write and read than
+#: zstd; the files are about a third larger.
+COMPRESSION = "snappy"
 
 _HOOK: Callable[[str], None] | None = None
 
@@ -78,7 +80,7 @@ class Part:
 
 
 class PartWriter:
-    """Tables in, rolling zstd Parquet files out (``prefix-NNN.parquet`` in ``folder``).
+    """Tables in, rolling snappy Parquet files out (``prefix-NNN.parquet`` in ``folder``).
 
     Rows are buffered up to a row group, so memory stays bounded by
     ``row_group_rows`` whatever the number of rows written.
@@ -120,7 +122,7 @@ class PartWriter:
         if self._writer is None:
             part = Part(self.folder / f"{self.prefix}-{len(self.parts):03d}.parquet")
             self.parts.append(part)
-            self._writer = pq.ParquetWriter(part.path, self.schema, compression=_COMPRESSION)
+            self._writer = pq.ParquetWriter(part.path, self.schema, compression=COMPRESSION)
             os.chmod(part.path, 0o600)  # owner-only, like the state file
         table = pa.concat_tables(self._buffer)
         self._writer.write_table(table, row_group_size=self.row_group_rows)

@@ -80,8 +80,8 @@ class CommitInfo:
 
 
 def writer_properties() -> WriterProperties:
-    """zstd, row groups of :data:`ROW_GROUP_ROWS` rows."""
-    return WriterProperties(compression="ZSTD", max_row_group_size=ROW_GROUP_ROWS)
+    """Snappy (see :data:`.store.COMPRESSION`), row groups of :data:`ROW_GROUP_ROWS` rows."""
+    return WriterProperties(compression="SNAPPY", max_row_group_size=ROW_GROUP_ROWS)
 
 
 def commit_properties(operation: str, *, checkpoint: str | None, sync: int | None,
@@ -253,7 +253,7 @@ def add_files(folder: Path, parts: list[tuple[Path, int]]) -> list[AddAction]:
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     actions = []
     for path, rows in parts:
-        name = f"part-00000-{uuid.uuid4()}-c000.zstd.parquet"
+        name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
         os.replace(path, folder / name)
         stat = (folder / name).stat()
         actions.append(AddAction(name, stat.st_size, {}, int(stat.st_mtime * 1000), True,
