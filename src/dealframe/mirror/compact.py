@@ -18,7 +18,7 @@ from .errors import MirrorStateError
 from .schema import ENTITIES
 from .state import read_state
 from .store import recover
-from .sync import _entities, open_folder
+from .sync import _entities, lock_timeout_seconds, open_folder
 from .table import check, commit_properties, guard_write, is_table, last_info, open_table, owner_only
 
 __all__ = ["DEFAULT_RETAIN_HOURS", "compact", "kept_versions"]
@@ -59,7 +59,9 @@ def kept_versions(times: list[tuple[int, pd.Timestamp]], latest: int, *, keep_ve
     ...          (2, t - pd.Timedelta(hours=2))]
     >>> kept_versions(times, 2, keep_versions=2, retain_hours=None, now=t)
     [1, 2]
-    >>> kept_versions(times, 2, keep_versions=None, retain_hours=40, now=t)
+    >>> kept_versions(times, 2, keep_versions=None, retain_hours=40, now=t)  # 0 was current 40 h ago
+    [0, 1, 2]
+    >>> kept_versions(times, 2, keep_versions=None, retain_hours=20, now=t)
     [1, 2]
     >>> kept_versions(times, 2, keep_versions=None, retain_hours=0, now=t)
     [2]
@@ -67,7 +69,10 @@ def kept_versions(times: list[tuple[int, pd.Timestamp]], latest: int, *, keep_ve
     if keep_versions is not None:
         return list(range(max(0, latest - keep_versions + 1), latest + 1))
     assert retain_hours is not None
-    since = now - pd.Timedelta(hours=retain_hours)
+    try:
+        since = now - pd.Timedelta(hours=retain_hours)
+    except (OverflowError, ValueError):  # more hours than time has: keep everything
+        return sorted({v for v, _ in times} | {latest})
     ordered = sorted(times)
     kept = [v for v, t in ordered if t > since]
     older = [v for v, t in ordered if t <= since]
@@ -140,20 +145,16 @@ def compact(path: str | Path, entities: Iterable[str] = ENTITIES, *, lock_timeou
     """
     from .public import PUBLIC_TABLES
 
-    if isinstance(entities, str):
-        entities = [entities]
-    entities = list(entities)
-    public = [e for e in entities if e in PUBLIC_TABLES]
-    names = _entities([e for e in entities if e not in PUBLIC_TABLES]) \
-        if len(public) < len(entities) else []
+    names = _entities(entities, (*ENTITIES, *PUBLIC_TABLES))
     keep, hours = _retention(keep_versions, retain_hours)
+    lock_timeout = lock_timeout_seconds(lock_timeout)
     root = open_folder(path, create=False)
     if read_state(root) is None:
         raise MirrorStateError(f"there is no mirror at {root} yet; run a sync first")
     done: dict[str, dict[str, Any]] = {}
     with guard_write(root), mirror_lock(root, lock_timeout):
         recover(root)
-        for name in [*names, *public]:
+        for name in names:
             if is_table(root / name):
                 done[name] = _compact_table(root / name, keep, hours,
                                             name if name in ENTITIES else None)

@@ -35,7 +35,7 @@ from .durable import mirror_lock
 from .errors import MirrorStateError
 from .read import as_of_version
 from .state import MirrorState, read_state, write_state
-from .sync import _usable_marker, open_folder
+from .sync import _usable_marker, lock_timeout_seconds, open_folder
 from .table import (commit_properties, guard_write, is_table, open_table, owner_only,
                     read_failure, upsert_rows, writer_properties)
 
@@ -196,8 +196,9 @@ def snapshot_public(client: Any, path: str | Path, *, skus: list[str] | None = N
     >>> dealframe.mirror.snapshot_public(client, "mirror/", regions=["Western Europe"])  # doctest: +SKIP
     >>> comps = dealframe.mirror.load_public("mirror/", "current", on="2026-06-30")  # doctest: +SKIP
     """
-    if not hasattr(client, "public"):
+    if not hasattr(client, "public") or not hasattr(client, "settings"):
         raise ValidationError("client", "a dealframe.Client", got=client)
+    lock_timeout = lock_timeout_seconds(lock_timeout)
     day = _date(date, "date")
     universe = _universe(client, skus, filters)
     current = client.public.current(universe) if universe else pd.DataFrame(

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import shutil
 import sys
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,19 +83,32 @@ class SyncReport:
         return pd.DataFrame([vars(r) for r in self.entities.values()])
 
 
-def _entities(entities: Iterable[str]) -> list[str]:
+def _entities(entities: Any, allowed: tuple[str, ...] = ENTITIES) -> list[str]:
+    """The entity (or table) names asked for, checked; ``transactions`` is ``deals``."""
     if isinstance(entities, str):
         entities = [entities]
-    out = []
-    for e in entities:
-        name = _ALIASES.get(e, e)
-        if name not in ENTITIES:
-            raise ValidationError("entities", f"names among {', '.join(ENTITIES)}", got=e)
+    if isinstance(entities, (Mapping, bytes)) or not isinstance(entities, Iterable):
+        raise ValidationError("entities", f"a list of names among {', '.join(allowed)}",
+                              got=entities)
+    out: list[str] = []
+    given = list(entities)
+    for e in given:
+        name = _ALIASES.get(e, e) if isinstance(e, str) else e
+        if not isinstance(name, str) or name not in allowed:
+            raise ValidationError("entities", f"names among {', '.join(allowed)}", got=e)
         if name not in out:
             out.append(name)
     if not out:
-        raise ValidationError("entities", "at least one entity", got=list(entities))
+        raise ValidationError("entities", "at least one entity", got=given)
     return out
+
+
+def lock_timeout_seconds(value: Any) -> float:
+    """``lock_timeout`` checked: a finite number of seconds >= 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value < 0:
+        raise ValidationError("lock_timeout", "a number of seconds >= 0", got=value)
+    return float(value)
 
 
 def open_folder(path: str | Path, *, create: bool) -> Path:
@@ -350,6 +364,7 @@ def sync(client: Any, path: str | Path, entities: Iterable[str] = ENTITIES, *,
         raise ValidationError("rows_per_file", "a positive integer", got=rows_per_file)
     if not isinstance(repair, bool):
         raise ValidationError("repair", "True or False", got=repair)
+    lock_timeout = lock_timeout_seconds(lock_timeout)
     with guard_write(path):
         root = open_folder(path, create=True)
         _usable_marker(root)  # a corrupt or foreign marker is reported before the lock is taken
