@@ -172,12 +172,11 @@ def bench_load(ctx: Context) -> dict[str, Figure]:
     import dealframe.mirror as mirror
     import dealframe.sandbox
     from dealframe.client import Client
-    from dealframe.mirror.schema import arrow_schema
+    from dealframe.mirror.schema import to_arrow
     from dealframe.sandbox.changes import Changes
 
     n = _SIZES[ctx.mode]["load_deals"]
     path = ctx.tmp / "mirror-load"
-    schema = arrow_schema("deals")
     with dealframe.sandbox.run(scale=n / _DEALS_AT_SCALE_1, seed=7) as sb, \
             Client.for_sandbox(sb, progress=False) as client:
         mirror.sync(client, path, ["deals"], progress=False)
@@ -189,8 +188,6 @@ def bench_load(ctx: Context) -> dict[str, Figure]:
             rounds.append(changes.update("deals", n // 100) + changes.soft_delete("deals", 5))
             mirror.sync(client, path, ["deals"], progress=False)
     latest = mirror.load(path, "deals", include_deleted=True)
-    from dealframe.mirror.schema import to_arrow
-
     full = to_arrow(latest, "deals")
     deltas = [full.filter(pc.is_in(full.column("id"), value_set=pa.array(ids, pa.string())))
               for ids in rounds]  # each delta: the rows of that round's ids (newest versions)
@@ -200,7 +197,6 @@ def bench_load(ctx: Context) -> dict[str, Figure]:
     a = ours.sort_values("id", ignore_index=True)
     b = theirs.sort_values("id", ignore_index=True)
     pd.testing.assert_frame_equal(a, b)  # the same rows, values and dtypes
-    del schema
     return {"mirror_load_speedup": speedup(
         new_s, old_s, unit="x (old merge-on-read load ÷ Delta load)",
         baseline="the schema-version-2 loader (base + 5 deltas merged by generation) over the "

@@ -17,7 +17,7 @@ import dealframe.mirror as mirror
 import dealframe.sandbox
 from dealframe.client import Client
 from dealframe.mirror import migrate as migrate_mod
-from dealframe.mirror.schema import arrow_schema, to_arrow
+from dealframe.mirror.schema import to_arrow
 from dealframe.sandbox.changes import Changes
 
 

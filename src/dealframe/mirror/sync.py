@@ -33,7 +33,7 @@ from .store import ROWS_PER_FILE, STAGING, StagedRows, recover, step
 from .table import check, full_disk, guard_write, is_table, last_info, open_table
 
 __all__ = ["DEFAULT_OVERLAP", "DAMAGED", "EntityReport", "MirrorRepairWarning", "SyncReport",
-           "inspect", "open_folder", "sync"]
+           "inspect_table", "open_folder", "sync"]
 
 #: How far before the checkpoint an incremental sync starts reading again: covers a
 #: service whose timestamps are assigned a little before the rows become visible.
@@ -212,7 +212,7 @@ def _set_aside(root: Path, folder: Path) -> Path:
     return target
 
 
-def inspect(root: Path, entity: str, *, deep: bool) -> tuple[DeltaTable | None, str | None]:
+def inspect_table(root: Path, entity: str, *, deep: bool) -> tuple[DeltaTable | None, str | None]:
     """The entity's table (None: none, or set aside) and what is wrong with it (None: nothing)."""
     folder = root / entity
     if not is_table(folder):
@@ -250,7 +250,7 @@ def _sync_entity(root: Path, entity: str, fetch: Fetch, *, overlap: dt.timedelta
                  rows_per_file: int, sync_no: int, progress: _Progress, repair: bool,
                  force_full: str | None = None) -> EntityReport:
     started = time.perf_counter()
-    table, problem = inspect(root, entity, deep=repair)
+    table, problem = inspect_table(root, entity, deep=repair)
     problem = problem or force_full
     info = last_info(table) if table is not None and problem is None else None
     old = info.checkpoint if info is not None else None
