@@ -18,6 +18,7 @@ import errno
 import json
 import os
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,18 +32,18 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 from deltalake import CommitProperties, DeltaTable, Schema, WriterProperties, write_deltalake
 from deltalake.exceptions import DeltaError
-from deltalake.transaction import AddAction, create_table_with_add_actions
+from deltalake.transaction import AddAction, RemoveAction, create_table_with_add_actions
 
-from .durable import fsync_dir
+from .durable import fsync_dir, fsync_file
 from .errors import MirrorDamagedError, MirrorWriteError
 from .schema import SCHEMA_VERSION, schema_problem
-from .store import ROW_GROUP_ROWS
+from .store import COMPRESSION, ROW_GROUP_ROWS
 
 __all__ = ["IN_LIST_MAX", "IN_MEMORY_MAX_ROWS", "KEYS", "ROW_GROUP_ROWS", "SYNC_OPERATIONS",
            "CommitInfo", "add_files", "check", "commit_files", "commit_properties", "damage",
            "data_files",
            "full_disk", "guard_write", "history_rows", "is_table", "last_info", "open_table",
-           "owner_only", "read_failure", "sql_in", "upsert_rows", "write_rows",
+           "owner_only", "read_failure", "replace_files", "sql_in", "upsert_rows", "write_rows",
            "writer_properties"]
 
 #: The custom commit metadata the mirror writes with every commit.
@@ -305,6 +306,25 @@ def sql_in(column: str, values: list[str]) -> str:
     return f"{column} IN ({quoted})"
 
 
+def replace_files(folder: Path, table: DeltaTable, old: list[Path], rows: pa.Table,
+                  properties: CommitProperties) -> None:
+    """One commit that removes the data files ``old`` and adds ``rows`` as a new file,
+    written with pyarrow (a third faster than delta-rs's writer here, measured)."""
+    name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
+    path = folder / name
+    pq.write_table(rows, path, compression=COMPRESSION, row_group_size=ROW_GROUP_ROWS)
+    fsync_file(path)
+    fsync_dir(folder)
+    stat = path.stat()
+    now = int(time.time() * 1000)
+    actions: list[AddAction | RemoveAction] = [
+        RemoveAction(str(p.relative_to(folder)), True, now, p.stat().st_size) for p in old]
+    actions.append(AddAction(name, stat.st_size, {}, int(stat.st_mtime * 1000), True,
+                             json.dumps({"numRecords": rows.num_rows})))
+    table.create_write_transaction(actions, mode="append", schema=Schema.from_arrow(rows.schema),
+                                   commit_properties=properties)
+
+
 def upsert_rows(folder: Path, table: DeltaTable, rows: pa.Table, key: str,
                 properties: CommitProperties, name: str) -> None:
     """Replace the rows whose ``key`` is in ``rows`` and insert the others, as one commit.
@@ -312,7 +332,8 @@ def upsert_rows(folder: Path, table: DeltaTable, rows: pa.Table, key: str,
     Delta without deletion vectors (delta-rs writes none) is copy-on-write: every
     data file holding a replaced key is rewritten, and changes spread over random
     ids reach every file. So a table of up to :data:`IN_MEMORY_MAX_ROWS` rows is
-    read, filtered and written back in one go (the fastest way, measured); a larger
+    read, filtered and written back as one new file in one go (the fastest way,
+    measured: :func:`replace_files`); a larger
     one goes through Delta's replaceWhere (``key IN (...)``, up to
     :data:`IN_LIST_MAX` keys: a longer predicate is slow to plan and can overflow
     delta-rs's stack), or else is streamed into the new version batch by batch.
@@ -326,12 +347,10 @@ def upsert_rows(folder: Path, table: DeltaTable, rows: pa.Table, key: str,
     stored = int(pc.sum(pa.table(table.get_add_actions(flatten=True)).column("num_records"))
                  .as_py() or 0)
     if stored <= IN_MEMORY_MAX_ROWS:  # the whole table is rewritten either way: do it in Arrow
-        dataset = ds.dataset([str(p) for p in data_files(folder, table)], format="parquet",
-                             schema=rows.schema)
-        old = dataset.to_table()
+        files = data_files(folder, table)
+        old = ds.dataset([str(p) for p in files], format="parquet", schema=rows.schema).to_table()
         kept = old.filter(pc.invert(pc.is_in(old.column(key), value_set=keys)))
-        write_deltalake(str(folder), pa.concat_tables([kept, rows]), mode="overwrite",
-                        writer_properties=writer_properties(), commit_properties=properties)
+        replace_files(folder, table, files, pa.concat_tables([kept, rows]), properties)
         return
     if len(keys) <= IN_LIST_MAX:
         write_deltalake(str(folder), rows, mode="overwrite",
