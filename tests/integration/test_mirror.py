@@ -1,17 +1,17 @@
 """The mirror against a sandbox whose data changes: equal to a fresh full pull after every round
-(status counting unique ids), nothing lost when records change while pages are read, DuckDB
-reading the files through the view docs/mirror.md gives equals load (and a plain glob does after
-compact), lock, bad input, CLI, and the sandbox's admin endpoint. Each test runs its own small
-sandbox (they change data)."""
+(status counting unique ids), one commit per table and sync, nothing lost when records change
+while pages are read, every earlier sync read back with ``as_of``, every engine (deltalake,
+polars, DuckDB over the Arrow dataset, pyarrow) reading the tables as they are and equal to
+``load``, compaction keeping the history asked for, lock, bad input, CLI, and the sandbox's admin
+endpoint. Each test runs its own small sandbox (they change data)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import re
-import shutil
-from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import requests
 
@@ -19,14 +19,13 @@ import dealframe.mirror as mirror
 import dealframe.sandbox
 from dealframe.client import Client
 from dealframe.cli import main
-from dealframe.errors import ConfigurationError
+from dealframe.errors import ConfigurationError, ValidationError
 from dealframe.mirror.durable import mirror_lock
 from dealframe.mirror.schema import arrow_schema, to_frame
 from dealframe.mirror.state import STATE_NAME
 from dealframe.sandbox.changes import Changes
 
 SCALE = 0.02
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture()
@@ -62,9 +61,11 @@ def test_rounds_of_random_changes(sb, client, tmp_path):
     path = tmp_path / "m"
     report = mirror.sync(client, path, page_size=200, rows_per_file=400)
     assert all(r.full for r in report.entities.values())
+    assert {r.version for r in report.entities.values()} == {0}
     assert_mirror_equals_service(client, path)
+    first_count = len(fresh(client, "deals"))
     changes = Changes(sb.state, seed=5)
-    delta_files = []
+    versions = [report.entities["deals"].version]
     for round_no in range(3):
         done = changes.random_round(120)
         if round_no == 1:
@@ -77,10 +78,8 @@ def test_rounds_of_random_changes(sb, client, tmp_path):
         deals = mirror.load(path, "deals", include_deleted=True).set_index("id")
         gone = [i for i in set(done["soft_delete"]) - set(done["undelete"]) if i in deals.index]
         assert gone and deals.loc[gone, "deleted"].all()
-        delta_files.append(mirror.status(path).set_index("entity")["delta_files"].to_dict())
-    # small rounds add deltas; the 450-deal tie (> 10% of the deals) compacts the deals
-    assert any(d["companies"] or d["investors"] for d in delta_files)
-    assert delta_files[1]["deals"] == 0
+        versions.append(report["deals"].version)
+    assert versions == [0, 1, 2, 3]  # one commit per table and sync
     # changes stamped with the checkpoint's own timestamp (the clock did not move) are not taken
     # for unchanged re-reads of the overlap
     same_stamp = changes.update("deals", 5) + changes.update("companies", 5)
@@ -91,11 +90,17 @@ def test_rounds_of_random_changes(sb, client, tmp_path):
     status = mirror.status(path)
     assert list(status["entity"]) == list(mirror.ENTITIES)
     assert (status["rows"] == status["live"] + status["deleted"]).all()
-    assert (status["stored_rows"] >= status["rows"]).all()
-    assert status.attrs["syncs"] == 5
-    for entity in mirror.ENTITIES:  # the folder holds exactly the committed files
-        on_disk = sorted(p.name for p in (path / entity).glob("*.parquet"))
-        assert on_disk == sorted(p.name for p in mirror.files(path, entity))
+    assert status.attrs["syncs"] == 5 and status.attrs["schema_version"] == 3
+    history = mirror.history(path)
+    syncs = history[history["operation"].isin(["full", "sync"])]
+    assert syncs.groupby("entity")["version"].apply(lambda v: sorted(v) == list(range(len(v)))).all()
+    assert (syncs.groupby("entity")["sync"].max() == 5).all()
+    deals = history[history["entity"] == "deals"].set_index("version")
+    assert deals.loc[0, "rows_changed"] == deals.loc[0, "rows_received"] == first_count
+    assert deals.loc[4, "checkpoint"] == mirror.status(path).set_index("entity").loc["deals", "checkpoint"]
+    for entity in mirror.ENTITIES:  # every data file of the latest version is there, each id once
+        listed = mirror.files(path, entity)
+        assert listed and all(p.exists() for p in listed)
 
 
 def test_records_updated_while_pages_are_read_are_not_lost(sb, client, tmp_path):
@@ -125,27 +130,16 @@ def test_records_updated_while_pages_are_read_are_not_lost(sb, client, tmp_path)
                                   expected[["id", *got.columns]])
 
 
-def documented_view(path, entity: str) -> str:
-    """The DuckDB view docs/mirror.md gives (the test checks that exact text), for ``entity``."""
-    doc = (ROOT / "docs" / "mirror.md").read_text()
-    blocks = re.findall(r"```sql\n(.*?)```", doc, flags=re.S)
-    view = next(b for b in blocks if b.startswith("CREATE VIEW deals AS"))
-    return view.replace("VIEW deals", f"VIEW {entity}").replace("mirror/deals/", f"{path}/{entity}/")
+def _as_frame(table, entity: str) -> pd.DataFrame:
+    """An engine's Arrow result as the client's typed frame (types only: no query, no filter)."""
+    table = pa.table(table)
+    return to_frame(table.select(arrow_schema(entity).names).cast(arrow_schema(entity)), entity)
 
 
-def duckdb_frame(con, query: str, entity: str) -> pd.DataFrame:
-    rel = con.sql(query)
-    table = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
-    return to_frame(table.cast(arrow_schema(entity)), entity)
-
-
-def test_duckdb_reads_the_same_rows(sb, client, tmp_path):
-    duckdb = pytest.importorskip("duckdb")
-    path = tmp_path / "m"
-    mirror.sync(client, path)
-    changes = Changes(sb.state, seed=8)
-    twice = []
-    for round_no in range(2):  # a delta per entity and round (few rows: no compaction)
+def _changed_twice(sb, changes) -> list[str]:
+    """Two rounds of every kind of change; some deals change in both (the newer one must win)."""
+    twice: list[str] = []
+    for round_no in range(2):
         changes.advance(3600)
         for entity in mirror.ENTITIES:
             changes.update(entity, 2)
@@ -154,38 +148,97 @@ def test_duckdb_reads_the_same_rows(sb, client, tmp_path):
             changes.undelete(entity, 1)
         if round_no == 0:
             twice = changes.update("deals", 3)
-        else:  # the same ids change again: the newest delta must win over the older one
-            changes.soft_delete("deals", 1)
+        else:  # the same ids change again: the newest change must win
             changes.edit("deals", twice, lambda d: d.update(deal_synopsis="second change"))
+        yield twice
+
+
+def test_every_engine_reads_the_tables_as_they_are(sb, client, tmp_path):
+    deltalake = pytest.importorskip("deltalake")
+    pl = pytest.importorskip("polars")
+    duckdb = pytest.importorskip("duckdb")
+    path = tmp_path / "m"
+    mirror.sync(client, path)
+    twice: list[str] = []
+    for twice in _changed_twice(sb, Changes(sb.state, seed=8)):
         mirror.sync(client, path)
-    status = mirror.status(path).set_index("entity")
-    assert (status["delta_files"] >= 1).all() and (status["stored_rows"] > status["rows"]).all()
     con = duckdb.connect()
     for entity in mirror.ENTITIES:
         ours = mirror.load(path, entity, include_deleted=True).sort_values("id", ignore_index=True)
-        glob = f"read_parquet('{path}/{entity}/*.parquet')"
-        raw = con.execute(f"SELECT count(*) FROM {glob}").fetchall()[0][0]
-        assert raw > len(ours)  # a plain glob sees superseded versions: the view is needed
-        con.execute(documented_view(path, entity))
-        theirs = duckdb_frame(con, f"SELECT * FROM {entity} ORDER BY id", entity)
-        pd.testing.assert_frame_equal(theirs, ours)  # row for row, value for value
-    again = con.execute(f"SELECT DISTINCT deal_synopsis FROM deals WHERE id IN {tuple(twice)}")
-    again = again.fetchall()
-    assert again == [("second change",)]
-    n = con.execute("SELECT count(*) FROM deals WHERE NOT deleted AND len(lead_investors) > 0")
-    n = n.fetchall()[0][0]
+        folder = str(path / entity)
+        table = deltalake.DeltaTable(folder)
+        assert table.version() == 2
+        reads = {
+            "deltalake": table.to_pyarrow_table(),
+            "polars": pl.read_delta(folder).to_arrow(),
+            "pyarrow": pq.read_table([str(p) for p in mirror.files(path, entity)]),
+        }
+        con.register(f"{entity}_delta", table.to_pyarrow_dataset())
+        rel = con.sql(f"SELECT * FROM {entity}_delta")
+        reads["duckdb"] = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+        for engine, got in reads.items():
+            frame = _as_frame(got, entity).sort_values("id", ignore_index=True)
+            assert len(frame) == len(ours) == frame["id"].nunique(), engine
+            pd.testing.assert_frame_equal(frame, ours, obj=f"{engine} {entity}")
+    again = con.execute(f"SELECT DISTINCT deal_synopsis FROM deals_delta WHERE id IN {tuple(twice)}")
+    assert again.fetchall() == [("second change",)]
+    n = con.execute("SELECT count(*) FROM deals_delta WHERE NOT deleted AND len(lead_investors) > 0")
     deals = mirror.load(path, "deals")
-    assert n == int(deals["lead_investors"].map(len).gt(0).sum())
-    written = mirror.compact(path)
-    assert written == {e: int(status.loc[e, "rows"]) for e in mirror.ENTITIES}
-    assert (mirror.status(path)["delta_files"] == 0).all()
-    for entity in mirror.ENTITIES:  # after compact, a plain glob is exact
-        ours = mirror.load(path, entity, include_deleted=True).sort_values("id", ignore_index=True)
-        glob = f"SELECT * FROM read_parquet('{path}/{entity}/*.parquet') ORDER BY id"
-        pd.testing.assert_frame_equal(duckdb_frame(con, glob, entity), ours)
-        on_disk = sorted(p.name for p in (path / entity).glob("*.parquet"))
-        assert on_disk == sorted(p.name for p in mirror.files(path, entity))
-    assert mirror.compact(path) == {e: 0 for e in mirror.ENTITIES}
+    assert n.fetchall()[0][0] == int(deals["lead_investors"].map(len).gt(0).sum())
+
+
+def test_every_earlier_sync_is_read_back_with_as_of(sb, client, tmp_path):
+    path = tmp_path / "m"
+    seen = [mirror.load(path, "deals", include_deleted=True) if mirror.sync(client, path) else None]
+    times = [pd.Timestamp.now(tz="UTC")]
+    for _ in _changed_twice(sb, Changes(sb.state, seed=3)):
+        mirror.sync(client, path)
+        seen.append(mirror.load(path, "deals", include_deleted=True))
+        times.append(pd.Timestamp.now(tz="UTC"))
+    assert len(seen) == 3 and not seen[0].equals(seen[2])
+    for version, expected in enumerate(seen):
+        got = mirror.load(path, "deals", include_deleted=True, as_of=version)
+        assert got.attrs["version"] == version
+        pd.testing.assert_frame_equal(got.sort_values("id", ignore_index=True),
+                                      expected.sort_values("id", ignore_index=True))
+        at_time = mirror.load(path, "deals", include_deleted=True, as_of=times[version])
+        assert at_time.attrs["version"] == version
+        naive = times[version].tz_convert(None).isoformat()  # a time without a zone is UTC
+        assert mirror.load(path, "deals", columns=["id"], as_of=naive).attrs["version"] == version
+    for bad in (3, -1, True, "not a time", "1999-01-01"):
+        with pytest.raises(ValidationError, match="as_of"):
+            mirror.load(path, "deals", as_of=bad)
+    history = mirror.history(path, "deals")
+    assert list(history["version"]) == [2, 1, 0]
+    assert list(history["operation"]) == ["sync", "sync", "full"]
+    assert (history["rows_changed"].iloc[:2] > 0).all() and history["checkpoint"].notna().all()
+
+
+def test_compact_keeps_the_history_asked_for(sb, client, tmp_path):
+    path = tmp_path / "m"
+    mirror.sync(client, path, ["deals"])
+    for _ in _changed_twice(sb, Changes(sb.state, seed=4)):
+        mirror.sync(client, path, ["deals"])
+    latest = mirror.load(path, "deals", include_deleted=True)
+    v1 = mirror.load(path, "deals", include_deleted=True, as_of=1)
+    stray = path / "deals" / "part-00000-left-by-a-dead-write-c000.zstd.parquet"
+    stray.write_bytes(b"half a file")  # a crashed write's file that no version names
+    done = mirror.compact(path, ["deals"], keep_versions=2)
+    assert set(done) == {"deals"} and done["deals"]["files_deleted"] >= 2
+    assert not stray.exists()
+    pd.testing.assert_frame_equal(mirror.load(path, "deals", include_deleted=True), latest)
+    pd.testing.assert_frame_equal(mirror.load(path, "deals", include_deleted=True, as_of=1), v1)
+    with pytest.raises(ValidationError, match="compact removed"):
+        mirror.load(path, "deals", as_of=0)
+    mirror.compact(path, ["deals"], retain_hours=0)
+    with pytest.raises(ValidationError, match="compact removed"):
+        mirror.load(path, "deals", as_of=1)
+    pd.testing.assert_frame_equal(mirror.load(path, "deals", include_deleted=True), latest)
+    for bad in ({"keep_versions": 0}, {"retain_hours": -1}, {"keep_versions": 1, "retain_hours": 1}):
+        with pytest.raises(ValidationError):
+            mirror.compact(path, **bad)
+    report = mirror.sync(client, path, ["deals"])  # the checkpoint survived the compactions
+    assert not report["deals"].full
 
 
 def test_second_sync_waits_or_refuses(client, tmp_path):
@@ -213,7 +266,7 @@ def test_bad_input_is_refused_and_nothing_is_overwritten(sb, client, tmp_path, m
 
     current = f'"schema_version": {mirror.SCHEMA_VERSION}'.encode()
     assert current in original
-    for other in (b'"schema_version": 1', b'"schema_version": 3'):  # an older and a newer layout
+    for other in (b'"schema_version": 1', b'"schema_version": 4'):  # an older and a newer layout
         state.write_bytes(original.replace(current, other))
         with pytest.raises(mirror.MirrorVersionError, match="new folder"):
             mirror.sync(client, path)
@@ -245,9 +298,19 @@ def test_cli_sync_and_status(tmp_path, capsys):
     assert main(["mirror", "status", str(path)]) == 0
     out = capsys.readouterr().out
     rows = mirror.status(path).set_index("entity")["rows"]
-    assert f"{rows['deals']:,}" in out and "checkpoint" in out and "deltas" in out
-    assert main(["mirror", "compact", str(path)]) == 0
-    assert capsys.readouterr().out.count("already one generation") == 3
+    assert f"{rows['deals']:,}" in out and "checkpoint" in out and "version" in out
+    assert main(["mirror", "history", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count(" full ") == 3 and f"{rows['deals']:,}" in out
+    assert main(["mirror", "compact", str(path), "--keep-versions", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("1 version kept") == 3
+    with pytest.raises(SystemExit):  # one retention or the other
+        main(["mirror", "compact", str(path), "--keep-versions", "1", "--retain-hours", "2"])
+    capsys.readouterr()
+    assert main(["mirror", "history", str(path), "--entity", "deals"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) >= 2 and all(line.startswith("deals ") for line in out[1:])
     assert main(["mirror", "status", str(tmp_path / "nowhere")]) == 1
     assert "no mirror" in capsys.readouterr().err
 

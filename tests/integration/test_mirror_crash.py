@@ -1,7 +1,9 @@
-"""A sync interrupted at any durable step (in-process, at every step; incremental syncs that write
-a delta, merge the deltas and compact) or killed with SIGKILL in a subprocess (at random steps and
-random moments) leaves a mirror the next sync completes: equal to a fresh full pull, nothing lost,
-nothing doubled, counts of unique ids right, no stray files."""
+"""A sync interrupted at any step (in-process, at every step; incremental syncs that upsert in memory,
+through a predicate and through a streamed rewrite) or killed with SIGKILL in a subprocess (at random
+steps and random moments, in the middle of a Delta write included) leaves every table at its
+previous version or at the new one, and the next sync completes the mirror: equal to a fresh full
+pull, nothing lost, nothing doubled, counts of unique ids right, no staging left; ``compact``
+then deletes the files a dead write left."""
 
 from __future__ import annotations
 
@@ -20,8 +22,7 @@ import pytest
 import dealframe.mirror as mirror
 import dealframe.sandbox
 from dealframe.client import Client
-from dealframe.mirror import commit, store
-from dealframe.mirror.state import read_state
+from dealframe.mirror import store, table
 from dealframe.sandbox.changes import Changes
 
 SYNC_ARGS = dict(page_size=250, rows_per_file=700)
@@ -66,9 +67,19 @@ def assert_complete(client: Client, path) -> None:
         pd.testing.assert_frame_equal(got, expected[list(got.columns)])
         counts = status.loc[entity, ["rows", "deleted"]].tolist()
         assert counts == [len(expected), int(expected["deleted"].sum())]  # unique ids
-        on_disk = sorted(p.name for p in (path / entity).iterdir())
-        assert on_disk == sorted(p.name for p in mirror.files(path, entity))
+        versions = mirror.history(path, entity)
+        syncs = versions[versions["operation"].isin(["full", "sync"])]["sync"]
+        assert syncs.is_unique  # one commit per table and sync, never two
     assert not (path / store.STAGING).exists()
+
+
+def referenced(folder) -> set[str]:
+    """The data files some version of the table names."""
+    from deltalake import DeltaTable
+
+    latest = DeltaTable(str(folder)).version()
+    return {p.rsplit("/", 1)[-1] for v in range(latest + 1)
+            for p in DeltaTable(str(folder), version=v).file_uris()}
 
 
 def count_steps(client, path) -> int:
@@ -93,7 +104,7 @@ def crash_at(k: int):
 
 @pytest.fixture(scope="module")
 def base(sb, client, tmp_path_factory):
-    """A mirror synced, changed a little and synced again (it holds delta files), then a round of
+    """A mirror synced, changed a little and synced again (two versions), then a round of
     changes on the service (the next sync has work)."""
     root = tmp_path_factory.mktemp("crash")
     mirror.sync(client, root / "base", **SYNC_ARGS)
@@ -101,28 +112,20 @@ def base(sb, client, tmp_path_factory):
     for entity in mirror.ENTITIES:
         ch.update(entity, 3)
     mirror.sync(client, root / "base", **SYNC_ARGS)
-    assert (mirror.status(root / "base")["delta_files"] >= 1).all()
+    assert (mirror.status(root / "base")["version"] == 1).all()
     ch.random_round(150)
     ch.insert("deals", 200)
     _VERSION[0] += 1
     return root
 
 
-#: How the incremental sync commits, by the thresholds set: (COMPACT_FRACTION, MAX_DELTA_FILES).
-PATHS = {"compact": (commit.COMPACT_FRACTION, commit.MAX_DELTA_FILES),  # deals: 250 rows > 10%
-         "delta": (100.0, 100), "merge": (100.0, 1)}
+#: How the incremental sync upserts: (table.IN_MEMORY_MAX_ROWS, table.IN_LIST_MAX).
+PATHS = {"in memory": (table.IN_MEMORY_MAX_ROWS, table.IN_LIST_MAX),
+         "predicate": (0, table.IN_LIST_MAX), "streamed": (0, 10)}
 
 
-def assert_committed_by(path_kind: str, before, path) -> None:
-    """The resumed sync wrote the deals the way ``path_kind`` says."""
-    old, es = before.entities["deals"], read_state(path).entities["deals"]
-    names = {f.name for f in es.files}
-    if path_kind == "compact":
-        assert not es.deltas and not names & {f.name for f in old.files}
-    elif path_kind == "delta":
-        assert {f.name for f in old.files} < names and len(es.deltas) > len(old.deltas)
-    else:
-        assert es.base == old.base and len(es.deltas) == 1 and not names & {f.name for f in old.deltas}
+def versions(path) -> dict[str, int]:
+    return mirror.status(path).set_index("entity")["version"].to_dict()
 
 
 def crash_then_resume(client, path, step: int) -> None:
@@ -146,22 +149,27 @@ def test_first_sync_interrupted_at_every_step(client, tmp_path):
 
 
 @pytest.mark.parametrize("path_kind", list(PATHS))
-def test_incremental_sync_interrupted_at_every_other_step(client, base, tmp_path, monkeypatch,
-                                                         path_kind):
-    fraction, max_deltas = PATHS[path_kind]
-    monkeypatch.setattr(commit, "COMPACT_FRACTION", fraction)
-    monkeypatch.setattr(commit, "MAX_DELTA_FILES", max_deltas)
-    before = read_state(base / "base")
+def test_incremental_sync_interrupted_at_every_step(client, base, tmp_path, monkeypatch, path_kind):
+    monkeypatch.setattr(table, "IN_MEMORY_MAX_ROWS", PATHS[path_kind][0])
+    monkeypatch.setattr(table, "IN_LIST_MAX", PATHS[path_kind][1])
     probe = tmp_path / "probe"
     shutil.copytree(base / "base", probe)
     n = count_steps(client, probe)
     assert n >= 8
-    assert_committed_by(path_kind, before, probe)
-    for k in range(1, n + 1, 2):  # every other step (the first sync's test takes every step)
+    assert versions(probe) == {e: 2 for e in mirror.ENTITIES}
+    for k in range(1, n + 1):
         path = tmp_path / f"m{k}"
         shutil.copytree(base / "base", path)
-        crash_then_resume(client, path, k)
-        assert_committed_by(path_kind, before, path)
+        store.set_crash_hook(crash_at(k))
+        try:
+            with pytest.raises(Crash):
+                mirror.sync(client, path, **SYNC_ARGS)
+        finally:
+            store.set_crash_hook(None)
+        assert set(versions(path).values()) <= {1, 2}  # the old version or the new one
+        mirror.sync(client, path, **SYNC_ARGS)
+        assert_complete(client, path)
+        assert set(versions(path).values()) == {2}  # a crash before a commit costs no version
 
 
 _CHILD = textwrap.dedent("""
@@ -207,6 +215,10 @@ def test_kill_9_in_a_subprocess_then_resume(sb, client, base, tmp_path):
         killed += proc.returncode == -signal.SIGKILL
         mirror.sync(client, path, lock_timeout=5, **SYNC_ARGS)  # the dead child's lock is gone
         assert_complete(client, path)
+        mirror.compact(path)  # deletes what a dead write left; keeps every version (7 days)
+        for entity in mirror.ENTITIES:
+            on_disk = {p.name for p in (path / entity).glob("*.parquet")}
+            assert on_disk == referenced(path / entity)
     assert killed >= 3
 
 

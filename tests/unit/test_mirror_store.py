@@ -1,6 +1,8 @@
 """Mirror pieces without a server: the keyset walk over an in-memory feed that changes while it
-is read, the Parquet schema round trip, commits (a delta, merged deltas, a compaction; load and
-status equal to a model after random commits), recovery, the state file, the lock."""
+is read, the staging schema round trip, commits to the Delta table (one per sync with its
+checkpoint; load and status equal to a model after random upserts through both paths; unchanged
+re-reads not written; plain strings), the retention of compact, the schema check, recovery, the
+marker file, the lock."""
 
 from __future__ import annotations
 
@@ -12,16 +14,22 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from dealframe.mirror import commit, merge, store
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+from deltalake import DeltaTable
+
+from dealframe.mirror import commit, store
+from dealframe.mirror import table as table_mod
+from dealframe.mirror.compact import kept_versions
 from dealframe.mirror.durable import mirror_lock
 from dealframe.mirror.errors import (MirrorLockedError, MirrorPathError, MirrorStateError,
                                      MirrorVersionError)
 from dealframe.mirror.feed import FeedWalk
 from dealframe.mirror.read import files, load, status
-from dealframe.mirror.schema import SCHEMA_VERSION, to_arrow, to_frame
-from dealframe.mirror.state import (STATE_NAME, FileEntry, MirrorState, parse_state, read_state,
-                                    write_state)
-from dealframe.mirror.sync import new_generation, open_folder
+from dealframe.mirror.schema import SCHEMA_VERSION, arrow_schema, schema_problem, to_arrow, to_frame
+from dealframe.mirror.state import STATE_NAME, MirrorState, parse_state, write_state
+from dealframe.mirror.sync import open_folder
+from dealframe.mirror.table import last_info
 
 T0 = pd.Timestamp("2026-01-01", tz="UTC")
 
@@ -175,6 +183,7 @@ def _investors(n: int, start: int = 0, deleted_every: int = 7) -> pd.DataFrame:
 
 
 def test_schema_round_trip_through_parquet(tmp_path):
+    # the staging files
     frame = _investors(50)
     writer = store.PartWriter(tmp_path, "investors", "p", row_group_rows=16)
     writer.write(to_arrow(frame, "investors"))
@@ -188,23 +197,27 @@ def test_schema_round_trip_through_parquet(tmp_path):
     assert to_arrow(frame, "investors").schema.field("updated_at").type.tz == "UTC"
 
 
-def _commit(root, state, frame, rows_per_file=100, reread=None):
-    prefix = new_generation(state)
-    staged = store.StagedRows(root / store.STAGING / prefix / "investors", "investors",
-                              f"part-{prefix}", rows_per_file=rows_per_file)
+def _commit(root, frame, *, full=None, reread=None, checkpoint=T0):
+    """Stage ``frame`` and commit it as one sync would (a first sync when there is no table)."""
+    folder = root / "investors"
+    current = DeltaTable(str(folder)) if (folder / "_delta_log").exists() else None
+    staged = store.StagedRows(root / store.STAGING / "s" / "investors", "investors", "part",
+                              rows_per_file=100, reread_until=None)
     staged.add(frame)
+    if reread is not None:
+        staged.reread = set(reread)
     parts = staged.close()
-    written = commit.commit_entity(root, state, "investors", staged, parts, T0.isoformat(), "now",
-                                   rows_per_file=rows_per_file, reread=reread)
-    store.recover(root, state)
+    written = commit.commit_entity(root, "investors", staged, parts, table=current,
+                                   full=current is None if full is None else full,
+                                   checkpoint=checkpoint.isoformat(), sync=1, received=len(frame))
+    store.recover(root)
     return written
 
 
 def _new_mirror(tmp_path):
     root = open_folder(tmp_path / "m", create=True)
-    state = MirrorState()
-    write_state(root, state)
-    return root, state
+    write_state(root, MirrorState())
+    return root
 
 
 def _changed(frame: pd.DataFrame, stamp: int, name: str) -> pd.DataFrame:
@@ -216,16 +229,17 @@ def _changed(frame: pd.DataFrame, stamp: int, name: str) -> pd.DataFrame:
 
 
 def _check(root, model: pd.DataFrame) -> None:
-    """load equals the model (one row per id, newest version), and status counts unique ids."""
+    """load equals the model (one row per id, newest version), and status counts the ids."""
     got = load(root, "investors", include_deleted=True).sort_values("id", ignore_index=True)
     pd.testing.assert_frame_equal(got, model.sort_values("id", ignore_index=True))
     live = load(root, "investors")
     assert len(live) == int((~model["deleted"]).sum()) and not live["deleted"].any()
     row = status(root).set_index("entity").loc["investors"]
     assert (row["rows"], row["deleted"]) == (len(model), int(model["deleted"].sum()))
-    assert row["live"] == len(live) and row["stored_rows"] >= row["rows"]
-    on_disk = sorted(p.name for p in (root / "investors").iterdir())
-    assert on_disk == sorted(p.name for p in files(root, "investors"))
+    assert row["live"] == len(live)
+    listed = files(root, "investors")
+    assert all(p.exists() for p in listed)
+    assert sum(pq.read_metadata(p).num_rows for p in listed) == len(model)  # each id once
 
 
 def _upsert(model: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
@@ -233,147 +247,104 @@ def _upsert(model: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([kept, rows], ignore_index=True)
 
 
-def test_small_changes_go_to_a_delta_and_the_base_is_not_rewritten(tmp_path):
-    root, state = _new_mirror(tmp_path)
+def test_a_sync_is_one_commit_carrying_its_checkpoint(tmp_path):
+    root = _new_mirror(tmp_path)
     model = _investors(1000)
-    _commit(root, state, model, rows_per_file=400)
-    base = {p.name: p.stat().st_mtime_ns for p in (root / "investors").iterdir()}
-    assert len(base) == 3
+    assert _commit(root, model) == 1000
     change = _changed(_investors(30, start=985), 5000, "renamed")  # 15 updates, 15 inserts
     change["deleted"] = pd.array([True, False] * 15, dtype="boolean")
-    assert _commit(root, state, change, rows_per_file=400) == 30
+    later = T0 + pd.Timedelta(days=1)
+    assert _commit(root, change, checkpoint=later) == 30
     model = _upsert(model, change)
-    after = {p.name: p.stat().st_mtime_ns for p in (root / "investors").iterdir()}
-    assert {k: after[k] for k in base} == base and len(after) == 4  # base untouched, one delta
-    es = state.entities["investors"]
-    assert [f.name for f in es.deltas] == [n for n in sorted(after) if n not in base]
-    assert min(f.generation for f in es.deltas) > max(f.generation for f in es.base)
-    assert sorted(after) == [p.name for p in files(root, "investors")]  # name order = generation order
     _check(root, model)
-    assert status(root).loc[0, "stored_rows"] == 1030 and status(root).loc[0, "delta_files"] == 1
+    table = DeltaTable(str(root / "investors"))
+    assert table.version() == 1
+    info = last_info(table)
+    assert (info.checkpoint, info.operation, info.rows_written) == (later.isoformat(), "sync", 30)
+    before = load(root, "investors", include_deleted=True, as_of=0)
+    assert len(before) == 1000 and not before["name"].eq("renamed").any()
 
 
-def test_deltas_are_merged_when_they_pile_up(tmp_path, monkeypatch):
-    monkeypatch.setattr(commit, "MAX_DELTA_FILES", 3)
-    root, state = _new_mirror(tmp_path)
-    model = _investors(1000)
-    _commit(root, state, model, rows_per_file=400)
-    base = sorted(f.name for f in state.entities["investors"].base)
-    for k in range(5):  # the same ids changing again, and new ones
-        change = _changed(_investors(10, start=100 * k % 300 + 995), 6000 + k, f"round {k}")
-        _commit(root, state, change, rows_per_file=400)
-        model = _upsert(model, change)
-        _check(root, model)
-        es = state.entities["investors"]
-        assert len(es.deltas) <= 3 and sorted(f.name for f in es.base) == base
-    assert len(es.deltas) < 5  # merged at least once
-
-
-def test_deltas_past_a_fraction_of_the_base_are_compacted(tmp_path):
-    root, state = _new_mirror(tmp_path)
-    model = _investors(250)
-    _commit(root, state, model)
-    assert [f.rows for f in state.entities["investors"].files] == [100, 100, 50]
-    change = _changed(_investors(30, start=240), 7000, "renamed")  # 10 updates, 20 inserts: > 10%
-    written = _commit(root, state, change)
-    model = _upsert(model, change)
-    es = state.entities["investors"]
-    assert written == 270 and len({f.generation for f in es.files}) == 1
-    assert [f.rows for f in es.files] == [100, 100, 70] and es.stored_rows == es.rows == 270
-    _check(root, model)
-
-
-def test_random_commits_equal_a_model(tmp_path, monkeypatch):
-    # small thresholds so that deltas, merges and compactions all happen
-    monkeypatch.setattr(commit, "MAX_DELTA_FILES", 2)
-    monkeypatch.setattr(commit, "COMPACT_FRACTION", 0.25)
+@pytest.mark.parametrize("path", ["in memory", "predicate", "streamed"])
+def test_random_upserts_equal_a_model(tmp_path, monkeypatch, path):
+    # the three upsert paths: in memory, a key IN (...) predicate, a streamed rewrite
+    if path != "in memory":
+        monkeypatch.setattr(table_mod, "IN_MEMORY_MAX_ROWS", 0)
+    if path == "streamed":
+        monkeypatch.setattr(table_mod, "IN_LIST_MAX", 3)
     rng = np.random.default_rng(3)
-    root, state = _new_mirror(tmp_path)
+    root = _new_mirror(tmp_path)
     model = _investors(300)
-    _commit(root, state, model, rows_per_file=128)
-    kinds = set()
-    for k in range(12):
+    _commit(root, model)
+    for k in range(6):
         ids = rng.choice(400, size=int(rng.integers(1, 40)), replace=False)
         change = pd.concat([_investors(1, start=int(i)) for i in ids], ignore_index=True)
         change = _changed(change, 8000 + k, f"v{k}")
         change["deleted"] = pd.array(rng.random(len(change)) < 0.3, dtype="boolean")
-        before = {f.name for f in state.entities["investors"].files}
-        _commit(root, state, change, rows_per_file=128)
+        _commit(root, change)
         model = _upsert(model, change)
         _check(root, model)
-        after = {f.name for f in state.entities["investors"].files}
-        kinds.add("compact" if not before & after else "delta" if before <= after else "merge")
-    assert kinds == {"delta", "merge", "compact"}
+    assert DeltaTable(str(root / "investors")).version() == 6
+
+
+def test_strings_stay_plain_strings_so_pyarrow_can_filter(tmp_path):
+    root = _new_mirror(tmp_path)
+    _commit(root, _investors(50))
+    _commit(root, _changed(_investors(5, start=10), 9000, "renamed"))
+    for path in files(root, "investors"):
+        assert pq.read_schema(path).field("id").type == pa.string()
+    dataset = DeltaTable(str(root / "investors")).to_pyarrow_dataset()
+    got = dataset.to_table(filter=ds.field("name") == "renamed")
+    assert got.num_rows == 5
 
 
 def test_unchanged_rereads_are_not_written_again(tmp_path):
-    root, state = _new_mirror(tmp_path)
+    root = _new_mirror(tmp_path)
     model = _investors(200)
-    _commit(root, state, model)
+    _commit(root, model)
     again = model.iloc[150:170].reset_index(drop=True)  # read again by the overlap, unchanged
     same_stamp = again.iloc[:3].copy()  # changed without a new timestamp: must be written
     same_stamp["name"] = pd.array(["same stamp"] * 3, dtype="str")
     pull = pd.concat([same_stamp, again.iloc[3:]], ignore_index=True)
-    reread = pa.array(pull["id"].tolist(), pa.string())
-    base = [f.name for f in state.entities["investors"].files]
-    assert _commit(root, state, pull, reread=reread) == 3  # only the three changed rows
+    assert _commit(root, pull, reread=pull["id"].tolist()) == 3  # only the three changed rows
     model = _upsert(model, same_stamp)
     _check(root, model)
-    names = [f.name for f in state.entities["investors"].files]
-    assert names[:2] == base and len(names) == 3
+    assert DeltaTable(str(root / "investors")).version() == 1
     unchanged = again.iloc[3:]
-    assert _commit(root, state, unchanged, reread=pa.array(unchanged["id"].tolist())) == 0
-    assert [f.name for f in state.entities["investors"].files] == names  # nothing new written
-    assert state.entities["investors"].checkpoint == T0.isoformat()
+    assert _commit(root, unchanged, reread=unchanged["id"].tolist()) == 0
+    assert DeltaTable(str(root / "investors")).version() == 1  # no commit: nothing changed
     _check(root, model)
 
 
 def test_duplicates_within_one_pull_keep_the_later_read(tmp_path):
-    root, state = _new_mirror(tmp_path)
+    root = _new_mirror(tmp_path)
     first = _investors(10)
     later = first.iloc[[3]].copy()
     later["name"] = pd.array(["second read"], dtype="str")
-    _commit(root, state, pd.concat([first, later], ignore_index=True))
+    _commit(root, pd.concat([first, later], ignore_index=True))
     got = load(root, "investors", include_deleted=True)
     assert len(got) == 10 and status(root).loc[0, "rows"] == 10
     assert got.set_index("id").loc[first["id"][3], "name"] == "second read"
 
 
-def test_newest_generation_wins():
-    base = pa.table({"id": ["a", "b", "c", "d"], "v": [0, 0, 0, 0]})
-    g2 = [pa.table({"id": ["b"], "v": [2]}), pa.table({"id": ["c"], "v": [2]})]
-    g3 = [pa.table({"id": ["c", "e"], "v": [3, 3]})]
-    merged = pa.concat_tables(merge.newest_wins([[base], g2, g3]))
-    assert dict(zip(merged["id"].to_pylist(), merged["v"].to_pylist())) == \
-        {"a": 0, "b": 2, "c": 3, "d": 0, "e": 3}
-    assert merged.num_rows == 5
-    last = merge.last_per_id(pa.table({"id": ["x", "y", "x", "z", "y"], "v": [1, 2, 3, 4, 5]}))
-    assert last.to_pydict() == {"id": ["x", "z", "y"], "v": [3, 4, 5]}
-
-
-def test_commit_plans():
-    def entry(gen, rows):
-        return FileEntry(f"part-{gen:010d}-x-000.parquet", rows, 0, 1, gen)
-    base = [entry(1, 1000), entry(1, 500)]
-    assert commit.plan([], 0).kind == "none" and commit.plan([], 5).kind == "base"
-    assert commit.plan(base, 150).kind == "delta" and commit.plan(base, 151).kind == "compact"
-    assert commit.plan(base, 0).kind == "none"
-    assert commit.plan(base, 0, compact=True).kind == "none"  # one generation already
-    deltas = [entry(g, 5) for g in range(2, 2 + commit.MAX_DELTA_FILES)]
-    merged = commit.plan(base + deltas, 5)
-    assert merged.kind == "merge" and merged.keep == base and merged.merge == deltas
-    assert commit.plan(base + deltas[:1], 0, compact=True).kind == "compact"
-
-
-def test_recover_removes_what_the_state_does_not_name(tmp_path):
-    root, state = _new_mirror(tmp_path)
-    _commit(root, state, _investors(20))
-    stray = root / "investors" / "part-9999999999-deadbeef-000.parquet"
-    stray.write_bytes(b"half a file")
+def test_recover_removes_the_staging_folder(tmp_path):
+    root = _new_mirror(tmp_path)
+    _commit(root, _investors(20))
     (root / store.STAGING / "y").mkdir(parents=True)
-    removed = store.recover(root, read_state(root))
-    assert stray in removed and not stray.exists() and not (root / store.STAGING).exists()
+    (root / store.STAGING / "y" / "part-000.parquet").write_bytes(b"half a file")
+    removed = store.recover(root)
+    assert len(removed) == 1 and not (root / store.STAGING).exists()
     assert len(load(root, "investors", include_deleted=True)) == 20
+
+
+def test_kept_versions():
+    now = pd.Timestamp("2026-03-01", tz="UTC")
+    times = [(v, now - pd.Timedelta(hours=10 * (5 - v))) for v in range(6)]  # 50h ... 0h ago
+    assert kept_versions(times, 5, keep_versions=3, retain_hours=None, now=now) == [3, 4, 5]
+    assert kept_versions(times, 5, keep_versions=99, retain_hours=None, now=now) == list(range(6))
+    # every version current in the last 25 hours: 3 (20h ago), 4, 5, and 2 (current 25h ago)
+    assert kept_versions(times, 5, keep_versions=None, retain_hours=25, now=now) == [2, 3, 4, 5]
+    assert kept_versions(times, 5, keep_versions=None, retain_hours=0, now=now) == [5]
 
 
 def test_state_file_errors_say_what_to_do(tmp_path):
@@ -387,12 +358,22 @@ def test_state_file_errors_say_what_to_do(tmp_path):
         doc = MirrorState().to_bytes().replace(current, f'"schema_version": {other}'.encode())
         with pytest.raises(MirrorVersionError, match=f"version {other}.*new folder"):
             parse_state(doc, where)
-    good = parse_state(MirrorState(syncs=4, generation=6).to_bytes(), where)
-    assert (good.syncs, good.generation) == (4, 6)
-    state = MirrorState()
-    state.entity("deals").rows = 5  # more ids than rows in the files
+    legacy = MirrorState().to_bytes().replace(current, b'"schema_version": 2')
+    with pytest.raises(MirrorVersionError, match="version 2.*sync.*migrates"):  # a sync migrates it
+        parse_state(legacy, where)
+    good = parse_state(MirrorState(syncs=4).to_bytes(), where)
+    assert good.syncs == 4
     with pytest.raises(MirrorStateError, match="inconsistent"):
-        parse_state(state.to_bytes(), where)
+        parse_state(MirrorState().to_bytes().replace(b'"syncs": 0', b'"syncs": "many"'), where)
+
+
+def test_a_foreign_schema_is_named():
+    assert schema_problem("deals", arrow_schema("deals")) is None
+    assert "holds the companies table" in schema_problem("deals", arrow_schema("companies"))
+    fewer = pa.schema([f for f in arrow_schema("investors") if f.name != "country"])
+    assert "country" in schema_problem("investors", fewer)
+    retyped = arrow_schema("investors").set(1, pa.field("name", pa.int64()))
+    assert "name" in schema_problem("investors", retyped)
 
 
 def test_open_folder_refuses_files_and_foreign_folders(tmp_path):

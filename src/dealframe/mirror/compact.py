@@ -1,67 +1,161 @@
-"""``compact``: fold an entity's deltas into its base, so each id is in exactly one file."""
+"""``compact``: Delta's optimize (small files rewritten into few) and vacuum (files no kept
+version needs deleted), keeping the history the caller asks for."""
 
 from __future__ import annotations
 
+import datetime as dt
+import math
+import numbers
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from .commit import commit_entity
+import pandas as pd
+
+from ..errors import ValidationError
 from .durable import mirror_lock
 from .errors import MirrorStateError
 from .schema import ENTITIES
 from .state import read_state
-from .store import ROWS_PER_FILE, STAGING, StagedRows, recover
-from .sync import _entities, new_generation, open_folder
+from .store import recover
+from .sync import _entities, lock_timeout_seconds, open_folder
+from .table import check, commit_properties, guard_write, is_table, last_info, open_table, owner_only
 
-__all__ = ["compact"]
+__all__ = ["DEFAULT_RETAIN_HOURS", "compact", "kept_versions"]
+
+#: History ``compact`` keeps by default: every version of the last 7 days (Delta's default).
+DEFAULT_RETAIN_HOURS = 168.0
+
+
+def _retention(keep_versions: Any, retain_hours: Any) -> tuple[int | None, float | None]:
+    if keep_versions is not None and retain_hours is not None:
+        raise ValidationError("keep_versions", "either keep_versions or retain_hours, not both",
+                              got=keep_versions)
+    if keep_versions is not None:
+        if isinstance(keep_versions, bool) or not isinstance(keep_versions, numbers.Integral) \
+                or keep_versions < 1:
+            raise ValidationError("keep_versions", "a whole number >= 1 (1: the latest only)",
+                                  got=keep_versions)
+        return int(keep_versions), None
+    hours = DEFAULT_RETAIN_HOURS if retain_hours is None else retain_hours
+    if isinstance(hours, bool) or not isinstance(hours, numbers.Real) or not math.isfinite(hours) \
+            or hours < 0:
+        raise ValidationError("retain_hours", "a number of hours >= 0", got=retain_hours)
+    return None, float(hours)
+
+
+def kept_versions(times: list[tuple[int, pd.Timestamp]], latest: int, *, keep_versions: int | None,
+                  retain_hours: float | None, now: pd.Timestamp) -> list[int]:
+    """The versions whose files a compaction keeps (pure).
+
+    ``keep_versions`` keeps the newest N versions; ``retain_hours`` keeps every
+    version that was current at some point in the last H hours (the one current
+    H hours ago included). The latest version and the compaction's own are always kept.
+
+    Examples
+    --------
+    >>> t = pd.Timestamp("2026-01-10", tz="UTC")
+    >>> times = [(0, t - pd.Timedelta(hours=50)), (1, t - pd.Timedelta(hours=30)),
+    ...          (2, t - pd.Timedelta(hours=2))]
+    >>> kept_versions(times, 2, keep_versions=2, retain_hours=None, now=t)
+    [1, 2]
+    >>> kept_versions(times, 2, keep_versions=None, retain_hours=40, now=t)  # 0 was current 40 h ago
+    [0, 1, 2]
+    >>> kept_versions(times, 2, keep_versions=None, retain_hours=20, now=t)
+    [1, 2]
+    >>> kept_versions(times, 2, keep_versions=None, retain_hours=0, now=t)
+    [2]
+    """
+    if keep_versions is not None:
+        return list(range(max(0, latest - keep_versions + 1), latest + 1))
+    assert retain_hours is not None
+    try:
+        since = now - pd.Timedelta(hours=retain_hours)
+    except (OverflowError, ValueError):  # more hours than time has: keep everything
+        return sorted({v for v, _ in times} | {latest})
+    ordered = sorted(times)
+    kept = [v for v, t in ordered if t > since]
+    older = [v for v, t in ordered if t <= since]
+    if older and retain_hours > 0:
+        kept.append(older[-1])  # the version current at the start of the window
+    return sorted(set(kept) | {latest})
+
+
+def _compact_table(folder: Path, keep_versions: int | None, retain_hours: float | None,
+                   entity: str | None) -> dict[str, Any]:
+    table = open_table(folder)
+    problem = check(folder, table, entity)
+    if problem:
+        from .table import damage
+
+        raise damage(folder, problem)
+    info = last_info(table)
+    props = commit_properties("compact", checkpoint=info.checkpoint if info else None,
+                              sync=info.sync if info else None)
+    metrics = table.optimize.compact(commit_properties=props)
+    table = open_table(folder)
+    latest = table.version()
+    times = [(int(e["version"]), pd.Timestamp(int(e["timestamp"]), unit="ms", tz="UTC"))
+             for e in table.history()]
+    keep = kept_versions(times, latest, keep_versions=keep_versions, retain_hours=retain_hours,
+                         now=pd.Timestamp(dt.datetime.now(dt.timezone.utc)))
+    props = commit_properties("compact", checkpoint=info.checkpoint if info else None,
+                              sync=info.sync if info else None, oldest_kept=min(keep))
+    removed = table.vacuum(retention_hours=0, dry_run=False, enforce_retention_duration=False,
+                           keep_versions=keep, full=True, commit_properties=props)
+    owner_only(folder)
+    return {"files_added": int(metrics.get("numFilesAdded", 0)),
+            "files_removed": int(metrics.get("numFilesRemoved", 0)),
+            "files_deleted": len(removed), "versions_kept": len(keep), "oldest_kept": min(keep)}
 
 
 def compact(path: str | Path, entities: Iterable[str] = ENTITIES, *, lock_timeout: float = 60.0,
-            rows_per_file: int = ROWS_PER_FILE) -> dict[str, int]:
-    """Rewrite each entity's base and deltas as one base: one row per id, no service call.
+            keep_versions: int | None = None, retain_hours: float | None = None
+            ) -> dict[str, dict[str, Any]]:
+    """Optimize and vacuum the mirror's Delta tables, keeping the history asked for.
 
-    A sync compacts by itself when deltas pile up; call this before handing the
-    folder to a tool that reads the files with a plain glob (no merge by file name).
-    It holds the mirror's lock and commits like a sync (crash safe); checkpoints
-    and last sync stay as they are.
+    Optimize rewrites small data files into fewer large ones (a new version,
+    same rows); vacuum then deletes the files no kept version needs, and files a
+    crashed write left that no version names. No service call is made. It holds
+    the mirror's lock (it waits for a running sync).
 
     Parameters
     ----------
     path : str or Path
         The mirror folder.
     entities : iterable of str, default all
+        The tables (``"public/current"`` and ``"public/time_series"`` too).
     lock_timeout : float, default 60
         Seconds to wait for a running sync.
-    rows_per_file : int, default 250,000
+    keep_versions : int, optional
+        Keep the files of the newest N versions (1: only the latest).
+    retain_hours : float, optional
+        Keep every version current at some point in the last H hours (0: only
+        the latest). Default (neither given): 168 hours, 7 days.
 
     Returns
     -------
     dict
-        Rows written per entity (0 when it already was one generation).
+        Per table: ``files_added``, ``files_removed`` (by optimize),
+        ``files_deleted`` (by vacuum), ``versions_kept`` and ``oldest_kept``.
 
     Examples
     --------
-    >>> dealframe.mirror.compact("mirror/")  # doctest: +SKIP
-    {'companies': 0, 'investors': 0, 'deals': 50000}
+    >>> dealframe.mirror.compact("mirror/", keep_versions=10)  # doctest: +SKIP
     """
-    names = _entities(entities)
+    from .public import PUBLIC_TABLES
+
+    names = _entities(entities, (*ENTITIES, *PUBLIC_TABLES))
+    keep, hours = _retention(keep_versions, retain_hours)
+    lock_timeout = lock_timeout_seconds(lock_timeout)
     root = open_folder(path, create=False)
     if read_state(root) is None:
         raise MirrorStateError(f"there is no mirror at {root} yet; run a sync first")
-    written: dict[str, int] = {}
-    with mirror_lock(root, lock_timeout):
-        state = read_state(root)
-        assert state is not None
-        recover(root, state)
-        prefix = new_generation(state)
-        for entity in names:
-            es = state.entities.get(entity)
-            if es is None or not es.deltas:  # never synced, or already one generation
-                written[entity] = 0
-                continue
-            staged = StagedRows(root / STAGING / prefix / entity, entity, f"part-{prefix}",
-                                rows_per_file=rows_per_file)
-            written[entity] = commit_entity(root, state, entity, staged, staged.close(), None, None,
-                                            rows_per_file=rows_per_file, compact=True)
-        recover(root, state)
-    return written
+    done: dict[str, dict[str, Any]] = {}
+    with guard_write(root), mirror_lock(root, lock_timeout):
+        recover(root)
+        for name in names:
+            if is_table(root / name):
+                done[name] = _compact_table(root / name, keep, hours,
+                                            name if name in ENTITIES else None)
+    return done

@@ -1,4 +1,4 @@
-"""Errors of the mirror; each message says what to do.
+"""Errors of the mirror; each message says what is wrong and how to repair it.
 
 ::
 
@@ -6,18 +6,22 @@
     └── MirrorError                  base of the mirror's errors
         ├── MirrorPathError          the path is a file, or a directory that is not a mirror
         ├── MirrorVersionError       the mirror was written by another schema version
-        ├── MirrorStateError         the state file is unreadable or inconsistent
+        ├── MirrorStateError         the marker file is unreadable, or there is nothing to read
+        │   └── MirrorDamagedError   a table is missing, unreadable or holds another table
+        ├── MirrorWriteError         the disk refused a write (full, read-only, too large)
         └── MirrorLockedError        another sync holds the mirror's lock
 
-A client without a Family B key raises :class:`dealframe.errors.ConfigurationError`.
+A client without a Family B key raises :class:`dealframe.errors.ConfigurationError`;
+a bad argument (an unknown entity, a version that does not exist) raises
+:class:`dealframe.errors.ValidationError`.
 """
 
 from __future__ import annotations
 
 from ..errors import DealframeError
 
-__all__ = ["MirrorError", "MirrorLockedError", "MirrorPathError", "MirrorStateError",
-           "MirrorVersionError"]
+__all__ = ["MirrorDamagedError", "MirrorError", "MirrorLockedError", "MirrorPathError",
+           "MirrorStateError", "MirrorVersionError", "MirrorWriteError"]
 
 
 class MirrorError(DealframeError):
@@ -29,11 +33,25 @@ class MirrorPathError(MirrorError):
 
 
 class MirrorVersionError(MirrorError):
-    """The mirror's schema version is not the one this dealframe writes."""
+    """The mirror's schema version is not one this dealframe reads."""
 
 
 class MirrorStateError(MirrorError):
-    """The state file is corrupt, or a file it lists is missing."""
+    """The marker file is corrupt, or the mirror holds nothing to read yet."""
+
+
+class MirrorDamagedError(MirrorStateError):
+    """A table's files are missing or unreadable, or it holds another table's schema.
+
+    ``dealframe mirror sync PATH --repair`` (``sync(..., repair=True)``) rebuilds it.
+    """
+
+
+class MirrorWriteError(MirrorError):
+    """The operating system refused a write (no space left, read-only, file too large).
+
+    The tables are left at their previous version; free space and run the sync again.
+    """
 
 
 class MirrorLockedError(MirrorError):

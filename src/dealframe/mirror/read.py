@@ -1,34 +1,37 @@
-"""Reading a mirror: ``load`` (typed frames like the client's), ``files`` and ``status``.
+"""Reading a mirror: ``load`` (typed frames like the client's, at any version), ``files``,
+``status`` and ``history``.
 
-Readers take no lock: they read the committed file list from the state file,
-which a sync replaces atomically. A sync deletes replaced files only after its
-commit, so a reader that raced it simply reads the list again. ``load`` merges
-the base and the deltas: the newest generation holding an id wins (:mod:`.merge`).
+Readers take no lock: a Delta table is read at one version (a snapshot of its
+log), which a running sync never changes; the sync's commit makes a new version.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import numbers
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
+import pyarrow.dataset as ds
+from deltalake import DeltaTable
+from deltalake.exceptions import DeltaError
 
 from ..errors import ValidationError
-from .errors import MirrorStateError
-from .merge import newest_wins
-from .schema import ENTITIES, arrow_schema, to_frame
-from .state import FileEntry, MirrorState, read_state
+from .errors import MirrorDamagedError, MirrorStateError
+from .schema import ENTITIES, arrow_schema, schema_problem, to_frame
+from .state import MirrorState, read_state
 from .sync import _ALIASES, open_folder
+from .table import (SYNC_OPERATIONS, check, damage, data_files, history_rows, is_table, last_info, open_table,
+                    read_failure)
 
-__all__ = ["files", "load", "status"]
-
-_RETRIES = 3
+__all__ = ["as_of_version", "files", "history", "load", "status"]
 
 
-def _entity(entity: str) -> str:
-    name = _ALIASES.get(entity, entity)
+def _entity(entity: Any) -> str:
+    name = _ALIASES.get(entity, entity) if isinstance(entity, str) else entity
     if name not in ENTITIES:
         raise ValidationError("entity", f"one of {', '.join(ENTITIES)}", got=entity)
     return name
@@ -42,42 +45,106 @@ def _state(path: str | Path) -> tuple[Path, MirrorState]:
     return root, state
 
 
-def _entries(path: str | Path, entity: str) -> tuple[Path, list[FileEntry]]:
-    root, state = _state(path)
-    es = state.entities.get(entity)
-    return root / entity, sorted(es.files, key=lambda f: f.generation) if es else []
+def _table(path: str | Path, entity: str) -> tuple[Path, DeltaTable]:
+    root, _ = _state(path)
+    folder = root / entity
+    if not is_table(folder):
+        _no_log(folder)
+        raise MirrorStateError(f"the mirror at {root} has no {entity} table yet; run a sync "
+                               f"of {entity} first")
+    return folder, open_table(folder)
 
 
-def files(path: str | Path, entity: str) -> list[Path]:
-    """The committed Parquet files of ``entity``, oldest generation first.
+def _no_log(folder: Path) -> None:
+    """A table folder holding data files but no Delta log is damaged (or a first sync died)."""
+    if folder.is_dir() and any(folder.glob("*.parquet")):
+        raise damage(folder, "it holds data files but its Delta log (_delta_log) is missing "
+                     "(deleted, or the first sync did not finish)")
 
-    An id may be in several files (a base and deltas): its row in the last of
-    them is the current one. Names sort in this order, so a query engine can
-    merge by file name (docs/mirror.md gives the DuckDB, polars and Spark queries).
 
-    Examples
-    --------
-    >>> import duckdb  # doctest: +SKIP
-    >>> duckdb.sql(f"SELECT * FROM read_parquet({[str(p) for p in files('mirror', 'deals')]!r}, "
-    ...            "filename = true) QUALIFY row_number() OVER (PARTITION BY id "
-    ...            "ORDER BY filename DESC) = 1")  # doctest: +SKIP
+def as_of_version(table: DeltaTable, as_of: Any, folder: Path) -> None:
+    """Load ``table`` at ``as_of``: a version number, or a time (the version current then).
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        Not a version of the table, or a time before its first version.
     """
-    entity = _entity(entity)
-    folder, entries = _entries(path, entity)
-    return [folder / f.name for f in entries]
+    latest = table.version()
+    if isinstance(as_of, numbers.Integral) and not isinstance(as_of, bool):
+        if not 0 <= int(as_of) <= latest:
+            raise ValidationError("as_of", f"a version of {folder.name} between 0 and {latest} "
+                                  "(dealframe.mirror.history lists them)", got=as_of)
+        target: Any = int(as_of)
+    else:
+        try:
+            stamp = pd.Timestamp(as_of)
+        except (TypeError, ValueError, OverflowError):
+            stamp = pd.NaT
+        if isinstance(as_of, bool) or as_of is None or stamp is pd.NaT:
+            raise ValidationError("as_of", "a version number (int) or a time (str, datetime, "
+                                  "pandas.Timestamp)", got=as_of)
+        stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+        first = pd.Timestamp(table.history()[-1]["timestamp"], unit="ms", tz="UTC")
+        if stamp < first:
+            raise ValidationError("as_of", f"a time at or after the first version of "
+                                  f"{folder.name} ({first.isoformat()})", got=as_of)
+        target = stamp.to_pydatetime()
+    if target == latest:
+        return
+    try:
+        table.load_as_version(target)
+    except (DeltaError, OSError, ValueError) as exc:
+        raise damage(folder, f"version {as_of!r} cannot be read ({exc}); compact may have "
+                     "removed its log") from None
 
 
-def _read(folder: Path, entries: list[FileEntry], schema: pa.Schema) -> pa.Table:
-    groups: dict[int, list[pa.Table]] = {}
-    for f in entries:
-        groups.setdefault(f.generation, []).append(pq.read_table(folder / f.name, schema=schema))
-    tables = newest_wins([groups[g] for g in sorted(groups)])
-    return pa.concat_tables(tables) if tables else schema.empty_table()
+def _vacuumed(folder: Path, as_of: Any, version: int) -> None:
+    """When the latest version is whole, an older one that cannot be read was vacuumed:
+    a bad ``as_of``, not a damaged table."""
+    latest = open_table(folder)
+    if check(folder, latest, None) is not None:
+        return
+    kept = [i.oldest_kept for i, _ in history_rows(latest, 50) if i.oldest_kept is not None]
+    oldest = f"; the oldest version kept is {kept[0]}" if kept else ""
+    raise ValidationError("as_of", f"a version of {folder.name} whose files are still on disk: "
+                          f"compact removed those of version {version}{oldest} "
+                          "(dealframe.mirror.history lists the versions)", got=as_of)
+
+
+def _read(folder: Path, table: DeltaTable, entity: str, include_deleted: bool,
+          columns: list[str] | None) -> pa.Table:
+    schema = arrow_schema(entity)
+    problem = schema_problem(entity, pa.schema(table.schema().to_arrow()))
+    if problem:
+        raise damage(folder, problem)
+    try:
+        dataset = table.to_pyarrow_dataset()
+        wanted = None if columns is None else list(dict.fromkeys([*columns, "deleted"]))
+        data = dataset.to_table(columns=wanted,
+                                filter=None if include_deleted else ~ds.field("deleted"))
+    except (DeltaError, OSError, pa.ArrowException) as exc:
+        raise read_failure(folder, exc) from None
+    return data.cast(pa.schema([schema.field(n) for n in data.column_names]))
+
+
+def _columns(columns: Any, entity: str) -> list[str] | None:
+    if columns is None:
+        return None
+    names = arrow_schema(entity).names
+    if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
+        raise ValidationError("columns", f"a list of column names of {entity}", got=columns)
+    unknown = [c for c in columns if c not in names]
+    if unknown:
+        raise ValidationError("columns", f"column names of {entity} ({', '.join(names)})",
+                              got=unknown)
+    return list(columns)
 
 
 def load(path: str | Path, entity: str, include_deleted: bool = False,
-         columns: list[str] | None = None) -> pd.DataFrame:
-    """The mirrored rows of ``entity`` as the client's typed frame.
+         columns: list[str] | None = None, *, as_of: int | str | dt.datetime | None = None
+         ) -> pd.DataFrame:
+    """The mirrored rows of ``entity`` as the client's typed frame, now or at an earlier sync.
 
     Parameters
     ----------
@@ -86,44 +153,92 @@ def load(path: str | Path, entity: str, include_deleted: bool = False,
     entity : {"companies", "investors", "deals"}
     include_deleted : bool, default False
         Also return soft-deleted rows (``deleted`` True).
+    columns : list of str, optional
+        Only these columns (in this order).
+    as_of : int, str, datetime or pandas.Timestamp, optional
+        A version of the entity's table (``history`` lists them), or a time: the
+        version that was current then (a time without a zone is UTC). None: the
+        latest.
 
     Returns
     -------
     pandas.DataFrame
-        The columns and dtypes of ``client.private.<entity>(...)``; one row per id, at its
-        newest version.
+        The columns and dtypes of ``client.private.<entity>(...)``; one row per id.
+        ``attrs["version"]`` is the table version read.
+
+    Raises
+    ------
+    MirrorDamagedError
+        A file of the table is missing or unreadable, or the table holds another
+        table; the message gives the repair (``dealframe mirror sync PATH --repair``).
 
     Examples
     --------
     >>> deals = dealframe.mirror.load("mirror", "deals")  # doctest: +SKIP
     >>> deals["deleted"].any()  # doctest: +SKIP
     False
+    >>> before = dealframe.mirror.load("mirror", "deals", as_of="2026-11-01")  # doctest: +SKIP
     """
     entity = _entity(entity)
     if not isinstance(include_deleted, bool):
         raise ValidationError("include_deleted", "True or False", got=include_deleted)
-    schema = arrow_schema(entity)
-    for attempt in range(_RETRIES):
-        folder, entries = _entries(path, entity)
+    wanted = _columns(columns, entity)
+    folder, table = _table(path, entity)
+    if as_of is None:
+        data = _read(folder, table, entity, include_deleted, wanted)
+    else:
+        as_of_version(table, as_of, folder)
         try:
-            table = _read(folder, entries, schema)
-            break
-        except FileNotFoundError:
-            if attempt == _RETRIES - 1:
-                raise MirrorStateError(
-                    f"a file the mirror at {path} lists is missing; run a sync to repair it "
-                    "(or sync into a new folder)") from None
-    if not include_deleted:
-        table = table.filter(pc.invert(table.column("deleted")))
-    frame = to_frame(table, entity)
-    return frame[columns] if columns is not None else frame
+            data = _read(folder, table, entity, include_deleted, wanted)
+        except MirrorDamagedError:
+            _vacuumed(folder, as_of, table.version())
+            raise
+    frame = to_frame_columns(data, entity)
+    frame.attrs["version"] = table.version()
+    return frame[wanted] if wanted is not None else frame
+
+
+def to_frame_columns(table: pa.Table, entity: str) -> pd.DataFrame:
+    """:func:`~dealframe.mirror.schema.to_frame` of the columns ``table`` has."""
+    if table.column_names == arrow_schema(entity).names:
+        return to_frame(table, entity)
+    full = arrow_schema(entity)
+    arrays = [table.column(n) if n in table.column_names else pa.nulls(table.num_rows, f.type)
+              for n, f in zip(full.names, full)]
+    frame = to_frame(pa.Table.from_arrays(arrays, schema=full), entity)
+    return frame[table.column_names]
+
+
+def files(path: str | Path, entity: str) -> list[Path]:
+    """The data files of ``entity``'s table at its latest version (each id in exactly one).
+
+    Engines that read Delta tables need only the folder (``path/entity``); this
+    list is for tools that read plain Parquet files.
+
+    Examples
+    --------
+    >>> import duckdb  # doctest: +SKIP
+    >>> duckdb.read_parquet([str(p) for p in files("mirror", "deals")])  # doctest: +SKIP
+    """
+    entity = _entity(entity)
+    folder, table = _table(path, entity)
+    return data_files(folder, table)
+
+
+def _counts(folder: Path, table: DeltaTable) -> tuple[int, int, int, int]:
+    """Rows, deleted rows, data files and bytes of the table's latest version."""
+    actions = pa.table(table.get_add_actions(flatten=True))
+    try:
+        deleted = table.to_pyarrow_dataset().to_table(columns=["deleted"]).column("deleted")
+    except (DeltaError, OSError, pa.ArrowException) as exc:
+        raise read_failure(folder, exc) from None
+    rows = len(deleted)
+    return (rows, int(pc.sum(deleted).as_py() or 0), actions.num_rows,
+            int(pc.sum(actions.column("size_bytes")).as_py() or 0))
 
 
 def status(path: str | Path) -> pd.DataFrame:
-    """Per entity: records (unique ids: live and deleted), rows stored, files, bytes, checkpoint.
-
-    ``rows`` counts ids; ``stored_rows`` counts the rows in the files, where the
-    deltas may hold newer versions of ids also in the base (``delta_files``).
+    """Per entity: records (live and deleted), the table's version, files, bytes, checkpoint.
 
     Examples
     --------
@@ -132,16 +247,93 @@ def status(path: str | Path) -> pd.DataFrame:
     root, state = _state(path)
     rows = []
     for entity in ENTITIES:
-        es = state.entities.get(entity)
-        if es is None:
+        folder = root / entity
+        if not is_table(folder):
+            _no_log(folder)
             continue
-        rows.append({"entity": entity, "rows": es.rows, "live": es.rows - es.deleted,
-                     "deleted": es.deleted, "stored_rows": es.stored_rows, "files": len(es.files),
-                     "delta_files": len(es.deltas), "bytes": sum(f.bytes for f in es.files),
-                     "checkpoint": es.checkpoint, "last_sync": es.last_sync})
-    frame = pd.DataFrame(rows, columns=["entity", "rows", "live", "deleted", "stored_rows", "files",
-                                        "delta_files", "bytes", "checkpoint", "last_sync"])
+        table = open_table(folder)
+        problem = schema_problem(entity, pa.schema(table.schema().to_arrow()))
+        if problem:
+            raise damage(folder, problem)
+        n, deleted, n_files, size = _counts(folder, table)
+        info = last_info(table)
+        synced = last_info(table, SYNC_OPERATIONS)
+        rows.append({"entity": entity, "rows": n, "live": n - deleted, "deleted": deleted,
+                     "version": table.version(), "files": n_files, "bytes": size,
+                     "checkpoint": info.checkpoint if info else None,
+                     "last_sync": synced.timestamp.isoformat(timespec="seconds") if synced else None})
+    frame = pd.DataFrame(rows, columns=["entity", "rows", "live", "deleted", "version", "files",
+                                        "bytes", "checkpoint", "last_sync"])
     frame.attrs.update({"path": str(root), "schema_version": state.schema_version,
-                        "syncs": state.syncs, "generation": state.generation,
-                        "source": state.source})
+                        "syncs": state.syncs, "source": state.source})
     return frame
+
+
+_HISTORY_COLUMNS = ["entity", "version", "time", "operation", "sync", "rows_received",
+                    "rows_changed", "checkpoint", "reason"]
+
+
+def _changed(entry: dict[str, Any]) -> int | None:
+    metrics = entry.get("operationMetrics") or {}
+    if "num_target_rows_inserted" in metrics:
+        return int(metrics.get("num_target_rows_inserted", 0)) + \
+            int(metrics.get("num_target_rows_updated", 0)) + \
+            int(metrics.get("num_target_rows_deleted", 0))
+    if "num_added_rows" in metrics:
+        return int(metrics["num_added_rows"])
+    return None
+
+
+def history(path: str | Path, entity: str | None = None) -> pd.DataFrame:
+    """The commits of the mirror's tables, newest first: one row per table version.
+
+    Columns: ``entity``, ``version`` (give it to ``load(..., as_of=...)``), ``time``
+    (UTC), ``operation`` (``full``, ``sync``, ``repair``, ``migrate``, ``compact``,
+    ``snapshot``, or Delta's own name for a commit another tool made), ``sync``
+    (the mirror's sync number: one per ``sync`` call, shared by its tables),
+    ``rows_received``, ``rows_changed`` (rows the commit wrote: inserted or replaced, as the
+    mirror counts them; Delta's own metrics for commits of other tools), ``checkpoint``,
+    ``reason`` (why a table was rebuilt).
+
+    Parameters
+    ----------
+    path : str or Path
+        The mirror folder.
+    entity : str, optional
+        One table (an entity, or ``"public/current"``, ``"public/time_series"``);
+        default: every table.
+
+    Examples
+    --------
+    >>> dealframe.mirror.history("mirror", "deals").head()  # doctest: +SKIP
+    """
+    root, _ = _state(path)
+    from .public import PUBLIC_TABLES
+
+    names = [*ENTITIES, *PUBLIC_TABLES]
+    if entity is not None:
+        if not isinstance(entity, str) or _ALIASES.get(entity, entity) not in names:
+            raise ValidationError("entity", f"one of {', '.join(names)}", got=entity)
+        names = [_ALIASES.get(entity, entity)]
+    rows = []
+    for name in names:
+        folder = root / name
+        if not is_table(folder):
+            continue
+        try:
+            entries = history_rows(open_table(folder))
+        except (DeltaError, OSError) as exc:
+            raise read_failure(folder, exc) from None
+        for info, entry in entries:
+            rows.append({"entity": name, "version": info.version, "time": info.timestamp,
+                         "operation": info.operation, "sync": info.sync,
+                         "rows_received": info.rows_received,
+                         "rows_changed": info.rows_written if info.rows_written is not None
+                         else _changed(entry),
+                         "checkpoint": info.checkpoint, "reason": info.reason})
+    frame = pd.DataFrame(rows, columns=_HISTORY_COLUMNS)
+    frame["time"] = pd.to_datetime(frame["time"], utc=True).astype("datetime64[us, UTC]")
+    for col in ("version", "sync", "rows_received", "rows_changed"):
+        frame[col] = frame[col].astype("Int64")
+    return frame.sort_values(["time", "entity", "version"], ascending=[False, True, False],
+                             ignore_index=True)

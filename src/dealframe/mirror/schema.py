@@ -35,12 +35,13 @@ from ..frames.schemas import (
     dtype_of,
 )
 
-__all__ = ["ENTITIES", "SCHEMA_VERSION", "api_entity", "arrow_schema", "columns", "to_arrow",
-           "to_frame"]
+__all__ = ["ENTITIES", "SCHEMA_VERSION", "api_entity", "arrow_schema", "columns", "schema_problem",
+           "to_arrow", "to_frame"]
 
 #: Bumped whenever the stored columns, their types or the layout of the files change.
-#: 2: base and delta files merged by generation (newest wins); 1: one row per id per folder.
-SCHEMA_VERSION = 2
+#: 3: one Delta table per entity; 2: base and delta Parquet files merged by generation (newest
+#: wins, migrated by the first sync); 1: one row per id per folder.
+SCHEMA_VERSION = 3
 #: Mirrored entities, in sync order.
 ENTITIES: tuple[str, ...] = ("companies", "investors", "deals")
 _API = {"companies": "companies", "investors": "investors", "deals": "transactions"}
@@ -69,10 +70,53 @@ def _arrow_type(col: Column) -> pa.DataType:
 
 
 def arrow_schema(entity: str) -> pa.Schema:
-    """The Arrow schema of ``entity``'s Parquet files."""
-    return pa.schema([pa.field(c.name, _arrow_type(c)) for c in _SCHEMAS[entity]],
-                     metadata={b"dealframe.mirror.schema_version": str(SCHEMA_VERSION).encode(),
-                               b"dealframe.mirror.entity": entity.encode()})
+    """The Arrow schema of ``entity``'s Delta table."""
+    return pa.schema([pa.field(c.name, _arrow_type(c)) for c in _SCHEMAS[entity]])
+
+
+def _shape(schema: pa.Schema) -> list[tuple[str, str]]:
+    """Column names and types, list item names and metadata left out (Delta calls items
+    ``element``, Arrow ``item``)."""
+    def name(t: pa.DataType) -> str:
+        if pa.types.is_list(t) or pa.types.is_large_list(t):
+            return f"list<{name(t.value_type)}>"
+        if pa.types.is_struct(t):
+            return "struct<" + ", ".join(f"{f.name}: {name(f.type)}" for f in t) + ">"
+        if pa.types.is_large_string(t) or pa.types.is_string_view(t):
+            return "string"
+        return str(t)
+    return [(f.name, name(f.type)) for f in schema]
+
+
+def schema_problem(entity: str, schema: pa.Schema) -> str | None:
+    """What is wrong with a table's ``schema`` as ``entity``'s, or None when it is right.
+
+    Examples
+    --------
+    >>> schema_problem("investors", arrow_schema("investors")) is None
+    True
+    >>> schema_problem("deals", arrow_schema("investors"))
+    'it holds the investors table (7 columns), not the deals table'
+    """
+    got = _shape(schema)
+    if got == _shape(arrow_schema(entity)):
+        return None
+    for other in ENTITIES:
+        if other != entity and got == _shape(arrow_schema(other)):
+            return f"it holds the {other} table ({len(got)} columns), not the {entity} table"
+    wanted = dict(_shape(arrow_schema(entity)))
+    have = dict(got)
+    missing = [c for c in wanted if c not in have]
+    changed = [c for c in wanted if c in have and have[c] != wanted[c]]
+    parts = []
+    if missing:
+        parts.append(f"columns {', '.join(missing[:5])} are missing")
+    if changed:
+        parts.append(f"columns {', '.join(changed[:5])} have other types")
+    extra = [c for c in have if c not in wanted]
+    if extra:
+        parts.append(f"it has columns the {entity} table has not ({', '.join(extra[:5])})")
+    return "; ".join(parts) or f"its columns are not in the order of the {entity} table"
 
 
 def _objects(series: pd.Series) -> list[Any]:

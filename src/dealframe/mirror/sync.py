@@ -1,29 +1,39 @@
-"""``sync``: bring a local Parquet mirror of the private data up to date from the change feed."""
+"""``sync``: bring the mirror's Delta tables up to date from the change feed."""
 
 from __future__ import annotations
 
 import datetime as dt
+import math
+import os
+import shutil
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterable
+import warnings
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+from deltalake import DeltaTable
+from deltalake.exceptions import DeltaError
 
 from ..errors import ConfigurationError, ValidationError
+from ..notices import DealframeWarning
+from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
-from .errors import MirrorPathError
+from .errors import MirrorDamagedError, MirrorPathError
 from .feed import PAGE_SIZE, FeedWalk, Fetch, client_fetch
 from .schema import ENTITIES
-from .state import STATE_NAME, MirrorState, read_state, write_state
-from .commit import commit_entity
-from .store import ROWS_PER_FILE, STAGING, StagedRows, recover
+from .state import (LEGACY_VERSION, STATE_NAME, MirrorState, orjson_bytes, parse_state, read_doc,
+                    write_state)
+from .store import ROWS_PER_FILE, STAGING, StagedRows, recover, step
+from .table import check, full_disk, guard_write, is_table, last_info, open_table
 
-__all__ = ["DEFAULT_OVERLAP", "EntityReport", "SyncReport", "new_generation", "open_folder", "sync"]
+__all__ = ["DEFAULT_OVERLAP", "DAMAGED", "EntityReport", "MirrorRepairWarning", "SyncReport",
+           "inspect_table", "open_folder", "sync"]
 
 #: How far before the checkpoint an incremental sync starts reading again: covers a
 #: service whose timestamps are assigned a little before the rows become visible.
@@ -31,6 +41,13 @@ DEFAULT_OVERLAP = dt.timedelta(minutes=5)
 #: Walks from the point where a tie moved while it was read, before giving up for this sync.
 _MAX_PASSES = 3
 _ALIASES = {"transactions": "deals"}
+#: Where a table whose Delta log cannot be read is moved before it is rebuilt.
+DAMAGED = "_damaged"
+
+
+class MirrorRepairWarning(DealframeWarning):
+    """A sync found a damaged table (missing or unreadable files, another table's schema) and
+    rebuilt it from a full pull (``SyncReport[entity].repaired`` says what was wrong)."""
 
 
 @dataclass
@@ -46,6 +63,8 @@ class EntityReport:
     requests: int
     passes: int
     seconds: float
+    version: int
+    repaired: str | None = None
 
 
 @dataclass
@@ -64,19 +83,32 @@ class SyncReport:
         return pd.DataFrame([vars(r) for r in self.entities.values()])
 
 
-def _entities(entities: Iterable[str]) -> list[str]:
+def _entities(entities: Any, allowed: tuple[str, ...] = ENTITIES) -> list[str]:
+    """The entity (or table) names asked for, checked; ``transactions`` is ``deals``."""
     if isinstance(entities, str):
         entities = [entities]
-    out = []
-    for e in entities:
-        name = _ALIASES.get(e, e)
-        if name not in ENTITIES:
-            raise ValidationError("entities", f"names among {', '.join(ENTITIES)}", got=e)
+    if isinstance(entities, (Mapping, bytes)) or not isinstance(entities, Iterable):
+        raise ValidationError("entities", f"a list of names among {', '.join(allowed)}",
+                              got=entities)
+    out: list[str] = []
+    given = list(entities)
+    for e in given:
+        name = _ALIASES.get(e, e) if isinstance(e, str) else e
+        if not isinstance(name, str) or name not in allowed:
+            raise ValidationError("entities", f"names among {', '.join(allowed)}", got=e)
         if name not in out:
             out.append(name)
     if not out:
-        raise ValidationError("entities", "at least one entity", got=list(entities))
+        raise ValidationError("entities", "at least one entity", got=given)
     return out
+
+
+def lock_timeout_seconds(value: Any) -> float:
+    """``lock_timeout`` checked: a finite number of seconds >= 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value < 0:
+        raise ValidationError("lock_timeout", "a number of seconds >= 0", got=value)
+    return float(value)
 
 
 def open_folder(path: str | Path, *, create: bool) -> Path:
@@ -86,7 +118,11 @@ def open_folder(path: str | Path, *, create: bool) -> Path:
     ------
     MirrorPathError
         ``path`` is a file, or a non-empty directory that holds no mirror.
+    dealframe.errors.ValidationError
+        ``path`` is not a path.
     """
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip() or "\0" in str(path):
+        raise ValidationError("path", "a folder path (str or pathlib.Path)", got=path)
     folder = Path(path).expanduser()
     if folder.exists() and not folder.is_dir():
         raise MirrorPathError(f"{folder} is a file, not a mirror folder; give the path of a "
@@ -107,22 +143,6 @@ def open_folder(path: str | Path, *, create: bool) -> Path:
         if not create:
             raise MirrorPathError(f"there is no mirror at {folder} yet; run a sync first")
     return folder
-
-
-def new_generation(state: MirrorState) -> str:
-    """Advance ``state.generation``; return the prefix of the files it writes.
-
-    File names start with the generation in 10 digits, so name order is generation order
-    (what a query engine sees of "newest version wins", docs/mirror.md).
-
-    Examples
-    --------
-    >>> state = MirrorState(generation=41)
-    >>> new_generation(state)[:11], state.generation
-    ('0000000042-', 42)
-    """
-    state.generation += 1
-    return f"{state.generation:010d}-{uuid.uuid4().hex[:8]}"
 
 
 def _check_client(client: Any) -> None:
@@ -183,16 +203,32 @@ def _iso(stamp: pd.Timestamp | None) -> str | None:
     return None if stamp is None else stamp.isoformat()
 
 
-def _sync_entity(root: Path, state: MirrorState, entity: str, fetch: Fetch, *, overlap: dt.timedelta,
-                 page_size: int, rows_per_file: int, prefix: str, progress: _Progress) -> EntityReport:
-    started = time.perf_counter()
-    es = state.entity(entity)
-    since = None if es.checkpoint is None else pd.Timestamp(es.checkpoint) - overlap
-    first_since = since
-    staged = StagedRows(root / STAGING / prefix / entity, entity, f"part-{prefix}",
-                        rows_per_file=rows_per_file,
-                        reread_until=None if es.checkpoint is None else pd.Timestamp(es.checkpoint))
-    progress.start(entity)
+def _set_aside(root: Path, folder: Path) -> Path:
+    """Move a table whose log cannot be read out of the way (kept for inspection)."""
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    target = root / DAMAGED / f"{folder.name}-{stamp}-{uuid.uuid4().hex[:6]}"
+    target.parent.mkdir(exist_ok=True, mode=0o700)
+    os.replace(folder, target)
+    return target
+
+
+def inspect_table(root: Path, entity: str, *, deep: bool) -> tuple[DeltaTable | None, str | None]:
+    """The entity's table (None: none, or set aside) and what is wrong with it (None: nothing)."""
+    folder = root / entity
+    if not is_table(folder):
+        return None, None
+    try:
+        table = open_table(folder)
+    except MirrorDamagedError:
+        aside = _set_aside(root, folder)
+        return None, f"its Delta log could not be read (the old table was moved to {aside})"
+    return table, check(folder, table, entity, deep=deep)
+
+
+def _walk(fetch: Fetch, since: pd.Timestamp | None, staged: StagedRows, page_size: int,
+          progress: _Progress) -> tuple[FeedWalk, int, int, int]:
+    """Walk the feed from ``since`` into ``staged`` (again from where a tie moved, up to
+    ``_MAX_PASSES`` times); the last walk, rows received, requests and passes."""
     received = requests = passes = 0
     walk = None
     for passes in range(1, _MAX_PASSES + 1):
@@ -207,29 +243,70 @@ def _sync_entity(root: Path, state: MirrorState, entity: str, fetch: Fetch, *, o
         since = walk.unstable_from  # a tie changed while it was read: read again from there
     progress.done()
     assert walk is not None
+    return walk, received, requests, passes
+
+
+def _sync_entity(root: Path, entity: str, fetch: Fetch, *, overlap: dt.timedelta, page_size: int,
+                 rows_per_file: int, sync_no: int, progress: _Progress, repair: bool,
+                 force_full: str | None = None) -> EntityReport:
+    started = time.perf_counter()
+    table, problem = inspect_table(root, entity, deep=repair)
+    problem = problem or force_full
+    info = last_info(table) if table is not None and problem is None else None
+    old = info.checkpoint if info is not None else None
+    full = old is None
+    since = None if full else pd.Timestamp(old) - overlap
+    staged = StagedRows(root / STAGING / f"{sync_no:06d}" / entity, entity, "part",
+                        rows_per_file=rows_per_file,
+                        reread_until=None if full else pd.Timestamp(old))
+    progress.start(entity)
+    walk, received, requests, passes = _walk(fetch, since, staged, page_size, progress)
     checkpoint = walk.checkpoint
     if walk.unstable_from is not None and checkpoint is not None:
         checkpoint = min(checkpoint, walk.unstable_from)  # the next sync reads it again
     parts = staged.close()
-    reread = pa.array(sorted(staged.reread), pa.string())
-    synced_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    written = commit_entity(root, state, entity, staged, parts, _iso(checkpoint), synced_at,
-                            rows_per_file=rows_per_file, reread=reread)
-    return EntityReport(entity, first_since is None, _iso(first_since), es.checkpoint, received,
-                        written, requests, passes, time.perf_counter() - started)
+    step("walked")
+    try:
+        written = commit_entity(root, entity, staged, parts, table=table, full=full,
+                                checkpoint=_iso(checkpoint), sync=sync_no, received=received,
+                                reason=problem)
+    except (DeltaError, OSError, pa.ArrowException) as exc:
+        if full or full_disk(exc):
+            raise
+        # the upsert read a data file the cheap checks passed: look closer, rebuild if damaged
+        found = check(root / entity, table, entity, deep=True) if table is not None else None
+        if found is None:
+            raise
+        shutil.rmtree(staged.folder, ignore_errors=True)
+        return _sync_entity(root, entity, fetch, overlap=overlap, page_size=page_size,
+                            rows_per_file=rows_per_file, sync_no=sync_no, progress=progress,
+                            repair=repair, force_full=found)
+    if problem is not None:
+        warnings.warn(f"the mirror's {entity} table at {root / entity} was damaged ({problem}); "
+                      "it was rebuilt from a full pull", MirrorRepairWarning, stacklevel=4)
+    version = open_table(root / entity).version()
+    return EntityReport(entity, full, _iso(since), _iso(checkpoint), received, written, requests,
+                        passes, time.perf_counter() - started, version, problem)
 
 
 def sync(client: Any, path: str | Path, entities: Iterable[str] = ENTITIES, *,
          overlap: dt.timedelta | float = DEFAULT_OVERLAP,
          progress: bool | Callable[[dict], None] | None = None, lock_timeout: float = 60.0,
-         page_size: int = PAGE_SIZE, rows_per_file: int = ROWS_PER_FILE) -> SyncReport:
-    """Bring the Parquet mirror at ``path`` up to date with the service's private data.
+         page_size: int = PAGE_SIZE, rows_per_file: int = ROWS_PER_FILE,
+         repair: bool = False) -> SyncReport:
+    """Bring the mirror's Delta tables at ``path`` up to date with the service's private data.
 
-    The first sync of an entity pulls every record, soft-deleted ones included;
-    later syncs pull only records with ``updated_at >= checkpoint - overlap``
-    (``include_deleted=true``) and upsert them by id: the changed rows are written
-    as a delta file (newest version wins), and deltas are compacted into the base
-    when they pile up. Soft deletes stay in the mirror with ``deleted=True``.
+    The first sync of an entity pulls every record, soft-deleted ones included,
+    into a new Delta table; later syncs pull only records with
+    ``updated_at >= checkpoint - overlap`` (``include_deleted=true``) and upsert
+    them by id. Soft deletes stay in the table with ``deleted=True``.
+    Each entity's sync is one atomic Delta commit carrying its checkpoint, so a
+    crash leaves each table at its previous version or at the new one.
+
+    A version-2 mirror (Parquet base and delta files) is migrated by the first
+    sync, in place, keeping its checkpoints. A table found damaged (files missing
+    or unreadable, another table's schema) is rebuilt from a full pull, with a
+    :class:`MirrorRepairWarning`.
 
     Parameters
     ----------
@@ -250,12 +327,16 @@ def sync(client: Any, path: str | Path, entities: Iterable[str] = ENTITIES, *,
     page_size : int, default 1000
         Rows per request (the service's maximum).
     rows_per_file : int, default 250,000
-        Rows per Parquet file.
+        Rows per staged file while the pull runs.
+    repair : bool, default False
+        Also read every row of every table before syncing (the usual checks read
+        only file footers), and rebuild a table that fails.
 
     Returns
     -------
     SyncReport
-        Per entity: rows received and written, requests, checkpoint, seconds.
+        Per entity: rows received and written, requests, checkpoint, the table's
+        new version, seconds, and what was repaired.
 
     Raises
     ------
@@ -263,6 +344,9 @@ def sync(client: Any, path: str | Path, entities: Iterable[str] = ENTITIES, *,
         The client has no Family B key.
     MirrorPathError, MirrorVersionError, MirrorStateError, MirrorLockedError
         The folder cannot be used as it is; nothing in it is changed.
+    MirrorWriteError
+        The disk refused a write (full, read-only); every table stays at its
+        previous version.
 
     Examples
     --------
@@ -278,21 +362,43 @@ def sync(client: Any, path: str | Path, entities: Iterable[str] = ENTITIES, *,
         raise ValidationError("page_size", f"an integer between 1 and {PAGE_SIZE}", got=page_size)
     if isinstance(rows_per_file, bool) or not isinstance(rows_per_file, int) or rows_per_file < 1:
         raise ValidationError("rows_per_file", "a positive integer", got=rows_per_file)
-    root = open_folder(path, create=True)
-    read_state(root)  # a corrupt or foreign state file is reported before the lock is taken
-    with mirror_lock(root, lock_timeout):
-        state = read_state(root)
-        if state is None:
-            state = MirrorState(source=getattr(client.settings, "base_url", None))
+    if not isinstance(repair, bool):
+        raise ValidationError("repair", "True or False", got=repair)
+    lock_timeout = lock_timeout_seconds(lock_timeout)
+    with guard_write(path):
+        root = open_folder(path, create=True)
+        _usable_marker(root)  # a corrupt or foreign marker is reported before the lock is taken
+        with mirror_lock(root, lock_timeout):
+            state = _marker(root, client)
+            report = SyncReport(root, recovered_files=len(recover(root)))
+            state.syncs += 1
             write_state(root, state)
-        report = SyncReport(root, recovered_files=len(recover(root, state)))
-        state.syncs += 1
-        prefix = new_generation(state)
-        bar = _Progress(progress)
-        for entity in names:
-            fetch = client_fetch(client, entity, page_size)
-            report.entities[entity] = _sync_entity(root, state, entity, fetch, overlap=gap,
-                                                   page_size=page_size, rows_per_file=rows_per_file,
-                                                   prefix=prefix, progress=bar)
-        recover(root, state)  # the staging folder of this sync
-        return report
+            bar = _Progress(progress)
+            for entity in names:
+                fetch = client_fetch(client, entity, page_size)
+                report.entities[entity] = _sync_entity(
+                    root, entity, fetch, overlap=gap, page_size=page_size,
+                    rows_per_file=rows_per_file, sync_no=state.syncs, progress=bar, repair=repair)
+            recover(root)  # the staging folder of this sync
+            return report
+
+
+def _usable_marker(root: Path) -> None:
+    """Raise the marker's error now unless it is readable, or a version-2 marker (migrated)."""
+    doc = read_doc(root)
+    if doc is not None and doc.get("schema_version") != LEGACY_VERSION:
+        parse_state(orjson_bytes(doc), root / STATE_NAME)
+
+
+def _marker(root: Path, client: Any) -> MirrorState:
+    """The marker under the lock: made on a first sync, migrated from version 2."""
+    doc = read_doc(root)
+    if doc is None:
+        state = MirrorState(source=getattr(client.settings, "base_url", None))
+        write_state(root, state)
+        return state
+    if doc.get("schema_version") == LEGACY_VERSION:
+        from .migrate import migrate
+
+        return migrate(root, doc)
+    return parse_state(orjson_bytes(doc), root / STATE_NAME)

@@ -1,0 +1,138 @@
+"""Migrating a schema-version-2 mirror (Parquet base and delta files) to Delta tables, in place.
+
+A version-2 entity folder holds Parquet files named in ``_mirror.json``, each
+with a generation; the newest generation holding an id has its current row.
+The migration streams those rows (newest version of each id only) into a new
+Delta table in the same folder, as version 0 with the old checkpoint in its
+commit (operation ``migrate``), so the next sync goes on incrementally. Then
+the marker is rewritten as version 3 (the commit point of the migration), and
+only then are the old files deleted.
+
+A crash before the marker is rewritten leaves a version-2 mirror whose folders
+may hold a half-made Delta table: the next sync removes it and migrates again.
+An entity whose old files cannot be read is not migrated (a
+:class:`~dealframe.mirror.sync.MirrorRepairWarning` says so) and the sync pulls
+it in full.
+"""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from deltalake.exceptions import DeltaError
+
+from .schema import ENTITIES, arrow_schema
+from .state import MirrorState, write_state
+from .store import ROW_GROUP_ROWS
+from .table import commit_properties, owner_only, write_rows
+
+__all__ = ["migrate", "newer_ids"]
+
+
+def _files(entry: dict[str, Any]) -> list[tuple[int, str]]:
+    return sorted((int(f["generation"]), str(f["name"])) for f in entry.get("files") or [])
+
+
+def newer_ids(ids_by_generation: list[pa.Array]) -> list[pa.Array | None]:
+    """Per generation (oldest first), the ids some newer generation holds (None: none).
+
+    Examples
+    --------
+    >>> out = newer_ids([pa.array(["a", "b"]), pa.array(["b"]), pa.array(["c"])])
+    >>> [None if a is None else sorted(a.to_pylist()) for a in out]
+    [['b', 'c'], ['c'], None]
+    """
+    out: list[pa.Array | None] = [None] * len(ids_by_generation)
+    newer: pa.Array | None = None
+    for k in range(len(ids_by_generation) - 1, -1, -1):
+        out[k] = newer
+        ids = ids_by_generation[k]
+        newer = ids if newer is None else pc.unique(pa.concat_arrays([newer, ids]))
+    return out
+
+
+def _current_rows(folder: Path, files: list[tuple[int, str]], schema: pa.Schema
+                  ) -> Iterator[pa.RecordBatch]:
+    """Each id's newest row, file by file, a row group at a time."""
+    generations = sorted({g for g, _ in files})
+    ids = [pa.concat_arrays([pq.read_table(folder / n, columns=["id"]).column("id")
+                             .combine_chunks().cast(pa.string()) for g2, n in files if g2 == g]
+                            or [pa.array([], pa.string())]) for g in generations]
+    newer = dict(zip(generations, newer_ids(ids)))
+    for generation, name in files:
+        drop = newer[generation]
+        with pq.ParquetFile(folder / name) as f:
+            for batch in f.iter_batches(batch_size=ROW_GROUP_ROWS):
+                table = pa.Table.from_batches([batch]).select(schema.names).cast(schema)
+                if drop is not None and len(drop):
+                    table = table.filter(pc.invert(pc.is_in(table.column("id"), value_set=drop)))
+                yield from table.to_batches()
+
+
+def _clear(folder: Path, keep: set[str]) -> None:
+    """Remove what a dead migration left: its Delta log and the files it wrote."""
+    shutil.rmtree(folder / "_delta_log", ignore_errors=True)
+    for p in folder.glob("*.parquet"):
+        if p.name not in keep:
+            p.unlink()
+
+
+def _migrate_entity(root: Path, entity: str, entry: dict[str, Any], syncs: int) -> None:
+    folder = root / entity
+    files = _files(entry)
+    _clear(folder, {n for _, n in files})
+    if not files:
+        return
+    schema = arrow_schema(entity)
+    props = commit_properties("migrate", checkpoint=entry.get("checkpoint"), sync=syncs,
+                              written=int(entry.get("rows") or 0),
+                              reason="migrated from schema version 2")
+    try:
+        write_rows(folder, _current_rows(folder, files, schema), schema, mode="append",
+                   properties=props, name=entity)
+    except (OSError, pa.ArrowException, KeyError, DeltaError) as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
+            from .table import full_disk
+
+            if full_disk(exc):
+                raise
+        _clear(folder, set())
+        from .sync import MirrorRepairWarning
+
+        warnings.warn(f"the {entity} files of the version-2 mirror at {root} could not be read "
+                      f"({type(exc).__name__}: {exc}); the sync pulls {entity} in full instead",
+                      MirrorRepairWarning, stacklevel=5)
+        return
+    owner_only(folder)
+
+
+def migrate(root: Path, doc: dict[str, Any]) -> MirrorState:
+    """Turn the version-2 mirror at ``root`` (its marker ``doc``) into Delta tables.
+
+    Called by :func:`~dealframe.mirror.sync` under the mirror's lock.
+
+    Returns
+    -------
+    MirrorState
+        The new marker (already written).
+    """
+    syncs = int(doc.get("syncs") or 0)
+    entities = doc.get("entities") or {}
+    for entity in ENTITIES:
+        if isinstance(entities.get(entity), dict):
+            _migrate_entity(root, entity, entities[entity], syncs)
+    state = MirrorState(created_at=str(doc.get("created_at") or MirrorState().created_at),
+                        source=doc.get("source"), syncs=syncs)
+    write_state(root, state)  # the migration's commit point
+    for entity in ENTITIES:
+        entry = entities.get(entity)
+        for _, name in _files(entry) if isinstance(entry, dict) else []:
+            (root / entity / name).unlink(missing_ok=True)
+    return state

@@ -1,0 +1,303 @@
+"""Family A in the research store: dated snapshots of current data and the monthly time series.
+
+``snapshot_public`` takes a universe (search filters, or SKUs), and in two Delta
+tables beside the mirror's entities:
+
+* ``PATH/public/current``: appends today's ``client.public.current`` rows as the
+  partition ``snapshot_date = today`` (a second snapshot on the same day replaces
+  that day's partition). One row per SKU and date; the columns are the service's
+  fields, with ``sku`` and ``snapshot_date`` first.
+* ``PATH/public/time_series``: the universe's monthly series in long form
+  (``sku``, ``field``, ``month``, ``value``, ``fetched_on``), replacing the
+  earlier rows of those SKUs. Long form keeps one schema whatever the fields and
+  SKUs, and every engine filters and pivots it (a wide table would need a column
+  per field and SKU).
+
+``load_public(path, "current", on=D)`` answers "what did the comps look like on
+date D" (the latest snapshot on or before D); ``as_of`` reads an earlier version
+of either table, e.g. the time series as it was before a revision.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+from deltalake import DeltaTable, write_deltalake
+
+from ..errors import ValidationError
+from .durable import mirror_lock
+from .errors import MirrorStateError
+from .read import as_of_version
+from .state import MirrorState, read_state, write_state
+from .sync import _usable_marker, lock_timeout_seconds, open_folder
+from .table import (commit_properties, guard_write, is_table, open_table, owner_only,
+                    read_failure, upsert_rows, writer_properties)
+
+__all__ = ["PUBLIC_TABLES", "current_table", "load_public", "series_table", "snapshot_public"]
+
+#: The tables ``snapshot_public`` writes, as named in ``history`` and ``compact``.
+PUBLIC_TABLES = ("public/current", "public/time_series")
+_CURRENT, _SERIES = PUBLIC_TABLES
+
+
+def _date(value: Any, argument: str) -> dt.date:
+    if value is None:
+        return dt.datetime.now(dt.timezone.utc).date()
+    try:
+        stamp = pd.Timestamp(value)
+    except (TypeError, ValueError, OverflowError):
+        stamp = pd.NaT
+    if isinstance(value, bool) or stamp is pd.NaT:
+        raise ValidationError(argument, "a date (YYYY-MM-DD, datetime.date or pandas.Timestamp)",
+                              got=value)
+    return stamp.date()
+
+
+def _plain(table: pa.Table) -> pa.Table:
+    """Types every Delta reader takes: dictionaries (categories) decoded, large strings plain."""
+    fields = []
+    for f in table.schema:
+        t = f.type
+        if pa.types.is_dictionary(t):
+            t = t.value_type
+        if pa.types.is_large_string(t):
+            t = pa.string()
+        if pa.types.is_null(t):
+            t = pa.string()
+        fields.append(pa.field(f.name, t))
+    return table.cast(pa.schema(fields))
+
+
+def current_table(frame: pd.DataFrame, day: dt.date) -> pa.Table:
+    """``client.public.current`` rows as the snapshot table's rows of ``day`` (pure).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"evRevenueLtm": [2.5]}, index=pd.Index(["ACME-USA"], name="sku"))
+    >>> current_table(f, dt.date(2026, 1, 2)).to_pydict()
+    {'snapshot_date': [datetime.date(2026, 1, 2)], 'sku': ['ACME-USA'], 'evRevenueLtm': [2.5]}
+    """
+    flat = frame.reset_index()
+    table = _plain(pa.Table.from_pandas(flat, preserve_index=False))
+    table = table.replace_schema_metadata(None)
+    dates = pa.array([day] * table.num_rows, pa.date32())
+    return table.add_column(0, "snapshot_date", dates)
+
+
+def series_table(frame: pd.DataFrame, day: dt.date) -> pa.Table:
+    """``client.public.time_series(..., shape="long")`` as the series table's rows (pure).
+
+    Months become the date of their first day.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"sku": ["ACME-USA"], "field": ["marketCap"],
+    ...                   "month": pd.PeriodIndex(["2025-03"], freq="M"), "value": [10.0]})
+    >>> series_table(f, dt.date(2026, 1, 2)).column("month").to_pylist()
+    [datetime.date(2025, 3, 1)]
+    """
+    month = frame["month"]
+    if isinstance(month.dtype, pd.PeriodDtype):
+        month = month.dt.to_timestamp()
+    return pa.table({
+        "sku": pa.array(frame["sku"].astype(object).tolist(), pa.string()),
+        "field": pa.array(frame["field"].astype(object).tolist(), pa.string()),
+        "month": pa.array(pd.to_datetime(month).dt.date.tolist(), pa.date32()),
+        "value": pa.array(frame["value"].to_numpy(dtype=float), pa.float64(), from_pandas=True),
+        "fetched_on": pa.array([day] * len(frame), pa.date32()),
+    })
+
+
+def _universe(client: Any, skus: Any, filters: dict[str, Any]) -> list[str]:
+    if skus is not None and filters:
+        raise ValidationError("skus", "either skus or search filters, not both", got=skus)
+    if skus is None and not filters:
+        raise ValidationError("skus", "a list of SKUs, or search filters (regions=..., "
+                              "countries=..., industries=..., themes=..., "
+                              "enterprise_value_above=...)", got=None)
+    if skus is not None:  # checked by client.public.current
+        return [skus] if isinstance(skus, str) else list(skus)
+    found = client.public.search(**filters)
+    return [str(s) for s in found.index]
+
+
+def _write_current(folder: Path, rows: pa.Table, day: dt.date, props: Any) -> None:
+    if not is_table(folder):
+        write_deltalake(str(folder), rows, mode="append", partition_by=["snapshot_date"],
+                        name="public/current", description="dealframe: Family A current data "
+                        "by snapshot date", writer_properties=writer_properties(),
+                        commit_properties=props)
+        return
+    table = open_table(folder)
+    stored = pa.schema(table.schema().to_arrow())
+    for f in stored:  # a field this snapshot lacks: null, as stored
+        if f.name not in rows.column_names:
+            rows = rows.append_column(f.name, pa.nulls(rows.num_rows, pa.field(f.name, f.type).type))
+    new = [n for n in rows.column_names if n not in stored.names]
+    order = [n for n in stored.names] + new
+    rows = rows.select(order)
+    rows = rows.cast(pa.schema([pa.field(n, stored.field(n).type) if n in stored.names
+                                else rows.schema.field(n) for n in order]))
+    write_deltalake(str(folder), rows, mode="overwrite",
+                    predicate=f"snapshot_date = '{day.isoformat()}'",
+                    schema_mode="merge" if new else None, writer_properties=writer_properties(),
+                    commit_properties=props)
+
+
+def _write_series(folder: Path, rows: pa.Table, props: Any) -> None:
+    if not is_table(folder):
+        write_deltalake(str(folder), rows, mode="append", name="public/time_series",
+                        description="dealframe: Family A monthly time series, long form",
+                        writer_properties=writer_properties(), commit_properties=props)
+        return
+    if rows.num_rows:
+        upsert_rows(folder, open_table(folder), rows, "sku", props, "public/time_series")
+
+
+def snapshot_public(client: Any, path: str | Path, *, skus: list[str] | None = None,
+                    date: Any = None, fields: list[str] | None = None, lock_timeout: float = 60.0,
+                    **filters: Any) -> dict[str, Any]:
+    """Append today's Family A current data of a universe, and refresh its monthly series.
+
+    Parameters
+    ----------
+    client : dealframe.Client
+        With a Family A token.
+    path : str or Path
+        The mirror folder (or a new one): the tables are ``path/public/current``
+        and ``path/public/time_series``.
+    skus : list of str, optional
+        The universe as SKUs; or give search filters instead.
+    date : str or date, optional
+        The snapshot's date (default: today, UTC). A second snapshot of the same
+        date replaces the first.
+    fields : list of str, optional
+        Time-series fields (default: all).
+    lock_timeout : float, default 60
+        Seconds to wait for a running sync of the folder.
+    **filters
+        The universe as a search: ``regions``, ``countries``, ``industries``,
+        ``themes``, ``enterprise_value_above`` (as ``client.public.search``).
+
+    Returns
+    -------
+    dict
+        ``snapshot_date``, ``companies`` (rows written), ``missing_skus``,
+        ``current_version``, ``time_series_rows``, ``time_series_version``.
+
+    Examples
+    --------
+    >>> dealframe.mirror.snapshot_public(client, "mirror/", regions=["Western Europe"])  # doctest: +SKIP
+    >>> comps = dealframe.mirror.load_public("mirror/", "current", on="2026-06-30")  # doctest: +SKIP
+    """
+    if not hasattr(client, "public") or not hasattr(client, "settings"):
+        raise ValidationError("client", "a dealframe.Client", got=client)
+    lock_timeout = lock_timeout_seconds(lock_timeout)
+    day = _date(date, "date")
+    universe = _universe(client, skus, filters)
+    current = client.public.current(universe) if universe else pd.DataFrame(
+        index=pd.Index([], name="sku", dtype="str"))
+    series = client.public.time_series(universe, fields=fields, shape="long") if universe \
+        else pd.DataFrame({"sku": [], "field": [], "month": [], "value": []})
+    rows, long = current_table(current, day), series_table(series, day)
+    with guard_write(path):
+        root = open_folder(path, create=True)
+        _usable_marker(root)
+        with mirror_lock(root, lock_timeout):
+            if read_state(root) is None:
+                write_state(root, MirrorState(source=getattr(client.settings, "base_url", None)))
+            props = commit_properties("snapshot", checkpoint=None, sync=None,
+                                      received=len(universe), written=rows.num_rows,
+                                      reason=f"snapshot of {day.isoformat()}")
+            (root / "public").mkdir(exist_ok=True, mode=0o700)
+            _write_current(root / _CURRENT, rows, day, props)
+            props = commit_properties("snapshot", checkpoint=None, sync=None,
+                                      received=len(universe), written=long.num_rows,
+                                      reason=f"time series fetched on {day.isoformat()}")
+            _write_series(root / _SERIES, long, props)
+            for name in PUBLIC_TABLES:
+                owner_only(root / name)
+    return {"snapshot_date": day, "companies": rows.num_rows,
+            "missing_skus": list(current.attrs.get("missing_skus", [])),
+            "current_version": DeltaTable(str(root / _CURRENT)).version(),
+            "time_series_rows": long.num_rows,
+            "time_series_version": DeltaTable(str(root / _SERIES)).version()}
+
+
+def load_public(path: str | Path, table: str = "current", *, on: Any = None,
+                as_of: Any = None) -> pd.DataFrame:
+    """Read a Family A table of the research store.
+
+    Parameters
+    ----------
+    path : str or Path
+        The mirror folder.
+    table : {"current", "time_series"}
+    on : date, optional
+        ``current`` only: the snapshot that was the latest on this date (what
+        the comps looked like then). None: every snapshot, ``snapshot_date`` a column.
+    as_of : int or time, optional
+        A version of the table (``dealframe.mirror.history(path, "public/...")``), or a
+        time: the version current then.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``current``: indexed by ``sku`` when ``on`` is given; ``time_series``: long
+        rows ``sku``, ``field``, ``month`` (monthly periods), ``value``, ``fetched_on``.
+        ``attrs["snapshot_date"]`` is the snapshot read.
+
+    Examples
+    --------
+    >>> comps = dealframe.mirror.load_public("mirror/", "current", on="2026-06-30")  # doctest: +SKIP
+    >>> ts = dealframe.mirror.load_public("mirror/", "time_series")  # doctest: +SKIP
+    >>> wide = ts.pivot_table(index="month", columns=["field", "sku"], values="value")  # doctest: +SKIP
+    """
+    if table not in ("current", "time_series"):
+        raise ValidationError("table", "'current' or 'time_series'", got=table)
+    if on is not None and table != "current":
+        raise ValidationError("on", "None for the time series (use as_of)", got=on)
+    root = open_folder(path, create=False)
+    if read_state(root) is None:
+        raise MirrorStateError(f"there is no mirror at {root} yet; run a sync first")
+    folder = root / "public" / table
+    if not is_table(folder):
+        raise MirrorStateError(f"the research store at {root} has no {table} table yet; run "
+                               "dealframe.mirror.snapshot_public (or `dealframe mirror "
+                               "snapshot-public PATH`) first")
+    delta = open_table(folder)
+    if as_of is not None:
+        as_of_version(delta, as_of, folder)
+    day = _date(on, "on") if on is not None else None
+    try:
+        dataset = delta.to_pyarrow_dataset()
+        if day is not None:
+            dates = dataset.to_table(columns=["snapshot_date"],
+                                     filter=ds.field("snapshot_date") <= pa.scalar(day, pa.date32()))
+            latest = pc.max(dates.column("snapshot_date")).as_py() if dates.num_rows else None
+            if latest is None:
+                raise ValidationError("on", "a date on or after the first snapshot", got=on)
+            data = dataset.to_table(filter=ds.field("snapshot_date") == pa.scalar(latest, pa.date32()))
+        else:
+            data = dataset.to_table()
+    except (OSError, pa.ArrowException) as exc:
+        raise read_failure(folder, exc) from None
+    frame = data.to_pandas(types_mapper={pa.string(): pd.StringDtype(na_value=float("nan")),
+                                         pa.string_view(): pd.StringDtype(na_value=float("nan"))
+                                         }.get)
+    frame.attrs["version"] = delta.version()
+    if table == "time_series":
+        frame["month"] = pd.PeriodIndex(pd.to_datetime(frame["month"]), freq="M")
+        frame["fetched_on"] = pd.to_datetime(frame["fetched_on"])
+        return frame.sort_values(["sku", "field", "month"], ignore_index=True)
+    frame["snapshot_date"] = pd.to_datetime(frame["snapshot_date"])
+    if day is not None:
+        frame.attrs["snapshot_date"] = latest
+        return frame.drop(columns="snapshot_date").set_index("sku").sort_index()
+    return frame.sort_values(["snapshot_date", "sku"], ignore_index=True)

@@ -1,0 +1,398 @@
+"""One Delta table of the mirror: open it, check it, read its dealframe commit info, commit to it.
+
+Every commit the mirror makes carries its own metadata in the Delta log (custom
+commit metadata, :data:`KEYS`): the change-feed checkpoint, the sync it belongs
+to, what kind of commit it is and how many rows it received and wrote. A commit
+is atomic (delta-rs writes the data files first, then the log entry naming them,
+with put-if-absent), so the checkpoint never moves ahead of data on disk, and a
+crash leaves the table at its previous version or at the new one.
+
+Every foreign exception of delta-rs, Arrow or the operating system is translated
+here into a :mod:`dealframe.mirror.errors` error that says what to do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+from deltalake import CommitProperties, DeltaTable, Schema, WriterProperties, write_deltalake
+from deltalake.exceptions import DeltaError
+from deltalake.transaction import AddAction, RemoveAction, create_table_with_add_actions
+
+from .durable import fsync_dir, fsync_file
+from .errors import MirrorDamagedError, MirrorWriteError
+from .schema import SCHEMA_VERSION, schema_problem
+from .store import COMPRESSION, ROW_GROUP_ROWS
+
+__all__ = ["IN_LIST_MAX", "IN_MEMORY_MAX_ROWS", "KEYS", "ROW_GROUP_ROWS", "SYNC_OPERATIONS",
+           "CommitInfo", "add_files", "check", "commit_files", "commit_properties", "damage",
+           "data_files",
+           "full_disk", "guard_write", "history_rows", "is_table", "last_info", "open_table",
+           "owner_only", "read_failure", "replace_files", "sql_in", "upsert_rows", "write_rows",
+           "writer_properties"]
+
+#: The custom commit metadata the mirror writes with every commit.
+KEYS = {"checkpoint": "dealframe.checkpoint", "sync": "dealframe.sync",
+        "operation": "dealframe.operation", "received": "dealframe.rows_received",
+        "written": "dealframe.rows_written", "schema": "dealframe.schema_version",
+        "reason": "dealframe.reason", "oldest_kept": "dealframe.oldest_kept"}
+#: The operations of commits that bring a table up to date with the service.
+SYNC_OPERATIONS = ("full", "sync", "repair", "migrate")
+#: Most keys an upsert replaces through a ``key IN (...)`` predicate (more: a streamed rewrite).
+IN_LIST_MAX = 5_000
+#: Tables up to this many rows are upserted in memory (read, filtered, written in one go).
+IN_MEMORY_MAX_ROWS = 250_000
+#: How many commits back :func:`last_info` looks for the mirror's metadata.
+_HISTORY_LOOKBACK = 50
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_FULL_DISK = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
+_FULL_DISK_TEXT = ("no space left", "disk quota", "file too large", "read-only file system",
+                   "os error 28", "os error 27", "os error 122", "os error 30")
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """The mirror's metadata of one commit (see :data:`KEYS`)."""
+
+    version: int
+    timestamp: pd.Timestamp
+    operation: str
+    checkpoint: str | None
+    sync: int | None
+    rows_received: int | None
+    rows_written: int | None
+    reason: str | None
+    oldest_kept: int | None
+
+
+def writer_properties() -> WriterProperties:
+    """Snappy (see :data:`.store.COMPRESSION`), row groups of :data:`ROW_GROUP_ROWS` rows."""
+    return WriterProperties(compression="SNAPPY", max_row_group_size=ROW_GROUP_ROWS)
+
+
+def commit_properties(operation: str, *, checkpoint: str | None, sync: int | None,
+                      received: int | None = None, written: int | None = None,
+                      reason: str | None = None, oldest_kept: int | None = None
+                      ) -> CommitProperties:
+    """The commit metadata of one mirror commit.
+
+    Examples
+    --------
+    >>> commit_properties("sync", checkpoint="2026-01-01T00:00:00+00:00", sync=3).custom_metadata[
+    ...     "dealframe.checkpoint"]
+    '2026-01-01T00:00:00+00:00'
+    """
+    meta: dict[str, Any] = {KEYS["operation"]: operation, KEYS["checkpoint"]: checkpoint or "",
+                            KEYS["schema"]: str(SCHEMA_VERSION)}
+    for key, value in (("sync", sync), ("received", received), ("written", written),
+                       ("oldest_kept", oldest_kept)):
+        if value is not None:
+            meta[KEYS[key]] = str(value)
+    if reason:
+        meta[KEYS["reason"]] = reason
+    return CommitProperties(custom_metadata=meta)
+
+
+def is_table(folder: Path) -> bool:
+    """Whether ``folder`` holds a Delta log (a table, readable or not)."""
+    return (folder / "_delta_log").is_dir()
+
+
+def full_disk(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk refused a write."""
+    if isinstance(exc, OSError) and exc.errno in _FULL_DISK:
+        return True
+    text = str(exc).lower()
+    return any(t in text for t in _FULL_DISK_TEXT)
+
+
+@contextlib.contextmanager
+def guard_write(root: Any) -> Iterator[None]:
+    """Turn a refused write (full disk, quota, read-only, too large) into :class:`MirrorWriteError`.
+
+    Other errors pass through.
+    """
+    try:
+        yield
+    except (OSError, DeltaError, pa.ArrowException) as exc:
+        if not full_disk(exc):
+            raise
+        raise MirrorWriteError(
+            f"the disk refused a write to the mirror at {root} ({_short(exc)}); free space (or "
+            "make the folder writable) and run the sync again: every table is still at its "
+            "previous version, and the next sync reads again from its checkpoint") from None
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(_ANSI.sub("", str(exc)).replace("↳", "").split())
+    return text[:300] + ("..." if len(text) > 300 else "")
+
+
+def damage(folder: Path, what: str) -> MirrorDamagedError:
+    """The error for a damaged table, with the repair that works."""
+    root = folder.parent if folder.parent.name != "public" else folder.parent.parent
+    return MirrorDamagedError(
+        f"the mirror's table at {folder} is damaged: {what}. Run `dealframe mirror sync {root} "
+        "--repair` (or dealframe.mirror.sync(client, path, repair=True)) to rebuild it from the "
+        "service")
+
+
+def read_failure(folder: Path, exc: BaseException) -> MirrorDamagedError:
+    """A read of the table failed: a missing or corrupt data file, or a damaged log."""
+    if isinstance(exc, FileNotFoundError) or "not found" in str(exc).lower():
+        return damage(folder, f"a data file it lists is missing ({_short(exc)})")
+    return damage(folder, f"a file cannot be read ({type(exc).__name__}: {_short(exc)})")
+
+
+def open_table(folder: Path, version: int | None = None) -> DeltaTable:
+    """The Delta table in ``folder`` (at ``version``).
+
+    Raises
+    ------
+    MirrorDamagedError
+        The log cannot be read.
+    """
+    try:
+        return DeltaTable(str(folder), version=version)
+    except (DeltaError, OSError, ValueError, pa.ArrowException) as exc:
+        raise damage(folder, f"its Delta log cannot be read ({_short(exc)})") from None
+
+
+def _info(entry: dict[str, Any]) -> CommitInfo:
+    def number(key: str) -> int | None:
+        value = entry.get(KEYS[key])
+        try:
+            return int(value) if value not in (None, "") else None
+        except (TypeError, ValueError):
+            return None
+
+    op = entry.get(KEYS["operation"]) or str(entry.get("operation", "")).lower()
+    return CommitInfo(int(entry.get("version", -1)),
+                      pd.Timestamp(int(entry.get("timestamp", 0)), unit="ms", tz="UTC"), str(op),
+                      entry.get(KEYS["checkpoint"]) or None, number("sync"), number("received"),
+                      number("written"), entry.get(KEYS["reason"]) or None, number("oldest_kept"))
+
+
+def history_rows(table: DeltaTable, limit: int | None = None) -> list[tuple[CommitInfo, dict]]:
+    """The table's commits, newest first: the mirror's metadata and Delta's own entry."""
+    return [(_info(e), e) for e in table.history(limit)]
+
+
+def last_info(table: DeltaTable, operations: tuple[str, ...] | None = None) -> CommitInfo | None:
+    """The newest commit that carries the mirror's metadata (its checkpoint), of one of
+    ``operations`` when given, or None."""
+    for limit in (1, 10, _HISTORY_LOOKBACK):  # the newest commit is the mirror's, as a rule
+        for info, entry in history_rows(table, limit):
+            if KEYS["checkpoint"] in entry and (operations is None or info.operation in operations):
+                return info
+    return None
+
+
+def _footer_problem(folder: Path, path: str, rows: int | None, size: int | None) -> str | None:
+    file = folder / path
+    try:
+        on_disk = file.stat().st_size
+    except FileNotFoundError:
+        return f"the data file {path} it lists is missing"
+    if size is not None and on_disk != size:
+        return f"the data file {path} has {on_disk} bytes, the log says {size}"
+    try:
+        meta = pq.read_metadata(file)
+    except (OSError, pa.ArrowException) as exc:
+        return f"the data file {path} is not readable Parquet ({_short(exc)})"
+    if rows is not None and meta.num_rows != rows:
+        return f"the data file {path} holds {meta.num_rows} rows, the log says {rows}"
+    return None
+
+
+def check(folder: Path, table: DeltaTable, entity: str | None, *, deep: bool = False) -> str | None:
+    """What is wrong with the table, or None.
+
+    Cheap checks always (every data file exists, has the size the log gives and a
+    readable Parquet footer with the row count the log gives; ``entity``'s schema);
+    ``deep`` also reads every row.
+    """
+    try:
+        if entity is not None:
+            problem = schema_problem(entity, pa.schema(table.schema().to_arrow()))
+            if problem:
+                return problem
+        actions = pa.table(table.get_add_actions(flatten=True))
+        paths = actions.column("path").to_pylist()
+        rows = actions.column("num_records").to_pylist() if "num_records" in actions.column_names \
+            else [None] * len(paths)
+        sizes = actions.column("size_bytes").to_pylist()
+        for path, n, size in zip(paths, rows, sizes):
+            problem = _footer_problem(folder, path, n, size)
+            if problem:
+                return problem
+        if deep:
+            table.to_pyarrow_dataset().to_table()
+    except (DeltaError, OSError, ValueError, pa.ArrowException) as exc:
+        return f"it cannot be read ({type(exc).__name__}: {_short(exc)})"
+    return None
+
+
+def add_files(folder: Path, parts: list[tuple[Path, int]]) -> list[AddAction]:
+    """Move finished Parquet files (path, rows) into the table folder under new Delta-style
+    names; the add actions that commit them (statistics: the row count)."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    actions = []
+    for path, rows in parts:
+        name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
+        os.replace(path, folder / name)
+        stat = (folder / name).stat()
+        actions.append(AddAction(name, stat.st_size, {}, int(stat.st_mtime * 1000), True,
+                                 json.dumps({"numRecords": rows})))
+    fsync_dir(folder)
+    return actions
+
+
+def commit_files(folder: Path, table: DeltaTable | None, actions: list[AddAction],
+                 schema: pa.Schema, properties: CommitProperties, name: str) -> None:
+    """Commit data files already in the folder as the table's whole content: a new table,
+    or an overwrite of the old one (one commit either way)."""
+    delta_schema = Schema.from_arrow(schema)
+    if table is None:
+        create_table_with_add_actions(str(folder), delta_schema, actions, mode="error", name=name,
+                                      description=f"dealframe mirror: {name}",
+                                      commit_properties=properties)
+    else:
+        table.create_write_transaction(actions, mode="overwrite", schema=delta_schema,
+                                       commit_properties=properties)
+
+
+def write_rows(folder: Path, batches: Iterator[pa.RecordBatch], schema: pa.Schema, *, mode: str,
+               properties: CommitProperties, name: str, partition_by: list[str] | None = None,
+               predicate: str | None = None, keep_schema: bool = False) -> None:
+    """Write batches as one commit (``mode`` "append" or "overwrite"), streaming them.
+
+    An overwrite without a predicate replaces the schema too (a repair of a table that
+    held another schema), unless ``keep_schema``.
+    """
+    reader = pa.RecordBatchReader.from_batches(schema, batches)
+    replace = mode == "overwrite" and predicate is None and not keep_schema
+    write_deltalake(str(folder), reader, mode=mode,  # type: ignore[arg-type]
+                    schema_mode="overwrite" if replace else None,
+                    name=name, description=f"dealframe mirror: {name}", partition_by=partition_by,
+                    predicate=predicate, writer_properties=writer_properties(),
+                    commit_properties=properties)
+
+
+def sql_in(column: str, values: list[str]) -> str:
+    """A SQL ``column IN (...)`` predicate over string values (quotes doubled).
+
+    Examples
+    --------
+    >>> sql_in("id", ["a", "o'b"])
+    "id IN ('a', 'o''b')"
+    """
+    quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+    return f"{column} IN ({quoted})"
+
+
+def replace_files(folder: Path, table: DeltaTable, old: list[Path], rows: pa.Table,
+                  properties: CommitProperties) -> None:
+    """One commit that removes the data files ``old`` and adds ``rows`` as a new file,
+    written with pyarrow (a third faster than delta-rs's writer here, measured)."""
+    name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
+    path = folder / name
+    pq.write_table(rows, path, compression=COMPRESSION, row_group_size=ROW_GROUP_ROWS)
+    fsync_file(path)
+    fsync_dir(folder)
+    stat = path.stat()
+    now = int(time.time() * 1000)
+    actions: list[AddAction | RemoveAction] = [
+        RemoveAction(str(p.relative_to(folder)), True, now, p.stat().st_size) for p in old]
+    actions.append(AddAction(name, stat.st_size, {}, int(stat.st_mtime * 1000), True,
+                             json.dumps({"numRecords": rows.num_rows})))
+    table.create_write_transaction(actions, mode="append", schema=Schema.from_arrow(rows.schema),
+                                   commit_properties=properties)
+
+
+def upsert_rows(folder: Path, table: DeltaTable, rows: pa.Table, key: str,
+                properties: CommitProperties, name: str) -> None:
+    """Replace the rows whose ``key`` is in ``rows`` and insert the others, as one commit.
+
+    Delta without deletion vectors (delta-rs writes none) is copy-on-write: every
+    data file holding a replaced key is rewritten, and changes spread over random
+    ids reach every file. So a table of up to :data:`IN_MEMORY_MAX_ROWS` rows is
+    read, filtered and written back as one new file in one go (the fastest way,
+    measured: :func:`replace_files`); a larger
+    one goes through Delta's replaceWhere (``key IN (...)``, up to
+    :data:`IN_LIST_MAX` keys: a longer predicate is slow to plan and can overflow
+    delta-rs's stack), or else is streamed into the new version batch by batch.
+
+    Delta's MERGE would do the same, but delta-rs 1.6 writes the files it merges with
+    strings as Arrow string views, which pyarrow cannot filter on (no comparison
+    kernels), so DuckDB or pyarrow reading the table through a pyarrow dataset would
+    fail on any ``WHERE`` over a string column; writes keep the types given.
+    """
+    keys = rows.column(key).drop_null().unique()
+    stored = int(pc.sum(pa.table(table.get_add_actions(flatten=True)).column("num_records"))
+                 .as_py() or 0)
+    if stored <= IN_MEMORY_MAX_ROWS:  # the whole table is rewritten either way: do it in Arrow
+        files = data_files(folder, table)
+        old = ds.dataset([str(p) for p in files], format="parquet", schema=rows.schema).to_table()
+        kept = old.filter(pc.invert(pc.is_in(old.column(key), value_set=keys)))
+        replace_files(folder, table, files, pa.concat_tables([kept, rows]), properties)
+        return
+    if len(keys) <= IN_LIST_MAX:
+        write_deltalake(str(folder), rows, mode="overwrite",
+                        predicate=sql_in(key, keys.to_pylist()),
+                        writer_properties=writer_properties(), commit_properties=properties)
+        return
+    schema = rows.schema
+    drop = keys
+    dataset = ds.dataset([str(p) for p in data_files(folder, table)], format="parquet",
+                         schema=schema)
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for batch in dataset.to_batches(batch_size=ROW_GROUP_ROWS):
+            kept = batch.filter(pc.invert(pc.is_in(batch.column(key), value_set=drop)))
+            if kept.num_rows:
+                yield kept
+        yield from rows.to_batches()
+
+    write_rows(folder, batches(), schema, mode="overwrite", properties=properties, name=name,
+               keep_schema=True)
+
+
+def data_files(folder: Path, table: DeltaTable) -> list[Path]:
+    """The data files of the table's loaded version, sorted."""
+    paths = pa.table(table.get_add_actions(flatten=True)).column("path").to_pylist()
+    return sorted(folder / p for p in paths)
+
+
+def owner_only(folder: Path) -> None:
+    """Make the table's files owner-only, like the rest of the mirror (delta-rs writes with the
+    process umask; the mirror's root folder is owner-only already)."""
+    for base, dirs, files in os.walk(folder):
+        for name in dirs:
+            _chmod(os.path.join(base, name), 0o700)
+        for name in files:
+            _chmod(os.path.join(base, name), 0o600)
+    _chmod(str(folder), 0o700)
+
+
+def _chmod(path: str, mode: int) -> None:
+    try:
+        if os.stat(path).st_mode & 0o777 != mode:
+            os.chmod(path, mode)
+    except FileNotFoundError:  # removed meanwhile (a vacuum)
+        pass

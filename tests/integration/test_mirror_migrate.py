@@ -1,0 +1,134 @@
+"""A schema-version-2 mirror (Parquet base and delta files named in ``_mirror.json``) is migrated
+in place by the first sync: each id's newest version, the old checkpoints kept (the sync after it
+is incremental), the old files gone, equal to a fresh pull; readers meanwhile get a typed error
+that says to sync; a migration that dies half way is done again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import dealframe.mirror as mirror
+import dealframe.sandbox
+from dealframe.client import Client
+from dealframe.mirror import migrate as migrate_mod
+from dealframe.mirror.schema import to_arrow
+from dealframe.sandbox.changes import Changes
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with dealframe.sandbox.run(scale=0.02, seed=41) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture(scope="module")
+def client(sb):
+    with Client.for_sandbox(sb, progress=False) as c:
+        yield c
+
+
+def write_v2(client, path) -> dict[str, Any]:
+    """What a version-2 sync followed by an incremental one left: per entity a base (an older
+    version of some rows, written as two files) and a delta (their newer version). Returns the
+    names of the files written, and the ids and second column of the changed rows."""
+    path.mkdir(mode=0o700)
+    entities, names = {}, {}
+    for entity in mirror.ENTITIES:
+        frame = getattr(client.private, entity)(include_deleted=True)
+        table = to_arrow(frame, entity)
+        changed = table.slice(0, 7)  # their base row is older: its second column null
+        older = changed.set_column(1, changed.schema.field(1), pa.nulls(7, changed.schema.field(1).type))
+        base = pa.concat_tables([older, table.slice(7)])
+        (path / entity).mkdir(mode=0o700)
+        files = []
+        half = base.num_rows // 2
+        for generation, k, part in ((1, 0, base.slice(0, half)), (1, 1, base.slice(half)),
+                                    (2, 0, changed)):
+            name = f"part-{generation:010d}-0a1b2c3d-{k:03d}.parquet"
+            pq.write_table(part.replace_schema_metadata({b"dealframe.mirror.schema_version": b"2"}),
+                           path / entity / name)
+            files.append({"name": name, "rows": part.num_rows,
+                          "deleted": int(pa.compute.sum(part.column("deleted")).as_py() or 0),
+                          "bytes": (path / entity / name).stat().st_size, "generation": generation})
+        checkpoint = pa.compute.max(table.column("updated_at")).as_py().isoformat()
+        entities[entity] = {"checkpoint": checkpoint, "last_sync": "2026-11-01T00:00:00+00:00",
+                            "files": files, "rows": table.num_rows,
+                            "deleted": int(pa.compute.sum(table.column("deleted")).as_py() or 0)}
+        names[entity] = {f["name"] for f in files}
+        names[f"{entity}:changed"] = (changed.column("id").to_pylist(),
+                                      changed.column(1).to_pandas().tolist())
+    doc = {"format": "dealframe-mirror", "schema_version": 2, "created_at": "2026-10-01T00:00:00+00:00",
+           "source": client.settings.base_url, "syncs": 2, "generation": 2, "entities": entities}
+    (path / "_mirror.json").write_bytes(orjson.dumps(doc))
+    return names
+
+
+def assert_equals_service(client, path) -> None:
+    for entity in mirror.ENTITIES:
+        expected = getattr(client.private, entity)(include_deleted=True).sort_values("id", ignore_index=True)
+        got = mirror.load(path, entity, include_deleted=True).sort_values("id", ignore_index=True)
+        pd.testing.assert_frame_equal(got, expected[list(got.columns)])
+
+
+def test_the_first_sync_migrates_a_version_2_mirror(sb, client, tmp_path):
+    path = tmp_path / "m"
+    old = write_v2(client, path)
+    for read in (lambda: mirror.load(path, "deals"), lambda: mirror.status(path),
+                 lambda: mirror.compact(path)):
+        with pytest.raises(mirror.MirrorVersionError, match="version 2.*mirror sync.*migrates"):
+            read()
+    Changes(sb.state, seed=12).update("deals", 5)
+    report = mirror.sync(client, path)
+    assert not any(r.full for r in report.entities.values())  # the old checkpoints went on
+    assert report["deals"].rows_written >= 5
+    assert_equals_service(client, path)
+    assert mirror.status(path).attrs["schema_version"] == mirror.SCHEMA_VERSION
+    history = mirror.history(path, "deals")
+    assert list(history["operation"]) == ["sync", "migrate"]
+    migrated = mirror.load(path, "deals", include_deleted=True, as_of=0).set_index("id")
+    assert migrated.index.is_unique  # each id's newest version only, not the superseded one
+    ids, dates = old["deals:changed"]  # the base held them with a null deal_date, the delta not
+    assert [d.date() for d in migrated.loc[ids, "deal_date"]] == dates
+    for entity in mirror.ENTITIES:
+        on_disk = {p.name for p in (path / entity).glob("*.parquet")}
+        assert on_disk
+        assert not on_disk & old[entity]
+
+
+def test_a_migration_that_died_is_done_again(sb, client, tmp_path, monkeypatch):
+    path = tmp_path / "m"
+    write_v2(client, path)
+    real = migrate_mod._migrate_entity
+    calls = []
+
+    def dies_on_the_second(root, entity, entry, syncs):
+        calls.append(entity)
+        real(root, entity, entry, syncs)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # the process stops: the marker is still version 2
+    monkeypatch.setattr(migrate_mod, "_migrate_entity", dies_on_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        mirror.sync(client, path)
+    monkeypatch.undo()
+    assert (path / "companies" / "_delta_log").is_dir()
+    with pytest.raises(mirror.MirrorVersionError):
+        mirror.load(path, "companies")
+    mirror.sync(client, path)
+    assert_equals_service(client, path)
+    assert list(mirror.history(path, "companies")["operation"]) == ["migrate"]
+
+
+def test_unreadable_version_2_files_are_pulled_in_full(client, tmp_path):
+    path = tmp_path / "m"
+    old = write_v2(client, path)
+    (path / "deals" / sorted(old["deals"])[0]).write_bytes(b"garbage")
+    with pytest.warns(mirror.MirrorRepairWarning, match="deals.*in full"):
+        report = mirror.sync(client, path)
+    assert report["deals"].full and not report["investors"].full
+    assert_equals_service(client, path)
