@@ -330,3 +330,24 @@ def test_errors_are_the_same_typed_error_with_a_readable_message(erring: Any, ca
     if kind is BadRequestError and profile != "errors-detail":  # {"detail": one string}
         assert caught.value.errors, f"{profile}: the problems are not listed in .errors"
         assert text.count(caught.value.errors[0]) == 1, f"{profile}: said twice: {text}"
+
+
+def test_time_series_fields_beyond_the_sandboxs_are_sent_as_given(reference: Served) -> None:
+    """The document names time-series fields by example only: the client sends any name, and
+    the service decides (issue 14: ``ruleOf40`` and ``ebitdaLtm`` were refused before sending)."""
+    skus = reference.ids.skus[:3]
+    with pytest.raises(BadRequestError, match="ruleOf40"):  # the default sandbox has no such field
+        reference.client.public.time_series(skus, fields=["ruleOf40"])
+    parts = reference.client.public.time_series(skus, fields=["revenueLtm", "marginEbitdaLtm"],
+                                                date_from="2024-01")
+    with run(scale=SCALE, seed=SEED, profile="extra-fields") as sb, \
+            dealframe.Client.for_sandbox(sb, progress=False) as client:
+        got = client.public.time_series(skus, fields=["ebitdaLtm"], date_from="2024-01")
+        group = client.public.group_time_series(regions=[reference.ids.region],
+                                                fields=["ruleOf40", "ebitdaLtm"],
+                                                date_from="2024-01", date_to="2024-03")
+    want = (parts["revenueLtm"] * parts["marginEbitdaLtm"] / 100).round(4)
+    assert list(dict.fromkeys(got.columns.get_level_values(0))) == ["ebitdaLtm"]
+    pd.testing.assert_frame_equal(got["ebitdaLtm"], want, check_names=False)
+    assert list(group.columns) == ["ruleOf40", "ebitdaLtm"] and len(group) == 3
+    assert group.notna().all().all()

@@ -495,7 +495,7 @@ def _extra_fields() -> TableChange:
         _edit("POST", f"{_A}/companies", tag_a),
         _edit("POST", f"{_A}/companies/current", _after(_with_current_extras)),
         _edit("POST", f"{_A}/companies/time-series",
-              lambda h: _before(_series_request)(_after(_series_answer)(h))),
+              lambda h: _after(_series_answer)(_before(_series_request)(h))),
         _edit("GET", _ALL_B, tag_b),
         _edit("POST", _ALL_B, tag_b),
     )
