@@ -22,6 +22,7 @@ One small sandbox (scale 0.05) per profile, shared by all its tests.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections import Counter
 from collections.abc import Callable
@@ -32,7 +33,8 @@ import pandas as pd
 import pytest
 
 import dealframe
-from dealframe.errors import BadRequestError, NotFoundError
+from dealframe.errors import BadRequestError, NotFoundError, ServiceContractError
+from dealframe.notices import ServiceContractWarning
 from dealframe.sandbox import PROFILES, run
 
 SCALE, SEED = 0.05, 7
@@ -351,3 +353,59 @@ def test_time_series_fields_beyond_the_sandboxs_are_sent_as_given(reference: Ser
     pd.testing.assert_frame_equal(got["ebitdaLtm"], want, check_names=False)
     assert list(group.columns) == ["ruleOf40", "ebitdaLtm"] and len(group) == 3
     assert group.notna().all().all()
+
+
+# ---------------------------------------------------------------------------- broken
+
+#: Calls whose answers the broken profile changes, and the typed outcome the client gives:
+#: every answer with a timestamp (lists, deal sub-collections, profiles) is refused, naming it.
+_STAMPED = ("companies", "investors", "deals", "deals_filtered", "changefeed", "companies_by_id",
+            "deals_by_id", "page", "fundings", "sellside", "buyside", "investments",
+            "fundings_many", "company", "companies_profiles", "investor", "investor_top", "deal")
+BROKEN: dict[str, tuple[str, str]] = {
+    **{name: ("raises", "ISO 8601 timestamps (strings), got 1") for name in _STAMPED},
+    "group_current": ("raises", "an object with a 'field' member"),
+    "aggregate_quarter": ("warns", "could not be read as quarters: 'bucket 1'"),
+    "aggregate_month": ("warns", "could not be read as months: 'bucket 1'"),
+    "aggregate_year": ("warns", "could not be read as years: 'bucket 1'"),
+}
+
+
+@pytest.fixture(scope="module")
+def broken(reference: Served) -> Any:
+    with run(scale=SCALE, seed=SEED, profile="broken") as sb, \
+            dealframe.Client.for_sandbox(sb, progress=False, retries=0) as client:
+        yield Served("broken", client, reference.ids)
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_under_broken_the_client_says_what_broke(broken: Served, reference: Served,
+                                                 name: str) -> None:
+    """Never a foreign exception or warning, never a silently different frame: the same frame,
+    a ``ServiceContractWarning`` naming the endpoint, or a ``ServiceContractError``."""
+    outcome, words = BROKEN.get(name, ("equal", ""))
+    if outcome == "raises":
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ServiceContractError, match=re.escape(words)):
+                CALLS[name](broken.client, broken.ids)
+        return
+    got, warned = broken.call(name)
+    if outcome == "warns":
+        assert [c for c, _ in warned] == [ServiceContractWarning]
+        assert words in warned[0][1] and "/transactions/aggregate" in warned[0][1]
+        return
+    _compare("broken", name, got, reference.call(name)[0])
+    assert warned == reference.call(name)[1]
+
+
+def test_under_broken_a_plain_text_error_is_summarised(broken: Served) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(BadRequestError) as bad:
+            broken.client.private.aggregate("ev_revenue", "year", date_to="0003-01-01")
+        with pytest.raises(NotFoundError) as missing:
+            broken.client.private.company(NO_SUCH_ID)
+    for caught in (bad, missing):
+        text = str(caught.value)
+        assert "not a JSON error body" in text and "text/plain" in text and "Error 4" in text
