@@ -267,6 +267,9 @@ def test_extra_fields_everywhere(served: Served, ids: dict) -> None:
         data = served.json("extra-fields", method, path, {} if method == "POST" else None)["data"]
         assert data and all("extra_field" in i for i in data), path
     assert "extra_field" in served.json("extra-fields", "GET", f"{B}/companies/{ids['sold']}")["data"]
+    asked = served.json("extra-fields", "GET", f"{B}/companies/{ids['sold']}",
+                        query={"fields": "name"})["data"]
+    assert set(asked) == {"id", "name"}  # an allowlist is honoured
     doc = served.json("extra-fields", "GET", f"{B}/lookup/investors")["data"]
     assert all("extra_field" in f for f in doc["filters"])
 

@@ -392,8 +392,11 @@ def _extra_current(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _tag_items(key: str) -> Callable[[ApiRequest, Any], Any]:
-    """Add the unknown member to every item of ``data`` (or to ``data`` itself)."""
+    """Add the unknown member to every item of ``data`` (or to ``data`` itself); a profile
+    read with a ``fields`` allowlist gets only what it asked for."""
     def change(request: ApiRequest, doc: Any) -> Any:
+        if (request.query.get("fields") or "").strip():
+            return doc
         data = doc.get("data")
         if isinstance(data, list):
             for item in data:
@@ -578,7 +581,7 @@ _ALL: tuple[Profile, ...] = (
             "`netDebt`, `netDebtLcu` and `ruleOf40Ntm` (medians in groups/current); every item "
             "of every answer carries an unknown member (`extraField` in Family A, "
             "`extra_field` in Family B; in the meta of groups/current, in each filter of the "
-            "discovery documents, in the data of a profile)", frozenset({"fields"}),
+            "discovery documents, in the data of a profile read without a `fields` allowlist)", frozenset({"fields"}),
             _extra_fields(), replaces=True),
     Profile("legacy-subresources", "sub-resource names (section 4.4: an earlier listing)",
             "the companies discovery document lists `/companies/{id}/acquisitions` and "
