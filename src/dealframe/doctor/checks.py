@@ -554,9 +554,17 @@ def _entities(d: _Doctor) -> None:
         listed = (d.facts.get("lookup:companies") or {}).get("sub_resources") or []
         name = "acquisitions" if any(str(p).endswith("/acquisitions") for p in listed) and not \
             any(str(p).endswith("/sellside") for p in listed) else "sellside"
-        doc = d.ok_json(d.send("private", "GET", f"{_B}/companies/{company}/{name}",
+        # The target of a recent M&A deal has a sellside row whose shape can be checked.
+        deal = _items(d.ok_json(d.send("private", "POST", f"{_B}/transactions", json={
+            "filters": {"deal_type": ["M&A"]}, "sort": "deal_date:desc", "limit": 1, "page": 1})))
+        target = deal[0].get("target") if deal and isinstance(deal[0], Mapping) else None
+        ident = target.get("id") if isinstance(target, Mapping) else None
+        doc = d.ok_json(d.send("private", "GET", f"{_B}/companies/{ident or company}/{name}",
                                params={"page": 1, "limit": 5}))
-        extra = _beyond(_items(doc), DOCUMENTED_FIELDS["transactions"])
+        rows = _items(doc)
+        if not rows:
+            return f"/{name} answered with no rows: their shape could not be checked", HOLDS
+        extra = _beyond(rows, DOCUMENTED_FIELDS["transactions"])
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         if not {"page", "limit", "total"} <= set(meta):
             return _noting((f"meta {sorted(meta)} lacks page/limit/total", ADAPTED), extra)
