@@ -210,7 +210,7 @@ def test_resolve_takes_at_most_100_names(served: Served, status: int) -> None:
 def _instants(raw: bytes) -> list[dt.datetime]:
     text = raw.decode()
     stamps = re.findall(r'"(\d{4}-\d\d-\d\dT[^"]+)"', text)
-    return [dt.datetime.fromisoformat(s.replace("Z", "+00:00")).astimezone(dt.timezone.utc)
+    return [dt.datetime.fromisoformat(s.replace("Z", "+00:00")).astimezone(dt.UTC)
             for s in stamps]
 
 

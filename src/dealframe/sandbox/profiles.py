@@ -351,7 +351,7 @@ def _shifted(body: bytes) -> bytes:
 def _epoch(body: bytes) -> bytes:
     """Timestamps as Unix seconds (the broken profile: no offset, no ISO 8601)."""
     def one(m: re.Match[bytes]) -> bytes:
-        when = dt.datetime.fromisoformat(m[1].decode()).replace(tzinfo=dt.timezone.utc)
+        when = dt.datetime.fromisoformat(m[1].decode()).replace(tzinfo=dt.UTC)
         return str(int(when.timestamp())).encode()
     return _STAMP.sub(one, body)
 

@@ -16,8 +16,12 @@ import orjson
 from ..discovery import discovery_document
 from ..errors import Problems, bad_request, not_found
 from ..models import SandboxState
-from ..models.aggregate import (DEFAULT_DATE_RANGE_YEARS, SMALL_N_THRESHOLD, AggregateInputError,
-                                compute_aggregate)
+from ..models.aggregate import (
+    DEFAULT_DATE_RANGE_YEARS,
+    SMALL_N_THRESHOLD,
+    AggregateInputError,
+    compute_aggregate,
+)
 from ..models.filters import parse_filters, parse_sort
 from ..models.resolve import ResolveInputError
 from ..vocab import (
