@@ -69,7 +69,7 @@ class ErrorAnswers:
         self.private = private
 
     def response(self, problem: ApiProblem, path: str) -> Response:
-        writer = default_error
+        writer: ErrorWriter = default_error
         if self.private is not None and family_of(path) == "private":
             writer = self.private
         body, media_type = writer(problem)

@@ -36,7 +36,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 import orjson
@@ -374,7 +374,7 @@ EXTRA_SERIES: Mapping[str, tuple[str, str, Callable[[Any, Any], Any]]] = {
 _ALL_SERIES = (*TIME_SERIES_FIELDS, *EXTRA_SERIES)
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

@@ -31,6 +31,7 @@ installed, so the fixtures import the sandbox only when a test asks for one.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -52,7 +53,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   default="default")
 
 
-def _option(config: pytest.Config, name: str, cast: type) -> float | int | str:
+def _option(config: pytest.Config, name: str, cast: type) -> Any:
     value = config.getoption(f"--dealframe-sandbox-{name}")
     if value is None:
         value = config.getini(f"dealframe_sandbox_{name}")

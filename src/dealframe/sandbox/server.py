@@ -21,7 +21,7 @@ from .faults import FaultPlan
 from .launch import SandboxStartError
 from .models import SandboxConfig, SandboxState
 from .models.data import AS_OF
-from .profiles import DEFAULT, select
+from .profiles import DEFAULT, Profile, select
 
 __all__ = ["Sandbox", "run", "serve", "start"]
 
@@ -90,7 +90,7 @@ def start(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBL
           private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 0,
           as_of: dt.datetime = AS_OF, rate_limit: float | None = None, latency: float = 0.0,
           faults: FaultPlan | None = None, admin_token: str | None = None,
-          profile: str | Sequence[str] | None = DEFAULT) -> Sandbox:
+          profile: str | Sequence[str] | Profile | None = DEFAULT) -> Sandbox:
     """Build a sandbox and serve it from a daemon thread; call ``stop()`` when done.
 
     Prefer the :func:`run` context manager. Parameters are those of :func:`run`.
@@ -122,7 +122,7 @@ def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC
         private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 0,
         as_of: dt.datetime = AS_OF, rate_limit: float | None = None, latency: float = 0.0,
         faults: FaultPlan | None = None, admin_token: str | None = None,
-        profile: str | Sequence[str] | None = DEFAULT) -> Iterator[Sandbox]:
+        profile: str | Sequence[str] | Profile | None = DEFAULT) -> Iterator[Sandbox]:
     """Serve a sandbox on loopback from a background thread for the ``with`` block.
 
     Works inside a Jupyter kernel (uvicorn runs its own event loop in the thread).
@@ -193,7 +193,7 @@ def serve(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBL
           private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 8765,
           rate_limit: float | None = None, latency: float = 0.0, faults: FaultPlan | None = None,
           ready: Callable[[SandboxState], None] | None = None, admin_token: str | None = None,
-          profile: str | Sequence[str] | None = DEFAULT) -> None:
+          profile: str | Sequence[str] | Profile | None = DEFAULT) -> None:
     """Serve a sandbox in the foreground until interrupted (the CLI's ``sandbox serve``).
 
     ``ready`` is called with the state once the data is loaded, before serving starts.
