@@ -6,6 +6,7 @@ Examples
 
     dealframe sandbox serve --port 8765
     python -m dealframe sandbox serve --scale 0.1 --seed 3
+    dealframe sandbox serve --profile limit-100,quarter-words
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dealframe.doctor import cli as doctor_cli
 from dealframe.mirror import cli as mirror_cli
 from dealframe.report import cli as report_cli
 from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
+from dealframe.sandbox.profiles import PROFILES, UnknownProfileError, select
 
 __all__ = ["main"]
 
@@ -30,13 +32,19 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
     except sandbox.SandboxExtraMissing as exc:
         print(f"dealframe: {exc}", file=sys.stderr)
         return 2
+    try:
+        profile = select(args.profile)
+    except UnknownProfileError as exc:
+        print(f"dealframe: --profile: {exc}", file=sys.stderr)
+        return 2
     public = os.environ.get("DEALFRAME_PUBLIC_TOKEN") or DEFAULT_PUBLIC_TOKEN
     private = os.environ.get("DEALFRAME_PRIVATE_KEY") or DEFAULT_PRIVATE_KEY
     faults = sandbox.FaultPlan(rate=args.fault_rate, seed=args.seed) if args.fault_rate else None
 
     def ready(state: object) -> None:
         url = f"http://{args.host}:{args.port}"
-        print(f"dealframe sandbox serving on {url} (scale {args.scale}, seed {args.seed})", flush=True)
+        print(f"dealframe sandbox serving on {url} (scale {args.scale}, seed {args.seed}, "
+              f"profile {profile.name})", flush=True)
         if "DEALFRAME_PUBLIC_TOKEN" not in os.environ:
             print(f"  Family A token: {public}  (set DEALFRAME_PUBLIC_TOKEN to choose)", flush=True)
         if "DEALFRAME_PRIVATE_KEY" not in os.environ:
@@ -45,7 +53,7 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
 
     serve(args.scale, args.seed, public_token=public, private_key=private, host=args.host,
           port=args.port, rate_limit=args.rate_limit, latency=args.latency_ms / 1000, faults=faults,
-          ready=ready)
+          ready=ready, profile=profile)
     return 0
 
 
@@ -65,6 +73,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="simulated round trip per request, like a remote service (default 0)")
     serve.add_argument("--fault-rate", type=float, default=0.0,
                        help="fraction of requests that fail at random (default 0)")
+    serve.add_argument("--profile", default="default",
+                       help="answer an open point of the interface document another way: "
+                            f"{', '.join(PROFILES)} (several joined by commas; docs/sandbox.md)")
     serve.set_defaults(run=_sandbox_serve)
     doctor_cli.register(sub)
     mirror_cli.register(sub)

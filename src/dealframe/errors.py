@@ -208,7 +208,8 @@ class BadRequestError(ApiError):
         return []
 
     def _describe(self) -> str:
-        errors = self.errors
+        # A body whose message is its only error ({"errors": [one]}) says it once.
+        errors = [e for e in self.errors if e != self.message]
         return f"{self.message}: {'; '.join(errors)}" if errors else self.message
 
 

@@ -15,7 +15,7 @@ Nothing is written to the service, no token is ever printed, and the whole run s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -194,6 +194,38 @@ _EXPECTED_EXTRAS: Mapping[str, frozenset[str]] = {
 }
 
 
+#: Time-series field names the client's defaults were written against (docs/sandbox.md); the
+#: document gives examples only, so any other name is served as a column of its own.
+_EXPECTED_SERIES = frozenset({"marketCap", "enterpriseValue", "revenueLtm", "evRevenueLtm",
+                              "evRevenueNtm", "evEbitdaLtm", "evEbitdaNtm", "marginGrossLtm",
+                              "marginEbitdaLtm", "revenueGrowthNtmLtm"})
+#: Members of a discovery document's filter entry (section 4.4).
+_FILTER_MEMBERS = ("field", "type", "operators", "values", "description")
+
+
+def _beyond(items: Sequence[Mapping[str, Any]], known: Iterable[str]) -> list[str]:
+    """Members of ``items`` that are not in ``known``, sorted."""
+    present = set().union(*items) if items else set()
+    return sorted(present - set(known))
+
+
+def _noting(found: tuple[str, str], extra: Sequence[str], what: str = "member") -> tuple[str, str]:
+    """``found``, with members beyond those expected noted (and read as extra columns).
+
+    Examples
+    --------
+    >>> _noting(("3 items", HOLDS), ["x"])
+    ('3 items; plus 1 more member (x): kept as extra columns', 'adapted')
+    """
+    observed, verdict = found
+    if not extra or verdict == BREAKS:
+        return found
+    shown = ", ".join(extra[:6]) + (" ..." if len(extra) > 6 else "")
+    plural = "s" if len(extra) > 1 else ""
+    return (f"{observed}; plus {len(extra)} more {what}{plural} ({shown}): kept as extra "
+            "columns", ADAPTED)
+
+
 def _fields(items: Sequence[Mapping[str, Any]], answer: str) -> tuple[str, str]:
     present = set().union(*items) if items else set()
     documented = DOCUMENTED_FIELDS[answer]
@@ -295,8 +327,10 @@ def _family_a(d: _Doctor) -> None:
         bad = [m for m in months if bucket_period(m, "month") is None or len(m) != 7]
         if bad:
             return f"months not YYYY-MM: {bad[:3]}", BREAKS
-        return (f"{len(data)} fields ({', '.join(sorted(data)[:4])}...), {len(months)} monthly "
-                "values keyed YYYY-MM"), HOLDS
+        found = _noting((f"{len(data)} fields ({', '.join(sorted(data)[:4])}...), {len(months)} "
+                         "monthly values keyed YYYY-MM", HOLDS),
+                        _beyond(items, DOCUMENTED_FIELDS["time_series"]))
+        return _noting(found, sorted(set(data) - _EXPECTED_SERIES), "field")
 
     d.run("A.time_series", "data: {field: {YYYY-MM: number}}, any field names", series)
 
@@ -308,11 +342,14 @@ def _family_a(d: _Doctor) -> None:
         frame = group_current_frame(data, doc.get("meta"))
         if not len(frame) or frame[["sum", "median"]].isna().all().all():
             return f"no sum or median could be read from {type(data).__name__}", BREAKS
+        known = set(DOCUMENTED_FIELDS["current"]) | _EXPECTED_EXTRAS["current"]
+        extra = sorted(set(frame.index) - known)
         if isinstance(data, Mapping) and {"sum", "median"} <= set(data):
-            return f"{{sum: {{...}}, median: {{...}}}} over {len(frame)} fields", HOLDS
+            return _noting((f"{{sum: {{...}}, median: {{...}}}} over {len(frame)} fields", HOLDS),
+                           extra, "field")
         shape = "a list of {field, sum, median}" if isinstance(data, list) else \
             "{field: {sum, median}}"
-        return f"{shape} over {len(frame)} fields: read", ADAPTED
+        return _noting((f"{shape} over {len(frame)} fields: read", ADAPTED), extra, "field")
 
     d.run("A.groups.current", "data {sum: {...}, median: {...}} (layout not shown)", group_current)
 
@@ -327,7 +364,9 @@ def _family_a(d: _Doctor) -> None:
                or not isinstance(i.get("median"), Mapping)]
         if bad:
             return f"items not {{period: YYYY-MM, median: {{...}}}}: {bad[:3]}", BREAKS
-        return f"{len(items)} periods, meta {{count, companies}}", HOLDS
+        found = _noting((f"{len(items)} periods, meta {{count, companies}}", HOLDS),
+                        _beyond(items, DOCUMENTED_FIELDS["group_time_series"]))
+        return _noting(found, _beyond([i["median"] for i in items], _EXPECTED_SERIES), "field")
 
     d.run("A.groups.time_series", "[{period, median}], meta {count, companies}", group_series)
 
@@ -369,7 +408,9 @@ def _family_b(d: _Doctor) -> None:
             if not isinstance(data, Mapping) or not isinstance(data.get("filters"), list):
                 return "data is not {filters, sort_fields, sub_resources}", BREAKS
             d.facts[f"lookup:{entity}"] = data
-            return f"{len(data['filters'])} filters, sort keys {data.get('sort_fields')}", HOLDS
+            entries = [f for f in data["filters"] if isinstance(f, Mapping)]
+            return _noting((f"{len(data['filters'])} filters, sort keys {data.get('sort_fields')}",
+                            HOLDS), _beyond(entries, _FILTER_MEMBERS), "filter member")
         return check
 
     for entity in ("companies", "investors", "transactions"):
@@ -431,6 +472,7 @@ def _paging(d: _Doctor) -> None:
                                   None)
         d.facts["stamps"] = [i.get("updated_at") for i in items[:200]]
         d.facts["names"] = [i.get("name") for i in items[:3] if isinstance(i.get("name"), str)]
+        d.facts["company_items"] = items[:100]
         served = meta.get("limit")
         missing = [k for k in ("page", "limit", "returned", "total", "has_more") if k not in meta]
         note = f"; meta lacks {', '.join(missing)} (the walk follows has_more / empty pages)" \
@@ -443,6 +485,14 @@ def _paging(d: _Doctor) -> None:
         return f"1000 rows per page{note}", ADAPTED if missing else HOLDS
 
     d.run("B.paging.limit", "POST lists take limit up to 1000 (bound not shown)", limit)
+
+    def items() -> tuple[str, str]:
+        found = d.facts.get("company_items")
+        if not found:
+            return "no company list items seen", BREAKS
+        return _fields(found, "companies")
+
+    d.run("B.list_items", "company list items carry the documented fields", items)
 
     def page() -> tuple[str, str]:
         body = {"filters": {}, "sort": "name:asc", "limit": 2}
@@ -458,9 +508,11 @@ def _paging(d: _Doctor) -> None:
     d.run("B.paging.page", "page is a body member of POST lists (not shown)", page)
 
     def stamps() -> tuple[str, str]:
-        values = [v for v in d.facts.get("stamps") or [] if isinstance(v, str)]
+        seen = d.facts.get("stamps") or []
+        values = [v for v in seen if isinstance(v, str)]
         if not values:
-            return "no updated_at seen", BREAKS
+            return (f"updated_at is not an ISO 8601 string: {seen[:2]}" if seen else
+                    "no updated_at seen"), BREAKS
         parsed = to_utc(values, "updated_at")
         if pd.isna(parsed).any():
             return f"unreadable timestamps: {values[:2]}", BREAKS
@@ -502,13 +554,22 @@ def _entities(d: _Doctor) -> None:
         listed = (d.facts.get("lookup:companies") or {}).get("sub_resources") or []
         name = "acquisitions" if any(str(p).endswith("/acquisitions") for p in listed) and not \
             any(str(p).endswith("/sellside") for p in listed) else "sellside"
-        doc = d.ok_json(d.send("private", "GET", f"{_B}/companies/{company}/{name}",
+        # The target of a recent M&A deal has a sellside row whose shape can be checked.
+        deal = _items(d.ok_json(d.send("private", "POST", f"{_B}/transactions", json={
+            "filters": {"deal_type": ["M&A"]}, "sort": "deal_date:desc", "limit": 1, "page": 1})))
+        target = deal[0].get("target") if deal and isinstance(deal[0], Mapping) else None
+        ident = target.get("id") if isinstance(target, Mapping) else None
+        doc = d.ok_json(d.send("private", "GET", f"{_B}/companies/{ident or company}/{name}",
                                params={"page": 1, "limit": 5}))
-        _items(doc)
+        rows = _items(doc)
+        if not rows:
+            return f"/{name} answered with no rows: their shape could not be checked", HOLDS
+        extra = _beyond(rows, DOCUMENTED_FIELDS["transactions"])
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         if not {"page", "limit", "total"} <= set(meta):
-            return f"meta {sorted(meta)} lacks page/limit/total", ADAPTED
-        return f"/{name} pages with {{page, limit, returned, total, has_more}}", HOLDS
+            return _noting((f"meta {sorted(meta)} lacks page/limit/total", ADAPTED), extra)
+        return _noting((f"/{name} pages with {{page, limit, returned, total, has_more}}", HOLDS),
+                       extra)
 
     d.run("B.sub_collection", "GET sub-collections page with page/limit", sub)
 
@@ -531,10 +592,11 @@ def _resolve(d: _Doctor) -> None:
                 items = _items(d.ok_json(response))
                 if len(items) != size:
                     return f"{size} names gave {len(items)} results", BREAKS
+                extra = _beyond(items, (*DOCUMENTED_FIELDS["resolve"], "candidates"))
                 if size == 1000:
-                    return "1000 names in one request", HOLDS
-                return (f"1000 refused; {size} accepted: the client halves its batches until "
-                        "one is accepted"), ADAPTED
+                    return _noting(("1000 names in one request", HOLDS), extra)
+                return _noting((f"1000 refused; {size} accepted: the client halves its batches "
+                                "until one is accepted", ADAPTED), extra)
             if response.status not in (400, 413):
                 return f"{size} names answered {response.status}", BREAKS
         return "even 10 names were refused", BREAKS
@@ -557,9 +619,12 @@ def _aggregate(d: _Doctor) -> None:
                 bad = [s for s, r in zip(served, read) if r is None]
                 return f"unreadable labels: {bad[:3]}", BREAKS
             same = all(r is not None and r[0] == s for s, r in zip(served, read))
+            extra = _beyond(items, DOCUMENTED_FIELDS["aggregate"])
             if same:
-                return f"{len(served)} buckets labelled like {served[0] if served else '-'}", HOLDS
-            return f"labels like {served[0]!r}: read as {read[0][0] if read[0] else '?'}", ADAPTED
+                return _noting((f"{len(served)} buckets labelled like "
+                                f"{served[0] if served else '-'}", HOLDS), extra)
+            return _noting((f"labels like {served[0]!r}: read as "
+                            f"{read[0][0] if read[0] else '?'}", ADAPTED), extra)
         d.run(f"B.aggregate.labels.{bucket}", f"{bucket} labels {canonical} (not shown)", labels)
 
     def method() -> tuple[str, str]:

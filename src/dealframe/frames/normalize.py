@@ -109,6 +109,27 @@ def _arrow_cast(values: Sequence[Any], target: pa.DataType) -> np.ndarray | None
         return None
 
 
+def _check_text(values: Sequence[Any], name: str, expected: str) -> None:
+    """Refuse a value that is neither text nor missing before pandas reads it: pandas warns
+    about numbers given with a format (a later pandas reads them as epochs).
+
+    Examples
+    --------
+    >>> _check_text(["2024-01-01", None, float("nan")], "deal_date", "dates")
+    >>> _check_text(["2024-01-01", 1704067200], "deal_date", "dates")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid deal_date: expected dates, got 1704067200
+    """
+    for value in values:
+        if value is None or isinstance(value, str) or (isinstance(value, float)
+                                                       and math.isnan(value)):
+            continue
+        if value is pd.NaT or value is pd.NA:
+            continue
+        raise ValidationError(name, expected, got=value)
+
+
 def to_utc(values: Sequence[Any], name: str = "timestamp") -> pd.DatetimeIndex:
     """ISO 8601 strings (any offset, ``Z`` or none = UTC) as ``datetime64[us, UTC]``.
 
@@ -123,6 +144,7 @@ def to_utc(values: Sequence[Any], name: str = "timestamp") -> pd.DatetimeIndex:
     fast = _arrow_cast(values, pa.timestamp("us", tz="UTC"))
     if fast is not None:
         return pd.DatetimeIndex(fast.astype("datetime64[us]")).tz_localize("UTC")
+    _check_text(values, name, "ISO 8601 timestamps (strings)")
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), utc=True, format="ISO8601")
     except (ValueError, TypeError) as exc:
@@ -141,6 +163,7 @@ def to_date(values: Sequence[Any], name: str = "date") -> np.ndarray:
     fast = _arrow_cast(values, pa.date32())
     if fast is not None:
         return fast.astype(DATE_DTYPE)
+    _check_text(values, name, "YYYY-MM-DD dates (strings)")
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), format="%Y-%m-%d")
     except (ValueError, TypeError) as exc:

@@ -8,6 +8,8 @@ Laid out like a fake service should be:
 - :mod:`.urls`: the table of (method, path) → handler from which the app (:mod:`.app`)
   and the OpenAPI document (:mod:`.openapi`) are built.
 - :mod:`.changes` changes the data on a moving clock; :mod:`.faults` injects failures.
+- :mod:`.profiles`: each profile answers one open point of the interface document another
+  way (``run(profile="limit-100")``), for trying a client against every answer.
 
 Serving over HTTP (``run``, ``start``, ``serve``, ``Sandbox``) needs the ``sandbox``
 extra (``pip install "dealframe[sandbox]"``: Starlette and uvicorn); those names load
@@ -30,12 +32,14 @@ from .changes import Changes
 from .faults import FaultPlan
 from .launch import SandboxExtraMissing, SandboxStartError, embedded, http_layer
 from .models import SandboxConfig, SandboxState
+from .profiles import PROFILES, UnknownProfileError
 
 if TYPE_CHECKING:
     from .server import Sandbox, run, serve, start
 
-__all__ = ["Changes", "FaultPlan", "Sandbox", "SandboxConfig", "SandboxExtraMissing",
-           "SandboxStartError", "SandboxState", "embedded", "run", "serve", "start"]
+__all__ = ["PROFILES", "Changes", "FaultPlan", "Sandbox", "SandboxConfig", "SandboxExtraMissing",
+           "SandboxStartError", "SandboxState", "UnknownProfileError", "embedded", "run", "serve",
+           "start"]
 
 _SERVING = frozenset({"Sandbox", "run", "serve", "start"})
 

@@ -25,14 +25,15 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .auth import check_authorization, family_of
-from .errors import ApiProblem, error_body, payload_too_large
+from .errors import ApiProblem, payload_too_large
 from .faults import FaultInjector, FaultPlan
 from .models import SandboxState
+from .profiles import DEFAULT, ErrorWriter, Profile, default_error, select
 from .responses.request import ApiRequest, parse_body
 from .urls import Url, table
 from .vocab import MAX_BODY_BYTES
 
-__all__ = ["GateMiddleware", "build_app", "read_body"]
+__all__ = ["ErrorAnswers", "GateMiddleware", "build_app", "read_body"]
 
 log = logging.getLogger("dealframe.sandbox")
 
@@ -60,9 +61,20 @@ class _TokenBucket:
             return (1 - tokens) / self.rate
 
 
-def _error(problem: ApiProblem) -> Response:
-    return Response(error_body(problem), status_code=problem.status, media_type=_JSON,
-                    headers=problem.headers)
+class ErrorAnswers:
+    """Writes error answers: Family B's with the profile's writer (its body is not shown by
+    the interface document), every other one in the documented shape."""
+
+    def __init__(self, private: ErrorWriter | None = None) -> None:
+        self.private = private
+
+    def response(self, problem: ApiProblem, path: str) -> Response:
+        writer: ErrorWriter = default_error
+        if self.private is not None and family_of(path) == "private":
+            writer = self.private
+        body, media_type = writer(problem)
+        return Response(body, status_code=problem.status, media_type=media_type,
+                        headers=problem.headers)
 
 
 class GateMiddleware:
@@ -71,9 +83,11 @@ class GateMiddleware:
     concurrent requests overlap). Admin paths of a sandbox without an admin token pass
     through to a 404."""
 
-    def __init__(self, app: ASGIApp, state: SandboxState) -> None:
+    def __init__(self, app: ASGIApp, state: SandboxState,
+                 errors: ErrorAnswers | None = None) -> None:
         self.app = app
         self.state = state
+        self.errors = errors or ErrorAnswers()
         rate = state.config.rate_limit
         self.bucket = _TokenBucket(rate) if rate else None
 
@@ -94,7 +108,7 @@ class GateMiddleware:
                     raise ApiProblem(429, "RATE_LIMITED", "Too many requests",
                                      headers={"Retry-After": str(max(1, round(wait + 0.5)))})
         except ApiProblem as problem:
-            await _error(problem)(scope, receive, send)
+            await self.errors.response(problem, scope["path"])(scope, receive, send)
             return
         if cfg.latency > 0 and family != "admin":
             await asyncio.sleep(cfg.latency)
@@ -137,28 +151,35 @@ def _endpoint(url: Url, state: SandboxState) -> Callable[[Request], Awaitable[Re
     return endpoint
 
 
-async def _problem_handler(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ApiProblem)
-    return _error(exc)
+def _handlers(errors: ErrorAnswers) -> dict:
+    """Starlette's exception handlers: every error leaves as an error answer."""
 
+    async def problem(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiProblem)
+        return errors.response(exc, request.url.path)
 
-async def _http_handler(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    if exc.status_code == 405:
-        return _error(ApiProblem(405, "METHOD_NOT_ALLOWED",
-                                 f"{request.method} is not allowed on {request.url.path}"))
-    if exc.status_code == 404:
-        return _error(ApiProblem(404, "NOT_FOUND", f"No route for {request.url.path}"))
-    return _error(ApiProblem(exc.status_code, "HTTP_ERROR", str(exc.detail)))
+    async def http(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        path = request.url.path
+        if exc.status_code == 405:
+            found = ApiProblem(405, "METHOD_NOT_ALLOWED", f"{request.method} is not allowed on {path}")
+        elif exc.status_code == 404:
+            found = ApiProblem(404, "NOT_FOUND", f"No route for {path}")
+        else:
+            found = ApiProblem(exc.status_code, "HTTP_ERROR", str(exc.detail))
+        return errors.response(found, path)
 
+    async def crash(request: Request, exc: Exception) -> Response:
+        log.exception("sandbox bug on %s %s", request.method, request.url.path)
+        return errors.response(ApiProblem(500, "INTERNAL_ERROR", "An internal error occurred"),
+                               request.url.path)
 
-async def _crash_handler(request: Request, exc: Exception) -> Response:
-    log.exception("sandbox bug on %s %s", request.method, request.url.path)
-    return _error(ApiProblem(500, "INTERNAL_ERROR", "An internal error occurred"))
+    return {ApiProblem: problem, HTTPException: http, Exception: crash}
 
 
 def build_app(state: SandboxState, *, faults: FaultPlan | None = None,
-              urls: Sequence[Url] | None = None) -> ASGIApp:
+              urls: Sequence[Url] | None = None,
+              profile: str | Sequence[str] | Profile | None = DEFAULT) -> ASGIApp:
     """Build the ASGI app serving ``state``.
 
     Parameters
@@ -170,22 +191,31 @@ def build_app(state: SandboxState, *, faults: FaultPlan | None = None,
     urls : sequence of Url, optional
         The routes (default :func:`~.urls.table`, with the admin routes when the
         state's configuration has an admin token).
+    profile : str or list of str, default "default"
+        The sandbox profile (:mod:`.profiles`): an open point of the interface document
+        answered another way; names joined by commas combine.
 
     Returns
     -------
     ASGI application
+
+    Raises
+    ------
+    UnknownProfileError
+        ``profile`` names no profile (a ``ValueError``).
 
     Examples
     --------
     >>> from dealframe.sandbox.models import SandboxConfig, SandboxState
     >>> app = build_app(SandboxState.build(SandboxConfig(scale=0.02)))
     """
+    chosen = select(profile)
     if urls is None:
         urls = table(admin=bool(state.config.admin_token))
-    routes = [Route(u.path, _endpoint(u, state), methods=[u.method]) for u in urls]
-    app = Starlette(routes=routes, exception_handlers={
-        ApiProblem: _problem_handler, HTTPException: _http_handler, Exception: _crash_handler})
-    wrapped: ASGIApp = GateMiddleware(app, state)
+    errors = ErrorAnswers(chosen.errors)
+    routes = [Route(u.path, _endpoint(u, state), methods=[u.method]) for u in chosen.table(urls)]
+    app = Starlette(routes=routes, exception_handlers=_handlers(errors))
+    wrapped: ASGIApp = GateMiddleware(app, state, errors)
     if faults is not None:
         wrapped = FaultInjector(wrapped, faults)
     return wrapped

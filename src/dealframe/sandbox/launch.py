@@ -48,7 +48,7 @@ def http_layer() -> ModuleType:
 
 @contextlib.contextmanager
 def embedded(scale: float = 1.0, seed: int = 7, *,
-             say: Callable[[str], None] | None = None) -> Iterator[Any]:
+             say: Callable[[str], None] | None = None, profile: str = "default") -> Iterator[Any]:
     """Serve a sandbox for the ``with`` block: the start-up of every ``--sandbox`` option.
 
     Parameters
@@ -57,6 +57,8 @@ def embedded(scale: float = 1.0, seed: int = 7, *,
         As for :func:`dealframe.sandbox.run`.
     say : callable, optional
         Receives a line when the start begins and when the sandbox is ready.
+    profile : str, default "default"
+        The sandbox profile (:mod:`dealframe.sandbox.profiles`).
 
     Yields
     ------
@@ -81,7 +83,7 @@ def embedded(scale: float = 1.0, seed: int = 7, *,
     started = time.perf_counter()
     if say is not None:
         say(f"starting the embedded sandbox (scale {scale:g}, seed {seed}) ...")
-    with server.run(scale=scale, seed=seed) as sb:
+    with server.run(scale=scale, seed=seed, profile=profile) as sb:
         if say is not None:
             say(f"      sandbox ready at {sb.url} ({time.perf_counter() - started:.1f} s)")
         yield sb

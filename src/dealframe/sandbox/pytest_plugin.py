@@ -20,14 +20,18 @@ project with dealframe installed can use them:
 
 The session sandbox is shared by every test: a test that changes its data (or moves
 its clock) calls ``reset()`` when done. Options: ``--dealframe-sandbox-scale``
-(default 0.1) and ``--dealframe-sandbox-seed`` (default 7), or the ini keys of the
-same names. The plugin loads in every pytest session of a project that has dealframe
+(default 0.1), ``--dealframe-sandbox-seed`` (default 7) and
+``--dealframe-sandbox-profile`` (default ``default``; a profile of
+:mod:`dealframe.sandbox.profiles`, or several joined by commas, to run the same tests
+against another answer to an open point of the interface document), or the ini keys of
+the same names. The plugin loads in every pytest session of a project that has dealframe
 installed, so the fixtures import the sandbox only when a test asks for one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -40,11 +44,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="scale of the session sandbox (default 0.1)")
     group.addoption("--dealframe-sandbox-seed", type=int, default=None,
                     help="seed of the session sandbox (default 7)")
+    group.addoption("--dealframe-sandbox-profile", default=None,
+                    help="profile of the session sandbox, e.g. limit-100 or "
+                         "limit-100,quarter-words (default: default)")
     parser.addini("dealframe_sandbox_scale", "scale of the session sandbox", default="0.1")
     parser.addini("dealframe_sandbox_seed", "seed of the session sandbox", default="7")
+    parser.addini("dealframe_sandbox_profile", "profile of the session sandbox",
+                  default="default")
 
 
-def _option(config: pytest.Config, name: str, cast: type) -> float | int:
+def _option(config: pytest.Config, name: str, cast: type) -> Any:
     value = config.getoption(f"--dealframe-sandbox-{name}")
     if value is None:
         value = config.getini(f"dealframe_sandbox_{name}")
@@ -56,19 +65,22 @@ def dealframe_sandbox(pytestconfig: pytest.Config) -> Iterator["object"]:
     """A sandbox served on 127.0.0.1 for the whole test session.
 
     Yields a :class:`dealframe.sandbox.Sandbox` (``url``, ``public_token``,
-    ``private_key``, ``state``, ``reset()``); pass it to ``dealframe.Client.for_sandbox``.
+    ``private_key``, ``state``, ``profile``, ``reset()``); pass it to
+    ``dealframe.Client.for_sandbox``.
     """
     from dealframe.sandbox import run
 
     scale = _option(pytestconfig, "scale", float)
     seed = _option(pytestconfig, "seed", int)
-    with run(scale=scale, seed=seed) as sb:
+    profile = _option(pytestconfig, "profile", str)
+    with run(scale=scale, seed=seed, profile=profile) as sb:
         yield sb
 
 
 @pytest.fixture
 def dealframe_sandbox_factory() -> Iterator["object"]:
-    """A function that starts extra sandboxes (e.g. with faults); all stopped after the test."""
+    """A function that starts extra sandboxes (e.g. with faults, or ``profile="limit-100"``);
+    all stopped after the test."""
     from dealframe.sandbox import start
 
     started = []

@@ -9,7 +9,7 @@ import contextlib
 import datetime as dt
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,7 @@ from .faults import FaultPlan
 from .launch import SandboxStartError
 from .models import SandboxConfig, SandboxState
 from .models.data import AS_OF
+from .profiles import DEFAULT, Profile, select
 
 __all__ = ["Sandbox", "run", "serve", "start"]
 
@@ -42,6 +43,9 @@ class Sandbox:
         (:class:`~dealframe.sandbox.changes.Changes`).
     faults : FaultPlan or None
         The fault plan, when fault injection was asked for.
+    profile : str
+        The profile served (``"default"``, or names joined by commas; see
+        :mod:`dealframe.sandbox.profiles`).
     """
 
     url: str
@@ -49,6 +53,7 @@ class Sandbox:
     private_key: str = field(repr=False)
     state: SandboxState = field(repr=False)
     faults: FaultPlan | None = None
+    profile: str = DEFAULT
     _server: uvicorn.Server | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
 
@@ -84,16 +89,18 @@ def _uvicorn_server(app: Any, host: str, port: int) -> uvicorn.Server:
 def start(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
           private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 0,
           as_of: dt.datetime = AS_OF, rate_limit: float | None = None, latency: float = 0.0,
-          faults: FaultPlan | None = None, admin_token: str | None = None) -> Sandbox:
+          faults: FaultPlan | None = None, admin_token: str | None = None,
+          profile: str | Sequence[str] | Profile | None = DEFAULT) -> Sandbox:
     """Build a sandbox and serve it from a daemon thread; call ``stop()`` when done.
 
     Prefer the :func:`run` context manager. Parameters are those of :func:`run`.
     """
+    chosen = select(profile)  # an unknown name fails before any data is built
     config = SandboxConfig(seed=seed, scale=scale, public_token=public_token,
                            private_key=private_key, as_of=as_of, rate_limit=rate_limit,
                            latency=latency, admin_token=admin_token)
     state = SandboxState.build(config)
-    server = _uvicorn_server(build_app(state, faults=faults), host, port)
+    server = _uvicorn_server(build_app(state, faults=faults, profile=chosen), host, port)
     thread = threading.Thread(target=server.run, name="dealframe-sandbox", daemon=True)
     thread.start()
     deadline = time.monotonic() + _START_TIMEOUT_S
@@ -106,14 +113,16 @@ def start(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBL
     bound = server.servers[0].sockets[0].getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     return Sandbox(url=f"http://{shown}:{bound}", public_token=public_token, private_key=private_key,
-                   state=state, faults=faults, _server=server, _thread=thread)
+                   state=state, faults=faults, profile=chosen.name, _server=server,
+                   _thread=thread)
 
 
 @contextlib.contextmanager
 def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
         private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 0,
         as_of: dt.datetime = AS_OF, rate_limit: float | None = None, latency: float = 0.0,
-        faults: FaultPlan | None = None, admin_token: str | None = None) -> Iterator[Sandbox]:
+        faults: FaultPlan | None = None, admin_token: str | None = None,
+        profile: str | Sequence[str] | Profile | None = DEFAULT) -> Iterator[Sandbox]:
     """Serve a sandbox on loopback from a background thread for the ``with`` block.
 
     Works inside a Jupyter kernel (uvicorn runs its own event loop in the thread).
@@ -143,6 +152,11 @@ def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC
     admin_token : str, optional
         Turns on the admin endpoints (``/admin/v1``: clock and changes) with this
         token; off by default (docs/sandbox.md, "Changes and the clock").
+    profile : str or list of str, default "default"
+        Serve a documented alternative answer to an open point of the interface document
+        (docs/sandbox.md, "Profiles"): ``"limit-100"``, ``"quarter-words"``,
+        ``"errors-detail"`` ...; names joined by commas combine
+        (``"limit-100,quarter-words"``).
 
     Yields
     ------
@@ -153,6 +167,8 @@ def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC
     ------
     SandboxStartError
         When the server cannot bind or start (a ``RuntimeError``).
+    UnknownProfileError
+        ``profile`` names no profile (a ``ValueError`` listing them), before anything starts.
 
     Examples
     --------
@@ -160,10 +176,13 @@ def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC
     >>> with dealframe.sandbox.run(scale=0.02) as sb:
     ...     sb.url.startswith("http://127.0.0.1:")
     True
+    >>> with dealframe.sandbox.run(scale=0.02, profile="limit-100,quarter-words") as sb:
+    ...     sb.profile
+    'limit-100,quarter-words'
     """
     sb = start(scale, seed, public_token=public_token, private_key=private_key, host=host,
                port=port, as_of=as_of, rate_limit=rate_limit, latency=latency, faults=faults,
-               admin_token=admin_token)
+               admin_token=admin_token, profile=profile)
     try:
         yield sb
     finally:
@@ -173,16 +192,19 @@ def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC
 def serve(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
           private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 8765,
           rate_limit: float | None = None, latency: float = 0.0, faults: FaultPlan | None = None,
-          ready: Callable[[SandboxState], None] | None = None, admin_token: str | None = None) -> None:
+          ready: Callable[[SandboxState], None] | None = None, admin_token: str | None = None,
+          profile: str | Sequence[str] | Profile | None = DEFAULT) -> None:
     """Serve a sandbox in the foreground until interrupted (the CLI's ``sandbox serve``).
 
     ``ready`` is called with the state once the data is loaded, before serving starts.
+    ``profile`` is as for :func:`run` (checked before any data is built).
     """
+    chosen = select(profile)
     config = SandboxConfig(seed=seed, scale=scale, public_token=public_token,
                            private_key=private_key, rate_limit=rate_limit, latency=latency,
                            admin_token=admin_token)
     state = SandboxState.build(config)
-    server = _uvicorn_server(build_app(state, faults=faults), host, port)
+    server = _uvicorn_server(build_app(state, faults=faults, profile=chosen), host, port)
     if ready is not None:
         ready(state)
     try:

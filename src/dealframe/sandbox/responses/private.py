@@ -16,7 +16,12 @@ import orjson
 from ..discovery import discovery_document
 from ..errors import Problems, bad_request, not_found
 from ..models import SandboxState
-from ..models.aggregate import DEFAULT_DATE_RANGE_YEARS, AggregateInputError, compute_aggregate
+from ..models.aggregate import (
+    DEFAULT_DATE_RANGE_YEARS,
+    SMALL_N_THRESHOLD,
+    AggregateInputError,
+    compute_aggregate,
+)
 from ..models.filters import parse_filters, parse_sort
 from ..models.resolve import ResolveInputError
 from ..vocab import (
@@ -154,8 +159,12 @@ def _as_date(value: np.datetime64 | None) -> dt.date | None:
     return None if value is None else value.astype("datetime64[D]").item()
 
 
-def aggregate(request: ApiRequest, models: SandboxState) -> bytes:
-    """``POST /transactions/aggregate``: per-bucket trimmed medians of a deal metric."""
+def aggregate(request: ApiRequest, models: SandboxState, *,
+              small_n_threshold: int = SMALL_N_THRESHOLD) -> bytes:
+    """``POST /transactions/aggregate``: per-bucket trimmed medians of a deal metric.
+
+    ``small_n_threshold`` is the suppression threshold (a profile may serve another).
+    """
     body, problems = request.body, Problems()
     check_members(body, ("metric", "time_bucket", "filters"), problems)
     metric = body.get("metric")
@@ -181,7 +190,8 @@ def aggregate(request: ApiRequest, models: SandboxState) -> bytes:
     try:
         data, meta = compute_aggregate(dates, values, metric=metric, time_bucket=bucket,
                                        date_from=window.get("date_from"), date_to=date_to,
-                                       as_of=models.config.as_of.date())
+                                       as_of=models.config.as_of.date(),
+                                       small_n_threshold=small_n_threshold)
     except AggregateInputError as exc:
         raise bad_request(str(exc)) from None
     return orjson.dumps({"data": data, "meta": meta})

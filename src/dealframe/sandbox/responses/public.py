@@ -164,8 +164,9 @@ def parse_skus(body: dict, version: str, problems: Problems, *, limit: int | Non
     return skus
 
 
-def parse_fields(body: dict, problems: Problems) -> list[str]:
-    """The ``fields`` member: time-series field names; absent or empty means all.
+def parse_fields(body: dict, problems: Problems,
+                 allowed: tuple[str, ...] = TIME_SERIES_FIELDS) -> list[str]:
+    """The ``fields`` member: names among ``allowed``; absent or empty means all of them.
 
     Examples
     --------
@@ -177,10 +178,10 @@ def parse_fields(body: dict, problems: Problems) -> list[str]:
     """
     fields = _string_array(body, "fields", problems)
     if not fields:
-        return list(TIME_SERIES_FIELDS)
+        return list(allowed)
     for i, name in enumerate(fields):
-        if name not in TIME_SERIES_FIELDS:
-            problems.add(f"fields[{i}]: {name!r} is not one of {', '.join(TIME_SERIES_FIELDS)}")
+        if name not in allowed:
+            problems.add(f"fields[{i}]: {name!r} is not one of {', '.join(allowed)}")
     return list(_unique(fields))
 
 

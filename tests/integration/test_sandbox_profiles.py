@@ -1,0 +1,110 @@
+"""Choosing a sandbox profile: ``run(profile=...)``, ``dealframe sandbox serve --profile`` and
+the pytest plugin's ``--dealframe-sandbox-profile``, over real HTTP."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from dealframe.sandbox import UnknownProfileError, run
+
+B = "/api/private/v1"
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("DEALFRAME_")} | {
+        "DEALFRAME_SANDBOX_CACHE": "0"}
+
+
+def test_run_refuses_an_unknown_profile_before_starting() -> None:
+    started = time.perf_counter()
+    with pytest.raises(UnknownProfileError, match="did you mean 'errors-list'"):
+        with run(scale=0.02, profile="errors-lst"):
+            pass  # pragma: no cover
+    assert time.perf_counter() - started < 1.0
+
+
+def test_run_serves_combined_profiles() -> None:
+    with run(scale=0.02, profile="limit-100,quarter-words") as sb:
+        headers = {"Authorization": f"Bearer {sb.private_key}"}
+        page = requests.post(f"{sb.url}{B}/transactions", json={"limit": 1000}, headers=headers,
+                             timeout=30).json()
+        buckets = requests.post(f"{sb.url}{B}/transactions/aggregate", headers=headers,
+                                json={"metric": "raised"}, timeout=30).json()["data"]
+    assert sb.profile == "limit-100,quarter-words"
+    assert page["meta"]["limit"] == 100 and len(page["data"]) == 100
+    assert buckets[0]["bucket"].startswith("Q") and " " in buckets[0]["bucket"]
+
+
+def test_serve_refuses_an_unknown_profile() -> None:
+    done = subprocess.run([sys.executable, "-m", "dealframe", "sandbox", "serve", "--profile",
+                           "limit-100,quarter-word"], capture_output=True, text=True,
+                          timeout=60, env=_env())
+    assert done.returncode == 2 and done.stdout == ""
+    assert "--profile" in done.stderr and "did you mean 'quarter-words'" in done.stderr
+
+
+def test_serve_help_lists_the_profiles() -> None:
+    done = subprocess.run([sys.executable, "-m", "dealframe", "sandbox", "serve", "--help"],
+                          capture_output=True, text=True, timeout=60, env=_env())
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "--profile" in text and "legacy-subresources" in text and "broken" in text
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_with_a_profile() -> None:
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "dealframe", "sandbox", "serve", "--scale",
+                             "0.02", "--port", str(port), "--profile", "legacy-subresources"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+    try:
+        line = proc.stdout.readline()  # printed once the data is loaded
+        assert "profile legacy-subresources" in line, line + proc.stderr.read()
+        url = f"http://127.0.0.1:{port}"
+        headers = {"Authorization": "Bearer sandbox-private-key"}
+        for _ in range(200):
+            try:
+                doc = requests.get(f"{url}{B}/lookup/companies", headers=headers, timeout=5)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.05)
+        assert "/companies/{id}/acquisitions" in doc.json()["data"]["sub_resources"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def test_the_pytest_plugin_serves_the_profile_asked_for(tmp_path: Path) -> None:
+    (tmp_path / "test_mine.py").write_text(textwrap.dedent('''
+        import requests
+
+        def test_limit(dealframe_sandbox):
+            assert dealframe_sandbox.profile == "limit-100,errors-detail"
+            headers = {"Authorization": f"Bearer {dealframe_sandbox.private_key}"}
+            url = dealframe_sandbox.url + "/api/private/v1/companies"
+            assert requests.post(url, json={"limit": 500}, headers=headers).json()["meta"][
+                "limit"] == 100
+            assert "detail" in requests.post(url, json={"limit": 0}, headers=headers).json()
+    '''))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           str(tmp_path / "test_mine.py"), "--dealframe-sandbox-scale", "0.02",
+                           "--dealframe-sandbox-profile", "limit-100,errors-detail"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path, env=_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
