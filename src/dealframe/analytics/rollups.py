@@ -86,6 +86,9 @@ def _group_codes(current: pd.DataFrame, by: Any) -> tuple[np.ndarray, pd.Index, 
             raise ValidationError("by", expected, got=by)
         check(isinstance(labels, pd.Series), "by", expected, by)
         codes, uniques = pd.factorize(labels, sort=True, use_na_sentinel=True)
+        check(len(current) == 0 or bool((np.asarray(codes) >= 0).any()), "by",
+              f"{expected}, giving at least one row a group (a Series is aligned on the "
+              "frame's index)", by)
     except (TypeError, ValueError) as exc:
         if isinstance(exc, ValidationError):
             raise
@@ -210,6 +213,8 @@ def _padded_by_group(
     Rows with code -1 (no group) are dropped. Returns the cube and the group sizes.
     """
     used = np.flatnonzero(codes >= 0)
+    if not used.size or not n_groups:
+        return np.full((values.shape[0], n_groups, 0), np.nan), np.zeros(n_groups, dtype=np.int64)
     codes_used = codes[used]
     order = np.argsort(codes_used, kind="stable")
     sizes = np.bincount(codes_used, minlength=n_groups)
