@@ -8,6 +8,7 @@ request (:mod:`.filters`); lists and sub-collections are paginated for the user
 from __future__ import annotations
 
 import datetime as dt
+import re
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -71,6 +72,19 @@ Day = str | dt.date | None
 Moment = str | dt.datetime | None
 Flag = bool | None
 Text = str | Mapping[str, str] | None
+
+
+def _stated_bound(error: ApiError, sent: int) -> int | None:
+    """The largest batch an error says the service takes (``at most 100 names``), if it says.
+
+    Examples
+    --------
+    >>> _stated_bound(BadRequestError(400, "BAD_REQUEST", "names: at most 100 names"), 1000)
+    100
+    """
+    said = " ".join([error.message, *(str(e) for e in error.details.get("errors") or [])])
+    numbers = [int(n) for n in re.findall(r"\d+", said) if 0 < int(n) < sent]
+    return min(numbers) if numbers else None
 
 
 def _given(**filters: Any) -> dict[str, Any]:
@@ -934,7 +948,7 @@ class PrivateApi:
                 if outcome is None:
                     continue
                 if isinstance(outcome, ApiError):
-                    size = max(1, min(size, len(batch) // 2))
+                    size = max(1, min(size, _stated_bound(outcome, len(batch)) or len(batch) // 2))
                     again += [(start + i, batch[i:i + size]) for i in range(0, len(batch), size)]
                     continue
                 responses.append(outcome)
