@@ -1,0 +1,110 @@
+"""Private deal multiples beside the public comps of the same cohort."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+from dealframe.errors import ValidationError
+
+from ._base import ACCENT, PALETTE, SECOND, axes_for, empty, finish
+from .shaping import meaningful
+
+__all__ = ["PUBLIC_COUNTERPART", "multiple_groups", "private_vs_public"]
+
+#: The Family A field set beside each deal multiple (deal multiples are on trailing figures).
+PUBLIC_COUNTERPART: dict[str, str] = {"ev_revenue": "evRevenueLtm", "ev_ebitda": "evEbitdaLtm"}
+_LABEL = {"ev_revenue": "EV/Revenue", "ev_ebitda": "EV/EBITDA"}
+
+
+def multiple_groups(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue"
+                    ) -> dict[str, pd.Series]:
+    """The meaningful multiples of each group: public comps, funding rounds, M&A.
+
+    Public comps are ``current``'s trailing multiple (:data:`PUBLIC_COUNTERPART`); deals are
+    split by ``deal_type`` (M&A against every other type). NM values (see
+    :func:`dealframe.plot.shaping.multiple_status`) are left out.
+
+    Examples
+    --------
+    >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 3.0]})
+    >>> d = pd.DataFrame({"deal_type": ["M&A", "Venture"], "ev_revenue": [4.0, 9.0]})
+    >>> {k: v.tolist() for k, v in multiple_groups(cur, d).items()}
+    {'public comps': [2.0, 3.0], 'funding rounds': [9.0], 'M&A': [4.0]}
+    """
+    if metric not in PUBLIC_COUNTERPART:
+        raise ValidationError("metric", f"one of {', '.join(PUBLIC_COUNTERPART)}", got=metric)
+    for argument, frame in (("current", current), ("deals", deals)):
+        if not isinstance(frame, pd.DataFrame):
+            raise ValidationError(argument, "a DataFrame from the client",
+                                  got=type(frame).__name__)
+    public = meaningful(current, PUBLIC_COUNTERPART[metric]).dropna() \
+        if PUBLIC_COUNTERPART[metric] in current else pd.Series([], dtype=float)
+    private = meaningful(deals, metric) if metric in deals else pd.Series(np.nan, index=deals.index)
+    is_ma = (deals["deal_type"].astype(object) == "M&A").to_numpy(dtype=bool) \
+        if "deal_type" in deals else np.zeros(len(deals), dtype=bool)
+    return {"public comps": public.reset_index(drop=True),
+            "funding rounds": private[~is_ma].dropna().reset_index(drop=True),
+            "M&A": private[is_ma].dropna().reset_index(drop=True)}
+
+
+def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue",
+                      *, ax: Axes | None = None) -> Axes:
+    """Box plots of a multiple: the public comps today, funding rounds and M&A of the deals.
+
+    Parameters
+    ----------
+    current : DataFrame
+        ``client.public.current(skus)`` of the cohort's listed companies.
+    deals : DataFrame
+        ``client.private.deals(...)`` of the same cohort (and the period to compare).
+    metric : {"ev_revenue", "ev_ebitda"}
+    ax : matplotlib Axes, optional
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dealframe.plot import figure
+    >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 3.0, 4.0]})
+    >>> d = pd.DataFrame({"deal_type": ["M&A", "Venture"], "ev_revenue": [4.0, 9.0]})
+    >>> ax = private_vs_public(cur, d, ax=figure()[1])
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['public comps\\nn=3', 'funding rounds\\nn=1', 'M&A\\nn=1']
+    """
+    groups = multiple_groups(current, deals, metric)
+    label = _LABEL[metric]
+    ax = axes_for(ax, 7.0, 3.2)
+    title = f"{label}: public comps (LTM, today) against private deals"
+    xlabel = f"{label} (x, log scale)"
+    ylabel = "group"
+    filled = {k: v for k, v in groups.items() if len(v)}
+    if not filled:
+        return empty(ax, title, xlabel, ylabel)
+    names = list(groups)
+    y = np.arange(len(names))[::-1]
+    colours = (ACCENT, PALETTE[2], SECOND)
+    for yi, name, colour in zip(y, names, colours):
+        values = groups[name].to_numpy(dtype=float)
+        positive = values[values > 0]
+        if not len(positive):
+            ax.text(1, yi, "n/a", va="center", fontsize=8, color="#888888")
+            continue
+        box = ax.boxplot(positive, positions=[yi], orientation="horizontal", widths=0.55,
+                         showfliers=False, patch_artist=True, medianprops={"color": "black"})
+        for patch in box["boxes"]:
+            patch.set(facecolor=colour, alpha=0.35, edgecolor=colour)
+        median = float(np.median(positive))
+        ax.annotate(f"{median:.1f}x", (median, yi + 0.3), ha="center", fontsize=8)
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_yticks(y, [f"{k}\nn={len(v)}" for k, v in groups.items()], fontsize=8)
+    medians = {k: float(np.median(v)) for k, v in filled.items()}
+    parts = [f"{k} median {m:.1f}x (n={len(groups[k])})" for k, m in medians.items()]
+    alt = (f"Box plots of {label} on a log scale, whiskers at 1.5 IQR: " + "; ".join(parts)
+           + "." + ("" if len(filled) == len(groups) else
+                    f" No value for {', '.join(k for k in groups if k not in filled)}."))
+    return finish(ax, title, xlabel, ylabel, alt, grid="x")
