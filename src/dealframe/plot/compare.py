@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
@@ -10,7 +12,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from dealframe.errors import ValidationError
 
 from ._base import ACCENT, PALETTE, SECOND, axes_for, empty, finish
-from .shaping import meaningful
+from .shaping import deal_window, meaningful, trimmed_multiples
 
 __all__ = ["PUBLIC_COUNTERPART", "multiple_groups", "private_vs_public"]
 
@@ -19,20 +21,25 @@ PUBLIC_COUNTERPART: dict[str, str] = {"ev_revenue": "evRevenueLtm", "ev_ebitda":
 _LABEL = {"ev_revenue": "EV/Revenue", "ev_ebitda": "EV/EBITDA"}
 
 
-def multiple_groups(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue"
-                    ) -> dict[str, pd.Series]:
-    """The meaningful multiples of each group: public comps, funding rounds, M&A.
+def multiple_groups(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue",
+                    window: Any = None) -> dict[str, pd.Series]:
+    """The multiples of each group: public comps, all deals, funding rounds, M&A.
 
-    Public comps are ``current``'s trailing multiple (:data:`PUBLIC_COUNTERPART`); deals are
-    split by ``deal_type`` (M&A against every other type). NM values (see
-    :func:`dealframe.plot.shaping.multiple_status`) are left out.
+    Public comps are ``current``'s trailing multiple (:data:`PUBLIC_COUNTERPART`), every
+    meaningful value (as a comps table's median would count them). Deals are
+    split by ``deal_type`` (M&A against every other type) and each group is reduced to the
+    values the service's method keeps (:func:`~dealframe.plot.shaping.trimmed_multiples`:
+    NM values out, then outliers beyond 1.5 IQR), so a group's median is the service's
+    median of its meaningful values.
 
     Examples
     --------
     >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 3.0]})
-    >>> d = pd.DataFrame({"deal_type": ["M&A", "Venture"], "ev_revenue": [4.0, 9.0]})
-    >>> {k: v.tolist() for k, v in multiple_groups(cur, d).items()}
-    {'public comps': [2.0, 3.0], 'funding rounds': [9.0], 'M&A': [4.0]}
+    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 6),
+    ...                   "deal_type": ["M&A"] + ["Venture"] * 5,
+    ...                   "ev_revenue": [4.0, 9.0, 8.0, 7.0, 6.0, 5.0]})
+    >>> {k: len(v) for k, v in multiple_groups(cur, d).items()}
+    {'public comps': 2, 'all deals': 6, 'funding rounds': 5, 'M&A': 0}
     """
     if metric not in PUBLIC_COUNTERPART:
         raise ValidationError("metric", f"one of {', '.join(PUBLIC_COUNTERPART)}", got=metric)
@@ -42,17 +49,27 @@ def multiple_groups(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "e
                                   got=type(frame).__name__)
     public = meaningful(current, PUBLIC_COUNTERPART[metric]).dropna() \
         if PUBLIC_COUNTERPART[metric] in current else pd.Series([], dtype=float)
-    private = meaningful(deals, metric) if metric in deals else pd.Series(np.nan, index=deals.index)
+    if metric not in deals or "deal_date" not in deals:
+        nothing = pd.Series([], dtype=float)
+        return {"public comps": public.reset_index(drop=True), "all deals": nothing,
+                "funding rounds": nothing, "M&A": nothing}
+    window = deal_window(deals, window)
     is_ma = (deals["deal_type"].astype(object) == "M&A").to_numpy(dtype=bool) \
         if "deal_type" in deals else np.zeros(len(deals), dtype=bool)
     return {"public comps": public.reset_index(drop=True),
-            "funding rounds": private[~is_ma].dropna().reset_index(drop=True),
-            "M&A": private[is_ma].dropna().reset_index(drop=True)}
+            "all deals": trimmed_multiples(deals, metric, window).reset_index(drop=True),
+            "funding rounds": trimmed_multiples(deals.loc[~is_ma], metric,
+                                                window).reset_index(drop=True),
+            "M&A": trimmed_multiples(deals.loc[is_ma], metric, window).reset_index(drop=True)}
 
 
 def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue",
-                      *, ax: Axes | None = None) -> Axes:
-    """Box plots of a multiple: the public comps today, funding rounds and M&A of the deals.
+                      *, window: Any = None, ax: Axes | None = None) -> Axes:
+    """Box plots of a multiple: the public comps today beside the deals (all, rounds, M&A).
+
+    The values of each group are those of :func:`multiple_groups` (deals: NM values out and
+    outliers trimmed as the service trims them), so each box's median line is the median
+    the report quotes.
 
     Parameters
     ----------
@@ -61,6 +78,8 @@ def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = 
     deals : DataFrame
         ``client.private.deals(...)`` of the same cohort (and the period to compare).
     metric : {"ev_revenue", "ev_ebitda"}
+    window : (date_from, date_to), optional
+        The deals' window (default: the dates they were pulled with).
     ax : matplotlib Axes, optional
 
     Examples
@@ -68,14 +87,16 @@ def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = 
     >>> import pandas as pd
     >>> from dealframe.plot import figure
     >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 3.0, 4.0]})
-    >>> d = pd.DataFrame({"deal_type": ["M&A", "Venture"], "ev_revenue": [4.0, 9.0]})
+    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 6),
+    ...                   "deal_type": ["M&A"] + ["Venture"] * 5,
+    ...                   "ev_revenue": [4.0, 9.0, 8.0, 7.0, 6.0, 5.0]})
     >>> ax = private_vs_public(cur, d, ax=figure()[1])
     >>> [t.get_text() for t in ax.get_yticklabels()]
-    ['public comps\\nn=3', 'funding rounds\\nn=1', 'M&A\\nn=1']
+    ['public comps\\nn=3', 'all deals\\nn=6', 'funding rounds\\nn=5', 'M&A\\nn=0']
     """
-    groups = multiple_groups(current, deals, metric)
+    groups = multiple_groups(current, deals, metric, window)
     label = _LABEL[metric]
-    ax = axes_for(ax, 7.0, 3.2)
+    ax = axes_for(ax, 7.0, 3.6)
     title = f"{label}: public comps (LTM, today) against private deals"
     xlabel = f"{label} (x, log scale)"
     ylabel = "group"
@@ -84,7 +105,7 @@ def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = 
         return empty(ax, title, xlabel, ylabel)
     names = list(groups)
     y = np.arange(len(names))[::-1]
-    colours = (ACCENT, PALETTE[2], SECOND)
+    colours = (ACCENT, PALETTE[4], PALETTE[2], SECOND)
     for yi, name, colour in zip(y, names, colours):
         values = groups[name].to_numpy(dtype=float)
         positive = values[values > 0]
@@ -104,7 +125,8 @@ def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = 
     ax.set_yticks(y, [f"{k}\nn={len(v)}" for k, v in groups.items()], fontsize=8)
     medians = {k: float(np.median(v)) for k, v in filled.items()}
     parts = [f"{k} median {m:.1f}x (n={len(groups[k])})" for k, m in medians.items()]
-    alt = (f"Box plots of {label} on a log scale, whiskers at 1.5 IQR: " + "; ".join(parts)
+    alt = (f"Box plots of {label} on a log scale, whiskers at 1.5 IQR, deals trimmed as the "
+           "service trims them: " + "; ".join(parts)
            + "." + ("" if len(filled) == len(groups) else
                     f" No value for {', '.join(k for k in groups if k not in filled)}."))
     return finish(ax, title, xlabel, ylabel, alt, grid="x")

@@ -98,8 +98,9 @@ def co_investment(co_investors: pd.DataFrame, *, names: Mapping[str, str] | None
     shown = pairs.head(_top(top))
     asked = co_investors["investor_id"].nunique() if "investor_id" in co_investors else 0
     ax = axes_for(ax, 7.0, 0.26 * max(len(shown), 4) + 1.3)
-    title = f"Co-investment: deals shared, top {len(shown)} pairs of {asked} investors' lists"
-    xlabel, ylabel = "deals shared (all of each investor's history)", "pair"
+    title = f"Co-investment: top {len(shown)} pairs by deals shared"
+    xlabel = f"deals shared (whole history; co-investor lists of {asked} investors)"
+    ylabel = "pair"
     if not len(shown):
         return empty(ax, title, xlabel, ylabel, "no co-investor listed")
     y = np.arange(len(shown))[::-1]

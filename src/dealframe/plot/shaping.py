@@ -46,6 +46,7 @@ __all__ = [
     "participant_rows",
     "quarter_label",
     "quarterly_activity",
+    "trimmed_multiples",
 ]
 
 #: Upper bound of a meaningful multiple, per Family A field and per deal column: above it the
@@ -121,6 +122,33 @@ def meaningful(frame: pd.DataFrame, column: str, bound: float | None = None) -> 
     status = multiple_status(frame, column, bound)
     return pd.Series(np.where(status == "ok", _numbers(frame, column), np.nan), index=frame.index,
                      name=column)
+
+
+def trimmed_multiples(deals: pd.DataFrame, metric: str, window: Any = None) -> pd.Series:
+    """The meaningful values of a deal multiple that the service's method keeps.
+
+    NM values (:func:`multiple_status`) are dropped first, then outliers beyond 1.5 IQR of
+    the window, as ``transactions/aggregate`` trims them (one ``"none"`` bucket of
+    :func:`dealframe.analytics.bucket_medians`, default conventions). A window with fewer
+    values than the small-n threshold (5) keeps none. The median of the result is the
+    service's median of the meaningful values.
+
+    Examples
+    --------
+    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 6),
+    ...                   "ev_revenue": [1.0, 2.0, 3.0, 4.0, 5.0, 45.0]})
+    >>> trimmed_multiples(d, "ev_revenue", ("2024-01-01", "2024-12-31")).tolist()
+    [1.0, 2.0, 3.0, 4.0, 5.0]
+    """
+    from dealframe.analytics import bucket_medians
+
+    start, end = deal_window(deals, window)
+    frame = pd.DataFrame({"deal_date": deals["deal_date"].to_numpy(),
+                          "value": meaningful(deals, metric).to_numpy()}, index=deals.index)
+    rows = bucket_medians(frame, metric, "none", start.date(), end.date(), explain=True,
+                          value_column="value")
+    kept = rows[rows["kept"] & ~rows["suppressed"]]
+    return pd.Series(kept["value"].to_numpy(dtype=float), index=kept.index, name=metric)
 
 
 def _day(value: Any, argument: str) -> pd.Timestamp | None:
