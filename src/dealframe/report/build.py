@@ -13,7 +13,7 @@ import pandas as pd
 
 from dealframe.errors import ValidationError
 
-from .cohort import DEFAULT_COHORT, check_metric, parse_cohort, parse_date
+from .cohort import DEFAULT_COHORT, Cohort, check_metric, parse_cohort, parse_date
 from .files import prepare_out_dir, write_manifest, write_tables, write_text
 from .gather import ReportData, gather
 from .headline import CI_LEVEL, SMALL_N, Headline, build_headline
@@ -144,7 +144,7 @@ def _manifest(data: ReportData, tables: Mapping[str, pd.DataFrame],
 
 
 def build_report(client: Client, out_dir: str | os.PathLike[str], *,
-                 cohort: Mapping[str, Any] | None = None, group: Mapping[str, Any] | None = None,
+                 cohort: Mapping[str, Any] | Cohort | None = None, group: Mapping[str, Any] | None = None,
                  window: Any = None, metric: str = "ev_revenue", top: int = 15,
                  progress: bool | Callable[[str], None] | None = None) -> ReportPaths:
     """Build the report on a cohort: one HTML page and the tables behind it.
@@ -198,14 +198,19 @@ def build_report(client: Client, out_dir: str | os.PathLike[str], *,
     if cohort is not None and group is not None:
         raise ValidationError("group", "None when cohort is given (group is its earlier name)",
                               got=group)
-    chosen = dict(DEFAULT_COHORT if cohort is None and group is None else (cohort or group))
-    if window is not None:
-        if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2 \
-                or window[1] is not None:
-            raise ValidationError("window", "(since, None): the report ends at the service's "
-                                            "latest date", got=window)
-        chosen["since"] = parse_date(window[0], "window[0]")
-    parsed = parse_cohort(chosen)
+    if isinstance(cohort, Cohort):
+        if window is not None:
+            raise ValidationError("window", "None with a Cohort (give it since=)", got=window)
+        parsed = cohort
+    else:
+        chosen = dict(DEFAULT_COHORT if cohort is None and group is None else (cohort or group))
+        if window is not None:
+            if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") \
+                    or len(window) != 2 or window[1] is not None:
+                raise ValidationError("window", "(since, None): the report ends at the "
+                                                "service's latest date", got=window)
+            chosen["since"] = parse_date(window[0], "window[0]")
+        parsed = parse_cohort(chosen)
     metric = check_metric(metric)
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= 100:
         raise ValidationError("top", "an integer from 1 to 100", got=top)

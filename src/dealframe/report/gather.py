@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from dealframe.errors import ValidationError
+from dealframe.errors import ApiError, IncompleteResultError, ValidationError
 
 from .cohort import Cohort, did_you_mean
 from .progress import Progress
@@ -91,6 +91,7 @@ class ReportData:
     deals_pulled: pd.DataFrame
     co_investors: pd.DataFrame
     investor_names: dict[str, str]
+    co_investors_missing: list[str]
     source: str
     provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -175,6 +176,18 @@ def _public(client: Client, cohort: Cohort, periods: Periods
     return members, current, group_current, history
 
 
+def _co_investors(client: Client, ids: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The co-investors of ``ids``; investors the service no longer serves (404: deleted since
+    they led the deals) are skipped and returned, any other failure is raised."""
+    try:
+        return client.private.co_investors(ids, progress=False), []
+    except IncompleteResultError as exc:
+        gone = all(isinstance(e, ApiError) and e.status == 404 for e in exc.errors)
+        if not gone or exc.partial is None:
+            raise
+        return exc.partial, [str(item) for item in exc.failed]
+
+
 def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Progress
            ) -> ReportData:
     """Pull what the report shows: aggregates, the cohort's public data, deals, co-investors.
@@ -222,20 +235,22 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         active = investor_activity(participant_rows(window_deals), top)
         ids = active["participant_id"].tolist()
         names = dict(zip(ids, active["name"].astype(object)))
+        skipped: list[str] = []
         if ids:
-            co = client.private.co_investors(ids, progress=False)
+            co, skipped = _co_investors(client, ids)
             provenance["co_investors"] = _provenance(co)
         else:
             co = pd.DataFrame({"investor_id": pd.Series([], dtype="str"),
                                "id": pd.Series([], dtype="str"),
                                "name": pd.Series([], dtype="str"),
                                "shared_deals": pd.Series([], dtype="Int64")})
-        st.done(f"{len(ids)} investors, {len(co):,} co-investor rows")
+        st.done(f"{len(ids)} investors, {len(co):,} co-investor rows"
+                + (f"; {len(skipped)} not served (soft-deleted)" if skipped else ""))
     return ReportData(cohort=cohort, metric=metric, periods=periods,
                       service_window=(service_from, service_to), members=members,
                       current=current, group_current=group_current, history=history,
                       aggregate=aggregate, headline_aggregates=headline, deals_pulled=deals,
-                      co_investors=co, investor_names=names,
+                      co_investors=co, investor_names=names, co_investors_missing=skipped,
                       source=str(client.settings.base_url), provenance=provenance)
 
 

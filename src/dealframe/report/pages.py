@@ -66,9 +66,10 @@ def _summary(data: ReportData, headline: Headline) -> Section:
         Text(f"Cohort: {data.cohort.label}. Data as of {data.as_of}, the service's latest date "
              f"(latest deal of the cohort {latest}); the last 12 months are "
              f"{data.periods.ltm[0]} to {data.periods.ltm[1]}, compared with "
-             f"{data.periods.prior[0]} to {data.periods.prior[1]}. Deal medians are the "
-             f"service's (outliers trimmed); where fewer than {SMALL_N} deals stand behind "
-             f"one, its {CI_LEVEL:.0%} bootstrap interval is given.", css="note"),
+             f"{data.periods.prior[0]} to {data.periods.prior[1]}. Deal medians are of the "
+             "meaningful multiples (NM values left out), outliers trimmed as the service trims "
+             f"them; where fewer than {SMALL_N} values stand behind one, its {CI_LEVEL:.0%} "
+             "bootstrap interval is given.", css="note"),
     ))
 
 
@@ -106,11 +107,13 @@ def _deals(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
         Row((_chart(lambda ax: deals_per_quarter(deals, window=window, ax=ax)),
              _chart(lambda ax: capital_raised(deals, window=window, ax=ax)))),
         _chart(lambda ax: quarterly_medians(t["quarterly_medians"], ax=ax), 9.0, 3.9),
-        Text(f"The service's median {label} per quarter (transactions/aggregate: outliers "
-             "beyond 1.5 IQR trimmed; quarters with fewer deals than its small-n threshold "
-             f"have no median). The n over each quarter is the number of deals with a value; "
-             f"the whiskers are {CI_LEVEL:.0%} bootstrap intervals where n < {SMALL_N}.",
-             css="note"),
+        Text(f"Median {label} per quarter by the service's method (outliers beyond 1.5 IQR "
+             "trimmed; quarters with fewer deals than its small-n threshold have no median; "
+             "appendix A shows the method reproduces the service's own aggregate)"
+             + (", over the meaningful multiples (NM values left out)"
+                if t["quarterly_medians"].attrs.get("nm_removed") else "")
+             + f". The n over each quarter counts the deals with a value; the whiskers are "
+             f"{CI_LEVEL:.0%} bootstrap intervals where n < {SMALL_N}.", css="note"),
         table(notable, index=False, caption="Notable deals of the last 12 months (largest "
               "valuation, else amount raised)",
               formats={"raised": "{:,.1f}", "valuation": "{:,.0f}", "ev_revenue": "{:.1f}x"},
@@ -154,7 +157,11 @@ def _investors(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
         Text("The most active investors of the cohort's deals in the window (deals they led or "
              "bought), and their co-investment as the service counts it: its "
              "/investors/{id}/co_investors lists, which hold every participant of every deal "
-             "of each investor, not only leads.", css="lead"),
+             "of each investor, not only leads."
+             + (f" {len(data.co_investors_missing)} of the investors listed "
+                f"{'is' if len(data.co_investors_missing) == 1 else 'are'} no longer served by "
+                "the service (soft-deleted since the deals); their co-investors are not shown."
+                if data.co_investors_missing else ""), css="lead"),
         Row((_chart(lambda ax: top_investors(data.deals, top=len(top) or 1, ax=ax), 7.0,
                     0.26 * max(len(top), 4) + 1.4),
              _chart(lambda ax: co_investment(data.co_investors, names=data.investor_names,

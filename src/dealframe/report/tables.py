@@ -23,7 +23,7 @@ import pandas as pd
 from dealframe.analytics import bucket_medians
 from dealframe.analytics.buckets import METRIC_COLUMNS
 from dealframe.analytics.reconcile import compare_buckets
-from dealframe.plot.compare import PUBLIC_COUNTERPART, multiple_groups
+from dealframe.plot.compare import PUBLIC_COUNTERPART, group_n, multiple_groups
 from dealframe.plot.shaping import (
     MULTIPLE_BOUNDS,
     meaningful,
@@ -329,7 +329,8 @@ def multiples_comparison(current: pd.DataFrame, deals: pd.DataFrame,
     -------
     DataFrame
         ``metric``, ``group`` (public comps, all deals, funding rounds, M&A), ``period``,
-        ``n``, ``median``, ``q1``, ``q3``, ``vs_public`` (the group's median over the public
+        ``n`` (deals: before trimming, as the service counts), ``median``, ``q1``, ``q3``
+        (of the values kept), ``vs_public`` (the group's median over the public
         median, minus 1; NaN on the public row). Values are those of
         :func:`dealframe.plot.compare.multiple_groups`: NM values out; deals trimmed as
         the service trims them.
@@ -363,7 +364,7 @@ def multiples_comparison(current: pd.DataFrame, deals: pd.DataFrame,
                     public_median = float(median)
                 rows.append({"metric": metric, "group": group,
                              "period": "today (LTM multiples)" if public else label,
-                             "n": len(values), "median": float(median), "q1": float(q1),
+                             "n": group_n(values), "median": float(median), "q1": float(q1),
                              "q3": float(q3),
                              "vs_public": np.nan if public or not public_median
                              else float(median) / public_median - 1})
