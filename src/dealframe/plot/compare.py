@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.transforms import blended_transform_factory
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from dealframe.errors import ValidationError
@@ -14,11 +15,22 @@ from dealframe.errors import ValidationError
 from ._base import ACCENT, PALETTE, SECOND, axes_for, empty, finish
 from .shaping import deal_window, meaningful, trimmed_multiples
 
-__all__ = ["PUBLIC_COUNTERPART", "multiple_groups", "private_vs_public"]
+__all__ = ["PUBLIC_COUNTERPART", "group_n", "multiple_groups", "private_vs_public"]
 
 #: The Family A field set beside each deal multiple (deal multiples are on trailing figures).
 PUBLIC_COUNTERPART: dict[str, str] = {"ev_revenue": "evRevenueLtm", "ev_ebitda": "evEbitdaLtm"}
 _LABEL = {"ev_revenue": "EV/Revenue", "ev_ebitda": "EV/EBITDA"}
+
+
+def group_n(values: pd.Series) -> int:
+    """The n of a group of :func:`multiple_groups`: for deals, the values before trimming.
+
+    Examples
+    --------
+    >>> group_n(pd.Series([1.0, 2.0]))
+    2
+    """
+    return int(values.attrs.get("n", len(values)))
 
 
 def multiple_groups(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue",
@@ -27,7 +39,8 @@ def multiple_groups(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "e
 
     Public comps are ``current``'s trailing multiple (:data:`PUBLIC_COUNTERPART`), every
     meaningful value (as a comps table's median would count them). Deals are
-    split by ``deal_type`` (M&A against every other type) and each group is reduced to the
+    split by ``deal_type`` (M&A against every other type, when there are both) and each
+    group is reduced to the
     values the service's method keeps (:func:`~dealframe.plot.shaping.trimmed_multiples`:
     NM values out, then outliers beyond 1.5 IQR), so a group's median is the service's
     median of its meaningful values.
@@ -38,8 +51,10 @@ def multiple_groups(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "e
     >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 6),
     ...                   "deal_type": ["M&A"] + ["Venture"] * 5,
     ...                   "ev_revenue": [4.0, 9.0, 8.0, 7.0, 6.0, 5.0]})
-    >>> {k: len(v) for k, v in multiple_groups(cur, d).items()}
-    {'public comps': 2, 'all deals': 6, 'funding rounds': 5, 'M&A': 0}
+    >>> {k: group_n(v) for k, v in multiple_groups(cur, d).items()}
+    {'public comps': 2, 'all deals': 6, 'funding rounds': 5, 'M&A': 1}
+    >>> list(multiple_groups(cur, d.iloc[1:]))
+    ['public comps', 'all deals']
     """
     if metric not in PUBLIC_COUNTERPART:
         raise ValidationError("metric", f"one of {', '.join(PUBLIC_COUNTERPART)}", got=metric)
@@ -56,11 +71,13 @@ def multiple_groups(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "e
     window = deal_window(deals, window)
     is_ma = (deals["deal_type"].astype(object) == "M&A").to_numpy(dtype=bool) \
         if "deal_type" in deals else np.zeros(len(deals), dtype=bool)
-    return {"public comps": public.reset_index(drop=True),
-            "all deals": trimmed_multiples(deals, metric, window).reset_index(drop=True),
-            "funding rounds": trimmed_multiples(deals.loc[~is_ma], metric,
-                                                window).reset_index(drop=True),
-            "M&A": trimmed_multiples(deals.loc[is_ma], metric, window).reset_index(drop=True)}
+    groups = {"public comps": public.reset_index(drop=True),
+              "all deals": trimmed_multiples(deals, metric, window).reset_index(drop=True)}
+    if is_ma.any() and not is_ma.all():  # else the one kind of deal is "all deals"
+        groups["funding rounds"] = trimmed_multiples(deals.loc[~is_ma], metric,
+                                                     window).reset_index(drop=True)
+        groups["M&A"] = trimmed_multiples(deals.loc[is_ma], metric, window).reset_index(drop=True)
+    return groups
 
 
 def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue",
@@ -92,7 +109,7 @@ def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = 
     ...                   "ev_revenue": [4.0, 9.0, 8.0, 7.0, 6.0, 5.0]})
     >>> ax = private_vs_public(cur, d, ax=figure()[1])
     >>> [t.get_text() for t in ax.get_yticklabels()]
-    ['public comps\\nn=3', 'all deals\\nn=6', 'funding rounds\\nn=5', 'M&A\\nn=0']
+    ['public comps\\nn=3', 'all deals\\nn=6', 'funding rounds\\nn=5', 'M&A\\nn=1']
     """
     groups = multiple_groups(current, deals, metric, window)
     label = _LABEL[metric]
@@ -110,7 +127,9 @@ def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = 
         values = groups[name].to_numpy(dtype=float)
         positive = values[values > 0]
         if not len(positive):
-            ax.text(1, yi, "n/a", va="center", fontsize=8, color="#888888")
+            ax.text(0.5, yi, "n/a (too few values)", va="center", ha="center", fontsize=8,
+                    color="#888888", transform=blended_transform_factory(ax.transAxes,
+                                                                         ax.transData))
             continue
         box = ax.boxplot(positive, positions=[yi], orientation="horizontal", widths=0.55,
                          showfliers=False, patch_artist=True, medianprops={"color": "black"})
@@ -122,9 +141,9 @@ def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = 
     ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
     ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_yticks(y, [f"{k}\nn={len(v)}" for k, v in groups.items()], fontsize=8)
+    ax.set_yticks(y, [f"{k}\nn={group_n(v)}" for k, v in groups.items()], fontsize=8)
     medians = {k: float(np.median(v)) for k, v in filled.items()}
-    parts = [f"{k} median {m:.1f}x (n={len(groups[k])})" for k, m in medians.items()]
+    parts = [f"{k} median {m:.1f}x (n={group_n(groups[k])})" for k, m in medians.items()]
     alt = (f"Box plots of {label} on a log scale, whiskers at 1.5 IQR, deals trimmed as the "
            "service trims them: " + "; ".join(parts)
            + "." + ("" if len(filled) == len(groups) else

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from dealframe.errors import ValidationError
 
@@ -161,6 +162,9 @@ def growth_vs_multiple(current: pd.DataFrame, x: str = "revenueGrowthNtmLtm",
     ax.scatter(xs[ok], ys[ok], s=size[ok], color=ACCENT, alpha=0.5, edgecolor="white",
                linewidth=0.6)
     ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
     names = _names(current)
     biggest = [i for i in np.argsort(-np.nan_to_num(ev, nan=-1.0), kind="stable") if ok[i]]
     placed = place_labels(ax, [(xs[i], ys[i], _short_name(names[i])) for i in biggest[:label_top]])

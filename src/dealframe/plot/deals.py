@@ -67,8 +67,8 @@ def deals_per_quarter(deals: pd.DataFrame, *, window: Any = None, ax: Axes | Non
     """
     table = quarterly_activity(deals, window)
     ax = axes_for(ax, 7.0, 3.8)
-    types = [c for c in table.columns[: list(table.columns).index("total")]
-             if table[c].sum() > 0]
+    every = list(table.columns[: list(table.columns).index("total")])
+    types = [c for c in every if table[c].sum() > 0]
     total = int(table["total"].sum())
     title = f"Deals per quarter by deal type, n = {total:,}"
     if not total:
@@ -76,9 +76,9 @@ def deals_per_quarter(deals: pd.DataFrame, *, window: Any = None, ax: Axes | Non
     x = np.arange(len(table))
     partial = table["partial"].to_numpy(dtype=bool)
     bottom = np.zeros(len(table))
-    for i, name in enumerate(types):
+    for name in types:  # one colour per deal type, whichever types a cohort has
         values = table[name].to_numpy(dtype=float)
-        colour = PALETTE[i % len(PALETTE)]
+        colour = PALETTE[every.index(name) % len(PALETTE)]
         ax.bar(x[~partial], values[~partial], bottom=bottom[~partial], color=colour, width=0.8,
                label=name)
         if partial.any():

@@ -63,7 +63,7 @@ def place_labels(ax: Axes, items: Sequence[tuple[float, float, str]], fontsize: 
         for dx, dy, align in _SPOTS:
             note = ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy),
                                fontsize=fontsize, color=color, ha=align)
-            box = note.get_window_extent(renderer)
+            box = note.get_window_extent(renderer).expanded(1.0, 1.0).padded(2.0)
             inside = (box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y0 >= frame.y0
                       and box.y1 <= frame.y1)
             if inside and not any(box.overlaps(other) for other in taken):

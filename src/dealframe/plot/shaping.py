@@ -131,14 +131,16 @@ def trimmed_multiples(deals: pd.DataFrame, metric: str, window: Any = None) -> p
     the window, as ``transactions/aggregate`` trims them (one ``"none"`` bucket of
     :func:`dealframe.analytics.bucket_medians`, default conventions). A window with fewer
     values than the small-n threshold (5) keeps none. The median of the result is the
-    service's median of the meaningful values.
+    service's median of the meaningful values. ``attrs["n"]`` is the service's n: the
+    meaningful values in the window, before trimming.
 
     Examples
     --------
     >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 6),
     ...                   "ev_revenue": [1.0, 2.0, 3.0, 4.0, 5.0, 45.0]})
-    >>> trimmed_multiples(d, "ev_revenue", ("2024-01-01", "2024-12-31")).tolist()
-    [1.0, 2.0, 3.0, 4.0, 5.0]
+    >>> kept = trimmed_multiples(d, "ev_revenue", ("2024-01-01", "2024-12-31"))
+    >>> kept.tolist(), kept.attrs["n"]
+    ([1.0, 2.0, 3.0, 4.0, 5.0], 6)
     """
     from dealframe.analytics import bucket_medians
 
@@ -148,7 +150,9 @@ def trimmed_multiples(deals: pd.DataFrame, metric: str, window: Any = None) -> p
     rows = bucket_medians(frame, metric, "none", start.date(), end.date(), explain=True,
                           value_column="value")
     kept = rows[rows["kept"] & ~rows["suppressed"]]
-    return pd.Series(kept["value"].to_numpy(dtype=float), index=kept.index, name=metric)
+    out = pd.Series(kept["value"].to_numpy(dtype=float), index=kept.index, name=metric)
+    out.attrs["n"] = len(rows)  # the service's n: meaningful values before trimming
+    return out
 
 
 def _day(value: Any, argument: str) -> pd.Timestamp | None:

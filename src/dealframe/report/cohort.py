@@ -133,6 +133,12 @@ class Cohort:
         return " · ".join(parts) if parts else "all companies"
 
     @property
+    def companies_label(self) -> str:
+        """The region and vertical only (what selects the listed companies)."""
+        parts = [p for p in (self.region, self.vertical) if p]
+        return " · ".join(parts) if parts else "all companies"
+
+    @property
     def slug(self) -> str:
         """A folder name for this cohort: its ``name``, else made from its label."""
         return _slug(self.name or self.label)

@@ -77,13 +77,15 @@ def _comps(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
     comps = t["comps"]
     if not len(comps):
         return Section("comps", "Public comps", (
-            Text(f"No listed company in {data.cohort.label}: the public sections are empty."),))
+            Text(f"No listed company in {data.cohort.companies_label}: the public sections are "
+                 "empty."),))
     summary = t["comps_summary"]
     median = summary.loc["median"].get("evRevenueNtm", float("nan"))
     n = int(summary.loc["n"].get("evRevenueNtm", 0))
     shown = comps_display(comps, summary)
     return Section("comps", "Public comps", (
-        Text(f"{len(comps)} listed companies in {data.cohort.label}. Median EV/Revenue NTM "
+        Text(f"{len(comps)} listed companies in {data.cohort.companies_label}. Median "
+             "EV/Revenue NTM "
              f"{median:.1f}x over the {n} meaningful values. Money in millions of USD, "
              "multiples in x, margins and growth in %.", css="lead"),
         Row((_chart(lambda ax: comps_multiples(data.current, "evRevenueNtm", ax=ax), 7.0,

@@ -187,7 +187,7 @@ header .sub{margin:0 0 10px 0;font-size:15px;opacity:.95}
 header dl{display:flex;flex-wrap:wrap;gap:4px 22px;margin:0;font-size:13px;opacity:.92}
 header dt{font-weight:600} header dd{margin:0 0 0 4px} header div{display:flex}
 nav{padding:10px 32px;background:#fff;border-bottom:1px solid #e1e5ea;font-size:14px;
-position:sticky;top:0;z-index:2}
+position:sticky;top:0;z-index:2;overflow-x:auto;white-space:nowrap}
 nav a{margin-right:18px;color:#1f5f8b;text-decoration:none;white-space:nowrap}
 main{padding:8px 32px 40px 32px;max-width:1500px}
 section{background:#fff;border:1px solid #e1e5ea;border-radius:6px;padding:14px 22px;

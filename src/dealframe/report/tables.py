@@ -328,7 +328,8 @@ def multiples_comparison(current: pd.DataFrame, deals: pd.DataFrame,
     Returns
     -------
     DataFrame
-        ``metric``, ``group`` (public comps, all deals, funding rounds, M&A), ``period``,
+        ``metric``, ``group`` (public comps, all deals, and funding rounds and M&A when the
+        deals hold both), ``period``,
         ``n`` (deals: before trimming, as the service counts), ``median``, ``q1``, ``q3``
         (of the values kept), ``vs_public`` (the group's median over the public
         median, minus 1; NaN on the public row). Values are those of
@@ -342,7 +343,7 @@ def multiples_comparison(current: pd.DataFrame, deals: pd.DataFrame,
     ...                   "deal_type": ["M&A"] * 5, "ev_revenue": [6.0] * 5,
     ...                   "ev_ebitda": [None] * 5})
     >>> t = multiples_comparison(cur, d, {"2024": ("2024-01-01", "2024-12-31")})
-    >>> t.loc[t["group"] == "M&A", ["metric", "median", "vs_public"]].values.tolist()[0]
+    >>> t.loc[t["group"] == "all deals", ["metric", "median", "vs_public"]].values.tolist()[0]
     ['ev_revenue', 6.0, 1.0]
     """
     rows: list[dict[str, Any]] = []
