@@ -114,7 +114,7 @@ def _build_tables(data: ReportData, headline: Headline) -> dict[str, pd.DataFram
         "multiples_comparison": multiples_comparison(
             data.current, deals, {"last 12 months": data.periods.ltm, "whole window": window}),
         "top_investors": investor_activity(participant_rows(deals), top),
-        "co_investment_pairs": co_investment_pairs(data.co_investors, data.investor_names),
+        "co_investment_pairs": co_investment_pairs(data.co_investors, data.investor_names, None),
         "reconciliation": reconciliation_table(data.aggregate, deals, data.metric),
         "headline_checks": headline.checks,
     }

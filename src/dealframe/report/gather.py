@@ -130,10 +130,9 @@ def _provenance(frame: pd.DataFrame) -> dict[str, Any]:
 
 
 def _service_window(client: Client, cohort: Cohort, metric: str) -> tuple[str, str]:
-    filters: dict[str, Any] = dict(cohort.deal_filters())
-    if cohort.since is not None:
-        filters["date_from"] = cohort.since
-    probe = client.private.aggregate(metric, "none", filters)
+    # Without the cohort's start: the service's own window, so a start after its latest date
+    # is told apart (and said so) from a request the service refuses.
+    probe = client.private.aggregate(metric, "none", dict(cohort.deal_filters()))
     used = (probe.attrs.get("methodology") or {}).get("date_range") or {}
     start, end = used.get("from"), used.get("to")
     if not start or not end:
