@@ -195,9 +195,11 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
         "Cohort: listed companies through Family A search (regions / industries), deals "
         "through Family B filters on the target (target_region / target_verticals) and "
         "deal_type.",
-        f"Deal medians: the service's transactions/aggregate (outliers beyond 1.5 IQR trimmed "
-        f"per bucket, buckets with fewer than {threshold} deals suppressed); recomputed "
-        "locally with dealframe.analytics.bucket_medians, which must match (section A).",
+        f"Deal medians: of the meaningful multiples (NM values left out), by the service's "
+        f"method: outliers beyond 1.5 IQR trimmed per period, periods with fewer than "
+        f"{threshold} values have none, n counted before trimming. Over every value the same "
+        "method (dealframe.analytics.bucket_medians) reproduces the service's own "
+        "transactions/aggregate; section A shows it does.",
         f"Intervals: {CI_LEVEL:.0%} percentile bootstrap of the median (scipy.stats.bootstrap, "
         f"4,999 resamples) over the deals the median is computed from, shown where n < "
         f"{SMALL_N}.",
