@@ -80,6 +80,7 @@ TARGETS: dict[str, tuple[str, float]] = {
     "deals_pull_50k_speedup": (">=", 1.5),
     "deals_pull_50k_speedup_loopback": (">=", 1.0),
     "deals_pull_end_to_end_speedup": (">=", 3.0),
+    "contract_checks_overhead": ("<=", 1.05),
     "bucket_medians_2m_vs_duckdb": ("<=", 1.0),
     "bucket_medians_speedup": (">=", 5.0),
     "group_rollup_speedup": (">=", 3.0),

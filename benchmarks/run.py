@@ -34,6 +34,7 @@ MODULES: tuple[str, ...] = (
     "bench_sandbox",
     "bench_public",
     "bench_private",
+    "bench_contract",
     "bench_analytics",
     "bench_mirror",
     "bench_soak",

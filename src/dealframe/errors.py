@@ -51,6 +51,7 @@ __all__ = [
     "ValidationError",
     "error_from_response",
     "parse_retry_after",
+    "summarize_body",
 ]
 
 _MISSING = object()
@@ -490,18 +491,28 @@ def _read_body(body: bytes, content_type: str | None = None
                 details if isinstance(details, dict) else {},
             )
     if parsed is None and body:
-        return None, _summary(body, content_type), {}
+        return None, f"not a JSON error body ({summarize_body(body, content_type)})", {}
     return None, None, {}
 
 
-def _summary(body: bytes, content_type: str | None, limit: int = 120) -> str:
-    """One line about a body that is not a JSON error (a proxy's HTML page): never the body."""
+def summarize_body(body: bytes, content_type: str | None, limit: int = 120) -> str:
+    """One line about a body that is not what was expected (never the body itself).
+
+    Examples
+    --------
+    >>> summarize_body(b"<html>\\n<title>502 Bad Gateway</title>\\n" + b"x" * 5000, "text/html")
+    "5038 bytes of text/html, first line '<html>'"
+    >>> summarize_body(b"", None)
+    'an empty body'
+    """
+    if not body:
+        return "an empty body"
     text = body[:4096].decode("utf-8", "replace").strip()
     first = text.splitlines()[0].strip() if text else ""
     if len(first) > limit:
         first = first[:limit] + "..."
     kind = content_type.split(";")[0].strip() if content_type else "no content type"
-    return f"not a JSON error body ({len(body)} bytes of {kind}, first line {first!r})"
+    return f"{len(body)} bytes of {kind}, first line {first!r}"
 
 
 def _error_text(item: Any) -> str:

@@ -94,7 +94,10 @@ def test_rounds_of_random_changes(sb, client, tmp_path):
     history = mirror.history(path)
     syncs = history[history["operation"].isin(["full", "sync"])]
     assert syncs.groupby("entity")["version"].apply(lambda v: sorted(v) == list(range(len(v)))).all()
-    assert (syncs.groupby("entity")["sync"].max() == 5).all()
+    last = syncs.groupby("entity")["sync"].max()
+    # the fifth sync changed deals and companies; investors only when one of those companies
+    # is also an investor (the same organisation changes in both lists)
+    assert last["deals"] == last["companies"] == 5 and last["investors"] in (4, 5)
     deals = history[history["entity"] == "deals"].set_index("version")
     assert deals.loc[0, "rows_changed"] == deals.loc[0, "rows_received"] == first_count
     assert deals.loc[4, "checkpoint"] == mirror.status(path).set_index("entity").loc["deals", "checkpoint"]

@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["TRUNCATED", "parse", "storable", "summary"]
+__all__ = ["TRUNCATED", "parse", "storable"]
 
 #: The problem of a body that starts as JSON and does not parse: most likely cut short.
 TRUNCATED = "JSON cut short or malformed"
@@ -77,23 +77,3 @@ def storable(response: Any) -> bool:
         doc, problem = _check(content)
         _last.held = held = (content, doc, problem)
     return held[2] is None
-
-
-def summary(content: bytes, content_type: str | None, limit: int = 120) -> str:
-    """A one-line description of a body that is not what was expected (never the whole body).
-
-    Examples
-    --------
-    >>> summary(b"<html>\\n<title>502 Bad Gateway</title>\\n" + b"x" * 5000, "text/html")
-    "5038 bytes of text/html, first line '<html>'"
-    >>> summary(b"", None)
-    'an empty body'
-    """
-    if not content:
-        return "an empty body"
-    text = content[:4096].decode("utf-8", "replace").strip()
-    first = text.splitlines()[0].strip() if text else ""
-    if len(first) > limit:
-        first = first[:limit] + "..."
-    kind = content_type.split(";")[0].strip() if content_type else "no content type"
-    return f"{len(content)} bytes of {kind}, first line {first!r}"

@@ -43,6 +43,7 @@ from dealframe.errors import (
     ValidationError,
     error_from_response,
     parse_retry_after,
+    summarize_body,
 )
 from dealframe.transport import retry as _retry
 from dealframe.transport import body as _body
@@ -734,7 +735,7 @@ class Transport:
             error = TransportError(f"truncated or invalid body: {problem} ({len(content)} bytes)",
                                    request=info, attempts=attempt, kind="truncated")
             raise _Retry(error, "truncated")
-        shown = _body.summary(content, headers.get("Content-Type"))
+        shown = summarize_body(content, headers.get("Content-Type"))
         error = ServiceContractError(raw.status_code, f"success answer is not a {{data, meta}} "
                                      f"document: {problem} ({shown})", finding="invalid_body",
                                      request=info, attempts=attempt)

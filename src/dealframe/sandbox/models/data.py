@@ -413,19 +413,27 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
         mask = types == t
         options, probs = _SUBTYPES[name]
         subtype_of[mask] = np.array(options, dtype=object)[rng.choice(len(options), mask.sum(), p=probs)]
-    targets = rng.choice(company_idx, size=n_deals, p=target_w / target_w.sum())
     start = dt.date(2012, 1, 1).toordinal()
     end = ds.as_of.date().toordinal()
     day = start + (rng.power(1.7, n_deals) * (end - start)).astype(int)
-    founded_day = np.array([dt.date(orgs[t]["founded"], 1, 1).toordinal() for t in targets])
-    late = day < founded_day
-    day[late] = np.minimum(founded_day[late] + rng.integers(0, 365, late.sum()), end)
+    # A deal's target is a company already founded on the deal's date, drawn by weight among
+    # those: deal counts then follow the smooth curve of ``day`` (moving deals of young
+    # companies to their founding year used to pile them up in recent years).
+    founded_day = np.array([dt.date(orgs[i]["founded"], 1, 1).toordinal() for i in company_idx])
+    order = np.argsort(founded_day, kind="stable")
+    cumulative = np.cumsum(target_w[order])
+    eligible = np.maximum(np.searchsorted(founded_day[order], day, side="right"), 1)
+    pick = np.searchsorted(cumulative, rng.random(n_deals) * cumulative[eligible - 1],
+                           side="right")
+    targets = company_idx[order[np.minimum(pick, eligible - 1)]]
     ids = _uuids(rng, n_deals)
 
     # Participants: drawn with replacement, duplicates and the target itself dropped per deal.
-    n_leads = rng.choice(4, size=n_deals, p=[0.1, 0.6, 0.22, 0.08])
+    # About 1% of funding rounds have no lead and 1% of M&A deals no buyer (undisclosed): a
+    # small share of gaps, documented, so the client's handling of them stays tested.
+    n_leads = rng.choice(4, size=n_deals, p=[0.01, 0.66, 0.24, 0.09])
     n_others = np.minimum(rng.poisson(2.5, n_deals), 8)
-    n_buyers = rng.choice(3, size=n_deals, p=[0.05, 0.85, 0.10])
+    n_buyers = rng.choice(3, size=n_deals, p=[0.01, 0.88, 0.11])
     slots = 11
     fund_pick = investor_idx[rng.choice(investor_idx.size, size=(n_deals, slots), p=activity / activity.sum())]
     corp_pick = corporate[rng.integers(0, corporate.size, (n_deals, 2))]
@@ -472,19 +480,23 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
         investors: list[dict] = []
         if types[k] == ma:
             pool = pe_pick[k] if subtype == "PE buyout" else corp_pick[k]
-            for s_, j in enumerate(pool[: n_buyers[k]]):
+            for s_, j in enumerate([*pool, *fund_pick[k]]):
+                if len(buyers) == n_buyers[k]:
+                    break
                 if orgs[j]["id"] not in seen:
                     seen.add(orgs[j]["id"])
-                    buyers.append(participant(j, country_null[k][s_]))
+                    buyers.append(participant(j, country_null[k][s_ % slots]))
             investors = list(buyers)
         else:
             want = n_leads[k] + n_others[k]
-            for s_, j in enumerate(fund_pick[k][:want]):
+            for s_, j in enumerate(fund_pick[k]):
+                if len(investors) == want:
+                    break
                 if orgs[j]["id"] in seen:
                     continue
                 seen.add(orgs[j]["id"])
                 p = participant(j, country_null[k][s_])
-                if s_ < n_leads[k]:
+                if len(leads) < n_leads[k]:  # the first ones taken lead (a repeat is skipped)
                     leads.append(p)
                 investors.append(p)
         m = money[k]
