@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import threading
 import weakref
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -60,13 +60,14 @@ def axes_for(ax: Any, width: float, height: float) -> Axes:
     return ax
 
 
-def _style(ax: Axes, grid: str = "y") -> None:
+def _style(ax: Axes, grid: Literal["x", "y", "both"] = "y") -> None:
     ax.spines[["top", "right"]].set_visible(False)
     ax.grid(axis=grid, color=_GRID, linewidth=0.8)
     ax.set_axisbelow(True)
 
 
-def finish(ax: Axes, title: str, xlabel: str, ylabel: str, alt: str, grid: str = "y",
+def finish(ax: Axes, title: str, xlabel: str, ylabel: str, alt: str,
+           grid: Literal["x", "y", "both"] = "y",
            title_pad: float = 6.0) -> Axes:
     """Title, axis labels, house style and alt text: the last step of every chart."""
     _style(ax, grid)
@@ -123,7 +124,7 @@ def png(ax_or_fig: Axes | Figure, dpi: int = 100) -> bytes:
     >>> png(ax)[:4] == b"\\x89PNG"
     True
     """
-    fig = ax_or_fig.figure if isinstance(ax_or_fig, Axes) else ax_or_fig
+    fig = cast(Figure, ax_or_fig.figure if isinstance(ax_or_fig, Axes) else ax_or_fig)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()

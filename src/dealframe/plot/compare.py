@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
-from matplotlib.transforms import blended_transform_factory
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.transforms import blended_transform_factory
 
 from dealframe.errors import ValidationError
 

@@ -151,10 +151,10 @@ def capital_raised(deals: pd.DataFrame, *, window: Any = None, ax: Axes | None =
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     for xi, value, n in zip(x, raised, table["raised_n"]):
         if np.isfinite(value):
-            ax.text(xi, value + top * 0.01, f"n={n}", ha="center", va="bottom", fontsize=6,
+            ax.text(float(xi), value + top * 0.01, f"n={n}", ha="center", va="bottom", fontsize=6,
                     color="#555555")
         else:
-            ax.text(xi, top * 0.02, "n/a", ha="center", va="bottom", fontsize=7, color=MUTED,
+            ax.text(float(xi), top * 0.02, "n/a", ha="center", va="bottom", fontsize=7, color=MUTED,
                     rotation=90)
     ticks(ax, _tick_labels(list(table.index), partial))
     full = table[~table["partial"] & table["raised"].notna()]
@@ -259,9 +259,9 @@ def quarterly_medians(buckets: pd.DataFrame, *, local: pd.DataFrame | None = Non
         else:
             text = f"<{threshold}" if count and threshold else (f"{count}" if count else "0")
             colour = SECOND
-            ax.text(xi, 0.5, "n/a", transform=row, ha="center", va="center", fontsize=7,
+            ax.text(float(xi), 0.5, "n/a", transform=row, ha="center", va="center", fontsize=7,
                     color=MUTED, rotation=90)
-        ax.text(xi, 1.01, text, transform=row, ha="center", va="bottom", fontsize=6,
+        ax.text(float(xi), 1.01, text, transform=row, ha="center", va="bottom", fontsize=6,
                 color=colour)
     labels = buckets["bucket"].astype(str).tolist()
     ticks(ax, _tick_labels(labels, partial))

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
 
 from dealframe.errors import ValidationError
 
@@ -109,7 +110,7 @@ def co_investment(co_investors: pd.DataFrame, *, names: Mapping[str, str] | None
     ax.set_yticks(y, labels, fontsize=8)
     for yi, n in zip(y, shown["shared_deals"]):
         ax.text(n, yi, f" {int(n)}", va="center", fontsize=7)
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     first = shown.iloc[0]
     alt = (f"Horizontal bars of the {len(shown)} investor pairs that shared the most deals, "
            f"from the service's co-investor lists of {asked} investors. Top pair: "

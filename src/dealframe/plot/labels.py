@@ -9,8 +9,11 @@ count of labels placed is returned so a chart's alt text can say how many are na
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, cast
 
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
 
 __all__ = ["place_labels"]
 
@@ -21,10 +24,9 @@ _SPOTS: tuple[tuple[float, float, str], ...] = (
 )
 
 
-def _renderer(ax: Axes):  # type: ignore[no-untyped-def]
-    fig = ax.figure
-    get = getattr(fig.canvas, "get_renderer", None)
-    return get() if get is not None else fig._get_renderer()  # noqa: SLF001 - public since 3.6
+def _renderer(fig: Figure) -> Any:
+    get = getattr(fig.canvas, "get_renderer", None) or getattr(fig, "_get_renderer", None)
+    return get() if get is not None else None
 
 
 def place_labels(ax: Axes, items: Sequence[tuple[float, float, str]], fontsize: float = 7,
@@ -53,11 +55,11 @@ def place_labels(ax: Axes, items: Sequence[tuple[float, float, str]], fontsize: 
     >>> place_labels(ax, [(1, 1, "x" * 300)])  # wider than the Axes: no spot fits
     0
     """
-    fig = ax.figure
+    fig = cast(Figure, ax.figure)
     fig.draw_without_rendering()  # final layout, limits and transforms
-    renderer = _renderer(ax)
+    renderer = _renderer(fig)
     frame = ax.get_window_extent(renderer)
-    taken = []
+    taken: list[Bbox] = []
     placed = 0
     for x, y, text in items:
         for dx, dy, align in _SPOTS:

@@ -232,7 +232,7 @@ def register(subparsers: Any) -> None:
         description=f"Pull a list or sub-collection into a file. ENTITY: {names}. "
                     f"'{_PREFIX} ENTITY --help' lists the options of an entity. Exit status: 0 "
                     "written, 1 the pull failed, 2 bad command.")
-    p.error = lambda message: _one_line_error(_PREFIX, message)  # type: ignore[method-assign]
+    p.error = lambda message: _one_line_error(_PREFIX, message)
     p.add_argument("entity", metavar="ENTITY", help=names)
     p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     p.set_defaults(run=_run)

@@ -112,7 +112,7 @@ def _nested(column: pd.Series) -> bool:
         t = dtype.pyarrow_dtype
         return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_struct(t) \
             or pa.types.is_map(t)
-    if dtype == object:
+    if pd.api.types.is_object_dtype(dtype):
         sample = column.dropna().head(50)
         return any(isinstance(v, (list, tuple, dict, np.ndarray)) for v in sample)
     return False

@@ -203,7 +203,8 @@ def build_report(client: Client, out_dir: str | os.PathLike[str], *,
             raise ValidationError("window", "None with a Cohort (give it since=)", got=window)
         parsed = cohort
     else:
-        chosen = dict(DEFAULT_COHORT if cohort is None and group is None else (cohort or group))
+        given = cohort if cohort is not None else group
+        chosen = dict(DEFAULT_COHORT if given is None else given)
         if window is not None:
             if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") \
                     or len(window) != 2 or window[1] is not None:

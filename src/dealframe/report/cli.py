@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
-from dealframe.errors import ConfigurationError, DealframeError, ValidationError
+from dealframe.errors import DealframeError, ValidationError
 from dealframe.sandbox import SandboxExtraMissing, SandboxStartError, embedded
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "register"]
@@ -149,9 +149,9 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(exc, EXIT_USAGE)
     except DealframeError as exc:
         return _fail(exc, EXIT_FAILED)
-    for job, exc, _ in failures:
+    for job, error, _ in failures:
         where = f"cohort {job.cohort.slug}: " if len(jobs) > 1 else ""
-        _say(f"{_PREFIX}: error: {where}{' '.join(str(exc).split())}")
+        _say(f"{_PREFIX}: error: {where}{' '.join(str(error).split())}")
     if failures:
         if written:
             return EXIT_PARTIAL
@@ -175,7 +175,7 @@ def register(subparsers: Any) -> None:
                     "private against public multiples, investors, appendix) and the tables "
                     "behind it as Parquet and CSV. Exit status: 0 written, 1 failed while "
                     "running, 2 bad command or config, 3 some cohorts failed.")
-    p.error = lambda message: _one_line_error(p, message)  # type: ignore[method-assign]
+    p.error = lambda message: _one_line_error(p, message)
     p.add_argument("--out", metavar="DIR", help="output folder (created); with --config, the "
                    "folder of the cohorts' folders")
     p.add_argument("--config", metavar="FILE", help="TOML file of cohorts (see docs/report.md)")

@@ -143,9 +143,9 @@ class Cohort:
         """A folder name for this cohort: its ``name``, else made from its label."""
         return _slug(self.name or self.label)
 
-    def public_filters(self) -> dict[str, list[str]]:
+    def public_filters(self) -> dict[str, Any]:
         """Family A search and group filters (``regions``, ``industries``)."""
-        out: dict[str, list[str]] = {}
+        out: dict[str, Any] = {}
         if self.region:
             out["regions"] = [self.region]
         if self.vertical:

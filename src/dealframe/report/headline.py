@@ -13,6 +13,7 @@ interval (``ci=``) is shown beside it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -111,7 +112,7 @@ def _threshold(data: ReportData) -> int:
     return int(value) if isinstance(value, int) else 5
 
 
-def _number(value: object) -> float:
+def _number(value: Any) -> float:
     return float(value) if value is not None and pd.notna(value) else np.nan
 
 
