@@ -67,16 +67,18 @@ def money(value: float) -> str:
 
 
 def change_text(now: float, before: float, unit: str = "%") -> str:
-    """``+12%`` / ``-3%`` (relative change), or ``n/a`` when either value is missing or 0.
+    """``+12%`` / ``-3%`` (relative change, ``unchanged`` under half a percent), or ``n/a``
+    when either value is missing or the earlier one is 0.
 
     Examples
     --------
-    >>> change_text(110, 100), change_text(5, 0)
-    ('+10%', 'n/a')
+    >>> change_text(110, 100), change_text(5.2, 5.21), change_text(5, 0)
+    ('+10%', 'unchanged', 'n/a')
     """
     if not (np.isfinite(now) and np.isfinite(before)) or before == 0:
         return "n/a"
-    return f"{now / before - 1:+.0%}"
+    change = now / before - 1
+    return "unchanged" if abs(change) < 0.005 else f"{change:+.0%}"
 
 
 def _in(deals: pd.DataFrame, period: tuple[str, str]) -> pd.DataFrame:
