@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dealframe import sandbox
 from dealframe.doctor import cli as doctor_cli
 from dealframe.mirror import cli as mirror_cli
+from dealframe.pull import cli as pull_cli
 from dealframe.report import cli as report_cli
 from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from dealframe.sandbox.profiles import PROFILES, UnknownProfileError, select
@@ -80,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     doctor_cli.register(sub)
     mirror_cli.register(sub)
     report_cli.register(sub)
+    pull_cli.register(sub)
     return parser
 
 

@@ -1,25 +1,24 @@
-"""The batch report against a small sandbox: every section with its charts, the Parquet tables
-equal to what the client returns for the same calls, and clean failures from the CLI."""
+"""The report against the session sandbox: a summary first with figures that equal independent
+computations, every section with real numbers and charts with alt text, the tables equal to
+what the client returns, and the working details in the appendix."""
 
 from __future__ import annotations
 
 import base64
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
 pytest.importorskip("matplotlib")
 
 import dealframe
-from dealframe.analytics import reconcile
-from dealframe.cli import main
+from dealframe.analytics import bucket_medians, reconcile
 from dealframe.errors import ValidationError
+from dealframe.plot.shaping import MULTIPLE_BOUNDS, co_investment_pairs, meaningful
 from dealframe.report import REPORT_SECTIONS, REPORT_TABLES, build_report
 
 REGION = "North America"  # the largest region: every section has data even at small scale
@@ -36,7 +35,7 @@ def client(sandbox):
 def report(client, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     lines: list[str] = []
-    paths = build_report(client, out, group={"region": REGION}, progress=lines.append)
+    paths = build_report(client, out, cohort={"region": REGION}, progress=lines.append)
     return paths, lines
 
 
@@ -45,28 +44,45 @@ def html(report) -> str:
     return report[0].html.read_text(encoding="utf-8")
 
 
+@pytest.fixture(scope="module")
+def manifest(report) -> dict:
+    return json.loads(report[0].manifest.read_text())
+
+
+@pytest.fixture(scope="module")
+def window_deals(client, manifest):
+    return client.private.deals(target_region=[REGION],
+                                date_from=manifest["periods"]["prior_12_months"][0],
+                                date_to=manifest["as_of"])
+
+
 def _parquet(report, name: str) -> pd.DataFrame:
     return pd.read_parquet(report[0].parquet[name])
 
 
 def _sections(page: str) -> dict[str, str]:
-    found = re.findall(r'<section id="([^"]+)">(.*?)</section>', page, flags=re.DOTALL)
-    return dict(found)
+    return dict(re.findall(r'<section id="([^"]+)"[^>]*>(.*?)</section>', page, flags=re.DOTALL))
 
 
-# ------------------------------------------------------------------ the page
+def _visible(fragment: str) -> str:
+    return re.sub(r"<[^>]+>", " ", re.sub(r'src="data:[^"]+"', "", fragment))
 
 
-def test_every_section_has_its_charts_as_decodable_pngs(html):
+# ------------------------------------------------------------------ the page, as a reader sees it
+
+
+def test_sections_in_reading_order_with_decodable_charts_and_alt_text(html):
     from PIL import Image
 
     sections = _sections(html)
     assert list(sections) == list(REPORT_SECTIONS)
-    minimum = {"comps": 1, "valuation": 2, "deals": 2, "investors": 2}
+    minimum = {"summary": 0, "comps": 3, "deals": 3, "compare": 2, "investors": 2, "appendix": 0}
     for name, body in sections.items():
-        images = re.findall(r'<img alt="[^"]*" src="data:image/png;base64,([A-Za-z0-9+/=]+)"', body)
+        images = re.findall(r'<img alt="([^"]*)" src="data:image/png;base64,([A-Za-z0-9+/=]+)"',
+                            body)
         assert len(images) >= minimum[name], name
-        for encoded in images:
+        for alt, encoded in images:
+            assert len(alt) > 60 and re.search(r"\d", alt), alt
             raw = base64.b64decode(encoded, validate=True)
             assert raw.startswith(PNG_MAGIC)
             with Image.open(io.BytesIO(raw)) as img:
@@ -74,45 +90,100 @@ def test_every_section_has_its_charts_as_decodable_pngs(html):
                 assert img.size[0] >= 300 and img.size[1] >= 150
 
 
-def test_page_is_self_contained(html):
+def test_summary_comes_first_with_the_data_as_of_date_and_cohort(html, manifest, client):
+    probe = client.private.aggregate("ev_revenue", "none", target_region=[REGION])
+    as_of = probe.attrs["methodology"]["date_range"]["to"]
+    assert manifest["as_of"] == as_of
+    header = html.split("<nav>")[0]
+    assert as_of in header and REGION in header
+    assert "generated" not in _visible(header).lower()
+    summary = _visible(_sections(html)["summary"])
+    assert pd.Timestamp(as_of).strftime("%-d %B %Y") in summary
+    assert "Deals, last 12 months" in summary and "Capital raised" in summary
+    assert "Median deal EV/Revenue" in summary and "Median deal EV/EBITDA" in summary
+
+
+def test_working_details_are_only_in_the_appendix(html, manifest):
+    sections = _sections(html)
+    for name in REPORT_SECTIONS[:-1]:
+        assert manifest["source"] not in sections[name], name
+        assert "buckets match" not in sections[name], name
+    assert manifest["source"] in sections["appendix"]
+    assert "buckets match" in sections["appendix"]
+
+
+def test_page_is_self_contained_and_never_shows_nan(html):
     assert "<script" not in html and "<link" not in html
     for attr in re.findall(r'(?:src|href)="([^"]*)"', html):
         assert attr.startswith(("data:image/png;base64,", "#")), attr[:60]
-    assert "@import" not in html and "url(" not in html
+    text = _visible(html)
+    assert not re.search(r"\b(nan|NaN|None|NaT|<NA>)\b", text)
+    assert "n/a" in text
 
 
-def test_page_shows_the_reconciliation_line_and_tables(html, report):
-    deals = _sections(html)["deals"]
-    rec = _parquet(report, "reconciliation")
-    assert f"{int(rec['match'].sum())} of {len(rec)} buckets match" in deals
-    assert deals.count("<table") >= 1
-    assert _sections(html)["comps"].count("<table") == 2  # rollup and comps
-    comps = _parquet(report, "comps")
-    assert all(name.replace("&", "&amp;") in html for name in comps["name"].head(5))
+# ------------------------------------------------------------------ the headline equals the data
 
 
-def test_progress_lines_name_each_stage(report):
-    _, lines = report
-    starts = [line for line in lines if re.match(r"\[\d/7\]", line)]
-    assert len(starts) == 7
-    assert any("buckets match" in line for line in lines)
+def test_headline_counts_and_capital_equal_the_deals(report, manifest, window_deals):
+    headline = _parquet(report, "headline").set_index(["figure", "period"])
+    for period in ("ltm", "prior"):
+        start, end = manifest["periods"]["last_12_months" if period == "ltm" else
+                                         "prior_12_months"]
+        inside = window_deals[(window_deals["deal_date"] >= start)
+                              & (window_deals["deal_date"] <= end)]
+        assert headline.loc[("deals", period), "value"] == len(inside)
+        assert headline.loc[("capital raised ($m)", period), "value"] == pytest.approx(
+            inside["deal_raised"].sum())
 
 
-def test_manifest_lists_every_table_and_file(report):
-    paths, _ = report
-    manifest = json.loads(paths.manifest.read_text())
-    assert set(manifest["tables"]) == set(REPORT_TABLES)
-    for name in REPORT_TABLES:
-        for suffix in ("parquet", "csv"):
-            assert (paths.html.parent / f"{name}.{suffix}").is_file()
-    assert manifest["group"] == {"region": REGION}
-    assert manifest["provenance"]["deals"]["endpoint"].endswith("/transactions")
+def test_headline_medians_are_the_services_method_on_meaningful_values(report, manifest,
+                                                                        window_deals):
+    headline = _parquet(report, "headline").set_index(["figure", "period"])
+    start, end = manifest["periods"]["last_12_months"]
+    for metric, label in (("ev_revenue", "EV/Revenue"), ("ev_ebitda", "EV/EBITDA")):
+        values = meaningful(window_deals, metric)
+        assert not (values > MULTIPLE_BOUNDS[metric]).any()
+        frame = pd.DataFrame({"deal_date": window_deals["deal_date"], "v": values})
+        expected = bucket_medians(frame, metric, "none", start, end, value_column="v").iloc[0]
+        row = headline.loc[(f"median deal {label}", "ltm")]
+        assert row["n"] == expected["n"]
+        assert row["value"] == pytest.approx(expected["median"], nan_ok=True)
+    comparison = _parquet(report, "multiples_comparison")
+    all_deals = comparison[(comparison["metric"] == "ev_revenue")
+                           & (comparison["group"] == "all deals")
+                           & (comparison["period"] == "last 12 months")].iloc[0]
+    card = headline.loc[("median deal EV/Revenue", "ltm")]
+    assert all_deals["median"] == pytest.approx(card["value"]) and all_deals["n"] == card["n"]
 
 
-# ------------------------------------------------------------------ the tables equal the client
+def test_headline_method_reproduces_the_services_own_medians(report):
+    checks = _parquet(report, "headline_checks")
+    assert len(checks) == 4 and checks["match"].all()
+    assert (checks["n_service"] > 0).all()
 
 
-def test_comps_equal_current_data_of_the_group(report, client):
+def test_small_n_medians_carry_a_bootstrap_interval(report):
+    quarters = _parquet(report, "quarterly_medians")
+    small = quarters[(quarters["n"] > 0) & (quarters["n"] < 30) & quarters["median"].notna()]
+    large = quarters[(quarters["n"] >= 30) & quarters["median"].notna()]
+    assert len(small), "the test sandbox has small quarters"
+    assert (small["median_low"] <= small["median"]).all()
+    assert (small["median"] <= small["median_high"]).all()
+    assert (small["median_low"] < small["median_high"]).any()
+    assert large["median_low"].isna().all()
+    headline = _parquet(report, "headline")
+    medians = headline[headline["figure"].str.startswith("median deal")]
+    for _, row in medians.iterrows():
+        if 0 < row["n"] < 30 and np.isfinite(row["value"]):
+            assert row["ci_low"] <= row["value"] <= row["ci_high"]
+        else:
+            assert np.isnan(row["ci_low"])
+
+
+# ------------------------------------------------------------------ sections
+
+
+def test_comps_equal_current_data_and_apply_the_nm_rule(report, client, html):
     comps = _parquet(report, "comps")
     skus = client.public.search(regions=[REGION]).index
     current = client.public.current(skus)
@@ -120,149 +191,127 @@ def test_comps_equal_current_data_of_the_group(report, client):
     expected = current.loc[comps.index, comps.columns]
     expected.attrs = {}
     pd.testing.assert_frame_equal(comps, expected)
-    for column in ("evRevenueNtm", "evEbitdaLtm", "revenueGrowthNtmLtm", "ruleOf40"):
-        assert column in comps
     ev = comps["enterpriseValue"].dropna().to_numpy()
     assert (ev[:-1] >= ev[1:]).all()
-    csv = pd.read_csv(report[0].csv["comps"], index_col="sku")
-    pd.testing.assert_series_equal(csv["evRevenueNtm"], comps["evRevenueNtm"].astype(float),
-                                   check_names=False, check_index_type=False)
+    summary = _parquet(report, "comps_summary")
+    # NM: a known denominator <= 0, a known negative EV, a negative multiple or one above 100x
+    ok = comps["evEbitdaLtm"].where(~(comps["ebitdaLtm"] <= 0) & ~(comps["enterpriseValue"] < 0)
+                                    & (comps["evEbitdaLtm"] >= 0) & (comps["evEbitdaLtm"] <= 100))
+    assert summary.loc["median", "evEbitdaLtm"] == pytest.approx(ok.median())
+    assert summary.loc["n", "evEbitdaLtm"] == ok.notna().sum()
+    assert summary.loc["nm", "evEbitdaLtm"] > 0, "the test data has NM multiples"
+    body = _sections(html)["comps"]
+    rows = re.findall(r"<tbody>(.*?)</tbody>", body, flags=re.DOTALL)[-1].split("</tr>")
+    assert [re.sub(r"<[^>]+>", "", r.split("</th>")[0]) for r in rows[:4]] == [
+        "Median", "25th percentile", "75th percentile", "n (meaningful)"]
+    assert ">NM<" in body and "NM (not meaningful)" in body
 
 
-def test_rollup_equals_group_current(report, client):
-    rollup = _parquet(report, "comps_rollup")
-    service = client.public.group_current(regions=[REGION])
-    expected = service.loc[rollup.index, ["sum", "median"]]
-    expected.attrs = {}
-    pd.testing.assert_frame_equal(rollup, expected)
-    assert {"marketCap", "evRevenueNtm", "ruleOf40"} <= set(rollup.index)
+def test_quarters_are_whole_and_match_the_deals(report, manifest, client):
+    quarterly = _parquet(report, "quarterly")
+    start = pd.Timestamp(manifest["window"]["from"])
+    assert start == start.to_period("Q").start_time  # the default window drops a part-quarter
+    assert not quarterly["partial"].iloc[0]
+    deals = client.private.deals(target_region=[REGION], date_from=manifest["window"]["from"],
+                                 date_to=manifest["window"]["to"])
+    assert int(quarterly["total"].sum()) == len(deals)
+    assert quarterly["raised"].sum() == pytest.approx(deals["deal_raised"].sum())
 
 
-def test_history_equals_group_time_series(report, client):
-    history = _parquet(report, "valuation_history")
-    manifest = json.loads(report[0].manifest.read_text())
-    window = manifest["window"]
-    service = client.public_v1.group_time_series(regions=[REGION], fields=["evRevenueNtm"],
-                                              date_from=window["from"][:7],
-                                              date_to=window["to"][:7])
-    assert history.index.to_period("M").equals(service.index)
-    assert history["evRevenueNtm"].tolist() == service["evRevenueNtm"].tolist()
+def test_notable_deals_are_the_largest_of_the_last_twelve_months(report, manifest, window_deals):
+    notable = _parquet(report, "notable_deals")
+    start = manifest["periods"]["last_12_months"][0]
+    recent = window_deals[window_deals["deal_date"] >= start]
+    size = recent["deal_valuation"].fillna(recent["deal_raised"])
+    assert set(notable["id"]) == set(recent.loc[size.nlargest(len(notable)).index, "id"])
+    assert len(notable) == 10
 
 
-def test_aggregate_equals_the_service_and_reconciliation_equals_reconcile(report, client):
-    aggregate = _parquet(report, "deal_aggregate")
-    service = client.private.aggregate("ev_revenue", "quarter", target_region=[REGION])
-    service.attrs = {}
-    pd.testing.assert_frame_equal(aggregate, service, check_dtype=False)
-    assert aggregate["period_start"].dtype.kind == "M"
+def test_private_against_public_uses_the_cohorts_comps(report):
+    comparison = _parquet(report, "multiples_comparison")
+    comps = _parquet(report, "comps")
+    public = comparison[(comparison["metric"] == "ev_revenue")
+                        & (comparison["group"] == "public comps")].iloc[0]
+    assert public["median"] == pytest.approx(meaningful(comps, "evRevenueLtm").median())
+    assert {"all deals", "funding rounds", "M&A"} <= set(comparison["group"])
+
+
+def test_co_investment_is_the_services_own(report, client):
+    top = _parquet(report, "top_investors")
+    pairs = _parquet(report, "co_investment_pairs")
+    co = client.private.co_investors(list(top["participant_id"]))
+    expected = co_investment_pairs(co, dict(zip(top["participant_id"], top["name"])), None)
+    pd.testing.assert_frame_equal(pairs.reset_index(drop=True), expected, check_dtype=False)
+    first = pairs.iloc[0]
+    side = co[(co["investor_id"] == first["investor_a"]) & (co["id"] == first["investor_b"])]
+    other = co[(co["investor_id"] == first["investor_b"]) & (co["id"] == first["investor_a"])]
+    assert int(pd.concat([side, other])["shared_deals"].max()) == first["shared_deals"]
+    assert first["shared_deals"] > 2  # complete lists, not the leads-only noise of list deals
+
+
+def test_reconciliation_equals_reconcile(report, client, manifest):
     rec = _parquet(report, "reconciliation")
-    expected = reconcile(client, "ev_revenue", "quarter", {"target_region": [REGION]}).frame
+    window = manifest["window"]
+    expected = reconcile(client, "ev_revenue", "quarter", {
+        "target_region": [REGION], "date_from": window["from"], "date_to": window["to"]}).frame
     expected.attrs = {}
     pd.testing.assert_frame_equal(rec, expected, check_dtype=False)
     assert rec["match"].all()
 
 
-def test_activity_and_investors_equal_counts_from_the_deals(report, client):
-    window = json.loads(report[0].manifest.read_text())["window"]
-    deals = client.private.deals(target_region=[REGION], date_from=window["from"],
-                                 date_to=window["to"])
-    activity = _parquet(report, "deal_activity")
-    assert int(activity["total"].sum()) == len(deals)
-    quarter = deals["deal_date"].dt.year.astype(str) + "-Q" + deals["deal_date"].dt.quarter.astype(str)
-    by_hand = deals.assign(q=quarter.to_numpy()).groupby(["q", "deal_type"], observed=True).size()
-    for (q, kind), n in by_hand.items():
-        assert activity.loc[q, str(kind)] == n
-
-    exploded = dealframe.explode_participants(deals)
-    edges = dealframe.co_investment_edges(exploded).head(15).reset_index(drop=True)
-    edges.attrs = {}
-    pairs = _parquet(report, "co_investment_pairs")
-    pd.testing.assert_frame_equal(pairs, edges, check_dtype=False)
-
-    top = _parquet(report, "top_investors")
-    acting = exploded[exploded["role"].isin(["lead_investors", "buyers"])]
-    per_investor = acting.groupby("participant_id")["deal_id"].nunique()
-    assert top["deals"].tolist() == [per_investor[i] for i in top["participant_id"]]
-    assert top["deals"].iloc[0] == per_investor.max()
-    assert (top["led"] + top["bought"] >= top["deals"]).all()
+def test_manifest_and_progress(report, manifest):
+    paths, lines = report
+    assert set(manifest["tables"]) == set(REPORT_TABLES)
+    for name in REPORT_TABLES:
+        for suffix in ("parquet", "csv"):
+            assert (paths.html.parent / f"{name}.{suffix}").is_file()
+    assert manifest["cohort"] == {"region": REGION}
+    assert manifest["provenance"]["deals"]["endpoint"].endswith("/transactions")
+    assert manifest["provenance"]["co_investors"]["endpoint"].endswith("/co_investors")
+    starts = [line for line in lines if re.match(r"\[\d/7\]", line)]
+    assert len(starts) == 7
 
 
-# ------------------------------------------------------------------ bad input and the CLI
+# ------------------------------------------------------------------ cohorts
 
 
-def test_bad_options_raise_typed_errors(client, tmp_path):
+def test_since_mid_quarter_labels_the_partial_quarter(client, tmp_path):
+    paths = build_report(client, tmp_path, cohort={"region": REGION,
+                                                   "deal_type": ["Venture", "Growth"],
+                                                   "since": "2024-02-15"})
+    quarterly = pd.read_parquet(paths.parquet["quarterly"])
+    assert quarterly.index[0] == "2024-Q1" and quarterly["partial"].iloc[0]
+    assert quarterly["days"].iloc[0] == 46 and not quarterly["partial"].iloc[1:].any()
+    page = paths.html.read_text()
+    assert "2024-Q1 (46 days)" in page  # in the chart's alt text
+    deals = client.private.deals(target_region=[REGION], deal_type=["Venture", "Growth"],
+                                 date_from="2024-02-15")
+    assert int(quarterly["total"].sum()) == len(deals)
+    comparison = pd.read_parquet(paths.parquet["multiples_comparison"])
+    assert "M&A" not in set(comparison["group"])  # the cohort has no M&A
+
+
+def test_bad_options_raise_typed_errors_before_any_request(client, tmp_path):
+    before = client.stats.calls
+    cases = [({"region": "Westren Europe"}, "did you mean 'Western Europe'"),
+             ({"region": REGION, "deal_type": ["Ventur"]}, "did you mean 'Venture'"),
+             ({"region": REGION, "since": "2024-02-30"}, "since"),
+             ({"regoin": REGION}, "did you mean 'region'"),
+             ({"deal_type": ["M&A"]}, "a region or a vertical")]
+    for cohort, message in cases:
+        with pytest.raises(ValidationError, match=re.escape(message)):
+            build_report(client, tmp_path / "o", cohort=cohort)
+    with pytest.raises(ValidationError, match="did you mean 'ev_ebitda'"):
+        build_report(client, tmp_path / "o", metric="ev_ebitdaa")
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
     with pytest.raises(ValidationError, match="out_dir"):
         build_report(client, blocker)
-    with pytest.raises(ValidationError, match="group.region"):
-        build_report(client, tmp_path / "o", group={"region": "Atlantis"})
-    with pytest.raises(ValidationError, match="metric"):
-        build_report(client, tmp_path / "o", metric="ebitda_margin")
-    with pytest.raises(ValidationError, match="group"):
-        build_report(client, tmp_path / "o", group={"vertical": "Nothing Such"})
+    assert client.stats.calls == before
 
 
-def test_cli_builds_the_report_against_an_embedded_sandbox(tmp_path, capsys):
-    out = tmp_path / "cli"
-    code = main(["report", "--sandbox", "--scale", "0.05", "--out", str(out), "--region", REGION,
-                 "--metric", "valuation"])
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
-    assert captured.out.strip() == str(out / "report.html")
-    assert "starting the embedded sandbox" in captured.err and "[7/7]" in captured.err
-    assert json.loads((out / "manifest.json").read_text())["metric"] == "valuation"
-
-
-def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dealframe", "report", *args], env=env, check=False,
-                          capture_output=True, text=True, timeout=60)
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DEALFRAME_")}
-    return {**env, "DEALFRAME_CACHE": "off", **extra}
-
-
-def test_cli_fails_with_one_line_on_an_unwritable_out(tmp_path, capsys):
-    blocker = tmp_path / "file"
-    blocker.write_text("x")
-    code = main(["report", "--sandbox", "--out", str(blocker / "sub")])
-    captured = capsys.readouterr()
-    assert code == 1
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("dealframe report: error: invalid out_dir")
-    assert not captured.out
-
-
-def test_cli_fails_with_one_line_on_a_service_error(sandbox, tmp_path):
-    done = _cli(["--out", str(tmp_path / "o")],
-                _env(DEALFRAME_BASE_URL=sandbox.url, DEALFRAME_PUBLIC_TOKEN="wrong",
-                     DEALFRAME_PRIVATE_KEY="wrong"))
-    assert done.returncode == 1
-    errors = [line for line in done.stderr.splitlines() if "error" in line]
-    assert len(errors) == 1 and "401 INVALID_TOKEN" in errors[0]
-    assert "wrong" not in done.stderr
-    assert not (tmp_path / "o" / "report.html").exists()
-
-
-def test_cli_without_configuration_says_what_to_set(tmp_path, capsys, monkeypatch):
-    for name in ("DEALFRAME_BASE_URL", "DEALFRAME_PUBLIC_TOKEN", "DEALFRAME_PRIVATE_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    code = main(["report", "--out", str(tmp_path / "o")])
-    err = capsys.readouterr().err
-    assert code == 1
-    assert "DEALFRAME_BASE_URL" in err and "--sandbox" in err and len(err.strip().splitlines()) == 1
-
-
-@pytest.mark.parametrize(("blocked", "extra"), [("matplotlib", "dealframe[report]"),
-                                                ("uvicorn", "dealframe[sandbox]")])
-def test_cli_names_a_missing_extra(blocked, extra, tmp_path):
-    script = (f"import sys; sys.modules[{blocked!r}] = None\n"
-              "from dealframe.cli import main\n"
-              f"sys.exit(main(['report', '--sandbox', '--scale', '0.02', '--out', {str(tmp_path)!r}]))")
-    done = subprocess.run([sys.executable, "-c", script], env=_env(), capture_output=True,
-                          text=True, timeout=60, check=False)
-    assert done.returncode == 2
-    errors = [line for line in done.stderr.splitlines() if "error" in line]
-    assert len(errors) == 1 and extra in errors[0] and "Traceback" not in done.stderr
+def test_unknown_vertical_is_refused_with_a_suggestion(client, tmp_path):
+    with pytest.raises(ValidationError, match="did you mean 'Fintech'"):
+        build_report(client, tmp_path / "o", cohort={"vertical": "Fintek"})
+    with pytest.raises(ValidationError, match="since"):
+        build_report(client, tmp_path / "o", cohort={"region": REGION, "since": "2099-01-01"})

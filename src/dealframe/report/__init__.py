@@ -1,9 +1,10 @@
-"""The batch report: ``build_report(client, out_dir)`` and ``dealframe report --out DIR``.
+"""The report on a cohort: ``build_report(client, out_dir)`` and ``dealframe report``.
 
-One self-contained HTML page (public comps of a group, its valuation history,
-deal activity and deal multiples reconciled against the service's aggregate,
-the most active investors and their co-investment pairs) and the tables behind
-it as Parquet and CSV. See docs/report.md.
+One self-contained HTML page a portfolio manager reads in a minute (a summary with the
+data's as-of date and headline figures, then public comps, private deals, private against
+public multiples and investors, with the reconciliation, methodology and provenance in an
+appendix) and the tables behind it as Parquet and CSV; a TOML file of cohorts writes one
+report per cohort. See docs/report.md. The charts are those of :mod:`dealframe.plot`.
 
 Needs the ``report`` extra (matplotlib). Importing this package does not import
 matplotlib; the first use of :func:`build_report` does.
@@ -13,7 +14,7 @@ Examples
 >>> import dealframe, dealframe.sandbox
 >>> from dealframe.report import build_report
 >>> with dealframe.sandbox.run(scale=0.05) as sb, dealframe.Client.for_sandbox(sb) as c:
-...     paths = build_report(c, "report-out")  # doctest: +SKIP
+...     paths = build_report(c, "report-out", cohort={"region": "Oceania"})  # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -11,28 +11,23 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from dealframe.frames.participants import co_investment_edges, explode_participants
+from dealframe.errors import ValidationError
 
-from . import plots
+from .cohort import DEFAULT_COHORT, Cohort, check_metric, parse_cohort, parse_date
 from .files import prepare_out_dir, write_manifest, write_tables, write_text
-from .gather import (
-    DEFAULT_GROUP,
-    HISTORY_FIELD,
-    ReportData,
-    check_metric,
-    gather,
-    parse_group,
-    parse_window,
-)
+from .gather import ReportData, gather
+from .headline import CI_LEVEL, SMALL_N, Headline, build_headline
+from .pages import page_sections
 from .progress import Progress, stderr_sink
-from .render import Image, Row, Section, Text, render_page, table
+from .render import render_page
 from .tables import (
-    co_investment_pairs,
+    comps_summary,
     comps_table,
-    deal_activity,
+    multiples_comparison,
+    notable_deals,
+    quarterly_medians_table,
     reconciliation_table,
     rollup_table,
-    top_investors,
 )
 
 if TYPE_CHECKING:
@@ -41,29 +36,14 @@ if TYPE_CHECKING:
 __all__ = ["REPORT_SECTIONS", "REPORT_TABLES", "ReportPaths", "build_report"]
 
 #: Section anchors of report.html, in order.
-REPORT_SECTIONS: tuple[str, ...] = ("comps", "valuation", "deals", "investors")
+REPORT_SECTIONS: tuple[str, ...] = ("summary", "comps", "deals", "compare", "investors",
+                                    "appendix")
 #: Tables written next to report.html (``<name>.parquet`` and ``<name>.csv``).
-REPORT_TABLES: tuple[str, ...] = ("comps", "comps_rollup", "valuation_history", "deal_activity",
-                                  "deal_aggregate", "reconciliation", "top_investors",
-                                  "co_investment_pairs")
+REPORT_TABLES: tuple[str, ...] = (
+    "headline", "comps", "comps_summary", "comps_rollup", "valuation_history", "quarterly",
+    "quarterly_medians", "deal_aggregate", "notable_deals", "multiples_comparison",
+    "top_investors", "co_investment_pairs", "reconciliation", "headline_checks")
 _STAGES = 7
-
-_COMPS_LABELS = {
-    "name": "company", "marketCap": "mkt cap $m", "enterpriseValue": "EV $m",
-    "revenueLtm": "revenue LTM $m", "revenueNtm": "revenue NTM $m", "ebitdaLtm": "EBITDA LTM $m",
-    "ebitdaNtm": "EBITDA NTM $m", "evRevenueLtm": "EV/rev LTM", "evRevenueNtm": "EV/rev NTM",
-    "evEbitdaLtm": "EV/EBITDA LTM", "evEbitdaNtm": "EV/EBITDA NTM",
-    "marginGrossLtm": "gross margin", "marginEbitdaLtm": "EBITDA margin",
-    "revenueGrowthNtmLtm": "growth NTM/LTM", "ruleOf40": "rule of 40",
-}
-_MONEY = ("marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm")
-_MULTIPLES = ("evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "evEbitdaNtm")
-_PERCENT = ("marginGrossLtm", "marginEbitdaLtm", "revenueGrowthNtmLtm", "ruleOf40")
-_COMPS_FORMATS = {**{c: "{:,.0f}" for c in _MONEY}, **{c: "{:.1f}x" for c in _MULTIPLES},
-                  **{c: "{:.1f}%" for c in _PERCENT}}
-_METRICS = {"ev_revenue": ("EV/Revenue", "{:.2f}x"), "ev_ebitda": ("EV/EBITDA", "{:.2f}x"),
-            "valuation": ("valuation ($m)", "{:,.0f}"), "raised": ("amount raised ($m)", "{:,.1f}"),
-            "revenue": ("revenue ($m)", "{:,.1f}"), "ebitda": ("EBITDA ($m)", "{:,.1f}")}
 
 
 @dataclass
@@ -75,7 +55,7 @@ class ReportPaths:
     html : Path
         ``report.html`` (self-contained).
     manifest : Path
-        ``manifest.json``: options, window, source and provenance of each table.
+        ``manifest.json``: cohort, window, as-of date, provenance of each pull.
     tables : dict
         ``{name: {"parquet": Path, "csv": Path}}`` for every name in :data:`REPORT_TABLES`.
     seconds : float
@@ -105,100 +85,69 @@ def _sink(progress: bool | Callable[[str], None] | None) -> Callable[[str], None
         return None
     if callable(progress):
         return progress
-    from dealframe.errors import ValidationError
-
     raise ValidationError("progress", "True, False, None or a function taking one line",
                           got=progress)
 
 
-def _build_tables(data: ReportData, top: int) -> dict[str, pd.DataFrame]:
-    exploded = explode_participants(data.deals)
+def _build_tables(data: ReportData, headline: Headline) -> dict[str, pd.DataFrame]:
+    from dealframe.plot.shaping import (
+        co_investment_pairs,
+        investor_activity,
+        participant_rows,
+        quarterly_activity,
+    )
+
+    deals = data.deals
+    window = (data.periods.start, data.periods.end)
+    top = len(data.investor_names) or 1
     return {
+        "headline": headline.table,
         "comps": comps_table(data.current),
+        "comps_summary": comps_summary(data.current),
         "comps_rollup": rollup_table(data.group_current),
         "valuation_history": data.history,
-        "deal_activity": deal_activity(data.deals, data.date_from, data.date_to),
+        "quarterly": quarterly_activity(deals, window),
+        "quarterly_medians": quarterly_medians_table(data.aggregate, deals, data.metric,
+                                                     SMALL_N, CI_LEVEL),
         "deal_aggregate": data.aggregate,
-        "reconciliation": reconciliation_table(data.aggregate, data.deals, data.metric),
-        "top_investors": top_investors(exploded, top),
-        "co_investment_pairs": co_investment_pairs(co_investment_edges(exploded), top),
+        "notable_deals": notable_deals(deals, data.periods.ltm[0]),
+        "multiples_comparison": multiples_comparison(
+            data.current, deals, {"last 12 months": data.periods.ltm, "whole window": window}),
+        "top_investors": investor_activity(participant_rows(deals), top),
+        "co_investment_pairs": co_investment_pairs(data.co_investors, data.investor_names, None),
+        "reconciliation": reconciliation_table(data.aggregate, deals, data.metric),
+        "headline_checks": headline.checks,
     }
 
 
-def _sections(data: ReportData, t: Mapping[str, pd.DataFrame]) -> list[Section]:
-    label, fmt = _METRICS[data.metric]
-    comps, rollup = t["comps"], t["comps_rollup"]
-    median_ntm = rollup["median"].get("evRevenueNtm") if "evRevenueNtm" in rollup.index else None
-    companies = data.group_current.attrs.get("companies", len(comps))
-    comps_section = Section("comps", f"Public comps: {data.group.label}", (
-        Text(f"{len(comps)} listed companies in {data.group.label} (the service's group has "
-             f"{companies}). Money in millions of USD, multiples in x, margins and growth in %. "
-             "Rollups are the service's own sums and medians over the group."),
-        Row((Image(plots.comps_bars(comps, median_ntm), "EV/Revenue NTM per company"),
-             table(rollup, formats={"sum": "{:,.0f}", "median": "{:,.2f}"},
-                   caption="Group rollup (service): sum and median per field"))),
-        table(comps, formats=_COMPS_FORMATS, labels=_COMPS_LABELS, scroll=True,
-              caption=f"Comps table ({len(comps)} companies, largest enterprise value first)"),
-    ))
-    history = t["valuation_history"]
-    valuation = Section("valuation", "Valuation over time", (
-        Text(f"Left: the median EV/Revenue NTM across the group's companies, month by month "
-             f"({data.date_from[:7]} to {data.date_to[:7]}, the service's group time series). "
-             "Right: each company's revenue growth against its EV/Revenue NTM today; bigger "
-             "points are bigger companies."),
-        Row((Image(plots.valuation_line(history, HISTORY_FIELD), "median EV/Revenue NTM by month"),
-             Image(plots.growth_scatter(comps), "growth against EV/Revenue NTM"))),
-    ))
-    rec = t["reconciliation"]
-    service = t["deal_aggregate"]
-    local_median = rec.set_index("bucket")["median_local"].reindex(service["bucket"])
-    meta_deals, meta_trim = rec.attrs["total_deals"], rec.attrs["outliers_trimmed"]
-    shown = rec[["bucket", "n_service", "n_local", "median_service", "median_local", "match"]]
-    shown = shown.assign(match=shown["match"].map({True: "✓", False: "✗ differs"}))
-    deals_section = Section("deals", f"Deal activity and deal {label}", (
-        Text(f"{len(data.deals):,} deals with targets in {data.group.label}, "
-             f"{data.date_from} to {data.date_to}."),
-        Image(plots.activity_bars(t["deal_activity"]), "deals per quarter by type"),
-        Text(f"The service's median {label} per quarter (transactions/aggregate: outliers "
-             "trimmed by 1.5 IQR, quarters with fewer deals than the small-n threshold "
-             "suppressed), and beside it the same quarters recomputed locally from the deals "
-             "above with dealframe.analytics."),
-        Text(f"Reconciliation: {rec.attrs['summary']} (deals with a value {meta_deals[1]} locally"
-             f" vs {meta_deals[0]} at the service; outliers trimmed {meta_trim[1]} vs "
-             f"{meta_trim[0]}).", css="summary"),
-        Row((Image(plots.aggregate_band(service, local_median, label),
-                   f"median {label} per quarter with q1-q3 band"),
-             table(shown, formats={"median_service": fmt, "median_local": fmt},
-                   labels={"n_service": "n svc", "n_local": "n local",
-                           "median_service": "median svc", "median_local": "median local"},
-                   index=False, scroll=True, caption="Service vs local, per quarter"))),
-    ))
-    top, pairs = t["top_investors"], t["co_investment_pairs"]
-    investors = Section("investors", "Most active investors", (
-        Text("Investors ranked by the deals of the window they led (funding rounds) or bought "
-             "in (M&A), from the deals' participant lists (dealframe.explode_participants); "
-             "pairs are investors that led or bought the same deals "
-             "(dealframe.co_investment_edges)."),
-        Row((Image(plots.investor_bars(top), "most active investors"),
-             Image(plots.pair_bars(pairs), "co-investment pairs"))),
-        Row((table(top.drop(columns=["participant_id"]), index=False,
-                   caption="Most active investors"),
-             table(pairs[["name_a", "name_b", "shared_deals", "first_date", "last_date"]],
-                   index=False, caption="Co-investment pairs"))),
-    ))
-    return [comps_section, valuation, deals_section, investors]
+def _long_date(iso: str) -> str:
+    return pd.Timestamp(iso).strftime("%-d %B %Y")
 
 
-def _provenance(frame: pd.DataFrame) -> dict[str, Any]:
-    keys = ("endpoint", "requests", "from_cache", "rows_expected", "rows_received", "fetched_at")
-    return {k: frame.attrs[k] for k in keys if k in frame.attrs}
+def _manifest(data: ReportData, tables: Mapping[str, pd.DataFrame],
+              written: Mapping[str, Mapping[str, Path]], generated: str) -> dict[str, Any]:
+    return {
+        "cohort": data.cohort.as_dict(), "label": data.cohort.label, "metric": data.metric,
+        "as_of": data.as_of, "latest_deal": data.latest_deal,
+        "window": {"from": data.periods.start, "to": data.periods.end},
+        "service_window": {"from": data.service_window[0], "to": data.service_window[1]},
+        "periods": {"last_12_months": list(data.periods.ltm),
+                    "prior_12_months": list(data.periods.prior)},
+        "source": data.source, "generated": generated, "sections": list(REPORT_SECTIONS),
+        "reconciliation": tables["reconciliation"].attrs["summary"],
+        "headline_checks": f"{int(tables['headline_checks']['match'].sum())} of "
+                           f"{len(tables['headline_checks'])} headline medians match",
+        "tables": {n: {"rows": len(tables[n]), "files": [p.name for p in written[n].values()]}
+                   for n in REPORT_TABLES},
+        "provenance": data.provenance,
+    }
 
 
 def build_report(client: Client, out_dir: str | os.PathLike[str], *,
-                 group: Mapping[str, str] | None = None, window: Any = None,
-                 metric: str = "ev_revenue", top: int = 15,
+                 cohort: Mapping[str, Any] | Cohort | None = None, group: Mapping[str, Any] | None = None,
+                 window: Any = None, metric: str = "ev_revenue", top: int = 15,
                  progress: bool | Callable[[str], None] | None = None) -> ReportPaths:
-    """Build the batch report: one HTML page and the tables behind it.
+    """Build the report on a cohort: one HTML page and the tables behind it.
 
     Parameters
     ----------
@@ -206,19 +155,19 @@ def build_report(client: Client, out_dir: str | os.PathLike[str], *,
         Any client (``Client()`` from the environment, or ``Client.for_sandbox(sb)``).
     out_dir : str or Path
         Folder for ``report.html``, ``manifest.json`` and the tables; created if needed.
+    cohort : mapping, optional
+        ``region`` (the region vocabulary) and/or ``vertical``, optional ``deal_type`` (a
+        type or a list) and ``since`` (first deal date); default
+        ``{"region": "Western Europe"}``. See :func:`~dealframe.report.cohort.parse_cohort`.
     group : mapping, optional
-        ``{"region": R}`` (the region vocabulary) or ``{"vertical": V}``; default
-        ``{"region": "Western Europe"}``. Applies to the comps (Family A) and to
-        the deals' targets (Family B).
-    window : (date_from, date_to), optional
-        Deal dates, inclusive, ISO dates; either end None leaves it to the
-        service (default: the last five years to the service's today). The
-        valuation history covers the same months.
+        The earlier name of ``cohort`` (``{"region": R}`` or ``{"vertical": V}``).
+    window : (date_from, None), optional
+        The earlier way to give ``since``.
     metric : str, default "ev_revenue"
-        Aggregate metric of the deal medians (ev_revenue, ev_ebitda, valuation,
-        raised, revenue, ebitda).
+        Metric of the quarterly medians (ev_revenue, ev_ebitda, valuation, raised, revenue,
+        ebitda).
     top : int, default 15
-        Investors and co-investment pairs listed.
+        Investors listed, and whose co-investors are read.
     progress : bool or callable, optional
         True prints stage lines to standard error; a function receives each line.
 
@@ -230,7 +179,8 @@ def build_report(client: Client, out_dir: str | os.PathLike[str], *,
     Raises
     ------
     dealframe.errors.ValidationError
-        Bad options, an ``out_dir`` that cannot be written, a group without companies.
+        Bad options (before any request), an ``out_dir`` that cannot be written, a vertical
+        no company has, ``since`` after the service's latest date.
     dealframe.errors.DealframeError
         Whatever the client raises (authentication, transport, service errors).
 
@@ -239,52 +189,57 @@ def build_report(client: Client, out_dir: str | os.PathLike[str], *,
     >>> import dealframe, dealframe.sandbox
     >>> from dealframe.report import build_report
     >>> with dealframe.sandbox.run(scale=0.05) as sb, dealframe.Client.for_sandbox(sb) as c:
-    ...     paths = build_report(c, "out", group={"region": "North America"})  # doctest: +SKIP
+    ...     paths = build_report(c, "out", cohort={"region": "North America",
+    ...                                            "deal_type": ["Venture", "Growth"]})  # doctest: +SKIP
     >>> paths.html  # doctest: +SKIP
     PosixPath('out/report.html')
     """
-    from dealframe.errors import ValidationError
-
     sink = _sink(progress)
-    chosen = parse_group(DEFAULT_GROUP if group is None else group)
-    start, end = parse_window(window)
+    if cohort is not None and group is not None:
+        raise ValidationError("group", "None when cohort is given (group is its earlier name)",
+                              got=group)
+    if isinstance(cohort, Cohort):
+        if window is not None:
+            raise ValidationError("window", "None with a Cohort (give it since=)", got=window)
+        parsed = cohort
+    else:
+        given = cohort if cohort is not None else group
+        chosen = dict(DEFAULT_COHORT if given is None else given)
+        if window is not None:
+            if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") \
+                    or len(window) != 2 or window[1] is not None:
+                raise ValidationError("window", "(since, None): the report ends at the "
+                                                "service's latest date", got=window)
+            chosen["since"] = parse_date(window[0], "window[0]")
+        parsed = parse_cohort(chosen)
     metric = check_metric(metric)
-    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
-        raise ValidationError("top", "a positive integer", got=top)
+    if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= 100:
+        raise ValidationError("top", "an integer from 1 to 100", got=top)
     out = prepare_out_dir(out_dir)
     steps = Progress(sink, _STAGES)
-    data = gather(client, chosen, (start, end), metric, steps)
-    with steps.stage("tables: comps, activity, reconciliation, investors") as st:
-        tables = _build_tables(data, top)
+    data = gather(client, parsed, metric, top, steps)
+    with steps.stage("tables: headline, comps, quarters, reconciliation, investors") as st:
+        headline = build_headline(data)
+        tables = _build_tables(data, headline)
         st.done(f"{tables['reconciliation'].attrs['summary']}; "
-                f"{len(tables['top_investors'])} investors, "
-                f"{len(tables['co_investment_pairs'])} pairs")
+                f"{len(tables['comps'])} comps, {len(tables['co_investment_pairs'])} pairs")
     with steps.stage("charts and page") as st:
-        sections = _sections(data, tables)
-        title = f"dealframe report: {data.group.label}"
         generated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-        facts = [("group", data.group.label), ("deals", f"{data.date_from} to {data.date_to}"),
-                 ("metric", data.metric), ("source", data.source), ("generated", generated)]
-        page = render_page(title, facts, sections,
+        sections = page_sections(data, headline, tables, generated)
+        title = f"{data.cohort.label}: private deals and public comps"
+        subtitle = (f"Data as of {_long_date(data.as_of)} · deals {data.periods.start} to "
+                    f"{data.periods.end}")
+        facts = [("cohort", data.cohort.label), ("data as of", data.as_of),
+                 ("deals in the window", f"{len(data.deals):,}"),
+                 ("listed companies", f"{len(data.current):,}")]
+        page = render_page(title, subtitle, facts, sections,
                            [f"{n}.parquet/.csv" for n in REPORT_TABLES])
         st.done(f"{len(page) / 1e6:.1f} MB of HTML")
     with steps.stage(f"writing {out}") as st:
         written = write_tables(tables, out)
         html_path = write_text(out / "report.html", page)
-        manifest = {
-            "group": {data.group.kind: data.group.value}, "metric": data.metric,
-            "window": {"from": data.date_from, "to": data.date_to}, "source": data.source,
-            "generated": generated, "sections": list(REPORT_SECTIONS),
-            "reconciliation": tables["reconciliation"].attrs["summary"],
-            "tables": {n: {"rows": len(tables[n]), "files": [p.name for p in written[n].values()]}
-                       for n in REPORT_TABLES},
-            "provenance": {"current": _provenance(data.current),
-                           "group_current": _provenance(data.group_current),
-                           "valuation_history": _provenance(data.history),
-                           "deal_aggregate": _provenance(data.aggregate),
-                           "deals": _provenance(data.deals)},
-        }
-        manifest_path = write_manifest(out / "manifest.json", manifest)
+        manifest_path = write_manifest(out / "manifest.json",
+                                       _manifest(data, tables, written, generated))
         st.done(f"report.html, manifest.json and {len(written)} tables")
     return ReportPaths(html=html_path, manifest=manifest_path, tables=written,
                        seconds=steps.elapsed)

@@ -1,16 +1,29 @@
-"""``dealframe report --out DIR``: the batch report from the command line.
+"""``dealframe report``: the report on one cohort, or on every cohort of a TOML file.
 
 Examples
 --------
 ::
 
-    dealframe report --sandbox --out report/                  # embedded sandbox, scale 1.0
-    dealframe report --out report/ --vertical Fintech          # DEALFRAME_BASE_URL and tokens
-    dealframe report --out r/ --region "North America" --date-from 2023-01-01 --metric ev_ebitda
+    dealframe report --sandbox --out report/                       # embedded sandbox
+    dealframe report --out r/ --region "Western Europe" --vertical Fintech --since 2023-01-01
+    dealframe report --out r/ --region "North America" --deal-type Venture --deal-type Growth
+    dealframe report --config nightly.toml                          # one folder per cohort
 
-Stage lines go to standard error, the path of ``report.html`` to standard
-output. Exit status: 0 on success, 1 when the report fails (the service, the
-options, an unwritable ``--out``), 2 when an extra is missing.
+Every option and the config file are checked before anything starts; an error is one line
+on standard error. Stage lines go to standard error, the path of each ``report.html`` to
+standard output.
+
+Exit status
+-----------
+0
+    Every report was written.
+1
+    A report failed while running (the service, the network, the disk).
+2
+    The command cannot work as given: a bad option or config file, an unwritable output
+    folder, no service configured, a missing extra. Running it again will not help.
+3
+    Some cohorts of a config file were written and others failed.
 """
 
 from __future__ import annotations
@@ -20,14 +33,15 @@ import contextlib
 import sys
 import time
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 
-from dealframe._vocab import AGGREGATE_METRICS
-from dealframe.errors import ConfigurationError, DealframeError
+from dealframe.errors import DealframeError, ValidationError
 from dealframe.sandbox import SandboxExtraMissing, SandboxStartError, embedded
 
-__all__ = ["register"]
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "register"]
 
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 _PREFIX = "dealframe report"
 
 
@@ -35,13 +49,13 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _fail(message: str, status: int) -> int:
+def _fail(message: object, status: int) -> int:
     _say(f"{_PREFIX}: error: {' '.join(str(message).split())}")
     return status
 
 
-class _MissingExtra(Exception):
-    """An optional dependency (matplotlib, the sandbox) is not installed."""
+class _Usage(Exception):
+    """The command cannot work as given (exit 2)."""
 
 
 @contextlib.contextmanager
@@ -51,9 +65,8 @@ def _client(args: argparse.Namespace, say: Any) -> Iterator[Any]:
 
     if not args.sandbox:
         if Settings.from_env().base_url is None:
-            raise ConfigurationError("no service configured: set DEALFRAME_BASE_URL, "
-                                     "DEALFRAME_PUBLIC_TOKEN and DEALFRAME_PRIVATE_KEY, "
-                                     "or pass --sandbox", field="base_url")
+            raise _Usage("no service configured: set DEALFRAME_BASE_URL, DEALFRAME_PUBLIC_TOKEN "
+                         "and DEALFRAME_PRIVATE_KEY, or pass --sandbox")
         with Client(progress=False) as client:
             yield client
         return
@@ -62,9 +75,37 @@ def _client(args: argparse.Namespace, say: Any) -> Iterator[Any]:
                 Client.for_sandbox(sb, progress=False) as client:
             yield client
     except SandboxExtraMissing as exc:
-        raise _MissingExtra(f"--sandbox: {exc}") from None
+        raise _Usage(f"--sandbox: {exc}") from None
     except SandboxStartError as exc:
         raise DealframeError(f"--sandbox: {exc}") from None
+
+
+def _jobs(args: argparse.Namespace) -> list[Any]:
+    """Every report to write, checked: the config file's cohorts, or the options' one."""
+    from .cohort import parse_cohort
+    from .config import ReportJob, load_config
+
+    cohort_flags = [f for f, v in (("--region", args.region), ("--vertical", args.vertical),
+                                   ("--deal-type", args.deal_type), ("--since", args.since))
+                    if v]
+    if args.config is not None:
+        if cohort_flags:
+            raise _Usage(f"{cohort_flags[0]} cannot be used with --config (the file gives the "
+                         "cohorts)")
+        return load_config(args.config, args.out)
+    if args.out is None:
+        raise _Usage("--out DIR is required (or --config FILE with out = \"DIR\")")
+    from .cohort import DEFAULT_COHORT, check_metric
+
+    given = {"region": args.region, "vertical": args.vertical, "deal_type": args.deal_type,
+             "since": args.since}
+    given = {k: v for k, v in given.items() if v}
+    if not given.get("region") and not given.get("vertical"):
+        given = {**DEFAULT_COHORT, **given}
+    cohort = parse_cohort(given)
+    if not 1 <= args.top <= 100:
+        raise ValidationError("--top", "an integer from 1 to 100", got=args.top)
+    return [ReportJob(cohort, Path(args.out), check_metric(args.metric), args.top)]
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -73,48 +114,84 @@ def _run(args: argparse.Namespace) -> int:
         from .build import build_report
         from .files import prepare_out_dir
     except ImportError as exc:
-        return _fail(f"the report needs matplotlib: pip install 'dealframe[report]' ({exc})", 2)
-    group = {"vertical": args.vertical} if args.vertical else {"region": args.region}
+        return _fail(f"the report needs matplotlib: pip install 'dealframe[report]' ({exc})",
+                     EXIT_USAGE)
     started = time.perf_counter()
     try:
-        prepare_out_dir(args.out)  # fail before starting anything
+        jobs = _jobs(args)
+        for job in jobs:  # every folder writable before anything starts
+            prepare_out_dir(job.out)
+    except (ValidationError, _Usage) as exc:
+        return _fail(exc, EXIT_USAGE)
+    failures: list[tuple[Any, Exception, int]] = []
+    written = 0
+    try:
         with _client(args, say) as client:
-            paths = build_report(client, args.out, group=group, metric=args.metric,
-                                 window=(args.date_from, args.date_to), top=args.top,
-                                 progress=say)
-    except _MissingExtra as exc:
-        return _fail(str(exc), 2)
+            for job in jobs:
+                if len(jobs) > 1:
+                    say(f"cohort {job.cohort.slug}: {job.cohort.label} -> {job.out}")
+                try:
+                    paths = build_report(client, job.out, cohort=job.cohort, metric=job.metric,
+                                         top=job.top, progress=say)
+                except ValidationError as exc:  # the service says the cohort cannot work
+                    failures.append((job, exc, EXIT_USAGE))
+                    continue
+                except DealframeError as exc:
+                    failures.append((job, exc, EXIT_FAILED))
+                    continue
+                except OSError as exc:
+                    failures.append((job, DealframeError(f"cannot write {job.out}: {exc}"),
+                                     EXIT_FAILED))
+                    continue
+                written += 1
+                print(paths.html, flush=True)
+    except _Usage as exc:
+        return _fail(exc, EXIT_USAGE)
     except DealframeError as exc:
-        return _fail(str(exc), 1)
-    except OSError as exc:
-        return _fail(f"cannot write the report to {args.out}: {exc}", 1)
-    say(f"{_PREFIX}: done in {time.perf_counter() - started:.1f} s")
-    print(paths.html, flush=True)
-    return 0
+        return _fail(exc, EXIT_FAILED)
+    for job, error, _ in failures:
+        where = f"cohort {job.cohort.slug}: " if len(jobs) > 1 else ""
+        _say(f"{_PREFIX}: error: {where}{' '.join(str(error).split())}")
+    if failures:
+        if written:
+            return EXIT_PARTIAL
+        return EXIT_USAGE if all(code == EXIT_USAGE for _, _, code in failures) else EXIT_FAILED
+    say(f"{_PREFIX}: done in {time.perf_counter() - started:.1f} s"
+        + (f", {written} reports" if len(jobs) > 1 else ""))
+    return EXIT_OK
+
+
+def _one_line_error(parser: argparse.ArgumentParser, message: str) -> NoReturn:
+    """argparse's error, on one line (no usage block) for scheduler logs; exit 2."""
+    print(f"{parser.prog}: error: {' '.join(message.split())} (see --help)", file=sys.stderr)
+    raise SystemExit(EXIT_USAGE)
 
 
 def register(subparsers: Any) -> None:
     """Add ``report`` to the ``dealframe`` command's subparsers."""
     p = subparsers.add_parser(
-        "report", help="the batch report: HTML page plus Parquet/CSV tables",
-        description="Build report.html (public comps of a group, valuation history, deal "
-                    "activity and medians reconciled with the service, active investors) and "
-                    "the tables behind it as Parquet and CSV.")
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
+        "report", help="the report on a cohort: HTML page plus Parquet/CSV tables",
+        description="Build report.html for a cohort (summary, public comps, private deals, "
+                    "private against public multiples, investors, appendix) and the tables "
+                    "behind it as Parquet and CSV. Exit status: 0 written, 1 failed while "
+                    "running, 2 bad command or config, 3 some cohorts failed.")
+    p.error = lambda message: _one_line_error(p, message)
+    p.add_argument("--out", metavar="DIR", help="output folder (created); with --config, the "
+                   "folder of the cohorts' folders")
+    p.add_argument("--config", metavar="FILE", help="TOML file of cohorts (see docs/report.md)")
     p.add_argument("--sandbox", action="store_true",
                    help="run against an embedded sandbox instead of DEALFRAME_BASE_URL")
     p.add_argument("--scale", type=float, default=1.0, help="sandbox data scale (default 1.0)")
     p.add_argument("--seed", type=int, default=7, help="sandbox seed (default 7)")
-    which = p.add_mutually_exclusive_group()
-    which.add_argument("--region", default="Western Europe",
-                       help="group: a region (default Western Europe)")
-    which.add_argument("--vertical", help="group: a vertical, e.g. Fintech")
-    p.add_argument("--date-from", metavar="D", help="first deal date, YYYY-MM-DD "
-                   "(default: the service's 5-year window)")
-    p.add_argument("--date-to", metavar="D", help="last deal date, YYYY-MM-DD "
-                   "(default: the service's today)")
-    p.add_argument("--metric", choices=AGGREGATE_METRICS, default="ev_revenue",
+    p.add_argument("--region", help="cohort: a region (default Western Europe when no "
+                   "vertical is given)")
+    p.add_argument("--vertical", help="cohort: a vertical, e.g. Fintech")
+    p.add_argument("--deal-type", action="append", metavar="TYPE",
+                   help="cohort: a deal type (repeat, or comma-separate, for several)")
+    p.add_argument("--since", "--date-from", dest="since", metavar="YYYY-MM-DD",
+                   help="first deal date (default: the service's five years, whole quarters)")
+    p.add_argument("--metric", default="ev_revenue",
                    help="deal metric of the quarterly medians (default ev_revenue)")
-    p.add_argument("--top", type=int, default=15, help="investors and pairs listed (default 15)")
+    p.add_argument("--top", type=int, default=15, help="investors listed (default 15)")
     p.add_argument("--quiet", action="store_true", help="no stage lines on standard error")
     p.set_defaults(run=_run)

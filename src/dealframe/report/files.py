@@ -58,7 +58,7 @@ def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
     return path
 
 
-def _atomic(path: Path, write: Callable[[Path], None]) -> Path:
+def _atomic(path: Path, write: Callable[[Path], object]) -> Path:
     # A fresh name created by the writer itself, so the file gets the usual (umask) mode.
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
     try:
@@ -108,6 +108,12 @@ def _keeps_index(frame: pd.DataFrame) -> bool:
     return not (isinstance(frame.index, pd.RangeIndex) and frame.index.name is None)
 
 
+def _writer(data: pd.DataFrame, keep: bool, kind: str) -> Callable[[Path], object]:
+    if kind == "parquet":
+        return lambda p: data.to_parquet(p, engine="pyarrow", index=keep)
+    return lambda p: data.to_csv(p, index=keep)
+
+
 def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: Path) -> dict[str, dict[str, Path]]:
     """Write each table as ``<name>.parquet`` and ``<name>.csv`` in ``out_dir``.
 
@@ -127,9 +133,8 @@ def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: Path) -> dict[str,
     for name, frame in tables.items():
         data = portable(frame)
         keep = _keeps_index(data)
-        parquet = _atomic(out_dir / f"{name}.parquet",
-                          lambda p, d=data, k=keep: d.to_parquet(p, engine="pyarrow", index=k))
-        csv = _atomic(out_dir / f"{name}.csv", lambda p, d=data, k=keep: d.to_csv(p, index=k))
+        parquet = _atomic(out_dir / f"{name}.parquet", _writer(data, keep, "parquet"))
+        csv = _atomic(out_dir / f"{name}.csv", _writer(data, keep, "csv"))
         written[name] = {"parquet": parquet, "csv": csv}
     return written
 

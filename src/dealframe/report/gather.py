@@ -1,192 +1,259 @@
 """Everything the report needs from the service, pulled with a client (the only I/O).
 
-Order matters once: the deal aggregate is asked first, because its
-``methodology.date_range`` is the window the service actually used (its own
-clock and its default of five years), and every other pull reuses that window.
+Order matters once: the service is first asked for its window (an aggregate with
+``time_bucket="none"``), because ``methodology.date_range`` gives the service's own today
+and default start; every other pull uses the window derived from it. By default the
+window is the service's five years with its leading part-quarter dropped, so the first
+quarter is whole; with ``since`` it starts there and a part-quarter is labelled.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from dealframe._vocab import AGGREGATE_METRICS, REGIONS
-from dealframe.errors import ValidationError
+from dealframe.errors import ApiError, IncompleteResultError, ValidationError
 
+from .cohort import Cohort, did_you_mean
 from .progress import Progress
 
 if TYPE_CHECKING:
     from dealframe.client import Client
 
-__all__ = ["DEFAULT_GROUP", "HISTORY_FIELD", "Group", "ReportData", "check_metric", "gather",
-           "parse_group", "parse_window"]
+__all__ = ["HEADLINE_METRICS", "HISTORY_FIELDS", "Periods", "ReportData", "gather",
+           "report_window", "window_filters"]
 
-#: The group of the report when none is given.
-DEFAULT_GROUP: Mapping[str, str] = {"region": "Western Europe"}
-#: Time-series field of the valuation history.
-HISTORY_FIELD = "evRevenueNtm"
+#: Time-series fields of the valuation history.
+HISTORY_FIELDS: tuple[str, ...] = ("evRevenueNtm", "evEbitdaLtm")
+#: Deal multiples of the headline (the service's median over each period).
+HEADLINE_METRICS: tuple[str, ...] = ("ev_revenue", "ev_ebitda")
 
 
 @dataclass(frozen=True)
-class Group:
-    """A group of companies: one region (vocabulary of section 4.4) or one vertical."""
+class Periods:
+    """The report's window and the two twelve-month periods of the headline."""
 
-    kind: str
-    value: str
+    start: str
+    end: str
+    ltm: tuple[str, str]
+    prior: tuple[str, str]
 
     @property
-    def label(self) -> str:
-        """Human label, e.g. ``"region Western Europe"``."""
-        return f"{self.kind} {self.value}"
-
-    def public_filters(self) -> dict[str, list[str]]:
-        """The Family A search/group filters naming this group."""
-        return {"regions": [self.value]} if self.kind == "region" else {"industries": [self.value]}
-
-    def deal_filters(self) -> dict[str, list[str]]:
-        """The Family B deal filters naming this group's targets."""
-        if self.kind == "region":
-            return {"target_region": [self.value]}
-        return {"target_verticals": [self.value]}
+    def pull_start(self) -> str:
+        """First deal date pulled: the window's start, or the prior period's if earlier."""
+        return min(self.start, self.prior[0])
 
 
-def parse_group(group: Any) -> Group:
-    """A :class:`Group` from ``{"region": R}`` or ``{"vertical": V}``.
+def _iso(stamp: pd.Timestamp) -> str:
+    return stamp.date().isoformat()
 
-    Raises
-    ------
-    dealframe.errors.ValidationError
-        Not a one-key mapping of region/vertical, an unknown region or an empty vertical.
+
+def report_window(service_from: str, service_to: str, since: str | None) -> Periods:
+    """The window (whole quarters unless ``since`` says otherwise) and the headline periods.
 
     Examples
     --------
-    >>> parse_group({"vertical": "Fintech"}).public_filters()
-    {'industries': ['Fintech']}
+    >>> p = report_window("2021-06-30", "2026-06-30", None)
+    >>> p.start, p.end, p.ltm, p.prior
+    ('2021-07-01', '2026-06-30', ('2025-07-01', '2026-06-30'), ('2024-07-01', '2025-06-30'))
     """
-    if isinstance(group, Group):
-        return group
-    expected = 'a mapping with one key, "region" or "vertical", e.g. {"region": "Western Europe"}'
-    if not isinstance(group, Mapping) or len(group) != 1:
-        raise ValidationError("group", expected, got=group)
-    (kind, value), = group.items()
-    if kind not in ("region", "vertical"):
-        raise ValidationError("group", expected, got=dict(group))
-    if not isinstance(value, str) or not value.strip():
-        raise ValidationError(f"group.{kind}", "a non-empty string", got=value)
-    if kind == "region" and value not in REGIONS:
-        raise ValidationError("group.region", f"one of {', '.join(REGIONS)}", got=value)
-    return Group(kind, value)
-
-
-def _iso_date(value: Any, argument: str) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, (dt.date, pd.Timestamp)):
-        return pd.Timestamp(value).date().isoformat()
-    if isinstance(value, str):
-        try:
-            return dt.date.fromisoformat(value).isoformat()
-        except ValueError:
-            pass
-    raise ValidationError(argument, "a date YYYY-MM-DD", got=value)
-
-
-def parse_window(window: Any) -> tuple[str | None, str | None]:
-    """``(date_from, date_to)`` as ISO dates (either may be None: the service's default).
-
-    Examples
-    --------
-    >>> parse_window(("2022-01-01", None))
-    ('2022-01-01', None)
-    """
-    if window is None:
-        return None, None
-    if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2:
-        raise ValidationError("window", "a pair (date_from, date_to); None for a default end",
-                              got=window)
-    start, end = _iso_date(window[0], "window[0]"), _iso_date(window[1], "window[1]")
-    if start is not None and end is not None and start > end:
-        raise ValidationError("window", f"date_from not after date_to ({end})", got=start)
-    return start, end
-
-
-def check_metric(metric: Any) -> str:
-    """The aggregate metric, checked against the interface's list."""
-    if metric not in AGGREGATE_METRICS:
-        raise ValidationError("metric", f"one of {', '.join(AGGREGATE_METRICS)}", got=metric)
-    return str(metric)
+    end = pd.Timestamp(service_to)
+    if since is not None:
+        start = pd.Timestamp(since)
+    else:
+        first = pd.Timestamp(service_from)
+        quarter = first.to_period("Q")
+        start = first if first == quarter.start_time else (quarter + 1).start_time
+    ltm_start = end - pd.DateOffset(years=1) + pd.Timedelta(days=1)
+    prior_end = ltm_start - pd.Timedelta(days=1)
+    prior_start = prior_end - pd.DateOffset(years=1) + pd.Timedelta(days=1)
+    return Periods(_iso(start), _iso(end), (_iso(ltm_start), _iso(end)),
+                   (_iso(prior_start), _iso(prior_end)))
 
 
 @dataclass
 class ReportData:
     """The frames behind the report, exactly as the client returned them."""
 
-    group: Group
+    cohort: Cohort
     metric: str
-    date_from: str
-    date_to: str
+    periods: Periods
+    service_window: tuple[str, str]
     members: pd.DataFrame
     current: pd.DataFrame
-    group_current: pd.DataFrame
+    group_current: pd.DataFrame | None
     history: pd.DataFrame
     aggregate: pd.DataFrame
-    deals: pd.DataFrame
+    headline_aggregates: dict[tuple[str, str], pd.DataFrame]
+    deals_pulled: pd.DataFrame
+    co_investors: pd.DataFrame
+    investor_names: dict[str, str]
+    co_investors_missing: list[str]
     source: str
+    provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
-    def deal_filters(self) -> dict[str, Any]:
-        """The deal filters (group and window) used for the aggregate and the deals."""
-        return {**self.group.deal_filters(), "date_from": self.date_from, "date_to": self.date_to}
+    def deals(self) -> pd.DataFrame:
+        """The deals of the window (the pull may reach further back for the headline)."""
+        dates = self.deals_pulled["deal_date"]
+        inside = (dates >= pd.Timestamp(self.periods.start)).to_numpy(dtype=bool,
+                                                                      na_value=False)
+        frame = self.deals_pulled.loc[inside]
+        frame.attrs = {**self.deals_pulled.attrs,
+                       "filters": {**(self.deals_pulled.attrs.get("filters") or {}),
+                                   "date_from": self.periods.start,
+                                   "date_to": self.periods.end}}
+        return frame
+
+    @property
+    def as_of(self) -> str:
+        """The data's own latest date: the service's today (its aggregate window's end)."""
+        return self.periods.end
+
+    @property
+    def latest_deal(self) -> str | None:
+        """Date of the latest deal of the cohort."""
+        if not len(self.deals_pulled):
+            return None
+        return _iso(pd.Timestamp(self.deals_pulled["deal_date"].max()))
 
 
-def gather(client: Client, group: Group, window: tuple[str | None, str | None], metric: str,
-           progress: Progress) -> ReportData:
-    """Pull the aggregate, the group's public data and the deals of the window.
+_PROVENANCE_KEYS = ("endpoint", "requests", "from_cache", "rows_expected", "rows_received",
+                    "fetched_at")
+
+
+def _provenance(frame: pd.DataFrame) -> dict[str, Any]:
+    return {k: frame.attrs[k] for k in _PROVENANCE_KEYS if k in frame.attrs}
+
+
+def _service_window(client: Client, cohort: Cohort, metric: str) -> tuple[str, str]:
+    # Without the cohort's start: the service's own window, so a start after its latest date
+    # is told apart (and said so) from a request the service refuses.
+    probe = client.private.aggregate(metric, "none", dict(cohort.deal_filters()))
+    used = (probe.attrs.get("methodology") or {}).get("date_range") or {}
+    start, end = used.get("from"), used.get("to")
+    if not start or not end:
+        raise ValidationError("service", "an aggregate whose meta reports "
+                                         "methodology.date_range", got=probe.attrs.get("methodology"))
+    return str(start), str(end)
+
+
+def _check_vertical(client: Client, cohort: Cohort) -> None:
+    """Fail with a suggestion when no listed company has the cohort's vertical at all."""
+    universe = client.public.search()
+    seen: set[str] = set()
+    for values in universe.get("verticals", pd.Series([], dtype=object)):
+        if isinstance(values, (list, tuple)):
+            seen.update(str(v) for v in values)
+        elif hasattr(values, "tolist"):
+            seen.update(str(v) for v in values.tolist())
+    if seen and cohort.vertical not in seen:
+        raise ValidationError("vertical", f"a vertical of the service's companies"
+                                          f"{did_you_mean(cohort.vertical or '', sorted(seen))}",
+                              got=cohort.vertical)
+
+
+def _public(client: Client, cohort: Cohort, periods: Periods
+            ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame]:
+    members = client.public.search(**cohort.public_filters())
+    if not len(members) and cohort.vertical:
+        _check_vertical(client, cohort)
+    if not len(members):
+        empty = members.iloc[:0]
+        return members, empty, None, pd.DataFrame(
+            {f: pd.Series([], dtype=float) for f in HISTORY_FIELDS},
+            index=pd.PeriodIndex([], freq="M", name="month"))
+    current = client.public.current(members.index, progress=False)
+    group_current = client.public.group_current(**cohort.public_filters())
+    # The interface document lists groups/time-series under /api/v1 only.
+    history = client.public_v1.group_time_series(
+        fields=list(HISTORY_FIELDS), date_from=min(periods.start, periods.prior[0])[:7],
+        date_to=periods.end[:7], **cohort.public_filters())
+    return members, current, group_current, history
+
+
+def _co_investors(client: Client, ids: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The co-investors of ``ids``; investors the service no longer serves (404: deleted since
+    they led the deals) are skipped and returned, any other failure is raised."""
+    try:
+        return client.private.co_investors(ids, progress=False), []
+    except IncompleteResultError as exc:
+        gone = all(isinstance(e, ApiError) and e.status == 404 for e in exc.errors)
+        if not gone or exc.partial is None:
+            raise
+        return exc.partial, [str(item) for item in exc.failed]
+
+
+def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Progress
+           ) -> ReportData:
+    """Pull what the report shows: aggregates, the cohort's public data, deals, co-investors.
 
     Raises
     ------
     dealframe.errors.ValidationError
-        The group has no listed company.
+        ``since`` after the service's latest date; a vertical no company has.
     dealframe.errors.DealframeError
         Anything the client raises (authentication, transport, ...).
     """
-    start, end = window
-    with progress.stage(f"deal aggregate ({metric} by quarter)") as st:
-        filters: dict[str, Any] = dict(group.deal_filters())
-        if start is not None:
-            filters["date_from"] = start
-        if end is not None:
-            filters["date_to"] = end
-        aggregate = client.private.aggregate(metric, "quarter", filters)
-        used = (aggregate.attrs.get("methodology") or {}).get("date_range") or {}
-        date_from, date_to = used.get("from") or start, used.get("to") or end
-        if date_from is None or date_to is None:
-            raise ValidationError("service", "an aggregate whose meta reports "
-                                  "methodology.date_range", got=aggregate.attrs.get("methodology"))
-        st.done(f"{len(aggregate)} quarters, window {date_from} .. {date_to}")
-    with progress.stage(f"public comps for {group.label}") as st:
-        members = client.public.search(**group.public_filters())
-        if not len(members):
-            raise ValidationError(f"group.{group.kind}", "a group with at least one listed "
-                                  "company", got=group.value)
-        current = client.public.current(members.index, progress=False)
-        group_current = client.public.group_current(**group.public_filters())
-        st.done(f"{len(current)} companies")
-    with progress.stage("valuation history") as st:
-        # The interface document lists groups/time-series under /api/v1 only (groups/current
-        # under /api/v2 only); a group body holds no SKU, so the version changes nothing else.
-        history = client.public_v1.group_time_series(fields=[HISTORY_FIELD], date_from=date_from[:7],
-                                                  date_to=date_to[:7], **group.public_filters())
-        st.done(f"{len(history)} months")
+    from dealframe.plot.shaping import investor_activity, participant_rows
+
+    provenance: dict[str, dict[str, Any]] = {}
+    with progress.stage(f"deal aggregates ({metric} by quarter, headline periods)") as st:
+        service_from, service_to = _service_window(client, cohort, metric)
+        if cohort.since is not None and cohort.since > service_to:
+            raise ValidationError("since", f"a date not after the service's latest date "
+                                           f"({service_to})", got=cohort.since)
+        periods = report_window(service_from, service_to, cohort.since)
+        window = {"date_from": periods.start, "date_to": periods.end}
+        aggregate = client.private.aggregate(metric, "quarter",
+                                             {**cohort.deal_filters(), **window})
+        headline: dict[tuple[str, str], pd.DataFrame] = {}
+        for name in HEADLINE_METRICS:
+            for label, (start, end) in (("ltm", periods.ltm), ("prior", periods.prior)):
+                headline[(name, label)] = client.private.aggregate(
+                    name, "none", {**cohort.deal_filters(), "date_from": start, "date_to": end})
+        provenance["deal_aggregate"] = _provenance(aggregate)
+        st.done(f"{len(aggregate)} quarters, window {periods.start} .. {periods.end}")
+    with progress.stage(f"public comps of {cohort.label}") as st:
+        members, current, group_current, history = _public(client, cohort, periods)
+        provenance["current"] = _provenance(current)
+        if group_current is not None:
+            provenance["group_current"] = _provenance(group_current)
+            provenance["valuation_history"] = _provenance(history)
+        st.done(f"{len(current)} listed companies, {len(history)} months of history")
     with progress.stage("deals of the window") as st:
-        deals = client.private.deals({**group.deal_filters(), "date_from": date_from,
-                                      "date_to": date_to}, progress=False)
-        st.done(f"{len(deals):,} deals")
-    return ReportData(group=group, metric=metric, date_from=date_from, date_to=date_to,
-                      members=members, current=current, group_current=group_current,
-                      history=history, aggregate=aggregate, deals=deals,
-                      source=str(client.settings.base_url))
+        deals = client.private.deals({**cohort.deal_filters(), "date_from": periods.pull_start,
+                                      "date_to": periods.end}, progress=False)
+        provenance["deals"] = _provenance(deals)
+        st.done(f"{len(deals):,} deals from {periods.pull_start}")
+    with progress.stage("co-investors of the most active investors") as st:
+        window_deals = deals[deals["deal_date"] >= pd.Timestamp(periods.start)]
+        active = investor_activity(participant_rows(window_deals), top)
+        ids = active["participant_id"].tolist()
+        names = dict(zip(ids, active["name"].astype(object)))
+        skipped: list[str] = []
+        if ids:
+            co, skipped = _co_investors(client, ids)
+            provenance["co_investors"] = _provenance(co)
+        else:
+            co = pd.DataFrame({"investor_id": pd.Series([], dtype="str"),
+                               "id": pd.Series([], dtype="str"),
+                               "name": pd.Series([], dtype="str"),
+                               "shared_deals": pd.Series([], dtype="Int64")})
+        st.done(f"{len(ids)} investors, {len(co):,} co-investor rows"
+                + (f"; {len(skipped)} not served (soft-deleted)" if skipped else ""))
+    return ReportData(cohort=cohort, metric=metric, periods=periods,
+                      service_window=(service_from, service_to), members=members,
+                      current=current, group_current=group_current, history=history,
+                      aggregate=aggregate, headline_aggregates=headline, deals_pulled=deals,
+                      co_investors=co, investor_names=names, co_investors_missing=skipped,
+                      source=str(client.settings.base_url), provenance=provenance)
+
+
+def window_filters(data: ReportData) -> Mapping[str, Any]:
+    """The deal filters (cohort and window) of the report's quarterly aggregate."""
+    return {**data.cohort.deal_filters(), "date_from": data.periods.start,
+            "date_to": data.periods.end}

@@ -1,8 +1,8 @@
 """The report's tables, built from the frames the client returned (pure: no I/O).
 
-Each function takes client frames and returns a plain DataFrame that is both
-shown in the HTML and written as Parquet and CSV, so what a reader sees is
-exactly what the files hold.
+Each function takes client frames and returns a plain DataFrame that is shown in the
+HTML and written as Parquet and CSV, so what a reader sees is what the files hold (the
+page only formats numbers, and writes "NM" and "n/a" where the files hold the status).
 
 Examples
 --------
@@ -20,20 +20,31 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dealframe._vocab import DEAL_TYPES
 from dealframe.analytics import bucket_medians
+from dealframe.analytics.buckets import METRIC_COLUMNS
 from dealframe.analytics.reconcile import compare_buckets
+from dealframe.plot.compare import PUBLIC_COUNTERPART, group_n, multiple_groups
+from dealframe.plot.shaping import (
+    MULTIPLE_BOUNDS,
+    meaningful,
+    multiple_status,
+    participant_names,
+    participant_rows,
+)
 
 __all__ = [
     "COMPS_COLUMNS",
+    "bounds_text",
+    "comps_display",
+    "COMPS_MULTIPLES",
     "ROLLUP_FIELDS",
-    "co_investment_pairs",
+    "comps_summary",
     "comps_table",
-    "deal_activity",
-    "quarter_labels",
+    "multiples_comparison",
+    "notable_deals",
+    "quarterly_medians_table",
     "reconciliation_table",
     "rollup_table",
-    "top_investors",
 ]
 
 #: Columns of the comps table, in order (those the service does not send are left out).
@@ -42,6 +53,8 @@ COMPS_COLUMNS: tuple[str, ...] = (
     "evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "evEbitdaNtm", "marginGrossLtm",
     "marginEbitdaLtm", "revenueGrowthNtmLtm", "ruleOf40",
 )
+#: The multiples of the comps table, to which the NM rule applies.
+COMPS_MULTIPLES: tuple[str, ...] = ("evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "evEbitdaNtm")
 #: Fields of the group rollup shown in the report (the Parquet file holds every field).
 ROLLUP_FIELDS: tuple[str, ...] = (
     "marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm",
@@ -51,7 +64,7 @@ ROLLUP_FIELDS: tuple[str, ...] = (
 
 
 def comps_table(current: pd.DataFrame) -> pd.DataFrame:
-    """The comps: one row per company of the group, largest enterprise value first.
+    """The comps: one row per company of the cohort, largest enterprise value first.
 
     Parameters
     ----------
@@ -61,8 +74,8 @@ def comps_table(current: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        The :data:`COMPS_COLUMNS` present in ``current``, values unchanged,
-        sorted by ``enterpriseValue`` descending (missing last), then SKU.
+        The :data:`COMPS_COLUMNS` present in ``current``, values unchanged, sorted by
+        ``enterpriseValue`` descending (missing last), then SKU.
 
     Examples
     --------
@@ -75,15 +88,82 @@ def comps_table(current: pd.DataFrame) -> pd.DataFrame:
     table = current[columns].copy()
     table.attrs = {}
     if "enterpriseValue" in table:
-        order = np.lexsort((table.index.to_numpy(dtype=object).astype(str),
-                            -table["enterpriseValue"].to_numpy(dtype=float, na_value=np.nan)))
-        ev_missing = table["enterpriseValue"].isna().to_numpy()
-        order = np.concatenate([order[~ev_missing[order]], order[ev_missing[order]]])
+        ev = table["enterpriseValue"].to_numpy(dtype=float, na_value=np.nan)
+        skus = table.index.to_numpy(dtype=object).astype(str)
+        order = np.lexsort((skus, -np.nan_to_num(ev, nan=-np.inf)))
         table = table.iloc[order]
     return table
 
 
-def rollup_table(group_current: pd.DataFrame) -> pd.DataFrame:
+def comps_summary(current: pd.DataFrame) -> pd.DataFrame:
+    """Median, quartiles and counts of each numeric comps column, NM values left out.
+
+    Returns
+    -------
+    DataFrame
+        Index ``stat``: ``median``, ``q1``, ``q3``, ``n`` (meaningful values), ``nm`` (values
+        shown as NM), ``na`` (missing); one column per numeric column of
+        :data:`COMPS_COLUMNS`. Multiples follow :func:`dealframe.plot.shaping.multiple_status`;
+        other columns count every value present.
+
+    Examples
+    --------
+    >>> cur = pd.DataFrame({"evRevenueNtm": [1.0, 3.0, 90.0, None], "revenueNtm": [1.0] * 4})
+    >>> comps_summary(cur)["evRevenueNtm"].tolist()
+    [2.0, 1.5, 2.5, 2.0, 1.0, 1.0]
+    """
+    out: dict[str, list[float]] = {}
+    for column in COMPS_COLUMNS:
+        if column not in current or column in ("name", "country"):
+            continue
+        if column in COMPS_MULTIPLES:
+            status = multiple_status(current, column)
+            values = meaningful(current, column).dropna()
+            nm, na = int((status == "NM").sum()), int((status == "n/a").sum())
+        else:
+            values = pd.to_numeric(current[column], errors="coerce").dropna()
+            nm, na = 0, int(len(current) - len(values))
+        q1, median, q3 = (np.quantile(values, (0.25, 0.5, 0.75)) if len(values)
+                          else (np.nan, np.nan, np.nan))
+        out[column] = [float(median), float(q1), float(q3), float(len(values)), float(nm),
+                       float(na)]
+    return pd.DataFrame(out, index=pd.Index(["median", "q1", "q3", "n", "nm", "na"],
+                                            name="stat"))
+
+
+def comps_display(comps: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """The comps table as shown: summary rows first (median, quartiles, n), NM as "NM".
+
+    Returns an object frame (numbers stay numbers, for the page's formats); the NM rule
+    is applied to the multiples of :data:`COMPS_MULTIPLES`.
+
+    Examples
+    --------
+    >>> c = pd.DataFrame({"name": ["A"], "evRevenueNtm": [90.0], "revenueNtm": [1.0]},
+    ...                  index=pd.Index(["A-USA"], name="sku"))
+    >>> comps_display(c, comps_summary(c))["evRevenueNtm"].tolist()
+    [nan, nan, nan, '0', 'NM']
+    """
+    shown = comps.astype(object).copy()
+    for column in COMPS_MULTIPLES:
+        if column in comps:
+            status = multiple_status(comps, column)
+            shown.loc[status == "NM", column] = "NM"
+    head = summary.loc[["median", "q1", "q3"]].rename(
+        index={"median": "Median", "q1": "25th percentile", "q3": "75th percentile"})
+    head = head.reindex(columns=shown.columns).astype(object)
+    counts = summary.loc["n"].reindex(shown.columns)
+    n_row = pd.DataFrame([[f"{int(v)}" if pd.notna(v) else "" for v in counts]],
+                         columns=shown.columns, index=["n (meaningful)"], dtype=object)
+    head = pd.concat([head, n_row])
+    for column in ("name", "country"):
+        if column in head:
+            head[column] = ""
+    head.index.name = comps.index.name
+    return pd.concat([head, shown])
+
+
+def rollup_table(group_current: pd.DataFrame | None) -> pd.DataFrame:
     """The service's group sums and medians, restricted to the comps' fields.
 
     Examples
@@ -93,55 +173,13 @@ def rollup_table(group_current: pd.DataFrame) -> pd.DataFrame:
     >>> rollup_table(gc).index.tolist()
     ['marketCap']
     """
+    if group_current is None:
+        return pd.DataFrame({"sum": pd.Series([], dtype=float),
+                             "median": pd.Series([], dtype=float)},
+                            index=pd.Index([], name="field", dtype="str"))
     fields = [f for f in ROLLUP_FIELDS if f in group_current.index]
     table = group_current.loc[fields, ["sum", "median"]].copy()
     table.attrs = {}
-    return table
-
-
-def quarter_labels(date_from: Any, date_to: Any) -> list[str]:
-    """Every ``YYYY-Qn`` label from the quarter of ``date_from`` to that of ``date_to``.
-
-    Examples
-    --------
-    >>> quarter_labels("2024-02-10", "2024-12-31")
-    ['2024-Q1', '2024-Q2', '2024-Q3', '2024-Q4']
-    """
-    periods = pd.period_range(pd.Period(date_from, "Q"), pd.Period(date_to, "Q"), freq="Q")
-    return [f"{p.year}-Q{p.quarter}" for p in periods]
-
-
-def deal_activity(deals: pd.DataFrame, date_from: Any, date_to: Any) -> pd.DataFrame:
-    """Deal counts per quarter of the window and deal type (every quarter, zeros included).
-
-    Returns
-    -------
-    DataFrame
-        Index ``quarter`` (``YYYY-Qn``, the aggregate's labels), one int64
-        column per deal type (the vocabulary first, then any new type), and
-        ``total``.
-
-    Examples
-    --------
-    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-05", "2024-05-01"]),
-    ...                   "deal_type": ["M&A", "Venture"]})
-    >>> deal_activity(d, "2024-01-01", "2024-06-30")[["M&A", "Venture", "total"]].values.tolist()
-    [[1, 0, 1], [0, 1, 1]]
-    """
-    labels = quarter_labels(date_from, date_to)
-    dates = pd.to_datetime(deals["deal_date"]) if len(deals) else pd.Series([], dtype="datetime64[us]")
-    quarters = dates.dt.to_period("Q")
-    label = [f"{p.year}-Q{p.quarter}" if p is not pd.NaT else None for p in quarters]
-    types = deals["deal_type"].astype("object") if len(deals) else pd.Series([], dtype=object)
-    seen = [t for t in pd.unique(types.dropna()) if t not in DEAL_TYPES]
-    columns = list(DEAL_TYPES) + sorted(seen)
-    counts = pd.crosstab(pd.Series(label, index=deals.index, name="quarter"),
-                         pd.Series(types, index=deals.index, name="deal_type")) if len(deals) \
-        else pd.DataFrame()
-    table = counts.reindex(index=labels, columns=columns, fill_value=0).fillna(0).astype("int64")
-    table.index.name = "quarter"
-    table.columns = pd.Index([str(c) for c in table.columns], name=None)
-    table["total"] = table.sum(axis=1)
     return table
 
 
@@ -166,7 +204,6 @@ def reconciliation_table(service: pd.DataFrame, deals: pd.DataFrame, metric: str
     ...     "ev_revenue": [1.0, 2, 3, 4, 5]}), "ev_revenue", "year", "2024-01-01", "2024-12-31")
     >>> deals = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 5),
     ...                       "ev_revenue": [1.0, 2, 3, 4, 5]})
-    >>> svc.attrs["methodology"]["date_range"] = {"from": "2024-01-01", "to": "2024-12-31"}
     >>> reconciliation_table(svc, deals, "ev_revenue", "year").attrs["summary"]
     '1 of 1 buckets match'
     """
@@ -178,89 +215,170 @@ def reconciliation_table(service: pd.DataFrame, deals: pd.DataFrame, metric: str
     matched, total = int(frame["match"].sum()), len(frame)
     frame.attrs = {"matched": matched, "buckets": total,
                    "summary": f"{matched} of {total} buckets match",
-                   "total_deals": (service.attrs.get("total_deals"), local.attrs.get("total_deals")),
+                   "total_deals": (service.attrs.get("total_deals"),
+                                   local.attrs.get("total_deals")),
                    "outliers_trimmed": (service.attrs.get("outliers_trimmed"),
                                         local.attrs.get("outliers_trimmed"))}
     return frame
 
 
-def _participant_counts(exploded: pd.DataFrame, role: str) -> pd.Series:
-    rows = exploded[exploded["role"] == role]
-    return rows.drop_duplicates(["deal_id", "participant_id"]).groupby(
-        "participant_id", sort=False, observed=True).size()
+def quarterly_medians_table(service: pd.DataFrame, deals: pd.DataFrame, metric: str,
+                            small_n: int, level: float) -> pd.DataFrame:
+    """Medians per quarter of the meaningful values, by the service's method, with intervals.
+
+    :func:`~dealframe.analytics.bucket_medians` over the deals, in the window and with the
+    small-n threshold of the service's aggregate ``service``, after NM multiples are removed
+    (EV/Revenue and EV/EBITDA; other metrics keep every value, and then equal the service's
+    aggregate). Quarters with fewer than ``small_n`` values get a bootstrap interval at
+    ``level`` (``median_low``, ``median_high``; NaN elsewhere).
+
+    Examples
+    --------
+    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 6),
+    ...                   "ev_revenue": [1.0, 2, 3, 4, 5, 80]})
+    >>> svc = bucket_medians(d, "ev_revenue", "quarter", "2024-01-01", "2024-03-31")
+    >>> t = quarterly_medians_table(svc, d, "ev_revenue", 30, 0.9)
+    >>> int(t.loc[0, "n"]), float(t.loc[0, "median"]), bool(t.loc[0, "median_low"] <= 3.0)
+    (5, 3.0, True)
+    """
+    methodology = service.attrs.get("methodology") or {}
+    window = methodology.get("date_range") or {}
+    threshold = int(methodology.get("small_n_threshold", 5))
+    frame = pd.DataFrame({"deal_date": deals["deal_date"].to_numpy(),
+                          "value": (meaningful(deals, metric) if metric in MULTIPLE_BOUNDS
+                                    else pd.to_numeric(deals[METRIC_COLUMNS[metric]],
+                                                       errors="coerce")).to_numpy()})
+    table = bucket_medians(frame, metric, "quarter", window.get("from"), window.get("to"),
+                           small_n_threshold=threshold, value_column="value")
+    n = pd.to_numeric(table["n"], errors="coerce").fillna(0).to_numpy()
+    small = (n > 0) & (n < small_n) & table["median"].notna().to_numpy()
+    table["median_low"] = np.nan
+    table["median_high"] = np.nan
+    if small.any():
+        dates = pd.to_datetime(frame["deal_date"])
+        keep = np.zeros(len(frame), dtype=bool)
+        for start, end in zip(table.loc[small, "period_start"], table.loc[small, "period_end"]):
+            keep |= ((dates >= pd.Timestamp(start)) & (dates <= pd.Timestamp(end))).to_numpy(
+                dtype=bool, na_value=False)
+        local = bucket_medians(frame.loc[keep], metric, "quarter", window.get("from"),
+                               window.get("to"), small_n_threshold=threshold,
+                               value_column="value", ci=level, ci_resamples=4999, rng=0)
+        for column in ("median_low", "median_high"):
+            table[column] = np.where(small, local[column].to_numpy(dtype=float), np.nan)
+    table.attrs = {**table.attrs, "ci": {"confidence": level, "method": "percentile bootstrap",
+                                         "resamples": 4999, "below_n": small_n},
+                   "nm_removed": metric in MULTIPLE_BOUNDS}
+    return table
 
 
-def top_investors(exploded: pd.DataFrame, n: int = 15) -> pd.DataFrame:
-    """The ``n`` participants with the most deals led (funding rounds) or bought (M&A).
-
-    Parameters
-    ----------
-    exploded : DataFrame
-        :func:`dealframe.explode_participants` of a deals frame.
-    n : int
-        Rows kept.
+def notable_deals(deals: pd.DataFrame, start: str, n: int = 10) -> pd.DataFrame:
+    """The largest deals since ``start``: by valuation, else amount raised.
 
     Returns
     -------
     DataFrame
-        ``participant_id``, ``name``, ``country``, ``led``, ``bought``,
-        ``deals`` (distinct deals in either role), ``first_deal``,
-        ``last_deal``; most deals first, then name and id.
+        ``deal_date``, ``target``, ``country``, ``deal_type``, ``deal_subtype``,
+        ``raised``, ``valuation``, ``ev_revenue`` (NaN when not meaningful), ``parties``
+        (lead investors or buyers), ``id``; largest first.
 
     Examples
     --------
-    >>> ex = pd.DataFrame({"deal_id": ["d1", "d2", "d2"],
-    ...     "role": ["lead_investors", "lead_investors", "lead_investors"],
-    ...     "participant_id": ["a", "a", "b"], "participant_name": ["A", "A", "B"],
-    ...     "participant_country": ["USA", "USA", None],
-    ...     "deal_date": pd.to_datetime(["2024-01-01", "2024-02-01", "2024-02-01"])})
-    >>> top_investors(ex)[["participant_id", "led", "deals"]].values.tolist()
-    [['a', 2, 2], ['b', 1, 1]]
+    >>> from dealframe.frames.private import deals_frame
+    >>> d = deals_frame([{"id": "x", "deal_date": "2024-03-01", "deal_type": "M&A",
+    ...     "deal_valuation": 900.0, "target": {"name": "T"},
+    ...     "buyers": [{"id": "b", "name": "Buyer"}]}])
+    >>> notable_deals(d, "2024-01-01")[["target", "valuation", "parties"]].values.tolist()
+    [['T', 900.0, 'Buyer']]
     """
-    rows = exploded[exploded["role"].isin(["lead_investors", "buyers"])
-                    & exploded["participant_id"].notna()]
-    columns = ["participant_id", "name", "country", "led", "bought", "deals", "first_deal",
-               "last_deal"]
-    if not len(rows):
-        empty = pd.DataFrame({c: pd.Series([], dtype="str") for c in columns[:3]})
-        for c in ("led", "bought", "deals"):
-            empty[c] = pd.Series([], dtype="int64")
-        for c in ("first_deal", "last_deal"):
-            empty[c] = pd.Series([], dtype="datetime64[us]")
-        return empty
-    grouped = rows.groupby("participant_id", sort=False)
-    table = pd.DataFrame({
-        "name": grouped["participant_name"].first(),
-        "country": grouped["participant_country"].first(),
-        "led": _participant_counts(rows, "lead_investors"),
-        "bought": _participant_counts(rows, "buyers"),
-        "deals": grouped["deal_id"].nunique(),
-        "first_deal": grouped["deal_date"].min(),
-        "last_deal": grouped["deal_date"].max(),
-    })
-    for c in ("led", "bought", "deals"):
-        table[c] = table[c].fillna(0).astype("int64")
-    table.index.name = "participant_id"
-    table = table.reset_index()
-    table["participant_id"] = table["participant_id"].astype("str")
-    for c in ("name", "country"):
-        table[c] = table[c].astype("str")
-    table = table.sort_values(["deals", "name", "participant_id"], ascending=[False, True, True],
-                              kind="stable", ignore_index=True)
-    return table.head(n)[columns]
+    recent = deals.loc[(deals["deal_date"] >= pd.Timestamp(start)).to_numpy(
+        dtype=bool, na_value=False)]
+    size = pd.to_numeric(recent["deal_valuation"], errors="coerce").fillna(
+        pd.to_numeric(recent["deal_raised"], errors="coerce"))
+    order = size.sort_values(ascending=False, kind="stable", na_position="last").index
+    chosen = recent.loc[order[:n]]
+    parties = participant_names(participant_rows(chosen))
+    return pd.DataFrame({
+        "deal_date": chosen["deal_date"].to_numpy(),
+        "target": chosen["target_name"].astype(object).to_numpy(),
+        "country": chosen["target_country"].astype(object).to_numpy(),
+        "deal_type": chosen["deal_type"].astype(object).to_numpy(),
+        "deal_subtype": chosen["deal_subtype"].astype(object).to_numpy(),
+        "raised": pd.to_numeric(chosen["deal_raised"], errors="coerce").to_numpy(),
+        "valuation": pd.to_numeric(chosen["deal_valuation"], errors="coerce").to_numpy(),
+        "ev_revenue": meaningful(chosen, "ev_revenue").to_numpy(),
+        "parties": [parties.get(i, None) for i in chosen["id"].astype(object)],
+        "id": chosen["id"].astype(object).to_numpy(),
+    }).astype({"target": "str", "country": "str", "deal_type": "str", "deal_subtype": "str",
+               "parties": "str", "id": "str"})
 
 
-def co_investment_pairs(edges: pd.DataFrame, n: int = 15) -> pd.DataFrame:
-    """The ``n`` pairs that shared the most deals (``co_investment_edges`` is sorted so).
+def multiples_comparison(current: pd.DataFrame, deals: pd.DataFrame,
+                         periods: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """Median and quartiles of EV/Revenue and EV/EBITDA: public comps against deals.
+
+    Parameters
+    ----------
+    current : DataFrame
+        The cohort's ``client.public.current``.
+    deals : DataFrame
+        The cohort's deals.
+    periods : dict
+        Label to (start, end) of the deal periods compared (e.g. last 12 months, window).
+
+    Returns
+    -------
+    DataFrame
+        ``metric``, ``group`` (public comps, all deals, and funding rounds and M&A when the
+        deals hold both), ``period``,
+        ``n`` (deals: before trimming, as the service counts), ``median``, ``q1``, ``q3``
+        (of the values kept), ``vs_public`` (the group's median over the public
+        median, minus 1; NaN on the public row). Values are those of
+        :func:`dealframe.plot.compare.multiple_groups`: NM values out; deals trimmed as
+        the service trims them.
 
     Examples
     --------
-    >>> e = pd.DataFrame({"investor_a": ["a", "a"], "investor_b": ["b", "c"],
-    ...                   "shared_deals": [3, 1]})
-    >>> co_investment_pairs(e, 1)["investor_b"].tolist()
-    ['b']
+    >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 4.0], "evEbitdaLtm": [10.0, 12.0]})
+    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-02-01"] * 5),
+    ...                   "deal_type": ["M&A"] * 5, "ev_revenue": [6.0] * 5,
+    ...                   "ev_ebitda": [None] * 5})
+    >>> t = multiples_comparison(cur, d, {"2024": ("2024-01-01", "2024-12-31")})
+    >>> t.loc[t["group"] == "all deals", ["metric", "median", "vs_public"]].values.tolist()[0]
+    ['ev_revenue', 6.0, 1.0]
     """
-    table = edges.head(n).reset_index(drop=True)
-    table.attrs = {}
+    rows: list[dict[str, Any]] = []
+    dates = pd.to_datetime(deals["deal_date"])
+    first = next(iter(periods))
+    for metric in PUBLIC_COUNTERPART:
+        public_median = np.nan
+        for label, (start, end) in periods.items():
+            inside = ((dates >= pd.Timestamp(start)) & (dates <= pd.Timestamp(end))).to_numpy(
+                dtype=bool, na_value=False)
+            groups = multiple_groups(current, deals.loc[inside], metric, (start, end))
+            for group, values in groups.items():
+                if group == "public comps" and label != first:
+                    continue  # the public comps are today's: listed once
+                q1, median, q3 = (np.quantile(values, (0.25, 0.5, 0.75)) if len(values)
+                                  else (np.nan, np.nan, np.nan))
+                public = group == "public comps"
+                if public:
+                    public_median = float(median)
+                rows.append({"metric": metric, "group": group,
+                             "period": "today (LTM multiples)" if public else label,
+                             "n": group_n(values), "median": float(median), "q1": float(q1),
+                             "q3": float(q3),
+                             "vs_public": np.nan if public or not public_median
+                             else float(median) / public_median - 1})
+    table = pd.DataFrame(rows)
+    table["n"] = table["n"].astype("int64")
     return table
 
+
+def bounds_text() -> str:
+    """The NM rule in one sentence (shown under the comps table and in the methodology)."""
+    revenue = MULTIPLE_BOUNDS["evRevenueLtm"]
+    ebitda = MULTIPLE_BOUNDS["evEbitdaLtm"]
+    return (f"NM (not meaningful): a multiple whose denominator (revenue or EBITDA of the same "
+            f"period) is zero or negative, whose enterprise value is negative, or that is "
+            f"negative or above {revenue:g}x (EV/Revenue) or {ebitda:g}x (EV/EBITDA). NM and "
+            f"missing values (n/a) are left out of medians and quartiles.")

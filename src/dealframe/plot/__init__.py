@@ -1,0 +1,57 @@
+"""Charts as functions: each takes the frames the client returns and returns the Axes.
+
+Every chart has a title, labelled axes, the number of items behind it where it matters,
+and alt text (:func:`alt_text`) that says in words what the chart shows. Missing values
+are written "n/a" and not-meaningful multiples "NM" (never a missing bar that reads as
+zero); quarters the window covers only in part are drawn hatched and labelled "partial".
+
+Pass ``ax=`` to draw into your own figure; without it a chart makes a new pyplot figure
+(as pandas' ``DataFrame.plot`` does), which a notebook shows under the cell. The report
+draws into standalone figures (:func:`figure`) and never touches pyplot.
+
+Needs the ``report`` extra (matplotlib).
+
+==============================  ==============================================================
+:func:`comps_multiples`         a multiple per company (``public.current``), median line
+:func:`growth_vs_multiple`      growth against a multiple, one point per company
+:func:`group_history`           the group's median by month (``group_time_series``)
+:func:`deals_per_quarter`       deals per quarter by type (``private.deals``)
+:func:`capital_raised`          capital raised per quarter (``private.deals``)
+:func:`quarterly_medians`       median per quarter with band, n, intervals (``aggregate``)
+:func:`private_vs_public`       deal multiples beside the public comps' multiples
+:func:`top_investors`           most active lead investors and buyers (``private.deals``)
+:func:`co_investment`           investor pairs by shared deals (``private.co_investors``)
+==============================  ==============================================================
+
+Examples
+--------
+>>> import matplotlib.pyplot as plt  # doctest: +SKIP
+>>> import dealframe.plot as dplot
+>>> fig, ax = plt.subplots(figsize=(8, 4))  # doctest: +SKIP
+>>> dplot.deals_per_quarter(client.private.deals(target_region=["Western Europe"]), ax=ax)  # doctest: +SKIP
+>>> dplot.alt_text(ax)  # doctest: +SKIP
+'Stacked bars of deals per quarter by deal type, 4,445 deals over 21 quarters ...'
+"""
+
+from __future__ import annotations
+
+from ._base import alt_text, figure, png
+from .compare import private_vs_public
+from .comps import comps_multiples, group_history, growth_vs_multiple
+from .deals import capital_raised, deals_per_quarter, quarterly_medians
+from .investors import co_investment, top_investors
+
+__all__ = [
+    "alt_text",
+    "capital_raised",
+    "co_investment",
+    "comps_multiples",
+    "deals_per_quarter",
+    "figure",
+    "group_history",
+    "growth_vs_multiple",
+    "png",
+    "private_vs_public",
+    "quarterly_medians",
+    "top_investors",
+]

@@ -1,0 +1,151 @@
+"""Private deal multiples beside the public comps of the same cohort."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.transforms import blended_transform_factory
+
+from dealframe.errors import ValidationError
+
+from ._base import ACCENT, PALETTE, SECOND, axes_for, empty, finish
+from .shaping import deal_window, meaningful, trimmed_multiples
+
+__all__ = ["PUBLIC_COUNTERPART", "group_n", "multiple_groups", "private_vs_public"]
+
+#: The Family A field set beside each deal multiple (deal multiples are on trailing figures).
+PUBLIC_COUNTERPART: dict[str, str] = {"ev_revenue": "evRevenueLtm", "ev_ebitda": "evEbitdaLtm"}
+_LABEL = {"ev_revenue": "EV/Revenue", "ev_ebitda": "EV/EBITDA"}
+
+
+def group_n(values: pd.Series) -> int:
+    """The n of a group of :func:`multiple_groups`: for deals, the values before trimming.
+
+    Examples
+    --------
+    >>> group_n(pd.Series([1.0, 2.0]))
+    2
+    """
+    return int(values.attrs.get("n", len(values)))
+
+
+def multiple_groups(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue",
+                    window: Any = None) -> dict[str, pd.Series]:
+    """The multiples of each group: public comps, all deals, funding rounds, M&A.
+
+    Public comps are ``current``'s trailing multiple (:data:`PUBLIC_COUNTERPART`), every
+    meaningful value (as a comps table's median would count them). Deals are
+    split by ``deal_type`` (M&A against every other type, when there are both) and each
+    group is reduced to the
+    values the service's method keeps (:func:`~dealframe.plot.shaping.trimmed_multiples`:
+    NM values out, then outliers beyond 1.5 IQR), so a group's median is the service's
+    median of its meaningful values.
+
+    Examples
+    --------
+    >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 3.0]})
+    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 6),
+    ...                   "deal_type": ["M&A"] + ["Venture"] * 5,
+    ...                   "ev_revenue": [4.0, 9.0, 8.0, 7.0, 6.0, 5.0]})
+    >>> {k: group_n(v) for k, v in multiple_groups(cur, d).items()}
+    {'public comps': 2, 'all deals': 6, 'funding rounds': 5, 'M&A': 1}
+    >>> list(multiple_groups(cur, d.iloc[1:]))
+    ['public comps', 'all deals']
+    """
+    if metric not in PUBLIC_COUNTERPART:
+        raise ValidationError("metric", f"one of {', '.join(PUBLIC_COUNTERPART)}", got=metric)
+    for argument, frame in (("current", current), ("deals", deals)):
+        if not isinstance(frame, pd.DataFrame):
+            raise ValidationError(argument, "a DataFrame from the client",
+                                  got=type(frame).__name__)
+    public = meaningful(current, PUBLIC_COUNTERPART[metric]).dropna() \
+        if PUBLIC_COUNTERPART[metric] in current else pd.Series([], dtype=float)
+    if metric not in deals or "deal_date" not in deals:
+        nothing = pd.Series([], dtype=float)
+        return {"public comps": public.reset_index(drop=True), "all deals": nothing,
+                "funding rounds": nothing, "M&A": nothing}
+    window = deal_window(deals, window)
+    is_ma = (deals["deal_type"].astype(object) == "M&A").to_numpy(dtype=bool) \
+        if "deal_type" in deals else np.zeros(len(deals), dtype=bool)
+    groups = {"public comps": public.reset_index(drop=True),
+              "all deals": trimmed_multiples(deals, metric, window).reset_index(drop=True)}
+    if is_ma.any() and not is_ma.all():  # else the one kind of deal is "all deals"
+        groups["funding rounds"] = trimmed_multiples(deals.loc[~is_ma], metric,
+                                                     window).reset_index(drop=True)
+        groups["M&A"] = trimmed_multiples(deals.loc[is_ma], metric, window).reset_index(drop=True)
+    return groups
+
+
+def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue",
+                      *, window: Any = None, ax: Axes | None = None) -> Axes:
+    """Box plots of a multiple: the public comps today beside the deals (all, rounds, M&A).
+
+    The values of each group are those of :func:`multiple_groups` (deals: NM values out and
+    outliers trimmed as the service trims them), so each box's median line is the median
+    the report quotes.
+
+    Parameters
+    ----------
+    current : DataFrame
+        ``client.public.current(skus)`` of the cohort's listed companies.
+    deals : DataFrame
+        ``client.private.deals(...)`` of the same cohort (and the period to compare).
+    metric : {"ev_revenue", "ev_ebitda"}
+    window : (date_from, date_to), optional
+        The deals' window (default: the dates they were pulled with).
+    ax : matplotlib Axes, optional
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dealframe.plot import figure
+    >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 3.0, 4.0]})
+    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 6),
+    ...                   "deal_type": ["M&A"] + ["Venture"] * 5,
+    ...                   "ev_revenue": [4.0, 9.0, 8.0, 7.0, 6.0, 5.0]})
+    >>> ax = private_vs_public(cur, d, ax=figure()[1])
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['public comps\\nn=3', 'all deals\\nn=6', 'funding rounds\\nn=5', 'M&A\\nn=1']
+    """
+    groups = multiple_groups(current, deals, metric, window)
+    label = _LABEL[metric]
+    ax = axes_for(ax, 7.0, 3.6)
+    title = f"{label}: public comps (LTM, today) against private deals"
+    xlabel = f"{label} (x, log scale)"
+    ylabel = "group"
+    filled = {k: v for k, v in groups.items() if len(v)}
+    if not filled:
+        return empty(ax, title, xlabel, ylabel)
+    names = list(groups)
+    y = np.arange(len(names))[::-1]
+    colours = (ACCENT, PALETTE[4], PALETTE[2], SECOND)
+    for yi, name, colour in zip(y, names, colours):
+        values = groups[name].to_numpy(dtype=float)
+        positive = values[values > 0]
+        if not len(positive):
+            ax.text(0.5, yi, "n/a (too few values)", va="center", ha="center", fontsize=8,
+                    color="#888888", transform=blended_transform_factory(ax.transAxes,
+                                                                         ax.transData))
+            continue
+        box = ax.boxplot(positive, positions=[yi], orientation="horizontal", widths=0.55,
+                         showfliers=False, patch_artist=True, medianprops={"color": "black"})
+        for patch in box["boxes"]:
+            patch.set(facecolor=colour, alpha=0.35, edgecolor=colour)
+        median = float(np.median(positive))
+        ax.annotate(f"{median:.1f}x", (median, yi + 0.3), ha="center", fontsize=8)
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_yticks(y, [f"{k}\nn={group_n(v)}" for k, v in groups.items()], fontsize=8)
+    medians = {k: float(np.median(v)) for k, v in filled.items()}
+    parts = [f"{k} median {m:.1f}x (n={group_n(groups[k])})" for k, m in medians.items()]
+    alt = (f"Box plots of {label} on a log scale, whiskers at 1.5 IQR, deals trimmed as the "
+           "service trims them: " + "; ".join(parts)
+           + "." + ("" if len(filled) == len(groups) else
+                    f" No value for {', '.join(k for k in groups if k not in filled)}."))
+    return finish(ax, title, xlabel, ylabel, alt, grid="x")

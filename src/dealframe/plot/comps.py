@@ -1,0 +1,224 @@
+"""Charts of public comps: multiples per company, growth against valuation, group history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+from dealframe.errors import ValidationError
+
+from ._base import ACCENT, MUTED, SECOND, axes_for, empty, finish
+from .labels import place_labels
+from .shaping import MULTIPLE_BOUNDS, meaningful, multiple_status
+
+__all__ = ["FIELD_LABELS", "comps_multiples", "group_history", "growth_vs_multiple"]
+
+#: Axis text of the Family A fields the charts use.
+FIELD_LABELS: dict[str, str] = {
+    "evRevenueLtm": "EV / revenue, last twelve months (x)",
+    "evRevenueNtm": "EV / revenue, next twelve months (x)",
+    "evEbitdaLtm": "EV / EBITDA, last twelve months (x)",
+    "evEbitdaNtm": "EV / EBITDA, next twelve months (x)",
+    "revenueGrowthNtmLtm": "revenue growth, NTM over LTM (%)",
+    "marginEbitdaLtm": "EBITDA margin, LTM (%)",
+    "ruleOf40": "rule of 40 (%)",
+}
+_SHORT = {"evRevenueLtm": "EV/Revenue LTM", "evRevenueNtm": "EV/Revenue NTM",
+          "evEbitdaLtm": "EV/EBITDA LTM", "evEbitdaNtm": "EV/EBITDA NTM",
+          "revenueGrowthNtmLtm": "growth NTM/LTM"}
+
+
+def _need(frame: Any, argument: str, columns: tuple[str, ...]) -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError(argument, "a DataFrame from the client", got=type(frame).__name__)
+    missing = [c for c in columns if c not in frame]
+    if missing:
+        raise ValidationError(argument, f"a frame with the column(s) {', '.join(missing)}")
+    return frame
+
+
+def _names(frame: pd.DataFrame) -> list[str]:
+    if "name" in frame:
+        return [str(n) if pd.notna(n) else str(i) for n, i in zip(frame["name"], frame.index)]
+    return [str(i) for i in frame.index]
+
+
+def _short_name(name: str, most: int = 22) -> str:
+    return name if len(name) <= most else name[: most - 1].rstrip() + "…"
+
+
+def comps_multiples(current: pd.DataFrame, column: str = "evRevenueNtm", *, top: int = 25,
+                    bound: float | None = None, ax: Axes | None = None) -> Axes:
+    """A multiple for the largest companies, with "NM" and "n/a" written where there is no bar.
+
+    Parameters
+    ----------
+    current : DataFrame
+        ``client.public.current(skus)``.
+    column : str, default "evRevenueNtm"
+        The multiple (``evRevenueLtm``, ``evEbitdaLtm`` ...).
+    top : int, default 25
+        Companies shown, largest enterprise value first.
+    bound : float, optional
+        NM above this (see :func:`dealframe.plot.shaping.multiple_status`).
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        With a dashed line at the median of the meaningful values of *all* companies.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dealframe.plot import alt_text, figure
+    >>> cur = pd.DataFrame({"name": ["A", "B", "C"], "enterpriseValue": [9.0, 5.0, 1.0],
+    ...                     "evRevenueNtm": [2.0, None, 80.0], "revenueNtm": [4.0, 1.0, 1.0]})
+    >>> ax = comps_multiples(cur, ax=figure()[1])
+    >>> [t.get_text() for t in ax.texts]
+    ['2.0x', 'n/a', 'NM']
+    """
+    current = _need(current, "current", (column,))
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ValidationError("top", "a positive integer", got=top)
+    shown = current.sort_values("enterpriseValue", ascending=False, na_position="last",
+                                kind="stable").head(top) if "enterpriseValue" in current \
+        else current.head(top)
+    short = _SHORT.get(column, column)
+    title = f"{short}, {len(shown)} largest of {len(current)} companies"
+    ax = axes_for(ax, 7.0, 0.24 * max(len(shown), 4) + 1.3)
+    xlabel, ylabel = FIELD_LABELS.get(column, column), "company (largest enterprise value first)"
+    if not len(shown):
+        return empty(ax, title, xlabel, ylabel)
+    status = multiple_status(shown, column, bound).to_numpy()
+    values = meaningful(shown, column, bound).to_numpy(dtype=float)
+    y = np.arange(len(shown))[::-1]
+    ax.barh(y, np.nan_to_num(values), color=ACCENT, height=0.7)
+    ax.set_yticks(y, [_short_name(n, 28) for n in _names(shown)], fontsize=8)
+    ok_all = meaningful(current, column, bound).dropna()
+    median = float(ok_all.median()) if len(ok_all) else np.nan
+    right = np.nanmax(values) if np.isfinite(values).any() else 1.0
+    for yi, v, s in zip(y, values, status):
+        text = f"{v:.1f}x" if s == "ok" else s
+        ax.text((v if s == "ok" else 0) + right * 0.01, yi, text, va="center", fontsize=7,
+                color="#333333" if s == "ok" else MUTED)
+    if np.isfinite(median):
+        ax.axvline(median, color=SECOND, linestyle="--", linewidth=1.2,
+                   label=f"median of all {len(ok_all)} meaningful: {median:.1f}x")
+        ax.legend(loc="lower right", fontsize=8, frameon=False)
+    ax.set_xlim(0, right * 1.12)
+    counts = {s: int((status == s).sum()) for s in ("NM", "n/a")}
+    bound_value = MULTIPLE_BOUNDS.get(column) if bound is None else bound
+    alt = (f"Horizontal bars of {short} for the {len(shown)} largest of {len(current)} companies"
+           f" by enterprise value. Median of the {len(ok_all)} meaningful values: "
+           + (f"{median:.1f}x." if np.isfinite(median) else "n/a.")
+           + (f" Largest shown: {_names(shown)[int(np.nanargmax(values))]} at "
+              f"{np.nanmax(values):.1f}x." if np.isfinite(values).any() else "")
+           + f" {counts['NM']} shown as NM (negative denominator or above "
+           f"{bound_value:g}x), {counts['n/a']} as n/a (no value).")
+    return finish(ax, title, xlabel, ylabel, alt, grid="x")
+
+
+def growth_vs_multiple(current: pd.DataFrame, x: str = "revenueGrowthNtmLtm",
+                       y: str = "evRevenueNtm", *, label_top: int = 8,
+                       ax: Axes | None = None) -> Axes:
+    """Revenue growth against a multiple, one point per company, sized by enterprise value.
+
+    The y axis is logarithmic (multiples are log-normal with outliers). The ``label_top``
+    largest companies are named where a label fits without overlapping another (a label that
+    cannot be placed is left out rather than drawn over one).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dealframe.plot import figure
+    >>> cur = pd.DataFrame({"name": ["A", "B"], "revenueGrowthNtmLtm": [5.0, 20.0],
+    ...                     "evRevenueNtm": [2.0, 6.0], "enterpriseValue": [100.0, 900.0],
+    ...                     "revenueNtm": [50.0, 150.0]})
+    >>> growth_vs_multiple(cur, ax=figure()[1]).get_yscale()
+    'log'
+    """
+    current = _need(current, "current", (x, y))
+    ax = axes_for(ax, 6.4, 4.2)
+    values = meaningful(current, y)
+    xs = pd.to_numeric(current[x], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    ys = values.to_numpy(dtype=float)
+    ok = np.isfinite(xs) & np.isfinite(ys) & (ys > 0)
+    short = _SHORT.get(y, y)
+    title = f"Growth against {short}, {int(ok.sum())} of {len(current)} companies"
+    xlabel, ylabel = FIELD_LABELS.get(x, x), FIELD_LABELS.get(y, y) + ", log scale"
+    if not ok.any():
+        return empty(ax, title, xlabel, ylabel)
+    ev = pd.to_numeric(current["enterpriseValue"], errors="coerce").to_numpy(
+        dtype=float, na_value=np.nan) if "enterpriseValue" in current else np.ones(len(current))
+    scale = max(float(np.nanmax(np.where(ok, ev, np.nan))) if np.isfinite(ev[ok]).any() else 1,
+                1e-9)
+    size = 12 + 180 * np.sqrt(np.clip(np.nan_to_num(ev), 0, None) / scale)
+    ax.scatter(xs[ok], ys[ok], s=size[ok], color=ACCENT, alpha=0.5, edgecolor="white",
+               linewidth=0.6)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    names = _names(current)
+    biggest = [i for i in np.argsort(-np.nan_to_num(ev, nan=-1.0), kind="stable") if ok[i]]
+    placed = place_labels(ax, [(xs[i], ys[i], _short_name(names[i])) for i in biggest[:label_top]])
+    corr = pd.Series(xs[ok]).corr(pd.Series(np.log(ys[ok]))) if ok.sum() > 2 else np.nan
+    alt = (f"Scatter of {int(ok.sum())} companies: {FIELD_LABELS.get(x, x)} on x, {short} on a "
+           f"log y axis, points sized by enterprise value. Median growth "
+           f"{np.median(xs[ok]):.1f}%, median {short} {np.median(ys[ok]):.1f}x"
+           + (f"; correlation of growth with log multiple {corr:.2f}." if np.isfinite(corr)
+              else ".")
+           + f" {placed} largest companies named."
+           + (f" {len(current) - int(ok.sum())} companies without both values (or NM) are not "
+              "plotted." if ok.sum() < len(current) else ""))
+    return finish(ax, title, xlabel, ylabel, alt)
+
+
+def group_history(history: pd.DataFrame, column: str = "evRevenueNtm", *,
+                  ax: Axes | None = None) -> Axes:
+    """The group's monthly median of a field (``group_time_series``), with the latest value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dealframe.plot import figure
+    >>> h = pd.DataFrame({"evRevenueNtm": [1.0, 2.0]},
+    ...                  index=pd.period_range("2024-01", periods=2, freq="M"))
+    >>> group_history(h, ax=figure()[1]).get_title(loc="left")
+    'Median EV/Revenue NTM of the group by month, 2024-01 to 2024-02'
+    """
+    history = _need(history, "history", (column,))
+    ax = axes_for(ax, 7.0, 3.6)
+    short = _SHORT.get(column, column)
+    index = history.index
+    months = index if isinstance(index, pd.PeriodIndex) else pd.to_datetime(index).to_period("M")
+    span = f"{months[0]} to {months[-1]}" if len(months) else "no months"
+    title = f"Median {short} of the group by month, {span}"
+    ylabel = "median " + FIELD_LABELS.get(column, column)
+    values = pd.to_numeric(history[column], errors="coerce").to_numpy(dtype=float,
+                                                                      na_value=np.nan)
+    if not np.isfinite(values).any():
+        return empty(ax, title, "month", ylabel)
+    x = months.to_timestamp()
+    ax.plot(x, values, color=ACCENT, linewidth=2)
+    last = int(np.flatnonzero(np.isfinite(values))[-1])
+    ax.annotate(f"{values[last]:.2f}x", (x[last], values[last]), textcoords="offset points",
+                xytext=(4, 4), fontsize=9, color=ACCENT)
+    gaps = int((~np.isfinite(values)).sum())
+    companies = history.attrs.get("companies")
+    year_ago = last - 12
+    change = (f" {values[last] / values[year_ago] - 1:+.0%} on twelve months earlier "
+              f"({values[year_ago]:.2f}x)." if year_ago >= 0 and np.isfinite(values[year_ago])
+              else "")
+    alt = (f"Line of the group's median {short} by month from {span}"
+           + (f", over {companies} companies" if companies else "")
+           + f". Latest {months[last]}: {values[last]:.2f}x;{change} Range "
+           f"{np.nanmin(values):.2f}x to {np.nanmax(values):.2f}x."
+           + (f" {gaps} months have no value and leave a gap." if gaps else ""))
+    return finish(ax, title, "month", ylabel, alt)

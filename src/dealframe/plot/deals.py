@@ -1,0 +1,281 @@
+"""Charts of private deals: deals and capital raised per quarter, median multiples per quarter.
+
+Quarters the window covers only in part (a window that starts or ends inside a quarter)
+are drawn hatched and pale and labelled "partial", so a one-day quarter never reads as a
+collapse. A quarter without a value shows "n/a", never an empty slot that reads as zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter
+from matplotlib.transforms import blended_transform_factory
+
+from dealframe.errors import ValidationError
+
+from ._base import ACCENT, MUTED, PALETTE, SECOND, axes_for, empty, finish, ticks
+from .shaping import partial_periods, quarterly_activity
+
+__all__ = ["METRIC_LABELS", "capital_raised", "deals_per_quarter", "quarterly_medians"]
+
+#: Axis text and number format of each aggregate metric.
+METRIC_LABELS: dict[str, tuple[str, str]] = {
+    "ev_revenue": ("EV/Revenue", "{:.1f}x"), "ev_ebitda": ("EV/EBITDA", "{:.1f}x"),
+    "valuation": ("valuation ($m)", "{:,.0f}"), "raised": ("amount raised ($m)", "{:,.1f}"),
+    "revenue": ("revenue ($m)", "{:,.1f}"), "ebitda": ("EBITDA ($m)", "{:,.1f}"),
+}
+
+
+def _tick_labels(labels: list[str], partial: np.ndarray) -> list[str]:
+    return [f"{q} (partial)" if p else q for q, p in zip(labels, partial)]
+
+
+def _partial_note(table: pd.DataFrame) -> str:
+    rows = table[table["partial"]]
+    if not len(rows):
+        return ""
+    parts = [f"{q} ({d} days)" for q, d in zip(rows.index, rows["days"])]
+    return f" Partial quarters, drawn hatched: {', '.join(parts)}."
+
+
+def deals_per_quarter(deals: pd.DataFrame, *, window: Any = None, ax: Axes | None = None
+                      ) -> Axes:
+    """Deals per quarter, stacked by deal type.
+
+    Parameters
+    ----------
+    deals : DataFrame
+        ``client.private.deals(...)``.
+    window : (date_from, date_to), optional
+        Default: the dates the deals were pulled with, else their first and last dates.
+    ax : matplotlib Axes, optional
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dealframe.plot import figure
+    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-03-31", "2024-05-01"]),
+    ...                   "deal_type": ["M&A", "Venture"]})
+    >>> ax = deals_per_quarter(d, window=("2024-03-31", "2024-06-30"), ax=figure()[1])
+    >>> [t.get_text() for t in ax.get_xticklabels()]
+    ['2024-Q1 (partial)', '2024-Q2']
+    """
+    table = quarterly_activity(deals, window)
+    ax = axes_for(ax, 7.0, 3.8)
+    every = list(table.columns[: list(table.columns).index("total")])
+    types = [c for c in every if table[c].sum() > 0]
+    total = int(table["total"].sum())
+    title = f"Deals per quarter by deal type, n = {total:,}"
+    if not total:
+        return empty(ax, title, "quarter", "deals", "no deals in the window")
+    x = np.arange(len(table))
+    partial = table["partial"].to_numpy(dtype=bool)
+    bottom = np.zeros(len(table))
+    for name in types:  # one colour per deal type, whichever types a cohort has
+        values = table[name].to_numpy(dtype=float)
+        colour = PALETTE[every.index(name) % len(PALETTE)]
+        ax.bar(x[~partial], values[~partial], bottom=bottom[~partial], color=colour, width=0.8,
+               label=name)
+        if partial.any():
+            ax.bar(x[partial], values[partial], bottom=bottom[partial], color=colour, width=0.8,
+                   alpha=0.35, hatch="//", edgecolor="white")
+        bottom += values
+    ticks(ax, _tick_labels(list(table.index), partial))
+    handles, _ = ax.get_legend_handles_labels()
+    if partial.any():
+        handles.append(Patch(facecolor="white", edgecolor=MUTED, hatch="//",
+                             label="partial quarter"))
+    _legend_on_top(ax, handles, float(np.max(bottom)))
+    full = table[~table["partial"]]
+    busiest = full["total"].idxmax() if len(full) else table["total"].idxmax()
+    alt = (f"Stacked bars of deals per quarter by deal type, {total:,} deals over "
+           f"{len(table)} quarters ({table.index[0]} to {table.index[-1]}); the busiest "
+           f"quarter was {busiest} with {int(table.loc[busiest, 'total']):,} deals."
+           + _partial_note(table))
+    return finish(ax, title, "quarter", "deals", alt)
+
+
+def _legend_on_top(ax: Axes, handles: list[Any], top: float) -> None:
+    """A legend in a band left free over the bars (never over the axis labels)."""
+    ax.set_ylim(0, top * 1.3 if top > 0 else 1)
+    ax.legend(handles=handles, fontsize=7, frameon=False, loc="upper left",
+              ncols=min(len(handles), 4))
+
+
+def _money(value: float) -> str:
+    return f"${value / 1000:,.1f}bn" if abs(value) >= 1000 else f"${value:,.0f}m"
+
+
+def capital_raised(deals: pd.DataFrame, *, window: Any = None, ax: Axes | None = None) -> Axes:
+    """Capital raised per quarter: the sum of the disclosed ``deal_raised`` (millions USD).
+
+    A quarter in which no deal disclosed an amount is marked "n/a" (no bar that reads as 0);
+    the number of deals with an amount is written above each bar.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dealframe.plot import figure
+    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-05", "2024-05-01"]),
+    ...                   "deal_type": ["M&A", "Venture"], "deal_raised": [None, 12.5]})
+    >>> ax = capital_raised(d, window=("2024-01-01", "2024-06-30"), ax=figure()[1])
+    >>> [t.get_text() for t in ax.texts]
+    ['n/a', 'n=1']
+    """
+    table = quarterly_activity(deals, window)
+    ax = axes_for(ax, 7.0, 3.8)
+    disclosed = int(table["raised_n"].sum())
+    title = (f"Capital raised per quarter, {disclosed:,} of {int(table['total'].sum()):,} deals "
+             "disclosed an amount")
+    ylabel = "raised (millions USD)"
+    if not np.isfinite(table["raised"].to_numpy(dtype=float)).any():
+        return empty(ax, title, "quarter", ylabel, "no deal disclosed an amount")
+    x = np.arange(len(table))
+    raised = table["raised"].to_numpy(dtype=float)
+    partial = table["partial"].to_numpy(dtype=bool)
+    solid = ~partial & np.isfinite(raised)
+    ax.bar(x[solid], raised[solid], color=ACCENT, width=0.8)
+    faint = partial & np.isfinite(raised)
+    if faint.any():
+        ax.bar(x[faint], raised[faint], color=ACCENT, width=0.8, alpha=0.35, hatch="//",
+               edgecolor="white", label="partial quarter")
+    top = float(np.nanmax(raised))
+    if partial.any():
+        _legend_on_top(ax, [Patch(facecolor="white", edgecolor=MUTED, hatch="//",
+                                  label="partial quarter")], top)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    for xi, value, n in zip(x, raised, table["raised_n"]):
+        if np.isfinite(value):
+            ax.text(float(xi), value + top * 0.01, f"n={n}", ha="center", va="bottom", fontsize=6,
+                    color="#555555")
+        else:
+            ax.text(float(xi), top * 0.02, "n/a", ha="center", va="bottom", fontsize=7, color=MUTED,
+                    rotation=90)
+    ticks(ax, _tick_labels(list(table.index), partial))
+    full = table[~table["partial"] & table["raised"].notna()]
+    best = full["raised"].idxmax() if len(full) else table["raised"].idxmax()
+    gaps = int((~np.isfinite(raised)).sum())
+    alt = (f"Bars of capital raised per quarter, {_money(float(np.nansum(raised)))} in total "
+           f"over {len(table)} quarters from {disclosed:,} deals that disclosed an amount; the "
+           f"largest quarter was {best} with {_money(float(table.loc[best, 'raised']))}."
+           + (f" {gaps} quarters have no disclosed amount and are marked n/a." if gaps else "")
+           + _partial_note(table))
+    return finish(ax, title, "quarter", ylabel, alt)
+
+
+def quarterly_medians(buckets: pd.DataFrame, *, local: pd.DataFrame | None = None,
+                      ax: Axes | None = None) -> Axes:
+    """Median of a deal metric per bucket with its q1-q3 band, n under every bucket.
+
+    Parameters
+    ----------
+    buckets : DataFrame
+        ``client.private.aggregate(...)`` or :func:`dealframe.analytics.bucket_medians`
+        (``bucket``, ``period_start``, ``period_end``, ``n``, ``median``, ``q1``, ``q3``,
+        ``warning``; ``median_low``/``median_high`` from ``ci=`` are drawn as whiskers).
+    local : DataFrame, optional
+        Another bucket frame (for example the local recomputation) drawn as crosses.
+    ax : matplotlib Axes, optional
+
+    Notes
+    -----
+    Buckets suppressed by the small-n rule are marked "n<k" at the bottom, empty ones
+    "0"; buckets the window covers in part (``attrs["methodology"]["date_range"]``) are
+    drawn hollow and labelled "partial".
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dealframe.plot import figure
+    >>> b = pd.DataFrame({"bucket": ["2024-Q1", "2024-Q2"],
+    ...     "period_start": pd.to_datetime(["2024-01-01", "2024-04-01"]),
+    ...     "period_end": pd.to_datetime(["2024-03-31", "2024-06-30"]),
+    ...     "n": [12, 2], "median": [3.0, None], "q1": [2.0, None], "q3": [4.0, None],
+    ...     "warning": [None, "small_n"]})
+    >>> b.attrs = {"metric": "ev_revenue", "methodology": {"small_n_threshold": 5}}
+    >>> ax = quarterly_medians(b, ax=figure()[1])
+    >>> [t.get_text() for t in ax.texts]  # the n row over the chart, n/a where no median
+    ['n', '12', 'n/a', '<5']
+    """
+    needed = ("bucket", "n", "median", "q1", "q3")
+    if not isinstance(buckets, pd.DataFrame) or any(c not in buckets for c in needed):
+        raise ValidationError("buckets", "an aggregate or bucket_medians frame (bucket, n, "
+                                         "median, q1, q3 ...)", got=type(buckets).__name__)
+    metric = str(buckets.attrs.get("metric", "value"))
+    label, fmt = METRIC_LABELS.get(metric, (metric, "{:.2f}"))
+    methodology = buckets.attrs.get("methodology") or {}
+    threshold = methodology.get("small_n_threshold")
+    ax = axes_for(ax, 7.0, 3.9)
+    n = pd.to_numeric(buckets["n"], errors="coerce").fillna(0).to_numpy(dtype=int)
+    med = pd.to_numeric(buckets["median"], errors="coerce").to_numpy(dtype=float,
+                                                                     na_value=np.nan)
+    title = f"Median {label} per quarter, n = {int(n.sum()):,} deals with a value"
+    ylabel = f"median {label}"
+    if not len(buckets) or not np.isfinite(med).any():
+        return empty(ax, title, "quarter", ylabel, "no quarter has enough deals")
+    window = methodology.get("date_range") or {}
+    partial = np.zeros(len(buckets), dtype=bool)
+    if window.get("from") and window.get("to") and "period_start" in buckets:
+        partial = partial_periods(buckets["period_start"], buckets["period_end"],
+                                  (window["from"], window["to"]))
+    x = np.arange(len(buckets))
+    q1 = pd.to_numeric(buckets["q1"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    q3 = pd.to_numeric(buckets["q3"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    ax.fill_between(x, q1, q3, color=ACCENT, alpha=0.15, linewidth=0, label="q1 to q3")
+    ax.plot(x, med, color=ACCENT, linewidth=1.8, label="median")
+    full = np.isfinite(med) & ~partial
+    ax.plot(x[full], med[full], "o", color=ACCENT, markersize=4)
+    if (np.isfinite(med) & partial).any():
+        part = np.isfinite(med) & partial
+        ax.plot(x[part], med[part], "o", markerfacecolor="white", color=ACCENT, markersize=5,
+                label="partial quarter")
+    if "median_low" in buckets and "median_high" in buckets:
+        low = pd.to_numeric(buckets["median_low"], errors="coerce").to_numpy(dtype=float,
+                                                                            na_value=np.nan)
+        high = pd.to_numeric(buckets["median_high"], errors="coerce").to_numpy(dtype=float,
+                                                                              na_value=np.nan)
+        shown = np.isfinite(low) & np.isfinite(high) & np.isfinite(med)
+        if shown.any():
+            level = (buckets.attrs.get("ci") or {}).get("confidence", 0.9)
+            ax.errorbar(x[shown], med[shown], yerr=[med[shown] - low[shown],
+                                                    high[shown] - med[shown]],
+                        fmt="none", ecolor=SECOND, elinewidth=1.2, capsize=3,
+                        label=f"{level:.0%} interval of the median (small n)")
+    if local is not None and "median" in local and len(local) == len(buckets):
+        ax.plot(x, pd.to_numeric(local["median"], errors="coerce").to_numpy(
+            dtype=float, na_value=np.nan), "x", color=SECOND, markersize=6,
+            label="recomputed locally")
+    row = blended_transform_factory(ax.transData, ax.transAxes)
+    ax.text(-0.6, 1.01, "n", transform=row, ha="right", va="bottom", fontsize=7,
+            color="#555555", fontweight="bold")
+    for xi, count, value in zip(x, n, med):
+        if np.isfinite(value):
+            text, colour = f"{count}", "#555555"
+        else:
+            text = f"<{threshold}" if count and threshold else (f"{count}" if count else "0")
+            colour = SECOND
+            ax.text(float(xi), 0.5, "n/a", transform=row, ha="center", va="center", fontsize=7,
+                    color=MUTED, rotation=90)
+        ax.text(float(xi), 1.01, text, transform=row, ha="center", va="bottom", fontsize=6,
+                color=colour)
+    labels = buckets["bucket"].astype(str).tolist()
+    ticks(ax, _tick_labels(labels, partial))
+    low_end = min(0.0, float(np.nanmin(q1)) if np.isfinite(q1).any() else 0.0)
+    high_end = float(np.nanmax(np.concatenate([q3, med])))
+    ax.set_ylim(low_end, high_end + (high_end - low_end) * 0.3)  # room for the legend
+    ax.legend(fontsize=7, frameon=False, loc="upper left", ncols=4)
+    last = int(np.flatnonzero(np.isfinite(med))[-1])
+    missing = [lab for lab, value in zip(labels, med) if not np.isfinite(value)]
+    alt = (f"Line of the median {label} of deals per quarter from {labels[0]} to {labels[-1]}"
+           f" with the q1 to q3 band; {int(n.sum()):,} deals with a value. Latest quarter with "
+           f"a median, {labels[last]}: {fmt.format(med[last])} (n={n[last]}). Range of the "
+           f"medians {fmt.format(np.nanmin(med))} to {fmt.format(np.nanmax(med))}."
+           + (f" No median (too few deals or none) in {', '.join(missing)}." if missing else "")
+           + (f" Partial quarters: {', '.join(np.asarray(labels)[partial])}."
+              if partial.any() else ""))
+    return finish(ax, title, "quarter", ylabel, alt, title_pad=14)

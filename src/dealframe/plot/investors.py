@@ -1,0 +1,121 @@
+"""Charts of investors: the most active ones in a set of deals, and who co-invests with whom."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
+
+from dealframe.errors import ValidationError
+
+from ._base import ACCENT, PALETTE, SECOND, axes_for, empty, finish
+from .shaping import co_investment_pairs, investor_activity, participant_rows
+
+__all__ = ["co_investment", "top_investors"]
+
+
+def _top(top: object) -> int:
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ValidationError("top", "a positive integer", got=top)
+    return top
+
+
+def top_investors(deals: pd.DataFrame, *, top: int = 15, ax: Axes | None = None) -> Axes:
+    """The investors with the most deals led (funding rounds) or bought (M&A).
+
+    Parameters
+    ----------
+    deals : DataFrame
+        ``client.private.deals(...)``.
+    top : int, default 15
+    ax : matplotlib Axes, optional
+
+    Examples
+    --------
+    >>> from dealframe.frames.private import deals_frame
+    >>> from dealframe.plot import figure
+    >>> d = deals_frame([{"id": "d1", "deal_type": "Venture", "deal_date": "2024-01-02",
+    ...                   "lead_investors": [{"id": "a", "name": "A"}]}])
+    >>> top_investors(d, ax=figure()[1]).get_title(loc="left")
+    'Most active investors: deals led or bought, top 1 of 1 (1 deals)'
+    """
+    if not isinstance(deals, pd.DataFrame):
+        raise ValidationError("deals", "a deals frame (client.private.deals)",
+                              got=type(deals).__name__)
+    everyone = investor_activity(participant_rows(deals), None)
+    table = everyone.head(_top(top))
+    ax = axes_for(ax, 7.0, 0.26 * max(len(table), 4) + 1.3)
+    title = (f"Most active investors: deals led or bought, top {len(table)} of {len(everyone)} "
+             f"({len(deals):,} deals)")
+    xlabel, ylabel = "deals in the window", "investor"
+    if not len(table):
+        return empty(ax, title, xlabel, ylabel, "no lead investor or buyer in these deals")
+    y = np.arange(len(table))[::-1]
+    led = table["led"].to_numpy(dtype=float)
+    bought = table["bought"].to_numpy(dtype=float)
+    ax.barh(y, led, color=ACCENT, height=0.7, label="led (funding rounds)")
+    ax.barh(y, bought, left=led, color=SECOND, height=0.7, label="bought (M&A)")
+    ax.set_yticks(y, [str(n)[:30] for n in table["name"].astype(object).fillna("?")], fontsize=8)
+    for yi, total in zip(y, led + bought):
+        ax.text(total, yi, f" {int(total)}", va="center", fontsize=7)
+    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    first = table.iloc[0]
+    alt = (f"Horizontal bars of the {len(table)} most active of {len(everyone)} investors in "
+           f"{len(deals):,} deals, split into deals led and deals bought. Most active: "
+           f"{first['name']} with {int(first['deals'])} deals ({int(first['led'])} led, "
+           f"{int(first['bought'])} bought); number {len(table)}: {table.iloc[-1]['name']} with "
+           f"{int(table.iloc[-1]['deals'])}.")
+    return finish(ax, title, xlabel, ylabel, alt, grid="x")
+
+
+def co_investment(co_investors: pd.DataFrame, *, names: Mapping[str, str] | None = None,
+                  top: int = 15, ax: Axes | None = None) -> Axes:
+    """Pairs of investors by deals shared, from the service's ``co_investors`` lists.
+
+    Parameters
+    ----------
+    co_investors : DataFrame
+        ``client.private.co_investors(ids)``: complete co-investment of each investor (every
+        participant of every deal, not only leads).
+    names : mapping, optional
+        Names of the investors asked about (id to name).
+    top : int, default 15
+    ax : matplotlib Axes, optional
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dealframe.plot import figure
+    >>> co = pd.DataFrame({"investor_id": ["a"], "id": ["b"], "name": ["B"], "shared_deals": [4],
+    ...     "first_shared_date": pd.to_datetime(["2024-01-01"]),
+    ...     "last_shared_date": pd.to_datetime(["2025-01-01"])})
+    >>> co_investment(co, names={"a": "A"}, ax=figure()[1]).get_yticklabels()[0].get_text()
+    'A + B'
+    """
+    pairs = co_investment_pairs(co_investors, names, None)
+    shown = pairs.head(_top(top))
+    asked = co_investors["investor_id"].nunique() if "investor_id" in co_investors else 0
+    ax = axes_for(ax, 7.0, 0.26 * max(len(shown), 4) + 1.3)
+    title = f"Co-investment: top {len(shown)} pairs by deals shared"
+    xlabel = f"deals shared (whole history; co-investor lists of {asked} investors)"
+    ylabel = "pair"
+    if not len(shown):
+        return empty(ax, title, xlabel, ylabel, "no co-investor listed")
+    y = np.arange(len(shown))[::-1]
+    ax.barh(y, shown["shared_deals"].to_numpy(dtype=float), color=PALETTE[2], height=0.7)
+    labels = [f"{str(a)[:24]} + {str(b)[:24]}" for a, b in zip(shown["name_a"], shown["name_b"])]
+    ax.set_yticks(y, labels, fontsize=8)
+    for yi, n in zip(y, shown["shared_deals"]):
+        ax.text(n, yi, f" {int(n)}", va="center", fontsize=7)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    first = shown.iloc[0]
+    alt = (f"Horizontal bars of the {len(shown)} investor pairs that shared the most deals, "
+           f"from the service's co-investor lists of {asked} investors. Top pair: "
+           f"{first['name_a']} and {first['name_b']}, {int(first['shared_deals'])} shared deals "
+           f"from {pd.Timestamp(first['first_date']).date()} to "
+           f"{pd.Timestamp(first['last_date']).date()}; pair {len(shown)}: "
+           f"{int(shown.iloc[-1]['shared_deals'])} shared deals.")
+    return finish(ax, title, xlabel, ylabel, alt, grid="x")

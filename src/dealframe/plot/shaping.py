@@ -1,0 +1,446 @@
+"""Pure shaping behind the charts and the report: library frames in, small tables out.
+
+Nothing here draws or does I/O. The charts of :mod:`dealframe.plot` and the tables of
+``dealframe report`` are built from these functions, so a chart and the table beside it
+always show the same numbers.
+
+- :func:`multiple_status`: the "NM" rule for valuation multiples.
+- :func:`deal_window`, :func:`partial_periods`: the window of a deals frame or an aggregate,
+  and which edge buckets it covers only in part.
+- :func:`quarterly_activity`: deals per quarter and type, capital raised per quarter.
+- :func:`participant_rows`, :func:`participant_names`, :func:`investor_activity`,
+  :func:`co_investment_pairs`: everything that reads participants, in one place.
+
+Examples
+--------
+>>> import pandas as pd
+>>> cur = pd.DataFrame({"evEbitdaLtm": [12.0, None, 250.0, None],
+...                     "ebitdaLtm": [10.0, 5.0, 1.0, -3.0]})
+>>> multiple_status(cur, "evEbitdaLtm").tolist()
+['ok', 'n/a', 'NM', 'NM']
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dealframe._vocab import DEAL_TYPES
+from dealframe.errors import ValidationError
+
+__all__ = [
+    "MULTIPLE_BOUNDS",
+    "MULTIPLE_DENOMINATORS",
+    "ROLES",
+    "co_investment_pairs",
+    "deal_window",
+    "investor_activity",
+    "meaningful",
+    "multiple_status",
+    "partial_periods",
+    "participant_names",
+    "participant_rows",
+    "quarter_label",
+    "quarterly_activity",
+    "trimmed_multiples",
+]
+
+#: Upper bound of a meaningful multiple, per Family A field and per deal column: above it the
+#: value is shown as "NM" (not meaningful) and left out of medians and quartiles.
+MULTIPLE_BOUNDS: dict[str, float] = {
+    "evRevenueLtm": 50.0, "evRevenueNtm": 50.0, "evEbitdaLtm": 100.0, "evEbitdaNtm": 100.0,
+    "ev_revenue": 50.0, "ev_ebitda": 100.0,
+}
+#: The denominator of each multiple: when it is zero or negative the multiple is "NM".
+MULTIPLE_DENOMINATORS: dict[str, str] = {
+    "evRevenueLtm": "revenueLtm", "evRevenueNtm": "revenueNtm", "evEbitdaLtm": "ebitdaLtm",
+    "evEbitdaNtm": "ebitdaNtm", "ev_revenue": "deal_revenue", "ev_ebitda": "deal_ebitda",
+}
+#: One role vocabulary for participants, whatever the frames call them.
+ROLES: dict[str, str] = {"lead_investors": "lead_investor", "lead_investor": "lead_investor",
+                         "buyers": "buyer", "buyer": "buyer", "investors": "investor",
+                         "investor": "investor"}
+
+
+def _numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
+    if column not in frame:
+        return np.full(len(frame), np.nan)
+    return pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
+def multiple_status(frame: pd.DataFrame, column: str, bound: float | None = None) -> pd.Series:
+    """``"ok"``, ``"NM"`` (not meaningful) or ``"n/a"`` (missing) for each value of a multiple.
+
+    The rule: a multiple is NM when its denominator (revenue or EBITDA of the same period,
+    :data:`MULTIPLE_DENOMINATORS`) is zero or negative, when the enterprise value is
+    negative, or when the multiple is negative or above ``bound`` (default
+    :data:`MULTIPLE_BOUNDS`: 50x for EV/Revenue, 100x for EV/EBITDA); n/a when it is missing
+    otherwise.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        ``client.public.current(...)`` (camelCase fields) or a deals frame (``ev_revenue``).
+    column : str
+        The multiple.
+    bound : float, optional
+        Replaces the column's default bound.
+
+    Examples
+    --------
+    >>> deals = pd.DataFrame({"ev_revenue": [4.0, 80.0], "deal_revenue": [2.0, 1.0]})
+    >>> multiple_status(deals, "ev_revenue").tolist()
+    ['ok', 'NM']
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError("frame", "a DataFrame", got=frame)
+    if column not in frame:
+        raise ValidationError("column", f"a column of the frame (not in {list(frame.columns)[:8]}"
+                                        "...)", got=column)
+    limit = MULTIPLE_BOUNDS.get(column, np.inf) if bound is None else float(bound)
+    values = _numbers(frame, column)
+    denominator = _numbers(frame, MULTIPLE_DENOMINATORS.get(column, ""))
+    ev = _numbers(frame, "enterpriseValue")
+    with np.errstate(invalid="ignore"):
+        nm = (denominator <= 0) | (ev < 0) | (values < 0) | (values > limit)
+    status = np.where(nm, "NM", np.where(np.isnan(values), "n/a", "ok"))
+    return pd.Series(status, index=frame.index, name=column, dtype="str")
+
+
+def meaningful(frame: pd.DataFrame, column: str, bound: float | None = None) -> pd.Series:
+    """The values of a multiple with NM and missing values as NaN (see :func:`multiple_status`).
+
+    Examples
+    --------
+    >>> meaningful(pd.DataFrame({"ev_revenue": [4.0, 80.0, -1.0]}), "ev_revenue").tolist()
+    [4.0, nan, nan]
+    """
+    status = multiple_status(frame, column, bound)
+    return pd.Series(np.where(status == "ok", _numbers(frame, column), np.nan), index=frame.index,
+                     name=column)
+
+
+def trimmed_multiples(deals: pd.DataFrame, metric: str, window: Any = None) -> pd.Series:
+    """The meaningful values of a deal multiple that the service's method keeps.
+
+    NM values (:func:`multiple_status`) are dropped first, then outliers beyond 1.5 IQR of
+    the window, as ``transactions/aggregate`` trims them (one ``"none"`` bucket of
+    :func:`dealframe.analytics.bucket_medians`, default conventions). A window with fewer
+    values than the small-n threshold (5) keeps none. The median of the result is the
+    service's median of the meaningful values. ``attrs["n"]`` is the service's n: the
+    meaningful values in the window, before trimming.
+
+    Examples
+    --------
+    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 6),
+    ...                   "ev_revenue": [1.0, 2.0, 3.0, 4.0, 5.0, 45.0]})
+    >>> kept = trimmed_multiples(d, "ev_revenue", ("2024-01-01", "2024-12-31"))
+    >>> kept.tolist(), kept.attrs["n"]
+    ([1.0, 2.0, 3.0, 4.0, 5.0], 6)
+    """
+    from dealframe.analytics import bucket_medians
+
+    start, end = deal_window(deals, window)
+    frame = pd.DataFrame({"deal_date": deals["deal_date"].to_numpy(),
+                          "value": meaningful(deals, metric).to_numpy()}, index=deals.index)
+    rows = bucket_medians(frame, metric, "none", start.date(), end.date(), explain=True,
+                          value_column="value")
+    kept = rows[rows["kept"] & ~rows["suppressed"]]
+    out = pd.Series(kept["value"].to_numpy(dtype=float), index=kept.index, name=metric)
+    out.attrs["n"] = len(rows)  # the service's n: meaningful values before trimming
+    return out
+
+
+def _day(value: Any, argument: str) -> pd.Timestamp | None:
+    if value is None:
+        return None
+    try:
+        stamp = pd.Timestamp(value)
+    except (TypeError, ValueError):
+        raise ValidationError(argument, "a date (YYYY-MM-DD)", got=value) from None
+    if pd.isna(stamp):
+        return None
+    return stamp.normalize().tz_localize(None) if stamp.tzinfo else stamp.normalize()
+
+
+def deal_window(deals: pd.DataFrame, window: Any = None) -> tuple[pd.Timestamp, pd.Timestamp]:
+    """The inclusive date window of a deals frame.
+
+    ``window`` (a pair of dates, either None) wins; else the ``date_from``/``date_to`` filters
+    the frame was pulled with (``attrs["filters"]``); else the whole quarters of the first and
+    last deal dates.
+
+    Examples
+    --------
+    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-02-03", "2024-05-01"])})
+    >>> [str(x.date()) for x in deal_window(d, ("2024-01-15", None))]
+    ['2024-01-15', '2024-06-30']
+    """
+    start = end = None
+    if window is not None:
+        if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2:
+            raise ValidationError("window", "a pair (date_from, date_to), either None",
+                                  got=window)
+        start, end = _day(window[0], "window[0]"), _day(window[1], "window[1]")
+    filters = deals.attrs.get("filters") if isinstance(deals.attrs.get("filters"), Mapping) \
+        else {}
+    start = start if start is not None else _day(filters.get("date_from"), "date_from")
+    end = end if end is not None else _day(filters.get("date_to"), "date_to")
+    dates = pd.to_datetime(deals["deal_date"]) if "deal_date" in deals and len(deals) else None
+    if start is None and dates is not None and pd.notna(dates.min()):  # whole quarters
+        start = dates.min().to_period("Q").start_time
+    if end is None and dates is not None and pd.notna(dates.max()):
+        end = dates.max().to_period("Q").end_time
+    if start is None or end is None or pd.isna(start) or pd.isna(end):
+        today = pd.Timestamp(dt.date.today())
+        start, end = (today, today) if start is None or pd.isna(start) else (start, start)
+    return pd.Timestamp(start).normalize(), pd.Timestamp(end).normalize()
+
+
+def quarter_label(period: pd.Period) -> str:
+    """``YYYY-Qn``, the aggregate's own quarter labels.
+
+    Examples
+    --------
+    >>> quarter_label(pd.Period("2024-05-01", "Q"))
+    '2024-Q2'
+    """
+    return f"{period.year}-Q{period.quarter}"
+
+
+def partial_periods(starts: Any, ends: Any, window: tuple[Any, Any]) -> np.ndarray:
+    """Which buckets the window covers only in part (the window starts or ends inside them).
+
+    Examples
+    --------
+    >>> partial_periods(pd.to_datetime(["2021-04-01", "2021-07-01"]),
+    ...                 pd.to_datetime(["2021-06-30", "2021-09-30"]),
+    ...                 ("2021-06-30", "2021-09-30")).tolist()
+    [True, False]
+    """
+    start, end = pd.Timestamp(window[0]).normalize(), pd.Timestamp(window[1]).normalize()
+    first = pd.to_datetime(pd.Series(starts)).dt.normalize().to_numpy()
+    last = pd.to_datetime(pd.Series(ends)).dt.normalize().to_numpy()
+    return (first < start.to_datetime64()) | (last > end.to_datetime64())
+
+
+def quarterly_activity(deals: pd.DataFrame, window: Any = None) -> pd.DataFrame:
+    """Deals per quarter and deal type, and the capital they raised, for every quarter.
+
+    Parameters
+    ----------
+    deals : DataFrame
+        ``client.private.deals(...)`` (``deal_date``, ``deal_type``, ``deal_raised``).
+    window : (date_from, date_to), optional
+        See :func:`deal_window`.
+
+    Returns
+    -------
+    DataFrame
+        Index ``quarter`` (``YYYY-Qn``), every quarter of the window: one int64 count column
+        per deal type (the vocabulary, then any other type), ``total``, ``raised`` (sum of the
+        disclosed ``deal_raised``, millions USD; NaN when no deal disclosed one), ``raised_n``
+        (deals with an amount), ``days`` (days of the quarter inside the window) and
+        ``partial`` (the window covers the quarter only in part).
+
+    Examples
+    --------
+    >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-05", "2024-05-01"]),
+    ...                   "deal_type": ["M&A", "Venture"], "deal_raised": [None, 12.5]})
+    >>> t = quarterly_activity(d, ("2024-01-01", "2024-06-30"))
+    >>> t[["total", "raised", "raised_n", "partial"]].values.tolist()
+    [[1, nan, 0, False], [1, 12.5, 1, False]]
+    """
+    if not isinstance(deals, pd.DataFrame) or "deal_date" not in deals:
+        raise ValidationError("deals", "a deals frame (client.private.deals) with deal_date",
+                              got=type(deals).__name__)
+    start, end = deal_window(deals, window)
+    periods = pd.period_range(start.to_period("Q"), end.to_period("Q"), freq="Q")
+    labels = [quarter_label(p) for p in periods]
+    dates = pd.to_datetime(deals["deal_date"])
+    inside = ((dates >= start) & (dates <= end)).to_numpy(dtype=bool, na_value=False)
+    rows = deals.loc[inside]
+    quarter = pd.Series([quarter_label(p) for p in dates[inside].dt.to_period("Q")],
+                        index=rows.index, dtype=object, name="quarter")
+    types = (rows["deal_type"].astype(object) if "deal_type" in rows
+             else pd.Series("unknown", index=rows.index, dtype=object)).fillna("unknown")
+    others = sorted(t for t in pd.unique(types) if t not in DEAL_TYPES)
+    counts = pd.crosstab(quarter, types) if len(rows) else pd.DataFrame()
+    table = counts.reindex(index=labels, columns=[*DEAL_TYPES, *others], fill_value=0)
+    table = table.fillna(0).astype("int64")
+    table.columns = pd.Index([str(c) for c in table.columns])
+    table["total"] = table.sum(axis=1)
+    raised = pd.to_numeric(rows["deal_raised"], errors="coerce") if "deal_raised" in rows \
+        else pd.Series(np.nan, index=rows.index)
+    table["raised"] = raised.groupby(quarter).sum(min_count=1).reindex(labels).astype(float)
+    table["raised_n"] = raised.notna().groupby(quarter).sum().reindex(labels, fill_value=0) \
+        .astype("int64")
+    first = periods.start_time.normalize()
+    last = periods.end_time.normalize()
+    table["days"] = ((np.minimum(last, end) - np.maximum(first, start)).days + 1).astype("int64")
+    table["partial"] = partial_periods(first, last, (start, end))
+    table.index.name = "quarter"
+    table.attrs["window"] = (start.date().isoformat(), end.date().isoformat())
+    return table
+
+
+# ------------------------------------------------------------------ participants (one place)
+
+
+def participant_rows(deals: pd.DataFrame) -> pd.DataFrame:
+    """One row per (deal, participant) with the roles ``lead_investor``, ``buyer``, ``investor``.
+
+    :func:`dealframe.explode_participants` of the deals, with its role names mapped to one
+    vocabulary (:data:`ROLES`) whatever the frames call them. This is the only function of
+    the report and the charts that reads participant columns.
+
+    Examples
+    --------
+    >>> from dealframe.frames.private import deals_frame
+    >>> d = deals_frame([{"id": "d1", "deal_type": "M&A", "buyers": [{"id": "b", "name": "B"}]}])
+    >>> participant_rows(d)[["deal_id", "role", "participant_id"]].values.tolist()
+    [['d1', 'buyer', 'b']]
+    """
+    from dealframe.frames.participants import explode_participants
+
+    rows = explode_participants(deals)
+    role = rows["role"].astype(object).map(lambda r: ROLES.get(str(r), str(r)))
+    return rows.assign(role=pd.array(role, dtype="str"))
+
+
+def participant_names(rows: pd.DataFrame, roles: tuple[str, ...] = ("lead_investor", "buyer")
+                      ) -> pd.Series:
+    """``"A, B"`` per deal id: the names of its participants in ``roles`` (list order).
+
+    Examples
+    --------
+    >>> r = pd.DataFrame({"deal_id": ["d", "d"], "role": ["buyer", "buyer"],
+    ...                   "participant_name": ["A", "B"]})
+    >>> participant_names(r).to_dict()
+    {'d': 'A, B'}
+    """
+    chosen = rows[rows["role"].isin(list(roles)) & rows["participant_name"].notna()]
+    return chosen.groupby("deal_id", sort=False)["participant_name"].agg(
+        lambda names: ", ".join(dict.fromkeys(str(n) for n in names)))
+
+
+def investor_activity(rows: pd.DataFrame, top: int | None = 15) -> pd.DataFrame:
+    """The participants with the most deals led (funding rounds) or bought (M&A).
+
+    Parameters
+    ----------
+    rows : DataFrame
+        :func:`participant_rows` of a deals frame.
+    top : int, optional
+        Rows kept (None: all).
+
+    Returns
+    -------
+    DataFrame
+        ``participant_id``, ``name``, ``country``, ``led``, ``bought``, ``deals`` (distinct
+        deals in either role), ``first_deal``, ``last_deal``; most deals first, then name.
+
+    Examples
+    --------
+    >>> r = pd.DataFrame({"deal_id": ["d1", "d2", "d2"], "role": ["lead_investor"] * 3,
+    ...     "participant_id": ["a", "a", "b"], "participant_name": ["A", "A", "B"],
+    ...     "participant_country": ["USA", "USA", None],
+    ...     "deal_date": pd.to_datetime(["2024-01-01", "2024-02-01", "2024-02-01"])})
+    >>> investor_activity(r)[["participant_id", "led", "deals"]].values.tolist()
+    [['a', 2, 2], ['b', 1, 1]]
+    """
+    acting = rows[rows["role"].isin(["lead_investor", "buyer"]) & rows["participant_id"].notna()]
+    acting = acting.drop_duplicates(["deal_id", "role", "participant_id"])
+    columns = ["participant_id", "name", "country", "led", "bought", "deals", "first_deal",
+               "last_deal"]
+    if not len(acting):
+        out = pd.DataFrame({c: pd.Series([], dtype="str") for c in columns[:3]})
+        for c in ("led", "bought", "deals"):
+            out[c] = pd.Series([], dtype="int64")
+        for c in ("first_deal", "last_deal"):
+            out[c] = pd.Series([], dtype="datetime64[us]")
+        return out
+    ids = acting["participant_id"].astype(object)
+    grouped = acting.groupby(ids, sort=False)
+    role = acting["role"].astype(object)
+    table = pd.DataFrame({
+        "name": grouped["participant_name"].first().astype(object),
+        "country": grouped["participant_country"].first().astype(object),
+        "led": (role == "lead_investor").groupby(ids, sort=False).sum(),
+        "bought": (role == "buyer").groupby(ids, sort=False).sum(),
+        "deals": grouped["deal_id"].nunique(),
+        "first_deal": grouped["deal_date"].min(),
+        "last_deal": grouped["deal_date"].max(),
+    })
+    table.index.name = "participant_id"
+    table = table.reset_index()
+    for c in ("participant_id", "name", "country"):
+        table[c] = pd.array(table[c].astype(object).where(table[c].notna(), None), dtype="str")
+    for c in ("led", "bought", "deals"):
+        table[c] = table[c].astype("int64")
+    table = table.sort_values(["deals", "name", "participant_id"], ascending=[False, True, True],
+                              kind="stable", ignore_index=True)
+    return (table if top is None else table.head(top))[columns]
+
+
+def co_investment_pairs(co_investors: pd.DataFrame, names: Mapping[str, str] | None = None,
+                        top: int | None = 15) -> pd.DataFrame:
+    """Pairs of investors by deals shared, from the service's ``co_investors`` lists.
+
+    Parameters
+    ----------
+    co_investors : DataFrame
+        ``client.private.co_investors(ids)`` (``investor_id``, ``id``, ``name``,
+        ``shared_deals``, ``first_shared_date``, ``last_shared_date``).
+    names : mapping, optional
+        Names of the ``investor_id`` side (else taken from rows where it is the co-investor,
+        else the id).
+    top : int, optional
+        Pairs kept (None: all).
+
+    Returns
+    -------
+    DataFrame
+        ``investor_a`` < ``investor_b``, ``name_a``, ``name_b``, ``shared_deals``,
+        ``first_date``, ``last_date``; most shared deals first. A pair listed from both
+        sides appears once.
+
+    Examples
+    --------
+    >>> co = pd.DataFrame({"investor_id": ["a", "b"], "id": ["b", "a"], "name": ["B", "A"],
+    ...     "shared_deals": [4, 4], "first_shared_date": pd.to_datetime(["2024-01-01"] * 2),
+    ...     "last_shared_date": pd.to_datetime(["2025-01-01"] * 2)})
+    >>> co_investment_pairs(co)[["name_a", "name_b", "shared_deals"]].values.tolist()
+    [['A', 'B', 4]]
+    """
+    needed = ("investor_id", "id", "shared_deals")
+    if not isinstance(co_investors, pd.DataFrame) or any(c not in co_investors for c in needed):
+        raise ValidationError("co_investors", "a frame from client.private.co_investors "
+                                              "(investor_id, id, shared_deals ...)",
+                              got=type(co_investors).__name__)
+    known = dict(zip(co_investors["id"].astype(object), co_investors.get(
+        "name", co_investors["id"]).astype(object)))
+    known.update(names or {})
+    a = co_investors["investor_id"].astype(object).to_numpy()
+    b = co_investors["id"].astype(object).to_numpy()
+    low, high = np.where(a < b, a, b), np.where(a < b, b, a)
+    pairs = pd.DataFrame({
+        "investor_a": low, "investor_b": high,
+        "shared_deals": pd.to_numeric(co_investors["shared_deals"]).to_numpy(dtype=float),
+        "first_date": pd.to_datetime(co_investors.get("first_shared_date")),
+        "last_date": pd.to_datetime(co_investors.get("last_shared_date")),
+    })
+    pairs = pairs[pairs["investor_a"] != pairs["investor_b"]]
+    pairs = pairs.sort_values(["shared_deals", "investor_a", "investor_b"],
+                              ascending=[False, True, True], kind="stable")
+    pairs = pairs.drop_duplicates(["investor_a", "investor_b"], ignore_index=True)
+    pairs.insert(2, "name_a", [str(known.get(i) or i) for i in pairs["investor_a"]])
+    pairs.insert(3, "name_b", [str(known.get(i) or i) for i in pairs["investor_b"]])
+    pairs["shared_deals"] = pairs["shared_deals"].astype("int64")
+    for c in ("investor_a", "investor_b", "name_a", "name_b"):
+        pairs[c] = pd.array(pairs[c], dtype="str")
+    return pairs if top is None else pairs.head(top).reset_index(drop=True)

@@ -1,0 +1,238 @@
+"""``dealframe pull ENTITY [filters as flags] -o FILE``.
+
+Examples
+--------
+::
+
+    dealframe pull deals --deal-type Venture,Growth --target-region "Western Europe" -o d.parquet
+    dealframe pull companies --country GBR --verticals Fintech -o uk-fintech.xlsx
+    dealframe pull investments --id 0b6f5a1e-... -o investments.csv
+    dealframe pull current --regions "North America" -o comps.xlsx --sandbox --scale 0.1
+
+Everything is checked before the pull starts (the entity, every filter and its values,
+the file's extension and folder), with the closest valid name on a typo; with ``--sandbox``
+even before the sandbox starts. Progress goes to standard error, the path written to
+standard output. Exit status: 0 written, 1 the pull failed (the service, the network, the
+disk), 2 the command cannot work as given (a bad entity, filter, value or file, no service
+configured, a missing extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any, NoReturn
+
+from dealframe.errors import DealframeError, ValidationError
+
+from .entities import ENTITIES, Entity, entity
+from .flags import public_filters, schema_filters, tokens_to_values
+from .output import ExcelExtraMissing, Output, check_output, write_frame
+
+__all__ = ["register"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+_PREFIX = "dealframe pull"
+
+
+class _Usage(Exception):
+    """The command cannot work as given (exit 2)."""
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _fail(message: object, status: int) -> int:
+    _say(f"{_PREFIX}: error: {' '.join(str(message).split())}")
+    return status
+
+
+def _one_line_error(prog: str, message: str) -> NoReturn:
+    print(f"{prog}: error: {' '.join(message.split())} (see --help)", file=sys.stderr)
+    raise SystemExit(EXIT_USAGE)
+
+
+def _options(name: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=f"{_PREFIX} {name}", add_help=True,
+        description=(ENTITIES[name].help if name in ENTITIES else "")
+        + ". Filters are flags named after the service's filters (--deal-type Venture, "
+          "--date-from 2024-01-01 ...); a list filter takes several values, repeated or "
+          "comma-separated.")
+    p.error = lambda message: _one_line_error(p.prog, message)  # type: ignore[method-assign]
+    p.add_argument("-o", "--output", required=True, metavar="FILE",
+                   help="file to write: .parquet, .csv or .xlsx")
+    p.add_argument("--id", action="append", default=[], metavar="UUID",
+                   help="ids: the parents of a sub-collection, or the id filter of a list")
+    p.add_argument("--sku", action="append", default=[], help="SKUs (current)")
+    p.add_argument("--sort", help="sort of a list, e.g. deal_date:desc")
+    p.add_argument("--limit", type=int, help="cap on rows (per id for sub-collections)")
+    p.add_argument("--sandbox", action="store_true",
+                   help="pull from an embedded sandbox instead of DEALFRAME_BASE_URL")
+    p.add_argument("--scale", type=float, default=1.0, help="sandbox data scale (default 1.0)")
+    p.add_argument("--seed", type=int, default=7, help="sandbox seed (default 7)")
+    p.add_argument("--quiet", action="store_true", help="no progress on standard error")
+    return p
+
+
+def _offline_schema(resource: str) -> Any:
+    """The sandbox's discovery document, read without starting it (None if unavailable)."""
+    from dealframe.private.filters import FilterSchema
+
+    try:
+        from dealframe.sandbox.discovery import discovery_document
+    except ImportError:
+        return None
+    return FilterSchema(resource, discovery_document(resource))
+
+
+def _check_ids(ids: list[str]) -> list[str]:
+    out = []
+    for i, value in enumerate(ids):
+        try:
+            out.append(str(uuid.UUID(value)))
+        except ValueError:
+            raise ValidationError(f"--id[{i}]", "a UUID", got=value) from None
+    return out
+
+
+class _Plan:
+    """A checked pull: what to call and with what."""
+
+    def __init__(self, thing: Entity, args: argparse.Namespace, values: dict[str, list[str]],
+                 output: Output) -> None:
+        self.entity, self.args, self.values, self.output = thing, args, values, output
+        self.filters: dict[str, Any] = {}
+        self.ids: list[str] = []
+
+    def check_offline(self) -> None:
+        """Every check that needs no service (all of them, with --sandbox)."""
+        args, kind = self.args, self.entity.kind
+        if args.limit is not None and args.limit < 1:
+            raise ValidationError("--limit", "a positive integer", got=args.limit)
+        if args.sku and self.entity.name != "current":
+            raise ValidationError("--sku", f"nothing for {self.entity.name} (only current "
+                                           "takes SKUs)")
+        if kind == "sub":
+            if not args.id:
+                raise ValidationError("--id", f"one or more ids: {self.entity.name} is a "
+                                              f"sub-collection of {self.entity.resource}")
+            if self.values or args.sort:
+                first = next(iter(self.values), None)
+                raise ValidationError(f"--{first}" if first else "--sort",
+                                      f"nothing: {self.entity.name} takes --id and --limit "
+                                      "only")
+            self.ids = _check_ids(args.id)
+        elif kind == "public":
+            for flag, value in (("--id", args.id), ("--sort", args.sort),
+                                ("--limit", args.limit)):
+                if value:
+                    raise ValidationError(flag, f"nothing: {self.entity.name} takes the search "
+                                                "filters" + (" and --sku" if
+                                                             self.entity.name == "current" else ""))
+            self.filters = public_filters(self.values)
+        else:
+            if args.id:
+                self.values = {**self.values, "id": [*self.values.get("id", []), *args.id]}
+            if args.sandbox:
+                schema = _offline_schema(self.entity.resource)
+                if schema is not None:
+                    self.filters = schema_filters(self.values, schema)
+                    schema.check_sort(args.sort)
+
+    def check_with(self, client: Any) -> None:
+        """The checks against the service's own discovery document (lists only)."""
+        if self.entity.kind == "list":
+            schema = client.private.schema(self.entity.resource)
+            self.filters = schema_filters(self.values, schema)
+            schema.check_sort(self.args.sort)
+
+    def pull(self, client: Any, progress: bool) -> Any:
+        """Call the client."""
+        kind = self.entity.kind
+        if kind == "list":
+            return self.entity.call(client, filters=self.filters, sort=self.args.sort,
+                                    limit=self.args.limit, progress=progress)
+        if kind == "sub":
+            return self.entity.call(client, ids=self.ids, limit=self.args.limit,
+                                    progress=progress)
+        return self.entity.call(client, filters=self.filters, skus=self.args.sku,
+                                progress=progress)
+
+
+@contextlib.contextmanager
+def _client(args: argparse.Namespace, say: Any) -> Iterator[Any]:
+    from dealframe.client import Client
+    from dealframe.config import Settings
+    from dealframe.sandbox import SandboxExtraMissing, SandboxStartError, embedded
+
+    if not args.sandbox:
+        if Settings.from_env().base_url is None:
+            raise _Usage("no service configured: set DEALFRAME_BASE_URL, DEALFRAME_PUBLIC_TOKEN "
+                         "and DEALFRAME_PRIVATE_KEY, or pass --sandbox")
+        with Client(progress=False) as client:
+            yield client
+        return
+    try:
+        with embedded(args.scale, args.seed, say=say) as sb, \
+                Client.for_sandbox(sb, progress=False) as client:
+            yield client
+    except SandboxExtraMissing as exc:
+        raise _Usage(f"--sandbox: {exc}") from None
+    except SandboxStartError as exc:
+        raise DealframeError(f"--sandbox: {exc}") from None
+
+
+def _run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    try:
+        thing = entity(args.entity)
+        options, rest = _options(thing.name).parse_known_args(args.rest)
+        plan = _Plan(thing, options, tokens_to_values(rest), check_output(options.output))
+        plan.check_offline()
+    except ExcelExtraMissing as exc:
+        return _fail(exc, EXIT_USAGE)
+    except ValidationError as exc:
+        return _fail(exc, EXIT_USAGE)
+    say = (lambda line: None) if options.quiet else _say
+    try:
+        with _client(options, say) as client:
+            plan.check_with(client)
+            say(f"pulling {thing.name} ...")
+            frame = plan.pull(client, progress=not options.quiet)
+            say(f"      {thing.name}: {len(frame):,} rows in "
+                f"{frame.attrs.get('requests', '?')} requests "
+                f"({time.perf_counter() - started:.1f} s)")
+            path = write_frame(frame, plan.output)
+    except ValidationError as exc:
+        return _fail(exc, EXIT_USAGE)
+    except _Usage as exc:
+        return _fail(exc, EXIT_USAGE)
+    except DealframeError as exc:
+        return _fail(exc, EXIT_FAILED)
+    except OSError as exc:
+        return _fail(f"cannot write {plan.output.path}: {exc.strerror or exc}", EXIT_FAILED)
+    say(f"{_PREFIX}: wrote {len(frame):,} rows to {path} in "
+        f"{time.perf_counter() - started:.1f} s")
+    print(path, flush=True)
+    return EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    """Add ``pull`` to the ``dealframe`` command's subparsers."""
+    names = ", ".join(ENTITIES)
+    p = subparsers.add_parser(
+        "pull", help="any list or sub-collection to .parquet, .csv or .xlsx",
+        usage=f"{_PREFIX} ENTITY [--FILTER VALUE ...] [--id UUID ...] -o FILE [--sandbox]",
+        description=f"Pull a list or sub-collection into a file. ENTITY: {names}. "
+                    f"'{_PREFIX} ENTITY --help' lists the options of an entity. Exit status: 0 "
+                    "written, 1 the pull failed, 2 bad command.")
+    p.error = lambda message: _one_line_error(_PREFIX, message)
+    p.add_argument("entity", metavar="ENTITY", help=names)
+    p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.set_defaults(run=_run)

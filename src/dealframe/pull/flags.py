@@ -1,0 +1,172 @@
+"""Filters given as flags: ``--deal-type Venture --date-from 2024-01-01`` to a filters dict.
+
+Pure. Flag names are the filter names with ``-`` for ``_``; a flag given twice, or a
+comma-separated value, gives a list for list filters; ``--include-deleted`` alone means true.
+Values are converted by the filter's type in the discovery document (numbers, booleans),
+and the client's own filter check then validates them as the Python API does.
+
+Examples
+--------
+>>> tokens_to_values(["--deal-type", "Venture,Growth", "--valuation-min=100"])
+{'deal-type': ['Venture,Growth'], 'valuation-min': ['100']}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dealframe.errors import ValidationError
+from dealframe.private.filters import FilterSchema
+from dealframe.report.cohort import did_you_mean
+
+from .entities import PUBLIC_FILTERS
+
+__all__ = ["flag_name", "public_filters", "schema_filters", "tokens_to_values"]
+
+
+def flag_name(field: str) -> str:
+    """``--target-region`` for the filter ``target_region``.
+
+    Examples
+    --------
+    >>> flag_name("target_region")
+    '--target-region'
+    """
+    return "--" + field.replace("_", "-")
+
+
+def tokens_to_values(tokens: Sequence[str]) -> dict[str, list[str]]:
+    """``--name value`` / ``--name=value`` pairs to ``{name: [values]}`` (name without ``--``).
+
+    A flag followed by another flag (or by nothing) gets the value ``"true"``.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A token that is not a flag where a flag was expected.
+    """
+    out: dict[str, list[str]] = {}
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if not token.startswith("--") or token == "--":
+            raise ValidationError("filters", "flags such as --deal-type Venture (a filter "
+                                             "flag, then its value)", got=token)
+        name, sep, value = token[2:].partition("=")
+        if not sep:
+            if i + 1 < len(tokens) and not tokens[i + 1].startswith("--"):
+                value = tokens[i + 1]
+                i += 1
+            else:
+                value = "true"
+        out.setdefault(name, []).append(value)
+        i += 1
+    return out
+
+
+def _split(values: list[str]) -> list[str]:
+    return [part.strip() for v in values for part in v.split(",") if part.strip()]
+
+
+def _number(text: str, flag: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise ValidationError(flag, "a number", got=text) from None
+
+
+def _boolean(text: str, flag: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("true", "yes", "1"):
+        return True
+    if lowered in ("false", "no", "0"):
+        return False
+    raise ValidationError(flag, "true or false", got=text)
+
+
+def schema_filters(values: Mapping[str, list[str]], schema: FilterSchema) -> dict[str, Any]:
+    """Flag values to the filters of a Family B list, checked against its discovery document.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        An unknown filter (with the closest flag), a value of the wrong type, or whatever
+        :meth:`FilterSchema.build` refuses (an enum value outside the list ...).
+
+    Examples
+    --------
+    >>> doc = {"filters": [{"field": "deal_type", "type": "array_string", "operators": ["in"],
+    ...         "values": ["Venture", "Growth"]},
+    ...        {"field": "valuation_min", "type": "number", "operators": ["gte"]}]}
+    >>> schema = FilterSchema("transactions", doc)
+    >>> schema_filters({"deal-type": ["Venture,Growth"], "valuation-min": ["100"]}, schema)
+    {'deal_type': ['Venture', 'Growth'], 'valuation_min': 100}
+    >>> schema_filters({"deal-type": ["Ventre"]}, schema)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid --deal-type: expected values from Venture, Growth (did you mean 'Venture'?), got 'Ventre'
+    >>> schema_filters({"deal-typ": ["Venture"]}, schema)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid --deal-typ: expected a filter of transactions (did you mean '--deal-type'?; filters: --deal-type, --valuation-min)
+    """
+    flags = {flag_name(f): f for f in schema.fields}
+    filters: dict[str, Any] = {}
+    for name, given in values.items():
+        flag = "--" + name
+        field = flags.get(flag) or flags.get(flag_name(name))
+        if field is None:
+            hint = did_you_mean(flag, list(flags))
+            raise ValidationError(flag, f"a filter of {schema.entity}"
+                                        f"{hint.rstrip(')') + ';' if hint else ' ('}"
+                                        f" filters: {', '.join(flags)})")
+        spec = schema.fields[field]
+        if spec.type.startswith("array"):
+            filters[field] = _split(given)
+            for item in filters[field]:
+                if spec.values is not None and item not in spec.values:
+                    raise ValidationError(flag, f"values from {', '.join(spec.values)}"
+                                                f"{did_you_mean(item, spec.values)}", got=item)
+            continue
+        if len(given) > 1:
+            raise ValidationError(flag, "one value (it is not a list filter)", got=given)
+        text = given[0]
+        if spec.type == "number":
+            filters[field] = _number(text, flag)
+        elif spec.type == "boolean":
+            filters[field] = _boolean(text, flag)
+        else:
+            filters[field] = text
+    schema.build(filters)  # the Python API's own check: types, enum lists, operators
+    return filters
+
+
+def public_filters(values: Mapping[str, list[str]]) -> dict[str, Any]:
+    """Flag values to the keywords of ``client.public.search``.
+
+    Examples
+    --------
+    >>> public_filters({"regions": ["Western Europe"], "enterprise-value-above": ["500"]})
+    {'regions': ['Western Europe'], 'enterprise_value_above': 500}
+    """
+    out: dict[str, Any] = {}
+    flags = [flag_name(f) for f in PUBLIC_FILTERS]
+    for name, given in values.items():
+        spec = PUBLIC_FILTERS.get(name)
+        if spec is None:
+            hint = did_you_mean("--" + name, flags)
+            raise ValidationError("--" + name, f"a search filter{hint} (filters: "
+                                               f"{', '.join(flags)})")
+        keyword, kind = spec
+        if kind == "list":
+            out[keyword] = _split(given)
+        else:
+            if len(given) > 1:
+                raise ValidationError("--" + name, "one value", got=given)
+            out[keyword] = _number(given[0], "--" + name)
+    return out

@@ -1,0 +1,182 @@
+"""Writing a pulled frame to ``.parquet``, ``.csv`` or ``.xlsx``, readable by any tool.
+
+The file is checked before anything starts (a known extension, a folder that can be
+written, openpyxl installed for ``.xlsx``) and written under a temporary name, then renamed,
+so a failed pull never leaves half a file. What is written:
+
+- the frame's named index (``sku`` ...) as the first column;
+- list and nested columns (participants, verticals, tags) as JSON text, which every reader
+  (``pd.read_parquet``, a spreadsheet, DuckDB) takes, and ``json.loads`` turns back into lists;
+- monthly periods as their first day; in ``.xlsx``, timestamps in UTC without the offset
+  (Excel has no time zones).
+
+Examples
+--------
+>>> import pandas as pd, tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "deals.csv"
+>>> frame = pd.DataFrame({"id": ["d1"], "buyers": [[{"id": "b", "name": "B"}]]})
+>>> _ = write_frame(frame, check_output(path))
+>>> path.read_text().splitlines()[1]
+'d1,"[{""id"": ""b"", ""name"": ""B""}]"'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dealframe.errors import ValidationError
+
+__all__ = ["FORMATS", "Output", "ExcelExtraMissing", "check_output", "portable_frame",
+           "write_frame"]
+
+#: File extensions and their formats.
+FORMATS: dict[str, str] = {".parquet": "parquet", ".csv": "csv", ".xlsx": "xlsx"}
+#: Rows a worksheet holds (Excel's limit, header included).
+EXCEL_MAX_ROWS = 1_048_576
+
+
+class ExcelExtraMissing(ImportError):
+    """``.xlsx`` output needs openpyxl: ``pip install "dealframe[excel]"``."""
+
+
+@dataclass(frozen=True)
+class Output:
+    """A checked output file: its path and format."""
+
+    path: Path
+    format: str
+
+
+def check_output(path: str | os.PathLike[str]) -> Output:
+    """Check an output file before anything starts.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        An unknown extension (with the closest one), a folder that cannot be created or
+        written, a path that is a folder.
+    ExcelExtraMissing
+        ``.xlsx`` without openpyxl.
+    """
+    from dealframe.report.cohort import did_you_mean
+
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise ValidationError("-o", "a file name ending in .parquet, .csv or .xlsx", got=path)
+    target = Path(path).expanduser()
+    suffix = target.suffix.lower()
+    if suffix not in FORMATS:
+        raise ValidationError("-o", f"a file name ending in .parquet, .csv or .xlsx"
+                                    f"{did_you_mean(suffix, list(FORMATS)) if suffix else ''}",
+                              got=str(path))
+    if target.is_dir():
+        raise ValidationError("-o", "a file name, not a folder", got=str(path))
+    if FORMATS[suffix] == "xlsx":
+        try:
+            import openpyxl  # noqa: F401
+        except ImportError:
+            raise ExcelExtraMissing(".xlsx needs openpyxl: pip install 'dealframe[excel]'") \
+                from None
+    folder = target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".dealframe-probe-{uuid.uuid4().hex}"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise ValidationError("-o", f"a file in a folder that can be written "
+                                    f"({exc.strerror or exc})", got=str(path)) from None
+    return Output(target, FORMATS[suffix])
+
+
+def _json(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _nested(column: pd.Series) -> bool:
+    dtype = column.dtype
+    if isinstance(dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        t = dtype.pyarrow_dtype
+        return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_struct(t) \
+            or pa.types.is_map(t)
+    if pd.api.types.is_object_dtype(dtype):
+        sample = column.dropna().head(50)
+        return any(isinstance(v, (list, tuple, dict, np.ndarray)) for v in sample)
+    return False
+
+
+def portable_frame(frame: pd.DataFrame, excel: bool = False) -> pd.DataFrame:
+    """The frame as written: named index as a column, nested columns as JSON text, periods
+    as dates, (for Excel) timestamps in UTC without an offset.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"tags": [["a", "b"], None]}, index=pd.Index(["X", "Y"], name="sku"))
+    >>> portable_frame(f)["tags"].tolist()
+    ['["a", "b"]', nan]
+    """
+    out = frame.copy()
+    out.attrs = {}
+    if isinstance(out.index, pd.PeriodIndex):
+        out.index = out.index.to_timestamp().rename(out.index.name)
+    if not (isinstance(out.index, pd.RangeIndex) and out.index.name is None):
+        out = out.reset_index()
+    if isinstance(out.columns, pd.MultiIndex):
+        out.columns = ["|".join(str(c) for c in col if str(c)) for col in out.columns]
+    out.columns = [str(c) for c in out.columns]
+    for name in out.columns:
+        column = out[name]
+        if isinstance(column.dtype, pd.PeriodDtype):
+            out[name] = column.dt.to_timestamp()
+        elif _nested(column):
+            out[name] = pd.array([_json(v) for v in column.astype(object).tolist()],
+                                 dtype="str")
+        elif excel and isinstance(column.dtype, pd.DatetimeTZDtype):
+            out[name] = column.dt.tz_convert("UTC").dt.tz_localize(None)
+    return out
+
+
+def _atomic(path: Path, write: Any) -> Path:
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp{path.suffix}"
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_frame(frame: pd.DataFrame, output: Output) -> Path:
+    """Write ``frame`` to ``output`` (see the module docstring for what is converted).
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        More rows than an Excel sheet holds.
+    OSError
+        The disk refused the write.
+    """
+    data = portable_frame(frame, excel=output.format == "xlsx")
+    if output.format == "parquet":
+        return _atomic(output.path, lambda p: data.to_parquet(p, engine="pyarrow", index=False))
+    if output.format == "csv":
+        return _atomic(output.path, lambda p: data.to_csv(p, index=False))
+    if len(data) + 1 > EXCEL_MAX_ROWS:
+        raise ValidationError("-o", f"a .parquet or .csv file: {len(data):,} rows do not fit "
+                                    f"in an Excel sheet ({EXCEL_MAX_ROWS - 1:,} at most)",
+                              got=str(output.path))
+    return _atomic(output.path, lambda p: data.to_excel(p, index=False, engine="openpyxl"))

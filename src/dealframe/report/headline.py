@@ -1,0 +1,243 @@
+"""The summary a reader takes in within 30 seconds: headline figures and three sentences.
+
+Pure: takes :class:`~.gather.ReportData`, returns cards, sentences and the ``headline``
+table. Each figure covers the twelve months to the data's as-of date and is compared with
+the twelve months before. Deal medians are those of the meaningful multiples (NM values
+out, see :func:`dealframe.plot.shaping.multiple_status`) by the service's method (outliers
+beyond 1.5 IQR trimmed, :func:`dealframe.analytics.bucket_medians`); the same method over
+every value is checked against the service's own ``transactions/aggregate`` for each period
+(``checks``). Where a median rests on fewer than :data:`SMALL_N` values, its bootstrap
+interval (``ci=``) is shown beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dealframe.analytics import bucket_medians
+from dealframe.plot.shaping import meaningful
+
+from .gather import HEADLINE_METRICS, ReportData
+
+__all__ = ["CI_LEVEL", "SMALL_N", "Card", "Headline", "build_headline", "change_text", "money"]
+
+#: A median of fewer deals than this is shown with its bootstrap interval.
+SMALL_N = 30
+#: Confidence level of those intervals.
+CI_LEVEL = 0.9
+_RESAMPLES = 4999
+_LABELS = {"ev_revenue": "EV/Revenue", "ev_ebitda": "EV/EBITDA"}
+
+
+@dataclass(frozen=True)
+class Card:
+    """One headline figure: what it is, its value, and the line under it."""
+
+    label: str
+    value: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The summary: cards, sentences, the table written as ``headline.parquet``, and the
+    check of the local medians against the service's."""
+
+    cards: tuple[Card, ...]
+    sentences: tuple[str, ...]
+    table: pd.DataFrame
+    checks: pd.DataFrame
+
+
+def money(value: float) -> str:
+    """Millions of USD, short: ``$1.2bn``, ``$350m``, ``n/a``.
+
+    Examples
+    --------
+    >>> money(1234.0), money(12.3), money(float("nan"))
+    ('$1.2bn', '$12m', 'n/a')
+    """
+    if value is None or not np.isfinite(value):
+        return "n/a"
+    return f"${value / 1000:,.1f}bn" if abs(value) >= 1000 else f"${value:,.0f}m"
+
+
+def change_text(now: float, before: float, unit: str = "%") -> str:
+    """``+12%`` / ``-3%`` (relative change, ``unchanged`` under half a percent), or ``n/a``
+    when either value is missing or the earlier one is 0.
+
+    Examples
+    --------
+    >>> change_text(110, 100), change_text(5.2, 5.21), change_text(5, 0)
+    ('+10%', 'unchanged', 'n/a')
+    """
+    if not (np.isfinite(now) and np.isfinite(before)) or before == 0:
+        return "n/a"
+    change = now / before - 1
+    return "unchanged" if abs(change) < 0.005 else f"{change:+.0%}"
+
+
+def _in(deals: pd.DataFrame, period: tuple[str, str]) -> pd.DataFrame:
+    dates = deals["deal_date"]
+    inside = (dates >= pd.Timestamp(period[0])) & (dates <= pd.Timestamp(period[1]))
+    return deals.loc[inside.to_numpy(dtype=bool, na_value=False)]
+
+
+def _service_median(frame: pd.DataFrame) -> tuple[float, int]:
+    if not len(frame):
+        return np.nan, 0
+    row = frame.iloc[0]
+    median = float(row["median"]) if pd.notna(row["median"]) else np.nan
+    return median, int(row["n"]) if pd.notna(row["n"]) else 0
+
+
+def _local(deals: pd.DataFrame, metric: str, period: tuple[str, str], threshold: int,
+           meaningful_only: bool, with_ci: bool) -> pd.Series:
+    frame = deals
+    kwargs: dict = {}
+    if meaningful_only:
+        frame = pd.DataFrame({"deal_date": deals["deal_date"].to_numpy(),
+                              "value": meaningful(deals, metric).to_numpy()})
+        kwargs["value_column"] = "value"
+    out = bucket_medians(frame, metric, "none", period[0], period[1],
+                         small_n_threshold=threshold, ci=CI_LEVEL if with_ci else None,
+                         ci_resamples=_RESAMPLES, rng=0, **kwargs)
+    return out.iloc[0]
+
+
+def _threshold(data: ReportData) -> int:
+    value = (data.aggregate.attrs.get("methodology") or {}).get("small_n_threshold")
+    return int(value) if isinstance(value, int) else 5
+
+
+def _number(value: Any) -> float:
+    return float(value) if value is not None and pd.notna(value) else np.nan
+
+
+def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list[dict]
+                   ) -> Card:
+    """The median of the meaningful deal multiples (the service's method), and the check
+    that the method reproduces the service's own median over every value."""
+    label = _LABELS[metric]
+    threshold = _threshold(data)
+    values: dict[str, tuple[float, int, float, float]] = {}
+    for period_name in ("ltm", "prior"):
+        period = getattr(data.periods, period_name)
+        service_median, service_n = _service_median(
+            data.headline_aggregates[(metric, period_name)])
+        raw = _local(data.deals_pulled, metric, period, threshold, False, False)
+        checks.append({"figure": f"median deal {label}", "period": period_name,
+                       "n_service": service_n, "n_local": int(raw["n"]),
+                       "median_service": service_median, "median_local": _number(raw["median"]),
+                       "match": bool(service_n == int(raw["n"]) and (
+                           (np.isnan(service_median) and pd.isna(raw["median"]))
+                           or abs(service_median - _number(raw["median"]))
+                           <= 1e-9 * max(1.0, abs(service_median))))})
+        first = _local(data.deals_pulled, metric, period, threshold, True, False)
+        n, median = int(first["n"]), _number(first["median"])
+        low = high = np.nan
+        if 0 < n < SMALL_N and np.isfinite(median):
+            with_ci = _local(data.deals_pulled, metric, period, threshold, True, True)
+            low, high = _number(with_ci["median_low"]), _number(with_ci["median_high"])
+        values[period_name] = (median, n, low, high)
+        rows.append({"figure": f"median deal {label}", "period": period_name,
+                     "start": period[0], "end": period[1], "value": median, "n": n,
+                     "ci_low": low, "ci_high": high})
+    (now, n_now, low, high), (before, n_before, _, _) = values["ltm"], values["prior"]
+    ci = f", {CI_LEVEL:.0%} CI {low:.1f}x–{high:.1f}x" if np.isfinite(low) else ""
+    why = "" if np.isfinite(now) else f" (fewer than {threshold} meaningful values)"
+    prior = f"{before:.1f}x" if np.isfinite(before) else "n/a"
+    return Card(f"Median deal {label}, last 12 months",
+                f"{now:.1f}x" if np.isfinite(now) else "n/a",
+                f"n={n_now}{ci}{why} · prior 12 months {prior} (n={n_before}), "
+                f"{change_text(now, before)}")
+
+
+def _public_card(data: ReportData, rows: list[dict]) -> Card:
+    field = "evRevenueNtm"
+    history = data.history
+    series = pd.to_numeric(history[field], errors="coerce") if field in history \
+        else pd.Series([], dtype=float)
+    series = series.dropna()
+    now = float(series.iloc[-1]) if len(series) else np.nan
+    month = str(series.index[-1]) if len(series) else "n/a"
+    before = np.nan
+    if len(series) and isinstance(series.index, pd.PeriodIndex):
+        year_ago = series.index[-1] - 12
+        before = float(series.get(year_ago, np.nan))
+    companies = history.attrs.get("companies", len(data.current))
+    rows.append({"figure": "public median EV/Revenue NTM", "period": "latest month",
+                 "start": month, "end": month, "value": now, "n": companies,
+                 "ci_low": np.nan, "ci_high": np.nan})
+    rows.append({"figure": "public median EV/Revenue NTM", "period": "12 months earlier",
+                 "start": "", "end": "", "value": before, "n": companies, "ci_low": np.nan,
+                 "ci_high": np.nan})
+    return Card("Public comps, median EV/Revenue NTM", f"{now:.1f}x" if np.isfinite(now)
+                else "n/a", f"{companies} listed companies, {month} · 12 months earlier "
+                f"{before:.1f}x, {change_text(now, before)}" if np.isfinite(before)
+                else f"{companies} listed companies, {month} · 12 months earlier n/a")
+
+
+def build_headline(data: ReportData) -> Headline:
+    """Cards, sentences, the headline table and the local check of the service's medians.
+
+    Examples
+    --------
+    >>> build_headline(data).cards[0].label  # doctest: +SKIP
+    'Deals, last 12 months'
+    """
+    rows: list[dict] = []
+    checks: list[dict] = []
+    ltm, prior = _in(data.deals_pulled, data.periods.ltm), _in(data.deals_pulled,
+                                                                 data.periods.prior)
+    count_card = Card("Deals, last 12 months", f"{len(ltm):,}",
+                      f"prior 12 months {len(prior):,}, {change_text(len(ltm), len(prior))}")
+    raised_now = float(pd.to_numeric(ltm["deal_raised"], errors="coerce").sum(min_count=1))
+    raised_before = float(pd.to_numeric(prior["deal_raised"], errors="coerce").sum(min_count=1))
+    disclosed = int(ltm["deal_raised"].notna().sum())
+    raised_card = Card("Capital raised, last 12 months", money(raised_now),
+                       f"{disclosed:,} deals disclosed an amount · prior 12 months "
+                       f"{money(raised_before)}, {change_text(raised_now, raised_before)}")
+    for name, frame, raised in (("ltm", ltm, raised_now), ("prior", prior, raised_before)):
+        period = getattr(data.periods, name)
+        rows.append({"figure": "deals", "period": name, "start": period[0], "end": period[1],
+                     "value": float(len(frame)), "n": len(frame), "ci_low": np.nan,
+                     "ci_high": np.nan})
+        rows.append({"figure": "capital raised ($m)", "period": name, "start": period[0],
+                     "end": period[1], "value": raised, "n": int(frame["deal_raised"].notna().sum()),
+                     "ci_low": np.nan, "ci_high": np.nan})
+    multiple_cards = [_multiple_card(data, m, rows, checks) for m in HEADLINE_METRICS]
+    public_card = _public_card(data, rows)
+    cards = (count_card, raised_card, *multiple_cards, public_card)
+    table = pd.DataFrame(rows)
+    table["n"] = table["n"].astype("int64")
+    sentences = _sentences(data, table, ltm, prior, raised_now, raised_before)
+    return Headline(cards, sentences, table, pd.DataFrame(checks))
+
+
+def _sentences(data: ReportData, rows: pd.DataFrame, ltm: pd.DataFrame, prior: pd.DataFrame,
+               raised_now: float, raised_before: float) -> tuple[str, ...]:
+    as_of = pd.Timestamp(data.as_of).strftime("%-d %B %Y")
+    first = (f"{len(ltm):,} deals in the twelve months to {as_of} "
+             f"({change_text(len(ltm), len(prior))} on the twelve months before), raising "
+             f"{money(raised_now)} ({change_text(raised_now, raised_before)}).")
+    row = rows[(rows["figure"] == "median deal EV/Revenue") & (rows["period"] == "ltm")]
+    p = float(row["value"].iloc[0]) if len(row) else np.nan
+    n = int(row["n"].iloc[0]) if len(row) else 0
+    public = meaningful(data.current, "evRevenueLtm").dropna() \
+        if "evRevenueLtm" in data.current else pd.Series([], dtype=float)
+    if np.isfinite(p) and len(public):
+        q = float(public.median())
+        word = "premium" if p >= q else "discount"
+        second = (f"Deals of the last twelve months were priced at a median {p:.1f}x "
+                  f"EV/Revenue (n={n}), against {q:.1f}x for the cohort's {len(public)} listed "
+                  f"companies today (EV/Revenue LTM): a {abs(p / q - 1):.0%} {word}.")
+    else:
+        second = ("Private and public EV/Revenue cannot be compared: "
+                  + ("too few deals of the last twelve months have a meaningful multiple."
+                     if not np.isfinite(p) else "the cohort has no listed company with one."))
+    return (first, second)

@@ -1,0 +1,175 @@
+"""dealframe.plot over real frames from the sandbox: every chart has a title, labelled axes,
+n where it matters and alt text; missing values are written n/a, never drawn as zero."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("matplotlib")
+
+import dealframe
+import dealframe.plot as dplot
+from dealframe.errors import ValidationError
+from dealframe.plot.shaping import investor_activity, multiple_status, participant_rows
+
+REGION = "North America"
+
+
+@pytest.fixture(scope="module")
+def frames(sandbox):
+    with dealframe.Client.for_sandbox(sandbox, progress=False) as client:
+        current = client.public.current(client.public.search(regions=[REGION]).index)
+        aggregate = client.private.aggregate("ev_revenue", "quarter", target_region=[REGION])
+        window = aggregate.attrs["methodology"]["date_range"]
+        deals = client.private.deals(target_region=[REGION], date_from=window["from"],
+                                     date_to=window["to"])
+        history = client.public_v1.group_time_series(regions=[REGION], fields=["evRevenueNtm"],
+                                                     date_from=window["from"][:7],
+                                                     date_to=window["to"][:7])
+        top = investor_activity(participant_rows(deals), 8)
+        co = client.private.co_investors(list(top["participant_id"]))
+    return {"current": current, "aggregate": aggregate, "deals": deals, "history": history,
+            "co": co, "names": dict(zip(top["participant_id"], top["name"]))}
+
+
+def _charts(f):
+    """Each chart, and the text that must carry its n."""
+    current, deals = f["current"], f["deals"]
+    return {
+        "comps_multiples": (lambda ax: dplot.comps_multiples(current, ax=ax),
+                            f"of {len(current)} companies"),
+        "growth_vs_multiple": (lambda ax: dplot.growth_vs_multiple(current, ax=ax),
+                               f"of {len(current)} companies"),
+        "group_history": (lambda ax: dplot.group_history(f["history"], ax=ax),
+                          f"over {f['history'].attrs['companies']} companies"),
+        "deals_per_quarter": (lambda ax: dplot.deals_per_quarter(deals, ax=ax),
+                              f"n = {len(deals):,}"),
+        "capital_raised": (lambda ax: dplot.capital_raised(deals, ax=ax),
+                           f"of {len(deals):,} deals"),
+        "quarterly_medians": (lambda ax: dplot.quarterly_medians(f["aggregate"], ax=ax),
+                              f"n = {int(f['aggregate']['n'].sum()):,}"),
+        "private_vs_public": (lambda ax: dplot.private_vs_public(current, deals, ax=ax), "n="),
+        "top_investors": (lambda ax: dplot.top_investors(deals, ax=ax),
+                          f"({len(deals):,} deals)"),
+        "co_investment": (lambda ax: dplot.co_investment(f["co"], names=f["names"], ax=ax),
+                          f"{f['co']['investor_id'].nunique()} investors"),
+    }
+
+
+def _texts(ax) -> str:
+    parts = [ax.get_title(loc="left"), ax.get_xlabel(), ax.get_ylabel(), dplot.alt_text(ax)]
+    parts += [t.get_text() for t in ax.texts + ax.get_xticklabels() + ax.get_yticklabels()]
+    return "\n".join(parts)
+
+
+def test_every_public_chart_is_covered(frames):
+    charts = set(_charts(frames))
+    public = {n for n in dplot.__all__ if n not in ("alt_text", "figure", "png")}
+    assert charts == public
+
+
+@pytest.mark.parametrize("name", ["comps_multiples", "growth_vs_multiple", "group_history",
+                                  "deals_per_quarter", "capital_raised", "quarterly_medians",
+                                  "private_vs_public", "top_investors", "co_investment"])
+def test_chart_has_title_labels_n_and_alt_text(frames, name):
+    draw, n_text = _charts(frames)[name]
+    fig, ax = dplot.figure()
+    assert draw(ax) is ax
+    assert ax.get_title(loc="left").strip()
+    assert ax.get_xlabel().strip() and ax.get_ylabel().strip()
+    alt = dplot.alt_text(ax)
+    assert len(alt) > 60 and re.search(r"\d", alt), alt
+    assert n_text in _texts(ax), (name, n_text)
+    assert "nan" not in alt.lower().replace("financ", "")
+    png = dplot.png(ax)
+    assert png.startswith(b"\x89PNG")
+
+
+def test_quarterly_medians_writes_every_buckets_n(frames):
+    agg = frames["aggregate"]
+    _, ax = dplot.figure()
+    dplot.quarterly_medians(agg, ax=ax)
+    texts = [t.get_text() for t in ax.texts]
+    for n, median in zip(agg["n"], agg["median"]):
+        if pd.notna(median):
+            assert str(int(n)) in texts
+    if agg["median"].isna().any():
+        assert "n/a" in texts
+
+
+def test_missing_and_not_meaningful_values_are_written_not_drawn(frames):
+    current = frames["current"].copy()
+    biggest = current["enterpriseValue"].idxmax()
+    current.loc[biggest, "evRevenueNtm"] = np.nan
+    second = current["enterpriseValue"].nlargest(2).index[1]
+    current.loc[second, "evRevenueNtm"] = 400.0
+    _, ax = dplot.figure()
+    dplot.comps_multiples(current, ax=ax)
+    texts = [t.get_text() for t in ax.texts]
+    assert texts[0] == "n/a" and texts[1] == "NM"  # largest first
+    widths = [p.get_width() for p in ax.patches]
+    assert widths[0] == 0 and widths[1] == 0
+    assert multiple_status(current.loc[[biggest, second]], "evRevenueNtm").tolist() == ["n/a", "NM"]
+
+
+def test_partial_quarter_is_labelled(frames):
+    deals = frames["deals"]
+    _, ax = dplot.figure()
+    dplot.deals_per_quarter(deals, window=("2024-02-15", "2025-03-31"), ax=ax)
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels[0] == "2024-Q1 (partial)" and "(partial)" not in "".join(labels[1:])
+    assert "2024-Q1 (46 days)" in dplot.alt_text(ax)
+
+
+def test_capital_raised_marks_quarters_without_an_amount(frames):
+    deals = frames["deals"].copy()
+    q = deals["deal_date"].dt.to_period("Q") == pd.Period("2024Q2")
+    deals.loc[q, "deal_raised"] = np.nan
+    _, ax = dplot.figure()
+    dplot.capital_raised(deals, window=("2024-01-01", "2024-12-31"), ax=ax)
+    assert [t.get_text() for t in ax.texts].count("n/a") == 1
+    assert "marked n/a" in dplot.alt_text(ax)
+
+
+def test_empty_frames_draw_a_titled_no_data_chart(frames):
+    empty_deals = frames["deals"].iloc[:0]
+    for draw in (lambda ax: dplot.deals_per_quarter(empty_deals, window=("2024-01-01",
+                                                                         "2024-12-31"), ax=ax),
+                 lambda ax: dplot.top_investors(empty_deals, ax=ax),
+                 lambda ax: dplot.comps_multiples(frames["current"].iloc[:0], ax=ax)):
+        _, ax = dplot.figure()
+        draw(ax)
+        assert ax.get_title(loc="left") and ax.get_xlabel() and dplot.alt_text(ax)
+        assert any("no " in t.get_text() for t in ax.texts)
+
+
+def test_bad_arguments_raise_validation_errors(frames):
+    with pytest.raises(ValidationError, match="ax"):
+        dplot.deals_per_quarter(frames["deals"], ax="not an axes")
+    with pytest.raises(ValidationError, match="current"):
+        dplot.comps_multiples(frames["current"], "noSuchField")
+    with pytest.raises(ValidationError, match="top"):
+        dplot.top_investors(frames["deals"], top=0)
+    with pytest.raises(ValidationError, match="buckets"):
+        dplot.quarterly_medians(frames["deals"])
+    with pytest.raises(ValidationError, match="metric"):
+        dplot.private_vs_public(frames["current"], frames["deals"], "valuation")
+
+
+def test_drawing_into_given_axes_never_imports_pyplot():
+    code = ("import sys, pandas as pd\n"
+            "import dealframe.plot as p\n"
+            "d = pd.DataFrame({'deal_date': pd.to_datetime(['2024-01-05']), 'deal_type': ['M&A'],"
+            " 'deal_raised': [1.0], 'id': ['x']})\n"
+            "_, ax = p.figure()\n"
+            "p.deals_per_quarter(d, ax=ax); p.capital_raised(d, ax=ax); p.png(ax)\n"
+            "print('matplotlib.pyplot' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert out.stdout.strip() == "False"

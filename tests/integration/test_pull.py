@@ -1,0 +1,158 @@
+"""``dealframe pull`` writes .parquet, .csv and .xlsx files equal to what the client returns,
+validates like the Python API (with did-you-mean) before anything starts, and fails in one
+line with a status a scheduler can act on."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pandas as pd
+import pytest
+
+import dealframe
+from dealframe.cli import main
+from dealframe.pull.output import portable_frame
+
+REGION = "Western Europe"
+
+
+@pytest.fixture
+def service(sandbox, monkeypatch):
+    monkeypatch.setenv("DEALFRAME_BASE_URL", sandbox.url)
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", sandbox.public_token)
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", sandbox.private_key)
+    monkeypatch.setenv("DEALFRAME_CACHE", "off")
+    return sandbox
+
+
+@pytest.fixture(scope="module")
+def client(sandbox):
+    with dealframe.Client.for_sandbox(sandbox, progress=False) as c:
+        yield c
+
+
+def _read(path) -> pd.DataFrame:
+    if path.suffix == ".parquet":
+        return pd.read_parquet(path)
+    if path.suffix == ".csv":
+        return pd.read_csv(path)
+    return pd.read_excel(path, engine="openpyxl")
+
+
+def _pull(args: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        code = main(["pull", *args])
+    except SystemExit as exc:
+        code = exc.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "csv", "xlsx"])
+def test_deals_in_every_format_equal_the_python_api(service, client, tmp_path, capsys, suffix):
+    path = tmp_path / f"deals.{suffix}"
+    code, out, err = _pull(["deals", "--deal-type", "Venture,Growth", "--target-region", REGION,
+                            "--date-from", "2025-01-01", "-o", str(path)], capsys)
+    assert code == 0, err
+    assert out.strip() == str(path)
+    assert "pulling deals" in err and "rows" in err
+    expected = client.private.deals(deal_type=["Venture", "Growth"], target_region=[REGION],
+                                    date_from="2025-01-01")
+    got = _read(path)
+    assert len(got) == len(expected) > 0
+    assert got["id"].tolist() == expected["id"].tolist()
+    assert got["deal_raised"].tolist() == pytest.approx(expected["deal_raised"].tolist(),
+                                                        nan_ok=True)
+    assert set(got["deal_type"]) <= {"Venture", "Growth"}
+    leads = [json.loads(v) if isinstance(v, str) else [] for v in got["lead_investors"]]
+    wanted = [[] if v is None or isinstance(v, float) else [p["id"] for p in v]
+              for v in list(expected["lead_investors"])]
+    assert [[p["id"] for p in v] for v in leads] == wanted
+    assert pd.to_datetime(got["deal_date"]).dt.date.tolist() == \
+        expected["deal_date"].dt.date.tolist()
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "csv", "xlsx"])
+def test_a_sub_collection_in_every_format(service, client, tmp_path, capsys, suffix):
+    deals = client.private.deals(target_region=[REGION], deal_type=["Venture"], limit=200)
+    ids = (dealframe.explode_participants(deals)["participant_id"].dropna()
+           .value_counts().index[:2].tolist())
+    path = tmp_path / f"co.{suffix}"
+    args = ["co-investors", "-o", str(path)]
+    for i in ids:
+        args += ["--id", i]
+    code, out, err = _pull(args, capsys)
+    assert code == 0, err
+    expected = client.private.co_investors(ids)
+    got = _read(path)
+    assert got[["investor_id", "id"]].values.tolist() == \
+        expected[["investor_id", "id"]].values.tolist()
+    assert got["shared_deals"].tolist() == expected["shared_deals"].astype(int).tolist()
+
+
+def test_public_current_data_to_excel_keeps_the_sku(service, client, tmp_path, capsys):
+    path = tmp_path / "comps.xlsx"
+    code, _, err = _pull(["current", "--regions", REGION, "-o", str(path)], capsys)
+    assert code == 0, err
+    expected = client.public.current(client.public.search(regions=[REGION]).index)
+    got = pd.read_excel(path, engine="openpyxl")
+    assert got["sku"].tolist() == expected.index.tolist()
+    assert got["evRevenueNtm"].tolist() == pytest.approx(expected["evRevenueNtm"].tolist(),
+                                                         nan_ok=True)
+    assert json.loads(got["tags"].dropna().iloc[0]) == next(
+        t for t in expected["tags"] if isinstance(t, list))
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["deal", "-o", "x.csv"], "did you mean 'deals'"),
+    (["deals", "--deal-typ", "Venture", "-o", "x.csv"], "did you mean '--deal-type'"),
+    (["deals", "--deal-type", "Ventrue", "-o", "x.csv"], "did you mean 'Venture'"),
+    (["deals", "--valuation-min", "lots", "-o", "x.csv"], "--valuation-min: expected a number"),
+    (["deals", "--date-from", "2024-02-30", "-o", "x.csv"], "date_from"),
+    (["deals", "--sort", "deal_dat:desc", "-o", "x.csv"], "did you mean 'deal_date'"),
+    (["deals", "-o", "x.cvs"], "did you mean '.csv'"),
+    (["fundings", "-o", "x.csv"], "--id"),
+    (["fundings", "--id", "not-a-uuid", "-o", "x.csv"], "a UUID"),
+    (["fundings", "--id", "0b6f5a1e-0000-4000-8000-000000000000", "--deal-type", "M&A",
+      "-o", "x.csv"], "takes --id and --limit only"),
+    (["search", "--region", REGION, "-o", "x.csv"], "did you mean '--regions'"),
+    (["deals"], "-o/--output"),
+])
+def test_bad_pulls_fail_in_one_line_before_the_sandbox_starts(tmp_path, capsys, monkeypatch,
+                                                              args, expected):
+    monkeypatch.chdir(tmp_path)
+    started = time.perf_counter()
+    code, out, err = _pull([*args, "--sandbox"], capsys)
+    assert code == 2
+    errors = [line for line in err.splitlines() if "error" in line]
+    assert len(errors) == 1 and expected in errors[0], err
+    assert "starting the embedded sandbox" not in err and not out
+    assert time.perf_counter() - started < 5
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_against_a_service_filters_are_checked_by_its_discovery_document(service, tmp_path,
+                                                                          capsys):
+    code, _, err = _pull(["companies", "--contry", "GBR", "-o", str(tmp_path / "c.csv")], capsys)
+    assert code == 2 and "did you mean '--country'" in err
+    assert not (tmp_path / "c.csv").exists()
+
+
+def test_service_errors_fail_with_status_1(sandbox, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DEALFRAME_BASE_URL", sandbox.url)
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", "wrong")
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", "wrong")
+    monkeypatch.setenv("DEALFRAME_CACHE", "off")
+    code, out, err = _pull(["investors", "-o", str(tmp_path / "i.csv")], capsys)
+    assert code == 1 and "401" in err and "wrong" not in err and not out
+    assert not (tmp_path / "i.csv").exists()
+
+
+def test_files_are_readable_by_plain_readers():
+    frame = pd.DataFrame({"id": ["a"], "when": pd.to_datetime(["2024-01-02T03:04:05+00:00"]),
+                          "buyers": [[{"id": "x"}]]},
+                         index=pd.Index([7], name="row"))
+    out = portable_frame(frame, excel=True)
+    assert list(out.columns) == ["row", "id", "when", "buyers"]
+    assert out["when"].dt.tz is None and out["buyers"].iloc[0] == '[{"id": "x"}]'

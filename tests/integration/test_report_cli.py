@@ -1,0 +1,179 @@
+"""``dealframe report`` from the shell: cohort options, a TOML file of cohorts, one-line errors
+found before anything starts, and exit codes a scheduler can act on."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from dealframe.cli import main
+from dealframe.report.cli import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
+
+REGION = "North America"
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEALFRAME_")}
+    return {**env, "DEALFRAME_CACHE": "off", **extra}
+
+
+def _service_env(sandbox) -> dict[str, str]:
+    return _env(DEALFRAME_BASE_URL=sandbox.url, DEALFRAME_PUBLIC_TOKEN=sandbox.public_token,
+                DEALFRAME_PRIVATE_KEY=sandbox.private_key)
+
+
+def _cli(args: list[str], env: dict[str, str], timeout: float = 120
+         ) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "dealframe", "report", *args], env=env,
+                          check=False, capture_output=True, text=True, timeout=timeout)
+
+
+def _one_error_line(stderr: str) -> str:
+    errors = [line for line in stderr.splitlines() if "error" in line]
+    assert len(errors) == 1, stderr
+    assert "Traceback" not in stderr
+    return errors[0]
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--region", "Westren Europe"], "did you mean 'Western Europe'"),
+    (["--region", REGION, "--deal-type", "Ventrue"], "did you mean 'Venture'"),
+    (["--region", REGION, "--since", "2024-31-01"], "invalid since"),
+    (["--region", REGION, "--metric", "ev_revnue"], "did you mean 'ev_revenue'"),
+    (["--region", REGION, "--top", "0"], "--top"),
+    (["--region", REGION, "--top", "many"], "invalid int value"),
+    (["--config", "missing.toml"], "missing.toml: no such file"),
+])
+def test_bad_options_fail_in_one_line_before_the_sandbox_starts(tmp_path, capsys, args,
+                                                                 expected):
+    started = time.perf_counter()
+    try:
+        code = main(["report", "--sandbox", "--out", str(tmp_path / "o"), *args])
+    except SystemExit as exc:  # argparse's own errors (also one line, status 2)
+        code = exc.code
+    captured = capsys.readouterr()
+    assert code == EXIT_USAGE
+    assert expected in _one_error_line(captured.err)
+    assert "starting the embedded sandbox" not in captured.err
+    assert time.perf_counter() - started < 5
+    assert not captured.out
+
+
+def test_cohort_options_build_the_report(sandbox, tmp_path, capsys, monkeypatch):
+    for key, value in _service_env(sandbox).items():
+        if key.startswith("DEALFRAME_"):
+            monkeypatch.setenv(key, value)
+    out = tmp_path / "na"
+    code = main(["report", "--out", str(out), "--region", REGION, "--deal-type", "Venture,Growth",
+                 "--since", "2023-01-01", "--metric", "ev_ebitda", "--top", "5"])
+    captured = capsys.readouterr()
+    assert code == EXIT_OK, captured.err
+    assert captured.out.strip() == str(out / "report.html")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["cohort"] == {"region": REGION, "deal_type": ["Venture", "Growth"],
+                                  "since": "2023-01-01"}
+    assert manifest["window"]["from"] == "2023-01-01" and manifest["metric"] == "ev_ebitda"
+    assert manifest["tables"]["top_investors"]["rows"] == 5
+    assert "[7/7]" in captured.err
+
+
+def test_a_config_file_writes_every_cohort_and_reports_the_failed_one(sandbox, tmp_path):
+    config = tmp_path / "nightly.toml"
+    config.write_text(f"""
+out = "{tmp_path / 'reports'}"
+top = 5
+
+[[cohort]]
+name = "na-rounds"
+region = "{REGION}"
+deal_type = ["Venture", "Growth"]
+
+[[cohort]]
+name = "we"
+region = "Western Europe"
+metric = "valuation"
+
+[[cohort]]
+name = "typo"
+vertical = "Fintek"
+""")
+    done = _cli(["--config", str(config), "--quiet"], _service_env(sandbox), timeout=240)
+    assert done.returncode == EXIT_PARTIAL, done.stderr
+    assert done.stdout.split() == [str(tmp_path / "reports" / n / "report.html")
+                                   for n in ("na-rounds", "we")]
+    error = _one_error_line(done.stderr)
+    assert error.startswith("dealframe report: error: cohort typo:")
+    assert "did you mean 'Fintech'" in error
+    we = json.loads((tmp_path / "reports" / "we" / "manifest.json").read_text())
+    assert we["metric"] == "valuation" and we["cohort"] == {"name": "we",
+                                                            "region": "Western Europe"}
+
+
+def test_a_bad_config_file_is_refused_whole_before_anything_starts(tmp_path, capsys):
+    config = tmp_path / "bad.toml"
+    config.write_text('out = "r"\n[[cohort]]\nregion = "Oceania"\n[[cohort]]\nregoin = "Africa"\n')
+    assert main(["report", "--config", str(config), "--sandbox"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    error = _one_error_line(err)
+    assert "bad.toml: cohort 2" in error and "did you mean 'region'" in error
+    assert "starting the embedded sandbox" not in err
+    config.write_text("out = [\n")
+    assert main(["report", "--config", str(config)]) == EXIT_USAGE
+    assert "not valid TOML" in _one_error_line(capsys.readouterr().err)
+    config.write_text('out = "r"\n')
+    assert main(["report", "--config", str(config), "--region", REGION]) == EXIT_USAGE
+    assert "cannot be used with --config" in _one_error_line(capsys.readouterr().err)
+
+
+def test_unwritable_out_and_missing_service_are_usage_errors(tmp_path, capsys, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["report", "--sandbox", "--out", str(blocker / "sub")]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert _one_error_line(err).startswith("dealframe report: error: invalid out_dir")
+    for name in ("DEALFRAME_BASE_URL", "DEALFRAME_PUBLIC_TOKEN", "DEALFRAME_PRIVATE_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["report", "--out", str(tmp_path / "o")]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "DEALFRAME_BASE_URL" in _one_error_line(err) and "--sandbox" in err
+
+
+def test_a_service_error_fails_in_one_line_with_status_1(sandbox, tmp_path):
+    done = _cli(["--out", str(tmp_path / "o")],
+                _env(DEALFRAME_BASE_URL=sandbox.url, DEALFRAME_PUBLIC_TOKEN="wrong",
+                     DEALFRAME_PRIVATE_KEY="wrong"))
+    assert done.returncode == EXIT_FAILED
+    assert "401 INVALID_TOKEN" in _one_error_line(done.stderr)
+    assert "wrong" not in done.stderr
+    assert not (tmp_path / "o" / "report.html").exists()
+
+
+@pytest.mark.parametrize(("blocked", "extra"), [("matplotlib", "dealframe[report]"),
+                                                ("uvicorn", "dealframe[sandbox]")])
+def test_a_missing_extra_is_named(blocked, extra, tmp_path):
+    script = (f"import sys; sys.modules[{blocked!r}] = None\n"
+              "from dealframe.cli import main\n"
+              f"sys.exit(main(['report', '--sandbox', '--scale', '0.02', '--out', "
+              f"{str(tmp_path)!r}]))")
+    done = subprocess.run([sys.executable, "-c", script], env=_env(), capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == EXIT_USAGE
+    assert extra in _one_error_line(done.stderr)
+
+
+def test_the_embedded_sandbox_runs_the_default_report(tmp_path, capsys):
+    out = tmp_path / "cli"
+    code = main(["report", "--sandbox", "--scale", "0.05", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == EXIT_OK, captured.err
+    assert captured.out.strip() == str(out / "report.html")
+    assert "starting the embedded sandbox" in captured.err
+    assert json.loads((out / "manifest.json").read_text())["cohort"] == {
+        "region": "Western Europe"}
