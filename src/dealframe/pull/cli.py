@@ -20,13 +20,12 @@ configured, a missing extra).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Any, NoReturn
 
+from dealframe.clitools import UsageError, service_client
 from dealframe.errors import DealframeError, ValidationError
 
 from .entities import ENTITIES, Entity, entity
@@ -37,10 +36,6 @@ __all__ = ["register"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _PREFIX = "dealframe pull"
-
-
-class _Usage(Exception):
-    """The command cannot work as given (exit 2)."""
 
 
 def _say(line: str) -> None:
@@ -165,29 +160,6 @@ class _Plan:
                                 progress=progress)
 
 
-@contextlib.contextmanager
-def _client(args: argparse.Namespace, say: Any) -> Iterator[Any]:
-    from dealframe.client import Client
-    from dealframe.config import Settings
-    from dealframe.sandbox import SandboxExtraMissing, SandboxStartError, embedded
-
-    if not args.sandbox:
-        if Settings.from_env().base_url is None:
-            raise _Usage("no service configured: set DEALFRAME_BASE_URL, DEALFRAME_PUBLIC_TOKEN "
-                         "and DEALFRAME_PRIVATE_KEY, or pass --sandbox")
-        with Client(progress=False) as client:
-            yield client
-        return
-    try:
-        with embedded(args.scale, args.seed, say=say) as sb, \
-                Client.for_sandbox(sb, progress=False) as client:
-            yield client
-    except SandboxExtraMissing as exc:
-        raise _Usage(f"--sandbox: {exc}") from None
-    except SandboxStartError as exc:
-        raise DealframeError(f"--sandbox: {exc}") from None
-
-
 def _run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
@@ -201,7 +173,7 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(exc, EXIT_USAGE)
     say = (lambda line: None) if options.quiet else _say
     try:
-        with _client(options, say) as client:
+        with service_client(options, say) as client:
             plan.check_with(client)
             say(f"pulling {thing.name} ...")
             frame = plan.pull(client, progress=not options.quiet)
@@ -211,7 +183,7 @@ def _run(args: argparse.Namespace) -> int:
             path = write_frame(frame, plan.output)
     except ValidationError as exc:
         return _fail(exc, EXIT_USAGE)
-    except _Usage as exc:
+    except UsageError as exc:
         return _fail(exc, EXIT_USAGE)
     except DealframeError as exc:
         return _fail(exc, EXIT_FAILED)

@@ -29,15 +29,13 @@ Exit status
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
+from dealframe.clitools import UsageError, service_client
 from dealframe.errors import DealframeError, ValidationError
-from dealframe.sandbox import SandboxExtraMissing, SandboxStartError, embedded
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "register"]
 
@@ -54,32 +52,6 @@ def _fail(message: object, status: int) -> int:
     return status
 
 
-class _Usage(Exception):
-    """The command cannot work as given (exit 2)."""
-
-
-@contextlib.contextmanager
-def _client(args: argparse.Namespace, say: Any) -> Iterator[Any]:
-    from dealframe.client import Client
-    from dealframe.config import Settings
-
-    if not args.sandbox:
-        if Settings.from_env().base_url is None:
-            raise _Usage("no service configured: set DEALFRAME_BASE_URL, DEALFRAME_PUBLIC_TOKEN "
-                         "and DEALFRAME_PRIVATE_KEY, or pass --sandbox")
-        with Client(progress=False) as client:
-            yield client
-        return
-    try:
-        with embedded(args.scale, args.seed, say=say) as sb, \
-                Client.for_sandbox(sb, progress=False) as client:
-            yield client
-    except SandboxExtraMissing as exc:
-        raise _Usage(f"--sandbox: {exc}") from None
-    except SandboxStartError as exc:
-        raise DealframeError(f"--sandbox: {exc}") from None
-
-
 def _jobs(args: argparse.Namespace) -> list[Any]:
     """Every report to write, checked: the config file's cohorts, or the options' one."""
     from .cohort import parse_cohort
@@ -90,11 +62,11 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
                     if v]
     if args.config is not None:
         if cohort_flags:
-            raise _Usage(f"{cohort_flags[0]} cannot be used with --config (the file gives the "
+            raise UsageError(f"{cohort_flags[0]} cannot be used with --config (the file gives the "
                          "cohorts)")
         return load_config(args.config, args.out)
     if args.out is None:
-        raise _Usage("--out DIR is required (or --config FILE with out = \"DIR\")")
+        raise UsageError("--out DIR is required (or --config FILE with out = \"DIR\")")
     from .cohort import DEFAULT_COHORT, check_metric
 
     given = {"region": args.region, "vertical": args.vertical, "deal_type": args.deal_type,
@@ -121,12 +93,12 @@ def _run(args: argparse.Namespace) -> int:
         jobs = _jobs(args)
         for job in jobs:  # every folder writable before anything starts
             prepare_out_dir(job.out)
-    except (ValidationError, _Usage) as exc:
+    except (ValidationError, UsageError) as exc:
         return _fail(exc, EXIT_USAGE)
     failures: list[tuple[Any, Exception, int]] = []
     written = 0
     try:
-        with _client(args, say) as client:
+        with service_client(args, say) as client:
             for job in jobs:
                 if len(jobs) > 1:
                     say(f"cohort {job.cohort.slug}: {job.cohort.label} -> {job.out}")
@@ -145,7 +117,7 @@ def _run(args: argparse.Namespace) -> int:
                     continue
                 written += 1
                 print(paths.html, flush=True)
-    except _Usage as exc:
+    except UsageError as exc:
         return _fail(exc, EXIT_USAGE)
     except DealframeError as exc:
         return _fail(exc, EXIT_FAILED)
