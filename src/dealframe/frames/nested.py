@@ -1,0 +1,520 @@
+"""Nested values (lists and objects) as JSON text: how every frame holds them.
+
+A list or object field of the service (participant lists, ``verticals``, ``tags``,
+filter ``operators`` ...) is held in a pandas ``str`` column as compact JSON with
+sorted keys, written by orjson: ``'["AI","Fintech"]'``,
+``'[{"country":"USA","id":"...","name":"Acme","short_name":null,"website":null}]'``.
+A null value is a missing cell (``NaN``); an empty list is ``'[]'``.
+
+Why text: it is the one representation that ``to_parquet`` + ``read_parquet``
+(default arguments), ``merge``, ``drop_duplicates``, ``nunique``, ``groupby``,
+pickle, ``to_csv`` and ``DataFrame.equals`` all keep and hash, and that DuckDB,
+polars and Spark read as it is (with their JSON functions). Python lists in an
+``object`` column cannot be hashed, and Arrow ``list`` columns are not read back
+by ``pd.read_parquet`` and not hashed by pandas.
+
+Because the text is canonical (one spelling per value: sorted keys, no spaces, and
+for participant lists exactly the participant fields), equal values are equal
+strings, whatever the endpoint or the key order the service used.
+
+Working with it:
+
+- :func:`to_lists` gives the Python values back (``deals["target_verticals"]``
+  → a column of lists);
+- :func:`contains_any` tests list-of-string columns for values, vectorised;
+- :func:`dealframe.explode_participants` gives participant lists as rows;
+- :func:`object_lists` reads a column of lists of objects as Arrow arrays.
+
+Examples
+--------
+>>> texts = encode([["AI", "Fintech"], None, []], "verticals", array=True)
+>>> list(texts)
+['["AI","Fintech"]', nan, '[]']
+>>> to_lists(pd.Series(texts)).tolist()
+[['AI', 'Fintech'], None, []]
+>>> contains_any(pd.Series(texts), ["Fintech"]).tolist()
+[True, False, False]
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
+from typing import Any
+
+import numpy as np
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pa_json
+
+from dealframe.errors import ValidationError
+from dealframe.frames.schemas import STRING_DTYPE
+
+__all__ = ["contains_any", "dumps", "encode", "object_lists", "to_lists"]
+
+_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+_dump = functools.partial(orjson.dumps, option=_OPTIONS, default=str)
+_NONE = type(None)
+
+
+def dumps(value: Any) -> str:
+    """The canonical JSON text of ``value`` (compact, sorted keys), as the frames hold it.
+
+    Examples
+    --------
+    >>> dumps({"name": "Acme", "id": "a"})
+    '{"id":"a","name":"Acme"}'
+    """
+    return _dump(value).decode()
+
+
+def _is_null(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def _texts(blobs: list[bytes | None]) -> Any:
+    """orjson output (UTF-8 bytes, or None) as a pandas ``str`` array, without a Python str each."""
+    arrow = pa.array(blobs, type=pa.large_binary()).view(pa.large_string())
+    return pd.array(arrow, dtype=STRING_DTYPE)
+
+
+def _cells(values: Sequence[Any], name: str, array: bool) -> list[Any]:
+    """The values with nulls as None; with ``array``, each one checked to be a list."""
+    kinds = set(map(type, values))
+    if kinds <= ({list, _NONE} if array else {list, dict, str, int, bool, _NONE}):
+        return values if isinstance(values, list) else list(values)
+    out: list[Any] = []
+    for i, value in enumerate(values):
+        if _is_null(value):
+            out.append(None)
+        elif not array:
+            out.append(value)
+        elif isinstance(value, (list, tuple, np.ndarray)):
+            out.append(list(value))
+        else:
+            raise ValidationError(f"{name}[{i}]", "an array (or null)", got=value)
+    return out
+
+
+def _object(obj: Any, fields: tuple[str, ...], where: str) -> dict[str, Any]:
+    if not isinstance(obj, Mapping):
+        raise ValidationError(where, "an object", got=obj)
+    out = dict(obj)
+    for field in fields:
+        value = obj.get(field)
+        out[field] = None if _is_null(value) else value if isinstance(value, str) else str(value)
+    return out
+
+
+def _with_fields(cells: list[Any], fields: tuple[str, ...], name: str) -> list[Any]:
+    """Lists of objects, each holding every one of ``fields`` (strings or null).
+
+    The common case (every object a dict with exactly ``fields``, in any order) is
+    checked without a Python loop per object and left as it is.
+    """
+    objs = list(chain.from_iterable(c for c in cells if c))
+    wanted = set(fields)
+    if set(map(type, objs)) <= {dict} and all(
+            len(keys) == len(fields) and set(keys) == wanted for keys in set(map(tuple, objs))):
+        return cells
+    return [None if cell is None else
+            [_object(obj, fields, f"{name}[{i}][{j}]") for j, obj in enumerate(cell)]
+            for i, cell in enumerate(cells)]
+
+
+def encode(values: Sequence[Any], name: str = "value", *, array: bool = False,
+           fields: tuple[str, ...] | None = None) -> Any:
+    """Raw JSON values as a ``str`` array of their canonical JSON text (null stays null).
+
+    Parameters
+    ----------
+    values : sequence
+        Parsed JSON values (lists, dicts, scalars, None).
+    name : str
+        The column's name, for errors.
+    array : bool, default False
+        Every non-null value must be an array.
+    fields : tuple of str, optional
+        The values are arrays of objects that each get every one of these fields
+        (missing ones null, non-string values through ``str``); other keys are kept.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        With ``array``, a value that is not an array; with ``fields``, an array
+        item that is not an object.
+
+    Examples
+    --------
+    >>> list(encode([[{"name": "B", "id": "b"}]], "buyers", array=True, fields=("id", "name",
+    ...                                                                          "country")))
+    ['[{"country":null,"id":"b","name":"B"}]']
+    """
+    cells = _cells(values, name, array or fields is not None)
+    if fields is not None:
+        cells = _with_fields(cells, fields, name)
+    return _texts([None if cell is None else _dump(cell) for cell in cells])
+
+
+# ------------------------------------------------------------------------------ reading
+
+
+def _values(column: Any, argument: str) -> np.ndarray:
+    if isinstance(column, pd.DataFrame) or not isinstance(column, (pd.Series, pd.Index,
+                                                                   np.ndarray, list, tuple)):
+        raise ValidationError(argument, "a column (Series) of JSON text, as the frames hold "
+                                        "list and object fields", got=type(column).__name__)
+    return np.asarray(pd.Series(column, copy=False).to_numpy(dtype=object, na_value=None))
+
+
+def _loads(value: Any, argument: str, row: Any) -> Any:
+    if value is None or isinstance(value, (list, dict)):
+        return value
+    if isinstance(value, np.ndarray):  # a cell of an Arrow list column
+        return value.tolist()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if not isinstance(value, (str, bytes)):
+        raise ValidationError(f"{argument}[{row!r}]", "JSON text (or a list, or null)", got=value)
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError as exc:
+        raise ValidationError(f"{argument}[{row!r}]", f"JSON text ({exc})", got=value) from None
+
+
+def to_lists(column: Any) -> pd.Series:
+    """A column of JSON text (a list or object field of any frame) as Python values.
+
+    Parameters
+    ----------
+    column : pandas.Series
+        For example ``deals["target_verticals"]``, ``deals["lead_investors"]``,
+        ``current["tags"]`` or ``lookup["operators"]``.
+
+    Returns
+    -------
+    pandas.Series
+        ``object`` dtype, same index and name: a list (or dict) per cell, None for
+        a missing value. Cells that already hold lists are kept.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A cell that is neither JSON text, a list, nor missing; or text that is not JSON.
+
+    Examples
+    --------
+    >>> deals = pd.DataFrame({"target_verticals": ['["AI","Fintech"]', None]})
+    >>> to_lists(deals["target_verticals"]).tolist()
+    [['AI', 'Fintech'], None]
+    >>> deals.assign(vertical=to_lists(deals["target_verticals"])).explode("vertical")["vertical"].tolist()
+    ['AI', 'Fintech', nan]
+    """
+    values = _values(column, "column")
+    index = column.index if isinstance(column, pd.Series) else pd.RangeIndex(len(values))
+    parsed = np.empty(len(values), dtype=object)
+    kinds = set(map(type, values))
+    if kinds <= {str, _NONE}:
+        try:
+            parsed[:] = [None if v is None else orjson.loads(v) for v in values]
+        except orjson.JSONDecodeError:
+            kinds = {object}
+    if not kinds <= {str, _NONE}:
+        parsed[:] = [_loads(v, "column", row) for v, row in zip(values, index)]
+    return pd.Series(parsed, index=index, name=getattr(column, "name", None), dtype=object)
+
+
+def contains_any(column: Any, values: Iterable[str] | str) -> pd.Series:
+    """Which cells of a list-of-strings column hold at least one of ``values``.
+
+    The test runs on the JSON text with Arrow (no list is built): a cell matches
+    when one of its elements equals one of ``values`` exactly (case matters).
+
+    Parameters
+    ----------
+    column : pandas.Series
+        A list column of a frame: ``target_verticals``, ``verticals``, ``themes``,
+        ``tags``, ``client_focus`` ...
+    values : str or iterable of str
+        The values looked for (one string is one value).
+
+    Returns
+    -------
+    pandas.Series
+        ``bool``, same index: False for missing and empty cells.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``values`` empty or not strings, or a column that is not JSON text of lists.
+
+    Examples
+    --------
+    >>> deals = pd.DataFrame({"target_verticals": ['["AI","Fintech"]', '["Health"]', None]})
+    >>> deals[contains_any(deals["target_verticals"], ["Fintech", "Health"])].index.tolist()
+    [0, 1]
+    """
+    wanted = [values] if isinstance(values, str) else values
+    if isinstance(wanted, Mapping) or not isinstance(wanted, Iterable):
+        raise ValidationError("values", "a string or a list of strings", got=values)
+    wanted = list(wanted)
+    if not wanted or not all(isinstance(v, str) for v in wanted):
+        raise ValidationError("values", "at least one string (a list of strings)", got=values)
+    if not isinstance(column, pd.Series):
+        raise ValidationError("column", "a column (Series) of JSON text", got=type(column).__name__)
+    if not isinstance(column.dtype, pd.StringDtype):
+        lists = to_lists(column)
+        keep = set(wanted)
+        hits = [isinstance(cell, list) and any(isinstance(v, str) and v in keep for v in cell)
+                for cell in lists]
+        return pd.Series(hits, index=column.index, name=column.name, dtype=bool)
+    # In compact JSON an element of a string array is exactly `[` or `,`, the element's
+    # JSON text, then `,` or `]`: an unescaped quote cannot occur inside a string.
+    tokens = "|".join(re.escape(dumps(v)) for v in dict.fromkeys(wanted))
+    arrow = pa.chunked_array(column.array.__arrow_array__())
+    found = pc.match_substring_regex(arrow, f"[\\[,](?:{tokens})[,\\]]")
+    hits = found.to_numpy(zero_copy_only=False)
+    return pd.Series(np.where(pd.isna(hits), False, hits).astype(bool), index=column.index,
+                     name=column.name)
+
+
+# ------------------------------------------------------------------------------ lists of objects
+
+
+def _large(column: Any) -> pa.Array:
+    """A ``str`` column (or Arrow strings) as one ``large_string`` array."""
+    if isinstance(column, pd.Series):
+        arrow = column.array.__arrow_array__()
+    else:
+        arrow = column
+    if isinstance(arrow, pa.ChunkedArray):
+        arrow = arrow.combine_chunks() if arrow.num_chunks != 1 else arrow.chunk(0)
+    if arrow.type != pa.large_string():
+        arrow = arrow.cast(pa.large_string())
+    return arrow
+
+
+def _keys_are(data: np.ndarray, grid_start: np.ndarray, keys: list[str]) -> bool:
+    """Whether every object's keys (opening quotes at ``grid_start``, lengths known to
+    match) are ``keys``, byte for byte (one small gather per byte of the key names)."""
+    for slot, key in enumerate(keys):
+        at = grid_start[:, slot] + 1
+        for offset, byte in enumerate(key.encode()):
+            if (data[at + offset] != byte).any():
+                return False
+    return True
+
+
+def _canonical(arrow: pa.Array, fields: tuple[str, ...]
+               ) -> tuple[np.ndarray, dict[str, pa.Array]] | None:
+    """Decode lists of objects written by :func:`encode` (the frames' own text), or None.
+
+    The text of a participant list is ``[`` + objects joined by ``,`` + ``]``, each
+    object ``{"k1":V,"k2":V,...}`` with exactly ``fields`` in sorted order, each
+    ``V`` a JSON string or ``null``. Without a backslash anywhere, every ``"`` is a
+    string delimiter (opening and closing in turn) and a closing one followed by ``:``
+    ends a key, so the positions of the keys,
+    values and separators are found with a few vectorised passes over the bytes, and
+    every byte of every cell is checked to be where that spelling puts it. Any other
+    text (spaces, other keys, escapes, numbers) returns None: the general reader
+    takes it.
+    """
+    keys = sorted(fields)
+    k = len(keys)
+    n = len(arrow)
+    buffers = arrow.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int64)[arrow.offset:arrow.offset + n + 1]
+    lengths = np.diff(offsets)
+    if n == 0 or (lengths < 2).any() or buffers[2] is None:
+        return None
+    data = np.frombuffer(buffers[2], dtype=np.uint8)
+    starts, ends = offsets[:-1], offsets[1:]
+    if (data[starts] != 0x5B).any() or (data[ends - 1] != 0x5D).any():  # [ ... ]
+        return None
+    low, high = int(offsets[0]), int(offsets[-1])
+    region = data[low:high]
+    quote = region == 0x22
+    if (region == 0x5C).any():  # a backslash: escapes, leave them to the general reader
+        return None
+    # Quotes alternate: opening, closing (each cell holds whole strings). A key ends at a
+    # closing quote followed by `:`.
+    closing = np.flatnonzero(quote)[1::2]
+    key_end = closing[region[np.minimum(closing + 1, len(region) - 1)] == 0x3A] + low
+    if len(key_end) % k:
+        return None
+    m = len(key_end) // k  # objects
+    if m == 0:
+        return (np.empty(0, np.int64), {f: pa.array([], pa.large_string()) for f in fields}) \
+            if (lengths == 2).all() else None
+    key_len = np.array([len(key.encode()) for key in keys], dtype=np.int64)
+    key_start = key_end - np.tile(key_len, m) - 1
+    grid_start = key_start.reshape(m, k)
+    if not _keys_are(data, grid_start, keys):
+        return None
+    before = data[grid_start - 1]
+    if (before[:, 0] != 0x7B).any() or (before[:, 1:] != 0x2C).any():  # { first, , between
+        return None
+    value = key_end + 2
+    first = data[value]
+    is_str = first == 0x22
+    # What follows each value: the `,` before the next key, or the object's `}`.
+    follow = np.empty(m * k, dtype=np.int64)
+    grid_follow = follow.reshape(m, k)
+    grid_follow[:, :-1] = grid_start[:, 1:] - 1
+    obj_open = grid_start[:, 0] - 1
+    cell = np.searchsorted(offsets, obj_open, side="right") - 1
+    last = np.ones(m, dtype=bool)
+    last[:-1] = cell[1:] != cell[:-1]
+    close = np.where(last, ends[cell] - 2, np.append(obj_open[1:], 0) - 2)
+    grid_follow[:, -1] = close
+    if (data[close] != 0x7D).any() or (data[close[~last] + 1] != 0x2C).any():
+        return None
+    first_of_cell = np.ones(m, dtype=bool)
+    first_of_cell[1:] = last[:-1]
+    if (obj_open[first_of_cell] != starts[cell[first_of_cell]] + 1).any():
+        return None
+    if ((np.bincount(cell, minlength=n) == 0) != (lengths == 2)).any():  # `[]` and only it
+        return None
+    null = ~is_str
+    if (data[follow[is_str] - 1] != 0x22).any() or (follow[is_str] - 1 <= value[is_str]).any():
+        return None
+    if null.any():
+        tail = data[value[null, None] + np.arange(4)]
+        if (tail != np.frombuffer(b"null", dtype=np.uint8)).any() or \
+                (follow[null] != value[null] + 4).any():
+            return None
+    if int(np.count_nonzero(quote)) != 2 * m * k + 2 * int(np.count_nonzero(is_str)):
+        return None  # a quote inside a value: not this spelling
+    # The values: spans [start, end) over the original buffer, gathered field-major by one
+    # Arrow take (the odd spans, between values, are never copied).
+    lo = np.where(is_str, value + 1, value)
+    hi = np.where(is_str, follow - 1, value)
+    bounds = np.empty(2 * m * k + 1, dtype=np.int64)
+    bounds[0:-1:2], bounds[1::2] = lo, hi  # value i: [lo_i, hi_i); gap: [hi_i, lo_i+1)
+    bounds[-1] = hi[-1]
+    spans = pa.LargeStringArray.from_buffers(2 * m * k, pa.py_buffer(bounds), buffers[2])
+    order = (2 * np.arange(m * k).reshape(m, k)).T.ravel()
+    gathered = spans.take(pa.array(order))
+    valid = is_str.reshape(m, k).T
+    out: dict[str, pa.Array] = {}
+    for slot, key in enumerate(keys):
+        part = gathered.slice(slot * m, m)
+        mask = valid[slot]
+        out[key] = part if mask.all() else pc.if_else(pa.array(mask), part,
+                                                      pa.scalar(None, pa.large_string()))
+    return cell.astype(np.int64), {f: out[f] for f in fields}
+
+
+def _by_arrow_reader(arrow: pa.Array, fields: tuple[str, ...]
+                     ) -> tuple[np.ndarray, dict[str, pa.Array]] | None:
+    """Lists of objects read by Arrow's JSON reader (any spelling of JSON), or None."""
+    item = pa.struct([(f, pa.large_string()) for f in fields])
+    text = pa.large_string()
+    lines = pc.binary_join_element_wise(pa.scalar('{"v":', text), arrow, pa.scalar("}\n", text),
+                                        pa.scalar("", text))
+    raw = lines.buffers()
+    offsets = np.frombuffer(raw[1], dtype=np.int64)[lines.offset:lines.offset + len(lines) + 1]
+    body = raw[2][int(offsets[0]):int(offsets[-1])]
+    try:
+        table = pa_json.read_json(
+            pa.BufferReader(body), read_options=pa_json.ReadOptions(block_size=1 << 24),
+            parse_options=pa_json.ParseOptions(
+                explicit_schema=pa.schema([("v", pa.list_(item))]),
+                unexpected_field_behavior="ignore"))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+    lists = table.column("v").combine_chunks()
+    if table.num_rows != len(arrow) or lists.null_count:
+        return None
+    flat = pc.list_flatten(lists)
+    parents = pc.list_parent_indices(lists).to_numpy().astype(np.int64)
+    return parents, {f: pc.struct_field(flat, f) for f in fields}
+
+
+def _by_python(values: Sequence[Any], fields: tuple[str, ...], name: str
+               ) -> tuple[np.ndarray, dict[str, pa.Array]]:
+    """The slow, general way: each cell parsed by orjson (or already a list of dicts)."""
+    parents: list[int] = []
+    columns: dict[str, list[Any]] = {f: [] for f in fields}
+    for row, cell in enumerate(values):
+        items = _loads(cell, name, row)
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            raise ValidationError(f"{name}[{row}]", "a list of objects (JSON array)", got=cell)
+        for j, obj in enumerate(items):
+            normal = _object(obj, fields, f"{name}[{row}][{j}]")
+            parents.append(row)
+            for f in fields:
+                columns[f].append(normal[f])
+    return (np.asarray(parents, dtype=np.int64),
+            {f: pa.array(columns[f], type=pa.large_string()) for f in fields})
+
+
+def object_lists(column: pd.Series, fields: tuple[str, ...], name: str = "column"
+                 ) -> tuple[np.ndarray, dict[str, pa.Array]]:
+    """The objects of a column of lists of objects, flattened: row of each, and its fields.
+
+    Reads the JSON text the frames hold (the frames' own spelling is decoded by
+    :func:`_canonical`, any other JSON by Arrow's JSON reader), and also ``object``
+    columns of Python lists of dicts and Arrow ``list<struct>`` columns (frames
+    written by older versions).
+
+    Parameters
+    ----------
+    column : pandas.Series
+        For example ``deals["lead_investors"]``.
+    fields : tuple of str
+        Fields to read from each object (missing ones null; others ignored).
+    name : str
+        The column's name, for errors.
+
+    Returns
+    -------
+    tuple
+        ``(rows, values)``: the position (0-based) of the row each object came from,
+        in row then list order, and ``{field: large_string Arrow array}``.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A cell that is not a list of objects, JSON text of one, or missing.
+
+    Examples
+    --------
+    >>> rows, values = object_lists(pd.Series(['[{"id":"a"},{"id":"b"}]', None, '[]']),
+    ...                             ("id",))
+    >>> rows.tolist(), values["id"].to_pylist()
+    ([0, 0], ['a', 'b'])
+    """
+    dtype = column.dtype
+    if isinstance(dtype, pd.ArrowDtype) and (pa.types.is_list(dtype.pyarrow_dtype)
+                                             or pa.types.is_large_list(dtype.pyarrow_dtype)):
+        lists = pa.chunked_array(column.array.__arrow_array__())
+        item = pa.struct([(f, pa.large_string()) for f in fields])
+        try:  # Arrow list<struct> columns (frames of older versions): no parsing at all
+            lists = lists.cast(pa.list_(item)).combine_chunks()
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            return _by_python(column.to_numpy(dtype=object, na_value=None), fields, name)
+        flat = pc.list_flatten(lists)
+        return (pc.list_parent_indices(lists).to_numpy().astype(np.int64),
+                {f: pc.struct_field(flat, f) for f in fields})
+    if not isinstance(dtype, pd.StringDtype) or column.empty:
+        return _by_python(column.to_numpy(dtype=object, na_value=None), fields, name)
+    arrow = _large(column)
+    rows = None
+    if arrow.null_count:
+        valid = pc.is_valid(arrow)
+        rows = np.flatnonzero(valid.to_numpy(zero_copy_only=False))
+        arrow = arrow.filter(valid)
+    found = (_canonical(arrow, fields) or _by_arrow_reader(arrow, fields)) if len(arrow) else \
+        (np.empty(0, np.int64), {f: pa.array([], pa.large_string()) for f in fields})
+    if found is None:
+        return _by_python(column.to_numpy(dtype=object, na_value=None), fields, name)
+    parents, values = found
+    return (parents if rows is None else rows[parents]), values
