@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
 import orjson
 import pandas as pd
 
@@ -31,6 +32,7 @@ from dealframe.frames.normalize import (
     assemble,
     build_columns,
     build_frame,
+    cast,
     to_date,
 )
 from dealframe.frames.schemas import (
@@ -61,6 +63,7 @@ __all__ = [
     "co_investors_frame",
     "companies_frame",
     "company_investors_frame",
+    "complete_deals",
     "company_profiles_frame",
     "deals_frame",
     "deals_frame_from_pages",
@@ -242,6 +245,43 @@ def deals_frame(items: Items, *, with_role: bool | None = None,
     frame = assemble([build_columns(records, schema, DEAL_NESTED, (DEAL_ROLE,))], schema,
                      (DEAL_ROLE,), always=_role_always(with_role))
     return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
+
+
+def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
+    """Deal list rows with the columns of their single forms (matched by ``id``).
+
+    The result has the columns of single deals (``DEAL_PROFILE``) in their order,
+    then the list rows' other columns; a deal without a single form keeps nulls in
+    the profile-only columns (``investors``, ``target_region`` ...).
+
+    Examples
+    --------
+    >>> rows = deals_frame([{"id": "d1", "lead_investors": [{"id": "a"}]}, {"id": "d2"}])
+    >>> one = deals_frame([{"id": "d1", "investors": [{"id": "a"}, {"id": "b"}],
+    ...                     "target": {"region": "Oceania"}}])
+    >>> done = complete_deals(rows, one)
+    >>> done["target_region"].tolist(), done["investors"].isna().tolist()
+    (['Oceania', nan], [False, True])
+    """
+    keys = pd.Index(deals["id"].to_numpy(dtype=object, na_value=None))
+    singles = singles.drop_duplicates("id") if singles["id"].duplicated().any() else singles
+    position = pd.Index(singles["id"].to_numpy(dtype=object, na_value=None)).get_indexer(keys)
+    found = position >= 0
+    columns: dict[str, Any] = {}
+    for col in DEAL_PROFILE:
+        if col.name in deals.columns:
+            columns[col.name] = deals[col.name].array
+            continue
+        source = singles[col.name].array if col.name in singles.columns else \
+            cast([None] * len(singles), col)
+        taken = source.take(np.where(found, position, -1), allow_fill=True)
+        columns[col.name] = taken
+    for name in deals.columns:
+        if name not in columns:
+            columns[name] = deals[name].array
+    out = pd.DataFrame(columns, index=deals.index, copy=False)
+    out.attrs.update(deals.attrs)
+    return out
 
 
 def list_page_columns(entity: str, items: Items) -> Any:
