@@ -173,14 +173,14 @@ def test_activity_and_investors_equal_counts_from_the_deals(report, client):
     for (q, kind), n in by_hand.items():
         assert activity.loc[q, str(kind)] == n
 
-    exploded = dealframe.explode_participants(deals)
+    exploded = dealframe.explode_participants(deals, roles=("lead_investor", "buyer"))
     edges = dealframe.co_investment_edges(exploded).head(15).reset_index(drop=True)
     edges.attrs = {}
     pairs = _parquet(report, "co_investment_pairs")
     pd.testing.assert_frame_equal(pairs, edges, check_dtype=False)
 
     top = _parquet(report, "top_investors")
-    acting = exploded[exploded["role"].isin(["lead_investors", "buyers"])]
+    acting = exploded[exploded["role"].isin(["lead_investor", "buyer"])]
     per_investor = acting.groupby("participant_id")["deal_id"].nunique()
     assert top["deals"].tolist() == [per_investor[i] for i in top["participant_id"]]
     assert top["deals"].iloc[0] == per_investor.max()

@@ -112,7 +112,7 @@ def _sink(progress: bool | Callable[[str], None] | None) -> Callable[[str], None
 
 
 def _build_tables(data: ReportData, top: int) -> dict[str, pd.DataFrame]:
-    exploded = explode_participants(data.deals)
+    exploded = explode_participants(data.deals, roles=("lead_investor", "buyer"))
     return {
         "comps": comps_table(data.current),
         "comps_rollup": rollup_table(data.group_current),

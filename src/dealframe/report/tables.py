@@ -210,14 +210,14 @@ def top_investors(exploded: pd.DataFrame, n: int = 15) -> pd.DataFrame:
     Examples
     --------
     >>> ex = pd.DataFrame({"deal_id": ["d1", "d2", "d2"],
-    ...     "role": ["lead_investors", "lead_investors", "lead_investors"],
+    ...     "role": ["lead_investor", "lead_investor", "lead_investor"],
     ...     "participant_id": ["a", "a", "b"], "participant_name": ["A", "A", "B"],
     ...     "participant_country": ["USA", "USA", None],
     ...     "deal_date": pd.to_datetime(["2024-01-01", "2024-02-01", "2024-02-01"])})
     >>> top_investors(ex)[["participant_id", "led", "deals"]].values.tolist()
     [['a', 2, 2], ['b', 1, 1]]
     """
-    rows = exploded[exploded["role"].isin(["lead_investors", "buyers"])
+    rows = exploded[exploded["role"].isin(["lead_investor", "buyer"])
                     & exploded["participant_id"].notna()]
     columns = ["participant_id", "name", "country", "led", "bought", "deals", "first_deal",
                "last_deal"]
@@ -232,8 +232,8 @@ def top_investors(exploded: pd.DataFrame, n: int = 15) -> pd.DataFrame:
     table = pd.DataFrame({
         "name": grouped["participant_name"].first(),
         "country": grouped["participant_country"].first(),
-        "led": _participant_counts(rows, "lead_investors"),
-        "bought": _participant_counts(rows, "buyers"),
+        "led": _participant_counts(rows, "lead_investor"),
+        "bought": _participant_counts(rows, "buyer"),
         "deals": grouped["deal_id"].nunique(),
         "first_deal": grouped["deal_date"].min(),
         "last_deal": grouped["deal_date"].max(),
