@@ -19,7 +19,10 @@ from .errors import (AmbiguousNameError, ApiError, AuthenticationError, BadReque
                      ConfigurationError, DealframeError, IncompleteResultError, NotFoundError,
                      RateLimitedError, ServerError, ServiceContractError, TransportError,
                      ValidationError)
+from .comparison import Comparison, compare_multiples
+from .currency import to_local, to_usd
 from .frames.nested import contains_any, to_lists
+from .link import companies_for_skus, skus_for_companies
 from .frames.participants import co_investment_edges, explode_participants
 from .notices import (DealframeWarning, MissingDataWarning, MissingInvestorsWarning,
                       ServiceContractWarning)
@@ -31,6 +34,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "Client",
+    "Comparison",
     "ConfigurationError",
     "DealframeError",
     "DealframeWarning",
@@ -47,9 +51,14 @@ __all__ = [
     "ValidationError",
     "__version__",
     "co_investment_edges",
+    "companies_for_skus",
+    "compare_multiples",
     "contains_any",
     "doctor",
     "errors",
     "explode_participants",
+    "skus_for_companies",
     "to_lists",
+    "to_local",
+    "to_usd",
 ]

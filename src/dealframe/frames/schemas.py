@@ -76,6 +76,8 @@ __all__ = [
     "INVESTOR_LIST",
     "INVESTOR_PROFILE",
     "KINDS",
+    "LINK",
+    "LINK_MATCHES",
     "LOOKUP_FILTERS",
     "MATCH_TYPES",
     "MONTH_DTYPE",
@@ -432,4 +434,15 @@ EDGES: Schema = (
     *_cols("str", "investor_a", "investor_b", "name_a", "name_b"),
     Column("shared_deals", "int"),
     *_cols("date", "first_date", "last_date"),
+)
+
+#: ``match`` of a public <-> private link row (:mod:`dealframe.link`).
+LINK_MATCHES: tuple[str, ...] = ("matched", "ambiguous", "not_listed", "not_found")
+#: Rows of :func:`dealframe.skus_for_companies` and :func:`dealframe.companies_for_skus`.
+LINK: Schema = (
+    *_cols("str", "query", "company_id", "sku_v1", "sku_v2", "ticker", "exchange", "name",
+           "public_name", "country", "public_country"),
+    Column("match", "category", categories=LINK_MATCHES),
+    Column("name_score", "float"),
+    Column("evidence", "str"),
 )
