@@ -109,7 +109,8 @@ def to_usd(frame: pd.DataFrame, fields: str | Iterable[str] | None = None, *,
     out = {}
     for name in names:
         base = name[:-len(LCU_SUFFIX)] if str(name).endswith(LCU_SUFFIX) else f"{name}Usd"
-        out[base] = _numbers(frame, name, "fields") * rates
+        with np.errstate(over="ignore", invalid="ignore"):  # inf stays inf, NaN stays NaN
+            out[base] = _numbers(frame, name, "fields") * rates
     out[rate] = _numbers(frame, rate, "rate")
     return pd.DataFrame(out, index=frame.index, columns=list(out), dtype=float)
 
@@ -151,6 +152,7 @@ def to_local(frame: pd.DataFrame, fields: str | Iterable[str] | None = None, *,
     default = [c for c in frame.columns if isinstance(c, str) and (
         f"{c}{LCU_SUFFIX}" in frame.columns or c in CURRENT_MONETARY)]
     names = _names(frame, fields, default, "fields")
-    out = {f"{name}{LCU_SUFFIX}": _numbers(frame, name, "fields") / rates for name in names}
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out = {f"{name}{LCU_SUFFIX}": _numbers(frame, name, "fields") / rates for name in names}
     out[rate] = _numbers(frame, rate, "rate")
     return pd.DataFrame(out, index=frame.index, columns=list(out), dtype=float)
