@@ -299,12 +299,20 @@ def _large(column: Any) -> pa.Array:
     return arrow
 
 
-def _words_at(data: np.ndarray, at: np.ndarray, size: int) -> np.ndarray:
-    """The ``size`` (<= 8) bytes at each position of ``at``, as little-endian integers."""
-    out = np.zeros(len(at), dtype=np.uint64)
-    for i in range(size):
-        out |= data[at + i].astype(np.uint64) << np.uint64(8 * i)
-    return out
+def _words_at(data: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The 8 bytes starting at each position of ``at`` (zeros past the end), as little-endian
+    integers: one gather through an unaligned 8-byte view with a stride of one byte."""
+    edge = len(data) - 7
+    near = at >= edge
+    if near.any():  # the last bytes of the buffer: read from a padded copy of its tail
+        start = max(edge, 0)
+        tail = np.concatenate([data[start:], np.zeros(8, np.uint8)])
+        out = np.empty(len(at), dtype="<u8")
+        out[~near] = _words_at(data, at[~near])
+        out[near] = _words_at(tail, at[near] - start)
+        return out
+    words = np.ndarray(shape=(edge,), dtype="<u8", buffer=data, strides=(1,))
+    return words[at]
 
 
 def _keys_are(data: np.ndarray, grid_start: np.ndarray, keys: list[str]) -> bool:
@@ -315,8 +323,9 @@ def _keys_are(data: np.ndarray, grid_start: np.ndarray, keys: list[str]) -> bool
         at = grid_start[:, slot]
         for start in range(0, len(token), 8):
             piece = token[start:start + 8]
+            mask = np.uint64((1 << (8 * len(piece))) - 1)
             want = np.uint64(int.from_bytes(piece, "little"))
-            if (_words_at(data, at + start, len(piece)) != want).any():
+            if ((_words_at(data, at + start) & mask) != want).any():
                 return False
     return True
 
