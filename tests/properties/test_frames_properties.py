@@ -24,7 +24,8 @@ from dealframe.frames import (
     explode_participants,
     resolve_frames,
 )
-from dealframe.frames.nested import contains_any, encode, object_lists, to_lists
+from dealframe.frames.nested import contains_any, encode, to_lists
+from dealframe.frames.objects import object_lists
 
 ROLES = {"buyers": "buyer", "lead_investors": "lead_investor", "investors": "investor"}
 FIELDS = ("id", "name", "short_name", "country", "website")

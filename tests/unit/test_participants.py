@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 
 import dealframe.frames.nested as nested
+import dealframe.frames.objects as objects
 from dealframe import MissingDataWarning, MissingInvestorsWarning
 from dealframe.errors import ValidationError
 from dealframe.frames import co_investment_edges, deals_frame, explode_participants
@@ -159,8 +160,8 @@ def test_the_frames_own_text_is_read_without_a_parser(complete, monkeypatch):
     def no_parser(*args, **kwargs):
         raise AssertionError("the canonical text went through a JSON parser")
 
-    monkeypatch.setattr(nested, "_by_arrow_reader", no_parser)
-    monkeypatch.setattr(nested, "_by_python", no_parser)
+    monkeypatch.setattr(objects, "_by_arrow_reader", no_parser)
+    monkeypatch.setattr(objects, "_by_python", no_parser)
     pd.testing.assert_frame_equal(explode_participants(complete), want)
     assert len(want) == 12
 

@@ -3,7 +3,7 @@
 The participant lists of a deals frame (``lead_investors``, ``buyers`` and, for
 single deals or ``deals(..., with_investors=True)``, ``investors``) are JSON text
 (:mod:`dealframe.frames.nested`). Exploding them reads that text with vectorised
-passes over its bytes (:func:`~dealframe.frames.nested.object_lists`), with no
+passes over its bytes (:func:`~dealframe.frames.objects.object_lists`), with no
 Python object per participant; columns written in another JSON spelling go
 through Arrow's JSON reader.
 
@@ -34,7 +34,7 @@ import pandas as pd
 import pyarrow as pa
 
 from dealframe.errors import ValidationError
-from dealframe.frames.nested import object_lists
+from dealframe.frames.objects import object_lists
 from dealframe.frames.normalize import cast, empty_frame
 from dealframe.frames.private import deals_frame
 from dealframe.frames.schemas import (
