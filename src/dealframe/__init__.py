@@ -5,7 +5,7 @@ Examples
 >>> import dealframe, dealframe.sandbox
 >>> with dealframe.sandbox.run(scale=0.02) as sb, dealframe.Client.for_sandbox(sb) as client:
 ...     deals = client.private.deals(deal_type=["M&A"], limit=50)
-...     people = dealframe.explode_participants(deals)
+...     people = dealframe.explode_participants(deals, roles=["lead_investor", "buyer"])
 >>> list(people.columns[:3])
 ['deal_id', 'role', 'participant_id']
 """
@@ -19,8 +19,13 @@ from .errors import (AmbiguousNameError, ApiError, AuthenticationError, BadReque
                      ConfigurationError, DealframeError, IncompleteResultError, NotFoundError,
                      RateLimitedError, ServerError, ServiceContractError, TransportError,
                      ValidationError)
+from .comparison import Comparison, compare_multiples
+from .currency import to_local, to_usd
+from .frames.nested import contains_any, to_lists
+from .link import companies_for_skus, skus_for_companies
 from .frames.participants import co_investment_edges, explode_participants
-from .notices import DealframeWarning, MissingDataWarning, ServiceContractWarning
+from .notices import (DealframeWarning, MissingDataWarning, MissingInvestorsWarning,
+                      ServiceContractWarning)
 
 
 __all__ = [
@@ -29,11 +34,13 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "Client",
+    "Comparison",
     "ConfigurationError",
     "DealframeError",
     "DealframeWarning",
     "IncompleteResultError",
     "MissingDataWarning",
+    "MissingInvestorsWarning",
     "NotFoundError",
     "RateLimitedError",
     "ServerError",
@@ -44,7 +51,14 @@ __all__ = [
     "ValidationError",
     "__version__",
     "co_investment_edges",
+    "companies_for_skus",
+    "compare_multiples",
+    "contains_any",
     "doctor",
     "errors",
     "explode_participants",
+    "skus_for_companies",
+    "to_lists",
+    "to_local",
+    "to_usd",
 ]

@@ -17,6 +17,8 @@ import sys
 from collections.abc import Sequence
 
 from dealframe import sandbox
+from dealframe._version import __version__
+from dealframe.cli_options import Parser
 from dealframe.doctor import cli as doctor_cli
 from dealframe.mirror import cli as mirror_cli
 from dealframe.pull import cli as pull_cli
@@ -46,11 +48,13 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
         url = f"http://{args.host}:{args.port}"
         print(f"dealframe sandbox serving on {url} (scale {args.scale}, seed {args.seed}, "
               f"profile {profile.name})", flush=True)
-        if "DEALFRAME_PUBLIC_TOKEN" not in os.environ:
-            print(f"  Family A token: {public}  (set DEALFRAME_PUBLIC_TOKEN to choose)", flush=True)
-        if "DEALFRAME_PRIVATE_KEY" not in os.environ:
-            print(f"  Family B key:   {private}  (set DEALFRAME_PRIVATE_KEY to choose)", flush=True)
-        print(f"  export DEALFRAME_BASE_URL={url}", flush=True)
+        print("# for a client in another shell:", flush=True)
+        print(f"export DEALFRAME_BASE_URL={url}", flush=True)
+        for name, value in (("DEALFRAME_PUBLIC_TOKEN", public), ("DEALFRAME_PRIVATE_KEY", private)):
+            if name in os.environ:  # the user's own token: never echoed
+                print(f"# {name}: as set in this environment", flush=True)
+            else:  # the sandbox's built-in test token
+                print(f"export {name}={value}", flush=True)
 
     serve(args.scale, args.seed, public_token=public, private_key=private, host=args.host,
           port=args.port, rate_limit=args.rate_limit, latency=args.latency_ms / 1000, faults=faults,
@@ -59,7 +63,8 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dealframe", description=__doc__.splitlines()[0])
+    parser = Parser(prog="dealframe", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"dealframe {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sandbox = sub.add_parser("sandbox", help="the local sandbox service")
     sandbox_sub = sandbox.add_subparsers(dest="action", required=True)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import email.utils
 import math
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -450,10 +451,28 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     return max(0.0, seconds)
 
 
+#: Secrets this long or longer are redacted wherever they appear; shorter ones (a test token
+#: such as ``"e"``) only as whole tokens, so ordinary words of a message stay readable.
+_ANYWHERE = 12
+_TOKEN_CHARS = r"[A-Za-z0-9_\-]"
+
+
 def _scrub(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
-        if secret:
+    """``text`` with each secret replaced by ``***``.
+
+    Examples
+    --------
+    >>> _scrub("Invalid or expired token e (got e)", ["e"])
+    'Invalid or expired token *** (got ***)'
+    >>> _scrub("key=sk_live_0123456789abcdef!", ["sk_live_0123456789abcdef"])
+    'key=***!'
+    """
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        if len(secret) >= _ANYWHERE:
             text = text.replace(secret, "***")
+        else:
+            text = re.sub(f"(?<!{_TOKEN_CHARS}){re.escape(secret)}(?!{_TOKEN_CHARS})", "***",
+                          text)
     return text
 
 

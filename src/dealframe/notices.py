@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["DealframeWarning", "MissingDataWarning", "ServiceContractWarning"]
+__all__ = ["DealframeWarning", "MissingDataWarning", "MissingInvestorsWarning",
+           "ServiceContractWarning"]
 
 
 class DealframeWarning(UserWarning):
@@ -21,4 +22,13 @@ class ServiceContractWarning(MissingDataWarning):
     :class:`~dealframe.errors.ServiceContractError` (or
     :class:`~dealframe.errors.IncompleteResultError` when rows are missing) under
     ``strict=True``.
+    """
+
+
+class MissingInvestorsWarning(MissingDataWarning):
+    """Deals without their full investor list were exploded or paired.
+
+    Deal list rows carry lead investors and buyers only; the full ``investors`` list
+    is in each single deal. ``client.private.deals(..., with_investors=True)`` reads
+    them (see :func:`dealframe.explode_participants`).
     """

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 import requests
 
+import dealframe
 from dealframe.client import Client
 from dealframe.errors import AmbiguousNameError, NotFoundError, ValidationError
 from dealframe.notices import MissingDataWarning
@@ -383,9 +384,10 @@ def test_deal_profile_has_investors_and_rich_target(client, raw, world):
     deal = next(d for d in world["live"]["transactions"] if len(d["lead_investors"]) >= 1)
     profile = raw.get(f"/transactions/{deal['id']}")["data"]
     frame = client.private.deal(deal["id"])
-    assert [p["id"] for p in frame.loc[0, "investors"]] == [p["id"] for p in profile["investors"]]
+    investors = dealframe.to_lists(frame["investors"])[0]
+    assert [p["id"] for p in investors] == [p["id"] for p in profile["investors"]]
     assert frame.loc[0, "target_city"] == profile["target"]["city"]
-    assert frame.loc[0, "target_verticals"] == profile["target"]["verticals"]
+    assert dealframe.to_lists(frame["target_verticals"])[0] == profile["target"]["verticals"]
 
 
 # ---------------------------------------------------------------------------- sub-collections
@@ -522,9 +524,8 @@ def test_lookup_frames_equal_the_discovery_documents(client, raw, entity):
     frame = client.private.lookup(entity)
     assert list(frame.columns)[:5] == ["field", "type", "operators", "values", "description"]
     assert frame["field"].tolist() == [f["field"] for f in doc["filters"]]
-    assert frame["operators"].tolist() == [f["operators"] for f in doc["filters"]]
-    assert [v if isinstance(v, list) else None for v in frame["values"]] == \
-        [f.get("values") for f in doc["filters"]]
+    assert dealframe.to_lists(frame["operators"]).tolist() == [f["operators"] for f in doc["filters"]]
+    assert dealframe.to_lists(frame["values"]).tolist() == [f.get("values") for f in doc["filters"]]
     for key in doc:
         if key != "filters":
             assert frame.attrs[key] == doc[key]

@@ -26,3 +26,6 @@ def test_snippet_runs(index, tmp_path, monkeypatch):
     code = BLOCKS[index].replace("scale=0.1", "scale=0.02")
     exec(compile(code, f"README block {index}", "exec"), namespace)
     assert namespace.get("client") is not None
+    if "matches" in namespace:  # the resolve example finds its names
+        assert namespace["matches"]["match_type"].eq("exact").all()
+        assert namespace["matches"]["id"].notna().all()

@@ -14,7 +14,8 @@ def test_all_is_sorted_and_exact():
     public = {name for name in listing if not name.startswith("_")}
     exported = set(dealframe.__all__) - {"__version__"}
     modules = {"client", "config", "errors", "frames", "notices", "provenance", "public", "private",
-               "transport", "analytics", "_vocab", "contract", "arguments", "clitools"}
+               "transport", "analytics", "_vocab", "contract", "arguments", "clitools",
+               "comparison", "currency", "link"}
     assert exported <= public
     assert public - exported <= modules, f"unexported public names: {public - exported - modules}"
     assert dealframe.__all__ == sorted(dealframe.__all__)

@@ -13,7 +13,7 @@ import pytest
 
 from dealframe._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from dealframe.errors import ValidationError
-from dealframe.frames.schemas import PARTICIPANTS_DTYPE
+from dealframe.frames.nested import to_lists
 from dealframe.frames import (
     aggregate_frame,
     co_investors_frame,
@@ -72,7 +72,7 @@ def test_companies_frame_types_and_offsets():
     assert df["ipoed"].dtype == DATE
     assert df.loc[0, "ipoed"] == pd.Timestamp("2015-06-18") and pd.isna(df.loc[1, "ipoed"])
     assert df["active"].dtype == pd.BooleanDtype() and df["deleted"].tolist() == [False, True]
-    assert df.loc[0, "revenue_model"] == ["Hardware", "SaaS"]
+    assert df.loc[0, "revenue_model"] == '["Hardware","SaaS"]'
     assert list(df["region"].cat.categories) == list(REGIONS)
     assert df.loc[1, "headcount_band"] == "11-50"  # unknown field kept
     assert df.columns[-1] == "headcount_band"
@@ -125,7 +125,7 @@ def test_company_profiles_flatten_nested_objects():
     assert pd.isna(df.loc[1, "stock_listing_ticker"]) and pd.isna(df.loc[1, "stock_listing_id"])
     assert np.isnan(df.loc[1, "fundamentals_ev_revenue_ntm"])
     assert pd.isna(df.loc[1, "valuation_updated_at"])
-    assert df.loc[1, "verticals"] is None
+    assert pd.isna(df.loc[1, "verticals"])
     # unknown nested key kept with the prefix
     assert df.loc[0, "fundamentals_fcf_margin_ltm"] == 0.08
 
@@ -176,10 +176,13 @@ def test_deals_frame_list_rows():
     assert df.loc[3, "deal_valuation"] == 2600.0 and df["deal_valuation"].dtype == np.float64
     assert df.loc[0, "target_name"] == "Fjord Labs AS"
     assert pd.isna(df.loc[2, "target_country"]) and pd.isna(df.loc[2, "target_short_name"])
-    assert [p["name"] for p in df.loc[0, "buyers"]] == ["Acme Robotics Inc", "Harbour Capital"]
-    assert len(df.loc[1, "lead_investors"]) == 3 and df.loc[2, "lead_investors"] == []
-    assert df["investors"].isna().all()        # list rows: present but null
-    assert df["target_region"].isna().all()    # richer target only on profiles
+    buyers, leads = to_lists(df["buyers"]), to_lists(df["lead_investors"])
+    assert [p["name"] for p in buyers[0]] == ["Acme Robotics Inc", "Harbour Capital"]
+    assert len(leads[1]) == 3 and leads[2] == [] and df.loc[2, "lead_investors"] == "[]"
+    # list rows hold what list answers hold: no profile-only column
+    for column in ("investors", "target_region", "target_city", "target_founded",
+                   "target_verticals"):
+        assert column not in df.columns
     assert "role" not in df.columns
     assert df.loc[3, "source_url"].startswith("https://")  # unknown field kept
     assert df["deleted"].tolist() == [False, False, False, True]
@@ -191,18 +194,19 @@ def test_deals_frame_single_profile():
     assert df.loc[0, "target_region"] == "Northern Europe"
     assert df.loc[0, "target_city"] == "Oslo"
     assert df.loc[0, "target_founded"] == 2019 and df["target_founded"].dtype == pd.Int64Dtype()
-    assert df.loc[0, "target_verticals"] == ["Cloud infrastructure"]
-    assert df.loc[0, "target_client_focus"] == ["B2B"]
-    assert [p["short_name"] for p in df.loc[0, "investors"]] == ["Northwind", "Bayside"]
-    assert df.loc[0, "investors"][1]["country"] is None
-    same = deals_frame([])
+    assert df.loc[0, "target_verticals"] == '["Cloud infrastructure"]'
+    assert to_lists(df["target_client_focus"])[0] == ["B2B"]
+    investors = to_lists(df["investors"])[0]
+    assert [p["short_name"] for p in investors] == ["Northwind", "Bayside"]
+    assert investors[1]["country"] is None
+    same = deals_frame([], profile=True)
     assert list(same.columns) == list(df.columns) and list(same.dtypes) == list(df.dtypes)
 
 
 def test_deals_frame_role_rows():
     df = deals_frame(load("investments.json"))
     assert df["role"].tolist() == ["buyer", "lead_investor"]
-    assert list(df["role"].cat.categories) == ["lead_investor", "buyer"]
+    assert list(df["role"].cat.categories) == ["lead_investor", "buyer", "investor"]
     assert list(df.columns[-1:]) == ["role"]
     empty = deals_frame([], with_role=True)
     assert "role" in empty.columns and empty["role"].dtype == df["role"].dtype
@@ -245,9 +249,10 @@ def test_deals_frame_from_pages_equals_deals_frame_across_pages():
     items = [item for p in pages for item in orjson.loads(p)["data"]]
     got = deals_frame_from_pages(pages)
     pd.testing.assert_frame_equal(got, deals_frame(items))
-    assert got["buyers"].dtype == PARTICIPANTS_DTYPE
+    assert got["buyers"].dtype == STR
     assert got["id"].tolist() == [i["id"] for i in items]
-    assert [len(x) for x in got["lead_investors"]] == [len(i["lead_investors"]) for i in items]
+    assert [len(x) for x in to_lists(got["lead_investors"])] == [
+        len(i["lead_investors"]) for i in items]
 
 
 def test_deals_frame_from_pages_extras_and_categories_in_some_pages_only():
@@ -350,23 +355,25 @@ def test_aggregate_frame_labels_all_month_year():
 
 
 # ------------------------------------------------------------------ participant columns
-def test_participant_columns_are_arrow_lists_that_read_as_lists_of_dicts(tmp_path):
+def test_participant_columns_are_canonical_json_text(tmp_path):
     df = deals_frame(load("deals_page.json"))
-    for role in ("buyers", "lead_investors", "investors"):
-        assert df[role].dtype == PARTICIPANTS_DTYPE
-    fields = ["id", "name", "short_name", "country", "website"]
-    assert isinstance(df.loc[0, "buyers"], list)
-    assert [sorted(p) for p in df.loc[0, "buyers"]] == [sorted(fields)] * 2
+    for role in ("buyers", "lead_investors"):
+        assert df[role].dtype == STR
+    fields = ["country", "id", "name", "short_name", "website"]
+    buyers = to_lists(df["buyers"])
+    assert isinstance(buyers[0], list)
+    assert [list(p) for p in buyers[0]] == [fields] * 2   # every field, sorted keys
     items = load("deals_page.json")["data"]
-    assert [p["id"] for p in df.loc[1, "lead_investors"]] == [
+    assert [p["id"] for p in to_lists(df["lead_investors"])[1]] == [
         p["id"] for p in items[1]["lead_investors"]]
-    assert df.loc[2, "lead_investors"] == [] and df["investors"].isna().all()
-    assert df["buyers"].tolist()[0] == df.loc[0, "buyers"]
-    # Parquet: written as list<struct>; read back with the pyarrow backend (see schemas)
+    assert df.loc[2, "lead_investors"] == "[]"
+    # the same participants in another key order (and missing fields) give the same text
+    shuffled = [{**d, "buyers": [dict(reversed(list(p.items()))) for p in d["buyers"]]}
+                for d in items]
+    assert deals_frame(shuffled)["buyers"].equals(df["buyers"])
+    # plain strings: Parquet with default arguments gives them back
     df.to_parquet(tmp_path / "deals.parquet")
-    back = pd.read_parquet(tmp_path / "deals.parquet", dtype_backend="pyarrow")
-    assert back["buyers"].tolist() == df["buyers"].tolist()
-    assert back["lead_investors"].tolist() == df["lead_investors"].tolist()
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "deals.parquet"), df)
 
 
 def test_deals_frame_from_pages_reads_any_json_layout_and_refuses_bad_items():
@@ -396,10 +403,10 @@ def test_lookup_frame():
     df = lookup_frame(doc)
     assert list(df.columns) == ["field", "type", "operators", "values", "description"]
     assert len(df) == 7
-    assert df.loc[0, "operators"] == ["in"]
-    assert df.loc[0, "values"] is None
-    assert df.loc[1, "values"] == list(DEAL_TYPES)
-    assert df.loc[4, "values"] == list(REGIONS)
+    assert df.loc[0, "operators"] == '["in"]'
+    assert pd.isna(df.loc[0, "values"])
+    assert to_lists(df["values"])[1] == list(DEAL_TYPES)
+    assert to_lists(df["values"])[4] == list(REGIONS)
     assert pd.isna(df.loc[1, "description"])
     assert df.attrs["sort_fields"] == ["deal_date", "deal_valuation", "deal_raised", "updated_at"]
     assert df.attrs["sub_resources"] == []

@@ -20,7 +20,8 @@ from dealframe.frames import (
     time_series_long,
     time_series_wide,
 )
-from dealframe.frames.schemas import CURRENT_DATA
+from dealframe.frames.nested import to_lists
+from dealframe.frames.schemas import CURRENT_DATA, STRING_DTYPE as STR_DTYPE
 
 PAYLOADS = Path(__file__).parent / "payloads"
 
@@ -45,9 +46,9 @@ def test_search_frame_types_and_index():
     assert df.loc["NRDC-SWE", "enterpriseValue"] == 812.0
     assert isinstance(df["region"].dtype, pd.CategoricalDtype)
     assert list(df["region"].cat.categories) == list(REGIONS)
-    assert df.loc["ACME-USA", "verticals"] == ["Robotics", "Industrial automation"]
-    assert df.loc["ACME-USA.1", "themes"] == []
-    assert df["verticals"].dtype == object
+    assert df.loc["ACME-USA", "verticals"] == '["Robotics","Industrial automation"]'
+    assert df.loc["ACME-USA.1", "themes"] == "[]"
+    assert df["verticals"].dtype == STR_DTYPE  # JSON text
     assert df["name"].dtype == pd.api.types.pandas_dtype("str")
 
 
@@ -91,8 +92,8 @@ def test_current_frame_every_field_and_order():
     assert df.loc["NRDC-SWE", "ebitdaLtm"] == -14.5
     assert np.isnan(df.loc["NRDC-SWE", "revenueNtm"])
     assert np.isnan(df.loc["NRDC-SWE", "employeeCount"])
-    assert df.loc["ACME-USA", "tags"] == ["Robotics", "Industrial automation"]
-    assert df.loc["NRDC-SWE", "verticals"] == ["Cloud infrastructure"]
+    assert to_lists(df["tags"])["ACME-USA"] == ["Robotics", "Industrial automation"]
+    assert to_lists(df["verticals"])["NRDC-SWE"] == ["Cloud infrastructure"]
     assert isinstance(df["region"].dtype, pd.CategoricalDtype)
     assert df["currency"].dtype == pd.api.types.pandas_dtype("str")
 

@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
+import dealframe.frames.nested as nested
+import dealframe.frames.objects as objects
+from dealframe import MissingDataWarning, MissingInvestorsWarning
 from dealframe.errors import ValidationError
 from dealframe.frames import co_investment_edges, deals_frame, explode_participants
+from dealframe.frames.participants import role_names
 
 PAYLOADS = Path(__file__).parent / "payloads"
 ACME = "0b6c2f0e-3c1d-4f4a-9a51-7d2e8f1c0a11"
 HARBOUR = "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
 NORTHWIND = "9f1e2d3c-4b5a-4697-8877-665544332211"
 BAYSIDE = "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e"
+LEADS_AND_BUYERS = ("lead_investor", "buyer")
 
 
 def load(name: str):
@@ -24,24 +31,36 @@ def load(name: str):
 
 @pytest.fixture()
 def deals() -> pd.DataFrame:
+    """List rows: lead investors and buyers, no full investor lists."""
     return deals_frame(load("deals_page.json"))
 
 
+@pytest.fixture()
+def complete() -> pd.DataFrame:
+    """The list rows with full investor lists (leads included), as single deals have them."""
+    items = load("deals_page.json")["data"]
+    return deals_frame([{**d, "investors": d["lead_investors"] + d["buyers"]} for d in items])
+
+
 def test_explode_rows_and_order(deals):
-    ex = explode_participants(deals)
+    ex = explode_participants(deals, roles=LEADS_AND_BUYERS)
     assert list(ex.columns) == [
         "deal_id", "role", "participant_id", "participant_name", "participant_short_name",
         "participant_country", "participant_website", "deal_date", "deal_type", "deal_subtype",
         "target_id"]
     # deal 1: two buyers; deal 2: three leads; deal 3: none; deal 4: one lead
     assert [d[-1] for d in ex["deal_id"]] == ["1", "1", "2", "2", "2", "4"]
-    assert ex["role"].tolist() == ["buyers"] * 2 + ["lead_investors"] * 4
+    assert ex["role"].tolist() == ["buyer"] * 2 + ["lead_investor"] * 4
     assert ex["participant_id"].tolist() == [ACME, HARBOUR, NORTHWIND, HARBOUR, ACME, NORTHWIND]
-    assert list(ex["role"].cat.categories) == ["buyers", "lead_investors", "investors"]
+    # one vocabulary: the role of investments / buyside rows
+    assert list(ex["role"].cat.categories) == ["lead_investor", "buyer", "investor"]
+    investments = deals_frame(load("investments.json"))
+    assert ex["role"].dtype == investments["role"].dtype
+    assert len(pd.concat([ex["role"], investments["role"]])) == 8  # stays categorical
 
 
 def test_explode_null_country_and_carried_columns(deals):
-    ex = explode_participants(deals)
+    ex = explode_participants(deals, roles=LEADS_AND_BUYERS)
     harbour = ex[ex["participant_id"] == HARBOUR]
     assert harbour["participant_country"].isna().all()
     assert harbour["participant_website"].isna().all()
@@ -54,34 +73,74 @@ def test_explode_null_country_and_carried_columns(deals):
     assert ex["deal_date"].dtype == deals["deal_date"].dtype
 
 
-def test_explode_roles_argument_and_missing_roles(deals):
-    only_leads = explode_participants(deals, roles=("lead_investors",))
-    assert only_leads["role"].tolist() == ["lead_investors"] * 4
-    assert list(only_leads["role"].cat.categories) == ["lead_investors"]
-    # list rows have no investors: skipped, not an error
-    assert explode_participants(deals, roles=("investors",)).empty
+def test_missing_investor_lists_warn(deals, complete):
+    with pytest.warns(MissingInvestorsWarning, match="4 of 4 deals have no full investor"):
+        ex = explode_participants(deals)
+    assert issubclass(MissingInvestorsWarning, MissingDataWarning)
+    assert ex.attrs["deals_without_investors"] == 4
+    with pytest.warns(MissingInvestorsWarning, match="paired without their full investor"):
+        co_investment_edges(ex)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet = explode_participants(deals, roles=LEADS_AND_BUYERS)
+        assert quiet.attrs["deals_without_investors"] == 0
+        co_investment_edges(quiet)
+        co_investment_edges(ex, roles=LEADS_AND_BUYERS)  # leads and buyers only: complete
+        full = explode_participants(complete)
+        co_investment_edges(full)
+    partly = complete.copy()
+    partly.loc[1, "investors"] = None  # a profile that could not be read
+    with pytest.warns(MissingInvestorsWarning, match="1 of 4 deals"):
+        explode_participants(partly)
+
+
+def test_co_investment_edges_warn_on_frames_without_attrs(deals):
+    ex = explode_participants(deals, roles=LEADS_AND_BUYERS)
+    ex.attrs.clear()  # built by hand or reloaded: leads without an investor row are seen
+    with pytest.warns(MissingInvestorsWarning, match="3 deals"):
+        co_investment_edges(ex)
+
+
+def test_explode_roles_argument(deals, complete):
+    only_leads = explode_participants(deals, roles=("lead_investor",))
+    assert only_leads["role"].tolist() == ["lead_investor"] * 4
+    # the deal column names are taken too
+    same = explode_participants(deals, roles=["lead_investors"])
+    pd.testing.assert_frame_equal(same, only_leads)
     profile = deals_frame(load("deal_profile.json"))
     ex = explode_participants(profile)
-    assert ex["role"].tolist() == ["lead_investors", "investors", "investors"]
+    assert ex["role"].tolist() == ["lead_investor", "investor", "investor"]
     assert ex["participant_id"].tolist() == [NORTHWIND, NORTHWIND, BAYSIDE]
+    ordered = explode_participants(complete, roles=("investor", "buyer"))
+    assert ordered["role"].tolist()[:4] == ["investor", "investor", "buyer", "buyer"]
+    assert role_names("buyers") == ("buyer",)
+    with pytest.raises(ValidationError, match="did you mean 'lead_investor'"):
+        explode_participants(deals, roles=["lead_investr"])
+    with pytest.raises(ValidationError):
+        explode_participants(deals, roles=[])
+    with pytest.raises(ValidationError):
+        co_investment_edges(explode_participants(deals, roles=LEADS_AND_BUYERS), roles=["x"])
 
 
 def test_explode_null_lists_and_empty():
     deals = deals_frame([{"id": "a", "buyers": None, "lead_investors": None},
                          {"id": "b", "buyers": [{"id": "x"}], "lead_investors": None}])
-    ex = explode_participants(deals)
+    assert pd.isna(deals.loc[0, "buyers"])
+    ex = explode_participants(deals, roles=LEADS_AND_BUYERS)
     assert ex["deal_id"].tolist() == ["b"] and ex["participant_id"].tolist() == ["x"]
     assert pd.isna(ex.loc[0, "participant_name"])
-    empty = explode_participants(deals_frame([]))
+    empty = explode_participants(deals_frame([]), roles=LEADS_AND_BUYERS)
     assert len(empty) == 0 and list(empty.dtypes) == list(ex.dtypes)
-    from_items = explode_participants(load("deals_page.json")["data"])  # items accepted too
+    with pytest.warns(MissingInvestorsWarning):
+        from_items = explode_participants(load("deals_page.json")["data"])  # items too
     assert len(from_items) == 6
 
 
 def test_explode_odd_values():
-    deals = deals_frame([{"id": "a", "buyers": [{"id": 7, "name": "Seven", "extra": 1}]}])
-    assert deals.loc[0, "buyers"] == [{"id": "7", "name": "Seven", "short_name": None,
-                                       "country": None, "website": None}]  # extra key not kept
+    deals = deals_frame([{"id": "a", "investors": [],
+                          "buyers": [{"id": 7, "name": "Seven", "extra": 1}]}])
+    assert deals.loc[0, "buyers"] == ('[{"country":null,"extra":1,"id":"7","name":"Seven",'
+                                      '"short_name":null,"website":null}]')  # nothing cut
     ex = explode_participants(deals)
     assert ex["participant_id"].tolist() == ["7"] and ex["participant_name"].tolist() == ["Seven"]
     # a participant that is not an object is refused when the deals are shaped
@@ -89,46 +148,69 @@ def test_explode_odd_values():
         deals_frame([{"id": "a", "buyers": []}, {"id": "b", "buyers": ["not a participant"]}])
     with pytest.raises(ValidationError):
         deals_frame([{"id": "a", "lead_investors": {"id": "x"}}])  # an object, not a list
-    with pytest.raises(ValidationError):
-        explode_participants(deals, roles="buyers")
+    with pytest.raises(ValidationError, match="buyers"):
+        explode_participants(pd.DataFrame({"id": ["a"], "buyers": ['["x"]']}), roles=["buyer"])
+    with pytest.raises(ValidationError, match="JSON"):
+        explode_participants(pd.DataFrame({"id": ["a"], "buyers": ["[{"]}), roles=["buyer"])
 
 
-def test_explode_is_pure_arrow_on_arrow_columns(deals, monkeypatch):
-    import dealframe.frames.participants as participants_mod
+def test_the_frames_own_text_is_read_without_a_parser(complete, monkeypatch):
+    want = explode_participants(complete)
 
-    want = explode_participants(deals)
+    def no_parser(*args, **kwargs):
+        raise AssertionError("the canonical text went through a JSON parser")
 
-    def no_python(*args, **kwargs):
-        raise AssertionError("participants went through Python objects")
+    monkeypatch.setattr(objects, "_by_arrow_reader", no_parser)
+    monkeypatch.setattr(objects, "_by_python", no_parser)
+    pd.testing.assert_frame_equal(explode_participants(complete), want)
+    assert len(want) == 12
 
-    monkeypatch.setattr(participants_mod, "struct_lists", no_python)
-    pd.testing.assert_frame_equal(explode_participants(deals), want)
 
-
-def test_explode_accepts_object_list_columns_and_parquet_round_trips(deals, tmp_path):
-    want = explode_participants(deals)
+@pytest.mark.parametrize("spelling", ["spaces", "escapes", "python objects", "arrow lists"])
+def test_explode_reads_any_spelling_the_same(complete, spelling):
+    want = explode_participants(complete)
     roles = ["buyers", "lead_investors", "investors"]
-    as_objects = deals.assign(**{r: pd.Series(deals[r].tolist(), dtype=object) for r in roles})
-    assert as_objects["buyers"].dtype == object
-    pd.testing.assert_frame_equal(explode_participants(as_objects), want)
-    deals.to_parquet(tmp_path / "d.parquet")
-    back = pd.read_parquet(tmp_path / "d.parquet", dtype_backend="pyarrow")
-    got = explode_participants(back)
-    for col in ("deal_id", "role", "participant_id", "participant_name", "participant_country"):
-        assert got[col].tolist() == want[col].tolist() or col == "participant_country"
-    assert got["participant_country"].isna().tolist() == want["participant_country"].isna().tolist()
-    with pytest.raises(ValidationError):
-        explode_participants(pd.DataFrame({"id": ["a"], "buyers": pd.Series([["x"]], dtype=object)}))
+    lists = {r: nested.to_lists(complete[r]) for r in roles}
+    if spelling == "spaces":  # json.dumps: spaces, ASCII escapes, another key order
+        other = {r: pd.Series([json.dumps(v)[::1] for v in lists[r]], dtype="str") for r in roles}
+    elif spelling == "escapes":
+        other = {r: pd.Series([json.dumps(v, ensure_ascii=True) for v in lists[r]], dtype="str")
+                 for r in roles}
+    elif spelling == "python objects":  # frames of older versions
+        other = {r: pd.Series(list(lists[r]), dtype=object) for r in roles}
+    else:
+        item = pa.struct([(f, pa.string()) for f in ("id", "name", "short_name", "country",
+                                                      "website")])
+        other = {r: pd.Series(pd.array(list(lists[r]), dtype=pd.ArrowDtype(pa.list_(item))))
+                 for r in roles}
+    got = explode_participants(complete.assign(**other))
+    pd.testing.assert_frame_equal(got, want)
+
+
+def test_explode_names_with_quotes_backslashes_and_unicode():
+    odd = ['Quote "Q" Capital', "Back\\slash Ventures", "Café 日本 Partners", '{"id":"x"}', ""]
+    deals = deals_frame([{"id": str(i), "investors": [], "lead_investors": [
+        {"id": f"p{i}", "name": name, "country": None}]} for i, name in enumerate(odd)])
+    ex = explode_participants(deals)
+    assert ex["participant_name"].tolist() == odd
+    assert ex["participant_id"].tolist() == [f"p{i}" for i in range(len(odd))]
 
 
 def test_explode_on_a_filtered_frame(deals):
     sub = deals[deals["deal_type"] != "M&A"]  # non-default index
-    ex = explode_participants(sub)
+    ex = explode_participants(sub, roles=LEADS_AND_BUYERS)
     assert ex["participant_id"].tolist() == [NORTHWIND, HARBOUR, ACME, NORTHWIND]
 
 
+def test_explode_after_parquet_with_default_arguments(complete, tmp_path):
+    complete.to_parquet(tmp_path / "d.parquet")
+    back = pd.read_parquet(tmp_path / "d.parquet")
+    pd.testing.assert_frame_equal(back, complete)
+    pd.testing.assert_frame_equal(explode_participants(back), explode_participants(complete))
+
+
 def test_co_investment_edges(deals):
-    edges = co_investment_edges(explode_participants(deals))
+    edges = co_investment_edges(explode_participants(deals, roles=LEADS_AND_BUYERS))
     assert list(edges.columns) == ["investor_a", "investor_b", "name_a", "name_b", "shared_deals",
                                    "first_date", "last_date"]
     assert (edges["investor_a"] < edges["investor_b"]).all()
@@ -144,31 +226,18 @@ def test_co_investment_edges(deals):
                      frozenset((NORTHWIND, ACME))}
 
 
+def test_co_investment_edges_count_a_participant_once_per_deal(complete):
+    # leads are in the investor lists too: every role at once counts each deal once
+    edges = co_investment_edges(explode_participants(complete))
+    assert edges["shared_deals"].tolist() == [2, 1, 1]
+
+
 def test_co_investment_edges_roles_and_empty(deals):
-    ex = explode_participants(deals)
-    only_buyers = co_investment_edges(ex, roles=["buyers"])
+    ex = explode_participants(deals, roles=LEADS_AND_BUYERS)
+    only_buyers = co_investment_edges(ex, roles=["buyer"])
     assert len(only_buyers) == 1 and only_buyers.loc[0, "shared_deals"] == 1
-    none = co_investment_edges(ex, roles=["investors"])
+    assert co_investment_edges(ex, roles=["buyers"]).equals(only_buyers)
+    none = co_investment_edges(ex, roles=["investor"])
     assert len(none) == 0 and list(none.dtypes) == list(only_buyers.dtypes)
     with pytest.raises(ValidationError):
         co_investment_edges(pd.DataFrame({"x": [1]}))
-
-
-def test_documented_parquet_round_trips(tmp_path):
-    # docs/frames.md: participant columns read back with dtype_backend="pyarrow",
-    # and exploded participants round trip with plain read_parquet.
-    import pandas as pd
-
-    from dealframe import explode_participants
-    from dealframe.frames.private import deals_frame
-
-    deals = deals_frame([{"id": "d1", "deal_date": "2024-01-01",
-                          "buyers": [{"id": "b1", "name": "B", "country": None}],
-                          "lead_investors": []}])
-    deals.to_parquet(tmp_path / "deals.parquet")
-    back = pd.read_parquet(tmp_path / "deals.parquet", dtype_backend="pyarrow")
-    assert back.loc[0, "buyers"][0]["id"] == "b1"
-    flat = explode_participants(deals)
-    flat.to_parquet(tmp_path / "people.parquet")
-    again = pd.read_parquet(tmp_path / "people.parquet")
-    assert again["participant_id"].tolist() == ["b1"]

@@ -4,8 +4,9 @@ Everything here is pure: lists of parsed JSON objects (dicts) become typed
 pandas arrays following a :data:`~dealframe.frames.schemas.Schema`. Dates become
 naive ``datetime64[us]``, timestamps UTC-aware ``datetime64[us, UTC]`` (offsets
 such as ``+01:00`` are converted, not dropped), vocabularies Categoricals that
-keep unknown values as extra categories, and fields not in the schema are kept
-as extra columns with an inferred dtype.
+keep unknown values as extra categories, lists and objects JSON text
+(:mod:`dealframe.frames.nested`), and fields not in the schema are kept as extra
+columns with an inferred dtype.
 
 Examples
 --------
@@ -19,10 +20,9 @@ Examples
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import chain, repeat
+from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
@@ -32,14 +32,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dealframe.errors import ValidationError
+from dealframe.frames.nested import encode
 from dealframe.frames.schemas import (
     DATE_DTYPE,
+    KINDS,
     STRING_DTYPE,
     VOCABULARIES,
     Column,
     Schema,
     dtype_of,
-    struct_type,
 )
 
 __all__ = [
@@ -48,10 +49,8 @@ __all__ = [
     "build_columns",
     "build_frame",
     "cast",
-    "copy_frame",
     "empty_frame",
     "infer_kind",
-    "struct_lists",
     "to_date",
     "to_utc",
 ]
@@ -195,75 +194,6 @@ def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
 
 
-def _list_cells(values: Sequence[Any], name: str) -> tuple[Sequence[Any], np.ndarray | None]:
-    """Cells of a list column as sequences (null → empty) and the null mask (None: no null)."""
-    if set(map(type, values)) <= {list}:
-        return values, None
-    cells: list[Any] = []
-    mask = np.zeros(len(values), dtype=bool)
-    for i, cell in enumerate(values):
-        if isinstance(cell, (list, tuple, np.ndarray)):
-            cells.append(cell)
-        elif _is_null(cell):
-            mask[i] = True
-            cells.append(())
-        else:
-            raise ValidationError(f"{name}[{i}]", "a list of objects or null", got=cell)
-    return cells, mask
-
-
-def _field_strings(values: list[Any]) -> pa.Array:
-    """One field of the objects as ``large_string`` (non-string values through ``str``)."""
-    try:
-        return pa.array(values, type=pa.large_string(), from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return pa.array([None if _is_null(v) else str(v) for v in values], type=pa.large_string())
-
-
-def struct_lists(values: Sequence[Any], fields: tuple[str, ...], name: str = "list") -> Any:
-    """Cells holding lists of objects as an Arrow-backed ``list<struct<fields>>`` array.
-
-    Each object's ``fields`` become ``large_string`` struct fields (missing → null,
-    non-string values through ``str``); other keys are not kept. A null cell is
-    a null list. The values are read column by column (one ``itemgetter`` pass
-    per field), never one object at a time through Arrow.
-
-    Raises
-    ------
-    dealframe.errors.ValidationError
-        When a cell is not a list (or null), or a list holds something other than an object.
-
-    Examples
-    --------
-    >>> arr = struct_lists([[{"id": "a", "name": "A"}], None, []], ("id", "name"))
-    >>> arr[0], arr.isna().tolist()
-    ([{'id': 'a', 'name': 'A'}], [False, True, False])
-    """
-    cells, mask = _list_cells(values, name)
-    lengths = np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
-    offsets = np.zeros(len(cells) + 1, dtype=np.int32)
-    offsets[1:] = np.cumsum(lengths)
-    objs = list(chain.from_iterable(cells))
-    if not set(map(type, objs)) <= {dict}:
-        for i, obj in enumerate(objs):
-            if not isinstance(obj, Mapping):
-                row = int(np.searchsorted(offsets, i, side="right")) - 1
-                raise ValidationError(f"{name}[{row}][{i - int(offsets[row])}]", "an object",
-                                      got=obj)
-    children = []
-    for field in fields:
-        try:
-            column = list(map(itemgetter(field), objs))
-        except KeyError:
-            column = [o.get(field) for o in objs]
-        children.append(_field_strings(column))
-    item = struct_type(fields)
-    struct = pa.StructArray.from_arrays(children, fields=list(item))
-    arr = pa.ListArray.from_arrays(pa.array(offsets), struct, type=pa.list_(item),
-                                   mask=None if mask is None else pa.array(mask))
-    return pd.arrays.ArrowExtensionArray(arr)
-
-
 def _objects(values: Sequence[Any]) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))
 
@@ -297,17 +227,13 @@ def cast(values: Sequence[Any], column: Column) -> Any:
             return to_utc(values, name).array
         if kind == "category":
             return _categorical(values, column.categories or ())
-        if kind == "list" and column.fields is not None:
-            return struct_lists(values, column.fields, name)
-        if kind == "list":
-            for i, value in enumerate(values):
-                if value is not None and not isinstance(value, (list, tuple)):
-                    raise ValidationError(f"{name}[{i}]", "an array (or null)", got=value)
+        if kind in ("list", "object"):
+            return encode(values, name, array=kind == "list", fields=column.fields)
     except ValidationError:
         raise
     except (ValueError, TypeError) as exc:
         raise ValidationError(name, f"{kind} values ({exc})") from exc
-    return _objects(values)
+    raise ValidationError("column", f"a known kind ({', '.join(KINDS)})", got=kind)
 
 
 def infer_kind(name: str, values: Sequence[Any]) -> str:
@@ -315,7 +241,7 @@ def infer_kind(name: str, values: Sequence[Any]) -> str:
 
     Numbers give ``float``, strings ``str`` (``category`` for a known vocabulary
     name), booleans ``bool``, lists ``list``; anything else (dicts, mixtures,
-    all null) stays ``object``.
+    all null) is ``object``. Lists and objects are held as JSON text.
 
     Examples
     --------
@@ -423,43 +349,6 @@ def build_columns(
             values = nested_raw.get(col.path[:2], nulls)
         typed[col.name] = cast(values, col)
     return typed, extras
-
-
-def _copy_cell(value: Any) -> Any:
-    kind = type(value)
-    if kind is list:
-        return [v if type(v) not in _CONTAINERS else _copy_cell(v) for v in value]
-    if kind is dict:
-        return {k: v if type(v) not in _CONTAINERS else _copy_cell(v) for k, v in value.items()}
-    if isinstance(value, (list, dict)):  # subclasses: the slow, general way
-        return copy.deepcopy(value)
-    return value
-
-
-_CONTAINERS = frozenset({list, dict})
-
-
-def copy_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy sharing nothing mutable with ``frame``: data, index, attrs and list/dict cells.
-
-    ``DataFrame.copy(deep=True)`` copies arrays but not the Python lists and dicts held in
-    object columns; this copies those too (JSON-like cells, a few per row).
-
-    Examples
-    --------
-    >>> df = pd.DataFrame({"tags": [["a"], None], "x": [1.0, 2.0]})
-    >>> twin = copy_frame(df)
-    >>> twin.loc[0, "tags"].append("b")
-    >>> df.loc[0, "tags"], twin.loc[0, "tags"]
-    (['a'], ['a', 'b'])
-    """
-    out = frame.copy(deep=True)
-    for position, dtype in enumerate(out.dtypes):
-        if dtype == object:
-            column = out.iloc[:, position].to_numpy()
-            out.isetitem(position, np.fromiter(map(_copy_cell, column), dtype=object,
-                                               count=len(column)))
-    return out
 
 
 def empty_frame(schema: Schema, index: str | None = None) -> pd.DataFrame:

@@ -1,18 +1,20 @@
 """Deal participants: one row per (deal, role, participant), and co-investment edges.
 
-The participant lists of a deals frame (``buyers``, ``lead_investors``,
-``investors``) are Arrow ``list<struct>`` columns
-(:data:`~dealframe.frames.schemas.PARTICIPANTS_DTYPE`), so exploding them is
-pure Arrow: :func:`pyarrow.compute.list_parent_indices`,
-:func:`pyarrow.compute.list_flatten`, struct field access and ``take``, with no
-Python object per participant. Frames whose participant columns are object
-columns of lists of dicts (built by hand, or read back from older files) are
-converted once first (slower); nothing goes through ``json_normalize`` row by row.
+The participant lists of a deals frame (``lead_investors``, ``buyers`` and, for
+single deals or ``deals(..., with_investors=True)``, ``investors``) are JSON text
+(:mod:`dealframe.frames.nested`). Exploding them reads that text with vectorised
+passes over its bytes (:func:`~dealframe.frames.objects.object_lists`), with no
+Python object per participant; columns written in another JSON spelling go
+through Arrow's JSON reader.
+
+Roles use one vocabulary in every frame: ``lead_investor``, ``buyer`` (the
+service's ``role`` of buyside and investments rows) and ``investor`` (a member
+of the deal's full investor list; leads are investors too).
 
 Examples
 --------
 >>> from dealframe.frames.private import deals_frame
->>> deals = deals_frame([{"id": "d1", "deal_type": "Venture",
+>>> deals = deals_frame([{"id": "d1", "deal_type": "Venture", "investors": [],
 ...     "lead_investors": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]}])
 >>> explode_participants(deals)["participant_id"].tolist()
 ['a', 'b']
@@ -22,117 +24,138 @@ Examples
 
 from __future__ import annotations
 
+import difflib
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from dealframe.errors import ValidationError
-from dealframe.frames.normalize import cast, empty_frame, struct_lists
+from dealframe.frames.objects import object_lists
+from dealframe.frames.normalize import cast, empty_frame
 from dealframe.frames.private import deals_frame
 from dealframe.frames.schemas import (
     EDGES,
+    PARTICIPANT_COLUMNS,
     PARTICIPANT_FIELDS,
-    PARTICIPANT_ROLES,
     PARTICIPANTS,
-    PARTICIPANTS_DTYPE,
+    ROLES,
     STRING_DTYPE,
     dtype_of,
 )
+from dealframe.notices import MissingInvestorsWarning
 
-__all__ = ["co_investment_edges", "explode_participants"]
+__all__ = ["co_investment_edges", "explode_participants", "role_names"]
 
-_LIST = PARTICIPANTS_DTYPE.pyarrow_dtype
 #: Deal columns repeated on every participant row.
 _CARRIED = ("deal_date", "deal_type", "deal_subtype", "target_id")
+_COLUMN_OF = {role: column for column, role in PARTICIPANT_COLUMNS.items()}
+_ROLE_DTYPE = pd.CategoricalDtype(list(ROLES))
+#: ``attrs`` key of an exploded frame: deals whose full investor list was missing.
+WITHOUT_INVESTORS = "deals_without_investors"
 
 
-def _to_arrow(column: pd.Series, role: str) -> pa.ChunkedArray:
-    """A participant column as ``list<struct<5 large strings>>``, without a copy when it is one.
+def role_names(roles: Any, argument: str = "roles") -> tuple[str, ...]:
+    """Roles (``lead_investor``, ``buyer``, ``investor``; the deal column names
+    ``lead_investors``, ``buyers``, ``investors`` are taken too), each once, in order.
 
-    Arrow-backed columns of another list/struct/string flavour (``string`` fields,
-    a Parquet round trip's ``element`` list field) are cast; object columns of
-    Python lists of dicts are converted once (the slow path).
+    Examples
+    --------
+    >>> role_names(["buyers", "lead_investor"])
+    ('buyer', 'lead_investor')
     """
-    dtype = column.dtype
-    arrow_type = dtype.pyarrow_dtype if isinstance(dtype, pd.ArrowDtype) else None
-    if arrow_type is not None and (pa.types.is_list(arrow_type)
-                                   or pa.types.is_large_list(arrow_type)):
-        lists = pa.chunked_array(column.array.__arrow_array__())
-        if lists.type == _LIST:
-            return lists
-        try:
-            return lists.cast(_LIST)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-            pass  # other struct fields: read the values as Python objects below
-    values = column.to_numpy(dtype=object, na_value=None)
-    lists = struct_lists(values, PARTICIPANT_FIELDS, role).__arrow_array__()
-    return lists if isinstance(lists, pa.ChunkedArray) else pa.chunked_array([lists])
+    items = [roles] if isinstance(roles, str) else roles
+    if not isinstance(items, Iterable) or isinstance(items, dict):
+        raise ValidationError(argument, f"a list of roles among {', '.join(ROLES)}", got=roles)
+    out: list[str] = []
+    for role in items:
+        name = PARTICIPANT_COLUMNS.get(role, role) if isinstance(role, str) else role
+        if name not in ROLES:
+            close = difflib.get_close_matches(str(role), [*ROLES, *PARTICIPANT_COLUMNS], n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValidationError(argument, f"roles among {', '.join(ROLES)}{hint}", got=role)
+        out.append(name)
+    if not out:
+        raise ValidationError(argument, f"at least one role among {', '.join(ROLES)}", got=roles)
+    return tuple(dict.fromkeys(out))
 
 
-def _strings(chunks: list[pa.ChunkedArray]) -> Any:
-    arr = (pa.chunked_array([c for ch in chunks for c in ch.chunks], pa.large_string())
-           if chunks else pa.array([], pa.large_string()))
-    return pd.array(arr, dtype=STRING_DTYPE)
+def _strings(parts: list[pa.Array]) -> Any:
+    arrow = pa.chunked_array(parts, pa.large_string()) if parts else pa.array([], pa.large_string())
+    return pd.array(arrow, dtype=STRING_DTYPE)
+
+
+def _without_investors(deals: pd.DataFrame) -> int:
+    """Deals whose full investor list is missing (list rows carry none)."""
+    if "investors" not in deals:
+        return len(deals)
+    return int(deals["investors"].isna().sum())
 
 
 def explode_participants(
     deals: pd.DataFrame | Iterable[dict[str, Any]],
-    roles: Sequence[str] = PARTICIPANT_ROLES,
+    roles: Sequence[str] = ROLES,
 ) -> pd.DataFrame:
     """One row per (deal, role, participant).
 
     Parameters
     ----------
     deals : pandas.DataFrame or list of dict
-        A :func:`~dealframe.frames.private.deals_frame` (deal items are shaped
-        with it first). Participant columns may also be object columns of lists
-        of dicts (converted first).
+        A deals frame of the client (deal items are shaped with
+        :func:`~dealframe.frames.private.deals_frame` first).
     roles : sequence of str
-        Participant list columns to read, in this order. Roles missing from the
-        frame (``investors`` on list rows) are skipped; null lists give no rows.
+        Roles to read, in this order: ``lead_investor`` (``lead_investors``),
+        ``buyer`` (``buyers``), ``investor`` (``investors``, the full list, leads
+        included). Null lists give no rows.
 
     Returns
     -------
     pandas.DataFrame
-        ``deal_id``, ``role`` (Categorical over ``roles``), ``participant_id``,
-        ``participant_name``, ``participant_short_name``,
+        ``deal_id``, ``role`` (Categorical over ``lead_investor``, ``buyer``,
+        ``investor``: the ``role`` of ``investments`` and ``buyside`` rows too),
+        ``participant_id``, ``participant_name``, ``participant_short_name``,
         ``participant_country``, ``participant_website``, and the deal's
-        ``deal_date``, ``deal_type``, ``deal_subtype``, ``target_id``. Rows are
-        in deal order, then role order, then list order.
+        ``deal_date``, ``deal_type``, ``deal_subtype``, ``target_id``. Rows are in
+        deal order, then role order, then list order.
+        ``attrs["deals_without_investors"]`` counts the deals whose investor list
+        was missing.
+
+    Warns
+    -----
+    dealframe.MissingInvestorsWarning
+        ``investor`` is among ``roles`` and some deals have no full investor list:
+        deal list rows carry lead investors and buyers only. Pull them with
+        ``client.private.deals(..., with_investors=True)``.
 
     Examples
     --------
     >>> ex = explode_participants([{"id": "d", "buyers": [{"id": "x", "country": None}],
-    ...                             "lead_investors": []}])
+    ...                             "lead_investors": [], "investors": []}])
     >>> ex[["deal_id", "role", "participant_id"]].values.tolist()
-    [['d', 'buyers', 'x']]
+    [['d', 'buyer', 'x']]
     """
     if deals is None:
         raise ValidationError("deals", "a deals frame (or a list of deal items)", got=deals)
     if not isinstance(deals, pd.DataFrame):
         deals = deals_frame(deals)
-    if isinstance(roles, str) or not all(isinstance(r, str) for r in roles):
-        raise ValidationError("roles", "a sequence of column names", got=roles)
-    roles = tuple(dict.fromkeys(roles))
+    roles = role_names(roles)
     if "id" not in deals:
         raise ValidationError("deals", "a deals frame with an 'id' column")
     parents: list[np.ndarray] = []
     codes: list[np.ndarray] = []
-    fields: dict[str, list[pa.ChunkedArray]] = {f: [] for f in PARTICIPANT_FIELDS}
-    for code, role in enumerate(roles):
-        if role not in deals:
+    fields: dict[str, list[pa.Array]] = {f: [] for f in PARTICIPANT_FIELDS}
+    for role in roles:
+        column = _COLUMN_OF[role]
+        if column not in deals:
             continue
-        lists = _to_arrow(deals[role], role)
-        parent = pc.list_parent_indices(lists).to_numpy()
-        flat = pc.list_flatten(lists)
+        parent, values = object_lists(deals[column], PARTICIPANT_FIELDS, column)
         parents.append(parent)
-        codes.append(np.full(len(parent), code, dtype=np.int8))
+        codes.append(np.full(len(parent), ROLES.index(role), dtype=np.int8))
         for f in PARTICIPANT_FIELDS:
-            fields[f].append(pc.struct_field(flat, f))
+            fields[f].append(values[f])
     parent = np.concatenate(parents) if parents else np.empty(0, dtype=np.int64)
     role_codes = np.concatenate(codes) if codes else np.empty(0, dtype=np.int8)
     order = np.argsort(parent, kind="stable")  # deal-major; role and list order kept
@@ -140,7 +163,7 @@ def explode_participants(
         parent, role_codes = parent[order], role_codes[order]
     columns: dict[str, Any] = {
         "deal_id": deals["id"].array.take(parent),
-        "role": pd.Categorical.from_codes(role_codes, dtype=pd.CategoricalDtype(list(roles))),
+        "role": pd.Categorical.from_codes(role_codes, dtype=_ROLE_DTYPE),
     }
     for f in PARTICIPANT_FIELDS:
         values = _strings(fields[f])
@@ -159,19 +182,46 @@ def explode_participants(
                 frame[spec.name] = cast(col.to_numpy(dtype=object, na_value=None), spec)
         elif col.dtype != dtype_of(spec):
             frame[spec.name] = col.astype(dtype_of(spec))
+    missing = _without_investors(deals) if "investor" in roles else 0
+    frame.attrs[WITHOUT_INVESTORS] = missing
+    if missing:
+        warnings.warn(
+            f"{missing:,} of {len(deals):,} deals have no full investor list (deal list rows "
+            "carry lead investors and buyers only): their investors are missing from the "
+            "rows. Pull the deals with client.private.deals(..., with_investors=True) for "
+            "complete lists, or pass roles=('lead_investor', 'buyer')",
+            MissingInvestorsWarning, stacklevel=2)
     return frame
+
+
+def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame) -> int:
+    """Deals paired without their full investor list (0 when none is known to lack it)."""
+    known = exploded.attrs.get(WITHOUT_INVESTORS)
+    if isinstance(known, (int, np.integer)) and not isinstance(known, bool):
+        return int(known)
+    if "role" not in rows or not len(rows):
+        return 0
+    role = rows["role"].astype(object)
+    with_list = set(rows.loc[(role == "investor").to_numpy(), "deal_id"].tolist())
+    leading = set(rows.loc[role.isin(["lead_investor", "buyer"]).to_numpy(), "deal_id"].tolist())
+    return len(leading - with_list)
 
 
 def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = None
                         ) -> pd.DataFrame:
     """Pairs of participants that shared deals, as an edge list.
 
+    Over deals with complete investor lists (``deals(..., with_investors=True)``)
+    this equals the service's ``co_investors`` of each investor: ``shared_deals``,
+    and the first and last shared dates.
+
     Parameters
     ----------
     exploded : pandas.DataFrame
         Output of :func:`explode_participants`.
     roles : sequence of str, optional
-        Only count participants in these roles (default: all rows).
+        Only count participants in these roles (default: every row; a participant
+        counts once per deal whatever its roles).
 
     Returns
     -------
@@ -180,10 +230,17 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
         ``shared_deals`` (distinct deals), ``first_date``/``last_date`` (deal
         dates), sorted by ``shared_deals`` descending, then ids.
 
+    Warns
+    -----
+    dealframe.MissingInvestorsWarning
+        The investor role is counted and some deals lack their full investor list
+        (as :func:`explode_participants` recorded it in ``attrs``; for other frames,
+        deals with lead or buyer rows but no investor row).
+
     Examples
     --------
     >>> ex = pd.DataFrame({"deal_id": ["d1", "d1", "d2", "d2"],
-    ...     "role": ["investors"] * 4, "participant_id": ["b", "a", "a", "b"],
+    ...     "role": ["investor"] * 4, "participant_id": ["b", "a", "a", "b"],
     ...     "participant_name": ["B", "A", "A", "B"],
     ...     "deal_date": pd.to_datetime(["2020-01-01"] * 2 + ["2021-05-01"] * 2)})
     >>> int(co_investment_edges(ex).loc[0, "shared_deals"])
@@ -197,7 +254,15 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
                                   f"a frame from explode_participants (no {col!r} column)")
     rows = exploded
     if roles is not None:
-        rows = rows[rows["role"].isin(list(roles))]
+        wanted = role_names(roles)
+        rows = rows[rows["role"].astype(object).isin(list(wanted)).to_numpy()]
+    if roles is None or "investor" in wanted:
+        missing = _incomplete(exploded, rows)
+        if missing:
+            warnings.warn(
+                f"{missing:,} deals were paired without their full investor list: co-investment "
+                "is undercounted. Pull the deals with client.private.deals(..., "
+                "with_investors=True)", MissingInvestorsWarning, stacklevel=2)
     rows = rows[rows["deal_id"].notna() & rows["participant_id"].notna()]
     if not len(rows):
         return empty_frame(EDGES)

@@ -21,15 +21,18 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
 import orjson
 import pandas as pd
 
 from dealframe.errors import ValidationError
+from dealframe.frames.nested import to_lists
 from dealframe.frames.normalize import (
     as_records,
     assemble,
     build_columns,
     build_frame,
+    cast,
     to_date,
 )
 from dealframe.frames.schemas import (
@@ -38,8 +41,9 @@ from dealframe.frames.schemas import (
     COMPANY_INVESTORS,
     COMPANY_LIST,
     COMPANY_PROFILE,
-    DEAL,
+    DEAL_LIST,
     DEAL_NESTED,
+    DEAL_PROFILE,
     DEAL_ROLE,
     INVESTOR_LIST,
     INVESTOR_PROFILE,
@@ -59,6 +63,7 @@ __all__ = [
     "co_investors_frame",
     "companies_frame",
     "company_investors_frame",
+    "complete_deals",
     "company_profiles_frame",
     "deals_frame",
     "deals_frame_from_pages",
@@ -79,7 +84,7 @@ Items = Iterable[Mapping[str, Any]] | Mapping[str, Any] | None
 LIST_SHAPES: dict[str, tuple[Schema, Mapping[str, str] | None, tuple[Any, ...]]] = {
     "companies": (COMPANY_LIST, None, ()),
     "investors": (INVESTOR_LIST, None, ()),
-    "transactions": (DEAL, DEAL_NESTED, (DEAL_ROLE,)),
+    "transactions": (DEAL_LIST, DEAL_NESTED, (DEAL_ROLE,)),
 }
 
 _PROFILE_PREFIXES = {key: f"{key}_" for key in PROFILE_NESTED}
@@ -130,7 +135,7 @@ def company_profiles_frame(items: Items) -> pd.DataFrame:
 def investor_profiles_frame(items: Items) -> pd.DataFrame:
     """Investor profiles (``GET /investors/{id}``), ``stats`` flattened to ``stats_*``.
 
-    ``stats_top_countries``/``stats_top_verticals`` stay list columns; see
+    ``stats_top_countries``/``stats_top_verticals`` are JSON text columns; see
     :func:`top_countries_frame` and :func:`top_verticals_frame` for tidy forms.
 
     Examples
@@ -145,7 +150,7 @@ def investor_profiles_frame(items: Items) -> pd.DataFrame:
 
 def _top_frame(profiles: Any, key: str, schema: Schema) -> pd.DataFrame:
     if isinstance(profiles, pd.DataFrame):
-        pairs = zip(profiles["id"].tolist(), profiles[f"stats_{key}"].tolist())
+        pairs = zip(profiles["id"].tolist(), to_lists(profiles[f"stats_{key}"]).tolist())
     else:
         pairs = ((p.get("id"), (p.get("stats") or {}).get(key))
                  for p in as_records(profiles, "investor_profiles"))
@@ -194,17 +199,28 @@ def _role_always(with_role: bool | None) -> tuple[str, ...]:
     return (DEAL_ROLE.name,)
 
 
-def deals_frame(items: Items, *, with_role: bool | None = None) -> pd.DataFrame:
-    """Deals (list rows, sub-collection rows or single profiles), one row per deal.
+def _is_profile(records: list[Mapping[str, Any]]) -> bool:
+    """Whether deal items are single deals (they carry the full ``investors`` list)."""
+    return any("investors" in r for r in records)
+
+
+def deals_frame(items: Items, *, with_role: bool | None = None,
+                profile: bool | None = None) -> pd.DataFrame:
+    """Deals (list rows, sub-collection rows or single deals), one row per deal.
 
     Parameters
     ----------
     items : list of dict
         Deal objects, a ``{data, meta}`` page or a single ``{data}`` deal.
     with_role : bool, optional
-        ``role`` (Categorical ``lead_investor``/``buyer``) is a column when the
-        rows carry it; ``True`` adds it even to an empty result (sub-collection
-        callers), ``False`` drops it.
+        ``role`` (Categorical over ``lead_investor``, ``buyer``, ``investor``) is a
+        column when the rows carry it; ``True`` adds it even to an empty result
+        (sub-collection callers), ``False`` drops it.
+    profile : bool, optional
+        ``True``: single deals (``GET /transactions/{id}``), with the columns only
+        they carry (``target_region``, ``target_city``, ``target_founded``, the
+        target's lists, ``investors``); ``False``: list rows, without them. By
+        default, single deals when some item carries ``investors``.
 
     Returns
     -------
@@ -212,24 +228,60 @@ def deals_frame(items: Items, *, with_role: bool | None = None) -> pd.DataFrame:
         ``deal_date`` a date, ``created_at``/``updated_at`` UTC, ``deal_type``/
         ``deal_subtype``/``target_region`` Categoricals, ``ev_revenue``/
         ``ev_ebitda`` from ``deal_multiples``, ``target_*`` from ``target``,
-        ``buyers``/``lead_investors``/``investors`` Arrow-backed list columns
-        (:data:`~dealframe.frames.schemas.PARTICIPANTS_DTYPE`: a cell reads as a
-        list of dicts with the five participant fields; ``investors`` null on
-        list rows), unknown fields kept at the end.
+        ``buyers``/``lead_investors`` (and ``investors``) as JSON text of their
+        participants (:mod:`dealframe.frames.nested`), unknown fields kept at the end.
 
     Examples
     --------
     >>> df = deals_frame([{"id": "d", "created_at": "2024-01-01T00:30:00+01:00",
     ...                    "buyers": [{"id": "b", "name": "B"}]}])
-    >>> str(df.loc[0, "created_at"]), "role" in df
-    ('2023-12-31 23:30:00+00:00', False)
+    >>> str(df.loc[0, "created_at"]), "role" in df, "investors" in df
+    ('2023-12-31 23:30:00+00:00', False, False)
     >>> df.loc[0, "buyers"]
-    [{'id': 'b', 'name': 'B', 'short_name': None, 'country': None, 'website': None}]
+    '[{"country":null,"id":"b","name":"B","short_name":null,"website":null}]'
     """
     records = as_records(items, "deals")
-    frame = assemble([build_columns(records, DEAL, DEAL_NESTED, (DEAL_ROLE,))], DEAL,
+    schema = DEAL_PROFILE if (_is_profile(records) if profile is None else profile) else DEAL_LIST
+    frame = assemble([build_columns(records, schema, DEAL_NESTED, (DEAL_ROLE,))], schema,
                      (DEAL_ROLE,), always=_role_always(with_role))
     return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
+
+
+def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
+    """Deal list rows with the columns of their single forms (matched by ``id``).
+
+    The result has the columns of single deals (``DEAL_PROFILE``) in their order,
+    then the list rows' other columns; a deal without a single form keeps nulls in
+    the profile-only columns (``investors``, ``target_region`` ...).
+
+    Examples
+    --------
+    >>> rows = deals_frame([{"id": "d1", "lead_investors": [{"id": "a"}]}, {"id": "d2"}])
+    >>> one = deals_frame([{"id": "d1", "investors": [{"id": "a"}, {"id": "b"}],
+    ...                     "target": {"region": "Oceania"}}])
+    >>> done = complete_deals(rows, one)
+    >>> done["target_region"].tolist(), done["investors"].isna().tolist()
+    (['Oceania', nan], [False, True])
+    """
+    keys = pd.Index(deals["id"].to_numpy(dtype=object, na_value=None))
+    singles = singles.drop_duplicates("id") if singles["id"].duplicated().any() else singles
+    position = pd.Index(singles["id"].to_numpy(dtype=object, na_value=None)).get_indexer(keys)
+    found = position >= 0
+    columns: dict[str, Any] = {}
+    for col in DEAL_PROFILE:
+        if col.name in deals.columns:
+            columns[col.name] = deals[col.name].array
+            continue
+        source = singles[col.name].array if col.name in singles.columns else \
+            cast([None] * len(singles), col)
+        taken = source.take(np.where(found, position, -1), allow_fill=True)
+        columns[col.name] = taken
+    for name in deals.columns:
+        if name not in columns:
+            columns[name] = deals[name].array
+    out = pd.DataFrame(columns, index=deals.index, copy=False)
+    out.attrs.update(deals.attrs)
+    return out
 
 
 def list_page_columns(entity: str, items: Items) -> Any:
@@ -493,8 +545,8 @@ def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None,
 def lookup_frame(doc: Mapping[str, Any]) -> pd.DataFrame:
     """A discovery document as one row per filter.
 
-    Columns ``field``, ``type``, ``operators`` (list), ``values`` (list, or
-    None when not enum-backed), ``description``; ``sort_fields``,
+    Columns ``field``, ``type``, ``operators`` (JSON array text), ``values``
+    (JSON array text, or missing when not enum-backed), ``description``; ``sort_fields``,
     ``sub_resources`` and (transactions) ``aggregate`` go into ``attrs``.
 
     Examples
@@ -502,7 +554,7 @@ def lookup_frame(doc: Mapping[str, Any]) -> pd.DataFrame:
     >>> df = lookup_frame({"data": {"filters": [{"field": "name", "type": "string",
     ...     "operators": ["ilike", "eq"]}], "sort_fields": ["name"], "sub_resources": []}})
     >>> df.loc[0, "operators"], df.attrs["sort_fields"]
-    (['ilike', 'eq'], ['name'])
+    ('["ilike","eq"]', ['name'])
     """
     if not isinstance(doc, Mapping):
         raise ValidationError("doc", "a discovery document (object)", got=type(doc).__name__)

@@ -15,19 +15,21 @@ kind          dtype                                  used for
 ``timestamp`` ``datetime64[us, UTC]``                ISO 8601 with offset
 ``category``  ``Categorical`` (vocabulary + extras)  enum-backed vocabularies
 ``month``     ``period[M]``                          ``YYYY-MM`` months
-``list``      ``object`` of Python lists             array fields
-``list`` +    ``ArrowDtype(list<struct<...>>)``      participants (``buyers``,
-``fields``    (every field ``large_string``)         ``lead_investors``, ``investors``)
-``object``    ``object`` (dicts, anything)           nested objects kept whole
+``list``      pandas ``str``: JSON array text        array fields (``verticals``,
+                                                     ``tags``, participants ...)
+``object``    pandas ``str``: JSON text              nested objects kept whole
 ============  =====================================  ==============================
 
-A ``list`` column with ``fields`` holds lists of objects with those (string)
-fields, stored columnar in Arrow: :data:`PARTICIPANTS_DTYPE`,
-``pd.ArrowDtype(pa.list_(PARTICIPANT_TYPE))``. Its cells still read as Python
-lists of dicts (``df.loc[0, "buyers"]`` → ``[{"id": ..., "name": ..., ...}]``,
-every field present, missing ones ``None``; a null list reads as ``pd.NA``);
-the whole column converts to Arrow without a copy (``to_parquet``,
-:func:`dealframe.explode_participants`). Keys outside ``fields`` are not kept.
+**Nested values are JSON text.** A ``list`` or ``object`` cell holds its value
+as compact JSON with sorted keys (:mod:`dealframe.frames.nested`):
+``'["AI","Fintech"]'``, ``'[{"country":"USA","id":"...","name":"...",
+"short_name":null,"website":null}]'``; a null list is a missing value (``NaN``),
+an empty one ``'[]'``. Plain strings are the one representation that every
+pandas step keeps and hashes (``to_parquet`` + ``read_parquet``, ``merge``,
+``drop_duplicates``, ``groupby``, pickle, CSV) and every engine reads.
+:func:`dealframe.to_lists` gives Python lists back; a ``list`` column with
+``fields`` (participants) always holds objects with exactly those fields, so
+the same participant has the same text in every frame.
 
 Dates are **microsecond** resolution everywhere (``datetime64[us]``), the
 resolution :func:`pandas.to_datetime` gives in pandas 3; timestamps are
@@ -50,7 +52,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from dealframe._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 
@@ -66,20 +67,23 @@ __all__ = [
     "Column",
     "DATE_DTYPE",
     "DEAL",
+    "DEAL_LIST",
     "DEAL_NESTED",
+    "DEAL_PROFILE",
+    "DEAL_PROFILE_ONLY",
     "DEAL_ROLE",
     "EDGES",
     "INVESTOR_LIST",
     "INVESTOR_PROFILE",
     "KINDS",
+    "LINK",
+    "LINK_MATCHES",
     "LOOKUP_FILTERS",
     "MATCH_TYPES",
     "MONTH_DTYPE",
+    "PARTICIPANT_COLUMNS",
     "PARTICIPANT_FIELDS",
-    "PARTICIPANT_TYPE",
     "PARTICIPANTS",
-    "PARTICIPANTS_DTYPE",
-    "PARTICIPANT_ROLES",
     "PORTFOLIO",
     "PROFILE_FIELDS",
     "PROFILE_NESTED",
@@ -94,7 +98,6 @@ __all__ = [
     "TOP_VERTICALS",
     "VOCABULARIES",
     "dtype_of",
-    "struct_type",
     "top_level_fields",
 ]
 
@@ -113,30 +116,15 @@ KINDS: tuple[str, ...] = (
 
 #: Match types of resolve results.
 MATCH_TYPES: tuple[str, ...] = ("exact", "ambiguous", "no_match")
-#: ``role`` values on buyside / investments rows.
-ROLES: tuple[str, ...] = ("lead_investor", "buyer")
-#: Deal list columns holding participants (``explode_participants`` role labels).
-PARTICIPANT_ROLES: tuple[str, ...] = ("buyers", "lead_investors", "investors")
+#: The one ``role`` vocabulary of every frame: buyside / investments rows (the service's
+#: values, ``lead_investor`` and ``buyer``) and :func:`dealframe.explode_participants` rows
+#: (``investor``: a member of a deal's full investor list).
+ROLES: tuple[str, ...] = ("lead_investor", "buyer", "investor")
+#: Deal columns holding participant lists, and the role of their members.
+PARTICIPANT_COLUMNS: dict[str, str] = {"lead_investors": "lead_investor", "buyers": "buyer",
+                                       "investors": "investor"}
 #: Fields of a Participant object.
 PARTICIPANT_FIELDS: tuple[str, ...] = ("id", "name", "short_name", "country", "website")
-
-
-def struct_type(fields: tuple[str, ...]) -> pa.StructType:
-    """The Arrow struct of objects with string ``fields`` (``large_string``, as pandas ``str``).
-
-    Examples
-    --------
-    >>> struct_type(("id", "name")).names
-    ['id', 'name']
-    """
-    return pa.struct([(f, pa.large_string()) for f in fields])
-
-
-#: One participant as Arrow: a struct of :data:`PARTICIPANT_FIELDS`, all ``large_string``.
-PARTICIPANT_TYPE: pa.StructType = struct_type(PARTICIPANT_FIELDS)
-#: dtype of the participant list columns: ``list<struct<id, name, short_name, country,
-#: website>>`` held by Arrow (cells read as lists of dicts).
-PARTICIPANTS_DTYPE = pd.ArrowDtype(pa.list_(PARTICIPANT_TYPE))
 
 #: Vocabularies of enum-backed columns; also applied to extra columns of these names.
 VOCABULARIES: dict[str, tuple[str, ...]] = {
@@ -158,7 +146,7 @@ class Column:
     ``path`` is a tuple of keys (``("target", "id")`` for ``target_id``); it
     defaults to ``(name,)``. ``categories`` overrides the vocabulary of a
     ``category`` column. ``fields`` makes a ``list`` column a list of objects
-    with these string fields, held by Arrow (see :data:`PARTICIPANTS_DTYPE`).
+    with these fields, each always present (see :mod:`dealframe.frames.nested`).
     """
 
     name: str
@@ -188,8 +176,8 @@ def dtype_of(column: Column) -> object:
     --------
     >>> dtype_of(Column("deal_date", "date"))
     dtype('<M8[us]')
-    >>> dtype_of(Column("buyers", "list", fields=PARTICIPANT_FIELDS)) == PARTICIPANTS_DTYPE
-    True
+    >>> dtype_of(Column("buyers", "list", fields=PARTICIPANT_FIELDS))
+    <StringDtype(na_value=nan)>
     """
     kind = column.kind
     if kind == "float":
@@ -208,9 +196,7 @@ def dtype_of(column: Column) -> object:
         return MONTH_DTYPE
     if kind == "category":
         return pd.CategoricalDtype(list(column.categories or ()))
-    if column.fields is not None:
-        return pd.ArrowDtype(pa.list_(struct_type(column.fields)))
-    return np.dtype("object")
+    return STRING_DTYPE  # list and object: JSON text
 
 
 def top_level_fields(schema: Schema) -> tuple[str, ...]:
@@ -337,7 +323,7 @@ TOP_VERTICALS: Schema = (
     Column("rank", "int"),
 )
 
-DEAL: Schema = (
+_DEAL_HEAD: Schema = (
     Column("id", "str"),
     Column("deal_date", "date"),
     Column("deal_type", "category"),
@@ -347,15 +333,38 @@ DEAL: Schema = (
     *_cols("float", "ev_revenue", "ev_ebitda", parent="deal_multiples"),
     *_cols("str", "id", "name", "short_name", "website", "country", prefix="target_",
            parent="target"),
+)
+_DEAL_TAIL: Schema = (
+    *_cols("timestamp", "created_at", "updated_at"),
+    Column("deleted", "bool"),
+)
+#: Columns of the single deal (``GET /transactions/{id}``) that list rows do not carry: the
+#: richer target and the full ``investors`` list.
+DEAL_PROFILE_ONLY: Schema = (
     Column("target_region", "category", ("target", "region")),
     Column("target_city", "str", ("target", "city")),
     Column("target_founded", "int", ("target", "founded")),
     *_cols("list", *_COMPANY_LISTS, prefix="target_", parent="target"),
-    *(Column(role, "list", fields=PARTICIPANT_FIELDS) for role in PARTICIPANT_ROLES),
-    *_cols("timestamp", "created_at", "updated_at"),
-    Column("deleted", "bool"),
+    Column("investors", "list", fields=PARTICIPANT_FIELDS),
 )
-#: Added to :data:`DEAL` on sub-collection rows (buyside / investments).
+#: Deal list rows (``POST /transactions``) and deal sub-collection rows: what they carry.
+DEAL_LIST: Schema = (
+    *_DEAL_HEAD,
+    *(Column(name, "list", fields=PARTICIPANT_FIELDS) for name in ("buyers", "lead_investors")),
+    *_DEAL_TAIL,
+)
+#: Single deals (``GET /transactions/{id}``), and list rows completed from them
+#: (``client.private.deals(..., with_investors=True)``).
+DEAL_PROFILE: Schema = (
+    *_DEAL_HEAD,
+    *DEAL_PROFILE_ONLY[:-1],
+    *(Column(name, "list", fields=PARTICIPANT_FIELDS)
+      for name in ("buyers", "lead_investors", "investors")),
+    *_DEAL_TAIL,
+)
+#: Every column a deal frame may have (:data:`DEAL_PROFILE`).
+DEAL = DEAL_PROFILE
+#: Added to :data:`DEAL_LIST` on sub-collection rows (buyside / investments).
 DEAL_ROLE = Column("role", "category")
 #: Nested objects of a deal and the prefix their extra keys get.
 DEAL_NESTED: dict[str, str] = {"deal_multiples": "", "target": "target_"}
@@ -413,7 +422,7 @@ LOOKUP_FILTERS: Schema = (
 
 PARTICIPANTS: Schema = (
     Column("deal_id", "str"),
-    Column("role", "category", categories=PARTICIPANT_ROLES),
+    Column("role", "category"),
     *_cols("str", *(f"participant_{f}" for f in PARTICIPANT_FIELDS)),
     Column("deal_date", "date"),
     Column("deal_type", "category"),
@@ -425,4 +434,15 @@ EDGES: Schema = (
     *_cols("str", "investor_a", "investor_b", "name_a", "name_b"),
     Column("shared_deals", "int"),
     *_cols("date", "first_date", "last_date"),
+)
+
+#: ``match`` of a public <-> private link row (:mod:`dealframe.link`).
+LINK_MATCHES: tuple[str, ...] = ("matched", "ambiguous", "not_listed", "not_found")
+#: Rows of :func:`dealframe.skus_for_companies` and :func:`dealframe.companies_for_skus`.
+LINK: Schema = (
+    *_cols("str", "query", "company_id", "sku_v1", "sku_v2", "ticker", "exchange", "name",
+           "public_name", "country", "public_country"),
+    Column("match", "category", categories=LINK_MATCHES),
+    Column("name_score", "float"),
+    Column("evidence", "str"),
 )

@@ -1,5 +1,8 @@
 """``dealframe mirror sync|status|history|compact|snapshot-public PATH``.
 
+Every option is checked when the command line is parsed (:mod:`dealframe.cli_options`), and
+PATH before the sandbox of ``--sandbox`` starts: a typo costs nothing.
+
 Examples
 --------
 ::
@@ -20,9 +23,14 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from ..cli_options import (choice, country, day, non_negative, positive, positive_int, region,
+                           sku)
 from ..errors import DealframeError
 from ..sandbox import SandboxExtraMissing, SandboxStartError, embedded
 from .schema import ENTITIES
+
+#: Tables of a mirror (``history --entity``, ``compact --entities``).
+TABLES = (*ENTITIES, "public/current", "public/time_series")
 
 __all__ = ["register"]
 
@@ -42,10 +50,21 @@ def _client(args: argparse.Namespace) -> Iterator[Any]:
         raise DealframeError(f"--sandbox: {exc}") from None
 
 
+def _folder_ready(path: str) -> None:
+    """Refuse a PATH that cannot hold a mirror now, before a sandbox starts or a request is sent."""
+    from pathlib import Path
+
+    from .sync import _usable_marker, open_folder
+
+    if Path(path).expanduser().exists():
+        _usable_marker(open_folder(path, create=False))
+
+
 def _sync(args: argparse.Namespace) -> int:
     from .sync import sync
 
     progress = False if args.no_progress else None
+    _folder_ready(args.path)
     with _client(args) as client:
         report = sync(client, args.path, args.entities or ENTITIES, overlap=args.overlap,
                       progress=progress, lock_timeout=args.lock_timeout, repair=args.repair)
@@ -119,6 +138,11 @@ def _snapshot(args: argparse.Namespace) -> int:
     filters = {k: v for k, v in (("regions", args.region), ("countries", args.country),
                                  ("industries", args.industry), ("themes", args.theme),
                                  ("enterprise_value_above", args.ev_above)) if v is not None}
+    if bool(args.sku) == bool(filters):
+        raise DealframeError("give the universe as --sku, or as search options (--region, "
+                             "--country, --industry, --theme, --ev-above), not "
+                             f"{'both' if args.sku else 'neither'}")
+    _folder_ready(args.path)
     with _client(args) as client:
         report = snapshot_public(client, args.path, skus=args.sku, date=args.date,
                                  lock_timeout=args.lock_timeout, **filters)
@@ -142,7 +166,7 @@ def _guard(fn: Any) -> Any:
 def _sandbox_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sandbox", action="store_true",
                    help="use an embedded sandbox instead of DEALFRAME_BASE_URL")
-    p.add_argument("--scale", type=float, default=0.1, help="sandbox data scale (default 0.1)")
+    p.add_argument("--scale", type=positive, default=0.1, help="sandbox data scale (default 0.1)")
     p.add_argument("--seed", type=int, default=7, help="sandbox seed (default 7)")
 
 
@@ -152,11 +176,11 @@ def register(subparsers: Any) -> None:
     sub = mirror.add_subparsers(dest="action", required=True)
     s = sub.add_parser("sync", help="bring the mirror at PATH up to date (first run: everything)")
     s.add_argument("path", metavar="PATH", help="mirror folder (new or empty on the first sync)")
-    s.add_argument("--entities", nargs="+", choices=ENTITIES, help="default: all three")
+    s.add_argument("--entities", nargs="+", type=choice(*ENTITIES), help="default: all three")
     _sandbox_options(s)
-    s.add_argument("--overlap", type=float, default=300.0,
+    s.add_argument("--overlap", type=non_negative, default=300.0,
                    help="seconds re-read before the checkpoint (default 300)")
-    s.add_argument("--lock-timeout", type=float, default=60.0,
+    s.add_argument("--lock-timeout", type=non_negative, default=60.0,
                    help="seconds to wait for another sync of PATH (default 60)")
     s.add_argument("--repair", action="store_true",
                    help="read every row of every table first; rebuild any that fails")
@@ -167,31 +191,33 @@ def register(subparsers: Any) -> None:
     st.set_defaults(run=_guard(_status))
     h = sub.add_parser("history", help="the versions of each table (give one to load's as_of)")
     h.add_argument("path", metavar="PATH", help="mirror folder")
-    h.add_argument("--entity", help="one table (default: all)")
+    h.add_argument("--entity", type=choice(*TABLES), help="one table (default: all)")
     h.set_defaults(run=_guard(_history))
     c = sub.add_parser("compact", help="optimize small files and vacuum what no kept version needs")
     c.add_argument("path", metavar="PATH", help="mirror folder")
-    c.add_argument("--entities", nargs="+", help="tables (default: the three entities)")
+    c.add_argument("--entities", nargs="+", type=choice(*TABLES),
+                   help="tables (default: the three entities)")
     keep = c.add_mutually_exclusive_group()
-    keep.add_argument("--keep-versions", type=int, default=None,
+    keep.add_argument("--keep-versions", type=positive_int, default=None,
                       help="keep the newest N versions readable (1: the latest only)")
-    keep.add_argument("--retain-hours", type=float, default=None,
+    keep.add_argument("--retain-hours", type=non_negative, default=None,
                       help="keep every version of the last H hours readable (default 168: 7 days)")
-    c.add_argument("--lock-timeout", type=float, default=60.0,
+    c.add_argument("--lock-timeout", type=non_negative, default=60.0,
                    help="seconds to wait for a running sync of PATH (default 60)")
     c.set_defaults(run=_guard(_compact))
     p = sub.add_parser("snapshot-public",
                        help="append today's Family A current data for a universe, refresh its "
                             "monthly time series")
     p.add_argument("path", metavar="PATH", help="mirror folder (or a new one)")
-    p.add_argument("--sku", nargs="+", help="the universe as SKUs")
-    p.add_argument("--region", nargs="+", help="the universe as a search: regions")
-    p.add_argument("--country", nargs="+", help="... ISO-3 countries")
+    p.add_argument("--sku", nargs="+", type=sku, help="the universe as SKUs")
+    p.add_argument("--region", nargs="+", type=region, help="the universe as a search: regions")
+    p.add_argument("--country", nargs="+", type=country, help="... ISO-3 countries")
     p.add_argument("--industry", nargs="+", help="... industries (verticals)")
     p.add_argument("--theme", nargs="+", help="... themes")
-    p.add_argument("--ev-above", type=float, help="... enterprise value above (millions USD)")
-    p.add_argument("--date", help="the snapshot's date (default: today, UTC)")
-    p.add_argument("--lock-timeout", type=float, default=60.0,
+    p.add_argument("--ev-above", type=non_negative,
+                   help="... enterprise value above (millions USD)")
+    p.add_argument("--date", type=day, help="the snapshot's date (default: today, UTC)")
+    p.add_argument("--lock-timeout", type=non_negative, default=60.0,
                    help="seconds to wait for a running sync of PATH (default 60)")
     _sandbox_options(p)
     p.set_defaults(run=_guard(_snapshot))

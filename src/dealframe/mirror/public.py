@@ -31,6 +31,7 @@ import pyarrow.dataset as ds
 from deltalake import DeltaTable, write_deltalake
 
 from ..errors import ValidationError
+from ..frames.schemas import DATE_DTYPE
 from .durable import mirror_lock
 from .errors import MirrorStateError
 from .read import as_of_version
@@ -251,7 +252,8 @@ def load_public(path: str | Path, table: str = "current", *, on: Any = None,
     pandas.DataFrame
         ``current``: indexed by ``sku`` when ``on`` is given; ``time_series``: long
         rows ``sku``, ``field``, ``month`` (monthly periods), ``value``, ``fetched_on``.
-        ``attrs["snapshot_date"]`` is the snapshot read.
+        Dates are ``datetime64[us]``, as in every frame. ``attrs["snapshot_date"]`` is the
+        snapshot read (``YYYY-MM-DD``).
 
     Examples
     --------
@@ -294,10 +296,10 @@ def load_public(path: str | Path, table: str = "current", *, on: Any = None,
     frame.attrs["version"] = delta.version()
     if table == "time_series":
         frame["month"] = pd.PeriodIndex(pd.to_datetime(frame["month"]), freq="M")
-        frame["fetched_on"] = pd.to_datetime(frame["fetched_on"])
+        frame["fetched_on"] = pd.to_datetime(frame["fetched_on"]).astype(DATE_DTYPE)
         return frame.sort_values(["sku", "field", "month"], ignore_index=True)
-    frame["snapshot_date"] = pd.to_datetime(frame["snapshot_date"])
+    frame["snapshot_date"] = pd.to_datetime(frame["snapshot_date"]).astype(DATE_DTYPE)
     if day is not None:
-        frame.attrs["snapshot_date"] = latest
+        frame.attrs["snapshot_date"] = latest.isoformat()  # attrs stay JSON (to_parquet)
         return frame.drop(columns="snapshot_date").set_index("sku").sort_index()
     return frame.sort_values(["snapshot_date", "sku"], ignore_index=True)

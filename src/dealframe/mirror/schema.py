@@ -1,11 +1,13 @@
 """The mirror's typed Arrow schema per entity, and frame <-> Arrow conversion (pure).
 
 The columns are the client's list frames (:mod:`dealframe.frames.schemas`):
-``COMPANY_LIST``, ``INVESTOR_LIST`` and ``DEAL``. Arrow types are plain SQL
-types so DuckDB, polars and Spark read the files without help: categories are
-strings, dates ``date32``, timestamps ``timestamp[us, UTC]``, participants
-``list<struct<id, name, short_name, country, website>>``. :func:`to_frame`
-gives back exactly the dtypes :mod:`dealframe.frames.private` builds.
+``COMPANY_LIST``, ``INVESTOR_LIST`` and ``DEAL_LIST`` (what list answers carry).
+Arrow types are plain SQL types so DuckDB, polars and Spark read the files
+without help: categories are strings, dates ``date32``, timestamps
+``timestamp[us, UTC]``, and lists (``verticals``, participants ...) strings of
+the JSON text the frames hold (``json_extract``, ``from_json``, ``str.json_decode``
+read them). :func:`to_frame` gives back exactly the dtypes
+:mod:`dealframe.frames.private` builds.
 
 Examples
 --------
@@ -25,14 +27,12 @@ from ..frames.normalize import cast
 from ..frames.schemas import (
     COMPANY_LIST,
     DATE_DTYPE,
-    DEAL,
+    DEAL_LIST,
     INVESTOR_LIST,
-    PARTICIPANT_FIELDS,
-    PARTICIPANT_ROLES,
+    STRING_DTYPE,
     TIMESTAMP_DTYPE,
     Column,
     Schema,
-    dtype_of,
 )
 
 __all__ = ["ENTITIES", "SCHEMA_VERSION", "api_entity", "arrow_schema", "columns", "schema_problem",
@@ -45,11 +45,12 @@ SCHEMA_VERSION = 3
 #: Mirrored entities, in sync order.
 ENTITIES: tuple[str, ...] = ("companies", "investors", "deals")
 _API = {"companies": "companies", "investors": "investors", "deals": "transactions"}
-_SCHEMAS: dict[str, Schema] = {"companies": COMPANY_LIST, "investors": INVESTOR_LIST, "deals": DEAL}
-_PARTICIPANT = pa.struct([(name, pa.string()) for name in PARTICIPANT_FIELDS])
+_SCHEMAS: dict[str, Schema] = {"companies": COMPANY_LIST, "investors": INVESTOR_LIST,
+                               "deals": DEAL_LIST}
 _SCALAR: dict[str, pa.DataType] = {
     "float": pa.float64(), "int": pa.int64(), "bool": pa.bool_(), "str": pa.string(),
     "category": pa.string(), "date": pa.date32(), "timestamp": pa.timestamp("us", tz="UTC"),
+    "list": pa.string(), "object": pa.string(),  # JSON text
 }
 
 
@@ -64,8 +65,6 @@ def columns(entity: str) -> Schema:
 
 
 def _arrow_type(col: Column) -> pa.DataType:
-    if col.kind == "list":
-        return pa.list_(_PARTICIPANT if col.name in PARTICIPANT_ROLES else pa.string())
     return _SCALAR[col.kind]
 
 
@@ -126,9 +125,9 @@ def _objects(series: pd.Series) -> list[Any]:
 
 def _to_array(series: pd.Series, col: Column, type_: pa.DataType) -> pa.Array:
     kind = col.kind
-    if kind == "list" and isinstance(series.dtype, pd.ArrowDtype):  # participants: no copy
+    if kind in ("str", "list", "object") and isinstance(series.dtype, pd.StringDtype):
         return pa.chunked_array(series.array.__arrow_array__()).cast(type_)
-    if kind in ("str", "category", "list"):
+    if kind in ("str", "category", "list", "object"):
         return pa.array(_objects(series), type=type_)
     if kind == "date":
         return pa.array(series.to_numpy(dtype=DATE_DTYPE).astype("datetime64[D]"), type=type_,
@@ -166,14 +165,9 @@ def _from_array(arr: pa.ChunkedArray, col: Column) -> Any:
         return pd.array(arr.to_pandas(types_mapper=None), dtype=TIMESTAMP_DTYPE)
     if kind == "float":
         return arr.to_numpy(zero_copy_only=False).astype(np.float64)
-    if kind == "list" and col.fields is not None:  # participants: Arrow list<struct> as built
-        return pd.arrays.ArrowExtensionArray(arr.cast(dtype_of(col).pyarrow_dtype))
-    values = arr.to_pylist()
-    if kind == "list":
-        out = np.empty(len(values), dtype=object)
-        out[:] = values
-        return out
-    return cast(values, col)
+    if kind in ("str", "list", "object"):  # JSON text is text
+        return pd.array(arr, dtype=STRING_DTYPE)
+    return cast(arr.to_pylist(), col)
 
 
 def to_frame(table: pa.Table, entity: str) -> pd.DataFrame:

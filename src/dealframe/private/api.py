@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
@@ -85,6 +86,15 @@ def _stated_bound(error: ApiError, sent: int) -> int | None:
     said = " ".join([error.message, *(str(e) for e in error.details.get("errors") or [])])
     numbers = [int(n) for n in re.findall(r"\d+", said) if 0 < int(n) < sent]
     return min(numbers) if numbers else None
+
+
+#: What ``deals(..., with_investors=True)`` reads of each single deal.
+_PROFILE_ONLY_FIELDS = ("id", "target", "investors")
+
+
+def _single_deals(items: list[dict]) -> pd.DataFrame:
+    """Single deals (``GET /transactions/{id}``) as a frame: every profile column."""
+    return shape.deals_frame(items, with_role=False, profile=True)
 
 
 def _given(**filters: Any) -> dict[str, Any]:
@@ -490,7 +500,7 @@ class PrivateApi:
               target_verticals: Strings = None, target_themes: Strings = None,
               target_client_focus: Strings = None, target_revenue_model: Strings = None,
               target_company_type: Strings = None, updated_at: Moment = None,
-              include_deleted: Flag = None) -> pd.DataFrame:
+              include_deleted: Flag = None, with_investors: bool = False) -> pd.DataFrame:
         """Deals (funding rounds and M&A) matching the filters, flattened one row per deal.
 
         Parameters are those of :meth:`companies`; sort keys deal_date,
@@ -500,18 +510,37 @@ class PrivateApi:
         takes deal ids; the ones that do not come back are in
         ``attrs["missing_ids"]`` (see :meth:`companies`).
 
+        with_investors : bool, default False
+            Also read every deal's single form (``GET /transactions/{id}``,
+            concurrently, with a progress bar) for what list rows lack: the full
+            ``investors`` list and the target's ``region``, ``city``, ``founded`` and
+            lists. One request per deal: use it on the deals you analyse. Deals whose
+            single form cannot be read (deleted meanwhile, or soft-deleted rows of
+            ``include_deleted=True``) keep null there, with a
+            :class:`~dealframe.MissingDataWarning` (under ``strict``, an
+            :class:`~dealframe.errors.IncompleteResultError` whose ``partial`` is the
+            frame). ``attrs["profiles"]`` records the requests and missing ids.
+
         Returns
         -------
         pandas.DataFrame
             ``deal_date`` datetime, timestamps UTC, ``ev_revenue``/``ev_ebitda``,
-            ``target_*`` columns, participants as list columns (see
-            :func:`dealframe.explode_participants`).
+            ``target_*`` columns, ``lead_investors``/``buyers`` (and, with
+            ``with_investors``, ``investors``) as JSON text (see
+            :func:`dealframe.explode_participants`, :func:`dealframe.to_lists`).
+            List rows hold what list answers hold: the profile-only columns
+            (``target_region``, ``target_city``, ``investors`` ...) are there only
+            with ``with_investors=True``.
 
         Examples
         --------
         >>> ma = client.private.deals(deal_type=["M&A"], date_from="2023-01-01", valuation_min=100,
         ...                           target_region=["Western Europe"], sort="deal_date:desc")  # doctest: +SKIP
+        >>> full = client.private.deals(deal_type=["Venture"], date_from="2025-01-01",
+        ...                             with_investors=True)  # doctest: +SKIP
+        >>> dealframe.co_investment_edges(dealframe.explode_participants(full))  # doctest: +SKIP
         """
+        with_investors = flag(with_investors, "with_investors")
         named = _given(id=id, target_id=target_id, investor_id=investor_id, deal_type=deal_type,
                        deal_subtype=deal_subtype, date_from=date_from, date_to=date_to,
                        valuation_min=valuation_min, valuation_max=valuation_max,
@@ -525,8 +554,55 @@ class PrivateApi:
                        target_revenue_model=target_revenue_model,
                        target_company_type=target_company_type, updated_at=updated_at,
                        include_deleted=include_deleted)
-        return self._list("transactions", filters, named, sort=sort, limit=limit, strict=strict,
-                          progress=progress, refresh=refresh, cache=cache)
+        frame = self._list("transactions", filters, named, sort=sort, limit=limit, strict=strict,
+                           progress=progress, refresh=refresh, cache=cache)
+        if not with_investors:
+            return frame
+        return self._with_profiles(frame, strict=strict, progress=progress, refresh=refresh,
+                                   cache=cache)
+
+    def _with_profiles(self, frame: pd.DataFrame, *, strict: bool, progress: bool | None,
+                       refresh: bool, cache: bool) -> pd.DataFrame:
+        """Deal list rows completed from their single forms: the columns only those carry."""
+        deleted = frame["deleted"].fillna(False).to_numpy(dtype=bool) if "deleted" in frame \
+            else np.zeros(len(frame), dtype=bool)
+        ids = [i for i, gone in zip(frame["id"].tolist(), deleted)
+               if isinstance(i, str) and not gone]
+        error: IncompleteResultError | None = None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                profiles = self._profiles("transactions", ids, _PROFILE_ONLY_FIELDS, False, False,
+                                          progress, refresh, cache, _single_deals) \
+                    if ids else _single_deals([])
+            except IncompleteResultError as exc:  # some requests failed for good
+                error = exc
+                profiles = exc.partial if isinstance(exc.partial, pd.DataFrame) else \
+                    _single_deals([])
+        for seen in caught:  # the profiles' own missing-ids warning is replaced by the one below
+            if seen.category is not MissingDataWarning:
+                warnings.warn(seen.message, seen.category, stacklevel=3)
+        out = shape.complete_deals(frame, profiles)
+        returned = set(profiles["id"].dropna().tolist())
+        missing = [i for i in ids if i not in returned]
+        out.attrs.update(frame.attrs)
+        out.attrs["profiles"] = {"requests": profiles.attrs.get("requests", 0),
+                                 "missing_ids": missing,
+                                 "findings": profiles.attrs.get("findings", [])}
+        out.attrs["requests"] = frame.attrs.get("requests", 0) + out.attrs["profiles"]["requests"]
+        if error is not None:
+            raise IncompleteResultError(len(ids), len(returned), missing, errors=error.errors,
+                                        partial=out, what="deal profiles")
+        if missing:
+            if strict:
+                raise IncompleteResultError(len(ids), len(returned), missing, partial=out,
+                                            what="deal profiles")
+            shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+            warnings.warn(f"{len(missing)} of {len(ids)} deals have no single form to read "
+                          f"(deleted since the list was read?): their investors and profile-only "
+                          f"columns are null: {shown} (see df.attrs['profiles'])",
+                          MissingDataWarning, stacklevel=3)
+        return out
 
     # ------------------------------------------------------------------ profiles
 
@@ -692,7 +768,7 @@ class PrivateApi:
         >>> client.private.deal(deal_id)[["target_name", "target_region", "investors"]]  # doctest: +SKIP
         """
         return self._profiles("transactions", ids, fields, include_deleted, strict, progress, refresh,
-                              cache, lambda items: shape.deals_frame(items, with_role=False))
+                              cache, _single_deals)
 
     # ------------------------------------------------------------------ sub-collections
 
@@ -772,7 +848,8 @@ class PrivateApi:
 
     def _deal_sub(self, entity: str, name: str, ids: Any, role: bool, **kw: Any) -> pd.DataFrame:
         parent = "company_id" if entity == "companies" else "investor_id"
-        return self._sub(entity, name, ids, parent, lambda items: shape.deals_frame(items, with_role=role),
+        return self._sub(entity, name, ids, parent,
+                         lambda items: shape.deals_frame(items, with_role=role, profile=False),
                          answer="deals_with_role" if role else "transactions", **kw)
 
     def fundings(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,

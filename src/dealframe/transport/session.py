@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
+import socket
 import sqlite3
 import threading
 import time
@@ -29,6 +30,7 @@ from urllib.parse import urlsplit
 
 import orjson
 import requests
+import urllib3
 from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 
@@ -249,8 +251,34 @@ def _describe(exc: BaseException) -> str:
     return f"{type(root).__name__}: {text}" if text else type(root).__name__
 
 
+def _unresolved(exc: BaseException) -> bool:
+    """Whether a connection failed because the host name does not resolve (DNS)."""
+    seen: set[int] = set()
+    stack: list[Any] = [exc]
+    while stack:
+        err = stack.pop()
+        if not isinstance(err, BaseException) or id(err) in seen:
+            continue
+        seen.add(id(err))
+        if isinstance(err, (urllib3.exceptions.NameResolutionError, socket.gaierror)):
+            return True
+        stack += [err.__cause__, err.__context__, getattr(err, "reason", None), *err.args]
+    return False
+
+
+def _failure_text(kind: str, exc: BaseException) -> str:
+    text = f"{kind} error: {_describe(exc)}"
+    if kind == "dns":
+        text += ("; the host name of the base URL does not resolve: check DEALFRAME_BASE_URL "
+                 "(or Client(base_url=...)) and your network")
+    return text
+
+
 def _classify(exc: requests.RequestException) -> tuple[str, bool]:
-    """(fault kind, retryable) of a requests exception."""
+    """(fault kind, retryable) of a requests exception. A host name that does not resolve is
+    not retried: it is a wrong base URL far more often than a passing DNS hiccup."""
+    if isinstance(exc, requests.exceptions.ConnectionError) and _unresolved(exc):
+        return "dns", False
     if isinstance(exc, requests.exceptions.SSLError):
         return "ssl", False
     if isinstance(exc, requests.exceptions.ConnectTimeout):
@@ -549,7 +577,7 @@ class Transport:
             raw.close()
         except requests.RequestException as exc:
             kind, _ = _classify(exc)
-            failure = TransportError(f"{kind} error: {_describe(exc)}", request=info, kind=kind)
+            failure = TransportError(_failure_text(kind, exc), request=info, kind=kind)
         if failure is not None:
             raise failure
         self.stats._add(calls=1, attempts=1, network=1, bytes_received=len(content))
@@ -677,7 +705,7 @@ class Transport:
         except requests.RequestException as exc:
             # Only text is kept: the requests exception holds the request (and its headers).
             kind, retryable = _classify(exc)
-            failure = TransportError(f"{kind} error: {_describe(exc)}", request=info,
+            failure = TransportError(_failure_text(kind, exc), request=info,
                                      attempts=attempt, kind=kind), kind, retryable
         finally:
             if raw is not None:

@@ -1,0 +1,170 @@
+"""Checking command-line options before anything starts, with did-you-mean.
+
+Every ``dealframe`` command parses its options with :class:`Parser` and these ``type=``
+functions, so a typo (an option, a region, an entity, a date) is reported by argparse at
+parse time, in one line and with the closest valid value, before a sandbox starts or a
+request is sent; the exit code is 2, as for any usage error.
+
+Examples
+--------
+>>> region("western europe")
+'Western Europe'
+>>> choice("companies", "investors", "deals")("deal")
+Traceback (most recent call last):
+...
+argparse.ArgumentTypeError: 'deal' is not one of companies, investors, deals (did you mean 'deals'?)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import difflib
+import math
+import re
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any, NoReturn
+
+from dealframe._vocab import REGIONS
+
+__all__ = ["Parser", "choice", "country", "day", "non_negative", "positive", "positive_int",
+           "region", "sku", "suggest"]
+
+
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices``, or an empty string.
+
+    Examples
+    --------
+    >>> suggest("--regoin", ["--region", "--country"])
+    " (did you mean '--region'?)"
+    """
+    pool = list(choices)
+    close = difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
+    if not close:
+        lowered = {c.casefold(): c for c in pool}
+        close = [lowered[word.casefold()]] if word.casefold() in lowered else []
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def choice(*choices: str) -> Callable[[str], str]:
+    """A ``type=`` that takes one of ``choices`` (case-insensitively), with did-you-mean."""
+    by_fold = {c.casefold(): c for c in choices}
+
+    def check(value: str) -> str:
+        found = by_fold.get(value.strip().casefold())
+        if found is None:
+            raise argparse.ArgumentTypeError(
+                f"{value!r} is not one of {', '.join(choices)}{suggest(value, choices)}")
+        return found
+
+    check.__name__ = "choice"
+    return check
+
+
+def region(value: str) -> str:
+    """A region of the interface document's vocabulary (any case), with did-you-mean."""
+    try:
+        return choice(*REGIONS)(value)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a region{suggest(value, REGIONS)}; regions: "
+            f"{', '.join(REGIONS)}") from None
+
+
+def country(value: str) -> str:
+    """An ISO 3166 alpha-3 country code (upper-cased)."""
+    code = value.strip().upper()
+    if not re.fullmatch(r"[A-Z]{3}", code):
+        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO-3 country code (e.g. USA)")
+    return code
+
+
+def day(value: str) -> str:
+    """A date ``YYYY-MM-DD``."""
+    try:
+        return dt.date.fromisoformat(value.strip()).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a date YYYY-MM-DD") from None
+
+
+def _number(value: str, low: float, strict: bool, what: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number) or number < low or (strict and number == low):
+        raise argparse.ArgumentTypeError(f"{value!r} is not {what}")
+    return number
+
+
+def positive(value: str) -> float:
+    """A finite number above 0."""
+    return _number(value, 0.0, True, "a number above 0")
+
+
+def non_negative(value: str) -> float:
+    """A finite number of 0 or more."""
+    return _number(value, 0.0, False, "a number of 0 or more")
+
+
+def positive_int(value: str) -> int:
+    """A whole number of 1 or more."""
+    if not re.fullmatch(r"\s*\+?\d+\s*", value) or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of 1 or more")
+    return int(value)
+
+
+def sku(value: str) -> str:
+    """A Family A SKU of either version."""
+    from dealframe.public.sku import sku_version
+
+    if sku_version(value.strip()) is None:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a SKU (v2 TICKER-ISO3[.N], or v1 "
+                                         "EXCHANGE_TICKER)")
+    return value.strip()
+
+
+def _options(parser: argparse.ArgumentParser) -> set[str]:
+    """The long option strings of ``parser`` itself."""
+    return {s for action in parser._actions for s in action.option_strings  # no public view
+            if s.startswith("--")}
+
+
+def _chosen(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
+    """The (sub-)command parser that ``argv`` selects."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for i, token in enumerate(argv):
+                if token in action.choices:
+                    return _chosen(action.choices[token], argv[i + 1:])
+    return parser
+
+
+class Parser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` whose usage errors suggest the closest option or choice.
+
+    Sub-command parsers made with ``add_subparsers`` are of this class too.
+    """
+
+    _argv: list[str] = []
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self._argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str) -> NoReturn:
+        unknown = re.match(r"unrecognized arguments: (.*)", message)
+        if unknown:
+            options = _options(_chosen(self, self._argv))
+            hints = [f"{w}{suggest(w, options)}" for w in unknown.group(1).split()
+                     if w.startswith("-")]
+            if any("did you mean" in h for h in hints):
+                message = f"unrecognized arguments: {'; '.join(hints)}"
+        invalid = re.match(r"(argument .*: invalid choice: '([^']*)' \(choose from (.*)\))$",
+                           message)
+        if invalid:
+            choices = re.findall(r"'([^']*)'", invalid.group(3))
+            message = invalid.group(1) + suggest(invalid.group(2), choices)
+        super().error(message)

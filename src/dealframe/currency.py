@@ -1,0 +1,158 @@
+"""Local-currency (``Lcu``) fields of current data to USD and back, with ``rateToUsd``.
+
+Family A gives every monetary current-data field twice: in millions of USD
+(``marketCap``) and in millions of the company's local currency (``marketCapLcu``), with
+``rateToUsd``, the USD value of one unit of that currency. So
+``usd = lcu * rateToUsd`` and ``lcu = usd / rateToUsd``, row by row.
+
+Examples
+--------
+>>> current = pd.DataFrame({"marketCapLcu": [1000.0, 50.0], "rateToUsd": [0.5, 1.0]},
+...                        index=pd.Index(["A-JPN", "B-USA"], name="sku"))
+>>> to_usd(current)["marketCap"].tolist()
+[500.0, 50.0]
+>>> to_local(to_usd(current))["marketCapLcu"].tolist()
+[1000.0, 50.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dealframe.errors import ValidationError
+
+__all__ = ["LCU_SUFFIX", "RATE", "to_local", "to_usd"]
+
+#: The suffix of a local-currency field.
+LCU_SUFFIX = "Lcu"
+#: The rate column: USD per one unit of the local currency.
+RATE = "rateToUsd"
+
+
+def _checked(frame: Any, rate: Any) -> np.ndarray:
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError("frame", "a current-data frame (client.public.current)",
+                              got=type(frame).__name__)
+    if not isinstance(rate, str) or rate not in frame.columns:
+        raise ValidationError("rate", f"a column of the frame holding USD per unit of local "
+                                      f"currency (the service's {RATE!r})", got=rate)
+    try:
+        values = frame[rate].to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):
+        raise ValidationError("rate", "a numeric column", got=str(frame[rate].dtype)) from None
+    return np.where(values > 0, values, np.nan)  # no rate, or a nonsensical one: unknown
+
+
+def _names(frame: pd.DataFrame, fields: Any, default: list[str], argument: str) -> list[str]:
+    if fields is None:
+        return default
+    items = [fields] if isinstance(fields, str) else fields
+    if not isinstance(items, Iterable) or isinstance(items, dict):
+        raise ValidationError(argument, "a column name or a list of them", got=fields)
+    out = list(dict.fromkeys(items))
+    for name in out:
+        if name not in frame.columns:
+            raise ValidationError(argument, f"columns of the frame (they include "
+                                            f"{', '.join(map(str, default[:6])) or 'none'})",
+                                  got=name)
+    return out
+
+
+def _numbers(frame: pd.DataFrame, name: str, argument: str) -> np.ndarray:
+    try:
+        return frame[name].to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):
+        raise ValidationError(argument, "numeric columns", got=name) from None
+
+
+def to_usd(frame: pd.DataFrame, fields: str | Iterable[str] | None = None, *,
+           rate: str = RATE) -> pd.DataFrame:
+    """USD values (millions) of local-currency fields: ``<field>Lcu * rateToUsd``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Current data (``client.public.current``, ``client.public_v1.current``, or a
+        snapshot of ``dealframe.mirror.load_public``) with ``rateToUsd``.
+    fields : str or list of str, optional
+        ``Lcu`` columns to convert (default: every column ending in ``Lcu``).
+    rate : str, default "rateToUsd"
+        The rate column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Same index; one ``float64`` column per field, named without the ``Lcu`` suffix
+        (``marketCapLcu`` → ``marketCap``), then the rate column (so :func:`to_local` takes
+        the result back). A missing or non-positive rate gives NaN.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        Not a frame, no rate column, or a field that is not a numeric column of it.
+
+    Examples
+    --------
+    >>> cur = pd.DataFrame({"revenueLtmLcu": [120.0], "rateToUsd": [0.25]})
+    >>> to_usd(cur, "revenueLtmLcu")
+       revenueLtm  rateToUsd
+    0        30.0       0.25
+    """
+    rates = _checked(frame, rate)
+    default = [c for c in frame.columns if isinstance(c, str) and c.endswith(LCU_SUFFIX)
+               and len(c) > len(LCU_SUFFIX)]
+    names = _names(frame, fields, default, "fields")
+    out = {}
+    for name in names:
+        base = name[:-len(LCU_SUFFIX)] if str(name).endswith(LCU_SUFFIX) else f"{name}Usd"
+        with np.errstate(over="ignore", invalid="ignore"):  # inf stays inf, NaN stays NaN
+            out[base] = _numbers(frame, name, "fields") * rates
+    out[rate] = _numbers(frame, rate, "rate")
+    return pd.DataFrame(out, index=frame.index, columns=list(out), dtype=float)
+
+
+def to_local(frame: pd.DataFrame, fields: str | Iterable[str] | None = None, *,
+             rate: str = RATE) -> pd.DataFrame:
+    """Local-currency values (millions) of USD fields: ``<field> / rateToUsd``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Current data with ``rateToUsd`` (see :func:`to_usd`).
+    fields : str or list of str, optional
+        USD columns to convert (default: every column ``x`` of the frame for which the
+        service also sends ``xLcu``, and the document's monetary fields present).
+    rate : str, default "rateToUsd"
+        The rate column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Same index; one ``float64`` column per field, named with the ``Lcu`` suffix
+        (``enterpriseValue`` → ``enterpriseValueLcu``), then the rate column.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        Not a frame, no rate column, or a field that is not a numeric column of it.
+
+    Examples
+    --------
+    >>> cur = pd.DataFrame({"enterpriseValue": [30.0], "rateToUsd": [0.25]})
+    >>> to_local(cur)["enterpriseValueLcu"].tolist()
+    [120.0]
+    """
+    from dealframe.frames.schemas import CURRENT_MONETARY
+
+    rates = _checked(frame, rate)
+    default = [c for c in frame.columns if isinstance(c, str) and (
+        f"{c}{LCU_SUFFIX}" in frame.columns or c in CURRENT_MONETARY)]
+    names = _names(frame, fields, default, "fields")
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out = {f"{name}{LCU_SUFFIX}": _numbers(frame, name, "fields") / rates for name in names}
+    out[rate] = _numbers(frame, rate, "rate")
+    return pd.DataFrame(out, index=frame.index, columns=list(out), dtype=float)

@@ -1,0 +1,355 @@
+"""The link between Family B companies (ids) and Family A SKUs (v1 and v2), with evidence.
+
+Both families describe listed companies: a Family B company profile carries
+``stock_listing {ticker, exchange, currency}``; a Family A company carries ``ticker`` and
+``exchange`` beside its SKU. The link matches them on the listing (ticker and exchange, both
+case-folded) and records how sure it is:
+
+- :func:`skus_for_companies`: company ids → their profiles' listings → the Family A
+  companies with that listing (searched in the companies' countries first, then
+  everywhere) → ``sku_v1`` and ``sku_v2``;
+- :func:`companies_for_skus`: SKUs (either version) → their Family A names, tickers and
+  exchanges → Family B ids by name resolution (``resolve_companies``) → the candidates
+  whose profile lists the same ticker on the same exchange.
+
+Both return one row per distinct query, in order, with the same columns (:data:`LINK`):
+``query``, ``company_id``, ``sku_v1``, ``sku_v2``, ``ticker``, ``exchange``, ``name``
+(Family B), ``public_name`` (Family A), ``country``, ``public_country``, ``match``,
+``name_score`` and ``evidence``. ``match`` is ``matched`` (one counterpart with the same
+listing), ``ambiguous`` (several: the closest name is taken), ``not_listed`` (the profile
+has no listing) or ``not_found``; ``name_score`` is the similarity of the two names (0 to 1,
+``difflib``), ``evidence`` says in words what was compared.
+
+Examples
+--------
+>>> name_score("Acme Robotics Inc", "ACME ROBOTICS")
+1.0
+>>> listing_key(" acme ", "Nyse")
+('ACME', 'NYSE')
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from dealframe.errors import ValidationError
+from dealframe.frames.normalize import build_frame
+from dealframe.frames.schemas import LINK
+from dealframe.notices import MissingDataWarning
+from dealframe.private.ids import check_ids
+from dealframe.public.sku import format_v1, sku_version
+
+if TYPE_CHECKING:
+    from dealframe.client import Client
+
+__all__ = ["companies_for_skus", "listing_key", "name_score", "skus_for_companies"]
+
+_LEGAL = {"inc", "ltd", "gmbh", "sa", "plc", "llc", "ag", "bv", "co", "corp", "corporation",
+          "limited", "nv", "ab", "as", "oy", "spa", "srl", "kk"}
+_PROFILE_FIELDS = ["name", "country", "stock_listing"]
+#: Name candidates of an ambiguous resolve checked against their profiles' listings.
+CANDIDATES_PER_NAME = 5
+
+
+def _plain_name(name: Any) -> str:
+    if not isinstance(name, str):
+        return ""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    tokens = re.sub(r"[^\w]+", " ", folded).split()
+    while len(tokens) > 1 and tokens[-1] in _LEGAL:
+        tokens.pop()
+    return " ".join(tokens)
+
+
+def name_score(a: Any, b: Any) -> float:
+    """Similarity of two company names, 0 to 1 (case, punctuation and legal suffixes aside).
+
+    Examples
+    --------
+    >>> name_score("Novalum Analytics", "Novalum Analytics GmbH"), name_score("A", None)
+    (1.0, 0.0)
+    """
+    x, y = _plain_name(a), _plain_name(b)
+    if not x or not y:
+        return 0.0
+    return round(difflib.SequenceMatcher(None, x, y).ratio(), 4)
+
+
+def listing_key(ticker: Any, exchange: Any) -> tuple[str, str] | None:
+    """``(TICKER, EXCHANGE)``, stripped and upper-cased; None when either is missing."""
+    if not isinstance(ticker, str) or not isinstance(exchange, str):
+        return None
+    t, e = ticker.strip().upper(), exchange.strip().upper()
+    return (t, e) if t and e else None
+
+
+def _listings(search: pd.DataFrame) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Family A search rows by listing key."""
+    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    rows = search.reset_index()
+    for sku, ticker, exchange, name, country in zip(
+            rows["sku"], rows["ticker"], rows["exchange"], rows["name"], rows["countryCodeIso3"]):
+        key = listing_key(ticker, exchange)
+        if key is not None:
+            out.setdefault(key, []).append({"sku": sku, "name": name, "country": country})
+    return out
+
+
+class _Universe:
+    """Family A companies of both versions by listing, searched by country, then everywhere."""
+
+    def __init__(self, client: "Client") -> None:
+        self._client = client
+        self._v1: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self._v2: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self._countries: set[str] = set()
+        self._everything = False
+
+    def load(self, countries: Iterable[str]) -> None:
+        wanted = sorted({c for c in countries if isinstance(c, str) and c} - self._countries)
+        if not wanted or self._everything:
+            return
+        self._countries.update(wanted)
+        self._add(self._client.public_v1.search(countries=wanted),
+                  self._client.public.search(countries=wanted))
+
+    def load_everything(self) -> None:
+        if not self._everything:
+            self._everything = True
+            self._add(self._client.public_v1.search(), self._client.public.search())
+
+    def _add(self, v1: pd.DataFrame, v2: pd.DataFrame) -> None:
+        for index, found in ((self._v1, _listings(v1)), (self._v2, _listings(v2))):
+            for key, rows in found.items():
+                known = {r["sku"] for r in index.get(key, [])}
+                index.setdefault(key, []).extend(r for r in rows if r["sku"] not in known)
+
+    def find(self, key: tuple[str, str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        return self._v1.get(key, []), self._v2.get(key, [])
+
+
+def _best(rows: list[dict[str, Any]], name: Any) -> dict[str, Any] | None:
+    if not rows:
+        return None
+    return max(rows, key=lambda r: (name_score(r["name"], name), r["sku"] == rows[0]["sku"]))
+
+
+def _profiles(client: "Client", ids: list[str]) -> pd.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingDataWarning)  # unknown ids: rows say not_found
+        return client.private.company(ids, fields=_PROFILE_FIELDS).set_index("id", drop=False)
+
+
+def _describe(key: tuple[str, str], v1: dict[str, Any] | None, v2: dict[str, Any] | None,
+              score: float, same_country: bool | None, counts: tuple[int, int]) -> str:
+    where = " and ".join(f"{r['sku']} ({r['name']})" for r in (v2, v1) if r is not None)
+    text = f"listing {key[0]} on {key[1]} = Family A {where}; name similarity {score:.2f}"
+    if same_country is not None:
+        text += "; same country" if same_country else "; other country"
+    if max(counts) > 1:
+        text += f"; {max(counts)} Family A companies share this listing: closest name taken"
+    return text
+
+
+def skus_for_companies(client: "Client", company_ids: Iterable[str] | str) -> pd.DataFrame:
+    """Family A SKUs (v1 and v2) of Family B companies, through their stock listings.
+
+    Parameters
+    ----------
+    client : dealframe.Client
+    company_ids : str or list of str
+        Family B company ids (UUIDs); repeats are asked once.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per distinct id, in order, with the columns of :data:`LINK` (``query`` is the
+        id): ``sku_v1`` and ``sku_v2`` where a Family A company lists the same ticker on the
+        same exchange, ``match`` (``matched``, ``ambiguous``, ``not_listed``, ``not_found``)
+        and the evidence.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``company_ids`` not UUIDs, before any request.
+
+    Examples
+    --------
+    >>> links = dealframe.skus_for_companies(client, deals["target_id"])  # doctest: +SKIP
+    >>> links.loc[links["match"] == "matched", ["name", "sku_v2", "evidence"]]  # doctest: +SKIP
+    """
+    ids = check_ids(company_ids, "company_ids")
+    profiles = _profiles(client, ids)
+    universe = _Universe(client)
+    keys = {i: listing_key(profiles.at[i, "stock_listing_ticker"],
+                           profiles.at[i, "stock_listing_exchange"])
+            for i in ids if i in profiles.index}
+    universe.load(profiles.loc[[i for i, k in keys.items() if k], "country"].tolist())
+    if any(k and not any(universe.find(k)) for k in keys.values()):
+        universe.load_everything()  # listed abroad, or a country the search does not file
+    rows: list[dict[str, Any]] = []
+    for ident in ids:
+        row: dict[str, Any] = {"query": ident, "company_id": ident}
+        if ident not in profiles.index:
+            rows.append({**row, "company_id": None, "match": "not_found",
+                         "evidence": "no company profile (unknown or soft-deleted id)"})
+            continue
+        p = profiles.loc[ident]
+        key = keys[ident]
+        row.update(name=p["name"], country=p["country"], ticker=p["stock_listing_ticker"],
+                   exchange=p["stock_listing_exchange"])
+        if key is None:
+            rows.append({**row, "match": "not_listed",
+                         "evidence": "the company profile has no stock_listing"})
+            continue
+        in_v1, in_v2 = universe.find(key)
+        v1, v2 = _best(in_v1, p["name"]), _best(in_v2, p["name"])
+        if v1 is None and v2 is None:
+            rows.append({**row, "match": "not_found", "evidence": f"no Family A company lists "
+                                                                  f"{key[0]} on {key[1]}"})
+            continue
+        public = v2 or v1
+        assert public is not None
+        score = name_score(p["name"], public["name"])
+        same = None if not isinstance(p["country"], str) else public["country"] == p["country"]
+        counts = (len(in_v1), len(in_v2))
+        rows.append({**row, "sku_v1": v1 and v1["sku"], "sku_v2": v2 and v2["sku"],
+                     "public_name": public["name"], "public_country": public["country"],
+                     "match": "ambiguous" if max(counts) > 1 else "matched", "name_score": score,
+                     "evidence": _describe(key, v1, v2, score, same, counts)})
+    frame = build_frame(rows, LINK)
+    frame.attrs.update({"direction": "companies -> skus", "queries": len(ids)})
+    return frame
+
+
+def _identities(client: "Client", skus: list[str]) -> dict[str, dict[str, Any]]:
+    """Ticker, exchange, name and country of each SKU, from current data of its version."""
+    out: dict[str, dict[str, Any]] = {}
+    for version, api in (("v1", client.public_v1), ("v2", client.public)):
+        mine = [s for s in skus if sku_version(s) == version]
+        if not mine:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingDataWarning)  # unknown SKUs: not_found rows
+            current = api.current(mine)
+        for sku in current.index:
+            c = current.loc[sku]
+            out[sku] = {"ticker": c["ticker"], "exchange": c["exchange"], "name": c["name"],
+                        "country": c["countryCodeIso3"]}
+    return out
+
+
+def _resolved(client: "Client", names: list[str]) -> dict[str, list[str]]:
+    """Family B candidate ids of each name: the exact match, else the best candidates."""
+    if not names:
+        return {}
+    matches, candidates = client.private.resolve_companies(names)
+    out: dict[str, list[str]] = {}
+    for query, ident in zip(matches["query"], matches["id"]):
+        out[query] = [ident] if isinstance(ident, str) else []
+    ranked = candidates[candidates["rank"] <= CANDIDATES_PER_NAME]
+    for query, ident in zip(ranked["query"], ranked["id"]):
+        if isinstance(ident, str) and ident not in out.setdefault(query, []):
+            out[query].append(ident)
+    return out
+
+
+def companies_for_skus(client: "Client", skus: Iterable[str] | str) -> pd.DataFrame:
+    """Family B company ids of Family A SKUs (v1 or v2, mixed), with both SKU versions.
+
+    Each SKU's name, ticker and exchange come from its current data; the name is resolved
+    to Family B candidates (``resolve_companies``), and a candidate is kept when its profile
+    lists the same ticker on the same exchange.
+
+    Parameters
+    ----------
+    client : dealframe.Client
+    skus : str or list of str
+        SKUs of either version (``ACME-USA``, ``ACME-USA.1``, ``NYSE_ACME``); repeats are
+        asked once.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per distinct SKU, in order, with the columns of :data:`LINK` (``query`` is
+        the SKU): ``company_id``, both SKU versions, ``match`` and the evidence.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A SKU that is neither a v1 nor a v2 SKU, before any request.
+
+    Examples
+    --------
+    >>> comps = client.public.search(regions=["Western Europe"])  # doctest: +SKIP
+    >>> links = dealframe.companies_for_skus(client, comps.index)  # doctest: +SKIP
+    >>> client.private.fundings(links["company_id"].dropna())  # their private rounds  # doctest: +SKIP
+    """
+    items = [skus] if isinstance(skus, str) else skus
+    if isinstance(items, Mapping) or not isinstance(items, Iterable):
+        raise ValidationError("skus", "a SKU or a list of SKUs", got=skus)
+    wanted = list(dict.fromkeys(items))
+    if not wanted:
+        raise ValidationError("skus", "at least one SKU", got=wanted)
+    for i, sku in enumerate(wanted):
+        if not isinstance(sku, str) or sku_version(sku) is None:
+            raise ValidationError(f"skus[{i}]", "a v1 SKU <EXCHANGE>_<TICKER> or a v2 SKU "
+                                                "<TICKER>-<ISO3>[.N]", got=sku)
+    known = _identities(client, wanted)
+    universe = _Universe(client)
+    universe.load(k["country"] for k in known.values())
+    resolved = _resolved(client, sorted({k["name"] for k in known.values()
+                                         if isinstance(k["name"], str) and k["name"]}))
+    candidates = sorted({i for ids in resolved.values() for i in ids})
+    profiles = _profiles(client, candidates) if candidates else None
+    rows: list[dict[str, Any]] = []
+    for sku in wanted:
+        row: dict[str, Any] = {"query": sku}
+        a = known.get(sku)
+        if a is None:
+            rows.append({**row, "match": "not_found", "evidence": "the SKU has no current data "
+                                                                 "(unknown SKU)"})
+            continue
+        key = listing_key(a["ticker"], a["exchange"])
+        in_v1, in_v2 = universe.find(key) if key else ([], [])
+        v2 = next((r for r in in_v2 if r["sku"] == sku), None) or _best(in_v2, a["name"])
+        v1 = next((r for r in in_v1 if r["sku"] == sku), None) or _best(in_v1, a["name"])
+        row.update(ticker=a["ticker"], exchange=a["exchange"], public_name=a["name"],
+                   public_country=a["country"],
+                   sku_v1=v1["sku"] if v1 else (format_v1(a["exchange"], a["ticker"])
+                                                if sku_version(sku) == "v1" else None),
+                   sku_v2=v2["sku"] if v2 else (sku if sku_version(sku) == "v2" else None))
+        names = resolved.get(a["name"], [])
+        same = [] if profiles is None or key is None else [
+            i for i in names if i in profiles.index and listing_key(
+                profiles.at[i, "stock_listing_ticker"],
+                profiles.at[i, "stock_listing_exchange"]) == key]
+        if not same:
+            what = (f"{len(names)} Family B candidate(s) for the name {a['name']!r}, none "
+                    f"listing {a['ticker']} on {a['exchange']}" if names else
+                    f"no Family B company resolves from the name {a['name']!r}")
+            rows.append({**row, "match": "not_found", "evidence": what})
+            continue
+        best = max(same, key=lambda i: name_score(profiles.at[i, "name"], a["name"]))
+        score = name_score(profiles.at[best, "name"], a["name"])
+        country = profiles.at[best, "country"]
+        text = (f"name {a['name']!r} resolves to {len(names)} candidate(s); "
+                f"{profiles.at[best, 'name']!r} lists {key[0]} on {key[1]} as the SKU does; "
+                f"name similarity {score:.2f}")
+        if isinstance(country, str):
+            text += "; same country" if country == a["country"] else "; other country"
+        if len(same) > 1:
+            text += f"; {len(same)} candidates share this listing: closest name taken"
+        rows.append({**row, "company_id": best, "name": profiles.at[best, "name"],
+                     "country": country, "name_score": score,
+                     "match": "ambiguous" if len(same) > 1 else "matched", "evidence": text})
+    frame = build_frame(rows, LINK)
+    frame.attrs.update({"direction": "skus -> companies", "queries": len(wanted)})
+    return frame

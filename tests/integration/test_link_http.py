@@ -1,0 +1,162 @@
+"""The public <-> private link, the one-call comparison and the currency helpers, over HTTP
+against the sandbox, whose Family A universe is its listed Family B companies (issue 15)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dealframe
+from dealframe import Client, ValidationError
+from dealframe.frames.schemas import LINK
+
+
+@pytest.fixture(scope="module")
+def client(sandbox: Any) -> Iterator[Client]:
+    with Client.for_sandbox(sandbox, progress=False) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def truth(sandbox: Any) -> pd.DataFrame:
+    """The sandbox's own record of which company is listed under which SKUs."""
+    ds = sandbox.state.dataset
+    rows = [{"company_id": ds.orgs[x["org"]]["id"], "sku_v1": x["sku_v1"], "sku_v2": x["sku_v2"],
+             "deleted": bool(ds.orgs[x["org"]].get("deleted"))} for x in ds.listed]
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def companies(client: Client) -> pd.DataFrame:
+    return client.private.companies()
+
+
+def test_company_ids_to_skus(client, truth, companies):
+    links = dealframe.skus_for_companies(client, companies["id"])
+    assert list(links.columns) == [c.name for c in LINK]
+    assert links["query"].tolist() == companies["id"].tolist()
+    listed = truth[~truth["deleted"]].set_index("company_id")
+    matched = links[links["match"] == "matched"].set_index("company_id")
+    assert set(matched.index) == set(listed.index) and len(matched) > 50
+    pd.testing.assert_series_equal(matched["sku_v1"].sort_index(), listed["sku_v1"].sort_index(),
+                                   check_dtype=False, check_names=False)
+    pd.testing.assert_series_equal(matched["sku_v2"].sort_index(), listed["sku_v2"].sort_index(),
+                                   check_dtype=False, check_names=False)
+    assert (matched["name_score"] == 1.0).all()
+    assert matched["evidence"].str.contains("listing .* on .* = Family A", regex=True).all()
+    others = links[links["match"] != "matched"]
+    assert (others["match"] == "not_listed").all()
+    assert others["sku_v1"].isna().all() and others["sku_v2"].isna().all()
+    # the .N collisions of the v2 format are told apart by the exchange
+    assert matched["sku_v2"].str.contains(r"\.\d+$", regex=True).any()
+
+
+@pytest.mark.parametrize("version", ["sku_v2", "sku_v1"])
+def test_skus_to_company_ids(client, truth, version):
+    live = truth[~truth["deleted"]]
+    links = dealframe.companies_for_skus(client, live[version])
+    assert links["query"].tolist() == live[version].tolist()
+    assert (links["match"] == "matched").all(), links.loc[links["match"] != "matched", "evidence"]
+    assert links["company_id"].tolist() == live["company_id"].tolist()
+    assert links["sku_v1"].tolist() == live["sku_v1"].tolist()
+    assert links["sku_v2"].tolist() == live["sku_v2"].tolist()
+    assert (links["name"] == links["public_name"]).all()
+    assert links["evidence"].str.contains("resolves to").all()
+
+
+def test_link_unknown_and_bad_input(client, truth):
+    sku = truth["sku_v2"].iloc[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dealframe.MissingDataWarning)
+        links = dealframe.companies_for_skus(client, [sku, "ZZZZ-USA", sku])
+    assert links["query"].tolist() == [sku, "ZZZZ-USA"]
+    assert links["match"].tolist() == ["matched", "not_found"]
+    assert pd.isna(links.loc[1, "company_id"]) and "unknown SKU" in links.loc[1, "evidence"]
+    unknown = "00000000-0000-4000-8000-000000000000"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dealframe.MissingDataWarning)
+        back = dealframe.skus_for_companies(client, unknown)
+    assert back["match"].tolist() == ["not_found"]
+    before = client.stats.snapshot()["calls"]
+    with pytest.raises(ValidationError, match=r"skus\[1\]"):
+        dealframe.companies_for_skus(client, [sku, "not a sku"])
+    with pytest.raises(ValidationError, match="company_ids"):
+        dealframe.skus_for_companies(client, ["not-a-uuid"])
+    assert client.stats.snapshot()["calls"] == before  # refused before any request
+
+
+def _trimmed(values: np.ndarray) -> tuple[int, float, float, float]:
+    """The aggregate's rule, written out: n before trimming, IQR 1.5 bounds, stats of the kept."""
+    values = values[~np.isnan(values)]
+    q1, q3 = np.quantile(values, [0.25, 0.75])
+    low, high = q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1)
+    kept = values[(values >= low) & (values <= high)]
+    return len(values), float(np.median(kept)), *map(float, np.quantile(kept, [0.25, 0.75]))
+
+
+def test_compare_multiples_private_side_is_the_services_aggregate(client, truth):
+    cmp = dealframe.compare_multiples(client, region="North America", date_from="2022-01-01")
+    summary = cmp.summary
+    assert list(summary.index) == ["ev_revenue", "ev_ebitda"]
+    assert summary.attrs["date_from"] == "2022-01-01" and summary.attrs["deals"] == len(cmp.deals)
+    for metric in summary.index:
+        service = client.private.aggregate(metric, "none", date_from="2022-01-01",
+                                           target_region=["North America"])
+        row = summary.loc[metric]
+        assert row["private_n"] == service.loc[0, "n"]
+        for k in ("median", "q1", "q3"):
+            assert row[f"private_{k}"] == pytest.approx(service.loc[0, k], rel=1e-12)
+        field = row["public_field"]
+        n, median, q1, q3 = _trimmed(cmp.comps[field].to_numpy(dtype=float, na_value=np.nan))
+        assert (row["public_n"], row["public_median"], row["public_q1"], row["public_q3"]) == \
+            pytest.approx((n, median, q1, q3), rel=1e-12)
+        assert row["private_to_public"] == pytest.approx(row["private_median"]
+                                                         / row["public_median"])
+    # the comps are the cohort's listed companies, linked back to Family B
+    assert set(cmp.comps["countryCodeIso3"]) <= {"USA", "CAN", "MEX"} and len(cmp.comps) > 5
+    listed = truth.set_index("sku_v2")["company_id"]
+    assert cmp.comps["company_id"].tolist() == listed.reindex(cmp.comps.index).tolist()
+    assert (cmp.comps["match"] == "matched").all()
+
+
+def test_compare_multiples_arguments(client):
+    with pytest.raises(ValidationError, match="region"):
+        dealframe.compare_multiples(client, region="Westeros")
+    with pytest.raises(ValidationError, match="vertical"):
+        dealframe.compare_multiples(client, vertical=[3])
+    with pytest.raises(ValidationError, match="date_from"):
+        dealframe.compare_multiples(client, date_from="2024-05-01", date_to="2023-01-01")
+    none = dealframe.compare_multiples(client, region="Oceania", vertical="No such vertical",
+                                       link=False)
+    assert len(none.deals) == 0 and len(none.comps) == 0
+    assert none.summary["private_n"].tolist() == [0, 0]
+    assert none.summary["private_median"].isna().all()
+
+
+def test_currency_helpers_follow_rate_to_usd(client, truth):
+    current = client.public.current(truth["sku_v2"].head(40))
+    usd = dealframe.to_usd(current)
+    for field in ("marketCap", "enterpriseValue", "revenueLtm", "ebitdaNtm"):
+        both = current[field].notna() & usd[field].notna()
+        assert both.sum() > 10
+        np.testing.assert_allclose(usd.loc[both, field], current.loc[both, field], rtol=1e-3,
+                                   atol=1e-3)
+    local = dealframe.to_local(current)
+    lcu = [c for c in local.columns if c.endswith("Lcu")]
+    assert len(lcu) == 6
+    for name in lcu:
+        both = current[name].notna() & local[name].notna()
+        np.testing.assert_allclose(local.loc[both, name], current.loc[both, name], rtol=1e-3,
+                                   atol=1e-3)
+    round_trip = dealframe.to_usd(dealframe.to_local(current))
+    np.testing.assert_allclose(round_trip["marketCap"], current["marketCap"], rtol=1e-12)
+    assert (current["currency"] != "USD").any()  # real conversions, not only rates of 1
+    with pytest.raises(ValidationError, match="rate"):
+        dealframe.to_usd(current.drop(columns="rateToUsd"))
+    with pytest.raises(ValidationError, match="fields"):
+        dealframe.to_local(current, ["marketCap", "nope"])
