@@ -66,8 +66,7 @@ def test_deals_in_every_format_equal_the_python_api(service, client, tmp_path, c
                                                         nan_ok=True)
     assert set(got["deal_type"]) <= {"Venture", "Growth"}
     leads = [json.loads(v) if isinstance(v, str) else [] for v in got["lead_investors"]]
-    wanted = [[] if v is None or isinstance(v, float) else [p["id"] for p in v]
-              for v in list(expected["lead_investors"])]
+    wanted = [[p["id"] for p in v or []] for v in dealframe.to_lists(expected["lead_investors"])]
     assert [[p["id"] for p in v] for v in leads] == wanted
     assert pd.to_datetime(got["deal_date"]).dt.date.tolist() == \
         expected["deal_date"].dt.date.tolist()
@@ -101,7 +100,7 @@ def test_public_current_data_to_excel_keeps_the_sku(service, client, tmp_path, c
     assert got["evRevenueNtm"].tolist() == pytest.approx(expected["evRevenueNtm"].tolist(),
                                                          nan_ok=True)
     assert json.loads(got["tags"].dropna().iloc[0]) == next(
-        t for t in expected["tags"] if isinstance(t, list))
+        t for t in dealframe.to_lists(expected["tags"]) if t)
 
 
 @pytest.mark.parametrize(("args", "expected"), [

@@ -307,7 +307,9 @@ def participant_rows(deals: pd.DataFrame) -> pd.DataFrame:
     """
     from dealframe.frames.participants import explode_participants
 
-    rows = explode_participants(deals)
+    # list deals carry leads and buyers only: read investors where the frame has them
+    roles = ("lead_investor", "buyer", *(("investor",) if "investors" in deals else ()))
+    rows = explode_participants(deals, roles=roles)
     role = rows["role"].astype(object).map(lambda r: ROLES.get(str(r), str(r)))
     return rows.assign(role=pd.array(role, dtype="str"))
 

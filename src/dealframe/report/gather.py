@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from dealframe.errors import ApiError, IncompleteResultError, ValidationError
+from dealframe.frames.nested import to_lists
 
 from .cohort import Cohort, did_you_mean
 from .progress import Progress
@@ -145,11 +146,9 @@ def _check_vertical(client: Client, cohort: Cohort) -> None:
     """Fail with a suggestion when no listed company has the cohort's vertical at all."""
     universe = client.public.search()
     seen: set[str] = set()
-    for values in universe.get("verticals", pd.Series([], dtype=object)):
-        if isinstance(values, (list, tuple)):
-            seen.update(str(v) for v in values)
-        elif hasattr(values, "tolist"):
-            seen.update(str(v) for v in values.tolist())
+    if "verticals" in universe:
+        for values in to_lists(universe["verticals"]):
+            seen.update(str(v) for v in values or ())
     if seen and cohort.vertical not in seen:
         raise ValidationError("vertical", f"a vertical of the service's companies"
                                           f"{did_you_mean(cohort.vertical or '', sorted(seen))}",
