@@ -7,11 +7,9 @@ import warnings
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
 import pytest
 
 import dealframe.frames.nested as nested
-import dealframe.frames.objects as objects
 from dealframe import MissingDataWarning, MissingInvestorsWarning
 from dealframe.errors import ValidationError
 from dealframe.frames import co_investment_edges, deals_frame, explode_participants
@@ -154,19 +152,7 @@ def test_explode_odd_values():
         explode_participants(pd.DataFrame({"id": ["a"], "buyers": ["[{"]}), roles=["buyer"])
 
 
-def test_the_frames_own_text_is_read_without_a_parser(complete, monkeypatch):
-    want = explode_participants(complete)
-
-    def no_parser(*args, **kwargs):
-        raise AssertionError("the canonical text went through a JSON parser")
-
-    monkeypatch.setattr(objects, "_by_arrow_reader", no_parser)
-    monkeypatch.setattr(objects, "_by_python", no_parser)
-    pd.testing.assert_frame_equal(explode_participants(complete), want)
-    assert len(want) == 12
-
-
-@pytest.mark.parametrize("spelling", ["spaces", "escapes", "python objects", "arrow lists"])
+@pytest.mark.parametrize("spelling", ["spaces", "escapes", "python objects"])
 def test_explode_reads_any_spelling_the_same(complete, spelling):
     want = explode_participants(complete)
     roles = ["buyers", "lead_investors", "investors"]
@@ -176,13 +162,8 @@ def test_explode_reads_any_spelling_the_same(complete, spelling):
     elif spelling == "escapes":
         other = {r: pd.Series([json.dumps(v, ensure_ascii=True) for v in lists[r]], dtype="str")
                  for r in roles}
-    elif spelling == "python objects":  # frames of older versions
+    else:  # Python lists of dicts in an object column (a frame built by hand)
         other = {r: pd.Series(list(lists[r]), dtype=object) for r in roles}
-    else:
-        item = pa.struct([(f, pa.string()) for f in ("id", "name", "short_name", "country",
-                                                      "website")])
-        other = {r: pd.Series(pd.array(list(lists[r]), dtype=pd.ArrowDtype(pa.list_(item))))
-                 for r in roles}
     got = explode_participants(complete.assign(**other))
     pd.testing.assert_frame_equal(got, want)
 
