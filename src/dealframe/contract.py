@@ -255,12 +255,18 @@ def dedupe_items(items: Sequence[Mapping[str, Any]], key: str, found: Findings, 
     >>> found.items[0].kind
     'repeated_rows'
     """
+    keys = [item.get(key) for item in items]
+    counts: dict[Any, int] = {}
+    for k in keys:
+        if isinstance(k, str) and k:
+            counts[k] = counts.get(k, 0) + 1
+    if all(n == 1 for n in counts.values()):
+        return list(items)  # the usual answer: nothing repeated, nothing to compare
     first: dict[Any, bytes] = {}
     out: list[Mapping[str, Any]] = []
     same = differ = 0
-    for item in items:
-        k = item.get(key)
-        if not isinstance(k, str) or not k:
+    for item, k in zip(items, keys):
+        if not isinstance(k, str) or not k or counts[k] == 1:
             out.append(item)
             continue
         text = orjson.dumps(item, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS,

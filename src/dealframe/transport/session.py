@@ -375,6 +375,10 @@ class Transport:
         self._session.mount("http://", adapter)
         self._session.mount("https://", adapter)
         self._session.headers.update({"User-Agent": _USER_AGENT, "Accept": "application/json"})
+        if self._direct:
+            # loopback: no proxy, .netrc or CA bundle from the environment applies, so requests
+            # need not read the environment on every request
+            self._session.trust_env = False
         self.cache = CacheControl(self._session, settings.cache_path, settings.cache_enabled)
         #: Worker threads reused by every concurrent call of this client (see WorkerPool).
         self.pool = WorkerPool(settings.max_workers)
