@@ -2,10 +2,9 @@
 
 The participant lists of a deals frame (``lead_investors``, ``buyers`` and, for
 single deals or ``deals(..., with_investors=True)``, ``investors``) are JSON text
-(:mod:`dealframe.frames.nested`). Exploding them reads that text with vectorised
-passes over its bytes (:func:`~dealframe.frames.objects.object_lists`), with no
-Python object per participant; columns written in another JSON spelling go
-through Arrow's JSON reader.
+(:mod:`dealframe.frames.nested`). Exploding them reads that text with Arrow's JSON
+reader over the column's own bytes (:func:`~dealframe.frames.objects.object_lists`),
+with no Python object per participant.
 
 Roles use one vocabulary in every frame: ``lead_investor``, ``buyer`` (the
 service's ``role`` of buyside and investments rows) and ``investor`` (a member
