@@ -82,7 +82,7 @@ class Client:
                  cache_expiry: Mapping[str, float] | None = None,
                  allow_insecure_http: bool | None = None,
                  progress: bool | None | _Unset = UNSET) -> None:
-        given = {name: value for name, value in (
+        given: dict[str, Any] = {name: value for name, value in (
             ("base_url", base_url), ("public_token", public_token), ("private_key", private_key),
             ("max_workers", max_workers), ("retries", retries),
             ("connect_timeout", connect_timeout), ("read_timeout", read_timeout),

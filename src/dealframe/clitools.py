@@ -21,7 +21,7 @@ class UsageError(Exception):
 
 
 @contextlib.contextmanager
-def service_client(args: argparse.Namespace, say: Callable[[str], Any] | None = None, *,
+def service_client(args: argparse.Namespace, say: Callable[[str], None] | None = None, *,
                    progress: bool | None = False) -> Iterator[Any]:
     """The :class:`~dealframe.Client` a command runs with (``args.sandbox``, ``args.scale``,
     ``args.seed``), closed (and the sandbox stopped) at the end.
@@ -45,7 +45,7 @@ def service_client(args: argparse.Namespace, say: Callable[[str], Any] | None = 
             yield client
         return
     try:
-        with embedded(args.scale, args.seed, **({"say": say} if say else {})) as sb, \
+        with embedded(args.scale, args.seed, say=say) as sb, \
                 Client.for_sandbox(sb, progress=progress) as client:
             yield client
     except SandboxExtraMissing as exc:

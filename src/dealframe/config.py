@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from dealframe.errors import ConfigurationError
@@ -117,7 +117,8 @@ def _check_number(name: str, value: Any, *, minimum: float, integer: bool = Fals
         raise ConfigurationError(
             f"{name} must be {kind}, got {type(value).__name__}", field=name
         )
-    if not math.isfinite(value) or value < minimum:
+    number = float(cast(float, value))  # an int or a float, checked above
+    if not math.isfinite(number) or number < minimum:
         raise ConfigurationError(f"{name} must be >= {minimum:g}, got {value!r}", field=name)
 
 
@@ -293,7 +294,7 @@ class Settings:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in ("public_token", "private_key"):
-                shown.append(f"{f.name}={'None' if value is None else fingerprint(value) + '…'}")
+                shown.append(f"{f.name}={'None' if value is None else f'{fingerprint(value)}…'}")
             elif f.name == "cache_expiry":
                 shown.append(f"{f.name}={dict(value)!r}")
             else:

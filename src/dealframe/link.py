@@ -337,6 +337,7 @@ def companies_for_skus(client: "Client", skus: Iterable[str] | str) -> pd.DataFr
                     f"no Family B company resolves from the name {a['name']!r}")
             rows.append({**row, "match": "not_found", "evidence": what})
             continue
+        assert profiles is not None and key is not None  # as ``same`` is not empty
         best = max(same, key=lambda i: name_score(profiles.at[i, "name"], a["name"]))
         score = name_score(profiles.at[best, "name"], a["name"])
         country = profiles.at[best, "country"]

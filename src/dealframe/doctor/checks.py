@@ -310,7 +310,7 @@ def _family_a(d: _Doctor) -> None:
         skus = d.facts["skus"][:2]
         doc = d.ok_json(d.send("public", "POST", f"{_A}/companies/current", json={"skus": skus}))
         items = _items(doc)
-        if sorted(i.get("sku") for i in items) != sorted(skus):
+        if sorted(str(i.get("sku")) for i in items) != sorted(skus):
             return f"asked for {skus}, got {[i.get('sku') for i in items]}", BREAKS
         return _fields(items, "current")
 

@@ -300,6 +300,7 @@ def load_public(path: str | Path, table: str = "current", *, on: Any = None,
         return frame.sort_values(["sku", "field", "month"], ignore_index=True)
     frame["snapshot_date"] = pd.to_datetime(frame["snapshot_date"]).astype(DATE_DTYPE)
     if day is not None:
+        assert latest is not None  # a day was asked for: a snapshot was found above
         frame.attrs["snapshot_date"] = latest.isoformat()  # attrs stay JSON (to_parquet)
         return frame.drop(columns="snapshot_date").set_index("sku").sort_index()
     return frame.sort_values(["snapshot_date", "sku"], ignore_index=True)

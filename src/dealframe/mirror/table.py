@@ -252,7 +252,7 @@ def add_files(folder: Path, parts: list[tuple[Path, int]]) -> list[AddAction]:
     """Move finished Parquet files (path, rows) into the table folder under new Delta-style
     names; the add actions that commit them (statistics: the row count)."""
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    actions = []
+    actions: list[AddAction] = []
     for path, rows in parts:
         name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
         os.replace(path, folder / name)
@@ -273,7 +273,8 @@ def commit_files(folder: Path, table: DeltaTable | None, actions: list[AddAction
                                       description=f"dealframe mirror: {name}",
                                       commit_properties=properties)
     else:
-        table.create_write_transaction(actions, mode="overwrite", schema=delta_schema,
+        every: list[AddAction | RemoveAction] = [*actions]
+        table.create_write_transaction(every, mode="overwrite", schema=delta_schema,
                                        commit_properties=properties)
 
 
@@ -287,7 +288,7 @@ def write_rows(folder: Path, batches: Iterator[pa.RecordBatch], schema: pa.Schem
     """
     reader = pa.RecordBatchReader.from_batches(schema, batches)
     replace = mode == "overwrite" and predicate is None and not keep_schema
-    write_deltalake(str(folder), reader, mode=mode,  # type: ignore[arg-type]
+    write_deltalake(str(folder), reader, mode=mode,  # type: ignore[call-overload]
                     schema_mode="overwrite" if replace else None,
                     name=name, description=f"dealframe mirror: {name}", partition_by=partition_by,
                     predicate=predicate, writer_properties=writer_properties(),

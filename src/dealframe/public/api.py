@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 
@@ -41,8 +41,8 @@ GROUP_CURRENT_PATH = "/api/v2/groups/current"
 GROUP_TIME_SERIES_PATH = "/api/v1/groups/time-series"
 
 
-Strings = Iterable[str] | str | None
-Month = str | pd.Period | dt.date | None
+Strings: TypeAlias = Iterable[str] | str | None
+Month: TypeAlias = str | pd.Period | dt.date | None
 
 
 def _group(industries: Strings, themes: Strings, regions: Strings, countries: Strings,

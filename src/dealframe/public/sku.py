@@ -90,7 +90,7 @@ def format_v2(ticker: str, country: str, n: int | None = None) -> str:
     return sku
 
 
-def sku_version(sku: str) -> str | None:
+def sku_version(sku: object) -> str | None:
     """``"v1"``, ``"v2"`` or None when ``sku`` is neither.
 
     Examples

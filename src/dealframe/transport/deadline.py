@@ -34,10 +34,10 @@ class BodyDeadlineExceeded(requests.exceptions.ReadTimeout):
 
 
 def _read(raw: Any, deadline: float) -> bytes:
-    pieces = []
+    pieces: list[bytes] = []
     while True:
         if time.monotonic() > deadline:
-            got = sum(map(len, pieces))
+            got = sum(len(piece) for piece in pieces)
             raise BodyDeadlineExceeded(f"call budget exhausted while the body was arriving "
                                        f"({got} bytes read)")
         piece = raw.read1(_PIECE, decode_content=True)
@@ -67,7 +67,7 @@ def read_body(deadline: float | None) -> Callable[..., Any]:
         except u3.HTTPError as exc:  # ProtocolError, IncompleteRead, DecodeError ...
             raise requests.exceptions.ChunkedEncodingError(str(exc)) from None
         finally:
-            response._content_consumed = True
+            response._content_consumed = True  # type: ignore[attr-defined]
         return response
 
     return hook

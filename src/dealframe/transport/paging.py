@@ -9,6 +9,7 @@ alike (bad token, bad request, programming errors) stop the whole map at once in
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -248,7 +249,7 @@ def map_concurrent(
     try:
         if len(todo) <= 1 or workers == 1:
             for index, item in enumerate(todo):
-                record(index, lambda item=item: fn(item))
+                record(index, functools.partial(fn, item))
         else:
             shared = pool.executor() if pool is not None and pool.size == workers else None
             _run_pool(fn, todo, min(workers, len(todo)), record, shared)

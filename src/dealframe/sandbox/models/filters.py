@@ -211,10 +211,10 @@ def _value(spec: FilterSpec, op: str, value: Any, where: str, problems: Problems
             problems.add(f"{where}: expected a date YYYY-MM-DD, got {value!r}")
         return parsed
     if t == "datetime":
-        parsed = parse_datetime(value) if isinstance(value, str) else None
-        if parsed is None:
+        stamp = parse_datetime(value) if isinstance(value, str) else None
+        if stamp is None:
             problems.add(f"{where}: expected an ISO 8601 timestamp, got {value!r}")
-        return parsed
+        return stamp
     problems.add(f"{where}: unsupported type {t}")  # pragma: no cover - specs are fixed
     return None
 

@@ -63,7 +63,7 @@ def _write(arrays: dict[str, np.ndarray], path: Path) -> None:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
+            np.savez(fh, **arrays)  # type: ignore[arg-type]  # numpy's stub types **kwds as bool
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

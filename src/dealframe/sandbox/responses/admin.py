@@ -8,6 +8,8 @@ Changes continue one random stream seeded with the sandbox's ``seed``
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 
 from ..changes import ENTITIES, ChangeInputError, Changes
@@ -37,7 +39,8 @@ def advance(request: ApiRequest, models: SandboxState) -> bytes:
     check_members(request.body, ("seconds",), problems)
     problems.raise_if_any()
     try:
-        Changes(models, models.admin_rng).advance(request.body.get("seconds"))
+        seconds: Any = request.body.get("seconds")  # checked by Changes.advance
+        Changes(models, models.admin_rng).advance(seconds)
     except ChangeInputError as exc:
         raise bad_request(str(exc)) from None
     return clock(request, models)
@@ -47,7 +50,7 @@ def apply(request: ApiRequest, models: SandboxState) -> bytes:
     """``POST /admin/v1/changes``: one seeded operation (or a random round); the ids changed."""
     body, problems = request.body, Problems()
     check_members(body, ("operation", "entity", "n", "advance_seconds"), problems)
-    op = body.get("operation")
+    op: Any = body.get("operation")
     if op not in _OPERATIONS:
         problems.add(f"operation: {op!r} is not one of {', '.join(_OPERATIONS)}")
     if op != "random_round" and body.get("entity") not in (*ENTITIES, "transactions"):
@@ -56,7 +59,8 @@ def apply(request: ApiRequest, models: SandboxState) -> bytes:
     changes = Changes(models, models.admin_rng)
     try:
         if op == "random_round":
-            ids = changes.random_round(body.get("n"), advance_seconds=body.get("advance_seconds", 3600.0))
+            n: Any = body.get("n")  # checked by the Changes methods
+            ids = changes.random_round(n, advance_seconds=body.get("advance_seconds", 3600.0))
         else:
             ids = getattr(changes, op)(body["entity"], body.get("n"))
     except ChangeInputError as exc:

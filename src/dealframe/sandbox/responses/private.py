@@ -8,6 +8,8 @@ serialised. Entity-specific endpoints share a handler with the entity bound by
 
 from __future__ import annotations
 
+from typing import Any
+
 import datetime as dt
 
 import numpy as np
@@ -140,7 +142,7 @@ def resolve(entity: str, request: ApiRequest, models: SandboxState) -> bytes:
     """``POST /{entity}/resolve``: each name to an id, with candidates when ambiguous."""
     body, problems = request.body, Problems()
     check_members(body, ("names",), problems)
-    names = body.get("names")
+    names: Any = body.get("names")
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         problems.add("names: required, an array of strings")
     elif not 1 <= len(names) <= MAX_RESOLVE_NAMES:
@@ -167,7 +169,7 @@ def aggregate(request: ApiRequest, models: SandboxState, *,
     """
     body, problems = request.body, Problems()
     check_members(body, ("metric", "time_bucket", "filters"), problems)
-    metric = body.get("metric")
+    metric: Any = body.get("metric")
     if metric is None:
         problems.add(f"metric: required; one of {', '.join(AGGREGATE_METRICS)}")
     elif metric not in AGGREGATE_METRICS:
