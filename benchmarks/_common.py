@@ -152,7 +152,7 @@ class Benchmark:
     """A registered benchmark function and the figures it produces."""
 
     module: str
-    func: Callable[["Context"], dict[str, Figure]]
+    func: Callable[[Context], dict[str, Figure]]
     figures: tuple[str, ...]
 
     @property
@@ -172,7 +172,7 @@ def benchmark(*figures: str) -> Callable[[Callable], Callable]:
     >>> @benchmark("example_speedup")          # doctest: +SKIP
     ... def bench_example(ctx): ...
     """
-    def register(func: Callable[["Context"], dict[str, Figure]]) -> Callable:
+    def register(func: Callable[[Context], dict[str, Figure]]) -> Callable:
         module = func.__module__.rsplit(".", 1)[-1].removeprefix("bench_")
         BENCHMARKS.append(Benchmark(module, func, tuple(figures)))
         return func
@@ -345,7 +345,7 @@ def _git_commit() -> str | None:
 def machine_info(mode: str, sandbox_mode: str) -> dict[str, Any]:
     """Where and with what the figures were measured."""
     return {
-        "date_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "date_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "mode": mode,
         "sandbox": sandbox_mode,
         "platform": platform.platform(),

@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from _common import Context, Figure, benchmark, interleaved, speedup, time_ratio
 
 __all__ = ["bench_bucket_medians", "bench_group_rollup", "buckets_duckdb", "buckets_pandas",

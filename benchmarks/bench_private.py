@@ -11,9 +11,16 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-
-from _common import (NETWORK_LATENCY, Context, Figure, benchmark, interleaved, load_synth,
-                     rss_peak_in_subprocess, speedup)
+from _common import (
+    NETWORK_LATENCY,
+    Context,
+    Figure,
+    benchmark,
+    interleaved,
+    load_synth,
+    rss_peak_in_subprocess,
+    speedup,
+)
 
 __all__ = ["bench_deals_parse", "bench_deals_pull", "bench_deals_pull_end_to_end", "bench_explode",
            "complete_deals", "explode_baseline", "parse_baseline", "parse_ours", "pull_baseline",

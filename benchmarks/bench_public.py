@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+
 import numpy as np
 import orjson
 import pandas as pd
-
 from _common import NETWORK_LATENCY, Context, Figure, benchmark, interleaved, load_synth, speedup
 
 __all__ = ["bench_cache_hit", "bench_current", "bench_timeseries_wide", "timeseries_baseline",

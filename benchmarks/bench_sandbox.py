@@ -7,7 +7,6 @@ import json
 import time
 
 import orjson
-
 from _common import Context, Figure, benchmark, best_of, env_var
 
 __all__ = ["bench_deals_page", "bench_start"]
@@ -104,8 +103,9 @@ def bench_start(ctx: Context) -> dict[str, Figure]:
     and not counted. The notes give the objects the running sandbox adds to the garbage
     collector's tracking and what one full collection then costs.
     """
-    import dealframe.sandbox
     import requests
+
+    import dealframe.sandbox
 
     def start_once() -> float:
         t0 = time.perf_counter()
@@ -115,6 +115,7 @@ def bench_start(ctx: Context) -> dict[str, Figure]:
         return elapsed
 
     import uvicorn  # noqa: F401  (imports are not part of the start time)
+
     from dealframe.sandbox import app  # noqa: F401
 
     if not ctx.snapshot_written(ctx.scale):

@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import BENCHMARKS, Benchmark, Context, Figure, machine_info  # noqa: E402
+from _common import BENCHMARKS, Benchmark, Context, Figure, machine_info
 
 #: Benchmark modules (``benchmarks/bench_<name>.py``), run in this order.
 MODULES: tuple[str, ...] = (

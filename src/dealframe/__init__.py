@@ -13,20 +13,34 @@ Examples
 from . import errors
 from ._version import __version__
 from .client import Client
-from .doctor import diagnose as doctor
-from .config import Settings
-from .errors import (AmbiguousNameError, ApiError, AuthenticationError, BadRequestError,
-                     ConfigurationError, DealframeError, IncompleteResultError, NotFoundError,
-                     RateLimitedError, ServerError, ServiceContractError, TransportError,
-                     ValidationError)
 from .comparison import Comparison, compare_multiples
+from .config import Settings
 from .currency import to_local, to_usd
+from .doctor import diagnose as doctor
+from .errors import (
+                     AmbiguousNameError,
+                     ApiError,
+                     AuthenticationError,
+                     BadRequestError,
+                     ConfigurationError,
+                     DealframeError,
+                     IncompleteResultError,
+                     NotFoundError,
+                     RateLimitedError,
+                     ServerError,
+                     ServiceContractError,
+                     TransportError,
+                     ValidationError,
+)
 from .frames.nested import contains_any, to_lists
-from .link import companies_for_skus, skus_for_companies
 from .frames.participants import co_investment_edges, explode_participants
-from .notices import (DealframeWarning, MissingDataWarning, MissingInvestorsWarning,
-                      ServiceContractWarning)
-
+from .link import companies_for_skus, skus_for_companies
+from .notices import (
+                     DealframeWarning,
+                     MissingDataWarning,
+                     MissingInvestorsWarning,
+                     ServiceContractWarning,
+)
 
 __all__ = [
     "AmbiguousNameError",

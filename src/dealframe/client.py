@@ -101,7 +101,7 @@ class Client:
         self.private = PrivateApi(self._transport)
 
     @classmethod
-    def for_sandbox(cls, sandbox: Any, **settings: Any) -> "Client":
+    def for_sandbox(cls, sandbox: Any, **settings: Any) -> Client:
         """A client pointed at a running :mod:`dealframe.sandbox` (cache off unless asked).
 
         Examples
@@ -130,7 +130,7 @@ class Client:
         """Close pooled connections and the cache."""
         self._transport.close()
 
-    def __enter__(self) -> "Client":
+    def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

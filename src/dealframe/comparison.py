@@ -132,7 +132,7 @@ def summarise(deals: pd.DataFrame, comps: pd.DataFrame, start: Any, end: Any,
     return frame
 
 
-def compare_multiples(client: "Client", *, region: str | list[str] | None = None,
+def compare_multiples(client: Client, *, region: str | list[str] | None = None,
                       vertical: str | list[str] | None = None, date_from: Any = None,
                       date_to: Any = None, deal_type: str | list[str] | None = None,
                       link: bool = True) -> Comparison:

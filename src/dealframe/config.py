@@ -160,7 +160,7 @@ def _check_base_url(value: Any, allow_insecure_http: bool) -> str | None:
             field="base_url",
         )
     try:
-        parts.port
+        _ = parts.port  # reading it validates it
     except ValueError as exc:
         raise ConfigurationError(f"base_url has an invalid port: {exc}", field="base_url") from exc
     return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"

@@ -41,8 +41,12 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from dealframe.errors import (IncompleteResultError, RequestInfo, ServiceContractError,
-                              ValidationError)
+from dealframe.errors import (
+    IncompleteResultError,
+    RequestInfo,
+    ServiceContractError,
+    ValidationError,
+)
 from dealframe.notices import ServiceContractWarning
 
 __all__ = [

@@ -105,7 +105,7 @@ def _listings(search: pd.DataFrame) -> dict[tuple[str, str], list[dict[str, Any]
 class _Universe:
     """Family A companies of both versions by listing, searched by country, then everywhere."""
 
-    def __init__(self, client: "Client") -> None:
+    def __init__(self, client: Client) -> None:
         self._client = client
         self._v1: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self._v2: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -141,7 +141,7 @@ def _best(rows: list[dict[str, Any]], name: Any) -> dict[str, Any] | None:
     return max(rows, key=lambda r: (name_score(r["name"], name), r["sku"] == rows[0]["sku"]))
 
 
-def _profiles(client: "Client", ids: list[str]) -> pd.DataFrame:
+def _profiles(client: Client, ids: list[str]) -> pd.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MissingDataWarning)  # unknown ids: rows say not_found
         return client.private.company(ids, fields=_PROFILE_FIELDS).set_index("id", drop=False)
@@ -158,7 +158,7 @@ def _describe(key: tuple[str, str], v1: dict[str, Any] | None, v2: dict[str, Any
     return text
 
 
-def skus_for_companies(client: "Client", company_ids: Iterable[str] | str) -> pd.DataFrame:
+def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.DataFrame:
     """Family A SKUs (v1 and v2) of Family B companies, through their stock listings.
 
     Parameters
@@ -229,7 +229,7 @@ def skus_for_companies(client: "Client", company_ids: Iterable[str] | str) -> pd
     return frame
 
 
-def _identities(client: "Client", skus: list[str]) -> dict[str, dict[str, Any]]:
+def _identities(client: Client, skus: list[str]) -> dict[str, dict[str, Any]]:
     """Ticker, exchange, name and country of each SKU, from current data of its version."""
     out: dict[str, dict[str, Any]] = {}
     for version, api in (("v1", client.public_v1), ("v2", client.public)):
@@ -246,7 +246,7 @@ def _identities(client: "Client", skus: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _resolved(client: "Client", names: list[str]) -> dict[str, list[str]]:
+def _resolved(client: Client, names: list[str]) -> dict[str, list[str]]:
     """Family B candidate ids of each name: the exact match, else the best candidates."""
     if not names:
         return {}
@@ -261,7 +261,7 @@ def _resolved(client: "Client", names: list[str]) -> dict[str, list[str]]:
     return out
 
 
-def companies_for_skus(client: "Client", skus: Iterable[str] | str) -> pd.DataFrame:
+def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFrame:
     """Family B company ids of Family A SKUs (v1 or v2, mixed), with both SKU versions.
 
     Each SKU's name, ticker and exchange come from its current data; the name is resolved

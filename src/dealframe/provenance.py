@@ -41,7 +41,7 @@ def attach(frame: pd.DataFrame, *, endpoint: str, responses: Iterable[Any],
         "from_cache": from_cache,
         "rows_expected": rows_expected if rows_expected is not None else len(frame),
         "rows_received": rows_received if rows_received is not None else len(frame),
-        "fetched_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "fetched_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         **extra,
     })
     return frame

@@ -390,7 +390,7 @@ def drop_connection(reset: bool = False) -> Action:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = 30  # an idle keep-alive connection is closed after this many seconds
-    server: "_Server"
+    server: _Server
 
     def setup(self) -> None:
         super().setup()
@@ -404,19 +404,19 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.proxy._track(self.connection, False)
             self.server.proxy._release()
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:
         self.server.proxy._handle(self)
 
     do_POST = do_GET
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # quiet: the proxy's log is Proxy.seen
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
-    proxy: "Proxy"
+    proxy: Proxy
 
 
 class Proxy:
@@ -503,7 +503,7 @@ class Proxy:
                 pass
         self._thread.join(timeout=10)
 
-    def __enter__(self) -> "Proxy":
+    def __enter__(self) -> Proxy:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -687,7 +687,7 @@ def outcome(call: Callable[[], Any]) -> Outcome:
         warnings.simplefilter("always")
         try:
             value, error = call(), None
-        except Exception as exc:  # noqa: BLE001 - the tests judge what escaped
+        except Exception as exc:
             value, error = None, exc
     return Outcome(value, error, list(caught), time.monotonic() - started)
 

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _private_api import Api, Truth  # noqa: E402
+from _private_api import Api, Truth
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ bypass and clear rules of the SQLite cache, in one client and across clients on 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +98,7 @@ def test_an_expired_entry_is_fetched_again(sb, skus, tmp_path):
         (key,) = list(responses.keys())
         entry = responses[key]
         assert entry.expires is not None and not entry.is_expired
-        entry.expires = datetime.now(timezone.utc) - timedelta(seconds=1)  # the clock moved on
+        entry.expires = datetime.now(UTC) - timedelta(seconds=1)  # the clock moved on
         responses[key] = entry
         assert client.public.current(skus[:10]).attrs["from_cache"] is False
         assert _counts(client) == (2, 1)

@@ -24,9 +24,13 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _private_api import (
+    COMPANY_LIST_FIELDS,
+    COMPANY_PROFILE_EXTRA,
+    DEAL_LIST_FIELDS,
+    INVESTOR_PROFILE_FIELDS,
+)
 
-from _private_api import COMPANY_LIST_FIELDS, COMPANY_PROFILE_EXTRA, DEAL_LIST_FIELDS, \
-    INVESTOR_PROFILE_FIELDS
 from dealframe.client import Client
 from dealframe.errors import IncompleteResultError, ValidationError
 from dealframe.frames.schemas import PROFILE_FIELDS

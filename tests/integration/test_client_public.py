@@ -10,7 +10,6 @@ provenance in ``attrs``.
 from __future__ import annotations
 
 import inspect
-
 import math
 import warnings
 from collections.abc import Iterator
@@ -23,11 +22,11 @@ import pytest
 import requests
 
 import dealframe.sandbox
-from dealframe.sandbox.vocab import TIME_SERIES_FIELDS
 from dealframe.client import Client
 from dealframe.errors import BadRequestError, IncompleteResultError, ValidationError
 from dealframe.notices import MissingDataWarning
 from dealframe.sandbox.faults import FaultPlan
+from dealframe.sandbox.vocab import TIME_SERIES_FIELDS
 
 VERSIONS = ("v1", "v2")
 PROVENANCE = ("endpoint", "requests", "rows_expected", "rows_received", "from_cache", "fetched_at")

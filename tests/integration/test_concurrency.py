@@ -28,7 +28,7 @@ import pytest
 from dealframe.client import Client
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _asgi_server import established_to  # noqa: E402
+from _asgi_server import established_to
 
 THREADS = 16
 BAD_WORDS = ("database is locked", "connection pool is full", "discarding connection",

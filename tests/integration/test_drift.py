@@ -29,7 +29,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _drift_proxy import (  # noqa: E402,F401 - fixtures are used by name
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Outcome,
     assert_same,
     clamp_limit,
@@ -52,6 +52,7 @@ from _drift_proxy import (  # noqa: E402,F401 - fixtures are used by name
     set_field,
     via,
 )
+
 from dealframe.errors import DealframeError, IncompleteResultError, ServiceContractError
 from dealframe.notices import MissingDataWarning
 

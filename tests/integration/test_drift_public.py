@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _drift_proxy import (  # noqa: E402,F401 - fixtures are used by name
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Outcome,
     assert_same,
     data_null,
@@ -37,8 +37,13 @@ from _drift_proxy import (  # noqa: E402,F401 - fixtures are used by name
     set_field,
     via,
 )
-from dealframe.errors import (DealframeError, IncompleteResultError, ServiceContractError,
-                              ValidationError)
+
+from dealframe.errors import (
+    DealframeError,
+    IncompleteResultError,
+    ServiceContractError,
+    ValidationError,
+)
 from dealframe.notices import MissingDataWarning
 
 SEARCH = "^/api/v2/companies$"

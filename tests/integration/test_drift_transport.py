@@ -31,7 +31,7 @@ import urllib3.response
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _drift_proxy import (  # noqa: E402,F401 - fixtures are used by name
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
     HTML_DEEP,
     HTML_FIRST_LINE,
@@ -51,6 +51,7 @@ from _drift_proxy import (  # noqa: E402,F401 - fixtures are used by name
     trickle,
     via,
 )
+
 from dealframe import Client
 from dealframe.errors import (
     ConfigurationError,
@@ -261,7 +262,7 @@ def leaks(root: BaseException, token: str) -> list[str]:
             continue
         try:
             shown = repr(obj)
-        except Exception:  # noqa: BLE001 - a repr that fails is no leak
+        except Exception:
             shown = ""
         if token in shown:
             found.append(f"{where}: its repr holds the token")

@@ -17,8 +17,8 @@ import requests
 
 import dealframe.mirror as mirror
 import dealframe.sandbox
-from dealframe.client import Client
 from dealframe.cli import main
+from dealframe.client import Client
 from dealframe.errors import ConfigurationError, ValidationError
 from dealframe.mirror.durable import mirror_lock
 from dealframe.mirror.schema import arrow_schema, to_frame
@@ -163,7 +163,7 @@ def test_every_engine_reads_the_tables_as_they_are(sb, client, tmp_path):
     path = tmp_path / "m"
     mirror.sync(client, path)
     twice: list[str] = []
-    for twice in _changed_twice(sb, Changes(sb.state, seed=8)):
+    for twice in _changed_twice(sb, Changes(sb.state, seed=8)):  # noqa: B007 (read below)
         mirror.sync(client, path)
     con = duckdb.connect()
     for entity in mirror.ENTITIES:

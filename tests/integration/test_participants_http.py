@@ -17,12 +17,12 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _drift_proxy import Action, Proxy, _replace  # noqa: E402
+from _drift_proxy import Action, Proxy, _replace
 
-import dealframe  # noqa: E402
-from dealframe import Client, MissingDataWarning, MissingInvestorsWarning  # noqa: E402
-from dealframe.errors import IncompleteResultError  # noqa: E402
-from dealframe.frames.schemas import DEAL_PROFILE_ONLY, ROLES  # noqa: E402
+import dealframe
+from dealframe import Client, MissingDataWarning, MissingInvestorsWarning
+from dealframe.errors import IncompleteResultError
+from dealframe.frames.schemas import DEAL_PROFILE_ONLY, ROLES
 
 P = "/api/private/v1"
 PROFILE_ONLY = [c.name for c in DEAL_PROFILE_ONLY]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _private_api import Api, Truth, assert_bad_request, is_date  # noqa: E402
+from _private_api import Api, Truth, assert_bad_request, is_date
 
 METRICS = {"ev_revenue": lambda d: d["deal_multiples"]["ev_revenue"],
            "ev_ebitda": lambda d: d["deal_multiples"]["ev_ebitda"],

@@ -18,7 +18,7 @@ import dealframe.sandbox
 from dealframe.sandbox.changes import Changes
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _private_api import Api  # noqa: E402
+from _private_api import Api
 
 ENTITIES = ("companies", "investors", "transactions")
 ADMIN = "admin-token-for-tests"

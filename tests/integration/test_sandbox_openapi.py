@@ -14,7 +14,7 @@ from starlette.routing import Route
 from dealframe.sandbox.urls import openapi_document
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _private_api import Api, Truth  # noqa: E402
+from _private_api import Api, Truth
 
 PRIVATE = "/api/private/v1"
 

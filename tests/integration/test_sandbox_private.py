@@ -15,13 +15,20 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _private_api import (  # noqa: E402
-    DEAL_SUBTYPES, DEAL_TYPES, PREFIX, REGIONS, Api, Truth, assert_bad_request, assert_error,
-    check_page_meta, is_uuid,
+from _private_api import (
+    DEAL_SUBTYPES,
+    DEAL_TYPES,
+    PREFIX,
+    REGIONS,
+    Api,
+    Truth,
+    assert_bad_request,
+    assert_error,
+    check_page_meta,
+    is_uuid,
 )
 
-import dealframe.sandbox  # noqa: E402
-
+import dealframe.sandbox
 
 # ------------------------------------------------------------------ discovery (section 4.4)
 
@@ -298,7 +305,7 @@ def test_resolve_nasty_names(api, entity):
 @pytest.mark.parametrize("entity", ["companies", "investors"])
 def test_resolve_limits_and_bad_bodies(api, truth, entity):
     names = [r["name"] for r in truth.companies][:1000]
-    names += ["filler %d" % i for i in range(1000 - len(names))]
+    names += [f"filler {i}" for i in range(1000 - len(names))]
     assert len(resolve(api, entity, names)) == 1000
     assert_bad_request(api.post(f"/{entity}/resolve", {"names": []}), "names")
     assert_bad_request(api.post(f"/{entity}/resolve", {"names": names + ["one more"]}), "names")

@@ -14,9 +14,18 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _private_api import (  # noqa: E402
-    COMPANY_LIST_FIELDS, Truth, assert_bad_request, assert_error, check_company_profile,
-    check_deal, check_deal_profile, check_investor_profile, check_page_meta, is_date, is_uuid,
+from _private_api import (
+    COMPANY_LIST_FIELDS,
+    Truth,
+    assert_bad_request,
+    assert_error,
+    check_company_profile,
+    check_deal,
+    check_deal_profile,
+    check_investor_profile,
+    check_page_meta,
+    is_date,
+    is_uuid,
 )
 
 

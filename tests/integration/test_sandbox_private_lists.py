@@ -10,16 +10,23 @@ from __future__ import annotations
 import datetime as dt
 import json
 import statistics
-
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _private_api import (  # noqa: E402
-    DEAL_SUBTYPES, DEAL_TYPES, REGIONS, Truth, assert_bad_request, check_company_list_item,
-    check_deal, check_investor_list_item, check_page_meta, sort_key,
+from _private_api import (
+    DEAL_SUBTYPES,
+    DEAL_TYPES,
+    REGIONS,
+    Truth,
+    assert_bad_request,
+    check_company_list_item,
+    check_deal,
+    check_investor_list_item,
+    check_page_meta,
+    sort_key,
 )
 
 CHECKERS = {"companies": check_company_list_item, "investors": check_investor_list_item,

@@ -29,10 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-import dealframe
 import requests
 
+import dealframe
 import dealframe.mirror as mirror
 import dealframe.sandbox
 from dealframe.client import Client
@@ -47,7 +46,7 @@ from dealframe.errors import (
 from dealframe.sandbox.faults import FaultPlan
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _asgi_server import serve  # noqa: E402
+from _asgi_server import serve
 
 PUBLIC = "pubtok-" + secrets.token_hex(20)
 PRIVATE = "privkey-" + secrets.token_hex(20)

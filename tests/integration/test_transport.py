@@ -37,7 +37,7 @@ from dealframe.transport.paging import map_concurrent
 from dealframe.transport.session import Transport
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _asgi_server import established_to, serve  # noqa: E402
+from _asgi_server import established_to, serve
 
 PUBLIC = "pub-" + secrets.token_hex(16)
 PRIVATE = "priv-" + secrets.token_hex(16)

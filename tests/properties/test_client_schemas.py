@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dealframe._vocab import DEAL_TYPES, REGIONS
-from dealframe.sandbox.vocab import TIME_SERIES_FIELDS
 from dealframe.client import Client
 from dealframe.notices import MissingDataWarning
+from dealframe.sandbox.vocab import TIME_SERIES_FIELDS
 
 FEW = settings(max_examples=8, deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

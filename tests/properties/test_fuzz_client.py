@@ -34,9 +34,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from dealframe._vocab import AGGREGATE_METRICS, DEAL_TYPES, REGIONS, TIME_BUCKETS
-from dealframe.sandbox.vocab import TIME_SERIES_FIELDS
 from dealframe.client import Client
 from dealframe.errors import DealframeError, ServerError, ValidationError
+from dealframe.sandbox.vocab import TIME_SERIES_FIELDS
 
 EXAMPLES = settings(max_examples=100, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -156,7 +156,7 @@ def _filter_value(field: Any) -> st.SearchStrategy[Any]:
     elif t == "date":
         good = DATES
     elif t == "datetime":
-        good = st.one_of(st.datetimes(timezones=st.just(dt.timezone.utc)),
+        good = st.one_of(st.datetimes(timezones=st.just(dt.UTC)),
                          st.sampled_from(["2025-01-01T00:00:00+01:00", "2025-01-01", "nope"]))
     else:
         good = TEXT

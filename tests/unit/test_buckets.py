@@ -16,7 +16,6 @@ import pandas as pd
 import pytest
 
 from dealframe.analytics import Conventions, bucket_medians, resolve_window
-from dealframe.analytics.conventions import QUANTILE_METHODS
 from dealframe.errors import ValidationError
 
 

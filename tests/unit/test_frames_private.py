@@ -13,7 +13,6 @@ import pytest
 
 from dealframe._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from dealframe.errors import ValidationError
-from dealframe.frames.nested import to_lists
 from dealframe.frames import (
     aggregate_frame,
     co_investors_frame,
@@ -30,6 +29,7 @@ from dealframe.frames import (
     top_countries_frame,
     top_verticals_frame,
 )
+from dealframe.frames.nested import to_lists
 
 PAYLOADS = Path(__file__).parent / "payloads"
 STR = pd.api.types.pandas_dtype("str")

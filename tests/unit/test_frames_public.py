@@ -21,7 +21,8 @@ from dealframe.frames import (
     time_series_wide,
 )
 from dealframe.frames.nested import to_lists
-from dealframe.frames.schemas import CURRENT_DATA, STRING_DTYPE as STR_DTYPE
+from dealframe.frames.schemas import CURRENT_DATA
+from dealframe.frames.schemas import STRING_DTYPE as STR_DTYPE
 
 PAYLOADS = Path(__file__).parent / "payloads"
 

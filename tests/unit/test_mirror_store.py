@@ -12,18 +12,21 @@ import time
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pytest
-
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
+import pytest
 from deltalake import DeltaTable
 
 from dealframe.mirror import commit, store
 from dealframe.mirror import table as table_mod
 from dealframe.mirror.compact import kept_versions
 from dealframe.mirror.durable import mirror_lock
-from dealframe.mirror.errors import (MirrorLockedError, MirrorPathError, MirrorStateError,
-                                     MirrorVersionError)
+from dealframe.mirror.errors import (
+    MirrorLockedError,
+    MirrorPathError,
+    MirrorStateError,
+    MirrorVersionError,
+)
 from dealframe.mirror.feed import FeedWalk
 from dealframe.mirror.read import files, load, status
 from dealframe.mirror.schema import SCHEMA_VERSION, arrow_schema, schema_problem, to_arrow, to_frame

@@ -131,8 +131,11 @@ def test_timestamps_converted_to_utc():
 
 def test_profile_fields_agree_with_the_sandbox():
     from dealframe.frames.schemas import PROFILE_FIELDS
-    from dealframe.sandbox.vocab import (COMPANY_PROFILE_FIELDS, DEAL_PROFILE_FIELDS,
-                                         INVESTOR_PROFILE_FIELDS)
+    from dealframe.sandbox.vocab import (
+        COMPANY_PROFILE_FIELDS,
+        DEAL_PROFILE_FIELDS,
+        INVESTOR_PROFILE_FIELDS,
+    )
 
     assert set(PROFILE_FIELDS["companies"]) == set(COMPANY_PROFILE_FIELDS)
     assert set(PROFILE_FIELDS["investors"]) == set(INVESTOR_PROFILE_FIELDS)

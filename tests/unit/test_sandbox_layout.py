@@ -87,7 +87,7 @@ def test_module_imports_have_no_cycle():
     graph: dict[str, set[str]] = {}
     for module, path in MODULES.items():
         deps = set()
-        for target, node, top in _imports(module, path):
+        for target, _node, top in _imports(module, path):
             if not top:
                 continue  # TYPE_CHECKING imports and the plugin's deferred ones do not run at import
             while target and target not in MODULES:

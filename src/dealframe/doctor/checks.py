@@ -122,7 +122,7 @@ class _Budget(Exception):
 class _Doctor:
     """Sends the probes and records the checks of one run."""
 
-    def __init__(self, client: "Client", max_requests: int) -> None:
+    def __init__(self, client: Client, max_requests: int) -> None:
         self.t = client._transport
         self.max = max_requests
         self.sent = 0
@@ -132,14 +132,14 @@ class _Doctor:
     # -- plumbing ---------------------------------------------------------------------------
 
     def send(self, family: str, method: str, path: str, *, json: Any = None,
-             params: Mapping[str, Any] | None = None, token: Any = "family") -> "Response":
+             params: Mapping[str, Any] | None = None, token: Any = "family") -> Response:
         if self.sent >= self.max:
             raise _Budget()
         self.sent += 1
         extra = {} if token == "family" else {"token": token}
         return self.t.probe(family, method, path, json=json, params=params, **extra)
 
-    def ok_json(self, response: "Response") -> Any:
+    def ok_json(self, response: Response) -> Any:
         if response.status != 200:
             error = error_from_response(response.status, response.content, response.request,
                                         response.headers, secrets=self.t._secrets)
@@ -240,7 +240,7 @@ def _fields(items: Sequence[Mapping[str, Any]], answer: str) -> tuple[str, str]:
     return f"{len(items)} items with exactly the documented fields", HOLDS
 
 
-def _error_body(response: "Response", secrets: Sequence[str]) -> tuple[str, str]:
+def _error_body(response: Response, secrets: Sequence[str]) -> tuple[str, str]:
     """How an error body reads: the documented {error: {...}} shape, another, or nothing."""
     error = error_from_response(response.status, response.content, response.request,
                                 response.headers, secrets=secrets)
@@ -379,7 +379,7 @@ def _family_a(d: _Doctor) -> None:
     d.run("A.errors", "400 {error: {code, message, details.errors}}", error_body)
 
 
-def _code(response: "Response") -> str | None:
+def _code(response: Response) -> str | None:
     try:
         doc = response.json()
     except DealframeError:
@@ -643,7 +643,7 @@ def _aggregate(d: _Doctor) -> None:
     d.run("B.aggregate.methodology", "iqr_1.5 trimming, small_n_threshold 5", method)
 
 
-def diagnose(client: "Client", *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
+def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
     """Check every assumption the client makes about the service it points at.
 
     Read-only; at most ``max_requests`` requests. Family A checks run when the client has a

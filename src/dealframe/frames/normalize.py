@@ -346,7 +346,7 @@ def build_columns(
         if len(col.path) == 1:
             values = raw.get(col.path[0], nulls)
         else:
-            values = nested_raw.get(col.path[:2], nulls)
+            values = nested_raw.get((col.path[0], col.path[1]), nulls)
         typed[col.name] = cast(values, col)
     return typed, extras
 
@@ -412,7 +412,7 @@ def assemble(
     for name in extra_names:
         chunks = [e.get(name) if name in e else np.full(n, None, dtype=object)
                   for (_, e), n in zip(parts, lengths)]
-        raw = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+        raw: Any = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
         kind = infer_kind(name, raw)
         if kind == "category":
             columns[name] = cast(raw, Column(name, kind))

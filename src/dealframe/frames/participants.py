@@ -33,8 +33,8 @@ import pandas as pd
 import pyarrow as pa
 
 from dealframe.errors import ValidationError
-from dealframe.frames.objects import object_lists
 from dealframe.frames.normalize import cast, empty_frame
+from dealframe.frames.objects import object_lists
 from dealframe.frames.private import deals_frame
 from dealframe.frames.schemas import (
     EDGES,

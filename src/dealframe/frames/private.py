@@ -149,6 +149,7 @@ def investor_profiles_frame(items: Items) -> pd.DataFrame:
 
 
 def _top_frame(profiles: Any, key: str, schema: Schema) -> pd.DataFrame:
+    pairs: Iterable[tuple[Any, Any]]
     if isinstance(profiles, pd.DataFrame):
         pairs = zip(profiles["id"].tolist(), to_lists(profiles[f"stats_{key}"]).tolist())
     else:

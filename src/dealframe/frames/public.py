@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,7 @@ __all__ = [
 _MONTH = re.compile(r"^(\d{4})-(\d{2})(?:-\d{2})?$")
 _STATS = ("sum", "median")
 
-MonthLike = str | pd.Period | pd.Timestamp | None
+MonthLike: TypeAlias = str | pd.Period | pd.Timestamp | None
 
 
 def search_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:

@@ -23,8 +23,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from ..cli_options import (choice, country, day, non_negative, positive, positive_int, region,
-                           sku)
+from ..cli_options import choice, country, day, non_negative, positive, positive_int, region, sku
 from ..errors import DealframeError
 from ..sandbox import SandboxExtraMissing, SandboxStartError, embedded
 from .schema import ENTITIES

@@ -28,8 +28,15 @@ from deltalake import DeltaTable
 
 from .schema import arrow_schema, schema_problem
 from .store import Part, PartWriter, StagedRows, staged_tables, step
-from .table import (add_files, commit_files, commit_properties, data_files, owner_only,
-                    upsert_rows, write_rows)
+from .table import (
+    add_files,
+    commit_files,
+    commit_properties,
+    data_files,
+    owner_only,
+    upsert_rows,
+    write_rows,
+)
 
 __all__ = ["commit_entity", "equal_rows", "unchanged_rereads"]
 

@@ -19,7 +19,15 @@ from .schema import ENTITIES
 from .state import read_state
 from .store import recover
 from .sync import _entities, lock_timeout_seconds, open_folder
-from .table import check, commit_properties, guard_write, is_table, last_info, open_table, owner_only
+from .table import (
+    check,
+    commit_properties,
+    guard_write,
+    is_table,
+    last_info,
+    open_table,
+    owner_only,
+)
 
 __all__ = ["DEFAULT_RETAIN_HOURS", "compact", "kept_versions"]
 
@@ -98,7 +106,7 @@ def _compact_table(folder: Path, keep_versions: int | None, retain_hours: float 
     times = [(int(e["version"]), pd.Timestamp(int(e["timestamp"]), unit="ms", tz="UTC"))
              for e in table.history()]
     keep = kept_versions(times, latest, keep_versions=keep_versions, retain_hours=retain_hours,
-                         now=pd.Timestamp(dt.datetime.now(dt.timezone.utc)))
+                         now=pd.Timestamp(dt.datetime.now(dt.UTC)))
     props = commit_properties("compact", checkpoint=info.checkpoint if info else None,
                               sync=info.sync if info else None, oldest_kept=min(keep))
     removed = table.vacuum(retention_hours=0, dry_run=False, enforce_retention_duration=False,

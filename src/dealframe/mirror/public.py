@@ -37,8 +37,16 @@ from .errors import MirrorStateError
 from .read import as_of_version
 from .state import MirrorState, read_state, write_state
 from .sync import _usable_marker, lock_timeout_seconds, open_folder
-from .table import (commit_properties, guard_write, is_table, open_table, owner_only,
-                    read_failure, upsert_rows, writer_properties)
+from .table import (
+    commit_properties,
+    guard_write,
+    is_table,
+    open_table,
+    owner_only,
+    read_failure,
+    upsert_rows,
+    writer_properties,
+)
 
 __all__ = ["PUBLIC_TABLES", "current_table", "load_public", "series_table", "snapshot_public"]
 
@@ -49,7 +57,7 @@ _CURRENT, _SERIES = PUBLIC_TABLES
 
 def _date(value: Any, argument: str) -> dt.date:
     if value is None:
-        return dt.datetime.now(dt.timezone.utc).date()
+        return dt.datetime.now(dt.UTC).date()
     try:
         stamp = pd.Timestamp(value)
     except (TypeError, ValueError, OverflowError):

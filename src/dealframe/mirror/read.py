@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import numbers
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,17 @@ from .errors import MirrorDamagedError, MirrorStateError
 from .schema import ENTITIES, arrow_schema, schema_problem, to_frame
 from .state import MirrorState, read_state
 from .sync import _ALIASES, open_folder
-from .table import (SYNC_OPERATIONS, check, damage, data_files, history_rows, is_table, last_info, open_table,
-                    read_failure)
+from .table import (
+    SYNC_OPERATIONS,
+    check,
+    damage,
+    data_files,
+    history_rows,
+    is_table,
+    last_info,
+    open_table,
+    read_failure,
+)
 
 __all__ = ["as_of_version", "files", "history", "load", "status"]
 
@@ -132,7 +142,8 @@ def _columns(columns: Any, entity: str) -> list[str] | None:
     if columns is None:
         return None
     names = arrow_schema(entity).names
-    if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
+    if (isinstance(columns, str) or not isinstance(columns, Iterable)
+            or not all(isinstance(c, str) for c in columns)):
         raise ValidationError("columns", f"a list of column names of {entity}", got=columns)
     unknown = [c for c in columns if c not in names]
     if unknown:

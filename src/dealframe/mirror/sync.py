@@ -27,8 +27,15 @@ from .durable import LOCK_NAME, mirror_lock
 from .errors import MirrorDamagedError, MirrorPathError
 from .feed import PAGE_SIZE, FeedWalk, Fetch, client_fetch
 from .schema import ENTITIES
-from .state import (LEGACY_VERSION, STATE_NAME, MirrorState, orjson_bytes, parse_state, read_doc,
-                    write_state)
+from .state import (
+    LEGACY_VERSION,
+    STATE_NAME,
+    MirrorState,
+    orjson_bytes,
+    parse_state,
+    read_doc,
+    write_state,
+)
 from .store import ROWS_PER_FILE, STAGING, StagedRows, recover, step
 from .table import check, full_disk, guard_write, is_table, last_info, open_table
 
@@ -205,7 +212,7 @@ def _iso(stamp: pd.Timestamp | None) -> str | None:
 
 def _set_aside(root: Path, folder: Path) -> Path:
     """Move a table whose log cannot be read out of the way (kept for inspection)."""
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
     target = root / DAMAGED / f"{folder.name}-{stamp}-{uuid.uuid4().hex[:6]}"
     target.parent.mkdir(exist_ok=True, mode=0o700)
     os.replace(folder, target)
@@ -231,7 +238,7 @@ def _walk(fetch: Fetch, since: pd.Timestamp | None, staged: StagedRows, page_siz
     ``_MAX_PASSES`` times); the last walk, rows received, requests and passes."""
     received = requests = passes = 0
     walk = None
-    for passes in range(1, _MAX_PASSES + 1):
+    for passes in range(1, _MAX_PASSES + 1):  # noqa: B007 (returned after the loop)
         walk = FeedWalk(fetch, since, page_size)
         for frame in walk:
             staged.add(frame)

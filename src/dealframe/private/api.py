@@ -19,17 +19,31 @@ import pandas as pd
 
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
 from ..arguments import flag, integer_in
-from ..contract import (Findings, dedupe, identities, keys_present, missing_fields, read_page,
-                        shaping)
-from ..errors import (AmbiguousNameError, ApiError, BadRequestError, IncompleteResultError,
-                      NotFoundError, RequestInfo, ValidationError)
+from ..contract import (
+    Findings,
+    dedupe,
+    identities,
+    keys_present,
+    missing_fields,
+    read_page,
+    shaping,
+)
+from ..errors import (
+    AmbiguousNameError,
+    ApiError,
+    BadRequestError,
+    IncompleteResultError,
+    NotFoundError,
+    RequestInfo,
+    ValidationError,
+)
 from ..frames import private as shape
 from ..frames.schemas import PROFILE_FIELDS
 from ..notices import MissingDataWarning
 from ..provenance import attach
 from ..transport.paging import map_concurrent
-from .filters import EnumValueError, FilterSchema
 from .fields import check_fields
+from .filters import EnumValueError, FilterSchema
 from .ids import check_ids
 from .paging import Pages, pull_pages
 
@@ -129,7 +143,7 @@ def _report_missing_ids(entity: str, wire: Mapping[str, Any], looked_up: list[st
 class PrivateApi:
     """The private interface: obtain it as ``client.private``."""
 
-    def __init__(self, transport: "Transport") -> None:
+    def __init__(self, transport: Transport) -> None:
         self._t = transport
         self._schemas: dict[str, FilterSchema] = {}
         self._lock = threading.Lock()
@@ -149,13 +163,13 @@ class PrivateApi:
         return self._t.settings.progress if progress is None else progress
 
     def _get(self, path: str, params: Mapping[str, Any] | None, kind: str, refresh: bool = False,
-             cache: bool = True, deadline: Any = None) -> "Response":
+             cache: bool = True, deadline: Any = None) -> Response:
         extra = {} if deadline is None else {"deadline": deadline}
         return self._t.request("private", "GET", f"{PREFIX}{path}", params=params, kind=kind,
                                refresh=refresh, cache=cache, **extra)
 
     def _post(self, path: str, body: Any, kind: str, refresh: bool = False, cache: bool = True,
-              deadline: Any = None) -> "Response":
+              deadline: Any = None) -> Response:
         extra = {} if deadline is None else {"deadline": deadline}
         return self._t.request("private", "POST", f"{PREFIX}{path}", json=body, kind=kind,
                                refresh=refresh, cache=cache, **extra)
@@ -227,7 +241,7 @@ class PrivateApi:
                     parse: Callable[[list[Any]], Any], progress: bool | None, refresh: bool,
                     cache: bool, deadline: Any, found: Findings) -> Pages[Any]:
         """Every page of one list request (``limit`` rows at most), checked and parsed."""
-        def fetch(page: int, size: int) -> "Response":
+        def fetch(page: int, size: int) -> Response:
             return self._post(f"/{entity}", {**body, "page": page, "limit": size}, kind,
                               refresh=refresh, cache=cache, deadline=deadline)
 
@@ -790,12 +804,12 @@ class PrivateApi:
         found = Findings(endpoint)
 
         def pull(ident: str) -> tuple[str, Pages[Any]]:
-            def fetch(page: int, size: int) -> "Response":
+            def fetch(page: int, size: int) -> Response:
                 return self._get(f"/{entity}/{ident}/{name}", {"page": page, "limit": size}, "list",
                                  refresh, cache, deadline)
 
             where = Findings(f"GET {PREFIX}/{entity}/{ident}/{name}")
-            pages = pull_pages(fetch, limit=limit, workers=inner_workers, progress=False,
+            pages: Pages[Any] = pull_pages(fetch, limit=limit, workers=inner_workers, progress=False,
                                desc=name, page_size=SUBCOLLECTION_LIMIT_MAX, pool=self._t.pool,
                                found=where)
             rows = pages.rows if limit is None else min(limit, pages.rows)

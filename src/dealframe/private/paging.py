@@ -112,7 +112,7 @@ class _Walk(Generic[T]):
         self.seen: set[int] = set()  # hashes of each page's identities
         self.done = False
 
-    def take(self, number: int, response: "Response") -> PageRead:
+    def take(self, number: int, response: Response) -> PageRead:
         """Check and parse one page (in page order); decide whether the walk ends here."""
         page = read_page(response.json(), self.found, number=number)
         where = f"{self.found.where} page {number}"
@@ -150,7 +150,7 @@ def _plan(first: PageRead, asked: int, limit: int | None, found: Findings) -> tu
     return served, first.total if limit is None else min(limit, first.total)
 
 
-def pull_pages(fetch: Callable[[int, int], "Response"], *, limit: int | None, workers: int,
+def pull_pages(fetch: Callable[[int, int], Response], *, limit: int | None, workers: int,
                progress: bool | None, desc: str, found: Findings, page_size: int = PAGE_SIZE,
                parse: Callable[[list[Any]], T] = list,  # type: ignore[assignment]
                identity: str = "id", pool: WorkerPool | None = None) -> Pages[T]:
@@ -213,7 +213,7 @@ def pull_pages(fetch: Callable[[int, int], "Response"], *, limit: int | None, wo
     return walk.pages
 
 
-def _walk_rest(walk: _Walk[T], fetch: Callable[[int, int], "Response"], served: int,
+def _walk_rest(walk: _Walk[T], fetch: Callable[[int, int], Response], served: int,
                planned: int | None, workers: int, progress: bool | None, desc: str,
                pool: WorkerPool | None) -> None:
     shared = pool.executor() if pool is not None and pool.size == workers and workers > 1 \
@@ -221,7 +221,7 @@ def _walk_rest(walk: _Walk[T], fetch: Callable[[int, int], "Response"], served: 
     own = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe-pages") \
         if shared is None and workers > 1 else None
     executor = shared or own
-    bar = _bar(show_progress(progress, (planned or 0) - 1 or 2), (planned or 1) - 1 or None,
+    bar = _bar(show_progress(progress, (planned or 0) - 1 or 2), ((planned or 1) - 1) or None,
                desc)
     window: deque[tuple[int, Future[Response] | None]] = deque()
     next_page = 2
@@ -265,7 +265,7 @@ def _walk_rest(walk: _Walk[T], fetch: Callable[[int, int], "Response"], served: 
             if future is not None and not future.cancelled():
                 try:
                     future.result()
-                except BaseException:  # noqa: BLE001 - a page read ahead and not needed
+                except BaseException:
                     pass
         if own is not None:
             own.shutdown(wait=True)

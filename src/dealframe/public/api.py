@@ -15,11 +15,25 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import pandas as pd
 
 from .._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY, SKUS_PER_CURRENT_REQUEST
-from ..contract import (Findings, dedupe_items, identities, keys_present, meta_count,
-                        missing_fields, read_items, shaping)
+from ..contract import (
+    Findings,
+    dedupe_items,
+    identities,
+    keys_present,
+    meta_count,
+    missing_fields,
+    read_items,
+    shaping,
+)
 from ..errors import IncompleteResultError, RequestInfo, ValidationError
-from ..frames.public import (current_frame, group_current_frame, group_time_series_frame,
-                             search_frame, time_series_long, time_series_wide)
+from ..frames.public import (
+    current_frame,
+    group_current_frame,
+    group_time_series_frame,
+    search_frame,
+    time_series_long,
+    time_series_wide,
+)
 from ..notices import MissingDataWarning
 from ..provenance import attach
 from ..transport.paging import map_concurrent
@@ -96,7 +110,7 @@ class PublicApi:
     ``client.public_v1``; do not build it directly.
     """
 
-    def __init__(self, transport: "Transport", version: str = "v2") -> None:
+    def __init__(self, transport: Transport, version: str = "v2") -> None:
         if version not in ("v1", "v2"):
             raise ValidationError("version", "'v1' or 'v2'", got=version)
         self._t = transport
@@ -108,24 +122,24 @@ class PublicApi:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _post(self, path: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool) -> "Response":
+    def _post(self, path: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool) -> Response:
         """POST ``path`` under this version's prefix (``/companies`` → ``/api/v2/companies``)."""
         return self._post_to(f"{self._prefix}{path}", body, kind, refresh, cache)
 
-    def _post_to(self, full: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool) -> "Response":
+    def _post_to(self, full: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool) -> Response:
         """POST a full path (``/api/v1/...``), whatever this object's version."""
         return self._t.request("public", "POST", full, json=body, kind=kind,
                                refresh=refresh, cache=cache)
 
     def _chunked(self, path: str, skus: list[str], size: int, extra: dict[str, Any], kind: str,
                  refresh: bool, cache: bool, progress: bool | None, desc: str
-                 ) -> tuple[list["Response"], list[Any]]:
+                 ) -> tuple[list[Response], list[Any]]:
         chunks = [skus[i:i + size] for i in range(0, len(skus), size)]
         settings = self._t.settings
         deadline = self._t.deadline()
         full = f"{self._prefix}{path}"
 
-        def fetch(chunk: list[str]) -> "Response":
+        def fetch(chunk: list[str]) -> Response:
             return self._t.request("public", "POST", full, json={"skus": chunk, **extra},
                                    kind=kind, refresh=refresh, cache=cache, deadline=deadline)
 
@@ -135,7 +149,7 @@ class PublicApi:
         return result.values, result.failures
 
     @staticmethod
-    def _items(responses: list["Response"], wanted: list[str], found: Findings,
+    def _items(responses: list[Response], wanted: list[str], found: Findings,
                answer: str) -> list[Mapping[str, Any]]:
         """The checked items of every chunk: objects with a SKU that was asked for, once each."""
         asked = set(wanted)

@@ -13,10 +13,9 @@ ticker ``BRK.B``, country ``USA``, N 1. The service decides whether such a SKU e
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-import re
 
 from ..errors import ValidationError
 

@@ -61,7 +61,7 @@ def _option(config: pytest.Config, name: str, cast: type) -> Any:
 
 
 @pytest.fixture(scope="session")
-def dealframe_sandbox(pytestconfig: pytest.Config) -> Iterator["object"]:
+def dealframe_sandbox(pytestconfig: pytest.Config) -> Iterator[object]:
     """A sandbox served on 127.0.0.1 for the whole test session.
 
     Yields a :class:`dealframe.sandbox.Sandbox` (``url``, ``public_token``,
@@ -78,7 +78,7 @@ def dealframe_sandbox(pytestconfig: pytest.Config) -> Iterator["object"]:
 
 
 @pytest.fixture
-def dealframe_sandbox_factory() -> Iterator["object"]:
+def dealframe_sandbox_factory() -> Iterator[object]:
     """A function that starts extra sandboxes (e.g. with faults, or ``profile="limit-100"``);
     all stopped after the test."""
     from dealframe.sandbox import start

@@ -24,7 +24,16 @@ from functools import partial
 import orjson
 
 from .models import SandboxState
-from .openapi import ID_PARAM, PAGE_PARAMS, PROFILE_PARAMS, Operation, build_document, collection, ref, single
+from .openapi import (
+    ID_PARAM,
+    PAGE_PARAMS,
+    PROFILE_PARAMS,
+    Operation,
+    build_document,
+    collection,
+    ref,
+    single,
+)
 from .responses import admin, meta, private, public
 from .responses.request import ApiRequest
 from .vocab import VERSIONS

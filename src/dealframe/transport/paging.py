@@ -134,7 +134,7 @@ def show_progress(progress: bool | None, n_items: int) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) or "ipykernel" in sys.modules
 
 
-def _bar(enabled: bool, total: int, desc: str | None) -> Any:
+def _bar(enabled: bool, total: int | None, desc: str | None) -> Any:
     if not enabled:
         return None
     if "ipykernel" in sys.modules:

@@ -35,7 +35,7 @@ from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 
 from dealframe._version import __version__
-from dealframe.config import Settings, _is_loopback
+from dealframe.config import Settings, _is_loopback, default_cache_path
 from dealframe.errors import (
     ApiError,
     ConfigurationError,
@@ -47,8 +47,8 @@ from dealframe.errors import (
     parse_retry_after,
     summarize_body,
 )
-from dealframe.transport import retry as _retry
 from dealframe.transport import body as _body
+from dealframe.transport import retry as _retry
 from dealframe.transport.cache import (
     DO_NOT_CACHE,
     CacheControl,
@@ -351,10 +351,11 @@ class Transport:
         # otherwise carry the token in clear text to the proxy host (and a proxy cannot reach
         # this machine's loopback anyway).
         host = urlsplit(settings.base_url).hostname if settings.base_url else None
-        self._direct = bool(host) and _is_loopback(host)
+        self._direct = host is not None and _is_loopback(host)
+        cache_path = settings.cache_path or default_cache_path()
         if settings.cache_enabled:
             try:
-                self._session: requests.Session = build_cached_session(settings.cache_path)
+                self._session: requests.Session = build_cached_session(cache_path)
             except (OSError, sqlite3.Error) as exc:
                 why = getattr(exc, "strerror", None) or str(exc)
                 raise ConfigurationError(
@@ -379,7 +380,7 @@ class Transport:
             # loopback: no proxy, .netrc or CA bundle from the environment applies, so requests
             # need not read the environment on every request
             self._session.trust_env = False
-        self.cache = CacheControl(self._session, settings.cache_path, settings.cache_enabled)
+        self.cache = CacheControl(self._session, cache_path, settings.cache_enabled)
         #: Worker threads reused by every concurrent call of this client (see WorkerPool).
         self.pool = WorkerPool(settings.max_workers)
         self._closed = False
@@ -734,11 +735,11 @@ class Transport:
             return self._success(raw, info, content, headers, from_cache, attempt, started)
         if 300 <= status < 400:
             raise self._redirect(info, status, headers)
-        error = error_from_response(status, content, info, headers, attempts=attempt,
-                                    secrets=self._secrets)
+        api_error = error_from_response(status, content, info, headers, attempts=attempt,
+                                        secrets=self._secrets)
         if _retry.is_retryable_status(status):
-            raise _Retry(error, str(status), parse_retry_after(headers.get("Retry-After")))
-        raise error
+            raise _Retry(api_error, str(status), parse_retry_after(headers.get("Retry-After")))
+        raise api_error
 
     def _success(
         self,
@@ -754,7 +755,7 @@ class Transport:
         if (declared is not None and not headers.get("Content-Encoding") and not from_cache
                 and declared.isdigit() and int(declared) != len(content)):
             self.cache.delete(getattr(raw, "cache_key", None))
-            error = TransportError(f"truncated body: {len(content)} bytes, Content-Length said "
+            error: TransportError | ServiceContractError = TransportError(f"truncated body: {len(content)} bytes, Content-Length said "
                                    f"{declared}", request=info, attempts=attempt, kind="truncated")
             raise _Retry(error, "truncated")
         doc, problem = _body.parse(content)

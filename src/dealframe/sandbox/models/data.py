@@ -23,7 +23,7 @@ from .names import company_names, firm_names, person_names, slugify, ticker_of
 __all__ = ["AS_OF", "Dataset", "generate", "iso_ts"]
 
 #: The sandbox clock's default "as of" moment.
-AS_OF = dt.datetime(2026, 6, 30, tzinfo=dt.timezone.utc)
+AS_OF = dt.datetime(2026, 6, 30, tzinfo=dt.UTC)
 
 VERTICALS = (
     "Fintech", "Healthtech", "Enterprise Software", "Cybersecurity", "E-commerce", "Edtech",
@@ -214,7 +214,7 @@ def _make_orgs(ds: Dataset, rng: np.random.Generator, n_companies: int, n_firms:
     corporate[corp_private] = True
     is_company = np.arange(n) < n_companies
 
-    created_lo = int(dt.datetime(2015, 1, 1, tzinfo=dt.timezone.utc).timestamp())
+    created_lo = int(dt.datetime(2015, 1, 1, tzinfo=dt.UTC).timestamp())
     created = _seconds_between(rng, np.full(n, created_lo), np.full(n, as_of_s - 30 * 86_400))
     updated = _seconds_between(rng, created, np.full(n, as_of_s))
     created_s, updated_s = iso_ts_many(created), iso_ts_many(updated)

@@ -26,7 +26,7 @@ __all__ = ["Condition", "DEFAULT_SORT", "FilterSpec", "SORT_KEYS", "SPECS", "par
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _FRACTION = re.compile(r"[T ]\d{2}:\d{2}:\d{2}[.,]([0-9]+)")
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _MICROSECOND = dt.timedelta(microseconds=1)
 
 
@@ -144,11 +144,11 @@ def parse_datetime(text: str) -> int | None:
     """
     try:
         if _DATE.match(text):
-            moment = dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), dt.timezone.utc)
+            moment = dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), dt.UTC)
         else:
             moment = dt.datetime.fromisoformat(text)
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=dt.timezone.utc)
+            moment = moment.replace(tzinfo=dt.UTC)
         micros = (moment - _EPOCH) // _MICROSECOND
     except (ValueError, OverflowError):
         return None

@@ -18,7 +18,13 @@ from typing import Any
 import numpy as np
 import orjson
 
-from ..vocab import COMPANY_LIST_FIELDS, DEAL_LIST_FIELDS, INVESTOR_LIST_FIELDS, INVESTOR_PROFILE_FIELDS, METRIC_COLUMNS
+from ..vocab import (
+    COMPANY_LIST_FIELDS,
+    DEAL_LIST_FIELDS,
+    INVESTOR_LIST_FIELDS,
+    INVESTOR_PROFILE_FIELDS,
+    METRIC_COLUMNS,
+)
 from .corpus import Corpus
 from .filters import Condition
 from .records import DEAL_SPEC, ORG_SPEC, RecordSpec, RecordStore

@@ -8,9 +8,8 @@ serialised. Entity-specific endpoints share a handler with the entity bound by
 
 from __future__ import annotations
 
-from typing import Any
-
 import datetime as dt
+from typing import Any
 
 import numpy as np
 import orjson
