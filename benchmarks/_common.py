@@ -53,18 +53,57 @@ BENCH_DIR = Path(__file__).resolve().parent
 
 #: Sizes per mode. Figure names never change with the mode; each figure records its size.
 SIZES: dict[str, dict[str, Any]] = {
-    "full": dict(scale=1.0, repeat=5, heavy_repeat=3, start_repeat=3, cold_repeat=2, page_requests=100,
-                 skus=1_000, ts_companies=1_000, ts_months=120, parse_deals=200_000,
-                 explode_deals=200_000, pull_deals=50_000, bucket_deals=2_000_000,
-                 rollup_companies=5_000, e2e_deals=50_000),
-    "quick": dict(scale=1.0, repeat=3, heavy_repeat=2, start_repeat=1, cold_repeat=1, page_requests=40,
-                  skus=1_000, ts_companies=300, ts_months=120, parse_deals=50_000,
-                  explode_deals=50_000, pull_deals=20_000, bucket_deals=500_000,
-                  rollup_companies=5_000, e2e_deals=50_000),
-    "smoke": dict(scale=0.1, repeat=1, heavy_repeat=1, start_repeat=1, cold_repeat=1, page_requests=10,
-                  skus=100, ts_companies=40, ts_months=120, parse_deals=4_000,
-                  explode_deals=4_000, pull_deals=4_000, bucket_deals=50_000,
-                  rollup_companies=1_000, e2e_deals=4_000),
+    "full": dict(
+        scale=1.0,
+        repeat=5,
+        heavy_repeat=3,
+        start_repeat=3,
+        cold_repeat=2,
+        page_requests=100,
+        skus=1_000,
+        ts_companies=1_000,
+        ts_months=120,
+        parse_deals=200_000,
+        explode_deals=200_000,
+        pull_deals=50_000,
+        bucket_deals=2_000_000,
+        rollup_companies=5_000,
+        e2e_deals=50_000,
+    ),
+    "quick": dict(
+        scale=1.0,
+        repeat=3,
+        heavy_repeat=2,
+        start_repeat=1,
+        cold_repeat=1,
+        page_requests=40,
+        skus=1_000,
+        ts_companies=300,
+        ts_months=120,
+        parse_deals=50_000,
+        explode_deals=50_000,
+        pull_deals=20_000,
+        bucket_deals=500_000,
+        rollup_companies=5_000,
+        e2e_deals=50_000,
+    ),
+    "smoke": dict(
+        scale=0.1,
+        repeat=1,
+        heavy_repeat=1,
+        start_repeat=1,
+        cold_repeat=1,
+        page_requests=10,
+        skus=100,
+        ts_companies=40,
+        ts_months=120,
+        parse_deals=4_000,
+        explode_deals=4_000,
+        pull_deals=4_000,
+        bucket_deals=50_000,
+        rollup_companies=1_000,
+        e2e_deals=4_000,
+    ),
 }
 
 #: Targets from the issues: (comparison, threshold) on the figure's value.
@@ -108,8 +147,12 @@ class Figure:
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self, name: str) -> dict[str, Any]:
-        out: dict[str, Any] = {"value": _round(self.value), "unit": self.unit,
-                               "baseline": self.baseline, "ratio": _round(self.ratio)}
+        out: dict[str, Any] = {
+            "value": _round(self.value),
+            "unit": self.unit,
+            "baseline": self.baseline,
+            "ratio": _round(self.ratio),
+        }
         target = TARGETS.get(name)
         if target is not None:
             op, threshold = target
@@ -126,19 +169,23 @@ def _round(x: float | None) -> float | None:
 
 
 def _compare(value: float, op: str, threshold: float) -> bool:
-    return {"<": value < threshold, "<=": value <= threshold, ">=": value >= threshold,
-            ">": value > threshold}[op]
+    return {
+        "<": value < threshold,
+        "<=": value <= threshold,
+        ">=": value >= threshold,
+        ">": value > threshold,
+    }[op]
 
 
-def speedup(ours_s: float, baseline_s: float, *, unit: str, baseline: str,
-            **extra: Any) -> Figure:
+def speedup(ours_s: float, baseline_s: float, *, unit: str, baseline: str, **extra: Any) -> Figure:
     """A ``*_speedup`` figure: value and ratio are baseline time ÷ our time."""
     s = baseline_s / ours_s
     return Figure(s, unit, baseline, s, {"ours_s": ours_s, "baseline_s": baseline_s, **extra})
 
 
-def time_ratio(ours_s: float, baseline_s: float, *, unit: str, baseline: str,
-               **extra: Any) -> Figure:
+def time_ratio(
+    ours_s: float, baseline_s: float, *, unit: str, baseline: str, **extra: Any
+) -> Figure:
     """A lower-is-better figure: value and ratio are our time ÷ baseline time."""
     r = ours_s / baseline_s
     return Figure(r, unit, baseline, r, {"ours_s": ours_s, "baseline_s": baseline_s, **extra})
@@ -172,6 +219,7 @@ def benchmark(*figures: str) -> Callable[[Callable], Callable]:
     >>> @benchmark("example_speedup")          # doctest: +SKIP
     ... def bench_example(ctx): ...
     """
+
     def register(func: Callable[[Context], dict[str, Figure]]) -> Callable:
         module = func.__module__.rsplit(".", 1)[-1].removeprefix("bench_")
         BENCHMARKS.append(Benchmark(module, func, tuple(figures)))
@@ -183,8 +231,9 @@ def benchmark(*figures: str) -> Callable[[Callable], Callable]:
 # ---------------------------------------------------------------------------- timing
 
 
-def best_of(fn: Callable[[], Any], repeat: int, *, warmup: int = 0,
-            min_time: float = 0.0) -> tuple[float, Any]:
+def best_of(
+    fn: Callable[[], Any], repeat: int, *, warmup: int = 0, min_time: float = 0.0
+) -> tuple[float, Any]:
     """Best (minimum) wall time of ``fn()`` over ``repeat`` samples, and its last result.
 
     With ``min_time``, each sample runs ``fn`` enough times to last at least that long
@@ -209,10 +258,15 @@ def best_of(fn: Callable[[], Any], repeat: int, *, warmup: int = 0,
     return best, result
 
 
-def interleaved(ours: Callable[[], Any], base: Callable[[], Any], repeat: int, *,
-                warmup: int = 0, keep: Callable[[Any], Any] | None = None,
-                keep_base: Callable[[Any], Any] | None = None,
-                ) -> tuple[float, Any, float, Any]:
+def interleaved(
+    ours: Callable[[], Any],
+    base: Callable[[], Any],
+    repeat: int,
+    *,
+    warmup: int = 0,
+    keep: Callable[[Any], Any] | None = None,
+    keep_base: Callable[[Any], Any] | None = None,
+) -> tuple[float, Any, float, Any]:
     """Best times of ``ours()`` and ``base()`` sampled alternately (ABAB...), so drift in
     the machine's load hits both sides alike.
 
@@ -296,13 +350,19 @@ def rss_peak_in_subprocess(module: str, func: str, pages_file: Path) -> dict[str
     """
     out = subprocess.run(
         [sys.executable, "-c", _RSS_PROBE, str(BENCH_DIR), module, func, str(pages_file)],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
     )
     if out.returncode != 0:
         raise RuntimeError(f"memory probe {module}.{func} failed: {out.stderr.strip()[-500:]}")
     data = json.loads(out.stdout.strip().splitlines()[-1])
-    return {"growth": float(data["peak"] - data["before"]), "rows": data["rows"],
-            "hwm_reset": data["reset"]}
+    return {
+        "growth": float(data["peak"] - data["before"]),
+        "rows": data["rows"],
+        "hwm_reset": data["reset"],
+    }
 
 
 # ---------------------------------------------------------------------------- machine
@@ -335,8 +395,13 @@ def _version(name: str) -> str | None:
 
 def _git_commit() -> str | None:
     with contextlib.suppress(OSError, subprocess.SubprocessError):
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                             capture_output=True, text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
         if out.returncode == 0:
             return out.stdout.strip()
     return None
@@ -356,9 +421,21 @@ def machine_info(mode: str, sandbox_mode: str) -> dict[str, Any]:
         "memory_gb": _mem_total_gb(),
         "load_avg_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
         "git_commit": _git_commit(),
-        "versions": {n: _version(n) for n in ("dealframe", "pandas", "numpy", "pyarrow",
-                                               "orjson", "requests", "requests-cache",
-                                               "duckdb", "uvicorn", "starlette")},
+        "versions": {
+            n: _version(n)
+            for n in (
+                "dealframe",
+                "pandas",
+                "numpy",
+                "pyarrow",
+                "orjson",
+                "requests",
+                "requests-cache",
+                "duckdb",
+                "uvicorn",
+                "starlette",
+            )
+        },
     }
 
 
@@ -407,13 +484,30 @@ def _start_process_sandbox(scale: float, latency: float = 0.0) -> SandboxHandle:
     from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 
     port = _free_port()
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DEALFRAME_PUBLIC_TOKEN", "DEALFRAME_PRIVATE_KEY")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DEALFRAME_PUBLIC_TOKEN", "DEALFRAME_PRIVATE_KEY")
+    }
     log = tempfile.TemporaryFile()  # a file, not a pipe: a full pipe would block the server
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dealframe", "sandbox", "serve", "--port", str(port),
-         "--scale", str(scale), "--latency-ms", str(latency * 1000)],
-        stdout=subprocess.DEVNULL, stderr=log, env=env, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "dealframe",
+            "sandbox",
+            "serve",
+            "--port",
+            str(port),
+            "--scale",
+            str(scale),
+            "--latency-ms",
+            str(latency * 1000),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        env=env,
+        cwd=ROOT,
     )
     url = f"http://127.0.0.1:{port}"
 

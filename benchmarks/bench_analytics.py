@@ -14,8 +14,13 @@ import numpy as np
 import pandas as pd
 from _common import Context, Figure, benchmark, interleaved, speedup, time_ratio
 
-__all__ = ["bench_bucket_medians", "bench_group_rollup", "buckets_duckdb", "buckets_pandas",
-           "rollup_baseline"]
+__all__ = [
+    "bench_bucket_medians",
+    "bench_group_rollup",
+    "buckets_duckdb",
+    "buckets_pandas",
+    "rollup_baseline",
+]
 
 DATE_FROM, DATE_TO = "2016-07-01", "2026-06-30"  # ten years: 40 quarter buckets
 SMALL_N = 5
@@ -36,8 +41,14 @@ def synthetic_deals(n: int, seed: int = 0) -> pd.DataFrame:
 def buckets_ours(deals: pd.DataFrame) -> pd.DataFrame:
     from dealframe.analytics import bucket_medians
 
-    return bucket_medians(deals, "ev_revenue", "quarter", date_from=DATE_FROM, date_to=DATE_TO,
-                          small_n_threshold=SMALL_N)
+    return bucket_medians(
+        deals,
+        "ev_revenue",
+        "quarter",
+        date_from=DATE_FROM,
+        date_to=DATE_TO,
+        small_n_threshold=SMALL_N,
+    )
 
 
 _SQL = f"""
@@ -77,8 +88,14 @@ def buckets_pandas(deals: pd.DataFrame) -> pd.DataFrame:
         q1, q3 = s.quantile([0.25, 0.75])
         iqr = q3 - q1
         kept = s[(s >= q1 - 1.5 * iqr) & (s <= q3 + 1.5 * iqr)]
-        return pd.Series({"n": len(s), "median": kept.median(), "q1": kept.quantile(0.25),
-                          "q3": kept.quantile(0.75)})
+        return pd.Series(
+            {
+                "n": len(s),
+                "median": kept.median(),
+                "q1": kept.quantile(0.25),
+                "q3": kept.quantile(0.75),
+            }
+        )
 
     return d.groupby(d["deal_date"].dt.to_period("Q"))["ev_revenue"].apply(stats).unstack()
 
@@ -90,8 +107,13 @@ def _check_buckets(ours: pd.DataFrame, other: pd.DataFrame, what: str) -> None:
     if not np.array_equal(ours["n"].to_numpy(dtype=float), other["n"].to_numpy(dtype=float)):
         raise AssertionError(f"bucket medians vs {what}: n differs")
     for c in ("median", "q1", "q3"):
-        if not np.allclose(ours[c].to_numpy(dtype=float), other[c].to_numpy(dtype=float),
-                           rtol=1e-9, atol=0, equal_nan=True):
+        if not np.allclose(
+            ours[c].to_numpy(dtype=float),
+            other[c].to_numpy(dtype=float),
+            rtol=1e-9,
+            atol=0,
+            equal_nan=True,
+        ):
             raise AssertionError(f"bucket medians vs {what}: {c} differs")
 
 
@@ -110,41 +132,66 @@ def bench_bucket_medians(ctx: Context) -> dict[str, Figure]:
         con.register("frame", deals)  # loaded into a native table, untimed: DuckDB at its best
         con.execute("CREATE TABLE deals AS SELECT * FROM frame")
         threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
-        t_ours, ours, t_duck, duck = interleaved(lambda: buckets_ours(deals),
-                                                 lambda: buckets_duckdb(con), ctx.repeat,
-                                                 warmup=1)
+        t_ours, ours, t_duck, duck = interleaved(
+            lambda: buckets_ours(deals), lambda: buckets_duckdb(con), ctx.repeat, warmup=1
+        )
         _check_buckets(ours, duck, "duckdb")
         figures["bucket_medians_2m_vs_duckdb"] = time_ratio(
-            t_ours, t_duck, unit=f"x (our time ÷ DuckDB's, {n:,} deals, {len(ours)} quarter "
-                                 "buckets)",
+            t_ours,
+            t_duck,
+            unit=f"x (our time ÷ DuckDB's, {n:,} deals, {len(ours)} quarter buckets)",
             baseline=f"DuckDB {duckdb.__version__} SQL on a native table ({threads} threads): "
-                     "quantile_cont in CTEs, IQR trimming, join back",
-            deals=n, buckets=len(ours), duckdb_threads=threads,
+            "quantile_cont in CTEs, IQR trimming, join back",
+            deals=n,
+            buckets=len(ours),
+            duckdb_threads=threads,
             notes="the frame is copied into a DuckDB table before timing; querying the pandas "
-                  "frame directly is slower")
+            "frame directly is slower",
+        )
         con.close()
     except Exception as exc:  # DuckDB missing or failing must not hide the pandas figure
         errors.append(f"duckdb: {type(exc).__name__}: {exc}")
-        figures["bucket_medians_2m_vs_duckdb"] = Figure(None, "", "DuckDB SQL", None,
-                                                        {"error": errors[-1]})
-    t_ours, ours, t_pd, pdr = interleaved(lambda: buckets_ours(deals),
-                                          lambda: buckets_pandas(deals), ctx.heavy_repeat,
-                                          warmup=1)
+        figures["bucket_medians_2m_vs_duckdb"] = Figure(
+            None, "", "DuckDB SQL", None, {"error": errors[-1]}
+        )
+    t_ours, ours, t_pd, pdr = interleaved(
+        lambda: buckets_ours(deals), lambda: buckets_pandas(deals), ctx.heavy_repeat, warmup=1
+    )
     _check_buckets(ours, pdr, "pandas")
     figures["bucket_medians_speedup"] = speedup(
-        t_ours, t_pd, unit=f"x ({n:,} deals, {len(ours)} quarter buckets)",
-        baseline="pandas groupby(quarter period).apply(quantile, trim, quantile)", deals=n,
-        buckets=len(ours))
+        t_ours,
+        t_pd,
+        unit=f"x ({n:,} deals, {len(ours)} quarter buckets)",
+        baseline="pandas groupby(quarter period).apply(quantile, trim, quantile)",
+        deals=n,
+        buckets=len(ours),
+    )
     return figures
 
 
 # ---------------------------------------------------------------------------- rollups
 
-_RATIO_FIELDS = ("evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "evEbitdaNtm", "marginGrossLtm",
-                 "marginEbitdaLtm", "marginEbitdaNtm", "revenueGrowthNtmLtm",
-                 "revenueGrowthLtm", "ruleOf40", "employeeCount")
-_MONEY_FIELDS = ("marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm",
-                 "ebitdaNtm")
+_RATIO_FIELDS = (
+    "evRevenueLtm",
+    "evRevenueNtm",
+    "evEbitdaLtm",
+    "evEbitdaNtm",
+    "marginGrossLtm",
+    "marginEbitdaLtm",
+    "marginEbitdaNtm",
+    "revenueGrowthNtmLtm",
+    "revenueGrowthLtm",
+    "ruleOf40",
+    "employeeCount",
+)
+_MONEY_FIELDS = (
+    "marketCap",
+    "enterpriseValue",
+    "revenueLtm",
+    "revenueNtm",
+    "ebitdaLtm",
+    "ebitdaNtm",
+)
 
 
 def synthetic_current(n: int, seed: int = 0) -> pd.DataFrame:
@@ -154,8 +201,9 @@ def synthetic_current(n: int, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     cols: dict[str, Any] = {
         "name": pd.array([f"Company {i}" for i in range(n)], dtype="str"),
-        "region": pd.array(np.array(REGIONS, dtype=object)[rng.integers(0, len(REGIONS), n)],
-                           dtype="str"),
+        "region": pd.array(
+            np.array(REGIONS, dtype=object)[rng.integers(0, len(REGIONS), n)], dtype="str"
+        ),
         "currency": pd.array(np.where(rng.random(n) < 0.6, "USD", "EUR"), dtype="str"),
     }
     rate = np.where(cols["currency"] == "USD", 1.0, 1.08)
@@ -209,15 +257,30 @@ def bench_group_rollup(ctx: Context) -> dict[str, Figure]:
     k = max(1, int(0.02 / max(time.perf_counter() - t0, 1e-6)))  # ~20 ms per sample of ours
     t_ours, ours, t_base, base = interleaved(
         _repeated(lambda: group_current(current, by="region"), k),
-        _repeated(lambda: rollup_baseline(current, fields), k), ctx.repeat, warmup=1)
+        _repeated(lambda: rollup_baseline(current, fields), k),
+        ctx.repeat,
+        warmup=1,
+    )
     t_ours, t_base = t_ours / k, t_base / k
     aligned = base.reindex(ours.index)
     for c in ("sum", "median"):
-        if not np.allclose(ours[c].to_numpy(dtype=float), aligned[c].to_numpy(dtype=float),
-                           rtol=1e-9, equal_nan=True):
+        if not np.allclose(
+            ours[c].to_numpy(dtype=float),
+            aligned[c].to_numpy(dtype=float),
+            rtol=1e-9,
+            equal_nan=True,
+        ):
             raise AssertionError(f"group rollup: {c} differs from the baseline's")
     groups = ours.index.get_level_values(0).nunique()
-    return {"group_rollup_speedup": speedup(
-        t_ours, t_base, unit=f"x ({n:,} companies, {groups} regions × {len(fields)} fields)",
-        baseline="for each field: groupby(region)[field].agg(['sum', 'median', 'count'])",
-        companies=n, fields=len(fields), groups=groups, calls_per_sample=k)}
+    return {
+        "group_rollup_speedup": speedup(
+            t_ours,
+            t_base,
+            unit=f"x ({n:,} companies, {groups} regions × {len(fields)} fields)",
+            baseline="for each field: groupby(region)[field].agg(['sum', 'median', 'count'])",
+            companies=n,
+            fields=len(fields),
+            groups=groups,
+            calls_per_sample=k,
+        )
+    }

@@ -36,9 +36,15 @@ def checked_pull(pages: list[bytes]) -> Any:
     from dealframe.private.paging import pull_pages
 
     found = Findings("POST /api/private/v1/transactions")
-    walked = pull_pages(lambda page, size: _Page(pages[page - 1]), limit=None, workers=1,
-                        progress=False, desc="deals", found=found,
-                        parse=lambda items: list_page_columns("transactions", items))
+    walked = pull_pages(
+        lambda page, size: _Page(pages[page - 1]),
+        limit=None,
+        workers=1,
+        progress=False,
+        desc="deals",
+        found=found,
+        parse=lambda items: list_page_columns("transactions", items),
+    )
     frame = list_frame("transactions", walked.parts)
     missing_fields(walked.keys, "transactions", found, n_items=len(frame))
     return dedupe(frame, "id", found, newest="updated_at")
@@ -60,13 +66,23 @@ def bench_contract_checks(ctx: Context) -> dict[str, Figure]:
     n = ctx.parse_deals
     synth = load_synth()
     pages = ctx.shared(f"deal_pages:{n}", lambda: synth.deal_pages(n))
-    t_ours, ours, t_base, base = interleaved(lambda: checked_pull(pages),
-                                             lambda: unchecked_parse(pages), ctx.heavy_repeat,
-                                             warmup=1, keep=len, keep_base=len)
+    t_ours, ours, t_base, base = interleaved(
+        lambda: checked_pull(pages),
+        lambda: unchecked_parse(pages),
+        ctx.heavy_repeat,
+        warmup=1,
+        keep=len,
+        keep_base=len,
+    )
     if ours != base:
         raise AssertionError(f"contract checks: {ours} rows vs {base} unchecked")
-    return {"contract_checks_overhead": time_ratio(
-        t_ours, t_base, unit=f"x ({n:,} deals in {len(pages)} pages: checked walk ÷ unchecked "
-                             "parse)",
-        baseline="the same pages parsed and joined with no check (orjson + list_page_columns)",
-        deals=n, notes="no HTTP on either side; target: checks cost at most 5%")}
+    return {
+        "contract_checks_overhead": time_ratio(
+            t_ours,
+            t_base,
+            unit=f"x ({n:,} deals in {len(pages)} pages: checked walk ÷ unchecked parse)",
+            baseline="the same pages parsed and joined with no check (orjson + list_page_columns)",
+            deals=n,
+            notes="no HTTP on either side; target: checks cost at most 5%",
+        )
+    }

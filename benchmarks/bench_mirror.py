@@ -36,9 +36,11 @@ from _common import ROOT, Context, Figure, benchmark, best_of, speedup, time_rat
 __all__ = ["bench_full_rss", "bench_incremental", "bench_load"]
 
 _DEALS_AT_SCALE_1 = 50_000
-_SIZES = {"full": dict(inc_deals=50_000, load_deals=50_000, rss_deals=200_000, repeat=2),
-          "quick": dict(inc_deals=20_000, load_deals=50_000, rss_deals=50_000, repeat=2),
-          "smoke": dict(inc_deals=2_500, load_deals=2_500, rss_deals=2_500, repeat=1)}
+_SIZES = {
+    "full": dict(inc_deals=50_000, load_deals=50_000, rss_deals=200_000, repeat=2),
+    "quick": dict(inc_deals=20_000, load_deals=50_000, rss_deals=50_000, repeat=2),
+    "smoke": dict(inc_deals=2_500, load_deals=2_500, rss_deals=2_500, repeat=1),
+}
 
 
 def _check_mirror(mirror, sb, path, total: int, changed: list[str]) -> None:
@@ -47,8 +49,10 @@ def _check_mirror(mirror, sb, path, total: int, changed: list[str]) -> None:
     got = mirror.load(path, "deals", include_deleted=True, columns=["id", "updated_at"])
     status = mirror.status(path).set_index("entity").loc["deals"]
     if len(got) != total or got["id"].nunique() != total or status["rows"] != total:
-        raise RuntimeError(f"mirror holds {len(got)} rows ({got['id'].nunique()} ids, status "
-                           f"{status['rows']}) of {total} deals after the incremental sync")
+        raise RuntimeError(
+            f"mirror holds {len(got)} rows ({got['id'].nunique()} ids, status "
+            f"{status['rows']}) of {total} deals after the incremental sync"
+        )
     with sb.state.lock:
         wanted = set(changed)
         service = {d["id"]: d["updated_at"] for d in sb.state.dataset.deals if d["id"] in wanted}
@@ -80,8 +84,10 @@ def bench_incremental(ctx: Context) -> dict[str, Figure]:
     size = _SIZES[ctx.mode]
     n = size["inc_deals"]
     best_full = best_inc = float("inf")
-    with dealframe.sandbox.run(scale=n / _DEALS_AT_SCALE_1, seed=7) as sb, \
-            Client.for_sandbox(sb, progress=False) as client:
+    with (
+        dealframe.sandbox.run(scale=n / _DEALS_AT_SCALE_1, seed=7) as sb,
+        Client.for_sandbox(sb, progress=False) as client,
+    ):
         changes = Changes(sb.state, seed=1)
         total = len(sb.state.dataset.deals)
         for rep in range(size["repeat"]):
@@ -101,12 +107,21 @@ def bench_incremental(ctx: Context) -> dict[str, Figure]:
         later = _later_rounds(mirror, changes, client, path, total)  # not the figure: context
         _check_mirror(mirror, sb, path, total, [])
         versions = int(mirror.status(path).set_index("entity").loc["deals", "version"])
-    return {"mirror_incremental_ratio": time_ratio(
-        best_inc, best_full, unit="x (incremental sync ÷ full sync)",
-        baseline="full mirror.sync of the same deals, same run", deals=total,
-        changed=total // 100, full_s=best_full, incremental_s=best_inc,
-        later_rounds_s=later, later_rounds_ratio=sum(later) / len(later) / best_full,
-        table_versions=versions)}
+    return {
+        "mirror_incremental_ratio": time_ratio(
+            best_inc,
+            best_full,
+            unit="x (incremental sync ÷ full sync)",
+            baseline="full mirror.sync of the same deals, same run",
+            deals=total,
+            changed=total // 100,
+            full_s=best_full,
+            incremental_s=best_inc,
+            later_rounds_s=later,
+            later_rounds_ratio=sum(later) / len(later) / best_full,
+            table_versions=versions,
+        )
+    }
 
 
 # ------------------------------------------------------------- the old loader (baseline only)
@@ -177,8 +192,10 @@ def bench_load(ctx: Context) -> dict[str, Figure]:
 
     n = _SIZES[ctx.mode]["load_deals"]
     path = ctx.tmp / "mirror-load"
-    with dealframe.sandbox.run(scale=n / _DEALS_AT_SCALE_1, seed=7) as sb, \
-            Client.for_sandbox(sb, progress=False) as client:
+    with (
+        dealframe.sandbox.run(scale=n / _DEALS_AT_SCALE_1, seed=7) as sb,
+        Client.for_sandbox(sb, progress=False) as client,
+    ):
         mirror.sync(client, path, ["deals"], progress=False)
         base = mirror.load(path, "deals", include_deleted=True)
         changes = Changes(sb.state, seed=3)
@@ -189,18 +206,27 @@ def bench_load(ctx: Context) -> dict[str, Figure]:
             mirror.sync(client, path, ["deals"], progress=False)
     latest = mirror.load(path, "deals", include_deleted=True)
     full = to_arrow(latest, "deals")
-    deltas = [full.filter(pc.is_in(full.column("id"), value_set=pa.array(ids, pa.string())))
-              for ids in rounds]  # each delta: the rows of that round's ids (newest versions)
+    deltas = [
+        full.filter(pc.is_in(full.column("id"), value_set=pa.array(ids, pa.string())))
+        for ids in rounds
+    ]  # each delta: the rows of that round's ids (newest versions)
     v2 = _write_v2_layout(ctx.tmp / "mirror-load-v2" / "deals", to_arrow(base, "deals"), deltas)
     new_s, ours = best_of(lambda: mirror.load(path, "deals"), 5, warmup=1)
     old_s, theirs = best_of(lambda: _v2_load(v2, "deals"), 5, warmup=1)
     a = ours.sort_values("id", ignore_index=True)
     b = theirs.sort_values("id", ignore_index=True)
     pd.testing.assert_frame_equal(a, b)  # the same rows, values and dtypes
-    return {"mirror_load_speedup": speedup(
-        new_s, old_s, unit="x (old merge-on-read load ÷ Delta load)",
-        baseline="the schema-version-2 loader (base + 5 deltas merged by generation) over the "
-                 "same rows", deals=len(a), delta_files=len(deltas))}
+    return {
+        "mirror_load_speedup": speedup(
+            new_s,
+            old_s,
+            unit="x (old merge-on-read load ÷ Delta load)",
+            baseline="the schema-version-2 loader (base + 5 deltas merged by generation) over the "
+            "same rows",
+            deals=len(a),
+            delta_files=len(deltas),
+        )
+    }
 
 
 _PROBE = r"""
@@ -235,8 +261,13 @@ with Client(url, private_key=key, cache_enabled=False, progress=False) as client
 
 
 def _probe(url: str, key: str, path: str, how: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", _PROBE, url, key, path, how], capture_output=True,
-                         text=True, timeout=900, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, url, key, path, how],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
+    )
     if out.returncode != 0:
         raise RuntimeError(f"memory probe ({how}) failed: {out.stderr.strip()[-500:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -262,8 +293,16 @@ def bench_full_rss(ctx: Context) -> dict[str, Figure]:
         raise RuntimeError(f"the sync wrote {ours['rows']} deals, the frame holds {base['rows']}")
     mb = (ours["peak"] - ours["before"]) / 2**20
     base_mb = (base["peak"] - base["before"]) / 2**20
-    return {"mirror_full_peak_rss_mb": Figure(
-        mb, "MB (peak RSS growth of a full mirror.sync of the deals)",
-        "client.private.deals(include_deleted=True) into one frame, then to_parquet",
-        mb / base_mb, {"deals": ours["rows"], "baseline_mb": base_mb,
-                       "hwm_reset": bool(ours["reset"] and base["reset"])})}
+    return {
+        "mirror_full_peak_rss_mb": Figure(
+            mb,
+            "MB (peak RSS growth of a full mirror.sync of the deals)",
+            "client.private.deals(include_deleted=True) into one frame, then to_parquet",
+            mb / base_mb,
+            {
+                "deals": ours["rows"],
+                "baseline_mb": base_mb,
+                "hwm_reset": bool(ours["reset"] and base["reset"]),
+            },
+        )
+    }

@@ -22,9 +22,18 @@ from _common import (
     speedup,
 )
 
-__all__ = ["bench_deals_parse", "bench_deals_pull", "bench_deals_pull_end_to_end", "bench_explode",
-           "complete_deals", "explode_baseline", "parse_baseline", "parse_ours", "pull_baseline",
-           "warm_imports"]
+__all__ = [
+    "bench_deals_parse",
+    "bench_deals_pull",
+    "bench_deals_pull_end_to_end",
+    "bench_explode",
+    "complete_deals",
+    "explode_baseline",
+    "parse_baseline",
+    "parse_ours",
+    "pull_baseline",
+    "warm_imports",
+]
 
 _CARRIED = ["id", "deal_date", "deal_type", "deal_subtype", "target_id"]
 _ROLES = ("lead_investors", "buyers", "investors")
@@ -59,9 +68,11 @@ def parse_baseline(pages: Sequence[bytes]) -> pd.DataFrame:
 
 def warm_imports() -> None:
     """Import and exercise both parse paths once on a tiny page (memory probe set-up)."""
-    page = b'{"data":[{"id":"a","deal_date":"2024-01-02","created_at":"2024-01-02T00:00:00Z",' \
-           b'"updated_at":"2024-01-02T00:00:00+01:00","deal_multiples":{"ev_revenue":1.0},' \
-           b'"target":{"id":"t"},"buyers":[],"lead_investors":[]}],"meta":{}}'
+    page = (
+        b'{"data":[{"id":"a","deal_date":"2024-01-02","created_at":"2024-01-02T00:00:00Z",'
+        b'"updated_at":"2024-01-02T00:00:00+01:00","deal_multiples":{"ev_revenue":1.0},'
+        b'"target":{"id":"t"},"buyers":[],"lead_investors":[]}],"meta":{}}'
+    )
     parse_ours([page])
     parse_baseline([page])
 
@@ -84,8 +95,9 @@ def _same_deals(ours: pd.DataFrame, base: pd.DataFrame) -> None:
         if not np.array_equal(ours[a].to_numpy(dtype=object), base[b].to_numpy(dtype=object)):
             raise AssertionError(f"deals parse: {a} differs from the baseline's {b}")
     for a, b in _FLOATS:
-        if not np.array_equal(ours[a].to_numpy(dtype=float), base[b].to_numpy(dtype=float),
-                              equal_nan=True):
+        if not np.array_equal(
+            ours[a].to_numpy(dtype=float), base[b].to_numpy(dtype=float), equal_nan=True
+        ):
             raise AssertionError(f"deals parse: {a} differs from the baseline's {b}")
     for c in _TIMES:
         if not np.array_equal(_utc_micros(ours[c]), _utc_micros(base[c])):
@@ -102,8 +114,12 @@ def bench_deals_parse(ctx: Context) -> dict[str, Figure]:
     n = ctx.parse_deals
     pages = _pages(ctx, n)
     t_ours, ours, t_base, base = interleaved(
-        lambda: parse_ours(pages), lambda: parse_baseline(pages), ctx.heavy_repeat,
-        keep=lambda f: f[_OURS_CHECKED].copy(), keep_base=lambda f: f[_BASE_CHECKED].copy())
+        lambda: parse_ours(pages),
+        lambda: parse_baseline(pages),
+        ctx.heavy_repeat,
+        keep=lambda f: f[_OURS_CHECKED].copy(),
+        keep_base=lambda f: f[_BASE_CHECKED].copy(),
+    )
     if len(ours) != n or len(base) != n:
         raise AssertionError(f"deals parse: {len(ours)} and {len(base)} rows, expected {n}")
     _same_deals(ours, base)
@@ -117,14 +133,27 @@ def bench_deals_parse(ctx: Context) -> dict[str, Figure]:
     mb_ours, mb_base = mem_ours["growth"] / 2**20, mem_base["growth"] / 2**20
     page_mb = sum(map(len, pages)) / 2**20
     baseline = "json.loads + pandas.json_normalize + to_datetime(format='ISO8601', utc=True)"
-    fig = speedup(t_ours, t_base, unit=f"x ({n:,} deals in {len(pages)} pages of "
-                                       f"{page_mb:.0f} MB in total)",
-                  baseline=baseline, deals=n, pages_mb=page_mb)
-    mem = Figure(mb_ours / mb_base, "x (peak RSS growth, ours ÷ baseline, fresh subprocess each)",
-                 baseline, mb_ours / mb_base,
-                 {"ours_peak_mb": mb_ours, "baseline_peak_mb": mb_base, "deals": n,
-                  "notes": "VmHWM (reset before the call) minus VmRSS just before the call; "
-                           "the input pages are already loaded"})
+    fig = speedup(
+        t_ours,
+        t_base,
+        unit=f"x ({n:,} deals in {len(pages)} pages of {page_mb:.0f} MB in total)",
+        baseline=baseline,
+        deals=n,
+        pages_mb=page_mb,
+    )
+    mem = Figure(
+        mb_ours / mb_base,
+        "x (peak RSS growth, ours ÷ baseline, fresh subprocess each)",
+        baseline,
+        mb_ours / mb_base,
+        {
+            "ours_peak_mb": mb_ours,
+            "baseline_peak_mb": mb_base,
+            "deals": n,
+            "notes": "VmHWM (reset before the call) minus VmRSS just before the call; "
+            "the input pages are already loaded",
+        },
+    )
     return {"deals_parse_speedup": fig, "deals_parse_peak_mem_ratio": mem}
 
 
@@ -155,8 +184,9 @@ def _same_participants(ours: pd.DataFrame, base: pd.DataFrame) -> None:
     if len(ours) != len(base):
         raise AssertionError(f"explode: {len(ours)} rows vs the baseline's {len(base)}")
     for c in ("deal_id", "role", "participant_id", "participant_name"):
-        if not np.array_equal(ours[c].astype(str).to_numpy(dtype=object),
-                              base[c].astype(str).to_numpy(dtype=object)):
+        if not np.array_equal(
+            ours[c].astype(str).to_numpy(dtype=object), base[c].astype(str).to_numpy(dtype=object)
+        ):
             raise AssertionError(f"explode: {c} differs from the baseline's")
 
 
@@ -165,8 +195,11 @@ def complete_deals(pages: Sequence[bytes]) -> pd.DataFrame:
     the client's deals_frame: what ``deals(..., with_investors=True)`` returns."""
     from dealframe.frames.private import deals_frame
 
-    items = [{**d, "investors": d["lead_investors"] + d["buyers"]}
-             for page in pages for d in json.loads(page)["data"]]
+    items = [
+        {**d, "investors": d["lead_investors"] + d["buyers"]}
+        for page in pages
+        for d in json.loads(page)["data"]
+    ]
     return deals_frame(items, profile=True)
 
 
@@ -179,18 +212,29 @@ def bench_explode(ctx: Context) -> dict[str, Figure]:
     deals = ctx.shared(f"complete_deals:{n}", lambda: complete_deals(_pages(ctx, n)))
     checked = ["deal_id", "role", "participant_id", "participant_name"]
     t_ours, ours, t_base, base = interleaved(
-        lambda: explode_participants(deals), lambda: explode_baseline(deals), ctx.heavy_repeat,
-        warmup=0, keep=lambda f: f[checked].copy())
+        lambda: explode_participants(deals),
+        lambda: explode_baseline(deals),
+        ctx.heavy_repeat,
+        warmup=0,
+        keep=lambda f: f[checked].copy(),
+    )
     _same_participants(ours, base)
     text_mb = sum(deals[r].str.len().sum() for r in _ROLES) / 2**20
-    return {"explode_speedup": speedup(
-        t_ours, t_base, unit=f"x ({n:,} deals, {text_mb:.0f} MB of participant JSON → "
-                             f"{len(ours):,} participant rows)",
-        baseline="per participant column: json.loads of each cell + DataFrame.explode + "
-                 "pandas.json_normalize, then concat + stable sort",
-        deals=n, rows=len(ours), json_mb=text_mb,
-        notes="both sides start from the same frame, whose participant columns are JSON text "
-              "(the frames' representation since issue 15)")}
+    return {
+        "explode_speedup": speedup(
+            t_ours,
+            t_base,
+            unit=f"x ({n:,} deals, {text_mb:.0f} MB of participant JSON → "
+            f"{len(ours):,} participant rows)",
+            baseline="per participant column: json.loads of each cell + DataFrame.explode + "
+            "pandas.json_normalize, then concat + stable sort",
+            deals=n,
+            rows=len(ours),
+            json_mb=text_mb,
+            notes="both sides start from the same frame, whose participant columns are JSON text "
+            "(the frames' representation since issue 15)",
+        )
+    }
 
 
 # ---------------------------------------------------------------------------- pull
@@ -202,19 +246,28 @@ def _pull_speedup(ctx: Context, n: int, latency: float) -> Figure:
         workers = conc.settings.max_workers
         conc.private.deals(limit=n)  # warm the sandbox
         t_conc, a, t_seq, b = interleaved(
-            lambda: conc.private.deals(limit=n), lambda: seq.private.deals(limit=n),
-            ctx.heavy_repeat, keep=lambda f: (f[["id"]].copy(), f.attrs.get("requests")))
+            lambda: conc.private.deals(limit=n),
+            lambda: seq.private.deals(limit=n),
+            ctx.heavy_repeat,
+            keep=lambda f: (f[["id"]].copy(), f.attrs.get("requests")),
+        )
     (a, requests), (b, _) = a, b
-    if len(a) != len(b) or not np.array_equal(a["id"].to_numpy(dtype=object),
-                                              b["id"].to_numpy(dtype=object)):
+    if len(a) != len(b) or not np.array_equal(
+        a["id"].to_numpy(dtype=object), b["id"].to_numpy(dtype=object)
+    ):
         raise AssertionError("deals pull: concurrent and sequential pulls differ")
     return speedup(
-        t_conc, t_seq, unit=f"x ({len(a):,} deals, {requests} pages of 1,000, "
-                            f"max_workers={workers} vs 1, {where})",
+        t_conc,
+        t_seq,
+        unit=f"x ({len(a):,} deals, {requests} pages of 1,000, "
+        f"max_workers={workers} vs 1, {where})",
         baseline="the same client.private.deals() with max_workers=1 (pages one after another)",
-        deals=len(a), max_workers=workers, latency_s=latency,
+        deals=len(a),
+        max_workers=workers,
+        latency_s=latency,
         notes=f"sandbox in a {ctx.sandbox_mode} at scale {ctx.scale}; cache off; {where}; pull "
-              "includes shaping into the deals frame")
+        "includes shaping into the deals frame",
+    )
 
 
 @benchmark("deals_pull_50k_speedup", "deals_pull_50k_speedup_loopback")
@@ -226,8 +279,10 @@ def bench_deals_pull(ctx: Context) -> dict[str, Figure]:
     so both sides read a warm server.
     """
     n = ctx.pull_deals
-    return {"deals_pull_50k_speedup": _pull_speedup(ctx, n, NETWORK_LATENCY),
-            "deals_pull_50k_speedup_loopback": _pull_speedup(ctx, n, 0.0)}
+    return {
+        "deals_pull_50k_speedup": _pull_speedup(ctx, n, NETWORK_LATENCY),
+        "deals_pull_50k_speedup_loopback": _pull_speedup(ctx, n, 0.0),
+    }
 
 
 # ---------------------------------------------------------------------------- end to end
@@ -243,8 +298,9 @@ def pull_baseline(url: str, key: str, n: int) -> pd.DataFrame:
         session.headers["Authorization"] = f"Bearer {key}"
         page = 1
         while len(records) < n:
-            reply = session.post(f"{url}/api/private/v1/transactions",
-                                 json={"page": page, "limit": 1000})
+            reply = session.post(
+                f"{url}/api/private/v1/transactions", json={"page": page, "limit": 1000}
+            )
             reply.raise_for_status()
             body = reply.json()
             records += body["data"]
@@ -267,16 +323,24 @@ def bench_deals_pull_end_to_end(ctx: Context) -> dict[str, Figure]:
     with ctx.client(0.0) as client:
         client.private.deals(limit=n)  # warm the sandbox (it keeps serialised rows)
         t_ours, ours, t_base, base = interleaved(
-            lambda: client.private.deals(limit=n), lambda: pull_baseline(sb.url, sb.private_key, n),
-            ctx.heavy_repeat, keep=lambda f: f[_OURS_CHECKED].copy(),
-            keep_base=lambda f: f[_BASE_CHECKED].copy())
+            lambda: client.private.deals(limit=n),
+            lambda: pull_baseline(sb.url, sb.private_key, n),
+            ctx.heavy_repeat,
+            keep=lambda f: f[_OURS_CHECKED].copy(),
+            keep_base=lambda f: f[_BASE_CHECKED].copy(),
+        )
         workers = client.settings.max_workers
     if len(ours) != len(base):
         raise AssertionError(f"deals pull: {len(ours)} rows vs the baseline's {len(base)}")
     _same_deals(ours, base)
-    return {"deals_pull_end_to_end_speedup": speedup(
-        t_ours, t_base, unit=f"x ({len(ours):,} deals in pages of 1,000, loopback, "
-                             f"max_workers={workers})",
-        baseline="requests.Session page loop + json.loads + pandas.json_normalize + to_datetime",
-        deals=len(ours), notes=f"sandbox in a {ctx.sandbox_mode} at scale {ctx.scale}; cache off; "
-                               "both sides include transfer, parse and shaping")}
+    return {
+        "deals_pull_end_to_end_speedup": speedup(
+            t_ours,
+            t_base,
+            unit=f"x ({len(ours):,} deals in pages of 1,000, loopback, max_workers={workers})",
+            baseline="requests.Session page loop + json.loads + pandas.json_normalize + to_datetime",
+            deals=len(ours),
+            notes=f"sandbox in a {ctx.sandbox_mode} at scale {ctx.scale}; cache off; "
+            "both sides include transfer, parse and shaping",
+        )
+    }

@@ -9,8 +9,13 @@ import orjson
 import pandas as pd
 from _common import NETWORK_LATENCY, Context, Figure, benchmark, interleaved, load_synth, speedup
 
-__all__ = ["bench_cache_hit", "bench_current", "bench_timeseries_wide", "timeseries_baseline",
-           "timeseries_ours"]
+__all__ = [
+    "bench_cache_hit",
+    "bench_current",
+    "bench_timeseries_wide",
+    "timeseries_baseline",
+    "timeseries_ours",
+]
 
 
 def _skus(ctx: Context) -> list[str]:
@@ -31,16 +36,25 @@ def _same_frames(a: pd.DataFrame, b: pd.DataFrame, what: str) -> None:
 def _current_speedup(ctx: Context, skus: list[str], latency: float) -> Figure:
     with ctx.client(latency) as conc, ctx.client(latency, max_workers=1) as seq:
         workers = conc.settings.max_workers
-        t_conc, a, t_seq, b = interleaved(lambda: conc.public.current(skus),
-                                          lambda: seq.public.current(skus), ctx.repeat, warmup=1)
+        t_conc, a, t_seq, b = interleaved(
+            lambda: conc.public.current(skus),
+            lambda: seq.public.current(skus),
+            ctx.repeat,
+            warmup=1,
+        )
     _same_frames(a, b, "current")
     where = f"{latency * 1000:.0f} ms simulated round trip" if latency else "loopback, no latency"
     return speedup(
-        t_conc, t_seq, unit=f"x ({len(skus)} SKUs, {a.attrs.get('requests')} requests, "
-                            f"max_workers={workers} vs 1, {where})",
+        t_conc,
+        t_seq,
+        unit=f"x ({len(skus)} SKUs, {a.attrs.get('requests')} requests, "
+        f"max_workers={workers} vs 1, {where})",
         baseline="the same call with max_workers=1 (requests one after another)",
-        skus=len(skus), max_workers=workers, latency_s=latency,
-        notes=f"sandbox in a {ctx.sandbox_mode}; cache off; {where}")
+        skus=len(skus),
+        max_workers=workers,
+        latency_s=latency,
+        notes=f"sandbox in a {ctx.sandbox_mode}; cache off; {where}",
+    )
 
 
 @benchmark("current_1000_skus_speedup", "current_1000_skus_speedup_loopback")
@@ -49,8 +63,10 @@ def bench_current(ctx: Context) -> dict[str, Figure]:
     ``max_workers`` against ``max_workers=1`` (one request after another), against a sandbox
     answering after a simulated round trip (NETWORK_LATENCY) and at bare loopback speed."""
     skus = _skus(ctx)
-    return {"current_1000_skus_speedup": _current_speedup(ctx, skus, NETWORK_LATENCY),
-            "current_1000_skus_speedup_loopback": _current_speedup(ctx, skus, 0.0)}
+    return {
+        "current_1000_skus_speedup": _current_speedup(ctx, skus, NETWORK_LATENCY),
+        "current_1000_skus_speedup_loopback": _current_speedup(ctx, skus, 0.0),
+    }
 
 
 @benchmark("cache_hit_speedup_disk", "cache_hit_speedup_disk_loopback")
@@ -62,8 +78,10 @@ def bench_cache_hit(ctx: Context) -> dict[str, Figure]:
     has it: every hit is read from SQLite, checked, parsed and shaped.
     """
     skus = _skus(ctx)
-    return {"cache_hit_speedup_disk": _cache_speedup(ctx, skus, NETWORK_LATENCY),
-            "cache_hit_speedup_disk_loopback": _cache_speedup(ctx, skus, 0.0)}
+    return {
+        "cache_hit_speedup_disk": _cache_speedup(ctx, skus, NETWORK_LATENCY),
+        "cache_hit_speedup_disk_loopback": _cache_speedup(ctx, skus, 0.0),
+    }
 
 
 def _cache_speedup(ctx: Context, skus: list[str], latency: float) -> Figure:
@@ -74,19 +92,29 @@ def _cache_speedup(ctx: Context, skus: list[str], latency: float) -> Figure:
     with ctx.client(latency, cache_enabled=True, cache_path=path) as client:
         t_hit, hit, t_miss, miss = interleaved(
             lambda: client.public.current(skus),
-            lambda: client.public.current(skus, cache=False), ctx.repeat, warmup=1)
+            lambda: client.public.current(skus, cache=False),
+            ctx.repeat,
+            warmup=1,
+        )
         info = client.cache.info()
     if hit.attrs.get("from_cache") is not True or miss.attrs.get("from_cache") is not False:
-        raise AssertionError(f"cache provenance wrong: hit {hit.attrs.get('from_cache')!r}, "
-                             f"miss {miss.attrs.get('from_cache')!r}")
+        raise AssertionError(
+            f"cache provenance wrong: hit {hit.attrs.get('from_cache')!r}, "
+            f"miss {miss.attrs.get('from_cache')!r}"
+        )
     _same_frames(hit, miss, "cache")
     return speedup(
-        t_hit, t_miss, unit=f"x ({len(skus)} SKUs, {hit.attrs.get('requests')} requests, "
-                            f"cache hit vs sandbox, {where})",
+        t_hit,
+        t_miss,
+        unit=f"x ({len(skus)} SKUs, {hit.attrs.get('requests')} requests, "
+        f"cache hit vs sandbox, {where})",
         baseline="the same client.public.current call with cache=False (from the sandbox)",
-        skus=len(skus), cache_entries=info.get("entries"), latency_s=latency,
+        skus=len(skus),
+        cache_entries=info.get("entries"),
+        latency_s=latency,
         notes=f"{where}; hits read from the requests-cache SQLite file by a client that "
-              "did not write them")
+        "did not write them",
+    )
 
 
 def timeseries_ours(body: bytes) -> pd.DataFrame:
@@ -112,8 +140,9 @@ def timeseries_baseline(body: bytes) -> pd.DataFrame:
 
 def _same_wide(ours: pd.DataFrame, base: pd.DataFrame) -> None:
     aligned = base.reindex(index=ours.index, columns=ours.columns)
-    if not np.array_equal(ours.to_numpy(dtype=float), aligned.to_numpy(dtype=float),
-                          equal_nan=True):
+    if not np.array_equal(
+        ours.to_numpy(dtype=float), aligned.to_numpy(dtype=float), equal_nan=True
+    ):
         raise AssertionError("timeseries: the two sides hold different values")
     if aligned.notna().to_numpy().sum() != base.notna().to_numpy().sum():
         raise AssertionError("timeseries: ours lost cells the baseline has")
@@ -130,13 +159,20 @@ def bench_timeseries_wide(ctx: Context) -> dict[str, Figure]:
     items = synth.time_series_items(ctx.ts_companies, ctx.ts_months)
     body = orjson.dumps({"data": items})
     del items
-    t_ours, ours, t_base, base = interleaved(lambda: timeseries_ours(body),
-                                             lambda: timeseries_baseline(body), ctx.heavy_repeat)
+    t_ours, ours, t_base, base = interleaved(
+        lambda: timeseries_ours(body), lambda: timeseries_baseline(body), ctx.heavy_repeat
+    )
     _same_wide(ours, base)
     values = int(ours.notna().to_numpy().sum())
-    return {"timeseries_wide_speedup": speedup(
-        t_ours, t_base, unit=f"x ({ctx.ts_companies} companies × {ctx.ts_months} months × "
-                             f"10 fields, {values:,} values, parse included)",
-        baseline="json.loads + pandas.json_normalize + melt + pivot (+ PeriodIndex)",
-        body_mb=len(body) / 1e6, values=values,
-        notes="parse included on both sides: json.loads for the baseline, orjson for ours")}
+    return {
+        "timeseries_wide_speedup": speedup(
+            t_ours,
+            t_base,
+            unit=f"x ({ctx.ts_companies} companies × {ctx.ts_months} months × "
+            f"10 fields, {values:,} values, parse included)",
+            baseline="json.loads + pandas.json_normalize + melt + pivot (+ PeriodIndex)",
+            body_mb=len(body) / 1e6,
+            values=values,
+            notes="parse included on both sides: json.loads for the baseline, orjson for ours",
+        )
+    }

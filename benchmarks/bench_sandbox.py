@@ -53,16 +53,25 @@ def bench_deals_page(ctx: Context) -> dict[str, Figure]:
     items = orjson.loads(first)["data"]
     dumps_s, _ = best_of(lambda: json.dumps({"data": items, "meta": meta}).encode(), 3)
     session.close()
-    return {"sandbox_deals_page_1000_per_s": Figure(
-        rate, "pages/s (1,000 deals each, POST over loopback, body received, not parsed)",
-        f"target {TARGET_PAGES_PER_S:g} pages/s; ratio = target ÷ value = our time per page ÷ "
-        "10 ms", TARGET_PAGES_PER_S / rate,
-        {"page_bytes": total_bytes // len(pages), "pages_cycled": n_pages,
-         "requests": len(pages), "first_pass_per_s": first_pass,
-         "json_dumps_page_ms": dumps_s * 1e3,
-         "notes": f"sandbox in a {ctx.sandbox_mode} at scale {ctx.scale}; "
-                  "json_dumps_page_ms = stdlib json.dumps of the same page alone, what "
-                  "serialising per request would cost before any HTTP"})}
+    return {
+        "sandbox_deals_page_1000_per_s": Figure(
+            rate,
+            "pages/s (1,000 deals each, POST over loopback, body received, not parsed)",
+            f"target {TARGET_PAGES_PER_S:g} pages/s; ratio = target ÷ value = our time per page ÷ "
+            "10 ms",
+            TARGET_PAGES_PER_S / rate,
+            {
+                "page_bytes": total_bytes // len(pages),
+                "pages_cycled": n_pages,
+                "requests": len(pages),
+                "first_pass_per_s": first_pass,
+                "json_dumps_page_ms": dumps_s * 1e3,
+                "notes": f"sandbox in a {ctx.sandbox_mode} at scale {ctx.scale}; "
+                "json_dumps_page_ms = stdlib json.dumps of the same page alone, what "
+                "serialising per request would cost before any HTTP",
+            },
+        )
+    }
 
 
 def _collect_ms() -> float:
@@ -90,8 +99,11 @@ def _collector_load(scale: float) -> dict[str, float]:
         gc.collect()
         tracked = len(gc.get_objects()) - before
         with_sandbox = _collect_ms()
-    return {"gc_tracked_objects": tracked, "gc_full_collection_ms": with_sandbox,
-            "gc_full_collection_ms_without": without}
+    return {
+        "gc_tracked_objects": tracked,
+        "gc_full_collection_ms": with_sandbox,
+        "gc_full_collection_ms_without": without,
+    }
 
 
 @benchmark("sandbox_start_s", "sandbox_start_cold_s")
@@ -127,11 +139,18 @@ def bench_start(ctx: Context) -> dict[str, Figure]:
     baseline = f"target {TARGET_START_S:g} s; ratio = value ÷ target"
     note = f"scale {ctx.scale}; in-process run(), entry of the with-block until serving"
     return {
-        "sandbox_start_s": Figure(warm, "s (warm: start-up snapshot present)", baseline,
-                                  warm / TARGET_START_S, {"samples": ctx.start_repeat,
-                                                          "cold_s": cold, **collector,
-                                                          "notes": note}),
-        "sandbox_start_cold_s": Figure(cold, "s (cold: DEALFRAME_SANDBOX_CACHE=0)", baseline,
-                                       cold / TARGET_START_S, {"samples": ctx.cold_repeat,
-                                                               "notes": note}),
+        "sandbox_start_s": Figure(
+            warm,
+            "s (warm: start-up snapshot present)",
+            baseline,
+            warm / TARGET_START_S,
+            {"samples": ctx.start_repeat, "cold_s": cold, **collector, "notes": note},
+        ),
+        "sandbox_start_cold_s": Figure(
+            cold,
+            "s (cold: DEALFRAME_SANDBOX_CACHE=0)",
+            baseline,
+            cold / TARGET_START_S,
+            {"samples": ctx.cold_repeat, "notes": note},
+        ),
     }

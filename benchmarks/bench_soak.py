@@ -27,10 +27,17 @@ _SCALES = {"full": 2.0, "quick": 1.0, "smoke": 0.1}
 _RATE = 0.10
 _KINDS = ("429", "500", "502", "503", "truncate", "cut", "drop", "slow")
 #: Client settings of the soak (as in tests/integration/test_soak.py).
-SOAK_SETTINGS: dict[str, Any] = {"retries": 8, "backoff_base": 0.01, "backoff_cap": 0.1,
-                                 "retry_after_max": 0.2, "read_timeout": 0.5,
-                                 "connect_timeout": 2.0, "max_workers": 4, "progress": False,
-                                 "cache_enabled": False}
+SOAK_SETTINGS: dict[str, Any] = {
+    "retries": 8,
+    "backoff_base": 0.01,
+    "backoff_cap": 0.1,
+    "retry_after_max": 0.2,
+    "read_timeout": 0.5,
+    "connect_timeout": 2.0,
+    "max_workers": 4,
+    "progress": False,
+    "cache_enabled": False,
+}
 
 
 @benchmark("soak_rows_per_s_with_faults", "soak_fault_overhead")
@@ -43,8 +50,10 @@ def bench_soak(ctx: Context) -> dict[str, Figure]:
     scale = _SCALES[ctx.mode]
     plan = FaultPlan(rate=0.0, kinds=_KINDS, seed=2030, retry_after=0.05, slow_seconds=0.7)
     repeat = 1 if ctx.mode != "full" else 2
-    with dealframe.sandbox.run(scale=scale, seed=7, faults=plan) as sb, \
-            Client.for_sandbox(sb, **SOAK_SETTINGS) as client:
+    with (
+        dealframe.sandbox.run(scale=scale, seed=7, faults=plan) as sb,
+        Client.for_sandbox(sb, **SOAK_SETTINGS) as client,
+    ):
         client.private.schema("transactions")
         reference = client.private.deals()["id"].tolist()  # warms the sandbox's caches too
         faults: dict[str, int] = {}
@@ -77,12 +86,26 @@ def bench_soak(ctx: Context) -> dict[str, Figure]:
         wall = time.perf_counter() - started
     rows = len(reference)
     ratio = t_faults / t_clean
-    extra = {"rows": rows, "scale": scale, "fault_rate": _RATE, "faults_injected": faults,
-             "retries_per_pull": retries, "faulty_s": t_faults, "clean_s": t_clean,
-             "samples": repeat, "wall_s": wall}
+    extra = {
+        "rows": rows,
+        "scale": scale,
+        "fault_rate": _RATE,
+        "faults_injected": faults,
+        "retries_per_pull": retries,
+        "faulty_s": t_faults,
+        "clean_s": t_clean,
+        "samples": repeat,
+        "wall_s": wall,
+    }
     return {
-        "soak_rows_per_s_with_faults": Figure(rows / t_faults, "rows/s",
-                                              "the same pull without faults", ratio, extra),
-        "soak_fault_overhead": Figure(ratio, "x", "the same pull without faults", ratio,
-                                      {"ours_s": t_faults, "baseline_s": t_clean, "rows": rows}),
+        "soak_rows_per_s_with_faults": Figure(
+            rows / t_faults, "rows/s", "the same pull without faults", ratio, extra
+        ),
+        "soak_fault_overhead": Figure(
+            ratio,
+            "x",
+            "the same pull without faults",
+            ratio,
+            {"ours_s": t_faults, "baseline_s": t_clean, "rows": rows},
+        ),
     }

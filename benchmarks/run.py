@@ -83,9 +83,16 @@ def print_table(figures: dict[str, dict[str, Any]], file: Any = sys.stdout) -> N
     rows = [("figure", "value", "ratio", "target", "met", "unit / error")]
     for name, f in figures.items():
         met = f.get("met")
-        rows.append((name, _fmt(f["value"]), _fmt(f["ratio"]), f.get("target", ""),
-                     "" if met is None else ("yes" if met else "NO"),
-                     f.get("error") or f["unit"]))
+        rows.append(
+            (
+                name,
+                _fmt(f["value"]),
+                _fmt(f["ratio"]),
+                f.get("target", ""),
+                "" if met is None else ("yes" if met else "NO"),
+                f.get("error") or f["unit"],
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5][:90], file=file)
@@ -95,13 +102,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="smaller sizes, under 2 minutes")
-    size.add_argument("--smoke", action="store_true",
-                      help="tiny sizes, only to check that every figure is produced (tests)")
+    size.add_argument(
+        "--smoke",
+        action="store_true",
+        help="tiny sizes, only to check that every figure is produced (tests)",
+    )
     parser.add_argument("--json", metavar="PATH", help="write the figures and machine as JSON")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="figures, benchmarks or modules")
-    parser.add_argument("--sandbox", choices=("process", "thread"), default="process",
-                        help="serve the shared sandbox from a child process (default) or a "
-                             "thread of this process")
+    parser.add_argument(
+        "--sandbox",
+        choices=("process", "thread"),
+        default="process",
+        help="serve the shared sandbox from a child process (default) or a thread of this process",
+    )
     args = parser.parse_args(argv)
     mode = "smoke" if args.smoke else "quick" if args.quick else "full"
 
@@ -118,8 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         for bench in chosen:
-            print(f"[{time.perf_counter() - t0:6.1f}s] {bench.name} ...", file=sys.stderr,
-                  flush=True)
+            print(
+                f"[{time.perf_counter() - t0:6.1f}s] {bench.name} ...", file=sys.stderr, flush=True
+            )
             figures.update(_run_one(bench, ctx))
     finally:
         ctx.close()

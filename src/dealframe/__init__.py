@@ -18,28 +18,28 @@ from .config import Settings
 from .currency import to_local, to_usd
 from .doctor import diagnose as doctor
 from .errors import (
-                     AmbiguousNameError,
-                     ApiError,
-                     AuthenticationError,
-                     BadRequestError,
-                     ConfigurationError,
-                     DealframeError,
-                     IncompleteResultError,
-                     NotFoundError,
-                     RateLimitedError,
-                     ServerError,
-                     ServiceContractError,
-                     TransportError,
-                     ValidationError,
+    AmbiguousNameError,
+    ApiError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    DealframeError,
+    IncompleteResultError,
+    NotFoundError,
+    RateLimitedError,
+    ServerError,
+    ServiceContractError,
+    TransportError,
+    ValidationError,
 )
 from .frames.nested import contains_any, to_lists
 from .frames.participants import co_investment_edges, explode_participants
 from .link import companies_for_skus, skus_for_companies
 from .notices import (
-                     DealframeWarning,
-                     MissingDataWarning,
-                     MissingInvestorsWarning,
-                     ServiceContractWarning,
+    DealframeWarning,
+    MissingDataWarning,
+    MissingInvestorsWarning,
+    ServiceContractWarning,
 )
 
 __all__ = [

@@ -65,8 +65,14 @@ DEAL_SUBTYPES: tuple[str, ...] = (
 )
 
 #: Aggregate metrics (section 4.3).
-AGGREGATE_METRICS: tuple[str, ...] = ("ev_revenue", "ev_ebitda", "valuation", "raised", "revenue",
-                                      "ebitda")
+AGGREGATE_METRICS: tuple[str, ...] = (
+    "ev_revenue",
+    "ev_ebitda",
+    "valuation",
+    "raised",
+    "revenue",
+    "ebitda",
+)
 
 #: Aggregate time buckets (section 4.3).
 TIME_BUCKETS: tuple[str, ...] = ("month", "quarter", "year", "none")

@@ -51,10 +51,16 @@ def finite_number(value: Any, argument: str, what: str = "a finite number") -> i
 def integer_in(value: Any, argument: str, low: int, high: int | None) -> int:
     """``value`` as an integer from ``low`` to ``high`` (None: up to 2**63 - 1)."""
     top = INT64_MAX if high is None else high
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) \
-            or not low <= int(value) <= top:
-        bound = f"an integer from {low} to {high}" if high is not None else \
-            f"an integer of at least {low}"
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, numbers.Integral)
+        or not low <= int(value) <= top
+    ):
+        bound = (
+            f"an integer from {low} to {high}"
+            if high is not None
+            else f"an integer of at least {low}"
+        )
         raise ValidationError(argument, bound, got=value)
     return int(value)
 

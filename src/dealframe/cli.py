@@ -46,8 +46,11 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
 
     def ready(state: object) -> None:
         url = f"http://{args.host}:{args.port}"
-        print(f"dealframe sandbox serving on {url} (scale {args.scale}, seed {args.seed}, "
-              f"profile {profile.name})", flush=True)
+        print(
+            f"dealframe sandbox serving on {url} (scale {args.scale}, seed {args.seed}, "
+            f"profile {profile.name})",
+            flush=True,
+        )
         print("# for a client in another shell:", flush=True)
         print(f"export DEALFRAME_BASE_URL={url}", flush=True)
         for name, value in (("DEALFRAME_PUBLIC_TOKEN", public), ("DEALFRAME_PRIVATE_KEY", private)):
@@ -56,9 +59,19 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
             else:  # the sandbox's built-in test token
                 print(f"export {name}={value}", flush=True)
 
-    serve(args.scale, args.seed, public_token=public, private_key=private, host=args.host,
-          port=args.port, rate_limit=args.rate_limit, latency=args.latency_ms / 1000, faults=faults,
-          ready=ready, profile=profile)
+    serve(
+        args.scale,
+        args.seed,
+        public_token=public,
+        private_key=private,
+        host=args.host,
+        port=args.port,
+        rate_limit=args.rate_limit,
+        latency=args.latency_ms / 1000,
+        faults=faults,
+        ready=ready,
+        profile=profile,
+    )
     return 0
 
 
@@ -73,15 +86,30 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
     serve.add_argument("--scale", type=float, default=1.0, help="data scale (default 1.0)")
     serve.add_argument("--seed", type=int, default=7, help="data seed (default 7)")
-    serve.add_argument("--rate-limit", type=float, default=None,
-                       help="requests per second per token before 429 (default: none)")
-    serve.add_argument("--latency-ms", type=float, default=0.0,
-                       help="simulated round trip per request, like a remote service (default 0)")
-    serve.add_argument("--fault-rate", type=float, default=0.0,
-                       help="fraction of requests that fail at random (default 0)")
-    serve.add_argument("--profile", default="default",
-                       help="answer an open point of the interface document another way: "
-                            f"{', '.join(PROFILES)} (several joined by commas; docs/sandbox.md)")
+    serve.add_argument(
+        "--rate-limit",
+        type=float,
+        default=None,
+        help="requests per second per token before 429 (default: none)",
+    )
+    serve.add_argument(
+        "--latency-ms",
+        type=float,
+        default=0.0,
+        help="simulated round trip per request, like a remote service (default 0)",
+    )
+    serve.add_argument(
+        "--fault-rate",
+        type=float,
+        default=0.0,
+        help="fraction of requests that fail at random (default 0)",
+    )
+    serve.add_argument(
+        "--profile",
+        default="default",
+        help="answer an open point of the interface document another way: "
+        f"{', '.join(PROFILES)} (several joined by commas; docs/sandbox.md)",
+    )
     serve.set_defaults(run=_sandbox_serve)
     doctor_cli.register(sub)
     mirror_cli.register(sub)

@@ -28,8 +28,18 @@ from typing import Any, NoReturn
 
 from dealframe._vocab import REGIONS
 
-__all__ = ["Parser", "choice", "country", "day", "non_negative", "positive", "positive_int",
-           "region", "sku", "suggest"]
+__all__ = [
+    "Parser",
+    "choice",
+    "country",
+    "day",
+    "non_negative",
+    "positive",
+    "positive_int",
+    "region",
+    "sku",
+    "suggest",
+]
 
 
 def suggest(word: str, choices: Iterable[str]) -> str:
@@ -56,7 +66,8 @@ def choice(*choices: str) -> Callable[[str], str]:
         found = by_fold.get(value.strip().casefold())
         if found is None:
             raise argparse.ArgumentTypeError(
-                f"{value!r} is not one of {', '.join(choices)}{suggest(value, choices)}")
+                f"{value!r} is not one of {', '.join(choices)}{suggest(value, choices)}"
+            )
         return found
 
     check.__name__ = "choice"
@@ -69,8 +80,8 @@ def region(value: str) -> str:
         return choice(*REGIONS)(value)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(
-            f"{value!r} is not a region{suggest(value, REGIONS)}; regions: "
-            f"{', '.join(REGIONS)}") from None
+            f"{value!r} is not a region{suggest(value, REGIONS)}; regions: {', '.join(REGIONS)}"
+        ) from None
 
 
 def country(value: str) -> str:
@@ -121,15 +132,20 @@ def sku(value: str) -> str:
     from dealframe.public.sku import sku_version
 
     if sku_version(value.strip()) is None:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a SKU (v2 TICKER-ISO3[.N], or v1 "
-                                         "EXCHANGE_TICKER)")
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a SKU (v2 TICKER-ISO3[.N], or v1 EXCHANGE_TICKER)"
+        )
     return value.strip()
 
 
 def _options(parser: argparse.ArgumentParser) -> set[str]:
     """The long option strings of ``parser`` itself."""
-    return {s for action in parser._actions for s in action.option_strings  # no public view
-            if s.startswith("--")}
+    return {
+        s
+        for action in parser._actions
+        for s in action.option_strings  # no public view
+        if s.startswith("--")
+    }
 
 
 def _chosen(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
@@ -138,7 +154,7 @@ def _chosen(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Argume
         if isinstance(action, argparse._SubParsersAction):
             for i, token in enumerate(argv):
                 if token in action.choices:
-                    return _chosen(action.choices[token], argv[i + 1:])
+                    return _chosen(action.choices[token], argv[i + 1 :])
     return parser
 
 
@@ -158,12 +174,14 @@ class Parser(argparse.ArgumentParser):
         unknown = re.match(r"unrecognized arguments: (.*)", message)
         if unknown:
             options = _options(_chosen(self, self._argv))
-            hints = [f"{w}{suggest(w, options)}" for w in unknown.group(1).split()
-                     if w.startswith("-")]
+            hints = [
+                f"{w}{suggest(w, options)}" for w in unknown.group(1).split() if w.startswith("-")
+            ]
             if any("did you mean" in h for h in hints):
                 message = f"unrecognized arguments: {'; '.join(hints)}"
-        invalid = re.match(r"(argument .*: invalid choice: '([^']*)' \(choose from (.*)\))$",
-                           message)
+        invalid = re.match(
+            r"(argument .*: invalid choice: '([^']*)' \(choose from (.*)\))$", message
+        )
         if invalid:
             choices = re.findall(r"'([^']*)'", invalid.group(3))
             message = invalid.group(1) + suggest(invalid.group(2), choices)

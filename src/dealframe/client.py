@@ -67,29 +67,46 @@ class Client:
     True
     """
 
-    def __init__(self, base_url: str | None = None, public_token: str | None = None,
-                 private_key: str | None = None, *,
-                 max_workers: int | None = None,
-                 retries: int | None = None,
-                 connect_timeout: float | None = None,
-                 read_timeout: float | None = None,
-                 backoff_base: float | None = None,
-                 backoff_cap: float | None = None,
-                 retry_after_max: float | None = None,
-                 call_budget: float | None | _Unset = UNSET,
-                 cache_enabled: bool | None = None,
-                 cache_path: str | PathLike[str] | None = None,
-                 cache_expiry: Mapping[str, float] | None = None,
-                 allow_insecure_http: bool | None = None,
-                 progress: bool | None | _Unset = UNSET) -> None:
-        given: dict[str, Any] = {name: value for name, value in (
-            ("base_url", base_url), ("public_token", public_token), ("private_key", private_key),
-            ("max_workers", max_workers), ("retries", retries),
-            ("connect_timeout", connect_timeout), ("read_timeout", read_timeout),
-            ("backoff_base", backoff_base), ("backoff_cap", backoff_cap),
-            ("retry_after_max", retry_after_max), ("cache_enabled", cache_enabled),
-            ("cache_path", cache_path), ("cache_expiry", cache_expiry),
-            ("allow_insecure_http", allow_insecure_http)) if value is not None}
+    def __init__(
+        self,
+        base_url: str | None = None,
+        public_token: str | None = None,
+        private_key: str | None = None,
+        *,
+        max_workers: int | None = None,
+        retries: int | None = None,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
+        backoff_base: float | None = None,
+        backoff_cap: float | None = None,
+        retry_after_max: float | None = None,
+        call_budget: float | None | _Unset = UNSET,
+        cache_enabled: bool | None = None,
+        cache_path: str | PathLike[str] | None = None,
+        cache_expiry: Mapping[str, float] | None = None,
+        allow_insecure_http: bool | None = None,
+        progress: bool | None | _Unset = UNSET,
+    ) -> None:
+        given: dict[str, Any] = {
+            name: value
+            for name, value in (
+                ("base_url", base_url),
+                ("public_token", public_token),
+                ("private_key", private_key),
+                ("max_workers", max_workers),
+                ("retries", retries),
+                ("connect_timeout", connect_timeout),
+                ("read_timeout", read_timeout),
+                ("backoff_base", backoff_base),
+                ("backoff_cap", backoff_cap),
+                ("retry_after_max", retry_after_max),
+                ("cache_enabled", cache_enabled),
+                ("cache_path", cache_path),
+                ("cache_expiry", cache_expiry),
+                ("allow_insecure_http", allow_insecure_http),
+            )
+            if value is not None
+        }
         if call_budget is not UNSET:
             given["call_budget"] = call_budget
         if progress is not UNSET:
@@ -123,8 +140,13 @@ class Client:
 
     def public_api(self, version: str = "v2") -> PublicApi:
         """Family A for ``version`` (``"v1"`` or ``"v2"``)."""
-        return self.public_v1 if version == "v1" else self.public if version == "v2" else \
-            PublicApi(self._transport, version)
+        return (
+            self.public_v1
+            if version == "v1"
+            else self.public
+            if version == "v2"
+            else PublicApi(self._transport, version)
+        )
 
     def close(self) -> None:
         """Close pooled connections and the cache."""

@@ -21,8 +21,12 @@ class UsageError(Exception):
 
 
 @contextlib.contextmanager
-def service_client(args: argparse.Namespace, say: Callable[[str], None] | None = None, *,
-                   progress: bool | None = False) -> Iterator[Any]:
+def service_client(
+    args: argparse.Namespace,
+    say: Callable[[str], None] | None = None,
+    *,
+    progress: bool | None = False,
+) -> Iterator[Any]:
     """The :class:`~dealframe.Client` a command runs with (``args.sandbox``, ``args.scale``,
     ``args.seed``), closed (and the sandbox stopped) at the end.
 
@@ -39,14 +43,18 @@ def service_client(args: argparse.Namespace, say: Callable[[str], None] | None =
 
     if not getattr(args, "sandbox", False):
         if Settings.from_env().base_url is None:
-            raise UsageError("no service configured: set DEALFRAME_BASE_URL, "
-                             "DEALFRAME_PUBLIC_TOKEN and DEALFRAME_PRIVATE_KEY, or pass --sandbox")
+            raise UsageError(
+                "no service configured: set DEALFRAME_BASE_URL, "
+                "DEALFRAME_PUBLIC_TOKEN and DEALFRAME_PRIVATE_KEY, or pass --sandbox"
+            )
         with Client(progress=progress) as client:
             yield client
         return
     try:
-        with embedded(args.scale, args.seed, say=say) as sb, \
-                Client.for_sandbox(sb, progress=progress) as client:
+        with (
+            embedded(args.scale, args.seed, say=say) as sb,
+            Client.for_sandbox(sb, progress=progress) as client,
+        ):
             yield client
     except SandboxExtraMissing as exc:
         raise UsageError(f"--sandbox: {exc}") from None

@@ -67,22 +67,42 @@ def _strings(value: Any, argument: str) -> list[str] | None:
     if value is None:
         return None
     items = [value] if isinstance(value, str) else value
-    if not isinstance(items, Iterable) or isinstance(items, dict) or \
-            not all(isinstance(v, str) and v.strip() for v in items) or not list(items):
+    if (
+        not isinstance(items, Iterable)
+        or isinstance(items, dict)
+        or not all(isinstance(v, str) and v.strip() for v in items)
+        or not list(items)
+    ):
         raise ValidationError(argument, "a name or a list of names", got=value)
     return list(items)
 
 
-def _side(values: pd.DataFrame, metric: str, column: str, date_column: str, start: Any,
-          end: Any, threshold: int) -> dict[str, Any]:
-    out = bucket_medians(values, metric, "none", start, end, small_n_threshold=threshold,
-                         date_column=date_column, value_column=column)
+def _side(
+    values: pd.DataFrame,
+    metric: str,
+    column: str,
+    date_column: str,
+    start: Any,
+    end: Any,
+    threshold: int,
+) -> dict[str, Any]:
+    out = bucket_medians(
+        values,
+        metric,
+        "none",
+        start,
+        end,
+        small_n_threshold=threshold,
+        date_column=date_column,
+        value_column=column,
+    )
     row = out.iloc[0] if len(out) else pd.Series(dtype=object)
     return {k: row.get(k) for k in ("n", "median", "q1", "q3", "warning")}
 
 
-def summarise(deals: pd.DataFrame, comps: pd.DataFrame, start: Any, end: Any,
-              threshold: int = 5) -> pd.DataFrame:
+def summarise(
+    deals: pd.DataFrame, comps: pd.DataFrame, start: Any, end: Any, threshold: int = 5
+) -> pd.DataFrame:
     """The summary of a :class:`Comparison` from its two frames (pure).
 
     Parameters
@@ -111,15 +131,34 @@ def summarise(deals: pd.DataFrame, comps: pd.DataFrame, start: Any, end: Any,
     for metric, field in PAIRS.items():
         private = _side(deals, metric, metric, "deal_date", start, end, threshold)
         values = comps[field] if field in comps else pd.Series(np.nan, index=comps.index)
-        public = _side(pd.DataFrame({"on": np.full(len(comps), on), "value": values.to_numpy(
-            dtype=float, na_value=np.nan)}), metric, "value", "on", start, end, threshold)
-        ratio = (private["median"] / public["median"]
-                 if pd.notna(private["median"]) and pd.notna(public["median"])
-                 and public["median"] != 0 else np.nan)
-        rows.append({"metric": metric, "public_field": field,
-                     **{f"private_{k}": v for k, v in private.items()},
-                     **{f"public_{k}": v for k, v in public.items()},
-                     "private_to_public": ratio})
+        public = _side(
+            pd.DataFrame(
+                {
+                    "on": np.full(len(comps), on),
+                    "value": values.to_numpy(dtype=float, na_value=np.nan),
+                }
+            ),
+            metric,
+            "value",
+            "on",
+            start,
+            end,
+            threshold,
+        )
+        ratio = (
+            private["median"] / public["median"]
+            if pd.notna(private["median"]) and pd.notna(public["median"]) and public["median"] != 0
+            else np.nan
+        )
+        rows.append(
+            {
+                "metric": metric,
+                "public_field": field,
+                **{f"private_{k}": v for k, v in private.items()},
+                **{f"public_{k}": v for k, v in public.items()},
+                "private_to_public": ratio,
+            }
+        )
     frame = pd.DataFrame(rows).set_index("metric")
     for side in ("private", "public"):
         frame[f"{side}_n"] = frame[f"{side}_n"].astype("Int64")
@@ -132,10 +171,16 @@ def summarise(deals: pd.DataFrame, comps: pd.DataFrame, start: Any, end: Any,
     return frame
 
 
-def compare_multiples(client: Client, *, region: str | list[str] | None = None,
-                      vertical: str | list[str] | None = None, date_from: Any = None,
-                      date_to: Any = None, deal_type: str | list[str] | None = None,
-                      link: bool = True) -> Comparison:
+def compare_multiples(
+    client: Client,
+    *,
+    region: str | list[str] | None = None,
+    vertical: str | list[str] | None = None,
+    date_from: Any = None,
+    date_to: Any = None,
+    deal_type: str | list[str] | None = None,
+    link: bool = True,
+) -> Comparison:
     """Private deal multiples of a cohort beside the public comps of the same cohort.
 
     Parameters
@@ -180,19 +225,37 @@ def compare_multiples(client: Client, *, region: str | list[str] | None = None,
         raise ValidationError("link", "True or False", got=link)
     threshold, today = service_methodology(client)
     start, end = resolve_window(date_from, date_to, as_of=today, time_bucket="none")
-    deals = client.private.deals(date_from=start, date_to=end, target_region=regions,
-                                 target_verticals=verticals, deal_type=deal_types)
+    deals = client.private.deals(
+        date_from=start,
+        date_to=end,
+        target_region=regions,
+        target_verticals=verticals,
+        deal_type=deal_types,
+    )
     found = client.public.search(regions=regions, industries=verticals)
-    comps = client.public.current(list(found.index)) if len(found) else \
-        found.iloc[:0].drop(columns=found.columns)
+    comps = (
+        client.public.current(list(found.index))
+        if len(found)
+        else found.iloc[:0].drop(columns=found.columns)
+    )
     if link and len(comps):
         links = companies_for_skus(client, list(comps.index)).set_index("query")
-        comps = comps.assign(company_id=links["company_id"].reindex(comps.index),
-                             match=links["match"].reindex(comps.index),
-                             link_evidence=links["evidence"].reindex(comps.index))
+        comps = comps.assign(
+            company_id=links["company_id"].reindex(comps.index),
+            match=links["match"].reindex(comps.index),
+            link_evidence=links["evidence"].reindex(comps.index),
+        )
     summary = summarise(deals, comps, start, end, threshold)
-    summary.attrs.update({"region": regions, "vertical": verticals, "deal_type": deal_types,
-                          "date_from": start.isoformat(), "date_to": end.isoformat(),
-                          "small_n_threshold": threshold, "deals": len(deals),
-                          "comps": len(comps)})
+    summary.attrs.update(
+        {
+            "region": regions,
+            "vertical": verticals,
+            "deal_type": deal_types,
+            "date_from": start.isoformat(),
+            "date_to": end.isoformat(),
+            "small_n_threshold": threshold,
+            "deals": len(deals),
+            "comps": len(comps),
+        }
+    )
     return Comparison(summary, deals, comps)

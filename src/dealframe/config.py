@@ -114,9 +114,7 @@ def _check_number(name: str, value: Any, *, minimum: float, integer: bool = Fals
     kinds: tuple[type, ...] = (int,) if integer else (int, float)
     if isinstance(value, bool) or not isinstance(value, kinds):
         kind = "an integer" if integer else "a number"
-        raise ConfigurationError(
-            f"{name} must be {kind}, got {type(value).__name__}", field=name
-        )
+        raise ConfigurationError(f"{name} must be {kind}, got {type(value).__name__}", field=name)
     number = float(cast(float, value))  # an int or a float, checked above
     if not math.isfinite(number) or number < minimum:
         raise ConfigurationError(f"{name} must be >= {minimum:g}, got {value!r}", field=name)
@@ -268,14 +266,18 @@ class Settings:
         path = self.cache_path
         if path is None:
             path = default_cache_path()
-        elif not isinstance(path, (str, os.PathLike)) or not os.fspath(path) \
-                or "\x00" in str(os.fspath(path)):
+        elif (
+            not isinstance(path, (str, os.PathLike))
+            or not os.fspath(path)
+            or "\x00" in str(os.fspath(path))
+        ):
             raise ConfigurationError("cache_path must be a file path", field="cache_path")
         try:
             object.__setattr__(self, "cache_path", Path(path).expanduser())
         except (RuntimeError, TypeError, ValueError) as exc:  # e.g. "~nobody/x"
-            raise ConfigurationError(f"cache_path {path!r} is not usable: {exc}",
-                                     field="cache_path") from None
+            raise ConfigurationError(
+                f"cache_path {path!r} is not usable: {exc}", field="cache_path"
+            ) from None
 
     # -- tokens ---------------------------------------------------------------------------
 

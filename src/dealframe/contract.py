@@ -69,35 +69,130 @@ __all__ = [
 #: Largest count taken from ``meta`` at face value (a bigger ``total`` is not believed).
 MAX_COUNT = 10**12
 
-_DEAL = ("id", "deal_date", "deal_type", "deal_subtype", "deal_synopsis", "deal_valuation",
-         "deal_raised", "deal_revenue", "deal_ebitda", "deal_multiples", "target", "buyers",
-         "lead_investors", "created_at", "updated_at", "deleted")
+_DEAL = (
+    "id",
+    "deal_date",
+    "deal_type",
+    "deal_subtype",
+    "deal_synopsis",
+    "deal_valuation",
+    "deal_raised",
+    "deal_revenue",
+    "deal_ebitda",
+    "deal_multiples",
+    "target",
+    "buyers",
+    "lead_investors",
+    "created_at",
+    "updated_at",
+    "deleted",
+)
 
 #: Fields the interface document (section 2) gives every item of each answer.
 DOCUMENTED_FIELDS: Mapping[str, tuple[str, ...]] = {
-    "companies": ("id", "name", "short_name", "description", "website", "linkedin", "country",
-                  "region", "city", "area", "founded", "verticals", "themes", "client_focus",
-                  "revenue_model", "company_type", "ownership", "active", "ipoed", "ceo",
-                  "created_at", "updated_at", "deleted", "is_public"),
+    "companies": (
+        "id",
+        "name",
+        "short_name",
+        "description",
+        "website",
+        "linkedin",
+        "country",
+        "region",
+        "city",
+        "area",
+        "founded",
+        "verticals",
+        "themes",
+        "client_focus",
+        "revenue_model",
+        "company_type",
+        "ownership",
+        "active",
+        "ipoed",
+        "ceo",
+        "created_at",
+        "updated_at",
+        "deleted",
+        "is_public",
+    ),
     "investors": ("id", "name", "short_name", "website", "country", "updated_at", "deleted"),
     "transactions": _DEAL,
     "deals_with_role": (*_DEAL, "role"),
-    "company_investors": ("id", "name", "short_name", "country", "website",
-                          "rounds_participated", "is_lead_any_round", "first_round_date",
-                          "last_round_date"),
-    "portfolio": ("id", "name", "short_name", "website", "country", "first_invested",
-                  "last_invested", "rounds_count", "led_any_round"),
-    "co_investors": ("id", "name", "short_name", "website", "country", "shared_deals",
-                     "first_shared_date", "last_shared_date"),
+    "company_investors": (
+        "id",
+        "name",
+        "short_name",
+        "country",
+        "website",
+        "rounds_participated",
+        "is_lead_any_round",
+        "first_round_date",
+        "last_round_date",
+    ),
+    "portfolio": (
+        "id",
+        "name",
+        "short_name",
+        "website",
+        "country",
+        "first_invested",
+        "last_invested",
+        "rounds_count",
+        "led_any_round",
+    ),
+    "co_investors": (
+        "id",
+        "name",
+        "short_name",
+        "website",
+        "country",
+        "shared_deals",
+        "first_shared_date",
+        "last_shared_date",
+    ),
     "resolve": ("query", "id", "match_type"),
     "aggregate": ("bucket", "n", "median", "q1", "q3", "warning"),
-    "search": ("sku", "ticker", "exchange", "name", "shortName", "enterpriseValue",
-               "countryCodeIso3", "country", "region", "verticals", "themes"),
-    "current": ("sku", "ticker", "exchange", "name", "shortName", "countryCodeIso3", "country",
-                "currency", "tags", "themes", "marketCap", "enterpriseValue", "revenueLtm",
-                "revenueNtm", "ebitdaLtm", "ebitdaNtm", "evRevenueLtm", "evRevenueNtm",
-                "evEbitdaLtm", "marginGrossLtm", "marginEbitdaLtm", "revenueGrowthNtmLtm",
-                "ruleOf40Ltm", "ruleOf40", "rateToUsd"),
+    "search": (
+        "sku",
+        "ticker",
+        "exchange",
+        "name",
+        "shortName",
+        "enterpriseValue",
+        "countryCodeIso3",
+        "country",
+        "region",
+        "verticals",
+        "themes",
+    ),
+    "current": (
+        "sku",
+        "ticker",
+        "exchange",
+        "name",
+        "shortName",
+        "countryCodeIso3",
+        "country",
+        "currency",
+        "tags",
+        "themes",
+        "marketCap",
+        "enterpriseValue",
+        "revenueLtm",
+        "revenueNtm",
+        "ebitdaLtm",
+        "ebitdaNtm",
+        "evRevenueLtm",
+        "evRevenueNtm",
+        "evEbitdaLtm",
+        "marginGrossLtm",
+        "marginEbitdaLtm",
+        "revenueGrowthNtmLtm",
+        "ruleOf40Ltm",
+        "ruleOf40",
+        "rateToUsd",
+    ),
     "time_series": ("sku", "ticker", "exchange", "data"),
     "group_time_series": ("period", "median"),
 }
@@ -155,11 +250,21 @@ class Findings:
 
     def records(self) -> list[dict[str, Any]]:
         """The findings as plain dicts (for ``df.attrs["findings"]``)."""
-        return [{"kind": f.kind, "where": f.where, "message": f.message,
-                 "shortfall": f.shortfall} for f in self.items]
+        return [
+            {"kind": f.kind, "where": f.where, "message": f.message, "shortfall": f.shortfall}
+            for f in self.items
+        ]
 
-    def report(self, *, strict: bool, partial: Any = None, expected: int | None = None,
-               received: int | None = None, what: str = "rows", stacklevel: int = 4) -> None:
+    def report(
+        self,
+        *,
+        strict: bool,
+        partial: Any = None,
+        expected: int | None = None,
+        received: int | None = None,
+        what: str = "rows",
+        stacklevel: int = 4,
+    ) -> None:
         """Warn about each finding, or raise the typed error under ``strict``.
 
         Raises
@@ -176,12 +281,17 @@ class Findings:
             text = "; ".join(str(f) for f in self.items[:5])
             if short:
                 got = received if received is not None else 0
-                raise IncompleteResultError(expected, got, [f.where for f in short],
-                                            partial=partial, what=what,
-                                            errors=[ServiceContractError(200, text,
-                                                                         finding=short[0].kind)])
-            raise ServiceContractError(200, text, finding=self.items[0].kind,
-                                       details={"findings": self.records()})
+                raise IncompleteResultError(
+                    expected,
+                    got,
+                    [f.where for f in short],
+                    partial=partial,
+                    what=what,
+                    errors=[ServiceContractError(200, text, finding=short[0].kind)],
+                )
+            raise ServiceContractError(
+                200, text, finding=self.items[0].kind, details={"findings": self.records()}
+            )
         for finding in self.items:
             warnings.warn(str(finding), ServiceContractWarning, stacklevel=stacklevel)
 
@@ -209,8 +319,7 @@ def _count(meta: Mapping[str, Any], name: str, found: Findings, where: str) -> i
     return value
 
 
-def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = None
-               ) -> list[Any]:
+def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = None) -> list[Any]:
     """The object items of ``doc["data"]``: a non-list ``data`` reads as none, and items
     that are not objects are dropped, each with a ``wrong_shape`` finding.
 
@@ -224,31 +333,39 @@ def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = N
     """
     data = doc.get("data")
     if not isinstance(data, list):
-        found.add("wrong_shape", f"data is {type(data).__name__}, not a list: read as no rows",
-                  where=where)
+        found.add(
+            "wrong_shape",
+            f"data is {type(data).__name__}, not a list: read as no rows",
+            where=where,
+        )
         return []
     items = [item for item in data if isinstance(item, Mapping)]
     if len(items) != len(data):
-        found.add("wrong_shape", f"{len(data) - len(items)} of {len(data)} items are not "
-                                 "objects: dropped", where=where, shortfall=len(data) - len(items))
+        found.add(
+            "wrong_shape",
+            f"{len(data) - len(items)} of {len(data)} items are not objects: dropped",
+            where=where,
+            shortfall=len(data) - len(items),
+        )
     return items
 
 
-def meta_count(doc: Mapping[str, Any], name: str, found: Findings, *,
-               where: str | None = None) -> int | None:
+def meta_count(
+    doc: Mapping[str, Any], name: str, found: Findings, *, where: str | None = None
+) -> int | None:
     """``meta[name]`` when it is a sane count, else None (a present but bad one is reported)."""
     meta = doc.get("meta")
     if meta is None:
         return None
     if not isinstance(meta, Mapping):
-        found.add("bad_meta", f"meta is {type(meta).__name__}, not an object: ignored",
-                  where=where)
+        found.add("bad_meta", f"meta is {type(meta).__name__}, not an object: ignored", where=where)
         return None
     return _count(meta, name, found, where or found.where)
 
 
-def dedupe_items(items: Sequence[Mapping[str, Any]], key: str, found: Findings, *,
-                 where: str | None = None) -> list[Mapping[str, Any]]:
+def dedupe_items(
+    items: Sequence[Mapping[str, Any]], key: str, found: Findings, *, where: str | None = None
+) -> list[Mapping[str, Any]]:
     """``items`` with one item per non-null ``key`` (the first); repeats reported.
 
     Examples
@@ -273,8 +390,9 @@ def dedupe_items(items: Sequence[Mapping[str, Any]], key: str, found: Findings, 
         if not isinstance(k, str) or not k or counts[k] == 1:
             out.append(item)
             continue
-        text = orjson.dumps(item, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS,
-                            default=repr)
+        text = orjson.dumps(
+            item, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=repr
+        )
         if k not in first:
             first[k] = text
             out.append(item)
@@ -283,16 +401,23 @@ def dedupe_items(items: Sequence[Mapping[str, Any]], key: str, found: Findings, 
         else:
             differ += 1
     if same:
-        found.add("repeated_rows", f"{same} {key}(s) came more than once with the same content: "
-                                   "kept once", where=where)
+        found.add(
+            "repeated_rows",
+            f"{same} {key}(s) came more than once with the same content: kept once",
+            where=where,
+        )
     if differ:
-        found.add("conflicting_rows", f"{differ} {key}(s) came more than once with different "
-                                      "content: kept the first", where=where)
+        found.add(
+            "conflicting_rows",
+            f"{differ} {key}(s) came more than once with different content: kept the first",
+            where=where,
+        )
     return out
 
 
-def read_page(doc: Mapping[str, Any], found: Findings, *, number: int,
-              where: str | None = None) -> PageRead:
+def read_page(
+    doc: Mapping[str, Any], found: Findings, *, number: int, where: str | None = None
+) -> PageRead:
     """The items and believable ``meta`` of one collection page, findings recorded.
 
     ``data`` that is not a list counts as an empty page; items that are not objects are
@@ -315,27 +440,35 @@ def read_page(doc: Mapping[str, Any], found: Findings, *, number: int,
     if meta is None:
         meta = {}
     elif not isinstance(meta, Mapping):
-        found.add("bad_meta", f"meta is {type(meta).__name__}, not an object: ignored",
-                  where=where)
+        found.add("bad_meta", f"meta is {type(meta).__name__}, not an object: ignored", where=where)
         meta = {}
-    read = PageRead(number, items, _count(meta, "total", found, where),
-                    _count(meta, "returned", found, where), None,
-                    _count(meta, "limit", found, where), _count(meta, "page", found, where))
+    read = PageRead(
+        number,
+        items,
+        _count(meta, "total", found, where),
+        _count(meta, "returned", found, where),
+        None,
+        _count(meta, "limit", found, where),
+        _count(meta, "page", found, where),
+    )
     has_more = meta.get("has_more")
     if has_more is not None and not isinstance(has_more, bool):
-        found.add("bad_meta", f"meta.has_more is {has_more!r}, not a boolean: ignored",
-                  where=where)
+        found.add("bad_meta", f"meta.has_more is {has_more!r}, not a boolean: ignored", where=where)
     elif has_more is not None:
         read.has_more = has_more
     if read.returned is not None and read.returned != len(data):
-        found.add("count_mismatch", f"meta.returned says {read.returned} rows, the page holds "
-                                    f"{len(data)}", where=where,
-                  shortfall=max(0, read.returned - len(data)))
+        found.add(
+            "count_mismatch",
+            f"meta.returned says {read.returned} rows, the page holds {len(data)}",
+            where=where,
+            shortfall=max(0, read.returned - len(data)),
+        )
     return read
 
 
-def identities(items: Sequence[Mapping[str, Any]], key: str, found: Findings, *,
-               where: str | None = None) -> list[Any]:
+def identities(
+    items: Sequence[Mapping[str, Any]], key: str, found: Findings, *, where: str | None = None
+) -> list[Any]:
     """The ``key`` of every item; items without a usable one are reported (and kept).
 
     Examples
@@ -349,8 +482,11 @@ def identities(items: Sequence[Mapping[str, Any]], key: str, found: Findings, *,
     keys = [item.get(key) for item in items]
     bad = sum(1 for k in keys if not isinstance(k, str) or not k)
     if bad:
-        found.add("missing_identity", f"{bad} of {len(items)} items have no {key!r}: kept as "
-                                      "rows of their own", where=where)
+        found.add(
+            "missing_identity",
+            f"{bad} of {len(items)} items have no {key!r}: kept as rows of their own",
+            where=where,
+        )
     return keys
 
 
@@ -364,8 +500,15 @@ def keys_present(items: Sequence[Mapping[str, Any]]) -> set[str]:
     return set().union(*items)
 
 
-def missing_fields(present: Iterable[str], answer: str, found: Findings, *, n_items: int,
-                   wanted: Iterable[str] | None = None, where: str | None = None) -> list[str]:
+def missing_fields(
+    present: Iterable[str],
+    answer: str,
+    found: Findings,
+    *,
+    n_items: int,
+    wanted: Iterable[str] | None = None,
+    where: str | None = None,
+) -> list[str]:
     """Documented fields of ``answer`` (or the ``wanted`` subset) absent from every item.
 
     Examples
@@ -380,14 +523,20 @@ def missing_fields(present: Iterable[str], answer: str, found: Findings, *, n_it
     fields = DOCUMENTED_FIELDS[answer] if wanted is None else tuple(wanted)
     missing = [name for name in fields if name not in have]
     if missing:
-        found.add("missing_field", f"documented field(s) absent from all {n_items} items: "
-                                   f"{', '.join(missing)} (their columns are null)", where=where)
+        found.add(
+            "missing_field",
+            f"documented field(s) absent from all {n_items} items: "
+            f"{', '.join(missing)} (their columns are null)",
+            where=where,
+        )
     return missing
 
 
 def _row_texts(frame: pd.DataFrame, rows: Sequence[int]) -> list[str]:
     part = frame.iloc[list(rows)]
-    return ["\x1f".join(map(repr, values)) for values in part.astype(object).itertuples(index=False)]
+    return [
+        "\x1f".join(map(repr, values)) for values in part.astype(object).itertuples(index=False)
+    ]
 
 
 def _keys(frame: pd.DataFrame, key: str | Sequence[str]) -> pd.Series | None:
@@ -399,12 +548,12 @@ def _keys(frame: pd.DataFrame, key: str | Sequence[str]) -> pd.Series | None:
         return frame[names[0]].reset_index(drop=True)
     complete = frame[names].notna().all(axis=1).to_numpy()
     rows = zip(*(frame[name].tolist() for name in names))
-    return pd.Series([row if whole else None for row, whole in zip(rows, complete)],
-                     dtype=object)
+    return pd.Series([row if whole else None for row, whole in zip(rows, complete)], dtype=object)
 
 
-def dedupe(frame: pd.DataFrame, key: str | Sequence[str], found: Findings, *,
-           newest: str | None = None) -> pd.DataFrame:
+def dedupe(
+    frame: pd.DataFrame, key: str | Sequence[str], found: Findings, *, newest: str | None = None
+) -> pd.DataFrame:
     """``frame`` with one row per non-null ``key`` (a column, or several together).
 
     Rows with a null key are never merged. Repeats with identical content are
@@ -446,11 +595,16 @@ def dedupe(frame: pd.DataFrame, key: str | Sequence[str], found: Findings, *,
         drop += [r for r in rows if r != keep]
     extra = len(drop)
     if same:
-        found.add("repeated_rows", f"{same} {label}(s) came more than once with the same "
-                                   "content: kept once")
+        found.add(
+            "repeated_rows",
+            f"{same} {label}(s) came more than once with the same content: kept once",
+        )
     if differ:
-        found.add("conflicting_rows", f"{differ} {label}(s) came more than once with different "
-                                      f"content: kept {'the newest' if newest else 'the first'}")
+        found.add(
+            "conflicting_rows",
+            f"{differ} {label}(s) came more than once with different "
+            f"content: kept {'the newest' if newest else 'the first'}",
+        )
     mask = pd.Series(True, index=range(len(frame)))
     mask.iloc[drop] = False
     out = frame.iloc[mask.to_numpy()].reset_index(drop=True)
@@ -468,9 +622,12 @@ def shaping(request: RequestInfo | None, where: str) -> Iterator[None]:
     try:
         yield
     except ValidationError as exc:
-        error = ServiceContractError(200, f"{where}: an item does not have the documented "
-                                          f"shape: {exc}", finding="wrong_shape",
-                                     request=request)
+        error = ServiceContractError(
+            200,
+            f"{where}: an item does not have the documented shape: {exc}",
+            finding="wrong_shape",
+            request=request,
+        )
     else:
         return
     raise error

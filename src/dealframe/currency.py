@@ -35,11 +35,16 @@ RATE = "rateToUsd"
 
 def _checked(frame: Any, rate: Any) -> np.ndarray:
     if not isinstance(frame, pd.DataFrame):
-        raise ValidationError("frame", "a current-data frame (client.public.current)",
-                              got=type(frame).__name__)
+        raise ValidationError(
+            "frame", "a current-data frame (client.public.current)", got=type(frame).__name__
+        )
     if not isinstance(rate, str) or rate not in frame.columns:
-        raise ValidationError("rate", f"a column of the frame holding USD per unit of local "
-                                      f"currency (the service's {RATE!r})", got=rate)
+        raise ValidationError(
+            "rate",
+            f"a column of the frame holding USD per unit of local "
+            f"currency (the service's {RATE!r})",
+            got=rate,
+        )
     try:
         values = frame[rate].to_numpy(dtype=float, na_value=np.nan)
     except (TypeError, ValueError):
@@ -56,9 +61,11 @@ def _names(frame: pd.DataFrame, fields: Any, default: list[str], argument: str) 
     out = list(dict.fromkeys(items))
     for name in out:
         if name not in frame.columns:
-            raise ValidationError(argument, f"columns of the frame (they include "
-                                            f"{', '.join(map(str, default[:6])) or 'none'})",
-                                  got=name)
+            raise ValidationError(
+                argument,
+                f"columns of the frame (they include {', '.join(map(str, default[:6])) or 'none'})",
+                got=name,
+            )
     return out
 
 
@@ -69,8 +76,9 @@ def _numbers(frame: pd.DataFrame, name: str, argument: str) -> np.ndarray:
         raise ValidationError(argument, "numeric columns", got=name) from None
 
 
-def to_usd(frame: pd.DataFrame, fields: str | Iterable[str] | None = None, *,
-           rate: str = RATE) -> pd.DataFrame:
+def to_usd(
+    frame: pd.DataFrame, fields: str | Iterable[str] | None = None, *, rate: str = RATE
+) -> pd.DataFrame:
     """USD values (millions) of local-currency fields: ``<field>Lcu * rateToUsd``.
 
     Parameters
@@ -103,20 +111,24 @@ def to_usd(frame: pd.DataFrame, fields: str | Iterable[str] | None = None, *,
     0        30.0       0.25
     """
     rates = _checked(frame, rate)
-    default = [c for c in frame.columns if isinstance(c, str) and c.endswith(LCU_SUFFIX)
-               and len(c) > len(LCU_SUFFIX)]
+    default = [
+        c
+        for c in frame.columns
+        if isinstance(c, str) and c.endswith(LCU_SUFFIX) and len(c) > len(LCU_SUFFIX)
+    ]
     names = _names(frame, fields, default, "fields")
     out = {}
     for name in names:
-        base = name[:-len(LCU_SUFFIX)] if str(name).endswith(LCU_SUFFIX) else f"{name}Usd"
+        base = name[: -len(LCU_SUFFIX)] if str(name).endswith(LCU_SUFFIX) else f"{name}Usd"
         with np.errstate(over="ignore", invalid="ignore"):  # inf stays inf, NaN stays NaN
             out[base] = _numbers(frame, name, "fields") * rates
     out[rate] = _numbers(frame, rate, "rate")
     return pd.DataFrame(out, index=frame.index, columns=list(out), dtype=float)
 
 
-def to_local(frame: pd.DataFrame, fields: str | Iterable[str] | None = None, *,
-             rate: str = RATE) -> pd.DataFrame:
+def to_local(
+    frame: pd.DataFrame, fields: str | Iterable[str] | None = None, *, rate: str = RATE
+) -> pd.DataFrame:
     """Local-currency values (millions) of USD fields: ``<field> / rateToUsd``.
 
     Parameters
@@ -149,8 +161,11 @@ def to_local(frame: pd.DataFrame, fields: str | Iterable[str] | None = None, *,
     from dealframe.frames.schemas import CURRENT_MONETARY
 
     rates = _checked(frame, rate)
-    default = [c for c in frame.columns if isinstance(c, str) and (
-        f"{c}{LCU_SUFFIX}" in frame.columns or c in CURRENT_MONETARY)]
+    default = [
+        c
+        for c in frame.columns
+        if isinstance(c, str) and (f"{c}{LCU_SUFFIX}" in frame.columns or c in CURRENT_MONETARY)
+    ]
     names = _names(frame, fields, default, "fields")
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         out = {f"{name}{LCU_SUFFIX}": _numbers(frame, name, "fields") / rates for name in names}

@@ -233,8 +233,10 @@ class NotFoundError(ApiError):
             if self.request is not None and self.request.path.count("/") > 5:
                 # a sub-collection (/api/private/v1/<entity>/<id>/<sub>): not served for a
                 # deleted entity, and include_deleted is no parameter of it
-                return (f"{what} is soft-deleted; its sub-collections are not served (read "
-                        "its profile with include_deleted=True)")
+                return (
+                    f"{what} is soft-deleted; its sub-collections are not served (read "
+                    "its profile with include_deleted=True)"
+                )
             return f"{what} is soft-deleted; pass include_deleted=True to read it"
         return self.message
 
@@ -270,12 +272,27 @@ class ServiceContractError(ApiError):
     "200 SERVICE_CONTRACT: a JSON object without 'data' (POST /api/v2/companies)"
     """
 
-    def __init__(self, status: int, message: str, *, finding: str,
-                 request: RequestInfo | None = None, attempts: int = 1,
-                 details: Mapping[str, Any] | None = None, note: str | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        finding: str,
+        request: RequestInfo | None = None,
+        attempts: int = 1,
+        details: Mapping[str, Any] | None = None,
+        note: str | None = None,
+    ) -> None:
         self.finding = finding
-        super().__init__(status, "SERVICE_CONTRACT", message, details=details, request=request,
-                         attempts=attempts, note=note)
+        super().__init__(
+            status,
+            "SERVICE_CONTRACT",
+            message,
+            details=details,
+            request=request,
+            attempts=attempts,
+            note=note,
+        )
 
 
 class TransportError(DealframeError):
@@ -471,13 +488,13 @@ def _scrub(text: str, secrets: Iterable[str]) -> str:
         if len(secret) >= _ANYWHERE:
             text = text.replace(secret, "***")
         else:
-            text = re.sub(f"(?<!{_TOKEN_CHARS}){re.escape(secret)}(?!{_TOKEN_CHARS})", "***",
-                          text)
+            text = re.sub(f"(?<!{_TOKEN_CHARS}){re.escape(secret)}(?!{_TOKEN_CHARS})", "***", text)
     return text
 
 
-def _read_body(body: bytes, content_type: str | None = None
-               ) -> tuple[str | None, str | None, dict[str, Any]]:
+def _read_body(
+    body: bytes, content_type: str | None = None
+) -> tuple[str | None, str | None, dict[str, Any]]:
     """(code, message, details) from any of the error body shapes a service might use."""
     try:
         parsed = orjson.loads(body) if body else None
@@ -501,8 +518,13 @@ def _read_body(body: bytes, content_type: str | None = None
             return _as_text(parsed.get("code")), _as_text(detail), {}
         if isinstance(parsed.get("errors"), list):
             texts = [_error_text(e) for e in parsed["errors"]]
-            return (_as_text(parsed.get("code")), texts[0] if len(texts) == 1 else
-                    _as_text(parsed.get("message")) or "Invalid request", {"errors": texts})
+            return (
+                _as_text(parsed.get("code")),
+                texts[0]
+                if len(texts) == 1
+                else _as_text(parsed.get("message")) or "Invalid request",
+                {"errors": texts},
+            )
         if "message" in parsed:
             details = parsed.get("details")
             return (
@@ -636,5 +658,7 @@ class AmbiguousNameError(DealframeError):
         shown = ", ".join(repr(n) for n in self.names[:10])
         if len(self.names) > 10:
             shown += f", ... ({len(self.names) - 10} more)"
-        super().__init__(f"{len(self.names)} ambiguous name(s): {shown}; pass on_ambiguous='best' "
-                         "or inspect the candidates")
+        super().__init__(
+            f"{len(self.names)} ambiguous name(s): {shown}; pass on_ambiguous='best' "
+            "or inspect the candidates"
+        )

@@ -51,8 +51,27 @@ if TYPE_CHECKING:
 
 __all__ = ["companies_for_skus", "listing_key", "name_score", "skus_for_companies"]
 
-_LEGAL = {"inc", "ltd", "gmbh", "sa", "plc", "llc", "ag", "bv", "co", "corp", "corporation",
-          "limited", "nv", "ab", "as", "oy", "spa", "srl", "kk"}
+_LEGAL = {
+    "inc",
+    "ltd",
+    "gmbh",
+    "sa",
+    "plc",
+    "llc",
+    "ag",
+    "bv",
+    "co",
+    "corp",
+    "corporation",
+    "limited",
+    "nv",
+    "ab",
+    "as",
+    "oy",
+    "spa",
+    "srl",
+    "kk",
+}
 _PROFILE_FIELDS = ["name", "country", "stock_listing"]
 #: Name candidates of an ambiguous resolve checked against their profiles' listings.
 CANDIDATES_PER_NAME = 5
@@ -95,7 +114,8 @@ def _listings(search: pd.DataFrame) -> dict[tuple[str, str], list[dict[str, Any]
     out: dict[tuple[str, str], list[dict[str, Any]]] = {}
     rows = search.reset_index()
     for sku, ticker, exchange, name, country in zip(
-            rows["sku"], rows["ticker"], rows["exchange"], rows["name"], rows["countryCodeIso3"]):
+        rows["sku"], rows["ticker"], rows["exchange"], rows["name"], rows["countryCodeIso3"]
+    ):
         key = listing_key(ticker, exchange)
         if key is not None:
             out.setdefault(key, []).append({"sku": sku, "name": name, "country": country})
@@ -117,8 +137,10 @@ class _Universe:
         if not wanted or self._everything:
             return
         self._countries.update(wanted)
-        self._add(self._client.public_v1.search(countries=wanted),
-                  self._client.public.search(countries=wanted))
+        self._add(
+            self._client.public_v1.search(countries=wanted),
+            self._client.public.search(countries=wanted),
+        )
 
     def load_everything(self) -> None:
         if not self._everything:
@@ -147,8 +169,14 @@ def _profiles(client: Client, ids: list[str]) -> pd.DataFrame:
         return client.private.company(ids, fields=_PROFILE_FIELDS).set_index("id", drop=False)
 
 
-def _describe(key: tuple[str, str], v1: dict[str, Any] | None, v2: dict[str, Any] | None,
-              score: float, same_country: bool | None, counts: tuple[int, int]) -> str:
+def _describe(
+    key: tuple[str, str],
+    v1: dict[str, Any] | None,
+    v2: dict[str, Any] | None,
+    score: float,
+    same_country: bool | None,
+    counts: tuple[int, int],
+) -> str:
     where = " and ".join(f"{r['sku']} ({r['name']})" for r in (v2, v1) if r is not None)
     text = f"listing {key[0]} on {key[1]} = Family A {where}; name similarity {score:.2f}"
     if same_country is not None:
@@ -188,9 +216,13 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
     ids = check_ids(company_ids, "company_ids")
     profiles = _profiles(client, ids)
     universe = _Universe(client)
-    keys = {i: listing_key(profiles.at[i, "stock_listing_ticker"],
-                           profiles.at[i, "stock_listing_exchange"])
-            for i in ids if i in profiles.index}
+    keys = {
+        i: listing_key(
+            profiles.at[i, "stock_listing_ticker"], profiles.at[i, "stock_listing_exchange"]
+        )
+        for i in ids
+        if i in profiles.index
+    }
     universe.load(profiles.loc[[i for i, k in keys.items() if k], "country"].tolist())
     if any(k and not any(universe.find(k)) for k in keys.values()):
         universe.load_everything()  # listed abroad, or a country the search does not file
@@ -198,32 +230,60 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
     for ident in ids:
         row: dict[str, Any] = {"query": ident, "company_id": ident}
         if ident not in profiles.index:
-            rows.append({**row, "company_id": None, "match": "not_found",
-                         "evidence": "no company profile (unknown or soft-deleted id)"})
+            rows.append(
+                {
+                    **row,
+                    "company_id": None,
+                    "match": "not_found",
+                    "evidence": "no company profile (unknown or soft-deleted id)",
+                }
+            )
             continue
         p = profiles.loc[ident]
         key = keys[ident]
-        row.update(name=p["name"], country=p["country"], ticker=p["stock_listing_ticker"],
-                   exchange=p["stock_listing_exchange"])
+        row.update(
+            name=p["name"],
+            country=p["country"],
+            ticker=p["stock_listing_ticker"],
+            exchange=p["stock_listing_exchange"],
+        )
         if key is None:
-            rows.append({**row, "match": "not_listed",
-                         "evidence": "the company profile has no stock_listing"})
+            rows.append(
+                {
+                    **row,
+                    "match": "not_listed",
+                    "evidence": "the company profile has no stock_listing",
+                }
+            )
             continue
         in_v1, in_v2 = universe.find(key)
         v1, v2 = _best(in_v1, p["name"]), _best(in_v2, p["name"])
         if v1 is None and v2 is None:
-            rows.append({**row, "match": "not_found", "evidence": f"no Family A company lists "
-                                                                  f"{key[0]} on {key[1]}"})
+            rows.append(
+                {
+                    **row,
+                    "match": "not_found",
+                    "evidence": f"no Family A company lists {key[0]} on {key[1]}",
+                }
+            )
             continue
         public = v2 or v1
         assert public is not None
         score = name_score(p["name"], public["name"])
         same = None if not isinstance(p["country"], str) else public["country"] == p["country"]
         counts = (len(in_v1), len(in_v2))
-        rows.append({**row, "sku_v1": v1 and v1["sku"], "sku_v2": v2 and v2["sku"],
-                     "public_name": public["name"], "public_country": public["country"],
-                     "match": "ambiguous" if max(counts) > 1 else "matched", "name_score": score,
-                     "evidence": _describe(key, v1, v2, score, same, counts)})
+        rows.append(
+            {
+                **row,
+                "sku_v1": v1 and v1["sku"],
+                "sku_v2": v2 and v2["sku"],
+                "public_name": public["name"],
+                "public_country": public["country"],
+                "match": "ambiguous" if max(counts) > 1 else "matched",
+                "name_score": score,
+                "evidence": _describe(key, v1, v2, score, same, counts),
+            }
+        )
     frame = build_frame(rows, LINK)
     frame.attrs.update({"direction": "companies -> skus", "queries": len(ids)})
     return frame
@@ -241,8 +301,12 @@ def _identities(client: Client, skus: list[str]) -> dict[str, dict[str, Any]]:
             current = api.current(mine)
         for sku in current.index:
             c = current.loc[sku]
-            out[sku] = {"ticker": c["ticker"], "exchange": c["exchange"], "name": c["name"],
-                        "country": c["countryCodeIso3"]}
+            out[sku] = {
+                "ticker": c["ticker"],
+                "exchange": c["exchange"],
+                "name": c["name"],
+                "country": c["countryCodeIso3"],
+            }
     return out
 
 
@@ -300,13 +364,18 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
         raise ValidationError("skus", "at least one SKU", got=wanted)
     for i, sku in enumerate(wanted):
         if not isinstance(sku, str) or sku_version(sku) is None:
-            raise ValidationError(f"skus[{i}]", "a v1 SKU <EXCHANGE>_<TICKER> or a v2 SKU "
-                                                "<TICKER>-<ISO3>[.N]", got=sku)
+            raise ValidationError(
+                f"skus[{i}]",
+                "a v1 SKU <EXCHANGE>_<TICKER> or a v2 SKU <TICKER>-<ISO3>[.N]",
+                got=sku,
+            )
     known = _identities(client, wanted)
     universe = _Universe(client)
     universe.load(k["country"] for k in known.values())
-    resolved = _resolved(client, sorted({k["name"] for k in known.values()
-                                         if isinstance(k["name"], str) and k["name"]}))
+    resolved = _resolved(
+        client,
+        sorted({k["name"] for k in known.values() if isinstance(k["name"], str) and k["name"]}),
+    )
     candidates = sorted({i for ids in resolved.values() for i in ids})
     profiles = _profiles(client, candidates) if candidates else None
     rows: list[dict[str, Any]] = []
@@ -314,43 +383,75 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
         row: dict[str, Any] = {"query": sku}
         a = known.get(sku)
         if a is None:
-            rows.append({**row, "match": "not_found", "evidence": "the SKU has no current data "
-                                                                 "(unknown SKU)"})
+            rows.append(
+                {
+                    **row,
+                    "match": "not_found",
+                    "evidence": "the SKU has no current data (unknown SKU)",
+                }
+            )
             continue
         key = listing_key(a["ticker"], a["exchange"])
         in_v1, in_v2 = universe.find(key) if key else ([], [])
         v2 = next((r for r in in_v2 if r["sku"] == sku), None) or _best(in_v2, a["name"])
         v1 = next((r for r in in_v1 if r["sku"] == sku), None) or _best(in_v1, a["name"])
-        row.update(ticker=a["ticker"], exchange=a["exchange"], public_name=a["name"],
-                   public_country=a["country"],
-                   sku_v1=v1["sku"] if v1 else (format_v1(a["exchange"], a["ticker"])
-                                                if sku_version(sku) == "v1" else None),
-                   sku_v2=v2["sku"] if v2 else (sku if sku_version(sku) == "v2" else None))
+        row.update(
+            ticker=a["ticker"],
+            exchange=a["exchange"],
+            public_name=a["name"],
+            public_country=a["country"],
+            sku_v1=v1["sku"]
+            if v1
+            else (format_v1(a["exchange"], a["ticker"]) if sku_version(sku) == "v1" else None),
+            sku_v2=v2["sku"] if v2 else (sku if sku_version(sku) == "v2" else None),
+        )
         names = resolved.get(a["name"], [])
-        same = [] if profiles is None or key is None else [
-            i for i in names if i in profiles.index and listing_key(
-                profiles.at[i, "stock_listing_ticker"],
-                profiles.at[i, "stock_listing_exchange"]) == key]
+        same = (
+            []
+            if profiles is None or key is None
+            else [
+                i
+                for i in names
+                if i in profiles.index
+                and listing_key(
+                    profiles.at[i, "stock_listing_ticker"], profiles.at[i, "stock_listing_exchange"]
+                )
+                == key
+            ]
+        )
         if not same:
-            what = (f"{len(names)} Family B candidate(s) for the name {a['name']!r}, none "
-                    f"listing {a['ticker']} on {a['exchange']}" if names else
-                    f"no Family B company resolves from the name {a['name']!r}")
+            what = (
+                f"{len(names)} Family B candidate(s) for the name {a['name']!r}, none "
+                f"listing {a['ticker']} on {a['exchange']}"
+                if names
+                else f"no Family B company resolves from the name {a['name']!r}"
+            )
             rows.append({**row, "match": "not_found", "evidence": what})
             continue
         assert profiles is not None and key is not None  # as ``same`` is not empty
         best = max(same, key=lambda i: name_score(profiles.at[i, "name"], a["name"]))
         score = name_score(profiles.at[best, "name"], a["name"])
         country = profiles.at[best, "country"]
-        text = (f"name {a['name']!r} resolves to {len(names)} candidate(s); "
-                f"{profiles.at[best, 'name']!r} lists {key[0]} on {key[1]} as the SKU does; "
-                f"name similarity {score:.2f}")
+        text = (
+            f"name {a['name']!r} resolves to {len(names)} candidate(s); "
+            f"{profiles.at[best, 'name']!r} lists {key[0]} on {key[1]} as the SKU does; "
+            f"name similarity {score:.2f}"
+        )
         if isinstance(country, str):
             text += "; same country" if country == a["country"] else "; other country"
         if len(same) > 1:
             text += f"; {len(same)} candidates share this listing: closest name taken"
-        rows.append({**row, "company_id": best, "name": profiles.at[best, "name"],
-                     "country": country, "name_score": score,
-                     "match": "ambiguous" if len(same) > 1 else "matched", "evidence": text})
+        rows.append(
+            {
+                **row,
+                "company_id": best,
+                "name": profiles.at[best, "name"],
+                "country": country,
+                "name_score": score,
+                "match": "ambiguous" if len(same) > 1 else "matched",
+                "evidence": text,
+            }
+        )
     frame = build_frame(rows, LINK)
     frame.attrs.update({"direction": "skus -> companies", "queries": len(wanted)})
     return frame

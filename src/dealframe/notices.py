@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-__all__ = ["DealframeWarning", "MissingDataWarning", "MissingInvestorsWarning",
-           "ServiceContractWarning"]
+__all__ = [
+    "DealframeWarning",
+    "MissingDataWarning",
+    "MissingInvestorsWarning",
+    "ServiceContractWarning",
+]
 
 
 class DealframeWarning(UserWarning):

@@ -11,9 +11,15 @@ import pandas as pd
 __all__ = ["attach"]
 
 
-def attach(frame: pd.DataFrame, *, endpoint: str, responses: Iterable[Any],
-           rows_expected: int | None = None, rows_received: int | None = None,
-           **extra: Any) -> pd.DataFrame:
+def attach(
+    frame: pd.DataFrame,
+    *,
+    endpoint: str,
+    responses: Iterable[Any],
+    rows_expected: int | None = None,
+    rows_received: int | None = None,
+    **extra: Any,
+) -> pd.DataFrame:
     """Record provenance in ``frame.attrs`` and return the frame.
 
     Keys: ``endpoint``, ``requests`` (count), ``from_cache`` (True when every
@@ -35,13 +41,15 @@ def attach(frame: pd.DataFrame, *, endpoint: str, responses: Iterable[Any],
         from_cache = "partial"
     else:
         from_cache = False
-    frame.attrs.update({
-        "endpoint": endpoint,
-        "requests": len(responses),
-        "from_cache": from_cache,
-        "rows_expected": rows_expected if rows_expected is not None else len(frame),
-        "rows_received": rows_received if rows_received is not None else len(frame),
-        "fetched_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        **extra,
-    })
+    frame.attrs.update(
+        {
+            "endpoint": endpoint,
+            "requests": len(responses),
+            "from_cache": from_cache,
+            "rows_expected": rows_expected if rows_expected is not None else len(frame),
+            "rows_received": rows_received if rows_received is not None else len(frame),
+            "fetched_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            **extra,
+        }
+    )
     return frame

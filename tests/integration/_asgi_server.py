@@ -52,8 +52,12 @@ class EchoState:
 
 
 def _json(status: int, payload: Any, headers: dict[str, str] | None = None) -> Response:
-    return Response(json.dumps(payload).encode(), status_code=status,
-                    media_type="application/json", headers=headers)
+    return Response(
+        json.dumps(payload).encode(),
+        status_code=status,
+        media_type="application/json",
+        headers=headers,
+    )
 
 
 def _auth_error(code: str, message: str) -> Response:
@@ -75,8 +79,9 @@ def build_app(state: EchoState) -> Starlette:
             return _auth_error("INVALID_TOKEN", "Invalid or expired token")
         if path in state.responses:
             status, body, headers = state.responses[path]
-            return Response(body, status_code=status, headers=headers,
-                            media_type="application/json")
+            return Response(
+                body, status_code=status, headers=headers, media_type="application/json"
+            )
         raw = await request.body()
         body = json.loads(raw) if raw else None
         pad = int(request.query_params.get("pad", "0"))
@@ -99,11 +104,13 @@ def build_app(state: EchoState) -> Starlette:
         return await handle(request, {state.private_key})
 
     methods = ["GET", "POST"]
-    return Starlette(routes=[
-        Route("/api/v1/{rest:path}", public, methods=methods),
-        Route("/api/v2/{rest:path}", public, methods=methods),
-        Route("/api/private/v1/{rest:path}", private, methods=methods),
-    ])
+    return Starlette(
+        routes=[
+            Route("/api/v1/{rest:path}", public, methods=methods),
+            Route("/api/v2/{rest:path}", public, methods=methods),
+            Route("/api/private/v1/{rest:path}", private, methods=methods),
+        ]
+    )
 
 
 @dataclass
@@ -139,14 +146,18 @@ def established_to(port: int) -> int:
 
 
 @contextmanager
-def serve(public_token: str, private_key: str, plan: FaultPlan | None = None,
-          ) -> Iterator[ServedApp]:
+def serve(
+    public_token: str,
+    private_key: str,
+    plan: FaultPlan | None = None,
+) -> Iterator[ServedApp]:
     """Serve the echo app (wrapped in a FaultInjector) on 127.0.0.1, port chosen by the OS."""
     state = EchoState(public_token, private_key)
     plan = plan if plan is not None else FaultPlan()
     app = FaultInjector(build_app(state), plan)
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                            lifespan="off", timeout_keep_alive=30)
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", timeout_keep_alive=30
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True, name="echo-server")
     thread.start()

@@ -82,8 +82,15 @@ __all__ = [
 ]
 
 #: Response headers never copied from the sandbox (the proxy frames its own answer).
-_HOP = {"content-length", "transfer-encoding", "connection", "keep-alive", "date", "server",
-        "content-encoding"}
+_HOP = {
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "date",
+    "server",
+    "content-encoding",
+}
 #: Request headers passed on to the sandbox.
 _PASS = ("Authorization", "Content-Type", "Accept")
 
@@ -220,17 +227,20 @@ def drop_rows(n: int, at: str = "end") -> Action:
     """Remove ``n`` items from ``data`` (at its ``end`` or ``start``); ``meta`` is left alone."""
     if at == "start":
         return _data_edit(lambda rows: rows[n:], f"drop_rows({n}, start)")
-    return _data_edit(lambda rows: rows[:max(0, len(rows) - n)], f"drop_rows({n})")
+    return _data_edit(lambda rows: rows[: max(0, len(rows) - n)], f"drop_rows({n})")
 
 
 def repeat_rows(n: int) -> Action:
     """Append copies of the first ``n`` items of ``data`` (same content, same identity)."""
-    return _data_edit(lambda rows: rows + [dict(r) if isinstance(r, dict) else r
-                                           for r in rows[:n]], f"repeat_rows({n})")
+    return _data_edit(
+        lambda rows: rows + [dict(r) if isinstance(r, dict) else r for r in rows[:n]],
+        f"repeat_rows({n})",
+    )
 
 
 def data_null() -> Action:
     """``data: null``."""
+
     def apply(doc: Any) -> Any:
         if isinstance(doc, dict):
             doc["data"] = None
@@ -241,6 +251,7 @@ def data_null() -> Action:
 
 def non_objects(values: tuple[Any, ...] = ("oops", 42)) -> Action:
     """Replace the first items of ``data`` with values that are not objects."""
+
     def apply(rows: list[Any]) -> list[Any]:
         k = min(len(values), len(rows))
         return list(values[:k]) + rows[k:]
@@ -250,6 +261,7 @@ def non_objects(values: tuple[Any, ...] = ("oops", 42)) -> Action:
 
 def meta_delete(*names: str) -> Action:
     """Delete members of ``meta`` (the whole ``meta`` when no name is given)."""
+
     def apply(doc: Any) -> Any:
         if isinstance(doc, dict):
             if not names:
@@ -264,6 +276,7 @@ def meta_delete(*names: str) -> Action:
 
 def meta_set(**values: Any) -> Action:
     """Set members of ``meta`` (``total=None`` sets it to null)."""
+
     def apply(doc: Any) -> Any:
         if isinstance(doc, dict):
             meta = doc.get("meta")
@@ -277,6 +290,7 @@ def meta_set(**values: Any) -> Action:
 
 def recount() -> Action:
     """Make ``meta.returned``/``meta.count`` agree with the items ``data`` now holds."""
+
     def apply(doc: Any) -> Any:
         meta = doc.get("meta") if isinstance(doc, dict) else None
         data = doc.get("data") if isinstance(doc, dict) else None
@@ -291,6 +305,7 @@ def recount() -> Action:
 
 def drop_field(name: str, first: int | None = None) -> Action:
     """Delete ``name`` from every item (or the ``first`` k items) of ``data``."""
+
     def apply(doc: Any) -> Any:
         for item in _items(doc)[:first]:
             item.pop(name, None)
@@ -301,6 +316,7 @@ def drop_field(name: str, first: int | None = None) -> Action:
 
 def set_field(name: str, value: Any, first: int | None = None) -> Action:
     """Set ``name`` to ``value`` in every item (or the ``first`` k items) of ``data``."""
+
     def apply(doc: Any) -> Any:
         for item in _items(doc)[:first]:
             item[name] = value
@@ -311,8 +327,10 @@ def set_field(name: str, value: Any, first: int | None = None) -> Action:
 
 def ignore_page() -> Action:
     """Forward every request as page 1: a service (or cache) that ignores ``page``."""
-    return Action("ignore_page", on_request=lambda ex: ex.set_param("page", 1)
-                  if ex.page is not None else None)
+    return Action(
+        "ignore_page",
+        on_request=lambda ex: ex.set_param("page", 1) if ex.page is not None else None,
+    )
 
 
 def clamp_limit(size: int) -> Action:
@@ -320,6 +338,7 @@ def clamp_limit(size: int) -> Action:
 
     The sandbox then says so in ``meta.limit``; used to get many-page walks out of small data.
     """
+
     def apply(ex: Exchange) -> None:
         asked = ex.query.get("limit")
         if asked is None and isinstance(ex.body, dict):
@@ -351,16 +370,22 @@ HTML_DEEP = "request-id-deep-inside-the-page"
 
 def html(status: int = 502, size: int = 20_000, content_type: str = "text/html") -> Action:
     """A gateway's HTML page of about ``size`` bytes, with ``status``."""
-    head = (f"{HTML_FIRST_LINE}\n<html><head><title>{status} Bad Gateway</title></head>\n"
-            f"<body><h1>{status} Bad Gateway</h1>\n")
+    head = (
+        f"{HTML_FIRST_LINE}\n<html><head><title>{status} Bad Gateway</title></head>\n"
+        f"<body><h1>{status} Bad Gateway</h1>\n"
+    )
     filler = "<p>The upstream server did not answer in time. Please try again later.</p>\n"
-    body = head + filler * max(1, (size - len(head)) // len(filler)) + \
-        f"<!-- {HTML_DEEP} -->\n</body></html>\n"
+    body = (
+        head
+        + filler * max(1, (size - len(head)) // len(filler))
+        + f"<!-- {HTML_DEEP} -->\n</body></html>\n"
+    )
     return Action(f"html({status})", on_response=_replace(status, body.encode(), content_type))
 
 
 def trickle(seconds: float, pieces: int = 48) -> Action:
     """Send the answer in ``pieces`` pieces spread over ``seconds`` (headers first)."""
+
     def apply(ex: Exchange) -> None:
         ex.delivery = ("trickle", seconds, pieces)
 
@@ -369,6 +394,7 @@ def trickle(seconds: float, pieces: int = 48) -> Action:
 
 def cut_body(fraction: float = 0.5) -> Action:
     """Announce the whole body in ``Content-Length``, send ``fraction`` of it, close."""
+
     def apply(ex: Exchange) -> None:
         ex.delivery = ("cut", fraction)
 
@@ -377,6 +403,7 @@ def cut_body(fraction: float = 0.5) -> Action:
 
 def drop_connection(reset: bool = False) -> Action:
     """Close the connection without answering (``reset``: with a TCP RST); nothing forwarded."""
+
     def apply(ex: Exchange) -> None:
         ex.delivery = "reset" if reset else "drop"
         ex.forward = False
@@ -450,15 +477,25 @@ class Proxy:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.proxy = self
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={
-            "poll_interval": 0.05}, name="drift-proxy", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="drift-proxy",
+            daemon=True,
+        )
         self._thread.start()
 
     # -- rules and counters -------------------------------------------------------------
 
-    def add(self, path: str, *actions: Action, method: str | None = None,
-            page: int | None = None, times: int | None = None,
-            when: Callable[[Exchange], bool] | None = None) -> Rule:
+    def add(
+        self,
+        path: str,
+        *actions: Action,
+        method: str | None = None,
+        page: int | None = None,
+        times: int | None = None,
+        when: Callable[[Exchange], bool] | None = None,
+    ) -> Rule:
         """Add a rule; it applies to matching requests from now on."""
         rule = Rule(path, tuple(actions), method, page, times, when)
         with self._lock:
@@ -480,8 +517,9 @@ class Proxy:
     def count(self, path: str = "", method: str | None = None) -> int:
         """Requests received whose path matches the regex ``path`` (and ``method``)."""
         with self._lock:
-            return sum(1 for m, p, _ in self.seen
-                       if re.search(path, p) and (method is None or m == method))
+            return sum(
+                1 for m, p, _ in self.seen if re.search(path, p) and (method is None or m == method)
+            )
 
     def pages(self, path: str) -> list[int | None]:
         """Pages asked for on paths matching ``path``, in arrival order."""
@@ -603,9 +641,9 @@ class Proxy:
                 step = max(1, -(-len(ex.content) // pieces))
                 for start in range(0, len(ex.content), step):
                     time.sleep(seconds / pieces)
-                    handler.wfile.write(ex.content[start:start + step])
+                    handler.wfile.write(ex.content[start : start + step])
             elif isinstance(ex.delivery, tuple) and ex.delivery[0] == "cut":
-                handler.wfile.write(ex.content[:int(len(ex.content) * ex.delivery[1])])
+                handler.wfile.write(ex.content[: int(len(ex.content) * ex.delivery[1])])
             else:
                 handler.wfile.write(ex.content)
         except OSError:
@@ -615,9 +653,15 @@ class Proxy:
 # --------------------------------------------------------------------------------------- for tests
 
 #: Client settings for drift tests: few, fast retries, no progress bars.
-FAST: dict[str, Any] = {"retries": 1, "backoff_base": 0.01, "backoff_cap": 0.02,
-                        "retry_after_max": 0.1, "read_timeout": 20.0, "max_workers": 4,
-                        "progress": False}
+FAST: dict[str, Any] = {
+    "retries": 1,
+    "backoff_base": 0.01,
+    "backoff_cap": 0.02,
+    "retry_after_max": 0.1,
+    "read_timeout": 20.0,
+    "max_workers": 4,
+    "progress": False,
+}
 
 
 @pytest.fixture(scope="module")
@@ -649,10 +693,10 @@ def via(sandbox: Any, proxy: Proxy) -> Iterator[Any]:
     """A client talking to the sandbox through the drift proxy (same settings as ``direct``)."""
     from dealframe import Client
 
-    with Client(proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False,
-                **FAST) as client:
+    with Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+    ) as client:
         yield client
-
 
 
 @dataclass

@@ -15,11 +15,27 @@ from typing import Any
 import requests
 
 __all__ = [
-    "Api", "COMPANY_LIST_FIELDS", "COMPANY_PROFILE_EXTRA", "DEAL_LIST_FIELDS", "INVESTOR_LIST_FIELDS",
-    "INVESTOR_PROFILE_FIELDS", "PREFIX", "Truth", "assert_bad_request", "check_company_list_item",
-    "check_company_profile", "check_deal", "check_deal_profile", "check_investor_list_item",
-    "check_investor_profile", "check_page_meta", "check_participant", "is_date", "is_timestamp",
-    "is_uuid", "sort_key",
+    "Api",
+    "COMPANY_LIST_FIELDS",
+    "COMPANY_PROFILE_EXTRA",
+    "DEAL_LIST_FIELDS",
+    "INVESTOR_LIST_FIELDS",
+    "INVESTOR_PROFILE_FIELDS",
+    "PREFIX",
+    "Truth",
+    "assert_bad_request",
+    "check_company_list_item",
+    "check_company_profile",
+    "check_deal",
+    "check_deal_profile",
+    "check_investor_list_item",
+    "check_investor_profile",
+    "check_page_meta",
+    "check_participant",
+    "is_date",
+    "is_timestamp",
+    "is_uuid",
+    "sort_key",
 ]
 
 PREFIX = "/api/private/v1"
@@ -30,44 +46,157 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$")
 
 COMPANY_LIST_FIELDS = (
-    "id", "name", "short_name", "description", "website", "linkedin", "country", "region", "city",
-    "area", "founded", "verticals", "themes", "client_focus", "revenue_model", "company_type",
-    "ownership", "active", "ipoed", "ceo", "created_at", "updated_at", "deleted", "is_public",
+    "id",
+    "name",
+    "short_name",
+    "description",
+    "website",
+    "linkedin",
+    "country",
+    "region",
+    "city",
+    "area",
+    "founded",
+    "verticals",
+    "themes",
+    "client_focus",
+    "revenue_model",
+    "company_type",
+    "ownership",
+    "active",
+    "ipoed",
+    "ceo",
+    "created_at",
+    "updated_at",
+    "deleted",
+    "is_public",
 )
-COMPANY_PROFILE_EXTRA = ("employee_count", "stock_listing", "valuation", "fundamentals", "deal_activity")
+COMPANY_PROFILE_EXTRA = (
+    "employee_count",
+    "stock_listing",
+    "valuation",
+    "fundamentals",
+    "deal_activity",
+)
 INVESTOR_LIST_FIELDS = ("id", "name", "short_name", "website", "country", "updated_at", "deleted")
 INVESTOR_PROFILE_FIELDS = (
-    "id", "name", "short_name", "website", "linkedin", "company_type", "ownership", "description",
-    "verticals", "themes", "city", "country", "region", "area", "founded", "ipoed", "ceo",
-    "employee_count", "revenue_model", "client_focus", "active", "created_at", "updated_at",
-    "deleted", "is_public", "stats",
+    "id",
+    "name",
+    "short_name",
+    "website",
+    "linkedin",
+    "company_type",
+    "ownership",
+    "description",
+    "verticals",
+    "themes",
+    "city",
+    "country",
+    "region",
+    "area",
+    "founded",
+    "ipoed",
+    "ceo",
+    "employee_count",
+    "revenue_model",
+    "client_focus",
+    "active",
+    "created_at",
+    "updated_at",
+    "deleted",
+    "is_public",
+    "stats",
 )
 DEAL_LIST_FIELDS = (
-    "id", "deal_date", "deal_type", "deal_subtype", "deal_synopsis", "deal_valuation", "deal_raised",
-    "deal_revenue", "deal_ebitda", "deal_multiples", "target", "buyers", "lead_investors",
-    "created_at", "updated_at", "deleted",
+    "id",
+    "deal_date",
+    "deal_type",
+    "deal_subtype",
+    "deal_synopsis",
+    "deal_valuation",
+    "deal_raised",
+    "deal_revenue",
+    "deal_ebitda",
+    "deal_multiples",
+    "target",
+    "buyers",
+    "lead_investors",
+    "created_at",
+    "updated_at",
+    "deleted",
 )
 PARTICIPANT_FIELDS = ("id", "name", "country", "website", "short_name")
-VALUATION_NUMBERS = ("market_cap", "enterprise_value", "price_to_book", "price_to_sales",
-                     "price_to_cash_flow", "price_to_free_cash_flow", "beta")
-FUNDAMENTALS = (
-    "revenue_fy", "ebitda_fy", "ev_revenue_ntm", "ev_revenue_ltm", "ev_revenue_fy", "ev_ebitda_ntm",
-    "ev_ebitda_ltm", "ev_ebitda_fy", "pe_ntm", "pe_ltm", "pe_fy", "ebitda_margin_ntm",
-    "ebitda_margin_ltm", "ebitda_margin_fy", "revenue_growth_ntm_ltm", "revenue_growth_fy1_fy",
-    "rule_of_40", "rule_of_40_ltm",
+VALUATION_NUMBERS = (
+    "market_cap",
+    "enterprise_value",
+    "price_to_book",
+    "price_to_sales",
+    "price_to_cash_flow",
+    "price_to_free_cash_flow",
+    "beta",
 )
-REGIONS = ("Africa", "Central Asia", "East Asia", "Eastern Europe", "Latin America", "Middle East",
-           "North America", "Northern Europe", "Oceania", "South Asia", "South-East Asia",
-           "Southern Europe", "Western Europe")
+FUNDAMENTALS = (
+    "revenue_fy",
+    "ebitda_fy",
+    "ev_revenue_ntm",
+    "ev_revenue_ltm",
+    "ev_revenue_fy",
+    "ev_ebitda_ntm",
+    "ev_ebitda_ltm",
+    "ev_ebitda_fy",
+    "pe_ntm",
+    "pe_ltm",
+    "pe_fy",
+    "ebitda_margin_ntm",
+    "ebitda_margin_ltm",
+    "ebitda_margin_fy",
+    "revenue_growth_ntm_ltm",
+    "revenue_growth_fy1_fy",
+    "rule_of_40",
+    "rule_of_40_ltm",
+)
+REGIONS = (
+    "Africa",
+    "Central Asia",
+    "East Asia",
+    "Eastern Europe",
+    "Latin America",
+    "Middle East",
+    "North America",
+    "Northern Europe",
+    "Oceania",
+    "South Asia",
+    "South-East Asia",
+    "Southern Europe",
+    "Western Europe",
+)
 DEAL_TYPES = ("Early", "Growth", "M&A", "Public listing", "Secondary", "Venture")
 DEAL_SUBTYPES = (
-    "Angel", "ICO", "PE buyout", "Pre-seed", "Secondary - private", "Secondary - public", "Seed",
-    "Series A", "Series B", "Series C", "Series D", "Series E", "Series F", "Series G", "Series H",
-    "Series I", "Series J", "Strategic M&A", "Strategic investment", "Undisclosed stage",
+    "Angel",
+    "ICO",
+    "PE buyout",
+    "Pre-seed",
+    "Secondary - private",
+    "Secondary - public",
+    "Seed",
+    "Series A",
+    "Series B",
+    "Series C",
+    "Series D",
+    "Series E",
+    "Series F",
+    "Series G",
+    "Series H",
+    "Series I",
+    "Series J",
+    "Strategic M&A",
+    "Strategic investment",
+    "Undisclosed stage",
 )
 
 
 # ------------------------------------------------------------------ scalar checks
+
 
 def is_uuid(value: Any) -> bool:
     return isinstance(value, str) and bool(_UUID.match(value))
@@ -104,6 +233,7 @@ def _check(ok: bool, what: str, value: Any) -> None:
 
 # ------------------------------------------------------------------ shape checks (section 2.2)
 
+
 def check_page_meta(meta: dict, *, page: int, limit: int, total: int | None = None) -> None:
     """Pagination meta: exact keys, types and arithmetic."""
     assert set(meta) == {"page", "limit", "returned", "total", "has_more"}, meta
@@ -123,18 +253,27 @@ def check_participant(p: dict) -> None:
     _check(is_uuid(p["id"]), "participant.id", p["id"])
     for key in ("name", "website", "short_name"):
         _check(isinstance(p[key], str), f"participant.{key}", p[key])
-    _check(p["country"] is None or isinstance(p["country"], str), "participant.country", p["country"])
+    _check(
+        p["country"] is None or isinstance(p["country"], str), "participant.country", p["country"]
+    )
 
 
 def _check_org_common(row: dict, *, nullable_arrays: bool) -> None:
     _check(is_uuid(row["id"]), "id", row["id"])
     for key in ("name", "short_name", "description", "website", "linkedin", "city", "ownership"):
         _check(isinstance(row[key], str), key, row[key])
-    _check(isinstance(row["country"], str) and len(row["country"]) == 3 and row["country"].isupper(),
-           "country", row["country"])
+    _check(
+        isinstance(row["country"], str) and len(row["country"]) == 3 and row["country"].isupper(),
+        "country",
+        row["country"],
+    )
     _check(row["region"] in REGIONS, "region", row["region"])
     _check(row["area"] is None or isinstance(row["area"], str), "area", row["area"])
-    _check(isinstance(row["founded"], int) and not isinstance(row["founded"], bool), "founded", row["founded"])
+    _check(
+        isinstance(row["founded"], int) and not isinstance(row["founded"], bool),
+        "founded",
+        row["founded"],
+    )
     for key in ("verticals", "themes", "client_focus", "revenue_model"):
         ok = _str_list(row[key]) or (nullable_arrays and row[key] is None)
         _check(ok, key, row[key])
@@ -148,13 +287,16 @@ def _check_org_common(row: dict, *, nullable_arrays: bool) -> None:
 
 
 def check_company_list_item(row: dict) -> None:
-    assert tuple(sorted(row)) == tuple(sorted(COMPANY_LIST_FIELDS)), sorted(set(row) ^ set(COMPANY_LIST_FIELDS))
+    assert tuple(sorted(row)) == tuple(sorted(COMPANY_LIST_FIELDS)), sorted(
+        set(row) ^ set(COMPANY_LIST_FIELDS)
+    )
     _check_org_common(row, nullable_arrays=False)
 
 
 def check_company_profile(row: dict) -> None:
-    assert set(row) == set(COMPANY_LIST_FIELDS) | set(COMPANY_PROFILE_EXTRA), \
-        sorted(set(row) ^ (set(COMPANY_LIST_FIELDS) | set(COMPANY_PROFILE_EXTRA)))
+    assert set(row) == set(COMPANY_LIST_FIELDS) | set(COMPANY_PROFILE_EXTRA), sorted(
+        set(row) ^ (set(COMPANY_LIST_FIELDS) | set(COMPANY_PROFILE_EXTRA))
+    )
     _check_org_common(row, nullable_arrays=True)
     ec = row["employee_count"]
     _check(ec is None or (isinstance(ec, int) and not isinstance(ec, bool)), "employee_count", ec)
@@ -168,17 +310,33 @@ def check_company_profile(row: dict) -> None:
     assert set(val) == set(VALUATION_NUMBERS) | {"updated_at"}, val
     for key in VALUATION_NUMBERS:
         _check(_num_or_none(val[key]), f"valuation.{key}", val[key])
-    _check(val["updated_at"] is None or is_timestamp(val["updated_at"]), "valuation.updated_at", val["updated_at"])
+    _check(
+        val["updated_at"] is None or is_timestamp(val["updated_at"]),
+        "valuation.updated_at",
+        val["updated_at"],
+    )
     fund = row["fundamentals"]
     assert set(fund) == set(FUNDAMENTALS), sorted(set(fund) ^ set(FUNDAMENTALS))
     for key in FUNDAMENTALS:
         _check(_num_or_none(fund[key]), f"fundamentals.{key}", fund[key])
     act = row["deal_activity"]
-    assert set(act) == {"total_fundings_as_target", "total_acquisitions_as_target", "total_investments_made",
-                        "last_funding_date", "last_deal_date"}, act
-    for key in ("total_fundings_as_target", "total_acquisitions_as_target", "total_investments_made"):
-        _check(isinstance(act[key], int) and not isinstance(act[key], bool) and act[key] >= 0,
-               f"deal_activity.{key}", act[key])
+    assert set(act) == {
+        "total_fundings_as_target",
+        "total_acquisitions_as_target",
+        "total_investments_made",
+        "last_funding_date",
+        "last_deal_date",
+    }, act
+    for key in (
+        "total_fundings_as_target",
+        "total_acquisitions_as_target",
+        "total_investments_made",
+    ):
+        _check(
+            isinstance(act[key], int) and not isinstance(act[key], bool) and act[key] >= 0,
+            f"deal_activity.{key}",
+            act[key],
+        )
     for key in ("last_funding_date", "last_deal_date"):
         _check(act[key] is None or is_date(act[key]), f"deal_activity.{key}", act[key])
 
@@ -199,28 +357,49 @@ def check_investor_profile(row: dict) -> None:
     ec = row["employee_count"]
     _check(ec is None or (isinstance(ec, int) and not isinstance(ec, bool)), "employee_count", ec)
     stats = row["stats"]
-    assert set(stats) == {"total_deals", "deals_last_12m", "avg_round_size", "median_valuation",
-                          "median_ev_revenue", "median_ev_ebitda", "most_common_deal_type",
-                          "most_common_deal_subtype", "top_countries", "top_verticals"}, stats
+    assert set(stats) == {
+        "total_deals",
+        "deals_last_12m",
+        "avg_round_size",
+        "median_valuation",
+        "median_ev_revenue",
+        "median_ev_ebitda",
+        "most_common_deal_type",
+        "most_common_deal_subtype",
+        "top_countries",
+        "top_verticals",
+    }, stats
     for key in ("total_deals", "deals_last_12m"):
-        _check(isinstance(stats[key], int) and not isinstance(stats[key], bool) and stats[key] >= 0,
-               f"stats.{key}", stats[key])
+        _check(
+            isinstance(stats[key], int) and not isinstance(stats[key], bool) and stats[key] >= 0,
+            f"stats.{key}",
+            stats[key],
+        )
     for key in ("avg_round_size", "median_valuation", "median_ev_revenue", "median_ev_ebitda"):
         # a median over no values cannot be a number: null is the only honest answer then
         _check(_num_or_none(stats[key]), f"stats.{key}", stats[key])
     assert stats["most_common_deal_type"] is None or stats["most_common_deal_type"] in DEAL_TYPES
-    assert stats["most_common_deal_subtype"] is None or stats["most_common_deal_subtype"] in DEAL_SUBTYPES
+    assert (
+        stats["most_common_deal_subtype"] is None
+        or stats["most_common_deal_subtype"] in DEAL_SUBTYPES
+    )
     for key, inner in (("top_countries", "country"), ("top_verticals", "vertical")):
         assert isinstance(stats[key], list), stats[key]
         for item in stats[key]:
             assert set(item) == {inner, "count"}, item
             _check(isinstance(item[inner], str), f"stats.{key}.{inner}", item[inner])
-            _check(isinstance(item["count"], int) and item["count"] > 0, f"stats.{key}.count", item["count"])
+            _check(
+                isinstance(item["count"], int) and item["count"] > 0,
+                f"stats.{key}.count",
+                item["count"],
+            )
 
 
 def check_deal(row: dict, *, extra: tuple[str, ...] = ()) -> None:
     """A Deal list / sub-collection item (plus ``extra`` keys, e.g. ``role``)."""
-    assert set(row) == set(DEAL_LIST_FIELDS) | set(extra), sorted(set(row) ^ (set(DEAL_LIST_FIELDS) | set(extra)))
+    assert set(row) == set(DEAL_LIST_FIELDS) | set(extra), sorted(
+        set(row) ^ (set(DEAL_LIST_FIELDS) | set(extra))
+    )
     _check_deal_common(row)
     assert set(row["target"]) == {"id", "name", "short_name", "website", "country"}, row["target"]
 
@@ -235,12 +414,20 @@ def _check_deal_common(row: dict) -> None:
         _check(_num_or_none(row[key]), key, row[key])
     assert set(row["deal_multiples"]) == {"ev_revenue", "ev_ebitda"}, row["deal_multiples"]
     for key in ("ev_revenue", "ev_ebitda"):
-        _check(_num_or_none(row["deal_multiples"][key]), f"deal_multiples.{key}", row["deal_multiples"][key])
+        _check(
+            _num_or_none(row["deal_multiples"][key]),
+            f"deal_multiples.{key}",
+            row["deal_multiples"][key],
+        )
     target = row["target"]
     _check(is_uuid(target["id"]), "target.id", target["id"])
     for key in ("name", "short_name", "website"):
         _check(isinstance(target[key], str), f"target.{key}", target[key])
-    _check(target["country"] is None or isinstance(target["country"], str), "target.country", target["country"])
+    _check(
+        target["country"] is None or isinstance(target["country"], str),
+        "target.country",
+        target["country"],
+    )
     for key in ("buyers", "lead_investors"):
         assert isinstance(row[key], list)
         for p in row[key]:
@@ -255,15 +442,33 @@ def _check_deal_common(row: dict) -> None:
 
 
 def check_deal_profile(row: dict) -> None:
-    assert set(row) == set(DEAL_LIST_FIELDS) | {"investors"}, sorted(set(row) ^ (set(DEAL_LIST_FIELDS) | {"investors"}))
+    assert set(row) == set(DEAL_LIST_FIELDS) | {"investors"}, sorted(
+        set(row) ^ (set(DEAL_LIST_FIELDS) | {"investors"})
+    )
     _check_deal_common(row)
     target = row["target"]
-    assert set(target) == {"id", "name", "short_name", "website", "country", "region", "city", "founded",
-                           "verticals", "themes", "client_focus", "revenue_model", "company_type"}, target
+    assert set(target) == {
+        "id",
+        "name",
+        "short_name",
+        "website",
+        "country",
+        "region",
+        "city",
+        "founded",
+        "verticals",
+        "themes",
+        "client_focus",
+        "revenue_model",
+        "company_type",
+    }, target
     _check(target["region"] in REGIONS, "target.region", target["region"])
     _check(isinstance(target["city"], str), "target.city", target["city"])
-    _check(isinstance(target["founded"], int) and not isinstance(target["founded"], bool),
-           "target.founded", target["founded"])
+    _check(
+        isinstance(target["founded"], int) and not isinstance(target["founded"], bool),
+        "target.founded",
+        target["founded"],
+    )
     for key in ("verticals", "themes", "client_focus", "revenue_model", "company_type"):
         _check(_str_list(target[key]), f"target.{key}", target[key])
     assert isinstance(row["investors"], list)
@@ -285,7 +490,9 @@ def assert_bad_request(resp: requests.Response, *names: str) -> list[str]:
     return errors
 
 
-def assert_error(resp: requests.Response, status: int, code: str, message: str | None = None) -> dict:
+def assert_error(
+    resp: requests.Response, status: int, code: str, message: str | None = None
+) -> dict:
     """Any documented error body (section 7 shape)."""
     assert resp.status_code == status, (resp.status_code, resp.text[:500])
     assert resp.headers["content-type"].startswith("application/json")
@@ -304,6 +511,7 @@ def assert_error(resp: requests.Response, status: int, code: str, message: str |
 
 # ------------------------------------------------------------------ sorting rule (docs/sandbox.md)
 
+
 def sort_key(rows: list[dict], key: Any, descending: bool) -> list[dict]:
     """Rows ordered by ``key(row)`` (asc/desc), nulls last in either direction, ties by id asc."""
     present = [r for r in rows if key(r) is not None]
@@ -315,6 +523,7 @@ def sort_key(rows: list[dict], key: Any, descending: bool) -> list[dict]:
 
 
 # ------------------------------------------------------------------ HTTP
+
 
 @dataclass
 class Api:
@@ -346,8 +555,9 @@ class Api:
         assert resp.status_code == 200, (path, params, resp.status_code, resp.text[:500])
         return resp.json()
 
-    def pull(self, entity: str, filters: dict | None = None, sort: str | None = None,
-             limit: int = 1000) -> list[dict]:
+    def pull(
+        self, entity: str, filters: dict | None = None, sort: str | None = None, limit: int = 1000
+    ) -> list[dict]:
         """Every row of a list, page by page, checking each page's meta."""
         rows: list[dict] = []
         page = 1
@@ -383,6 +593,7 @@ class Api:
 
 # ------------------------------------------------------------------ ground truth from the raw dataset
 
+
 def _participant(p: dict) -> dict:
     return {k: p[k] for k in PARTICIPANT_FIELDS}
 
@@ -401,8 +612,13 @@ class Truth:
         for d in dataset.deals:
             t = orgs[d["target_index"]]
             row = {k: d[k] for k in DEAL_LIST_FIELDS if k != "target"}
-            row["target"] = {"id": t["id"], "name": t["name"], "short_name": t["short_name"],
-                             "website": t["website"], "country": t["country"]}
+            row["target"] = {
+                "id": t["id"],
+                "name": t["name"],
+                "short_name": t["short_name"],
+                "website": t["website"],
+                "country": t["country"],
+            }
             row["buyers"] = [_participant(p) for p in d["buyers"]]
             row["lead_investors"] = [_participant(p) for p in d["lead_investors"]]
             row["investors"] = [_participant(p) for p in d["investors"]]

@@ -38,8 +38,13 @@ NAMED_FIGURES = {
 
 def _run(tmp_path: Path, *args: str, timeout: float = 240) -> dict:
     out = tmp_path / "figures.json"
-    proc = subprocess.run([sys.executable, str(RUN), *args, "--json", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, str(RUN), *args, "--json", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "figure" in proc.stdout  # the table header was printed
     return json.loads(out.read_text())

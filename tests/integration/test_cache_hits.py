@@ -139,8 +139,9 @@ def test_the_fast_key_is_the_key_requests_cache_stores_under(sb, tmp_path):
         # what the transport sent instead
         assert stored.request.headers.get("Authorization") == "REDACTED"
         body = canonical_json({"countries": ["GBR"]})
-        expected = cache_key(token_namespace(f"Bearer {sb.public_token}"), "POST",
-                             f"{sb.url}/api/v2/companies", body)
+        expected = cache_key(
+            token_namespace(f"Bearer {sb.public_token}"), "POST", f"{sb.url}/api/v2/companies", body
+        )
         assert keys[0] == expected
 
 
@@ -148,8 +149,12 @@ def test_namespaced_key_differs_by_token_and_body():
     import requests
 
     def key(token: str, body: bytes) -> str:
-        req = requests.Request("POST", "http://127.0.0.1:1/api/v2/companies", data=body,
-                               headers={"Authorization": f"Bearer {token}"}).prepare()
+        req = requests.Request(
+            "POST",
+            "http://127.0.0.1:1/api/v2/companies",
+            data=body,
+            headers={"Authorization": f"Bearer {token}"},
+        ).prepare()
         return namespaced_key(req)
 
     assert key("a", b"{}") == key("a", b"{}")

@@ -67,15 +67,19 @@ def test_the_same_current_pull_twice_comes_from_cache(client, skus):
     pd.testing.assert_frame_equal(first, second)
 
 
-@pytest.mark.parametrize("call", [
-    lambda c, s: c.public.search(regions=["North America"]),
-    lambda c, s: c.public_v1.search(),
-    lambda c, s: c.public.time_series(s[:3], fields=["marketCap"]),
-    lambda c, s: c.public.group_current(regions=["North America"]),
-    lambda c, s: c.private.deals(deal_type=["M&A"]),
-    lambda c, s: c.private.lookup("companies"),
-    lambda c, s: c.private.aggregate("ev_revenue", "year"),
-], ids=["search", "search_v1", "time_series", "group_current", "deals", "lookup", "aggregate"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c, s: c.public.search(regions=["North America"]),
+        lambda c, s: c.public_v1.search(),
+        lambda c, s: c.public.time_series(s[:3], fields=["marketCap"]),
+        lambda c, s: c.public.group_current(regions=["North America"]),
+        lambda c, s: c.private.deals(deal_type=["M&A"]),
+        lambda c, s: c.private.lookup("companies"),
+        lambda c, s: c.private.aggregate("ev_revenue", "year"),
+    ],
+    ids=["search", "search_v1", "time_series", "group_current", "deals", "lookup", "aggregate"],
+)
 def test_every_kind_of_call_is_served_from_cache_the_second_time(client, skus, call):
     first = call(client, skus)
     sent = network(client)
@@ -121,7 +125,9 @@ def test_change_feed_pulls_are_never_cached(client):
     first = client.private.companies(updated_at="2025-01-01", include_deleted=True)
     sent = network(client)
     second = client.private.companies(updated_at="2025-01-01", include_deleted=True)
-    assert second.attrs["from_cache"] is False and network(client) == sent + second.attrs["requests"]
+    assert (
+        second.attrs["from_cache"] is False and network(client) == sent + second.attrs["requests"]
+    )
     pd.testing.assert_frame_equal(first, second)
 
 
@@ -146,8 +152,14 @@ def test_cache_file_is_private(client, skus, cache_file):
 def test_a_wrong_token_never_reads_the_right_tokens_entries(sb, client, skus, cache_file):
     good = client.public.current(skus[:10])
     assert client.public.current(skus[:10]).attrs["from_cache"] is True
-    with Client(sb.url, "wrong-" + PUBLIC[::-1], "wrong-" + PRIVATE[::-1], cache_enabled=True,
-                cache_path=cache_file, progress=False) as intruder:
+    with Client(
+        sb.url,
+        "wrong-" + PUBLIC[::-1],
+        "wrong-" + PRIVATE[::-1],
+        cache_enabled=True,
+        cache_path=cache_file,
+        progress=False,
+    ) as intruder:
         with pytest.raises(AuthenticationError) as info:
             intruder.public.current(skus[:10])
         with pytest.raises(AuthenticationError):
@@ -166,7 +178,9 @@ def test_two_valid_tokens_at_the_same_url_never_share_an_entry(tmp_path):
             a = one.public.search()
             assert one.public.search().attrs["from_cache"] is True
     # Same URL, another token, other data: a shared entry would hand back the first frame.
-    with dealframe.sandbox.run(scale=0.02, seed=8, port=port, public_token="tok-two-bbbbbbbb") as second:
+    with dealframe.sandbox.run(
+        scale=0.02, seed=8, port=port, public_token="tok-two-bbbbbbbb"
+    ) as second:
         assert second.url.endswith(f":{port}")
         with Client.for_sandbox(second, cache_enabled=True, cache_path=path, progress=False) as two:
             b = two.public.search()
@@ -181,12 +195,18 @@ def test_two_valid_tokens_at_the_same_url_never_share_an_entry(tmp_path):
 
 def test_tokens_appear_nowhere(sb, client, skus, cache_file, caplog):
     caplog.set_level(logging.DEBUG)
-    frames = [client.public.current(skus[:5]), client.public.current(skus[:5]),
-              client.private.deals(limit=5), client.private.lookup("transactions"),
-              client.private.deals(limit=5)]
+    frames = [
+        client.public.current(skus[:5]),
+        client.public.current(skus[:5]),
+        client.private.deals(limit=5),
+        client.private.lookup("transactions"),
+        client.private.deals(limit=5),
+    ]
     errors: list[BaseException] = []
-    for call in (lambda: client.private.company("00000000-0000-4000-8000-000000000000"),
-                 lambda: client.private.company(sb.state.dataset.deals[0]["id"], fields=["nope"])):
+    for call in (
+        lambda: client.private.company("00000000-0000-4000-8000-000000000000"),
+        lambda: client.private.company(sb.state.dataset.deals[0]["id"], fields=["nope"]),
+    ):
         with pytest.raises(DealframeError) as info:
             call()
         errors.append(info.value)
@@ -197,9 +217,17 @@ def test_tokens_appear_nowhere(sb, client, skus, cache_file, caplog):
         texts = [repr(bad), repr(bad.settings), str(bad.settings)]
     blobs = b"".join(p.read_bytes() for p in cache_file.parent.iterdir() if p.is_file())
     assert len(blobs) > 0
-    texts += [repr(client), repr(client.settings), str(client.settings), repr(client.public),
-              repr(client.private), repr(client.cache), repr(client._transport), repr(client.stats),
-              caplog.text]
+    texts += [
+        repr(client),
+        repr(client.settings),
+        str(client.settings),
+        repr(client.public),
+        repr(client.private),
+        repr(client.cache),
+        repr(client._transport),
+        repr(client.stats),
+        caplog.text,
+    ]
     texts += [repr(f.attrs) for f in frames]
     for err in errors:
         texts += [str(err), repr(err), repr(vars(err)), repr(err.args)]

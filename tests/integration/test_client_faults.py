@@ -28,8 +28,15 @@ from dealframe.errors import (
 from dealframe.sandbox.faults import FaultPlan
 
 KINDS = ("429", "500", "502", "503", "truncate", "cut", "drop")
-FAST = {"retries": 8, "backoff_base": 0.01, "backoff_cap": 0.05, "retry_after_max": 0.5,
-        "read_timeout": 10.0, "max_workers": 4, "progress": False}
+FAST = {
+    "retries": 8,
+    "backoff_base": 0.01,
+    "backoff_cap": 0.05,
+    "retry_after_max": 0.5,
+    "read_timeout": 10.0,
+    "max_workers": 4,
+    "progress": False,
+}
 EARLY = {"deal_type": ["Early"]}  # about 11,000 deals at scale 1.0: 12 pages
 
 
@@ -125,7 +132,8 @@ def test_time_series_and_profiles_under_faults(client, plan, skus):
     profiles = client.private.company(ids)
     plan.rate = 0.25
     pd.testing.assert_frame_equal(
-        client.public.time_series(skus[:250], fields=["marketCap", "evRevenueLtm"]), reference)
+        client.public.time_series(skus[:250], fields=["marketCap", "evRevenueLtm"]), reference
+    )
     pd.testing.assert_frame_equal(client.private.company(ids), profiles)
     assert plan.total > 0
 

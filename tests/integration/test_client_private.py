@@ -59,8 +59,9 @@ class Raw:
         assert resp.status_code == 200, (path, params, resp.status_code, resp.text[:300])
         return resp.json()
 
-    def pull(self, entity: str, filters: dict[str, Any] | None = None,
-             sort: str | None = None) -> list[dict[str, Any]]:
+    def pull(
+        self, entity: str, filters: dict[str, Any] | None = None, sort: str | None = None
+    ) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
         page = 1
         while True:
@@ -104,11 +105,16 @@ def client(sandbox: Any) -> Iterator[Client]:
 @pytest.fixture(scope="module")
 def world(raw: Raw) -> dict[str, Any]:
     """Ground truth pulled page by page with plain requests."""
-    everything = {e: raw.pull(e, {"include_deleted": True})
-                  for e in ("companies", "investors", "transactions")}
+    everything = {
+        e: raw.pull(e, {"include_deleted": True})
+        for e in ("companies", "investors", "transactions")
+    }
     live = {e: [r for r in rows if not r["deleted"]] for e, rows in everything.items()}
-    return {"all": everything, "live": live,
-            "deleted": {e: [r["id"] for r in rows if r["deleted"]] for e, rows in everything.items()}}
+    return {
+        "all": everything,
+        "live": live,
+        "deleted": {e: [r["id"] for r in rows if r["deleted"]] for e, rows in everything.items()},
+    }
 
 
 def requests_made(client: Client) -> int:
@@ -120,38 +126,90 @@ def requests_made(client: Client) -> int:
 
 def _company_cases(world: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     rows = world["live"]["companies"]
-    first = next(r for r in rows if r["verticals"] and r["themes"] and r["client_focus"]
-                 and r["revenue_model"] and r["company_type"])
+    first = next(
+        r
+        for r in rows
+        if r["verticals"]
+        and r["themes"]
+        and r["client_focus"]
+        and r["revenue_model"]
+        and r["company_type"]
+    )
     listed = next(r for r in rows if r["ipoed"])
     word = first["name"].split()[0][:4].lower()
     return [
         ("name ilike", {"name": word}, {"name": word}),
         ("name eq", {"name": {"eq": first["name"]}}, {"name": {"eq": first["name"]}}),
-        ("name explicit ilike", {"name": {"ilike": word.upper()}}, {"name": word.upper()}),  # first op
-        ("country in", {"country": [first["country"], "GBR"]}, {"country": [first["country"], "GBR"]}),
+        (
+            "name explicit ilike",
+            {"name": {"ilike": word.upper()}},
+            {"name": word.upper()},
+        ),  # first op
+        (
+            "country in",
+            {"country": [first["country"], "GBR"]},
+            {"country": [first["country"], "GBR"]},
+        ),
         ("country one string", {"country": first["country"]}, {"country": [first["country"]]}),
         ("region in", {"region": [first["region"]]}, {"region": [first["region"]]}),
-        ("verticals overlaps", {"verticals": first["verticals"][:1]}, {"verticals": first["verticals"][:1]}),
+        (
+            "verticals overlaps",
+            {"verticals": first["verticals"][:1]},
+            {"verticals": first["verticals"][:1]},
+        ),
         ("themes overlaps", {"themes": first["themes"][:2]}, {"themes": first["themes"][:2]}),
-        ("client_focus", {"client_focus": first["client_focus"][:1]}, {"client_focus": first["client_focus"][:1]}),
-        ("revenue_model", {"revenue_model": first["revenue_model"][:1]},
-         {"revenue_model": first["revenue_model"][:1]}),
-        ("company_type", {"company_type": first["company_type"][:1]},
-         {"company_type": first["company_type"][:1]}),
+        (
+            "client_focus",
+            {"client_focus": first["client_focus"][:1]},
+            {"client_focus": first["client_focus"][:1]},
+        ),
+        (
+            "revenue_model",
+            {"revenue_model": first["revenue_model"][:1]},
+            {"revenue_model": first["revenue_model"][:1]},
+        ),
+        (
+            "company_type",
+            {"company_type": first["company_type"][:1]},
+            {"company_type": first["company_type"][:1]},
+        ),
         ("ownership eq", {"ownership": first["ownership"]}, {"ownership": first["ownership"]}),
         ("active eq", {"active": False}, {"active": False}),
-        ("founded gte/lte", {"founded_min": 2000, "founded_max": 2010},
-         {"founded_min": 2000, "founded_max": 2010}),
-        ("ipoed str", {"ipoed_from": "2015-01-01", "ipoed_to": listed["ipoed"]},
-         {"ipoed_from": "2015-01-01", "ipoed_to": listed["ipoed"]}),
+        (
+            "founded gte/lte",
+            {"founded_min": 2000, "founded_max": 2010},
+            {"founded_min": 2000, "founded_max": 2010},
+        ),
+        (
+            "ipoed str",
+            {"ipoed_from": "2015-01-01", "ipoed_to": listed["ipoed"]},
+            {"ipoed_from": "2015-01-01", "ipoed_to": listed["ipoed"]},
+        ),
         ("ipoed date", {"ipoed_from": dt.date(2018, 3, 1)}, {"ipoed_from": "2018-03-01"}),
-        ("ipoed Timestamp", {"ipoed_to": pd.Timestamp("2019-06-30 15:00")}, {"ipoed_to": "2019-06-30"}),
-        ("updated_at str", {"updated_at": "2025-01-01T00:00:00+00:00"},
-         {"updated_at": "2025-01-01T00:00:00+00:00"}),
-        ("updated_at datetime", {"updated_at": dt.datetime(2025, 6, 1, 2, 0, tzinfo=dt.timezone(
-            dt.timedelta(hours=2)))}, {"updated_at": "2025-06-01T00:00:00+00:00"}),
-        ("include_deleted", {"include_deleted": True, "country": [first["country"]]},
-         {"include_deleted": True, "country": [first["country"]]}),
+        (
+            "ipoed Timestamp",
+            {"ipoed_to": pd.Timestamp("2019-06-30 15:00")},
+            {"ipoed_to": "2019-06-30"},
+        ),
+        (
+            "updated_at str",
+            {"updated_at": "2025-01-01T00:00:00+00:00"},
+            {"updated_at": "2025-01-01T00:00:00+00:00"},
+        ),
+        (
+            "updated_at datetime",
+            {
+                "updated_at": dt.datetime(
+                    2025, 6, 1, 2, 0, tzinfo=dt.timezone(dt.timedelta(hours=2))
+                )
+            },
+            {"updated_at": "2025-06-01T00:00:00+00:00"},
+        ),
+        (
+            "include_deleted",
+            {"include_deleted": True, "country": [first["country"]]},
+            {"include_deleted": True, "country": [first["country"]]},
+        ),
     ]
 
 
@@ -170,42 +228,94 @@ def _deal_cases(world: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[s
     deals = world["live"]["transactions"]
     ma = next(d for d in deals if d["deal_type"] == "M&A" and d["buyers"])
     companies = {c["id"]: c for c in world["live"]["companies"]}
-    fr = next(d for d in deals if d["lead_investors"] and companies.get(d["target"]["id"], {}).get("verticals"))
+    fr = next(
+        d
+        for d in deals
+        if d["lead_investors"] and companies.get(d["target"]["id"], {}).get("verticals")
+    )
     fr_target = companies[fr["target"]["id"]]
     return [
         ("deal_type", {"deal_type": ["M&A", "Growth"]}, {"deal_type": ["M&A", "Growth"]}),
         ("deal_subtype", {"deal_subtype": "Series A"}, {"deal_subtype": ["Series A"]}),
-        ("dates str", {"date_from": "2023-01-01", "date_to": "2023-12-31"},
-         {"date_from": "2023-01-01", "date_to": "2023-12-31"}),
-        ("dates date/Timestamp", {"date_from": dt.date(2022, 4, 1), "date_to": pd.Timestamp("2022-09-30")},
-         {"date_from": "2022-04-01", "date_to": "2022-09-30"}),
-        ("valuation", {"valuation_min": 100, "valuation_max": 5000.5},
-         {"valuation_min": 100, "valuation_max": 5000.5}),
-        ("raised", {"raised_min": 10, "raised_max": np.float64(200)}, {"raised_min": 10, "raised_max": 200.0}),
+        (
+            "dates str",
+            {"date_from": "2023-01-01", "date_to": "2023-12-31"},
+            {"date_from": "2023-01-01", "date_to": "2023-12-31"},
+        ),
+        (
+            "dates date/Timestamp",
+            {"date_from": dt.date(2022, 4, 1), "date_to": pd.Timestamp("2022-09-30")},
+            {"date_from": "2022-04-01", "date_to": "2022-09-30"},
+        ),
+        (
+            "valuation",
+            {"valuation_min": 100, "valuation_max": 5000.5},
+            {"valuation_min": 100, "valuation_max": 5000.5},
+        ),
+        (
+            "raised",
+            {"raised_min": 10, "raised_max": np.float64(200)},
+            {"raised_min": 10, "raised_max": 200.0},
+        ),
         ("revenue", {"revenue_min": 5, "revenue_max": 500}, {"revenue_min": 5, "revenue_max": 500}),
         ("ebitda negative", {"ebitda_max": 0}, {"ebitda_max": 0}),
         ("ebitda min", {"ebitda_min": 10}, {"ebitda_min": 10}),
-        ("ev_revenue", {"ev_revenue_min": 2, "ev_revenue_max": 8}, {"ev_revenue_min": 2, "ev_revenue_max": 8}),
-        ("ev_ebitda", {"ev_ebitda_min": 5, "ev_ebitda_max": 30}, {"ev_ebitda_min": 5, "ev_ebitda_max": 30}),
-        ("target_id", {"target_id": [ma["target"]["id"], fr["target"]["id"]]},
-         {"target_id": [ma["target"]["id"], fr["target"]["id"]]}),
-        ("investor_id", {"investor_id": [ma["buyers"][0]["id"], fr["lead_investors"][0]["id"]]},
-         {"investor_id": [ma["buyers"][0]["id"], fr["lead_investors"][0]["id"]]}),
-        ("target_country", {"target_country": [fr["target"]["country"]]},
-         {"target_country": [fr["target"]["country"]]}),
-        ("target_region", {"target_region": ["Western Europe", "North America"]},
-         {"target_region": ["Western Europe", "North America"]}),
-        ("target_verticals", {"target_verticals": fr_target["verticals"][:1]},
-         {"target_verticals": fr_target["verticals"][:1]}),
-        ("target_themes", {"target_themes": ["Climate", "Generative AI"]},
-         {"target_themes": ["Climate", "Generative AI"]}),
+        (
+            "ev_revenue",
+            {"ev_revenue_min": 2, "ev_revenue_max": 8},
+            {"ev_revenue_min": 2, "ev_revenue_max": 8},
+        ),
+        (
+            "ev_ebitda",
+            {"ev_ebitda_min": 5, "ev_ebitda_max": 30},
+            {"ev_ebitda_min": 5, "ev_ebitda_max": 30},
+        ),
+        (
+            "target_id",
+            {"target_id": [ma["target"]["id"], fr["target"]["id"]]},
+            {"target_id": [ma["target"]["id"], fr["target"]["id"]]},
+        ),
+        (
+            "investor_id",
+            {"investor_id": [ma["buyers"][0]["id"], fr["lead_investors"][0]["id"]]},
+            {"investor_id": [ma["buyers"][0]["id"], fr["lead_investors"][0]["id"]]},
+        ),
+        (
+            "target_country",
+            {"target_country": [fr["target"]["country"]]},
+            {"target_country": [fr["target"]["country"]]},
+        ),
+        (
+            "target_region",
+            {"target_region": ["Western Europe", "North America"]},
+            {"target_region": ["Western Europe", "North America"]},
+        ),
+        (
+            "target_verticals",
+            {"target_verticals": fr_target["verticals"][:1]},
+            {"target_verticals": fr_target["verticals"][:1]},
+        ),
+        (
+            "target_themes",
+            {"target_themes": ["Climate", "Generative AI"]},
+            {"target_themes": ["Climate", "Generative AI"]},
+        ),
         ("target_client_focus", {"target_client_focus": ["B2C"]}, {"target_client_focus": ["B2C"]}),
-        ("target_revenue_model", {"target_revenue_model": ["Subscription"]},
-         {"target_revenue_model": ["Subscription"]}),
-        ("target_company_type", {"target_company_type": ["Startup"]},
-         {"target_company_type": ["Startup"]}),
-        ("updated_at Timestamp", {"updated_at": pd.Timestamp("2025-03-01", tz="UTC"), "include_deleted": True},
-         {"updated_at": "2025-03-01T00:00:00+00:00", "include_deleted": True}),
+        (
+            "target_revenue_model",
+            {"target_revenue_model": ["Subscription"]},
+            {"target_revenue_model": ["Subscription"]},
+        ),
+        (
+            "target_company_type",
+            {"target_company_type": ["Startup"]},
+            {"target_company_type": ["Startup"]},
+        ),
+        (
+            "updated_at Timestamp",
+            {"updated_at": pd.Timestamp("2025-03-01", tz="UTC"), "include_deleted": True},
+            {"updated_at": "2025-03-01T00:00:00+00:00", "include_deleted": True},
+        ),
         ("id", {"id": [d["id"] for d in deals[:7]]}, {"id": [d["id"] for d in deals[:7]]}),
     ]
 
@@ -227,14 +337,18 @@ def test_every_deal_filter_matches_the_raw_endpoint(client, raw, world):
 
 def test_investor_filters_and_sorts(client, raw, world):
     inv = world["live"]["investors"][3]
-    cases = [({"name": inv["name"].split()[0][:3]}, {"name": inv["name"].split()[0][:3]}),
-             ({"name": {"eq": inv["name"]}}, {"name": {"eq": inv["name"]}}),
-             ({"country": [inv["country"]]}, {"country": [inv["country"]]}),
-             ({"updated_at": "2024-01-01"}, {"updated_at": "2024-01-01T00:00:00+00:00"})]
+    cases = [
+        ({"name": inv["name"].split()[0][:3]}, {"name": inv["name"].split()[0][:3]}),
+        ({"name": {"eq": inv["name"]}}, {"name": {"eq": inv["name"]}}),
+        ({"country": [inv["country"]]}, {"country": [inv["country"]]}),
+        ({"updated_at": "2024-01-01"}, {"updated_at": "2024-01-01T00:00:00+00:00"}),
+    ]
     for kwargs, wire in cases:
         assert client.private.investors(**kwargs)["id"].tolist() == ids(raw.pull("investors", wire))
     for sort in ("name:desc", "updated_at", "updated_at:asc"):
-        assert client.private.investors(sort=sort)["id"].tolist() == ids(raw.pull("investors", None, sort))
+        assert client.private.investors(sort=sort)["id"].tolist() == ids(
+            raw.pull("investors", None, sort)
+        )
 
 
 def test_keyword_filters_override_the_raw_dict(client, raw):
@@ -245,7 +359,9 @@ def test_keyword_filters_override_the_raw_dict(client, raw):
 def test_deals_sorts_match_the_raw_endpoint(client, raw):
     for sort in ("deal_valuation:desc", "deal_raised:asc", "deal_date:asc", "updated_at"):
         frame = client.private.deals(deal_type=["Venture"], sort=sort)
-        assert frame["id"].tolist() == ids(raw.pull("transactions", {"deal_type": ["Venture"]}, sort))
+        assert frame["id"].tolist() == ids(
+            raw.pull("transactions", {"deal_type": ["Venture"]}, sort)
+        )
 
 
 # ---------------------------------------------------------------------------- pagination
@@ -300,8 +416,10 @@ def test_ids_in_any_case_and_repeated_keep_the_input_order(client, world):
 
 
 def test_concurrent_pages_equal_sequential_pages(sandbox, world):
-    with Client.for_sandbox(sandbox, progress=False, max_workers=1) as seq, \
-            Client.for_sandbox(sandbox, progress=False, max_workers=6) as par:
+    with (
+        Client.for_sandbox(sandbox, progress=False, max_workers=1) as seq,
+        Client.for_sandbox(sandbox, progress=False, max_workers=6) as par,
+    ):
         for kwargs in ({}, {"sort": "deal_valuation:asc"}, {"include_deleted": True}):
             a, b = seq.private.deals(**kwargs), par.private.deals(**kwargs)
             assert a.attrs["requests"] > 2
@@ -323,8 +441,10 @@ def test_company_profiles_single_and_many(client, raw, world):
         assert row["name"] == profile["name"]
         if profile["valuation"]["market_cap"] is not None:
             assert row["valuation_market_cap"] == profile["valuation"]["market_cap"]
-        assert row["deal_activity_total_fundings_as_target"] == \
-            profile["deal_activity"]["total_fundings_as_target"]
+        assert (
+            row["deal_activity_total_fundings_as_target"]
+            == profile["deal_activity"]["total_fundings_as_target"]
+        )
     one = client.private.company(wanted[0])
     assert len(one) == 1 and list(one.columns) == list(frame.columns)
 
@@ -337,11 +457,15 @@ def test_profile_fields_allowlist(client, raw, world):
     assert frame.loc[0, "name"] == profile["name"] and frame.loc[0, "country"] == profile["country"]
     deal = world["live"]["transactions"][0]["id"]
     d = client.private.deal(deal, fields="deal_date")
-    assert d.loc[0, "id"] == deal and str(d.loc[0, "deal_date"].date()) == world["live"]["transactions"][0]["deal_date"]
+    assert (
+        d.loc[0, "id"] == deal
+        and str(d.loc[0, "deal_date"].date()) == world["live"]["transactions"][0]["deal_date"]
+    )
 
 
-@pytest.mark.parametrize("entity,method", [("companies", "company"), ("investors", "investor"),
-                                           ("transactions", "deal")])
+@pytest.mark.parametrize(
+    "entity,method", [("companies", "company"), ("investors", "investor"), ("transactions", "deal")]
+)
 def test_soft_deleted_profiles(client, world, entity, method):
     ident = world["deleted"][entity][0]
     with pytest.raises(NotFoundError) as info:
@@ -368,8 +492,11 @@ def test_profiles_of_many_ids_report_missing(client, world):
 
 
 def test_investor_profile_and_top_lists(client, raw, world):
-    ident = next(r["id"] for r in world["live"]["investors"]
-                 if raw.get(f"/investors/{r['id']}")["data"]["stats"]["top_countries"])
+    ident = next(
+        r["id"]
+        for r in world["live"]["investors"]
+        if raw.get(f"/investors/{r['id']}")["data"]["stats"]["top_countries"]
+    )
     stats = raw.get(f"/investors/{ident}")["data"]["stats"]
     frame = client.private.investor(ident)
     assert frame.loc[0, "stats_total_deals"] == stats["total_deals"]
@@ -397,8 +524,12 @@ def test_deal_profile_has_investors_and_rich_target(client, raw, world):
 def busy(raw: Raw, world: dict[str, Any]) -> dict[str, list[str]]:
     """Ids with rows in their sub-collections: corporates that buy and lead, active investors."""
     company_ids = {r["id"] for r in world["live"]["companies"]}
-    buyers = [p["id"] for d in world["live"]["transactions"] for p in d["buyers"] + d["lead_investors"]
-              if p["id"] in company_ids]
+    buyers = [
+        p["id"]
+        for d in world["live"]["transactions"]
+        for p in d["buyers"] + d["lead_investors"]
+        if p["id"] in company_ids
+    ]
     targets = [d["target"]["id"] for d in world["live"]["transactions"] if d["deal_type"] == "M&A"]
     investors = [p["id"] for d in world["live"]["transactions"] for p in d["lead_investors"]]
     pick = lambda xs: list(dict.fromkeys(xs))[:3]  # noqa: E731
@@ -432,7 +563,9 @@ def test_sub_collections_for_one_id_and_many(client, raw, busy, method):
 
 def test_buyside_has_both_roles(client, raw, world):
     company_ids = {r["id"] for r in world["live"]["companies"]}
-    leads = {p["id"] for d in world["live"]["transactions"] for p in d["lead_investors"]} & company_ids
+    leads = {
+        p["id"] for d in world["live"]["transactions"] for p in d["lead_investors"]
+    } & company_ids
     buyers = {p["id"] for d in world["live"]["transactions"] for p in d["buyers"]} & company_ids
     both = sorted(leads & buyers)[:2] or sorted(leads)[:1] + sorted(buyers)[:1]
     frame = client.private.buyside(both)
@@ -460,10 +593,19 @@ def test_resolve_three_match_types_in_input_order(client, raw, world):
     assert {"exact", "ambiguous", "no_match"} <= set(matches["match_type"].astype(str))
     assert matches["id"].tolist()[1] == rows[0]["id"] == matches["id"].tolist()[3]
     assert pd.isna(matches["id"].iloc[0])
-    assert list(candidates.columns)[:6] == ["query", "id", "name", "country", "score", "rank"] or \
-        {"query", "id", "name", "country", "score", "rank"} <= set(candidates.columns)
-    want = [(t["query"], c["id"], c["score"], r) for t in truth
-            for r, c in enumerate(t.get("candidates") or [], start=1)]
+    assert list(candidates.columns)[:6] == ["query", "id", "name", "country", "score", "rank"] or {
+        "query",
+        "id",
+        "name",
+        "country",
+        "score",
+        "rank",
+    } <= set(candidates.columns)
+    want = [
+        (t["query"], c["id"], c["score"], r)
+        for t in truth
+        for r, c in enumerate(t.get("candidates") or [], start=1)
+    ]
     got = list(zip(candidates["query"], candidates["id"], candidates["score"], candidates["rank"]))
     assert got == want
     assert candidates["score"].dtype == np.float64
@@ -494,25 +636,48 @@ def test_resolve_more_than_1000_names_is_batched(client, world):
 # ---------------------------------------------------------------------------- aggregate, lookup
 
 
-@pytest.mark.parametrize("metric,bucket,kwargs,wire", [
-    ("ev_revenue", "year", {}, {}),
-    ("valuation", "quarter", {"deal_type": ["Venture", "Growth"], "date_from": dt.date(2022, 1, 1)},
-     {"deal_type": ["Venture", "Growth"], "date_from": "2022-01-01"}),
-    ("raised", "month", {"date_from": "2025-01-01", "date_to": pd.Timestamp("2025-12-31")},
-     {"date_from": "2025-01-01", "date_to": "2025-12-31"}),
-    ("ev_ebitda", "none", {"target_region": ["Western Europe"]}, {"target_region": ["Western Europe"]}),
-])
+@pytest.mark.parametrize(
+    "metric,bucket,kwargs,wire",
+    [
+        ("ev_revenue", "year", {}, {}),
+        (
+            "valuation",
+            "quarter",
+            {"deal_type": ["Venture", "Growth"], "date_from": dt.date(2022, 1, 1)},
+            {"deal_type": ["Venture", "Growth"], "date_from": "2022-01-01"},
+        ),
+        (
+            "raised",
+            "month",
+            {"date_from": "2025-01-01", "date_to": pd.Timestamp("2025-12-31")},
+            {"date_from": "2025-01-01", "date_to": "2025-12-31"},
+        ),
+        (
+            "ev_ebitda",
+            "none",
+            {"target_region": ["Western Europe"]},
+            {"target_region": ["Western Europe"]},
+        ),
+    ],
+)
 def test_aggregate_equals_the_raw_endpoint(client, raw, metric, bucket, kwargs, wire):
-    payload = raw.post("/transactions/aggregate", {"metric": metric, "time_bucket": bucket, "filters": wire})
+    payload = raw.post(
+        "/transactions/aggregate", {"metric": metric, "time_bucket": bucket, "filters": wire}
+    )
     frame = client.private.aggregate(metric, bucket, **kwargs)
-    assert ["bucket", "period_start", "period_end", "n", "median", "q1", "q3", "warning"] == \
-        list(frame.columns)[:8]
+    assert ["bucket", "period_start", "period_end", "n", "median", "q1", "q3", "warning"] == list(
+        frame.columns
+    )[:8]
     assert frame["bucket"].tolist() == [b["bucket"] for b in payload["data"]]
     assert frame["n"].tolist() == [b["n"] for b in payload["data"]]
     for col in ("median", "q1", "q3"):
-        want = np.array([np.nan if b[col] is None else b[col] for b in payload["data"]], dtype=float)
+        want = np.array(
+            [np.nan if b[col] is None else b[col] for b in payload["data"]], dtype=float
+        )
         np.testing.assert_array_equal(frame[col].to_numpy(dtype=float), want)
-    assert [None if pd.isna(w) else w for w in frame["warning"]] == [b["warning"] for b in payload["data"]]
+    assert [None if pd.isna(w) else w for w in frame["warning"]] == [
+        b["warning"] for b in payload["data"]
+    ]
     for key, value in payload["meta"].items():
         assert frame.attrs[key] == value, key
     assert frame["period_start"].dtype.kind == "M"
@@ -524,7 +689,9 @@ def test_lookup_frames_equal_the_discovery_documents(client, raw, entity):
     frame = client.private.lookup(entity)
     assert list(frame.columns)[:5] == ["field", "type", "operators", "values", "description"]
     assert frame["field"].tolist() == [f["field"] for f in doc["filters"]]
-    assert dealframe.to_lists(frame["operators"]).tolist() == [f["operators"] for f in doc["filters"]]
+    assert dealframe.to_lists(frame["operators"]).tolist() == [
+        f["operators"] for f in doc["filters"]
+    ]
     assert dealframe.to_lists(frame["values"]).tolist() == [f.get("values") for f in doc["filters"]]
     for key in doc:
         if key != "filters":
@@ -537,7 +704,11 @@ def test_lookup_frames_equal_the_discovery_documents(client, raw, entity):
 def _bad_calls(world: dict[str, Any]) -> list[tuple[Any, str, tuple[str, ...]]]:
     cid = world["live"]["companies"][0]["id"]
     return [
-        (lambda p: p.deals(filters={"deal_kind": ["M&A"]}), "deal_kind", ("deal_type", "date_from")),
+        (
+            lambda p: p.deals(filters={"deal_kind": ["M&A"]}),
+            "deal_kind",
+            ("deal_type", "date_from"),
+        ),
         (lambda p: p.deals(filters={"valuation": 5}), "valuation", ("valuation_min",)),
         (lambda p: p.companies(name={"gte": "a"}), "name", ("ilike", "eq")),
         (lambda p: p.companies(name={"eq": "a", "ilike": "b"}), "name", ()),
@@ -554,7 +725,11 @@ def _bad_calls(world: dict[str, Any]) -> list[tuple[Any, str, tuple[str, ...]]]:
         (lambda p: p.investor([cid, "nope"]), "ids[1]", ("UUID",)),
         (lambda p: p.fundings("12345"), "id", ("UUID",)),
         (lambda p: p.portfolio([]), "ids", ()),
-        (lambda p: p.deals(sort="size:desc"), "sort", ("deal_date", "deal_valuation", "updated_at")),
+        (
+            lambda p: p.deals(sort="size:desc"),
+            "sort",
+            ("deal_date", "deal_valuation", "updated_at"),
+        ),
         (lambda p: p.companies(sort="name:up"), "sort", ("asc", "desc")),
         (lambda p: p.investors(sort="founded"), "sort", ("name", "updated_at")),
         (lambda p: p.deals(limit=0), "limit", ()),
@@ -566,15 +741,31 @@ def _bad_calls(world: dict[str, Any]) -> list[tuple[Any, str, tuple[str, ...]]]:
         (lambda p: p.portfolio(cid, limit=1001), "limit", ("1000",)),
         (lambda p: p.buyside(cid, limit=5000), "limit", ("1 to 1000",)),
         (lambda p: p.aggregate("multiple"), "metric", ("ev_revenue", "ebitda")),
-        (lambda p: p.aggregate("ev_revenue", "week"), "time_bucket", ("month", "quarter", "year", "none")),
-        (lambda p: p.aggregate("ev_revenue", "year", filters={"deal_kind": ["x"]}), "deal_kind",
-         ("deal_type",)),
-        (lambda p: p.aggregate("ev_revenue", "year", date_from="2024-02-01", date_to=dt.date(2023, 1, 1)),
-         "date_from", ("2023-01-01",)),
+        (
+            lambda p: p.aggregate("ev_revenue", "week"),
+            "time_bucket",
+            ("month", "quarter", "year", "none"),
+        ),
+        (
+            lambda p: p.aggregate("ev_revenue", "year", filters={"deal_kind": ["x"]}),
+            "deal_kind",
+            ("deal_type",),
+        ),
+        (
+            lambda p: p.aggregate(
+                "ev_revenue", "year", date_from="2024-02-01", date_to=dt.date(2023, 1, 1)
+            ),
+            "date_from",
+            ("2023-01-01",),
+        ),
         (lambda p: p.resolve_companies("Acme"), "names", ()),
         (lambda p: p.resolve_companies([]), "names", ()),
         (lambda p: p.resolve_investors(["a", 3]), "names[1]", ()),
-        (lambda p: p.resolve_companies(["a"], on_ambiguous="first"), "on_ambiguous", ("none", "best", "raise")),
+        (
+            lambda p: p.resolve_companies(["a"], on_ambiguous="first"),
+            "on_ambiguous",
+            ("none", "best", "raise"),
+        ),
         (lambda p: p.lookup("people"), "entity", ("companies", "investors", "transactions")),
         (lambda p: p.investor_top(cid, "cities"), "what", ("countries", "verticals")),
         (lambda p: p.company(cid, fields=[]), "fields", ()),
@@ -637,7 +828,14 @@ def test_sub_collection_schema_for_0_and_n_rows(client, busy, world, method):
 
 def test_list_provenance(client):
     frame = client.private.deals(deal_type=["M&A"])
-    for key in ("endpoint", "requests", "rows_expected", "rows_received", "from_cache", "fetched_at"):
+    for key in (
+        "endpoint",
+        "requests",
+        "rows_expected",
+        "rows_received",
+        "from_cache",
+        "fetched_at",
+    ):
         assert key in frame.attrs
     assert frame.attrs["endpoint"] == f"POST {PREFIX}/transactions"
     assert frame.attrs["rows_expected"] == len(frame) and frame.attrs["from_cache"] is False
@@ -649,11 +847,16 @@ def test_list_provenance(client):
 def test_single_page_matches_the_raw_endpoint(client, sandbox):
     import requests as raw
 
-    frame = client.private.page("transactions", {"deal_type": ["Venture"]}, sort="deal_date:asc",
-                                page=3, limit=7)
+    frame = client.private.page(
+        "transactions", {"deal_type": ["Venture"]}, sort="deal_date:asc", page=3, limit=7
+    )
     body = {"filters": {"deal_type": ["Venture"]}, "sort": "deal_date:asc", "page": 3, "limit": 7}
-    doc = raw.post(f"{sandbox.url}/api/private/v1/transactions", json=body, timeout=30,
-                   headers={"Authorization": f"Bearer {sandbox.private_key}"}).json()
+    doc = raw.post(
+        f"{sandbox.url}/api/private/v1/transactions",
+        json=body,
+        timeout=30,
+        headers={"Authorization": f"Bearer {sandbox.private_key}"},
+    ).json()
     assert frame["id"].tolist() == [d["id"] for d in doc["data"]]
     assert {k: frame.attrs[k] for k in doc["meta"]} == doc["meta"]
     with pytest.raises(ValidationError) as err:

@@ -53,8 +53,10 @@ def client(sandbox: Any) -> Iterator[Client]:
 def world(api: Any) -> dict[str, Any]:
     """Every row of the three lists (deleted ones too), read page by page with plain requests."""
     rows = {e: api.pull(e, {"include_deleted": True}) for e in ENTITIES.values()}
-    return {"live": {e: [r for r in rs if not r["deleted"]] for e, rs in rows.items()},
-            "deleted": {e: [r["id"] for r in rs if r["deleted"]] for e, rs in rows.items()}}
+    return {
+        "live": {e: [r for r in rs if not r["deleted"]] for e, rs in rows.items()},
+        "deleted": {e: [r["id"] for r in rs if r["deleted"]] for e, rs in rows.items()},
+    }
 
 
 def calls(client: Client) -> int:
@@ -73,8 +75,9 @@ def test_unknown_ids_are_reported_not_dropped(client, api, world, method):
     entity = ENTITIES[method]
     live = [r["id"] for r in world["live"][entity][:3]]
     asked = [ZERO, live[0], live[1]]
-    assert returned_ids(api, entity, {"id": asked}) == sorted(live[:2]) or \
-        set(returned_ids(api, entity, {"id": asked})) == set(live[:2])  # the service drops ZERO
+    assert returned_ids(api, entity, {"id": asked}) == sorted(live[:2]) or set(
+        returned_ids(api, entity, {"id": asked})
+    ) == set(live[:2])  # the service drops ZERO
     with pytest.warns(MissingDataWarning) as record:
         frame = getattr(client.private, method)(id=asked)
     assert frame["id"].tolist() == live[:2]  # the ids' order
@@ -116,8 +119,9 @@ def test_soft_deleted_ids_are_missing_unless_include_deleted(client, api, world,
     assert both["deleted"].tolist() == [True, False]
     with pytest.warns(MissingDataWarning) as record:  # with include_deleted, only "unknown"
         getattr(client.private, method)(id=[ZERO, live], include_deleted=True)
-    assert "unknown ids" in str(record[0].message) and "include_deleted=True to" not in \
-        str(record[0].message)
+    assert "unknown ids" in str(record[0].message) and "include_deleted=True to" not in str(
+        record[0].message
+    )
 
 
 def test_ids_excluded_by_other_filters_are_listed_without_a_warning(client, api, world):
@@ -186,14 +190,17 @@ def test_id_lookup_with_limit_stops_sending_batches(client, world):
 # ---------------------------------------------------------------------------- B8: sort strings
 
 
-@pytest.mark.parametrize("method,given,canonical", [
-    ("companies", "name:ASC", "name:asc"),
-    ("companies", "name: asc", "name:asc"),
-    ("companies", "founded: DESC ", "founded:desc"),
-    ("investors", "updated_at:Asc", "updated_at:asc"),
-    ("deals", "deal_valuation:ASC", "deal_valuation:asc"),
-    ("deals", "deal_date", "deal_date:desc"),
-])
+@pytest.mark.parametrize(
+    "method,given,canonical",
+    [
+        ("companies", "name:ASC", "name:asc"),
+        ("companies", "name: asc", "name:asc"),
+        ("companies", "founded: DESC ", "founded:desc"),
+        ("investors", "updated_at:Asc", "updated_at:asc"),
+        ("deals", "deal_valuation:ASC", "deal_valuation:asc"),
+        ("deals", "deal_date", "deal_date:desc"),
+    ],
+)
 def test_sort_strings_the_service_accepts_are_accepted(client, api, method, given, canonical):
     entity = ENTITIES[method]
     filters = {"deal_type": ["Venture"]} if method == "deals" else {}
@@ -206,8 +213,9 @@ def test_sort_strings_the_service_accepts_are_accepted(client, api, method, give
 def test_spaces_around_the_key_are_dropped_too(client, api):
     assert api.post("/companies", {"sort": " founded :desc", "limit": 1}).status_code == 400
     frame = client.private.companies(sort=" founded :desc", limit=50)  # sent as founded:desc
-    assert frame["id"].tolist() == [r["id"] for r in api.ok_post(
-        "/companies", {"sort": "founded:desc", "limit": 50})["data"]]
+    assert frame["id"].tolist() == [
+        r["id"] for r in api.ok_post("/companies", {"sort": "founded:desc", "limit": 50})["data"]
+    ]
 
 
 def test_page_sends_the_canonical_sort(client, api):
@@ -217,14 +225,17 @@ def test_page_sends_the_canonical_sort(client, api):
     assert frame.attrs["sort"] == "name:desc"
 
 
-@pytest.mark.parametrize("method,sort,suggestion", [
-    ("companies", "nme:asc", "'name'"),
-    ("companies", "Name:asc", "'name'"),
-    ("investors", "update_at:desc", "'updated_at'"),
-    ("deals", "deal_dat", "'deal_date'"),
-    ("deals", "deal_date:ascending", "'asc'"),
-    ("companies", "name:dsc", "'desc'"),
-])
+@pytest.mark.parametrize(
+    "method,sort,suggestion",
+    [
+        ("companies", "nme:asc", "'name'"),
+        ("companies", "Name:asc", "'name'"),
+        ("investors", "update_at:desc", "'updated_at'"),
+        ("deals", "deal_dat", "'deal_date'"),
+        ("deals", "deal_date:ascending", "'asc'"),
+        ("companies", "name:dsc", "'desc'"),
+    ],
+)
 def test_unknown_sort_is_refused_with_a_suggestion(client, method, sort, suggestion):
     before = calls(client)
     with pytest.raises(ValidationError) as info:
@@ -255,22 +266,28 @@ def test_every_known_profile_field_is_accepted_by_the_service(client, api, world
     pd.testing.assert_frame_equal(everything, plain)
 
 
-@pytest.mark.parametrize("method,fields,suggestion", [
-    ("company", ["foo"], None),
-    ("company", ["name", "valuaton"], "valuation"),
-    ("company", "employee_cont", "employee_count"),
-    ("company", ["stats"], None),            # an investor profile field
-    ("investor", ["stat"], "stats"),
-    ("investor", ["fundamentals"], None),    # a company profile field
-    ("deal", ["investor"], "investors"),
-    ("deal", ["target_name"], "target"),     # a column of the frame, not a response field
-])
-def test_unknown_profile_fields_are_refused_before_any_request(client, api, world, method, fields,
-                                                               suggestion):
+@pytest.mark.parametrize(
+    "method,fields,suggestion",
+    [
+        ("company", ["foo"], None),
+        ("company", ["name", "valuaton"], "valuation"),
+        ("company", "employee_cont", "employee_count"),
+        ("company", ["stats"], None),  # an investor profile field
+        ("investor", ["stat"], "stats"),
+        ("investor", ["fundamentals"], None),  # a company profile field
+        ("deal", ["investor"], "investors"),
+        ("deal", ["target_name"], "target"),  # a column of the frame, not a response field
+    ],
+)
+def test_unknown_profile_fields_are_refused_before_any_request(
+    client, api, world, method, fields, suggestion
+):
     entity = PROFILES[method]
     ident = world["live"][entity][0]["id"]
     names = [fields] if isinstance(fields, str) else fields
-    assert api.get(f"/{entity}/{ident}", fields=",".join(names)).status_code == 400  # the service agrees
+    assert (
+        api.get(f"/{entity}/{ident}", fields=",".join(names)).status_code == 400
+    )  # the service agrees
     before = calls(client)
     with pytest.raises(ValidationError) as info:
         getattr(client.private, method)(ident, fields=fields)
@@ -340,7 +357,9 @@ def test_empty_lists_are_refused_before_any_request(client, world):
 
 def test_none_is_still_no_constraint(client, api):
     frame = client.private.companies(country=None, verticals=None, limit=5)
-    assert frame["id"].tolist() == [r["id"] for r in api.ok_post("/companies", {"limit": 5})["data"]]
+    assert frame["id"].tolist() == [
+        r["id"] for r in api.ok_post("/companies", {"limit": 5})["data"]
+    ]
 
 
 # ---------------------------------------------------------------------------- limit in attrs
@@ -376,12 +395,15 @@ def test_sub_collection_limit_says_when_it_cut(client, api, world):
     deals = world["live"]["transactions"]
     counts = pd.Series([p["id"] for d in deals for p in d["lead_investors"]]).value_counts()
     busy, quiet = counts.index[0], counts.index[-1]
-    totals = {i: api.ok_get(f"/investors/{i}/investments", limit=1)["meta"]["total"]
-              for i in (busy, quiet)}
+    totals = {
+        i: api.ok_get(f"/investors/{i}/investments", limit=1)["meta"]["total"]
+        for i in (busy, quiet)
+    }
     assert totals[busy] > 2
     frame = client.private.investments([busy, quiet], limit=2)
-    assert frame.groupby("investor_id").size().to_dict() == \
-        {i: min(2, t) for i, t in totals.items() if t}
+    assert frame.groupby("investor_id").size().to_dict() == {
+        i: min(2, t) for i, t in totals.items() if t
+    }
     assert frame.attrs["rows_total"] == sum(totals.values()) and frame.attrs["truncated"] is True
     whole = client.private.investments([busy, quiet])
     assert len(whole) == whole.attrs["rows_total"] == sum(totals.values())

@@ -38,8 +38,12 @@ TIMEOUT = 30
 
 def raw(sb: Any, version: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
     """The endpoint's JSON from a direct ``requests`` call (the oracle)."""
-    resp = requests.post(f"{sb.url}/api/{version}{path}", json=body, timeout=TIMEOUT,
-                         headers={"Authorization": f"Bearer {sb.public_token}"})
+    resp = requests.post(
+        f"{sb.url}/api/{version}{path}",
+        json=body,
+        timeout=TIMEOUT,
+        headers={"Authorization": f"Bearer {sb.public_token}"},
+    )
     assert resp.status_code == 200, (path, body, resp.status_code, resp.text[:300])
     return resp.json()
 
@@ -115,8 +119,9 @@ def _filter_cases(items: list[dict[str, Any]]) -> dict[str, tuple[Any, dict[str,
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize("name", ["industries", "themes", "regions", "countries",
-                                  "enterprise_value_above"])
+@pytest.mark.parametrize(
+    "name", ["industries", "themes", "regions", "countries", "enterprise_value_above"]
+)
 def test_search_each_filter_matches_the_raw_endpoint(client, sandbox, universe, version, name):
     value, body = _filter_cases(universe[version])[name]
     frame = api(client, version).search(**{name: value})
@@ -131,7 +136,9 @@ def test_search_filters_combine(client, sandbox, universe):
     region, countries = cases["regions"][0], cases["countries"][0]
     frame = client.public.search(regions=region, countries=countries)
     body = {"regions": region, "countries": countries}
-    assert frame.index.tolist() == [it["sku"] for it in raw(sandbox, "v2", "/companies", body)["data"]]
+    assert frame.index.tolist() == [
+        it["sku"] for it in raw(sandbox, "v2", "/companies", body)["data"]
+    ]
 
 
 def test_search_with_empty_lists_means_no_constraint(client, universe):
@@ -181,8 +188,14 @@ def test_current_keeps_every_field_with_its_raw_value(client, sandbox, universe,
     frame = api(client, version).current(skus)
     keys = {k for it in items for k in it} - {"sku"}
     assert keys <= set(frame.columns)
-    assert {"rateToUsd", "marketCapLcu", "enterpriseValueLcu", "revenueLtmLcu", "employeeCount",
-            "evEbitdaNtm"} <= set(frame.columns)
+    assert {
+        "rateToUsd",
+        "marketCapLcu",
+        "enterpriseValueLcu",
+        "revenueLtmLcu",
+        "employeeCount",
+        "evEbitdaNtm",
+    } <= set(frame.columns)
     for it in items:
         row = frame.loc[it["sku"]]
         for key in keys:
@@ -205,7 +218,9 @@ def test_current_duplicates_are_asked_once(client, universe):
 
 
 def _raw_values(items: list[dict[str, Any]]) -> dict[tuple[str, str, str], float]:
-    return {(it["sku"], f, m): v for it in items for f, s in it["data"].items() for m, v in s.items()}
+    return {
+        (it["sku"], f, m): v for it in items for f, s in it["data"].items() for m, v in s.items()
+    }
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -233,10 +248,15 @@ def test_time_series_wide_equals_the_raw_json(client, sandbox, universe, version
 
 def test_time_series_missing_months_are_nan(client, sandbox, universe):
     skus = [it["sku"] for it in universe["v2"]]
-    items = raw(sandbox, "v2", "/companies/time-series", {"skus": skus, "fields": ["marketCap"]})["data"]
+    items = raw(sandbox, "v2", "/companies/time-series", {"skus": skus, "fields": ["marketCap"]})[
+        "data"
+    ]
     span = {m for it in items for m in it["data"]["marketCap"]}
-    gappy = [(it["sku"], sorted(span - set(it["data"]["marketCap"]))) for it in items
-             if span - set(it["data"]["marketCap"])]
+    gappy = [
+        (it["sku"], sorted(span - set(it["data"]["marketCap"])))
+        for it in items
+        if span - set(it["data"]["marketCap"])
+    ]
     assert gappy, "the sandbox promises late listings and gaps"
     frame = client.public.time_series([s for s, _ in gappy[:5]] + [skus[0]], fields=["marketCap"])
     for sku, months in gappy[:5]:
@@ -248,20 +268,31 @@ def test_time_series_missing_months_are_nan(client, sandbox, universe):
 @pytest.mark.parametrize("version", VERSIONS)
 def test_time_series_long_equals_the_raw_json(client, sandbox, universe, version):
     skus = [it["sku"] for it in universe[version][:10]]
-    body = {"skus": skus, "fields": ["evRevenueNtm", "marginEbitdaLtm"], "dateFrom": "2020-01",
-            "dateTo": "2022-06"}
+    body = {
+        "skus": skus,
+        "fields": ["evRevenueNtm", "marginEbitdaLtm"],
+        "dateFrom": "2020-01",
+        "dateTo": "2022-06",
+    }
     want = _raw_values(raw(sandbox, version, "/companies/time-series", body)["data"])
-    frame = api(client, version).time_series(skus, fields=body["fields"], date_from="2020-01",
-                                             date_to="2022-06", shape="long")
+    frame = api(client, version).time_series(
+        skus, fields=body["fields"], date_from="2020-01", date_to="2022-06", shape="long"
+    )
     assert list(frame.columns) == ["sku", "field", "month", "value"]
     assert frame["value"].dtype == np.float64 and str(frame["month"].dtype) == "period[M]"
     got = {(s, f, str(m)): v for s, f, m, v in frame.itertuples(index=False)}
     assert got == want
 
 
-@pytest.mark.parametrize("date_from,date_to", [("2021-03", "2021-08"),
-                                               (pd.Period("2024-01", "M"), pd.Timestamp("2024-12-31")),
-                                               (None, "2017-02"), ("2026-01", None)])
+@pytest.mark.parametrize(
+    "date_from,date_to",
+    [
+        ("2021-03", "2021-08"),
+        (pd.Period("2024-01", "M"), pd.Timestamp("2024-12-31")),
+        (None, "2017-02"),
+        ("2026-01", None),
+    ],
+)
 def test_time_series_fields_and_dates(client, sandbox, universe, date_from, date_to):
     skus = [it["sku"] for it in universe["v2"][:8]]
     fields = ["marketCap", "evEbitdaLtm"]
@@ -291,11 +322,14 @@ def test_time_series_unknown_skus_reported(client, universe):
         client.public.time_series([ghost, sku], fields=["marketCap"], strict=True)
 
 
-@pytest.mark.parametrize("version, dotted", [
-    ("v2", ["BRK.B-USA", "BRK.B-USA.1", "BF-B-USA"]), ("v1", ["NYSE_BRK.B", "NYSE_BF-B"])])
+@pytest.mark.parametrize(
+    "version, dotted",
+    [("v2", ["BRK.B-USA", "BRK.B-USA.1", "BF-B-USA"]), ("v1", ["NYSE_BRK.B", "NYSE_BF-B"])],
+)
 @pytest.mark.parametrize("method", ["current", "time_series"])
-def test_dotted_ticker_skus_the_sandbox_lacks_are_reported_missing(client, universe, version, dotted,
-                                                                   method):
+def test_dotted_ticker_skus_the_sandbox_lacks_are_reported_missing(
+    client, universe, version, dotted, method
+):
     """Client and sandbox share one SKU pattern: a dotted ticker is sent, and its absence reported
     (a 400 would fail the whole chunk and lose the known SKUs with it)."""
     known = [it["sku"] for it in universe[version][:3]]
@@ -316,7 +350,10 @@ def test_dotted_ticker_skus_the_sandbox_lacks_are_reported_missing(client, unive
 # ---------------------------------------------------------------------------- groups
 
 
-GROUPS = [{"regions": ["North America"]}, {"countries": ["USA", "GBR"], "enterprise_value_above": 500}]
+GROUPS = [
+    {"regions": ["North America"]},
+    {"countries": ["USA", "GBR"], "enterprise_value_above": 500},
+]
 
 
 def _group_body(group: dict[str, Any]) -> dict[str, Any]:
@@ -339,8 +376,15 @@ def test_group_current_equals_the_raw_endpoint(client, sandbox, version, group):
     n_cells = int(frame[["sum", "median"]].notna().to_numpy().sum())
     assert n_cells == sum(v is not None for v in cells.values())
     # every numeric current-data field that is not sum-only has a median (section 2.1)
-    for field in ("marketCapLcu", "enterpriseValueLcu", "revenueLtmLcu", "ebitdaNtmLcu",
-                  "rateToUsd", "employeeCount", "evRevenueLtm"):
+    for field in (
+        "marketCapLcu",
+        "enterpriseValueLcu",
+        "revenueLtmLcu",
+        "ebitdaNtmLcu",
+        "rateToUsd",
+        "employeeCount",
+        "evRevenueLtm",
+    ):
         assert np.isfinite(frame.loc[field, "median"]) and np.isnan(frame.loc[field, "sum"]), field
     for key, value in payload["meta"].items():
         assert frame.attrs[key] == value
@@ -349,11 +393,16 @@ def test_group_current_equals_the_raw_endpoint(client, sandbox, version, group):
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("group", GROUPS)
 def test_group_time_series_equals_the_raw_endpoint(client, sandbox, version, group):
-    body = {**_group_body(group), "fields": ["evRevenueLtm", "marketCap"], "dateFrom": "2023-01",
-            "dateTo": "2024-06"}
+    body = {
+        **_group_body(group),
+        "fields": ["evRevenueLtm", "marketCap"],
+        "dateFrom": "2023-01",
+        "dateTo": "2024-06",
+    }
     payload = raw(sandbox, version, "/groups/time-series", body)
-    frame = api(client, version).group_time_series(fields=["evRevenueLtm", "marketCap"],
-                                                   date_from="2023-01", date_to="2024-06", **group)
+    frame = api(client, version).group_time_series(
+        fields=["evRevenueLtm", "marketCap"], date_from="2023-01", date_to="2024-06", **group
+    )
     assert isinstance(frame.index, pd.PeriodIndex)
     window = [str(p) for p in pd.period_range("2023-01", "2024-06", freq="M")]
     assert [str(p) for p in frame.index] == window  # the requested window, every month
@@ -372,18 +421,23 @@ def test_group_calls_use_the_documented_paths_whatever_the_version():
     A zero-second ``slow`` fault on every group request records the path the sandbox received.
     """
     plan = FaultPlan(rate=1.0, kinds=("slow",), slow_seconds=0.0, paths=r"/groups/")
-    with dealframe.sandbox.run(scale=0.02, seed=3, faults=plan) as sb, \
-            Client.for_sandbox(sb, progress=False) as c:
+    with (
+        dealframe.sandbox.run(scale=0.02, seed=3, faults=plan) as sb,
+        Client.for_sandbox(sb, progress=False) as c,
+    ):
         region = str(c.public.search().iloc[0]["region"])
         for version in VERSIONS:
             cur = api(c, version).group_current(regions=[region])
-            ts = api(c, version).group_time_series(regions=[region], fields=["marketCap"],
-                                                   date_from="2025-01", date_to="2025-03")
+            ts = api(c, version).group_time_series(
+                regions=[region], fields=["marketCap"], date_from="2025-01", date_to="2025-03"
+            )
             assert cur.attrs["endpoint"] == "POST /api/v2/groups/current"
             assert ts.attrs["endpoint"] == "POST /api/v1/groups/time-series"
             assert cur.attrs["companies"] > 0 and len(ts) == 3
-    assert [path for _, path in plan.events()] == ["/api/v2/groups/current",
-                                                   "/api/v1/groups/time-series"] * 2
+    assert [path for _, path in plan.events()] == [
+        "/api/v2/groups/current",
+        "/api/v1/groups/time-series",
+    ] * 2
 
 
 # ---------------------------------------------------------------------------- bad input
@@ -401,19 +455,36 @@ def _bad_calls(universe: dict[str, list[dict[str, Any]]]) -> list[tuple[str, Any
         ("skus not a list", lambda c: c.public.current(42), "skus"),
         ("bad month", lambda c: c.public.time_series([v2], date_from="2024-13"), "date_from"),
         ("bad month format", lambda c: c.public.time_series([v2], date_to="2024/01"), "date_to"),
-        ("from after to", lambda c: c.public.time_series([v2], date_from="2024-05",
-                                                         date_to="2024-01"), "date_from"),
+        (
+            "from after to",
+            lambda c: c.public.time_series([v2], date_from="2024-05", date_to="2024-01"),
+            "date_from",
+        ),
         ("bad shape", lambda c: c.public.time_series([v2], shape="tall"), "shape"),
         ("unknown region", lambda c: c.public.search(regions=["Europe"]), "regions[0]"),
         ("lower-case country", lambda c: c.public.search(countries=["usa"]), "countries[0]"),
-        ("EV not a number", lambda c: c.public.search(enterprise_value_above="big"),
-         "enterprise_value_above"),
-        ("group without group filter", lambda c: c.public.group_current(enterprise_value_above=1),
-         "group"),
-        ("group series bad field", lambda c: c.public_v1.group_time_series(
-            regions=["Oceania"], fields=[" evRevenueLtm"]), "fields[0]"),
-        ("group series window", lambda c: c.public.group_time_series(
-            regions=["Oceania"], date_from="2025-02", date_to="2025-01"), "date_from"),
+        (
+            "EV not a number",
+            lambda c: c.public.search(enterprise_value_above="big"),
+            "enterprise_value_above",
+        ),
+        (
+            "group without group filter",
+            lambda c: c.public.group_current(enterprise_value_above=1),
+            "group",
+        ),
+        (
+            "group series bad field",
+            lambda c: c.public_v1.group_time_series(regions=["Oceania"], fields=[" evRevenueLtm"]),
+            "fields[0]",
+        ),
+        (
+            "group series window",
+            lambda c: c.public.group_time_series(
+                regions=["Oceania"], date_from="2025-02", date_to="2025-01"
+            ),
+            "date_from",
+        ),
     ]
 
 
@@ -429,13 +500,15 @@ def test_bad_input_is_refused_before_any_request(client, universe):
 
 def test_search_members_are_explicit_parameters(client):
     """A misspelt search member fails at the call, never ignored (issue 13)."""
-    for method in (client.public.search, client.public.group_current,
-                   client.public.group_time_series):
+    for method in (
+        client.public.search,
+        client.public.group_current,
+        client.public.group_time_series,
+    ):
         with pytest.raises(TypeError, match="industry_list"):
             method(industry_list=["AI"])
         names = set(inspect.signature(method).parameters)
-        assert {"industries", "themes", "regions", "countries",
-                "enterprise_value_above"} <= names
+        assert {"industries", "themes", "regions", "countries", "enterprise_value_above"} <= names
 
 
 # ---------------------------------------------------------------------------- schemas and provenance
@@ -448,18 +521,25 @@ def _schema(frame: pd.DataFrame) -> list[tuple[Any, str]]:
 @pytest.mark.parametrize("version", VERSIONS)
 def test_search_schema_is_the_same_for_0_1_and_n_rows(client, universe, version):
     items = universe[version]
-    one_country = next(c for c in {it["countryCodeIso3"] for it in items}
-                       if sum(it["countryCodeIso3"] == c for it in items) == 1)
-    frames = [api(client, version).search(countries=["ZZZ"]),
-              api(client, version).search(countries=[one_country]),
-              api(client, version).search()]
+    one_country = next(
+        c
+        for c in {it["countryCodeIso3"] for it in items}
+        if sum(it["countryCodeIso3"] == c for it in items) == 1
+    )
+    frames = [
+        api(client, version).search(countries=["ZZZ"]),
+        api(client, version).search(countries=[one_country]),
+        api(client, version).search(),
+    ]
     assert [len(f) for f in frames] == [0, 1, len(items)]
     assert _schema(frames[0]) == _schema(frames[1]) == _schema(frames[2])
     assert frames[0].index.name == frames[2].index.name == "sku"
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_current_schema_is_the_same_for_1_and_n_rows_and_documented_for_0(client, universe, version):
+def test_current_schema_is_the_same_for_1_and_n_rows_and_documented_for_0(
+    client, universe, version
+):
     skus = [it["sku"] for it in universe[version]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MissingDataWarning)
@@ -480,9 +560,12 @@ def test_time_series_schema_for_0_1_and_n(client, universe):
     skus = [it["sku"] for it in universe["v2"][:5]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MissingDataWarning)
-        frames = [client.public.time_series(s, fields=["marketCap"], date_from="2025-01",
-                                            date_to="2025-06")
-                  for s in (fake_skus("v2", 1), skus[:1], skus)]
+        frames = [
+            client.public.time_series(
+                s, fields=["marketCap"], date_from="2025-01", date_to="2025-06"
+            )
+            for s in (fake_skus("v2", 1), skus[:1], skus)
+        ]
     for frame in frames:
         assert [str(p) for p in frame.index] == [f"2025-{m:02d}" for m in range(1, 7)]
         assert list(frame.columns.names) == ["field", "sku"]
@@ -496,10 +579,13 @@ def test_group_time_series_schema_for_0_1_and_n_months(client, version, fields):
     """Columns come from the request, not the data; without ``fields`` they are the fields the
     service sent (the document lists no fixed set), so an empty group has none."""
     group_api = api(client, version)
-    frames = [group_api.group_time_series(countries=["ZZZ"], fields=fields),  # no member
-              group_api.group_time_series(regions=["North America"], fields=fields,
-                                          date_from="2025-01", date_to="2025-01"),
-              group_api.group_time_series(regions=["North America"], fields=fields)]
+    frames = [
+        group_api.group_time_series(countries=["ZZZ"], fields=fields),  # no member
+        group_api.group_time_series(
+            regions=["North America"], fields=fields, date_from="2025-01", date_to="2025-01"
+        ),
+        group_api.group_time_series(regions=["North America"], fields=fields),
+    ]
     assert len(frames[0]) == 0 and len(frames[1]) == 1 and len(frames[2]) > 12
     assert frames[0].attrs["count"] == 0 and frames[0].attrs["companies"] == 0
     assert frames[2].attrs["companies"] > 0
@@ -525,8 +611,9 @@ def test_group_time_series_window_without_data_is_nan_rows_like_time_series(clie
     assert group["marketCap"].isna().all()
     assert group.attrs["count"] == 0 and group.attrs["companies"] > 0
     # a window partly covered by data: every month of it, NaN where the service sent none
-    edge = client.public_v1.group_time_series(regions=["Oceania"], fields=["marketCap"],
-                                              date_from="2026-05", date_to="2026-08")
+    edge = client.public_v1.group_time_series(
+        regions=["Oceania"], fields=["marketCap"], date_from="2026-05", date_to="2026-08"
+    )
     assert [str(p) for p in edge.index] == ["2026-05", "2026-06", "2026-07", "2026-08"]
     assert edge["marketCap"].iloc[:2].notna().all() and edge["marketCap"].iloc[2:].isna().all()
 

@@ -31,8 +31,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _asgi_server import established_to
 
 THREADS = 16
-BAD_WORDS = ("database is locked", "connection pool is full", "discarding connection",
-             "operationalerror", "threadsafety")
+BAD_WORDS = (
+    "database is locked",
+    "connection pool is full",
+    "discarding connection",
+    "operationalerror",
+    "threadsafety",
+)
 
 Call = Callable[[Client], Any]
 
@@ -56,12 +61,14 @@ def _calls(sandbox: Any) -> dict[str, Call]:
         "search_v1": lambda c: c.public_v1.search(enterprise_value_above=500),
         "current": lambda c: c.public.current(skus(c, 150)),
         "current_v1": lambda c: c.public_v1.current(c.public_v1.search().index[:30].tolist()),
-        "time_series": lambda c: c.public.time_series(skus(c, 12), fields=["evRevenueLtm"],
-                                                      date_from="2022-01"),
+        "time_series": lambda c: c.public.time_series(
+            skus(c, 12), fields=["evRevenueLtm"], date_from="2022-01"
+        ),
         "time_series_long": lambda c: c.public.time_series(skus(c, 5), shape="long"),
         "group_current": lambda c: c.public.group_current(regions=["Western Europe"]),
         "group_time_series": lambda c: c.public.group_time_series(
-            regions=["North America"], fields=["evRevenueNtm"], date_from="2024-01"),
+            regions=["North America"], fields=["evRevenueNtm"], date_from="2024-01"
+        ),
         "deals": lambda c: c.private.deals(deal_type=["Early"]),
         "deals_sorted": lambda c: c.private.deals(sort="deal_valuation:desc", limit=1500),
         "deals_window": lambda c: c.private.deals(date_from="2024-01-01", deal_type=["M&A"]),
@@ -80,11 +87,13 @@ def _calls(sandbox: Any) -> dict[str, Call]:
         "portfolio": lambda c: c.private.portfolio(investor_ids),
         "resolve": lambda c: c.private.resolve_companies(names).matches,
         "resolve_candidates": lambda c: c.private.resolve_companies(names).candidates,
-        "resolve_investors": lambda c: c.private.resolve_investors(
-            investor_names, on_ambiguous="best").matches,
+        "resolve_investors": lambda c: (
+            c.private.resolve_investors(investor_names, on_ambiguous="best").matches
+        ),
         "aggregate": lambda c: c.private.aggregate("ev_revenue", "year"),
-        "aggregate_filtered": lambda c: c.private.aggregate("valuation", "quarter",
-                                                            deal_type=["Venture", "Growth"]),
+        "aggregate_filtered": lambda c: c.private.aggregate(
+            "valuation", "quarter", deal_type=["Venture", "Growth"]
+        ),
         "lookup": lambda c: c.private.lookup("transactions"),
     }
 
@@ -113,8 +122,7 @@ def serial(sandbox: Any) -> dict[str, Any]:
             return {name: call(c) for name, call in calls.items()}
 
 
-def test_16_threads_sharing_one_cached_client_equal_serial_calls(sandbox, serial, tmp_path,
-                                                                 caplog):
+def test_16_threads_sharing_one_cached_client_equal_serial_calls(sandbox, serial, tmp_path, caplog):
     calls = _calls(sandbox)
     port = int(sandbox.url.rsplit(":", 1)[1])
     before = established_to(port)
@@ -124,8 +132,9 @@ def test_16_threads_sharing_one_cached_client_equal_serial_calls(sandbox, serial
     cache = tmp_path / "cache" / "http.sqlite"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        client = Client.for_sandbox(sandbox, cache_enabled=True, cache_path=cache,
-                                    progress=False, max_workers=4)
+        client = Client.for_sandbox(
+            sandbox, cache_enabled=True, cache_path=cache, progress=False, max_workers=4
+        )
         try:
             with ThreadPoolExecutor(THREADS, thread_name_prefix="user") as pool:
                 first = list(pool.map(lambda n: (n, calls[n](client)), tasks))
@@ -145,23 +154,30 @@ def test_16_threads_sharing_one_cached_client_equal_serial_calls(sandbox, serial
     texts += [str(w.message).lower() for w in caught]
     for word in BAD_WORDS:
         assert not [t for t in texts if word in t], word
-    assert not [r for r in caplog.records if r.levelno >= logging.WARNING
-                and r.name.startswith(("urllib3", "requests_cache", "dealframe"))]
+    assert not [
+        r
+        for r in caplog.records
+        if r.levelno >= logging.WARNING
+        and r.name.startswith(("urllib3", "requests_cache", "dealframe"))
+    ]
     assert _established(port) <= before  # nothing left open by this client
 
 
-def test_threads_racing_on_one_cold_cache_entry_all_get_the_same_frame(sandbox, serial,
-                                                                      tmp_path, caplog):
+def test_threads_racing_on_one_cold_cache_entry_all_get_the_same_frame(
+    sandbox, serial, tmp_path, caplog
+):
     """16 threads ask for the same uncached pages at once: one SQLite file, no lock errors."""
     caplog.set_level(logging.WARNING)
     cache = tmp_path / "race.sqlite"
     port = int(sandbox.url.rsplit(":", 1)[1])
     before = established_to(port)
-    with Client.for_sandbox(sandbox, cache_enabled=True, cache_path=cache, progress=False,
-                            max_workers=4) as client:
+    with Client.for_sandbox(
+        sandbox, cache_enabled=True, cache_path=cache, progress=False, max_workers=4
+    ) as client:
         with ThreadPoolExecutor(THREADS) as pool:
-            frames = list(pool.map(lambda _: client.private.deals(deal_type=["Early"]),
-                                   range(THREADS)))
+            frames = list(
+                pool.map(lambda _: client.private.deals(deal_type=["Early"]), range(THREADS))
+            )
         entries = client.cache.info()["entries"]
     for frame in frames:
         _equal(frame, serial["deals"], "deals")

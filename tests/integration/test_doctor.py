@@ -29,10 +29,21 @@ def test_everything_holds_under_the_default_decisions(diagnosis):
     assert not not_holding
     assert found.ok and "0 adapted, 0 break" in found.verdict()
     names = {c.name for c in found.checks}
-    for expected in ("A.auth", "B.auth", "A.groups.current", "B.paging.limit", "B.paging.page",
-                     "B.errors", "B.resolve.batch", "B.aggregate.labels.quarter",
-                     "B.aggregate.labels.month", "B.aggregate.methodology", "B.timestamps",
-                     "B.vocabulary.region", "B.sub_resources"):
+    for expected in (
+        "A.auth",
+        "B.auth",
+        "A.groups.current",
+        "B.paging.limit",
+        "B.paging.page",
+        "B.errors",
+        "B.resolve.batch",
+        "B.aggregate.labels.quarter",
+        "B.aggregate.labels.month",
+        "B.aggregate.methodology",
+        "B.timestamps",
+        "B.vocabulary.region",
+        "B.sub_resources",
+    ):
         assert expected in names
 
 
@@ -51,10 +62,18 @@ def test_a_smaller_budget_stops_and_says_so(sandbox):
 def _cli(sandbox, *args: str, env_tokens: bool = True) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEALFRAME_")}
     if env_tokens:
-        env.update(DEALFRAME_BASE_URL=sandbox.url, DEALFRAME_PUBLIC_TOKEN=sandbox.public_token,
-                   DEALFRAME_PRIVATE_KEY=sandbox.private_key)
-    return subprocess.run([sys.executable, "-m", "dealframe", "doctor", *args], env=env,
-                          capture_output=True, text=True, timeout=120)
+        env.update(
+            DEALFRAME_BASE_URL=sandbox.url,
+            DEALFRAME_PUBLIC_TOKEN=sandbox.public_token,
+            DEALFRAME_PRIVATE_KEY=sandbox.private_key,
+        )
+    return subprocess.run(
+        [sys.executable, "-m", "dealframe", "doctor", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_the_command_prints_a_table_and_a_verdict_and_exits_0(sandbox):
@@ -68,8 +87,17 @@ def test_the_command_prints_a_table_and_a_verdict_and_exits_0(sandbox):
 
 
 def test_json_output_and_tokens_from_flags(sandbox):
-    done = _cli(sandbox, "--json", "--base-url", sandbox.url, "--public-token",
-                sandbox.public_token, "--private-key", sandbox.private_key, env_tokens=False)
+    done = _cli(
+        sandbox,
+        "--json",
+        "--base-url",
+        sandbox.url,
+        "--public-token",
+        sandbox.public_token,
+        "--private-key",
+        sandbox.private_key,
+        env_tokens=False,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["ok"] is True and report["requests"] <= 60
@@ -79,8 +107,14 @@ def test_json_output_and_tokens_from_flags(sandbox):
 
 
 def test_a_wrong_key_breaks_and_exits_1(sandbox):
-    env_args = ("--base-url", sandbox.url, "--public-token", sandbox.public_token,
-                "--private-key", "not-the-key")
+    env_args = (
+        "--base-url",
+        sandbox.url,
+        "--public-token",
+        sandbox.public_token,
+        "--private-key",
+        "not-the-key",
+    )
     done = _cli(sandbox, *env_args, env_tokens=False)
     assert done.returncode == 1
     assert "B.lookup.companies" in done.stdout and "breaks" in done.stdout
@@ -88,11 +122,22 @@ def test_a_wrong_key_breaks_and_exits_1(sandbox):
 
 
 def test_no_service_is_exit_2_on_one_line(sandbox):
-    done = subprocess.run([sys.executable, "-m", "dealframe", "doctor", "--base-url",
-                           "http://127.0.0.1:9", "--public-token", "x"],
-                          capture_output=True, text=True, timeout=120,
-                          env={k: v for k, v in os.environ.items()
-                               if not k.startswith("DEALFRAME_")})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dealframe",
+            "doctor",
+            "--base-url",
+            "http://127.0.0.1:9",
+            "--public-token",
+            "x",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if not k.startswith("DEALFRAME_")},
+    )
     assert done.returncode == 2
     assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
     assert "cannot run" in done.stderr and "connection" in done.stderr

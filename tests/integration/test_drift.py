@@ -97,8 +97,11 @@ def busy(sandbox: Any) -> dict[str, str]:
     rows: list[dict[str, Any]] = []
     page = 1
     while True:
-        doc = session.post(f"{sandbox.url}{P}/transactions",
-                           json={"filters": {}, "limit": 1000, "page": page}, timeout=60).json()
+        doc = session.post(
+            f"{sandbox.url}{P}/transactions",
+            json={"filters": {}, "limit": 1000, "page": page},
+            timeout=60,
+        ).json()
         rows += doc["data"]
         if not doc["meta"]["has_more"]:
             break
@@ -107,8 +110,12 @@ def busy(sandbox: Any) -> dict[str, str]:
     sold = Counter(r["target"]["id"] for r in rows if r["deal_type"] == "M&A")
     buyer = Counter(b["id"] for r in rows for b in r["buyers"])
     lead = Counter(b["id"] for r in rows for b in r["lead_investors"])
-    return {method: {"funded": funded, "sold": sold, "buyer": buyer, "lead": lead}[who]
-            .most_common(1)[0][0] for method, (_, _, who) in SUBS.items()}
+    return {
+        method: {"funded": funded, "sold": sold, "buyer": buyer, "lead": lead}[who].most_common(1)[
+            0
+        ][0]
+        for method, (_, _, who) in SUBS.items()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -168,8 +175,9 @@ def kinds(frame: pd.DataFrame) -> set[str]:
 
 
 def incomplete(o: Outcome) -> IncompleteResultError:
-    assert isinstance(o.error, IncompleteResultError), \
+    assert isinstance(o.error, IncompleteResultError), (
         f"expected IncompleteResultError, got {o.error!r}"
+    )
     return o.error
 
 
@@ -184,8 +192,12 @@ def received_truthfully(frame: pd.DataFrame, sent: int) -> None:
     """``rows_received`` counts the rows sent, or the distinct ones with the rest removed."""
     received = frame.attrs["rows_received"]
     removed = frame.attrs.get("duplicates_removed", 0)
-    assert received == sent or (received == len(frame) and removed == sent - len(frame)), \
-        (received, removed, sent, len(frame))
+    assert received == sent or (received == len(frame) and removed == sent - len(frame)), (
+        received,
+        removed,
+        sent,
+        len(frame),
+    )
 
 
 def call(client: Any, method: str, *args: Any, **kwargs: Any) -> Callable[[], Any]:
@@ -197,7 +209,8 @@ def call(client: Any, method: str, *args: Any, **kwargs: Any) -> Callable[[], An
 
 @pytest.mark.parametrize("method", SUBS)
 def test_sub_collection_cut_by_two_rows_is_warned_and_strict_keeps_the_rest(
-        method, undisturbed, via, proxy, busy):
+    method, undisturbed, via, proxy, busy
+):
     ident = busy[method]
     ref = undisturbed(method, ident)
     assert len(ref) >= 3
@@ -230,7 +243,8 @@ def test_sub_collection_repeated_rows_are_removed_and_warned(method, undisturbed
 
 @pytest.mark.parametrize("method", SUBS)
 def test_sub_collection_data_null_is_warned_not_an_empty_success(
-        method, undisturbed, via, proxy, busy):
+    method, undisturbed, via, proxy, busy
+):
     ident = busy[method]
     ref = undisturbed(method, ident)
     proxy.add(sub_path(method), data_null())
@@ -246,7 +260,8 @@ def test_sub_collection_data_null_is_warned_not_an_empty_success(
 
 @pytest.mark.parametrize("method", ["investments", "co_investors"])
 def test_sub_collection_non_object_items_are_dropped_and_warned(
-        method, undisturbed, via, proxy, busy):
+    method, undisturbed, via, proxy, busy
+):
     ident = busy[method]
     ref = undisturbed(method, ident)
     proxy.add(sub_path(method), non_objects(("oops", 42)))
@@ -259,8 +274,9 @@ def test_sub_collection_non_object_items_are_dropped_and_warned(
 
 
 def test_sub_collections_of_many_ids_report_the_cut_entity(undisturbed, via, proxy, busy):
-    ids = [busy["investments"]] + [i for i in undisturbed("investors", limit=5)["id"]
-                                   if i != busy["investments"]][:2]
+    ids = [busy["investments"]] + [
+        i for i in undisturbed("investors", limit=5)["id"] if i != busy["investments"]
+    ][:2]
     ref = undisturbed("investments", ids)
     proxy.add(endpoint("investors", ids[0], "investments"), drop_rows(2))
     got = ok(o := outcome(call(via, "investments", ids)))
@@ -279,10 +295,11 @@ def _page1(ref: pd.DataFrame) -> int:
 
 @pytest.mark.parametrize("method", LISTS)
 def test_list_page_cut_by_two_rows_is_warned_and_strict_keeps_the_rest(
-        method, undisturbed, via, proxy):
+    method, undisturbed, via, proxy
+):
     ref = undisturbed(method, **list_args(method))
     first = _page1(ref)
-    want = ref.drop(ref.index[first - 2:first])
+    want = ref.drop(ref.index[first - 2 : first])
     proxy.add(endpoint(LISTS[method]), drop_rows(2), page=1)
     got = ok(o := outcome(call(via, method, **list_args(method))))
     equal(got, want)
@@ -296,7 +313,8 @@ def test_list_page_cut_by_two_rows_is_warned_and_strict_keeps_the_rest(
 
 @pytest.mark.parametrize("method", LISTS)
 def test_list_page_cut_with_a_matching_meta_returned_is_still_warned(
-        method, undisturbed, via, proxy):
+    method, undisturbed, via, proxy
+):
     ref = undisturbed(method, **list_args(method))
     proxy.add(endpoint(LISTS[method]), drop_rows(2), recount(), page=1)
     got = ok(o := outcome(call(via, method, **list_args(method))))
@@ -318,7 +336,8 @@ def test_list_repeated_rows_are_removed_and_warned(method, undisturbed, via, pro
 
 
 def test_list_repeated_ids_with_different_content_are_told_apart(
-        undisturbed, via, proxy, deals_ref):
+    undisturbed, via, proxy, deals_ref
+):
     first = deals_ref.iloc[0]
 
     def twin(doc: Any) -> Any:
@@ -332,7 +351,9 @@ def test_list_repeated_ids_with_different_content_are_told_apart(
     assert "conflicting_rows" in kinds(got)
     warned(o, "different content")
     assert got.set_index("id").loc[first["id"], "deal_synopsis"] in (
-        first["deal_synopsis"], "a different synopsis")
+        first["deal_synopsis"],
+        "a different synopsis",
+    )
 
 
 @pytest.mark.parametrize("method", LISTS)
@@ -386,7 +407,8 @@ def test_list_meta_total_of_the_wrong_type_is_ignored_and_warned(value, via, pro
 
 @pytest.mark.parametrize("value", ["yes", 1, None])
 def test_list_meta_has_more_of_the_wrong_type_still_reads_every_row(
-        value, via, proxy, companies_ref):
+    value, via, proxy, companies_ref
+):
     proxy.add(endpoint("companies"), meta_set(has_more=value))
     got = ok(outcome(call(via, "companies")))
     equal(got, companies_ref)
@@ -423,8 +445,10 @@ def test_aggregate_repeated_buckets_are_removed_and_warned(undisturbed, via, pro
     equal(got, ref)  # the service sent len(ref) buckets: never 2 * len(ref) - 1 rows
     warned(o, "/transactions/aggregate")
     assert "repeated_rows" in kinds(got)
-    assert isinstance(outcome(call(via, "aggregate", "ev_revenue", "year", strict=True)).error,
-                      ServiceContractError)
+    assert isinstance(
+        outcome(call(via, "aggregate", "ev_revenue", "year", strict=True)).error,
+        ServiceContractError,
+    )
 
 
 def test_aggregate_missing_bucket_is_warned(undisturbed, via, proxy):
@@ -433,8 +457,9 @@ def test_aggregate_missing_bucket_is_warned(undisturbed, via, proxy):
     got = ok(o := outcome(call(via, "aggregate", "valuation", "year")))
     equal(got, ref.iloc[:-1])
     warned(o, "/transactions/aggregate")
-    assert isinstance(outcome(call(via, "aggregate", "valuation", "year", strict=True)).error,
-                      DealframeError)
+    assert isinstance(
+        outcome(call(via, "aggregate", "valuation", "year", strict=True)).error, DealframeError
+    )
 
 
 def test_aggregate_data_null_is_warned(via, proxy):
@@ -447,11 +472,17 @@ def test_aggregate_data_null_is_warned(via, proxy):
 # ---------------------------------------------------------------------- case 2: meta.total missing
 
 
-@pytest.mark.parametrize("rewrite", [meta_delete("total"), meta_set(total=None),
-                                     meta_delete("has_more"), meta_delete("total", "has_more"),
-                                     meta_delete()],
-                         ids=["total-deleted", "total-null", "has_more-deleted", "both-deleted",
-                              "no-meta"])
+@pytest.mark.parametrize(
+    "rewrite",
+    [
+        meta_delete("total"),
+        meta_set(total=None),
+        meta_delete("has_more"),
+        meta_delete("total", "has_more"),
+        meta_delete(),
+    ],
+    ids=["total-deleted", "total-null", "has_more-deleted", "both-deleted", "no-meta"],
+)
 def test_list_without_total_or_has_more_still_reads_every_page(rewrite, via, proxy, companies_ref):
     proxy.add(endpoint("companies"), rewrite)
     got = ok(o := outcome(call(via, "companies")))
@@ -463,8 +494,11 @@ def test_list_without_total_or_has_more_still_reads_every_page(rewrite, via, pro
 
 def test_list_total_missing_with_has_more_true_reads_every_page(via, proxy, companies_ref):
     proxy.add(endpoint("companies"), meta_delete("total"))
-    proxy.add(endpoint("companies"), meta_set(has_more=True),
-              when=lambda ex: (ex.page or 1) * 1000 < len(companies_ref))
+    proxy.add(
+        endpoint("companies"),
+        meta_set(has_more=True),
+        when=lambda ex: (ex.page or 1) * 1000 < len(companies_ref),
+    )
     got = ok(outcome(call(via, "companies")))
     equal(got, companies_ref)
     assert set(proxy.pages(endpoint("companies"))) >= set(range(1, len(companies_ref) // 1000 + 2))
@@ -480,7 +514,8 @@ def test_sub_collection_without_total_reads_every_page(undisturbed, via, proxy, 
 
 
 def test_list_has_more_false_too_early_is_warned_and_strict_keeps_page_one(
-        via, proxy, companies_ref):
+    via, proxy, companies_ref
+):
     proxy.add(endpoint("companies"), meta_set(has_more=False))
     got = ok(o := outcome(call(via, "companies")))
     rows_of(got, companies_ref)
@@ -495,7 +530,8 @@ def test_list_has_more_false_too_early_is_warned_and_strict_keeps_page_one(
 
 @pytest.mark.parametrize("total", [3_000_000, 10**12, 10**12 + 1, 10**30])
 def test_inflated_total_over_a_few_hundred_rows_costs_no_memory_and_few_requests(
-        total, undisturbed, via, proxy):
+    total, undisturbed, via, proxy
+):
     ref = undisturbed("deals", deal_type=["Public listing"])
     assert 100 < len(ref) < 1000
     proxy.add(endpoint("transactions"), meta_set(total=total, has_more=True))
@@ -511,7 +547,8 @@ def test_inflated_total_over_a_few_hundred_rows_costs_no_memory_and_few_requests
 
 @pytest.mark.parametrize("total", [3_000_000, 10**12])
 def test_inflated_total_with_truthful_has_more_reads_every_page_once(
-        total, via, proxy, companies_ref):
+    total, via, proxy, companies_ref
+):
     proxy.add(endpoint("companies"), meta_set(total=total))
     got = ok(o := outcome(call(via, "companies")))
     equal(got, companies_ref)
@@ -556,7 +593,8 @@ def test_list_some_rows_without_id_are_kept_apart_and_warned(via, proxy, deals_r
 
 @pytest.mark.parametrize("method", ["investments", "portfolio"])
 def test_sub_collection_rows_without_id_are_kept_apart_and_warned(
-        method, undisturbed, via, proxy, busy):
+    method, undisturbed, via, proxy, busy
+):
     ident = busy[method]
     ref = undisturbed(method, ident)
     proxy.add(sub_path(method), drop_field("id"))
@@ -615,13 +653,17 @@ def some_companies(undisturbed: Any) -> list[str]:
     return undisturbed("companies", limit=3)["id"].tolist()
 
 
-PROFILES = {"company": ("companies", "companies"), "investor": ("investors", "investors"),
-            "deal": ("transactions", "deals")}
+PROFILES = {
+    "company": ("companies", "companies"),
+    "investor": ("investors", "investors"),
+    "deal": ("transactions", "deals"),
+}
 
 
 @pytest.mark.parametrize("method", PROFILES)
 def test_profile_answer_with_data_null_is_warned_and_strict_keeps_the_others(
-        method, undisturbed, via, proxy):
+    method, undisturbed, via, proxy
+):
     entity, lister = PROFILES[method]
     ids = undisturbed(lister, limit=3)["id"].tolist()
     ref = undisturbed(method, ids)
@@ -675,8 +717,10 @@ def test_resolve_result_missing_is_warned_and_strict_counts_names(undisturbed, v
     equal(matches.iloc[:-1], ref.matches.iloc[:-1])
     assert pd.isna(matches["match_type"].iloc[-1])
     warned(o, "/companies/resolve")
-    assert (matches.attrs["rows_expected"], matches.attrs["rows_received"]) == (len(names),
-                                                                               len(names) - 1)
+    assert (matches.attrs["rows_expected"], matches.attrs["rows_received"]) == (
+        len(names),
+        len(names) - 1,
+    )
     error = incomplete(outcome(call(via, "resolve_companies", names, strict=True)))
     assert (error.expected, error.received) == (len(names), len(names) - 1)
     partial = error.partial
@@ -739,8 +783,9 @@ def test_failed_page_raises_even_without_strict(via, proxy, deals_ref):
 
 
 def test_failed_sub_collection_of_one_id_gives_the_others_in_partial(undisturbed, via, proxy, busy):
-    ids = [busy["investments"]] + [i for i in undisturbed("investors", limit=4)["id"]
-                                   if i != busy["investments"]][:2]
+    ids = [busy["investments"]] + [
+        i for i in undisturbed("investors", limit=4)["id"] if i != busy["investments"]
+    ][:2]
     ref = undisturbed("investments", ids)
     proxy.add(endpoint("investors", ids[0], "investments"), html(502))
     error = incomplete(outcome(call(via, "investments", ids)))

@@ -51,8 +51,11 @@ CURRENT = "^/api/v2/companies/current$"
 SERIES = "^/api/v2/companies/time-series$"
 GROUP_SERIES = "^/api/v1/groups/time-series$"
 GROUP_CURRENT = "^/api/v2/groups/current$"
-WINDOW = {"fields": ["evRevenueLtm", "marginEbitdaLtm"], "date_from": "2024-01",
-          "date_to": "2025-12"}
+WINDOW = {
+    "fields": ["evRevenueLtm", "marginEbitdaLtm"],
+    "date_from": "2024-01",
+    "date_to": "2025-12",
+}
 
 
 # ---------------------------------------------------------------------------- fixtures and helpers
@@ -97,8 +100,9 @@ def kinds(frame: pd.DataFrame) -> set[str]:
 
 
 def incomplete(o: Outcome) -> IncompleteResultError:
-    assert isinstance(o.error, IncompleteResultError), \
+    assert isinstance(o.error, IncompleteResultError), (
         f"expected IncompleteResultError, got {o.error!r}"
+    )
     return o.error
 
 
@@ -163,7 +167,8 @@ def test_search_without_meta_count_is_whole(via, proxy, search_ref):
 
 
 def test_current_cut_items_are_missing_skus_and_strict_keeps_the_rest(
-        via, proxy, skus, current_ref):
+    via, proxy, skus, current_ref
+):
     proxy.add(CURRENT, drop_rows(3))
     got = ok(o := outcome(call(via, "current", skus)))
     lost = [s for s in skus if s not in got.index]
@@ -247,8 +252,9 @@ def test_time_series_cut_items_are_warned_and_strict_keeps_the_rest(via, proxy, 
     got = ok(o := outcome(call(via, "time_series", skus, shape="long", **WINDOW)))
     lost = sorted(set(series_ref["sku"]) - set(got["sku"]))
     assert len(lost) == 2
-    assert_same(got.reset_index(drop=True),
-                                  series_ref[~series_ref["sku"].isin(lost)].reset_index(drop=True))
+    assert_same(
+        got.reset_index(drop=True), series_ref[~series_ref["sku"].isin(lost)].reset_index(drop=True)
+    )
     warned(o)
     assert (got.attrs["rows_expected"], got.attrs["rows_received"]) == (len(skus), len(skus) - 2)
     error = incomplete(outcome(call(via, "time_series", skus, shape="long", strict=True, **WINDOW)))
@@ -268,8 +274,9 @@ def test_time_series_wide_data_null_is_warned(direct, via, proxy, skus):
     got = ok(o := outcome(call(via, "time_series", skus, **WINDOW)))
     assert got.notna().sum().sum() == 0 and ref.notna().sum().sum() > 0
     warned(o, "/companies/time-series")
-    assert isinstance(outcome(call(via, "time_series", skus, strict=True, **WINDOW)).error,
-                      IncompleteResultError)
+    assert isinstance(
+        outcome(call(via, "time_series", skus, strict=True, **WINDOW)).error, IncompleteResultError
+    )
 
 
 def test_time_series_items_without_sku_are_warned(via, proxy, skus):
@@ -286,12 +293,20 @@ def test_time_series_documented_field_absent_is_warned(via, proxy, skus):
     warned(o, "absent", "exchange")
 
 
-@pytest.mark.parametrize("value", [[1, 2], "monthly", {"evRevenueLtm": [1.0]},
-                                   {"evRevenueLtm": {"not-a-month": 1.0}},
-                                   {"evRevenueLtm": {"2024-01": "high"}}],
-                         ids=["list", "string", "series-list", "bad-month", "bad-number"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        [1, 2],
+        "monthly",
+        {"evRevenueLtm": [1.0]},
+        {"evRevenueLtm": {"not-a-month": 1.0}},
+        {"evRevenueLtm": {"2024-01": "high"}},
+    ],
+    ids=["list", "string", "series-list", "bad-month", "bad-number"],
+)
 def test_time_series_malformed_data_is_a_contract_error_or_warned(
-        value, via, proxy, skus, series_ref):
+    value, via, proxy, skus, series_ref
+):
     proxy.add(SERIES, set_field("data", value, first=1))
     o = outcome(call(via, "time_series", skus, shape="long", **WINDOW))
     if o.error is not None:
@@ -309,8 +324,11 @@ def test_time_series_malformed_data_is_a_contract_error_or_warned(
 def test_group_time_series_repeated_periods_are_removed_and_warned(direct, via, proxy):
     ref = direct.public.group_time_series(regions=["North America"], fields=["evRevenueLtm"])
     proxy.add(GROUP_SERIES, repeat_rows(3))
-    got = ok(o := outcome(call(via, "group_time_series", regions=["North America"],
-                               fields=["evRevenueLtm"])))
+    got = ok(
+        o := outcome(
+            call(via, "group_time_series", regions=["North America"], fields=["evRevenueLtm"])
+        )
+    )
     assert_same(got, ref)
     warned(o, "/groups/time-series")
 
@@ -322,19 +340,32 @@ def test_group_time_series_cut_is_warned(direct, via, proxy):
     o = outcome(call(via, "group_time_series", regions=["North America"], fields=["evRevenueLtm"]))
     ok(o)
     warned(o, "/groups/time-series")
-    assert isinstance(outcome(call(via, "group_time_series", regions=["North America"],
-                                   fields=["evRevenueLtm"], strict=True)).error, DealframeError)
+    assert isinstance(
+        outcome(
+            call(
+                via,
+                "group_time_series",
+                regions=["North America"],
+                fields=["evRevenueLtm"],
+                strict=True,
+            )
+        ).error,
+        DealframeError,
+    )
 
 
-@pytest.mark.parametrize("rewrite", [data_null(), set_field("sum", "lots"), meta_set(companies="x"),
-                                     drop_field("median")],
-                         ids=["data-null", "sum-string", "meta-companies", "no-median"])
+@pytest.mark.parametrize(
+    "rewrite",
+    [data_null(), set_field("sum", "lots"), meta_set(companies="x"), drop_field("median")],
+    ids=["data-null", "sum-string", "meta-companies", "no-median"],
+)
 def test_group_current_malformed_is_typed_or_warned(rewrite, direct, via, proxy):
     ref = direct.public.group_current(regions=["North America"])
     proxy.add(GROUP_CURRENT, rewrite)
     o = outcome(call(via, "group_current", regions=["North America"]))
     if o.error is not None:
-        assert isinstance(o.error, DealframeError) and not isinstance(o.error, ValidationError), \
+        assert isinstance(o.error, DealframeError) and not isinstance(o.error, ValidationError), (
             repr(o.error)
+        )
         return
     assert o.value.equals(ref) or o.warned(MissingDataWarning), "changed silently"

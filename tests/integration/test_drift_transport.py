@@ -77,8 +77,9 @@ SECRET_PRIVATE = "drift-priv-" + secrets.token_hex(16)
 @pytest.fixture(scope="module")
 def secret_client(sandbox: Any, proxy: Any) -> Iterator[Client]:
     """A client with tokens of its own; the proxy swaps them for the sandbox's."""
-    proxy.auth_map.update({SECRET_PUBLIC: sandbox.public_token,
-                           SECRET_PRIVATE: sandbox.private_key})
+    proxy.auth_map.update(
+        {SECRET_PUBLIC: sandbox.public_token, SECRET_PRIVATE: sandbox.private_key}
+    )
     with Client(proxy.url, SECRET_PUBLIC, SECRET_PRIVATE, cache_enabled=False, **FAST) as client:
         yield client
 
@@ -107,8 +108,14 @@ def cache_file(tmp_path: Path) -> Path:
 
 
 def cached_client(sandbox: Any, proxy: Any, path: Path) -> Client:
-    return Client(proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=True,
-                  cache_path=path, **FAST)
+    return Client(
+        proxy.url,
+        sandbox.public_token,
+        sandbox.private_key,
+        cache_enabled=True,
+        cache_path=path,
+        **FAST,
+    )
 
 
 BAD_200 = {
@@ -136,8 +143,9 @@ def test_one_bad_200_is_asked_again_and_never_cached(bad, sandbox, proxy, direct
 
 
 @pytest.mark.parametrize("bad", BAD_200)
-def test_bad_200s_that_exhaust_the_retries_do_not_poison_the_cache(bad, sandbox, proxy, direct,
-                                                                    cache_file):
+def test_bad_200s_that_exhaust_the_retries_do_not_poison_the_cache(
+    bad, sandbox, proxy, direct, cache_file
+):
     ref = direct.public.search()
     proxy.add(SEARCH, BAD_200[bad], times=FAST["retries"] + 1)
     with cached_client(sandbox, proxy, cache_file) as client:
@@ -164,8 +172,9 @@ def test_empty_200_on_a_private_list_does_not_poison_the_cache(sandbox, proxy, d
         assert got.attrs["from_cache"] is True
 
 
-def test_contract_findings_are_not_served_again_from_the_cache_as_clean(sandbox, proxy, direct,
-                                                                        cache_file):
+def test_contract_findings_are_not_served_again_from_the_cache_as_clean(
+    sandbox, proxy, direct, cache_file
+):
     """A page the client warned about, read again from the cache, is warned about again."""
     proxy.add(SEARCH, edit(lambda doc: {**doc, "data": doc["data"][:-2]}, "cut"), times=1)
     with cached_client(sandbox, proxy, cache_file) as client:
@@ -180,8 +189,13 @@ def test_contract_findings_are_not_served_again_from_the_cache_as_clean(sandbox,
 
 
 def _budget_client(sandbox: Any, proxy: Any, budget: float) -> Client:
-    return Client(proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False,
-                  **{**FAST, "call_budget": budget})
+    return Client(
+        proxy.url,
+        sandbox.public_token,
+        sandbox.private_key,
+        cache_enabled=False,
+        **{**FAST, "call_budget": budget},
+    )
 
 
 def _budget_error(error: BaseException | None) -> None:
@@ -220,14 +234,32 @@ def test_call_budget_covers_many_pages_that_each_trickle(sandbox, proxy):
 # --------------------------------------------------------------------------------- case 8: secrets
 
 
-FOREIGN = (requests.Request, requests.PreparedRequest, requests.Response, requests.Session,
-           requests.auth.AuthBase, requests.structures.CaseInsensitiveDict,
-           urllib3.response.BaseHTTPResponse, urllib3._collections.HTTPHeaderDict,
-           urllib3.connectionpool.ConnectionPool, urllib3.PoolManager,
-           http.client.HTTPResponse, http.client.HTTPMessage, http.client.HTTPConnection,
-           socket.socket)
-_SKIP = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
-         types.TracebackType, types.FrameType, types.CodeType)
+FOREIGN = (
+    requests.Request,
+    requests.PreparedRequest,
+    requests.Response,
+    requests.Session,
+    requests.auth.AuthBase,
+    requests.structures.CaseInsensitiveDict,
+    urllib3.response.BaseHTTPResponse,
+    urllib3._collections.HTTPHeaderDict,
+    urllib3.connectionpool.ConnectionPool,
+    urllib3.PoolManager,
+    http.client.HTTPResponse,
+    http.client.HTTPMessage,
+    http.client.HTTPConnection,
+    socket.socket,
+)
+_SKIP = (
+    type,
+    types.ModuleType,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.TracebackType,
+    types.FrameType,
+    types.CodeType,
+)
 
 
 def leaks(root: BaseException, token: str) -> list[str]:
@@ -267,9 +299,12 @@ def leaks(root: BaseException, token: str) -> list[str]:
         if token in shown:
             found.append(f"{where}: its repr holds the token")
         if isinstance(obj, BaseException):
-            todo += [(obj.__cause__, f"{where}.__cause__"),
-                     (obj.__context__, f"{where}.__context__"),
-                     (obj.args, f"{where}.args"), (str(obj), f"str({where})")]
+            todo += [
+                (obj.__cause__, f"{where}.__cause__"),
+                (obj.__context__, f"{where}.__context__"),
+                (obj.args, f"{where}.args"),
+                (str(obj), f"str({where})"),
+            ]
         if isinstance(obj, dict):
             for key, value in obj.items():
                 todo += [(key, f"{where} key"), (value, f"{where}[{key!r}]")]
@@ -296,22 +331,32 @@ def _closed_port() -> int:
 def test_no_secret_reachable_after_connection_refused(family):
     url = f"http://127.0.0.1:{_closed_port()}"
     with Client(url, SECRET_PUBLIC, SECRET_PRIVATE, cache_enabled=False, **FAST) as client:
-        run = (lambda: client.private.deals(**SMALL)) if family == "private" else \
-            (lambda: client.public.search())
+        run = (
+            (lambda: client.private.deals(**SMALL))
+            if family == "private"
+            else (lambda: client.public.search())
+        )
         error = typed(outcome(run), TransportError)
     token = SECRET_PRIVATE if family == "private" else SECRET_PUBLIC
     assert leaks(error, token) == []
 
 
-@pytest.mark.parametrize("rewrite", [drop_connection(), drop_connection(reset=True), cut_body(0.4),
-                                     html(502), trickle(6.0)],
-                         ids=["dropped", "reset", "cut-short", "html-502", "trickle"])
+@pytest.mark.parametrize(
+    "rewrite",
+    [drop_connection(), drop_connection(reset=True), cut_body(0.4), html(502), trickle(6.0)],
+    ids=["dropped", "reset", "cut-short", "html-502", "trickle"],
+)
 def test_no_secret_reachable_after_a_failed_first_request(rewrite, proxy, secret_client):
     secret_client.private.schema("transactions")
     proxy.add(DEALS, rewrite)
     if "trickle" in rewrite.name:
-        with Client(secret_client.settings.base_url, SECRET_PUBLIC, SECRET_PRIVATE,
-                    cache_enabled=False, **{**FAST, "call_budget": 1.0}) as short:
+        with Client(
+            secret_client.settings.base_url,
+            SECRET_PUBLIC,
+            SECRET_PRIVATE,
+            cache_enabled=False,
+            **{**FAST, "call_budget": 1.0},
+        ) as short:
             error = typed(outcome(lambda: short.private.deals(**SMALL)))
     else:
         error = typed(outcome(lambda: secret_client.private.deals(**SMALL)))
@@ -320,8 +365,10 @@ def test_no_secret_reachable_after_a_failed_first_request(rewrite, proxy, secret
 
 def test_no_secret_reachable_from_an_incomplete_result(proxy, secret_client):
     proxy.add(DEALS, drop_connection(), page=2)
-    error = typed(outcome(lambda: secret_client.private.deals(deal_type=["M&A", "Venture"])),
-                  IncompleteResultError)
+    error = typed(
+        outcome(lambda: secret_client.private.deals(deal_type=["M&A", "Venture"])),
+        IncompleteResultError,
+    )
     assert len(error.partial) > 0
     assert leaks(error, SECRET_PRIVATE) == []
 
@@ -389,14 +436,16 @@ MALFORMED_DEALS = {
 
 @pytest.mark.parametrize("name", MALFORMED_DEALS)
 def test_malformed_deal_answers_are_contract_errors_or_warned_never_validation(
-        name, proxy, via, direct):
+    name, proxy, via, direct
+):
     ref = direct.private.deals(**SMALL)
     proxy.add(DEALS, MALFORMED_DEALS[name])
     o = outcome(lambda: via.private.deals(**SMALL))
     if o.error is not None:
         typed(o)
-        assert not isinstance(o.error, ValidationError), \
+        assert not isinstance(o.error, ValidationError), (
             f"the service's malformed answer was blamed on the caller: {o.error!r}"
+        )
         return
     same = o.value.equals(ref)
     assert same or o.warned(MissingDataWarning), "a malformed answer changed the frame silently"
@@ -422,10 +471,15 @@ def test_malformed_company_answers_are_contract_errors_or_warned(name, proxy, vi
     assert o.value.equals(ref) or o.warned(MissingDataWarning), "changed silently"
 
 
-@pytest.mark.parametrize("rewrite", [edit(lambda doc: {**doc, "data": [doc["data"]]}, "list"),
-                                     edit(lambda doc: {**doc, "data": "x"}, "text"),
-                                     set_field("employee_count", "many")],
-                         ids=["data-list", "data-text", "employee-count-text"])
+@pytest.mark.parametrize(
+    "rewrite",
+    [
+        edit(lambda doc: {**doc, "data": [doc["data"]]}, "list"),
+        edit(lambda doc: {**doc, "data": "x"}, "text"),
+        set_field("employee_count", "many"),
+    ],
+    ids=["data-list", "data-text", "employee-count-text"],
+)
 def test_malformed_profile_is_a_contract_error_or_warned(rewrite, proxy, via, direct):
     ident = direct.private.companies(limit=1)["id"].iloc[0]
     ref = direct.private.company(ident)
@@ -452,9 +506,11 @@ def test_malformed_aggregate_bucket_is_a_contract_error_or_warned(proxy, via, di
 # ------------------------------------------------------------------------------- case 9: arguments
 
 
-@pytest.mark.parametrize("filters", [{"valuation_min": 2**64}, {"raised_max": -(2**70)},
-                                     {"founded_min": 10**30}],
-                         ids=["2**64", "-2**70", "10**30"])
+@pytest.mark.parametrize(
+    "filters",
+    [{"valuation_min": 2**64}, {"raised_max": -(2**70)}, {"founded_min": 10**30}],
+    ids=["2**64", "-2**70", "10**30"],
+)
 def test_huge_filter_numbers_are_refused_before_any_request_or_answered(filters, proxy, via):
     entity = "companies" if "founded_min" in filters else "deals"
     via.private.schema(entity)
@@ -482,12 +538,21 @@ def test_huge_sub_collection_limit_is_refused(via, direct):
 def test_unusable_cache_path_is_a_typed_error(where, tmp_path, sandbox, proxy):
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    path = {"directory": tmp_path, "under-a-file": blocker / "cache.sqlite",
-            "nul": tmp_path / "bad\x00name.sqlite"}[where]
+    path = {
+        "directory": tmp_path,
+        "under-a-file": blocker / "cache.sqlite",
+        "nul": tmp_path / "bad\x00name.sqlite",
+    }[where]
 
     def run() -> Any:
-        with Client(proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=True,
-                    cache_path=path, **FAST) as client:
+        with Client(
+            proxy.url,
+            sandbox.public_token,
+            sandbox.private_key,
+            cache_enabled=True,
+            cache_path=path,
+            **FAST,
+        ) as client:
             return client.public.search()
 
     o = outcome(run)
@@ -500,5 +565,6 @@ def test_errors_carry_no_foreign_cause_after_retries(proxy, via):
     proxy.add(DEALS, drop_connection())
     error = typed(outcome(lambda: via.private.deals(**SMALL)), TransportError)
     chain = [error.__cause__, error.__context__]
-    assert not any(isinstance(c, requests.RequestException) and getattr(c, "request", None)
-                   for c in chain), chain
+    assert not any(
+        isinstance(c, requests.RequestException) and getattr(c, "request", None) for c in chain
+    ), chain

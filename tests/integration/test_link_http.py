@@ -26,8 +26,15 @@ def client(sandbox: Any) -> Iterator[Client]:
 def truth(sandbox: Any) -> pd.DataFrame:
     """The sandbox's own record of which company is listed under which SKUs."""
     ds = sandbox.state.dataset
-    rows = [{"company_id": ds.orgs[x["org"]]["id"], "sku_v1": x["sku_v1"], "sku_v2": x["sku_v2"],
-             "deleted": bool(ds.orgs[x["org"]].get("deleted"))} for x in ds.listed]
+    rows = [
+        {
+            "company_id": ds.orgs[x["org"]]["id"],
+            "sku_v1": x["sku_v1"],
+            "sku_v2": x["sku_v2"],
+            "deleted": bool(ds.orgs[x["org"]].get("deleted")),
+        }
+        for x in ds.listed
+    ]
     return pd.DataFrame(rows)
 
 
@@ -43,10 +50,18 @@ def test_company_ids_to_skus(client, truth, companies):
     listed = truth[~truth["deleted"]].set_index("company_id")
     matched = links[links["match"] == "matched"].set_index("company_id")
     assert set(matched.index) == set(listed.index) and len(matched) > 50
-    pd.testing.assert_series_equal(matched["sku_v1"].sort_index(), listed["sku_v1"].sort_index(),
-                                   check_dtype=False, check_names=False)
-    pd.testing.assert_series_equal(matched["sku_v2"].sort_index(), listed["sku_v2"].sort_index(),
-                                   check_dtype=False, check_names=False)
+    pd.testing.assert_series_equal(
+        matched["sku_v1"].sort_index(),
+        listed["sku_v1"].sort_index(),
+        check_dtype=False,
+        check_names=False,
+    )
+    pd.testing.assert_series_equal(
+        matched["sku_v2"].sort_index(),
+        listed["sku_v2"].sort_index(),
+        check_dtype=False,
+        check_names=False,
+    )
     assert (matched["name_score"] == 1.0).all()
     assert matched["evidence"].str.contains("listing .* on .* = Family A", regex=True).all()
     others = links[links["match"] != "matched"]
@@ -105,18 +120,24 @@ def test_compare_multiples_private_side_is_the_services_aggregate(client, truth)
     assert list(summary.index) == ["ev_revenue", "ev_ebitda"]
     assert summary.attrs["date_from"] == "2022-01-01" and summary.attrs["deals"] == len(cmp.deals)
     for metric in summary.index:
-        service = client.private.aggregate(metric, "none", date_from="2022-01-01",
-                                           target_region=["North America"])
+        service = client.private.aggregate(
+            metric, "none", date_from="2022-01-01", target_region=["North America"]
+        )
         row = summary.loc[metric]
         assert row["private_n"] == service.loc[0, "n"]
         for k in ("median", "q1", "q3"):
             assert row[f"private_{k}"] == pytest.approx(service.loc[0, k], rel=1e-12)
         field = row["public_field"]
         n, median, q1, q3 = _trimmed(cmp.comps[field].to_numpy(dtype=float, na_value=np.nan))
-        assert (row["public_n"], row["public_median"], row["public_q1"], row["public_q3"]) == \
-            pytest.approx((n, median, q1, q3), rel=1e-12)
-        assert row["private_to_public"] == pytest.approx(row["private_median"]
-                                                         / row["public_median"])
+        assert (
+            row["public_n"],
+            row["public_median"],
+            row["public_q1"],
+            row["public_q3"],
+        ) == pytest.approx((n, median, q1, q3), rel=1e-12)
+        assert row["private_to_public"] == pytest.approx(
+            row["private_median"] / row["public_median"]
+        )
     # the comps are the cohort's listed companies, linked back to Family B
     assert set(cmp.comps["countryCodeIso3"]) <= {"USA", "CAN", "MEX"} and len(cmp.comps) > 5
     listed = truth.set_index("sku_v2")["company_id"]
@@ -131,8 +152,9 @@ def test_compare_multiples_arguments(client):
         dealframe.compare_multiples(client, vertical=[3])
     with pytest.raises(ValidationError, match="date_from"):
         dealframe.compare_multiples(client, date_from="2024-05-01", date_to="2023-01-01")
-    none = dealframe.compare_multiples(client, region="Oceania", vertical="No such vertical",
-                                       link=False)
+    none = dealframe.compare_multiples(
+        client, region="Oceania", vertical="No such vertical", link=False
+    )
     assert len(none.deals) == 0 and len(none.comps) == 0
     assert none.summary["private_n"].tolist() == [0, 0]
     assert none.summary["private_median"].isna().all()
@@ -144,15 +166,17 @@ def test_currency_helpers_follow_rate_to_usd(client, truth):
     for field in ("marketCap", "enterpriseValue", "revenueLtm", "ebitdaNtm"):
         both = current[field].notna() & usd[field].notna()
         assert both.sum() > 10
-        np.testing.assert_allclose(usd.loc[both, field], current.loc[both, field], rtol=1e-3,
-                                   atol=1e-3)
+        np.testing.assert_allclose(
+            usd.loc[both, field], current.loc[both, field], rtol=1e-3, atol=1e-3
+        )
     local = dealframe.to_local(current)
     lcu = [c for c in local.columns if c.endswith("Lcu")]
     assert len(lcu) == 6
     for name in lcu:
         both = current[name].notna() & local[name].notna()
-        np.testing.assert_allclose(local.loc[both, name], current.loc[both, name], rtol=1e-3,
-                                   atol=1e-3)
+        np.testing.assert_allclose(
+            local.loc[both, name], current.loc[both, name], rtol=1e-3, atol=1e-3
+        )
     round_trip = dealframe.to_usd(dealframe.to_local(current))
     np.testing.assert_allclose(round_trip["marketCap"], current["marketCap"], rtol=1e-12)
     assert (current["currency"] != "USD").any()  # real conversions, not only rates of 1

@@ -93,14 +93,19 @@ def test_rounds_of_random_changes(sb, client, tmp_path):
     assert status.attrs["syncs"] == 5 and status.attrs["schema_version"] == 3
     history = mirror.history(path)
     syncs = history[history["operation"].isin(["full", "sync"])]
-    assert syncs.groupby("entity")["version"].apply(lambda v: sorted(v) == list(range(len(v)))).all()
+    assert (
+        syncs.groupby("entity")["version"].apply(lambda v: sorted(v) == list(range(len(v)))).all()
+    )
     last = syncs.groupby("entity")["sync"].max()
     # the fifth sync changed deals and companies; investors only when one of those companies
     # is also an investor (the same organisation changes in both lists)
     assert last["deals"] == last["companies"] == 5 and last["investors"] in (4, 5)
     deals = history[history["entity"] == "deals"].set_index("version")
     assert deals.loc[0, "rows_changed"] == deals.loc[0, "rows_received"] == first_count
-    assert deals.loc[4, "checkpoint"] == mirror.status(path).set_index("entity").loc["deals", "checkpoint"]
+    assert (
+        deals.loc[4, "checkpoint"]
+        == mirror.status(path).set_index("entity").loc["deals", "checkpoint"]
+    )
     for entity in mirror.ENTITIES:  # every data file of the latest version is there, each id once
         listed = mirror.files(path, entity)
         assert listed and all(p.exists() for p in listed)
@@ -115,9 +120,13 @@ def test_records_updated_while_pages_are_read_are_not_lost(sb, client, tmp_path)
         if event["entity"] == "deals" and event["requests"] % 2 == 1:
             changes.advance(1)
             with sb.state.lock:
-                early = sorted(sb.state.dataset.deals, key=lambda d: (d["updated_at"], d["id"]))[:30]
+                early = sorted(sb.state.dataset.deals, key=lambda d: (d["updated_at"], d["id"]))[
+                    :30
+                ]
             ids = [d["id"] for d in early[:3]]
-            changes.edit("deals", ids, lambda d: d.update(deal_synopsis=d["deal_synopsis"] + " (revised)"))
+            changes.edit(
+                "deals", ids, lambda d: d.update(deal_synopsis=d["deal_synopsis"] + " (revised)")
+            )
             touched.extend(ids)
 
     before = {d["id"] for d in sb.state.dataset.deals}
@@ -129,8 +138,9 @@ def test_records_updated_while_pages_are_read_are_not_lost(sb, client, tmp_path)
     got = mirror.load(tmp_path / "m", "deals", include_deleted=True).set_index("id")
     assert got.loc[touched, "deal_synopsis"].str.endswith("(revised)").all()
     expected = fresh(client, "deals")
-    pd.testing.assert_frame_equal(got.reset_index().sort_values("id", ignore_index=True),
-                                  expected[["id", *got.columns]])
+    pd.testing.assert_frame_equal(
+        got.reset_index().sort_values("id", ignore_index=True), expected[["id", *got.columns]]
+    )
 
 
 def _as_frame(table, entity: str) -> pd.DataFrame:
@@ -183,18 +193,25 @@ def test_every_engine_reads_the_tables_as_they_are(sb, client, tmp_path):
             frame = _as_frame(got, entity).sort_values("id", ignore_index=True)
             assert len(frame) == len(ours) == frame["id"].nunique(), engine
             pd.testing.assert_frame_equal(frame, ours, obj=f"{engine} {entity}")
-    again = con.execute(f"SELECT DISTINCT deal_synopsis FROM deals_delta WHERE id IN {tuple(twice)}")
+    again = con.execute(
+        f"SELECT DISTINCT deal_synopsis FROM deals_delta WHERE id IN {tuple(twice)}"
+    )
     assert again.fetchall() == [("second change",)]
     # lists are JSON text: DuckDB's JSON functions read them as they are
-    n = con.execute("SELECT count(*) FROM deals_delta "
-                    "WHERE NOT deleted AND json_array_length(lead_investors) > 0")
+    n = con.execute(
+        "SELECT count(*) FROM deals_delta "
+        "WHERE NOT deleted AND json_array_length(lead_investors) > 0"
+    )
     deals = mirror.load(path, "deals")
     led = int(dealframe.to_lists(deals["lead_investors"]).map(len).gt(0).sum())
     assert n.fetchall()[0][0] == led > 0
-    names = con.execute("SELECT DISTINCT json_extract_string(lead_investors, '$[0].name') "
-                        "FROM deals_delta WHERE NOT deleted AND json_array_length(lead_investors) > 0")
+    names = con.execute(
+        "SELECT DISTINCT json_extract_string(lead_investors, '$[0].name') "
+        "FROM deals_delta WHERE NOT deleted AND json_array_length(lead_investors) > 0"
+    )
     assert {r[0] for r in names.fetchall()} == {
-        people[0]["name"] for people in dealframe.to_lists(deals["lead_investors"]) if people}
+        people[0]["name"] for people in dealframe.to_lists(deals["lead_investors"]) if people
+    }
 
 
 def test_every_earlier_sync_is_read_back_with_as_of(sb, client, tmp_path):
@@ -209,8 +226,9 @@ def test_every_earlier_sync_is_read_back_with_as_of(sb, client, tmp_path):
     for version, expected in enumerate(seen):
         got = mirror.load(path, "deals", include_deleted=True, as_of=version)
         assert got.attrs["version"] == version
-        pd.testing.assert_frame_equal(got.sort_values("id", ignore_index=True),
-                                      expected.sort_values("id", ignore_index=True))
+        pd.testing.assert_frame_equal(
+            got.sort_values("id", ignore_index=True), expected.sort_values("id", ignore_index=True)
+        )
         at_time = mirror.load(path, "deals", include_deleted=True, as_of=times[version])
         assert at_time.attrs["version"] == version
         naive = times[version].tz_convert(None).isoformat()  # a time without a zone is UTC
@@ -244,7 +262,11 @@ def test_compact_keeps_the_history_asked_for(sb, client, tmp_path):
     with pytest.raises(ValidationError, match="compact removed"):
         mirror.load(path, "deals", as_of=1)
     pd.testing.assert_frame_equal(mirror.load(path, "deals", include_deleted=True), latest)
-    for bad in ({"keep_versions": 0}, {"retain_hours": -1}, {"keep_versions": 1, "retain_hours": 1}):
+    for bad in (
+        {"keep_versions": 0},
+        {"retain_hours": -1},
+        {"keep_versions": 1, "retain_hours": 1},
+    ):
         with pytest.raises(ValidationError):
             mirror.compact(path, **bad)
     report = mirror.sync(client, path, ["deals"])  # the checkpoint survived the compactions
@@ -333,17 +355,27 @@ def test_admin_endpoint_is_off_by_default_and_needs_its_token(sb, tmp_path):
     wrong = {"Authorization": f"Bearer {sb.private_key}"}
     assert requests.get(f"{url}/clock", headers=wrong, timeout=10).status_code == 401
     auth = {"Authorization": "Bearer admin-secret"}
-    start = dt.datetime.fromisoformat(requests.get(f"{url}/clock", headers=auth, timeout=10).json()["data"]["now"])
+    start = dt.datetime.fromisoformat(
+        requests.get(f"{url}/clock", headers=auth, timeout=10).json()["data"]["now"]
+    )
     moved = requests.post(f"{url}/advance", json={"seconds": 90}, headers=auth, timeout=10).json()
     assert dt.datetime.fromisoformat(moved["data"]["now"]) - start == dt.timedelta(seconds=90)
-    body = requests.post(f"{url}/changes", json={"operation": "update", "entity": "deals", "n": 4},
-                         headers=auth, timeout=10).json()["data"]
+    body = requests.post(
+        f"{url}/changes",
+        json={"operation": "update", "entity": "deals", "n": 4},
+        headers=auth,
+        timeout=10,
+    ).json()["data"]
     assert len(body["ids"]) == 4
     with Client.for_sandbox(sb) as c:
         changed = c.private.deals(updated_at=moved["data"]["now"], include_deleted=True)
     assert set(body["ids"]) <= set(changed["id"])
-    bad = requests.post(f"{url}/changes", json={"operation": "explode", "entity": "deals", "n": 1},
-                        headers=auth, timeout=10)
+    bad = requests.post(
+        f"{url}/changes",
+        json={"operation": "explode", "entity": "deals", "n": 1},
+        headers=auth,
+        timeout=10,
+    )
     assert bad.status_code == 400
 
 
@@ -352,8 +384,19 @@ def test_changes_are_deterministic_from_the_seed(tmp_path):
     for _ in range(2):
         with dealframe.sandbox.run(scale=SCALE, seed=3) as s:
             ch = Changes(s.state, seed=42)
-            runs.append((ch.random_round(60), ch.insert("companies", 2),
-                         sorted((d["id"], d["updated_at"], d["deal_valuation"]) for d in s.state.dataset.deals)))
+            runs.append(
+                (
+                    ch.random_round(60),
+                    ch.insert("companies", 2),
+                    sorted(
+                        (d["id"], d["updated_at"], d["deal_valuation"])
+                        for d in s.state.dataset.deals
+                    ),
+                )
+            )
     assert runs[0] == runs[1]
     with dealframe.sandbox.run(scale=SCALE, seed=3) as s:  # a new sandbox starts unchanged
-        assert sorted((d["id"], d["updated_at"], d["deal_valuation"]) for d in s.state.dataset.deals) != runs[0][2]
+        assert (
+            sorted((d["id"], d["updated_at"], d["deal_valuation"]) for d in s.state.dataset.deals)
+            != runs[0][2]
+        )

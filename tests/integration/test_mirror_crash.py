@@ -78,8 +78,11 @@ def referenced(folder) -> set[str]:
     from deltalake import DeltaTable
 
     latest = DeltaTable(str(folder)).version()
-    return {p.rsplit("/", 1)[-1] for v in range(latest + 1)
-            for p in DeltaTable(str(folder), version=v).file_uris()}
+    return {
+        p.rsplit("/", 1)[-1]
+        for v in range(latest + 1)
+        for p in DeltaTable(str(folder), version=v).file_uris()
+    }
 
 
 def count_steps(client, path) -> int:
@@ -99,6 +102,7 @@ def crash_at(k: int):
         seen["n"] += 1
         if seen["n"] == k:
             raise Crash(step)
+
     return hook
 
 
@@ -120,8 +124,11 @@ def base(sb, client, tmp_path_factory):
 
 
 #: How the incremental sync upserts: (table.IN_MEMORY_MAX_ROWS, table.IN_LIST_MAX).
-PATHS = {"in memory": (table.IN_MEMORY_MAX_ROWS, table.IN_LIST_MAX),
-         "predicate": (0, table.IN_LIST_MAX), "streamed": (0, 10)}
+PATHS = {
+    "in memory": (table.IN_MEMORY_MAX_ROWS, table.IN_LIST_MAX),
+    "predicate": (0, table.IN_LIST_MAX),
+    "streamed": (0, 10),
+}
 
 
 def versions(path) -> dict[str, int]:
@@ -193,8 +200,12 @@ _CHILD = textwrap.dedent("""
 
 def _child(sb, path, kill_at: int) -> subprocess.Popen:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen([sys.executable, "-c", _CHILD, sb.url, sb.private_key, str(path),
-                             str(kill_at)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-c", _CHILD, sb.url, sb.private_key, str(path), str(kill_at)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
 
 
 def test_kill_9_in_a_subprocess_then_resume(sb, client, base, tmp_path):

@@ -43,35 +43,63 @@ def write_v2(client, path) -> dict[str, Any]:
         frame = getattr(client.private, entity)(include_deleted=True)
         table = to_arrow(frame, entity)
         changed = table.slice(0, 7)  # their base row is older: its second column null
-        older = changed.set_column(1, changed.schema.field(1), pa.nulls(7, changed.schema.field(1).type))
+        older = changed.set_column(
+            1, changed.schema.field(1), pa.nulls(7, changed.schema.field(1).type)
+        )
         base = pa.concat_tables([older, table.slice(7)])
         (path / entity).mkdir(mode=0o700)
         files = []
         half = base.num_rows // 2
-        for generation, k, part in ((1, 0, base.slice(0, half)), (1, 1, base.slice(half)),
-                                    (2, 0, changed)):
+        for generation, k, part in (
+            (1, 0, base.slice(0, half)),
+            (1, 1, base.slice(half)),
+            (2, 0, changed),
+        ):
             name = f"part-{generation:010d}-0a1b2c3d-{k:03d}.parquet"
-            pq.write_table(part.replace_schema_metadata({b"dealframe.mirror.schema_version": b"2"}),
-                           path / entity / name)
-            files.append({"name": name, "rows": part.num_rows,
-                          "deleted": int(pa.compute.sum(part.column("deleted")).as_py() or 0),
-                          "bytes": (path / entity / name).stat().st_size, "generation": generation})
+            pq.write_table(
+                part.replace_schema_metadata({b"dealframe.mirror.schema_version": b"2"}),
+                path / entity / name,
+            )
+            files.append(
+                {
+                    "name": name,
+                    "rows": part.num_rows,
+                    "deleted": int(pa.compute.sum(part.column("deleted")).as_py() or 0),
+                    "bytes": (path / entity / name).stat().st_size,
+                    "generation": generation,
+                }
+            )
         checkpoint = pa.compute.max(table.column("updated_at")).as_py().isoformat()
-        entities[entity] = {"checkpoint": checkpoint, "last_sync": "2026-11-01T00:00:00+00:00",
-                            "files": files, "rows": table.num_rows,
-                            "deleted": int(pa.compute.sum(table.column("deleted")).as_py() or 0)}
+        entities[entity] = {
+            "checkpoint": checkpoint,
+            "last_sync": "2026-11-01T00:00:00+00:00",
+            "files": files,
+            "rows": table.num_rows,
+            "deleted": int(pa.compute.sum(table.column("deleted")).as_py() or 0),
+        }
         names[entity] = {f["name"] for f in files}
-        names[f"{entity}:changed"] = (changed.column("id").to_pylist(),
-                                      changed.column(1).to_pandas().tolist())
-    doc = {"format": "dealframe-mirror", "schema_version": 2, "created_at": "2026-10-01T00:00:00+00:00",
-           "source": client.settings.base_url, "syncs": 2, "generation": 2, "entities": entities}
+        names[f"{entity}:changed"] = (
+            changed.column("id").to_pylist(),
+            changed.column(1).to_pandas().tolist(),
+        )
+    doc = {
+        "format": "dealframe-mirror",
+        "schema_version": 2,
+        "created_at": "2026-10-01T00:00:00+00:00",
+        "source": client.settings.base_url,
+        "syncs": 2,
+        "generation": 2,
+        "entities": entities,
+    }
     (path / "_mirror.json").write_bytes(orjson.dumps(doc))
     return names
 
 
 def assert_equals_service(client, path) -> None:
     for entity in mirror.ENTITIES:
-        expected = getattr(client.private, entity)(include_deleted=True).sort_values("id", ignore_index=True)
+        expected = getattr(client.private, entity)(include_deleted=True).sort_values(
+            "id", ignore_index=True
+        )
         got = mirror.load(path, entity, include_deleted=True).sort_values("id", ignore_index=True)
         pd.testing.assert_frame_equal(got, expected[list(got.columns)])
 
@@ -79,8 +107,11 @@ def assert_equals_service(client, path) -> None:
 def test_the_first_sync_migrates_a_version_2_mirror(sb, client, tmp_path):
     path = tmp_path / "m"
     old = write_v2(client, path)
-    for read in (lambda: mirror.load(path, "deals"), lambda: mirror.status(path),
-                 lambda: mirror.compact(path)):
+    for read in (
+        lambda: mirror.load(path, "deals"),
+        lambda: mirror.status(path),
+        lambda: mirror.compact(path),
+    ):
         with pytest.raises(mirror.MirrorVersionError, match="version 2.*mirror sync.*migrates"):
             read()
     Changes(sb.state, seed=12).update("deals", 5)
@@ -112,6 +143,7 @@ def test_a_migration_that_died_is_done_again(sb, client, tmp_path, monkeypatch):
         real(root, entity, entry, syncs)
         if len(calls) == 2:
             raise KeyboardInterrupt  # the process stops: the marker is still version 2
+
     monkeypatch.setattr(migrate_mod, "_migrate_entity", dies_on_the_second)
     with pytest.raises(KeyboardInterrupt):
         mirror.sync(client, path)

@@ -34,13 +34,16 @@ def same_values(got: pd.DataFrame, expected: pd.DataFrame) -> None:
     for col in expected.columns:
         left, right = got[col], expected[col]
         if right.dtype == object:  # lists of strings
-            assert [list(v) if v is not None else None for v in left] == \
-                [list(v) if v is not None else None for v in right], col
+            assert [list(v) if v is not None else None for v in left] == [
+                list(v) if v is not None else None for v in right
+            ], col
         elif pd.api.types.is_float_dtype(right):
             np.testing.assert_array_equal(left.to_numpy(float), right.to_numpy(float), err_msg=col)
         else:
-            assert left.astype(object).where(left.notna(), None).tolist() == \
-                right.astype(object).where(right.notna(), None).tolist(), col
+            assert (
+                left.astype(object).where(left.notna(), None).tolist()
+                == right.astype(object).where(right.notna(), None).tolist()
+            ), col
 
 
 def test_dated_snapshots_answer_what_the_comps_looked_like(client, tmp_path):
@@ -86,8 +89,9 @@ def test_engines_read_the_snapshot_tables(client, tmp_path):
     theirs = pl.read_delta(str(path / "public" / "current")).sort(["snapshot_date", "sku"])
     assert theirs.height == len(ours) and theirs["sku"].to_list() == ours["sku"].tolist()
     assert theirs["snapshot_date"].cast(pl.Utf8).unique().to_list() == ["2026-03-01"]
-    np.testing.assert_array_equal(theirs["enterpriseValue"].to_numpy(),
-                                  ours["enterpriseValue"].to_numpy())
+    np.testing.assert_array_equal(
+        theirs["enterpriseValue"].to_numpy(), ours["enterpriseValue"].to_numpy()
+    )
 
 
 def test_bad_universes_are_refused_before_any_request(client, tmp_path):
@@ -105,8 +109,18 @@ def test_bad_universes_are_refused_before_any_request(client, tmp_path):
 
 def test_cli_snapshot_public(tmp_path, capsys):
     path = tmp_path / "store"
-    argv = ["mirror", "snapshot-public", str(path), "--sandbox", "--scale", "0.02",
-            "--region", "Western Europe", "--date", "2026-04-01"]
+    argv = [
+        "mirror",
+        "snapshot-public",
+        str(path),
+        "--sandbox",
+        "--scale",
+        "0.02",
+        "--region",
+        "Western Europe",
+        "--date",
+        "2026-04-01",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "2026-04-01" in out and "public/time_series" in out

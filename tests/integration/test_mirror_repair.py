@@ -173,11 +173,27 @@ def test_the_disk_refusing_writes_during_a_sync(sb, client, path, where, rows_pe
     ch.advance(60)
     ch.insert("deals", 600)  # enough new rows to pass the limit in one file
     before = mirror.status(path).set_index("entity")["version"].to_dict()
-    out = subprocess.run([sys.executable, "-c", _CHILD, sb.url, sb.private_key, str(path),
-                          str(60_000), str(rows_per_file)],
-                         capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            sb.url,
+            sb.private_key,
+            str(path),
+            str(60_000),
+            str(rows_per_file),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result["error"] == "dealframe.mirror.errors.MirrorWriteError", (result, out.stderr[-800:])
+    assert result["error"] == "dealframe.mirror.errors.MirrorWriteError", (
+        result,
+        out.stderr[-800:],
+    )
     assert "free space" in result["message"] and "previous version" in result["message"]
     assert mirror.status(path).set_index("entity")["version"].to_dict() == before  # unchanged
     report = mirror.sync(client, path, **SYNC_ARGS)  # space again: the sync completes

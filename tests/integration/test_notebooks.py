@@ -44,9 +44,15 @@ def this_python_kernel(tmp_path_factory):
     root = tmp_path_factory.mktemp("jupyter")
     spec = root / "kernels" / "python3"
     spec.mkdir(parents=True)
-    spec.joinpath("kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (tests)", "language": "python"}))
+    spec.joinpath("kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "Python 3 (tests)",
+                "language": "python",
+            }
+        )
+    )
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("JUPYTER_PATH", str(root))
         yield "python3"
@@ -55,8 +61,12 @@ def this_python_kernel(tmp_path_factory):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_executes(path, tmp_path, this_python_kernel):
     nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name=this_python_kernel,
-                                     resources={"metadata": {"path": str(tmp_path)}})
+    client = nbclient.NotebookClient(
+        nb,
+        timeout=CELL_TIMEOUT_S,
+        kernel_name=this_python_kernel,
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
     client.execute()  # raises CellExecutionError naming the failing cell
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]

@@ -20,19 +20,29 @@ def client(sandbox):
 
 
 @pytest.mark.parametrize("number", HUGE)
-@pytest.mark.parametrize("call", [
-    lambda c, n: c.private.deals(valuation_min=n),
-    lambda c, n: c.private.companies(founded_min=n),
-    lambda c, n: c.private.aggregate("ev_revenue", "year", raised_max=n),
-    lambda c, n: c.public.search(enterprise_value_above=n),
-    lambda c, n: c.private.page("transactions", page=n),
-    lambda c, n: c.private.deals(limit=n) if n < 0 else c.private.page("companies", limit=n),
-], ids=["deal filter", "company filter", "aggregate filter", "search", "page", "limit"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c, n: c.private.deals(valuation_min=n),
+        lambda c, n: c.private.companies(founded_min=n),
+        lambda c, n: c.private.aggregate("ev_revenue", "year", raised_max=n),
+        lambda c, n: c.public.search(enterprise_value_above=n),
+        lambda c, n: c.private.page("transactions", page=n),
+        lambda c, n: c.private.deals(limit=n) if n < 0 else c.private.page("companies", limit=n),
+    ],
+    ids=["deal filter", "company filter", "aggregate filter", "search", "page", "limit"],
+)
 def test_numbers_past_64_bits_are_validation_errors(client, call, number):
     with pytest.raises(ValidationError) as info:
         call(client, number)
-    assert info.value.argument in ("valuation_min", "founded_min", "raised_max",
-                                   "enterprise_value_above", "page", "limit")
+    assert info.value.argument in (
+        "valuation_min",
+        "founded_min",
+        "raised_max",
+        "enterprise_value_above",
+        "page",
+        "limit",
+    )
 
 
 @pytest.mark.parametrize("path", ["bad\x00name.sqlite", 123, b"bytes.sqlite", ""])

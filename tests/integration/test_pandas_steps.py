@@ -44,9 +44,16 @@ def seen(client: Client, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dealframe.MissingDataWarning)  # investors, not companies
         corporates = client.private.companies(id=acting)["id"].head(4).tolist()
-    return {"deals": deals, "people": people, "leads": leads.unique()[:4].tolist(),
-            "skus": skus, "targets": targets, "mirror": path, "corporates": corporates,
-            "ma_targets": deals.loc[deals["deal_type"] == "M&A", "target_id"].head(4).tolist()}
+    return {
+        "deals": deals,
+        "people": people,
+        "leads": leads.unique()[:4].tolist(),
+        "skus": skus,
+        "targets": targets,
+        "mirror": path,
+        "corporates": corporates,
+        "ma_targets": deals.loc[deals["deal_type"] == "M&A", "target_id"].head(4).tolist(),
+    }
 
 
 FRAMES: dict[str, Build] = {
@@ -57,8 +64,7 @@ FRAMES: dict[str, Build] = {
     "time_series_wide": lambda s: s["client"].public.time_series(s["skus"][:4]),
     "time_series_long": lambda s: s["client"].public.time_series(s["skus"][:4], shape="long"),
     "group_current": lambda s: s["client"].public.group_current(regions=["Western Europe"]),
-    "group_time_series": lambda s: s["client"].public.group_time_series(
-        regions=["Western Europe"]),
+    "group_time_series": lambda s: s["client"].public.group_time_series(regions=["Western Europe"]),
     # Family B lists, profiles, sub-collections, resolve, aggregate, discovery
     "companies": lambda s: s["client"].private.companies(limit=200),
     "investors": lambda s: s["client"].private.investors(limit=200),
@@ -76,26 +82,35 @@ FRAMES: dict[str, Build] = {
     "investments": lambda s: s["client"].private.investments(s["leads"]),
     "co_investors": lambda s: s["client"].private.co_investors(s["leads"]),
     "portfolio": lambda s: s["client"].private.portfolio(s["leads"]),
-    "resolve_matches": lambda s: s["client"].private.resolve_companies(
-        [*s["deals"]["target_name"].head(3).tolist(), "Labs", "nothing like it"]).matches,
-    "resolve_candidates": lambda s: s["client"].private.resolve_companies(
-        ["Labs", "Capital"]).candidates,
+    "resolve_matches": lambda s: (
+        s["client"]
+        .private.resolve_companies(
+            [*s["deals"]["target_name"].head(3).tolist(), "Labs", "nothing like it"]
+        )
+        .matches
+    ),
+    "resolve_candidates": lambda s: (
+        s["client"].private.resolve_companies(["Labs", "Capital"]).candidates
+    ),
     "aggregate": lambda s: s["client"].private.aggregate("ev_revenue", "quarter"),
     "lookup": lambda s: s["client"].private.lookup("transactions"),
     # Built locally
     "explode_participants": lambda s: s["people"],
     "co_investment_edges": lambda s: dealframe.co_investment_edges(s["people"]),
-    "bucket_medians": lambda s: analytics.bucket_medians(s["deals"], "ev_revenue", "year",
-                                                         date_to=s["deals"]["deal_date"].max()),
+    "bucket_medians": lambda s: analytics.bucket_medians(
+        s["deals"], "ev_revenue", "year", date_to=s["deals"]["deal_date"].max()
+    ),
     "rollup_group_current": lambda s: analytics.group_current(
-        s["client"].public.current(s["skus"])),
+        s["client"].public.current(s["skus"])
+    ),
     "mirror_deals": lambda s: mirror.load(s["mirror"], "deals"),
     "mirror_companies": lambda s: mirror.load(s["mirror"], "companies"),
     "mirror_status": lambda s: mirror.status(s["mirror"]),
     "mirror_history": lambda s: mirror.history(s["mirror"]),
     "mirror_public_current": lambda s: mirror.load_public(s["mirror"], "current"),
-    "mirror_public_on": lambda s: mirror.load_public(s["mirror"], "current",
-                                                     on=pd.Timestamp.now(tz="UTC").date()),
+    "mirror_public_on": lambda s: mirror.load_public(
+        s["mirror"], "current", on=pd.Timestamp.now(tz="UTC").date()
+    ),
     "mirror_public_series": lambda s: mirror.load_public(s["mirror"], "time_series"),
 }
 
@@ -121,8 +136,9 @@ def _flat(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("name", list(FRAMES))
-def test_every_pandas_step(frames: Callable[[str], pd.DataFrame], name: str,
-                           tmp_path: Path) -> None:
+def test_every_pandas_step(
+    frames: Callable[[str], pd.DataFrame], name: str, tmp_path: Path
+) -> None:
     frame = frames(name)
     assert isinstance(frame, pd.DataFrame) and len(frame) > 0, name
     # Parquet with default arguments: an equal frame

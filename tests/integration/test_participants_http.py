@@ -46,8 +46,11 @@ def complete(client: Client) -> pd.DataFrame:
 
 
 def _single(sandbox: Any, ident: str) -> dict:
-    reply = requests.get(f"{sandbox.url}{P}/transactions/{ident}",
-                         headers={"Authorization": f"Bearer {sandbox.private_key}"}, timeout=30)
+    reply = requests.get(
+        f"{sandbox.url}{P}/transactions/{ident}",
+        headers={"Authorization": f"Bearer {sandbox.private_key}"},
+        timeout=30,
+    )
     reply.raise_for_status()
     return reply.json()["data"]
 
@@ -69,12 +72,14 @@ def test_complete_rows_equal_the_single_deals(sandbox, client, complete):
     for ident in rng.choice(complete["id"].to_numpy(dtype=object), 5, replace=False):
         single = _single(sandbox, ident)
         row = complete.set_index("id").loc[ident]
-        assert [p["id"] for p in dealframe.to_lists(pd.Series([row["investors"]]))[0]] == \
-            [p["id"] for p in single["investors"]]
+        assert [p["id"] for p in dealframe.to_lists(pd.Series([row["investors"]]))[0]] == [
+            p["id"] for p in single["investors"]
+        ]
         assert row["target_city"] == single["target"]["city"]
         assert row["target_founded"] == single["target"]["founded"]
-        assert dealframe.to_lists(pd.Series([row["target_verticals"]]))[0] == \
-            (single["target"]["verticals"] or [])
+        assert dealframe.to_lists(pd.Series([row["target_verticals"]]))[0] == (
+            single["target"]["verticals"] or []
+        )
     # one deal read alone is the same row
     one = client.private.deal([complete.loc[0, "id"]])
     pd.testing.assert_frame_equal(one[PROFILE_ONLY], complete.loc[[0], PROFILE_ONLY])
@@ -85,23 +90,35 @@ def test_co_investment_edges_equal_the_services_co_investors(client, complete):
         warnings.simplefilter("error", MissingInvestorsWarning)  # complete: no warning
         people = dealframe.explode_participants(complete)
         edges = dealframe.co_investment_edges(people)
-    both = pd.concat([
-        edges.rename(columns={"investor_a": "me", "investor_b": "other"}),
-        edges.rename(columns={"investor_b": "me", "investor_a": "other"}),
-    ])[["me", "other", "shared_deals", "first_date", "last_date"]]
+    both = pd.concat(
+        [
+            edges.rename(columns={"investor_a": "me", "investor_b": "other"}),
+            edges.rename(columns={"investor_b": "me", "investor_a": "other"}),
+        ]
+    )[["me", "other", "shared_deals", "first_date", "last_date"]]
     leads = people.loc[people["role"] == "lead_investor", "participant_id"].value_counts()
     busiest = both.groupby("me")["shared_deals"].sum().sort_values(ascending=False)
-    sample = list(dict.fromkeys([*busiest.index[:3], *leads.index[-2:], leads.index[len(leads) // 2]]))
+    sample = list(
+        dict.fromkeys([*busiest.index[:3], *leads.index[-2:], leads.index[len(leads) // 2]])
+    )
     sample = [s for s in sample if s in set(leads.index)]
     assert len(sample) >= 4
     theirs = client.private.co_investors(sample)
     assert theirs["shared_deals"].max() >= 2
     for me in sample:
-        ours = (both[both["me"] == me].drop(columns="me").set_index("other").sort_index())
-        service = (theirs[theirs["investor_id"] == me]
-                   .rename(columns={"id": "other", "first_shared_date": "first_date",
-                                    "last_shared_date": "last_date"})
-                   .set_index("other")[["shared_deals", "first_date", "last_date"]].sort_index())
+        ours = both[both["me"] == me].drop(columns="me").set_index("other").sort_index()
+        service = (
+            theirs[theirs["investor_id"] == me]
+            .rename(
+                columns={
+                    "id": "other",
+                    "first_shared_date": "first_date",
+                    "last_shared_date": "last_date",
+                }
+            )
+            .set_index("other")[["shared_deals", "first_date", "last_date"]]
+            .sort_index()
+        )
         pd.testing.assert_frame_equal(ours, service, check_names=False)
 
 
@@ -127,8 +144,11 @@ def test_one_role_vocabulary(client, complete):
     assert set(made["role"].astype(str)) <= {"lead_investor", "buyer"}
     assert made["role"].dtype == people["role"].dtype
     # the two frames join on (deal, role) without a hand-made map
-    joined = made.merge(people[people["participant_id"] == investor],
-                        left_on=["id", "role"], right_on=["deal_id", "role"])
+    joined = made.merge(
+        people[people["participant_id"] == investor],
+        left_on=["id", "role"],
+        right_on=["deal_id", "role"],
+    )
     assert len(joined) == len(made)
 
 
@@ -144,11 +164,18 @@ def test_with_investors_on_a_cohort_and_an_empty_one(client):
 
 def test_a_single_form_that_cannot_be_read(sandbox, complete):
     victim = complete.loc[3, "id"]
-    gone = Action("gone", on_response=_replace(404, b'{"detail": "not found"}',
-                                               "application/json"))
-    with Proxy(sandbox.url) as proxy, \
-            Client(proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False,
-                   progress=False, retries=0) as via:
+    gone = Action("gone", on_response=_replace(404, b'{"detail": "not found"}', "application/json"))
+    with (
+        Proxy(sandbox.url) as proxy,
+        Client(
+            proxy.url,
+            sandbox.public_token,
+            sandbox.private_key,
+            cache_enabled=False,
+            progress=False,
+            retries=0,
+        ) as via,
+    ):
         proxy.add(f"{P}/transactions/{victim}$", gone)
         with pytest.warns(MissingDataWarning, match="1 of 40 deals have no single form"):
             got = via.private.deals(with_investors=True, limit=40)

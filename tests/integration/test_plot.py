@@ -27,38 +27,61 @@ def frames(sandbox):
         current = client.public.current(client.public.search(regions=[REGION]).index)
         aggregate = client.private.aggregate("ev_revenue", "quarter", target_region=[REGION])
         window = aggregate.attrs["methodology"]["date_range"]
-        deals = client.private.deals(target_region=[REGION], date_from=window["from"],
-                                     date_to=window["to"])
-        history = client.public_v1.group_time_series(regions=[REGION], fields=["evRevenueNtm"],
-                                                     date_from=window["from"][:7],
-                                                     date_to=window["to"][:7])
+        deals = client.private.deals(
+            target_region=[REGION], date_from=window["from"], date_to=window["to"]
+        )
+        history = client.public_v1.group_time_series(
+            regions=[REGION],
+            fields=["evRevenueNtm"],
+            date_from=window["from"][:7],
+            date_to=window["to"][:7],
+        )
         top = investor_activity(participant_rows(deals), 8)
         co = client.private.co_investors(list(top["participant_id"]))
-    return {"current": current, "aggregate": aggregate, "deals": deals, "history": history,
-            "co": co, "names": dict(zip(top["participant_id"], top["name"]))}
+    return {
+        "current": current,
+        "aggregate": aggregate,
+        "deals": deals,
+        "history": history,
+        "co": co,
+        "names": dict(zip(top["participant_id"], top["name"])),
+    }
 
 
 def _charts(f):
     """Each chart, and the text that must carry its n."""
     current, deals = f["current"], f["deals"]
     return {
-        "comps_multiples": (lambda ax: dplot.comps_multiples(current, ax=ax),
-                            f"of {len(current)} companies"),
-        "growth_vs_multiple": (lambda ax: dplot.growth_vs_multiple(current, ax=ax),
-                               f"of {len(current)} companies"),
-        "group_history": (lambda ax: dplot.group_history(f["history"], ax=ax),
-                          f"over {f['history'].attrs['companies']} companies"),
-        "deals_per_quarter": (lambda ax: dplot.deals_per_quarter(deals, ax=ax),
-                              f"n = {len(deals):,}"),
-        "capital_raised": (lambda ax: dplot.capital_raised(deals, ax=ax),
-                           f"of {len(deals):,} deals"),
-        "quarterly_medians": (lambda ax: dplot.quarterly_medians(f["aggregate"], ax=ax),
-                              f"n = {int(f['aggregate']['n'].sum()):,}"),
+        "comps_multiples": (
+            lambda ax: dplot.comps_multiples(current, ax=ax),
+            f"of {len(current)} companies",
+        ),
+        "growth_vs_multiple": (
+            lambda ax: dplot.growth_vs_multiple(current, ax=ax),
+            f"of {len(current)} companies",
+        ),
+        "group_history": (
+            lambda ax: dplot.group_history(f["history"], ax=ax),
+            f"over {f['history'].attrs['companies']} companies",
+        ),
+        "deals_per_quarter": (
+            lambda ax: dplot.deals_per_quarter(deals, ax=ax),
+            f"n = {len(deals):,}",
+        ),
+        "capital_raised": (
+            lambda ax: dplot.capital_raised(deals, ax=ax),
+            f"of {len(deals):,} deals",
+        ),
+        "quarterly_medians": (
+            lambda ax: dplot.quarterly_medians(f["aggregate"], ax=ax),
+            f"n = {int(f['aggregate']['n'].sum()):,}",
+        ),
         "private_vs_public": (lambda ax: dplot.private_vs_public(current, deals, ax=ax), "n="),
-        "top_investors": (lambda ax: dplot.top_investors(deals, ax=ax),
-                          f"({len(deals):,} deals)"),
-        "co_investment": (lambda ax: dplot.co_investment(f["co"], names=f["names"], ax=ax),
-                          f"{f['co']['investor_id'].nunique()} investors"),
+        "top_investors": (lambda ax: dplot.top_investors(deals, ax=ax), f"({len(deals):,} deals)"),
+        "co_investment": (
+            lambda ax: dplot.co_investment(f["co"], names=f["names"], ax=ax),
+            f"{f['co']['investor_id'].nunique()} investors",
+        ),
     }
 
 
@@ -74,9 +97,20 @@ def test_every_public_chart_is_covered(frames):
     assert charts == public
 
 
-@pytest.mark.parametrize("name", ["comps_multiples", "growth_vs_multiple", "group_history",
-                                  "deals_per_quarter", "capital_raised", "quarterly_medians",
-                                  "private_vs_public", "top_investors", "co_investment"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "comps_multiples",
+        "growth_vs_multiple",
+        "group_history",
+        "deals_per_quarter",
+        "capital_raised",
+        "quarterly_medians",
+        "private_vs_public",
+        "top_investors",
+        "co_investment",
+    ],
+)
 def test_chart_has_title_labels_n_and_alt_text(frames, name):
     draw, n_text = _charts(frames)[name]
     fig, ax = dplot.figure()
@@ -139,10 +173,11 @@ def test_capital_raised_marks_quarters_without_an_amount(frames):
 
 def test_empty_frames_draw_a_titled_no_data_chart(frames):
     empty_deals = frames["deals"].iloc[:0]
-    for draw in (lambda ax: dplot.deals_per_quarter(empty_deals, window=("2024-01-01",
-                                                                         "2024-12-31"), ax=ax),
-                 lambda ax: dplot.top_investors(empty_deals, ax=ax),
-                 lambda ax: dplot.comps_multiples(frames["current"].iloc[:0], ax=ax)):
+    for draw in (
+        lambda ax: dplot.deals_per_quarter(empty_deals, window=("2024-01-01", "2024-12-31"), ax=ax),
+        lambda ax: dplot.top_investors(empty_deals, ax=ax),
+        lambda ax: dplot.comps_multiples(frames["current"].iloc[:0], ax=ax),
+    ):
         _, ax = dplot.figure()
         draw(ax)
         assert ax.get_title(loc="left") and ax.get_xlabel() and dplot.alt_text(ax)
@@ -163,13 +198,16 @@ def test_bad_arguments_raise_validation_errors(frames):
 
 
 def test_drawing_into_given_axes_never_imports_pyplot():
-    code = ("import sys, pandas as pd\n"
-            "import dealframe.plot as p\n"
-            "d = pd.DataFrame({'deal_date': pd.to_datetime(['2024-01-05']), 'deal_type': ['M&A'],"
-            " 'deal_raised': [1.0], 'id': ['x']})\n"
-            "_, ax = p.figure()\n"
-            "p.deals_per_quarter(d, ax=ax); p.capital_raised(d, ax=ax); p.png(ax)\n"
-            "print('matplotlib.pyplot' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60, check=True)
+    code = (
+        "import sys, pandas as pd\n"
+        "import dealframe.plot as p\n"
+        "d = pd.DataFrame({'deal_date': pd.to_datetime(['2024-01-05']), 'deal_type': ['M&A'],"
+        " 'deal_raised': [1.0], 'id': ['x']})\n"
+        "_, ax = p.figure()\n"
+        "p.deals_per_quarter(d, ax=ax); p.capital_raised(d, ax=ax); p.png(ax)\n"
+        "print('matplotlib.pyplot' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
     assert out.stdout.strip() == "False"

@@ -82,12 +82,19 @@ def _ids(sb: Any) -> Ids:
     region = Counter(orgs[c["org"]]["region"] for c in listed).most_common(1)[0][0]
     names_c = sorted(o["name"] for o in live if o["_company"])
     names_i = sorted(o["name"] for o in live if o["_investor"])
-    return Ids(region=region, skus=[c["sku_v2"] for c in listed][:60],
-               skus_v1=[c["sku_v1"] for c in listed][:20], funded=_most(funded),
-               sold=_most(sold), buyer=_most(buyer), lead=_most(lead),
-               companies=sorted(companies)[:30] + [NO_SUCH_ID],
-               deals=[d["id"] for d in deals[::97]], company_names=names_c[:130] + ["zz none"],
-               investor_names=names_i[:110])
+    return Ids(
+        region=region,
+        skus=[c["sku_v2"] for c in listed][:60],
+        skus_v1=[c["sku_v1"] for c in listed][:20],
+        funded=_most(funded),
+        sold=_most(sold),
+        buyer=_most(buyer),
+        lead=_most(lead),
+        companies=sorted(companies)[:30] + [NO_SUCH_ID],
+        deals=[d["id"] for d in deals[::97]],
+        company_names=names_c[:130] + ["zz none"],
+        investor_names=names_i[:110],
+    )
 
 
 #: Every client call of both families, by name.
@@ -97,20 +104,25 @@ CALLS: dict[str, Callable[[dealframe.Client, Ids], Any]] = {
     "current": lambda c, i: c.public.current(i.skus),
     "current_v1": lambda c, i: c.public_v1.current(i.skus_v1),
     "time_series_wide": lambda c, i: c.public.time_series(i.skus[:6], date_from="2024-01"),
-    "time_series_long": lambda c, i: c.public.time_series(i.skus[:6], date_from="2025-06",
-                                                          shape="long"),
+    "time_series_long": lambda c, i: c.public.time_series(
+        i.skus[:6], date_from="2025-06", shape="long"
+    ),
     "time_series_fields": lambda c, i: c.public.time_series(
-        i.skus[:4], fields=["evRevenueLtm", "marginEbitdaLtm"], date_to="2020-12"),
+        i.skus[:4], fields=["evRevenueLtm", "marginEbitdaLtm"], date_to="2020-12"
+    ),
     "group_current": lambda c, i: c.public.group_current(regions=[i.region]),
     "group_time_series": lambda c, i: c.public.group_time_series(
-        regions=[i.region], date_from="2023-01", date_to="2024-06"),
+        regions=[i.region], date_from="2023-01", date_to="2024-06"
+    ),
     "companies": lambda c, i: c.private.companies(),
     "investors": lambda c, i: c.private.investors(sort="name:desc"),
     "deals": lambda c, i: c.private.deals(),  # three pages of 1,000 (25 under limit-100)
-    "deals_filtered": lambda c, i: c.private.deals(deal_type=["M&A"], sort="deal_valuation:desc",
-                                                   limit=450),
-    "changefeed": lambda c, i: c.private.companies(updated_at="2026-06-01T00:00:00+00:00",
-                                                   include_deleted=True, sort="updated_at:asc"),
+    "deals_filtered": lambda c, i: c.private.deals(
+        deal_type=["M&A"], sort="deal_valuation:desc", limit=450
+    ),
+    "changefeed": lambda c, i: c.private.companies(
+        updated_at="2026-06-01T00:00:00+00:00", include_deleted=True, sort="updated_at:asc"
+    ),
     "companies_by_id": lambda c, i: c.private.companies(id=i.companies),
     "deals_by_id": lambda c, i: c.private.deals(id=i.deals),
     "page": lambda c, i: c.private.page("transactions", sort="deal_date:desc", page=3, limit=40),
@@ -128,14 +140,15 @@ CALLS: dict[str, Callable[[dealframe.Client, Ids], Any]] = {
     "investor_top": lambda c, i: c.private.investor_top(i.lead, "verticals"),
     "deal": lambda c, i: c.private.deal(i.deals[:3]),
     "resolve_companies": lambda c, i: c.private.resolve_companies(i.company_names),
-    "resolve_investors": lambda c, i: c.private.resolve_investors(i.investor_names,
-                                                                  on_ambiguous="best"),
-    "aggregate_month": lambda c, i: c.private.aggregate("ev_revenue", "month",
-                                                        date_from="2024-01-01"),
+    "resolve_investors": lambda c, i: c.private.resolve_investors(
+        i.investor_names, on_ambiguous="best"
+    ),
+    "aggregate_month": lambda c, i: c.private.aggregate(
+        "ev_revenue", "month", date_from="2024-01-01"
+    ),
     "aggregate_quarter": lambda c, i: c.private.aggregate("valuation", "quarter"),
     "aggregate_year": lambda c, i: c.private.aggregate("raised", "year"),
-    "aggregate_none": lambda c, i: c.private.aggregate("ev_ebitda", "none",
-                                                       deal_type=["M&A"]),
+    "aggregate_none": lambda c, i: c.private.aggregate("ev_ebitda", "none", deal_type=["M&A"]),
     "lookup_transactions": lambda c, i: c.private.lookup("transactions"),
     "lookup_companies": lambda c, i: c.private.lookup("companies"),
 }
@@ -143,16 +156,39 @@ CALLS: dict[str, Callable[[dealframe.Client, Ids], Any]] = {
 _DEAL_EXTRA = {"extra_field"}
 #: Columns the extra-fields profile adds, per call (the unknown member, and extra fields).
 EXTRA_COLUMNS: dict[str, set[Any]] = {
-    "search_v2": {"extraField"}, "search_v1": {"extraField"},
+    "search_v2": {"extraField"},
+    "search_v1": {"extraField"},
     "current": {"extraField", "netDebt", "netDebtLcu", "ruleOf40Ntm"},
     "current_v1": {"extraField", "netDebt", "netDebtLcu", "ruleOf40Ntm"},
     "group_current": set(),  # extra fields are rows: see _normalise
     "group_time_series": {"ruleOf40", "ebitdaLtm"},
-    **{name: _DEAL_EXTRA for name in (
-        "companies", "investors", "deals", "deals_filtered", "changefeed", "companies_by_id",
-        "deals_by_id", "page", "fundings", "sellside", "buyside", "company_investors",
-        "investments", "co_investors", "portfolio", "fundings_many", "company",
-        "companies_profiles", "investor", "deal", "lookup_transactions", "lookup_companies")},
+    **{
+        name: _DEAL_EXTRA
+        for name in (
+            "companies",
+            "investors",
+            "deals",
+            "deals_filtered",
+            "changefeed",
+            "companies_by_id",
+            "deals_by_id",
+            "page",
+            "fundings",
+            "sellside",
+            "buyside",
+            "company_investors",
+            "investments",
+            "co_investors",
+            "portfolio",
+            "fundings_many",
+            "company",
+            "companies_profiles",
+            "investor",
+            "deal",
+            "lookup_transactions",
+            "lookup_companies",
+        )
+    },
 }
 
 
@@ -176,15 +212,19 @@ class Served:
 
 @pytest.fixture(scope="module")
 def reference() -> Any:
-    with run(scale=SCALE, seed=SEED) as sb, \
-            dealframe.Client.for_sandbox(sb, progress=False) as client:
+    with (
+        run(scale=SCALE, seed=SEED) as sb,
+        dealframe.Client.for_sandbox(sb, progress=False) as client,
+    ):
         yield Served("default", client, _ids(sb))
 
 
 @pytest.fixture(scope="module", params=TESTED)
 def served(request: pytest.FixtureRequest, reference: Served) -> Any:
-    with run(scale=SCALE, seed=SEED, profile=request.param) as sb, \
-            dealframe.Client.for_sandbox(sb, progress=False) as client:
+    with (
+        run(scale=SCALE, seed=SEED, profile=request.param) as sb,
+        dealframe.Client.for_sandbox(sb, progress=False) as client,
+    ):
         yield Served(request.param, client, reference.ids)
 
 
@@ -220,7 +260,7 @@ def _without_extras(name: str, got: pd.DataFrame, want: pd.DataFrame) -> pd.Data
         return got.drop(index=sorted(extra))
     extra = set(_columns(got)) - set(_columns(want))
     assert extra == EXTRA_COLUMNS.get(name, set()), f"{name}: extra columns {extra}"
-    assert _columns(got)[:len(_columns(want))] == _columns(want), "extra columns come last"
+    assert _columns(got)[: len(_columns(want))] == _columns(want), "extra columns come last"
     return got.drop(columns=sorted(extra))
 
 
@@ -235,8 +275,11 @@ def _threshold_3(got: pd.DataFrame, want: pd.DataFrame) -> tuple[pd.DataFrame, p
 
 def _compare(profile: str, name: str, got: Any, want: Any) -> None:
     for g, w in zip(_frames(got), _frames(want), strict=True):
-        if profile == "extra-fields" and name != "investor_top" and not name.startswith(
-                ("resolve", "aggregate", "lookup_")):
+        if (
+            profile == "extra-fields"
+            and name != "investor_top"
+            and not name.startswith(("resolve", "aggregate", "lookup_"))
+        ):
             g = _without_extras(name, g, w)
         elif profile == "extra-fields":
             extra = set(_columns(g)) - set(_columns(w))
@@ -248,8 +291,9 @@ def _compare(profile: str, name: str, got: Any, want: Any) -> None:
 
 
 @pytest.mark.parametrize("name", list(CALLS))
-def test_the_client_returns_the_default_frames(served: Served, reference: Served,
-                                               name: str) -> None:
+def test_the_client_returns_the_default_frames(
+    served: Served, reference: Served, name: str
+) -> None:
     want, want_warned = reference.call(name)
     got, warned = served.call(name)
     _compare(served.profile, name, got, want)
@@ -267,9 +311,13 @@ SERVED: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "quarter-compact": ("aggregate_quarter", lambda f: _labels(f)[0] == "2021Q2"),
     "quarter-words": ("aggregate_quarter", lambda f: _labels(f)[0] == "Q2 2021"),
     "month-date": ("aggregate_month", lambda f: _labels(f)[0] == "2024-01-01"),
-    "threshold-3": ("aggregate_month",
-                    lambda f: f.attrs["methodology"]["small_n_threshold"] == 3
-                    and (f["n"].between(3, 4) & f["median"].notna()).any()),
+    "threshold-3": (
+        "aggregate_month",
+        lambda f: (
+            f.attrs["methodology"]["small_n_threshold"] == 3
+            and (f["n"].between(3, 4) & f["median"].notna()).any()
+        ),
+    ),
     "errors-detail": ("deals", lambda f: True),  # see the error tests
     "errors-list": ("deals", lambda f: True),
     "limit-100": ("deals", lambda f: f.attrs["page_size"] == 100 and f.attrs["requests"] == 25),
@@ -299,23 +347,32 @@ def test_every_reference_frame_has_rows(reference: Served) -> None:
 #: Calls the service refuses (the client cannot know before sending), with the typed error
 #: and the words its message must hold under every error-body profile.
 FAILING: dict[str, tuple[Callable[[dealframe.Client, str], Any], type, tuple[str, ...]]] = {
-    "page_out_of_range": (lambda c, i: c.private.page("companies", page=10**10), BadRequestError,
-                          ("page", "1000000000")),
-    "window_before_year_1": (lambda c, i: c.private.aggregate("ev_revenue", "year",
-                                                              date_to="0003-01-01"),
-                             BadRequestError, ("filters.date_to", "date_from")),
-    "unknown_company": (lambda c, i: c.private.company(NO_SUCH_ID), NotFoundError,
-                        ("not found",)),
-    "unknown_sub_collection": (lambda c, i: c.private.fundings(NO_SUCH_ID), NotFoundError,
-                               ("not found",)),
+    "page_out_of_range": (
+        lambda c, i: c.private.page("companies", page=10**10),
+        BadRequestError,
+        ("page", "1000000000"),
+    ),
+    "window_before_year_1": (
+        lambda c, i: c.private.aggregate("ev_revenue", "year", date_to="0003-01-01"),
+        BadRequestError,
+        ("filters.date_to", "date_from"),
+    ),
+    "unknown_company": (lambda c, i: c.private.company(NO_SUCH_ID), NotFoundError, ("not found",)),
+    "unknown_sub_collection": (
+        lambda c, i: c.private.fundings(NO_SUCH_ID),
+        NotFoundError,
+        ("not found",),
+    ),
     "soft_deleted_company": (lambda c, i: c.private.company(i), NotFoundError, ("deleted",)),
 }
 
 
 @pytest.fixture(scope="module", params=["default", "errors-detail", "errors-list"])
 def erring(request: pytest.FixtureRequest) -> Any:
-    with run(scale=0.02, seed=SEED, profile=request.param) as sb, \
-            dealframe.Client.for_sandbox(sb, progress=False, retries=0) as client:
+    with (
+        run(scale=0.02, seed=SEED, profile=request.param) as sb,
+        dealframe.Client.for_sandbox(sb, progress=False, retries=0) as client,
+    ):
         deleted = next(o["id"] for o in sb.state.dataset.orgs if o["deleted"] and o["_company"])
         yield request.param, client, deleted
 
@@ -340,14 +397,20 @@ def test_time_series_fields_beyond_the_sandboxs_are_sent_as_given(reference: Ser
     skus = reference.ids.skus[:3]
     with pytest.raises(BadRequestError, match="ruleOf40"):  # the default sandbox has no such field
         reference.client.public.time_series(skus, fields=["ruleOf40"])
-    parts = reference.client.public.time_series(skus, fields=["revenueLtm", "marginEbitdaLtm"],
-                                                date_from="2024-01")
-    with run(scale=SCALE, seed=SEED, profile="extra-fields") as sb, \
-            dealframe.Client.for_sandbox(sb, progress=False) as client:
+    parts = reference.client.public.time_series(
+        skus, fields=["revenueLtm", "marginEbitdaLtm"], date_from="2024-01"
+    )
+    with (
+        run(scale=SCALE, seed=SEED, profile="extra-fields") as sb,
+        dealframe.Client.for_sandbox(sb, progress=False) as client,
+    ):
         got = client.public.time_series(skus, fields=["ebitdaLtm"], date_from="2024-01")
-        group = client.public.group_time_series(regions=[reference.ids.region],
-                                                fields=["ruleOf40", "ebitdaLtm"],
-                                                date_from="2024-01", date_to="2024-03")
+        group = client.public.group_time_series(
+            regions=[reference.ids.region],
+            fields=["ruleOf40", "ebitdaLtm"],
+            date_from="2024-01",
+            date_to="2024-03",
+        )
     want = (parts["revenueLtm"] * parts["marginEbitdaLtm"] / 100).round(4)
     assert list(dict.fromkeys(got.columns.get_level_values(0))) == ["ebitdaLtm"]
     pd.testing.assert_frame_equal(got["ebitdaLtm"], want, check_names=False)
@@ -359,9 +422,26 @@ def test_time_series_fields_beyond_the_sandboxs_are_sent_as_given(reference: Ser
 
 #: Calls whose answers the broken profile changes, and the typed outcome the client gives:
 #: every answer with a timestamp (lists, deal sub-collections, profiles) is refused, naming it.
-_STAMPED = ("companies", "investors", "deals", "deals_filtered", "changefeed", "companies_by_id",
-            "deals_by_id", "page", "fundings", "sellside", "buyside", "investments",
-            "fundings_many", "company", "companies_profiles", "investor", "investor_top", "deal")
+_STAMPED = (
+    "companies",
+    "investors",
+    "deals",
+    "deals_filtered",
+    "changefeed",
+    "companies_by_id",
+    "deals_by_id",
+    "page",
+    "fundings",
+    "sellside",
+    "buyside",
+    "investments",
+    "fundings_many",
+    "company",
+    "companies_profiles",
+    "investor",
+    "investor_top",
+    "deal",
+)
 BROKEN: dict[str, tuple[str, str]] = {
     **{name: ("raises", "ISO 8601 timestamps (strings), got 1") for name in _STAMPED},
     "group_current": ("raises", "an object with a 'field' member"),
@@ -373,14 +453,17 @@ BROKEN: dict[str, tuple[str, str]] = {
 
 @pytest.fixture(scope="module")
 def broken(reference: Served) -> Any:
-    with run(scale=SCALE, seed=SEED, profile="broken") as sb, \
-            dealframe.Client.for_sandbox(sb, progress=False, retries=0) as client:
+    with (
+        run(scale=SCALE, seed=SEED, profile="broken") as sb,
+        dealframe.Client.for_sandbox(sb, progress=False, retries=0) as client,
+    ):
         yield Served("broken", client, reference.ids)
 
 
 @pytest.mark.parametrize("name", list(CALLS))
-def test_under_broken_the_client_says_what_broke(broken: Served, reference: Served,
-                                                 name: str) -> None:
+def test_under_broken_the_client_says_what_broke(
+    broken: Served, reference: Served, name: str
+) -> None:
     """Never a foreign exception or warning, never a silently different frame: the same frame,
     a ``ServiceContractWarning`` naming the endpoint, or a ``ServiceContractError``."""
     outcome, words = BROKEN.get(name, ("equal", ""))

@@ -16,10 +16,22 @@ from dealframe.doctor import ADAPTED, BREAKS, HOLDS
 from dealframe.sandbox import PROFILES, run
 
 #: Every check that reads items: the extra-fields profile adds a member to all of them.
-_ITEM_CHECKS = {"A.search", "A.current", "A.time_series", "A.groups.current",
-                "A.groups.time_series", "B.lookup.companies", "B.lookup.investors",
-                "B.lookup.transactions", "B.list_items", "B.profile", "B.sub_collection",
-                "B.resolve.batch", "B.aggregate.labels.quarter", "B.aggregate.labels.month"}
+_ITEM_CHECKS = {
+    "A.search",
+    "A.current",
+    "A.time_series",
+    "A.groups.current",
+    "A.groups.time_series",
+    "B.lookup.companies",
+    "B.lookup.investors",
+    "B.lookup.transactions",
+    "B.list_items",
+    "B.profile",
+    "B.sub_collection",
+    "B.resolve.batch",
+    "B.aggregate.labels.quarter",
+    "B.aggregate.labels.month",
+}
 
 #: Profile -> {check adapted: words its observation must hold}.
 ADAPTED_BY: dict[str, dict[str, tuple[str, ...]]] = {
@@ -38,11 +50,16 @@ ADAPTED_BY: dict[str, dict[str, tuple[str, ...]]] = {
     "resolve-100-413": {"B.resolve.batch": ("100 accepted",)},
     "timestamps-z": {"B.timestamps": ("Z",)},
     "timestamps-offset": {"B.timestamps": ("-03:00",)},
-    "extra-fields": {**{name: ("extra",) for name in _ITEM_CHECKS},
-                     "A.current": ("netDebt",), "A.time_series": ("ruleOf40",)},
+    "extra-fields": {
+        **{name: ("extra",) for name in _ITEM_CHECKS},
+        "A.current": ("netDebt",),
+        "A.time_series": ("ruleOf40",),
+    },
     "legacy-subresources": {"B.sub_resources": ("acquisitions", "investments")},
-    "limit-100,quarter-words": {"B.paging.limit": ("served as 100",),
-                                "B.aggregate.labels.quarter": ("Q2 2021",)},
+    "limit-100,quarter-words": {
+        "B.paging.limit": ("served as 100",),
+        "B.aggregate.labels.quarter": ("Q2 2021",),
+    },
 }
 #: What broken breaks, and words each observation must hold.
 BROKEN: dict[str, tuple[str, ...]] = {
@@ -61,8 +78,10 @@ def test_every_profile_is_expected_somewhere() -> None:
 
 @pytest.mark.parametrize("profile", list(ADAPTED_BY))
 def test_the_doctor_reports_exactly_what_the_profile_changes(profile: str) -> None:
-    with run(scale=0.02, profile=profile) as sb, \
-            dealframe.Client.for_sandbox(sb, progress=False) as client:
+    with (
+        run(scale=0.02, profile=profile) as sb,
+        dealframe.Client.for_sandbox(sb, progress=False) as client,
+    ):
         diagnosis = dealframe.doctor(client)
     verdicts = {c.name: c.verdict for c in diagnosis.checks}
     expected = ADAPTED_BY[profile]
@@ -79,10 +98,25 @@ def test_the_doctor_reports_exactly_what_the_profile_changes(profile: str) -> No
 
 
 def _doctor_cli(sb: Any, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "dealframe", "doctor", "--base-url", sb.url,
-                           "--public-token", sb.public_token, "--private-key", sb.private_key,
-                           *args], capture_output=True, text=True, timeout=120,
-                          env={"PATH": "", "HOME": "/nonexistent"})
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dealframe",
+            "doctor",
+            "--base-url",
+            sb.url,
+            "--public-token",
+            sb.public_token,
+            "--private-key",
+            sb.private_key,
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "", "HOME": "/nonexistent"},
+    )
 
 
 @pytest.fixture(scope="module")

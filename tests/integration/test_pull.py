@@ -52,31 +52,51 @@ def _pull(args: list[str], capsys) -> tuple[int, str, str]:
 @pytest.mark.parametrize("suffix", ["parquet", "csv", "xlsx"])
 def test_deals_in_every_format_equal_the_python_api(service, client, tmp_path, capsys, suffix):
     path = tmp_path / f"deals.{suffix}"
-    code, out, err = _pull(["deals", "--deal-type", "Venture,Growth", "--target-region", REGION,
-                            "--date-from", "2025-01-01", "-o", str(path)], capsys)
+    code, out, err = _pull(
+        [
+            "deals",
+            "--deal-type",
+            "Venture,Growth",
+            "--target-region",
+            REGION,
+            "--date-from",
+            "2025-01-01",
+            "-o",
+            str(path),
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert out.strip() == str(path)
     assert "pulling deals" in err and "rows" in err
-    expected = client.private.deals(deal_type=["Venture", "Growth"], target_region=[REGION],
-                                    date_from="2025-01-01")
+    expected = client.private.deals(
+        deal_type=["Venture", "Growth"], target_region=[REGION], date_from="2025-01-01"
+    )
     got = _read(path)
     assert len(got) == len(expected) > 0
     assert got["id"].tolist() == expected["id"].tolist()
-    assert got["deal_raised"].tolist() == pytest.approx(expected["deal_raised"].tolist(),
-                                                        nan_ok=True)
+    assert got["deal_raised"].tolist() == pytest.approx(
+        expected["deal_raised"].tolist(), nan_ok=True
+    )
     assert set(got["deal_type"]) <= {"Venture", "Growth"}
     leads = [json.loads(v) if isinstance(v, str) else [] for v in got["lead_investors"]]
     wanted = [[p["id"] for p in v or []] for v in dealframe.to_lists(expected["lead_investors"])]
     assert [[p["id"] for p in v] for v in leads] == wanted
-    assert pd.to_datetime(got["deal_date"]).dt.date.tolist() == \
-        expected["deal_date"].dt.date.tolist()
+    assert (
+        pd.to_datetime(got["deal_date"]).dt.date.tolist() == expected["deal_date"].dt.date.tolist()
+    )
 
 
 @pytest.mark.parametrize("suffix", ["parquet", "csv", "xlsx"])
 def test_a_sub_collection_in_every_format(service, client, tmp_path, capsys, suffix):
     deals = client.private.deals(target_region=[REGION], deal_type=["Venture"], limit=200)
-    ids = (dealframe.explode_participants(deals)["participant_id"].dropna()
-           .value_counts().index[:2].tolist())
+    ids = (
+        dealframe.explode_participants(deals)["participant_id"]
+        .dropna()
+        .value_counts()
+        .index[:2]
+        .tolist()
+    )
     path = tmp_path / f"co.{suffix}"
     args = ["co-investors", "-o", str(path)]
     for i in ids:
@@ -85,8 +105,10 @@ def test_a_sub_collection_in_every_format(service, client, tmp_path, capsys, suf
     assert code == 0, err
     expected = client.private.co_investors(ids)
     got = _read(path)
-    assert got[["investor_id", "id"]].values.tolist() == \
-        expected[["investor_id", "id"]].values.tolist()
+    assert (
+        got[["investor_id", "id"]].values.tolist()
+        == expected[["investor_id", "id"]].values.tolist()
+    )
     assert got["shared_deals"].tolist() == expected["shared_deals"].astype(int).tolist()
 
 
@@ -97,29 +119,45 @@ def test_public_current_data_to_excel_keeps_the_sku(service, client, tmp_path, c
     expected = client.public.current(client.public.search(regions=[REGION]).index)
     got = pd.read_excel(path, engine="openpyxl")
     assert got["sku"].tolist() == expected.index.tolist()
-    assert got["evRevenueNtm"].tolist() == pytest.approx(expected["evRevenueNtm"].tolist(),
-                                                         nan_ok=True)
+    assert got["evRevenueNtm"].tolist() == pytest.approx(
+        expected["evRevenueNtm"].tolist(), nan_ok=True
+    )
     assert json.loads(got["tags"].dropna().iloc[0]) == next(
-        t for t in dealframe.to_lists(expected["tags"]) if t)
+        t for t in dealframe.to_lists(expected["tags"]) if t
+    )
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["deal", "-o", "x.csv"], "did you mean 'deals'"),
-    (["deals", "--deal-typ", "Venture", "-o", "x.csv"], "did you mean '--deal-type'"),
-    (["deals", "--deal-type", "Ventrue", "-o", "x.csv"], "did you mean 'Venture'"),
-    (["deals", "--valuation-min", "lots", "-o", "x.csv"], "--valuation-min: expected a number"),
-    (["deals", "--date-from", "2024-02-30", "-o", "x.csv"], "date_from"),
-    (["deals", "--sort", "deal_dat:desc", "-o", "x.csv"], "did you mean 'deal_date'"),
-    (["deals", "-o", "x.cvs"], "did you mean '.csv'"),
-    (["fundings", "-o", "x.csv"], "--id"),
-    (["fundings", "--id", "not-a-uuid", "-o", "x.csv"], "a UUID"),
-    (["fundings", "--id", "0b6f5a1e-0000-4000-8000-000000000000", "--deal-type", "M&A",
-      "-o", "x.csv"], "takes --id and --limit only"),
-    (["search", "--region", REGION, "-o", "x.csv"], "did you mean '--regions'"),
-    (["deals"], "-o/--output"),
-])
-def test_bad_pulls_fail_in_one_line_before_the_sandbox_starts(tmp_path, capsys, monkeypatch,
-                                                              args, expected):
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["deal", "-o", "x.csv"], "did you mean 'deals'"),
+        (["deals", "--deal-typ", "Venture", "-o", "x.csv"], "did you mean '--deal-type'"),
+        (["deals", "--deal-type", "Ventrue", "-o", "x.csv"], "did you mean 'Venture'"),
+        (["deals", "--valuation-min", "lots", "-o", "x.csv"], "--valuation-min: expected a number"),
+        (["deals", "--date-from", "2024-02-30", "-o", "x.csv"], "date_from"),
+        (["deals", "--sort", "deal_dat:desc", "-o", "x.csv"], "did you mean 'deal_date'"),
+        (["deals", "-o", "x.cvs"], "did you mean '.csv'"),
+        (["fundings", "-o", "x.csv"], "--id"),
+        (["fundings", "--id", "not-a-uuid", "-o", "x.csv"], "a UUID"),
+        (
+            [
+                "fundings",
+                "--id",
+                "0b6f5a1e-0000-4000-8000-000000000000",
+                "--deal-type",
+                "M&A",
+                "-o",
+                "x.csv",
+            ],
+            "takes --id and --limit only",
+        ),
+        (["search", "--region", REGION, "-o", "x.csv"], "did you mean '--regions'"),
+        (["deals"], "-o/--output"),
+    ],
+)
+def test_bad_pulls_fail_in_one_line_before_the_sandbox_starts(
+    tmp_path, capsys, monkeypatch, args, expected
+):
     monkeypatch.chdir(tmp_path)
     started = time.perf_counter()
     code, out, err = _pull([*args, "--sandbox"], capsys)
@@ -131,8 +169,7 @@ def test_bad_pulls_fail_in_one_line_before_the_sandbox_starts(tmp_path, capsys, 
     assert not list(tmp_path.iterdir())  # nothing written
 
 
-def test_against_a_service_filters_are_checked_by_its_discovery_document(service, tmp_path,
-                                                                          capsys):
+def test_against_a_service_filters_are_checked_by_its_discovery_document(service, tmp_path, capsys):
     code, _, err = _pull(["companies", "--contry", "GBR", "-o", str(tmp_path / "c.csv")], capsys)
     assert code == 2 and "did you mean '--country'" in err
     assert not (tmp_path / "c.csv").exists()
@@ -149,9 +186,14 @@ def test_service_errors_fail_with_status_1(sandbox, tmp_path, capsys, monkeypatc
 
 
 def test_files_are_readable_by_plain_readers():
-    frame = pd.DataFrame({"id": ["a"], "when": pd.to_datetime(["2024-01-02T03:04:05+00:00"]),
-                          "buyers": [[{"id": "x"}]]},
-                         index=pd.Index([7], name="row"))
+    frame = pd.DataFrame(
+        {
+            "id": ["a"],
+            "when": pd.to_datetime(["2024-01-02T03:04:05+00:00"]),
+            "buyers": [[{"id": "x"}]],
+        },
+        index=pd.Index([7], name="row"),
+    )
     out = portable_frame(frame, excel=True)
     assert list(out.columns) == ["row", "id", "when", "buyers"]
     assert out["when"].dt.tz is None and out["buyers"].iloc[0] == '[{"id": "x"}]'

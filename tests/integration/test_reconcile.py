@@ -16,7 +16,9 @@ from dealframe.analytics.reconcile import calibrate, compare_buckets, reconcile,
 def client(sandbox, tmp_path_factory):
     # The cache lets the same deal pull serve every metric and bucket of one cohort.
     path = tmp_path_factory.mktemp("cache") / "http.sqlite"
-    with dealframe.Client.for_sandbox(sandbox, cache_enabled=True, cache_path=path, progress=False) as c:
+    with dealframe.Client.for_sandbox(
+        sandbox, cache_enabled=True, cache_path=path, progress=False
+    ) as c:
         yield c
 
 
@@ -66,7 +68,9 @@ def test_local_equals_service_for_every_bucket(client, tiny_cohort, cohort, metr
 
 def test_summary_counts_buckets(client):
     rec = reconcile(client, "ev_revenue", "year")
-    assert rec.summary.startswith(f"ev_revenue by year: {len(rec.frame)} of {len(rec.frame)} buckets match")
+    assert rec.summary.startswith(
+        f"ev_revenue by year: {len(rec.frame)} of {len(rec.frame)} buckets match"
+    )
 
 
 def test_a_different_convention_is_detected(client):
@@ -79,8 +83,15 @@ def test_a_different_convention_is_detected(client):
 def test_compare_buckets_flags_differences():
     import pandas as pd
 
-    service = pd.DataFrame({"bucket": ["a", "b"], "n": [5, 6], "median": [1.0, np.nan],
-                            "q1": [0.5, np.nan], "q3": [2.0, np.nan]})
+    service = pd.DataFrame(
+        {
+            "bucket": ["a", "b"],
+            "n": [5, 6],
+            "median": [1.0, np.nan],
+            "q1": [0.5, np.nan],
+            "q3": [2.0, np.nan],
+        }
+    )
     local = service.copy()
     local.loc[0, "median"] = 1.0 + 1e-6
     out = compare_buckets(service, local)
@@ -98,8 +109,14 @@ def test_calibrate_identifies_the_sandbox_conventions(client):
     assert len(wrong) and not wrong["reproduces"].any()
 
 
-@pytest.mark.parametrize("group", [{"regions": ["Western Europe"]}, {"countries": ["USA", "CAN"]},
-                                   {"industries": ["Fintech"], "enterprise_value_above": 500}])
+@pytest.mark.parametrize(
+    "group",
+    [
+        {"regions": ["Western Europe"]},
+        {"countries": ["USA", "CAN"]},
+        {"industries": ["Fintech"], "enterprise_value_above": 500},
+    ],
+)
 def test_group_rollups_equal_the_service(client, group):
     cur, ts = reconcile_groups(client, **group)
     assert len(cur.frame) > 0 and cur.frame["match"].all(), cur.frame[~cur.frame["match"]]
@@ -107,7 +124,8 @@ def test_group_rollups_equal_the_service(client, group):
     for field in ("marketCapLcu", "revenueNtmLcu", "rateToUsd", "employeeCount"):
         row = cur.frame.loc[field]
         assert np.isfinite(row["median_service"]) and row["median_local"] == pytest.approx(
-            row["median_service"], rel=1e-12), field
+            row["median_service"], rel=1e-12
+        ), field
         assert np.isnan(row["sum_service"]) and np.isnan(row["sum_local"]), field
     assert len(ts.frame) > 0 and ts.frame["match"].all(), ts.frame[~ts.frame["match"]]
 
@@ -117,26 +135,39 @@ def test_bucket_medians_asks_the_service_for_threshold_and_date(client):
     deals = client.private.deals(deal_type=["Venture"])
     with_client = dealframe.analytics.bucket_medians(deals, "ev_revenue", "year", client=client)
     service = client.private.aggregate("ev_revenue", "year", deal_type=["Venture"])
-    assert with_client.attrs["methodology"]["small_n_threshold"] == \
-        service.attrs["methodology"]["small_n_threshold"]
-    assert with_client.attrs["methodology"]["date_range"] == service.attrs["methodology"]["date_range"]
+    assert (
+        with_client.attrs["methodology"]["small_n_threshold"]
+        == service.attrs["methodology"]["small_n_threshold"]
+    )
+    assert (
+        with_client.attrs["methodology"]["date_range"] == service.attrs["methodology"]["date_range"]
+    )
     assert compare_buckets(service, with_client)["match"].all()
 
 
-@pytest.mark.parametrize(("bucket", "relabel"), [
-    ("quarter", lambda label: f"Q{label[-1]} {label[:4]}"),  # 2024-Q1 -> Q1 2024
-    ("quarter", lambda label: label.replace("-", "")),  # 2024-Q1 -> 2024Q1
-    ("month", lambda label: f"{label}-01"),  # 2024-01 -> 2024-01-01
-])
+@pytest.mark.parametrize(
+    ("bucket", "relabel"),
+    [
+        ("quarter", lambda label: f"Q{label[-1]} {label[:4]}"),  # 2024-Q1 -> Q1 2024
+        ("quarter", lambda label: label.replace("-", "")),  # 2024-Q1 -> 2024Q1
+        ("month", lambda label: f"{label}-01"),  # 2024-01 -> 2024-01-01
+    ],
+)
 def test_a_service_labelling_buckets_otherwise_still_reconciles(client, bucket, relabel):
     # Issue 14: the label format is an open point; buckets are matched by period_start.
     service = client.private.aggregate("ev_revenue", bucket, deal_type=["Venture"])
     window = service.attrs["methodology"]["date_range"]
-    deals = client.private.deals(deal_type=["Venture"], date_from=window["from"],
-                                 date_to=window["to"])
+    deals = client.private.deals(
+        deal_type=["Venture"], date_from=window["from"], date_to=window["to"]
+    )
     local = dealframe.analytics.bucket_medians(
-        deals, "ev_revenue", bucket, window["from"], window["to"],
-        small_n_threshold=service.attrs["methodology"]["small_n_threshold"])
+        deals,
+        "ev_revenue",
+        bucket,
+        window["from"],
+        window["to"],
+        small_n_threshold=service.attrs["methodology"]["small_n_threshold"],
+    )
     relabelled = service.assign(bucket=service["bucket"].map(relabel))
     frame = compare_buckets(relabelled, local)
     assert len(frame) == len(service) and frame["match"].all()

@@ -51,9 +51,11 @@ def manifest(report) -> dict:
 
 @pytest.fixture(scope="module")
 def window_deals(client, manifest):
-    return client.private.deals(target_region=[REGION],
-                                date_from=manifest["periods"]["prior_12_months"][0],
-                                date_to=manifest["as_of"])
+    return client.private.deals(
+        target_region=[REGION],
+        date_from=manifest["periods"]["prior_12_months"][0],
+        date_to=manifest["as_of"],
+    )
 
 
 def _parquet(report, name: str) -> pd.DataFrame:
@@ -78,8 +80,9 @@ def test_sections_in_reading_order_with_decodable_charts_and_alt_text(html):
     assert list(sections) == list(REPORT_SECTIONS)
     minimum = {"summary": 0, "comps": 3, "deals": 3, "compare": 2, "investors": 2, "appendix": 0}
     for name, body in sections.items():
-        images = re.findall(r'<img alt="([^"]*)" src="data:image/png;base64,([A-Za-z0-9+/=]+)"',
-                            body)
+        images = re.findall(
+            r'<img alt="([^"]*)" src="data:image/png;base64,([A-Za-z0-9+/=]+)"', body
+        )
         assert len(images) >= minimum[name], name
         for alt, encoded in images:
             assert len(alt) > 60 and re.search(r"\d", alt), alt
@@ -127,17 +130,19 @@ def test_page_is_self_contained_and_never_shows_nan(html):
 def test_headline_counts_and_capital_equal_the_deals(report, manifest, window_deals):
     headline = _parquet(report, "headline").set_index(["figure", "period"])
     for period in ("ltm", "prior"):
-        start, end = manifest["periods"]["last_12_months" if period == "ltm" else
-                                         "prior_12_months"]
-        inside = window_deals[(window_deals["deal_date"] >= start)
-                              & (window_deals["deal_date"] <= end)]
+        start, end = manifest["periods"]["last_12_months" if period == "ltm" else "prior_12_months"]
+        inside = window_deals[
+            (window_deals["deal_date"] >= start) & (window_deals["deal_date"] <= end)
+        ]
         assert headline.loc[("deals", period), "value"] == len(inside)
         assert headline.loc[("capital raised ($m)", period), "value"] == pytest.approx(
-            inside["deal_raised"].sum())
+            inside["deal_raised"].sum()
+        )
 
 
-def test_headline_medians_are_the_services_method_on_meaningful_values(report, manifest,
-                                                                        window_deals):
+def test_headline_medians_are_the_services_method_on_meaningful_values(
+    report, manifest, window_deals
+):
     headline = _parquet(report, "headline").set_index(["figure", "period"])
     start, end = manifest["periods"]["last_12_months"]
     for metric, label in (("ev_revenue", "EV/Revenue"), ("ev_ebitda", "EV/EBITDA")):
@@ -149,9 +154,11 @@ def test_headline_medians_are_the_services_method_on_meaningful_values(report, m
         assert row["n"] == expected["n"]
         assert row["value"] == pytest.approx(expected["median"], nan_ok=True)
     comparison = _parquet(report, "multiples_comparison")
-    all_deals = comparison[(comparison["metric"] == "ev_revenue")
-                           & (comparison["group"] == "all deals")
-                           & (comparison["period"] == "last 12 months")].iloc[0]
+    all_deals = comparison[
+        (comparison["metric"] == "ev_revenue")
+        & (comparison["group"] == "all deals")
+        & (comparison["period"] == "last 12 months")
+    ].iloc[0]
     card = headline.loc[("median deal EV/Revenue", "ltm")]
     assert all_deals["median"] == pytest.approx(card["value"]) and all_deals["n"] == card["n"]
 
@@ -195,15 +202,23 @@ def test_comps_equal_current_data_and_apply_the_nm_rule(report, client, html):
     assert (ev[:-1] >= ev[1:]).all()
     summary = _parquet(report, "comps_summary")
     # NM: a known denominator <= 0, a known negative EV, a negative multiple or one above 100x
-    ok = comps["evEbitdaLtm"].where(~(comps["ebitdaLtm"] <= 0) & ~(comps["enterpriseValue"] < 0)
-                                    & (comps["evEbitdaLtm"] >= 0) & (comps["evEbitdaLtm"] <= 100))
+    ok = comps["evEbitdaLtm"].where(
+        ~(comps["ebitdaLtm"] <= 0)
+        & ~(comps["enterpriseValue"] < 0)
+        & (comps["evEbitdaLtm"] >= 0)
+        & (comps["evEbitdaLtm"] <= 100)
+    )
     assert summary.loc["median", "evEbitdaLtm"] == pytest.approx(ok.median())
     assert summary.loc["n", "evEbitdaLtm"] == ok.notna().sum()
     assert summary.loc["nm", "evEbitdaLtm"] > 0, "the test data has NM multiples"
     body = _sections(html)["comps"]
     rows = re.findall(r"<tbody>(.*?)</tbody>", body, flags=re.DOTALL)[-1].split("</tr>")
     assert [re.sub(r"<[^>]+>", "", r.split("</th>")[0]) for r in rows[:4]] == [
-        "Median", "25th percentile", "75th percentile", "n (meaningful)"]
+        "Median",
+        "25th percentile",
+        "75th percentile",
+        "n (meaningful)",
+    ]
     assert ">NM<" in body and "NM (not meaningful)" in body
 
 
@@ -212,8 +227,11 @@ def test_quarters_are_whole_and_match_the_deals(report, manifest, client):
     start = pd.Timestamp(manifest["window"]["from"])
     assert start == start.to_period("Q").start_time  # the default window drops a part-quarter
     assert not quarterly["partial"].iloc[0]
-    deals = client.private.deals(target_region=[REGION], date_from=manifest["window"]["from"],
-                                 date_to=manifest["window"]["to"])
+    deals = client.private.deals(
+        target_region=[REGION],
+        date_from=manifest["window"]["from"],
+        date_to=manifest["window"]["to"],
+    )
     assert int(quarterly["total"].sum()) == len(deals)
     assert quarterly["raised"].sum() == pytest.approx(deals["deal_raised"].sum())
 
@@ -230,8 +248,9 @@ def test_notable_deals_are_the_largest_of_the_last_twelve_months(report, manifes
 def test_private_against_public_uses_the_cohorts_comps(report):
     comparison = _parquet(report, "multiples_comparison")
     comps = _parquet(report, "comps")
-    public = comparison[(comparison["metric"] == "ev_revenue")
-                        & (comparison["group"] == "public comps")].iloc[0]
+    public = comparison[
+        (comparison["metric"] == "ev_revenue") & (comparison["group"] == "public comps")
+    ].iloc[0]
     assert public["median"] == pytest.approx(meaningful(comps, "evRevenueLtm").median())
     assert {"all deals", "funding rounds", "M&A"} <= set(comparison["group"])
 
@@ -252,8 +271,12 @@ def test_co_investment_is_the_services_own(report, client):
 def test_reconciliation_equals_reconcile(report, client, manifest):
     rec = _parquet(report, "reconciliation")
     window = manifest["window"]
-    expected = reconcile(client, "ev_revenue", "quarter", {
-        "target_region": [REGION], "date_from": window["from"], "date_to": window["to"]}).frame
+    expected = reconcile(
+        client,
+        "ev_revenue",
+        "quarter",
+        {"target_region": [REGION], "date_from": window["from"], "date_to": window["to"]},
+    ).frame
     expected.attrs = {}
     pd.testing.assert_frame_equal(rec, expected, check_dtype=False)
     assert rec["match"].all()
@@ -276,16 +299,19 @@ def test_manifest_and_progress(report, manifest):
 
 
 def test_since_mid_quarter_labels_the_partial_quarter(client, tmp_path):
-    paths = build_report(client, tmp_path, cohort={"region": REGION,
-                                                   "deal_type": ["Venture", "Growth"],
-                                                   "since": "2024-02-15"})
+    paths = build_report(
+        client,
+        tmp_path,
+        cohort={"region": REGION, "deal_type": ["Venture", "Growth"], "since": "2024-02-15"},
+    )
     quarterly = pd.read_parquet(paths.parquet["quarterly"])
     assert quarterly.index[0] == "2024-Q1" and quarterly["partial"].iloc[0]
     assert quarterly["days"].iloc[0] == 46 and not quarterly["partial"].iloc[1:].any()
     page = paths.html.read_text()
     assert "2024-Q1 (46 days)" in page  # in the chart's alt text
-    deals = client.private.deals(target_region=[REGION], deal_type=["Venture", "Growth"],
-                                 date_from="2024-02-15")
+    deals = client.private.deals(
+        target_region=[REGION], deal_type=["Venture", "Growth"], date_from="2024-02-15"
+    )
     assert int(quarterly["total"].sum()) == len(deals)
     comparison = pd.read_parquet(paths.parquet["multiples_comparison"])
     assert "M&A" not in set(comparison["group"])  # the cohort has no M&A
@@ -293,11 +319,13 @@ def test_since_mid_quarter_labels_the_partial_quarter(client, tmp_path):
 
 def test_bad_options_raise_typed_errors_before_any_request(client, tmp_path):
     before = client.stats.calls
-    cases = [({"region": "Westren Europe"}, "did you mean 'Western Europe'"),
-             ({"region": REGION, "deal_type": ["Ventur"]}, "did you mean 'Venture'"),
-             ({"region": REGION, "since": "2024-02-30"}, "since"),
-             ({"regoin": REGION}, "did you mean 'region'"),
-             ({"deal_type": ["M&A"]}, "a region or a vertical")]
+    cases = [
+        ({"region": "Westren Europe"}, "did you mean 'Western Europe'"),
+        ({"region": REGION, "deal_type": ["Ventur"]}, "did you mean 'Venture'"),
+        ({"region": REGION, "since": "2024-02-30"}, "since"),
+        ({"regoin": REGION}, "did you mean 'region'"),
+        ({"deal_type": ["M&A"]}, "a region or a vertical"),
+    ]
     for cohort, message in cases:
         with pytest.raises(ValidationError, match=re.escape(message)):
             build_report(client, tmp_path / "o", cohort=cohort)

@@ -25,14 +25,22 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _service_env(sandbox) -> dict[str, str]:
-    return _env(DEALFRAME_BASE_URL=sandbox.url, DEALFRAME_PUBLIC_TOKEN=sandbox.public_token,
-                DEALFRAME_PRIVATE_KEY=sandbox.private_key)
+    return _env(
+        DEALFRAME_BASE_URL=sandbox.url,
+        DEALFRAME_PUBLIC_TOKEN=sandbox.public_token,
+        DEALFRAME_PRIVATE_KEY=sandbox.private_key,
+    )
 
 
-def _cli(args: list[str], env: dict[str, str], timeout: float = 120
-         ) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dealframe", "report", *args], env=env,
-                          check=False, capture_output=True, text=True, timeout=timeout)
+def _cli(args: list[str], env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "dealframe", "report", *args],
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _one_error_line(stderr: str) -> str:
@@ -42,17 +50,19 @@ def _one_error_line(stderr: str) -> str:
     return errors[0]
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["--region", "Westren Europe"], "did you mean 'Western Europe'"),
-    (["--region", REGION, "--deal-type", "Ventrue"], "did you mean 'Venture'"),
-    (["--region", REGION, "--since", "2024-31-01"], "invalid since"),
-    (["--region", REGION, "--metric", "ev_revnue"], "did you mean 'ev_revenue'"),
-    (["--region", REGION, "--top", "0"], "--top"),
-    (["--region", REGION, "--top", "many"], "invalid int value"),
-    (["--config", "missing.toml"], "missing.toml: no such file"),
-])
-def test_bad_options_fail_in_one_line_before_the_sandbox_starts(tmp_path, capsys, args,
-                                                                 expected):
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--region", "Westren Europe"], "did you mean 'Western Europe'"),
+        (["--region", REGION, "--deal-type", "Ventrue"], "did you mean 'Venture'"),
+        (["--region", REGION, "--since", "2024-31-01"], "invalid since"),
+        (["--region", REGION, "--metric", "ev_revnue"], "did you mean 'ev_revenue'"),
+        (["--region", REGION, "--top", "0"], "--top"),
+        (["--region", REGION, "--top", "many"], "invalid int value"),
+        (["--config", "missing.toml"], "missing.toml: no such file"),
+    ],
+)
+def test_bad_options_fail_in_one_line_before_the_sandbox_starts(tmp_path, capsys, args, expected):
     started = time.perf_counter()
     try:
         code = main(["report", "--sandbox", "--out", str(tmp_path / "o"), *args])
@@ -71,14 +81,32 @@ def test_cohort_options_build_the_report(sandbox, tmp_path, capsys, monkeypatch)
         if key.startswith("DEALFRAME_"):
             monkeypatch.setenv(key, value)
     out = tmp_path / "na"
-    code = main(["report", "--out", str(out), "--region", REGION, "--deal-type", "Venture,Growth",
-                 "--since", "2023-01-01", "--metric", "ev_ebitda", "--top", "5"])
+    code = main(
+        [
+            "report",
+            "--out",
+            str(out),
+            "--region",
+            REGION,
+            "--deal-type",
+            "Venture,Growth",
+            "--since",
+            "2023-01-01",
+            "--metric",
+            "ev_ebitda",
+            "--top",
+            "5",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == EXIT_OK, captured.err
     assert captured.out.strip() == str(out / "report.html")
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["cohort"] == {"region": REGION, "deal_type": ["Venture", "Growth"],
-                                  "since": "2023-01-01"}
+    assert manifest["cohort"] == {
+        "region": REGION,
+        "deal_type": ["Venture", "Growth"],
+        "since": "2023-01-01",
+    }
     assert manifest["window"]["from"] == "2023-01-01" and manifest["metric"] == "ev_ebitda"
     assert manifest["tables"]["top_investors"]["rows"] == 5
     assert "[7/7]" in captured.err
@@ -87,7 +115,7 @@ def test_cohort_options_build_the_report(sandbox, tmp_path, capsys, monkeypatch)
 def test_a_config_file_writes_every_cohort_and_reports_the_failed_one(sandbox, tmp_path):
     config = tmp_path / "nightly.toml"
     config.write_text(f"""
-out = "{tmp_path / 'reports'}"
+out = "{tmp_path / "reports"}"
 top = 5
 
 [[cohort]]
@@ -106,14 +134,17 @@ vertical = "Fintek"
 """)
     done = _cli(["--config", str(config), "--quiet"], _service_env(sandbox), timeout=240)
     assert done.returncode == EXIT_PARTIAL, done.stderr
-    assert done.stdout.split() == [str(tmp_path / "reports" / n / "report.html")
-                                   for n in ("na-rounds", "we")]
+    assert done.stdout.split() == [
+        str(tmp_path / "reports" / n / "report.html") for n in ("na-rounds", "we")
+    ]
     error = _one_error_line(done.stderr)
     assert error.startswith("dealframe report: error: cohort typo:")
     assert "did you mean 'Fintech'" in error
     we = json.loads((tmp_path / "reports" / "we" / "manifest.json").read_text())
-    assert we["metric"] == "valuation" and we["cohort"] == {"name": "we",
-                                                            "region": "Western Europe"}
+    assert we["metric"] == "valuation" and we["cohort"] == {
+        "name": "we",
+        "region": "Western Europe",
+    }
 
 
 def test_a_bad_config_file_is_refused_whole_before_anything_starts(tmp_path, capsys):
@@ -146,24 +177,38 @@ def test_unwritable_out_and_missing_service_are_usage_errors(tmp_path, capsys, m
 
 
 def test_a_service_error_fails_in_one_line_with_status_1(sandbox, tmp_path):
-    done = _cli(["--out", str(tmp_path / "o")],
-                _env(DEALFRAME_BASE_URL=sandbox.url, DEALFRAME_PUBLIC_TOKEN="wrong",
-                     DEALFRAME_PRIVATE_KEY="wrong"))
+    done = _cli(
+        ["--out", str(tmp_path / "o")],
+        _env(
+            DEALFRAME_BASE_URL=sandbox.url,
+            DEALFRAME_PUBLIC_TOKEN="wrong",
+            DEALFRAME_PRIVATE_KEY="wrong",
+        ),
+    )
     assert done.returncode == EXIT_FAILED
     assert "401 INVALID_TOKEN" in _one_error_line(done.stderr)
     assert "wrong" not in done.stderr
     assert not (tmp_path / "o" / "report.html").exists()
 
 
-@pytest.mark.parametrize(("blocked", "extra"), [("matplotlib", "dealframe[report]"),
-                                                ("uvicorn", "dealframe[sandbox]")])
+@pytest.mark.parametrize(
+    ("blocked", "extra"), [("matplotlib", "dealframe[report]"), ("uvicorn", "dealframe[sandbox]")]
+)
 def test_a_missing_extra_is_named(blocked, extra, tmp_path):
-    script = (f"import sys; sys.modules[{blocked!r}] = None\n"
-              "from dealframe.cli import main\n"
-              f"sys.exit(main(['report', '--sandbox', '--scale', '0.02', '--out', "
-              f"{str(tmp_path)!r}]))")
-    done = subprocess.run([sys.executable, "-c", script], env=_env(), capture_output=True,
-                          text=True, timeout=60, check=False)
+    script = (
+        f"import sys; sys.modules[{blocked!r}] = None\n"
+        "from dealframe.cli import main\n"
+        f"sys.exit(main(['report', '--sandbox', '--scale', '0.02', '--out', "
+        f"{str(tmp_path)!r}]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == EXIT_USAGE
     assert extra in _one_error_line(done.stderr)
 
@@ -175,5 +220,4 @@ def test_the_embedded_sandbox_runs_the_default_report(tmp_path, capsys):
     assert code == EXIT_OK, captured.err
     assert captured.out.strip() == str(out / "report.html")
     assert "starting the embedded sandbox" in captured.err
-    assert json.loads((out / "manifest.json").read_text())["cohort"] == {
-        "region": "Western Europe"}
+    assert json.loads((out / "manifest.json").read_text())["cohort"] == {"region": "Western Europe"}

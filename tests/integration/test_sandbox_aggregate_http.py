@@ -15,10 +15,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from _private_api import Api, Truth, assert_bad_request, is_date
 
-METRICS = {"ev_revenue": lambda d: d["deal_multiples"]["ev_revenue"],
-           "ev_ebitda": lambda d: d["deal_multiples"]["ev_ebitda"],
-           "valuation": lambda d: d["deal_valuation"], "raised": lambda d: d["deal_raised"],
-           "revenue": lambda d: d["deal_revenue"], "ebitda": lambda d: d["deal_ebitda"]}
+METRICS = {
+    "ev_revenue": lambda d: d["deal_multiples"]["ev_revenue"],
+    "ev_ebitda": lambda d: d["deal_multiples"]["ev_ebitda"],
+    "valuation": lambda d: d["deal_valuation"],
+    "raised": lambda d: d["deal_raised"],
+    "revenue": lambda d: d["deal_revenue"],
+    "ebitda": lambda d: d["deal_ebitda"],
+}
 
 
 @pytest.fixture(scope="module")
@@ -36,10 +40,15 @@ def threshold(api) -> int:
 
 # ------------------------------------------------------------------ the reference computation
 
+
 def label(day: str, bucket: str) -> str:
     d = dt.date.fromisoformat(day)
-    return {"month": f"{d.year:04d}-{d.month:02d}", "quarter": f"{d.year:04d}-Q{(d.month - 1) // 3 + 1}",
-            "year": f"{d.year:04d}", "none": "all"}[bucket]
+    return {
+        "month": f"{d.year:04d}-{d.month:02d}",
+        "quarter": f"{d.year:04d}-Q{(d.month - 1) // 3 + 1}",
+        "year": f"{d.year:04d}",
+        "none": "all",
+    }[bucket]
 
 
 def labels_between(lo: dt.date, hi: dt.date, bucket: str) -> list[str]:
@@ -97,7 +106,9 @@ def assert_buckets(got: list[dict], want: list[dict]) -> None:
             if w[key] is None:
                 assert g[key] is None, (g, w)
             else:
-                assert isinstance(g[key], (int, float)) and g[key] == pytest.approx(w[key], rel=1e-6, abs=1e-6), (key, g, w)
+                assert isinstance(g[key], (int, float)) and g[key] == pytest.approx(
+                    w[key], rel=1e-6, abs=1e-6
+                ), (key, g, w)
 
 
 def aggregate(api: Api, body: dict) -> dict:
@@ -106,10 +117,21 @@ def aggregate(api: Api, body: dict) -> dict:
     meta = out["meta"]
     assert set(meta) == {"metric", "time_bucket", "total_deals", "outliers_trimmed", "methodology"}
     m = meta["methodology"]
-    assert set(m) == {"small_n_threshold", "outlier_rule", "default_date_range_years", "empty_buckets_returned",
-                      "date_range"}
-    assert m["outlier_rule"] == "iqr_1.5" and m["default_date_range_years"] == 5 and m["empty_buckets_returned"] is True
-    assert set(m["date_range"]) == {"from", "to"} and all(is_date(v) for v in m["date_range"].values())
+    assert set(m) == {
+        "small_n_threshold",
+        "outlier_rule",
+        "default_date_range_years",
+        "empty_buckets_returned",
+        "date_range",
+    }
+    assert (
+        m["outlier_rule"] == "iqr_1.5"
+        and m["default_date_range_years"] == 5
+        and m["empty_buckets_returned"] is True
+    )
+    assert set(m["date_range"]) == {"from", "to"} and all(
+        is_date(v) for v in m["date_range"].values()
+    )
     assert meta["total_deals"] == sum(b["n"] for b in out["data"])
     return out
 
@@ -121,9 +143,14 @@ def window(out: dict) -> tuple[dt.date, dt.date]:
 
 # ------------------------------------------------------------------ cohorts
 
+
 def year_cohort(truth: Truth, metric: str, year: int, size: int, with_outlier: bool) -> list[dict]:
     """``size`` live deals of one year with a value (plus the year's largest value as an outlier)."""
-    pool = [d for d in Truth.live(truth.deals) if d["deal_date"].startswith(str(year)) and METRICS[metric](d) is not None]
+    pool = [
+        d
+        for d in Truth.live(truth.deals)
+        if d["deal_date"].startswith(str(year)) and METRICS[metric](d) is not None
+    ]
     pool.sort(key=lambda d: d["id"])
     chosen = pool[:size]
     if with_outlier:
@@ -137,11 +164,22 @@ def year_cohort(truth: Truth, metric: str, year: int, size: int, with_outlier: b
 @pytest.mark.parametrize("metric", list(METRICS))
 @pytest.mark.parametrize("bucket", ["year", "none", "quarter", "month"])
 def test_small_cohort_each_label_format(api, truth, threshold, metric, bucket):
-    cohort = year_cohort(truth, metric, 2024, 14, with_outlier=metric in ("ev_revenue", "valuation"))
+    cohort = year_cohort(
+        truth, metric, 2024, 14, with_outlier=metric in ("ev_revenue", "valuation")
+    )
     lo, hi = dt.date(2024, 1, 1), dt.date(2024, 12, 31)
-    out = aggregate(api, {"metric": metric, "time_bucket": bucket,
-                          "filters": {"id": [d["id"] for d in cohort], "date_from": lo.isoformat(),
-                                      "date_to": hi.isoformat()}})
+    out = aggregate(
+        api,
+        {
+            "metric": metric,
+            "time_bucket": bucket,
+            "filters": {
+                "id": [d["id"] for d in cohort],
+                "date_from": lo.isoformat(),
+                "date_to": hi.isoformat(),
+            },
+        },
+    )
     assert out["meta"]["metric"] == metric and out["meta"]["time_bucket"] == bucket
     assert window(out) == (lo, hi)
     want, trimmed = expected(cohort, metric, bucket, lo, hi, threshold)
@@ -154,15 +192,27 @@ def test_small_cohort_each_label_format(api, truth, threshold, metric, bucket):
 
 def test_quarter_and_month_show_small_n_and_empty(api, truth, threshold):
     # nine deals of the first half of 2023: the second half's quarters and months are empty
-    pool = [d for d in Truth.live(truth.deals) if "2023-01" <= d["deal_date"][:7] <= "2023-05"
-            and METRICS["valuation"](d) is not None]
+    pool = [
+        d
+        for d in Truth.live(truth.deals)
+        if "2023-01" <= d["deal_date"][:7] <= "2023-05" and METRICS["valuation"](d) is not None
+    ]
     cohort = sorted(pool, key=lambda d: d["id"])[:9]
     assert len(cohort) == 9
     lo, hi = dt.date(2023, 1, 1), dt.date(2023, 12, 31)
     for bucket in ("quarter", "month"):
-        out = aggregate(api, {"metric": "valuation", "time_bucket": bucket,
-                              "filters": {"id": [d["id"] for d in cohort], "date_from": "2023-01-01",
-                                          "date_to": "2023-12-31"}})
+        out = aggregate(
+            api,
+            {
+                "metric": "valuation",
+                "time_bucket": bucket,
+                "filters": {
+                    "id": [d["id"] for d in cohort],
+                    "date_from": "2023-01-01",
+                    "date_to": "2023-12-31",
+                },
+            },
+        )
         want, _ = expected(cohort, "valuation", bucket, lo, hi, threshold)
         assert_buckets(out["data"], want)
         warnings = {b["warning"] for b in out["data"]}
@@ -172,20 +222,42 @@ def test_quarter_and_month_show_small_n_and_empty(api, truth, threshold):
 
 
 def test_threshold_boundary(api, truth, threshold):
-    pool = sorted((d for d in Truth.live(truth.deals) if d["deal_date"].startswith("2022")
-                   and d["deal_raised"] is not None), key=lambda d: d["id"])
+    pool = sorted(
+        (
+            d
+            for d in Truth.live(truth.deals)
+            if d["deal_date"].startswith("2022") and d["deal_raised"] is not None
+        ),
+        key=lambda d: d["id"],
+    )
     for size in (threshold - 1, threshold):
         cohort = pool[:size]
-        out = aggregate(api, {"metric": "raised", "time_bucket": "none",
-                              "filters": {"id": [d["id"] for d in cohort], "date_from": "2022-01-01",
-                                          "date_to": "2022-12-31"}})
+        out = aggregate(
+            api,
+            {
+                "metric": "raised",
+                "time_bucket": "none",
+                "filters": {
+                    "id": [d["id"] for d in cohort],
+                    "date_from": "2022-01-01",
+                    "date_to": "2022-12-31",
+                },
+            },
+        )
         (b,) = out["data"]
         assert b["n"] == size
         if size < threshold:
-            assert b["warning"] == "small_n" and b["median"] is None and b["q1"] is None and b["q3"] is None
+            assert (
+                b["warning"] == "small_n"
+                and b["median"] is None
+                and b["q1"] is None
+                and b["q3"] is None
+            )
         else:
             assert b["warning"] is None and b["median"] is not None
-            want, _ = expected(cohort, "raised", "none", dt.date(2022, 1, 1), dt.date(2022, 12, 31), threshold)
+            want, _ = expected(
+                cohort, "raised", "none", dt.date(2022, 1, 1), dt.date(2022, 12, 31), threshold
+            )
             assert_buckets(out["data"], want)
 
 
@@ -199,8 +271,18 @@ def test_one_target_over_a_wide_window(api, truth, threshold):
     cohort = [d for d in live if d["target"]["id"] == target]
     lo, hi = dt.date(2000, 1, 1), dt.date(2026, 6, 30)
     for bucket in ("none", "year"):
-        out = aggregate(api, {"metric": "valuation", "time_bucket": bucket,
-                              "filters": {"target_id": [target], "date_from": lo.isoformat(), "date_to": hi.isoformat()}})
+        out = aggregate(
+            api,
+            {
+                "metric": "valuation",
+                "time_bucket": bucket,
+                "filters": {
+                    "target_id": [target],
+                    "date_from": lo.isoformat(),
+                    "date_to": hi.isoformat(),
+                },
+            },
+        )
         want, trimmed = expected(cohort, "valuation", bucket, lo, hi, threshold)
         assert_buckets(out["data"], want)
         assert out["meta"]["outliers_trimmed"] == trimmed
@@ -209,6 +291,7 @@ def test_one_target_over_a_wide_window(api, truth, threshold):
 
 
 # ------------------------------------------------------------------ window defaults (rule 4)
+
 
 def _minus_years(d: dt.date, years: int) -> dt.date:
     try:
@@ -234,13 +317,20 @@ def test_time_bucket_defaults_to_quarter(api):
     assert a.status_code == b.status_code == 200 and a.content == b.content
 
 
-@pytest.mark.parametrize("given, lo, hi", [
-    ({"date_from": "2019-03-15"}, "2019-03-15", None),
-    ({"date_to": "2022-08-31"}, "2017-08-31", "2022-08-31"),
-    ({"date_to": "2024-02-29"}, "2019-02-28", "2024-02-29"),
-    ({"date_from": "2020-01-01", "date_to": "2020-01-01"}, "2020-01-01", "2020-01-01"),
-    ({"date_from": {"gte": "2018-05-05"}, "date_to": {"lte": "2019-05-04"}}, "2018-05-05", "2019-05-04"),
-])
+@pytest.mark.parametrize(
+    "given, lo, hi",
+    [
+        ({"date_from": "2019-03-15"}, "2019-03-15", None),
+        ({"date_to": "2022-08-31"}, "2017-08-31", "2022-08-31"),
+        ({"date_to": "2024-02-29"}, "2019-02-28", "2024-02-29"),
+        ({"date_from": "2020-01-01", "date_to": "2020-01-01"}, "2020-01-01", "2020-01-01"),
+        (
+            {"date_from": {"gte": "2018-05-05"}, "date_to": {"lte": "2019-05-04"}},
+            "2018-05-05",
+            "2019-05-04",
+        ),
+    ],
+)
 def test_window_rules(api, truth, as_of, threshold, given, lo, hi):
     out = aggregate(api, {"metric": "raised", "time_bucket": "month", "filters": given})
     lo_d = dt.date.fromisoformat(lo)
@@ -251,14 +341,25 @@ def test_window_rules(api, truth, as_of, threshold, given, lo, hi):
 
 
 def test_window_ends_are_inclusive(api, truth, threshold):
-    deal = next(d for d in Truth.live(truth.deals) if d["deal_raised"] is not None and d["deal_date"] > "2021")
+    deal = next(
+        d
+        for d in Truth.live(truth.deals)
+        if d["deal_raised"] is not None and d["deal_date"] > "2021"
+    )
     day = deal["deal_date"]
-    out = aggregate(api, {"metric": "raised", "time_bucket": "none",
-                          "filters": {"id": [deal["id"]], "date_from": day, "date_to": day}})
+    out = aggregate(
+        api,
+        {
+            "metric": "raised",
+            "time_bucket": "none",
+            "filters": {"id": [deal["id"]], "date_from": day, "date_to": day},
+        },
+    )
     assert out["data"][0]["n"] == 1
 
 
 # ------------------------------------------------------------------ filters and deleted deals
+
 
 def test_filters_apply_and_include_deleted(api, truth, threshold):
     deleted = [d for d in truth.deals if d["deleted"] and d["deal_raised"] is not None]
@@ -266,8 +367,11 @@ def test_filters_apply_and_include_deleted(api, truth, threshold):
     cohort = deleted[:3] + live
     ids = [d["id"] for d in cohort]
     lo, hi = dt.date(1990, 1, 1), dt.date(2026, 6, 30)
-    base = {"metric": "raised", "time_bucket": "none", "filters": {"id": ids, "date_from": lo.isoformat(),
-                                                                  "date_to": hi.isoformat()}}
+    base = {
+        "metric": "raised",
+        "time_bucket": "none",
+        "filters": {"id": ids, "date_from": lo.isoformat(), "date_to": hi.isoformat()},
+    }
     out = aggregate(api, base)
     want, _ = expected(live, "raised", "none", lo, hi, threshold)
     assert_buckets(out["data"], want)
@@ -279,10 +383,17 @@ def test_filters_apply_and_include_deleted(api, truth, threshold):
 
 
 def test_deal_type_and_region_filters(api, truth, as_of, threshold):
-    filters = {"deal_type": ["Venture", "Early"], "target_region": ["North America", "Western Europe"]}
+    filters = {
+        "deal_type": ["Venture", "Early"],
+        "target_region": ["North America", "Western Europe"],
+    }
     out = aggregate(api, {"metric": "ev_revenue", "time_bucket": "year", "filters": filters})
-    cohort = [d for d in Truth.live(truth.deals) if d["deal_type"] in ("Venture", "Early")
-              and truth.target_of(d)["region"] in ("North America", "Western Europe")]
+    cohort = [
+        d
+        for d in Truth.live(truth.deals)
+        if d["deal_type"] in ("Venture", "Early")
+        and truth.target_of(d)["region"] in ("North America", "Western Europe")
+    ]
     want, trimmed = expected(cohort, "ev_revenue", "year", _minus_years(as_of, 5), as_of, threshold)
     assert_buckets(out["data"], want)
     assert out["meta"]["outliers_trimmed"] == trimmed
@@ -290,9 +401,14 @@ def test_deal_type_and_region_filters(api, truth, as_of, threshold):
 
 def test_negative_ebitda_multiples_are_kept(api, truth, threshold):
     lo, hi = dt.date(2021, 6, 30), dt.date(2026, 6, 30)
-    out = aggregate(api, {"metric": "ev_ebitda", "time_bucket": "none", "filters": {"ev_ebitda_max": 0}})
-    cohort = [d for d in Truth.live(truth.deals) if d["deal_multiples"]["ev_ebitda"] is not None
-              and d["deal_multiples"]["ev_ebitda"] <= 0]
+    out = aggregate(
+        api, {"metric": "ev_ebitda", "time_bucket": "none", "filters": {"ev_ebitda_max": 0}}
+    )
+    cohort = [
+        d
+        for d in Truth.live(truth.deals)
+        if d["deal_multiples"]["ev_ebitda"] is not None and d["deal_multiples"]["ev_ebitda"] <= 0
+    ]
     want, _ = expected(cohort, "ev_ebitda", "none", lo, hi, threshold)
     assert want[0]["n"] > 0
     assert_buckets(out["data"], want)
@@ -300,27 +416,39 @@ def test_negative_ebitda_multiples_are_kept(api, truth, threshold):
 
 # ------------------------------------------------------------------ errors
 
-@pytest.mark.parametrize("body, field", [
-    ({}, "metric"),
-    ({"time_bucket": "year"}, "metric"),
-    ({"metric": "ebit"}, "metric"),
-    ({"metric": "Valuation"}, "metric"),
-    ({"metric": 3}, "metric"),
-    ({"metric": "valuation", "time_bucket": "week"}, "time_bucket"),
-    ({"metric": "valuation", "time_bucket": None}, "time_bucket"),
-    ({"metric": "valuation", "bucket": "year"}, "bucket"),
-    ({"metric": "valuation", "filters": {"name": "x"}}, "name"),
-    ({"metric": "valuation", "filters": {"deal_type": ["Nope"]}}, "deal_type"),
-    ({"metric": "valuation", "filters": {"date_from": "2022-01-01", "date_to": "2021-01-01"}}, "date_from"),
-    ({"metric": "valuation", "filters": {"date_from": "2022-13-01"}}, "date_from"),
-    ({"metric": "valuation", "filters": []}, "filters"),
-    ({"metric": "valuation", "limit": 5}, "limit"),
-])
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({}, "metric"),
+        ({"time_bucket": "year"}, "metric"),
+        ({"metric": "ebit"}, "metric"),
+        ({"metric": "Valuation"}, "metric"),
+        ({"metric": 3}, "metric"),
+        ({"metric": "valuation", "time_bucket": "week"}, "time_bucket"),
+        ({"metric": "valuation", "time_bucket": None}, "time_bucket"),
+        ({"metric": "valuation", "bucket": "year"}, "bucket"),
+        ({"metric": "valuation", "filters": {"name": "x"}}, "name"),
+        ({"metric": "valuation", "filters": {"deal_type": ["Nope"]}}, "deal_type"),
+        (
+            {
+                "metric": "valuation",
+                "filters": {"date_from": "2022-01-01", "date_to": "2021-01-01"},
+            },
+            "date_from",
+        ),
+        ({"metric": "valuation", "filters": {"date_from": "2022-13-01"}}, "date_from"),
+        ({"metric": "valuation", "filters": []}, "filters"),
+        ({"metric": "valuation", "limit": 5}, "limit"),
+    ],
+)
 def test_bad_aggregate_bodies(api, body, field):
     assert_bad_request(api.post("/transactions/aggregate", body), field)
 
 
 @pytest.mark.parametrize("raw", [b"", b"[]", b"null", b"{", b'"valuation"'])
 def test_aggregate_needs_a_json_object(api, raw):
-    resp = api.post("/transactions/aggregate", data=raw, headers={"Content-Type": "application/json"})
+    resp = api.post(
+        "/transactions/aggregate", data=raw, headers={"Content-Type": "application/json"}
+    )
     assert_bad_request(resp)

@@ -63,8 +63,9 @@ def test_reset_restores_data_clock_and_the_admin_stream(sb):
     admin.headers["Authorization"] = f"Bearer {ADMIN}"
 
     def admin_round() -> dict:
-        resp = admin.post(f"{sb.url}/admin/v1/changes", json={"operation": "random_round", "n": 50},
-                          timeout=30)
+        resp = admin.post(
+            f"{sb.url}/admin/v1/changes", json={"operation": "random_round", "n": 50}, timeout=30
+        )
         assert resp.status_code == 200, resp.text
         return resp.json()["data"]
 
@@ -82,7 +83,9 @@ def test_edit_changes_one_record_and_stamps_it(sb):
     changes.advance(60)
     deal = sb.state.dataset.deals[5]
     changes.edit("deals", [deal["id"]], lambda d: d.update(deal_synopsis="Revised."))
-    row = Api(sb.url, sb.private_key).ok_get(f"/transactions/{deal['id']}", include_deleted="true")["data"]
+    row = Api(sb.url, sb.private_key).ok_get(f"/transactions/{deal['id']}", include_deleted="true")[
+        "data"
+    ]
     assert row["deal_synopsis"] == "Revised." and row["updated_at"] == "2026-06-30T00:01:00+00:00"
     with pytest.raises(dealframe.sandbox.changes.ChangeInputError, match="ids"):
         changes.edit("deals", ["not-an-id"], lambda d: None)

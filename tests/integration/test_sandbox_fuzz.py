@@ -20,7 +20,9 @@ TIMEOUT = 10
 POSITIVE_EXAMPLES = 20
 NEGATIVE_EXAMPLES = 12
 
-OPERATIONS = [(path, method) for path, item in openapi_document()["paths"].items() for method in item]
+OPERATIONS = [
+    (path, method) for path, item in openapi_document()["paths"].items() for method in item
+]
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +53,15 @@ def check_error_body(resp: requests.Response) -> None:
     assert set(body) == {"error"}, body
     err = body["error"]
     assert {"code", "message"} <= set(err) <= {"code", "message", "details"}, err
-    assert isinstance(err["code"], str) and err["code"].isupper() and isinstance(err["message"], str)
-    expected_code = {400: "BAD_REQUEST", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 429: "RATE_LIMITED"}
+    assert (
+        isinstance(err["code"], str) and err["code"].isupper() and isinstance(err["message"], str)
+    )
+    expected_code = {
+        400: "BAD_REQUEST",
+        404: "NOT_FOUND",
+        405: "METHOD_NOT_ALLOWED",
+        429: "RATE_LIMITED",
+    }
     if resp.status_code in expected_code:
         assert err["code"] == expected_code[resp.status_code], (resp.status_code, err)
     if resp.status_code == 401:
@@ -63,7 +72,13 @@ def check_error_body(resp: requests.Response) -> None:
 
 
 def check_answer(operation, case, resp: requests.Response) -> None:
-    assert resp.status_code < 500, (case.path, case.body, case.query, resp.status_code, resp.text[:500])
+    assert resp.status_code < 500, (
+        case.path,
+        case.body,
+        case.query,
+        resp.status_code,
+        resp.text[:500],
+    )
     if 400 <= resp.status_code < 500:
         check_error_body(resp)
     else:
@@ -71,22 +86,36 @@ def check_answer(operation, case, resp: requests.Response) -> None:
         operation.validate_response(resp)
 
 
-@pytest.mark.parametrize("path, method", OPERATIONS, ids=[f"{m.upper()} {p}" for p, m in OPERATIONS])
+@pytest.mark.parametrize(
+    "path, method", OPERATIONS, ids=[f"{m.upper()} {p}" for p, m in OPERATIONS]
+)
 def test_fuzz_operation(sandbox, schema, session, path, method):
     operation = schema[path][method.upper()]
     headers = auth_for(sandbox, path)
     seen: dict[int, int] = {}
 
-    for mode, examples in ((GenerationMode.POSITIVE, POSITIVE_EXAMPLES), (GenerationMode.NEGATIVE, NEGATIVE_EXAMPLES)):
-        if mode is GenerationMode.NEGATIVE and not (operation.body or operation.query or operation.path_parameters):
+    for mode, examples in (
+        (GenerationMode.POSITIVE, POSITIVE_EXAMPLES),
+        (GenerationMode.NEGATIVE, NEGATIVE_EXAMPLES),
+    ):
+        if mode is GenerationMode.NEGATIVE and not (
+            operation.body or operation.query or operation.path_parameters
+        ):
             continue
 
-        @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-                  phases=[Phase.explicit, Phase.generate],
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            phases=[Phase.explicit, Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
         @given(case=operation.as_strategy(generation_mode=mode))
         def run(case):
-            resp = case.call(base_url=sandbox.url, session=session, headers=headers, timeout=TIMEOUT)
+            resp = case.call(
+                base_url=sandbox.url, session=session, headers=headers, timeout=TIMEOUT
+            )
             seen[resp.status_code] = seen.get(resp.status_code, 0) + 1
             check_answer(operation, case, resp)
 
@@ -101,15 +130,38 @@ POSTS = [p for p, m in OPERATIONS if m == "post"]
 
 
 @pytest.mark.parametrize("path", POSTS)
-@pytest.mark.parametrize("raw", [b"{", b"{\"a\":}", b"[]", b"[1,2]", b"\"just a string\"", b"null", b"42", b"true",
-                                 b"\xff\xfe\x00", b"{\"limit\": 1e999}", b"[" * 5000 + b"]" * 5000,
-                                 b"{\"filters\": " + b"{\"a\":" * 3000 + b"1" + b"}" * 3000 + b"}"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"{",
+        b'{"a":}',
+        b"[]",
+        b"[1,2]",
+        b'"just a string"',
+        b"null",
+        b"42",
+        b"true",
+        b"\xff\xfe\x00",
+        b'{"limit": 1e999}',
+        b"[" * 5000 + b"]" * 5000,
+        b'{"filters": ' + b'{"a":' * 3000 + b"1" + b"}" * 3000 + b"}",
+    ],
+)
 def test_malformed_and_non_object_bodies(sandbox, session, path, raw):
-    resp = session.post(sandbox.url + path, data=raw, timeout=TIMEOUT,
-                        headers={**auth_for(sandbox, path), "Content-Type": "application/json"})
+    resp = session.post(
+        sandbox.url + path,
+        data=raw,
+        timeout=TIMEOUT,
+        headers={**auth_for(sandbox, path), "Content-Type": "application/json"},
+    )
     assert resp.status_code < 500, resp.text[:300]
-    if raw == b"null" and path in ("/api/v1/companies", "/api/v2/companies", f"{PRIVATE}/companies",
-                                   f"{PRIVATE}/investors", f"{PRIVATE}/transactions"):
+    if raw == b"null" and path in (
+        "/api/v1/companies",
+        "/api/v2/companies",
+        f"{PRIVATE}/companies",
+        f"{PRIVATE}/investors",
+        f"{PRIVATE}/transactions",
+    ):
         assert resp.status_code in (200, 400)  # an optional body may be null
         return
     assert resp.status_code == 400, (path, raw[:40], resp.text[:300])
@@ -117,8 +169,12 @@ def test_malformed_and_non_object_bodies(sandbox, session, path, raw):
 
 
 def post(session, sandbox, path, body) -> requests.Response:
-    resp = session.post(sandbox.url + PRIVATE + path, json=body, timeout=TIMEOUT,
-                        headers=auth_for(sandbox, PRIVATE + path))
+    resp = session.post(
+        sandbox.url + PRIVATE + path,
+        json=body,
+        timeout=TIMEOUT,
+        headers=auth_for(sandbox, PRIVATE + path),
+    )
     assert resp.status_code < 500, resp.text[:300]
     if resp.status_code >= 400:
         check_error_body(resp)
@@ -127,27 +183,50 @@ def post(session, sandbox, path, body) -> requests.Response:
 
 @pytest.mark.parametrize("entity", ["companies", "investors", "transactions"])
 def test_huge_limits_and_pages(sandbox, session, entity):
-    for body in ({"limit": 10**6}, {"limit": 2**63}, {"limit": -(2**63)}, {"page": 2**62},
-                 {"limit": 1000, "page": 10**15}, {"page": 10**30}, {"page": 2**64 - 1},
-                 {"page": 10**9 + 1}):
+    for body in (
+        {"limit": 10**6},
+        {"limit": 2**63},
+        {"limit": -(2**63)},
+        {"page": 2**62},
+        {"limit": 1000, "page": 10**15},
+        {"page": 10**30},
+        {"page": 2**64 - 1},
+        {"page": 10**9 + 1},
+    ):
         resp = post(session, sandbox, f"/{entity}", body)
         assert resp.status_code == 400, (body, resp.text[:300])  # page is at most 10**9
         errors = resp.json()["error"]["details"]["errors"]
-        assert any(e.startswith("limit:" if body.get("limit", 1000) != 1000 else "page:")
-                   for e in errors), errors
+        assert any(
+            e.startswith("limit:" if body.get("limit", 1000) != 1000 else "page:") for e in errors
+        ), errors
     resp = post(session, sandbox, f"/{entity}", {"limit": 1000, "page": 10**9})
     assert resp.status_code == 200
     assert resp.json()["data"] == [] and resp.json()["meta"]["returned"] == 0
-    for params in ({"limit": 10**20}, {"page": 10**40, "limit": 1}, {"page": "1e3"}, {"limit": " 5 "}):
-        resp = session.get(f"{sandbox.url}{PRIVATE}/transactions/{'0' * 8}-0000-0000-0000-{'0' * 12}",
-                           params=params, timeout=TIMEOUT, headers=auth_for(sandbox, PRIVATE))
+    for params in (
+        {"limit": 10**20},
+        {"page": 10**40, "limit": 1},
+        {"page": "1e3"},
+        {"limit": " 5 "},
+    ):
+        resp = session.get(
+            f"{sandbox.url}{PRIVATE}/transactions/{'0' * 8}-0000-0000-0000-{'0' * 12}",
+            params=params,
+            timeout=TIMEOUT,
+            headers=auth_for(sandbox, PRIVATE),
+        )
         assert resp.status_code in (400, 404)
         check_error_body(resp)
 
 
-SUB_COLLECTIONS = [("companies", "fundings"), ("companies", "sellside"), ("companies", "buyside"),
-                   ("companies", "investors"), ("investors", "investments"),
-                   ("investors", "co_investors"), ("investors", "portfolio")]
+SUB_COLLECTIONS = [
+    ("companies", "fundings"),
+    ("companies", "sellside"),
+    ("companies", "buyside"),
+    ("companies", "investors"),
+    ("investors", "investments"),
+    ("investors", "co_investors"),
+    ("investors", "portfolio"),
+]
 
 
 @pytest.mark.parametrize("entity, name", SUB_COLLECTIONS)
@@ -156,21 +235,48 @@ def test_huge_and_foreign_page_numbers_on_sub_collections(sandbox, session, enti
     flag = "_company" if entity == "companies" else "_investor"
     ident = next(o["id"] for o in sandbox.state.dataset.orgs if o[flag] and not o["deleted"])
     url = f"{sandbox.url}{PRIVATE}/{entity}/{ident}/{name}"
-    for params, field in (({"page": "1" + "0" * 29}, "page"), ({"page": 2**64}, "page"),
-                          ({"page": 2**63 - 1}, "page"), ({"page": 10**9 + 1}, "page"),
-                          ({"limit": "\u0663"}, "limit"), ({"page": "\u0662"}, "page"),
-                          ({"limit": "1_000"}, "limit"), ({"page": "9" * 10_000}, "page")):
+    for params, field in (
+        ({"page": "1" + "0" * 29}, "page"),
+        ({"page": 2**64}, "page"),
+        ({"page": 2**63 - 1}, "page"),
+        ({"page": 10**9 + 1}, "page"),
+        ({"limit": "\u0663"}, "limit"),
+        ({"page": "\u0662"}, "page"),
+        ({"limit": "1_000"}, "limit"),
+        ({"page": "9" * 10_000}, "page"),
+    ):
         resp = session.get(url, params=params, timeout=TIMEOUT, headers=auth_for(sandbox, PRIVATE))
         assert resp.status_code == 400, (params, resp.status_code, resp.text[:300])
         check_error_body(resp)
         assert any(e.startswith(f"{field}:") for e in resp.json()["error"]["details"]["errors"])
-    resp = session.get(url, params={"page": 10**9}, timeout=TIMEOUT, headers=auth_for(sandbox, PRIVATE))
+    resp = session.get(
+        url, params={"page": 10**9}, timeout=TIMEOUT, headers=auth_for(sandbox, PRIVATE)
+    )
     assert resp.status_code == 200 and resp.json()["data"] == []
 
 
-NASTY_STRINGS = ["O'Brien", "\"quoted\"", "100%", "%%", "_", "a_b", "'; DROP TABLE companies; --",
-                 "\" OR \"1\"=\"1", "Zürich", "東京", "🚀", "\u0000", "\\", "\n\t", "x" * 100_000, "",
-                 "ＡＢＣ", "\ud7ff", "%00", "<script>alert(1)</script>"]
+NASTY_STRINGS = [
+    "O'Brien",
+    '"quoted"',
+    "100%",
+    "%%",
+    "_",
+    "a_b",
+    "'; DROP TABLE companies; --",
+    '" OR "1"="1',
+    "Zürich",
+    "東京",
+    "🚀",
+    "\u0000",
+    "\\",
+    "\n\t",
+    "x" * 100_000,
+    "",
+    "ＡＢＣ",
+    "\ud7ff",
+    "%00",
+    "<script>alert(1)</script>",
+]
 
 
 @pytest.mark.parametrize("entity", ["companies", "investors"])
@@ -187,23 +293,42 @@ def test_nasty_names_in_filters_and_resolve(sandbox, session, entity):
 
 
 def test_nasty_values_in_transaction_filters(sandbox, session):
-    for filters in ({"deal_type": ["M&A'; --"]}, {"target_country": ["🚀"]}, {"target_verticals": ["%"]},
-                    {"date_from": "2020-01-01'; --"}, {"date_from": "9999-12-31"}, {"date_to": "0001-01-01"},
-                    {"valuation_min": 1e308}, {"valuation_max": -1e308}, {"updated_at": "2020-01-01T00:00:00+99:00"},
-                    {"updated_at": "2020-01-01T25:00:00+00:00"}, {"id": ["00000000-0000-0000-0000-000000000000"] * 1000}):
+    for filters in (
+        {"deal_type": ["M&A'; --"]},
+        {"target_country": ["🚀"]},
+        {"target_verticals": ["%"]},
+        {"date_from": "2020-01-01'; --"},
+        {"date_from": "9999-12-31"},
+        {"date_to": "0001-01-01"},
+        {"valuation_min": 1e308},
+        {"valuation_max": -1e308},
+        {"updated_at": "2020-01-01T00:00:00+99:00"},
+        {"updated_at": "2020-01-01T25:00:00+00:00"},
+        {"id": ["00000000-0000-0000-0000-000000000000"] * 1000},
+    ):
         resp = post(session, sandbox, "/transactions", {"filters": filters})
         assert resp.status_code in (200, 400)
-    for body in ({"metric": "valuation", "filters": {"date_from": "0001-01-01", "date_to": "9999-12-31"},
-                  "time_bucket": "year"},
-                 {"metric": "valuation", "filters": {"date_from": "1900-01-01"}, "time_bucket": "month"},
-                 {"metric": "valuation", "filters": {"date_to": "9999-12-31"}, "time_bucket": "month"},
-                 {"metric": "valuation", "filters": {"date_to": "0006-01-01"}, "time_bucket": "month"},
-                 {"metric": "valuation", "filters": {"date_from": "0001-01-01", "date_to": "0001-01-01"}}):
+    for body in (
+        {
+            "metric": "valuation",
+            "filters": {"date_from": "0001-01-01", "date_to": "9999-12-31"},
+            "time_bucket": "year",
+        },
+        {"metric": "valuation", "filters": {"date_from": "1900-01-01"}, "time_bucket": "month"},
+        {"metric": "valuation", "filters": {"date_to": "9999-12-31"}, "time_bucket": "month"},
+        {"metric": "valuation", "filters": {"date_to": "0006-01-01"}, "time_bucket": "month"},
+        {"metric": "valuation", "filters": {"date_from": "0001-01-01", "date_to": "0001-01-01"}},
+    ):
         resp = post(session, sandbox, "/transactions/aggregate", body)
         assert resp.status_code in (200, 400)
     # the default 5-year window cannot start before year 1: a 400 naming date_to, not a crash
     for day in ("0001-01-01", "0005-12-31"):
-        resp = post(session, sandbox, "/transactions/aggregate", {"metric": "raised", "filters": {"date_to": day}})
+        resp = post(
+            session,
+            sandbox,
+            "/transactions/aggregate",
+            {"metric": "raised", "filters": {"date_to": day}},
+        )
         assert resp.status_code == 400
         assert any("date_to" in e for e in resp.json()["error"]["details"]["errors"])
 
@@ -218,19 +343,25 @@ def test_ten_thousand_names_is_400(sandbox, session):
 
 def test_big_request_body_does_not_hang(sandbox, session):
     body = json.dumps({"names": ["y" * 1_000_000] + ["z"] * 999}).encode()
-    resp = session.post(f"{sandbox.url}{PRIVATE}/companies/resolve", data=body, timeout=30,
-                        headers={**auth_for(sandbox, PRIVATE), "Content-Type": "application/json"})
+    resp = session.post(
+        f"{sandbox.url}{PRIVATE}/companies/resolve",
+        data=body,
+        timeout=30,
+        headers={**auth_for(sandbox, PRIVATE), "Content-Type": "application/json"},
+    )
     assert resp.status_code in (200, 400)
 
 
 def test_family_a_nasty(sandbox, session):
     headers = auth_for(sandbox, "/api/v2/")
-    for path, body in (("/api/v2/companies/current", {"skus": ["X-USA"] * 101}),
-                       ("/api/v2/companies/current", {"skus": ["'; DROP--"]}),
-                       ("/api/v1/companies/time-series", {"skus": ["A_B"], "dateFrom": "2020-13"}),
-                       ("/api/v2/companies", {"regions": ["%"], "enterpriseValueAbove": 1e308}),
-                       ("/api/v2/groups/current", {"countries": []}),
-                       ("/api/v1/groups/time-series", {"themes": ["🚀"], "fields": ["nope"]})):
+    for path, body in (
+        ("/api/v2/companies/current", {"skus": ["X-USA"] * 101}),
+        ("/api/v2/companies/current", {"skus": ["'; DROP--"]}),
+        ("/api/v1/companies/time-series", {"skus": ["A_B"], "dateFrom": "2020-13"}),
+        ("/api/v2/companies", {"regions": ["%"], "enterpriseValueAbove": 1e308}),
+        ("/api/v2/groups/current", {"countries": []}),
+        ("/api/v1/groups/time-series", {"themes": ["🚀"], "fields": ["nope"]}),
+    ):
         resp = session.post(sandbox.url + path, json=body, timeout=TIMEOUT, headers=headers)
         assert resp.status_code in (200, 400), resp.text[:300]
         if resp.status_code == 400:

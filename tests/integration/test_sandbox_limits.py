@@ -29,8 +29,10 @@ def _connect(sandbox) -> socket.socket:
 
 def _head(sandbox, extra: str) -> bytes:
     host = urlsplit(sandbox.url).netloc
-    return (f"POST {PATH} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {sandbox.private_key}\r\n"
-            f"Content-Type: application/json\r\n{extra}\r\n").encode()
+    return (
+        f"POST {PATH} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {sandbox.private_key}\r\n"
+        f"Content-Type: application/json\r\n{extra}\r\n"
+    ).encode()
 
 
 def _read_response(sock: socket.socket) -> tuple[int, dict]:
@@ -53,9 +55,16 @@ def _read_response(sock: socket.socket) -> tuple[int, dict]:
 
 def _assert_413(status: int, body: dict) -> None:
     assert status == 413
-    assert body == {"error": {"code": "PAYLOAD_TOO_LARGE", "message": "Request body too large",
-                              "details": {"errors": [f"body: at most {MAX_BODY_BYTES} bytes"],
-                                          "limit_bytes": MAX_BODY_BYTES}}}
+    assert body == {
+        "error": {
+            "code": "PAYLOAD_TOO_LARGE",
+            "message": "Request body too large",
+            "details": {
+                "errors": [f"body: at most {MAX_BODY_BYTES} bytes"],
+                "limit_bytes": MAX_BODY_BYTES,
+            },
+        }
+    }
 
 
 def test_a_declared_length_over_the_bound_is_refused_before_the_body_is_read(sandbox):
@@ -86,9 +95,15 @@ def test_a_chunked_body_is_refused_once_it_passes_the_bound(sandbox):
 def test_a_body_up_to_the_bound_is_read(sandbox, size):
     text = '{"limit": 1}'
     raw = text.encode() + b" " * (size - len(text))  # JSON allows trailing whitespace
-    resp = requests.post(sandbox.url + PATH, data=raw, timeout=30,
-                         headers={"Authorization": f"Bearer {sandbox.private_key}",
-                                  "Content-Type": "application/json"})
+    resp = requests.post(
+        sandbox.url + PATH,
+        data=raw,
+        timeout=30,
+        headers={
+            "Authorization": f"Bearer {sandbox.private_key}",
+            "Content-Type": "application/json",
+        },
+    )
     assert resp.status_code == 200, resp.text[:300]
     assert resp.json()["meta"]["returned"] == 1
 
@@ -104,11 +119,19 @@ def test_the_bound_fits_the_largest_documented_bodies(sandbox):
     # 1,000 ids in filters.id (the batch limit) and 1,000 names of 200 characters are accepted.
     ids = [f"00000000-0000-4000-8000-{i:012d}" for i in range(1000)]
     names = ["Ünïcode Näme & Co., Ltd. " * 8 for _ in range(1000)]
-    for path, body in ((PATH, {"filters": {"id": ids}}),
-                       ("/api/private/v1/companies/resolve", {"names": names})):
+    for path, body in (
+        (PATH, {"filters": {"id": ids}}),
+        ("/api/private/v1/companies/resolve", {"names": names}),
+    ):
         raw = json.dumps(body).encode()  # ASCII-escaped: the largest form of these names
         assert len(raw) <= MAX_BODY_BYTES
-        resp = requests.post(sandbox.url + path, data=raw, timeout=60,
-                             headers={"Authorization": f"Bearer {sandbox.private_key}",
-                                      "Content-Type": "application/json"})
+        resp = requests.post(
+            sandbox.url + path,
+            data=raw,
+            timeout=60,
+            headers={
+                "Authorization": f"Bearer {sandbox.private_key}",
+                "Content-Type": "application/json",
+            },
+        )
         assert resp.status_code == 200, (path, resp.text[:300])

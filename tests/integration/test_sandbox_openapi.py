@@ -72,10 +72,13 @@ def test_operations_have_bodies_errors_and_security(doc):
             if not path.startswith("/api/"):
                 assert op["security"] == []
                 continue
-            assert op["security"] == ([{"privateKey": []}] if path.startswith(PRIVATE) else [{"publicToken": []}])
+            assert op["security"] == (
+                [{"privateKey": []}] if path.startswith(PRIVATE) else [{"publicToken": []}]
+            )
             for status in ("401", "default"):
                 assert op["responses"][status]["content"]["application/json"]["schema"] == {
-                    "$ref": "#/components/schemas/Error"}
+                    "$ref": "#/components/schemas/Error"
+                }
             if method == "post":
                 assert "requestBody" in op and "400" in op["responses"]
             if "{id}" in path:
@@ -86,8 +89,10 @@ def test_operations_have_bodies_errors_and_security(doc):
     assert schemes["publicToken"] == {**schemes["publicToken"], "type": "http", "scheme": "bearer"}
 
 
-@pytest.mark.parametrize("entity, name", [("companies", "Company"), ("investors", "Investor"),
-                                          ("transactions", "Transaction")])
+@pytest.mark.parametrize(
+    "entity, name",
+    [("companies", "Company"), ("investors", "Investor"), ("transactions", "Transaction")],
+)
 def test_filter_schemas_match_discovery(sandbox, doc, entity, name):
     api = Api(sandbox.url, sandbox.private_key)
     listed = api.ok_get(f"/lookup/{entity}")["data"]
@@ -109,8 +114,12 @@ def test_real_responses_conform_to_the_document(sandbox, schema):
     api = Api(sandbox.url, sandbox.private_key)
     pub = requests.Session()
     pub.headers["Authorization"] = f"Bearer {sandbox.public_token}"
-    company = next(o for o in truth.dataset.orgs if o["_company"] and o["_investor"] and not o["deleted"])
-    listed = next(o for o in truth.dataset.orgs if o["_company"] and o["stock_listing"] and not o["deleted"])
+    company = next(
+        o for o in truth.dataset.orgs if o["_company"] and o["_investor"] and not o["deleted"]
+    )
+    listed = next(
+        o for o in truth.dataset.orgs if o["_company"] and o["stock_listing"] and not o["deleted"]
+    )
     deal = Truth.live(truth.deals)[0]
     deleted = next(o for o in truth.dataset.orgs if o["_company"] and o["deleted"])
     cid, did = company["id"], deal["id"]
@@ -122,7 +131,9 @@ def test_real_responses_conform_to_the_document(sandbox, schema):
 
     for entity in ("companies", "investors", "transactions"):
         private("get", f"/lookup/{entity}", f"/lookup/{entity}")
-        private("post", f"/{entity}", f"/{entity}", {"limit": 50, "filters": {"include_deleted": True}})
+        private(
+            "post", f"/{entity}", f"/{entity}", {"limit": 50, "filters": {"include_deleted": True}}
+        )
         private("post", f"/{entity}", f"/{entity}", {"limit": 0})
     private("get", f"/companies/{cid}", "/companies/{id}")
     private("get", f"/companies/{listed['id']}", "/companies/{id}", fields="name,stock_listing")
@@ -137,8 +148,12 @@ def test_real_responses_conform_to_the_document(sandbox, schema):
         private("get", f"/investors/{cid}/{name}", f"/investors/{{id}}/{name}")
     private("get", f"/investors/{cid}/portfolio", "/investors/{id}/portfolio", limit=0)
     for entity in ("companies", "investors"):
-        private("post", f"/{entity}/resolve", f"/{entity}/resolve",
-                {"names": [company["name"], company["name"].split()[0], "zzqx nothing"]})
+        private(
+            "post",
+            f"/{entity}/resolve",
+            f"/{entity}/resolve",
+            {"names": [company["name"], company["name"].split()[0], "zzqx nothing"]},
+        )
     private("post", "/transactions/aggregate", "/transactions/aggregate", {"metric": "valuation"})
     private("post", "/transactions/aggregate", "/transactions/aggregate", {"metric": "nope"})
 
@@ -147,13 +162,20 @@ def test_real_responses_conform_to_the_document(sandbox, schema):
         resp = _ok(pub.post(f"{sandbox.url}/api/{version}/companies", json={}, timeout=30))
         calls.append((f"/api/{version}/companies", "post", resp))
         skus[version] = [row["sku"] for row in resp.json()["data"][:3]]
-        for path, body in (("companies/current", {"skus": skus[version]}),
-                           ("companies/time-series", {"skus": skus[version][:1], "dateFrom": "2025-01"}),
-                           ("groups/current", {"regions": ["North America", "Western Europe"]}),
-                           ("groups/time-series", {"regions": ["North America"], "dateFrom": "2025-06"}),
-                           ("companies/current", {"skus": []})):
-            calls.append((f"/api/{version}/{path}", "post",
-                          pub.post(f"{sandbox.url}/api/{version}/{path}", json=body, timeout=30)))
+        for path, body in (
+            ("companies/current", {"skus": skus[version]}),
+            ("companies/time-series", {"skus": skus[version][:1], "dateFrom": "2025-01"}),
+            ("groups/current", {"regions": ["North America", "Western Europe"]}),
+            ("groups/time-series", {"regions": ["North America"], "dateFrom": "2025-06"}),
+            ("companies/current", {"skus": []}),
+        ):
+            calls.append(
+                (
+                    f"/api/{version}/{path}",
+                    "post",
+                    pub.post(f"{sandbox.url}/api/{version}/{path}", json=body, timeout=30),
+                )
+            )
     calls.append(("/health", "get", requests.get(sandbox.url + "/health", timeout=10)))
 
     seen = set()

@@ -35,42 +35,73 @@ import dealframe.sandbox
 _ARR = ("verticals", "themes", "client_focus", "revenue_model", "company_type")
 DOC_FILTERS = {
     "companies": [
-        ("id", "array_uuid", ["in"]), ("name", "string", ["ilike", "eq"]),
-        ("country", "array_string", ["in"]), ("region", "array_string", ["in"]),
+        ("id", "array_uuid", ["in"]),
+        ("name", "string", ["ilike", "eq"]),
+        ("country", "array_string", ["in"]),
+        ("region", "array_string", ["in"]),
         *[(f, "array_string", ["overlaps"]) for f in _ARR],
-        ("ownership", "string", ["eq"]), ("active", "boolean", ["eq"]),
-        ("founded_min", "number", ["gte"]), ("founded_max", "number", ["lte"]),
-        ("ipoed_from", "date", ["gte"]), ("ipoed_to", "date", ["lte"]),
-        ("updated_at", "datetime", ["gte"]), ("include_deleted", "boolean", ["eq"]),
+        ("ownership", "string", ["eq"]),
+        ("active", "boolean", ["eq"]),
+        ("founded_min", "number", ["gte"]),
+        ("founded_max", "number", ["lte"]),
+        ("ipoed_from", "date", ["gte"]),
+        ("ipoed_to", "date", ["lte"]),
+        ("updated_at", "datetime", ["gte"]),
+        ("include_deleted", "boolean", ["eq"]),
     ],
     "investors": [
-        ("id", "array_uuid", ["in"]), ("name", "string", ["ilike", "eq"]),
-        ("country", "array_string", ["in"]), ("updated_at", "datetime", ["gte"]),
+        ("id", "array_uuid", ["in"]),
+        ("name", "string", ["ilike", "eq"]),
+        ("country", "array_string", ["in"]),
+        ("updated_at", "datetime", ["gte"]),
         ("include_deleted", "boolean", ["eq"]),
     ],
     "transactions": [
-        ("id", "array_uuid", ["in"]), ("target_id", "array_uuid", ["in"]),
-        ("investor_id", "array_uuid", ["in"]), ("deal_type", "array_string", ["in"]),
-        ("deal_subtype", "array_string", ["in"]), ("date_from", "date", ["gte"]),
+        ("id", "array_uuid", ["in"]),
+        ("target_id", "array_uuid", ["in"]),
+        ("investor_id", "array_uuid", ["in"]),
+        ("deal_type", "array_string", ["in"]),
+        ("deal_subtype", "array_string", ["in"]),
+        ("date_from", "date", ["gte"]),
         ("date_to", "date", ["lte"]),
-        *[(f"{m}_{end}", "number", [op]) for m in ("valuation", "raised", "revenue", "ebitda", "ev_revenue",
-                                                   "ev_ebitda") for end, op in (("min", "gte"), ("max", "lte"))],
-        ("target_country", "array_string", ["in"]), ("target_region", "array_string", ["in"]),
+        *[
+            (f"{m}_{end}", "number", [op])
+            for m in ("valuation", "raised", "revenue", "ebitda", "ev_revenue", "ev_ebitda")
+            for end, op in (("min", "gte"), ("max", "lte"))
+        ],
+        ("target_country", "array_string", ["in"]),
+        ("target_region", "array_string", ["in"]),
         *[(f"target_{f}", "array_string", ["overlaps"]) for f in _ARR],
-        ("updated_at", "datetime", ["gte"]), ("include_deleted", "boolean", ["eq"]),
+        ("updated_at", "datetime", ["gte"]),
+        ("include_deleted", "boolean", ["eq"]),
     ],
 }
 DOC_VALUES = {
     "companies": {"region": REGIONS},
     "investors": {},
-    "transactions": {"deal_type": DEAL_TYPES, "deal_subtype": DEAL_SUBTYPES, "target_region": REGIONS},
+    "transactions": {
+        "deal_type": DEAL_TYPES,
+        "deal_subtype": DEAL_SUBTYPES,
+        "target_region": REGIONS,
+    },
 }
-DOC_SORTS = {"companies": ["name", "founded", "ipoed", "updated_at"], "investors": ["name", "updated_at"],
-             "transactions": ["deal_date", "deal_valuation", "deal_raised", "updated_at"]}
+DOC_SORTS = {
+    "companies": ["name", "founded", "ipoed", "updated_at"],
+    "investors": ["name", "updated_at"],
+    "transactions": ["deal_date", "deal_valuation", "deal_raised", "updated_at"],
+}
 DOC_SUBS = {
-    "companies": ["/companies/{id}/fundings", "/companies/{id}/sellside", "/companies/{id}/buyside",
-                  "/companies/{id}/investors"],
-    "investors": ["/investors/{id}/investments", "/investors/{id}/co_investors", "/investors/{id}/portfolio"],
+    "companies": [
+        "/companies/{id}/fundings",
+        "/companies/{id}/sellside",
+        "/companies/{id}/buyside",
+        "/companies/{id}/investors",
+    ],
+    "investors": [
+        "/investors/{id}/investments",
+        "/investors/{id}/co_investors",
+        "/investors/{id}/portfolio",
+    ],
     "transactions": [],
 }
 TYPES = {"string", "number", "boolean", "date", "datetime", "uuid", "array_string", "array_uuid"}
@@ -92,11 +123,17 @@ def discovery(api) -> dict[str, dict]:
 @pytest.mark.parametrize("entity", ["companies", "investors", "transactions"])
 def test_discovery_matches_the_document(discovery, entity):
     doc = discovery[entity]
-    expected_keys = {"filters", "sort_fields", "sub_resources"} | ({"aggregate"} if entity == "transactions" else set())
+    expected_keys = {"filters", "sort_fields", "sub_resources"} | (
+        {"aggregate"} if entity == "transactions" else set()
+    )
     assert set(doc) == expected_keys
     got = []
     for entry in doc["filters"]:
-        assert {"field", "type", "operators"} <= set(entry) <= {"field", "type", "operators", "values", "description"}
+        assert (
+            {"field", "type", "operators"}
+            <= set(entry)
+            <= {"field", "type", "operators", "values", "description"}
+        )
         assert entry["type"] in TYPES and set(entry["operators"]) <= OPERATORS
         if "description" in entry:
             assert isinstance(entry["description"], str)
@@ -148,7 +185,10 @@ def test_every_listed_filter_and_operator_is_accepted(api, truth, discovery, ent
                 plain = api.ok_post(f"/{entity}", {"filters": {entry["field"]: value}, "limit": 1})
                 assert plain["meta"]["total"] == out["meta"]["total"], entry
         for op in OPERATORS - set(entry["operators"]):
-            resp = api.post(f"/{entity}", {"filters": {entry["field"]: {op: _sample(entry, entry["operators"][0], truth)}}})
+            resp = api.post(
+                f"/{entity}",
+                {"filters": {entry["field"]: {op: _sample(entry, entry["operators"][0], truth)}}},
+            )
             assert_bad_request(resp, entry["field"])
 
 
@@ -159,8 +199,15 @@ def test_enum_values_are_exactly_the_accepted_values(api, discovery, entity):
             continue
         for value in entry["values"]:
             api.ok_post(f"/{entity}", {"filters": {entry["field"]: [value]}, "limit": 1})
-        for outsider in ("Atlantis", entry["values"][0].upper() + "x", entry["values"][0].lower(), ""):
-            assert_bad_request(api.post(f"/{entity}", {"filters": {entry["field"]: [outsider]}}), entry["field"])
+        for outsider in (
+            "Atlantis",
+            entry["values"][0].upper() + "x",
+            entry["values"][0].lower(),
+            "",
+        ):
+            assert_bad_request(
+                api.post(f"/{entity}", {"filters": {entry["field"]: [outsider]}}), entry["field"]
+            )
 
 
 @pytest.mark.parametrize("entity", ["companies", "investors", "transactions"])
@@ -172,7 +219,10 @@ def test_listed_sorts_work_and_unlisted_filters_fail(api, discovery, entity):
     others = {e["field"] for other in discovery.values() for e in other["filters"]} - listed
     for field in sorted(others) + ["deleted", "foo", "between"]:
         assert_bad_request(api.post(f"/{entity}", {"filters": {field: ["x"]}}), field)
-    for key in sorted({k for other in discovery.values() for k in other["sort_fields"]} - set(discovery[entity]["sort_fields"])):
+    for key in sorted(
+        {k for other in discovery.values() for k in other["sort_fields"]}
+        - set(discovery[entity]["sort_fields"])
+    ):
         assert_bad_request(api.post(f"/{entity}", {"sort": key}), "sort")
 
 
@@ -187,8 +237,34 @@ def test_listed_sub_resources_answer(api, truth, discovery, entity):
 
 # ------------------------------------------------------------------ resolve
 
-_SUFFIXES = {"inc", "incorporated", "ltd", "limited", "llc", "gmbh", "sa", "plc", "ag", "corp", "corporation",
-             "co", "bv", "nv", "srl", "spa", "oy", "ab", "as", "kk", "pty", "pte", "sas", "sarl", "lp", "llp"}
+_SUFFIXES = {
+    "inc",
+    "incorporated",
+    "ltd",
+    "limited",
+    "llc",
+    "gmbh",
+    "sa",
+    "plc",
+    "ag",
+    "corp",
+    "corporation",
+    "co",
+    "bv",
+    "nv",
+    "srl",
+    "spa",
+    "oy",
+    "ab",
+    "as",
+    "kk",
+    "pty",
+    "pte",
+    "sas",
+    "sarl",
+    "lp",
+    "llp",
+}
 
 
 def loose_norm(name: str) -> str:
@@ -240,13 +316,25 @@ def test_resolve_match_types(api, truth, entity):
     live = Truth.live(pool)
     groups = _names(live)
     # names of deleted rows may collide with live ones; uniqueness is judged among live rows only
-    unique = next(r for r in live[len(live) // 2:] if len(groups[loose_norm(r["name"])]) == 1
-                  and r["name"].split()[-1].casefold() not in _SUFFIXES and " " in r["name"])
+    unique = next(
+        r
+        for r in live[len(live) // 2 :]
+        if len(groups[loose_norm(r["name"])]) == 1
+        and r["name"].split()[-1].casefold() not in _SUFFIXES
+        and " " in r["name"]
+    )
     word = unique["name"].split()[0]
     partial_hits = [r for r in live if word.casefold() in loose_norm(r["name"])]
     gibberish = "Qzxqv Wplmn 9931"
-    names = [unique["name"], unique["name"].upper(), "  " + unique["name"].replace(" ", "   ") + "  ",
-             unique["name"] + " Inc.", unique["name"].replace(" ", ", ") + "!", gibberish, word]
+    names = [
+        unique["name"],
+        unique["name"].upper(),
+        "  " + unique["name"].replace(" ", "   ") + "  ",
+        unique["name"] + " Inc.",
+        unique["name"].replace(" ", ", ") + "!",
+        gibberish,
+        word,
+    ]
     dups = [rows for rows in groups.values() if len(rows) > 1]
     if dups:
         names.append(dups[0][0]["name"])
@@ -267,7 +355,9 @@ def test_resolve_match_types(api, truth, entity):
         item = items[-1]
         assert item["match_type"] == "ambiguous"
         assert {r["id"] for r in dups[0]} <= {c["id"] for c in item["candidates"]}
-        assert all(c["score"] == 1.0 for c in item["candidates"] if c["id"] in {r["id"] for r in dups[0]})
+        assert all(
+            c["score"] == 1.0 for c in item["candidates"] if c["id"] in {r["id"] for r in dups[0]}
+        )
 
 
 def test_resolve_companies_has_duplicated_names(truth):
@@ -278,7 +368,9 @@ def test_resolve_companies_has_duplicated_names(truth):
 def test_resolve_keeps_order_and_never_matches_deleted(api, truth):
     live = Truth.live(truth.companies)
     live_names = {loose_norm(r["name"]) for r in live}
-    deleted = next(r for r in truth.companies if r["deleted"] and loose_norm(r["name"]) not in live_names)
+    deleted = next(
+        r for r in truth.companies if r["deleted"] and loose_norm(r["name"]) not in live_names
+    )
     names = [r["name"] for r in live[:40:3]][::-1] + [deleted["name"]]
     items = resolve(api, "companies", names)
     assert [i["query"] for i in items] == names
@@ -287,9 +379,31 @@ def test_resolve_keeps_order_and_never_matches_deleted(api, truth):
     assert deleted["id"] not in {c["id"] for c in last.get("candidates", [])}
 
 
-NASTY = ["O'Brien & Sons", 'The "Quoted" Co', "100% Pure", "a_b%c", "50%", "%", "_", "''", "'; DROP TABLE companies; --",
-         "\" OR 1=1 --", "Zürich Versicherung", "東京テック", "Ærø 🚀 Labs", "\u0000nul", "line\nbreak", "   ", "",
-         "x" * 5000, "\\", "Robert'); DELETE FROM deals;--", "ＡＢＣ", "İstanbul", "ß"]
+NASTY = [
+    "O'Brien & Sons",
+    'The "Quoted" Co',
+    "100% Pure",
+    "a_b%c",
+    "50%",
+    "%",
+    "_",
+    "''",
+    "'; DROP TABLE companies; --",
+    '" OR 1=1 --',
+    "Zürich Versicherung",
+    "東京テック",
+    "Ærø 🚀 Labs",
+    "\u0000nul",
+    "line\nbreak",
+    "   ",
+    "",
+    "x" * 5000,
+    "\\",
+    "Robert'); DELETE FROM deals;--",
+    "ＡＢＣ",
+    "İstanbul",
+    "ß",
+]
 
 
 @pytest.mark.parametrize("entity", ["companies", "investors"])
@@ -309,25 +423,48 @@ def test_resolve_limits_and_bad_bodies(api, truth, entity):
     assert len(resolve(api, entity, names)) == 1000
     assert_bad_request(api.post(f"/{entity}/resolve", {"names": []}), "names")
     assert_bad_request(api.post(f"/{entity}/resolve", {"names": names + ["one more"]}), "names")
-    for body in ({}, {"names": "Acme"}, {"names": [1, 2]}, {"names": ["a", None]}, {"names": None},
-                 {"names": ["a"], "limit": 3}):
+    for body in (
+        {},
+        {"names": "Acme"},
+        {"names": [1, 2]},
+        {"names": ["a", None]},
+        {"names": None},
+        {"names": ["a"], "limit": 3},
+    ):
         resp = api.post(f"/{entity}/resolve", body)
         assert_bad_request(resp, "names" if "limit" not in body else "limit")
     for raw in (b"", b"[]", b"null", b"{bad", b'"names"'):
-        resp = api.post(f"/{entity}/resolve", data=raw, headers={"Content-Type": "application/json"})
+        resp = api.post(
+            f"/{entity}/resolve", data=raw, headers={"Content-Type": "application/json"}
+        )
         assert_bad_request(resp)
 
 
 # ------------------------------------------------------------------ authentication (section 5)
 
+
 def _routes(ident: str) -> list[tuple[str, str]]:
-    gets = ["/lookup/companies", "/lookup/investors", "/lookup/transactions", f"/companies/{ident}",
-            f"/investors/{ident}", f"/transactions/{ident}"]
-    gets += [f"/companies/{ident}/{n}" for n in ("fundings", "sellside", "buyside", "investors", "acquisitions",
-                                                 "investments")]
+    gets = [
+        "/lookup/companies",
+        "/lookup/investors",
+        "/lookup/transactions",
+        f"/companies/{ident}",
+        f"/investors/{ident}",
+        f"/transactions/{ident}",
+    ]
+    gets += [
+        f"/companies/{ident}/{n}"
+        for n in ("fundings", "sellside", "buyside", "investors", "acquisitions", "investments")
+    ]
     gets += [f"/investors/{ident}/{n}" for n in ("investments", "co_investors", "portfolio")]
-    posts = ["/companies", "/investors", "/transactions", "/companies/resolve", "/investors/resolve",
-             "/transactions/aggregate"]
+    posts = [
+        "/companies",
+        "/investors",
+        "/transactions",
+        "/companies/resolve",
+        "/investors/resolve",
+        "/transactions/aggregate",
+    ]
     return [("GET", p) for p in gets] + [("POST", p) for p in posts]
 
 
@@ -336,36 +473,56 @@ def test_auth_on_every_private_route(sandbox, truth):
     s = requests.Session()
     for method, path in _routes(ident):
         url = sandbox.url + PREFIX + path
-        cases = [({}, "MISSING_TOKEN", "Authorization header is required"),
-                 ({"Authorization": ""}, "MISSING_TOKEN", "Authorization header is required"),
-                 ({"Authorization": f"Bearer {sandbox.public_token}"}, "INVALID_TOKEN", "Invalid or expired token"),
-                 ({"Authorization": "Bearer wrong"}, "INVALID_TOKEN", "Invalid or expired token"),
-                 ({"Authorization": f"Basic {sandbox.private_key}"}, "INVALID_TOKEN", "Invalid or expired token"),
-                 ({"Authorization": sandbox.private_key}, "INVALID_TOKEN", "Invalid or expired token"),
-                 ({"Authorization": "Bearer "}, "INVALID_TOKEN", "Invalid or expired token")]
+        cases = [
+            ({}, "MISSING_TOKEN", "Authorization header is required"),
+            ({"Authorization": ""}, "MISSING_TOKEN", "Authorization header is required"),
+            (
+                {"Authorization": f"Bearer {sandbox.public_token}"},
+                "INVALID_TOKEN",
+                "Invalid or expired token",
+            ),
+            ({"Authorization": "Bearer wrong"}, "INVALID_TOKEN", "Invalid or expired token"),
+            (
+                {"Authorization": f"Basic {sandbox.private_key}"},
+                "INVALID_TOKEN",
+                "Invalid or expired token",
+            ),
+            ({"Authorization": sandbox.private_key}, "INVALID_TOKEN", "Invalid or expired token"),
+            ({"Authorization": "Bearer "}, "INVALID_TOKEN", "Invalid or expired token"),
+        ]
         for headers, code, message in cases:
             resp = s.request(method, url, headers=headers, data=b"{not json", timeout=10)
             assert_error(resp, 401, code, message)
-        ok = s.request(method, url, headers={"Authorization": f"Bearer {sandbox.private_key}"}, timeout=10)
+        ok = s.request(
+            method, url, headers={"Authorization": f"Bearer {sandbox.private_key}"}, timeout=10
+        )
         assert ok.status_code != 401
 
 
 def test_private_key_is_refused_by_family_a(sandbox):
     for path in ("/api/v1/companies", "/api/v2/companies"):
-        resp = requests.post(sandbox.url + path, json={}, timeout=10,
-                             headers={"Authorization": f"Bearer {sandbox.private_key}"})
+        resp = requests.post(
+            sandbox.url + path,
+            json={},
+            timeout=10,
+            headers={"Authorization": f"Bearer {sandbox.private_key}"},
+        )
         assert_error(resp, 401, "INVALID_TOKEN", "Invalid or expired token")
         resp = requests.post(sandbox.url + path, json={}, timeout=10)
         assert_error(resp, 401, "MISSING_TOKEN", "Authorization header is required")
 
 
 def test_bearer_scheme_is_case_insensitive(sandbox):
-    resp = requests.get(sandbox.url + PREFIX + "/lookup/companies", timeout=10,
-                        headers={"Authorization": f"bearer {sandbox.private_key}"})
+    resp = requests.get(
+        sandbox.url + PREFIX + "/lookup/companies",
+        timeout=10,
+        headers={"Authorization": f"bearer {sandbox.private_key}"},
+    )
     assert resp.status_code == 200
 
 
 # ------------------------------------------------------------------ determinism
+
 
 def _snapshot(sb) -> list[bytes]:
     api = Api(sb.url, sb.private_key)
@@ -374,12 +531,16 @@ def _snapshot(sb) -> list[bytes]:
     calls = [
         api.post("/companies", {"limit": 200, "filters": {"include_deleted": True}}),
         api.post("/investors", {"limit": 50, "sort": "updated_at:desc"}),
-        api.post("/transactions", {"limit": 100, "page": 2, "filters": {"deal_type": ["M&A", "Venture"]}}),
+        api.post(
+            "/transactions", {"limit": 100, "page": 2, "filters": {"deal_type": ["M&A", "Venture"]}}
+        ),
         api.get(f"/transactions/{first['id']}"),
         api.get(f"/companies/{company['id']}"),
         api.get(f"/companies/{company['id']}/investors"),
         api.post("/transactions/aggregate", {"metric": "valuation", "time_bucket": "year"}),
-        api.post("/companies/resolve", {"names": [company["name"], company["name"][:4], "nothing here"]}),
+        api.post(
+            "/companies/resolve", {"names": [company["name"], company["name"][:4], "nothing here"]}
+        ),
         api.get("/lookup/transactions"),
     ]
     for resp in calls:

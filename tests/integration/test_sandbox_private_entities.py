@@ -45,7 +45,10 @@ def by_date_desc(deals: list[dict]) -> list[dict]:
 
 def busiest(truth: Truth, live_deals: list[dict], count, pool) -> dict:
     """The live org of ``pool`` with the highest ``count(org_id)`` (ties: smallest id)."""
-    best = max((o for o in pool if not o["deleted"]), key=lambda o: (count(o["id"]), [-ord(c) for c in o["id"]]))
+    best = max(
+        (o for o in pool if not o["deleted"]),
+        key=lambda o: (count(o["id"]), [-ord(c) for c in o["id"]]),
+    )
     assert count(best["id"]) > 1
     return best
 
@@ -85,7 +88,9 @@ def picks(truth, live_deals):
     role_n = {}
     for d in live_deals:
         tid = d["target"]["id"]
-        (sell if d["deal_type"] == "M&A" else fund)[tid] = (sell if d["deal_type"] == "M&A" else fund).get(tid, 0) + 1
+        (sell if d["deal_type"] == "M&A" else fund)[tid] = (
+            sell if d["deal_type"] == "M&A" else fund
+        ).get(tid, 0) + 1
         for p in d["lead_investors"] + d["buyers"]:
             role_n[p["id"]] = role_n.get(p["id"], 0) + 1
     both = [o for o in truth.dataset.orgs if o["_company"] and o["_investor"]]
@@ -95,14 +100,23 @@ def picks(truth, live_deals):
         "acquired": busiest(truth, live_deals, lambda i: sell.get(i, 0), companies_pool(truth)),
         "corporate": busiest(truth, live_deals, lambda i: role_n.get(i, 0), both),
         "firm": busiest(truth, live_deals, lambda i: role_n.get(i, 0), firms),
-        "listed": next(o for o in truth.dataset.orgs if o["_company"] and o["stock_listing"] and not o["deleted"]),
-        "unlisted": next(o for o in truth.dataset.orgs if o["_company"] and not o["stock_listing"] and not o["deleted"]),
+        "listed": next(
+            o
+            for o in truth.dataset.orgs
+            if o["_company"] and o["stock_listing"] and not o["deleted"]
+        ),
+        "unlisted": next(
+            o
+            for o in truth.dataset.orgs
+            if o["_company"] and not o["stock_listing"] and not o["deleted"]
+        ),
         "deleted_company": next(o for o in truth.dataset.orgs if o["_company"] and o["deleted"]),
         "deleted_investor": next(o for o in truth.dataset.orgs if o["_investor"] and o["deleted"]),
     }
 
 
 # ------------------------------------------------------------------ company profile
+
 
 def test_company_profiles_shape_and_values(api, truth, picks, live_deals):
     chosen = [picks[k] for k in ("funded", "acquired", "corporate", "listed", "unlisted")]
@@ -112,7 +126,13 @@ def test_company_profiles_shape_and_values(api, truth, picks, live_deals):
         assert set(out) == {"data"}
         row = out["data"]
         check_company_profile(row)
-        for key in (*COMPANY_LIST_FIELDS, "employee_count", "stock_listing", "valuation", "fundamentals"):
+        for key in (
+            *COMPANY_LIST_FIELDS,
+            "employee_count",
+            "stock_listing",
+            "valuation",
+            "fundamentals",
+        ):
             assert same_profile_value(key, row[key], org[key]), key
     assert api.ok_get(f"/companies/{picks['listed']['id']}")["data"]["stock_listing"] is not None
     assert api.ok_get(f"/companies/{picks['unlisted']['id']}")["data"]["stock_listing"] is None
@@ -122,11 +142,19 @@ def test_company_deal_activity_agrees_with_deals(api, truth, picks, live_deals):
     for key in ("funded", "acquired", "corporate", "listed"):
         org = picks[key]
         act = api.ok_get(f"/companies/{org['id']}")["data"]["deal_activity"]
-        fundings = [d for d in live_deals if d["target"]["id"] == org["id"] and d["deal_type"] != "M&A"]
-        sells = [d for d in live_deals if d["target"]["id"] == org["id"] and d["deal_type"] == "M&A"]
+        fundings = [
+            d for d in live_deals if d["target"]["id"] == org["id"] and d["deal_type"] != "M&A"
+        ]
+        sells = [
+            d for d in live_deals if d["target"]["id"] == org["id"] and d["deal_type"] == "M&A"
+        ]
         made = [d for d in live_deals if roles(d, org["id"])]
-        involved = [d for d in live_deals if d["target"]["id"] == org["id"]
-                    or org["id"] in {p["id"] for p in d["investors"] + d["buyers"]}]
+        involved = [
+            d
+            for d in live_deals
+            if d["target"]["id"] == org["id"]
+            or org["id"] in {p["id"] for p in d["investors"] + d["buyers"]}
+        ]
         assert act["total_fundings_as_target"] == len(fundings)
         assert act["total_acquisitions_as_target"] == len(sells)
         assert act["total_investments_made"] >= len(made)
@@ -142,8 +170,11 @@ def test_company_deal_activity_agrees_with_deals(api, truth, picks, live_deals):
 
 # ------------------------------------------------------------------ investor profile
 
+
 def test_investor_profiles(api, truth, picks, live_deals):
-    chosen = [picks["corporate"], picks["firm"]] + [o for o in investors_pool(truth) if not o["deleted"]][::37]
+    chosen = [picks["corporate"], picks["firm"]] + [
+        o for o in investors_pool(truth) if not o["deleted"]
+    ][::37]
     for org in chosen:
         out = api.ok_get(f"/investors/{org['id']}")
         assert set(out) == {"data"}
@@ -169,9 +200,12 @@ def test_investor_profiles(api, truth, picks, live_deals):
 
 # ------------------------------------------------------------------ deal profile
 
+
 def test_deal_profiles(api, truth):
     chosen = Truth.live(truth.deals)[::250]
-    chosen += [next(d for d in truth.deals if d["deal_type"] == "M&A" and d["buyers"] and not d["deleted"])]
+    chosen += [
+        next(d for d in truth.deals if d["deal_type"] == "M&A" and d["buyers"] and not d["deleted"])
+    ]
     for deal in chosen:
         out = api.ok_get(f"/transactions/{deal['id']}")
         assert set(out) == {"data"}
@@ -179,11 +213,21 @@ def test_deal_profiles(api, truth):
         check_deal_profile(row)
         org = truth.target_of(deal)
         expected_target = dict(deal["target"])
-        for key in ("region", "city", "founded", "verticals", "themes", "client_focus", "revenue_model",
-                    "company_type"):
+        for key in (
+            "region",
+            "city",
+            "founded",
+            "verticals",
+            "themes",
+            "client_focus",
+            "revenue_model",
+            "company_type",
+        ):
             expected_target[key] = org[key]
         assert row["target"] == expected_target
-        assert {k: v for k, v in row.items() if k != "target"} == {k: v for k, v in deal.items() if k != "target"}
+        assert {k: v for k, v in row.items() if k != "target"} == {
+            k: v for k, v in deal.items() if k != "target"
+        }
         if row["deal_type"] == "M&A":
             assert row["investors"] == row["buyers"] and row["lead_investors"] == []
         else:
@@ -193,8 +237,11 @@ def test_deal_profiles(api, truth):
 
 # ------------------------------------------------------------------ soft deletes, 404, fields
 
-@pytest.mark.parametrize("entity, key", [("companies", "deleted_company"), ("investors", "deleted_investor"),
-                                         ("transactions", None)])
+
+@pytest.mark.parametrize(
+    "entity, key",
+    [("companies", "deleted_company"), ("investors", "deleted_investor"), ("transactions", None)],
+)
 def test_soft_deleted_profiles(api, truth, picks, entity, key):
     ident = picks[key]["id"] if key else next(d["id"] for d in truth.deals if d["deleted"])
     err = assert_error(api.get(f"/{entity}/{ident}"), 404, "NOT_FOUND", "Resource is deleted")
@@ -203,8 +250,11 @@ def test_soft_deleted_profiles(api, truth, picks, entity, key):
     assert err["details"]["deleted"] is True
     row = api.ok_get(f"/{entity}/{ident}", include_deleted="true")["data"]
     assert row["id"] == ident and row["deleted"] is True
-    {"companies": check_company_profile, "investors": check_investor_profile,
-     "transactions": check_deal_profile}[entity](row)
+    {
+        "companies": check_company_profile,
+        "investors": check_investor_profile,
+        "transactions": check_deal_profile,
+    }[entity](row)
     assert_bad_request(api.get(f"/{entity}/{ident}", include_deleted="maybe"), "include_deleted")
 
 
@@ -223,13 +273,26 @@ def test_profile_uuid_case_insensitive(api, picks):
     assert api.ok_get(f"/companies/{ident.upper()}")["data"]["id"] == ident
 
 
-@pytest.mark.parametrize("entity, key, fields, expected", [
-    ("companies", "listed", "name,country", {"id", "name", "country"}),
-    ("companies", "listed", "id", {"id"}),
-    ("companies", "listed", "deal_activity, stock_listing", {"id", "deal_activity", "stock_listing"}),
-    ("investors", "firm", "stats,name", {"id", "stats", "name"}),
-    ("transactions", None, "investors,target,deal_date", {"id", "investors", "target", "deal_date"}),
-])
+@pytest.mark.parametrize(
+    "entity, key, fields, expected",
+    [
+        ("companies", "listed", "name,country", {"id", "name", "country"}),
+        ("companies", "listed", "id", {"id"}),
+        (
+            "companies",
+            "listed",
+            "deal_activity, stock_listing",
+            {"id", "deal_activity", "stock_listing"},
+        ),
+        ("investors", "firm", "stats,name", {"id", "stats", "name"}),
+        (
+            "transactions",
+            None,
+            "investors,target,deal_date",
+            {"id", "investors", "target", "deal_date"},
+        ),
+    ],
+)
 def test_fields_allowlist(api, truth, picks, entity, key, fields, expected):
     ident = picks[key]["id"] if key else Truth.live(truth.deals)[3]["id"]
     full = api.ok_get(f"/{entity}/{ident}")["data"]
@@ -238,22 +301,41 @@ def test_fields_allowlist(api, truth, picks, entity, key, fields, expected):
     assert row == {k: full[k] for k in expected}
 
 
-@pytest.mark.parametrize("entity, fields", [("companies", "name,nope"), ("investors", "deal_activity"),
-                                            ("transactions", "stats"), ("companies", "Name")])
+@pytest.mark.parametrize(
+    "entity, fields",
+    [
+        ("companies", "name,nope"),
+        ("investors", "deal_activity"),
+        ("transactions", "stats"),
+        ("companies", "Name"),
+    ],
+)
 def test_fields_unknown_is_400(api, truth, picks, entity, fields):
-    ident = {"companies": picks["listed"]["id"], "investors": picks["firm"]["id"],
-             "transactions": Truth.live(truth.deals)[0]["id"]}[entity]
+    ident = {
+        "companies": picks["listed"]["id"],
+        "investors": picks["firm"]["id"],
+        "transactions": Truth.live(truth.deals)[0]["id"],
+    }[entity]
     assert_bad_request(api.get(f"/{entity}/{ident}", fields=fields), "fields")
 
 
 # ------------------------------------------------------------------ sub-collections: deals
 
+
 def test_fundings_and_sellside(api, truth, picks, live_deals):
     for key in ("funded", "acquired", "corporate"):
         org = picks[key]
-        fundings = by_date_desc([d for d in live_deals if d["target"]["id"] == org["id"] and d["deal_type"] != "M&A"])
-        sells = by_date_desc([d for d in live_deals if d["target"]["id"] == org["id"] and d["deal_type"] == "M&A"])
-        for path, expected in (("fundings", fundings), ("sellside", sells), ("acquisitions", sells)):
+        fundings = by_date_desc(
+            [d for d in live_deals if d["target"]["id"] == org["id"] and d["deal_type"] != "M&A"]
+        )
+        sells = by_date_desc(
+            [d for d in live_deals if d["target"]["id"] == org["id"] and d["deal_type"] == "M&A"]
+        )
+        for path, expected in (
+            ("fundings", fundings),
+            ("sellside", sells),
+            ("acquisitions", sells),
+        ):
             got = api.pull_sub(f"/companies/{org['id']}/{path}")
             for row in got:
                 check_deal(row)
@@ -264,7 +346,9 @@ def test_buyside_and_investments_with_role(api, truth, picks, live_deals):
     for key in ("corporate", "firm", "funded"):
         org = picks[key]
         expected = by_date_desc([d for d in live_deals if roles(d, org["id"])])
-        for base in (["/investors"] if org["_investor"] else []) + (["/companies"] if org["_company"] else []):
+        for base in (["/investors"] if org["_investor"] else []) + (
+            ["/companies"] if org["_company"] else []
+        ):
             for name in ("investments", "buyside"):
                 if base == "/investors" and name == "buyside":
                     continue
@@ -290,27 +374,43 @@ def test_aliases_answer_like_current_names(api, picks):
 
 # ------------------------------------------------------------------ sub-collections: aggregates of deals
 
+
 def test_company_investors(api, truth, picks, live_deals):
     for key in ("funded", "corporate"):
         org = picks[key]
-        rounds = [d for d in live_deals if d["target"]["id"] == org["id"] and d["deal_type"] != "M&A"]
+        rounds = [
+            d for d in live_deals if d["target"]["id"] == org["id"] and d["deal_type"] != "M&A"
+        ]
         expected: dict[str, dict] = {}
         for d in rounds:
             leads = {p["id"] for p in d["lead_investors"]}
             for p in d["investors"]:
-                a = expected.setdefault(p["id"], {"n": 0, "lead": False, "dates": [], "org": truth.org_by_id[p["id"]]})
+                a = expected.setdefault(
+                    p["id"], {"n": 0, "lead": False, "dates": [], "org": truth.org_by_id[p["id"]]}
+                )
                 a["n"] += 1
                 a["lead"] = a["lead"] or p["id"] in leads
                 a["dates"].append(d["deal_date"])
         got = api.pull_sub(f"/companies/{org['id']}/investors")
         assert sorted(ids(got)) == sorted(expected)
         for row in got:
-            assert set(row) == {"id", "name", "short_name", "country", "website", "rounds_participated",
-                                "is_lead_any_round", "first_round_date", "last_round_date"}
+            assert set(row) == {
+                "id",
+                "name",
+                "short_name",
+                "country",
+                "website",
+                "rounds_participated",
+                "is_lead_any_round",
+                "first_round_date",
+                "last_round_date",
+            }
             e = expected[row["id"]]
             assert row["rounds_participated"] == e["n"]
             assert row["is_lead_any_round"] is e["lead"]
-            assert row["first_round_date"] == min(e["dates"]) and row["last_round_date"] == max(e["dates"])
+            assert row["first_round_date"] == min(e["dates"]) and row["last_round_date"] == max(
+                e["dates"]
+            )
             assert is_date(row["first_round_date"]) and is_uuid(row["id"])
             for k in ("name", "short_name", "website"):
                 assert row[k] == e["org"][k]
@@ -326,7 +426,9 @@ def test_investor_portfolio(api, truth, picks, live_deals):
         for d in live_deals:
             if org["id"] not in {p["id"] for p in d["investors"] + d["buyers"]}:
                 continue
-            a = expected.setdefault(d["target"]["id"], {"n": 0, "lead": False, "lead_or_buy": False, "dates": []})
+            a = expected.setdefault(
+                d["target"]["id"], {"n": 0, "lead": False, "lead_or_buy": False, "dates": []}
+            )
             a["n"] += 1
             a["lead"] = a["lead"] or org["id"] in {p["id"] for p in d["lead_investors"]}
             a["lead_or_buy"] = a["lead_or_buy"] or bool(roles(d, org["id"]))
@@ -334,15 +436,29 @@ def test_investor_portfolio(api, truth, picks, live_deals):
         got = api.pull_sub(f"/investors/{org['id']}/portfolio")
         assert sorted(ids(got)) == sorted(expected)
         for row in got:
-            assert set(row) == {"id", "name", "short_name", "website", "country", "first_invested",
-                                "last_invested", "rounds_count", "led_any_round"}
+            assert set(row) == {
+                "id",
+                "name",
+                "short_name",
+                "website",
+                "country",
+                "first_invested",
+                "last_invested",
+                "rounds_count",
+                "led_any_round",
+            }
             e = expected[row["id"]]
             target = truth.org_by_id[row["id"]]
             assert row["rounds_count"] == e["n"]
-            assert row["first_invested"] == min(e["dates"]) and row["last_invested"] == max(e["dates"])
+            assert row["first_invested"] == min(e["dates"]) and row["last_invested"] == max(
+                e["dates"]
+            )
             assert e["lead"] <= row["led_any_round"] <= e["lead_or_buy"]
-            assert (row["name"], row["short_name"], row["website"]) == (target["name"], target["short_name"],
-                                                                        target["website"])
+            assert (row["name"], row["short_name"], row["website"]) == (
+                target["name"],
+                target["short_name"],
+                target["website"],
+            )
             assert row["country"] in (target["country"], None)
         # docs/sandbox.md: last_invested desc, then id
         order = [(dt.date.fromisoformat(r["last_invested"]).toordinal() * -1, r["id"]) for r in got]
@@ -364,14 +480,27 @@ def test_investor_co_investors(api, truth, picks, live_deals):
         got = api.pull_sub(f"/investors/{org['id']}/co_investors")
         assert sorted(ids(got)) == sorted(expected)
         for row in got:
-            assert set(row) == {"id", "name", "short_name", "website", "country", "shared_deals",
-                                "first_shared_date", "last_shared_date"}
+            assert set(row) == {
+                "id",
+                "name",
+                "short_name",
+                "website",
+                "country",
+                "shared_deals",
+                "first_shared_date",
+                "last_shared_date",
+            }
             e = expected[row["id"]]
             other = truth.org_by_id[row["id"]]
             assert row["shared_deals"] == e["n"]
-            assert row["first_shared_date"] == min(e["dates"]) and row["last_shared_date"] == max(e["dates"])
-            assert (row["name"], row["short_name"], row["website"]) == (other["name"], other["short_name"],
-                                                                        other["website"])
+            assert row["first_shared_date"] == min(e["dates"]) and row["last_shared_date"] == max(
+                e["dates"]
+            )
+            assert (row["name"], row["short_name"], row["website"]) == (
+                other["name"],
+                other["short_name"],
+                other["website"],
+            )
             assert row["country"] in (other["country"], None)
         order = [(-r["shared_deals"], r["id"]) for r in got]
         assert order == sorted(order)
@@ -379,11 +508,17 @@ def test_investor_co_investors(api, truth, picks, live_deals):
 
 # ------------------------------------------------------------------ sub-collection pagination and errors
 
-SUBS = [("companies", "funded", "fundings"), ("companies", "acquired", "sellside"),
-        ("companies", "corporate", "buyside"), ("companies", "funded", "investors"),
-        ("companies", "acquired", "acquisitions"), ("companies", "corporate", "investments"),
-        ("investors", "firm", "investments"), ("investors", "firm", "co_investors"),
-        ("investors", "firm", "portfolio")]
+SUBS = [
+    ("companies", "funded", "fundings"),
+    ("companies", "acquired", "sellside"),
+    ("companies", "corporate", "buyside"),
+    ("companies", "funded", "investors"),
+    ("companies", "acquired", "acquisitions"),
+    ("companies", "corporate", "investments"),
+    ("investors", "firm", "investments"),
+    ("investors", "firm", "co_investors"),
+    ("investors", "firm", "portfolio"),
+]
 
 
 @pytest.mark.parametrize("entity, key, name", SUBS)
@@ -408,36 +543,59 @@ def test_sub_collection_pagination(api, picks, entity, key, name):
     assert api.ok_get(path, foo="bar", page=1, limit=100) == default
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"limit": 0}, "limit"), ({"limit": 1001}, "limit"), ({"limit": "x"}, "limit"), ({"limit": -1}, "limit"),
-    ({"limit": "1.5"}, "limit"), ({"page": 0}, "page"), ({"page": -3}, "page"), ({"page": "one"}, "page"),
-    # ASCII digits only: int() would read other scripts' digits and underscores
-    ({"limit": "\u0663"}, "limit"), ({"page": "\u0661"}, "page"), ({"limit": "1_0"}, "limit"),
-    ({"page": "+2"}, "page"), ({"limit": "\uff15"}, "limit"),
-    # page is bounded (docs/sandbox.md): a 400, never a 500 from serialising meta.page
-    ({"page": 10**9 + 1}, "page"), ({"page": 10**29}, "page"), ({"page": "9" * 5000}, "page"),
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"limit": 0}, "limit"),
+        ({"limit": 1001}, "limit"),
+        ({"limit": "x"}, "limit"),
+        ({"limit": -1}, "limit"),
+        ({"limit": "1.5"}, "limit"),
+        ({"page": 0}, "page"),
+        ({"page": -3}, "page"),
+        ({"page": "one"}, "page"),
+        # ASCII digits only: int() would read other scripts' digits and underscores
+        ({"limit": "\u0663"}, "limit"),
+        ({"page": "\u0661"}, "page"),
+        ({"limit": "1_0"}, "limit"),
+        ({"page": "+2"}, "page"),
+        ({"limit": "\uff15"}, "limit"),
+        # page is bounded (docs/sandbox.md): a 400, never a 500 from serialising meta.page
+        ({"page": 10**9 + 1}, "page"),
+        ({"page": 10**29}, "page"),
+        ({"page": "9" * 5000}, "page"),
+    ],
+)
 @pytest.mark.parametrize("name", ["fundings", "investors", "buyside"])
 def test_sub_collection_bad_query(api, picks, params, field, name):
-    errors = assert_bad_request(api.get(f"/companies/{picks['funded']['id']}/{name}", **params), field)
+    errors = assert_bad_request(
+        api.get(f"/companies/{picks['funded']['id']}/{name}", **params), field
+    )
     assert any("between 1 and" in e for e in errors), errors  # the message states the range
 
 
-@pytest.mark.parametrize("entity, key, name", [("investors", "firm", "investments"),
-                                               ("companies", "funded", "fundings")])
+@pytest.mark.parametrize(
+    "entity, key, name", [("investors", "firm", "investments"), ("companies", "funded", "fundings")]
+)
 def test_sub_collection_page_bound(api, picks, entity, key, name):
     path = f"/{entity}/{picks[key]['id']}/{name}"
     last = api.ok_get(path, page=10**9, limit=1000)
-    assert last["data"] == [] and last["meta"]["page"] == 10**9 and last["meta"]["has_more"] is False
+    assert (
+        last["data"] == [] and last["meta"]["page"] == 10**9 and last["meta"]["has_more"] is False
+    )
     errors = assert_bad_request(api.get(path, page=10**29), "page")
     assert any(str(10**9) in e for e in errors), errors
     assert api.ok_get(path, page=" 1 ", limit="0002")["meta"]["limit"] == 2  # ASCII digits, padded
 
 
-@pytest.mark.parametrize("entity, name", [("companies", n) for n in
-                                          ("fundings", "sellside", "buyside", "investors", "acquisitions",
-                                           "investments")]
-                         + [("investors", n) for n in ("investments", "co_investors", "portfolio")])
+@pytest.mark.parametrize(
+    "entity, name",
+    [
+        ("companies", n)
+        for n in ("fundings", "sellside", "buyside", "investors", "acquisitions", "investments")
+    ]
+    + [("investors", n) for n in ("investments", "co_investors", "portfolio")],
+)
 def test_sub_collections_of_unknown_deleted_and_malformed(api, picks, entity, name):
     unknown = str(uuid.UUID(int=987654321))
     err = assert_error(api.get(f"/{entity}/{unknown}/{name}"), 404, "NOT_FOUND")

@@ -21,7 +21,8 @@ B = "/api/private/v1"
 
 def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("DEALFRAME_")} | {
-        "DEALFRAME_SANDBOX_CACHE": "0"}
+        "DEALFRAME_SANDBOX_CACHE": "0"
+    }
 
 
 def test_run_refuses_an_unknown_profile_before_starting() -> None:
@@ -35,26 +36,48 @@ def test_run_refuses_an_unknown_profile_before_starting() -> None:
 def test_run_serves_combined_profiles() -> None:
     with run(scale=0.02, profile="limit-100,quarter-words") as sb:
         headers = {"Authorization": f"Bearer {sb.private_key}"}
-        page = requests.post(f"{sb.url}{B}/transactions", json={"limit": 1000}, headers=headers,
-                             timeout=30).json()
-        buckets = requests.post(f"{sb.url}{B}/transactions/aggregate", headers=headers,
-                                json={"metric": "raised"}, timeout=30).json()["data"]
+        page = requests.post(
+            f"{sb.url}{B}/transactions", json={"limit": 1000}, headers=headers, timeout=30
+        ).json()
+        buckets = requests.post(
+            f"{sb.url}{B}/transactions/aggregate",
+            headers=headers,
+            json={"metric": "raised"},
+            timeout=30,
+        ).json()["data"]
     assert sb.profile == "limit-100,quarter-words"
     assert page["meta"]["limit"] == 100 and len(page["data"]) == 100
     assert buckets[0]["bucket"].startswith("Q") and " " in buckets[0]["bucket"]
 
 
 def test_serve_refuses_an_unknown_profile() -> None:
-    done = subprocess.run([sys.executable, "-m", "dealframe", "sandbox", "serve", "--profile",
-                           "limit-100,quarter-word"], capture_output=True, text=True,
-                          timeout=60, env=_env())
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dealframe",
+            "sandbox",
+            "serve",
+            "--profile",
+            "limit-100,quarter-word",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env(),
+    )
     assert done.returncode == 2 and done.stdout == ""
     assert "--profile" in done.stderr and "did you mean 'quarter-words'" in done.stderr
 
 
 def test_serve_help_lists_the_profiles() -> None:
-    done = subprocess.run([sys.executable, "-m", "dealframe", "sandbox", "serve", "--help"],
-                          capture_output=True, text=True, timeout=60, env=_env())
+    done = subprocess.run(
+        [sys.executable, "-m", "dealframe", "sandbox", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env(),
+    )
     assert done.returncode == 0
     text = " ".join(done.stdout.split())
     assert "--profile" in text and "legacy-subresources" in text and "broken" in text
@@ -68,9 +91,25 @@ def _free_port() -> int:
 
 def test_serve_with_a_profile() -> None:
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "dealframe", "sandbox", "serve", "--scale",
-                             "0.02", "--port", str(port), "--profile", "legacy-subresources"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dealframe",
+            "sandbox",
+            "serve",
+            "--scale",
+            "0.02",
+            "--port",
+            str(port),
+            "--profile",
+            "legacy-subresources",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
     try:
         line = proc.stdout.readline()  # printed once the data is loaded
         assert "profile legacy-subresources" in line, line + proc.stderr.read()
@@ -91,7 +130,8 @@ def test_serve_with_a_profile() -> None:
 
 
 def test_the_pytest_plugin_serves_the_profile_asked_for(tmp_path: Path) -> None:
-    (tmp_path / "test_mine.py").write_text(textwrap.dedent('''
+    (tmp_path / "test_mine.py").write_text(
+        textwrap.dedent("""
         import requests
 
         def test_limit(dealframe_sandbox):
@@ -101,10 +141,27 @@ def test_the_pytest_plugin_serves_the_profile_asked_for(tmp_path: Path) -> None:
             assert requests.post(url, json={"limit": 500}, headers=headers).json()["meta"][
                 "limit"] == 100
             assert "detail" in requests.post(url, json={"limit": 0}, headers=headers).json()
-    '''))
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           str(tmp_path / "test_mine.py"), "--dealframe-sandbox-scale", "0.02",
-                           "--dealframe-sandbox-profile", "limit-100,errors-detail"],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path, env=_env())
+    """)
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(tmp_path / "test_mine.py"),
+            "--dealframe-sandbox-scale",
+            "0.02",
+            "--dealframe-sandbox-profile",
+            "limit-100,errors-detail",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=_env(),
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout

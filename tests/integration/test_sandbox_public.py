@@ -23,34 +23,96 @@ import requests
 import dealframe.sandbox
 
 VERSIONS = ("v1", "v2")
-PATHS = ("companies", "companies/current", "companies/time-series", "groups/current",
-         "groups/time-series")
-SKU_RE = {"v1": re.compile(r"[A-Z0-9]+(?:-[A-Z0-9]+)*_[A-Z0-9]+"),
-          "v2": re.compile(r"([A-Z0-9]+)-([A-Z]{3})(?:\.([1-9][0-9]*))?")}
+PATHS = (
+    "companies",
+    "companies/current",
+    "companies/time-series",
+    "groups/current",
+    "groups/time-series",
+)
+SKU_RE = {
+    "v1": re.compile(r"[A-Z0-9]+(?:-[A-Z0-9]+)*_[A-Z0-9]+"),
+    "v2": re.compile(r"([A-Z0-9]+)-([A-Z]{3})(?:\.([1-9][0-9]*))?"),
+}
 MONTH_RE = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])")
 
 # Interface section 2.1 and docs/sandbox.md, written out here as the expectation.
 IDENTIFIER_FIELDS = {
-    "sku": str, "ticker": str, "exchange": str, "name": str, "shortName": str,
-    "enterpriseValue": "number", "countryCodeIso3": str, "country": str, "region": str,
-    "verticals": list, "themes": list,
+    "sku": str,
+    "ticker": str,
+    "exchange": str,
+    "name": str,
+    "shortName": str,
+    "enterpriseValue": "number",
+    "countryCodeIso3": str,
+    "country": str,
+    "region": str,
+    "verticals": list,
+    "themes": list,
 }
-CURRENT_STRINGS = ("sku", "ticker", "exchange", "name", "shortName", "countryCodeIso3", "country",
-                   "currency", "region")
+CURRENT_STRINGS = (
+    "sku",
+    "ticker",
+    "exchange",
+    "name",
+    "shortName",
+    "countryCodeIso3",
+    "country",
+    "currency",
+    "region",
+)
 CURRENT_ARRAYS = ("tags", "themes", "verticals")
 MONETARY = ("marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm")
-CURRENT_NUMBERS = (*MONETARY, "evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "marginGrossLtm",
-                   "marginEbitdaLtm", "revenueGrowthNtmLtm", "ruleOf40Ltm", "ruleOf40",
-                   "evEbitdaNtm", "marginEbitdaNtm", "revenueGrowthLtm", "employeeCount")
-CURRENT_FIELDS = {*CURRENT_STRINGS, *CURRENT_ARRAYS, *CURRENT_NUMBERS,
-                  *(f + "Lcu" for f in MONETARY), "rateToUsd"}
-TIME_SERIES_FIELDS = ("marketCap", "enterpriseValue", "revenueLtm", "evRevenueLtm", "evRevenueNtm",
-                      "evEbitdaLtm", "evEbitdaNtm", "marginGrossLtm", "marginEbitdaLtm",
-                      "revenueGrowthNtmLtm")
+CURRENT_NUMBERS = (
+    *MONETARY,
+    "evRevenueLtm",
+    "evRevenueNtm",
+    "evEbitdaLtm",
+    "marginGrossLtm",
+    "marginEbitdaLtm",
+    "revenueGrowthNtmLtm",
+    "ruleOf40Ltm",
+    "ruleOf40",
+    "evEbitdaNtm",
+    "marginEbitdaNtm",
+    "revenueGrowthLtm",
+    "employeeCount",
+)
+CURRENT_FIELDS = {
+    *CURRENT_STRINGS,
+    *CURRENT_ARRAYS,
+    *CURRENT_NUMBERS,
+    *(f + "Lcu" for f in MONETARY),
+    "rateToUsd",
+}
+TIME_SERIES_FIELDS = (
+    "marketCap",
+    "enterpriseValue",
+    "revenueLtm",
+    "evRevenueLtm",
+    "evRevenueNtm",
+    "evEbitdaLtm",
+    "evEbitdaNtm",
+    "marginGrossLtm",
+    "marginEbitdaLtm",
+    "revenueGrowthNtmLtm",
+)
 SUM_FIELDS = ("marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm")
-REGIONS = ("Africa", "Central Asia", "East Asia", "Eastern Europe", "Latin America", "Middle East",
-           "North America", "Northern Europe", "Oceania", "South Asia", "South-East Asia",
-           "Southern Europe", "Western Europe")
+REGIONS = (
+    "Africa",
+    "Central Asia",
+    "East Asia",
+    "Eastern Europe",
+    "Latin America",
+    "Middle East",
+    "North America",
+    "Northern Europe",
+    "Oceania",
+    "South Asia",
+    "South-East Asia",
+    "Southern Europe",
+    "Western Europe",
+)
 NO_BODY = object()
 
 
@@ -66,8 +128,15 @@ class Api:
         self.token = token
         self.session = requests.Session()
 
-    def post(self, version: str, path: str, body: Any = NO_BODY, *, data: bytes | None = None,
-             headers: dict[str, str] | None = None) -> requests.Response:
+    def post(
+        self,
+        version: str,
+        path: str,
+        body: Any = NO_BODY,
+        *,
+        data: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> requests.Response:
         hdrs = {"Authorization": f"Bearer {self.token}"} if headers is None else headers
         kwargs: dict[str, Any] = {"headers": hdrs, "timeout": 30}
         if data is not None:
@@ -89,7 +158,7 @@ class Api:
     def current(self, version: str, skus: list[str]) -> list[dict]:
         out: list[dict] = []
         for i in range(0, len(skus), 100):
-            out += self.ok(version, "companies/current", {"skus": skus[i:i + 100]})["data"]
+            out += self.ok(version, "companies/current", {"skus": skus[i : i + 100]})["data"]
         return out
 
 
@@ -118,9 +187,13 @@ def picks(everyone) -> dict[str, Any]:
     regions = Counter(c["region"] for c in companies).most_common()
     countries = Counter(c["countryCodeIso3"] for c in companies).most_common()
     evs = sorted(c["enterpriseValue"] for c in companies if c["enterpriseValue"] is not None)
-    return {"industries": [verticals[0][0], verticals[5][0]], "themes": [themes[1][0]],
-            "regions": [regions[0][0], regions[2][0]], "countries": [countries[1][0], countries[3][0]],
-            "ev": evs[len(evs) // 2]}
+    return {
+        "industries": [verticals[0][0], verticals[5][0]],
+        "themes": [themes[1][0]],
+        "regions": [regions[0][0], regions[2][0]],
+        "countries": [countries[1][0], countries[3][0]],
+        "ev": evs[len(evs) // 2],
+    }
 
 
 def matches(company: dict, body: dict) -> bool:
@@ -144,8 +217,9 @@ def matches(company: dict, body: dict) -> bool:
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_search_returns_every_company_with_documented_identifier_fields(api, sandbox, everyone,
-                                                                        version):
+def test_search_returns_every_company_with_documented_identifier_fields(
+    api, sandbox, everyone, version
+):
     payload = api.ok(version, "companies", {})
     data = payload["data"]
     assert payload["meta"] == {"count": len(data)}
@@ -175,12 +249,16 @@ def test_omitted_body_and_empty_arrays_mean_no_constraint(api, everyone, version
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize("member", ["industries", "themes", "regions", "countries",
-                                    "enterpriseValueAbove", "combined"])
+@pytest.mark.parametrize(
+    "member", ["industries", "themes", "regions", "countries", "enterpriseValueAbove", "combined"]
+)
 def test_each_search_filter_selects_what_the_rule_says(api, everyone, picks, version, member):
     if member == "combined":
-        body = {"regions": picks["regions"], "industries": picks["industries"],
-                "enterpriseValueAbove": picks["ev"] / 4}
+        body = {
+            "regions": picks["regions"],
+            "industries": picks["industries"],
+            "enterpriseValueAbove": picks["ev"] / 4,
+        }
     elif member == "enterpriseValueAbove":
         body = {member: picks["ev"]}
     else:
@@ -227,8 +305,9 @@ def test_v2_skus_are_ticker_iso3_with_dot_n_on_collisions(everyone):
 
 def test_v1_and_v2_serve_the_same_companies(everyone, current_all):
     def by_listing(items: list[dict]) -> dict:
-        return {(c["exchange"], c["ticker"]): {k: v for k, v in c.items() if k != "sku"}
-                for c in items}
+        return {
+            (c["exchange"], c["ticker"]): {k: v for k, v in c.items() if k != "sku"} for c in items
+        }
 
     assert by_listing(everyone["v1"]) == by_listing(everyone["v2"])
     assert by_listing(current_all["v1"]) == by_listing(current_all["v2"])
@@ -259,8 +338,18 @@ def test_current_items_have_every_documented_field_and_type(current_all, everyon
         assert is_number(item["rateToUsd"]) and item["rateToUsd"] > 0
         assert item["employeeCount"] is None or type(item["employeeCount"]) is int
         same = ident[item["sku"]]
-        for name in ("ticker", "exchange", "name", "shortName", "countryCodeIso3", "country",
-                     "region", "themes", "enterpriseValue", "verticals"):
+        for name in (
+            "ticker",
+            "exchange",
+            "name",
+            "shortName",
+            "countryCodeIso3",
+            "country",
+            "region",
+            "themes",
+            "enterpriseValue",
+            "verticals",
+        ):
             assert item[name] == same[name], name
         assert item["tags"] == same["verticals"]
     assert sum(nulls.values()) > 0, "nullable numeric fields should sometimes be null"
@@ -294,8 +383,10 @@ def test_current_omits_unknown_skus_keeps_order_and_drops_duplicates(api, everyo
     assert nothing == {"data": [], "meta": {"count": 0}}
 
 
-DOTTED = {"v1": ["NYSE_BRK.B", "LSE_BT.A", "NYSE_BF-B"],
-          "v2": ["BRK.B-USA", "BRK.B-USA.1", "BT.A-GBR", "BF-B-USA"]}
+DOTTED = {
+    "v1": ["NYSE_BRK.B", "LSE_BT.A", "NYSE_BF-B"],
+    "v2": ["BRK.B-USA", "BRK.B-USA.1", "BT.A-GBR", "BF-B-USA"],
+}
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -312,7 +403,8 @@ def test_dotted_tickers_are_well_formed_and_unknown_ones_omitted(api, everyone, 
     bad = api.post(version, path, {"skus": [skus[0], DOTTED[other][0]]})
     assert bad.status_code == 400
     assert bad.json()["error"]["details"]["errors"] == [
-        f"skus[1]: {DOTTED[other][0]!r} is not a {version} SKU"]
+        f"skus[1]: {DOTTED[other][0]!r} is not a {version} SKU"
+    ]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -327,8 +419,10 @@ def test_current_accepts_exactly_one_hundred_skus(api, everyone, version):
 
 @pytest.fixture(scope="module")
 def series_all(api, everyone) -> dict[str, list[dict]]:
-    return {v: api.ok(v, "companies/time-series", {"skus": [c["sku"] for c in everyone[v]]})["data"]
-            for v in VERSIONS}
+    return {
+        v: api.ok(v, "companies/time-series", {"skus": [c["sku"] for c in everyone[v]]})["data"]
+        for v in VERSIONS
+    }
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -339,8 +433,10 @@ def test_time_series_items_have_documented_shape(series_all, everyone, sandbox, 
     months_seen: set[str] = set()
     for item in items:
         assert set(item) == {"sku", "ticker", "exchange", "data"}
-        assert (item["ticker"], item["exchange"]) == (ident[item["sku"]]["ticker"],
-                                                      ident[item["sku"]]["exchange"])
+        assert (item["ticker"], item["exchange"]) == (
+            ident[item["sku"]]["ticker"],
+            ident[item["sku"]]["exchange"],
+        )
         assert list(item["data"]) == list(TIME_SERIES_FIELDS)
         for series in item["data"].values():
             assert all(MONTH_RE.fullmatch(m) for m in series)
@@ -363,10 +459,20 @@ def test_time_series_has_missing_months_absent(series_all):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize(("date_from", "date_to"), [("2020-01", "2021-06"), ("2026-06", None),
-                                                    (None, "2016-09"), ("2019-04", "2019-04"),
-                                                    ("2001-01", "2031-12"), ("2030-01", None)])
-def test_time_series_date_range_is_inclusive(api, everyone, series_all, version, date_from, date_to):
+@pytest.mark.parametrize(
+    ("date_from", "date_to"),
+    [
+        ("2020-01", "2021-06"),
+        ("2026-06", None),
+        (None, "2016-09"),
+        ("2019-04", "2019-04"),
+        ("2001-01", "2031-12"),
+        ("2030-01", None),
+    ],
+)
+def test_time_series_date_range_is_inclusive(
+    api, everyone, series_all, version, date_from, date_to
+):
     skus = [c["sku"] for c in everyone[version]][::3]
     body: dict[str, Any] = {"skus": skus, "fields": ["evRevenueLtm", "marketCap"]}
     if date_from:
@@ -379,8 +485,11 @@ def test_time_series_date_range_is_inclusive(api, everyone, series_all, version,
     for item in payload["data"]:
         assert list(item["data"]) == ["evRevenueLtm", "marketCap"]
         for field, series in item["data"].items():
-            expected = {m: v for m, v in full[item["sku"]]["data"][field].items()
-                        if (date_from is None or m >= date_from) and (date_to is None or m <= date_to)}
+            expected = {
+                m: v
+                for m, v in full[item["sku"]]["data"][field].items()
+                if (date_from is None or m >= date_from) and (date_to is None or m <= date_to)
+            }
             assert series == expected
 
 
@@ -388,8 +497,11 @@ def test_time_series_bounds_are_kept_when_present(api, series_all):
     item = next(i for i in series_all["v2"] if len(i["data"]["marketCap"]) == 120)
     months = list(item["data"]["marketCap"])
     lo, hi = months[10], months[20]
-    got = api.ok("v2", "companies/time-series",
-                 {"skus": [item["sku"]], "fields": ["marketCap"], "dateFrom": lo, "dateTo": hi})
+    got = api.ok(
+        "v2",
+        "companies/time-series",
+        {"skus": [item["sku"]], "fields": ["marketCap"], "dateFrom": lo, "dateTo": hi},
+    )
     assert list(got["data"][0]["data"]["marketCap"]) == months[10:21]
 
 
@@ -413,23 +525,27 @@ def close(actual: Any, expected: float) -> bool:
 
 @pytest.fixture(scope="module")
 def group_bodies(picks) -> list[dict]:
-    return [{"regions": picks["regions"][:1]},
-            {"industries": picks["industries"], "themes": picks["themes"]},
-            {"countries": picks["countries"], "enterpriseValueAbove": picks["ev"] / 10}]
+    return [
+        {"regions": picks["regions"][:1]},
+        {"industries": picks["industries"], "themes": picks["themes"]},
+        {"countries": picks["countries"], "enterpriseValueAbove": picks["ev"] / 10},
+    ]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("which", [0, 1, 2])
-def test_group_current_equals_pandas_over_the_members(api, current_all, group_bodies, version,
-                                                      which):
+def test_group_current_equals_pandas_over_the_members(
+    api, current_all, group_bodies, version, which
+):
     body = group_bodies[which]
     members = api.ok(version, "companies", body)["data"]
     assert members
     records = api.current(version, [c["sku"] for c in members])
     frame = pd.DataFrame(records)
     # Section 2.1: "Median only: all other numeric fields" -- *Lcu, rateToUsd and extras too.
-    numeric = [k for k in current_all[version][0]
-               if any(is_number(c.get(k)) for c in current_all[version])]
+    numeric = [
+        k for k in current_all[version][0] if any(is_number(c.get(k)) for c in current_all[version])
+    ]
     assert {f + "Lcu" for f in MONETARY} | {"rateToUsd", "employeeCount"} <= set(numeric)
     payload = api.ok(version, "groups/current", body)
     assert payload["meta"] == {"count": len(members), "companies": len(members)}
@@ -446,23 +562,41 @@ def test_group_current_equals_pandas_over_the_members(api, current_all, group_bo
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize(("which", "extra"), [
-    (0, {}),
-    (1, {"fields": ["evRevenueLtm", "marginEbitdaLtm"], "dateFrom": "2021-01", "dateTo": "2023-12"}),
-    (2, {"fields": ["revenueGrowthNtmLtm"], "dateFrom": "2016-07"}),
-])
+@pytest.mark.parametrize(
+    ("which", "extra"),
+    [
+        (0, {}),
+        (
+            1,
+            {
+                "fields": ["evRevenueLtm", "marginEbitdaLtm"],
+                "dateFrom": "2021-01",
+                "dateTo": "2023-12",
+            },
+        ),
+        (2, {"fields": ["revenueGrowthNtmLtm"], "dateFrom": "2016-07"}),
+    ],
+)
 def test_group_time_series_equals_pandas_monthly_median(api, group_bodies, version, which, extra):
     body = {**group_bodies[which], **extra}
     members = api.ok(version, "companies", group_bodies[which])["data"]
-    ts_body = {"skus": [c["sku"] for c in members],
-               **{k: v for k, v in extra.items() if k in ("fields", "dateFrom", "dateTo")}}
+    ts_body = {
+        "skus": [c["sku"] for c in members],
+        **{k: v for k, v in extra.items() if k in ("fields", "dateFrom", "dateTo")},
+    }
     series = api.ok(version, "companies/time-series", ts_body)["data"]
     fields = extra.get("fields", list(TIME_SERIES_FIELDS))
     long = pd.DataFrame(
         [(i["sku"], f, m, v) for i in series for f, s in i["data"].items() for m, v in s.items()],
-        columns=["sku", "field", "month", "value"])
-    medians = (long.groupby(["month", "field"])["value"].median().unstack("field")
-               .reindex(columns=fields).sort_index())
+        columns=["sku", "field", "month", "value"],
+    )
+    medians = (
+        long.groupby(["month", "field"])["value"]
+        .median()
+        .unstack("field")
+        .reindex(columns=fields)
+        .sort_index()
+    )
     payload = api.ok(version, "groups/time-series", body)
     assert payload["meta"] == {"count": len(medians), "companies": len(members)}
     assert [d["period"] for d in payload["data"]] == list(medians.index)
@@ -485,8 +619,10 @@ def test_group_with_no_members_is_empty_not_an_error(api):
     current = api.ok("v2", "groups/current", body)
     assert current["meta"] == {"count": 0, "companies": 0}
     assert all(v is None for part in current["data"].values() for v in part.values())
-    assert api.ok("v2", "groups/time-series", body) == {"data": [],
-                                                        "meta": {"count": 0, "companies": 0}}
+    assert api.ok("v2", "groups/time-series", body) == {
+        "data": [],
+        "meta": {"count": 0, "companies": 0},
+    }
 
 
 # ---------------------------------------------------------------------------- auth
@@ -497,16 +633,20 @@ def test_group_with_no_members_is_empty_not_an_error(api):
 def test_missing_token_is_401_missing_token(api, version, path):
     response = api.post(version, path, {}, headers={})
     assert response.status_code == 401
-    assert response.json() == {"error": {"code": "MISSING_TOKEN",
-                                         "message": "Authorization header is required"}}
+    assert response.json() == {
+        "error": {"code": "MISSING_TOKEN", "message": "Authorization header is required"}
+    }
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("which", ["wrong", "family-b-key", "not-bearer"])
 def test_wrong_token_is_401_invalid_token(api, sandbox, version, path, which):
-    header = {"wrong": "Bearer not-the-token", "family-b-key": f"Bearer {sandbox.private_key}",
-              "not-bearer": f"Token {sandbox.public_token}"}[which]
+    header = {
+        "wrong": "Bearer not-the-token",
+        "family-b-key": f"Bearer {sandbox.private_key}",
+        "not-bearer": f"Token {sandbox.public_token}",
+    }[which]
     response = api.post(version, path, {}, headers={"Authorization": header})
     assert response.status_code == 401
     error = response.json()["error"]
@@ -530,7 +670,12 @@ BAD_INPUTS: list[tuple[str, str, Any, tuple[str, ...]]] = [
     ("body-array", "companies", b"[1, 2]", ("body", "object")),
     ("body-string", "companies/current", b'"skus"', ("body", "object")),
     ("unknown-member", "companies", {"sector": ["Fintech"]}, ("sector", "unknown member")),
-    ("industries-string", "companies", {"industries": "Fintech"}, ("industries", "array of strings")),
+    (
+        "industries-string",
+        "companies",
+        {"industries": "Fintech"},
+        ("industries", "array of strings"),
+    ),
     ("themes-numbers", "companies", {"themes": ["AI", 3]}, ("themes[1]", "string")),
     ("regions-null", "companies", {"regions": None}, ("regions", "array of strings")),
     ("region-unknown", "companies", {"regions": ["Mars"]}, ("regions[0]", "Mars", "not one of")),
@@ -542,54 +687,115 @@ BAD_INPUTS: list[tuple[str, str, Any, tuple[str, ...]]] = [
     ("skus-missing", "companies/current", {}, ("skus", "required")),
     ("skus-string", "companies/current", lambda v: {"skus": _good_sku(v)}, ("skus", "array")),
     ("skus-numbers", "companies/current", {"skus": [1]}, ("skus[0]", "string")),
-    ("skus-over-100", "companies/current", lambda v: {"skus": [_good_sku(v)] * 101},
-     ("skus", "at most 100")),
-    ("skus-other-version", "companies/current", lambda v: {"skus": [_good_sku(v), _other_sku(v)]},
-     ("skus[1]", "is not a")),
-    ("current-unknown-member", "companies/current", lambda v: {"skus": [_good_sku(v)], "fields": []},
-     ("fields", "unknown member")),
+    (
+        "skus-over-100",
+        "companies/current",
+        lambda v: {"skus": [_good_sku(v)] * 101},
+        ("skus", "at most 100"),
+    ),
+    (
+        "skus-other-version",
+        "companies/current",
+        lambda v: {"skus": [_good_sku(v), _other_sku(v)]},
+        ("skus[1]", "is not a"),
+    ),
+    (
+        "current-unknown-member",
+        "companies/current",
+        lambda v: {"skus": [_good_sku(v)], "fields": []},
+        ("fields", "unknown member"),
+    ),
     ("ts-skus-empty", "companies/time-series", {"skus": []}, ("skus must not be empty",)),
-    ("ts-skus-other-version", "companies/time-series", lambda v: {"skus": [_other_sku(v)]},
-     ("skus[0]", "is not a")),
-    ("ts-unknown-field", "companies/time-series", lambda v: {"skus": [_good_sku(v)],
-                                                             "fields": ["evRevenueLtm", "peLtm"]},
-     ("fields[1]", "peLtm")),
-    ("ts-fields-string", "companies/time-series", lambda v: {"skus": [_good_sku(v)],
-                                                             "fields": "marketCap"},
-     ("fields", "array of strings")),
-    ("ts-date-day", "companies/time-series", lambda v: {"skus": [_good_sku(v)],
-                                                        "dateFrom": "2024-01-01"},
-     ("dateFrom", "YYYY-MM")),
-    ("ts-date-month-13", "companies/time-series", lambda v: {"skus": [_good_sku(v)],
-                                                             "dateTo": "2024-13"},
-     ("dateTo", "YYYY-MM")),
-    ("ts-date-number", "companies/time-series", lambda v: {"skus": [_good_sku(v)], "dateTo": 202401},
-     ("dateTo", "YYYY-MM")),
-    ("ts-from-after-to", "companies/time-series", lambda v: {"skus": [_good_sku(v)],
-                                                             "dateFrom": "2024-05",
-                                                             "dateTo": "2024-01"},
-     ("dateFrom", "after", "dateTo")),
-    ("ts-unknown-member", "companies/time-series", lambda v: {"skus": [_good_sku(v)],
-                                                              "from": "2020-01"},
-     ("from", "unknown member")),
-    ("group-empty", "groups/current", {}, ("at least one of industries, themes, regions, countries",)),
+    (
+        "ts-skus-other-version",
+        "companies/time-series",
+        lambda v: {"skus": [_other_sku(v)]},
+        ("skus[0]", "is not a"),
+    ),
+    (
+        "ts-unknown-field",
+        "companies/time-series",
+        lambda v: {"skus": [_good_sku(v)], "fields": ["evRevenueLtm", "peLtm"]},
+        ("fields[1]", "peLtm"),
+    ),
+    (
+        "ts-fields-string",
+        "companies/time-series",
+        lambda v: {"skus": [_good_sku(v)], "fields": "marketCap"},
+        ("fields", "array of strings"),
+    ),
+    (
+        "ts-date-day",
+        "companies/time-series",
+        lambda v: {"skus": [_good_sku(v)], "dateFrom": "2024-01-01"},
+        ("dateFrom", "YYYY-MM"),
+    ),
+    (
+        "ts-date-month-13",
+        "companies/time-series",
+        lambda v: {"skus": [_good_sku(v)], "dateTo": "2024-13"},
+        ("dateTo", "YYYY-MM"),
+    ),
+    (
+        "ts-date-number",
+        "companies/time-series",
+        lambda v: {"skus": [_good_sku(v)], "dateTo": 202401},
+        ("dateTo", "YYYY-MM"),
+    ),
+    (
+        "ts-from-after-to",
+        "companies/time-series",
+        lambda v: {"skus": [_good_sku(v)], "dateFrom": "2024-05", "dateTo": "2024-01"},
+        ("dateFrom", "after", "dateTo"),
+    ),
+    (
+        "ts-unknown-member",
+        "companies/time-series",
+        lambda v: {"skus": [_good_sku(v)], "from": "2020-01"},
+        ("from", "unknown member"),
+    ),
+    (
+        "group-empty",
+        "groups/current",
+        {},
+        ("at least one of industries, themes, regions, countries",),
+    ),
     ("group-empty-arrays", "groups/current", {"regions": [], "themes": []}, ("at least one of",)),
     ("group-ev-only", "groups/current", {"enterpriseValueAbove": 5}, ("at least one of",)),
-    ("group-current-fields", "groups/current", {"regions": ["Oceania"], "fields": ["marketCap"]},
-     ("fields", "unknown member")),
+    (
+        "group-current-fields",
+        "groups/current",
+        {"regions": ["Oceania"], "fields": ["marketCap"]},
+        ("fields", "unknown member"),
+    ),
     ("group-ts-empty", "groups/time-series", {"fields": ["marketCap"]}, ("at least one of",)),
-    ("group-ts-unknown-field", "groups/time-series", {"regions": ["Oceania"], "fields": ["x"]},
-     ("fields[0]", "not one of")),
-    ("group-ts-bad-date", "groups/time-series", {"regions": ["Oceania"], "dateFrom": "24-01"},
-     ("dateFrom", "YYYY-MM")),
-    ("group-ts-from-after-to", "groups/time-series",
-     {"regions": ["Oceania"], "dateFrom": "2025-01", "dateTo": "2024-12"}, ("dateFrom", "after")),
+    (
+        "group-ts-unknown-field",
+        "groups/time-series",
+        {"regions": ["Oceania"], "fields": ["x"]},
+        ("fields[0]", "not one of"),
+    ),
+    (
+        "group-ts-bad-date",
+        "groups/time-series",
+        {"regions": ["Oceania"], "dateFrom": "24-01"},
+        ("dateFrom", "YYYY-MM"),
+    ),
+    (
+        "group-ts-from-after-to",
+        "groups/time-series",
+        {"regions": ["Oceania"], "dateFrom": "2025-01", "dateTo": "2024-12"},
+        ("dateFrom", "after"),
+    ),
 ]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize(("path", "body", "fragments"), [case[1:] for case in BAD_INPUTS],
-                         ids=[case[0] for case in BAD_INPUTS])
+@pytest.mark.parametrize(
+    ("path", "body", "fragments"),
+    [case[1:] for case in BAD_INPUTS],
+    ids=[case[0] for case in BAD_INPUTS],
+)
 def test_bad_input_is_400_with_the_documented_body(api, version, path, body, fragments):
     if callable(body):
         body = body(version)
@@ -609,14 +815,19 @@ def test_bad_input_is_400_with_the_documented_body(api, version, path, body, fra
 
 def test_other_version_sku_error_names_the_version(api):
     response = api.post("v2", "companies/current", {"skus": ["NASDAQ_ACME"]})
-    assert response.json()["error"]["details"]["errors"] == ["skus[0]: 'NASDAQ_ACME' is not a v2 SKU"]
+    assert response.json()["error"]["details"]["errors"] == [
+        "skus[0]: 'NASDAQ_ACME' is not a v2 SKU"
+    ]
     response = api.post("v1", "companies/current", {"skus": ["ACME-USA.1"]})
-    assert response.json()["error"]["details"]["errors"] == ["skus[0]: 'ACME-USA.1' is not a v1 SKU"]
+    assert response.json()["error"]["details"]["errors"] == [
+        "skus[0]: 'ACME-USA.1' is not a v1 SKU"
+    ]
 
 
 def test_every_problem_is_reported_at_once(api):
-    response = api.post("v2", "companies/time-series",
-                        {"skus": [], "fields": ["nope"], "dateFrom": "x", "extra": 1})
+    response = api.post(
+        "v2", "companies/time-series", {"skus": [], "fields": ["nope"], "dateFrom": "x", "extra": 1}
+    )
     errors = response.json()["error"]["details"]["errors"]
     assert len(errors) == 4
     for fragment in ("skus must not be empty", "fields[0]", "dateFrom", "extra"):
@@ -626,8 +837,11 @@ def test_every_problem_is_reported_at_once(api):
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("path", PATHS)
 def test_wrong_method_is_405(api, version, path):
-    response = api.session.get(f"{api.url}/api/{version}/{path}",
-                               headers={"Authorization": f"Bearer {api.token}"}, timeout=30)
+    response = api.session.get(
+        f"{api.url}/api/{version}/{path}",
+        headers={"Authorization": f"Bearer {api.token}"},
+        timeout=30,
+    )
     assert response.status_code == 405
     assert response.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
 
@@ -647,7 +861,10 @@ def _answers(sb: dealframe.sandbox.Sandbox) -> list[bytes]:
         for path, body in [
             ("companies/current", {"skus": skus[:100]}),
             ("companies/time-series", {"skus": skus}),
-            ("companies/time-series", {"skus": skus[::2], "dateFrom": "2020-03", "dateTo": "2024-10"}),
+            (
+                "companies/time-series",
+                {"skus": skus[::2], "dateFrom": "2020-03", "dateTo": "2024-10"},
+            ),
             ("groups/current", {"regions": [region]}),
             ("groups/time-series", {"regions": [region], "dateFrom": "2025-01"}),
         ]:
@@ -658,7 +875,10 @@ def _answers(sb: dealframe.sandbox.Sandbox) -> list[bytes]:
 
 
 def test_same_seed_and_scale_give_identical_bytes():
-    with dealframe.sandbox.run(scale=0.02, seed=3) as a, dealframe.sandbox.run(scale=0.02, seed=3) as b:
+    with (
+        dealframe.sandbox.run(scale=0.02, seed=3) as a,
+        dealframe.sandbox.run(scale=0.02, seed=3) as b,
+    ):
         first, second = _answers(a), _answers(b)
         again = _answers(a)  # warm caches give the same bytes as cold ones
     assert first == second == again

@@ -52,14 +52,25 @@ PUBLIC = "pubtok-" + secrets.token_hex(20)
 PRIVATE = "privkey-" + secrets.token_hex(20)
 WRONG = ("wrongpub-" + secrets.token_hex(12), "wrongpriv-" + secrets.token_hex(12))
 TOKENS = (PUBLIC, PRIVATE, *WRONG)
-FAST = {"retries": 1, "backoff_base": 0.01, "backoff_cap": 0.02, "retry_after_max": 0.1,
-        "read_timeout": 5.0, "max_workers": 2, "progress": False}
+FAST = {
+    "retries": 1,
+    "backoff_base": 0.01,
+    "backoff_cap": 0.02,
+    "retry_after_max": 0.1,
+    "read_timeout": 5.0,
+    "max_workers": 2,
+    "progress": False,
+}
 
 
 def _forms(token: str) -> list[bytes]:
     """Ways a token could be stored: plain, UTF-16, base64 (alone or in a Bearer header)."""
-    return [token.encode(), token.encode("utf-16-le"), base64.b64encode(token.encode()),
-            base64.b64encode(f"Bearer {token}".encode())]
+    return [
+        token.encode(),
+        token.encode("utf-16-le"),
+        base64.b64encode(token.encode()),
+        base64.b64encode(f"Bearer {token}".encode()),
+    ]
 
 
 def _blobs(*roots: Path) -> dict[str, bytes]:
@@ -99,8 +110,12 @@ class Wire:
             return  # served from the cache: nothing went on the wire (its headers are redacted)
         request = response.request
         with self._lock:
-            self.sent.append((requests.utils.urlparse(request.url).path,
-                              request.headers.get("Authorization", "")))
+            self.sent.append(
+                (
+                    requests.utils.urlparse(request.url).path,
+                    request.headers.get("Authorization", ""),
+                )
+            )
 
 
 @pytest.fixture(scope="module")
@@ -110,14 +125,14 @@ def plan() -> FaultPlan:
 
 @pytest.fixture(scope="module")
 def sb(plan: FaultPlan) -> Iterator[Any]:
-    with dealframe.sandbox.run(scale=0.05, seed=7, public_token=PUBLIC, private_key=PRIVATE,
-                               faults=plan) as sandbox:
+    with dealframe.sandbox.run(
+        scale=0.05, seed=7, public_token=PUBLIC, private_key=PRIVATE, faults=plan
+    ) as sandbox:
         yield sandbox
 
 
 @pytest.fixture(scope="module")
-def session(sb: Any, plan: FaultPlan, tmp_path_factory: pytest.TempPathFactory
-            ) -> dict[str, Any]:
+def session(sb: Any, plan: FaultPlan, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One research session: every kind of call, errors included, a mirror sync, DEBUG logs."""
     root = tmp_path_factory.mktemp("secrets")
     cache_dir, mirror_dir = root / "cache", root / "mirror"
@@ -141,8 +156,9 @@ def session(sb: Any, plan: FaultPlan, tmp_path_factory: pytest.TempPathFactory
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            client = Client.for_sandbox(sb, cache_enabled=True, cache_path=cache_dir / "h.sqlite",
-                                        **FAST)
+            client = Client.for_sandbox(
+                sb, cache_enabled=True, cache_path=cache_dir / "h.sqlite", **FAST
+            )
             client._transport._session.hooks["response"].append(wire.hook)
             frames = _calls(client)
             for _ in range(2):  # the second round reads the cache
@@ -154,9 +170,15 @@ def session(sb: Any, plan: FaultPlan, tmp_path_factory: pytest.TempPathFactory
             expect_error(lambda: client.private.company("00000000-0000-4000-8000-000000000000"))
             # The client refuses an unknown profile field itself; a 400 from the service needs
             # the request sent as is, through the transport.
-            expect_error(lambda: client._transport.request(
-                "private", "GET", f"/api/private/v1/transactions/{deal_id}",
-                params={"fields": "no_such_field"}, kind="profile"))
+            expect_error(
+                lambda: client._transport.request(
+                    "private",
+                    "GET",
+                    f"/api/private/v1/transactions/{deal_id}",
+                    params={"fields": "no_such_field"},
+                    kind="profile",
+                )
+            )
             plan.script(r"/fundings$", ["503"] * 6)
             ids = client.private.companies(limit=3)["id"].tolist()
             expect_error(lambda: client.private.fundings(ids, cache=False))
@@ -170,15 +192,29 @@ def session(sb: Any, plan: FaultPlan, tmp_path_factory: pytest.TempPathFactory
                 finally:
                     plan.rate, plan.kinds = 0.0, ("429", "500", "502", "503")
                 texts += [repr(slow), repr(slow.settings)]
-            with Client(sb.url, WRONG[0], WRONG[1], cache_enabled=True,
-                        cache_path=cache_dir / "h.sqlite", **FAST) as bad:
+            with Client(
+                sb.url,
+                WRONG[0],
+                WRONG[1],
+                cache_enabled=True,
+                cache_path=cache_dir / "h.sqlite",
+                **FAST,
+            ) as bad:
                 bad._transport._session.hooks["response"].append(wire.hook)
                 expect_error(lambda: bad.public.search())
                 expect_error(lambda: bad.private.deals(limit=5))
                 texts += [repr(bad), str(bad.settings), repr(bad._transport), repr(bad.cache)]
-            texts += [repr(client), repr(client.settings), str(client.settings),
-                      repr(client._transport), repr(client.stats), repr(client.cache),
-                      repr(client.public), repr(client.public_v1), repr(client.private)]
+            texts += [
+                repr(client),
+                repr(client.settings),
+                str(client.settings),
+                repr(client._transport),
+                repr(client.stats),
+                repr(client.cache),
+                repr(client.public),
+                repr(client.public_v1),
+                repr(client.private),
+            ]
             texts += [repr(f.attrs) for f in frames if hasattr(f, "attrs")]
             open_modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in cache_dir.iterdir()}
             client.close()
@@ -188,8 +224,15 @@ def session(sb: Any, plan: FaultPlan, tmp_path_factory: pytest.TempPathFactory
         logger.setLevel(old_level)
     for exc in errors:
         texts += _texts_of_error(exc)
-    return {"texts": texts, "logs": handler.messages, "errors": errors, "wire": wire.sent,
-            "cache_dir": cache_dir, "mirror_dir": mirror_dir, "open_modes": open_modes}
+    return {
+        "texts": texts,
+        "logs": handler.messages,
+        "errors": errors,
+        "wire": wire.sent,
+        "cache_dir": cache_dir,
+        "mirror_dir": mirror_dir,
+        "open_modes": open_modes,
+    }
 
 
 class _ListHandler(logging.Handler):
@@ -233,7 +276,8 @@ def _calls(client: Client) -> list[Any]:
 def test_the_session_did_what_it_should(session):
     kinds = {type(e) for e in session["errors"]}
     assert {AuthenticationError, IncompleteResultError, TransportError} <= kinds | {
-        type(c) for e in session["errors"] for c in _chain(e)}
+        type(c) for e in session["errors"] for c in _chain(e)
+    }
     assert any(isinstance(e, ApiError) and e.status == 404 for e in session["errors"])
     assert any(isinstance(e, ApiError) and e.status == 400 for e in session["errors"])
     assert any("budget" in str(e) for e in session["errors"])
@@ -241,14 +285,14 @@ def test_the_session_did_what_it_should(session):
     assert any(m.startswith("urllib3") for m in logs)  # DEBUG really was on, for every library
     assert any(m.startswith("requests_cache") for m in logs)
     assert any(m.startswith("dealframe.transport") and "status=200" in m for m in logs)
-    assert (session["mirror_dir"] / "state.json").exists() or any(
-        session["mirror_dir"].iterdir())
+    assert (session["mirror_dir"] / "state.json").exists() or any(session["mirror_dir"].iterdir())
 
 
 def test_tokens_are_in_no_file_log_error_or_repr(session):
     blobs = _blobs(session["cache_dir"], session["mirror_dir"])
     assert any(name.endswith("-wal") for name in blobs) or any(
-        name.endswith(".sqlite") for name in blobs)
+        name.endswith(".sqlite") for name in blobs
+    )
     assert any(name.endswith(".parquet") for name in blobs)
     for token in TOKENS:
         for form in _forms(token):
@@ -282,8 +326,11 @@ def test_mirror_folder_and_state_are_owner_only(session):
 def test_every_request_carried_only_its_own_familys_token(session):
     sent = session["wire"]
     assert len(sent) > 50
-    families = {"/api/private/v1/": (PRIVATE, WRONG[1]), "/api/v1/": (PUBLIC, WRONG[0]),
-                "/api/v2/": (PUBLIC, WRONG[0])}
+    families = {
+        "/api/private/v1/": (PRIVATE, WRONG[1]),
+        "/api/v1/": (PUBLIC, WRONG[0]),
+        "/api/v2/": (PUBLIC, WRONG[0]),
+    }
     seen = set()
     for path, header in sent:
         prefix = next(p for p in families if path.startswith(p))
@@ -305,7 +352,10 @@ def test_a_redirect_to_another_host_is_not_followed(two_servers, status):
     target = f"http://localhost:{other.port}/api/v2/companies"
     origin.state.responses["/api/v2/companies"] = (status, b"", {"Location": target})
     origin.state.responses["/api/private/v1/lookup/companies"] = (
-        status, b"", {"Location": f"https://evil.example/steal?k={PRIVATE[:6]}"})
+        status,
+        b"",
+        {"Location": f"https://evil.example/steal?k={PRIVATE[:6]}"},
+    )
     with Client(origin.url, PUBLIC, PRIVATE, cache_enabled=False, **FAST) as client:
         with pytest.raises(ApiError) as public:
             client.public.search()
@@ -372,8 +422,9 @@ def test_an_http_proxy_from_the_environment_never_sees_a_token(two_servers, monk
     assert origin.state.total() == 2
 
 
-@pytest.mark.parametrize("url", ["http://data.example.com", "http://10.0.0.5:8080",
-                                 "http://[2001:db8::1]/api"])
+@pytest.mark.parametrize(
+    "url", ["http://data.example.com", "http://10.0.0.5:8080", "http://[2001:db8::1]/api"]
+)
 def test_plain_http_to_a_remote_host_is_refused_before_anything_is_sent(url, monkeypatch):
     with pytest.raises(ConfigurationError) as given:
         Client(url, PUBLIC, PRIVATE, cache_enabled=False)

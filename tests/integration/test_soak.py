@@ -38,14 +38,23 @@ SCALE = 2.0
 RATE = 0.10
 KINDS = ("429", "500", "502", "503", "truncate", "cut", "drop", "slow")
 READ_TIMEOUT = 0.5
-SOAK = {"retries": 8, "backoff_base": 0.01, "backoff_cap": 0.1, "retry_after_max": 0.2,
-        "read_timeout": READ_TIMEOUT, "connect_timeout": 2.0, "max_workers": 4, "progress": False}
+SOAK = {
+    "retries": 8,
+    "backoff_base": 0.01,
+    "backoff_cap": 0.1,
+    "retry_after_max": 0.2,
+    "read_timeout": READ_TIMEOUT,
+    "connect_timeout": 2.0,
+    "max_workers": 4,
+    "progress": False,
+}
 
 
 @pytest.fixture(scope="module")
 def plan() -> FaultPlan:
-    return FaultPlan(rate=0.0, kinds=KINDS, seed=2030, retry_after=0.05,
-                     slow_seconds=READ_TIMEOUT + 0.2)
+    return FaultPlan(
+        rate=0.0, kinds=KINDS, seed=2030, retry_after=0.05, slow_seconds=READ_TIMEOUT + 0.2
+    )
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +82,13 @@ def reference(sb: Any) -> dict[str, Any]:
     return {"deals": deals, "skus": skus, "current": current}
 
 
-def _soak(client: Client, plan: FaultPlan, call: Callable[[], Any], rate: float = RATE,
-          script: tuple[str, str] | None = None) -> tuple[Any, dict[str, Any]]:
+def _soak(
+    client: Client,
+    plan: FaultPlan,
+    call: Callable[[], Any],
+    rate: float = RATE,
+    script: tuple[str, str] | None = None,
+) -> tuple[Any, dict[str, Any]]:
     """Run ``call`` with random faults at ``rate``; return its result (or error) and figures.
 
     ``script`` (a path pattern) first serves every kind once to the matching requests.
@@ -153,11 +167,13 @@ def test_100k_deals_through_10_percent_faults_arrive_exactly_once(sb, plan, refe
     assert len(expected) >= 98_000 and expected.attrs["requests"] >= 99
     with Client.for_sandbox(sb, **SOAK) as c:
         c.private.schema("transactions")  # discovery outside the soak: it is not a list page
-        pulled, numbers = _soak(c, plan, lambda: c.private.deals(strict=True),
-                                script=r"/transactions$")
+        pulled, numbers = _soak(
+            c, plan, lambda: c.private.deals(strict=True), script=r"/transactions$"
+        )
     outcome = _whole_or_named(pulled, expected)
-    numbers.update(rows=len(expected), outcome=outcome,
-                   rows_per_s=round(len(expected) / numbers["seconds"]))
+    numbers.update(
+        rows=len(expected), outcome=outcome, rows_per_s=round(len(expected) / numbers["seconds"])
+    )
     _report(request, "deals_100k", numbers)
     assert outcome == "whole"  # 8 retries at 10% faults: a page fails 9 times in ~1e-9 pulls
     assert set(numbers["faults_by_kind"]) == set(KINDS)  # every kind was served
@@ -169,8 +185,9 @@ def test_2000_skus_of_current_data_through_10_percent_faults(sb, plan, reference
     skus, expected = reference["skus"], reference["current"]
     assert len(skus) == 2000
     with Client.for_sandbox(sb, **SOAK) as c:
-        pulled, numbers = _soak(c, plan, lambda: c.public.current(skus, strict=True),
-                                script=r"/companies/current$")
+        pulled, numbers = _soak(
+            c, plan, lambda: c.public.current(skus, strict=True), script=r"/companies/current$"
+        )
     numbers.update(rows=len(skus))
     _report(request, "current_2000_skus", numbers)
     assert isinstance(pulled, pd.DataFrame), pulled
@@ -179,15 +196,20 @@ def test_2000_skus_of_current_data_through_10_percent_faults(sb, plan, reference
     assert numbers["retries"] >= numbers["faults_injected"] > 0
 
 
-def test_mirror_sync_through_10_percent_faults_holds_every_record_once(sb, plan, request,
-                                                                       tmp_path):
+def test_mirror_sync_through_10_percent_faults_holds_every_record_once(sb, plan, request, tmp_path):
     with Client.for_sandbox(sb, progress=False, max_workers=4) as c:
-        truth = {e: getattr(c.private, e)(include_deleted=True)["id"] for e in
-                 ("investors", "deals")}
+        truth = {
+            e: getattr(c.private, e)(include_deleted=True)["id"] for e in ("investors", "deals")
+        }
     with Client.for_sandbox(sb, **SOAK) as c:
-        report, numbers = _soak(c, plan, lambda: mirror.sync(
-            c, tmp_path / "mirror", entities=("investors", "deals"), progress=False),
-            script=r"/(investors|transactions)$")
+        report, numbers = _soak(
+            c,
+            plan,
+            lambda: mirror.sync(
+                c, tmp_path / "mirror", entities=("investors", "deals"), progress=False
+            ),
+            script=r"/(investors|transactions)$",
+        )
     assert not isinstance(report, BaseException), report
     rows = 0
     for entity, ids in truth.items():
@@ -201,8 +223,9 @@ def test_mirror_sync_through_10_percent_faults_holds_every_record_once(sb, plan,
     assert numbers["faults_injected"] > 0 and numbers["retries"] >= numbers["faults_injected"]
 
 
-def test_with_too_few_retries_a_pull_is_whole_or_names_the_failed_pages(sb, plan, reference,
-                                                                        request):
+def test_with_too_few_retries_a_pull_is_whole_or_names_the_failed_pages(
+    sb, plan, reference, request
+):
     """At 30% faults with one retry some pages do fail: the error must account for every row."""
     expected = reference["deals"]
     few = {**SOAK, "retries": 1}
@@ -247,11 +270,15 @@ def test_a_100k_row_pull_streams_pages_without_holding_all_json(sb, reference, r
         json_bytes = c.stats.snapshot()["bytes_received"] - received_before
     pd.testing.assert_frame_equal(frame, reference["deals"])
     frame_bytes = int(frame.memory_usage(deep=True).sum())
-    numbers = {"rows": len(frame), "json_mb": round(json_bytes / 1e6, 1),
-               "frame_mb": round(frame_bytes / 1e6, 1), "traced_peak_mb": round(peak / 1e6, 1),
-               "traced_retained_mb": round(retained / 1e6, 1),
-               "peak_over_json": round(peak / json_bytes, 2),
-               "peak_over_frame": round(peak / frame_bytes, 2)}
+    numbers = {
+        "rows": len(frame),
+        "json_mb": round(json_bytes / 1e6, 1),
+        "frame_mb": round(frame_bytes / 1e6, 1),
+        "traced_peak_mb": round(peak / 1e6, 1),
+        "traced_retained_mb": round(retained / 1e6, 1),
+        "peak_over_json": round(peak / json_bytes, 2),
+        "peak_over_frame": round(peak / frame_bytes, 2),
+    }
     _report(request, "streaming_100k", numbers)
     assert json_bytes > 50e6  # a big pull: about 0.8 kB of JSON per deal
     assert peak < 0.75 * json_bytes  # never all the JSON at once (the old path: > 1.0)
@@ -264,8 +291,9 @@ def test_call_budget_stops_a_slow_multi_page_pull_with_a_typed_error(sb, plan, r
     try:
         with Client.for_sandbox(sb, **{**SOAK, "read_timeout": 5.0, "call_budget": budget}) as c:
             result, numbers = _soak(c, plan, lambda: c.private.deals(), rate=1.0)
-            chunks, chunk_numbers = _soak(c, plan, lambda: c.public.current(
-                [f"ZZ{i:04d}-USA" for i in range(2000)]), rate=1.0)
+            chunks, chunk_numbers = _soak(
+                c, plan, lambda: c.public.current([f"ZZ{i:04d}-USA" for i in range(2000)]), rate=1.0
+            )
     finally:
         plan.kinds, plan.slow_seconds = KINDS, READ_TIMEOUT + 0.2
     numbers.update(budget_s=budget, outcome=type(result).__name__)
@@ -274,8 +302,9 @@ def test_call_budget_stops_a_slow_multi_page_pull_with_a_typed_error(sb, plan, r
     assert isinstance(result, (TransportError, IncompleteResultError)), result
     if isinstance(result, IncompleteResultError):
         assert result.failed and result.received < result.expected
-        assert all(isinstance(e, TransportError) and e.kind in ("budget", "timeout")
-                   for e in result.errors)
+        assert all(
+            isinstance(e, TransportError) and e.kind in ("budget", "timeout") for e in result.errors
+        )
         assert "budget" in str(result) or "timed out" in str(result).lower()
     assert chunk_numbers["seconds"] < budget + 1.0
     assert isinstance(chunks, (TransportError, IncompleteResultError)), chunks

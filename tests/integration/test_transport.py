@@ -135,7 +135,10 @@ def test_http_to_a_remote_host_is_refused():
 
 def test_redirects_are_not_followed(server, make):
     server.state.responses["/api/v2/moved"] = (
-        302, b"", {"Location": "http://other.example/api/v2/moved?token=x"})
+        302,
+        b"",
+        {"Location": "http://other.example/api/v2/moved?token=x"},
+    )
     with pytest.raises(ApiError) as info:
         make().request("public", "POST", "/api/v2/moved", json={})
     assert info.value.status == 302 and "other.example" in str(info.value)
@@ -201,8 +204,9 @@ def test_503_burst_is_recovered(server, make):
 def test_post_is_retried_with_the_same_body(server, make):
     server.plan.script("^/api/v2/companies/current$", ["503", "500"])
     body = {"skus": ["ACME-USA", "BETA-GBR"], "nested": {"b": 1, "a": 2}}
-    response = make().request("public", "POST", "/api/v2/companies/current", json=body,
-                              kind="current")
+    response = make().request(
+        "public", "POST", "/api/v2/companies/current", json=body, kind="current"
+    )
     assert response.attempts == 3
     assert response.json()["data"]["body"] == body
 
@@ -267,12 +271,32 @@ def test_call_budget_stops_retrying(server, make):
 
 
 def test_client_errors_are_typed_and_not_retried(server, make):
-    server.state.responses["/api/private/v1/companies/gone"] = (404, orjson.dumps({
-        "error": {"code": "NOT_FOUND", "message": "Resource is deleted",
-                  "details": {"deleted": True, "id": "abc"}}}), {})
-    server.state.responses["/api/private/v1/companies"] = (400, orjson.dumps({
-        "error": {"code": "BAD_REQUEST", "message": "Invalid request",
-                  "details": {"errors": ["limit must be an integer between 1 and 1000"]}}}), {})
+    server.state.responses["/api/private/v1/companies/gone"] = (
+        404,
+        orjson.dumps(
+            {
+                "error": {
+                    "code": "NOT_FOUND",
+                    "message": "Resource is deleted",
+                    "details": {"deleted": True, "id": "abc"},
+                }
+            }
+        ),
+        {},
+    )
+    server.state.responses["/api/private/v1/companies"] = (
+        400,
+        orjson.dumps(
+            {
+                "error": {
+                    "code": "BAD_REQUEST",
+                    "message": "Invalid request",
+                    "details": {"errors": ["limit must be an integer between 1 and 1000"]},
+                }
+            }
+        ),
+        {},
+    )
     t = make()
     with pytest.raises(NotFoundError) as nf:
         t.request("private", "GET", "/api/private/v1/companies/gone", kind="profile")
@@ -287,14 +311,26 @@ def test_client_errors_are_typed_and_not_retried(server, make):
 
 def test_same_canonical_body_is_a_cache_hit(server, make):
     t = make()
-    first = t.request("public", "POST", "/api/v2/companies",
-                      json={"regions": ["Oceania"], "f": {"a": 1, "b": {"y": 2, "x": 3}}})
-    second = t.request("public", "POST", "/api/v2/companies",
-                       json={"f": {"b": {"x": 3, "y": 2}, "a": 1}, "regions": ["Oceania"]})
+    first = t.request(
+        "public",
+        "POST",
+        "/api/v2/companies",
+        json={"regions": ["Oceania"], "f": {"a": 1, "b": {"y": 2, "x": 3}}},
+    )
+    second = t.request(
+        "public",
+        "POST",
+        "/api/v2/companies",
+        json={"f": {"b": {"x": 3, "y": 2}, "a": 1}, "regions": ["Oceania"]},
+    )
     assert not first.from_cache and second.from_cache
     assert second.content == first.content
-    other = t.request("public", "POST", "/api/v2/companies",
-                      json={"f": {"b": {"x": 3, "y": 2}, "a": 1}, "regions": ["Africa"]})
+    other = t.request(
+        "public",
+        "POST",
+        "/api/v2/companies",
+        json={"f": {"b": {"x": 3, "y": 2}, "a": 1}, "regions": ["Africa"]},
+    )
     assert not other.from_cache
     assert server.state.hits["/api/v2/companies"] == 2
     assert t.stats.snapshot()["cache_hits"] == 1
@@ -319,8 +355,9 @@ def test_changefeed_is_never_cached(server, make):
     t = make()
     body = {"filters": {"updated_at": "2026-01-01T00:00:00+00:00", "include_deleted": True}}
     for _ in range(2):
-        response = t.request("private", "POST", "/api/private/v1/transactions", json=body,
-                             kind="changefeed")
+        response = t.request(
+            "private", "POST", "/api/private/v1/transactions", json=body, kind="changefeed"
+        )
         assert not response.from_cache
     assert server.state.hits["/api/private/v1/transactions"] == 2
     assert t.cache.info()["entries"] == 0
@@ -390,7 +427,8 @@ def test_tokens_never_leak(server, make, tmp_path, caplog):
         lambda: t.request("private", "GET", "/api/private/v1/companies/missing"),
         lambda: t.request("private", "GET", "/api/v2/companies"),
         lambda: make(public_token="x-" + secrets.token_hex(4)).request(
-            "public", "POST", "/api/v2/companies", json={}),
+            "public", "POST", "/api/v2/companies", json={}
+        ),
     ):
         with pytest.raises(Exception) as info:
             call()
@@ -433,8 +471,12 @@ def test_map_concurrent_keeps_order_and_names_failed_items(server, make):
 def test_map_concurrent_stops_on_authentication_error(server, make):
     t = make(public_token="bad-" + secrets.token_hex(8), max_workers=2)
     with pytest.raises(AuthenticationError):
-        map_concurrent(lambda i: t.request("public", "GET", f"/api/v2/items/{i}"),
-                       range(20), workers=2, progress=False)
+        map_concurrent(
+            lambda i: t.request("public", "GET", f"/api/v2/items/{i}"),
+            range(20),
+            workers=2,
+            progress=False,
+        )
     assert server.state.total() < 20
 
 
@@ -442,7 +484,10 @@ def test_no_sockets_left_open_after_close(server, make):
     t = make(max_workers=8, cache_enabled=False)
     result = map_concurrent(
         lambda i: t.request("public", "GET", f"/api/v2/items/{i}").status,
-        range(16), workers=8, progress=False)
+        range(16),
+        workers=8,
+        progress=False,
+    )
     assert result.ok
     assert established_to(server.port) >= 1  # keep-alive connections are pooled
     t.close()
@@ -457,8 +502,13 @@ def test_concurrent_requests_share_one_cached_session(server, make):
     t = make(max_workers=8)
 
     def fetch(i: int) -> bool:
-        return t.request("public", "POST", "/api/v2/companies/current",
-                         json={"skus": [f"S{i}-USA"]}, kind="current").from_cache
+        return t.request(
+            "public",
+            "POST",
+            "/api/v2/companies/current",
+            json={"skus": [f"S{i}-USA"]},
+            kind="current",
+        ).from_cache
 
     first = map_concurrent(fetch, range(24), workers=8, progress=False)
     second = map_concurrent(fetch, range(24), workers=8, progress=False)
@@ -510,8 +560,9 @@ def test_sleep_between_retries_is_stubbable(server, make, monkeypatch):
     slept: list[float] = []
     monkeypatch.setattr(retry, "sleep", slept.append)
     server.plan.script("stub", ["503", "502"])
-    response = make(backoff_base=100.0, backoff_cap=100.0).request("public", "POST",
-                                                                   "/api/v2/stub", json={})
+    response = make(backoff_base=100.0, backoff_cap=100.0).request(
+        "public", "POST", "/api/v2/stub", json={}
+    )
     assert response.attempts == 3 and len(slept) == 2
     assert all(0 <= s <= 200 for s in slept)
 
@@ -524,8 +575,10 @@ def test_gate_blocks_every_waiter_until_it_opens():
     gate.block_for(0.1)  # never shortens
     finished: list[float] = []
     start = time.monotonic()
-    threads = [threading.Thread(target=lambda: finished.append(gate.wait() and time.monotonic()))
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: finished.append(gate.wait() and time.monotonic()))
+        for _ in range(4)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -549,8 +602,10 @@ def test_fault_plan_is_seeded_scripted_and_resettable():
     plan.rate = 0.0
     assert plan.draw("/api/v2/x") is None
     assert [plan.draw("/api/private/v1/companies") for _ in range(3)] == ["429", "drop", None]
-    assert plan.events() == [("429", "/api/private/v1/companies"),
-                             ("drop", "/api/private/v1/companies")]
+    assert plan.events() == [
+        ("429", "/api/private/v1/companies"),
+        ("drop", "/api/private/v1/companies"),
+    ]
     limited = FaultPlan(rate=1.0, paths=r"/transactions$", kinds=("502",))
     assert limited.draw("/api/private/v1/companies") is None
     assert limited.draw("/api/private/v1/transactions") == "502"
@@ -562,8 +617,9 @@ def test_fault_plan_is_seeded_scripted_and_resettable():
 
 def test_fault_plan_counts_are_thread_safe():
     plan = FaultPlan(rate=1.0, kinds=("500",))
-    threads = [threading.Thread(target=lambda: [plan.draw("/p") for _ in range(500)])
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: [plan.draw("/p") for _ in range(500)]) for _ in range(4)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -577,8 +633,12 @@ def test_injected_error_bodies_have_the_documented_shape(server):
     server.plan.retry_after = 2
     server.plan.script("shape", ["429", "503"])
     for status in (429, 503):
-        raw = requests.post(f"{server.url}/api/v2/shape", json={}, timeout=5,
-                            headers={"Authorization": f"Bearer {PUBLIC}"})
+        raw = requests.post(
+            f"{server.url}/api/v2/shape",
+            json={},
+            timeout=5,
+            headers={"Authorization": f"Bearer {PUBLIC}"},
+        )
         assert raw.status_code == status
         body = raw.json()
         assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}

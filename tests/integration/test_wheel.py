@@ -18,8 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("build")
     out = tmp_path_factory.mktemp("dist")
-    done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out),
-                           str(ROOT)], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     (built,) = out.glob("dealframe-*.whl")
     return built
@@ -31,8 +35,9 @@ def test_the_wheel_carries_py_typed_the_license_and_the_metadata(wheel: Path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "dealframe/py.typed" in names
     assert any(n.endswith("licenses/LICENSE") for n in names)
-    metadata = zipfile.ZipFile(wheel).read(
-        next(n for n in names if n.endswith("METADATA"))).decode()
+    metadata = (
+        zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
+    )
     assert f"Version: {dealframe.__version__}" in metadata
     assert "License-Expression: MIT" in metadata
     assert "Project-URL:" in metadata and "Classifier: Typing :: Typed" in metadata
@@ -43,10 +48,23 @@ def test_the_wheel_runs_the_report_against_the_embedded_sandbox(wheel: Path, tmp
     unpacked = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(unpacked)
     env = {**os.environ, "PYTHONPATH": str(unpacked), "DEALFRAME_SANDBOX_CACHE": "0"}
-    done = subprocess.run([sys.executable, "-c",
-                           "import dealframe, sys; assert dealframe.__file__.startswith(sys.argv[1]);"
-                           "from dealframe.cli import main; sys.exit(main(sys.argv[2:]))",
-                           str(unpacked), "report", "--sandbox", "--out", str(tmp_path / "r")],
-                          env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import dealframe, sys; assert dealframe.__file__.startswith(sys.argv[1]);"
+            "from dealframe.cli import main; sys.exit(main(sys.argv[2:]))",
+            str(unpacked),
+            "report",
+            "--sandbox",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / "r" / "report.html").stat().st_size > 10_000

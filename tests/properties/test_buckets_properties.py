@@ -79,9 +79,7 @@ _deal = st.tuples(
     ),
     values_strategy,
 )
-deals_strategy = st.one_of(
-    st.lists(_deal, max_size=10), st.lists(_deal, min_size=25, max_size=150)
-)
+deals_strategy = st.one_of(st.lists(_deal, max_size=10), st.lists(_deal, min_size=25, max_size=150))
 window_first = st.one_of(st.just(0), st.integers(0, SPAN_DAYS))
 window_length = st.one_of(st.just(SPAN_DAYS), st.integers(0, SPAN_DAYS))
 
@@ -111,11 +109,17 @@ def test_bucket_medians_match_the_reference(deals, time_bucket, first, length, t
     # a bucket of 1 or 2 kept values has no statistics.quantiles; keep the threshold >= 3
     threshold = max(threshold, 3)
     out = bucket_medians(
-        frame_of(deals), "ev_revenue", time_bucket, date_from, date_to,
-        small_n_threshold=threshold, conventions=Conventions(quantile_method=numpy_method),
+        frame_of(deals),
+        "ev_revenue",
+        time_bucket,
+        date_from,
+        date_to,
+        small_n_threshold=threshold,
+        conventions=Conventions(quantile_method=numpy_method),
     )
-    rows, total, trimmed = reference(deals, time_bucket, date_from, date_to, threshold,
-                                     statistics_method)
+    rows, total, trimmed = reference(
+        deals, time_bucket, date_from, date_to, threshold, statistics_method
+    )
     assert out["bucket"].tolist() == [r[0] for r in rows]
     assert out["n"].tolist() == [r[1] for r in rows]
     assert [None if pd.isna(w) else w for w in out["warning"]] == [r[5] for r in rows]

@@ -44,8 +44,9 @@ def deals(draw: st.DrawFn) -> pd.DataFrame:
     else:
         values = draw(st.lists(value, min_size=n, max_size=n))
     days = [MONTHS[m] + pd.Timedelta(days=draw(st.integers(0, 27))) for m in month]
-    return pd.DataFrame({"deal_date": pd.to_datetime(days),
-                         "ev_revenue": np.array(values, dtype=np.float64)})
+    return pd.DataFrame(
+        {"deal_date": pd.to_datetime(days), "ev_revenue": np.array(values, dtype=np.float64)}
+    )
 
 
 def reference(frame: pd.DataFrame, conv: Conventions, threshold: int) -> pd.DataFrame:
@@ -56,25 +57,41 @@ def reference(frame: pd.DataFrame, conv: Conventions, threshold: int) -> pd.Data
         window = np.quantile(finite["ev_revenue"].to_numpy(), [0.25, 0.75], method=method)
     rows = []
     for start in MONTHS:
-        values = finite.loc[finite["deal_date"].dt.to_period("M") == start.to_period("M"),
-                            "ev_revenue"].to_numpy()
+        values = finite.loc[
+            finite["deal_date"].dt.to_period("M") == start.to_period("M"), "ev_revenue"
+        ].to_numpy()
         trim = len(values) >= max(threshold, 1) if conv.n_counted == "before" else len(values) > 0
         lower = upper = np.nan
         kept = values
         if trim:
-            q1, q3 = window if conv.trim_scope == "window" else np.quantile(
-                values, [0.25, 0.75], method=method)
+            q1, q3 = (
+                window
+                if conv.trim_scope == "window"
+                else np.quantile(values, [0.25, 0.75], method=method)
+            )
             lower, upper = q1 - k * (q3 - q1), q3 + k * (q3 - q1)
-            inside = (values >= lower) & (values <= upper) if conv.inclusive_bounds else \
-                (values > lower) & (values < upper)
+            inside = (
+                (values >= lower) & (values <= upper)
+                if conv.inclusive_bounds
+                else (values > lower) & (values < upper)
+            )
             kept = values[inside]
         n = len(values) if conv.n_counted == "before" else len(kept)
         used = values if conv.stats_on == "all" else kept
         stats = [np.nan] * 3
         if not 0 < n < threshold and len(used):
             stats = np.quantile(used, [0.25, 0.5, 0.75], method=method).tolist()
-        rows.append({"n": n, "lower": lower, "upper": upper, "kept": len(kept),
-                     "q1": stats[0], "median": stats[1], "q3": stats[2]})
+        rows.append(
+            {
+                "n": n,
+                "lower": lower,
+                "upper": upper,
+                "kept": len(kept),
+                "q1": stats[0],
+                "median": stats[1],
+                "q3": stats[2],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -86,12 +103,14 @@ def test_statistics_are_numpy_quantiles_of_the_kept_values(frame, conv, threshol
     with np.errstate(over="ignore", invalid="ignore"):
         expected = reference(frame, conv, threshold)
     out = bucket_medians(frame, *args, small_n_threshold=threshold, conventions=conv)
-    audit = bucket_medians(frame, *args, small_n_threshold=threshold, conventions=conv,
-                           explain=True)
+    audit = bucket_medians(
+        frame, *args, small_n_threshold=threshold, conventions=conv, explain=True
+    )
     assert out["n"].tolist() == expected["n"].tolist()
     for column in ("median", "q1", "q3"):
-        np.testing.assert_array_equal(out[column].to_numpy(), expected[column].to_numpy(),
-                                      err_msg=column)
+        np.testing.assert_array_equal(
+            out[column].to_numpy(), expected[column].to_numpy(), err_msg=column
+        )
     by_bucket = audit.groupby("bucket", sort=True)
     labels = out["bucket"].tolist()
     kept = by_bucket["kept"].sum().reindex(labels, fill_value=0)

@@ -32,26 +32,45 @@ FIELDS = ("id", "name", "short_name", "country", "website")
 ids = st.text(alphabet="0123456789abcdef-", min_size=1, max_size=12)
 maybe_text = st.none() | st.text(max_size=8)
 participant = st.fixed_dictionaries(
-    {"id": ids, "name": maybe_text, "short_name": maybe_text,
-     "country": st.none() | st.sampled_from(["USA", "GBR", "NOR"]), "website": maybe_text})
+    {
+        "id": ids,
+        "name": maybe_text,
+        "short_name": maybe_text,
+        "country": st.none() | st.sampled_from(["USA", "GBR", "NOR"]),
+        "website": maybe_text,
+    }
+)
 participants = st.none() | st.lists(participant, max_size=4)
 offsets = st.sampled_from(["+00:00", "+01:00", "-05:00", "+05:30", "Z"])
 
 
 @st.composite
-def deal(draw, with_investors: bool = False,
-         types: tuple[str, ...] = (*DEAL_TYPES, "Crowdfunding")):
+def deal(
+    draw, with_investors: bool = False, types: tuple[str, ...] = (*DEAL_TYPES, "Crowdfunding")
+):
     d = {
         "id": draw(ids),
         "deal_date": draw(st.dates().map(lambda x: x.isoformat())),
         "deal_type": draw(st.sampled_from(types)),
         "deal_subtype": draw(st.none() | st.sampled_from(DEAL_SUBTYPES)),
         "deal_valuation": draw(st.none() | st.floats(-1e6, 1e6, allow_nan=False)),
-        "deal_multiples": draw(st.none() | st.fixed_dictionaries(
-            {"ev_revenue": st.none() | st.floats(-100, 100), "ev_ebitda": st.none()})),
-        "target": draw(st.none() | st.fixed_dictionaries(
-            {"id": ids, "name": maybe_text, "country": st.none() | st.just("USA"),
-             "region": st.none() | st.sampled_from(REGIONS)})),
+        "deal_multiples": draw(
+            st.none()
+            | st.fixed_dictionaries(
+                {"ev_revenue": st.none() | st.floats(-100, 100), "ev_ebitda": st.none()}
+            )
+        ),
+        "target": draw(
+            st.none()
+            | st.fixed_dictionaries(
+                {
+                    "id": ids,
+                    "name": maybe_text,
+                    "country": st.none() | st.just("USA"),
+                    "region": st.none() | st.sampled_from(REGIONS),
+                }
+            )
+        ),
         "buyers": draw(participants),
         "lead_investors": draw(participants),
         "created_at": draw(st.datetimes(timezones=st.none())).isoformat(timespec="seconds")
@@ -65,8 +84,9 @@ def deal(draw, with_investors: bool = False,
 
 deal_lists = st.lists(deal(with_investors=True) | deal(), max_size=12)
 #: Values inside the vocabularies only: an unknown value adds a category by design.
-vocab_deal_lists = st.lists(deal(with_investors=True, types=DEAL_TYPES)
-                            | deal(types=DEAL_TYPES), max_size=12)
+vocab_deal_lists = st.lists(
+    deal(with_investors=True, types=DEAL_TYPES) | deal(types=DEAL_TYPES), max_size=12
+)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -78,8 +98,9 @@ def test_explode_then_regroup_gives_back_participants(items):
         ex = explode_participants(frame)
     grouped = {
         (row_deal, role): list(group["participant_id"])
-        for (row_deal, role), group in ex.assign(
-            pos=range(len(ex))).groupby(["deal_id", "role"], observed=True, sort=False)
+        for (row_deal, role), group in ex.assign(pos=range(len(ex))).groupby(
+            ["deal_id", "role"], observed=True, sort=False
+        )
     }
     expected: dict[tuple[str, str], list[str]] = {}
     for item in items:
@@ -113,12 +134,24 @@ def test_pages_equal_items_however_split(items, cuts):
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.lists(st.fixed_dictionaries({
-    "id": ids, "name": maybe_text, "founded": st.none() | st.integers(1800, 2030),
-    "region": st.none() | st.sampled_from(REGIONS), "active": st.none() | st.booleans(),
-    "verticals": st.lists(st.text(max_size=5), max_size=3),
-    "updated_at": st.datetimes(timezones=st.none()).map(lambda d: d.isoformat() + "+02:00")}),
-    max_size=6))
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "id": ids,
+                "name": maybe_text,
+                "founded": st.none() | st.integers(1800, 2030),
+                "region": st.none() | st.sampled_from(REGIONS),
+                "active": st.none() | st.booleans(),
+                "verticals": st.lists(st.text(max_size=5), max_size=3),
+                "updated_at": st.datetimes(timezones=st.none()).map(
+                    lambda d: d.isoformat() + "+02:00"
+                ),
+            }
+        ),
+        max_size=6,
+    )
+)
 def test_companies_schema_is_stable_for_0_1_n(items):
     frames = [companies_frame([]), companies_frame(items[:1]), companies_frame(items)]
     for f in frames[1:]:
@@ -127,12 +160,29 @@ def test_companies_schema_is_stable_for_0_1_n(items):
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.lists(st.fixed_dictionaries({
-    "query": st.text(max_size=6), "id": st.none() | ids,
-    "match_type": st.sampled_from(["exact", "ambiguous", "no_match"]),
-    "candidates": st.lists(st.fixed_dictionaries({
-        "id": ids, "name": st.text(max_size=5), "country": st.just("USA"),
-        "score": st.floats(0, 1)}), max_size=3)}), max_size=5))
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "query": st.text(max_size=6),
+                "id": st.none() | ids,
+                "match_type": st.sampled_from(["exact", "ambiguous", "no_match"]),
+                "candidates": st.lists(
+                    st.fixed_dictionaries(
+                        {
+                            "id": ids,
+                            "name": st.text(max_size=5),
+                            "country": st.just("USA"),
+                            "score": st.floats(0, 1),
+                        }
+                    ),
+                    max_size=3,
+                ),
+            }
+        ),
+        max_size=5,
+    )
+)
 def test_resolve_schema_and_ranks(items):
     results, candidates = resolve_frames(items)
     r0, c0 = resolve_frames([])
@@ -142,8 +192,9 @@ def test_resolve_schema_and_ranks(items):
     assert candidates["rank"].tolist() == expected_ranks
 
 
-any_text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6) \
-    | st.sampled_from(['"', "\\", '"id":', "},{", "null", "[]", "\u00e9", "\x01"])
+any_text = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6
+) | st.sampled_from(['"', "\\", '"id":', "},{", "null", "[]", "\u00e9", "\x01"])
 any_participant = st.dictionaries(st.sampled_from(FIELDS), st.none() | any_text)
 any_lists = st.lists(st.none() | st.lists(any_participant, max_size=3), max_size=8)
 
@@ -152,8 +203,9 @@ any_lists = st.lists(st.none() | st.lists(any_participant, max_size=3), max_size
 @given(any_lists)
 def test_lists_of_objects_round_trip_through_text(cells):
     text = pd.Series(encode(cells, "people", fields=FIELDS))
-    assert [None if c is None else [{f: o.get(f) for f in FIELDS} for o in c]
-            for c in cells] == to_lists(text).tolist()
+    assert [
+        None if c is None else [{f: o.get(f) for f in FIELDS} for o in c] for c in cells
+    ] == to_lists(text).tolist()
     rows, values = object_lists(text, FIELDS)
     assert rows.tolist() == [i for i, c in enumerate(cells) if c for _ in c]
     for f in FIELDS:

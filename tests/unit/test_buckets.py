@@ -83,7 +83,14 @@ def test_result_types_and_meta():
     deals = deals_of(["2024-05-01"] * 5, [1.0, 2.0, 3.0, 4.0, 5.0])
     out = bucket_medians(deals, "ev_revenue", "quarter", "2024-01-01", "2024-12-31")
     assert list(out.columns) == [
-        "bucket", "period_start", "period_end", "n", "median", "q1", "q3", "warning",
+        "bucket",
+        "period_start",
+        "period_end",
+        "n",
+        "median",
+        "q1",
+        "q3",
+        "warning",
     ]
     assert out["bucket"].dtype == "str"
     assert out["n"].dtype == "Int64"
@@ -138,8 +145,9 @@ def test_metric_names_map_to_the_client_columns():
 
 def test_value_column_overrides_the_mapping():
     frame = pd.DataFrame({"when": pd.to_datetime(["2024-01-02"] * 5), "x": [9, 7, 8, 6, 5]})
-    out = bucket_medians(frame, "custom", "none", "2024-01-01", "2024-01-31",
-                         date_column="when", value_column="x")
+    out = bucket_medians(
+        frame, "custom", "none", "2024-01-01", "2024-01-31", date_column="when", value_column="x"
+    )
     assert out["median"].iloc[0] == statistics.median([9, 7, 8, 6, 5])
     assert out.attrs["metric"] == "custom"
 
@@ -153,8 +161,9 @@ def test_bucket_of_one_value():
     deals = deals_of(["2024-01-02"], [4.2])
     suppressed = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31")
     assert suppressed["n"].iloc[0] == 1 and suppressed["warning"].iloc[0] == "small_n"
-    shown = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31",
-                           small_n_threshold=1)
+    shown = bucket_medians(
+        deals, "ev_revenue", "none", "2024-01-01", "2024-01-31", small_n_threshold=1
+    )
     assert shown[["median", "q1", "q3"]].iloc[0].tolist() == [4.2, 4.2, 4.2]
     assert shown.attrs["outliers_trimmed"] == 0
 
@@ -170,8 +179,9 @@ def test_zero_iqr_trims_any_other_value():
     values = [5.0, 5.0, 5.0, 5.0, 5.0, 6.0]
     q1, q3 = quartiles(values)
     assert q1 == q3 == 5.0
-    out = bucket_medians(deals_of(["2024-01-02"] * 6, values), "ev_revenue", "none",
-                         "2024-01-01", "2024-01-31")
+    out = bucket_medians(
+        deals_of(["2024-01-02"] * 6, values), "ev_revenue", "none", "2024-01-01", "2024-01-31"
+    )
     assert out.attrs["outliers_trimmed"] == 1
     assert out["n"].iloc[0] == 6
     assert out["median"].iloc[0] == 5.0
@@ -185,8 +195,14 @@ def test_values_exactly_on_the_bounds_are_kept():
     out = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31")
     assert out.attrs["outliers_trimmed"] == 0
     assert out["median"].iloc[0] == statistics.median(values)
-    exclusive = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31",
-                               conventions=Conventions(inclusive_bounds=False))
+    exclusive = bucket_medians(
+        deals,
+        "ev_revenue",
+        "none",
+        "2024-01-01",
+        "2024-01-31",
+        conventions=Conventions(inclusive_bounds=False),
+    )
     assert exclusive.attrs["outliers_trimmed"] == 2
     assert exclusive["median"].iloc[0] == statistics.median(values[1:-1])
 
@@ -205,14 +221,16 @@ def test_infinities_and_nulls_are_excluded_negative_values_kept():
 def test_window_edges_are_inclusive():
     dates = ["2023-12-31", "2024-01-01", "2024-03-31", "2024-04-01"]
     deals = deals_of(dates, [1.0, 2.0, 3.0, 4.0])
-    out = bucket_medians(deals, "ev_revenue", "quarter", "2024-01-01", "2024-03-31",
-                         small_n_threshold=1)
+    out = bucket_medians(
+        deals, "ev_revenue", "quarter", "2024-01-01", "2024-03-31", small_n_threshold=1
+    )
     assert out["bucket"].tolist() == ["2024-Q1"]
     assert out["n"].iloc[0] == 2
     assert out["median"].iloc[0] == 2.5
     # a window starting mid-period still makes the whole period a bucket
-    mid = bucket_medians(deals, "ev_revenue", "quarter", "2024-03-31", "2024-04-01",
-                         small_n_threshold=1)
+    mid = bucket_medians(
+        deals, "ev_revenue", "quarter", "2024-03-31", "2024-04-01", small_n_threshold=1
+    )
     assert mid["bucket"].tolist() == ["2024-Q1", "2024-Q2"]
     assert mid["n"].tolist() == [1, 1]
 
@@ -220,14 +238,20 @@ def test_window_edges_are_inclusive():
 def test_default_window_from_as_of_and_leap_day():
     assert resolve_window(as_of="2024-02-29") == (dt.date(2019, 2, 28), dt.date(2024, 2, 29))
     assert resolve_window(as_of=dt.date(2026, 6, 30)) == (
-        dt.date(2021, 6, 30), dt.date(2026, 6, 30),
+        dt.date(2021, 6, 30),
+        dt.date(2026, 6, 30),
     )
     assert resolve_window(date_to="2024-02-29", conventions=Conventions(window_years=4)) == (
-        dt.date(2020, 2, 29), dt.date(2024, 2, 29),
+        dt.date(2020, 2, 29),
+        dt.date(2024, 2, 29),
     )
     anchored = Conventions(window_anchor="period_start")
-    for bucket, start in (("quarter", (2019, 1, 1)), ("year", (2019, 1, 1)),
-                          ("month", (2019, 2, 1)), ("none", (2019, 2, 28))):
+    for bucket, start in (
+        ("quarter", (2019, 1, 1)),
+        ("year", (2019, 1, 1)),
+        ("month", (2019, 2, 1)),
+        ("none", (2019, 2, 28)),
+    ):
         window = resolve_window(as_of="2024-02-29", time_bucket=bucket, conventions=anchored)
         assert window[0] == dt.date(*start)
     deals = deals_of(["2019-02-27", "2019-02-28", "2024-02-29"], [1.0, 2.0, 3.0])
@@ -240,8 +264,9 @@ def test_default_window_from_as_of_and_leap_day():
 
 def test_window_starting_on_a_leap_day():
     deals = deals_of(["2024-02-28", "2024-02-29", "2024-03-01"], [1.0, 2.0, 3.0])
-    out = bucket_medians(deals, "ev_revenue", "month", "2024-02-29", "2024-03-01",
-                         small_n_threshold=1)
+    out = bucket_medians(
+        deals, "ev_revenue", "month", "2024-02-29", "2024-03-01", small_n_threshold=1
+    )
     assert out["bucket"].tolist() == ["2024-02", "2024-03"]
     assert out["n"].tolist() == [1, 1]
     assert out["median"].tolist() == [2.0, 3.0]
@@ -267,20 +292,26 @@ def test_all_buckets_small():
 
 
 def test_deleted_rows_are_excluded_unless_asked():
-    deals = deals_of(["2024-01-02"] * 6, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
-                     deleted=[False, False, None, False, False, True])
+    deals = deals_of(
+        ["2024-01-02"] * 6,
+        [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        deleted=[False, False, None, False, False, True],
+    )
     out = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31")
     assert out["n"].iloc[0] == 5 and out["median"].iloc[0] == 3.0
-    every = bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31",
-                           include_deleted=True)
+    every = bucket_medians(
+        deals, "ev_revenue", "none", "2024-01-01", "2024-01-31", include_deleted=True
+    )
     assert every["n"].iloc[0] == 6 and every["median"].iloc[0] == 3.5
 
 
 def test_string_dates_and_object_numbers_are_accepted():
-    frame = pd.DataFrame({"deal_date": ["2024-01-02"] * 5, "ev_revenue": [1, 2.5, None, 4, 5]},
-                         dtype=object)
-    out = bucket_medians(frame, "ev_revenue", "none", "2024-01-01", "2024-01-31",
-                         small_n_threshold=4)
+    frame = pd.DataFrame(
+        {"deal_date": ["2024-01-02"] * 5, "ev_revenue": [1, 2.5, None, 4, 5]}, dtype=object
+    )
+    out = bucket_medians(
+        frame, "ev_revenue", "none", "2024-01-01", "2024-01-31", small_n_threshold=4
+    )
     assert out["n"].iloc[0] == 4
     assert out["median"].iloc[0] == statistics.median([1, 2.5, 4, 5])
 
@@ -291,8 +322,9 @@ def test_unsorted_input_and_order_do_not_matter():
     dates = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 366, 200), unit="D")
     deals = pd.DataFrame({"deal_date": dates, "ev_revenue": values})
     out = bucket_medians(deals, "ev_revenue", "quarter", "2024-01-01", "2024-12-31")
-    shuffled = bucket_medians(deals.sample(frac=1, random_state=1), "ev_revenue", "quarter",
-                              "2024-01-01", "2024-12-31")
+    shuffled = bucket_medians(
+        deals.sample(frac=1, random_state=1), "ev_revenue", "quarter", "2024-01-01", "2024-12-31"
+    )
     pd.testing.assert_frame_equal(out, shuffled)
     for quarter, row in zip(range(4), out.itertuples(), strict=True):
         in_quarter = [
@@ -312,10 +344,17 @@ def test_explain_lets_a_median_be_audited_by_hand():
     dates = ["2024-02-10"] * 8 + ["2024-05-01", "2023-01-01"]
     deals = deals_of(dates, values, id=[f"d{i}" for i in range(10)])
     deals.index = pd.Index([f"row{i}" for i in range(10)])
-    audit = bucket_medians(deals, "ev_revenue", "quarter", "2024-01-01", "2024-06-30",
-                           explain=True)
-    assert list(audit.columns) == ["id", "date", "value", "bucket", "lower", "upper", "kept",
-                                   "suppressed"]
+    audit = bucket_medians(deals, "ev_revenue", "quarter", "2024-01-01", "2024-06-30", explain=True)
+    assert list(audit.columns) == [
+        "id",
+        "date",
+        "value",
+        "bucket",
+        "lower",
+        "upper",
+        "kept",
+        "suppressed",
+    ]
     assert len(audit) == 9  # the 2023 deal is outside the window
     assert audit.loc["row7", "kept"] == np.False_
     assert audit.loc["row7", "id"] == "d7"
@@ -340,8 +379,14 @@ BUCKET = [0.5, 1.0, 1.5, 2.0, 2.0, 2.5, 3.0, 3.5, 4.0, 40.0, -30.0]
 
 def _one_bucket(**conventions):
     deals = deals_of(["2024-01-02"] * len(BUCKET), BUCKET)
-    return bucket_medians(deals, "ev_revenue", "none", "2024-01-01", "2024-01-31",
-                          conventions=Conventions(**conventions))
+    return bucket_medians(
+        deals,
+        "ev_revenue",
+        "none",
+        "2024-01-01",
+        "2024-01-31",
+        conventions=Conventions(**conventions),
+    )
 
 
 def test_weibull_quantiles_match_statistics_exclusive():
@@ -374,8 +419,14 @@ def test_window_trim_scope_uses_one_pair_of_bounds():
     dates = ["2024-01-05"] * 6 + ["2024-02-05"] * 6
     values = [9.0, 10.0, 10.0, 10.0, 11.0, 30.0, 90.0, 100.0, 100.0, 100.0, 110.0, 300.0]
     deals = deals_of(dates, values)
-    out = bucket_medians(deals, "ev_revenue", "month", "2024-01-01", "2024-02-29",
-                         conventions=Conventions(trim_scope="window"))
+    out = bucket_medians(
+        deals,
+        "ev_revenue",
+        "month",
+        "2024-01-01",
+        "2024-02-29",
+        conventions=Conventions(trim_scope="window"),
+    )
     w_q1, w_q3 = quartiles(values)
     low, high = w_q1 - 1.5 * (w_q3 - w_q1), w_q3 + 1.5 * (w_q3 - w_q1)
     for month, chunk in enumerate((values[:6], values[6:])):
@@ -388,8 +439,14 @@ def test_window_trim_scope_uses_one_pair_of_bounds():
 
 def test_dropping_suppressed_and_empty_buckets():
     deals = deals_of(["2024-01-05"] * 5 + ["2024-03-01"], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
-    out = bucket_medians(deals, "ev_revenue", "month", "2024-01-01", "2024-03-31",
-                         conventions=Conventions(suppressed="drop", empty="drop"))
+    out = bucket_medians(
+        deals,
+        "ev_revenue",
+        "month",
+        "2024-01-01",
+        "2024-03-31",
+        conventions=Conventions(suppressed="drop", empty="drop"),
+    )
     assert out["bucket"].tolist() == ["2024-01"]
     assert out.attrs["total_deals"] == 6
     assert out.attrs["methodology"]["empty_buckets_returned"] is False
@@ -415,8 +472,12 @@ def test_conventions_name_the_bad_field(kwargs, field):
 
 
 def test_conventions_validation_and_variants():
-    for bad in ({"quantile_methods": ("linear", "type7")}, {"quantile_methods": "linear"},
-                {"max_changes": -1}, {"base": {"trim_scope": "window"}}):
+    for bad in (
+        {"quantile_methods": ("linear", "type7")},
+        {"quantile_methods": "linear"},
+        {"max_changes": -1},
+        {"base": {"trim_scope": "window"}},
+    ):
         with pytest.raises(ValidationError):
             list(Conventions.variants(**bad))
     variants = list(Conventions.variants())

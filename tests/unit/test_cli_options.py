@@ -30,24 +30,50 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"dealframe {dealframe.__version__}"
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["mirror", "sync", "m", "--sandbox", "--entities", "deal"], "did you mean 'deals'?"),
-    (["mirror", "sync", "m", "--sandbox", "--lock-timout", "3"], "did you mean '--lock-timeout'?"),
-    (["mirror", "sync", "m", "--sandbox", "--overlap", "-1"], "'-1' is not a number of 0 or more"),
-    (["mirror", "sync", "m", "--sandbox", "--scale", "0"], "'0' is not a number above 0"),
-    (["mirror", "snapshot-public", "m", "--sandbox", "--region", "westen europe"],
-     "did you mean 'Western Europe'?"),
-    (["mirror", "snapshot-public", "m", "--sandbox", "--country", "US"], "not an ISO-3"),
-    (["mirror", "snapshot-public", "m", "--sandbox", "--sku", "acme usa"], "not a SKU"),
-    (["mirror", "snapshot-public", "m", "--sandbox", "--region", "Oceania", "--date", "2026-13-01"],
-     "not a date YYYY-MM-DD"),
-    (["mirror", "history", "m", "--entity", "dels"], "did you mean 'deals'?"),
-    (["mirror", "compact", "m", "--entities", "public/curent"], "did you mean 'public/current'?"),
-    (["mirror", "compact", "m", "--keep-versions", "0"], "not a whole number of 1 or more"),
-    (["mirorr", "sync", "m"], "did you mean 'mirror'?"),
-])
-def test_mirror_options_are_checked_before_anything_starts(argv, says, capsys, tmp_path,
-                                                          monkeypatch):
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["mirror", "sync", "m", "--sandbox", "--entities", "deal"], "did you mean 'deals'?"),
+        (
+            ["mirror", "sync", "m", "--sandbox", "--lock-timout", "3"],
+            "did you mean '--lock-timeout'?",
+        ),
+        (
+            ["mirror", "sync", "m", "--sandbox", "--overlap", "-1"],
+            "'-1' is not a number of 0 or more",
+        ),
+        (["mirror", "sync", "m", "--sandbox", "--scale", "0"], "'0' is not a number above 0"),
+        (
+            ["mirror", "snapshot-public", "m", "--sandbox", "--region", "westen europe"],
+            "did you mean 'Western Europe'?",
+        ),
+        (["mirror", "snapshot-public", "m", "--sandbox", "--country", "US"], "not an ISO-3"),
+        (["mirror", "snapshot-public", "m", "--sandbox", "--sku", "acme usa"], "not a SKU"),
+        (
+            [
+                "mirror",
+                "snapshot-public",
+                "m",
+                "--sandbox",
+                "--region",
+                "Oceania",
+                "--date",
+                "2026-13-01",
+            ],
+            "not a date YYYY-MM-DD",
+        ),
+        (["mirror", "history", "m", "--entity", "dels"], "did you mean 'deals'?"),
+        (
+            ["mirror", "compact", "m", "--entities", "public/curent"],
+            "did you mean 'public/current'?",
+        ),
+        (["mirror", "compact", "m", "--keep-versions", "0"], "not a whole number of 1 or more"),
+        (["mirorr", "sync", "m"], "did you mean 'mirror'?"),
+    ],
+)
+def test_mirror_options_are_checked_before_anything_starts(
+    argv, says, capsys, tmp_path, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     assert says in _usage_error(argv, capsys)
     assert not (tmp_path / "m").exists()
@@ -61,29 +87,50 @@ def test_mirror_checks_path_and_universe_before_the_sandbox(tmp_path, capsys):
     assert "is a file" in capsys.readouterr().err
     assert main(["mirror", "snapshot-public", str(tmp_path / "m"), "--sandbox"]) == 1
     assert "not neither" in capsys.readouterr().err
-    assert main(["mirror", "snapshot-public", str(tmp_path / "m"), "--sandbox", "--sku",
-                 "ACME-USA", "--region", "Oceania"]) == 1
+    assert (
+        main(
+            [
+                "mirror",
+                "snapshot-public",
+                str(tmp_path / "m"),
+                "--sandbox",
+                "--sku",
+                "ACME-USA",
+                "--region",
+                "Oceania",
+            ]
+        )
+        == 1
+    )
     assert "not both" in capsys.readouterr().err
     assert time.monotonic() - started < 2
 
 
 def test_sandbox_serve_prints_export_lines():
-    code = ("import sys\n"
-            "from dealframe import cli, sandbox\n"
-            "def serve(*a, ready, **k):\n"
-            "    ready(None)\n"
-            "sandbox.serve = serve\n"
-            "sys.exit(cli.main(['sandbox', 'serve', '--port', '8123']))\n")
+    code = (
+        "import sys\n"
+        "from dealframe import cli, sandbox\n"
+        "def serve(*a, ready, **k):\n"
+        "    ready(None)\n"
+        "sandbox.serve = serve\n"
+        "sys.exit(cli.main(['sandbox', 'serve', '--port', '8123']))\n"
+    )
     env = {"PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60, env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert "export DEALFRAME_BASE_URL=http://127.0.0.1:8123" in lines
     assert any(line.startswith("export DEALFRAME_PUBLIC_TOKEN=") for line in lines)
     assert any(line.startswith("export DEALFRAME_PRIVATE_KEY=") for line in lines)
-    mine = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, env={**env, "DEALFRAME_PRIVATE_KEY": "my-own-secret-key"})
+    mine = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**env, "DEALFRAME_PRIVATE_KEY": "my-own-secret-key"},
+    )
     assert "my-own-secret-key" not in mine.stdout  # a user's own key is never echoed
     assert "# DEALFRAME_PRIVATE_KEY: as set in this environment" in mine.stdout
 
@@ -95,14 +142,14 @@ def test_a_short_token_is_redacted_as_a_whole_token_only():
     long = "sk-0123456789abcdef"
     assert _scrub(f"bearer{long}x", [long]) == "bearer***x"  # long secrets: anywhere
     body = b'{"error": {"code": "UNAUTHORIZED", "message": "Invalid or expired token e"}}'
-    error = error_from_response(401, body, RequestInfo("GET", "/api/v2/x", "public"),
-                                secrets=["e"])
+    error = error_from_response(401, body, RequestInfo("GET", "/api/v2/x", "public"), secrets=["e"])
     assert "Invalid or expired token ***" in str(error)
 
 
 def test_a_host_that_does_not_resolve_fails_at_once():
-    with dealframe.Client("https://no-such-host.invalid", "a", "b", cache_enabled=False,
-                          retries=5) as client:
+    with dealframe.Client(
+        "https://no-such-host.invalid", "a", "b", cache_enabled=False, retries=5
+    ) as client:
         started = time.monotonic()
         with pytest.raises(TransportError) as caught:
             client.public.search()

@@ -27,8 +27,10 @@ def as_service(local, labels, *, with_periods=True):
     return service
 
 
-@pytest.mark.parametrize("labels", [["2024Q1", "2024Q2", "2024Q3", "2024Q4"],
-                                    ["Q1 2024", "Q2 2024", "Q3 2024", "Q4 2024"]])
+@pytest.mark.parametrize(
+    "labels",
+    [["2024Q1", "2024Q2", "2024Q3", "2024Q4"], ["Q1 2024", "Q2 2024", "Q3 2024", "Q4 2024"]],
+)
 def test_other_quarter_labels_match_by_period(labels):
     local = local_quarters()
     out = compare_buckets(as_service(local, labels), local)
@@ -39,12 +41,22 @@ def test_other_quarter_labels_match_by_period(labels):
 
 def test_labels_parsed_by_the_client_match():
     local = local_quarters()
-    rows = [{"bucket": label.replace("-", ""), "n": int(n), "median": m, "q1": a, "q3": b,
-             "warning": None}
-            for label, n, m, a, b in local[["bucket", "n", "median", "q1", "q3"]].itertuples(
-                index=False)]
-    service = aggregate_frame(rows, {"methodology": {"date_range": {"from": "2024-01-01",
-                                                                     "to": "2024-12-31"}}})
+    rows = [
+        {
+            "bucket": label.replace("-", ""),
+            "n": int(n),
+            "median": m,
+            "q1": a,
+            "q3": b,
+            "warning": None,
+        }
+        for label, n, m, a, b in local[["bucket", "n", "median", "q1", "q3"]].itertuples(
+            index=False
+        )
+    ]
+    service = aggregate_frame(
+        rows, {"methodology": {"date_range": {"from": "2024-01-01", "to": "2024-12-31"}}}
+    )
     assert service["period_start"].notna().all()
     assert compare_buckets(service, local)["match"].all()
 
@@ -52,8 +64,13 @@ def test_labels_parsed_by_the_client_match():
 def test_month_labels_with_days_match_by_period():
     rng = np.random.default_rng(1)
     days = np.datetime64("2024-01-01") + rng.integers(0, 90, 40).astype("timedelta64[D]")
-    local = bucket_medians(pd.DataFrame({"deal_date": days, "ev_revenue": rng.random(40)}),
-                           "ev_revenue", "month", "2024-01-01", "2024-03-31")
+    local = bucket_medians(
+        pd.DataFrame({"deal_date": days, "ev_revenue": rng.random(40)}),
+        "ev_revenue",
+        "month",
+        "2024-01-01",
+        "2024-03-31",
+    )
     service = as_service(local, ["2024-01-01", "2024-02-01", "2024-03-01"])
     assert compare_buckets(service, local)["match"].all()
 
@@ -105,9 +122,13 @@ def test_an_aggregate_meta_without_its_window_breaks_the_contract():
     good = local_quarters()
     assert aggregate_methodology(good) == (5, "2024-01-01", "2024-12-31")
     window = {"from": "2024-01-01", "to": "2024-12-31"}
-    for methodology in (None, {}, {"date_range": {"from": "2024-01-01"}},
-                        {"date_range": window, "small_n_threshold": "five"},
-                        {"date_range": window, "small_n_threshold": 2**70}):
+    for methodology in (
+        None,
+        {},
+        {"date_range": {"from": "2024-01-01"}},
+        {"date_range": window, "small_n_threshold": "five"},
+        {"date_range": window, "small_n_threshold": 2**70},
+    ):
         bad = good.copy()
         bad.attrs = {"methodology": methodology}
         with pytest.raises(ServiceContractError) as caught:

@@ -39,8 +39,15 @@ def test_plain_http_to_other_hosts_is_refused(url):
 
 
 @pytest.mark.parametrize(
-    "url", ["ftp://x.example", "data.example.com", "https://", "https://u:p@x.example",
-            "https://x.example/?a=1", 42]
+    "url",
+    [
+        "ftp://x.example",
+        "data.example.com",
+        "https://",
+        "https://u:p@x.example",
+        "https://x.example/?a=1",
+        42,
+    ],
 )
 def test_malformed_base_urls_are_refused(url):
     with pytest.raises(ConfigurationError) as info:
@@ -146,8 +153,10 @@ def test_from_env_reads_every_variable(tmp_path):
     assert s.max_workers == 3
 
 
-@pytest.mark.parametrize(("raw", "expected"), [("0", False), ("1", True), ("OFF", False),
-                                               ("on", True), ("false", False), ("true", True)])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("0", False), ("1", True), ("OFF", False), ("on", True), ("false", False), ("true", True)],
+)
 def test_from_env_cache_switch(raw, expected):
     assert Settings.from_env({"DEALFRAME_CACHE": raw}).cache_enabled is expected
 
@@ -168,8 +177,9 @@ def test_from_env_overrides_win_and_errors_name_the_variable(monkeypatch):
 def test_from_env_applies_the_http_rule():
     with pytest.raises(ConfigurationError):
         Settings.from_env({"DEALFRAME_BASE_URL": "http://data.example.com"})
-    s = Settings.from_env({"DEALFRAME_BASE_URL": "http://data.example.com"},
-                          allow_insecure_http=True)
+    s = Settings.from_env(
+        {"DEALFRAME_BASE_URL": "http://data.example.com"}, allow_insecure_http=True
+    )
     assert s.base_url == "http://data.example.com"
 
 

@@ -16,8 +16,9 @@ import dealframe
 
 #: Modules whose import has side effects on pytest itself.
 _SKIP = {"dealframe.sandbox.pytest_plugin", "dealframe.__main__"}
-MODULES = sorted(m.name for m in pkgutil.walk_packages(dealframe.__path__, "dealframe.")
-                 if m.name not in _SKIP)
+MODULES = sorted(
+    m.name for m in pkgutil.walk_packages(dealframe.__path__, "dealframe.") if m.name not in _SKIP
+)
 
 
 @pytest.mark.parametrize("name", MODULES)

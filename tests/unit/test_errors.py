@@ -37,12 +37,16 @@ def _body(code: str, message: str, details: dict | None = None) -> bytes:
 
 
 def test_tree_matches_the_docstring():
-    for cls in (ConfigurationError, ValidationError, ApiError, TransportError,
-                IncompleteResultError):
+    for cls in (
+        ConfigurationError,
+        ValidationError,
+        ApiError,
+        TransportError,
+        IncompleteResultError,
+    ):
         assert issubclass(cls, DealframeError)
         assert cls.__name__ in errors.__doc__
-    for cls in (BadRequestError, AuthenticationError, NotFoundError, RateLimitedError,
-                ServerError):
+    for cls in (BadRequestError, AuthenticationError, NotFoundError, RateLimitedError, ServerError):
         assert issubclass(cls, ApiError)
         assert cls.__name__ in errors.__doc__
     assert issubclass(ValidationError, ValueError)
@@ -56,10 +60,20 @@ def test_request_info_drops_query_strings():
 
 @pytest.mark.parametrize(
     ("status", "cls"),
-    [(400, BadRequestError), (422, BadRequestError), (401, AuthenticationError),
-     (403, AuthenticationError), (404, NotFoundError), (429, RateLimitedError),
-     (500, ServerError), (502, ServerError), (503, ServerError), (504, ServerError),
-     (405, ApiError), (409, ApiError)],
+    [
+        (400, BadRequestError),
+        (422, BadRequestError),
+        (401, AuthenticationError),
+        (403, AuthenticationError),
+        (404, NotFoundError),
+        (429, RateLimitedError),
+        (500, ServerError),
+        (502, ServerError),
+        (503, ServerError),
+        (504, ServerError),
+        (405, ApiError),
+        (409, ApiError),
+    ],
 )
 def test_status_maps_to_class(status, cls):
     error = error_from_response(status, b"", REQ, {})
@@ -70,14 +84,23 @@ def test_status_maps_to_class(status, cls):
 
 
 def test_bad_request_joins_details_errors():
-    body = _body("BAD_REQUEST", "Invalid request",
-                 {"errors": ["limit must be an integer between 1 and 1000",
-                             "filters.deal_type: 'Foo' is not one of Early, Growth"]})
+    body = _body(
+        "BAD_REQUEST",
+        "Invalid request",
+        {
+            "errors": [
+                "limit must be an integer between 1 and 1000",
+                "filters.deal_type: 'Foo' is not one of Early, Growth",
+            ]
+        },
+    )
     error = error_from_response(400, body, REQ)
     assert isinstance(error, BadRequestError)
     assert error.code == "BAD_REQUEST" and error.message == "Invalid request"
-    assert error.errors == ["limit must be an integer between 1 and 1000",
-                            "filters.deal_type: 'Foo' is not one of Early, Growth"]
+    assert error.errors == [
+        "limit must be an integer between 1 and 1000",
+        "filters.deal_type: 'Foo' is not one of Early, Growth",
+    ]
     text = str(error)
     assert "limit must be an integer between 1 and 1000; filters.deal_type" in text
     assert "POST /api/private/v1/companies" in text and "secret" not in text
@@ -85,14 +108,16 @@ def test_bad_request_joins_details_errors():
 
 def test_family_a_skus_empty_example():
     body = _body("BAD_REQUEST", "Invalid request", {"errors": ["skus must not be empty"]})
-    error = error_from_response(400, body, RequestInfo("POST", "/api/v2/companies/current",
-                                                       "public"))
+    error = error_from_response(
+        400, body, RequestInfo("POST", "/api/v2/companies/current", "public")
+    )
     assert "skus must not be empty" in str(error)
 
 
 def test_missing_and_invalid_token():
-    missing = error_from_response(401, _body("MISSING_TOKEN",
-                                             "Authorization header is required"), REQ)
+    missing = error_from_response(
+        401, _body("MISSING_TOKEN", "Authorization header is required"), REQ
+    )
     invalid = error_from_response(401, _body("INVALID_TOKEN", "Invalid or expired token"), REQ)
     assert isinstance(missing, AuthenticationError) and missing.code == "MISSING_TOKEN"
     assert invalid.code == "INVALID_TOKEN" and "Invalid or expired token" in str(invalid)
@@ -109,8 +134,7 @@ def test_not_found_soft_deleted():
 
 
 def test_rate_limited_carries_retry_after_seconds_and_dates():
-    error = error_from_response(429, _body("RATE_LIMITED", "Too many"), REQ,
-                                {"retry-after": "7"})
+    error = error_from_response(429, _body("RATE_LIMITED", "Too many"), REQ, {"retry-after": "7"})
     assert isinstance(error, RateLimitedError) and error.retry_after == 7.0
     assert "wait 7 s" in str(error)
     when = email.utils.formatdate(time.time() + 30, usegmt=True)
@@ -120,8 +144,14 @@ def test_rate_limited_carries_retry_after_seconds_and_dates():
 
 
 def test_attempts_and_note_in_message():
-    error = error_from_response(503, _body("SERVICE_UNAVAILABLE", "down"), REQ,
-                                {"Retry-After": "2"}, attempts=6, note="call budget exhausted")
+    error = error_from_response(
+        503,
+        _body("SERVICE_UNAVAILABLE", "down"),
+        REQ,
+        {"Retry-After": "2"},
+        attempts=6,
+        note="call budget exhausted",
+    )
     assert error.attempts == 6
     assert "6 attempts" in str(error) and "wait 2 s" in str(error)
     assert "call budget exhausted" in str(error)
@@ -133,9 +163,11 @@ def test_attempts_and_note_in_message():
         (b'{"detail": "Not authenticated"}', "Not authenticated"),
         (b'{"message": "Slow down", "code": "THROTTLED"}', "Slow down"),
         (b'{"error": "plain string error"}', "plain string error"),
-        (b"<html>Bad Gateway</html>",
-         "not a JSON error body (24 bytes of no content type, first line "
-         "'<html>Bad Gateway</html>')"),
+        (
+            b"<html>Bad Gateway</html>",
+            "not a JSON error body (24 bytes of no content type, first line "
+            "'<html>Bad Gateway</html>')",
+        ),
         (b"", "HTTP 502"),
         (b"[1, 2]", "HTTP 502"),
     ],
@@ -146,11 +178,16 @@ def test_other_body_shapes_are_tolerated(body, message):
     assert error.message == message
 
 
-@pytest.mark.parametrize(("body", "errors"), [
-    (b'{"errors": ["limit must be at most 100"]}', ["limit must be at most 100"]),
-    (b'{"errors": [{"field": "names", "message": "at most 100 names"}, "x"]}',
-     ["names: at most 100 names", "x"]),
-])
+@pytest.mark.parametrize(
+    ("body", "errors"),
+    [
+        (b'{"errors": ["limit must be at most 100"]}', ["limit must be at most 100"]),
+        (
+            b'{"errors": [{"field": "names", "message": "at most 100 names"}, "x"]}',
+            ["names: at most 100 names", "x"],
+        ),
+    ],
+)
 def test_an_errors_list_body_is_read(body, errors):
     error = error_from_response(400, body, REQ)
     assert isinstance(error, BadRequestError) and error.errors == errors
@@ -174,7 +211,9 @@ def test_long_text_bodies_are_shortened():
 
 
 def test_a_proxy_html_page_is_summarised_not_pasted():
-    page = b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n" + b"<p>x</p>" * 900
+    page = (
+        b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n" + b"<p>x</p>" * 900
+    )
     error = error_from_response(502, page, REQ, {"Content-Type": "text/html; charset=utf-8"})
     assert "text/html" in error.message and "'<!DOCTYPE html>'" in error.message
     assert str(len(page)) in error.message and "<p>x</p>" not in str(error)
@@ -204,8 +243,9 @@ def test_transport_error_keeps_its_cause():
         try:
             raise cause
         except ConnectionResetError as exc:
-            raise TransportError("connection error", request=REQ, attempts=3,
-                                 kind="connection") from exc
+            raise TransportError(
+                "connection error", request=REQ, attempts=3, kind="connection"
+            ) from exc
     except TransportError as error:
         assert error.__cause__ is cause
         assert error.kind == "connection" and error.attempts == 3
@@ -214,8 +254,9 @@ def test_transport_error_keeps_its_cause():
 
 def test_incomplete_result_lists_failed_items_and_keeps_partial():
     partial = [{"id": 1}]
-    error = IncompleteResultError(300, 200, [2, 3], errors=[ServerError(503, "X", "down")],
-                                  partial=partial, what="deals")
+    error = IncompleteResultError(
+        300, 200, [2, 3], errors=[ServerError(503, "X", "down")], partial=partial, what="deals"
+    )
     assert error.partial is partial and error.failed == [2, 3]
     assert error.expected == 300 and error.received == 200
     text = str(error)
@@ -226,8 +267,15 @@ def test_incomplete_result_lists_failed_items_and_keeps_partial():
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("3", 3.0), (" 10 ", 10.0), ("1.5", 1.5), ("-4", 0.0), ("soon", None), (None, None),
-     ("nan", None)],
+    [
+        ("3", 3.0),
+        (" 10 ", 10.0),
+        ("1.5", 1.5),
+        ("-4", 0.0),
+        ("soon", None),
+        (None, None),
+        ("nan", None),
+    ],
 )
 def test_parse_retry_after(value, expected):
     assert parse_retry_after(value) == expected

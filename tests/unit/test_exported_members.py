@@ -10,12 +10,32 @@ def test_all_is_sorted_and_exact():
     # In a fresh interpreter: pytest's plugins import dealframe.sandbox into this one.
     listing = subprocess.run(
         [sys.executable, "-c", "import dealframe; print(' '.join(dir(dealframe)))"],
-        capture_output=True, text=True, timeout=60, check=True).stdout.split()
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.split()
     public = {name for name in listing if not name.startswith("_")}
     exported = set(dealframe.__all__) - {"__version__"}
-    modules = {"client", "config", "errors", "frames", "notices", "provenance", "public", "private",
-               "transport", "analytics", "_vocab", "contract", "arguments", "clitools",
-               "comparison", "currency", "link"}
+    modules = {
+        "client",
+        "config",
+        "errors",
+        "frames",
+        "notices",
+        "provenance",
+        "public",
+        "private",
+        "transport",
+        "analytics",
+        "_vocab",
+        "contract",
+        "arguments",
+        "clitools",
+        "comparison",
+        "currency",
+        "link",
+    }
     assert exported <= public
     assert public - exported <= modules, f"unexported public names: {public - exported - modules}"
     assert dealframe.__all__ == sorted(dealframe.__all__)

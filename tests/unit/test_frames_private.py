@@ -66,9 +66,9 @@ def test_companies_frame_types_and_offsets():
     assert df["founded"].dtype == pd.Int64Dtype()
     assert df.loc[0, "founded"] == 2004 and pd.isna(df.loc[1, "founded"])
     assert df["created_at"].dtype == UTC
-    assert df.loc[0, "created_at"] == utc("2021-02-03 08:15")   # +01:00
-    assert df.loc[0, "updated_at"] == utc("2025-03-04 15:15")   # -05:00
-    assert df.loc[1, "updated_at"] == utc("2024-12-31 23:30")   # +01:00 crosses a year
+    assert df.loc[0, "created_at"] == utc("2021-02-03 08:15")  # +01:00
+    assert df.loc[0, "updated_at"] == utc("2025-03-04 15:15")  # -05:00
+    assert df.loc[1, "updated_at"] == utc("2024-12-31 23:30")  # +01:00 crosses a year
     assert df["ipoed"].dtype == DATE
     assert df.loc[0, "ipoed"] == pd.Timestamp("2015-06-18") and pd.isna(df.loc[1, "ipoed"])
     assert df["active"].dtype == pd.BooleanDtype() and df["deleted"].tolist() == [False, True]
@@ -80,23 +80,33 @@ def test_companies_frame_types_and_offsets():
 
 def test_investors_frame():
     df = investors_frame(load("investors.json")["data"])
-    assert list(df.columns) == ["id", "name", "short_name", "website", "country", "updated_at",
-                                "deleted"]
+    assert list(df.columns) == [
+        "id",
+        "name",
+        "short_name",
+        "website",
+        "country",
+        "updated_at",
+        "deleted",
+    ]
     assert df.loc[0, "updated_at"] == utc("2025-05-06 06:00")
     assert df.loc[1, "updated_at"] == utc("2024-12-31 23:59:59")
     assert pd.isna(df.loc[1, "country"]) and pd.isna(df.loc[1, "website"])
 
 
-@pytest.mark.parametrize("func,payload", [
-    (companies_frame, "companies.json"),
-    (investors_frame, "investors.json"),
-    (company_profiles_frame, "company_profiles.json"),
-    (investor_profiles_frame, "investor_profiles.json"),
-    (deals_frame, "deals_page.json"),
-    (company_investors_frame, "company_investors.json"),
-    (portfolio_frame, "portfolio.json"),
-    (co_investors_frame, "co_investors.json"),
-])
+@pytest.mark.parametrize(
+    "func,payload",
+    [
+        (companies_frame, "companies.json"),
+        (investors_frame, "investors.json"),
+        (company_profiles_frame, "company_profiles.json"),
+        (investor_profiles_frame, "investor_profiles.json"),
+        (deals_frame, "deals_page.json"),
+        (company_investors_frame, "company_investors.json"),
+        (portfolio_frame, "portfolio.json"),
+        (co_investors_frame, "co_investors.json"),
+    ],
+)
 def test_schema_is_the_same_for_0_1_n_rows(func, payload):
     data = load(payload)
     items = data if isinstance(data, list) else data["data"]
@@ -165,10 +175,10 @@ def test_deals_frame_list_rows():
     df = deals_frame(load("deals_page.json"))
     assert len(df) == 4
     assert df["deal_date"].dtype == DATE and df.loc[0, "deal_date"] == pd.Timestamp("2025-03-14")
-    assert df.loc[0, "created_at"] == utc("2025-03-14 23:00")   # -05:00
-    assert df.loc[0, "updated_at"] == utc("2025-03-15 00:30")   # +01:00
-    assert df.loc[1, "created_at"] == utc("2024-11-05 00:00")   # +09:00
-    assert df.loc[3, "updated_at"] == utc("2024-12-31 18:30")   # +05:30
+    assert df.loc[0, "created_at"] == utc("2025-03-14 23:00")  # -05:00
+    assert df.loc[0, "updated_at"] == utc("2025-03-15 00:30")  # +01:00
+    assert df.loc[1, "created_at"] == utc("2024-11-05 00:00")  # +09:00
+    assert df.loc[3, "updated_at"] == utc("2024-12-31 18:30")  # +05:30
     assert list(df["deal_type"].cat.categories) == list(DEAL_TYPES)
     assert list(df["deal_subtype"].cat.categories) == list(DEAL_SUBTYPES)
     assert df.loc[0, "ev_revenue"] == 12.0 and df.loc[0, "ev_ebitda"] == -100.0
@@ -180,8 +190,13 @@ def test_deals_frame_list_rows():
     assert [p["name"] for p in buyers[0]] == ["Acme Robotics Inc", "Harbour Capital"]
     assert len(leads[1]) == 3 and leads[2] == [] and df.loc[2, "lead_investors"] == "[]"
     # list rows hold what list answers hold: no profile-only column
-    for column in ("investors", "target_region", "target_city", "target_founded",
-                   "target_verticals"):
+    for column in (
+        "investors",
+        "target_region",
+        "target_city",
+        "target_founded",
+        "target_verticals",
+    ):
         assert column not in df.columns
     assert "role" not in df.columns
     assert df.loc[3, "source_url"].startswith("https://")  # unknown field kept
@@ -214,8 +229,12 @@ def test_deals_frame_role_rows():
 
 
 def test_deals_frame_unknown_vocabulary_values_are_kept():
-    df = deals_frame([{"id": "a", "deal_type": "Crowdfunding", "deal_subtype": "Seed"},
-                      {"id": "b", "deal_type": "M&A"}])
+    df = deals_frame(
+        [
+            {"id": "a", "deal_type": "Crowdfunding", "deal_subtype": "Seed"},
+            {"id": "b", "deal_type": "M&A"},
+        ]
+    )
     assert df["deal_type"].tolist() == ["Crowdfunding", "M&A"]
     cats = list(df["deal_type"].cat.categories)
     assert cats[: len(DEAL_TYPES)] == list(DEAL_TYPES) and cats[-1] == "Crowdfunding"
@@ -252,7 +271,8 @@ def test_deals_frame_from_pages_equals_deals_frame_across_pages():
     assert got["buyers"].dtype == STR
     assert got["id"].tolist() == [i["id"] for i in items]
     assert [len(x) for x in to_lists(got["lead_investors"])] == [
-        len(i["lead_investors"]) for i in items]
+        len(i["lead_investors"]) for i in items
+    ]
 
 
 def test_deals_frame_from_pages_extras_and_categories_in_some_pages_only():
@@ -321,12 +341,22 @@ def test_resolve_frames():
 def test_aggregate_frame_quarters():
     payload = load("aggregate_quarter.json")
     df = aggregate_frame(payload["data"], payload["meta"])
-    assert list(df.columns) == ["bucket", "period_start", "period_end", "n", "median", "q1", "q3",
-                                "warning"]
-    assert df["period_start"].tolist() == [pd.Timestamp(d) for d in
-                                           ("2024-07-01", "2024-10-01", "2025-01-01", "2025-04-01")]
-    assert df["period_end"].tolist() == [pd.Timestamp(d) for d in
-                                         ("2024-09-30", "2024-12-31", "2025-03-31", "2025-06-30")]
+    assert list(df.columns) == [
+        "bucket",
+        "period_start",
+        "period_end",
+        "n",
+        "median",
+        "q1",
+        "q3",
+        "warning",
+    ]
+    assert df["period_start"].tolist() == [
+        pd.Timestamp(d) for d in ("2024-07-01", "2024-10-01", "2025-01-01", "2025-04-01")
+    ]
+    assert df["period_end"].tolist() == [
+        pd.Timestamp(d) for d in ("2024-09-30", "2024-12-31", "2025-03-31", "2025-06-30")
+    ]
     assert df["period_start"].dtype == DATE
     assert df["n"].dtype == pd.Int64Dtype() and df["n"].tolist() == [3, 12, 0, 9]
     assert np.isnan(df.loc[0, "median"]) and df.loc[1, "q3"] == 12.7
@@ -344,8 +374,10 @@ def test_aggregate_frame_labels_all_month_year():
     assert df.loc[0, "period_start"] == pd.Timestamp("2021-06-30")
     assert df.loc[0, "period_end"] == pd.Timestamp("2026-06-30")
     assert df.loc[0, "n"] == 412
-    other = aggregate_frame([{"bucket": "2024-02", "n": 5}, {"bucket": "2023", "n": 6},
-                             {"bucket": "mystery", "n": 1}], {"metric": "raised"})
+    other = aggregate_frame(
+        [{"bucket": "2024-02", "n": 5}, {"bucket": "2023", "n": 6}, {"bucket": "mystery", "n": 1}],
+        {"metric": "raised"},
+    )
     ts = pd.Timestamp
     assert other["period_start"].tolist()[:2] == [ts("2024-02-01"), ts("2023-01-01")]
     assert other["period_end"].tolist()[:2] == [ts("2024-02-29"), ts("2023-12-31")]
@@ -362,14 +394,16 @@ def test_participant_columns_are_canonical_json_text(tmp_path):
     fields = ["country", "id", "name", "short_name", "website"]
     buyers = to_lists(df["buyers"])
     assert isinstance(buyers[0], list)
-    assert [list(p) for p in buyers[0]] == [fields] * 2   # every field, sorted keys
+    assert [list(p) for p in buyers[0]] == [fields] * 2  # every field, sorted keys
     items = load("deals_page.json")["data"]
     assert [p["id"] for p in to_lists(df["lead_investors"])[1]] == [
-        p["id"] for p in items[1]["lead_investors"]]
+        p["id"] for p in items[1]["lead_investors"]
+    ]
     assert df.loc[2, "lead_investors"] == "[]"
     # the same participants in another key order (and missing fields) give the same text
-    shuffled = [{**d, "buyers": [dict(reversed(list(p.items()))) for p in d["buyers"]]}
-                for d in items]
+    shuffled = [
+        {**d, "buyers": [dict(reversed(list(p.items()))) for p in d["buyers"]]} for d in items
+    ]
     assert deals_frame(shuffled)["buyers"].equals(df["buyers"])
     # plain strings: Parquet with default arguments gives them back
     df.to_parquet(tmp_path / "deals.parquet")
@@ -380,19 +414,25 @@ def test_deals_frame_from_pages_reads_any_json_layout_and_refuses_bad_items():
     item = {"id": "a", "deal_date": "2024-01-02", "buyers": [{"id": "p", "name": "P"}]}
 
     def page(*items, indent=False):
-        return orjson.dumps({"data": list(items), "meta": {}},
-                            option=orjson.OPT_INDENT_2 if indent else 0)
+        return orjson.dumps(
+            {"data": list(items), "meta": {}}, option=orjson.OPT_INDENT_2 if indent else 0
+        )
 
     readable = [
-        [page(item, indent=True)],                                  # a page over many lines
-        [page({**item, "seen": "2024-01-01T00:00:00Z"})],          # an unknown timestamp-like
-        [page({**item, "meta": {"a": 1}})],                         # an unknown object
+        [page(item, indent=True)],  # a page over many lines
+        [page({**item, "seen": "2024-01-01T00:00:00Z"})],  # an unknown timestamp-like
+        [page({**item, "meta": {"a": 1}})],  # an unknown object
     ]
     for pages in readable:
         items = [i for p in pages for i in orjson.loads(p)["data"]]
         pd.testing.assert_frame_equal(deals_frame_from_pages(pages), deals_frame(items))
-    for bad in ([page({**item, "buyers": [None]})], [b'{"data": [null]}'], [b'{"meta": {}}'],
-                [b"[1, 2]"], [b"{not json"]):
+    for bad in (
+        [page({**item, "buyers": [None]})],
+        [b'{"data": [null]}'],
+        [b'{"meta": {}}'],
+        [b"[1, 2]"],
+        [b"{not json"],
+    ):
         with pytest.raises(ValidationError):
             deals_frame_from_pages(bad)
 

@@ -69,8 +69,9 @@ def test_search_frame_unknown_region_is_kept_as_category():
 
 
 def test_search_frame_schema_0_1_n():
-    items = [{k: v for k, v in it.items() if k != "listingDate"}
-             for it in load("search_v2.json")["data"]]
+    items = [
+        {k: v for k, v in it.items() if k != "listingDate"} for it in load("search_v2.json")["data"]
+    ]
     frames = [search_frame([]), search_frame(items[:1]), search_frame(items)]
     for f in frames[1:]:
         same_schema(frames[0], f)
@@ -82,10 +83,16 @@ def test_current_frame_every_field_and_order():
     df = current_frame(load("current_v2.json")["data"])
     known = [c.name for c in CURRENT_DATA if c.name != "sku"]
     assert list(df.columns) == known  # the payload holds no field beyond the known ones
-    assert known[-6:] == ["region", "verticals", "evEbitdaNtm", "marginEbitdaNtm",
-                          "revenueGrowthLtm", "employeeCount"]
+    assert known[-6:] == [
+        "region",
+        "verticals",
+        "evEbitdaNtm",
+        "marginEbitdaNtm",
+        "revenueGrowthLtm",
+        "employeeCount",
+    ]
     unknown = current_frame([{"sku": "A-USA", "zetaScore": 1.5, "alphaNote": "x"}])
-    assert list(unknown.columns[len(known):]) == ["alphaNote", "zetaScore"]
+    assert list(unknown.columns[len(known) :]) == ["alphaNote", "zetaScore"]
     for col in ("marketCapLcu", "ebitdaNtmLcu", "rateToUsd", "employeeCount", "evEbitdaNtm"):
         assert df[col].dtype == np.float64, col
     assert df.loc["NRDC-SWE", "rateToUsd"] == 0.0952
@@ -131,8 +138,9 @@ def test_time_series_wide_layout_and_missing_months():
 
 def test_time_series_wide_fields_and_range():
     items = load("time_series_v2.json")["data"]
-    ts = time_series_wide(items, fields=["marginEbitdaLtm", "marketCap"],
-                          date_from="2023-12", date_to="2024-02")
+    ts = time_series_wide(
+        items, fields=["marginEbitdaLtm", "marketCap"], date_from="2023-12", date_to="2024-02"
+    )
     assert list(ts.columns.get_level_values("field").unique()) == ["marginEbitdaLtm", "marketCap"]
     assert [str(p) for p in ts.index] == ["2023-12", "2024-01", "2024-02"]
     assert ts["marketCap"].isna().all().all()
@@ -238,19 +246,22 @@ def test_group_time_series_frame_same_columns_for_0_1_and_n_months():
     assert list(many.columns) == fields  # requested order, absent field kept as all-NaN
     assert many["marketCap"].isna().all() and many.attrs["companies"] == 3
     # a field the service sends beyond the requested ones is appended, not lost
-    extra = group_time_series_frame([{"period": "2024-01", "median": {"ruleOf40": 7.0}}],
-                                    fields=["marketCap"])
+    extra = group_time_series_frame(
+        [{"period": "2024-01", "median": {"ruleOf40": 7.0}}], fields=["marketCap"]
+    )
     assert list(extra.columns) == ["marketCap", "ruleOf40"] and extra.iloc[0, 1] == 7.0
 
 
 def test_group_time_series_frame_index_covers_the_requested_window():
     payload = load("group_time_series.json")  # 2024-01 .. 2024-04 with 2024-03 skipped
-    df = group_time_series_frame(payload["data"], fields=["evRevenueLtm"], date_from="2023-11",
-                                 date_to="2024-02")
+    df = group_time_series_frame(
+        payload["data"], fields=["evRevenueLtm"], date_from="2023-11", date_to="2024-02"
+    )
     assert [str(p) for p in df.index] == ["2023-11", "2023-12", "2024-01", "2024-02"]
     assert df["evRevenueLtm"].iloc[:2].isna().all() and df["evRevenueLtm"].iloc[2:].notna().all()
-    nothing = group_time_series_frame([], fields=["marketCap"], date_from="2030-01",
-                                      date_to="2030-03")
+    nothing = group_time_series_frame(
+        [], fields=["marketCap"], date_from="2030-01", date_to="2030-03"
+    )
     assert [str(p) for p in nothing.index] == ["2030-01", "2030-02", "2030-03"]
     assert nothing.shape == (3, 1) and nothing["marketCap"].isna().all()
     one_sided = group_time_series_frame(payload["data"], date_from="2024-02")
@@ -265,7 +276,12 @@ def test_group_time_series_frame_index_covers_the_requested_window():
 
 def test_frames_accept_attrs():
     payload = load("time_series_v2.json")
-    for df in (search_frame([]), current_frame([]), time_series_wide(payload),
-               time_series_long(payload), group_current_frame(load("group_current.json"))):
+    for df in (
+        search_frame([]),
+        current_frame([]),
+        time_series_wide(payload),
+        time_series_long(payload),
+        group_current_frame(load("group_current.json")),
+    ):
         df.attrs["source"] = {"endpoint": "x"}
         assert copy.deepcopy(df).attrs["source"] == {"endpoint": "x"}

@@ -44,9 +44,13 @@ class Feed:
         rng = np.random.default_rng(seed)
         offsets = np.sort(rng.integers(0, 10 * n, n))
         offsets[:same_stamp] = 5  # a tie bigger than a page
-        self.rows = {f"{i:08d}-0000-4000-8000-000000000000": {"ts": T0 + pd.Timedelta(seconds=int(s)),
-                                                              "v": 0}
-                     for i, s in enumerate(offsets)}
+        self.rows = {
+            f"{i:08d}-0000-4000-8000-000000000000": {
+                "ts": T0 + pd.Timedelta(seconds=int(s)),
+                "v": 0,
+            }
+            for i, s in enumerate(offsets)
+        }
         self.clock = T0 + pd.Timedelta(seconds=10 * n + 1)
         self.on_request = None
         self.requests = 0
@@ -65,10 +69,16 @@ class Feed:
                 self.on_request(self)
             self.requests += 1
             rows = self._sorted(since)
-            chosen = rows[(page - 1) * page_size: page * page_size]
-            frame = pd.DataFrame({"id": [i for _, i in chosen], "updated_at": [t for t, _ in chosen],
-                                  "v": [self.rows[i]["v"] for _, i in chosen]})
+            chosen = rows[(page - 1) * page_size : page * page_size]
+            frame = pd.DataFrame(
+                {
+                    "id": [i for _, i in chosen],
+                    "updated_at": [t for t, _ in chosen],
+                    "v": [self.rows[i]["v"] for _, i in chosen],
+                }
+            )
             return frame, len(rows)
+
         return fetch
 
     def latest(self) -> dict[str, int]:
@@ -102,6 +112,7 @@ def _mover(feed: Feed, every: int = 1):
         if calls["n"] > 1 and calls["n"] % every == 0:
             early = [i for _, i in f._sorted(None)[:40]]
             f.change(early[int(rng.integers(0, len(early)))])
+
     return on_request
 
 
@@ -141,8 +152,10 @@ def test_a_tie_bigger_than_a_page_is_read_whole():
 def test_back_to_back_ties_are_emitted_as_they_end():
     # every page holds one timestamp: the walk must not hold rows beyond the current tie
     feed = Feed(10)
-    feed.rows = {f"{i:08d}-0000-4000-8000-000000000000": {"ts": T0 + pd.Timedelta(seconds=i // 10),
-                                                          "v": 0} for i in range(200)}
+    feed.rows = {
+        f"{i:08d}-0000-4000-8000-000000000000": {"ts": T0 + pd.Timedelta(seconds=i // 10), "v": 0}
+        for i in range(200)
+    }
     walk = FeedWalk(feed.fetch(10), None, 10)
     biggest = 0
     seen: dict[str, int] = {}
@@ -162,6 +175,7 @@ def test_a_tie_that_changes_while_read_is_flagged_and_reread():
         state["n"] += 1
         if state["n"] == 3:  # two tie pages read: move a row already read out of the tie
             f.change(tie[2])
+
     feed.on_request = on_request
     walk = FeedWalk(feed.fetch(10), None, 10)
     first = _collect(walk)
@@ -173,16 +187,19 @@ def test_a_tie_that_changes_while_read_is_flagged_and_reread():
 
 def _investors(n: int, start: int = 0, deleted_every: int = 7) -> pd.DataFrame:
     ids = [f"{i:08d}-0000-4000-8000-000000000000" for i in range(start, start + n)]
-    return pd.DataFrame({
-        "id": pd.array(ids, dtype="str"),
-        "name": pd.array([f"Firm {i}" if i % 5 else None for i in range(n)], dtype="str"),
-        "short_name": pd.array([f"F{i}" for i in range(n)], dtype="str"),
-        "website": pd.array([None] * n, dtype="str"),
-        "country": pd.array(["GBR"] * n, dtype="str"),
-        "updated_at": pd.array(T0 + pd.to_timedelta(np.arange(n), unit="s"),
-                               dtype=pd.DatetimeTZDtype("us", "UTC")),
-        "deleted": pd.array([i % deleted_every == 0 for i in range(n)], dtype="boolean"),
-    })
+    return pd.DataFrame(
+        {
+            "id": pd.array(ids, dtype="str"),
+            "name": pd.array([f"Firm {i}" if i % 5 else None for i in range(n)], dtype="str"),
+            "short_name": pd.array([f"F{i}" for i in range(n)], dtype="str"),
+            "website": pd.array([None] * n, dtype="str"),
+            "country": pd.array(["GBR"] * n, dtype="str"),
+            "updated_at": pd.array(
+                T0 + pd.to_timedelta(np.arange(n), unit="s"), dtype=pd.DatetimeTZDtype("us", "UTC")
+            ),
+            "deleted": pd.array([i % deleted_every == 0 for i in range(n)], dtype="boolean"),
+        }
+    )
 
 
 def test_schema_round_trip_through_parquet(tmp_path):
@@ -204,15 +221,28 @@ def _commit(root, frame, *, full=None, reread=None, checkpoint=T0):
     """Stage ``frame`` and commit it as one sync would (a first sync when there is no table)."""
     folder = root / "investors"
     current = DeltaTable(str(folder)) if (folder / "_delta_log").exists() else None
-    staged = store.StagedRows(root / store.STAGING / "s" / "investors", "investors", "part",
-                              rows_per_file=100, reread_until=None)
+    staged = store.StagedRows(
+        root / store.STAGING / "s" / "investors",
+        "investors",
+        "part",
+        rows_per_file=100,
+        reread_until=None,
+    )
     staged.add(frame)
     if reread is not None:
         staged.reread = set(reread)
     parts = staged.close()
-    written = commit.commit_entity(root, "investors", staged, parts, table=current,
-                                   full=current is None if full is None else full,
-                                   checkpoint=checkpoint.isoformat(), sync=1, received=len(frame))
+    written = commit.commit_entity(
+        root,
+        "investors",
+        staged,
+        parts,
+        table=current,
+        full=current is None if full is None else full,
+        checkpoint=checkpoint.isoformat(),
+        sync=1,
+        received=len(frame),
+    )
     store.recover(root)
     return written
 
@@ -226,8 +256,9 @@ def _new_mirror(tmp_path):
 def _changed(frame: pd.DataFrame, stamp: int, name: str) -> pd.DataFrame:
     out = frame.copy()
     out["name"] = pd.array([name] * len(out), dtype="str")
-    out["updated_at"] = pd.array([T0 + pd.Timedelta(seconds=stamp)] * len(out),
-                                 dtype=pd.DatetimeTZDtype("us", "UTC"))
+    out["updated_at"] = pd.array(
+        [T0 + pd.Timedelta(seconds=stamp)] * len(out), dtype=pd.DatetimeTZDtype("us", "UTC")
+    )
     return out
 
 

@@ -43,9 +43,18 @@ def complete() -> pd.DataFrame:
 def test_explode_rows_and_order(deals):
     ex = explode_participants(deals, roles=LEADS_AND_BUYERS)
     assert list(ex.columns) == [
-        "deal_id", "role", "participant_id", "participant_name", "participant_short_name",
-        "participant_country", "participant_website", "deal_date", "deal_type", "deal_subtype",
-        "target_id"]
+        "deal_id",
+        "role",
+        "participant_id",
+        "participant_name",
+        "participant_short_name",
+        "participant_country",
+        "participant_website",
+        "deal_date",
+        "deal_type",
+        "deal_subtype",
+        "target_id",
+    ]
     # deal 1: two buyers; deal 2: three leads; deal 3: none; deal 4: one lead
     assert [d[-1] for d in ex["deal_id"]] == ["1", "1", "2", "2", "2", "4"]
     assert ex["role"].tolist() == ["buyer"] * 2 + ["lead_investor"] * 4
@@ -121,8 +130,12 @@ def test_explode_roles_argument(deals, complete):
 
 
 def test_explode_null_lists_and_empty():
-    deals = deals_frame([{"id": "a", "buyers": None, "lead_investors": None},
-                         {"id": "b", "buyers": [{"id": "x"}], "lead_investors": None}])
+    deals = deals_frame(
+        [
+            {"id": "a", "buyers": None, "lead_investors": None},
+            {"id": "b", "buyers": [{"id": "x"}], "lead_investors": None},
+        ]
+    )
     assert pd.isna(deals.loc[0, "buyers"])
     ex = explode_participants(deals, roles=LEADS_AND_BUYERS)
     assert ex["deal_id"].tolist() == ["b"] and ex["participant_id"].tolist() == ["x"]
@@ -135,10 +148,12 @@ def test_explode_null_lists_and_empty():
 
 
 def test_explode_odd_values():
-    deals = deals_frame([{"id": "a", "investors": [],
-                          "buyers": [{"id": 7, "name": "Seven", "extra": 1}]}])
-    assert deals.loc[0, "buyers"] == ('[{"country":null,"extra":1,"id":"7","name":"Seven",'
-                                      '"short_name":null,"website":null}]')  # nothing cut
+    deals = deals_frame(
+        [{"id": "a", "investors": [], "buyers": [{"id": 7, "name": "Seven", "extra": 1}]}]
+    )
+    assert deals.loc[0, "buyers"] == (
+        '[{"country":null,"extra":1,"id":"7","name":"Seven","short_name":null,"website":null}]'
+    )  # nothing cut
     ex = explode_participants(deals)
     assert ex["participant_id"].tolist() == ["7"] and ex["participant_name"].tolist() == ["Seven"]
     # a participant that is not an object is refused when the deals are shaped
@@ -160,8 +175,10 @@ def test_explode_reads_any_spelling_the_same(complete, spelling):
     if spelling == "spaces":  # json.dumps: spaces, ASCII escapes, another key order
         other = {r: pd.Series([json.dumps(v)[::1] for v in lists[r]], dtype="str") for r in roles}
     elif spelling == "escapes":
-        other = {r: pd.Series([json.dumps(v, ensure_ascii=True) for v in lists[r]], dtype="str")
-                 for r in roles}
+        other = {
+            r: pd.Series([json.dumps(v, ensure_ascii=True) for v in lists[r]], dtype="str")
+            for r in roles
+        }
     else:  # Python lists of dicts in an object column (a frame built by hand)
         other = {r: pd.Series(list(lists[r]), dtype=object) for r in roles}
     got = explode_participants(complete.assign(**other))
@@ -170,8 +187,16 @@ def test_explode_reads_any_spelling_the_same(complete, spelling):
 
 def test_explode_names_with_quotes_backslashes_and_unicode():
     odd = ['Quote "Q" Capital', "Back\\slash Ventures", "Café 日本 Partners", '{"id":"x"}', ""]
-    deals = deals_frame([{"id": str(i), "investors": [], "lead_investors": [
-        {"id": f"p{i}", "name": name, "country": None}]} for i, name in enumerate(odd)])
+    deals = deals_frame(
+        [
+            {
+                "id": str(i),
+                "investors": [],
+                "lead_investors": [{"id": f"p{i}", "name": name, "country": None}],
+            }
+            for i, name in enumerate(odd)
+        ]
+    )
     ex = explode_participants(deals)
     assert ex["participant_name"].tolist() == odd
     assert ex["participant_id"].tolist() == [f"p{i}" for i in range(len(odd))]
@@ -192,8 +217,15 @@ def test_explode_after_parquet_with_default_arguments(complete, tmp_path):
 
 def test_co_investment_edges(deals):
     edges = co_investment_edges(explode_participants(deals, roles=LEADS_AND_BUYERS))
-    assert list(edges.columns) == ["investor_a", "investor_b", "name_a", "name_b", "shared_deals",
-                                   "first_date", "last_date"]
+    assert list(edges.columns) == [
+        "investor_a",
+        "investor_b",
+        "name_a",
+        "name_b",
+        "shared_deals",
+        "first_date",
+        "last_date",
+    ]
     assert (edges["investor_a"] < edges["investor_b"]).all()
     top = edges.iloc[0]
     assert {top["investor_a"], top["investor_b"]} == {ACME, HARBOUR}
@@ -203,8 +235,11 @@ def test_co_investment_edges(deals):
     assert top["name_a"] == "Acme Robotics Inc" and top["name_b"] == "Harbour Capital"
     assert edges["shared_deals"].tolist() == [2, 1, 1]
     pairs = {frozenset((a, b)) for a, b in zip(edges["investor_a"], edges["investor_b"])}
-    assert pairs == {frozenset((ACME, HARBOUR)), frozenset((NORTHWIND, HARBOUR)),
-                     frozenset((NORTHWIND, ACME))}
+    assert pairs == {
+        frozenset((ACME, HARBOUR)),
+        frozenset((NORTHWIND, HARBOUR)),
+        frozenset((NORTHWIND, ACME)),
+    }
 
 
 def test_co_investment_edges_count_a_participant_once_per_deal(complete):

@@ -22,13 +22,22 @@ from dealframe.plot.shaping import (
 
 
 def test_nm_rule_each_branch():
-    frame = pd.DataFrame({
-        "evRevenueLtm": [3.0, 3.0, -1.0, 60.0, np.nan, np.nan, 3.0],
-        "revenueLtm": [10.0, 0.0, 10.0, 10.0, 10.0, -5.0, np.nan],
-        "enterpriseValue": [30.0, 30.0, 30.0, 30.0, 30.0, 30.0, -2.0],
-    })
+    frame = pd.DataFrame(
+        {
+            "evRevenueLtm": [3.0, 3.0, -1.0, 60.0, np.nan, np.nan, 3.0],
+            "revenueLtm": [10.0, 0.0, 10.0, 10.0, 10.0, -5.0, np.nan],
+            "enterpriseValue": [30.0, 30.0, 30.0, 30.0, 30.0, 30.0, -2.0],
+        }
+    )
     assert multiple_status(frame, "evRevenueLtm").tolist() == [
-        "ok", "NM", "NM", "NM", "n/a", "NM", "NM"]
+        "ok",
+        "NM",
+        "NM",
+        "NM",
+        "n/a",
+        "NM",
+        "NM",
+    ]
     assert multiple_status(frame, "evRevenueLtm", bound=100).tolist()[3] == "ok"
 
 
@@ -50,10 +59,13 @@ def test_window_from_argument_then_pull_filters_then_whole_quarters():
 
 
 def test_quarterly_activity_counts_every_quarter_and_flags_partial_edges():
-    deals = pd.DataFrame({
-        "deal_date": pd.to_datetime(["2024-03-31", "2024-05-01", "2024-05-02", "2024-08-20"]),
-        "deal_type": ["Venture", "M&A", "Debt", "Venture"],
-        "deal_raised": [5.0, np.nan, 2.5, np.nan]})
+    deals = pd.DataFrame(
+        {
+            "deal_date": pd.to_datetime(["2024-03-31", "2024-05-01", "2024-05-02", "2024-08-20"]),
+            "deal_type": ["Venture", "M&A", "Debt", "Venture"],
+            "deal_raised": [5.0, np.nan, 2.5, np.nan],
+        }
+    )
     table = quarterly_activity(deals, ("2024-03-31", "2024-08-31"))
     assert table.index.tolist() == ["2024-Q1", "2024-Q2", "2024-Q3"]
     assert table["total"].tolist() == [1, 2, 1]
@@ -65,40 +77,64 @@ def test_quarterly_activity_counts_every_quarter_and_flags_partial_edges():
 
 
 def test_deals_outside_the_window_are_not_counted():
-    deals = pd.DataFrame({"deal_date": pd.to_datetime(["2023-12-31", "2024-01-02"]),
-                          "deal_type": ["Venture", "Venture"]})
+    deals = pd.DataFrame(
+        {
+            "deal_date": pd.to_datetime(["2023-12-31", "2024-01-02"]),
+            "deal_type": ["Venture", "Venture"],
+        }
+    )
     assert quarterly_activity(deals, ("2024-01-01", "2024-03-31"))["total"].tolist() == [1]
 
 
 def test_trimmed_multiples_follow_the_services_small_n_rule():
-    few = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 4),
-                        "ev_revenue": [1.0, 2.0, 3.0, 4.0]})
+    few = pd.DataFrame(
+        {"deal_date": pd.to_datetime(["2024-01-02"] * 4), "ev_revenue": [1.0, 2.0, 3.0, 4.0]}
+    )
     kept = trimmed_multiples(few, "ev_revenue", ("2024-01-01", "2024-12-31"))
     assert kept.empty and kept.attrs["n"] == 4
 
 
 def test_participants_in_one_role_vocabulary():
-    deals = deals_frame([
-        {"id": "d1", "deal_type": "M&A", "deal_date": "2024-01-02",
-         "buyers": [{"id": "b", "name": "B"}]},
-        {"id": "d2", "deal_type": "Venture", "deal_date": "2024-02-02",
-         "lead_investors": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]}])
+    deals = deals_frame(
+        [
+            {
+                "id": "d1",
+                "deal_type": "M&A",
+                "deal_date": "2024-01-02",
+                "buyers": [{"id": "b", "name": "B"}],
+            },
+            {
+                "id": "d2",
+                "deal_type": "Venture",
+                "deal_date": "2024-02-02",
+                "lead_investors": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}],
+            },
+        ]
+    )
     rows = participant_rows(deals)
     assert set(rows["role"]) == {"buyer", "lead_investor"}
     assert participant_names(rows).to_dict() == {"d1": "B", "d2": "A, B"}
     top = investor_activity(rows)
     assert top[["participant_id", "led", "bought", "deals"]].values.tolist() == [
-        ["b", 1, 1, 2], ["a", 1, 0, 1]]
+        ["b", 1, 1, 2],
+        ["a", 1, 0, 1],
+    ]
 
 
 def test_co_investment_pairs_list_a_pair_once_with_names_from_either_side():
-    co = pd.DataFrame({
-        "investor_id": ["a", "a", "b"], "id": ["b", "c", "a"], "name": ["B", "C", "A"],
-        "shared_deals": [4, 2, 4],
-        "first_shared_date": pd.to_datetime(["2020-01-01"] * 3),
-        "last_shared_date": pd.to_datetime(["2024-01-01"] * 3)})
+    co = pd.DataFrame(
+        {
+            "investor_id": ["a", "a", "b"],
+            "id": ["b", "c", "a"],
+            "name": ["B", "C", "A"],
+            "shared_deals": [4, 2, 4],
+            "first_shared_date": pd.to_datetime(["2020-01-01"] * 3),
+            "last_shared_date": pd.to_datetime(["2024-01-01"] * 3),
+        }
+    )
     pairs = co_investment_pairs(co, top=None)
-    assert pairs[["investor_a", "investor_b", "name_a", "name_b", "shared_deals"]
-                 ].values.tolist() == [["a", "b", "A", "B", 4], ["a", "c", "A", "C", 2]]
+    assert pairs[
+        ["investor_a", "investor_b", "name_a", "name_b", "shared_deals"]
+    ].values.tolist() == [["a", "b", "A", "B", 4], ["a", "c", "A", "C", 2]]
     with pytest.raises(ValidationError, match="co_investors"):
         co_investment_pairs(pd.DataFrame({"x": [1]}))

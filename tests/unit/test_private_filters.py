@@ -22,15 +22,26 @@ def companies():
 
 
 def test_python_values_become_wire_values(deals):
-    body = deals.build({
-        "deal_type": "M&A", "date_from": dt.date(2023, 1, 1), "date_to": pd.Timestamp("2024-06-30 13:00"),
-        "valuation_min": np.float64(100), "target_region": ("Western Europe",),
-        "updated_at": dt.datetime(2024, 1, 1, 12), "include_deleted": np.bool_(True), "raised_max": None,
-    })
+    body = deals.build(
+        {
+            "deal_type": "M&A",
+            "date_from": dt.date(2023, 1, 1),
+            "date_to": pd.Timestamp("2024-06-30 13:00"),
+            "valuation_min": np.float64(100),
+            "target_region": ("Western Europe",),
+            "updated_at": dt.datetime(2024, 1, 1, 12),
+            "include_deleted": np.bool_(True),
+            "raised_max": None,
+        }
+    )
     assert body == {
-        "deal_type": ["M&A"], "date_from": "2023-01-01", "date_to": "2024-06-30",
-        "valuation_min": 100.0, "target_region": ["Western Europe"],
-        "updated_at": "2024-01-01T12:00:00+00:00", "include_deleted": True,
+        "deal_type": ["M&A"],
+        "date_from": "2023-01-01",
+        "date_to": "2024-06-30",
+        "valuation_min": 100.0,
+        "target_region": ["Western Europe"],
+        "updated_at": "2024-01-01T12:00:00+00:00",
+        "include_deleted": True,
     }
 
 
@@ -49,18 +60,21 @@ def test_unknown_field_suggests_close_match(deals):
     assert "did you mean 'deal_type'" in str(err.value) and "valuation_min" in str(err.value)
 
 
-@pytest.mark.parametrize("filters,argument", [
-    ({"valuation_min": "100"}, "valuation_min"),
-    ({"valuation_min": True}, "valuation_min"),
-    ({"valuation_min": float("nan")}, "valuation_min"),
-    ({"date_from": "2023-13-01"}, "date_from"),
-    ({"date_from": "01/02/2023"}, "date_from"),
-    ({"updated_at": "yesterday"}, "updated_at"),
-    ({"target_id": ["not-a-uuid"]}, "target_id[0]"),
-    ({"deal_type": [1]}, "deal_type[0]"),
-    ({"include_deleted": "yes"}, "include_deleted"),
-    ({"target_country": {"x": 1}}, "target_country"),
-])
+@pytest.mark.parametrize(
+    "filters,argument",
+    [
+        ({"valuation_min": "100"}, "valuation_min"),
+        ({"valuation_min": True}, "valuation_min"),
+        ({"valuation_min": float("nan")}, "valuation_min"),
+        ({"date_from": "2023-13-01"}, "date_from"),
+        ({"date_from": "01/02/2023"}, "date_from"),
+        ({"updated_at": "yesterday"}, "updated_at"),
+        ({"target_id": ["not-a-uuid"]}, "target_id[0]"),
+        ({"deal_type": [1]}, "deal_type[0]"),
+        ({"include_deleted": "yes"}, "include_deleted"),
+        ({"target_country": {"x": 1}}, "target_country"),
+    ],
+)
 def test_wrong_types_name_the_argument(deals, filters, argument):
     with pytest.raises(ValidationError) as err:
         deals.build(filters)
@@ -81,19 +95,31 @@ def test_sort_checked(deals):
         deals.check_sort("deal_date:up")
 
 
-@pytest.mark.parametrize("given,canonical", [
-    ("deal_date:ASC", "deal_date:asc"), ("deal_date: asc", "deal_date:asc"),
-    (" deal_valuation : Desc ", "deal_valuation:desc"), ("updated_at:", "updated_at:desc"),
-    ("deal_raised:asc", "deal_raised:asc"),
-])
+@pytest.mark.parametrize(
+    "given,canonical",
+    [
+        ("deal_date:ASC", "deal_date:asc"),
+        ("deal_date: asc", "deal_date:asc"),
+        (" deal_valuation : Desc ", "deal_valuation:desc"),
+        ("updated_at:", "updated_at:desc"),
+        ("deal_raised:asc", "deal_raised:asc"),
+    ],
+)
 def test_sort_is_normalised_to_the_canonical_form(deals, given, canonical):
     assert deals.check_sort(given) == canonical
 
 
-@pytest.mark.parametrize("given,suggestion", [
-    ("deal_dat:asc", "deal_date"), ("Deal_Date:asc", "deal_date"), ("valuation:desc", "deal_valuation"),
-    ("deal_date:ascending", "asc"), ("deal_date:descending", "desc"), ("deal_date:dsc", "desc"),
-])
+@pytest.mark.parametrize(
+    "given,suggestion",
+    [
+        ("deal_dat:asc", "deal_date"),
+        ("Deal_Date:asc", "deal_date"),
+        ("valuation:desc", "deal_valuation"),
+        ("deal_date:ascending", "asc"),
+        ("deal_date:descending", "desc"),
+        ("deal_date:dsc", "desc"),
+    ],
+)
 def test_bad_sort_names_sort_and_suggests(deals, given, suggestion):
     with pytest.raises(ValidationError) as err:
         deals.check_sort(given)
@@ -101,15 +127,21 @@ def test_bad_sort_names_sort_and_suggests(deals, given, suggestion):
     assert f"did you mean {suggestion!r}?" in str(err.value)
 
 
-@pytest.mark.parametrize("filters,argument", [
-    ({"deal_type": []}, "deal_type"),                      # in, enum-backed
-    ({"target_country": ()}, "target_country"),            # in, open vocabulary
-    ({"id": []}, "id"),                                    # array_uuid
-    ({"target_verticals": []}, "target_verticals"),        # overlaps
-    ({"investor_id": {"in": []}}, "investor_id"),          # explicit operator
-    ({"target_region": pd.Index([])}, "target_region"),    # any empty iterable
-    ({"target_country": ["GBR", " "]}, "target_country[1]"),  # a blank value matches nothing too
-])
+@pytest.mark.parametrize(
+    "filters,argument",
+    [
+        ({"deal_type": []}, "deal_type"),  # in, enum-backed
+        ({"target_country": ()}, "target_country"),  # in, open vocabulary
+        ({"id": []}, "id"),  # array_uuid
+        ({"target_verticals": []}, "target_verticals"),  # overlaps
+        ({"investor_id": {"in": []}}, "investor_id"),  # explicit operator
+        ({"target_region": pd.Index([])}, "target_region"),  # any empty iterable
+        (
+            {"target_country": ["GBR", " "]},
+            "target_country[1]",
+        ),  # a blank value matches nothing too
+    ],
+)
 def test_empty_lists_are_refused(deals, filters, argument):
     with pytest.raises(ValidationError) as err:
         deals.build(filters)
@@ -123,7 +155,10 @@ def test_none_still_means_no_constraint(deals, companies):
 
 
 def test_timestamps_converted_to_utc():
-    assert to_timestamp_string(pd.Timestamp("2024-01-01T00:30:00-05:00"), "t") == "2024-01-01T05:30:00+00:00"
+    assert (
+        to_timestamp_string(pd.Timestamp("2024-01-01T00:30:00-05:00"), "t")
+        == "2024-01-01T05:30:00+00:00"
+    )
 
 
 # ---------------------------------------------------------------- profile fields
@@ -141,34 +176,41 @@ def test_profile_fields_agree_with_the_sandbox():
     assert set(PROFILE_FIELDS["investors"]) == set(INVESTOR_PROFILE_FIELDS)
     assert set(PROFILE_FIELDS["transactions"]) == set(DEAL_PROFILE_FIELDS)
     # the interface document's additions to each profile (section 2.2)
-    assert {"employee_count", "stock_listing", "valuation", "fundamentals",
-            "deal_activity"} <= set(PROFILE_FIELDS["companies"])
+    assert {"employee_count", "stock_listing", "valuation", "fundamentals", "deal_activity"} <= set(
+        PROFILE_FIELDS["companies"]
+    )
     assert "stats" in PROFILE_FIELDS["investors"] and "stats" not in PROFILE_FIELDS["companies"]
     assert "investors" in PROFILE_FIELDS["transactions"]
 
 
-@pytest.mark.parametrize("entity,fields,names", [
-    ("companies", ["name", "valuation"], ["name", "valuation"]),
-    ("companies", " name , deal_activity", ["name", "deal_activity"]),
-    ("investors", ("stats", "stats", "id"), ["stats", "id"]),
-    ("transactions", "investors", ["investors"]),
-    ("companies", None, None),
-])
+@pytest.mark.parametrize(
+    "entity,fields,names",
+    [
+        ("companies", ["name", "valuation"], ["name", "valuation"]),
+        ("companies", " name , deal_activity", ["name", "deal_activity"]),
+        ("investors", ("stats", "stats", "id"), ["stats", "id"]),
+        ("transactions", "investors", ["investors"]),
+        ("companies", None, None),
+    ],
+)
 def test_profile_fields_accepted(entity, fields, names):
     from dealframe.private.fields import check_fields
 
     assert check_fields(entity, fields) == names
 
 
-@pytest.mark.parametrize("entity,fields,got,suggestion", [
-    ("companies", ["foo"], "foo", None),
-    ("companies", ["name", "valuaton"], "valuaton", "valuation"),
-    ("companies", ["stats"], "stats", None),                 # an investor field
-    ("investors", ["stat"], "stat", "stats"),
-    ("investors", ["fundamentals"], "fundamentals", None),   # a company field
-    ("transactions", ["investor"], "investor", "investors"),
-    ("transactions", ["name,deal_date"], "name,deal_date", None),
-])
+@pytest.mark.parametrize(
+    "entity,fields,got,suggestion",
+    [
+        ("companies", ["foo"], "foo", None),
+        ("companies", ["name", "valuaton"], "valuaton", "valuation"),
+        ("companies", ["stats"], "stats", None),  # an investor field
+        ("investors", ["stat"], "stat", "stats"),
+        ("investors", ["fundamentals"], "fundamentals", None),  # a company field
+        ("transactions", ["investor"], "investor", "investors"),
+        ("transactions", ["name,deal_date"], "name,deal_date", None),
+    ],
+)
 def test_unknown_profile_fields_are_refused(entity, fields, got, suggestion):
     from dealframe.private.fields import check_fields
 

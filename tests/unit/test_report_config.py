@@ -12,13 +12,21 @@ from dealframe.report.gather import report_window
 
 
 def test_cohort_labels_filters_and_folder():
-    cohort = parse_cohort({"region": "western europe", "vertical": "Fintech",
-                           "deal_type": "Venture, Growth", "since": "2023-01-01"})
+    cohort = parse_cohort(
+        {
+            "region": "western europe",
+            "vertical": "Fintech",
+            "deal_type": "Venture, Growth",
+            "since": "2023-01-01",
+        }
+    )
     assert cohort == Cohort("Western Europe", "Fintech", ("Venture", "Growth"), "2023-01-01")
     assert cohort.public_filters() == {"regions": ["Western Europe"], "industries": ["Fintech"]}
-    assert cohort.deal_filters() == {"target_region": ["Western Europe"],
-                                     "target_verticals": ["Fintech"],
-                                     "deal_type": ["Venture", "Growth"]}
+    assert cohort.deal_filters() == {
+        "target_region": ["Western Europe"],
+        "target_verticals": ["Fintech"],
+        "deal_type": ["Venture", "Growth"],
+    }
     assert cohort.slug == "western-europe-fintech-venture-growth"
     assert cohort.companies_label == "Western Europe · Fintech"
 
@@ -27,15 +35,18 @@ def test_a_deal_type_far_from_every_known_one_is_left_to_the_service():
     assert parse_cohort({"region": "Oceania", "deal_type": ["Debt"]}).deal_types == ("Debt",)
 
 
-@pytest.mark.parametrize(("cohort", "message"), [
-    ({"region": "Oceanai"}, "did you mean 'Oceania'"),
-    ({"region": "Oceania", "deal_type": ["growht"]}, "did you mean 'Growth'"),
-    ({"region": "Oceania", "since": "yesterday"}, "since"),
-    ({"vertical": "  "}, "vertical"),
-    ({}, "a region or a vertical"),
-    ({"region": "Oceania", "sinse": "2024-01-01"}, "did you mean 'since'"),
-    ("Oceania", "a mapping"),
-])
+@pytest.mark.parametrize(
+    ("cohort", "message"),
+    [
+        ({"region": "Oceanai"}, "did you mean 'Oceania'"),
+        ({"region": "Oceania", "deal_type": ["growht"]}, "did you mean 'Growth'"),
+        ({"region": "Oceania", "since": "yesterday"}, "since"),
+        ({"vertical": "  "}, "vertical"),
+        ({}, "a region or a vertical"),
+        ({"region": "Oceania", "sinse": "2024-01-01"}, "did you mean 'since'"),
+        ("Oceania", "a mapping"),
+    ],
+)
 def test_bad_cohorts(cohort, message):
     with pytest.raises(ValidationError, match=message):
         parse_cohort(cohort)
@@ -55,25 +66,37 @@ def test_report_window_drops_a_leading_part_quarter_unless_asked():
 
 def test_config_file(tmp_path):
     path = tmp_path / "nightly.toml"
-    path.write_text('out = "reports"\nmetric = "ev_ebitda"\n'
-                    '[[cohort]]\nname = "A b"\nregion = "Oceania"\ntop = 3\n'
-                    '[[cohort]]\nvertical = "Fintech"\nmetric = "raised"\n')
+    path.write_text(
+        'out = "reports"\nmetric = "ev_ebitda"\n'
+        '[[cohort]]\nname = "A b"\nregion = "Oceania"\ntop = 3\n'
+        '[[cohort]]\nvertical = "Fintech"\nmetric = "raised"\n'
+    )
     jobs = load_config(path)
     assert [(j.out.as_posix(), j.metric, j.top) for j in jobs] == [
-        ("reports/a-b", "ev_ebitda", 3), ("reports/fintech", "raised", 15)]
+        ("reports/a-b", "ev_ebitda", 3),
+        ("reports/fintech", "raised", 15),
+    ]
     assert load_config(path, out=tmp_path / "o")[0].out == tmp_path / "o" / "a-b"
 
 
-@pytest.mark.parametrize(("document", "message"), [
-    ({"out": "r"}, "no cohort"),
-    ({"cohort": [{"region": "Oceania"}]}, "no output folder"),
-    ({"out": "r", "metrc": "x", "cohort": []}, "did you mean 'metric'"),
-    ({"out": "r", "top": 0, "cohort": [{"region": "Oceania"}]}, "top"),
-    ({"out": "r", "cohort": [{"region": "Oceania"}, {"region": "Oceania"}]}, "cohort 2: its folder"),
-    ({"out": "r", "cohort": [{"name": "x", "region": "Oceania", "metric": "ev"}]},
-     "cohort 1 (x): invalid metric"),
-    ({"out": "r", "cohort": ["Oceania"]}, "cohort 1: not a table"),
-])
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({"out": "r"}, "no cohort"),
+        ({"cohort": [{"region": "Oceania"}]}, "no output folder"),
+        ({"out": "r", "metrc": "x", "cohort": []}, "did you mean 'metric'"),
+        ({"out": "r", "top": 0, "cohort": [{"region": "Oceania"}]}, "top"),
+        (
+            {"out": "r", "cohort": [{"region": "Oceania"}, {"region": "Oceania"}]},
+            "cohort 2: its folder",
+        ),
+        (
+            {"out": "r", "cohort": [{"name": "x", "region": "Oceania", "metric": "ev"}]},
+            "cohort 1 (x): invalid metric",
+        ),
+        ({"out": "r", "cohort": ["Oceania"]}, "cohort 1: not a table"),
+    ],
+)
 def test_bad_config_documents(document, message):
     with pytest.raises(ValidationError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_config(document, "n.toml")

@@ -38,7 +38,12 @@ def test_fields_exclude_text_and_lists_but_keep_lcu_and_rate():
     fields = current_fields(current_frame())
     assert fields[:6] == SUM_ONLY + SUM_AND_MEDIAN
     assert set(fields) == set(SUM_ONLY + SUM_AND_MEDIAN) | {
-        "evRevenueLtm", "marginEbitdaLtm", "employeeCount", "ruleOf40", "marketCapLcu", "rateToUsd",
+        "evRevenueLtm",
+        "marginEbitdaLtm",
+        "employeeCount",
+        "ruleOf40",
+        "marketCapLcu",
+        "rateToUsd",
     }
 
 
@@ -71,8 +76,9 @@ def test_group_current_matches_pandas():
 
 
 def test_group_current_even_count_median_is_mean_of_middle_values():
-    frame = pd.DataFrame({"revenueLtm": [4.0, 1.0, None, 3.0, 10.0]},
-                         index=pd.Index(list("abcde"), name="sku"))
+    frame = pd.DataFrame(
+        {"revenueLtm": [4.0, 1.0, None, 3.0, 10.0]}, index=pd.Index(list("abcde"), name="sku")
+    )
     out = group_current(frame)
     assert out.loc["revenueLtm", "median"] == statistics.median([4.0, 1.0, 3.0, 10.0])
     assert out.loc["revenueLtm", "sum"] == 18.0
@@ -131,18 +137,25 @@ def test_group_current_agrees_with_a_per_field_groupby_loop():
         if field in ("marketCap", "enterpriseValue"):  # sum only: no median by definition
             assert np.isnan(out.loc[field, "median"])
             continue
-        assert out.loc[field, "median"] == pytest.approx(reference[field]["median"].iloc[0], nan_ok=True)
+        assert out.loc[field, "median"] == pytest.approx(
+            reference[field]["median"].iloc[0], nan_ok=True
+        )
     for field in ("marketCap", "revenueLtm"):
         assert out.loc[field, "sum"] == pytest.approx(reference[field]["sum"].iloc[0])
 
 
-def wide_frame(seed=0, months=6, skus=("A-USA", "B-USA", "C-GBR", "D-FRA"),
-               fields=("evRevenueLtm", "marginEbitdaLtm")):
+def wide_frame(
+    seed=0,
+    months=6,
+    skus=("A-USA", "B-USA", "C-GBR", "D-FRA"),
+    fields=("evRevenueLtm", "marginEbitdaLtm"),
+):
     rng = np.random.default_rng(seed)
     index = pd.period_range("2024-01", periods=months, freq="M", name="month")
     columns = pd.MultiIndex.from_product([list(fields), list(skus)], names=["field", "sku"])
-    wide = pd.DataFrame(rng.normal(5, 2, (months, len(columns))).round(2), index=index,
-                        columns=columns)
+    wide = pd.DataFrame(
+        rng.normal(5, 2, (months, len(columns))).round(2), index=index, columns=columns
+    )
     return wide.mask(rng.random(wide.shape) < 0.3)
 
 
@@ -155,8 +168,9 @@ def test_group_time_series_matches_pandas_medians():
     expected = expected.dropna(how="all")
     assert out.index.equals(expected.index)
     assert out.index.name == "month"
-    pd.testing.assert_frame_equal(out[["evRevenueLtm", "marginEbitdaLtm"]], expected,
-                                  check_names=False)
+    pd.testing.assert_frame_equal(
+        out[["evRevenueLtm", "marginEbitdaLtm"]], expected, check_names=False
+    )
     assert np.isnan(out.loc[wide.index[3], "evRevenueLtm"])
     counted = wide.T.groupby(level="field", sort=False).count().T.loc[expected.index]
     assert out["n_evRevenueLtm"].tolist() == counted["evRevenueLtm"].tolist()
@@ -194,8 +208,9 @@ def test_group_time_series_with_ragged_fields():
 def test_group_time_series_single_company_and_empty():
     wide = wide_frame(skus=("A-USA",), fields=("marketCap",))
     out = group_time_series(wide)
-    pd.testing.assert_series_equal(out["marketCap"], wide[("marketCap", "A-USA")].dropna(),
-                                   check_names=False)
+    pd.testing.assert_series_equal(
+        out["marketCap"], wide[("marketCap", "A-USA")].dropna(), check_names=False
+    )
     empty = group_time_series(wide.iloc[:0])
     assert len(empty) == 0 and list(empty.columns) == ["marketCap"]
 

@@ -153,8 +153,14 @@ def test_small_n_buckets_are_suppressed_and_not_trimmed():
     deals += [("2024-03-03", v) for v in (1.0, 2.0, 3.0, 4.0, 5.0)]  # n = 5: reported
     data, meta = run(deals)
     feb, mar = data[1], data[2]
-    assert feb == {"bucket": "2024-02", "n": 4, "median": None, "q1": None, "q3": None,
-                   "warning": "small_n"}
+    assert feb == {
+        "bucket": "2024-02",
+        "n": 4,
+        "median": None,
+        "q1": None,
+        "q3": None,
+        "warning": "small_n",
+    }
     assert mar["n"] == 5 and mar["warning"] is None
     assert mar["median"] == statistics.median([1.0, 2.0, 3.0, 4.0, 5.0])
     assert meta["total_deals"] == 9 and meta["outliers_trimmed"] == 0
@@ -171,8 +177,14 @@ def test_empty_buckets_are_returned_in_order():
     assert [b["bucket"] for b in data] == [f"2024-{m:02d}" for m in range(1, 7)]
     for b in data:
         if b["bucket"] != "2024-03":
-            assert b == {"bucket": b["bucket"], "n": 0, "median": None, "q1": None,
-                         "q3": None, "warning": "empty"}
+            assert b == {
+                "bucket": b["bucket"],
+                "n": 0,
+                "median": None,
+                "q1": None,
+                "q3": None,
+                "warning": "empty",
+            }
     assert data[2]["warning"] == "small_n" and data[2]["n"] == 1
     assert meta["methodology"]["empty_buckets_returned"] is True
 
@@ -194,9 +206,15 @@ def test_nan_and_infinite_values_are_excluded():
 
 def test_nat_dates_are_excluded():
     dates = np.array(["2024-01-02", "NaT", "2024-01-03"], dtype="datetime64[D]")
-    data, meta = compute_aggregate(dates, np.array([1.0, 2.0, 3.0]), metric="raised",
-                                   time_bucket="none", date_from=dt.date(2024, 1, 1),
-                                   date_to=dt.date(2024, 1, 31), as_of=AS_OF)
+    data, meta = compute_aggregate(
+        dates,
+        np.array([1.0, 2.0, 3.0]),
+        metric="raised",
+        time_bucket="none",
+        date_from=dt.date(2024, 1, 1),
+        date_to=dt.date(2024, 1, 31),
+        as_of=AS_OF,
+    )
     assert data[0]["n"] == 2 and meta["total_deals"] == 2
 
 
@@ -206,8 +224,10 @@ def test_total_deals_is_sum_of_n_and_outliers_trimmed_sums_buckets():
     for month in range(1, 7):
         vals = list(rng.lognormal(size=int(rng.integers(5, 30))))
         vals.append(1e6)  # one outlier per month
-        deals += [(f"2024-{month:02d}-{int(d):02d}", float(v))
-                  for v, d in zip(vals, rng.integers(1, 29, len(vals)))]
+        deals += [
+            (f"2024-{month:02d}-{int(d):02d}", float(v))
+            for v, d in zip(vals, rng.integers(1, 29, len(vals)))
+        ]
     data, meta = run(deals)
     assert meta["total_deals"] == sum(b["n"] for b in data) == len(deals)
     expected_trimmed = 0
@@ -266,8 +286,9 @@ def test_date_from_after_date_to_is_an_input_error():
         run([], date_from=dt.date(2027, 1, 1), date_to=None)  # date_to defaults to as_of
 
 
-@pytest.mark.parametrize(("kw", "field"), [({"metric": "price"}, "metric"),
-                                           ({"time_bucket": "week"}, "time_bucket")])
+@pytest.mark.parametrize(
+    ("kw", "field"), [({"metric": "price"}, "metric"), ({"time_bucket": "week"}, "time_bucket")]
+)
 def test_unknown_metric_or_bucket_is_an_input_error(kw, field):
     with pytest.raises(AggregateInputError, match=field):
         run([("2024-01-01", 1.0)], **kw)
@@ -275,9 +296,15 @@ def test_unknown_metric_or_bucket_is_an_input_error(kw, field):
 
 def test_mismatched_array_lengths_are_an_input_error():
     with pytest.raises(AggregateInputError):
-        compute_aggregate(np.array(["2024-01-01"], dtype="datetime64[D]"), np.array([1.0, 2.0]),
-                          metric="revenue", time_bucket="none", date_from=None, date_to=None,
-                          as_of=AS_OF)
+        compute_aggregate(
+            np.array(["2024-01-01"], dtype="datetime64[D]"),
+            np.array([1.0, 2.0]),
+            metric="revenue",
+            time_bucket="none",
+            date_from=None,
+            date_to=None,
+            as_of=AS_OF,
+        )
 
 
 # --- wire shape ---------------------------------------------------------------------------
@@ -309,9 +336,15 @@ def test_meta_shape_and_json_ready_output():
 
 def test_datetime64_of_other_units_is_accepted():
     dates = np.array(["2024-01-31T23:59:59", "2024-02-01T00:00:00"], dtype="datetime64[s]")
-    data, _ = compute_aggregate(dates, np.array([1.0, 2.0]), metric="ebitda",
-                                time_bucket="month", date_from=dt.date(2024, 1, 1),
-                                date_to=dt.date(2024, 2, 29), as_of=AS_OF)
+    data, _ = compute_aggregate(
+        dates,
+        np.array([1.0, 2.0]),
+        metric="ebitda",
+        time_bucket="month",
+        date_from=dt.date(2024, 1, 1),
+        date_to=dt.date(2024, 2, 29),
+        as_of=AS_OF,
+    )
     assert [(b["bucket"], b["n"]) for b in data] == [("2024-01", 1), ("2024-02", 1)]
 
 
@@ -323,8 +356,15 @@ def test_large_cohort_matches_plain_python_reference():
     vals[rng.random(n) < 0.02] *= 40
     vals[rng.random(n) < 0.1] = np.nan
     start, end = dt.date(2020, 2, 15), dt.date(2024, 11, 3)
-    data, meta = compute_aggregate(days, vals, metric="ev_revenue", time_bucket="quarter",
-                                   date_from=start, date_to=end, as_of=AS_OF)
+    data, meta = compute_aggregate(
+        days,
+        vals,
+        metric="ev_revenue",
+        time_bucket="quarter",
+        date_from=start,
+        date_to=end,
+        as_of=AS_OF,
+    )
     by_label: dict[str, list[float]] = {}
     for d, v in zip(days.tolist(), vals.tolist()):
         if start <= d <= end and v == v:

@@ -54,9 +54,9 @@ def test_group_current_matches_pandas_sum_and_median():
     assert list(data["sum"]) == SUM_ONLY + SUM_AND_MEDIAN
     for field in SUM_ONLY + SUM_AND_MEDIAN:
         assert data["sum"][field] == pytest.approx(df[field].sum(min_count=1), rel=1e-12)
-    expected_median_fields = (
-        [f for f in CURRENT_NUMERIC_FIELDS if f not in SUM_ONLY] + ["customScore"]
-    )
+    expected_median_fields = [f for f in CURRENT_NUMERIC_FIELDS if f not in SUM_ONLY] + [
+        "customScore"
+    ]
     assert sorted(data["median"]) == sorted(expected_median_fields)
     for field in expected_median_fields:
         assert data["median"][field] == pytest.approx(df[field].median(), rel=1e-12)
@@ -107,8 +107,9 @@ def test_group_current_even_count_median_is_mean_of_middle_pair():
 
 
 def test_group_current_integers_are_numbers():
-    data, _ = group_current([{"marketCap": 3, "employeeCount": 10}, {"marketCap": 4,
-                                                                      "employeeCount": 11}])
+    data, _ = group_current(
+        [{"marketCap": 3, "employeeCount": 10}, {"marketCap": 4, "employeeCount": 11}]
+    )
     assert data["sum"]["marketCap"] == 7.0 and data["median"]["employeeCount"] == 10.5
 
 
@@ -137,11 +138,19 @@ def make_values(n_companies: int, seed: int = 1) -> np.ndarray:
 
 def pandas_medians(values: np.ndarray, fields: list[str]) -> pd.DataFrame:
     """Month x field medians through a long frame and groupby (pandas skips NaN)."""
-    c, f, m = np.meshgrid(np.arange(values.shape[0]), np.arange(values.shape[1]),
-                          np.arange(values.shape[2]), indexing="ij")
-    long = pd.DataFrame({"field": np.array(FIELDS)[f.ravel()],
-                         "period": np.array(MONTHS)[m.ravel()],
-                         "value": values.ravel()})
+    c, f, m = np.meshgrid(
+        np.arange(values.shape[0]),
+        np.arange(values.shape[1]),
+        np.arange(values.shape[2]),
+        indexing="ij",
+    )
+    long = pd.DataFrame(
+        {
+            "field": np.array(FIELDS)[f.ravel()],
+            "period": np.array(MONTHS)[m.ravel()],
+            "value": values.ravel(),
+        }
+    )
     wide = long.groupby(["period", "field"])["value"].median().unstack("field")
     return wide[fields]
 
@@ -167,8 +176,14 @@ def test_group_time_series_matches_pandas_medians():
 
 def test_group_time_series_field_subset_and_date_range():
     values = make_values(9, seed=5)
-    data, meta = group_time_series(values, FIELDS, MONTHS, field_subset=["marginEbitdaLtm"],
-                                   date_from="2023-06", date_to="2024-01")
+    data, meta = group_time_series(
+        values,
+        FIELDS,
+        MONTHS,
+        field_subset=["marginEbitdaLtm"],
+        date_from="2023-06",
+        date_to="2024-01",
+    )
     expected = pandas_medians(values, ["marginEbitdaLtm"])
     expected = expected.loc["2023-06":"2024-01"].dropna(how="all")
     assert [item["period"] for item in data] == list(expected.index)
@@ -176,7 +191,8 @@ def test_group_time_series_field_subset_and_date_range():
     assert all(list(item["median"]) == ["marginEbitdaLtm"] for item in data)
     for item in data:
         assert item["median"]["marginEbitdaLtm"] == pytest.approx(
-            expected.loc[item["period"], "marginEbitdaLtm"], rel=1e-12)
+            expected.loc[item["period"], "marginEbitdaLtm"], rel=1e-12
+        )
     assert meta == {"count": len(expected), "companies": 9}
 
 
@@ -186,8 +202,9 @@ def test_group_time_series_bounds_are_inclusive_and_one_sided():
     assert [item["period"] for item in data] == ["2024-03", "2024-04", "2024-05", "2024-06"]
     data, _ = group_time_series(values, ["marketCap"], MONTHS, date_to="2023-02")
     assert [item["period"] for item in data] == ["2023-01", "2023-02"]
-    data, _ = group_time_series(values, ["marketCap"], MONTHS, date_from="2023-07",
-                                date_to="2023-07")
+    data, _ = group_time_series(
+        values, ["marketCap"], MONTHS, date_from="2023-07", date_to="2023-07"
+    )
     assert data == [{"period": "2023-07", "median": {"marketCap": 1.0}}]
 
 
@@ -213,5 +230,3 @@ def test_group_time_series_input_errors():
     with pytest.raises(GroupInputError, match="values"):
         group_time_series(values, FIELDS[:2], MONTHS)
     assert issubclass(GroupInputError, ValueError)
-
-

@@ -20,7 +20,9 @@ import dealframe.sandbox
 ROOT = Path(dealframe.sandbox.__file__).parent
 PACKAGE = "dealframe.sandbox"
 MODULES = {
-    (PACKAGE + "." + ".".join(p.relative_to(ROOT).with_suffix("").parts)).removesuffix(".__init__"): p
+    (PACKAGE + "." + ".".join(p.relative_to(ROOT).with_suffix("").parts)).removesuffix(
+        ".__init__"
+    ): p
     for p in sorted(ROOT.rglob("*.py"))
 }
 DEFERRED_IMPORTS_ALLOWED = {f"{PACKAGE}.pytest_plugin"}
@@ -49,14 +51,20 @@ def _imports(module: str, path: Path) -> list[tuple[str, ast.AST, bool]]:
             else:
                 target = node.module or ""
             if node.level and not node.module:  # from . import x: each x may be a module
-                out += [(f"{target}.{alias.name}", node, id(node) in top_level) for alias in node.names]
+                out += [
+                    (f"{target}.{alias.name}", node, id(node) in top_level) for alias in node.names
+                ]
             else:
                 out.append((target, node, id(node) in top_level))
     return out
 
 
 def test_every_module_is_seen():
-    assert f"{PACKAGE}.models.records" in MODULES and f"{PACKAGE}.urls" in MODULES and len(MODULES) > 25
+    assert (
+        f"{PACKAGE}.models.records" in MODULES
+        and f"{PACKAGE}.urls" in MODULES
+        and len(MODULES) > 25
+    )
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -71,7 +79,8 @@ def test_no_import_is_hidden_in_a_function(module):
     for target, node, top in _imports(module, MODULES[module]):
         if not top:
             assert node.col_offset == 0 or _in_type_checking(MODULES[module], node), (
-                f"{module} line {node.lineno} imports {target} inside a function or block")
+                f"{module} line {node.lineno} imports {target} inside a function or block"
+            )
 
 
 def _in_type_checking(path: Path, node: ast.AST) -> bool:
@@ -107,8 +116,10 @@ def test_module_imports_have_no_cycle():
             if dep.startswith(node + "."):
                 continue  # a package importing its own submodules
             if state.get(dep) == 1:
-                cycle = trail[trail.index(dep):] + [dep]
-                if not all(a.startswith(b + ".") or b.startswith(a + ".") for a, b in zip(cycle, cycle[1:])):
+                cycle = trail[trail.index(dep) :] + [dep]
+                if not all(
+                    a.startswith(b + ".") or b.startswith(a + ".") for a, b in zip(cycle, cycle[1:])
+                ):
                     raise AssertionError(" -> ".join(cycle))
             elif dep not in state:
                 visit(dep)

@@ -74,11 +74,11 @@ def test_normalize_name(raw, expected):
 # --- match types -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("query", ["Acme Labs", "acme labs inc", "ACME LABS, INC.", " acme  labs ",
-                                   "Acme-Labs Ltd"])
+@pytest.mark.parametrize(
+    "query", ["Acme Labs", "acme labs inc", "ACME LABS, INC.", " acme  labs ", "Acme-Labs Ltd"]
+)
 def test_exact_match_ignores_case_punctuation_and_suffix(index, query):
-    assert index.resolve([query]) == [{"query": query, "id": "id-acme-labs",
-                                       "match_type": "exact"}]
+    assert index.resolve([query]) == [{"query": query, "id": "id-acme-labs", "match_type": "exact"}]
 
 
 def test_exact_match_ignores_deleted_namesake(index):
@@ -87,7 +87,9 @@ def test_exact_match_ignores_deleted_namesake(index):
 
 
 def test_unicode_and_quotes_exact(index):
-    result = index.resolve(["o'brien\u2019s caf\u00e9", "\u65e5\u672c\u30c7\u30fc\u30bf\u682a\u5f0f\u4f1a\u793e"])
+    result = index.resolve(
+        ["o'brien\u2019s caf\u00e9", "\u65e5\u672c\u30c7\u30fc\u30bf\u682a\u5f0f\u4f1a\u793e"]
+    )
     assert [r["id"] for r in result] == ["id-obrien", "id-jp"]
     assert all(r["match_type"] == "exact" for r in result)
 
@@ -102,8 +104,10 @@ def test_several_equal_names_are_ambiguous_with_score_one(index):
 
 
 def test_equal_names_are_capped_at_five_ordered_by_name():
-    rows = [(f"id{i}", f"Same Name {s}", "USA", True)
-            for i, s in enumerate(["Ltd", "Inc", "GmbH", "AG", "SA", "plc", "LLC"])]
+    rows = [
+        (f"id{i}", f"Same Name {s}", "USA", True)
+        for i, s in enumerate(["Ltd", "Inc", "GmbH", "AG", "SA", "plc", "LLC"])
+    ]
     (item,) = make_index(rows).resolve(["same name"])
     names = [c["name"] for c in item["candidates"]]
     assert names == sorted(r[1] for r in rows)[:5]
@@ -125,14 +129,18 @@ def test_fuzzy_candidates_by_substring_and_first_word(index):
         {"id": i, "name": n, "country": c, "score": s} for i, n, c, s in expected
     ]
     assert [c["score"] for c in item["candidates"]] == sorted(
-        (c["score"] for c in item["candidates"]), reverse=True)
+        (c["score"] for c in item["candidates"]), reverse=True
+    )
 
 
 def test_first_word_alone_makes_a_candidate(index):
     (item,) = index.resolve(["Acme Bogus Widgets"])  # not a substring of any name
     assert item["match_type"] == "ambiguous"
-    assert {c["id"] for c in item["candidates"]} == {"id-acme-labs", "id-acme-robo",
-                                                    "id-acme-cloud"}
+    assert {c["id"] for c in item["candidates"]} == {
+        "id-acme-labs",
+        "id-acme-robo",
+        "id-acme-cloud",
+    }
     by_id = {c["id"]: c["score"] for c in item["candidates"]}
     assert by_id["id-acme-labs"] == ratio("acme labs", "acme bogus widgets")
 
@@ -143,8 +151,9 @@ def test_substring_inside_a_word_makes_a_candidate(index):
     assert item["candidates"][0]["score"] == ratio("acme robotics", "botics")
 
 
-@pytest.mark.parametrize("query", ["Nothing Like It", "", "   ", "\t", "!!!", "%", "(", "[",
-                                   "\\", "*", "'"])
+@pytest.mark.parametrize(
+    "query", ["Nothing Like It", "", "   ", "\t", "!!!", "%", "(", "[", "\\", "*", "'"]
+)
 def test_no_match(index, query):
     assert index.resolve([query]) == [{"query": query, "id": None, "match_type": "no_match"}]
 
@@ -160,7 +169,7 @@ def test_deleted_entities_are_never_matched_or_candidates(index):
     "query",
     [
         "'; DROP TABLE companies; --",
-        "\" OR 1=1 --",
+        '" OR 1=1 --',
         "name LIKE '%acme%'",
         "100%",
         "a.*b",
@@ -211,8 +220,10 @@ def synthetic_names(n: int, seed: int) -> list[str]:
     out = []
     for _ in range(n):
         root = "".join(syll[i] for i in rng.integers(0, len(syll), int(rng.integers(2, 4))))
-        out.append(f"{root.capitalize()} {nouns[rng.integers(len(nouns))]}"
-                   f"{legal[rng.integers(len(legal))]}")
+        out.append(
+            f"{root.capitalize()} {nouns[rng.integers(len(nouns))]}"
+            f"{legal[rng.integers(len(legal))]}"
+        )
     return out
 
 
@@ -234,8 +245,11 @@ def test_candidates_equal_brute_force_top_five():
         if same:
             pool = [(1.0, names[i], ids[i]) for i in same]
         else:
-            pool = [(ratio(norms[i], q), names[i], ids[i]) for i in range(len(names))
-                    if live[i] and (q in norms[i] or norms[i].split()[0] == q.split()[0])]
+            pool = [
+                (ratio(norms[i], q), names[i], ids[i])
+                for i in range(len(names))
+                if live[i] and (q in norms[i] or norms[i].split()[0] == q.split()[0])
+            ]
         if not pool:
             assert item["match_type"] == "no_match"
             continue

@@ -33,10 +33,23 @@ def call(app, method: str, path: str, body: bytes = b"", token: str = "") -> tup
     async def send(message: dict) -> None:
         sent.append(message)
 
-    headers = [(b"authorization", f"Bearer {token}".encode()), (b"content-length", str(len(body)).encode())]
-    scope = {"type": "http", "method": method, "path": path, "raw_path": path.encode(), "query_string": b"",
-             "headers": headers, "http_version": "1.1", "scheme": "http", "root_path": "",
-             "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1)}
+    headers = [
+        (b"authorization", f"Bearer {token}".encode()),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": headers,
+        "http_version": "1.1",
+        "scheme": "http",
+        "root_path": "",
+        "server": ("127.0.0.1", 80),
+        "client": ("127.0.0.1", 1),
+    }
     asyncio.run(app(scope, receive, send))
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")
     return status, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
@@ -46,10 +59,15 @@ def test_handlers_answer_without_a_server(state):
     page = orjson.loads(private.list_rows("transactions", ApiRequest(body={"limit": 3}), state))
     assert page["meta"]["returned"] == 3 and len(page["data"]) == 3
     deal = page["data"][0]
-    one = orjson.loads(private.profile("transactions", ApiRequest(path_params={"id": deal["id"]}), state))
-    assert {k: v for k, v in one["data"].items() if k not in ("target", "investors")} == \
-        {k: v for k, v in deal.items() if k != "target"}
-    found = orjson.loads(public.search("v2", ApiRequest(body={"regions": ["North America"]}), state))
+    one = orjson.loads(
+        private.profile("transactions", ApiRequest(path_params={"id": deal["id"]}), state)
+    )
+    assert {k: v for k, v in one["data"].items() if k not in ("target", "investors")} == {
+        k: v for k, v in deal.items() if k != "target"
+    }
+    found = orjson.loads(
+        public.search("v2", ApiRequest(body={"regions": ["North America"]}), state)
+    )
     assert found["data"] and all(row["region"] == "North America" for row in found["data"])
     with pytest.raises(ApiProblem) as bad:
         private.list_rows("companies", ApiRequest(body={"limit": 0}), state)
@@ -59,11 +77,17 @@ def test_handlers_answer_without_a_server(state):
 def test_the_table_is_unique_and_fully_documented():
     urls = table()
     assert len({(u.method, u.path) for u in urls}) == len(urls)
-    documented = {(path, method.upper()) for path, item in openapi_document()["paths"].items()
-                  for method in item}
+    documented = {
+        (path, method.upper())
+        for path, item in openapi_document()["paths"].items()
+        for method in item
+    }
     assert documented == {(u.path, u.method) for u in urls}
-    assert not {u.path for u in table(admin=True)} - {u.path for u in urls} - {
-        "/admin/v1/clock", "/admin/v1/advance", "/admin/v1/changes"}
+    assert (
+        not {u.path for u in table(admin=True)}
+        - {u.path for u in urls}
+        - {"/admin/v1/clock", "/admin/v1/advance", "/admin/v1/changes"}
+    )
 
 
 def test_the_app_serves_the_table_it_is_given(state):
@@ -72,8 +96,12 @@ def test_the_app_serves_the_table_it_is_given(state):
     path = "/api/private/v1/lookup/investors"
     status, body = call(build_app(state, urls=urls), "GET", path, token=key)
     assert status == 200 and "filters" in orjson.loads(body)["data"]
-    swapped = [dataclasses.replace(u, handler=lambda request, models: b'{"data":"variant"}')
-               if u.path == path else u for u in urls]
+    swapped = [
+        dataclasses.replace(u, handler=lambda request, models: b'{"data":"variant"}')
+        if u.path == path
+        else u
+        for u in urls
+    ]
     status, body = call(build_app(state, urls=swapped), "GET", path, token=key)
     assert (status, body) == (200, b'{"data":"variant"}')
     without = [u for u in urls if u.path != path]

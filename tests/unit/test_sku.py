@@ -6,21 +6,53 @@ from dealframe.errors import ValidationError
 from dealframe.public.sku import format_v1, format_v2, parse_sku, sku_version, validate_skus
 
 
-@pytest.mark.parametrize("sku,version", [
-    ("NASDAQ_ACME", "v1"), ("NSE-KE_SAF", "v1"), ("LSE_BT.A", "v1"), ("NYSE_BRK.B", "v1"),
-    ("NYSE_BF-B", "v1"), ("ACME-USA", "v2"), ("ACME-USA.1", "v2"), ("BT.A-GBR", "v2"),
-    ("7203-JPN", "v2"), ("BRK.B-USA", "v2"), ("BRK.B-USA.1", "v2"), ("BF-B-USA", "v2"),
-])
+@pytest.mark.parametrize(
+    "sku,version",
+    [
+        ("NASDAQ_ACME", "v1"),
+        ("NSE-KE_SAF", "v1"),
+        ("LSE_BT.A", "v1"),
+        ("NYSE_BRK.B", "v1"),
+        ("NYSE_BF-B", "v1"),
+        ("ACME-USA", "v2"),
+        ("ACME-USA.1", "v2"),
+        ("BT.A-GBR", "v2"),
+        ("7203-JPN", "v2"),
+        ("BRK.B-USA", "v2"),
+        ("BRK.B-USA.1", "v2"),
+        ("BF-B-USA", "v2"),
+    ],
+)
 def test_versions_detected_and_round_trip(sku, version):
     assert sku_version(sku) == version
     assert str(parse_sku(sku)) == sku
     assert parse_sku(sku, version).version == version
 
 
-@pytest.mark.parametrize("bad", ["", "acme-usa", "ACME", "ACME-US", "ACME-USA.0", "ACME_", "_ACME",
-                                 "ACME-USA.x", "A B-USA", None, 12, "ACME-USA\n", "NYSE_ACME\n",
-                                 "BRK.B-USA.", "ACME-USA.01", "ACME-ＵSA", "NYSE_A\x00B",
-                                 "-USA", "NYSE_ ACME"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "acme-usa",
+        "ACME",
+        "ACME-US",
+        "ACME-USA.0",
+        "ACME_",
+        "_ACME",
+        "ACME-USA.x",
+        "A B-USA",
+        None,
+        12,
+        "ACME-USA\n",
+        "NYSE_ACME\n",
+        "BRK.B-USA.",
+        "ACME-USA.01",
+        "ACME-ＵSA",
+        "NYSE_A\x00B",
+        "-USA",
+        "NYSE_ ACME",
+    ],
+)
 def test_malformed_skus_rejected_with_argument(bad):
     assert sku_version(bad) is None
     with pytest.raises(ValidationError) as err:
@@ -68,11 +100,21 @@ def test_dotted_ticker_with_collision_suffix():
     assert parse_sku("BF-B-USA.2").ticker == "BF-B"
 
 
-@pytest.mark.parametrize("sku,version", [
-    ("brk.b-USA", "v2"), ("BRK..B-USA", "v2"), ("ＡCME-USA", "v2"), ("A_B-USA", "v2"),
-    ("7203.T-JPN.3", "v2"), ("A_B_C", "v1"), ("NYSE__BRK", "v1"), ("xetra_sap", "v1"),
-    ("NYSE_BRK.", "v1"), (".BRK-USA", "v2"),
-])
+@pytest.mark.parametrize(
+    "sku,version",
+    [
+        ("brk.b-USA", "v2"),
+        ("BRK..B-USA", "v2"),
+        ("ＡCME-USA", "v2"),
+        ("A_B-USA", "v2"),
+        ("7203.T-JPN.3", "v2"),
+        ("A_B_C", "v1"),
+        ("NYSE__BRK", "v1"),
+        ("xetra_sap", "v1"),
+        ("NYSE_BRK.", "v1"),
+        (".BRK-USA", "v2"),
+    ],
+)
 def test_skus_outside_any_one_alphabet_are_accepted(sku, version):
     # the interface document fixes the layout only; the service decides what exists
     assert sku_version(sku) == version

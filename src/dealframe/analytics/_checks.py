@@ -16,8 +16,15 @@ import pandas as pd
 from dealframe.arguments import finite_number
 from dealframe.errors import ValidationError
 
-__all__ = ["check", "check_choice", "check_frame", "column", "date_values", "metric_values",
-           "tolerance_value"]
+__all__ = [
+    "check",
+    "check_choice",
+    "check_frame",
+    "column",
+    "date_values",
+    "metric_values",
+    "tolerance_value",
+]
 
 _NUMERIC_KINDS = ("floating", "integer", "mixed-integer-float", "decimal", "empty")
 
@@ -37,8 +44,9 @@ def tolerance_value(value: Any) -> float:
 
 def check_choice(argument: str, value: Any, choices: Iterable[str]) -> None:
     choices = tuple(choices)
-    check(isinstance(value, str) and value in choices, argument, "one of " + ", ".join(choices),
-          value)
+    check(
+        isinstance(value, str) and value in choices, argument, "one of " + ", ".join(choices), value
+    )
 
 
 def check_frame(argument: str, value: Any) -> None:
@@ -65,8 +73,11 @@ def metric_values(series: pd.Series) -> np.ndarray:
             return pd.to_numeric(series).to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError, OverflowError):
             pass
-    raise ValidationError(str(series.name), "numeric metric values",
-                          got=str(series.dtype) if kind is None else f"values of kind {kind!r}")
+    raise ValidationError(
+        str(series.name),
+        "numeric metric values",
+        got=str(series.dtype) if kind is None else f"values of kind {kind!r}",
+    )
 
 
 def date_values(series: pd.Series) -> np.ndarray:
@@ -78,5 +89,6 @@ def date_values(series: pd.Series) -> np.ndarray:
             series = series.dt.tz_localize(None)
         return series.to_numpy().astype("datetime64[D]")
     except (TypeError, ValueError, OverflowError) as exc:
-        raise ValidationError(str(series.name), "dates (datetime64 or YYYY-MM-DD)",
-                              got=str(series.dtype)) from exc
+        raise ValidationError(
+            str(series.name), "dates (datetime64 or YYYY-MM-DD)", got=str(series.dtype)
+        ) from exc

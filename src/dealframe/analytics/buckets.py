@@ -37,8 +37,12 @@ __all__ = ["METRIC_COLUMNS", "aggregate_methodology", "bucket_medians", "service
 
 #: The column of a deals frame each aggregate metric reads (the client's own column names:
 #: ``deal_multiples.ev_revenue`` is flattened to ``ev_revenue``).
-METRIC_COLUMNS: dict[str, str] = dict(zip(AGGREGATE_METRICS, (
-    "ev_revenue", "ev_ebitda", "deal_valuation", "deal_raised", "deal_revenue", "deal_ebitda")))
+METRIC_COLUMNS: dict[str, str] = dict(
+    zip(
+        AGGREGATE_METRICS,
+        ("ev_revenue", "ev_ebitda", "deal_valuation", "deal_raised", "deal_revenue", "deal_ebitda"),
+    )
+)
 
 _QUARTILES = (0.25, 0.5, 0.75)
 _MAX_RESAMPLES = 1_000_000
@@ -57,8 +61,13 @@ class _Buckets(NamedTuple):
     kept: np.ndarray
 
 
-def _statistics(grouped: np.ndarray, counts: np.ndarray, threshold: int,
-                conv: Conventions, overwrite: bool = False) -> _Buckets:
+def _statistics(
+    grouped: np.ndarray,
+    counts: np.ndarray,
+    threshold: int,
+    conv: Conventions,
+    overwrite: bool = False,
+) -> _Buckets:
     """Trim and summarise every bucket's slice of ``grouped`` (values grouped by bucket).
 
     With ``overwrite``, :func:`numpy.quantile` selects in place (``overwrite_input``) instead
@@ -82,8 +91,9 @@ def _statistics(grouped: np.ndarray, counts: np.ndarray, threshold: int,
             if conv.trim_scope == "window":
                 q1, q3 = window_q1, window_q3
             else:
-                q1, q3 = np.quantile(segment, (0.25, 0.75), method=method,
-                                     overwrite_input=overwrite)
+                q1, q3 = np.quantile(
+                    segment, (0.25, 0.75), method=method, overwrite_input=overwrite
+                )
             lower[b], upper[b] = q1 - k * (q3 - q1), q3 + k * (q3 - q1)
             if conv.inclusive_bounds:
                 inside = (segment >= lower[b]) & (segment <= upper[b])
@@ -97,14 +107,14 @@ def _statistics(grouped: np.ndarray, counts: np.ndarray, threshold: int,
             continue
         values = segment if conv.stats_on == "all" else segment[kept[start:end]]
         if len(values):
-            stats[b] = np.quantile(values, _QUARTILES, method=method,
-                                   overwrite_input=overwrite)
+            stats[b] = np.quantile(values, _QUARTILES, method=method, overwrite_input=overwrite)
             samples[b] = values
     return _Buckets(counts, kept_counts, suppressed, lower, upper, stats, samples, kept)
 
 
-def _check_arguments(deals: Any, metric: Any, time_bucket: Any, value_column: Any,
-                     options: dict[str, Any]) -> None:
+def _check_arguments(
+    deals: Any, metric: Any, time_bucket: Any, value_column: Any, options: dict[str, Any]
+) -> None:
     check_frame("deals", deals)
     if value_column is None:
         check_choice("metric", metric, METRIC_COLUMNS)
@@ -115,10 +125,18 @@ def _check_arguments(deals: Any, metric: Any, time_bucket: Any, value_column: An
     threshold, ci = options["small_n_threshold"], options["ci"]
     if threshold is not None:
         integer_in(threshold, "small_n_threshold", 0, None)
-    check(isinstance(options["conventions"], Conventions), "conventions",
-          "a Conventions instance or None", options["conventions"])
-    check(options["client"] is None or isinstance(options["client"], Client), "client",
-          "a dealframe.Client or None", options["client"])
+    check(
+        isinstance(options["conventions"], Conventions),
+        "conventions",
+        "a Conventions instance or None",
+        options["conventions"],
+    )
+    check(
+        options["client"] is None or isinstance(options["client"], Client),
+        "client",
+        "a dealframe.Client or None",
+        options["client"],
+    )
     if ci is not None:
         level = finite_number(ci, "ci", "a confidence level between 0 and 1 (e.g. 0.9)")
         check(0 < level < 1, "ci", "a confidence level between 0 and 1 (e.g. 0.9)", ci)
@@ -130,8 +148,9 @@ def _generator(rng: Any) -> np.random.Generator:
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise ValidationError("rng", "None, a non-negative integer seed or a numpy Generator",
-                              got=rng) from exc
+        raise ValidationError(
+            "rng", "None, a non-negative integer seed or a numpy Generator", got=rng
+        ) from exc
 
 
 def aggregate_methodology(answer: pd.DataFrame) -> tuple[int | None, str, str]:
@@ -145,11 +164,15 @@ def aggregate_methodology(answer: pd.DataFrame) -> tuple[int | None, str, str]:
     window = methodology.get("date_range")
     threshold = methodology.get("small_n_threshold")
     if not (isinstance(window, Mapping) and window.get("from") and window.get("to")) or not (
-            threshold is None or (type(threshold) is int and 0 <= threshold < 2**63)):
+        threshold is None or (type(threshold) is int and 0 <= threshold < 2**63)
+    ):
         raise ServiceContractError(
-            200, f"aggregate meta without methodology.date_range and a small_n_threshold "
-            f"(got {methodology!r:.200})", finding="missing_field",
-            request=RequestInfo("POST", "/api/private/v1/transactions/aggregate", "private"))
+            200,
+            f"aggregate meta without methodology.date_range and a small_n_threshold "
+            f"(got {methodology!r:.200})",
+            finding="missing_field",
+            request=RequestInfo("POST", "/api/private/v1/transactions/aggregate", "private"),
+        )
     return threshold, str(window["from"]), str(window["to"])
 
 
@@ -267,11 +290,26 @@ def bucket_medians(
     [1.0, 3.0, 5.0]
     """
     conv = DEFAULT_CONVENTIONS if conventions is None else conventions
-    _check_arguments(deals, metric, time_bucket, value_column, dict(
-        explain=explain, include_deleted=include_deleted, small_n_threshold=small_n_threshold,
-        conventions=conv, client=client, ci=ci, ci_resamples=ci_resamples))
-    series = column(deals, METRIC_COLUMNS[metric] if value_column is None else value_column,
-                    f"the values of {metric}" if value_column is None else "value_column")
+    _check_arguments(
+        deals,
+        metric,
+        time_bucket,
+        value_column,
+        dict(
+            explain=explain,
+            include_deleted=include_deleted,
+            small_n_threshold=small_n_threshold,
+            conventions=conv,
+            client=client,
+            ci=ci,
+            ci_resamples=ci_resamples,
+        ),
+    )
+    series = column(
+        deals,
+        METRIC_COLUMNS[metric] if value_column is None else value_column,
+        f"the values of {metric}" if value_column is None else "value_column",
+    )
     days = date_values(column(deals, date_column, "date_column"))
     values = metric_values(series)
     generator = None if ci is None else _generator(rng)
@@ -280,8 +318,9 @@ def bucket_medians(
         small_n_threshold = service_threshold if small_n_threshold is None else small_n_threshold
         as_of = service_today if as_of is None else as_of
     threshold = 5 if small_n_threshold is None else int(small_n_threshold)
-    window = resolve_window(date_from, date_to, as_of=as_of, time_bucket=time_bucket,
-                            conventions=conv)
+    window = resolve_window(
+        date_from, date_to, as_of=as_of, time_bucket=time_bucket, conventions=conv
+    )
 
     usable = np.isfinite(values)
     if "deleted" in deals.columns and not include_deleted:
@@ -301,10 +340,13 @@ def bucket_medians(
         result = _statistics(grouped, counts, threshold, conv, overwrite=not explain)
     labels = bucket_labels(codes, time_bucket)
     meta: dict[str, Any] = {
-        "metric": metric, "time_bucket": time_bucket, "total_deals": int(counts.sum()),
+        "metric": metric,
+        "time_bucket": time_bucket,
+        "total_deals": int(counts.sum()),
         "outliers_trimmed": int(counts.sum() - result.kept_counts.sum()),
         "methodology": {
-            "small_n_threshold": threshold, "outlier_rule": conv.outlier_rule,
+            "small_n_threshold": threshold,
+            "outlier_rule": conv.outlier_rule,
             "default_date_range_years": conv.window_years,
             "empty_buckets_returned": conv.empty == "return",
             "date_range": {"from": window[0].isoformat(), "to": window[1].isoformat()},
@@ -316,10 +358,17 @@ def bucket_medians(
     out = _bucket_frame(codes, labels, result, conv, time_bucket, window)
     if ci is not None and generator is not None:
         out["median_low"], out["median_high"] = median_intervals(
-            result.samples, float(ci), method=conv.quantile_method, n_resamples=int(ci_resamples),
-            rng=generator)
-        meta["ci"] = {"confidence": float(ci), "method": "percentile bootstrap",
-                      "resamples": int(ci_resamples)}
+            result.samples,
+            float(ci),
+            method=conv.quantile_method,
+            n_resamples=int(ci_resamples),
+            rng=generator,
+        )
+        meta["ci"] = {
+            "confidence": float(ci),
+            "method": "percentile bootstrap",
+            "resamples": int(ci_resamples),
+        }
     keep = ~result.suppressed if conv.suppressed == "drop" else np.ones(len(codes), dtype=bool)
     if conv.empty == "drop":
         keep &= result.counts > 0
@@ -328,8 +377,14 @@ def bucket_medians(
     return out
 
 
-def _bucket_frame(codes: np.ndarray, labels: list[str], result: _Buckets, conv: Conventions,
-                  time_bucket: str, window: tuple[Any, Any]) -> pd.DataFrame:
+def _bucket_frame(
+    codes: np.ndarray,
+    labels: list[str],
+    result: _Buckets,
+    conv: Conventions,
+    time_bucket: str,
+    window: tuple[Any, Any],
+) -> pd.DataFrame:
     counts, suppressed = result.counts, result.suppressed
     stat_counts = result.kept_counts if conv.stats_on == "kept" else counts
     warning = np.full(len(codes), None, dtype=object)
@@ -338,24 +393,43 @@ def _bucket_frame(codes: np.ndarray, labels: list[str], result: _Buckets, conv: 
     warning[counts == 0] = "empty"
     period_start, period_end = period_bounds(codes, time_bucket, window)
     n = counts if conv.n_counted == "before" else result.kept_counts
-    return pd.DataFrame({
-        "bucket": pd.array(labels, dtype="str"), "period_start": period_start,
-        "period_end": period_end, "n": pd.array(n, dtype="Int64"),
-        "median": result.stats[:, 1], "q1": result.stats[:, 0], "q3": result.stats[:, 2],
-        "warning": pd.array(warning, dtype="str"),
-    })
+    return pd.DataFrame(
+        {
+            "bucket": pd.array(labels, dtype="str"),
+            "period_start": period_start,
+            "period_end": period_end,
+            "n": pd.array(n, dtype="Int64"),
+            "median": result.stats[:, 1],
+            "q1": result.stats[:, 0],
+            "q3": result.stats[:, 2],
+            "warning": pd.array(warning, dtype="str"),
+        }
+    )
 
 
-def _explain_frame(deals: pd.DataFrame, positions: np.ndarray, grouped: np.ndarray,
-                   labels: list[str], result: _Buckets, days: np.ndarray,
-                   meta: dict[str, Any]) -> pd.DataFrame:
+def _explain_frame(
+    deals: pd.DataFrame,
+    positions: np.ndarray,
+    grouped: np.ndarray,
+    labels: list[str],
+    result: _Buckets,
+    days: np.ndarray,
+    meta: dict[str, Any],
+) -> pd.DataFrame:
     of_row = np.repeat(np.arange(len(result.counts)), result.counts)
     columns = {"id": deals["id"].to_numpy()[positions]} if "id" in deals.columns else {}
     out = pd.DataFrame(
-        {**columns, "date": days[positions].astype("datetime64[us]"), "value": grouped,
-         "bucket": pd.array(np.asarray(labels, dtype=object)[of_row], dtype="str"),
-         "lower": result.lower[of_row], "upper": result.upper[of_row], "kept": result.kept,
-         "suppressed": result.suppressed[of_row]},
-        index=deals.index[positions])
+        {
+            **columns,
+            "date": days[positions].astype("datetime64[us]"),
+            "value": grouped,
+            "bucket": pd.array(np.asarray(labels, dtype=object)[of_row], dtype="str"),
+            "lower": result.lower[of_row],
+            "upper": result.upper[of_row],
+            "kept": result.kept,
+            "suppressed": result.suppressed[of_row],
+        },
+        index=deals.index[positions],
+    )
     out.attrs.update(meta)
     return out

@@ -146,12 +146,16 @@ class Conventions:
         for name, allowed in _CHOICES.items():
             value = getattr(self, name)
             if type(value) is not type(allowed[0]) or value not in allowed:
-                raise ValidationError(f"Conventions.{name}",
-                                      "one of " + ", ".join(repr(a) for a in allowed), got=value)
+                raise ValidationError(
+                    f"Conventions.{name}",
+                    "one of " + ", ".join(repr(a) for a in allowed),
+                    got=value,
+                )
         years = self.window_years
         if isinstance(years, bool) or not isinstance(years, int) or not 1 <= years < 10_000:
-            raise ValidationError("Conventions.window_years", "an integer from 1 to 9999",
-                                  got=years)
+            raise ValidationError(
+                "Conventions.window_years", "an integer from 1 to 9999", got=years
+            )
         k = self.iqr_multiplier
         if isinstance(k, bool) or not isinstance(k, (int, float)) or not 0 <= k < float("inf"):
             raise ValidationError("Conventions.iqr_multiplier", "a finite number >= 0", got=k)
@@ -234,11 +238,16 @@ class Conventions:
         base = cls() if base is None else base
         if not isinstance(base, Conventions):
             raise ValidationError("base", "a Conventions instance or None", got=base)
-        if isinstance(quantile_methods, str) or not isinstance(quantile_methods, Sequence) or any(
-            not isinstance(m, str) or m not in QUANTILE_METHODS for m in quantile_methods
+        if (
+            isinstance(quantile_methods, str)
+            or not isinstance(quantile_methods, Sequence)
+            or any(not isinstance(m, str) or m not in QUANTILE_METHODS for m in quantile_methods)
         ):
-            raise ValidationError("quantile_methods", "a sequence of " + ", ".join(
-                QUANTILE_METHODS), got=quantile_methods)
+            raise ValidationError(
+                "quantile_methods",
+                "a sequence of " + ", ".join(QUANTILE_METHODS),
+                got=quantile_methods,
+            )
         if max_changes is not None and (type(max_changes) is not int or max_changes < 0):
             raise ValidationError("max_changes", "None or an integer >= 0", got=max_changes)
         axes: dict[str, tuple[Any, ...]] = {

@@ -72,8 +72,15 @@ def median_intervals(
         if values.min() == values.max():  # every resample is the same: so is its median
             low[i] = high[i] = values[0]
             continue
-        result = bootstrap((values,), median, n_resamples=n_resamples, vectorized=True,
-                           batch=max(1, _BATCH_VALUES // len(values)), method="percentile",
-                           confidence_level=confidence, rng=rng)
+        result = bootstrap(
+            (values,),
+            median,
+            n_resamples=n_resamples,
+            vectorized=True,
+            batch=max(1, _BATCH_VALUES // len(values)),
+            method="percentile",
+            confidence_level=confidence,
+            rng=rng,
+        )
         low[i], high[i] = result.confidence_interval
     return low, high

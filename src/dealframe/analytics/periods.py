@@ -73,23 +73,36 @@ def resolve_window(
     conv = DEFAULT_CONVENTIONS if conventions is None else conventions
     check(isinstance(conv, Conventions), "conventions", "a Conventions instance or None", conv)
     check_choice("time_bucket", time_bucket, TIME_BUCKETS)
-    check(date_to is not None or as_of is not None, "as_of", "the service's current date "
-          "(as_of=...) or an explicit date_to; with a client, pass the date_range the service "
-          "reports", None)
+    check(
+        date_to is not None or as_of is not None,
+        "as_of",
+        "the service's current date "
+        "(as_of=...) or an explicit date_to; with a client, pass the date_range the service "
+        "reports",
+        None,
+    )
     end = _as_date(as_of, "as_of") if date_to is None else _as_date(date_to, "date_to")
     if date_from is not None:
         start = _as_date(date_from, "date_from")
     else:
         year = end.year - conv.window_years
-        check(year >= dt.MINYEAR, "date_to" if as_of is None else "as_of",
-              f"a date at least {conv.window_years} years after year 1", end)
+        check(
+            year >= dt.MINYEAR,
+            "date_to" if as_of is None else "as_of",
+            f"a date at least {conv.window_years} years after year 1",
+            end,
+        )
         # February 29 maps to February 28 in a common year
         start = end.replace(year=year, day=min(end.day, calendar.monthrange(year, end.month)[1]))
         if conv.window_anchor == "period_start" and time_bucket in _MONTHS:
             size = _MONTHS[time_bucket]
             start = start.replace(month=(start.month - 1) // size * size + 1, day=1)
-    check(start <= end, "date_from", f"a date on or before date_to ({end.isoformat()})",
-          start.isoformat())
+    check(
+        start <= end,
+        "date_from",
+        f"a date on or before date_to ({end.isoformat()})",
+        start.isoformat(),
+    )
     return start, end
 
 

@@ -52,6 +52,7 @@ def _close(a: pd.Series, b: pd.Series, tolerance: float) -> np.ndarray:
 def _keys(service: pd.DataFrame, local: pd.DataFrame) -> tuple[list[str], list[str]]:
     """Each bucket's matching key: its ``period_start`` where both frames have one, else its
     label, or the other frame's period of the same label (labels may differ in format)."""
+
     def periods(frame: pd.DataFrame) -> list[str | None]:
         if "period_start" not in service.columns or "period_start" not in local.columns:
             return [None] * len(frame)
@@ -62,18 +63,26 @@ def _keys(service: pd.DataFrame, local: pd.DataFrame) -> tuple[list[str], list[s
         return [None if pd.isna(d) else d.strftime("%Y-%m-%d") for d in starts]
 
     first = {"s": periods(service), "l": periods(local)}
-    labels = {"s": service["bucket"].astype(str).tolist(),
-              "l": local["bucket"].astype(str).tolist()}
-    by_label = {side: {lab: key for lab, key in zip(labels[side], first[side], strict=True) if key}
-                for side in first}
+    labels = {
+        "s": service["bucket"].astype(str).tolist(),
+        "l": local["bucket"].astype(str).tolist(),
+    }
+    by_label = {
+        side: {lab: key for lab, key in zip(labels[side], first[side], strict=True) if key}
+        for side in first
+    }
     return tuple(  # type: ignore[return-value]
-        [key or by_label[other].get(lab) or f"label {lab}"
-         for lab, key in zip(labels[side], first[side], strict=True)]
-        for side, other in (("s", "l"), ("l", "s")))
+        [
+            key or by_label[other].get(lab) or f"label {lab}"
+            for lab, key in zip(labels[side], first[side], strict=True)
+        ]
+        for side, other in (("s", "l"), ("l", "s"))
+    )
 
 
-def compare_buckets(service: pd.DataFrame, local: pd.DataFrame, tolerance: float = 1e-9
-                    ) -> pd.DataFrame:
+def compare_buckets(
+    service: pd.DataFrame, local: pd.DataFrame, tolerance: float = 1e-9
+) -> pd.DataFrame:
     """Bucket-by-bucket comparison of two aggregate frames (pure).
 
     Buckets are matched by ``period_start`` when both frames have it (so a service that labels
@@ -101,64 +110,105 @@ def compare_buckets(service: pd.DataFrame, local: pd.DataFrame, tolerance: float
     for name, frame in (("service", service), ("local", local)):
         check_frame(name, frame)
         missing = [c for c in ("bucket", *_STATS) if c not in frame.columns]
-        check(not missing, name, "an aggregate frame (bucket, n, median, q1, q3)",
-              f"no column(s) {missing}")
+        check(
+            not missing,
+            name,
+            "an aggregate frame (bucket, n, median, q1, q3)",
+            f"no column(s) {missing}",
+        )
     tolerance_value(tolerance)
     service_keys, local_keys = _keys(service, local)
     left = service[["bucket", *_STATS]].rename(columns={k: f"{k}_service" for k in _STATS})
     right = local[["bucket", *_STATS]].rename(columns={k: f"{k}_local" for k in _STATS})
-    out = left.assign(_key=service_keys).merge(right.assign(_key=local_keys), on="_key",
-                                               how="outer", sort=False, suffixes=("", "_l"))
+    out = left.assign(_key=service_keys).merge(
+        right.assign(_key=local_keys), on="_key", how="outer", sort=False, suffixes=("", "_l")
+    )
     out["bucket"] = out["bucket"].where(out["bucket"].notna(), out["bucket_l"])
     match = np.ones(len(out), dtype=bool)
     for stat in _STATS:
         s, lo = out[f"{stat}_service"], out[f"{stat}_local"]
-        out[f"{stat}_diff"] = pd.to_numeric(lo, errors="coerce").astype("float64") - \
-            pd.to_numeric(s, errors="coerce").astype("float64")
+        out[f"{stat}_diff"] = pd.to_numeric(lo, errors="coerce").astype("float64") - pd.to_numeric(
+            s, errors="coerce"
+        ).astype("float64")
         match &= _close(lo, s, tolerance)
     out["match"] = match
     order = [f"{stat}_{side}" for stat in _STATS for side in ("service", "local", "diff")]
     return out[["bucket", *order, "match"]]
 
 
-def _check_call(client: Any, metric: Any, time_bucket: Any, filters: Any, conventions: Any,
-                tolerance: Any, progress: Any) -> None:
+def _check_call(
+    client: Any,
+    metric: Any,
+    time_bucket: Any,
+    filters: Any,
+    conventions: Any,
+    tolerance: Any,
+    progress: Any,
+) -> None:
     check(isinstance(client, Client), "client", "a dealframe.Client", client)
     check_choice("metric", metric, AGGREGATE_METRICS)
     check_choice("time_bucket", time_bucket, TIME_BUCKETS)
-    check(filters is None or isinstance(filters, Mapping), "filters", "a dict of deal filters",
-          filters)
-    check(conventions is None or isinstance(conventions, Conventions), "conventions",
-          "a Conventions instance or None", conventions)
+    check(
+        filters is None or isinstance(filters, Mapping),
+        "filters",
+        "a dict of deal filters",
+        filters,
+    )
+    check(
+        conventions is None or isinstance(conventions, Conventions),
+        "conventions",
+        "a Conventions instance or None",
+        conventions,
+    )
     tolerance_value(tolerance)
     if progress is not None:
         flag(progress, "progress")
 
 
-def _pull(client: Client, metric: str, time_bucket: str, filters: Mapping[str, Any] | None,
-          progress: bool | None) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+def _pull(
+    client: Client,
+    metric: str,
+    time_bucket: str,
+    filters: Mapping[str, Any] | None,
+    progress: bool | None,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """The service aggregate and the deals of its window, with the same filters."""
     filters = dict(filters or {})
     service = client.private.aggregate(metric, time_bucket, filters)
     threshold, start, end = aggregate_methodology(service)
-    deals = client.private.deals({**filters, "date_from": start, "date_to": end},
-                                 progress=progress)
-    context = {"date_from": start, "date_to": end,
-               "small_n_threshold": 5 if threshold is None else threshold,
-               "include_deleted": bool(filters.get("include_deleted", False))}
+    deals = client.private.deals({**filters, "date_from": start, "date_to": end}, progress=progress)
+    context = {
+        "date_from": start,
+        "date_to": end,
+        "small_n_threshold": 5 if threshold is None else threshold,
+        "include_deleted": bool(filters.get("include_deleted", False)),
+    }
     return service, deals, context
 
 
-def _local(deals: pd.DataFrame, metric: str, time_bucket: str, context: Mapping[str, Any],
-           conventions: Conventions | None) -> pd.DataFrame:
-    return bucket_medians(deals, metric, time_bucket, context["date_from"], context["date_to"],
-                          small_n_threshold=context["small_n_threshold"], conventions=conventions,
-                          include_deleted=context["include_deleted"])
+def _local(
+    deals: pd.DataFrame,
+    metric: str,
+    time_bucket: str,
+    context: Mapping[str, Any],
+    conventions: Conventions | None,
+) -> pd.DataFrame:
+    return bucket_medians(
+        deals,
+        metric,
+        time_bucket,
+        context["date_from"],
+        context["date_to"],
+        small_n_threshold=context["small_n_threshold"],
+        conventions=conventions,
+        include_deleted=context["include_deleted"],
+    )
 
 
 def _same_meta(service: pd.DataFrame, local: pd.DataFrame) -> bool:
-    return all(service.attrs.get(k) == local.attrs.get(k)
-               for k in ("total_deals", "outliers_trimmed"))
+    return all(
+        service.attrs.get(k) == local.attrs.get(k) for k in ("total_deals", "outliers_trimmed")
+    )
 
 
 def _summary(label: str, frame: pd.DataFrame, service: pd.DataFrame, local: pd.DataFrame) -> str:
@@ -169,13 +219,22 @@ def _summary(label: str, frame: pd.DataFrame, service: pd.DataFrame, local: pd.D
     for key in ("total_deals", "outliers_trimmed"):
         s, lo = service.attrs.get(key), local.attrs.get(key)
         meta.append(f"{key} {lo} {'=' if s == lo else '!='} {s}")
-    return (f"{label}: {matched} of {len(frame)} buckets match (max |Δ median| {worst_text}); "
-            + "; ".join(meta))
+    return (
+        f"{label}: {matched} of {len(frame)} buckets match (max |Δ median| {worst_text}); "
+        + "; ".join(meta)
+    )
 
 
-def reconcile(client: Client, metric: str, time_bucket: str = "quarter",
-              filters: Mapping[str, Any] | None = None, *, conventions: Conventions | None = None,
-              tolerance: float = 1e-9, progress: bool | None = None) -> Reconciliation:
+def reconcile(
+    client: Client,
+    metric: str,
+    time_bucket: str = "quarter",
+    filters: Mapping[str, Any] | None = None,
+    *,
+    conventions: Conventions | None = None,
+    tolerance: float = 1e-9,
+    progress: bool | None = None,
+) -> Reconciliation:
     """The service's aggregate beside the local recomputation from the same deals.
 
     Parameters
@@ -207,16 +266,29 @@ def reconcile(client: Client, metric: str, time_bucket: str = "quarter",
     local = _local(deals, metric, time_bucket, context, conventions)
     frame = compare_buckets(service, local, tolerance)
     same_meta = _same_meta(service, local)
-    frame.attrs.update({"matched": int(frame["match"].sum()), "buckets": len(frame),
-                        "meta_matches": same_meta, "service_meta": dict(service.attrs),
-                        "local_meta": dict(local.attrs), "deals": len(deals)})
+    frame.attrs.update(
+        {
+            "matched": int(frame["match"].sum()),
+            "buckets": len(frame),
+            "meta_matches": same_meta,
+            "service_meta": dict(service.attrs),
+            "local_meta": dict(local.attrs),
+            "deals": len(deals),
+        }
+    )
     return Reconciliation(frame, _summary(f"{metric} by {time_bucket}", frame, service, local))
 
 
-def calibrate(client: Client, metric: str = "ev_revenue", time_bucket: str = "quarter",
-              filters: Mapping[str, Any] | None = None, *,
-              variants: Iterable[Conventions] | None = None, tolerance: float = 1e-9,
-              progress: bool | None = None) -> pd.DataFrame:
+def calibrate(
+    client: Client,
+    metric: str = "ev_revenue",
+    time_bucket: str = "quarter",
+    filters: Mapping[str, Any] | None = None,
+    *,
+    variants: Iterable[Conventions] | None = None,
+    tolerance: float = 1e-9,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """Which combinations of conventions reproduce the service's aggregate?
 
     Pulls the aggregate and its deals once, then recomputes locally under each
@@ -236,34 +308,58 @@ def calibrate(client: Client, metric: str = "ev_revenue", time_bucket: str = "qu
     >>> table.attrs["best"]  # doctest: +SKIP
     """
     _check_call(client, metric, time_bucket, filters, None, tolerance, progress)
-    check(variants is None or (isinstance(variants, Iterable) and not isinstance(variants, str)),
-          "variants", "an iterable of Conventions", variants)
+    check(
+        variants is None or (isinstance(variants, Iterable) and not isinstance(variants, str)),
+        "variants",
+        "an iterable of Conventions",
+        variants,
+    )
     variants = list(Conventions.variants() if variants is None else variants)
-    check(bool(variants) and all(isinstance(v, Conventions) for v in variants), "variants",
-          "a non-empty iterable of Conventions", variants)
+    check(
+        bool(variants) and all(isinstance(v, Conventions) for v in variants),
+        "variants",
+        "a non-empty iterable of Conventions",
+        variants,
+    )
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
     rows = []
     for variant in variants:
         local = _local(deals, metric, time_bucket, context, variant)
         frame = compare_buckets(service, local, tolerance)
         meta = _same_meta(service, local)
-        rows.append({**{k: getattr(variant, k) for k in variant.__dataclass_fields__},
-                     "buckets_matched": int(frame["match"].sum()), "buckets": len(frame),
-                     "meta_matches": meta, "reproduces": bool(frame["match"].all() and meta),
-                     "_variant": variant})
+        rows.append(
+            {
+                **{k: getattr(variant, k) for k in variant.__dataclass_fields__},
+                "buckets_matched": int(frame["match"].sum()),
+                "buckets": len(frame),
+                "meta_matches": meta,
+                "reproduces": bool(frame["match"].all() and meta),
+                "_variant": variant,
+            }
+        )
     table = pd.DataFrame(rows)
-    table = table.sort_values(["reproduces", "buckets_matched", "meta_matches"], ascending=False,
-                              kind="stable").reset_index(drop=True)
+    table = table.sort_values(
+        ["reproduces", "buckets_matched", "meta_matches"], ascending=False, kind="stable"
+    ).reset_index(drop=True)
     best = table.loc[table["reproduces"], "_variant"]
     table.attrs["best"] = best.iloc[0] if len(best) else None
     return table.drop(columns="_variant")
 
 
-def reconcile_groups(client: Client, *, industries: Any = None, themes: Any = None,
-                     regions: Any = None, countries: Any = None,
-                     enterprise_value_above: float | None = None, fields: Any = None,
-                     date_from: Any = None, date_to: Any = None, version: str = "v2",
-                     tolerance: float = 1e-9) -> tuple[Reconciliation, Reconciliation]:
+def reconcile_groups(
+    client: Client,
+    *,
+    industries: Any = None,
+    themes: Any = None,
+    regions: Any = None,
+    countries: Any = None,
+    enterprise_value_above: float | None = None,
+    fields: Any = None,
+    date_from: Any = None,
+    date_to: Any = None,
+    version: str = "v2",
+    tolerance: float = 1e-9,
+) -> tuple[Reconciliation, Reconciliation]:
     """The service's group rollups beside the local ones computed from the members' data.
 
     The group's members come from search with the same filters; their current
@@ -295,8 +391,13 @@ def reconcile_groups(client: Client, *, industries: Any = None, themes: Any = No
     check(isinstance(client, Client), "client", "a dealframe.Client", client)
     check_choice("version", version, ("v2", "v1"))
     tolerance_value(tolerance)
-    named = {"industries": industries, "themes": themes, "regions": regions,
-             "countries": countries, "enterprise_value_above": enterprise_value_above}
+    named = {
+        "industries": industries,
+        "themes": themes,
+        "regions": regions,
+        "countries": countries,
+        "enterprise_value_above": enterprise_value_above,
+    }
     group = {k: v for k, v in named.items() if v is not None}
     api = client.public_api(version)
     members = api.search(**group)
@@ -305,15 +406,19 @@ def reconcile_groups(client: Client, *, industries: Any = None, themes: Any = No
         local_cur = group_current(api.current(members.index))
     else:
         local_cur = service_cur.iloc[0:0]
-    joined = service_cur[["sum", "median"]].join(local_cur[["sum", "median"]], how="outer",
-                                                  suffixes=("_service", "_local"))
+    joined = service_cur[["sum", "median"]].join(
+        local_cur[["sum", "median"]], how="outer", suffixes=("_service", "_local")
+    )
     match = np.ones(len(joined), dtype=bool)
     for stat in ("sum", "median"):
         joined[f"{stat}_diff"] = joined[f"{stat}_local"] - joined[f"{stat}_service"]
         match &= _close(joined[f"{stat}_local"], joined[f"{stat}_service"], tolerance)
     joined["match"] = match
-    cur = Reconciliation(joined, f"group current: {int(match.sum())} of {len(joined)} fields match "
-                                 f"({len(members)} companies)")
+    cur = Reconciliation(
+        joined,
+        f"group current: {int(match.sum())} of {len(joined)} fields match "
+        f"({len(members)} companies)",
+    )
     service_ts = api.group_time_series(fields=fields, date_from=date_from, date_to=date_to, **group)
     if len(members):
         wide = api.time_series(members.index, fields=fields, date_from=date_from, date_to=date_to)
@@ -326,6 +431,7 @@ def reconcile_groups(client: Client, *, industries: Any = None, themes: Any = No
     ts = pd.concat([s_long, l_long], axis=1)
     ts["diff"] = ts["local"] - ts["service"]
     ts["match"] = _close(ts["local"], ts["service"], tolerance)
-    ts_rec = Reconciliation(ts, f"group time series: {int(ts['match'].sum())} of {len(ts)} "
-                                f"month-field values match")
+    ts_rec = Reconciliation(
+        ts, f"group time series: {int(ts['match'].sum())} of {len(ts)} month-field values match"
+    )
     return cur, ts_rec

@@ -34,6 +34,7 @@ __all__ = [
     "group_time_series",
 ]
 
+
 def current_fields(current: pd.DataFrame) -> list[str]:
     """The numeric fields of a current-data frame that a group rollup aggregates.
 
@@ -53,8 +54,11 @@ def current_fields(current: pd.DataFrame) -> list[str]:
     check_frame("current", current)
     repeated = current.columns[current.columns.duplicated()].tolist()
     check(not repeated, "current", "unique column names", f"repeated {repeated[:5]}")
-    numeric = [name for name, dtype in current.dtypes.items()
-               if isinstance(name, str) and dtype.kind in "iuf"]
+    numeric = [
+        name
+        for name, dtype in current.dtypes.items()
+        if isinstance(name, str) and dtype.kind in "iuf"
+    ]
     known = [f for f in (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN) if f in numeric]
     return known + [f for f in numeric if f not in known]
 
@@ -86,9 +90,13 @@ def _group_codes(current: pd.DataFrame, by: Any) -> tuple[np.ndarray, pd.Index, 
             raise ValidationError("by", expected, got=by)
         check(isinstance(labels, pd.Series), "by", expected, by)
         codes, uniques = pd.factorize(labels, sort=True, use_na_sentinel=True)
-        check(len(current) == 0 or bool((np.asarray(codes) >= 0).any()), "by",
-              f"{expected}, giving at least one row a group (a Series is aligned on the "
-              "frame's index)", by)
+        check(
+            len(current) == 0 or bool((np.asarray(codes) >= 0).any()),
+            "by",
+            f"{expected}, giving at least one row a group (a Series is aligned on the "
+            "frame's index)",
+            by,
+        )
     except (TypeError, ValueError) as exc:
         if isinstance(exc, ValidationError):
             raise

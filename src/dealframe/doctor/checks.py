@@ -91,16 +91,23 @@ class Diagnosis:
     def verdict(self) -> str:
         """The one-line summary."""
         holds, adapted, breaks = (self.count(v) for v in (HOLDS, ADAPTED, BREAKS))
-        how = ("the client works with this service as it is" if not adapted and not breaks else
-               "the client adapts to this service" if not breaks else
-               "the client cannot rely on this service where it breaks")
-        return (f"dealframe doctor: {holds} hold, {adapted} adapted, {breaks} break in "
-                f"{self.requests} requests: {how}")
+        how = (
+            "the client works with this service as it is"
+            if not adapted and not breaks
+            else "the client adapts to this service"
+            if not breaks
+            else "the client cannot rely on this service where it breaks"
+        )
+        return (
+            f"dealframe doctor: {holds} hold, {adapted} adapted, {breaks} break in "
+            f"{self.requests} requests: {how}"
+        )
 
     def table(self, width: int = 60) -> str:
         """The checks as a text table (assumption, observed, verdict)."""
+
         def cut(text: str) -> str:
-            return text if len(text) <= width else text[:width - 3] + "..."
+            return text if len(text) <= width else text[: width - 3] + "..."
 
         rows = [("check", "assumption", "observed", "verdict")]
         rows += [(c.name, cut(c.assumption), cut(c.observed), c.verdict) for c in self.checks]
@@ -111,8 +118,13 @@ class Diagnosis:
 
     def to_dict(self) -> dict[str, Any]:
         """Everything as plain data (``--json``)."""
-        return {"base_url": self.base_url, "ok": self.ok, "requests": self.requests,
-                "verdict": self.verdict(), "checks": [asdict(c) for c in self.checks]}
+        return {
+            "base_url": self.base_url,
+            "ok": self.ok,
+            "requests": self.requests,
+            "verdict": self.verdict(),
+            "checks": [asdict(c) for c in self.checks],
+        }
 
 
 class _Budget(Exception):
@@ -131,8 +143,16 @@ class _Doctor:
 
     # -- plumbing ---------------------------------------------------------------------------
 
-    def send(self, family: str, method: str, path: str, *, json: Any = None,
-             params: Mapping[str, Any] | None = None, token: Any = "family") -> Response:
+    def send(
+        self,
+        family: str,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, Any] | None = None,
+        token: Any = "family",
+    ) -> Response:
         if self.sent >= self.max:
             raise _Budget()
         self.sent += 1
@@ -141,8 +161,13 @@ class _Doctor:
 
     def ok_json(self, response: Response) -> Any:
         if response.status != 200:
-            error = error_from_response(response.status, response.content, response.request,
-                                        response.headers, secrets=self.t._secrets)
+            error = error_from_response(
+                response.status,
+                response.content,
+                response.request,
+                response.headers,
+                secrets=self.t._secrets,
+            )
             raise _Seen(f"status {response.status}: {error}")
         try:
             doc = response.json()
@@ -188,17 +213,41 @@ def _items(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 #: the ``Lcu`` variants the document describes by rule, and the current-data fields the
 #: document says exist without listing them. Any other field is kept as an extra column.
 _EXPECTED_EXTRAS: Mapping[str, frozenset[str]] = {
-    "current": frozenset({"marketCapLcu", "enterpriseValueLcu", "revenueLtmLcu", "revenueNtmLcu",
-                          "ebitdaLtmLcu", "ebitdaNtmLcu", "region", "verticals", "evEbitdaNtm",
-                          "marginEbitdaNtm", "revenueGrowthLtm", "employeeCount"}),
+    "current": frozenset(
+        {
+            "marketCapLcu",
+            "enterpriseValueLcu",
+            "revenueLtmLcu",
+            "revenueNtmLcu",
+            "ebitdaLtmLcu",
+            "ebitdaNtmLcu",
+            "region",
+            "verticals",
+            "evEbitdaNtm",
+            "marginEbitdaNtm",
+            "revenueGrowthLtm",
+            "employeeCount",
+        }
+    ),
 }
 
 
 #: Time-series field names the client's defaults were written against (docs/sandbox.md); the
 #: document gives examples only, so any other name is served as a column of its own.
-_EXPECTED_SERIES = frozenset({"marketCap", "enterpriseValue", "revenueLtm", "evRevenueLtm",
-                              "evRevenueNtm", "evEbitdaLtm", "evEbitdaNtm", "marginGrossLtm",
-                              "marginEbitdaLtm", "revenueGrowthNtmLtm"})
+_EXPECTED_SERIES = frozenset(
+    {
+        "marketCap",
+        "enterpriseValue",
+        "revenueLtm",
+        "evRevenueLtm",
+        "evRevenueNtm",
+        "evEbitdaLtm",
+        "evEbitdaNtm",
+        "marginGrossLtm",
+        "marginEbitdaLtm",
+        "revenueGrowthNtmLtm",
+    }
+)
 #: Members of a discovery document's filter entry (section 4.4).
 _FILTER_MEMBERS = ("field", "type", "operators", "values", "description")
 
@@ -222,8 +271,10 @@ def _noting(found: tuple[str, str], extra: Sequence[str], what: str = "member") 
         return found
     shown = ", ".join(extra[:6]) + (" ..." if len(extra) > 6 else "")
     plural = "s" if len(extra) > 1 else ""
-    return (f"{observed}; plus {len(extra)} more {what}{plural} ({shown}): kept as extra "
-            "columns", ADAPTED)
+    return (
+        f"{observed}; plus {len(extra)} more {what}{plural} ({shown}): kept as extra columns",
+        ADAPTED,
+    )
 
 
 def _fields(items: Sequence[Mapping[str, Any]], answer: str) -> tuple[str, str]:
@@ -234,16 +285,20 @@ def _fields(items: Sequence[Mapping[str, Any]], answer: str) -> tuple[str, str]:
     if missing:
         return f"documented fields absent: {', '.join(missing)}", BREAKS
     if extra:
-        return (f"{len(items)} items, every documented field, plus {len(extra)} more "
-                f"({', '.join(extra[:6])}{' ...' if len(extra) > 6 else ''}): kept as extra "
-                "columns", ADAPTED)
+        return (
+            f"{len(items)} items, every documented field, plus {len(extra)} more "
+            f"({', '.join(extra[:6])}{' ...' if len(extra) > 6 else ''}): kept as extra "
+            "columns",
+            ADAPTED,
+        )
     return f"{len(items)} items with exactly the documented fields", HOLDS
 
 
 def _error_body(response: Response, secrets: Sequence[str]) -> tuple[str, str]:
     """How an error body reads: the documented {error: {...}} shape, another, or nothing."""
-    error = error_from_response(response.status, response.content, response.request,
-                                response.headers, secrets=secrets)
+    error = error_from_response(
+        response.status, response.content, response.request, response.headers, secrets=secrets
+    )
     try:
         doc = response.json()
     except DealframeError:
@@ -268,8 +323,10 @@ def _family_a(d: _Doctor) -> None:
         if bare.status == 401 and code == "MISSING_TOKEN" and wrong.status in (401, 403):
             return f"no header: 401 {code}; a wrong token: {wrong.status}", HOLDS
         if bare.status in (401, 403) and wrong.status in (401, 403):
-            return (f"no header: {bare.status} {code or ''}; a wrong token: {wrong.status} "
-                    "(read as AuthenticationError)"), ADAPTED
+            return (
+                f"no header: {bare.status} {code or ''}; a wrong token: {wrong.status} "
+                "(read as AuthenticationError)"
+            ), ADAPTED
         return f"no header: {bare.status}; a wrong token: {wrong.status}", BREAKS
 
     d.run("A.auth", "401 MISSING_TOKEN without a token, 401/403 for a wrong one", auth)
@@ -293,9 +350,14 @@ def _family_a(d: _Doctor) -> None:
     d.run("A.search", "{data: [CompanyIdentifier], meta: {count}}, v2 SKUs", search)
 
     def search_v1() -> tuple[str, str]:
-        doc = d.ok_json(d.send("public", "POST", "/api/v1/companies",
-                               json={"regions": [d.facts["region"]]} if d.facts.get("region")
-                               else {}))
+        doc = d.ok_json(
+            d.send(
+                "public",
+                "POST",
+                "/api/v1/companies",
+                json={"regions": [d.facts["region"]]} if d.facts.get("region") else {},
+            )
+        )
         skus = [i.get("sku") for i in _items(doc)]
         bad = [s for s in skus if sku_version(s) != "v1" and not (isinstance(s, str) and "_" in s)]
         if bad:
@@ -317,8 +379,11 @@ def _family_a(d: _Doctor) -> None:
     d.run("A.current", "CompanyCurrentData for each SKU asked", current)
 
     def series() -> tuple[str, str]:
-        doc = d.ok_json(d.send("public", "POST", f"{_A}/companies/time-series",
-                               json={"skus": d.facts["skus"][:1]}))
+        doc = d.ok_json(
+            d.send(
+                "public", "POST", f"{_A}/companies/time-series", json={"skus": d.facts["skus"][:1]}
+            )
+        )
         items = _items(doc)
         if len(items) != 1 or not isinstance(items[0].get("data"), Mapping):
             return "not one item with a data object", BREAKS
@@ -327,9 +392,14 @@ def _family_a(d: _Doctor) -> None:
         bad = [m for m in months if bucket_period(m, "month") is None or len(m) != 7]
         if bad:
             return f"months not YYYY-MM: {bad[:3]}", BREAKS
-        found = _noting((f"{len(data)} fields ({', '.join(sorted(data)[:4])}...), {len(months)} "
-                         "monthly values keyed YYYY-MM", HOLDS),
-                        _beyond(items, DOCUMENTED_FIELDS["time_series"]))
+        found = _noting(
+            (
+                f"{len(data)} fields ({', '.join(sorted(data)[:4])}...), {len(months)} "
+                "monthly values keyed YYYY-MM",
+                HOLDS,
+            ),
+            _beyond(items, DOCUMENTED_FIELDS["time_series"]),
+        )
         return _noting(found, sorted(set(data) - _EXPECTED_SERIES), "field")
 
     d.run("A.time_series", "data: {field: {YYYY-MM: number}}, any field names", series)
@@ -345,27 +415,43 @@ def _family_a(d: _Doctor) -> None:
         known = set(DOCUMENTED_FIELDS["current"]) | _EXPECTED_EXTRAS["current"]
         extra = sorted(set(frame.index) - known)
         if isinstance(data, Mapping) and {"sum", "median"} <= set(data):
-            return _noting((f"{{sum: {{...}}, median: {{...}}}} over {len(frame)} fields", HOLDS),
-                           extra, "field")
-        shape = "a list of {field, sum, median}" if isinstance(data, list) else \
-            "{field: {sum, median}}"
+            return _noting(
+                (f"{{sum: {{...}}, median: {{...}}}} over {len(frame)} fields", HOLDS),
+                extra,
+                "field",
+            )
+        shape = (
+            "a list of {field, sum, median}" if isinstance(data, list) else "{field: {sum, median}}"
+        )
         return _noting((f"{shape} over {len(frame)} fields: read", ADAPTED), extra, "field")
 
     d.run("A.groups.current", "data {sum: {...}, median: {...}} (layout not shown)", group_current)
 
     def group_series() -> tuple[str, str]:
-        doc = d.ok_json(d.send("public", "POST", "/api/v1/groups/time-series",
-                               json={**group, "dateFrom": "2024-01", "dateTo": "2024-03"}))
+        doc = d.ok_json(
+            d.send(
+                "public",
+                "POST",
+                "/api/v1/groups/time-series",
+                json={**group, "dateFrom": "2024-01", "dateTo": "2024-03"},
+            )
+        )
         items = _items(doc)
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         if not {"count", "companies"} <= set(meta):
             return f"meta lacks count/companies: {sorted(meta)}", BREAKS
-        bad = [i.get("period") for i in items if bucket_period(i.get("period"), "month") is None
-               or not isinstance(i.get("median"), Mapping)]
+        bad = [
+            i.get("period")
+            for i in items
+            if bucket_period(i.get("period"), "month") is None
+            or not isinstance(i.get("median"), Mapping)
+        ]
         if bad:
             return f"items not {{period: YYYY-MM, median: {{...}}}}: {bad[:3]}", BREAKS
-        found = _noting((f"{len(items)} periods, meta {{count, companies}}", HOLDS),
-                        _beyond(items, DOCUMENTED_FIELDS["group_time_series"]))
+        found = _noting(
+            (f"{len(items)} periods, meta {{count, companies}}", HOLDS),
+            _beyond(items, DOCUMENTED_FIELDS["group_time_series"]),
+        )
         return _noting(found, _beyond([i["median"] for i in items], _EXPECTED_SERIES), "field")
 
     d.run("A.groups.time_series", "[{period, median}], meta {count, companies}", group_series)
@@ -409,8 +495,12 @@ def _family_b(d: _Doctor) -> None:
                 return "data is not {filters, sort_fields, sub_resources}", BREAKS
             d.facts[f"lookup:{entity}"] = data
             entries = [f for f in data["filters"] if isinstance(f, Mapping)]
-            return _noting((f"{len(data['filters'])} filters, sort keys {data.get('sort_fields')}",
-                            HOLDS), _beyond(entries, _FILTER_MEMBERS), "filter member")
+            return _noting(
+                (f"{len(data['filters'])} filters, sort keys {data.get('sort_fields')}", HOLDS),
+                _beyond(entries, _FILTER_MEMBERS),
+                "filter member",
+            )
+
         return check
 
     for entity in ("companies", "investors", "transactions"):
@@ -432,21 +522,30 @@ def _values(d: _Doctor, entity: str, name: str) -> list[str] | None:
 
 
 def _vocabularies(d: _Doctor) -> None:
-    for entity, name, ours in (("companies", "region", REGIONS),
-                               ("transactions", "deal_type", DEAL_TYPES),
-                               ("transactions", "deal_subtype", DEAL_SUBTYPES)):
-        def check(entity: str = entity, name: str = name, ours: Sequence[str] = ours
-                  ) -> tuple[str, str]:
+    for entity, name, ours in (
+        ("companies", "region", REGIONS),
+        ("transactions", "deal_type", DEAL_TYPES),
+        ("transactions", "deal_subtype", DEAL_SUBTYPES),
+    ):
+
+        def check(
+            entity: str = entity, name: str = name, ours: Sequence[str] = ours
+        ) -> tuple[str, str]:
             listed = _values(d, entity, name)
             if listed is None:
                 return "no values listed (the client then checks none)", ADAPTED
             more, fewer = sorted(set(listed) - set(ours)), sorted(set(ours) - set(listed))
             if not more and not fewer:
                 return f"the document's {len(ours)} values", HOLDS
-            parts = [f"{len(more)} more ({', '.join(more[:4])})" if more else "",
-                     f"{len(fewer)} fewer ({', '.join(fewer[:4])})" if fewer else ""]
-            return ("; ".join(p for p in parts if p) + ": the client checks filters against the "
-                    "live list"), ADAPTED
+            parts = [
+                f"{len(more)} more ({', '.join(more[:4])})" if more else "",
+                f"{len(fewer)} fewer ({', '.join(fewer[:4])})" if fewer else "",
+            ]
+            return (
+                "; ".join(p for p in parts if p) + ": the client checks filters against the "
+                "live list"
+            ), ADAPTED
+
         d.run(f"B.vocabulary.{name}", "the document's values (lists may grow)", check)
 
     def subs() -> tuple[str, str]:
@@ -455,8 +554,10 @@ def _vocabularies(d: _Doctor) -> None:
         if {"sellside", "buyside"} <= listed:
             return "sellside and buyside", HOLDS
         if {"acquisitions", "investments"} & listed:
-            return (f"the earlier names {sorted(listed & {'acquisitions', 'investments'})}: "
-                    "used instead"), ADAPTED
+            return (
+                f"the earlier names {sorted(listed & {'acquisitions', 'investments'})}: "
+                "used instead"
+            ), ADAPTED
         return f"listed: {sorted(listed)}", ADAPTED
 
     d.run("B.sub_resources", "/companies/{id}/sellside and /buyside", subs)
@@ -464,22 +565,34 @@ def _vocabularies(d: _Doctor) -> None:
 
 def _paging(d: _Doctor) -> None:
     def limit() -> tuple[str, str]:
-        doc = d.ok_json(d.send("private", "POST", f"{_B}/companies",
-                               json={"filters": {}, "sort": "name:asc", "page": 1, "limit": 1000}))
+        doc = d.ok_json(
+            d.send(
+                "private",
+                "POST",
+                f"{_B}/companies",
+                json={"filters": {}, "sort": "name:asc", "page": 1, "limit": 1000},
+            )
+        )
         items = _items(doc)
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
-        d.facts["company"] = next((i.get("id") for i in items if isinstance(i.get("id"), str)),
-                                  None)
+        d.facts["company"] = next(
+            (i.get("id") for i in items if isinstance(i.get("id"), str)), None
+        )
         d.facts["stamps"] = [i.get("updated_at") for i in items[:200]]
         d.facts["names"] = [i.get("name") for i in items[:3] if isinstance(i.get("name"), str)]
         d.facts["company_items"] = items[:100]
         served = meta.get("limit")
         missing = [k for k in ("page", "limit", "returned", "total", "has_more") if k not in meta]
-        note = f"; meta lacks {', '.join(missing)} (the walk follows has_more / empty pages)" \
-            if missing else ""
+        note = (
+            f"; meta lacks {', '.join(missing)} (the walk follows has_more / empty pages)"
+            if missing
+            else ""
+        )
         if isinstance(served, int) and served < 1000:
-            return f"limit 1000 served as {served} (said in meta.limit): pages of {served}{note}", \
-                ADAPTED
+            return (
+                f"limit 1000 served as {served} (said in meta.limit): pages of {served}{note}",
+                ADAPTED,
+            )
         if len(items) < 1000 and meta.get("has_more"):
             return f"{len(items)} rows with has_more true: pages of {len(items)}{note}", ADAPTED
         return f"1000 rows per page{note}", ADAPTED if missing else HOLDS
@@ -496,10 +609,12 @@ def _paging(d: _Doctor) -> None:
 
     def page() -> tuple[str, str]:
         body = {"filters": {}, "sort": "name:asc", "limit": 2}
-        first = _items(d.ok_json(d.send("private", "POST", f"{_B}/companies",
-                                        json={**body, "page": 1})))
-        second = _items(d.ok_json(d.send("private", "POST", f"{_B}/companies",
-                                         json={**body, "page": 2})))
+        first = _items(
+            d.ok_json(d.send("private", "POST", f"{_B}/companies", json={**body, "page": 1}))
+        )
+        second = _items(
+            d.ok_json(d.send("private", "POST", f"{_B}/companies", json={**body, "page": 2}))
+        )
         ids = ([i.get("id") for i in first], [i.get("id") for i in second])
         if second and ids[0] == ids[1]:
             return "page 2 repeats page 1: the body member page is ignored", BREAKS
@@ -511,8 +626,11 @@ def _paging(d: _Doctor) -> None:
         seen = d.facts.get("stamps") or []
         values = [v for v in seen if isinstance(v, str)]
         if not values:
-            return (f"updated_at is not an ISO 8601 string: {seen[:2]}" if seen else
-                    "no updated_at seen"), BREAKS
+            return (
+                f"updated_at is not an ISO 8601 string: {seen[:2]}"
+                if seen
+                else "no updated_at seen"
+            ), BREAKS
         parsed = to_utc(values, "updated_at")
         if pd.isna(parsed).any():
             return f"unreadable timestamps: {values[:2]}", BREAKS
@@ -534,8 +652,11 @@ def _entities(d: _Doctor) -> None:
         data = doc.get("data")
         if not isinstance(data, Mapping) or data.get("id") != company:
             return "data is not the company asked for", BREAKS
-        extra = sorted(set(data) - set(DOCUMENTED_FIELDS["companies"]) - {
-            "employee_count", "stock_listing", "valuation", "fundamentals", "deal_activity"})
+        extra = sorted(
+            set(data)
+            - set(DOCUMENTED_FIELDS["companies"])
+            - {"employee_count", "stock_listing", "valuation", "fundamentals", "deal_activity"}
+        )
         if extra:
             return f"the profile, plus {', '.join(extra[:5])}: kept as extra columns", ADAPTED
         return "the documented profile", HOLDS
@@ -552,15 +673,38 @@ def _entities(d: _Doctor) -> None:
 
     def sub() -> tuple[str, str]:
         listed = (d.facts.get("lookup:companies") or {}).get("sub_resources") or []
-        name = "acquisitions" if any(str(p).endswith("/acquisitions") for p in listed) and not \
-            any(str(p).endswith("/sellside") for p in listed) else "sellside"
+        name = (
+            "acquisitions"
+            if any(str(p).endswith("/acquisitions") for p in listed)
+            and not any(str(p).endswith("/sellside") for p in listed)
+            else "sellside"
+        )
         # The target of a recent M&A deal has a sellside row whose shape can be checked.
-        deal = _items(d.ok_json(d.send("private", "POST", f"{_B}/transactions", json={
-            "filters": {"deal_type": ["M&A"]}, "sort": "deal_date:desc", "limit": 1, "page": 1})))
+        deal = _items(
+            d.ok_json(
+                d.send(
+                    "private",
+                    "POST",
+                    f"{_B}/transactions",
+                    json={
+                        "filters": {"deal_type": ["M&A"]},
+                        "sort": "deal_date:desc",
+                        "limit": 1,
+                        "page": 1,
+                    },
+                )
+            )
+        )
         target = deal[0].get("target") if deal and isinstance(deal[0], Mapping) else None
         ident = target.get("id") if isinstance(target, Mapping) else None
-        doc = d.ok_json(d.send("private", "GET", f"{_B}/companies/{ident or company}/{name}",
-                               params={"page": 1, "limit": 5}))
+        doc = d.ok_json(
+            d.send(
+                "private",
+                "GET",
+                f"{_B}/companies/{ident or company}/{name}",
+                params={"page": 1, "limit": 5},
+            )
+        )
         rows = _items(doc)
         if not rows:
             return f"/{name} answered with no rows: their shape could not be checked", HOLDS
@@ -568,14 +712,16 @@ def _entities(d: _Doctor) -> None:
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         if not {"page", "limit", "total"} <= set(meta):
             return _noting((f"meta {sorted(meta)} lacks page/limit/total", ADAPTED), extra)
-        return _noting((f"/{name} pages with {{page, limit, returned, total, has_more}}", HOLDS),
-                       extra)
+        return _noting(
+            (f"/{name} pages with {{page, limit, returned, total, has_more}}", HOLDS), extra
+        )
 
     d.run("B.sub_collection", "GET sub-collections page with page/limit", sub)
 
     def errors() -> tuple[str, str]:
-        response = d.send("private", "GET", f"{_B}/companies/{company}/fundings",
-                          params={"page": 1, "limit": 0})
+        response = d.send(
+            "private", "GET", f"{_B}/companies/{company}/fundings", params={"page": 1, "limit": 0}
+        )
         if response.status != 400:
             return f"limit=0 answered {response.status}, not 400", BREAKS
         return _error_body(response, d.t._secrets)
@@ -595,8 +741,14 @@ def _resolve(d: _Doctor) -> None:
                 extra = _beyond(items, (*DOCUMENTED_FIELDS["resolve"], "candidates"))
                 if size == 1000:
                     return _noting(("1000 names in one request", HOLDS), extra)
-                return _noting((f"1000 refused; {size} accepted: the client halves its batches "
-                                "until one is accepted", ADAPTED), extra)
+                return _noting(
+                    (
+                        f"1000 refused; {size} accepted: the client halves its batches "
+                        "until one is accepted",
+                        ADAPTED,
+                    ),
+                    extra,
+                )
             if response.status not in (400, 413):
                 return f"{size} names answered {response.status}", BREAKS
         return "even 10 names were refused", BREAKS
@@ -606,10 +758,16 @@ def _resolve(d: _Doctor) -> None:
 
 def _aggregate(d: _Doctor) -> None:
     for bucket, canonical in (("quarter", "YYYY-Qn"), ("month", "YYYY-MM")):
+
         def labels(bucket: str = bucket, canonical: str = canonical) -> tuple[str, str]:
-            doc = d.ok_json(d.send("private", "POST", f"{_B}/transactions/aggregate",
-                                   json={"metric": "ev_revenue", "time_bucket": bucket,
-                                         "filters": {}}))
+            doc = d.ok_json(
+                d.send(
+                    "private",
+                    "POST",
+                    f"{_B}/transactions/aggregate",
+                    json={"metric": "ev_revenue", "time_bucket": bucket, "filters": {}},
+                )
+            )
             items = _items(doc)
             if bucket == "quarter":
                 d.facts["aggregate_meta"] = doc.get("meta")
@@ -621,10 +779,15 @@ def _aggregate(d: _Doctor) -> None:
             same = all(r is not None and r[0] == s for s, r in zip(served, read))
             extra = _beyond(items, DOCUMENTED_FIELDS["aggregate"])
             if same:
-                return _noting((f"{len(served)} buckets labelled like "
-                                f"{served[0] if served else '-'}", HOLDS), extra)
-            return _noting((f"labels like {served[0]!r}: read as "
-                            f"{read[0][0] if read[0] else '?'}", ADAPTED), extra)
+                return _noting(
+                    (f"{len(served)} buckets labelled like {served[0] if served else '-'}", HOLDS),
+                    extra,
+                )
+            return _noting(
+                (f"labels like {served[0]!r}: read as {read[0][0] if read[0] else '?'}", ADAPTED),
+                extra,
+            )
+
         d.run(f"B.aggregate.labels.{bucket}", f"{bucket} labels {canonical} (not shown)", labels)
 
     def method() -> tuple[str, str]:
@@ -636,8 +799,9 @@ def _aggregate(d: _Doctor) -> None:
         if rule != "iqr_1.5" or not isinstance(n, int):
             return f"outlier_rule {rule!r}, small_n_threshold {n!r}", BREAKS
         if n != 5:
-            return (f"small_n_threshold {n}: read at run time (analytics take the service's "
-                    "value)"), ADAPTED
+            return (
+                f"small_n_threshold {n}: read at run time (analytics take the service's value)"
+            ), ADAPTED
         return "iqr_1.5, small_n_threshold 5, default window 5 years", HOLDS
 
     d.run("B.aggregate.methodology", "iqr_1.5 trimming, small_n_threshold 5", method)
@@ -682,7 +846,10 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
         if settings.private_key:
             _family_b(d)
     except _Budget:
-        d.add("doctor.budget", f"at most {max_requests} requests", "budget reached: the "
-              "remaining checks did not run", BREAKS)
+        d.add(
+            "doctor.budget",
+            f"at most {max_requests} requests",
+            "budget reached: the remaining checks did not run",
+            BREAKS,
+        )
     return Diagnosis(settings.base_url or "", d.found, d.sent)
-

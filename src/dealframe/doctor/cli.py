@@ -22,12 +22,20 @@ def _run(args: argparse.Namespace) -> int:
     from .checks import diagnose
 
     try:
-        with Client(args.base_url, args.public_token, args.private_key, cache_enabled=False,
-                    progress=False, retries=0) as client:
+        with Client(
+            args.base_url,
+            args.public_token,
+            args.private_key,
+            cache_enabled=False,
+            progress=False,
+            retries=0,
+        ) as client:
             if not (client.settings.public_token or client.settings.private_key):
-                raise ConfigurationError("no token: set DEALFRAME_PUBLIC_TOKEN and/or "
-                                         "DEALFRAME_PRIVATE_KEY (or --public-token/--private-key)",
-                                         field="public_token")
+                raise ConfigurationError(
+                    "no token: set DEALFRAME_PUBLIC_TOKEN and/or "
+                    "DEALFRAME_PRIVATE_KEY (or --public-token/--private-key)",
+                    field="public_token",
+                )
             diagnosis = diagnose(client, max_requests=args.max_requests)
     except DealframeError as exc:
         print(f"dealframe doctor: cannot run: {exc}", file=sys.stderr)
@@ -43,15 +51,25 @@ def _run(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add ``doctor`` to the ``dealframe`` command's subparsers."""
-    parser = sub.add_parser("doctor", help="check every assumption the client makes about a "
-                                           "service (read-only, at most 60 requests)",
-                            description=__doc__.splitlines()[0])
+    parser = sub.add_parser(
+        "doctor",
+        help="check every assumption the client makes about a "
+        "service (read-only, at most 60 requests)",
+        description=__doc__.splitlines()[0],
+    )
     parser.add_argument("--base-url", default=None, help="service root (else DEALFRAME_BASE_URL)")
-    parser.add_argument("--public-token", default=None,
-                        help="Family A token (else DEALFRAME_PUBLIC_TOKEN; never printed)")
-    parser.add_argument("--private-key", default=None,
-                        help="Family B key (else DEALFRAME_PRIVATE_KEY; never printed)")
+    parser.add_argument(
+        "--public-token",
+        default=None,
+        help="Family A token (else DEALFRAME_PUBLIC_TOKEN; never printed)",
+    )
+    parser.add_argument(
+        "--private-key",
+        default=None,
+        help="Family B key (else DEALFRAME_PRIVATE_KEY; never printed)",
+    )
     parser.add_argument("--json", action="store_true", help="print the checks as JSON")
-    parser.add_argument("--max-requests", type=int, default=60,
-                        help="upper bound on requests sent (default 60)")
+    parser.add_argument(
+        "--max-requests", type=int, default=60, help="upper bound on requests sent (default 60)"
+    )
     parser.set_defaults(run=_run)

@@ -119,15 +119,24 @@ def _with_fields(cells: list[Any], fields: tuple[str, ...], name: str) -> list[A
     objs = list(chain.from_iterable(c for c in cells if c))
     wanted = set(fields)
     if set(map(type, objs)) <= {dict} and all(
-            len(keys) == len(fields) and set(keys) == wanted for keys in set(map(tuple, objs))):
+        len(keys) == len(fields) and set(keys) == wanted for keys in set(map(tuple, objs))
+    ):
         return cells
-    return [None if cell is None else
-            [_object(obj, fields, f"{name}[{i}][{j}]") for j, obj in enumerate(cell)]
-            for i, cell in enumerate(cells)]
+    return [
+        None
+        if cell is None
+        else [_object(obj, fields, f"{name}[{i}][{j}]") for j, obj in enumerate(cell)]
+        for i, cell in enumerate(cells)
+    ]
 
 
-def encode(values: Sequence[Any], name: str = "value", *, array: bool = False,
-           fields: tuple[str, ...] | None = None) -> Any:
+def encode(
+    values: Sequence[Any],
+    name: str = "value",
+    *,
+    array: bool = False,
+    fields: tuple[str, ...] | None = None,
+) -> Any:
     """Raw JSON values as a ``str`` array of their canonical JSON text (null stays null).
 
     Parameters
@@ -164,10 +173,14 @@ def encode(values: Sequence[Any], name: str = "value", *, array: bool = False,
 
 
 def _values(column: Any, argument: str) -> np.ndarray:
-    if isinstance(column, pd.DataFrame) or not isinstance(column, (pd.Series, pd.Index,
-                                                                   np.ndarray, list, tuple)):
-        raise ValidationError(argument, "a column (Series) of JSON text, as the frames hold "
-                                        "list and object fields", got=type(column).__name__)
+    if isinstance(column, pd.DataFrame) or not isinstance(
+        column, (pd.Series, pd.Index, np.ndarray, list, tuple)
+    ):
+        raise ValidationError(
+            argument,
+            "a column (Series) of JSON text, as the frames hold list and object fields",
+            got=type(column).__name__,
+        )
     return np.asarray(pd.Series(column, copy=False).to_numpy(dtype=object, na_value=None))
 
 
@@ -269,8 +282,10 @@ def contains_any(column: Any, values: Iterable[str] | str) -> pd.Series:
     if not isinstance(column.dtype, pd.StringDtype):
         lists = to_lists(column)
         keep = set(wanted)
-        hits = [isinstance(cell, list) and any(isinstance(v, str) and v in keep for v in cell)
-                for cell in lists]
+        hits = [
+            isinstance(cell, list) and any(isinstance(v, str) and v in keep for v in cell)
+            for cell in lists
+        ]
         return pd.Series(hits, index=column.index, name=column.name, dtype=bool)
     # In compact JSON an element of a string array is exactly `[` or `,`, the element's
     # JSON text, then `,` or `]`: an unescaped quote cannot occur inside a string.
@@ -278,5 +293,6 @@ def contains_any(column: Any, values: Iterable[str] | str) -> pd.Series:
     arrow = pa.chunked_array(column.array.__arrow_array__())
     found = pc.match_substring_regex(arrow, f"[\\[,](?:{tokens})[,\\]]")
     hits = found.to_numpy(zero_copy_only=False)
-    return pd.Series(np.where(pd.isna(hits), False, hits).astype(bool), index=column.index,
-                     name=column.name)
+    return pd.Series(
+        np.where(pd.isna(hits), False, hits).astype(bool), index=column.index, name=column.name
+    )

@@ -90,8 +90,9 @@ def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
             if not isinstance(rec, Mapping):
                 raise ValidationError(f"{what}[{i}]", "a JSON object", got=type(rec).__name__)
     if 1 in set(map(len, records)):  # single-entity envelopes {"data": {...}}: unwrap each
-        records = [r["data"] if len(r) == 1 and isinstance(r.get("data"), Mapping) else r
-                   for r in records]
+        records = [
+            r["data"] if len(r) == 1 and isinstance(r.get("data"), Mapping) else r for r in records
+        ]
     return records
 
 
@@ -121,8 +122,11 @@ def _check_text(values: Sequence[Any], name: str, expected: str) -> None:
     dealframe.errors.ValidationError: invalid deal_date: expected dates, got 1704067200
     """
     for value in values:
-        if value is None or isinstance(value, str) or (isinstance(value, float)
-                                                       and math.isnan(value)):
+        if (
+            value is None
+            or isinstance(value, str)
+            or (isinstance(value, float) and math.isnan(value))
+        ):
             continue
         if value is pd.NaT or value is pd.NA:
             continue
@@ -189,8 +193,9 @@ def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     extra = sorted((v for v in uniques if not _is_null(v) and v not in known), key=str)
     cats = [*vocab, *extra]
     pos = {c: i for i, c in enumerate(cats)}
-    codes = np.fromiter(map(pos.get, values, repeat(-1, len(values))), dtype=np.int32,
-                        count=len(values))
+    codes = np.fromiter(
+        map(pos.get, values, repeat(-1, len(values))), dtype=np.int32, count=len(values)
+    )
     return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
 
 
@@ -405,13 +410,16 @@ def assemble(
     columns: dict[str, Any] = {}
     for name in order:
         col = specs[name]
-        chunks = [t[name] if name in t else cast([None] * n, col)
-                  for (t, _), n in zip(parts, lengths)]
+        chunks = [
+            t[name] if name in t else cast([None] * n, col) for (t, _), n in zip(parts, lengths)
+        ]
         columns[name] = _concat_typed(chunks, col)
     extra_names = sorted({k for _, e in parts for k in e} - set(columns))
     for name in extra_names:
-        chunks = [e.get(name) if name in e else np.full(n, None, dtype=object)
-                  for (_, e), n in zip(parts, lengths)]
+        chunks = [
+            e.get(name) if name in e else np.full(n, None, dtype=object)
+            for (_, e), n in zip(parts, lengths)
+        ]
         raw: Any = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
         kind = infer_kind(name, raw)
         if kind == "category":
@@ -441,5 +449,10 @@ def build_frame(
     >>> list(build_frame([{"id": "a", "aum": 5}], INVESTOR_LIST).columns)[-1]
     'aum'
     """
-    return assemble([build_columns(records, schema, nested, extra_columns)], schema,
-                    extra_columns, always=always, index=index)
+    return assemble(
+        [build_columns(records, schema, nested, extra_columns)],
+        schema,
+        extra_columns,
+        always=always,
+        index=index,
+    )

@@ -35,8 +35,9 @@ _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError
 def _text(column: pd.Series, fields: tuple[str, ...], name: str) -> pa.Array:
     """The column as one ``large_string`` array of JSON text (null cells null)."""
     if not isinstance(column.dtype, pd.StringDtype):
-        cells = [_loads(v, name, i) for i, v in enumerate(
-            column.to_numpy(dtype=object, na_value=None))]
+        cells = [
+            _loads(v, name, i) for i, v in enumerate(column.to_numpy(dtype=object, na_value=None))
+        ]
         column = pd.Series(encode(cells, name, array=True, fields=fields))
     arrow = column.array.__arrow_array__()
     if isinstance(arrow, pa.ChunkedArray):
@@ -48,14 +49,16 @@ def _first_bad(arrow: pa.Array, fields: tuple[str, ...], name: str) -> Validatio
     """The error naming the first cell that is not JSON text of a list of objects."""
     for row, cell in enumerate(arrow.to_pylist()):
         items = _loads(cell, name, row)
-        if items is not None and (not isinstance(items, list)
-                                  or not all(isinstance(o, dict) for o in items)):
+        if items is not None and (
+            not isinstance(items, list) or not all(isinstance(o, dict) for o in items)
+        ):
             return ValidationError(f"{name}[{row}]", "a list of objects (JSON array)", got=cell)
     return ValidationError(name, f"JSON text of lists of objects with {', '.join(fields)}")
 
 
-def object_lists(column: pd.Series, fields: tuple[str, ...], name: str = "column"
-                 ) -> tuple[np.ndarray, dict[str, pa.Array]]:
+def object_lists(
+    column: pd.Series, fields: tuple[str, ...], name: str = "column"
+) -> tuple[np.ndarray, dict[str, pa.Array]]:
     """The objects of a column of lists of objects, flattened: row of each, and its fields.
 
     Parameters
@@ -92,17 +95,23 @@ def object_lists(column: pd.Series, fields: tuple[str, ...], name: str = "column
     arrow = arrow.filter(present) if len(rows) < len(arrow) else arrow
     if not len(arrow):
         return np.empty(0, np.int64), {f: pa.array([], _TEXT) for f in fields}
-    lines = pc.binary_join_element_wise(pa.scalar('{"v":', _TEXT), arrow,
-                                        pa.scalar("}\n", _TEXT), pa.scalar("", _TEXT))
+    lines = pc.binary_join_element_wise(
+        pa.scalar('{"v":', _TEXT), arrow, pa.scalar("}\n", _TEXT), pa.scalar("", _TEXT)
+    )
     offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[
-        lines.offset:lines.offset + len(lines) + 1]
-    body = lines.buffers()[2][int(offsets[0]):int(offsets[-1])]
+        lines.offset : lines.offset + len(lines) + 1
+    ]
+    body = lines.buffers()[2][int(offsets[0]) : int(offsets[-1])]
     item = pa.struct([(f, _TEXT) for f in fields])
     try:
         table = pa_json.read_json(
-            pa.BufferReader(body), read_options=pa_json.ReadOptions(block_size=1 << 24),
-            parse_options=pa_json.ParseOptions(explicit_schema=pa.schema([("v", pa.list_(item))]),
-                                               unexpected_field_behavior="ignore"))
+            pa.BufferReader(body),
+            read_options=pa_json.ReadOptions(block_size=1 << 24),
+            parse_options=pa_json.ParseOptions(
+                explicit_schema=pa.schema([("v", pa.list_(item))]),
+                unexpected_field_behavior="ignore",
+            ),
+        )
     except _ARROW_ERRORS:
         raise _first_bad(arrow, fields, name) from None
     lists = table.column("v").combine_chunks()

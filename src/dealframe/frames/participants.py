@@ -189,7 +189,9 @@ def explode_participants(
             "carry lead investors and buyers only): their investors are missing from the "
             "rows. Pull the deals with client.private.deals(..., with_investors=True) for "
             "complete lists, or pass roles=('lead_investor', 'buyer')",
-            MissingInvestorsWarning, stacklevel=2)
+            MissingInvestorsWarning,
+            stacklevel=2,
+        )
     return frame
 
 
@@ -206,8 +208,7 @@ def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame) -> int:
     return len(leading - with_list)
 
 
-def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = None
-                        ) -> pd.DataFrame:
+def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = None) -> pd.DataFrame:
     """Pairs of participants that shared deals, as an edge list.
 
     Over deals with complete investor lists (``deals(..., with_investors=True)``)
@@ -249,8 +250,9 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
         raise ValidationError("exploded", "a frame from explode_participants", got=exploded)
     for col in ("deal_id", "participant_id"):
         if col not in exploded:
-            raise ValidationError("exploded",
-                                  f"a frame from explode_participants (no {col!r} column)")
+            raise ValidationError(
+                "exploded", f"a frame from explode_participants (no {col!r} column)"
+            )
     rows = exploded
     if roles is not None:
         wanted = role_names(roles)
@@ -261,14 +263,20 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
             warnings.warn(
                 f"{missing:,} deals were paired without their full investor list: co-investment "
                 "is undercounted. Pull the deals with client.private.deals(..., "
-                "with_investors=True)", MissingInvestorsWarning, stacklevel=2)
+                "with_investors=True)",
+                MissingInvestorsWarning,
+                stacklevel=2,
+            )
     rows = rows[rows["deal_id"].notna() & rows["participant_id"].notna()]
     if not len(rows):
         return empty_frame(EDGES)
     pid_codes, pids = pd.factorize(rows["participant_id"].to_numpy(dtype=object), sort=True)
     deal_codes, _ = pd.factorize(rows["deal_id"].to_numpy(dtype=object))
-    dates = (rows["deal_date"].to_numpy(dtype="datetime64[us]") if "deal_date" in rows
-             else np.full(len(rows), np.datetime64("NaT"), dtype="datetime64[us]"))
+    dates = (
+        rows["deal_date"].to_numpy(dtype="datetime64[us]")
+        if "deal_date" in rows
+        else np.full(len(rows), np.datetime64("NaT"), dtype="datetime64[us]")
+    )
     pairs = pd.DataFrame({"d": deal_codes, "p": pid_codes, "t": dates})
     pairs = pairs.drop_duplicates(["d", "p"])
     joined = pairs.merge(pairs[["d", "p"]], on="d", suffixes=("_a", "_b"))
@@ -276,22 +284,31 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
     if not len(joined):
         return empty_frame(EDGES)
     agg = joined.groupby(["p_a", "p_b"], sort=False).agg(
-        shared_deals=("d", "size"), first_date=("t", "min"), last_date=("t", "max"))
+        shared_deals=("d", "size"), first_date=("t", "min"), last_date=("t", "max")
+    )
     agg = agg.reset_index()
-    names = (rows["participant_name"].to_numpy(dtype=object) if "participant_name" in rows
-             else np.full(len(rows), None, dtype=object))
+    names = (
+        rows["participant_name"].to_numpy(dtype=object)
+        if "participant_name" in rows
+        else np.full(len(rows), None, dtype=object)
+    )
     first_name = pd.Series(names).groupby(pid_codes, sort=True).first()
     name_of = first_name.reindex(range(len(pids))).to_numpy(dtype=object)
     a, b = agg["p_a"].to_numpy(), agg["p_b"].to_numpy()
-    frame = pd.DataFrame({
-        "investor_a": pd.array(np.asarray(pids, dtype=object)[a], dtype=STRING_DTYPE),
-        "investor_b": pd.array(np.asarray(pids, dtype=object)[b], dtype=STRING_DTYPE),
-        "name_a": pd.array(name_of[a], dtype=STRING_DTYPE),
-        "name_b": pd.array(name_of[b], dtype=STRING_DTYPE),
-        "shared_deals": pd.array(agg["shared_deals"].to_numpy(), dtype="Int64"),
-        "first_date": agg["first_date"].to_numpy(dtype="datetime64[us]"),
-        "last_date": agg["last_date"].to_numpy(dtype="datetime64[us]"),
-    })
-    frame = frame.sort_values(["shared_deals", "investor_a", "investor_b"],
-                              ascending=[False, True, True], ignore_index=True)
+    frame = pd.DataFrame(
+        {
+            "investor_a": pd.array(np.asarray(pids, dtype=object)[a], dtype=STRING_DTYPE),
+            "investor_b": pd.array(np.asarray(pids, dtype=object)[b], dtype=STRING_DTYPE),
+            "name_a": pd.array(name_of[a], dtype=STRING_DTYPE),
+            "name_b": pd.array(name_of[b], dtype=STRING_DTYPE),
+            "shared_deals": pd.array(agg["shared_deals"].to_numpy(), dtype="Int64"),
+            "first_date": agg["first_date"].to_numpy(dtype="datetime64[us]"),
+            "last_date": agg["last_date"].to_numpy(dtype="datetime64[us]"),
+        }
+    )
+    frame = frame.sort_values(
+        ["shared_deals", "investor_a", "investor_b"],
+        ascending=[False, True, True],
+        ignore_index=True,
+    )
     return frame

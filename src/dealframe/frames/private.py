@@ -144,8 +144,7 @@ def investor_profiles_frame(items: Items) -> pd.DataFrame:
     >>> int(df.loc[0, "stats_total_deals"])
     12
     """
-    return build_frame(as_records(items, "investor_profiles"), INVESTOR_PROFILE,
-                       _PROFILE_PREFIXES)
+    return build_frame(as_records(items, "investor_profiles"), INVESTOR_PROFILE, _PROFILE_PREFIXES)
 
 
 def _top_frame(profiles: Any, key: str, schema: Schema) -> pd.DataFrame:
@@ -153,8 +152,10 @@ def _top_frame(profiles: Any, key: str, schema: Schema) -> pd.DataFrame:
     if isinstance(profiles, pd.DataFrame):
         pairs = zip(profiles["id"].tolist(), to_lists(profiles[f"stats_{key}"]).tolist())
     else:
-        pairs = ((p.get("id"), (p.get("stats") or {}).get(key))
-                 for p in as_records(profiles, "investor_profiles"))
+        pairs = (
+            (p.get("id"), (p.get("stats") or {}).get(key))
+            for p in as_records(profiles, "investor_profiles")
+        )
     rows: list[dict[str, Any]] = []
     for investor_id, entries in pairs:
         if not isinstance(entries, list):
@@ -205,8 +206,9 @@ def _is_profile(records: list[Mapping[str, Any]]) -> bool:
     return any("investors" in r for r in records)
 
 
-def deals_frame(items: Items, *, with_role: bool | None = None,
-                profile: bool | None = None) -> pd.DataFrame:
+def deals_frame(
+    items: Items, *, with_role: bool | None = None, profile: bool | None = None
+) -> pd.DataFrame:
     """Deals (list rows, sub-collection rows or single deals), one row per deal.
 
     Parameters
@@ -243,8 +245,12 @@ def deals_frame(items: Items, *, with_role: bool | None = None,
     """
     records = as_records(items, "deals")
     schema = DEAL_PROFILE if (_is_profile(records) if profile is None else profile) else DEAL_LIST
-    frame = assemble([build_columns(records, schema, DEAL_NESTED, (DEAL_ROLE,))], schema,
-                     (DEAL_ROLE,), always=_role_always(with_role))
+    frame = assemble(
+        [build_columns(records, schema, DEAL_NESTED, (DEAL_ROLE,))],
+        schema,
+        (DEAL_ROLE,),
+        always=_role_always(with_role),
+    )
     return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
 
 
@@ -273,8 +279,11 @@ def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
         if col.name in deals.columns:
             columns[col.name] = deals[col.name].array
             continue
-        source = singles[col.name].array if col.name in singles.columns else \
-            cast([None] * len(singles), col)
+        source = (
+            singles[col.name].array
+            if col.name in singles.columns
+            else cast([None] * len(singles), col)
+        )
         taken = source.take(np.where(found, position, -1), allow_fill=True)
         columns[col.name] = taken
     for name in deals.columns:
@@ -366,8 +375,9 @@ def deals_frame_from_pages(
     >>> deals_frame_from_pages([page, page]).shape[0]
     2
     """
-    parts = [list_page_columns("transactions", _page_items(page, i))
-             for i, page in enumerate(pages)]
+    parts = [
+        list_page_columns("transactions", _page_items(page, i)) for i, page in enumerate(pages)
+    ]
     return list_frame("transactions", parts, with_role=with_role)
 
 
@@ -422,7 +432,8 @@ def resolve_frames(items: Items) -> tuple[pd.DataFrame, pd.DataFrame]:
     """
     records = as_records(items, "resolve")
     results = build_frame(
-        [{k: v for k, v in r.items() if k != "candidates"} for r in records], RESOLVE_RESULTS)
+        [{k: v for k, v in r.items() if k != "candidates"} for r in records], RESOLVE_RESULTS
+    )
     rows: list[dict[str, Any]] = []
     for i, rec in enumerate(records):
         cands = rec.get("candidates") or []
@@ -467,13 +478,22 @@ def aggregate_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.Data
     date_range = meta.get("date_range") or methodology.get("date_range") or {}
     date_range = date_range if isinstance(date_range, Mapping) else {}
     bucket = meta.get("time_bucket")
-    periods = [bucket_period(r.get("bucket"), bucket if isinstance(bucket, str) else None)
-               for r in records]
-    rows = [{**r, "bucket": p[0] if p is not None else r.get("bucket")}
-            for r, p in zip(records, periods)]
+    periods = [
+        bucket_period(r.get("bucket"), bucket if isinstance(bucket, str) else None) for r in records
+    ]
+    rows = [
+        {**r, "bucket": p[0] if p is not None else r.get("bucket")}
+        for r, p in zip(records, periods)
+    ]
     frame = build_frame(rows, AGGREGATE)
-    bounds = [(date_range.get("from"), date_range.get("to")) if p is not None and p[0] == "all"
-              else (p[1], p[2]) if p is not None else (None, None) for p in periods]
+    bounds = [
+        (date_range.get("from"), date_range.get("to"))
+        if p is not None and p[0] == "all"
+        else (p[1], p[2])
+        if p is not None
+        else (None, None)
+        for p in periods
+    ]
     for j, col in enumerate(("period_start", "period_end")):
         parsed = to_date([b[j] for b in bounds], col)
         frame[col] = frame[col].where(frame[col].notna(), parsed)
@@ -485,9 +505,11 @@ def aggregate_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.Data
 
 _LABELS: dict[str, tuple[re.Pattern[str], ...]] = {
     "month": (re.compile(r"^(?P<y>\d{4})-?(?P<m>\d{2})(?:-\d{2})?$"),),
-    "quarter": (re.compile(r"^(?P<y>\d{4})[- ]?Q(?P<q>[1-4])$", re.I),
-                re.compile(r"^Q(?P<q>[1-4])[- ]?(?P<y>\d{4})$", re.I),
-                re.compile(r"^(?P<y>\d{4})-(?P<m>\d{2})(?:-\d{2})?$")),
+    "quarter": (
+        re.compile(r"^(?P<y>\d{4})[- ]?Q(?P<q>[1-4])$", re.I),
+        re.compile(r"^Q(?P<q>[1-4])[- ]?(?P<y>\d{4})$", re.I),
+        re.compile(r"^(?P<y>\d{4})-(?P<m>\d{2})(?:-\d{2})?$"),
+    ),
     "year": (re.compile(r"^(?P<y>\d{4})(?:-01(?:-01)?)?$"),),
 }
 
@@ -532,14 +554,17 @@ def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None,
         return "all", None, None
     if text.lower() == "all":
         return ("all", None, None) if time_bucket is None else None
-    for kind in ([time_bucket] if time_bucket in _LABELS else list(_LABELS)):
+    for kind in [time_bucket] if time_bucket in _LABELS else list(_LABELS):
         for pattern in _LABELS[kind]:
             m = pattern.match(text)
             found = _period(kind, m.groupdict()) if m else None
             if found is not None:
                 name, period = found
-                return (name, period.start_time.strftime("%Y-%m-%d"),
-                        period.end_time.strftime("%Y-%m-%d"))
+                return (
+                    name,
+                    period.start_time.strftime("%Y-%m-%d"),
+                    period.end_time.strftime("%Y-%m-%d"),
+                )
     return None
 
 

@@ -126,8 +126,11 @@ def _collect(records: Sequence[Mapping[str, Any]], fields: Sequence[str] | None)
             if not series:
                 continue
             if not isinstance(series, Mapping):
-                raise ValidationError(f"time_series[{i}].data.{field}", "an object of months",
-                                      got=type(series).__name__)
+                raise ValidationError(
+                    f"time_series[{i}].data.{field}",
+                    "an object of months",
+                    got=type(series).__name__,
+                )
             keys.extend(series)
             values.extend(series.values())
             chunk_f.append(fi)
@@ -208,8 +211,9 @@ def time_series_wide(
     return pd.DataFrame(out, index=_month_index(lo, hi), columns=columns, copy=False)
 
 
-def time_series_long(items: Iterable[Mapping[str, Any]] | None,
-                     fields: Sequence[str] | None = None) -> pd.DataFrame:
+def time_series_long(
+    items: Iterable[Mapping[str, Any]] | None, fields: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Time-series items as a tidy frame ``(sku, field, month, value)``.
 
     ``month`` is a ``period[M]`` column (not a Timestamp). Only values the
@@ -225,12 +229,14 @@ def time_series_long(items: Iterable[Mapping[str, Any]] | None,
     skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields)
     if not len(months):
         return empty_frame(TIME_SERIES_LONG)
-    return pd.DataFrame({
-        "sku": pd.array(np.asarray(skus, dtype=object)[s_idx], dtype="str"),
-        "field": pd.array(np.asarray(field_list, dtype=object)[f_idx], dtype="str"),
-        "month": pd.PeriodIndex.from_ordinals(months, freq="M").array,
-        "value": vals,
-    })
+    return pd.DataFrame(
+        {
+            "sku": pd.array(np.asarray(skus, dtype=object)[s_idx], dtype="str"),
+            "field": pd.array(np.asarray(field_list, dtype=object)[f_idx], dtype="str"),
+            "month": pd.PeriodIndex.from_ordinals(months, freq="M").array,
+            "value": vals,
+        }
+    )
 
 
 def _with_meta(frame: pd.DataFrame, meta: Mapping[str, Any] | None) -> pd.DataFrame:
@@ -261,7 +267,8 @@ def _group_cells(data: Any) -> dict[str, dict[str, Any]]:
     if not isinstance(data, Mapping):
         raise ValidationError("data", "an object", got=type(data).__name__)
     stat_major = any(k in _STATS for k in data) and all(
-        isinstance(v, Mapping) or v is None for v in data.values())
+        isinstance(v, Mapping) or v is None for v in data.values()
+    )
     for key, inner in data.items():
         if inner is None:
             continue
@@ -327,9 +334,14 @@ def _window(ords: list[int], date_from: MonthLike, date_to: MonthLike) -> tuple[
     return lo, hi
 
 
-def group_time_series_frame(items: Any, meta: Mapping[str, Any] | None = None, *,
-                            fields: Sequence[str] | None = None, date_from: MonthLike = None,
-                            date_to: MonthLike = None) -> pd.DataFrame:
+def group_time_series_frame(
+    items: Any,
+    meta: Mapping[str, Any] | None = None,
+    *,
+    fields: Sequence[str] | None = None,
+    date_from: MonthLike = None,
+    date_to: MonthLike = None,
+) -> pd.DataFrame:
     """Group time-series items (``{period, median}``) as months × fields.
 
     One float64 column per field and one row per month, with the same columns and
@@ -386,8 +398,9 @@ def group_time_series_frame(items: Any, meta: Mapping[str, Any] | None = None, *
             continue
         for field, value in (rec.get("median") or {}).items():
             out[o - lo, pos[field]] = np.nan if value is None else _number(value, field)
-    frame = pd.DataFrame(out, index=_month_index(lo, hi),
-                         columns=pd.Index(list(columns), dtype="str", name="field"))
+    frame = pd.DataFrame(
+        out, index=_month_index(lo, hi), columns=pd.Index(list(columns), dtype="str", name="field")
+    )
     return _with_meta(frame, meta)
 
 

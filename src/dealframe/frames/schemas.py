@@ -111,7 +111,16 @@ MONTH_DTYPE = pd.PeriodDtype("M")
 STRING_DTYPE = pd.api.types.pandas_dtype("str")
 
 KINDS: tuple[str, ...] = (
-    "float", "int", "bool", "str", "date", "timestamp", "month", "category", "list", "object",
+    "float",
+    "int",
+    "bool",
+    "str",
+    "date",
+    "timestamp",
+    "month",
+    "category",
+    "list",
+    "object",
 )
 
 #: Match types of resolve results.
@@ -121,8 +130,11 @@ MATCH_TYPES: tuple[str, ...] = ("exact", "ambiguous", "no_match")
 #: (``investor``: a member of a deal's full investor list).
 ROLES: tuple[str, ...] = ("lead_investor", "buyer", "investor")
 #: Deal columns holding participant lists, and the role of their members.
-PARTICIPANT_COLUMNS: dict[str, str] = {"lead_investors": "lead_investor", "buyers": "buyer",
-                                       "investors": "investor"}
+PARTICIPANT_COLUMNS: dict[str, str] = {
+    "lead_investors": "lead_investor",
+    "buyers": "buyer",
+    "investors": "investor",
+}
 #: Fields of a Participant object.
 PARTICIPANT_FIELDS: tuple[str, ...] = ("id", "name", "short_name", "country", "website")
 
@@ -229,15 +241,44 @@ COMPANY_IDENTIFIER: Schema = (
 
 #: Monetary current-data fields; each has an ``<name>Lcu`` variant.
 CURRENT_MONETARY: tuple[str, ...] = (
-    "marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm",
+    "marketCap",
+    "enterpriseValue",
+    "revenueLtm",
+    "revenueNtm",
+    "ebitdaLtm",
+    "ebitdaNtm",
 )
 CURRENT_DATA: Schema = (
-    *_cols("str", "sku", "ticker", "exchange", "name", "shortName", "countryCodeIso3",
-           "country", "currency"),
+    *_cols(
+        "str",
+        "sku",
+        "ticker",
+        "exchange",
+        "name",
+        "shortName",
+        "countryCodeIso3",
+        "country",
+        "currency",
+    ),
     *_cols("list", "tags", "themes"),
-    *_cols("float", "marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm",
-           "ebitdaNtm", "evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "marginGrossLtm",
-           "marginEbitdaLtm", "revenueGrowthNtmLtm", "ruleOf40Ltm", "ruleOf40", "rateToUsd"),
+    *_cols(
+        "float",
+        "marketCap",
+        "enterpriseValue",
+        "revenueLtm",
+        "revenueNtm",
+        "ebitdaLtm",
+        "ebitdaNtm",
+        "evRevenueLtm",
+        "evRevenueNtm",
+        "evEbitdaLtm",
+        "marginGrossLtm",
+        "marginEbitdaLtm",
+        "revenueGrowthNtmLtm",
+        "ruleOf40Ltm",
+        "ruleOf40",
+        "rateToUsd",
+    ),
     *_cols("float", *(f"{n}Lcu" for n in CURRENT_MONETARY)),
     # Fields the document does not list but the service (and the sandbox) sends: typed here
     # so that a column that happens to be all null keeps its dtype (docs/sandbox.md).
@@ -248,7 +289,9 @@ CURRENT_DATA: Schema = (
 )
 
 TIME_SERIES_LONG: Schema = (
-    Column("sku", "str"), Column("field", "str"), Column("month", "month"),
+    Column("sku", "str"),
+    Column("field", "str"),
+    Column("month", "month"),
     Column("value", "float"),
 )
 
@@ -271,31 +314,76 @@ COMPANY_LIST: Schema = (
     *_cols("bool", "deleted", "is_public"),
 )
 
-_VALUATION = ("market_cap", "enterprise_value", "price_to_book", "price_to_sales",
-              "price_to_cash_flow", "price_to_free_cash_flow", "beta")
-_FUNDAMENTALS = ("revenue_fy", "ebitda_fy", "ev_revenue_ntm", "ev_revenue_ltm", "ev_revenue_fy",
-                 "ev_ebitda_ntm", "ev_ebitda_ltm", "ev_ebitda_fy", "pe_ntm", "pe_ltm", "pe_fy",
-                 "ebitda_margin_ntm", "ebitda_margin_ltm", "ebitda_margin_fy",
-                 "revenue_growth_ntm_ltm", "revenue_growth_fy1_fy", "rule_of_40",
-                 "rule_of_40_ltm")
+_VALUATION = (
+    "market_cap",
+    "enterprise_value",
+    "price_to_book",
+    "price_to_sales",
+    "price_to_cash_flow",
+    "price_to_free_cash_flow",
+    "beta",
+)
+_FUNDAMENTALS = (
+    "revenue_fy",
+    "ebitda_fy",
+    "ev_revenue_ntm",
+    "ev_revenue_ltm",
+    "ev_revenue_fy",
+    "ev_ebitda_ntm",
+    "ev_ebitda_ltm",
+    "ev_ebitda_fy",
+    "pe_ntm",
+    "pe_ltm",
+    "pe_fy",
+    "ebitda_margin_ntm",
+    "ebitda_margin_ltm",
+    "ebitda_margin_fy",
+    "revenue_growth_ntm_ltm",
+    "revenue_growth_fy1_fy",
+    "rule_of_40",
+    "rule_of_40_ltm",
+)
 
 COMPANY_PROFILE: Schema = (
     *COMPANY_LIST,
     Column("employee_count", "int"),
-    *_cols("str", "id", "ticker", "exchange", "currency", prefix="stock_listing_",
-           parent="stock_listing"),
+    *_cols(
+        "str",
+        "id",
+        "ticker",
+        "exchange",
+        "currency",
+        prefix="stock_listing_",
+        parent="stock_listing",
+    ),
     *_cols("float", *_VALUATION, prefix="valuation_", parent="valuation"),
     Column("valuation_updated_at", "timestamp", ("valuation", "updated_at")),
     *_cols("float", *_FUNDAMENTALS, prefix="fundamentals_", parent="fundamentals"),
-    *_cols("int", "total_fundings_as_target", "total_acquisitions_as_target",
-           "total_investments_made", prefix="deal_activity_", parent="deal_activity"),
-    *_cols("date", "last_funding_date", "last_deal_date", prefix="deal_activity_",
-           parent="deal_activity"),
+    *_cols(
+        "int",
+        "total_fundings_as_target",
+        "total_acquisitions_as_target",
+        "total_investments_made",
+        prefix="deal_activity_",
+        parent="deal_activity",
+    ),
+    *_cols(
+        "date",
+        "last_funding_date",
+        "last_deal_date",
+        prefix="deal_activity_",
+        parent="deal_activity",
+    ),
 )
 
 #: Prefixed nested objects of the profiles (extra keys inside them become extra columns).
-PROFILE_NESTED: tuple[str, ...] = ("stock_listing", "valuation", "fundamentals",
-                                   "deal_activity", "stats")
+PROFILE_NESTED: tuple[str, ...] = (
+    "stock_listing",
+    "valuation",
+    "fundamentals",
+    "deal_activity",
+    "stats",
+)
 
 INVESTOR_LIST: Schema = (
     *_cols("str", "id", "name", "short_name", "website", "country"),
@@ -307,19 +395,30 @@ INVESTOR_PROFILE: Schema = (
     *COMPANY_LIST,
     Column("employee_count", "int"),
     *_cols("int", "total_deals", "deals_last_12m", prefix="stats_", parent="stats"),
-    *_cols("float", "avg_round_size", "median_valuation", "median_ev_revenue",
-           "median_ev_ebitda", prefix="stats_", parent="stats"),
+    *_cols(
+        "float",
+        "avg_round_size",
+        "median_valuation",
+        "median_ev_revenue",
+        "median_ev_ebitda",
+        prefix="stats_",
+        parent="stats",
+    ),
     Column("stats_most_common_deal_type", "category", ("stats", "most_common_deal_type")),
     Column("stats_most_common_deal_subtype", "category", ("stats", "most_common_deal_subtype")),
     *_cols("list", "top_countries", "top_verticals", prefix="stats_", parent="stats"),
 )
 
 TOP_COUNTRIES: Schema = (
-    Column("investor_id", "str"), Column("country", "str"), Column("count", "int"),
+    Column("investor_id", "str"),
+    Column("country", "str"),
+    Column("count", "int"),
     Column("rank", "int"),
 )
 TOP_VERTICALS: Schema = (
-    Column("investor_id", "str"), Column("vertical", "str"), Column("count", "int"),
+    Column("investor_id", "str"),
+    Column("vertical", "str"),
+    Column("count", "int"),
     Column("rank", "int"),
 )
 
@@ -331,8 +430,9 @@ _DEAL_HEAD: Schema = (
     Column("deal_synopsis", "str"),
     *_cols("float", "deal_valuation", "deal_raised", "deal_revenue", "deal_ebitda"),
     *_cols("float", "ev_revenue", "ev_ebitda", parent="deal_multiples"),
-    *_cols("str", "id", "name", "short_name", "website", "country", prefix="target_",
-           parent="target"),
+    *_cols(
+        "str", "id", "name", "short_name", "website", "country", prefix="target_", parent="target"
+    ),
 )
 _DEAL_TAIL: Schema = (
     *_cols("timestamp", "created_at", "updated_at"),
@@ -358,8 +458,10 @@ DEAL_LIST: Schema = (
 DEAL_PROFILE: Schema = (
     *_DEAL_HEAD,
     *DEAL_PROFILE_ONLY[:-1],
-    *(Column(name, "list", fields=PARTICIPANT_FIELDS)
-      for name in ("buyers", "lead_investors", "investors")),
+    *(
+        Column(name, "list", fields=PARTICIPANT_FIELDS)
+        for name in ("buyers", "lead_investors", "investors")
+    ),
     *_DEAL_TAIL,
 )
 #: Every column a deal frame may have (:data:`DEAL_PROFILE`).
@@ -398,7 +500,9 @@ CO_INVESTORS: Schema = (
 )
 
 RESOLVE_RESULTS: Schema = (
-    Column("query", "str"), Column("id", "str"), Column("match_type", "category"),
+    Column("query", "str"),
+    Column("id", "str"),
+    Column("match_type", "category"),
 )
 RESOLVE_CANDIDATES: Schema = (
     *_cols("str", "query", "id", "name", "country"),
@@ -440,8 +544,19 @@ EDGES: Schema = (
 LINK_MATCHES: tuple[str, ...] = ("matched", "ambiguous", "not_listed", "not_found")
 #: Rows of :func:`dealframe.skus_for_companies` and :func:`dealframe.companies_for_skus`.
 LINK: Schema = (
-    *_cols("str", "query", "company_id", "sku_v1", "sku_v2", "ticker", "exchange", "name",
-           "public_name", "country", "public_country"),
+    *_cols(
+        "str",
+        "query",
+        "company_id",
+        "sku_v1",
+        "sku_v2",
+        "ticker",
+        "exchange",
+        "name",
+        "public_name",
+        "country",
+        "public_country",
+    ),
     Column("match", "category", categories=LINK_MATCHES),
     Column("name_score", "float"),
     Column("evidence", "str"),

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from .compact import DEFAULT_RETAIN_HOURS, compact
 from .errors import (
-                     MirrorDamagedError,
-                     MirrorError,
-                     MirrorLockedError,
-                     MirrorPathError,
-                     MirrorStateError,
-                     MirrorVersionError,
-                     MirrorWriteError,
+    MirrorDamagedError,
+    MirrorError,
+    MirrorLockedError,
+    MirrorPathError,
+    MirrorStateError,
+    MirrorVersionError,
+    MirrorWriteError,
 )
 from .public import PUBLIC_TABLES, load_public, snapshot_public
 from .read import files, history, load, status

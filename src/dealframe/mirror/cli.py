@@ -65,13 +65,22 @@ def _sync(args: argparse.Namespace) -> int:
     progress = False if args.no_progress else None
     _folder_ready(args.path)
     with _client(args) as client:
-        report = sync(client, args.path, args.entities or ENTITIES, overlap=args.overlap,
-                      progress=progress, lock_timeout=args.lock_timeout, repair=args.repair)
+        report = sync(
+            client,
+            args.path,
+            args.entities or ENTITIES,
+            overlap=args.overlap,
+            progress=progress,
+            lock_timeout=args.lock_timeout,
+            repair=args.repair,
+        )
     for r in report.entities.values():
         kind = "full" if r.full else f"since {r.since}"
-        print(f"{r.entity:<10} {kind}: {r.rows_received:,} rows read in {r.requests} requests, "
-              f"{r.rows_written:,} rows written, version {r.version}, checkpoint {r.checkpoint} "
-              f"({r.seconds:.1f} s)")
+        print(
+            f"{r.entity:<10} {kind}: {r.rows_received:,} rows read in {r.requests} requests, "
+            f"{r.rows_written:,} rows written, version {r.version}, checkpoint {r.checkpoint} "
+            f"({r.seconds:.1f} s)"
+        )
         if r.repaired:
             print(f"{'':<10} rebuilt: {r.repaired}")
     return 0
@@ -90,14 +99,20 @@ def _status(args: argparse.Namespace) -> int:
     from .read import status
 
     frame = status(args.path)
-    print(f"mirror {frame.attrs['path']} (schema version {frame.attrs['schema_version']}, "
-          f"{frame.attrs['syncs']} syncs)")
-    print(f"{'entity':<10} {'rows':>10} {'live':>10} {'deleted':>8} {'version':>7} {'files':>5} "
-          f"{'size':>9}  {'checkpoint':<26} last sync")
+    print(
+        f"mirror {frame.attrs['path']} (schema version {frame.attrs['schema_version']}, "
+        f"{frame.attrs['syncs']} syncs)"
+    )
+    print(
+        f"{'entity':<10} {'rows':>10} {'live':>10} {'deleted':>8} {'version':>7} {'files':>5} "
+        f"{'size':>9}  {'checkpoint':<26} last sync"
+    )
     for row in frame.itertuples():
-        print(f"{row.entity:<10} {row.rows:>10,} {row.live:>10,} {row.deleted:>8,} "
-              f"{row.version:>7} {row.files:>5} {_size(row.bytes):>9}  "
-              f"{row.checkpoint or '-':<26} {row.last_sync or '-'}")
+        print(
+            f"{row.entity:<10} {row.rows:>10,} {row.live:>10,} {row.deleted:>8,} "
+            f"{row.version:>7} {row.files:>5} {_size(row.bytes):>9}  "
+            f"{row.checkpoint or '-':<26} {row.last_sync or '-'}"
+        )
     return 0
 
 
@@ -105,50 +120,81 @@ def _history(args: argparse.Namespace) -> int:
     from .read import history
 
     frame = history(args.path, args.entity)
-    print(f"{'table':<19} {'version':>7}  {'time (UTC)':<20} {'operation':<9} {'sync':>5} "
-          f"{'rows read':>10} {'changed':>10}  checkpoint")
+    print(
+        f"{'table':<19} {'version':>7}  {'time (UTC)':<20} {'operation':<9} {'sync':>5} "
+        f"{'rows read':>10} {'changed':>10}  checkpoint"
+    )
 
     def num(v: Any) -> str:
         return "-" if v is None or v is Any or str(v) == "<NA>" else f"{int(v):,}"
 
     for row in frame.itertuples():
-        print(f"{row.entity:<19} {row.version:>7}  {row.time:%Y-%m-%d %H:%M:%S} "
-              f"{row.operation:<9} {num(row.sync):>5} {num(row.rows_received):>10} "
-              f"{num(row.rows_changed):>10}  {row.checkpoint or '-'}")
+        print(
+            f"{row.entity:<19} {row.version:>7}  {row.time:%Y-%m-%d %H:%M:%S} "
+            f"{row.operation:<9} {num(row.sync):>5} {num(row.rows_received):>10} "
+            f"{num(row.rows_changed):>10}  {row.checkpoint or '-'}"
+        )
     return 0
 
 
 def _compact(args: argparse.Namespace) -> int:
     from .compact import compact
 
-    done = compact(args.path, args.entities or ENTITIES, lock_timeout=args.lock_timeout,
-                   keep_versions=args.keep_versions, retain_hours=args.retain_hours)
+    done = compact(
+        args.path,
+        args.entities or ENTITIES,
+        lock_timeout=args.lock_timeout,
+        keep_versions=args.keep_versions,
+        retain_hours=args.retain_hours,
+    )
     for name, d in done.items():
         kept = d["versions_kept"]
-        print(f"{name:<19} {d['files_removed']} small files rewritten as {d['files_added']}, "
-              f"{d['files_deleted']} unneeded files deleted, {kept} version{'s' * (kept != 1)} "
-              f"kept (oldest {d['oldest_kept']})")
+        print(
+            f"{name:<19} {d['files_removed']} small files rewritten as {d['files_added']}, "
+            f"{d['files_deleted']} unneeded files deleted, {kept} version{'s' * (kept != 1)} "
+            f"kept (oldest {d['oldest_kept']})"
+        )
     return 0
 
 
 def _snapshot(args: argparse.Namespace) -> int:
     from .public import snapshot_public
 
-    filters = {k: v for k, v in (("regions", args.region), ("countries", args.country),
-                                 ("industries", args.industry), ("themes", args.theme),
-                                 ("enterprise_value_above", args.ev_above)) if v is not None}
+    filters = {
+        k: v
+        for k, v in (
+            ("regions", args.region),
+            ("countries", args.country),
+            ("industries", args.industry),
+            ("themes", args.theme),
+            ("enterprise_value_above", args.ev_above),
+        )
+        if v is not None
+    }
     if bool(args.sku) == bool(filters):
-        raise DealframeError("give the universe as --sku, or as search options (--region, "
-                             "--country, --industry, --theme, --ev-above), not "
-                             f"{'both' if args.sku else 'neither'}")
+        raise DealframeError(
+            "give the universe as --sku, or as search options (--region, "
+            "--country, --industry, --theme, --ev-above), not "
+            f"{'both' if args.sku else 'neither'}"
+        )
     _folder_ready(args.path)
     with _client(args) as client:
-        report = snapshot_public(client, args.path, skus=args.sku, date=args.date,
-                                 lock_timeout=args.lock_timeout, **filters)
-    print(f"public/current      {report['companies']:,} companies on {report['snapshot_date']} "
-          f"(version {report['current_version']})")
-    print(f"public/time_series  {report['time_series_rows']:,} monthly values "
-          f"(version {report['time_series_version']})")
+        report = snapshot_public(
+            client,
+            args.path,
+            skus=args.sku,
+            date=args.date,
+            lock_timeout=args.lock_timeout,
+            **filters,
+        )
+    print(
+        f"public/current      {report['companies']:,} companies on {report['snapshot_date']} "
+        f"(version {report['current_version']})"
+    )
+    print(
+        f"public/time_series  {report['time_series_rows']:,} monthly values "
+        f"(version {report['time_series_version']})"
+    )
     return 0
 
 
@@ -159,12 +205,16 @@ def _guard(fn: Any) -> Any:
         except DealframeError as exc:
             print(f"dealframe mirror: {exc}", file=sys.stderr)
             return 1
+
     return run
 
 
 def _sandbox_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--sandbox", action="store_true",
-                   help="use an embedded sandbox instead of DEALFRAME_BASE_URL")
+    p.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="use an embedded sandbox instead of DEALFRAME_BASE_URL",
+    )
     p.add_argument("--scale", type=positive, default=0.1, help="sandbox data scale (default 0.1)")
     p.add_argument("--seed", type=int, default=7, help="sandbox seed (default 7)")
 
@@ -177,12 +227,23 @@ def register(subparsers: Any) -> None:
     s.add_argument("path", metavar="PATH", help="mirror folder (new or empty on the first sync)")
     s.add_argument("--entities", nargs="+", type=choice(*ENTITIES), help="default: all three")
     _sandbox_options(s)
-    s.add_argument("--overlap", type=non_negative, default=300.0,
-                   help="seconds re-read before the checkpoint (default 300)")
-    s.add_argument("--lock-timeout", type=non_negative, default=60.0,
-                   help="seconds to wait for another sync of PATH (default 60)")
-    s.add_argument("--repair", action="store_true",
-                   help="read every row of every table first; rebuild any that fails")
+    s.add_argument(
+        "--overlap",
+        type=non_negative,
+        default=300.0,
+        help="seconds re-read before the checkpoint (default 300)",
+    )
+    s.add_argument(
+        "--lock-timeout",
+        type=non_negative,
+        default=60.0,
+        help="seconds to wait for another sync of PATH (default 60)",
+    )
+    s.add_argument(
+        "--repair",
+        action="store_true",
+        help="read every row of every table first; rebuild any that fails",
+    )
     s.add_argument("--no-progress", action="store_true", help="no progress bars")
     s.set_defaults(run=_guard(_sync))
     st = sub.add_parser("status", help="rows, deletes, version, checkpoint and size per entity")
@@ -194,29 +255,48 @@ def register(subparsers: Any) -> None:
     h.set_defaults(run=_guard(_history))
     c = sub.add_parser("compact", help="optimize small files and vacuum what no kept version needs")
     c.add_argument("path", metavar="PATH", help="mirror folder")
-    c.add_argument("--entities", nargs="+", type=choice(*TABLES),
-                   help="tables (default: the three entities)")
+    c.add_argument(
+        "--entities", nargs="+", type=choice(*TABLES), help="tables (default: the three entities)"
+    )
     keep = c.add_mutually_exclusive_group()
-    keep.add_argument("--keep-versions", type=positive_int, default=None,
-                      help="keep the newest N versions readable (1: the latest only)")
-    keep.add_argument("--retain-hours", type=non_negative, default=None,
-                      help="keep every version of the last H hours readable (default 168: 7 days)")
-    c.add_argument("--lock-timeout", type=non_negative, default=60.0,
-                   help="seconds to wait for a running sync of PATH (default 60)")
+    keep.add_argument(
+        "--keep-versions",
+        type=positive_int,
+        default=None,
+        help="keep the newest N versions readable (1: the latest only)",
+    )
+    keep.add_argument(
+        "--retain-hours",
+        type=non_negative,
+        default=None,
+        help="keep every version of the last H hours readable (default 168: 7 days)",
+    )
+    c.add_argument(
+        "--lock-timeout",
+        type=non_negative,
+        default=60.0,
+        help="seconds to wait for a running sync of PATH (default 60)",
+    )
     c.set_defaults(run=_guard(_compact))
-    p = sub.add_parser("snapshot-public",
-                       help="append today's Family A current data for a universe, refresh its "
-                            "monthly time series")
+    p = sub.add_parser(
+        "snapshot-public",
+        help="append today's Family A current data for a universe, refresh its monthly time series",
+    )
     p.add_argument("path", metavar="PATH", help="mirror folder (or a new one)")
     p.add_argument("--sku", nargs="+", type=sku, help="the universe as SKUs")
     p.add_argument("--region", nargs="+", type=region, help="the universe as a search: regions")
     p.add_argument("--country", nargs="+", type=country, help="... ISO-3 countries")
     p.add_argument("--industry", nargs="+", help="... industries (verticals)")
     p.add_argument("--theme", nargs="+", help="... themes")
-    p.add_argument("--ev-above", type=non_negative,
-                   help="... enterprise value above (millions USD)")
+    p.add_argument(
+        "--ev-above", type=non_negative, help="... enterprise value above (millions USD)"
+    )
     p.add_argument("--date", type=day, help="the snapshot's date (default: today, UTC)")
-    p.add_argument("--lock-timeout", type=non_negative, default=60.0,
-                   help="seconds to wait for a running sync of PATH (default 60)")
+    p.add_argument(
+        "--lock-timeout",
+        type=non_negative,
+        default=60.0,
+        help="seconds to wait for a running sync of PATH (default 60)",
+    )
     _sandbox_options(p)
     p.set_defaults(run=_guard(_snapshot))

@@ -60,7 +60,9 @@ def equal_rows(new: pa.Table, old: pa.Table) -> list[str]:
     return [r["id"] for r in new.to_pylist() if stored.get(r["id"]) == r]
 
 
-def unchanged_rereads(folder: Path, table: DeltaTable, rows: pa.Table, reread: set[str]) -> pa.Array:
+def unchanged_rereads(
+    folder: Path, table: DeltaTable, rows: pa.Table, reread: set[str]
+) -> pa.Array:
     """Ids of ``rows`` read again only because of the overlap whose stored row is the same."""
     if not reread or rows.num_rows > _COMPARE_MAX_ROWS:
         return pa.array([], pa.string())
@@ -71,8 +73,9 @@ def unchanged_rereads(folder: Path, table: DeltaTable, rows: pa.Table, reread: s
     # delta-rs writes strings as Arrow string views, which pyarrow 26 filters and takes poorly
     # (no is_in or take kernel; statistics compared as string_view): read them as strings,
     # find the rows by their ids, then take them
-    dataset = ds.dataset([str(p) for p in data_files(folder, table)], format="parquet",
-                         schema=rows.schema)
+    dataset = ds.dataset(
+        [str(p) for p in data_files(folder, table)], format="parquet", schema=rows.schema
+    )
     stored_ids = dataset.to_table(columns=["id"]).column("id")
     at = np.flatnonzero(pc.is_in(stored_ids, value_set=ids).to_numpy(zero_copy_only=False))
     stored = dataset.take(pa.array(at, pa.int64()))
@@ -92,9 +95,19 @@ def _final_files(staged: StagedRows, parts: list[Part]) -> list[tuple[Path, int]
     return [(p.path, p.rows) for p in out.close()]
 
 
-def commit_entity(root: Path, entity: str, staged: StagedRows, parts: list[Part], *,
-                  table: DeltaTable | None, full: bool, checkpoint: str | None, sync: int,
-                  received: int, reason: str | None = None) -> int:
+def commit_entity(
+    root: Path,
+    entity: str,
+    staged: StagedRows,
+    parts: list[Part],
+    *,
+    table: DeltaTable | None,
+    full: bool,
+    checkpoint: str | None,
+    sync: int,
+    received: int,
+    reason: str | None = None,
+) -> int:
     """Write the staged rows to ``entity``'s table in one commit; return the rows written.
 
     Parameters
@@ -127,8 +140,14 @@ def commit_entity(root: Path, entity: str, staged: StagedRows, parts: list[Part]
     if full:
         written = len(staged.latest)
         operation = "repair" if reason else "full"
-        props = commit_properties(operation, checkpoint=checkpoint, sync=sync, received=received,
-                                  written=written, reason=reason)
+        props = commit_properties(
+            operation,
+            checkpoint=checkpoint,
+            sync=sync,
+            received=received,
+            written=written,
+            reason=reason,
+        )
         if table is not None and schema_problem(entity, pa.schema(table.schema().to_arrow())):
             # the table holds another schema (a repair): delta-rs replaces the schema too
             batches = (b for t in staged_tables(staged, parts) for b in t.cast(schema).to_batches())
@@ -140,22 +159,29 @@ def commit_entity(root: Path, entity: str, staged: StagedRows, parts: list[Part]
             commit_files(folder, table, add_files(folder, files), schema, props, entity)
     else:
         assert table is not None
-        rows = pa.concat_tables([t.cast(schema) for t in staged_tables(staged, parts)]) \
-            if staged.latest else schema.empty_table()
+        rows = (
+            pa.concat_tables([t.cast(schema) for t in staged_tables(staged, parts)])
+            if staged.latest
+            else schema.empty_table()
+        )
         # Every upsert rewrites the data files holding the ids it replaces (Delta without
         # deletion vectors), so re-reads of the overlap cost nothing more to write along with
         # real changes. Only when the pull holds nothing newer than the checkpoint are they
         # compared with the stored rows, so that a sync with no change makes no commit.
         only_rereads = len(staged.reread) == len(staged.latest)
-        same = unchanged_rereads(folder, table, rows, staged.reread) if only_rereads \
+        same = (
+            unchanged_rereads(folder, table, rows, staged.reread)
+            if only_rereads
             else pa.array([], pa.string())
+        )
         if len(same):
             rows = rows.filter(pc.invert(pc.is_in(rows.column("id"), value_set=same)))
         written = rows.num_rows
         if not written:
             return 0
-        props = commit_properties("sync", checkpoint=checkpoint, sync=sync, received=received,
-                                  written=written)
+        props = commit_properties(
+            "sync", checkpoint=checkpoint, sync=sync, received=received, written=written
+        )
         step("before-commit")
         upsert_rows(folder, table, rows, "id", props, entity)
     step("committed")

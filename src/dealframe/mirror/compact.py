@@ -37,23 +37,38 @@ DEFAULT_RETAIN_HOURS = 168.0
 
 def _retention(keep_versions: Any, retain_hours: Any) -> tuple[int | None, float | None]:
     if keep_versions is not None and retain_hours is not None:
-        raise ValidationError("keep_versions", "either keep_versions or retain_hours, not both",
-                              got=keep_versions)
+        raise ValidationError(
+            "keep_versions", "either keep_versions or retain_hours, not both", got=keep_versions
+        )
     if keep_versions is not None:
-        if isinstance(keep_versions, bool) or not isinstance(keep_versions, numbers.Integral) \
-                or keep_versions < 1:
-            raise ValidationError("keep_versions", "a whole number >= 1 (1: the latest only)",
-                                  got=keep_versions)
+        if (
+            isinstance(keep_versions, bool)
+            or not isinstance(keep_versions, numbers.Integral)
+            or keep_versions < 1
+        ):
+            raise ValidationError(
+                "keep_versions", "a whole number >= 1 (1: the latest only)", got=keep_versions
+            )
         return int(keep_versions), None
     hours = DEFAULT_RETAIN_HOURS if retain_hours is None else retain_hours
-    if isinstance(hours, bool) or not isinstance(hours, numbers.Real) or not math.isfinite(hours) \
-            or hours < 0:
+    if (
+        isinstance(hours, bool)
+        or not isinstance(hours, numbers.Real)
+        or not math.isfinite(hours)
+        or hours < 0
+    ):
         raise ValidationError("retain_hours", "a number of hours >= 0", got=retain_hours)
     return None, float(hours)
 
 
-def kept_versions(times: list[tuple[int, pd.Timestamp]], latest: int, *, keep_versions: int | None,
-                  retain_hours: float | None, now: pd.Timestamp) -> list[int]:
+def kept_versions(
+    times: list[tuple[int, pd.Timestamp]],
+    latest: int,
+    *,
+    keep_versions: int | None,
+    retain_hours: float | None,
+    now: pd.Timestamp,
+) -> list[int]:
     """The versions whose files a compaction keeps (pure).
 
     ``keep_versions`` keeps the newest N versions; ``retain_hours`` keeps every
@@ -89,8 +104,9 @@ def kept_versions(times: list[tuple[int, pd.Timestamp]], latest: int, *, keep_ve
     return sorted(set(kept) | {latest})
 
 
-def _compact_table(folder: Path, keep_versions: int | None, retain_hours: float | None,
-                   entity: str | None) -> dict[str, Any]:
+def _compact_table(
+    folder: Path, keep_versions: int | None, retain_hours: float | None, entity: str | None
+) -> dict[str, Any]:
     table = open_table(folder)
     problem = check(folder, table, entity)
     if problem:
@@ -98,28 +114,55 @@ def _compact_table(folder: Path, keep_versions: int | None, retain_hours: float 
 
         raise damage(folder, problem)
     info = last_info(table)
-    props = commit_properties("compact", checkpoint=info.checkpoint if info else None,
-                              sync=info.sync if info else None)
+    props = commit_properties(
+        "compact", checkpoint=info.checkpoint if info else None, sync=info.sync if info else None
+    )
     metrics = table.optimize.compact(commit_properties=props)
     table = open_table(folder)
     latest = table.version()
-    times = [(int(e["version"]), pd.Timestamp(int(e["timestamp"]), unit="ms", tz="UTC"))
-             for e in table.history()]
-    keep = kept_versions(times, latest, keep_versions=keep_versions, retain_hours=retain_hours,
-                         now=pd.Timestamp(dt.datetime.now(dt.UTC)))
-    props = commit_properties("compact", checkpoint=info.checkpoint if info else None,
-                              sync=info.sync if info else None, oldest_kept=min(keep))
-    removed = table.vacuum(retention_hours=0, dry_run=False, enforce_retention_duration=False,
-                           keep_versions=keep, full=True, commit_properties=props)
+    times = [
+        (int(e["version"]), pd.Timestamp(int(e["timestamp"]), unit="ms", tz="UTC"))
+        for e in table.history()
+    ]
+    keep = kept_versions(
+        times,
+        latest,
+        keep_versions=keep_versions,
+        retain_hours=retain_hours,
+        now=pd.Timestamp(dt.datetime.now(dt.UTC)),
+    )
+    props = commit_properties(
+        "compact",
+        checkpoint=info.checkpoint if info else None,
+        sync=info.sync if info else None,
+        oldest_kept=min(keep),
+    )
+    removed = table.vacuum(
+        retention_hours=0,
+        dry_run=False,
+        enforce_retention_duration=False,
+        keep_versions=keep,
+        full=True,
+        commit_properties=props,
+    )
     owner_only(folder)
-    return {"files_added": int(metrics.get("numFilesAdded", 0)),
-            "files_removed": int(metrics.get("numFilesRemoved", 0)),
-            "files_deleted": len(removed), "versions_kept": len(keep), "oldest_kept": min(keep)}
+    return {
+        "files_added": int(metrics.get("numFilesAdded", 0)),
+        "files_removed": int(metrics.get("numFilesRemoved", 0)),
+        "files_deleted": len(removed),
+        "versions_kept": len(keep),
+        "oldest_kept": min(keep),
+    }
 
 
-def compact(path: str | Path, entities: Iterable[str] = ENTITIES, *, lock_timeout: float = 60.0,
-            keep_versions: int | None = None, retain_hours: float | None = None
-            ) -> dict[str, dict[str, Any]]:
+def compact(
+    path: str | Path,
+    entities: Iterable[str] = ENTITIES,
+    *,
+    lock_timeout: float = 60.0,
+    keep_versions: int | None = None,
+    retain_hours: float | None = None,
+) -> dict[str, dict[str, Any]]:
     """Optimize and vacuum the mirror's Delta tables, keeping the history asked for.
 
     Optimize rewrites small data files into fewer large ones (a new version,
@@ -164,6 +207,7 @@ def compact(path: str | Path, entities: Iterable[str] = ENTITIES, *, lock_timeou
         recover(root)
         for name in names:
             if is_table(root / name):
-                done[name] = _compact_table(root / name, keep, hours,
-                                            name if name in ENTITIES else None)
+                done[name] = _compact_table(
+                    root / name, keep, hours, name if name in ENTITIES else None
+                )
     return done

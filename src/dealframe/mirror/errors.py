@@ -20,8 +20,15 @@ from __future__ import annotations
 
 from ..errors import DealframeError
 
-__all__ = ["MirrorDamagedError", "MirrorError", "MirrorLockedError", "MirrorPathError",
-           "MirrorStateError", "MirrorVersionError", "MirrorWriteError"]
+__all__ = [
+    "MirrorDamagedError",
+    "MirrorError",
+    "MirrorLockedError",
+    "MirrorPathError",
+    "MirrorStateError",
+    "MirrorVersionError",
+    "MirrorWriteError",
+]
 
 
 class MirrorError(DealframeError):

@@ -59,8 +59,9 @@ def client_fetch(client: Any, entity: str, page_size: int = PAGE_SIZE) -> Fetch:
         filters: dict[str, Any] = {"include_deleted": True}
         if since is not None:
             filters["updated_at"] = {"gte": since.isoformat()}
-        frame = client.private.page(name, filters, sort="updated_at:asc", page=page,
-                                    limit=page_size, cache=False)
+        frame = client.private.page(
+            name, filters, sort="updated_at:asc", page=page, limit=page_size, cache=False
+        )
         total = frame.attrs.get("total")
         return frame, int(total if total is not None else len(frame))
 

@@ -58,13 +58,25 @@ def newer_ids(ids_by_generation: list[pa.Array]) -> list[pa.Array | None]:
     return out
 
 
-def _current_rows(folder: Path, files: list[tuple[int, str]], schema: pa.Schema
-                  ) -> Iterator[pa.RecordBatch]:
+def _current_rows(
+    folder: Path, files: list[tuple[int, str]], schema: pa.Schema
+) -> Iterator[pa.RecordBatch]:
     """Each id's newest row, file by file, a row group at a time."""
     generations = sorted({g for g, _ in files})
-    ids = [pa.concat_arrays([pq.read_table(folder / n, columns=["id"]).column("id")
-                             .combine_chunks().cast(pa.string()) for g2, n in files if g2 == g]
-                            or [pa.array([], pa.string())]) for g in generations]
+    ids = [
+        pa.concat_arrays(
+            [
+                pq.read_table(folder / n, columns=["id"])
+                .column("id")
+                .combine_chunks()
+                .cast(pa.string())
+                for g2, n in files
+                if g2 == g
+            ]
+            or [pa.array([], pa.string())]
+        )
+        for g in generations
+    ]
     newer = dict(zip(generations, newer_ids(ids)))
     for generation, name in files:
         drop = newer[generation]
@@ -91,12 +103,22 @@ def _migrate_entity(root: Path, entity: str, entry: dict[str, Any], syncs: int) 
     if not files:
         return
     schema = arrow_schema(entity)
-    props = commit_properties("migrate", checkpoint=entry.get("checkpoint"), sync=syncs,
-                              written=int(entry.get("rows") or 0),
-                              reason="migrated from schema version 2")
+    props = commit_properties(
+        "migrate",
+        checkpoint=entry.get("checkpoint"),
+        sync=syncs,
+        written=int(entry.get("rows") or 0),
+        reason="migrated from schema version 2",
+    )
     try:
-        write_rows(folder, _current_rows(folder, files, schema), schema, mode="append",
-                   properties=props, name=entity)
+        write_rows(
+            folder,
+            _current_rows(folder, files, schema),
+            schema,
+            mode="append",
+            properties=props,
+            name=entity,
+        )
     except (OSError, pa.ArrowException, KeyError, DeltaError) as exc:
         if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
             from .table import full_disk
@@ -106,9 +128,12 @@ def _migrate_entity(root: Path, entity: str, entry: dict[str, Any], syncs: int) 
         _clear(folder, set())
         from .sync import MirrorRepairWarning
 
-        warnings.warn(f"the {entity} files of the version-2 mirror at {root} could not be read "
-                      f"({type(exc).__name__}: {exc}); the sync pulls {entity} in full instead",
-                      MirrorRepairWarning, stacklevel=5)
+        warnings.warn(
+            f"the {entity} files of the version-2 mirror at {root} could not be read "
+            f"({type(exc).__name__}: {exc}); the sync pulls {entity} in full instead",
+            MirrorRepairWarning,
+            stacklevel=5,
+        )
         return
     owner_only(folder)
 
@@ -128,8 +153,11 @@ def migrate(root: Path, doc: dict[str, Any]) -> MirrorState:
     for entity in ENTITIES:
         if isinstance(entities.get(entity), dict):
             _migrate_entity(root, entity, entities[entity], syncs)
-    state = MirrorState(created_at=str(doc.get("created_at") or MirrorState().created_at),
-                        source=doc.get("source"), syncs=syncs)
+    state = MirrorState(
+        created_at=str(doc.get("created_at") or MirrorState().created_at),
+        source=doc.get("source"),
+        syncs=syncs,
+    )
     write_state(root, state)  # the migration's commit point
     for entity in ENTITIES:
         entry = entities.get(entity)

@@ -63,8 +63,9 @@ def _date(value: Any, argument: str) -> dt.date:
     except (TypeError, ValueError, OverflowError):
         stamp = pd.NaT
     if isinstance(value, bool) or stamp is pd.NaT:
-        raise ValidationError(argument, "a date (YYYY-MM-DD, datetime.date or pandas.Timestamp)",
-                              got=value)
+        raise ValidationError(
+            argument, "a date (YYYY-MM-DD, datetime.date or pandas.Timestamp)", got=value
+        )
     return stamp.date()
 
 
@@ -114,22 +115,28 @@ def series_table(frame: pd.DataFrame, day: dt.date) -> pa.Table:
     month = frame["month"]
     if isinstance(month.dtype, pd.PeriodDtype):
         month = month.dt.to_timestamp()
-    return pa.table({
-        "sku": pa.array(frame["sku"].astype(object).tolist(), pa.string()),
-        "field": pa.array(frame["field"].astype(object).tolist(), pa.string()),
-        "month": pa.array(pd.to_datetime(month).dt.date.tolist(), pa.date32()),
-        "value": pa.array(frame["value"].to_numpy(dtype=float), pa.float64(), from_pandas=True),
-        "fetched_on": pa.array([day] * len(frame), pa.date32()),
-    })
+    return pa.table(
+        {
+            "sku": pa.array(frame["sku"].astype(object).tolist(), pa.string()),
+            "field": pa.array(frame["field"].astype(object).tolist(), pa.string()),
+            "month": pa.array(pd.to_datetime(month).dt.date.tolist(), pa.date32()),
+            "value": pa.array(frame["value"].to_numpy(dtype=float), pa.float64(), from_pandas=True),
+            "fetched_on": pa.array([day] * len(frame), pa.date32()),
+        }
+    )
 
 
 def _universe(client: Any, skus: Any, filters: dict[str, Any]) -> list[str]:
     if skus is not None and filters:
         raise ValidationError("skus", "either skus or search filters, not both", got=skus)
     if skus is None and not filters:
-        raise ValidationError("skus", "a list of SKUs, or search filters (regions=..., "
-                              "countries=..., industries=..., themes=..., "
-                              "enterprise_value_above=...)", got=None)
+        raise ValidationError(
+            "skus",
+            "a list of SKUs, or search filters (regions=..., "
+            "countries=..., industries=..., themes=..., "
+            "enterprise_value_above=...)",
+            got=None,
+        )
     if skus is not None:  # checked by client.public.current
         return [skus] if isinstance(skus, str) else list(skus)
     found = client.public.search(**filters)
@@ -138,40 +145,72 @@ def _universe(client: Any, skus: Any, filters: dict[str, Any]) -> list[str]:
 
 def _write_current(folder: Path, rows: pa.Table, day: dt.date, props: Any) -> None:
     if not is_table(folder):
-        write_deltalake(str(folder), rows, mode="append", partition_by=["snapshot_date"],
-                        name="public/current", description="dealframe: Family A current data "
-                        "by snapshot date", writer_properties=writer_properties(),
-                        commit_properties=props)
+        write_deltalake(
+            str(folder),
+            rows,
+            mode="append",
+            partition_by=["snapshot_date"],
+            name="public/current",
+            description="dealframe: Family A current data by snapshot date",
+            writer_properties=writer_properties(),
+            commit_properties=props,
+        )
         return
     table = open_table(folder)
     stored = pa.schema(table.schema().to_arrow())
     for f in stored:  # a field this snapshot lacks: null, as stored
         if f.name not in rows.column_names:
-            rows = rows.append_column(f.name, pa.nulls(rows.num_rows, pa.field(f.name, f.type).type))
+            rows = rows.append_column(
+                f.name, pa.nulls(rows.num_rows, pa.field(f.name, f.type).type)
+            )
     new = [n for n in rows.column_names if n not in stored.names]
     order = [n for n in stored.names] + new
     rows = rows.select(order)
-    rows = rows.cast(pa.schema([pa.field(n, stored.field(n).type) if n in stored.names
-                                else rows.schema.field(n) for n in order]))
-    write_deltalake(str(folder), rows, mode="overwrite",
-                    predicate=f"snapshot_date = '{day.isoformat()}'",
-                    schema_mode="merge" if new else None, writer_properties=writer_properties(),
-                    commit_properties=props)
+    rows = rows.cast(
+        pa.schema(
+            [
+                pa.field(n, stored.field(n).type) if n in stored.names else rows.schema.field(n)
+                for n in order
+            ]
+        )
+    )
+    write_deltalake(
+        str(folder),
+        rows,
+        mode="overwrite",
+        predicate=f"snapshot_date = '{day.isoformat()}'",
+        schema_mode="merge" if new else None,
+        writer_properties=writer_properties(),
+        commit_properties=props,
+    )
 
 
 def _write_series(folder: Path, rows: pa.Table, props: Any) -> None:
     if not is_table(folder):
-        write_deltalake(str(folder), rows, mode="append", name="public/time_series",
-                        description="dealframe: Family A monthly time series, long form",
-                        writer_properties=writer_properties(), commit_properties=props)
+        write_deltalake(
+            str(folder),
+            rows,
+            mode="append",
+            name="public/time_series",
+            description="dealframe: Family A monthly time series, long form",
+            writer_properties=writer_properties(),
+            commit_properties=props,
+        )
         return
     if rows.num_rows:
         upsert_rows(folder, open_table(folder), rows, "sku", props, "public/time_series")
 
 
-def snapshot_public(client: Any, path: str | Path, *, skus: list[str] | None = None,
-                    date: Any = None, fields: list[str] | None = None, lock_timeout: float = 60.0,
-                    **filters: Any) -> dict[str, Any]:
+def snapshot_public(
+    client: Any,
+    path: str | Path,
+    *,
+    skus: list[str] | None = None,
+    date: Any = None,
+    fields: list[str] | None = None,
+    lock_timeout: float = 60.0,
+    **filters: Any,
+) -> dict[str, Any]:
     """Append today's Family A current data of a universe, and refresh its monthly series.
 
     Parameters
@@ -210,10 +249,16 @@ def snapshot_public(client: Any, path: str | Path, *, skus: list[str] | None = N
     lock_timeout = lock_timeout_seconds(lock_timeout)
     day = _date(date, "date")
     universe = _universe(client, skus, filters)
-    current = client.public.current(universe) if universe else pd.DataFrame(
-        index=pd.Index([], name="sku", dtype="str"))
-    series = client.public.time_series(universe, fields=fields, shape="long") if universe \
+    current = (
+        client.public.current(universe)
+        if universe
+        else pd.DataFrame(index=pd.Index([], name="sku", dtype="str"))
+    )
+    series = (
+        client.public.time_series(universe, fields=fields, shape="long")
+        if universe
         else pd.DataFrame({"sku": [], "field": [], "month": [], "value": []})
+    )
     rows, long = current_table(current, day), series_table(series, day)
     with guard_write(path):
         root = open_folder(path, create=True)
@@ -221,26 +266,40 @@ def snapshot_public(client: Any, path: str | Path, *, skus: list[str] | None = N
         with mirror_lock(root, lock_timeout):
             if read_state(root) is None:
                 write_state(root, MirrorState(source=getattr(client.settings, "base_url", None)))
-            props = commit_properties("snapshot", checkpoint=None, sync=None,
-                                      received=len(universe), written=rows.num_rows,
-                                      reason=f"snapshot of {day.isoformat()}")
+            props = commit_properties(
+                "snapshot",
+                checkpoint=None,
+                sync=None,
+                received=len(universe),
+                written=rows.num_rows,
+                reason=f"snapshot of {day.isoformat()}",
+            )
             (root / "public").mkdir(exist_ok=True, mode=0o700)
             _write_current(root / _CURRENT, rows, day, props)
-            props = commit_properties("snapshot", checkpoint=None, sync=None,
-                                      received=len(universe), written=long.num_rows,
-                                      reason=f"time series fetched on {day.isoformat()}")
+            props = commit_properties(
+                "snapshot",
+                checkpoint=None,
+                sync=None,
+                received=len(universe),
+                written=long.num_rows,
+                reason=f"time series fetched on {day.isoformat()}",
+            )
             _write_series(root / _SERIES, long, props)
             for name in PUBLIC_TABLES:
                 owner_only(root / name)
-    return {"snapshot_date": day, "companies": rows.num_rows,
-            "missing_skus": list(current.attrs.get("missing_skus", [])),
-            "current_version": DeltaTable(str(root / _CURRENT)).version(),
-            "time_series_rows": long.num_rows,
-            "time_series_version": DeltaTable(str(root / _SERIES)).version()}
+    return {
+        "snapshot_date": day,
+        "companies": rows.num_rows,
+        "missing_skus": list(current.attrs.get("missing_skus", [])),
+        "current_version": DeltaTable(str(root / _CURRENT)).version(),
+        "time_series_rows": long.num_rows,
+        "time_series_version": DeltaTable(str(root / _SERIES)).version(),
+    }
 
 
-def load_public(path: str | Path, table: str = "current", *, on: Any = None,
-                as_of: Any = None) -> pd.DataFrame:
+def load_public(
+    path: str | Path, table: str = "current", *, on: Any = None, as_of: Any = None
+) -> pd.DataFrame:
     """Read a Family A table of the research store.
 
     Parameters
@@ -278,9 +337,11 @@ def load_public(path: str | Path, table: str = "current", *, on: Any = None,
         raise MirrorStateError(f"there is no mirror at {root} yet; run a sync first")
     folder = root / "public" / table
     if not is_table(folder):
-        raise MirrorStateError(f"the research store at {root} has no {table} table yet; run "
-                               "dealframe.mirror.snapshot_public (or `dealframe mirror "
-                               "snapshot-public PATH`) first")
+        raise MirrorStateError(
+            f"the research store at {root} has no {table} table yet; run "
+            "dealframe.mirror.snapshot_public (or `dealframe mirror "
+            "snapshot-public PATH`) first"
+        )
     delta = open_table(folder)
     if as_of is not None:
         as_of_version(delta, as_of, folder)
@@ -288,19 +349,26 @@ def load_public(path: str | Path, table: str = "current", *, on: Any = None,
     try:
         dataset = delta.to_pyarrow_dataset()
         if day is not None:
-            dates = dataset.to_table(columns=["snapshot_date"],
-                                     filter=ds.field("snapshot_date") <= pa.scalar(day, pa.date32()))
+            dates = dataset.to_table(
+                columns=["snapshot_date"],
+                filter=ds.field("snapshot_date") <= pa.scalar(day, pa.date32()),
+            )
             latest = pc.max(dates.column("snapshot_date")).as_py() if dates.num_rows else None
             if latest is None:
                 raise ValidationError("on", "a date on or after the first snapshot", got=on)
-            data = dataset.to_table(filter=ds.field("snapshot_date") == pa.scalar(latest, pa.date32()))
+            data = dataset.to_table(
+                filter=ds.field("snapshot_date") == pa.scalar(latest, pa.date32())
+            )
         else:
             data = dataset.to_table()
     except (OSError, pa.ArrowException) as exc:
         raise read_failure(folder, exc) from None
-    frame = data.to_pandas(types_mapper={pa.string(): pd.StringDtype(na_value=float("nan")),
-                                         pa.string_view(): pd.StringDtype(na_value=float("nan"))
-                                         }.get)
+    frame = data.to_pandas(
+        types_mapper={
+            pa.string(): pd.StringDtype(na_value=float("nan")),
+            pa.string_view(): pd.StringDtype(na_value=float("nan")),
+        }.get
+    )
     frame.attrs["version"] = delta.version()
     if table == "time_series":
         frame["month"] = pd.PeriodIndex(pd.to_datetime(frame["month"]), freq="M")

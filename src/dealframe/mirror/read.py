@@ -60,16 +60,20 @@ def _table(path: str | Path, entity: str) -> tuple[Path, DeltaTable]:
     folder = root / entity
     if not is_table(folder):
         _no_log(folder)
-        raise MirrorStateError(f"the mirror at {root} has no {entity} table yet; run a sync "
-                               f"of {entity} first")
+        raise MirrorStateError(
+            f"the mirror at {root} has no {entity} table yet; run a sync of {entity} first"
+        )
     return folder, open_table(folder)
 
 
 def _no_log(folder: Path) -> None:
     """A table folder holding data files but no Delta log is damaged (or a first sync died)."""
     if folder.is_dir() and any(folder.glob("*.parquet")):
-        raise damage(folder, "it holds data files but its Delta log (_delta_log) is missing "
-                     "(deleted, or the first sync did not finish)")
+        raise damage(
+            folder,
+            "it holds data files but its Delta log (_delta_log) is missing "
+            "(deleted, or the first sync did not finish)",
+        )
 
 
 def as_of_version(table: DeltaTable, as_of: Any, folder: Path) -> None:
@@ -83,8 +87,12 @@ def as_of_version(table: DeltaTable, as_of: Any, folder: Path) -> None:
     latest = table.version()
     if isinstance(as_of, numbers.Integral) and not isinstance(as_of, bool):
         if not 0 <= int(as_of) <= latest:
-            raise ValidationError("as_of", f"a version of {folder.name} between 0 and {latest} "
-                                  "(dealframe.mirror.history lists them)", got=as_of)
+            raise ValidationError(
+                "as_of",
+                f"a version of {folder.name} between 0 and {latest} "
+                "(dealframe.mirror.history lists them)",
+                got=as_of,
+            )
         target: Any = int(as_of)
     else:
         try:
@@ -92,21 +100,28 @@ def as_of_version(table: DeltaTable, as_of: Any, folder: Path) -> None:
         except (TypeError, ValueError, OverflowError):
             stamp = pd.NaT
         if isinstance(as_of, bool) or as_of is None or stamp is pd.NaT:
-            raise ValidationError("as_of", "a version number (int) or a time (str, datetime, "
-                                  "pandas.Timestamp)", got=as_of)
+            raise ValidationError(
+                "as_of",
+                "a version number (int) or a time (str, datetime, pandas.Timestamp)",
+                got=as_of,
+            )
         stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
         first = pd.Timestamp(table.history()[-1]["timestamp"], unit="ms", tz="UTC")
         if stamp < first:
-            raise ValidationError("as_of", f"a time at or after the first version of "
-                                  f"{folder.name} ({first.isoformat()})", got=as_of)
+            raise ValidationError(
+                "as_of",
+                f"a time at or after the first version of {folder.name} ({first.isoformat()})",
+                got=as_of,
+            )
         target = stamp.to_pydatetime()
     if target == latest:
         return
     try:
         table.load_as_version(target)
     except (DeltaError, OSError, ValueError) as exc:
-        raise damage(folder, f"version {as_of!r} cannot be read ({exc}); compact may have "
-                     "removed its log") from None
+        raise damage(
+            folder, f"version {as_of!r} cannot be read ({exc}); compact may have removed its log"
+        ) from None
 
 
 def _vacuumed(folder: Path, as_of: Any, version: int) -> None:
@@ -117,13 +132,18 @@ def _vacuumed(folder: Path, as_of: Any, version: int) -> None:
         return
     kept = [i.oldest_kept for i, _ in history_rows(latest, 50) if i.oldest_kept is not None]
     oldest = f"; the oldest version kept is {kept[0]}" if kept else ""
-    raise ValidationError("as_of", f"a version of {folder.name} whose files are still on disk: "
-                          f"compact removed those of version {version}{oldest} "
-                          "(dealframe.mirror.history lists the versions)", got=as_of)
+    raise ValidationError(
+        "as_of",
+        f"a version of {folder.name} whose files are still on disk: "
+        f"compact removed those of version {version}{oldest} "
+        "(dealframe.mirror.history lists the versions)",
+        got=as_of,
+    )
 
 
-def _read(folder: Path, table: DeltaTable, entity: str, include_deleted: bool,
-          columns: list[str] | None) -> pa.Table:
+def _read(
+    folder: Path, table: DeltaTable, entity: str, include_deleted: bool, columns: list[str] | None
+) -> pa.Table:
     schema = arrow_schema(entity)
     problem = schema_problem(entity, pa.schema(table.schema().to_arrow()))
     if problem:
@@ -131,8 +151,9 @@ def _read(folder: Path, table: DeltaTable, entity: str, include_deleted: bool,
     try:
         dataset = table.to_pyarrow_dataset()
         wanted = None if columns is None else list(dict.fromkeys([*columns, "deleted"]))
-        data = dataset.to_table(columns=wanted,
-                                filter=None if include_deleted else ~ds.field("deleted"))
+        data = dataset.to_table(
+            columns=wanted, filter=None if include_deleted else ~ds.field("deleted")
+        )
     except (DeltaError, OSError, pa.ArrowException) as exc:
         raise read_failure(folder, exc) from None
     return data.cast(pa.schema([schema.field(n) for n in data.column_names]))
@@ -142,19 +163,28 @@ def _columns(columns: Any, entity: str) -> list[str] | None:
     if columns is None:
         return None
     names = arrow_schema(entity).names
-    if (isinstance(columns, str) or not isinstance(columns, Iterable)
-            or not all(isinstance(c, str) for c in columns)):
+    if (
+        isinstance(columns, str)
+        or not isinstance(columns, Iterable)
+        or not all(isinstance(c, str) for c in columns)
+    ):
         raise ValidationError("columns", f"a list of column names of {entity}", got=columns)
     unknown = [c for c in columns if c not in names]
     if unknown:
-        raise ValidationError("columns", f"column names of {entity} ({', '.join(names)})",
-                              got=unknown)
+        raise ValidationError(
+            "columns", f"column names of {entity} ({', '.join(names)})", got=unknown
+        )
     return list(columns)
 
 
-def load(path: str | Path, entity: str, include_deleted: bool = False,
-         columns: list[str] | None = None, *, as_of: int | str | dt.datetime | None = None
-         ) -> pd.DataFrame:
+def load(
+    path: str | Path,
+    entity: str,
+    include_deleted: bool = False,
+    columns: list[str] | None = None,
+    *,
+    as_of: int | str | dt.datetime | None = None,
+) -> pd.DataFrame:
     """The mirrored rows of ``entity`` as the client's typed frame, now or at an earlier sync.
 
     Parameters
@@ -214,8 +244,10 @@ def to_frame_columns(table: pa.Table, entity: str) -> pd.DataFrame:
     if table.column_names == arrow_schema(entity).names:
         return to_frame(table, entity)
     full = arrow_schema(entity)
-    arrays = [table.column(n) if n in table.column_names else pa.nulls(table.num_rows, f.type)
-              for n, f in zip(full.names, full)]
+    arrays = [
+        table.column(n) if n in table.column_names else pa.nulls(table.num_rows, f.type)
+        for n, f in zip(full.names, full)
+    ]
     frame = to_frame(pa.Table.from_arrays(arrays, schema=full), entity)
     return frame[table.column_names]
 
@@ -244,8 +276,12 @@ def _counts(folder: Path, table: DeltaTable) -> tuple[int, int, int, int]:
     except (DeltaError, OSError, pa.ArrowException) as exc:
         raise read_failure(folder, exc) from None
     rows = len(deleted)
-    return (rows, int(pc.sum(deleted).as_py() or 0), actions.num_rows,
-            int(pc.sum(actions.column("size_bytes")).as_py() or 0))
+    return (
+        rows,
+        int(pc.sum(deleted).as_py() or 0),
+        actions.num_rows,
+        int(pc.sum(actions.column("size_bytes")).as_py() or 0),
+    )
 
 
 def status(path: str | Path) -> pd.DataFrame:
@@ -269,27 +305,65 @@ def status(path: str | Path) -> pd.DataFrame:
         n, deleted, n_files, size = _counts(folder, table)
         info = last_info(table)
         synced = last_info(table, SYNC_OPERATIONS)
-        rows.append({"entity": entity, "rows": n, "live": n - deleted, "deleted": deleted,
-                     "version": table.version(), "files": n_files, "bytes": size,
-                     "checkpoint": info.checkpoint if info else None,
-                     "last_sync": synced.timestamp.isoformat(timespec="seconds") if synced else None})
-    frame = pd.DataFrame(rows, columns=["entity", "rows", "live", "deleted", "version", "files",
-                                        "bytes", "checkpoint", "last_sync"])
-    frame.attrs.update({"path": str(root), "schema_version": state.schema_version,
-                        "syncs": state.syncs, "source": state.source})
+        rows.append(
+            {
+                "entity": entity,
+                "rows": n,
+                "live": n - deleted,
+                "deleted": deleted,
+                "version": table.version(),
+                "files": n_files,
+                "bytes": size,
+                "checkpoint": info.checkpoint if info else None,
+                "last_sync": synced.timestamp.isoformat(timespec="seconds") if synced else None,
+            }
+        )
+    frame = pd.DataFrame(
+        rows,
+        columns=[
+            "entity",
+            "rows",
+            "live",
+            "deleted",
+            "version",
+            "files",
+            "bytes",
+            "checkpoint",
+            "last_sync",
+        ],
+    )
+    frame.attrs.update(
+        {
+            "path": str(root),
+            "schema_version": state.schema_version,
+            "syncs": state.syncs,
+            "source": state.source,
+        }
+    )
     return frame
 
 
-_HISTORY_COLUMNS = ["entity", "version", "time", "operation", "sync", "rows_received",
-                    "rows_changed", "checkpoint", "reason"]
+_HISTORY_COLUMNS = [
+    "entity",
+    "version",
+    "time",
+    "operation",
+    "sync",
+    "rows_received",
+    "rows_changed",
+    "checkpoint",
+    "reason",
+]
 
 
 def _changed(entry: dict[str, Any]) -> int | None:
     metrics = entry.get("operationMetrics") or {}
     if "num_target_rows_inserted" in metrics:
-        return int(metrics.get("num_target_rows_inserted", 0)) + \
-            int(metrics.get("num_target_rows_updated", 0)) + \
-            int(metrics.get("num_target_rows_deleted", 0))
+        return (
+            int(metrics.get("num_target_rows_inserted", 0))
+            + int(metrics.get("num_target_rows_updated", 0))
+            + int(metrics.get("num_target_rows_deleted", 0))
+        )
     if "num_added_rows" in metrics:
         return int(metrics["num_added_rows"])
     return None
@@ -336,15 +410,25 @@ def history(path: str | Path, entity: str | None = None) -> pd.DataFrame:
         except (DeltaError, OSError) as exc:
             raise read_failure(folder, exc) from None
         for info, entry in entries:
-            rows.append({"entity": name, "version": info.version, "time": info.timestamp,
-                         "operation": info.operation, "sync": info.sync,
-                         "rows_received": info.rows_received,
-                         "rows_changed": info.rows_written if info.rows_written is not None
-                         else _changed(entry),
-                         "checkpoint": info.checkpoint, "reason": info.reason})
+            rows.append(
+                {
+                    "entity": name,
+                    "version": info.version,
+                    "time": info.timestamp,
+                    "operation": info.operation,
+                    "sync": info.sync,
+                    "rows_received": info.rows_received,
+                    "rows_changed": info.rows_written
+                    if info.rows_written is not None
+                    else _changed(entry),
+                    "checkpoint": info.checkpoint,
+                    "reason": info.reason,
+                }
+            )
     frame = pd.DataFrame(rows, columns=_HISTORY_COLUMNS)
     frame["time"] = pd.to_datetime(frame["time"], utc=True).astype("datetime64[us, UTC]")
     for col in ("version", "sync", "rows_received", "rows_changed"):
         frame[col] = frame[col].astype("Int64")
-    return frame.sort_values(["time", "entity", "version"], ascending=[False, True, False],
-                             ignore_index=True)
+    return frame.sort_values(
+        ["time", "entity", "version"], ascending=[False, True, False], ignore_index=True
+    )

@@ -35,8 +35,16 @@ from ..frames.schemas import (
     Schema,
 )
 
-__all__ = ["ENTITIES", "SCHEMA_VERSION", "api_entity", "arrow_schema", "columns", "schema_problem",
-           "to_arrow", "to_frame"]
+__all__ = [
+    "ENTITIES",
+    "SCHEMA_VERSION",
+    "api_entity",
+    "arrow_schema",
+    "columns",
+    "schema_problem",
+    "to_arrow",
+    "to_frame",
+]
 
 #: Bumped whenever the stored columns, their types or the layout of the files change.
 #: 3: one Delta table per entity; 2: base and delta Parquet files merged by generation (newest
@@ -45,12 +53,21 @@ SCHEMA_VERSION = 3
 #: Mirrored entities, in sync order.
 ENTITIES: tuple[str, ...] = ("companies", "investors", "deals")
 _API = {"companies": "companies", "investors": "investors", "deals": "transactions"}
-_SCHEMAS: dict[str, Schema] = {"companies": COMPANY_LIST, "investors": INVESTOR_LIST,
-                               "deals": DEAL_LIST}
+_SCHEMAS: dict[str, Schema] = {
+    "companies": COMPANY_LIST,
+    "investors": INVESTOR_LIST,
+    "deals": DEAL_LIST,
+}
 _SCALAR: dict[str, pa.DataType] = {
-    "float": pa.float64(), "int": pa.int64(), "bool": pa.bool_(), "str": pa.string(),
-    "category": pa.string(), "date": pa.date32(), "timestamp": pa.timestamp("us", tz="UTC"),
-    "list": pa.string(), "object": pa.string(),  # JSON text
+    "float": pa.float64(),
+    "int": pa.int64(),
+    "bool": pa.bool_(),
+    "str": pa.string(),
+    "category": pa.string(),
+    "date": pa.date32(),
+    "timestamp": pa.timestamp("us", tz="UTC"),
+    "list": pa.string(),
+    "object": pa.string(),  # JSON text
 }
 
 
@@ -76,6 +93,7 @@ def arrow_schema(entity: str) -> pa.Schema:
 def _shape(schema: pa.Schema) -> list[tuple[str, str]]:
     """Column names and types, list item names and metadata left out (Delta calls items
     ``element``, Arrow ``item``)."""
+
     def name(t: pa.DataType) -> str:
         if pa.types.is_list(t) or pa.types.is_large_list(t):
             return f"list<{name(t.value_type)}>"
@@ -84,6 +102,7 @@ def _shape(schema: pa.Schema) -> list[tuple[str, str]]:
         if pa.types.is_large_string(t) or pa.types.is_string_view(t):
             return "string"
         return str(t)
+
     return [(f.name, name(f.type)) for f in schema]
 
 
@@ -119,8 +138,10 @@ def schema_problem(entity: str, schema: pa.Schema) -> str | None:
 
 
 def _objects(series: pd.Series) -> list[Any]:
-    return [None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else v
-            for v in series.to_numpy(dtype=object)]
+    return [
+        None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else v
+        for v in series.to_numpy(dtype=object)
+    ]
 
 
 def _to_array(series: pd.Series, col: Column, type_: pa.DataType) -> pa.Array:
@@ -130,8 +151,9 @@ def _to_array(series: pd.Series, col: Column, type_: pa.DataType) -> pa.Array:
     if kind in ("str", "category", "list", "object"):
         return pa.array(_objects(series), type=type_)
     if kind == "date":
-        return pa.array(series.to_numpy(dtype=DATE_DTYPE).astype("datetime64[D]"), type=type_,
-                        from_pandas=True)
+        return pa.array(
+            series.to_numpy(dtype=DATE_DTYPE).astype("datetime64[D]"), type=type_, from_pandas=True
+        )
     return pa.array(series, type=type_, from_pandas=True)
 
 

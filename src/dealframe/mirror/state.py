@@ -21,8 +21,18 @@ from .durable import atomic_write
 from .errors import MirrorStateError, MirrorVersionError
 from .schema import SCHEMA_VERSION
 
-__all__ = ["FORMAT", "LEGACY_VERSION", "STATE_NAME", "MirrorState", "orjson_bytes", "parse_doc",
-           "parse_state", "read_doc", "read_state", "write_state"]
+__all__ = [
+    "FORMAT",
+    "LEGACY_VERSION",
+    "STATE_NAME",
+    "MirrorState",
+    "orjson_bytes",
+    "parse_doc",
+    "parse_state",
+    "read_doc",
+    "read_state",
+    "write_state",
+]
 
 FORMAT = "dealframe-mirror"
 STATE_NAME = "_mirror.json"
@@ -50,8 +60,10 @@ def _now() -> str:
 
 
 def _fix(where: Path) -> str:
-    return (f"move {where.parent} aside and sync into a new folder (a fresh full sync), or restore "
-            f"{where.name} from a backup")
+    return (
+        f"move {where.parent} aside and sync into a new folder (a fresh full sync), or restore "
+        f"{where.name} from a backup"
+    )
 
 
 def parse_doc(raw: bytes, where: Path) -> dict[str, Any]:
@@ -65,8 +77,9 @@ def parse_doc(raw: bytes, where: Path) -> dict[str, Any]:
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise MirrorStateError(f"the mirror's state file {where} is corrupt ({exc}); "
-                               f"{_fix(where)}") from None
+        raise MirrorStateError(
+            f"the mirror's state file {where} is corrupt ({exc}); {_fix(where)}"
+        ) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise MirrorStateError(f"{where} is not a dealframe mirror state file; {_fix(where)}")
     return doc
@@ -96,18 +109,25 @@ def parse_state(raw: bytes, where: Path) -> MirrorState:
             f"the mirror at {where.parent} was written with schema version 2 (Parquet base and "
             f"delta files); this dealframe uses Delta tables (version {SCHEMA_VERSION}). Run "
             f"`dealframe mirror sync {where.parent}` (or dealframe.mirror.sync) once: it migrates "
-            "the mirror in place and keeps its checkpoints")
+            "the mirror in place and keeps its checkpoints"
+        )
     if version != SCHEMA_VERSION:
         raise MirrorVersionError(
             f"the mirror at {where.parent} was written with schema version {version!r}; this "
             f"dealframe reads and writes version {SCHEMA_VERSION}. Sync into a new folder (a full "
-            "sync), or use the dealframe version that wrote it")
+            "sync), or use the dealframe version that wrote it"
+        )
     try:
-        return MirrorState(schema_version=version, created_at=str(doc["created_at"]),
-                           source=doc.get("source"), syncs=int(doc.get("syncs", 0)))
+        return MirrorState(
+            schema_version=version,
+            created_at=str(doc["created_at"]),
+            source=doc.get("source"),
+            syncs=int(doc.get("syncs", 0)),
+        )
     except (KeyError, TypeError, ValueError) as exc:
-        raise MirrorStateError(f"the mirror's state file {where} is inconsistent ({exc}); "
-                               f"{_fix(where)}") from None
+        raise MirrorStateError(
+            f"the mirror's state file {where} is inconsistent ({exc}); {_fix(where)}"
+        ) from None
 
 
 def orjson_bytes(doc: dict[str, Any]) -> bytes:

@@ -38,8 +38,19 @@ import pyarrow.parquet as pq
 from .durable import fsync_dir, fsync_file
 from .schema import arrow_schema, to_arrow
 
-__all__ = ["ROWS_PER_FILE", "ROW_GROUP_ROWS", "STAGING", "Part", "PartWriter", "StagedRows",
-           "batches", "recover", "set_crash_hook", "staged_tables", "step"]
+__all__ = [
+    "ROWS_PER_FILE",
+    "ROW_GROUP_ROWS",
+    "STAGING",
+    "Part",
+    "PartWriter",
+    "StagedRows",
+    "batches",
+    "recover",
+    "set_crash_hook",
+    "staged_tables",
+    "step",
+]
 
 #: Rows per staged Parquet file (files are rolled at this size).
 ROWS_PER_FILE = 250_000
@@ -86,8 +97,15 @@ class PartWriter:
     ``row_group_rows`` whatever the number of rows written.
     """
 
-    def __init__(self, folder: Path, entity: str, prefix: str, *,
-                 rows_per_file: int = ROWS_PER_FILE, row_group_rows: int = ROW_GROUP_ROWS) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        entity: str,
+        prefix: str,
+        *,
+        rows_per_file: int = ROWS_PER_FILE,
+        row_group_rows: int = ROW_GROUP_ROWS,
+    ) -> None:
         self.folder, self.prefix = folder, prefix
         self.schema = arrow_schema(entity)
         self.rows_per_file, self.row_group_rows = rows_per_file, row_group_rows
@@ -185,8 +203,9 @@ class StagedRows:
 
     def __post_init__(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self._writer = PartWriter(self.folder, self.entity, self.prefix,
-                                  rows_per_file=self.rows_per_file)
+        self._writer = PartWriter(
+            self.folder, self.entity, self.prefix, rows_per_file=self.rows_per_file
+        )
 
     def add(self, frame: pd.DataFrame) -> None:
         """Stage the rows of one feed frame."""
@@ -214,8 +233,9 @@ class StagedRows:
     def keep_mask(self, ids: list[str], start: int) -> np.ndarray:
         """Rows (at positions ``start``...) that hold their id's latest version."""
         latest = self.latest
-        return np.fromiter((latest[i] == start + k for k, i in enumerate(ids)), dtype=bool,
-                           count=len(ids))
+        return np.fromiter(
+            (latest[i] == start + k for k, i in enumerate(ids)), dtype=bool, count=len(ids)
+        )
 
 
 def batches(path: Path, batch_rows: int = ROW_GROUP_ROWS) -> Iterator[pa.Table]:

@@ -39,8 +39,16 @@ from .state import (
 from .store import ROWS_PER_FILE, STAGING, StagedRows, recover, step
 from .table import check, full_disk, guard_write, is_table, last_info, open_table
 
-__all__ = ["DEFAULT_OVERLAP", "DAMAGED", "EntityReport", "MirrorRepairWarning", "SyncReport",
-           "inspect_table", "open_folder", "sync"]
+__all__ = [
+    "DEFAULT_OVERLAP",
+    "DAMAGED",
+    "EntityReport",
+    "MirrorRepairWarning",
+    "SyncReport",
+    "inspect_table",
+    "open_folder",
+    "sync",
+]
 
 #: How far before the checkpoint an incremental sync starts reading again: covers a
 #: service whose timestamps are assigned a little before the rows become visible.
@@ -95,8 +103,9 @@ def _entities(entities: Any, allowed: tuple[str, ...] = ENTITIES) -> list[str]:
     if isinstance(entities, str):
         entities = [entities]
     if isinstance(entities, (Mapping, bytes)) or not isinstance(entities, Iterable):
-        raise ValidationError("entities", f"a list of names among {', '.join(allowed)}",
-                              got=entities)
+        raise ValidationError(
+            "entities", f"a list of names among {', '.join(allowed)}", got=entities
+        )
     out: list[str] = []
     given = list(entities)
     for e in given:
@@ -112,8 +121,12 @@ def _entities(entities: Any, allowed: tuple[str, ...] = ENTITIES) -> list[str]:
 
 def lock_timeout_seconds(value: Any) -> float:
     """``lock_timeout`` checked: a finite number of seconds >= 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or value < 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
         raise ValidationError("lock_timeout", "a number of seconds >= 0", got=value)
     return float(value)
 
@@ -132,21 +145,29 @@ def open_folder(path: str | Path, *, create: bool) -> Path:
         raise ValidationError("path", "a folder path (str or pathlib.Path)", got=path)
     folder = Path(path).expanduser()
     if folder.exists() and not folder.is_dir():
-        raise MirrorPathError(f"{folder} is a file, not a mirror folder; give the path of a "
-                              "directory (new or empty for a first sync)")
+        raise MirrorPathError(
+            f"{folder} is a file, not a mirror folder; give the path of a "
+            "directory (new or empty for a first sync)"
+        )
     if not folder.exists():
         if not create:
-            raise MirrorPathError(f"there is no mirror at {folder}; run dealframe.mirror.sync "
-                                  "(or `dealframe mirror sync PATH`) first")
+            raise MirrorPathError(
+                f"there is no mirror at {folder}; run dealframe.mirror.sync "
+                "(or `dealframe mirror sync PATH`) first"
+            )
         folder.mkdir(parents=True, mode=0o700)
         return folder
     if not (folder / STATE_NAME).exists():
-        extra = [p.name for p in folder.iterdir()
-                 if p.name != LOCK_NAME and not p.name.startswith(f".{STATE_NAME}.tmp")]
+        extra = [
+            p.name
+            for p in folder.iterdir()
+            if p.name != LOCK_NAME and not p.name.startswith(f".{STATE_NAME}.tmp")
+        ]
         if extra:
             raise MirrorPathError(
                 f"{folder} is not empty and holds no dealframe mirror ({STATE_NAME} is missing; "
-                f"found {', '.join(sorted(extra)[:3])}...); choose a new or empty folder")
+                f"found {', '.join(sorted(extra)[:3])}...); choose a new or empty folder"
+            )
         if not create:
             raise MirrorPathError(f"there is no mirror at {folder} yet; run a sync first")
     return folder
@@ -160,7 +181,8 @@ def _check_client(client: Any) -> None:
         raise ConfigurationError(
             "the mirror reads the private interface, which needs a Family B key: pass "
             "private_key=... to dealframe.Client or set DEALFRAME_PRIVATE_KEY",
-            field="private_key")
+            field="private_key",
+        )
 
 
 def _overlap(overlap: dt.timedelta | float | int) -> dt.timedelta:
@@ -180,7 +202,9 @@ class _Progress:
 
     def __init__(self, progress: bool | Callable[[dict], None] | None) -> None:
         self.callback = progress if callable(progress) else None
-        interactive = bool(getattr(sys.stderr, "isatty", lambda: False)()) or "ipykernel" in sys.modules
+        interactive = (
+            bool(getattr(sys.stderr, "isatty", lambda: False)()) or "ipykernel" in sys.modules
+        )
         self.bars = progress is True or (progress is None and interactive)
         self._bar: Any = None
 
@@ -189,14 +213,21 @@ class _Progress:
 
     def update(self, walk: FeedWalk) -> None:
         if self.callback is not None:
-            self.callback({"entity": self.entity, "rows": walk.rows, "requests": walk.requests,
-                           "total": walk.total})
+            self.callback(
+                {
+                    "entity": self.entity,
+                    "rows": walk.rows,
+                    "requests": walk.requests,
+                    "total": walk.total,
+                }
+            )
         if self.bars:
             if self._bar is None:
                 from tqdm.auto import tqdm
 
-                self._bar = tqdm(total=walk.total, desc=f"mirror {self.entity}", unit="row",
-                                 leave=False)
+                self._bar = tqdm(
+                    total=walk.total, desc=f"mirror {self.entity}", unit="row", leave=False
+                )
             self._bar.n = min(walk.rows, walk.total or walk.rows)
             self._bar.refresh()
 
@@ -232,8 +263,13 @@ def inspect_table(root: Path, entity: str, *, deep: bool) -> tuple[DeltaTable | 
     return table, check(folder, table, entity, deep=deep)
 
 
-def _walk(fetch: Fetch, since: pd.Timestamp | None, staged: StagedRows, page_size: int,
-          progress: _Progress) -> tuple[FeedWalk, int, int, int]:
+def _walk(
+    fetch: Fetch,
+    since: pd.Timestamp | None,
+    staged: StagedRows,
+    page_size: int,
+    progress: _Progress,
+) -> tuple[FeedWalk, int, int, int]:
     """Walk the feed from ``since`` into ``staged`` (again from where a tie moved, up to
     ``_MAX_PASSES`` times); the last walk, rows received, requests and passes."""
     received = requests = passes = 0
@@ -253,9 +289,19 @@ def _walk(fetch: Fetch, since: pd.Timestamp | None, staged: StagedRows, page_siz
     return walk, received, requests, passes
 
 
-def _sync_entity(root: Path, entity: str, fetch: Fetch, *, overlap: dt.timedelta, page_size: int,
-                 rows_per_file: int, sync_no: int, progress: _Progress, repair: bool,
-                 force_full: str | None = None) -> EntityReport:
+def _sync_entity(
+    root: Path,
+    entity: str,
+    fetch: Fetch,
+    *,
+    overlap: dt.timedelta,
+    page_size: int,
+    rows_per_file: int,
+    sync_no: int,
+    progress: _Progress,
+    repair: bool,
+    force_full: str | None = None,
+) -> EntityReport:
     started = time.perf_counter()
     table, problem = inspect_table(root, entity, deep=repair)
     problem = problem or force_full
@@ -263,9 +309,13 @@ def _sync_entity(root: Path, entity: str, fetch: Fetch, *, overlap: dt.timedelta
     old = info.checkpoint if info is not None else None
     full = old is None
     since = None if full else pd.Timestamp(old) - overlap
-    staged = StagedRows(root / STAGING / f"{sync_no:06d}" / entity, entity, "part",
-                        rows_per_file=rows_per_file,
-                        reread_until=None if full else pd.Timestamp(old))
+    staged = StagedRows(
+        root / STAGING / f"{sync_no:06d}" / entity,
+        entity,
+        "part",
+        rows_per_file=rows_per_file,
+        reread_until=None if full else pd.Timestamp(old),
+    )
     progress.start(entity)
     walk, received, requests, passes = _walk(fetch, since, staged, page_size, progress)
     checkpoint = walk.checkpoint
@@ -274,9 +324,18 @@ def _sync_entity(root: Path, entity: str, fetch: Fetch, *, overlap: dt.timedelta
     parts = staged.close()
     step("walked")
     try:
-        written = commit_entity(root, entity, staged, parts, table=table, full=full,
-                                checkpoint=_iso(checkpoint), sync=sync_no, received=received,
-                                reason=problem)
+        written = commit_entity(
+            root,
+            entity,
+            staged,
+            parts,
+            table=table,
+            full=full,
+            checkpoint=_iso(checkpoint),
+            sync=sync_no,
+            received=received,
+            reason=problem,
+        )
     except (DeltaError, OSError, pa.ArrowException) as exc:
         if full or full_disk(exc):
             raise
@@ -285,22 +344,53 @@ def _sync_entity(root: Path, entity: str, fetch: Fetch, *, overlap: dt.timedelta
         if found is None:
             raise
         shutil.rmtree(staged.folder, ignore_errors=True)
-        return _sync_entity(root, entity, fetch, overlap=overlap, page_size=page_size,
-                            rows_per_file=rows_per_file, sync_no=sync_no, progress=progress,
-                            repair=repair, force_full=found)
+        return _sync_entity(
+            root,
+            entity,
+            fetch,
+            overlap=overlap,
+            page_size=page_size,
+            rows_per_file=rows_per_file,
+            sync_no=sync_no,
+            progress=progress,
+            repair=repair,
+            force_full=found,
+        )
     if problem is not None:
-        warnings.warn(f"the mirror's {entity} table at {root / entity} was damaged ({problem}); "
-                      "it was rebuilt from a full pull", MirrorRepairWarning, stacklevel=4)
+        warnings.warn(
+            f"the mirror's {entity} table at {root / entity} was damaged ({problem}); "
+            "it was rebuilt from a full pull",
+            MirrorRepairWarning,
+            stacklevel=4,
+        )
     version = open_table(root / entity).version()
-    return EntityReport(entity, full, _iso(since), _iso(checkpoint), received, written, requests,
-                        passes, time.perf_counter() - started, version, problem)
+    return EntityReport(
+        entity,
+        full,
+        _iso(since),
+        _iso(checkpoint),
+        received,
+        written,
+        requests,
+        passes,
+        time.perf_counter() - started,
+        version,
+        problem,
+    )
 
 
-def sync(client: Any, path: str | Path, entities: Iterable[str] = ENTITIES, *,
-         overlap: dt.timedelta | float = DEFAULT_OVERLAP,
-         progress: bool | Callable[[dict], None] | None = None, lock_timeout: float = 60.0,
-         page_size: int = PAGE_SIZE, rows_per_file: int = ROWS_PER_FILE,
-         repair: bool = False) -> SyncReport:
+def sync(
+    client: Any,
+    path: str | Path,
+    entities: Iterable[str] = ENTITIES,
+    *,
+    overlap: dt.timedelta | float = DEFAULT_OVERLAP,
+    progress: bool | Callable[[dict], None] | None = None,
+    lock_timeout: float = 60.0,
+    page_size: int = PAGE_SIZE,
+    rows_per_file: int = ROWS_PER_FILE,
+    repair: bool = False,
+) -> SyncReport:
     """Bring the mirror's Delta tables at ``path`` up to date with the service's private data.
 
     The first sync of an entity pulls every record, soft-deleted ones included,
@@ -365,7 +455,11 @@ def sync(client: Any, path: str | Path, entities: Iterable[str] = ENTITIES, *,
     names = _entities(entities)
     _check_client(client)
     gap = _overlap(overlap)
-    if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= PAGE_SIZE:
+    if (
+        isinstance(page_size, bool)
+        or not isinstance(page_size, int)
+        or not 1 <= page_size <= PAGE_SIZE
+    ):
         raise ValidationError("page_size", f"an integer between 1 and {PAGE_SIZE}", got=page_size)
     if isinstance(rows_per_file, bool) or not isinstance(rows_per_file, int) or rows_per_file < 1:
         raise ValidationError("rows_per_file", "a positive integer", got=rows_per_file)
@@ -384,8 +478,16 @@ def sync(client: Any, path: str | Path, entities: Iterable[str] = ENTITIES, *,
             for entity in names:
                 fetch = client_fetch(client, entity, page_size)
                 report.entities[entity] = _sync_entity(
-                    root, entity, fetch, overlap=gap, page_size=page_size,
-                    rows_per_file=rows_per_file, sync_no=state.syncs, progress=bar, repair=repair)
+                    root,
+                    entity,
+                    fetch,
+                    overlap=gap,
+                    page_size=page_size,
+                    rows_per_file=rows_per_file,
+                    sync_no=state.syncs,
+                    progress=bar,
+                    repair=repair,
+                )
             recover(root)  # the staging folder of this sync
             return report
 

@@ -39,18 +39,45 @@ from .errors import MirrorDamagedError, MirrorWriteError
 from .schema import SCHEMA_VERSION, schema_problem
 from .store import COMPRESSION, ROW_GROUP_ROWS
 
-__all__ = ["IN_LIST_MAX", "IN_MEMORY_MAX_ROWS", "KEYS", "ROW_GROUP_ROWS", "SYNC_OPERATIONS",
-           "CommitInfo", "add_files", "check", "commit_files", "commit_properties", "damage",
-           "data_files",
-           "full_disk", "guard_write", "history_rows", "is_table", "last_info", "open_table",
-           "owner_only", "read_failure", "replace_files", "sql_in", "upsert_rows", "write_rows",
-           "writer_properties"]
+__all__ = [
+    "IN_LIST_MAX",
+    "IN_MEMORY_MAX_ROWS",
+    "KEYS",
+    "ROW_GROUP_ROWS",
+    "SYNC_OPERATIONS",
+    "CommitInfo",
+    "add_files",
+    "check",
+    "commit_files",
+    "commit_properties",
+    "damage",
+    "data_files",
+    "full_disk",
+    "guard_write",
+    "history_rows",
+    "is_table",
+    "last_info",
+    "open_table",
+    "owner_only",
+    "read_failure",
+    "replace_files",
+    "sql_in",
+    "upsert_rows",
+    "write_rows",
+    "writer_properties",
+]
 
 #: The custom commit metadata the mirror writes with every commit.
-KEYS = {"checkpoint": "dealframe.checkpoint", "sync": "dealframe.sync",
-        "operation": "dealframe.operation", "received": "dealframe.rows_received",
-        "written": "dealframe.rows_written", "schema": "dealframe.schema_version",
-        "reason": "dealframe.reason", "oldest_kept": "dealframe.oldest_kept"}
+KEYS = {
+    "checkpoint": "dealframe.checkpoint",
+    "sync": "dealframe.sync",
+    "operation": "dealframe.operation",
+    "received": "dealframe.rows_received",
+    "written": "dealframe.rows_written",
+    "schema": "dealframe.schema_version",
+    "reason": "dealframe.reason",
+    "oldest_kept": "dealframe.oldest_kept",
+}
 #: The operations of commits that bring a table up to date with the service.
 SYNC_OPERATIONS = ("full", "sync", "repair", "migrate")
 #: Most keys an upsert replaces through a ``key IN (...)`` predicate (more: a streamed rewrite).
@@ -61,8 +88,16 @@ IN_MEMORY_MAX_ROWS = 250_000
 _HISTORY_LOOKBACK = 50
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _FULL_DISK = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
-_FULL_DISK_TEXT = ("no space left", "disk quota", "file too large", "read-only file system",
-                   "os error 28", "os error 27", "os error 122", "os error 30")
+_FULL_DISK_TEXT = (
+    "no space left",
+    "disk quota",
+    "file too large",
+    "read-only file system",
+    "os error 28",
+    "os error 27",
+    "os error 122",
+    "os error 30",
+)
 
 
 @dataclass(frozen=True)
@@ -85,10 +120,16 @@ def writer_properties() -> WriterProperties:
     return WriterProperties(compression="SNAPPY", max_row_group_size=ROW_GROUP_ROWS)
 
 
-def commit_properties(operation: str, *, checkpoint: str | None, sync: int | None,
-                      received: int | None = None, written: int | None = None,
-                      reason: str | None = None, oldest_kept: int | None = None
-                      ) -> CommitProperties:
+def commit_properties(
+    operation: str,
+    *,
+    checkpoint: str | None,
+    sync: int | None,
+    received: int | None = None,
+    written: int | None = None,
+    reason: str | None = None,
+    oldest_kept: int | None = None,
+) -> CommitProperties:
     """The commit metadata of one mirror commit.
 
     Examples
@@ -97,10 +138,17 @@ def commit_properties(operation: str, *, checkpoint: str | None, sync: int | Non
     ...     "dealframe.checkpoint"]
     '2026-01-01T00:00:00+00:00'
     """
-    meta: dict[str, Any] = {KEYS["operation"]: operation, KEYS["checkpoint"]: checkpoint or "",
-                            KEYS["schema"]: str(SCHEMA_VERSION)}
-    for key, value in (("sync", sync), ("received", received), ("written", written),
-                       ("oldest_kept", oldest_kept)):
+    meta: dict[str, Any] = {
+        KEYS["operation"]: operation,
+        KEYS["checkpoint"]: checkpoint or "",
+        KEYS["schema"]: str(SCHEMA_VERSION),
+    }
+    for key, value in (
+        ("sync", sync),
+        ("received", received),
+        ("written", written),
+        ("oldest_kept", oldest_kept),
+    ):
         if value is not None:
             meta[KEYS[key]] = str(value)
     if reason:
@@ -135,7 +183,8 @@ def guard_write(root: Any) -> Iterator[None]:
         raise MirrorWriteError(
             f"the disk refused a write to the mirror at {root} ({_short(exc)}); free space (or "
             "make the folder writable) and run the sync again: every table is still at its "
-            "previous version, and the next sync reads again from its checkpoint") from None
+            "previous version, and the next sync reads again from its checkpoint"
+        ) from None
 
 
 def _short(exc: BaseException) -> str:
@@ -149,7 +198,8 @@ def damage(folder: Path, what: str) -> MirrorDamagedError:
     return MirrorDamagedError(
         f"the mirror's table at {folder} is damaged: {what}. Run `dealframe mirror sync {root} "
         "--repair` (or dealframe.mirror.sync(client, path, repair=True)) to rebuild it from the "
-        "service")
+        "service"
+    )
 
 
 def read_failure(folder: Path, exc: BaseException) -> MirrorDamagedError:
@@ -182,10 +232,17 @@ def _info(entry: dict[str, Any]) -> CommitInfo:
             return None
 
     op = entry.get(KEYS["operation"]) or str(entry.get("operation", "")).lower()
-    return CommitInfo(int(entry.get("version", -1)),
-                      pd.Timestamp(int(entry.get("timestamp", 0)), unit="ms", tz="UTC"), str(op),
-                      entry.get(KEYS["checkpoint"]) or None, number("sync"), number("received"),
-                      number("written"), entry.get(KEYS["reason"]) or None, number("oldest_kept"))
+    return CommitInfo(
+        int(entry.get("version", -1)),
+        pd.Timestamp(int(entry.get("timestamp", 0)), unit="ms", tz="UTC"),
+        str(op),
+        entry.get(KEYS["checkpoint"]) or None,
+        number("sync"),
+        number("received"),
+        number("written"),
+        entry.get(KEYS["reason"]) or None,
+        number("oldest_kept"),
+    )
 
 
 def history_rows(table: DeltaTable, limit: int | None = None) -> list[tuple[CommitInfo, dict]]:
@@ -234,8 +291,11 @@ def check(folder: Path, table: DeltaTable, entity: str | None, *, deep: bool = F
                 return problem
         actions = pa.table(table.get_add_actions(flatten=True))
         paths = actions.column("path").to_pylist()
-        rows = actions.column("num_records").to_pylist() if "num_records" in actions.column_names \
+        rows = (
+            actions.column("num_records").to_pylist()
+            if "num_records" in actions.column_names
             else [None] * len(paths)
+        )
         sizes = actions.column("size_bytes").to_pylist()
         for path, n, size in zip(paths, rows, sizes):
             problem = _footer_problem(folder, path, n, size)
@@ -257,30 +317,60 @@ def add_files(folder: Path, parts: list[tuple[Path, int]]) -> list[AddAction]:
         name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
         os.replace(path, folder / name)
         stat = (folder / name).stat()
-        actions.append(AddAction(name, stat.st_size, {}, int(stat.st_mtime * 1000), True,
-                                 json.dumps({"numRecords": rows})))
+        actions.append(
+            AddAction(
+                name,
+                stat.st_size,
+                {},
+                int(stat.st_mtime * 1000),
+                True,
+                json.dumps({"numRecords": rows}),
+            )
+        )
     fsync_dir(folder)
     return actions
 
 
-def commit_files(folder: Path, table: DeltaTable | None, actions: list[AddAction],
-                 schema: pa.Schema, properties: CommitProperties, name: str) -> None:
+def commit_files(
+    folder: Path,
+    table: DeltaTable | None,
+    actions: list[AddAction],
+    schema: pa.Schema,
+    properties: CommitProperties,
+    name: str,
+) -> None:
     """Commit data files already in the folder as the table's whole content: a new table,
     or an overwrite of the old one (one commit either way)."""
     delta_schema = Schema.from_arrow(schema)
     if table is None:
-        create_table_with_add_actions(str(folder), delta_schema, actions, mode="error", name=name,
-                                      description=f"dealframe mirror: {name}",
-                                      commit_properties=properties)
+        create_table_with_add_actions(
+            str(folder),
+            delta_schema,
+            actions,
+            mode="error",
+            name=name,
+            description=f"dealframe mirror: {name}",
+            commit_properties=properties,
+        )
     else:
         every: list[AddAction | RemoveAction] = [*actions]
-        table.create_write_transaction(every, mode="overwrite", schema=delta_schema,
-                                       commit_properties=properties)
+        table.create_write_transaction(
+            every, mode="overwrite", schema=delta_schema, commit_properties=properties
+        )
 
 
-def write_rows(folder: Path, batches: Iterator[pa.RecordBatch], schema: pa.Schema, *, mode: str,
-               properties: CommitProperties, name: str, partition_by: list[str] | None = None,
-               predicate: str | None = None, keep_schema: bool = False) -> None:
+def write_rows(
+    folder: Path,
+    batches: Iterator[pa.RecordBatch],
+    schema: pa.Schema,
+    *,
+    mode: str,
+    properties: CommitProperties,
+    name: str,
+    partition_by: list[str] | None = None,
+    predicate: str | None = None,
+    keep_schema: bool = False,
+) -> None:
     """Write batches as one commit (``mode`` "append" or "overwrite"), streaming them.
 
     An overwrite without a predicate replaces the schema too (a repair of a table that
@@ -288,11 +378,18 @@ def write_rows(folder: Path, batches: Iterator[pa.RecordBatch], schema: pa.Schem
     """
     reader = pa.RecordBatchReader.from_batches(schema, batches)
     replace = mode == "overwrite" and predicate is None and not keep_schema
-    write_deltalake(str(folder), reader, mode=mode,  # type: ignore[call-overload]
-                    schema_mode="overwrite" if replace else None,
-                    name=name, description=f"dealframe mirror: {name}", partition_by=partition_by,
-                    predicate=predicate, writer_properties=writer_properties(),
-                    commit_properties=properties)
+    write_deltalake(
+        str(folder),
+        reader,
+        mode=mode,  # type: ignore[call-overload]
+        schema_mode="overwrite" if replace else None,
+        name=name,
+        description=f"dealframe mirror: {name}",
+        partition_by=partition_by,
+        predicate=predicate,
+        writer_properties=writer_properties(),
+        commit_properties=properties,
+    )
 
 
 def sql_in(column: str, values: list[str]) -> str:
@@ -307,8 +404,9 @@ def sql_in(column: str, values: list[str]) -> str:
     return f"{column} IN ({quoted})"
 
 
-def replace_files(folder: Path, table: DeltaTable, old: list[Path], rows: pa.Table,
-                  properties: CommitProperties) -> None:
+def replace_files(
+    folder: Path, table: DeltaTable, old: list[Path], rows: pa.Table, properties: CommitProperties
+) -> None:
     """One commit that removes the data files ``old`` and adds ``rows`` as a new file,
     written with pyarrow (a third faster than delta-rs's writer here, measured)."""
     name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
@@ -319,15 +417,31 @@ def replace_files(folder: Path, table: DeltaTable, old: list[Path], rows: pa.Tab
     stat = path.stat()
     now = int(time.time() * 1000)
     actions: list[AddAction | RemoveAction] = [
-        RemoveAction(str(p.relative_to(folder)), True, now, p.stat().st_size) for p in old]
-    actions.append(AddAction(name, stat.st_size, {}, int(stat.st_mtime * 1000), True,
-                             json.dumps({"numRecords": rows.num_rows})))
-    table.create_write_transaction(actions, mode="append", schema=Schema.from_arrow(rows.schema),
-                                   commit_properties=properties)
+        RemoveAction(str(p.relative_to(folder)), True, now, p.stat().st_size) for p in old
+    ]
+    actions.append(
+        AddAction(
+            name,
+            stat.st_size,
+            {},
+            int(stat.st_mtime * 1000),
+            True,
+            json.dumps({"numRecords": rows.num_rows}),
+        )
+    )
+    table.create_write_transaction(
+        actions, mode="append", schema=Schema.from_arrow(rows.schema), commit_properties=properties
+    )
 
 
-def upsert_rows(folder: Path, table: DeltaTable, rows: pa.Table, key: str,
-                properties: CommitProperties, name: str) -> None:
+def upsert_rows(
+    folder: Path,
+    table: DeltaTable,
+    rows: pa.Table,
+    key: str,
+    properties: CommitProperties,
+    name: str,
+) -> None:
     """Replace the rows whose ``key`` is in ``rows`` and insert the others, as one commit.
 
     Delta without deletion vectors (delta-rs writes none) is copy-on-write: every
@@ -345,8 +459,9 @@ def upsert_rows(folder: Path, table: DeltaTable, rows: pa.Table, key: str,
     fail on any ``WHERE`` over a string column; writes keep the types given.
     """
     keys = rows.column(key).drop_null().unique()
-    stored = int(pc.sum(pa.table(table.get_add_actions(flatten=True)).column("num_records"))
-                 .as_py() or 0)
+    stored = int(
+        pc.sum(pa.table(table.get_add_actions(flatten=True)).column("num_records")).as_py() or 0
+    )
     if stored <= IN_MEMORY_MAX_ROWS:  # the whole table is rewritten either way: do it in Arrow
         files = data_files(folder, table)
         old = ds.dataset([str(p) for p in files], format="parquet", schema=rows.schema).to_table()
@@ -354,14 +469,20 @@ def upsert_rows(folder: Path, table: DeltaTable, rows: pa.Table, key: str,
         replace_files(folder, table, files, pa.concat_tables([kept, rows]), properties)
         return
     if len(keys) <= IN_LIST_MAX:
-        write_deltalake(str(folder), rows, mode="overwrite",
-                        predicate=sql_in(key, keys.to_pylist()),
-                        writer_properties=writer_properties(), commit_properties=properties)
+        write_deltalake(
+            str(folder),
+            rows,
+            mode="overwrite",
+            predicate=sql_in(key, keys.to_pylist()),
+            writer_properties=writer_properties(),
+            commit_properties=properties,
+        )
         return
     schema = rows.schema
     drop = keys
-    dataset = ds.dataset([str(p) for p in data_files(folder, table)], format="parquet",
-                         schema=schema)
+    dataset = ds.dataset(
+        [str(p) for p in data_files(folder, table)], format="parquet", schema=schema
+    )
 
     def batches() -> Iterator[pa.RecordBatch]:
         for batch in dataset.to_batches(batch_size=ROW_GROUP_ROWS):
@@ -370,8 +491,15 @@ def upsert_rows(folder: Path, table: DeltaTable, rows: pa.Table, key: str,
                 yield kept
         yield from rows.to_batches()
 
-    write_rows(folder, batches(), schema, mode="overwrite", properties=properties, name=name,
-               keep_schema=True)
+    write_rows(
+        folder,
+        batches(),
+        schema,
+        mode="overwrite",
+        properties=properties,
+        name=name,
+        keep_schema=True,
+    )
 
 
 def data_files(folder: Path, table: DeltaTable) -> list[Path]:

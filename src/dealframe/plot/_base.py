@@ -20,14 +20,25 @@ from matplotlib.figure import Figure
 
 from dealframe.errors import ValidationError
 
-__all__ = ["ACCENT", "MUTED", "PALETTE", "SECOND", "alt_text", "axes_for", "empty", "figure",
-           "finish", "png", "set_alt", "ticks"]
+__all__ = [
+    "ACCENT",
+    "MUTED",
+    "PALETTE",
+    "SECOND",
+    "alt_text",
+    "axes_for",
+    "empty",
+    "figure",
+    "finish",
+    "png",
+    "set_alt",
+    "ticks",
+]
 
 ACCENT = "#1f5f8b"
 SECOND = "#e07b39"
 MUTED = "#9aa5b1"
-PALETTE = ("#1f5f8b", "#e07b39", "#3a9d5d", "#c0392b", "#8e6bb8", "#7f8c8d", "#d4a017",
-           "#17a2b8")
+PALETTE = ("#1f5f8b", "#e07b39", "#3a9d5d", "#c0392b", "#8e6bb8", "#7f8c8d", "#d4a017", "#17a2b8")
 _GRID = "#e5e8eb"
 
 _ALT: weakref.WeakKeyDictionary[Axes, str] = weakref.WeakKeyDictionary()
@@ -66,9 +77,15 @@ def _style(ax: Axes, grid: Literal["x", "y", "both"] = "y") -> None:
     ax.set_axisbelow(True)
 
 
-def finish(ax: Axes, title: str, xlabel: str, ylabel: str, alt: str,
-           grid: Literal["x", "y", "both"] = "y",
-           title_pad: float = 6.0) -> Axes:
+def finish(
+    ax: Axes,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    alt: str,
+    grid: Literal["x", "y", "both"] = "y",
+    title_pad: float = 6.0,
+) -> Axes:
     """Title, axis labels, house style and alt text: the last step of every chart."""
     _style(ax, grid)
     ax.set_title(title, loc="left", fontsize=11, pad=title_pad)
@@ -80,8 +97,9 @@ def finish(ax: Axes, title: str, xlabel: str, ylabel: str, alt: str,
 
 def empty(ax: Axes, title: str, xlabel: str, ylabel: str, why: str = "no data") -> Axes:
     """A chart with nothing to draw: its title and labels, and ``why`` in the middle."""
-    ax.text(0.5, 0.5, why, ha="center", va="center", color=MUTED, fontsize=13,
-            transform=ax.transAxes)
+    ax.text(
+        0.5, 0.5, why, ha="center", va="center", color=MUTED, fontsize=13, transform=ax.transAxes
+    )
     ax.set_xticks([])
     ax.set_yticks([])
     return finish(ax, title, xlabel, ylabel, f"{title}: {why}.")
@@ -134,5 +152,6 @@ def ticks(ax: Axes, labels: list[str], most: int = 12, rotate: bool = True) -> N
     """Category tick labels on x, at most ``most`` of them."""
     step = max(1, int(np.ceil(len(labels) / most)))
     ax.set_xticks(range(0, len(labels), step))
-    ax.set_xticklabels(labels[::step], rotation=45 if rotate else 0,
-                       ha="right" if rotate else "center", fontsize=8)
+    ax.set_xticklabels(
+        labels[::step], rotation=45 if rotate else 0, ha="right" if rotate else "center", fontsize=8
+    )

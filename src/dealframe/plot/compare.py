@@ -33,8 +33,9 @@ def group_n(values: pd.Series) -> int:
     return int(values.attrs.get("n", len(values)))
 
 
-def multiple_groups(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue",
-                    window: Any = None) -> dict[str, pd.Series]:
+def multiple_groups(
+    current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue", window: Any = None
+) -> dict[str, pd.Series]:
     """The multiples of each group: public comps, all deals, funding rounds, M&A.
 
     Public comps are ``current``'s trailing multiple (:data:`PUBLIC_COUNTERPART`), every
@@ -60,28 +61,46 @@ def multiple_groups(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "e
         raise ValidationError("metric", f"one of {', '.join(PUBLIC_COUNTERPART)}", got=metric)
     for argument, frame in (("current", current), ("deals", deals)):
         if not isinstance(frame, pd.DataFrame):
-            raise ValidationError(argument, "a DataFrame from the client",
-                                  got=type(frame).__name__)
-    public = meaningful(current, PUBLIC_COUNTERPART[metric]).dropna() \
-        if PUBLIC_COUNTERPART[metric] in current else pd.Series([], dtype=float)
+            raise ValidationError(argument, "a DataFrame from the client", got=type(frame).__name__)
+    public = (
+        meaningful(current, PUBLIC_COUNTERPART[metric]).dropna()
+        if PUBLIC_COUNTERPART[metric] in current
+        else pd.Series([], dtype=float)
+    )
     if metric not in deals or "deal_date" not in deals:
         nothing = pd.Series([], dtype=float)
-        return {"public comps": public.reset_index(drop=True), "all deals": nothing,
-                "funding rounds": nothing, "M&A": nothing}
+        return {
+            "public comps": public.reset_index(drop=True),
+            "all deals": nothing,
+            "funding rounds": nothing,
+            "M&A": nothing,
+        }
     window = deal_window(deals, window)
-    is_ma = (deals["deal_type"].astype(object) == "M&A").to_numpy(dtype=bool) \
-        if "deal_type" in deals else np.zeros(len(deals), dtype=bool)
-    groups = {"public comps": public.reset_index(drop=True),
-              "all deals": trimmed_multiples(deals, metric, window).reset_index(drop=True)}
+    is_ma = (
+        (deals["deal_type"].astype(object) == "M&A").to_numpy(dtype=bool)
+        if "deal_type" in deals
+        else np.zeros(len(deals), dtype=bool)
+    )
+    groups = {
+        "public comps": public.reset_index(drop=True),
+        "all deals": trimmed_multiples(deals, metric, window).reset_index(drop=True),
+    }
     if is_ma.any() and not is_ma.all():  # else the one kind of deal is "all deals"
-        groups["funding rounds"] = trimmed_multiples(deals.loc[~is_ma], metric,
-                                                     window).reset_index(drop=True)
+        groups["funding rounds"] = trimmed_multiples(deals.loc[~is_ma], metric, window).reset_index(
+            drop=True
+        )
         groups["M&A"] = trimmed_multiples(deals.loc[is_ma], metric, window).reset_index(drop=True)
     return groups
 
 
-def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue",
-                      *, window: Any = None, ax: Axes | None = None) -> Axes:
+def private_vs_public(
+    current: pd.DataFrame,
+    deals: pd.DataFrame,
+    metric: str = "ev_revenue",
+    *,
+    window: Any = None,
+    ax: Axes | None = None,
+) -> Axes:
     """Box plots of a multiple: the public comps today beside the deals (all, rounds, M&A).
 
     The values of each group are those of :func:`multiple_groups` (deals: NM values out and
@@ -127,12 +146,26 @@ def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = 
         values = groups[name].to_numpy(dtype=float)
         positive = values[values > 0]
         if not len(positive):
-            ax.text(0.5, yi, "n/a (too few values)", va="center", ha="center", fontsize=8,
-                    color="#888888", transform=blended_transform_factory(ax.transAxes,
-                                                                         ax.transData))
+            ax.text(
+                0.5,
+                yi,
+                "n/a (too few values)",
+                va="center",
+                ha="center",
+                fontsize=8,
+                color="#888888",
+                transform=blended_transform_factory(ax.transAxes, ax.transData),
+            )
             continue
-        box = ax.boxplot(positive, positions=[yi], orientation="horizontal", widths=0.55,
-                         showfliers=False, patch_artist=True, medianprops={"color": "black"})
+        box = ax.boxplot(
+            positive,
+            positions=[yi],
+            orientation="horizontal",
+            widths=0.55,
+            showfliers=False,
+            patch_artist=True,
+            medianprops={"color": "black"},
+        )
         for patch in box["boxes"]:
             patch.set(facecolor=colour, alpha=0.35, edgecolor=colour)
         median = float(np.median(positive))
@@ -144,8 +177,15 @@ def private_vs_public(current: pd.DataFrame, deals: pd.DataFrame, metric: str = 
     ax.set_yticks(y, [f"{k}\nn={group_n(v)}" for k, v in groups.items()], fontsize=8)
     medians = {k: float(np.median(v)) for k, v in filled.items()}
     parts = [f"{k} median {m:.1f}x (n={group_n(groups[k])})" for k, m in medians.items()]
-    alt = (f"Box plots of {label} on a log scale, whiskers at 1.5 IQR, deals trimmed as the "
-           "service trims them: " + "; ".join(parts)
-           + "." + ("" if len(filled) == len(groups) else
-                    f" No value for {', '.join(k for k in groups if k not in filled)}."))
+    alt = (
+        f"Box plots of {label} on a log scale, whiskers at 1.5 IQR, deals trimmed as the "
+        "service trims them: "
+        + "; ".join(parts)
+        + "."
+        + (
+            ""
+            if len(filled) == len(groups)
+            else f" No value for {', '.join(k for k in groups if k not in filled)}."
+        )
+    )
     return finish(ax, title, xlabel, ylabel, alt, grid="x")

@@ -27,9 +27,13 @@ FIELD_LABELS: dict[str, str] = {
     "marginEbitdaLtm": "EBITDA margin, LTM (%)",
     "ruleOf40": "rule of 40 (%)",
 }
-_SHORT = {"evRevenueLtm": "EV/Revenue LTM", "evRevenueNtm": "EV/Revenue NTM",
-          "evEbitdaLtm": "EV/EBITDA LTM", "evEbitdaNtm": "EV/EBITDA NTM",
-          "revenueGrowthNtmLtm": "growth NTM/LTM"}
+_SHORT = {
+    "evRevenueLtm": "EV/Revenue LTM",
+    "evRevenueNtm": "EV/Revenue NTM",
+    "evEbitdaLtm": "EV/EBITDA LTM",
+    "evEbitdaNtm": "EV/EBITDA NTM",
+    "revenueGrowthNtmLtm": "growth NTM/LTM",
+}
 
 
 def _need(frame: Any, argument: str, columns: tuple[str, ...]) -> pd.DataFrame:
@@ -51,8 +55,14 @@ def _short_name(name: str, most: int = 22) -> str:
     return name if len(name) <= most else name[: most - 1].rstrip() + "…"
 
 
-def comps_multiples(current: pd.DataFrame, column: str = "evRevenueNtm", *, top: int = 25,
-                    bound: float | None = None, ax: Axes | None = None) -> Axes:
+def comps_multiples(
+    current: pd.DataFrame,
+    column: str = "evRevenueNtm",
+    *,
+    top: int = 25,
+    bound: float | None = None,
+    ax: Axes | None = None,
+) -> Axes:
     """A multiple for the largest companies, with "NM" and "n/a" written where there is no bar.
 
     Parameters
@@ -86,9 +96,13 @@ def comps_multiples(current: pd.DataFrame, column: str = "evRevenueNtm", *, top:
     current = _need(current, "current", (column,))
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ValidationError("top", "a positive integer", got=top)
-    shown = current.sort_values("enterpriseValue", ascending=False, na_position="last",
-                                kind="stable").head(top) if "enterpriseValue" in current \
+    shown = (
+        current.sort_values(
+            "enterpriseValue", ascending=False, na_position="last", kind="stable"
+        ).head(top)
+        if "enterpriseValue" in current
         else current.head(top)
+    )
     short = _SHORT.get(column, column)
     title = f"{short}, {len(shown)} largest of {len(current)} companies"
     ax = axes_for(ax, 7.0, 0.24 * max(len(shown), 4) + 1.3)
@@ -105,28 +119,50 @@ def comps_multiples(current: pd.DataFrame, column: str = "evRevenueNtm", *, top:
     right = np.nanmax(values) if np.isfinite(values).any() else 1.0
     for yi, v, s in zip(y, values, status):
         text = f"{v:.1f}x" if s == "ok" else s
-        ax.text((v if s == "ok" else 0) + right * 0.01, yi, text, va="center", fontsize=7,
-                color="#333333" if s == "ok" else MUTED)
+        ax.text(
+            (v if s == "ok" else 0) + right * 0.01,
+            yi,
+            text,
+            va="center",
+            fontsize=7,
+            color="#333333" if s == "ok" else MUTED,
+        )
     if np.isfinite(median):
-        ax.axvline(median, color=SECOND, linestyle="--", linewidth=1.2,
-                   label=f"median of all {len(ok_all)} meaningful: {median:.1f}x")
+        ax.axvline(
+            median,
+            color=SECOND,
+            linestyle="--",
+            linewidth=1.2,
+            label=f"median of all {len(ok_all)} meaningful: {median:.1f}x",
+        )
         ax.legend(loc="lower right", fontsize=8, frameon=False)
     ax.set_xlim(0, right * 1.12)
     counts = {s: int((status == s).sum()) for s in ("NM", "n/a")}
     bound_value = MULTIPLE_BOUNDS.get(column) if bound is None else bound
-    alt = (f"Horizontal bars of {short} for the {len(shown)} largest of {len(current)} companies"
-           f" by enterprise value. Median of the {len(ok_all)} meaningful values: "
-           + (f"{median:.1f}x." if np.isfinite(median) else "n/a.")
-           + (f" Largest shown: {_names(shown)[int(np.nanargmax(values))]} at "
-              f"{np.nanmax(values):.1f}x." if np.isfinite(values).any() else "")
-           + f" {counts['NM']} shown as NM (negative denominator or above "
-           f"{bound_value:g}x), {counts['n/a']} as n/a (no value).")
+    alt = (
+        f"Horizontal bars of {short} for the {len(shown)} largest of {len(current)} companies"
+        f" by enterprise value. Median of the {len(ok_all)} meaningful values: "
+        + (f"{median:.1f}x." if np.isfinite(median) else "n/a.")
+        + (
+            f" Largest shown: {_names(shown)[int(np.nanargmax(values))]} at "
+            f"{np.nanmax(values):.1f}x."
+            if np.isfinite(values).any()
+            else ""
+        )
+        + f" {counts['NM']} shown as NM (negative denominator or above "
+        f"{bound_value:g}x), {counts['n/a']} as n/a (no value)."
+    )
     return finish(ax, title, xlabel, ylabel, alt, grid="x")
 
 
-def growth_vs_multiple(current: pd.DataFrame, x: str = "revenueGrowthNtmLtm",
-                       y: str = "evRevenueNtm", *, label_top: int = 8,
-                       ax: Axes | None = None) -> Axes:
+def growth_vs_multiple(
+    current: pd.DataFrame,
+    x: str = "revenueGrowthNtmLtm",
+    y: str = "evRevenueNtm",
+    *,
+    label_top: int = 8,
+    ax: Axes | None = None,
+) -> Axes:
     """Revenue growth against a multiple, one point per company, sized by enterprise value.
 
     The y axis is logarithmic (multiples are log-normal with outliers). The ``label_top``
@@ -154,13 +190,20 @@ def growth_vs_multiple(current: pd.DataFrame, x: str = "revenueGrowthNtmLtm",
     xlabel, ylabel = FIELD_LABELS.get(x, x), FIELD_LABELS.get(y, y) + ", log scale"
     if not ok.any():
         return empty(ax, title, xlabel, ylabel)
-    ev = pd.to_numeric(current["enterpriseValue"], errors="coerce").to_numpy(
-        dtype=float, na_value=np.nan) if "enterpriseValue" in current else np.ones(len(current))
-    scale = max(float(np.nanmax(np.where(ok, ev, np.nan))) if np.isfinite(ev[ok]).any() else 1,
-                1e-9)
+    ev = (
+        pd.to_numeric(current["enterpriseValue"], errors="coerce").to_numpy(
+            dtype=float, na_value=np.nan
+        )
+        if "enterpriseValue" in current
+        else np.ones(len(current))
+    )
+    scale = max(
+        float(np.nanmax(np.where(ok, ev, np.nan))) if np.isfinite(ev[ok]).any() else 1, 1e-9
+    )
     size = 12 + 180 * np.sqrt(np.clip(np.nan_to_num(ev), 0, None) / scale)
-    ax.scatter(xs[ok], ys[ok], s=size[ok], color=ACCENT, alpha=0.5, edgecolor="white",
-               linewidth=0.6)
+    ax.scatter(
+        xs[ok], ys[ok], s=size[ok], color=ACCENT, alpha=0.5, edgecolor="white", linewidth=0.6
+    )
     ax.set_yscale("log")
     ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
@@ -169,19 +212,25 @@ def growth_vs_multiple(current: pd.DataFrame, x: str = "revenueGrowthNtmLtm",
     biggest = [i for i in np.argsort(-np.nan_to_num(ev, nan=-1.0), kind="stable") if ok[i]]
     placed = place_labels(ax, [(xs[i], ys[i], _short_name(names[i])) for i in biggest[:label_top]])
     corr = pd.Series(xs[ok]).corr(pd.Series(np.log(ys[ok]))) if ok.sum() > 2 else np.nan
-    alt = (f"Scatter of {int(ok.sum())} companies: {FIELD_LABELS.get(x, x)} on x, {short} on a "
-           f"log y axis, points sized by enterprise value. Median growth "
-           f"{np.median(xs[ok]):.1f}%, median {short} {np.median(ys[ok]):.1f}x"
-           + (f"; correlation of growth with log multiple {corr:.2f}." if np.isfinite(corr)
-              else ".")
-           + f" {placed} largest companies named."
-           + (f" {len(current) - int(ok.sum())} companies without both values (or NM) are not "
-              "plotted." if ok.sum() < len(current) else ""))
+    alt = (
+        f"Scatter of {int(ok.sum())} companies: {FIELD_LABELS.get(x, x)} on x, {short} on a "
+        f"log y axis, points sized by enterprise value. Median growth "
+        f"{np.median(xs[ok]):.1f}%, median {short} {np.median(ys[ok]):.1f}x"
+        + (f"; correlation of growth with log multiple {corr:.2f}." if np.isfinite(corr) else ".")
+        + f" {placed} largest companies named."
+        + (
+            f" {len(current) - int(ok.sum())} companies without both values (or NM) are not "
+            "plotted."
+            if ok.sum() < len(current)
+            else ""
+        )
+    )
     return finish(ax, title, xlabel, ylabel, alt)
 
 
-def group_history(history: pd.DataFrame, column: str = "evRevenueNtm", *,
-                  ax: Axes | None = None) -> Axes:
+def group_history(
+    history: pd.DataFrame, column: str = "evRevenueNtm", *, ax: Axes | None = None
+) -> Axes:
     """The group's monthly median of a field (``group_time_series``), with the latest value.
 
     Examples
@@ -201,24 +250,34 @@ def group_history(history: pd.DataFrame, column: str = "evRevenueNtm", *,
     span = f"{months[0]} to {months[-1]}" if len(months) else "no months"
     title = f"Median {short} of the group by month, {span}"
     ylabel = "median " + FIELD_LABELS.get(column, column)
-    values = pd.to_numeric(history[column], errors="coerce").to_numpy(dtype=float,
-                                                                      na_value=np.nan)
+    values = pd.to_numeric(history[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     if not np.isfinite(values).any():
         return empty(ax, title, "month", ylabel)
     x = months.to_timestamp()
     ax.plot(x, values, color=ACCENT, linewidth=2)
     last = int(np.flatnonzero(np.isfinite(values))[-1])
-    ax.annotate(f"{values[last]:.2f}x", (x[last], values[last]), textcoords="offset points",
-                xytext=(4, 4), fontsize=9, color=ACCENT)
+    ax.annotate(
+        f"{values[last]:.2f}x",
+        (x[last], values[last]),
+        textcoords="offset points",
+        xytext=(4, 4),
+        fontsize=9,
+        color=ACCENT,
+    )
     gaps = int((~np.isfinite(values)).sum())
     companies = history.attrs.get("companies")
     year_ago = last - 12
-    change = (f" {values[last] / values[year_ago] - 1:+.0%} on twelve months earlier "
-              f"({values[year_ago]:.2f}x)." if year_ago >= 0 and np.isfinite(values[year_ago])
-              else "")
-    alt = (f"Line of the group's median {short} by month from {span}"
-           + (f", over {companies} companies" if companies else "")
-           + f". Latest {months[last]}: {values[last]:.2f}x;{change} Range "
-           f"{np.nanmin(values):.2f}x to {np.nanmax(values):.2f}x."
-           + (f" {gaps} months have no value and leave a gap." if gaps else ""))
+    change = (
+        f" {values[last] / values[year_ago] - 1:+.0%} on twelve months earlier "
+        f"({values[year_ago]:.2f}x)."
+        if year_ago >= 0 and np.isfinite(values[year_ago])
+        else ""
+    )
+    alt = (
+        f"Line of the group's median {short} by month from {span}"
+        + (f", over {companies} companies" if companies else "")
+        + f". Latest {months[last]}: {values[last]:.2f}x;{change} Range "
+        f"{np.nanmin(values):.2f}x to {np.nanmax(values):.2f}x."
+        + (f" {gaps} months have no value and leave a gap." if gaps else "")
+    )
     return finish(ax, title, "month", ylabel, alt)

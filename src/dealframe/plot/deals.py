@@ -25,9 +25,12 @@ __all__ = ["METRIC_LABELS", "capital_raised", "deals_per_quarter", "quarterly_me
 
 #: Axis text and number format of each aggregate metric.
 METRIC_LABELS: dict[str, tuple[str, str]] = {
-    "ev_revenue": ("EV/Revenue", "{:.1f}x"), "ev_ebitda": ("EV/EBITDA", "{:.1f}x"),
-    "valuation": ("valuation ($m)", "{:,.0f}"), "raised": ("amount raised ($m)", "{:,.1f}"),
-    "revenue": ("revenue ($m)", "{:,.1f}"), "ebitda": ("EBITDA ($m)", "{:,.1f}"),
+    "ev_revenue": ("EV/Revenue", "{:.1f}x"),
+    "ev_ebitda": ("EV/EBITDA", "{:.1f}x"),
+    "valuation": ("valuation ($m)", "{:,.0f}"),
+    "raised": ("amount raised ($m)", "{:,.1f}"),
+    "revenue": ("revenue ($m)", "{:,.1f}"),
+    "ebitda": ("EBITDA ($m)", "{:,.1f}"),
 }
 
 
@@ -43,8 +46,7 @@ def _partial_note(table: pd.DataFrame) -> str:
     return f" Partial quarters, drawn hatched: {', '.join(parts)}."
 
 
-def deals_per_quarter(deals: pd.DataFrame, *, window: Any = None, ax: Axes | None = None
-                      ) -> Axes:
+def deals_per_quarter(deals: pd.DataFrame, *, window: Any = None, ax: Axes | None = None) -> Axes:
     """Deals per quarter, stacked by deal type.
 
     Parameters
@@ -79,32 +81,50 @@ def deals_per_quarter(deals: pd.DataFrame, *, window: Any = None, ax: Axes | Non
     for name in types:  # one colour per deal type, whichever types a cohort has
         values = table[name].to_numpy(dtype=float)
         colour = PALETTE[every.index(name) % len(PALETTE)]
-        ax.bar(x[~partial], values[~partial], bottom=bottom[~partial], color=colour, width=0.8,
-               label=name)
+        ax.bar(
+            x[~partial],
+            values[~partial],
+            bottom=bottom[~partial],
+            color=colour,
+            width=0.8,
+            label=name,
+        )
         if partial.any():
-            ax.bar(x[partial], values[partial], bottom=bottom[partial], color=colour, width=0.8,
-                   alpha=0.35, hatch="//", edgecolor="white")
+            ax.bar(
+                x[partial],
+                values[partial],
+                bottom=bottom[partial],
+                color=colour,
+                width=0.8,
+                alpha=0.35,
+                hatch="//",
+                edgecolor="white",
+            )
         bottom += values
     ticks(ax, _tick_labels(list(table.index), partial))
     handles, _ = ax.get_legend_handles_labels()
     if partial.any():
-        handles.append(Patch(facecolor="white", edgecolor=MUTED, hatch="//",
-                             label="partial quarter"))
+        handles.append(
+            Patch(facecolor="white", edgecolor=MUTED, hatch="//", label="partial quarter")
+        )
     _legend_on_top(ax, handles, float(np.max(bottom)))
     full = table[~table["partial"]]
     busiest = full["total"].idxmax() if len(full) else table["total"].idxmax()
-    alt = (f"Stacked bars of deals per quarter by deal type, {total:,} deals over "
-           f"{len(table)} quarters ({table.index[0]} to {table.index[-1]}); the busiest "
-           f"quarter was {busiest} with {int(table.loc[busiest, 'total']):,} deals."
-           + _partial_note(table))
+    alt = (
+        f"Stacked bars of deals per quarter by deal type, {total:,} deals over "
+        f"{len(table)} quarters ({table.index[0]} to {table.index[-1]}); the busiest "
+        f"quarter was {busiest} with {int(table.loc[busiest, 'total']):,} deals."
+        + _partial_note(table)
+    )
     return finish(ax, title, "quarter", "deals", alt)
 
 
 def _legend_on_top(ax: Axes, handles: list[Any], top: float) -> None:
     """A legend in a band left free over the bars (never over the axis labels)."""
     ax.set_ylim(0, top * 1.3 if top > 0 else 1)
-    ax.legend(handles=handles, fontsize=7, frameon=False, loc="upper left",
-              ncols=min(len(handles), 4))
+    ax.legend(
+        handles=handles, fontsize=7, frameon=False, loc="upper left", ncols=min(len(handles), 4)
+    )
 
 
 def _money(value: float) -> str:
@@ -130,8 +150,10 @@ def capital_raised(deals: pd.DataFrame, *, window: Any = None, ax: Axes | None =
     table = quarterly_activity(deals, window)
     ax = axes_for(ax, 7.0, 3.8)
     disclosed = int(table["raised_n"].sum())
-    title = (f"Capital raised per quarter, {disclosed:,} of {int(table['total'].sum()):,} deals "
-             "disclosed an amount")
+    title = (
+        f"Capital raised per quarter, {disclosed:,} of {int(table['total'].sum()):,} deals "
+        "disclosed an amount"
+    )
     ylabel = "raised (millions USD)"
     if not np.isfinite(table["raised"].to_numpy(dtype=float)).any():
         return empty(ax, title, "quarter", ylabel, "no deal disclosed an amount")
@@ -142,34 +164,63 @@ def capital_raised(deals: pd.DataFrame, *, window: Any = None, ax: Axes | None =
     ax.bar(x[solid], raised[solid], color=ACCENT, width=0.8)
     faint = partial & np.isfinite(raised)
     if faint.any():
-        ax.bar(x[faint], raised[faint], color=ACCENT, width=0.8, alpha=0.35, hatch="//",
-               edgecolor="white", label="partial quarter")
+        ax.bar(
+            x[faint],
+            raised[faint],
+            color=ACCENT,
+            width=0.8,
+            alpha=0.35,
+            hatch="//",
+            edgecolor="white",
+            label="partial quarter",
+        )
     top = float(np.nanmax(raised))
     if partial.any():
-        _legend_on_top(ax, [Patch(facecolor="white", edgecolor=MUTED, hatch="//",
-                                  label="partial quarter")], top)
+        _legend_on_top(
+            ax,
+            [Patch(facecolor="white", edgecolor=MUTED, hatch="//", label="partial quarter")],
+            top,
+        )
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     for xi, value, n in zip(x, raised, table["raised_n"]):
         if np.isfinite(value):
-            ax.text(float(xi), value + top * 0.01, f"n={n}", ha="center", va="bottom", fontsize=6,
-                    color="#555555")
+            ax.text(
+                float(xi),
+                value + top * 0.01,
+                f"n={n}",
+                ha="center",
+                va="bottom",
+                fontsize=6,
+                color="#555555",
+            )
         else:
-            ax.text(float(xi), top * 0.02, "n/a", ha="center", va="bottom", fontsize=7, color=MUTED,
-                    rotation=90)
+            ax.text(
+                float(xi),
+                top * 0.02,
+                "n/a",
+                ha="center",
+                va="bottom",
+                fontsize=7,
+                color=MUTED,
+                rotation=90,
+            )
     ticks(ax, _tick_labels(list(table.index), partial))
     full = table[~table["partial"] & table["raised"].notna()]
     best = full["raised"].idxmax() if len(full) else table["raised"].idxmax()
     gaps = int((~np.isfinite(raised)).sum())
-    alt = (f"Bars of capital raised per quarter, {_money(float(np.nansum(raised)))} in total "
-           f"over {len(table)} quarters from {disclosed:,} deals that disclosed an amount; the "
-           f"largest quarter was {best} with {_money(float(table.loc[best, 'raised']))}."
-           + (f" {gaps} quarters have no disclosed amount and are marked n/a." if gaps else "")
-           + _partial_note(table))
+    alt = (
+        f"Bars of capital raised per quarter, {_money(float(np.nansum(raised)))} in total "
+        f"over {len(table)} quarters from {disclosed:,} deals that disclosed an amount; the "
+        f"largest quarter was {best} with {_money(float(table.loc[best, 'raised']))}."
+        + (f" {gaps} quarters have no disclosed amount and are marked n/a." if gaps else "")
+        + _partial_note(table)
+    )
     return finish(ax, title, "quarter", ylabel, alt)
 
 
-def quarterly_medians(buckets: pd.DataFrame, *, local: pd.DataFrame | None = None,
-                      ax: Axes | None = None) -> Axes:
+def quarterly_medians(
+    buckets: pd.DataFrame, *, local: pd.DataFrame | None = None, ax: Axes | None = None
+) -> Axes:
     """Median of a deal metric per bucket with its q1-q3 band, n under every bucket.
 
     Parameters
@@ -204,16 +255,18 @@ def quarterly_medians(buckets: pd.DataFrame, *, local: pd.DataFrame | None = Non
     """
     needed = ("bucket", "n", "median", "q1", "q3")
     if not isinstance(buckets, pd.DataFrame) or any(c not in buckets for c in needed):
-        raise ValidationError("buckets", "an aggregate or bucket_medians frame (bucket, n, "
-                                         "median, q1, q3 ...)", got=type(buckets).__name__)
+        raise ValidationError(
+            "buckets",
+            "an aggregate or bucket_medians frame (bucket, n, median, q1, q3 ...)",
+            got=type(buckets).__name__,
+        )
     metric = str(buckets.attrs.get("metric", "value"))
     label, fmt = METRIC_LABELS.get(metric, (metric, "{:.2f}"))
     methodology = buckets.attrs.get("methodology") or {}
     threshold = methodology.get("small_n_threshold")
     ax = axes_for(ax, 7.0, 3.9)
     n = pd.to_numeric(buckets["n"], errors="coerce").fillna(0).to_numpy(dtype=int)
-    med = pd.to_numeric(buckets["median"], errors="coerce").to_numpy(dtype=float,
-                                                                     na_value=np.nan)
+    med = pd.to_numeric(buckets["median"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     title = f"Median {label} per quarter, n = {int(n.sum()):,} deals with a value"
     ylabel = f"median {label}"
     if not len(buckets) or not np.isfinite(med).any():
@@ -221,8 +274,9 @@ def quarterly_medians(buckets: pd.DataFrame, *, local: pd.DataFrame | None = Non
     window = methodology.get("date_range") or {}
     partial = np.zeros(len(buckets), dtype=bool)
     if window.get("from") and window.get("to") and "period_start" in buckets:
-        partial = partial_periods(buckets["period_start"], buckets["period_end"],
-                                  (window["from"], window["to"]))
+        partial = partial_periods(
+            buckets["period_start"], buckets["period_end"], (window["from"], window["to"])
+        )
     x = np.arange(len(buckets))
     q1 = pd.to_numeric(buckets["q1"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     q3 = pd.to_numeric(buckets["q3"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
@@ -232,37 +286,76 @@ def quarterly_medians(buckets: pd.DataFrame, *, local: pd.DataFrame | None = Non
     ax.plot(x[full], med[full], "o", color=ACCENT, markersize=4)
     if (np.isfinite(med) & partial).any():
         part = np.isfinite(med) & partial
-        ax.plot(x[part], med[part], "o", markerfacecolor="white", color=ACCENT, markersize=5,
-                label="partial quarter")
+        ax.plot(
+            x[part],
+            med[part],
+            "o",
+            markerfacecolor="white",
+            color=ACCENT,
+            markersize=5,
+            label="partial quarter",
+        )
     if "median_low" in buckets and "median_high" in buckets:
-        low = pd.to_numeric(buckets["median_low"], errors="coerce").to_numpy(dtype=float,
-                                                                            na_value=np.nan)
-        high = pd.to_numeric(buckets["median_high"], errors="coerce").to_numpy(dtype=float,
-                                                                              na_value=np.nan)
+        low = pd.to_numeric(buckets["median_low"], errors="coerce").to_numpy(
+            dtype=float, na_value=np.nan
+        )
+        high = pd.to_numeric(buckets["median_high"], errors="coerce").to_numpy(
+            dtype=float, na_value=np.nan
+        )
         shown = np.isfinite(low) & np.isfinite(high) & np.isfinite(med)
         if shown.any():
             level = (buckets.attrs.get("ci") or {}).get("confidence", 0.9)
-            ax.errorbar(x[shown], med[shown], yerr=[med[shown] - low[shown],
-                                                    high[shown] - med[shown]],
-                        fmt="none", ecolor=SECOND, elinewidth=1.2, capsize=3,
-                        label=f"{level:.0%} interval of the median (small n)")
+            ax.errorbar(
+                x[shown],
+                med[shown],
+                yerr=[med[shown] - low[shown], high[shown] - med[shown]],
+                fmt="none",
+                ecolor=SECOND,
+                elinewidth=1.2,
+                capsize=3,
+                label=f"{level:.0%} interval of the median (small n)",
+            )
     if local is not None and "median" in local and len(local) == len(buckets):
-        ax.plot(x, pd.to_numeric(local["median"], errors="coerce").to_numpy(
-            dtype=float, na_value=np.nan), "x", color=SECOND, markersize=6,
-            label="recomputed locally")
+        ax.plot(
+            x,
+            pd.to_numeric(local["median"], errors="coerce").to_numpy(dtype=float, na_value=np.nan),
+            "x",
+            color=SECOND,
+            markersize=6,
+            label="recomputed locally",
+        )
     row = blended_transform_factory(ax.transData, ax.transAxes)
-    ax.text(-0.6, 1.01, "n", transform=row, ha="right", va="bottom", fontsize=7,
-            color="#555555", fontweight="bold")
+    ax.text(
+        -0.6,
+        1.01,
+        "n",
+        transform=row,
+        ha="right",
+        va="bottom",
+        fontsize=7,
+        color="#555555",
+        fontweight="bold",
+    )
     for xi, count, value in zip(x, n, med):
         if np.isfinite(value):
             text, colour = f"{count}", "#555555"
         else:
             text = f"<{threshold}" if count and threshold else (f"{count}" if count else "0")
             colour = SECOND
-            ax.text(float(xi), 0.5, "n/a", transform=row, ha="center", va="center", fontsize=7,
-                    color=MUTED, rotation=90)
-        ax.text(float(xi), 1.01, text, transform=row, ha="center", va="bottom", fontsize=6,
-                color=colour)
+            ax.text(
+                float(xi),
+                0.5,
+                "n/a",
+                transform=row,
+                ha="center",
+                va="center",
+                fontsize=7,
+                color=MUTED,
+                rotation=90,
+            )
+        ax.text(
+            float(xi), 1.01, text, transform=row, ha="center", va="bottom", fontsize=6, color=colour
+        )
     labels = buckets["bucket"].astype(str).tolist()
     ticks(ax, _tick_labels(labels, partial))
     low_end = min(0.0, float(np.nanmin(q1)) if np.isfinite(q1).any() else 0.0)
@@ -271,11 +364,12 @@ def quarterly_medians(buckets: pd.DataFrame, *, local: pd.DataFrame | None = Non
     ax.legend(fontsize=7, frameon=False, loc="upper left", ncols=4)
     last = int(np.flatnonzero(np.isfinite(med))[-1])
     missing = [lab for lab, value in zip(labels, med) if not np.isfinite(value)]
-    alt = (f"Line of the median {label} of deals per quarter from {labels[0]} to {labels[-1]}"
-           f" with the q1 to q3 band; {int(n.sum()):,} deals with a value. Latest quarter with "
-           f"a median, {labels[last]}: {fmt.format(med[last])} (n={n[last]}). Range of the "
-           f"medians {fmt.format(np.nanmin(med))} to {fmt.format(np.nanmax(med))}."
-           + (f" No median (too few deals or none) in {', '.join(missing)}." if missing else "")
-           + (f" Partial quarters: {', '.join(np.asarray(labels)[partial])}."
-              if partial.any() else ""))
+    alt = (
+        f"Line of the median {label} of deals per quarter from {labels[0]} to {labels[-1]}"
+        f" with the q1 to q3 band; {int(n.sum()):,} deals with a value. Latest quarter with "
+        f"a median, {labels[last]}: {fmt.format(med[last])} (n={n[last]}). Range of the "
+        f"medians {fmt.format(np.nanmin(med))} to {fmt.format(np.nanmax(med))}."
+        + (f" No median (too few deals or none) in {', '.join(missing)}." if missing else "")
+        + (f" Partial quarters: {', '.join(np.asarray(labels)[partial])}." if partial.any() else "")
+    )
     return finish(ax, title, "quarter", ylabel, alt, title_pad=14)

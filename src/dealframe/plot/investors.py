@@ -43,13 +43,16 @@ def top_investors(deals: pd.DataFrame, *, top: int = 15, ax: Axes | None = None)
     'Most active investors: deals led or bought, top 1 of 1 (1 deals)'
     """
     if not isinstance(deals, pd.DataFrame):
-        raise ValidationError("deals", "a deals frame (client.private.deals)",
-                              got=type(deals).__name__)
+        raise ValidationError(
+            "deals", "a deals frame (client.private.deals)", got=type(deals).__name__
+        )
     everyone = investor_activity(participant_rows(deals), None)
     table = everyone.head(_top(top))
     ax = axes_for(ax, 7.0, 0.26 * max(len(table), 4) + 1.3)
-    title = (f"Most active investors: deals led or bought, top {len(table)} of {len(everyone)} "
-             f"({len(deals):,} deals)")
+    title = (
+        f"Most active investors: deals led or bought, top {len(table)} of {len(everyone)} "
+        f"({len(deals):,} deals)"
+    )
     xlabel, ylabel = "deals in the window", "investor"
     if not len(table):
         return empty(ax, title, xlabel, ylabel, "no lead investor or buyer in these deals")
@@ -63,16 +66,23 @@ def top_investors(deals: pd.DataFrame, *, top: int = 15, ax: Axes | None = None)
         ax.text(total, yi, f" {int(total)}", va="center", fontsize=7)
     ax.legend(fontsize=8, frameon=False, loc="lower right")
     first = table.iloc[0]
-    alt = (f"Horizontal bars of the {len(table)} most active of {len(everyone)} investors in "
-           f"{len(deals):,} deals, split into deals led and deals bought. Most active: "
-           f"{first['name']} with {int(first['deals'])} deals ({int(first['led'])} led, "
-           f"{int(first['bought'])} bought); number {len(table)}: {table.iloc[-1]['name']} with "
-           f"{int(table.iloc[-1]['deals'])}.")
+    alt = (
+        f"Horizontal bars of the {len(table)} most active of {len(everyone)} investors in "
+        f"{len(deals):,} deals, split into deals led and deals bought. Most active: "
+        f"{first['name']} with {int(first['deals'])} deals ({int(first['led'])} led, "
+        f"{int(first['bought'])} bought); number {len(table)}: {table.iloc[-1]['name']} with "
+        f"{int(table.iloc[-1]['deals'])}."
+    )
     return finish(ax, title, xlabel, ylabel, alt, grid="x")
 
 
-def co_investment(co_investors: pd.DataFrame, *, names: Mapping[str, str] | None = None,
-                  top: int = 15, ax: Axes | None = None) -> Axes:
+def co_investment(
+    co_investors: pd.DataFrame,
+    *,
+    names: Mapping[str, str] | None = None,
+    top: int = 15,
+    ax: Axes | None = None,
+) -> Axes:
     """Pairs of investors by deals shared, from the service's ``co_investors`` lists.
 
     Parameters
@@ -112,10 +122,12 @@ def co_investment(co_investors: pd.DataFrame, *, names: Mapping[str, str] | None
         ax.text(n, yi, f" {int(n)}", va="center", fontsize=7)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     first = shown.iloc[0]
-    alt = (f"Horizontal bars of the {len(shown)} investor pairs that shared the most deals, "
-           f"from the service's co-investor lists of {asked} investors. Top pair: "
-           f"{first['name_a']} and {first['name_b']}, {int(first['shared_deals'])} shared deals "
-           f"from {pd.Timestamp(first['first_date']).date()} to "
-           f"{pd.Timestamp(first['last_date']).date()}; pair {len(shown)}: "
-           f"{int(shown.iloc[-1]['shared_deals'])} shared deals.")
+    alt = (
+        f"Horizontal bars of the {len(shown)} investor pairs that shared the most deals, "
+        f"from the service's co-investor lists of {asked} investors. Top pair: "
+        f"{first['name_a']} and {first['name_b']}, {int(first['shared_deals'])} shared deals "
+        f"from {pd.Timestamp(first['first_date']).date()} to "
+        f"{pd.Timestamp(first['last_date']).date()}; pair {len(shown)}: "
+        f"{int(shown.iloc[-1]['shared_deals'])} shared deals."
+    )
     return finish(ax, title, xlabel, ylabel, alt, grid="x")

@@ -19,8 +19,14 @@ __all__ = ["place_labels"]
 
 #: (dx, dy) in points and horizontal alignment, tried in this order.
 _SPOTS: tuple[tuple[float, float, str], ...] = (
-    (6, 4, "left"), (6, -11, "left"), (-6, 4, "right"), (-6, -11, "right"), (0, 9, "center"),
-    (0, -16, "center"), (12, 12, "left"), (-12, 12, "right"),
+    (6, 4, "left"),
+    (6, -11, "left"),
+    (-6, 4, "right"),
+    (-6, -11, "right"),
+    (0, 9, "center"),
+    (0, -16, "center"),
+    (12, 12, "left"),
+    (-12, 12, "right"),
 )
 
 
@@ -29,8 +35,9 @@ def _renderer(fig: Figure) -> Any:
     return get() if get is not None else None
 
 
-def place_labels(ax: Axes, items: Sequence[tuple[float, float, str]], fontsize: float = 7,
-                 color: str = "#333333") -> int:
+def place_labels(
+    ax: Axes, items: Sequence[tuple[float, float, str]], fontsize: float = 7, color: str = "#333333"
+) -> int:
     """Annotate points with text, skipping any label that would overlap another.
 
     Parameters
@@ -63,11 +70,22 @@ def place_labels(ax: Axes, items: Sequence[tuple[float, float, str]], fontsize: 
     placed = 0
     for x, y, text in items:
         for dx, dy, align in _SPOTS:
-            note = ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy),
-                               fontsize=fontsize, color=color, ha=align)
+            note = ax.annotate(
+                text,
+                (x, y),
+                textcoords="offset points",
+                xytext=(dx, dy),
+                fontsize=fontsize,
+                color=color,
+                ha=align,
+            )
             box = note.get_window_extent(renderer).expanded(1.0, 1.0).padded(2.0)
-            inside = (box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y0 >= frame.y0
-                      and box.y1 <= frame.y1)
+            inside = (
+                box.x0 >= frame.x0
+                and box.x1 <= frame.x1
+                and box.y0 >= frame.y0
+                and box.y1 <= frame.y1
+            )
             if inside and not any(box.overlaps(other) for other in taken):
                 taken.append(box)
                 placed += 1

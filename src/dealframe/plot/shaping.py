@@ -52,18 +52,31 @@ __all__ = [
 #: Upper bound of a meaningful multiple, per Family A field and per deal column: above it the
 #: value is shown as "NM" (not meaningful) and left out of medians and quartiles.
 MULTIPLE_BOUNDS: dict[str, float] = {
-    "evRevenueLtm": 50.0, "evRevenueNtm": 50.0, "evEbitdaLtm": 100.0, "evEbitdaNtm": 100.0,
-    "ev_revenue": 50.0, "ev_ebitda": 100.0,
+    "evRevenueLtm": 50.0,
+    "evRevenueNtm": 50.0,
+    "evEbitdaLtm": 100.0,
+    "evEbitdaNtm": 100.0,
+    "ev_revenue": 50.0,
+    "ev_ebitda": 100.0,
 }
 #: The denominator of each multiple: when it is zero or negative the multiple is "NM".
 MULTIPLE_DENOMINATORS: dict[str, str] = {
-    "evRevenueLtm": "revenueLtm", "evRevenueNtm": "revenueNtm", "evEbitdaLtm": "ebitdaLtm",
-    "evEbitdaNtm": "ebitdaNtm", "ev_revenue": "deal_revenue", "ev_ebitda": "deal_ebitda",
+    "evRevenueLtm": "revenueLtm",
+    "evRevenueNtm": "revenueNtm",
+    "evEbitdaLtm": "ebitdaLtm",
+    "evEbitdaNtm": "ebitdaNtm",
+    "ev_revenue": "deal_revenue",
+    "ev_ebitda": "deal_ebitda",
 }
 #: One role vocabulary for participants, whatever the frames call them.
-ROLES: dict[str, str] = {"lead_investors": "lead_investor", "lead_investor": "lead_investor",
-                         "buyers": "buyer", "buyer": "buyer", "investors": "investor",
-                         "investor": "investor"}
+ROLES: dict[str, str] = {
+    "lead_investors": "lead_investor",
+    "lead_investor": "lead_investor",
+    "buyers": "buyer",
+    "buyer": "buyer",
+    "investors": "investor",
+    "investor": "investor",
+}
 
 
 def _numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
@@ -99,8 +112,9 @@ def multiple_status(frame: pd.DataFrame, column: str, bound: float | None = None
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError("frame", "a DataFrame", got=frame)
     if column not in frame:
-        raise ValidationError("column", f"a column of the frame (not in {list(frame.columns)[:8]}"
-                                        "...)", got=column)
+        raise ValidationError(
+            "column", f"a column of the frame (not in {list(frame.columns)[:8]}...)", got=column
+        )
     limit = MULTIPLE_BOUNDS.get(column, np.inf) if bound is None else float(bound)
     values = _numbers(frame, column)
     denominator = _numbers(frame, MULTIPLE_DENOMINATORS.get(column, ""))
@@ -120,8 +134,9 @@ def meaningful(frame: pd.DataFrame, column: str, bound: float | None = None) -> 
     [4.0, nan, nan]
     """
     status = multiple_status(frame, column, bound)
-    return pd.Series(np.where(status == "ok", _numbers(frame, column), np.nan), index=frame.index,
-                     name=column)
+    return pd.Series(
+        np.where(status == "ok", _numbers(frame, column), np.nan), index=frame.index, name=column
+    )
 
 
 def trimmed_multiples(deals: pd.DataFrame, metric: str, window: Any = None) -> pd.Series:
@@ -145,10 +160,13 @@ def trimmed_multiples(deals: pd.DataFrame, metric: str, window: Any = None) -> p
     from dealframe.analytics import bucket_medians
 
     start, end = deal_window(deals, window)
-    frame = pd.DataFrame({"deal_date": deals["deal_date"].to_numpy(),
-                          "value": meaningful(deals, metric).to_numpy()}, index=deals.index)
-    rows = bucket_medians(frame, metric, "none", start.date(), end.date(), explain=True,
-                          value_column="value")
+    frame = pd.DataFrame(
+        {"deal_date": deals["deal_date"].to_numpy(), "value": meaningful(deals, metric).to_numpy()},
+        index=deals.index,
+    )
+    rows = bucket_medians(
+        frame, metric, "none", start.date(), end.date(), explain=True, value_column="value"
+    )
     kept = rows[rows["kept"] & ~rows["suppressed"]]
     out = pd.Series(kept["value"].to_numpy(dtype=float), index=kept.index, name=metric)
     out.attrs["n"] = len(rows)  # the service's n: meaningful values before trimming
@@ -183,11 +201,9 @@ def deal_window(deals: pd.DataFrame, window: Any = None) -> tuple[pd.Timestamp, 
     start = end = None
     if window is not None:
         if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2:
-            raise ValidationError("window", "a pair (date_from, date_to), either None",
-                                  got=window)
+            raise ValidationError("window", "a pair (date_from, date_to), either None", got=window)
         start, end = _day(window[0], "window[0]"), _day(window[1], "window[1]")
-    filters = deals.attrs.get("filters") if isinstance(deals.attrs.get("filters"), Mapping) \
-        else {}
+    filters = deals.attrs.get("filters") if isinstance(deals.attrs.get("filters"), Mapping) else {}
     start = start if start is not None else _day(filters.get("date_from"), "date_from")
     end = end if end is not None else _day(filters.get("date_to"), "date_to")
     dates = pd.to_datetime(deals["deal_date"]) if "deal_date" in deals and len(deals) else None
@@ -256,29 +272,41 @@ def quarterly_activity(deals: pd.DataFrame, window: Any = None) -> pd.DataFrame:
     [[1, nan, 0, False], [1, 12.5, 1, False]]
     """
     if not isinstance(deals, pd.DataFrame) or "deal_date" not in deals:
-        raise ValidationError("deals", "a deals frame (client.private.deals) with deal_date",
-                              got=type(deals).__name__)
+        raise ValidationError(
+            "deals", "a deals frame (client.private.deals) with deal_date", got=type(deals).__name__
+        )
     start, end = deal_window(deals, window)
     periods = pd.period_range(start.to_period("Q"), end.to_period("Q"), freq="Q")
     labels = [quarter_label(p) for p in periods]
     dates = pd.to_datetime(deals["deal_date"])
     inside = ((dates >= start) & (dates <= end)).to_numpy(dtype=bool, na_value=False)
     rows = deals.loc[inside]
-    quarter = pd.Series([quarter_label(p) for p in dates[inside].dt.to_period("Q")],
-                        index=rows.index, dtype=object, name="quarter")
-    types = (rows["deal_type"].astype(object) if "deal_type" in rows
-             else pd.Series("unknown", index=rows.index, dtype=object)).fillna("unknown")
+    quarter = pd.Series(
+        [quarter_label(p) for p in dates[inside].dt.to_period("Q")],
+        index=rows.index,
+        dtype=object,
+        name="quarter",
+    )
+    types = (
+        rows["deal_type"].astype(object)
+        if "deal_type" in rows
+        else pd.Series("unknown", index=rows.index, dtype=object)
+    ).fillna("unknown")
     others = sorted(t for t in pd.unique(types) if t not in DEAL_TYPES)
     counts = pd.crosstab(quarter, types) if len(rows) else pd.DataFrame()
     table = counts.reindex(index=labels, columns=[*DEAL_TYPES, *others], fill_value=0)
     table = table.fillna(0).astype("int64")
     table.columns = pd.Index([str(c) for c in table.columns])
     table["total"] = table.sum(axis=1)
-    raised = pd.to_numeric(rows["deal_raised"], errors="coerce") if "deal_raised" in rows \
+    raised = (
+        pd.to_numeric(rows["deal_raised"], errors="coerce")
+        if "deal_raised" in rows
         else pd.Series(np.nan, index=rows.index)
+    )
     table["raised"] = raised.groupby(quarter).sum(min_count=1).reindex(labels).astype(float)
-    table["raised_n"] = raised.notna().groupby(quarter).sum().reindex(labels, fill_value=0) \
-        .astype("int64")
+    table["raised_n"] = (
+        raised.notna().groupby(quarter).sum().reindex(labels, fill_value=0).astype("int64")
+    )
     first = periods.start_time.normalize()
     last = periods.end_time.normalize()
     table["days"] = ((np.minimum(last, end) - np.maximum(first, start)).days + 1).astype("int64")
@@ -314,8 +342,9 @@ def participant_rows(deals: pd.DataFrame) -> pd.DataFrame:
     return rows.assign(role=pd.array(role, dtype="str"))
 
 
-def participant_names(rows: pd.DataFrame, roles: tuple[str, ...] = ("lead_investor", "buyer")
-                      ) -> pd.Series:
+def participant_names(
+    rows: pd.DataFrame, roles: tuple[str, ...] = ("lead_investor", "buyer")
+) -> pd.Series:
     """``"A, B"`` per deal id: the names of its participants in ``roles`` (list order).
 
     Examples
@@ -327,7 +356,8 @@ def participant_names(rows: pd.DataFrame, roles: tuple[str, ...] = ("lead_invest
     """
     chosen = rows[rows["role"].isin(list(roles)) & rows["participant_name"].notna()]
     return chosen.groupby("deal_id", sort=False)["participant_name"].agg(
-        lambda names: ", ".join(dict.fromkeys(str(n) for n in names)))
+        lambda names: ", ".join(dict.fromkeys(str(n) for n in names))
+    )
 
 
 def investor_activity(rows: pd.DataFrame, top: int | None = 15) -> pd.DataFrame:
@@ -357,8 +387,16 @@ def investor_activity(rows: pd.DataFrame, top: int | None = 15) -> pd.DataFrame:
     """
     acting = rows[rows["role"].isin(["lead_investor", "buyer"]) & rows["participant_id"].notna()]
     acting = acting.drop_duplicates(["deal_id", "role", "participant_id"])
-    columns = ["participant_id", "name", "country", "led", "bought", "deals", "first_deal",
-               "last_deal"]
+    columns = [
+        "participant_id",
+        "name",
+        "country",
+        "led",
+        "bought",
+        "deals",
+        "first_deal",
+        "last_deal",
+    ]
     if not len(acting):
         out = pd.DataFrame({c: pd.Series([], dtype="str") for c in columns[:3]})
         for c in ("led", "bought", "deals"):
@@ -369,28 +407,35 @@ def investor_activity(rows: pd.DataFrame, top: int | None = 15) -> pd.DataFrame:
     ids = acting["participant_id"].astype(object)
     grouped = acting.groupby(ids, sort=False)
     role = acting["role"].astype(object)
-    table = pd.DataFrame({
-        "name": grouped["participant_name"].first().astype(object),
-        "country": grouped["participant_country"].first().astype(object),
-        "led": (role == "lead_investor").groupby(ids, sort=False).sum(),
-        "bought": (role == "buyer").groupby(ids, sort=False).sum(),
-        "deals": grouped["deal_id"].nunique(),
-        "first_deal": grouped["deal_date"].min(),
-        "last_deal": grouped["deal_date"].max(),
-    })
+    table = pd.DataFrame(
+        {
+            "name": grouped["participant_name"].first().astype(object),
+            "country": grouped["participant_country"].first().astype(object),
+            "led": (role == "lead_investor").groupby(ids, sort=False).sum(),
+            "bought": (role == "buyer").groupby(ids, sort=False).sum(),
+            "deals": grouped["deal_id"].nunique(),
+            "first_deal": grouped["deal_date"].min(),
+            "last_deal": grouped["deal_date"].max(),
+        }
+    )
     table.index.name = "participant_id"
     table = table.reset_index()
     for c in ("participant_id", "name", "country"):
         table[c] = pd.array(table[c].astype(object).where(table[c].notna(), None), dtype="str")
     for c in ("led", "bought", "deals"):
         table[c] = table[c].astype("int64")
-    table = table.sort_values(["deals", "name", "participant_id"], ascending=[False, True, True],
-                              kind="stable", ignore_index=True)
+    table = table.sort_values(
+        ["deals", "name", "participant_id"],
+        ascending=[False, True, True],
+        kind="stable",
+        ignore_index=True,
+    )
     return (table if top is None else table.head(top))[columns]
 
 
-def co_investment_pairs(co_investors: pd.DataFrame, names: Mapping[str, str] | None = None,
-                        top: int | None = 15) -> pd.DataFrame:
+def co_investment_pairs(
+    co_investors: pd.DataFrame, names: Mapping[str, str] | None = None, top: int | None = 15
+) -> pd.DataFrame:
     """Pairs of investors by deals shared, from the service's ``co_investors`` lists.
 
     Parameters
@@ -421,24 +466,34 @@ def co_investment_pairs(co_investors: pd.DataFrame, names: Mapping[str, str] | N
     """
     needed = ("investor_id", "id", "shared_deals")
     if not isinstance(co_investors, pd.DataFrame) or any(c not in co_investors for c in needed):
-        raise ValidationError("co_investors", "a frame from client.private.co_investors "
-                                              "(investor_id, id, shared_deals ...)",
-                              got=type(co_investors).__name__)
-    known = dict(zip(co_investors["id"].astype(object), co_investors.get(
-        "name", co_investors["id"]).astype(object)))
+        raise ValidationError(
+            "co_investors",
+            "a frame from client.private.co_investors (investor_id, id, shared_deals ...)",
+            got=type(co_investors).__name__,
+        )
+    known = dict(
+        zip(
+            co_investors["id"].astype(object),
+            co_investors.get("name", co_investors["id"]).astype(object),
+        )
+    )
     known.update(names or {})
     a = co_investors["investor_id"].astype(object).to_numpy()
     b = co_investors["id"].astype(object).to_numpy()
     low, high = np.where(a < b, a, b), np.where(a < b, b, a)
-    pairs = pd.DataFrame({
-        "investor_a": low, "investor_b": high,
-        "shared_deals": pd.to_numeric(co_investors["shared_deals"]).to_numpy(dtype=float),
-        "first_date": pd.to_datetime(co_investors.get("first_shared_date")),
-        "last_date": pd.to_datetime(co_investors.get("last_shared_date")),
-    })
+    pairs = pd.DataFrame(
+        {
+            "investor_a": low,
+            "investor_b": high,
+            "shared_deals": pd.to_numeric(co_investors["shared_deals"]).to_numpy(dtype=float),
+            "first_date": pd.to_datetime(co_investors.get("first_shared_date")),
+            "last_date": pd.to_datetime(co_investors.get("last_shared_date")),
+        }
+    )
     pairs = pairs[pairs["investor_a"] != pairs["investor_b"]]
-    pairs = pairs.sort_values(["shared_deals", "investor_a", "investor_b"],
-                              ascending=[False, True, True], kind="stable")
+    pairs = pairs.sort_values(
+        ["shared_deals", "investor_a", "investor_b"], ascending=[False, True, True], kind="stable"
+    )
     pairs = pairs.drop_duplicates(["investor_a", "investor_b"], ignore_index=True)
     pairs.insert(2, "name_a", [str(known.get(i) or i) for i in pairs["investor_a"]])
     pairs.insert(3, "name_b", [str(known.get(i) or i) for i in pairs["investor_b"]])

@@ -59,8 +59,13 @@ IDS_PER_BATCH = 1000
 #: Names per resolve request to start with (not stated by the interface document; halved
 #: whenever a service refuses a batch as too large).
 NAMES_PER_RESOLVE = 1000
-_ENTITY_ALIASES = {"deals": "transactions", "company": "companies", "investor": "investors",
-                   "transaction": "transactions", "deal": "transactions"}
+_ENTITY_ALIASES = {
+    "deals": "transactions",
+    "company": "companies",
+    "investor": "investors",
+    "transaction": "transactions",
+    "deal": "transactions",
+}
 
 
 class Resolution(NamedTuple):
@@ -120,8 +125,14 @@ def _given(**filters: Any) -> dict[str, Any]:
 _NOT_NARROWING = frozenset({"id", "include_deleted"})
 
 
-def _report_missing_ids(entity: str, wire: Mapping[str, Any], looked_up: list[str],
-                        missing: list[str], frame: pd.DataFrame, strict: bool) -> None:
+def _report_missing_ids(
+    entity: str,
+    wire: Mapping[str, Any],
+    looked_up: list[str],
+    missing: list[str],
+    frame: pd.DataFrame,
+    strict: bool,
+) -> None:
     """Warn (or raise under ``strict``) about ids a lookup by id did not return.
 
     Only when ``id`` is the only narrowing filter: other filters exclude rows on
@@ -131,13 +142,25 @@ def _report_missing_ids(entity: str, wire: Mapping[str, Any], looked_up: list[st
         return
     label = {"companies": "company", "investors": "investor"}.get(entity, "deal")
     if strict:
-        raise IncompleteResultError(len(looked_up), len(looked_up) - len(missing), missing,
-                                    partial=frame, what=f"{label} ids")
-    reason = ("unknown ids" if wire.get("include_deleted") is True else
-              "unknown ids, or soft-deleted ones: pass include_deleted=True to get those")
+        raise IncompleteResultError(
+            len(looked_up),
+            len(looked_up) - len(missing),
+            missing,
+            partial=frame,
+            what=f"{label} ids",
+        )
+    reason = (
+        "unknown ids"
+        if wire.get("include_deleted") is True
+        else "unknown ids, or soft-deleted ones: pass include_deleted=True to get those"
+    )
     shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
-    warnings.warn(f"{len(missing)} of {len(looked_up)} {label} ids were not returned ({reason}): "
-                  f"{shown} (see df.attrs['missing_ids'])", MissingDataWarning, stacklevel=4)
+    warnings.warn(
+        f"{len(missing)} of {len(looked_up)} {label} ids were not returned ({reason}): "
+        f"{shown} (see df.attrs['missing_ids'])",
+        MissingDataWarning,
+        stacklevel=4,
+    )
 
 
 class PrivateApi:
@@ -162,17 +185,47 @@ class PrivateApi:
     def _progress(self, progress: bool | None) -> bool | None:
         return self._t.settings.progress if progress is None else progress
 
-    def _get(self, path: str, params: Mapping[str, Any] | None, kind: str, refresh: bool = False,
-             cache: bool = True, deadline: Any = None) -> Response:
+    def _get(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None,
+        kind: str,
+        refresh: bool = False,
+        cache: bool = True,
+        deadline: Any = None,
+    ) -> Response:
         extra = {} if deadline is None else {"deadline": deadline}
-        return self._t.request("private", "GET", f"{PREFIX}{path}", params=params, kind=kind,
-                               refresh=refresh, cache=cache, **extra)
+        return self._t.request(
+            "private",
+            "GET",
+            f"{PREFIX}{path}",
+            params=params,
+            kind=kind,
+            refresh=refresh,
+            cache=cache,
+            **extra,
+        )
 
-    def _post(self, path: str, body: Any, kind: str, refresh: bool = False, cache: bool = True,
-              deadline: Any = None) -> Response:
+    def _post(
+        self,
+        path: str,
+        body: Any,
+        kind: str,
+        refresh: bool = False,
+        cache: bool = True,
+        deadline: Any = None,
+    ) -> Response:
         extra = {} if deadline is None else {"deadline": deadline}
-        return self._t.request("private", "POST", f"{PREFIX}{path}", json=body, kind=kind,
-                               refresh=refresh, cache=cache, **extra)
+        return self._t.request(
+            "private",
+            "POST",
+            f"{PREFIX}{path}",
+            json=body,
+            kind=kind,
+            refresh=refresh,
+            cache=cache,
+            **extra,
+        )
 
     @staticmethod
     def _entity(entity: str) -> str:
@@ -188,16 +241,21 @@ class PrivateApi:
             cached = self._schemas.get(entity)
         if cached is not None and not refresh:
             return cached
-        response = self._get(f"/lookup/{entity}", None, "discovery", refresh=refresh,
-                             deadline=deadline)
+        response = self._get(
+            f"/lookup/{entity}", None, "discovery", refresh=refresh, deadline=deadline
+        )
         schema = FilterSchema(entity, response.json().get("data") or {})
         with self._lock:
             self._schemas[entity] = schema
         return schema
 
-    def _build_filters(self, entity: str, filters: Mapping[str, Any] | None,
-                       kwargs: Mapping[str, Any], deadline: Any = None
-                       ) -> tuple[FilterSchema, dict[str, Any]]:
+    def _build_filters(
+        self,
+        entity: str,
+        filters: Mapping[str, Any] | None,
+        kwargs: Mapping[str, Any],
+        deadline: Any = None,
+    ) -> tuple[FilterSchema, dict[str, Any]]:
         if filters is not None and not isinstance(filters, Mapping):
             raise ValidationError("filters", "a dict of filter names to values", got=filters)
         merged = {**(filters or {}), **kwargs}
@@ -232,26 +290,61 @@ class PrivateApi:
         doc = response.json().get("data") or {}
         with self._lock:
             self._schemas[entity] = FilterSchema(entity, doc)
-        return attach(shape.lookup_frame(doc), endpoint=f"GET {PREFIX}/lookup/{entity}",
-                      responses=[response])
+        return attach(
+            shape.lookup_frame(doc), endpoint=f"GET {PREFIX}/lookup/{entity}", responses=[response]
+        )
 
     # ------------------------------------------------------------------ lists
 
-    def _pull_pages(self, entity: str, body: dict[str, Any], kind: str, limit: int | None,
-                    parse: Callable[[list[Any]], Any], progress: bool | None, refresh: bool,
-                    cache: bool, deadline: Any, found: Findings) -> Pages[Any]:
+    def _pull_pages(
+        self,
+        entity: str,
+        body: dict[str, Any],
+        kind: str,
+        limit: int | None,
+        parse: Callable[[list[Any]], Any],
+        progress: bool | None,
+        refresh: bool,
+        cache: bool,
+        deadline: Any,
+        found: Findings,
+    ) -> Pages[Any]:
         """Every page of one list request (``limit`` rows at most), checked and parsed."""
+
         def fetch(page: int, size: int) -> Response:
-            return self._post(f"/{entity}", {**body, "page": page, "limit": size}, kind,
-                              refresh=refresh, cache=cache, deadline=deadline)
+            return self._post(
+                f"/{entity}",
+                {**body, "page": page, "limit": size},
+                kind,
+                refresh=refresh,
+                cache=cache,
+                deadline=deadline,
+            )
 
-        return pull_pages(fetch, limit=limit, workers=self._workers,
-                          progress=self._progress(progress), desc=entity, parse=parse,
-                          pool=self._t.pool, found=found)
+        return pull_pages(
+            fetch,
+            limit=limit,
+            workers=self._workers,
+            progress=self._progress(progress),
+            desc=entity,
+            parse=parse,
+            pool=self._t.pool,
+            found=found,
+        )
 
-    def _pull_list(self, entity: str, wire: dict[str, Any], sort: str | None, limit: int | None,
-                   parse: Callable[[list[Any]], Any], progress: bool | None, refresh: bool,
-                   cache: bool, deadline: Any, found: Findings) -> _Pulled:
+    def _pull_list(
+        self,
+        entity: str,
+        wire: dict[str, Any],
+        sort: str | None,
+        limit: int | None,
+        parse: Callable[[list[Any]], Any],
+        progress: bool | None,
+        refresh: bool,
+        cache: bool,
+        deadline: Any,
+        found: Findings,
+    ) -> _Pulled:
         """The pages of a list; a lookup by ``id`` goes in batches, each one read whole.
 
         Each batch of ids is read whole, so the ids it did not return are known exactly.
@@ -262,8 +355,18 @@ class PrivateApi:
         head = {} if sort is None else {"sort": sort}
         ids = wire.get("id")
         if not ids:
-            pages = self._pull_pages(entity, {"filters": dict(wire), **head}, kind, limit, parse,
-                                     progress, refresh, cache, deadline, found)
+            pages = self._pull_pages(
+                entity,
+                {"filters": dict(wire), **head},
+                kind,
+                limit,
+                parse,
+                progress,
+                refresh,
+                cache,
+                deadline,
+                found,
+            )
             return _Pulled(pages, pages.expected, pages.total, None)
         merged: Pages[Any] = Pages([], [], None, None, 0)
         expected: int | None = 0
@@ -272,25 +375,48 @@ class PrivateApi:
         for start in range(0, len(ids), IDS_PER_BATCH):
             if limit is not None and merged.rows >= limit:
                 return _Pulled(merged, expected, None, looked_up)
-            batch = ids[start:start + IDS_PER_BATCH]
-            pages = self._pull_pages(entity, {"filters": {**wire, "id": batch}, **head}, kind, None,
-                                     parse, progress, refresh, cache, deadline, found)
+            batch = ids[start : start + IDS_PER_BATCH]
+            pages = self._pull_pages(
+                entity,
+                {"filters": {**wire, "id": batch}, **head},
+                kind,
+                None,
+                parse,
+                progress,
+                refresh,
+                cache,
+                deadline,
+                found,
+            )
             merged.parts += pages.parts
             merged.infos += pages.infos
             merged.keys |= pages.keys
             merged.failed += pages.failed
             merged.size = pages.size
-            expected = None if expected is None or pages.expected is None else \
-                expected + pages.expected
+            expected = (
+                None if expected is None or pages.expected is None else expected + pages.expected
+            )
             total = None if total is None or pages.total is None else total + pages.total
             looked_up += batch
         merged.expected, merged.total = expected, total
         return _Pulled(merged, expected, total, looked_up)
 
-    def _list(self, entity: str, filters: Mapping[str, Any] | None, kwargs: dict[str, Any], *,
-              sort: str | None, limit: int | None, strict: bool, progress: bool | None,
-              refresh: bool, cache: bool) -> pd.DataFrame:
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+    def _list(
+        self,
+        entity: str,
+        filters: Mapping[str, Any] | None,
+        kwargs: dict[str, Any],
+        *,
+        sort: str | None,
+        limit: int | None,
+        strict: bool,
+        progress: bool | None,
+        refresh: bool,
+        cache: bool,
+    ) -> pd.DataFrame:
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
             raise ValidationError("limit", "a positive integer (a cap on rows) or None", got=limit)
         deadline = self._t.deadline()  # one budget for the whole call, discovery included
         schema, wire = self._build_filters(entity, filters, kwargs, deadline=deadline)
@@ -303,8 +429,9 @@ class PrivateApi:
             with shaping(info, endpoint):
                 return shape.list_page_columns(entity, items)
 
-        pulled = self._pull_list(entity, wire, sort, limit, parse, progress, refresh, cache,
-                                 deadline, found)
+        pulled = self._pull_list(
+            entity, wire, sort, limit, parse, progress, refresh, cache, deadline, found
+        )
         pages = pulled.pages
         with shaping(info, endpoint):
             frame = shape.list_frame(entity, pages.parts)
@@ -325,25 +452,47 @@ class PrivateApi:
                 frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")]
             frame = frame.iloc[:limit].reset_index(drop=True)
         if pulled.expected is not None and distinct != pulled.expected and not pages.failed:
-            found.add("count_mismatch", f"meta.total announced {pulled.expected} rows"
-                      f"{' (capped by limit)' if limit is not None else ''}; {distinct} distinct "
-                      "rows arrived (did the data change while pages were read?)",
-                      shortfall=pulled.expected - distinct)
+            found.add(
+                "count_mismatch",
+                f"meta.total announced {pulled.expected} rows"
+                f"{' (capped by limit)' if limit is not None else ''}; {distinct} distinct "
+                "rows arrived (did the data change while pages were read?)",
+                shortfall=pulled.expected - distinct,
+            )
         truncated = limit is not None and (pulled.total is None or pulled.total > limit)
-        attach(frame, endpoint=endpoint, responses=pages.infos,
-               rows_expected=pulled.expected, rows_received=received, rows_total=pulled.total,
-               truncated=truncated, duplicates_removed=duplicates, filters=wire, sort=sort,
-               page_size=pages.size, findings=found.records(),
-               **({} if missing is None else {"missing_ids": missing}))
+        attach(
+            frame,
+            endpoint=endpoint,
+            responses=pages.infos,
+            rows_expected=pulled.expected,
+            rows_received=received,
+            rows_total=pulled.total,
+            truncated=truncated,
+            duplicates_removed=duplicates,
+            filters=wire,
+            sort=sort,
+            page_size=pages.size,
+            findings=found.records(),
+            **({} if missing is None else {"missing_ids": missing}),
+        )
         pages.raise_for_failures(frame)
         found.report(strict=strict, partial=frame, expected=pulled.expected, received=distinct)
         if missing:
             _report_missing_ids(entity, wire, pulled.looked_up or [], missing, frame, strict)
         return frame
 
-    def page(self, entity: str, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
-             page: int = 1, limit: int = 100, strict: bool = False, refresh: bool = False,
-             cache: bool = True) -> pd.DataFrame:
+    def page(
+        self,
+        entity: str,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        sort: str | None = None,
+        page: int = 1,
+        limit: int = 100,
+        strict: bool = False,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """One page of a list, exactly as the service pages it (no automatic pagination).
 
         For callers that page themselves, such as a change-feed walk; most users want
@@ -397,25 +546,52 @@ class PrivateApi:
         frame = dedupe(frame, "id", found, newest="updated_at")
         if read.page is not None and read.page != page:
             found.add("wrong_page", f"asked for page {page}, meta.page says {read.page}")
-        attach(frame, endpoint=endpoint, responses=[response],
-               rows_expected=read.returned if read.returned is not None else len(read.items),
-               rows_received=len(read.items), filters=wire, sort=sort,
-               findings=found.records(), page=read.page, limit=read.limit,
-               returned=read.returned, total=read.total, has_more=read.has_more)
-        found.report(strict=strict, partial=frame, expected=read.returned,
-                     received=len(read.items))
+        attach(
+            frame,
+            endpoint=endpoint,
+            responses=[response],
+            rows_expected=read.returned if read.returned is not None else len(read.items),
+            rows_received=len(read.items),
+            filters=wire,
+            sort=sort,
+            findings=found.records(),
+            page=read.page,
+            limit=read.limit,
+            returned=read.returned,
+            total=read.total,
+            has_more=read.has_more,
+        )
+        found.report(strict=strict, partial=frame, expected=read.returned, received=len(read.items))
         return frame
 
-    def companies(self, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
-                  limit: int | None = None, strict: bool = False, progress: bool | None = None,
-                  refresh: bool = False, cache: bool = True,
-                  id: Ids = None, name: Text = None, country: Strings = None,
-                  region: Strings = None, verticals: Strings = None, themes: Strings = None,
-                  client_focus: Strings = None, revenue_model: Strings = None,
-                  company_type: Strings = None, ownership: Text = None, active: Flag = None,
-                  founded_min: Number = None, founded_max: Number = None,
-                  ipoed_from: Day = None, ipoed_to: Day = None, updated_at: Moment = None,
-                  include_deleted: Flag = None) -> pd.DataFrame:
+    def companies(
+        self,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        sort: str | None = None,
+        limit: int | None = None,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+        id: Ids = None,
+        name: Text = None,
+        country: Strings = None,
+        region: Strings = None,
+        verticals: Strings = None,
+        themes: Strings = None,
+        client_focus: Strings = None,
+        revenue_model: Strings = None,
+        company_type: Strings = None,
+        ownership: Text = None,
+        active: Flag = None,
+        founded_min: Number = None,
+        founded_max: Number = None,
+        ipoed_from: Day = None,
+        ipoed_to: Day = None,
+        updated_at: Moment = None,
+        include_deleted: Flag = None,
+    ) -> pd.DataFrame:
         """Companies matching the filters, every page fetched for you.
 
         Parameters
@@ -473,19 +649,53 @@ class PrivateApi:
         >>> some = client.private.companies(id=wanted_ids)  # doctest: +SKIP
         >>> some.attrs["missing_ids"]  # ids asked for that did not come back  # doctest: +SKIP
         """
-        named = _given(id=id, name=name, country=country, region=region, verticals=verticals,
-                       themes=themes, client_focus=client_focus, revenue_model=revenue_model,
-                       company_type=company_type, ownership=ownership, active=active,
-                       founded_min=founded_min, founded_max=founded_max, ipoed_from=ipoed_from,
-                       ipoed_to=ipoed_to, updated_at=updated_at, include_deleted=include_deleted)
-        return self._list("companies", filters, named, sort=sort, limit=limit, strict=strict,
-                          progress=progress, refresh=refresh, cache=cache)
+        named = _given(
+            id=id,
+            name=name,
+            country=country,
+            region=region,
+            verticals=verticals,
+            themes=themes,
+            client_focus=client_focus,
+            revenue_model=revenue_model,
+            company_type=company_type,
+            ownership=ownership,
+            active=active,
+            founded_min=founded_min,
+            founded_max=founded_max,
+            ipoed_from=ipoed_from,
+            ipoed_to=ipoed_to,
+            updated_at=updated_at,
+            include_deleted=include_deleted,
+        )
+        return self._list(
+            "companies",
+            filters,
+            named,
+            sort=sort,
+            limit=limit,
+            strict=strict,
+            progress=progress,
+            refresh=refresh,
+            cache=cache,
+        )
 
-    def investors(self, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
-                  limit: int | None = None, strict: bool = False, progress: bool | None = None,
-                  refresh: bool = False, cache: bool = True,
-                  id: Ids = None, name: Text = None, country: Strings = None,
-                  updated_at: Moment = None, include_deleted: Flag = None) -> pd.DataFrame:
+    def investors(
+        self,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        sort: str | None = None,
+        limit: int | None = None,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+        id: Ids = None,
+        name: Text = None,
+        country: Strings = None,
+        updated_at: Moment = None,
+        include_deleted: Flag = None,
+    ) -> pd.DataFrame:
         """Investors matching the filters (``name``, ``country``, ``id``, ``updated_at`` ...).
 
         Parameters, ``attrs`` and the handling of ``id`` (``attrs["missing_ids"]``)
@@ -495,26 +705,65 @@ class PrivateApi:
         --------
         >>> client.private.investors(name="capital", limit=20)  # doctest: +SKIP
         """
-        named = _given(id=id, name=name, country=country, updated_at=updated_at,
-                       include_deleted=include_deleted)
-        return self._list("investors", filters, named, sort=sort, limit=limit, strict=strict,
-                          progress=progress, refresh=refresh, cache=cache)
+        named = _given(
+            id=id,
+            name=name,
+            country=country,
+            updated_at=updated_at,
+            include_deleted=include_deleted,
+        )
+        return self._list(
+            "investors",
+            filters,
+            named,
+            sort=sort,
+            limit=limit,
+            strict=strict,
+            progress=progress,
+            refresh=refresh,
+            cache=cache,
+        )
 
-    def deals(self, filters: Mapping[str, Any] | None = None, *, sort: str | None = None,
-              limit: int | None = None, strict: bool = False, progress: bool | None = None,
-              refresh: bool = False, cache: bool = True,
-              id: Ids = None, target_id: Ids = None, investor_id: Ids = None,
-              deal_type: Strings = None, deal_subtype: Strings = None, date_from: Day = None,
-              date_to: Day = None, valuation_min: Number = None, valuation_max: Number = None,
-              raised_min: Number = None, raised_max: Number = None, revenue_min: Number = None,
-              revenue_max: Number = None, ebitda_min: Number = None, ebitda_max: Number = None,
-              ev_revenue_min: Number = None, ev_revenue_max: Number = None,
-              ev_ebitda_min: Number = None, ev_ebitda_max: Number = None,
-              target_country: Strings = None, target_region: Strings = None,
-              target_verticals: Strings = None, target_themes: Strings = None,
-              target_client_focus: Strings = None, target_revenue_model: Strings = None,
-              target_company_type: Strings = None, updated_at: Moment = None,
-              include_deleted: Flag = None, with_investors: bool = False) -> pd.DataFrame:
+    def deals(
+        self,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        sort: str | None = None,
+        limit: int | None = None,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+        id: Ids = None,
+        target_id: Ids = None,
+        investor_id: Ids = None,
+        deal_type: Strings = None,
+        deal_subtype: Strings = None,
+        date_from: Day = None,
+        date_to: Day = None,
+        valuation_min: Number = None,
+        valuation_max: Number = None,
+        raised_min: Number = None,
+        raised_max: Number = None,
+        revenue_min: Number = None,
+        revenue_max: Number = None,
+        ebitda_min: Number = None,
+        ebitda_max: Number = None,
+        ev_revenue_min: Number = None,
+        ev_revenue_max: Number = None,
+        ev_ebitda_min: Number = None,
+        ev_ebitda_max: Number = None,
+        target_country: Strings = None,
+        target_region: Strings = None,
+        target_verticals: Strings = None,
+        target_themes: Strings = None,
+        target_client_focus: Strings = None,
+        target_revenue_model: Strings = None,
+        target_company_type: Strings = None,
+        updated_at: Moment = None,
+        include_deleted: Flag = None,
+        with_investors: bool = False,
+    ) -> pd.DataFrame:
         """Deals (funding rounds and M&A) matching the filters, flattened one row per deal.
 
         Parameters are those of :meth:`companies`; sort keys deal_date,
@@ -555,44 +804,95 @@ class PrivateApi:
         >>> dealframe.co_investment_edges(dealframe.explode_participants(full))  # doctest: +SKIP
         """
         with_investors = flag(with_investors, "with_investors")
-        named = _given(id=id, target_id=target_id, investor_id=investor_id, deal_type=deal_type,
-                       deal_subtype=deal_subtype, date_from=date_from, date_to=date_to,
-                       valuation_min=valuation_min, valuation_max=valuation_max,
-                       raised_min=raised_min, raised_max=raised_max, revenue_min=revenue_min,
-                       revenue_max=revenue_max, ebitda_min=ebitda_min, ebitda_max=ebitda_max,
-                       ev_revenue_min=ev_revenue_min, ev_revenue_max=ev_revenue_max,
-                       ev_ebitda_min=ev_ebitda_min, ev_ebitda_max=ev_ebitda_max,
-                       target_country=target_country, target_region=target_region,
-                       target_verticals=target_verticals, target_themes=target_themes,
-                       target_client_focus=target_client_focus,
-                       target_revenue_model=target_revenue_model,
-                       target_company_type=target_company_type, updated_at=updated_at,
-                       include_deleted=include_deleted)
-        frame = self._list("transactions", filters, named, sort=sort, limit=limit, strict=strict,
-                           progress=progress, refresh=refresh, cache=cache)
+        named = _given(
+            id=id,
+            target_id=target_id,
+            investor_id=investor_id,
+            deal_type=deal_type,
+            deal_subtype=deal_subtype,
+            date_from=date_from,
+            date_to=date_to,
+            valuation_min=valuation_min,
+            valuation_max=valuation_max,
+            raised_min=raised_min,
+            raised_max=raised_max,
+            revenue_min=revenue_min,
+            revenue_max=revenue_max,
+            ebitda_min=ebitda_min,
+            ebitda_max=ebitda_max,
+            ev_revenue_min=ev_revenue_min,
+            ev_revenue_max=ev_revenue_max,
+            ev_ebitda_min=ev_ebitda_min,
+            ev_ebitda_max=ev_ebitda_max,
+            target_country=target_country,
+            target_region=target_region,
+            target_verticals=target_verticals,
+            target_themes=target_themes,
+            target_client_focus=target_client_focus,
+            target_revenue_model=target_revenue_model,
+            target_company_type=target_company_type,
+            updated_at=updated_at,
+            include_deleted=include_deleted,
+        )
+        frame = self._list(
+            "transactions",
+            filters,
+            named,
+            sort=sort,
+            limit=limit,
+            strict=strict,
+            progress=progress,
+            refresh=refresh,
+            cache=cache,
+        )
         if not with_investors:
             return frame
-        return self._with_profiles(frame, strict=strict, progress=progress, refresh=refresh,
-                                   cache=cache)
+        return self._with_profiles(
+            frame, strict=strict, progress=progress, refresh=refresh, cache=cache
+        )
 
-    def _with_profiles(self, frame: pd.DataFrame, *, strict: bool, progress: bool | None,
-                       refresh: bool, cache: bool) -> pd.DataFrame:
+    def _with_profiles(
+        self,
+        frame: pd.DataFrame,
+        *,
+        strict: bool,
+        progress: bool | None,
+        refresh: bool,
+        cache: bool,
+    ) -> pd.DataFrame:
         """Deal list rows completed from their single forms: the columns only those carry."""
-        deleted = frame["deleted"].fillna(False).to_numpy(dtype=bool) if "deleted" in frame \
+        deleted = (
+            frame["deleted"].fillna(False).to_numpy(dtype=bool)
+            if "deleted" in frame
             else np.zeros(len(frame), dtype=bool)
-        ids = [i for i, gone in zip(frame["id"].tolist(), deleted)
-               if isinstance(i, str) and not gone]
+        )
+        ids = [
+            i for i, gone in zip(frame["id"].tolist(), deleted) if isinstance(i, str) and not gone
+        ]
         error: IncompleteResultError | None = None
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                profiles = self._profiles("transactions", ids, _PROFILE_ONLY_FIELDS, False, False,
-                                          progress, refresh, cache, _single_deals) \
-                    if ids else _single_deals([])
+                profiles = (
+                    self._profiles(
+                        "transactions",
+                        ids,
+                        _PROFILE_ONLY_FIELDS,
+                        False,
+                        False,
+                        progress,
+                        refresh,
+                        cache,
+                        _single_deals,
+                    )
+                    if ids
+                    else _single_deals([])
+                )
             except IncompleteResultError as exc:  # some requests failed for good
                 error = exc
-                profiles = exc.partial if isinstance(exc.partial, pd.DataFrame) else \
-                    _single_deals([])
+                profiles = (
+                    exc.partial if isinstance(exc.partial, pd.DataFrame) else _single_deals([])
+                )
         for seen in caught:  # the profiles' own missing-ids warning is replaced by the one below
             if seen.category is not MissingDataWarning:
                 warnings.warn(seen.message, seen.category, stacklevel=3)
@@ -600,29 +900,50 @@ class PrivateApi:
         returned = set(profiles["id"].dropna().tolist())
         missing = [i for i in ids if i not in returned]
         out.attrs.update(frame.attrs)
-        out.attrs["profiles"] = {"requests": profiles.attrs.get("requests", 0),
-                                 "missing_ids": missing,
-                                 "findings": profiles.attrs.get("findings", [])}
+        out.attrs["profiles"] = {
+            "requests": profiles.attrs.get("requests", 0),
+            "missing_ids": missing,
+            "findings": profiles.attrs.get("findings", []),
+        }
         out.attrs["requests"] = frame.attrs.get("requests", 0) + out.attrs["profiles"]["requests"]
         if error is not None:
-            raise IncompleteResultError(len(ids), len(returned), missing, errors=error.errors,
-                                        partial=out, what="deal profiles")
+            raise IncompleteResultError(
+                len(ids),
+                len(returned),
+                missing,
+                errors=error.errors,
+                partial=out,
+                what="deal profiles",
+            )
         if missing:
             if strict:
-                raise IncompleteResultError(len(ids), len(returned), missing, partial=out,
-                                            what="deal profiles")
+                raise IncompleteResultError(
+                    len(ids), len(returned), missing, partial=out, what="deal profiles"
+                )
             shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
-            warnings.warn(f"{len(missing)} of {len(ids)} deals have no single form to read "
-                          f"(deleted since the list was read?): their investors and profile-only "
-                          f"columns are null: {shown} (see df.attrs['profiles'])",
-                          MissingDataWarning, stacklevel=3)
+            warnings.warn(
+                f"{len(missing)} of {len(ids)} deals have no single form to read "
+                f"(deleted since the list was read?): their investors and profile-only "
+                f"columns are null: {shown} (see df.attrs['profiles'])",
+                MissingDataWarning,
+                stacklevel=3,
+            )
         return out
 
     # ------------------------------------------------------------------ profiles
 
-    def _profiles(self, entity: str, ids: Any, fields: Any, include_deleted: bool, strict: bool,
-                  progress: bool | None, refresh: bool, cache: bool,
-                  build: Callable[[list[dict]], pd.DataFrame]) -> pd.DataFrame:
+    def _profiles(
+        self,
+        entity: str,
+        ids: Any,
+        fields: Any,
+        include_deleted: bool,
+        strict: bool,
+        progress: bool | None,
+        refresh: bool,
+        cache: bool,
+        build: Callable[[list[dict]], pd.DataFrame],
+    ) -> pd.DataFrame:
         single = isinstance(ids, str)
         wanted = check_ids(ids, "id" if single else "ids")
         params: dict[str, Any] = {}
@@ -637,7 +958,9 @@ class PrivateApi:
 
         def fetch(ident: str) -> Any:
             try:
-                return self._get(f"/{entity}/{ident}", params or None, "profile", refresh, cache, deadline)
+                return self._get(
+                    f"/{entity}/{ident}", params or None, "profile", refresh, cache, deadline
+                )
             except NotFoundError:
                 if single:
                     raise
@@ -647,9 +970,14 @@ class PrivateApi:
         if single:
             responses = [fetch(wanted[0])]
         else:
-            result = map_concurrent(fetch, wanted, self._workers, pool=self._t.pool,
-                                    progress=self._progress(progress),
-                                    desc=f"{entity} profiles")
+            result = map_concurrent(
+                fetch,
+                wanted,
+                self._workers,
+                pool=self._t.pool,
+                progress=self._progress(progress),
+                desc=f"{entity} profiles",
+            )
             responses, failures = result.results, result.failures
         endpoint = f"GET {PREFIX}/{entity}/{{id}}"
         found = Findings(endpoint)
@@ -661,38 +989,76 @@ class PrivateApi:
             data = response.json().get("data")
             where = f"GET {PREFIX}/{entity}/{ident}"
             if not isinstance(data, Mapping):
-                found.add("wrong_shape", f"data is {type(data).__name__}, not an object",
-                          where=where, shortfall=1)
+                found.add(
+                    "wrong_shape",
+                    f"data is {type(data).__name__}, not an object",
+                    where=where,
+                    shortfall=1,
+                )
                 failed.add(ident)
                 continue
             if data.get("id") != ident:
-                found.add("wrong_entity", f"asked for {ident}, the answer's id is "
-                                          f"{data.get('id')!r}", where=where)
-            missing_fields(data, entity, found, n_items=1, where=where,
-                           wanted=PROFILE_FIELDS[entity] if names is None else names)
+                found.add(
+                    "wrong_entity",
+                    f"asked for {ident}, the answer's id is {data.get('id')!r}",
+                    where=where,
+                )
+            missing_fields(
+                data,
+                entity,
+                found,
+                n_items=1,
+                where=where,
+                wanted=PROFILE_FIELDS[entity] if names is None else names,
+            )
             got.append((ident, response))
         with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}", "private"), endpoint):
             frame = build([r.json()["data"] for _, r in got])
         missing = [i for i, r in zip(wanted, responses) if r is None and i not in failed]
-        attach(frame, endpoint=endpoint, responses=[r for _, r in got],
-               rows_expected=len(wanted), missing_ids=missing, findings=found.records())
+        attach(
+            frame,
+            endpoint=endpoint,
+            responses=[r for _, r in got],
+            rows_expected=len(wanted),
+            missing_ids=missing,
+            findings=found.records(),
+        )
         if failures:
-            raise IncompleteResultError(len(wanted), len(got), [f.item for f in failures],
-                                        errors=[f.error for f in failures], partial=frame,
-                                        what="profiles")
-        found.report(strict=strict, partial=frame, expected=len(wanted), received=len(got),
-                     what="profiles")
+            raise IncompleteResultError(
+                len(wanted),
+                len(got),
+                [f.item for f in failures],
+                errors=[f.error for f in failures],
+                partial=frame,
+                what="profiles",
+            )
+        found.report(
+            strict=strict, partial=frame, expected=len(wanted), received=len(got), what="profiles"
+        )
         if missing:
             if strict:
-                raise IncompleteResultError(len(wanted), len(got), missing, partial=frame, what="profiles")
-            warnings.warn(f"{len(missing)} of {len(wanted)} {entity} were not found (or are "
-                          "soft-deleted; pass include_deleted=True): see df.attrs['missing_ids']",
-                          MissingDataWarning, stacklevel=3)
+                raise IncompleteResultError(
+                    len(wanted), len(got), missing, partial=frame, what="profiles"
+                )
+            warnings.warn(
+                f"{len(missing)} of {len(wanted)} {entity} were not found (or are "
+                "soft-deleted; pass include_deleted=True): see df.attrs['missing_ids']",
+                MissingDataWarning,
+                stacklevel=3,
+            )
         return frame
 
-    def company(self, ids: str | Iterable[str], *, fields: Strings = None, include_deleted: bool = False,
-                strict: bool = False, progress: bool | None = None, refresh: bool = False,
-                cache: bool = True) -> pd.DataFrame:
+    def company(
+        self,
+        ids: str | Iterable[str],
+        *,
+        fields: Strings = None,
+        include_deleted: bool = False,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """Company profiles, nested objects flattened (``valuation_market_cap``, ...).
 
         Parameters
@@ -713,12 +1079,29 @@ class PrivateApi:
         --------
         >>> client.private.company("5f38873f-6e1c-4d6f-ad87-e6977cda30ba")  # doctest: +SKIP
         """
-        return self._profiles("companies", ids, fields, include_deleted, strict, progress, refresh,
-                              cache, shape.company_profiles_frame)
+        return self._profiles(
+            "companies",
+            ids,
+            fields,
+            include_deleted,
+            strict,
+            progress,
+            refresh,
+            cache,
+            shape.company_profiles_frame,
+        )
 
-    def investor(self, ids: str | Iterable[str], *, fields: Strings = None, include_deleted: bool = False,
-                 strict: bool = False, progress: bool | None = None, refresh: bool = False,
-                 cache: bool = True) -> pd.DataFrame:
+    def investor(
+        self,
+        ids: str | Iterable[str],
+        *,
+        fields: Strings = None,
+        include_deleted: bool = False,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """Investor profiles with ``stats_*`` columns; see :meth:`investor_top` for top lists.
 
         Parameters are those of :meth:`company`; ``fields`` names fields of the
@@ -729,13 +1112,29 @@ class PrivateApi:
         --------
         >>> client.private.investor(investor_id)["stats_total_deals"]  # doctest: +SKIP
         """
-        return self._profiles("investors", ids, fields, include_deleted, strict, progress, refresh,
-                              cache, shape.investor_profiles_frame)
+        return self._profiles(
+            "investors",
+            ids,
+            fields,
+            include_deleted,
+            strict,
+            progress,
+            refresh,
+            cache,
+            shape.investor_profiles_frame,
+        )
 
-    def investor_top(self, ids: str | Iterable[str], what: str = "countries", *,
-                     include_deleted: bool = False, strict: bool = False,
-                     progress: bool | None = None, refresh: bool = False,
-                     cache: bool = True) -> pd.DataFrame:
+    def investor_top(
+        self,
+        ids: str | Iterable[str],
+        what: str = "countries",
+        *,
+        include_deleted: bool = False,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """``stats.top_countries`` or ``stats.top_verticals`` of investors as a tidy frame.
 
         Parameters
@@ -765,13 +1164,27 @@ class PrivateApi:
             captured.append(items)
             return shape.investor_profiles_frame(items)
 
-        profiles = self._profiles("investors", ids, None, include_deleted, strict, progress,
-                                  refresh, cache, build)
-        return attach(builder(captured[0]), endpoint=profiles.attrs["endpoint"], responses=[],
-                      rows_expected=None)
+        profiles = self._profiles(
+            "investors", ids, None, include_deleted, strict, progress, refresh, cache, build
+        )
+        return attach(
+            builder(captured[0]),
+            endpoint=profiles.attrs["endpoint"],
+            responses=[],
+            rows_expected=None,
+        )
 
-    def deal(self, ids: str | Iterable[str], *, fields: Strings = None, include_deleted: bool = False, strict: bool = False,
-             progress: bool | None = None, refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+    def deal(
+        self,
+        ids: str | Iterable[str],
+        *,
+        fields: Strings = None,
+        include_deleted: bool = False,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """Single deals with the richer target and the full ``investors`` list.
 
         Parameters are those of :meth:`company`; ``fields`` names fields of the
@@ -781,20 +1194,47 @@ class PrivateApi:
         --------
         >>> client.private.deal(deal_id)[["target_name", "target_region", "investors"]]  # doctest: +SKIP
         """
-        return self._profiles("transactions", ids, fields, include_deleted, strict, progress, refresh,
-                              cache, _single_deals)
+        return self._profiles(
+            "transactions",
+            ids,
+            fields,
+            include_deleted,
+            strict,
+            progress,
+            refresh,
+            cache,
+            _single_deals,
+        )
 
     # ------------------------------------------------------------------ sub-collections
 
-    def _sub(self, entity: str, name: str, ids: Any, parent: str, build: Callable[[list], pd.DataFrame],
-             limit: int | None, progress: bool | None, refresh: bool, cache: bool,
-             answer: str, strict: bool = False) -> pd.DataFrame:
+    def _sub(
+        self,
+        entity: str,
+        name: str,
+        ids: Any,
+        parent: str,
+        build: Callable[[list], pd.DataFrame],
+        limit: int | None,
+        progress: bool | None,
+        refresh: bool,
+        cache: bool,
+        answer: str,
+        strict: bool = False,
+    ) -> pd.DataFrame:
         # The service bounds a sub-collection's limit to 1..1000 (section 4.2); here it caps
         # the rows per entity, and None (the default) fetches every page.
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
-                                  or not 1 <= limit <= SUBCOLLECTION_LIMIT_MAX):
-            raise ValidationError("limit", f"None (every row) or an integer from 1 to "
-                                           f"{SUBCOLLECTION_LIMIT_MAX} (rows per entity)", got=limit)
+        if limit is not None and (
+            isinstance(limit, bool)
+            or not isinstance(limit, int)
+            or not 1 <= limit <= SUBCOLLECTION_LIMIT_MAX
+        ):
+            raise ValidationError(
+                "limit",
+                f"None (every row) or an integer from 1 to "
+                f"{SUBCOLLECTION_LIMIT_MAX} (rows per entity)",
+                got=limit,
+            )
         wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids")
         strict = flag(strict, "strict")
         deadline = self._t.deadline()
@@ -805,17 +1245,33 @@ class PrivateApi:
 
         def pull(ident: str) -> tuple[str, Pages[Any]]:
             def fetch(page: int, size: int) -> Response:
-                return self._get(f"/{entity}/{ident}/{name}", {"page": page, "limit": size}, "list",
-                                 refresh, cache, deadline)
+                return self._get(
+                    f"/{entity}/{ident}/{name}",
+                    {"page": page, "limit": size},
+                    "list",
+                    refresh,
+                    cache,
+                    deadline,
+                )
 
             where = Findings(f"GET {PREFIX}/{entity}/{ident}/{name}")
-            pages: Pages[Any] = pull_pages(fetch, limit=limit, workers=inner_workers, progress=False,
-                               desc=name, page_size=SUBCOLLECTION_LIMIT_MAX, pool=self._t.pool,
-                               found=where)
+            pages: Pages[Any] = pull_pages(
+                fetch,
+                limit=limit,
+                workers=inner_workers,
+                progress=False,
+                desc=name,
+                page_size=SUBCOLLECTION_LIMIT_MAX,
+                pool=self._t.pool,
+                found=where,
+            )
             rows = pages.rows if limit is None else min(limit, pages.rows)
             if pages.expected is not None and rows != pages.expected and not pages.failed:
-                where.add("count_mismatch", f"meta.total announced {pages.expected} rows; "
-                                            f"{rows} arrived", shortfall=pages.expected - rows)
+                where.add(
+                    "count_mismatch",
+                    f"meta.total announced {pages.expected} rows; {rows} arrived",
+                    shortfall=pages.expected - rows,
+                )
             found.items.extend(where.items)
             return ident, pages
 
@@ -823,8 +1279,14 @@ class PrivateApi:
         if len(wanted) == 1:
             pulled = [pull(wanted[0])]
         else:
-            result = map_concurrent(pull, wanted, self._workers, pool=self._t.pool,
-                                    progress=self._progress(progress), desc=name)
+            result = map_concurrent(
+                pull,
+                wanted,
+                self._workers,
+                pool=self._t.pool,
+                progress=self._progress(progress),
+                desc=name,
+            )
             pulled, failures = result.values, result.failures
         items: list[dict] = []
         responses: list[Any] = []
@@ -842,33 +1304,55 @@ class PrivateApi:
         frame = dedupe(frame, [parent, "id"], found)
         totals = [pages.total for _, pages in pulled]
         known = [t for t in totals if t is not None]
-        attach(frame, endpoint=endpoint, responses=responses,
-               rows_expected=None if len(known) < len(totals) else sum(
-                   t if limit is None else min(t, limit) for t in known),
-               rows_received=len(items),
-               rows_total=None if len(known) < len(totals) else sum(known),
-               truncated=limit is not None and any(t > limit for t in known),
-               findings=found.records())
+        attach(
+            frame,
+            endpoint=endpoint,
+            responses=responses,
+            rows_expected=None
+            if len(known) < len(totals)
+            else sum(t if limit is None else min(t, limit) for t in known),
+            rows_received=len(items),
+            rows_total=None if len(known) < len(totals) else sum(known),
+            truncated=limit is not None and any(t > limit for t in known),
+            findings=found.records(),
+        )
         page_failures = [(ident, f) for ident, pages in pulled for f in pages.failed]
         if failures or page_failures:
             raise IncompleteResultError(
-                len(wanted), len(pulled) - len({i for i, _ in page_failures}),
+                len(wanted),
+                len(pulled) - len({i for i, _ in page_failures}),
                 [f.item for f in failures] + [f"{i} page {f.item}" for i, f in page_failures],
                 errors=[f.error for f in failures] + [f.error for _, f in page_failures],
-                partial=frame, what=f"{entity} ({name})")
-        found.report(strict=strict, partial=frame, expected=frame.attrs["rows_expected"],
-                     received=len(frame))
+                partial=frame,
+                what=f"{entity} ({name})",
+            )
+        found.report(
+            strict=strict, partial=frame, expected=frame.attrs["rows_expected"], received=len(frame)
+        )
         return frame
 
     def _deal_sub(self, entity: str, name: str, ids: Any, role: bool, **kw: Any) -> pd.DataFrame:
         parent = "company_id" if entity == "companies" else "investor_id"
-        return self._sub(entity, name, ids, parent,
-                         lambda items: shape.deals_frame(items, with_role=role, profile=False),
-                         answer="deals_with_role" if role else "transactions", **kw)
+        return self._sub(
+            entity,
+            name,
+            ids,
+            parent,
+            lambda items: shape.deals_frame(items, with_role=role, profile=False),
+            answer="deals_with_role" if role else "transactions",
+            **kw,
+        )
 
-    def fundings(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
-                 progress: bool | None = None,
-                 refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+    def fundings(
+        self,
+        ids: str | Iterable[str],
+        *,
+        limit: int | None = None,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """Funding rounds where the company (or each of the companies) is the target.
 
         Returns
@@ -883,85 +1367,204 @@ class PrivateApi:
         --------
         >>> client.private.fundings(company_id)  # doctest: +SKIP
         """
-        return self._deal_sub("companies", "fundings", ids, False, limit=limit, strict=strict, progress=progress,
-                              refresh=refresh, cache=cache)
+        return self._deal_sub(
+            "companies",
+            "fundings",
+            ids,
+            False,
+            limit=limit,
+            strict=strict,
+            progress=progress,
+            refresh=refresh,
+            cache=cache,
+        )
 
-    def sellside(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
-                 progress: bool | None = None,
-                 refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+    def sellside(
+        self,
+        ids: str | Iterable[str],
+        *,
+        limit: int | None = None,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """M&A deals where the company is the target (``company_id`` first).
 
         Examples
         --------
         >>> client.private.sellside(company_id)  # doctest: +SKIP
         """
-        return self._deal_sub("companies", "sellside", ids, False, limit=limit, strict=strict, progress=progress,
-                              refresh=refresh, cache=cache)
+        return self._deal_sub(
+            "companies",
+            "sellside",
+            ids,
+            False,
+            limit=limit,
+            strict=strict,
+            progress=progress,
+            refresh=refresh,
+            cache=cache,
+        )
 
-    def buyside(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
-                progress: bool | None = None,
-                refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+    def buyside(
+        self,
+        ids: str | Iterable[str],
+        *,
+        limit: int | None = None,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """Deals where the company is a buyer or a lead investor, with ``role``.
 
         Examples
         --------
         >>> client.private.buyside(company_id)["role"].value_counts()  # doctest: +SKIP
         """
-        return self._deal_sub("companies", "buyside", ids, True, limit=limit, strict=strict, progress=progress,
-                              refresh=refresh, cache=cache)
+        return self._deal_sub(
+            "companies",
+            "buyside",
+            ids,
+            True,
+            limit=limit,
+            strict=strict,
+            progress=progress,
+            refresh=refresh,
+            cache=cache,
+        )
 
-    def company_investors(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
-                          progress: bool | None = None,
-                          refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+    def company_investors(
+        self,
+        ids: str | Iterable[str],
+        *,
+        limit: int | None = None,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """Investors in the company's funding rounds (rounds_participated, is_lead_any_round, ...).
 
         Examples
         --------
         >>> client.private.company_investors(company_id).head()  # doctest: +SKIP
         """
-        return self._sub("companies", "investors", ids, "company_id", shape.company_investors_frame,
-                         limit, progress, refresh, cache, answer="company_investors", strict=strict)
+        return self._sub(
+            "companies",
+            "investors",
+            ids,
+            "company_id",
+            shape.company_investors_frame,
+            limit,
+            progress,
+            refresh,
+            cache,
+            answer="company_investors",
+            strict=strict,
+        )
 
-    def investments(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
-                    progress: bool | None = None,
-                    refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+    def investments(
+        self,
+        ids: str | Iterable[str],
+        *,
+        limit: int | None = None,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """Deals the investor led or bought in, with ``role`` (``investor_id`` first).
 
         Examples
         --------
         >>> client.private.investments(investor_id)  # doctest: +SKIP
         """
-        return self._deal_sub("investors", "investments", ids, True, limit=limit, strict=strict, progress=progress,
-                              refresh=refresh, cache=cache)
+        return self._deal_sub(
+            "investors",
+            "investments",
+            ids,
+            True,
+            limit=limit,
+            strict=strict,
+            progress=progress,
+            refresh=refresh,
+            cache=cache,
+        )
 
-    def co_investors(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
-                     progress: bool | None = None,
-                     refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+    def co_investors(
+        self,
+        ids: str | Iterable[str],
+        *,
+        limit: int | None = None,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """Investors sharing deals with the investor (shared_deals, first/last shared date).
 
         Examples
         --------
         >>> client.private.co_investors(investor_id).head(10)  # doctest: +SKIP
         """
-        return self._sub("investors", "co_investors", ids, "investor_id", shape.co_investors_frame,
-                         limit, progress, refresh, cache, answer="co_investors", strict=strict)
+        return self._sub(
+            "investors",
+            "co_investors",
+            ids,
+            "investor_id",
+            shape.co_investors_frame,
+            limit,
+            progress,
+            refresh,
+            cache,
+            answer="co_investors",
+            strict=strict,
+        )
 
-    def portfolio(self, ids: str | Iterable[str], *, limit: int | None = None, strict: bool = False,
-                  progress: bool | None = None,
-                  refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+    def portfolio(
+        self,
+        ids: str | Iterable[str],
+        *,
+        limit: int | None = None,
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """Companies the investor has backed (first/last invested, rounds_count, led_any_round).
 
         Examples
         --------
         >>> client.private.portfolio(investor_id)  # doctest: +SKIP
         """
-        return self._sub("investors", "portfolio", ids, "investor_id", shape.portfolio_frame,
-                         limit, progress, refresh, cache, answer="portfolio", strict=strict)
+        return self._sub(
+            "investors",
+            "portfolio",
+            ids,
+            "investor_id",
+            shape.portfolio_frame,
+            limit,
+            progress,
+            refresh,
+            cache,
+            answer="portfolio",
+            strict=strict,
+        )
 
     # ------------------------------------------------------------------ resolve
 
-    def _resolve(self, entity: str, names: Any, on_ambiguous: str, progress: bool | None,
-                 refresh: bool, cache: bool, strict: bool = False) -> Resolution:
+    def _resolve(
+        self,
+        entity: str,
+        names: Any,
+        on_ambiguous: str,
+        progress: bool | None,
+        refresh: bool,
+        cache: bool,
+        strict: bool = False,
+    ) -> Resolution:
         if not isinstance(on_ambiguous, str) or on_ambiguous not in ("none", "best", "raise"):
             raise ValidationError("on_ambiguous", "'none', 'best' or 'raise'", got=on_ambiguous)
         if isinstance(names, str) or not isinstance(names, Iterable) or isinstance(names, Mapping):
@@ -975,39 +1578,65 @@ class PrivateApi:
         deadline = self._t.deadline()
         endpoint = f"POST {PREFIX}/{entity}/resolve"
         found = Findings(endpoint)
-        answers, responses, failures = self._resolve_batches(entity, items, progress, refresh,
-                                                             cache, deadline)
+        answers, responses, failures = self._resolve_batches(
+            entity, items, progress, refresh, cache, deadline
+        )
         data: list[Any] = []
         for start in sorted(answers):
             batch, answer = answers[start]
-            data += self._check_resolved(batch, answer, found,
-                                         f"{endpoint} names {start + 1}..{start + len(batch)}")
+            data += self._check_resolved(
+                batch, answer, found, f"{endpoint} names {start + 1}..{start + len(batch)}"
+            )
         with shaping(RequestInfo("POST", f"{PREFIX}/{entity}/resolve", "private"), endpoint):
             matches, candidates = shape.resolve_frames(data)
         ambiguous = matches["match_type"] == "ambiguous"
         if on_ambiguous == "best" and ambiguous.any():
-            best = candidates[candidates["rank"] == 1].drop_duplicates("query").set_index("query")["id"]
+            best = (
+                candidates[candidates["rank"] == 1]
+                .drop_duplicates("query")
+                .set_index("query")["id"]
+            )
             fill = matches.loc[ambiguous, "query"].map(best)
             matches.loc[ambiguous, "id"] = fill.to_numpy()
         received = int(matches["match_type"].notna().sum())
-        attach(matches, endpoint=endpoint, responses=responses, rows_expected=len(items),
-               rows_received=received, batch_size=self._names_per_resolve,
-               findings=found.records())
+        attach(
+            matches,
+            endpoint=endpoint,
+            responses=responses,
+            rows_expected=len(items),
+            rows_received=received,
+            batch_size=self._names_per_resolve,
+            findings=found.records(),
+        )
         if failures:
-            raise IncompleteResultError(len(items), received,
-                                        [f"names {f.item[0] + 1}..{f.item[0] + len(f.item[1])}"
-                                         for f in failures],
-                                        errors=[f.error for f in failures],
-                                        partial=Resolution(matches, candidates), what="names")
-        found.report(strict=strict, partial=Resolution(matches, candidates),
-                     expected=len(items), received=received, what="names")
+            raise IncompleteResultError(
+                len(items),
+                received,
+                [f"names {f.item[0] + 1}..{f.item[0] + len(f.item[1])}" for f in failures],
+                errors=[f.error for f in failures],
+                partial=Resolution(matches, candidates),
+                what="names",
+            )
+        found.report(
+            strict=strict,
+            partial=Resolution(matches, candidates),
+            expected=len(items),
+            received=received,
+            what="names",
+        )
         if on_ambiguous == "raise" and ambiguous.any():
             raise AmbiguousNameError(matches.loc[ambiguous, "query"].tolist())
         return Resolution(matches, candidates)
 
-    def _resolve_batches(self, entity: str, names: list[str], progress: bool | None,
-                         refresh: bool, cache: bool, deadline: Any
-                         ) -> tuple[dict[int, tuple[list[str], Any]], list[Any], list[Any]]:
+    def _resolve_batches(
+        self,
+        entity: str,
+        names: list[str],
+        progress: bool | None,
+        refresh: bool,
+        cache: bool,
+        deadline: Any,
+    ) -> tuple[dict[int, tuple[list[str], Any]], list[Any], list[Any]]:
         """Send ``names`` in batches; a batch refused as too large (400 or 413) is split.
 
         How many names one request may carry is not stated by the interface document. The
@@ -1018,21 +1647,28 @@ class PrivateApi:
         responses: list[Any] = []
         failures: list[Any] = []
         size = self._names_per_resolve
-        todo = [(i, names[i:i + size]) for i in range(0, len(names), size)]
+        todo = [(i, names[i : i + size]) for i in range(0, len(names), size)]
 
         def send(item: tuple[int, list[str]]) -> Any:
             start, batch = item
             try:
-                return self._post(f"/{entity}/resolve", {"names": batch}, "list", refresh, cache,
-                                  deadline)
+                return self._post(
+                    f"/{entity}/resolve", {"names": batch}, "list", refresh, cache, deadline
+                )
             except (BadRequestError, ApiError) as exc:
                 if len(batch) > 1 and exc.status in (400, 413):
                     return exc  # perhaps too many names at once: split below
                 raise
 
         while todo:
-            result = map_concurrent(send, todo, self._workers, progress=self._progress(progress),
-                                    desc="resolve", pool=self._t.pool)
+            result = map_concurrent(
+                send,
+                todo,
+                self._workers,
+                progress=self._progress(progress),
+                desc="resolve",
+                pool=self._t.pool,
+            )
             failures += result.failures
             again: list[tuple[int, list[str]]] = []
             for (start, batch), outcome in zip(todo, result.results):
@@ -1040,7 +1676,7 @@ class PrivateApi:
                     continue
                 if isinstance(outcome, ApiError):
                     size = max(1, min(size, _stated_bound(outcome, len(batch)) or len(batch) // 2))
-                    again += [(start + i, batch[i:i + size]) for i in range(0, len(batch), size)]
+                    again += [(start + i, batch[i : i + size]) for i in range(0, len(batch), size)]
                     continue
                 responses.append(outcome)
                 answers[start] = (batch, outcome.json().get("data"))
@@ -1054,13 +1690,18 @@ class PrivateApi:
         """One result per name sent, in order; results that cannot be matched are reported."""
         items = data if isinstance(data, list) else []
         if not isinstance(data, list):
-            found.add("wrong_shape", f"data is {type(data).__name__}, not a list", where=where,
-                      shortfall=len(batch))
+            found.add(
+                "wrong_shape",
+                f"data is {type(data).__name__}, not a list",
+                where=where,
+                shortfall=len(batch),
+            )
         items = [item for item in items if isinstance(item, Mapping)]
         missing_fields(keys_present(items), "resolve", found, n_items=len(items), where=where)
         if len(items) == len(batch) and all(
-                str(item.get("query", "")).strip().casefold() == name.strip().casefold()
-                for item, name in zip(items, batch)):
+            str(item.get("query", "")).strip().casefold() == name.strip().casefold()
+            for item, name in zip(items, batch)
+        ):
             return [{**item, "query": name} for item, name in zip(items, batch)]
         by_query: dict[str, list[Any]] = {}
         for item in items:
@@ -1074,14 +1715,26 @@ class PrivateApi:
                 lost += 1
                 out.append({"query": name, "id": None, "match_type": None})
         extra = sum(len(q) for q in by_query.values())
-        found.add("count_mismatch", f"{len(batch)} names sent, {len(items)} results received "
-                                    f"({lost} names without a result, {extra} results for names "
-                                    "not sent)", where=where, shortfall=lost)
+        found.add(
+            "count_mismatch",
+            f"{len(batch)} names sent, {len(items)} results received "
+            f"({lost} names without a result, {extra} results for names "
+            "not sent)",
+            where=where,
+            shortfall=lost,
+        )
         return out
 
-    def resolve_companies(self, names: Iterable[str], *, on_ambiguous: str = "none", strict: bool = False,
-                          progress: bool | None = None,
-                          refresh: bool = False, cache: bool = True) -> Resolution:
+    def resolve_companies(
+        self,
+        names: Iterable[str],
+        *,
+        on_ambiguous: str = "none",
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> Resolution:
         """Resolve company names to ids.
 
         Parameters
@@ -1104,9 +1757,16 @@ class PrivateApi:
         """
         return self._resolve("companies", names, on_ambiguous, progress, refresh, cache, strict)
 
-    def resolve_investors(self, names: Iterable[str], *, on_ambiguous: str = "none", strict: bool = False,
-                          progress: bool | None = None,
-                          refresh: bool = False, cache: bool = True) -> Resolution:
+    def resolve_investors(
+        self,
+        names: Iterable[str],
+        *,
+        on_ambiguous: str = "none",
+        strict: bool = False,
+        progress: bool | None = None,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> Resolution:
         """Resolve investor names to ids; see :meth:`resolve_companies`.
 
         Examples
@@ -1117,21 +1777,44 @@ class PrivateApi:
 
     # ------------------------------------------------------------------ aggregate
 
-    def aggregate(self, metric: str, time_bucket: str = "quarter", filters: Mapping[str, Any] | None = None,
-                  *, strict: bool = False, refresh: bool = False, cache: bool = True,
-                  id: Ids = None, target_id: Ids = None, investor_id: Ids = None,
-                  deal_type: Strings = None, deal_subtype: Strings = None,
-                  date_from: Day = None, date_to: Day = None, valuation_min: Number = None,
-                  valuation_max: Number = None, raised_min: Number = None,
-                  raised_max: Number = None, revenue_min: Number = None,
-                  revenue_max: Number = None, ebitda_min: Number = None,
-                  ebitda_max: Number = None, ev_revenue_min: Number = None,
-                  ev_revenue_max: Number = None, ev_ebitda_min: Number = None,
-                  ev_ebitda_max: Number = None, target_country: Strings = None,
-                  target_region: Strings = None, target_verticals: Strings = None,
-                  target_themes: Strings = None, target_client_focus: Strings = None,
-                  target_revenue_model: Strings = None, target_company_type: Strings = None,
-                  updated_at: Moment = None, include_deleted: Flag = None) -> pd.DataFrame:
+    def aggregate(
+        self,
+        metric: str,
+        time_bucket: str = "quarter",
+        filters: Mapping[str, Any] | None = None,
+        *,
+        strict: bool = False,
+        refresh: bool = False,
+        cache: bool = True,
+        id: Ids = None,
+        target_id: Ids = None,
+        investor_id: Ids = None,
+        deal_type: Strings = None,
+        deal_subtype: Strings = None,
+        date_from: Day = None,
+        date_to: Day = None,
+        valuation_min: Number = None,
+        valuation_max: Number = None,
+        raised_min: Number = None,
+        raised_max: Number = None,
+        revenue_min: Number = None,
+        revenue_max: Number = None,
+        ebitda_min: Number = None,
+        ebitda_max: Number = None,
+        ev_revenue_min: Number = None,
+        ev_revenue_max: Number = None,
+        ev_ebitda_min: Number = None,
+        ev_ebitda_max: Number = None,
+        target_country: Strings = None,
+        target_region: Strings = None,
+        target_verticals: Strings = None,
+        target_themes: Strings = None,
+        target_client_focus: Strings = None,
+        target_revenue_model: Strings = None,
+        target_company_type: Strings = None,
+        updated_at: Moment = None,
+        include_deleted: Flag = None,
+    ) -> pd.DataFrame:
         """The service's IQR-trimmed medians of a deal metric per time bucket.
 
         Parameters
@@ -1161,28 +1844,48 @@ class PrivateApi:
         if not isinstance(metric, str) or metric not in AGGREGATE_METRICS:
             raise ValidationError("metric", f"one of {', '.join(AGGREGATE_METRICS)}", got=metric)
         if not isinstance(time_bucket, str) or time_bucket not in TIME_BUCKETS:
-            raise ValidationError("time_bucket", f"one of {', '.join(TIME_BUCKETS)}", got=time_bucket)
+            raise ValidationError(
+                "time_bucket", f"one of {', '.join(TIME_BUCKETS)}", got=time_bucket
+            )
         deadline = self._t.deadline()
-        named = _given(id=id, target_id=target_id, investor_id=investor_id, deal_type=deal_type,
-                       deal_subtype=deal_subtype, date_from=date_from, date_to=date_to,
-                       valuation_min=valuation_min, valuation_max=valuation_max,
-                       raised_min=raised_min, raised_max=raised_max, revenue_min=revenue_min,
-                       revenue_max=revenue_max, ebitda_min=ebitda_min, ebitda_max=ebitda_max,
-                       ev_revenue_min=ev_revenue_min, ev_revenue_max=ev_revenue_max,
-                       ev_ebitda_min=ev_ebitda_min, ev_ebitda_max=ev_ebitda_max,
-                       target_country=target_country, target_region=target_region,
-                       target_verticals=target_verticals, target_themes=target_themes,
-                       target_client_focus=target_client_focus,
-                       target_revenue_model=target_revenue_model,
-                       target_company_type=target_company_type, updated_at=updated_at,
-                       include_deleted=include_deleted)
+        named = _given(
+            id=id,
+            target_id=target_id,
+            investor_id=investor_id,
+            deal_type=deal_type,
+            deal_subtype=deal_subtype,
+            date_from=date_from,
+            date_to=date_to,
+            valuation_min=valuation_min,
+            valuation_max=valuation_max,
+            raised_min=raised_min,
+            raised_max=raised_max,
+            revenue_min=revenue_min,
+            revenue_max=revenue_max,
+            ebitda_min=ebitda_min,
+            ebitda_max=ebitda_max,
+            ev_revenue_min=ev_revenue_min,
+            ev_revenue_max=ev_revenue_max,
+            ev_ebitda_min=ev_ebitda_min,
+            ev_ebitda_max=ev_ebitda_max,
+            target_country=target_country,
+            target_region=target_region,
+            target_verticals=target_verticals,
+            target_themes=target_themes,
+            target_client_focus=target_client_focus,
+            target_revenue_model=target_revenue_model,
+            target_company_type=target_company_type,
+            updated_at=updated_at,
+            include_deleted=include_deleted,
+        )
         _, wire = self._build_filters("transactions", filters, named, deadline=deadline)
         start, end = wire.get("date_from"), wire.get("date_to")
         if isinstance(start, str) and isinstance(end, str) and start > end:
             raise ValidationError("date_from", f"a date not after date_to ({end})", got=start)
         body = {"metric": metric, "time_bucket": time_bucket, "filters": wire}
-        response = self._post("/transactions/aggregate", body, "aggregate", refresh, cache,
-                              deadline)
+        response = self._post(
+            "/transactions/aggregate", body, "aggregate", refresh, cache, deadline
+        )
         endpoint = f"POST {PREFIX}/transactions/aggregate"
         found = Findings(endpoint)
         read = read_page(response.json(), found, number=1)
@@ -1192,18 +1895,26 @@ class PrivateApi:
         missing_fields(keys_present(read.items), "aggregate", found, n_items=len(read.items))
         with shaping(response.request, endpoint):
             frame = shape.aggregate_frame(read.items, {"time_bucket": time_bucket, **meta})
-        unread = [label for label, start in zip(frame.attrs["labels_as_served"],
-                                                frame["period_start"]) if pd.isna(start)]
+        unread = [
+            label
+            for label, start in zip(frame.attrs["labels_as_served"], frame["period_start"])
+            if pd.isna(start)
+        ]
         if unread and time_bucket != "none":
-            found.add("unreadable_label", f"{len(unread)} bucket label(s) could not be read as "
-                                          f"{time_bucket}s: {', '.join(map(repr, unread[:3]))}")
+            found.add(
+                "unreadable_label",
+                f"{len(unread)} bucket label(s) could not be read as "
+                f"{time_bucket}s: {', '.join(map(repr, unread[:3]))}",
+            )
         frame = dedupe(frame, "bucket", found)
         total = meta.get("total_deals")
         counted = int(frame["n"].sum()) if len(frame) else 0
         if isinstance(total, int) and not isinstance(total, bool) and total != counted:
-            found.add("count_mismatch", f"meta.total_deals is {total}, the buckets' n add up to "
-                                        f"{counted}")
-        attach(frame, endpoint=endpoint, responses=[response], request=body,
-               findings=found.records())
+            found.add(
+                "count_mismatch", f"meta.total_deals is {total}, the buckets' n add up to {counted}"
+            )
+        attach(
+            frame, endpoint=endpoint, responses=[response], request=body, findings=found.records()
+        )
         found.report(strict=strict, partial=frame)
         return frame

@@ -76,6 +76,9 @@ def check_fields(entity: str, fields: Any) -> list[str] | None:
         if name not in allowed:
             close = difflib.get_close_matches(name, allowed, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ValidationError("fields", f"a field of the {_LABELS[entity]} profile{hint}; "
-                                            f"valid: {', '.join(allowed)}", got=name)
+            raise ValidationError(
+                "fields",
+                f"a field of the {_LABELS[entity]} profile{hint}; valid: {', '.join(allowed)}",
+                got=name,
+            )
     return names

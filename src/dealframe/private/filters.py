@@ -26,8 +26,13 @@ import pandas as pd
 from ..arguments import finite_number
 from ..errors import ServiceContractError, ValidationError
 
-__all__ = ["EnumValueError", "FilterSchema", "SORT_DIRECTIONS", "to_date_string",
-           "to_timestamp_string"]
+__all__ = [
+    "EnumValueError",
+    "FilterSchema",
+    "SORT_DIRECTIONS",
+    "to_date_string",
+    "to_timestamp_string",
+]
 
 #: Sort directions of ``<key>:<direction>`` (interface document section 4.2).
 SORT_DIRECTIONS: tuple[str, ...] = ("asc", "desc")
@@ -54,8 +59,9 @@ def to_date_string(value: Any, argument: str) -> str:
                 return text
             except ValueError:
                 pass
-        raise ValidationError(argument, "a date YYYY-MM-DD, datetime.date or pandas.Timestamp",
-                              got=value)
+        raise ValidationError(
+            argument, "a date YYYY-MM-DD, datetime.date or pandas.Timestamp", got=value
+        )
     if isinstance(value, (pd.Timestamp, dt.datetime)):
         if pd.isna(value):
             raise ValidationError(argument, "a date, not NaT", got=value)
@@ -64,7 +70,9 @@ def to_date_string(value: Any, argument: str) -> str:
         return value.isoformat()
     if isinstance(value, np.datetime64) and not np.isnat(value):
         return str(value.astype("datetime64[D]"))
-    raise ValidationError(argument, "a date YYYY-MM-DD, datetime.date or pandas.Timestamp", got=value)
+    raise ValidationError(
+        argument, "a date YYYY-MM-DD, datetime.date or pandas.Timestamp", got=value
+    )
 
 
 def to_timestamp_string(value: Any, argument: str) -> str:
@@ -80,8 +88,9 @@ def to_timestamp_string(value: Any, argument: str) -> str:
     except (ValueError, TypeError):
         stamp = None
     if stamp is None or pd.isna(stamp):
-        raise ValidationError(argument, "an ISO 8601 timestamp, datetime or pandas.Timestamp",
-                              got=value)
+        raise ValidationError(
+            argument, "an ISO 8601 timestamp, datetime or pandas.Timestamp", got=value
+        )
     stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
     return stamp.isoformat()
 
@@ -130,27 +139,36 @@ class FilterSchema:
         self.fields: dict[str, _Field] = {}
         where = f"GET /api/private/v1/lookup/{entity}"
         if not isinstance(document, Mapping):
-            raise ServiceContractError(200, f"{where}: data is {type(document).__name__}, not "
-                                            "a discovery document", finding="wrong_shape")
+            raise ServiceContractError(
+                200,
+                f"{where}: data is {type(document).__name__}, not a discovery document",
+                finding="wrong_shape",
+            )
         entries = document.get("filters") or []
         for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
             if not isinstance(entry, Mapping) or not isinstance(entry.get("field"), str):
-                raise ServiceContractError(200, f"{where}: filters[{i}] is not a "
-                                                "{field, type, operators} object",
-                                           finding="wrong_shape")
+                raise ServiceContractError(
+                    200,
+                    f"{where}: filters[{i}] is not a {{field, type, operators}} object",
+                    finding="wrong_shape",
+                )
             values = entry.get("values")
             operators = entry.get("operators")
             self.fields[entry["field"]] = _Field(
-                entry["field"], str(entry.get("type", "string")),
+                entry["field"],
+                str(entry.get("type", "string")),
                 tuple(str(o) for o in operators) if isinstance(operators, list) else (),
-                tuple(str(v) for v in values) if isinstance(values, list) else None)
+                tuple(str(v) for v in values) if isinstance(values, list) else None,
+            )
         sort = document.get("sort_fields")
-        self.sort_fields: tuple[str, ...] = tuple(str(k) for k in sort) \
-            if isinstance(sort, list) else ()
+        self.sort_fields: tuple[str, ...] = (
+            tuple(str(k) for k in sort) if isinstance(sort, list) else ()
+        )
         subs = document.get("sub_resources")
         #: The sub-resource paths the service lists (``/companies/{id}/fundings`` ...).
-        self.sub_resources: tuple[str, ...] = tuple(str(p) for p in subs) \
-            if isinstance(subs, list) else ()
+        self.sub_resources: tuple[str, ...] = (
+            tuple(str(p) for p in subs) if isinstance(subs, list) else ()
+        )
 
     def sub_resource(self, name: str) -> str:
         """The path segment to use for the sub-collection ``name`` on this service.
@@ -185,14 +203,20 @@ class FilterSchema:
             if value is None:
                 continue
             if not isinstance(name, str) or not name.strip():
-                raise ValidationError(f"filters[{name!r}]", f"a {self.entity} filter name "
-                                      f"(valid: {', '.join(self.fields)})", got=name)
+                raise ValidationError(
+                    f"filters[{name!r}]",
+                    f"a {self.entity} filter name (valid: {', '.join(self.fields)})",
+                    got=name,
+                )
             spec = self.fields.get(name)
             if spec is None:
                 close = difflib.get_close_matches(name, list(self.fields), n=1)
                 hint = f"did you mean {close[0]!r}? " if close else ""
-                raise ValidationError(name, f"a {self.entity} filter ({hint}valid: "
-                                            f"{', '.join(self.fields)})", got=name)
+                raise ValidationError(
+                    name,
+                    f"a {self.entity} filter ({hint}valid: {', '.join(self.fields)})",
+                    got=name,
+                )
             out[name] = self._operand(spec, value)
         return out
 
@@ -200,12 +224,16 @@ class FilterSchema:
         op = spec.operators[0] if spec.operators else None
         if isinstance(value, Mapping):
             if len(value) != 1:
-                raise ValidationError(spec.name, "one operator and its value, e.g. "
-                                                 f"{{{spec.operators[0]!r}: ...}}", got=value)
+                raise ValidationError(
+                    spec.name,
+                    f"one operator and its value, e.g. {{{spec.operators[0]!r}: ...}}",
+                    got=value,
+                )
             op, value = next(iter(value.items()))
             if not isinstance(op, str) or op not in spec.operators:
-                raise ValidationError(spec.name, f"one of the operators {', '.join(spec.operators)}",
-                                      got=op)
+                raise ValidationError(
+                    spec.name, f"one of the operators {', '.join(spec.operators)}", got=op
+                )
         converted = self._value(spec, value)
         if op == (spec.operators[0] if spec.operators else None):
             return converted
@@ -216,15 +244,19 @@ class FilterSchema:
         if t in ("array_string", "array_uuid"):
             items = _as_list(value, arg)
             if not items:  # the service would match nothing: an empty frame that says nothing
-                raise ValidationError(arg, "at least one value (an empty list matches no row; "
-                                           "leave the filter out, or pass None, for no constraint)",
-                                      got=items)
+                raise ValidationError(
+                    arg,
+                    "at least one value (an empty list matches no row; "
+                    "leave the filter out, or pass None, for no constraint)",
+                    got=items,
+                )
             for i, item in enumerate(items):
                 if not isinstance(item, str):
                     raise ValidationError(f"{arg}[{i}]", "a string", got=item)
                 if not item.strip():
-                    raise ValidationError(f"{arg}[{i}]", "a non-blank string (a blank value "
-                                                         "matches no row)", got=item)
+                    raise ValidationError(
+                        f"{arg}[{i}]", "a non-blank string (a blank value matches no row)", got=item
+                    )
             if t == "array_uuid":
                 canonical = []
                 for i, item in enumerate(items):
@@ -285,22 +317,29 @@ class FilterSchema:
             return None
         keys = ", ".join(self.sort_fields)
         if not isinstance(sort, str):
-            raise ValidationError("sort", f"'<key>:asc' or '<key>:desc' with key in {keys}",
-                                  got=sort)
+            raise ValidationError(
+                "sort", f"'<key>:asc' or '<key>:desc' with key in {keys}", got=sort
+            )
         key, _, direction = sort.strip().partition(":")
         key, direction = key.strip(), direction.strip().lower() or "desc"
         if key not in self.sort_fields:
-            raise ValidationError("sort", f"a sort key among {keys}{_suggest(key, self.sort_fields)}",
-                                  got=key)
+            raise ValidationError(
+                "sort", f"a sort key among {keys}{_suggest(key, self.sort_fields)}", got=key
+            )
         if direction not in SORT_DIRECTIONS:
-            raise ValidationError("sort", "direction 'asc' or 'desc'"
-                                          f"{_suggest(direction, SORT_DIRECTIONS)}", got=direction)
+            raise ValidationError(
+                "sort",
+                f"direction 'asc' or 'desc'{_suggest(direction, SORT_DIRECTIONS)}",
+                got=direction,
+            )
         return f"{key}:{direction}"
 
 
 def _suggest(word: str, choices: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest of ``choices``, or nothing."""
     options = list(choices)
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.5) or \
-        [c for c in options if word.lower().startswith(c) or c.startswith(word.lower())][:1]
+    close = (
+        difflib.get_close_matches(word, options, n=1, cutoff=0.5)
+        or [c for c in options if word.lower().startswith(c) or c.startswith(word.lower())][:1]
+    )
     return f" (did you mean {close[0]!r}?)" if word and close else ""

@@ -40,6 +40,7 @@ def check_ids(ids: Any, argument: str = "ids") -> list[str]:
         try:
             out.setdefault(str(uuid.UUID(item)), None)
         except ValueError:
-            raise ValidationError(where, "a UUID such as 5f38873f-6e1c-4d6f-ad87-e6977cda30ba",
-                                  got=item) from None
+            raise ValidationError(
+                where, "a UUID such as 5f38873f-6e1c-4d6f-ad87-e6977cda30ba", got=item
+            ) from None
     return list(out)

@@ -95,17 +95,27 @@ class Pages(Generic[T]):
     def raise_for_failures(self, partial: Any, what: str = "rows") -> None:
         """Raise :class:`IncompleteResultError` (with ``partial``) if any page failed."""
         if self.failed:
-            raise IncompleteResultError(self.expected, self.rows,
-                                        [f.item for f in self.failed],
-                                        errors=[f.error for f in self.failed], partial=partial,
-                                        what=what) from self.failed[0].error
+            raise IncompleteResultError(
+                self.expected,
+                self.rows,
+                [f.item for f in self.failed],
+                errors=[f.error for f in self.failed],
+                partial=partial,
+                what=what,
+            ) from self.failed[0].error
 
 
 class _Walk(Generic[T]):
     """The state of one walk: what was read, and whether to go on."""
 
-    def __init__(self, found: Findings, parse: Callable[[list[Any]], T], identity: str,
-                 limit: int | None, size: int) -> None:
+    def __init__(
+        self,
+        found: Findings,
+        parse: Callable[[list[Any]], T],
+        identity: str,
+        limit: int | None,
+        size: int,
+    ) -> None:
         self.found, self.parse, self.identity, self.limit = found, parse, identity, limit
         self.size = size
         self.pages: Pages[T] = Pages([], [], None, None, size)
@@ -119,41 +129,63 @@ class _Walk(Generic[T]):
         ids = identities(page.items, self.identity, self.found, where=where)
         signature = hash(tuple(ids))
         if any(isinstance(i, str) for i in ids) and signature in self.seen:
-            self.found.add("repeated_page", f"page {number} repeats an earlier page's "
-                                            f"{len(ids)} rows (is page= ignored?): paging "
-                                            "stopped", where=where)
+            self.found.add(
+                "repeated_page",
+                f"page {number} repeats an earlier page's "
+                f"{len(ids)} rows (is page= ignored?): paging "
+                "stopped",
+                where=where,
+            )
             self.done = True
             return page
         self.seen.add(signature)
         self.pages.keys |= keys_present(page.items)
         self.pages.parts.append(self.parse(page.items))
-        self.pages.infos.append(PageInfo(number, len(page.items), bool(response.from_cache),
-                                         response.attempts))
+        self.pages.infos.append(
+            PageInfo(number, len(page.items), bool(response.from_cache), response.attempts)
+        )
         rows = self.pages.rows
         short = len(page.items) < self.size
-        self.done = (not page.items or page.has_more is False
-                     or (page.has_more is None and short)
-                     or (self.limit is not None and rows >= self.limit))
+        self.done = (
+            not page.items
+            or page.has_more is False
+            or (page.has_more is None and short)
+            or (self.limit is not None and rows >= self.limit)
+        )
         return page
 
 
-def _plan(first: PageRead, asked: int, limit: int | None, found: Findings) -> tuple[int, int | None]:
+def _plan(
+    first: PageRead, asked: int, limit: int | None, found: Findings
+) -> tuple[int, int | None]:
     """(rows per page served, expected rows) from page 1."""
     served = asked
     if first.limit is not None and 0 < first.limit < asked:
         served = first.limit  # the service clamps limit: page k holds rows (k-1)*served ...
-    elif first.limit is None and 0 < len(first.items) < asked and (
-            first.has_more or (first.total or 0) > len(first.items)):
+    elif (
+        first.limit is None
+        and 0 < len(first.items) < asked
+        and (first.has_more or (first.total or 0) > len(first.items))
+    ):
         served = len(first.items)
     if first.total is None:
         return served, None
     return served, first.total if limit is None else min(limit, first.total)
 
 
-def pull_pages(fetch: Callable[[int, int], Response], *, limit: int | None, workers: int,
-               progress: bool | None, desc: str, found: Findings, page_size: int = PAGE_SIZE,
-               parse: Callable[[list[Any]], T] = list,  # type: ignore[assignment]
-               identity: str = "id", pool: WorkerPool | None = None) -> Pages[T]:
+def pull_pages(
+    fetch: Callable[[int, int], Response],
+    *,
+    limit: int | None,
+    workers: int,
+    progress: bool | None,
+    desc: str,
+    found: Findings,
+    page_size: int = PAGE_SIZE,
+    parse: Callable[[list[Any]], T] = list,  # type: ignore[assignment]
+    identity: str = "id",
+    pool: WorkerPool | None = None,
+) -> Pages[T]:
     """Fetch every page needed for ``limit`` rows (all rows when None), checking each.
 
     Parameters
@@ -213,16 +245,24 @@ def pull_pages(fetch: Callable[[int, int], Response], *, limit: int | None, work
     return walk.pages
 
 
-def _walk_rest(walk: _Walk[T], fetch: Callable[[int, int], Response], served: int,
-               planned: int | None, workers: int, progress: bool | None, desc: str,
-               pool: WorkerPool | None) -> None:
-    shared = pool.executor() if pool is not None and pool.size == workers and workers > 1 \
+def _walk_rest(
+    walk: _Walk[T],
+    fetch: Callable[[int, int], Response],
+    served: int,
+    planned: int | None,
+    workers: int,
+    progress: bool | None,
+    desc: str,
+    pool: WorkerPool | None,
+) -> None:
+    shared = pool.executor() if pool is not None and pool.size == workers and workers > 1 else None
+    own = (
+        ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe-pages")
+        if shared is None and workers > 1
         else None
-    own = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe-pages") \
-        if shared is None and workers > 1 else None
+    )
     executor = shared or own
-    bar = _bar(show_progress(progress, (planned or 0) - 1 or 2), ((planned or 1) - 1) or None,
-               desc)
+    bar = _bar(show_progress(progress, (planned or 0) - 1 or 2), ((planned or 1) - 1) or None, desc)
     window: deque[tuple[int, Future[Response] | None]] = deque()
     next_page = 2
 
@@ -232,8 +272,11 @@ def _walk_rest(walk: _Walk[T], fetch: Callable[[int, int], Response], served: in
     extend = False
     try:
         while not walk.done:
-            while (len(window) < max(1, workers) and wanted(next_page)
-                   and (extend is False or not window)):
+            while (
+                len(window) < max(1, workers)
+                and wanted(next_page)
+                and (extend is False or not window)
+            ):
                 future = executor.submit(fetch, next_page, served) if executor else None
                 window.append((next_page, future))
                 next_page += 1
@@ -255,8 +298,7 @@ def _walk_rest(walk: _Walk[T], fetch: Callable[[int, int], Response], served: in
             if planned is not None and number >= planned and not walk.done and page.has_more:
                 extend = True  # total was short of the truth: follow has_more
         if next_page > MAX_PAGES and not walk.done:
-            walk.found.add("count_mismatch", f"paging did not end after {MAX_PAGES} pages: "
-                                             "stopped")
+            walk.found.add("count_mismatch", f"paging did not end after {MAX_PAGES} pages: stopped")
     finally:
         for _, future in window:
             if future is not None:

@@ -59,11 +59,21 @@ Strings: TypeAlias = Iterable[str] | str | None
 Month: TypeAlias = str | pd.Period | dt.date | None
 
 
-def _group(industries: Strings, themes: Strings, regions: Strings, countries: Strings,
-           enterprise_value_above: float | None) -> dict[str, Any]:
+def _group(
+    industries: Strings,
+    themes: Strings,
+    regions: Strings,
+    countries: Strings,
+    enterprise_value_above: float | None,
+) -> dict[str, Any]:
     """The search members that were given (None: no constraint)."""
-    given = {"industries": industries, "themes": themes, "regions": regions,
-             "countries": countries, "enterprise_value_above": enterprise_value_above}
+    given = {
+        "industries": industries,
+        "themes": themes,
+        "regions": regions,
+        "countries": countries,
+        "enterprise_value_above": enterprise_value_above,
+    }
     return {name: value for name, value in given.items() if value is not None}
 
 
@@ -78,13 +88,17 @@ def _check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
     if not len(frame):
         found.add("missing_field", "the answer holds no field at all")
         return
-    for stat, fields in (("sum", (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN)),
-                         ("median", GROUP_SUM_AND_MEDIAN)):
+    for stat, fields in (
+        ("sum", (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN)),
+        ("median", GROUP_SUM_AND_MEDIAN),
+    ):
         have = frame[stat].dropna().index if stat in frame else pd.Index([])
         absent = [f for f in fields if f not in have]
         if len(absent) == len(fields):
-            found.add("missing_field", f"no {stat} in the answer (the document gives "
-                                       f"{', '.join(fields[:3])}... a {stat})")
+            found.add(
+                "missing_field",
+                f"no {stat} in the answer (the document gives {', '.join(fields[:3])}... a {stat})",
+            )
         elif absent:
             found.add("missing_field", f"no {stat} for {', '.join(absent)}")
 
@@ -122,35 +136,63 @@ class PublicApi:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _post(self, path: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool) -> Response:
+    def _post(
+        self, path: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool
+    ) -> Response:
         """POST ``path`` under this version's prefix (``/companies`` → ``/api/v2/companies``)."""
         return self._post_to(f"{self._prefix}{path}", body, kind, refresh, cache)
 
-    def _post_to(self, full: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool) -> Response:
+    def _post_to(
+        self, full: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool
+    ) -> Response:
         """POST a full path (``/api/v1/...``), whatever this object's version."""
-        return self._t.request("public", "POST", full, json=body, kind=kind,
-                               refresh=refresh, cache=cache)
+        return self._t.request(
+            "public", "POST", full, json=body, kind=kind, refresh=refresh, cache=cache
+        )
 
-    def _chunked(self, path: str, skus: list[str], size: int, extra: dict[str, Any], kind: str,
-                 refresh: bool, cache: bool, progress: bool | None, desc: str
-                 ) -> tuple[list[Response], list[Any]]:
-        chunks = [skus[i:i + size] for i in range(0, len(skus), size)]
+    def _chunked(
+        self,
+        path: str,
+        skus: list[str],
+        size: int,
+        extra: dict[str, Any],
+        kind: str,
+        refresh: bool,
+        cache: bool,
+        progress: bool | None,
+        desc: str,
+    ) -> tuple[list[Response], list[Any]]:
+        chunks = [skus[i : i + size] for i in range(0, len(skus), size)]
         settings = self._t.settings
         deadline = self._t.deadline()
         full = f"{self._prefix}{path}"
 
         def fetch(chunk: list[str]) -> Response:
-            return self._t.request("public", "POST", full, json={"skus": chunk, **extra},
-                                   kind=kind, refresh=refresh, cache=cache, deadline=deadline)
+            return self._t.request(
+                "public",
+                "POST",
+                full,
+                json={"skus": chunk, **extra},
+                kind=kind,
+                refresh=refresh,
+                cache=cache,
+                deadline=deadline,
+            )
 
-        result = map_concurrent(fetch, chunks, settings.max_workers,
-                                pool=self._t.pool,
-                                progress=settings.progress if progress is None else progress, desc=desc)
+        result = map_concurrent(
+            fetch,
+            chunks,
+            settings.max_workers,
+            pool=self._t.pool,
+            progress=settings.progress if progress is None else progress,
+            desc=desc,
+        )
         return result.values, result.failures
 
     @staticmethod
-    def _items(responses: list[Response], wanted: list[str], found: Findings,
-               answer: str) -> list[Mapping[str, Any]]:
+    def _items(
+        responses: list[Response], wanted: list[str], found: Findings, answer: str
+    ) -> list[Mapping[str, Any]]:
         """The checked items of every chunk: objects with a SKU that was asked for, once each."""
         asked = set(wanted)
         items: list[Mapping[str, Any]] = []
@@ -161,38 +203,60 @@ class PublicApi:
         missing_fields(keys_present(items), answer, found, n_items=len(items))
         extra = [it.get("sku") for it in items if it.get("sku") not in asked]
         if extra:
-            found.add("unrequested", f"{len(extra)} items for SKUs not asked for (or without a "
-                                     f"SKU): dropped ({', '.join(map(repr, extra[:3]))})")
+            found.add(
+                "unrequested",
+                f"{len(extra)} items for SKUs not asked for (or without a "
+                f"SKU): dropped ({', '.join(map(repr, extra[:3]))})",
+            )
         return dedupe_items([it for it in items if it.get("sku") in asked], "sku", found)
 
     @staticmethod
     def _raise_failed(failures: list[Any], wanted: list[str], frame: pd.DataFrame) -> None:
         if failures:
             lost = sum(len(f.item) for f in failures)
-            raise IncompleteResultError(len(wanted), len(wanted) - lost,
-                                        [f.item for f in failures],
-                                        errors=[f.error for f in failures], partial=frame,
-                                        what="SKUs")
+            raise IncompleteResultError(
+                len(wanted),
+                len(wanted) - lost,
+                [f.item for f in failures],
+                errors=[f.error for f in failures],
+                partial=frame,
+                what="SKUs",
+            )
 
     @staticmethod
-    def _report_missing(frame: pd.DataFrame, wanted: list[str], present: set[str], strict: bool) -> list[str]:
+    def _report_missing(
+        frame: pd.DataFrame, wanted: list[str], present: set[str], strict: bool
+    ) -> list[str]:
         missing = [s for s in wanted if s not in present]
         frame.attrs["missing_skus"] = missing
         if missing:
             if strict:
-                raise IncompleteResultError(len(wanted), len(wanted) - len(missing), missing,
-                                            partial=frame, what="SKUs")
+                raise IncompleteResultError(
+                    len(wanted), len(wanted) - len(missing), missing, partial=frame, what="SKUs"
+                )
             shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
-            warnings.warn(f"{len(missing)} of {len(wanted)} SKUs were not returned by the service: "
-                          f"{shown} (see df.attrs['missing_skus'])", MissingDataWarning, stacklevel=3)
+            warnings.warn(
+                f"{len(missing)} of {len(wanted)} SKUs were not returned by the service: "
+                f"{shown} (see df.attrs['missing_skus'])",
+                MissingDataWarning,
+                stacklevel=3,
+            )
         return missing
 
     # ------------------------------------------------------------------ endpoints
 
-    def search(self, *, industries: Strings = None, themes: Strings = None,
-               regions: Strings = None, countries: Strings = None,
-               enterprise_value_above: float | None = None, strict: bool = False,
-               refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+    def search(
+        self,
+        *,
+        industries: Strings = None,
+        themes: Strings = None,
+        regions: Strings = None,
+        countries: Strings = None,
+        enterprise_value_above: float | None = None,
+        strict: bool = False,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """Companies matching the filters (all companies when none is given).
 
         Parameters
@@ -229,21 +293,38 @@ class PublicApi:
         items = read_items(doc, found)
         count = meta_count(doc, "count", found)
         if count is not None and count != len(items):
-            found.add("count_mismatch", f"meta.count says {count} companies, data holds "
-                                        f"{len(items)}", shortfall=count - len(items))
+            found.add(
+                "count_mismatch",
+                f"meta.count says {count} companies, data holds {len(items)}",
+                shortfall=count - len(items),
+            )
         identities(items, "sku", found)
         missing_fields(keys_present(items), "search", found, n_items=len(items))
         items = dedupe_items(items, "sku", found)
         with shaping(response.request, endpoint):
             frame = search_frame(items)
-        attach(frame, endpoint=endpoint, responses=[response], rows_expected=count,
-               filters=body, findings=found.records())
-        found.report(strict=strict, partial=frame, expected=count, received=len(frame),
-                     what="companies")
+        attach(
+            frame,
+            endpoint=endpoint,
+            responses=[response],
+            rows_expected=count,
+            filters=body,
+            findings=found.records(),
+        )
+        found.report(
+            strict=strict, partial=frame, expected=count, received=len(frame), what="companies"
+        )
         return frame
 
-    def current(self, skus: Iterable[str] | str, *, strict: bool = False, refresh: bool = False,
-                cache: bool = True, progress: bool | None = None) -> pd.DataFrame:
+    def current(
+        self,
+        skus: Iterable[str] | str,
+        *,
+        strict: bool = False,
+        refresh: bool = False,
+        cache: bool = True,
+        progress: bool | None = None,
+    ) -> pd.DataFrame:
         """Current data for any number of SKUs (sent 100 at a time, concurrently).
 
         Parameters
@@ -271,26 +352,49 @@ class PublicApi:
         >>> cur.loc["ACME-USA", "evRevenueNtm"]  # doctest: +SKIP
         """
         wanted = validate_skus(skus, self.version)
-        responses, failures = self._chunked("/companies/current", wanted, SKUS_PER_CURRENT_REQUEST,
-                                            {}, "current", refresh, cache, progress,
-                                            "current data")
+        responses, failures = self._chunked(
+            "/companies/current",
+            wanted,
+            SKUS_PER_CURRENT_REQUEST,
+            {},
+            "current",
+            refresh,
+            cache,
+            progress,
+            "current data",
+        )
         endpoint = f"POST {self._prefix}/companies/current"
         found = Findings(endpoint)
         items = self._items(responses, wanted, found, "current")
         with shaping(RequestInfo("POST", f"{self._prefix}/companies/current", "public"), endpoint):
             frame = _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
-        attach(frame, endpoint=endpoint, responses=responses, rows_expected=len(wanted),
-               findings=found.records())
+        attach(
+            frame,
+            endpoint=endpoint,
+            responses=responses,
+            rows_expected=len(wanted),
+            findings=found.records(),
+        )
         self._raise_failed(failures, wanted, frame)
         self._report_missing(frame, wanted, set(frame.index.tolist()), strict)
-        found.report(strict=strict, partial=frame, expected=len(wanted), received=len(frame),
-                     what="SKUs")
+        found.report(
+            strict=strict, partial=frame, expected=len(wanted), received=len(frame), what="SKUs"
+        )
         return frame
 
-    def time_series(self, skus: Iterable[str] | str, fields: Strings = None,
-                    date_from: Month = None, date_to: Month = None, shape: str = "wide", *,
-                    strict: bool = False, refresh: bool = False,
-                    cache: bool = True, progress: bool | None = None) -> pd.DataFrame:
+    def time_series(
+        self,
+        skus: Iterable[str] | str,
+        fields: Strings = None,
+        date_from: Month = None,
+        date_to: Month = None,
+        shape: str = "wide",
+        *,
+        strict: bool = False,
+        refresh: bool = False,
+        cache: bool = True,
+        progress: bool | None = None,
+    ) -> pd.DataFrame:
         """Monthly series of the SKUs.
 
         Parameters
@@ -326,33 +430,58 @@ class PublicApi:
             extra["dateFrom"] = start
         if end is not None:
             extra["dateTo"] = end
-        responses, failures = self._chunked("/companies/time-series", wanted,
-                                            SKUS_PER_TIME_SERIES_REQUEST, extra, "time_series",
-                                            refresh, cache, progress, "time series")
+        responses, failures = self._chunked(
+            "/companies/time-series",
+            wanted,
+            SKUS_PER_TIME_SERIES_REQUEST,
+            extra,
+            "time_series",
+            refresh,
+            cache,
+            progress,
+            "time series",
+        )
         endpoint = f"POST {self._prefix}/companies/time-series"
         found = Findings(endpoint)
         order = {s: i for i, s in enumerate(wanted)}
-        items = sorted(self._items(responses, wanted, found, "time_series"),
-                       key=lambda it: order[it["sku"]])
-        with shaping(RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"),
-                     endpoint):
+        items = sorted(
+            self._items(responses, wanted, found, "time_series"), key=lambda it: order[it["sku"]]
+        )
+        with shaping(
+            RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"), endpoint
+        ):
             if shape == "wide":
                 frame = time_series_wide(items, fields=names, date_from=start, date_to=end)
             else:
                 frame = time_series_long(items)
         received = [it["sku"] for it in items]  # a SKU with no value has no column or row
-        attach(frame, endpoint=endpoint, responses=responses, rows_expected=len(wanted),
-               rows_received=len(received), findings=found.records())
+        attach(
+            frame,
+            endpoint=endpoint,
+            responses=responses,
+            rows_expected=len(wanted),
+            rows_received=len(received),
+            findings=found.records(),
+        )
         self._raise_failed(failures, wanted, frame)
         self._report_missing(frame, wanted, set(received), strict)
-        found.report(strict=strict, partial=frame, expected=len(wanted), received=len(received),
-                     what="SKUs")
+        found.report(
+            strict=strict, partial=frame, expected=len(wanted), received=len(received), what="SKUs"
+        )
         return frame
 
-    def group_current(self, *, industries: Strings = None, themes: Strings = None,
-                      regions: Strings = None, countries: Strings = None,
-                      enterprise_value_above: float | None = None, strict: bool = False,
-                      refresh: bool = False, cache: bool = True) -> pd.DataFrame:
+    def group_current(
+        self,
+        *,
+        industries: Strings = None,
+        themes: Strings = None,
+        regions: Strings = None,
+        countries: Strings = None,
+        enterprise_value_above: float | None = None,
+        strict: bool = False,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """Sums and medians of current data over a group of companies.
 
         Always sent to ``POST /api/v2/groups/current``, the only version the
@@ -382,17 +511,25 @@ class PublicApi:
             frame = group_current_frame(payload.get("data"), payload.get("meta"))
         found = Findings(endpoint)
         _check_group_classes(frame, found)
-        attach(frame, endpoint=endpoint, responses=[response], group=body,
-               findings=found.records())
+        attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
         found.report(strict=strict, partial=frame)
         return frame
 
-    def group_time_series(self, *, industries: Strings = None, themes: Strings = None,
-                          regions: Strings = None, countries: Strings = None,
-                          enterprise_value_above: float | None = None,
-                          fields: Strings = None, date_from: Month = None, date_to: Month = None,
-                          strict: bool = False, refresh: bool = False,
-                          cache: bool = True) -> pd.DataFrame:
+    def group_time_series(
+        self,
+        *,
+        industries: Strings = None,
+        themes: Strings = None,
+        regions: Strings = None,
+        countries: Strings = None,
+        enterprise_value_above: float | None = None,
+        fields: Strings = None,
+        date_from: Month = None,
+        date_to: Month = None,
+        strict: bool = False,
+        refresh: bool = False,
+        cache: bool = True,
+    ) -> pd.DataFrame:
         """Monthly medians over a group of companies.
 
         Always sent to ``POST /api/v1/groups/time-series``, the only version the
@@ -444,14 +581,17 @@ class PublicApi:
         items = dedupe_items(items, "period", found)
         count = meta_count(doc, "count", found)
         if count is not None and count != len(items):
-            found.add("count_mismatch", f"meta.count says {count} periods, data holds "
-                                        f"{len(items)}", shortfall=count - len(items))
+            found.add(
+                "count_mismatch",
+                f"meta.count says {count} periods, data holds {len(items)}",
+                shortfall=count - len(items),
+            )
         with shaping(response.request, endpoint):
-            frame = group_time_series_frame(items, doc.get("meta"),
-                                            fields=names, date_from=start,
-                                            date_to=end)
-        attach(frame, endpoint=endpoint, responses=[response], group=body,
-               findings=found.records())
-        found.report(strict=strict, partial=frame, expected=count, received=len(items),
-                     what="periods")
+            frame = group_time_series_frame(
+                items, doc.get("meta"), fields=names, date_from=start, date_to=end
+            )
+        attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
+        found.report(
+            strict=strict, partial=frame, expected=count, received=len(items), what="periods"
+        )
         return frame

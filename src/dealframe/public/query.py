@@ -25,8 +25,13 @@ SEARCH_FILTERS: dict[str, str] = {
     "enterprise_value_above": "enterpriseValueAbove",
 }
 GROUP_FILTERS = ("industries", "themes", "regions", "countries")
-_ALIASES = {"enterpriseValueAbove": "enterprise_value_above", "industry": "industries",
-            "theme": "themes", "region": "regions", "country": "countries"}
+_ALIASES = {
+    "enterpriseValueAbove": "enterprise_value_above",
+    "industry": "industries",
+    "theme": "themes",
+    "region": "regions",
+    "country": "countries",
+}
 _ISO3 = re.compile(r"^[A-Z]{3}$")
 _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 
@@ -70,13 +75,15 @@ def search_body(filters: Mapping[str, Any]) -> dict[str, Any]:
         if name not in SEARCH_FILTERS:
             close = difflib.get_close_matches(given, list(SEARCH_FILTERS), n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValidationError(given, f"a search filter ({hint}valid: {', '.join(SEARCH_FILTERS)})",
-                                  got=given)
+            raise ValidationError(
+                given, f"a search filter ({hint}valid: {', '.join(SEARCH_FILTERS)})", got=given
+            )
         if value is None:
             continue
         if name == "enterprise_value_above":
-            body["enterpriseValueAbove"] = finite_number(value, given,
-                                                         "a finite number (millions USD)")
+            body["enterpriseValueAbove"] = finite_number(
+                value, given, "a finite number (millions USD)"
+            )
             continue
         items = _strings(given, value)  # errors name the argument as the caller wrote it
         if name == "regions":
@@ -84,13 +91,19 @@ def search_body(filters: Mapping[str, Any]) -> dict[str, Any]:
                 if region not in REGIONS:
                     close = difflib.get_close_matches(region, REGIONS, n=1)
                     hint = f" (did you mean {close[0]!r}?)" if close else ""
-                    raise ValidationError(f"{given}[{i}]", f"a region of the vocabulary{hint}: "
-                                          f"{', '.join(REGIONS)}", got=region)
+                    raise ValidationError(
+                        f"{given}[{i}]",
+                        f"a region of the vocabulary{hint}: {', '.join(REGIONS)}",
+                        got=region,
+                    )
         if name == "countries":
             for i, code in enumerate(items):
                 if not _ISO3.match(code):
-                    raise ValidationError(f"{given}[{i}]", "an upper-case ISO 3166 alpha-3 code such "
-                                          "as 'USA'", got=code)
+                    raise ValidationError(
+                        f"{given}[{i}]",
+                        "an upper-case ISO 3166 alpha-3 code such as 'USA'",
+                        got=code,
+                    )
         body[SEARCH_FILTERS[name]] = items
     return body
 
@@ -105,8 +118,11 @@ def group_body(filters: Mapping[str, Any]) -> dict[str, Any]:
     """
     body = search_body(filters)
     if not any(body.get(k) for k in GROUP_FILTERS):
-        raise ValidationError("group", "at least one non-empty filter among "
-                                       f"{', '.join(GROUP_FILTERS)}", got=dict(filters))
+        raise ValidationError(
+            "group",
+            f"at least one non-empty filter among {', '.join(GROUP_FILTERS)}",
+            got=dict(filters),
+        )
     return body
 
 
@@ -152,12 +168,14 @@ def time_series_fields(fields: Any) -> list[str] | None:
         return None
     items = _strings("fields", fields)
     if not items:
-        raise ValidationError("fields", "at least one time-series field name (or None: all)",
-                              got=items)
+        raise ValidationError(
+            "fields", "at least one time-series field name (or None: all)", got=items
+        )
     for i, name in enumerate(items):
         if not name.strip() or name != name.strip():
-            raise ValidationError(f"fields[{i}]", "a field name without surrounding spaces",
-                                  got=name)
+            raise ValidationError(
+                f"fields[{i}]", "a field name without surrounding spaces", got=name
+            )
     return list(dict.fromkeys(items))
 
 

@@ -68,8 +68,7 @@ def format_v1(exchange: str, ticker: str) -> str:
     """
     sku = f"{exchange}_{ticker}"
     if not _V1.match(sku):
-        raise ValidationError("sku", "an exchange (no '_') and a ticker, without spaces",
-                              got=sku)
+        raise ValidationError("sku", "an exchange (no '_') and a ticker, without spaces", got=sku)
     return sku
 
 
@@ -123,8 +122,9 @@ def parse_sku(sku: str, version: str | None = None) -> Sku:
     if version is not None and isinstance(sku, str) and _PATTERNS.get(version, _V1).match(sku):
         found = version
     if found is None:
-        raise ValidationError("sku", "a v1 SKU <EXCHANGE>_<TICKER> or a v2 SKU "
-                              "<TICKER>-<ISO3>[.N]", got=sku)
+        raise ValidationError(
+            "sku", "a v1 SKU <EXCHANGE>_<TICKER> or a v2 SKU <TICKER>-<ISO3>[.N]", got=sku
+        )
     if version is not None and found != version:
         raise ValidationError("sku", f"a {version} SKU (this one is {found})", got=sku)
     if found == "v1":

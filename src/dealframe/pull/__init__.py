@@ -19,5 +19,12 @@ from __future__ import annotations
 from .entities import ENTITIES, Entity, entity
 from .output import FORMATS, check_output, portable_frame, write_frame
 
-__all__ = ["ENTITIES", "FORMATS", "Entity", "check_output", "entity", "portable_frame",
-           "write_frame"]
+__all__ = [
+    "ENTITIES",
+    "FORMATS",
+    "Entity",
+    "check_output",
+    "entity",
+    "portable_frame",
+    "write_frame",
+]

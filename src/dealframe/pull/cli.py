@@ -54,21 +54,36 @@ def _one_line_error(prog: str, message: str) -> NoReturn:
 
 def _options(name: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog=f"{_PREFIX} {name}", add_help=True,
+        prog=f"{_PREFIX} {name}",
+        add_help=True,
         description=(ENTITIES[name].help if name in ENTITIES else "")
         + ". Filters are flags named after the service's filters (--deal-type Venture, "
-          "--date-from 2024-01-01 ...); a list filter takes several values, repeated or "
-          "comma-separated.")
+        "--date-from 2024-01-01 ...); a list filter takes several values, repeated or "
+        "comma-separated.",
+    )
     p.error = lambda message: _one_line_error(p.prog, message)  # type: ignore[method-assign]
-    p.add_argument("-o", "--output", required=True, metavar="FILE",
-                   help="file to write: .parquet, .csv or .xlsx")
-    p.add_argument("--id", action="append", default=[], metavar="UUID",
-                   help="ids: the parents of a sub-collection, or the id filter of a list")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="file to write: .parquet, .csv or .xlsx",
+    )
+    p.add_argument(
+        "--id",
+        action="append",
+        default=[],
+        metavar="UUID",
+        help="ids: the parents of a sub-collection, or the id filter of a list",
+    )
     p.add_argument("--sku", action="append", default=[], help="SKUs (current)")
     p.add_argument("--sort", help="sort of a list, e.g. deal_date:desc")
     p.add_argument("--limit", type=int, help="cap on rows (per id for sub-collections)")
-    p.add_argument("--sandbox", action="store_true",
-                   help="pull from an embedded sandbox instead of DEALFRAME_BASE_URL")
+    p.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="pull from an embedded sandbox instead of DEALFRAME_BASE_URL",
+    )
     p.add_argument("--scale", type=float, default=1.0, help="sandbox data scale (default 1.0)")
     p.add_argument("--seed", type=int, default=7, help="sandbox seed (default 7)")
     p.add_argument("--quiet", action="store_true", help="no progress on standard error")
@@ -99,8 +114,9 @@ def _check_ids(ids: list[str]) -> list[str]:
 class _Plan:
     """A checked pull: what to call and with what."""
 
-    def __init__(self, thing: Entity, args: argparse.Namespace, values: dict[str, list[str]],
-                 output: Output) -> None:
+    def __init__(
+        self, thing: Entity, args: argparse.Namespace, values: dict[str, list[str]], output: Output
+    ) -> None:
         self.entity, self.args, self.values, self.output = thing, args, values, output
         self.filters: dict[str, Any] = {}
         self.ids: list[str] = []
@@ -111,25 +127,31 @@ class _Plan:
         if args.limit is not None and args.limit < 1:
             raise ValidationError("--limit", "a positive integer", got=args.limit)
         if args.sku and self.entity.name != "current":
-            raise ValidationError("--sku", f"nothing for {self.entity.name} (only current "
-                                           "takes SKUs)")
+            raise ValidationError(
+                "--sku", f"nothing for {self.entity.name} (only current takes SKUs)"
+            )
         if kind == "sub":
             if not args.id:
-                raise ValidationError("--id", f"one or more ids: {self.entity.name} is a "
-                                              f"sub-collection of {self.entity.resource}")
+                raise ValidationError(
+                    "--id",
+                    f"one or more ids: {self.entity.name} is a "
+                    f"sub-collection of {self.entity.resource}",
+                )
             if self.values or args.sort:
                 first = next(iter(self.values), None)
-                raise ValidationError(f"--{first}" if first else "--sort",
-                                      f"nothing: {self.entity.name} takes --id and --limit "
-                                      "only")
+                raise ValidationError(
+                    f"--{first}" if first else "--sort",
+                    f"nothing: {self.entity.name} takes --id and --limit only",
+                )
             self.ids = _check_ids(args.id)
         elif kind == "public":
-            for flag, value in (("--id", args.id), ("--sort", args.sort),
-                                ("--limit", args.limit)):
+            for flag, value in (("--id", args.id), ("--sort", args.sort), ("--limit", args.limit)):
                 if value:
-                    raise ValidationError(flag, f"nothing: {self.entity.name} takes the search "
-                                                "filters" + (" and --sku" if
-                                                             self.entity.name == "current" else ""))
+                    raise ValidationError(
+                        flag,
+                        f"nothing: {self.entity.name} takes the search "
+                        "filters" + (" and --sku" if self.entity.name == "current" else ""),
+                    )
             self.filters = public_filters(self.values)
         else:
             if args.id:
@@ -151,13 +173,16 @@ class _Plan:
         """Call the client."""
         kind = self.entity.kind
         if kind == "list":
-            return self.entity.call(client, filters=self.filters, sort=self.args.sort,
-                                    limit=self.args.limit, progress=progress)
+            return self.entity.call(
+                client,
+                filters=self.filters,
+                sort=self.args.sort,
+                limit=self.args.limit,
+                progress=progress,
+            )
         if kind == "sub":
-            return self.entity.call(client, ids=self.ids, limit=self.args.limit,
-                                    progress=progress)
-        return self.entity.call(client, filters=self.filters, skus=self.args.sku,
-                                progress=progress)
+            return self.entity.call(client, ids=self.ids, limit=self.args.limit, progress=progress)
+        return self.entity.call(client, filters=self.filters, skus=self.args.sku, progress=progress)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -177,9 +202,11 @@ def _run(args: argparse.Namespace) -> int:
             plan.check_with(client)
             say(f"pulling {thing.name} ...")
             frame = plan.pull(client, progress=not options.quiet)
-            say(f"      {thing.name}: {len(frame):,} rows in "
+            say(
+                f"      {thing.name}: {len(frame):,} rows in "
                 f"{frame.attrs.get('requests', '?')} requests "
-                f"({time.perf_counter() - started:.1f} s)")
+                f"({time.perf_counter() - started:.1f} s)"
+            )
             path = write_frame(frame, plan.output)
     except ValidationError as exc:
         return _fail(exc, EXIT_USAGE)
@@ -189,8 +216,7 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(exc, EXIT_FAILED)
     except OSError as exc:
         return _fail(f"cannot write {plan.output.path}: {exc.strerror or exc}", EXIT_FAILED)
-    say(f"{_PREFIX}: wrote {len(frame):,} rows to {path} in "
-        f"{time.perf_counter() - started:.1f} s")
+    say(f"{_PREFIX}: wrote {len(frame):,} rows to {path} in {time.perf_counter() - started:.1f} s")
     print(path, flush=True)
     return EXIT_OK
 
@@ -199,11 +225,13 @@ def register(subparsers: Any) -> None:
     """Add ``pull`` to the ``dealframe`` command's subparsers."""
     names = ", ".join(ENTITIES)
     p = subparsers.add_parser(
-        "pull", help="any list or sub-collection to .parquet, .csv or .xlsx",
+        "pull",
+        help="any list or sub-collection to .parquet, .csv or .xlsx",
         usage=f"{_PREFIX} ENTITY [--FILTER VALUE ...] [--id UUID ...] -o FILE [--sandbox]",
         description=f"Pull a list or sub-collection into a file. ENTITY: {names}. "
-                    f"'{_PREFIX} ENTITY --help' lists the options of an entity. Exit status: 0 "
-                    "written, 1 the pull failed, 2 bad command.")
+        f"'{_PREFIX} ENTITY --help' lists the options of an entity. Exit status: 0 "
+        "written, 1 the pull failed, 2 bad command.",
+    )
     p.error = lambda message: _one_line_error(_PREFIX, message)
     p.add_argument("entity", metavar="ENTITY", help=names)
     p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)

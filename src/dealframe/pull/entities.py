@@ -46,66 +46,138 @@ class Entity:
 
 
 def _list(method: str) -> Callable[..., pd.DataFrame]:
-    def call(client: Any, *, filters: dict[str, Any], sort: str | None, limit: int | None,
-             progress: bool) -> pd.DataFrame:
-        return getattr(client.private, method)(filters, sort=sort, limit=limit,
-                                               progress=progress)
+    def call(
+        client: Any, *, filters: dict[str, Any], sort: str | None, limit: int | None, progress: bool
+    ) -> pd.DataFrame:
+        return getattr(client.private, method)(filters, sort=sort, limit=limit, progress=progress)
+
     return call
 
 
 def _sub(method: str) -> Callable[..., pd.DataFrame]:
-    def call(client: Any, *, ids: list[str], limit: int | None, progress: bool
-             ) -> pd.DataFrame:
+    def call(client: Any, *, ids: list[str], limit: int | None, progress: bool) -> pd.DataFrame:
         return getattr(client.private, method)(ids, limit=limit, progress=progress)
+
     return call
 
 
-def _search(client: Any, *, filters: dict[str, Any], skus: list[str], progress: bool
-            ) -> pd.DataFrame:
+def _search(
+    client: Any, *, filters: dict[str, Any], skus: list[str], progress: bool
+) -> pd.DataFrame:
     return client.public.search(**filters)
 
 
-def _current(client: Any, *, filters: dict[str, Any], skus: list[str], progress: bool
-             ) -> pd.DataFrame:
+def _current(
+    client: Any, *, filters: dict[str, Any], skus: list[str], progress: bool
+) -> pd.DataFrame:
     wanted = skus or list(client.public.search(**filters).index)
     return client.public.current(wanted, progress=progress)
 
 
 #: Every entity, by command-line name.
-ENTITIES: dict[str, Entity] = {e.name: e for e in (
-    Entity("companies", "list", "companies", _list("companies"),
-           "companies (Family B list; discovery filters)"),
-    Entity("investors", "list", "investors", _list("investors"),
-           "investors (Family B list; discovery filters)"),
-    Entity("deals", "list", "transactions", _list("deals"),
-           "deals: funding rounds and M&A (Family B list; discovery filters)"),
-    Entity("fundings", "sub", "companies", _sub("fundings"),
-           "funding rounds of the companies given by --id"),
-    Entity("sellside", "sub", "companies", _sub("sellside"),
-           "M&A deals where the companies given by --id are the target"),
-    Entity("buyside", "sub", "companies", _sub("buyside"),
-           "deals the companies given by --id bought or led"),
-    Entity("company-investors", "sub", "companies", _sub("company_investors"),
-           "investors in the funding rounds of the companies given by --id"),
-    Entity("investments", "sub", "investors", _sub("investments"),
-           "deals the investors given by --id led or bought"),
-    Entity("co-investors", "sub", "investors", _sub("co_investors"),
-           "investors sharing deals with the investors given by --id"),
-    Entity("portfolio", "sub", "investors", _sub("portfolio"),
-           "companies the investors given by --id backed"),
-    Entity("search", "public", "companies", _search,
-           "listed companies (Family A search; --regions, --industries ...)"),
-    Entity("current", "public", "companies", _current,
-           "current data of listed companies (--sku, or the search filters)"),
-)}
-_ALIASES = {"transactions": "deals", "co_investors": "co-investors",
-            "company_investors": "company-investors", "public-current": "current",
-            "comps": "current"}
+ENTITIES: dict[str, Entity] = {
+    e.name: e
+    for e in (
+        Entity(
+            "companies",
+            "list",
+            "companies",
+            _list("companies"),
+            "companies (Family B list; discovery filters)",
+        ),
+        Entity(
+            "investors",
+            "list",
+            "investors",
+            _list("investors"),
+            "investors (Family B list; discovery filters)",
+        ),
+        Entity(
+            "deals",
+            "list",
+            "transactions",
+            _list("deals"),
+            "deals: funding rounds and M&A (Family B list; discovery filters)",
+        ),
+        Entity(
+            "fundings",
+            "sub",
+            "companies",
+            _sub("fundings"),
+            "funding rounds of the companies given by --id",
+        ),
+        Entity(
+            "sellside",
+            "sub",
+            "companies",
+            _sub("sellside"),
+            "M&A deals where the companies given by --id are the target",
+        ),
+        Entity(
+            "buyside",
+            "sub",
+            "companies",
+            _sub("buyside"),
+            "deals the companies given by --id bought or led",
+        ),
+        Entity(
+            "company-investors",
+            "sub",
+            "companies",
+            _sub("company_investors"),
+            "investors in the funding rounds of the companies given by --id",
+        ),
+        Entity(
+            "investments",
+            "sub",
+            "investors",
+            _sub("investments"),
+            "deals the investors given by --id led or bought",
+        ),
+        Entity(
+            "co-investors",
+            "sub",
+            "investors",
+            _sub("co_investors"),
+            "investors sharing deals with the investors given by --id",
+        ),
+        Entity(
+            "portfolio",
+            "sub",
+            "investors",
+            _sub("portfolio"),
+            "companies the investors given by --id backed",
+        ),
+        Entity(
+            "search",
+            "public",
+            "companies",
+            _search,
+            "listed companies (Family A search; --regions, --industries ...)",
+        ),
+        Entity(
+            "current",
+            "public",
+            "companies",
+            _current,
+            "current data of listed companies (--sku, or the search filters)",
+        ),
+    )
+}
+_ALIASES = {
+    "transactions": "deals",
+    "co_investors": "co-investors",
+    "company_investors": "company-investors",
+    "public-current": "current",
+    "comps": "current",
+}
 
 #: Family A search filters as flags: flag name -> (keyword of ``client.public.search``, kind).
 PUBLIC_FILTERS: dict[str, tuple[str, str]] = {
-    "industries": ("industries", "list"), "themes": ("themes", "list"),
-    "regions": ("regions", "list"), "countries": ("countries", "list"),
+    "industries": ("industries", "list"),
+    "themes": ("themes", "list"),
+    "regions": ("regions", "list"),
+    "countries": ("countries", "list"),
     "enterprise-value-above": ("enterprise_value_above", "number"),
 }
 
@@ -133,6 +205,8 @@ def entity(name: Any) -> Entity:
     if isinstance(key, str) and key in ENTITIES:
         return ENTITIES[key]
     names = list(ENTITIES)
-    raise ValidationError("ENTITY", f"one of {', '.join(names)}"
-                                    f"{did_you_mean(str(name), names + list(_ALIASES))}",
-                          got=name)
+    raise ValidationError(
+        "ENTITY",
+        f"one of {', '.join(names)}{did_you_mean(str(name), names + list(_ALIASES))}",
+        got=name,
+    )

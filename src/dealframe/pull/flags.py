@@ -51,8 +51,11 @@ def tokens_to_values(tokens: Sequence[str]) -> dict[str, list[str]]:
     while i < len(tokens):
         token = tokens[i]
         if not token.startswith("--") or token == "--":
-            raise ValidationError("filters", "flags such as --deal-type Venture (a filter "
-                                             "flag, then its value)", got=token)
+            raise ValidationError(
+                "filters",
+                "flags such as --deal-type Venture (a filter flag, then its value)",
+                got=token,
+            )
         name, sep, value = token[2:].partition("=")
         if not sep:
             if i + 1 < len(tokens) and not tokens[i + 1].startswith("--"):
@@ -122,16 +125,22 @@ def schema_filters(values: Mapping[str, list[str]], schema: FilterSchema) -> dic
         field = flags.get(flag) or flags.get(flag_name(name))
         if field is None:
             hint = did_you_mean(flag, list(flags))
-            raise ValidationError(flag, f"a filter of {schema.entity}"
-                                        f"{hint.rstrip(')') + ';' if hint else ' ('}"
-                                        f" filters: {', '.join(flags)})")
+            raise ValidationError(
+                flag,
+                f"a filter of {schema.entity}"
+                f"{hint.rstrip(')') + ';' if hint else ' ('}"
+                f" filters: {', '.join(flags)})",
+            )
         spec = schema.fields[field]
         if spec.type.startswith("array"):
             filters[field] = _split(given)
             for item in filters[field]:
                 if spec.values is not None and item not in spec.values:
-                    raise ValidationError(flag, f"values from {', '.join(spec.values)}"
-                                                f"{did_you_mean(item, spec.values)}", got=item)
+                    raise ValidationError(
+                        flag,
+                        f"values from {', '.join(spec.values)}{did_you_mean(item, spec.values)}",
+                        got=item,
+                    )
             continue
         if len(given) > 1:
             raise ValidationError(flag, "one value (it is not a list filter)", got=given)
@@ -160,8 +169,9 @@ def public_filters(values: Mapping[str, list[str]]) -> dict[str, Any]:
         spec = PUBLIC_FILTERS.get(name)
         if spec is None:
             hint = did_you_mean("--" + name, flags)
-            raise ValidationError("--" + name, f"a search filter{hint} (filters: "
-                                               f"{', '.join(flags)})")
+            raise ValidationError(
+                "--" + name, f"a search filter{hint} (filters: {', '.join(flags)})"
+            )
         keyword, kind = spec
         if kind == "list":
             out[keyword] = _split(given)

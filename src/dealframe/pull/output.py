@@ -34,8 +34,14 @@ import pandas as pd
 
 from dealframe.errors import ValidationError
 
-__all__ = ["FORMATS", "Output", "ExcelExtraMissing", "check_output", "portable_frame",
-           "write_frame"]
+__all__ = [
+    "FORMATS",
+    "Output",
+    "ExcelExtraMissing",
+    "check_output",
+    "portable_frame",
+    "write_frame",
+]
 
 #: File extensions and their formats.
 FORMATS: dict[str, str] = {".parquet": "parquet", ".csv": "csv", ".xlsx": "xlsx"}
@@ -73,17 +79,21 @@ def check_output(path: str | os.PathLike[str]) -> Output:
     target = Path(path).expanduser()
     suffix = target.suffix.lower()
     if suffix not in FORMATS:
-        raise ValidationError("-o", f"a file name ending in .parquet, .csv or .xlsx"
-                                    f"{did_you_mean(suffix, list(FORMATS)) if suffix else ''}",
-                              got=str(path))
+        raise ValidationError(
+            "-o",
+            f"a file name ending in .parquet, .csv or .xlsx"
+            f"{did_you_mean(suffix, list(FORMATS)) if suffix else ''}",
+            got=str(path),
+        )
     if target.is_dir():
         raise ValidationError("-o", "a file name, not a folder", got=str(path))
     if FORMATS[suffix] == "xlsx":
         try:
             import openpyxl  # noqa: F401
         except ImportError:
-            raise ExcelExtraMissing(".xlsx needs openpyxl: pip install 'dealframe[excel]'") \
-                from None
+            raise ExcelExtraMissing(
+                ".xlsx needs openpyxl: pip install 'dealframe[excel]'"
+            ) from None
     folder = target.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -91,8 +101,9 @@ def check_output(path: str | os.PathLike[str]) -> Output:
         probe.touch()
         probe.unlink()
     except OSError as exc:
-        raise ValidationError("-o", f"a file in a folder that can be written "
-                                    f"({exc.strerror or exc})", got=str(path)) from None
+        raise ValidationError(
+            "-o", f"a file in a folder that can be written ({exc.strerror or exc})", got=str(path)
+        ) from None
     return Output(target, FORMATS[suffix])
 
 
@@ -110,8 +121,12 @@ def _nested(column: pd.Series) -> bool:
         import pyarrow as pa
 
         t = dtype.pyarrow_dtype
-        return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_struct(t) \
+        return (
+            pa.types.is_list(t)
+            or pa.types.is_large_list(t)
+            or pa.types.is_struct(t)
             or pa.types.is_map(t)
+        )
     if pd.api.types.is_object_dtype(dtype):
         sample = column.dropna().head(50)
         return any(isinstance(v, (list, tuple, dict, np.ndarray)) for v in sample)
@@ -142,8 +157,7 @@ def portable_frame(frame: pd.DataFrame, excel: bool = False) -> pd.DataFrame:
         if isinstance(column.dtype, pd.PeriodDtype):
             out[name] = column.dt.to_timestamp()
         elif _nested(column):
-            out[name] = pd.array([_json(v) for v in column.astype(object).tolist()],
-                                 dtype="str")
+            out[name] = pd.array([_json(v) for v in column.astype(object).tolist()], dtype="str")
         elif excel and isinstance(column.dtype, pd.DatetimeTZDtype):
             out[name] = column.dt.tz_convert("UTC").dt.tz_localize(None)
     return out
@@ -176,7 +190,10 @@ def write_frame(frame: pd.DataFrame, output: Output) -> Path:
     if output.format == "csv":
         return _atomic(output.path, lambda p: data.to_csv(p, index=False))
     if len(data) + 1 > EXCEL_MAX_ROWS:
-        raise ValidationError("-o", f"a .parquet or .csv file: {len(data):,} rows do not fit "
-                                    f"in an Excel sheet ({EXCEL_MAX_ROWS - 1:,} at most)",
-                              got=str(output.path))
+        raise ValidationError(
+            "-o",
+            f"a .parquet or .csv file: {len(data):,} rows do not fit "
+            f"in an Excel sheet ({EXCEL_MAX_ROWS - 1:,} at most)",
+            got=str(output.path),
+        )
     return _atomic(output.path, lambda p: data.to_excel(p, index=False, engine="openpyxl"))

@@ -36,13 +36,24 @@ if TYPE_CHECKING:
 __all__ = ["REPORT_SECTIONS", "REPORT_TABLES", "ReportPaths", "build_report"]
 
 #: Section anchors of report.html, in order.
-REPORT_SECTIONS: tuple[str, ...] = ("summary", "comps", "deals", "compare", "investors",
-                                    "appendix")
+REPORT_SECTIONS: tuple[str, ...] = ("summary", "comps", "deals", "compare", "investors", "appendix")
 #: Tables written next to report.html (``<name>.parquet`` and ``<name>.csv``).
 REPORT_TABLES: tuple[str, ...] = (
-    "headline", "comps", "comps_summary", "comps_rollup", "valuation_history", "quarterly",
-    "quarterly_medians", "deal_aggregate", "notable_deals", "multiples_comparison",
-    "top_investors", "co_investment_pairs", "reconciliation", "headline_checks")
+    "headline",
+    "comps",
+    "comps_summary",
+    "comps_rollup",
+    "valuation_history",
+    "quarterly",
+    "quarterly_medians",
+    "deal_aggregate",
+    "notable_deals",
+    "multiples_comparison",
+    "top_investors",
+    "co_investment_pairs",
+    "reconciliation",
+    "headline_checks",
+)
 _STAGES = 7
 
 
@@ -85,8 +96,9 @@ def _sink(progress: bool | Callable[[str], None] | None) -> Callable[[str], None
         return None
     if callable(progress):
         return progress
-    raise ValidationError("progress", "True, False, None or a function taking one line",
-                          got=progress)
+    raise ValidationError(
+        "progress", "True, False, None or a function taking one line", got=progress
+    )
 
 
 def _build_tables(data: ReportData, headline: Headline) -> dict[str, pd.DataFrame]:
@@ -107,12 +119,14 @@ def _build_tables(data: ReportData, headline: Headline) -> dict[str, pd.DataFram
         "comps_rollup": rollup_table(data.group_current),
         "valuation_history": data.history,
         "quarterly": quarterly_activity(deals, window),
-        "quarterly_medians": quarterly_medians_table(data.aggregate, deals, data.metric,
-                                                     SMALL_N, CI_LEVEL),
+        "quarterly_medians": quarterly_medians_table(
+            data.aggregate, deals, data.metric, SMALL_N, CI_LEVEL
+        ),
         "deal_aggregate": data.aggregate,
         "notable_deals": notable_deals(deals, data.periods.ltm[0]),
         "multiples_comparison": multiples_comparison(
-            data.current, deals, {"last 12 months": data.periods.ltm, "whole window": window}),
+            data.current, deals, {"last 12 months": data.periods.ltm, "whole window": window}
+        ),
         "top_investors": investor_activity(participant_rows(deals), top),
         "co_investment_pairs": co_investment_pairs(data.co_investors, data.investor_names, None),
         "reconciliation": reconciliation_table(data.aggregate, deals, data.metric),
@@ -124,29 +138,49 @@ def _long_date(iso: str) -> str:
     return pd.Timestamp(iso).strftime("%-d %B %Y")
 
 
-def _manifest(data: ReportData, tables: Mapping[str, pd.DataFrame],
-              written: Mapping[str, Mapping[str, Path]], generated: str) -> dict[str, Any]:
+def _manifest(
+    data: ReportData,
+    tables: Mapping[str, pd.DataFrame],
+    written: Mapping[str, Mapping[str, Path]],
+    generated: str,
+) -> dict[str, Any]:
     return {
-        "cohort": data.cohort.as_dict(), "label": data.cohort.label, "metric": data.metric,
-        "as_of": data.as_of, "latest_deal": data.latest_deal,
+        "cohort": data.cohort.as_dict(),
+        "label": data.cohort.label,
+        "metric": data.metric,
+        "as_of": data.as_of,
+        "latest_deal": data.latest_deal,
         "window": {"from": data.periods.start, "to": data.periods.end},
         "service_window": {"from": data.service_window[0], "to": data.service_window[1]},
-        "periods": {"last_12_months": list(data.periods.ltm),
-                    "prior_12_months": list(data.periods.prior)},
-        "source": data.source, "generated": generated, "sections": list(REPORT_SECTIONS),
+        "periods": {
+            "last_12_months": list(data.periods.ltm),
+            "prior_12_months": list(data.periods.prior),
+        },
+        "source": data.source,
+        "generated": generated,
+        "sections": list(REPORT_SECTIONS),
         "reconciliation": tables["reconciliation"].attrs["summary"],
         "headline_checks": f"{int(tables['headline_checks']['match'].sum())} of "
-                           f"{len(tables['headline_checks'])} headline medians match",
-        "tables": {n: {"rows": len(tables[n]), "files": [p.name for p in written[n].values()]}
-                   for n in REPORT_TABLES},
+        f"{len(tables['headline_checks'])} headline medians match",
+        "tables": {
+            n: {"rows": len(tables[n]), "files": [p.name for p in written[n].values()]}
+            for n in REPORT_TABLES
+        },
         "provenance": data.provenance,
     }
 
 
-def build_report(client: Client, out_dir: str | os.PathLike[str], *,
-                 cohort: Mapping[str, Any] | Cohort | None = None, group: Mapping[str, Any] | None = None,
-                 window: Any = None, metric: str = "ev_revenue", top: int = 15,
-                 progress: bool | Callable[[str], None] | None = None) -> ReportPaths:
+def build_report(
+    client: Client,
+    out_dir: str | os.PathLike[str],
+    *,
+    cohort: Mapping[str, Any] | Cohort | None = None,
+    group: Mapping[str, Any] | None = None,
+    window: Any = None,
+    metric: str = "ev_revenue",
+    top: int = 15,
+    progress: bool | Callable[[str], None] | None = None,
+) -> ReportPaths:
     """Build the report on a cohort: one HTML page and the tables behind it.
 
     Parameters
@@ -196,8 +230,9 @@ def build_report(client: Client, out_dir: str | os.PathLike[str], *,
     """
     sink = _sink(progress)
     if cohort is not None and group is not None:
-        raise ValidationError("group", "None when cohort is given (group is its earlier name)",
-                              got=group)
+        raise ValidationError(
+            "group", "None when cohort is given (group is its earlier name)", got=group
+        )
     if isinstance(cohort, Cohort):
         if window is not None:
             raise ValidationError("window", "None with a Cohort (give it since=)", got=window)
@@ -206,10 +241,17 @@ def build_report(client: Client, out_dir: str | os.PathLike[str], *,
         given = cohort if cohort is not None else group
         chosen = dict(DEFAULT_COHORT if given is None else given)
         if window is not None:
-            if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") \
-                    or len(window) != 2 or window[1] is not None:
-                raise ValidationError("window", "(since, None): the report ends at the "
-                                                "service's latest date", got=window)
+            if (
+                isinstance(window, (str, bytes))
+                or not hasattr(window, "__len__")
+                or len(window) != 2
+                or window[1] is not None
+            ):
+                raise ValidationError(
+                    "window",
+                    "(since, None): the report ends at the service's latest date",
+                    got=window,
+                )
             chosen["since"] = parse_date(window[0], "window[0]")
         parsed = parse_cohort(chosen)
     metric = check_metric(metric)
@@ -221,25 +263,35 @@ def build_report(client: Client, out_dir: str | os.PathLike[str], *,
     with steps.stage("tables: headline, comps, quarters, reconciliation, investors") as st:
         headline = build_headline(data)
         tables = _build_tables(data, headline)
-        st.done(f"{tables['reconciliation'].attrs['summary']}; "
-                f"{len(tables['comps'])} comps, {len(tables['co_investment_pairs'])} pairs")
+        st.done(
+            f"{tables['reconciliation'].attrs['summary']}; "
+            f"{len(tables['comps'])} comps, {len(tables['co_investment_pairs'])} pairs"
+        )
     with steps.stage("charts and page") as st:
         generated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         sections = page_sections(data, headline, tables, generated)
         title = f"{data.cohort.label}: private deals and public comps"
-        subtitle = (f"Data as of {_long_date(data.as_of)} · deals {data.periods.start} to "
-                    f"{data.periods.end}")
-        facts = [("cohort", data.cohort.label), ("data as of", data.as_of),
-                 ("deals in the window", f"{len(data.deals):,}"),
-                 ("listed companies", f"{len(data.current):,}")]
-        page = render_page(title, subtitle, facts, sections,
-                           [f"{n}.parquet/.csv" for n in REPORT_TABLES])
+        subtitle = (
+            f"Data as of {_long_date(data.as_of)} · deals {data.periods.start} to "
+            f"{data.periods.end}"
+        )
+        facts = [
+            ("cohort", data.cohort.label),
+            ("data as of", data.as_of),
+            ("deals in the window", f"{len(data.deals):,}"),
+            ("listed companies", f"{len(data.current):,}"),
+        ]
+        page = render_page(
+            title, subtitle, facts, sections, [f"{n}.parquet/.csv" for n in REPORT_TABLES]
+        )
         st.done(f"{len(page) / 1e6:.1f} MB of HTML")
     with steps.stage(f"writing {out}") as st:
         written = write_tables(tables, out)
         html_path = write_text(out / "report.html", page)
-        manifest_path = write_manifest(out / "manifest.json",
-                                       _manifest(data, tables, written, generated))
+        manifest_path = write_manifest(
+            out / "manifest.json", _manifest(data, tables, written, generated)
+        )
         st.done(f"report.html, manifest.json and {len(written)} tables")
-    return ReportPaths(html=html_path, manifest=manifest_path, tables=written,
-                       seconds=steps.elapsed)
+    return ReportPaths(
+        html=html_path, manifest=manifest_path, tables=written, seconds=steps.elapsed
+    )

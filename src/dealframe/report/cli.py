@@ -57,20 +57,32 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
     from .cohort import parse_cohort
     from .config import ReportJob, load_config
 
-    cohort_flags = [f for f, v in (("--region", args.region), ("--vertical", args.vertical),
-                                   ("--deal-type", args.deal_type), ("--since", args.since))
-                    if v]
+    cohort_flags = [
+        f
+        for f, v in (
+            ("--region", args.region),
+            ("--vertical", args.vertical),
+            ("--deal-type", args.deal_type),
+            ("--since", args.since),
+        )
+        if v
+    ]
     if args.config is not None:
         if cohort_flags:
-            raise UsageError(f"{cohort_flags[0]} cannot be used with --config (the file gives the "
-                         "cohorts)")
+            raise UsageError(
+                f"{cohort_flags[0]} cannot be used with --config (the file gives the cohorts)"
+            )
         return load_config(args.config, args.out)
     if args.out is None:
-        raise UsageError("--out DIR is required (or --config FILE with out = \"DIR\")")
+        raise UsageError('--out DIR is required (or --config FILE with out = "DIR")')
     from .cohort import DEFAULT_COHORT, check_metric
 
-    given = {"region": args.region, "vertical": args.vertical, "deal_type": args.deal_type,
-             "since": args.since}
+    given = {
+        "region": args.region,
+        "vertical": args.vertical,
+        "deal_type": args.deal_type,
+        "since": args.since,
+    }
     given = {k: v for k, v in given.items() if v}
     if not given.get("region") and not given.get("vertical"):
         given = {**DEFAULT_COHORT, **given}
@@ -86,8 +98,9 @@ def _run(args: argparse.Namespace) -> int:
         from .build import build_report
         from .files import prepare_out_dir
     except ImportError as exc:
-        return _fail(f"the report needs matplotlib: pip install 'dealframe[report]' ({exc})",
-                     EXIT_USAGE)
+        return _fail(
+            f"the report needs matplotlib: pip install 'dealframe[report]' ({exc})", EXIT_USAGE
+        )
     started = time.perf_counter()
     try:
         jobs = _jobs(args)
@@ -103,8 +116,14 @@ def _run(args: argparse.Namespace) -> int:
                 if len(jobs) > 1:
                     say(f"cohort {job.cohort.slug}: {job.cohort.label} -> {job.out}")
                 try:
-                    paths = build_report(client, job.out, cohort=job.cohort, metric=job.metric,
-                                         top=job.top, progress=say)
+                    paths = build_report(
+                        client,
+                        job.out,
+                        cohort=job.cohort,
+                        metric=job.metric,
+                        top=job.top,
+                        progress=say,
+                    )
                 except ValidationError as exc:  # the service says the cohort cannot work
                     failures.append((job, exc, EXIT_USAGE))
                     continue
@@ -112,8 +131,9 @@ def _run(args: argparse.Namespace) -> int:
                     failures.append((job, exc, EXIT_FAILED))
                     continue
                 except OSError as exc:
-                    failures.append((job, DealframeError(f"cannot write {job.out}: {exc}"),
-                                     EXIT_FAILED))
+                    failures.append(
+                        (job, DealframeError(f"cannot write {job.out}: {exc}"), EXIT_FAILED)
+                    )
                     continue
                 written += 1
                 print(paths.html, flush=True)
@@ -128,8 +148,10 @@ def _run(args: argparse.Namespace) -> int:
         if written:
             return EXIT_PARTIAL
         return EXIT_USAGE if all(code == EXIT_USAGE for _, _, code in failures) else EXIT_FAILED
-    say(f"{_PREFIX}: done in {time.perf_counter() - started:.1f} s"
-        + (f", {written} reports" if len(jobs) > 1 else ""))
+    say(
+        f"{_PREFIX}: done in {time.perf_counter() - started:.1f} s"
+        + (f", {written} reports" if len(jobs) > 1 else "")
+    )
     return EXIT_OK
 
 
@@ -142,28 +164,49 @@ def _one_line_error(parser: argparse.ArgumentParser, message: str) -> NoReturn:
 def register(subparsers: Any) -> None:
     """Add ``report`` to the ``dealframe`` command's subparsers."""
     p = subparsers.add_parser(
-        "report", help="the report on a cohort: HTML page plus Parquet/CSV tables",
+        "report",
+        help="the report on a cohort: HTML page plus Parquet/CSV tables",
         description="Build report.html for a cohort (summary, public comps, private deals, "
-                    "private against public multiples, investors, appendix) and the tables "
-                    "behind it as Parquet and CSV. Exit status: 0 written, 1 failed while "
-                    "running, 2 bad command or config, 3 some cohorts failed.")
+        "private against public multiples, investors, appendix) and the tables "
+        "behind it as Parquet and CSV. Exit status: 0 written, 1 failed while "
+        "running, 2 bad command or config, 3 some cohorts failed.",
+    )
     p.error = lambda message: _one_line_error(p, message)
-    p.add_argument("--out", metavar="DIR", help="output folder (created); with --config, the "
-                   "folder of the cohorts' folders")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="output folder (created); with --config, the folder of the cohorts' folders",
+    )
     p.add_argument("--config", metavar="FILE", help="TOML file of cohorts (see docs/report.md)")
-    p.add_argument("--sandbox", action="store_true",
-                   help="run against an embedded sandbox instead of DEALFRAME_BASE_URL")
+    p.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="run against an embedded sandbox instead of DEALFRAME_BASE_URL",
+    )
     p.add_argument("--scale", type=float, default=1.0, help="sandbox data scale (default 1.0)")
     p.add_argument("--seed", type=int, default=7, help="sandbox seed (default 7)")
-    p.add_argument("--region", help="cohort: a region (default Western Europe when no "
-                   "vertical is given)")
+    p.add_argument(
+        "--region", help="cohort: a region (default Western Europe when no vertical is given)"
+    )
     p.add_argument("--vertical", help="cohort: a vertical, e.g. Fintech")
-    p.add_argument("--deal-type", action="append", metavar="TYPE",
-                   help="cohort: a deal type (repeat, or comma-separate, for several)")
-    p.add_argument("--since", "--date-from", dest="since", metavar="YYYY-MM-DD",
-                   help="first deal date (default: the service's five years, whole quarters)")
-    p.add_argument("--metric", default="ev_revenue",
-                   help="deal metric of the quarterly medians (default ev_revenue)")
+    p.add_argument(
+        "--deal-type",
+        action="append",
+        metavar="TYPE",
+        help="cohort: a deal type (repeat, or comma-separate, for several)",
+    )
+    p.add_argument(
+        "--since",
+        "--date-from",
+        dest="since",
+        metavar="YYYY-MM-DD",
+        help="first deal date (default: the service's five years, whole quarters)",
+    )
+    p.add_argument(
+        "--metric",
+        default="ev_revenue",
+        help="deal metric of the quarterly medians (default ev_revenue)",
+    )
     p.add_argument("--top", type=int, default=15, help="investors listed (default 15)")
     p.add_argument("--quiet", action="store_true", help="no stage lines on standard error")
     p.set_defaults(run=_run)

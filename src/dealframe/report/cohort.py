@@ -30,8 +30,15 @@ import pandas as pd
 from dealframe._vocab import AGGREGATE_METRICS, DEAL_TYPES, REGIONS
 from dealframe.errors import ValidationError
 
-__all__ = ["COHORT_KEYS", "DEFAULT_COHORT", "Cohort", "check_metric", "did_you_mean",
-           "parse_cohort", "parse_date"]
+__all__ = [
+    "COHORT_KEYS",
+    "DEFAULT_COHORT",
+    "Cohort",
+    "check_metric",
+    "did_you_mean",
+    "parse_cohort",
+    "parse_date",
+]
 
 #: Keys of a cohort mapping (and of a ``[[cohort]]`` table of a config file).
 COHORT_KEYS: tuple[str, ...] = ("name", "region", "vertical", "deal_type", "since")
@@ -53,8 +60,9 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean {lowered[close[0]]!r}?)" if close else ""
 
 
-def _choice(value: Any, argument: str, choices: tuple[str, ...], what: str,
-            open_list: bool = False) -> str:
+def _choice(
+    value: Any, argument: str, choices: tuple[str, ...], what: str, open_list: bool = False
+) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValidationError(argument, f"{what} (a non-empty string)", got=value)
     value = value.strip()
@@ -66,8 +74,9 @@ def _choice(value: Any, argument: str, choices: tuple[str, ...], what: str,
     hint = did_you_mean(value, choices)
     if open_list and not hint:  # a value the service may have added since: it will check
         return value
-    raise ValidationError(argument, f"{what}{hint or ' (one of ' + ', '.join(choices) + ')'}",
-                          got=value)
+    raise ValidationError(
+        argument, f"{what}{hint or ' (one of ' + ', '.join(choices) + ')'}", got=value
+    )
 
 
 def parse_date(value: Any, argument: str) -> str | None:
@@ -100,8 +109,7 @@ def check_metric(metric: Any) -> str:
     """
     if not isinstance(metric, str) or metric not in AGGREGATE_METRICS:
         hint = did_you_mean(metric, AGGREGATE_METRICS) if isinstance(metric, str) else ""
-        raise ValidationError("metric", f"one of {', '.join(AGGREGATE_METRICS)}{hint}",
-                              got=metric)
+        raise ValidationError("metric", f"one of {', '.join(AGGREGATE_METRICS)}{hint}", got=metric)
     return metric
 
 
@@ -165,9 +173,13 @@ class Cohort:
 
     def as_dict(self) -> dict[str, Any]:
         """The cohort as it would be written in a config file."""
-        out: dict[str, Any] = {"name": self.name, "region": self.region,
-                               "vertical": self.vertical,
-                               "deal_type": list(self.deal_types) or None, "since": self.since}
+        out: dict[str, Any] = {
+            "name": self.name,
+            "region": self.region,
+            "vertical": self.vertical,
+            "deal_type": list(self.deal_types) or None,
+            "since": self.since,
+        }
         return {k: v for k, v in out.items() if v is not None}
 
 
@@ -179,9 +191,16 @@ def _deal_types(value: Any) -> tuple[str, ...]:
         raise ValidationError("deal_type", "a deal type or a list of them", got=value)
     out = []
     for item in items:
-        for part in ([p for p in item.split(",")] if isinstance(item, str) else [item]):
-            out.append(_choice(part, "deal_type", DEAL_TYPES, "a deal type of the interface "
-                               "document", open_list=True))
+        for part in [p for p in item.split(",")] if isinstance(item, str) else [item]:
+            out.append(
+                _choice(
+                    part,
+                    "deal_type",
+                    DEAL_TYPES,
+                    "a deal type of the interface document",
+                    open_list=True,
+                )
+            )
     return tuple(dict.fromkeys(out))
 
 
@@ -207,20 +226,28 @@ def parse_cohort(cohort: Any, *, where: str = "cohort") -> Cohort:
         raise ValidationError(where, "a mapping such as {'region': 'Western Europe'}", got=cohort)
     for key in cohort:
         if key not in COHORT_KEYS:
-            raise ValidationError(where, f"keys among {', '.join(COHORT_KEYS)}"
-                                         f"{did_you_mean(str(key), COHORT_KEYS)}", got=key)
+            raise ValidationError(
+                where,
+                f"keys among {', '.join(COHORT_KEYS)}{did_you_mean(str(key), COHORT_KEYS)}",
+                got=key,
+            )
     region = cohort.get("region")
     if region is not None:
         region = _choice(region, "region", REGIONS, "a region of the interface document")
     vertical = cohort.get("vertical")
     if vertical is not None and (not isinstance(vertical, str) or not vertical.strip()):
-        raise ValidationError("vertical", "a vertical such as 'Fintech' (a non-empty string)",
-                              got=vertical)
+        raise ValidationError(
+            "vertical", "a vertical such as 'Fintech' (a non-empty string)", got=vertical
+        )
     if region is None and vertical is None:
         raise ValidationError(where, "a region or a vertical (or both)", got=dict(cohort))
     name = cohort.get("name")
     if name is not None and (not isinstance(name, str) or not _slug(name).strip("-")):
         raise ValidationError("name", "a short name for the cohort's folder", got=name)
-    return Cohort(region=region, vertical=vertical.strip() if vertical else None,
-                  deal_types=_deal_types(cohort.get("deal_type")),
-                  since=parse_date(cohort.get("since"), "since"), name=name)
+    return Cohort(
+        region=region,
+        vertical=vertical.strip() if vertical else None,
+        deal_types=_deal_types(cohort.get("deal_type")),
+        since=parse_date(cohort.get("since"), "since"),
+        name=name,
+    )

@@ -79,8 +79,9 @@ def _located(exc: ValidationError, where: str) -> ConfigError:
     return ConfigError(getattr(exc, "argument", "config"), f"{where}: {exc}")
 
 
-def parse_config(document: Mapping[str, Any], source: str,
-                 out: str | os.PathLike[str] | None = None) -> list[ReportJob]:
+def parse_config(
+    document: Mapping[str, Any], source: str, out: str | os.PathLike[str] | None = None
+) -> list[ReportJob]:
     """The report jobs of a parsed config document (``out`` overrides the file's).
 
     Raises
@@ -91,13 +92,17 @@ def parse_config(document: Mapping[str, Any], source: str,
     """
     for key in document:
         if key not in CONFIG_KEYS:
-            raise ConfigError(source, f"{source}: unknown key {key!r}"
-                              f"{did_you_mean(str(key), CONFIG_KEYS)} (keys: "
-                              f"{', '.join(CONFIG_KEYS)})")
+            raise ConfigError(
+                source,
+                f"{source}: unknown key {key!r}"
+                f"{did_you_mean(str(key), CONFIG_KEYS)} (keys: "
+                f"{', '.join(CONFIG_KEYS)})",
+            )
     base = out if out is not None else document.get("out")
     if not isinstance(base, (str, os.PathLike)) or not str(base):
-        raise ConfigError(source, f"{source}: no output folder: set out = \"DIR\" in the file "
-                                  "or pass --out")
+        raise ConfigError(
+            source, f'{source}: no output folder: set out = "DIR" in the file or pass --out'
+        )
     try:
         metric = check_metric(document.get("metric", "ev_revenue"))
         top = _top(document.get("top", 15), "")
@@ -115,25 +120,33 @@ def parse_config(document: Mapping[str, Any], source: str,
         try:
             unknown = [k for k in entry if k not in (*COHORT_KEYS, *_JOB_KEYS)]
             if unknown:
-                raise ValidationError("cohort", f"keys among {', '.join((*COHORT_KEYS, *_JOB_KEYS))}"
-                                                f"{did_you_mean(unknown[0], (*COHORT_KEYS, *_JOB_KEYS))}",
-                                      got=unknown[0])
+                raise ValidationError(
+                    "cohort",
+                    f"keys among {', '.join((*COHORT_KEYS, *_JOB_KEYS))}"
+                    f"{did_you_mean(unknown[0], (*COHORT_KEYS, *_JOB_KEYS))}",
+                    got=unknown[0],
+                )
             cohort = parse_cohort({k: v for k, v in entry.items() if k in COHORT_KEYS})
             job_metric = check_metric(entry.get("metric", metric))
             job_top = _top(entry.get("top", top), "")
         except ValidationError as exc:
-            raise _located(exc, where + (f" ({entry['name']})" if isinstance(
-                entry.get("name"), str) else "")) from None
+            raise _located(
+                exc, where + (f" ({entry['name']})" if isinstance(entry.get("name"), str) else "")
+            ) from None
         if cohort.slug in seen:
-            raise ConfigError(source, f"{where}: its folder {cohort.slug!r} is cohort "
-                                      f"{seen[cohort.slug]}'s too: give one a different name")
+            raise ConfigError(
+                source,
+                f"{where}: its folder {cohort.slug!r} is cohort "
+                f"{seen[cohort.slug]}'s too: give one a different name",
+            )
         seen[cohort.slug] = i
         jobs.append(ReportJob(cohort, Path(base) / cohort.slug, job_metric, job_top))
     return jobs
 
 
-def load_config(path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None
-                ) -> list[ReportJob]:
+def load_config(
+    path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None
+) -> list[ReportJob]:
     """Read and check a TOML config file of cohorts (see the module docstring).
 
     Examples

@@ -24,8 +24,14 @@ import pandas as pd
 
 from dealframe.errors import ValidationError
 
-__all__ = ["portable", "prepare_out_dir", "write_bytes", "write_manifest", "write_tables",
-           "write_text"]
+__all__ = [
+    "portable",
+    "prepare_out_dir",
+    "write_bytes",
+    "write_manifest",
+    "write_tables",
+    "write_text",
+]
 
 
 def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
@@ -53,8 +59,9 @@ def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
         with tempfile.NamedTemporaryFile(dir=path, prefix=".dealframe-probe-"):
             pass
     except OSError as exc:
-        raise ValidationError("out_dir", f"{expected} ({exc.strerror or exc})",
-                              got=str(path)) from None
+        raise ValidationError(
+            "out_dir", f"{expected} ({exc.strerror or exc})", got=str(path)
+        ) from None
     return path
 
 

@@ -24,8 +24,15 @@ from .progress import Progress
 if TYPE_CHECKING:
     from dealframe.client import Client
 
-__all__ = ["HEADLINE_METRICS", "HISTORY_FIELDS", "Periods", "ReportData", "gather",
-           "report_window", "window_filters"]
+__all__ = [
+    "HEADLINE_METRICS",
+    "HISTORY_FIELDS",
+    "Periods",
+    "ReportData",
+    "gather",
+    "report_window",
+    "window_filters",
+]
 
 #: Time-series fields of the valuation history.
 HISTORY_FIELDS: tuple[str, ...] = ("evRevenueNtm", "evEbitdaLtm")
@@ -71,8 +78,9 @@ def report_window(service_from: str, service_to: str, since: str | None) -> Peri
     ltm_start = end - pd.DateOffset(years=1) + pd.Timedelta(days=1)
     prior_end = ltm_start - pd.Timedelta(days=1)
     prior_start = prior_end - pd.DateOffset(years=1) + pd.Timedelta(days=1)
-    return Periods(_iso(start), _iso(end), (_iso(ltm_start), _iso(end)),
-                   (_iso(prior_start), _iso(prior_end)))
+    return Periods(
+        _iso(start), _iso(end), (_iso(ltm_start), _iso(end)), (_iso(prior_start), _iso(prior_end))
+    )
 
 
 @dataclass
@@ -100,13 +108,16 @@ class ReportData:
     def deals(self) -> pd.DataFrame:
         """The deals of the window (the pull may reach further back for the headline)."""
         dates = self.deals_pulled["deal_date"]
-        inside = (dates >= pd.Timestamp(self.periods.start)).to_numpy(dtype=bool,
-                                                                      na_value=False)
+        inside = (dates >= pd.Timestamp(self.periods.start)).to_numpy(dtype=bool, na_value=False)
         frame = self.deals_pulled.loc[inside]
-        frame.attrs = {**self.deals_pulled.attrs,
-                       "filters": {**(self.deals_pulled.attrs.get("filters") or {}),
-                                   "date_from": self.periods.start,
-                                   "date_to": self.periods.end}}
+        frame.attrs = {
+            **self.deals_pulled.attrs,
+            "filters": {
+                **(self.deals_pulled.attrs.get("filters") or {}),
+                "date_from": self.periods.start,
+                "date_to": self.periods.end,
+            },
+        }
         return frame
 
     @property
@@ -122,8 +133,14 @@ class ReportData:
         return _iso(pd.Timestamp(self.deals_pulled["deal_date"].max()))
 
 
-_PROVENANCE_KEYS = ("endpoint", "requests", "from_cache", "rows_expected", "rows_received",
-                    "fetched_at")
+_PROVENANCE_KEYS = (
+    "endpoint",
+    "requests",
+    "from_cache",
+    "rows_expected",
+    "rows_received",
+    "fetched_at",
+)
 
 
 def _provenance(frame: pd.DataFrame) -> dict[str, Any]:
@@ -137,8 +154,11 @@ def _service_window(client: Client, cohort: Cohort, metric: str) -> tuple[str, s
     used = (probe.attrs.get("methodology") or {}).get("date_range") or {}
     start, end = used.get("from"), used.get("to")
     if not start or not end:
-        raise ValidationError("service", "an aggregate whose meta reports "
-                                         "methodology.date_range", got=probe.attrs.get("methodology"))
+        raise ValidationError(
+            "service",
+            "an aggregate whose meta reports methodology.date_range",
+            got=probe.attrs.get("methodology"),
+        )
     return str(start), str(end)
 
 
@@ -150,27 +170,40 @@ def _check_vertical(client: Client, cohort: Cohort) -> None:
         for values in to_lists(universe["verticals"]):
             seen.update(str(v) for v in values or ())
     if seen and cohort.vertical not in seen:
-        raise ValidationError("vertical", f"a vertical of the service's companies"
-                                          f"{did_you_mean(cohort.vertical or '', sorted(seen))}",
-                              got=cohort.vertical)
+        raise ValidationError(
+            "vertical",
+            f"a vertical of the service's companies"
+            f"{did_you_mean(cohort.vertical or '', sorted(seen))}",
+            got=cohort.vertical,
+        )
 
 
-def _public(client: Client, cohort: Cohort, periods: Periods
-            ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame]:
+def _public(
+    client: Client, cohort: Cohort, periods: Periods
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame]:
     members = client.public.search(**cohort.public_filters())
     if not len(members) and cohort.vertical:
         _check_vertical(client, cohort)
     if not len(members):
         empty = members.iloc[:0]
-        return members, empty, None, pd.DataFrame(
-            {f: pd.Series([], dtype=float) for f in HISTORY_FIELDS},
-            index=pd.PeriodIndex([], freq="M", name="month"))
+        return (
+            members,
+            empty,
+            None,
+            pd.DataFrame(
+                {f: pd.Series([], dtype=float) for f in HISTORY_FIELDS},
+                index=pd.PeriodIndex([], freq="M", name="month"),
+            ),
+        )
     current = client.public.current(members.index, progress=False)
     group_current = client.public.group_current(**cohort.public_filters())
     # The interface document lists groups/time-series under /api/v1 only.
     history = client.public_v1.group_time_series(
-        fields=list(HISTORY_FIELDS), date_from=min(periods.start, periods.prior[0])[:7],
-        date_to=periods.end[:7], **cohort.public_filters())
+        fields=list(HISTORY_FIELDS),
+        date_from=min(periods.start, periods.prior[0])[:7],
+        date_to=periods.end[:7],
+        **cohort.public_filters(),
+    )
     return members, current, group_current, history
 
 
@@ -186,8 +219,7 @@ def _co_investors(client: Client, ids: list[str]) -> tuple[pd.DataFrame, list[st
         return exc.partial, [str(item) for item in exc.failed]
 
 
-def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Progress
-           ) -> ReportData:
+def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Progress) -> ReportData:
     """Pull what the report shows: aggregates, the cohort's public data, deals, co-investors.
 
     Raises
@@ -203,17 +235,20 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
     with progress.stage(f"deal aggregates ({metric} by quarter, headline periods)") as st:
         service_from, service_to = _service_window(client, cohort, metric)
         if cohort.since is not None and cohort.since > service_to:
-            raise ValidationError("since", f"a date not after the service's latest date "
-                                           f"({service_to})", got=cohort.since)
+            raise ValidationError(
+                "since",
+                f"a date not after the service's latest date ({service_to})",
+                got=cohort.since,
+            )
         periods = report_window(service_from, service_to, cohort.since)
         window = {"date_from": periods.start, "date_to": periods.end}
-        aggregate = client.private.aggregate(metric, "quarter",
-                                             {**cohort.deal_filters(), **window})
+        aggregate = client.private.aggregate(metric, "quarter", {**cohort.deal_filters(), **window})
         headline: dict[tuple[str, str], pd.DataFrame] = {}
         for name in HEADLINE_METRICS:
             for label, (start, end) in (("ltm", periods.ltm), ("prior", periods.prior)):
                 headline[(name, label)] = client.private.aggregate(
-                    name, "none", {**cohort.deal_filters(), "date_from": start, "date_to": end})
+                    name, "none", {**cohort.deal_filters(), "date_from": start, "date_to": end}
+                )
         provenance["deal_aggregate"] = _provenance(aggregate)
         st.done(f"{len(aggregate)} quarters, window {periods.start} .. {periods.end}")
     with progress.stage(f"public comps of {cohort.label}") as st:
@@ -224,8 +259,10 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
             provenance["valuation_history"] = _provenance(history)
         st.done(f"{len(current)} listed companies, {len(history)} months of history")
     with progress.stage("deals of the window") as st:
-        deals = client.private.deals({**cohort.deal_filters(), "date_from": periods.pull_start,
-                                      "date_to": periods.end}, progress=False)
+        deals = client.private.deals(
+            {**cohort.deal_filters(), "date_from": periods.pull_start, "date_to": periods.end},
+            progress=False,
+        )
         provenance["deals"] = _provenance(deals)
         st.done(f"{len(deals):,} deals from {periods.pull_start}")
     with progress.stage("co-investors of the most active investors") as st:
@@ -238,21 +275,42 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
             co, skipped = _co_investors(client, ids)
             provenance["co_investors"] = _provenance(co)
         else:
-            co = pd.DataFrame({"investor_id": pd.Series([], dtype="str"),
-                               "id": pd.Series([], dtype="str"),
-                               "name": pd.Series([], dtype="str"),
-                               "shared_deals": pd.Series([], dtype="Int64")})
-        st.done(f"{len(ids)} investors, {len(co):,} co-investor rows"
-                + (f"; {len(skipped)} not served (soft-deleted)" if skipped else ""))
-    return ReportData(cohort=cohort, metric=metric, periods=periods,
-                      service_window=(service_from, service_to), members=members,
-                      current=current, group_current=group_current, history=history,
-                      aggregate=aggregate, headline_aggregates=headline, deals_pulled=deals,
-                      co_investors=co, investor_names=names, co_investors_missing=skipped,
-                      source=str(client.settings.base_url), provenance=provenance)
+            co = pd.DataFrame(
+                {
+                    "investor_id": pd.Series([], dtype="str"),
+                    "id": pd.Series([], dtype="str"),
+                    "name": pd.Series([], dtype="str"),
+                    "shared_deals": pd.Series([], dtype="Int64"),
+                }
+            )
+        st.done(
+            f"{len(ids)} investors, {len(co):,} co-investor rows"
+            + (f"; {len(skipped)} not served (soft-deleted)" if skipped else "")
+        )
+    return ReportData(
+        cohort=cohort,
+        metric=metric,
+        periods=periods,
+        service_window=(service_from, service_to),
+        members=members,
+        current=current,
+        group_current=group_current,
+        history=history,
+        aggregate=aggregate,
+        headline_aggregates=headline,
+        deals_pulled=deals,
+        co_investors=co,
+        investor_names=names,
+        co_investors_missing=skipped,
+        source=str(client.settings.base_url),
+        provenance=provenance,
+    )
 
 
 def window_filters(data: ReportData) -> Mapping[str, Any]:
     """The deal filters (cohort and window) of the report's quarterly aggregate."""
-    return {**data.cohort.deal_filters(), "date_from": data.periods.start,
-            "date_to": data.periods.end}
+    return {
+        **data.cohort.deal_filters(),
+        "date_from": data.periods.start,
+        "date_to": data.periods.end,
+    }

@@ -95,17 +95,36 @@ def _service_median(frame: pd.DataFrame) -> tuple[float, int]:
     return median, int(row["n"]) if pd.notna(row["n"]) else 0
 
 
-def _local(deals: pd.DataFrame, metric: str, period: tuple[str, str], threshold: int,
-           meaningful_only: bool, with_ci: bool) -> pd.Series:
+def _local(
+    deals: pd.DataFrame,
+    metric: str,
+    period: tuple[str, str],
+    threshold: int,
+    meaningful_only: bool,
+    with_ci: bool,
+) -> pd.Series:
     frame = deals
     kwargs: dict = {}
     if meaningful_only:
-        frame = pd.DataFrame({"deal_date": deals["deal_date"].to_numpy(),
-                              "value": meaningful(deals, metric).to_numpy()})
+        frame = pd.DataFrame(
+            {
+                "deal_date": deals["deal_date"].to_numpy(),
+                "value": meaningful(deals, metric).to_numpy(),
+            }
+        )
         kwargs["value_column"] = "value"
-    out = bucket_medians(frame, metric, "none", period[0], period[1],
-                         small_n_threshold=threshold, ci=CI_LEVEL if with_ci else None,
-                         ci_resamples=_RESAMPLES, rng=0, **kwargs)
+    out = bucket_medians(
+        frame,
+        metric,
+        "none",
+        period[0],
+        period[1],
+        small_n_threshold=threshold,
+        ci=CI_LEVEL if with_ci else None,
+        ci_resamples=_RESAMPLES,
+        rng=0,
+        **kwargs,
+    )
     return out.iloc[0]
 
 
@@ -118,8 +137,7 @@ def _number(value: Any) -> float:
     return float(value) if value is not None and pd.notna(value) else np.nan
 
 
-def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list[dict]
-                   ) -> Card:
+def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list[dict]) -> Card:
     """The median of the meaningful deal multiples (the service's method), and the check
     that the method reproduces the service's own median over every value."""
     label = _LABELS[metric]
@@ -127,16 +145,26 @@ def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list
     values: dict[str, tuple[float, int, float, float]] = {}
     for period_name in ("ltm", "prior"):
         period = getattr(data.periods, period_name)
-        service_median, service_n = _service_median(
-            data.headline_aggregates[(metric, period_name)])
+        service_median, service_n = _service_median(data.headline_aggregates[(metric, period_name)])
         raw = _local(data.deals_pulled, metric, period, threshold, False, False)
-        checks.append({"figure": f"median deal {label}", "period": period_name,
-                       "n_service": service_n, "n_local": int(raw["n"]),
-                       "median_service": service_median, "median_local": _number(raw["median"]),
-                       "match": bool(service_n == int(raw["n"]) and (
-                           (np.isnan(service_median) and pd.isna(raw["median"]))
-                           or abs(service_median - _number(raw["median"]))
-                           <= 1e-9 * max(1.0, abs(service_median))))})
+        checks.append(
+            {
+                "figure": f"median deal {label}",
+                "period": period_name,
+                "n_service": service_n,
+                "n_local": int(raw["n"]),
+                "median_service": service_median,
+                "median_local": _number(raw["median"]),
+                "match": bool(
+                    service_n == int(raw["n"])
+                    and (
+                        (np.isnan(service_median) and pd.isna(raw["median"]))
+                        or abs(service_median - _number(raw["median"]))
+                        <= 1e-9 * max(1.0, abs(service_median))
+                    )
+                ),
+            }
+        )
         first = _local(data.deals_pulled, metric, period, threshold, True, False)
         n, median = int(first["n"]), _number(first["median"])
         low = high = np.nan
@@ -144,24 +172,37 @@ def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list
             with_ci = _local(data.deals_pulled, metric, period, threshold, True, True)
             low, high = _number(with_ci["median_low"]), _number(with_ci["median_high"])
         values[period_name] = (median, n, low, high)
-        rows.append({"figure": f"median deal {label}", "period": period_name,
-                     "start": period[0], "end": period[1], "value": median, "n": n,
-                     "ci_low": low, "ci_high": high})
+        rows.append(
+            {
+                "figure": f"median deal {label}",
+                "period": period_name,
+                "start": period[0],
+                "end": period[1],
+                "value": median,
+                "n": n,
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
     (now, n_now, low, high), (before, n_before, _, _) = values["ltm"], values["prior"]
     ci = f", {CI_LEVEL:.0%} CI {low:.1f}x–{high:.1f}x" if np.isfinite(low) else ""
     why = "" if np.isfinite(now) else f" (fewer than {threshold} meaningful values)"
     prior = f"{before:.1f}x" if np.isfinite(before) else "n/a"
-    return Card(f"Median deal {label}, last 12 months",
-                f"{now:.1f}x" if np.isfinite(now) else "n/a",
-                f"n={n_now}{ci}{why} · prior 12 months {prior} (n={n_before}), "
-                f"{change_text(now, before)}")
+    return Card(
+        f"Median deal {label}, last 12 months",
+        f"{now:.1f}x" if np.isfinite(now) else "n/a",
+        f"n={n_now}{ci}{why} · prior 12 months {prior} (n={n_before}), {change_text(now, before)}",
+    )
 
 
 def _public_card(data: ReportData, rows: list[dict]) -> Card:
     field = "evRevenueNtm"
     history = data.history
-    series = pd.to_numeric(history[field], errors="coerce") if field in history \
+    series = (
+        pd.to_numeric(history[field], errors="coerce")
+        if field in history
         else pd.Series([], dtype=float)
+    )
     series = series.dropna()
     now = float(series.iloc[-1]) if len(series) else np.nan
     month = str(series.index[-1]) if len(series) else "n/a"
@@ -170,16 +211,38 @@ def _public_card(data: ReportData, rows: list[dict]) -> Card:
         year_ago = series.index[-1] - 12
         before = float(series.get(year_ago, np.nan))
     companies = history.attrs.get("companies", len(data.current))
-    rows.append({"figure": "public median EV/Revenue NTM", "period": "latest month",
-                 "start": month, "end": month, "value": now, "n": companies,
-                 "ci_low": np.nan, "ci_high": np.nan})
-    rows.append({"figure": "public median EV/Revenue NTM", "period": "12 months earlier",
-                 "start": "", "end": "", "value": before, "n": companies, "ci_low": np.nan,
-                 "ci_high": np.nan})
-    return Card("Public comps, median EV/Revenue NTM", f"{now:.1f}x" if np.isfinite(now)
-                else "n/a", f"{companies} listed companies, {month} · 12 months earlier "
-                f"{before:.1f}x, {change_text(now, before)}" if np.isfinite(before)
-                else f"{companies} listed companies, {month} · 12 months earlier n/a")
+    rows.append(
+        {
+            "figure": "public median EV/Revenue NTM",
+            "period": "latest month",
+            "start": month,
+            "end": month,
+            "value": now,
+            "n": companies,
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+        }
+    )
+    rows.append(
+        {
+            "figure": "public median EV/Revenue NTM",
+            "period": "12 months earlier",
+            "start": "",
+            "end": "",
+            "value": before,
+            "n": companies,
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+        }
+    )
+    return Card(
+        "Public comps, median EV/Revenue NTM",
+        f"{now:.1f}x" if np.isfinite(now) else "n/a",
+        f"{companies} listed companies, {month} · 12 months earlier "
+        f"{before:.1f}x, {change_text(now, before)}"
+        if np.isfinite(before)
+        else f"{companies} listed companies, {month} · 12 months earlier n/a",
+    )
 
 
 def build_headline(data: ReportData) -> Headline:
@@ -192,24 +255,50 @@ def build_headline(data: ReportData) -> Headline:
     """
     rows: list[dict] = []
     checks: list[dict] = []
-    ltm, prior = _in(data.deals_pulled, data.periods.ltm), _in(data.deals_pulled,
-                                                                 data.periods.prior)
-    count_card = Card("Deals, last 12 months", f"{len(ltm):,}",
-                      f"prior 12 months {len(prior):,}, {change_text(len(ltm), len(prior))}")
+    ltm, prior = (
+        _in(data.deals_pulled, data.periods.ltm),
+        _in(data.deals_pulled, data.periods.prior),
+    )
+    count_card = Card(
+        "Deals, last 12 months",
+        f"{len(ltm):,}",
+        f"prior 12 months {len(prior):,}, {change_text(len(ltm), len(prior))}",
+    )
     raised_now = float(pd.to_numeric(ltm["deal_raised"], errors="coerce").sum(min_count=1))
     raised_before = float(pd.to_numeric(prior["deal_raised"], errors="coerce").sum(min_count=1))
     disclosed = int(ltm["deal_raised"].notna().sum())
-    raised_card = Card("Capital raised, last 12 months", money(raised_now),
-                       f"{disclosed:,} deals disclosed an amount · prior 12 months "
-                       f"{money(raised_before)}, {change_text(raised_now, raised_before)}")
+    raised_card = Card(
+        "Capital raised, last 12 months",
+        money(raised_now),
+        f"{disclosed:,} deals disclosed an amount · prior 12 months "
+        f"{money(raised_before)}, {change_text(raised_now, raised_before)}",
+    )
     for name, frame, raised in (("ltm", ltm, raised_now), ("prior", prior, raised_before)):
         period = getattr(data.periods, name)
-        rows.append({"figure": "deals", "period": name, "start": period[0], "end": period[1],
-                     "value": float(len(frame)), "n": len(frame), "ci_low": np.nan,
-                     "ci_high": np.nan})
-        rows.append({"figure": "capital raised ($m)", "period": name, "start": period[0],
-                     "end": period[1], "value": raised, "n": int(frame["deal_raised"].notna().sum()),
-                     "ci_low": np.nan, "ci_high": np.nan})
+        rows.append(
+            {
+                "figure": "deals",
+                "period": name,
+                "start": period[0],
+                "end": period[1],
+                "value": float(len(frame)),
+                "n": len(frame),
+                "ci_low": np.nan,
+                "ci_high": np.nan,
+            }
+        )
+        rows.append(
+            {
+                "figure": "capital raised ($m)",
+                "period": name,
+                "start": period[0],
+                "end": period[1],
+                "value": raised,
+                "n": int(frame["deal_raised"].notna().sum()),
+                "ci_low": np.nan,
+                "ci_high": np.nan,
+            }
+        )
     multiple_cards = [_multiple_card(data, m, rows, checks) for m in HEADLINE_METRICS]
     public_card = _public_card(data, rows)
     cards = (count_card, raised_card, *multiple_cards, public_card)
@@ -219,25 +308,40 @@ def build_headline(data: ReportData) -> Headline:
     return Headline(cards, sentences, table, pd.DataFrame(checks))
 
 
-def _sentences(data: ReportData, rows: pd.DataFrame, ltm: pd.DataFrame, prior: pd.DataFrame,
-               raised_now: float, raised_before: float) -> tuple[str, ...]:
+def _sentences(
+    data: ReportData,
+    rows: pd.DataFrame,
+    ltm: pd.DataFrame,
+    prior: pd.DataFrame,
+    raised_now: float,
+    raised_before: float,
+) -> tuple[str, ...]:
     as_of = pd.Timestamp(data.as_of).strftime("%-d %B %Y")
-    first = (f"{len(ltm):,} deals in the twelve months to {as_of} "
-             f"({change_text(len(ltm), len(prior))} on the twelve months before), raising "
-             f"{money(raised_now)} ({change_text(raised_now, raised_before)}).")
+    first = (
+        f"{len(ltm):,} deals in the twelve months to {as_of} "
+        f"({change_text(len(ltm), len(prior))} on the twelve months before), raising "
+        f"{money(raised_now)} ({change_text(raised_now, raised_before)})."
+    )
     row = rows[(rows["figure"] == "median deal EV/Revenue") & (rows["period"] == "ltm")]
     p = float(row["value"].iloc[0]) if len(row) else np.nan
     n = int(row["n"].iloc[0]) if len(row) else 0
-    public = meaningful(data.current, "evRevenueLtm").dropna() \
-        if "evRevenueLtm" in data.current else pd.Series([], dtype=float)
+    public = (
+        meaningful(data.current, "evRevenueLtm").dropna()
+        if "evRevenueLtm" in data.current
+        else pd.Series([], dtype=float)
+    )
     if np.isfinite(p) and len(public):
         q = float(public.median())
         word = "premium" if p >= q else "discount"
-        second = (f"Deals of the last twelve months were priced at a median {p:.1f}x "
-                  f"EV/Revenue (n={n}), against {q:.1f}x for the cohort's {len(public)} listed "
-                  f"companies today (EV/Revenue LTM): a {abs(p / q - 1):.0%} {word}.")
+        second = (
+            f"Deals of the last twelve months were priced at a median {p:.1f}x "
+            f"EV/Revenue (n={n}), against {q:.1f}x for the cohort's {len(public)} listed "
+            f"companies today (EV/Revenue LTM): a {abs(p / q - 1):.0%} {word}."
+        )
     else:
-        second = ("Private and public EV/Revenue cannot be compared: "
-                  + ("too few deals of the last twelve months have a meaningful multiple."
-                     if not np.isfinite(p) else "the cohort has no listed company with one."))
+        second = "Private and public EV/Revenue cannot be compared: " + (
+            "too few deals of the last twelve months have a meaningful multiple."
+            if not np.isfinite(p)
+            else "the cohort has no listed company with one."
+        )
     return (first, second)

@@ -38,18 +38,31 @@ from .tables import bounds_text, comps_display
 __all__ = ["page_sections"]
 
 _COMPS_LABELS = {
-    "sku": "SKU", "name": "company", "country": "country", "marketCap": "mkt cap $m",
-    "enterpriseValue": "EV $m", "revenueLtm": "revenue LTM $m", "revenueNtm": "revenue NTM $m",
-    "ebitdaLtm": "EBITDA LTM $m", "evRevenueLtm": "EV/rev LTM", "evRevenueNtm": "EV/rev NTM",
-    "evEbitdaLtm": "EV/EBITDA LTM", "evEbitdaNtm": "EV/EBITDA NTM",
-    "marginGrossLtm": "gross margin", "marginEbitdaLtm": "EBITDA margin",
-    "revenueGrowthNtmLtm": "growth NTM/LTM", "ruleOf40": "rule of 40",
+    "sku": "SKU",
+    "name": "company",
+    "country": "country",
+    "marketCap": "mkt cap $m",
+    "enterpriseValue": "EV $m",
+    "revenueLtm": "revenue LTM $m",
+    "revenueNtm": "revenue NTM $m",
+    "ebitdaLtm": "EBITDA LTM $m",
+    "evRevenueLtm": "EV/rev LTM",
+    "evRevenueNtm": "EV/rev NTM",
+    "evEbitdaLtm": "EV/EBITDA LTM",
+    "evEbitdaNtm": "EV/EBITDA NTM",
+    "marginGrossLtm": "gross margin",
+    "marginEbitdaLtm": "EBITDA margin",
+    "revenueGrowthNtmLtm": "growth NTM/LTM",
+    "ruleOf40": "rule of 40",
 }
 _MONEY = ("marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm")
 _MULTIPLES = ("evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "evEbitdaNtm")
 _PERCENT = ("marginGrossLtm", "marginEbitdaLtm", "revenueGrowthNtmLtm", "ruleOf40")
-_COMPS_FORMATS = {**{c: "{:,.0f}" for c in _MONEY}, **{c: "{:.1f}x" for c in _MULTIPLES},
-                  **{c: "{:.1f}%" for c in _PERCENT}}
+_COMPS_FORMATS = {
+    **{c: "{:,.0f}" for c in _MONEY},
+    **{c: "{:.1f}x" for c in _MULTIPLES},
+    **{c: "{:.1f}%" for c in _PERCENT},
+}
 
 
 def _chart(draw: Callable[[Axes], Axes], width: float = 7.0, height: float = 3.9) -> Chart:
@@ -60,42 +73,77 @@ def _chart(draw: Callable[[Axes], Axes], width: float = 7.0, height: float = 3.9
 
 def _summary(data: ReportData, headline: Headline) -> Section:
     latest = data.latest_deal or "none"
-    return Section("summary", "Summary", (
-        Bullets(headline.sentences),
-        Cards(tuple((c.label, c.value, c.detail) for c in headline.cards)),
-        Text(f"Cohort: {data.cohort.label}. Data as of {data.as_of}, the service's latest date "
-             f"(latest deal of the cohort {latest}); the last 12 months are "
-             f"{data.periods.ltm[0]} to {data.periods.ltm[1]}, compared with "
-             f"{data.periods.prior[0]} to {data.periods.prior[1]}. Deal medians are of the "
-             "meaningful multiples (NM values left out), outliers trimmed as the service trims "
-             f"them; where fewer than {SMALL_N} values stand behind one, its {CI_LEVEL:.0%} "
-             "bootstrap interval is given.", css="note"),
-    ))
+    return Section(
+        "summary",
+        "Summary",
+        (
+            Bullets(headline.sentences),
+            Cards(tuple((c.label, c.value, c.detail) for c in headline.cards)),
+            Text(
+                f"Cohort: {data.cohort.label}. Data as of {data.as_of}, the service's latest date "
+                f"(latest deal of the cohort {latest}); the last 12 months are "
+                f"{data.periods.ltm[0]} to {data.periods.ltm[1]}, compared with "
+                f"{data.periods.prior[0]} to {data.periods.prior[1]}. Deal medians are of the "
+                "meaningful multiples (NM values left out), outliers trimmed as the service trims "
+                f"them; where fewer than {SMALL_N} values stand behind one, its {CI_LEVEL:.0%} "
+                "bootstrap interval is given.",
+                css="note",
+            ),
+        ),
+    )
 
 
 def _comps(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
     comps = t["comps"]
     if not len(comps):
-        return Section("comps", "Public comps", (
-            Text(f"No listed company in {data.cohort.companies_label}: the public sections are "
-                 "empty."),))
+        return Section(
+            "comps",
+            "Public comps",
+            (
+                Text(
+                    f"No listed company in {data.cohort.companies_label}: the public sections are "
+                    "empty."
+                ),
+            ),
+        )
     summary = t["comps_summary"]
     median = summary.loc["median"].get("evRevenueNtm", float("nan"))
     n = int(summary.loc["n"].get("evRevenueNtm", 0))
     shown = comps_display(comps, summary)
-    return Section("comps", "Public comps", (
-        Text(f"{len(comps)} listed companies in {data.cohort.companies_label}. Median "
-             "EV/Revenue NTM "
-             f"{median:.1f}x over the {n} meaningful values. Money in millions of USD, "
-             "multiples in x, margins and growth in %.", css="lead"),
-        Row((_chart(lambda ax: comps_multiples(data.current, "evRevenueNtm", ax=ax), 7.0,
-                    0.24 * min(25, len(comps)) + 1.6),
-             _chart(lambda ax: growth_vs_multiple(data.current, ax=ax), 6.4, 4.4))),
-        _chart(lambda ax: group_history(data.history, ax=ax), 9.0, 3.4),
-        table(shown, formats=_COMPS_FORMATS, labels=_COMPS_LABELS, scroll=True, lead_rows=4,
-              caption=f"Comps table: {len(comps)} companies, largest enterprise value first, "
-                      "summary rows on top", note=bounds_text()),
-    ))
+    return Section(
+        "comps",
+        "Public comps",
+        (
+            Text(
+                f"{len(comps)} listed companies in {data.cohort.companies_label}. Median "
+                "EV/Revenue NTM "
+                f"{median:.1f}x over the {n} meaningful values. Money in millions of USD, "
+                "multiples in x, margins and growth in %.",
+                css="lead",
+            ),
+            Row(
+                (
+                    _chart(
+                        lambda ax: comps_multiples(data.current, "evRevenueNtm", ax=ax),
+                        7.0,
+                        0.24 * min(25, len(comps)) + 1.6,
+                    ),
+                    _chart(lambda ax: growth_vs_multiple(data.current, ax=ax), 6.4, 4.4),
+                )
+            ),
+            _chart(lambda ax: group_history(data.history, ax=ax), 9.0, 3.4),
+            table(
+                shown,
+                formats=_COMPS_FORMATS,
+                labels=_COMPS_LABELS,
+                scroll=True,
+                lead_rows=4,
+                caption=f"Comps table: {len(comps)} companies, largest enterprise value first, "
+                "summary rows on top",
+                note=bounds_text(),
+            ),
+        ),
+    )
 
 
 def _deals(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
@@ -103,80 +151,176 @@ def _deals(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
     window = (data.periods.start, data.periods.end)
     label, fmt = METRIC_LABELS[data.metric]
     notable = t["notable_deals"].drop(columns=["id"])
-    return Section("deals", "Private deals", (
-        Text(f"{len(deals):,} deals with targets in {data.cohort.label}, {data.periods.start} to "
-             f"{data.periods.end}.", css="lead"),
-        Row((_chart(lambda ax: deals_per_quarter(deals, window=window, ax=ax)),
-             _chart(lambda ax: capital_raised(deals, window=window, ax=ax)))),
-        _chart(lambda ax: quarterly_medians(t["quarterly_medians"], ax=ax), 9.0, 3.9),
-        Text(f"Median {label} per quarter by the service's method (outliers beyond 1.5 IQR "
-             "trimmed; quarters with fewer deals than its small-n threshold have no median; "
-             "appendix A shows the method reproduces the service's own aggregate)"
-             + (", over the meaningful multiples (NM values left out)"
-                if t["quarterly_medians"].attrs.get("nm_removed") else "")
-             + f". The n over each quarter counts the deals with a value; the whiskers are "
-             f"{CI_LEVEL:.0%} bootstrap intervals where n < {SMALL_N}.", css="note"),
-        table(notable, index=False, caption="Notable deals of the last 12 months (largest "
-              "valuation, else amount raised)",
-              formats={"raised": "{:,.1f}", "valuation": "{:,.0f}", "ev_revenue": "{:.1f}x"},
-              labels={"deal_date": "date", "deal_type": "type", "deal_subtype": "stage",
-                      "raised": "raised $m", "valuation": "valuation $m",
-                      "ev_revenue": "EV/revenue", "parties": "lead investors / buyers"}),
-    ))
+    return Section(
+        "deals",
+        "Private deals",
+        (
+            Text(
+                f"{len(deals):,} deals with targets in {data.cohort.label}, {data.periods.start} to "
+                f"{data.periods.end}.",
+                css="lead",
+            ),
+            Row(
+                (
+                    _chart(lambda ax: deals_per_quarter(deals, window=window, ax=ax)),
+                    _chart(lambda ax: capital_raised(deals, window=window, ax=ax)),
+                )
+            ),
+            _chart(lambda ax: quarterly_medians(t["quarterly_medians"], ax=ax), 9.0, 3.9),
+            Text(
+                f"Median {label} per quarter by the service's method (outliers beyond 1.5 IQR "
+                "trimmed; quarters with fewer deals than its small-n threshold have no median; "
+                "appendix A shows the method reproduces the service's own aggregate)"
+                + (
+                    ", over the meaningful multiples (NM values left out)"
+                    if t["quarterly_medians"].attrs.get("nm_removed")
+                    else ""
+                )
+                + f". The n over each quarter counts the deals with a value; the whiskers are "
+                f"{CI_LEVEL:.0%} bootstrap intervals where n < {SMALL_N}.",
+                css="note",
+            ),
+            table(
+                notable,
+                index=False,
+                caption="Notable deals of the last 12 months (largest "
+                "valuation, else amount raised)",
+                formats={"raised": "{:,.1f}", "valuation": "{:,.0f}", "ev_revenue": "{:.1f}x"},
+                labels={
+                    "deal_date": "date",
+                    "deal_type": "type",
+                    "deal_subtype": "stage",
+                    "raised": "raised $m",
+                    "valuation": "valuation $m",
+                    "ev_revenue": "EV/revenue",
+                    "parties": "lead investors / buyers",
+                },
+            ),
+        ),
+    )
 
 
 def _compare(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
     ltm = data.deals
-    recent = ltm.loc[(ltm["deal_date"] >= pd.Timestamp(data.periods.ltm[0])).to_numpy(
-        dtype=bool, na_value=False)]
+    recent = ltm.loc[
+        (ltm["deal_date"] >= pd.Timestamp(data.periods.ltm[0])).to_numpy(dtype=bool, na_value=False)
+    ]
     comparison = t["multiples_comparison"].assign(
         metric=lambda f: f["metric"].map({"ev_revenue": "EV/Revenue", "ev_ebitda": "EV/EBITDA"}),
-        vs_public=lambda f: f["vs_public"].astype(object).where(f["group"] != "public comps",
-                                                                "reference"))
-    return Section("compare", "Private against public multiples", (
-        Text("The cohort's listed companies today (trailing multiples from current data) beside "
-             "the multiples its private deals were struck at, last 12 months. Deal multiples "
-             "are at each deal's date, on its trailing figures.", css="lead"),
-        Row((_chart(lambda ax: private_vs_public(data.current, recent, "ev_revenue",
-                                                 window=data.periods.ltm, ax=ax), 7.0, 3.6),
-             _chart(lambda ax: private_vs_public(data.current, recent, "ev_ebitda",
-                                                 window=data.periods.ltm, ax=ax), 7.0, 3.6))),
-        table(comparison, index=False, caption="Medians and quartiles (NM values left out; "
-                                               "deals trimmed as the service trims them)",
-              formats={"median": "{:.1f}x", "q1": "{:.1f}x", "q3": "{:.1f}x",
-                       "vs_public": "{:+.0%}"},
-              labels={"vs_public": "median vs public"},
-              note="Public comps: Family A search and current data of the cohort (region "
-                   "or vertical). Private: the cohort's deals (target region or vertical). "
-                   + bounds_text()),
-    ))
+        vs_public=lambda f: (
+            f["vs_public"].astype(object).where(f["group"] != "public comps", "reference")
+        ),
+    )
+    return Section(
+        "compare",
+        "Private against public multiples",
+        (
+            Text(
+                "The cohort's listed companies today (trailing multiples from current data) beside "
+                "the multiples its private deals were struck at, last 12 months. Deal multiples "
+                "are at each deal's date, on its trailing figures.",
+                css="lead",
+            ),
+            Row(
+                (
+                    _chart(
+                        lambda ax: private_vs_public(
+                            data.current, recent, "ev_revenue", window=data.periods.ltm, ax=ax
+                        ),
+                        7.0,
+                        3.6,
+                    ),
+                    _chart(
+                        lambda ax: private_vs_public(
+                            data.current, recent, "ev_ebitda", window=data.periods.ltm, ax=ax
+                        ),
+                        7.0,
+                        3.6,
+                    ),
+                )
+            ),
+            table(
+                comparison,
+                index=False,
+                caption="Medians and quartiles (NM values left out; "
+                "deals trimmed as the service trims them)",
+                formats={
+                    "median": "{:.1f}x",
+                    "q1": "{:.1f}x",
+                    "q3": "{:.1f}x",
+                    "vs_public": "{:+.0%}",
+                },
+                labels={"vs_public": "median vs public"},
+                note="Public comps: Family A search and current data of the cohort (region "
+                "or vertical). Private: the cohort's deals (target region or vertical). "
+                + bounds_text(),
+            ),
+        ),
+    )
 
 
 def _investors(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
     top = t["top_investors"]
     pairs = t["co_investment_pairs"]
-    return Section("investors", "Investors", (
-        Text("The most active investors of the cohort's deals in the window (deals they led or "
-             "bought), and their co-investment as the service counts it: its "
-             "/investors/{id}/co_investors lists, which hold every participant of every deal "
-             "of each investor, not only leads."
-             + (f" {len(data.co_investors_missing)} of the investors listed "
-                f"{'is' if len(data.co_investors_missing) == 1 else 'are'} no longer served by "
-                "the service (soft-deleted since the deals); their co-investors are not shown."
-                if data.co_investors_missing else ""), css="lead"),
-        Row((_chart(lambda ax: top_investors(data.deals, top=len(top) or 1, ax=ax), 7.0,
-                    0.26 * max(len(top), 4) + 1.4),
-             _chart(lambda ax: co_investment(data.co_investors, names=data.investor_names,
-                                             top=15, ax=ax), 7.0, 0.26 * 15 + 1.4))),
-        Row((table(top.drop(columns=["participant_id"]), index=False,
-                   caption="Most active investors in the window"),
-             table(pairs.head(15)[["name_a", "name_b", "shared_deals", "first_date",
-                                   "last_date"]], index=False,
-                   caption="Pairs by deals shared (whole history)",
-                   labels={"name_a": "investor", "name_b": "co-investor",
-                           "shared_deals": "shared deals", "first_date": "first",
-                           "last_date": "last"}))),
-    ))
+    return Section(
+        "investors",
+        "Investors",
+        (
+            Text(
+                "The most active investors of the cohort's deals in the window (deals they led or "
+                "bought), and their co-investment as the service counts it: its "
+                "/investors/{id}/co_investors lists, which hold every participant of every deal "
+                "of each investor, not only leads."
+                + (
+                    f" {len(data.co_investors_missing)} of the investors listed "
+                    f"{'is' if len(data.co_investors_missing) == 1 else 'are'} no longer served by "
+                    "the service (soft-deleted since the deals); their co-investors are not shown."
+                    if data.co_investors_missing
+                    else ""
+                ),
+                css="lead",
+            ),
+            Row(
+                (
+                    _chart(
+                        lambda ax: top_investors(data.deals, top=len(top) or 1, ax=ax),
+                        7.0,
+                        0.26 * max(len(top), 4) + 1.4,
+                    ),
+                    _chart(
+                        lambda ax: co_investment(
+                            data.co_investors, names=data.investor_names, top=15, ax=ax
+                        ),
+                        7.0,
+                        0.26 * 15 + 1.4,
+                    ),
+                )
+            ),
+            Row(
+                (
+                    table(
+                        top.drop(columns=["participant_id"]),
+                        index=False,
+                        caption="Most active investors in the window",
+                    ),
+                    table(
+                        pairs.head(15)[
+                            ["name_a", "name_b", "shared_deals", "first_date", "last_date"]
+                        ],
+                        index=False,
+                        caption="Pairs by deals shared (whole history)",
+                        labels={
+                            "name_a": "investor",
+                            "name_b": "co-investor",
+                            "shared_deals": "shared deals",
+                            "first_date": "first",
+                            "last_date": "last",
+                        },
+                    ),
+                )
+            ),
+        ),
+    )
 
 
 def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -> Section:
@@ -189,9 +333,13 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
     meta_deals, meta_trim = rec.attrs["total_deals"], rec.attrs["outliers_trimmed"]
     methodology = (
         f"Window: the service's own ({data.service_window[0]} to {data.service_window[1]}, "
-        "five years to its latest date)" + (f", from {data.cohort.since} as asked" if
-                                             data.cohort.since else
-                                             ", starting at the first whole quarter") + ".",
+        "five years to its latest date)"
+        + (
+            f", from {data.cohort.since} as asked"
+            if data.cohort.since
+            else ", starting at the first whole quarter"
+        )
+        + ".",
         "Cohort: listed companies through Family A search (regions / industries), deals "
         "through Family B filters on the target (target_region / target_verticals) and "
         "deal_type.",
@@ -212,36 +360,67 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
         "whole history; the most active investors are ranked by the deals of the window they "
         "led (funding rounds) or bought (M&A), from the deal lists.",
     )
-    return Section("appendix", "Appendix: reconciliation, methodology, provenance", (
-        Heading("A. Reconciliation with the service"),
-        Text(f"{rec.attrs['summary']} (deals with a value {meta_deals[1]} locally against "
-             f"{meta_deals[0]} at the service; outliers trimmed {meta_trim[1]} against "
-             f"{meta_trim[0]}); {int(checks['match'].sum())} of {len(checks)} headline medians "
-             "match."),
-        Row((table(shown.assign(match=shown["match"].map({True: "yes", False: "DIFFERS"})),
-                   formats={"median_service": fmt, "median_local": fmt}, index=False,
-                   scroll=True, caption=f"Median {label} per quarter: service and local",
-                   labels={"n_service": "n service", "n_local": "n local",
-                           "median_service": "median service",
-                           "median_local": "median local"}),
-             table(checks.assign(match=checks["match"].map({True: "yes", False: "DIFFERS"})),
-                   formats={"median_service": "{:.3f}", "median_local": "{:.3f}"},
-                   index=False, caption="Headline medians: service and local"),
-             table(t["comps_rollup"], formats={"sum": "{:,.0f}", "median": "{:,.2f}"},
-                   caption="The service's group rollup (groups/current)"))),
-        Heading("B. Methodology"),
-        Bullets(methodology),
-        Heading("C. Provenance"),
-        Text(f"Source {data.source}; generated {generated} by dealframe {__version__}. "
-             "manifest.json holds the same, with the cohort and the window."),
-        table(provenance, index=False, caption="Pulls behind the page"),
-    ), css="appendix")
+    return Section(
+        "appendix",
+        "Appendix: reconciliation, methodology, provenance",
+        (
+            Heading("A. Reconciliation with the service"),
+            Text(
+                f"{rec.attrs['summary']} (deals with a value {meta_deals[1]} locally against "
+                f"{meta_deals[0]} at the service; outliers trimmed {meta_trim[1]} against "
+                f"{meta_trim[0]}); {int(checks['match'].sum())} of {len(checks)} headline medians "
+                "match."
+            ),
+            Row(
+                (
+                    table(
+                        shown.assign(match=shown["match"].map({True: "yes", False: "DIFFERS"})),
+                        formats={"median_service": fmt, "median_local": fmt},
+                        index=False,
+                        scroll=True,
+                        caption=f"Median {label} per quarter: service and local",
+                        labels={
+                            "n_service": "n service",
+                            "n_local": "n local",
+                            "median_service": "median service",
+                            "median_local": "median local",
+                        },
+                    ),
+                    table(
+                        checks.assign(match=checks["match"].map({True: "yes", False: "DIFFERS"})),
+                        formats={"median_service": "{:.3f}", "median_local": "{:.3f}"},
+                        index=False,
+                        caption="Headline medians: service and local",
+                    ),
+                    table(
+                        t["comps_rollup"],
+                        formats={"sum": "{:,.0f}", "median": "{:,.2f}"},
+                        caption="The service's group rollup (groups/current)",
+                    ),
+                )
+            ),
+            Heading("B. Methodology"),
+            Bullets(methodology),
+            Heading("C. Provenance"),
+            Text(
+                f"Source {data.source}; generated {generated} by dealframe {__version__}. "
+                "manifest.json holds the same, with the cohort and the window."
+            ),
+            table(provenance, index=False, caption="Pulls behind the page"),
+        ),
+        css="appendix",
+    )
 
 
-def page_sections(data: ReportData, headline: Headline, tables: Mapping[str, pd.DataFrame],
-                  generated: str) -> list[Section]:
+def page_sections(
+    data: ReportData, headline: Headline, tables: Mapping[str, pd.DataFrame], generated: str
+) -> list[Section]:
     """Every section of the page, in order (the anchors of ``REPORT_SECTIONS``)."""
-    return [_summary(data, headline), _comps(data, tables), _deals(data, tables),
-            _compare(data, tables), _investors(data, tables),
-            _appendix(data, tables, generated)]
-
+    return [
+        _summary(data, headline),
+        _comps(data, tables),
+        _deals(data, tables),
+        _compare(data, tables),
+        _investors(data, tables),
+        _appendix(data, tables, generated),
+    ]

@@ -21,8 +21,19 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["Bullets", "Cards", "Chart", "Heading", "Row", "Section", "Table", "Text", "format_frame",
-           "render_page", "table"]
+__all__ = [
+    "Bullets",
+    "Cards",
+    "Chart",
+    "Heading",
+    "Row",
+    "Section",
+    "Table",
+    "Text",
+    "format_frame",
+    "render_page",
+    "table",
+]
 
 MISSING = "n/a"
 
@@ -94,15 +105,22 @@ class Section:
 
 
 def _missing(value: object) -> bool:
-    return value is None or value is pd.NA or value is pd.NaT or (
-        isinstance(value, (float, np.floating)) and np.isnan(value))
+    return (
+        value is None
+        or value is pd.NA
+        or value is pd.NaT
+        or (isinstance(value, (float, np.floating)) and np.isnan(value))
+    )
 
 
 def _cell(value: object, spec: str | None) -> str:
     if _missing(value):
         return MISSING
-    if spec is not None and isinstance(value, (int, float, np.integer, np.floating)) \
-            and not isinstance(value, (bool, np.bool_)):
+    if (
+        spec is not None
+        and isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, (bool, np.bool_))
+    ):
         return spec.format(value)
     if isinstance(value, (pd.Timestamp, np.datetime64)):
         return pd.Timestamp(value).date().isoformat()
@@ -131,9 +149,17 @@ def format_frame(frame: pd.DataFrame, formats: Mapping[str, str] | None = None) 
     return out
 
 
-def table(frame: pd.DataFrame, *, formats: Mapping[str, str] | None = None,
-          labels: Mapping[str, str] | None = None, index: bool = True, scroll: bool = False,
-          caption: str = "", note: str = "", lead_rows: int = 0) -> Table:
+def table(
+    frame: pd.DataFrame,
+    *,
+    formats: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
+    index: bool = True,
+    scroll: bool = False,
+    caption: str = "",
+    note: str = "",
+    lead_rows: int = 0,
+) -> Table:
     """Render ``frame`` as an escaped HTML table block.
 
     Parameters
@@ -158,22 +184,31 @@ def table(frame: pd.DataFrame, *, formats: Mapping[str, str] | None = None,
     """
     shown = format_frame(frame, formats)
     labels = dict(labels or {})
-    heads = ([labels.get(str(frame.index.name), str(frame.index.name or ""))] if index else []) \
-        + [labels.get(str(c), str(c)) for c in shown.columns]
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) or str(c) in (formats or {})
-               for c in frame.columns]
+    heads = ([labels.get(str(frame.index.name), str(frame.index.name or ""))] if index else []) + [
+        labels.get(str(c), str(c)) for c in shown.columns
+    ]
+    numeric = [
+        pd.api.types.is_numeric_dtype(frame[c]) or str(c) in (formats or {}) for c in frame.columns
+    ]
     head = "".join(f"<th>{html.escape(h)}</th>" for h in heads)
     body = []
     for i, (key, row) in enumerate(zip(frame.index, shown.itertuples(index=False))):
-        css = ' class="lead"' if i < lead_rows else (' class="first"' if i == lead_rows and
-                                                     lead_rows else "")
+        css = (
+            ' class="lead"'
+            if i < lead_rows
+            else (' class="first"' if i == lead_rows and lead_rows else "")
+        )
         cells = [f'<th scope="row">{html.escape(_cell(key, None))}</th>'] if index else []
-        cells += [f'<td class="{"num" if num else "txt"}">{html.escape(v)}</td>'
-                  for v, num in zip(row, numeric)]
+        cells += [
+            f'<td class="{"num" if num else "txt"}">{html.escape(v)}</td>'
+            for v, num in zip(row, numeric)
+        ]
         body.append(f"<tr{css}>{''.join(cells)}</tr>")
     css = "table-wrap scroll" if scroll else "table-wrap"
-    markup = (f'<div class="{css}"><table class="data"><thead><tr>{head}</tr></thead>'
-              f"<tbody>{''.join(body)}</tbody></table></div>")
+    markup = (
+        f'<div class="{css}"><table class="data"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
     return Table(markup, caption, note)
 
 
@@ -236,31 +271,50 @@ def _block(block: Block) -> str:
     if isinstance(block, Heading):
         return f"<h3>{html.escape(block.text)}</h3>"
     if isinstance(block, Bullets):
-        return '<ul class="bullets">' + "".join(f"<li>{html.escape(i)}</li>"
-                                                for i in block.items) + "</ul>"
+        return (
+            '<ul class="bullets">'
+            + "".join(f"<li>{html.escape(i)}</li>" for i in block.items)
+            + "</ul>"
+        )
     if isinstance(block, Cards):
-        return '<div class="cards">' + "".join(
-            f'<div class="card"><div class="label">{html.escape(label)}</div>'
-            f'<div class="value">{html.escape(value)}</div>'
-            f'<div class="detail">{html.escape(detail)}</div></div>'
-            for label, value, detail in block.cards) + "</div>"
+        return (
+            '<div class="cards">'
+            + "".join(
+                f'<div class="card"><div class="label">{html.escape(label)}</div>'
+                f'<div class="value">{html.escape(value)}</div>'
+                f'<div class="detail">{html.escape(detail)}</div></div>'
+                for label, value, detail in block.cards
+            )
+            + "</div>"
+        )
     if isinstance(block, Chart):
         data = base64.b64encode(block.png).decode("ascii")
-        return (f'<figure><img alt="{html.escape(block.alt)}" '
-                f'src="data:image/png;base64,{data}"></figure>')
+        return (
+            f'<figure><img alt="{html.escape(block.alt)}" '
+            f'src="data:image/png;base64,{data}"></figure>'
+        )
     if isinstance(block, Table):
-        caption = f'<div class="caption">{html.escape(block.caption)}</div>' if block.caption \
-            else ""
+        caption = (
+            f'<div class="caption">{html.escape(block.caption)}</div>' if block.caption else ""
+        )
         note = f'<p class="note">{html.escape(block.note)}</p>' if block.note else ""
         return f"<div>{caption}{block.html}{note}</div>"
     if isinstance(block, Row):
-        return '<div class="row">' + "".join(f"<div>{_block(b)}</div>" for b in block.blocks) \
+        return (
+            '<div class="row">'
+            + "".join(f"<div>{_block(b)}</div>" for b in block.blocks)
             + "</div>"
+        )
     raise TypeError(f"not a report block: {block!r}")
 
 
-def render_page(title: str, subtitle: str, facts: Sequence[tuple[str, str]],
-                sections: Sequence[Section], files: Sequence[str]) -> str:
+def render_page(
+    title: str,
+    subtitle: str,
+    facts: Sequence[tuple[str, str]],
+    sections: Sequence[Section],
+    files: Sequence[str],
+) -> str:
     """The whole page as one string.
 
     Parameters
@@ -274,19 +328,25 @@ def render_page(title: str, subtitle: str, facts: Sequence[tuple[str, str]],
     files : sequence of str
         Names of the table files written beside the page, listed in the footer.
     """
-    head = "".join(f"<div><dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd></div>"
-                   for k, v in facts)
+    head = "".join(
+        f"<div><dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd></div>" for k, v in facts
+    )
     nav = "".join(f'<a href="#{html.escape(s.id)}">{html.escape(s.title)}</a>' for s in sections)
     body = "".join(
         f'<section id="{html.escape(s.id)}"'
         + (f' class="{html.escape(s.css)}"' if s.css else "")
-        + f"><h2>{html.escape(s.title)}</h2>" + "".join(_block(b) for b in s.blocks)
-        + "</section>" for s in sections)
+        + f"><h2>{html.escape(s.title)}</h2>"
+        + "".join(_block(b) for b in s.blocks)
+        + "</section>"
+        for s in sections
+    )
     listed = ", ".join(f"<code>{html.escape(f)}</code>" for f in files)
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
-            f"<header><h1>{html.escape(title)}</h1><p class=\"sub\">{html.escape(subtitle)}</p>"
-            f"<dl>{head}</dl></header><nav>{nav}</nav><main>{body}</main>"
-            f"<footer>The tables behind this page are in the same folder as Parquet and CSV: "
-            f"{listed}. Made by dealframe.</footer></body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
+        f'<header><h1>{html.escape(title)}</h1><p class="sub">{html.escape(subtitle)}</p>'
+        f"<dl>{head}</dl></header><nav>{nav}</nav><main>{body}</main>"
+        f"<footer>The tables behind this page are in the same folder as Parquet and CSV: "
+        f"{listed}. Made by dealframe.</footer></body></html>\n"
+    )

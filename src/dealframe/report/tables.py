@@ -49,17 +49,40 @@ __all__ = [
 
 #: Columns of the comps table, in order (those the service does not send are left out).
 COMPS_COLUMNS: tuple[str, ...] = (
-    "name", "country", "marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm",
-    "evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "evEbitdaNtm", "marginGrossLtm",
-    "marginEbitdaLtm", "revenueGrowthNtmLtm", "ruleOf40",
+    "name",
+    "country",
+    "marketCap",
+    "enterpriseValue",
+    "revenueLtm",
+    "revenueNtm",
+    "ebitdaLtm",
+    "evRevenueLtm",
+    "evRevenueNtm",
+    "evEbitdaLtm",
+    "evEbitdaNtm",
+    "marginGrossLtm",
+    "marginEbitdaLtm",
+    "revenueGrowthNtmLtm",
+    "ruleOf40",
 )
 #: The multiples of the comps table, to which the NM rule applies.
 COMPS_MULTIPLES: tuple[str, ...] = ("evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "evEbitdaNtm")
 #: Fields of the group rollup shown in the report (the Parquet file holds every field).
 ROLLUP_FIELDS: tuple[str, ...] = (
-    "marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm",
-    "evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "evEbitdaNtm", "marginGrossLtm",
-    "marginEbitdaLtm", "revenueGrowthNtmLtm", "ruleOf40",
+    "marketCap",
+    "enterpriseValue",
+    "revenueLtm",
+    "revenueNtm",
+    "ebitdaLtm",
+    "ebitdaNtm",
+    "evRevenueLtm",
+    "evRevenueNtm",
+    "evEbitdaLtm",
+    "evEbitdaNtm",
+    "marginGrossLtm",
+    "marginEbitdaLtm",
+    "revenueGrowthNtmLtm",
+    "ruleOf40",
 )
 
 
@@ -123,12 +146,18 @@ def comps_summary(current: pd.DataFrame) -> pd.DataFrame:
         else:
             values = pd.to_numeric(current[column], errors="coerce").dropna()
             nm, na = 0, int(len(current) - len(values))
-        q1, median, q3 = (np.quantile(values, (0.25, 0.5, 0.75)) if len(values)
-                          else (np.nan, np.nan, np.nan))
-        out[column] = [float(median), float(q1), float(q3), float(len(values)), float(nm),
-                       float(na)]
-    return pd.DataFrame(out, index=pd.Index(["median", "q1", "q3", "n", "nm", "na"],
-                                            name="stat"))
+        q1, median, q3 = (
+            np.quantile(values, (0.25, 0.5, 0.75)) if len(values) else (np.nan, np.nan, np.nan)
+        )
+        out[column] = [
+            float(median),
+            float(q1),
+            float(q3),
+            float(len(values)),
+            float(nm),
+            float(na),
+        ]
+    return pd.DataFrame(out, index=pd.Index(["median", "q1", "q3", "n", "nm", "na"], name="stat"))
 
 
 def comps_display(comps: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
@@ -150,11 +179,16 @@ def comps_display(comps: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
             status = multiple_status(comps, column)
             shown.loc[status == "NM", column] = "NM"
     head = summary.loc[["median", "q1", "q3"]].rename(
-        index={"median": "Median", "q1": "25th percentile", "q3": "75th percentile"})
+        index={"median": "Median", "q1": "25th percentile", "q3": "75th percentile"}
+    )
     head = head.reindex(columns=shown.columns).astype(object)
     counts = summary.loc["n"].reindex(shown.columns)
-    n_row = pd.DataFrame([[f"{int(v)}" if pd.notna(v) else "" for v in counts]],
-                         columns=shown.columns, index=["n (meaningful)"], dtype=object)
+    n_row = pd.DataFrame(
+        [[f"{int(v)}" if pd.notna(v) else "" for v in counts]],
+        columns=shown.columns,
+        index=["n (meaningful)"],
+        dtype=object,
+    )
     head = pd.concat([head, n_row])
     for column in ("name", "country"):
         if column in head:
@@ -174,17 +208,19 @@ def rollup_table(group_current: pd.DataFrame | None) -> pd.DataFrame:
     ['marketCap']
     """
     if group_current is None:
-        return pd.DataFrame({"sum": pd.Series([], dtype=float),
-                             "median": pd.Series([], dtype=float)},
-                            index=pd.Index([], name="field", dtype="str"))
+        return pd.DataFrame(
+            {"sum": pd.Series([], dtype=float), "median": pd.Series([], dtype=float)},
+            index=pd.Index([], name="field", dtype="str"),
+        )
     fields = [f for f in ROLLUP_FIELDS if f in group_current.index]
     table = group_current.loc[fields, ["sum", "median"]].copy()
     table.attrs = {}
     return table
 
 
-def reconciliation_table(service: pd.DataFrame, deals: pd.DataFrame, metric: str,
-                         time_bucket: str = "quarter") -> pd.DataFrame:
+def reconciliation_table(
+    service: pd.DataFrame, deals: pd.DataFrame, metric: str, time_bucket: str = "quarter"
+) -> pd.DataFrame:
     """The service's aggregate beside the same buckets recomputed locally from ``deals``.
 
     The steps of :func:`dealframe.analytics.reconcile`, on deals already pulled
@@ -209,21 +245,32 @@ def reconciliation_table(service: pd.DataFrame, deals: pd.DataFrame, metric: str
     """
     methodology = service.attrs.get("methodology") or {}
     window = methodology.get("date_range") or {}
-    local = bucket_medians(deals, metric, time_bucket, window.get("from"), window.get("to"),
-                           small_n_threshold=int(methodology.get("small_n_threshold", 5)))
+    local = bucket_medians(
+        deals,
+        metric,
+        time_bucket,
+        window.get("from"),
+        window.get("to"),
+        small_n_threshold=int(methodology.get("small_n_threshold", 5)),
+    )
     frame = compare_buckets(service, local)
     matched, total = int(frame["match"].sum()), len(frame)
-    frame.attrs = {"matched": matched, "buckets": total,
-                   "summary": f"{matched} of {total} buckets match",
-                   "total_deals": (service.attrs.get("total_deals"),
-                                   local.attrs.get("total_deals")),
-                   "outliers_trimmed": (service.attrs.get("outliers_trimmed"),
-                                        local.attrs.get("outliers_trimmed"))}
+    frame.attrs = {
+        "matched": matched,
+        "buckets": total,
+        "summary": f"{matched} of {total} buckets match",
+        "total_deals": (service.attrs.get("total_deals"), local.attrs.get("total_deals")),
+        "outliers_trimmed": (
+            service.attrs.get("outliers_trimmed"),
+            local.attrs.get("outliers_trimmed"),
+        ),
+    }
     return frame
 
 
-def quarterly_medians_table(service: pd.DataFrame, deals: pd.DataFrame, metric: str,
-                            small_n: int, level: float) -> pd.DataFrame:
+def quarterly_medians_table(
+    service: pd.DataFrame, deals: pd.DataFrame, metric: str, small_n: int, level: float
+) -> pd.DataFrame:
     """Medians per quarter of the meaningful values, by the service's method, with intervals.
 
     :func:`~dealframe.analytics.bucket_medians` over the deals, in the window and with the
@@ -244,12 +291,25 @@ def quarterly_medians_table(service: pd.DataFrame, deals: pd.DataFrame, metric: 
     methodology = service.attrs.get("methodology") or {}
     window = methodology.get("date_range") or {}
     threshold = int(methodology.get("small_n_threshold", 5))
-    frame = pd.DataFrame({"deal_date": deals["deal_date"].to_numpy(),
-                          "value": (meaningful(deals, metric) if metric in MULTIPLE_BOUNDS
-                                    else pd.to_numeric(deals[METRIC_COLUMNS[metric]],
-                                                       errors="coerce")).to_numpy()})
-    table = bucket_medians(frame, metric, "quarter", window.get("from"), window.get("to"),
-                           small_n_threshold=threshold, value_column="value")
+    frame = pd.DataFrame(
+        {
+            "deal_date": deals["deal_date"].to_numpy(),
+            "value": (
+                meaningful(deals, metric)
+                if metric in MULTIPLE_BOUNDS
+                else pd.to_numeric(deals[METRIC_COLUMNS[metric]], errors="coerce")
+            ).to_numpy(),
+        }
+    )
+    table = bucket_medians(
+        frame,
+        metric,
+        "quarter",
+        window.get("from"),
+        window.get("to"),
+        small_n_threshold=threshold,
+        value_column="value",
+    )
     n = pd.to_numeric(table["n"], errors="coerce").fillna(0).to_numpy()
     small = (n > 0) & (n < small_n) & table["median"].notna().to_numpy()
     table["median_low"] = np.nan
@@ -259,15 +319,32 @@ def quarterly_medians_table(service: pd.DataFrame, deals: pd.DataFrame, metric: 
         keep = np.zeros(len(frame), dtype=bool)
         for start, end in zip(table.loc[small, "period_start"], table.loc[small, "period_end"]):
             keep |= ((dates >= pd.Timestamp(start)) & (dates <= pd.Timestamp(end))).to_numpy(
-                dtype=bool, na_value=False)
-        local = bucket_medians(frame.loc[keep], metric, "quarter", window.get("from"),
-                               window.get("to"), small_n_threshold=threshold,
-                               value_column="value", ci=level, ci_resamples=4999, rng=0)
+                dtype=bool, na_value=False
+            )
+        local = bucket_medians(
+            frame.loc[keep],
+            metric,
+            "quarter",
+            window.get("from"),
+            window.get("to"),
+            small_n_threshold=threshold,
+            value_column="value",
+            ci=level,
+            ci_resamples=4999,
+            rng=0,
+        )
         for column in ("median_low", "median_high"):
             table[column] = np.where(small, local[column].to_numpy(dtype=float), np.nan)
-    table.attrs = {**table.attrs, "ci": {"confidence": level, "method": "percentile bootstrap",
-                                         "resamples": 4999, "below_n": small_n},
-                   "nm_removed": metric in MULTIPLE_BOUNDS}
+    table.attrs = {
+        **table.attrs,
+        "ci": {
+            "confidence": level,
+            "method": "percentile bootstrap",
+            "resamples": 4999,
+            "below_n": small_n,
+        },
+        "nm_removed": metric in MULTIPLE_BOUNDS,
+    }
     return table
 
 
@@ -290,30 +367,43 @@ def notable_deals(deals: pd.DataFrame, start: str, n: int = 10) -> pd.DataFrame:
     >>> notable_deals(d, "2024-01-01")[["target", "valuation", "parties"]].values.tolist()
     [['T', 900.0, 'Buyer']]
     """
-    recent = deals.loc[(deals["deal_date"] >= pd.Timestamp(start)).to_numpy(
-        dtype=bool, na_value=False)]
+    recent = deals.loc[
+        (deals["deal_date"] >= pd.Timestamp(start)).to_numpy(dtype=bool, na_value=False)
+    ]
     size = pd.to_numeric(recent["deal_valuation"], errors="coerce").fillna(
-        pd.to_numeric(recent["deal_raised"], errors="coerce"))
+        pd.to_numeric(recent["deal_raised"], errors="coerce")
+    )
     order = size.sort_values(ascending=False, kind="stable", na_position="last").index
     chosen = recent.loc[order[:n]]
     parties = participant_names(participant_rows(chosen))
-    return pd.DataFrame({
-        "deal_date": chosen["deal_date"].to_numpy(),
-        "target": chosen["target_name"].astype(object).to_numpy(),
-        "country": chosen["target_country"].astype(object).to_numpy(),
-        "deal_type": chosen["deal_type"].astype(object).to_numpy(),
-        "deal_subtype": chosen["deal_subtype"].astype(object).to_numpy(),
-        "raised": pd.to_numeric(chosen["deal_raised"], errors="coerce").to_numpy(),
-        "valuation": pd.to_numeric(chosen["deal_valuation"], errors="coerce").to_numpy(),
-        "ev_revenue": meaningful(chosen, "ev_revenue").to_numpy(),
-        "parties": [parties.get(i, None) for i in chosen["id"].astype(object)],
-        "id": chosen["id"].astype(object).to_numpy(),
-    }).astype({"target": "str", "country": "str", "deal_type": "str", "deal_subtype": "str",
-               "parties": "str", "id": "str"})
+    return pd.DataFrame(
+        {
+            "deal_date": chosen["deal_date"].to_numpy(),
+            "target": chosen["target_name"].astype(object).to_numpy(),
+            "country": chosen["target_country"].astype(object).to_numpy(),
+            "deal_type": chosen["deal_type"].astype(object).to_numpy(),
+            "deal_subtype": chosen["deal_subtype"].astype(object).to_numpy(),
+            "raised": pd.to_numeric(chosen["deal_raised"], errors="coerce").to_numpy(),
+            "valuation": pd.to_numeric(chosen["deal_valuation"], errors="coerce").to_numpy(),
+            "ev_revenue": meaningful(chosen, "ev_revenue").to_numpy(),
+            "parties": [parties.get(i, None) for i in chosen["id"].astype(object)],
+            "id": chosen["id"].astype(object).to_numpy(),
+        }
+    ).astype(
+        {
+            "target": "str",
+            "country": "str",
+            "deal_type": "str",
+            "deal_subtype": "str",
+            "parties": "str",
+            "id": "str",
+        }
+    )
 
 
-def multiples_comparison(current: pd.DataFrame, deals: pd.DataFrame,
-                         periods: dict[str, tuple[str, str]]) -> pd.DataFrame:
+def multiples_comparison(
+    current: pd.DataFrame, deals: pd.DataFrame, periods: dict[str, tuple[str, str]]
+) -> pd.DataFrame:
     """Median and quartiles of EV/Revenue and EV/EBITDA: public comps against deals.
 
     Parameters
@@ -353,22 +443,34 @@ def multiples_comparison(current: pd.DataFrame, deals: pd.DataFrame,
         public_median = np.nan
         for label, (start, end) in periods.items():
             inside = ((dates >= pd.Timestamp(start)) & (dates <= pd.Timestamp(end))).to_numpy(
-                dtype=bool, na_value=False)
+                dtype=bool, na_value=False
+            )
             groups = multiple_groups(current, deals.loc[inside], metric, (start, end))
             for group, values in groups.items():
                 if group == "public comps" and label != first:
                     continue  # the public comps are today's: listed once
-                q1, median, q3 = (np.quantile(values, (0.25, 0.5, 0.75)) if len(values)
-                                  else (np.nan, np.nan, np.nan))
+                q1, median, q3 = (
+                    np.quantile(values, (0.25, 0.5, 0.75))
+                    if len(values)
+                    else (np.nan, np.nan, np.nan)
+                )
                 public = group == "public comps"
                 if public:
                     public_median = float(median)
-                rows.append({"metric": metric, "group": group,
-                             "period": "today (LTM multiples)" if public else label,
-                             "n": group_n(values), "median": float(median), "q1": float(q1),
-                             "q3": float(q3),
-                             "vs_public": np.nan if public or not public_median
-                             else float(median) / public_median - 1})
+                rows.append(
+                    {
+                        "metric": metric,
+                        "group": group,
+                        "period": "today (LTM multiples)" if public else label,
+                        "n": group_n(values),
+                        "median": float(median),
+                        "q1": float(q1),
+                        "q3": float(q3),
+                        "vs_public": np.nan
+                        if public or not public_median
+                        else float(median) / public_median - 1,
+                    }
+                )
     table = pd.DataFrame(rows)
     table["n"] = table["n"].astype("int64")
     return table
@@ -378,7 +480,9 @@ def bounds_text() -> str:
     """The NM rule in one sentence (shown under the comps table and in the methodology)."""
     revenue = MULTIPLE_BOUNDS["evRevenueLtm"]
     ebitda = MULTIPLE_BOUNDS["evEbitdaLtm"]
-    return (f"NM (not meaningful): a multiple whose denominator (revenue or EBITDA of the same "
-            f"period) is zero or negative, whose enterprise value is negative, or that is "
-            f"negative or above {revenue:g}x (EV/Revenue) or {ebitda:g}x (EV/EBITDA). NM and "
-            f"missing values (n/a) are left out of medians and quartiles.")
+    return (
+        f"NM (not meaningful): a multiple whose denominator (revenue or EBITDA of the same "
+        f"period) is zero or negative, whose enterprise value is negative, or that is "
+        f"negative or above {revenue:g}x (EV/Revenue) or {ebitda:g}x (EV/EBITDA). NM and "
+        f"missing values (n/a) are left out of medians and quartiles."
+    )

@@ -37,9 +37,21 @@ from .profiles import PROFILES, UnknownProfileError
 if TYPE_CHECKING:
     from .server import Sandbox, run, serve, start
 
-__all__ = ["PROFILES", "Changes", "FaultPlan", "Sandbox", "SandboxConfig", "SandboxExtraMissing",
-           "SandboxStartError", "SandboxState", "UnknownProfileError", "embedded", "run", "serve",
-           "start"]
+__all__ = [
+    "PROFILES",
+    "Changes",
+    "FaultPlan",
+    "Sandbox",
+    "SandboxConfig",
+    "SandboxExtraMissing",
+    "SandboxStartError",
+    "SandboxState",
+    "UnknownProfileError",
+    "embedded",
+    "run",
+    "serve",
+    "start",
+]
 
 _SERVING = frozenset({"Sandbox", "run", "serve", "start"})
 

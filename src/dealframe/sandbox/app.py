@@ -73,8 +73,9 @@ class ErrorAnswers:
         if self.private is not None and family_of(path) == "private":
             writer = self.private
         body, media_type = writer(problem)
-        return Response(body, status_code=problem.status, media_type=media_type,
-                        headers=problem.headers)
+        return Response(
+            body, status_code=problem.status, media_type=media_type, headers=problem.headers
+        )
 
 
 class GateMiddleware:
@@ -83,8 +84,9 @@ class GateMiddleware:
     concurrent requests overlap). Admin paths of a sandbox without an admin token pass
     through to a 404."""
 
-    def __init__(self, app: ASGIApp, state: SandboxState,
-                 errors: ErrorAnswers | None = None) -> None:
+    def __init__(
+        self, app: ASGIApp, state: SandboxState, errors: ErrorAnswers | None = None
+    ) -> None:
         self.app = app
         self.state = state
         self.errors = errors or ErrorAnswers()
@@ -94,19 +96,28 @@ class GateMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         family = family_of(scope["path"]) if scope["type"] == "http" else None
         cfg = self.state.config
-        expected = {"public": cfg.public_token, "private": cfg.private_key,
-                    "admin": cfg.admin_token}.get(family or "")
+        expected = {
+            "public": cfg.public_token,
+            "private": cfg.private_key,
+            "admin": cfg.admin_token,
+        }.get(family or "")
         if expected is None:
             await self.app(scope, receive, send)
             return
-        header = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"), None)
+        header = next(
+            (v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"), None
+        )
         try:
             check_authorization(header, expected)
             if self.bucket is not None and family != "admin":
                 wait = self.bucket.take(expected)
                 if wait > 0:
-                    raise ApiProblem(429, "RATE_LIMITED", "Too many requests",
-                                     headers={"Retry-After": str(max(1, round(wait + 0.5)))})
+                    raise ApiProblem(
+                        429,
+                        "RATE_LIMITED",
+                        "Too many requests",
+                        headers={"Retry-After": str(max(1, round(wait + 0.5)))},
+                    )
         except ApiProblem as problem:
             await self.errors.response(problem, scope["path"])(scope, receive, send)
             return
@@ -162,7 +173,9 @@ def _handlers(errors: ErrorAnswers) -> dict:
         assert isinstance(exc, HTTPException)
         path = request.url.path
         if exc.status_code == 405:
-            found = ApiProblem(405, "METHOD_NOT_ALLOWED", f"{request.method} is not allowed on {path}")
+            found = ApiProblem(
+                405, "METHOD_NOT_ALLOWED", f"{request.method} is not allowed on {path}"
+            )
         elif exc.status_code == 404:
             found = ApiProblem(404, "NOT_FOUND", f"No route for {path}")
         else:
@@ -171,15 +184,20 @@ def _handlers(errors: ErrorAnswers) -> dict:
 
     async def crash(request: Request, exc: Exception) -> Response:
         log.exception("sandbox bug on %s %s", request.method, request.url.path)
-        return errors.response(ApiProblem(500, "INTERNAL_ERROR", "An internal error occurred"),
-                               request.url.path)
+        return errors.response(
+            ApiProblem(500, "INTERNAL_ERROR", "An internal error occurred"), request.url.path
+        )
 
     return {ApiProblem: problem, HTTPException: http, Exception: crash}
 
 
-def build_app(state: SandboxState, *, faults: FaultPlan | None = None,
-              urls: Sequence[Url] | None = None,
-              profile: str | Sequence[str] | Profile | None = DEFAULT) -> ASGIApp:
+def build_app(
+    state: SandboxState,
+    *,
+    faults: FaultPlan | None = None,
+    urls: Sequence[Url] | None = None,
+    profile: str | Sequence[str] | Profile | None = DEFAULT,
+) -> ASGIApp:
     """Build the ASGI app serving ``state``.
 
     Parameters
@@ -219,4 +237,3 @@ def build_app(state: SandboxState, *, faults: FaultPlan | None = None,
     if faults is not None:
         wrapped = FaultInjector(wrapped, faults)
     return wrapped
-

@@ -160,7 +160,9 @@ class Changes:
             self._refresh()
         return ids
 
-    def random_round(self, n_changes: int, *, advance_seconds: float = 3600.0) -> dict[str, list[str]]:
+    def random_round(
+        self, n_changes: int, *, advance_seconds: float = 3600.0
+    ) -> dict[str, list[str]]:
         """Advance the clock, then apply ``n_changes`` changes of every kind to every entity.
 
         Returns
@@ -171,8 +173,11 @@ class Changes:
         n_changes = _count(n_changes)
         self.advance(advance_seconds)
         weights = np.array([0.6, 0.2, 0.12, 0.08])
-        picks = self.rng.choice(len(_OPERATIONS) * len(ENTITIES), size=n_changes,
-                                p=np.repeat(weights, len(ENTITIES)) / len(ENTITIES))
+        picks = self.rng.choice(
+            len(_OPERATIONS) * len(ENTITIES),
+            size=n_changes,
+            p=np.repeat(weights, len(ENTITIES)) / len(ENTITIES),
+        )
         counts = np.bincount(picks, minlength=len(_OPERATIONS) * len(ENTITIES))
         out: dict[str, list[str]] = {op: [] for op in _OPERATIONS}
         with self.state.lock:
@@ -218,8 +223,9 @@ class Changes:
         chosen = self.rng.choice(len(pool), size=min(n, len(pool)), replace=False)
         return [int(pool[i]) for i in sorted(chosen.tolist())]
 
-    def _rewrite(self, entity: str, rows: list[int], change: Callable[[dict], None],
-                 stamp: str) -> list[str]:
+    def _rewrite(
+        self, entity: str, rows: list[int], change: Callable[[dict], None], stamp: str
+    ) -> list[str]:
         store = self._store(entity)
         spec = self.state.private.spec(store)
         ids = []
@@ -239,13 +245,18 @@ class Changes:
     def _soft_delete(self, entity: str, n: int, stamp: str) -> list[str]:
         cols = self._store(entity).columns
         live = ~cols["deleted"] if entity == "deals" else ~cols["deleted"] & ~cols["is_public"]
-        return self._rewrite(entity, self._pick(self._pool(entity, live), n),
-                             lambda r: r.update(deleted=True), stamp)
+        return self._rewrite(
+            entity, self._pick(self._pool(entity, live), n), lambda r: r.update(deleted=True), stamp
+        )
 
     def _undelete(self, entity: str, n: int, stamp: str) -> list[str]:
         deleted = self._store(entity).columns["deleted"]
-        return self._rewrite(entity, self._pick(self._pool(entity, deleted), n),
-                             lambda r: r.update(deleted=False), stamp)
+        return self._rewrite(
+            entity,
+            self._pick(self._pool(entity, deleted), n),
+            lambda r: r.update(deleted=False),
+            stamp,
+        )
 
     def _change_org(self, org: dict) -> None:
         k = int(self.rng.integers(1, 1_000_000))
@@ -275,7 +286,11 @@ class Changes:
         private = self.state.private
         while True:
             ident = str(uuid.UUID(bytes=self.rng.bytes(16), version=4))
-            if ident not in private.orgs.row_of and ident not in private.deals.row_of and ident not in taken:
+            if (
+                ident not in private.orgs.row_of
+                and ident not in private.deals.row_of
+                and ident not in taken
+            ):
                 taken.add(ident)
                 return ident
 
@@ -305,9 +320,18 @@ class Changes:
                 break
             org = self.state.private.orgs.record(row)
             k = int(self.rng.integers(100, 10_000))
-            org.update({"id": self._new_id(taken), "name": f"{org['name']} {suffix} {k}",
-                        "created_at": stamp, "updated_at": stamp, "deleted": False,
-                        "is_public": False, "ipoed": None, "stock_listing": None})
+            org.update(
+                {
+                    "id": self._new_id(taken),
+                    "name": f"{org['name']} {suffix} {k}",
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                    "deleted": False,
+                    "is_public": False,
+                    "ipoed": None,
+                    "stock_listing": None,
+                }
+            )
             out.append(org)
         return out
 
@@ -329,9 +353,16 @@ class Changes:
                     break
             else:
                 continue
-            deal.update({"id": self._new_id(taken), "target_index": target,
-                         "deal_synopsis": f"{orgs['name'][target]}: {deal['deal_subtype']} "
-                                          f"({deal['deal_type']}).",
-                         "created_at": stamp, "updated_at": stamp, "deleted": False})
+            deal.update(
+                {
+                    "id": self._new_id(taken),
+                    "target_index": target,
+                    "deal_synopsis": f"{orgs['name'][target]}: {deal['deal_subtype']} "
+                    f"({deal['deal_type']}).",
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                    "deleted": False,
+                }
+            )
             out.append(deal)
         return out

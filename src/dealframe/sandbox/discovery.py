@@ -11,10 +11,17 @@ from .vocab import AGGREGATE_METRICS, TIME_BUCKETS
 __all__ = ["SUB_RESOURCES", "discovery_document"]
 
 SUB_RESOURCES: dict[str, tuple[str, ...]] = {
-    "companies": ("/companies/{id}/fundings", "/companies/{id}/sellside", "/companies/{id}/buyside",
-                  "/companies/{id}/investors"),
-    "investors": ("/investors/{id}/investments", "/investors/{id}/co_investors",
-                  "/investors/{id}/portfolio"),
+    "companies": (
+        "/companies/{id}/fundings",
+        "/companies/{id}/sellside",
+        "/companies/{id}/buyside",
+        "/companies/{id}/investors",
+    ),
+    "investors": (
+        "/investors/{id}/investments",
+        "/investors/{id}/co_investors",
+        "/investors/{id}/portfolio",
+    ),
     "transactions": (),
 }
 

@@ -18,8 +18,14 @@ __all__ = ["ApiProblem", "Problems", "bad_request", "error_body", "not_found", "
 class ApiProblem(Exception):
     """An error answer: status, code, message and optional details."""
 
-    def __init__(self, status: int, code: str, message: str, details: dict | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: dict | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status = status
         self.code = code
@@ -33,8 +39,9 @@ def bad_request(*errors: str) -> ApiProblem:
     return ApiProblem(400, "BAD_REQUEST", "Invalid request", {"errors": list(errors)})
 
 
-def not_found(what: str, ident: str | None = None, *, deleted: bool = False,
-              hint: str | None = None) -> ApiProblem:
+def not_found(
+    what: str, ident: str | None = None, *, deleted: bool = False, hint: str | None = None
+) -> ApiProblem:
     """A 404 ``NOT_FOUND``; soft-deleted entities say so in ``details``.
 
     ``hint`` (soft-deleted only) is the route's own advice: a profile route can
@@ -53,8 +60,9 @@ def not_found(what: str, ident: str | None = None, *, deleted: bool = False,
         if hint:
             details["hint"] = hint
         return ApiProblem(404, "NOT_FOUND", "Resource is deleted", details)
-    return ApiProblem(404, "NOT_FOUND", f"{what} not found",
-                      {"id": ident} if ident is not None else None)
+    return ApiProblem(
+        404, "NOT_FOUND", f"{what} not found", {"id": ident} if ident is not None else None
+    )
 
 
 class Problems:
@@ -82,8 +90,12 @@ def payload_too_large(limit: int) -> ApiProblem:
     >>> payload_too_large(1024).details
     {'errors': ['body: at most 1024 bytes'], 'limit_bytes': 1024}
     """
-    return ApiProblem(413, "PAYLOAD_TOO_LARGE", "Request body too large",
-                      {"errors": [f"body: at most {limit} bytes"], "limit_bytes": limit})
+    return ApiProblem(
+        413,
+        "PAYLOAD_TOO_LARGE",
+        "Request body too large",
+        {"errors": [f"body: at most {limit} bytes"], "limit_bytes": limit},
+    )
 
 
 def error_body(problem: ApiProblem) -> bytes:

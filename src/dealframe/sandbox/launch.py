@@ -42,13 +42,19 @@ def http_layer() -> ModuleType:
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in _EXTRA:
             raise
-        raise SandboxExtraMissing(f"the sandbox needs its extra: pip install 'dealframe[sandbox]' "
-                                  f"({exc})") from None
+        raise SandboxExtraMissing(
+            f"the sandbox needs its extra: pip install 'dealframe[sandbox]' ({exc})"
+        ) from None
 
 
 @contextlib.contextmanager
-def embedded(scale: float = 1.0, seed: int = 7, *,
-             say: Callable[[str], None] | None = None, profile: str = "default") -> Iterator[Any]:
+def embedded(
+    scale: float = 1.0,
+    seed: int = 7,
+    *,
+    say: Callable[[str], None] | None = None,
+    profile: str = "default",
+) -> Iterator[Any]:
     """Serve a sandbox for the ``with`` block: the start-up of every ``--sandbox`` option.
 
     Parameters

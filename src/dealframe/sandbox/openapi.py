@@ -31,8 +31,16 @@ from .vocab import (
     TIME_SERIES_FIELDS,
 )
 
-__all__ = ["ID_PARAM", "PAGE_PARAMS", "PROFILE_PARAMS", "Operation", "build_document", "collection",
-           "ref", "single"]
+__all__ = [
+    "ID_PARAM",
+    "PAGE_PARAMS",
+    "PROFILE_PARAMS",
+    "Operation",
+    "build_document",
+    "collection",
+    "ref",
+    "single",
+]
 
 PRIVATE = "/api/private/v1"
 _ENTITIES = ("companies", "investors", "transactions")
@@ -41,6 +49,7 @@ JSON = dict[str, Any]
 
 
 # ------------------------------------------------------------------ small schema builders
+
 
 def _ref(name: str) -> JSON:
     return {"$ref": f"#/components/schemas/{name}"}
@@ -57,7 +66,9 @@ def _n(schema: JSON) -> JSON:
     return {**schema, "nullable": True}
 
 
-def _obj(props: dict[str, JSON], *, required: tuple[str, ...] | None = None, extra: bool | JSON = False) -> JSON:
+def _obj(
+    props: dict[str, JSON], *, required: tuple[str, ...] | None = None, extra: bool | JSON = False
+) -> JSON:
     out: JSON = {"type": "object", "properties": props, "additionalProperties": extra}
     needed = list(props if required is None else required)
     if needed:  # OpenAPI 3.0: `required` must not be empty
@@ -78,15 +89,32 @@ NULL_NUM = _n(NUM)
 
 # ------------------------------------------------------------------ shared components
 
+
 def _error_schema() -> JSON:
-    details = {"type": "object", "properties": {"errors": _s("array", items=STR)}, "additionalProperties": True}
-    return _obj({"error": _obj({"code": STR, "message": STR, "details": details},
-                               required=("code", "message"))})
+    details = {
+        "type": "object",
+        "properties": {"errors": _s("array", items=STR)},
+        "additionalProperties": True,
+    }
+    return _obj(
+        {
+            "error": _obj(
+                {"code": STR, "message": STR, "details": details}, required=("code", "message")
+            )
+        }
+    )
 
 
 def _page_meta() -> JSON:
-    return _obj({"page": _s("integer", minimum=1, maximum=MAX_PAGE), "limit": _s("integer", minimum=1, maximum=LIMIT_MAX),
-                 "returned": _s("integer", minimum=0), "total": _s("integer", minimum=0), "has_more": BOOL})
+    return _obj(
+        {
+            "page": _s("integer", minimum=1, maximum=MAX_PAGE),
+            "limit": _s("integer", minimum=1, maximum=LIMIT_MAX),
+            "returned": _s("integer", minimum=0),
+            "total": _s("integer", minimum=0),
+            "has_more": BOOL,
+        }
+    )
 
 
 def _participant() -> JSON:
@@ -94,12 +122,30 @@ def _participant() -> JSON:
 
 
 _ORG_COMMON = {
-    "id": UUID, "name": STR, "short_name": STR, "description": STR, "website": STR, "linkedin": STR,
-    "country": STR, "region": _s("string", enum=list(REGIONS)), "city": STR, "area": _n(STR),
-    "founded": INT, "verticals": STR_LIST, "themes": STR_LIST, "client_focus": STR_LIST,
-    "revenue_model": STR_LIST, "company_type": STR_LIST, "ownership": STR, "active": BOOL,
-    "ipoed": _n(DATE), "ceo": _n(STR), "created_at": TIMESTAMP, "updated_at": TIMESTAMP,
-    "deleted": BOOL, "is_public": BOOL,
+    "id": UUID,
+    "name": STR,
+    "short_name": STR,
+    "description": STR,
+    "website": STR,
+    "linkedin": STR,
+    "country": STR,
+    "region": _s("string", enum=list(REGIONS)),
+    "city": STR,
+    "area": _n(STR),
+    "founded": INT,
+    "verticals": STR_LIST,
+    "themes": STR_LIST,
+    "client_focus": STR_LIST,
+    "revenue_model": STR_LIST,
+    "company_type": STR_LIST,
+    "ownership": STR,
+    "active": BOOL,
+    "ipoed": _n(DATE),
+    "ceo": _n(STR),
+    "created_at": TIMESTAMP,
+    "updated_at": TIMESTAMP,
+    "deleted": BOOL,
+    "is_public": BOOL,
 }
 _NULLABLE_IN_PROFILE = ("verticals", "themes", "revenue_model", "client_focus")
 
@@ -115,45 +161,111 @@ def _profile_common() -> dict[str, JSON]:
 def _company_profile() -> JSON:
     props = _profile_common()
     props["stock_listing"] = _n(_obj({"id": UUID, "ticker": STR, "exchange": STR, "currency": STR}))
-    props["valuation"] = _obj({**{k: NULL_NUM for k in (
-        "market_cap", "enterprise_value", "price_to_book", "price_to_sales", "price_to_cash_flow",
-        "price_to_free_cash_flow", "beta")}, "updated_at": _n(TIMESTAMP)})
-    props["fundamentals"] = _obj({k: NULL_NUM for k in (
-        "revenue_fy", "ebitda_fy", "ev_revenue_ntm", "ev_revenue_ltm", "ev_revenue_fy", "ev_ebitda_ntm",
-        "ev_ebitda_ltm", "ev_ebitda_fy", "pe_ntm", "pe_ltm", "pe_fy", "ebitda_margin_ntm",
-        "ebitda_margin_ltm", "ebitda_margin_fy", "revenue_growth_ntm_ltm", "revenue_growth_fy1_fy",
-        "rule_of_40", "rule_of_40_ltm")})
-    props["deal_activity"] = _obj({
-        "total_fundings_as_target": INT, "total_acquisitions_as_target": INT, "total_investments_made": INT,
-        "last_funding_date": _n(DATE), "last_deal_date": _n(DATE)})
+    props["valuation"] = _obj(
+        {
+            **{
+                k: NULL_NUM
+                for k in (
+                    "market_cap",
+                    "enterprise_value",
+                    "price_to_book",
+                    "price_to_sales",
+                    "price_to_cash_flow",
+                    "price_to_free_cash_flow",
+                    "beta",
+                )
+            },
+            "updated_at": _n(TIMESTAMP),
+        }
+    )
+    props["fundamentals"] = _obj(
+        {
+            k: NULL_NUM
+            for k in (
+                "revenue_fy",
+                "ebitda_fy",
+                "ev_revenue_ntm",
+                "ev_revenue_ltm",
+                "ev_revenue_fy",
+                "ev_ebitda_ntm",
+                "ev_ebitda_ltm",
+                "ev_ebitda_fy",
+                "pe_ntm",
+                "pe_ltm",
+                "pe_fy",
+                "ebitda_margin_ntm",
+                "ebitda_margin_ltm",
+                "ebitda_margin_fy",
+                "revenue_growth_ntm_ltm",
+                "revenue_growth_fy1_fy",
+                "rule_of_40",
+                "rule_of_40_ltm",
+            )
+        }
+    )
+    props["deal_activity"] = _obj(
+        {
+            "total_fundings_as_target": INT,
+            "total_acquisitions_as_target": INT,
+            "total_investments_made": INT,
+            "last_funding_date": _n(DATE),
+            "last_deal_date": _n(DATE),
+        }
+    )
     return _obj(props, required=("id",))  # the fields allowlist may return any subset; id always
 
 
 def _investor_profile() -> JSON:
     props = _profile_common()
-    props["stats"] = _obj({
-        "total_deals": INT, "deals_last_12m": INT, "avg_round_size": NULL_NUM, "median_valuation": NULL_NUM,
-        "median_ev_revenue": NULL_NUM, "median_ev_ebitda": NULL_NUM, "most_common_deal_type": _n(STR),
-        "most_common_deal_subtype": _n(STR),
-        "top_countries": _s("array", items=_obj({"country": STR, "count": INT})),
-        "top_verticals": _s("array", items=_obj({"vertical": STR, "count": INT})),
-    })
+    props["stats"] = _obj(
+        {
+            "total_deals": INT,
+            "deals_last_12m": INT,
+            "avg_round_size": NULL_NUM,
+            "median_valuation": NULL_NUM,
+            "median_ev_revenue": NULL_NUM,
+            "median_ev_ebitda": NULL_NUM,
+            "most_common_deal_type": _n(STR),
+            "most_common_deal_subtype": _n(STR),
+            "top_countries": _s("array", items=_obj({"country": STR, "count": INT})),
+            "top_verticals": _s("array", items=_obj({"vertical": STR, "count": INT})),
+        }
+    )
     return _obj(props, required=("id",))
 
 
 def _deal_fields(rich_target: bool) -> dict[str, JSON]:
     target = {"id": UUID, "name": STR, "short_name": STR, "website": STR, "country": _n(STR)}
     if rich_target:
-        target.update({"region": STR, "city": STR, "founded": INT, "verticals": STR_LIST, "themes": STR_LIST,
-                       "client_focus": STR_LIST, "revenue_model": STR_LIST, "company_type": STR_LIST})
+        target.update(
+            {
+                "region": STR,
+                "city": STR,
+                "founded": INT,
+                "verticals": STR_LIST,
+                "themes": STR_LIST,
+                "client_focus": STR_LIST,
+                "revenue_model": STR_LIST,
+                "company_type": STR_LIST,
+            }
+        )
     return {
-        "id": UUID, "deal_date": DATE, "deal_type": STR, "deal_subtype": STR, "deal_synopsis": STR,
-        "deal_valuation": NULL_NUM, "deal_raised": NULL_NUM, "deal_revenue": NULL_NUM, "deal_ebitda": NULL_NUM,
+        "id": UUID,
+        "deal_date": DATE,
+        "deal_type": STR,
+        "deal_subtype": STR,
+        "deal_synopsis": STR,
+        "deal_valuation": NULL_NUM,
+        "deal_raised": NULL_NUM,
+        "deal_revenue": NULL_NUM,
+        "deal_ebitda": NULL_NUM,
         "deal_multiples": _obj({"ev_revenue": NULL_NUM, "ev_ebitda": NULL_NUM}),
         "target": _obj(target),
         "buyers": _s("array", items=_ref("Participant")),
         "lead_investors": _s("array", items=_ref("Participant")),
-        "created_at": TIMESTAMP, "updated_at": TIMESTAMP, "deleted": BOOL,
+        "created_at": TIMESTAMP,
+        "updated_at": TIMESTAMP,
+        "deleted": BOOL,
     }
 
 
@@ -170,37 +282,106 @@ def _deal_with_role() -> JSON:
 
 
 def _resolve_item() -> JSON:
-    candidate = _obj({"id": UUID, "name": STR, "country": _n(STR), "score": _s("number", minimum=0, maximum=1)})
-    return _obj({"query": STR, "id": _n(UUID), "match_type": _s("string", enum=["exact", "ambiguous", "no_match"]),
-                 "candidates": _s("array", items=candidate)}, required=("query", "id", "match_type"))
+    candidate = _obj(
+        {"id": UUID, "name": STR, "country": _n(STR), "score": _s("number", minimum=0, maximum=1)}
+    )
+    return _obj(
+        {
+            "query": STR,
+            "id": _n(UUID),
+            "match_type": _s("string", enum=["exact", "ambiguous", "no_match"]),
+            "candidates": _s("array", items=candidate),
+        },
+        required=("query", "id", "match_type"),
+    )
 
 
 def _aggregate_response() -> JSON:
-    bucket = _obj({"bucket": STR, "n": _s("integer", minimum=0), "median": NULL_NUM, "q1": NULL_NUM,
-                   "q3": NULL_NUM, "warning": _n(_s("string", enum=["small_n", "empty"]))})
-    methodology = _obj({"small_n_threshold": INT, "outlier_rule": STR, "default_date_range_years": INT,
-                        "empty_buckets_returned": BOOL, "date_range": _obj({"from": DATE, "to": DATE})})
-    meta = _obj({"metric": _s("string", enum=list(AGGREGATE_METRICS)),
-                 "time_bucket": _s("string", enum=list(TIME_BUCKETS)), "total_deals": INT,
-                 "outliers_trimmed": INT, "methodology": methodology})
+    bucket = _obj(
+        {
+            "bucket": STR,
+            "n": _s("integer", minimum=0),
+            "median": NULL_NUM,
+            "q1": NULL_NUM,
+            "q3": NULL_NUM,
+            "warning": _n(_s("string", enum=["small_n", "empty"])),
+        }
+    )
+    methodology = _obj(
+        {
+            "small_n_threshold": INT,
+            "outlier_rule": STR,
+            "default_date_range_years": INT,
+            "empty_buckets_returned": BOOL,
+            "date_range": _obj({"from": DATE, "to": DATE}),
+        }
+    )
+    meta = _obj(
+        {
+            "metric": _s("string", enum=list(AGGREGATE_METRICS)),
+            "time_bucket": _s("string", enum=list(TIME_BUCKETS)),
+            "total_deals": INT,
+            "outliers_trimmed": INT,
+            "methodology": methodology,
+        }
+    )
     return _obj({"data": _s("array", items=bucket), "meta": meta})
 
 
 def _discovery() -> JSON:
-    entry = _obj({"field": STR, "type": _s("string", enum=["string", "number", "boolean", "date", "datetime", "uuid",
-                                                              "array_string", "array_uuid"]),
-                  "operators": _s("array", items=_s("string", enum=["eq", "in", "ilike", "gte", "lte", "overlaps",
-                                                                      "between"])),
-                  "values": STR_LIST, "description": STR}, required=("field", "type", "operators"))
-    aggregate = _obj({"metrics": STR_LIST, "time_buckets": STR_LIST,
-                      "methodology": _obj({"small_n_threshold": INT, "outlier_rule": STR,
-                                           "default_date_range_years": INT, "empty_buckets_returned": BOOL})})
-    doc = _obj({"filters": _s("array", items=entry), "sort_fields": STR_LIST, "sub_resources": STR_LIST,
-                "aggregate": aggregate}, required=("filters", "sort_fields", "sub_resources"))
+    entry = _obj(
+        {
+            "field": STR,
+            "type": _s(
+                "string",
+                enum=[
+                    "string",
+                    "number",
+                    "boolean",
+                    "date",
+                    "datetime",
+                    "uuid",
+                    "array_string",
+                    "array_uuid",
+                ],
+            ),
+            "operators": _s(
+                "array",
+                items=_s("string", enum=["eq", "in", "ilike", "gte", "lte", "overlaps", "between"]),
+            ),
+            "values": STR_LIST,
+            "description": STR,
+        },
+        required=("field", "type", "operators"),
+    )
+    aggregate = _obj(
+        {
+            "metrics": STR_LIST,
+            "time_buckets": STR_LIST,
+            "methodology": _obj(
+                {
+                    "small_n_threshold": INT,
+                    "outlier_rule": STR,
+                    "default_date_range_years": INT,
+                    "empty_buckets_returned": BOOL,
+                }
+            ),
+        }
+    )
+    doc = _obj(
+        {
+            "filters": _s("array", items=entry),
+            "sort_fields": STR_LIST,
+            "sub_resources": STR_LIST,
+            "aggregate": aggregate,
+        },
+        required=("filters", "sort_fields", "sub_resources"),
+    )
     return _obj({"data": doc})
 
 
 # ------------------------------------------------------------------ Family B request bodies
+
 
 def _operand(spec: FilterSpec, op: str) -> JSON:
     if op in ("in", "overlaps"):
@@ -223,25 +404,40 @@ def _operand(spec: FilterSpec, op: str) -> JSON:
 def _filter_value(spec: FilterSpec) -> JSON:
     """A plain value (the first operator) or ``{"<op>": value}`` with exactly one listed operator."""
     plain = _operand(spec, spec.operators[0])
-    explicit = {"type": "object", "properties": {op: _operand(spec, op) for op in spec.operators},
-                "minProperties": 1, "maxProperties": 1, "additionalProperties": False}
+    explicit = {
+        "type": "object",
+        "properties": {op: _operand(spec, op) for op in spec.operators},
+        "minProperties": 1,
+        "maxProperties": 1,
+        "additionalProperties": False,
+    }
     return {"anyOf": [plain, explicit], "description": spec.description}
 
 
 def _filters(entity: str) -> JSON:
-    return {"type": "object", "properties": {s.field: _filter_value(s) for s in SPECS[entity]},
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {s.field: _filter_value(s) for s in SPECS[entity]},
+        "additionalProperties": False,
+    }
 
 
 def _list_body(entity: str) -> JSON:
     keys = "|".join(SORT_KEYS[entity])
-    return {"type": "object", "additionalProperties": False, "properties": {
-        "filters": _ref(f"{_title(entity)}Filters"),
-        "sort": _s("string", pattern=f"^({keys})(:(asc|desc))?$",
-                   description="<sort_field> or <sort_field>:asc|desc; the direction defaults to desc"),
-        "limit": _s("integer", minimum=1, maximum=LIMIT_MAX, default=LIMIT_DEFAULT),
-        "page": _s("integer", minimum=1, maximum=MAX_PAGE, default=1),
-    }}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "filters": _ref(f"{_title(entity)}Filters"),
+            "sort": _s(
+                "string",
+                pattern=f"^({keys})(:(asc|desc))?$",
+                description="<sort_field> or <sort_field>:asc|desc; the direction defaults to desc",
+            ),
+            "limit": _s("integer", minimum=1, maximum=LIMIT_MAX, default=LIMIT_DEFAULT),
+            "page": _s("integer", minimum=1, maximum=MAX_PAGE, default=1),
+        },
+    }
 
 
 def _title(entity: str) -> str:
@@ -260,35 +456,91 @@ def _search_props() -> dict[str, JSON]:
 
 def _group_body(extra: dict[str, JSON]) -> JSON:
     props = {**_search_props(), **extra}
-    need_one = [{"required": [k], "properties": {k: _s("array", items=STR, minItems=1)}} for k in _GROUP_KEYS]
+    need_one = [
+        {"required": [k], "properties": {k: _s("array", items=STR, minItems=1)}}
+        for k in _GROUP_KEYS
+    ]
     return {"type": "object", "properties": props, "additionalProperties": False, "anyOf": need_one}
 
 
 def _ts_extra() -> dict[str, JSON]:
-    return {"fields": _s("array", items=_s("string", enum=list(TIME_SERIES_FIELDS))),
-            "dateFrom": _MONTH, "dateTo": _MONTH}
+    return {
+        "fields": _s("array", items=_s("string", enum=list(TIME_SERIES_FIELDS))),
+        "dateFrom": _MONTH,
+        "dateTo": _MONTH,
+    }
 
 
 def _public_components() -> dict[str, JSON]:
-    identifier = _obj({"sku": STR, "ticker": STR, "exchange": STR, "name": STR, "shortName": STR,
-                       "enterpriseValue": NULL_NUM, "countryCodeIso3": STR, "country": STR, "region": STR,
-                       "verticals": STR_LIST, "themes": STR_LIST})
-    numbers = ("marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm", "evRevenueLtm",
-               "evRevenueNtm", "evEbitdaLtm", "marginGrossLtm", "marginEbitdaLtm", "revenueGrowthNtmLtm",
-               "ruleOf40Ltm", "ruleOf40", "rateToUsd")
-    current_props: dict[str, JSON] = {k: STR for k in ("sku", "ticker", "exchange", "name", "shortName",
-                                                       "countryCodeIso3", "country", "currency")}
+    identifier = _obj(
+        {
+            "sku": STR,
+            "ticker": STR,
+            "exchange": STR,
+            "name": STR,
+            "shortName": STR,
+            "enterpriseValue": NULL_NUM,
+            "countryCodeIso3": STR,
+            "country": STR,
+            "region": STR,
+            "verticals": STR_LIST,
+            "themes": STR_LIST,
+        }
+    )
+    numbers = (
+        "marketCap",
+        "enterpriseValue",
+        "revenueLtm",
+        "revenueNtm",
+        "ebitdaLtm",
+        "ebitdaNtm",
+        "evRevenueLtm",
+        "evRevenueNtm",
+        "evEbitdaLtm",
+        "marginGrossLtm",
+        "marginEbitdaLtm",
+        "revenueGrowthNtmLtm",
+        "ruleOf40Ltm",
+        "ruleOf40",
+        "rateToUsd",
+    )
+    current_props: dict[str, JSON] = {
+        k: STR
+        for k in (
+            "sku",
+            "ticker",
+            "exchange",
+            "name",
+            "shortName",
+            "countryCodeIso3",
+            "country",
+            "currency",
+        )
+    }
     current_props.update({"tags": STR_LIST, "themes": STR_LIST})
     current_props.update({k: NULL_NUM for k in numbers})
-    current = {**_obj(current_props, required=("sku", "ticker", "exchange", "name")),
-               "additionalProperties": True,
-               "description": "Fields beyond the listed ones (docs/sandbox.md): region, verticals, evEbitdaNtm, "
-                              "marginEbitdaNtm, revenueGrowthLtm, employeeCount and the Lcu variants."}
-    series = _obj({"sku": STR, "ticker": STR, "exchange": STR,
-                   "data": {"type": "object", "additionalProperties": {"type": "object",
-                                                                       "additionalProperties": NUM}}})
-    sums = {"type": "object", "properties": {k: NULL_NUM for k in (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN)},
-            "additionalProperties": NULL_NUM}
+    current = {
+        **_obj(current_props, required=("sku", "ticker", "exchange", "name")),
+        "additionalProperties": True,
+        "description": "Fields beyond the listed ones (docs/sandbox.md): region, verticals, evEbitdaNtm, "
+        "marginEbitdaNtm, revenueGrowthLtm, employeeCount and the Lcu variants.",
+    }
+    series = _obj(
+        {
+            "sku": STR,
+            "ticker": STR,
+            "exchange": STR,
+            "data": {
+                "type": "object",
+                "additionalProperties": {"type": "object", "additionalProperties": NUM},
+            },
+        }
+    )
+    sums = {
+        "type": "object",
+        "properties": {k: NULL_NUM for k in (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN)},
+        "additionalProperties": NULL_NUM,
+    }
     medians = {"type": "object", "additionalProperties": NULL_NUM}
     count_meta = _obj({"count": INT})
     group_meta = _obj({"count": INT, "companies": INT})
@@ -298,16 +550,35 @@ def _public_components() -> dict[str, JSON]:
         "CompanyTimeSeriesData": series,
         "CountMeta": count_meta,
         "GroupMeta": group_meta,
-        "SearchResponse": _obj({"data": _s("array", items=_ref("CompanyIdentifier")), "meta": _ref("CountMeta")}),
-        "CurrentResponse": _obj({"data": _s("array", items=_ref("CompanyCurrentData")), "meta": _ref("CountMeta")}),
-        "TimeSeriesResponse": _obj({"data": _s("array", items=_ref("CompanyTimeSeriesData")),
-                                    "meta": _ref("CountMeta")}),
-        "GroupCurrentResponse": _obj({"data": _obj({"sum": sums, "median": medians}), "meta": _ref("GroupMeta")}),
-        "GroupTimeSeriesResponse": _obj({"data": _s("array", items=_obj({"period": _MONTH, "median": medians})),
-                                         "meta": _ref("GroupMeta")}),
-        "SearchBody": {"type": "object", "properties": _search_props(), "additionalProperties": False},
-        "CurrentBody": _obj({"skus": _s("array", items=STR, minItems=1, maxItems=SKUS_PER_CURRENT_REQUEST)}),
-        "TimeSeriesBody": _obj({"skus": _s("array", items=STR, minItems=1), **_ts_extra()}, required=("skus",)),
+        "SearchResponse": _obj(
+            {"data": _s("array", items=_ref("CompanyIdentifier")), "meta": _ref("CountMeta")}
+        ),
+        "CurrentResponse": _obj(
+            {"data": _s("array", items=_ref("CompanyCurrentData")), "meta": _ref("CountMeta")}
+        ),
+        "TimeSeriesResponse": _obj(
+            {"data": _s("array", items=_ref("CompanyTimeSeriesData")), "meta": _ref("CountMeta")}
+        ),
+        "GroupCurrentResponse": _obj(
+            {"data": _obj({"sum": sums, "median": medians}), "meta": _ref("GroupMeta")}
+        ),
+        "GroupTimeSeriesResponse": _obj(
+            {
+                "data": _s("array", items=_obj({"period": _MONTH, "median": medians})),
+                "meta": _ref("GroupMeta"),
+            }
+        ),
+        "SearchBody": {
+            "type": "object",
+            "properties": _search_props(),
+            "additionalProperties": False,
+        },
+        "CurrentBody": _obj(
+            {"skus": _s("array", items=STR, minItems=1, maxItems=SKUS_PER_CURRENT_REQUEST)}
+        ),
+        "TimeSeriesBody": _obj(
+            {"skus": _s("array", items=STR, minItems=1), **_ts_extra()}, required=("skus",)
+        ),
         "GroupCurrentBody": _group_body({}),
         "GroupTimeSeriesBody": _group_body(_ts_extra()),
     }
@@ -333,20 +604,43 @@ def single(item: str) -> JSON:
 
 ID_PARAM: JSON = {"name": "id", "in": "path", "required": True, "schema": UUID}
 PAGE_PARAMS: tuple[JSON, ...] = (
-    {"name": "page", "in": "query", "required": False,
-     "schema": _s("integer", minimum=1, maximum=MAX_PAGE, default=1)},
-    {"name": "limit", "in": "query", "required": False,
-     "schema": _s("integer", minimum=1, maximum=LIMIT_MAX, default=LIMIT_DEFAULT)},
+    {
+        "name": "page",
+        "in": "query",
+        "required": False,
+        "schema": _s("integer", minimum=1, maximum=MAX_PAGE, default=1),
+    },
+    {
+        "name": "limit",
+        "in": "query",
+        "required": False,
+        "schema": _s("integer", minimum=1, maximum=LIMIT_MAX, default=LIMIT_DEFAULT),
+    },
 )
 PROFILE_PARAMS: tuple[JSON, ...] = (
-    {"name": "fields", "in": "query", "required": False, "schema": STR,
-     "description": "comma-separated allowlist of top-level fields; id is always included"},
-    {"name": "include_deleted", "in": "query", "required": False, "schema": _s("boolean", default=False)},
+    {
+        "name": "fields",
+        "in": "query",
+        "required": False,
+        "schema": STR,
+        "description": "comma-separated allowlist of top-level fields; id is always included",
+    },
+    {
+        "name": "include_deleted",
+        "in": "query",
+        "required": False,
+        "schema": _s("boolean", default=False),
+    },
 )
-_ERROR_TEXT = {400: "Invalid request (details.errors names each field and rule)",
-               401: "MISSING_TOKEN or INVALID_TOKEN", 404: "NOT_FOUND (details.deleted for soft-deleted entities)",
-               405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE (the body is not read)",
-               429: "RATE_LIMITED, with Retry-After", 500: "INTERNAL_ERROR (fault injection only)"}
+_ERROR_TEXT = {
+    400: "Invalid request (details.errors names each field and rule)",
+    401: "MISSING_TOKEN or INVALID_TOKEN",
+    404: "NOT_FOUND (details.deleted for soft-deleted entities)",
+    405: "METHOD_NOT_ALLOWED",
+    413: "PAYLOAD_TOO_LARGE (the body is not read)",
+    429: "RATE_LIMITED, with Retry-After",
+    500: "INTERNAL_ERROR (fault injection only)",
+}
 
 
 @dataclass(frozen=True)
@@ -397,22 +691,31 @@ def _errors(path: str, op: Operation) -> dict[str, JSON]:
     if not statuses:
         return {}
     error = {"content": {"application/json": {"schema": _ref("Error")}}}
-    out: dict[str, JSON] = {str(s): {"description": _ERROR_TEXT[s], **error} for s in sorted(statuses)}
+    out: dict[str, JSON] = {
+        str(s): {"description": _ERROR_TEXT[s], **error} for s in sorted(statuses)
+    }
     out["default"] = {"description": "Any other error (fault injection: 502, 503)", **error}
     return out
 
 
 def _operation(path: str, op: Operation) -> JSON:
     out: JSON = {
-        "operationId": op.op_id, "summary": op.summary, "tags": [op.tag], "security": _security(path),
-        "responses": {"200": {"description": "Success", "content": {"application/json": {"schema": op.ok}}},
-                      **_errors(path, op)},
+        "operationId": op.op_id,
+        "summary": op.summary,
+        "tags": [op.tag],
+        "security": _security(path),
+        "responses": {
+            "200": {"description": "Success", "content": {"application/json": {"schema": op.ok}}},
+            **_errors(path, op),
+        },
     }
     if op.params:
         out["parameters"] = list(op.params)
     if op.body is not None:
-        out["requestBody"] = {"required": op.body_required,
-                              "content": {"application/json": {"schema": op.body}}}
+        out["requestBody"] = {
+            "required": op.body_required,
+            "content": {"application/json": {"schema": op.body}},
+        }
     return out
 
 
@@ -423,27 +726,75 @@ def _components() -> JSON:
         "Participant": _participant(),
         "CompanyListItem": _obj(dict(_ORG_COMMON)),
         "CompanyProfile": _company_profile(),
-        "InvestorListItem": _obj({"id": UUID, "name": STR, "short_name": STR, "website": STR, "country": STR,
-                                  "updated_at": TIMESTAMP, "deleted": BOOL}),
+        "InvestorListItem": _obj(
+            {
+                "id": UUID,
+                "name": STR,
+                "short_name": STR,
+                "website": STR,
+                "country": STR,
+                "updated_at": TIMESTAMP,
+                "deleted": BOOL,
+            }
+        ),
         "InvestorProfile": _investor_profile(),
         "Deal": _obj(_deal_fields(rich_target=False)),
         "DealWithRole": _deal_with_role(),
         "DealProfile": _deal_profile(),
-        "CompanyInvestor": _obj({"id": UUID, "name": STR, "short_name": STR, "country": _n(STR), "website": STR,
-                                 "rounds_participated": INT, "is_lead_any_round": BOOL,
-                                 "first_round_date": DATE, "last_round_date": DATE}),
-        "PortfolioItem": _obj({"id": UUID, "name": STR, "short_name": STR, "website": STR, "country": _n(STR),
-                               "first_invested": DATE, "last_invested": DATE, "rounds_count": INT,
-                               "led_any_round": BOOL}),
-        "CoInvestor": _obj({"id": UUID, "name": STR, "short_name": STR, "website": STR, "country": _n(STR),
-                            "shared_deals": INT, "first_shared_date": DATE, "last_shared_date": DATE}),
+        "CompanyInvestor": _obj(
+            {
+                "id": UUID,
+                "name": STR,
+                "short_name": STR,
+                "country": _n(STR),
+                "website": STR,
+                "rounds_participated": INT,
+                "is_lead_any_round": BOOL,
+                "first_round_date": DATE,
+                "last_round_date": DATE,
+            }
+        ),
+        "PortfolioItem": _obj(
+            {
+                "id": UUID,
+                "name": STR,
+                "short_name": STR,
+                "website": STR,
+                "country": _n(STR),
+                "first_invested": DATE,
+                "last_invested": DATE,
+                "rounds_count": INT,
+                "led_any_round": BOOL,
+            }
+        ),
+        "CoInvestor": _obj(
+            {
+                "id": UUID,
+                "name": STR,
+                "short_name": STR,
+                "website": STR,
+                "country": _n(STR),
+                "shared_deals": INT,
+                "first_shared_date": DATE,
+                "last_shared_date": DATE,
+            }
+        ),
         "ResolveItem": _resolve_item(),
-        "ResolveResponse": _obj({"data": _s("array", items=_ref("ResolveItem")), "meta": _obj({"count": INT})}),
+        "ResolveResponse": _obj(
+            {"data": _s("array", items=_ref("ResolveItem")), "meta": _obj({"count": INT})}
+        ),
         "Health": _obj({"status": STR, "as_of": TIMESTAMP, "seed": INT, "scale": NUM}),
-        "ResolveBody": _obj({"names": _s("array", items=STR, minItems=1, maxItems=MAX_RESOLVE_NAMES)}),
-        "AggregateBody": _obj({"metric": _s("string", enum=list(AGGREGATE_METRICS)),
-                               "time_bucket": _s("string", enum=list(TIME_BUCKETS), default="quarter"),
-                               "filters": _ref("TransactionFilters")}, required=("metric",)),
+        "ResolveBody": _obj(
+            {"names": _s("array", items=STR, minItems=1, maxItems=MAX_RESOLVE_NAMES)}
+        ),
+        "AggregateBody": _obj(
+            {
+                "metric": _s("string", enum=list(AGGREGATE_METRICS)),
+                "time_bucket": _s("string", enum=list(TIME_BUCKETS), default="quarter"),
+                "filters": _ref("TransactionFilters"),
+            },
+            required=("metric",),
+        ),
         "AggregateResponse": _aggregate_response(),
         "DiscoveryResponse": _discovery(),
     }
@@ -454,10 +805,16 @@ def _components() -> JSON:
     return {
         "schemas": schemas,
         "securitySchemes": {
-            "publicToken": {"type": "http", "scheme": "bearer",
-                            "description": "Family A token (/api/v1, /api/v2)"},
-            "privateKey": {"type": "http", "scheme": "bearer",
-                           "description": "Family B API key (/api/private/v1)"},
+            "publicToken": {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "Family A token (/api/v1, /api/v2)",
+            },
+            "privateKey": {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "Family B API key (/api/private/v1)",
+            },
         },
     }
 
@@ -477,14 +834,27 @@ def build_document(operations: Iterable[tuple[str, str, Operation]]) -> JSON:
         paths.setdefault(path, {})[method.lower()] = _operation(path, op)
     return {
         "openapi": "3.0.3",
-        "info": {"title": "dealframe sandbox: company, investor and deal data service", "version": "1.0.0",
-                 "description": "Local implementation of the interface document; open points decided in "
-                                "docs/sandbox.md. Family A (/api/v1, /api/v2) is camelCase; Family B "
-                                "(/api/private/v1) is snake_case. Money in millions of USD."},
+        "info": {
+            "title": "dealframe sandbox: company, investor and deal data service",
+            "version": "1.0.0",
+            "description": "Local implementation of the interface document; open points decided in "
+            "docs/sandbox.md. Family A (/api/v1, /api/v2) is camelCase; Family B "
+            "(/api/private/v1) is snake_case. Money in millions of USD.",
+        },
         "servers": [{"url": "/"}],
         "security": [{"privateKey": []}, {"publicToken": []}],
-        "tags": [{"name": n} for n in ("discovery", "companies", "investors", "transactions", "public v1",
-                                       "public v2", "meta")],
+        "tags": [
+            {"name": n}
+            for n in (
+                "discovery",
+                "companies",
+                "investors",
+                "transactions",
+                "public v1",
+                "public v2",
+                "meta",
+            )
+        ],
         "paths": paths,
         "components": _components(),
     }

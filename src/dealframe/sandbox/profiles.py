@@ -49,8 +49,15 @@ from .responses.request import ApiRequest, check_members
 from .urls import Handler, Url
 from .vocab import LIMIT_MAX, TIME_SERIES_FIELDS
 
-__all__ = ["DEFAULT", "PROFILES", "ErrorWriter", "Profile", "UnknownProfileError", "default_error",
-           "select"]
+__all__ = [
+    "DEFAULT",
+    "PROFILES",
+    "ErrorWriter",
+    "Profile",
+    "UnknownProfileError",
+    "default_error",
+    "select",
+]
 
 #: How an error answer is written: the problem in, ``(body, media type)`` out.
 ErrorWriter = Callable[[ApiProblem], tuple[bytes, str]]
@@ -115,8 +122,12 @@ def _edit(method: str, pattern: str, wrap: Callable[[Handler], Handler]) -> Tabl
     rx = re.compile(pattern)
 
     def change(urls: tuple[Url, ...]) -> tuple[Url, ...]:
-        out = tuple(dataclasses.replace(u, handler=wrap(u.handler))
-                    if u.method == method and rx.fullmatch(u.path) else u for u in urls)
+        out = tuple(
+            dataclasses.replace(u, handler=wrap(u.handler))
+            if u.method == method and rx.fullmatch(u.path)
+            else u
+            for u in urls
+        )
         if out == urls:
             raise LookupError(f"no route {method} {pattern} to change")
         return out
@@ -147,10 +158,13 @@ def _each(*changes: TableChange) -> TableChange:
 
 def _after(change: Callable[[ApiRequest, Any], Any]) -> Callable[[Handler], Handler]:
     """Post-process a handler's parsed answer (``change(request, doc)`` returns the new doc)."""
+
     def wrap(handler: Handler) -> Handler:
         def wrapped(request: ApiRequest, models: SandboxState) -> bytes:
             return orjson.dumps(change(request, orjson.loads(handler(request, models))))
+
         return wrapped
+
     return wrap
 
 
@@ -158,16 +172,21 @@ def _after_bytes(change: Callable[[bytes], bytes]) -> Callable[[Handler], Handle
     def wrap(handler: Handler) -> Handler:
         def wrapped(request: ApiRequest, models: SandboxState) -> bytes:
             return change(handler(request, models))
+
         return wrapped
+
     return wrap
 
 
 def _before(rewrite: Callable[[ApiRequest], ApiRequest]) -> Callable[[Handler], Handler]:
     """Rewrite the request before the handler sees it (or refuse it by raising)."""
+
     def wrap(handler: Handler) -> Handler:
         def wrapped(request: ApiRequest, models: SandboxState) -> bytes:
             return handler(rewrite(request), models)
+
         return wrapped
+
     return wrap
 
 
@@ -191,8 +210,10 @@ def _group_list(request: ApiRequest, doc: dict) -> dict:
     """→ ``[{field, sum, median}]``, null where the field's class has no such statistic."""
     sums, medians = doc["data"].get("sum") or {}, doc["data"].get("median") or {}
     names = dict.fromkeys([*sums, *medians])
-    return {**doc, "data": [{"field": n, "sum": sums.get(n), "median": medians.get(n)}
-                            for n in names]}
+    return {
+        **doc,
+        "data": [{"field": n, "sum": sums.get(n), "median": medians.get(n)} for n in names],
+    }
 
 
 def _group_unreadable(request: ApiRequest, doc: dict) -> dict:
@@ -219,6 +240,7 @@ def _relabel(bucket: str, form: Callable[[str], str]) -> TableChange:
             for item in doc["data"]:
                 item["bucket"] = form(item["bucket"])
         return doc
+
     return _edit("POST", _AGGREGATE, _after(change))
 
 
@@ -240,8 +262,11 @@ def _threshold(n: int) -> TableChange:
     def discovery(request: ApiRequest, doc: dict) -> dict:
         doc["data"]["aggregate"]["methodology"]["small_n_threshold"] = n
         return doc
-    return _each(_edit("POST", _AGGREGATE, _swap(partial(private.aggregate, small_n_threshold=n))),
-                 _edit("GET", f"{_B}/lookup/transactions", _after(discovery)))
+
+    return _each(
+        _edit("POST", _AGGREGATE, _swap(partial(private.aggregate, small_n_threshold=n))),
+        _edit("GET", f"{_B}/lookup/transactions", _after(discovery)),
+    )
 
 
 # ---------------------------------------------------------------------------- Family B errors
@@ -271,8 +296,9 @@ def _detail(problem: ApiProblem) -> tuple[bytes, str]:
 
 def _errors_list(problem: ApiProblem) -> tuple[bytes, str]:
     """``{"errors": [{"field", "message"}]}``, ``field`` null when no field is at fault."""
-    return orjson.dumps({"errors": [{"field": name, "message": text}
-                                    for name, text in _problems(problem)]}), _JSON
+    return orjson.dumps(
+        {"errors": [{"field": name, "message": text} for name, text in _problems(problem)]}
+    ), _JSON
 
 
 def _plain_text(problem: ApiProblem) -> tuple[bytes, str]:
@@ -288,11 +314,13 @@ _LISTS = f"{_B}/(companies|investors|transactions)"
 
 def _clamp_limit(n: int) -> TableChange:
     """POST lists serve at most ``n`` rows per page and say so in ``meta.limit``."""
+
     def rewrite(request: ApiRequest) -> ApiRequest:
         limit = request.body.get("limit")
         if isinstance(limit, int) and not isinstance(limit, bool) and n < limit <= LIMIT_MAX:
             return dataclasses.replace(request, body={**request.body, "limit": n})
         return request  # in range already, or wrong: the handler answers as documented
+
     return _edit("POST", _LISTS, _before(rewrite))
 
 
@@ -303,15 +331,18 @@ def _ignore_page(request: ApiRequest) -> ApiRequest:
 
 def _resolve_cap(n: int, status: int) -> TableChange:
     """Resolve refuses more than ``n`` names with ``status`` (400 or 413)."""
+
     def rewrite(request: ApiRequest) -> ApiRequest:
         names = request.body.get("names")
         if isinstance(names, list) and len(names) > n:
             text = f"names: at most {n} names per request, got {len(names)}"
             if status == 413:
-                raise ApiProblem(413, "PAYLOAD_TOO_LARGE", "Too many names",
-                                 {"errors": [text], "limit_names": n})
+                raise ApiProblem(
+                    413, "PAYLOAD_TOO_LARGE", "Too many names", {"errors": [text], "limit_names": n}
+                )
             raise bad_request(text)
         return request
+
     return _edit("POST", f"{_B}/(companies|investors)/resolve", _before(rewrite))
 
 
@@ -350,15 +381,18 @@ def _shifted(body: bytes) -> bytes:
 
 def _epoch(body: bytes) -> bytes:
     """Timestamps as Unix seconds (the broken profile: no offset, no ISO 8601)."""
+
     def one(m: re.Match[bytes]) -> bytes:
         when = dt.datetime.fromisoformat(m[1].decode()).replace(tzinfo=dt.UTC)
         return str(int(when.timestamp())).encode()
+
     return _STAMP.sub(one, body)
 
 
 def _timestamps(change: Callable[[bytes], bytes]) -> TableChange:
-    return _each(_edit("GET", _ALL_B, _after_bytes(change)),
-                 _edit("POST", _ALL_B, _after_bytes(change)))
+    return _each(
+        _edit("GET", _ALL_B, _after_bytes(change)), _edit("POST", _ALL_B, _after_bytes(change))
+    )
 
 
 # ---------------------------------------------------------------------------- extra fields
@@ -380,20 +414,23 @@ def _number(value: Any) -> TypeGuard[float]:
 
 def _extra_current(item: Mapping[str, Any]) -> dict[str, Any]:
     """Current-data fields beyond the sandbox's, derived from the item's own values."""
+
     def diff(a: str, b: str) -> float | None:
         x, y = item.get(a), item.get(b)
         return round(x - y, 4) if _number(x) and _number(y) else None
 
     growth, margin = item.get("revenueGrowthNtmLtm"), item.get("marginEbitdaNtm")
-    return {"netDebt": diff("enterpriseValue", "marketCap"),
-            "netDebtLcu": diff("enterpriseValueLcu", "marketCapLcu"),
-            "ruleOf40Ntm": round(growth + margin, 4) if _number(growth) and _number(margin)
-            else None}
+    return {
+        "netDebt": diff("enterpriseValue", "marketCap"),
+        "netDebtLcu": diff("enterpriseValueLcu", "marketCapLcu"),
+        "ruleOf40Ntm": round(growth + margin, 4) if _number(growth) and _number(margin) else None,
+    }
 
 
 def _tag_items(key: str) -> Callable[[ApiRequest, Any], Any]:
     """Add the unknown member to every item of ``data`` (or to ``data`` itself); a profile
     read with a ``fields`` allowlist gets only what it asked for."""
+
     def change(request: ApiRequest, doc: Any) -> Any:
         if (request.query.get("fields") or "").strip():
             return doc
@@ -408,6 +445,7 @@ def _tag_items(key: str) -> Callable[[ApiRequest, Any], Any]:
         elif isinstance(data, dict):
             data[key] = _EXTRA_VALUE
         return doc
+
     return change
 
 
@@ -423,29 +461,38 @@ def _series_request(request: ApiRequest) -> ApiRequest:
     fields = request.body.get("fields")
     if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields):
         return request  # absent (all fields) or wrong: the handler answers as documented
-    unknown = [f"fields[{i}]: {f!r} is not one of {', '.join(_ALL_SERIES)}"
-               for i, f in enumerate(fields) if f not in _ALL_SERIES]
+    unknown = [
+        f"fields[{i}]: {f!r} is not one of {', '.join(_ALL_SERIES)}"
+        for i, f in enumerate(fields)
+        if f not in _ALL_SERIES
+    ]
     if unknown:
         raise bad_request(*unknown)
     wanted = [f for f in fields if f not in EXTRA_SERIES]
     for name in fields:
         if name in EXTRA_SERIES:
             wanted += EXTRA_SERIES[name][:2]
-    return dataclasses.replace(request, body={**request.body, "fields": list(dict.fromkeys(wanted))})
+    return dataclasses.replace(
+        request, body={**request.body, "fields": list(dict.fromkeys(wanted))}
+    )
 
 
 def _series_answer(request: ApiRequest, doc: dict) -> dict:
     """Derive the extra series, then keep exactly the fields asked for, in their order."""
     fields = request.body.get("fields")
-    wanted = list(dict.fromkeys(fields)) if isinstance(fields, list) and fields else \
-        list(_ALL_SERIES)
+    wanted = (
+        list(dict.fromkeys(fields)) if isinstance(fields, list) and fields else list(_ALL_SERIES)
+    )
     for item in doc["data"]:
         data = item["data"]
         for name, (a, b, f) in EXTRA_SERIES.items():
             if name in wanted:
                 xs, ys = data.get(a) or {}, data.get(b) or {}
-                data[name] = {m: round(f(x, ys[m]), 4) for m, x in xs.items()
-                              if _number(x) and _number(ys.get(m))}
+                data[name] = {
+                    m: round(f(x, ys[m]), 4)
+                    for m, x in xs.items()
+                    if _number(x) and _number(ys.get(m))
+                }
         item["data"] = {name: data[name] for name in wanted}
         item[EXTRA_A] = _EXTRA_VALUE
     return doc
@@ -458,7 +505,9 @@ def _group_current_extra(version: str, request: ApiRequest, models: SandboxState
     query = public.parse_group(request.body, problems)
     problems.raise_if_any()
     store = models.public
-    records = [{**r, **_extra_current(r)} for r in store.current_records(store.search(version, query))]
+    records = [
+        {**r, **_extra_current(r)} for r in store.current_records(store.search(version, query))
+    ]
     data, meta = group_current(records)
     return orjson.dumps({"data": data, "meta": {**meta, EXTRA_A: _EXTRA_VALUE}})
 
@@ -476,17 +525,26 @@ def _group_series_extra(version: str, request: ApiRequest, models: SandboxState)
     at = {name: k for k, name in enumerate(store.fields)}
     derived = [f(values[:, at[a]], values[:, at[b]]) for a, b, f in EXTRA_SERIES.values()]
     values = np.concatenate([values, np.round(np.stack(derived, axis=1), 4)], axis=1)
-    data, meta = group_time_series(values, [*store.fields, *EXTRA_SERIES], store.months,
-                                   field_subset=fields, date_from=date_from, date_to=date_to)
-    return orjson.dumps({"data": _tag_items(EXTRA_A)(request, {"data": data})["data"],
-                         "meta": meta})
+    data, meta = group_time_series(
+        values,
+        [*store.fields, *EXTRA_SERIES],
+        store.months,
+        field_subset=fields,
+        date_from=date_from,
+        date_to=date_to,
+    )
+    return orjson.dumps(
+        {"data": _tag_items(EXTRA_A)(request, {"data": data})["data"], "meta": meta}
+    )
 
 
 def _version_bound(handler: Callable[..., bytes]) -> Callable[[Handler], Handler]:
     """Swap a Family A handler for ``handler`` bound to the route's own version."""
+
     def wrap(old: Handler) -> Handler:
         version = old.args[0] if isinstance(old, partial) else "v2"
         return partial(handler, version)
+
     return wrap
 
 
@@ -497,8 +555,11 @@ def _extra_fields() -> TableChange:
         _edit("POST", f"{_A}/groups/time-series", _version_bound(_group_series_extra)),
         _edit("POST", f"{_A}/companies", tag_a),
         _edit("POST", f"{_A}/companies/current", _after(_with_current_extras)),
-        _edit("POST", f"{_A}/companies/time-series",
-              lambda h: _after(_series_answer)(_before(_series_request)(h))),
+        _edit(
+            "POST",
+            f"{_A}/companies/time-series",
+            lambda h: _after(_series_answer)(_before(_series_request)(h)),
+        ),
         _edit("GET", _ALL_B, tag_b),
         _edit("POST", _ALL_B, tag_b),
     )
@@ -506,17 +567,24 @@ def _extra_fields() -> TableChange:
 
 # ---------------------------------------------------------------------------- sub-resources
 
-_LEGACY_COMPANY_SUBS = ("/companies/{id}/fundings", "/companies/{id}/acquisitions",
-                        "/companies/{id}/investments", "/companies/{id}/investors")
+_LEGACY_COMPANY_SUBS = (
+    "/companies/{id}/fundings",
+    "/companies/{id}/acquisitions",
+    "/companies/{id}/investments",
+    "/companies/{id}/investors",
+)
 
 
 def _legacy_subresources() -> TableChange:
     def discovery(request: ApiRequest, doc: dict) -> dict:
         doc["data"]["sub_resources"] = list(_LEGACY_COMPANY_SUBS)
         return doc
-    return _each(_drop("GET", f"{_B}/companies/{{id}}/sellside"),
-                 _drop("GET", f"{_B}/companies/{{id}}/buyside"),
-                 _edit("GET", f"{_B}/lookup/companies", _after(discovery)))
+
+    return _each(
+        _drop("GET", f"{_B}/companies/{{id}}/sellside"),
+        _drop("GET", f"{_B}/companies/{{id}}/buyside"),
+        _edit("GET", f"{_B}/lookup/companies", _after(discovery)),
+    )
 
 
 # ---------------------------------------------------------------------------- the profiles
@@ -530,75 +598,153 @@ _STAMPS = "timestamps: ISO 8601 with offset (section 2.2), which offset not show
 
 _ALL: tuple[Profile, ...] = (
     Profile(DEFAULT, "none", "the sandbox as documented in this page, byte for byte"),
-    Profile("group-field-major", _GROUP,
-            "groups/current `data` as `{field: {sum, median}}` (each field with the statistics "
-            "its class has)", frozenset({"group-layout"}), _group_layout(_field_major)),
-    Profile("group-list", _GROUP,
-            "groups/current `data` as a list of `{field, sum, median}` (null where the class "
-            "has no such statistic)", frozenset({"group-layout"}), _group_layout(_group_list)),
-    Profile("quarter-compact", _LABELS, "quarter buckets labelled `2024Q1`",
-            frozenset({"quarter-labels"}), _relabel("quarter", lambda s: s.replace("-", ""))),
-    Profile("quarter-words", _LABELS, "quarter buckets labelled `Q1 2024`",
-            frozenset({"quarter-labels"}), _relabel("quarter", _quarter_words)),
-    Profile("month-date", _LABELS, "month buckets labelled by their first day, `2024-01-01`",
-            frozenset({"month-labels"}), _relabel("month", lambda s: f"{s}-01")),
-    Profile("threshold-3", "small_n_threshold (section 4.3 rule 9: 3 or 5)",
-            "the aggregate suppresses buckets with fewer than 3 deals, and its meta and the "
-            "transactions discovery document say 3", frozenset({"threshold"}), _threshold(3),
-            replaces=True),
-    Profile("errors-detail", _ERRORS,
-            "Family B errors as `{\"detail\": \"...\"}`: every problem in one string (a 404 "
-            "for a soft-deleted entity says so in words only)", frozenset({"errors"}),
-            errors=_detail),
-    Profile("errors-list", _ERRORS,
-            "Family B errors as `{\"errors\": [{\"field\": ..., \"message\": ...}]}` (`field` "
-            "null when no field is at fault)", frozenset({"errors"}), errors=_errors_list),
-    Profile("limit-100", _LIMIT,
-            "POST lists serve at most 100 rows per page and say so in `meta.limit`; page k "
-            "holds rows (k-1)*100+1 .. k*100", frozenset({"list-limit"}), _clamp_limit(100)),
-    Profile("limit-500", _LIMIT, "as limit-100, with 500", frozenset({"list-limit"}),
-            _clamp_limit(500)),
-    Profile("resolve-100-400", _RESOLVE,
-            "resolve takes at most 100 names; more is a 400 `BAD_REQUEST` naming `names`",
-            frozenset({"resolve-batch"}), _resolve_cap(100, 400)),
-    Profile("resolve-100-413", _RESOLVE,
-            "resolve takes at most 100 names; more is a 413 `PAYLOAD_TOO_LARGE` "
-            "(`details.limit_names`: 100)", frozenset({"resolve-batch"}), _resolve_cap(100, 413)),
-    Profile("timestamps-z", _STAMPS,
-            "Family B timestamps end in `Z`, in turn with no fraction and with fractions of a "
-            "second (`...:00Z`, `...:00.000Z`, `...:00.000000Z`, `...:00.0Z`): the same "
-            "instants", frozenset({"timestamps"}), _timestamps(_zulu)),
-    Profile("timestamps-offset", _STAMPS,
-            "Family B timestamps written in other offsets, in turn `+05:30`, `-03:00`, `+09:00`, "
-            "`-09:30`, `+01:00`, `+12:45`, `-10:00`, `+00:00`: the same instants",
-            frozenset({"timestamps"}), _timestamps(_shifted)),
-    Profile("extra-fields",
-            "current-data fields beyond those listed, time-series field names (sections 2.1, "
-            "4.1: examples only), unknown members",
-            "time series also serve `ruleOf40` (revenueGrowthNtmLtm + marginEbitdaLtm) and "
-            "`ebitdaLtm` (revenueLtm x marginEbitdaLtm / 100), by default and when asked, in "
-            "companies/time-series and groups/time-series; current data also carries "
-            "`netDebt`, `netDebtLcu` and `ruleOf40Ntm` (medians in groups/current); every item "
-            "of every answer carries an unknown member (`extraField` in Family A, "
-            "`extra_field` in Family B; in the meta of groups/current, in each filter of the "
-            "discovery documents, in the data of a profile read without a `fields` allowlist)", frozenset({"fields"}),
-            _extra_fields(), replaces=True),
-    Profile("legacy-subresources", "sub-resource names (section 4.4: an earlier listing)",
-            "the companies discovery document lists `/companies/{id}/acquisitions` and "
-            "`/companies/{id}/investments` instead of sellside and buyside, and only those "
-            "two paths serve (`/sellside` and `/buyside` are 404)",
-            frozenset({"sub-resources"}), _legacy_subresources()),
-    Profile("broken", "several at once, beyond what a client can adapt to",
-            "a deliberately broken service: POST lists ignore `page` (every page is page 1), "
-            "aggregate buckets are labelled `bucket 1`, `bucket 2` ..., Family B errors are "
-            "plain text, groups/current `data` is a list of `[field, sum, median]` arrays, and "
-            "Family B timestamps are Unix seconds",
-            frozenset({"list-page", "quarter-labels", "month-labels", "errors", "group-layout",
-                       "timestamps"}),
-            _each(_edit("POST", _LISTS, _before(_ignore_page)),
-                  _edit("POST", _AGGREGATE, _after(_unreadable_labels)),
-                  _group_layout(_group_unreadable), _timestamps(_epoch)),
-            errors=_plain_text),
+    Profile(
+        "group-field-major",
+        _GROUP,
+        "groups/current `data` as `{field: {sum, median}}` (each field with the statistics "
+        "its class has)",
+        frozenset({"group-layout"}),
+        _group_layout(_field_major),
+    ),
+    Profile(
+        "group-list",
+        _GROUP,
+        "groups/current `data` as a list of `{field, sum, median}` (null where the class "
+        "has no such statistic)",
+        frozenset({"group-layout"}),
+        _group_layout(_group_list),
+    ),
+    Profile(
+        "quarter-compact",
+        _LABELS,
+        "quarter buckets labelled `2024Q1`",
+        frozenset({"quarter-labels"}),
+        _relabel("quarter", lambda s: s.replace("-", "")),
+    ),
+    Profile(
+        "quarter-words",
+        _LABELS,
+        "quarter buckets labelled `Q1 2024`",
+        frozenset({"quarter-labels"}),
+        _relabel("quarter", _quarter_words),
+    ),
+    Profile(
+        "month-date",
+        _LABELS,
+        "month buckets labelled by their first day, `2024-01-01`",
+        frozenset({"month-labels"}),
+        _relabel("month", lambda s: f"{s}-01"),
+    ),
+    Profile(
+        "threshold-3",
+        "small_n_threshold (section 4.3 rule 9: 3 or 5)",
+        "the aggregate suppresses buckets with fewer than 3 deals, and its meta and the "
+        "transactions discovery document say 3",
+        frozenset({"threshold"}),
+        _threshold(3),
+        replaces=True,
+    ),
+    Profile(
+        "errors-detail",
+        _ERRORS,
+        'Family B errors as `{"detail": "..."}`: every problem in one string (a 404 '
+        "for a soft-deleted entity says so in words only)",
+        frozenset({"errors"}),
+        errors=_detail,
+    ),
+    Profile(
+        "errors-list",
+        _ERRORS,
+        'Family B errors as `{"errors": [{"field": ..., "message": ...}]}` (`field` '
+        "null when no field is at fault)",
+        frozenset({"errors"}),
+        errors=_errors_list,
+    ),
+    Profile(
+        "limit-100",
+        _LIMIT,
+        "POST lists serve at most 100 rows per page and say so in `meta.limit`; page k "
+        "holds rows (k-1)*100+1 .. k*100",
+        frozenset({"list-limit"}),
+        _clamp_limit(100),
+    ),
+    Profile(
+        "limit-500", _LIMIT, "as limit-100, with 500", frozenset({"list-limit"}), _clamp_limit(500)
+    ),
+    Profile(
+        "resolve-100-400",
+        _RESOLVE,
+        "resolve takes at most 100 names; more is a 400 `BAD_REQUEST` naming `names`",
+        frozenset({"resolve-batch"}),
+        _resolve_cap(100, 400),
+    ),
+    Profile(
+        "resolve-100-413",
+        _RESOLVE,
+        "resolve takes at most 100 names; more is a 413 `PAYLOAD_TOO_LARGE` "
+        "(`details.limit_names`: 100)",
+        frozenset({"resolve-batch"}),
+        _resolve_cap(100, 413),
+    ),
+    Profile(
+        "timestamps-z",
+        _STAMPS,
+        "Family B timestamps end in `Z`, in turn with no fraction and with fractions of a "
+        "second (`...:00Z`, `...:00.000Z`, `...:00.000000Z`, `...:00.0Z`): the same "
+        "instants",
+        frozenset({"timestamps"}),
+        _timestamps(_zulu),
+    ),
+    Profile(
+        "timestamps-offset",
+        _STAMPS,
+        "Family B timestamps written in other offsets, in turn `+05:30`, `-03:00`, `+09:00`, "
+        "`-09:30`, `+01:00`, `+12:45`, `-10:00`, `+00:00`: the same instants",
+        frozenset({"timestamps"}),
+        _timestamps(_shifted),
+    ),
+    Profile(
+        "extra-fields",
+        "current-data fields beyond those listed, time-series field names (sections 2.1, "
+        "4.1: examples only), unknown members",
+        "time series also serve `ruleOf40` (revenueGrowthNtmLtm + marginEbitdaLtm) and "
+        "`ebitdaLtm` (revenueLtm x marginEbitdaLtm / 100), by default and when asked, in "
+        "companies/time-series and groups/time-series; current data also carries "
+        "`netDebt`, `netDebtLcu` and `ruleOf40Ntm` (medians in groups/current); every item "
+        "of every answer carries an unknown member (`extraField` in Family A, "
+        "`extra_field` in Family B; in the meta of groups/current, in each filter of the "
+        "discovery documents, in the data of a profile read without a `fields` allowlist)",
+        frozenset({"fields"}),
+        _extra_fields(),
+        replaces=True,
+    ),
+    Profile(
+        "legacy-subresources",
+        "sub-resource names (section 4.4: an earlier listing)",
+        "the companies discovery document lists `/companies/{id}/acquisitions` and "
+        "`/companies/{id}/investments` instead of sellside and buyside, and only those "
+        "two paths serve (`/sellside` and `/buyside` are 404)",
+        frozenset({"sub-resources"}),
+        _legacy_subresources(),
+    ),
+    Profile(
+        "broken",
+        "several at once, beyond what a client can adapt to",
+        "a deliberately broken service: POST lists ignore `page` (every page is page 1), "
+        "aggregate buckets are labelled `bucket 1`, `bucket 2` ..., Family B errors are "
+        "plain text, groups/current `data` is a list of `[field, sum, median]` arrays, and "
+        "Family B timestamps are Unix seconds",
+        frozenset(
+            {"list-page", "quarter-labels", "month-labels", "errors", "group-layout", "timestamps"}
+        ),
+        _each(
+            _edit("POST", _LISTS, _before(_ignore_page)),
+            _edit("POST", _AGGREGATE, _after(_unreadable_labels)),
+            _group_layout(_group_unreadable),
+            _timestamps(_epoch),
+        ),
+        errors=_plain_text,
+    ),
 )
 
 #: Every profile by name, in the order docs/sandbox.md lists them.
@@ -619,8 +765,9 @@ def _names(spec: str | Iterable[str] | None) -> list[str]:
         if name not in PROFILES:
             close = difflib.get_close_matches(name, list(PROFILES), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise UnknownProfileError(f"unknown sandbox profile {name!r}{hint}; profiles: "
-                                      f"{', '.join(PROFILES)}")
+            raise UnknownProfileError(
+                f"unknown sandbox profile {name!r}{hint}; profiles: {', '.join(PROFILES)}"
+            )
         out.append(name)
     return out
 
@@ -665,15 +812,20 @@ def select(spec: str | Iterable[str] | Profile | None = DEFAULT) -> Profile:
     for a, b in itertools.combinations(chosen, 2):
         both = a.touches & b.touches
         if both:
-            raise UnknownProfileError(f"profiles {a.name} and {b.name} both decide "
-                                      f"{', '.join(sorted(both))}: pick one")
+            raise UnknownProfileError(
+                f"profiles {a.name} and {b.name} both decide {', '.join(sorted(both))}: pick one"
+            )
     order = sorted(chosen, key=lambda p: not p.replaces)  # swaps first, then wrappers
     writer = next((p.errors for p in chosen if p.errors is not None), None)
-    return Profile(",".join(names), "; ".join(p.point for p in chosen),
-                   "; ".join(p.serves for p in chosen),
-                   frozenset().union(*(p.touches for p in chosen)),
-                   _each(*(p.urls for p in order)), writer,
-                   replaces=any(p.replaces for p in chosen))
+    return Profile(
+        ",".join(names),
+        "; ".join(p.point for p in chosen),
+        "; ".join(p.serves for p in chosen),
+        frozenset().union(*(p.touches for p in chosen)),
+        _each(*(p.urls for p in order)),
+        writer,
+        replaces=any(p.replaces for p in chosen),
+    )
 
 
 def default_error(problem: ApiProblem) -> tuple[bytes, str]:

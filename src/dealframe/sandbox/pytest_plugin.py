@@ -40,17 +40,27 @@ __all__ = ["dealframe_sandbox", "dealframe_sandbox_factory", "pytest_addoption"]
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dealframe")
-    group.addoption("--dealframe-sandbox-scale", type=float, default=None,
-                    help="scale of the session sandbox (default 0.1)")
-    group.addoption("--dealframe-sandbox-seed", type=int, default=None,
-                    help="seed of the session sandbox (default 7)")
-    group.addoption("--dealframe-sandbox-profile", default=None,
-                    help="profile of the session sandbox, e.g. limit-100 or "
-                         "limit-100,quarter-words (default: default)")
+    group.addoption(
+        "--dealframe-sandbox-scale",
+        type=float,
+        default=None,
+        help="scale of the session sandbox (default 0.1)",
+    )
+    group.addoption(
+        "--dealframe-sandbox-seed",
+        type=int,
+        default=None,
+        help="seed of the session sandbox (default 7)",
+    )
+    group.addoption(
+        "--dealframe-sandbox-profile",
+        default=None,
+        help="profile of the session sandbox, e.g. limit-100 or "
+        "limit-100,quarter-words (default: default)",
+    )
     parser.addini("dealframe_sandbox_scale", "scale of the session sandbox", default="0.1")
     parser.addini("dealframe_sandbox_seed", "seed of the session sandbox", default="7")
-    parser.addini("dealframe_sandbox_profile", "profile of the session sandbox",
-                  default="default")
+    parser.addini("dealframe_sandbox_profile", "profile of the session sandbox", default="default")
 
 
 def _option(config: pytest.Config, name: str, cast: type) -> Any:

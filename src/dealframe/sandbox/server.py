@@ -63,8 +63,11 @@ class Sandbox:
 
     def client_env(self) -> dict[str, str]:
         """Environment variables pointing a :class:`dealframe.Client` at this sandbox."""
-        return {"DEALFRAME_BASE_URL": self.url, "DEALFRAME_PUBLIC_TOKEN": self.public_token,
-                "DEALFRAME_PRIVATE_KEY": self.private_key}
+        return {
+            "DEALFRAME_BASE_URL": self.url,
+            "DEALFRAME_PUBLIC_TOKEN": self.public_token,
+            "DEALFRAME_PRIVATE_KEY": self.private_key,
+        }
 
     def reset(self) -> None:
         """Back to the generated data and the starting clock (``state.reset()``)."""
@@ -81,24 +84,48 @@ class Sandbox:
 
 
 def _uvicorn_server(app: Any, host: str, port: int) -> uvicorn.Server:
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                            lifespan="off", timeout_keep_alive=30)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_keep_alive=30,
+    )
     return uvicorn.Server(config)
 
 
-def start(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
-          private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 0,
-          as_of: dt.datetime = AS_OF, rate_limit: float | None = None, latency: float = 0.0,
-          faults: FaultPlan | None = None, admin_token: str | None = None,
-          profile: str | Sequence[str] | Profile | None = DEFAULT) -> Sandbox:
+def start(
+    scale: float = 1.0,
+    seed: int = 7,
+    *,
+    public_token: str = DEFAULT_PUBLIC_TOKEN,
+    private_key: str = DEFAULT_PRIVATE_KEY,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    as_of: dt.datetime = AS_OF,
+    rate_limit: float | None = None,
+    latency: float = 0.0,
+    faults: FaultPlan | None = None,
+    admin_token: str | None = None,
+    profile: str | Sequence[str] | Profile | None = DEFAULT,
+) -> Sandbox:
     """Build a sandbox and serve it from a daemon thread; call ``stop()`` when done.
 
     Prefer the :func:`run` context manager. Parameters are those of :func:`run`.
     """
     chosen = select(profile)  # an unknown name fails before any data is built
-    config = SandboxConfig(seed=seed, scale=scale, public_token=public_token,
-                           private_key=private_key, as_of=as_of, rate_limit=rate_limit,
-                           latency=latency, admin_token=admin_token)
+    config = SandboxConfig(
+        seed=seed,
+        scale=scale,
+        public_token=public_token,
+        private_key=private_key,
+        as_of=as_of,
+        rate_limit=rate_limit,
+        latency=latency,
+        admin_token=admin_token,
+    )
     state = SandboxState.build(config)
     server = _uvicorn_server(build_app(state, faults=faults, profile=chosen), host, port)
     thread = threading.Thread(target=server.run, name="dealframe-sandbox", daemon=True)
@@ -112,17 +139,34 @@ def start(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBL
         time.sleep(0.005)
     bound = server.servers[0].sockets[0].getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    return Sandbox(url=f"http://{shown}:{bound}", public_token=public_token, private_key=private_key,
-                   state=state, faults=faults, profile=chosen.name, _server=server,
-                   _thread=thread)
+    return Sandbox(
+        url=f"http://{shown}:{bound}",
+        public_token=public_token,
+        private_key=private_key,
+        state=state,
+        faults=faults,
+        profile=chosen.name,
+        _server=server,
+        _thread=thread,
+    )
 
 
 @contextlib.contextmanager
-def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
-        private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 0,
-        as_of: dt.datetime = AS_OF, rate_limit: float | None = None, latency: float = 0.0,
-        faults: FaultPlan | None = None, admin_token: str | None = None,
-        profile: str | Sequence[str] | Profile | None = DEFAULT) -> Iterator[Sandbox]:
+def run(
+    scale: float = 1.0,
+    seed: int = 7,
+    *,
+    public_token: str = DEFAULT_PUBLIC_TOKEN,
+    private_key: str = DEFAULT_PRIVATE_KEY,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    as_of: dt.datetime = AS_OF,
+    rate_limit: float | None = None,
+    latency: float = 0.0,
+    faults: FaultPlan | None = None,
+    admin_token: str | None = None,
+    profile: str | Sequence[str] | Profile | None = DEFAULT,
+) -> Iterator[Sandbox]:
     """Serve a sandbox on loopback from a background thread for the ``with`` block.
 
     Works inside a Jupyter kernel (uvicorn runs its own event loop in the thread).
@@ -180,29 +224,56 @@ def run(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC
     ...     sb.profile
     'limit-100,quarter-words'
     """
-    sb = start(scale, seed, public_token=public_token, private_key=private_key, host=host,
-               port=port, as_of=as_of, rate_limit=rate_limit, latency=latency, faults=faults,
-               admin_token=admin_token, profile=profile)
+    sb = start(
+        scale,
+        seed,
+        public_token=public_token,
+        private_key=private_key,
+        host=host,
+        port=port,
+        as_of=as_of,
+        rate_limit=rate_limit,
+        latency=latency,
+        faults=faults,
+        admin_token=admin_token,
+        profile=profile,
+    )
     try:
         yield sb
     finally:
         sb.stop()
 
 
-def serve(scale: float = 1.0, seed: int = 7, *, public_token: str = DEFAULT_PUBLIC_TOKEN,
-          private_key: str = DEFAULT_PRIVATE_KEY, host: str = "127.0.0.1", port: int = 8765,
-          rate_limit: float | None = None, latency: float = 0.0, faults: FaultPlan | None = None,
-          ready: Callable[[SandboxState], None] | None = None, admin_token: str | None = None,
-          profile: str | Sequence[str] | Profile | None = DEFAULT) -> None:
+def serve(
+    scale: float = 1.0,
+    seed: int = 7,
+    *,
+    public_token: str = DEFAULT_PUBLIC_TOKEN,
+    private_key: str = DEFAULT_PRIVATE_KEY,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    rate_limit: float | None = None,
+    latency: float = 0.0,
+    faults: FaultPlan | None = None,
+    ready: Callable[[SandboxState], None] | None = None,
+    admin_token: str | None = None,
+    profile: str | Sequence[str] | Profile | None = DEFAULT,
+) -> None:
     """Serve a sandbox in the foreground until interrupted (the CLI's ``sandbox serve``).
 
     ``ready`` is called with the state once the data is loaded, before serving starts.
     ``profile`` is as for :func:`run` (checked before any data is built).
     """
     chosen = select(profile)
-    config = SandboxConfig(seed=seed, scale=scale, public_token=public_token,
-                           private_key=private_key, rate_limit=rate_limit, latency=latency,
-                           admin_token=admin_token)
+    config = SandboxConfig(
+        seed=seed,
+        scale=scale,
+        public_token=public_token,
+        private_key=private_key,
+        rate_limit=rate_limit,
+        latency=latency,
+        admin_token=admin_token,
+    )
     state = SandboxState.build(config)
     server = _uvicorn_server(build_app(state, faults=faults, profile=chosen), host, port)
     if ready is not None:

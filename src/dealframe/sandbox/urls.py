@@ -45,8 +45,16 @@ Handler = Callable[[ApiRequest, SandboxState], bytes]
 
 P = private.PREFIX
 _TITLE = {"companies": "Company", "investors": "Investor", "transactions": "Transaction"}
-_LIST_ITEM = {"companies": "CompanyListItem", "investors": "InvestorListItem", "transactions": "Deal"}
-_PROFILE = {"companies": "CompanyProfile", "investors": "InvestorProfile", "transactions": "DealProfile"}
+_LIST_ITEM = {
+    "companies": "CompanyListItem",
+    "investors": "InvestorListItem",
+    "transactions": "Deal",
+}
+_PROFILE = {
+    "companies": "CompanyProfile",
+    "investors": "InvestorProfile",
+    "transactions": "DealProfile",
+}
 _ONE = {"companies": "company", "investors": "investor", "transactions": "transaction"}
 
 
@@ -77,62 +85,204 @@ class Url:
 def _public(version: str) -> list[Url]:
     tag = f"public {version}"
 
-    def url(path: str, handler: Callable, name: str, body: str, response: str, required: bool) -> Url:
-        return Url("POST", f"/api/{version}/{path}", partial(handler, version), "optional",
-                   Operation(f"{version}{name}", f"Family A {path} ({version} SKUs)", tag, ref(response),
-                             body=ref(body), body_required=required))
+    def url(
+        path: str, handler: Callable, name: str, body: str, response: str, required: bool
+    ) -> Url:
+        return Url(
+            "POST",
+            f"/api/{version}/{path}",
+            partial(handler, version),
+            "optional",
+            Operation(
+                f"{version}{name}",
+                f"Family A {path} ({version} SKUs)",
+                tag,
+                ref(response),
+                body=ref(body),
+                body_required=required,
+            ),
+        )
 
-    return [url("companies", public.search, "Search", "SearchBody", "SearchResponse", False),
-            url("companies/current", public.current, "CurrentData", "CurrentBody", "CurrentResponse", True),
-            url("companies/time-series", public.time_series, "TimeSeries", "TimeSeriesBody",
-                "TimeSeriesResponse", True),
-            url("groups/current", public.group_current_data, "GroupCurrent", "GroupCurrentBody",
-                "GroupCurrentResponse", True),
-            url("groups/time-series", public.group_time_series_data, "GroupTimeSeries",
-                "GroupTimeSeriesBody", "GroupTimeSeriesResponse", True)]
+    return [
+        url("companies", public.search, "Search", "SearchBody", "SearchResponse", False),
+        url(
+            "companies/current",
+            public.current,
+            "CurrentData",
+            "CurrentBody",
+            "CurrentResponse",
+            True,
+        ),
+        url(
+            "companies/time-series",
+            public.time_series,
+            "TimeSeries",
+            "TimeSeriesBody",
+            "TimeSeriesResponse",
+            True,
+        ),
+        url(
+            "groups/current",
+            public.group_current_data,
+            "GroupCurrent",
+            "GroupCurrentBody",
+            "GroupCurrentResponse",
+            True,
+        ),
+        url(
+            "groups/time-series",
+            public.group_time_series_data,
+            "GroupTimeSeries",
+            "GroupTimeSeriesBody",
+            "GroupTimeSeriesResponse",
+            True,
+        ),
+    ]
 
 
 _SUB_COLLECTIONS = (  # entity, path name, Relations method, item schema, summary
     ("companies", "fundings", "fundings", "Deal", "Funding rounds where the company is the target"),
     ("companies", "sellside", "sellside", "Deal", "M&A deals where the company is the target"),
-    ("companies", "buyside", "investments", "DealWithRole", "Deals where the company led a round or bought"),
-    ("companies", "investors", "company_investors", "CompanyInvestor",
-     "Investors in the company's funding rounds"),
+    (
+        "companies",
+        "buyside",
+        "investments",
+        "DealWithRole",
+        "Deals where the company led a round or bought",
+    ),
+    (
+        "companies",
+        "investors",
+        "company_investors",
+        "CompanyInvestor",
+        "Investors in the company's funding rounds",
+    ),
     ("companies", "acquisitions", "sellside", "Deal", "Alias of sellside (earlier listing)"),
-    ("companies", "investments", "investments", "DealWithRole", "Alias of buyside (earlier listing)"),
-    ("investors", "investments", "investments", "DealWithRole", "Deals the investor led or bought in"),
-    ("investors", "co_investors", "co_investors", "CoInvestor",
-     "Organisations sharing deals with the investor"),
+    (
+        "companies",
+        "investments",
+        "investments",
+        "DealWithRole",
+        "Alias of buyside (earlier listing)",
+    ),
+    (
+        "investors",
+        "investments",
+        "investments",
+        "DealWithRole",
+        "Deals the investor led or bought in",
+    ),
+    (
+        "investors",
+        "co_investors",
+        "co_investors",
+        "CoInvestor",
+        "Organisations sharing deals with the investor",
+    ),
     ("investors", "portfolio", "portfolio", "PortfolioItem", "Companies the investor took part in"),
 )
 
 
 def _private() -> list[Url]:
-    out = [Url("GET", f"{P}/lookup/{e}", partial(private.lookup, e), "none",
-               Operation(f"lookup{_TITLE[e]}", f"Discovery document for {e}", "discovery",
-                         ref("DiscoveryResponse")))
-           for e in ("transactions", "companies", "investors")]
-    out += [Url("POST", f"{P}/{e}/resolve", partial(private.resolve, e), "required",
-                Operation(f"resolve{_TITLE[e]}", f"Resolve names to {e} ids", e, ref("ResolveResponse"),
-                          body=ref("ResolveBody"), body_required=True))
-            for e in ("companies", "investors")]
-    out.append(Url("POST", f"{P}/transactions/aggregate", private.aggregate, "required",
-                   Operation("aggregateTransactions", "Per-bucket IQR-trimmed median of a deal metric",
-                             "transactions", ref("AggregateResponse"), body=ref("AggregateBody"),
-                             body_required=True)))
-    out += [Url("POST", f"{P}/{e}", partial(private.list_rows, e), "optional",
-                Operation(f"list{_TITLE[e]}", f"List and search {e}", e, collection(_LIST_ITEM[e]),
-                          body=ref(f"{_TITLE[e]}ListBody")))
-            for e in ("companies", "investors", "transactions")]
-    out += [Url("GET", f"{P}/{e}/{{id}}", partial(private.profile, e), "none",
-                Operation(f"get{_TITLE[e]}", f"One {_ONE[e]}", e, single(_PROFILE[e]),
-                          params=(ID_PARAM, *PROFILE_PARAMS), errors=(400, 404)))
-            for e in ("companies", "investors", "transactions")]
+    out = [
+        Url(
+            "GET",
+            f"{P}/lookup/{e}",
+            partial(private.lookup, e),
+            "none",
+            Operation(
+                f"lookup{_TITLE[e]}",
+                f"Discovery document for {e}",
+                "discovery",
+                ref("DiscoveryResponse"),
+            ),
+        )
+        for e in ("transactions", "companies", "investors")
+    ]
+    out += [
+        Url(
+            "POST",
+            f"{P}/{e}/resolve",
+            partial(private.resolve, e),
+            "required",
+            Operation(
+                f"resolve{_TITLE[e]}",
+                f"Resolve names to {e} ids",
+                e,
+                ref("ResolveResponse"),
+                body=ref("ResolveBody"),
+                body_required=True,
+            ),
+        )
+        for e in ("companies", "investors")
+    ]
+    out.append(
+        Url(
+            "POST",
+            f"{P}/transactions/aggregate",
+            private.aggregate,
+            "required",
+            Operation(
+                "aggregateTransactions",
+                "Per-bucket IQR-trimmed median of a deal metric",
+                "transactions",
+                ref("AggregateResponse"),
+                body=ref("AggregateBody"),
+                body_required=True,
+            ),
+        )
+    )
+    out += [
+        Url(
+            "POST",
+            f"{P}/{e}",
+            partial(private.list_rows, e),
+            "optional",
+            Operation(
+                f"list{_TITLE[e]}",
+                f"List and search {e}",
+                e,
+                collection(_LIST_ITEM[e]),
+                body=ref(f"{_TITLE[e]}ListBody"),
+            ),
+        )
+        for e in ("companies", "investors", "transactions")
+    ]
+    out += [
+        Url(
+            "GET",
+            f"{P}/{e}/{{id}}",
+            partial(private.profile, e),
+            "none",
+            Operation(
+                f"get{_TITLE[e]}",
+                f"One {_ONE[e]}",
+                e,
+                single(_PROFILE[e]),
+                params=(ID_PARAM, *PROFILE_PARAMS),
+                errors=(400, 404),
+            ),
+        )
+        for e in ("companies", "investors", "transactions")
+    ]
     for entity, name, method, item, summary in _SUB_COLLECTIONS:
         op_id = f"{entity}{''.join(w.title() for w in name.split('_'))}"
-        out.append(Url("GET", f"{P}/{entity}/{{id}}/{name}", partial(private.sub_collection, entity, method),
-                       "none", Operation(op_id, summary, entity, collection(item),
-                                         params=(ID_PARAM, *PAGE_PARAMS), errors=(400, 404))))
+        out.append(
+            Url(
+                "GET",
+                f"{P}/{entity}/{{id}}/{name}",
+                partial(private.sub_collection, entity, method),
+                "none",
+                Operation(
+                    op_id,
+                    summary,
+                    entity,
+                    collection(item),
+                    params=(ID_PARAM, *PAGE_PARAMS),
+                    errors=(400, 404),
+                ),
+            )
+        )
     return out
 
 
@@ -142,16 +292,30 @@ def _openapi_body() -> bytes:
 
 
 def _meta() -> list[Url]:
-    return [Url("GET", "/health", meta.health, "none",
-                Operation("health", "Liveness and the sandbox clock", "meta", ref("Health"))),
-            Url("GET", "/openapi.json", partial(meta.document, _openapi_body), "none",
-                Operation("openapi", "This document", "meta", {"type": "object"}))]
+    return [
+        Url(
+            "GET",
+            "/health",
+            meta.health,
+            "none",
+            Operation("health", "Liveness and the sandbox clock", "meta", ref("Health")),
+        ),
+        Url(
+            "GET",
+            "/openapi.json",
+            partial(meta.document, _openapi_body),
+            "none",
+            Operation("openapi", "This document", "meta", {"type": "object"}),
+        ),
+    ]
 
 
 def _admin() -> list[Url]:
-    return [Url("GET", f"{admin.PREFIX}/clock", admin.clock),
-            Url("POST", f"{admin.PREFIX}/advance", admin.advance, "required"),
-            Url("POST", f"{admin.PREFIX}/changes", admin.apply, "required")]
+    return [
+        Url("GET", f"{admin.PREFIX}/clock", admin.clock),
+        Url("POST", f"{admin.PREFIX}/advance", admin.advance, "required"),
+        Url("POST", f"{admin.PREFIX}/changes", admin.apply, "required"),
+    ]
 
 
 def table(*, admin: bool = False) -> tuple[Url, ...]:

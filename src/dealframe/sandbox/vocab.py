@@ -52,9 +52,19 @@ __all__ = [
 
 #: Region vocabulary (section 4.4).
 REGIONS: tuple[str, ...] = (
-    "Africa", "Central Asia", "East Asia", "Eastern Europe", "Latin America", "Middle East",
-    "North America", "Northern Europe", "Oceania", "South Asia", "South-East Asia",
-    "Southern Europe", "Western Europe",
+    "Africa",
+    "Central Asia",
+    "East Asia",
+    "Eastern Europe",
+    "Latin America",
+    "Middle East",
+    "North America",
+    "Northern Europe",
+    "Oceania",
+    "South Asia",
+    "South-East Asia",
+    "Southern Europe",
+    "Western Europe",
 )
 #: Deal types (section 4.4), in the document's order.
 DEAL_TYPES: tuple[str, ...] = ("Early", "Growth", "M&A", "Public listing", "Secondary", "Venture")
@@ -62,14 +72,35 @@ DEAL_TYPES: tuple[str, ...] = ("Early", "Growth", "M&A", "Public listing", "Seco
 FUNDING_DEAL_TYPES: frozenset[str] = frozenset(DEAL_TYPES) - {"M&A"}
 #: Deal subtypes (section 4.4).
 DEAL_SUBTYPES: tuple[str, ...] = (
-    "Angel", "ICO", "PE buyout", "Pre-seed", "Secondary - private", "Secondary - public", "Seed",
-    "Series A", "Series B", "Series C", "Series D", "Series E", "Series F", "Series G", "Series H",
-    "Series I", "Series J", "Strategic M&A", "Strategic investment", "Undisclosed stage",
+    "Angel",
+    "ICO",
+    "PE buyout",
+    "Pre-seed",
+    "Secondary - private",
+    "Secondary - public",
+    "Seed",
+    "Series A",
+    "Series B",
+    "Series C",
+    "Series D",
+    "Series E",
+    "Series F",
+    "Series G",
+    "Series H",
+    "Series I",
+    "Series J",
+    "Strategic M&A",
+    "Strategic investment",
+    "Undisclosed stage",
 )
 #: Aggregate metric (section 4.3) → the deal field it reads (docs/sandbox.md).
 METRIC_COLUMNS: dict[str, str] = {
-    "ev_revenue": "ev_revenue", "ev_ebitda": "ev_ebitda", "valuation": "deal_valuation",
-    "raised": "deal_raised", "revenue": "deal_revenue", "ebitda": "deal_ebitda",
+    "ev_revenue": "ev_revenue",
+    "ev_ebitda": "ev_ebitda",
+    "valuation": "deal_valuation",
+    "raised": "deal_raised",
+    "revenue": "deal_revenue",
+    "ebitda": "deal_ebitda",
 }
 AGGREGATE_METRICS: tuple[str, ...] = tuple(METRIC_COLUMNS)
 #: Aggregate time buckets (section 4.3).
@@ -81,26 +112,92 @@ GROUP_SUM_AND_MEDIAN: tuple[str, ...] = ("revenueLtm", "revenueNtm", "ebitdaLtm"
 # ---------------------------------------------------------------------------- Family B fields
 
 COMPANY_LIST_FIELDS: tuple[str, ...] = (
-    "id", "name", "short_name", "description", "website", "linkedin", "country", "region", "city",
-    "area", "founded", "verticals", "themes", "client_focus", "revenue_model", "company_type",
-    "ownership", "active", "ipoed", "ceo", "created_at", "updated_at", "deleted", "is_public",
+    "id",
+    "name",
+    "short_name",
+    "description",
+    "website",
+    "linkedin",
+    "country",
+    "region",
+    "city",
+    "area",
+    "founded",
+    "verticals",
+    "themes",
+    "client_focus",
+    "revenue_model",
+    "company_type",
+    "ownership",
+    "active",
+    "ipoed",
+    "ceo",
+    "created_at",
+    "updated_at",
+    "deleted",
+    "is_public",
 )
 COMPANY_PROFILE_FIELDS: tuple[str, ...] = COMPANY_LIST_FIELDS + (
-    "employee_count", "stock_listing", "valuation", "fundamentals", "deal_activity",
+    "employee_count",
+    "stock_listing",
+    "valuation",
+    "fundamentals",
+    "deal_activity",
 )
 INVESTOR_LIST_FIELDS: tuple[str, ...] = (
-    "id", "name", "short_name", "website", "country", "updated_at", "deleted",
+    "id",
+    "name",
+    "short_name",
+    "website",
+    "country",
+    "updated_at",
+    "deleted",
 )
 INVESTOR_PROFILE_FIELDS: tuple[str, ...] = (
-    "id", "name", "short_name", "website", "linkedin", "company_type", "ownership", "description",
-    "verticals", "themes", "city", "country", "region", "area", "founded", "ipoed", "ceo",
-    "employee_count", "revenue_model", "client_focus", "active", "created_at", "updated_at",
-    "deleted", "is_public", "stats",
+    "id",
+    "name",
+    "short_name",
+    "website",
+    "linkedin",
+    "company_type",
+    "ownership",
+    "description",
+    "verticals",
+    "themes",
+    "city",
+    "country",
+    "region",
+    "area",
+    "founded",
+    "ipoed",
+    "ceo",
+    "employee_count",
+    "revenue_model",
+    "client_focus",
+    "active",
+    "created_at",
+    "updated_at",
+    "deleted",
+    "is_public",
+    "stats",
 )
 DEAL_LIST_FIELDS: tuple[str, ...] = (
-    "id", "deal_date", "deal_type", "deal_subtype", "deal_synopsis", "deal_valuation", "deal_raised",
-    "deal_revenue", "deal_ebitda", "deal_multiples", "target", "buyers", "lead_investors",
-    "created_at", "updated_at", "deleted",
+    "id",
+    "deal_date",
+    "deal_type",
+    "deal_subtype",
+    "deal_synopsis",
+    "deal_valuation",
+    "deal_raised",
+    "deal_revenue",
+    "deal_ebitda",
+    "deal_multiples",
+    "target",
+    "buyers",
+    "lead_investors",
+    "created_at",
+    "updated_at",
+    "deleted",
 )
 DEAL_PROFILE_FIELDS: tuple[str, ...] = DEAL_LIST_FIELDS + ("investors",)
 PARTICIPANT_FIELDS: tuple[str, ...] = ("id", "name", "country", "website", "short_name")
@@ -112,8 +209,16 @@ VERSIONS: tuple[str, ...] = ("v1", "v2")
 
 #: Time-series fields the sandbox serves (the document only gives examples).
 TIME_SERIES_FIELDS: tuple[str, ...] = (
-    "marketCap", "enterpriseValue", "revenueLtm", "evRevenueLtm", "evRevenueNtm", "evEbitdaLtm",
-    "evEbitdaNtm", "marginGrossLtm", "marginEbitdaLtm", "revenueGrowthNtmLtm",
+    "marketCap",
+    "enterpriseValue",
+    "revenueLtm",
+    "evRevenueLtm",
+    "evRevenueNtm",
+    "evEbitdaLtm",
+    "evEbitdaNtm",
+    "marginGrossLtm",
+    "marginEbitdaLtm",
+    "revenueGrowthNtmLtm",
 )
 
 #: One part of a SKU: upper-case letters and digits, in pieces joined by ``.`` or ``-``
@@ -126,7 +231,9 @@ _SKU_PART = r"[A-Z0-9]+(?:[.\-][A-Z0-9]+)*"
 #: dot or a hyphen parses one way only; the formats never overlap (only v1 has ``_``).
 SKU_PATTERNS: dict[str, re.Pattern[str]] = {
     "v1": re.compile(rf"^(?P<exchange>{_SKU_PART})_(?P<ticker>{_SKU_PART})\Z"),
-    "v2": re.compile(rf"^(?P<ticker>{_SKU_PART})-(?P<country>[A-Z]{{3}})(?:\.(?P<n>[1-9][0-9]*))?\Z"),
+    "v2": re.compile(
+        rf"^(?P<ticker>{_SKU_PART})-(?P<country>[A-Z]{{3}})(?:\.(?P<n>[1-9][0-9]*))?\Z"
+    ),
 }
 
 

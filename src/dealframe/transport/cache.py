@@ -215,8 +215,12 @@ class CacheControl:
                 size += candidate.stat().st_size
             except FileNotFoundError:
                 continue
-        return {"path": str(self.path), "entries": entries, "size_bytes": size,
-                "enabled": self.enabled}
+        return {
+            "path": str(self.path),
+            "entries": entries,
+            "size_bytes": size,
+            "enabled": self.enabled,
+        }
 
     def clear(self) -> None:
         """Delete every cached response (all tokens)."""

@@ -38,8 +38,9 @@ def _read(raw: Any, deadline: float) -> bytes:
     while True:
         if time.monotonic() > deadline:
             got = sum(len(piece) for piece in pieces)
-            raise BodyDeadlineExceeded(f"call budget exhausted while the body was arriving "
-                                       f"({got} bytes read)")
+            raise BodyDeadlineExceeded(
+                f"call budget exhausted while the body was arriving ({got} bytes read)"
+            )
         piece = raw.read1(_PIECE, decode_content=True)
         if not piece:
             return b"".join(pieces)
@@ -55,8 +56,11 @@ def read_body(deadline: float | None) -> Callable[..., Any]:
 
     def hook(response: requests.Response, *args: Any, **kwargs: Any) -> requests.Response:
         raw = getattr(response, "raw", None)
-        if deadline is None or getattr(response, "_content", False) is not False \
-                or not hasattr(raw, "read1"):
+        if (
+            deadline is None
+            or getattr(response, "_content", False) is not False
+            or not hasattr(raw, "read1")
+        ):
             return response
         try:
             response._content = _read(raw, deadline)

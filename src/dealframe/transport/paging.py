@@ -172,8 +172,9 @@ class WorkerPool:
             return None
         with self._lock:
             if self._executor is None:
-                self._executor = ThreadPoolExecutor(max_workers=self.size,
-                                                    thread_name_prefix=self._prefix)
+                self._executor = ThreadPoolExecutor(
+                    max_workers=self.size, thread_name_prefix=self._prefix
+                )
             return self._executor
 
     def shutdown(self) -> None:

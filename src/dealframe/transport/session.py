@@ -269,8 +269,10 @@ def _unresolved(exc: BaseException) -> bool:
 def _failure_text(kind: str, exc: BaseException) -> str:
     text = f"{kind} error: {_describe(exc)}"
     if kind == "dns":
-        text += ("; the host name of the base URL does not resolve: check DEALFRAME_BASE_URL "
-                 "(or Client(base_url=...)) and your network")
+        text += (
+            "; the host name of the base URL does not resolve: check DEALFRAME_BASE_URL "
+            "(or Client(base_url=...)) and your network"
+        )
     return text
 
 
@@ -285,8 +287,9 @@ def _classify(exc: requests.RequestException) -> tuple[str, bool]:
         return "connect_timeout", True
     if isinstance(exc, requests.exceptions.Timeout):
         return "timeout", True
-    if isinstance(exc, (requests.exceptions.ChunkedEncodingError,
-                        requests.exceptions.ContentDecodingError)):
+    if isinstance(
+        exc, (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError)
+    ):
         return "truncated", True
     if isinstance(exc, requests.exceptions.ConnectionError):
         return "connection", True
@@ -361,7 +364,9 @@ class Transport:
                 raise ConfigurationError(
                     f"cannot open the HTTP cache at {settings.cache_path}: {why}; set "
                     "cache_path= (DEALFRAME_CACHE_PATH) to a writable file, or "
-                    "cache_enabled=False", field="cache_path") from None
+                    "cache_enabled=False",
+                    field="cache_path",
+                ) from None
         else:
             self._session = requests.Session()
         # pool_block: more threads than pooled connections (several user threads sharing one
@@ -538,12 +543,21 @@ class Transport:
         if deadline is _UNSET:
             deadline = self.deadline()
         self.stats._add(calls=1)
-        return self._loop(call.info, call.url, call.kwargs, call.use_cache, call.expire, refresh,
-                          deadline)
+        return self._loop(
+            call.info, call.url, call.kwargs, call.use_cache, call.expire, refresh, deadline
+        )
 
-    def probe(self, family: str, method: str, path: str, *, json: Any = None,
-              params: Mapping[str, Any] | None = None, token: str | None = _UNSET,
-              raw_body: bytes | None = None) -> Response:
+    def probe(
+        self,
+        family: str,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, Any] | None = None,
+        token: str | None = _UNSET,
+        raw_body: bytes | None = None,
+    ) -> Response:
         """Send one request once and return the answer whatever its status (diagnostics).
 
         No retry, no cache, no status check: ``dealframe doctor`` uses it to see how a
@@ -561,9 +575,11 @@ class Transport:
         """
         info = self._check(family, method, path)
         chosen = self._token(family) if token is _UNSET else token
-        kwargs: dict[str, Any] = {"params": self._params(params), "allow_redirects": False,
-                                  "timeout": (self.settings.connect_timeout,
-                                              self.settings.read_timeout)}
+        kwargs: dict[str, Any] = {
+            "params": self._params(params),
+            "allow_redirects": False,
+            "timeout": (self.settings.connect_timeout, self.settings.read_timeout),
+        }
         if chosen is not None:
             kwargs["auth"] = _Bearer(chosen)
         if self._direct:
@@ -576,8 +592,9 @@ class Transport:
         started = time.monotonic()
         failure = None
         try:
-            raw = self._session.request(info.method, f"{self.settings.base_url}{info.path}",
-                                        **kwargs)
+            raw = self._session.request(
+                info.method, f"{self.settings.base_url}{info.path}", **kwargs
+            )
             content = raw.content or b""
             raw.close()
         except requests.RequestException as exc:
@@ -586,17 +603,33 @@ class Transport:
         if failure is not None:
             raise failure
         self.stats._add(calls=1, attempts=1, network=1, bytes_received=len(content))
-        return Response(raw.status_code, content, CaseInsensitiveDict(raw.headers), False,
-                        time.monotonic() - started, info, 1)
+        return Response(
+            raw.status_code,
+            content,
+            CaseInsensitiveDict(raw.headers),
+            False,
+            time.monotonic() - started,
+            info,
+            1,
+        )
 
-    def _prepare(self, family: str, method: str, path: str, json: Any,
-                 params: Mapping[str, Any] | None, kind: str, cache: bool) -> _Call:
+    def _prepare(
+        self,
+        family: str,
+        method: str,
+        path: str,
+        json: Any,
+        params: Mapping[str, Any] | None,
+        kind: str,
+        cache: bool,
+    ) -> _Call:
         if self._closed:
             raise TransportError("transport is closed", kind="closed")
         info = self._check(family, method, path)
         if kind not in self.settings.cache_expiry:
-            raise ValidationError("kind", f"one of {', '.join(self.settings.cache_expiry)}",
-                                  got=kind)
+            raise ValidationError(
+                "kind", f"one of {', '.join(self.settings.cache_expiry)}", got=kind
+            )
         token = self._token(family)
         expire = expiry_for(kind, self.settings.cache_expiry)
         use_cache = self.settings.cache_enabled and cache and expire is not None
@@ -632,11 +665,16 @@ class Transport:
                 self.stats._add(gate_wait_seconds=waited)
             if deadline is not None and time.monotonic() >= deadline:
                 self.stats._add(failures=1)
-                raise TransportError("call budget exhausted before the request could be sent",
-                                     request=info, attempts=attempt - 1, kind="budget")
+                raise TransportError(
+                    "call budget exhausted before the request could be sent",
+                    request=info,
+                    attempts=attempt - 1,
+                    kind="budget",
+                )
             try:
-                return self._attempt(info, url, kwargs, use_cache, expire, force, deadline,
-                                     attempt, started)
+                return self._attempt(
+                    info, url, kwargs, use_cache, expire, force, deadline, attempt, started
+                )
             except _Retry as caught:
                 failure = caught
             # Out of the except block: the error raised below carries no __context__ (a
@@ -655,8 +693,14 @@ class Transport:
                 self.stats._add(failures=1)
                 raise self._final(failure, note)
             self.stats._add(retries=1)
-            logger.debug("retry %s %s after %s in %.3fs (attempt %d)",
-                         info.method, info.path, failure.kind, delay, attempt)
+            logger.debug(
+                "retry %s %s after %s in %.3fs (attempt %d)",
+                info.method,
+                info.path,
+                failure.kind,
+                delay,
+                attempt,
+            )
             if failure.kind == "429":
                 self.gate.block_for(delay)  # every worker waits, this one included
             else:
@@ -694,10 +738,12 @@ class Transport:
         read_timeout = s.read_timeout
         if deadline is not None:
             read_timeout = max(0.001, min(read_timeout, deadline - time.monotonic()))
-        call = dict(kwargs, timeout=(s.connect_timeout, read_timeout),
-                    # per-request hooks replace the session's: keep those after ours
-                    hooks={"response": [read_body(deadline),
-                                        *self._session.hooks.get("response", [])]})
+        call = dict(
+            kwargs,
+            timeout=(s.connect_timeout, read_timeout),
+            # per-request hooks replace the session's: keep those after ours
+            hooks={"response": [read_body(deadline), *self._session.hooks.get("response", [])]},
+        )
         if s.cache_enabled:
             if use_cache:
                 call.update(expire_after=expire, force_refresh=force)
@@ -710,8 +756,11 @@ class Transport:
         except requests.RequestException as exc:
             # Only text is kept: the requests exception holds the request (and its headers).
             kind, retryable = _classify(exc)
-            failure = TransportError(_failure_text(kind, exc), request=info,
-                                     attempts=attempt, kind=kind), kind, retryable
+            failure = (
+                TransportError(_failure_text(kind, exc), request=info, attempts=attempt, kind=kind),
+                kind,
+                retryable,
+            )
         finally:
             if raw is not None:
                 raw.close()  # a response kept alive by a traceback would pin its socket open
@@ -723,20 +772,30 @@ class Transport:
             raise error
         assert raw is not None
         from_cache = bool(getattr(raw, "from_cache", False))
-        self.stats._add(attempts=1, bytes_received=len(content),
-                        **({"cache_hits": 1} if from_cache else {"network": 1}))
+        self.stats._add(
+            attempts=1,
+            bytes_received=len(content),
+            **({"cache_hits": 1} if from_cache else {"network": 1}),
+        )
         if use_cache:
             self.cache.tighten()
-        logger.debug("%s %s status=%d attempt=%d from_cache=%s", info.method, info.path,
-                     raw.status_code, attempt, from_cache)
+        logger.debug(
+            "%s %s status=%d attempt=%d from_cache=%s",
+            info.method,
+            info.path,
+            raw.status_code,
+            attempt,
+            from_cache,
+        )
         headers = CaseInsensitiveDict(raw.headers)
         status = raw.status_code
         if 200 <= status < 300:
             return self._success(raw, info, content, headers, from_cache, attempt, started)
         if 300 <= status < 400:
             raise self._redirect(info, status, headers)
-        api_error = error_from_response(status, content, info, headers, attempts=attempt,
-                                        secrets=self._secrets)
+        api_error = error_from_response(
+            status, content, info, headers, attempts=attempt, secrets=self._secrets
+        )
         if _retry.is_retryable_status(status):
             raise _Retry(api_error, str(status), parse_retry_after(headers.get("Retry-After")))
         raise api_error
@@ -752,33 +811,59 @@ class Transport:
         started: float,
     ) -> Response:
         declared = headers.get("Content-Length")
-        if (declared is not None and not headers.get("Content-Encoding") and not from_cache
-                and declared.isdigit() and int(declared) != len(content)):
+        if (
+            declared is not None
+            and not headers.get("Content-Encoding")
+            and not from_cache
+            and declared.isdigit()
+            and int(declared) != len(content)
+        ):
             self.cache.delete(getattr(raw, "cache_key", None))
-            error: TransportError | ServiceContractError = TransportError(f"truncated body: {len(content)} bytes, Content-Length said "
-                                   f"{declared}", request=info, attempts=attempt, kind="truncated")
+            error: TransportError | ServiceContractError = TransportError(
+                f"truncated body: {len(content)} bytes, Content-Length said {declared}",
+                request=info,
+                attempts=attempt,
+                kind="truncated",
+            )
             raise _Retry(error, "truncated")
         doc, problem = _body.parse(content)
         if problem is None:
-            return Response(raw.status_code, content, headers, from_cache,
-                            time.monotonic() - started, info, attempt, _parsed=doc)
+            return Response(
+                raw.status_code,
+                content,
+                headers,
+                from_cache,
+                time.monotonic() - started,
+                info,
+                attempt,
+                _parsed=doc,
+            )
         if from_cache:
             self.cache.delete(getattr(raw, "cache_key", None))  # requests-cache's filter did too
         if problem == _body.TRUNCATED:
-            error = TransportError(f"truncated or invalid body: {problem} ({len(content)} bytes)",
-                                   request=info, attempts=attempt, kind="truncated")
+            error = TransportError(
+                f"truncated or invalid body: {problem} ({len(content)} bytes)",
+                request=info,
+                attempts=attempt,
+                kind="truncated",
+            )
             raise _Retry(error, "truncated")
         shown = summarize_body(content, headers.get("Content-Type"))
-        error = ServiceContractError(raw.status_code, f"success answer is not a {{data, meta}} "
-                                     f"document: {problem} ({shown})", finding="invalid_body",
-                                     request=info, attempts=attempt)
+        error = ServiceContractError(
+            raw.status_code,
+            f"success answer is not a {{data, meta}} document: {problem} ({shown})",
+            finding="invalid_body",
+            request=info,
+            attempts=attempt,
+        )
         raise _Retry(error, "invalid_body")
 
     def _redirect(self, info: RequestInfo, status: int, headers: Mapping[str, str]) -> ApiError:
         target = urlsplit(headers.get("Location", ""))
         where = f"{target.netloc}{target.path}" if target.netloc else target.path
         return ApiError(
-            status, "REDIRECT_NOT_FOLLOWED",
+            status,
+            "REDIRECT_NOT_FOLLOWED",
             f"the service redirected to {where or 'an unknown location'}; redirects are not "
             "followed so tokens never leave the configured host",
             request=info,

@@ -78,7 +78,11 @@ def _money(rng: random.Random, null_rate: float = 0.2) -> float | None:
 
 
 def deal_items(
-    n: int, *, seed: int = 0, n_investors: int = 3_000, with_role: bool = False,
+    n: int,
+    *,
+    seed: int = 0,
+    n_investors: int = 3_000,
+    with_role: bool = False,
     single: bool = False,
 ) -> list[dict[str, Any]]:
     """``n`` Deal objects shaped like list rows (or single profiles if ``single``)."""
@@ -112,10 +116,14 @@ def deal_items(
         }
         if single:
             target.update(
-                region=rng.choice(_REGIONS), city="Springfield",
+                region=rng.choice(_REGIONS),
+                city="Springfield",
                 founded=rng.randint(1990, 2022) if rng.random() < 0.9 else None,
-                verticals=["Fintech"], themes=[], client_focus=["B2B"],
-                revenue_model=["SaaS"], company_type=["Startup"],
+                verticals=["Fintech"],
+                themes=[],
+                client_focus=["B2B"],
+                revenue_model=["SaaS"],
+                company_type=["Startup"],
             )
         deal: dict[str, Any] = {
             "id": _uuid(rng),
@@ -154,22 +162,40 @@ def deal_pages(
     pages: list[bytes] = []
     n_pages = max(1, -(-n // page_size))
     for p in range(n_pages):
-        chunk = items[p * page_size:(p + 1) * page_size]
-        meta = {"page": p + 1, "limit": page_size, "returned": len(chunk), "total": n,
-                "has_more": (p + 1) * page_size < n}
+        chunk = items[p * page_size : (p + 1) * page_size]
+        meta = {
+            "page": p + 1,
+            "limit": page_size,
+            "returned": len(chunk),
+            "total": n,
+            "has_more": (p + 1) * page_size < n,
+        }
         pages.append(orjson.dumps({"data": chunk, "meta": meta}))
     return pages
 
 
 _TS_FIELDS = (
-    "marketCap", "enterpriseValue", "revenueLtm", "evRevenueLtm", "evRevenueNtm",
-    "evEbitdaLtm", "evEbitdaNtm", "marginGrossLtm", "marginEbitdaLtm", "revenueGrowthNtmLtm",
+    "marketCap",
+    "enterpriseValue",
+    "revenueLtm",
+    "evRevenueLtm",
+    "evRevenueNtm",
+    "evEbitdaLtm",
+    "evEbitdaNtm",
+    "marginGrossLtm",
+    "marginEbitdaLtm",
+    "revenueGrowthNtmLtm",
 )
 
 
 def time_series_items(
-    n_companies: int, n_months: int, fields: tuple[str, ...] = _TS_FIELDS, *,
-    seed: int = 0, start: tuple[int, int] = (2016, 7), missing_rate: float = 0.02,
+    n_companies: int,
+    n_months: int,
+    fields: tuple[str, ...] = _TS_FIELDS,
+    *,
+    seed: int = 0,
+    start: tuple[int, int] = (2016, 7),
+    missing_rate: float = 0.02,
 ) -> list[dict[str, Any]]:
     """Family A time-series items: ``n_companies`` SKUs, ``n_months`` months each.
 
@@ -185,6 +211,12 @@ def time_series_items(
         present = [m for m in months[first:] if rng.random() >= missing_rate]
         data = {f: {m: round(rng.uniform(0.1, 50.0), 4) for m in present} for f in fields}
         ticker = f"T{c:04d}"
-        items.append({"sku": f"{ticker}-USA" if c % 50 else f"{ticker}-USA.1",
-                      "ticker": ticker, "exchange": "NASDAQ", "data": data})
+        items.append(
+            {
+                "sku": f"{ticker}-USA" if c % 50 else f"{ticker}-USA.1",
+                "ticker": ticker,
+                "exchange": "NASDAQ",
+                "data": data,
+            }
+        )
     return items

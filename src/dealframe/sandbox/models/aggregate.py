@@ -300,7 +300,8 @@ def compute_aggregate(
     vals = np.asarray(values, dtype=np.float64)
     if days.shape != vals.shape or days.ndim != 1:
         raise AggregateInputError(
-            "values", f"dates and values must be 1-d of one length, got {days.shape} and {vals.shape}"
+            "values",
+            f"dates and values must be 1-d of one length, got {days.shape} and {vals.shape}",
         )
     start, end = resolve_window(date_from, date_to, as_of)
 

@@ -55,16 +55,29 @@ class Corpus:
     @classmethod
     def from_dataset(cls, ds: Dataset) -> Corpus:
         """Serialise the generator's records (done once per seed, scale and generator)."""
-        return cls(seed=ds.seed, scale=ds.scale, as_of=ds.as_of,
-                   orgs=RecordStore.from_records(ORG_SPEC, ds.orgs),
-                   deals=RecordStore.from_records(DEAL_SPEC, ds.deals),
-                   listed=ds.listed, months=list(ds.months), series=ds.series)
+        return cls(
+            seed=ds.seed,
+            scale=ds.scale,
+            as_of=ds.as_of,
+            orgs=RecordStore.from_records(ORG_SPEC, ds.orgs),
+            deals=RecordStore.from_records(DEAL_SPEC, ds.deals),
+            listed=ds.listed,
+            months=list(ds.months),
+            series=ds.series,
+        )
 
     def copy(self) -> Corpus:
         """A copy whose stores can change without touching this one."""
-        return Corpus(seed=self.seed, scale=self.scale, as_of=self.as_of, orgs=self.orgs.copy(),
-                      deals=self.deals.copy(), listed=self.listed, months=self.months,
-                      series=self.series)
+        return Corpus(
+            seed=self.seed,
+            scale=self.scale,
+            as_of=self.as_of,
+            orgs=self.orgs.copy(),
+            deals=self.deals.copy(),
+            listed=self.listed,
+            months=self.months,
+            series=self.series,
+        )
 
     # ------------------------------------------------------------------ flat arrays
 
@@ -81,8 +94,13 @@ class Corpus:
         >>> again.orgs.lists["themes"].row(5) == corpus.orgs.lists["themes"].row(5)
         True
         """
-        meta = {"seed": self.seed, "scale": self.scale, "as_of": self.as_of.isoformat(),
-                "months": self.months, "listed": self.listed}
+        meta = {
+            "seed": self.seed,
+            "scale": self.scale,
+            "as_of": self.as_of.isoformat(),
+            "months": self.months,
+            "listed": self.listed,
+        }
         out = {"meta": np.frombuffer(orjson.dumps(meta), dtype=np.uint8), "series": self.series}
         for name, store in (("orgs", self.orgs), ("deals", self.deals)):
             lengths = np.fromiter((len(r) for r in store.rows), dtype=np.int64, count=len(store))
@@ -101,9 +119,16 @@ class Corpus:
         """The inverse of :meth:`to_arrays`."""
         meta = orjson.loads(arrays["meta"].tobytes())
         stores = {name: _store_from_arrays(name, spec, arrays) for name, spec in _STORES.items()}
-        return cls(seed=meta["seed"], scale=meta["scale"], as_of=dt.datetime.fromisoformat(meta["as_of"]),
-                   orgs=stores["orgs"], deals=stores["deals"], listed=meta["listed"],
-                   months=meta["months"], series=arrays["series"])
+        return cls(
+            seed=meta["seed"],
+            scale=meta["scale"],
+            as_of=dt.datetime.fromisoformat(meta["as_of"]),
+            orgs=stores["orgs"],
+            deals=stores["deals"],
+            listed=meta["listed"],
+            months=meta["months"],
+            series=arrays["series"],
+        )
 
 
 def _store_from_arrays(name: str, spec: RecordSpec, arrays: dict[str, np.ndarray]) -> RecordStore:
@@ -114,7 +139,12 @@ def _store_from_arrays(name: str, spec: RecordSpec, arrays: dict[str, np.ndarray
     for key, column in spec.columns.items():
         values = arrays[f"{name}.col.{key}"]
         columns[key] = values.astype(object) if column.kind == "str" else values
-    lists = {key: ListColumn(arrays[f"{name}.list.{key}.vocab"].tolist(),
-                             arrays[f"{name}.list.{key}.codes"], arrays[f"{name}.list.{key}.offsets"])
-             for key in spec.lists}
+    lists = {
+        key: ListColumn(
+            arrays[f"{name}.list.{key}.vocab"].tolist(),
+            arrays[f"{name}.list.{key}.codes"],
+            arrays[f"{name}.list.{key}.offsets"],
+        )
+        for key in spec.lists
+    }
     return RecordStore(rows, columns, lists)

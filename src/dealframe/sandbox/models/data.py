@@ -26,39 +26,118 @@ __all__ = ["AS_OF", "Dataset", "generate", "iso_ts"]
 AS_OF = dt.datetime(2026, 6, 30, tzinfo=dt.UTC)
 
 VERTICALS = (
-    "Fintech", "Healthtech", "Enterprise Software", "Cybersecurity", "E-commerce", "Edtech",
-    "Insurtech", "Proptech", "Climate Tech", "AI & Machine Learning", "Biotech", "Logistics",
-    "Adtech", "Gaming", "Mobility", "Agtech", "Foodtech", "HR Tech", "Legal Tech", "Media",
-    "Semiconductors", "Telecom", "Travel", "Web3", "DevTools", "Data Infrastructure",
-    "Marketplaces", "Robotics", "Space Tech", "Retail Tech",
+    "Fintech",
+    "Healthtech",
+    "Enterprise Software",
+    "Cybersecurity",
+    "E-commerce",
+    "Edtech",
+    "Insurtech",
+    "Proptech",
+    "Climate Tech",
+    "AI & Machine Learning",
+    "Biotech",
+    "Logistics",
+    "Adtech",
+    "Gaming",
+    "Mobility",
+    "Agtech",
+    "Foodtech",
+    "HR Tech",
+    "Legal Tech",
+    "Media",
+    "Semiconductors",
+    "Telecom",
+    "Travel",
+    "Web3",
+    "DevTools",
+    "Data Infrastructure",
+    "Marketplaces",
+    "Robotics",
+    "Space Tech",
+    "Retail Tech",
 )
 THEMES = (
-    "Generative AI", "Embedded Finance", "Open Banking", "Sustainability", "Remote Work",
-    "Creator Economy", "Digital Health", "Supply Chain Resilience", "Decarbonisation",
-    "Vertical SaaS", "Low-code", "Quantum", "Privacy", "BNPL", "Electrification",
+    "Generative AI",
+    "Embedded Finance",
+    "Open Banking",
+    "Sustainability",
+    "Remote Work",
+    "Creator Economy",
+    "Digital Health",
+    "Supply Chain Resilience",
+    "Decarbonisation",
+    "Vertical SaaS",
+    "Low-code",
+    "Quantum",
+    "Privacy",
+    "BNPL",
+    "Electrification",
     "Circular Economy",
 )
 CLIENT_FOCUS = ("B2B", "B2C", "B2B2C", "B2G")
-REVENUE_MODELS = ("SaaS", "Marketplace", "Transactional", "Advertising", "Hardware", "Licensing",
-                  "Services", "Subscription")
+REVENUE_MODELS = (
+    "SaaS",
+    "Marketplace",
+    "Transactional",
+    "Advertising",
+    "Hardware",
+    "Licensing",
+    "Services",
+    "Subscription",
+)
 PRIVATE_OWNERSHIP = ("Privately held", "VC-backed", "PE-backed", "Subsidiary")
-FIRM_TYPES = ("Venture capital", "Private equity", "Family office", "Accelerator", "Corporate venture")
+FIRM_TYPES = (
+    "Venture capital",
+    "Private equity",
+    "Family office",
+    "Accelerator",
+    "Corporate venture",
+)
 
 _SUBTYPES: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {
-    "Early": (("Angel", "Pre-seed", "Seed", "Series A", "Undisclosed stage"), (.1, .25, .45, .1, .1)),
-    "Venture": (("Series A", "Series B", "Series C", "Series D", "Undisclosed stage"),
-                (.35, .35, .2, .05, .05)),
-    "Growth": (("Series C", "Series D", "Series E", "Series F", "Series G", "Series H", "Series I",
-                "Series J", "Strategic investment", "Undisclosed stage"),
-               (.2, .2, .15, .1, .07, .05, .03, .02, .13, .05)),
-    "M&A": (("Strategic M&A", "PE buyout"), (.7, .3)),
-    "Secondary": (("Secondary - private", "Secondary - public"), (.7, .3)),
-    "Public listing": (("ICO", "Undisclosed stage"), (.15, .85)),
+    "Early": (
+        ("Angel", "Pre-seed", "Seed", "Series A", "Undisclosed stage"),
+        (0.1, 0.25, 0.45, 0.1, 0.1),
+    ),
+    "Venture": (
+        ("Series A", "Series B", "Series C", "Series D", "Undisclosed stage"),
+        (0.35, 0.35, 0.2, 0.05, 0.05),
+    ),
+    "Growth": (
+        (
+            "Series C",
+            "Series D",
+            "Series E",
+            "Series F",
+            "Series G",
+            "Series H",
+            "Series I",
+            "Series J",
+            "Strategic investment",
+            "Undisclosed stage",
+        ),
+        (0.2, 0.2, 0.15, 0.1, 0.07, 0.05, 0.03, 0.02, 0.13, 0.05),
+    ),
+    "M&A": (("Strategic M&A", "PE buyout"), (0.7, 0.3)),
+    "Secondary": (("Secondary - private", "Secondary - public"), (0.7, 0.3)),
+    "Public listing": (("ICO", "Undisclosed stage"), (0.15, 0.85)),
 }
-_TYPE_P = {"Early": .22, "Venture": .30, "Growth": .14, "M&A": .22, "Secondary": .06,
-           "Public listing": .06}
-_RAISED_LOG_MEDIAN = {"Early": 1.5, "Venture": 15.0, "Growth": 80.0, "Secondary": 30.0,
-                      "Public listing": 150.0}
+_TYPE_P = {
+    "Early": 0.22,
+    "Venture": 0.30,
+    "Growth": 0.14,
+    "M&A": 0.22,
+    "Secondary": 0.06,
+    "Public listing": 0.06,
+}
+_RAISED_LOG_MEDIAN = {
+    "Early": 1.5,
+    "Venture": 15.0,
+    "Growth": 80.0,
+    "Secondary": 30.0,
+    "Public listing": 150.0,
+}
 
 MONTHS_OF_SERIES = 120
 
@@ -108,7 +187,9 @@ def iso_ts(moment: dt.datetime) -> str:
 
 def iso_ts_many(seconds: np.ndarray) -> list[str]:
     """Format many UTC epoch seconds like :func:`iso_ts` (vectorised)."""
-    text = np.datetime_as_string(np.asarray(seconds, dtype="int64").astype("datetime64[s]"), unit="s")
+    text = np.datetime_as_string(
+        np.asarray(seconds, dtype="int64").astype("datetime64[s]"), unit="s"
+    )
     return [t + "+00:00" for t in text.tolist()]
 
 
@@ -118,7 +199,9 @@ def _rounded(values: np.ndarray, digits: int) -> list[float | None]:
     return [None if v != v or v in (np.inf, -np.inf) else v for v in arr.tolist()]
 
 
-def _subsets(rng: np.random.Generator, vocab: tuple[str, ...], n: int, lo: int, hi: int) -> list[list[str]]:
+def _subsets(
+    rng: np.random.Generator, vocab: tuple[str, ...], n: int, lo: int, hi: int
+) -> list[list[str]]:
     """``n`` random sorted subsets of ``vocab`` with ``lo..hi`` members each."""
     k = rng.integers(lo, hi + 1, n)
     order = np.argsort(rng.random((n, len(vocab))), axis=1)
@@ -133,7 +216,7 @@ def _seconds_between(rng: np.random.Generator, lo: np.ndarray, hi: np.ndarray) -
 
 def _uuids(rng: np.random.Generator, n: int) -> list[str]:
     raw = rng.bytes(16 * n)
-    return [str(uuid.UUID(bytes=raw[16 * i:16 * i + 16], version=4)) for i in range(n)]
+    return [str(uuid.UUID(bytes=raw[16 * i : 16 * i + 16], version=4)) for i in range(n)]
 
 
 def _r(x: float, digits: int = 3) -> float | None:
@@ -184,8 +267,14 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
 # --------------------------------------------------------------------------- organisations
 
 
-def _make_orgs(ds: Dataset, rng: np.random.Generator, n_companies: int, n_firms: int,
-               n_corporate_investors: int, n_listed: int) -> None:
+def _make_orgs(
+    ds: Dataset,
+    rng: np.random.Generator,
+    n_companies: int,
+    n_firms: int,
+    n_corporate_investors: int,
+    n_listed: int,
+) -> None:
     as_of_s = int(ds.as_of.timestamp())
     n = n_companies + n_firms
     names = company_names(rng, n_companies) + firm_names(rng, n_firms)
@@ -206,7 +295,9 @@ def _make_orgs(ds: Dataset, rng: np.random.Generator, n_companies: int, n_firms:
     listed = np.sort(rng.choice(eligible, size=min(n_listed, eligible.size), replace=False))
     is_listed = np.zeros(n, dtype=bool)
     is_listed[listed] = True
-    corp_listed = rng.choice(listed, size=min(n_corporate_investors // 2, listed.size), replace=False)
+    corp_listed = rng.choice(
+        listed, size=min(n_corporate_investors // 2, listed.size), replace=False
+    )
     others = np.setdiff1d(np.arange(n_companies), listed)
     corp_private = rng.choice(others, size=n_corporate_investors - corp_listed.size, replace=False)
     corporate = np.zeros(n, dtype=bool)
@@ -237,11 +328,44 @@ def _make_orgs(ds: Dataset, rng: np.random.Generator, n_companies: int, n_firms:
     employees = (rng.lognormal(4.5, 1.6, n)).astype(int) + 1
     employees_null = rng.random(n) < 0.15
 
-    (country_idx, founded, is_listed_l, corporate_l, is_company_l, city_pick, area_null, ceo_null,
-     active, deleted, ownership_pick, firm_pick, employees, employees_null, ipo_day, no_vertical) = (
-        a.tolist() for a in (country_idx, founded, is_listed, corporate, is_company, city_pick,
-                             area_null, ceo_null, active, deleted, ownership_pick, firm_pick,
-                             employees, employees_null, ipo_day, no_vertical))
+    (
+        country_idx,
+        founded,
+        is_listed_l,
+        corporate_l,
+        is_company_l,
+        city_pick,
+        area_null,
+        ceo_null,
+        active,
+        deleted,
+        ownership_pick,
+        firm_pick,
+        employees,
+        employees_null,
+        ipo_day,
+        no_vertical,
+    ) = (
+        a.tolist()
+        for a in (
+            country_idx,
+            founded,
+            is_listed,
+            corporate,
+            is_company,
+            city_pick,
+            area_null,
+            ceo_null,
+            active,
+            deleted,
+            ownership_pick,
+            firm_pick,
+            employees,
+            employees_null,
+            ipo_day,
+            no_vertical,
+        )
+    )
     for i in range(n):
         c = COUNTRIES[country_idx[i]]
         name = names[i]
@@ -263,42 +387,44 @@ def _make_orgs(ds: Dataset, rng: np.random.Generator, n_companies: int, n_firms:
         else:
             ownership = "Privately held"
         slug = slugify(name)
-        ds.orgs.append({
-            "id": ids[i],
-            "name": name,
-            "short_name": name.split(" ")[0],
-            "description": (
-                f"{name} is a {company_type[0].lower()} based in {city} working in "
-                f"{(vert[0] if vert else 'technology').lower()}."
-            ),
-            "website": f"https://www.{slug}.com",
-            "linkedin": f"https://www.linkedin.com/company/{slug}",
-            "country": c.iso3,
-            "region": c.region,
-            "city": city,
-            "area": None if area_null[i] else f"Greater {city}",
-            "founded": founded[i],
-            "verticals": vert,
-            "themes": themes[i],
-            "client_focus": cf,
-            "revenue_model": rm,
-            "company_type": company_type,
-            "ownership": ownership,
-            "active": bool(is_listed_l[i] or active[i]),
-            "ipoed": dt.date.fromordinal(ipo_day[i]).isoformat() if is_listed_l[i] else None,
-            "ceo": None if ceo_null[i] else ceos[i],
-            "created_at": created_s[i],
-            "updated_at": updated_s[i],
-            "deleted": bool(deleted[i] and not is_listed_l[i]),
-            "is_public": bool(is_listed_l[i]),
-            "employee_count": None if employees_null[i] else employees[i],
-            "stock_listing": None,
-            "valuation": None,
-            "fundamentals": None,
-            "_company": bool(is_company_l[i]),
-            "_investor": bool(corporate_l[i] or not is_company_l[i]),
-            "_country": c,
-        })
+        ds.orgs.append(
+            {
+                "id": ids[i],
+                "name": name,
+                "short_name": name.split(" ")[0],
+                "description": (
+                    f"{name} is a {company_type[0].lower()} based in {city} working in "
+                    f"{(vert[0] if vert else 'technology').lower()}."
+                ),
+                "website": f"https://www.{slug}.com",
+                "linkedin": f"https://www.linkedin.com/company/{slug}",
+                "country": c.iso3,
+                "region": c.region,
+                "city": city,
+                "area": None if area_null[i] else f"Greater {city}",
+                "founded": founded[i],
+                "verticals": vert,
+                "themes": themes[i],
+                "client_focus": cf,
+                "revenue_model": rm,
+                "company_type": company_type,
+                "ownership": ownership,
+                "active": bool(is_listed_l[i] or active[i]),
+                "ipoed": dt.date.fromordinal(ipo_day[i]).isoformat() if is_listed_l[i] else None,
+                "ceo": None if ceo_null[i] else ceos[i],
+                "created_at": created_s[i],
+                "updated_at": updated_s[i],
+                "deleted": bool(deleted[i] and not is_listed_l[i]),
+                "is_public": bool(is_listed_l[i]),
+                "employee_count": None if employees_null[i] else employees[i],
+                "stock_listing": None,
+                "valuation": None,
+                "fundamentals": None,
+                "_company": bool(is_company_l[i]),
+                "_investor": bool(corporate_l[i] or not is_company_l[i]),
+                "_country": c,
+            }
+        )
     _listing_details(ds, rng, listed)
     _private_financials(ds, rng, n_companies, is_listed)
 
@@ -318,8 +444,12 @@ def _listing_details(ds: Dataset, rng: np.random.Generator, listed: np.ndarray) 
             keep = 3 + tries // 40
             ticker = ticker[:keep] + chr(ord("A") + int(rng.integers(0, 26)))
         used.add((exchange, ticker))
-        org["stock_listing"] = {"id": _uuids(rng, 1)[0], "ticker": ticker, "exchange": exchange,
-                                "currency": c.currency}
+        org["stock_listing"] = {
+            "id": _uuids(rng, 1)[0],
+            "ticker": ticker,
+            "exchange": exchange,
+            "currency": c.currency,
+        }
         market_cap = float(rng.lognormal(np.log(1500), 1.8))
         ev = market_cap * float(np.clip(rng.normal(1.1, 0.2), 0.5, 2.5))
         revenue = ev / float(rng.lognormal(np.log(4), 0.8))
@@ -327,34 +457,48 @@ def _listing_details(ds: Dataset, rng: np.random.Generator, listed: np.ndarray) 
         growth = float(rng.normal(0.12, 0.15))
         ebitda = revenue * margin
         org["valuation"] = {
-            "market_cap": _r(market_cap), "enterprise_value": _r(ev),
+            "market_cap": _r(market_cap),
+            "enterprise_value": _r(ev),
             "price_to_book": _r(rng.lognormal(1.0, 0.7), 4),
             "price_to_sales": _r(market_cap / revenue, 4),
             "price_to_cash_flow": _r(rng.lognormal(2.6, 0.6), 4) if rng.random() > 0.1 else None,
-            "price_to_free_cash_flow": _r(rng.lognormal(3.0, 0.7), 4) if rng.random() > 0.15 else None,
+            "price_to_free_cash_flow": _r(rng.lognormal(3.0, 0.7), 4)
+            if rng.random() > 0.15
+            else None,
             "beta": _r(rng.normal(1.0, 0.35), 4),
             "updated_at": iso_ts(ds.as_of - dt.timedelta(days=int(rng.integers(0, 5)))),
         }
         org["fundamentals"] = _fundamentals(rng, ev, revenue, ebitda, growth, margin)
-        org["_fin"] = {"market_cap": market_cap, "ev": ev, "revenue": revenue, "margin": margin,
-                       "growth": growth}
+        org["_fin"] = {
+            "market_cap": market_cap,
+            "ev": ev,
+            "revenue": revenue,
+            "margin": margin,
+            "growth": growth,
+        }
 
 
-def _fundamentals(rng: np.random.Generator, ev: float, revenue: float, ebitda: float,
-                  growth: float, margin: float) -> dict:
+def _fundamentals(
+    rng: np.random.Generator, ev: float, revenue: float, ebitda: float, growth: float, margin: float
+) -> dict:
     rev_ntm = revenue * (1 + growth)
     ebitda_ntm = rev_ntm * (margin + 0.01)
     pos = lambda x: x if x > 0 else np.nan  # noqa: E731 - multiples of negative EBITDA are not meaningful
     pe = float(rng.lognormal(np.log(22), 0.6))
     return {
-        "revenue_fy": _r(revenue), "ebitda_fy": _r(ebitda),
-        "ev_revenue_ntm": _r(ev / rev_ntm, 4), "ev_revenue_ltm": _r(ev / revenue, 4),
+        "revenue_fy": _r(revenue),
+        "ebitda_fy": _r(ebitda),
+        "ev_revenue_ntm": _r(ev / rev_ntm, 4),
+        "ev_revenue_ltm": _r(ev / revenue, 4),
         "ev_revenue_fy": _r(ev / revenue, 4),
-        "ev_ebitda_ntm": _r(ev / pos(ebitda_ntm), 4), "ev_ebitda_ltm": _r(ev / pos(ebitda), 4),
+        "ev_ebitda_ntm": _r(ev / pos(ebitda_ntm), 4),
+        "ev_ebitda_ltm": _r(ev / pos(ebitda), 4),
         "ev_ebitda_fy": _r(ev / pos(ebitda), 4),
-        "pe_ntm": _r(pe * 0.85, 4) if margin > 0 else None, "pe_ltm": _r(pe, 4) if margin > 0 else None,
+        "pe_ntm": _r(pe * 0.85, 4) if margin > 0 else None,
+        "pe_ltm": _r(pe, 4) if margin > 0 else None,
         "pe_fy": _r(pe, 4) if margin > 0 else None,
-        "ebitda_margin_ntm": _r((margin + 0.01) * 100, 4), "ebitda_margin_ltm": _r(margin * 100, 4),
+        "ebitda_margin_ntm": _r((margin + 0.01) * 100, 4),
+        "ebitda_margin_ltm": _r(margin * 100, 4),
         "ebitda_margin_fy": _r(margin * 100, 4),
         "revenue_growth_ntm_ltm": _r(growth * 100, 4),
         "revenue_growth_fy1_fy": _r(growth * 100 * 0.9, 4),
@@ -364,19 +508,41 @@ def _fundamentals(rng: np.random.Generator, ev: float, revenue: float, ebitda: f
 
 
 _FUNDAMENTAL_KEYS = (
-    "revenue_fy", "ebitda_fy", "ev_revenue_ntm", "ev_revenue_ltm", "ev_revenue_fy", "ev_ebitda_ntm",
-    "ev_ebitda_ltm", "ev_ebitda_fy", "pe_ntm", "pe_ltm", "pe_fy", "ebitda_margin_ntm",
-    "ebitda_margin_ltm", "ebitda_margin_fy", "revenue_growth_ntm_ltm", "revenue_growth_fy1_fy",
-    "rule_of_40", "rule_of_40_ltm",
+    "revenue_fy",
+    "ebitda_fy",
+    "ev_revenue_ntm",
+    "ev_revenue_ltm",
+    "ev_revenue_fy",
+    "ev_ebitda_ntm",
+    "ev_ebitda_ltm",
+    "ev_ebitda_fy",
+    "pe_ntm",
+    "pe_ltm",
+    "pe_fy",
+    "ebitda_margin_ntm",
+    "ebitda_margin_ltm",
+    "ebitda_margin_fy",
+    "revenue_growth_ntm_ltm",
+    "revenue_growth_fy1_fy",
+    "rule_of_40",
+    "rule_of_40_ltm",
 )
 
 
-def _private_financials(ds: Dataset, rng: np.random.Generator, n_companies: int,
-                        is_listed: np.ndarray) -> None:
+def _private_financials(
+    ds: Dataset, rng: np.random.Generator, n_companies: int, is_listed: np.ndarray
+) -> None:
     """Private companies: valuation unknown, fundamentals known for about one in five."""
-    empty_val = {"market_cap": None, "enterprise_value": None, "price_to_book": None,
-                 "price_to_sales": None, "price_to_cash_flow": None,
-                 "price_to_free_cash_flow": None, "beta": None, "updated_at": None}
+    empty_val = {
+        "market_cap": None,
+        "enterprise_value": None,
+        "price_to_book": None,
+        "price_to_sales": None,
+        "price_to_cash_flow": None,
+        "price_to_free_cash_flow": None,
+        "beta": None,
+        "updated_at": None,
+    }
     for i, org in enumerate(ds.orgs):
         if is_listed[i]:
             continue
@@ -399,8 +565,13 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     company_idx = np.array([i for i, o in enumerate(orgs) if o["_company"]])
     investor_idx = np.array([i for i, o in enumerate(orgs) if o["_investor"]])
     corporate = np.array([i for i in investor_idx if orgs[i]["_company"]])
-    pe_firms = np.array([i for i in investor_idx
-                         if not orgs[i]["_company"] and orgs[i]["company_type"] == ["Private equity"]])
+    pe_firms = np.array(
+        [
+            i
+            for i in investor_idx
+            if not orgs[i]["_company"] and orgs[i]["company_type"] == ["Private equity"]
+        ]
+    )
     if pe_firms.size == 0:
         pe_firms = corporate
     # Heavy-tailed activity: a few investors take part in many deals, a few companies raise often.
@@ -412,7 +583,9 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     for t, name in enumerate(DEAL_TYPES):
         mask = types == t
         options, probs = _SUBTYPES[name]
-        subtype_of[mask] = np.array(options, dtype=object)[rng.choice(len(options), mask.sum(), p=probs)]
+        subtype_of[mask] = np.array(options, dtype=object)[
+            rng.choice(len(options), mask.sum(), p=probs)
+        ]
     start = dt.date(2012, 1, 1).toordinal()
     end = ds.as_of.date().toordinal()
     day = start + (rng.power(1.7, n_deals) * (end - start)).astype(int)
@@ -423,8 +596,7 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     order = np.argsort(founded_day, kind="stable")
     cumulative = np.cumsum(target_w[order])
     eligible = np.maximum(np.searchsorted(founded_day[order], day, side="right"), 1)
-    pick = np.searchsorted(cumulative, rng.random(n_deals) * cumulative[eligible - 1],
-                           side="right")
+    pick = np.searchsorted(cumulative, rng.random(n_deals) * cumulative[eligible - 1], side="right")
     targets = company_idx[order[np.minimum(pick, eligible - 1)]]
     ids = _uuids(rng, n_deals)
 
@@ -435,7 +607,9 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     n_others = np.minimum(rng.poisson(2.5, n_deals), 8)
     n_buyers = rng.choice(3, size=n_deals, p=[0.01, 0.88, 0.11])
     slots = 11
-    fund_pick = investor_idx[rng.choice(investor_idx.size, size=(n_deals, slots), p=activity / activity.sum())]
+    fund_pick = investor_idx[
+        rng.choice(investor_idx.size, size=(n_deals, slots), p=activity / activity.sum())
+    ]
     corp_pick = corporate[rng.integers(0, corporate.size, (n_deals, 2))]
     pe_pick = pe_firms[rng.integers(0, pe_firms.size, (n_deals, 2))]
     country_null = rng.random((n_deals, slots)) < 0.02
@@ -447,7 +621,11 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
 
     epoch0 = dt.date(1970, 1, 1).toordinal()
     as_of_s = int(ds.as_of.timestamp())
-    created = (day - epoch0) * 86_400 + rng.integers(0, 30, n_deals) * 86_400 + rng.integers(0, 86_400, n_deals)
+    created = (
+        (day - epoch0) * 86_400
+        + rng.integers(0, 30, n_deals) * 86_400
+        + rng.integers(0, 86_400, n_deals)
+    )
     created = np.minimum(created, as_of_s - 1)
     updated = _seconds_between(rng, created, np.full(n_deals, as_of_s))
     created_s, updated_s = iso_ts_many(created), iso_ts_many(updated)
@@ -463,14 +641,44 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
         if tpl is None:
             o = orgs[j]
             tpl = templates[(j, null_country)] = {
-                "id": o["id"], "name": o["name"], "country": None if null_country else o["country"],
-                "website": o["website"], "short_name": o["short_name"]}
+                "id": o["id"],
+                "name": o["name"],
+                "country": None if null_country else o["country"],
+                "website": o["website"],
+                "short_name": o["short_name"],
+            }
         return tpl
 
-    (types, targets, n_leads, n_others, n_buyers, fund_pick, corp_pick, pe_pick, country_null,
-     deleted, day, subtype_of) = (
-        a.tolist() for a in (types, targets, n_leads, n_others, n_buyers, fund_pick, corp_pick,
-                             pe_pick, country_null, deleted, day, subtype_of))
+    (
+        types,
+        targets,
+        n_leads,
+        n_others,
+        n_buyers,
+        fund_pick,
+        corp_pick,
+        pe_pick,
+        country_null,
+        deleted,
+        day,
+        subtype_of,
+    ) = (
+        a.tolist()
+        for a in (
+            types,
+            targets,
+            n_leads,
+            n_others,
+            n_buyers,
+            fund_pick,
+            corp_pick,
+            pe_pick,
+            country_null,
+            deleted,
+            day,
+            subtype_of,
+        )
+    )
     for k in range(n_deals):
         target = orgs[targets[k]]
         subtype = subtype_of[k]
@@ -501,21 +709,23 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
                 investors.append(p)
         m = money[k]
         deal_type = DEAL_TYPES[types[k]]
-        ds.deals.append({
-            "id": ids[k],
-            "deal_date": dt.date.fromordinal(day[k]).isoformat(),
-            "deal_type": deal_type,
-            "deal_subtype": subtype,
-            "deal_synopsis": _synopsis(target, deal_type, subtype, m, leads, buyers),
-            **m,
-            "target_index": targets[k],
-            "buyers": buyers,
-            "lead_investors": leads,
-            "investors": investors,
-            "created_at": created_s[k],
-            "updated_at": updated_s[k],
-            "deleted": deleted[k],
-        })
+        ds.deals.append(
+            {
+                "id": ids[k],
+                "deal_date": dt.date.fromordinal(day[k]).isoformat(),
+                "deal_type": deal_type,
+                "deal_subtype": subtype,
+                "deal_synopsis": _synopsis(target, deal_type, subtype, m, leads, buyers),
+                **m,
+                "target_index": targets[k],
+                "buyers": buyers,
+                "lead_investors": leads,
+                "investors": investors,
+                "created_at": created_s[k],
+                "updated_at": updated_s[k],
+                "deleted": deleted[k],
+            }
+        )
 
 
 def _deal_money(rng: np.random.Generator, types: np.ndarray, n: int) -> list[dict]:
@@ -523,7 +733,9 @@ def _deal_money(rng: np.random.Generator, types: np.ndarray, n: int) -> list[dic
     is_ma = types == DEAL_TYPES.index("M&A")
     raised_median = np.array([_RAISED_LOG_MEDIAN.get(t, 1.0) for t in DEAL_TYPES])[types]
     raised = raised_median * rng.lognormal(0.0, 0.9, n)
-    valuation = np.where(is_ma, rng.lognormal(np.log(300), 1.6, n), raised * rng.lognormal(np.log(5), 0.5, n))
+    valuation = np.where(
+        is_ma, rng.lognormal(np.log(300), 1.6, n), raised * rng.lognormal(np.log(5), 0.5, n)
+    )
     raised[is_ma | (rng.random(n) < 0.08)] = np.nan
     valuation[rng.random(n) < 0.35] = np.nan
     multiple = rng.lognormal(np.log(6), 0.9, n)
@@ -538,11 +750,25 @@ def _deal_money(rng: np.random.Generator, types: np.ndarray, n: int) -> list[dic
     with np.errstate(divide="ignore", invalid="ignore"):
         ev_revenue = np.where(revenue != 0, valuation / revenue, np.nan)
         ev_ebitda = np.where(ebitda != 0, valuation / ebitda, np.nan)
-    cols = [_rounded(a, d) for a, d in ((valuation, 3), (raised, 3), (revenue, 3), (ebitda, 3),
-                                        (ev_revenue, 4), (ev_ebitda, 4))]
+    cols = [
+        _rounded(a, d)
+        for a, d in (
+            (valuation, 3),
+            (raised, 3),
+            (revenue, 3),
+            (ebitda, 3),
+            (ev_revenue, 4),
+            (ev_ebitda, 4),
+        )
+    ]
     return [
-        {"deal_valuation": v, "deal_raised": r, "deal_revenue": rv, "deal_ebitda": e,
-         "deal_multiples": {"ev_revenue": evr, "ev_ebitda": eve}}
+        {
+            "deal_valuation": v,
+            "deal_raised": r,
+            "deal_revenue": rv,
+            "deal_ebitda": e,
+            "deal_multiples": {"ev_revenue": evr, "ev_ebitda": eve},
+        }
         for v, r, rv, e, evr, eve in zip(*cols)
     ]
 
@@ -573,28 +799,51 @@ def _every_investor_leads(ds: Dataset, rng: np.random.Generator) -> None:
             deal = ds.deals[own[int(rng.integers(0, len(own)))]]
             member = next(p for p in deal["investors"] if p["id"] == org["id"])
         else:
-            choices = [k for k in (funding[int(i)] for i in rng.integers(0, len(funding), 20))
-                       if ds.deals[k]["target_index"] != index] if funding else []
+            choices = (
+                [
+                    k
+                    for k in (funding[int(i)] for i in rng.integers(0, len(funding), 20))
+                    if ds.deals[k]["target_index"] != index
+                ]
+                if funding
+                else []
+            )
             if not choices:
                 continue
             deal = ds.deals[choices[0]]
-            member = {"id": org["id"], "name": org["name"], "country": org["country"],
-                      "website": org["website"], "short_name": org["short_name"]}
+            member = {
+                "id": org["id"],
+                "name": org["name"],
+                "country": org["country"],
+                "website": org["website"],
+                "short_name": org["short_name"],
+            }
             deal["investors"].append(member)
         deal["lead_investors"].append(member)
         target = ds.orgs[deal["target_index"]]
         money = {"deal_raised": deal["deal_raised"]}
-        deal["deal_synopsis"] = _synopsis(target, deal["deal_type"], deal["deal_subtype"], money,
-                                          deal["lead_investors"], deal["buyers"])
+        deal["deal_synopsis"] = _synopsis(
+            target,
+            deal["deal_type"],
+            deal["deal_subtype"],
+            money,
+            deal["lead_investors"],
+            deal["buyers"],
+        )
         leading.add(org["id"])
 
 
-def _synopsis(target: dict, deal_type: str, subtype: str, money: dict, leads: list[dict],
-              buyers: list[dict]) -> str:
+def _synopsis(
+    target: dict, deal_type: str, subtype: str, money: dict, leads: list[dict], buyers: list[dict]
+) -> str:
     if deal_type == "M&A":
         who = " and ".join(b["name"] for b in buyers) or "An undisclosed buyer"
         return f"{who} acquired {target['name']} ({subtype})."
-    amount = f"${money['deal_raised']:,.1f}m" if money["deal_raised"] is not None else "an undisclosed amount"
+    amount = (
+        f"${money['deal_raised']:,.1f}m"
+        if money["deal_raised"] is not None
+        else "an undisclosed amount"
+    )
     led = f", led by {leads[0]['name']}" if leads else ""
     return f"{target['name']} raised {amount} in a {subtype} {deal_type.lower()} round{led}."
 
@@ -620,8 +869,10 @@ def _make_listed(ds: Dataset, rng: np.random.Generator) -> None:
     for i in listed:
         by_country.setdefault(ds.orgs[i]["country"], []).append(i)
     # Never onto a ticker already taken on b's exchange: v1 SKUs (<EXCHANGE>_<TICKER>) stay unique.
-    taken = {(ds.orgs[i]["stock_listing"]["exchange"], ds.orgs[i]["stock_listing"]["ticker"])
-             for i in listed}
+    taken = {
+        (ds.orgs[i]["stock_listing"]["exchange"], ds.orgs[i]["stock_listing"]["ticker"])
+        for i in listed
+    }
     for members in by_country.values():
         multi = [i for i in members if len(ds.orgs[i]["_country"].exchanges) > 1]
         for a, b in zip(multi[0:6:2], multi[1:6:2]):
@@ -640,22 +891,38 @@ def _make_listed(ds: Dataset, rng: np.random.Generator) -> None:
         sku_v2 = f"{listing['ticker']}-{org['country']}" + (f".{nth}" if nth else "")
         sku_v1 = f"{listing['exchange']}_{listing['ticker']}"
         _fill_series(series[row], fi, fin, org, months, rng)
-        ds.listed.append({"org": i, "sku_v1": sku_v1, "sku_v2": sku_v2,
-                          "current": _current(org, series[row], fi, rng)})
+        ds.listed.append(
+            {
+                "org": i,
+                "sku_v1": sku_v1,
+                "sku_v2": sku_v2,
+                "current": _current(org, series[row], fi, rng),
+            }
+        )
     ds.series = series
 
 
-def _fill_series(out: np.ndarray, fi: dict[str, int], fin: dict, org: dict, months: list[str],
-                 rng: np.random.Generator) -> None:
+def _fill_series(
+    out: np.ndarray,
+    fi: dict[str, int],
+    fin: dict,
+    org: dict,
+    months: list[str],
+    rng: np.random.Generator,
+) -> None:
     t = len(months)
     steps = rng.normal(0.004, 0.07, t)
     log_path = np.cumsum(steps[::-1])[::-1] - steps[-1]  # 0 at the last month
     mcap = fin["market_cap"] * np.exp(-log_path)
-    ev_ratio = np.clip(fin["ev"] / fin["market_cap"] + rng.normal(0, 0.02, t).cumsum() * 0.2, 0.4, 3)
+    ev_ratio = np.clip(
+        fin["ev"] / fin["market_cap"] + rng.normal(0, 0.02, t).cumsum() * 0.2, 0.4, 3
+    )
     ev = mcap * ev_ratio
     years_back = (t - 1 - np.arange(t)) / 12
     growth = fin["growth"]
-    revenue = fin["revenue"] / (1 + max(growth, -0.5)) ** years_back * np.exp(rng.normal(0, 0.02, t))
+    revenue = (
+        fin["revenue"] / (1 + max(growth, -0.5)) ** years_back * np.exp(rng.normal(0, 0.02, t))
+    )
     margin = fin["margin"] + rng.normal(0, 0.01, t).cumsum() * 0.3
     gross = np.clip(0.55 + margin * 0.8 + rng.normal(0, 0.01, t), 0.05, 0.95)
     g_path = growth + rng.normal(0, 0.01, t).cumsum() * 0.3
@@ -678,7 +945,7 @@ def _fill_series(out: np.ndarray, fi: dict[str, int], fin: dict, org: dict, mont
     out[:, :start] = np.nan
     if rng.random() < 0.06:
         g0 = int(rng.integers(0, t - 3))
-        out[:, g0:g0 + int(rng.integers(1, 4))] = np.nan
+        out[:, g0 : g0 + int(rng.integers(1, 4))] = np.nan
     holes = rng.random(out.shape) < 0.004
     out[holes] = np.nan
     out[:, -1] = np.where(np.isnan(out[:, -1]), out[:, -2], out[:, -1])  # current month present
@@ -698,12 +965,17 @@ def _current(org: dict, rows: np.ndarray, fi: dict[str, int], rng: np.random.Gen
     ebitda_ntm = revenue_ntm * (margin + 0.01)
     growth_ltm = growth * 0.9 * 100
     values = {
-        "marketCap": last["marketCap"], "enterpriseValue": last["enterpriseValue"],
-        "revenueLtm": revenue_ltm, "revenueNtm": revenue_ntm,
-        "ebitdaLtm": ebitda_ltm, "ebitdaNtm": ebitda_ntm,
-        "evRevenueLtm": last["evRevenueLtm"], "evRevenueNtm": last["evRevenueNtm"],
+        "marketCap": last["marketCap"],
+        "enterpriseValue": last["enterpriseValue"],
+        "revenueLtm": revenue_ltm,
+        "revenueNtm": revenue_ntm,
+        "ebitdaLtm": ebitda_ltm,
+        "ebitdaNtm": ebitda_ntm,
+        "evRevenueLtm": last["evRevenueLtm"],
+        "evRevenueNtm": last["evRevenueNtm"],
         "evEbitdaLtm": last["evEbitdaLtm"],
-        "marginGrossLtm": last["marginGrossLtm"], "marginEbitdaLtm": last["marginEbitdaLtm"],
+        "marginGrossLtm": last["marginGrossLtm"],
+        "marginEbitdaLtm": last["marginEbitdaLtm"],
         "revenueGrowthNtmLtm": last["revenueGrowthNtmLtm"],
         "ruleOf40Ltm": growth_ltm + margin * 100,
         "ruleOf40": growth * 100 + (margin + 0.01) * 100,
@@ -728,7 +1000,14 @@ def _current(org: dict, rows: np.ndarray, fi: dict[str, int], rng: np.random.Gen
     }
     for key, v in values.items():
         out[key] = _r(v, 4)
-    for key in ("marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm"):
+    for key in (
+        "marketCap",
+        "enterpriseValue",
+        "revenueLtm",
+        "revenueNtm",
+        "ebitdaLtm",
+        "ebitdaNtm",
+    ):
         out[key + "Lcu"] = None if out[key] is None else _r(out[key] / rate, 4)
     out["rateToUsd"] = rate
     out["region"] = org["region"]

@@ -20,8 +20,17 @@ import numpy as np
 from ..errors import Problems
 from ..vocab import DEAL_SUBTYPES, DEAL_TYPES, MAX_IDS, REGIONS
 
-__all__ = ["Condition", "DEFAULT_SORT", "FilterSpec", "SORT_KEYS", "SPECS", "parse_date",
-           "parse_datetime", "parse_filters", "parse_sort"]
+__all__ = [
+    "Condition",
+    "DEFAULT_SORT",
+    "FilterSpec",
+    "SORT_KEYS",
+    "SPECS",
+    "parse_date",
+    "parse_datetime",
+    "parse_filters",
+    "parse_sort",
+]
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -42,7 +51,11 @@ class FilterSpec:
 
     def document(self) -> dict[str, Any]:
         """The discovery entry ``{field, type, operators, values?, description?}``."""
-        out: dict[str, Any] = {"field": self.field, "type": self.type, "operators": list(self.operators)}
+        out: dict[str, Any] = {
+            "field": self.field,
+            "type": self.type,
+            "operators": list(self.operators),
+        }
         if self.values is not None:
             out["values"] = list(self.values)
         if self.description:
@@ -69,11 +82,18 @@ _COMPANY_LISTS = ("verticals", "themes", "client_focus", "revenue_model", "compa
 SPECS: dict[str, tuple[FilterSpec, ...]] = {
     "companies": (
         _S("id", "array_uuid", ("in",), "batch lookup by id (at most 1000)"),
-        _S("name", "string", ("ilike", "eq"), "substring match, case-insensitive (ilike) or exact (eq)"),
+        _S(
+            "name",
+            "string",
+            ("ilike", "eq"),
+            "substring match, case-insensitive (ilike) or exact (eq)",
+        ),
         _S("country", "array_string", ("in",), "ISO-3 country codes"),
         _S("region", "array_string", ("in",), "region", REGIONS),
-        *(_S(f, "array_string", _ARRAY_OVERLAP, "open vocabulary; any shared value matches")
-          for f in _COMPANY_LISTS),
+        *(
+            _S(f, "array_string", _ARRAY_OVERLAP, "open vocabulary; any shared value matches")
+            for f in _COMPANY_LISTS
+        ),
         _S("ownership", "string", ("eq",), "exact ownership label"),
         _S("active", "boolean", ("eq",), "active status"),
         _S("founded_min", "number", ("gte",), "founding year, inclusive"),
@@ -85,7 +105,12 @@ SPECS: dict[str, tuple[FilterSpec, ...]] = {
     ),
     "investors": (
         _S("id", "array_uuid", ("in",), "batch lookup by id (at most 1000)"),
-        _S("name", "string", ("ilike", "eq"), "substring match, case-insensitive (ilike) or exact (eq)"),
+        _S(
+            "name",
+            "string",
+            ("ilike", "eq"),
+            "substring match, case-insensitive (ilike) or exact (eq)",
+        ),
         _S("country", "array_string", ("in",), "ISO-3 country codes"),
         _S("updated_at", "datetime", ("gte",), "change-feed checkpoint: updated at or after"),
         _S("include_deleted", "boolean", ("eq",), "default false; true on change-feed pulls"),
@@ -98,13 +123,20 @@ SPECS: dict[str, tuple[FilterSpec, ...]] = {
         _S("deal_subtype", "array_string", ("in",), "deal subtype", DEAL_SUBTYPES),
         _S("date_from", "date", ("gte",), "deal date, inclusive"),
         _S("date_to", "date", ("lte",), "deal date, inclusive"),
-        *(s for base in ("valuation", "raised", "revenue", "ebitda", "ev_revenue", "ev_ebitda")
-          for s in (_S(f"{base}_min", "number", ("gte",), f"{base}, inclusive"),
-                    _S(f"{base}_max", "number", ("lte",), f"{base}, inclusive"))),
+        *(
+            s
+            for base in ("valuation", "raised", "revenue", "ebitda", "ev_revenue", "ev_ebitda")
+            for s in (
+                _S(f"{base}_min", "number", ("gte",), f"{base}, inclusive"),
+                _S(f"{base}_max", "number", ("lte",), f"{base}, inclusive"),
+            )
+        ),
         _S("target_country", "array_string", ("in",), "ISO-3 country of the target"),
         _S("target_region", "array_string", ("in",), "region of the target", REGIONS),
-        *(_S(f"target_{f}", "array_string", _ARRAY_OVERLAP, "open vocabulary of the target")
-          for f in _COMPANY_LISTS),
+        *(
+            _S(f"target_{f}", "array_string", _ARRAY_OVERLAP, "open vocabulary of the target")
+            for f in _COMPANY_LISTS
+        ),
         _S("updated_at", "datetime", ("gte",), "change-feed checkpoint: updated at or after"),
         _S("include_deleted", "boolean", ("eq",), "default false; true on change-feed pulls"),
     ),
@@ -201,7 +233,11 @@ def _value(spec: FilterSpec, op: str, value: Any, where: str, problems: Problems
             return None
         return value
     if t == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+        ):
             problems.add(f"{where}: expected a finite number, got {value!r}")
             return None
         return float(value)
@@ -219,8 +255,9 @@ def _value(spec: FilterSpec, op: str, value: Any, where: str, problems: Problems
     return None
 
 
-def parse_filters(entity: str, raw: Any, problems: Problems,
-                  where: str = "filters") -> tuple[list[Condition], bool]:
+def parse_filters(
+    entity: str, raw: Any, problems: Problems, where: str = "filters"
+) -> tuple[list[Condition], bool]:
     """Validate a ``filters`` object; return the conditions and ``include_deleted``.
 
     Every problem is added to ``problems`` with the field and the rule.
@@ -237,19 +274,25 @@ def parse_filters(entity: str, raw: Any, problems: Problems,
         spec = specs.get(name)
         here = f"{where}.{name}"
         if spec is None:
-            problems.add(f"{here}: unknown filter{_suggest(name, list(specs))}; "
-                         f"valid filters: {', '.join(specs)}")
+            problems.add(
+                f"{here}: unknown filter{_suggest(name, list(specs))}; "
+                f"valid filters: {', '.join(specs)}"
+            )
             continue
         op, value = spec.operators[0], given
         if isinstance(given, dict):
             if len(given) != 1:
-                problems.add(f"{here}: an operator object has exactly one key, one of "
-                             f"{', '.join(spec.operators)}")
+                problems.add(
+                    f"{here}: an operator object has exactly one key, one of "
+                    f"{', '.join(spec.operators)}"
+                )
                 continue
             op, value = next(iter(given.items()))
             if op not in spec.operators:
-                problems.add(f"{here}: operator {op!r} is not supported; supported: "
-                             f"{', '.join(spec.operators)}")
+                problems.add(
+                    f"{here}: operator {op!r} is not supported; supported: "
+                    f"{', '.join(spec.operators)}"
+                )
                 continue
         parsed = _value(spec, op, value, here, problems)
         if parsed is None:
@@ -267,12 +310,16 @@ def parse_sort(entity: str, raw: Any, problems: Problems) -> tuple[str, bool]:
         return DEFAULT_SORT[entity]
     keys = SORT_KEYS[entity]
     if not isinstance(raw, str) or not raw.strip():
-        problems.add(f"sort: expected a string '<key>:asc' or '<key>:desc'; keys: {', '.join(keys)}")
+        problems.add(
+            f"sort: expected a string '<key>:asc' or '<key>:desc'; keys: {', '.join(keys)}"
+        )
         return DEFAULT_SORT[entity]
     key, _, direction = raw.strip().partition(":")
     direction = direction.strip().lower() or "desc"
     if key not in keys:
-        problems.add(f"sort: unknown key {key!r}{_suggest(key, list(keys))}; keys: {', '.join(keys)}")
+        problems.add(
+            f"sort: unknown key {key!r}{_suggest(key, list(keys))}; keys: {', '.join(keys)}"
+        )
         return DEFAULT_SORT[entity]
     if direction not in ("asc", "desc"):
         problems.add(f"sort: direction must be asc or desc, got {direction!r}")

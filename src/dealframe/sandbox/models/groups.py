@@ -76,11 +76,7 @@ class GroupInputError(ValueError):
 
 def _is_number(value: object) -> bool:
     """True for a finite int or float that is not a bool."""
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-    )
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _numeric_fields(records: list[dict]) -> list[str]:

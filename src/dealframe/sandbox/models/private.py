@@ -39,13 +39,28 @@ ENTITIES: tuple[str, ...] = ("companies", "investors", "transactions")
 
 _NULLABLE_PROFILE_LISTS = ("verticals", "themes", "revenue_model", "client_focus")
 _TARGET_FIELDS = ("id", "name", "short_name", "website", "country")
-_RICH_TARGET_FIELDS = ("region", "city", "founded", "verticals", "themes", "client_focus",
-                       "revenue_model", "company_type")
+_RICH_TARGET_FIELDS = (
+    "region",
+    "city",
+    "founded",
+    "verticals",
+    "themes",
+    "client_focus",
+    "revenue_model",
+    "company_type",
+)
 _RANGE_COLUMNS = {
-    "founded_min": "founded", "founded_max": "founded", "ipoed_from": "ipoed", "ipoed_to": "ipoed",
-    "date_from": "deal_date", "date_to": "deal_date",
-    **{f"{m}_{end}": f"deal_{m}" for m in ("valuation", "raised", "revenue", "ebitda")
-       for end in ("min", "max")},
+    "founded_min": "founded",
+    "founded_max": "founded",
+    "ipoed_from": "ipoed",
+    "ipoed_to": "ipoed",
+    "date_from": "deal_date",
+    "date_to": "deal_date",
+    **{
+        f"{m}_{end}": f"deal_{m}"
+        for m in ("valuation", "raised", "revenue", "ebitda")
+        for end in ("min", "max")
+    },
     **{f"{m}_{end}": m for m in ("ev_revenue", "ev_ebitda") for end in ("min", "max")},
     "updated_at": "updated_at",
 }
@@ -85,20 +100,48 @@ class PrivateStore:
         o, d = self.orgs.columns, self.deals.columns
         company_rows = np.flatnonzero(o["is_company"])
         investor_rows = np.flatnonzero(o["is_investor"])
-        org_columns = ("country", "region", "ownership", "active", "founded", "ipoed", "deleted",
-                       "updated_at")
-        self.companies = Table(self.orgs, company_rows, {
-            "name": o["folded"][company_rows], "name_exact": o["name"][company_rows],
-            **{k: o[k][company_rows] for k in org_columns}}, self._company_item)
-        self.investors = Table(self.orgs, investor_rows, {
-            "name": o["folded"][investor_rows], "name_exact": o["name"][investor_rows],
-            **{k: o[k][investor_rows] for k in ("country", "deleted", "updated_at")}},
-            self._investor_item)
+        org_columns = (
+            "country",
+            "region",
+            "ownership",
+            "active",
+            "founded",
+            "ipoed",
+            "deleted",
+            "updated_at",
+        )
+        self.companies = Table(
+            self.orgs,
+            company_rows,
+            {
+                "name": o["folded"][company_rows],
+                "name_exact": o["name"][company_rows],
+                **{k: o[k][company_rows] for k in org_columns},
+            },
+            self._company_item,
+        )
+        self.investors = Table(
+            self.orgs,
+            investor_rows,
+            {
+                "name": o["folded"][investor_rows],
+                "name_exact": o["name"][investor_rows],
+                **{k: o[k][investor_rows] for k in ("country", "deleted", "updated_at")},
+            },
+            self._investor_item,
+        )
         target = d["target_org"]
-        self.transactions = Table(self.deals, np.arange(len(self.deals)), {
-            **{k: v for k, v in d.items() if k != "id"},
-            "target_id": o["id"][target], "target_country": o["country"][target],
-            "target_region": o["region"][target]}, self._deal_item)
+        self.transactions = Table(
+            self.deals,
+            np.arange(len(self.deals)),
+            {
+                **{k: v for k, v in d.items() if k != "id"},
+                "target_id": o["id"][target],
+                "target_country": o["country"][target],
+                "target_region": o["region"][target],
+            },
+            self._deal_item,
+        )
         self.relations = Relations(self.orgs, self.deals, self.transactions, self.as_of)
         with self._lock:
             self._queries.clear()
@@ -106,13 +149,21 @@ class PrivateStore:
 
     def table(self, entity: str) -> Table:
         """The table of a list endpoint (``companies``, ``investors``, ``transactions``)."""
-        return {"companies": self.companies, "investors": self.investors,
-                "transactions": self.transactions}[entity]
+        return {
+            "companies": self.companies,
+            "investors": self.investors,
+            "transactions": self.transactions,
+        }[entity]
 
     # ------------------------------------------------------------------ list queries
 
-    def select(self, entity: str, conditions: list[Condition], include_deleted: bool,
-               sort: tuple[str, bool]) -> np.ndarray:
+    def select(
+        self,
+        entity: str,
+        conditions: list[Condition],
+        include_deleted: bool,
+        sort: tuple[str, bool],
+    ) -> np.ndarray:
         """Table positions matching the filters, in sort order (cached for paging)."""
         key = (entity, repr(conditions), include_deleted, sort)
         with self._lock:
@@ -148,7 +199,7 @@ class PrivateStore:
             return self.deals.lists["lead_ids"].mask(v) | self.deals.lists["buyer_ids"].mask(v)
         if op == "overlaps":
             if f.startswith("target_"):
-                return self.orgs.lists[f[len("target_"):]].mask(v)[cols["target_org"]]
+                return self.orgs.lists[f[len("target_") :]].mask(v)[cols["target_org"]]
             return self.orgs.lists[f].mask(v)[table.rows]
         if op == "in":
             return np.isin(cols[f], np.array(v, dtype=object))
@@ -234,8 +285,11 @@ class PrivateStore:
 
     def profile(self, entity: str, row: int, record: dict) -> dict:
         """The single-entity form of a record of ``entity``."""
-        build = {"companies": self.company_profile, "investors": self.investor_profile,
-                 "transactions": self.deal_profile}[entity]
+        build = {
+            "companies": self.company_profile,
+            "investors": self.investor_profile,
+            "transactions": self.deal_profile,
+        }[entity]
         return build(row, record)
 
     # ------------------------------------------------------------------ aggregate and resolve
@@ -253,8 +307,12 @@ class PrivateStore:
                 table = self.table(entity)
                 cols = self.orgs.columns
                 rows = table.rows
-                index = NameIndex(cols["id"][rows].tolist(), cols["name"][rows].tolist(),
-                                  cols["country"][rows].tolist(), (~cols["deleted"][rows]).tolist())
+                index = NameIndex(
+                    cols["id"][rows].tolist(),
+                    cols["name"][rows].tolist(),
+                    cols["country"][rows].tolist(),
+                    (~cols["deleted"][rows]).tolist(),
+                )
                 self._name_indexes[entity] = index
         return index
 

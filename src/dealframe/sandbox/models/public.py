@@ -69,7 +69,9 @@ class _Series:
         if a == 0 and b == len(months):
             return self.body
         start = 0 if a == 0 else self.body.find(_month_key(months[a]))
-        end = len(self.body) if b == len(months) else self.body.find(_month_key(months[b]), start) - 1
+        end = (
+            len(self.body) if b == len(months) else self.body.find(_month_key(months[b]), start) - 1
+        )
         return self.body[start:end]
 
 
@@ -116,18 +118,31 @@ class PublicStore:
         for v, skus in self._skus.items():
             if len(self._row_of[v]) != len(skus):
                 raise ValueError(f"{v} SKUs of the dataset are not unique")
-        self._by_sku = {v: sorted(range(len(listed)), key=skus.__getitem__)
-                        for v, skus in self._skus.items()}
+        self._by_sku = {
+            v: sorted(range(len(listed)), key=skus.__getitem__) for v, skus in self._skus.items()
+        }
         self._current = [dict(item["current"]) for item in listed]
         self._identifier_rows = [self._identifier_base(item) for item in listed]
-        self._identifier_bytes = {v: [orjson.dumps(self.identifier(v, r)) for r in range(len(listed))]
-                                  for v in VERSIONS}
-        self._current_bytes = {v: [orjson.dumps(self.current(v, r)) for r in range(len(listed))]
-                               for v in VERSIONS}
-        self._ts_heads = {v: [orjson.dumps({"sku": skus[r], "ticker": self._current[r]["ticker"],
-                                            "exchange": self._current[r]["exchange"]})[:-1]
-                              + b',"data":{' for r in range(len(listed))]
-                          for v, skus in self._skus.items()}
+        self._identifier_bytes = {
+            v: [orjson.dumps(self.identifier(v, r)) for r in range(len(listed))] for v in VERSIONS
+        }
+        self._current_bytes = {
+            v: [orjson.dumps(self.current(v, r)) for r in range(len(listed))] for v in VERSIONS
+        }
+        self._ts_heads = {
+            v: [
+                orjson.dumps(
+                    {
+                        "sku": skus[r],
+                        "ticker": self._current[r]["ticker"],
+                        "exchange": self._current[r]["exchange"],
+                    }
+                )[:-1]
+                + b',"data":{'
+                for r in range(len(listed))
+            ]
+            for v, skus in self._skus.items()
+        }
         self._index_filters(listed)
         self._series_cache: dict[int, list[_Series]] = {}
         self._series_lock = threading.Lock()
@@ -204,8 +219,10 @@ class PublicStore:
         ids = self._identifier_rows
         self._region = np.array([i["region"] for i in ids], dtype=object)
         self._country = np.array([i["countryCodeIso3"] for i in ids], dtype=object)
-        self._ev = np.array([np.nan if i["enterpriseValue"] is None else i["enterpriseValue"]
-                             for i in ids], dtype=float)
+        self._ev = np.array(
+            [np.nan if i["enterpriseValue"] is None else i["enterpriseValue"] for i in ids],
+            dtype=float,
+        )
         self._members: dict[str, dict[str, np.ndarray]] = {"verticals": {}, "themes": {}}
         for column, masks in self._members.items():
             for r, rec in enumerate(ids):
@@ -259,8 +276,14 @@ class PublicStore:
         with self._series_lock:
             return self._series_cache.setdefault(row, built)
 
-    def time_series_bytes(self, version: str, rows: Sequence[int], fields: Sequence[int],
-                          date_from: str | None = None, date_to: str | None = None) -> list[bytes]:
+    def time_series_bytes(
+        self,
+        version: str,
+        rows: Sequence[int],
+        fields: Sequence[int],
+        date_from: str | None = None,
+        date_to: str | None = None,
+    ) -> list[bytes]:
         """Serialised CompanyTimeSeriesData items of ``rows``.
 
         Parameters

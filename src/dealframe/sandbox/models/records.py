@@ -112,18 +112,20 @@ class ListColumn:
         a, b = self.offsets[row], self.offsets[row + 1]
         self.codes = np.concatenate([self.codes[:a], codes, self.codes[b:]])
         self.offsets = self.offsets.copy()
-        self.offsets[row + 1:] += int(lengths[0]) - int(b - a)
+        self.offsets[row + 1 :] += int(lengths[0]) - int(b - a)
         self._element_rows = self._index = None
 
     def row(self, i: int) -> list[str]:
         """The values of row ``i``."""
         vocab = self.vocab
-        return [vocab[c] for c in self.codes[self.offsets[i]:self.offsets[i + 1]].tolist()]
+        return [vocab[c] for c in self.codes[self.offsets[i] : self.offsets[i + 1]].tolist()]
 
     def element_rows(self) -> np.ndarray:
         """The row of every element of ``codes``."""
         if self._element_rows is None:
-            self._element_rows = np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.offsets))
+            self._element_rows = np.repeat(
+                np.arange(len(self), dtype=np.int64), np.diff(self.offsets)
+            )
         return self._element_rows
 
     def _inverted(self) -> tuple[np.ndarray, np.ndarray]:
@@ -137,8 +139,11 @@ class ListColumn:
     def rows_with(self, wanted: Iterable[str]) -> np.ndarray:
         """Rows holding at least one of ``wanted``, ascending and unique."""
         rows, starts = self._inverted()
-        parts = [rows[starts[c]:starts[c + 1]] for c in (self.code_of.get(v) for v in wanted)
-                 if c is not None]
+        parts = [
+            rows[starts[c] : starts[c + 1]]
+            for c in (self.code_of.get(v) for v in wanted)
+            if c is not None
+        ]
         if len(parts) == 1:
             return np.unique(parts[0]) if len(parts[0]) > 1 else parts[0]
         return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
@@ -174,8 +179,10 @@ def _field(key: str) -> Callable[[dict], Any]:
 #: Organisations (companies and investors share ids): what lists, filters and sorts read.
 ORG_SPEC = RecordSpec(
     columns={
-        **{k: Column("str", _field(k)) for k in ("id", "name", "short_name", "website", "country",
-                                                 "region", "ownership")},
+        **{
+            k: Column("str", _field(k))
+            for k in ("id", "name", "short_name", "website", "country", "region", "ownership")
+        },
         "folded": Column("str", lambda r: r["name"].casefold()),
         **{k: Column("bool", _field(k)) for k in ("active", "deleted", "is_public")},
         "is_company": Column("bool", _field("_company")),
@@ -184,8 +191,10 @@ ORG_SPEC = RecordSpec(
         "ipoed": Column("date", _field("ipoed")),
         "updated_at": Column("stamp", _field("updated_at")),
     },
-    lists={k: _field(k) for k in ("verticals", "themes", "client_focus", "revenue_model",
-                                  "company_type")},
+    lists={
+        k: _field(k)
+        for k in ("verticals", "themes", "client_focus", "revenue_model", "company_type")
+    },
     transient=("_country", "_fin"),
 )
 
@@ -194,16 +203,21 @@ DEAL_SPEC = RecordSpec(
     columns={
         **{k: Column("str", _field(k)) for k in ("id", "deal_type", "deal_subtype")},
         "deal_date": Column("date", _field("deal_date")),
-        **{k: Column("float", _field(k)) for k in ("deal_valuation", "deal_raised", "deal_revenue",
-                                                   "deal_ebitda")},
+        **{
+            k: Column("float", _field(k))
+            for k in ("deal_valuation", "deal_raised", "deal_revenue", "deal_ebitda")
+        },
         "ev_revenue": Column("float", lambda r: r["deal_multiples"]["ev_revenue"]),
         "ev_ebitda": Column("float", lambda r: r["deal_multiples"]["ev_ebitda"]),
         "target_org": Column("int", _field("target_index")),
         "deleted": Column("bool", _field("deleted")),
         "updated_at": Column("stamp", _field("updated_at")),
     },
-    lists={"investor_ids": _ids("investors"), "lead_ids": _ids("lead_investors"),
-           "buyer_ids": _ids("buyers")},
+    lists={
+        "investor_ids": _ids("investors"),
+        "lead_ids": _ids("lead_investors"),
+        "buyer_ids": _ids("buyers"),
+    },
 )
 
 
@@ -227,8 +241,9 @@ class RecordStore:
     ([1], {'id': 'b', 'tags': []}, 1)
     """
 
-    def __init__(self, rows: list[bytes], columns: dict[str, np.ndarray],
-                 lists: dict[str, ListColumn]) -> None:
+    def __init__(
+        self, rows: list[bytes], columns: dict[str, np.ndarray], lists: dict[str, ListColumn]
+    ) -> None:
         self.rows = rows
         self.columns = columns
         self.lists = lists
@@ -237,8 +252,11 @@ class RecordStore:
     @classmethod
     def from_records(cls, spec: RecordSpec, records: Sequence[dict]) -> RecordStore:
         """Serialise ``records`` (dropping ``spec.transient`` keys) and read their columns."""
-        store = cls([], {name: _array(c.kind, []) for name, c in spec.columns.items()},
-                    {name: ListColumn.from_lists([]) for name in spec.lists})
+        store = cls(
+            [],
+            {name: _array(c.kind, []) for name, c in spec.columns.items()},
+            {name: ListColumn.from_lists([]) for name in spec.lists},
+        )
         store.append(spec, records)
         return store
 
@@ -262,8 +280,9 @@ class RecordStore:
         first = len(self.rows)
         self.rows.extend(self._serialise(spec, r) for r in records)
         for name, c in spec.columns.items():
-            self.columns[name] = np.concatenate([self.columns[name],
-                                                 _array(c.kind, list(map(c.read, records)))])
+            self.columns[name] = np.concatenate(
+                [self.columns[name], _array(c.kind, list(map(c.read, records)))]
+            )
         for name, read in spec.lists.items():
             self.lists[name].extend(list(map(read, records)))
         for i, ident in enumerate(self.columns["id"][first:].tolist(), start=first):
@@ -282,5 +301,8 @@ class RecordStore:
 
     def copy(self) -> RecordStore:
         """An independent copy (rows are immutable bytes, so only the list is copied)."""
-        return RecordStore(list(self.rows), {k: v.copy() for k, v in self.columns.items()},
-                           {k: v.copy() for k, v in self.lists.items()})
+        return RecordStore(
+            list(self.rows),
+            {k: v.copy() for k, v in self.columns.items()},
+            {k: v.copy() for k, v in self.lists.items()},
+        )

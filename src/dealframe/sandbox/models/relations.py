@@ -56,8 +56,9 @@ class Relations:
         The sandbox clock's start (``deals_last_12m`` counts back from it).
     """
 
-    def __init__(self, orgs: RecordStore, deals: RecordStore, transactions: Table,
-                 as_of: dt.datetime) -> None:
+    def __init__(
+        self, orgs: RecordStore, deals: RecordStore, transactions: Table, as_of: dt.datetime
+    ) -> None:
         self.orgs = orgs
         self.deals = deals
         self.transactions = transactions
@@ -114,8 +115,10 @@ class Relations:
         rows = self._by_date_desc(self._live(rows))
         leads = set(lead.tolist())
         items = self.transactions.item_bytes(rows)
-        return [item[:-1] + (b',"role":"lead_investor"}' if k in leads else b',"role":"buyer"}')
-                for item, k in zip(items, rows.tolist())]
+        return [
+            item[:-1] + (b',"role":"lead_investor"}' if k in leads else b',"role":"buyer"}')
+            for item, k in zip(items, rows.tolist())
+        ]
 
     # ------------------------------------------------------------------ organisation lists
 
@@ -131,9 +134,14 @@ class Relations:
                 if a is None:
                     a = acc[pid] = {
                         "id": pid,
-                        **self._org(self.orgs.row_of[pid], "name", "short_name", "country", "website"),
-                        "rounds_participated": 0, "is_lead_any_round": False,
-                        "first_round_date": day, "last_round_date": day}
+                        **self._org(
+                            self.orgs.row_of[pid], "name", "short_name", "country", "website"
+                        ),
+                        "rounds_participated": 0,
+                        "is_lead_any_round": False,
+                        "first_round_date": day,
+                        "last_round_date": day,
+                    }
                 a["rounds_participated"] += 1
                 a["is_lead_any_round"] = a["is_lead_any_round"] or pid in leads
                 a["first_round_date"] = min(a["first_round_date"], day)
@@ -150,15 +158,21 @@ class Relations:
             day, t = self._date(k), int(target[k])
             a = acc.get(t)
             if a is None:
-                a = acc[t] = {**self._org(t, "id", "name", "short_name", "website", "country"),
-                              "first_invested": day, "last_invested": day, "rounds_count": 0,
-                              "led_any_round": False}
+                a = acc[t] = {
+                    **self._org(t, "id", "name", "short_name", "website", "country"),
+                    "first_invested": day,
+                    "last_invested": day,
+                    "rounds_count": 0,
+                    "led_any_round": False,
+                }
             a["rounds_count"] += 1
             a["led_any_round"] = a["led_any_round"] or k in led
             a["first_invested"] = min(a["first_invested"], day)
             a["last_invested"] = max(a["last_invested"], day)
         out = sorted(acc.values(), key=lambda a: a["id"])
-        return [orjson.dumps(a) for a in sorted(out, key=lambda a: a["last_invested"], reverse=True)]
+        return [
+            orjson.dumps(a) for a in sorted(out, key=lambda a: a["last_invested"], reverse=True)
+        ]
 
     def co_investors(self, org_row: int) -> list[bytes]:
         """Organisations sharing live deals with this one, by deals shared, then id."""
@@ -173,8 +187,13 @@ class Relations:
                 if a is None:
                     a = acc[pid] = {
                         "id": pid,
-                        **self._org(self.orgs.row_of[pid], "name", "short_name", "website", "country"),
-                        "shared_deals": 0, "first_shared_date": day, "last_shared_date": day}
+                        **self._org(
+                            self.orgs.row_of[pid], "name", "short_name", "website", "country"
+                        ),
+                        "shared_deals": 0,
+                        "first_shared_date": day,
+                        "last_shared_date": day,
+                    }
                 a["shared_deals"] += 1
                 a["first_shared_date"] = min(a["first_shared_date"], day)
                 a["last_shared_date"] = max(a["last_shared_date"], day)
@@ -215,5 +234,7 @@ class Relations:
             "most_common_deal_type": _most_common(Counter(cols["deal_type"][rows].tolist())),
             "most_common_deal_subtype": _most_common(Counter(cols["deal_subtype"][rows].tolist())),
             "top_countries": _top(Counter(countries[t] for t in targets), "country"),
-            "top_verticals": _top(Counter(v for t in targets for v in verticals.row(t)), "vertical"),
+            "top_verticals": _top(
+                Counter(v for t in targets for v in verticals.row(t)), "vertical"
+            ),
         }

@@ -43,7 +43,12 @@ _PREFIX = "dataset-"
 
 def snapshot_dir() -> Path | None:
     """Where snapshots live (None when disabled by ``DEALFRAME_SANDBOX_CACHE=0``)."""
-    if os.environ.get("DEALFRAME_SANDBOX_CACHE", "1").strip().lower() in ("0", "off", "false", "no"):
+    if os.environ.get("DEALFRAME_SANDBOX_CACHE", "1").strip().lower() in (
+        "0",
+        "off",
+        "false",
+        "no",
+    ):
         return None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "dealframe" / "sandbox"
@@ -95,7 +100,9 @@ def prune(folder: Path, keep: int = KEEP) -> list[Path]:
     ['dataset-0.npz', 'dataset-1.npz']
     """
     current = sorted(folder.glob(f"{_PREFIX}*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
-    stale = current[keep:] + [p for p in folder.glob(f"{_PREFIX}*") if p.suffix in (".json", ".npy")]
+    stale = current[keep:] + [
+        p for p in folder.glob(f"{_PREFIX}*") if p.suffix in (".json", ".npy")
+    ]
     now = time.time()
     stale += [p for p in folder.glob(f"{_PREFIX}*.tmp") if now - p.stat().st_mtime > STALE_TMP_S]
     removed = []
@@ -108,8 +115,9 @@ def prune(folder: Path, keep: int = KEEP) -> list[Path]:
     return removed
 
 
-def load_or_generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF, *,
-                     wait_for_write: bool = False) -> tuple[Corpus, threading.Thread | None]:
+def load_or_generate(
+    seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF, *, wait_for_write: bool = False
+) -> tuple[Corpus, threading.Thread | None]:
     """The data for (seed, scale, as_of): from a snapshot when one exists, else generated.
 
     Freshly generated data worth a snapshot is written from a background thread (or

@@ -62,8 +62,10 @@ class SandboxConfig:
     latency: float = 0.0
 
     def __repr__(self) -> str:  # tokens stay out of reprs
-        return (f"SandboxConfig(seed={self.seed}, scale={self.scale}, as_of={self.as_of.isoformat()}, "
-                f"rate_limit={self.rate_limit}, latency={self.latency})")
+        return (
+            f"SandboxConfig(seed={self.seed}, scale={self.scale}, as_of={self.as_of.isoformat()}, "
+            f"rate_limit={self.rate_limit}, latency={self.latency})"
+        )
 
 
 class Clock:
@@ -158,9 +160,15 @@ class SandboxState:
         True
         """
         corpus, writer = load_or_generate(seed=config.seed, scale=config.scale, as_of=config.as_of)
-        return cls(config=config, corpus=corpus, public=PublicStore(corpus),
-                   private=PrivateStore(corpus.copy()), clock=Clock(config.as_of),
-                   admin_rng=np.random.default_rng(config.seed), _writer=writer)
+        return cls(
+            config=config,
+            corpus=corpus,
+            public=PublicStore(corpus),
+            private=PrivateStore(corpus.copy()),
+            clock=Clock(config.as_of),
+            admin_rng=np.random.default_rng(config.seed),
+            _writer=writer,
+        )
 
     def reset(self) -> None:
         """Back to the generated data and the starting clock, as if just built.
@@ -186,9 +194,16 @@ class SandboxState:
     def dataset(self) -> DatasetView:
         """The current records, read-only (see :class:`DatasetView`)."""
         corpus = self.corpus
-        return DatasetView(seed=corpus.seed, scale=corpus.scale, as_of=corpus.as_of,
-                           orgs=_Records(self.private.orgs), deals=_Records(self.private.deals),
-                           listed=corpus.listed, months=corpus.months, series=corpus.series)
+        return DatasetView(
+            seed=corpus.seed,
+            scale=corpus.scale,
+            as_of=corpus.as_of,
+            orgs=_Records(self.private.orgs),
+            deals=_Records(self.private.deals),
+            listed=corpus.listed,
+            months=corpus.months,
+            series=corpus.series,
+        )
 
     def close(self) -> None:
         """Wait for a start-up snapshot still being written (started by :meth:`build`)."""

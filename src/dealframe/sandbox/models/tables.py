@@ -49,8 +49,13 @@ class Table:
     (1, None, [1, 0])
     """
 
-    def __init__(self, store: RecordStore, rows: np.ndarray, columns: dict[str, np.ndarray],
-                 item: Callable[[int], bytes]) -> None:
+    def __init__(
+        self,
+        store: RecordStore,
+        rows: np.ndarray,
+        columns: dict[str, np.ndarray],
+        item: Callable[[int], bytes],
+    ) -> None:
         self.store = store
         self.rows = rows
         self.columns = columns

@@ -15,8 +15,9 @@ __all__ = ["document", "health"]
 def health(request: ApiRequest, models: SandboxState) -> bytes:
     """``GET /health``: alive, with the sandbox's clock, seed and scale."""
     cfg = models.config
-    return orjson.dumps({"status": "ok", "as_of": cfg.as_of.isoformat(), "seed": cfg.seed,
-                         "scale": cfg.scale})
+    return orjson.dumps(
+        {"status": "ok", "as_of": cfg.as_of.isoformat(), "seed": cfg.seed, "scale": cfg.scale}
+    )
 
 
 def document(body: Callable[[], bytes], request: ApiRequest, models: SandboxState) -> bytes:

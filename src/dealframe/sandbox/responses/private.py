@@ -42,19 +42,32 @@ __all__ = ["PREFIX", "aggregate", "list_rows", "lookup", "profile", "resolve", "
 
 PREFIX = "/api/private/v1"
 #: POST-only paths that the ``GET /{entity}/{id}`` pattern would otherwise take for an id.
-POST_ONLY = frozenset({f"{PREFIX}/companies/resolve", f"{PREFIX}/investors/resolve",
-                       f"{PREFIX}/transactions/aggregate"})
+POST_ONLY = frozenset(
+    {
+        f"{PREFIX}/companies/resolve",
+        f"{PREFIX}/investors/resolve",
+        f"{PREFIX}/transactions/aggregate",
+    }
+)
 _LIST_MEMBERS = ("filters", "sort", "limit", "page")
 _LABEL = {"companies": "Company", "investors": "Investor", "transactions": "Transaction"}
-_PROFILE_FIELDS = {"companies": COMPANY_PROFILE_FIELDS, "investors": INVESTOR_PROFILE_FIELDS,
-                   "transactions": DEAL_PROFILE_FIELDS}
+_PROFILE_FIELDS = {
+    "companies": COMPANY_PROFILE_FIELDS,
+    "investors": INVESTOR_PROFILE_FIELDS,
+    "transactions": DEAL_PROFILE_FIELDS,
+}
 _PROFILE_HINT = "pass include_deleted=true to read it"
 
 
 def _page(items: list[bytes], page: int, limit: int, total: int) -> bytes:
     """``{data, meta}`` of one page, from its serialised items."""
-    meta = {"page": page, "limit": limit, "returned": len(items), "total": total,
-            "has_more": page * limit < total}
+    meta = {
+        "page": page,
+        "limit": limit,
+        "returned": len(items),
+        "total": total,
+        "has_more": page * limit < total,
+    }
     return b'{"data":[' + b",".join(items) + b'],"meta":' + orjson.dumps(meta) + b"}"
 
 
@@ -66,8 +79,9 @@ def _body_int(body: dict, name: str, default: int, hi: int, problems: Problems) 
     return value
 
 
-def _find(models: SandboxState, entity: str, ident: str, include_deleted: bool,
-          hint: str) -> tuple[int, dict]:
+def _find(
+    models: SandboxState, entity: str, ident: str, include_deleted: bool, hint: str
+) -> tuple[int, dict]:
     found = models.private.find(entity, ident)
     if found is None:
         raise not_found(_LABEL[entity], ident)
@@ -95,7 +109,7 @@ def list_rows(entity: str, request: ApiRequest, models: SandboxState) -> bytes:
     problems.raise_if_any()
     with models.lock:
         found = models.private.select(entity, conditions, include_deleted, sort)
-        items = models.private.page_bytes(entity, found[(page - 1) * limit: page * limit])
+        items = models.private.page_bytes(entity, found[(page - 1) * limit : page * limit])
     return _page(items, page, limit, int(found.size))
 
 
@@ -129,12 +143,14 @@ def sub_collection(entity: str, name: str, request: ApiRequest, models: SandboxS
     page = int_param(request.query, "page", 1, 1, MAX_PAGE, problems)
     limit = int_param(request.query, "limit", LIMIT_DEFAULT, 1, LIMIT_MAX, problems)
     problems.raise_if_any()
-    hint = (f"sub-collections of a soft-deleted {_LABEL[entity].lower()} are not served; "
-            f"read its profile instead: GET {PREFIX}/{entity}/{{id}}?include_deleted=true")
+    hint = (
+        f"sub-collections of a soft-deleted {_LABEL[entity].lower()} are not served; "
+        f"read its profile instead: GET {PREFIX}/{entity}/{{id}}?include_deleted=true"
+    )
     with models.lock:
         row, _ = _find(models, entity, ident, False, hint)
         items: list[bytes] = getattr(models.private.relations, name)(row)
-    return _page(items[(page - 1) * limit: page * limit], page, limit, len(items))
+    return _page(items[(page - 1) * limit : page * limit], page, limit, len(items))
 
 
 def resolve(entity: str, request: ApiRequest, models: SandboxState) -> bytes:
@@ -160,8 +176,9 @@ def _as_date(value: np.datetime64 | None) -> dt.date | None:
     return None if value is None else value.astype("datetime64[D]").item()
 
 
-def aggregate(request: ApiRequest, models: SandboxState, *,
-              small_n_threshold: int = SMALL_N_THRESHOLD) -> bytes:
+def aggregate(
+    request: ApiRequest, models: SandboxState, *, small_n_threshold: int = SMALL_N_THRESHOLD
+) -> bytes:
     """``POST /transactions/aggregate``: per-bucket trimmed medians of a deal metric.
 
     ``small_n_threshold`` is the suppression threshold (a profile may serve another).
@@ -181,18 +198,30 @@ def aggregate(request: ApiRequest, models: SandboxState, *,
     window = {c.field: _as_date(c.value) for c in conditions if c.field in ("date_from", "date_to")}
     rest = [c for c in conditions if c.field not in ("date_from", "date_to")]
     date_to = window.get("date_to")
-    if "date_from" not in window and date_to is not None and date_to.year <= DEFAULT_DATE_RANGE_YEARS:
+    if (
+        "date_from" not in window
+        and date_to is not None
+        and date_to.year <= DEFAULT_DATE_RANGE_YEARS
+    ):
         # the default window (date_to minus 5 years) would start before year 1
-        raise bad_request(f"filters.date_to: {date_to.isoformat()} leaves no room for the default "
-                          f"{DEFAULT_DATE_RANGE_YEARS}-year window; give filters.date_from")
+        raise bad_request(
+            f"filters.date_to: {date_to.isoformat()} leaves no room for the default "
+            f"{DEFAULT_DATE_RANGE_YEARS}-year window; give filters.date_from"
+        )
     with models.lock:
         found = models.private.select("transactions", rest, include_deleted, ("deal_date", True))
         dates, values = models.private.metric_arrays(metric, found)
     try:
-        data, meta = compute_aggregate(dates, values, metric=metric, time_bucket=bucket,
-                                       date_from=window.get("date_from"), date_to=date_to,
-                                       as_of=models.config.as_of.date(),
-                                       small_n_threshold=small_n_threshold)
+        data, meta = compute_aggregate(
+            dates,
+            values,
+            metric=metric,
+            time_bucket=bucket,
+            date_from=window.get("date_from"),
+            date_to=date_to,
+            as_of=models.config.as_of.date(),
+            small_n_threshold=small_n_threshold,
+        )
     except AggregateInputError as exc:
         raise bad_request(str(exc)) from None
     return orjson.dumps({"data": data, "meta": meta})

@@ -103,19 +103,26 @@ def parse_search(body: dict, problems: Problems) -> SearchQuery:
             problems.add(f"regions[{i}]: {region!r} is not one of {', '.join(REGIONS)}")
     for i, country in enumerate(lists["countries"]):
         if not _ISO3.fullmatch(country):
-            problems.add(f"countries[{i}]: {country!r} is not an ISO 3166 alpha-3 code "
-                         "(three capital letters)")
+            problems.add(
+                f"countries[{i}]: {country!r} is not an ISO 3166 alpha-3 code "
+                "(three capital letters)"
+            )
     ev: float | None = None
     if "enterpriseValueAbove" in body:
         raw = body["enterpriseValueAbove"]
         if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
-            problems.add(f"enterpriseValueAbove: must be a number (millions USD), got "
-                         f"{_json_type(raw)}")
+            problems.add(
+                f"enterpriseValueAbove: must be a number (millions USD), got {_json_type(raw)}"
+            )
         else:
             ev = float(raw)
-    return SearchQuery(industries=lists["industries"], themes=lists["themes"],
-                       regions=lists["regions"], countries=lists["countries"],
-                       enterprise_value_above=ev)
+    return SearchQuery(
+        industries=lists["industries"],
+        themes=lists["themes"],
+        regions=lists["regions"],
+        countries=lists["countries"],
+        enterprise_value_above=ev,
+    )
 
 
 def parse_group(body: dict, problems: Problems) -> SearchQuery:
@@ -130,8 +137,10 @@ def parse_group(body: dict, problems: Problems) -> SearchQuery:
     """
     query = parse_search(body, problems)
     if not any(isinstance(body.get(name), list) and body[name] for name in _GROUP_KEYS):
-        problems.add("body: at least one of industries, themes, regions, countries must be "
-                     "a non-empty array of strings")
+        problems.add(
+            "body: at least one of industries, themes, regions, countries must be "
+            "a non-empty array of strings"
+        )
     return query
 
 
@@ -164,8 +173,9 @@ def parse_skus(body: dict, version: str, problems: Problems, *, limit: int | Non
     return skus
 
 
-def parse_fields(body: dict, problems: Problems,
-                 allowed: tuple[str, ...] = TIME_SERIES_FIELDS) -> list[str]:
+def parse_fields(
+    body: dict, problems: Problems, allowed: tuple[str, ...] = TIME_SERIES_FIELDS
+) -> list[str]:
     """The ``fields`` member: names among ``allowed``; absent or empty means all of them.
 
     Examples
@@ -256,8 +266,11 @@ def time_series(version: str, request: ApiRequest, models: SandboxState) -> byte
     date_from, date_to = parse_dates(body, problems)
     problems.raise_if_any()
     store = models.public
-    return _envelope(store.time_series_bytes(version, store.rows(version, skus),
-                                             store.field_positions(fields), date_from, date_to))
+    return _envelope(
+        store.time_series_bytes(
+            version, store.rows(version, skus), store.field_positions(fields), date_from, date_to
+        )
+    )
 
 
 def group_current_data(version: str, request: ApiRequest, models: SandboxState) -> bytes:
@@ -279,7 +292,12 @@ def group_time_series_data(version: str, request: ApiRequest, models: SandboxSta
     date_from, date_to = parse_dates(body, problems)
     problems.raise_if_any()
     store = models.public
-    data, meta = group_time_series(store.series_values(store.search(version, query)),
-                                   list(store.fields), store.months, field_subset=fields,
-                                   date_from=date_from, date_to=date_to)
+    data, meta = group_time_series(
+        store.series_values(store.search(version, query)),
+        list(store.fields),
+        store.months,
+        field_subset=fields,
+        date_from=date_from,
+        date_to=date_to,
+    )
     return orjson.dumps({"data": data, "meta": meta})

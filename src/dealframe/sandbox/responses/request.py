@@ -72,16 +72,18 @@ def parse_body(raw: bytes, *, required: bool) -> dict[str, Any]:
     return body
 
 
-def check_members(body: Mapping[str, Any], allowed: tuple[str, ...], problems: Problems,
-                  where: str = "body") -> None:
+def check_members(
+    body: Mapping[str, Any], allowed: tuple[str, ...], problems: Problems, where: str = "body"
+) -> None:
     """Report members of ``body`` that are not in ``allowed``."""
     for key in body:
         if key not in allowed:
             problems.add(f"{where}.{key}: unknown member; allowed: {', '.join(allowed)}")
 
 
-def int_param(query: Mapping[str, str], name: str, default: int, lo: int, hi: int,
-              problems: Problems) -> int:
+def int_param(
+    query: Mapping[str, str], name: str, default: int, lo: int, hi: int, problems: Problems
+) -> int:
     """An integer query parameter within ``lo..hi``, written in ASCII digits.
 
     Only an optional minus sign and the digits 0-9 are accepted (surrounding spaces
