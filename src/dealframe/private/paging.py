@@ -185,6 +185,7 @@ def pull_pages(
     parse: Callable[[list[Any]], T] = list,  # type: ignore[assignment]
     identity: str = "id",
     pool: WorkerPool | None = None,
+    lookup: Callable[[int, int], Response | None] | None = None,
 ) -> Pages[T]:
     """Fetch every page needed for ``limit`` rows (all rows when None), checking each.
 
@@ -210,6 +211,9 @@ def pull_pages(
         The item field that identifies a row (for repeated-page detection).
     pool : WorkerPool, optional
         The client's long-lived pool (used when its size equals ``workers``).
+    lookup : callable, optional
+        ``lookup(page, size)``: the page from the HTTP cache or None, tried on this thread
+        before a page is handed to a worker (a hit is CPU work that threads only slow down).
 
     Returns
     -------
@@ -241,8 +245,20 @@ def pull_pages(
     if walk.done:
         return walk.pages
     planned = min(MAX_PAGES, math.ceil(expected / served)) if expected is not None else None
-    _walk_rest(walk, fetch, served, planned, workers, progress, desc, pool)
+    _walk_rest(walk, fetch, served, planned, workers, progress, desc, pool, lookup)
     return walk.pages
+
+
+def _stored(
+    lookup: Callable[[int, int], Response | None] | None, page: int, size: int
+) -> Future[Response] | None:
+    """A finished future holding the cached page, or None when there is none."""
+    found = lookup(page, size) if lookup is not None else None
+    if found is None:
+        return None
+    done: Future[Response] = Future()
+    done.set_result(found)
+    return done
 
 
 def _walk_rest(
@@ -254,6 +270,7 @@ def _walk_rest(
     progress: bool | None,
     desc: str,
     pool: WorkerPool | None,
+    lookup: Callable[[int, int], Response | None] | None = None,
 ) -> None:
     shared = pool.executor() if pool is not None and pool.size == workers and workers > 1 else None
     own = (
@@ -277,7 +294,9 @@ def _walk_rest(
                 and wanted(next_page)
                 and (extend is False or not window)
             ):
-                future = executor.submit(fetch, next_page, served) if executor else None
+                future = _stored(lookup, next_page, served) if executor else None
+                if future is None and executor is not None:
+                    future = executor.submit(fetch, next_page, served)
                 window.append((next_page, future))
                 next_page += 1
             if not window:
