@@ -275,6 +275,7 @@ def pull_pages(
     walk.pages.total, walk.pages.expected, walk.pages.size = first.total, expected, served
     if served < asked and first.has_more is not False and first.items:
         walk.done = walk.limit is not None and walk.pages.rows >= walk.limit
+    del first  # its items are parsed: holding them would only make every collection longer
     if walk.done:
         return walk.pages
     planned = min(MAX_PAGES, math.ceil(expected / served)) if expected is not None else None
@@ -346,7 +347,9 @@ def _walk_rest(
             page = walk.take(number, response)
             walk.pace.note(response, time.perf_counter() - started)
             del response
-            if planned is not None and number >= planned and not walk.done and page.has_more:
+            has_more = page.has_more
+            del page  # parsed: the JSON objects go now, not when the next page is parsed
+            if planned is not None and number >= planned and not walk.done and has_more:
                 extend = True  # total was short of the truth: follow has_more
         if next_page > MAX_PAGES and not walk.done:
             walk.found.add("count_mismatch", f"paging did not end after {MAX_PAGES} pages: stopped")
