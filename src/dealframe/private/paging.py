@@ -115,16 +115,18 @@ class _Pace:
     Measured on 50,000 deals from a server on loopback: 1.2 s with one request in flight,
     1.4 s with two, 1.9 s with eight (threads reading bodies take the GIL from parsing).
     Against a remote service pages take longer to arrive than to parse, and running ahead
-    hides the round trips.
+    hides the round trips. Arrival is measured on pages fetched on the caller's thread only:
+    a worker's request also waits for the GIL while pages are parsed, which would make any
+    service look slow.
     """
 
     def __init__(self) -> None:
         self.arrive: float | None = None
         self.parse: float | None = None
 
-    def note(self, response: Any, parse_seconds: float) -> None:
+    def note(self, response: Any, parse_seconds: float, *, inline: bool = True) -> None:
         arrive = getattr(response, "elapsed", None)
-        if isinstance(arrive, (int, float)):
+        if inline and isinstance(arrive, (int, float)):
             self.arrive = arrive if self.arrive is None else (self.arrive + arrive) / 2
         self.parse = parse_seconds if self.parse is None else (self.parse + parse_seconds) / 2
 
@@ -345,7 +347,7 @@ def _walk_rest(
                     bar.update(1)
             started = time.perf_counter()
             page = walk.take(number, response)
-            walk.pace.note(response, time.perf_counter() - started)
+            walk.pace.note(response, time.perf_counter() - started, inline=future is None)
             del response
             has_more = page.has_more
             del page  # parsed: the JSON objects go now, not when the next page is parsed
