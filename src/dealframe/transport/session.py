@@ -577,9 +577,12 @@ class Transport:
         started = time.monotonic()
         kw = call.kwargs
         info = call.info
-        raw = self.cache.stored(
-            info.method, call.url, kw.get("params"), kw.get("data"), kw.get("auth")
-        )
+        try:
+            raw = self.cache.stored(
+                info.method, call.url, kw.get("params"), kw.get("data"), kw.get("auth")
+            )
+        except sqlite3.Error:
+            raw = None  # a busy or damaged file: the request itself goes to the cache and on
         if raw is None:
             return None
         content = raw.content or b""
