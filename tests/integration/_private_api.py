@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 import requests
 
 __all__ = [
@@ -548,12 +549,12 @@ class Api:
         resp = self.post(path, body)
         assert resp.status_code == 200, (path, body, resp.status_code, resp.text[:500])
         assert resp.headers["content-type"].startswith("application/json")
-        return resp.json()
+        return orjson.loads(resp.content)  # strict JSON, and ~4x faster than resp.json()
 
     def ok_get(self, path: str, **params: Any) -> dict:
         resp = self.get(path, **params)
         assert resp.status_code == 200, (path, params, resp.status_code, resp.text[:500])
-        return resp.json()
+        return orjson.loads(resp.content)
 
     def pull(
         self, entity: str, filters: dict | None = None, sort: str | None = None, limit: int = 1000
@@ -624,6 +625,13 @@ class Truth:
             row["investors"] = [_participant(p) for p in d["investors"]]
             self.deals.append(row)
             self.deal_targets[d["id"]] = t
+        self._list_forms: list[dict] | None = None
+
+    def deals_in_list_form(self) -> list[dict]:
+        """Every deal as a list item shows it (:meth:`list_form`), built once; a new list."""
+        if self._list_forms is None:
+            self._list_forms = [self.list_form(d) for d in self.deals]
+        return list(self._list_forms)
 
     @staticmethod
     def live(rows: list[dict]) -> list[dict]:

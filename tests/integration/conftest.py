@@ -18,7 +18,8 @@ def api(sandbox) -> Api:
     return Api(sandbox.url, sandbox.private_key)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def truth(sandbox) -> Truth:
-    """Ground truth computed from the sandbox's raw records."""
+    """Ground truth computed from the sandbox's raw records (once: a test that changes the
+    session sandbox resets it, so its records are always the generated ones here)."""
     return Truth(sandbox.state.dataset)

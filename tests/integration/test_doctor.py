@@ -11,6 +11,7 @@ import sys
 import pytest
 
 import dealframe
+from dealframe.cli import main
 from dealframe.doctor import BREAKS, HOLDS, MAX_REQUESTS
 
 
@@ -59,7 +60,7 @@ def test_a_smaller_budget_stops_and_says_so(sandbox):
     assert found.checks[-1].name == "doctor.budget" and found.checks[-1].verdict == BREAKS
 
 
-def _cli(sandbox, *args: str, env_tokens: bool = True) -> subprocess.CompletedProcess[str]:
+def _env(sandbox, env_tokens: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEALFRAME_")}
     if env_tokens:
         env.update(
@@ -67,17 +68,41 @@ def _cli(sandbox, *args: str, env_tokens: bool = True) -> subprocess.CompletedPr
             DEALFRAME_PUBLIC_TOKEN=sandbox.public_token,
             DEALFRAME_PRIVATE_KEY=sandbox.private_key,
         )
+    return env
+
+
+def _shell(sandbox, *args: str, env_tokens: bool = True) -> subprocess.CompletedProcess[str]:
+    """``python -m dealframe doctor ...`` in a child process (the exit status a shell sees)."""
     return subprocess.run(
         [sys.executable, "-m", "dealframe", "doctor", *args],
-        env=env,
+        env=_env(sandbox, env_tokens),
         capture_output=True,
         text=True,
         timeout=120,
     )
 
 
+@pytest.fixture
+def cli(sandbox, monkeypatch, capsys):
+    """``dealframe doctor ...`` through :func:`dealframe.cli.main` in this process, with the
+    environment a shell would give it: returns (exit status, stdout, stderr)."""
+
+    def run(*args: str, env_tokens: bool = True) -> tuple[int, str, str]:
+        for key in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+            monkeypatch.delenv(key)
+        for key, value in _env(sandbox, env_tokens).items():
+            if key.startswith("DEALFRAME_"):
+                monkeypatch.setenv(key, value)
+        capsys.readouterr()
+        code = main(["doctor", *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
 def test_the_command_prints_a_table_and_a_verdict_and_exits_0(sandbox):
-    done = _cli(sandbox)
+    done = _shell(sandbox)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert lines[1].split()[:4] == ["check", "assumption", "observed", "verdict"]
@@ -86,9 +111,8 @@ def test_the_command_prints_a_table_and_a_verdict_and_exits_0(sandbox):
         assert secret not in done.stdout + done.stderr
 
 
-def test_json_output_and_tokens_from_flags(sandbox):
-    done = _cli(
-        sandbox,
+def test_json_output_and_tokens_from_flags(sandbox, cli):
+    code, out, err = cli(
         "--json",
         "--base-url",
         sandbox.url,
@@ -98,15 +122,15 @@ def test_json_output_and_tokens_from_flags(sandbox):
         sandbox.private_key,
         env_tokens=False,
     )
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout)
+    assert code == 0, err
+    report = json.loads(out)
     assert report["ok"] is True and report["requests"] <= 60
     assert {c["verdict"] for c in report["checks"]} == {"holds"}
     for secret in (sandbox.public_token, sandbox.private_key):
-        assert secret not in done.stdout + done.stderr
+        assert secret not in out + err
 
 
-def test_a_wrong_key_breaks_and_exits_1(sandbox):
+def test_a_wrong_key_breaks_and_exits_1(sandbox, cli):
     env_args = (
         "--base-url",
         sandbox.url,
@@ -115,29 +139,16 @@ def test_a_wrong_key_breaks_and_exits_1(sandbox):
         "--private-key",
         "not-the-key",
     )
-    done = _cli(sandbox, *env_args, env_tokens=False)
-    assert done.returncode == 1
-    assert "B.lookup.companies" in done.stdout and "breaks" in done.stdout
-    assert "not-the-key" not in done.stdout + done.stderr
+    code, out, err = cli(*env_args, env_tokens=False)
+    assert code == 1
+    assert "B.lookup.companies" in out and "breaks" in out
+    assert "not-the-key" not in out + err
 
 
-def test_no_service_is_exit_2_on_one_line(sandbox):
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dealframe",
-            "doctor",
-            "--base-url",
-            "http://127.0.0.1:9",
-            "--public-token",
-            "x",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={k: v for k, v in os.environ.items() if not k.startswith("DEALFRAME_")},
+def test_no_service_is_exit_2_on_one_line(cli):
+    code, out, err = cli(
+        "--base-url", "http://127.0.0.1:9", "--public-token", "x", env_tokens=False
     )
-    assert done.returncode == 2
-    assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
-    assert "cannot run" in done.stderr and "connection" in done.stderr
+    assert code == 2
+    assert out == "" and len(err.strip().splitlines()) == 1
+    assert "cannot run" in err and "connection" in err

@@ -204,31 +204,37 @@ def _budget_error(error: BaseException | None) -> None:
         assert all(isinstance(e, TransportError) for e in error.errors), error.errors
 
 
+#: The budget of these tests, and bodies four times as slow: no read ever times out (a piece
+#: arrives every tenth of a second), only the budget can stop them.
+BUDGET = 1.0
+
+
 def test_call_budget_covers_a_body_that_trickles_in(sandbox, proxy):
-    with _budget_client(sandbox, proxy, 3.0) as client:
+    with _budget_client(sandbox, proxy, BUDGET) as client:
         client.private.schema("transactions")  # discovery read before the clock starts
-        proxy.add(DEALS, trickle(12.0))
+        proxy.add(DEALS, trickle(4 * BUDGET))
         o = outcome(lambda: client.private.deals(**SMALL))
     _budget_error(o.error)
-    assert 2.5 <= o.seconds <= 5.0, f"took {o.seconds:.1f} s with call_budget=3"
+    assert BUDGET - 0.3 <= o.seconds <= BUDGET + 2.0, f"took {o.seconds:.1f} s, budget {BUDGET}"
 
 
 def test_call_budget_covers_a_trickling_family_a_chunk(sandbox, proxy, direct):
     skus = direct.public.search().index.tolist()[:50]
-    with _budget_client(sandbox, proxy, 3.0) as client:
-        proxy.add(CURRENT, trickle(12.0))
+    with _budget_client(sandbox, proxy, BUDGET) as client:
+        proxy.add(CURRENT, trickle(4 * BUDGET))
         o = outcome(lambda: client.public.current(skus))
     _budget_error(o.error)
-    assert 2.5 <= o.seconds <= 5.0, f"took {o.seconds:.1f} s with call_budget=3"
+    assert BUDGET - 0.3 <= o.seconds <= BUDGET + 2.0, f"took {o.seconds:.1f} s, budget {BUDGET}"
 
 
 def test_call_budget_covers_many_pages_that_each_trickle(sandbox, proxy):
-    with _budget_client(sandbox, proxy, 3.0) as client:
+    with _budget_client(sandbox, proxy, BUDGET) as client:
         client.private.schema("transactions")
-        proxy.add(DEALS, trickle(2.0, pieces=8))
+        # each page well within the budget; page 1, then the other four at once, are not
+        proxy.add(DEALS, trickle(0.7 * BUDGET, pieces=8))
         o = outcome(lambda: client.private.deals())
     _budget_error(o.error)
-    assert o.seconds <= 5.0, f"took {o.seconds:.1f} s with call_budget=3"
+    assert o.seconds <= BUDGET + 2.0, f"took {o.seconds:.1f} s, budget {BUDGET}"
 
 
 # --------------------------------------------------------------------------------- case 8: secrets

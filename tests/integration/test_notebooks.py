@@ -35,12 +35,17 @@ def test_notebook_is_stored_without_outputs(path):
 
 
 @pytest.fixture(scope="module")
-def this_python_kernel(tmp_path_factory):
-    """A "python3" kernel spec running this interpreter, found before any installed one.
+def kernel(tmp_path_factory):
+    """One kernel for the notebooks of this module, running this interpreter.
 
-    An installed spec may say just ``python``, which on PATH can be another interpreter
-    without dealframe; ``JUPYTER_PATH`` entries are searched first.
+    Each notebook starts from an empty namespace in its own working folder (see
+    :data:`FRESH_START`); what the kernel keeps between notebooks is only what any kernel
+    keeps between two runs: imported modules. A notebook that forgot an import still fails.
+    The "python3" kernel spec is written to a folder of its own, found before any installed
+    one (an installed spec may say just ``python``, which on PATH can be another
+    interpreter without dealframe).
     """
+    jupyter_client = pytest.importorskip("jupyter_client")
     root = tmp_path_factory.mktemp("jupyter")
     spec = root / "kernels" / "python3"
     spec.mkdir(parents=True)
@@ -55,19 +60,43 @@ def this_python_kernel(tmp_path_factory):
     )
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("JUPYTER_PATH", str(root))
-        yield "python3"
+        km = jupyter_client.KernelManager(kernel_name="python3")
+        km.start_kernel(cwd=str(root))
+        try:
+            yield km
+        finally:
+            km.shutdown_kernel(now=True)
+
+
+#: Run before each notebook: no variables of the one before, no figures left open, and the
+#: notebook's own folder as the working directory (as a new kernel started there would have).
+FRESH_START = """\
+get_ipython().run_line_magic("reset", "-f")
+import os as _os
+_os.chdir({folder!r})
+del _os
+import matplotlib.pyplot as _plt
+_plt.close("all")
+del _plt
+"""
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_executes(path, tmp_path, this_python_kernel):
+def test_notebook_executes(path, tmp_path, kernel):
     nb = nbformat.read(path, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(FRESH_START.format(folder=str(tmp_path))))
     client = nbclient.NotebookClient(
         nb,
+        km=kernel,
         timeout=CELL_TIMEOUT_S,
-        kernel_name=this_python_kernel,
         resources={"metadata": {"path": str(tmp_path)}},
     )
-    client.execute()  # raises CellExecutionError naming the failing cell
+    try:
+        client.execute()  # raises CellExecutionError naming the failing cell
+    finally:
+        if client.kc is not None:
+            client.kc.stop_channels()
+    assert nb.cells[0].outputs == []  # the fresh start itself printed nothing
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     pngs = [o for o in outputs if "image/png" in o.get("data", {})]

@@ -32,6 +32,15 @@ def _service_env(sandbox) -> dict[str, str]:
     )
 
 
+def _use_env(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+    """This process's environment as ``env`` has it for dealframe (for ``main()`` in-process)."""
+    for key in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        if key.startswith("DEALFRAME_"):
+            monkeypatch.setenv(key, value)
+
+
 def _cli(args: list[str], env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "dealframe", "report", *args],
@@ -77,9 +86,7 @@ def test_bad_options_fail_in_one_line_before_the_sandbox_starts(tmp_path, capsys
 
 
 def test_cohort_options_build_the_report(sandbox, tmp_path, capsys, monkeypatch):
-    for key, value in _service_env(sandbox).items():
-        if key.startswith("DEALFRAME_"):
-            monkeypatch.setenv(key, value)
+    _use_env(monkeypatch, _service_env(sandbox))
     out = tmp_path / "na"
     code = main(
         [
@@ -112,7 +119,9 @@ def test_cohort_options_build_the_report(sandbox, tmp_path, capsys, monkeypatch)
     assert "[7/7]" in captured.err
 
 
-def test_a_config_file_writes_every_cohort_and_reports_the_failed_one(sandbox, tmp_path):
+def test_a_config_file_writes_every_cohort_and_reports_the_failed_one(
+    sandbox, tmp_path, capsys, monkeypatch
+):
     config = tmp_path / "nightly.toml"
     config.write_text(f"""
 out = "{tmp_path / "reports"}"
@@ -132,12 +141,14 @@ metric = "valuation"
 name = "typo"
 vertical = "Fintek"
 """)
-    done = _cli(["--config", str(config), "--quiet"], _service_env(sandbox), timeout=240)
-    assert done.returncode == EXIT_PARTIAL, done.stderr
-    assert done.stdout.split() == [
+    _use_env(monkeypatch, _service_env(sandbox))  # in-process: the exit status is main()'s
+    code = main(["report", "--config", str(config), "--quiet"])
+    captured = capsys.readouterr()
+    assert code == EXIT_PARTIAL, captured.err
+    assert captured.out.split() == [
         str(tmp_path / "reports" / n / "report.html") for n in ("na-rounds", "we")
     ]
-    error = _one_error_line(done.stderr)
+    error = _one_error_line(captured.err)
     assert error.startswith("dealframe report: error: cohort typo:")
     assert "did you mean 'Fintech'" in error
     we = json.loads((tmp_path / "reports" / "we" / "manifest.json").read_text())

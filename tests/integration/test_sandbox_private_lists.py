@@ -37,11 +37,9 @@ CHECKERS = {
 
 
 def rows_of(truth: Truth, entity: str) -> list[dict]:
-    return {
-        "companies": truth.companies,
-        "investors": truth.investors,
-        "transactions": [Truth.list_form(d) for d in truth.deals],
-    }[entity]
+    if entity == "transactions":
+        return truth.deals_in_list_form()
+    return {"companies": truth.companies, "investors": truth.investors}[entity]
 
 
 def default_order(entity: str, rows: list[dict]) -> list[dict]:
@@ -404,7 +402,7 @@ def _metric(deal: dict, name: str):
 
 
 def test_transaction_filters(api, truth):
-    deals = [Truth.list_form(d) for d in truth.deals]
+    deals = truth.deals_in_list_form()
     live = default_order("transactions", Truth.live(deals))
     target = truth.target_of
     by_target: dict[str, int] = {}

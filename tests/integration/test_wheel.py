@@ -57,6 +57,8 @@ def test_the_wheel_runs_the_report_against_the_embedded_sandbox(wheel: Path, tmp
             str(unpacked),
             "report",
             "--sandbox",
+            "--scale",
+            "0.05",  # what runs is the claim, not how much data: small data, no snapshot
             "--out",
             str(tmp_path / "r"),
         ],

@@ -43,23 +43,22 @@ def deals(draw: st.DrawFn) -> pd.DataFrame:
         values = [draw(special) if m == 0 else 7.0 for m in month]
     else:
         values = draw(st.lists(value, min_size=n, max_size=n))
-    days = [MONTHS[m] + pd.Timedelta(days=draw(st.integers(0, 27))) for m in month]
-    return pd.DataFrame(
-        {"deal_date": pd.to_datetime(days), "ev_revenue": np.array(values, dtype=np.float64)}
-    )
+    day = draw(st.lists(st.integers(0, 27), min_size=n, max_size=n))
+    dates = (MONTHS[np.array(month, dtype=np.intp)] + pd.to_timedelta(day, unit="D")).as_unit("s")
+    return pd.DataFrame({"deal_date": dates, "ev_revenue": np.array(values, dtype=np.float64)})
 
 
 def reference(frame: pd.DataFrame, conv: Conventions, threshold: int) -> pd.DataFrame:
     """Per month: n, bounds, kept count and the three statistics, by the plainest numpy."""
     method, k = conv.quantile_method, conv.iqr_multiplier
     finite = frame[np.isfinite(frame["ev_revenue"])]
+    all_values = finite["ev_revenue"].to_numpy()
+    month_of = finite["deal_date"].dt.month.to_numpy()  # every date is in 2024
     if conv.trim_scope == "window" and len(finite):
-        window = np.quantile(finite["ev_revenue"].to_numpy(), [0.25, 0.75], method=method)
+        window = np.quantile(all_values, [0.25, 0.75], method=method)
     rows = []
     for start in MONTHS:
-        values = finite.loc[
-            finite["deal_date"].dt.to_period("M") == start.to_period("M"), "ev_revenue"
-        ].to_numpy()
+        values = all_values[month_of == start.month]
         trim = len(values) >= max(threshold, 1) if conv.n_counted == "before" else len(values) > 0
         lower = upper = np.nan
         kept = values

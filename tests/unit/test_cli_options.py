@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import os
 import time
 
 import pytest
 
 import dealframe
+import dealframe.sandbox
 from dealframe.cli import main
 from dealframe.errors import RequestInfo, TransportError, _scrub, error_from_response
 
@@ -106,33 +106,23 @@ def test_mirror_checks_path_and_universe_before_the_sandbox(tmp_path, capsys):
     assert time.monotonic() - started < 2
 
 
-def test_sandbox_serve_prints_export_lines():
-    code = (
-        "import sys\n"
-        "from dealframe import cli, sandbox\n"
-        "def serve(*a, ready, **k):\n"
-        "    ready(None)\n"
-        "sandbox.serve = serve\n"
-        "sys.exit(cli.main(['sandbox', 'serve', '--port', '8123']))\n"
-    )
-    env = {"PATH": "/usr/bin:/bin"}
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
-    )
-    assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
+def test_sandbox_serve_prints_export_lines(monkeypatch, capsys):
+    def serve(*args, ready, **kwargs):  # stands for the server: prints, does not serve
+        ready(None)
+
+    monkeypatch.setattr(dealframe.sandbox, "serve", serve, raising=False)
+    for key in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(key)
+    assert main(["sandbox", "serve", "--port", "8123"]) == 0
+    lines = capsys.readouterr().out.splitlines()
     assert "export DEALFRAME_BASE_URL=http://127.0.0.1:8123" in lines
     assert any(line.startswith("export DEALFRAME_PUBLIC_TOKEN=") for line in lines)
     assert any(line.startswith("export DEALFRAME_PRIVATE_KEY=") for line in lines)
-    mine = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**env, "DEALFRAME_PRIVATE_KEY": "my-own-secret-key"},
-    )
-    assert "my-own-secret-key" not in mine.stdout  # a user's own key is never echoed
-    assert "# DEALFRAME_PRIVATE_KEY: as set in this environment" in mine.stdout
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", "my-own-secret-key")
+    assert main(["sandbox", "serve", "--port", "8123"]) == 0
+    mine = capsys.readouterr().out
+    assert "my-own-secret-key" not in mine  # a user's own key is never echoed
+    assert "# DEALFRAME_PRIVATE_KEY: as set in this environment" in mine
 
 
 def test_a_short_token_is_redacted_as_a_whole_token_only():
