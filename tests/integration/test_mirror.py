@@ -3,7 +3,8 @@
 while pages are read, every earlier sync read back with ``as_of``, every engine (deltalake,
 polars, DuckDB over the Arrow dataset, pyarrow) reading the tables as they are and equal to
 ``load``, compaction keeping the history asked for, lock, bad input, CLI, and the sandbox's admin
-endpoint. Each test runs its own small sandbox (they change data)."""
+endpoint. The tests share one small sandbox, reset to its generated data around each test
+(they change data)."""
 
 from __future__ import annotations
 
@@ -28,10 +29,18 @@ from dealframe.sandbox.changes import Changes
 SCALE = 0.02
 
 
-@pytest.fixture()
-def sb():
+@pytest.fixture(scope="module")
+def _served():
     with dealframe.sandbox.run(scale=SCALE, seed=11, admin_token="admin-secret") as sandbox:
         yield sandbox
+
+
+@pytest.fixture()
+def sb(_served):
+    """The module's sandbox, back to its generated data and clock after each test."""
+    _served.reset()
+    yield _served
+    _served.reset()
 
 
 @pytest.fixture()

@@ -20,12 +20,21 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _drift_proxy import Action, Proxy, _replace
 
 import dealframe
+import dealframe.sandbox
 from dealframe import Client, MissingDataWarning, MissingInvestorsWarning
 from dealframe.errors import IncompleteResultError
 from dealframe.frames.schemas import DEAL_PROFILE_ONLY, ROLES
 
 P = "/api/private/v1"
 PROFILE_ONLY = [c.name for c in DEAL_PROFILE_ONLY]
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[Any]:
+    """A small sandbox of this module's own: a complete pull reads one profile per deal, and
+    1,000 deals hold every case these tests look at (the session one holds 5,000)."""
+    with dealframe.sandbox.run(scale=0.02, seed=7) as sb:
+        yield sb
 
 
 @pytest.fixture(scope="module")
