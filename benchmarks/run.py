@@ -78,8 +78,10 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def print_table(figures: dict[str, dict[str, Any]], file: Any = sys.stdout) -> None:
-    """The figures as a fixed-width table (name, value, unit, ratio, target, met)."""
+def print_table(figures: dict[str, dict[str, Any]], file: Any = None) -> None:
+    """The figures as a fixed-width table (name, value, unit, ratio, target, met), on ``file``
+    (default: ``sys.stdout`` at the time of the call)."""
+    file = sys.stdout if file is None else file
     rows = [("figure", "value", "ratio", "target", "met", "unit / error")]
     for name, f in figures.items():
         met = f.get("met")

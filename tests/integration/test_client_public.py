@@ -237,11 +237,12 @@ def test_time_series_wide_equals_the_raw_json(client, sandbox, universe, version
     assert str(frame.index[0]) == min(months) and str(frame.index[-1]) == max(months)
     assert frame.columns.get_level_values("sku").unique().tolist() == skus
     assert int(frame.notna().to_numpy().sum()) == len(want)
-    values = frame.to_numpy()
-    for (sku, field, month), value in want.items():
-        r = frame.index.get_loc(pd.Period(month, "M"))
-        c = frame.columns.get_loc((field, sku))
-        assert values[r, c] == value
+    row_of = {str(p): r for r, p in enumerate(frame.index)}
+    column_of = {key: c for c, key in enumerate(frame.columns)}
+    where = [(row_of[month], column_of[(field, sku)]) for (sku, field, month) in want]
+    rows, columns = np.array(where, dtype=np.intp).reshape(-1, 2).T
+    got = frame.to_numpy()[rows, columns]
+    np.testing.assert_array_equal(got, np.array(list(want.values()), dtype=got.dtype))
     sub = frame["evRevenueLtm"]
     assert sub.shape == (len(frame), len(skus)) and list(sub.columns) == skus
 

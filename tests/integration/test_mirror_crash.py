@@ -7,6 +7,7 @@ then deletes the files a dead write left."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -180,11 +181,11 @@ def test_incremental_sync_interrupted_at_every_step(client, base, tmp_path, monk
 
 
 _CHILD = textwrap.dedent("""
-    import os, signal, sys
+    import json, os, signal, sys
     from dealframe.client import Client
     import dealframe.mirror as mirror
     from dealframe.mirror import store
-    url, key, path, kill_at = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    url, key, path, kill_at = json.loads(sys.stdin.readline())  # imports done: the trial
     seen = [0]
     def hook(step):
         seen[0] += 1
@@ -198,38 +199,57 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-def _child(sb, path, kill_at: int) -> subprocess.Popen:
+def _child() -> subprocess.Popen:
+    """A child that imports what it needs, then waits on stdin for its trial (see :func:`_go`):
+    the next trial's child starts while this one's mirror is checked."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(
-        [sys.executable, "-c", _CHILD, sb.url, sb.private_key, str(path), str(kill_at)],
+        [sys.executable, "-c", _CHILD],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
     )
 
 
+def _go(proc: subprocess.Popen, sb, path, kill_at: int) -> None:
+    """Start the child's sync of ``path``; ``kill_at`` > 0: SIGKILL itself at that step."""
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps([sb.url, sb.private_key, str(path), kill_at]).encode() + b"\n")
+    proc.stdin.close()
+
+
 def test_kill_9_in_a_subprocess_then_resume(sb, client, base, tmp_path):
     rng = random.Random(2024)
     n = count_steps(client, _copy(base, tmp_path / "probe"))
     killed = 0
-    for trial in range(5):
-        path = _copy(base, tmp_path / f"m{trial}")
-        if trial < 3:  # at a random durable step: between two files
-            proc = _child(sb, path, rng.randint(1, n))
-            proc.wait(timeout=60)
-        else:  # at a random moment once the child is running
-            proc = _child(sb, path, 0)
-            assert proc.stdout.readline().strip() == b"ready"
-            time.sleep(rng.uniform(0.0, 0.6))
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=60)
-        killed += proc.returncode == -signal.SIGKILL
-        mirror.sync(client, path, lock_timeout=5, **SYNC_ARGS)  # the dead child's lock is gone
-        assert_complete(client, path)
-        mirror.compact(path)  # deletes what a dead write left; keeps every version (7 days)
-        for entity in mirror.ENTITIES:
-            on_disk = {p.name for p in (path / entity).glob("*.parquet")}
-            assert on_disk == referenced(path / entity)
+    waiting = _child()
+    try:
+        for trial in range(5):
+            path = _copy(base, tmp_path / f"m{trial}")
+            proc, waiting = waiting, (_child() if trial < 4 else None)
+            if trial < 3:  # at a random durable step: between two files
+                _go(proc, sb, path, rng.randint(1, n))
+                proc.wait(timeout=60)
+            else:  # at a random moment once the child is running
+                _go(proc, sb, path, 0)
+                assert proc.stdout.readline().strip() == b"ready"
+                time.sleep(rng.uniform(0.0, 0.6))
+                proc.send_signal(signal.SIGKILL)
+                proc.wait(timeout=60)
+            proc.stdout.close()
+            proc.stderr.close()
+            killed += proc.returncode == -signal.SIGKILL
+            mirror.sync(client, path, lock_timeout=5, **SYNC_ARGS)  # the dead child's lock is gone
+            assert_complete(client, path)
+            mirror.compact(path)  # deletes what a dead write left; keeps every version (7 days)
+            for entity in mirror.ENTITIES:
+                on_disk = {p.name for p in (path / entity).glob("*.parquet")}
+                assert on_disk == referenced(path / entity)
+    finally:
+        if waiting is not None:  # a failed trial: the spare child is not left behind
+            waiting.kill()
+            waiting.communicate()
     assert killed >= 3
 
 
