@@ -339,6 +339,8 @@ def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = N
             where=where,
         )
         return []
+    if set(map(type, data)) <= {dict}:
+        return data  # the usual answer, checked at C speed
     items = [item for item in data if isinstance(item, Mapping)]
     if len(items) != len(data):
         found.add(
@@ -480,7 +482,10 @@ def identities(
     'missing_identity'
     """
     keys = [item.get(key) for item in items]
-    bad = sum(1 for k in keys if not isinstance(k, str) or not k)
+    if set(map(type, keys)) <= {str}:
+        bad = keys.count("")
+    else:
+        bad = sum(1 for k in keys if not isinstance(k, str) or not k)
     if bad:
         found.add(
             "missing_identity",

@@ -29,6 +29,7 @@ from dealframe.frames.nested import _loads, encode
 __all__ = ["object_lists"]
 
 _TEXT = pa.large_string()
+_BLOCK = 1 << 20
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
 
 
@@ -54,6 +55,28 @@ def _first_bad(arrow: pa.Array, fields: tuple[str, ...], name: str) -> Validatio
         ):
             return ValidationError(f"{name}[{row}]", "a list of objects (JSON array)", got=cell)
     return ValidationError(name, f"JSON text of lists of objects with {', '.join(fields)}")
+
+
+def _read_lines(arrow: pa.Array, fields: tuple[str, ...]) -> pa.Table:
+    """Arrow's JSON reader over the cells, one line ``{"v": <cell>}`` each."""
+    lines = pc.binary_join_element_wise(
+        pa.scalar('{"v":', _TEXT), arrow, pa.scalar("}\n", _TEXT), pa.scalar("", _TEXT)
+    )
+    # Blocks of about 1 MiB are parsed in parallel; a block must hold the longest line.
+    longest = pc.max(pc.binary_length(lines)).as_py() or 0
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[
+        lines.offset : lines.offset + len(lines) + 1
+    ]
+    body = lines.buffers()[2][int(offsets[0]) : int(offsets[-1])]
+    item = pa.struct([(f, _TEXT) for f in fields])
+    return pa_json.read_json(
+        pa.BufferReader(body),
+        read_options=pa_json.ReadOptions(block_size=max(_BLOCK, 2 * longest)),
+        parse_options=pa_json.ParseOptions(
+            explicit_schema=pa.schema([("v", pa.list_(item))]),
+            unexpected_field_behavior="ignore",
+        ),
+    )
 
 
 def object_lists(
@@ -95,25 +118,16 @@ def object_lists(
     arrow = arrow.filter(present) if len(rows) < len(arrow) else arrow
     if not len(arrow):
         return np.empty(0, np.int64), {f: pa.array([], _TEXT) for f in fields}
-    lines = pc.binary_join_element_wise(
-        pa.scalar('{"v":', _TEXT), arrow, pa.scalar("}\n", _TEXT), pa.scalar("", _TEXT)
-    )
-    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[
-        lines.offset : lines.offset + len(lines) + 1
-    ]
-    body = lines.buffers()[2][int(offsets[0]) : int(offsets[-1])]
-    item = pa.struct([(f, _TEXT) for f in fields])
     try:
-        table = pa_json.read_json(
-            pa.BufferReader(body),
-            read_options=pa_json.ReadOptions(block_size=1 << 24),
-            parse_options=pa_json.ParseOptions(
-                explicit_schema=pa.schema([("v", pa.list_(item))]),
-                unexpected_field_behavior="ignore",
-            ),
-        )
+        table = _read_lines(arrow, fields)
     except _ARROW_ERRORS:
-        raise _first_bad(arrow, fields, name) from None
+        # Raw line breaks in JSON text are whitespace between tokens (inside strings they
+        # are escaped): blanked, every cell is one line again.
+        arrow = pc.replace_substring_regex(arrow, "[\r\n]", " ")
+        try:
+            table = _read_lines(arrow, fields)
+        except _ARROW_ERRORS:
+            raise _first_bad(arrow, fields, name) from None
     lists = table.column("v").combine_chunks()
     if table.num_rows != len(arrow) or lists.null_count:
         raise _first_bad(arrow, fields, name)

@@ -321,6 +321,15 @@ class PrivateApi:
                 deadline=deadline,
             )
 
+        def stored(page: int, size: int) -> Response | None:
+            return self._t.cached(
+                "private",
+                "POST",
+                f"{PREFIX}/{entity}",
+                json={**body, "page": page, "limit": size},
+                kind=kind,
+            )
+
         return pull_pages(
             fetch,
             limit=limit,
@@ -330,6 +339,7 @@ class PrivateApi:
             parse=parse,
             pool=self._t.pool,
             found=found,
+            lookup=stored if cache and not refresh else None,
         )
 
     def _pull_list(

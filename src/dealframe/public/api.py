@@ -179,6 +179,9 @@ class PublicApi:
                 deadline=deadline,
             )
 
+        def stored(chunk: list[str]) -> Response | None:
+            return self._t.cached("public", "POST", full, json={"skus": chunk, **extra}, kind=kind)
+
         result = map_concurrent(
             fetch,
             chunks,
@@ -186,6 +189,7 @@ class PublicApi:
             pool=self._t.pool,
             progress=settings.progress if progress is None else progress,
             desc=desc,
+            inline=stored if cache and not refresh else None,
         )
         return result.values, result.failures
 

@@ -13,8 +13,10 @@ Facts this module relies on (requests-cache 1.3):
   response it refuses is deleted. :func:`dealframe.transport.body.storable` is ours: only
   well-formed success bodies are kept or answered.
 
-Everything goes through ``CachedSession``'s public API: a request names its expiry
-(``expire_after``) and may force a refresh; the transport never reads the backend itself.
+Everything goes through requests-cache's public API: a request names its expiry
+(``expire_after``) and may force a refresh. A multi-request call first looks its hits up on its
+own thread (:meth:`CacheControl.stored`: the session's key function, ``BaseCache.get_response``
+and the entry's ``is_expired``), so only misses travel through worker threads.
 """
 
 from __future__ import annotations
@@ -228,6 +230,35 @@ class CacheControl:
         if backend is not None:
             backend.clear()
             _tighten(self.path)
+
+    def stored(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        body: bytes | None,
+        auth: Any,
+    ) -> Any:
+        """The fresh stored response to this request (a requests-cache ``CachedResponse``), or
+        None; reads the SQLite file only, sends nothing.
+
+        The key is the session's own (:func:`namespaced_key` of the request as it would be
+        prepared), so an entry written by a normal request is found here and vice versa.
+        """
+        backend = self._backend()
+        if backend is None:
+            return None
+        request = requests.PreparedRequest()
+        request.prepare_method(method)
+        request.prepare_url(url, params)
+        request.prepare_headers({})
+        request.body = body
+        if auth is not None:
+            request = auth(request)
+        found = backend.get_response(namespaced_key(request))
+        if found is None or found.is_expired or found.status_code != 200:
+            return None
+        return found
 
     def delete(self, key: str | None) -> None:
         """Drop one entry (a stored answer that turned out not to keep the contract)."""

@@ -195,6 +195,7 @@ def map_concurrent(
     collect: tuple[type[BaseException], ...] = (DealframeError,),
     fatal: tuple[type[BaseException], ...] = FATAL_ERRORS,
     pool: WorkerPool | None = None,
+    inline: Callable[[T], R | None] | None = None,
 ) -> MapResult[R]:
     """Apply ``fn`` to every item on at most ``workers`` threads, keeping input order.
 
@@ -218,6 +219,9 @@ def map_concurrent(
     pool : WorkerPool, optional
         A long-lived pool to run on when its size equals ``workers`` (the client's own);
         otherwise a pool is made for this call.
+    inline : callable, optional
+        Tried first for every item, on this thread: an item it answers (not None) is done
+        without ``fn`` (an HTTP cache hit: CPU work that threads would only slow down).
 
     Returns
     -------
@@ -248,17 +252,37 @@ def map_concurrent(
                 bar.update(1)
 
     try:
-        if len(todo) <= 1 or workers == 1:
-            for index, item in enumerate(todo):
-                record(index, functools.partial(fn, item))
+        left = list(range(len(todo)))
+        if inline is not None and len(todo) > 1 and workers > 1:
+            left = [i for i in left if not _answered(inline, todo[i], i, results, bar)]
+        if len(left) <= 1 or workers == 1:
+            for index in left:
+                record(index, functools.partial(fn, todo[index]))
         else:
             shared = pool.executor() if pool is not None and pool.size == workers else None
-            _run_pool(fn, todo, min(workers, len(todo)), record, shared)
+            rest = [todo[i] for i in left]
+
+            def put(at: int, outcome: Callable[[], R]) -> None:
+                record(left[at], outcome)
+
+            _run_pool(fn, rest, min(workers, len(rest)), put, shared)
     finally:
         if bar is not None:
             bar.close()
     failures.sort(key=lambda f: f.index)
     return MapResult(results, failures)
+
+
+def _answered(
+    inline: Callable[[T], R | None], item: T, index: int, results: list[R | None], bar: Any
+) -> bool:
+    answer = inline(item)
+    if answer is None:
+        return False
+    results[index] = answer
+    if bar is not None:
+        bar.update(1)
+    return True
 
 
 def _run_pool(

@@ -1,0 +1,61 @@
+"""The page walk runs requests ahead only while pages take longer to arrive than to parse."""
+
+from __future__ import annotations
+
+import threading
+
+from dealframe.contract import Findings
+from dealframe.private.paging import _Pace, pull_pages
+
+
+class _Page:
+    """A stand-in response: ``elapsed`` says how long it took to arrive."""
+
+    from_cache, attempts = False, 1
+
+    def __init__(self, page: int, size: int, total: int, elapsed: float) -> None:
+        self.page, self.size, self.total, self.elapsed = page, size, total, elapsed
+
+    def json(self) -> dict:
+        first = (self.page - 1) * self.size
+        rows = [{"id": f"r{i}"} for i in range(first, min(first + self.size, self.total))]
+        return {"data": rows, "meta": {"total": self.total, "has_more": first + 10 < self.total}}
+
+
+def _walk(elapsed: float) -> tuple[list[list[dict]], set[str]]:
+    threads: set[str] = set()
+
+    def fetch(page: int, size: int) -> _Page:
+        threads.add(threading.current_thread().name)
+        return _Page(page, size, 95, elapsed)
+
+    pages = pull_pages(
+        fetch,
+        limit=None,
+        workers=4,
+        progress=False,
+        desc="x",
+        found=Findings("POST /x"),
+        page_size=10,
+    )
+    return pages.parts, threads
+
+
+def test_pace_keeps_requests_in_flight_only_while_arriving_is_slower():
+    pace = _Pace()
+    assert pace.ahead(8) == 8  # nothing measured yet
+    pace.note(_Page(1, 1, 1, 0.200), 0.010)
+    assert pace.ahead(8) == 8
+    pace = _Pace()
+    pace.note(_Page(1, 1, 1, 0.002), 0.010)
+    assert pace.ahead(8) == 1
+    assert pace.ahead(0) == 1
+
+
+def test_slow_pages_are_fetched_by_workers_and_fast_ones_on_this_thread():
+    me = threading.current_thread().name
+    slow, slow_threads = _walk(elapsed=10.0)
+    fast, fast_threads = _walk(elapsed=0.0)
+    assert slow == fast and sum(map(len, fast)) == 95
+    assert slow_threads - {me}, "slow pages should have gone to worker threads"
+    assert fast_threads == {me}
