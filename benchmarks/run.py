@@ -78,10 +78,8 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def print_table(figures: dict[str, dict[str, Any]], file: Any = None) -> None:
-    """The figures as a fixed-width table (name, value, unit, ratio, target, met), on ``file``
-    (default: ``sys.stdout`` at the time of the call)."""
-    file = sys.stdout if file is None else file
+def print_table(figures: dict[str, dict[str, Any]], file: Any = sys.stdout) -> None:
+    """The figures as a fixed-width table (name, value, unit, ratio, target, met)."""
     rows = [("figure", "value", "ratio", "target", "met", "unit / error")]
     for name, f in figures.items():
         met = f.get("met")

@@ -7,14 +7,11 @@ here (the machine is shared and noisy); benchmarks/README.md records the figures
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -53,28 +50,9 @@ def _run(tmp_path: Path, *args: str, timeout: float = 240) -> dict:
     return json.loads(out.read_text())
 
 
-def _harness() -> Any:
-    """``benchmarks/run.py`` as a module (with its ``_common``)."""
-    sys.path.insert(0, str(RUN.parent))
-    try:
-        import run
-    finally:
-        sys.path.remove(str(RUN.parent))
-    return run
-
-
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """``run.py --smoke`` through its ``main()`` in this process: the same harness and figures
-    without a second interpreter importing everything again (the script itself, from the
-    shell, runs in test_only_runs_the_selected_figures)."""
-    out = tmp_path_factory.mktemp("bench") / "figures.json"
-    printed, notes = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(notes):
-        code = _harness().main(["--smoke", "--json", str(out)])
-    assert code == 0, notes.getvalue()[-3000:]
-    assert "figure" in printed.getvalue()  # the table header was printed
-    return json.loads(out.read_text())
+    return _run(tmp_path_factory.mktemp("bench"), "--smoke")
 
 
 def test_every_named_figure_is_written(smoke: dict) -> None:
@@ -109,8 +87,12 @@ def test_only_runs_the_selected_figures(tmp_path: Path) -> None:
 
 
 def test_a_failing_benchmark_gives_null_figures_not_a_crash() -> None:
-    run = _harness()
-    from _common import Benchmark, Context
+    sys.path.insert(0, str(RUN.parent))
+    try:
+        import run
+        from _common import Benchmark, Context
+    finally:
+        sys.path.remove(str(RUN.parent))
 
     def broken(ctx: Context) -> dict:
         raise ImportError("dealframe.frames.nothing is not written yet")

@@ -9,9 +9,11 @@ are kept tiny (``Retry-After`` 0.05 s, backoff capped at 0.05 s) so the file sta
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -26,6 +28,9 @@ from dealframe.errors import (
     TransportError,
 )
 from dealframe.sandbox.faults import FaultPlan
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _clock import ManualClock
 
 KINDS = ("429", "500", "502", "503", "truncate", "cut", "drop")
 FAST = {
@@ -141,13 +146,15 @@ def test_time_series_and_profiles_under_faults(client, plan, skus):
 # ---------------------------------------------------------------------------- Retry-After
 
 
-def test_a_429_storm_with_retry_after_is_honoured(client, plan):
+def test_a_429_storm_with_retry_after_is_honoured(client, plan, monkeypatch):
     plan.retry_after = 0.2
     plan.script(r"^/api/v2/companies$", ["429"] * 4)
+    clock = ManualClock()  # the Retry-After windows pass on this clock, not in real time
+    monkeypatch.setattr(client._transport, "gate", clock.gate())
     before = client.stats.snapshot()
-    started = time.monotonic()
+    started = clock.now()
     frame = client.public.search()
-    elapsed = time.monotonic() - started
+    elapsed = clock.now() - started
     after = client.stats.snapshot()
     assert len(frame) == 1000
     assert plan.counts() == {"429": 4} and plan.pending() == 0
@@ -166,13 +173,15 @@ def test_retry_after_is_capped_by_the_setting(faulty, plan):
     assert len(frame) == 1000 and plan.counts() == {"429": 2}
 
 
-def test_a_429_on_one_chunk_slows_every_worker(client, plan, skus):
+def test_a_429_on_one_chunk_slows_every_worker(client, plan, skus, monkeypatch):
     plan.retry_after = 0.3
     plan.script(r"/companies/current$", ["429"])
-    started = time.monotonic()
+    clock = ManualClock()
+    monkeypatch.setattr(client._transport, "gate", clock.gate())
+    started = clock.now()
     frame = client.public.current(skus[:400])
     assert len(frame) == 400
-    assert time.monotonic() - started >= 0.3 * 0.9
+    assert clock.now() - started >= 0.3 * 0.9
     assert client.stats.snapshot()["gate_wait_seconds"] > 0
 
 

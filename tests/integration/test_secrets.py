@@ -340,10 +340,21 @@ def test_every_request_carried_only_its_own_familys_token(session):
     assert any("/transactions" in p and "include_deleted" not in p for p, _ in sent)
 
 
-@pytest.fixture
-def two_servers() -> Iterator[tuple[Any, Any]]:
+@pytest.fixture(scope="module")
+def _two_served() -> Iterator[tuple[Any, Any]]:
     with serve(PUBLIC, PRIVATE) as origin, serve(PUBLIC, PRIVATE) as other:
         yield origin, other
+
+
+@pytest.fixture
+def two_servers(_two_served: tuple[Any, Any]) -> tuple[Any, Any]:
+    """Two echo servers with nothing canned and nothing counted yet."""
+    for served in _two_served:
+        with served.state.lock:
+            served.state.responses.clear()
+            served.state.hits.clear()
+            served.state.auth_seen.clear()
+    return _two_served
 
 
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])

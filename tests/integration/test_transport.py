@@ -38,6 +38,7 @@ from dealframe.transport.session import Transport
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _asgi_server import established_to, serve
+from _clock import ManualClock
 
 PUBLIC = "pub-" + secrets.token_hex(16)
 PRIVATE = "priv-" + secrets.token_hex(16)
@@ -150,26 +151,29 @@ def test_redirects_are_not_followed(server, make):
 
 def test_429_retry_after_is_honoured_and_slows_every_worker(server, make):
     t = make(max_workers=4)
+    clock = ManualClock(hold=True)  # the window ends when this test moves the clock
+    t.gate = clock.gate()
     server.plan.retry_after = 1
     server.plan.script("^/api/v2/storm$", ["429"])
     results: dict[str, float] = {}
 
     def call(name: str, path: str) -> None:
         response = t.request("public", "POST", path, json={"who": name}, cache=False)
-        results[name] = time.monotonic()
+        results[name] = clock.now()
         results[name + ".attempts"] = response.attempts
 
     first = threading.Thread(target=call, args=("storm", "/api/v2/storm"))
     first.start()
-    limit = time.monotonic() + 5
-    while t.gate.remaining() == 0 and time.monotonic() < limit:
-        time.sleep(0.002)
-    gated_at = time.monotonic()
+    clock.wait_for_sleepers(1)  # the storm worker got its 429 and waits at the gate
+    gated_at = clock.now()
     opens_at = t.gate.open_at
     assert opens_at - gated_at >= 0.8  # closed for the Retry-After the service sent (1 s)
     others = [threading.Thread(target=call, args=(f"w{i}", "/api/v2/calm")) for i in range(3)]
     for thread in others:
         thread.start()
+    clock.wait_for_sleepers(4)  # every other worker waits at the gate too, none was sent
+    assert not [k for k in results if k.startswith("w")]
+    clock.advance(opens_at - gated_at)
     for thread in [first, *others]:
         thread.join(10)
     assert results["storm.attempts"] == 2
@@ -184,10 +188,11 @@ def test_429_storm_recovers(server, make):
     server.plan.retry_after = 0.2
     server.plan.script("storm", ["429", "429", "429"])
     t = make()
-    start = time.monotonic()
+    clock = ManualClock()
+    t.gate = clock.gate()  # the Retry-After windows pass on this clock, not in real time
     response = t.request("public", "POST", "/api/v2/storm", json={"a": 1})
     assert response.status == 200 and response.attempts == 4
-    assert time.monotonic() - start >= 0.55
+    assert clock.slept >= 0.55  # three windows of 0.2 s were waited
     assert t.stats.snapshot()["retries"] == 3
 
 
@@ -236,8 +241,11 @@ def test_retries_exhausted_raise_typed_error_with_retry_after(server, make):
     server.plan.retry_after = 1
     server.plan.script("busy", ["429", "429"])
     t = make(retries=1)
+    clock = ManualClock()
+    t.gate = clock.gate()
     with pytest.raises(RateLimitedError) as info:
         t.request("public", "POST", "/api/v2/busy", json={})
+    assert clock.slept == pytest.approx(1.0)  # the window before the one retry, not after it
     error = info.value
     assert error.retry_after == 1.0 and error.attempts == 2
     assert "2 attempts" in str(error) and "wait 1 s" in str(error)

@@ -1,8 +1,10 @@
 """The wheel: ``python -m build`` makes one that carries the typing marker and the license, and
-whose package runs the main job (``dealframe report --sandbox``) on its own (issue 13)."""
+whose package runs the main job (``dealframe report --sandbox``) on its own (issue 13): the default
+report against the embedded sandbox, with what that command promises."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -69,4 +71,9 @@ def test_the_wheel_runs_the_report_against_the_embedded_sandbox(wheel: Path, tmp
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert (tmp_path / "r" / "report.html").stat().st_size > 10_000
+    out = tmp_path / "r"
+    assert (out / "report.html").stat().st_size > 10_000
+    # what ``dealframe report --sandbox`` promises (this is also that command's run in the suite)
+    assert done.stdout.strip() == str(out / "report.html")
+    assert "starting the embedded sandbox" in done.stderr
+    assert json.loads((out / "manifest.json").read_text())["cohort"] == {"region": "Western Europe"}

@@ -93,7 +93,7 @@ def frame_of(deals):
     )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     deals=deals_strategy,
     time_bucket=st.sampled_from(["month", "quarter", "year", "none"]),
@@ -134,7 +134,7 @@ def test_bucket_medians_match_the_reference(deals, time_bucket, first, length, t
     assert out.attrs["outliers_trimmed"] == trimmed
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(deals=deals_strategy, time_bucket=st.sampled_from(["month", "quarter", "year"]))
 def test_explain_rows_reproduce_every_bucket(deals, time_bucket):
     date_from, date_to = START, START + dt.timedelta(days=SPAN_DAYS)
@@ -155,7 +155,7 @@ def test_explain_rows_reproduce_every_bucket(deals, time_bucket):
             assert row.median == statistics.median(mine.loc[mine["kept"], "value"])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(deals=deals_strategy, seed=st.integers(0, 2**16))
 def test_row_order_does_not_matter(deals, seed):
     frame = frame_of(deals)

@@ -94,7 +94,7 @@ def reference(frame: pd.DataFrame, conv: Conventions, threshold: int) -> pd.Data
     return pd.DataFrame(rows)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frame=deals(), conv=conventions, threshold=st.integers(0, 6))
 def test_statistics_are_numpy_quantiles_of_the_kept_values(frame, conv, threshold):
     conv = Conventions(**{**conv.to_dict(), "suppressed": "null_stats", "empty": "return"})

@@ -39,7 +39,7 @@ from dealframe.errors import DealframeError, ServerError, ValidationError
 from dealframe.sandbox.vocab import TIME_SERIES_FIELDS
 
 EXAMPLES = settings(
-    max_examples=100,
+    max_examples=50,
     deadline=None,
     derandomize=True,
     database=None,
