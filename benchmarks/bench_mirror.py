@@ -38,7 +38,7 @@ __all__ = ["bench_full_rss", "bench_incremental", "bench_load"]
 _DEALS_AT_SCALE_1 = 50_000
 _SIZES = {
     "full": dict(inc_deals=50_000, load_deals=50_000, rss_deals=200_000, repeat=2),
-    "quick": dict(inc_deals=20_000, load_deals=50_000, rss_deals=50_000, repeat=2),
+    "quick": dict(inc_deals=50_000, load_deals=50_000, rss_deals=50_000, repeat=2),
     "smoke": dict(inc_deals=2_500, load_deals=2_500, rss_deals=2_500, repeat=1),
 }
 
