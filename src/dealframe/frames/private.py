@@ -295,7 +295,10 @@ def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
 
 
 def list_page_columns(entity: str, items: Items) -> Any:
-    """One list page's items as typed columns (the parsed dicts can then be freed).
+    """One list page's items as columns (the parsed dicts can then be freed).
+
+    List fields become JSON text at once; scalar fields stay raw values, typed once over
+    every page by :func:`list_frame`.
 
     The unit of work of a list pull: each page is built as soon as it arrives, and
     :func:`list_frame` joins the pages. ``entity`` is ``companies``, ``investors`` or
@@ -346,7 +349,7 @@ def deals_frame_from_pages(
     """Raw ``{data, meta}`` list pages (bytes, as received) → one deals frame.
 
     The same path :meth:`client.private.deals` takes: each page is parsed with
-    orjson and built into typed columns at once (:func:`list_page_columns`), so
+    orjson and built into columns at once (:func:`list_page_columns`), so
     the parsed dicts of one page at most are alive; the pages are then joined
     (:func:`list_frame`). The result equals :func:`deals_frame` of all the pages'
     items.

@@ -435,7 +435,7 @@ class PrivateApi:
         found = Findings(endpoint)
         info = RequestInfo("POST", f"{PREFIX}/{entity}", "private")
 
-        def parse(items: list[Any]) -> Any:  # one page's rows -> typed columns; its JSON is freed
+        def parse(items: list[Any]) -> Any:  # one page's rows -> columns; its JSON is freed
             with shaping(info, endpoint):
                 return shape.list_page_columns(entity, items)
 
