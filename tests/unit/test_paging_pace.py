@@ -52,6 +52,21 @@ def test_pace_keeps_requests_in_flight_only_while_arriving_is_slower():
     assert pace.ahead(0) == 1
 
 
+def test_time_spent_reading_a_body_is_not_a_wait_that_workers_could_hide():
+    # 8 ms to arrive, 7 of them this thread's CPU (reading and copying the body): only 1 ms
+    # was a wait, less than the 4 ms parse, so pages stay on this thread.
+    pace = _Pace()
+    pace.note(_Page(1, 1, 1, 0.008), 0.004, busy=0.007)
+    assert pace.ahead(8) == 1
+    # the same 8 ms with 1 ms of CPU: a 7 ms wait, worth hiding behind the parse
+    pace = _Pace()
+    pace.note(_Page(1, 1, 1, 0.008), 0.004, busy=0.001)
+    assert pace.ahead(8) == 8
+    # a page fetched by a worker says nothing about the wait
+    pace.note(_Page(1, 1, 1, 0.000), 0.004, inline=False)
+    assert pace.ahead(8) == 8
+
+
 def test_slow_pages_are_fetched_by_workers_and_fast_ones_on_this_thread():
     me = threading.current_thread().name
     slow, slow_threads = _walk(elapsed=10.0)
