@@ -291,6 +291,33 @@ def test_deals_frame_from_pages_extras_and_categories_in_some_pages_only():
     assert got["role"].tolist()[1] == "buyer" and pd.isna(got["role"].tolist()[0])
 
 
+def test_deals_frame_from_pages_text_that_is_not_text_in_one_page_only():
+    # Text columns are typed once over every page; a page whose values are not all text
+    # (an id sent as a number) takes the general path, and the frame is still the one
+    # deals_frame builds from the same rows in one go.
+    pages_items = [
+        [{"id": "a", "deal_type": "Venture", "deal_date": "2024-01-02"}],
+        [{"id": 7, "deal_type": 3, "deal_date": "2024-01-03", "updated_at": None}],
+        [{"id": "c", "deal_type": "M&A", "updated_at": "2024-01-04T10:00:00+02:00"}],
+    ]
+    pages = [orjson.dumps({"data": p, "meta": {}}) for p in pages_items]
+    got = deals_frame_from_pages(pages)
+    pd.testing.assert_frame_equal(got, deals_frame([i for p in pages_items for i in p]))
+    assert got["id"].tolist() == ["a", "7", "c"]
+    assert got["deal_type"].tolist()[1] == 3 and got["deal_type"].tolist()[2] == "M&A"
+    assert str(got["updated_at"].iloc[2]) == "2024-01-04 08:00:00+00:00"
+
+
+@pytest.mark.parametrize("bad", [20240103, "03/01/2024"])
+def test_deals_frame_from_pages_a_bad_date_in_a_later_page_names_the_column(bad):
+    pages = [
+        orjson.dumps({"data": [{"id": "a", "deal_date": "2024-01-02"}], "meta": {}}),
+        orjson.dumps({"data": [{"id": "b", "deal_date": bad}], "meta": {}}),
+    ]
+    with pytest.raises(ValidationError, match="deal_date"):
+        deals_frame_from_pages(pages)
+
+
 def test_deals_frame_from_pages_empty_and_bad():
     empty = deals_frame_from_pages([])
     pd.testing.assert_frame_equal(empty, deals_frame([]))

@@ -56,8 +56,11 @@ __all__ = [
 ]
 
 _EMPTY: Mapping[str, Any] = {}
-#: Kinds written as JSON text page by page; the others are typed once over every page.
-_NESTED = frozenset({"list", "object"})
+#: Kinds kept as Arrow text page by page and typed once over every page (one cast of 50,000
+#: values costs a fraction of fifty casts of 1,000); the others are typed page by page.
+_TEXT_KINDS = frozenset({"str", "date", "timestamp", "category"})
+_TEXT = pa.large_string()
+_ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError)
 
 
 def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
@@ -102,13 +105,19 @@ def _is_null(v: Any) -> bool:
     return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
 
 
-def _arrow_cast(values: Sequence[Any], target: pa.DataType) -> np.ndarray | None:
+def _arrow_cast(values: Sequence[Any] | pa.Array, target: pa.DataType) -> np.ndarray | None:
     """Strings cast by Arrow's ISO 8601 parser, or None when Arrow cannot (pandas decides)."""
     try:
-        arrow = pa.array(values, type=pa.large_string(), from_pandas=True)
+        arrow = (
+            values if isinstance(values, pa.Array) else pa.array(values, _TEXT, from_pandas=True)
+        )
         return pc.cast(arrow, target).to_numpy(zero_copy_only=False)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+    except _ARROW_ERRORS:
         return None
+
+
+def _python(values: Sequence[Any] | pa.Array) -> Sequence[Any]:
+    return values.to_pylist() if isinstance(values, pa.Array) else values
 
 
 def _check_text(values: Sequence[Any], name: str, expected: str) -> None:
@@ -149,6 +158,7 @@ def to_utc(values: Sequence[Any], name: str = "timestamp") -> pd.DatetimeIndex:
     fast = _arrow_cast(values, pa.timestamp("us", tz="UTC"))
     if fast is not None:
         return pd.DatetimeIndex(fast.astype("datetime64[us]")).tz_localize("UTC")
+    values = _python(values)
     _check_text(values, name, "ISO 8601 timestamps (strings)")
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), utc=True, format="ISO8601")
@@ -168,6 +178,7 @@ def to_date(values: Sequence[Any], name: str = "date") -> np.ndarray:
     fast = _arrow_cast(values, pa.date32())
     if fast is not None:
         return fast.astype(DATE_DTYPE)
+    values = _python(values)
     _check_text(values, name, "YYYY-MM-DD dates (strings)")
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), format="%Y-%m-%d")
@@ -177,9 +188,11 @@ def to_date(values: Sequence[Any], name: str = "date") -> np.ndarray:
 
 
 def _strings(values: Sequence[Any]) -> Any:
-    """Python strings (or None) as a ``str`` array, via Arrow when possible."""
+    """Python strings (or None), or Arrow text, as a ``str`` array, via Arrow when possible."""
     try:
-        arrow = pa.array(values, type=pa.large_string(), from_pandas=True)
+        arrow = (
+            values if isinstance(values, pa.Array) else pa.array(values, _TEXT, from_pandas=True)
+        )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return pd.array(values, dtype=STRING_DTYPE)  # non-string values: pandas casts them
     return pd.array(arrow, dtype=STRING_DTYPE)
@@ -187,6 +200,7 @@ def _strings(values: Sequence[Any]) -> Any:
 
 def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     """Categorical over ``vocab`` plus any unknown values (sorted) as extra categories."""
+    values = _python(values)
     try:
         uniques = set(values)
     except TypeError as exc:
@@ -321,10 +335,10 @@ def build_columns(
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """Schema columns and raw (object) extra columns of ``records``, for :func:`assemble`.
 
-    List and object columns are written as JSON text at once, so the parsed
-    lists and dicts of a page can be freed; scalar columns stay the raw values
-    (a list each) and are typed once, over every page, by :func:`assemble`
-    (one cast of 50,000 values costs a fraction of fifty casts of 1,000).
+    List and object columns are written as JSON text and numbers typed at once,
+    so the parsed lists and dicts of a page can be freed; text, date, timestamp
+    and category columns are kept as Arrow text and typed once, over every page,
+    by :func:`assemble`.
 
     ``nested`` maps a nested-object key to the prefix its unknown keys get as
     extra columns (``{"target": "target_"}``); other unknown top-level keys keep
@@ -359,8 +373,19 @@ def build_columns(
             values = raw.get(col.path[0], nulls)
         else:
             values = nested_raw.get((col.path[0], col.path[1]), nulls)
-        typed[col.name] = cast(values, col) if col.kind in _NESTED else values
+        typed[col.name] = _page_column(values, col)
     return typed, extras
+
+
+def _page_column(values: list[Any], col: Column) -> Any:
+    """One page's values of a column: text kinds as Arrow text (typed once by :func:`assemble`;
+    kept as they are when they are not all text), the others typed at once."""
+    if col.kind not in _TEXT_KINDS:
+        return cast(values, col)
+    try:
+        return pa.array(values, _TEXT, from_pandas=True)
+    except _ARROW_ERRORS:
+        return values
 
 
 def empty_frame(schema: Schema, index: str | None = None) -> pd.DataFrame:
@@ -378,14 +403,20 @@ def empty_frame(schema: Schema, index: str | None = None) -> pd.DataFrame:
 
 def _absent(n: int, col: Column) -> Any:
     """A page's chunk of a column none of its rows carried."""
-    return cast([None] * n, col) if col.kind in _NESTED else [None] * n
+    return pa.nulls(n, _TEXT) if col.kind in _TEXT_KINDS else cast([None] * n, col)
 
 
 def _joined(chunks: list[Any], col: Column) -> Any:
-    """One column over every page: JSON text joined, raw values joined then typed once."""
-    if col.kind in _NESTED:
-        return chunks[0] if len(chunks) == 1 else type(chunks[0])._concat_same_type(chunks)
-    return cast(chunks[0] if len(chunks) == 1 else list(chain.from_iterable(chunks)), col)
+    """One column over every page: typed chunks joined; text chunks joined, then typed once."""
+    if col.kind in _TEXT_KINDS:
+        if all(isinstance(c, pa.Array) for c in chunks):
+            return cast(chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks), col)
+        return cast(list(chain.from_iterable(map(_python, chunks))), col)
+    if len(chunks) == 1:
+        return chunks[0]
+    if isinstance(chunks[0], np.ndarray):
+        return np.concatenate(chunks)
+    return type(chunks[0])._concat_same_type(chunks)
 
 
 def assemble(
