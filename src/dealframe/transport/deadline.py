@@ -7,6 +7,10 @@ in pieces as they arrive and stops once the deadline has passed. The overshoot i
 the wait for one piece, itself bounded by the read timeout the transport derives from the
 deadline when it sends the request.
 
+Without a deadline the hook reads the body the same way, in pieces of whatever has
+arrived (up to 1 MiB): ``requests`` itself reads in pieces of 10 kB, about 80 trips through
+urllib3 for a page of 1,000 deals.
+
 Examples
 --------
 >>> hook = read_body(None)
@@ -33,10 +37,10 @@ class BodyDeadlineExceeded(requests.exceptions.ReadTimeout):
     """The call's deadline passed while the body was still arriving."""
 
 
-def _read(raw: Any, deadline: float) -> bytes:
+def _read(raw: Any, deadline: float | None) -> bytes:
     pieces: list[bytes] = []
     while True:
-        if time.monotonic() > deadline:
+        if deadline is not None and time.monotonic() > deadline:
             got = sum(len(piece) for piece in pieces)
             raise BodyDeadlineExceeded(
                 f"call budget exhausted while the body was arriving ({got} bytes read)"
@@ -48,19 +52,15 @@ def _read(raw: Any, deadline: float) -> bytes:
 
 
 def read_body(deadline: float | None) -> Callable[..., Any]:
-    """A ``requests`` response hook that reads the body before ``deadline`` (monotonic).
+    """A ``requests`` response hook that reads the body, before ``deadline`` (monotonic)
+    when there is one.
 
-    With no deadline it does nothing and ``requests`` reads the body as usual. Responses
-    whose body is already read (answers from the cache) are left alone.
+    Responses whose body is already read (answers from the cache) are left alone.
     """
 
     def hook(response: requests.Response, *args: Any, **kwargs: Any) -> requests.Response:
         raw = getattr(response, "raw", None)
-        if (
-            deadline is None
-            or getattr(response, "_content", False) is not False
-            or not hasattr(raw, "read1")
-        ):
+        if getattr(response, "_content", False) is not False or not hasattr(raw, "read1"):
             return response
         try:
             response._content = _read(raw, deadline)
