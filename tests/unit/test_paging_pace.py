@@ -74,3 +74,39 @@ def test_slow_pages_are_fetched_by_workers_and_fast_ones_on_this_thread():
     assert slow == fast and sum(map(len, fast)) == 95
     assert slow_threads - {me}, "slow pages should have gone to worker threads"
     assert fast_threads == {me}
+
+
+def test_pages_that_arrive_while_an_earlier_one_is_late_are_parsed_meanwhile():
+    # Page 2 is held back until page 5 has been parsed: the walk parses 3, 4 and 5 while it
+    # waits (the workers go on fetching), then joins every page in page order, as a walk
+    # with no late page does.
+    parsed: list[str] = []
+    five_parsed = threading.Event()
+
+    def parse(items: list[dict]) -> list[dict]:
+        parsed.append(items[0]["id"])
+        if items[0]["id"] == "r40":  # page 5
+            five_parsed.set()
+        return items
+
+    def fetch(page: int, size: int) -> _Page:
+        if page == 2:
+            assert five_parsed.wait(10), "page 2 was held back and nothing else was parsed"
+        return _Page(page, size, 95, 10.0)
+
+    def walk(fetch) -> list[list[dict]]:
+        return pull_pages(
+            fetch,
+            limit=None,
+            workers=3,
+            progress=False,
+            desc="x",
+            found=Findings("POST /x"),
+            page_size=10,
+            parse=parse,
+        ).parts
+
+    late = walk(fetch)
+    assert parsed.index("r10") > parsed.index("r40")  # page 2 parsed after page 5
+    in_order = walk(lambda page, size: _Page(page, size, 95, 10.0))
+    assert late == in_order and [p[0]["id"] for p in late] == [f"r{i}" for i in range(0, 95, 10)]

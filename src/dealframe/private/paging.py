@@ -2,9 +2,11 @@
 
 :func:`pull_pages` works for list POSTs (page in the body) and sub-collection GETs (page in
 the query): the caller passes ``fetch(page, size)``. Page 1 says what to expect; later pages
-are requested ahead on worker threads, a bounded window at a time, and read **in page order
-on the caller's thread**, each parsed as soon as its turn comes and its JSON released. Only
-I/O runs on the workers. Requests run ahead only while a page takes longer to arrive than to
+are requested ahead on worker threads, a bounded window at a time, and parsed **on the
+caller's thread**, each as soon as its turn comes and its JSON released. When the next page
+is late (a slow answer, a retry), later pages that have arrived are checked and parsed
+meanwhile, and the workers go on fetching; every page still joins the result in page order.
+Only I/O runs on the workers. Requests run ahead only while a page takes longer to arrive than to
 parse (:class:`_Pace`): from a service that answers faster than pages are parsed (one on this
 machine or the same rack), threads reading bodies would compete with parsing for the GIL and
 make the walk slower than one request at a time.
@@ -31,8 +33,8 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from ..contract import Findings, PageRead, identities, keys_present, read_page
@@ -142,6 +144,17 @@ class _Pace:
         return 1
 
 
+class _Ready(NamedTuple):
+    """A page checked and parsed ahead of its turn, waiting to be committed in page order."""
+
+    page: PageRead
+    signature: int | None  # hash of the page's identities (None: none are strings)
+    keys: set[str]
+    part: Any
+    info: PageInfo
+    found: Findings  # what the checks found, added to the walk's findings at its turn
+
+
 class _Walk(Generic[T]):
     """The state of one walk: what was read, and whether to go on."""
 
@@ -160,32 +173,45 @@ class _Walk(Generic[T]):
         self.done = False
         self.pace = _Pace()
 
-    def take(self, number: int, response: Response) -> PageRead:
-        """Check and parse one page (in page order); decide whether the walk ends here."""
-        page = read_page(response.json(), self.found, number=number)
+    def prepare(self, number: int, response: Response) -> _Ready:
+        """Check and parse one page, in any order (nothing of the walk changes)."""
+        found = Findings(self.found.where)
+        page = read_page(response.json(), found, number=number)
         where = f"{self.found.where} page {number}"
-        ids = identities(page.items, self.identity, self.found, where=where)
-        signature = hash(tuple(ids))
-        if any(isinstance(i, str) for i in ids) and signature in self.seen:
+        ids = identities(page.items, self.identity, found, where=where)
+        signature = hash(tuple(ids)) if any(isinstance(i, str) for i in ids) else None
+        keys = keys_present(page.items)
+        part = self.parse(page.items)
+        info = PageInfo(number, len(page.items), bool(response.from_cache), response.attempts)
+        return _Ready(page, signature, keys, part, info, found)
+
+    def take(self, number: int, response: Response) -> PageRead:
+        """Check and parse one page in its turn; decide whether the walk ends here."""
+        return self.commit(number, self.prepare(number, response))
+
+    def commit(self, number: int, ready: _Ready) -> PageRead:
+        """Add a prepared page in page order; decide whether the walk ends here."""
+        page = ready.page
+        self.found.items += ready.found.items
+        if ready.signature is not None and ready.signature in self.seen:
             self.found.add(
                 "repeated_page",
                 f"page {number} repeats an earlier page's "
-                f"{len(ids)} rows (is page= ignored?): paging "
+                f"{ready.info.rows} rows (is page= ignored?): paging "
                 "stopped",
-                where=where,
+                where=f"{self.found.where} page {number}",
             )
             self.done = True
             return page
-        self.seen.add(signature)
-        self.pages.keys |= keys_present(page.items)
-        self.pages.parts.append(self.parse(page.items))
-        self.pages.infos.append(
-            PageInfo(number, len(page.items), bool(response.from_cache), response.attempts)
-        )
+        if ready.signature is not None:
+            self.seen.add(ready.signature)
+        self.pages.keys |= ready.keys
+        self.pages.parts.append(ready.part)
+        self.pages.infos.append(ready.info)
         rows = self.pages.rows
-        short = len(page.items) < self.size
+        short = ready.info.rows < self.size
         self.done = (
-            not page.items
+            not ready.info.rows
             or page.has_more is False
             or (page.has_more is None and short)
             or (self.limit is not None and rows >= self.limit)
@@ -304,6 +330,21 @@ def _stored(
     return done
 
 
+def _prepare_arrived(walk: _Walk[Any], window: deque[tuple[int, Any]]) -> bool:
+    """Check and parse the first page after the window's head that has arrived (its items
+    are released at once); False when none has."""
+    for i in range(1, len(window)):
+        number, future = window[i]
+        if isinstance(future, Future) and future.done() and future.exception() is None:
+            response = future.result()
+            started = time.perf_counter()
+            ready = walk.prepare(number, response)
+            walk.pace.note(response, time.perf_counter() - started, inline=False)
+            window[i] = (number, ready._replace(page=replace(ready.page, items=[])))
+            return True
+    return False
+
+
 def _walk_rest(
     walk: _Walk[T],
     fetch: Callable[[int, int], Response],
@@ -323,7 +364,9 @@ def _walk_rest(
     )
     executor = shared or own
     bar = _bar(show_progress(progress, (planned or 0) - 1 or 2), ((planned or 1) - 1) or None, desc)
-    window: deque[tuple[int, Future[Response] | None]] = deque()
+    # (page, how it comes): a future (on a worker), None (fetched on this thread when due),
+    # or a page already prepared while an earlier one was late
+    window: deque[tuple[int, Future[Response] | _Ready | None]] = deque()
     next_page = 2
 
     def wanted(page: int) -> bool:
@@ -333,15 +376,37 @@ def _walk_rest(
     try:
         while not walk.done:
             ahead = walk.pace.ahead(workers) if executor else 1
-            while len(window) < ahead and wanted(next_page) and (extend is False or not window):
-                future = _stored(lookup, next_page, served) if ahead > 1 else None
-                if future is None and ahead > 1 and executor is not None:
-                    future = executor.submit(fetch, next_page, served)
-                window.append((next_page, future))  # None: fetched on this thread when due
+            early = sum(1 for _, f in window if isinstance(f, _Ready))
+            while (
+                len(window) - early < ahead
+                and wanted(next_page)
+                and (extend is False or not window)
+            ):
+                coming = _stored(lookup, next_page, served) if ahead > 1 else None
+                if coming is None and ahead > 1 and executor is not None:
+                    coming = executor.submit(fetch, next_page, served)
+                window.append((next_page, coming))
                 next_page += 1
             if not window:
                 break
-            number, future = window.popleft()
+            head = window[0][1]
+            if isinstance(head, Future) and not head.done():
+                # The next page is late: parse later pages that have arrived meanwhile
+                # (each in a window slot of its own, so the workers go on fetching).
+                if not _prepare_arrived(walk, window):
+                    pending = [f for _, f in window if isinstance(f, Future) and not f.done()]
+                    wait(pending, return_when=FIRST_COMPLETED)
+                continue
+            number, slot = window.popleft()
+            if isinstance(slot, _Ready):
+                if bar is not None:
+                    bar.update(1)
+                page = walk.commit(number, slot)
+                has_more = page.has_more
+                if planned is not None and number >= planned and not walk.done and has_more:
+                    extend = True
+                continue
+            future = slot
             cpu = time.thread_time()
             try:
                 response = future.result() if future is not None else fetch(number, served)
@@ -367,13 +432,13 @@ def _walk_rest(
         if next_page > MAX_PAGES and not walk.done:
             walk.found.add("count_mismatch", f"paging did not end after {MAX_PAGES} pages: stopped")
     finally:
-        for _, future in window:
-            if future is not None:
-                future.cancel()
-        for _, future in window:
-            if future is not None and not future.cancelled():
+        for _, left in window:
+            if isinstance(left, Future):
+                left.cancel()
+        for _, left in window:
+            if isinstance(left, Future) and not left.cancelled():
                 try:
-                    future.result()
+                    left.result()
                 except BaseException:
                     pass
         if own is not None:
