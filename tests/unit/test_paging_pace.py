@@ -45,22 +45,49 @@ def test_pace_keeps_requests_in_flight_only_while_arriving_is_slower():
     pace = _Pace()
     assert pace.ahead(8) == 8  # nothing measured yet
     pace.note(_Page(1, 1, 1, 0.200), 0.010)
+    assert pace.ahead(8) == 1  # one page does not decide: the next is fetched here too
+    pace.note(_Page(1, 1, 1, 0.150), 0.010)
     assert pace.ahead(8) == 8
     pace = _Pace()
     pace.note(_Page(1, 1, 1, 0.002), 0.010)
+    pace.note(_Page(1, 1, 1, 0.002), 0.010)
     assert pace.ahead(8) == 1
     assert pace.ahead(0) == 1
+
+
+def test_one_slow_page_does_not_send_a_fast_service_s_pages_to_threads():
+    # page 1 of a query is often slow (the service sorts and filters it); a retry is slow
+    pace = _Pace()
+    for wait in (0.300, 0.001, 0.001, 0.500, 0.001):
+        pace.note(_Page(1, 1, 1, wait), 0.010)
+        assert pace.ahead(8) == 1
+    pace.note(_Page(1, 1, 1, 0.400), 0.010)
+    pace.note(_Page(1, 1, 1, 0.400), 0.010)
+    assert pace.ahead(8) == 8  # slow twice out of three: it is the service's pace
+
+
+def test_after_a_retry_pages_stay_in_flight_so_a_late_one_does_not_stall_the_rest():
+    pace = _Pace()
+    for _ in range(2):
+        pace.note(_Page(1, 1, 1, 0.001), 0.010)
+    assert pace.ahead(8) == 1
+    retried = _Page(1, 1, 1, 0.001)
+    retried.attempts = 2
+    pace.note(retried, 0.010, inline=False)
+    assert pace.ahead(8) == 8 and pace.ahead(1) == 1
 
 
 def test_time_spent_reading_a_body_is_not_a_wait_that_workers_could_hide():
     # 8 ms to arrive, 7 of them this thread's CPU (reading and copying the body): only 1 ms
     # was a wait, less than the 4 ms parse, so pages stay on this thread.
     pace = _Pace()
-    pace.note(_Page(1, 1, 1, 0.008), 0.004, busy=0.007)
+    for _ in range(2):
+        pace.note(_Page(1, 1, 1, 0.008), 0.004, busy=0.007)
     assert pace.ahead(8) == 1
     # the same 8 ms with 1 ms of CPU: a 7 ms wait, worth hiding behind the parse
     pace = _Pace()
-    pace.note(_Page(1, 1, 1, 0.008), 0.004, busy=0.001)
+    for _ in range(2):
+        pace.note(_Page(1, 1, 1, 0.008), 0.004, busy=0.001)
     assert pace.ahead(8) == 8
     # a page fetched by a worker says nothing about the wait
     pace.note(_Page(1, 1, 1, 0.000), 0.004, inline=False)
@@ -77,21 +104,22 @@ def test_slow_pages_are_fetched_by_workers_and_fast_ones_on_this_thread():
 
 
 def test_pages_that_arrive_while_an_earlier_one_is_late_are_parsed_meanwhile():
-    # Page 2 is held back until page 5 has been parsed: the walk parses 3, 4 and 5 while it
+    # Pages 1 and 2 are fetched on this thread (they set the pace), the rest on workers.
+    # Page 3 is held back until page 6 has been parsed: the walk parses 4, 5 and 6 while it
     # waits (the workers go on fetching), then joins every page in page order, as a walk
     # with no late page does.
     parsed: list[str] = []
-    five_parsed = threading.Event()
+    six_parsed = threading.Event()
 
     def parse(items: list[dict]) -> list[dict]:
         parsed.append(items[0]["id"])
-        if items[0]["id"] == "r40":  # page 5
-            five_parsed.set()
+        if items[0]["id"] == "r50":  # page 6
+            six_parsed.set()
         return items
 
     def fetch(page: int, size: int) -> _Page:
-        if page == 2:
-            assert five_parsed.wait(10), "page 2 was held back and nothing else was parsed"
+        if page == 3:
+            assert six_parsed.wait(10), "page 3 was held back and nothing else was parsed"
         return _Page(page, size, 95, 10.0)
 
     def walk(fetch) -> list[list[dict]]:
@@ -107,6 +135,6 @@ def test_pages_that_arrive_while_an_earlier_one_is_late_are_parsed_meanwhile():
         ).parts
 
     late = walk(fetch)
-    assert parsed.index("r10") > parsed.index("r40")  # page 2 parsed after page 5
+    assert parsed.index("r20") > parsed.index("r50")  # page 3 parsed after page 6
     in_order = walk(lambda page, size: _Page(page, size, 95, 10.0))
     assert late == in_order and [p[0]["id"] for p in late] == [f"r{i}" for i in range(0, 95, 10)]
