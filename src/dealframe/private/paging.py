@@ -6,10 +6,11 @@ are requested ahead on worker threads, a bounded window at a time, and parsed **
 caller's thread**, each as soon as its turn comes and its JSON released. When the next page
 is late (a slow answer, a retry), later pages that have arrived are checked and parsed
 meanwhile, and the workers go on fetching; every page still joins the result in page order.
-Only I/O runs on the workers. Requests run ahead only while a page takes longer to arrive than to
-parse (:class:`_Pace`): from a service that answers faster than pages are parsed (one on this
-machine or the same rack), threads reading bodies would compete with parsing for the GIL and
-make the walk slower than one request at a time.
+Only the requests run on the workers (the transport decodes each body's JSON there).
+Requests run ahead only while a page is waited for longer than it takes to parse, or once a
+page needed a retry (:class:`_Pace`): from a service that answers faster than pages are parsed
+(one on this machine or the same rack), threads reading bodies would compete with parsing for
+the GIL and make the walk slower than one request at a time.
 
 The walk never trusts ``meta`` blindly:
 
