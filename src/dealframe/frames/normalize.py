@@ -105,13 +105,15 @@ def _is_null(v: Any) -> bool:
     return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
 
 
+def _as_text(values: Sequence[Any] | pa.Array) -> pa.Array:
+    """Python strings (or None) as Arrow text; Arrow text as it is. Raises Arrow's errors."""
+    return values if isinstance(values, pa.Array) else pa.array(values, _TEXT, from_pandas=True)
+
+
 def _arrow_cast(values: Sequence[Any] | pa.Array, target: pa.DataType) -> np.ndarray | None:
     """Strings cast by Arrow's ISO 8601 parser, or None when Arrow cannot (pandas decides)."""
     try:
-        arrow = (
-            values if isinstance(values, pa.Array) else pa.array(values, _TEXT, from_pandas=True)
-        )
-        return pc.cast(arrow, target).to_numpy(zero_copy_only=False)
+        return pc.cast(_as_text(values), target).to_numpy(zero_copy_only=False)
     except _ARROW_ERRORS:
         return None
 
@@ -190,9 +192,7 @@ def to_date(values: Sequence[Any], name: str = "date") -> np.ndarray:
 def _strings(values: Sequence[Any]) -> Any:
     """Python strings (or None), or Arrow text, as a ``str`` array, via Arrow when possible."""
     try:
-        arrow = (
-            values if isinstance(values, pa.Array) else pa.array(values, _TEXT, from_pandas=True)
-        )
+        arrow = _as_text(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return pd.array(values, dtype=STRING_DTYPE)  # non-string values: pandas casts them
     return pd.array(arrow, dtype=STRING_DTYPE)
@@ -381,7 +381,7 @@ def _page_column(values: list[Any], col: Column) -> Any:
     if col.kind not in _TEXT_KINDS:
         return cast(values, col)
     try:
-        return pa.array(values, _TEXT, from_pandas=True)
+        return _as_text(values)
     except _ARROW_ERRORS:
         return values
 
@@ -429,9 +429,10 @@ def assemble(
 
     Schema columns come first in schema order, then the ``extra_columns`` some
     page carried (or named in ``always``), then unknown extras sorted by name.
-    Scalar and extra columns are typed once, on the concatenated values, so the
-    result does not depend on how the rows were split into pages. ``index`` names a schema
-    column to use as the index (like ``set_index``, without copying the others).
+    Text, date, timestamp, category and extra columns are typed once, on the
+    concatenated values (numbers and lists page by page, which comes to the same), so
+    the result does not depend on how the rows were split into pages. ``index`` names
+    a schema column to use as the index (like ``set_index``, without copying the others).
     """
     if not parts:
         return empty_frame(schema, index)
