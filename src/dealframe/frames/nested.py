@@ -116,10 +116,12 @@ def _with_fields(cells: list[Any], fields: tuple[str, ...], name: str) -> list[A
     The common case (every object a dict with exactly ``fields``, in any order) is
     checked without a Python loop per object and left as it is.
     """
-    objs = list(chain.from_iterable(c for c in cells if c))
+    objs = list(chain.from_iterable(filter(None, cells)))
     wanted = set(fields)
-    if set(map(type, objs)) <= {dict} and all(
-        len(keys) == len(fields) and set(keys) == wanted for keys in set(map(tuple, objs))
+    if (
+        set(map(type, objs)) <= {dict}
+        and set(map(len, objs)) <= {len(wanted)}
+        and all(map(wanted.issuperset, objs))  # as many keys as fields, none other: exactly them
     ):
         return cells
     return [
