@@ -224,13 +224,12 @@ class _Walk(Generic[T]):
         self.pages.keys |= ready.keys
         self.pages.parts.append(ready.part)
         self.pages.infos.append(ready.info)
-        rows = self.pages.rows
         short = ready.info.rows < self.size
         self.done = (
             not ready.info.rows
             or page.has_more is False
             or (page.has_more is None and short)
-            or (self.limit is not None and rows >= self.limit)
+            or (self.limit is not None and self.pages.rows >= self.limit)  # summed only then
         )
         return page
 
