@@ -22,6 +22,20 @@ class _Page:
         return {"data": rows, "meta": {"total": self.total, "has_more": first + 10 < self.total}}
 
 
+def _pull(fetch, workers: int = 4, parse=list) -> list[list[dict]]:
+    """95 rows in pages of 10 through ``pull_pages``: the parsed parts, in page order."""
+    return pull_pages(
+        fetch,
+        limit=None,
+        workers=workers,
+        progress=False,
+        desc="x",
+        found=Findings("POST /x"),
+        page_size=10,
+        parse=parse,
+    ).parts
+
+
 def _walk(elapsed: float) -> tuple[list[list[dict]], set[str]]:
     threads: set[str] = set()
 
@@ -29,16 +43,7 @@ def _walk(elapsed: float) -> tuple[list[list[dict]], set[str]]:
         threads.add(threading.current_thread().name)
         return _Page(page, size, 95, elapsed)
 
-    pages = pull_pages(
-        fetch,
-        limit=None,
-        workers=4,
-        progress=False,
-        desc="x",
-        found=Findings("POST /x"),
-        page_size=10,
-    )
-    return pages.parts, threads
+    return _pull(fetch), threads
 
 
 def test_pace_keeps_requests_in_flight_only_while_arriving_is_slower():
@@ -122,19 +127,7 @@ def test_pages_that_arrive_while_an_earlier_one_is_late_are_parsed_meanwhile():
             assert six_parsed.wait(10), "page 3 was held back and nothing else was parsed"
         return _Page(page, size, 95, 10.0)
 
-    def walk(fetch) -> list[list[dict]]:
-        return pull_pages(
-            fetch,
-            limit=None,
-            workers=3,
-            progress=False,
-            desc="x",
-            found=Findings("POST /x"),
-            page_size=10,
-            parse=parse,
-        ).parts
-
-    late = walk(fetch)
+    late = _pull(fetch, workers=3, parse=parse)
     assert parsed.index("r20") > parsed.index("r50")  # page 3 parsed after page 6
-    in_order = walk(lambda page, size: _Page(page, size, 95, 10.0))
+    in_order = _pull(lambda page, size: _Page(page, size, 95, 10.0), workers=3, parse=parse)
     assert late == in_order and [p[0]["id"] for p in late] == [f"r{i}" for i in range(0, 95, 10)]
