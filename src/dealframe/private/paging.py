@@ -413,35 +413,31 @@ def _walk_rest(
                     wait(pending, return_when=FIRST_COMPLETED)
                 continue
             number, slot = window.popleft()
-            if isinstance(slot, _Ready):
+            if isinstance(slot, _Ready):  # parsed while an earlier page was late
                 if bar is not None:
                     bar.update(1)
-                page = walk.commit(number, slot)
+                has_more = walk.commit(number, slot).has_more
+            else:
+                cpu = time.thread_time()
+                try:
+                    response = slot.result() if slot is not None else fetch(number, served)
+                except FATAL_ERRORS:
+                    raise
+                except DealframeError as exc:
+                    walk.pages.failed.append(ItemFailure(number - 2, number, exc))
+                    continue
+                finally:
+                    if bar is not None:
+                        bar.update(1)
+                busy = time.thread_time() - cpu
+                started = time.perf_counter()
+                page = walk.take(number, response)
+                walk.pace.note(
+                    response, time.perf_counter() - started, inline=slot is None, busy=busy
+                )
+                del response
                 has_more = page.has_more
-                if planned is not None and number >= planned and not walk.done and has_more:
-                    extend = True
-                continue
-            future = slot
-            cpu = time.thread_time()
-            try:
-                response = future.result() if future is not None else fetch(number, served)
-            except FATAL_ERRORS:
-                raise
-            except DealframeError as exc:
-                walk.pages.failed.append(ItemFailure(number - 2, number, exc))
-                continue
-            finally:
-                if bar is not None:
-                    bar.update(1)
-            busy = time.thread_time() - cpu
-            started = time.perf_counter()
-            page = walk.take(number, response)
-            walk.pace.note(
-                response, time.perf_counter() - started, inline=future is None, busy=busy
-            )
-            del response
-            has_more = page.has_more
-            del page  # parsed: the JSON objects go now, not when the next page is parsed
+                del page  # parsed: the JSON objects go now, not when the next page is parsed
             if planned is not None and number >= planned and not walk.done and has_more:
                 extend = True  # total was short of the truth: follow has_more
         if next_page > MAX_PAGES and not walk.done:
