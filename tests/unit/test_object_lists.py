@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from dealframe.errors import ValidationError
@@ -33,3 +34,51 @@ def test_a_cell_longer_than_a_parse_block_is_read_whole():
 def test_a_cell_that_is_not_a_list_of_objects_is_named():
     with pytest.raises(ValidationError, match=r"buyers\[1\]"):
         object_lists(pd.Series(['[{"id": "a"}]', '{"id": "b"}']), ("id",), "buyers")
+
+
+def _reference(cells: list, fields: tuple[str, ...]) -> tuple[list[int], dict[str, list]]:
+    rows = [i for i, c in enumerate(cells) if c for _ in c]
+    return rows, {f: [o.get(f) for c in cells if c for o in c] for f in fields}
+
+
+def test_a_large_chunked_column_is_read_like_json_loads():
+    # Over 1 MiB in three chunks: cut into runs read on every CPU, one dictionary for all.
+    people = [{"id": f"p{i}", "name": f"Name {i}", "country": None} for i in range(500)]
+    cells = [
+        None if i % 7 == 0 else [] if i % 5 == 0 else people[i % 500 : i % 500 + 1 + i % 3]
+        for i in range(30_000)
+    ]
+    text = [None if c is None else json.dumps(c, separators=(",", ":")) for c in cells]
+    column = pd.concat([pd.Series(text[i::3], dtype="str") for i in range(3)], ignore_index=True)
+    ordered = [cells[i::3] for i in range(3)]
+    expected_rows, expected = _reference([c for part in ordered for c in part], ("id", "name"))
+    rows, values = object_lists(column, ("id", "name", "country"))
+    assert column.str.len().sum() > 1 << 20
+    assert rows.tolist() == expected_rows
+    assert values["id"].to_pylist() == expected["id"]
+    assert values["name"].to_pylist() == expected["name"]
+    assert values["country"].to_pylist() == [None] * len(rows)
+    assert pa.types.is_dictionary(values["id"].type)  # cut, not read cell by cell
+
+
+@pytest.mark.parametrize(
+    "cells, separators",
+    [
+        ([[{}, {}], [{}]], (",", ":")),  # "[{},{}]": the bracket trim reaches past "[{"
+        ([[{"id": "a", "name": "x},{y"}], [{"id": "b"}]], (",", ":")),  # a cut inside a string
+        ([[{"id": "a\n", "name": 'q"},{"id":"z'}]], (",", ":")),  # escapes around a cut
+        ([[{"id": "a"}, {"id": "b"}], []], (", ", ": ")),  # spaced: no "},{" to cut at
+    ],
+)
+def test_cells_the_cut_cannot_read_are_read_whole(cells, separators):
+    text = pd.Series([json.dumps(c, separators=separators) for c in cells])
+    rows, values = object_lists(text, ("id",))
+    expected_rows, expected = _reference(cells, ("id",))
+    assert rows.tolist() == expected_rows
+    assert values["id"].to_pylist() == expected["id"]
+    assert not pa.types.is_dictionary(values["id"].type)  # read cell by cell
+
+
+def test_the_error_names_the_row_of_the_column_past_null_cells():
+    with pytest.raises(ValidationError, match=r"buyers\[3\]"):
+        object_lists(pd.Series([None, "[]", '[{"id": "a"}]', '["x"]']), ("id",), "buyers")

@@ -257,3 +257,15 @@ def test_co_investment_edges_roles_and_empty(deals):
     assert len(none) == 0 and list(none.dtypes) == list(only_buyers.dtypes)
     with pytest.raises(ValidationError):
         co_investment_edges(pd.DataFrame({"x": [1]}))
+
+
+def test_explode_names_the_column_and_row_of_a_bad_cell():
+    deals = pd.DataFrame(
+        {
+            "id": ["a", "b"],
+            "lead_investors": ['[{"id":"x"}]', None],
+            "buyers": ['[{"id":"y"}]', '["not an object"]'],
+        }
+    )
+    with pytest.raises(ValidationError, match=r"buyers\[1\]"):
+        explode_participants(deals, roles=["lead_investor", "buyer"])

@@ -2,8 +2,13 @@
 
 :func:`object_lists` is how :func:`dealframe.explode_participants` reads ``lead_investors``,
 ``buyers`` and ``investors``. One engine reads them: Arrow's JSON reader, over the column's own
-bytes (each cell wrapped as one line ``{"v": <cell>}`` by an Arrow kernel), so no Python object
-is made per participant. Columns that do not hold text (Python lists of dicts in an ``object``
+bytes, so no Python object is made per participant. The same participant appears in many
+deals, so cells of the form ``[{...},{...}]`` (the frames' canonical text) are cut at
+``},{`` by Arrow's string kernels and each distinct object text is parsed once. The cut is
+sound without looking inside the strings: the cell is ``[`` + the pieces, each wrapped in
+braces, joined by commas + ``]``, so when every wrapped piece parses as one object, those
+objects are the cell's list. Otherwise each cell is wrapped as one line ``{"v": <cell>}`` and
+read whole. Columns that do not hold text (Python lists of dicts in an ``object``
 column, an Arrow list column) are first written as the frames' JSON text
 (:func:`dealframe.frames.nested.encode`). A cell that is not JSON text of a list of objects is a
 :class:`~dealframe.errors.ValidationError` naming it.
@@ -17,6 +22,11 @@ Examples
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, NamedTuple
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -26,29 +36,35 @@ import pyarrow.json as pa_json
 from dealframe.errors import ValidationError
 from dealframe.frames.nested import _loads, encode
 
-__all__ = ["object_lists"]
+__all__ = ["object_lists", "strings_in_order"]
 
 _TEXT = pa.large_string()
 _BLOCK = 1 << 20
+#: Text of at least this many bytes is cut on every CPU.
+_PARALLEL_BYTES = 1 << 20
+_WORKERS = max(1, min(4, os.cpu_count() or 1))
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
 
 
-def _text(column: pd.Series, fields: tuple[str, ...], name: str) -> pa.Array:
-    """The column as one ``large_string`` array of JSON text (null cells null)."""
+def _text(column: pd.Series, fields: tuple[str, ...], name: str) -> pa.ChunkedArray:
+    """The column as ``large_string`` Arrow chunks of JSON text (null cells null)."""
     if not isinstance(column.dtype, pd.StringDtype):
         cells = [
             _loads(v, name, i) for i, v in enumerate(column.to_numpy(dtype=object, na_value=None))
         ]
         column = pd.Series(encode(cells, name, array=True, fields=fields))
     arrow = column.array.__arrow_array__()
-    if isinstance(arrow, pa.ChunkedArray):
-        arrow = arrow.combine_chunks() if arrow.num_chunks != 1 else arrow.chunk(0)
+    if not isinstance(arrow, pa.ChunkedArray):
+        arrow = pa.chunked_array([arrow])
     return arrow if arrow.type == _TEXT else arrow.cast(_TEXT)
 
 
-def _first_bad(arrow: pa.Array, fields: tuple[str, ...], name: str) -> ValidationError:
-    """The error naming the first cell that is not JSON text of a list of objects."""
-    for row, cell in enumerate(arrow.to_pylist()):
+def _first_bad(
+    arrow: pa.Array, rows: np.ndarray, fields: tuple[str, ...], name: str
+) -> ValidationError:
+    """The error naming the first cell that is not JSON text of a list of objects
+    (``rows``: the column position of each cell of ``arrow``)."""
+    for row, cell in zip(rows.tolist(), arrow.to_pylist()):
         items = _loads(cell, name, row)
         if items is not None and (
             not isinstance(items, list) or not all(isinstance(o, dict) for o in items)
@@ -57,26 +73,196 @@ def _first_bad(arrow: pa.Array, fields: tuple[str, ...], name: str) -> Validatio
     return ValidationError(name, f"JSON text of lists of objects with {', '.join(fields)}")
 
 
-def _read_lines(arrow: pa.Array, fields: tuple[str, ...]) -> pa.Table:
-    """Arrow's JSON reader over the cells, one line ``{"v": <cell>}`` each."""
-    lines = pc.binary_join_element_wise(
-        pa.scalar('{"v":', _TEXT), arrow, pa.scalar("}\n", _TEXT), pa.scalar("", _TEXT)
-    )
-    # Blocks of about 1 MiB are parsed in parallel; a block must hold the longest line.
-    longest = pc.max(pc.binary_length(lines)).as_py() or 0
+def _read_json(lines: pa.Array, schema: pa.Schema) -> pa.Table:
+    """Arrow's JSON reader over ``lines`` (a ``large_string`` array, one line each)."""
     offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[
         lines.offset : lines.offset + len(lines) + 1
     ]
     body = lines.buffers()[2][int(offsets[0]) : int(offsets[-1])]
-    item = pa.struct([(f, _TEXT) for f in fields])
+    # Blocks of about 1 MiB are parsed in parallel; a block must hold the longest line.
+    longest = int(np.diff(offsets).max(initial=0))
     return pa_json.read_json(
         pa.BufferReader(body),
         read_options=pa_json.ReadOptions(block_size=max(_BLOCK, 2 * longest)),
         parse_options=pa_json.ParseOptions(
-            explicit_schema=pa.schema([("v", pa.list_(item))]),
-            unexpected_field_behavior="ignore",
+            explicit_schema=schema, unexpected_field_behavior="ignore"
         ),
     )
+
+
+def _lines(prefix: str, values: pa.Array, suffix: str) -> pa.Array:
+    return pc.binary_join_element_wise(
+        pa.scalar(prefix, _TEXT), values, pa.scalar(suffix, _TEXT), pa.scalar("", _TEXT)
+    )
+
+
+def _read_cells(arrow: pa.Array, fields: tuple[str, ...], name: str) -> tuple[np.ndarray, pa.Table]:
+    """Every cell read whole by Arrow's JSON reader, as one line ``{"v": <cell>}``.
+
+    Returns the row of each object and the objects' fields; a cell that is not a list of
+    objects raises the error naming it.
+    """
+    present = pc.is_valid(arrow)
+    rows = np.flatnonzero(present.to_numpy(zero_copy_only=False))
+    arrow = arrow.filter(present) if len(rows) < len(arrow) else arrow
+    schema = pa.schema([("v", pa.list_(pa.struct([(f, _TEXT) for f in fields])))])
+    try:
+        table = _read_json(_lines('{"v":', arrow, "}\n"), schema)
+    except _ARROW_ERRORS:
+        # Raw line breaks in JSON text are whitespace between tokens (inside strings they
+        # are escaped): blanked, every cell is one line again.
+        arrow = pc.replace_substring_regex(arrow, "[\r\n]", " ")
+        try:
+            table = _read_json(_lines('{"v":', arrow, "}\n"), schema)
+        except _ARROW_ERRORS:
+            raise _first_bad(arrow, rows, fields, name) from None
+    lists = table.column("v").combine_chunks()
+    if table.num_rows != len(arrow) or lists.null_count:
+        raise _first_bad(arrow, rows, fields, name)
+    parents = pc.list_parent_indices(lists).to_numpy().astype(np.int64)
+    flat = pc.list_flatten(lists)
+    return rows[parents], pa.table({f: pc.struct_field(flat, f) for f in fields})
+
+
+class _Cut(NamedTuple):
+    """A run of cells cut at ``},{``: the row of each piece, its code, the distinct pieces."""
+
+    rows: np.ndarray
+    codes: np.ndarray
+    pieces: pa.Array
+
+
+def _offsets(cells: pa.Array) -> np.ndarray:
+    """The value offsets of a ``large_string`` array (``len + 1`` of them)."""
+    raw = np.frombuffer(cells.buffers()[1], dtype=np.int64)
+    return raw[cells.offset : cells.offset + len(cells) + 1]
+
+
+def _framing(cells: pa.Array) -> np.ndarray | None:
+    """Which cells are ``[]``; ``None`` when a cell is neither that nor ``[{...}]``."""
+    offsets = _offsets(cells)
+    start, end = offsets[:-1], offsets[1:]
+    length = end - start
+    valid = (
+        np.ones(len(cells), bool)
+        if not cells.null_count
+        else cells.is_valid().to_numpy(zero_copy_only=False)
+    )
+    data = cells.buffers()[2]
+    if data is None or not data.size:
+        return None if valid.any() else np.zeros(len(cells), bool)
+    text = np.frombuffer(data, dtype=np.uint8)
+    last = text.size - 1
+
+    def at(index: np.ndarray) -> np.ndarray:
+        return text[np.clip(index, 0, last)]
+
+    head, second, before, tail = at(start), at(start + 1), at(end - 2), at(end - 1)
+    empty = (length == 2) & (head == ord("[")) & (second == ord("]"))
+    framed = (
+        (length >= 4)
+        & (head == ord("["))
+        & (second == ord("{"))
+        & (before == ord("}"))
+        & (tail == ord("]"))
+    )
+    return empty if bool(np.all(empty | framed | ~valid)) else None
+
+
+def _cut(cells: pa.Array, start: int) -> _Cut | None:
+    """Cells ``[{...},{...}]`` (or ``[]``) cut into the texts between the braces.
+
+    ``None`` when a cell has another form (the caller then reads every cell whole).
+    """
+    empty = _framing(cells)
+    if empty is None:
+        return None
+    inner = pc.ascii_trim(cells, "[]{}")
+    # The trim may not reach past the brackets checked above (``[{},{}]`` would).
+    cut = np.diff(_offsets(cells)) - np.diff(_offsets(inner))
+    if not np.all(cut[~empty & (np.diff(_offsets(cells)) > 0)] == 4):
+        return None
+    pieces = pc.split_pattern(inner, "},{")
+    rows = pc.list_parent_indices(pieces).to_numpy().astype(np.int64)
+    encoded = pc.list_flatten(pieces).dictionary_encode()
+    codes = encoded.indices.to_numpy()
+    if empty.any():  # an empty list is one empty piece: it holds no object
+        keep = ~empty[rows]
+        rows, codes = rows[keep], codes[keep]
+    return _Cut(rows + start, codes, encoded.dictionary)
+
+
+def _runs(arrow: pa.ChunkedArray, parts: int) -> list[tuple[pa.Array, int]]:
+    """The chunks, cut into about ``parts`` runs of cells, with the row each starts at."""
+    size = max(1, -(-len(arrow) // parts))
+    runs, start = [], 0
+    for chunk in arrow.chunks:
+        for at in range(0, len(chunk), size):
+            runs.append((chunk.slice(at, size), start + at))
+        start += len(chunk)
+    return runs
+
+
+def _on_cpus(work: Callable[[Any], Any], items: Sequence[Any], parallel: bool) -> list[Any]:
+    """``work`` over ``items``: on a pool of one thread per CPU when ``parallel`` (Arrow's
+    kernels release the GIL), here otherwise. The pool ends before this returns."""
+    if not parallel or len(items) < 2:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(min(_WORKERS, len(items))) as pool:
+        return list(pool.map(work, items))
+
+
+def _distinct_objects(
+    arrow: pa.ChunkedArray, fields: tuple[str, ...]
+) -> tuple[np.ndarray, dict[str, pa.Array]] | None:
+    """Cells cut into object texts (on the CPUs, run by run), each distinct text parsed once.
+
+    Returns the row of each object and its fields as dictionary arrays; ``None`` when a
+    cell is not ``[{...},...]`` or a piece is not one object, so every cell is read whole.
+    """
+    parallel = arrow.nbytes >= _PARALLEL_BYTES
+    cuts = _on_cpus(lambda run: _cut(*run), _runs(arrow, 2 * _WORKERS if parallel else 1), parallel)
+    if any(cut is None for cut in cuts):
+        return None
+    # One dictionary for every run: the runs' pieces, joined and encoded again.
+    joined = pa.concat_arrays([cut.pieces for cut in cuts]).dictionary_encode()
+    remap, at, codes = joined.indices.to_numpy(), 0, []
+    for cut in cuts:
+        codes.append(remap[at : at + len(cut.pieces)][cut.codes])
+        at += len(cut.pieces)
+    distinct = joined.dictionary
+    if pc.any(pc.match_substring_regex(distinct, "[\r\n]")).as_py():
+        return None  # a raw line break inside a piece: not one object per line
+    try:
+        table = _read_json(_lines("{", distinct, "}\n"), pa.schema([(f, _TEXT) for f in fields]))
+    except _ARROW_ERRORS:
+        return None
+    if table.num_rows != len(distinct):
+        return None
+    indices = pa.array(np.concatenate(codes), pa.int32())
+    return np.concatenate([cut.rows for cut in cuts]), {
+        f: pa.DictionaryArray.from_arrays(indices, table.column(f).combine_chunks()) for f in fields
+    }
+
+
+def strings_in_order(values: Mapping[str, pa.Array], order: np.ndarray) -> dict[str, pa.Array]:
+    """``values`` (from :func:`object_lists`) taken in ``order``, as ``large_string`` arrays.
+
+    Dictionary-encoded values are decoded on the CPUs, one field per thread.
+
+    Examples
+    --------
+    >>> rows, values = object_lists(pd.Series(['[{"id":"a"},{"id":"b"}]']), ("id",))
+    >>> strings_in_order(values, np.array([1, 0]))["id"].to_pylist()
+    ['b', 'a']
+    """
+    names = list(values)
+    parallel = sum(values[f].nbytes for f in names) >= _PARALLEL_BYTES
+
+    def one(name: str) -> pa.Array:
+        return values[name].take(pa.array(order)).cast(_TEXT)
+
+    return dict(zip(names, _on_cpus(one, names, parallel)))
 
 
 def object_lists(
@@ -98,7 +284,8 @@ def object_lists(
     -------
     tuple
         ``(rows, values)``: the position (0-based) of the row each object came from,
-        in row then list order, and ``{field: large_string Arrow array}``.
+        in row then list order, and ``{field: Arrow string array}`` (dictionary-encoded
+        when the cells were read piece by piece).
 
     Raises
     ------
@@ -113,24 +300,10 @@ def object_lists(
     ([0, 0], ['a', 'b'])
     """
     arrow = _text(column, fields, name)
-    present = pc.is_valid(arrow)
-    rows = np.flatnonzero(present.to_numpy(zero_copy_only=False))
-    arrow = arrow.filter(present) if len(rows) < len(arrow) else arrow
-    if not len(arrow):
+    if not len(arrow) or arrow.null_count == len(arrow):
         return np.empty(0, np.int64), {f: pa.array([], _TEXT) for f in fields}
-    try:
-        table = _read_lines(arrow, fields)
-    except _ARROW_ERRORS:
-        # Raw line breaks in JSON text are whitespace between tokens (inside strings they
-        # are escaped): blanked, every cell is one line again.
-        arrow = pc.replace_substring_regex(arrow, "[\r\n]", " ")
-        try:
-            table = _read_lines(arrow, fields)
-        except _ARROW_ERRORS:
-            raise _first_bad(arrow, fields, name) from None
-    lists = table.column("v").combine_chunks()
-    if table.num_rows != len(arrow) or lists.null_count:
-        raise _first_bad(arrow, fields, name)
-    flat = pc.list_flatten(lists)
-    parents = pc.list_parent_indices(lists).to_numpy().astype(np.int64)
-    return rows[parents], {f: pc.struct_field(flat, f) for f in fields}
+    cut = _distinct_objects(arrow, fields)
+    if cut is not None:
+        return cut
+    rows, table = _read_cells(arrow.combine_chunks(), fields, name)
+    return rows, {f: table.column(f).combine_chunks() for f in fields}

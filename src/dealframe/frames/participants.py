@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import cast, empty_frame
-from dealframe.frames.objects import object_lists
+from dealframe.frames.objects import object_lists, strings_in_order
 from dealframe.frames.private import deals_frame
 from dealframe.frames.schemas import (
     EDGES,
@@ -82,9 +82,24 @@ def role_names(roles: Any, argument: str = "roles") -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _strings(parts: list[pa.Array]) -> Any:
-    arrow = pa.chunked_array(parts, pa.large_string()) if parts else pa.array([], pa.large_string())
-    return pd.array(arrow, dtype=STRING_DTYPE)
+def _read_roles(deals: pd.DataFrame, roles: list[str]) -> tuple[np.ndarray, dict[str, pa.Array]]:
+    """The participants of the roles' columns, read as one column (the columns one after
+    another), so a participant's text is parsed once whichever role and deal it is in."""
+    if not roles:
+        return np.empty(0, np.int64), {
+            f: pa.array([], pa.large_string()) for f in PARTICIPANT_FIELDS
+        }
+    columns = [_COLUMN_OF[role] for role in roles]
+    try:
+        return object_lists(
+            pd.concat([deals[c] for c in columns], ignore_index=True),
+            PARTICIPANT_FIELDS,
+            "/".join(columns),
+        )
+    except ValidationError:
+        for column in columns:  # the error names the column and row of the bad cell
+            object_lists(deals[column], PARTICIPANT_FIELDS, column)
+        raise
 
 
 def _without_investors(deals: pd.DataFrame) -> int:
@@ -143,30 +158,18 @@ def explode_participants(
     roles = role_names(roles)
     if "id" not in deals:
         raise ValidationError("deals", "a deals frame with an 'id' column")
-    parents: list[np.ndarray] = []
-    codes: list[np.ndarray] = []
-    fields: dict[str, list[pa.Array]] = {f: [] for f in PARTICIPANT_FIELDS}
-    for role in roles:
-        column = _COLUMN_OF[role]
-        if column not in deals:
-            continue
-        parent, values = object_lists(deals[column], PARTICIPANT_FIELDS, column)
-        parents.append(parent)
-        codes.append(np.full(len(parent), ROLES.index(role), dtype=np.int8))
-        for f in PARTICIPANT_FIELDS:
-            fields[f].append(values[f])
-    parent = np.concatenate(parents) if parents else np.empty(0, dtype=np.int64)
-    role_codes = np.concatenate(codes) if codes else np.empty(0, dtype=np.int8)
+    present = [role for role in roles if _COLUMN_OF[role] in deals]
+    found, values = _read_roles(deals, present)
+    block, parent = np.divmod(found, max(len(deals), 1))
+    codes = np.array([ROLES.index(role) for role in present], dtype=np.int8)
     order = np.argsort(parent, kind="stable")  # deal-major; role and list order kept
-    if len(parents) > 1:
-        parent, role_codes = parent[order], role_codes[order]
+    parent, block = parent[order], block[order]
     columns: dict[str, Any] = {
         "deal_id": deals["id"].array.take(parent),
-        "role": pd.Categorical.from_codes(role_codes, dtype=_ROLE_DTYPE),
+        "role": pd.Categorical.from_codes(codes[block], dtype=_ROLE_DTYPE),
     }
-    for f in PARTICIPANT_FIELDS:
-        values = _strings(fields[f])
-        columns[f"participant_{f}"] = values.take(order) if len(parents) > 1 else values
+    for f, strings in strings_in_order(values, order).items():
+        columns[f"participant_{f}"] = pd.array(strings, dtype=STRING_DTYPE)
     for name in _CARRIED:
         spec = next(c for c in PARTICIPANTS if c.name == name)
         if name in deals:
