@@ -43,7 +43,7 @@ class Client:
     private_key : str, optional
         Family B key (``/api/private/v1``).
     max_workers, retries, connect_timeout, read_timeout, backoff_base, backoff_cap,
-    retry_after_max, call_budget, cache_enabled, cache_path, cache_expiry,
+    retry_after_max, cut_stragglers, call_budget, cache_enabled, cache_path, cache_expiry,
     allow_insecure_http, progress
         The :class:`dealframe.config.Settings` of the same names; a setting not given
         comes from the environment (``DEALFRAME_*``), else its default.
@@ -80,6 +80,7 @@ class Client:
         backoff_base: float | None = None,
         backoff_cap: float | None = None,
         retry_after_max: float | None = None,
+        cut_stragglers: bool | None = None,
         call_budget: float | None | _Unset = UNSET,
         cache_enabled: bool | None = None,
         cache_path: str | PathLike[str] | None = None,
@@ -100,6 +101,7 @@ class Client:
                 ("backoff_base", backoff_base),
                 ("backoff_cap", backoff_cap),
                 ("retry_after_max", retry_after_max),
+                ("cut_stragglers", cut_stragglers),
                 ("cache_enabled", cache_enabled),
                 ("cache_path", cache_path),
                 ("cache_expiry", cache_expiry),

@@ -203,6 +203,12 @@ class Settings:
         Exponential backoff with full jitter: ``uniform(0, min(cap, base * 2**n))``.
     retry_after_max : float
         Upper bound on any ``Retry-After`` wait.
+    cut_stragglers : bool
+        Give a first attempt a shorter read timeout once its endpoint has answered a few
+        times: four times the slowest recent answer, at least 0.25 s. When it runs out the
+        request is sent again at once with ``read_timeout`` (one extra request per
+        straggler; see :mod:`dealframe.transport.stragglers`). False waits
+        ``read_timeout`` every time.
     call_budget : float, optional
         Seconds a whole call may take, retries included; None for no bound.
     cache_enabled : bool
@@ -236,6 +242,7 @@ class Settings:
     backoff_base: float = DEFAULT_BACKOFF_BASE
     backoff_cap: float = DEFAULT_BACKOFF_CAP
     retry_after_max: float = DEFAULT_RETRY_AFTER_MAX
+    cut_stragglers: bool = True
     call_budget: float | None = None
     cache_enabled: bool = True
     cache_path: Path | None = None
@@ -244,7 +251,7 @@ class Settings:
     progress: bool | None = None
 
     def __post_init__(self) -> None:
-        for name in ("cache_enabled", "allow_insecure_http"):
+        for name in ("cache_enabled", "allow_insecure_http", "cut_stragglers"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigurationError(f"{name} must be True or False", field=name)
         if self.progress is not None and not isinstance(self.progress, bool):

@@ -237,6 +237,25 @@ def test_read_timeout_is_retried(server, make):
     assert t.stats.snapshot()["faults"] == {"timeout": 1}
 
 
+@pytest.mark.parametrize("cut", [True, False])
+def test_a_straggler_is_sent_again_once_its_endpoint_is_known(server, make, cut):
+    server.plan.slow_seconds = 1.0
+    t = make(read_timeout=5.0, cut_stragglers=cut, cache_enabled=False)
+    for _ in range(8):  # the endpoint answers quickly a few times ...
+        t.request("public", "GET", "/api/v2/lagging")
+    assert t.stats.snapshot()["faults"] == {}
+    server.plan.script("lagging", ["slow"])  # ... then once takes 1 s to start answering
+    response = t.request("public", "GET", "/api/v2/lagging")
+    assert response.json()["data"]["path"] == "/api/v2/lagging"
+    if cut:  # cut at 4 times the slowest answer seen (at least 0.25 s) and sent again at once
+        assert response.attempts == 2
+        assert t.stats.snapshot()["faults"] == {"straggler": 1}
+        assert t.stats.snapshot()["retries"] == 1
+    else:  # waited for, within the 5 s read timeout
+        assert response.attempts == 1 and t.stats.snapshot()["faults"] == {}
+    assert server.plan.counts() == {"slow": 1}
+
+
 def test_retries_exhausted_raise_typed_error_with_retry_after(server, make):
     server.plan.retry_after = 1
     server.plan.script("busy", ["429", "429"])

@@ -59,6 +59,7 @@ from dealframe.transport.cache import (
 from dealframe.transport.deadline import read_body
 from dealframe.transport.paging import WorkerPool
 from dealframe.transport.ratelimit import RateGate
+from dealframe.transport.stragglers import FACTOR, Latencies
 
 __all__ = [
     "FAMILY_PREFIXES",
@@ -349,6 +350,7 @@ class Transport:
         self.settings = settings
         self.stats = TransportStats()
         self.gate = RateGate()
+        self._latencies = Latencies()
         self._secrets = tuple(t for t in (settings.public_token, settings.private_key) if t)
         # A loopback base URL is reached directly: an HTTP_PROXY from the environment would
         # otherwise carry the token in clear text to the proxy host (and a proxy cannot reach
@@ -785,6 +787,12 @@ class Transport:
     ) -> Response:
         s = self.settings
         read_timeout = s.read_timeout
+        endpoint = (info.method, info.path)
+        early = self._latencies.first_timeout(endpoint, read_timeout) if attempt == 1 else None
+        if early is not None and s.cut_stragglers:
+            read_timeout = early
+        else:
+            early = None
         if deadline is not None:
             read_timeout = max(0.001, min(read_timeout, deadline - time.monotonic()))
         call = dict(
@@ -805,8 +813,15 @@ class Transport:
         except requests.RequestException as exc:
             # Only text is kept: the requests exception holds the request (and its headers).
             kind, retryable = _classify(exc)
+            text = _failure_text(kind, exc)
+            if early is not None and kind == "timeout":
+                kind = "straggler"  # sent again at once, with the full read timeout
+                text = (
+                    f"no answer in {early:.2f} s, {FACTOR:g} times the slowest recent answer "
+                    f"of {info.path}"
+                )
             failure = (
-                TransportError(_failure_text(kind, exc), request=info, attempts=attempt, kind=kind),
+                TransportError(text, request=info, attempts=attempt, kind=kind),
                 kind,
                 retryable,
             )
@@ -817,7 +832,7 @@ class Transport:
             error, kind, retryable = failure
             logger.debug("%s %s -> %s attempt=%d", info.method, info.path, kind, attempt)
             if retryable:
-                raise _Retry(error, kind)
+                raise _Retry(error, kind, 0.0 if kind == "straggler" else None)
             raise error
         assert raw is not None
         from_cache = bool(getattr(raw, "from_cache", False))
@@ -838,6 +853,8 @@ class Transport:
         )
         headers = CaseInsensitiveDict(raw.headers)
         status = raw.status_code
+        if not from_cache and 200 <= status < 300:
+            self._latencies.record(endpoint, raw.elapsed.total_seconds())
         if 200 <= status < 300:
             return self._success(raw, info, content, headers, from_cache, attempt, started)
         if 300 <= status < 400:
