@@ -143,19 +143,11 @@ def _framing(cells: pa.Array) -> np.ndarray | None:
     offsets = _offsets(cells)
     start, end = offsets[:-1], offsets[1:]
     length = end - start
-    valid = (
-        np.ones(len(cells), bool)
-        if not cells.null_count
-        else cells.is_valid().to_numpy(zero_copy_only=False)
-    )
     data = cells.buffers()[2]
-    if data is None or not data.size:
-        return None if valid.any() else np.zeros(len(cells), bool)
-    text = np.frombuffer(data, dtype=np.uint8)
-    last = text.size - 1
+    text = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(1, np.uint8)  # no bytes
 
     def at(index: np.ndarray) -> np.ndarray:
-        return text[np.clip(index, 0, last)]
+        return np.take(text, index, mode="clip")  # a short cell is refused by its length
 
     head, second, before, tail = at(start), at(start + 1), at(end - 2), at(end - 1)
     empty = (length == 2) & (head == ord("[")) & (second == ord("]"))
@@ -166,7 +158,10 @@ def _framing(cells: pa.Array) -> np.ndarray | None:
         & (before == ord("}"))
         & (tail == ord("]"))
     )
-    return empty if bool(np.all(empty | framed | ~valid)) else None
+    ok = empty | framed
+    if cells.null_count:
+        ok |= ~cells.is_valid().to_numpy(zero_copy_only=False)
+    return empty if bool(ok.all()) else None
 
 
 def _cut(cells: pa.Array, start: int) -> _Cut | None:
