@@ -36,7 +36,7 @@ import pyarrow.json as pa_json
 from dealframe.errors import ValidationError
 from dealframe.frames.nested import _loads, encode
 
-__all__ = ["object_lists", "strings_in_order"]
+__all__ = ["object_lists"]
 
 _TEXT = pa.large_string()
 _BLOCK = 1 << 20
@@ -240,7 +240,7 @@ def _distinct_objects(
     }
 
 
-def strings_in_order(values: Mapping[str, pa.Array], order: np.ndarray) -> dict[str, pa.Array]:
+def _strings_in_order(values: Mapping[str, pa.Array], order: np.ndarray) -> dict[str, pa.Array]:
     """``values`` (from :func:`object_lists`) taken in ``order``, as ``large_string`` arrays.
 
     Dictionary-encoded values are decoded on the CPUs, one field per thread.
@@ -248,7 +248,7 @@ def strings_in_order(values: Mapping[str, pa.Array], order: np.ndarray) -> dict[
     Examples
     --------
     >>> rows, values = object_lists(pd.Series(['[{"id":"a"},{"id":"b"}]']), ("id",))
-    >>> strings_in_order(values, np.array([1, 0]))["id"].to_pylist()
+    >>> _strings_in_order(values, np.array([1, 0]))["id"].to_pylist()
     ['b', 'a']
     """
     names = list(values)

@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import cast, empty_frame
-from dealframe.frames.objects import object_lists, strings_in_order
+from dealframe.frames.objects import _strings_in_order, object_lists
 from dealframe.frames.private import deals_frame
 from dealframe.frames.schemas import (
     EDGES,
@@ -168,7 +168,7 @@ def explode_participants(
         "deal_id": deals["id"].array.take(parent),
         "role": pd.Categorical.from_codes(codes[block], dtype=_ROLE_DTYPE),
     }
-    for f, strings in strings_in_order(values, order).items():
+    for f, strings in _strings_in_order(values, order).items():
         columns[f"participant_{f}"] = pd.array(strings, dtype=STRING_DTYPE)
     for name in _CARRIED:
         spec = next(c for c in PARTICIPANTS if c.name == name)
