@@ -33,7 +33,6 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +41,7 @@ import pandas as pd
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import LINK
-from dealframe.notices import MissingDataWarning
+from dealframe.notices import missing_expected
 from dealframe.private.ids import check_ids
 from dealframe.public.sku import format_v1, sku_version
 
@@ -164,8 +163,7 @@ def _best(rows: list[dict[str, Any]], name: Any) -> dict[str, Any] | None:
 
 
 def _profiles(client: Client, ids: list[str]) -> pd.DataFrame:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingDataWarning)  # unknown ids: rows say not_found
+    with missing_expected():  # unknown ids: their rows say not_found
         return client.private.company(ids, fields=_PROFILE_FIELDS).set_index("id", drop=False)
 
 
@@ -296,8 +294,7 @@ def _identities(client: Client, skus: list[str]) -> dict[str, dict[str, Any]]:
         mine = [s for s in skus if sku_version(s) == version]
         if not mine:
             continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", MissingDataWarning)  # unknown SKUs: not_found rows
+        with missing_expected():  # unknown SKUs: their rows say not_found
             current = api.current(mine)
         for sku in current.index:
             c = current.loc[sku]

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 __all__ = [
     "DealframeWarning",
     "MissingDataWarning",
@@ -36,3 +41,34 @@ class MissingInvestorsWarning(MissingDataWarning):
     is in each single deal. ``client.private.deals(..., with_investors=True)`` reads
     them (see :func:`dealframe.explode_participants`).
     """
+
+
+#: Whether the calls of this thread (or task) leave unreturned ids to their caller to report.
+_MISSING_EXPECTED: ContextVar[bool] = ContextVar("dealframe_missing_expected", default=False)
+
+
+@contextmanager
+def missing_expected() -> Iterator[None]:
+    """Within it, calls do not warn about ids or SKUs the service did not return: the
+    caller reports them (the frames still list them in ``attrs``). Other warnings pass.
+
+    It holds for the current thread or task only; ``warnings.catch_warnings`` would change
+    the warning filters of the whole process, and hide other threads' warnings meanwhile.
+
+    Examples
+    --------
+    >>> with missing_expected():
+    ...     warn_missing("1 of 2 SKUs were not returned", stacklevel=1)  # not shown
+    """
+    token = _MISSING_EXPECTED.set(True)
+    try:
+        yield
+    finally:
+        _MISSING_EXPECTED.reset(token)
+
+
+def warn_missing(message: str, stacklevel: int) -> None:
+    """A :class:`MissingDataWarning` about unreturned entities, unless the caller expects
+    them (:func:`missing_expected`). ``stacklevel`` counts from the caller of this function."""
+    if not _MISSING_EXPECTED.get():
+        warnings.warn(message, MissingDataWarning, stacklevel=stacklevel + 1)

@@ -39,7 +39,7 @@ from ..errors import (
 )
 from ..frames import private as shape
 from ..frames.schemas import PROFILE_FIELDS
-from ..notices import MissingDataWarning
+from ..notices import MissingDataWarning, missing_expected, warn_missing
 from ..provenance import attach
 from ..transport.paging import map_concurrent
 from .fields import check_fields
@@ -880,9 +880,8 @@ class PrivateApi:
             i for i, gone in zip(frame["id"].tolist(), deleted) if isinstance(i, str) and not gone
         ]
         error: IncompleteResultError | None = None
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
+        try:
+            with missing_expected():  # reported below, as deals without a single form
                 profiles = (
                     self._profiles(
                         "transactions",
@@ -898,14 +897,9 @@ class PrivateApi:
                     if ids
                     else _single_deals([])
                 )
-            except IncompleteResultError as exc:  # some requests failed for good
-                error = exc
-                profiles = (
-                    exc.partial if isinstance(exc.partial, pd.DataFrame) else _single_deals([])
-                )
-        for seen in caught:  # the profiles' own missing-ids warning is replaced by the one below
-            if seen.category is not MissingDataWarning:
-                warnings.warn(seen.message, seen.category, stacklevel=3)
+        except IncompleteResultError as exc:  # some requests failed for good
+            error = exc
+            profiles = exc.partial if isinstance(exc.partial, pd.DataFrame) else _single_deals([])
         out = shape.complete_deals(frame, profiles)
         returned = set(profiles["id"].dropna().tolist())
         missing = [i for i in ids if i not in returned]
@@ -1050,10 +1044,9 @@ class PrivateApi:
                 raise IncompleteResultError(
                     len(wanted), len(got), missing, partial=frame, what="profiles"
                 )
-            warnings.warn(
+            warn_missing(
                 f"{len(missing)} of {len(wanted)} {entity} were not found (or are "
                 "soft-deleted; pass include_deleted=True): see df.attrs['missing_ids']",
-                MissingDataWarning,
                 stacklevel=3,
             )
         return frame

@@ -8,7 +8,6 @@ service caps a request), and shapes the JSON with :mod:`dealframe.frames.public`
 from __future__ import annotations
 
 import datetime as dt
-import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -34,7 +33,7 @@ from ..frames.public import (
     time_series_long,
     time_series_wide,
 )
-from ..notices import MissingDataWarning
+from ..notices import warn_missing
 from ..provenance import attach
 from ..transport.paging import map_concurrent
 from .query import check_window, group_body, month_string, search_body, time_series_fields
@@ -239,10 +238,9 @@ class PublicApi:
                     len(wanted), len(wanted) - len(missing), missing, partial=frame, what="SKUs"
                 )
             shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
-            warnings.warn(
+            warn_missing(
                 f"{len(missing)} of {len(wanted)} SKUs were not returned by the service: "
                 f"{shown} (see df.attrs['missing_skus'])",
-                MissingDataWarning,
                 stacklevel=3,
             )
         return missing

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import statistics
-import warnings
 
 import numpy as np
 
@@ -205,11 +204,11 @@ def group_time_series(
 
     if n_companies == 0 or sub.size == 0:
         return [], {"count": 0, "companies": n_companies}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices give NaN
-        medians = np.nanmedian(sub, axis=0)  # (fields, months)
+    # (fields, months); numpy warns about an all-NaN slice, so only the others are asked
+    has_value = np.asarray(~np.isnan(sub).all(axis=0), dtype=bool)
+    medians = np.full(has_value.shape, np.nan)
+    medians[has_value] = np.nanmedian(sub[:, has_value], axis=0)
 
-    has_value = ~np.isnan(medians)
     data: list[dict] = []
     for j in np.flatnonzero(has_value.any(axis=0)):
         median = {
