@@ -256,6 +256,17 @@ def test_a_straggler_is_sent_again_once_its_endpoint_is_known(server, make, cut)
     assert server.plan.counts() == {"slow": 1}
 
 
+def test_a_straggler_does_not_use_up_the_retries(server, make):
+    server.plan.slow_seconds = 1.0
+    t = make(read_timeout=5.0, retries=1, cache_enabled=False)
+    for _ in range(8):
+        t.request("public", "GET", "/api/v2/lagging")
+    server.plan.script("lagging", ["slow", "503"])  # cut, sent again: a 503, then retried
+    response = t.request("public", "GET", "/api/v2/lagging")
+    assert response.attempts == 3
+    assert t.stats.snapshot()["faults"] == {"straggler": 1, "503": 1}
+
+
 def test_retries_exhausted_raise_typed_error_with_retry_after(server, make):
     server.plan.retry_after = 1
     server.plan.script("busy", ["429", "429"])

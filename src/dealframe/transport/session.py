@@ -709,6 +709,7 @@ class Transport:
         started = time.monotonic()
         force = refresh
         attempt = 0
+        spare = 0  # a straggler's second send: it does not use up a retry
         while True:
             attempt += 1
             waited = self.gate.wait(deadline)
@@ -739,7 +740,9 @@ class Transport:
                 cap=s.backoff_cap,
                 retry_after_max=s.retry_after_max,
             )
-            note = self._give_up_note(attempt, delay, deadline)
+            if failure.kind == "straggler":
+                spare = 1
+            note = self._give_up_note(attempt - spare, delay, deadline)
             if note is not None:
                 self.stats._add(failures=1)
                 raise self._final(failure, note)

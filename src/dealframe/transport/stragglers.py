@@ -8,7 +8,8 @@ sending the request to reading the status line and headers (``requests``'
 shorter read timeout: :data:`FACTOR` times the slowest of the last :data:`WINDOW`, and never
 less than :data:`FLOOR` seconds. When that runs out the request is sent again at once with the
 full read timeout, so an endpoint that is slow for good still gets all its time, and a wrong
-guess costs one request (counted as a ``straggler`` fault and a retry).
+guess costs one request (counted as a ``straggler`` fault and a retry, but not taken from the
+``retries`` a request may use).
 
 Examples
 --------
