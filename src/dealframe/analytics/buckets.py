@@ -68,10 +68,11 @@ def _statistics(
     conv: Conventions,
     overwrite: bool = False,
 ) -> _Buckets:
-    """Trim and summarise every bucket's slice of ``grouped`` (values grouped by bucket).
+    """Trim and summarise every bucket's slice of ``grouped`` (values grouped by bucket, each
+    slice sorted): the values kept by the bounds are one run of the slice, found by bisection.
 
-    With ``overwrite``, :func:`numpy.quantile` selects in place (``overwrite_input``) instead
-    of copying each slice first.
+    With ``overwrite``, :func:`numpy.quantile` selects the statistics in place
+    (``overwrite_input``) instead of copying the kept values first.
     """
     method: Any = conv.quantile_method  # numpy's stubs want a literal
     k, n_buckets = conv.iqr_multiplier, len(counts)
@@ -90,22 +91,26 @@ def _statistics(
         if trimmed[b]:
             if conv.trim_scope == "window":
                 q1, q3 = window_q1, window_q3
-            else:
-                q1, q3 = np.quantile(
-                    segment, (0.25, 0.75), method=method, overwrite_input=overwrite
-                )
+            else:  # a copy: the slice stays sorted for the bisection
+                q1, q3 = np.quantile(segment, (0.25, 0.75), method=method)
             lower[b], upper[b] = q1 - k * (q3 - q1), q3 + k * (q3 - q1)
-            if conv.inclusive_bounds:
-                inside = (segment >= lower[b]) & (segment <= upper[b])
+            if np.isnan(lower[b]) or np.isnan(upper[b]):
+                low = high = 0  # no value compares inside a NaN bound
             else:
-                inside = (segment > lower[b]) & (segment < upper[b])
-            kept[start:end] = inside
-            kept_counts[b] = np.count_nonzero(inside)
+                inclusive = conv.inclusive_bounds
+                low = int(np.searchsorted(segment, lower[b], "left" if inclusive else "right"))
+                high = int(np.searchsorted(segment, upper[b], "right" if inclusive else "left"))
+                high = max(low, high)
+            kept[start : start + low] = False
+            kept[start + high : end] = False
+            kept_counts[b] = high - low
+        else:
+            low, high = 0, end - start
         n = counts[b] if conv.n_counted == "before" else kept_counts[b]
         if 0 < n < threshold:
             suppressed[b] = True
             continue
-        values = segment if conv.stats_on == "all" else segment[kept[start:end]]
+        values = segment if conv.stats_on == "all" else segment[low:high]
         if len(values):
             stats[b] = np.quantile(values, _QUARTILES, method=method, overwrite_input=overwrite)
             samples[b] = values
@@ -326,14 +331,17 @@ def bucket_medians(
     if "deleted" in deals.columns and not include_deleted:
         usable &= ~deals["deleted"].eq(True).to_numpy(dtype=bool, na_value=False)
     bucket, codes = bucket_of_rows(days, usable, window, time_bucket)
-    counts = np.bincount(bucket, minlength=len(codes) + 1)[:-1].astype(np.int64)
     if explain:  # every value is shown in its place: rows by bucket, then value
-        positions = np.lexsort((values, bucket))[: counts.sum()]
-        grouped = values[positions]
+        positions = np.lexsort((values, bucket))
     else:  # a radix sort of small integers, then sorted slices (numpy selects fast in them)
-        positions = np.argsort(bucket, kind="stable")[: counts.sum()]
-        grouped = values[positions]
-        for end, count in zip(np.cumsum(counts).tolist(), counts.tolist(), strict=True):
+        positions = np.argsort(bucket, kind="stable")
+    # each bucket's rows are one run of the sorted order (the last run: rows not used)
+    bounds = np.searchsorted(bucket[positions], np.arange(len(codes) + 1))
+    counts = np.diff(bounds).astype(np.int64)
+    positions = positions[: bounds[-1]]
+    grouped = values[positions]
+    if not explain:
+        for end, count in zip(bounds[1:].tolist(), counts.tolist(), strict=True):
             grouped[end - count : end].sort()
     with np.errstate(over="ignore", invalid="ignore"):  # near ±1e308 quantiles overflow
         # numpy may reorder a slice as it selects, unless explain keeps values beside rows

@@ -146,13 +146,14 @@ def bucket_of_rows(
         day_codes[:] = 0
     code_first = int(day_codes[0])
     n_buckets = int(day_codes[-1]) - code_first + 1
-    dtype = np.int16 if n_buckets < np.iinfo(np.int16).max else np.int64
+    # the smallest integers that hold every bucket: numpy's stable sort of them is a radix sort
+    dtype = next(t for t in (np.int8, np.int16, np.int64) if n_buckets < np.iinfo(t).max)
     table = np.full(len(day_codes) + 2, n_buckets, dtype=dtype)  # before, days..., after
     table[1:-1] = day_codes - code_first
-    offset = days.view(np.int64) - first.astype(np.int64)  # NaT lands far outside
-    np.clip(offset, -1, len(day_codes), out=offset)
-    rows = table[offset + 1]
-    rows[~usable] = n_buckets
+    offset = days.view(np.int64) - (first.astype(np.int64) - 1)  # NaT lands far outside
+    np.clip(offset, 0, len(day_codes) + 1, out=offset)
+    rows = table.take(offset)
+    np.putmask(rows, ~usable, n_buckets)
     return rows, np.arange(code_first, code_first + n_buckets, dtype=np.int64)
 
 
