@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,7 @@ from dealframe.frames import (
     top_countries_frame,
     top_verticals_frame,
 )
-from dealframe.frames.nested import to_lists
+from dealframe.frames.nested import encode, to_lists
 
 PAYLOADS = Path(__file__).parent / "payloads"
 STR = pd.api.types.pandas_dtype("str")
@@ -482,3 +483,9 @@ def test_lookup_frame():
     assert "mutated" not in df.attrs["sort_fields"]
     with pytest.raises(ValidationError):
         lookup_frame(["not", "a", "doc"])
+
+
+def test_values_orjson_does_not_know_are_written_as_their_str():
+    texts = encode([[{"id": Decimal("1.5")}], None, [1, "a"]], "x", array=True)
+    assert list(texts)[0] == '[{"id":"1.5"}]' and list(texts)[2] == '[1,"a"]'
+    assert pd.isna(list(texts)[1])
