@@ -269,3 +269,19 @@ def test_explode_names_the_column_and_row_of_a_bad_cell():
     )
     with pytest.raises(ValidationError, match=r"buyers\[1\]"):
         explode_participants(deals, roles=["lead_investor", "buyer"])
+
+
+def test_columns_of_different_kinds_are_each_read_as_they_are():
+    # Python lists beside JSON text: the text column is not re-read through Python objects
+    # (a raw line break in it is read as by a column of text alone)
+    deals = pd.DataFrame(
+        {
+            "id": ["a", "b"],
+            "lead_investors": pd.Series([[{"id": "x"}], None], dtype=object),
+            "buyers": pd.Series(['[{"id":"y\nz"}]', None], dtype="str"),
+        }
+    )
+    both = explode_participants(deals, roles=("lead_investor", "buyer"))
+    alone = explode_participants(deals.drop(columns="lead_investors"), roles=("buyer",))
+    assert both["participant_id"].tolist() == ["x", *alone["participant_id"].tolist()]
+    assert both["role"].tolist() == ["lead_investor", "buyer"]

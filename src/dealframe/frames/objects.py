@@ -261,31 +261,35 @@ def _strings_in_order(values: Mapping[str, pa.Array], order: np.ndarray) -> dict
 
 
 def object_lists(
-    column: pd.Series, fields: tuple[str, ...], name: str = "column"
+    column: pd.Series | Sequence[pd.Series],
+    fields: tuple[str, ...],
+    name: str | Sequence[str] = "column",
 ) -> tuple[np.ndarray, dict[str, pa.Array]]:
     """The objects of a column of lists of objects, flattened: row of each, and its fields.
 
     Parameters
     ----------
-    column : pandas.Series
+    column : pandas.Series, or a list of them
         For example ``deals["lead_investors"]``: JSON text, as the frames hold it (an
-        ``object`` column of Python lists of dicts is read too).
+        ``object`` column of Python lists of dicts is read too). Several columns are read
+        as one, one after another: an object that appears in several is parsed once.
     fields : tuple of str
         Fields to read from each object (missing ones null; others ignored).
-    name : str
+    name : str, or one per column
         The column's name, for errors.
 
     Returns
     -------
     tuple
         ``(rows, values)``: the position (0-based) of the row each object came from,
-        in row then list order, and ``{field: Arrow string array}`` (dictionary-encoded
-        when the cells were read piece by piece).
+        counting through the columns one after another, in row then list order, and
+        ``{field: Arrow string array}`` (dictionary-encoded when the cells were read piece
+        by piece).
 
     Raises
     ------
     dealframe.errors.ValidationError
-        A cell that is not a list of objects (or JSON text of one), naming the cell.
+        A cell that is not a list of objects (or JSON text of one), naming its column and row.
 
     Examples
     --------
@@ -293,12 +297,25 @@ def object_lists(
     ...                             ("id",))
     >>> rows.tolist(), values["id"].to_pylist()
     ([0, 0], ['a', 'b'])
+    >>> rows, values = object_lists([pd.Series(['[{"id":"a"}]']), pd.Series(['[{"id":"a"}]'])],
+    ...                             ("id",), ["lead_investors", "buyers"])
+    >>> rows.tolist(), values["id"].to_pylist()
+    ([0, 1], ['a', 'a'])
     """
-    arrow = _text(column, fields, name)
+    columns = [column] if isinstance(column, pd.Series) else list(column)
+    names = [name] * len(columns) if isinstance(name, str) else list(name)
+    texts = [_text(c, fields, n) for c, n in zip(columns, names, strict=True)]
+    arrow = pa.chunked_array([chunk for text in texts for chunk in text.chunks], _TEXT)
     if not len(arrow) or arrow.null_count == len(arrow):
         return np.empty(0, np.int64), {f: pa.array([], _TEXT) for f in fields}
     cut = _distinct_objects(arrow, fields)
     if cut is not None:
         return cut
-    rows, table = _read_cells(arrow.combine_chunks(), fields, name)
-    return rows, {f: table.column(f).combine_chunks() for f in fields}
+    parts, tables, start = [], [], 0
+    for text, label in zip(texts, names):  # cell by cell; an error names its column and row
+        rows, table = _read_cells(text.combine_chunks(), fields, label)
+        parts.append(rows + start)
+        tables.append(table)
+        start += len(text)
+    table = pa.concat_tables(tables)
+    return np.concatenate(parts), {f: table.column(f).combine_chunks() for f in fields}

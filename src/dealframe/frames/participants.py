@@ -83,23 +83,14 @@ def role_names(roles: Any, argument: str = "roles") -> tuple[str, ...]:
 
 
 def _read_roles(deals: pd.DataFrame, roles: list[str]) -> tuple[np.ndarray, dict[str, pa.Array]]:
-    """The participants of the roles' columns, read as one column (the columns one after
-    another), so a participant's text is parsed once whichever role and deal it is in."""
-    if not roles:
+    """The participants of the roles' columns, read as one (the columns one after another),
+    so a participant's text is parsed once whichever role and deal it is in."""
+    columns = [_COLUMN_OF[role] for role in roles]
+    if not columns:
         return np.empty(0, np.int64), {
             f: pa.array([], pa.large_string()) for f in PARTICIPANT_FIELDS
         }
-    columns = [_COLUMN_OF[role] for role in roles]
-    try:
-        return object_lists(
-            pd.concat([deals[c] for c in columns], ignore_index=True),
-            PARTICIPANT_FIELDS,
-            "/".join(columns),
-        )
-    except ValidationError:
-        for column in columns:  # the error names the column and row of the bad cell
-            object_lists(deals[column], PARTICIPANT_FIELDS, column)
-        raise
+    return object_lists([deals[c] for c in columns], PARTICIPANT_FIELDS, columns)
 
 
 def _without_investors(deals: pd.DataFrame) -> int:
