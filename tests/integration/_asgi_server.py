@@ -7,12 +7,14 @@ Routes (both families, each checking its own token like the real service):
 
 A request is answered with ``{"data": {"method", "path", "query", "body", "hit", "pad"},
 "meta": {"count": 1}}`` unless ``state.responses[path]`` holds a canned ``(status, body,
-headers)``. ``?pad=N`` adds N characters so bodies can be made large. Every hit is counted
-per path, with the fingerprint of the Authorization header it carried.
+headers)``. ``?pad=N`` adds N characters so bodies can be made large; ``?trickle=S`` sends
+the first half of the body, waits S seconds, then the rest. Every hit is counted per path,
+with the fingerprint of the Authorization header it carried.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import threading
@@ -26,7 +28,7 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from dealframe.sandbox.faults import FaultInjector, FaultPlan
@@ -95,6 +97,21 @@ def build_app(state: EchoState) -> Starlette:
             "auth": digest,
             "pad": "x" * pad,
         }
+        trickle = float(request.query_params.get("trickle", "0"))
+        if trickle:
+            payload = json.dumps({"data": data, "meta": {"count": 1}}).encode()
+            half = len(payload) // 2
+
+            async def halves() -> Any:
+                yield payload[:half]
+                await asyncio.sleep(trickle)
+                yield payload[half:]
+
+            return StreamingResponse(
+                halves(),
+                media_type="application/json",
+                headers={"Content-Length": str(len(payload))},
+            )
         return _json(200, {"data": data, "meta": {"count": 1}})
 
     async def public(request: Request) -> Response:

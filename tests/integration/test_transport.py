@@ -256,6 +256,17 @@ def test_a_straggler_is_sent_again_once_its_endpoint_is_known(server, make, cut)
     assert server.plan.counts() == {"slow": 1}
 
 
+def test_an_endpoint_whose_bodies_arrive_slowly_is_given_their_time(server, make):
+    # Headers come at once, then the body pauses for 0.3 s: longer than the 0.25 s floor of a
+    # first attempt's shorter timeout, which bounds the body's reads too. What is remembered
+    # is the whole answer's time, so no attempt is cut.
+    t = make(read_timeout=5.0, cache_enabled=False)
+    for _ in range(9):
+        response = t.request("public", "GET", "/api/v2/trickling", params={"trickle": 0.3})
+        assert response.json()["data"]["path"] == "/api/v2/trickling"
+    assert t.stats.snapshot()["faults"] == {} and t.stats.snapshot()["retries"] == 0
+
+
 def test_a_straggler_does_not_use_up_the_retries(server, make):
     server.plan.slow_seconds = 1.0
     t = make(read_timeout=5.0, retries=1, cache_enabled=False)

@@ -810,9 +810,11 @@ class Transport:
             else:
                 call.update(expire_after=DO_NOT_CACHE)
         raw, failure = None, None
+        sent = time.monotonic()
         try:
             raw = self._session.request(info.method, url, **call)
             content = raw.content or b""
+            took = time.monotonic() - sent  # headers and body: the read timeout bounds both
         except requests.RequestException as exc:
             # Only text is kept: the requests exception holds the request (and its headers).
             kind, retryable = _classify(exc)
@@ -857,7 +859,7 @@ class Transport:
         headers = CaseInsensitiveDict(raw.headers)
         status = raw.status_code
         if not from_cache and 200 <= status < 300:
-            self._latencies.record(endpoint, raw.elapsed.total_seconds())
+            self._latencies.record(endpoint, took)
         if 200 <= status < 300:
             return self._success(raw, info, content, headers, from_cache, attempt, started)
         if 300 <= status < 400:

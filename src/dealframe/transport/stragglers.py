@@ -2,9 +2,10 @@
 
 One answer that never comes (a stalled connection, a request the service lost) costs the
 whole read timeout, while every other request of the pull waits behind it. The transport
-remembers, per endpoint (method and path), how long its last answers took to start: from
-sending the request to reading the status line and headers (``requests``'
-``Response.elapsed``). Once it has seen :data:`MIN_SAMPLES` of them, a first attempt gets a
+remembers, per endpoint (method and path), how long its last answers took: from sending the
+request to the last byte of the body (the read timeout bounds every wait for bytes, in the
+body too, so an endpoint whose bodies arrive slowly is given their time). Once it has seen
+:data:`MIN_SAMPLES` of them, a first attempt gets a
 shorter read timeout: :data:`FACTOR` times the slowest of the last :data:`WINDOW`, and never
 less than :data:`FLOOR` seconds. When that runs out the request is sent again at once with the
 full read timeout, so an endpoint that is slow for good still gets all its time, and a wrong
@@ -41,7 +42,7 @@ FLOOR = 0.25
 
 
 class Latencies:
-    """Seconds to the first byte of each endpoint's recent answers (thread-safe).
+    """Seconds each of an endpoint's recent answers took, to its last byte (thread-safe).
 
     Examples
     --------
@@ -59,7 +60,7 @@ class Latencies:
         self._seen: dict[Hashable, deque[float]] = {}
 
     def record(self, endpoint: Hashable, seconds: float) -> None:
-        """Remember how long one answer of ``endpoint`` took to start."""
+        """Remember how long one answer of ``endpoint`` took, to its last byte."""
         with self._lock:
             self._seen.setdefault(endpoint, deque(maxlen=WINDOW)).append(seconds)
 
