@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 import pandas as pd
 import pytest
 import requests
@@ -197,3 +198,19 @@ def test_a_single_form_that_cannot_be_read(sandbox, complete):
         assert caught.value.partial is not None and len(caught.value.partial) == 40
         with pytest.warns(MissingInvestorsWarning, match="1 of 40 deals"):
             dealframe.explode_participants(got)
+
+
+def test_a_contract_warning_of_the_single_forms_points_at_the_call(sandbox, complete):
+    victim = complete.loc[5, "id"]
+    data = _single(sandbox, victim)
+    data.pop("target_region")  # a documented field the single form lacks
+    body = {"data": data}
+    short = Action("short", on_response=_replace(200, orjson.dumps(body), "application/json"))
+    with (
+        Proxy(sandbox.url) as proxy,
+        Client(proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False) as via,
+    ):
+        proxy.add(f"{P}/transactions/{victim}$", short)
+        with pytest.warns(dealframe.ServiceContractWarning, match="target_region") as seen:
+            via.private.deals(with_investors=True, limit=40, progress=False)
+    assert {Path(w.filename).name for w in seen} == {Path(__file__).name}

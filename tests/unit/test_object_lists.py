@@ -82,3 +82,13 @@ def test_cells_the_cut_cannot_read_are_read_whole(cells, separators):
 def test_the_error_names_the_row_of_the_column_past_null_cells():
     with pytest.raises(ValidationError, match=r"buyers\[3\]"):
         object_lists(pd.Series([None, "[]", '[{"id": "a"}]', '["x"]']), ("id",), "buyers")
+
+
+def test_a_null_column_beside_text_read_cell_by_cell():
+    # Spaced JSON is read cell by cell; a column of nulls beside it has nothing to read.
+    spaced = pd.Series([json.dumps([{"id": "a"}, {"id": "b"}])], dtype="str")
+    nulls = pd.Series([None], dtype="str")
+    rows, values = object_lists([spaced, nulls], ("id",), ["lead_investors", "investors"])
+    assert rows.tolist() == [0, 0] and values["id"].to_pylist() == ["a", "b"]
+    rows, values = object_lists([nulls, spaced], ("id",), ["investors", "lead_investors"])
+    assert rows.tolist() == [1, 1] and values["id"].to_pylist() == ["a", "b"]

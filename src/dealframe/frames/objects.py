@@ -104,6 +104,8 @@ def _read_cells(arrow: pa.Array, fields: tuple[str, ...], name: str) -> tuple[np
     """
     present = pc.is_valid(arrow)
     rows = np.flatnonzero(present.to_numpy(zero_copy_only=False))
+    if not len(rows):  # every cell null: no object (and no text for the reader)
+        return rows.astype(np.int64), pa.table({f: pa.array([], _TEXT) for f in fields})
     arrow = arrow.filter(present) if len(rows) < len(arrow) else arrow
     schema = pa.schema([("v", pa.list_(pa.struct([(f, _TEXT) for f in fields])))])
     try:
