@@ -267,6 +267,18 @@ def test_an_endpoint_whose_bodies_arrive_slowly_is_given_their_time(server, make
     assert t.stats.snapshot()["faults"] == {} and t.stats.snapshot()["retries"] == 0
 
 
+def test_a_timeout_the_call_budget_set_is_not_a_straggler(server, make):
+    server.plan.slow_seconds = 1.0
+    t = make(read_timeout=5.0, cache_enabled=False)
+    for _ in range(8):
+        t.request("public", "GET", "/api/v2/lagging")
+    server.plan.script("lagging", ["slow"])
+    with pytest.raises(TransportError) as caught:  # 0.15 s left: less than the 0.25 s floor
+        t.request("public", "GET", "/api/v2/lagging", deadline=time.monotonic() + 0.15)
+    assert caught.value.kind == "timeout" and "straggler" not in str(caught.value)
+    assert t.stats.snapshot()["faults"] == {"timeout": 1}
+
+
 def test_a_straggler_does_not_use_up_the_retries(server, make):
     server.plan.slow_seconds = 1.0
     t = make(read_timeout=5.0, retries=1, cache_enabled=False)

@@ -56,7 +56,7 @@ from dealframe.transport.cache import (
     canonical_json,
     expiry_for,
 )
-from dealframe.transport.deadline import read_body
+from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
 from dealframe.transport.paging import WorkerPool
 from dealframe.transport.ratelimit import RateGate
 from dealframe.transport.stragglers import FACTOR, Latencies
@@ -791,13 +791,13 @@ class Transport:
         s = self.settings
         read_timeout = s.read_timeout
         endpoint = (info.method, info.path)
-        early = self._latencies.first_timeout(endpoint, read_timeout) if attempt == 1 else None
-        if early is not None and s.cut_stragglers:
-            read_timeout = early
-        else:
-            early = None
-        if deadline is not None:
-            read_timeout = max(0.001, min(read_timeout, deadline - time.monotonic()))
+        early = None
+        if attempt == 1 and s.cut_stragglers:
+            early = self._latencies.first_timeout(endpoint, read_timeout)
+            read_timeout = read_timeout if early is None else early
+        if deadline is not None and deadline - time.monotonic() < read_timeout:
+            read_timeout = max(0.001, deadline - time.monotonic())
+            early = None  # the call's budget bounds this attempt, not the straggler rule
         call = dict(
             kwargs,
             timeout=(s.connect_timeout, read_timeout),
@@ -819,7 +819,11 @@ class Transport:
             # Only text is kept: the requests exception holds the request (and its headers).
             kind, retryable = _classify(exc)
             text = _failure_text(kind, exc)
-            if early is not None and kind == "timeout":
+            if (
+                early is not None
+                and kind == "timeout"
+                and not isinstance(exc, BodyDeadlineExceeded)
+            ):
                 kind = "straggler"  # sent again at once, with the full read timeout
                 text = (
                     f"no answer in {early:.2f} s, {FACTOR:g} times the slowest recent answer "
