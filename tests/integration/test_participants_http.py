@@ -203,7 +203,7 @@ def test_a_single_form_that_cannot_be_read(sandbox, complete):
 def test_a_contract_warning_of_the_single_forms_points_at_the_call(sandbox, complete):
     victim = complete.loc[5, "id"]
     data = _single(sandbox, victim)
-    data.pop("target_region")  # a documented field the single form lacks
+    data.pop("investors")  # a documented field the single form lacks
     body = {"data": data}
     short = Action("short", on_response=_replace(200, orjson.dumps(body), "application/json"))
     with (
@@ -211,6 +211,6 @@ def test_a_contract_warning_of_the_single_forms_points_at_the_call(sandbox, comp
         Client(proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False) as via,
     ):
         proxy.add(f"{P}/transactions/{victim}$", short)
-        with pytest.warns(dealframe.ServiceContractWarning, match="target_region") as seen:
+        with pytest.warns(dealframe.ServiceContractWarning, match="investors") as seen:
             via.private.deals(with_investors=True, limit=40, progress=False)
     assert {Path(w.filename).name for w in seen} == {Path(__file__).name}

@@ -893,6 +893,7 @@ class PrivateApi:
                         refresh,
                         cache,
                         _single_deals,
+                        stacklevel=5,  # deals() -> _with_profiles() -> here
                     )
                     if ids
                     else _single_deals([])
@@ -947,7 +948,10 @@ class PrivateApi:
         refresh: bool,
         cache: bool,
         build: Callable[[list[dict]], pd.DataFrame],
+        stacklevel: int = 4,
     ) -> pd.DataFrame:
+        """Single forms of ``ids``; ``stacklevel`` puts warnings at the user's call (4 when
+        a public method calls this one directly)."""
         single = isinstance(ids, str)
         wanted = check_ids(ids, "id" if single else "ids")
         params: dict[str, Any] = {}
@@ -1037,7 +1041,12 @@ class PrivateApi:
                 what="profiles",
             )
         found.report(
-            strict=strict, partial=frame, expected=len(wanted), received=len(got), what="profiles"
+            strict=strict,
+            partial=frame,
+            expected=len(wanted),
+            received=len(got),
+            what="profiles",
+            stacklevel=stacklevel,
         )
         if missing:
             if strict:
@@ -1047,7 +1056,7 @@ class PrivateApi:
             warn_missing(
                 f"{len(missing)} of {len(wanted)} {entity} were not found (or are "
                 "soft-deleted; pass include_deleted=True): see df.attrs['missing_ids']",
-                stacklevel=3,
+                stacklevel=stacklevel - 1,
             )
         return frame
 
