@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from dealframe.analytics import Conventions, bucket_medians
+from dealframe.analytics.intervals import median_intervals
 from dealframe.errors import ValidationError
 
 WINDOW = ("2024-01-01", "2024-12-31")
@@ -147,3 +148,10 @@ def test_no_thread_is_started(monkeypatch):
     )
     assert out["median_low"].notna().sum() == 3
     assert started == []
+
+
+def test_the_interval_does_not_depend_on_the_order_of_the_values():
+    values = np.random.default_rng(3).lognormal(1.0, 0.8, 40)
+    one = median_intervals([values], 0.9, n_resamples=999, rng=np.random.default_rng(0))
+    other = median_intervals([values[::-1]], 0.9, n_resamples=999, rng=np.random.default_rng(0))
+    assert np.array_equal(np.asarray(one), np.asarray(other))

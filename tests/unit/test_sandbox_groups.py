@@ -230,3 +230,12 @@ def test_group_time_series_input_errors():
     with pytest.raises(GroupInputError, match="values"):
         group_time_series(values, FIELDS[:2], MONTHS)
     assert issubclass(GroupInputError, ValueError)
+
+
+def test_a_period_whose_median_is_not_a_number_is_left_out_without_a_warning():
+    values = np.array([[[np.inf, 1.0]], [[-np.inf, 3.0]]])  # 2 companies, 1 field, 2 months
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's invalid-value warning would fail here
+        data, meta = group_time_series(values, ["evRevenueLtm"], ["2024-01", "2024-02"])
+    assert data == [{"period": "2024-02", "median": {"evRevenueLtm": 2.0}}]
+    assert meta == {"count": 1, "companies": 2}

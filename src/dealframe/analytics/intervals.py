@@ -42,7 +42,8 @@ def median_intervals(
     n_resamples : int
         Resamples per sample.
     rng : numpy.random.Generator
-        Drawn from in sample order, so a seeded generator gives the same intervals.
+        Drawn from in sample order, over each sample's values sorted, so a seeded generator
+        gives the same intervals whatever order the values came in.
 
     Returns
     -------
@@ -73,7 +74,7 @@ def median_intervals(
             low[i] = high[i] = values[0]
             continue
         result = bootstrap(
-            (values,),
+            (np.sort(values),),
             median,
             n_resamples=n_resamples,
             vectorized=True,

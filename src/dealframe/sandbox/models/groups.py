@@ -204,10 +204,13 @@ def group_time_series(
 
     if n_companies == 0 or sub.size == 0:
         return [], {"count": 0, "companies": n_companies}
-    # (fields, months); numpy warns about an all-NaN slice, so only the others are asked
+    # (fields, months); numpy warns about an all-NaN slice, so only the others are asked,
+    # and a slice whose median is not a number (+inf beside -inf) has none
     has_value = np.asarray(~np.isnan(sub).all(axis=0), dtype=bool)
     medians = np.full(has_value.shape, np.nan)
-    medians[has_value] = np.nanmedian(sub[:, has_value], axis=0)
+    with np.errstate(invalid="ignore"):
+        medians[has_value] = np.nanmedian(sub[:, has_value], axis=0)
+    has_value &= ~np.isnan(medians)
 
     data: list[dict] = []
     for j in np.flatnonzero(has_value.any(axis=0)):
