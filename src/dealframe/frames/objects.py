@@ -176,8 +176,8 @@ def _cut(cells: pa.Array, start: int) -> _Cut | None:
         return None
     inner = pc.ascii_trim(cells, "[]{}")
     # The trim may not reach past the brackets checked above (``[{},{}]`` would).
-    cut = np.diff(_offsets(cells)) - np.diff(_offsets(inner))
-    if not np.all(cut[~empty & (np.diff(_offsets(cells)) > 0)] == 4):
+    length = np.diff(_offsets(cells))
+    if not np.all((length - np.diff(_offsets(inner)))[~empty & (length > 0)] == 4):
         return None
     pieces = pc.split_pattern(inner, "},{")
     rows = pc.list_parent_indices(pieces).to_numpy().astype(np.int64)

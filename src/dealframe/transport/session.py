@@ -862,9 +862,9 @@ class Transport:
         )
         headers = CaseInsensitiveDict(raw.headers)
         status = raw.status_code
-        if not from_cache and 200 <= status < 300:
-            self._latencies.record(endpoint, took)
         if 200 <= status < 300:
+            if not from_cache:
+                self._latencies.record(endpoint, took)
             return self._success(raw, info, content, headers, from_cache, attempt, started)
         if 300 <= status < 400:
             raise self._redirect(info, status, headers)

@@ -5,12 +5,12 @@ whole read timeout, while every other request of the pull waits behind it. The t
 remembers, per endpoint (method and path), how long its last answers took: from sending the
 request to the last byte of the body (the read timeout bounds every wait for bytes, in the
 body too, so an endpoint whose bodies arrive slowly is given their time). Once it has seen
-:data:`MIN_SAMPLES` of them, a first attempt gets a
-shorter read timeout: :data:`FACTOR` times the slowest of the last :data:`WINDOW`, and never
-less than :data:`FLOOR` seconds. When that runs out the request is sent again at once with the
-full read timeout, so an endpoint that is slow for good still gets all its time, and a wrong
-guess costs one request (counted as a ``straggler`` fault and a retry, but not taken from the
-``retries`` a request may use).
+:data:`MIN_SAMPLES` of them, a first attempt gets a shorter read timeout: :data:`FACTOR` times
+the slowest of the last :data:`WINDOW`, and never less than :data:`FLOOR` seconds. When that
+runs out the request is sent again at once with the full read timeout, so an endpoint that is
+slow for good still gets all its time, and a wrong guess costs one request (counted as a
+``straggler`` fault and a retry, but not taken from the ``retries`` a request may use). A call
+whose budget (``call_budget``) is shorter than that limit is bounded by its budget instead.
 
 Examples
 --------
