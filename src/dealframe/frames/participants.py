@@ -86,10 +86,6 @@ def _read_roles(deals: pd.DataFrame, roles: list[str]) -> tuple[np.ndarray, dict
     """The participants of the roles' columns, read as one (the columns one after another),
     so a participant's text is parsed once whichever role and deal it is in."""
     columns = [_COLUMN_OF[role] for role in roles]
-    if not columns:
-        return np.empty(0, np.int64), {
-            f: pa.array([], pa.large_string()) for f in PARTICIPANT_FIELDS
-        }
     return object_lists([deals[c] for c in columns], PARTICIPANT_FIELDS, columns)
 
 
