@@ -205,8 +205,9 @@ class Settings:
         Upper bound on any ``Retry-After`` wait.
     cut_stragglers : bool
         Give a first attempt a shorter read timeout once its endpoint has answered a few
-        times: four times the slowest recent answer, at least 0.25 s. When it runs out the
-        request is sent again at once with ``read_timeout`` (one extra request per
+        times: four times the slowest recent answer, at least 0.25 s (in a list pull that
+        has needed a retry, four times its typical page, at least 0.05 s). When it runs out
+        the request is sent again at once with ``read_timeout`` (one extra request per
         straggler; see :mod:`dealframe.transport.stragglers`). False waits
         ``read_timeout`` every time.
     call_budget : float, optional

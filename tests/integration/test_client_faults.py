@@ -146,6 +146,25 @@ def test_time_series_and_profiles_under_faults(client, plan, skus):
 # ---------------------------------------------------------------------------- Retry-After
 
 
+@pytest.mark.parametrize("cut", [True, False])
+def test_after_a_retry_a_stalled_page_is_sent_again_after_a_few_pages_time(
+    faulty, plan, client, cut, monkeypatch
+):
+    # Page 1 needs a retry; page 3 then stalls for 1 s. The transport's own rule knows too few
+    # answers to cut it (it waits for 8), but the pull knows its pages' pace: the page's first
+    # attempt is cut after 4 typical pages (at least 0.05 s) and sent again at once.
+    reference = client.private.deals(**EARLY)
+    monkeypatch.setattr(plan, "slow_seconds", 1.0)
+    plan.script(r"/v1/transactions$", ["503", None, None, "slow"])  # page 1 twice, 2, 3
+    settings = {**FAST, "max_workers": 1, "cut_stragglers": cut}
+    with Client.for_sandbox(faulty, **settings) as fresh:
+        pulled = fresh.private.deals(strict=True, **EARLY)
+        faults = fresh.stats.snapshot()["faults"]
+    assert plan.counts() == {"503": 1, "slow": 1}
+    assert faults == ({"503": 1, "straggler": 1} if cut else {"503": 1})
+    pd.testing.assert_frame_equal(pulled, reference)
+
+
 def test_a_429_storm_with_retry_after_is_honoured(client, plan, monkeypatch):
     plan.retry_after = 0.2
     plan.script(r"^/api/v2/companies$", ["429"] * 4)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from dealframe.contract import Findings
-from dealframe.private.paging import _Pace, pull_pages
+from dealframe.private.paging import LATE_FACTOR, LATE_FLOOR, _Pace, pull_pages
 
 
 class _Page:
@@ -71,15 +71,20 @@ def test_one_slow_page_does_not_send_a_fast_service_s_pages_to_threads():
     assert pace.ahead(8) == 8  # slow twice out of three: it is the service's pace
 
 
-def test_after_a_retry_pages_stay_in_flight_so_a_late_one_does_not_stall_the_rest():
+def test_after_a_retry_first_attempts_wait_four_typical_pages_and_pages_stay_one_at_a_time():
     pace = _Pace()
     for _ in range(2):
-        pace.note(_Page(1, 1, 1, 0.001), 0.010)
-    assert pace.ahead(8) == 1
+        pace.note(_Page(1, 1, 1, 0.001), 0.002)
+    assert pace.ahead(8) == 1 and pace.first_limit() is None  # no retry yet: the transport's
     retried = _Page(1, 1, 1, 0.001)
     retried.attempts = 2
-    pace.note(retried, 0.010, inline=False)
-    assert pace.ahead(8) == 8 and pace.ahead(1) == 1
+    pace.note(retried, 0.002, inline=False)
+    assert pace.ahead(8) == 1  # a fast service's pages in flight at once are slower
+    assert pace.first_limit() == LATE_FLOOR  # 4 x 3 ms is sooner than the floor
+    for _ in range(3):
+        pace.note(_Page(1, 1, 1, 0.100), 0.020)
+    assert pace.arrive == 0.100 and 0.015 < pace.parse < 0.020  # parse: a running mean
+    assert abs(pace.first_limit() - LATE_FACTOR * (0.100 + pace.parse)) < 1e-9
 
 
 def test_time_spent_reading_a_body_is_not_a_wait_that_workers_could_hide():

@@ -7,10 +7,14 @@ caller's thread**, each as soon as its turn comes and its JSON released. When th
 is late (a slow answer, a retry), later pages that have arrived are checked and parsed
 meanwhile, and the workers go on fetching; every page still joins the result in page order.
 Only the requests run on the workers (the transport decodes each body's JSON there).
-Requests run ahead only while a page is waited for longer than it takes to parse, or once a
-page needed a retry (:class:`_Pace`): from a service that answers faster than pages are parsed
-(one on this machine or the same rack), threads reading bodies would compete with parsing for
-the GIL and make the walk slower than one request at a time.
+Requests run ahead only while a page is waited for longer than it takes to parse
+(:class:`_Pace`): from a service that answers faster than pages are parsed (one on this
+machine or the same rack), threads reading bodies would compete with parsing for the GIL and
+make the walk slower than one request at a time. Once a page has needed a retry, the walk
+knows its pages' pace and says so to the transport
+(:func:`dealframe.transport.stragglers.sooner`): each later page's first attempt waits at most
+:meth:`_Pace.first_limit` before it is sent again, so a stalled answer costs a few pages' time,
+not the straggler limit or the read timeout.
 
 The walk never trusts ``meta`` blindly:
 
@@ -41,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 from ..contract import Findings, PageRead, identities, keys_present, read_page
 from ..errors import DealframeError, IncompleteResultError
 from ..transport.paging import FATAL_ERRORS, ItemFailure, WorkerPool, _bar, show_progress
+from ..transport.stragglers import sooner
 
 if TYPE_CHECKING:
     from ..transport.session import Response
@@ -51,6 +56,10 @@ __all__ = ["MAX_PAGES", "PAGE_SIZE", "PageInfo", "Pages", "pull_pages"]
 PAGE_SIZE = 1000
 #: A walk that has not ended after this many pages is stopped (and says so).
 MAX_PAGES = 100_000
+#: Once a page has needed a retry, a first attempt waits this many typical pages ...
+LATE_FACTOR = 4.0
+#: ... and at least this many seconds.
+LATE_FLOOR = 0.05
 
 T = TypeVar("T")
 
@@ -128,7 +137,7 @@ class _Pace:
     def __init__(self) -> None:
         self.waits: deque[float] = deque(maxlen=3)
         self.parse: float | None = None
-        self.flaky = False  # a page needed a retry: keep pages in flight from now on
+        self.flaky = False  # a page needed a retry: first attempts get first_limit() from now
 
     @property
     def arrive(self) -> float | None:
@@ -150,14 +159,21 @@ class _Pace:
 
     def ahead(self, workers: int) -> int:
         """Requests to keep in flight: ``workers`` once two pages fetched on this thread say
-        arriving is the slower part, or once a page needed a retry (pages that arrive while a
-        failed one is retried are parsed meanwhile); else 1."""
-        if self.flaky:
-            return max(1, workers)
+        arriving is the slower part, else 1. (A retry does not change it: pages of a fast
+        service in flight at once compete for the GIL, and are slower for every page.)"""
         arrive = self.arrive
         if len(self.waits) >= 2 and self.parse is not None and arrive is not None:
             return max(1, workers) if arrive > self.parse else 1
         return 1 if self.waits else max(1, workers)
+
+    def first_limit(self) -> float | None:
+        """How long a page's first attempt waits before it is sent again, once a page has
+        needed a retry: :data:`LATE_FACTOR` typical pages (wait and parse), at least
+        :data:`LATE_FLOOR` seconds; None before (the transport's own rule applies)."""
+        if not self.flaky:
+            return None
+        typical = (self.arrive or 0.0) + (self.parse or 0.0)
+        return max(LATE_FLOOR, LATE_FACTOR * typical)
 
 
 class _Ready(NamedTuple):
@@ -387,6 +403,14 @@ def _walk_rest(
     def wanted(page: int) -> bool:
         return page <= MAX_PAGES and (planned is None or page <= planned or extend)
 
+    def paced(page: int, size: int) -> Response:
+        """``fetch``, whose first attempt waits at most the walk's limit once it has one."""
+        limit = walk.pace.first_limit()
+        if limit is None:
+            return fetch(page, size)
+        with sooner(limit):
+            return fetch(page, size)
+
     extend = False
     try:
         while not walk.done:
@@ -399,7 +423,7 @@ def _walk_rest(
             ):
                 coming = _stored(lookup, next_page, served) if ahead > 1 else None
                 if coming is None and ahead > 1 and executor is not None:
-                    coming = executor.submit(fetch, next_page, served)
+                    coming = executor.submit(paced, next_page, served)
                 window.append((next_page, coming))
                 next_page += 1
             if not window:
@@ -420,7 +444,7 @@ def _walk_rest(
             else:
                 cpu = time.thread_time()
                 try:
-                    response = slot.result() if slot is not None else fetch(number, served)
+                    response = slot.result() if slot is not None else paced(number, served)
                 except FATAL_ERRORS:
                     raise
                 except DealframeError as exc:

@@ -4,7 +4,8 @@
 wrapped app's answer. Faults come from a :class:`FaultPlan`:
 
 - a **script** per path pattern: the next N matching requests get the listed faults in order
-  (``plan.script(r"/companies$", ["429", "429", "503"])``), then requests pass through;
+  (``plan.script(r"/companies$", ["429", "429", "503"])``; ``None`` lets one through), then
+  requests pass through;
 - a **random rate** (0..1, seeded) over a pool of kinds, optionally limited to a path pattern.
 
 Kinds:
@@ -69,7 +70,7 @@ class InjectedFault(Exception):
 @dataclass
 class _Script:
     pattern: re.Pattern[str]
-    pending: deque[str]
+    pending: deque[str | None]
 
 
 @dataclass
@@ -122,13 +123,20 @@ class FaultPlan:
         self._paths = re.compile(self.paths) if self.paths else None
         self._rng = random.Random(self.seed)
 
-    def script(self, pattern: str, kinds: Iterable[str]) -> FaultPlan:
-        """Give the next requests whose path matches ``pattern`` these faults, in order.
+    def script(self, pattern: str, kinds: Iterable[str | None]) -> FaultPlan:
+        """Give the next requests whose path matches ``pattern`` these faults, in order
+        (``None``: that request passes through).
 
         Scripts are checked in the order they were added; returns the plan for chaining.
+
+        Examples
+        --------
+        >>> plan = FaultPlan().script("deals", ["503", None, "slow"])
+        >>> [plan.draw("/deals") for _ in range(4)], plan.counts()
+        (['503', None, 'slow', None], {'503': 1, 'slow': 1})
         """
         queue = deque(kinds)
-        _check_kinds(queue)
+        _check_kinds(k for k in queue if k is not None)
         with self._lock:
             self._scripts.append(_Script(re.compile(pattern), queue))
         return self

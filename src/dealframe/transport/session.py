@@ -59,7 +59,7 @@ from dealframe.transport.cache import (
 from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
 from dealframe.transport.paging import WorkerPool
 from dealframe.transport.ratelimit import RateGate
-from dealframe.transport.stragglers import FACTOR, Latencies
+from dealframe.transport.stragglers import Latencies
 
 __all__ = [
     "FAMILY_PREFIXES",
@@ -825,10 +825,7 @@ class Transport:
                 and not isinstance(exc, BodyDeadlineExceeded)
             ):
                 kind = "straggler"  # sent again at once, with the full read timeout
-                text = (
-                    f"no answer in {early:.2f} s, {FACTOR:g} times the slowest recent answer "
-                    f"of {info.path}"
-                )
+                text = f"no answer in {early:.2f} s, far longer than recent answers of {info.path}"
             failure = (
                 TransportError(text, request=info, attempts=attempt, kind=kind),
                 kind,

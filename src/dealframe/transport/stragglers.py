@@ -12,6 +12,10 @@ slow for good still gets all its time, and a wrong guess costs one request (coun
 ``straggler`` fault and a retry, but not taken from the ``retries`` a request may use). A call
 whose budget (``call_budget``) is shorter than that limit is bounded by its budget instead.
 
+A caller that knows better may shorten the limit for the first attempts it makes
+(:func:`sooner`): a page walk that has needed a retry knows how long its pages take, and gives
+each page's first attempt 4 times that (:mod:`dealframe.private.paging`).
+
 Examples
 --------
 >>> answers = Latencies()
@@ -27,9 +31,11 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
-__all__ = ["FACTOR", "FLOOR", "MIN_SAMPLES", "WINDOW", "Latencies"]
+__all__ = ["FACTOR", "FLOOR", "MIN_SAMPLES", "WINDOW", "Latencies", "sooner"]
 
 #: Answers remembered per endpoint.
 WINDOW = 32
@@ -39,6 +45,30 @@ MIN_SAMPLES = 8
 FACTOR = 4.0
 #: The shortest read timeout a first attempt gets, in seconds.
 FLOOR = 0.25
+
+#: The caller's limit for first attempts made in this context (:func:`sooner`).
+_SOONER: ContextVar[float | None] = ContextVar("dealframe_first_attempt_limit", default=None)
+
+
+@contextmanager
+def sooner(seconds: float) -> Iterator[None]:
+    """Within this block (this thread or task only), a first attempt waits at most
+    ``seconds`` before it is sent again, whatever the endpoint's recent answers say.
+
+    Examples
+    --------
+    >>> answers = Latencies()
+    >>> with sooner(0.05):
+    ...     answers.first_timeout(("POST", "/deals"), read_timeout=30.0)
+    0.05
+    >>> answers.first_timeout(("POST", "/deals"), read_timeout=30.0) is None
+    True
+    """
+    token = _SOONER.set(seconds)
+    try:
+        yield
+    finally:
+        _SOONER.reset(token)
 
 
 class Latencies:
@@ -66,11 +96,12 @@ class Latencies:
 
     def first_timeout(self, endpoint: Hashable, read_timeout: float) -> float | None:
         """The read timeout of a first attempt to ``endpoint``, or None for ``read_timeout``
-        (too few answers seen, or the shorter one would not be shorter)."""
+        (too few answers seen and no :func:`sooner` limit, or it would not be shorter)."""
+        limit = _SOONER.get()
         with self._lock:
             seen = self._seen.get(endpoint)
-            if seen is None or len(seen) < MIN_SAMPLES:
-                return None
-            slowest = max(seen)
-        limit = max(FLOOR, FACTOR * slowest)
-        return limit if limit < read_timeout else None
+            slowest = max(seen) if seen is not None and len(seen) >= MIN_SAMPLES else None
+        if slowest is not None:
+            ours = max(FLOOR, FACTOR * slowest)
+            limit = ours if limit is None else min(limit, ours)
+        return limit if limit is not None and limit < read_timeout else None
