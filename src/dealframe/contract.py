@@ -581,6 +581,8 @@ def dedupe(
     keys = _keys(frame, key) if not frame.empty else None
     if keys is None:
         return frame
+    if keys.is_unique:  # the usual case, at half the cost of finding the repeats
+        return frame
     label = key if isinstance(key, str) else "+".join(key)
     repeated = keys.notna() & keys.duplicated(keep=False)
     if not repeated.any():
