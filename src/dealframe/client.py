@@ -7,6 +7,7 @@ from os import PathLike
 from typing import Any
 
 from .config import Settings
+from .errors import ValidationError
 from .private.api import PrivateApi
 from .public.api import PublicApi
 from .transport.session import Transport
@@ -120,16 +121,69 @@ class Client:
         self.private = PrivateApi(self._transport)
 
     @classmethod
-    def for_sandbox(cls, sandbox: Any, **settings: Any) -> Client:
+    def for_sandbox(
+        cls,
+        sandbox: Any,
+        *,
+        max_workers: int | None = None,
+        retries: int | None = None,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
+        backoff_base: float | None = None,
+        backoff_cap: float | None = None,
+        retry_after_max: float | None = None,
+        cut_stragglers: bool | None = None,
+        call_budget: float | None | _Unset = UNSET,
+        cache_enabled: bool = False,
+        cache_path: str | PathLike[str] | None = None,
+        cache_expiry: Mapping[str, float] | None = None,
+        progress: bool | None | _Unset = UNSET,
+    ) -> Client:
         """A client pointed at a running :mod:`dealframe.sandbox` (cache off unless asked).
+
+        Parameters
+        ----------
+        sandbox : Sandbox
+            What :func:`dealframe.sandbox.run` or :func:`dealframe.sandbox.start` returns
+            (anything with ``url``, ``public_token`` and ``private_key``).
+        max_workers, retries, connect_timeout, read_timeout, backoff_base, backoff_cap, \
+retry_after_max, cut_stragglers, call_budget, cache_enabled, cache_path, cache_expiry, progress
+            As for :class:`Client`; ``cache_enabled`` defaults to False here.
+
+        Raises
+        ------
+        dealframe.errors.ValidationError
+            ``sandbox`` is not a sandbox.
 
         Examples
         --------
         >>> with dealframe.sandbox.run(scale=0.02) as sb:  # doctest: +SKIP
-        ...     client = dealframe.Client.for_sandbox(sb)
+        ...     client = dealframe.Client.for_sandbox(sb, max_workers=2)
         """
-        settings.setdefault("cache_enabled", False)
-        return cls(sandbox.url, sandbox.public_token, sandbox.private_key, **settings)
+        parts = [getattr(sandbox, name, None) for name in ("url", "public_token", "private_key")]
+        if not all(isinstance(part, str) for part in parts):
+            raise ValidationError(
+                "sandbox",
+                "a running sandbox (from dealframe.sandbox.run or start) with url, "
+                "public_token and private_key",
+                got=type(sandbox).__name__,
+            )
+        return cls(
+            *parts,
+            max_workers=max_workers,
+            retries=retries,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            backoff_base=backoff_base,
+            backoff_cap=backoff_cap,
+            retry_after_max=retry_after_max,
+            cut_stragglers=cut_stragglers,
+            call_budget=call_budget,
+            cache_enabled=cache_enabled,
+            cache_path=cache_path,
+            cache_expiry=cache_expiry,
+            progress=progress,
+        )
 
     @property
     def cache(self) -> Any:

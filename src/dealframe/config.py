@@ -6,6 +6,7 @@ SHA-256 (a fingerprint), which is also what the HTTP cache uses to keep tokens a
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import ipaddress
 import math
@@ -321,6 +322,7 @@ class Settings:
         >>> Settings().replace(max_workers=2).max_workers
         2
         """
+        _known(type(self), changes)
         return replace(self, **changes)
 
     # -- environment ----------------------------------------------------------------------
@@ -331,7 +333,7 @@ class Settings:
 
         Reads ``DEALFRAME_BASE_URL``, ``DEALFRAME_PUBLIC_TOKEN``, ``DEALFRAME_PRIVATE_KEY``,
         ``DEALFRAME_CACHE`` (``0``/``1``/``off``/``on``/``true``/``false``),
-        ``DEALFRAME_CACHE_PATH``, ``DEALFRAME_CACHE_MEMORY_MB`` and ``DEALFRAME_MAX_WORKERS``.
+        ``DEALFRAME_CACHE_PATH`` and ``DEALFRAME_MAX_WORKERS``.
 
         Parameters
         ----------
@@ -347,10 +349,7 @@ class Settings:
         (False, 3)
         """
         env = os.environ if env is None else env
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise ConfigurationError(f"unknown setting(s): {', '.join(unknown)}", field=unknown[0])
+        _known(cls, overrides)
         values: dict[str, Any] = {}
         for name, var in ENV_VARS.items():
             raw = env.get(var)
@@ -359,6 +358,18 @@ class Settings:
             values[name] = _from_text(name, var, raw.strip())
         values.update(overrides)
         return cls(**values)
+
+
+def _known(cls: type[Settings], names: Mapping[str, Any]) -> None:
+    """Refuse names that are not :class:`Settings` fields, with the closest one."""
+    known = [f.name for f in fields(cls)]
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigurationError(
+            f"unknown setting(s): {', '.join(unknown)}{hint}", field=unknown[0]
+        )
 
 
 def _from_text(name: str, var: str, raw: str) -> Any:

@@ -185,3 +185,29 @@ def test_from_env_applies_the_http_rule():
 
 def test_configuration_error_is_a_dealframe_error():
     assert issubclass(ConfigurationError, DealframeError)
+
+
+def test_an_unknown_setting_is_refused_with_the_closest_name():
+    with pytest.raises(ConfigurationError, match="max_wrokers.*did you mean 'max_workers'"):
+        Settings().replace(max_wrokers=2)
+    with pytest.raises(ConfigurationError, match="did you mean 'read_timeout'"):
+        Settings.from_env({}, read_timeuot=3.0)
+    assert Settings().replace(max_workers=2).max_workers == 2
+
+
+def test_for_sandbox_refuses_what_is_not_a_sandbox():
+    from dealframe.client import Client
+    from dealframe.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="sandbox"):
+        Client.for_sandbox(5)
+    with pytest.raises(TypeError, match="private_key"):  # it comes from the sandbox
+        Client.for_sandbox(object(), private_key="k")  # type: ignore[call-arg]
+
+
+def test_doctor_refuses_what_is_not_a_client():
+    import dealframe
+    from dealframe.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="client"):
+        dealframe.doctor(5)

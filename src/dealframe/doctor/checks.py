@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
+from ..client import Client
 from ..contract import DOCUMENTED_FIELDS
-from ..errors import DealframeError, TransportError, error_from_response
+from ..errors import DealframeError, TransportError, ValidationError, error_from_response
 from ..frames.normalize import to_utc
 from ..frames.private import bucket_period
 from ..frames.public import group_current_frame
 from ..public.sku import sku_version
 
 if TYPE_CHECKING:
-    from ..client import Client
     from ..transport.session import Response
 
 __all__ = ["ADAPTED", "BREAKS", "HOLDS", "MAX_REQUESTS", "Check", "Diagnosis", "diagnose"]
@@ -827,6 +827,8 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
 
     Raises
     ------
+    ValidationError
+        ``client`` is not a client, or ``max_requests`` is not a positive whole number.
     TransportError
         The service cannot be reached at all (connection refused, TLS failure).
 
@@ -838,6 +840,12 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
     >>> diagnosis.ok, diagnosis.requests <= 60
     (True, True)
     """
+    if not isinstance(client, Client):
+        raise ValidationError("client", "a dealframe.Client", got=type(client).__name__)
+    if isinstance(max_requests, bool) or not isinstance(max_requests, int) or max_requests < 1:
+        raise ValidationError(
+            "max_requests", "a whole number of requests, 1 or more", got=max_requests
+        )
     d = _Doctor(client, max_requests)
     settings = client.settings
     try:

@@ -88,8 +88,11 @@ def _uvicorn_server(app: Any, host: str, port: int) -> uvicorn.Server:
         app,
         host=host,
         port=port,
-        log_level="warning",
-        access_log=False,
+        # uvicorn's defaults configure the process's logging (handlers, levels): that is the
+        # user's to do. Its records go to the "uvicorn" loggers like any library's.
+        log_config=None,
+        log_level=None,
+        access_log=True,  # records at INFO: shown only where the user asks for them
         lifespan="off",
         timeout_keep_alive=30,
     )

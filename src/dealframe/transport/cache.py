@@ -5,8 +5,9 @@ Facts this module relies on (requests-cache 1.3):
 - POST is cached only when listed in ``allowable_methods``.
 - The cache key sorts only the top-level keys of a JSON body, so callers send bodies already
   serialised canonically (:func:`canonical_json`: keys sorted at every level).
-- ``Authorization`` is left out of the key and redacted from stored requests *because* it is in
-  ``DEFAULT_IGNORED_PARAMS``; we extend that tuple, never replace it.
+- ``Authorization`` is left out of the key and redacted from stored requests because it is in
+  the ``ignored_parameters`` we pass (:data:`IGNORED_PARAMS`: the credentials requests-cache
+  ignores by default, spelled out here, and cookies).
 - Since the token is left out of the key, two tokens would share entries: :func:`namespaced_key`
   mixes the SHA-256 fingerprint of the ``Authorization`` header into every key.
 - ``filter_fn`` runs before a response is written and after a stored one is read; a stored
@@ -30,7 +31,7 @@ from typing import Any
 
 import orjson
 import requests
-from requests_cache import DEFAULT_IGNORED_PARAMS, DO_NOT_CACHE, CachedSession, SQLiteCache
+from requests_cache import DO_NOT_CACHE, CachedSession, SQLiteCache
 
 from dealframe.transport.body import storable
 
@@ -48,7 +49,19 @@ __all__ = [
 ]
 
 #: Parameters never part of a cache key and redacted from stored requests.
-IGNORED_PARAMS: tuple[str, ...] = (*DEFAULT_IGNORED_PARAMS, "Cookie", "Set-Cookie")
+IGNORED_PARAMS: tuple[str, ...] = (
+    "Authorization",
+    "Proxy-Authorization",
+    "X-API-Key",
+    "X-Auth-Token",
+    "X-API-Token",
+    "X-Access-Token",
+    "access_token",
+    "api_key",
+    "apikey",
+    "Cookie",
+    "Set-Cookie",
+)
 
 _SIDE_FILES = ("-wal", "-shm", "-journal")
 
