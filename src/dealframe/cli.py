@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from dealframe import sandbox
 from dealframe._version import __version__
-from dealframe.cli_options import Parser
+from dealframe.cli_options import Parser, fraction, non_negative, port, positive
 from dealframe.doctor import cli as doctor_cli
 from dealframe.mirror import cli as mirror_cli
 from dealframe.pull import cli as pull_cli
@@ -44,8 +44,7 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
     private = os.environ.get("DEALFRAME_PRIVATE_KEY") or DEFAULT_PRIVATE_KEY
     faults = sandbox.FaultPlan(rate=args.fault_rate, seed=args.seed) if args.fault_rate else None
 
-    def ready(state: object) -> None:
-        url = f"http://{args.host}:{args.port}"
+    def ready(state: object, url: str) -> None:
         print(
             f"dealframe sandbox serving on {url} (scale {args.scale}, seed {args.seed}, "
             f"profile {profile.name})",
@@ -59,19 +58,23 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
             else:  # the sandbox's built-in test token
                 print(f"export {name}={value}", flush=True)
 
-    serve(
-        args.scale,
-        args.seed,
-        public_token=public,
-        private_key=private,
-        host=args.host,
-        port=args.port,
-        rate_limit=args.rate_limit,
-        latency=args.latency_ms / 1000,
-        faults=faults,
-        ready=ready,
-        profile=profile,
-    )
+    try:
+        serve(
+            args.scale,
+            args.seed,
+            public_token=public,
+            private_key=private,
+            host=args.host,
+            port=args.port,
+            rate_limit=args.rate_limit,
+            latency=args.latency_ms / 1000,
+            faults=faults,
+            ready=ready,
+            profile=profile,
+        )
+    except sandbox.SandboxStartError as exc:
+        print(f"dealframe: {exc}", file=sys.stderr)
+        return 3
     return 0
 
 
@@ -83,24 +86,24 @@ def _parser() -> argparse.ArgumentParser:
     sandbox_sub = sandbox.add_subparsers(dest="action", required=True)
     serve = sandbox_sub.add_parser("serve", help="serve the sandbox in the foreground")
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
-    serve.add_argument("--scale", type=float, default=1.0, help="data scale (default 1.0)")
+    serve.add_argument("--port", type=port, default=8765, help="port (default 8765; 0: any)")
+    serve.add_argument("--scale", type=positive, default=1.0, help="data scale (default 1.0)")
     serve.add_argument("--seed", type=int, default=7, help="data seed (default 7)")
     serve.add_argument(
         "--rate-limit",
-        type=float,
+        type=positive,
         default=None,
         help="requests per second per token before 429 (default: none)",
     )
     serve.add_argument(
         "--latency-ms",
-        type=float,
+        type=non_negative,
         default=0.0,
         help="simulated round trip per request, like a remote service (default 0)",
     )
     serve.add_argument(
         "--fault-rate",
-        type=float,
+        type=fraction,
         default=0.0,
         help="fraction of requests that fail at random (default 0)",
     )

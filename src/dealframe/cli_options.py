@@ -33,7 +33,9 @@ __all__ = [
     "choice",
     "country",
     "day",
+    "fraction",
     "non_negative",
+    "port",
     "positive",
     "positive_int",
     "region",
@@ -118,6 +120,27 @@ def positive(value: str) -> float:
 def non_negative(value: str) -> float:
     """A finite number of 0 or more."""
     return _number(value, 0.0, False, "a number of 0 or more")
+
+
+def fraction(value: str) -> float:
+    """A number from 0 to 1.
+
+    Examples
+    --------
+    >>> fraction("0.25")
+    0.25
+    """
+    number = _number(value, 0.0, False, "a number from 0 to 1")
+    if number > 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number from 0 to 1")
+    return number
+
+
+def port(value: str) -> int:
+    """A TCP port, 0 to 65535 (0: any free one)."""
+    if not re.fullmatch(r"\s*\+?\d+\s*", value) or int(value) > 65535:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port from 0 to 65535")
+    return int(value)
 
 
 def positive_int(value: str) -> int:

@@ -1,4 +1,5 @@
-"""What the ``dealframe`` subcommands share: the client they work with, and the usage error.
+"""What the ``dealframe`` subcommands share: the ``--sandbox`` options, the client they work
+with, and the usage error.
 
 ``--sandbox`` starts the embedded sandbox (:func:`dealframe.sandbox.embedded`); otherwise the
 service comes from ``DEALFRAME_BASE_URL`` and the tokens from the environment.
@@ -11,13 +12,36 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .cli_options import positive
 from .errors import DealframeError
 
-__all__ = ["UsageError", "service_client"]
+__all__ = ["UsageError", "add_sandbox_options", "service_client"]
 
 
 class UsageError(Exception):
     """The command cannot work as given: one line to standard error, exit status 2."""
+
+
+def add_sandbox_options(parser: argparse.ArgumentParser, *, scale: float = 1.0) -> None:
+    """``--sandbox``, ``--scale`` (a number above 0, checked before anything starts) and
+    ``--seed``: the embedded sandbox a command may run against (see :func:`service_client`).
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> add_sandbox_options(p, scale=0.1)
+    >>> vars(p.parse_args(["--sandbox", "--seed", "3"]))
+    {'sandbox': True, 'scale': 0.1, 'seed': 3}
+    """
+    parser.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="run against an embedded sandbox instead of DEALFRAME_BASE_URL",
+    )
+    parser.add_argument(
+        "--scale", type=positive, default=scale, help=f"sandbox data scale (default {scale:g})"
+    )
+    parser.add_argument("--seed", type=int, default=7, help="sandbox seed (default 7)")
 
 
 @contextlib.contextmanager

@@ -79,6 +79,23 @@ def test_mirror_options_are_checked_before_anything_starts(
     assert not (tmp_path / "m").exists()
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["report", "--sandbox", "--out", "r"],
+        ["pull", "deals", "--sandbox"],
+        ["mirror", "sync", "m", "--sandbox"],
+        ["mirror", "snapshot-public", "m", "--sandbox", "--region", "Oceania"],
+    ],
+)
+@pytest.mark.parametrize("scale", ["-1", "0", "nan", "big"])
+def test_every_command_checks_its_sandbox_options_alike(argv, scale, capsys, tmp_path, monkeypatch):
+    # one --sandbox/--scale/--seed for every command (dealframe.clitools.add_sandbox_options)
+    monkeypatch.chdir(tmp_path)
+    assert f"{scale!r} is not a number above 0" in _usage_error([*argv, "--scale", scale], capsys)
+    assert not list(tmp_path.iterdir())
+
+
 def test_mirror_checks_path_and_universe_before_the_sandbox(tmp_path, capsys):
     afile = tmp_path / "afile"
     afile.write_text("x")
@@ -107,8 +124,8 @@ def test_mirror_checks_path_and_universe_before_the_sandbox(tmp_path, capsys):
 
 
 def test_sandbox_serve_prints_export_lines(monkeypatch, capsys):
-    def serve(*args, ready, **kwargs):  # stands for the server: prints, does not serve
-        ready(None)
+    def serve(*args, ready, port, **kwargs):  # stands for the server: prints, does not serve
+        ready(None, f"http://127.0.0.1:{port}")
 
     monkeypatch.setattr(dealframe.sandbox, "serve", serve, raising=False)
     for key in [k for k in os.environ if k.startswith("DEALFRAME_")]:
@@ -123,6 +140,68 @@ def test_sandbox_serve_prints_export_lines(monkeypatch, capsys):
     mine = capsys.readouterr().out
     assert "my-own-secret-key" not in mine  # a user's own key is never echoed
     assert "# DEALFRAME_PRIVATE_KEY: as set in this environment" in mine
+
+
+def test_sandbox_serve_announces_the_port_it_listens_on(tmp_path):
+    import subprocess
+    import sys
+
+    import requests
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEALFRAME_")}
+    cmd = [sys.executable, "-m", "dealframe", "sandbox", "serve", "--port", "0", "--scale", "0.02"]
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path) as proc:
+        try:
+            exports = {}
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if line.startswith("export "):
+                    name, _, value = line[len("export ") :].strip().partition("=")
+                    exports[name] = value
+                if len(exports) == 3:
+                    break
+            url = exports["DEALFRAME_BASE_URL"]
+            assert not url.endswith(":0"), url  # the real port, not the one asked for
+            answer = requests.get(
+                f"{url}/api/private/v1/lookup/transactions",
+                headers={"Authorization": f"Bearer {exports['DEALFRAME_PRIVATE_KEY']}"},
+                timeout=10,
+            )
+            assert answer.status_code == 200  # it listens as soon as it says so
+        finally:
+            proc.terminate()
+
+
+def test_sandbox_serve_on_a_port_in_use_fails_at_once(capsys, monkeypatch):
+    import socket
+
+    from dealframe.sandbox import server
+
+    def no_data(*args, **kwargs):
+        raise AssertionError("data was built before the address was taken")
+
+    monkeypatch.setattr(server.SandboxState, "build", no_data)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = str(taken.getsockname()[1])
+        assert main(["sandbox", "serve", "--port", port, "--scale", "1.0"]) == 3
+    err = capsys.readouterr()
+    assert f"cannot listen on 127.0.0.1:{port}" in err.err and "export" not in err.out
+
+
+@pytest.mark.parametrize(
+    "option, value, says",
+    [
+        ("--scale", "-1", "not a number above 0"),
+        ("--fault-rate", "2", "not a number from 0 to 1"),
+        ("--port", "70000", "not a port from 0 to 65535"),
+        ("--latency-ms", "-5", "not a number of 0 or more"),
+        ("--rate-limit", "0", "not a number above 0"),
+    ],
+)
+def test_sandbox_serve_options_are_checked_before_it_starts(option, value, says, capsys):
+    assert says in _usage_error(["sandbox", "serve", option, value], capsys)
 
 
 def test_a_short_token_is_redacted_as_a_whole_token_only():

@@ -18,35 +18,18 @@ Examples
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-from collections.abc import Iterator
 from typing import Any
 
-from ..cli_options import choice, country, day, non_negative, positive, positive_int, region, sku
+from ..cli_options import choice, country, day, non_negative, positive_int, region, sku
+from ..clitools import UsageError, add_sandbox_options, service_client
 from ..errors import DealframeError
-from ..sandbox import SandboxExtraMissing, SandboxStartError, embedded
 from .schema import ENTITIES
 
 #: Tables of a mirror (``history --entity``, ``compact --entities``).
 TABLES = (*ENTITIES, "public/current", "public/time_series")
 
 __all__ = ["register"]
-
-
-@contextlib.contextmanager
-def _client(args: argparse.Namespace) -> Iterator[Any]:
-    from ..client import Client
-
-    if not args.sandbox:
-        with Client() as client:
-            yield client
-        return
-    try:
-        with embedded(args.scale, args.seed) as sb, Client.for_sandbox(sb) as client:
-            yield client
-    except (SandboxExtraMissing, SandboxStartError) as exc:
-        raise DealframeError(f"--sandbox: {exc}") from None
 
 
 def _folder_ready(path: str) -> None:
@@ -64,7 +47,7 @@ def _sync(args: argparse.Namespace) -> int:
 
     progress = False if args.no_progress else None
     _folder_ready(args.path)
-    with _client(args) as client:
+    with service_client(args) as client:
         report = sync(
             client,
             args.path,
@@ -178,7 +161,7 @@ def _snapshot(args: argparse.Namespace) -> int:
             f"{'both' if args.sku else 'neither'}"
         )
     _folder_ready(args.path)
-    with _client(args) as client:
+    with service_client(args) as client:
         report = snapshot_public(
             client,
             args.path,
@@ -202,21 +185,14 @@ def _guard(fn: Any) -> Any:
     def run(args: argparse.Namespace) -> int:
         try:
             return fn(args)
+        except UsageError as exc:
+            print(f"dealframe mirror: {exc}", file=sys.stderr)
+            return 2
         except DealframeError as exc:
             print(f"dealframe mirror: {exc}", file=sys.stderr)
             return 1
 
     return run
-
-
-def _sandbox_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--sandbox",
-        action="store_true",
-        help="use an embedded sandbox instead of DEALFRAME_BASE_URL",
-    )
-    p.add_argument("--scale", type=positive, default=0.1, help="sandbox data scale (default 0.1)")
-    p.add_argument("--seed", type=int, default=7, help="sandbox seed (default 7)")
 
 
 def register(subparsers: Any) -> None:
@@ -226,7 +202,7 @@ def register(subparsers: Any) -> None:
     s = sub.add_parser("sync", help="bring the mirror at PATH up to date (first run: everything)")
     s.add_argument("path", metavar="PATH", help="mirror folder (new or empty on the first sync)")
     s.add_argument("--entities", nargs="+", type=choice(*ENTITIES), help="default: all three")
-    _sandbox_options(s)
+    add_sandbox_options(s, scale=0.1)
     s.add_argument(
         "--overlap",
         type=non_negative,
@@ -298,5 +274,5 @@ def register(subparsers: Any) -> None:
         default=60.0,
         help="seconds to wait for a running sync of PATH (default 60)",
     )
-    _sandbox_options(p)
+    add_sandbox_options(p, scale=0.1)
     p.set_defaults(run=_guard(_snapshot))

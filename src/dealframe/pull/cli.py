@@ -25,7 +25,7 @@ import time
 import uuid
 from typing import Any, NoReturn
 
-from dealframe.clitools import UsageError, service_client
+from dealframe.clitools import UsageError, add_sandbox_options, service_client
 from dealframe.errors import DealframeError, ValidationError
 
 from .entities import ENTITIES, Entity, entity
@@ -79,13 +79,7 @@ def _options(name: str) -> argparse.ArgumentParser:
     p.add_argument("--sku", action="append", default=[], help="SKUs (current)")
     p.add_argument("--sort", help="sort of a list, e.g. deal_date:desc")
     p.add_argument("--limit", type=int, help="cap on rows (per id for sub-collections)")
-    p.add_argument(
-        "--sandbox",
-        action="store_true",
-        help="pull from an embedded sandbox instead of DEALFRAME_BASE_URL",
-    )
-    p.add_argument("--scale", type=float, default=1.0, help="sandbox data scale (default 1.0)")
-    p.add_argument("--seed", type=int, default=7, help="sandbox seed (default 7)")
+    add_sandbox_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress on standard error")
     return p
 

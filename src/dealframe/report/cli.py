@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn
 
-from dealframe.clitools import UsageError, service_client
+from dealframe.clitools import UsageError, add_sandbox_options, service_client
 from dealframe.errors import DealframeError, ValidationError
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "register"]
@@ -178,13 +178,7 @@ def register(subparsers: Any) -> None:
         help="output folder (created); with --config, the folder of the cohorts' folders",
     )
     p.add_argument("--config", metavar="FILE", help="TOML file of cohorts (see docs/report.md)")
-    p.add_argument(
-        "--sandbox",
-        action="store_true",
-        help="run against an embedded sandbox instead of DEALFRAME_BASE_URL",
-    )
-    p.add_argument("--scale", type=float, default=1.0, help="sandbox data scale (default 1.0)")
-    p.add_argument("--seed", type=int, default=7, help="sandbox seed (default 7)")
+    add_sandbox_options(p)
     p.add_argument(
         "--region", help="cohort: a region (default Western Europe when no vertical is given)"
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -141,9 +142,8 @@ def start(
             raise SandboxStartError(f"the sandbox could not start on {host}:{port}")
         time.sleep(0.005)
     bound = server.servers[0].sockets[0].getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
     return Sandbox(
-        url=f"http://{shown}:{bound}",
+        url=_url(host, bound),
         public_token=public_token,
         private_key=private_key,
         state=state,
@@ -258,16 +258,20 @@ def serve(
     rate_limit: float | None = None,
     latency: float = 0.0,
     faults: FaultPlan | None = None,
-    ready: Callable[[SandboxState], None] | None = None,
+    ready: Callable[[SandboxState, str], None] | None = None,
     admin_token: str | None = None,
     profile: str | Sequence[str] | Profile | None = DEFAULT,
 ) -> None:
     """Serve a sandbox in the foreground until interrupted (the CLI's ``sandbox serve``).
 
-    ``ready`` is called with the state once the data is loaded, before serving starts.
-    ``profile`` is as for :func:`run` (checked before any data is built).
+    The address is taken first (a port in use fails at once, with
+    :class:`SandboxStartError`), then the data is built; ``ready`` is then called with the
+    state and the URL it is served on (the real port when ``port`` is 0), and connections
+    made from then on are answered. ``profile`` is as for :func:`run` (checked before
+    any data is built).
     """
     chosen = select(profile)
+    listening = _listen(host, port)
     config = SandboxConfig(
         seed=seed,
         scale=scale,
@@ -277,11 +281,36 @@ def serve(
         latency=latency,
         admin_token=admin_token,
     )
-    state = SandboxState.build(config)
-    server = _uvicorn_server(build_app(state, faults=faults, profile=chosen), host, port)
-    if ready is not None:
-        ready(state)
     try:
-        server.run()
+        state = SandboxState.build(config)
+    except BaseException:
+        listening.close()
+        raise
+    server = _uvicorn_server(build_app(state, faults=faults, profile=chosen), host, port)
+    try:
+        if ready is not None:
+            ready(state, _url(host, listening.getsockname()[1]))
+        server.run(sockets=[listening])
     finally:
+        listening.close()
         state.close()
+
+
+def _url(host: str, port: int) -> str:
+    """``http://host:port``, an IPv6 host in brackets."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` and listening; :class:`SandboxStartError` when the
+    address cannot be taken (in use, not an interface of this machine)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        raise SandboxStartError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
