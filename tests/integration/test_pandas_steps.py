@@ -36,6 +36,7 @@ def seen(client: Client, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     people = dealframe.explode_participants(deals)
     leads = people.loc[people["role"] == "lead_investor", "participant_id"]
     skus = client.public.search().index[:12].tolist()
+    skus_v1 = client.public_v1.search().index[:12].tolist()
     path = tmp_path_factory.mktemp("mirror") / "m"
     mirror.sync(client, path, progress=False)
     mirror.snapshot_public(client, path, skus=skus[:5])
@@ -49,6 +50,13 @@ def seen(client: Client, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
         "people": people,
         "leads": leads.unique()[:4].tolist(),
         "skus": skus,
+        "skus_v1": skus_v1,
+        "listed": dealframe.companies_for_skus(client, skus[:5]),
+        "comparison": dealframe.compare_multiples(client, region="Western Europe"),
+        "lead_names": people.loc[people["role"] == "lead_investor", "participant_name"]
+        .dropna()
+        .unique()[:3]
+        .tolist(),
         "targets": targets,
         "mirror": path,
         "corporates": corporates,
@@ -65,6 +73,15 @@ FRAMES: dict[str, Build] = {
     "time_series_long": lambda s: s["client"].public.time_series(s["skus"][:4], shape="long"),
     "group_current": lambda s: s["client"].public.group_current(regions=["Western Europe"]),
     "group_time_series": lambda s: s["client"].public.group_time_series(regions=["Western Europe"]),
+    "current_v1": lambda s: s["client"].public_v1.current(s["skus_v1"]),
+    "time_series_v1": lambda s: s["client"].public_v1.time_series(s["skus_v1"][:4]),
+    "time_series_v1_long": lambda s: s["client"].public_v1.time_series(
+        s["skus_v1"][:4], shape="long"
+    ),
+    "group_current_v1": lambda s: s["client"].public_v1.group_current(regions=["Western Europe"]),
+    "group_time_series_v1": lambda s: s["client"].public_v1.group_time_series(
+        regions=["Western Europe"]
+    ),
     # Family B lists, profiles, sub-collections, resolve, aggregate, discovery
     "companies": lambda s: s["client"].private.companies(limit=200),
     "investors": lambda s: s["client"].private.investors(limit=200),
@@ -92,6 +109,13 @@ FRAMES: dict[str, Build] = {
     "resolve_candidates": lambda s: (
         s["client"].private.resolve_companies(["Labs", "Capital"]).candidates
     ),
+    "resolve_investors_matches": lambda s: (
+        s["client"].private.resolve_investors([*s["lead_names"], "nothing like it"]).matches
+    ),
+    "resolve_investors_candidates": lambda s: (
+        s["client"].private.resolve_investors(["Capital", "Partners"]).candidates
+    ),
+    "investor_top_countries": lambda s: s["client"].private.investor_top(s["leads"], "countries"),
     "aggregate": lambda s: s["client"].private.aggregate("ev_revenue", "quarter"),
     "lookup": lambda s: s["client"].private.lookup("transactions"),
     # Built locally
@@ -100,8 +124,42 @@ FRAMES: dict[str, Build] = {
     "bucket_medians": lambda s: analytics.bucket_medians(
         s["deals"], "ev_revenue", "year", date_to=s["deals"]["deal_date"].max()
     ),
+    "bucket_medians_explain": lambda s: analytics.bucket_medians(
+        s["deals"], "ev_revenue", "year", date_to=s["deals"]["deal_date"].max(), explain=True
+    ),
+    "bucket_medians_ci": lambda s: analytics.bucket_medians(
+        s["deals"],
+        "ev_revenue",
+        "year",
+        date_to=s["deals"]["deal_date"].max(),
+        ci=0.9,
+        ci_resamples=199,
+        rng=1,
+    ),
     "rollup_group_current": lambda s: analytics.group_current(
         s["client"].public.current(s["skus"])
+    ),
+    "rollup_group_time_series": lambda s: analytics.group_time_series(
+        s["client"].public.time_series(s["skus"][:4])
+    ),
+    "reconcile": lambda s: analytics.reconcile(s["client"], "ev_revenue", "year").frame,
+    "compare_buckets": lambda s: analytics.compare_buckets(
+        s["client"].private.aggregate("ev_revenue", "year"),
+        analytics.bucket_medians(
+            s["client"].private.deals(), "ev_revenue", "year", client=s["client"]
+        ),
+    ),
+    # The public <-> private link and currencies
+    "companies_for_skus": lambda s: s["listed"],
+    "skus_for_companies": lambda s: dealframe.skus_for_companies(
+        s["client"], s["listed"]["company_id"].dropna().tolist()
+    ),
+    "compare_summary": lambda s: s["comparison"].summary,
+    "compare_deals": lambda s: s["comparison"].deals,
+    "compare_comps": lambda s: s["comparison"].comps,
+    "to_usd": lambda s: dealframe.to_usd(s["client"].public.current(s["skus"])),
+    "to_local": lambda s: dealframe.to_local(
+        dealframe.to_usd(s["client"].public.current(s["skus"]))
     ),
     "mirror_deals": lambda s: mirror.load(s["mirror"], "deals"),
     "mirror_companies": lambda s: mirror.load(s["mirror"], "companies"),
