@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .arguments import SandboxArgumentError
 from .changes import Changes
 from .faults import FaultPlan
 from .launch import SandboxExtraMissing, SandboxStartError, embedded, http_layer
@@ -42,6 +43,7 @@ __all__ = [
     "Changes",
     "FaultPlan",
     "Sandbox",
+    "SandboxArgumentError",
     "SandboxConfig",
     "SandboxExtraMissing",
     "SandboxStartError",

@@ -44,6 +44,8 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Seque
 from dataclasses import dataclass, field
 from typing import Any
 
+from .arguments import SandboxArgumentError, number
+
 __all__ = ["FAULT_KINDS", "FaultInjector", "FaultPlan", "InjectedFault"]
 
 Scope = MutableMapping[str, Any]
@@ -116,8 +118,11 @@ class FaultPlan:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if not 0.0 <= float(self.rate) <= 1.0:
-            raise ValueError(f"rate must be between 0 and 1, got {self.rate!r}")
+        number("rate", self.rate, at_least=0.0, at_most=1.0)
+        number("retry_after", self.retry_after, at_least=0.0)
+        number("slow_seconds", self.slow_seconds, at_least=0.0)
+        if self.retry_after_503 is not None:
+            number("retry_after_503", self.retry_after_503, at_least=0.0)
         self.kinds = tuple(self.kinds)
         _check_kinds(self.kinds)
         self._paths = re.compile(self.paths) if self.paths else None
@@ -195,7 +200,7 @@ class FaultPlan:
 def _check_kinds(kinds: Iterable[str]) -> None:
     unknown = [k for k in kinds if k not in FAULT_KINDS]
     if unknown:
-        raise ValueError(f"unknown fault kind(s) {unknown}; known: {', '.join(FAULT_KINDS)}")
+        raise SandboxArgumentError("kinds", f"fault kinds among {', '.join(FAULT_KINDS)}", unknown)
 
 
 def _error_body(code: str, message: str) -> bytes:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..arguments import number, whole
 from ..vocab import DEAL_TYPES, TIME_SERIES_FIELDS
 from .geography import COUNTRIES
 from .names import company_names, firm_names, person_names, slugify, ticker_of
@@ -246,8 +247,8 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
     >>> len(ds.deals) > 0 and len(ds.listed) > 0
     True
     """
-    if scale <= 0:
-        raise ValueError("scale must be positive")
+    number("scale", scale, above=0.0)
+    whole("seed", seed)
     rng = np.random.default_rng(seed)
     n_companies = max(int(20_000 * scale), 400)
     n_investors = max(int(3_000 * scale), 120)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..arguments import SandboxArgumentError, number, whole
 from ..auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from .corpus import Corpus
 from .data import AS_OF
@@ -60,6 +61,16 @@ class SandboxConfig:
     rate_limit: float | None = None
     admin_token: str | None = None
     latency: float = 0.0
+
+    def __post_init__(self) -> None:
+        whole("seed", self.seed)
+        number("scale", self.scale, above=0.0)
+        number("latency", self.latency, at_least=0.0)
+        if self.rate_limit is not None:
+            number("rate_limit", self.rate_limit, above=0.0)
+        for name in ("public_token", "private_key"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise SandboxArgumentError(name, "a non-empty string", type(getattr(self, name)))
 
     def __repr__(self) -> str:  # tokens stay out of reprs
         return (

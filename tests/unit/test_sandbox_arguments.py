@@ -1,0 +1,60 @@
+"""The sandbox refuses bad arguments before it builds anything, naming them
+(:class:`dealframe.sandbox.SandboxArgumentError`, a ``ValueError``)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import dealframe.sandbox
+from dealframe.sandbox import FaultPlan, SandboxArgumentError, SandboxConfig
+from dealframe.sandbox.models.data import generate
+
+
+@pytest.mark.parametrize(
+    "kwargs, argument",
+    [
+        ({"scale": 0}, "scale"),
+        ({"scale": -1.0}, "scale"),
+        ({"scale": math.nan}, "scale"),
+        ({"scale": "big"}, "scale"),
+        ({"seed": "x"}, "seed"),
+        ({"seed": True}, "seed"),
+        ({"latency": -0.1}, "latency"),
+        ({"rate_limit": 0}, "rate_limit"),
+        ({"public_token": ""}, "public_token"),
+    ],
+)
+def test_a_bad_config_is_refused_naming_the_argument(kwargs, argument):
+    with pytest.raises(SandboxArgumentError) as caught:
+        SandboxConfig(**kwargs)
+    assert caught.value.argument == argument
+    assert str(caught.value).startswith(f"invalid {argument}: expected ")
+
+
+@pytest.mark.parametrize(
+    "kwargs, argument",
+    [
+        ({"rate": 2}, "rate"),
+        ({"rate": -0.5}, "rate"),
+        ({"kinds": ("503", "teapot")}, "kinds"),
+        ({"retry_after": -1}, "retry_after"),
+        ({"slow_seconds": math.inf}, "slow_seconds"),
+    ],
+)
+def test_a_bad_fault_plan_is_refused_naming_the_argument(kwargs, argument):
+    with pytest.raises(SandboxArgumentError) as caught:
+        FaultPlan(**kwargs)
+    assert caught.value.argument == argument
+    with pytest.raises(SandboxArgumentError, match="teapot"):
+        FaultPlan().script("x", ["teapot"])
+
+
+def test_run_refuses_a_bad_scale_before_building_data():
+    with pytest.raises(SandboxArgumentError, match="invalid scale"):
+        with dealframe.sandbox.run(scale=0):
+            pass
+    with pytest.raises(SandboxArgumentError, match="invalid scale"):
+        generate(seed=1, scale=-2)
+    assert isinstance(SandboxArgumentError("a", "b", 1), ValueError)  # catchable as before
