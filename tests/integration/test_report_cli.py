@@ -69,6 +69,9 @@ def _one_error_line(stderr: str) -> str:
         (["--region", REGION, "--top", "0"], "--top"),
         (["--region", REGION, "--top", "many"], "invalid int value"),
         (["--config", "missing.toml"], "missing.toml: no such file"),
+        (["--vertical", "Fintek"], "did you mean 'Fintech'"),
+        (["--region", REGION, "--deal-type", "MandA"], "one of Early, Growth, M&A"),
+        (["--region", REGION, "--deal-type", "Foo"], "a value the sandbox has"),
     ],
 )
 def test_bad_options_fail_in_one_line_before_the_sandbox_starts(tmp_path, capsys, args, expected):
@@ -83,6 +86,19 @@ def test_bad_options_fail_in_one_line_before_the_sandbox_starts(tmp_path, capsys
     assert "starting the embedded sandbox" not in captured.err
     assert time.perf_counter() - started < 5
     assert not captured.out
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_folder_a_failed_report_made_is_removed(sandbox, tmp_path, capsys, monkeypatch):
+    _use_env(monkeypatch, _service_env(sandbox))
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    for out in (tmp_path / "new", kept):  # the service refuses the date
+        code = main(["report", "--out", str(out), "--since", "2099-01-01", "--quiet"])
+        assert code == EXIT_USAGE
+        assert "since" in _one_error_line(capsys.readouterr().err)
+    assert not (tmp_path / "new").exists()  # made by the run, left empty: removed
+    assert kept.is_dir()  # the user's own folder stays
 
 
 def test_cohort_options_build_the_report(sandbox, tmp_path, capsys, monkeypatch):

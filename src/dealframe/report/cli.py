@@ -29,6 +29,7 @@ Exit status
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -92,6 +93,26 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
     return [ReportJob(cohort, Path(args.out), check_metric(args.metric), args.top)]
 
 
+def _sandbox_knows(jobs: list[Any]) -> None:
+    """With ``--sandbox`` the vocabulary is known before it starts: a vertical or deal type
+    the sandbox does not have is refused now (against a service, the service says so)."""
+    from dealframe.sandbox.models.data import VERTICALS
+    from dealframe.sandbox.vocab import DEAL_TYPES
+
+    from .cohort import did_you_mean
+
+    for job in jobs:
+        cohort = job.cohort
+        wanted: list[tuple[str, str, tuple[str, ...]]] = []
+        if cohort.vertical:
+            wanted.append(("--vertical", cohort.vertical, VERTICALS))
+        wanted += [("--deal-type", t, DEAL_TYPES) for t in cohort.deal_types]
+        for option, value, known in wanted:
+            if value.lower() not in {k.lower() for k in known}:
+                hint = did_you_mean(value, known) or f" (one of {', '.join(known)})"
+                raise ValidationError(option, f"a value the sandbox has{hint}", got=value)
+
+
 def _run(args: argparse.Namespace) -> int:
     say = (lambda line: None) if args.quiet else _say
     try:
@@ -104,6 +125,9 @@ def _run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         jobs = _jobs(args)
+        if args.sandbox:
+            _sandbox_knows(jobs)
+        created = [job.out for job in jobs if not Path(job.out).expanduser().exists()]
         for job in jobs:  # every folder writable before anything starts
             prepare_out_dir(job.out)
     except (ValidationError, UsageError) as exc:
@@ -142,6 +166,9 @@ def _run(args: argparse.Namespace) -> int:
     except DealframeError as exc:
         return _fail(exc, EXIT_FAILED)
     for job, error, _ in failures:
+        if job.out in created:  # a folder this run made and left empty goes again
+            with contextlib.suppress(OSError):
+                Path(job.out).expanduser().rmdir()
         where = f"cohort {job.cohort.slug}: " if len(jobs) > 1 else ""
         _say(f"{_PREFIX}: error: {where}{' '.join(str(error).split())}")
     if failures:
