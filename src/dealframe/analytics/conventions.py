@@ -20,14 +20,14 @@ import dataclasses
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias, get_args
 
 from dealframe.errors import ValidationError
 
-__all__ = ["DEFAULT_CONVENTIONS", "QUANTILE_METHODS", "Conventions"]
+__all__ = ["DEFAULT_CONVENTIONS", "QUANTILE_METHODS", "Conventions", "QuantileMethod"]
 
-#: Every ``numpy.quantile(method=...)`` method; "linear" (the default) is Hyndman-Fan type 7.
-QUANTILE_METHODS: tuple[str, ...] = (
+#: A ``numpy.quantile(method=...)`` method.
+QuantileMethod: TypeAlias = Literal[
     "linear",
     "hazen",
     "weibull",
@@ -41,7 +41,10 @@ QUANTILE_METHODS: tuple[str, ...] = (
     "higher",
     "midpoint",
     "nearest",
-)
+]
+
+#: Every ``numpy.quantile(method=...)`` method; "linear" (the default) is Hyndman-Fan type 7.
+QUANTILE_METHODS: tuple[str, ...] = get_args(QuantileMethod)
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "quantile_method": QUANTILE_METHODS,
@@ -73,7 +76,7 @@ _VARIANT_METHODS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Conventions:
     """The open conventions of the IQR-trimmed bucket medians.
 
@@ -131,7 +134,7 @@ class Conventions:
     {'trim_scope': 'window'}
     """
 
-    quantile_method: str = "linear"
+    quantile_method: QuantileMethod = "linear"
     trim_scope: Literal["bucket", "window"] = "bucket"
     n_counted: Literal["before", "after"] = "before"
     stats_on: Literal["kept", "all"] = "kept"
@@ -263,13 +266,21 @@ class Conventions:
             name: (getattr(base, name),) + tuple(v for v in values if v != getattr(base, name))
             for name, values in axes.items()
         }
-        names = list(ordered)
-        limit = len(names) if max_changes is None else max_changes
-        for changes in range(0, min(limit, len(names)) + 1):
-            for changed in itertools.combinations(names, changes):
-                pools = [ordered[name][1:] for name in changed]
-                for values in itertools.product(*pools):
-                    yield dataclasses.replace(base, **dict(zip(changed, values, strict=True)))
+        return _variants(base, ordered, max_changes)
+
+
+def _variants(
+    base: Conventions, ordered: dict[str, tuple[Any, ...]], max_changes: int | None
+) -> Iterator[Conventions]:
+    """The variants of :meth:`Conventions.variants`, its arguments checked (a generator
+    checks nothing until it is first iterated)."""
+    names = list(ordered)
+    limit = len(names) if max_changes is None else max_changes
+    for changes in range(0, min(limit, len(names)) + 1):
+        for changed in itertools.combinations(names, changes):
+            pools = [ordered[name][1:] for name in changed]
+            for values in itertools.product(*pools):
+                yield dataclasses.replace(base, **dict(zip(changed, values, strict=True)))
 
 
 #: The sandbox's conventions (the defaults).

@@ -21,8 +21,9 @@ of either table, e.g. the time series as it was before a revision.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pyarrow as pa
@@ -47,6 +48,9 @@ from .table import (
     upsert_rows,
     writer_properties,
 )
+
+if TYPE_CHECKING:
+    from ..client import Client
 
 __all__ = ["PUBLIC_TABLES", "current_table", "load_public", "series_table", "snapshot_public"]
 
@@ -202,14 +206,18 @@ def _write_series(folder: Path, rows: pa.Table, props: Any) -> None:
 
 
 def snapshot_public(
-    client: Any,
+    client: Client,
     path: str | Path,
     *,
     skus: list[str] | None = None,
     date: Any = None,
     fields: list[str] | None = None,
     lock_timeout: float = 60.0,
-    **filters: Any,
+    industries: Iterable[str] | str | None = None,
+    themes: Iterable[str] | str | None = None,
+    regions: Iterable[str] | str | None = None,
+    countries: Iterable[str] | str | None = None,
+    enterprise_value_above: float | None = None,
 ) -> dict[str, Any]:
     """Append today's Family A current data of a universe, and refresh its monthly series.
 
@@ -229,9 +237,8 @@ def snapshot_public(
         Time-series fields (default: all).
     lock_timeout : float, default 60
         Seconds to wait for a running sync of the folder.
-    **filters
-        The universe as a search: ``regions``, ``countries``, ``industries``,
-        ``themes``, ``enterprise_value_above`` (as ``client.public.search``).
+    industries, themes, regions, countries, enterprise_value_above
+        The universe as a search, instead of ``skus`` (as ``client.public.search``).
 
     Returns
     -------
@@ -248,7 +255,14 @@ def snapshot_public(
         raise ValidationError("client", "a dealframe.Client", got=client)
     lock_timeout = lock_timeout_seconds(lock_timeout)
     day = _date(date, "date")
-    universe = _universe(client, skus, filters)
+    searched = {
+        "industries": industries,
+        "themes": themes,
+        "regions": regions,
+        "countries": countries,
+        "enterprise_value_above": enterprise_value_above,
+    }
+    universe = _universe(client, skus, {k: v for k, v in searched.items() if v is not None})
     current = (
         client.public.current(universe)
         if universe

@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pyarrow as pa
@@ -38,6 +38,9 @@ from .state import (
 )
 from .store import ROWS_PER_FILE, STAGING, StagedRows, recover, step
 from .table import check, full_disk, guard_write, is_table, last_info, open_table
+
+if TYPE_CHECKING:
+    from ..client import Client
 
 __all__ = [
     "DEFAULT_OVERLAP",
@@ -380,7 +383,7 @@ def _sync_entity(
 
 
 def sync(
-    client: Any,
+    client: Client,
     path: str | Path,
     entities: Iterable[str] = ENTITIES,
     *,
