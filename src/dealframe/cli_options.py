@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
 from dealframe._vocab import REGIONS
+from dealframe.public.sku import sku_version
 
 __all__ = [
     "Parser",
@@ -152,8 +153,6 @@ def positive_int(value: str) -> int:
 
 def sku(value: str) -> str:
     """A Family A SKU of either version."""
-    from dealframe.public.sku import sku_version
-
     if sku_version(value.strip()) is None:
         raise argparse.ArgumentTypeError(
             f"{value!r} is not a SKU (v2 TICKER-ISO3[.N], or v1 EXCHANGE_TICKER)"

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe.errors import ValidationError
+from dealframe.frames.schemas import CURRENT_MONETARY
 
 __all__ = ["LCU_SUFFIX", "RATE", "to_local", "to_usd"]
 
@@ -158,8 +159,6 @@ def to_local(
     >>> to_local(cur)["enterpriseValueLcu"].tolist()
     [120.0]
     """
-    from dealframe.frames.schemas import CURRENT_MONETARY
-
     rates = _checked(frame, rate)
     default = [
         c

@@ -505,6 +505,10 @@ def test_investor_profile_and_top_lists(client, raw, world):
     assert top["count"].tolist() == [t["count"] for t in stats["top_countries"]]
     verticals = client.private.investor_top(ident, "verticals")
     assert verticals["vertical"].tolist() == [t["vertical"] for t in stats["top_verticals"]]
+    # provenance: the profile requests it was read from
+    assert top.attrs["requests"] == frame.attrs["requests"] >= 1
+    assert top.attrs["endpoint"] == frame.attrs["endpoint"]
+    assert top.attrs["rows_received"] == len(top)
 
 
 def test_deal_profile_has_investors_and_rich_target(client, raw, world):

@@ -26,6 +26,9 @@ from dealframe.client import Client
 from dealframe.mirror import store, table
 from dealframe.sandbox.changes import Changes
 
+#: Crash tests: syncs killed at random points in child processes.
+pytestmark = pytest.mark.slow
+
 SYNC_ARGS = dict(page_size=250, rows_per_file=700)
 
 

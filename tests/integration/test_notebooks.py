@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+#: Runs every notebook from an empty kernel.
+pytestmark = pytest.mark.slow
+
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")

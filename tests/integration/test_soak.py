@@ -34,6 +34,9 @@ from dealframe.client import Client
 from dealframe.errors import ApiError, DealframeError, IncompleteResultError, TransportError
 from dealframe.sandbox.faults import FaultPlan
 
+#: Soaks: whole pulls through random faults (the slowest file of the suite).
+pytestmark = pytest.mark.slow
+
 SCALE = 2.0
 RATE = 0.10
 KINDS = ("429", "500", "502", "503", "truncate", "cut", "drop", "slow")

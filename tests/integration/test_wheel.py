@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+#: Builds the wheel and installs it in a fresh virtual environment.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

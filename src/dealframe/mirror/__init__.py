@@ -25,6 +25,7 @@ from .errors import (
     MirrorError,
     MirrorLockedError,
     MirrorPathError,
+    MirrorRepairWarning,
     MirrorStateError,
     MirrorVersionError,
     MirrorWriteError,
@@ -32,7 +33,7 @@ from .errors import (
 from .public import PUBLIC_TABLES, load_public, snapshot_public
 from .read import files, history, load, status
 from .schema import ENTITIES, SCHEMA_VERSION
-from .sync import DEFAULT_OVERLAP, EntityReport, MirrorRepairWarning, SyncReport, sync
+from .sync import DEFAULT_OVERLAP, EntityReport, SyncReport, sync
 
 __all__ = [
     "DEFAULT_OVERLAP",

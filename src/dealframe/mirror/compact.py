@@ -15,13 +15,14 @@ import pandas as pd
 from ..errors import ValidationError
 from .durable import mirror_lock
 from .errors import MirrorStateError
-from .schema import ENTITIES
+from .schema import ENTITIES, PUBLIC_TABLES
 from .state import read_state
 from .store import recover
 from .sync import _entities, lock_timeout_seconds, open_folder
 from .table import (
     check,
     commit_properties,
+    damage,
     guard_write,
     is_table,
     last_info,
@@ -110,8 +111,6 @@ def _compact_table(
     table = open_table(folder)
     problem = check(folder, table, entity)
     if problem:
-        from .table import damage
-
         raise damage(folder, problem)
     info = last_info(table)
     props = commit_properties(
@@ -194,8 +193,6 @@ def compact(
     --------
     >>> dealframe.mirror.compact("mirror/", keep_versions=10)  # doctest: +SKIP
     """
-    from .public import PUBLIC_TABLES
-
     names = _entities(entities, (*ENTITIES, *PUBLIC_TABLES))
     keep, hours = _retention(keep_versions, retain_hours)
     lock_timeout = lock_timeout_seconds(lock_timeout)

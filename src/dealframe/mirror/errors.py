@@ -11,6 +11,9 @@
         ├── MirrorWriteError         the disk refused a write (full, read-only, too large)
         └── MirrorLockedError        another sync holds the mirror's lock
 
+    DealframeWarning
+    └── MirrorRepairWarning          a damaged table was rebuilt from a full pull
+
 A client without a Family B key raises :class:`dealframe.errors.ConfigurationError`;
 a bad argument (an unknown entity, a version that does not exist) raises
 :class:`dealframe.errors.ValidationError`.
@@ -19,12 +22,14 @@ a bad argument (an unknown entity, a version that does not exist) raises
 from __future__ import annotations
 
 from ..errors import DealframeError
+from ..notices import DealframeWarning
 
 __all__ = [
     "MirrorDamagedError",
     "MirrorError",
     "MirrorLockedError",
     "MirrorPathError",
+    "MirrorRepairWarning",
     "MirrorStateError",
     "MirrorVersionError",
     "MirrorWriteError",
@@ -63,3 +68,8 @@ class MirrorWriteError(MirrorError):
 
 class MirrorLockedError(MirrorError):
     """Another sync holds the mirror's lock and did not release it in time."""
+
+
+class MirrorRepairWarning(DealframeWarning):
+    """A sync found a damaged table (missing or unreadable files, another table's schema) and
+    rebuilt it from a full pull (``SyncReport[entity].repaired`` says what was wrong)."""

@@ -11,7 +11,7 @@ only then are the old files deleted.
 A crash before the marker is rewritten leaves a version-2 mirror whose folders
 may hold a half-made Delta table: the next sync removes it and migrates again.
 An entity whose old files cannot be read is not migrated (a
-:class:`~dealframe.mirror.sync.MirrorRepairWarning` says so) and the sync pulls
+:class:`~dealframe.mirror.MirrorRepairWarning` says so) and the sync pulls
 it in full.
 """
 
@@ -28,10 +28,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from deltalake.exceptions import DeltaError
 
+from .errors import MirrorRepairWarning
 from .schema import ENTITIES, arrow_schema
 from .state import MirrorState, write_state
 from .store import ROW_GROUP_ROWS
-from .table import commit_properties, owner_only, write_rows
+from .table import commit_properties, full_disk, owner_only, write_rows
 
 __all__ = ["migrate", "newer_ids"]
 
@@ -121,13 +122,9 @@ def _migrate_entity(root: Path, entity: str, entry: dict[str, Any], syncs: int) 
         )
     except (OSError, pa.ArrowException, KeyError, DeltaError) as exc:
         if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
-            from .table import full_disk
-
             if full_disk(exc):
                 raise
         _clear(folder, set())
-        from .sync import MirrorRepairWarning
-
         warnings.warn(
             f"the {entity} files of the version-2 mirror at {root} could not be read "
             f"({type(exc).__name__}: {exc}); the sync pulls {entity} in full instead",

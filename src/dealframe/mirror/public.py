@@ -36,6 +36,7 @@ from ..frames.schemas import DATE_DTYPE
 from .durable import mirror_lock
 from .errors import MirrorStateError
 from .read import as_of_version
+from .schema import PUBLIC_TABLES
 from .state import MirrorState, read_state, write_state
 from .sync import _usable_marker, lock_timeout_seconds, open_folder
 from .table import (
@@ -54,8 +55,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PUBLIC_TABLES", "current_table", "load_public", "series_table", "snapshot_public"]
 
-#: The tables ``snapshot_public`` writes, as named in ``history`` and ``compact``.
-PUBLIC_TABLES = ("public/current", "public/time_series")
 _CURRENT, _SERIES = PUBLIC_TABLES
 
 

@@ -22,7 +22,7 @@ from deltalake.exceptions import DeltaError
 
 from ..errors import ValidationError
 from .errors import MirrorDamagedError, MirrorStateError
-from .schema import ENTITIES, arrow_schema, schema_problem, to_frame
+from .schema import ENTITIES, PUBLIC_TABLES, arrow_schema, schema_problem, to_frame
 from .state import MirrorState, read_state
 from .sync import _ALIASES, open_folder
 from .table import (
@@ -393,8 +393,6 @@ def history(path: str | Path, entity: str | None = None) -> pd.DataFrame:
     >>> dealframe.mirror.history("mirror", "deals").head()  # doctest: +SKIP
     """
     root, _ = _state(path)
-    from .public import PUBLIC_TABLES
-
     names = [*ENTITIES, *PUBLIC_TABLES]
     if entity is not None:
         if not isinstance(entity, str) or _ALIASES.get(entity, entity) not in names:

@@ -37,6 +37,7 @@ from ..frames.schemas import (
 
 __all__ = [
     "ENTITIES",
+    "PUBLIC_TABLES",
     "SCHEMA_VERSION",
     "api_entity",
     "arrow_schema",
@@ -52,6 +53,8 @@ __all__ = [
 SCHEMA_VERSION = 3
 #: Mirrored entities, in sync order.
 ENTITIES: tuple[str, ...] = ("companies", "investors", "deals")
+#: The tables ``snapshot_public`` writes, as named in ``history`` and ``compact``.
+PUBLIC_TABLES: tuple[str, ...] = ("public/current", "public/time_series")
 _API = {"companies": "companies", "investors": "investors", "deals": "transactions"}
 _SCHEMAS: dict[str, Schema] = {
     "companies": COMPANY_LIST,

@@ -21,11 +21,11 @@ from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError
 
 from ..errors import ConfigurationError, ValidationError
-from ..notices import DealframeWarning
 from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
-from .errors import MirrorDamagedError, MirrorPathError
+from .errors import MirrorDamagedError, MirrorPathError, MirrorRepairWarning
 from .feed import PAGE_SIZE, FeedWalk, Fetch, client_fetch
+from .migrate import migrate
 from .schema import ENTITIES
 from .state import (
     LEGACY_VERSION,
@@ -61,11 +61,6 @@ _MAX_PASSES = 3
 _ALIASES = {"transactions": "deals"}
 #: Where a table whose Delta log cannot be read is moved before it is rebuilt.
 DAMAGED = "_damaged"
-
-
-class MirrorRepairWarning(DealframeWarning):
-    """A sync found a damaged table (missing or unreadable files, another table's schema) and
-    rebuilt it from a full pull (``SyncReport[entity].repaired`` says what was wrong)."""
 
 
 @dataclass
@@ -510,7 +505,5 @@ def _marker(root: Path, client: Any) -> MirrorState:
         write_state(root, state)
         return state
     if doc.get("schema_version") == LEGACY_VERSION:
-        from .migrate import migrate
-
         return migrate(root, doc)
     return parse_state(orjson_bytes(doc), root / STATE_NAME)

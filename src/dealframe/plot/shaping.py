@@ -30,12 +30,13 @@ import numpy as np
 import pandas as pd
 
 from dealframe._vocab import DEAL_TYPES
+from dealframe.analytics import bucket_medians
 from dealframe.errors import ValidationError
+from dealframe.frames.participants import explode_participants
 
 __all__ = [
     "MULTIPLE_BOUNDS",
     "MULTIPLE_DENOMINATORS",
-    "ROLES",
     "co_investment_pairs",
     "deal_window",
     "investor_activity",
@@ -67,15 +68,6 @@ MULTIPLE_DENOMINATORS: dict[str, str] = {
     "evEbitdaNtm": "ebitdaNtm",
     "ev_revenue": "deal_revenue",
     "ev_ebitda": "deal_ebitda",
-}
-#: One role vocabulary for participants, whatever the frames call them.
-ROLES: dict[str, str] = {
-    "lead_investors": "lead_investor",
-    "lead_investor": "lead_investor",
-    "buyers": "buyer",
-    "buyer": "buyer",
-    "investors": "investor",
-    "investor": "investor",
 }
 
 
@@ -157,8 +149,6 @@ def trimmed_multiples(deals: pd.DataFrame, metric: str, window: Any = None) -> p
     >>> kept.tolist(), kept.attrs["n"]
     ([1.0, 2.0, 3.0, 4.0, 5.0], 6)
     """
-    from dealframe.analytics import bucket_medians
-
     start, end = deal_window(deals, window)
     frame = pd.DataFrame(
         {"deal_date": deals["deal_date"].to_numpy(), "value": meaningful(deals, metric).to_numpy()},
@@ -322,9 +312,9 @@ def quarterly_activity(deals: pd.DataFrame, window: Any = None) -> pd.DataFrame:
 def participant_rows(deals: pd.DataFrame) -> pd.DataFrame:
     """One row per (deal, participant) with the roles ``lead_investor``, ``buyer``, ``investor``.
 
-    :func:`dealframe.explode_participants` of the deals, with its role names mapped to one
-    vocabulary (:data:`ROLES`) whatever the frames call them. This is the only function of
-    the report and the charts that reads participant columns.
+    :func:`dealframe.explode_participants` of the deals (its ``role`` is the one vocabulary
+    of every frame). This is the only function of the report and the charts that reads
+    participant columns.
 
     Examples
     --------
@@ -333,13 +323,9 @@ def participant_rows(deals: pd.DataFrame) -> pd.DataFrame:
     >>> participant_rows(d)[["deal_id", "role", "participant_id"]].values.tolist()
     [['d1', 'buyer', 'b']]
     """
-    from dealframe.frames.participants import explode_participants
-
     # list deals carry leads and buyers only: read investors where the frame has them
     roles = ("lead_investor", "buyer", *(("investor",) if "investors" in deals else ()))
-    rows = explode_participants(deals, roles=roles)
-    role = rows["role"].astype(object).map(lambda r: ROLES.get(str(r), str(r)))
-    return rows.assign(role=pd.array(role, dtype="str"))
+    return explode_participants(deals, roles=roles)
 
 
 def participant_names(

@@ -1179,12 +1179,13 @@ class PrivateApi:
         profiles = self._profiles(
             "investors", ids, None, include_deleted, strict, progress, refresh, cache, build
         )
-        return attach(
-            builder(captured[0]),
-            endpoint=profiles.attrs["endpoint"],
-            responses=[],
-            rows_expected=None,
-        )
+        top = builder(captured[0])
+        # the profiles' provenance: the same requests, cache state and findings
+        kept = {
+            k: v for k, v in profiles.attrs.items() if k not in ("rows_expected", "rows_received")
+        }
+        top.attrs.update(kept, rows_expected=len(top), rows_received=len(top))
+        return top
 
     def deal(
         self,

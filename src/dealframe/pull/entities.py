@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from dealframe.errors import ValidationError
+from dealframe.report.cohort import did_you_mean
 
 __all__ = ["ENTITIES", "PUBLIC_FILTERS", "Entity", "entity"]
 
@@ -199,8 +200,6 @@ def entity(name: Any) -> Entity:
     ...
     dealframe.errors.ValidationError: invalid ENTITY: expected one of companies, investors, deals, fundings, sellside, buyside, company-investors, investments, co-investors, portfolio, search, current (did you mean 'deals'?), got 'deal'
     """
-    from dealframe.report.cohort import did_you_mean
-
     key = _ALIASES.get(name, name) if isinstance(name, str) else name
     if isinstance(key, str) and key in ENTITIES:
         return ENTITIES[key]

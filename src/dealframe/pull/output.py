@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe.errors import ValidationError
+from dealframe.report.cohort import did_you_mean
 
 __all__ = [
     "FORMATS",
@@ -72,8 +73,6 @@ def check_output(path: str | os.PathLike[str]) -> Output:
     ExcelExtraMissing
         ``.xlsx`` without openpyxl.
     """
-    from dealframe.report.cohort import did_you_mean
-
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise ValidationError("-o", "a file name ending in .parquet, .csv or .xlsx", got=path)
     target = Path(path).expanduser()

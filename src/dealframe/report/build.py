@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from dealframe.errors import ValidationError
+from dealframe.plot.shaping import (
+    co_investment_pairs,
+    investor_activity,
+    participant_rows,
+    quarterly_activity,
+)
 
 from .cohort import DEFAULT_COHORT, Cohort, check_metric, parse_cohort, parse_date
 from .files import prepare_out_dir, write_manifest, write_tables, write_text
@@ -102,13 +108,6 @@ def _sink(progress: bool | Callable[[str], None] | None) -> Callable[[str], None
 
 
 def _build_tables(data: ReportData, headline: Headline) -> dict[str, pd.DataFrame]:
-    from dealframe.plot.shaping import (
-        co_investment_pairs,
-        investor_activity,
-        participant_rows,
-        quarterly_activity,
-    )
-
     deals = data.deals
     window = (data.periods.start, data.periods.end)
     top = len(data.investor_names) or 1

@@ -17,6 +17,7 @@ import pandas as pd
 
 from dealframe.errors import ApiError, IncompleteResultError, ValidationError
 from dealframe.frames.nested import to_lists
+from dealframe.plot.shaping import investor_activity, participant_rows
 
 from .cohort import Cohort, did_you_mean
 from .progress import Progress
@@ -229,8 +230,6 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
     dealframe.errors.DealframeError
         Anything the client raises (authentication, transport, ...).
     """
-    from dealframe.plot.shaping import investor_activity, participant_rows
-
     provenance: dict[str, dict[str, Any]] = {}
     with progress.stage(f"deal aggregates ({metric} by quarter, headline periods)") as st:
         service_from, service_to = _service_window(client, cohort, metric)
