@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from dealframe import sandbox
 from dealframe._version import __version__
-from dealframe.cli_options import Parser, fraction, non_negative, port, positive
+from dealframe.cli_options import Parser, fraction, non_negative, non_negative_int, port, positive
 from dealframe.doctor import cli as doctor_cli
 from dealframe.mirror import cli as mirror_cli
 from dealframe.pull import cli as pull_cli
@@ -88,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     serve.add_argument("--port", type=port, default=8765, help="port (default 8765; 0: any)")
     serve.add_argument("--scale", type=positive, default=1.0, help="data scale (default 1.0)")
-    serve.add_argument("--seed", type=int, default=7, help="data seed (default 7)")
+    serve.add_argument("--seed", type=non_negative_int, default=7, help="data seed (default 7)")
     serve.add_argument(
         "--rate-limit",
         type=positive,

@@ -36,6 +36,7 @@ __all__ = [
     "day",
     "fraction",
     "non_negative",
+    "non_negative_int",
     "port",
     "positive",
     "positive_int",
@@ -141,6 +142,13 @@ def port(value: str) -> int:
     """A TCP port, 0 to 65535 (0: any free one)."""
     if not re.fullmatch(r"\s*\+?\d+\s*", value) or int(value) > 65535:
         raise argparse.ArgumentTypeError(f"{value!r} is not a port from 0 to 65535")
+    return int(value)
+
+
+def non_negative_int(value: str) -> int:
+    """A whole number of 0 or more (a seed)."""
+    if not re.fullmatch(r"\s*\+?\d+\s*", value):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of 0 or more")
     return int(value)
 
 

@@ -137,6 +137,7 @@ class Client:
         cache_enabled: bool = False,
         cache_path: str | PathLike[str] | None = None,
         cache_expiry: Mapping[str, float] | None = None,
+        allow_insecure_http: bool | None = None,
         progress: bool | None | _Unset = UNSET,
     ) -> Client:
         """A client pointed at a running :mod:`dealframe.sandbox` (cache off unless asked).
@@ -147,8 +148,10 @@ class Client:
             What :func:`dealframe.sandbox.run` or :func:`dealframe.sandbox.start` returns
             (anything with ``url``, ``public_token`` and ``private_key``).
         max_workers, retries, connect_timeout, read_timeout, backoff_base, backoff_cap, \
-retry_after_max, cut_stragglers, call_budget, cache_enabled, cache_path, cache_expiry, progress
-            As for :class:`Client`; ``cache_enabled`` defaults to False here.
+retry_after_max, cut_stragglers, call_budget, cache_enabled, cache_path, cache_expiry, \
+allow_insecure_http, progress
+            As for :class:`Client`; ``cache_enabled`` defaults to False here
+            (``allow_insecure_http`` for a sandbox served on another interface than loopback).
 
         Raises
         ------
@@ -182,6 +185,7 @@ retry_after_max, cut_stragglers, call_budget, cache_enabled, cache_path, cache_e
             cache_enabled=cache_enabled,
             cache_path=cache_path,
             cache_expiry=cache_expiry,
+            allow_insecure_http=allow_insecure_http,
             progress=progress,
         )
 

@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .cli_options import positive
+from .cli_options import non_negative_int, positive
 from .errors import DealframeError
 
 __all__ = ["UsageError", "add_sandbox_options", "service_client"]
@@ -41,7 +41,7 @@ def add_sandbox_options(parser: argparse.ArgumentParser, *, scale: float = 1.0) 
     parser.add_argument(
         "--scale", type=positive, default=scale, help=f"sandbox data scale (default {scale:g})"
     )
-    parser.add_argument("--seed", type=int, default=7, help="sandbox seed (default 7)")
+    parser.add_argument("--seed", type=non_negative_int, default=7, help="sandbox seed (default 7)")
 
 
 @contextlib.contextmanager

@@ -72,6 +72,7 @@ def _one_error_line(stderr: str) -> str:
         (["--vertical", "Fintek"], "did you mean 'Fintech'"),
         (["--region", REGION, "--deal-type", "MandA"], "one of Early, Growth, M&A"),
         (["--region", REGION, "--deal-type", "Foo"], "a value the sandbox has"),
+        (["--vertical", "fintech"], "did you mean 'Fintech'"),  # the sandbox matches exactly
     ],
 )
 def test_bad_options_fail_in_one_line_before_the_sandbox_starts(tmp_path, capsys, args, expected):
@@ -99,6 +100,14 @@ def test_a_folder_a_failed_report_made_is_removed(sandbox, tmp_path, capsys, mon
         assert "since" in _one_error_line(capsys.readouterr().err)
     assert not (tmp_path / "new").exists()  # made by the run, left empty: removed
     assert kept.is_dir()  # the user's own folder stays
+    # a run that fails as a whole (no service configured) takes the folders it made with it,
+    # parents included
+    for key in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(key)
+    nested = tmp_path / "a" / "b" / "c"
+    assert main(["report", "--out", str(nested), "--vertical", "Fintech"]) == EXIT_USAGE
+    assert "no service configured" in _one_error_line(capsys.readouterr().err)
+    assert not (tmp_path / "a").exists()
 
 
 def test_cohort_options_build_the_report(sandbox, tmp_path, capsys, monkeypatch):

@@ -88,11 +88,19 @@ def test_mirror_options_are_checked_before_anything_starts(
         ["mirror", "snapshot-public", "m", "--sandbox", "--region", "Oceania"],
     ],
 )
-@pytest.mark.parametrize("scale", ["-1", "0", "nan", "big"])
-def test_every_command_checks_its_sandbox_options_alike(argv, scale, capsys, tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "option, value, says",
+    [
+        *[("--scale", v, "is not a number above 0") for v in ("-1", "0", "nan", "big")],
+        *[("--seed", v, "is not a whole number of 0 or more") for v in ("-1", "1.5")],
+    ],
+)
+def test_every_command_checks_its_sandbox_options_alike(
+    argv, option, value, says, capsys, tmp_path, monkeypatch
+):
     # one --sandbox/--scale/--seed for every command (dealframe.clitools.add_sandbox_options)
     monkeypatch.chdir(tmp_path)
-    assert f"{scale!r} is not a number above 0" in _usage_error([*argv, "--scale", scale], capsys)
+    assert f"{value!r} {says}" in _usage_error([*argv, option, value], capsys)
     assert not list(tmp_path.iterdir())
 
 
@@ -198,6 +206,7 @@ def test_sandbox_serve_on_a_port_in_use_fails_at_once(capsys, monkeypatch):
         ("--port", "70000", "not a port from 0 to 65535"),
         ("--latency-ms", "-5", "not a number of 0 or more"),
         ("--rate-limit", "0", "not a number above 0"),
+        ("--seed", "-3", "not a whole number of 0 or more"),
     ],
 )
 def test_sandbox_serve_options_are_checked_before_it_starts(option, value, says, capsys):

@@ -205,6 +205,27 @@ def test_for_sandbox_refuses_what_is_not_a_sandbox():
         Client.for_sandbox(object(), private_key="k")  # type: ignore[call-arg]
 
 
+def test_for_sandbox_takes_every_setting_of_the_client():
+    import inspect
+
+    from dealframe.client import Client
+
+    settings = set(inspect.signature(Client).parameters) - {
+        "base_url",
+        "public_token",
+        "private_key",
+    }
+    assert settings <= set(inspect.signature(Client.for_sandbox).parameters)
+
+    class Remote:  # a sandbox served on another interface, over plain HTTP
+        url, public_token, private_key = "http://10.1.2.3:8765", "t", "k"
+
+    with pytest.raises(ConfigurationError, match="allow_insecure_http"):
+        Client.for_sandbox(Remote())
+    with Client.for_sandbox(Remote(), allow_insecure_http=True) as client:
+        assert client.settings.base_url == Remote.url
+
+
 def test_doctor_refuses_what_is_not_a_client():
     import dealframe
     from dealframe.errors import ValidationError

@@ -136,3 +136,46 @@ def test_pages_that_arrive_while_an_earlier_one_is_late_are_parsed_meanwhile():
     assert parsed.index("r20") > parsed.index("r50")  # page 3 parsed after page 6
     in_order = _pull(lambda page, size: _Page(page, size, 95, 10.0), workers=3, parse=parse)
     assert late == in_order and [p[0]["id"] for p in late] == [f"r{i}" for i in range(0, 95, 10)]
+
+
+def _limits_seen(elapsed: float) -> dict[int, tuple[bool, float | None]]:
+    """The first-attempt limit the transport would use for each page of a walk whose page 1
+    needed a retry (from inside ``fetch``, where the transport reads it)."""
+    from dealframe.transport.stragglers import Latencies
+
+    seen: dict[int, tuple[bool, float | None]] = {}  # page: (on this thread, limit)
+    here = threading.current_thread()
+
+    def fetch(page: int, size: int) -> _Page:
+        limit = Latencies().first_timeout(("POST", "/x"), read_timeout=30.0)
+        seen[page] = (threading.current_thread() is here, limit)
+        answer = _Page(page, size, 95, elapsed)
+        answer.attempts = 2 if page == 1 else 1
+        return answer
+
+    _pull(fetch)
+    return seen
+
+
+def test_after_a_retry_only_pages_fetched_alone_get_the_walk_s_limit():
+    # a fast service: pages one at a time on this thread, each with the walk's limit
+    fast = _limits_seen(elapsed=0.0)
+    assert fast[1] == (True, None)  # page 1 came before anything was known
+    assert all(alone and limit == LATE_FLOOR for p, (alone, limit) in fast.items() if p > 1)
+    # a slow one (5 s a page): page 2 sets the pace on this thread, with the walk's limit
+    # (4 typical pages); the rest run ahead on workers, where answers in flight together are
+    # slower than the pages the limit was measured on: the transport's own rule applies
+    slow = _limits_seen(elapsed=5.0)
+    assert len(slow) == 10
+    alone, limit = slow[2]
+    assert alone and limit is not None and limit >= LATE_FACTOR * 5.0
+    ahead = [limit for alone, limit in slow.values() if not alone]
+    assert len(ahead) >= 5 and all(limit is None for limit in ahead)
+
+
+def test_a_cache_hit_is_not_a_wait():
+    pace = _Pace()
+    hit = _Page(1, 1, 1, 0.0)
+    hit.from_cache = True
+    pace.note(hit, 0.002)
+    assert pace.arrive is None and pace.ahead(8) == 8

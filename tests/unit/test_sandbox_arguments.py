@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 import dealframe.sandbox
@@ -21,6 +22,9 @@ from dealframe.sandbox.models.data import generate
         ({"scale": "big"}, "scale"),
         ({"seed": "x"}, "seed"),
         ({"seed": True}, "seed"),
+        ({"seed": -1}, "seed"),
+        ({"seed": None}, "seed"),
+        ({"scale": 10**400}, "scale"),
         ({"latency": -0.1}, "latency"),
         ({"rate_limit": 0}, "rate_limit"),
         ({"public_token": ""}, "public_token"),
@@ -58,3 +62,11 @@ def test_run_refuses_a_bad_scale_before_building_data():
     with pytest.raises(SandboxArgumentError, match="invalid scale"):
         generate(seed=1, scale=-2)
     assert isinstance(SandboxArgumentError("a", "b", 1), ValueError)  # catchable as before
+
+
+def test_numpy_numbers_are_numbers():
+    config = SandboxConfig(
+        seed=np.int64(3), scale=np.float32(0.5), latency=np.float64(0.0), rate_limit=np.int64(5)
+    )
+    assert config.seed == 3 and config.scale == 0.5
+    assert FaultPlan(rate=np.float32(0.25), retry_after=np.int64(0)).rate == np.float32(0.25)

@@ -47,7 +47,7 @@ def _sync(args: argparse.Namespace) -> int:
 
     progress = False if args.no_progress else None
     _folder_ready(args.path)
-    with service_client(args) as client:
+    with service_client(args, progress=None) as client:
         report = sync(
             client,
             args.path,
@@ -161,7 +161,7 @@ def _snapshot(args: argparse.Namespace) -> int:
             f"{'both' if args.sku else 'neither'}"
         )
     _folder_ready(args.path)
-    with service_client(args) as client:
+    with service_client(args, progress=None) as client:
         report = snapshot_public(
             client,
             args.path,

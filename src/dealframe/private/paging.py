@@ -12,9 +12,11 @@ Requests run ahead only while a page is waited for longer than it takes to parse
 machine or the same rack), threads reading bodies would compete with parsing for the GIL and
 make the walk slower than one request at a time. Once a page has needed a retry, the walk
 knows its pages' pace and says so to the transport
-(:func:`dealframe.transport.stragglers.sooner`): each later page's first attempt waits at most
-:meth:`_Pace.first_limit` before it is sent again, so a stalled answer costs a few pages' time,
-not the straggler limit or the read timeout.
+(:func:`dealframe.transport.stragglers.sooner`): each later page it fetches alone on this
+thread waits at most :meth:`_Pace.first_limit` on its first attempt before it is sent again,
+so a stalled answer costs a few pages' time, not the straggler limit or the read timeout.
+(Pages run ahead keep the transport's own rule: answers in flight together are slower than the
+pages the limit is measured on.)
 
 The walk never trusts ``meta`` blindly:
 
@@ -151,7 +153,12 @@ class _Pace:
         self, response: Any, parse_seconds: float, *, inline: bool = True, busy: float = 0.0
     ) -> None:
         elapsed = getattr(response, "elapsed", None)
-        if inline and isinstance(elapsed, (int, float)):
+        # a cache hit says nothing of how long the service takes to answer
+        if (
+            inline
+            and isinstance(elapsed, (int, float))
+            and not getattr(response, "from_cache", False)
+        ):
             self.waits.append(max(0.0, elapsed - busy))
         if getattr(response, "attempts", 1) > 1:
             self.flaky = True
@@ -404,7 +411,8 @@ def _walk_rest(
         return page <= MAX_PAGES and (planned is None or page <= planned or extend)
 
     def paced(page: int, size: int) -> Response:
-        """``fetch``, whose first attempt waits at most the walk's limit once it has one."""
+        """``fetch`` of a page fetched alone on this thread, whose first attempt waits at most
+        the walk's limit once it has one."""
         limit = walk.pace.first_limit()
         if limit is None:
             return fetch(page, size)
@@ -423,7 +431,9 @@ def _walk_rest(
             ):
                 coming = _stored(lookup, next_page, served) if ahead > 1 else None
                 if coming is None and ahead > 1 and executor is not None:
-                    coming = executor.submit(paced, next_page, served)
+                    # pages in flight together answer more slowly than pages fetched alone,
+                    # on which the walk's limit is measured: the transport's rule applies
+                    coming = executor.submit(fetch, next_page, served)
                 window.append((next_page, coming))
                 next_page += 1
             if not window:

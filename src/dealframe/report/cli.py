@@ -108,7 +108,7 @@ def _sandbox_knows(jobs: list[Any]) -> None:
             wanted.append(("--vertical", cohort.vertical, VERTICALS))
         wanted += [("--deal-type", t, DEAL_TYPES) for t in cohort.deal_types]
         for option, value, known in wanted:
-            if value.lower() not in {k.lower() for k in known}:
+            if value not in known:  # the sandbox matches exactly, as its filters do
                 hint = did_you_mean(value, known) or f" (one of {', '.join(known)})"
                 raise ValidationError(option, f"a value the sandbox has{hint}", got=value)
 
@@ -123,12 +123,38 @@ def _run(args: argparse.Namespace) -> int:
             f"the report needs matplotlib: pip install 'dealframe[report]' ({exc})", EXIT_USAGE
         )
     started = time.perf_counter()
+    made: list[Path] = []  # folders this run creates: removed at the end if left empty
+    try:
+        return _run_jobs(args, say, build_report, prepare_out_dir, made, started)
+    finally:
+        for folder in sorted(made, key=lambda p: len(p.parts), reverse=True):
+            with contextlib.suppress(OSError):  # only an empty folder can go
+                folder.rmdir()
+
+
+def _missing(out: Any) -> list[Path]:
+    """The folders that writing to ``out`` would create, deepest first."""
+    path, missing = Path(out).expanduser().absolute(), []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def _run_jobs(
+    args: argparse.Namespace,
+    say: Any,
+    build_report: Any,
+    prepare_out_dir: Any,
+    made: list[Path],
+    started: float,
+) -> int:
     try:
         jobs = _jobs(args)
         if args.sandbox:
             _sandbox_knows(jobs)
-        created = [job.out for job in jobs if not Path(job.out).expanduser().exists()]
         for job in jobs:  # every folder writable before anything starts
+            made += _missing(job.out)
             prepare_out_dir(job.out)
     except (ValidationError, UsageError) as exc:
         return _fail(exc, EXIT_USAGE)
@@ -166,9 +192,6 @@ def _run(args: argparse.Namespace) -> int:
     except DealframeError as exc:
         return _fail(exc, EXIT_FAILED)
     for job, error, _ in failures:
-        if job.out in created:  # a folder this run made and left empty goes again
-            with contextlib.suppress(OSError):
-                Path(job.out).expanduser().rmdir()
         where = f"cohort {job.cohort.slug}: " if len(jobs) > 1 else ""
         _say(f"{_PREFIX}: error: {where}{' '.join(str(error).split())}")
     if failures:

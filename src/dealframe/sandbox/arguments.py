@@ -17,6 +17,7 @@ dealframe.sandbox.arguments.SandboxArgumentError: invalid scale: expected a numb
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 __all__ = ["SandboxArgumentError", "number", "whole"]
@@ -55,7 +56,11 @@ def number(
     if at_most is not None:
         bounds.append(f"{'to' if at_least is not None else 'at most'} {at_most:g}")
     expected = "a number" + (" " + " ".join(bounds) if bounds else "")
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)  # numpy's too
+    try:
+        ok = ok and math.isfinite(value)
+    except OverflowError:  # an int too large for a float
+        ok = False
     if ok and above is not None:
         ok = value > above
     if ok and at_least is not None:
@@ -68,13 +73,14 @@ def number(
 
 
 def whole(argument: str, value: Any) -> int:
-    """``value`` as an int (not a bool), or :class:`SandboxArgumentError`.
+    """``value`` as an int of 0 or more (numpy's integers too; not a bool), or
+    :class:`SandboxArgumentError`.
 
     Examples
     --------
     >>> whole("seed", 7)
     7
     """
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SandboxArgumentError(argument, "a whole number", value)
-    return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise SandboxArgumentError(argument, "a whole number of 0 or more", value)
+    return int(value)

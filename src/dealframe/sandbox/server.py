@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import os
 import socket
 import threading
 import time
@@ -265,35 +266,34 @@ def serve(
     """Serve a sandbox in the foreground until interrupted (the CLI's ``sandbox serve``).
 
     The address is taken first (a port in use fails at once, with
-    :class:`SandboxStartError`), then the data is built; ``ready`` is then called with the
-    state and the URL it is served on (the real port when ``port`` is 0), and connections
-    made from then on are answered. ``profile`` is as for :func:`run` (checked before
-    any data is built).
+    :class:`SandboxStartError`), then the data is built, then the server listens; ``ready``
+    is then called with the state and the URL it is served on (the real port when ``port``
+    is 0), and connections made from then on are answered. ``profile`` is as for
+    :func:`run` (checked before any data is built).
     """
     chosen = select(profile)
-    listening = _listen(host, port)
-    config = SandboxConfig(
-        seed=seed,
-        scale=scale,
-        public_token=public_token,
-        private_key=private_key,
-        rate_limit=rate_limit,
-        latency=latency,
-        admin_token=admin_token,
-    )
+    address = _bind(host, port)
     try:
+        config = SandboxConfig(
+            seed=seed,
+            scale=scale,
+            public_token=public_token,
+            private_key=private_key,
+            rate_limit=rate_limit,
+            latency=latency,
+            admin_token=admin_token,
+        )
         state = SandboxState.build(config)
-    except BaseException:
-        listening.close()
-        raise
-    server = _uvicorn_server(build_app(state, faults=faults, profile=chosen), host, port)
-    try:
-        if ready is not None:
-            ready(state, _url(host, listening.getsockname()[1]))
-        server.run(sockets=[listening])
+        try:
+            server = _uvicorn_server(build_app(state, faults=faults, profile=chosen), host, port)
+            address.listen(2048)  # only now: connections made during the build are refused
+            if ready is not None:
+                ready(state, _url(host, address.getsockname()[1]))
+            server.run(sockets=[address])
+        finally:
+            state.close()
     finally:
-        listening.close()
-        state.close()
+        address.close()
 
 
 def _url(host: str, port: int) -> str:
@@ -301,15 +301,18 @@ def _url(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def _listen(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` and listening; :class:`SandboxStartError` when the
-    address cannot be taken (in use, not an interface of this machine)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+def _bind(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (not yet listening); :class:`SandboxStartError` when
+    the address cannot be taken (in use, not an interface of this machine, no such host)."""
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(2048)
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        sock = socket.socket(family[0][0], socket.SOCK_STREAM)
+    except OSError as exc:
+        raise SandboxStartError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    try:
+        if os.name == "posix":  # elsewhere it would let two servers share a port
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(family[0][4])
     except OSError as exc:
         sock.close()
         raise SandboxStartError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
