@@ -14,7 +14,7 @@ whose budget (``call_budget``) is shorter than that limit is bounded by its budg
 
 A caller that knows better may shorten the limit for the first attempts it makes
 (:func:`sooner`): a page walk that has needed a retry knows how long its pages take, and gives
-each page's first attempt 4 times that (:mod:`dealframe.private.paging`).
+the first attempt of each page it fetches alone 4 times that (:mod:`dealframe.private.paging`).
 
 Examples
 --------
