@@ -94,3 +94,17 @@ def test_stores_hold_few_python_objects_whatever_the_scale(monkeypatch):
     monkeypatch.setenv("DEALFRAME_SANDBOX_CACHE", "0")
     small, large = _tracked_after_build(0.02), _tracked_after_build(0.1)
     assert large - small < 3_000, (small, large)
+
+
+def test_snapshots_are_bounded_in_bytes_too(tmp_path):
+    # the most recently used first, while they fit; the newest stays whatever its size
+    sizes = {"a": 40, "b": 50, "c": 30, "d": 10}  # a newest ... d oldest
+    for age, (name, size) in enumerate(sizes.items()):
+        path = tmp_path / f"dataset-{name}.npz"
+        path.write_bytes(b"x" * size)
+        os.utime(path, (10_000 - age, 10_000 - age))
+    removed = snapshot.prune(tmp_path, keep=4, max_bytes=100)
+    assert sorted(p.name for p in removed) == ["dataset-c.npz", "dataset-d.npz"]  # 40+50+30 > 100
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dataset-a.npz", "dataset-b.npz"]
+    assert snapshot.prune(tmp_path, keep=4, max_bytes=10) == [tmp_path / "dataset-b.npz"]
+    assert [p.name for p in tmp_path.iterdir()] == ["dataset-a.npz"]  # the newest, at 40 > 10

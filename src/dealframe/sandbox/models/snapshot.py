@@ -7,8 +7,9 @@ with ``allow_pickle=False``: nothing executable), keyed by seed, scale, clock an
 hash of the source of every module that shapes the data, so a changed generator
 never serves stale data. It is written to a temporary name and renamed into place.
 
-The folder holds at most :data:`KEEP` snapshots: loading one marks it used, and
-writing one deletes the least recently used beyond that number. Data small enough
+The folder holds at most :data:`KEEP` snapshots and :data:`MAX_BYTES` bytes of them (the most
+recently used one whatever its size): loading one marks it used, and writing one deletes the
+least recently used beyond those bounds. Data small enough
 to generate in a fraction of a second (:data:`MIN_DEALS` deals or fewer) is never
 written. ``DEALFRAME_SANDBOX_CACHE=0`` turns snapshots off.
 """
@@ -28,10 +29,20 @@ import numpy as np
 from .corpus import Corpus
 from .data import AS_OF, generate
 
-__all__ = ["KEEP", "MIN_DEALS", "STALE_TMP_S", "load_or_generate", "prune", "snapshot_dir"]
+__all__ = [
+    "KEEP",
+    "MAX_BYTES",
+    "MIN_DEALS",
+    "STALE_TMP_S",
+    "load_or_generate",
+    "prune",
+    "snapshot_dir",
+]
 
 #: Most snapshots kept in the folder (the most recently used ones).
 KEEP = 4
+#: Most bytes of snapshots kept in the folder (a scale-1 snapshot is about 100 MB).
+MAX_BYTES = 1 << 30
 #: Data with this many deals or fewer (scale 0.08 and below) generates in well under a
 #: second: not worth a place among the :data:`KEEP` snapshots.
 MIN_DEALS = 4_000
@@ -81,8 +92,10 @@ def _load(path: Path) -> Corpus:
     return corpus
 
 
-def prune(folder: Path, keep: int = KEEP) -> list[Path]:
-    """Delete all but the ``keep`` most recently used snapshots in ``folder``; return the deleted.
+def prune(folder: Path, keep: int = KEEP, max_bytes: int = MAX_BYTES) -> list[Path]:
+    """Keep the most recently used snapshots in ``folder``, at most ``keep`` of them and at most
+    ``max_bytes`` in all (the most recent one whatever its size); delete the others and return
+    them.
 
     Snapshots of earlier sandbox versions (``dataset-*.json`` and ``.npy`` pairs) count as
     unused and go first, and so do temporary files that a process exiting mid-write left
@@ -98,9 +111,21 @@ def prune(folder: Path, keep: int = KEEP) -> list[Path]:
     ...     os.utime(path, (i, i))
     >>> sorted(p.name for p in prune(folder, keep=4))
     ['dataset-0.npz', 'dataset-1.npz']
+    >>> _ = (folder / "dataset-5.npz").write_bytes(b"x" * 60)
+    >>> sorted(p.name for p in prune(folder, keep=4, max_bytes=100))  # 5 is the newest
+    []
+    >>> _ = (folder / "dataset-4.npz").write_bytes(b"x" * 60)  # now the newest
+    >>> sorted(p.name for p in prune(folder, keep=4, max_bytes=100))  # 4 and 5 exceed 100
+    ['dataset-2.npz', 'dataset-3.npz', 'dataset-5.npz']
     """
     current = sorted(folder.glob(f"{_PREFIX}*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
-    stale = current[keep:] + [
+    kept, total = 0, 0
+    for path in current[:keep]:
+        total += path.stat().st_size
+        if kept and total > max_bytes:
+            break
+        kept += 1
+    stale = current[kept:] + [
         p for p in folder.glob(f"{_PREFIX}*") if p.suffix in (".json", ".npy")
     ]
     now = time.time()
