@@ -504,6 +504,23 @@ def test_list_total_missing_with_has_more_true_reads_every_page(via, proxy, comp
     assert set(proxy.pages(endpoint("companies"))) >= set(range(1, len(companies_ref) // 1000 + 2))
 
 
+@pytest.mark.parametrize("limit", [None, 1500])
+def test_list_total_too_small_with_has_more_true_reads_every_page(limit, via, proxy, companies_ref):
+    """``total`` says page 1 held everything while ``has_more`` says more is coming: the
+    walk follows ``has_more`` (it used to stop after page 1, with a warning that read as a
+    surplus)."""
+    assert len(companies_ref) > 1000
+    proxy.add(
+        endpoint("companies"),
+        meta_set(total=50, has_more=True),
+        when=lambda ex: (ex.page or 1) * 1000 < len(companies_ref),
+    )
+    got = ok(o := outcome(call(via, "companies", limit=limit)))
+    equal(got, companies_ref if limit is None else companies_ref.iloc[:limit])
+    assert proxy.count(endpoint("companies")) >= 2
+    warned(o, f"{P}/companies")
+
+
 def test_sub_collection_without_total_reads_every_page(undisturbed, via, proxy, busy):
     ident = busy["investments"]
     ref = undisturbed("investments", ident)

@@ -348,11 +348,14 @@ def pull_pages(
     walk.pages.total, walk.pages.expected, walk.pages.size = first.total, expected, served
     if served < asked and first.has_more is not False and first.items:
         walk.done = walk.limit is not None and walk.pages.rows >= walk.limit
+    has_more = first.has_more
     del first  # its items are parsed: holding them would only make every collection longer
     if walk.done:
         return walk.pages
     planned = min(MAX_PAGES, math.ceil(expected / served)) if expected is not None else None
-    _walk_rest(walk, fetch, served, planned, workers, progress, desc, pool, lookup)
+    # page 1 says more is coming while total says it was all: follow has_more
+    beyond = planned is not None and planned < 2 and bool(has_more)
+    _walk_rest(walk, fetch, served, planned, workers, progress, desc, pool, lookup, beyond)
     return walk.pages
 
 
@@ -393,7 +396,10 @@ def _walk_rest(
     desc: str,
     pool: WorkerPool | None,
     lookup: Callable[[int, int], Response | None] | None = None,
+    extend: bool = False,
 ) -> None:
+    """Pages 2.. of a walk; ``extend``: follow ``has_more`` past ``planned`` from the start
+    (page 1 said more is coming while ``total`` said it held every row)."""
     shared = pool.executor() if pool is not None and pool.size == workers and workers > 1 else None
     own = (
         ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe-pages")
@@ -419,7 +425,6 @@ def _walk_rest(
         with sooner(limit):
             return fetch(page, size)
 
-    extend = False
     try:
         while not walk.done:
             ahead = walk.pace.ahead(workers) if executor else 1
