@@ -762,6 +762,23 @@ def _bad_calls(world: dict[str, Any]) -> list[tuple[Any, str, tuple[str, ...]]]:
             "date_from",
             ("2023-01-01",),
         ),
+        (
+            lambda p: p.deals(date_from="2024-01-01", date_to=dt.date(2023, 1, 1)),
+            "date_from",
+            ("date_to", "2023-01-01"),
+        ),
+        (lambda p: p.companies(founded_min=2020, founded_max=2000), "founded_min", ("2000",)),
+        (
+            lambda p: p.companies(ipoed_from="2024-01-01", ipoed_to="2020-01-01"),
+            "ipoed_from",
+            ("ipoed_to",),
+        ),
+        (lambda p: p.deals(valuation_min=100, valuation_max=10.5), "valuation_min", ("10.5",)),
+        (
+            lambda p: p.deals(filters={"ev_ebitda_min": 8, "ev_ebitda_max": 2}),
+            "ev_ebitda_min",
+            ("ev_ebitda_max",),
+        ),
         (lambda p: p.resolve_companies("Acme"), "names", ()),
         (lambda p: p.resolve_companies([]), "names", ()),
         (lambda p: p.resolve_investors(["a", 3]), "names[1]", ()),
@@ -791,6 +808,17 @@ def test_unknown_filter_suggests_the_close_match(client):
     with pytest.raises(ValidationError) as info:
         client.private.deals(filters={"deal_typ": ["M&A"]})
     assert "did you mean 'deal_type'" in str(info.value)
+
+
+def test_a_range_with_equal_bounds_is_sent(client):
+    frame = client.private.deals(date_from="2024-01-01", date_to="2024-01-01", limit=5)
+    assert (frame["deal_date"] == pd.Timestamp("2024-01-01")).all()
+
+
+def test_enum_value_with_another_case_suggests_the_listed_value(client):
+    with pytest.raises(ValidationError) as info:
+        client.private.deals(deal_type=["m&a"])
+    assert info.value.argument == "deal_type" and "did you mean 'M&A'" in str(info.value)
 
 
 def test_enum_value_outside_the_list_refreshes_discovery_once_then_fails(client):

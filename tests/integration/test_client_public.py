@@ -141,9 +141,17 @@ def test_search_filters_combine(client, sandbox, universe):
     ]
 
 
-def test_search_with_empty_lists_means_no_constraint(client, universe):
-    frame = client.public.search(industries=[], regions=[])
-    assert len(frame) == len(universe["v2"])
+@pytest.mark.parametrize("call", ["search", "group_current", "group_time_series"])
+@pytest.mark.parametrize("empty", ["industries", "regions", "countries", "themes"])
+def test_an_empty_filter_list_is_refused_before_any_request(client, call, empty):
+    """The service reads ``[]`` as no constraint: a list computed empty upstream would
+    silently widen the search to every company."""
+    other = {"regions": ["North America"]} if empty == "countries" else {"countries": ["USA"]}
+    before = client.stats.snapshot()["network"]
+    with pytest.raises(ValidationError) as caught:
+        getattr(client.public, call)(**{**other, empty: []})
+    assert caught.value.argument == empty
+    assert client.stats.snapshot()["network"] == before
 
 
 # ---------------------------------------------------------------------------- current

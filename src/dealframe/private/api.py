@@ -1892,9 +1892,6 @@ class PrivateApi:
             include_deleted=include_deleted,
         )
         _, wire = self._build_filters("transactions", filters, named, deadline=deadline)
-        start, end = wire.get("date_from"), wire.get("date_to")
-        if isinstance(start, str) and isinstance(end, str) and start > end:
-            raise ValidationError("date_from", f"a date not after date_to ({end})", got=start)
         body = {"metric": metric, "time_bucket": time_bucket, "filters": wire}
         response = self._post(
             "/transactions/aggregate", body, "aggregate", refresh, cache, deadline

@@ -112,6 +112,8 @@ class _Field:
 
 
 #: Earlier names of sub-collections (interface document, section 4.4).
+#: The bounds of a range filter: ``date_from``/``date_to``, ``valuation_min``/``valuation_max``.
+_UPPER = {"from": "to", "min": "max"}
 _SUB_ALIASES = {("companies", "sellside"): "acquisitions", ("companies", "buyside"): "investments"}
 
 
@@ -218,7 +220,25 @@ class FilterSchema:
                     got=name,
                 )
             out[name] = self._operand(spec, value)
+        self._check_ranges(out)
         return out
+
+    def _check_ranges(self, wire: Mapping[str, Any]) -> None:
+        """Refuse a lower bound above its upper bound (``date_from`` after ``date_to``,
+        ``valuation_min`` above ``valuation_max`` ...): the service would match no row."""
+        for low, a in wire.items():
+            stem, _, end = low.rpartition("_")
+            high = f"{stem}_{_UPPER.get(end, '')}"
+            b = wire.get(high) if end in _UPPER else None
+            if b is None or isinstance(a, Mapping) or isinstance(b, Mapping):
+                continue
+            dates = isinstance(a, str) and isinstance(b, str)
+            numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))
+            if (dates or numbers) and a > b:
+                what = "a date not after" if dates else "a number not above"
+                raise ValidationError(
+                    low, f"{what} {high} ({b}): the range would match no row", got=a
+                )
 
     def _operand(self, spec: _Field, value: Any) -> Any:
         op = spec.operators[0] if spec.operators else None
@@ -268,13 +288,21 @@ class FilterSchema:
             if spec.values is not None:
                 bad = [v for v in items if v not in spec.values]
                 if bad:
-                    raise EnumValueError(arg, f"values from {', '.join(spec.values)}", got=bad[0])
+                    raise EnumValueError(
+                        arg,
+                        f"values from {', '.join(spec.values)}{_suggest(bad[0], spec.values)}",
+                        got=bad[0],
+                    )
             return items
         if t == "string":
             if not isinstance(value, str):
                 raise ValidationError(arg, "a string", got=value)
             if spec.values is not None and value not in spec.values:
-                raise EnumValueError(arg, f"one of {', '.join(spec.values)}", got=value)
+                raise EnumValueError(
+                    arg,
+                    f"one of {', '.join(spec.values)}{_suggest(value, spec.values)}",
+                    got=value,
+                )
             return value
         if t == "boolean":
             if not isinstance(value, (bool, np.bool_)):
@@ -336,10 +364,17 @@ class FilterSchema:
 
 
 def _suggest(word: str, choices: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the closest of ``choices``, or nothing."""
+    """`` (did you mean 'x'?)`` for the closest of ``choices``, or nothing.
+
+    Examples
+    --------
+    >>> _suggest("M&a", ["Early", "M&A"]), _suggest("western europe", ["Western Europe"])
+    (" (did you mean 'M&A'?)", " (did you mean 'Western Europe'?)")
+    """
     options = list(choices)
     close = (
-        difflib.get_close_matches(word, options, n=1, cutoff=0.5)
+        [c for c in options if c.casefold() == word.casefold()][:1]
+        or difflib.get_close_matches(word, options, n=1, cutoff=0.5)
         or [c for c in options if word.lower().startswith(c) or c.startswith(word.lower())][:1]
     )
     return f" (did you mean {close[0]!r}?)" if word and close else ""

@@ -61,8 +61,8 @@ def search_body(filters: Mapping[str, Any]) -> dict[str, Any]:
     Raises
     ------
     ValidationError
-        Unknown filter (with a suggestion), wrong types, a region outside the
-        vocabulary, a country that is not ISO-3.
+        Unknown filter (with a suggestion), wrong types, an empty list, a region outside
+        the vocabulary, a country that is not ISO-3.
 
     Examples
     --------
@@ -86,6 +86,12 @@ def search_body(filters: Mapping[str, Any]) -> dict[str, Any]:
             )
             continue
         items = _strings(given, value)  # errors name the argument as the caller wrote it
+        if not items:  # the service reads [] as no constraint: a silently wider search
+            raise ValidationError(
+                given,
+                "at least one value (leave the filter out, or pass None, for no constraint)",
+                got=items,
+            )
         if name == "regions":
             for i, region in enumerate(items):
                 if region not in REGIONS:
