@@ -30,6 +30,7 @@ from .errors import (
     ServerError,
     ServiceContractError,
     TransportError,
+    UnknownArgumentError,
     ValidationError,
 )
 from .frames.nested import contains_any, to_lists
@@ -62,6 +63,7 @@ __all__ = [
     "ServiceContractWarning",
     "Settings",
     "TransportError",
+    "UnknownArgumentError",
     "ValidationError",
     "__version__",
     "co_investment_edges",

@@ -18,15 +18,30 @@ dealframe.errors.ValidationError: invalid valuation_min: expected a finite numbe
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
-from dealframe.errors import ValidationError
+from dealframe.errors import UnknownArgumentError, ValidationError
 
-__all__ = ["INT64_MAX", "finite_number", "flag", "integer_in"]
+__all__ = [
+    "INT64_MAX",
+    "checked_keywords",
+    "checked_methods",
+    "finite_number",
+    "flag",
+    "integer_in",
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+C = TypeVar("C", bound=type)
+_NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 #: Largest integer a JSON body carries (64-bit signed).
 INT64_MAX = 2**63 - 1
@@ -70,3 +85,62 @@ def flag(value: Any, argument: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValidationError(argument, "True or False", got=value)
     return bool(value)
+
+
+def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
+    """``function``, refusing a keyword it does not take with an
+    :class:`~dealframe.errors.UnknownArgumentError` (the closest keyword named) instead of
+    Python's bare ``TypeError``. The signature seen by ``inspect`` and type checkers is
+    unchanged.
+
+    Examples
+    --------
+    >>> @checked_keywords
+    ... def pull(*, limit=None):
+    ...     return limit
+    >>> pull(limit=5)
+    5
+    >>> pull(limt=5)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.UnknownArgumentError: invalid limt: expected a keyword of pull (did you mean 'limit'?), got 'limt'
+    """
+    parameters = inspect.signature(function).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return function  # it checks the names it collects itself
+    names = frozenset(p.name for p in parameters if p.kind in _NAMED)
+    label = function.__qualname__.removesuffix(".__init__")
+
+    @functools.wraps(function)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        if kwargs and not names.issuperset(kwargs):
+            unknown = next(k for k in kwargs if k not in names)
+            raise UnknownArgumentError(unknown, label, names - {"self", "cls"})
+        return function(*args, **kwargs)
+
+    return checked
+
+
+def checked_methods(cls: C) -> C:
+    """Class decorator: :func:`checked_keywords` on ``__init__`` and every public method
+    defined in the class (static and class methods included).
+
+    Examples
+    --------
+    >>> @checked_methods
+    ... class Api:
+    ...     def deals(self, *, limit=None):
+    ...         return limit
+    >>> Api().deals(limits=1)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.UnknownArgumentError: invalid limits: expected a keyword of Api.deals (did you mean 'limit'?), got 'limits'
+    """
+    for name, member in list(vars(cls).items()):
+        if name.startswith("_") and name != "__init__":
+            continue
+        if isinstance(member, (staticmethod, classmethod)):
+            setattr(cls, name, type(member)(checked_keywords(member.__func__)))
+        elif inspect.isfunction(member):
+            setattr(cls, name, checked_keywords(member))
+    return cls

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from os import PathLike
 from typing import Any
 
+from .arguments import checked_methods
 from .config import Settings
 from .errors import ValidationError
 from .private.api import PrivateApi
@@ -26,6 +27,7 @@ class _Unset:
 UNSET = _Unset()
 
 
+@checked_methods
 class Client:
     """Entry point to the service.
 

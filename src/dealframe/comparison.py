@@ -29,6 +29,7 @@ import pandas as pd
 
 from dealframe.analytics.buckets import bucket_medians, service_methodology
 from dealframe.analytics.periods import resolve_window
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.link import companies_for_skus
 
@@ -171,6 +172,7 @@ def summarise(
     return frame
 
 
+@checked_keywords
 def compare_multiples(
     client: Client,
     *,

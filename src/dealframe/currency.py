@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.schemas import CURRENT_MONETARY
 
@@ -77,6 +78,7 @@ def _numbers(frame: pd.DataFrame, name: str, argument: str) -> np.ndarray:
         raise ValidationError(argument, "numeric columns", got=name) from None
 
 
+@checked_keywords
 def to_usd(
     frame: pd.DataFrame, fields: str | Iterable[str] | None = None, *, rate: str = RATE
 ) -> pd.DataFrame:
@@ -127,6 +129,7 @@ def to_usd(
     return pd.DataFrame(out, index=frame.index, columns=list(out), dtype=float)
 
 
+@checked_keywords
 def to_local(
     frame: pd.DataFrame, fields: str | Iterable[str] | None = None, *, rate: str = RATE
 ) -> pd.DataFrame:

@@ -25,6 +25,7 @@ string.
 
 from __future__ import annotations
 
+import difflib
 import email.utils
 import math
 import re
@@ -49,6 +50,7 @@ __all__ = [
     "ServerError",
     "ServiceContractError",
     "TransportError",
+    "UnknownArgumentError",
     "ValidationError",
     "error_from_response",
     "parse_retry_after",
@@ -136,6 +138,30 @@ class ValidationError(DealframeError, ValueError):
             shown = repr(got)
             message += f", got {shown[:80] + '...' if len(shown) > 80 else shown}"
         super().__init__(message)
+
+
+class UnknownArgumentError(ValidationError, TypeError):
+    """A public function was called with a keyword it does not take (a typo, most often).
+
+    Raised in place of Python's own ``TypeError``, with the closest keyword the function
+    takes; it is a :class:`ValidationError` and a ``TypeError``. ``.argument`` is the
+    keyword given, ``.function`` the function's name.
+
+    Examples
+    --------
+    >>> error = UnknownArgumentError("contry", "PrivateApi.companies", ["country", "limit"])
+    >>> str(error)
+    "invalid contry: expected a keyword of PrivateApi.companies (did you mean 'country'?), got 'contry'"
+    """
+
+    def __init__(self, argument: str, function: str, accepted: Iterable[str]) -> None:
+        self.function = function
+        names = sorted(accepted)
+        close = [n for n in names if n.casefold() == argument.casefold()][:1] or (
+            difflib.get_close_matches(argument, names, n=1, cutoff=0.6)
+        )
+        hint = f" (did you mean {close[0]!r}?)" if close else f" ({', '.join(names)})"
+        super().__init__(argument, f"a keyword of {function}{hint}", got=argument)
 
 
 class ApiError(DealframeError):

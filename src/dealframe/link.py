@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import LINK
@@ -184,6 +185,7 @@ def _describe(
     return text
 
 
+@checked_keywords
 def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.DataFrame:
     """Family A SKUs (v1 and v2) of Family B companies, through their stock listings.
 
@@ -322,6 +324,7 @@ def _resolved(client: Client, names: list[str]) -> dict[str, list[str]]:
     return out
 
 
+@checked_keywords
 def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFrame:
     """Family B company ids of Family A SKUs (v1 or v2, mixed), with both SKU versions.
 

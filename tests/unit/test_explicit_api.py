@@ -11,7 +11,7 @@ import pytest
 import dealframe
 from dealframe.analytics import Conventions
 from dealframe.analytics.conventions import QUANTILE_METHODS
-from dealframe.errors import ValidationError
+from dealframe.errors import UnknownArgumentError, ValidationError
 
 
 def test_conventions_are_keyword_only_and_checked():
@@ -75,3 +75,26 @@ def test_no_public_function_swallows_unknown_keywords():
     assert collectors <= _CHECKED_COLLECTORS, sorted(collectors - _CHECKED_COLLECTORS)
     with pytest.raises(dealframe.ConfigurationError, match="did you mean 'max_workers'"):
         dealframe.Settings().replace(max_worker=2)
+
+
+def test_a_misspelt_keyword_is_a_dealframe_error_naming_the_closest_one():
+    """Python's own ``TypeError`` for an unknown keyword names no alternative and escapes
+    ``except DealframeError``: every public function of the client raises
+    ``UnknownArgumentError`` (a ``ValidationError`` and a ``TypeError``) instead."""
+    checked = 0
+    owners = ("dealframe.Client", "dealframe.analytics.Conventions", "client.")
+    for name, function in _public_callables():
+        module_function = not inspect.isclass(function) and name.count(".") == 1 + (
+            name.startswith(("dealframe.mirror.", "dealframe.analytics."))
+        )
+        if name.startswith("dealframe.sandbox") or not (module_function or name.startswith(owners)):
+            continue  # the sandbox has its own errors; exception and record classes
+        with pytest.raises(UnknownArgumentError) as info:
+            function(no_such_keyword=1)
+        assert info.value.argument == "no_such_keyword" and isinstance(info.value, TypeError)
+        checked += 1
+    assert checked >= 60
+    with pytest.raises(UnknownArgumentError, match="did you mean 'country'"):
+        dealframe.Client(
+            base_url="http://127.0.0.1:9", public_token="t", private_key="k"
+        ).private.companies(contry=["GBR"])

@@ -29,7 +29,7 @@ from dealframe.analytics._checks import (
 from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
 from dealframe.analytics.intervals import median_intervals
 from dealframe.analytics.periods import bucket_labels, bucket_of_rows, period_bounds, resolve_window
-from dealframe.arguments import finite_number, flag, integer_in
+from dealframe.arguments import checked_keywords, finite_number, flag, integer_in
 from dealframe.client import Client
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 
@@ -197,6 +197,7 @@ def service_methodology(client: Client) -> tuple[int, str]:
     return 5 if threshold is None else threshold, today
 
 
+@checked_keywords
 def bucket_medians(
     deals: pd.DataFrame,
     metric: str,

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias, get_args
 
+from dealframe.arguments import checked_methods
 from dealframe.errors import ValidationError
 
 __all__ = ["DEFAULT_CONVENTIONS", "QUANTILE_METHODS", "Conventions", "QuantileMethod"]
@@ -76,6 +77,7 @@ _VARIANT_METHODS: tuple[str, ...] = (
 )
 
 
+@checked_methods
 @dataclass(frozen=True, kw_only=True)
 class Conventions:
     """The open conventions of the IQR-trimmed bucket medians.

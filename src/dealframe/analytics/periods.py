@@ -15,6 +15,7 @@ import pandas as pd
 from dealframe._vocab import TIME_BUCKETS
 from dealframe.analytics._checks import check, check_choice
 from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 
 __all__ = ["bucket_labels", "bucket_of_rows", "period_bounds", "resolve_window"]
@@ -36,6 +37,7 @@ def _as_date(value: Any, argument: str) -> dt.date:
     raise ValidationError(argument, "a date (YYYY-MM-DD, datetime.date or Timestamp)", got=value)
 
 
+@checked_keywords
 def resolve_window(
     date_from: Any = None,
     date_to: Any = None,
@@ -106,6 +108,7 @@ def resolve_window(
     return start, end
 
 
+@checked_keywords
 def bucket_labels(codes: np.ndarray, time_bucket: str) -> list[str]:
     """Labels (``YYYY-MM``, ``YYYY-Qn``, ``YYYY``, ``all``) of bucket codes.
 

@@ -22,7 +22,7 @@ from dealframe.analytics._checks import check, check_choice, check_frame, tolera
 from dealframe.analytics.buckets import aggregate_methodology, bucket_medians
 from dealframe.analytics.conventions import Conventions
 from dealframe.analytics.rollups import group_current, group_time_series
-from dealframe.arguments import flag
+from dealframe.arguments import checked_keywords, flag
 from dealframe.client import Client
 
 __all__ = ["Reconciliation", "calibrate", "compare_buckets", "reconcile", "reconcile_groups"]
@@ -80,6 +80,7 @@ def _keys(service: pd.DataFrame, local: pd.DataFrame) -> tuple[list[str], list[s
     )
 
 
+@checked_keywords
 def compare_buckets(
     service: pd.DataFrame, local: pd.DataFrame, tolerance: float = 1e-9
 ) -> pd.DataFrame:
@@ -225,6 +226,7 @@ def _summary(label: str, frame: pd.DataFrame, service: pd.DataFrame, local: pd.D
     )
 
 
+@checked_keywords
 def reconcile(
     client: Client,
     metric: str,
@@ -279,6 +281,7 @@ def reconcile(
     return Reconciliation(frame, _summary(f"{metric} by {time_bucket}", frame, service, local))
 
 
+@checked_keywords
 def calibrate(
     client: Client,
     metric: str = "ev_revenue",
@@ -346,6 +349,7 @@ def calibrate(
     return table.drop(columns="_variant")
 
 
+@checked_keywords
 def reconcile_groups(
     client: Client,
     *,

@@ -25,7 +25,7 @@ import pandas as pd
 
 from dealframe._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY
 from dealframe.analytics._checks import check, check_frame
-from dealframe.arguments import flag
+from dealframe.arguments import checked_keywords, flag
 from dealframe.errors import ValidationError
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
 ]
 
 
+@checked_keywords
 def current_fields(current: pd.DataFrame) -> list[str]:
     """The numeric fields of a current-data frame that a group rollup aggregates.
 
@@ -104,6 +105,7 @@ def _group_codes(current: pd.DataFrame, by: Any) -> tuple[np.ndarray, pd.Index, 
     return np.asarray(codes), pd.Index(uniques, name=name), name
 
 
+@checked_keywords
 def group_current(current: pd.DataFrame, by: Any = None) -> pd.DataFrame:
     """Sum and median of current data across a group of companies, like ``groups/current``.
 
@@ -234,6 +236,7 @@ def _padded_by_group(
     return cube.reshape(values.shape[0], n_groups, width), sizes
 
 
+@checked_keywords
 def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFrame:
     """Monthly medians per field across a group's companies, like ``groups/time-series``.
 

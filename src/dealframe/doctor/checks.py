@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from dealframe.arguments import checked_keywords
+
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from ..client import Client
 from ..contract import DOCUMENTED_FIELDS
@@ -807,6 +809,7 @@ def _aggregate(d: _Doctor) -> None:
     d.run("B.aggregate.methodology", "iqr_1.5 trimming, small_n_threshold 5", method)
 
 
+@checked_keywords
 def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
     """Check every assumption the client makes about the service it points at.
 

@@ -51,6 +51,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.schemas import STRING_DTYPE
 
@@ -206,6 +207,7 @@ def _loads(value: Any, argument: str, row: Any) -> Any:
         raise ValidationError(f"{argument}[{row!r}]", f"JSON text ({exc})", got=value) from None
 
 
+@checked_keywords
 def to_lists(column: Any) -> pd.Series:
     """A column of JSON text (a list or object field of any frame) as Python values.
 
@@ -248,6 +250,7 @@ def to_lists(column: Any) -> pd.Series:
     return pd.Series(parsed, index=index, name=getattr(column, "name", None), dtype=object)
 
 
+@checked_keywords
 def contains_any(column: Any, values: Iterable[str] | str) -> pd.Series:
     """Which cells of a list-of-strings column hold at least one of ``values``.
 

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import cast, empty_frame
 from dealframe.frames.objects import _strings_in_order, object_lists
@@ -96,6 +97,7 @@ def _without_investors(deals: pd.DataFrame) -> int:
     return int(deals["investors"].isna().sum())
 
 
+@checked_keywords
 def explode_participants(
     deals: pd.DataFrame | Iterable[dict[str, Any]],
     roles: Sequence[str] = ROLES,
@@ -198,6 +200,7 @@ def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame) -> int:
     return len(leading - with_list)
 
 
+@checked_keywords
 def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = None) -> pd.DataFrame:
     """Pairs of participants that shared deals, as an edge list.
 

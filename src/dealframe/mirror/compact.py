@@ -12,6 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from dealframe.arguments import checked_keywords
+
 from ..errors import ValidationError
 from .durable import mirror_lock
 from .errors import MirrorStateError
@@ -154,6 +156,7 @@ def _compact_table(
     }
 
 
+@checked_keywords
 def compact(
     path: str | Path,
     entities: Iterable[str] = ENTITIES,

@@ -31,6 +31,8 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 from deltalake import DeltaTable, write_deltalake
 
+from dealframe.arguments import checked_keywords
+
 from ..errors import ValidationError
 from ..frames.schemas import DATE_DTYPE
 from .durable import mirror_lock
@@ -204,6 +206,7 @@ def _write_series(folder: Path, rows: pa.Table, props: Any) -> None:
         upsert_rows(folder, open_table(folder), rows, "sku", props, "public/time_series")
 
 
+@checked_keywords
 def snapshot_public(
     client: Client,
     path: str | Path,
@@ -310,6 +313,7 @@ def snapshot_public(
     }
 
 
+@checked_keywords
 def load_public(
     path: str | Path, table: str = "current", *, on: Any = None, as_of: Any = None
 ) -> pd.DataFrame:

@@ -20,6 +20,8 @@ import pyarrow.dataset as ds
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError
 
+from dealframe.arguments import checked_keywords
+
 from ..errors import ValidationError
 from .errors import MirrorDamagedError, MirrorStateError
 from .schema import ENTITIES, PUBLIC_TABLES, arrow_schema, schema_problem, to_frame
@@ -177,6 +179,7 @@ def _columns(columns: Any, entity: str) -> list[str] | None:
     return list(columns)
 
 
+@checked_keywords
 def load(
     path: str | Path,
     entity: str,
@@ -252,6 +255,7 @@ def to_frame_columns(table: pa.Table, entity: str) -> pd.DataFrame:
     return frame[table.column_names]
 
 
+@checked_keywords
 def files(path: str | Path, entity: str) -> list[Path]:
     """The data files of ``entity``'s table at its latest version (each id in exactly one).
 
@@ -284,6 +288,7 @@ def _counts(folder: Path, table: DeltaTable) -> tuple[int, int, int, int]:
     )
 
 
+@checked_keywords
 def status(path: str | Path) -> pd.DataFrame:
     """Per entity: records (live and deleted), the table's version, files, bytes, checkpoint.
 
@@ -369,6 +374,7 @@ def _changed(entry: dict[str, Any]) -> int | None:
     return None
 
 
+@checked_keywords
 def history(path: str | Path, entity: str | None = None) -> pd.DataFrame:
     """The commits of the mirror's tables, newest first: one row per table version.
 

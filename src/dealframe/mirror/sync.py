@@ -20,6 +20,8 @@ import pyarrow as pa
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError
 
+from dealframe.arguments import checked_keywords
+
 from ..errors import ConfigurationError, ValidationError
 from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
@@ -377,6 +379,7 @@ def _sync_entity(
     )
 
 
+@checked_keywords
 def sync(
     client: Client,
     path: str | Path,

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
-from ..arguments import flag, integer_in
+from ..arguments import checked_methods, flag, integer_in
 from ..contract import (
     Findings,
     dedupe,
@@ -163,6 +163,7 @@ def _report_missing_ids(
     )
 
 
+@checked_methods
 class PrivateApi:
     """The private interface: obtain it as ``client.private``."""
 

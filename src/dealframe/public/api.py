@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import pandas as pd
 
 from .._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY, SKUS_PER_CURRENT_REQUEST
+from ..arguments import checked_methods
 from ..contract import (
     Findings,
     dedupe_items,
@@ -116,6 +117,7 @@ def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd
     return frame.take([first[s] for s in wanted if s in first])
 
 
+@checked_methods
 class PublicApi:
     """The public company-metrics interface of one version.
 
