@@ -53,6 +53,7 @@ from dealframe.notices import ServiceContractWarning
 __all__ = [
     "DOCUMENTED_FIELDS",
     "MAX_COUNT",
+    "NOT_NULL",
     "Finding",
     "Findings",
     "PageRead",
@@ -62,6 +63,7 @@ __all__ = [
     "keys_present",
     "meta_count",
     "missing_fields",
+    "null_fields",
     "read_items",
     "read_page",
     "shaping",
@@ -208,7 +210,7 @@ class Finding:
     kind : str
         ``wrong_shape``, ``bad_meta``, ``count_mismatch``, ``repeated_page``,
         ``missing_identity``, ``repeated_rows``, ``conflicting_rows``, ``missing_field``,
-        ``unrequested`` ...
+        ``null_field``, ``unrequested`` ...
     where : str
         The endpoint, and the page or chunk when there are several.
     message : str
@@ -539,6 +541,60 @@ def missing_fields(
             where=where,
         )
     return missing
+
+
+#: Columns of list and sub-collection frames that the interface document gives no null
+#: (names, dates, vocabularies): a null there is said, since those rows then fall out of
+#: any filter, grouping or bucketing on it. (A missing ``id`` is a ``missing_identity``.)
+NOT_NULL: Mapping[str, tuple[str, ...]] = {
+    "companies": ("name", "updated_at"),
+    "investors": ("name", "updated_at"),
+    "transactions": ("deal_date", "deal_type", "updated_at"),
+    "deals_with_role": ("deal_date", "deal_type", "updated_at", "role"),
+    "portfolio": ("first_invested", "last_invested"),
+    "company_investors": ("first_round_date", "last_round_date"),
+    "co_investors": ("first_shared_date", "last_shared_date"),
+}
+
+
+def null_fields(
+    frame: pd.DataFrame,
+    answer: str,
+    found: Findings,
+    *,
+    missing: Iterable[str] = (),
+    where: str | None = None,
+) -> dict[str, int]:
+    """Columns the document gives no null (:data:`NOT_NULL`) that hold nulls, with counts.
+
+    A field absent from every item is a ``missing_field`` already (``missing``); the rows
+    are kept, and a ``null_field`` finding says how many of them are null where.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> null_fields(pd.DataFrame({"deal_type": ["M&A"] * 2, "deal_date": [None, "2024-01-01"]}),
+    ...             "transactions", found)
+    {'deal_date': 1}
+    >>> found.items[0].message
+    'null where the document gives no null: deal_date in 1 of 2 rows (rows kept; they fall out of anything filtered, grouped or bucketed on it)'
+    """
+    skip = set(missing)
+    counts = {
+        name: int(frame[name].isna().sum())
+        for name in NOT_NULL.get(answer, ())
+        if name in frame.columns and name not in skip
+    }
+    counts = {name: n for name, n in counts.items() if n}
+    if counts:
+        shown = ", ".join(f"{name} in {n:,} of {len(frame):,} rows" for name, n in counts.items())
+        found.add(
+            "null_field",
+            f"null where the document gives no null: {shown} (rows kept; they fall out of "
+            "anything filtered, grouped or bucketed on it)",
+            where=where,
+        )
+    return counts
 
 
 def _row_texts(frame: pd.DataFrame, rows: Sequence[int]) -> list[str]:

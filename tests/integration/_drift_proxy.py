@@ -333,6 +333,19 @@ def ignore_page() -> Action:
     )
 
 
+def ignore_filters(*names: str) -> Action:
+    """Forward a list request without its ``filters`` (``names`` only, or all): a service that
+    reads them another way, or not at all."""
+
+    def apply(ex: Exchange) -> None:
+        if isinstance(ex.body, dict) and isinstance(ex.body.get("filters"), dict):
+            kept = {k: v for k, v in ex.body["filters"].items() if names and k not in names}
+            ex.body["filters"] = kept
+            ex.raw_body = orjson.dumps(ex.body)
+
+    return Action(f"ignore_filters{names or ''}", on_request=apply)
+
+
 def clamp_limit(size: int) -> Action:
     """Forward ``limit`` as at most ``size``: a service that serves smaller pages than asked.
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pandas as pd
 import pytest
 import requests
@@ -30,6 +31,7 @@ import requests
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    Action,
     Outcome,
     assert_same,
     clamp_limit,
@@ -40,6 +42,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     edit,
     fresh_rules,
     html,
+    ignore_filters,
     ignore_page,
     meta_delete,
     meta_set,
@@ -540,6 +543,67 @@ def test_list_has_more_false_too_early_is_warned_and_strict_keeps_page_one(
         warned(o, f"{P}/companies")
         error = incomplete(outcome(call(via, "companies", strict=True)))
         equal(error.partial, got)
+
+
+@pytest.mark.parametrize(
+    ("method", "ignored", "filters"),
+    [
+        ("deals", (), {"deal_type": ["Venture"], "date_from": "2024-01-01"}),
+        ("deals", ("date_from",), {**DEALS, "date_from": "2024-01-01"}),
+        ("deals", (), {"valuation_min": 50, "target_country": ["USA", "GBR"]}),
+        ("companies", (), {"region": ["Western Europe"], "founded_min": 2005}),
+        ("companies", ("name",), {"name": "HEALTH"}),
+        ("investors", (), {"country": ["USA"]}),
+    ],
+)
+def test_rows_outside_the_filters_sent_are_dropped_and_warned(
+    method, ignored, filters, undisturbed, via, proxy
+):
+    """A service that ignores a filter answers 200 with rows the request ruled out: they are
+    dropped and said, and the frame equals the one a service that read the filter gives."""
+    ref = undisturbed(method, **filters)
+    assert 0 < len(ref)
+    proxy.add(endpoint(LISTS[method]), ignore_filters(*ignored))
+    got = ok(o := outcome(call(via, method, **filters)))
+    equal(got, ref)
+    warned(o, "outside the filters sent", "dropped")
+    assert "unrequested" in kinds(got)
+    strict = outcome(call(via, method, strict=True, **filters))
+    assert isinstance(strict.error, ServiceContractError), repr(strict.error)
+
+
+@pytest.mark.parametrize("value", [None, "drop"])
+def test_nulls_where_the_document_gives_none_are_kept_and_warned(value, deals_ref, via, proxy):
+    action = (
+        drop_field("deal_date", first=7) if value == "drop" else set_field("deal_date", None, 7)
+    )
+    proxy.add(endpoint("transactions"), action, page=2)
+    got = ok(o := outcome(call(via, "deals", **DEALS)))
+    assert len(got) == len(deals_ref) and got["deal_date"].isna().sum() == 7
+    warned(o, "null where the document gives no null", "deal_date in 7 of")
+    assert "null_field" in kinds(got)
+
+
+def test_an_id_lookup_answered_with_every_row_keeps_the_ids_asked_for(deals_ref, via, proxy):
+    ids = deals_ref["id"].iloc[[5, 1]].tolist()
+    proxy.add(endpoint("transactions"), ignore_filters())
+    got = ok(o := outcome(call(via, "deals", id=ids)))
+    assert got["id"].tolist() == ids and got.attrs["missing_ids"] == []
+    warned(o, "outside the filters sent", "2 ids asked for")
+
+
+def test_deleted_rows_not_asked_for_are_dropped(via, proxy, companies_ref, undisturbed):
+    deleted = undisturbed("companies", include_deleted=True)
+    assert deleted["deleted"].any(), "the sandbox has soft-deleted companies"
+    proxy.add(endpoint("companies"), Action("include_deleted", on_request=_with_deleted))
+    got = ok(o := outcome(call(via, "companies")))
+    equal(got, companies_ref)
+    warned(o, "include_deleted")
+
+
+def _with_deleted(ex: Any) -> None:
+    ex.body["filters"] = {**ex.body.get("filters", {}), "include_deleted": True}
+    ex.raw_body = orjson.dumps(ex.body)
 
 
 # ------------------------------------------------------------------------- case 3: inflated totals

@@ -25,6 +25,7 @@ from ..contract import (
     identities,
     keys_present,
     missing_fields,
+    null_fields,
     read_page,
     shaping,
 )
@@ -45,6 +46,7 @@ from ..transport.paging import map_concurrent
 from .fields import check_fields
 from .filters import EnumValueError, FilterSchema
 from .ids import check_ids
+from .outside import outside_filters
 from .paging import Pages, pull_pages
 
 if TYPE_CHECKING:
@@ -123,6 +125,25 @@ def _given(**filters: Any) -> dict[str, Any]:
 
 #: Filters that do not narrow a lookup by id (``include_deleted`` widens it).
 _NOT_NARROWING = frozenset({"id", "include_deleted"})
+
+
+def _drop_outside(
+    frame: pd.DataFrame, wire: Mapping[str, Any], schema: FilterSchema, found: Findings
+) -> pd.DataFrame:
+    """``frame`` without the rows the filters sent exclude (a service that ignored a filter),
+    said as an ``unrequested`` finding (:mod:`dealframe.private.outside`)."""
+    operators = {n: f.operators[0] for n, f in schema.fields.items() if f.operators}
+    bad, notes = outside_filters(frame, wire, operators)
+    if not bad.any():
+        return frame
+    found.add(
+        "unrequested",
+        f"{int(bad.sum())} of {len(frame)} rows are outside the filters sent "
+        f"({'; '.join(notes)}): dropped (does the service read these filters?)",
+    )
+    out = frame.loc[~bad].reset_index(drop=True)
+    out.attrs.update(frame.attrs)
+    return out
 
 
 def _report_missing_ids(
@@ -448,12 +469,16 @@ class PrivateApi:
             frame = shape.list_frame(entity, pages.parts)
         del pages.parts[:]
         received = len(frame)
-        missing_fields(pages.keys, entity, found, n_items=received)
+        absent = missing_fields(pages.keys, entity, found, n_items=received)
         frame = dedupe(frame, "id", found, newest="updated_at")
+        null_fields(frame, entity, found, missing=absent)
         duplicates = received - len(frame)
+        arrived = len(frame)
+        frame = _drop_outside(frame, wire, schema, found)
         if pulled.looked_up is None and limit is not None and len(frame) > limit:
             frame = frame.iloc[:limit].reset_index(drop=True)  # the last page may overshoot
-        distinct = len(frame)
+        # rows that arrived, before any were dropped as outside the filters
+        distinct = arrived if pulled.looked_up is not None or limit is None else min(arrived, limit)
         missing: list[str] | None = None
         if pulled.looked_up is not None:
             returned = set(frame["id"].tolist())
@@ -1314,8 +1339,9 @@ class PrivateApi:
             frame = build(items)
         column = frame.pop(parent) if parent in frame else pd.Series([], dtype="str")
         frame.insert(0, parent, pd.array(column, dtype="str"))
-        missing_fields(keys, answer, found, n_items=len(items))
+        absent = missing_fields(keys, answer, found, n_items=len(items))
         frame = dedupe(frame, [parent, "id"], found)
+        null_fields(frame, answer, found, missing=absent)
         totals = [pages.total for _, pages in pulled]
         known = [t for t in totals if t is not None]
         attach(
