@@ -58,6 +58,8 @@ __all__ = [
 ]
 
 _MISSING = object()
+#: How an error message without ``details.deleted`` says an entity is soft-deleted.
+_SAYS_DELETED = re.compile(r"\b(?:is|was|been|soft)[- ]deleted\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,8 +251,21 @@ class NotFoundError(ApiError):
 
     @property
     def deleted(self) -> bool:
-        """Whether the service said the entity is soft-deleted."""
-        return self.details.get("deleted") is True
+        """Whether the service said the entity is soft-deleted: ``details.deleted``, or, from
+        a service whose error bodies carry no ``details.deleted``, words that say so
+        (``"Resource is deleted: ..."``).
+
+        Examples
+        --------
+        >>> NotFoundError(404, "NOT_FOUND", "Resource is deleted: pass include_deleted").deleted
+        True
+        >>> NotFoundError(404, "NOT_FOUND", "Company not found").deleted
+        False
+        """
+        said = self.details.get("deleted")
+        if isinstance(said, bool):
+            return said
+        return bool(_SAYS_DELETED.search(self.message or ""))
 
     def _describe(self) -> str:
         if self.deleted:

@@ -391,6 +391,20 @@ def test_errors_are_the_same_typed_error_with_a_readable_message(erring: Any, ca
         assert text.count(caught.value.errors[0]) == 1, f"{profile}: said twice: {text}"
 
 
+def test_a_soft_deleted_entity_is_told_from_an_unknown_id_under_every_error_body(
+    erring: Any,
+) -> None:
+    """``NotFoundError.deleted`` reads ``details.deleted`` or, where the body has no details,
+    the service's words."""
+    profile, client, deleted = erring
+    with pytest.raises(NotFoundError) as gone:
+        client.private.company(deleted)
+    with pytest.raises(NotFoundError) as unknown:
+        client.private.company(NO_SUCH_ID)
+    assert gone.value.deleted is True, f"{profile}: {gone.value}"
+    assert unknown.value.deleted is False, f"{profile}: {unknown.value}"
+
+
 def test_time_series_fields_beyond_the_sandboxs_are_sent_as_given(reference: Served) -> None:
     """The document names time-series fields by example only: the client sends any name, and
     the service decides (issue 14: ``ruleOf40`` and ``ebitdaLtm`` were refused before sending)."""

@@ -31,6 +31,7 @@ from dealframe.frames import (
     top_verticals_frame,
 )
 from dealframe.frames.nested import encode, to_lists
+from dealframe.frames.normalize import to_date, to_utc
 
 PAYLOADS = Path(__file__).parent / "payloads"
 STR = pd.api.types.pandas_dtype("str")
@@ -489,3 +490,16 @@ def test_values_orjson_does_not_know_are_written_as_their_str():
     texts = encode([[{"id": Decimal("1.5")}], None, [1, "a"]], "x", array=True)
     assert list(texts)[0] == '[{"id":"1.5"}]' and list(texts)[2] == '[1,"a"]'
     assert pd.isna(list(texts)[1])
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("deal_date", "29/06/2026"), ("deal_date", "2026-06-29T00:00:00Z"), ("created_at", "soon")],
+)
+def test_an_unreadable_date_is_a_one_line_error_without_pandas_advice(field, value):
+    read = to_date if field == "deal_date" else to_utc
+    with pytest.raises(ValidationError) as info:
+        read([value, "2026-06-29" if field == "deal_date" else None], field)
+    message = str(info.value)
+    assert "\n" not in message and "You might want" not in message and field in message
+    assert info.value.__suppress_context__  # the foreign error is not chained

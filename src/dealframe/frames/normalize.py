@@ -53,6 +53,7 @@ __all__ = [
     "infer_kind",
     "to_date",
     "to_utc",
+    "why",
 ]
 
 _EMPTY: Mapping[str, Any] = {}
@@ -99,6 +100,20 @@ def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
             r["data"] if len(r) == 1 and isinstance(r.get("data"), Mapping) else r for r in records
         ]
     return records
+
+
+def why(exc: BaseException) -> str:
+    """A foreign exception's message for a one-line dealframe error: its first line, without
+    pandas' advice about its own arguments.
+
+    Examples
+    --------
+    >>> why(ValueError('time data "29/06" does not match. You might want to try: ...'))
+    'time data "29/06" does not match'
+    """
+    lines = str(exc).strip().splitlines()
+    first = lines[0].split(" You might want to try")[0] if lines else type(exc).__name__
+    return first.rstrip(" .:,;")
 
 
 def _is_null(v: Any) -> bool:
@@ -165,7 +180,7 @@ def to_utc(values: Sequence[Any], name: str = "timestamp") -> pd.DatetimeIndex:
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), utc=True, format="ISO8601")
     except (ValueError, TypeError) as exc:
-        raise ValidationError(name, f"ISO 8601 timestamps ({exc})") from exc
+        raise ValidationError(name, f"ISO 8601 timestamps ({why(exc)})") from None
     return out.as_unit("us")
 
 
@@ -185,7 +200,7 @@ def to_date(values: Sequence[Any], name: str = "date") -> np.ndarray:
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), format="%Y-%m-%d")
     except (ValueError, TypeError) as exc:
-        raise ValidationError(name, f"YYYY-MM-DD dates ({exc})") from exc
+        raise ValidationError(name, f"YYYY-MM-DD dates ({why(exc)})") from None
     return out.to_numpy(dtype=DATE_DTYPE)
 
 
@@ -204,7 +219,7 @@ def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     try:
         uniques = set(values)
     except TypeError as exc:
-        raise ValidationError("category", f"hashable values ({exc})") from exc
+        raise ValidationError("category", f"hashable values ({why(exc)})") from None
     known = set(vocab)
     extra = sorted((v for v in uniques if not _is_null(v) and v not in known), key=str)
     cats = [*vocab, *extra]
@@ -253,7 +268,7 @@ def cast(values: Sequence[Any], column: Column) -> Any:
     except ValidationError:
         raise
     except (ValueError, TypeError) as exc:
-        raise ValidationError(name, f"{kind} values ({exc})") from exc
+        raise ValidationError(name, f"{kind} values ({why(exc)})") from None
     raise ValidationError("column", f"a known kind ({', '.join(KINDS)})", got=kind)
 
 

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe.errors import ValidationError
-from dealframe.frames.normalize import as_records, build_frame, empty_frame
+from dealframe.frames.normalize import as_records, build_frame, empty_frame, why
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
 
 __all__ = [
@@ -148,7 +148,7 @@ def _collect(records: Sequence[Mapping[str, Any]], fields: Sequence[str] | None)
     try:
         vals = np.asarray(values, dtype=np.float64) if values else np.empty(0)
     except (TypeError, ValueError) as exc:
-        raise ValidationError("time_series", f"numeric values ({exc})") from exc
+        raise ValidationError("time_series", f"numeric values ({why(exc)})") from None
     return list(sku_pos), list(field_pos), f_idx, s_idx, months, vals
 
 
@@ -311,7 +311,7 @@ def group_current_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.
         try:
             columns[stat] = np.array(values, dtype=np.float64) if values else np.empty(0)
         except (TypeError, ValueError) as exc:
-            raise ValidationError(f"data.{stat}", f"numeric values ({exc})") from exc
+            raise ValidationError(f"data.{stat}", f"numeric values ({why(exc)})") from None
     return _with_meta(pd.DataFrame(columns, index=index), meta)
 
 
