@@ -188,6 +188,31 @@ def test_malformed_or_non_object_bodies(api, raw):
     assert_bad_request(resp, "body")
 
 
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        (b"[]", "got array"),
+        (b'"x"', "got string"),
+        (
+            b'{"filters": {"investor_id": [null]}}',
+            "filters.investor_id[0]: expected a string, got null",
+        ),
+        (b'{"filters": {"target_country": 5}}', "got number"),
+        (b'{"filters": []}', "got array"),
+    ],
+)
+def test_problems_name_json_types_not_python_ones(api, raw, said):
+    resp = api.post("/transactions", data=raw, headers={"Content-Type": "application/json"})
+    errors = resp.json()["error"]["details"]["errors"]
+    assert resp.status_code == 400 and any(said in e for e in errors), errors
+    assert not any(t in e for e in errors for t in ("NoneType", " list", " dict", " int"))
+
+
+def test_a_null_body_is_an_omitted_body_where_the_body_is_optional(api):
+    resp = api.post("/transactions", data=b"null", headers={"Content-Type": "application/json"})
+    assert resp.status_code == 200 and resp.json()["meta"]["page"] == 1
+
+
 def test_every_problem_is_reported_at_once(api):
     errors = assert_bad_request(
         api.post("/companies", {"limit": 0, "page": 0, "filters": {"nope": 1}}),

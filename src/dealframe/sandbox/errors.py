@@ -12,7 +12,34 @@ from typing import Any
 
 import orjson
 
-__all__ = ["ApiProblem", "Problems", "bad_request", "error_body", "not_found", "payload_too_large"]
+__all__ = [
+    "ApiProblem",
+    "Problems",
+    "bad_request",
+    "error_body",
+    "json_type",
+    "not_found",
+    "payload_too_large",
+]
+
+_JSON_TYPES = ((bool, "boolean"), (int, "number"), (float, "number"), (str, "string"))
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type, for messages (``null``, ``array`` ...).
+
+    Examples
+    --------
+    >>> json_type(None), json_type([1]), json_type(True), json_type(2.5)
+    ('null', 'array', 'boolean', 'number')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), "value")
 
 
 class ApiProblem(Exception):

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import Problems
+from ..errors import Problems, json_type
 from ..vocab import DEAL_SUBTYPES, DEAL_TYPES, MAX_IDS, REGIONS
 
 __all__ = [
@@ -204,8 +204,12 @@ def _value(spec: FilterSpec, op: str, value: Any, where: str, problems: Problems
     """Check one value against the spec's type; return the normalised value or None."""
     t = spec.type
     if t in ("array_uuid", "array_string"):
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            problems.add(f"{where}: expected an array of strings, got {type(value).__name__}")
+        if not isinstance(value, list):
+            problems.add(f"{where}: expected an array of strings, got {json_type(value)}")
+            return None
+        wrong = next((i for i, v in enumerate(value) if not isinstance(v, str)), None)
+        if wrong is not None:
+            problems.add(f"{where}[{wrong}]: expected a string, got {json_type(value[wrong])}")
             return None
         if t == "array_uuid":
             bad = [v for v in value if not _UUID.match(v)]
@@ -224,7 +228,7 @@ def _value(spec: FilterSpec, op: str, value: Any, where: str, problems: Problems
         return list(value)
     if t == "string":
         if not isinstance(value, str):
-            problems.add(f"{where}: expected a string, got {type(value).__name__}")
+            problems.add(f"{where}: expected a string, got {json_type(value)}")
             return None
         return value
     if t == "boolean":
@@ -265,7 +269,7 @@ def parse_filters(
     if raw is None:
         return [], False
     if not isinstance(raw, dict):
-        problems.add(f"{where}: expected an object, got {type(raw).__name__}")
+        problems.add(f"{where}: expected an object, got {json_type(raw)}")
         return [], False
     specs = {s.field: s for s in SPECS[entity]}
     conditions: list[Condition] = []

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import ApiProblem, Problems, bad_request
+from ..errors import ApiProblem, Problems, bad_request, json_type
 
 __all__ = ["ApiRequest", "bool_param", "check_members", "int_param", "parse_body", "path_id"]
 
@@ -68,7 +68,7 @@ def parse_body(raw: bytes, *, required: bool) -> dict[str, Any]:
     if body is None and not required:
         return {}
     if not isinstance(body, dict):
-        raise bad_request(f"body: expected a JSON object, got {type(body).__name__}")
+        raise bad_request(f"body: expected a JSON object, got {json_type(body)}")
     return body
 
 
