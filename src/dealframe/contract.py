@@ -48,7 +48,7 @@ from dealframe.errors import (
     ServiceContractError,
     ValidationError,
 )
-from dealframe.notices import ServiceContractWarning
+from dealframe.notices import ServiceContractWarning, user_stacklevel
 
 __all__ = [
     "DOCUMENTED_FIELDS",
@@ -266,7 +266,6 @@ class Findings:
         expected: int | None = None,
         received: int | None = None,
         what: str = "rows",
-        stacklevel: int = 4,
     ) -> None:
         """Warn about each finding, or raise the typed error under ``strict``.
 
@@ -296,7 +295,7 @@ class Findings:
                 200, text, finding=self.items[0].kind, details={"findings": self.records()}
             )
         for finding in self.items:
-            warnings.warn(str(finding), ServiceContractWarning, stacklevel=stacklevel)
+            warnings.warn(str(finding), ServiceContractWarning, stacklevel=user_stacklevel())
 
 
 @dataclass

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,7 +14,13 @@ __all__ = [
     "MissingDataWarning",
     "MissingInvestorsWarning",
     "ServiceContractWarning",
+    "missing_expected",
+    "user_stacklevel",
+    "warn_missing",
 ]
+
+#: Frames in files under this folder are dealframe's own (see :func:`user_stacklevel`).
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class DealframeWarning(UserWarning):
@@ -58,7 +66,7 @@ def missing_expected() -> Iterator[None]:
     Examples
     --------
     >>> with missing_expected():
-    ...     warn_missing("1 of 2 SKUs were not returned", stacklevel=1)  # not shown
+    ...     warn_missing("1 of 2 SKUs were not returned")  # not shown
     """
     token = _MISSING_EXPECTED.set(True)
     try:
@@ -67,8 +75,25 @@ def missing_expected() -> Iterator[None]:
         _MISSING_EXPECTED.reset(token)
 
 
-def warn_missing(message: str, stacklevel: int) -> None:
-    """A :class:`MissingDataWarning` about unreturned entities, unless the caller expects
-    them (:func:`missing_expected`). ``stacklevel`` counts from the caller of this function."""
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for a ``warnings.warn`` in the calling function that points at the
+    first frame outside dealframe: the user's line, however many of the library's own calls
+    (and argument-checking wrappers) lie between. Counted, not hand-set per call site.
+
+    Examples
+    --------
+    >>> user_stacklevel() >= 1
+    True
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn_missing(message: str) -> None:
+    """A :class:`MissingDataWarning` about unreturned entities, at the user's line, unless
+    the caller expects them (:func:`missing_expected`)."""
     if not _MISSING_EXPECTED.get():
-        warnings.warn(message, MissingDataWarning, stacklevel=stacklevel + 1)
+        warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())

@@ -273,6 +273,16 @@ def _threshold_3(got: pd.DataFrame, want: pd.DataFrame) -> tuple[pd.DataFrame, p
     return got[~moved].reset_index(drop=True), want[~moved].reset_index(drop=True)
 
 
+def _small_n_omitted(got: pd.DataFrame, want: pd.DataFrame) -> pd.DataFrame:
+    """Buckets below the threshold are left out under small-n-omitted: the client says which
+    and how many deals they held; the rest is equal."""
+    small = (want["warning"] == "small_n").to_numpy()
+    assert got.attrs["buckets_left_out"] == want.loc[small, "bucket"].tolist()
+    assert got.attrs["deals_left_out"] == int(want.loc[small, "n"].sum())
+    assert want.attrs["buckets_left_out"] == [] and want.attrs["deals_left_out"] == 0
+    return want[~small].reset_index(drop=True)
+
+
 def _compare(profile: str, name: str, got: Any, want: Any) -> None:
     for g, w in zip(_frames(got), _frames(want), strict=True):
         if (
@@ -287,6 +297,8 @@ def _compare(profile: str, name: str, got: Any, want: Any) -> None:
             g = g.drop(columns=sorted(extra))
         if profile == "threshold-3" and name.startswith("aggregate"):
             g, w = _threshold_3(g, w)
+        if profile == "small-n-omitted" and name.startswith("aggregate"):
+            w = _small_n_omitted(g, w)
         pd.testing.assert_frame_equal(g, w)
 
 
@@ -317,6 +329,10 @@ SERVED: dict[str, tuple[str, Callable[[Any], bool]]] = {
             f.attrs["methodology"]["small_n_threshold"] == 3
             and (f["n"].between(3, 4) & f["median"].notna()).any()
         ),
+    ),
+    "small-n-omitted": (
+        "aggregate_month",
+        lambda f: f.attrs["deals_left_out"] > 0 and not (f["warning"] == "small_n").any(),
     ),
     "errors-detail": ("deals", lambda f: True),  # see the error tests
     "errors-list": ("deals", lambda f: True),

@@ -42,6 +42,7 @@ ADAPTED_BY: dict[str, dict[str, tuple[str, ...]]] = {
     "quarter-words": {"B.aggregate.labels.quarter": ("Q2 2021", "2021-Q2")},
     "month-date": {"B.aggregate.labels.month": ("2021-06-01", "2021-06")},
     "threshold-3": {"B.aggregate.methodology": ("small_n_threshold 3",)},
+    "small-n-omitted": {"B.aggregate.suppression": ("left out",)},
     "errors-detail": {"B.errors": ("{detail}", "limit")},
     "errors-list": {"B.errors": ("{errors}", "limit")},
     "limit-100": {"B.paging.limit": ("served as 100",)},

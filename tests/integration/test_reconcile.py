@@ -8,6 +8,7 @@ import pytest
 
 import dealframe
 import dealframe.analytics
+import dealframe.sandbox
 from dealframe._vocab import AGGREGATE_METRICS, TIME_BUCKETS
 from dealframe.analytics import DEFAULT_CONVENTIONS, Conventions
 from dealframe.analytics.reconcile import calibrate, compare_buckets, reconcile, reconcile_groups
@@ -199,3 +200,25 @@ def test_a_service_labelling_buckets_otherwise_still_reconciles(client, bucket, 
     # matching by label alone would have paired nothing
     by_label = compare_buckets(relabelled.drop(columns=["period_start"]), local)
     assert len(by_label) == 2 * len(service) and not by_label["match"].any()
+
+
+def test_buckets_a_service_leaves_out_as_suppressed_still_reconcile():
+    """ "Suppressed" may mean left out of the answer (the small-n-omitted profile): the
+    aggregate says which buckets and how many deals, without a count warning, and reconcile
+    counts them as matching where the local count is below the threshold too."""
+    filters = {"target_country": ["FRA"]}
+    with (
+        dealframe.sandbox.run(scale=0.1, profile="small-n-omitted") as sb,
+        dealframe.Client.for_sandbox(sb, progress=False) as omitting,
+        dealframe.sandbox.run(scale=0.1) as sb_default,
+        dealframe.Client.for_sandbox(sb_default, progress=False) as default,
+    ):
+        full = default.private.aggregate("raised", "month", filters, strict=True)
+        cut = omitting.private.aggregate("raised", "month", filters, strict=True)
+        small = full["warning"] == "small_n"
+        assert small.any() and cut.attrs["buckets_left_out"] == full.loc[small, "bucket"].tolist()
+        assert cut.attrs["deals_left_out"] == int(full.loc[small, "n"].sum())
+        assert full.attrs["deals_left_out"] == 0
+        rec = reconcile(omitting, "raised", "month", filters)
+    assert rec.frame["match"].all() and rec.frame.attrs["left_out_by_service"] == small.sum()
+    assert "left out by the service" in rec.summary

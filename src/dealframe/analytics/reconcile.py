@@ -206,6 +206,23 @@ def _local(
     )
 
 
+def _left_out_match(frame: pd.DataFrame, service: pd.DataFrame, threshold: int) -> pd.DataFrame:
+    """Buckets the service left out (``attrs["buckets_left_out"]``: its reading of
+    "suppressed") match where the local count is below the threshold too."""
+    left_out = set(service.attrs.get("buckets_left_out") or ())
+    if not left_out:
+        return frame
+    local_n = pd.to_numeric(frame["n_local"], errors="coerce")
+    suppressed = (
+        frame["bucket"].isin(left_out)
+        & frame["n_service"].isna()
+        & (local_n < threshold).fillna(False)
+    ).to_numpy(dtype=bool)
+    frame.loc[suppressed, "match"] = True
+    frame.attrs["left_out"] = int(suppressed.sum())
+    return frame
+
+
 def _same_meta(service: pd.DataFrame, local: pd.DataFrame) -> bool:
     return all(
         service.attrs.get(k) == local.attrs.get(k) for k in ("total_deals", "outliers_trimmed")
@@ -220,9 +237,11 @@ def _summary(label: str, frame: pd.DataFrame, service: pd.DataFrame, local: pd.D
     for key in ("total_deals", "outliers_trimmed"):
         s, lo = service.attrs.get(key), local.attrs.get(key)
         meta.append(f"{key} {lo} {'=' if s == lo else '!='} {s}")
+    left = frame.attrs.get("left_out_by_service") or 0
+    shown = f", {left} left out by the service, below the threshold here too" if left else ""
     return (
-        f"{label}: {matched} of {len(frame)} buckets match (max |Δ median| {worst_text}); "
-        + "; ".join(meta)
+        f"{label}: {matched} of {len(frame)} buckets match (max |Δ median| {worst_text}"
+        f"{shown}); " + "; ".join(meta)
     )
 
 
@@ -266,10 +285,13 @@ def reconcile(
     _check_call(client, metric, time_bucket, filters, conventions, tolerance, progress)
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
     local = _local(deals, metric, time_bucket, context, conventions)
-    frame = compare_buckets(service, local, tolerance)
+    frame = _left_out_match(
+        compare_buckets(service, local, tolerance), service, context["small_n_threshold"]
+    )
     same_meta = _same_meta(service, local)
     frame.attrs.update(
         {
+            "left_out_by_service": int(frame.attrs.pop("left_out", 0)),
             "matched": int(frame["match"].sum()),
             "buckets": len(frame),
             "meta_matches": same_meta,
@@ -328,7 +350,9 @@ def calibrate(
     rows = []
     for variant in variants:
         local = _local(deals, metric, time_bucket, context, variant)
-        frame = compare_buckets(service, local, tolerance)
+        frame = _left_out_match(
+            compare_buckets(service, local, tolerance), service, context["small_n_threshold"]
+        )
         meta = _same_meta(service, local)
         rows.append(
             {

@@ -21,14 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from dealframe.arguments import checked_keywords
-
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
+from ..arguments import checked_keywords
 from ..client import Client
 from ..contract import DOCUMENTED_FIELDS
 from ..errors import DealframeError, TransportError, ValidationError, error_from_response
 from ..frames.normalize import to_utc
-from ..frames.private import bucket_period
+from ..frames.private import aggregate_frame, bucket_period, buckets_left_out
 from ..frames.public import group_current_frame
 from ..public.sku import sku_version
 
@@ -773,6 +772,7 @@ def _aggregate(d: _Doctor) -> None:
             items = _items(doc)
             if bucket == "quarter":
                 d.facts["aggregate_meta"] = doc.get("meta")
+            d.facts[f"aggregate_{bucket}"] = doc
             served = [i.get("bucket") for i in items]
             read = [bucket_period(label, bucket) for label in served]
             if any(r is None for r in read):
@@ -807,6 +807,35 @@ def _aggregate(d: _Doctor) -> None:
         return "iqr_1.5, small_n_threshold 5, default window 5 years", HOLDS
 
     d.run("B.aggregate.methodology", "iqr_1.5 trimming, small_n_threshold 5", method)
+
+    def suppression() -> tuple[str, str]:
+        doc = d.facts.get("aggregate_month")
+        doc = doc if isinstance(doc, Mapping) else {}
+        meta = doc.get("meta")
+        meta = meta if isinstance(meta, Mapping) else {}
+        methodology = meta.get("methodology")
+        threshold = (
+            methodology.get("small_n_threshold") if isinstance(methodology, Mapping) else None
+        )
+        if not isinstance(threshold, int):
+            return "no small_n_threshold to read buckets by", BREAKS
+        items = _items(doc)
+        small = [i for i in items if isinstance(i.get("n"), int) and 0 < i["n"] < threshold]
+        left = buckets_left_out(aggregate_frame(items, {"time_bucket": "month", **meta}), "month")
+        if small:
+            return f"{len(small)} month buckets below {threshold} deals returned", HOLDS
+        if left:
+            return (
+                f"{len(left)} month buckets of the window left out (suppressed: read from "
+                "the window, in attrs['buckets_left_out'])"
+            ), ADAPTED
+        return "no month bucket below the threshold in the answer", HOLDS
+
+    d.run(
+        "B.aggregate.suppression",
+        "buckets below the threshold returned with null statistics (rule 3)",
+        suppression,
+    )
 
 
 @checked_keywords

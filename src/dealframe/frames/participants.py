@@ -46,7 +46,7 @@ from dealframe.frames.schemas import (
     STRING_DTYPE,
     dtype_of,
 )
-from dealframe.notices import MissingInvestorsWarning
+from dealframe.notices import MissingInvestorsWarning, user_stacklevel
 
 __all__ = ["co_investment_edges", "explode_participants", "role_names"]
 
@@ -182,7 +182,7 @@ def explode_participants(
             "rows. Pull the deals with client.private.deals(..., with_investors=True) for "
             "complete lists, or pass roles=('lead_investor', 'buyer')",
             MissingInvestorsWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return frame
 
@@ -258,7 +258,7 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
                 "is undercounted. Pull the deals with client.private.deals(..., "
                 "with_investors=True)",
                 MissingInvestorsWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
     rows = rows[rows["deal_id"].notna() & rows["participant_id"].notna()]
     if not len(rows):

@@ -60,6 +60,7 @@ from dealframe.frames.schemas import (
 __all__ = [
     "aggregate_frame",
     "bucket_period",
+    "buckets_left_out",
     "co_investors_frame",
     "companies_frame",
     "company_investors_frame",
@@ -504,6 +505,40 @@ def aggregate_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.Data
     frame.attrs["date_range"] = copy.deepcopy(dict(date_range))
     frame.attrs["labels_as_served"] = [r.get("bucket") for r in records]
     return frame
+
+
+_FREQ = {"month": "M", "quarter": "Q", "year": "Y"}
+
+
+def buckets_left_out(frame: pd.DataFrame, time_bucket: str) -> list[str]:
+    """Labels of the window's buckets that an :func:`aggregate_frame` does not hold.
+
+    The window is ``attrs["date_range"]``; a service that leaves out suppressed (or empty)
+    buckets answers fewer rows than the window has buckets. Empty for ``none``, or when the
+    window or a label cannot be read.
+
+    Examples
+    --------
+    >>> df = aggregate_frame([{"bucket": "2024-Q1", "n": 7}, {"bucket": "2024-Q4", "n": 5}],
+    ...     {"time_bucket": "quarter", "date_range": {"from": "2024-01-01", "to": "2024-12-31"}})
+    >>> buckets_left_out(df, "quarter")
+    ['2024-Q2', '2024-Q3']
+    """
+    freq = _FREQ.get(time_bucket)
+    window = frame.attrs.get("date_range") or {}
+    if freq is None or frame["period_start"].isna().any():
+        return []
+    try:
+        periods = pd.period_range(window.get("from"), window.get("to"), freq=freq)
+    except (TypeError, ValueError):
+        return []
+    form = {
+        "month": lambda p: f"{p.year:04d}-{p.month:02d}",
+        "quarter": lambda p: f"{p.year:04d}-Q{p.quarter}",
+        "year": lambda p: f"{p.year:04d}",
+    }[time_bucket]
+    held = set(frame["bucket"].astype(str))
+    return [label for label in map(form, periods) if label not in held]
 
 
 _LABELS: dict[str, tuple[re.Pattern[str], ...]] = {

@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from deltalake.exceptions import DeltaError
 
+from ..notices import user_stacklevel
 from .errors import MirrorRepairWarning
 from .schema import ENTITIES, arrow_schema
 from .state import MirrorState, write_state
@@ -129,7 +130,7 @@ def _migrate_entity(root: Path, entity: str, entry: dict[str, Any], syncs: int) 
             f"the {entity} files of the version-2 mirror at {root} could not be read "
             f"({type(exc).__name__}: {exc}); the sync pulls {entity} in full instead",
             MirrorRepairWarning,
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )
         return
     owner_only(folder)

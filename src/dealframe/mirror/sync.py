@@ -23,6 +23,7 @@ from deltalake.exceptions import DeltaError
 from dealframe.arguments import checked_keywords
 
 from ..errors import ConfigurationError, ValidationError
+from ..notices import user_stacklevel
 from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
 from .errors import MirrorDamagedError, MirrorPathError, MirrorRepairWarning
@@ -361,7 +362,7 @@ def _sync_entity(
             f"the mirror's {entity} table at {root / entity} was damaged ({problem}); "
             "it was rebuilt from a full pull",
             MirrorRepairWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     version = open_table(root / entity).version()
     return EntityReport(

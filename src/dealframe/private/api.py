@@ -40,7 +40,7 @@ from ..errors import (
 )
 from ..frames import private as shape
 from ..frames.schemas import PROFILE_FIELDS
-from ..notices import MissingDataWarning, missing_expected, warn_missing
+from ..notices import MissingDataWarning, missing_expected, user_stacklevel, warn_missing
 from ..provenance import attach
 from ..transport.paging import map_concurrent
 from .fields import check_fields
@@ -180,7 +180,7 @@ def _report_missing_ids(
         f"{len(missing)} of {len(looked_up)} {label} ids were not returned ({reason}): "
         f"{shown} (see df.attrs['missing_ids'])",
         MissingDataWarning,
-        stacklevel=4,
+        stacklevel=user_stacklevel(),
     )
 
 
@@ -919,7 +919,6 @@ class PrivateApi:
                         refresh,
                         cache,
                         _single_deals,
-                        stacklevel=5,  # deals() -> _with_profiles() -> here
                     )
                     if ids
                     else _single_deals([])
@@ -957,7 +956,7 @@ class PrivateApi:
                 f"(deleted since the list was read?): their investors and profile-only "
                 f"columns are null: {shown} (see df.attrs['profiles'])",
                 MissingDataWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         return out
 
@@ -974,10 +973,8 @@ class PrivateApi:
         refresh: bool,
         cache: bool,
         build: Callable[[list[dict]], pd.DataFrame],
-        stacklevel: int = 4,
     ) -> pd.DataFrame:
-        """Single forms of ``ids``; ``stacklevel`` puts warnings at the user's call (4 when
-        a public method calls this one directly)."""
+        """Single forms of ``ids`` (warnings point at the user's call)."""
         single = isinstance(ids, str)
         wanted = check_ids(ids, "id" if single else "ids")
         params: dict[str, Any] = {}
@@ -1072,7 +1069,6 @@ class PrivateApi:
             expected=len(wanted),
             received=len(got),
             what="profiles",
-            stacklevel=stacklevel,
         )
         if missing:
             if strict:
@@ -1081,8 +1077,7 @@ class PrivateApi:
                 )
             warn_missing(
                 f"{len(missing)} of {len(wanted)} {entity} were not found (or are "
-                "soft-deleted; pass include_deleted=True): see df.attrs['missing_ids']",
-                stacklevel=stacklevel - 1,
+                "soft-deleted; pass include_deleted=True): see df.attrs['missing_ids']"
             )
         return frame
 
@@ -1946,10 +1941,17 @@ class PrivateApi:
         frame = dedupe(frame, "bucket", found)
         total = meta.get("total_deals")
         counted = int(frame["n"].sum()) if len(frame) else 0
+        # "suppressed" may mean left out: the window's buckets the answer does not hold
+        left_out = shape.buckets_left_out(frame, time_bucket)
+        frame.attrs["buckets_left_out"], frame.attrs["deals_left_out"] = left_out, 0
         if isinstance(total, int) and not isinstance(total, bool) and total != counted:
-            found.add(
-                "count_mismatch", f"meta.total_deals is {total}, the buckets' n add up to {counted}"
-            )
+            if left_out and counted < total:
+                frame.attrs["deals_left_out"] = total - counted
+            else:
+                found.add(
+                    "count_mismatch",
+                    f"meta.total_deals is {total}, the buckets' n add up to {counted}",
+                )
         attach(
             frame, endpoint=endpoint, responses=[response], request=body, findings=found.records()
         )

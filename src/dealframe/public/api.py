@@ -242,8 +242,7 @@ class PublicApi:
             shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
             warn_missing(
                 f"{len(missing)} of {len(wanted)} SKUs were not returned by the service: "
-                f"{shown} (see df.attrs['missing_skus'])",
-                stacklevel=3,
+                f"{shown} (see df.attrs['missing_skus'])"
             )
         return missing
 

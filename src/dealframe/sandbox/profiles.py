@@ -22,7 +22,7 @@ Examples
 >>> select("quarter-word")
 Traceback (most recent call last):
 ...
-dealframe.sandbox.profiles.UnknownProfileError: unknown sandbox profile 'quarter-word' (did you mean 'quarter-words'?); profiles: default, group-field-major, group-list, quarter-compact, quarter-words, month-date, threshold-3, errors-detail, errors-list, limit-100, limit-500, resolve-100-400, resolve-100-413, timestamps-z, timestamps-offset, extra-fields, legacy-subresources, broken
+dealframe.sandbox.profiles.UnknownProfileError: unknown sandbox profile 'quarter-word' (did you mean 'quarter-words'?); profiles: default, group-field-major, group-list, quarter-compact, quarter-words, month-date, threshold-3, small-n-omitted, errors-detail, errors-list, limit-100, limit-500, resolve-100-400, resolve-100-413, timestamps-z, timestamps-offset, extra-fields, legacy-subresources, broken
 """
 
 from __future__ import annotations
@@ -267,6 +267,12 @@ def _threshold(n: int) -> TableChange:
         _edit("POST", _AGGREGATE, _swap(partial(private.aggregate, small_n_threshold=n))),
         _edit("GET", f"{_B}/lookup/transactions", _after(discovery)),
     )
+
+
+def _omit_small(request: ApiRequest, doc: dict) -> dict:
+    """Buckets below the threshold left out, not returned with null statistics."""
+    doc["data"] = [b for b in doc["data"] if b.get("warning") != "small_n"]
+    return doc
 
 
 # ---------------------------------------------------------------------------- Family B errors
@@ -643,6 +649,15 @@ _ALL: tuple[Profile, ...] = (
         frozenset({"threshold"}),
         _threshold(3),
         replaces=True,
+    ),
+    Profile(
+        "small-n-omitted",
+        "what a suppressed bucket is (section 4.3 rule 3)",
+        "aggregate buckets with fewer deals than `small_n_threshold` left out of `data` "
+        "(the default returns them with `n`, null statistics and `warning: small_n`); empty "
+        "buckets still follow `empty_buckets_returned`",
+        frozenset({"suppression"}),
+        _edit("POST", _AGGREGATE, _after(_omit_small)),
     ),
     Profile(
         "errors-detail",
