@@ -331,6 +331,25 @@ def test_bad_input_is_refused_and_nothing_is_overwritten(sb, client, tmp_path, m
         mirror.status(tmp_path / "nowhere")
 
 
+def test_a_folder_the_system_refuses_is_a_mirror_path_error(client, tmp_path):
+    """No exception of the operating system leaves a public mirror function."""
+    a_file = tmp_path / "file"
+    a_file.write_bytes(b"x")
+    for where in (a_file / "sub", tmp_path / "ro" / "sub"):
+        if where.parent.name == "ro":
+            where.parent.mkdir(mode=0o500)  # root ignores permissions: then it is created
+        for call in (
+            lambda: mirror.sync(client, where, ["investors"]),
+            lambda: mirror.snapshot_public(client, where, regions=["Western Europe"]),
+        ):
+            try:
+                call()
+            except mirror.MirrorPathError as exc:
+                assert str(where) in str(exc) and exc.__cause__ is None
+            else:
+                assert where.parent.name == "ro", f"{where} was accepted"
+
+
 def test_cli_sync_and_status(tmp_path, capsys):
     path = tmp_path / "m"
     assert main(["mirror", "sync", str(path), "--sandbox", "--scale", "0.02", "--no-progress"]) == 0

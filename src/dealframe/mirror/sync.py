@@ -145,6 +145,14 @@ def open_folder(path: str | Path, *, create: bool) -> Path:
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip() or "\0" in str(path):
         raise ValidationError("path", "a folder path (str or pathlib.Path)", got=path)
     folder = Path(path).expanduser()
+    try:
+        return _checked_folder(folder, create)
+    except OSError as exc:  # the operating system's refusal, said as the mirror's
+        reason = exc.strerror or type(exc).__name__
+        raise MirrorPathError(f"{folder} cannot hold a mirror: {reason}") from None
+
+
+def _checked_folder(folder: Path, create: bool) -> Path:
     if folder.exists() and not folder.is_dir():
         raise MirrorPathError(
             f"{folder} is a file, not a mirror folder; give the path of a "
