@@ -9,6 +9,7 @@ endpoint. The tests share one small sandbox, reset to its generated data around 
 from __future__ import annotations
 
 import datetime as dt
+import stat
 
 import pandas as pd
 import pyarrow as pa
@@ -20,7 +21,7 @@ import dealframe.mirror as mirror
 import dealframe.sandbox
 from dealframe.cli import main
 from dealframe.client import Client
-from dealframe.errors import ConfigurationError, ValidationError
+from dealframe.errors import ConfigurationError, DealframeError, ValidationError
 from dealframe.mirror.durable import mirror_lock
 from dealframe.mirror.schema import arrow_schema, to_frame
 from dealframe.mirror.state import STATE_NAME
@@ -339,8 +340,8 @@ def test_a_folder_the_system_refuses_is_a_mirror_path_error(client, tmp_path):
         if where.parent.name == "ro":
             where.parent.mkdir(mode=0o500)  # root ignores permissions: then it is created
         for call in (
-            lambda: mirror.sync(client, where, ["investors"]),
-            lambda: mirror.snapshot_public(client, where, regions=["Western Europe"]),
+            lambda w=where: mirror.sync(client, w, ["investors"]),
+            lambda w=where: mirror.snapshot_public(client, w, regions=["Western Europe"]),
         ):
             try:
                 call()
@@ -348,6 +349,18 @@ def test_a_folder_the_system_refuses_is_a_mirror_path_error(client, tmp_path):
                 assert str(where) in str(exc) and exc.__cause__ is None
             else:
                 assert where.parent.name == "ro", f"{where} was accepted"
+
+
+def test_a_failed_first_sync_leaves_only_owner_only_folders(tmp_path):
+    closed = Client(
+        "http://127.0.0.1:9", private_key="k", cache_enabled=False, retries=0, progress=False
+    )
+    with closed, pytest.raises(DealframeError):
+        mirror.sync(closed, tmp_path / "m", ["investors"])
+    made = [tmp_path / "m", *(tmp_path / "m").rglob("*")]
+    assert len(made) > 1
+    for path in made:
+        assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path.relative_to(tmp_path)
 
 
 def test_cli_sync_and_status(tmp_path, capsys):

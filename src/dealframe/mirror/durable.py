@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .errors import MirrorLockedError
 
-__all__ = ["LOCK_NAME", "atomic_write", "fsync_dir", "fsync_file", "mirror_lock"]
+__all__ = ["LOCK_NAME", "atomic_write", "fsync_dir", "fsync_file", "mirror_lock", "private_dirs"]
 
 LOCK_NAME = ".lock"
 
@@ -24,6 +24,20 @@ try:  # POSIX
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
+
+
+def private_dirs(folder: Path) -> None:
+    """Create ``folder`` and its missing parents, each owner-only (0700).
+
+    ``Path.mkdir(parents=True, mode=...)`` gives the mode to the last folder only; the
+    parents it creates get the default (0755 under the usual umask).
+    """
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        made.mkdir(mode=0o700, exist_ok=True)
 
 
 def fsync_file(path: Path) -> None:

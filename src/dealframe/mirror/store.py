@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .durable import fsync_dir, fsync_file
+from .durable import fsync_dir, fsync_file, private_dirs
 from .schema import arrow_schema, to_arrow
 
 __all__ = [
@@ -202,7 +202,7 @@ class StagedRows:
     _writer: PartWriter | None = None
 
     def __post_init__(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dirs(self.folder)
         self._writer = PartWriter(
             self.folder, self.entity, self.prefix, rows_per_file=self.rows_per_file
         )

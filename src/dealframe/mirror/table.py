@@ -35,7 +35,7 @@ from deltalake import CommitProperties, DeltaTable, Schema, WriterProperties, wr
 from deltalake.exceptions import DeltaError
 from deltalake.transaction import AddAction, RemoveAction, create_table_with_add_actions
 
-from .durable import fsync_dir, fsync_file
+from .durable import fsync_dir, fsync_file, private_dirs
 from .errors import MirrorDamagedError, MirrorWriteError
 from .schema import SCHEMA_VERSION, schema_problem
 from .store import COMPRESSION, ROW_GROUP_ROWS
@@ -314,7 +314,7 @@ def check(folder: Path, table: DeltaTable, entity: str | None, *, deep: bool = F
 def add_files(folder: Path, parts: list[tuple[Path, int]]) -> list[AddAction]:
     """Move finished Parquet files (path, rows) into the table folder under new Delta-style
     names; the add actions that commit them (statistics: the row count)."""
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dirs(folder)
     actions: list[AddAction] = []
     for path, rows in parts:
         name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
