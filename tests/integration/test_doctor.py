@@ -152,3 +152,40 @@ def test_no_service_is_exit_2_on_one_line(cli):
     assert code == 2
     assert out == "" and len(err.strip().splitlines()) == 1
     assert "cannot run" in err and "connection" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--public-token", "x"), "base_url is not set"),
+        (("--base-url", "http://127.0.0.1:9"), "no token"),
+    ],
+)
+def test_a_missing_base_url_or_token_is_exit_2_on_one_line(cli, args, said):
+    code, out, err = cli(*args, env_tokens=False)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and said in err
+
+
+def test_a_family_without_its_token_is_said_not_checked(sandbox, monkeypatch):
+    monkeypatch.delenv("DEALFRAME_PRIVATE_KEY", raising=False)
+    with dealframe.Client(
+        sandbox.url, public_token=sandbox.public_token, cache_enabled=False, progress=False
+    ) as client:
+        found = dealframe.doctor(client)
+    assert found.ok and not any(c.name.startswith("B.") for c in found.checks)
+    assert found.skipped == ["Family B (no private key)"]
+    assert found.verdict().endswith("not checked: Family B (no private key)")
+    assert found.to_dict()["skipped"] == found.skipped
+
+
+def test_json_output_into_a_closed_pipe_is_no_traceback(sandbox):
+    done = subprocess.run(
+        f"{sys.executable} -m dealframe doctor --json | true",  # the reader has gone
+        shell=True,
+        env=_env(sandbox, env_tokens=True),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr

@@ -25,7 +25,13 @@ from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from ..arguments import checked_keywords
 from ..client import Client
 from ..contract import DOCUMENTED_FIELDS
-from ..errors import DealframeError, TransportError, ValidationError, error_from_response
+from ..errors import (
+    ConfigurationError,
+    DealframeError,
+    TransportError,
+    ValidationError,
+    error_from_response,
+)
 from ..frames.normalize import to_utc
 from ..frames.private import aggregate_frame, bucket_period, buckets_left_out
 from ..frames.public import group_current_frame
@@ -79,6 +85,8 @@ class Diagnosis:
     base_url: str
     checks: list[Check] = field(default_factory=list)
     requests: int = 0
+    #: Interface families not checked, and why (``"Family B (no private key)"``).
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -99,9 +107,10 @@ class Diagnosis:
             if not breaks
             else "the client cannot rely on this service where it breaks"
         )
+        not_run = f"; not checked: {', '.join(self.skipped)}" if self.skipped else ""
         return (
             f"dealframe doctor: {holds} hold, {adapted} adapted, {breaks} break in "
-            f"{self.requests} requests: {how}"
+            f"{self.requests} requests: {how}{not_run}"
         )
 
     def table(self, width: int = 60) -> str:
@@ -124,6 +133,7 @@ class Diagnosis:
             "ok": self.ok,
             "requests": self.requests,
             "verdict": self.verdict(),
+            "skipped": list(self.skipped),
             "checks": [asdict(c) for c in self.checks],
         }
 
@@ -878,8 +888,19 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
         raise ValidationError(
             "max_requests", "a whole number of requests, 1 or more", got=max_requests
         )
-    d = _Doctor(client, max_requests)
     settings = client.settings
+    if not settings.base_url:
+        raise ConfigurationError(
+            "base_url is not set: pass base_url= (--base-url) or set DEALFRAME_BASE_URL",
+            field="base_url",
+        )
+    if not (settings.public_token or settings.private_key):
+        raise ConfigurationError(
+            "no token: set DEALFRAME_PUBLIC_TOKEN and/or DEALFRAME_PRIVATE_KEY "
+            "(or --public-token/--private-key)",
+            field="public_token",
+        )
+    d = _Doctor(client, max_requests)
     try:
         if settings.public_token:
             _family_a(d)
@@ -892,4 +913,12 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
             "budget reached: the remaining checks did not run",
             BREAKS,
         )
-    return Diagnosis(settings.base_url or "", d.found, d.sent)
+    skipped = [
+        family
+        for family, given in (
+            ("Family A (no public token)", settings.public_token),
+            ("Family B (no private key)", settings.private_key),
+        )
+        if not given
+    ]
+    return Diagnosis(settings.base_url, d.found, d.sent, skipped)

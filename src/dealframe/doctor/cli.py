@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
-from ..errors import ConfigurationError, DealframeError
+from ..errors import DealframeError
 
 __all__ = ["register"]
 
@@ -30,22 +31,22 @@ def _run(args: argparse.Namespace) -> int:
             progress=False,
             retries=0,
         ) as client:
-            if not (client.settings.public_token or client.settings.private_key):
-                raise ConfigurationError(
-                    "no token: set DEALFRAME_PUBLIC_TOKEN and/or "
-                    "DEALFRAME_PRIVATE_KEY (or --public-token/--private-key)",
-                    field="public_token",
-                )
             diagnosis = diagnose(client, max_requests=args.max_requests)
     except DealframeError as exc:
         print(f"dealframe doctor: cannot run: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(diagnosis.to_dict(), indent=2))
-    else:
-        print(f"dealframe doctor: {diagnosis.base_url}")
-        print(diagnosis.table())
-        print(diagnosis.verdict())
+    try:
+        if args.json:
+            print(json.dumps(diagnosis.to_dict(), indent=2))
+        else:
+            print(f"dealframe doctor: {diagnosis.base_url}")
+            print(diagnosis.table())
+            print(diagnosis.verdict())
+        sys.stdout.flush()
+    except BrokenPipeError:  # `dealframe doctor --json | head`: the reader has gone
+        # what Python's documentation advises: point stdout at devnull, so the flush at
+        # exit does not raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0 if diagnosis.ok else 1
 
 
