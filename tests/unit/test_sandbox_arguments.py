@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import math
+import socket
+import time
 
 import numpy as np
 import pytest
 
 import dealframe.sandbox
-from dealframe.sandbox import FaultPlan, SandboxArgumentError, SandboxConfig
+from dealframe.sandbox import FaultPlan, SandboxArgumentError, SandboxConfig, SandboxStartError
 from dealframe.sandbox.models.data import generate
 
 
@@ -62,6 +64,28 @@ def test_run_refuses_a_bad_scale_before_building_data():
     with pytest.raises(SandboxArgumentError, match="invalid scale"):
         generate(seed=1, scale=-2)
     assert isinstance(SandboxArgumentError("a", "b", 1), ValueError)  # catchable as before
+
+
+@pytest.mark.parametrize("port", [80000, -1, True, "8765", 2.0])
+def test_run_refuses_a_bad_port_before_building_data(port):
+    with pytest.raises(SandboxArgumentError, match="invalid port") as caught:
+        with dealframe.sandbox.run(scale=0.02, port=port):
+            pass
+    assert caught.value.argument == "port"
+
+
+def test_a_port_in_use_fails_at_once_with_the_reason_and_nothing_on_stderr(capfd):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        started = time.monotonic()
+        with pytest.raises(SandboxStartError, match="in use") as caught:
+            with dealframe.sandbox.run(scale=1.0, port=busy):  # fails before any data is built
+                pass
+        assert time.monotonic() - started < 5
+    assert str(busy) in str(caught.value)
+    assert capfd.readouterr().err == ""
 
 
 def test_numpy_numbers_are_numbers():

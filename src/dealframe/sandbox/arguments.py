@@ -20,7 +20,7 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["SandboxArgumentError", "number", "whole"]
+__all__ = ["SandboxArgumentError", "number", "port_number", "whole"]
 
 
 class SandboxArgumentError(ValueError):
@@ -83,4 +83,19 @@ def whole(argument: str, value: Any) -> int:
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         raise SandboxArgumentError(argument, "a whole number of 0 or more", value)
+    return int(value)
+
+
+def port_number(value: Any) -> int:
+    """``value`` as a TCP port, 0 (any free port) to 65535, or :class:`SandboxArgumentError`.
+
+    Examples
+    --------
+    >>> port_number(0), port_number(8765)
+    (0, 8765)
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise SandboxArgumentError("port", "a port from 0 (any free port) to 65535", value)
+    if not 0 <= int(value) <= 65535:
+        raise SandboxArgumentError("port", "a port from 0 (any free port) to 65535", value)
     return int(value)

@@ -18,6 +18,7 @@ from typing import Any
 import uvicorn
 
 from .app import build_app
+from .arguments import port_number
 from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from .faults import FaultPlan
 from .launch import SandboxStartError
@@ -131,18 +132,33 @@ def start(
         latency=latency,
         admin_token=admin_token,
     )
-    state = SandboxState.build(config)
+    address = _bind(host, port_number(port))  # a port in use fails before data is built
+    try:
+        state = SandboxState.build(config)
+    except BaseException:
+        address.close()
+        raise
     server = _uvicorn_server(build_app(state, faults=faults, profile=chosen), host, port)
-    thread = threading.Thread(target=server.run, name="dealframe-sandbox", daemon=True)
+    address.listen(2048)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [address]}, name="dealframe-sandbox", daemon=True
+    )
     thread.start()
     deadline = time.monotonic() + _START_TIMEOUT_S
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
             server.should_exit = True
+            thread.join(timeout=5)
+            address.close()
             state.close()
-            raise SandboxStartError(f"the sandbox could not start on {host}:{port}")
+            raise SandboxStartError(
+                f"the sandbox did not start serving on {host}:{port} within "
+                f"{_START_TIMEOUT_S:.0f} s"
+                if thread.is_alive()
+                else f"the sandbox's server stopped while starting on {host}:{port}"
+            )
         time.sleep(0.005)
-    bound = server.servers[0].sockets[0].getsockname()[1]
+    bound = address.getsockname()[1]
     return Sandbox(
         url=_url(host, bound),
         public_token=public_token,
@@ -272,7 +288,7 @@ def serve(
     :func:`run` (checked before any data is built).
     """
     chosen = select(profile)
-    address = _bind(host, port)
+    address = _bind(host, port_number(port))
     try:
         config = SandboxConfig(
             seed=seed,
