@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -21,14 +22,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("build")
     out = tmp_path_factory.mktemp("dist")
-    done = subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    leftover = ROOT / "build"  # setuptools' working folder, made in the source tree
+    existed = leftover.exists()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(ROOT)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    finally:
+        if not existed:
+            shutil.rmtree(leftover, ignore_errors=True)
     assert done.returncode == 0, done.stderr[-2000:]
     (built,) = out.glob("dealframe-*.whl")
     return built

@@ -27,6 +27,7 @@ def test_same_seed_same_bytes_and_other_seed_differs():
 
 
 def test_snapshot_load_equals_fresh_generation(tmp_path, monkeypatch):
+    monkeypatch.delenv("DEALFRAME_SANDBOX_CACHE", raising=False)  # the suite sets a folder
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(snapshot, "MIN_DEALS", 0)  # small data is normally not worth a file
     first, writer = snapshot.load_or_generate(seed=9, scale=0.02, wait_for_write=True)
@@ -40,12 +41,14 @@ def test_snapshot_load_equals_fresh_generation(tmp_path, monkeypatch):
 
 
 def test_small_data_writes_no_snapshot(tmp_path, monkeypatch):
+    monkeypatch.delenv("DEALFRAME_SANDBOX_CACHE", raising=False)  # the suite sets a folder
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     _, writer = snapshot.load_or_generate(seed=9, scale=0.02, wait_for_write=True)
     assert writer is None and not (tmp_path / "dealframe" / "sandbox").exists()
 
 
 def test_snapshots_are_bounded_to_the_most_recently_used(tmp_path, monkeypatch):
+    monkeypatch.delenv("DEALFRAME_SANDBOX_CACHE", raising=False)  # the suite sets a folder
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(snapshot, "MIN_DEALS", 0)
     folder = tmp_path / "dealframe" / "sandbox"

@@ -41,7 +41,7 @@ __all__ = [
 
 #: Most snapshots kept in the folder (the most recently used ones).
 KEEP = 4
-#: Most bytes of snapshots kept in the folder (a scale-1 snapshot is about 100 MB).
+#: Most bytes of snapshots kept in the folder (a scale-1 snapshot is about 140 MB).
 MAX_BYTES = 1 << 30
 #: Data with this many deals or fewer (scale 0.08 and below) generates in well under a
 #: second: not worth a place among the :data:`KEEP` snapshots.
@@ -53,14 +53,24 @@ _PREFIX = "dataset-"
 
 
 def snapshot_dir() -> Path | None:
-    """Where snapshots live (None when disabled by ``DEALFRAME_SANDBOX_CACHE=0``)."""
-    if os.environ.get("DEALFRAME_SANDBOX_CACHE", "1").strip().lower() in (
-        "0",
-        "off",
-        "false",
-        "no",
-    ):
+    """Where snapshots live: ``DEALFRAME_SANDBOX_CACHE`` when it names a folder, None when it
+    is ``0`` (or off, false, no), else ``$XDG_CACHE_HOME/dealframe/sandbox`` (``~/.cache``).
+
+    Examples
+    --------
+    >>> import os
+    >>> saved = dict(os.environ)
+    >>> os.environ["DEALFRAME_SANDBOX_CACHE"] = "off"; snapshot_dir() is None
+    True
+    >>> os.environ["DEALFRAME_SANDBOX_CACHE"] = "/tmp/snaps"; str(snapshot_dir())
+    '/tmp/snaps'
+    >>> os.environ.clear(); os.environ.update(saved)
+    """
+    setting = os.environ.get("DEALFRAME_SANDBOX_CACHE", "").strip()
+    if setting.lower() in ("0", "off", "false", "no"):
         return None
+    if setting and setting.lower() not in ("1", "on", "true", "yes"):
+        return Path(setting).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "dealframe" / "sandbox"
 
