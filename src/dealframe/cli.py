@@ -1,12 +1,14 @@
-"""The ``dealframe`` command: ``sandbox serve`` (and more as the library grows).
+"""dealframe: pull, mirror and report on the company, investor and deal data service.
 
 Examples
 --------
 ::
 
     dealframe sandbox serve --port 8765
-    python -m dealframe sandbox serve --scale 0.1 --seed 3
-    dealframe sandbox serve --profile limit-100,quarter-words
+    dealframe pull deals --deal-type Venture -o deals.parquet --sandbox
+    dealframe report --sandbox --out report/
+    dealframe mirror sync ./mirror --sandbox --scale 0.1
+    dealframe doctor
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from dealframe import sandbox
 from dealframe._version import __version__
 from dealframe.cli_options import Parser, fraction, non_negative, non_negative_int, port, positive
+from dealframe.clitools import UsageError, exit_status, fail, show_warning
 from dealframe.doctor import cli as doctor_cli
+from dealframe.errors import DealframeError
 from dealframe.mirror import cli as mirror_cli
 from dealframe.pull import cli as pull_cli
 from dealframe.report import cli as report_cli
@@ -33,13 +38,11 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
     try:
         serve = sandbox.serve
     except sandbox.SandboxExtraMissing as exc:
-        print(f"dealframe: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(exc) from None
     try:
         profile = select(args.profile)
     except UnknownProfileError as exc:
-        print(f"dealframe: --profile: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--profile: {exc}") from None
     public = os.environ.get("DEALFRAME_PUBLIC_TOKEN") or DEFAULT_PUBLIC_TOKEN
     private = os.environ.get("DEALFRAME_PRIVATE_KEY") or DEFAULT_PRIVATE_KEY
     faults = sandbox.FaultPlan(rate=args.fault_rate, seed=args.seed) if args.fault_rate else None
@@ -73,18 +76,31 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
             profile=profile,
         )
     except sandbox.SandboxStartError as exc:
-        print(f"dealframe: {exc}", file=sys.stderr)
-        return 3
+        raise DealframeError(exc) from None
     return 0
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="dealframe", description=__doc__.splitlines()[0])
+    parser = Parser(
+        prog="dealframe",
+        description=__doc__.splitlines()[0],
+        epilog="'dealframe COMMAND --help' shows the options of a command. Exit status: 0 done, "
+        "1 the run failed (service, network, data, disk), 2 bad usage or configuration; "
+        "report and doctor add their own (see their --help).",
+    )
     parser.add_argument("--version", action="version", version=f"dealframe {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sandbox = sub.add_parser("sandbox", help="the local sandbox service")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sandbox = sub.add_parser(
+        "sandbox",
+        help="serve the local sandbox service (fake data, real HTTP)",
+        description="The local sandbox service.",
+    )
     sandbox_sub = sandbox.add_subparsers(dest="action", required=True)
-    serve = sandbox_sub.add_parser("serve", help="serve the sandbox in the foreground")
+    serve = sandbox_sub.add_parser(
+        "serve",
+        help="serve the sandbox in the foreground",
+        description="Serve the sandbox in the foreground; prints the export lines of a client.",
+    )
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     serve.add_argument("--port", type=port, default=8765, help="port (default 8765; 0: any)")
     serve.add_argument("--scale", type=positive, default=1.0, help="data scale (default 1.0)")
@@ -122,12 +138,26 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the command line; returns the exit status (docs/errors.md).
+
+    Errors are one line ``dealframe COMMAND: error: ...`` on standard error, warnings one line
+    ``dealframe COMMAND: warning: ...``; the warnings settings are restored on return.
+
+    Examples
+    --------
+    >>> main(["mirror", "status", "no-such-mirror"])  # doctest: +SKIP
+    2
+    """
     args = _parser().parse_args(argv)
-    try:
-        return int(args.run(args))
-    except KeyboardInterrupt:
-        return 130
+    prog = " ".join(["dealframe", args.command, *([args.action] if "action" in args else [])])
+    with warnings.catch_warnings():
+        warnings.showwarning = show_warning(prog)
+        try:
+            return int(args.run(args))
+        except KeyboardInterrupt:
+            return 130
+        except (UsageError, DealframeError) as exc:
+            return fail(prog, exc, exit_status(exc))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,8 +2,9 @@
 
 Every ``dealframe`` command parses its options with :class:`Parser` and these ``type=``
 functions, so a typo (an option, a region, an entity, a date) is reported by argparse at
-parse time, in one line and with the closest valid value, before a sandbox starts or a
-request is sent; the exit code is 2, as for any usage error.
+parse time, in one line (``dealframe mirror sync: error: ...``) and with the closest valid
+value, before a sandbox starts or a request is sent; the exit code is 2, as for any usage
+error.
 
 Examples
 --------
@@ -189,7 +190,8 @@ def _chosen(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Argume
 
 
 class Parser(argparse.ArgumentParser):
-    """``argparse.ArgumentParser`` whose usage errors suggest the closest option or choice.
+    """``argparse.ArgumentParser`` whose usage errors are one line (no usage block, for
+    scheduler logs), prefixed by the sub-command, suggesting the closest option or choice.
 
     Sub-command parsers made with ``add_subparsers`` are of this class too.
     """
@@ -215,4 +217,6 @@ class Parser(argparse.ArgumentParser):
         if invalid:
             choices = re.findall(r"'([^']*)'", invalid.group(3))
             message = invalid.group(1) + suggest(invalid.group(2), choices)
-        super().error(message)
+        prog = _chosen(self, self._argv).prog
+        print(f"{prog}: error: {' '.join(message.split())} (see {prog} --help)", file=sys.stderr)
+        raise SystemExit(2)

@@ -1,5 +1,11 @@
-"""What the ``dealframe`` subcommands share: the ``--sandbox`` options, the client they work
-with, and the usage error.
+"""What the ``dealframe`` subcommands share: the exit status rule, the one-line error and
+warning, the ``--sandbox`` options, the client they work with, and the usage error.
+
+Exit status of every sub-command (docs/errors.md, "In the command line"): 0 success; 1 the
+run failed (the service, the network, the data, the disk); 2 the command cannot work as
+given (a bad option or argument, no or an insecure service configuration, a missing extra).
+``report`` adds 3 (some cohorts of a config file failed) and ``doctor`` keeps its own
+meaning (docs/real-service.md).
 
 ``--sandbox`` starts the embedded sandbox (:func:`dealframe.sandbox.embedded`); otherwise the
 service comes from ``DEALFRAME_BASE_URL`` and the tokens from the environment.
@@ -9,17 +15,119 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from .cli_options import non_negative_int, positive
-from .errors import DealframeError
+from .errors import ConfigurationError, DealframeError, ValidationError
 
-__all__ = ["UsageError", "add_sandbox_options", "service_client"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "UsageError",
+    "add_sandbox_options",
+    "check_folder",
+    "exit_status",
+    "fail",
+    "say",
+    "service_client",
+    "show_warning",
+]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 class UsageError(Exception):
     """The command cannot work as given: one line to standard error, exit status 2."""
+
+
+def exit_status(error: BaseException) -> int:
+    """The exit status for an error: 2 when the command cannot work as given, else 1.
+
+    Examples
+    --------
+    >>> exit_status(UsageError("no service configured")), exit_status(DealframeError("503"))
+    (2, 1)
+    """
+    usage = (UsageError, ConfigurationError, ValidationError)
+    return EXIT_USAGE if isinstance(error, usage) else EXIT_FAILED
+
+
+def say(line: str) -> None:
+    """Print one line to standard error, flushed at once."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def fail(prog: str, message: object, status: int = EXIT_FAILED) -> int:
+    """Print ``<prog>: error: <message>`` as one line to standard error; return ``status``.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     fail("dealframe pull", "bad   news", 2)
+    2
+    >>> err.getvalue()
+    'dealframe pull: error: bad news\\n'
+    """
+    say(f"{prog}: error: {' '.join(str(message).split())}")
+    return status
+
+
+def show_warning(prog: str) -> Callable[..., None]:
+    """A ``warnings.showwarning`` printing ``<prog>: warning: <message>`` as one line.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     show_warning("dealframe pull")(UserWarning("3 ids  missing"), UserWarning, "f.py", 9)
+    >>> err.getvalue()
+    'dealframe pull: warning: 3 ids missing\\n'
+    """
+
+    def show(message: Warning | str, *args: Any, **kwargs: Any) -> None:
+        say(f"{prog}: warning: {' '.join(str(message).split())}")
+
+    return show
+
+
+def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
+    """Check, without creating anything, that ``path`` is or can become a writable folder.
+
+    Returns the folders that writing there would create, deepest first.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``path`` or one of its parents is a file, or the nearest existing folder cannot be
+        written (named as ``option``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> base = Path(tempfile.mkdtemp())
+    >>> [p.name for p in check_folder(base / "a" / "b", "-o")]
+    ['b', 'a']
+    >>> (base / "a").exists()
+    False
+    """
+    folder, missing = Path(path).expanduser().absolute(), []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    expected = "a folder that exists or can be created, and can be written"
+    if not folder.is_dir():
+        raise ValidationError(option, f"{expected} ({folder} is a file)", got=str(path))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValidationError(option, f"{expected} ({folder} cannot be written)", got=str(path))
+    return missing
 
 
 def add_sandbox_options(parser: argparse.ArgumentParser, *, scale: float = 1.0) -> None:

@@ -370,6 +370,8 @@ def test_cli_sync_and_status(tmp_path, capsys):
     assert "deals" in out and "full" in out
     assert main(["mirror", "status", str(path)]) == 0
     out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith(f"{path}: schema version 3, 1 syncs, source ")
+    assert "mirror mirror" not in out
     rows = mirror.status(path).set_index("entity")["rows"]
     assert f"{rows['deals']:,}" in out and "checkpoint" in out and "version" in out
     assert main(["mirror", "history", str(path)]) == 0
@@ -384,7 +386,7 @@ def test_cli_sync_and_status(tmp_path, capsys):
     assert main(["mirror", "history", str(path), "--entity", "deals"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) >= 2 and all(line.startswith("deals ") for line in out[1:])
-    assert main(["mirror", "status", str(tmp_path / "nowhere")]) == 1
+    assert main(["mirror", "status", str(tmp_path / "nowhere")]) == 2  # a bad PATH
     assert "no mirror" in capsys.readouterr().err
 
 

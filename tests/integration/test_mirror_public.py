@@ -125,5 +125,5 @@ def test_cli_snapshot_public(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "2026-04-01" in out and "public/time_series" in out
     assert len(mirror.load_public(path, "current", on="2026-04-01")) > 0
-    assert main(["mirror", "snapshot-public", str(path), "--sandbox", "--scale", "0.02"]) == 1
+    assert main(["mirror", "snapshot-public", str(path), "--sandbox", "--scale", "0.02"]) == 2
     assert "--sku" in capsys.readouterr().err  # told before a sandbox starts

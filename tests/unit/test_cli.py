@@ -40,4 +40,6 @@ def test_unknown_command_exits_with_usage(capsys):
     with pytest.raises(SystemExit) as exit_info:
         _parser().parse_args(["nonsense"])
     assert exit_info.value.code == 2
-    assert "usage" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("dealframe: error: argument COMMAND: invalid choice: 'nonsense'")
+    assert len(err.splitlines()) == 1  # no usage block: one line for scheduler logs

@@ -108,9 +108,11 @@ def test_mirror_checks_path_and_universe_before_the_sandbox(tmp_path, capsys):
     afile = tmp_path / "afile"
     afile.write_text("x")
     started = time.monotonic()
-    assert main(["mirror", "sync", str(afile), "--sandbox"]) == 1
+    assert main(["mirror", "sync", str(afile), "--sandbox"]) == 2
     assert "is a file" in capsys.readouterr().err
-    assert main(["mirror", "snapshot-public", str(tmp_path / "m"), "--sandbox"]) == 1
+    assert main(["mirror", "sync", str(afile / "sub"), "--sandbox"]) == 2  # under a file
+    assert "is a file" in capsys.readouterr().err
+    assert main(["mirror", "snapshot-public", str(tmp_path / "m"), "--sandbox"]) == 2
     assert "not neither" in capsys.readouterr().err
     assert (
         main(
@@ -125,9 +127,10 @@ def test_mirror_checks_path_and_universe_before_the_sandbox(tmp_path, capsys):
                 "Oceania",
             ]
         )
-        == 1
+        == 2
     )
     assert "not both" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]  # nothing made
     assert time.monotonic() - started < 2
 
 
@@ -193,7 +196,7 @@ def test_sandbox_serve_on_a_port_in_use_fails_at_once(capsys, monkeypatch):
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = str(taken.getsockname()[1])
-        assert main(["sandbox", "serve", "--port", port, "--scale", "1.0"]) == 3
+        assert main(["sandbox", "serve", "--port", port, "--scale", "1.0"]) == 1
     err = capsys.readouterr()
     assert f"cannot listen on 127.0.0.1:{port}" in err.err and "export" not in err.out
 

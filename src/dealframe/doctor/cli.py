@@ -1,4 +1,4 @@
-"""``dealframe doctor``: run every check against a service and print what holds.
+"""dealframe doctor: run every check against a service and print what holds.
 
 Exit codes: 0 nothing breaks, 1 something breaks, 2 the checks could not run (no base URL
 or token, service unreachable). Tokens come from the environment (``DEALFRAME_BASE_URL``,
@@ -13,6 +13,7 @@ import os
 import sys
 from typing import Any
 
+from ..clitools import EXIT_USAGE, fail
 from ..errors import DealframeError
 
 __all__ = ["register"]
@@ -33,8 +34,7 @@ def _run(args: argparse.Namespace) -> int:
         ) as client:
             diagnosis = diagnose(client, max_requests=args.max_requests)
     except DealframeError as exc:
-        print(f"dealframe doctor: cannot run: {exc}", file=sys.stderr)
-        return 2
+        return fail("dealframe doctor", f"cannot run: {exc}", EXIT_USAGE)
     try:
         if args.json:
             print(json.dumps(diagnosis.to_dict(), indent=2))
@@ -56,7 +56,9 @@ def register(sub: Any) -> None:
         "doctor",
         help="check every assumption the client makes about a "
         "service (read-only, at most 60 requests)",
-        description=__doc__.splitlines()[0],
+        description="Run every check against a service and print what holds. Exit status: "
+        "0 nothing breaks, 1 something breaks, 2 the checks could not run (no base URL or "
+        "token, service unreachable).",
     )
     parser.add_argument("--base-url", default=None, help="service root (else DEALFRAME_BASE_URL)")
     parser.add_argument(

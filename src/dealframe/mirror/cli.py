@@ -1,7 +1,10 @@
 """``dealframe mirror sync|status|history|compact|snapshot-public PATH``.
 
 Every option is checked when the command line is parsed (:mod:`dealframe.cli_options`), and
-PATH before the sandbox of ``--sandbox`` starts: a typo costs nothing.
+PATH (a mirror, or a folder that can become one) before the sandbox of ``--sandbox`` starts:
+a typo costs nothing. Exit status as for every sub-command (docs/errors.md): 0 done, 1 the
+run failed, 2 bad usage (an option, a PATH that is no mirror or cannot become one) or
+configuration.
 
 Examples
 --------
@@ -18,12 +21,12 @@ Examples
 from __future__ import annotations
 
 import argparse
-import sys
+from pathlib import Path
 from typing import Any
 
 from ..cli_options import choice, country, day, non_negative, positive_int, region, sku
-from ..clitools import UsageError, add_sandbox_options, service_client
-from ..errors import DealframeError
+from ..clitools import UsageError, add_sandbox_options, check_folder, service_client
+from .errors import MirrorPathError
 from .schema import ENTITIES
 
 #: Tables of a mirror (``history --entity``, ``compact --entities``).
@@ -32,21 +35,25 @@ TABLES = (*ENTITIES, "public/current", "public/time_series")
 __all__ = ["register"]
 
 
-def _folder_ready(path: str) -> None:
-    """Refuse a PATH that cannot hold a mirror now, before a sandbox starts or a request is sent."""
-    from pathlib import Path
-
+def _path_ready(path: str, *, new: bool = False) -> None:
+    """Refuse a PATH that holds no mirror (``new``: that cannot become one) now, before a
+    sandbox starts or a request is sent; creates nothing."""
     from .sync import _usable_marker, open_folder
 
-    if Path(path).expanduser().exists():
-        _usable_marker(open_folder(path, create=False))
+    try:
+        if new and not Path(path).expanduser().exists():
+            check_folder(path, "PATH")
+        else:
+            _usable_marker(open_folder(path, create=new))
+    except MirrorPathError as exc:
+        raise UsageError(exc) from None
 
 
 def _sync(args: argparse.Namespace) -> int:
     from .sync import sync
 
     progress = False if args.no_progress else None
-    _folder_ready(args.path)
+    _path_ready(args.path, new=True)
     with service_client(args, progress=None) as client:
         report = sync(
             client,
@@ -81,10 +88,11 @@ def _size(n: int) -> str:
 def _status(args: argparse.Namespace) -> int:
     from .read import status
 
+    _path_ready(args.path)
     frame = status(args.path)
     print(
-        f"mirror {frame.attrs['path']} (schema version {frame.attrs['schema_version']}, "
-        f"{frame.attrs['syncs']} syncs)"
+        f"{frame.attrs['path']}: schema version {frame.attrs['schema_version']}, "
+        f"{frame.attrs['syncs']} syncs, source {frame.attrs['source'] or 'not recorded'}"
     )
     print(
         f"{'entity':<10} {'rows':>10} {'live':>10} {'deleted':>8} {'version':>7} {'files':>5} "
@@ -102,6 +110,7 @@ def _status(args: argparse.Namespace) -> int:
 def _history(args: argparse.Namespace) -> int:
     from .read import history
 
+    _path_ready(args.path)
     frame = history(args.path, args.entity)
     print(
         f"{'table':<19} {'version':>7}  {'time (UTC)':<20} {'operation':<9} {'sync':>5} "
@@ -123,6 +132,7 @@ def _history(args: argparse.Namespace) -> int:
 def _compact(args: argparse.Namespace) -> int:
     from .compact import compact
 
+    _path_ready(args.path)
     done = compact(
         args.path,
         args.entities or ENTITIES,
@@ -155,12 +165,12 @@ def _snapshot(args: argparse.Namespace) -> int:
         if v is not None
     }
     if bool(args.sku) == bool(filters):
-        raise DealframeError(
+        raise UsageError(
             "give the universe as --sku, or as search options (--region, "
             "--country, --industry, --theme, --ev-above), not "
             f"{'both' if args.sku else 'neither'}"
         )
-    _folder_ready(args.path)
+    _path_ready(args.path, new=True)
     with service_client(args, progress=None) as client:
         report = snapshot_public(
             client,
@@ -179,20 +189,6 @@ def _snapshot(args: argparse.Namespace) -> int:
         f"(version {report['time_series_version']})"
     )
     return 0
-
-
-def _guard(fn: Any) -> Any:
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return fn(args)
-        except UsageError as exc:
-            print(f"dealframe mirror: {exc}", file=sys.stderr)
-            return 2
-        except DealframeError as exc:
-            print(f"dealframe mirror: {exc}", file=sys.stderr)
-            return 1
-
-    return run
 
 
 def register(subparsers: Any) -> None:
@@ -221,14 +217,14 @@ def register(subparsers: Any) -> None:
         help="read every row of every table first; rebuild any that fails",
     )
     s.add_argument("--no-progress", action="store_true", help="no progress bars")
-    s.set_defaults(run=_guard(_sync))
+    s.set_defaults(run=_sync)
     st = sub.add_parser("status", help="rows, deletes, version, checkpoint and size per entity")
     st.add_argument("path", metavar="PATH", help="mirror folder")
-    st.set_defaults(run=_guard(_status))
+    st.set_defaults(run=_status)
     h = sub.add_parser("history", help="the versions of each table (give one to load's as_of)")
     h.add_argument("path", metavar="PATH", help="mirror folder")
     h.add_argument("--entity", type=choice(*TABLES), help="one table (default: all)")
-    h.set_defaults(run=_guard(_history))
+    h.set_defaults(run=_history)
     c = sub.add_parser("compact", help="optimize small files and vacuum what no kept version needs")
     c.add_argument("path", metavar="PATH", help="mirror folder")
     c.add_argument(
@@ -253,7 +249,7 @@ def register(subparsers: Any) -> None:
         default=60.0,
         help="seconds to wait for a running sync of PATH (default 60)",
     )
-    c.set_defaults(run=_guard(_compact))
+    c.set_defaults(run=_compact)
     p = sub.add_parser(
         "snapshot-public",
         help="append today's Family A current data for a universe, refresh its monthly time series",
@@ -275,4 +271,4 @@ def register(subparsers: Any) -> None:
         help="seconds to wait for a running sync of PATH (default 60)",
     )
     add_sandbox_options(p, scale=0.1)
-    p.set_defaults(run=_guard(_snapshot))
+    p.set_defaults(run=_snapshot)

@@ -30,27 +30,31 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 import time
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-from dealframe.clitools import UsageError, add_sandbox_options, service_client
+from dealframe.clitools import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    add_sandbox_options,
+    exit_status,
+    fail,
+    service_client,
+)
+from dealframe.clitools import say as _say
 from dealframe.errors import DealframeError, ValidationError
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "register"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
+EXIT_PARTIAL = 3
 _PREFIX = "dealframe report"
 
 
-def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
 def _fail(message: object, status: int) -> int:
-    _say(f"{_PREFIX}: error: {' '.join(str(message).split())}")
-    return status
+    return fail(_PREFIX, message, status)
 
 
 def _jobs(args: argparse.Namespace) -> list[Any]:
@@ -119,9 +123,9 @@ def _run(args: argparse.Namespace) -> int:
         from .build import build_report
         from .files import prepare_out_dir
     except ImportError as exc:
-        return _fail(
-            f"the report needs matplotlib: pip install 'dealframe[report]' ({exc})", EXIT_USAGE
-        )
+        raise UsageError(
+            f"the report needs matplotlib: pip install 'dealframe[report]' ({exc})"
+        ) from None
     started = time.perf_counter()
     made: list[Path] = []  # folders this run creates: removed at the end if left empty
     try:
@@ -149,51 +153,34 @@ def _run_jobs(
     made: list[Path],
     started: float,
 ) -> int:
-    try:
-        jobs = _jobs(args)
-        if args.sandbox:
-            _sandbox_knows(jobs)
-        for job in jobs:  # every folder writable before anything starts
-            made += _missing(job.out)
-            prepare_out_dir(job.out)
-    except (ValidationError, UsageError) as exc:
-        return _fail(exc, EXIT_USAGE)
+    jobs = _jobs(args)
+    if args.sandbox:
+        _sandbox_knows(jobs)
+    for job in jobs:  # every folder writable before anything starts
+        made += _missing(job.out)
+        prepare_out_dir(job.out)
     failures: list[tuple[Any, Exception, int]] = []
     written = 0
-    try:
-        with service_client(args, say) as client:
-            for job in jobs:
-                if len(jobs) > 1:
-                    say(f"cohort {job.cohort.slug}: {job.cohort.label} -> {job.out}")
-                try:
-                    paths = build_report(
-                        client,
-                        job.out,
-                        cohort=job.cohort,
-                        metric=job.metric,
-                        top=job.top,
-                        progress=say,
-                    )
-                except ValidationError as exc:  # the service says the cohort cannot work
-                    failures.append((job, exc, EXIT_USAGE))
-                    continue
-                except DealframeError as exc:
-                    failures.append((job, exc, EXIT_FAILED))
-                    continue
-                except OSError as exc:
-                    failures.append(
-                        (job, DealframeError(f"cannot write {job.out}: {exc}"), EXIT_FAILED)
-                    )
-                    continue
-                written += 1
-                print(paths.html, flush=True)
-    except UsageError as exc:
-        return _fail(exc, EXIT_USAGE)
-    except DealframeError as exc:
-        return _fail(exc, EXIT_FAILED)
+    with service_client(args, say) as client:
+        for job in jobs:
+            if len(jobs) > 1:
+                say(f"cohort {job.cohort.slug}: {job.cohort.label} -> {job.out}")
+            try:
+                paths = build_report(
+                    client, job.out, cohort=job.cohort, metric=job.metric, top=job.top, progress=say
+                )
+            except DealframeError as exc:  # ValidationError: the service says it cannot work
+                failures.append((job, exc, exit_status(exc)))
+                continue
+            except OSError as exc:
+                failures.append(
+                    (job, DealframeError(f"cannot write {job.out}: {exc}"), EXIT_FAILED)
+                )
+                continue
+            written += 1
+            print(paths.html, flush=True)
     for job, error, _ in failures:
-        where = f"cohort {job.cohort.slug}: " if len(jobs) > 1 else ""
-        _say(f"{_PREFIX}: error: {where}{' '.join(str(error).split())}")
+        _fail(f"cohort {job.cohort.slug}: {error}" if len(jobs) > 1 else error, 0)
     if failures:
         if written:
             return EXIT_PARTIAL
@@ -203,12 +190,6 @@ def _run_jobs(
         + (f", {written} reports" if len(jobs) > 1 else "")
     )
     return EXIT_OK
-
-
-def _one_line_error(parser: argparse.ArgumentParser, message: str) -> NoReturn:
-    """argparse's error, on one line (no usage block) for scheduler logs; exit 2."""
-    print(f"{parser.prog}: error: {' '.join(message.split())} (see --help)", file=sys.stderr)
-    raise SystemExit(EXIT_USAGE)
 
 
 def register(subparsers: Any) -> None:
@@ -221,7 +202,6 @@ def register(subparsers: Any) -> None:
         "behind it as Parquet and CSV. Exit status: 0 written, 1 failed while "
         "running, 2 bad command or config, 3 some cohorts failed.",
     )
-    p.error = lambda message: _one_line_error(p, message)
     p.add_argument(
         "--out",
         metavar="DIR",
