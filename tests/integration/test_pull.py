@@ -152,6 +152,11 @@ def test_public_current_data_to_excel_keeps_the_sku(service, client, tmp_path, c
             "takes --id and --limit only",
         ),
         (["search", "--region", REGION, "-o", "x.csv"], "did you mean '--regions'"),
+        (
+            ["current", "--sku", "ACME-USA", "--regions", REGION, "-o", "x.csv"],
+            "--sku cannot be used with --regions",
+        ),
+        (["deals", "--deal-typ", "Venture", "-o", "new/folder/x.csv"], "--deal-type"),
         (["deals"], "-o/--output"),
     ],
 )
@@ -180,9 +185,18 @@ def test_service_errors_fail_with_status_1(sandbox, tmp_path, capsys, monkeypatc
     monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", "wrong")
     monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", "wrong")
     monkeypatch.setenv("DEALFRAME_CACHE", "off")
-    code, out, err = _pull(["investors", "-o", str(tmp_path / "i.csv")], capsys)
+    code, out, err = _pull(["investors", "-o", str(tmp_path / "new" / "i.csv")], capsys)
     assert code == 1 and "401" in err and "wrong" not in err and not out
-    assert not (tmp_path / "i.csv").exists()
+    assert not list(tmp_path.iterdir())  # not even the folder -o would have needed
+
+
+def test_page_bars_only_on_a_terminal(service, tmp_path, capsys):
+    path = tmp_path / "new" / "deals.parquet"
+    code, out, err = _pull(["deals", "-o", str(path)], capsys)  # stderr is no terminal here
+    assert code == 0 and out.strip() == str(path)
+    requests = int(err.split(" rows in ")[1].split()[0])
+    assert requests > 1  # enough pages for a bar, had one been drawn
+    assert "\r" not in err and "req/s" not in err and "it/s" not in err
 
 
 def test_files_are_readable_by_plain_readers():

@@ -12,20 +12,29 @@ Examples
 Everything is checked before the pull starts (the entity, every filter and its values,
 the file's extension and folder), with the closest valid name on a typo; with ``--sandbox``
 even before the sandbox starts. Progress goes to standard error, the path written to
-standard output. Exit status: 0 written, 1 the pull failed (the service, the network, the
-disk), 2 the command cannot work as given (a bad entity, filter, value or file, no service
-configured, a missing extra).
+standard output; page bars are drawn only when standard error is a terminal. Exit status
+as for every sub-command (docs/errors.md): 0 written, 1 the pull failed (the service, the
+network, the disk), 2 the command cannot work as given (a bad entity, filter, value or file,
+no or an insecure service configuration, a missing extra).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
+import contextlib
 import time
 import uuid
-from typing import Any, NoReturn
+from typing import Any
 
-from dealframe.clitools import UsageError, add_sandbox_options, service_client
+from dealframe.cli_options import Parser
+from dealframe.clitools import (
+    EXIT_OK,
+    UsageError,
+    add_sandbox_options,
+    check_folder,
+    say,
+    service_client,
+)
 from dealframe.errors import DealframeError, ValidationError
 
 from .entities import ENTITIES, Entity, entity
@@ -34,34 +43,17 @@ from .output import ExcelExtraMissing, Output, check_output, write_frame
 
 __all__ = ["register"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _PREFIX = "dealframe pull"
 
 
-def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
-def _fail(message: object, status: int) -> int:
-    _say(f"{_PREFIX}: error: {' '.join(str(message).split())}")
-    return status
-
-
-def _one_line_error(prog: str, message: str) -> NoReturn:
-    print(f"{prog}: error: {' '.join(message.split())} (see --help)", file=sys.stderr)
-    raise SystemExit(EXIT_USAGE)
-
-
 def _options(name: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog=f"{_PREFIX} {name}",
-        add_help=True,
         description=(ENTITIES[name].help if name in ENTITIES else "")
         + ". Filters are flags named after the service's filters (--deal-type Venture, "
         "--date-from 2024-01-01 ...); a list filter takes several values, repeated or "
         "comma-separated.",
     )
-    p.error = lambda message: _one_line_error(p.prog, message)  # type: ignore[method-assign]
     p.add_argument(
         "-o",
         "--output",
@@ -147,6 +139,12 @@ class _Plan:
                         "filters" + (" and --sku" if self.entity.name == "current" else ""),
                     )
             self.filters = public_filters(self.values)
+            if args.sku and self.values:
+                given = ", ".join(f"--{name}" for name in self.values)
+                raise UsageError(
+                    f"--sku cannot be used with {given}: give the companies as SKUs "
+                    "or as search filters, not both"
+                )
         else:
             if args.id:
                 self.values = {**self.values, "id": [*self.values.get("id", []), *args.id]}
@@ -163,7 +161,7 @@ class _Plan:
             self.filters = schema_filters(self.values, schema)
             schema.check_sort(self.args.sort)
 
-    def pull(self, client: Any, progress: bool) -> Any:
+    def pull(self, client: Any, progress: bool | None) -> Any:
         """Call the client."""
         kind = self.entity.kind
         if kind == "list":
@@ -181,36 +179,35 @@ class _Plan:
 
 def _run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    thing = entity(args.entity)
+    options, rest = _options(thing.name).parse_known_args(args.rest)
     try:
-        thing = entity(args.entity)
-        options, rest = _options(thing.name).parse_known_args(args.rest)
-        plan = _Plan(thing, options, tokens_to_values(rest), check_output(options.output))
-        plan.check_offline()
+        output = check_output(options.output)
     except ExcelExtraMissing as exc:
-        return _fail(exc, EXIT_USAGE)
-    except ValidationError as exc:
-        return _fail(exc, EXIT_USAGE)
-    say = (lambda line: None) if options.quiet else _say
+        raise UsageError(exc) from None
+    plan = _Plan(thing, options, tokens_to_values(rest), output)
+    plan.check_offline()
+    made = check_folder(output.path.parent, "-o")  # created when the file is written
+    log = (lambda line: None) if options.quiet else say
     try:
-        with service_client(options, say) as client:
+        with service_client(options, log) as client:
             plan.check_with(client)
-            say(f"pulling {thing.name} ...")
-            frame = plan.pull(client, progress=not options.quiet)
-            say(
+            log(f"pulling {thing.name} ...")
+            # bars only on a terminal (None), never with --quiet
+            frame = plan.pull(client, progress=False if options.quiet else None)
+            log(
                 f"      {thing.name}: {len(frame):,} rows in "
                 f"{frame.attrs.get('requests', '?')} requests "
                 f"({time.perf_counter() - started:.1f} s)"
             )
             path = write_frame(frame, plan.output)
-    except ValidationError as exc:
-        return _fail(exc, EXIT_USAGE)
-    except UsageError as exc:
-        return _fail(exc, EXIT_USAGE)
-    except DealframeError as exc:
-        return _fail(exc, EXIT_FAILED)
     except OSError as exc:
-        return _fail(f"cannot write {plan.output.path}: {exc.strerror or exc}", EXIT_FAILED)
-    say(f"{_PREFIX}: wrote {len(frame):,} rows to {path} in {time.perf_counter() - started:.1f} s")
+        raise DealframeError(f"cannot write {output.path}: {exc.strerror or exc}") from None
+    finally:  # a failed pull leaves no folder it made behind (only empty ones can go)
+        for folder in made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+    log(f"{_PREFIX}: wrote {len(frame):,} rows to {path} in {time.perf_counter() - started:.1f} s")
     print(path, flush=True)
     return EXIT_OK
 
@@ -226,7 +223,6 @@ def register(subparsers: Any) -> None:
         f"'{_PREFIX} ENTITY --help' lists the options of an entity. Exit status: 0 "
         "written, 1 the pull failed, 2 bad command.",
     )
-    p.error = lambda message: _one_line_error(_PREFIX, message)
     p.add_argument("entity", metavar="ENTITY", help=names)
     p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     p.set_defaults(run=_run)

@@ -48,7 +48,12 @@ class Entity:
 
 def _list(method: str) -> Callable[..., pd.DataFrame]:
     def call(
-        client: Any, *, filters: dict[str, Any], sort: str | None, limit: int | None, progress: bool
+        client: Any,
+        *,
+        filters: dict[str, Any],
+        sort: str | None,
+        limit: int | None,
+        progress: bool | None,
     ) -> pd.DataFrame:
         return getattr(client.private, method)(filters, sort=sort, limit=limit, progress=progress)
 
@@ -56,20 +61,22 @@ def _list(method: str) -> Callable[..., pd.DataFrame]:
 
 
 def _sub(method: str) -> Callable[..., pd.DataFrame]:
-    def call(client: Any, *, ids: list[str], limit: int | None, progress: bool) -> pd.DataFrame:
+    def call(
+        client: Any, *, ids: list[str], limit: int | None, progress: bool | None
+    ) -> pd.DataFrame:
         return getattr(client.private, method)(ids, limit=limit, progress=progress)
 
     return call
 
 
 def _search(
-    client: Any, *, filters: dict[str, Any], skus: list[str], progress: bool
+    client: Any, *, filters: dict[str, Any], skus: list[str], progress: bool | None
 ) -> pd.DataFrame:
     return client.public.search(**filters)
 
 
 def _current(
-    client: Any, *, filters: dict[str, Any], skus: list[str], progress: bool
+    client: Any, *, filters: dict[str, Any], skus: list[str], progress: bool | None
 ) -> pd.DataFrame:
     wanted = skus or list(client.public.search(**filters).index)
     return client.public.current(wanted, progress=progress)

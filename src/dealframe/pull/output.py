@@ -1,8 +1,8 @@
 """Writing a pulled frame to ``.parquet``, ``.csv`` or ``.xlsx``, readable by any tool.
 
-The file is checked before anything starts (a known extension, a folder that can be
-written, openpyxl installed for ``.xlsx``) and written under a temporary name, then renamed,
-so a failed pull never leaves half a file. What is written:
+The file is checked before anything starts, without creating anything (a known extension, a
+folder that exists or can be created and written, openpyxl installed for ``.xlsx``), and
+written under a temporary name, then renamed, so a failed pull never leaves half a file. What is written:
 
 - the frame's named index (``sku`` ...) as the first column;
 - list and nested columns (participants, verticals, tags) as JSON text, which every reader
@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dealframe.clitools import check_folder
 from dealframe.errors import ValidationError
 from dealframe.report.cohort import did_you_mean
 
@@ -63,7 +64,7 @@ class Output:
 
 
 def check_output(path: str | os.PathLike[str]) -> Output:
-    """Check an output file before anything starts.
+    """Check an output file before anything starts; creates nothing.
 
     Raises
     ------
@@ -93,16 +94,7 @@ def check_output(path: str | os.PathLike[str]) -> Output:
             raise ExcelExtraMissing(
                 ".xlsx needs openpyxl: pip install 'dealframe[excel]'"
             ) from None
-    folder = target.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / f".dealframe-probe-{uuid.uuid4().hex}"
-        probe.touch()
-        probe.unlink()
-    except OSError as exc:
-        raise ValidationError(
-            "-o", f"a file in a folder that can be written ({exc.strerror or exc})", got=str(path)
-        ) from None
+    check_folder(target.parent, "-o")
     return Output(target, FORMATS[suffix])
 
 
@@ -163,6 +155,7 @@ def portable_frame(frame: pd.DataFrame, excel: bool = False) -> pd.DataFrame:
 
 
 def _atomic(path: Path, write: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp{path.suffix}"
     try:
         write(tmp)
