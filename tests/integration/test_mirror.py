@@ -293,6 +293,29 @@ def test_second_sync_waits_or_refuses(client, tmp_path):
     assert not report["investors"].full
 
 
+def test_another_source_is_refused_unless_allowed(sb, client, tmp_path, capsys):
+    path = tmp_path / "m"
+    mirror.sync(client, path, ["investors"])
+    assert mirror.status(path).attrs["source"] == "http://127.0.0.1"  # no port: it varies
+    before = (path / STATE_NAME).read_bytes()
+    port = sb.url.rsplit(":", 1)[1]
+    with Client(
+        f"http://localhost:{port}", sb.public_token, sb.private_key, cache_enabled=False
+    ) as other:
+        with pytest.raises(mirror.MirrorStateError) as refused:
+            mirror.sync(other, path, ["investors"])
+        assert "from http://127.0.0.1, not from http://localhost" in str(refused.value)
+        assert (path / STATE_NAME).read_bytes() == before  # nothing changed
+        report = mirror.sync(other, path, ["investors"], allow_other_source=True)
+    assert not report["investors"].full
+    assert mirror.status(path).attrs["source"] == "http://localhost"
+    assert mirror.status(path).attrs["syncs"] == 2
+    argv = ["mirror", "sync", str(path), "--sandbox", "--scale", "0.02", "--no-progress"]
+    assert main([*argv, "--entities", "investors"]) == 1
+    assert "not from http://127.0.0.1" in capsys.readouterr().err
+    assert main([*argv, "--entities", "investors", "--allow-other-source"]) == 0
+
+
 def test_bad_input_is_refused_and_nothing_is_overwritten(sb, client, tmp_path, monkeypatch):
     a_file = tmp_path / "file.parquet"
     a_file.write_bytes(b"precious")

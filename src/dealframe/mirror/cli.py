@@ -63,6 +63,7 @@ def _sync(args: argparse.Namespace) -> int:
             progress=progress,
             lock_timeout=args.lock_timeout,
             repair=args.repair,
+            allow_other_source=args.allow_other_source,
         )
     for r in report.entities.values():
         kind = "full" if r.full else f"since {r.since}"
@@ -215,6 +216,11 @@ def register(subparsers: Any) -> None:
         "--repair",
         action="store_true",
         help="read every row of every table first; rebuild any that fails",
+    )
+    s.add_argument(
+        "--allow-other-source",
+        action="store_true",
+        help="sync from another service than the one PATH was synced from (merges their records)",
     )
     s.add_argument("--no-progress", action="store_true", help="no progress bars")
     s.set_defaults(run=_sync)

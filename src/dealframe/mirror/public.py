@@ -39,7 +39,7 @@ from .durable import mirror_lock
 from .errors import MirrorStateError
 from .read import as_of_version
 from .schema import PUBLIC_TABLES
-from .state import MirrorState, read_state, write_state
+from .state import MirrorState, read_state, source_of, write_state
 from .sync import _usable_marker, lock_timeout_seconds, open_folder
 from .table import (
     commit_properties,
@@ -281,7 +281,8 @@ def snapshot_public(
         _usable_marker(root)
         with mirror_lock(root, lock_timeout):
             if read_state(root) is None:
-                write_state(root, MirrorState(source=getattr(client.settings, "base_url", None)))
+                base_url = getattr(client.settings, "base_url", None)
+                write_state(root, MirrorState(source=source_of(base_url)))
             props = commit_properties(
                 "snapshot",
                 checkpoint=None,

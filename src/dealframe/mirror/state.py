@@ -14,6 +14,7 @@ import datetime as dt
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -31,6 +32,7 @@ __all__ = [
     "parse_state",
     "read_doc",
     "read_state",
+    "source_of",
     "write_state",
 ]
 
@@ -39,6 +41,31 @@ STATE_NAME = "_mirror.json"
 #: The layout before Delta tables (base and delta Parquet files named in the state file):
 #: the first sync migrates it (:mod:`.migrate`).
 LEGACY_VERSION = 2
+
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def source_of(base_url: str | None) -> str | None:
+    """The service a mirror is synced from, as recorded in its marker: the base URL without
+    query or credentials, and without the port for a loopback host (a sandbox's port changes
+    from run to run).
+
+    Examples
+    --------
+    >>> source_of("http://127.0.0.1:41865/")
+    'http://127.0.0.1'
+    >>> source_of("https://api.example.com/data/")
+    'https://api.example.com/data'
+    """
+    if not base_url:
+        return None
+    url = urlsplit(base_url)
+    host = url.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    if url.port is not None and host not in _LOOPBACK:
+        netloc += f":{url.port}"
+    return f"{url.scheme}://{netloc}{url.path.rstrip('/')}"
 
 
 @dataclass

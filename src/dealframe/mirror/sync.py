@@ -26,7 +26,7 @@ from ..errors import ConfigurationError, ValidationError
 from ..notices import user_stacklevel
 from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
-from .errors import MirrorDamagedError, MirrorPathError, MirrorRepairWarning
+from .errors import MirrorDamagedError, MirrorPathError, MirrorRepairWarning, MirrorStateError
 from .feed import PAGE_SIZE, FeedWalk, Fetch, client_fetch
 from .migrate import migrate
 from .schema import ENTITIES
@@ -37,6 +37,7 @@ from .state import (
     orjson_bytes,
     parse_state,
     read_doc,
+    source_of,
     write_state,
 )
 from .store import ROWS_PER_FILE, STAGING, StagedRows, recover, step
@@ -400,6 +401,7 @@ def sync(
     page_size: int = PAGE_SIZE,
     rows_per_file: int = ROWS_PER_FILE,
     repair: bool = False,
+    allow_other_source: bool = False,
 ) -> SyncReport:
     """Bring the mirror's Delta tables at ``path`` up to date with the service's private data.
 
@@ -438,6 +440,10 @@ def sync(
     repair : bool, default False
         Also read every row of every table before syncing (the usual checks read
         only file footers), and rebuild a table that fails.
+    allow_other_source : bool, default False
+        Sync from another service than the mirror's recorded source (its base URL; for a
+        loopback host without the port), which then becomes its source. Without it, that is
+        a :class:`MirrorStateError`: the two services' records would be merged silently.
 
     Returns
     -------
@@ -450,7 +456,8 @@ def sync(
     dealframe.errors.ConfigurationError
         The client has no Family B key.
     MirrorPathError, MirrorVersionError, MirrorStateError, MirrorLockedError
-        The folder cannot be used as it is; nothing in it is changed.
+        The folder cannot be used as it is (for MirrorStateError: also a mirror of another
+        source); nothing in it is changed.
     MirrorWriteError
         The disk refused a write (full, read-only); every table stays at its
         previous version.
@@ -475,12 +482,14 @@ def sync(
         raise ValidationError("rows_per_file", "a positive integer", got=rows_per_file)
     if not isinstance(repair, bool):
         raise ValidationError("repair", "True or False", got=repair)
+    if not isinstance(allow_other_source, bool):
+        raise ValidationError("allow_other_source", "True or False", got=allow_other_source)
     lock_timeout = lock_timeout_seconds(lock_timeout)
     with guard_write(path):
         root = open_folder(path, create=True)
         _usable_marker(root)  # a corrupt or foreign marker is reported before the lock is taken
         with mirror_lock(root, lock_timeout):
-            state = _marker(root, client)
+            state = _marker(root, client, allow_other_source)
             report = SyncReport(root, recovered_files=len(recover(root)))
             state.syncs += 1
             write_state(root, state)
@@ -509,13 +518,24 @@ def _usable_marker(root: Path) -> None:
         parse_state(orjson_bytes(doc), root / STATE_NAME)
 
 
-def _marker(root: Path, client: Any) -> MirrorState:
-    """The marker under the lock: made on a first sync, migrated from version 2."""
+def _marker(root: Path, client: Any, allow_other_source: bool) -> MirrorState:
+    """The marker under the lock: made on a first sync, migrated from version 2, refused for
+    another source unless allowed (the caller writes it back)."""
+    here = source_of(getattr(client.settings, "base_url", None))
     doc = read_doc(root)
     if doc is None:
-        state = MirrorState(source=getattr(client.settings, "base_url", None))
+        state = MirrorState(source=here)
         write_state(root, state)
         return state
     if doc.get("schema_version") == LEGACY_VERSION:
         return migrate(root, doc)
-    return parse_state(orjson_bytes(doc), root / STATE_NAME)
+    state = parse_state(orjson_bytes(doc), root / STATE_NAME)
+    before = source_of(state.source)
+    if before is not None and before != here and not allow_other_source:
+        raise MirrorStateError(
+            f"the mirror at {root} was synced from {before}, not from {here}: its records "
+            "would be merged with another service's. Sync from that service, sync into a new "
+            "folder, or pass allow_other_source=True (--allow-other-source) to merge them"
+        )
+    state.source = here
+    return state
