@@ -201,7 +201,18 @@ allow_insecure_http, progress
         return self._transport.stats
 
     def public_api(self, version: str = "v2") -> PublicApi:
-        """Family A for ``version`` (``"v1"`` or ``"v2"``)."""
+        """Family A for ``version`` (``"v1"`` or ``"v2"``).
+
+        Parameters
+        ----------
+        version : {"v1", "v2"}, default "v2"
+            ``"v1"`` is :attr:`public_v1`, ``"v2"`` is :attr:`public`.
+
+        Examples
+        --------
+        >>> client.public_api("v1") is client.public_v1  # doctest: +SKIP
+        True
+        """
         return (
             self.public_v1
             if version == "v1"

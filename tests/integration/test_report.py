@@ -140,6 +140,22 @@ def test_headline_counts_and_capital_equal_the_deals(report, manifest, window_de
         )
 
 
+def test_every_headline_row_names_its_period(report, manifest):
+    headline = _parquet(report, "headline").set_index(["figure", "period"])
+    for figure in ("deals", "capital raised ($m)", "median deal EV/Revenue"):
+        assert list(headline.loc[(figure, "ltm"), ["start", "end"]]) == list(
+            manifest["periods"]["last_12_months"]
+        )
+        assert list(headline.loc[(figure, "prior"), ["start", "end"]]) == list(
+            manifest["periods"]["prior_12_months"]
+        )
+    public = headline.loc["public median EV/Revenue NTM"]
+    latest = pd.Period(public.loc["latest month", "start"], "M")
+    assert latest == pd.Period(manifest["as_of"], "M")
+    assert public.loc["12 months earlier", "start"] == str(latest - 12)
+    assert public.loc["12 months earlier", "end"] == str(latest - 12)
+
+
 def test_headline_medians_are_the_services_method_on_meaningful_values(
     report, manifest, window_deals
 ):

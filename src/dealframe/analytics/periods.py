@@ -114,6 +114,13 @@ def bucket_labels(codes: np.ndarray, time_bucket: str) -> list[str]:
 
     Codes count months, quarters or years since January 1970.
 
+    Parameters
+    ----------
+    codes : array of int
+        Bucket codes.
+    time_bucket : {"month", "quarter", "year", "none"}
+        What a code counts (``none``: one bucket, ``all``).
+
     Examples
     --------
     >>> import numpy as np

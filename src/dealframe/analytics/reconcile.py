@@ -89,6 +89,14 @@ def compare_buckets(
     Buckets are matched by ``period_start`` when both frames have it (so a service that labels
     quarters ``2024Q1`` or ``Q1 2024`` still matches ``2024-Q1``), by label otherwise.
 
+    Parameters
+    ----------
+    service, local : DataFrame
+        Aggregate frames (``bucket``, ``n``, ``median``, ``q1``, ``q3``, and
+        ``period_start`` where known): the service's and the local recomputation.
+    tolerance : float, default 1e-9
+        Relative tolerance (absolute below 1) for a statistic to match.
+
     Returns
     -------
     DataFrame
@@ -269,6 +277,8 @@ def reconcile(
         Local conventions (default: the sandbox's, see docs/aggregates.md).
     tolerance : float
         Relative tolerance (absolute below 1) for a statistic to match.
+    progress : bool, optional
+        Progress bar of the deal pull (None: the client's ``progress`` setting).
 
     Returns
     -------
@@ -318,6 +328,20 @@ def calibrate(
 
     Pulls the aggregate and its deals once, then recomputes locally under each
     variant of :class:`Conventions` (default :meth:`Conventions.variants`).
+
+    Parameters
+    ----------
+    client : dealframe.Client
+    metric, time_bucket : str
+        As in :meth:`dealframe.private.api.PrivateApi.aggregate`.
+    filters : dict, optional
+        Deal filters (the window comes from the service's answer).
+    variants : iterable of Conventions, optional
+        The conventions to try (default: :meth:`Conventions.variants`).
+    tolerance : float, default 1e-9
+        Relative tolerance (absolute below 1) for a statistic to match.
+    progress : bool, optional
+        Progress bar of the deal pull (None: the client's ``progress`` setting).
 
     Returns
     -------

@@ -44,6 +44,15 @@ def current_fields(current: pd.DataFrame) -> list[str]:
     sum-and-median fields first, in the interface document's order, then the others in
     frame order.
 
+    Parameters
+    ----------
+    current : DataFrame
+        ``client.public.current(...)`` or a frame with its columns.
+
+    Returns
+    -------
+    list of str
+
     Examples
     --------
     >>> import pandas as pd

@@ -262,6 +262,16 @@ def files(path: str | Path, entity: str) -> list[Path]:
     Engines that read Delta tables need only the folder (``path/entity``); this
     list is for tools that read plain Parquet files.
 
+    Parameters
+    ----------
+    path : str or Path
+        The mirror's folder.
+    entity : {"companies", "investors", "deals"}
+
+    Returns
+    -------
+    list of Path
+
     Examples
     --------
     >>> import duckdb  # doctest: +SKIP
@@ -291,6 +301,18 @@ def _counts(folder: Path, table: DeltaTable) -> tuple[int, int, int, int]:
 @checked_keywords
 def status(path: str | Path) -> pd.DataFrame:
     """Per entity: records (live and deleted), the table's version, files, bytes, checkpoint.
+
+    Parameters
+    ----------
+    path : str or Path
+        The mirror's folder.
+
+    Returns
+    -------
+    DataFrame
+        One row per entity: ``rows``, ``live``, ``deleted``, ``version``, ``files``,
+        ``bytes``, ``checkpoint``, ``last_sync``; ``attrs`` holds ``path``,
+        ``schema_version``, ``syncs`` and ``source``.
 
     Examples
     --------

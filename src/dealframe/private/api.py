@@ -257,7 +257,27 @@ class PrivateApi:
         return name
 
     def schema(self, entity: str, *, refresh: bool = False, deadline: Any = None) -> FilterSchema:
-        """The filter schema of ``entity`` from its discovery document (cached per client)."""
+        """The filter schema of ``entity`` from its discovery document (cached per client).
+
+        Parameters
+        ----------
+        entity : {"companies", "investors", "transactions"}
+        refresh : bool, default False
+            Read the discovery document again instead of the client's copy.
+        deadline : optional
+            The deadline of the call that asks (the transport's call budget); None for a
+            call of its own.
+
+        Returns
+        -------
+        FilterSchema
+            The filters, their operators and values, the sort keys and sub-resources.
+
+        Examples
+        --------
+        >>> client.private.schema("companies").sub_resource("sellside")  # doctest: +SKIP
+        'sellside'
+        """
         entity = self._entity(entity)
         with self._lock:
             cached = self._schemas.get(entity)
@@ -296,6 +316,8 @@ class PrivateApi:
         Parameters
         ----------
         entity : {"companies", "investors", "transactions"}
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
 
         Returns
         -------
@@ -549,6 +571,10 @@ class PrivateApi:
         strict : bool, default False
             Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
             when the page contradicts its own ``meta`` (see :mod:`dealframe.contract`).
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
+        cache : bool, default True
+            Use the HTTP cache (False: neither read nor write it).
 
         Returns
         -------
@@ -647,10 +673,14 @@ class PrivateApi:
             by ``id`` did not come back (else a
             :class:`~dealframe.MissingDataWarning`).
         progress : bool, optional
-            Progress bar on multi-page pulls.
-        refresh, cache : bool
-            Cache control.
-        id, name, country, region, verticals, ... updated_at, include_deleted
+            Progress bar on multi-page pulls (None: the client's ``progress`` setting).
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
+        cache : bool, default True
+            Use the HTTP cache (False: neither read nor write it).
+        id, name, country, region, verticals, themes, client_focus, revenue_model : optional
+        company_type, ownership, active, founded_min, founded_max, ipoed_from : optional
+        ipoed_to, updated_at, include_deleted : optional
             The filters of the interface document, the Python way: ``name="acme"`` (ilike) or
             ``name={"eq": "Acme Labs"}``, ``country=["GBR"]``, ``region=[...]``,
             ``verticals=[...]`` (overlaps), ``founded_min=2015``,
@@ -734,8 +764,23 @@ class PrivateApi:
     ) -> pd.DataFrame:
         """Investors matching the filters (``name``, ``country``, ``id``, ``updated_at`` ...).
 
-        Parameters, ``attrs`` and the handling of ``id`` (``attrs["missing_ids"]``)
-        are those of :meth:`companies` (sort keys: name, updated_at).
+        ``attrs`` and the handling of ``id`` (``attrs["missing_ids"]``) are those of
+        :meth:`companies`.
+
+        Parameters
+        ----------
+        filters, limit, strict, progress, refresh, cache
+            As for :meth:`companies`.
+        sort : str, optional
+            ``"<key>:asc"`` or ``"<key>:desc"``; keys name, updated_at.
+        id, name, country, updated_at, include_deleted : optional
+            Filters, as for :meth:`companies`: ``name="capital"`` (ilike),
+            ``country=["USA"]``, ``id=[...]`` (batched).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per investor, typed; provenance in ``attrs``.
 
         Examples
         --------
@@ -802,13 +847,31 @@ class PrivateApi:
     ) -> pd.DataFrame:
         """Deals (funding rounds and M&A) matching the filters, flattened one row per deal.
 
-        Parameters are those of :meth:`companies`; sort keys deal_date,
-        deal_valuation, deal_raised, updated_at; filters such as
-        ``deal_type=["M&A"]``, ``date_from="2023-01-01"``, ``valuation_min=100``,
-        ``target_region=["Western Europe"]``, ``investor_id=[...]``. ``id=[...]``
-        takes deal ids; the ones that do not come back are in
-        ``attrs["missing_ids"]`` (see :meth:`companies`).
-
+        Parameters
+        ----------
+        filters, limit, strict, progress, refresh, cache
+            As for :meth:`companies`.
+        sort : str, optional
+            ``"<key>:asc"`` or ``"<key>:desc"``; keys deal_date, deal_valuation,
+            deal_raised, updated_at.
+        id, target_id, investor_id : str or list of str, optional
+            Deal, target company and investor ids (batched). Deal ids of ``id`` that do
+            not come back are in ``attrs["missing_ids"]`` (see :meth:`companies`).
+        deal_type, deal_subtype : str or list of str, optional
+            ``deal_type=["M&A"]``.
+        date_from, date_to : str or date, optional
+            Deal dates: ``date_from="2023-01-01"``.
+        valuation_min, valuation_max, raised_min, raised_max, revenue_min : float, optional
+        revenue_max, ebitda_min, ebitda_max, ev_revenue_min, ev_revenue_max : float, optional
+        ev_ebitda_min, ev_ebitda_max : float, optional
+            Bounds of the deal's figures and multiples: ``valuation_min=100``.
+        target_country, target_region, target_verticals, target_themes : optional
+        target_client_focus, target_revenue_model, target_company_type : optional
+            The target company's attributes: ``target_region=["Western Europe"]``.
+        updated_at : optional
+            A lower bound of ``updated_at`` (the change feed).
+        include_deleted : bool, optional
+            Soft-deleted deals too (``deleted`` True).
         with_investors : bool, default False
             Also read every deal's single form (``GET /transactions/{id}``,
             concurrently, with a progress bar) for what list rows lack: the full
@@ -1107,6 +1170,15 @@ class PrivateApi:
             closest valid name, before any request.
         include_deleted : bool, default False
             Return soft-deleted companies too (``deleted`` True).
+        strict : bool, default False
+            Raise :class:`~dealframe.errors.IncompleteResultError` when some of many ids
+            do not come back (else a :class:`~dealframe.MissingDataWarning`).
+        progress : bool, optional
+            Progress bar over many ids (None: the client's ``progress`` setting).
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
+        cache : bool, default True
+            Use the HTTP cache (False: neither read nor write it).
 
         Examples
         --------
@@ -1137,9 +1209,15 @@ class PrivateApi:
     ) -> pd.DataFrame:
         """Investor profiles with ``stats_*`` columns; see :meth:`investor_top` for top lists.
 
-        Parameters are those of :meth:`company`; ``fields`` names fields of the
-        investor profile (the company profile's list fields, ``employee_count``,
-        ``stats``).
+        Parameters
+        ----------
+        ids : str or list of str
+            One UUID (a missing one raises :class:`~dealframe.errors.NotFoundError`)
+            or many, as for :meth:`company`.
+        fields : list of str, optional
+            Allowlist of top-level fields of the investor profile (the company profile's list fields, ``employee_count``, ``stats``).
+        include_deleted, strict, progress, refresh, cache
+            As for :meth:`company`.
 
         Examples
         --------
@@ -1221,8 +1299,15 @@ class PrivateApi:
     ) -> pd.DataFrame:
         """Single deals with the richer target and the full ``investors`` list.
 
-        Parameters are those of :meth:`company`; ``fields`` names fields of the
-        single deal (the deal list fields and ``investors``).
+        Parameters
+        ----------
+        ids : str or list of str
+            One UUID (a missing one raises :class:`~dealframe.errors.NotFoundError`)
+            or many, as for :meth:`company`.
+        fields : list of str, optional
+            Allowlist of top-level fields of the single deal (the deal list fields and ``investors``).
+        include_deleted, strict, progress, refresh, cache
+            As for :meth:`company`.
 
         Examples
         --------
@@ -1390,6 +1475,23 @@ class PrivateApi:
     ) -> pd.DataFrame:
         """Funding rounds where the company (or each of the companies) is the target.
 
+        Parameters
+        ----------
+        ids : str or list of str
+            One company id or many (fetched concurrently).
+        limit : int, optional
+            Cap on rows per company, 1 to 1000 (default: every row).
+        strict : bool, default False
+            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
+            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
+            answer is short or breaks the interface.
+        progress : bool, optional
+            Progress bar (None: the client's ``progress`` setting).
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
+        cache : bool, default True
+            Use the HTTP cache (False: neither read nor write it).
+
         Returns
         -------
         pandas.DataFrame
@@ -1426,6 +1528,23 @@ class PrivateApi:
     ) -> pd.DataFrame:
         """M&A deals where the company is the target (``company_id`` first).
 
+        Parameters
+        ----------
+        ids : str or list of str
+            One company id or many (fetched concurrently).
+        limit : int, optional
+            Cap on rows per company, 1 to 1000 (default: every row).
+        strict : bool, default False
+            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
+            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
+            answer is short or breaks the interface.
+        progress : bool, optional
+            Progress bar (None: the client's ``progress`` setting).
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
+        cache : bool, default True
+            Use the HTTP cache (False: neither read nor write it).
+
         Examples
         --------
         >>> client.private.sellside(company_id)  # doctest: +SKIP
@@ -1454,6 +1573,23 @@ class PrivateApi:
     ) -> pd.DataFrame:
         """Deals where the company is a buyer or a lead investor, with ``role``.
 
+        Parameters
+        ----------
+        ids : str or list of str
+            One company id or many (fetched concurrently).
+        limit : int, optional
+            Cap on rows per company, 1 to 1000 (default: every row).
+        strict : bool, default False
+            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
+            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
+            answer is short or breaks the interface.
+        progress : bool, optional
+            Progress bar (None: the client's ``progress`` setting).
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
+        cache : bool, default True
+            Use the HTTP cache (False: neither read nor write it).
+
         Examples
         --------
         >>> client.private.buyside(company_id)["role"].value_counts()  # doctest: +SKIP
@@ -1481,6 +1617,23 @@ class PrivateApi:
         cache: bool = True,
     ) -> pd.DataFrame:
         """Investors in the company's funding rounds (rounds_participated, is_lead_any_round, ...).
+
+        Parameters
+        ----------
+        ids : str or list of str
+            One company id or many (fetched concurrently).
+        limit : int, optional
+            Cap on rows per company, 1 to 1000 (default: every row).
+        strict : bool, default False
+            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
+            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
+            answer is short or breaks the interface.
+        progress : bool, optional
+            Progress bar (None: the client's ``progress`` setting).
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
+        cache : bool, default True
+            Use the HTTP cache (False: neither read nor write it).
 
         Examples
         --------
@@ -1512,6 +1665,23 @@ class PrivateApi:
     ) -> pd.DataFrame:
         """Deals the investor led or bought in, with ``role`` (``investor_id`` first).
 
+        Parameters
+        ----------
+        ids : str or list of str
+            One investor id or many (fetched concurrently).
+        limit : int, optional
+            Cap on rows per investor, 1 to 1000 (default: every row).
+        strict : bool, default False
+            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
+            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
+            answer is short or breaks the interface.
+        progress : bool, optional
+            Progress bar (None: the client's ``progress`` setting).
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
+        cache : bool, default True
+            Use the HTTP cache (False: neither read nor write it).
+
         Examples
         --------
         >>> client.private.investments(investor_id)  # doctest: +SKIP
@@ -1539,6 +1709,23 @@ class PrivateApi:
         cache: bool = True,
     ) -> pd.DataFrame:
         """Investors sharing deals with the investor (shared_deals, first/last shared date).
+
+        Parameters
+        ----------
+        ids : str or list of str
+            One investor id or many (fetched concurrently).
+        limit : int, optional
+            Cap on rows per investor, 1 to 1000 (default: every row).
+        strict : bool, default False
+            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
+            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
+            answer is short or breaks the interface.
+        progress : bool, optional
+            Progress bar (None: the client's ``progress`` setting).
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
+        cache : bool, default True
+            Use the HTTP cache (False: neither read nor write it).
 
         Examples
         --------
@@ -1569,6 +1756,23 @@ class PrivateApi:
         cache: bool = True,
     ) -> pd.DataFrame:
         """Companies the investor has backed (first/last invested, rounds_count, led_any_round).
+
+        Parameters
+        ----------
+        ids : str or list of str
+            One investor id or many (fetched concurrently).
+        limit : int, optional
+            Cap on rows per investor, 1 to 1000 (default: every row).
+        strict : bool, default False
+            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
+            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
+            answer is short or breaks the interface.
+        progress : bool, optional
+            Progress bar (None: the client's ``progress`` setting).
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
+        cache : bool, default True
+            Use the HTTP cache (False: neither read nor write it).
 
         Examples
         --------
@@ -1779,6 +1983,16 @@ class PrivateApi:
         on_ambiguous : {"none", "best", "raise"}
             Leave ``id`` null for ambiguous names, take the best candidate, or raise
             :class:`~dealframe.errors.AmbiguousNameError`.
+        strict : bool, default False
+            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
+            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
+            answer is short or breaks the interface.
+        progress : bool, optional
+            Progress bar over the batches (None: the client's ``progress`` setting).
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
+        cache : bool, default True
+            Use the HTTP cache (False: neither read nor write it).
 
         Returns
         -------
@@ -1803,6 +2017,18 @@ class PrivateApi:
         cache: bool = True,
     ) -> Resolution:
         """Resolve investor names to ids; see :meth:`resolve_companies`.
+
+        Parameters
+        ----------
+        names : list of str
+            Any number (sent in batches of 1,000).
+        on_ambiguous, strict, progress, refresh, cache
+            As for :meth:`resolve_companies`.
+
+        Returns
+        -------
+        Resolution
+            ``(matches, candidates)``, as for :meth:`resolve_companies`.
 
         Examples
         --------
@@ -1856,13 +2082,22 @@ class PrivateApi:
         ----------
         metric : {"ev_revenue", "ev_ebitda", "valuation", "raised", "revenue", "ebitda"}
         time_bucket : {"month", "quarter", "year", "none"}
-        filters, id, target_id, investor_id, deal_type, ... include_deleted
+        filters, id, target_id, investor_id, deal_type, deal_subtype, date_from : optional
+        date_to, valuation_min, valuation_max, raised_min, raised_max : optional
+        revenue_min, revenue_max, ebitda_min, ebitda_max, ev_revenue_min : optional
+        ev_revenue_max, ev_ebitda_min, ev_ebitda_max, target_country : optional
+        target_region, target_verticals, target_themes, target_client_focus : optional
+        target_revenue_model, target_company_type, updated_at, include_deleted : optional
             Deal filters, as in :meth:`deals` (``date_from``/``date_to`` set the
             window; default the last 5 years).
         strict : bool, default False
             Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
             when the answer breaks the interface (repeated buckets, unreadable labels,
             counts that do not add up).
+        refresh : bool, default False
+            Fetch again and overwrite the cached answer.
+        cache : bool, default True
+            Use the HTTP cache (False: neither read nor write it).
 
         Returns
         -------

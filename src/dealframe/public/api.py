@@ -417,8 +417,9 @@ class PublicApi:
 
         Examples
         --------
-        >>> ts = client.public.time_series(["ACME-USA"], fields=["evRevenueNtm"], date_from="2020-01")  # doctest: +SKIP
-        >>> ts["evRevenueNtm"].plot()  # doctest: +SKIP
+        >>> skus = client.public.search(countries=["GBR"]).index  # doctest: +SKIP
+        >>> ts = client.public.time_series(skus, fields=["evRevenueNtm"], date_from="2020-01")  # doctest: +SKIP
+        >>> ts["evRevenueNtm"].plot()  # months x SKUs  # doctest: +SKIP
         """
         if not isinstance(shape, str) or shape not in ("wide", "long"):
             raise ValidationError("shape", "'wide' or 'long'", got=shape)
@@ -494,7 +495,14 @@ class PublicApi:
         Parameters
         ----------
         industries, themes, regions, countries : list of str
-            At least one names the group; ``enterprise_value_above`` narrows it.
+            At least one names the group.
+        enterprise_value_above : float, optional
+            Narrows the group to companies whose enterprise value is above it.
+        strict : bool, default False
+            Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
+            when the answer breaks the interface (see :mod:`dealframe.contract`).
+        refresh, cache : bool
+            Cache control, as in :meth:`search`.
 
         Returns
         -------
@@ -542,11 +550,16 @@ class PublicApi:
         Parameters
         ----------
         industries, themes, regions, countries : list of str
-            At least one names the group; ``enterprise_value_above`` narrows it.
+            At least one names the group.
+        enterprise_value_above : float, optional
+            Narrows the group to companies whose enterprise value is above it.
         fields : list of str, optional
             Time-series fields (default: all).
         date_from, date_to : str, pandas.Period or date, optional
             Inclusive months ``YYYY-MM``; none means no date filter.
+        strict : bool, default False
+            Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
+            when the answer breaks the interface (see :mod:`dealframe.contract`).
         refresh, cache : bool
             Cache control, as in :meth:`search`.
 

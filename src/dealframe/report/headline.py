@@ -206,10 +206,10 @@ def _public_card(data: ReportData, rows: list[dict]) -> Card:
     series = series.dropna()
     now = float(series.iloc[-1]) if len(series) else np.nan
     month = str(series.index[-1]) if len(series) else "n/a"
-    before = np.nan
+    before, earlier = np.nan, "n/a"
     if len(series) and isinstance(series.index, pd.PeriodIndex):
         year_ago = series.index[-1] - 12
-        before = float(series.get(year_ago, np.nan))
+        before, earlier = float(series.get(year_ago, np.nan)), str(year_ago)
     companies = history.attrs.get("companies", len(data.current))
     rows.append(
         {
@@ -227,8 +227,8 @@ def _public_card(data: ReportData, rows: list[dict]) -> Card:
         {
             "figure": "public median EV/Revenue NTM",
             "period": "12 months earlier",
-            "start": "",
-            "end": "",
+            "start": earlier,
+            "end": earlier,
             "value": before,
             "n": companies,
             "ci_low": np.nan,
