@@ -15,12 +15,12 @@ def test_quiet_inside_and_loud_after():
     with missing_expected():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            warn_missing("2 of 3 SKUs were not returned", stacklevel=1)
+            warn_missing("2 of 3 SKUs were not returned")
         assert caught == []
         filters = list(warnings.filters)
     assert filters == list(warnings.filters)  # no filter was added or removed
     with pytest.warns(MissingDataWarning, match="2 of 3"):
-        warn_missing("2 of 3 SKUs were not returned", stacklevel=1)
+        warn_missing("2 of 3 SKUs were not returned")
 
 
 def test_another_thread_still_warns_meanwhile():
@@ -31,7 +31,7 @@ def test_another_thread_still_warns_meanwhile():
         inside.wait(5)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            warn_missing("from the other thread", stacklevel=1)
+            warn_missing("from the other thread")
         seen.extend(str(w.message) for w in caught)
         done.set()
 

@@ -2180,12 +2180,24 @@ class PrivateApi:
         left_out = shape.buckets_left_out(frame, time_bucket)
         frame.attrs["buckets_left_out"], frame.attrs["deals_left_out"] = left_out, 0
         if isinstance(total, int) and not isinstance(total, bool) and total != counted:
-            if left_out and counted < total:
+            # left-out buckets hold fewer than small_n_threshold deals each, or it is a loss
+            method = meta.get("methodology")
+            threshold = method.get("small_n_threshold") if isinstance(method, Mapping) else None
+            room = 0
+            if isinstance(threshold, int) and not isinstance(threshold, bool) and threshold > 0:
+                room = (threshold - 1) * len(left_out)
+            if 0 < total - counted <= room:
                 frame.attrs["deals_left_out"] = total - counted
             else:
                 found.add(
                     "count_mismatch",
-                    f"meta.total_deals is {total}, the buckets' n add up to {counted}",
+                    f"meta.total_deals is {total}, the buckets' n add up to {counted}"
+                    + (
+                        f" ({total - counted} deals are more than {len(left_out)} left-out "
+                        f"bucket(s) below small_n_threshold {threshold} can hold)"
+                        if left_out and counted < total
+                        else ""
+                    ),
                 )
         attach(
             frame, endpoint=endpoint, responses=[response], request=body, findings=found.records()
