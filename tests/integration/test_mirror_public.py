@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import dealframe
 import dealframe.mirror as mirror
 import dealframe.sandbox
 from dealframe.cli import main
@@ -127,3 +128,31 @@ def test_cli_snapshot_public(tmp_path, capsys):
     assert len(mirror.load_public(path, "current", on="2026-04-01")) > 0
     assert main(["mirror", "snapshot-public", str(path), "--sandbox", "--scale", "0.02"]) == 2
     assert "--sku" in capsys.readouterr().err  # told before a sandbox starts
+
+
+def test_an_empty_universe_never_replaces_a_stored_snapshot(client, sb, tmp_path):
+    path = tmp_path / "store"
+    mirror.snapshot_public(client, path, regions=["Western Europe"], date="2026-05-01")
+    stored = mirror.load_public(path, "current", on="2026-05-01")
+    assert len(stored) > 0
+    with pytest.raises(ValidationError, match="enterprise_value_above.*nothing was written"):
+        mirror.snapshot_public(client, path, enterprise_value_above=1e12, date="2026-05-01")
+    with pytest.warns(dealframe.MissingDataWarning), pytest.raises(ValidationError, match="skus"):
+        mirror.snapshot_public(client, path, skus=["NOPE-USA"], date="2026-05-01")
+    same_values(mirror.load_public(path, "current", on="2026-05-01"), stored)
+
+
+def test_a_snapshot_into_another_services_mirror_is_refused_first(client, sb, tmp_path):
+    path = tmp_path / "store"
+    mirror.snapshot_public(client, path, regions=["Oceania"], date="2026-05-01")
+    port = sb.url.rsplit(":", 1)[1]
+    with Client(
+        f"http://localhost:{port}", sb.public_token, sb.private_key, cache_enabled=False
+    ) as other:
+        with pytest.raises(mirror.MirrorStateError, match="not from http://localhost"):
+            mirror.snapshot_public(other, path, regions=["Oceania"], date="2026-05-02")
+        assert other.stats.calls == 0  # refused before the search
+        done = mirror.snapshot_public(
+            other, path, regions=["Oceania"], date="2026-05-02", allow_other_source=True
+        )
+    assert done["companies"] > 0 and mirror.status(path).attrs["source"] == "http://localhost"

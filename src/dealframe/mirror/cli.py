@@ -179,6 +179,7 @@ def _snapshot(args: argparse.Namespace) -> int:
             skus=args.sku,
             date=args.date,
             lock_timeout=args.lock_timeout,
+            allow_other_source=args.allow_other_source,
             **filters,
         )
     print(
@@ -190,6 +191,14 @@ def _snapshot(args: argparse.Namespace) -> int:
         f"(version {report['time_series_version']})"
     )
     return 0
+
+
+def _other_source_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-other-source",
+        action="store_true",
+        help="write into a mirror synced from another service (merges their records)",
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -217,11 +226,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="read every row of every table first; rebuild any that fails",
     )
-    s.add_argument(
-        "--allow-other-source",
-        action="store_true",
-        help="sync from another service than the one PATH was synced from (merges their records)",
-    )
+    _other_source_option(s)
     s.add_argument("--no-progress", action="store_true", help="no progress bars")
     s.set_defaults(run=_sync)
     st = sub.add_parser("status", help="rows, deletes, version, checkpoint and size per entity")
@@ -270,6 +275,7 @@ def register(subparsers: Any) -> None:
         "--ev-above", type=non_negative, help="... enterprise value above (millions USD)"
     )
     p.add_argument("--date", type=day, help="the snapshot's date (default: today, UTC)")
+    _other_source_option(p)
     p.add_argument(
         "--lock-timeout",
         type=non_negative,

@@ -39,7 +39,7 @@ from .durable import mirror_lock
 from .errors import MirrorStateError
 from .read import as_of_version
 from .schema import PUBLIC_TABLES
-from .state import MirrorState, read_state, source_of, write_state
+from .state import MirrorState, check_source, read_state, write_state
 from .sync import _usable_marker, lock_timeout_seconds, open_folder
 from .table import (
     commit_properties,
@@ -220,6 +220,7 @@ def snapshot_public(
     regions: Iterable[str] | str | None = None,
     countries: Iterable[str] | str | None = None,
     enterprise_value_above: float | None = None,
+    allow_other_source: bool = False,
 ) -> dict[str, Any]:
     """Append today's Family A current data of a universe, and refresh its monthly series.
 
@@ -241,12 +242,22 @@ def snapshot_public(
         Seconds to wait for a running sync of the folder.
     industries, themes, regions, countries, enterprise_value_above
         The universe as a search, instead of ``skus`` (as ``client.public.search``).
+    allow_other_source : bool, default False
+        Write into a mirror synced from another service (as :func:`~dealframe.mirror.sync`).
 
     Returns
     -------
     dict
         ``snapshot_date``, ``companies`` (rows written), ``missing_skus``,
         ``current_version``, ``time_series_rows``, ``time_series_version``.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A bad argument, or a universe of which the service returns no company (nothing is
+        written: a stored snapshot of the day is never replaced by an empty one).
+    MirrorStateError
+        The mirror was synced from another service (checked before anything is fetched).
 
     Examples
     --------
@@ -256,7 +267,13 @@ def snapshot_public(
     if not hasattr(client, "public") or not hasattr(client, "settings"):
         raise ValidationError("client", "a dealframe.Client", got=client)
     lock_timeout = lock_timeout_seconds(lock_timeout)
+    if not isinstance(allow_other_source, bool):
+        raise ValidationError("allow_other_source", "True or False", got=allow_other_source)
     day = _date(date, "date")
+    base_url = getattr(client.settings, "base_url", None)
+    if Path(path).expanduser().is_dir():  # refused before anything is fetched
+        known = read_state(Path(path).expanduser())
+        check_source(Path(path), known.source if known else None, base_url, allow_other_source)
     searched = {
         "industries": industries,
         "themes": themes,
@@ -264,25 +281,25 @@ def snapshot_public(
         "countries": countries,
         "enterprise_value_above": enterprise_value_above,
     }
-    universe = _universe(client, skus, {k: v for k, v in searched.items() if v is not None})
-    current = (
-        client.public.current(universe)
-        if universe
-        else pd.DataFrame(index=pd.Index([], name="sku", dtype="str"))
-    )
-    series = (
-        client.public.time_series(universe, fields=fields, shape="long")
-        if universe
-        else pd.DataFrame({"sku": [], "field": [], "month": [], "value": []})
-    )
+    given = {k: v for k, v in searched.items() if v is not None}
+    universe = _universe(client, skus, given)
+    current = client.public.current(universe) if universe else pd.DataFrame()
+    if current.empty:  # never replace a stored snapshot of the day with an empty one
+        raise ValidationError(
+            "skus" if skus is not None else ", ".join(given),
+            "a universe of which the service returns at least one company "
+            f"(nothing was written for {day.isoformat()})",
+            got=skus if skus is not None else given,
+        )
+    series = client.public.time_series(universe, fields=fields, shape="long")
     rows, long = current_table(current, day), series_table(series, day)
     with guard_write(path):
         root = open_folder(path, create=True)
         _usable_marker(root)
         with mirror_lock(root, lock_timeout):
-            if read_state(root) is None:
-                base_url = getattr(client.settings, "base_url", None)
-                write_state(root, MirrorState(source=source_of(base_url)))
+            state = read_state(root) or MirrorState()
+            state.source = check_source(root, state.source, base_url, allow_other_source)
+            write_state(root, state)
             props = commit_properties(
                 "snapshot",
                 checkpoint=None,

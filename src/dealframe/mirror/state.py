@@ -33,6 +33,7 @@ __all__ = [
     "read_doc",
     "read_state",
     "source_of",
+    "check_source",
     "write_state",
 ]
 
@@ -66,6 +67,25 @@ def source_of(base_url: str | None) -> str | None:
     if url.port is not None and host not in _LOOPBACK:
         netloc += f":{url.port}"
     return f"{url.scheme}://{netloc}{url.path.rstrip('/')}"
+
+
+def check_source(root: Path, recorded: str | None, base_url: str | None, allow: bool) -> str | None:
+    """The source to record for a sync of ``root`` from ``base_url`` (:func:`source_of`).
+
+    Raises
+    ------
+    MirrorStateError
+        The mirror was synced from another source (``recorded``) and ``allow`` is False:
+        the two services' records would be merged.
+    """
+    before, here = source_of(recorded), source_of(base_url)
+    if before is not None and before != here and not allow:
+        raise MirrorStateError(
+            f"the mirror at {root} was synced from {before}, not from {here}: its records "
+            "would be merged with another service's. Sync from that service, sync into a new "
+            "folder, or pass allow_other_source=True (--allow-other-source) to merge them"
+        )
+    return here
 
 
 @dataclass

@@ -26,7 +26,7 @@ from ..errors import ConfigurationError, ValidationError
 from ..notices import user_stacklevel
 from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
-from .errors import MirrorDamagedError, MirrorPathError, MirrorRepairWarning, MirrorStateError
+from .errors import MirrorDamagedError, MirrorPathError, MirrorRepairWarning
 from .feed import PAGE_SIZE, FeedWalk, Fetch, client_fetch
 from .migrate import migrate
 from .schema import ENTITIES
@@ -34,6 +34,7 @@ from .state import (
     LEGACY_VERSION,
     STATE_NAME,
     MirrorState,
+    check_source,
     orjson_bytes,
     parse_state,
     read_doc,
@@ -530,12 +531,5 @@ def _marker(root: Path, client: Any, allow_other_source: bool) -> MirrorState:
     if doc.get("schema_version") == LEGACY_VERSION:
         return migrate(root, doc)
     state = parse_state(orjson_bytes(doc), root / STATE_NAME)
-    before = source_of(state.source)
-    if before is not None and before != here and not allow_other_source:
-        raise MirrorStateError(
-            f"the mirror at {root} was synced from {before}, not from {here}: its records "
-            "would be merged with another service's. Sync from that service, sync into a new "
-            "folder, or pass allow_other_source=True (--allow-other-source) to merge them"
-        )
-    state.source = here
+    state.source = check_source(root, state.source, here, allow_other_source)
     return state
