@@ -22,12 +22,13 @@ import functools
 import inspect
 import math
 import numbers
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
-from dealframe.errors import UnknownArgumentError, ValidationError
+from dealframe.errors import CallError, UnknownArgumentError, ValidationError
 
 __all__ = [
     "INT64_MAX",
@@ -36,6 +37,7 @@ __all__ = [
     "finite_number",
     "flag",
     "integer_in",
+    "iso3",
 ]
 
 P = ParamSpec("P")
@@ -80,6 +82,32 @@ def integer_in(value: Any, argument: str, low: int, high: int | None) -> int:
     return int(value)
 
 
+_ISO3 = re.compile(r"[A-Z]{3}")
+
+
+def iso3(value: Any, argument: str) -> str:
+    """``value`` as an ISO 3166 alpha-3 country code: three upper-case letters, as the
+    service's country fields hold them (another spelling would match no row).
+
+    Examples
+    --------
+    >>> iso3("GBR", "country")
+    'GBR'
+    >>> iso3("gbr", "country")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid country: expected an upper-case ISO 3166 alpha-3 code such as 'USA' (did you mean 'GBR'?), got 'gbr'
+    """
+    if isinstance(value, str) and _ISO3.fullmatch(value):
+        return value
+    hint = ""
+    if isinstance(value, str) and _ISO3.fullmatch(value.strip().upper()):
+        hint = f" (did you mean {value.strip().upper()!r}?)"
+    raise ValidationError(
+        argument, f"an upper-case ISO 3166 alpha-3 code such as 'USA'{hint}", got=value
+    )
+
+
 def flag(value: Any, argument: str) -> bool:
     """``value`` as a boolean (``True``/``False``, numpy booleans included)."""
     if not isinstance(value, (bool, np.bool_)):
@@ -87,11 +115,58 @@ def flag(value: Any, argument: str) -> bool:
     return bool(value)
 
 
+#: Annotations of a flag (as written under ``from __future__ import annotations``, or not).
+_FLAG, _FLAG_OR_NONE = ("bool", bool), ("bool | None", "None | bool", "Optional[bool]", bool | None)
+
+
+def _flags(parameters: Iterable[inspect.Parameter]) -> dict[str, bool]:
+    """Parameters annotated ``bool`` (False) or ``bool | None`` (True: None allowed)."""
+    found: dict[str, bool] = {}
+    for p in parameters:
+        if p.annotation in _FLAG:
+            found[p.name] = False
+        elif p.annotation in _FLAG_OR_NONE:
+            found[p.name] = True
+    return found
+
+
+#: Annotations of a client argument; None allowed with the second.
+_CLIENT, _CLIENT_OR_NONE = ("Client", "dealframe.Client"), ("Client | None", "None | Client")
+
+
+def _clients(parameters: Iterable[inspect.Parameter]) -> dict[str, bool]:
+    """Parameters annotated ``Client`` (False) or ``Client | None`` (True: None allowed)."""
+    return {
+        p.name: p.annotation in _CLIENT_OR_NONE
+        for p in parameters
+        if p.annotation in _CLIENT or p.annotation in _CLIENT_OR_NONE
+    }
+
+
+def _check_flags(flags: dict[str, bool], given: Mapping[str, Any]) -> None:
+    for name, none_ok in flags.items():
+        value = given.get(name, False)
+        if not isinstance(value, (bool, np.bool_)) and not (none_ok and value is None):
+            raise ValidationError(
+                name, "True, False or None" if none_ok else "True or False", got=value
+            )
+
+
+def _is_client(value: Any) -> bool:
+    return all(hasattr(value, name) for name in ("public", "private", "settings"))
+
+
 def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
-    """``function``, refusing a keyword it does not take with an
-    :class:`~dealframe.errors.UnknownArgumentError` (the closest keyword named) instead of
-    Python's bare ``TypeError``. The signature seen by ``inspect`` and type checkers is
-    unchanged.
+    """``function``, refusing arguments its signature does not take with a dealframe error
+    instead of Python's bare ``TypeError``, and a flag that is no boolean.
+
+    A keyword it does not take is an :class:`~dealframe.errors.UnknownArgumentError` (the
+    closest keyword named); too many positional arguments, a missing or a repeated one a
+    :class:`~dealframe.errors.CallError`; a value other than ``True``/``False`` (or None
+    where the annotation allows it) for a parameter annotated ``bool`` a
+    :class:`~dealframe.errors.ValidationError` naming it (``strict="false"`` would
+    otherwise be true), as is anything but a client for a parameter annotated ``Client``.
+    The signature seen by ``inspect`` and type checkers is unchanged.
 
     Examples
     --------
@@ -105,17 +180,29 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
     ...
     dealframe.errors.UnknownArgumentError: invalid limt: expected a keyword of pull (did you mean 'limit'?), got 'limt'
     """
-    parameters = inspect.signature(function).parameters.values()
+    signature = inspect.signature(function)
+    parameters = signature.parameters.values()
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
         return function  # it checks the names it collects itself
     names = frozenset(p.name for p in parameters if p.kind in _NAMED)
     label = function.__qualname__.removesuffix(".__init__")
+    flags, clients = _flags(parameters), _clients(parameters)
 
     @functools.wraps(function)
     def checked(*args: P.args, **kwargs: P.kwargs) -> R:
         if kwargs and not names.issuperset(kwargs):
             unknown = next(k for k in kwargs if k not in names)
             raise UnknownArgumentError(unknown, label, names - {"self", "cls"})
+        _check_flags(flags, kwargs)  # named first: they say most of what is wrong
+        try:
+            given = signature.bind(*args, **kwargs).arguments
+        except TypeError as exc:
+            raise CallError(label, str(exc)) from None
+        _check_flags(flags, given)
+        for name, none_ok in clients.items():
+            value = given.get(name)
+            if name in given and not _is_client(value) and not (none_ok and value is None):
+                raise ValidationError(name, "a dealframe.Client", got=type(value).__name__)
         return function(*args, **kwargs)
 
     return checked

@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -31,6 +32,9 @@ from dealframe.analytics.buckets import bucket_medians, service_methodology
 from dealframe.analytics.periods import resolve_window
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
+from dealframe.frames.normalize import build_frame
+from dealframe.frames.public import current_frame
+from dealframe.frames.schemas import LINK
 from dealframe.link import companies_for_skus
 
 if TYPE_CHECKING:
@@ -225,6 +229,8 @@ def compare_multiples(
     deal_types = _strings(deal_type, "deal_type")
     if not isinstance(link, bool):
         raise ValidationError("link", "True or False", got=link)
+    # a bad date (or order) is refused before any request; the service's date comes after
+    resolve_window(date_from, date_to, as_of=dt.date.max, time_bucket="none")
     threshold, today = service_methodology(client)
     start, end = resolve_window(date_from, date_to, as_of=today, time_bucket="none")
     deals = client.private.deals(
@@ -235,13 +241,11 @@ def compare_multiples(
         deal_type=deal_types,
     )
     found = client.public.search(regions=regions, industries=verticals)
-    comps = (
-        client.public.current(list(found.index))
-        if len(found)
-        else found.iloc[:0].drop(columns=found.columns)
-    )
-    if link and len(comps):
-        links = companies_for_skus(client, list(comps.index)).set_index("query")
+    comps = client.public.current(list(found.index)) if len(found) else current_frame([])
+    if link:  # no comps: the same columns, no rows
+        links = (
+            companies_for_skus(client, list(comps.index)) if len(comps) else build_frame([], LINK)
+        ).set_index("query")
         comps = comps.assign(
             company_id=links["company_id"].reindex(comps.index),
             match=links["match"].reindex(comps.index),

@@ -175,6 +175,13 @@ def _check_expiry(value: Any) -> Mapping[str, float]:
         name = f"cache_expiry[{kind!r}]"
         if not isinstance(kind, str):
             raise ConfigurationError(f"{name}: kind must be a string", field="cache_expiry")
+        if kind not in DEFAULT_CACHE_EXPIRY:  # a misspelt kind would never apply
+            close = difflib.get_close_matches(kind, CACHE_KINDS, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ConfigurationError(
+                f"{name}: unknown endpoint kind ({hint}kinds: {', '.join(CACHE_KINDS)})",
+                field="cache_expiry",
+            )
         _check_number(name, seconds, minimum=0)
         merged[kind] = seconds
     merged["changefeed"] = 0  # a change feed is never served from cache

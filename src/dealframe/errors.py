@@ -51,6 +51,7 @@ __all__ = [
     "ServiceContractError",
     "TransportError",
     "UnknownArgumentError",
+    "CallError",
     "ValidationError",
     "error_from_response",
     "parse_retry_after",
@@ -142,7 +143,26 @@ class ValidationError(DealframeError, ValueError):
         super().__init__(message)
 
 
-class UnknownArgumentError(ValidationError, TypeError):
+class CallError(ValidationError, TypeError):
+    """A public function was called with arguments its signature does not take: too many
+    positional arguments, a required one missing, one given twice.
+
+    Raised in place of Python's own ``TypeError`` (it is one, and a :class:`ValidationError`);
+    ``.function`` is the function's name. :class:`UnknownArgumentError` is the case of a
+    keyword the function does not take.
+
+    Examples
+    --------
+    >>> str(CallError("PrivateApi.aggregate", "missing a required argument: 'metric'"))
+    "invalid arguments: expected those of PrivateApi.aggregate (missing a required argument: 'metric')"
+    """
+
+    def __init__(self, function: str, problem: str) -> None:
+        self.function = function
+        super().__init__("arguments", f"those of {function} ({problem})")
+
+
+class UnknownArgumentError(CallError):
     """A public function was called with a keyword it does not take (a typo, most often).
 
     Raised in place of Python's own ``TypeError``, with the closest keyword the function
@@ -163,7 +183,7 @@ class UnknownArgumentError(ValidationError, TypeError):
             difflib.get_close_matches(argument, names, n=1, cutoff=0.6)
         )
         hint = f" (did you mean {close[0]!r}?)" if close else f" ({', '.join(names)})"
-        super().__init__(argument, f"a keyword of {function}{hint}", got=argument)
+        ValidationError.__init__(self, argument, f"a keyword of {function}{hint}", got=argument)
 
 
 class ApiError(DealframeError):

@@ -22,7 +22,12 @@ import requests
 
 import dealframe
 from dealframe.client import Client
-from dealframe.errors import AmbiguousNameError, NotFoundError, ValidationError
+from dealframe.errors import (
+    AmbiguousNameError,
+    IncompleteResultError,
+    NotFoundError,
+    ValidationError,
+)
 from dealframe.notices import MissingDataWarning
 
 PREFIX = "/api/private/v1"
@@ -582,6 +587,21 @@ def test_sub_collection_of_deleted_company_raises(client, world):
     assert info.value.deleted is True
 
 
+def test_sub_collections_of_many_ids_report_deleted_ones_as_missing(client, world):
+    """As profiles do: a deal list's target_id column holds some soft-deleted companies, and
+    their 404s must not cost the user every other company's rows."""
+    gone = world["deleted"]["companies"][0]
+    live = [r["id"] for r in world["live"]["companies"][:3]]
+    alone = client.private.fundings(live)
+    with pytest.warns(MissingDataWarning, match="1 of 4 companies were not found"):
+        frame = client.private.fundings([live[0], gone, *live[1:]])
+    assert frame.attrs["missing_ids"] == [gone]
+    assert frame.equals(alone) and alone.attrs["missing_ids"] == []
+    with pytest.raises(IncompleteResultError) as info:
+        client.private.fundings([gone, *live], strict=True)
+    assert info.value.failed == [gone] and info.value.partial.equals(alone)
+
+
 # ---------------------------------------------------------------------------- resolve
 
 
@@ -723,6 +743,13 @@ def _bad_calls(world: dict[str, Any]) -> list[tuple[Any, str, tuple[str, ...]]]:
         (lambda p: p.companies(updated_at="not a time"), "updated_at", ()),
         (lambda p: p.deals(valuation_min="big"), "valuation_min", ("number",)),
         (lambda p: p.companies(active="yes"), "active", ("True",)),
+        (lambda p: p.companies(country=["gbr"]), "country[0]", ("ISO 3166", "'GBR'")),
+        (lambda p: p.investors(country=["GB"]), "country[0]", ("alpha-3",)),
+        (lambda p: p.deals(target_country=["GBR", "France"]), "target_country[1]", ("USA",)),
+        (lambda p: p.companies(name=""), "name", ("non-blank",)),
+        (lambda p: p.investors(name={"eq": "  "}), "name", ("non-blank",)),
+        (lambda p: p.resolve_companies(["Acme", ""]), "names[1]", ("non-blank",)),
+        (lambda p: p.deals(strict="false"), "strict", ("True or False",)),
         (lambda p: p.deals(id=["not-a-uuid"]), "id[0]", ("UUID",)),
         (lambda p: p.deals(target_id=[cid, "123"]), "target_id[1]", ("UUID",)),
         (lambda p: p.company("nope"), "id", ("UUID",)),

@@ -151,16 +151,28 @@ def test_compare_multiples_private_side_is_the_services_aggregate(client, truth)
 
 
 def test_compare_multiples_arguments(client):
-    with pytest.raises(ValidationError, match="region"):
+    with pytest.raises(ValidationError, match="region"):  # after discovery: values grow
         dealframe.compare_multiples(client, region="Westeros")
+    before = client.stats.snapshot()["calls"]
     with pytest.raises(ValidationError, match="vertical"):
         dealframe.compare_multiples(client, vertical=[3])
     with pytest.raises(ValidationError, match="date_from"):
         dealframe.compare_multiples(client, date_from="2024-05-01", date_to="2023-01-01")
+    with pytest.raises(ValidationError, match="date_from"):
+        dealframe.compare_multiples(client, date_from="x")
+    with pytest.raises(ValidationError, match="client"):
+        dealframe.compare_multiples(None)
+    assert client.stats.snapshot()["calls"] == before  # refused before any request
     none = dealframe.compare_multiples(
         client, region="Oceania", vertical="No such vertical", link=False
     )
     assert len(none.deals) == 0 and len(none.comps) == 0
+    # no comps: the columns and dtypes of comps that exist, link columns included
+    empty = dealframe.compare_multiples(client, region="Oceania", vertical="No such vertical")
+    some = dealframe.compare_multiples(client, region="North America", date_from="2022-01-01")
+    assert len(empty.comps) == 0 < len(some.comps)
+    assert empty.comps.dtypes.to_dict() == some.comps.dtypes.to_dict()
+    assert empty.comps.index.name == some.comps.index.name == "sku"
     assert none.summary["private_n"].tolist() == [0, 0]
     assert none.summary["private_median"].isna().all()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import logging
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -50,3 +51,15 @@ def test_a_sandbox_run_and_a_pull_leave_the_process_as_they_found_it():
     assert {k: v for k, v in after.items() if k != "loggers"} == {
         k: v for k, v in before.items() if k != "loggers"
     }
+
+
+def test_progress_bars_leave_no_thread_behind(sandbox, capsys):
+    """tqdm starts a monitor thread once per process and never stops it; the client's bars
+    (sub-collections of several ids, a paged list) are drawn without it."""
+    before = set(threading.enumerate())
+    with Client.for_sandbox(sandbox, progress=True, cache_enabled=False, max_workers=2) as client:
+        ids = client.private.deals(limit=1500, progress=True)["target_id"].head(3).tolist()
+        assert len(client.private.fundings(ids, progress=True)) > 0
+    assert "req" in capsys.readouterr().err  # the bars were drawn
+    left = {t.name for t in set(threading.enumerate()) - before if t.is_alive()}
+    assert not left, f"threads left behind: {left}"

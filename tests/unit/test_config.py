@@ -92,13 +92,15 @@ def test_defaults():
 
 
 def test_cache_expiry_overrides_merge_and_changefeed_stays_uncached():
-    s = Settings(cache_expiry={"current": 60, "changefeed": 999, "search": 10})
+    s = Settings(cache_expiry={"current": 60, "changefeed": 999, "profile": 10})
     assert s.cache_expiry["current"] == 60
-    assert s.cache_expiry["search"] == 10
+    assert s.cache_expiry["profile"] == 10
     assert s.cache_expiry["list"] == DEFAULT_CACHE_EXPIRY["list"]
     assert s.cache_expiry["changefeed"] == 0
     with pytest.raises(ConfigurationError):
         Settings(cache_expiry={"list": -5})
+    with pytest.raises(ConfigurationError, match="did you mean 'current'"):
+        Settings(cache_expiry={"curent": 60})  # a misspelt kind would never apply
     with pytest.raises(TypeError):
         s.cache_expiry["list"] = 1  # read-only
 

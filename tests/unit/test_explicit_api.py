@@ -98,3 +98,36 @@ def test_a_misspelt_keyword_is_a_dealframe_error_naming_the_closest_one():
         dealframe.Client(
             base_url="http://127.0.0.1:9", public_token="t", private_key="k"
         ).private.companies(contry=["GBR"])
+
+
+def test_flags_arguments_and_clients_are_checked_before_any_request():
+    """A string for a flag would be true (``strict="false"``), positional mistakes and a
+    missing argument are Python's bare ``TypeError``, and None for a client fails deep inside:
+    each is a dealframe error naming what is wrong, raised before anything is sent."""
+    from dealframe.errors import CallError
+
+    client = dealframe.Client(base_url="http://127.0.0.1:9", public_token="t", private_key="k")
+    flags = {"strict": "false", "cache": None, "refresh": "yes", "progress": "x"}
+    checked = 0
+    for name, function in _public_callables():
+        if name.startswith("dealframe.sandbox") or inspect.isclass(function):
+            continue
+        try:
+            parameters = inspect.signature(function).parameters
+        except (TypeError, ValueError):
+            continue
+        for flag, bad in flags.items():
+            if flag in parameters and parameters[flag].annotation in ("bool", "bool | None"):
+                with pytest.raises(ValidationError, match=f"invalid {flag}: expected True"):
+                    function(**{flag: bad})
+                checked += 1
+    assert checked >= 60
+    with pytest.raises(CallError, match="too many positional") as info:
+        client.public.search("Western Europe")
+    assert isinstance(info.value, TypeError) and info.value.function == "PublicApi.search"
+    with pytest.raises(CallError, match="missing a required argument: 'metric'"):
+        client.private.aggregate()
+    with pytest.raises(ValidationError, match="invalid client: expected a dealframe.Client"):
+        dealframe.skus_for_companies(None, ["00000000-0000-4000-8000-000000000000"])
+    assert client.stats.snapshot()["calls"] == 0
+    client.close()

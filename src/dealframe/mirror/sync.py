@@ -24,6 +24,7 @@ from dealframe.arguments import checked_keywords
 
 from ..errors import ConfigurationError, ValidationError
 from ..notices import user_stacklevel
+from ..transport.paging import progress_bar
 from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
 from .errors import MirrorDamagedError, MirrorPathError, MirrorRepairWarning
@@ -234,11 +235,7 @@ class _Progress:
             )
         if self.bars:
             if self._bar is None:
-                from tqdm.auto import tqdm
-
-                self._bar = tqdm(
-                    total=walk.total, desc=f"mirror {self.entity}", unit="row", leave=False
-                )
+                self._bar = progress_bar(walk.total, f"mirror {self.entity}", unit="row")
             self._bar.n = min(walk.rows, walk.total or walk.rows)
             self._bar.refresh()
 

@@ -1407,6 +1407,9 @@ class PrivateApi:
                 desc=name,
             )
             pulled, failures = result.values, result.failures
+        # an unknown or soft-deleted id (404) is missing, as for profiles: the rest is kept
+        gone = [f.item for f in failures if isinstance(f.error, NotFoundError)]
+        failures = [f for f in failures if not isinstance(f.error, NotFoundError)]
         items: list[dict] = []
         responses: list[Any] = []
         keys: set[str] = set()
@@ -1434,6 +1437,7 @@ class PrivateApi:
             rows_received=len(items),
             rows_total=None if len(known) < len(totals) else sum(known),
             truncated=limit is not None and any(t > limit for t in known),
+            missing_ids=gone,
             findings=found.records(),
         )
         page_failures = [(ident, f) for ident, pages in pulled for f in pages.failed]
@@ -1449,6 +1453,15 @@ class PrivateApi:
         found.report(
             strict=strict, partial=frame, expected=frame.attrs["rows_expected"], received=len(frame)
         )
+        if gone:
+            if strict:
+                raise IncompleteResultError(
+                    len(wanted), len(wanted) - len(gone), gone, partial=frame, what=f"{entity} ids"
+                )
+            warn_missing(
+                f"{len(gone)} of {len(wanted)} {entity} were not found (or are soft-deleted): "
+                f"their {name} are not in the frame; see df.attrs['missing_ids']"
+            )
         return frame
 
     def _deal_sub(self, entity: str, name: str, ids: Any, role: bool, **kw: Any) -> pd.DataFrame:
@@ -1812,8 +1825,8 @@ class PrivateApi:
         if not items:
             raise ValidationError("names", "at least one name", got=items)
         for i, name in enumerate(items):
-            if not isinstance(name, str):
-                raise ValidationError(f"names[{i}]", "a string", got=name)
+            if not isinstance(name, str) or not name.strip():
+                raise ValidationError(f"names[{i}]", "a non-blank string", got=name)
         deadline = self._t.deadline()
         endpoint = f"POST {PREFIX}/{entity}/resolve"
         found = Findings(endpoint)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..arguments import finite_number
+from ..arguments import finite_number, iso3
 from ..errors import ServiceContractError, ValidationError
 
 __all__ = [
@@ -41,6 +41,10 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 class EnumValueError(ValidationError):
     """A value is outside a field's enum list (the list may have grown: refresh and retry)."""
+
+
+#: Filters whose values are ISO 3166 alpha-3 codes (interface document section 4.4).
+_COUNTRY_FILTERS = frozenset({"country", "target_country"})
 
 
 def to_date_string(value: Any, argument: str) -> str:
@@ -277,6 +281,8 @@ class FilterSchema:
                     raise ValidationError(
                         f"{arg}[{i}]", "a non-blank string (a blank value matches no row)", got=item
                     )
+            if arg in _COUNTRY_FILTERS:  # ISO-3 codes (section 4.4)
+                items = [iso3(item, f"{arg}[{i}]") for i, item in enumerate(items)]
             if t == "array_uuid":
                 canonical = []
                 for i, item in enumerate(items):
@@ -297,6 +303,12 @@ class FilterSchema:
         if t == "string":
             if not isinstance(value, str):
                 raise ValidationError(arg, "a string", got=value)
+            if not value.strip():  # ilike "" matches every row: a blank cell is no filter
+                raise ValidationError(
+                    arg,
+                    "a non-blank string (leave the filter out, or pass None, for all)",
+                    got=value,
+                )
             if spec.values is not None and value not in spec.values:
                 raise EnumValueError(
                     arg,

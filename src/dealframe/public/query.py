@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from .._vocab import REGIONS
-from ..arguments import finite_number
+from ..arguments import finite_number, iso3
 from ..errors import ValidationError
 
 __all__ = ["GROUP_FILTERS", "group_body", "month_string", "search_body", "time_series_fields"]
@@ -32,7 +32,6 @@ _ALIASES = {
     "region": "regions",
     "country": "countries",
 }
-_ISO3 = re.compile(r"^[A-Z]{3}$")
 _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 
 
@@ -104,12 +103,7 @@ def search_body(filters: Mapping[str, Any]) -> dict[str, Any]:
                     )
         if name == "countries":
             for i, code in enumerate(items):
-                if not _ISO3.match(code):
-                    raise ValidationError(
-                        f"{given}[{i}]",
-                        "an upper-case ISO 3166 alpha-3 code such as 'USA'",
-                        got=code,
-                    )
+                iso3(code, f"{given}[{i}]")
         body[SEARCH_FILTERS[name]] = items
     return body
 

@@ -32,6 +32,7 @@ __all__ = [
     "MapResult",
     "WorkerPool",
     "map_concurrent",
+    "progress_bar",
     "show_progress",
 ]
 
@@ -134,14 +135,34 @@ def show_progress(progress: bool | None, n_items: int) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) or "ipykernel" in sys.modules
 
 
-def _bar(enabled: bool, total: int | None, desc: str | None) -> Any:
-    if not enabled:
-        return None
-    if "ipykernel" in sys.modules:
+@functools.cache
+def _bar_class(notebook: bool) -> Any:
+    """tqdm's bar (its notebook widget in Jupyter) without its monitor thread: tqdm starts
+    that thread once per process and never stops it, and a library leaves no thread behind
+    (our bars are updated by their own calls, so nothing needs watching)."""
+    if notebook:
         from tqdm.auto import tqdm
     else:
         from tqdm import tqdm
-    return tqdm(total=total, desc=desc, unit="req", leave=False)
+    return type("DealframeBar", (tqdm,), {"monitor_interval": 0})
+
+
+def progress_bar(total: int | None, desc: str | None, unit: str = "req") -> Any:
+    """A progress bar to standard error (a widget in Jupyter) that starts no thread.
+
+    Examples
+    --------
+    >>> import threading
+    >>> before = set(threading.enumerate())
+    >>> bar = progress_bar(3, "pages", unit="page"); bar.update(3); bar.close()
+    >>> set(threading.enumerate()) <= before
+    True
+    """
+    return _bar_class("ipykernel" in sys.modules)(total=total, desc=desc, unit=unit, leave=False)
+
+
+def _bar(enabled: bool, total: int | None, desc: str | None) -> Any:
+    return progress_bar(total, desc) if enabled else None
 
 
 class WorkerPool:
