@@ -186,7 +186,9 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
         return function  # it checks the names it collects itself
     names = frozenset(p.name for p in parameters if p.kind in _NAMED)
     label = function.__qualname__.removesuffix(".__init__")
-    flags, clients = _flags(parameters), _clients(parameters)
+    # a constructor checks its own fields, with its own error (ConfigurationError, Conventions.x)
+    constructor = function.__name__ == "__init__"
+    flags, clients = ({}, {}) if constructor else (_flags(parameters), _clients(parameters))
 
     @functools.wraps(function)
     def checked(*args: P.args, **kwargs: P.kwargs) -> R:
