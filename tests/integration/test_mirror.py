@@ -466,3 +466,19 @@ def test_changes_are_deterministic_from_the_seed(tmp_path):
             sorted((d["id"], d["updated_at"], d["deal_valuation"]) for d in s.state.dataset.deals)
             != runs[0][2]
         )
+
+
+@pytest.mark.parametrize("profile", ["limit-100", "limit-500"])
+def test_a_service_serving_smaller_pages_is_mirrored_whole(profile, tmp_path):
+    """The document gives POST lists no upper bound of ``limit``: a service that serves 100
+    rows of the 1,000 asked is mirrored row for row, as the client's own pulls read it."""
+    with (
+        dealframe.sandbox.run(scale=0.02, seed=4, profile=profile) as served,
+        Client.for_sandbox(served, progress=False, cache_enabled=False) as c,
+    ):
+        mirror.sync(c, tmp_path / "m")
+        for entity, pull in (("deals", c.private.deals), ("companies", c.private.companies)):
+            want = pull(include_deleted=True).sort_values("id", ignore_index=True)
+            got = mirror.load(tmp_path / "m", entity, include_deleted=True)
+            assert len(want) > 300 and len(got) == len(want), entity
+            assert got.sort_values("id", ignore_index=True)["updated_at"].equals(want["updated_at"])

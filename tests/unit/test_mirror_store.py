@@ -63,13 +63,17 @@ class Feed:
         items = [(r["ts"], i) for i, r in self.rows.items() if since is None or r["ts"] >= since]
         return sorted(items)
 
-    def fetch(self, page_size):
+    def fetch(self, page_size, *, cap=None, meta=None):
+        """Pages of ``page_size`` rows, or of ``cap`` when the service serves fewer than asked
+        (``meta``: the pagination meta it reports, as ``client.private.page`` keeps it)."""
+        served = min(page_size, cap or page_size)
+
         def fetch(since, page):
             if self.on_request is not None:
                 self.on_request(self)
             self.requests += 1
             rows = self._sorted(since)
-            chosen = rows[(page - 1) * page_size : page * page_size]
+            chosen = rows[(page - 1) * served : page * served]
             frame = pd.DataFrame(
                 {
                     "id": [i for _, i in chosen],
@@ -77,6 +81,7 @@ class Feed:
                     "v": [self.rows[i]["v"] for _, i in chosen],
                 }
             )
+            frame.attrs.update(meta(page, served, len(rows)) if meta else {})
             return frame, len(rows)
 
         return fetch
@@ -90,6 +95,25 @@ def _collect(walk: FeedWalk) -> dict[str, int]:
     for frame in walk:
         seen.update(zip(frame["id"], frame["v"]))
     return seen
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        lambda page, served, total: {"limit": served},  # says the page size it served
+        lambda page, served, total: {"has_more": page * served < total},  # or has_more
+        lambda page, served, total: {"limit": 20},  # or neither: the total shows the rest
+        None,
+    ],
+    ids=["meta.limit", "has_more", "total", "no meta"],
+)
+def test_walk_reads_everything_from_a_service_that_serves_fewer_rows_than_asked(meta):
+    """The interface document gives POST lists no upper bound of ``limit``: a service that
+    serves 7 rows of the 20 asked must not look finished after its first page."""
+    feed = Feed(237, seed=3)
+    walk = FeedWalk(feed.fetch(20, cap=7, meta=meta), None, 20)
+    assert _collect(walk) == feed.latest()
+    assert walk.rows == 237 and walk.checkpoint == max(r["ts"] for r in feed.rows.values())
 
 
 def test_walk_reads_every_row_once_per_version():

@@ -79,7 +79,8 @@ class FeedWalk:
     since : Timestamp, optional
         Lower bound (inclusive); None reads everything.
     page_size : int
-        Rows the fetch asks for (a short page ends the walk).
+        Rows the fetch asks for (a page shorter than what the service served, with the
+        query's total reached, ends the walk).
 
     Attributes
     ----------
@@ -122,7 +123,7 @@ class FeedWalk:
                 held = held[~held["id"].isin(frame["id"])]  # the later read wins
             if page > 1 and total != tie_total:
                 self._unstable(cursor)  # rows entered the tie's query while it was read
-            if len(frame) < self.page_size:  # the last page: everything from the cursor is seen
+            if self._last(frame, page, total):  # everything from the cursor is seen
                 yield from self._emit(held, frame)
                 self.checkpoint = stamps.max() if len(frame) else cursor
                 return
@@ -146,6 +147,22 @@ class FeedWalk:
             yield from self._emit(held, frame[~boundary])
             held = frame[boundary]
             cursor, page, tie_total = last, 1, None
+
+    def _last(self, frame: pd.DataFrame, page: int, total: int) -> bool:
+        """Whether this page ends the query. A service may serve fewer rows per page than
+        asked (the document gives no upper bound of ``limit``): a short page is the last
+        only when it is shorter than the page size it served (``meta.limit``), ``has_more``
+        does not say otherwise and the query's ``total`` is reached. An empty page is always
+        the last (no walk can go on forever on a service that miscounts)."""
+        if not len(frame):
+            return True
+        served = frame.attrs.get("limit")
+        if not isinstance(served, int) or isinstance(served, bool) or served < 1:
+            served = self.page_size
+        served = min(served, self.page_size)
+        if frame.attrs.get("has_more") is True:
+            return False
+        return len(frame) < served and (page - 1) * served + len(frame) >= total
 
     def _emit(self, held: pd.DataFrame | None, frame: pd.DataFrame) -> Iterator[pd.DataFrame]:
         for part in (held, frame):
