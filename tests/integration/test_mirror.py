@@ -268,9 +268,14 @@ def test_compact_keeps_the_history_asked_for(sb, client, tmp_path):
     pd.testing.assert_frame_equal(mirror.load(path, "deals", include_deleted=True, as_of=1), v1)
     with pytest.raises(ValidationError, match="compact removed"):
         mirror.load(path, "deals", as_of=0)
-    mirror.compact(path, ["deals"], retain_hours=0)
+    floor = mirror.compact(path, ["deals"], retain_hours=0)["deals"]["oldest_kept"]
     with pytest.raises(ValidationError, match="compact removed"):
         mirror.load(path, "deals", as_of=1)
+    again = mirror.compact(path, ["deals"])["deals"]  # versions removed stay removed
+    assert again["oldest_kept"] == floor
+    pd.testing.assert_frame_equal(
+        mirror.load(path, "deals", include_deleted=True, as_of=floor), latest
+    )
     pd.testing.assert_frame_equal(mirror.load(path, "deals", include_deleted=True), latest)
     for bad in (
         {"keep_versions": 0},

@@ -73,6 +73,8 @@ def _one_error_line(stderr: str) -> str:
         (["--region", REGION, "--deal-type", "MandA"], "one of Early, Growth, M&A"),
         (["--region", REGION, "--deal-type", "Foo"], "a value the sandbox has"),
         (["--vertical", "fintech"], "did you mean 'Fintech'"),  # the sandbox matches exactly
+        (["--region", ""], "invalid region"),  # not the default cohort, silently
+        (["--vertical", ""], "invalid vertical"),
     ],
 )
 def test_bad_options_fail_in_one_line_before_the_sandbox_starts(tmp_path, capsys, args, expected):

@@ -328,7 +328,7 @@ def test_call_budget_stops_retrying(server, make):
     start = time.monotonic()
     with pytest.raises(RateLimitedError, match="budget"):
         make(call_budget=0.5).request("public", "POST", "/api/v2/budget", json={})
-    assert time.monotonic() - start < 1.0
+    assert time.monotonic() - start < 2.5  # not the 3 s Retry-After
 
 
 def test_client_errors_are_typed_and_not_retried(server, make):

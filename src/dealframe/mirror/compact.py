@@ -26,6 +26,7 @@ from .table import (
     commit_properties,
     damage,
     guard_write,
+    history_rows,
     is_table,
     last_info,
     open_table,
@@ -121,17 +122,21 @@ def _compact_table(
     metrics = table.optimize.compact(commit_properties=props)
     table = open_table(folder)
     latest = table.version()
-    times = [
-        (int(e["version"]), pd.Timestamp(int(e["timestamp"]), unit="ms", tz="UTC"))
-        for e in table.history()
+    entries = [info for info, _ in history_rows(table)]
+    times = [(i.version, i.timestamp) for i in entries]
+    # versions an earlier compaction removed stay removed: never report them as kept
+    floor = max((i.oldest_kept for i in entries if i.oldest_kept is not None), default=0)
+    keep = [
+        v
+        for v in kept_versions(
+            times,
+            latest,
+            keep_versions=keep_versions,
+            retain_hours=retain_hours,
+            now=pd.Timestamp(dt.datetime.now(dt.UTC)),
+        )
+        if v >= floor or v == latest
     ]
-    keep = kept_versions(
-        times,
-        latest,
-        keep_versions=keep_versions,
-        retain_hours=retain_hours,
-        now=pd.Timestamp(dt.datetime.now(dt.UTC)),
-    )
     props = commit_properties(
         "compact",
         checkpoint=info.checkpoint if info else None,

@@ -70,7 +70,7 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
             ("--deal-type", args.deal_type),
             ("--since", args.since),
         )
-        if v
+        if v is not None
     ]
     if args.config is not None:
         if cohort_flags:
@@ -88,8 +88,8 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
         "deal_type": args.deal_type,
         "since": args.since,
     }
-    given = {k: v for k, v in given.items() if v}
-    if not given.get("region") and not given.get("vertical"):
+    given = {k: v for k, v in given.items() if v is not None}  # "" is refused, not dropped
+    if given.get("region") is None and given.get("vertical") is None:
         given = {**DEFAULT_COHORT, **given}
     cohort = parse_cohort(given)
     if not 1 <= args.top <= 100:
