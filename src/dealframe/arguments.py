@@ -22,8 +22,10 @@ import functools
 import inspect
 import math
 import numbers
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
@@ -36,6 +38,7 @@ __all__ = [
     "checked_methods",
     "finite_number",
     "flag",
+    "expanded_path",
     "integer_in",
     "iso3",
 ]
@@ -106,6 +109,25 @@ def iso3(value: Any, argument: str) -> str:
     raise ValidationError(
         argument, f"an upper-case ISO 3166 alpha-3 code such as 'USA'{hint}", got=value
     )
+
+
+def expanded_path(value: str | os.PathLike[str], argument: str) -> Path:
+    """``value`` as a ``Path`` with ``~`` expanded; ``~someone`` for a user this system does
+    not know is a :class:`~dealframe.errors.ValidationError` (pathlib raises RuntimeError).
+
+    Examples
+    --------
+    >>> expanded_path("~nobody-here-at-all/x", "out")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid out: expected a path whose ~user exists on this system, got '~nobody-here-at-all/x'
+    """
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        raise ValidationError(
+            argument, "a path whose ~user exists on this system", got=str(value)
+        ) from None
 
 
 def flag(value: Any, argument: str) -> bool:

@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from dealframe.arguments import expanded_path
+
 from .cli_options import non_negative_int, positive
 from .errors import ConfigurationError, DealframeError, ValidationError
 
@@ -118,7 +120,7 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
     >>> (base / "a").exists()
     False
     """
-    folder, missing = Path(path).expanduser().absolute(), []
+    folder, missing = expanded_path(path, option).absolute(), []
     while not folder.exists() and folder != folder.parent:
         missing.append(folder)
         folder = folder.parent

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dealframe.mirror as mirror
-from dealframe.errors import DealframeError
+from dealframe.errors import DealframeError, ValidationError
 from dealframe.mirror import commit, store
 from dealframe.mirror.state import MirrorState, write_state
 from dealframe.mirror.sync import open_folder
@@ -160,3 +160,14 @@ def test_sync_and_snapshot_refuse_before_any_request(
         )
     )
     _only_ours(lambda: mirror.snapshot_public(client, where, skus=entities, date=overlap))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [mirror.status, mirror.history, lambda p: mirror.load(p, "investors"), mirror.load_public],
+)
+def test_a_home_of_an_unknown_user_is_a_validation_error(call):
+    """pathlib raises RuntimeError for ``~someone`` this system does not know (the fuzz found
+    it): the mirror says which argument instead."""
+    with pytest.raises(ValidationError, match="~user exists"):
+        call("~no-such-user-here/mirror")

@@ -21,8 +21,9 @@ Examples
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
+
+from dealframe.arguments import expanded_path
 
 from ..cli_options import choice, country, day, non_negative, positive_int, region, sku
 from ..clitools import UsageError, add_sandbox_options, check_folder, service_client
@@ -41,7 +42,7 @@ def _path_ready(path: str, *, new: bool = False) -> None:
     from .sync import _usable_marker, open_folder
 
     try:
-        if new and not Path(path).expanduser().exists():
+        if new and not expanded_path(path, "PATH").exists():
             check_folder(path, "PATH")
         else:
             _usable_marker(open_folder(path, create=new))

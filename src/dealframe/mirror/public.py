@@ -40,7 +40,7 @@ from .errors import MirrorStateError
 from .read import as_of_version
 from .schema import PUBLIC_TABLES
 from .state import MirrorState, check_source, read_state, write_state
-from .sync import _usable_marker, lock_timeout_seconds, open_folder
+from .sync import _usable_marker, folder_path, lock_timeout_seconds, open_folder
 from .table import (
     commit_properties,
     guard_write,
@@ -271,8 +271,8 @@ def snapshot_public(
         raise ValidationError("allow_other_source", "True or False", got=allow_other_source)
     day = _date(date, "date")
     base_url = getattr(client.settings, "base_url", None)
-    if Path(path).expanduser().is_dir():  # refused before anything is fetched
-        known = read_state(Path(path).expanduser())
+    if folder_path(path).is_dir():  # refused before anything is fetched
+        known = read_state(folder_path(path))
         check_source(Path(path), known.source if known else None, base_url, allow_other_source)
     searched = {
         "industries": industries,

@@ -20,7 +20,7 @@ import pyarrow as pa
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError
 
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import checked_keywords, expanded_path
 
 from ..errors import ConfigurationError, ValidationError
 from ..notices import user_stacklevel
@@ -135,6 +135,24 @@ def lock_timeout_seconds(value: Any) -> float:
     return float(value)
 
 
+def folder_path(path: Any) -> Path:
+    """``path`` as a folder path, ``~`` expanded.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``path`` is not a path, or names the home of a user this system does not know.
+
+    Examples
+    --------
+    >>> folder_path("mirror/").name
+    'mirror'
+    """
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip() or "\0" in str(path):
+        raise ValidationError("path", "a folder path (str or pathlib.Path)", got=path)
+    return expanded_path(path, "path")
+
+
 def open_folder(path: str | Path, *, create: bool) -> Path:
     """Check that ``path`` can hold a mirror (creating it when asked); return it.
 
@@ -145,9 +163,7 @@ def open_folder(path: str | Path, *, create: bool) -> Path:
     dealframe.errors.ValidationError
         ``path`` is not a path.
     """
-    if not isinstance(path, (str, os.PathLike)) or not str(path).strip() or "\0" in str(path):
-        raise ValidationError("path", "a folder path (str or pathlib.Path)", got=path)
-    folder = Path(path).expanduser()
+    folder = folder_path(path)
     try:
         return _checked_folder(folder, create)
     except OSError as exc:  # the operating system's refusal, said as the mirror's

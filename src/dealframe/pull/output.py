@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dealframe.arguments import expanded_path
 from dealframe.clitools import check_folder
 from dealframe.errors import ValidationError
 from dealframe.report.cohort import did_you_mean
@@ -76,7 +77,7 @@ def check_output(path: str | os.PathLike[str]) -> Output:
     """
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise ValidationError("-o", "a file name ending in .parquet, .csv or .xlsx", got=path)
-    target = Path(path).expanduser()
+    target = expanded_path(path, "-o")
     suffix = target.suffix.lower()
     if suffix not in FORMATS:
         raise ValidationError(

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dealframe.arguments import expanded_path
 from dealframe.clitools import (
     EXIT_FAILED,
     EXIT_OK,
@@ -138,7 +139,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _missing(out: Any) -> list[Path]:
     """The folders that writing to ``out`` would create, deepest first."""
-    path, missing = Path(out).expanduser().absolute(), []
+    path, missing = expanded_path(out, "--out").absolute(), []
     while not path.exists() and path != path.parent:
         missing.append(path)
         path = path.parent

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from dealframe.arguments import expanded_path
 from dealframe.errors import ValidationError
 
 __all__ = [
@@ -50,7 +51,7 @@ def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
     """
     if not isinstance(out_dir, (str, os.PathLike)) or not str(out_dir):
         raise ValidationError("out_dir", "a folder path", got=out_dir)
-    path = Path(out_dir).expanduser()
+    path = expanded_path(out_dir, "out_dir")
     expected = "a folder that can be created and written to"
     if path.exists() and not path.is_dir():
         raise ValidationError("out_dir", f"{expected} (it is a file)", got=str(path))
