@@ -646,6 +646,9 @@ def test_sort_keys(api, truth, entity, key):
     assert ids(api.pull(entity, filters, sort=f"{key}:asc")) == asc
     assert ids(api.pull(entity, filters, sort=f"{key}:desc")) == desc
     assert ids(api.pull(entity, filters, sort=key)) == desc  # default direction
+    # spaces around the key and the direction, and the direction's case, are ignored
+    assert ids(api.pull(entity, filters, sort=f" {key} : ASC ")) == asc
+    assert ids(api.pull(entity, filters, sort=f"{key} :")) == desc
 
 
 @pytest.mark.parametrize(

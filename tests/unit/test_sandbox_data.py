@@ -5,6 +5,7 @@ import os
 
 import numpy as np
 import orjson
+import pytest
 
 from dealframe.sandbox.models import SandboxConfig, SandboxState, names, snapshot
 from dealframe.sandbox.models.corpus import Corpus
@@ -111,3 +112,14 @@ def test_snapshots_are_bounded_in_bytes_too(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dataset-a.npz", "dataset-b.npz"]
     assert snapshot.prune(tmp_path, keep=4, max_bytes=10) == [tmp_path / "dataset-b.npz"]
     assert [p.name for p in tmp_path.iterdir()] == ["dataset-a.npz"]  # the newest, at 40 > 10
+
+
+@pytest.mark.parametrize("seed", [3, 7, 11])
+def test_participant_counts_are_those_docs_sandbox_md_gives(seed):
+    """Funding rounds have 0 to 3 lead investors (1% undisclosed) and M&A deals 0 to 2 buyers,
+    after every investor was made a lead somewhere (that step once gave a round a fourth)."""
+    ds = generate(seed=seed, scale=0.05)
+    leads = [len(d["lead_investors"]) for d in ds.deals if d["deal_type"] != "M&A"]
+    buyers = [len(d["buyers"]) for d in ds.deals if d["deal_type"] == "M&A"]
+    assert max(leads) == 3 and max(buyers) == 2
+    assert all(not d["buyers"] for d in ds.deals if d["deal_type"] != "M&A")

@@ -774,6 +774,10 @@ def _deal_money(rng: np.random.Generator, types: np.ndarray, n: int) -> list[dic
     ]
 
 
+#: Most lead investors of a funding round (docs/sandbox.md, "Participant roles").
+MAX_LEADS = 3
+
+
 def _every_investor_leads(ds: Dataset, rng: np.random.Generator) -> None:
     """Make every listed investor a lead investor or buyer of at least one live deal.
 
@@ -792,19 +796,26 @@ def _every_investor_leads(ds: Dataset, rng: np.random.Generator) -> None:
             for p in d["investors"]:
                 rounds_of.setdefault(p["id"], []).append(k)
     funding = [k for k, d in enumerate(ds.deals) if d["deal_type"] != "M&A" and not d["deleted"]]
+
+    def room(k: int) -> bool:  # a funding round has 1 to MAX_LEADS leads (docs/sandbox.md)
+        return len(ds.deals[k]["lead_investors"]) < MAX_LEADS
+
     for index, org in enumerate(ds.orgs):
         if not org["_investor"] or org["id"] in leading:
             continue
         own = rounds_of.get(org["id"])
-        if own:
-            deal = ds.deals[own[int(rng.integers(0, len(own)))]]
+        pick = own[int(rng.integers(0, len(own)))] if own else None
+        if own and pick is not None and not room(pick):
+            pick = next((k for k in own if room(k)), None)
+        if pick is not None:
+            deal = ds.deals[pick]
             member = next(p for p in deal["investors"] if p["id"] == org["id"])
         else:
             choices = (
                 [
                     k
                     for k in (funding[int(i)] for i in rng.integers(0, len(funding), 20))
-                    if ds.deals[k]["target_index"] != index
+                    if ds.deals[k]["target_index"] != index and room(k)
                 ]
                 if funding
                 else []

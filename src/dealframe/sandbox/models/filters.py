@@ -318,8 +318,8 @@ def parse_sort(entity: str, raw: Any, problems: Problems) -> tuple[str, bool]:
             f"sort: expected a string '<key>:asc' or '<key>:desc'; keys: {', '.join(keys)}"
         )
         return DEFAULT_SORT[entity]
-    key, _, direction = raw.strip().partition(":")
-    direction = direction.strip().lower() or "desc"
+    key, _, direction = raw.partition(":")
+    key, direction = key.strip(), direction.strip().lower() or "desc"
     if key not in keys:
         problems.add(
             f"sort: unknown key {key!r}{_suggest(key, list(keys))}; keys: {', '.join(keys)}"
