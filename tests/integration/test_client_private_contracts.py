@@ -211,11 +211,13 @@ def test_sort_strings_the_service_accepts_are_accepted(client, api, method, give
 
 
 def test_spaces_around_the_key_are_dropped_too(client, api):
-    assert api.post("/companies", {"sort": " founded :desc", "limit": 1}).status_code == 400
     frame = client.private.companies(sort=" founded :desc", limit=50)  # sent as founded:desc
-    assert frame["id"].tolist() == [
-        r["id"] for r in api.ok_post("/companies", {"sort": "founded:desc", "limit": 50})["data"]
-    ]
+    assert frame.attrs["sort"] == "founded:desc"
+    canonical = api.ok_post("/companies", {"sort": "founded:desc", "limit": 50})["data"]
+    assert frame["id"].tolist() == [r["id"] for r in canonical]
+    # the sandbox ignores the spaces too (docs/sandbox.md, Sort)
+    spaced = api.ok_post("/companies", {"sort": " founded :desc", "limit": 50})["data"]
+    assert [r["id"] for r in spaced] == [r["id"] for r in canonical]
 
 
 def test_page_sends_the_canonical_sort(client, api):
