@@ -1,4 +1,5 @@
-"""Checks of plain arguments shared by the public functions (numbers, integers, flags).
+"""Checks of plain arguments shared by the public functions (numbers, integers, flags,
+country codes, paths), and the decorators that check every call against its signature.
 
 Each returns the value in the form that is sent (a Python ``int``/``float``/``bool``) or
 raises :class:`~dealframe.errors.ValidationError` naming the argument. Numbers must also
@@ -36,9 +37,9 @@ __all__ = [
     "INT64_MAX",
     "checked_keywords",
     "checked_methods",
+    "expanded_path",
     "finite_number",
     "flag",
-    "expanded_path",
     "integer_in",
     "iso3",
 ]
