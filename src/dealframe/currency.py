@@ -40,6 +40,9 @@ def _checked(frame: Any, rate: Any) -> np.ndarray:
         raise ValidationError(
             "frame", "a current-data frame (client.public.current)", got=type(frame).__name__
         )
+    if not frame.columns.is_unique:  # a frame joined with its own conversion, for example
+        twice = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+        raise ValidationError("frame", "columns with unique names", got=twice)
     if not isinstance(rate, str) or rate not in frame.columns:
         raise ValidationError(
             "rate",
@@ -51,21 +54,28 @@ def _checked(frame: Any, rate: Any) -> np.ndarray:
         values = frame[rate].to_numpy(dtype=float, na_value=np.nan)
     except (TypeError, ValueError):
         raise ValidationError("rate", "a numeric column", got=str(frame[rate].dtype)) from None
-    return np.where(values > 0, values, np.nan)  # no rate, or a nonsensical one: unknown
+    usable = np.isfinite(values) & (values > 0)
+    return np.where(usable, values, np.nan)  # no rate, or a nonsensical one: unknown
 
 
-def _names(frame: pd.DataFrame, fields: Any, default: list[str], argument: str) -> list[str]:
+def _names(frame: pd.DataFrame, fields: Any, default: list[str], what: str, fits: Any) -> list[str]:
+    """The columns to convert: ``fields`` (each a column that ``fits``), else ``default``;
+    never none (a conversion of nothing is a mistake, not an empty answer)."""
     if fields is None:
+        if not default:
+            raise ValidationError("frame", f"a current-data frame with {what}", got=list(frame))
         return default
     items = [fields] if isinstance(fields, str) else fields
     if not isinstance(items, Iterable) or isinstance(items, dict):
-        raise ValidationError(argument, "a column name or a list of them", got=fields)
+        raise ValidationError("fields", "a column name or a list of them", got=fields)
     out = list(dict.fromkeys(items))
+    if not out:
+        raise ValidationError("fields", f"at least one of the {what}", got=out)
     for name in out:
-        if name not in frame.columns:
+        if name not in frame.columns or not fits(name):
             raise ValidationError(
-                argument,
-                f"columns of the frame (they include {', '.join(map(str, default[:6])) or 'none'})",
+                "fields",
+                f"{what} of the frame (they include {', '.join(map(str, default[:6])) or 'none'})",
                 got=name,
             )
     return out
@@ -99,12 +109,13 @@ def to_usd(
     pandas.DataFrame
         Same index; one ``float64`` column per field, named without the ``Lcu`` suffix
         (``marketCapLcu`` → ``marketCap``), then the rate column (so :func:`to_local` takes
-        the result back). A missing or non-positive rate gives NaN.
+        the result back). A missing, non-positive or infinite rate gives NaN.
 
     Raises
     ------
     dealframe.errors.ValidationError
-        Not a frame, no rate column, or a field that is not a numeric column of it.
+        Not a frame, repeated column names, no rate column, no ``Lcu`` column to convert, or
+        a field that is not a numeric ``Lcu`` column of it (``marketCap`` is already USD).
 
     Examples
     --------
@@ -114,17 +125,16 @@ def to_usd(
     0        30.0       0.25
     """
     rates = _checked(frame, rate)
-    default = [
-        c
-        for c in frame.columns
-        if isinstance(c, str) and c.endswith(LCU_SUFFIX) and len(c) > len(LCU_SUFFIX)
-    ]
-    names = _names(frame, fields, default, "fields")
+
+    def local(c: Any) -> bool:
+        return isinstance(c, str) and c.endswith(LCU_SUFFIX) and len(c) > len(LCU_SUFFIX)
+
+    default = [c for c in frame.columns if local(c)]
+    names = _names(frame, fields, default, "local-currency columns (ending in 'Lcu')", local)
     out = {}
     for name in names:
-        base = name[: -len(LCU_SUFFIX)] if str(name).endswith(LCU_SUFFIX) else f"{name}Usd"
         with np.errstate(over="ignore", invalid="ignore"):  # inf stays inf, NaN stays NaN
-            out[base] = _numbers(frame, name, "fields") * rates
+            out[name[: -len(LCU_SUFFIX)]] = _numbers(frame, name, "fields") * rates
     out[rate] = _numbers(frame, rate, "rate")
     return pd.DataFrame(out, index=frame.index, columns=list(out), dtype=float)
 
@@ -154,7 +164,8 @@ def to_local(
     Raises
     ------
     dealframe.errors.ValidationError
-        Not a frame, no rate column, or a field that is not a numeric column of it.
+        Not a frame, repeated column names, no rate column, no USD amount to convert, or a
+        field that is not a numeric USD amount of it (a ratio, an ``Lcu`` column, the rate).
 
     Examples
     --------
@@ -163,12 +174,12 @@ def to_local(
     [120.0]
     """
     rates = _checked(frame, rate)
-    default = [
-        c
-        for c in frame.columns
-        if isinstance(c, str) and (f"{c}{LCU_SUFFIX}" in frame.columns or c in CURRENT_MONETARY)
-    ]
-    names = _names(frame, fields, default, "fields")
+
+    def monetary(c: Any) -> bool:  # a USD amount: one of the document's, or one with an Lcu twin
+        return isinstance(c, str) and (f"{c}{LCU_SUFFIX}" in frame.columns or c in CURRENT_MONETARY)
+
+    default = [c for c in frame.columns if monetary(c)]
+    names = _names(frame, fields, default, "USD monetary columns (marketCap ...)", monetary)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         out = {f"{name}{LCU_SUFFIX}": _numbers(frame, name, "fields") / rates for name in names}
     out[rate] = _numbers(frame, rate, "rate")

@@ -300,13 +300,20 @@ def test_time_series_long_equals_the_raw_json(client, sandbox, universe, version
         (pd.Period("2024-01", "M"), pd.Timestamp("2024-12-31")),
         (None, "2017-02"),
         ("2026-01", None),
+        (pd.Period("2024Q1"), pd.Period("2024Q2")),  # quarters: from their first month to the last
+        (pd.Period("2023", "Y"), pd.Period("2023", "Y")),
     ],
 )
 def test_time_series_fields_and_dates(client, sandbox, universe, date_from, date_to):
     skus = [it["sku"] for it in universe["v2"][:8]]
     fields = ["marketCap", "evEbitdaLtm"]
-    start = None if date_from is None else str(pd.Period(date_from, "M"))
-    end = None if date_to is None else str(pd.Period(date_to, "M"))
+    def month(value: Any, how: str) -> str | None:
+        if value is None:
+            return None
+        period = value if isinstance(value, pd.Period) else pd.Period(value, "M")
+        return str(period.asfreq("M", how=how))
+
+    start, end = month(date_from, "start"), month(date_to, "end")
     body: dict[str, Any] = {"skus": skus, "fields": fields}
     body.update({k: v for k, v in (("dateFrom", start), ("dateTo", end)) if v})
     want = _raw_values(raw(sandbox, "v2", "/companies/time-series", body)["data"])

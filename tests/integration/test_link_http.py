@@ -201,3 +201,22 @@ def test_currency_helpers_follow_rate_to_usd(client, truth):
         dealframe.to_usd(current.drop(columns="rateToUsd"))
     with pytest.raises(ValidationError, match="fields"):
         dealframe.to_local(current, ["marketCap", "nope"])
+    # only what is in the other currency converts: no number comes out converted twice
+    for fn, field in (
+        (dealframe.to_usd, "marketCap"),  # already USD
+        (dealframe.to_usd, "evRevenueLtm"),  # a ratio
+        (dealframe.to_local, "marketCapLcu"),
+        (dealframe.to_local, "evRevenueLtm"),
+        (dealframe.to_local, "rateToUsd"),
+    ):
+        with pytest.raises(ValidationError, match="invalid fields"):
+            fn(current, field)
+    with pytest.raises(ValidationError, match="invalid fields"):
+        dealframe.to_usd(current, [])
+    with pytest.raises(ValidationError, match="local-currency columns"):
+        dealframe.to_usd(current[["name", "rateToUsd"]])  # nothing to convert
+    with pytest.raises(ValidationError, match="unique names"):
+        dealframe.to_usd(pd.concat([current, dealframe.to_usd(current)], axis=1))
+    odd = current.head(3).assign(rateToUsd=[np.inf, 0.0, -1.0])
+    assert dealframe.to_usd(odd)["marketCap"].isna().all()
+    assert dealframe.to_local(odd)["marketCapLcu"].isna().all()

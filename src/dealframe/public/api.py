@@ -568,9 +568,9 @@ class PublicApi:
         pandas.DataFrame
             Index a monthly PeriodIndex, one float64 column per field requested
             (when none is, every field the service sent), the same for 0, 1 or N months.
-            With both dates the index is every month of the window (months without
-            a value are NaN rows, as in :meth:`time_series`); otherwise it runs from
-            the first to the last month returned. ``attrs`` holds ``count`` and
+            Each date given bounds the index (months without a value are NaN rows, as
+            in :meth:`time_series`); a date not given is the first (last) month returned,
+            and with no month returned the index is then empty. ``attrs`` holds ``count`` and
             ``companies``.
 
         Examples

@@ -129,10 +129,15 @@ def group_body(filters: Mapping[str, Any]) -> dict[str, Any]:
 def month_string(value: Any, argument: str) -> str | None:
     """A month as ``YYYY-MM`` from a string, Period, Timestamp or date.
 
+    A quarter or a year (a ``Period`` longer than a month) is its first month as
+    ``date_from`` and its last month as ``date_to``, so the window holds all of it.
+
     Examples
     --------
     >>> month_string(pd.Timestamp("2024-03-15"), "date_from")
     '2024-03'
+    >>> month_string(pd.Period("2024Q1"), "date_from"), month_string(pd.Period("2024Q1"), "date_to")
+    ('2024-01', '2024-03')
     """
     if value is None:
         return None
@@ -142,7 +147,8 @@ def month_string(value: Any, argument: str) -> str | None:
             return value.strip()
         raise ValidationError(argument, "a month 'YYYY-MM'", got=value)
     if isinstance(value, pd.Period):
-        return value.asfreq("M").strftime("%Y-%m")
+        how = "start" if argument.endswith("from") else "end"
+        return value.asfreq("M", how=how).strftime("%Y-%m")
     if isinstance(value, (pd.Timestamp, dt.date)):
         if pd.isna(value):
             raise ValidationError(argument, "a month, not NaT", got=value)
