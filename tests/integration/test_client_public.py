@@ -307,6 +307,7 @@ def test_time_series_long_equals_the_raw_json(client, sandbox, universe, version
 def test_time_series_fields_and_dates(client, sandbox, universe, date_from, date_to):
     skus = [it["sku"] for it in universe["v2"][:8]]
     fields = ["marketCap", "evEbitdaLtm"]
+
     def month(value: Any, how: str) -> str | None:
         if value is None:
             return None

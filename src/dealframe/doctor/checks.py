@@ -87,6 +87,8 @@ class Diagnosis:
     requests: int = 0
     #: Interface families not checked, and why (``"Family B (no private key)"``).
     skipped: list[str] = field(default_factory=list)
+    #: The request budget ran out: the checks after it did not run (nothing was seen of them).
+    budget_reached: bool = False
 
     @property
     def ok(self) -> bool:
@@ -107,7 +109,10 @@ class Diagnosis:
             if not breaks
             else "the client cannot rely on this service where it breaks"
         )
-        not_run = f"; not checked: {', '.join(self.skipped)}" if self.skipped else ""
+        missed = [*self.skipped]
+        if self.budget_reached:
+            missed.append(f"the checks after request {self.requests} (the budget ran out)")
+        not_run = f"; not checked: {', '.join(missed)}" if missed else ""
         return (
             f"dealframe doctor: {holds} hold, {adapted} adapted, {breaks} break in "
             f"{self.requests} requests: {how}{not_run}"
@@ -134,6 +139,7 @@ class Diagnosis:
             "requests": self.requests,
             "verdict": self.verdict(),
             "skipped": list(self.skipped),
+            "budget_reached": self.budget_reached,
             "checks": [asdict(c) for c in self.checks],
         }
 
@@ -901,18 +907,14 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
             field="public_token",
         )
     d = _Doctor(client, max_requests)
+    budget_reached = False
     try:
         if settings.public_token:
             _family_a(d)
         if settings.private_key:
             _family_b(d)
-    except _Budget:
-        d.add(
-            "doctor.budget",
-            f"at most {max_requests} requests",
-            "budget reached: the remaining checks did not run",
-            BREAKS,
-        )
+    except _Budget:  # not the service's fault: said as checks not run, never as a break
+        budget_reached = True
     skipped = [
         family
         for family, given in (
@@ -921,4 +923,4 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
         )
         if not given
     ]
-    return Diagnosis(settings.base_url, d.found, d.sent, skipped)
+    return Diagnosis(settings.base_url, d.found, d.sent, skipped, budget_reached)
