@@ -145,6 +145,10 @@ def test_a_wrong_key_breaks_and_exits_1(sandbox, cli):
     assert code == 1
     assert "B.lookup.companies" in out and "breaks" in out
     assert "not-the-key" not in out + err
+    # checks that read the refused discovery answers say they saw nothing, never "adapted"
+    for line in out.splitlines():
+        if line.startswith(("B.vocabulary.", "B.sub_resources")):
+            assert "not seen" in line and line.rstrip().endswith("breaks"), line
 
 
 def test_no_service_is_exit_2_on_one_line(cli):

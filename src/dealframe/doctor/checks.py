@@ -538,6 +538,12 @@ def _values(d: _Doctor, entity: str, name: str) -> list[str] | None:
     return None
 
 
+def _unseen(entity: str) -> tuple[str, str]:
+    """The verdict of a check that reads a discovery answer the service did not give: it breaks
+    (the client needs that answer too), and says so rather than guess what it would hold."""
+    return f"not seen: the {entity} discovery answer failed (see B.lookup.{entity})", BREAKS
+
+
 def _vocabularies(d: _Doctor) -> None:
     for entity, name, ours in (
         ("companies", "region", REGIONS),
@@ -548,6 +554,8 @@ def _vocabularies(d: _Doctor) -> None:
         def check(
             entity: str = entity, name: str = name, ours: Sequence[str] = ours
         ) -> tuple[str, str]:
+            if f"lookup:{entity}" not in d.facts:
+                return _unseen(entity)
             listed = _values(d, entity, name)
             if listed is None:
                 return "no values listed (the client then checks none)", ADAPTED
@@ -566,7 +574,9 @@ def _vocabularies(d: _Doctor) -> None:
         d.run(f"B.vocabulary.{name}", "the document's values (lists may grow)", check)
 
     def subs() -> tuple[str, str]:
-        doc = d.facts.get("lookup:companies") or {}
+        if "lookup:companies" not in d.facts:
+            return _unseen("companies")
+        doc = d.facts["lookup:companies"]
         listed = {str(p).rstrip("/").rsplit("/", 1)[-1] for p in doc.get("sub_resources") or []}
         if {"sellside", "buyside"} <= listed:
             return "sellside and buyside", HOLDS
