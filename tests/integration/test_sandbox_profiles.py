@@ -165,3 +165,26 @@ def test_the_pytest_plugin_serves_the_profile_asked_for(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("ini", "args", "said"),
+    [
+        ("dealframe_sandbox_scale = abc", [], "dealframe_sandbox_scale (ini): expected float"),
+        ("", ["--dealframe-sandbox-scale", "0"], "expected a number above 0"),
+        ("", ["--dealframe-sandbox-profile", "limit-10"], "did you mean 'limit-100'"),
+    ],
+)
+def test_the_plugin_refuses_bad_options_at_start_up(tmp_path, ini, args, said) -> None:
+    (tmp_path / "pytest.ini").write_text(f"[pytest]\n{ini}\n")
+    (tmp_path / "test_mine.py").write_text("def test_x(dealframe_sandbox):\n    pass\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=_env(),
+    )
+    assert done.returncode == 4  # pytest's usage error: before any test ran
+    assert said in done.stderr and "passed" not in done.stdout

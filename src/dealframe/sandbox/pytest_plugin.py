@@ -30,12 +30,18 @@ installed, so the fixtures import the sandbox only when a test asks for one.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-__all__ = ["dealframe_sandbox", "dealframe_sandbox_factory", "pytest_addoption"]
+__all__ = [
+    "dealframe_sandbox",
+    "dealframe_sandbox_factory",
+    "pytest_addoption",
+    "pytest_configure",
+]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -65,9 +71,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _option(config: pytest.Config, name: str, cast: type) -> Any:
     value = config.getoption(f"--dealframe-sandbox-{name}")
+    where = f"--dealframe-sandbox-{name}"
     if value is None:
-        value = config.getini(f"dealframe_sandbox_{name}")
-    return cast(value)
+        value, where = config.getini(f"dealframe_sandbox_{name}"), f"dealframe_sandbox_{name} (ini)"
+    try:
+        return cast(value)
+    except ValueError:
+        raise pytest.UsageError(f"{where}: expected {cast.__name__}, got {value!r}") from None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Check the session sandbox's options once, at start-up (an ini typo or a scale of 0
+    would otherwise fail every test that uses the sandbox, one by one). Imports nothing
+    unless a profile is named: every pytest run of an environment with dealframe loads this."""
+    scale, seed = _option(config, "scale", float), _option(config, "seed", int)
+    if not (math.isfinite(scale) and scale > 0):
+        raise pytest.UsageError(f"dealframe sandbox scale: expected a number above 0, got {scale}")
+    if seed < 0:
+        raise pytest.UsageError(f"dealframe sandbox seed: expected 0 or more, got {seed}")
+    profile = _option(config, "profile", str)
+    if profile != "default":
+        from dealframe.sandbox.profiles import UnknownProfileError, select
+
+        try:
+            select(profile)
+        except UnknownProfileError as exc:
+            raise pytest.UsageError(f"dealframe sandbox profile: {exc}") from None
 
 
 @pytest.fixture(scope="session")
