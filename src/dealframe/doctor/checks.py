@@ -33,7 +33,13 @@ from ..errors import (
     error_from_response,
 )
 from ..frames.normalize import to_utc
-from ..frames.private import aggregate_frame, bucket_period, buckets_left_out
+from ..frames.private import (
+    aggregate_frame,
+    bucket_period,
+    buckets_left_out,
+    company_profiles_frame,
+    deals_frame,
+)
 from ..frames.public import group_current_frame
 from ..public.sku import sku_version
 
@@ -669,6 +675,16 @@ def _paging(d: _Doctor) -> None:
     d.run("B.timestamps", "ISO 8601 with offset, +00:00", stamps)
 
 
+def _unreadable(build: Callable[[Any], Any], items: list[Any]) -> str | None:
+    """What stops the client's own frame builder from reading ``items``, or None: a shape
+    check alone would pass answers the client then refuses (timestamps as Unix seconds)."""
+    try:
+        build(items)
+    except DealframeError as exc:
+        return f"the client cannot read it: {exc}"
+    return None
+
+
 def _entities(d: _Doctor) -> None:
     company = d.facts.get("company")
     if not company:
@@ -679,6 +695,9 @@ def _entities(d: _Doctor) -> None:
         data = doc.get("data")
         if not isinstance(data, Mapping) or data.get("id") != company:
             return "data is not the company asked for", BREAKS
+        unreadable = _unreadable(company_profiles_frame, [data])
+        if unreadable:
+            return unreadable, BREAKS
         extra = sorted(
             set(data)
             - set(DOCUMENTED_FIELDS["companies"])
@@ -735,6 +754,9 @@ def _entities(d: _Doctor) -> None:
         rows = _items(doc)
         if not rows:
             return f"/{name} answered with no rows: their shape could not be checked", HOLDS
+        unreadable = _unreadable(deals_frame, rows)
+        if unreadable:
+            return unreadable, BREAKS
         extra = _beyond(rows, DOCUMENTED_FIELDS["transactions"])
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         if not {"page", "limit", "total"} <= set(meta):
