@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable
 
+from dealframe.errors import ServiceContractError
 from dealframe.mirror import commit, store
 from dealframe.mirror import table as table_mod
 from dealframe.mirror.compact import kept_versions
@@ -63,7 +64,7 @@ class Feed:
         items = [(r["ts"], i) for i, r in self.rows.items() if since is None or r["ts"] >= since]
         return sorted(items)
 
-    def fetch(self, page_size, *, cap=None, meta=None):
+    def fetch(self, page_size, *, cap=None, meta=None, ignore_page=False):
         """Pages of ``page_size`` rows, or of ``cap`` when the service serves fewer than asked
         (``meta``: the pagination meta it reports, as ``client.private.page`` keeps it)."""
         served = min(page_size, cap or page_size)
@@ -73,6 +74,7 @@ class Feed:
                 self.on_request(self)
             self.requests += 1
             rows = self._sorted(since)
+            page = 1 if ignore_page else page
             chosen = rows[(page - 1) * served : page * served]
             frame = pd.DataFrame(
                 {
@@ -114,6 +116,16 @@ def test_walk_reads_everything_from_a_service_that_serves_fewer_rows_than_asked(
     walk = FeedWalk(feed.fetch(20, cap=7, meta=meta), None, 20)
     assert _collect(walk) == feed.latest()
     assert walk.rows == 237 and walk.checkpoint == max(r["ts"] for r in feed.rows.values())
+
+
+def test_a_tie_on_a_service_that_ignores_page_is_an_error_not_an_endless_walk():
+    """More rows on one timestamp than a page holds are read by offset; a service that
+    answers every page with page 1 would keep the walk going forever."""
+    feed = Feed(120, same_stamp=70)
+    walk = FeedWalk(feed.fetch(25, ignore_page=True), None, 25)
+    with pytest.raises(ServiceContractError, match="ignores page"):
+        _collect(walk)
+    assert feed.requests == 2
 
 
 def test_walk_reads_every_row_once_per_version():

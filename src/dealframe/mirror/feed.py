@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..errors import ServiceContractError
 from .schema import api_entity
 
 __all__ = ["Fetch", "FeedWalk", "client_fetch", "PAGE_SIZE"]
@@ -119,6 +120,14 @@ class FeedWalk:
                 self.total = total
             stamps = frame["updated_at"]
             self._check_moves(frame)
+            if page > 1 and held is not None and len(frame) and frame["id"].isin(held["id"]).all():
+                raise ServiceContractError(  # it ignores `page`: an offset walk would not end
+                    200,
+                    f"page {page} of the rows changed at {cursor} repeats an earlier page (the "
+                    "service ignores page): more rows share that timestamp than a page holds, "
+                    "and they cannot be read",
+                    finding="repeated_page",
+                )
             if held is not None and len(held):
                 held = held[~held["id"].isin(frame["id"])]  # the later read wins
             if page > 1 and total != tie_total:
