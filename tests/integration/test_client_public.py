@@ -662,3 +662,15 @@ def test_time_series_field_names_are_the_services_to_judge(client):
     with pytest.raises(BadRequestError) as info:
         client.public.time_series([v2], fields=["ruleOf40"])
     assert "ruleOf40" in str(info.value) and info.value.status == 400
+
+
+def test_a_sku_refused_in_a_later_chunk_is_placed_in_the_callers_list(client):
+    """The service names a refused SKU by its position in the request it got; with 100 SKUs
+    a request, the error says where that request's SKUs sit in the caller's list."""
+    skus = [f"ZZ{i}-USA" for i in range(210)] + [
+        "A_B-USA"
+    ]  # passed by the client, refused by the sandbox
+    with pytest.raises(BadRequestError) as info:
+        client.public.current(skus)
+    note = " ".join(getattr(info.value, "__notes__", []))
+    assert "position 200 + i of yours" in note and "SKUs 200..210 of 211" in note

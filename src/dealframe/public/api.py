@@ -25,7 +25,7 @@ from ..contract import (
     read_items,
     shaping,
 )
-from ..errors import IncompleteResultError, RequestInfo, ValidationError
+from ..errors import BadRequestError, IncompleteResultError, RequestInfo, ValidationError
 from ..frames.public import (
     current_frame,
     group_current_frame,
@@ -169,16 +169,25 @@ class PublicApi:
         full = f"{self._prefix}{path}"
 
         def fetch(chunk: list[str]) -> Response:
-            return self._t.request(
-                "public",
-                "POST",
-                full,
-                json={"skus": chunk, **extra},
-                kind=kind,
-                refresh=refresh,
-                cache=cache,
-                deadline=deadline,
-            )
+            try:
+                return self._t.request(
+                    "public",
+                    "POST",
+                    full,
+                    json={"skus": chunk, **extra},
+                    kind=kind,
+                    refresh=refresh,
+                    cache=cache,
+                    deadline=deadline,
+                )
+            except BadRequestError as exc:
+                if len(chunks) > 1:  # the service counts positions within the chunk it got
+                    first = chunks.index(chunk) * size
+                    exc.add_note(
+                        f"skus[i] in the service's message is position {first} + i of yours: "
+                        f"the request held SKUs {first}..{first + len(chunk) - 1} of {len(skus)}"
+                    )
+                raise
 
         def stored(chunk: list[str]) -> Response | None:
             return self._t.cached("public", "POST", full, json={"skus": chunk, **extra}, kind=kind)
