@@ -201,12 +201,13 @@ def _run(args: argparse.Namespace) -> int:
                 f"({time.perf_counter() - started:.1f} s)"
             )
             path = write_frame(frame, plan.output)
-    except OSError as exc:
-        raise DealframeError(f"cannot write {output.path}: {exc.strerror or exc}") from None
-    finally:  # a failed pull leaves no folder it made behind (only empty ones can go)
-        for folder in made:
+    except BaseException as exc:  # a failed pull leaves no folder it made behind
+        for folder in made:  # deepest first; a folder that is not empty stays
             with contextlib.suppress(OSError):
                 folder.rmdir()
+        if isinstance(exc, OSError):
+            raise DealframeError(f"cannot write {output.path}: {exc.strerror or exc}") from None
+        raise
     log(f"{_PREFIX}: wrote {len(frame):,} rows to {path} in {time.perf_counter() - started:.1f} s")
     print(path, flush=True)
     return EXIT_OK
