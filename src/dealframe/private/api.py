@@ -145,6 +145,14 @@ def _single_deals(items: list[dict]) -> pd.DataFrame:
     return shape.deals_frame(items, with_role=False, profile=True)
 
 
+#: The frame of each family's single forms (profiles).
+_PROFILE_FRAMES: dict[str, Callable[[list[dict]], pd.DataFrame]] = {
+    "companies": shape.company_profiles_frame,
+    "investors": shape.investor_profiles_frame,
+    "transactions": _single_deals,
+}
+
+
 class _Sub(NamedTuple):
     """A sub-collection: its parent's family, its name, its shaping, its rows' answer name."""
 
@@ -928,7 +936,6 @@ class PrivateApi:
                         progress,
                         refresh,
                         cache,
-                        _single_deals,
                     )
                     if ids
                     else _single_deals([])
@@ -982,9 +989,10 @@ class PrivateApi:
         progress: bool | None,
         refresh: bool,
         cache: bool,
-        build: Callable[[list[dict]], pd.DataFrame],
+        build: Callable[[list[dict]], pd.DataFrame] | None = None,
     ) -> pd.DataFrame:
-        """Single forms of ``ids`` (warnings point at the user's call)."""
+        """Single forms of ``ids``, shaped by ``build`` (default: the entity's profile frame)."""
+        build = build or _PROFILE_FRAMES[entity]
         single = isinstance(ids, str)
         wanted = check_ids(ids, "id" if single else "ids")
         params: dict[str, Any] = {}
@@ -1131,15 +1139,7 @@ class PrivateApi:
         >>> client.private.company("5f38873f-6e1c-4d6f-ad87-e6977cda30ba")  # doctest: +SKIP
         """
         return self._profiles(
-            "companies",
-            ids,
-            fields,
-            include_deleted,
-            strict,
-            progress,
-            refresh,
-            cache,
-            shape.company_profiles_frame,
+            "companies", ids, fields, include_deleted, strict, progress, refresh, cache
         )
 
     def investor(
@@ -1170,15 +1170,7 @@ class PrivateApi:
         >>> client.private.investor(investor_id)["stats_total_deals"]  # doctest: +SKIP
         """
         return self._profiles(
-            "investors",
-            ids,
-            fields,
-            include_deleted,
-            strict,
-            progress,
-            refresh,
-            cache,
-            shape.investor_profiles_frame,
+            "investors", ids, fields, include_deleted, strict, progress, refresh, cache
         )
 
     def investor_top(
@@ -1260,15 +1252,7 @@ class PrivateApi:
         >>> client.private.deal(deal_id)[["target_name", "target_region", "investors"]]  # doctest: +SKIP
         """
         return self._profiles(
-            "transactions",
-            ids,
-            fields,
-            include_deleted,
-            strict,
-            progress,
-            refresh,
-            cache,
-            _single_deals,
+            "transactions", ids, fields, include_deleted, strict, progress, refresh, cache
         )
 
     # ------------------------------------------------------------------ sub-collections
