@@ -77,6 +77,29 @@ def _group(
     return {name: value for name, value in given.items() if value is not None}
 
 
+def _series_members(
+    fields: Strings, date_from: Month, date_to: Month
+) -> tuple[dict[str, Any], tuple[list[str] | None, str | None, str | None]]:
+    """The checked fields and months of a time-series body, as body members and as values."""
+    names = time_series_fields(fields)
+    start, end = month_string(date_from, "date_from"), month_string(date_to, "date_to")
+    check_window(start, end)
+    given = {"fields": names, "dateFrom": start, "dateTo": end}
+    return {k: v for k, v in given.items() if v is not None}, (names, start, end)
+
+
+def _meta_count(doc: Any, items: list[Any], found: Findings, what: str) -> int | None:
+    """``meta.count`` of an answer, with a finding when ``data`` holds another number."""
+    count = meta_count(doc, "count", found)
+    if count is not None and count != len(items):
+        found.add(
+            "count_mismatch",
+            f"meta.count says {count} {what}, data holds {len(items)}",
+            shortfall=count - len(items),
+        )
+    return count
+
+
 def _check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
     """Sums and medians where section 2.1 gives each field class them (layout not shown).
 
@@ -138,12 +161,6 @@ class PublicApi:
     # ------------------------------------------------------------------ plumbing
 
     def _post(
-        self, path: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool
-    ) -> Response:
-        """POST ``path`` under this version's prefix (``/companies`` → ``/api/v2/companies``)."""
-        return self._post_to(f"{self._prefix}{path}", body, kind, refresh, cache)
-
-    def _post_to(
         self, full: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool
     ) -> Response:
         """POST a full path (``/api/v1/...``), whatever this object's version."""
@@ -298,18 +315,12 @@ class PublicApi:
         >>> comps[["name", "enterpriseValue"]].head()  # doctest: +SKIP
         """
         body = search_body(_group(industries, themes, regions, countries, enterprise_value_above))
-        response = self._post("/companies", body, "list", refresh, cache)
+        response = self._post(f"{self._prefix}/companies", body, "list", refresh, cache)
         endpoint = f"POST {self._prefix}/companies"
         found = Findings(endpoint)
         doc = response.json()
         items = read_items(doc, found)
-        count = meta_count(doc, "count", found)
-        if count is not None and count != len(items):
-            found.add(
-                "count_mismatch",
-                f"meta.count says {count} companies, data holds {len(items)}",
-                shortfall=count - len(items),
-            )
+        count = _meta_count(doc, items, found, "companies")
         identities(items, "sku", found)
         missing_fields(keys_present(items), "search", found, n_items=len(items))
         items = dedupe_items(items, "sku", found)
@@ -433,16 +444,7 @@ class PublicApi:
         if not isinstance(shape, str) or shape not in ("wide", "long"):
             raise ValidationError("shape", "'wide' or 'long'", got=shape)
         wanted = validate_skus(skus, self.version)
-        names = time_series_fields(fields)
-        start, end = month_string(date_from, "date_from"), month_string(date_to, "date_to")
-        check_window(start, end)
-        extra: dict[str, Any] = {}
-        if names is not None:
-            extra["fields"] = names
-        if start is not None:
-            extra["dateFrom"] = start
-        if end is not None:
-            extra["dateTo"] = end
+        extra, (names, start, end) = _series_members(fields, date_from, date_to)
         responses, failures = self._chunked(
             "/companies/time-series",
             wanted,
@@ -524,7 +526,7 @@ class PublicApi:
         >>> client.public.group_current(regions=["Northern Europe"]).loc["revenueLtm"]  # doctest: +SKIP
         """
         body = group_body(_group(industries, themes, regions, countries, enterprise_value_above))
-        response = self._post_to(GROUP_CURRENT_PATH, body, "current", refresh, cache)
+        response = self._post(GROUP_CURRENT_PATH, body, "current", refresh, cache)
         payload = response.json()
         endpoint = f"POST {GROUP_CURRENT_PATH}"
         with shaping(response.request, endpoint):
@@ -587,16 +589,9 @@ class PublicApi:
         >>> med = client.public.group_time_series(countries=["GBR"], fields=["evRevenueNtm"])  # doctest: +SKIP
         """
         body = group_body(_group(industries, themes, regions, countries, enterprise_value_above))
-        names = time_series_fields(fields)
-        start, end = month_string(date_from, "date_from"), month_string(date_to, "date_to")
-        check_window(start, end)
-        if names is not None:
-            body["fields"] = names
-        if start is not None:
-            body["dateFrom"] = start
-        if end is not None:
-            body["dateTo"] = end
-        response = self._post_to(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
+        extra, (names, start, end) = _series_members(fields, date_from, date_to)
+        body.update(extra)
+        response = self._post(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
         found = Findings(endpoint)
         doc = response.json()
@@ -604,13 +599,7 @@ class PublicApi:
         identities(items, "period", found)
         missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
         items = dedupe_items(items, "period", found)
-        count = meta_count(doc, "count", found)
-        if count is not None and count != len(items):
-            found.add(
-                "count_mismatch",
-                f"meta.count says {count} periods, data holds {len(items)}",
-                shortfall=count - len(items),
-            )
+        count = _meta_count(doc, items, found, "periods")
         with shaping(response.request, endpoint):
             frame = group_time_series_frame(
                 items, doc.get("meta"), fields=names, date_from=start, date_to=end
