@@ -54,7 +54,7 @@ def fill_docs(table: Mapping[str, str]) -> Callable[[T], T]:
     """A decorator filling the ``{name}`` lines of a docstring from ``table``.
 
     On a class it fills the docstrings of the functions the class defines (static and
-    class methods and properties included), so it goes below decorators that wrap them.
+    class methods included), so it goes below decorators that wrap them.
 
     Parameters
     ----------
@@ -70,8 +70,7 @@ def fill_docs(table: Mapping[str, str]) -> Callable[[T], T]:
     def fill(thing: T) -> T:
         members = list(vars(thing).values()) if inspect.isclass(thing) else [thing]
         for member in members:
-            target = member.fget if isinstance(member, property) else member
-            target = getattr(target, "__func__", target)  # staticmethod, classmethod
+            target = getattr(member, "__func__", member)  # staticmethod, classmethod
             doc = getattr(target, "__doc__", None)
             if inspect.isfunction(target) and doc:
                 target.__doc__ = _filled(doc, table, target.__qualname__)
