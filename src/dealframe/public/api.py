@@ -242,7 +242,27 @@ class PublicApi:
         return dedupe_items([it for it in items if it.get("sku") in asked], "sku", found)
 
     @staticmethod
-    def _raise_failed(failures: list[Any], wanted: list[str], frame: pd.DataFrame) -> None:
+    def _settle(
+        frame: pd.DataFrame,
+        endpoint: str,
+        responses: list[Response],
+        failures: list[Any],
+        wanted: list[str],
+        received: list[str],
+        found: Findings,
+        strict: bool,
+    ) -> pd.DataFrame:
+        """``frame`` with its provenance, once the chunks that failed (raised), the SKUs not
+        received (``attrs["missing_skus"]``: warned, or raised under ``strict``) and the
+        findings are reported."""
+        attach(
+            frame,
+            endpoint=endpoint,
+            responses=responses,
+            rows_expected=len(wanted),
+            rows_received=len(received),
+            findings=found.records(),
+        )
         if failures:
             lost = sum(len(f.item) for f in failures)
             raise IncompleteResultError(
@@ -253,11 +273,7 @@ class PublicApi:
                 partial=frame,
                 what="SKUs",
             )
-
-    @staticmethod
-    def _report_missing(
-        frame: pd.DataFrame, wanted: list[str], present: set[str], strict: bool
-    ) -> list[str]:
+        present = set(received)
         missing = [s for s in wanted if s not in present]
         frame.attrs["missing_skus"] = missing
         if missing:
@@ -270,7 +286,10 @@ class PublicApi:
                 f"{len(missing)} of {len(wanted)} SKUs were not returned by the service: "
                 f"{shown} (see df.attrs['missing_skus'])"
             )
-        return missing
+        found.report(
+            strict=strict, partial=frame, expected=len(wanted), received=len(received), what="SKUs"
+        )
+        return frame
 
     # ------------------------------------------------------------------ endpoints
 
@@ -391,19 +410,8 @@ class PublicApi:
         items = self._items(responses, wanted, found, "current")
         with shaping(RequestInfo("POST", f"{self._prefix}/companies/current", "public"), endpoint):
             frame = _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
-        attach(
-            frame,
-            endpoint=endpoint,
-            responses=responses,
-            rows_expected=len(wanted),
-            findings=found.records(),
-        )
-        self._raise_failed(failures, wanted, frame)
-        self._report_missing(frame, wanted, set(frame.index.tolist()), strict)
-        found.report(
-            strict=strict, partial=frame, expected=len(wanted), received=len(frame), what="SKUs"
-        )
-        return frame
+        received = frame.index.tolist()
+        return self._settle(frame, endpoint, responses, failures, wanted, received, found, strict)
 
     def time_series(
         self,
@@ -470,20 +478,7 @@ class PublicApi:
             else:
                 frame = time_series_long(items)
         received = [it["sku"] for it in items]  # a SKU with no value has no column or row
-        attach(
-            frame,
-            endpoint=endpoint,
-            responses=responses,
-            rows_expected=len(wanted),
-            rows_received=len(received),
-            findings=found.records(),
-        )
-        self._raise_failed(failures, wanted, frame)
-        self._report_missing(frame, wanted, set(received), strict)
-        found.report(
-            strict=strict, partial=frame, expected=len(wanted), received=len(received), what="SKUs"
-        )
-        return frame
+        return self._settle(frame, endpoint, responses, failures, wanted, received, found, strict)
 
     def group_current(
         self,
