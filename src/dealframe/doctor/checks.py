@@ -41,6 +41,7 @@ from ..frames.private import (
     deals_frame,
 )
 from ..frames.public import group_current_frame
+from ..frames.schemas import CURRENT_DATA
 from ..public.sku import sku_version
 
 if TYPE_CHECKING:
@@ -237,25 +238,11 @@ def _items(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 #: Fields beyond the document's tables that the client's defaults expect (docs/sandbox.md):
-#: the ``Lcu`` variants the document describes by rule, and the current-data fields the
-#: document says exist without listing them. Any other field is kept as an extra column.
+#: the columns its current-data frame types beyond the documented ones (the ``Lcu`` variants
+#: the document describes by rule, and the fields it says exist without listing them). Any
+#: other field is kept as an extra column.
 _EXPECTED_EXTRAS: Mapping[str, frozenset[str]] = {
-    "current": frozenset(
-        {
-            "marketCapLcu",
-            "enterpriseValueLcu",
-            "revenueLtmLcu",
-            "revenueNtmLcu",
-            "ebitdaLtmLcu",
-            "ebitdaNtmLcu",
-            "region",
-            "verticals",
-            "evEbitdaNtm",
-            "marginEbitdaNtm",
-            "revenueGrowthLtm",
-            "employeeCount",
-        }
-    ),
+    "current": frozenset(c.name for c in CURRENT_DATA) - frozenset(DOCUMENTED_FIELDS["current"]),
 }
 
 
