@@ -8,6 +8,7 @@ request (:mod:`.filters`); lists and sub-collections are paginated for the user
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import inspect
 import re
 import threading
@@ -185,13 +186,19 @@ _SUBS = {
 _FILTER_TYPES = frozenset({"Ids", "Strings", "Number", "Day", "Moment", "Flag", "Text"})
 
 
+@functools.cache
+def _filter_names(function: Callable[..., Any]) -> tuple[str, ...]:
+    """The keyword-only parameters of ``function`` typed as filters, in signature order."""
+    parameters = inspect.signature(function).parameters.values()
+    return tuple(
+        p.name for p in parameters if p.kind is p.KEYWORD_ONLY and p.annotation in _FILTER_TYPES
+    )
+
+
 def _given(method: Callable[..., Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The filter parameters of ``method`` that ``arguments`` (its ``locals()``) gives: its
     keyword-only parameters typed as filters, but for None ("no constraint")."""
-    parameters = inspect.signature(method).parameters.values()
-    names = [
-        p.name for p in parameters if p.kind is p.KEYWORD_ONLY and p.annotation in _FILTER_TYPES
-    ]
+    names = _filter_names(getattr(method, "__func__", method))  # per function, not per client
     return {name: arguments[name] for name in names if arguments[name] is not None}
 
 
