@@ -91,31 +91,14 @@ class Client:
         allow_insecure_http: bool | None = None,
         progress: bool | None | _Unset = UNSET,
     ) -> None:
+        # the settings given: None means "not given", but for the two where it is a value
         given: dict[str, Any] = {
             name: value
-            for name, value in (
-                ("base_url", base_url),
-                ("public_token", public_token),
-                ("private_key", private_key),
-                ("max_workers", max_workers),
-                ("retries", retries),
-                ("connect_timeout", connect_timeout),
-                ("read_timeout", read_timeout),
-                ("backoff_base", backoff_base),
-                ("backoff_cap", backoff_cap),
-                ("retry_after_max", retry_after_max),
-                ("cut_stragglers", cut_stragglers),
-                ("cache_enabled", cache_enabled),
-                ("cache_path", cache_path),
-                ("cache_expiry", cache_expiry),
-                ("allow_insecure_http", allow_insecure_http),
-            )
-            if value is not None
+            for name, value in locals().items()
+            if name != "self"
+            and value is not UNSET
+            and (value is not None or name in ("call_budget", "progress"))
         }
-        if call_budget is not UNSET:
-            given["call_budget"] = call_budget
-        if progress is not UNSET:
-            given["progress"] = progress
         self.settings = Settings.from_env(**given)
         self._transport = Transport(self.settings)
         self.public = PublicApi(self._transport, "v2")
@@ -165,6 +148,7 @@ allow_insecure_http, progress
         >>> with dealframe.sandbox.run(scale=0.02) as sb:  # doctest: +SKIP
         ...     client = dealframe.Client.for_sandbox(sb, max_workers=2)
         """
+        settings = {k: v for k, v in locals().items() if k not in ("cls", "sandbox")}
         parts = [getattr(sandbox, name, None) for name in ("url", "public_token", "private_key")]
         if not all(isinstance(part, str) for part in parts):
             raise ValidationError(
@@ -173,23 +157,7 @@ allow_insecure_http, progress
                 "public_token and private_key",
                 got=type(sandbox).__name__,
             )
-        return cls(
-            *parts,
-            max_workers=max_workers,
-            retries=retries,
-            connect_timeout=connect_timeout,
-            read_timeout=read_timeout,
-            backoff_base=backoff_base,
-            backoff_cap=backoff_cap,
-            retry_after_max=retry_after_max,
-            cut_stragglers=cut_stragglers,
-            call_budget=call_budget,
-            cache_enabled=cache_enabled,
-            cache_path=cache_path,
-            cache_expiry=cache_expiry,
-            allow_insecure_http=allow_insecure_http,
-            progress=progress,
-        )
+        return cls(*parts, **settings)
 
     @property
     def cache(self) -> Any:

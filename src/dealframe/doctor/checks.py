@@ -41,6 +41,7 @@ from ..frames.private import (
     deals_frame,
 )
 from ..frames.public import group_current_frame
+from ..frames.schemas import CURRENT_DATA
 from ..public.sku import sku_version
 
 if TYPE_CHECKING:
@@ -182,6 +183,10 @@ class _Doctor:
         extra = {} if token == "family" else {"token": token}
         return self.t.probe(family, method, path, json=json, params=params, **extra)
 
+    def answer(self, family: str, method: str, path: str, **request: Any) -> Any:
+        """The JSON document of a successful answer to one request (:meth:`send`)."""
+        return self.ok_json(self.send(family, method, path, **request))
+
     def ok_json(self, response: Response) -> Any:
         if response.status != 200:
             error = error_from_response(
@@ -233,25 +238,11 @@ def _items(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 #: Fields beyond the document's tables that the client's defaults expect (docs/sandbox.md):
-#: the ``Lcu`` variants the document describes by rule, and the current-data fields the
-#: document says exist without listing them. Any other field is kept as an extra column.
+#: the columns its current-data frame types beyond the documented ones (the ``Lcu`` variants
+#: the document describes by rule, and the fields it says exist without listing them). Any
+#: other field is kept as an extra column.
 _EXPECTED_EXTRAS: Mapping[str, frozenset[str]] = {
-    "current": frozenset(
-        {
-            "marketCapLcu",
-            "enterpriseValueLcu",
-            "revenueLtmLcu",
-            "revenueNtmLcu",
-            "ebitdaLtmLcu",
-            "ebitdaNtmLcu",
-            "region",
-            "verticals",
-            "evEbitdaNtm",
-            "marginEbitdaNtm",
-            "revenueGrowthLtm",
-            "employeeCount",
-        }
-    ),
+    "current": frozenset(c.name for c in CURRENT_DATA) - frozenset(DOCUMENTED_FIELDS["current"]),
 }
 
 
@@ -355,7 +346,7 @@ def _family_a(d: _Doctor) -> None:
     d.run("A.auth", "401 MISSING_TOKEN without a token, 401/403 for a wrong one", auth)
 
     def search() -> tuple[str, str]:
-        doc = d.ok_json(d.send("public", "POST", f"{_A}/companies", json={}))
+        doc = d.answer("public", "POST", f"{_A}/companies", json={})
         items = _items(doc)
         if not items:
             raise _Seen("the search returned no company: nothing else of Family A can be checked")
@@ -373,14 +364,8 @@ def _family_a(d: _Doctor) -> None:
     d.run("A.search", "{data: [CompanyIdentifier], meta: {count}}, v2 SKUs", search)
 
     def search_v1() -> tuple[str, str]:
-        doc = d.ok_json(
-            d.send(
-                "public",
-                "POST",
-                "/api/v1/companies",
-                json={"regions": [d.facts["region"]]} if d.facts.get("region") else {},
-            )
-        )
+        body = {"regions": [d.facts["region"]]} if d.facts.get("region") else {}
+        doc = d.answer("public", "POST", "/api/v1/companies", json=body)
         skus = [i.get("sku") for i in _items(doc)]
         bad = [s for s in skus if sku_version(s) != "v1" and not (isinstance(s, str) and "_" in s)]
         if bad:
@@ -393,7 +378,7 @@ def _family_a(d: _Doctor) -> None:
 
     def current() -> tuple[str, str]:
         skus = d.facts["skus"][:2]
-        doc = d.ok_json(d.send("public", "POST", f"{_A}/companies/current", json={"skus": skus}))
+        doc = d.answer("public", "POST", f"{_A}/companies/current", json={"skus": skus})
         items = _items(doc)
         if sorted(str(i.get("sku")) for i in items) != sorted(skus):
             return f"asked for {skus}, got {[i.get('sku') for i in items]}", BREAKS
@@ -402,11 +387,8 @@ def _family_a(d: _Doctor) -> None:
     d.run("A.current", "CompanyCurrentData for each SKU asked", current)
 
     def series() -> tuple[str, str]:
-        doc = d.ok_json(
-            d.send(
-                "public", "POST", f"{_A}/companies/time-series", json={"skus": d.facts["skus"][:1]}
-            )
-        )
+        body = {"skus": d.facts["skus"][:1]}
+        doc = d.answer("public", "POST", f"{_A}/companies/time-series", json=body)
         items = _items(doc)
         if len(items) != 1 or not isinstance(items[0].get("data"), Mapping):
             return "not one item with a data object", BREAKS
@@ -430,7 +412,7 @@ def _family_a(d: _Doctor) -> None:
     group = {"regions": [d.facts["region"]]} if d.facts.get("region") else {"countries": ["USA"]}
 
     def group_current() -> tuple[str, str]:
-        doc = d.ok_json(d.send("public", "POST", f"{_A}/groups/current", json=group))
+        doc = d.answer("public", "POST", f"{_A}/groups/current", json=group)
         data = doc.get("data")
         frame = group_current_frame(data, doc.get("meta"))
         if not len(frame) or frame[["sum", "median"]].isna().all().all():
@@ -451,14 +433,8 @@ def _family_a(d: _Doctor) -> None:
     d.run("A.groups.current", "data {sum: {...}, median: {...}} (layout not shown)", group_current)
 
     def group_series() -> tuple[str, str]:
-        doc = d.ok_json(
-            d.send(
-                "public",
-                "POST",
-                "/api/v1/groups/time-series",
-                json={**group, "dateFrom": "2024-01", "dateTo": "2024-03"},
-            )
-        )
+        body = {**group, "dateFrom": "2024-01", "dateTo": "2024-03"}
+        doc = d.answer("public", "POST", "/api/v1/groups/time-series", json=body)
         items = _items(doc)
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         if not {"count", "companies"} <= set(meta):
@@ -512,7 +488,7 @@ def _family_b(d: _Doctor) -> None:
 
     def lookup(entity: str) -> Callable[[], tuple[str, str]]:
         def check() -> tuple[str, str]:
-            doc = d.ok_json(d.send("private", "GET", f"{_B}/lookup/{entity}"))
+            doc = d.answer("private", "GET", f"{_B}/lookup/{entity}")
             data = doc.get("data")
             if not isinstance(data, Mapping) or not isinstance(data.get("filters"), list):
                 return "data is not {filters, sort_fields, sub_resources}", BREAKS
@@ -598,14 +574,8 @@ def _vocabularies(d: _Doctor) -> None:
 
 def _paging(d: _Doctor) -> None:
     def limit() -> tuple[str, str]:
-        doc = d.ok_json(
-            d.send(
-                "private",
-                "POST",
-                f"{_B}/companies",
-                json={"filters": {}, "sort": "name:asc", "page": 1, "limit": 1000},
-            )
-        )
+        body = {"filters": {}, "sort": "name:asc", "page": 1, "limit": 1000}
+        doc = d.answer("private", "POST", f"{_B}/companies", json=body)
         items = _items(doc)
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         d.facts["company"] = next(
@@ -642,12 +612,8 @@ def _paging(d: _Doctor) -> None:
 
     def page() -> tuple[str, str]:
         body = {"filters": {}, "sort": "name:asc", "limit": 2}
-        first = _items(
-            d.ok_json(d.send("private", "POST", f"{_B}/companies", json={**body, "page": 1}))
-        )
-        second = _items(
-            d.ok_json(d.send("private", "POST", f"{_B}/companies", json={**body, "page": 2}))
-        )
+        first = _items(d.answer("private", "POST", f"{_B}/companies", json={**body, "page": 1}))
+        second = _items(d.answer("private", "POST", f"{_B}/companies", json={**body, "page": 2}))
         ids = ([i.get("id") for i in first], [i.get("id") for i in second])
         if second and ids[0] == ids[1]:
             return "page 2 repeats page 1: the body member page is ignored", BREAKS
@@ -691,7 +657,7 @@ def _entities(d: _Doctor) -> None:
         return
 
     def profile() -> tuple[str, str]:
-        doc = d.ok_json(d.send("private", "GET", f"{_B}/companies/{company}"))
+        doc = d.answer("private", "GET", f"{_B}/companies/{company}")
         data = doc.get("data")
         if not isinstance(data, Mapping) or data.get("id") != company:
             return "data is not the company asked for", BREAKS
@@ -726,31 +692,12 @@ def _entities(d: _Doctor) -> None:
             else "sellside"
         )
         # The target of a recent M&A deal has a sellside row whose shape can be checked.
-        deal = _items(
-            d.ok_json(
-                d.send(
-                    "private",
-                    "POST",
-                    f"{_B}/transactions",
-                    json={
-                        "filters": {"deal_type": ["M&A"]},
-                        "sort": "deal_date:desc",
-                        "limit": 1,
-                        "page": 1,
-                    },
-                )
-            )
-        )
+        body = {"filters": {"deal_type": ["M&A"]}, "sort": "deal_date:desc", "limit": 1, "page": 1}
+        deal = _items(d.answer("private", "POST", f"{_B}/transactions", json=body))
         target = deal[0].get("target") if deal and isinstance(deal[0], Mapping) else None
         ident = target.get("id") if isinstance(target, Mapping) else None
-        doc = d.ok_json(
-            d.send(
-                "private",
-                "GET",
-                f"{_B}/companies/{ident or company}/{name}",
-                params={"page": 1, "limit": 5},
-            )
-        )
+        path = f"{_B}/companies/{ident or company}/{name}"
+        doc = d.answer("private", "GET", path, params={"page": 1, "limit": 5})
         rows = _items(doc)
         if not rows:
             return f"/{name} answered with no rows: their shape could not be checked", HOLDS
@@ -809,14 +756,8 @@ def _aggregate(d: _Doctor) -> None:
     for bucket, canonical in (("quarter", "YYYY-Qn"), ("month", "YYYY-MM")):
 
         def labels(bucket: str = bucket, canonical: str = canonical) -> tuple[str, str]:
-            doc = d.ok_json(
-                d.send(
-                    "private",
-                    "POST",
-                    f"{_B}/transactions/aggregate",
-                    json={"metric": "ev_revenue", "time_bucket": bucket, "filters": {}},
-                )
-            )
+            body = {"metric": "ev_revenue", "time_bucket": bucket, "filters": {}}
+            doc = d.answer("private", "POST", f"{_B}/transactions/aggregate", json=body)
             items = _items(doc)
             if bucket == "quarter":
                 d.facts["aggregate_meta"] = doc.get("meta")

@@ -8,6 +8,8 @@ request (:mod:`.filters`); lists and sub-collections are paginated for the user
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import inspect
 import re
 import threading
 import warnings
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from .._docs import fill_docs
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
 from ..arguments import checked_methods, flag, integer_in
 from ..contract import (
@@ -109,6 +112,31 @@ def _stated_bound(error: ApiError, sent: int) -> int | None:
     return min(numbers) if numbers else None
 
 
+#: Parameter descriptions shared by the methods (each ``{name}`` line of their docstrings).
+_DOCS = {
+    "refresh": """refresh : bool, default False
+    Fetch again and overwrite the cached answer.""",
+    "cache": """cache : bool, default True
+    Use the HTTP cache (False: neither read nor write it).""",
+    "strict": """strict : bool, default False
+    Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
+    :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
+    answer is short or breaks the interface.""",
+    "progress": """progress : bool, optional
+    Progress bar (None: the client's ``progress`` setting).""",
+    **{
+        f"ids_of_{one}": f"""ids : str or list of str
+    One {one} id or many (fetched concurrently)."""
+        for one in ("company", "investor")
+    },
+    **{
+        f"limit_per_{one}": f"""limit : int, optional
+    Cap on rows per {one}, 1 to 1000 (default: every row)."""
+        for one in ("company", "investor")
+    },
+}
+
+
 #: What ``deals(..., with_investors=True)`` reads of each single deal.
 _PROFILE_ONLY_FIELDS = ("id", "target", "investors")
 
@@ -118,9 +146,60 @@ def _single_deals(items: list[dict]) -> pd.DataFrame:
     return shape.deals_frame(items, with_role=False, profile=True)
 
 
-def _given(**filters: Any) -> dict[str, Any]:
-    """The filter parameters that were given (None means "no constraint")."""
-    return {name: value for name, value in filters.items() if value is not None}
+#: The frame of each family's single forms (profiles).
+_PROFILE_FRAMES: dict[str, Callable[[list[dict]], pd.DataFrame]] = {
+    "companies": shape.company_profiles_frame,
+    "investors": shape.investor_profiles_frame,
+    "transactions": _single_deals,
+}
+
+
+class _Sub(NamedTuple):
+    """A sub-collection: its parent's family, its name, its shaping, its rows' answer name."""
+
+    entity: str
+    name: str
+    build: Callable[[list[dict]], pd.DataFrame]
+    answer: str
+
+
+def _deals_of(role: bool) -> Callable[[list[dict]], pd.DataFrame]:
+    """Deals of a sub-collection as a frame (with the parent's ``role`` in each, or not)."""
+    return lambda items: shape.deals_frame(items, with_role=role, profile=False)
+
+
+#: The sub-collections, by the method that reads them.
+_SUBS = {
+    "fundings": _Sub("companies", "fundings", _deals_of(False), "transactions"),
+    "sellside": _Sub("companies", "sellside", _deals_of(False), "transactions"),
+    "buyside": _Sub("companies", "buyside", _deals_of(True), "deals_with_role"),
+    "company_investors": _Sub(
+        "companies", "investors", shape.company_investors_frame, "company_investors"
+    ),
+    "investments": _Sub("investors", "investments", _deals_of(True), "deals_with_role"),
+    "co_investors": _Sub("investors", "co_investors", shape.co_investors_frame, "co_investors"),
+    "portfolio": _Sub("investors", "portfolio", shape.portfolio_frame, "portfolio"),
+}
+
+
+#: The annotations of a filter parameter (the aliases above, as the signatures spell them).
+_FILTER_TYPES = frozenset({"Ids", "Strings", "Number", "Day", "Moment", "Flag", "Text"})
+
+
+@functools.cache
+def _filter_names(function: Callable[..., Any]) -> tuple[str, ...]:
+    """The keyword-only parameters of ``function`` typed as filters, in signature order."""
+    parameters = inspect.signature(function).parameters.values()
+    return tuple(
+        p.name for p in parameters if p.kind is p.KEYWORD_ONLY and p.annotation in _FILTER_TYPES
+    )
+
+
+def _given(method: Callable[..., Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The filter parameters of ``method`` that ``arguments`` (its ``locals()``) gives: its
+    keyword-only parameters typed as filters, but for None ("no constraint")."""
+    names = _filter_names(getattr(method, "__func__", method))  # per function, not per client
+    return {name: arguments[name] for name in names if arguments[name] is not None}
 
 
 #: Filters that do not narrow a lookup by id (``include_deleted`` widens it).
@@ -185,6 +264,7 @@ def _report_missing_ids(
 
 
 @checked_methods
+@fill_docs(_DOCS)
 class PrivateApi:
     """The private interface: obtain it as ``client.private``."""
 
@@ -207,45 +287,26 @@ class PrivateApi:
     def _progress(self, progress: bool | None) -> bool | None:
         return self._t.settings.progress if progress is None else progress
 
-    def _get(
+    def _request(
         self,
+        method: str,
         path: str,
-        params: Mapping[str, Any] | None,
         kind: str,
         refresh: bool = False,
         cache: bool = True,
         deadline: Any = None,
+        **payload: Any,
     ) -> Response:
+        """``method`` on ``path`` under the prefix; ``payload`` is ``params=`` or ``json=``."""
         extra = {} if deadline is None else {"deadline": deadline}
         return self._t.request(
             "private",
-            "GET",
+            method,
             f"{PREFIX}{path}",
-            params=params,
             kind=kind,
             refresh=refresh,
             cache=cache,
-            **extra,
-        )
-
-    def _post(
-        self,
-        path: str,
-        body: Any,
-        kind: str,
-        refresh: bool = False,
-        cache: bool = True,
-        deadline: Any = None,
-    ) -> Response:
-        extra = {} if deadline is None else {"deadline": deadline}
-        return self._t.request(
-            "private",
-            "POST",
-            f"{PREFIX}{path}",
-            json=body,
-            kind=kind,
-            refresh=refresh,
-            cache=cache,
+            **payload,
             **extra,
         )
 
@@ -283,9 +344,7 @@ class PrivateApi:
             cached = self._schemas.get(entity)
         if cached is not None and not refresh:
             return cached
-        response = self._get(
-            f"/lookup/{entity}", None, "discovery", refresh=refresh, deadline=deadline
-        )
+        response = self._request("GET", f"/lookup/{entity}", "discovery", refresh, True, deadline)
         schema = FilterSchema(entity, response.json().get("data") or {})
         with self._lock:
             self._schemas[entity] = schema
@@ -316,8 +375,7 @@ class PrivateApi:
         Parameters
         ----------
         entity : {"companies", "investors", "transactions"}
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
+        {refresh}
 
         Returns
         -------
@@ -330,7 +388,7 @@ class PrivateApi:
         >>> client.private.lookup("transactions").set_index("field").loc["deal_type", "values"]  # doctest: +SKIP
         """
         entity = self._entity(entity)
-        response = self._get(f"/lookup/{entity}", None, "discovery", refresh=refresh)
+        response = self._request("GET", f"/lookup/{entity}", "discovery", refresh)
         doc = response.json().get("data") or {}
         with self._lock:
             self._schemas[entity] = FilterSchema(entity, doc)
@@ -339,52 +397,6 @@ class PrivateApi:
         )
 
     # ------------------------------------------------------------------ lists
-
-    def _pull_pages(
-        self,
-        entity: str,
-        body: dict[str, Any],
-        kind: str,
-        limit: int | None,
-        parse: Callable[[list[Any]], Any],
-        progress: bool | None,
-        refresh: bool,
-        cache: bool,
-        deadline: Any,
-        found: Findings,
-    ) -> Pages[Any]:
-        """Every page of one list request (``limit`` rows at most), checked and parsed."""
-
-        def fetch(page: int, size: int) -> Response:
-            return self._post(
-                f"/{entity}",
-                {**body, "page": page, "limit": size},
-                kind,
-                refresh=refresh,
-                cache=cache,
-                deadline=deadline,
-            )
-
-        def stored(page: int, size: int) -> Response | None:
-            return self._t.cached(
-                "private",
-                "POST",
-                f"{PREFIX}/{entity}",
-                json={**body, "page": page, "limit": size},
-                kind=kind,
-            )
-
-        return pull_pages(
-            fetch,
-            limit=limit,
-            workers=self._workers,
-            progress=self._progress(progress),
-            desc=entity,
-            parse=parse,
-            pool=self._t.pool,
-            found=found,
-            lookup=stored if cache and not refresh else None,
-        )
 
     def _pull_list(
         self,
@@ -407,20 +419,38 @@ class PrivateApi:
         """
         kind = "changefeed" if "updated_at" in wire else "list"
         head = {} if sort is None else {"sort": sort}
+
+        def pull(filters: dict[str, Any], cap: int | None) -> Pages[Any]:
+            """Every page of one list request (``cap`` rows at most), checked and parsed."""
+            body = {"filters": filters, **head}
+
+            def fetch(page: int, size: int) -> Response:
+                paged = {**body, "page": page, "limit": size}
+                return self._request(
+                    "POST", f"/{entity}", kind, refresh, cache, deadline, json=paged
+                )
+
+            def stored(page: int, size: int) -> Response | None:
+                paged = {**body, "page": page, "limit": size}
+                return self._t.cached(
+                    "private", "POST", f"{PREFIX}/{entity}", json=paged, kind=kind
+                )
+
+            return pull_pages(
+                fetch,
+                limit=cap,
+                workers=self._workers,
+                progress=self._progress(progress),
+                desc=entity,
+                parse=parse,
+                pool=self._t.pool,
+                found=found,
+                lookup=stored if cache and not refresh else None,
+            )
+
         ids = wire.get("id")
         if not ids:
-            pages = self._pull_pages(
-                entity,
-                {"filters": dict(wire), **head},
-                kind,
-                limit,
-                parse,
-                progress,
-                refresh,
-                cache,
-                deadline,
-                found,
-            )
+            pages = pull(dict(wire), limit)
             return _Pulled(pages, pages.expected, pages.total, None)
         merged: Pages[Any] = Pages([], [], None, None, 0)
         expected: int | None = 0
@@ -430,18 +460,7 @@ class PrivateApi:
             if limit is not None and merged.rows >= limit:
                 return _Pulled(merged, expected, None, looked_up)
             batch = ids[start : start + IDS_PER_BATCH]
-            pages = self._pull_pages(
-                entity,
-                {"filters": {**wire, "id": batch}, **head},
-                kind,
-                None,
-                parse,
-                progress,
-                refresh,
-                cache,
-                deadline,
-                found,
-            )
+            pages = pull({**wire, "id": batch}, None)
             merged.parts += pages.parts
             merged.infos += pages.infos
             merged.keys |= pages.keys
@@ -571,10 +590,8 @@ class PrivateApi:
         strict : bool, default False
             Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
             when the page contradicts its own ``meta`` (see :mod:`dealframe.contract`).
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
-        cache : bool, default True
-            Use the HTTP cache (False: neither read nor write it).
+        {refresh}
+        {cache}
 
         Returns
         -------
@@ -597,7 +614,7 @@ class PrivateApi:
         if sort is not None:
             body["sort"] = sort
         kind = "changefeed" if "updated_at" in wire else "list"
-        response = self._post(f"/{entity}", body, kind, refresh=refresh, cache=cache)
+        response = self._request("POST", f"/{entity}", kind, refresh, cache, json=body)
         endpoint = f"POST {PREFIX}/{entity}"
         found = Findings(f"{endpoint} page {page}")
         read = read_page(response.json(), found, number=page, where=found.where)
@@ -674,10 +691,8 @@ class PrivateApi:
             :class:`~dealframe.MissingDataWarning`).
         progress : bool, optional
             Progress bar on multi-page pulls (None: the client's ``progress`` setting).
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
-        cache : bool, default True
-            Use the HTTP cache (False: neither read nor write it).
+        {refresh}
+        {cache}
         id, name, country, region, verticals, themes, client_focus, revenue_model : optional
         company_type, ownership, active, founded_min, founded_max, ipoed_from : optional
         ipoed_to, updated_at, include_deleted : optional
@@ -715,25 +730,7 @@ class PrivateApi:
         >>> some = client.private.companies(id=wanted_ids)  # doctest: +SKIP
         >>> some.attrs["missing_ids"]  # ids asked for that did not come back  # doctest: +SKIP
         """
-        named = _given(
-            id=id,
-            name=name,
-            country=country,
-            region=region,
-            verticals=verticals,
-            themes=themes,
-            client_focus=client_focus,
-            revenue_model=revenue_model,
-            company_type=company_type,
-            ownership=ownership,
-            active=active,
-            founded_min=founded_min,
-            founded_max=founded_max,
-            ipoed_from=ipoed_from,
-            ipoed_to=ipoed_to,
-            updated_at=updated_at,
-            include_deleted=include_deleted,
-        )
+        named = _given(self.companies, locals())
         return self._list(
             "companies",
             filters,
@@ -786,13 +783,7 @@ class PrivateApi:
         --------
         >>> client.private.investors(name="capital", limit=20)  # doctest: +SKIP
         """
-        named = _given(
-            id=id,
-            name=name,
-            country=country,
-            updated_at=updated_at,
-            include_deleted=include_deleted,
-        )
+        named = _given(self.investors, locals())
         return self._list(
             "investors",
             filters,
@@ -903,36 +894,7 @@ class PrivateApi:
         >>> dealframe.co_investment_edges(dealframe.explode_participants(full))  # doctest: +SKIP
         """
         with_investors = flag(with_investors, "with_investors")
-        named = _given(
-            id=id,
-            target_id=target_id,
-            investor_id=investor_id,
-            deal_type=deal_type,
-            deal_subtype=deal_subtype,
-            date_from=date_from,
-            date_to=date_to,
-            valuation_min=valuation_min,
-            valuation_max=valuation_max,
-            raised_min=raised_min,
-            raised_max=raised_max,
-            revenue_min=revenue_min,
-            revenue_max=revenue_max,
-            ebitda_min=ebitda_min,
-            ebitda_max=ebitda_max,
-            ev_revenue_min=ev_revenue_min,
-            ev_revenue_max=ev_revenue_max,
-            ev_ebitda_min=ev_ebitda_min,
-            ev_ebitda_max=ev_ebitda_max,
-            target_country=target_country,
-            target_region=target_region,
-            target_verticals=target_verticals,
-            target_themes=target_themes,
-            target_client_focus=target_client_focus,
-            target_revenue_model=target_revenue_model,
-            target_company_type=target_company_type,
-            updated_at=updated_at,
-            include_deleted=include_deleted,
-        )
+        named = _given(self.deals, locals())
         frame = self._list(
             "transactions",
             filters,
@@ -981,7 +943,6 @@ class PrivateApi:
                         progress,
                         refresh,
                         cache,
-                        _single_deals,
                     )
                     if ids
                     else _single_deals([])
@@ -1035,9 +996,10 @@ class PrivateApi:
         progress: bool | None,
         refresh: bool,
         cache: bool,
-        build: Callable[[list[dict]], pd.DataFrame],
+        build: Callable[[list[dict]], pd.DataFrame] | None = None,
     ) -> pd.DataFrame:
-        """Single forms of ``ids`` (warnings point at the user's call)."""
+        """Single forms of ``ids``, shaped by ``build`` (default: the entity's profile frame)."""
+        build = build or _PROFILE_FRAMES[entity]
         single = isinstance(ids, str)
         wanted = check_ids(ids, "id" if single else "ids")
         params: dict[str, Any] = {}
@@ -1052,8 +1014,9 @@ class PrivateApi:
 
         def fetch(ident: str) -> Any:
             try:
-                return self._get(
-                    f"/{entity}/{ident}", params or None, "profile", refresh, cache, deadline
+                path = f"/{entity}/{ident}"
+                return self._request(
+                    "GET", path, "profile", refresh, cache, deadline, params=params or None
                 )
             except NotFoundError:
                 if single:
@@ -1175,25 +1138,15 @@ class PrivateApi:
             do not come back (else a :class:`~dealframe.MissingDataWarning`).
         progress : bool, optional
             Progress bar over many ids (None: the client's ``progress`` setting).
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
-        cache : bool, default True
-            Use the HTTP cache (False: neither read nor write it).
+        {refresh}
+        {cache}
 
         Examples
         --------
         >>> client.private.company("5f38873f-6e1c-4d6f-ad87-e6977cda30ba")  # doctest: +SKIP
         """
         return self._profiles(
-            "companies",
-            ids,
-            fields,
-            include_deleted,
-            strict,
-            progress,
-            refresh,
-            cache,
-            shape.company_profiles_frame,
+            "companies", ids, fields, include_deleted, strict, progress, refresh, cache
         )
 
     def investor(
@@ -1224,15 +1177,7 @@ class PrivateApi:
         >>> client.private.investor(investor_id)["stats_total_deals"]  # doctest: +SKIP
         """
         return self._profiles(
-            "investors",
-            ids,
-            fields,
-            include_deleted,
-            strict,
-            progress,
-            refresh,
-            cache,
-            shape.investor_profiles_frame,
+            "investors", ids, fields, include_deleted, strict, progress, refresh, cache
         )
 
     def investor_top(
@@ -1314,33 +1259,24 @@ class PrivateApi:
         >>> client.private.deal(deal_id)[["target_name", "target_region", "investors"]]  # doctest: +SKIP
         """
         return self._profiles(
-            "transactions",
-            ids,
-            fields,
-            include_deleted,
-            strict,
-            progress,
-            refresh,
-            cache,
-            _single_deals,
+            "transactions", ids, fields, include_deleted, strict, progress, refresh, cache
         )
 
     # ------------------------------------------------------------------ sub-collections
 
     def _sub(
         self,
-        entity: str,
-        name: str,
+        method: str,
         ids: Any,
-        parent: str,
-        build: Callable[[list], pd.DataFrame],
         limit: int | None,
+        strict: bool,
         progress: bool | None,
         refresh: bool,
         cache: bool,
-        answer: str,
-        strict: bool = False,
     ) -> pd.DataFrame:
+        """The sub-collection read by ``method`` (:data:`_SUBS`) of each of ``ids``."""
+        entity, name, build, answer = _SUBS[method]
+        parent = "company_id" if entity == "companies" else "investor_id"
         # The service bounds a sub-collection's limit to 1..1000 (section 4.2); here it caps
         # the rows per entity, and None (the default) fetches every page.
         if limit is not None and (
@@ -1364,13 +1300,10 @@ class PrivateApi:
 
         def pull(ident: str) -> tuple[str, Pages[Any]]:
             def fetch(page: int, size: int) -> Response:
-                return self._get(
-                    f"/{entity}/{ident}/{name}",
-                    {"page": page, "limit": size},
-                    "list",
-                    refresh,
-                    cache,
-                    deadline,
+                page_params = {"page": page, "limit": size}
+                path = f"/{entity}/{ident}/{name}"
+                return self._request(
+                    "GET", path, "list", refresh, cache, deadline, params=page_params
                 )
 
             where = Findings(f"GET {PREFIX}/{entity}/{ident}/{name}")
@@ -1464,18 +1397,6 @@ class PrivateApi:
             )
         return frame
 
-    def _deal_sub(self, entity: str, name: str, ids: Any, role: bool, **kw: Any) -> pd.DataFrame:
-        parent = "company_id" if entity == "companies" else "investor_id"
-        return self._sub(
-            entity,
-            name,
-            ids,
-            parent,
-            lambda items: shape.deals_frame(items, with_role=role, profile=False),
-            answer="deals_with_role" if role else "transactions",
-            **kw,
-        )
-
     def fundings(
         self,
         ids: str | Iterable[str],
@@ -1490,20 +1411,12 @@ class PrivateApi:
 
         Parameters
         ----------
-        ids : str or list of str
-            One company id or many (fetched concurrently).
-        limit : int, optional
-            Cap on rows per company, 1 to 1000 (default: every row).
-        strict : bool, default False
-            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
-            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
-            answer is short or breaks the interface.
-        progress : bool, optional
-            Progress bar (None: the client's ``progress`` setting).
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
-        cache : bool, default True
-            Use the HTTP cache (False: neither read nor write it).
+        {ids_of_company}
+        {limit_per_company}
+        {strict}
+        {progress}
+        {refresh}
+        {cache}
 
         Returns
         -------
@@ -1517,17 +1430,7 @@ class PrivateApi:
         --------
         >>> client.private.fundings(company_id)  # doctest: +SKIP
         """
-        return self._deal_sub(
-            "companies",
-            "fundings",
-            ids,
-            False,
-            limit=limit,
-            strict=strict,
-            progress=progress,
-            refresh=refresh,
-            cache=cache,
-        )
+        return self._sub("fundings", ids, limit, strict, progress, refresh, cache)
 
     def sellside(
         self,
@@ -1543,36 +1446,18 @@ class PrivateApi:
 
         Parameters
         ----------
-        ids : str or list of str
-            One company id or many (fetched concurrently).
-        limit : int, optional
-            Cap on rows per company, 1 to 1000 (default: every row).
-        strict : bool, default False
-            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
-            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
-            answer is short or breaks the interface.
-        progress : bool, optional
-            Progress bar (None: the client's ``progress`` setting).
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
-        cache : bool, default True
-            Use the HTTP cache (False: neither read nor write it).
+        {ids_of_company}
+        {limit_per_company}
+        {strict}
+        {progress}
+        {refresh}
+        {cache}
 
         Examples
         --------
         >>> client.private.sellside(company_id)  # doctest: +SKIP
         """
-        return self._deal_sub(
-            "companies",
-            "sellside",
-            ids,
-            False,
-            limit=limit,
-            strict=strict,
-            progress=progress,
-            refresh=refresh,
-            cache=cache,
-        )
+        return self._sub("sellside", ids, limit, strict, progress, refresh, cache)
 
     def buyside(
         self,
@@ -1588,36 +1473,18 @@ class PrivateApi:
 
         Parameters
         ----------
-        ids : str or list of str
-            One company id or many (fetched concurrently).
-        limit : int, optional
-            Cap on rows per company, 1 to 1000 (default: every row).
-        strict : bool, default False
-            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
-            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
-            answer is short or breaks the interface.
-        progress : bool, optional
-            Progress bar (None: the client's ``progress`` setting).
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
-        cache : bool, default True
-            Use the HTTP cache (False: neither read nor write it).
+        {ids_of_company}
+        {limit_per_company}
+        {strict}
+        {progress}
+        {refresh}
+        {cache}
 
         Examples
         --------
         >>> client.private.buyside(company_id)["role"].value_counts()  # doctest: +SKIP
         """
-        return self._deal_sub(
-            "companies",
-            "buyside",
-            ids,
-            True,
-            limit=limit,
-            strict=strict,
-            progress=progress,
-            refresh=refresh,
-            cache=cache,
-        )
+        return self._sub("buyside", ids, limit, strict, progress, refresh, cache)
 
     def company_investors(
         self,
@@ -1633,38 +1500,18 @@ class PrivateApi:
 
         Parameters
         ----------
-        ids : str or list of str
-            One company id or many (fetched concurrently).
-        limit : int, optional
-            Cap on rows per company, 1 to 1000 (default: every row).
-        strict : bool, default False
-            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
-            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
-            answer is short or breaks the interface.
-        progress : bool, optional
-            Progress bar (None: the client's ``progress`` setting).
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
-        cache : bool, default True
-            Use the HTTP cache (False: neither read nor write it).
+        {ids_of_company}
+        {limit_per_company}
+        {strict}
+        {progress}
+        {refresh}
+        {cache}
 
         Examples
         --------
         >>> client.private.company_investors(company_id).head()  # doctest: +SKIP
         """
-        return self._sub(
-            "companies",
-            "investors",
-            ids,
-            "company_id",
-            shape.company_investors_frame,
-            limit,
-            progress,
-            refresh,
-            cache,
-            answer="company_investors",
-            strict=strict,
-        )
+        return self._sub("company_investors", ids, limit, strict, progress, refresh, cache)
 
     def investments(
         self,
@@ -1680,36 +1527,18 @@ class PrivateApi:
 
         Parameters
         ----------
-        ids : str or list of str
-            One investor id or many (fetched concurrently).
-        limit : int, optional
-            Cap on rows per investor, 1 to 1000 (default: every row).
-        strict : bool, default False
-            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
-            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
-            answer is short or breaks the interface.
-        progress : bool, optional
-            Progress bar (None: the client's ``progress`` setting).
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
-        cache : bool, default True
-            Use the HTTP cache (False: neither read nor write it).
+        {ids_of_investor}
+        {limit_per_investor}
+        {strict}
+        {progress}
+        {refresh}
+        {cache}
 
         Examples
         --------
         >>> client.private.investments(investor_id)  # doctest: +SKIP
         """
-        return self._deal_sub(
-            "investors",
-            "investments",
-            ids,
-            True,
-            limit=limit,
-            strict=strict,
-            progress=progress,
-            refresh=refresh,
-            cache=cache,
-        )
+        return self._sub("investments", ids, limit, strict, progress, refresh, cache)
 
     def co_investors(
         self,
@@ -1725,38 +1554,18 @@ class PrivateApi:
 
         Parameters
         ----------
-        ids : str or list of str
-            One investor id or many (fetched concurrently).
-        limit : int, optional
-            Cap on rows per investor, 1 to 1000 (default: every row).
-        strict : bool, default False
-            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
-            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
-            answer is short or breaks the interface.
-        progress : bool, optional
-            Progress bar (None: the client's ``progress`` setting).
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
-        cache : bool, default True
-            Use the HTTP cache (False: neither read nor write it).
+        {ids_of_investor}
+        {limit_per_investor}
+        {strict}
+        {progress}
+        {refresh}
+        {cache}
 
         Examples
         --------
         >>> client.private.co_investors(investor_id).head(10)  # doctest: +SKIP
         """
-        return self._sub(
-            "investors",
-            "co_investors",
-            ids,
-            "investor_id",
-            shape.co_investors_frame,
-            limit,
-            progress,
-            refresh,
-            cache,
-            answer="co_investors",
-            strict=strict,
-        )
+        return self._sub("co_investors", ids, limit, strict, progress, refresh, cache)
 
     def portfolio(
         self,
@@ -1772,38 +1581,18 @@ class PrivateApi:
 
         Parameters
         ----------
-        ids : str or list of str
-            One investor id or many (fetched concurrently).
-        limit : int, optional
-            Cap on rows per investor, 1 to 1000 (default: every row).
-        strict : bool, default False
-            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
-            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
-            answer is short or breaks the interface.
-        progress : bool, optional
-            Progress bar (None: the client's ``progress`` setting).
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
-        cache : bool, default True
-            Use the HTTP cache (False: neither read nor write it).
+        {ids_of_investor}
+        {limit_per_investor}
+        {strict}
+        {progress}
+        {refresh}
+        {cache}
 
         Examples
         --------
         >>> client.private.portfolio(investor_id)  # doctest: +SKIP
         """
-        return self._sub(
-            "investors",
-            "portfolio",
-            ids,
-            "investor_id",
-            shape.portfolio_frame,
-            limit,
-            progress,
-            refresh,
-            cache,
-            answer="portfolio",
-            strict=strict,
-        )
+        return self._sub("portfolio", ids, limit, strict, progress, refresh, cache)
 
     # ------------------------------------------------------------------ resolve
 
@@ -1904,8 +1693,14 @@ class PrivateApi:
         def send(item: tuple[int, list[str]]) -> Any:
             start, batch = item
             try:
-                return self._post(
-                    f"/{entity}/resolve", {"names": batch}, "list", refresh, cache, deadline
+                return self._request(
+                    "POST",
+                    f"/{entity}/resolve",
+                    "list",
+                    refresh,
+                    cache,
+                    deadline,
+                    json={"names": batch},
                 )
             except (BadRequestError, ApiError) as exc:
                 if len(batch) > 1 and exc.status in (400, 413):
@@ -1996,16 +1791,11 @@ class PrivateApi:
         on_ambiguous : {"none", "best", "raise"}
             Leave ``id`` null for ambiguous names, take the best candidate, or raise
             :class:`~dealframe.errors.AmbiguousNameError`.
-        strict : bool, default False
-            Raise the typed error (:class:`~dealframe.errors.IncompleteResultError`,
-            :class:`~dealframe.errors.ServiceContractError`) instead of warning when an
-            answer is short or breaks the interface.
+        {strict}
         progress : bool, optional
             Progress bar over the batches (None: the client's ``progress`` setting).
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
-        cache : bool, default True
-            Use the HTTP cache (False: neither read nor write it).
+        {refresh}
+        {cache}
 
         Returns
         -------
@@ -2107,10 +1897,8 @@ class PrivateApi:
             Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
             when the answer breaks the interface (repeated buckets, unreadable labels,
             counts that do not add up).
-        refresh : bool, default False
-            Fetch again and overwrite the cached answer.
-        cache : bool, default True
-            Use the HTTP cache (False: neither read nor write it).
+        {refresh}
+        {cache}
 
         Returns
         -------
@@ -2131,41 +1919,11 @@ class PrivateApi:
                 "time_bucket", f"one of {', '.join(TIME_BUCKETS)}", got=time_bucket
             )
         deadline = self._t.deadline()
-        named = _given(
-            id=id,
-            target_id=target_id,
-            investor_id=investor_id,
-            deal_type=deal_type,
-            deal_subtype=deal_subtype,
-            date_from=date_from,
-            date_to=date_to,
-            valuation_min=valuation_min,
-            valuation_max=valuation_max,
-            raised_min=raised_min,
-            raised_max=raised_max,
-            revenue_min=revenue_min,
-            revenue_max=revenue_max,
-            ebitda_min=ebitda_min,
-            ebitda_max=ebitda_max,
-            ev_revenue_min=ev_revenue_min,
-            ev_revenue_max=ev_revenue_max,
-            ev_ebitda_min=ev_ebitda_min,
-            ev_ebitda_max=ev_ebitda_max,
-            target_country=target_country,
-            target_region=target_region,
-            target_verticals=target_verticals,
-            target_themes=target_themes,
-            target_client_focus=target_client_focus,
-            target_revenue_model=target_revenue_model,
-            target_company_type=target_company_type,
-            updated_at=updated_at,
-            include_deleted=include_deleted,
-        )
+        named = _given(self.aggregate, locals())
         _, wire = self._build_filters("transactions", filters, named, deadline=deadline)
         body = {"metric": metric, "time_bucket": time_bucket, "filters": wire}
-        response = self._post(
-            "/transactions/aggregate", body, "aggregate", refresh, cache, deadline
-        )
+        path = "/transactions/aggregate"
+        response = self._request("POST", path, "aggregate", refresh, cache, deadline, json=body)
         endpoint = f"POST {PREFIX}/transactions/aggregate"
         found = Findings(endpoint)
         read = read_page(response.json(), found, number=1)

@@ -77,6 +77,29 @@ def _group(
     return {name: value for name, value in given.items() if value is not None}
 
 
+def _series_members(
+    fields: Strings, date_from: Month, date_to: Month
+) -> tuple[dict[str, Any], tuple[list[str] | None, str | None, str | None]]:
+    """The checked fields and months of a time-series body, as body members and as values."""
+    names = time_series_fields(fields)
+    start, end = month_string(date_from, "date_from"), month_string(date_to, "date_to")
+    check_window(start, end)
+    given = {"fields": names, "dateFrom": start, "dateTo": end}
+    return {k: v for k, v in given.items() if v is not None}, (names, start, end)
+
+
+def _meta_count(doc: Any, items: list[Any], found: Findings, what: str) -> int | None:
+    """``meta.count`` of an answer, with a finding when ``data`` holds another number."""
+    count = meta_count(doc, "count", found)
+    if count is not None and count != len(items):
+        found.add(
+            "count_mismatch",
+            f"meta.count says {count} {what}, data holds {len(items)}",
+            shortfall=count - len(items),
+        )
+    return count
+
+
 def _check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
     """Sums and medians where section 2.1 gives each field class them (layout not shown).
 
@@ -138,12 +161,6 @@ class PublicApi:
     # ------------------------------------------------------------------ plumbing
 
     def _post(
-        self, path: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool
-    ) -> Response:
-        """POST ``path`` under this version's prefix (``/companies`` → ``/api/v2/companies``)."""
-        return self._post_to(f"{self._prefix}{path}", body, kind, refresh, cache)
-
-    def _post_to(
         self, full: str, body: dict[str, Any], kind: str, refresh: bool, cache: bool
     ) -> Response:
         """POST a full path (``/api/v1/...``), whatever this object's version."""
@@ -225,7 +242,27 @@ class PublicApi:
         return dedupe_items([it for it in items if it.get("sku") in asked], "sku", found)
 
     @staticmethod
-    def _raise_failed(failures: list[Any], wanted: list[str], frame: pd.DataFrame) -> None:
+    def _settle(
+        frame: pd.DataFrame,
+        endpoint: str,
+        responses: list[Response],
+        failures: list[Any],
+        wanted: list[str],
+        received: list[str],
+        found: Findings,
+        strict: bool,
+    ) -> pd.DataFrame:
+        """``frame`` with its provenance, once the chunks that failed (raised), the SKUs not
+        received (``attrs["missing_skus"]``: warned, or raised under ``strict``) and the
+        findings are reported."""
+        attach(
+            frame,
+            endpoint=endpoint,
+            responses=responses,
+            rows_expected=len(wanted),
+            rows_received=len(received),
+            findings=found.records(),
+        )
         if failures:
             lost = sum(len(f.item) for f in failures)
             raise IncompleteResultError(
@@ -236,11 +273,7 @@ class PublicApi:
                 partial=frame,
                 what="SKUs",
             )
-
-    @staticmethod
-    def _report_missing(
-        frame: pd.DataFrame, wanted: list[str], present: set[str], strict: bool
-    ) -> list[str]:
+        present = set(received)
         missing = [s for s in wanted if s not in present]
         frame.attrs["missing_skus"] = missing
         if missing:
@@ -253,7 +286,10 @@ class PublicApi:
                 f"{len(missing)} of {len(wanted)} SKUs were not returned by the service: "
                 f"{shown} (see df.attrs['missing_skus'])"
             )
-        return missing
+        found.report(
+            strict=strict, partial=frame, expected=len(wanted), received=len(received), what="SKUs"
+        )
+        return frame
 
     # ------------------------------------------------------------------ endpoints
 
@@ -298,18 +334,12 @@ class PublicApi:
         >>> comps[["name", "enterpriseValue"]].head()  # doctest: +SKIP
         """
         body = search_body(_group(industries, themes, regions, countries, enterprise_value_above))
-        response = self._post("/companies", body, "list", refresh, cache)
+        response = self._post(f"{self._prefix}/companies", body, "list", refresh, cache)
         endpoint = f"POST {self._prefix}/companies"
         found = Findings(endpoint)
         doc = response.json()
         items = read_items(doc, found)
-        count = meta_count(doc, "count", found)
-        if count is not None and count != len(items):
-            found.add(
-                "count_mismatch",
-                f"meta.count says {count} companies, data holds {len(items)}",
-                shortfall=count - len(items),
-            )
+        count = _meta_count(doc, items, found, "companies")
         identities(items, "sku", found)
         missing_fields(keys_present(items), "search", found, n_items=len(items))
         items = dedupe_items(items, "sku", found)
@@ -380,19 +410,8 @@ class PublicApi:
         items = self._items(responses, wanted, found, "current")
         with shaping(RequestInfo("POST", f"{self._prefix}/companies/current", "public"), endpoint):
             frame = _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
-        attach(
-            frame,
-            endpoint=endpoint,
-            responses=responses,
-            rows_expected=len(wanted),
-            findings=found.records(),
-        )
-        self._raise_failed(failures, wanted, frame)
-        self._report_missing(frame, wanted, set(frame.index.tolist()), strict)
-        found.report(
-            strict=strict, partial=frame, expected=len(wanted), received=len(frame), what="SKUs"
-        )
-        return frame
+        received = frame.index.tolist()
+        return self._settle(frame, endpoint, responses, failures, wanted, received, found, strict)
 
     def time_series(
         self,
@@ -433,16 +452,7 @@ class PublicApi:
         if not isinstance(shape, str) or shape not in ("wide", "long"):
             raise ValidationError("shape", "'wide' or 'long'", got=shape)
         wanted = validate_skus(skus, self.version)
-        names = time_series_fields(fields)
-        start, end = month_string(date_from, "date_from"), month_string(date_to, "date_to")
-        check_window(start, end)
-        extra: dict[str, Any] = {}
-        if names is not None:
-            extra["fields"] = names
-        if start is not None:
-            extra["dateFrom"] = start
-        if end is not None:
-            extra["dateTo"] = end
+        extra, (names, start, end) = _series_members(fields, date_from, date_to)
         responses, failures = self._chunked(
             "/companies/time-series",
             wanted,
@@ -468,20 +478,7 @@ class PublicApi:
             else:
                 frame = time_series_long(items)
         received = [it["sku"] for it in items]  # a SKU with no value has no column or row
-        attach(
-            frame,
-            endpoint=endpoint,
-            responses=responses,
-            rows_expected=len(wanted),
-            rows_received=len(received),
-            findings=found.records(),
-        )
-        self._raise_failed(failures, wanted, frame)
-        self._report_missing(frame, wanted, set(received), strict)
-        found.report(
-            strict=strict, partial=frame, expected=len(wanted), received=len(received), what="SKUs"
-        )
-        return frame
+        return self._settle(frame, endpoint, responses, failures, wanted, received, found, strict)
 
     def group_current(
         self,
@@ -524,7 +521,7 @@ class PublicApi:
         >>> client.public.group_current(regions=["Northern Europe"]).loc["revenueLtm"]  # doctest: +SKIP
         """
         body = group_body(_group(industries, themes, regions, countries, enterprise_value_above))
-        response = self._post_to(GROUP_CURRENT_PATH, body, "current", refresh, cache)
+        response = self._post(GROUP_CURRENT_PATH, body, "current", refresh, cache)
         payload = response.json()
         endpoint = f"POST {GROUP_CURRENT_PATH}"
         with shaping(response.request, endpoint):
@@ -587,16 +584,9 @@ class PublicApi:
         >>> med = client.public.group_time_series(countries=["GBR"], fields=["evRevenueNtm"])  # doctest: +SKIP
         """
         body = group_body(_group(industries, themes, regions, countries, enterprise_value_above))
-        names = time_series_fields(fields)
-        start, end = month_string(date_from, "date_from"), month_string(date_to, "date_to")
-        check_window(start, end)
-        if names is not None:
-            body["fields"] = names
-        if start is not None:
-            body["dateFrom"] = start
-        if end is not None:
-            body["dateTo"] = end
-        response = self._post_to(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
+        extra, (names, start, end) = _series_members(fields, date_from, date_to)
+        body.update(extra)
+        response = self._post(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
         found = Findings(endpoint)
         doc = response.json()
@@ -604,13 +594,7 @@ class PublicApi:
         identities(items, "period", found)
         missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
         items = dedupe_items(items, "period", found)
-        count = meta_count(doc, "count", found)
-        if count is not None and count != len(items):
-            found.add(
-                "count_mismatch",
-                f"meta.count says {count} periods, data holds {len(items)}",
-                shortfall=count - len(items),
-            )
+        count = _meta_count(doc, items, found, "periods")
         with shaping(response.request, endpoint):
             frame = group_time_series_frame(
                 items, doc.get("meta"), fields=names, date_from=start, date_to=end

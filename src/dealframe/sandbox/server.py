@@ -244,20 +244,7 @@ def run(
     ...     sb.profile
     'limit-100,quarter-words'
     """
-    sb = start(
-        scale,
-        seed,
-        public_token=public_token,
-        private_key=private_key,
-        host=host,
-        port=port,
-        as_of=as_of,
-        rate_limit=rate_limit,
-        latency=latency,
-        faults=faults,
-        admin_token=admin_token,
-        profile=profile,
-    )
+    sb = start(**locals())  # the same parameters
     try:
         yield sb
     finally:

@@ -79,15 +79,21 @@ def _S(field: str, type_: str, ops: tuple[str, ...], note: str = "", values=None
 _ARRAY_OVERLAP = ("overlaps",)
 _COMPANY_LISTS = ("verticals", "themes", "client_focus", "revenue_model", "company_type")
 
+#: Filters companies and investors share.
+_ID_BATCH = _S("id", "array_uuid", ("in",), "batch lookup by id (at most 1000)")
+_NAME = _S(
+    "name", "string", ("ilike", "eq"), "substring match, case-insensitive (ilike) or exact (eq)"
+)
+#: The filters of every family that the change feed uses.
+_CHANGE_FEED = (
+    _S("updated_at", "datetime", ("gte",), "change-feed checkpoint: updated at or after"),
+    _S("include_deleted", "boolean", ("eq",), "default false; true on change-feed pulls"),
+)
+
 SPECS: dict[str, tuple[FilterSpec, ...]] = {
     "companies": (
-        _S("id", "array_uuid", ("in",), "batch lookup by id (at most 1000)"),
-        _S(
-            "name",
-            "string",
-            ("ilike", "eq"),
-            "substring match, case-insensitive (ilike) or exact (eq)",
-        ),
+        _ID_BATCH,
+        _NAME,
         _S("country", "array_string", ("in",), "ISO-3 country codes"),
         _S("region", "array_string", ("in",), "region", REGIONS),
         *(
@@ -100,20 +106,13 @@ SPECS: dict[str, tuple[FilterSpec, ...]] = {
         _S("founded_max", "number", ("lte",), "founding year, inclusive"),
         _S("ipoed_from", "date", ("gte",), "IPO date, inclusive"),
         _S("ipoed_to", "date", ("lte",), "IPO date, inclusive"),
-        _S("updated_at", "datetime", ("gte",), "change-feed checkpoint: updated at or after"),
-        _S("include_deleted", "boolean", ("eq",), "default false; true on change-feed pulls"),
+        *_CHANGE_FEED,
     ),
     "investors": (
-        _S("id", "array_uuid", ("in",), "batch lookup by id (at most 1000)"),
-        _S(
-            "name",
-            "string",
-            ("ilike", "eq"),
-            "substring match, case-insensitive (ilike) or exact (eq)",
-        ),
+        _ID_BATCH,
+        _NAME,
         _S("country", "array_string", ("in",), "ISO-3 country codes"),
-        _S("updated_at", "datetime", ("gte",), "change-feed checkpoint: updated at or after"),
-        _S("include_deleted", "boolean", ("eq",), "default false; true on change-feed pulls"),
+        *_CHANGE_FEED,
     ),
     "transactions": (
         _S("id", "array_uuid", ("in",), "deal ids (at most 1000)"),
@@ -137,8 +136,7 @@ SPECS: dict[str, tuple[FilterSpec, ...]] = {
             _S(f"target_{f}", "array_string", _ARRAY_OVERLAP, "open vocabulary of the target")
             for f in _COMPANY_LISTS
         ),
-        _S("updated_at", "datetime", ("gte",), "change-feed checkpoint: updated at or after"),
-        _S("include_deleted", "boolean", ("eq",), "default false; true on change-feed pulls"),
+        *_CHANGE_FEED,
     ),
 }
 
