@@ -36,7 +36,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import orjson
@@ -341,7 +341,7 @@ def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = N
             where=where,
         )
         return []
-    if set(map(type, data)) <= {dict}:
+    if _fields(data) is not None or set(map(type, data)) <= {dict}:
         return data  # the usual answer, checked at C speed
     items = [item for item in data if isinstance(item, Mapping)]
     if len(items) != len(data):
@@ -483,8 +483,8 @@ def identities(
     >>> found.items[0].kind
     'missing_identity'
     """
-    try:
-        keys = list(map(itemgetter(key), items))  # at C speed when every item has the key
+    try:  # at C speed when every item has the key
+        keys = list(map((itemgetter if _fields(items) is None else attrgetter)(key), items))
     except (KeyError, TypeError):
         keys = [item.get(key) for item in items]
     if set(map(type, keys)) <= {str}:
@@ -500,10 +500,18 @@ def identities(
     return keys
 
 
+def _fields(items: Sequence[Any]) -> tuple[str, ...] | None:
+    """The fields of typed rows, all of one msgspec type (:mod:`dealframe.frames.deal_rows`)."""
+    return getattr(type(items[0]), "__struct_fields__", None) if items else None
+
+
 def keys_present(items: Sequence[Mapping[str, Any]]) -> set[str]:
     """Every key any item has (fast when the items share one layout)."""
     if not items:
         return set()
+    fields = _fields(items)
+    if fields is not None:  # read by a schema'd decoder: every item has every field
+        return set(fields)
     first = items[0]
     if sum(map(len, items)) == len(items) * len(first) and all(k in first for k in items[-1]):
         return set(first)

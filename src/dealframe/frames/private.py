@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,7 @@ import orjson
 import pandas as pd
 
 from dealframe.errors import ValidationError
+from dealframe.frames.deal_rows import read_deal_page
 from dealframe.frames.nested import to_lists
 from dealframe.frames.normalize import (
     as_records,
@@ -72,6 +73,7 @@ __all__ = [
     "investors_frame",
     "list_frame",
     "list_page_columns",
+    "list_page_reader",
     "lookup_frame",
     "portfolio_frame",
     "resolve_frames",
@@ -315,6 +317,30 @@ def list_page_columns(entity: str, items: Items) -> Any:
     return build_columns(as_records(items, entity), columns, nested, extra)
 
 
+def list_page_reader(entity: str) -> Callable[[bytes], dict[str, Any] | None] | None:
+    """The schema'd reader of ``entity``'s list pages, or None when its pages are read as JSON.
+
+    Deal pages are read into typed rows (:func:`dealframe.frames.deal_rows.read_deal_page`),
+    which :func:`list_page_columns` takes as it takes parsed items.
+
+    Parameters
+    ----------
+    entity : str
+        ``companies``, ``investors`` or ``transactions``.
+
+    Returns
+    -------
+    callable or None
+        ``reader(body)``: ``{"data": rows, "meta": ...}``, or None for a page it does not take.
+
+    Examples
+    --------
+    >>> list_page_reader("companies") is None, list_page_reader("transactions").__name__
+    (True, 'read_deal_page')
+    """
+    return read_deal_page if entity == "transactions" else None
+
+
 def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False) -> pd.DataFrame:
     """Join the :func:`list_page_columns` of every page into one typed frame.
 
@@ -335,6 +361,9 @@ def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False)
 def _page_items(page: Any, i: int) -> Any:
     if not isinstance(page, (bytes, bytearray, memoryview, str)):
         raise ValidationError(f"pages[{i}]", "the raw bytes of a page", got=type(page).__name__)
+    read = read_deal_page(page)  # documented rows, typed; any other page is read as JSON
+    if read is not None:
+        return read["data"]
     try:
         doc = orjson.loads(page)
     except orjson.JSONDecodeError as exc:
@@ -349,11 +378,11 @@ def deals_frame_from_pages(
 ) -> pd.DataFrame:
     """Raw ``{data, meta}`` list pages (bytes, as received) → one deals frame.
 
-    The same path :meth:`client.private.deals` takes: each page is parsed with
-    orjson and built into columns at once (:func:`list_page_columns`), so
-    the parsed dicts of one page at most are alive; the pages are then joined
-    (:func:`list_frame`). The result equals :func:`deals_frame` of all the pages'
-    items.
+    The same path :meth:`client.private.deals` takes: each page is read into typed rows
+    (:func:`dealframe.frames.deal_rows.read_deal_page`), or parsed with orjson when it is not
+    a page of documented rows, and built into columns at once (:func:`list_page_columns`), so
+    the rows of one page at most are alive; the pages are then joined (:func:`list_frame`).
+    The result equals :func:`deals_frame` of all the pages' items.
 
     Parameters
     ----------
