@@ -1,21 +1,18 @@
 """Deal list pages read straight into typed rows: the parse of ``client.private.deals()``.
 
-A page whose every item has exactly the documented list-row fields (interface document,
-section 2), each of its documented type or null, is read by a schema'd decoder (msgspec) into
-rows that the column builder reads (:func:`dealframe.frames.normalize.build_columns`). The
-rows are not tracked by the garbage collector, whose passes over a page's dicts were a fifth
-of the parse. Any other page (a field more or less, a value of another type, an item that is
-not an object, JSON that orjson refuses) is refused (None) and read as JSON into dicts, with
-the same checks and the same column builder: the two give the same frame.
-
-Participant objects are declared with their fields in sorted order, so a participant list
-written back (msgspec) is the canonical text of :mod:`dealframe.frames.nested`.
+A page whose every item has exactly the documented list-row fields, each of its documented
+type or null, is read by a schema'd decoder (msgspec) into rows the garbage collector does not
+track (its passes over a page's dicts were a fifth of the parse); the column builder reads
+them as it reads dicts (:func:`dealframe.frames.normalize.build_columns`). Any other page (a
+field more or less, another type, an item that is not an object, JSON orjson refuses) gives
+None and is read as JSON, with the same checks and builder: both give the same frame.
+Participant fields are declared in sorted order, so a list written back by msgspec is the
+canonical text of :mod:`dealframe.frames.nested`.
 
 Examples
 --------
->>> page = read_deal_page(b'{"data": [], "meta": {"total": 0}}')
->>> page["data"], page["meta"]["total"]
-([], 0)
+>>> read_deal_page(b'{"data": [], "meta": {"total": 0}}')["meta"]["total"]
+0
 >>> read_deal_page(b'{"data": [{"id": "d1"}]}') is None  # documented fields absent
 True
 """
@@ -91,29 +88,18 @@ _DECODER = msgspec.json.Decoder(_Page)
 
 
 def read_deal_page(content: bytes | bytearray | memoryview | str) -> dict[str, Any] | None:
-    """A deal list page as ``{"data": rows, "meta": {...}}``, or None when it is not a page
-    of documented rows (it is then read as JSON).
+    """A deal list page as ``{"data": rows, "meta": {...} or None}``, or None when it is not
+    a page of documented rows.
 
     Parameters
     ----------
     content : bytes
         The page as received.
 
-    Returns
-    -------
-    dict or None
-        ``data``: the rows (typed objects, one attribute per documented field); ``meta``: the
-        page's counts (None when absent).
-
     Examples
     --------
-    >>> row = read_deal_page(b'{"data": [{"id": "d", "deal_date": null, "deal_type": null, '
-    ...     b'"deal_subtype": null, "deal_synopsis": null, "deal_valuation": 2, '
-    ...     b'"deal_raised": null, "deal_revenue": null, "deal_ebitda": null, '
-    ...     b'"deal_multiples": null, "target": null, "buyers": [], "lead_investors": null, '
-    ...     b'"created_at": null, "updated_at": null, "deleted": false}]}')["data"][0]
-    >>> row.id, row.deal_valuation
-    ('d', 2.0)
+    >>> read_deal_page(b'{"data": [{"id": "d"}], "meta": {}, "links": {}}') is None
+    True
     """
     try:
         page = _DECODER.decode(content)

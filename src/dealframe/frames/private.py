@@ -73,7 +73,6 @@ __all__ = [
     "investors_frame",
     "list_frame",
     "list_page_columns",
-    "list_page_reader",
     "lookup_frame",
     "portfolio_frame",
     "resolve_frames",
@@ -89,6 +88,10 @@ LIST_SHAPES: dict[str, tuple[Schema, Mapping[str, str] | None, tuple[Any, ...]]]
     "investors": (INVESTOR_LIST, None, ()),
     "transactions": (DEAL_LIST, DEAL_NESTED, (DEAL_ROLE,)),
 }
+
+#: The schema'd reader of each list's pages (typed rows); pages of other lists, and pages
+#: it refuses, are read as JSON (``client.private`` walks, :func:`deals_frame_from_pages`).
+LIST_READERS: dict[str, Callable[[bytes], dict[str, Any] | None]] = {"transactions": read_deal_page}
 
 _PROFILE_PREFIXES = {key: f"{key}_" for key in PROFILE_NESTED}
 
@@ -315,30 +318,6 @@ def list_page_columns(entity: str, items: Items) -> Any:
     """
     columns, nested, extra = LIST_SHAPES[entity]
     return build_columns(as_records(items, entity), columns, nested, extra)
-
-
-def list_page_reader(entity: str) -> Callable[[bytes], dict[str, Any] | None] | None:
-    """The schema'd reader of ``entity``'s list pages, or None when its pages are read as JSON.
-
-    Deal pages are read into typed rows (:func:`dealframe.frames.deal_rows.read_deal_page`),
-    which :func:`list_page_columns` takes as it takes parsed items.
-
-    Parameters
-    ----------
-    entity : str
-        ``companies``, ``investors`` or ``transactions``.
-
-    Returns
-    -------
-    callable or None
-        ``reader(body)``: ``{"data": rows, "meta": ...}``, or None for a page it does not take.
-
-    Examples
-    --------
-    >>> list_page_reader("companies") is None, list_page_reader("transactions").__name__
-    (True, 'read_deal_page')
-    """
-    return read_deal_page if entity == "transactions" else None
 
 
 def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False) -> pd.DataFrame:
