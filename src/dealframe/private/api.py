@@ -384,6 +384,7 @@ class PrivateApi:
             pool=self._t.pool,
             found=found,
             lookup=stored if cache and not refresh else None,
+            reader=shape.LIST_READERS.get(entity),
         )
 
     def _pull_list(
