@@ -111,8 +111,8 @@ class Response:
     attempts : int
         Times the request was sent (1 when it worked first time).
     read : object
-        The body as the caller's schema'd reader read it (:func:`dealframe.transport.body.
-        expecting`), or None (:meth:`json` parses it in any case).
+        The body as the caller's schema'd reader read it
+        (:func:`~dealframe.transport.body.expecting`), or None; :meth:`json` parses it anyway.
 
     Examples
     --------
