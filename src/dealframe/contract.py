@@ -483,11 +483,14 @@ def identities(
     >>> found.items[0].kind
     'missing_identity'
     """
+    typed = _fields(items) is not None  # typed rows: every identity is text or null
     try:  # at C speed when every item has the key
-        keys = list(map((itemgetter if _fields(items) is None else attrgetter)(key), items))
+        keys = list(map((attrgetter if typed else itemgetter)(key), items))
     except (KeyError, TypeError):
         keys = [item.get(key) for item in items]
-    if set(map(type, keys)) <= {str}:
+    if typed:
+        bad = len(keys) - len(list(filter(None, keys)))
+    elif set(map(type, keys)) <= {str}:
         bad = keys.count("")
     else:
         bad = sum(1 for k in keys if not isinstance(k, str) or not k)

@@ -101,7 +101,7 @@ def test_meta_is_read_as_the_json_meta(pages):
 @pytest.mark.parametrize("meta", [None, {}, {"total": None}, {"total": -1, "returned": 5}])
 def test_meta_findings_are_the_same_on_both_rows(meta):
     item = orjson.loads(_synth().deal_pages(1)[0])["data"][0]
-    page = page_of([item, {**item, "id": ""}], meta)
+    page = page_of([item, {**item, "id": ""}, {**item, "id": None}], meta)
     typed = read_deal_page(page)
     assert typed is not None
     found = {kind: Findings("POST /x") for kind in ("dicts", "rows")}
@@ -110,7 +110,9 @@ def test_meta_findings_are_the_same_on_both_rows(meta):
         identities(read.items, "id", found[kind])
         assert keys_present(read.items) == set(DOCUMENTED_FIELDS["transactions"])
     assert found["rows"].records() == found["dicts"].records()
-    assert "missing_identity" in [f.kind for f in found["rows"]]
+    assert [f.message for f in found["rows"] if f.kind == "missing_identity"] == [
+        "2 of 3 items have no 'id': kept as rows of their own"
+    ]
 
 
 def _one(mutate: Any) -> bytes:
