@@ -49,7 +49,8 @@ def _pages(ctx: Context, n: int) -> list[bytes]:
 
 def parse_ours(pages: Sequence[bytes]) -> pd.DataFrame:
     """Raw page bytes → deals frame, the way ``client.private.deals()`` does it: each page
-    parsed with orjson and built into typed columns (``list_page_columns``), then joined."""
+    read into typed rows (orjson for a page of other rows) and built into typed columns
+    (``list_page_columns``), then joined."""
     from dealframe.frames.private import deals_frame_from_pages
 
     return deals_frame_from_pages(pages)

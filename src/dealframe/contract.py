@@ -36,7 +36,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import orjson
@@ -67,6 +67,7 @@ __all__ = [
     "read_items",
     "read_page",
     "shaping",
+    "typed_fields",
 ]
 
 #: Largest count taken from ``meta`` at face value (a bigger ``total`` is not believed).
@@ -341,7 +342,7 @@ def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = N
             where=where,
         )
         return []
-    if set(map(type, data)) <= {dict}:
+    if typed_fields(data) is not None or set(map(type, data)) <= {dict}:
         return data  # the usual answer, checked at C speed
     items = [item for item in data if isinstance(item, Mapping)]
     if len(items) != len(data):
@@ -483,11 +484,14 @@ def identities(
     >>> found.items[0].kind
     'missing_identity'
     """
-    try:
-        keys = list(map(itemgetter(key), items))  # at C speed when every item has the key
+    typed = typed_fields(items) is not None  # typed rows: every identity is text or null
+    try:  # at C speed when every item has the key
+        keys = list(map((attrgetter if typed else itemgetter)(key), items))
     except (KeyError, TypeError):
         keys = [item.get(key) for item in items]
-    if set(map(type, keys)) <= {str}:
+    if typed:
+        bad = len(keys) - len(list(filter(None, keys)))
+    elif set(map(type, keys)) <= {str}:
         bad = keys.count("")
     else:
         bad = sum(1 for k in keys if not isinstance(k, str) or not k)
@@ -500,10 +504,25 @@ def identities(
     return keys
 
 
+def typed_fields(items: Sequence[Any]) -> tuple[str, ...] | None:
+    """The fields of typed rows (one msgspec type, read by a schema'd decoder:
+    :mod:`dealframe.frames.deal_rows`), else None (dicts, or no items).
+
+    Examples
+    --------
+    >>> typed_fields([{"id": "a"}]) is None
+    True
+    """
+    return getattr(type(items[0]), "__struct_fields__", None) if items else None
+
+
 def keys_present(items: Sequence[Mapping[str, Any]]) -> set[str]:
     """Every key any item has (fast when the items share one layout)."""
     if not items:
         return set()
+    fields = typed_fields(items)
+    if fields is not None:  # read by a schema'd decoder: every item has every field
+        return set(fields)
     first = items[0]
     if sum(map(len, items)) == len(items) * len(first) and all(k in first for k in items[-1]):
         return set(first)

@@ -1,6 +1,7 @@
 """Shared shaping helpers: records in, typed columns out.
 
-Everything here is pure: lists of parsed JSON objects (dicts) become typed
+Everything here is pure: lists of parsed JSON objects (dicts), or of the typed rows a
+schema'd decoder reads (:mod:`dealframe.frames.deal_rows`), become typed
 pandas arrays following a :data:`~dealframe.frames.schemas.Schema`. Dates become
 naive ``datetime64[us]``, timestamps UTC-aware ``datetime64[us, UTC]`` (offsets
 such as ``+01:00`` are converted, not dropped), vocabularies Categoricals that
@@ -23,14 +24,16 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain, repeat
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from dealframe.contract import typed_fields
 from dealframe.errors import ValidationError
 from dealframe.frames.nested import encode
 from dealframe.frames.schemas import (
@@ -62,6 +65,7 @@ _EMPTY: Mapping[str, Any] = {}
 _TEXT_KINDS = frozenset({"str", "date", "timestamp", "category"})
 _TEXT = pa.large_string()
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError)
+_write_typed = msgspec.json.Encoder().encode
 
 
 def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
@@ -91,6 +95,8 @@ def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
     if isinstance(obj, (str, bytes, bytearray)) or not isinstance(obj, Iterable):
         raise ValidationError(what, "a list of JSON objects", got=type(obj).__name__)
     records = obj if isinstance(obj, list) else list(obj)
+    if typed_fields(records) is not None:  # typed rows (:mod:`dealframe.frames.deal_rows`)
+        return records
     if not set(map(type, records)) <= {dict}:
         for i, rec in enumerate(records):
             if not isinstance(rec, Mapping):
@@ -310,6 +316,9 @@ def _table(objs: Sequence[Mapping[str, Any]]) -> tuple[set[str], dict[str, list[
     n = len(objs)
     if not n:
         return set(), {}
+    fields = typed_fields(objs)
+    if fields is not None:  # typed rows (:mod:`dealframe.frames.deal_rows`): every field set
+        return set(fields), {key: list(map(attrgetter(key), objs)) for key in fields}
     keys0 = tuple(objs[0])
     if keys0 and sum(map(len, objs)) == n * len(keys0):
         try:
@@ -326,11 +335,15 @@ def _table(objs: Sequence[Mapping[str, Any]]) -> tuple[set[str], dict[str, list[
     return present, columns
 
 
-def _parents(values: list[Any], head: str) -> list[Mapping[str, Any]]:
-    """Nested objects of one key, ``None`` replaced by an empty mapping."""
+def _parents(values: list[Any], head: str) -> list[Any]:
+    """Nested objects of one key, ``None`` replaced by an empty mapping (or empty typed row)."""
     types = set(map(type, values))
     if types <= {dict}:
         return values
+    row = next((o for o in values if o is not None), None)
+    if row is not None and typed_fields([row]) is not None:  # typed rows, all of one type
+        empty = type(row)()
+        return [empty if o is None else o for o in values]
     out = list(values)
     for i, o in enumerate(out):
         if o is None:
@@ -360,6 +373,7 @@ def build_columns(
     """
     nested = nested or {}
     n = len(records)
+    typed = typed_fields(records) is not None
     top_keys, raw = _table(records)
     optional = [c for c in extra_columns if c.path[0] in top_keys]
     specs = [*schema, *optional]
@@ -380,19 +394,24 @@ def build_columns(
                 name = f"{head}_{key}"
             extras[name] = _objects(got[key])
     nulls = [None] * n
-    typed: dict[str, Any] = {}
+    columns: dict[str, Any] = {}
     for col in specs:
         if len(col.path) == 1:
             values = raw.get(col.path[0], nulls)
         else:
             values = nested_raw.get((col.path[0], col.path[1]), nulls)
-        typed[col.name] = _page_column(values, col)
-    return typed, extras
+        columns[col.name] = _page_column(values, col, typed)
+    return columns, extras
 
 
-def _page_column(values: list[Any], col: Column) -> Any:
+def _page_column(values: list[Any], col: Column, typed: bool = False) -> Any:
     """One page's values of a column: text kinds as Arrow text (typed once by :func:`assemble`;
-    kept as they are when they are not all text), the others typed at once."""
+    kept as they are when they are not all text), the others typed at once. Lists of typed
+    rows are written by msgspec: their fields are declared in sorted order, so the text is
+    the canonical text :func:`dealframe.frames.nested.encode` writes."""
+    if typed and col.kind == "list":
+        blobs = [None if v is None else _write_typed(v) for v in values]
+        return pd.array(pa.array(blobs, pa.large_binary()).view(_TEXT), dtype=STRING_DTYPE)
     if col.kind not in _TEXT_KINDS:
         return cast(values, col)
     try:

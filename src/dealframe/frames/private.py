@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,7 @@ import orjson
 import pandas as pd
 
 from dealframe.errors import ValidationError
+from dealframe.frames.deal_rows import read_deal_page
 from dealframe.frames.nested import to_lists
 from dealframe.frames.normalize import (
     as_records,
@@ -87,6 +88,10 @@ LIST_SHAPES: dict[str, tuple[Schema, Mapping[str, str] | None, tuple[Any, ...]]]
     "investors": (INVESTOR_LIST, None, ()),
     "transactions": (DEAL_LIST, DEAL_NESTED, (DEAL_ROLE,)),
 }
+
+#: The schema'd reader of each list's pages (typed rows); pages of other lists, and pages
+#: it refuses, are read as JSON (``client.private`` walks, :func:`deals_frame_from_pages`).
+LIST_READERS: dict[str, Callable[[bytes], dict[str, Any] | None]] = {"transactions": read_deal_page}
 
 _PROFILE_PREFIXES = {key: f"{key}_" for key in PROFILE_NESTED}
 
@@ -335,6 +340,9 @@ def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False)
 def _page_items(page: Any, i: int) -> Any:
     if not isinstance(page, (bytes, bytearray, memoryview, str)):
         raise ValidationError(f"pages[{i}]", "the raw bytes of a page", got=type(page).__name__)
+    read = read_deal_page(page)  # documented rows, typed; any other page is read as JSON
+    if read is not None:
+        return read["data"]
     try:
         doc = orjson.loads(page)
     except orjson.JSONDecodeError as exc:
@@ -349,11 +357,11 @@ def deals_frame_from_pages(
 ) -> pd.DataFrame:
     """Raw ``{data, meta}`` list pages (bytes, as received) → one deals frame.
 
-    The same path :meth:`client.private.deals` takes: each page is parsed with
-    orjson and built into columns at once (:func:`list_page_columns`), so
-    the parsed dicts of one page at most are alive; the pages are then joined
-    (:func:`list_frame`). The result equals :func:`deals_frame` of all the pages'
-    items.
+    The same path :meth:`client.private.deals` takes: each page is read into typed rows
+    (:func:`dealframe.frames.deal_rows.read_deal_page`), or parsed with orjson when it is not
+    a page of documented rows, and built into columns at once (:func:`list_page_columns`), so
+    the rows of one page at most are alive; the pages are then joined (:func:`list_frame`).
+    The result equals :func:`deals_frame` of all the pages' items.
 
     Parameters
     ----------

@@ -446,6 +446,7 @@ class PrivateApi:
                 pool=self._t.pool,
                 found=found,
                 lookup=stored if cache and not refresh else None,
+                reader=shape.LIST_READERS.get(entity),
             )
 
         ids = wire.get("id")

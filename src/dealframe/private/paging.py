@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from ..contract import Findings, PageRead, identities, keys_present, read_page
 from ..errors import DealframeError, IncompleteResultError
+from ..transport.body import expecting
 from ..transport.paging import FATAL_ERRORS, ItemFailure, WorkerPool, _bar, show_progress
 from ..transport.stragglers import sooner
 
@@ -215,7 +216,8 @@ class _Walk(Generic[T]):
     def prepare(self, number: int, response: Response) -> _Ready:
         """Check and parse one page, in any order (nothing of the walk changes)."""
         found = Findings(self.found.where)
-        page = read_page(response.json(), found, number=number)
+        doc = getattr(response, "read", None)  # read by the walk's reader, or else as JSON
+        page = read_page(response.json() if doc is None else doc, found, number=number)
         where = f"{self.found.where} page {number}"
         ids = identities(page.items, self.identity, found, where=where)
         signature = hash(tuple(ids)) if any(isinstance(i, str) for i in ids) else None
@@ -288,6 +290,7 @@ def pull_pages(
     identity: str = "id",
     pool: WorkerPool | None = None,
     lookup: Callable[[int, int], Response | None] | None = None,
+    reader: Callable[[bytes], Any] | None = None,
 ) -> Pages[T]:
     """Fetch every page needed for ``limit`` rows (all rows when None), checking each.
 
@@ -316,6 +319,10 @@ def pull_pages(
     lookup : callable, optional
         ``lookup(page, size)``: the page from the HTTP cache or None, tried on this thread
         before a page is handed to a worker (a hit is CPU work that threads only slow down).
+    reader : callable, optional
+        ``reader(body)``: a page as ``{"data": rows, "meta": ...}`` straight from its bytes,
+        or None for a page it does not take (read as JSON then); ``parse`` gets either kind
+        of rows (:func:`dealframe.frames.deal_rows.read_deal_page`).
 
     Returns
     -------
@@ -334,6 +341,8 @@ def pull_pages(
     >>> pages.parts, pages.total
     ([[{'id': 0}, {'id': 1}], [{'id': 2}]], 3)
     """
+    if reader is not None:
+        fetch, lookup = _reading(fetch, reader), lookup and _reading(lookup, reader)
     asked = min(page_size, limit) if limit else page_size
     cpu = time.thread_time()
     first_response = fetch(1, asked)
@@ -357,6 +366,16 @@ def pull_pages(
     beyond = planned is not None and planned < 2 and bool(has_more)
     _walk_rest(walk, fetch, served, planned, workers, progress, desc, pool, lookup, beyond)
     return walk.pages
+
+
+def _reading(call: Callable[[int, int], Any], reader: Callable[[bytes], Any]) -> Any:
+    """``call`` with the page's body given to ``reader`` first, on whichever thread it runs."""
+
+    def read(page: int, size: int) -> Any:
+        with expecting(reader):
+            return call(page, size)
+
+    return read
 
 
 def _stored(

@@ -10,6 +10,10 @@ The cache's filter (:func:`storable`) and the transport both need the parsed bod
 parsed once, by whichever asks first in the thread, and the other takes the result
 (:func:`parse`), so checking costs no second parse.
 
+A caller that knows the shape of the answers it asks for may give a schema'd reader
+(:func:`expecting`): a body that reader takes is returned as :class:`Read` (no JSON objects
+are built); any other body is checked as above.
+
 Examples
 --------
 >>> parse(b'{"data": [], "meta": {"count": 0}}')
@@ -23,19 +27,51 @@ Examples
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, NamedTuple
 
 import orjson
 
-__all__ = ["TRUNCATED", "parse", "storable"]
+__all__ = ["TRUNCATED", "Read", "expecting", "parse", "storable"]
 
 #: The problem of a body that starts as JSON and does not parse: most likely cut short.
 TRUNCATED = "JSON cut short or malformed"
 
 _last = threading.local()
+_READER: ContextVar[Callable[[bytes], Any] | None] = ContextVar("dealframe_reader", default=None)
+
+
+class Read(NamedTuple):
+    """A body taken by the reader given to :func:`expecting`, as that reader returned it."""
+
+    doc: Any
+
+
+@contextmanager
+def expecting(reader: Callable[[bytes], Any]) -> Iterator[None]:
+    """Within this block (this thread or task only), a success body is first given to
+    ``reader``; what it returns (not None) is the body, as :class:`Read`.
+
+    Examples
+    --------
+    >>> with expecting(lambda content: len(content) if content.startswith(b"{") else None):
+    ...     parse(b'{"data": []}')
+    (Read(doc=12), None)
+    """
+    token = _READER.set(reader)
+    try:
+        yield
+    finally:
+        _READER.reset(token)
 
 
 def _check(content: bytes) -> tuple[Any, str | None]:
+    reader = _READER.get()
+    doc = reader(content) if reader is not None and content else None
+    if doc is not None:
+        return Read(doc), None
     if not content or not content.strip():
         return None, "an empty body"
     try:

@@ -110,6 +110,9 @@ class Response:
         Method, path and family.
     attempts : int
         Times the request was sent (1 when it worked first time).
+    read : object
+        The body as the caller's schema'd reader read it
+        (:func:`~dealframe.transport.body.expecting`), or None; :meth:`json` parses it anyway.
 
     Examples
     --------
@@ -126,6 +129,7 @@ class Response:
     request: RequestInfo
     attempts: int
     _parsed: Any = field(default=_UNSET, repr=False)
+    read: Any = field(default=None, repr=False)
 
     def json(self) -> Any:
         """The body parsed with orjson (parsed once, then reused).
@@ -900,6 +904,7 @@ class Transport:
             raise _Retry(error, "truncated")
         doc, problem = _body.parse(content)
         if problem is None:
+            read = isinstance(doc, _body.Read)
             return Response(
                 raw.status_code,
                 content,
@@ -908,7 +913,8 @@ class Transport:
                 time.monotonic() - started,
                 info,
                 attempt,
-                _parsed=doc,
+                _parsed=_UNSET if read else doc,
+                read=doc.doc if read else None,
             )
         if from_cache:
             self.cache.delete(getattr(raw, "cache_key", None))  # requests-cache's filter did too

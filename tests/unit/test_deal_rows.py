@@ -1,0 +1,242 @@
+"""Deal list pages read into typed rows (frames/deal_rows.py) against the same pages read as
+JSON into dicts (the fallback): the reader takes only pages of documented rows, and what it
+takes gives the same frame, findings and participant text, byte for byte; every page it refuses
+is read as before."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pandas as pd
+import pytest
+
+from dealframe.contract import DOCUMENTED_FIELDS, Findings, identities, keys_present, read_page
+from dealframe.errors import ValidationError
+from dealframe.frames import deals_frame_from_pages, list_frame, list_page_columns
+from dealframe.frames.deal_rows import read_deal_page
+from dealframe.frames.private import LIST_READERS
+
+PAYLOADS = Path(__file__).parent / "payloads"
+PARTICIPANTS = ("buyers", "lead_investors")
+
+
+def _synth() -> Any:
+    spec = importlib.util.spec_from_file_location("dealframe_test_synth", PAYLOADS / "synth.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def pages() -> list[bytes]:
+    return _synth().deal_pages(2_500, page_size=1_000, seed=3)
+
+
+def as_dicts(pages: list[bytes]) -> pd.DataFrame:
+    """The fallback engine: orjson dicts through the same column builder."""
+    parts = [list_page_columns("transactions", orjson.loads(p)["data"]) for p in pages]
+    return list_frame("transactions", parts)
+
+
+def as_rows(pages: list[bytes]) -> pd.DataFrame:
+    """The typed engine, refusing to fall back (every page must be taken)."""
+    parts = []
+    for page in pages:
+        read = read_deal_page(page)
+        assert read is not None, "the reader refused a page of documented rows"
+        parts.append(list_page_columns("transactions", read["data"]))
+    return list_frame("transactions", parts)
+
+
+def assert_identical(got: pd.DataFrame, want: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(got, want)
+    for name in PARTICIPANTS:  # the text explode_participants cuts, byte for byte
+        assert got[name].tolist() == want[name].tolist()
+
+
+def page_of(items: list[Any], meta: Any = None, **doc: Any) -> bytes:
+    return orjson.dumps({"data": items, **({} if meta is None else {"meta": meta}), **doc})
+
+
+def test_documented_pages_are_read_typed_and_give_the_dict_frame(pages):
+    assert_identical(as_rows(pages), as_dicts(pages))
+    assert_identical(deals_frame_from_pages(pages), as_dicts(pages))
+
+
+def test_participant_text_is_the_canonical_text_whatever_the_key_order():
+    item = orjson.loads(_synth().deal_pages(1)[0])["data"][0]
+    item["buyers"] = [
+        {"website": None, "name": 'Qu"o\\te \u2028 \x01 é 😀', "id": "b", "country": "USA"},
+        {"id": "c"},  # fields absent: null, as the fallback writes them
+    ]
+    page = page_of([item])
+    assert_identical(as_rows([page]), as_dicts([page]))
+    assert as_rows([page]).loc[0, "buyers"] == (
+        '[{"country":"USA","id":"b","name":"Qu\\"o\\\\te \u2028 \\u0001 é 😀","short_name":null,'
+        '"website":null},{"country":null,"id":"c","name":null,"short_name":null,"website":null}]'
+    )
+
+
+def test_meta_is_read_as_the_json_meta(pages):
+    typed = read_deal_page(pages[0])
+    assert typed is not None
+    want, got = Findings("POST /x"), Findings("POST /x")
+    a = read_page(orjson.loads(pages[0]), want, number=1)
+    b = read_page(typed, got, number=1)
+    assert (a.total, a.returned, a.has_more, a.limit, a.page) == (
+        b.total,
+        b.returned,
+        b.has_more,
+        b.limit,
+        b.page,
+    )
+    assert len(b.items) == len(a.items) and got.records() == want.records() == []
+
+
+@pytest.mark.parametrize("meta", [None, {}, {"total": None}, {"total": -1, "returned": 5}])
+def test_meta_findings_are_the_same_on_both_rows(meta):
+    item = orjson.loads(_synth().deal_pages(1)[0])["data"][0]
+    page = page_of([item, {**item, "id": ""}, {**item, "id": None}], meta)
+    typed = read_deal_page(page)
+    assert typed is not None
+    found = {kind: Findings("POST /x") for kind in ("dicts", "rows")}
+    for kind, doc in (("dicts", orjson.loads(page)), ("rows", typed)):
+        read = read_page(doc, found[kind], number=2)
+        identities(read.items, "id", found[kind])
+        assert keys_present(read.items) == set(DOCUMENTED_FIELDS["transactions"])
+    assert found["rows"].records() == found["dicts"].records()
+    assert [f.message for f in found["rows"] if f.kind == "missing_identity"] == [
+        "2 of 3 items have no 'id': kept as rows of their own"
+    ]
+
+
+def _one(mutate: Any) -> bytes:
+    doc = orjson.loads(_synth().deal_pages(3)[0])
+    mutate(doc)
+    return orjson.dumps(doc)
+
+
+def _item(name: str, value: Any) -> Any:
+    return lambda doc: doc["data"][1].__setitem__(name, value)
+
+
+def _nested(head: str, name: str, value: Any) -> Any:
+    return lambda doc: doc["data"][0].__setitem__(
+        head, {**(doc["data"][0][head] or {}), name: value}
+    )
+
+
+def _participant(name: str, value: Any) -> Any:
+    def apply(doc: Any) -> None:
+        item = next(d for d in doc["data"] if d["lead_investors"])
+        item["lead_investors"][0][name] = value
+
+    return apply
+
+
+#: Pages the typed reader refuses, read as JSON as before: the frame is the fallback's.
+REFUSED = {
+    "unknown field": _item("extra_field", {"a": [1]}),
+    "unknown target key": _nested("target", "region", "Oceania"),
+    "unknown multiples key": _nested("deal_multiples", "ev_sales", 2.0),
+    "unknown participant key": _participant("role", "lead"),
+    "participant id a number": _participant("id", 12),
+    "documented field absent": lambda doc: doc["data"][2].pop("deal_synopsis"),
+    "number as text": _item("deal_valuation", "5.5"),
+    "boolean as a number": _item("deal_valuation", True),
+    "text as a number": _item("deal_synopsis", 42),
+    "unknown meta member": lambda doc: doc["meta"].__setitem__("cursor", "x"),
+    "meta count as text": lambda doc: doc["meta"].__setitem__("total", "3"),
+    "meta count beyond 63 bits": lambda doc: doc["meta"].__setitem__("total", 2**63),
+    "unknown document member": lambda doc: doc.__setitem__("links", {"next": None}),
+}
+
+
+@pytest.mark.parametrize("mutate", REFUSED.values(), ids=list(REFUSED))
+def test_other_pages_are_refused_and_read_as_before(mutate):
+    page = _one(mutate)
+    assert read_deal_page(page) is None
+    assert_identical(deals_frame_from_pages([page]), as_dicts([page]))
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        _item("created_at", 1642190107),  # timestamps as Unix seconds (the broken profile)
+        lambda doc: doc["data"].insert(1, "oops"),  # an item that is not an object
+        _item("target", "t-1"),
+        _item("deleted", 1),
+    ],
+    ids=["timestamp as a number", "item not an object", "target as text", "deleted as 0/1"],
+)
+def test_pages_the_fallback_refuses_still_raise_its_error(mutate):
+    page = _one(mutate)
+    assert read_deal_page(page) is None
+    with pytest.raises(ValidationError) as typed:
+        deals_frame_from_pages([page])
+    with pytest.raises(ValidationError) as dicts:
+        as_dicts([page])
+    assert str(typed.value) == str(dicts.value)
+
+
+#: Byte-level damage to a documented page: orjson refuses each, so the typed reader must too
+#: (the transport then retries, as before).
+DAMAGED = {
+    "not UTF-8": (b'"deal_synopsis":"', b'"deal_synopsis":"\xff'),
+    "UTF-8 surrogate": (b'"deal_synopsis":"', b'"deal_synopsis":"\xed\xa0\x80'),
+    "escaped lone surrogate": (b'"deal_synopsis":"', b'"deal_synopsis":"\\udc00'),
+    "raw control character": (b'"deal_synopsis":"', b'"deal_synopsis":"\x01'),
+    "infinite number": (b'"deal_valuation":', b'"deal_valuation":1e999,"deal_valuation":'),
+    "leading zero": (b'"deal_valuation":', b'"deal_valuation":0'),
+    "trailing comma": (b"}]", b"},]"),
+    "cut short": (b'"meta":', b'"meta":[1,'),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGED.values(), ids=list(DAMAGED))
+def test_bodies_orjson_refuses_are_refused(damage):
+    page = _synth().deal_pages(2)[0]
+    body = page.replace(*damage, 1)
+    assert body != page and read_deal_page(page) is not None
+    assert read_deal_page(body) is None
+    with pytest.raises(orjson.JSONDecodeError):
+        orjson.loads(body)
+
+
+def test_a_page_mixing_both_kinds_of_rows_across_pages_is_one_frame(pages):
+    odd = _one(_item("extra_field", 7))
+    mixed = [pages[0], odd, pages[1]]
+    got = deals_frame_from_pages(mixed)
+    assert_identical(got, as_dicts(mixed))
+    assert got["extra_field"].notna().sum() == 1
+
+
+def test_repeated_keys_keep_the_last_value_as_orjson_does():
+    item = orjson.loads(_synth().deal_pages(1)[0])["data"][0]
+    text = orjson.dumps(item)
+    page = b'{"data":[' + text[:-1] + b',"deal_synopsis":"second"}]}'
+    assert read_deal_page(page) is not None
+    assert_identical(deals_frame_from_pages([page]), as_dicts([page]))
+    assert deals_frame_from_pages([page]).loc[0, "deal_synopsis"] == "second"
+
+
+def test_numbers_read_as_orjson_reads_them():
+    item = orjson.loads(_synth().deal_pages(1)[0])["data"][0]
+    numbers = [b"0", b"-0", b"-0.0", b"7", b"123456789012345678901234567890", b"4.9e-324"]
+    numbers += [b"1.5e308", b"1e-400", b"9007199254740993", b"18446744073709551615", b"1E2"]
+    items = []
+    for i, number in enumerate(numbers):
+        text = orjson.dumps({**copy.deepcopy(item), "id": f"d{i}", "deal_valuation": 0.5})
+        items.append(text.replace(b'"deal_valuation":0.5', b'"deal_valuation":' + number))
+    page = b'{"data":[' + b",".join(items) + b"]}"
+    assert read_deal_page(page) is not None
+    assert_identical(deals_frame_from_pages([page]), as_dicts([page]))
+
+
+def test_only_deal_lists_have_a_reader():
+    assert LIST_READERS == {"transactions": read_deal_page}
