@@ -395,6 +395,24 @@ def test_an_in_memory_upsert_of_every_stored_row_writes_only_the_new_ones(tmp_pa
     assert all(pq.read_metadata(p).num_rows for p in files(root, "investors"))  # no empty file
 
 
+@pytest.mark.parametrize("ahead", [False, True], ids=["read by the commit", "read ahead"])
+def test_an_in_memory_upsert_allocates_from_the_mirror_pool(tmp_path, monkeypatch, ahead):
+    # the rewrite's read, filter and write take their buffers from table.memory_pool() (the
+    # system allocator), not from pyarrow's default pool
+    assert table_mod.memory_pool().backend_name == "system"
+    pool = pa.proxy_memory_pool(pa.system_memory_pool())
+    monkeypatch.setattr(table_mod, "memory_pool", lambda: pool)
+    root = _new_mirror(tmp_path)
+    model = _investors(3000)
+    _commit(root, model)
+    assert pool.max_memory() == 0  # a first sync commits its staged files as they are
+    change = _changed(_investors(40, start=100), 7000, "renamed")
+    _commit(root, change, ahead=ahead)
+    _check(root, _upsert(model, change))
+    assert pool.max_memory() >= to_arrow(model, "investors").nbytes  # the whole table read
+    assert pool.bytes_allocated() == 0  # and released
+
+
 def test_files_encode_by_column(tmp_path):
     # the key plain and uncompressed (distinct random ids), other strings with a dictionary,
     # numbers and timestamps plain; staged files (a first sync) and rewritten ones alike

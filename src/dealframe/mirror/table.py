@@ -64,6 +64,7 @@ __all__ = [
     "open_table",
     "owner_only",
     "read_failure",
+    "memory_pool",
     "read_rows",
     "replace_rows",
     "row_count",
@@ -416,11 +417,30 @@ def _write_file(folder: Path, rows: pa.Table) -> AddAction:
     """``rows`` as a new data file of the table (written and synced), and its add action."""
     name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
     path = folder / name
-    pq.write_table(rows, path, row_group_size=ROW_GROUP_ROWS, **parquet_options(rows.schema))
+    pq.write_table(
+        rows,
+        path,
+        row_group_size=ROW_GROUP_ROWS,
+        memory_pool=memory_pool(),
+        **parquet_options(rows.schema),
+    )
     fsync_file(path)
     stat = path.stat()
     stats = json.dumps({"numRecords": rows.num_rows})
     return AddAction(name, stat.st_size, {}, int(stat.st_mtime * 1000), True, stats)
+
+
+def memory_pool() -> pa.MemoryPool:
+    """The allocator of a rewrite's big, short-lived buffers: the system's (``malloc``).
+
+    pyarrow's default pool (mimalloc on Linux) gives each new thread fresh segments backed by
+    transparent huge pages, which the kernel zeroes 2 MB at a time on first touch: on the
+    threads a sync starts, that cost up to 0.3 s of system time per incremental sync of 50,000
+    deals (measured, perf: ``clear_page_erms`` under ``mi_page_free_list_extend``), against
+    at most about 0.09 s with ``malloc``. The pool is passed to each call; the process's default
+    pool is left as it is.
+    """
+    return pa.system_memory_pool()
 
 
 def _writers() -> int:
@@ -433,7 +453,9 @@ def _rewrite_piece(
 ) -> AddAction | None:
     """``old`` without the rows whose ``key`` is in ``drop``, then ``new``, as one new data
     file (None: no row is left)."""
-    kept = old.filter(pc.invert(pc.is_in(old.column(key), value_set=drop)))
+    pool = memory_pool()
+    replaced = pc.is_in(old.column(key), value_set=drop, memory_pool=pool)
+    kept = pc.filter(old, pc.invert(replaced, memory_pool=pool), memory_pool=pool)
     if new.num_rows:
         kept = pa.concat_tables([kept, new]) if kept.num_rows else new
     return _write_file(folder, kept) if kept.num_rows else None
@@ -569,7 +591,8 @@ def read_rows(files: list[Path], schema: pa.Schema) -> pa.Table:
     >>> read_rows([], pa.schema({"id": pa.string()})).num_rows
     0
     """
-    return ds.dataset([str(p) for p in files], format="parquet", schema=schema).to_table()
+    dataset = ds.dataset([str(p) for p in files], format="parquet", schema=schema)
+    return dataset.to_table(memory_pool=memory_pool())
 
 
 def data_files(folder: Path, table: DeltaTable) -> list[Path]:
