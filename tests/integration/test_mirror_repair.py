@@ -3,7 +3,7 @@ mirror function, the typed error says what is wrong and how to repair it, and th
 gives works (the table equals a fresh pull again, its history kept where it can be read).
 
 Cases: a data file overwritten with garbage, a data file missing, a data page corrupted under an
-intact footer, a table holding another entity's table, a table folder or its log deleted, a log
+intact footer (found by ``--repair``, or by an incremental sync reading it), a table holding another entity's table, a table folder or its log deleted, a log
 entry corrupted, and the disk refusing writes during a sync (a real ``EFBIG`` from a file size
 limit in a subprocess, during staging and during the Delta write)."""
 
@@ -115,6 +115,21 @@ def test_a_corrupt_page_under_an_intact_footer(client, path):
     with pytest.raises(mirror.MirrorDamagedError, match="--repair"):
         mirror.load(path, "deals", include_deleted=True)
     repaired_by(client, path, repair=True)  # --repair reads every row, finds it and rebuilds
+
+
+def test_a_corrupt_page_found_by_an_incremental_sync(sb, client, path):
+    # no --repair: the cheap checks pass; the upsert reads every row (ahead of the commit, on
+    # its own thread, while the feed is walked), fails on the page, and the table is rebuilt
+    target = data_file(path)
+    raw = bytearray(target.read_bytes())
+    for k in range(200, len(raw) // 2, 97):
+        raw[k] ^= 0x5A
+    target.write_bytes(bytes(raw))
+    ch = Changes(sb.state, seed=90)
+    ch.advance(60)
+    ch.update("deals", 3)
+    repaired_by(client, path)
+    assert "cannot be read" in mirror.history(path, "deals").loc[0, "reason"]
 
 
 def test_a_table_holding_another_entity(client, path):

@@ -20,6 +20,7 @@ from deltalake import DeltaTable
 from dealframe.errors import ServiceContractError
 from dealframe.mirror import commit, store
 from dealframe.mirror import table as table_mod
+from dealframe.mirror.ahead import read_ahead
 from dealframe.mirror.compact import kept_versions
 from dealframe.mirror.durable import mirror_lock
 from dealframe.mirror.errors import (
@@ -253,8 +254,9 @@ def test_schema_round_trip_through_parquet(tmp_path):
     assert to_arrow(frame, "investors").schema.field("updated_at").type.tz == "UTC"
 
 
-def _commit(root, frame, *, full=None, reread=None, checkpoint=T0):
-    """Stage ``frame`` and commit it as one sync would (a first sync when there is no table)."""
+def _commit(root, frame, *, full=None, reread=None, checkpoint=T0, ahead=False):
+    """Stage ``frame`` and commit it as one sync would (a first sync when there is no table);
+    ``ahead``: with the table's rows read ahead, as a sync reads them while it walks the feed."""
     folder = root / "investors"
     current = DeltaTable(str(folder)) if (folder / "_delta_log").exists() else None
     staged = store.StagedRows(
@@ -268,17 +270,21 @@ def _commit(root, frame, *, full=None, reread=None, checkpoint=T0):
     if reread is not None:
         staged.reread = set(reread)
     parts = staged.close()
-    written = commit.commit_entity(
-        root,
-        "investors",
-        staged,
-        parts,
-        table=current,
-        full=current is None if full is None else full,
-        checkpoint=checkpoint.isoformat(),
-        sync=1,
-        received=len(frame),
-    )
+    full = current is None if full is None else full
+    with read_ahead(folder, None if full or not ahead else current, "investors") as rows:
+        assert (rows is not None) == (ahead and not full)
+        written = commit.commit_entity(
+            root,
+            "investors",
+            staged,
+            parts,
+            table=current,
+            full=full,
+            checkpoint=checkpoint.isoformat(),
+            sync=1,
+            received=len(frame),
+            ahead=rows,
+        )
     store.recover(root)
     return written
 
@@ -335,10 +341,11 @@ def test_a_sync_is_one_commit_carrying_its_checkpoint(tmp_path):
     assert len(before) == 1000 and not before["name"].eq("renamed").any()
 
 
-@pytest.mark.parametrize("path", ["in memory", "predicate", "streamed"])
+@pytest.mark.parametrize("path", ["in memory", "read ahead", "predicate", "streamed"])
 def test_random_upserts_equal_a_model(tmp_path, monkeypatch, path):
-    # the three upsert paths: in memory, a key IN (...) predicate, a streamed rewrite
-    if path != "in memory":
+    # the three upsert paths: in memory (the rows read by the commit or ahead of it), a key
+    # IN (...) predicate, a streamed rewrite
+    if path not in ("in memory", "read ahead"):
         monkeypatch.setattr(table_mod, "IN_MEMORY_MAX_ROWS", 0)
     if path == "streamed":
         monkeypatch.setattr(table_mod, "IN_LIST_MAX", 3)
@@ -351,10 +358,114 @@ def test_random_upserts_equal_a_model(tmp_path, monkeypatch, path):
         change = pd.concat([_investors(1, start=int(i)) for i in ids], ignore_index=True)
         change = _changed(change, 8000 + k, f"v{k}")
         change["deleted"] = pd.array(rng.random(len(change)) < 0.3, dtype="boolean")
-        _commit(root, change)
+        _commit(root, change, ahead=path == "read ahead")
         model = _upsert(model, change)
         _check(root, model)
     assert DeltaTable(str(root / "investors")).version() == 6
+
+
+@pytest.mark.parametrize("stored, changed, inserted", [(300, 40, 20), (10, 5, 350)])
+def test_an_in_memory_upsert_writes_files_of_even_rows_at_once(
+    tmp_path, monkeypatch, stored, changed, inserted
+):
+    # one file per ROWS_PER_WRITER rows, up to one per CPU (here 3), each about as long: the
+    # old rows and the new ones, which may be most of them, cut evenly
+    monkeypatch.setattr(table_mod, "ROWS_PER_WRITER", 100)
+    monkeypatch.setattr(table_mod, "_writers", lambda: 3)
+    root = _new_mirror(tmp_path)
+    model = _investors(stored)
+    _commit(root, model)
+    change = _changed(_investors(changed + inserted, start=stored - changed), 7000, "new")
+    assert _commit(root, change) == changed + inserted
+    model = _upsert(model, change)
+    _check(root, model)
+    rows = sorted(pq.read_metadata(p).num_rows for p in files(root, "investors"))
+    assert len(rows) == 3 and sum(rows) == len(model)
+    assert rows[-1] - rows[0] <= changed + 1  # even cuts, less the replaced rows of each
+
+
+def test_an_in_memory_upsert_of_every_stored_row_writes_only_the_new_ones(tmp_path, monkeypatch):
+    monkeypatch.setattr(table_mod, "ROWS_PER_WRITER", 10)
+    monkeypatch.setattr(table_mod, "_writers", lambda: 4)
+    root = _new_mirror(tmp_path)
+    _commit(root, _investors(30))
+    change = _changed(_investors(30), 7000, "all new")  # every stored row replaced
+    _commit(root, change)
+    _check(root, change)
+    assert all(pq.read_metadata(p).num_rows for p in files(root, "investors"))  # no empty file
+
+
+@pytest.mark.parametrize("ahead", [False, True], ids=["read by the commit", "read ahead"])
+def test_an_in_memory_upsert_allocates_from_the_mirror_pool(tmp_path, monkeypatch, ahead):
+    # the rewrite's read, filter and write take their buffers from table.memory_pool() (the
+    # system allocator), not from pyarrow's default pool
+    assert table_mod.memory_pool().backend_name == "system"
+    pool = pa.proxy_memory_pool(pa.system_memory_pool())
+    monkeypatch.setattr(table_mod, "memory_pool", lambda: pool)
+    root = _new_mirror(tmp_path)
+    model = _investors(3000)
+    _commit(root, model)
+    assert pool.max_memory() == 0  # a first sync commits its staged files as they are
+    change = _changed(_investors(40, start=100), 7000, "renamed")
+    _commit(root, change, ahead=ahead)
+    _check(root, _upsert(model, change))
+    assert pool.max_memory() >= to_arrow(model, "investors").nbytes  # the whole table read
+    assert pool.bytes_allocated() == 0  # and released
+
+
+def test_files_encode_by_column(tmp_path):
+    # the key plain and uncompressed (distinct random ids), other strings with a dictionary,
+    # numbers and timestamps plain; staged files (a first sync) and rewritten ones alike
+    root = _new_mirror(tmp_path)
+    _commit(root, _investors(300))
+    first = files(root, "investors")
+    _commit(root, _changed(_investors(10, start=5), 7000, "renamed"))
+    for path in [*first, *files(root, "investors")]:
+        meta = pq.read_metadata(path).row_group(0)
+        chunks = {meta.column(i).path_in_schema: meta.column(i) for i in range(meta.num_columns)}
+        dictionary = {name: c.has_dictionary_page for name, c in chunks.items()}
+        assert dictionary == {
+            "id": False,
+            "name": True,
+            "short_name": True,
+            "website": True,
+            "country": True,
+            "updated_at": False,
+            "deleted": False,
+        }
+        assert chunks["id"].compression == "UNCOMPRESSED"
+        assert {c.compression for n, c in chunks.items() if n != "id"} == {"SNAPPY"}
+
+
+def test_read_ahead_reads_the_rows_an_upsert_would_read(tmp_path, monkeypatch):
+    root = _new_mirror(tmp_path)
+    model = _investors(120)
+    _commit(root, model)
+    folder = root / "investors"
+    table = DeltaTable(str(folder))
+    before = set(threading.enumerate())
+    with read_ahead(folder, table, "investors") as ahead:
+        assert ahead is not None and ahead.files == table_mod.data_files(folder, table)
+        got = to_frame(ahead.rows(), "investors").sort_values("id", ignore_index=True)
+    assert set(threading.enumerate()) <= before  # the reading thread has ended
+    pd.testing.assert_frame_equal(got, model.sort_values("id", ignore_index=True))
+    with read_ahead(folder, None, "investors") as ahead:  # no table (or a full pull)
+        assert ahead is None
+    monkeypatch.setattr(table_mod, "IN_MEMORY_MAX_ROWS", 119)  # an upsert would stream it
+    with read_ahead(folder, table, "investors") as ahead:
+        assert ahead is None
+
+
+def test_read_ahead_raises_its_error_where_the_rows_are_used(tmp_path):
+    root = _new_mirror(tmp_path)
+    _commit(root, _investors(50))
+    folder = root / "investors"
+    table = DeltaTable(str(folder))
+    table_mod.data_files(folder, table)[0].write_bytes(b"not parquet")
+    with read_ahead(folder, table, "investors") as ahead:
+        assert ahead is not None
+        with pytest.raises((OSError, pa.ArrowException)):
+            ahead.rows()
 
 
 def test_strings_stay_plain_strings_so_pyarrow_can_filter(tmp_path):
@@ -368,7 +479,8 @@ def test_strings_stay_plain_strings_so_pyarrow_can_filter(tmp_path):
     assert got.num_rows == 5
 
 
-def test_unchanged_rereads_are_not_written_again(tmp_path):
+@pytest.mark.parametrize("ahead", [False, True], ids=["files", "read ahead"])
+def test_unchanged_rereads_are_not_written_again(tmp_path, ahead):
     root = _new_mirror(tmp_path)
     model = _investors(200)
     _commit(root, model)
@@ -376,12 +488,12 @@ def test_unchanged_rereads_are_not_written_again(tmp_path):
     same_stamp = again.iloc[:3].copy()  # changed without a new timestamp: must be written
     same_stamp["name"] = pd.array(["same stamp"] * 3, dtype="str")
     pull = pd.concat([same_stamp, again.iloc[3:]], ignore_index=True)
-    assert _commit(root, pull, reread=pull["id"].tolist()) == 3  # only the three changed rows
+    assert _commit(root, pull, reread=pull["id"].tolist(), ahead=ahead) == 3  # the 3 changed
     model = _upsert(model, same_stamp)
     _check(root, model)
     assert DeltaTable(str(root / "investors")).version() == 1
     unchanged = again.iloc[3:]
-    assert _commit(root, unchanged, reread=unchanged["id"].tolist()) == 0
+    assert _commit(root, unchanged, reread=unchanged["id"].tolist(), ahead=ahead) == 0
     assert DeltaTable(str(root / "investors")).version() == 1  # no commit: nothing changed
     _check(root, model)
 

@@ -19,6 +19,7 @@ and the checkpoint move together or not at all.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -37,6 +38,9 @@ from .table import (
     upsert_rows,
     write_rows,
 )
+
+if TYPE_CHECKING:
+    from .ahead import StoredRows
 
 __all__ = ["commit_entity", "equal_rows", "unchanged_rereads"]
 
@@ -61,24 +65,33 @@ def equal_rows(new: pa.Table, old: pa.Table) -> list[str]:
 
 
 def unchanged_rereads(
-    folder: Path, table: DeltaTable, rows: pa.Table, reread: set[str]
+    folder: Path,
+    table: DeltaTable,
+    rows: pa.Table,
+    reread: set[str],
+    ahead: StoredRows | None = None,
 ) -> pa.Array:
-    """Ids of ``rows`` read again only because of the overlap whose stored row is the same."""
+    """Ids of ``rows`` read again only because of the overlap whose stored row is the same
+    (the stored rows from ``ahead`` when it is given, else from the files)."""
     if not reread or rows.num_rows > _COMPARE_MAX_ROWS:
         return pa.array([], pa.string())
     ids = pa.array(sorted(reread), pa.string())
     new = rows.filter(pc.is_in(rows.column("id"), value_set=ids))
     if not new.num_rows:
         return pa.array([], pa.string())
-    # delta-rs writes strings as Arrow string views, which pyarrow 26 filters and takes poorly
-    # (no is_in or take kernel; statistics compared as string_view): read them as strings,
-    # find the rows by their ids, then take them
-    dataset = ds.dataset(
-        [str(p) for p in data_files(folder, table)], format="parquet", schema=rows.schema
-    )
-    stored_ids = dataset.to_table(columns=["id"]).column("id")
-    at = np.flatnonzero(pc.is_in(stored_ids, value_set=ids).to_numpy(zero_copy_only=False))
-    stored = dataset.take(pa.array(at, pa.int64()))
+    if ahead is not None:
+        every = ahead.rows()
+        stored = every.filter(pc.is_in(every.column("id"), value_set=ids))
+    else:
+        # delta-rs writes strings as Arrow string views, which pyarrow 26 filters and takes
+        # poorly (no is_in or take kernel; statistics compared as string_view): read them as
+        # strings, find the rows by their ids, then take them
+        dataset = ds.dataset(
+            [str(p) for p in data_files(folder, table)], format="parquet", schema=rows.schema
+        )
+        stored_ids = dataset.to_table(columns=["id"]).column("id")
+        at = np.flatnonzero(pc.is_in(stored_ids, value_set=ids).to_numpy(zero_copy_only=False))
+        stored = dataset.take(pa.array(at, pa.int64()))
     stored = stored.select(new.column_names).cast(new.schema)
     return pa.array(equal_rows(new, stored), pa.string())
 
@@ -107,6 +120,7 @@ def commit_entity(
     sync: int,
     received: int,
     reason: str | None = None,
+    ahead: StoredRows | None = None,
 ) -> int:
     """Write the staged rows to ``entity``'s table in one commit; return the rows written.
 
@@ -128,6 +142,9 @@ def commit_entity(
         The sync's number and the rows it received (recorded in the commit).
     reason : str, optional
         Why a full pull replaced the table (a repair), recorded in the commit.
+    ahead : StoredRows, optional
+        The table's rows, being read already (:func:`.ahead.read_ahead`): an upsert uses
+        them rather than reading the files again.
 
     Examples
     --------
@@ -170,7 +187,7 @@ def commit_entity(
         # compared with the stored rows, so that a sync with no change makes no commit.
         only_rereads = len(staged.reread) == len(staged.latest)
         same = (
-            unchanged_rereads(folder, table, rows, staged.reread)
+            unchanged_rereads(folder, table, rows, staged.reread, ahead)
             if only_rereads
             else pa.array([], pa.string())
         )
@@ -183,7 +200,7 @@ def commit_entity(
             "sync", checkpoint=checkpoint, sync=sync, received=received, written=written
         )
         step("before-commit")
-        upsert_rows(folder, table, rows, "id", props, entity)
+        upsert_rows(folder, table, rows, "id", props, entity, ahead)
     step("committed")
     owner_only(folder)
     return written

@@ -25,6 +25,7 @@ from dealframe.arguments import checked_keywords, expanded_path
 from ..errors import ConfigurationError, ValidationError
 from ..notices import user_stacklevel
 from ..transport.paging import progress_bar
+from .ahead import read_ahead
 from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
 from .errors import MirrorDamagedError, MirrorPathError, MirrorRepairWarning
@@ -341,32 +342,37 @@ def _sync_entity(
         reread_until=None if full else pd.Timestamp(old),
     )
     progress.start(entity)
-    walk, received, requests, passes = _walk(fetch, since, staged, page_size, progress)
-    checkpoint = walk.checkpoint
-    if walk.unstable_from is not None and checkpoint is not None:
-        checkpoint = min(checkpoint, walk.unstable_from)  # the next sync reads it again
-    parts = staged.close()
-    step("walked")
-    try:
-        written = commit_entity(
-            root,
-            entity,
-            staged,
-            parts,
-            table=table,
-            full=full,
-            checkpoint=_iso(checkpoint),
-            sync=sync_no,
-            received=received,
-            reason=problem,
-        )
-    except (DeltaError, OSError, pa.ArrowException) as exc:
-        if full or full_disk(exc):
-            raise
-        # the upsert read a data file the cheap checks passed: look closer, rebuild if damaged
-        found = check(root / entity, table, entity, deep=True) if table is not None else None
-        if found is None:
-            raise
+    rebuild: str | None = None  # what a closer look found wrong, when the upsert failed
+    # an upsert in memory reads every row of the table: read them while the feed is walked
+    with read_ahead(root / entity, None if full else table, entity) as ahead:
+        walk, received, requests, passes = _walk(fetch, since, staged, page_size, progress)
+        checkpoint = walk.checkpoint
+        if walk.unstable_from is not None and checkpoint is not None:
+            checkpoint = min(checkpoint, walk.unstable_from)  # the next sync reads it again
+        parts = staged.close()
+        step("walked")
+        try:
+            written = commit_entity(
+                root,
+                entity,
+                staged,
+                parts,
+                table=table,
+                full=full,
+                checkpoint=_iso(checkpoint),
+                sync=sync_no,
+                received=received,
+                reason=problem,
+                ahead=ahead,
+            )
+        except (DeltaError, OSError, pa.ArrowException) as exc:
+            if full or full_disk(exc):
+                raise
+            # the upsert read a data file the cheap checks passed: look closer, rebuild if damaged
+            rebuild = check(root / entity, table, entity, deep=True) if table is not None else None
+            if rebuild is None:
+                raise
+    if rebuild is not None:  # rebuild the table from a full pull (the read ahead has ended)
         shutil.rmtree(staged.folder, ignore_errors=True)
         return _sync_entity(
             root,
@@ -378,7 +384,7 @@ def _sync_entity(
             sync_no=sync_no,
             progress=progress,
             repair=repair,
-            force_full=found,
+            force_full=rebuild,
         )
     if problem is not None:
         warnings.warn(
