@@ -82,9 +82,8 @@ def change_text(now: float, before: float, unit: str = "%") -> str:
 
 
 def _in(deals: pd.DataFrame, period: tuple[str, str]) -> pd.DataFrame:
-    dates = deals["deal_date"]
-    inside = (dates >= pd.Timestamp(period[0])) & (dates <= pd.Timestamp(period[1]))
-    return deals.loc[inside.to_numpy(dtype=bool, na_value=False)]
+    inside = deals["deal_date"].between(pd.Timestamp(period[0]), pd.Timestamp(period[1]))
+    return deals.loc[inside.to_numpy()]
 
 
 def _service_median(frame: pd.DataFrame) -> tuple[float, int]:
