@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from requests.structures import CaseInsensitiveDict
 
 __all__ = [
     "AmbiguousNameError",
@@ -477,16 +478,6 @@ _CLASSES: dict[int, type[ApiError]] = {
 }
 
 
-def _header(headers: Mapping[str, str] | None, name: str) -> str | None:
-    if not headers:
-        return None
-    lowered = name.lower()
-    for key, value in headers.items():
-        if key.lower() == lowered:
-            return value
-    return None
-
-
 def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` header (delta seconds or HTTP date).
 
@@ -680,12 +671,13 @@ def error_from_response(
     >>> type(err).__name__, err.deleted
     ('NotFoundError', True)
     """
-    code, message, details = _read_body(body, _header(headers, "Content-Type"))
+    headers = CaseInsensitiveDict(headers or {})
+    code, message, details = _read_body(body, headers.get("Content-Type"))
     secrets = tuple(secrets)
     message = _scrub(message or f"HTTP {status}", secrets)
     if secrets and details:
         details = orjson.loads(_scrub(orjson.dumps(details).decode(), secrets))
-    retry_after = parse_retry_after(_header(headers, "Retry-After"))
+    retry_after = parse_retry_after(headers.get("Retry-After"))
     return _CLASSES.get(status, ServerError if status >= 500 else ApiError)(
         status,
         code or _DEFAULT_CODES.get(status, f"HTTP_{status}"),
