@@ -138,31 +138,21 @@ def flag(value: Any, argument: str) -> bool:
     return bool(value)
 
 
-#: Annotations of a flag (as written under ``from __future__ import annotations``, or not).
+#: Annotations of a flag (as written under ``from __future__ import annotations``, or not);
+#: None allowed with the second.
 _FLAG, _FLAG_OR_NONE = ("bool", bool), ("bool | None", "None | bool", "Optional[bool]", bool | None)
-
-
-def _flags(parameters: Iterable[inspect.Parameter]) -> dict[str, bool]:
-    """Parameters annotated ``bool`` (False) or ``bool | None`` (True: None allowed)."""
-    found: dict[str, bool] = {}
-    for p in parameters:
-        if p.annotation in _FLAG:
-            found[p.name] = False
-        elif p.annotation in _FLAG_OR_NONE:
-            found[p.name] = True
-    return found
-
-
 #: Annotations of a client argument; None allowed with the second.
 _CLIENT, _CLIENT_OR_NONE = ("Client", "dealframe.Client"), ("Client | None", "None | Client")
 
 
-def _clients(parameters: Iterable[inspect.Parameter]) -> dict[str, bool]:
-    """Parameters annotated ``Client`` (False) or ``Client | None`` (True: None allowed)."""
+def _annotated(
+    parameters: Iterable[inspect.Parameter], plain: tuple[Any, ...], or_none: tuple[Any, ...]
+) -> dict[str, bool]:
+    """Parameters annotated as one of ``plain`` (False) or of ``or_none`` (True: None allowed)."""
     return {
-        p.name: p.annotation in _CLIENT_OR_NONE
+        p.name: p.annotation in or_none
         for p in parameters
-        if p.annotation in _CLIENT or p.annotation in _CLIENT_OR_NONE
+        if p.annotation in plain or p.annotation in or_none
     }
 
 
@@ -211,7 +201,8 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
     label = function.__qualname__.removesuffix(".__init__")
     # a constructor checks its own fields, with its own error (ConfigurationError, Conventions.x)
     constructor = function.__name__ == "__init__"
-    flags, clients = ({}, {}) if constructor else (_flags(parameters), _clients(parameters))
+    flags = {} if constructor else _annotated(parameters, _FLAG, _FLAG_OR_NONE)
+    clients = {} if constructor else _annotated(parameters, _CLIENT, _CLIENT_OR_NONE)
 
     @functools.wraps(function)
     def checked(*args: P.args, **kwargs: P.kwargs) -> R:

@@ -405,19 +405,27 @@ def dedupe_items(
             same += 1
         else:
             differ += 1
+    _add_repeats(found, key, same, differ, "the first", where)
+    return out
+
+
+def _add_repeats(
+    found: Findings, label: str, same: int, differ: int, kept: str, where: str | None = None
+) -> None:
+    """Report keys that came more than once: with the same content, and with other content
+    (of which ``kept`` was kept)."""
     if same:
         found.add(
             "repeated_rows",
-            f"{same} {key}(s) came more than once with the same content: kept once",
+            f"{same} {label}(s) came more than once with the same content: kept once",
             where=where,
         )
     if differ:
         found.add(
             "conflicting_rows",
-            f"{differ} {key}(s) came more than once with different content: kept the first",
+            f"{differ} {label}(s) came more than once with different content: kept {kept}",
             where=where,
         )
-    return out
 
 
 def read_page(
@@ -679,17 +687,7 @@ def dedupe(
                 keep = rows[int(stamps.reset_index(drop=True).idxmax())]
         drop += [r for r in rows if r != keep]
     extra = len(drop)
-    if same:
-        found.add(
-            "repeated_rows",
-            f"{same} {label}(s) came more than once with the same content: kept once",
-        )
-    if differ:
-        found.add(
-            "conflicting_rows",
-            f"{differ} {label}(s) came more than once with different "
-            f"content: kept {'the newest' if newest else 'the first'}",
-        )
+    _add_repeats(found, label, same, differ, "the newest" if newest else "the first")
     mask = pd.Series(True, index=range(len(frame)))
     mask.iloc[drop] = False
     out = frame.iloc[mask.to_numpy()].reset_index(drop=True)

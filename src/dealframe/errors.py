@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from requests.structures import CaseInsensitiveDict
 
 __all__ = [
     "AmbiguousNameError",
@@ -93,6 +94,25 @@ class RequestInfo:
 
     def __str__(self) -> str:
         return f"{self.method} {self.path}"
+
+
+def _context(
+    request: RequestInfo | None, attempts: int, note: str | None, retry_after: float | None = None
+) -> str:
+    """What an error's message says after its own words: the request, the attempts made, the
+    wait the service asked for, a note."""
+    text = f" ({request})" if request is not None else ""
+    if attempts > 1:
+        text += f"; gave up after {attempts} attempts"
+    if retry_after is not None:
+        text += f"; the service asked to wait {retry_after:g} s"
+    return text + (f"; {note}" if note else "")
+
+
+def _listed(items: Sequence[Any]) -> str:
+    """The first ten items, comma-separated, and how many more there are."""
+    shown = ", ".join(str(item) for item in items[:10])
+    return shown + (f", ... ({len(items) - 10} more)" if len(items) > 10 else "")
 
 
 class DealframeError(Exception):
@@ -233,16 +253,9 @@ class ApiError(DealframeError):
         return self.message
 
     def _render(self) -> str:
-        text = f"{self.status} {self.code}: {self._describe()}"
-        if self.request is not None:
-            text += f" ({self.request})"
-        if self.attempts > 1:
-            text += f"; gave up after {self.attempts} attempts"
-        if self.retry_after is not None:
-            text += f"; the service asked to wait {self.retry_after:g} s"
-        if self.note:
-            text += f"; {self.note}"
-        return text
+        return f"{self.status} {self.code}: {self._describe()}" + _context(
+            self.request, self.attempts, self.note, self.retry_after
+        )
 
 
 class BadRequestError(ApiError):
@@ -384,14 +397,7 @@ class TransportError(DealframeError):
         self.attempts = attempts
         self.kind = kind
         self.note = note
-        text = message
-        if request is not None:
-            text += f" ({request})"
-        if attempts > 1:
-            text += f"; gave up after {attempts} attempts"
-        if note:
-            text += f"; {note}"
-        super().__init__(text)
+        super().__init__(message + _context(request, attempts, note))
 
 
 class IncompleteResultError(DealframeError):
@@ -434,12 +440,9 @@ class IncompleteResultError(DealframeError):
         self.errors = list(errors)
         self.partial = partial
         of = f" of {expected}" if expected is not None else ""
-        shown = ", ".join(str(item) for item in self.failed[:10])
-        if len(self.failed) > 10:
-            shown += f", ... ({len(self.failed) - 10} more)"
         message = (
             f"incomplete result: received {received}{of} {what}; "
-            f"{len(self.failed)} failed item(s): {shown}"
+            f"{len(self.failed)} failed item(s): {_listed(self.failed)}"
         )
         if self.errors:
             message += f"; first error: {self.errors[0]}"
@@ -465,28 +468,14 @@ _DEFAULT_CODES = {
 }
 
 
-def _class_for(status: int) -> type[ApiError]:
-    if status in (400, 422):
-        return BadRequestError
-    if status in (401, 403):
-        return AuthenticationError
-    if status == 404:
-        return NotFoundError
-    if status == 429:
-        return RateLimitedError
-    if status >= 500:
-        return ServerError
-    return ApiError
-
-
-def _header(headers: Mapping[str, str] | None, name: str) -> str | None:
-    if not headers:
-        return None
-    lowered = name.lower()
-    for key, value in headers.items():
-        if key.lower() == lowered:
-            return value
-    return None
+_CLASSES: dict[int, type[ApiError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: AuthenticationError,
+    404: NotFoundError,
+    422: BadRequestError,
+    429: RateLimitedError,
+}
 
 
 def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
@@ -682,13 +671,14 @@ def error_from_response(
     >>> type(err).__name__, err.deleted
     ('NotFoundError', True)
     """
-    code, message, details = _read_body(body, _header(headers, "Content-Type"))
+    headers = CaseInsensitiveDict(headers or {})
+    code, message, details = _read_body(body, headers.get("Content-Type"))
     secrets = tuple(secrets)
     message = _scrub(message or f"HTTP {status}", secrets)
     if secrets and details:
         details = orjson.loads(_scrub(orjson.dumps(details).decode(), secrets))
-    retry_after = parse_retry_after(_header(headers, "Retry-After"))
-    return _class_for(status)(
+    retry_after = parse_retry_after(headers.get("Retry-After"))
+    return _CLASSES.get(status, ServerError if status >= 500 else ApiError)(
         status,
         code or _DEFAULT_CODES.get(status, f"HTTP_{status}"),
         message,
@@ -716,10 +706,7 @@ class AmbiguousNameError(DealframeError):
 
     def __init__(self, names: Sequence[str]) -> None:
         self.names = list(names)
-        shown = ", ".join(repr(n) for n in self.names[:10])
-        if len(self.names) > 10:
-            shown += f", ... ({len(self.names) - 10} more)"
         super().__init__(
-            f"{len(self.names)} ambiguous name(s): {shown}; pass on_ambiguous='best' "
-            "or inspect the candidates"
+            f"{len(self.names)} ambiguous name(s): {_listed([repr(n) for n in self.names])}; "
+            "pass on_ambiguous='best' or inspect the candidates"
         )

@@ -168,6 +168,20 @@ def _profiles(client: Client, ids: list[str]) -> pd.DataFrame:
         return client.private.company(ids, fields=_PROFILE_FIELDS).set_index("id", drop=False)
 
 
+def _profile_listing(profiles: pd.DataFrame, ident: str) -> tuple[str, str] | None:
+    return listing_key(
+        profiles.at[ident, "stock_listing_ticker"], profiles.at[ident, "stock_listing_exchange"]
+    )
+
+
+def _agreement(same_country: bool | None, sharing: int, who: str) -> str:
+    """The evidence's last words: whether the countries agree, and if the listing is shared."""
+    text = "" if same_country is None else "; same country" if same_country else "; other country"
+    if sharing > 1:
+        text += f"; {sharing} {who} share this listing: closest name taken"
+    return text
+
+
 def _describe(
     key: tuple[str, str],
     v1: dict[str, Any] | None,
@@ -177,12 +191,9 @@ def _describe(
     counts: tuple[int, int],
 ) -> str:
     where = " and ".join(f"{r['sku']} ({r['name']})" for r in (v2, v1) if r is not None)
-    text = f"listing {key[0]} on {key[1]} = Family A {where}; name similarity {score:.2f}"
-    if same_country is not None:
-        text += "; same country" if same_country else "; other country"
-    if max(counts) > 1:
-        text += f"; {max(counts)} Family A companies share this listing: closest name taken"
-    return text
+    return f"listing {key[0]} on {key[1]} = Family A {where}; name similarity {score:.2f}" + (
+        _agreement(same_country, max(counts), "Family A companies")
+    )
 
 
 @checked_keywords
@@ -216,13 +227,7 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
     ids = check_ids(company_ids, "company_ids")
     profiles = _profiles(client, ids)
     universe = _Universe(client)
-    keys = {
-        i: listing_key(
-            profiles.at[i, "stock_listing_ticker"], profiles.at[i, "stock_listing_exchange"]
-        )
-        for i in ids
-        if i in profiles.index
-    }
+    keys = {i: _profile_listing(profiles, i) for i in ids if i in profiles.index}
     universe.load(profiles.loc[[i for i, k in keys.items() if k], "country"].tolist())
     if any(k and not any(universe.find(k)) for k in keys.values()):
         universe.load_everything()  # listed abroad, or a country the search does not file
@@ -409,15 +414,7 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
         same = (
             []
             if profiles is None or key is None
-            else [
-                i
-                for i in names
-                if i in profiles.index
-                and listing_key(
-                    profiles.at[i, "stock_listing_ticker"], profiles.at[i, "stock_listing_exchange"]
-                )
-                == key
-            ]
+            else [i for i in names if i in profiles.index and _profile_listing(profiles, i) == key]
         )
         if not same:
             what = (
@@ -436,11 +433,9 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
             f"name {a['name']!r} resolves to {len(names)} candidate(s); "
             f"{profiles.at[best, 'name']!r} lists {key[0]} on {key[1]} as the SKU does; "
             f"name similarity {score:.2f}"
+        ) + _agreement(
+            country == a["country"] if isinstance(country, str) else None, len(same), "candidates"
         )
-        if isinstance(country, str):
-            text += "; same country" if country == a["country"] else "; other country"
-        if len(same) > 1:
-            text += f"; {len(same)} candidates share this listing: closest name taken"
         rows.append(
             {
                 **row,

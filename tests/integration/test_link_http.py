@@ -69,6 +69,7 @@ def test_company_ids_to_skus(client, truth, companies):
     )
     assert (matched["name_score"] == 1.0).all()
     assert matched["evidence"].str.contains("listing .* on .* = Family A", regex=True).all()
+    _says_whether_countries_agree(matched)
     others = links[links["match"] != "matched"]
     assert (others["match"] == "not_listed").all()
     assert others["sku_v1"].isna().all() and others["sku_v2"].isna().all()
@@ -87,6 +88,13 @@ def test_skus_to_company_ids(client, truth, version):
     assert links["sku_v2"].tolist() == live["sku_v2"].tolist()
     assert (links["name"] == links["public_name"]).all()
     assert links["evidence"].str.contains("resolves to").all()
+    _says_whether_countries_agree(links)
+
+
+def _says_whether_countries_agree(links):
+    same = (links["country"] == links["public_country"]).fillna(False).to_numpy(dtype=bool)
+    assert (links["evidence"].str.contains("; same country").to_numpy(dtype=bool) == same).all()
+    assert not links["evidence"].str.contains("closest name taken").any()  # one match each
 
 
 def test_link_unknown_and_bad_input(client, truth):

@@ -201,10 +201,11 @@ def top_verticals_frame(profile_items: Any) -> pd.DataFrame:
     return _top_frame(profile_items, "top_verticals", TOP_VERTICALS)
 
 
-def _role_always(with_role: bool | None) -> tuple[str, ...]:
-    if with_role is None or with_role is False:
-        return ()
-    return (DEAL_ROLE.name,)
+def _deals_joined(parts: list[Any], schema: Schema, with_role: bool | None) -> pd.DataFrame:
+    """Deal columns joined into a frame, with ``role`` as ``with_role`` asks (:func:`deals_frame`)."""
+    always = () if with_role is None or with_role is False else (DEAL_ROLE.name,)
+    frame = assemble(parts, schema, (DEAL_ROLE,), always=always)
+    return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
 
 
 def _is_profile(records: list[Mapping[str, Any]]) -> bool:
@@ -251,13 +252,9 @@ def deals_frame(
     """
     records = as_records(items, "deals")
     schema = DEAL_PROFILE if (_is_profile(records) if profile is None else profile) else DEAL_LIST
-    frame = assemble(
-        [build_columns(records, schema, DEAL_NESTED, (DEAL_ROLE,))],
-        schema,
-        (DEAL_ROLE,),
-        always=_role_always(with_role),
+    return _deals_joined(
+        [build_columns(records, schema, DEAL_NESTED, (DEAL_ROLE,))], schema, with_role
     )
-    return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
 
 
 def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
@@ -333,8 +330,7 @@ def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False)
     columns, _, extra = LIST_SHAPES[entity]
     if entity != "transactions":
         return assemble(parts, columns, extra)
-    frame = assemble(parts, columns, extra, always=_role_always(with_role))
-    return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
+    return _deals_joined(parts, columns, with_role)
 
 
 def _page_items(page: Any, i: int) -> Any:
@@ -516,6 +512,12 @@ def aggregate_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.Data
 
 
 _FREQ = {"month": "M", "quarter": "Q", "year": "Y"}
+#: The one way each kind of bucket is labelled.
+_LABEL: dict[str, Callable[[pd.Period], str]] = {
+    "month": lambda p: f"{p.year:04d}-{p.month:02d}",
+    "quarter": lambda p: f"{p.year:04d}-Q{p.quarter}",
+    "year": lambda p: f"{p.year:04d}",
+}
 
 
 def buckets_left_out(frame: pd.DataFrame, time_bucket: str) -> list[str]:
@@ -540,13 +542,8 @@ def buckets_left_out(frame: pd.DataFrame, time_bucket: str) -> list[str]:
         periods = pd.period_range(window.get("from"), window.get("to"), freq=freq)
     except (TypeError, ValueError):
         return []
-    form = {
-        "month": lambda p: f"{p.year:04d}-{p.month:02d}",
-        "quarter": lambda p: f"{p.year:04d}-Q{p.quarter}",
-        "year": lambda p: f"{p.year:04d}",
-    }[time_bucket]
     held = set(frame["bucket"].astype(str))
-    return [label for label in map(form, periods) if label not in held]
+    return [label for label in map(_LABEL[time_bucket], periods) if label not in held]
 
 
 _LABELS: dict[str, tuple[re.Pattern[str], ...]] = {
@@ -560,13 +557,11 @@ _LABELS: dict[str, tuple[re.Pattern[str], ...]] = {
 }
 
 
-def _period(kind: str, parts: Mapping[str, str | None]) -> tuple[str, pd.Period] | None:
+def _period(kind: str, parts: Mapping[str, str | None]) -> pd.Period | None:
     year = int(parts["y"] or 0)
     if kind == "month":
         month = int(parts["m"] or 0)
-        if not 1 <= month <= 12:
-            return None
-        return f"{year:04d}-{month:02d}", pd.Period(year=year, month=month, freq="M")
+        return pd.Period(year=year, month=month, freq="M") if 1 <= month <= 12 else None
     if kind == "quarter":
         if parts.get("q"):
             quarter = int(parts["q"] or 0)
@@ -574,8 +569,8 @@ def _period(kind: str, parts: Mapping[str, str | None]) -> tuple[str, pd.Period]
             quarter = (int(parts["m"] or 0) - 1) // 3 + 1
         else:
             return None
-        return f"{year:04d}-Q{quarter}", pd.Period(year=year, quarter=quarter, freq="Q")
-    return f"{year:04d}", pd.Period(year=year, freq="Y")
+        return pd.Period(year=year, quarter=quarter, freq="Q")
+    return pd.Period(year=year, freq="Y")
 
 
 def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None, str | None] | None:
@@ -603,11 +598,10 @@ def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None,
     for kind in [time_bucket] if time_bucket in _LABELS else list(_LABELS):
         for pattern in _LABELS[kind]:
             m = pattern.match(text)
-            found = _period(kind, m.groupdict()) if m else None
-            if found is not None:
-                name, period = found
+            period = _period(kind, m.groupdict()) if m else None
+            if period is not None:
                 return (
-                    name,
+                    _LABEL[kind](period),
                     period.start_time.strftime("%Y-%m-%d"),
                     period.end_time.strftime("%Y-%m-%d"),
                 )

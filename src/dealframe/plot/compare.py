@@ -81,16 +81,11 @@ def multiple_groups(
         if "deal_type" in deals
         else np.zeros(len(deals), dtype=bool)
     )
-    groups = {
-        "public comps": public.reset_index(drop=True),
-        "all deals": trimmed_multiples(deals, metric, window).reset_index(drop=True),
-    }
+    groups = {"public comps": public, "all deals": trimmed_multiples(deals, metric, window)}
     if is_ma.any() and not is_ma.all():  # else the one kind of deal is "all deals"
-        groups["funding rounds"] = trimmed_multiples(deals.loc[~is_ma], metric, window).reset_index(
-            drop=True
-        )
-        groups["M&A"] = trimmed_multiples(deals.loc[is_ma], metric, window).reset_index(drop=True)
-    return groups
+        groups["funding rounds"] = trimmed_multiples(deals.loc[~is_ma], metric, window)
+        groups["M&A"] = trimmed_multiples(deals.loc[is_ma], metric, window)
+    return {name: values.reset_index(drop=True) for name, values in groups.items()}
 
 
 def private_vs_public(

@@ -13,7 +13,7 @@ from dealframe.errors import ValidationError
 
 from ._base import ACCENT, MUTED, SECOND, axes_for, empty, finish
 from .labels import place_labels
-from .shaping import MULTIPLE_BOUNDS, meaningful, multiple_status
+from .shaping import MULTIPLE_BOUNDS, meaningful, multiple_status, numbers
 
 __all__ = ["FIELD_LABELS", "comps_multiples", "group_history", "growth_vs_multiple"]
 
@@ -182,7 +182,7 @@ def growth_vs_multiple(
     current = _need(current, "current", (x, y))
     ax = axes_for(ax, 6.4, 4.2)
     values = meaningful(current, y)
-    xs = pd.to_numeric(current[x], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    xs = numbers(current, x)
     ys = values.to_numpy(dtype=float)
     ok = np.isfinite(xs) & np.isfinite(ys) & (ys > 0)
     short = _SHORT.get(y, y)
@@ -191,9 +191,7 @@ def growth_vs_multiple(
     if not ok.any():
         return empty(ax, title, xlabel, ylabel)
     ev = (
-        pd.to_numeric(current["enterpriseValue"], errors="coerce").to_numpy(
-            dtype=float, na_value=np.nan
-        )
+        numbers(current, "enterpriseValue")
         if "enterpriseValue" in current
         else np.ones(len(current))
     )
@@ -250,7 +248,7 @@ def group_history(
     span = f"{months[0]} to {months[-1]}" if len(months) else "no months"
     title = f"Median {short} of the group by month, {span}"
     ylabel = "median " + FIELD_LABELS.get(column, column)
-    values = pd.to_numeric(history[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    values = numbers(history, column)
     if not np.isfinite(values).any():
         return empty(ax, title, "month", ylabel)
     x = months.to_timestamp()

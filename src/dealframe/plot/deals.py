@@ -19,7 +19,7 @@ from matplotlib.transforms import blended_transform_factory
 from dealframe.errors import ValidationError
 
 from ._base import ACCENT, MUTED, PALETTE, SECOND, axes_for, empty, finish, ticks
-from .shaping import partial_periods, quarterly_activity
+from .shaping import numbers, partial_periods, quarterly_activity
 
 __all__ = ["METRIC_LABELS", "capital_raised", "deals_per_quarter", "quarterly_medians"]
 
@@ -80,34 +80,10 @@ def deals_per_quarter(deals: pd.DataFrame, *, window: Any = None, ax: Axes | Non
     bottom = np.zeros(len(table))
     for name in types:  # one colour per deal type, whichever types a cohort has
         values = table[name].to_numpy(dtype=float)
-        colour = PALETTE[every.index(name) % len(PALETTE)]
-        ax.bar(
-            x[~partial],
-            values[~partial],
-            bottom=bottom[~partial],
-            color=colour,
-            width=0.8,
-            label=name,
-        )
-        if partial.any():
-            ax.bar(
-                x[partial],
-                values[partial],
-                bottom=bottom[partial],
-                color=colour,
-                width=0.8,
-                alpha=0.35,
-                hatch="//",
-                edgecolor="white",
-            )
+        _bars(ax, x, values, partial, PALETTE[every.index(name) % len(PALETTE)], bottom, name)
         bottom += values
     ticks(ax, _tick_labels(list(table.index), partial))
-    handles, _ = ax.get_legend_handles_labels()
-    if partial.any():
-        handles.append(
-            Patch(facecolor="white", edgecolor=MUTED, hatch="//", label="partial quarter")
-        )
-    _legend_on_top(ax, handles, float(np.max(bottom)))
+    _legend_on_top(ax, ax.get_legend_handles_labels()[0], float(np.max(bottom)), partial.any())
     full = table[~table["partial"]]
     busiest = full["total"].idxmax() if len(full) else table["total"].idxmax()
     alt = (
@@ -119,8 +95,40 @@ def deals_per_quarter(deals: pd.DataFrame, *, window: Any = None, ax: Axes | Non
     return finish(ax, title, "quarter", "deals", alt)
 
 
-def _legend_on_top(ax: Axes, handles: list[Any], top: float) -> None:
-    """A legend in a band left free over the bars (never over the axis labels)."""
+def _bars(
+    ax: Axes,
+    x: np.ndarray,
+    values: np.ndarray,
+    partial: np.ndarray,
+    colour: str,
+    bottom: np.ndarray | None = None,
+    label: str | None = None,
+) -> None:
+    """Bars of whole quarters, and those of partial quarters pale and hatched."""
+    base = np.zeros(len(x)) if bottom is None else bottom
+    whole = ~partial
+    ax.bar(x[whole], values[whole], bottom=base[whole], color=colour, width=0.8, label=label)
+    if partial.any():
+        ax.bar(
+            x[partial],
+            values[partial],
+            bottom=base[partial],
+            color=colour,
+            width=0.8,
+            alpha=0.35,
+            hatch="//",
+            edgecolor="white",
+        )
+
+
+def _legend_on_top(ax: Axes, handles: list[Any], top: float, partial: bool) -> None:
+    """A legend in a band left free over the bars (never over the axis labels), with the
+    hatched key of partial quarters when there are any."""
+    if partial:
+        handles = [
+            *handles,
+            Patch(facecolor="white", edgecolor=MUTED, hatch="//", label="partial quarter"),
+        ]
     ax.set_ylim(0, top * 1.3 if top > 0 else 1)
     ax.legend(
         handles=handles, fontsize=7, frameon=False, loc="upper left", ncols=min(len(handles), 4)
@@ -160,27 +168,11 @@ def capital_raised(deals: pd.DataFrame, *, window: Any = None, ax: Axes | None =
     x = np.arange(len(table))
     raised = table["raised"].to_numpy(dtype=float)
     partial = table["partial"].to_numpy(dtype=bool)
-    solid = ~partial & np.isfinite(raised)
-    ax.bar(x[solid], raised[solid], color=ACCENT, width=0.8)
-    faint = partial & np.isfinite(raised)
-    if faint.any():
-        ax.bar(
-            x[faint],
-            raised[faint],
-            color=ACCENT,
-            width=0.8,
-            alpha=0.35,
-            hatch="//",
-            edgecolor="white",
-            label="partial quarter",
-        )
+    known = np.isfinite(raised)
+    _bars(ax, x[known], raised[known], partial[known], ACCENT)
     top = float(np.nanmax(raised))
     if partial.any():
-        _legend_on_top(
-            ax,
-            [Patch(facecolor="white", edgecolor=MUTED, hatch="//", label="partial quarter")],
-            top,
-        )
+        _legend_on_top(ax, [], top, True)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     for xi, value, n in zip(x, raised, table["raised_n"]):
         if np.isfinite(value):
@@ -266,7 +258,7 @@ def quarterly_medians(
     threshold = methodology.get("small_n_threshold")
     ax = axes_for(ax, 7.0, 3.9)
     n = pd.to_numeric(buckets["n"], errors="coerce").fillna(0).to_numpy(dtype=int)
-    med = pd.to_numeric(buckets["median"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    med = numbers(buckets, "median")
     title = f"Median {label} per quarter, n = {int(n.sum()):,} deals with a value"
     ylabel = f"median {label}"
     if not len(buckets) or not np.isfinite(med).any():
@@ -278,8 +270,7 @@ def quarterly_medians(
             buckets["period_start"], buckets["period_end"], (window["from"], window["to"])
         )
     x = np.arange(len(buckets))
-    q1 = pd.to_numeric(buckets["q1"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    q3 = pd.to_numeric(buckets["q3"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    q1, q3 = numbers(buckets, "q1"), numbers(buckets, "q3")
     ax.fill_between(x, q1, q3, color=ACCENT, alpha=0.15, linewidth=0, label="q1 to q3")
     ax.plot(x, med, color=ACCENT, linewidth=1.8, label="median")
     full = np.isfinite(med) & ~partial
@@ -296,12 +287,7 @@ def quarterly_medians(
             label="partial quarter",
         )
     if "median_low" in buckets and "median_high" in buckets:
-        low = pd.to_numeric(buckets["median_low"], errors="coerce").to_numpy(
-            dtype=float, na_value=np.nan
-        )
-        high = pd.to_numeric(buckets["median_high"], errors="coerce").to_numpy(
-            dtype=float, na_value=np.nan
-        )
+        low, high = numbers(buckets, "median_low"), numbers(buckets, "median_high")
         shown = np.isfinite(low) & np.isfinite(high) & np.isfinite(med)
         if shown.any():
             level = (buckets.attrs.get("ci") or {}).get("confidence", 0.9)
@@ -318,7 +304,7 @@ def quarterly_medians(
     if local is not None and "median" in local and len(local) == len(buckets):
         ax.plot(
             x,
-            pd.to_numeric(local["median"], errors="coerce").to_numpy(dtype=float, na_value=np.nan),
+            numbers(local, "median"),
             "x",
             color=SECOND,
             markersize=6,

@@ -42,6 +42,7 @@ __all__ = [
     "investor_activity",
     "meaningful",
     "multiple_status",
+    "numbers",
     "partial_periods",
     "participant_names",
     "participant_rows",
@@ -71,7 +72,8 @@ MULTIPLE_DENOMINATORS: dict[str, str] = {
 }
 
 
-def _numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
+def numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
+    """``frame[column]`` as floats, NaN where not a number (all NaN when there is no column)."""
     if column not in frame:
         return np.full(len(frame), np.nan)
     return pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
@@ -108,9 +110,9 @@ def multiple_status(frame: pd.DataFrame, column: str, bound: float | None = None
             "column", f"a column of the frame (not in {list(frame.columns)[:8]}...)", got=column
         )
     limit = MULTIPLE_BOUNDS.get(column, np.inf) if bound is None else float(bound)
-    values = _numbers(frame, column)
-    denominator = _numbers(frame, MULTIPLE_DENOMINATORS.get(column, ""))
-    ev = _numbers(frame, "enterpriseValue")
+    values = numbers(frame, column)
+    denominator = numbers(frame, MULTIPLE_DENOMINATORS.get(column, ""))
+    ev = numbers(frame, "enterpriseValue")
     with np.errstate(invalid="ignore"):
         nm = (denominator <= 0) | (ev < 0) | (values < 0) | (values > limit)
     status = np.where(nm, "NM", np.where(np.isnan(values), "n/a", "ok"))
@@ -127,7 +129,7 @@ def meaningful(frame: pd.DataFrame, column: str, bound: float | None = None) -> 
     """
     status = multiple_status(frame, column, bound)
     return pd.Series(
-        np.where(status == "ok", _numbers(frame, column), np.nan), index=frame.index, name=column
+        np.where(status == "ok", numbers(frame, column), np.nan), index=frame.index, name=column
     )
 
 

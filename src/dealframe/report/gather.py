@@ -9,7 +9,6 @@ quarter is whole; with ``since`` it starts there and a part-quarter is labelled.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +31,6 @@ __all__ = [
     "ReportData",
     "gather",
     "report_window",
-    "window_filters",
 ]
 
 #: Time-series fields of the valuation history.
@@ -304,12 +302,3 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         source=str(client.settings.base_url),
         provenance=provenance,
     )
-
-
-def window_filters(data: ReportData) -> Mapping[str, Any]:
-    """The deal filters (cohort and window) of the report's quarterly aggregate."""
-    return {
-        **data.cohort.deal_filters(),
-        "date_from": data.periods.start,
-        "date_to": data.periods.end,
-    }

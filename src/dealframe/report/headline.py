@@ -82,9 +82,8 @@ def change_text(now: float, before: float, unit: str = "%") -> str:
 
 
 def _in(deals: pd.DataFrame, period: tuple[str, str]) -> pd.DataFrame:
-    dates = deals["deal_date"]
-    inside = (dates >= pd.Timestamp(period[0])) & (dates <= pd.Timestamp(period[1]))
-    return deals.loc[inside.to_numpy(dtype=bool, na_value=False)]
+    inside = deals["deal_date"].between(pd.Timestamp(period[0]), pd.Timestamp(period[1]))
+    return deals.loc[inside.to_numpy()]
 
 
 def _service_median(frame: pd.DataFrame) -> tuple[float, int]:
@@ -137,6 +136,27 @@ def _number(value: Any) -> float:
     return float(value) if value is not None and pd.notna(value) else np.nan
 
 
+def _row(
+    figure: str,
+    period: str,
+    bounds: tuple[str, str],
+    value: float,
+    n: int,
+    ci: tuple[float, float] = (np.nan, np.nan),
+) -> dict[str, Any]:
+    """One row of the headline table."""
+    return {
+        "figure": figure,
+        "period": period,
+        "start": bounds[0],
+        "end": bounds[1],
+        "value": value,
+        "n": n,
+        "ci_low": ci[0],
+        "ci_high": ci[1],
+    }
+
+
 def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list[dict]) -> Card:
     """The median of the meaningful deal multiples (the service's method), and the check
     that the method reproduces the service's own median over every value."""
@@ -172,18 +192,7 @@ def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list
             with_ci = _local(data.deals_pulled, metric, period, threshold, True, True)
             low, high = _number(with_ci["median_low"]), _number(with_ci["median_high"])
         values[period_name] = (median, n, low, high)
-        rows.append(
-            {
-                "figure": f"median deal {label}",
-                "period": period_name,
-                "start": period[0],
-                "end": period[1],
-                "value": median,
-                "n": n,
-                "ci_low": low,
-                "ci_high": high,
-            }
-        )
+        rows.append(_row(f"median deal {label}", period_name, period, median, n, (low, high)))
     (now, n_now, low, high), (before, n_before, _, _) = values["ltm"], values["prior"]
     ci = f", {CI_LEVEL:.0%} CI {low:.1f}x–{high:.1f}x" if np.isfinite(low) else ""
     why = "" if np.isfinite(now) else f" (fewer than {threshold} meaningful values)"
@@ -211,30 +220,9 @@ def _public_card(data: ReportData, rows: list[dict]) -> Card:
         year_ago = series.index[-1] - 12
         before, earlier = float(series.get(year_ago, np.nan)), str(year_ago)
     companies = history.attrs.get("companies", len(data.current))
-    rows.append(
-        {
-            "figure": "public median EV/Revenue NTM",
-            "period": "latest month",
-            "start": month,
-            "end": month,
-            "value": now,
-            "n": companies,
-            "ci_low": np.nan,
-            "ci_high": np.nan,
-        }
-    )
-    rows.append(
-        {
-            "figure": "public median EV/Revenue NTM",
-            "period": "12 months earlier",
-            "start": earlier,
-            "end": earlier,
-            "value": before,
-            "n": companies,
-            "ci_low": np.nan,
-            "ci_high": np.nan,
-        }
-    )
+    figure = "public median EV/Revenue NTM"
+    rows.append(_row(figure, "latest month", (month, month), now, companies))
+    rows.append(_row(figure, "12 months earlier", (earlier, earlier), before, companies))
     return Card(
         "Public comps, median EV/Revenue NTM",
         f"{now:.1f}x" if np.isfinite(now) else "n/a",
@@ -275,30 +263,9 @@ def build_headline(data: ReportData) -> Headline:
     )
     for name, frame, raised in (("ltm", ltm, raised_now), ("prior", prior, raised_before)):
         period = getattr(data.periods, name)
-        rows.append(
-            {
-                "figure": "deals",
-                "period": name,
-                "start": period[0],
-                "end": period[1],
-                "value": float(len(frame)),
-                "n": len(frame),
-                "ci_low": np.nan,
-                "ci_high": np.nan,
-            }
-        )
-        rows.append(
-            {
-                "figure": "capital raised ($m)",
-                "period": name,
-                "start": period[0],
-                "end": period[1],
-                "value": raised,
-                "n": int(frame["deal_raised"].notna().sum()),
-                "ci_low": np.nan,
-                "ci_high": np.nan,
-            }
-        )
+        rows.append(_row("deals", name, period, float(len(frame)), len(frame)))
+        disclosed_n = int(frame["deal_raised"].notna().sum())
+        rows.append(_row("capital raised ($m)", name, period, raised, disclosed_n))
     multiple_cards = [_multiple_card(data, m, rows, checks) for m in HEADLINE_METRICS]
     public_card = _public_card(data, rows)
     cards = (count_card, raised_card, *multiple_cards, public_card)

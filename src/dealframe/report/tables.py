@@ -118,6 +118,14 @@ def comps_table(current: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def _quartiles(values: Any) -> tuple[float, float, float]:
+    """q1, median and q3 of the values (NaN when there are none)."""
+    if not len(values):
+        return np.nan, np.nan, np.nan
+    q1, median, q3 = np.quantile(values, (0.25, 0.5, 0.75))
+    return float(q1), float(median), float(q3)
+
+
 def comps_summary(current: pd.DataFrame) -> pd.DataFrame:
     """Median, quartiles and counts of each numeric comps column, NM values left out.
 
@@ -146,9 +154,7 @@ def comps_summary(current: pd.DataFrame) -> pd.DataFrame:
         else:
             values = pd.to_numeric(current[column], errors="coerce").dropna()
             nm, na = 0, int(len(current) - len(values))
-        q1, median, q3 = (
-            np.quantile(values, (0.25, 0.5, 0.75)) if len(values) else (np.nan, np.nan, np.nan)
-        )
+        q1, median, q3 = _quartiles(values)
         out[column] = [
             float(median),
             float(q1),
@@ -318,9 +324,7 @@ def quarterly_medians_table(
         dates = pd.to_datetime(frame["deal_date"])
         keep = np.zeros(len(frame), dtype=bool)
         for start, end in zip(table.loc[small, "period_start"], table.loc[small, "period_end"]):
-            keep |= ((dates >= pd.Timestamp(start)) & (dates <= pd.Timestamp(end))).to_numpy(
-                dtype=bool, na_value=False
-            )
+            keep |= dates.between(pd.Timestamp(start), pd.Timestamp(end)).to_numpy()
         local = bucket_medians(
             frame.loc[keep],
             metric,
@@ -442,18 +446,12 @@ def multiples_comparison(
     for metric in PUBLIC_COUNTERPART:
         public_median = np.nan
         for label, (start, end) in periods.items():
-            inside = ((dates >= pd.Timestamp(start)) & (dates <= pd.Timestamp(end))).to_numpy(
-                dtype=bool, na_value=False
-            )
+            inside = dates.between(pd.Timestamp(start), pd.Timestamp(end)).to_numpy()
             groups = multiple_groups(current, deals.loc[inside], metric, (start, end))
             for group, values in groups.items():
                 if group == "public comps" and label != first:
                     continue  # the public comps are today's: listed once
-                q1, median, q3 = (
-                    np.quantile(values, (0.25, 0.5, 0.75))
-                    if len(values)
-                    else (np.nan, np.nan, np.nan)
-                )
+                q1, median, q3 = _quartiles(values)
                 public = group == "public comps"
                 if public:
                     public_median = float(median)

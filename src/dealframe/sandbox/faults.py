@@ -278,23 +278,13 @@ class FaultInjector:
         body = b"".join(chunks)
         half = body[: len(body) // 2]
         headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
-        if kind == "cut":
-            headers.append((b"content-length", str(len(half)).encode()))
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": start.get("status", 200),
-                    "headers": headers,
-                }
-            )
-            await send({"type": "http.response.body", "body": half, "more_body": False})
-            return
-        headers.append((b"content-length", str(len(body) or 1).encode()))
+        cut = kind == "cut"  # a complete exchange of half a body; else the full length promised
+        headers.append((b"content-length", str(len(half) if cut else len(body) or 1).encode()))
         await send(
             {"type": "http.response.start", "status": start.get("status", 200), "headers": headers}
         )
-        await send({"type": "http.response.body", "body": half, "more_body": True})
-        if not await _close_connection(send):
+        await send({"type": "http.response.body", "body": half, "more_body": not cut})
+        if not cut and not await _close_connection(send):
             raise InjectedFault("truncate: response aborted by fault injection")
 
 
