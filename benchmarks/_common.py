@@ -429,6 +429,7 @@ def machine_info(mode: str, sandbox_mode: str) -> dict[str, Any]:
                 "numpy",
                 "pyarrow",
                 "orjson",
+                "msgspec",
                 "requests",
                 "requests-cache",
                 "duckdb",
