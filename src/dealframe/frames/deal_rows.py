@@ -31,20 +31,14 @@ _Number = float | None
 _Count = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | None
 
 
-class _Participant(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+class _Party(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    """A deal's target or one of its participants (fields in sorted order: see above)."""
+
     country: _Text = None
     id: _Text = None
     name: _Text = None
     short_name: _Text = None
     website: _Text = None
-
-
-class _Target(msgspec.Struct, gc=False, forbid_unknown_fields=True):
-    id: _Text = None
-    name: _Text = None
-    short_name: _Text = None
-    website: _Text = None
-    country: _Text = None
 
 
 class _Multiples(msgspec.Struct, gc=False, forbid_unknown_fields=True):
@@ -63,9 +57,9 @@ class _Deal(msgspec.Struct, gc=False, forbid_unknown_fields=True):
     deal_revenue: _Number
     deal_ebitda: _Number
     deal_multiples: _Multiples | None
-    target: _Target | None
-    buyers: list[_Participant] | None
-    lead_investors: list[_Participant] | None
+    target: _Party | None
+    buyers: list[_Party] | None
+    lead_investors: list[_Party] | None
     created_at: _Text
     updated_at: _Text
     deleted: bool | None
