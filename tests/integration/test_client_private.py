@@ -411,6 +411,33 @@ def test_more_than_1000_ids_are_split_into_batches(client, world):
     assert client.private.companies(id=companies)["id"].tolist() == companies
 
 
+@pytest.mark.parametrize(
+    ("method", "entity", "sort", "n"),
+    [
+        ("deals", "transactions", "deal_valuation:desc", 2400),
+        ("deals", "transactions", "deal_date:asc", 2400),
+        ("companies", "companies", "name:asc", 1500),
+        ("companies", "companies", "founded:desc", 1500),
+    ],
+)
+def test_a_sorted_lookup_of_several_batches_is_one_order(
+    client, raw, world, method, entity, sort, n
+):
+    """Each batch of 1,000 ids is sorted by the service; the frame is in one order over all
+    of them, and ``limit`` takes the first rows of that order, from whichever batch."""
+    wanted = ids(world["live"][entity])[:n]
+    np.random.default_rng(5).shuffle(wanted)
+    asked = set(wanted)
+    truth = [i for i in ids(raw.pull(entity, None, sort)) if i in asked]
+    assert len(wanted) == n
+    frame = getattr(client.private, method)(id=wanted, sort=sort)
+    assert frame.attrs["requests"] == -(-n // 1000) > 1
+    assert frame["id"].tolist() == truth
+    top = getattr(client.private, method)(id=wanted, sort=sort, limit=7)
+    assert top["id"].tolist() == truth[:7]
+    assert top.attrs["missing_ids"] == []
+
+
 def test_ids_in_any_case_and_repeated_keep_the_input_order(client, world):
     wanted = ids(world["live"]["transactions"][40:45])[::-1]
     given = [i.upper() for i in wanted] + [wanted[0]]
@@ -642,10 +669,26 @@ def test_resolve_on_ambiguous(client, raw, world):
     none, _ = client.private.resolve_investors([fuzzy], on_ambiguous="none")
     assert pd.isna(none.loc[0, "id"])
     best, _ = client.private.resolve_investors([fuzzy], on_ambiguous="best")
+    assert truth["candidates"][0]["score"] > truth["candidates"][1]["score"]
     assert best.loc[0, "id"] == truth["candidates"][0]["id"]
+    assert best.attrs["tied"] == []
     with pytest.raises(AmbiguousNameError) as info:
         client.private.resolve_investors(["Qxzqv", fuzzy], on_ambiguous="raise")
     assert info.value.names == [fuzzy]
+
+
+def test_resolve_best_leaves_tied_candidates_unchosen(client, raw, world):
+    """Two companies with one name tie at the top: "best" cannot choose, and says so."""
+    names = pd.Series([r["name"] for r in world["live"]["companies"]])
+    shared = names[names.duplicated()].iloc[0]
+    truth = raw.post("/companies/resolve", {"names": [shared, "Qxzqv"]})["data"]
+    scores = [c["score"] for c in truth[0]["candidates"]]
+    assert truth[0]["match_type"] == "ambiguous" and scores[0] == scores[1]
+    with pytest.warns(MissingDataWarning, match="same score"):
+        best, candidates = client.private.resolve_companies([shared, "Qxzqv"], on_ambiguous="best")
+    assert best["id"].isna().all()
+    assert best.attrs["tied"] == [shared]
+    assert (candidates["query"] == shared).sum() == len(scores)
 
 
 def test_resolve_more_than_1000_names_is_batched(client, world):

@@ -172,6 +172,28 @@ def test_with_investors_on_a_cohort_and_an_empty_one(client):
     assert list(none.dtypes) == list(venture.dtypes)
 
 
+def test_with_investors_completes_soft_deleted_deals_too(sandbox, client):
+    """``include_deleted=True`` rows are completed from their single forms as well (read with
+    ``include_deleted``), so nothing says their investors are missing."""
+    frame = client.private.deals(include_deleted=True, with_investors=True)
+    gone = frame[frame["deleted"].fillna(False).to_numpy(dtype=bool)]
+    assert len(gone) > 0
+    assert gone["investors"].notna().all()
+    assert frame.attrs["profiles"]["missing_ids"] == []
+    one = gone.iloc[0]
+    reply = requests.get(
+        f"{sandbox.url}{P}/transactions/{one['id']}",
+        params={"include_deleted": "true"},
+        headers={"Authorization": f"Bearer {sandbox.private_key}"},
+        timeout=30,
+    )
+    truth = reply.json()["data"]
+    assert orjson.loads(one["investors"]) == truth["investors"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MissingInvestorsWarning)
+        dealframe.explode_participants(frame)
+
+
 def test_a_single_form_that_cannot_be_read(sandbox, complete):
     victim = complete.loc[3, "id"]
     gone = Action("gone", on_response=_replace(404, b'{"detail": "not found"}', "application/json"))

@@ -147,6 +147,13 @@ def test_explode_null_lists_and_empty():
     assert len(from_items) == 6
 
 
+def test_explode_refuses_a_frame_without_participant_columns():
+    companies = pd.DataFrame({"id": ["c1"], "name": ["Acme"], "region": ["Oceania"]})
+    with pytest.raises(ValidationError, match="participant columns") as info:
+        explode_participants(companies)
+    assert info.value.argument == "deals"
+
+
 def test_explode_odd_values():
     deals = deals_frame(
         [{"id": "a", "investors": [], "buyers": [{"id": 7, "name": "Seven", "extra": 1}]}]

@@ -229,3 +229,16 @@ def test_malformed_profile_fields_are_refused(fields):
     with pytest.raises(ValidationError) as err:
         check_fields("companies", fields)
     assert err.value.argument == "fields"
+
+
+def test_ilike_rows_the_service_may_match_are_not_outside():
+    """A service may match ``ilike`` by lower case or by case folding (``ﬁ`` holds ``fi``):
+    neither kind of row is called outside the filter; a row neither matches is."""
+    from dealframe.private.outside import outside_filters
+
+    frame = pd.DataFrame({"id": ["a", "b", "c"], "name": ["Fintech ONE", "ﬁnlab", "Acme"]})
+    bad, notes = outside_filters(frame, {"name": "fi"}, {"name": "ilike"})
+    assert bad.tolist() == [False, False, True]
+    assert notes == ["name: 1 row not containing 'fi'"]
+    bad, _ = outside_filters(frame, {"name": "ﬁ"}, {"name": "ilike"})
+    assert bad.tolist() == [False, False, True]

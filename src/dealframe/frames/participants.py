@@ -148,6 +148,13 @@ def explode_participants(
     if "id" not in deals:
         raise ValidationError("deals", "a deals frame with an 'id' column")
     present = [role for role in roles if _COLUMN_OF[role] in deals]
+    if not any(column in deals for column in PARTICIPANT_COLUMNS):
+        shown = ", ".join(map(str, deals.columns[:8])) + (", ..." if deals.shape[1] > 8 else "")
+        raise ValidationError(
+            "deals",
+            f"a deals frame with participant columns ({', '.join(PARTICIPANT_COLUMNS)})",
+            got=f"a frame with columns {shown}",
+        )
     found, values = _read_roles(deals, present)
     block, parent = np.divmod(found, max(len(deals), 1))
     codes = np.array([ROLES.index(role) for role in present], dtype=np.int8)

@@ -49,6 +49,7 @@ from ..transport.paging import map_concurrent
 from .fields import check_fields
 from .filters import EnumValueError, FilterSchema
 from .ids import check_ids
+from .order import merged_order
 from .outside import outside_filters
 from .paging import Pages, pull_pages
 
@@ -87,6 +88,7 @@ class _Pulled(NamedTuple):
     expected: int | None  # rows the pages read should hold (None: the service did not say)
     total: int | None  # rows matching the filters (None: unknown, or batches left unsent)
     looked_up: list[str] | None  # the ids sent, for a lookup by id
+    batches: list[int] | None = None  # rows of each batch of ids, in order
 
 
 #: Types of the filter parameters (values are checked against the discovery documents).
@@ -223,6 +225,49 @@ def _drop_outside(
     out = frame.loc[~bad].reset_index(drop=True)
     out.attrs.update(frame.attrs)
     return out
+
+
+def _merge_batches(
+    frame: pd.DataFrame, batches: list[int], sort: str, found: Findings
+) -> pd.DataFrame:
+    """A sorted lookup's batches, each sorted by the service, merged into one order
+    (:mod:`dealframe.private.order`); a key the rows do not carry is said, not guessed."""
+    order = merged_order(frame, batches, sort)
+    if order is None:
+        found.add(
+            "unsorted",
+            f"the ids went out in {len(batches)} batches of at most {IDS_PER_BATCH}, each "
+            f"sorted by {sort!r}; the rows carry no {sort.partition(':')[0]!r} column to "
+            "merge them by, so they are in that order batch after batch",
+        )
+        return frame
+    out = frame.iloc[order].reset_index(drop=True)
+    out.attrs.update(frame.attrs)
+    return out
+
+
+def _fill_best(matches: pd.DataFrame, candidates: pd.DataFrame, ambiguous: pd.Series) -> None:
+    """``id`` of each ambiguous name set to its best candidate, when one scores above the
+    rest; a name whose best candidates tie keeps a null id, and the tied names are warned of
+    and listed in ``matches.attrs["tied"]``."""
+    ranked = candidates.sort_values(["query", "rank"], kind="stable")
+    first = ranked.drop_duplicates("query").set_index("query")
+    second = ranked[ranked["rank"] > 1].drop_duplicates("query").set_index("query")["score"]
+    tied = second.reindex(first.index).eq(first["score"]).fillna(False).to_numpy(dtype=bool)
+    best = first["id"].where(~tied)
+    queries = matches.loc[ambiguous, "query"]
+    matches.loc[ambiguous, "id"] = queries.map(best).to_numpy()
+    names = [q for q in queries.tolist() if q in set(first.index[tied])]
+    matches.attrs["tied"] = names
+    if names:
+        shown = ", ".join(repr(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
+        warnings.warn(
+            f"{len(names)} name{'s' if len(names) > 1 else ''} ({shown}) have several best "
+            "candidates with the same score: their id is left null (the candidates frame lists "
+            "them; the country may tell them apart)",
+            MissingDataWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 
 def _report_missing_ids(
@@ -414,8 +459,9 @@ class PrivateApi:
         """The pages of a list; a lookup by ``id`` goes in batches, each one read whole.
 
         Each batch of ids is read whole, so the ids it did not return are known exactly.
-        With ``limit``, batches stop once the rows read reach it; the ids of the batches
-        not sent are not looked up (``total`` is then unknown: None).
+        With ``limit`` and no ``sort``, batches stop once the rows read reach it; the ids of
+        the batches not sent are not looked up (``total`` is then unknown: None). With
+        ``sort``, every batch is read: the first rows of the order may be in any batch.
         """
         kind = "changefeed" if "updated_at" in wire else "list"
         head = {} if sort is None else {"sort": sort}
@@ -457,9 +503,10 @@ class PrivateApi:
         expected: int | None = 0
         total: int | None = 0
         looked_up: list[str] = []
+        batches: list[int] = []
         for start in range(0, len(ids), IDS_PER_BATCH):
-            if limit is not None and merged.rows >= limit:
-                return _Pulled(merged, expected, None, looked_up)
+            if limit is not None and merged.rows >= limit and sort is None:
+                return _Pulled(merged, expected, None, looked_up, batches)
             batch = ids[start : start + IDS_PER_BATCH]
             pages = pull({**wire, "id": batch}, None)
             merged.parts += pages.parts
@@ -472,8 +519,9 @@ class PrivateApi:
             )
             total = None if total is None or pages.total is None else total + pages.total
             looked_up += batch
+            batches.append(pages.rows)
         merged.expected, merged.total = expected, total
-        return _Pulled(merged, expected, total, looked_up)
+        return _Pulled(merged, expected, total, looked_up, batches)
 
     def _list(
         self,
@@ -510,6 +558,8 @@ class PrivateApi:
         with shaping(info, endpoint):
             frame = shape.list_frame(entity, pages.parts)
         del pages.parts[:]
+        if sort is not None and pulled.batches is not None and len(pulled.batches) > 1:
+            frame = _merge_batches(frame, pulled.batches, sort, found)
         received = len(frame)
         absent = missing_fields(pages.keys, entity, found, n_items=received)
         frame = dedupe(frame, "id", found, newest="updated_at")
@@ -721,9 +771,11 @@ class PrivateApi:
         :class:`~dealframe.errors.IncompleteResultError` with ``strict=True``). When
         other filters are given too (``country``, ``updated_at`` ...), they exclude
         rows on purpose: the ids they exclude are still listed in
-        ``attrs["missing_ids"]``, without a warning. With ``limit``, batches of ids
-        stop once the cap is reached; ids of batches not sent are not looked up
-        (``attrs["rows_total"]`` is then None).
+        ``attrs["missing_ids"]``, without a warning. Ids go out in batches of 1,000;
+        with ``sort``, the batches (each sorted by the service) are merged into one
+        order over every id, and ``limit`` takes the first rows of it. Without ``sort``,
+        with ``limit``, batches stop once the cap is reached; ids of batches not sent
+        are not looked up (``attrs["rows_total"]`` is then None).
 
         Examples
         --------
@@ -922,35 +974,52 @@ class PrivateApi:
         refresh: bool,
         cache: bool,
     ) -> pd.DataFrame:
-        """Deal list rows completed from their single forms: the columns only those carry."""
+        """Deal list rows completed from their single forms: the columns only those carry.
+
+        Soft-deleted rows (``include_deleted=True``) are read with ``include_deleted`` too
+        (the document shows that parameter for companies and investors only: a service that
+        refuses it for deals leaves those rows null, warned of as missing).
+        """
         deleted = (
             frame["deleted"].fillna(False).to_numpy(dtype=bool)
             if "deleted" in frame
             else np.zeros(len(frame), dtype=bool)
         )
-        ids = [
-            i for i, gone in zip(frame["id"].tolist(), deleted) if isinstance(i, str) and not gone
-        ]
+        groups: dict[bool, list[str]] = {False: [], True: []}
+        for i, gone in zip(frame["id"].tolist(), deleted.tolist()):
+            if isinstance(i, str):
+                groups[gone].append(i)
+        ids = groups[False] + groups[True]
         error: IncompleteResultError | None = None
-        try:
-            with missing_expected():  # reported below, as deals without a single form
-                profiles = (
-                    self._profiles(
-                        "transactions",
-                        ids,
-                        _PROFILE_ONLY_FIELDS,
-                        False,
-                        False,
-                        progress,
-                        refresh,
-                        cache,
+        parts = [_single_deals([])]
+        for gone, wanted in groups.items():
+            if not wanted:
+                continue
+            try:
+                with missing_expected():  # reported below, as deals without a single form
+                    parts.append(
+                        self._profiles(
+                            "transactions",
+                            wanted,
+                            _PROFILE_ONLY_FIELDS,
+                            gone,
+                            False,
+                            progress,
+                            refresh,
+                            cache,
+                        )
                     )
-                    if ids
-                    else _single_deals([])
-                )
-        except IncompleteResultError as exc:  # some requests failed for good
-            error = exc
-            profiles = exc.partial if isinstance(exc.partial, pd.DataFrame) else _single_deals([])
+            except IncompleteResultError as exc:  # some requests failed for good
+                error = error or exc
+                if isinstance(exc.partial, pd.DataFrame):
+                    parts.append(exc.partial)
+            except BadRequestError:
+                if not gone:
+                    raise
+                # include_deleted refused for deals: the deleted rows stay null (warned below)
+        profiles = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        profiles.attrs["requests"] = sum(p.attrs.get("requests", 0) for p in parts)
+        profiles.attrs["findings"] = [f for p in parts for f in p.attrs.get("findings", [])]
         out = shape.complete_deals(frame, profiles)
         returned = set(profiles["id"].dropna().tolist())
         missing = [i for i in ids if i not in returned]
@@ -978,7 +1047,8 @@ class PrivateApi:
             shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
             warnings.warn(
                 f"{len(missing)} of {len(ids)} deals have no single form to read "
-                f"(deleted since the list was read?): their investors and profile-only "
+                f"(deleted since the list was read, or soft-deleted deals the service does not "
+                f"serve singly?): their investors and profile-only "
                 f"columns are null: {shown} (see df.attrs['profiles'])",
                 MissingDataWarning,
                 stacklevel=user_stacklevel(),
@@ -1633,13 +1703,7 @@ class PrivateApi:
             matches, candidates = shape.resolve_frames(data)
         ambiguous = matches["match_type"] == "ambiguous"
         if on_ambiguous == "best" and ambiguous.any():
-            best = (
-                candidates[candidates["rank"] == 1]
-                .drop_duplicates("query")
-                .set_index("query")["id"]
-            )
-            fill = matches.loc[ambiguous, "query"].map(best)
-            matches.loc[ambiguous, "id"] = fill.to_numpy()
+            _fill_best(matches, candidates, ambiguous)
         received = int(matches["match_type"].notna().sum())
         attach(
             matches,
@@ -1791,7 +1855,9 @@ class PrivateApi:
             Any number (sent in batches of 1,000).
         on_ambiguous : {"none", "best", "raise"}
             Leave ``id`` null for ambiguous names, take the best candidate, or raise
-            :class:`~dealframe.errors.AmbiguousNameError`.
+            :class:`~dealframe.errors.AmbiguousNameError`. With ``"best"``, a name whose
+            best candidates have the same score keeps a null ``id``: it is listed in
+            ``matches.attrs["tied"]`` and warned of (:class:`~dealframe.MissingDataWarning`).
         {strict}
         progress : bool, optional
             Progress bar over the batches (None: the client's ``progress`` setting).

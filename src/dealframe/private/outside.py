@@ -77,7 +77,10 @@ def _violates(column: pd.Series, name: str, op: str, value: Any) -> tuple[pd.Ser
     if op == "eq":
         return column != value, f"not equal to {value!r}"
     if op == "ilike" and isinstance(value, str) and not set(value) & {"%", "_"}:
-        found = column.str.contains(value, case=False, regex=False)
+        # lower case or case folding (``ﬁ`` holds ``fi``): a row either finds is the service's
+        text = column.astype("string")
+        lower = text.str.lower().str.contains(value.lower(), regex=False)
+        found = lower | text.str.casefold().str.contains(value.casefold(), regex=False)
         return ~found.astype("boolean"), f"not containing {value!r}"
     if op in ("gte", "lte"):
         bound = _bound(column, value)
