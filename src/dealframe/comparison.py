@@ -1,12 +1,15 @@
 """Private deal multiples of a cohort beside the public comps of the same cohort, in one call.
 
 A cohort is a region, a vertical (Family B's ``target_verticals``, Family A's
-``industries``) and a period. :func:`compare_multiples` pulls the cohort's deals
-(``client.private.deals``) and its public comps (``client.public.search`` then
-``current``), links the comps to their Family B companies (:mod:`dealframe.link`), and
-summarises each multiple on both sides with the same statistic: the service's aggregate
-rule (IQR-trimmed median, q1 and q3, small buckets suppressed), computed by
-:func:`dealframe.analytics.bucket_medians` over the whole period.
+``industries``) and a period. :func:`compare_multiples` pulls the cohort's deals of the
+period (``client.private.deals``) and its public comps in the same period: the companies of
+the cohort (``client.public.search``) with a value in the monthly time series
+(``client.public.time_series``) of one of the period's months, each comp's value for the
+period being the median of its monthly values. It links the comps to their Family B companies
+(:mod:`dealframe.link`), and summarises each multiple on both sides with the same statistic:
+the service's aggregate rule (IQR-trimmed median, q1 and q3, small buckets suppressed),
+computed by :func:`dealframe.analytics.bucket_medians` over the deals of the period on one
+side and the comps' period values on the other.
 
 The pairs compared are deal EV/revenue with public EV/revenue LTM (``evRevenueLtm``), and
 deal EV/EBITDA with public EV/EBITDA LTM (``evEbitdaLtm``): a deal's multiple is its
@@ -22,7 +25,8 @@ Examples
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -33,17 +37,36 @@ from dealframe.analytics.periods import resolve_window
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import build_frame
-from dealframe.frames.public import current_frame
-from dealframe.frames.schemas import LINK
+from dealframe.frames.schemas import Column, Schema
 from dealframe.link import companies_for_skus
+from dealframe.notices import missing_expected
+from dealframe.private.filters import EnumValueError
+from dealframe.public.query import search_body
 
 if TYPE_CHECKING:
     from dealframe.client import Client
 
 __all__ = ["PAIRS", "Comparison", "compare_multiples", "summarise"]
 
-#: Private deal multiple -> the public current-data field it is compared with.
+#: Private deal multiple -> the public time-series field it is compared with.
 PAIRS: dict[str, str] = {"ev_revenue": "evRevenueLtm", "ev_ebitda": "evEbitdaLtm"}
+#: The comps of a period: the search's identity of each, and per field its period value (the
+#: median of its monthly values) and the number of months with a value.
+_COMPS: Schema = (
+    *(Column(name, "str") for name in ("sku", "ticker", "exchange", "name", "countryCodeIso3")),
+    *(
+        column
+        for field in PAIRS.values()
+        for column in (Column(field, "float"), Column(f"{field}_months", "int"))
+    ),
+)
+#: The filters compare_multiples forwards, by the name of its own argument.
+_OURS: dict[str, str] = {
+    "target_region": "region",
+    "regions": "region",
+    "target_verticals": "vertical",
+    "industries": "vertical",
+}
 
 
 class Comparison(NamedTuple):
@@ -59,8 +82,12 @@ class Comparison(NamedTuple):
     deals : pandas.DataFrame
         The cohort's deals (``client.private.deals``).
     comps : pandas.DataFrame
-        The cohort's public comps (``client.public.current``, index ``sku``), with
-        ``company_id``, ``match`` and ``link_evidence`` from :func:`dealframe.companies_for_skus`.
+        The cohort's public comps in the period (index ``sku``): ``ticker``, ``exchange``,
+        ``name`` and ``countryCodeIso3`` (``client.public.search``), then per field of
+        :data:`PAIRS` its value for the period (``evRevenueLtm``, ``evEbitdaLtm``: the median
+        of the comp's monthly values) and the number of months with a value
+        (``evRevenueLtm_months``, ``evEbitdaLtm_months``), and ``company_id``, ``match`` and
+        ``link_evidence`` from :func:`dealframe.companies_for_skus`.
     """
 
     summary: pd.DataFrame
@@ -80,6 +107,63 @@ def _strings(value: Any, argument: str) -> list[str] | None:
     ):
         raise ValidationError(argument, "a name or a list of names", got=value)
     return list(items)
+
+
+@contextmanager
+def _named_as_ours() -> Iterator[None]:
+    """A refused filter that compare_multiples forwards is named as its own argument."""
+    try:
+        yield
+    except ValidationError as exc:
+        stem, bracket, rest = exc.argument.partition("[")
+        if stem not in _OURS or type(exc) not in (ValidationError, EnumValueError):
+            raise
+        ours = _OURS[stem] + bracket + rest
+        renamed = type(exc)(ours, exc.expected)
+        renamed.args = (str(exc).replace(f"invalid {exc.argument}", f"invalid {ours}", 1),)
+        raise renamed from None
+
+
+def _check_private(client: Client, filters: Mapping[str, Any]) -> None:
+    """The deal filters checked against the service's discovery document, before the deals
+    are asked for (its enum lists may have grown since it was read: read again to refuse)."""
+    with _named_as_ours():
+        try:
+            client.private.schema("transactions").build(filters)
+        except EnumValueError:
+            client.private.schema("transactions", refresh=True).build(filters)
+
+
+def _period_comps(
+    client: Client, found: pd.DataFrame, date_from: Any, date_to: Any
+) -> pd.DataFrame:
+    """The companies of ``found`` (search rows, index ``sku``) with a value of a field of
+    :data:`PAIRS` in the monthly time series of the period's months (from the month of
+    ``date_from`` to the month of ``date_to``, both whole): per field the median of their
+    monthly values, and the number of months with a value (:data:`_COMPS`)."""
+    first, last = pd.Period(date_from, "M"), pd.Period(date_to, "M")
+    rows: list[dict[str, Any]] = []
+    if len(found):
+        with missing_expected():  # a company without values in the period is no comp
+            series = client.public.time_series(
+                list(found.index),
+                fields=list(PAIRS.values()),
+                date_from=first,
+                date_to=last,
+                shape="long",
+            )
+        inside = series[series["month"].between(first, last) & series["value"].notna()]
+        values = inside.groupby(["sku", "field"])["value"]
+        medians, months = values.median(), values.count()
+        for sku in found.index:
+            row = {c.name: found.at[sku, c.name] for c in _COMPS[1:5]}
+            row["sku"] = sku
+            for field in PAIRS.values():
+                row[field] = medians.get((sku, field))
+                row[f"{field}_months"] = months.get((sku, field), 0)
+            if any(row[f"{field}_months"] for field in PAIRS.values()):
+                rows.append(row)
+    return build_frame(rows, _COMPS, index="sku")
 
 
 def _side(
@@ -115,9 +199,10 @@ def summarise(
     deals : pandas.DataFrame
         Deals with ``deal_date`` and the ``ev_revenue``/``ev_ebitda`` columns.
     comps : pandas.DataFrame
-        Current data with ``evRevenueLtm``/``evEbitdaLtm``.
+        One value per comp for the period in ``evRevenueLtm``/``evEbitdaLtm`` (as the
+        ``comps`` of :func:`compare_multiples`).
     start, end : date-like
-        The period: deals outside it are left out; comps count as of ``end``.
+        The period: deals outside it are left out; each comp counts once.
     threshold : int, default 5
         Fewer values than this give no median (``warning`` ``small_n``), as in the
         service's aggregate.
@@ -198,8 +283,10 @@ def compare_multiples(
     vertical : str or list of str, optional
         Vertical(s): the deals' ``target_verticals``, the comps' ``industries``.
     date_from, date_to : date-like, optional
-        The period of the deals (inclusive). By default the service's aggregate window: the
-        five years to its current date.
+        The period (inclusive). By default the service's aggregate window: the five years to
+        its current date. The deals are those dated in it; the public side reads the
+        calendar months it touches, whole (the month of ``date_from`` to the month of
+        ``date_to``: a period from 2024-03-15 reads March 2024 whole).
     deal_type : str or list of str, optional
         Deal types of the private side (default: every type).
     link : bool, default True
@@ -210,12 +297,16 @@ def compare_multiples(
     -------
     Comparison
         ``(summary, deals, comps)``; ``summary`` has one row per multiple, the private and
-        the public statistics side by side.
+        the public statistics side by side. The public statistics are over the comps of the
+        period: each comp's value is the median of its monthly values in the period, and a
+        company with no value in the period is no comp.
 
     Raises
     ------
     dealframe.errors.ValidationError
-        Naming the argument, before any request where it can be known.
+        Naming the argument (``region``, ``vertical``, ``deal_type`` ..., with a close match
+        for a misspelt value), before any request where it can be known (a deal type waits
+        for the discovery document).
 
     Examples
     --------
@@ -229,8 +320,12 @@ def compare_multiples(
     deal_types = _strings(deal_type, "deal_type")
     if not isinstance(link, bool):
         raise ValidationError("link", "True or False", got=link)
+    search_body({"region": regions})  # the region vocabulary, naming ``region``
     # a bad date (or order) is refused before any request; the service's date comes after
     resolve_window(date_from, date_to, as_of=dt.date.max, time_bucket="none")
+    _check_private(
+        client, {"target_region": regions, "target_verticals": verticals, "deal_type": deal_types}
+    )
     threshold, today = service_methodology(client)
     start, end = resolve_window(date_from, date_to, as_of=today, time_bucket="none")
     deals = client.private.deals(
@@ -241,11 +336,9 @@ def compare_multiples(
         deal_type=deal_types,
     )
     found = client.public.search(regions=regions, industries=verticals)
-    comps = client.public.current(list(found.index)) if len(found) else current_frame([])
+    comps = _period_comps(client, found, start, end)
     if link:  # no comps: the same columns, no rows
-        links = (
-            companies_for_skus(client, list(comps.index)) if len(comps) else build_frame([], LINK)
-        ).set_index("query")
+        links = companies_for_skus(client, list(comps.index)).set_index("query")
         comps = comps.assign(
             company_id=links["company_id"].reindex(comps.index),
             match=links["match"].reindex(comps.index),

@@ -157,6 +157,20 @@ class _Universe:
         return self._v1.get(key, []), self._v2.get(key, [])
 
 
+def _listed(queries: Any) -> Any:
+    """A list of the queries when they are a collection (an iterator is read once), else as
+    given, for the argument checks to refuse."""
+    if isinstance(queries, (str, Mapping)) or not isinstance(queries, Iterable):
+        return queries
+    return list(queries)
+
+
+def _link_frame(rows: list[dict[str, Any]], direction: str, queries: int) -> pd.DataFrame:
+    frame = build_frame(rows, LINK)
+    frame.attrs.update({"direction": direction, "queries": queries})
+    return frame
+
+
 def _best(rows: list[dict[str, Any]], name: Any) -> dict[str, Any] | None:
     if not rows:
         return None
@@ -204,7 +218,8 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
     ----------
     client : dealframe.Client
     company_ids : str or list of str
-        Family B company ids (UUIDs); repeats are asked once.
+        Family B company ids (UUIDs); repeats are asked once. An empty list (the
+        ``target_id`` column of no deals) gives no rows and sends no request.
 
     Returns
     -------
@@ -224,6 +239,9 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
     >>> links = dealframe.skus_for_companies(client, deals["target_id"])  # doctest: +SKIP
     >>> links.loc[links["match"] == "matched", ["name", "sku_v2", "evidence"]]  # doctest: +SKIP
     """
+    company_ids = _listed(company_ids)
+    if isinstance(company_ids, list) and not company_ids:
+        return _link_frame([], "companies -> skus", 0)
     ids = check_ids(company_ids, "company_ids")
     profiles = _profiles(client, ids)
     universe = _Universe(client)
@@ -289,9 +307,7 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
                 "evidence": _describe(key, v1, v2, score, same, counts),
             }
         )
-    frame = build_frame(rows, LINK)
-    frame.attrs.update({"direction": "companies -> skus", "queries": len(ids)})
-    return frame
+    return _link_frame(rows, "companies -> skus", len(ids))
 
 
 def _identities(client: Client, skus: list[str]) -> dict[str, dict[str, Any]]:
@@ -342,7 +358,7 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
     client : dealframe.Client
     skus : str or list of str
         SKUs of either version (``ACME-USA``, ``ACME-USA.1``, ``NYSE_ACME``); repeats are
-        asked once.
+        asked once. An empty list gives no rows and sends no request.
 
     Returns
     -------
@@ -365,8 +381,6 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
     if isinstance(items, Mapping) or not isinstance(items, Iterable):
         raise ValidationError("skus", "a SKU or a list of SKUs", got=skus)
     wanted = list(dict.fromkeys(items))
-    if not wanted:
-        raise ValidationError("skus", "at least one SKU", got=wanted)
     for i, sku in enumerate(wanted):
         if not isinstance(sku, str) or sku_version(sku) is None:
             raise ValidationError(
@@ -447,6 +461,4 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
                 "evidence": text,
             }
         )
-    frame = build_frame(rows, LINK)
-    frame.attrs.update({"direction": "skus -> companies", "queries": len(wanted)})
-    return frame
+    return _link_frame(rows, "skus -> companies", len(wanted))

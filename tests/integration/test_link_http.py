@@ -118,6 +118,30 @@ def test_link_unknown_and_bad_input(client, truth):
     assert client.stats.snapshot()["calls"] == before  # refused before any request
 
 
+def test_link_empty_input_is_an_empty_typed_frame(client, truth):
+    """No ids or SKUs (the target_id column of no deals): no rows, the columns and dtypes of a
+    non-empty answer, and no request."""
+    none = client.private.deals(valuation_min=1e15)
+    assert len(none) == 0
+    some_ids = dealframe.skus_for_companies(client, truth["company_id"].head(2))
+    some_skus = dealframe.companies_for_skus(client, truth["sku_v2"].head(2))
+    before = client.stats.snapshot()["calls"]
+    empties = {
+        "target_id": dealframe.skus_for_companies(client, none["target_id"]),
+        "ids []": dealframe.skus_for_companies(client, []),
+        "skus []": dealframe.companies_for_skus(client, []),
+        "skus iter": dealframe.companies_for_skus(client, iter(())),
+    }
+    assert client.stats.snapshot()["calls"] == before
+    assert len(some_ids) == len(some_skus) == 2
+    for name, empty in empties.items():
+        assert len(empty) == 0, name
+        for some in (some_ids, some_skus):
+            assert empty.dtypes.to_dict() == some.dtypes.to_dict(), name
+            assert list(empty.columns) == list(some.columns) == [c.name for c in LINK]
+            assert empty["match"].cat.categories.tolist() == some["match"].cat.categories.tolist()
+
+
 def _trimmed(values: np.ndarray) -> tuple[int, float, float, float]:
     """The aggregate's rule, written out: n before trimming, IQR 1.5 bounds, stats of the kept."""
     values = values[~np.isnan(values)]
@@ -158,10 +182,77 @@ def test_compare_multiples_private_side_is_the_services_aggregate(client, truth)
     assert (cmp.comps["match"] == "matched").all()
 
 
+def _period_values(client, skus, first, last):
+    """Per SKU (those with a value) and field: the median and the count of its monthly values
+    between the months ``first`` and ``last``, from the wide time series, by plain pandas."""
+    fields = ["evRevenueLtm", "evEbitdaLtm"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dealframe.MissingDataWarning)
+        wide = client.public.time_series(list(skus), fields=fields, date_from=first, date_to=last)
+    out = {}
+    for field in fields:
+        months = wide[field]  # months x SKUs
+        assert months.index.min() >= pd.Period(first, "M") and months.index.max() <= pd.Period(
+            last, "M"
+        )
+        out[field] = months.median()  # NaN-skipping, per SKU column
+        out[f"{field}_months"] = months.notna().sum()
+    frame = pd.DataFrame(out)
+    with_data = (frame["evRevenueLtm_months"] > 0) | (frame["evEbitdaLtm_months"] > 0)
+    return frame[with_data]
+
+
+def test_compare_multiples_public_side_is_the_period(client):
+    """The public side of a period is its comps' values in the period's months (issue 15):
+    two periods differ, each equals its time series computed here, and a company without a
+    value in the period is no comp."""
+    found = client.public.search(regions=["North America"])
+    periods = {
+        # a period starting mid-month reads that month whole
+        "old": ("2018-01-15", "2019-12-31", "2018-01", "2019-12"),
+        "new": ("2025-01-01", "2026-06-30", "2025-01", "2026-06"),
+    }
+    got = {}
+    for key, (date_from, date_to, first, last) in periods.items():
+        cmp = dealframe.compare_multiples(
+            client, region="North America", date_from=date_from, date_to=date_to, link=False
+        )
+        expected = _period_values(client, found.index, first, last)
+        assert sorted(cmp.comps.index) == sorted(expected.index) and len(expected) > 5
+        comps = cmp.comps.loc[expected.index]
+        for column in expected.columns:
+            np.testing.assert_allclose(
+                comps[column].to_numpy(dtype=float, na_value=np.nan),
+                expected[column].to_numpy(dtype=float),
+                rtol=1e-12,
+                err_msg=f"{key} {column}",
+            )
+        for metric, field in dealframe.comparison.PAIRS.items():
+            n, median, q1, q3 = _trimmed(expected[field].to_numpy(dtype=float))
+            row = cmp.summary.loc[metric]
+            assert (row["public_n"], row["public_median"], row["public_q1"], row["public_q3"]) == (
+                pytest.approx((n, median, q1, q3), rel=1e-12)
+            )
+        got[key] = cmp
+    old, new = got["old"], got["new"]
+    # companies listed after 2019 have no value then: no comps of the old period
+    assert set(old.comps.index) < set(new.comps.index) <= set(found.index)
+    assert old.summary.attrs["comps"] == len(old.comps) < len(found)
+    assert (old.comps["evRevenueLtm_months"] <= 24).all()
+    assert (old.comps["evRevenueLtm_months"] == 24).any()  # January 2018 counted
+    for metric in ("ev_revenue", "ev_ebitda"):
+        assert old.summary.loc[metric, "public_median"] != new.summary.loc[metric, "public_median"]
+        assert old.summary.loc[metric, "public_n"] < new.summary.loc[metric, "public_n"]
+
+
 def test_compare_multiples_arguments(client):
-    with pytest.raises(ValidationError, match="region"):  # after discovery: values grow
-        dealframe.compare_multiples(client, region="Westeros")
     before = client.stats.snapshot()["calls"]
+    with pytest.raises(ValidationError, match=r"invalid region\[0\]: .*'Western Europe'\?"):
+        dealframe.compare_multiples(client, region="Westen Europe")  # not target_region
+    with pytest.raises(ValidationError, match=r"invalid region\[1\]: .*'Western Europe'\?"):
+        dealframe.compare_multiples(client, region=["Oceania", "Westen Europe"])
+    with pytest.raises(ValidationError, match="region"):
+        dealframe.compare_multiples(client, region="Westeros")
     with pytest.raises(ValidationError, match="vertical"):
         dealframe.compare_multiples(client, vertical=[3])
     with pytest.raises(ValidationError, match="date_from"):
@@ -171,6 +262,8 @@ def test_compare_multiples_arguments(client):
     with pytest.raises(ValidationError, match="client"):
         dealframe.compare_multiples(None)
     assert client.stats.snapshot()["calls"] == before  # refused before any request
+    with pytest.raises(ValidationError, match=r"invalid deal_type: .*'Venture'\?"):
+        dealframe.compare_multiples(client, deal_type="Ventre")  # its values: discovery's
     none = dealframe.compare_multiples(
         client, region="Oceania", vertical="No such vertical", link=False
     )
