@@ -19,6 +19,7 @@ dealframe.errors.ValidationError: invalid valuation_min: expected a finite numbe
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import inspect
 import math
@@ -27,7 +28,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -35,6 +36,7 @@ from dealframe.errors import CallError, UnknownArgumentError, ValidationError
 
 __all__ = [
     "INT64_MAX",
+    "DateLike",
     "checked_keywords",
     "checked_methods",
     "expanded_path",
@@ -51,6 +53,10 @@ _NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONL
 
 #: Largest integer a JSON body carries (64-bit signed).
 INT64_MAX = 2**63 - 1
+
+#: A day as the public functions take it: ``"YYYY-MM-DD"``, a ``datetime.date`` (so also a
+#: ``datetime`` or a ``pandas.Timestamp``) or a ``numpy.datetime64``.
+DateLike: TypeAlias = str | dt.date | np.datetime64
 
 
 def finite_number(value: Any, argument: str, what: str = "a finite number") -> int | float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from os import PathLike
-from typing import Any
+from typing import Any, Protocol
 
 from .arguments import checked_methods
 from .config import Settings
@@ -13,7 +13,7 @@ from .private.api import PrivateApi
 from .public.api import PublicApi
 from .transport.session import Transport
 
-__all__ = ["UNSET", "Client"]
+__all__ = ["UNSET", "Client", "SandboxLike"]
 
 
 class _Unset:
@@ -25,6 +25,20 @@ class _Unset:
 
 #: Default of the settings for which None is a value (``call_budget``, ``progress``).
 UNSET = _Unset()
+
+
+class SandboxLike(Protocol):
+    """What :meth:`Client.for_sandbox` reads: a running :mod:`dealframe.sandbox`'s address
+    and credentials (:class:`dealframe.sandbox.Sandbox` has them)."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def public_token(self) -> str: ...
+
+    @property
+    def private_key(self) -> str: ...
 
 
 @checked_methods
@@ -108,7 +122,7 @@ class Client:
     @classmethod
     def for_sandbox(
         cls,
-        sandbox: Any,
+        sandbox: SandboxLike,
         *,
         max_workers: int | None = None,
         retries: int | None = None,

@@ -34,7 +34,7 @@ import pandas as pd
 
 from dealframe.analytics.buckets import bucket_medians, service_methodology
 from dealframe.analytics.periods import resolve_window
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import DateLike, checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import Column, Schema
@@ -171,8 +171,8 @@ def _side(
     metric: str,
     column: str,
     date_column: str,
-    start: Any,
-    end: Any,
+    start: DateLike,
+    end: DateLike,
     threshold: int,
 ) -> dict[str, Any]:
     out = bucket_medians(
@@ -190,7 +190,7 @@ def _side(
 
 
 def summarise(
-    deals: pd.DataFrame, comps: pd.DataFrame, start: Any, end: Any, threshold: int = 5
+    deals: pd.DataFrame, comps: pd.DataFrame, start: DateLike, end: DateLike, threshold: int = 5
 ) -> pd.DataFrame:
     """The summary of a :class:`Comparison` from its two frames (pure).
 
@@ -267,8 +267,8 @@ def compare_multiples(
     *,
     region: str | list[str] | None = None,
     vertical: str | list[str] | None = None,
-    date_from: Any = None,
-    date_to: Any = None,
+    date_from: DateLike | None = None,
+    date_to: DateLike | None = None,
     deal_type: str | list[str] | None = None,
     link: bool = True,
 ) -> Comparison:

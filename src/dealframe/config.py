@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from dealframe.arguments import checked_methods
 from dealframe.errors import ConfigurationError
 
 __all__ = [
@@ -188,6 +189,7 @@ def _check_expiry(value: Any) -> Mapping[str, float]:
     return MappingProxyType(merged)
 
 
+@checked_methods
 @dataclass(frozen=True, repr=False)
 class Settings:
     """Everything the client needs to talk to the service.

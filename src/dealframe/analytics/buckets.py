@@ -29,7 +29,7 @@ from dealframe.analytics._checks import (
 from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
 from dealframe.analytics.intervals import median_intervals
 from dealframe.analytics.periods import bucket_labels, bucket_of_rows, period_bounds, resolve_window
-from dealframe.arguments import checked_keywords, finite_number, flag, integer_in
+from dealframe.arguments import DateLike, checked_keywords, finite_number, flag, integer_in
 from dealframe.client import Client
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 
@@ -202,10 +202,10 @@ def bucket_medians(
     deals: pd.DataFrame,
     metric: str,
     time_bucket: str = "quarter",
-    date_from: Any = None,
-    date_to: Any = None,
+    date_from: DateLike | None = None,
+    date_to: DateLike | None = None,
     *,
-    as_of: Any = None,
+    as_of: DateLike | None = None,
     small_n_threshold: int | None = None,
     conventions: Conventions | None = None,
     explain: bool = False,

@@ -15,7 +15,7 @@ import pandas as pd
 from dealframe._vocab import TIME_BUCKETS
 from dealframe.analytics._checks import check, check_choice
 from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import DateLike, checked_keywords
 from dealframe.errors import ValidationError
 
 __all__ = ["bucket_labels", "bucket_of_rows", "period_bounds", "resolve_window"]
@@ -39,10 +39,10 @@ def _as_date(value: Any, argument: str) -> dt.date:
 
 @checked_keywords
 def resolve_window(
-    date_from: Any = None,
-    date_to: Any = None,
+    date_from: DateLike | None = None,
+    date_to: DateLike | None = None,
     *,
-    as_of: Any = None,
+    as_of: DateLike | None = None,
     time_bucket: str = "quarter",
     conventions: Conventions | None = None,
 ) -> tuple[dt.date, dt.date]:

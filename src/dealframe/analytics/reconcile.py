@@ -24,6 +24,7 @@ from dealframe.analytics.conventions import Conventions
 from dealframe.analytics.rollups import group_current, group_time_series
 from dealframe.arguments import checked_keywords, flag
 from dealframe.client import Client
+from dealframe.public.api import Month, Strings
 
 __all__ = ["Reconciliation", "calibrate", "compare_buckets", "reconcile", "reconcile_groups"]
 
@@ -401,14 +402,14 @@ def calibrate(
 def reconcile_groups(
     client: Client,
     *,
-    industries: Any = None,
-    themes: Any = None,
-    regions: Any = None,
-    countries: Any = None,
+    industries: Strings = None,
+    themes: Strings = None,
+    regions: Strings = None,
+    countries: Strings = None,
     enterprise_value_above: float | None = None,
-    fields: Any = None,
-    date_from: Any = None,
-    date_to: Any = None,
+    fields: Strings = None,
+    date_from: Month = None,
+    date_to: Month = None,
     version: str = "v2",
     tolerance: float = 1e-9,
 ) -> tuple[Reconciliation, Reconciliation]:
@@ -443,7 +444,7 @@ def reconcile_groups(
     check(isinstance(client, Client), "client", "a dealframe.Client", client)
     check_choice("version", version, ("v2", "v1"))
     tolerance_value(tolerance)
-    named = {
+    named: dict[str, Any] = {
         "industries": industries,
         "themes": themes,
         "regions": regions,

@@ -17,7 +17,7 @@ no Python loop over fields, groups or months.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -115,7 +115,10 @@ def _group_codes(current: pd.DataFrame, by: Any) -> tuple[np.ndarray, pd.Index, 
 
 
 @checked_keywords
-def group_current(current: pd.DataFrame, by: Any = None) -> pd.DataFrame:
+def group_current(
+    current: pd.DataFrame,
+    by: Hashable | pd.Series | Sequence[Hashable] | np.ndarray | pd.Index | None = None,
+) -> pd.DataFrame:
     """Sum and median of current data across a group of companies, like ``groups/current``.
 
     Parameters

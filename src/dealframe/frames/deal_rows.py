@@ -23,6 +23,8 @@ from typing import Annotated, Any
 
 import msgspec
 
+from dealframe.arguments import checked_keywords
+
 __all__ = ["read_deal_page"]
 
 _Text = str | None
@@ -81,6 +83,7 @@ class _Page(msgspec.Struct, forbid_unknown_fields=True):
 _DECODER = msgspec.json.Decoder(_Page)
 
 
+@checked_keywords
 def read_deal_page(content: bytes | bytearray | memoryview | str) -> dict[str, Any] | None:
     """A deal list page as ``{"data": rows, "meta": {...} or None}``, or None when it is not
     a page of documented rows.

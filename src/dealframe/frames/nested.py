@@ -208,12 +208,14 @@ def _loads(value: Any, argument: str, row: Any) -> Any:
 
 
 @checked_keywords
-def to_lists(column: Any) -> pd.Series:
+def to_lists(
+    column: pd.Series | pd.Index | np.ndarray | list[Any] | tuple[Any, ...],
+) -> pd.Series:
     """A column of JSON text (a list or object field of any frame) as Python values.
 
     Parameters
     ----------
-    column : pandas.Series
+    column : pandas.Series, Index, array, list or tuple
         For example ``deals["target_verticals"]``, ``deals["lead_investors"]``,
         ``current["tags"]`` or ``lookup["operators"]``.
 
@@ -251,7 +253,7 @@ def to_lists(column: Any) -> pd.Series:
 
 
 @checked_keywords
-def contains_any(column: Any, values: Iterable[str] | str) -> pd.Series:
+def contains_any(column: pd.Series, values: Iterable[str] | str) -> pd.Series:
     """Which cells of a list-of-strings column hold at least one of ``values``.
 
     The test runs on the JSON text with Arrow (no list is built): a cell matches

@@ -33,6 +33,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from dealframe.arguments import checked_keywords
 from dealframe.contract import typed_fields
 from dealframe.errors import ValidationError
 from dealframe.frames.nested import encode
@@ -420,6 +421,7 @@ def _page_column(values: list[Any], col: Column, typed: bool = False) -> Any:
         return values
 
 
+@checked_keywords
 def empty_frame(schema: Schema, index: str | None = None) -> pd.DataFrame:
     """A zero-row frame with every column of ``schema`` at its dtype.
 
@@ -499,6 +501,7 @@ def assemble(
     return pd.DataFrame(columns, index=labels, copy=False)
 
 
+@checked_keywords
 def build_frame(
     records: Sequence[Mapping[str, Any]],
     schema: Schema,

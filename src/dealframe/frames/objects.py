@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.nested import _loads, encode
 
@@ -262,6 +263,7 @@ def _strings_in_order(values: Mapping[str, pa.Array], order: np.ndarray) -> dict
     return dict(zip(names, _on_cpus(one, names, parallel)))
 
 
+@checked_keywords
 def object_lists(
     column: pd.Series | Sequence[pd.Series],
     fields: tuple[str, ...],

@@ -58,6 +58,7 @@ _ROLE_DTYPE = pd.CategoricalDtype(list(ROLES))
 WITHOUT_INVESTORS = "deals_without_investors"
 
 
+@checked_keywords
 def role_names(roles: Any, argument: str = "roles") -> tuple[str, ...]:
     """Roles (``lead_investor``, ``buyer``, ``investor``; the deal column names
     ``lead_investors``, ``buyers``, ``investors`` are taken too), each once, in order.

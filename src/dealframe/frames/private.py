@@ -25,6 +25,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.deal_rows import read_deal_page
 from dealframe.frames.nested import to_lists
@@ -96,6 +97,7 @@ LIST_READERS: dict[str, Callable[[bytes], dict[str, Any] | None]] = {"transactio
 _PROFILE_PREFIXES = {key: f"{key}_" for key in PROFILE_NESTED}
 
 
+@checked_keywords
 def companies_frame(items: Items) -> pd.DataFrame:
     """Company list items (``POST /companies``) as a typed frame.
 
@@ -108,6 +110,7 @@ def companies_frame(items: Items) -> pd.DataFrame:
     return build_frame(as_records(items, "companies"), COMPANY_LIST)
 
 
+@checked_keywords
 def investors_frame(items: Items) -> pd.DataFrame:
     """Investor list items (``POST /investors``) as a typed frame.
 
@@ -119,6 +122,7 @@ def investors_frame(items: Items) -> pd.DataFrame:
     return build_frame(as_records(items, "investors"), INVESTOR_LIST)
 
 
+@checked_keywords
 def company_profiles_frame(items: Items) -> pd.DataFrame:
     """Company profiles (``GET /companies/{id}``), one row each, nested objects flattened.
 
@@ -138,6 +142,7 @@ def company_profiles_frame(items: Items) -> pd.DataFrame:
     return build_frame(as_records(items, "company_profiles"), COMPANY_PROFILE, _PROFILE_PREFIXES)
 
 
+@checked_keywords
 def investor_profiles_frame(items: Items) -> pd.DataFrame:
     """Investor profiles (``GET /investors/{id}``), ``stats`` flattened to ``stats_*``.
 
@@ -173,7 +178,8 @@ def _top_frame(profiles: Any, key: str, schema: Schema) -> pd.DataFrame:
     return build_frame(rows, schema)
 
 
-def top_countries_frame(profile_items: Any) -> pd.DataFrame:
+@checked_keywords
+def top_countries_frame(profile_items: Items | pd.DataFrame) -> pd.DataFrame:
     """``stats.top_countries`` of investor profiles, tidy.
 
     Columns ``investor_id``, ``country``, ``count`` and ``rank`` (1 = first
@@ -189,7 +195,8 @@ def top_countries_frame(profile_items: Any) -> pd.DataFrame:
     return _top_frame(profile_items, "top_countries", TOP_COUNTRIES)
 
 
-def top_verticals_frame(profile_items: Any) -> pd.DataFrame:
+@checked_keywords
+def top_verticals_frame(profile_items: Items | pd.DataFrame) -> pd.DataFrame:
     """``stats.top_verticals`` of investor profiles, tidy (``investor_id, vertical, count, rank``).
 
     Examples
@@ -213,6 +220,7 @@ def _is_profile(records: list[Mapping[str, Any]]) -> bool:
     return any("investors" in r for r in records)
 
 
+@checked_keywords
 def deals_frame(
     items: Items, *, with_role: bool | None = None, profile: bool | None = None
 ) -> pd.DataFrame:
@@ -257,6 +265,7 @@ def deals_frame(
     )
 
 
+@checked_keywords
 def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
     """Deal list rows with the columns of their single forms (matched by ``id``).
 
@@ -297,6 +306,7 @@ def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+@checked_keywords
 def list_page_columns(entity: str, items: Items) -> Any:
     """One list page's items as columns (the parsed dicts can then be freed).
 
@@ -317,6 +327,7 @@ def list_page_columns(entity: str, items: Items) -> Any:
     return build_columns(as_records(items, entity), columns, nested, extra)
 
 
+@checked_keywords
 def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False) -> pd.DataFrame:
     """Join the :func:`list_page_columns` of every page into one typed frame.
 
@@ -348,6 +359,7 @@ def _page_items(page: Any, i: int) -> Any:
     return doc["data"]
 
 
+@checked_keywords
 def deals_frame_from_pages(
     pages: Iterable[bytes | bytearray | memoryview | str], *, with_role: bool | None = None
 ) -> pd.DataFrame:
@@ -389,6 +401,7 @@ def deals_frame_from_pages(
     return list_frame("transactions", parts, with_role=with_role)
 
 
+@checked_keywords
 def company_investors_frame(items: Items) -> pd.DataFrame:
     """``/companies/{id}/investors`` items.
 
@@ -401,6 +414,7 @@ def company_investors_frame(items: Items) -> pd.DataFrame:
     return build_frame(as_records(items, "company_investors"), COMPANY_INVESTORS)
 
 
+@checked_keywords
 def portfolio_frame(items: Items) -> pd.DataFrame:
     """``/investors/{id}/portfolio`` items.
 
@@ -412,6 +426,7 @@ def portfolio_frame(items: Items) -> pd.DataFrame:
     return build_frame(as_records(items, "portfolio"), PORTFOLIO)
 
 
+@checked_keywords
 def co_investors_frame(items: Items) -> pd.DataFrame:
     """``/investors/{id}/co_investors`` items.
 
@@ -423,6 +438,7 @@ def co_investors_frame(items: Items) -> pd.DataFrame:
     return build_frame(as_records(items, "co_investors"), CO_INVESTORS)
 
 
+@checked_keywords
 def resolve_frames(items: Items) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Resolve results as ``(results, candidates)``.
 
@@ -454,7 +470,8 @@ def resolve_frames(items: Items) -> tuple[pd.DataFrame, pd.DataFrame]:
     return results, build_frame(rows, RESOLVE_CANDIDATES)
 
 
-def aggregate_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
+@checked_keywords
+def aggregate_frame(data: Items, meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """Aggregate buckets, one row each, with each bucket's calendar bounds.
 
     The service's month and quarter labels are an open point of the interface document;
@@ -520,6 +537,7 @@ _LABEL: dict[str, Callable[[pd.Period], str]] = {
 }
 
 
+@checked_keywords
 def buckets_left_out(frame: pd.DataFrame, time_bucket: str) -> list[str]:
     """Labels of the window's buckets that an :func:`aggregate_frame` does not hold.
 
@@ -573,6 +591,7 @@ def _period(kind: str, parts: Mapping[str, str | None]) -> pd.Period | None:
     return pd.Period(year=year, freq="Y")
 
 
+@checked_keywords
 def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None, str | None] | None:
     """``(canonical label, first day, last day)`` of a bucket label, or None if unreadable.
 
@@ -608,6 +627,7 @@ def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None,
     return None
 
 
+@checked_keywords
 def lookup_frame(doc: Mapping[str, Any]) -> pd.DataFrame:
     """A discovery document as one row per filter.
 

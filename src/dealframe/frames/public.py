@@ -23,6 +23,7 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import as_records, build_frame, empty_frame, why
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
@@ -42,6 +43,7 @@ _STATS = ("sum", "median")
 MonthLike: TypeAlias = str | pd.Period | pd.Timestamp | None
 
 
+@checked_keywords
 def search_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:
     """Search results (CompanyIdentifier items) indexed by ``sku``.
 
@@ -65,6 +67,7 @@ def search_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:
     return build_frame(as_records(items, "search"), COMPANY_IDENTIFIER, index="sku")
 
 
+@checked_keywords
 def current_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:
     """Current-data items indexed by ``sku``, every field kept.
 
@@ -152,6 +155,7 @@ def _collect(records: Sequence[Mapping[str, Any]], fields: Sequence[str] | None)
     return list(sku_pos), list(field_pos), f_idx, s_idx, months, vals
 
 
+@checked_keywords
 def time_series_wide(
     items: Iterable[Mapping[str, Any]] | None,
     fields: Sequence[str] | None = None,
@@ -211,6 +215,7 @@ def time_series_wide(
     return pd.DataFrame(out, index=_month_index(lo, hi), columns=columns, copy=False)
 
 
+@checked_keywords
 def time_series_long(
     items: Iterable[Mapping[str, Any]] | None, fields: Sequence[str] | None = None
 ) -> pd.DataFrame:
@@ -283,7 +288,10 @@ def _group_cells(data: Any) -> dict[str, dict[str, Any]]:
     return cells
 
 
-def group_current_frame(data: Any, meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
+@checked_keywords
+def group_current_frame(
+    data: Mapping[str, Any] | Sequence[Mapping[str, Any]], meta: Mapping[str, Any] | None = None
+) -> pd.DataFrame:
     """Group current data as one row per field with ``sum`` and ``median``.
 
     Accepts the sandbox layout ``{"sum": {field: x}, "median": {field: y}}``,
@@ -334,8 +342,9 @@ def _window(ords: list[int], date_from: MonthLike, date_to: MonthLike) -> tuple[
     return lo, hi
 
 
+@checked_keywords
 def group_time_series_frame(
-    items: Any,
+    items: Iterable[Mapping[str, Any]] | Mapping[str, Any] | None,
     meta: Mapping[str, Any] | None = None,
     *,
     fields: Sequence[str] | None = None,

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 from deltalake import DeltaTable, write_deltalake
 
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import DateLike, checked_keywords
 
 from ..errors import ValidationError
 from ..frames.schemas import DATE_DTYPE
@@ -212,7 +212,7 @@ def snapshot_public(
     path: str | Path,
     *,
     skus: list[str] | None = None,
-    date: Any = None,
+    date: DateLike | None = None,
     fields: list[str] | None = None,
     lock_timeout: float = 60.0,
     industries: Iterable[str] | str | None = None,
@@ -333,7 +333,11 @@ def snapshot_public(
 
 @checked_keywords
 def load_public(
-    path: str | Path, table: str = "current", *, on: Any = None, as_of: Any = None
+    path: str | Path,
+    table: str = "current",
+    *,
+    on: DateLike | None = None,
+    as_of: int | str | dt.datetime | None = None,
 ) -> pd.DataFrame:
     """Read a Family A table of the research store.
 

@@ -18,6 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 
 __all__ = [
@@ -45,6 +46,7 @@ _ALT: weakref.WeakKeyDictionary[Axes, str] = weakref.WeakKeyDictionary()
 _ALT_LOCK = threading.Lock()
 
 
+@checked_keywords
 def figure(width: float = 7.0, height: float = 3.6, dpi: int = 100) -> tuple[Figure, Axes]:
     """A standalone figure (Agg canvas, no pyplot) and its one Axes.
 
@@ -111,6 +113,7 @@ def set_alt(ax: Axes, text: str) -> None:
         _ALT[ax] = " ".join(str(text).split())
 
 
+@checked_keywords
 def alt_text(ax: Axes) -> str:
     """The alt text of a chart drawn by :mod:`dealframe.plot` ("" for any other Axes).
 
@@ -133,6 +136,7 @@ def alt_text(ax: Axes) -> str:
         return _ALT.get(ax, "")
 
 
+@checked_keywords
 def png(ax_or_fig: Axes | Figure, dpi: int = 100) -> bytes:
     """The PNG bytes of the figure holding ``ax_or_fig`` (its own Agg canvas).
 

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.transforms import blended_transform_factory
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 
 from ._base import ACCENT, PALETTE, SECOND, axes_for, empty, finish
-from .shaping import deal_window, meaningful, trimmed_multiples
+from .shaping import DateWindow, deal_window, meaningful, trimmed_multiples
 
 __all__ = ["PUBLIC_COUNTERPART", "group_n", "multiple_groups", "private_vs_public"]
 
@@ -34,7 +33,10 @@ def group_n(values: pd.Series) -> int:
 
 
 def multiple_groups(
-    current: pd.DataFrame, deals: pd.DataFrame, metric: str = "ev_revenue", window: Any = None
+    current: pd.DataFrame,
+    deals: pd.DataFrame,
+    metric: str = "ev_revenue",
+    window: DateWindow | None = None,
 ) -> dict[str, pd.Series]:
     """The multiples of each group: public comps, all deals, funding rounds, M&A.
 
@@ -88,12 +90,13 @@ def multiple_groups(
     return {name: values.reset_index(drop=True) for name, values in groups.items()}
 
 
+@checked_keywords
 def private_vs_public(
     current: pd.DataFrame,
     deals: pd.DataFrame,
     metric: str = "ev_revenue",
     *,
-    window: Any = None,
+    window: DateWindow | None = None,
     ax: Axes | None = None,
 ) -> Axes:
     """Box plots of a multiple: the public comps today beside the deals (all, rounds, M&A).

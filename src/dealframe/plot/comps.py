@@ -9,6 +9,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 
 from ._base import ACCENT, MUTED, SECOND, axes_for, empty, finish
@@ -55,6 +56,7 @@ def _short_name(name: str, most: int = 22) -> str:
     return name if len(name) <= most else name[: most - 1].rstrip() + "…"
 
 
+@checked_keywords
 def comps_multiples(
     current: pd.DataFrame,
     column: str = "evRevenueNtm",
@@ -155,6 +157,7 @@ def comps_multiples(
     return finish(ax, title, xlabel, ylabel, alt, grid="x")
 
 
+@checked_keywords
 def growth_vs_multiple(
     current: pd.DataFrame,
     x: str = "revenueGrowthNtmLtm",
@@ -226,6 +229,7 @@ def growth_vs_multiple(
     return finish(ax, title, xlabel, ylabel, alt)
 
 
+@checked_keywords
 def group_history(
     history: pd.DataFrame, column: str = "evRevenueNtm", *, ax: Axes | None = None
 ) -> Axes:

@@ -16,10 +16,11 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 from matplotlib.transforms import blended_transform_factory
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 
 from ._base import ACCENT, MUTED, PALETTE, SECOND, axes_for, empty, finish, ticks
-from .shaping import numbers, partial_periods, quarterly_activity
+from .shaping import DateWindow, numbers, partial_periods, quarterly_activity
 
 __all__ = ["METRIC_LABELS", "capital_raised", "deals_per_quarter", "quarterly_medians"]
 
@@ -46,7 +47,10 @@ def _partial_note(table: pd.DataFrame) -> str:
     return f" Partial quarters, drawn hatched: {', '.join(parts)}."
 
 
-def deals_per_quarter(deals: pd.DataFrame, *, window: Any = None, ax: Axes | None = None) -> Axes:
+@checked_keywords
+def deals_per_quarter(
+    deals: pd.DataFrame, *, window: DateWindow | None = None, ax: Axes | None = None
+) -> Axes:
     """Deals per quarter, stacked by deal type.
 
     Parameters
@@ -139,7 +143,10 @@ def _money(value: float) -> str:
     return f"${value / 1000:,.1f}bn" if abs(value) >= 1000 else f"${value:,.0f}m"
 
 
-def capital_raised(deals: pd.DataFrame, *, window: Any = None, ax: Axes | None = None) -> Axes:
+@checked_keywords
+def capital_raised(
+    deals: pd.DataFrame, *, window: DateWindow | None = None, ax: Axes | None = None
+) -> Axes:
     """Capital raised per quarter: the sum of the disclosed ``deal_raised`` (millions USD).
 
     A quarter in which no deal disclosed an amount is marked "n/a" (no bar that reads as 0);
@@ -210,6 +217,7 @@ def capital_raised(deals: pd.DataFrame, *, window: Any = None, ax: Axes | None =
     return finish(ax, title, "quarter", ylabel, alt)
 
 
+@checked_keywords
 def quarterly_medians(
     buckets: pd.DataFrame, *, local: pd.DataFrame | None = None, ax: Axes | None = None
 ) -> Axes:

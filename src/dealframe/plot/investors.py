@@ -9,6 +9,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 
 from ._base import ACCENT, PALETTE, SECOND, axes_for, empty, finish
@@ -23,6 +24,7 @@ def _top(top: object) -> int:
     return top
 
 
+@checked_keywords
 def top_investors(deals: pd.DataFrame, *, top: int = 15, ax: Axes | None = None) -> Axes:
     """The investors with the most deals led (funding rounds) or bought (M&A).
 
@@ -76,6 +78,7 @@ def top_investors(deals: pd.DataFrame, *, top: int = 15, ax: Axes | None = None)
     return finish(ax, title, xlabel, ylabel, alt, grid="x")
 
 
+@checked_keywords
 def co_investment(
     co_investors: pd.DataFrame,
     *,

@@ -24,19 +24,21 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pandas as pd
 
 from dealframe._vocab import DEAL_TYPES
 from dealframe.analytics import bucket_medians
+from dealframe.arguments import DateLike
 from dealframe.errors import ValidationError
 from dealframe.frames.participants import explode_participants
 
 __all__ = [
     "MULTIPLE_BOUNDS",
     "MULTIPLE_DENOMINATORS",
+    "DateWindow",
     "co_investment_pairs",
     "deal_window",
     "investor_activity",
@@ -50,6 +52,10 @@ __all__ = [
     "quarterly_activity",
     "trimmed_multiples",
 ]
+
+#: The ``window`` of a chart: ``(date_from, date_to)``, inclusive; None for either bound takes
+#: it from the deals (:func:`deal_window`).
+DateWindow: TypeAlias = tuple[DateLike | None, DateLike | None]
 
 #: Upper bound of a meaningful multiple, per Family A field and per deal column: above it the
 #: value is shown as "NM" (not meaningful) and left out of medians and quartiles.
@@ -133,7 +139,9 @@ def meaningful(frame: pd.DataFrame, column: str, bound: float | None = None) -> 
     )
 
 
-def trimmed_multiples(deals: pd.DataFrame, metric: str, window: Any = None) -> pd.Series:
+def trimmed_multiples(
+    deals: pd.DataFrame, metric: str, window: DateWindow | None = None
+) -> pd.Series:
     """The meaningful values of a deal multiple that the service's method keeps.
 
     NM values (:func:`multiple_status`) are dropped first, then outliers beyond 1.5 IQR of
@@ -177,7 +185,9 @@ def _day(value: Any, argument: str) -> pd.Timestamp | None:
     return stamp.normalize().tz_localize(None) if stamp.tzinfo else stamp.normalize()
 
 
-def deal_window(deals: pd.DataFrame, window: Any = None) -> tuple[pd.Timestamp, pd.Timestamp]:
+def deal_window(
+    deals: pd.DataFrame, window: DateWindow | None = None
+) -> tuple[pd.Timestamp, pd.Timestamp]:
     """The inclusive date window of a deals frame.
 
     ``window`` (a pair of dates, either None) wins; else the ``date_from``/``date_to`` filters
@@ -236,7 +246,7 @@ def partial_periods(starts: Any, ends: Any, window: tuple[Any, Any]) -> np.ndarr
     return (first < start.to_datetime64()) | (last > end.to_datetime64())
 
 
-def quarterly_activity(deals: pd.DataFrame, window: Any = None) -> pd.DataFrame:
+def quarterly_activity(deals: pd.DataFrame, window: DateWindow | None = None) -> pd.DataFrame:
     """Deals per quarter and deal type, and the capital they raised, for every quarter.
 
     Parameters

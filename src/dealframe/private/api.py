@@ -362,7 +362,9 @@ class PrivateApi:
             raise ValidationError("entity", f"one of {', '.join(ENTITIES)}", got=entity)
         return name
 
-    def schema(self, entity: str, *, refresh: bool = False, deadline: Any = None) -> FilterSchema:
+    def schema(
+        self, entity: str, *, refresh: bool = False, deadline: float | None = None
+    ) -> FilterSchema:
         """The filter schema of ``entity`` from its discovery document (cached per client).
 
         Parameters
@@ -370,9 +372,9 @@ class PrivateApi:
         entity : {"companies", "investors", "transactions"}
         refresh : bool, default False
             Read the discovery document again instead of the client's copy.
-        deadline : optional
-            The deadline of the call that asks (the transport's call budget); None for a
-            call of its own.
+        deadline : float, optional
+            The deadline (``time.monotonic()`` seconds) of the call that asks (the
+            transport's call budget); None for a call of its own.
 
         Returns
         -------

@@ -19,7 +19,10 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # type checkers see the real signatures; importing stays light
+    from .build import REPORT_SECTIONS, REPORT_TABLES, ReportPaths, build_report
 
 __all__ = ["REPORT_SECTIONS", "REPORT_TABLES", "ReportPaths", "build_report"]
 

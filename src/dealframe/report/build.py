@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.plot.shaping import (
     co_investment_pairs,
@@ -169,13 +170,14 @@ def _manifest(
     }
 
 
+@checked_keywords
 def build_report(
     client: Client,
     out_dir: str | os.PathLike[str],
     *,
     cohort: Mapping[str, Any] | Cohort | None = None,
     group: Mapping[str, Any] | None = None,
-    window: Any = None,
+    window: tuple[str | dt.date | None, None] | None = None,
     metric: str = "ev_revenue",
     top: int = 15,
     progress: bool | Callable[[str], None] | None = None,
