@@ -9,6 +9,7 @@ what it could not do, and how many requests it needed.
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     via,
 )
 
-from dealframe import mirror
+from dealframe import doctor, mirror
 from dealframe.notices import ServiceContractWarning
 
 P = "/api/private/v1"
@@ -110,3 +111,16 @@ def test_mirror_sync_reads_every_row_when_meta_says_nothing_of_what_follows(
     want = mirror.load(tmp_path / "direct", "deals", include_deleted=True)
     assert len(got) > 1000
     assert_same(got.sort_values("id", ignore_index=True), want.sort_values("id", ignore_index=True))
+
+
+def test_the_doctor_reports_the_rows_a_clamped_list_served(via, proxy):
+    """A list clamped to 100 rows whose meta says neither total, has_more nor limit: the doctor
+    says 100 of 1,000 arrived (it used to say 1000 rows per page) and what the walk does."""
+    proxy.add(f"^{P}/companies$", clamp_limit(100), meta_delete("total", "has_more", "limit"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diagnosis = doctor(via)
+    check = next(c for c in diagnosis.checks if c.name == "B.paging.limit")
+    assert check.observed.startswith("100 rows of 1,000 asked"), check.observed
+    assert "page 2 at 100 rows" in check.observed
+    assert check.verdict == "adapted"

@@ -596,9 +596,24 @@ def _paging(d: _Doctor) -> None:
                 f"limit 1000 served as {served} (said in meta.limit): pages of {served}{note}",
                 ADAPTED,
             )
-        if len(items) < 1000 and meta.get("has_more"):
-            return f"{len(items)} rows with has_more true: pages of {len(items)}{note}", ADAPTED
-        return f"1000 rows per page{note}", ADAPTED if missing else HOLDS
+        got = len(items)
+        if got >= 1000:
+            return f"1000 rows per page{note}", ADAPTED if missing else HOLDS
+        seen = f"{got} rows of 1,000 asked"
+        total = meta.get("total")
+        total = total if isinstance(total, int) and not isinstance(total, bool) else None
+        if meta.get("has_more") is True:
+            return f"{seen} with has_more true: pages of {got}{note}", ADAPTED
+        if total is not None and total > got:
+            return f"{seen} of meta.total {total}: pages of {got}{note}", ADAPTED
+        if total is None and meta.get("has_more") is None and got:
+            return (
+                f"{seen}, and meta says neither total nor has_more: the walk asks for page 2 "
+                f"at {got} rows and goes on until an empty or short page{note}",
+                ADAPTED,
+            )
+        whole = f"{seen}: the whole list" + ("" if total is None else f" (meta.total {total})")
+        return f"{whole}{note}", ADAPTED if missing else HOLDS
 
     d.run("B.paging.limit", "POST lists take limit up to 1000 (bound not shown)", limit)
 
