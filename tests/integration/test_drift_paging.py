@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import sys
 import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
+    Action,
     assert_same,
     clamp_limit,
     direct,
@@ -31,7 +34,8 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     via,
 )
 
-from dealframe import doctor, mirror
+from dealframe import Client, doctor, mirror
+from dealframe.errors import BadRequestError
 from dealframe.notices import ServiceContractWarning
 
 P = "/api/private/v1"
@@ -73,9 +77,10 @@ def test_short_pages_without_total_or_has_more_are_not_taken_as_the_last(
     assert o.value.attrs["page_size"] == 100
     pages = -(-len(companies_ref) // 100)
     asked = proxy.pages(COMPANIES)
-    # every page once; with no total the walk may have asked up to a window ahead
+    # every page once; with no total the walk may have asked ahead of the end (a window of
+    # requests in flight, and pages that arrived while an earlier one was late)
     assert sorted(asked)[:pages] == list(range(1, pages + 1))
-    assert len(set(asked)) == len(asked) <= pages + FAST["max_workers"]
+    assert len(set(asked)) == len(asked) <= pages + 2 * FAST["max_workers"]
     no_meta_warned = [m for m in o.warned(ServiceContractWarning) if "no meta" in m]
     assert len(no_meta_warned) == (rewrite.name == "no_meta")  # said once, not per page
 
@@ -124,3 +129,83 @@ def test_the_doctor_reports_the_rows_a_clamped_list_served(via, proxy):
     assert check.observed.startswith("100 rows of 1,000 asked"), check.observed
     assert "page 2 at 100 rows" in check.observed
     assert check.verdict == "adapted"
+
+
+def refuse(status: int, body: Callable[[int], Any], over: int, member: str) -> Action:
+    """Refuse, with ``status`` and ``body(sent)``, a POST whose ``member`` (``limit``, or the
+    number of ``names``) is above ``over``: a service with a smaller bound than the client's."""
+
+    def apply(ex: Any) -> None:
+        value = ex.body.get(member) if isinstance(ex.body, dict) else None
+        sent = len(value) if isinstance(value, list) else value
+        if isinstance(sent, int) and sent > over:
+            ex.forward, ex.status, ex._doc = False, status, None
+            ex.headers = {"Content-Type": "application/json"}
+            ex.content = orjson.dumps(body(sent))
+
+    return Action(f"refuse({member} > {over})", on_request=apply)
+
+
+@pytest.fixture
+def fresh(sandbox: Any, proxy: Any) -> Iterator[Any]:
+    """A client through the proxy of its own (what it learns of the service stays with it)."""
+    with Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+    ) as c:
+        yield c
+
+
+def test_a_list_refusing_limit_above_100_is_read_in_pages_of_100(fresh, proxy, companies_ref):
+    """``limit: must be between 1 and 100, got 1000`` (400): page 1 is asked again with the
+    stated bound, the client keeps it for its later calls, and says so once in attrs."""
+    said = {"error": {"code": "BAD_REQUEST", "message": "Invalid request", "details": {}}}
+
+    def body(sent: int) -> Any:
+        said["error"]["details"] = {"errors": [f"limit: must be between 1 and 100, got {sent}"]}
+        return said
+
+    proxy.add(COMPANIES, refuse(400, body, 100, "limit"), method="POST")
+    o = outcome(lambda: fresh.private.companies(strict=True))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, companies_ref, ignore_index=True)
+    assert o.value.attrs["page_size"] == 100
+    assert "limit 1000 refused" in o.value.attrs["page_size_refused"]
+    assert not o.warned(Warning)
+    pages = -(-len(companies_ref) // 100)
+    assert proxy.count(COMPANIES) == 1 + pages  # the refused page 1, then every page once
+    proxy.reset()
+    proxy.add(COMPANIES, refuse(400, body, 100, "limit"), method="POST")
+    again = fresh.private.companies()
+    assert_same(again, companies_ref, ignore_index=True)
+    assert proxy.count(COMPANIES) == pages  # no request refused: the bound is remembered
+    assert "page_size_refused" not in again.attrs
+
+
+def test_a_limit_refused_without_a_bound_is_halved(fresh, proxy, companies_ref):
+    """A 422 naming ``limit`` without a number: page 1 is asked at 500, then 250."""
+    detail = {"detail": [{"loc": ["body", "limit"], "msg": "limit is too large"}]}
+    proxy.add(COMPANIES, refuse(422, lambda sent: detail, 300, "limit"), method="POST")
+    got = fresh.private.companies()
+    assert_same(got, companies_ref, ignore_index=True)
+    assert got.attrs["page_size"] == 250
+    assert proxy.pages(COMPANIES)[:3] == [1, 1, 1]
+
+
+def test_other_bad_requests_are_still_raised(fresh, proxy):
+    proxy.add(COMPANIES, refuse(400, lambda sent: {"detail": "sort: unknown"}, 0, "limit"))
+    with pytest.raises(BadRequestError, match="sort: unknown"):
+        fresh.private.companies()
+    assert proxy.count(COMPANIES) == 1
+
+
+def test_resolve_splits_a_batch_refused_with_422(fresh, direct, proxy):
+    """FastAPI's validation status (422) for too many names: split like a 400 or 413."""
+    names = direct.private.companies(limit=300)["name"].tolist()
+    ref = direct.private.resolve_companies(names).matches
+    detail = {
+        "detail": [{"loc": ["body", "names"], "msg": "ensure this value has at most 50 items"}]
+    }
+    proxy.add(f"^{P}/companies/resolve$", refuse(422, lambda sent: detail, 50, "names"))
+    got = fresh.private.resolve_companies(names).matches
+    assert_same(got, ref)
+    assert proxy.count("/resolve") == 1 + 6  # the refused batch of 300, then six of 50
