@@ -209,3 +209,16 @@ def test_resolve_splits_a_batch_refused_with_422(fresh, direct, proxy):
     got = fresh.private.resolve_companies(names).matches
     assert_same(got, ref)
     assert proxy.count("/resolve") == 1 + 6  # the refused batch of 300, then six of 50
+
+
+def test_the_doctor_says_a_refused_limit_is_adapted_to(fresh, proxy):
+    """A list refusing ``limit`` above 100: the doctor asks again at 100, as the client does."""
+    said = {"detail": "limit: must be between 1 and 100, got 1000"}
+    proxy.add(COMPANIES, refuse(400, lambda sent: said, 100, "limit"), method="POST")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diagnosis = doctor(fresh)
+    check = next(c for c in diagnosis.checks if c.name == "B.paging.limit")
+    assert check.observed.startswith("limit 1000 refused (400: "), check.observed
+    assert "100 rows per page" in check.observed
+    assert check.verdict == "adapted"
