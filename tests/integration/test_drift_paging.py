@@ -222,3 +222,31 @@ def test_the_doctor_says_a_refused_limit_is_adapted_to(fresh, proxy):
     assert check.observed.startswith("limit 1000 refused (400: "), check.observed
     assert "100 rows per page" in check.observed
     assert check.verdict == "adapted"
+
+
+def zero_indexed() -> Action:
+    """A service that counts ``page`` from 0: page 1 is its second page, and says so."""
+
+    def ask(ex: Any) -> None:
+        ex.set_param("page", (ex.page or 0) + 1)
+
+    def answer(ex: Any) -> None:
+        doc = ex.doc()
+        meta = doc.get("meta") if isinstance(doc, dict) else None
+        if isinstance(meta, dict):
+            meta["page"] -= 1
+            meta["has_more"] = (meta["page"] + 1) * meta["limit"] < meta["total"]
+            ex.set_doc(doc)
+
+    return Action("zero_indexed", on_request=ask, on_response=answer)
+
+
+def test_a_list_one_page_short_asks_whether_pages_count_from_0(via, proxy, companies_ref):
+    """The first 1000 rows never come from a service counting pages from 0: the warning
+    names that cause, not only a change of the data."""
+    proxy.add(COMPANIES, zero_indexed(), method="POST")
+    o = outcome(lambda: via.private.companies())
+    assert o.error is None, repr(o.error)
+    assert len(o.value) == len(companies_ref) - 1000
+    messages = o.warned(ServiceContractWarning)
+    assert any("exactly one page of 1000 rows short" in m and "from 0" in m for m in messages)

@@ -145,6 +145,25 @@ def _smaller_page(error: ApiError, sent: int) -> int | None:
     return max(numbers) if numbers else sent // 2
 
 
+def _why_short(shortfall: int, size: int) -> str:
+    """The likely cause of a list walk that ended ``shortfall`` rows short of ``meta.total``.
+
+    Exactly one page short is what a service that counts ``page`` from 0 gives: its page 1
+    is the second page, and the first is never asked for.
+
+    Examples
+    --------
+    >>> _why_short(1000, 1000)
+    'exactly one page of 1000 rows short: does the service count page from 0? Or did the data change while pages were read?'
+    """
+    if shortfall == size:
+        return (
+            f"exactly one page of {size} rows short: does the service count page from 0? "
+            "Or did the data change while pages were read?"
+        )
+    return "did the data change while pages were read?"
+
+
 #: Parameter descriptions shared by the methods (each ``{name}`` line of their docstrings).
 _DOCS = {
     "refresh": """refresh : bool, default False
@@ -631,7 +650,7 @@ class PrivateApi:
                 "count_mismatch",
                 f"meta.total announced {pulled.expected} rows"
                 f"{' (capped by limit)' if limit is not None else ''}; {distinct} distinct "
-                "rows arrived (did the data change while pages were read?)",
+                f"rows arrived ({_why_short(pulled.expected - distinct, pages.size)})",
                 shortfall=pulled.expected - distinct,
             )
         truncated = limit is not None and (pulled.total is None or pulled.total > limit)
