@@ -54,6 +54,7 @@ __all__ = [
     "DOCUMENTED_FIELDS",
     "MAX_COUNT",
     "NOT_NULL",
+    "NO_META",
     "Finding",
     "Findings",
     "PageRead",
@@ -428,6 +429,10 @@ def _add_repeats(
         )
 
 
+#: The finding of a collection page without ``meta`` (one per walk, not one per page).
+NO_META = "no meta (total, has_more, limit unknown): paged until an empty or short page"
+
+
 def read_page(
     doc: Mapping[str, Any], found: Findings, *, number: int, where: str | None = None
 ) -> PageRead:
@@ -435,7 +440,7 @@ def read_page(
 
     ``data`` that is not a list counts as an empty page; items that are not objects are
     dropped (``wrong_shape``); a ``meta.returned`` that differs from the items received
-    is a ``count_mismatch``.
+    is a ``count_mismatch``; a page without ``meta`` is a ``bad_meta`` (:data:`NO_META`).
 
     Examples
     --------
@@ -451,6 +456,7 @@ def read_page(
     data = data if isinstance(data, list) else []
     meta = doc.get("meta")
     if meta is None:
+        found.add("bad_meta", NO_META, where=where)
         meta = {}
     elif not isinstance(meta, Mapping):
         found.add("bad_meta", f"meta is {type(meta).__name__}, not an object: ignored", where=where)

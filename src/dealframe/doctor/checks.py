@@ -26,6 +26,7 @@ from ..arguments import checked_keywords
 from ..client import Client
 from ..contract import DOCUMENTED_FIELDS
 from ..errors import (
+    ApiError,
     ConfigurationError,
     DealframeError,
     TransportError,
@@ -42,6 +43,7 @@ from ..frames.private import (
 )
 from ..frames.public import group_current_frame
 from ..frames.schemas import CURRENT_DATA
+from ..private.api import _smaller_page
 from ..public.sku import sku_version
 
 if TYPE_CHECKING:
@@ -187,16 +189,19 @@ class _Doctor:
         """The JSON document of a successful answer to one request (:meth:`send`)."""
         return self.ok_json(self.send(family, method, path, **request))
 
+    def error(self, response: Response) -> DealframeError:
+        """The typed error the client raises for an unsuccessful ``response``."""
+        return error_from_response(
+            response.status,
+            response.content,
+            response.request,
+            response.headers,
+            secrets=self.t._secrets,
+        )
+
     def ok_json(self, response: Response) -> Any:
         if response.status != 200:
-            error = error_from_response(
-                response.status,
-                response.content,
-                response.request,
-                response.headers,
-                secrets=self.t._secrets,
-            )
-            raise _Seen(f"status {response.status}: {error}")
+            raise _Seen(f"status {response.status}: {self.error(response)}")
         try:
             doc = response.json()
         except DealframeError as exc:
@@ -574,8 +579,17 @@ def _vocabularies(d: _Doctor) -> None:
 
 def _paging(d: _Doctor) -> None:
     def limit() -> tuple[str, str]:
-        body = {"filters": {}, "sort": "name:asc", "page": 1, "limit": 1000}
-        doc = d.answer("private", "POST", f"{_B}/companies", json=body)
+        asked, refused = 1000, ""
+        body = {"filters": {}, "sort": "name:asc", "page": 1, "limit": asked}
+        response = d.send("private", "POST", f"{_B}/companies", json=body)
+        error = d.error(response) if response.status != 200 else None
+        smaller = _smaller_page(error, asked) if isinstance(error, ApiError) else None
+        if smaller is not None:  # the client asks again at the bound it states (or half)
+            refused = f"limit {asked} refused ({response.status}: {error}); asked again: "
+            asked = smaller
+            body["limit"] = asked
+            response = d.send("private", "POST", f"{_B}/companies", json=body)
+        doc = d.ok_json(response)
         items = _items(doc)
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         d.facts["company"] = next(
@@ -591,14 +605,30 @@ def _paging(d: _Doctor) -> None:
             if missing
             else ""
         )
-        if isinstance(served, int) and served < 1000:
+        if isinstance(served, int) and served < asked:
             return (
-                f"limit 1000 served as {served} (said in meta.limit): pages of {served}{note}",
+                f"{refused}limit {asked} served as {served} (said in meta.limit): "
+                f"pages of {served}{note}",
                 ADAPTED,
             )
-        if len(items) < 1000 and meta.get("has_more"):
-            return f"{len(items)} rows with has_more true: pages of {len(items)}{note}", ADAPTED
-        return f"1000 rows per page{note}", ADAPTED if missing else HOLDS
+        got = len(items)
+        if got >= asked:
+            return f"{refused}{asked} rows per page{note}", ADAPTED if missing or refused else HOLDS
+        seen = f"{refused}{got} rows of {asked:,} asked"
+        total = meta.get("total")
+        total = total if isinstance(total, int) and not isinstance(total, bool) else None
+        if meta.get("has_more") is True:
+            return f"{seen} with has_more true: pages of {got}{note}", ADAPTED
+        if total is not None and total > got:
+            return f"{seen} of meta.total {total}: pages of {got}{note}", ADAPTED
+        if total is None and meta.get("has_more") is None and got:
+            return (
+                f"{seen}, and meta says neither total nor has_more: the walk asks for page 2 "
+                f"at {got} rows and goes on until an empty or short page{note}",
+                ADAPTED,
+            )
+        whole = f"{seen}: the whole list" + ("" if total is None else f" (meta.total {total})")
+        return f"{whole}{note}", ADAPTED if missing or refused else HOLDS
 
     d.run("B.paging.limit", "POST lists take limit up to 1000 (bound not shown)", limit)
 

@@ -42,8 +42,9 @@ __all__ = ["Fetch", "FeedWalk", "client_fetch", "PAGE_SIZE"]
 PAGE_SIZE = 1000
 
 #: ``fetch(since, page) -> (frame, total)``: one page of ``updated_at >= since`` (all rows when
-#: None), include_deleted, sorted ``updated_at:asc``; ``total`` is the query's row count.
-Fetch = Callable[[pd.Timestamp | None, int], tuple[pd.DataFrame, int]]
+#: None), include_deleted, sorted ``updated_at:asc``; ``total`` is the query's row count (None
+#: when the answer does not say).
+Fetch = Callable[[pd.Timestamp | None, int], tuple[pd.DataFrame, int | None]]
 
 
 def client_fetch(client: Any, entity: str, page_size: int = PAGE_SIZE) -> Fetch:
@@ -56,7 +57,7 @@ def client_fetch(client: Any, entity: str, page_size: int = PAGE_SIZE) -> Fetch:
     """
     name = api_entity(entity)
 
-    def fetch(since: pd.Timestamp | None, page: int) -> tuple[pd.DataFrame, int]:
+    def fetch(since: pd.Timestamp | None, page: int) -> tuple[pd.DataFrame, int | None]:
         filters: dict[str, Any] = {"include_deleted": True}
         if since is not None:
             filters["updated_at"] = {"gte": since.isoformat()}
@@ -64,7 +65,7 @@ def client_fetch(client: Any, entity: str, page_size: int = PAGE_SIZE) -> Fetch:
             name, filters, sort="updated_at:asc", page=page, limit=page_size, cache=False
         )
         total = frame.attrs.get("total")
-        return frame, int(total if total is not None else len(frame))
+        return frame, None if total is None else int(total)
 
     return fetch
 
@@ -157,14 +158,18 @@ class FeedWalk:
             held = frame[boundary]
             cursor, page, tie_total = last, 1, None
 
-    def _last(self, frame: pd.DataFrame, page: int, total: int) -> bool:
+    def _last(self, frame: pd.DataFrame, page: int, total: int | None) -> bool:
         """Whether this page ends the query. A service may serve fewer rows per page than
         asked (the document gives no upper bound of ``limit``): a short page is the last
         only when it is shorter than the page size it served (``meta.limit``), ``has_more``
-        does not say otherwise and the query's ``total`` is reached. An empty page is always
-        the last (no walk can go on forever on a service that miscounts)."""
+        does not say otherwise and the query's ``total`` is reached. Without ``total`` and
+        ``has_more`` nothing says a short page is the last: the walk goes on (from the last
+        timestamp) until a page is empty. An empty page is always the last (no walk can go
+        on forever on a service that miscounts)."""
         if not len(frame):
             return True
+        if total is None:
+            return frame.attrs.get("has_more") is False
         served = frame.attrs.get("limit")
         if not isinstance(served, int) or isinstance(served, bool) or served < 1:
             served = self.page_size

@@ -51,7 +51,7 @@ from .filters import EnumValueError, FilterSchema
 from .ids import check_ids
 from .order import merged_order
 from .outside import outside_filters
-from .paging import Pages, pull_pages
+from .paging import PAGE_SIZE, Pages, pull_pages
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -101,6 +101,16 @@ Flag = bool | None
 Text = str | Mapping[str, str] | None
 
 
+#: Statuses with which a service may refuse a request as too large (a batch of names, a
+#: ``limit``): 400, 413, and 422 (FastAPI's validation status).
+TOO_LARGE = (400, 413, 422)
+
+
+def _said(error: ApiError) -> str:
+    """An error's message and listed errors, as one text."""
+    return " ".join([error.message, *(str(e) for e in error.details.get("errors") or [])])
+
+
 def _stated_bound(error: ApiError, sent: int) -> int | None:
     """The largest batch an error says the service takes (``at most 100 names``), if it says.
 
@@ -109,9 +119,49 @@ def _stated_bound(error: ApiError, sent: int) -> int | None:
     >>> _stated_bound(BadRequestError(400, "BAD_REQUEST", "names: at most 100 names"), 1000)
     100
     """
-    said = " ".join([error.message, *(str(e) for e in error.details.get("errors") or [])])
-    numbers = [int(n) for n in re.findall(r"\d+", said) if 0 < int(n) < sent]
+    numbers = [int(n) for n in re.findall(r"\d+", _said(error)) if 0 < int(n) < sent]
     return min(numbers) if numbers else None
+
+
+def _smaller_page(error: ApiError, sent: int) -> int | None:
+    """The page size to ask for after ``error`` refused ``limit=sent``: the bound the error
+    states, else half; None when the error is not about ``limit`` (or ``sent`` is 1).
+
+    Examples
+    --------
+    >>> said = "limit: must be between 1 and 100, got 1000"
+    >>> _smaller_page(BadRequestError(400, "BAD_REQUEST", said), 1000)
+    100
+    >>> _smaller_page(BadRequestError(400, "BAD_REQUEST", "limit too large"), 1000)
+    500
+    >>> _smaller_page(BadRequestError(400, "BAD_REQUEST", "sort: unknown key"), 1000) is None
+    True
+    """
+    said = _said(error)
+    if error.status not in TOO_LARGE or sent < 2 or "limit" not in said.lower():
+        return None
+    # the largest number below what was sent: "between 1 and 100, got 1000" states 100
+    numbers = [int(n) for n in re.findall(r"\d+", said) if 0 < int(n) < sent]
+    return max(numbers) if numbers else sent // 2
+
+
+def _why_short(shortfall: int, size: int) -> str:
+    """The likely cause of a list walk that ended ``shortfall`` rows short of ``meta.total``.
+
+    Exactly one page short is what a service that counts ``page`` from 0 gives: its page 1
+    is the second page, and the first is never asked for.
+
+    Examples
+    --------
+    >>> _why_short(1000, 1000)
+    'exactly one page of 1000 rows short: does the service count page from 0? Or did the data change while pages were read?'
+    """
+    if shortfall == size:
+        return (
+            f"exactly one page of {size} rows short: does the service count page from 0? "
+            "Or did the data change while pages were read?"
+        )
+    return "did the data change while pages were read?"
 
 
 #: Parameter descriptions shared by the methods (each ``{name}`` line of their docstrings).
@@ -319,6 +369,9 @@ class PrivateApi:
         self._lock = threading.Lock()
         #: Names per resolve request: lowered when a service refuses a batch as too large.
         self._names_per_resolve = NAMES_PER_RESOLVE
+        #: Rows per list page asked for: lowered when a service refuses ``limit`` as too large.
+        self._list_page_size = PAGE_SIZE
+        self._page_size_refused = ""  # why it was lowered (said on the call that found out)
 
     def __repr__(self) -> str:
         return "<PrivateApi /api/private/v1>"
@@ -484,18 +537,29 @@ class PrivateApi:
                     "private", "POST", f"{PREFIX}/{entity}", json=paged, kind=kind
                 )
 
-            return pull_pages(
-                fetch,
-                limit=cap,
-                workers=self._workers,
-                progress=self._progress(progress),
-                desc=entity,
-                parse=parse,
-                pool=self._t.pool,
-                found=found,
-                lookup=stored if cache and not refresh else None,
-                reader=shape.LIST_READERS.get(entity),
-            )
+            while True:
+                size = self._list_page_size
+                try:
+                    return pull_pages(
+                        fetch,
+                        limit=cap,
+                        workers=self._workers,
+                        progress=self._progress(progress),
+                        desc=entity,
+                        parse=parse,
+                        pool=self._t.pool,
+                        found=found,
+                        page_size=size,
+                        lookup=stored if cache and not refresh else None,
+                        reader=shape.LIST_READERS.get(entity),
+                    )
+                except BadRequestError as exc:  # page 1 refused: is it its limit?
+                    sent = min(size, cap) if cap else size
+                    smaller = _smaller_page(exc, sent)
+                    if smaller is None:
+                        raise
+                    self._list_page_size = smaller  # for this client's later calls too
+                    self._page_size_refused = f"limit {sent} refused ({exc}): pages of {smaller}"
 
         ids = wire.get("id")
         if not ids:
@@ -553,9 +617,11 @@ class PrivateApi:
             with shaping(info, endpoint):
                 return shape.list_page_columns(entity, items)
 
+        before = self._list_page_size
         pulled = self._pull_list(
             entity, wire, sort, limit, parse, progress, refresh, cache, deadline, found
         )
+        refused = self._page_size_refused if self._list_page_size < before else None
         pages = pulled.pages
         with shaping(info, endpoint):
             frame = shape.list_frame(entity, pages.parts)
@@ -586,7 +652,7 @@ class PrivateApi:
                 "count_mismatch",
                 f"meta.total announced {pulled.expected} rows"
                 f"{' (capped by limit)' if limit is not None else ''}; {distinct} distinct "
-                "rows arrived (did the data change while pages were read?)",
+                f"rows arrived ({_why_short(pulled.expected - distinct, pages.size)})",
                 shortfall=pulled.expected - distinct,
             )
         truncated = limit is not None and (pulled.total is None or pulled.total > limit)
@@ -604,6 +670,7 @@ class PrivateApi:
             page_size=pages.size,
             findings=found.records(),
             **({} if missing is None else {"missing_ids": missing}),
+            **({} if refused is None else {"page_size_refused": refused}),
         )
         pages.raise_for_failures(frame)
         found.report(strict=strict, partial=frame, expected=pulled.expected, received=distinct)
@@ -1745,7 +1812,7 @@ class PrivateApi:
         cache: bool,
         deadline: Any,
     ) -> tuple[dict[int, tuple[list[str], Any]], list[Any], list[Any]]:
-        """Send ``names`` in batches; a batch refused as too large (400 or 413) is split.
+        """Send ``names`` in batches; a batch refused as too large (400, 413, 422) is split.
 
         How many names one request may carry is not stated by the interface document. The
         client starts at :data:`NAMES_PER_RESOLVE` and halves the batch each time a service
@@ -1770,7 +1837,7 @@ class PrivateApi:
                     json={"names": batch},
                 )
             except (BadRequestError, ApiError) as exc:
-                if len(batch) > 1 and exc.status in (400, 413):
+                if len(batch) > 1 and exc.status in TOO_LARGE:
                     return exc  # perhaps too many names at once: split below
                 raise
 

@@ -24,6 +24,9 @@ The walk never trusts ``meta`` blindly:
 - it follows ``has_more`` and stops at the first empty or short page, whatever ``total``
   says, so an inflated ``total`` costs at most one window of extra requests;
 - a missing ``total`` just means "walk until the end";
+- a short page 1 whose ``meta`` says neither ``total`` nor ``has_more`` (or no ``meta``
+  at all) is not taken as the last: page 2 is asked for at page 1's size, and an
+  empty page 2 ends the walk (one request more, only for such a service);
 - a page whose identities repeat an earlier page's (a service that ignores ``page``) ends
   the walk with a ``repeated_page`` finding;
 - a ``meta.limit`` smaller than asked (a service that clamps ``limit``) is adopted as the
@@ -44,7 +47,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
-from ..contract import Findings, PageRead, identities, keys_present, read_page
+from ..contract import NO_META, Findings, PageRead, identities, keys_present, read_page
 from ..errors import DealframeError, IncompleteResultError
 from ..transport.body import expecting
 from ..transport.paging import FATAL_ERRORS, ItemFailure, WorkerPool, _bar, show_progress
@@ -233,7 +236,11 @@ class _Walk(Generic[T]):
     def commit(self, number: int, ready: _Ready) -> PageRead:
         """Add a prepared page in page order; decide whether the walk ends here."""
         page = ready.page
-        self.found.items += ready.found.items
+        self.found.items += [  # a service without meta: said once, not once per page
+            f
+            for f in ready.found.items
+            if f.message != NO_META or not any(g.message == NO_META for g in self.found.items)
+        ]
         if ready.signature is not None and ready.signature in self.seen:
             self.found.add(
                 "repeated_page",
@@ -266,10 +273,11 @@ def _plan(
     served = asked
     if first.limit is not None and 0 < first.limit < asked:
         served = first.limit  # the service clamps limit: page k holds rows (k-1)*served ...
-    elif (
-        first.limit is None
-        and 0 < len(first.items) < asked
-        and (first.has_more or (first.total or 0) > len(first.items))
+    elif 0 < len(first.items) < asked and (
+        (first.limit is None and (first.has_more or (first.total or 0) > len(first.items)))
+        # nothing says whether more follows: a service that serves fewer rows than asked,
+        # or the last page? Page 2 (asked at this size) tells: an empty one ends the walk
+        or (first.has_more is None and first.total is None)
     ):
         served = len(first.items)
     if first.total is None:

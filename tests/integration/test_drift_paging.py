@@ -1,0 +1,252 @@
+"""List walks against services that page differently from the sandbox, over the drift proxy.
+
+The interface document leaves the upper bound of ``limit`` for POST lists, and how ``page``
+counts, "not shown". Each test rewrites the sandbox's answers into one such service and
+asserts that the client reads the same rows as one talking to the sandbox directly, or says
+what it could not do, and how many requests it needed.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
+    Action,
+    assert_same,
+    clamp_limit,
+    direct,
+    edit,
+    fresh_rules,
+    meta_delete,
+    no_hang,
+    outcome,
+    proxy,
+    via,
+)
+
+from dealframe import Client, doctor, mirror
+from dealframe.errors import BadRequestError
+from dealframe.notices import ServiceContractWarning
+
+P = "/api/private/v1"
+COMPANIES = f"^{P}/companies$"
+DEALS = f"^{P}/transactions$"
+
+
+def no_meta() -> Any:
+    def apply(doc: Any) -> Any:
+        if isinstance(doc, dict):
+            doc.pop("meta", None)
+        return doc
+
+    return edit(apply, "no_meta")
+
+
+@pytest.fixture(scope="module")
+def companies_ref(direct: Any) -> Any:
+    frame = direct.private.companies()
+    assert len(frame) > 1000, "the tests need several pages"
+    return frame
+
+
+@pytest.mark.parametrize(
+    "rewrite",
+    [meta_delete("total", "has_more", "limit"), meta_delete("total", "has_more"), no_meta()],
+    ids=["page-returned-only", "limit-only", "no-meta"],
+)
+def test_short_pages_without_total_or_has_more_are_not_taken_as_the_last(
+    rewrite, via, proxy, companies_ref
+):
+    """A service serving 100 rows a page whose answers say nothing of what follows: page 1
+    (100 of 1000 asked) is not the last; the walk goes on at 100 rows a page until a short
+    page, and strict=True gets the whole list (it used to get 100 rows, silently)."""
+    proxy.add(COMPANIES, clamp_limit(100), rewrite)
+    o = outcome(lambda: via.private.companies(strict=rewrite.name != "no_meta"))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, companies_ref, ignore_index=True)
+    assert o.value.attrs["page_size"] == 100
+    pages = -(-len(companies_ref) // 100)
+    asked = proxy.pages(COMPANIES)
+    # every page once; with no total the walk may have asked ahead of the end (a window of
+    # requests in flight, and pages that arrived while an earlier one was late)
+    assert sorted(asked)[:pages] == list(range(1, pages + 1))
+    assert len(set(asked)) == len(asked) <= pages + 2 * FAST["max_workers"]
+    no_meta_warned = [m for m in o.warned(ServiceContractWarning) if "no meta" in m]
+    assert len(no_meta_warned) == (rewrite.name == "no_meta")  # said once, not per page
+
+
+def test_a_short_only_page_without_meta_costs_one_request_more(via, direct, proxy):
+    """Page 1 really is the last: the empty page 2 (asked at page 1's size) ends the walk."""
+    filters = {"deal_type": ["M&A"], "date_from": "2024-06-01", "date_to": "2024-06-30"}
+    ref = direct.private.deals(**filters)
+    assert 0 < len(ref) < 1000
+    proxy.add(DEALS, meta_delete("total", "has_more", "limit"))
+    got = via.private.deals(**filters, strict=True)
+    assert_same(got, ref, ignore_index=True)
+    assert proxy.pages(DEALS) == [1, 2]
+
+
+def test_the_sandbox_gets_no_extra_request(via, direct, proxy):
+    """With ``meta`` (the sandbox) a short page 1 is the last: one request."""
+    filters = {"deal_type": ["M&A"], "date_from": "2024-06-01", "date_to": "2024-06-30"}
+    got = via.private.deals(**filters)
+    assert_same(got, direct.private.deals(**filters), ignore_index=True)
+    assert proxy.pages(DEALS) == [1]
+
+
+def test_mirror_sync_reads_every_row_when_meta_says_nothing_of_what_follows(
+    via, direct, proxy, tmp_path
+):
+    """``mirror.sync`` through a service serving 100 rows a page without total/has_more:
+    the same table as a sync straight from the sandbox (it used to stop after 100 rows)."""
+    proxy.add(f"^{P}/transactions$", clamp_limit(100), meta_delete("total", "has_more", "limit"))
+    mirror.sync(via, tmp_path / "via", ["deals"], progress=False)
+    mirror.sync(direct, tmp_path / "direct", ["deals"], progress=False)
+    got = mirror.load(tmp_path / "via", "deals", include_deleted=True)
+    want = mirror.load(tmp_path / "direct", "deals", include_deleted=True)
+    assert len(got) > 1000
+    assert_same(got.sort_values("id", ignore_index=True), want.sort_values("id", ignore_index=True))
+
+
+def test_the_doctor_reports_the_rows_a_clamped_list_served(via, proxy):
+    """A list clamped to 100 rows whose meta says neither total, has_more nor limit: the doctor
+    says 100 of 1,000 arrived (it used to say 1000 rows per page) and what the walk does."""
+    proxy.add(f"^{P}/companies$", clamp_limit(100), meta_delete("total", "has_more", "limit"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diagnosis = doctor(via)
+    check = next(c for c in diagnosis.checks if c.name == "B.paging.limit")
+    assert check.observed.startswith("100 rows of 1,000 asked"), check.observed
+    assert "page 2 at 100 rows" in check.observed
+    assert check.verdict == "adapted"
+
+
+def refuse(status: int, body: Callable[[int], Any], over: int, member: str) -> Action:
+    """Refuse, with ``status`` and ``body(sent)``, a POST whose ``member`` (``limit``, or the
+    number of ``names``) is above ``over``: a service with a smaller bound than the client's."""
+
+    def apply(ex: Any) -> None:
+        value = ex.body.get(member) if isinstance(ex.body, dict) else None
+        sent = len(value) if isinstance(value, list) else value
+        if isinstance(sent, int) and sent > over:
+            ex.forward, ex.status, ex._doc = False, status, None
+            ex.headers = {"Content-Type": "application/json"}
+            ex.content = orjson.dumps(body(sent))
+
+    return Action(f"refuse({member} > {over})", on_request=apply)
+
+
+@pytest.fixture
+def fresh(sandbox: Any, proxy: Any) -> Iterator[Any]:
+    """A client through the proxy of its own (what it learns of the service stays with it)."""
+    with Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+    ) as c:
+        yield c
+
+
+def test_a_list_refusing_limit_above_100_is_read_in_pages_of_100(fresh, proxy, companies_ref):
+    """``limit: must be between 1 and 100, got 1000`` (400): page 1 is asked again with the
+    stated bound, the client keeps it for its later calls, and says so once in attrs."""
+    said = {"error": {"code": "BAD_REQUEST", "message": "Invalid request", "details": {}}}
+
+    def body(sent: int) -> Any:
+        said["error"]["details"] = {"errors": [f"limit: must be between 1 and 100, got {sent}"]}
+        return said
+
+    proxy.add(COMPANIES, refuse(400, body, 100, "limit"), method="POST")
+    o = outcome(lambda: fresh.private.companies(strict=True))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, companies_ref, ignore_index=True)
+    assert o.value.attrs["page_size"] == 100
+    assert "limit 1000 refused" in o.value.attrs["page_size_refused"]
+    assert not o.warned(Warning)
+    pages = -(-len(companies_ref) // 100)
+    assert proxy.count(COMPANIES) == 1 + pages  # the refused page 1, then every page once
+    proxy.reset()
+    proxy.add(COMPANIES, refuse(400, body, 100, "limit"), method="POST")
+    again = fresh.private.companies()
+    assert_same(again, companies_ref, ignore_index=True)
+    assert proxy.count(COMPANIES) == pages  # no request refused: the bound is remembered
+    assert "page_size_refused" not in again.attrs
+
+
+def test_a_limit_refused_without_a_bound_is_halved(fresh, proxy, companies_ref):
+    """A 422 naming ``limit`` without a number: page 1 is asked at 500, then 250."""
+    detail = {"detail": [{"loc": ["body", "limit"], "msg": "limit is too large"}]}
+    proxy.add(COMPANIES, refuse(422, lambda sent: detail, 300, "limit"), method="POST")
+    got = fresh.private.companies()
+    assert_same(got, companies_ref, ignore_index=True)
+    assert got.attrs["page_size"] == 250
+    assert proxy.pages(COMPANIES)[:3] == [1, 1, 1]
+
+
+def test_other_bad_requests_are_still_raised(fresh, proxy):
+    proxy.add(COMPANIES, refuse(400, lambda sent: {"detail": "sort: unknown"}, 0, "limit"))
+    with pytest.raises(BadRequestError, match="sort: unknown"):
+        fresh.private.companies()
+    assert proxy.count(COMPANIES) == 1
+
+
+def test_resolve_splits_a_batch_refused_with_422(fresh, direct, proxy):
+    """FastAPI's validation status (422) for too many names: split like a 400 or 413."""
+    names = direct.private.companies(limit=300)["name"].tolist()
+    ref = direct.private.resolve_companies(names).matches
+    detail = {
+        "detail": [{"loc": ["body", "names"], "msg": "ensure this value has at most 50 items"}]
+    }
+    proxy.add(f"^{P}/companies/resolve$", refuse(422, lambda sent: detail, 50, "names"))
+    got = fresh.private.resolve_companies(names).matches
+    assert_same(got, ref)
+    assert proxy.count("/resolve") == 1 + 6  # the refused batch of 300, then six of 50
+
+
+def test_the_doctor_says_a_refused_limit_is_adapted_to(fresh, proxy):
+    """A list refusing ``limit`` above 100: the doctor asks again at 100, as the client does."""
+    said = {"detail": "limit: must be between 1 and 100, got 1000"}
+    proxy.add(COMPANIES, refuse(400, lambda sent: said, 100, "limit"), method="POST")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diagnosis = doctor(fresh)
+    check = next(c for c in diagnosis.checks if c.name == "B.paging.limit")
+    assert check.observed.startswith("limit 1000 refused (400: "), check.observed
+    assert "100 rows per page" in check.observed
+    assert check.verdict == "adapted"
+
+
+def zero_indexed() -> Action:
+    """A service that counts ``page`` from 0: page 1 is its second page, and says so."""
+
+    def ask(ex: Any) -> None:
+        ex.set_param("page", (ex.page or 0) + 1)
+
+    def answer(ex: Any) -> None:
+        doc = ex.doc()
+        meta = doc.get("meta") if isinstance(doc, dict) else None
+        if isinstance(meta, dict):
+            meta["page"] -= 1
+            meta["has_more"] = (meta["page"] + 1) * meta["limit"] < meta["total"]
+            ex.set_doc(doc)
+
+    return Action("zero_indexed", on_request=ask, on_response=answer)
+
+
+def test_a_list_one_page_short_asks_whether_pages_count_from_0(via, proxy, companies_ref):
+    """The first 1000 rows never come from a service counting pages from 0: the warning
+    names that cause, not only a change of the data."""
+    proxy.add(COMPANIES, zero_indexed(), method="POST")
+    o = outcome(lambda: via.private.companies())
+    assert o.error is None, repr(o.error)
+    assert len(o.value) == len(companies_ref) - 1000
+    messages = o.warned(ServiceContractWarning)
+    assert any("exactly one page of 1000 rows short" in m and "from 0" in m for m in messages)
