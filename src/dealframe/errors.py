@@ -14,7 +14,8 @@ The hierarchy::
     │   └── ServiceContractError   a success answer that breaks the interface document
     ├── TransportError             connection errors, timeouts, truncated or invalid bodies
     ├── IncompleteResultError      some pages or chunks failed; ``partial`` holds what arrived
-    └── AmbiguousNameError         resolve with on_ambiguous="raise" met ambiguous names
+    ├── AmbiguousNameError         resolve with on_ambiguous="raise" met ambiguous names
+    └── ExtraMissing               a part that needs an extra, without it (also an ImportError)
 
 Foreign exceptions (``requests``, ``urllib3``, ``orjson``) are translated once, at the transport
 boundary, with ``raise ... from exc`` so the cause stays on ``__cause__``.
@@ -25,12 +26,13 @@ string.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import email.utils
 import math
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +46,7 @@ __all__ = [
     "BadRequestError",
     "ConfigurationError",
     "DealframeError",
+    "ExtraMissing",
     "IncompleteResultError",
     "NotFoundError",
     "RateLimitedError",
@@ -55,6 +58,7 @@ __all__ = [
     "CallError",
     "ValidationError",
     "error_from_response",
+    "needs_extra",
     "parse_retry_after",
     "summarize_body",
 ]
@@ -117,6 +121,51 @@ def _listed(items: Sequence[Any]) -> str:
 
 class DealframeError(Exception):
     """Base class of every error dealframe raises on purpose."""
+
+
+class ExtraMissing(DealframeError, ImportError):
+    """A part of dealframe was used without the extra it needs; the message says what to
+    install (``pip install 'dealframe[report]'``). It is an ``ImportError``: ``.extra`` is
+    the extra's name, ``.name`` the module that could not be imported.
+
+    Raised by :func:`needs_extra`. (The sandbox has its own, ``SandboxExtraMissing``: it
+    imports nothing from the client.)
+
+    Examples
+    --------
+    >>> str(ExtraMissing("dealframe.plot", "report", "matplotlib"))
+    "dealframe.plot needs matplotlib: pip install 'dealframe[report]'"
+    """
+
+    def __init__(self, what: str, extra: str, module: str, detail: str = "") -> None:
+        self.extra, self.detail = extra, detail
+        message = f"{what} needs {module}: pip install 'dealframe[{extra}]'"
+        super().__init__(message + (f" ({detail})" if detail else ""), name=module)
+
+
+@contextlib.contextmanager
+def needs_extra(what: str, extra: str, *modules: str) -> Iterator[None]:
+    """Turn the failed import of one of ``modules`` (top-level names) in the block into
+    :class:`ExtraMissing` naming ``extra``, said of ``what`` (an ``ExtraMissing`` from a
+    nested block too); any other ``ImportError`` passes unchanged.
+
+    Examples
+    --------
+    >>> with needs_extra("dealframe.plot", "report", "matplotlib_not_here"):
+    ...     import matplotlib_not_here.axes
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ExtraMissing: dealframe.plot needs matplotlib_not_here: pip install 'dealframe[report]' (No module named 'matplotlib_not_here')
+    """
+    try:
+        yield
+    except ExtraMissing as exc:  # said of what the caller used, not of an inner module
+        raise ExtraMissing(what, exc.extra, exc.name or "", exc.detail) from None
+    except ImportError as exc:
+        module = (exc.name or "").split(".")[0]
+        if module not in modules:
+            raise
+        raise ExtraMissing(what, extra, module, str(exc)) from None
 
 
 class ConfigurationError(DealframeError):

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import socket
 import time
 
 import numpy as np
 import pytest
+import requests
 
 import dealframe.sandbox
 from dealframe.sandbox import FaultPlan, SandboxArgumentError, SandboxConfig, SandboxStartError
@@ -94,3 +96,57 @@ def test_numpy_numbers_are_numbers():
     )
     assert config.seed == 3 and config.scale == 0.5
     assert FaultPlan(rate=np.float32(0.25), retry_after=np.int64(0)).rate == np.float32(0.25)
+
+
+@pytest.mark.parametrize(
+    "as_of, expected",
+    [
+        ("2026-01-01", dt.datetime(2026, 1, 1, tzinfo=dt.UTC)),
+        (dt.date(2026, 1, 1), dt.datetime(2026, 1, 1, tzinfo=dt.UTC)),
+        (dt.datetime(2026, 1, 1, 6), dt.datetime(2026, 1, 1, 6, tzinfo=dt.UTC)),
+        ("2026-01-01T08:00:00+02:00", dt.datetime(2026, 1, 1, 6, tzinfo=dt.UTC)),
+        ("2026-01-01T06:00:00Z", dt.datetime(2026, 1, 1, 6, tzinfo=dt.UTC)),
+    ],
+)
+def test_as_of_takes_a_datetime_a_date_or_an_iso_string_and_keeps_utc(as_of, expected):
+    config = SandboxConfig(scale=0.02, as_of=as_of)
+    assert config.as_of == expected and config.as_of.utcoffset() == dt.timedelta(0)
+
+
+def test_a_sandbox_started_with_a_date_string_serves_that_clock():
+    with dealframe.sandbox.run(scale=0.02, as_of="2025-12-31") as sb:
+        health = requests.get(sb.url + "/health", timeout=30).json()
+    assert health["as_of"] == "2025-12-31T00:00:00+00:00"
+
+
+@pytest.mark.parametrize("as_of", ["yesterday", "2026-13-01", 20260101, True, None, "1066-10-14"])
+def test_a_bad_as_of_is_refused_naming_it_before_anything_is_built(as_of):
+    with pytest.raises(SandboxArgumentError, match="invalid as_of: expected a datetime") as caught:
+        dealframe.sandbox.start(scale=1.0, as_of=as_of)  # refused before a scale-1 build
+    assert caught.value.argument == "as_of"
+    with pytest.raises(SandboxArgumentError, match="invalid as_of"):
+        SandboxConfig(as_of=as_of)
+
+
+@pytest.mark.parametrize(
+    "call, typo, meant",
+    [
+        (lambda: dealframe.sandbox.start(sede=3), "sede", "seed"),
+        (lambda: dealframe.sandbox.run(scal=0.1).__enter__(), "scal", "scale"),
+        (lambda: dealframe.sandbox.serve(prot=8765), "prot", "port"),
+        (lambda: dealframe.sandbox.embedded(scael=1).__enter__(), "scael", "scale"),
+        (lambda: SandboxConfig(as_off="2026-01-01"), "as_off", "as_of"),
+        (lambda: FaultPlan(rat=0.5), "rat", "rate"),
+    ],
+)
+def test_a_keyword_typo_is_a_sandbox_argument_error_with_the_closest_keyword(call, typo, meant):
+    with pytest.raises(SandboxArgumentError) as caught:
+        call()
+    assert caught.value.argument == typo
+    assert f"(did you mean {meant!r}?)" in str(caught.value)
+
+
+def test_too_many_positional_arguments_are_a_sandbox_argument_error():
+    with pytest.raises(SandboxArgumentError, match="too many positional") as caught:
+        dealframe.sandbox.start(0.02, 7, 8765)
+    assert caught.value.argument == "arguments"

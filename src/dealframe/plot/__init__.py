@@ -9,7 +9,8 @@ Pass ``ax=`` to draw into your own figure; without it a chart makes a new pyplot
 (as pandas' ``DataFrame.plot`` does), which a notebook shows under the cell. The report
 draws into standalone figures (:func:`figure`) and never touches pyplot.
 
-Needs the ``report`` extra (matplotlib).
+Needs the ``report`` extra (matplotlib): without it, importing this package raises
+:class:`~dealframe.errors.ExtraMissing` (an ``ImportError`` naming ``dealframe[report]``).
 
 ==============================  ==============================================================
 :func:`comps_multiples`         a multiple per company (``public.current``), median line
@@ -35,11 +36,14 @@ Examples
 
 from __future__ import annotations
 
-from ._base import alt_text, figure, png
-from .compare import private_vs_public
-from .comps import comps_multiples, group_history, growth_vs_multiple
-from .deals import capital_raised, deals_per_quarter, quarterly_medians
-from .investors import co_investment, top_investors
+from dealframe.errors import needs_extra
+
+with needs_extra("dealframe.plot", "report", "matplotlib"):  # ExtraMissing, an ImportError
+    from ._base import alt_text, figure, png
+    from .compare import private_vs_public
+    from .comps import comps_multiples, group_history, growth_vs_multiple
+    from .deals import capital_raised, deals_per_quarter, quarterly_medians
+    from .investors import co_investment, top_investors
 
 __all__ = [
     "alt_text",

@@ -183,7 +183,8 @@ _DOCS = {
     },
     **{
         f"limit_per_{one}": f"""limit : int, optional
-    Cap on rows per {one}, 1 to 1000 (default: every row)."""
+    Cap on rows per {one}, any positive integer (default: every row); pages of up to
+    1,000 rows are fetched until it is reached."""
         for one in ("company", "investor")
     },
 }
@@ -1417,19 +1418,10 @@ class PrivateApi:
         """The sub-collection read by ``method`` (:data:`_SUBS`) of each of ``ids``."""
         entity, name, build, answer = _SUBS[method]
         parent = "company_id" if entity == "companies" else "investor_id"
-        # The service bounds a sub-collection's limit to 1..1000 (section 4.2); here it caps
-        # the rows per entity, and None (the default) fetches every page.
-        if limit is not None and (
-            isinstance(limit, bool)
-            or not isinstance(limit, int)
-            or not 1 <= limit <= SUBCOLLECTION_LIMIT_MAX
-        ):
-            raise ValidationError(
-                "limit",
-                f"None (every row) or an integer from 1 to "
-                f"{SUBCOLLECTION_LIMIT_MAX} (rows per entity)",
-                got=limit,
-            )
+        # Here limit caps the rows per entity (None, the default: every row); the service's
+        # 1..1000 bound (section 4.2) is that of a page, and the walk asks for pages of 1000.
+        if limit is not None:
+            limit = integer_in(limit, "limit", 1, None)
         wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids")
         strict = flag(strict, "strict")
         deadline = self._t.deadline()

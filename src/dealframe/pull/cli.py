@@ -35,11 +35,11 @@ from dealframe.clitools import (
     say,
     service_client,
 )
-from dealframe.errors import DealframeError, ValidationError
+from dealframe.errors import DealframeError, ExtraMissing, ValidationError
 
 from .entities import ENTITIES, Entity, entity
 from .flags import public_filters, schema_filters, tokens_to_values
-from .output import ExcelExtraMissing, Output, check_output, write_frame
+from .output import Output, check_output, write_frame
 
 __all__ = ["register"]
 
@@ -183,7 +183,7 @@ def _run(args: argparse.Namespace) -> int:
     options, rest = _options(thing.name).parse_known_args(args.rest)
     try:
         output = check_output(options.output)
-    except ExcelExtraMissing as exc:
+    except ExtraMissing as exc:
         raise UsageError(exc) from None
     plan = _Plan(thing, options, tokens_to_values(rest), output)
     plan.check_offline()

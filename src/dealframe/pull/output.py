@@ -34,13 +34,12 @@ import pandas as pd
 
 from dealframe.arguments import expanded_path
 from dealframe.clitools import check_folder
-from dealframe.errors import ValidationError
+from dealframe.errors import ValidationError, needs_extra
 from dealframe.report.cohort import did_you_mean
 
 __all__ = [
     "FORMATS",
     "Output",
-    "ExcelExtraMissing",
     "check_output",
     "portable_frame",
     "write_frame",
@@ -50,10 +49,6 @@ __all__ = [
 FORMATS: dict[str, str] = {".parquet": "parquet", ".csv": "csv", ".xlsx": "xlsx"}
 #: Rows a worksheet holds (Excel's limit, header included).
 EXCEL_MAX_ROWS = 1_048_576
-
-
-class ExcelExtraMissing(ImportError):
-    """``.xlsx`` output needs openpyxl: ``pip install "dealframe[excel]"``."""
 
 
 @dataclass(frozen=True)
@@ -72,8 +67,8 @@ def check_output(path: str | os.PathLike[str]) -> Output:
     dealframe.errors.ValidationError
         An unknown extension (with the closest one), a folder that cannot be created or
         written, a path that is a folder.
-    ExcelExtraMissing
-        ``.xlsx`` without openpyxl.
+    dealframe.errors.ExtraMissing
+        ``.xlsx`` without openpyxl (an ``ImportError`` naming ``dealframe[excel]``).
     """
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise ValidationError("-o", "a file name ending in .parquet, .csv or .xlsx", got=path)
@@ -89,12 +84,8 @@ def check_output(path: str | os.PathLike[str]) -> Output:
     if target.is_dir():
         raise ValidationError("-o", "a file name, not a folder", got=str(path))
     if FORMATS[suffix] == "xlsx":
-        try:
+        with needs_extra(".xlsx output", "excel", "openpyxl"):
             import openpyxl  # noqa: F401
-        except ImportError:
-            raise ExcelExtraMissing(
-                ".xlsx needs openpyxl: pip install 'dealframe[excel]'"
-            ) from None
     check_folder(target.parent, "-o")
     return Output(target, FORMATS[suffix])
 

@@ -7,7 +7,9 @@ appendix) and the tables behind it as Parquet and CSV; a TOML file of cohorts wr
 report per cohort. See docs/report.md. The charts are those of :mod:`dealframe.plot`.
 
 Needs the ``report`` extra (matplotlib). Importing this package does not import
-matplotlib; the first use of :func:`build_report` does.
+matplotlib; the first use of :func:`build_report` does, and raises
+:class:`~dealframe.errors.ExtraMissing` (an ``ImportError`` naming ``dealframe[report]``)
+without it.
 
 Examples
 --------
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from dealframe.errors import needs_extra
+
 if TYPE_CHECKING:  # type checkers see the real signatures; importing stays light
     from .build import REPORT_SECTIONS, REPORT_TABLES, ReportPaths, build_report
 
@@ -29,7 +33,8 @@ __all__ = ["REPORT_SECTIONS", "REPORT_TABLES", "ReportPaths", "build_report"]
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from . import build
+        with needs_extra("the report", "report", "matplotlib"):
+            from . import build
 
         return getattr(build, name)
     raise AttributeError(f"module 'dealframe.report' has no attribute {name!r}")

@@ -46,7 +46,7 @@ from dealframe.clitools import (
     service_client,
 )
 from dealframe.clitools import say as _say
-from dealframe.errors import DealframeError, ValidationError
+from dealframe.errors import DealframeError, ExtraMissing, ValidationError
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "register"]
 
@@ -121,12 +121,11 @@ def _sandbox_knows(jobs: list[Any]) -> None:
 def _run(args: argparse.Namespace) -> int:
     say = (lambda line: None) if args.quiet else _say
     try:
-        from .build import build_report
-        from .files import prepare_out_dir
-    except ImportError as exc:
-        raise UsageError(
-            f"the report needs matplotlib: pip install 'dealframe[report]' ({exc})"
-        ) from None
+        from . import build_report  # ExtraMissing without matplotlib
+    except ExtraMissing as exc:
+        raise UsageError(str(exc)) from None
+    from .files import prepare_out_dir
+
     started = time.perf_counter()
     made: list[Path] = []  # folders this run creates: removed at the end if left empty
     try:

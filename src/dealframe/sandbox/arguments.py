@@ -16,11 +16,30 @@ dealframe.sandbox.arguments.SandboxArgumentError: invalid scale: expected a numb
 
 from __future__ import annotations
 
+import datetime as dt
+import difflib
+import functools
+import inspect
 import math
 import numbers
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["SandboxArgumentError", "number", "port_number", "whole"]
+__all__ = [
+    "SandboxArgumentError",
+    "init_checked",
+    "keywords_checked",
+    "moment",
+    "number",
+    "port_number",
+    "whole",
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+C = TypeVar("C", bound=type)
+_NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+_MISSING = object()
 
 
 class SandboxArgumentError(ValueError):
@@ -34,9 +53,102 @@ class SandboxArgumentError(ValueError):
         What would have been accepted.
     """
 
-    def __init__(self, argument: str, expected: str, got: Any) -> None:
+    def __init__(self, argument: str, expected: str, got: Any = _MISSING) -> None:
         self.argument, self.expected = argument, expected
-        super().__init__(f"invalid {argument}: expected {expected}, got {got!r}")
+        shown = "" if got is _MISSING else f", got {got!r}"
+        super().__init__(f"invalid {argument}: expected {expected}{shown}")
+
+
+def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
+    """``function``, refusing arguments its signature does not take with
+    :class:`SandboxArgumentError` instead of Python's bare ``TypeError``: a keyword it does
+    not take names the closest one it does (as the client's ``checked_keywords``).
+
+    Examples
+    --------
+    >>> @keywords_checked
+    ... def start(scale=1.0, seed=7):
+    ...     return scale
+    >>> start(scal=0.5)
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.arguments.SandboxArgumentError: invalid scal: expected a keyword of start (did you mean 'scale'?), got 'scal'
+    """
+    signature = inspect.signature(function)
+    names = [p.name for p in signature.parameters.values() if p.kind in _NAMED]
+    names = [name for name in names if name != "self"]
+    label = function.__qualname__.removesuffix(".__init__")
+
+    @functools.wraps(function)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        unknown = next((key for key in kwargs if key not in names), None)
+        if unknown is not None:
+            close = difflib.get_close_matches(unknown, names, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}?" if close else ", ".join(names)
+            raise SandboxArgumentError(unknown, f"a keyword of {label} ({hint})", unknown)
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise SandboxArgumentError("arguments", f"those of {label} ({exc})") from None
+        return function(*args, **kwargs)
+
+    return checked
+
+
+def init_checked(cls: C) -> C:
+    """Class decorator: :func:`keywords_checked` on the class's ``__init__`` (a dataclass's
+    too, when put above ``@dataclass``).
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> @init_checked
+    ... @dataclass
+    ... class Plan:
+    ...     rate: float = 0.0
+    >>> Plan(rat=0.5)
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.arguments.SandboxArgumentError: invalid rat: expected a keyword of Plan (did you mean 'rate'?), got 'rat'
+    """
+    cls.__init__ = keywords_checked(cls.__init__)  # type: ignore[misc]
+    return cls
+
+
+def moment(argument: str, value: Any) -> dt.datetime:
+    """``value`` as a UTC datetime, or :class:`SandboxArgumentError`.
+
+    Accepted: a ``datetime`` (one without a zone is UTC; another zone is converted), a
+    ``date`` (its midnight, UTC) or an ISO 8601 string of either (``"2026-01-01"``,
+    ``"2026-01-01T12:00:00+02:00"``); years 1900 to 9000.
+
+    Examples
+    --------
+    >>> moment("as_of", "2026-01-01")
+    datetime.datetime(2026, 1, 1, 0, 0, tzinfo=datetime.timezone.utc)
+    >>> moment("as_of", dt.datetime(2026, 1, 1, 2, tzinfo=dt.timezone(dt.timedelta(hours=2))))
+    datetime.datetime(2026, 1, 1, 0, 0, tzinfo=datetime.timezone.utc)
+    >>> moment("as_of", 20260101)
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.arguments.SandboxArgumentError: invalid as_of: expected a datetime (no zone: UTC), a date or an ISO 8601 string such as '2026-06-30', got 20260101
+    """
+    expected = "a datetime (no zone: UTC), a date or an ISO 8601 string such as '2026-06-30'"
+    given = value
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise SandboxArgumentError(argument, expected, given) from None
+    elif isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        value = dt.datetime.combine(value, dt.time())
+    if not isinstance(value, dt.datetime):
+        raise SandboxArgumentError(argument, expected, given)
+    if value.utcoffset() is None:
+        value = value.replace(tzinfo=dt.UTC)
+    if not 1900 <= value.year <= 9000:  # the data spans decades before and a year after it
+        raise SandboxArgumentError(argument, f"{expected}, in the years 1900 to 9000", given)
+    return value.astimezone(dt.UTC)
 
 
 def number(

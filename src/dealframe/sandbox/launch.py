@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
+from .arguments import keywords_checked
+
 __all__ = ["SandboxExtraMissing", "SandboxStartError", "embedded", "http_layer"]
 
 _EXTRA = ("starlette", "uvicorn")
@@ -47,6 +49,7 @@ def http_layer() -> ModuleType:
         ) from None
 
 
+@keywords_checked
 @contextlib.contextmanager
 def embedded(
     scale: float = 1.0,

@@ -18,7 +18,7 @@ from typing import Any
 import uvicorn
 
 from .app import build_app
-from .arguments import port_number
+from .arguments import keywords_checked, moment, port_number
 from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from .faults import FaultPlan
 from .launch import SandboxStartError
@@ -102,6 +102,7 @@ def _uvicorn_server(app: Any, host: str, port: int) -> uvicorn.Server:
     return uvicorn.Server(config)
 
 
+@keywords_checked
 def start(
     scale: float = 1.0,
     seed: int = 7,
@@ -110,7 +111,7 @@ def start(
     private_key: str = DEFAULT_PRIVATE_KEY,
     host: str = "127.0.0.1",
     port: int = 0,
-    as_of: dt.datetime = AS_OF,
+    as_of: dt.datetime | dt.date | str = AS_OF,
     rate_limit: float | None = None,
     latency: float = 0.0,
     faults: FaultPlan | None = None,
@@ -127,7 +128,7 @@ def start(
         scale=scale,
         public_token=public_token,
         private_key=private_key,
-        as_of=as_of,
+        as_of=moment("as_of", as_of),
         rate_limit=rate_limit,
         latency=latency,
         admin_token=admin_token,
@@ -171,6 +172,7 @@ def start(
     )
 
 
+@keywords_checked
 @contextlib.contextmanager
 def run(
     scale: float = 1.0,
@@ -180,7 +182,7 @@ def run(
     private_key: str = DEFAULT_PRIVATE_KEY,
     host: str = "127.0.0.1",
     port: int = 0,
-    as_of: dt.datetime = AS_OF,
+    as_of: dt.datetime | dt.date | str = AS_OF,
     rate_limit: float | None = None,
     latency: float = 0.0,
     faults: FaultPlan | None = None,
@@ -204,8 +206,10 @@ def run(
         Interface to bind; loopback unless told otherwise.
     port : int, default 0
         0 picks a free port.
-    as_of : datetime
-        The sandbox clock.
+    as_of : datetime, date or str, default 2026-06-30T00:00:00+00:00
+        The sandbox clock: a ``datetime`` (one without a zone is UTC; another zone is
+        converted to UTC), a ``date`` (its midnight, UTC) or an ISO 8601 string of either
+        (``"2026-01-01"``).
     rate_limit : float, optional
         Requests per second per token before 429 with ``Retry-After``.
     latency : float, default 0
@@ -229,6 +233,9 @@ def run(
 
     Raises
     ------
+    SandboxArgumentError
+        An argument it cannot use, or a keyword it does not take (a ``ValueError`` naming
+        it), before anything is built.
     SandboxStartError
         When the server cannot bind or start (a ``RuntimeError``).
     UnknownProfileError
@@ -251,6 +258,7 @@ def run(
         sb.stop()
 
 
+@keywords_checked
 def serve(
     scale: float = 1.0,
     seed: int = 7,

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arguments import SandboxArgumentError, number, whole
+from ..arguments import SandboxArgumentError, init_checked, moment, number, whole
 from ..auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from .corpus import Corpus
 from .data import AS_OF
@@ -31,6 +31,7 @@ from .snapshot import load_or_generate
 __all__ = ["Clock", "DatasetView", "SandboxConfig", "SandboxState"]
 
 
+@init_checked
 @dataclass(frozen=True)
 class SandboxConfig:
     """How a sandbox is built.
@@ -41,8 +42,9 @@ class SandboxConfig:
         Passed to :func:`dealframe.sandbox.models.data.generate`.
     public_token, private_key : str
         The Family A token and the Family B key the sandbox accepts.
-    as_of : datetime
-        The sandbox clock's start.
+    as_of : datetime, date or str
+        The sandbox clock's start: a ``datetime`` (one without a zone is UTC), a ``date``
+        (its midnight, UTC) or an ISO 8601 string of either; kept as a UTC ``datetime``.
     rate_limit : float or None
         Requests per second per token before 429 (None: no limit).
     admin_token : str or None
@@ -64,6 +66,7 @@ class SandboxConfig:
 
     def __post_init__(self) -> None:
         whole("seed", self.seed)
+        object.__setattr__(self, "as_of", moment("as_of", self.as_of))  # frozen: set once here
         number("scale", self.scale, above=0.0)
         number("latency", self.latency, at_least=0.0)
         if self.rate_limit is not None:
