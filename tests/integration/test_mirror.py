@@ -487,3 +487,15 @@ def test_a_service_serving_smaller_pages_is_mirrored_whole(profile, tmp_path):
             got = mirror.load(tmp_path / "m", entity, include_deleted=True)
             assert len(want) > 300 and len(got) == len(want), entity
             assert got.sort_values("id", ignore_index=True)["updated_at"].equals(want["updated_at"])
+
+
+def test_a_failed_first_sync_does_not_claim_the_folder(sb, client, tmp_path):
+    path = tmp_path / "m"
+    with Client("http://127.0.0.1:1", sb.public_token, sb.private_key, retries=0) as wrong:
+        with pytest.raises(DealframeError):
+            mirror.sync(wrong, path, ["investors"], progress=False)
+    assert mirror.status(path).attrs["syncs"] == 0  # it did not complete
+    report = mirror.sync(client, path, ["investors"], progress=False)  # the corrected retry
+    assert report["investors"].full
+    attrs = mirror.status(path).attrs
+    assert attrs["syncs"] == 1 and attrs["source"] != "http://127.0.0.1:1"

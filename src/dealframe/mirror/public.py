@@ -273,7 +273,9 @@ def snapshot_public(
     base_url = getattr(client.settings, "base_url", None)
     if folder_path(path).is_dir():  # refused before anything is fetched
         known = read_state(folder_path(path))
-        check_source(Path(path), known.source if known else None, base_url, allow_other_source)
+        check_source(
+            folder_path(path), known.source if known else None, base_url, allow_other_source
+        )
     searched = {
         "industries": industries,
         "themes": themes,

@@ -1,11 +1,12 @@
 """The mirror's marker file ``_mirror.json``: what the folder is, and which layout it uses.
 
 It holds the format name, the schema version, when the mirror was made, the
-service it mirrors and how many syncs ran. It is **not** a commit point: the
-data, and each table's checkpoint, live in the Delta tables' logs (one atomic
-commit per table and sync, :mod:`.table`). The marker is written when the
-mirror is made, and rewritten atomically at the start of each sync (its
-counter) and when a version-2 mirror is migrated (:mod:`.migrate`).
+service it mirrors and how many syncs completed. It is **not** a commit point:
+the data, and each table's checkpoint, live in the Delta tables' logs (one
+atomic commit per table and sync, :mod:`.table`). The marker is written when
+the mirror is made, rewritten atomically at the start of each sync (its
+source) and at its end (its counter), and when a version-2 mirror is migrated
+(:mod:`.migrate`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import orjson
 
 from .durable import atomic_write
 from .errors import MirrorStateError, MirrorVersionError
-from .schema import SCHEMA_VERSION
+from .schema import ENTITIES, PUBLIC_TABLES, SCHEMA_VERSION
 
 __all__ = [
     "FORMAT",
@@ -34,6 +35,7 @@ __all__ = [
     "read_state",
     "source_of",
     "check_source",
+    "holds_tables",
     "write_state",
 ]
 
@@ -75,17 +77,29 @@ def check_source(root: Path, recorded: str | None, base_url: str | None, allow: 
     Raises
     ------
     MirrorStateError
-        The mirror was synced from another source (``recorded``) and ``allow`` is False:
-        the two services' records would be merged.
+        The mirror was synced from another source (``recorded``), holds a table, and
+        ``allow`` is False: the two services' records would be merged. A mirror that holds no
+        table yet (its first sync failed) takes the new source.
     """
     before, here = source_of(recorded), source_of(base_url)
-    if before is not None and before != here and not allow:
+    if before is not None and before != here and not allow and holds_tables(root):
         raise MirrorStateError(
             f"the mirror at {root} was synced from {before}, not from {here}: its records "
             "would be merged with another service's. Sync from that service, sync into a new "
             "folder, or pass allow_other_source=True (--allow-other-source) to merge them"
         )
     return here
+
+
+def holds_tables(root: Path) -> bool:
+    """Whether the mirror at ``root`` has committed a table (an entity's or a public one).
+
+    Examples
+    --------
+    >>> holds_tables(Path("no-such-mirror"))
+    False
+    """
+    return any((root / name / "_delta_log").is_dir() for name in (*ENTITIES, *PUBLIC_TABLES))
 
 
 @dataclass

@@ -511,8 +511,7 @@ def sync(
         with mirror_lock(root, lock_timeout):
             state = _marker(root, client, allow_other_source)
             report = SyncReport(root, recovered_files=len(recover(root)))
-            state.syncs += 1
-            write_state(root, state)
+            sync_no = state.syncs + 1  # ``syncs`` counts the syncs that completed
             bar = _Progress(progress)
             for entity in names:
                 fetch = client_fetch(client, entity, page_size)
@@ -523,11 +522,13 @@ def sync(
                     overlap=gap,
                     page_size=page_size,
                     rows_per_file=rows_per_file,
-                    sync_no=state.syncs,
+                    sync_no=sync_no,
                     progress=bar,
                     repair=repair,
                 )
             recover(root)  # the staging folder of this sync
+            state.syncs = sync_no
+            write_state(root, state)
             return report
 
 
@@ -539,16 +540,17 @@ def _usable_marker(root: Path) -> None:
 
 
 def _marker(root: Path, client: Any, allow_other_source: bool) -> MirrorState:
-    """The marker under the lock: made on a first sync, migrated from version 2, refused for
-    another source unless allowed (the caller writes it back)."""
+    """The marker under the lock, written with this sync's source before any table is
+    written: made on a first sync, migrated from version 2, refused for another source unless
+    allowed (a mirror that holds no table yet takes this source: its first sync failed)."""
     here = source_of(getattr(client.settings, "base_url", None))
     doc = read_doc(root)
     if doc is None:
         state = MirrorState(source=here)
-        write_state(root, state)
-        return state
-    if doc.get("schema_version") == LEGACY_VERSION:
+    elif doc.get("schema_version") == LEGACY_VERSION:
         return migrate(root, doc)
-    state = parse_state(orjson_bytes(doc), root / STATE_NAME)
-    state.source = check_source(root, state.source, here, allow_other_source)
+    else:
+        state = parse_state(orjson_bytes(doc), root / STATE_NAME)
+        state.source = check_source(root, state.source, here, allow_other_source)
+    write_state(root, state)
     return state
