@@ -37,10 +37,10 @@ from .state import (
     STATE_NAME,
     MirrorState,
     check_source,
+    client_source,
     orjson_bytes,
     parse_state,
     read_doc,
-    source_of,
     write_state,
 )
 from .store import ROWS_PER_FILE, STAGING, StagedRows, recover, step
@@ -461,8 +461,8 @@ def sync(
         Also read every row of every table before syncing (the usual checks read
         only file footers), and rebuild a table that fails.
     allow_other_source : bool, default False
-        Sync from another service than the mirror's recorded source (its base URL; for a
-        loopback host without the port), which then becomes its source. Without it, that is
+        Sync from another service than the mirror's recorded source
+        (:attr:`dealframe.Client.source`), which then becomes its source. Without it, that is
         a :class:`MirrorStateError`: the two services' records would be merged silently.
 
     Returns
@@ -543,7 +543,7 @@ def _marker(root: Path, client: Any, allow_other_source: bool) -> MirrorState:
     """The marker under the lock, written with this sync's source before any table is
     written: made on a first sync, migrated from version 2, refused for another source unless
     allowed (a mirror that holds no table yet takes this source: its first sync failed)."""
-    here = source_of(getattr(client.settings, "base_url", None))
+    here = client_source(client)
     doc = read_doc(root)
     if doc is None:
         state = MirrorState(source=here)
