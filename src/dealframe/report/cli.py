@@ -24,6 +24,8 @@ Exit status
     folder, no service configured, a missing extra. Running it again will not help.
 3
     Some cohorts of a config file were written and others failed.
+130
+    Interrupted (Ctrl-C): one line ``dealframe report: interrupted``.
 """
 
 from __future__ import annotations
@@ -201,7 +203,7 @@ def register(subparsers: Any) -> None:
         description="Build report.html for a cohort (summary, public comps, private deals, "
         "private against public multiples, investors, appendix) and the tables "
         "behind it as Parquet and CSV. Exit status: 0 written, 1 failed while "
-        "running, 2 bad command or config, 3 some cohorts failed.",
+        "running, 2 bad command or config, 3 some cohorts failed, 130 interrupted.",
     )
     p.add_argument(
         "--out",
