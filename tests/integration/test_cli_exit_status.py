@@ -41,6 +41,10 @@ USAGE = [  # (argv, prefix): refused before anything starts
     (["pull", "deals", "-o", "afile/x.csv", "--sandbox"], "dealframe pull"),
     (["nonsense"], "dealframe"),
 ]
+if os.path.isdir("/proc/self"):  # a folder the system refuses to create in, whatever the rights
+    USAGE.append(
+        (["mirror", "sync", "/proc/dealframe-mirror", "--sandbox"], "dealframe mirror sync")
+    )
 NEEDS_A_SERVICE = [  # (argv, prefix): run against the service of the environment
     (["pull", "deals", "-o", "x.csv", "--quiet"], "dealframe pull"),
     (["report", "--out", "r", "--quiet"], "dealframe report"),

@@ -293,7 +293,7 @@ def test_second_sync_waits_or_refuses(client, tmp_path):
     path = tmp_path / "m"
     mirror.sync(client, path, ["investors"])
     with mirror_lock(path, 1.0):
-        with pytest.raises(mirror.MirrorLockedError, match="another sync"):
+        with pytest.raises(mirror.MirrorLockedError, match="another sync.*--lock-timeout"):
             mirror.sync(client, path, ["investors"], lock_timeout=0.2)
     report = mirror.sync(client, path, ["investors"], lock_timeout=0)
     assert not report["investors"].full
