@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dealframe import sandbox
 from dealframe._version import __version__
 from dealframe.cli_options import Parser, fraction, non_negative, non_negative_int, port, positive
-from dealframe.clitools import UsageError, exit_status, fail, show_warning
+from dealframe.clitools import EXIT_INTERRUPTED, UsageError, exit_status, fail, say, show_warning
 from dealframe.doctor import cli as doctor_cli
 from dealframe.errors import DealframeError
 from dealframe.mirror import cli as mirror_cli
@@ -32,6 +32,12 @@ from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from dealframe.sandbox.profiles import PROFILES, UnknownProfileError, select
 
 __all__ = ["main"]
+
+#: What an interrupted command leaves behind, when there is something to say.
+_INTERRUPTED = {
+    "dealframe mirror sync": " (each table is at its previous version, or at the new one "
+    "where its commit was done; the next sync goes on from there)",
+}
 
 
 def _sandbox_serve(args: argparse.Namespace) -> int:
@@ -85,8 +91,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="dealframe",
         description=__doc__.splitlines()[0],
         epilog="'dealframe COMMAND --help' shows the options of a command. Exit status: 0 done, "
-        "1 the run failed (service, network, data, disk), 2 bad usage or configuration; "
-        "report and doctor add their own (see their --help).",
+        "1 the run failed (service, network, data, disk), 2 bad usage or configuration, "
+        "130 interrupted (Ctrl-C); report and doctor add their own (see their --help).",
     )
     parser.add_argument("--version", action="version", version=f"dealframe {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -141,7 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (docs/errors.md).
 
     Errors are one line ``dealframe COMMAND: error: ...`` on standard error, warnings one line
-    ``dealframe COMMAND: warning: ...``; the warnings settings are restored on return.
+    ``dealframe COMMAND: warning: ...``, Ctrl-C one line ``dealframe COMMAND: interrupted``
+    (exit status 130); the warnings settings are restored on return.
 
     Examples
     --------
@@ -155,7 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return int(args.run(args))
         except KeyboardInterrupt:
-            return 130
+            say(f"{prog}: interrupted{_INTERRUPTED.get(prog, '')}")
+            return EXIT_INTERRUPTED
         except (UsageError, DealframeError) as exc:
             return fail(prog, exc, exit_status(exc))
 

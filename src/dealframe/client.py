@@ -7,13 +7,13 @@ from os import PathLike
 from typing import Any, Protocol
 
 from .arguments import checked_methods
-from .config import Settings
+from .config import Settings, source_of
 from .errors import ValidationError
 from .private.api import PrivateApi
 from .public.api import PublicApi
 from .transport.session import Transport
 
-__all__ = ["UNSET", "Client", "SandboxLike"]
+__all__ = ["SANDBOX_SOURCE", "UNSET", "Client", "SandboxLike"]
 
 
 class _Unset:
@@ -25,6 +25,22 @@ class _Unset:
 
 #: Default of the settings for which None is a value (``call_budget``, ``progress``).
 UNSET = _Unset()
+
+
+#: How :attr:`Client.source` of a :meth:`Client.for_sandbox` client begins.
+SANDBOX_SOURCE = "dealframe-sandbox"
+
+
+def _sandbox_source(sandbox: Any) -> str | None:
+    """``dealframe-sandbox (seed 7, scale 1.0[, profile P])``: the data a sandbox serves,
+    whatever its port (None when ``sandbox`` does not say its seed and scale)."""
+    config = getattr(getattr(sandbox, "state", None), "config", None)
+    seed, scale = getattr(config, "seed", None), getattr(config, "scale", None)
+    if seed is None or scale is None:
+        return None
+    profile = getattr(sandbox, "profile", "default")
+    extra = f", profile {profile}" if profile and profile != "default" else ""
+    return f"{SANDBOX_SOURCE} (seed {seed}, scale {float(scale)!r}{extra})"
 
 
 class SandboxLike(Protocol):
@@ -75,6 +91,11 @@ class Client:
         Family B.
     cache : CacheControl
         ``info()`` and ``clear()`` of the HTTP cache.
+    source : str or None
+        The service this client reads, as a mirror records it (read-only): the base URL
+        without query or trailing slash, port included; for :meth:`for_sandbox`,
+        ``dealframe-sandbox (seed S, scale X)`` (and ``, profile P`` unless the default),
+        which does not change with the sandbox's port. Never holds a token.
 
     Examples
     --------
@@ -118,6 +139,7 @@ class Client:
         self.public = PublicApi(self._transport, "v2")
         self.public_v1 = PublicApi(self._transport, "v1")
         self.private = PrivateApi(self._transport)
+        self._source: str | None = None  # for_sandbox: the sandbox's data, not its port
 
     @classmethod
     def for_sandbox(
@@ -171,7 +193,20 @@ allow_insecure_http, progress
                 "public_token and private_key",
                 got=type(sandbox).__name__,
             )
-        return cls(*parts, **settings)
+        client = cls(*parts, **settings)
+        client._source = _sandbox_source(sandbox)
+        return client
+
+    @property
+    def source(self) -> str | None:
+        """The service this client reads, as a mirror records it (see the class docstring).
+
+        Examples
+        --------
+        >>> Client("https://api.example.com/", cache_enabled=False).source
+        'https://api.example.com'
+        """
+        return self._source or source_of(self.settings.base_url)
 
     @property
     def cache(self) -> Any:

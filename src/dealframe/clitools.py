@@ -3,7 +3,8 @@ warning, the ``--sandbox`` options, the client they work with, and the usage err
 
 Exit status of every sub-command (docs/errors.md, "In the command line"): 0 success; 1 the
 run failed (the service, the network, the data, the disk); 2 the command cannot work as
-given (a bad option or argument, no or an insecure service configuration, a missing extra).
+given (a bad option or argument, no or an insecure service configuration, a missing extra);
+130 interrupted (Ctrl-C), with one line ``dealframe COMMAND: interrupted``.
 ``report`` adds 3 (some cohorts of a config file failed) and ``doctor`` keeps its own
 meaning (docs/real-service.md).
 
@@ -28,6 +29,7 @@ from .errors import ConfigurationError, DealframeError, ValidationError
 
 __all__ = [
     "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
     "UsageError",
@@ -41,6 +43,8 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: Stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports it.
+EXIT_INTERRUPTED = 130
 
 
 class UsageError(Exception):

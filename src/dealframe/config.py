@@ -35,6 +35,7 @@ __all__ = [
     "Settings",
     "default_cache_path",
     "fingerprint",
+    "source_of",
 ]
 
 DEFAULT_CONNECT_TIMEOUT = 5.0
@@ -100,6 +101,27 @@ def default_cache_path() -> Path:
     """
     root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(root) / "dealframe" / "http_cache.sqlite"
+
+
+def source_of(base_url: str | None) -> str | None:
+    """The service at ``base_url``, as a mirror records it: the URL without query, credentials
+    or trailing slash, with its port (two services on one host are two sources).
+
+    Examples
+    --------
+    >>> source_of("http://127.0.0.1:41865/")
+    'http://127.0.0.1:41865'
+    >>> source_of("https://api.example.com/data/")
+    'https://api.example.com/data'
+    """
+    if not base_url:
+        return None
+    url = urlsplit(base_url)
+    host = url.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    if url.port is not None:
+        netloc += f":{url.port}"
+    return f"{url.scheme}://{netloc}{url.path.rstrip('/')}"
 
 
 def _is_loopback(host: str) -> bool:

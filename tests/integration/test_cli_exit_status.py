@@ -6,7 +6,10 @@ is one line ``dealframe COMMAND: error: ...`` on standard error."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
+import subprocess
+import sys
 import warnings
 from collections.abc import Iterator
 
@@ -38,6 +41,10 @@ USAGE = [  # (argv, prefix): refused before anything starts
     (["pull", "deals", "-o", "afile/x.csv", "--sandbox"], "dealframe pull"),
     (["nonsense"], "dealframe"),
 ]
+if os.path.isdir("/proc/self"):  # a folder the system refuses to create in, whatever the rights
+    USAGE.append(
+        (["mirror", "sync", "/proc/dealframe-mirror", "--sandbox"], "dealframe mirror sync")
+    )
 NEEDS_A_SERVICE = [  # (argv, prefix): run against the service of the environment
     (["pull", "deals", "-o", "x.csv", "--quiet"], "dealframe pull"),
     (["report", "--out", "r", "--quiet"], "dealframe report"),
@@ -152,3 +159,44 @@ def test_warnings_are_one_line_and_the_settings_are_restored(run, sandbox):
     ]
     assert "Warning:" not in err and ".py:" not in err
     assert warnings.showwarning is shown and warnings.filters == filters
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["mirror", "sync", "m", "--no-progress"], "dealframe mirror sync: interrupted (each"),
+        (["report", "--out", "r", "--quiet"], "dealframe report: interrupted"),
+    ],
+)
+def test_ctrl_c_is_status_130_in_one_line(tmp_path, argv, line):
+    """SIGINT while the command waits for the service: one line, exit status 130."""
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DEALFRAME_")}
+        env |= {
+            "DEALFRAME_BASE_URL": f"http://127.0.0.1:{silent.getsockname()[1]}",
+            "DEALFRAME_PUBLIC_TOKEN": "some-public-token",
+            "DEALFRAME_PRIVATE_KEY": "some-private-key",
+            "DEALFRAME_CACHE": "0",
+            "PYTHONPATH": os.pathsep.join(sys.path),
+        }
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dealframe", *argv],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            silent.settimeout(120)
+            conn, _ = silent.accept()  # the command is running: its first request is waiting
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+            conn.close()
+        finally:
+            proc.kill()
+    assert proc.returncode == 130
+    assert err.startswith(line) and len(err.splitlines()) == 1, err
+    assert "Traceback" not in err and out == ""

@@ -9,6 +9,7 @@ endpoint. The tests share one small sandbox, reset to its generated data around 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import stat
 
 import pandas as pd
@@ -292,7 +293,7 @@ def test_second_sync_waits_or_refuses(client, tmp_path):
     path = tmp_path / "m"
     mirror.sync(client, path, ["investors"])
     with mirror_lock(path, 1.0):
-        with pytest.raises(mirror.MirrorLockedError, match="another sync"):
+        with pytest.raises(mirror.MirrorLockedError, match="another sync.*--lock-timeout"):
             mirror.sync(client, path, ["investors"], lock_timeout=0.2)
     report = mirror.sync(client, path, ["investors"], lock_timeout=0)
     assert not report["investors"].full
@@ -301,7 +302,9 @@ def test_second_sync_waits_or_refuses(client, tmp_path):
 def test_another_source_is_refused_unless_allowed(sb, client, tmp_path, capsys):
     path = tmp_path / "m"
     mirror.sync(client, path, ["investors"])
-    assert mirror.status(path).attrs["source"] == "http://127.0.0.1"  # no port: it varies
+    # the sandbox's data, not its port (which changes every run), and no token
+    assert mirror.status(path).attrs["source"] == "dealframe-sandbox (seed 11, scale 0.02)"
+    assert sb.private_key not in (path / STATE_NAME).read_text()
     before = (path / STATE_NAME).read_bytes()
     port = sb.url.rsplit(":", 1)[1]
     with Client(
@@ -309,16 +312,60 @@ def test_another_source_is_refused_unless_allowed(sb, client, tmp_path, capsys):
     ) as other:
         with pytest.raises(mirror.MirrorStateError) as refused:
             mirror.sync(other, path, ["investors"])
-        assert "from http://127.0.0.1, not from http://localhost" in str(refused.value)
+        assert f"(seed 11, scale 0.02), not from http://localhost:{port}" in str(refused.value)
         assert (path / STATE_NAME).read_bytes() == before  # nothing changed
         report = mirror.sync(other, path, ["investors"], allow_other_source=True)
     assert not report["investors"].full
-    assert mirror.status(path).attrs["source"] == "http://localhost"
+    assert mirror.status(path).attrs["source"] == f"http://localhost:{port}"
     assert mirror.status(path).attrs["syncs"] == 2
     argv = ["mirror", "sync", str(path), "--sandbox", "--scale", "0.02", "--no-progress"]
     assert main([*argv, "--entities", "investors"]) == 1
-    assert "not from http://127.0.0.1" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"from http://localhost:{port}, not from dealframe-sandbox (seed 7, scale 0.02)" in err
     assert main([*argv, "--entities", "investors", "--allow-other-source"]) == 0
+    assert mirror.status(path).attrs["source"] == "dealframe-sandbox (seed 7, scale 0.02)"
+
+
+def test_two_sandboxes_of_other_seeds_are_two_sources(client, tmp_path):
+    path = tmp_path / "m"
+    mirror.sync(client, path, ["investors"], progress=False)
+    with (
+        dealframe.sandbox.run(scale=SCALE, seed=12) as other_sb,
+        Client.for_sandbox(other_sb, progress=False) as other,
+    ):
+        with pytest.raises(mirror.MirrorStateError, match=r"\(seed 11, .*not from .*\(seed 12,"):
+            mirror.sync(other, path, ["investors"])
+    with (  # the same data served again on another port: the same source
+        dealframe.sandbox.run(scale=SCALE, seed=11) as again_sb,
+        Client.for_sandbox(again_sb, progress=False) as again,
+    ):
+        assert again_sb.url != client.settings.base_url
+        report = mirror.sync(again, path, ["investors"], progress=False)
+    assert not report["investors"].full and mirror.status(path).attrs["syncs"] == 2
+
+
+def test_two_loopback_ports_are_two_sources(sb, client, tmp_path):
+    path = tmp_path / "m"
+    with Client(sb.url, sb.public_token, sb.private_key, cache_enabled=False) as by_url:
+        assert by_url.source == sb.url
+        mirror.sync(by_url, path, ["investors"], progress=False)
+    with Client(
+        "http://127.0.0.1:1", sb.public_token, sb.private_key, retries=0, cache_enabled=False
+    ) as elsewhere:
+        with pytest.raises(mirror.MirrorStateError, match=f"from {sb.url}, not from"):
+            mirror.sync(elsewhere, path, ["investors"], progress=False)
+
+
+def test_a_mirror_recorded_without_the_loopback_port_takes_the_sandbox(sb, client, tmp_path):
+    path = tmp_path / "m"
+    mirror.sync(client, path, ["investors"], progress=False)
+    marker = path / STATE_NAME
+    legacy = json.loads(marker.read_text())
+    legacy["source"] = "http://127.0.0.1"  # what an earlier dealframe recorded for a sandbox
+    marker.write_text(json.dumps(legacy))
+    report = mirror.sync(client, path, ["investors"], progress=False)
+    assert not report["investors"].full
+    assert mirror.status(path).attrs["source"] == client.source  # the new identity, recorded
 
 
 def test_bad_input_is_refused_and_nothing_is_overwritten(sb, client, tmp_path, monkeypatch):
@@ -487,3 +534,15 @@ def test_a_service_serving_smaller_pages_is_mirrored_whole(profile, tmp_path):
             got = mirror.load(tmp_path / "m", entity, include_deleted=True)
             assert len(want) > 300 and len(got) == len(want), entity
             assert got.sort_values("id", ignore_index=True)["updated_at"].equals(want["updated_at"])
+
+
+def test_a_failed_first_sync_does_not_claim_the_folder(sb, client, tmp_path):
+    path = tmp_path / "m"
+    with Client("http://127.0.0.1:1", sb.public_token, sb.private_key, retries=0) as wrong:
+        with pytest.raises(DealframeError):
+            mirror.sync(wrong, path, ["investors"], progress=False)
+    assert mirror.status(path).attrs["syncs"] == 0  # it did not complete
+    report = mirror.sync(client, path, ["investors"], progress=False)  # the corrected retry
+    assert report["investors"].full
+    attrs = mirror.status(path).attrs
+    assert attrs["syncs"] == 1 and attrs["source"] != "http://127.0.0.1:1"

@@ -185,6 +185,7 @@ def test_incremental_sync_interrupted_at_every_step(client, base, tmp_path, monk
 
 _CHILD = textwrap.dedent("""
     import json, os, signal, sys
+    from types import SimpleNamespace
     from dealframe.client import Client
     import dealframe.mirror as mirror
     from dealframe.mirror import store
@@ -197,7 +198,11 @@ _CHILD = textwrap.dedent("""
     if kill_at > 0:
         store.set_crash_hook(hook)
     print("ready", flush=True)
-    with Client(url, private_key=key, cache_enabled=False, progress=False) as c:
+    # the parent's sandbox, as Client.for_sandbox knows it (the mirror's recorded source)
+    config = SimpleNamespace(seed=23, scale=0.02)
+    served = SimpleNamespace(url=url, public_token=key, private_key=key,
+                             state=SimpleNamespace(config=config))
+    with Client.for_sandbox(served, progress=False) as c:
         mirror.sync(c, path, page_size=250, rows_per_file=700)
 """)
 

@@ -167,12 +167,17 @@ def test_a_corrupt_log_entry(client, path):
 
 _CHILD = textwrap.dedent("""
     import json, resource, signal, sys
+    from types import SimpleNamespace
     from dealframe.client import Client
     import dealframe.mirror as mirror
     url, key, path, limit, rows_per_file = sys.argv[1:6]
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
     resource.setrlimit(resource.RLIMIT_FSIZE, (int(limit), int(limit)))
-    with Client(url, private_key=key, cache_enabled=False, progress=False) as c:
+    # the parent's sandbox, as Client.for_sandbox knows it (the mirror's recorded source)
+    config = SimpleNamespace(seed=31, scale=0.02)
+    served = SimpleNamespace(url=url, public_token=key, private_key=key,
+                             state=SimpleNamespace(config=config))
+    with Client.for_sandbox(served, progress=False) as c:
         try:
             mirror.sync(c, path, page_size=250, rows_per_file=int(rows_per_file))
             print(json.dumps({"error": None}))

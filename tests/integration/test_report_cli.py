@@ -199,6 +199,15 @@ def test_a_bad_config_file_is_refused_whole_before_anything_starts(tmp_path, cap
     config.write_text('out = "r"\n')
     assert main(["report", "--config", str(config), "--region", REGION]) == EXIT_USAGE
     assert "cannot be used with --config" in _one_error_line(capsys.readouterr().err)
+    config.write_text(
+        'out = "r"\n[[cohort]]\nregion = "Oceania"\n[[cohort]]\nname = "fin"\nvertical = "Fintec"\n'
+    )
+    assert main(["report", "--config", str(config), "--sandbox"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    error = _one_error_line(err)  # the sandbox's vocabulary: named like the file's other errors
+    assert f"{config}: cohort 2 (fin): invalid vertical:" in error
+    assert "did you mean 'Fintech'" in error and "--vertical" not in error
+    assert "starting the embedded sandbox" not in err
 
 
 def test_unwritable_out_and_missing_service_are_usage_errors(tmp_path, capsys, monkeypatch):

@@ -21,6 +21,8 @@ Examples
 from __future__ import annotations
 
 import argparse
+import contextlib
+from pathlib import Path
 from typing import Any
 
 from dealframe.arguments import expanded_path
@@ -38,16 +40,39 @@ __all__ = ["register"]
 
 def _path_ready(path: str, *, new: bool = False) -> None:
     """Refuse a PATH that holds no mirror (``new``: that cannot become one) now, before a
-    sandbox starts or a request is sent; creates nothing."""
+    sandbox starts or a request is sent; leaves nothing behind."""
     from .sync import _usable_marker, open_folder
 
     try:
         if new and not expanded_path(path, "PATH").exists():
-            check_folder(path, "PATH")
+            _can_create(check_folder(path, "PATH"))
         else:
             _usable_marker(open_folder(path, create=new))
     except MirrorPathError as exc:
         raise UsageError(exc) from None
+
+
+def _can_create(missing: list[Path]) -> None:
+    """Make the ``missing`` folders (deepest last) and remove them again: write permission
+    does not tell, on a file system such as ``/proc`` or a read-only mount.
+
+    Raises
+    ------
+    MirrorPathError
+        The operating system refused one, with its reason.
+    """
+    made: list[Path] = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir(mode=0o700)
+            made.append(folder)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise MirrorPathError(f"{missing[0]} cannot hold a mirror: {reason}") from None
+    finally:
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
 
 
 def _sync(args: argparse.Namespace) -> int:

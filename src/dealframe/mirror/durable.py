@@ -108,7 +108,8 @@ def mirror_lock(folder: Path, timeout: float) -> Iterator[None]:
                 holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
                 raise MirrorLockedError(
                     f"another sync (pid {holder}) is writing the mirror at {folder}; wait for it "
-                    f"to finish or pass a longer lock_timeout (waited {timeout:g} s)"
+                    "to finish or pass a longer lock_timeout (--lock-timeout; waited "
+                    f"{timeout:g} s)"
                 )
             time.sleep(0.05)
         os.ftruncate(fd, 0)

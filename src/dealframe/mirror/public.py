@@ -39,7 +39,7 @@ from .durable import mirror_lock
 from .errors import MirrorStateError
 from .read import as_of_version
 from .schema import PUBLIC_TABLES
-from .state import MirrorState, check_source, read_state, write_state
+from .state import MirrorState, check_source, client_source, read_state, write_state
 from .sync import _usable_marker, folder_path, lock_timeout_seconds, open_folder
 from .table import (
     commit_properties,
@@ -270,10 +270,10 @@ def snapshot_public(
     if not isinstance(allow_other_source, bool):
         raise ValidationError("allow_other_source", "True or False", got=allow_other_source)
     day = _date(date, "date")
-    base_url = getattr(client.settings, "base_url", None)
+    here = client_source(client)
     if folder_path(path).is_dir():  # refused before anything is fetched
         known = read_state(folder_path(path))
-        check_source(Path(path), known.source if known else None, base_url, allow_other_source)
+        check_source(folder_path(path), known.source if known else None, here, allow_other_source)
     searched = {
         "industries": industries,
         "themes": themes,
@@ -298,7 +298,7 @@ def snapshot_public(
         _usable_marker(root)
         with mirror_lock(root, lock_timeout):
             state = read_state(root) or MirrorState()
-            state.source = check_source(root, state.source, base_url, allow_other_source)
+            state.source = check_source(root, state.source, here, allow_other_source)
             write_state(root, state)
             props = commit_properties(
                 "snapshot",

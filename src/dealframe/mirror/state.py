@@ -1,11 +1,12 @@
 """The mirror's marker file ``_mirror.json``: what the folder is, and which layout it uses.
 
 It holds the format name, the schema version, when the mirror was made, the
-service it mirrors and how many syncs ran. It is **not** a commit point: the
-data, and each table's checkpoint, live in the Delta tables' logs (one atomic
-commit per table and sync, :mod:`.table`). The marker is written when the
-mirror is made, and rewritten atomically at the start of each sync (its
-counter) and when a version-2 mirror is migrated (:mod:`.migrate`).
+service it mirrors and how many syncs completed. It is **not** a commit point:
+the data, and each table's checkpoint, live in the Delta tables' logs (one
+atomic commit per table and sync, :mod:`.table`). The marker is written when
+the mirror is made, rewritten atomically at the start of each sync (its
+source) and at its end (its counter), and when a version-2 mirror is migrated
+(:mod:`.migrate`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from ..client import SANDBOX_SOURCE
+from ..config import source_of
 from .durable import atomic_write
 from .errors import MirrorStateError, MirrorVersionError
-from .schema import SCHEMA_VERSION
+from .schema import ENTITIES, PUBLIC_TABLES, SCHEMA_VERSION
 
 __all__ = [
     "FORMAT",
@@ -34,6 +37,8 @@ __all__ = [
     "read_state",
     "source_of",
     "check_source",
+    "client_source",
+    "holds_tables",
     "write_state",
 ]
 
@@ -44,48 +49,77 @@ STATE_NAME = "_mirror.json"
 LEGACY_VERSION = 2
 
 
+#: What this dealframe recorded for a loopback service before the port was kept (a sandbox's
+#: port changes from run to run): such a mirror takes the first loopback or sandbox source.
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-def source_of(base_url: str | None) -> str | None:
-    """The service a mirror is synced from, as recorded in its marker: the base URL without
-    query or credentials, and without the port for a loopback host (a sandbox's port changes
-    from run to run).
+def _legacy_loopback(recorded: str, here: str | None) -> bool:
+    """Whether ``recorded`` is a loopback source without a port (written before the port was
+    kept) and ``here`` a loopback or sandbox source, which it then becomes."""
+    if not here:
+        return False
+    try:
+        before, now = urlsplit(recorded), urlsplit(here)
+        portless = before.port is None
+    except ValueError:  # not a URL this dealframe wrote
+        return False
+    loopback_now = here.startswith(SANDBOX_SOURCE) or now.hostname in _LOOPBACK
+    return before.hostname in _LOOPBACK and portless and loopback_now
+
+
+def client_source(client: Any) -> str | None:
+    """The source a mirror records for ``client``: its :attr:`~dealframe.Client.source` (for
+    a client-like object without one, :func:`source_of` its base URL).
 
     Examples
     --------
-    >>> source_of("http://127.0.0.1:41865/")
-    'http://127.0.0.1'
-    >>> source_of("https://api.example.com/data/")
-    'https://api.example.com/data'
+    >>> from dealframe import Client
+    >>> client_source(Client("https://api.example.com/v/", cache_enabled=False))
+    'https://api.example.com/v'
     """
-    if not base_url:
-        return None
-    url = urlsplit(base_url)
-    host = url.hostname or ""
-    netloc = f"[{host}]" if ":" in host else host
-    if url.port is not None and host not in _LOOPBACK:
-        netloc += f":{url.port}"
-    return f"{url.scheme}://{netloc}{url.path.rstrip('/')}"
+    source = getattr(client, "source", None)
+    return source if isinstance(source, str) else source_of(client.settings.base_url)
 
 
-def check_source(root: Path, recorded: str | None, base_url: str | None, allow: bool) -> str | None:
-    """The source to record for a sync of ``root`` from ``base_url`` (:func:`source_of`).
+def check_source(root: Path, recorded: str | None, here: str | None, allow: bool) -> str | None:
+    """The source to record for a sync of ``root`` from the service ``here``
+    (:attr:`dealframe.Client.source`).
 
     Raises
     ------
     MirrorStateError
-        The mirror was synced from another source (``recorded``) and ``allow`` is False:
-        the two services' records would be merged.
+        The mirror was synced from another source (``recorded``), holds a table, and
+        ``allow`` is False: the two services' records would be merged. A mirror that holds no
+        table yet (its first sync failed) takes the new source, and so does one recorded
+        as a loopback host without a port (by an earlier dealframe) for a loopback or
+        sandbox source.
     """
-    before, here = source_of(recorded), source_of(base_url)
-    if before is not None and before != here and not allow:
+    before = recorded
+    if (
+        before is not None
+        and before != here
+        and not allow
+        and holds_tables(root)
+        and not _legacy_loopback(before, here)
+    ):
         raise MirrorStateError(
             f"the mirror at {root} was synced from {before}, not from {here}: its records "
             "would be merged with another service's. Sync from that service, sync into a new "
             "folder, or pass allow_other_source=True (--allow-other-source) to merge them"
         )
     return here
+
+
+def holds_tables(root: Path) -> bool:
+    """Whether the mirror at ``root`` has committed a table (an entity's or a public one).
+
+    Examples
+    --------
+    >>> holds_tables(Path("no-such-mirror"))
+    False
+    """
+    return any((root / name / "_delta_log").is_dir() for name in (*ENTITIES, *PUBLIC_TABLES))
 
 
 @dataclass

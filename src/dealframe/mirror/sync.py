@@ -37,10 +37,10 @@ from .state import (
     STATE_NAME,
     MirrorState,
     check_source,
+    client_source,
     orjson_bytes,
     parse_state,
     read_doc,
-    source_of,
     write_state,
 )
 from .store import ROWS_PER_FILE, STAGING, StagedRows, recover, step
@@ -461,8 +461,8 @@ def sync(
         Also read every row of every table before syncing (the usual checks read
         only file footers), and rebuild a table that fails.
     allow_other_source : bool, default False
-        Sync from another service than the mirror's recorded source (its base URL; for a
-        loopback host without the port), which then becomes its source. Without it, that is
+        Sync from another service than the mirror's recorded source
+        (:attr:`dealframe.Client.source`), which then becomes its source. Without it, that is
         a :class:`MirrorStateError`: the two services' records would be merged silently.
 
     Returns
@@ -511,8 +511,7 @@ def sync(
         with mirror_lock(root, lock_timeout):
             state = _marker(root, client, allow_other_source)
             report = SyncReport(root, recovered_files=len(recover(root)))
-            state.syncs += 1
-            write_state(root, state)
+            sync_no = state.syncs + 1  # ``syncs`` counts the syncs that completed
             bar = _Progress(progress)
             for entity in names:
                 fetch = client_fetch(client, entity, page_size)
@@ -523,11 +522,13 @@ def sync(
                     overlap=gap,
                     page_size=page_size,
                     rows_per_file=rows_per_file,
-                    sync_no=state.syncs,
+                    sync_no=sync_no,
                     progress=bar,
                     repair=repair,
                 )
             recover(root)  # the staging folder of this sync
+            state.syncs = sync_no
+            write_state(root, state)
             return report
 
 
@@ -539,16 +540,17 @@ def _usable_marker(root: Path) -> None:
 
 
 def _marker(root: Path, client: Any, allow_other_source: bool) -> MirrorState:
-    """The marker under the lock: made on a first sync, migrated from version 2, refused for
-    another source unless allowed (the caller writes it back)."""
-    here = source_of(getattr(client.settings, "base_url", None))
+    """The marker under the lock, written with this sync's source before any table is
+    written: made on a first sync, migrated from version 2, refused for another source unless
+    allowed (a mirror that holds no table yet takes this source: its first sync failed)."""
+    here = client_source(client)
     doc = read_doc(root)
     if doc is None:
         state = MirrorState(source=here)
-        write_state(root, state)
-        return state
-    if doc.get("schema_version") == LEGACY_VERSION:
+    elif doc.get("schema_version") == LEGACY_VERSION:
         return migrate(root, doc)
-    state = parse_state(orjson_bytes(doc), root / STATE_NAME)
-    state.source = check_source(root, state.source, here, allow_other_source)
+    else:
+        state = parse_state(orjson_bytes(doc), root / STATE_NAME)
+        state.source = check_source(root, state.source, here, allow_other_source)
+    write_state(root, state)
     return state

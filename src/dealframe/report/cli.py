@@ -24,12 +24,15 @@ Exit status
     folder, no service configured, a missing extra. Running it again will not help.
 3
     Some cohorts of a config file were written and others failed.
+130
+    Interrupted (Ctrl-C): one line ``dealframe report: interrupted``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -98,24 +101,36 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
     return [ReportJob(cohort, Path(args.out), check_metric(args.metric), args.top)]
 
 
-def _sandbox_knows(jobs: list[Any]) -> None:
+def _sandbox_knows(jobs: list[Any], config: Any = None) -> None:
     """With ``--sandbox`` the vocabulary is known before it starts: a vertical or deal type
-    the sandbox does not have is refused now (against a service, the service says so)."""
+    the sandbox does not have is refused now (against a service, the service says so). With
+    ``config`` (the file the jobs come from, one per cohort), the error names the file and
+    the cohort, as the file's other errors do."""
     from dealframe.sandbox.models.data import VERTICALS
     from dealframe.sandbox.vocab import DEAL_TYPES
 
     from .cohort import did_you_mean
+    from .config import ConfigError
 
-    for job in jobs:
+    for i, job in enumerate(jobs, start=1):
         cohort = job.cohort
         wanted: list[tuple[str, str, tuple[str, ...]]] = []
         if cohort.vertical:
-            wanted.append(("--vertical", cohort.vertical, VERTICALS))
-        wanted += [("--deal-type", t, DEAL_TYPES) for t in cohort.deal_types]
-        for option, value, known in wanted:
-            if value not in known:  # the sandbox matches exactly, as its filters do
-                hint = did_you_mean(value, known) or f" (one of {', '.join(known)})"
+            wanted.append(("vertical", cohort.vertical, VERTICALS))
+        wanted += [("deal_type", t, DEAL_TYPES) for t in cohort.deal_types]
+        for key, value, known in wanted:
+            if value in known:  # the sandbox matches exactly, as its filters do
+                continue
+            hint = did_you_mean(value, known) or f" (one of {', '.join(known)})"
+            if config is None:
+                option = "--" + key.replace("_", "-")
                 raise ValidationError(option, f"a value the sandbox has{hint}", got=value)
+            name = f" ({cohort.name})" if cohort.name else ""
+            raise ConfigError(
+                key,
+                f"{os.fspath(config)}: cohort {i}{name}: invalid {key}: expected a value the "
+                f"sandbox has{hint}, got {value!r}",
+            )
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -155,7 +170,7 @@ def _run_jobs(
 ) -> int:
     jobs = _jobs(args)
     if args.sandbox:
-        _sandbox_knows(jobs)
+        _sandbox_knows(jobs, args.config)
     for job in jobs:  # every folder writable before anything starts
         made += _missing(job.out)
         prepare_out_dir(job.out)
@@ -200,7 +215,7 @@ def register(subparsers: Any) -> None:
         description="Build report.html for a cohort (summary, public comps, private deals, "
         "private against public multiples, investors, appendix) and the tables "
         "behind it as Parquet and CSV. Exit status: 0 written, 1 failed while "
-        "running, 2 bad command or config, 3 some cohorts failed.",
+        "running, 2 bad command or config, 3 some cohorts failed, 130 interrupted.",
     )
     p.add_argument(
         "--out",
