@@ -25,6 +25,7 @@ Examples
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -36,6 +37,7 @@ from dealframe.analytics.buckets import bucket_medians, service_methodology
 from dealframe.analytics.periods import resolve_window
 from dealframe.arguments import DateLike, checked_keywords
 from dealframe.errors import ValidationError
+from dealframe.frames.nested import to_lists
 from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import Column, Schema
 from dealframe.link import companies_for_skus
@@ -132,6 +134,37 @@ def _check_private(client: Client, filters: Mapping[str, Any]) -> None:
             client.private.schema("transactions").build(filters)
         except EnumValueError:
             client.private.schema("transactions", refresh=True).build(filters)
+
+
+def _check_verticals(client: Client, verticals: list[str] | None) -> None:
+    """A vertical no listed company carries, with a close one that some company does
+    (``Fintec``, ``fintech`` for ``Fintech``), is a misspelling: refused naming ``vertical``.
+
+    The vocabulary is open (discovery lists no values), so the ``verticals`` of Family A's
+    companies (one search, without filters) are the reference; a vertical with no close
+    match there may be a private-only one and is sent as it is.
+    """
+    if not verticals:
+        return
+    universe = client.public.search()
+    if "verticals" not in universe:  # the answer does not say: the service decides
+        return
+    known = {
+        v for cell in to_lists(universe["verticals"]) for v in cell or () if isinstance(v, str)
+    }
+    folded = {v.casefold(): v for v in known}
+    for i, given in enumerate(verticals):
+        if given in known:
+            continue
+        close = folded.get(given.casefold()) or next(
+            iter(difflib.get_close_matches(given, sorted(known), n=1, cutoff=0.8)), None
+        )
+        if close is not None:
+            raise ValidationError(
+                f"vertical[{i}]",
+                f"a vertical the companies carry (did you mean {close!r}?)",
+                got=given,
+            )
 
 
 def _period_comps(
@@ -326,6 +359,7 @@ def compare_multiples(
     _check_private(
         client, {"target_region": regions, "target_verticals": verticals, "deal_type": deal_types}
     )
+    _check_verticals(client, verticals)
     threshold, today = service_methodology(client)
     start, end = resolve_window(date_from, date_to, as_of=today, time_bucket="none")
     deals = client.private.deals(

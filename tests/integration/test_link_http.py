@@ -3,6 +3,7 @@ against the sandbox, whose Family A universe is its listed Family B companies (i
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -264,6 +265,11 @@ def test_compare_multiples_arguments(client):
     assert client.stats.snapshot()["calls"] == before  # refused before any request
     with pytest.raises(ValidationError, match=r"invalid deal_type: .*'Venture'\?"):
         dealframe.compare_multiples(client, deal_type="Ventre")  # its values: discovery's
+    verticals = {v for cell in client.public.search()["verticals"] for v in json.loads(cell)}
+    real = max(sorted(verticals), key=len)
+    for typo in (real.lower(), real[:-1]):  # wrong case, a letter short
+        with pytest.raises(ValidationError, match=rf"invalid vertical\[0\]: .*{real!r}\?"):
+            dealframe.compare_multiples(client, vertical=typo)
     none = dealframe.compare_multiples(
         client, region="Oceania", vertical="No such vertical", link=False
     )

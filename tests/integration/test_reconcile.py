@@ -12,6 +12,7 @@ import dealframe.sandbox
 from dealframe._vocab import AGGREGATE_METRICS, TIME_BUCKETS
 from dealframe.analytics import DEFAULT_CONVENTIONS, Conventions
 from dealframe.analytics.reconcile import calibrate, compare_buckets, reconcile, reconcile_groups
+from dealframe.errors import ValidationError
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +154,17 @@ def test_group_rollups_equal_the_service(client, group):
         ), field
         assert np.isnan(row["sum_service"]) and np.isnan(row["sum_local"]), field
     assert len(ts.frame) > 0 and ts.frame["match"].all(), ts.frame[~ts.frame["match"]]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"date_from": "2024-13"}, {"fields": [""]}, {"date_from": "2025-06", "date_to": "2024-01"}],
+)
+def test_reconcile_groups_refuses_bad_series_arguments_before_any_request(client, bad):
+    before = client.stats.snapshot()["calls"]
+    with pytest.raises(ValidationError, match=next(iter(bad))):
+        reconcile_groups(client, regions=["Oceania"], **bad)
+    assert client.stats.snapshot()["calls"] == before
 
 
 def test_bucket_medians_asks_the_service_for_threshold_and_date(client):

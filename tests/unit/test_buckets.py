@@ -577,3 +577,15 @@ def test_agrees_with_the_groupby_apply_a_user_would_write():
     expected = user_apply().unstack()
     assert np.allclose(out["median"].to_numpy(), expected["median"].to_numpy())
     assert out["n"].tolist() == expected["n"].astype(int).tolist()
+
+
+def test_conventions_take_numpy_numbers():
+    """Numbers from numpy (a frame's cell, a config read with numpy) are numbers: kept as
+    Python numbers, equal to the same Python values."""
+    made = Conventions(window_years=np.int64(3), iqr_multiplier=np.int64(2))
+    assert made == Conventions(window_years=3, iqr_multiplier=2.0)
+    assert type(made.window_years) is int and type(made.iqr_multiplier) is float
+    assert Conventions(iqr_multiplier=np.float64(1.5)).outlier_rule == "iqr_1.5"
+    for bad in ({"window_years": np.float64(3)}, {"window_years": np.bool_(True)}):
+        with pytest.raises(ValidationError, match="window_years"):
+            Conventions(**bad)

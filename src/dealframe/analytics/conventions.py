@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import numbers
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias, get_args
+
+import numpy as np
 
 from dealframe.arguments import checked_methods
 from dealframe.errors import ValidationError
@@ -157,13 +160,23 @@ class Conventions:
                     got=value,
                 )
         years = self.window_years
-        if isinstance(years, bool) or not isinstance(years, int) or not 1 <= years < 10_000:
+        if isinstance(years, (bool, np.bool_)) or not isinstance(years, numbers.Integral):
             raise ValidationError(
                 "Conventions.window_years", "an integer from 1 to 9999", got=years
             )
+        if not 1 <= years < 10_000:
+            raise ValidationError(
+                "Conventions.window_years", "an integer from 1 to 9999", got=years
+            )
+        object.__setattr__(self, "window_years", int(years))  # numpy integers as Python ints
         k = self.iqr_multiplier
-        if isinstance(k, bool) or not isinstance(k, (int, float)) or not 0 <= k < float("inf"):
+        if (
+            isinstance(k, (bool, np.bool_))
+            or not isinstance(k, numbers.Real)
+            or not 0 <= k < float("inf")
+        ):
             raise ValidationError("Conventions.iqr_multiplier", "a finite number >= 0", got=k)
+        object.__setattr__(self, "iqr_multiplier", k if type(k) in (int, float) else float(k))
 
     @property
     def outlier_rule(self) -> str:

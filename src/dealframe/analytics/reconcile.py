@@ -24,7 +24,8 @@ from dealframe.analytics.conventions import Conventions
 from dealframe.analytics.rollups import group_current, group_time_series
 from dealframe.arguments import checked_keywords, flag
 from dealframe.client import Client
-from dealframe.public.api import Month, Strings
+from dealframe.public.api import Month, Strings, _series_members
+from dealframe.public.query import group_body
 
 __all__ = ["Reconciliation", "calibrate", "compare_buckets", "reconcile", "reconcile_groups"]
 
@@ -452,6 +453,9 @@ def reconcile_groups(
         "enterprise_value_above": enterprise_value_above,
     }
     group = {k: v for k, v in named.items() if v is not None}
+    # every argument checked before the first request (the client's own checks)
+    group_body(group)
+    _series_members(fields, date_from, date_to)
     api = client.public_api(version)
     members = api.search(**group)
     service_cur = api.group_current(**group)
