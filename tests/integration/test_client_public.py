@@ -468,7 +468,8 @@ def _bad_calls(universe: dict[str, list[dict[str, Any]]]) -> list[tuple[str, Any
         ("v2 SKU sent to v1", lambda c: c.public_v1.current([v2]), "skus[0]"),
         ("malformed SKU", lambda c: c.public.current(["acme usa"]), "skus[0]"),
         ("malformed SKU in series", lambda c: c.public.time_series(["ACME-US"]), "skus[0]"),
-        ("empty skus", lambda c: c.public.current([]), "skus"),
+        ("skus None", lambda c: c.public.current(None), "skus"),
+        ("skus None in series", lambda c: c.public.time_series(None), "skus"),
         ("skus not a list", lambda c: c.public.current(42), "skus"),
         ("bad month", lambda c: c.public.time_series([v2], date_from="2024-13"), "date_from"),
         ("bad month format", lambda c: c.public.time_series([v2], date_to="2024/01"), "date_to"),
@@ -571,6 +572,47 @@ def test_current_schema_is_the_same_for_1_and_n_rows_and_documented_for_0(
     assert [c for c in many.columns if c in set(empty.columns)] == list(empty.columns)
     assert all(shared[c] == t for c, t in _schema(empty))
     assert {"marketCap", "rateToUsd", "marketCapLcu", "currency", "tags"} <= set(empty.columns)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_an_empty_universe_gives_the_typed_empty_frames_without_a_request(
+    client, universe, version
+):
+    """The README's pattern with a search that matched nothing: ``current(comps.index)`` and
+    ``time_series(comps.index)`` answer with the frame of no company, the schema of an answer
+    that returned none of the SKUs asked, and send nothing."""
+    public = api(client, version)
+    none = public.search(countries=["ZZZ"]).index
+    assert len(none) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingDataWarning)
+        unknown = public.current(fake_skus(version, 2))
+        unknown_ts = public.time_series(
+            fake_skus(version, 2), fields=["marketCap"], date_from="2025-01", date_to="2025-03"
+        )
+    before = calls(client)
+    frames = {
+        "current": public.current(none),
+        "wide": public.time_series(
+            none, fields=["marketCap"], date_from="2025-01", date_to="2025-03"
+        ),
+        "wide, no dates": public.time_series([]),
+        "long": public.time_series(none, shape="long"),
+    }
+    assert calls(client) == before
+    assert _schema(frames["current"]) == _schema(unknown)
+    assert frames["current"].index.name == "sku" and len(frames["current"]) == 0
+    assert frames["wide"].index.equals(unknown_ts.index)
+    assert frames["wide"].columns.equals(unknown_ts.columns)
+    assert isinstance(frames["wide, no dates"].index, pd.PeriodIndex)
+    assert frames["wide, no dates"].shape == (0, 0)
+    assert list(frames["wide, no dates"].columns.names) == ["field", "sku"]
+    assert list(frames["long"].columns) == ["sku", "field", "month", "value"]
+    assert str(frames["long"]["month"].dtype) == "period[M]" and len(frames["long"]) == 0
+    for label, frame in frames.items():
+        assert frame.attrs["requests"] == 0, label
+        assert frame.attrs["rows_expected"] == 0 == frame.attrs["rows_received"], label
+        assert frame.attrs["missing_skus"] == [], label
 
 
 def test_time_series_schema_for_0_1_and_n(client, universe):

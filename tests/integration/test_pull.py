@@ -127,6 +127,19 @@ def test_public_current_data_to_excel_keeps_the_sku(service, client, tmp_path, c
     )
 
 
+def test_public_current_of_a_search_matching_nothing_writes_the_header(
+    service, client, tmp_path, capsys
+):
+    """Like ``--sku`` of an unknown company: exit 0, a header-only file, "0 rows"."""
+    path = tmp_path / "none.csv"
+    code, out, err = _pull(["current", "--countries", "ZZZ", "-o", str(path)], capsys)
+    assert code == 0, err
+    assert out.strip() == str(path) and "wrote 0 rows" in err and "skus" not in err
+    header = path.read_text().splitlines()
+    expected = client.public.current([])
+    assert header == [",".join(["sku", *expected.columns])]
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
