@@ -154,6 +154,80 @@ def test_an_empty_filter_list_is_refused_before_any_request(client, call, empty)
     assert client.stats.snapshot()["network"] == before
 
 
+def _not_carried(items: list[dict[str, Any]], field: str) -> tuple[str, str, str]:
+    """A value companies carry in ``field``, that value in another case, and misspelt; no
+    company carries either of the last two."""
+    carried = {v for it in items for v in it[field]}
+    value = next(v for v in sorted(carried) if len(v) > 3 and v.lower() != v)
+    wrong_case, misspelt = value.lower(), value[:-1]
+    assert not {wrong_case, misspelt} & carried
+    return value, wrong_case, misspelt
+
+
+def _hints(record: list[warnings.WarningMessage]) -> list[str]:
+    return [str(w.message) for w in record if issubclass(w.category, MissingDataWarning)]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_an_industry_or_theme_no_company_carries_is_warned_with_the_close_value(
+    client, universe, version
+):
+    """The service matches them exactly, case included, from an open vocabulary: an empty
+    answer filtered by one no company carries warns, naming it and the value meant, after
+    one unfiltered search."""
+    public = api(client, version)
+    vertical, wrong_case, _ = _not_carried(universe[version], "verticals")
+    theme, _, misspelt = _not_carried(universe[version], "themes")
+    calls_ = [
+        ("industries[0]", wrong_case, vertical, lambda: public.search(industries=[wrong_case])),
+        ("themes[0]", misspelt, theme, lambda: public.search(themes=[misspelt])),
+        (
+            "industries[0]",
+            wrong_case,
+            vertical,
+            lambda: public.group_current(industries=wrong_case),
+        ),
+        (
+            "themes[1]",
+            misspelt,
+            theme,
+            lambda: public.group_time_series(themes=[theme, misspelt], countries=["ZZZ"]),
+        ),
+    ]
+    for argument, given, meant, call in calls_:
+        before = calls(client)
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            frame = call()
+        assert len(frame) == 0 or frame.attrs["companies"] == 0
+        assert calls(client)[0] == before[0] + 2  # the call and one unfiltered search
+        hints = _hints(record)
+        assert len(hints) == 1, hints
+        assert hints[0].startswith(f"{argument}: no company carries {given!r}")
+        assert f"did you mean {meant!r}" in hints[0]
+        assert {w.filename for w in record} == {__file__}  # at the caller's line
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_known_industry_or_a_non_empty_answer_sends_no_diagnostic_or_warning(
+    client, universe, version
+):
+    public = api(client, version)
+    vertical, wrong_case, _ = _not_carried(universe[version], "verticals")
+    before = calls(client)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        some = public.search(industries=[vertical, wrong_case])  # overlap: matches
+        group = public.group_current(industries=[vertical])
+    assert len(some) > 0 and group.attrs["companies"] > 0
+    assert calls(client)[0] == before[0] + 2  # no diagnostic search
+    with warnings.catch_warnings(record=True) as empty_record:
+        warnings.simplefilter("always")
+        none = public.search(industries=[vertical], countries=["ZZZ"])  # empty, but known
+    assert len(none) == 0
+    assert not _hints(record) and not _hints(empty_record)
+
+
 # ---------------------------------------------------------------------------- current
 
 
