@@ -154,6 +154,80 @@ def test_an_empty_filter_list_is_refused_before_any_request(client, call, empty)
     assert client.stats.snapshot()["network"] == before
 
 
+def _not_carried(items: list[dict[str, Any]], field: str) -> tuple[str, str, str]:
+    """A value companies carry in ``field``, that value in another case, and misspelt; no
+    company carries either of the last two."""
+    carried = {v for it in items for v in it[field]}
+    value = next(v for v in sorted(carried) if len(v) > 3 and v.lower() != v)
+    wrong_case, misspelt = value.lower(), value[:-1]
+    assert not {wrong_case, misspelt} & carried
+    return value, wrong_case, misspelt
+
+
+def _hints(record: list[warnings.WarningMessage]) -> list[str]:
+    return [str(w.message) for w in record if issubclass(w.category, MissingDataWarning)]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_an_industry_or_theme_no_company_carries_is_warned_with_the_close_value(
+    client, universe, version
+):
+    """The service matches them exactly, case included, from an open vocabulary: an empty
+    answer filtered by one no company carries warns, naming it and the value meant, after
+    one unfiltered search."""
+    public = api(client, version)
+    vertical, wrong_case, _ = _not_carried(universe[version], "verticals")
+    theme, _, misspelt = _not_carried(universe[version], "themes")
+    calls_ = [
+        ("industries[0]", wrong_case, vertical, lambda: public.search(industries=[wrong_case])),
+        ("themes[0]", misspelt, theme, lambda: public.search(themes=[misspelt])),
+        (
+            "industries[0]",
+            wrong_case,
+            vertical,
+            lambda: public.group_current(industries=wrong_case),
+        ),
+        (
+            "themes[1]",
+            misspelt,
+            theme,
+            lambda: public.group_time_series(themes=[theme, misspelt], countries=["ZZZ"]),
+        ),
+    ]
+    for argument, given, meant, call in calls_:
+        before = calls(client)
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            frame = call()
+        assert len(frame) == 0 or frame.attrs["companies"] == 0
+        assert calls(client)[0] == before[0] + 2  # the call and one unfiltered search
+        hints = _hints(record)
+        assert len(hints) == 1, hints
+        assert hints[0].startswith(f"{argument}: no company carries {given!r}")
+        assert f"did you mean {meant!r}" in hints[0]
+        assert {w.filename for w in record} == {__file__}  # at the caller's line
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_known_industry_or_a_non_empty_answer_sends_no_diagnostic_or_warning(
+    client, universe, version
+):
+    public = api(client, version)
+    vertical, wrong_case, _ = _not_carried(universe[version], "verticals")
+    before = calls(client)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        some = public.search(industries=[vertical, wrong_case])  # overlap: matches
+        group = public.group_current(industries=[vertical])
+    assert len(some) > 0 and group.attrs["companies"] > 0
+    assert calls(client)[0] == before[0] + 2  # no diagnostic search
+    with warnings.catch_warnings(record=True) as empty_record:
+        warnings.simplefilter("always")
+        none = public.search(industries=[vertical], countries=["ZZZ"])  # empty, but known
+    assert len(none) == 0
+    assert not _hints(record) and not _hints(empty_record)
+
+
 # ---------------------------------------------------------------------------- current
 
 
@@ -468,7 +542,8 @@ def _bad_calls(universe: dict[str, list[dict[str, Any]]]) -> list[tuple[str, Any
         ("v2 SKU sent to v1", lambda c: c.public_v1.current([v2]), "skus[0]"),
         ("malformed SKU", lambda c: c.public.current(["acme usa"]), "skus[0]"),
         ("malformed SKU in series", lambda c: c.public.time_series(["ACME-US"]), "skus[0]"),
-        ("empty skus", lambda c: c.public.current([]), "skus"),
+        ("skus None", lambda c: c.public.current(None), "skus"),
+        ("skus None in series", lambda c: c.public.time_series(None), "skus"),
         ("skus not a list", lambda c: c.public.current(42), "skus"),
         ("bad month", lambda c: c.public.time_series([v2], date_from="2024-13"), "date_from"),
         ("bad month format", lambda c: c.public.time_series([v2], date_to="2024/01"), "date_to"),
@@ -571,6 +646,47 @@ def test_current_schema_is_the_same_for_1_and_n_rows_and_documented_for_0(
     assert [c for c in many.columns if c in set(empty.columns)] == list(empty.columns)
     assert all(shared[c] == t for c, t in _schema(empty))
     assert {"marketCap", "rateToUsd", "marketCapLcu", "currency", "tags"} <= set(empty.columns)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_an_empty_universe_gives_the_typed_empty_frames_without_a_request(
+    client, universe, version
+):
+    """The README's pattern with a search that matched nothing: ``current(comps.index)`` and
+    ``time_series(comps.index)`` answer with the frame of no company, the schema of an answer
+    that returned none of the SKUs asked, and send nothing."""
+    public = api(client, version)
+    none = public.search(countries=["ZZZ"]).index
+    assert len(none) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingDataWarning)
+        unknown = public.current(fake_skus(version, 2))
+        unknown_ts = public.time_series(
+            fake_skus(version, 2), fields=["marketCap"], date_from="2025-01", date_to="2025-03"
+        )
+    before = calls(client)
+    frames = {
+        "current": public.current(none),
+        "wide": public.time_series(
+            none, fields=["marketCap"], date_from="2025-01", date_to="2025-03"
+        ),
+        "wide, no dates": public.time_series([]),
+        "long": public.time_series(none, shape="long"),
+    }
+    assert calls(client) == before
+    assert _schema(frames["current"]) == _schema(unknown)
+    assert frames["current"].index.name == "sku" and len(frames["current"]) == 0
+    assert frames["wide"].index.equals(unknown_ts.index)
+    assert frames["wide"].columns.equals(unknown_ts.columns)
+    assert isinstance(frames["wide, no dates"].index, pd.PeriodIndex)
+    assert frames["wide, no dates"].shape == (0, 0)
+    assert list(frames["wide, no dates"].columns.names) == ["field", "sku"]
+    assert list(frames["long"].columns) == ["sku", "field", "month", "value"]
+    assert str(frames["long"]["month"].dtype) == "period[M]" and len(frames["long"]) == 0
+    for label, frame in frames.items():
+        assert frame.attrs["requests"] == 0, label
+        assert frame.attrs["rows_expected"] == 0 == frame.attrs["rows_received"], label
+        assert frame.attrs["missing_skus"] == [], label
 
 
 def test_time_series_schema_for_0_1_and_n(client, universe):

@@ -127,6 +127,19 @@ def test_public_current_data_to_excel_keeps_the_sku(service, client, tmp_path, c
     )
 
 
+def test_public_current_of_a_search_matching_nothing_writes_the_header(
+    service, client, tmp_path, capsys
+):
+    """Like ``--sku`` of an unknown company: exit 0, a header-only file, "0 rows"."""
+    path = tmp_path / "none.csv"
+    code, out, err = _pull(["current", "--countries", "ZZZ", "-o", str(path)], capsys)
+    assert code == 0, err
+    assert out.strip() == str(path) and "wrote 0 rows" in err and "skus" not in err
+    header = path.read_text().splitlines()
+    expected = client.public.current([])
+    assert header == [",".join(["sku", *expected.columns])]
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
@@ -152,6 +165,14 @@ def test_public_current_data_to_excel_keeps_the_sku(service, client, tmp_path, c
             "takes --id and --limit only",
         ),
         (["search", "--region", REGION, "-o", "x.csv"], "did you mean '--regions'"),
+        # Family A values, checked as the client checks them, naming the flag
+        (["search", "--countries", "GBR,gbr", "-o", "x.csv"], "invalid --countries: "),
+        (["search", "--regions", "Westen Europe", "-o", "x.csv"], "did you mean 'Western Europe'"),
+        (["current", "--regions", "Westen Europe", "-o", "x.csv"], "invalid --regions: "),
+        (["search", "--industries", ",", "-o", "x.csv"], "invalid --industries: "),
+        (["search", "--enterprise-value-above", "nan", "-o", "x.csv"], "--enterprise-value-above"),
+        (["current", "--sku", "AER-USA", "--sku", "NYSE_AER", "-o", "x.csv"], "invalid --sku: "),
+        (["current", "--sku", "aer usa", "-o", "x.csv"], "got 'aer usa'"),
         (
             ["current", "--sku", "ACME-USA", "--regions", REGION, "-o", "x.csv"],
             "--sku cannot be used with --regions",
@@ -169,6 +190,7 @@ def test_bad_pulls_fail_in_one_line_before_the_sandbox_starts(
     assert code == 2
     errors = [line for line in err.splitlines() if "error" in line]
     assert len(errors) == 1 and expected in errors[0], err
+    assert "[" not in errors[0].split(":")[1]  # a flag, not a Python argument (countries[0])
     assert "starting the embedded sandbox" not in err and not out
     assert time.perf_counter() - started < 5
     assert not list(tmp_path.iterdir())  # nothing written

@@ -80,8 +80,9 @@ def test_validate_skus_dedupes_in_order_and_names_position():
     with pytest.raises(ValidationError) as err:
         validate_skus(["A-USA", "NYSE_IBM"], "v2")
     assert err.value.argument == "skus[1]" and "v1 SKU" in str(err.value)
-    with pytest.raises(ValidationError, match="must not be empty"):
-        validate_skus([], "v1")
+    assert validate_skus([], "v1") == []  # a search that matched nothing
+    with pytest.raises(ValidationError, match="a list of SKU strings"):
+        validate_skus(None, "v2")
     with pytest.raises(ValidationError):
         validate_skus({"a": 1}, "v1")
     with pytest.raises(ValidationError) as err:

@@ -7,7 +7,9 @@ service caps a request), and shapes the JSON with :mod:`dealframe.frames.public`
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -25,7 +27,13 @@ from ..contract import (
     read_items,
     shaping,
 )
-from ..errors import BadRequestError, IncompleteResultError, RequestInfo, ValidationError
+from ..errors import (
+    BadRequestError,
+    DealframeError,
+    IncompleteResultError,
+    RequestInfo,
+    ValidationError,
+)
 from ..frames.public import (
     current_frame,
     group_current_frame,
@@ -34,9 +42,10 @@ from ..frames.public import (
     time_series_long,
     time_series_wide,
 )
-from ..notices import warn_missing
+from ..notices import MissingDataWarning, user_stacklevel, warn_missing
 from ..provenance import attach
 from ..transport.paging import map_concurrent
+from .hints import unmatched_values
 from .query import check_window, group_body, month_string, search_body, time_series_fields
 from .sku import validate_skus
 
@@ -291,6 +300,18 @@ class PublicApi:
         )
         return frame
 
+    def _explain_empty(self, body: Mapping[str, Any], empty: bool) -> None:
+        """After an empty answer filtered by industries or themes: one unfiltered search
+        (often cached) and a :class:`~dealframe.notices.MissingDataWarning` per given value
+        that no company carries, with the close ones (the service matches them exactly)."""
+        if not empty or not (body.get("industries") or body.get("themes")):
+            return
+        with contextlib.suppress(DealframeError):  # only a hint: never worth the answer
+            response = self._post(f"{self._prefix}/companies", {}, "list", False, True)
+            companies = read_items(response.json(), Findings(f"POST {self._prefix}/companies"))
+            for message in unmatched_values(body, companies):
+                warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
+
     # ------------------------------------------------------------------ endpoints
 
     def search(
@@ -356,6 +377,7 @@ class PublicApi:
         found.report(
             strict=strict, partial=frame, expected=count, received=len(frame), what="companies"
         )
+        self._explain_empty(body, not len(frame))
         return frame
 
     def current(
@@ -530,6 +552,7 @@ class PublicApi:
         _check_group_classes(frame, found)
         attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
         found.report(strict=strict, partial=frame)
+        self._explain_empty(body, frame.attrs.get("companies") == 0)
         return frame
 
     def group_time_series(
@@ -603,4 +626,5 @@ class PublicApi:
         found.report(
             strict=strict, partial=frame, expected=count, received=len(items), what="periods"
         )
+        self._explain_empty(body, frame.attrs.get("companies") == 0)
         return frame

@@ -139,18 +139,22 @@ def parse_sku(sku: str, version: str | None = None) -> Sku:
 def validate_skus(skus: object, version: str, argument: str = "skus") -> list[str]:
     """Check a list of SKUs for ``version``; return them as a list without duplicates.
 
-    Order is kept (first occurrence wins). A single string is accepted as one SKU.
+    Order is kept (first occurrence wins). A single string is accepted as one SKU; an
+    empty list gives an empty list (the index of a search that matched nothing), which the
+    callers answer with their typed empty frame and no request.
 
     Raises
     ------
     ValidationError
-        Not a list of strings, empty, or any SKU malformed or of the other version
+        Not a list of strings (None included), or any SKU malformed or of the other version
         (the message names its position).
 
     Examples
     --------
     >>> validate_skus(["ACME-USA", "ACME-USA", "FOO-GBR"], "v2")
     ['ACME-USA', 'FOO-GBR']
+    >>> validate_skus([], "v2")
+    []
     """
     if version not in _VERSIONS:
         raise ValidationError("version", "'v1' or 'v2'", got=version)
@@ -159,8 +163,6 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
     if not isinstance(skus, Iterable) or isinstance(skus, (bytes, dict)):
         raise ValidationError(argument, "a list of SKU strings", got=skus)
     items = list(skus)
-    if not items:
-        raise ValidationError(argument, "at least one SKU (skus must not be empty)", got=items)
     try:  # the common case, at C speed: every item a well-formed SKU of this version
         if all(map((_V1 if version == "v1" else _V2).match, items)):
             return list(dict.fromkeys(items))

@@ -38,7 +38,7 @@ from dealframe.clitools import (
 from dealframe.errors import DealframeError, ExtraMissing, ValidationError
 
 from .entities import ENTITIES, Entity, entity
-from .flags import public_filters, schema_filters, tokens_to_values
+from .flags import public_filters, public_skus, schema_filters, tokens_to_values
 from .output import Output, check_output, write_frame
 
 __all__ = ["register"]
@@ -106,6 +106,7 @@ class _Plan:
         self.entity, self.args, self.values, self.output = thing, args, values, output
         self.filters: dict[str, Any] = {}
         self.ids: list[str] = []
+        self.skus: list[str] = []
 
     def check_offline(self) -> None:
         """Every check that needs no service (all of them, with --sandbox)."""
@@ -139,6 +140,7 @@ class _Plan:
                         "filters" + (" and --sku" if self.entity.name == "current" else ""),
                     )
             self.filters = public_filters(self.values)
+            self.skus = public_skus(args.sku)
             if args.sku and self.values:
                 given = ", ".join(f"--{name}" for name in self.values)
                 raise UsageError(
@@ -174,7 +176,7 @@ class _Plan:
             )
         if kind == "sub":
             return self.entity.call(client, ids=self.ids, limit=self.args.limit, progress=progress)
-        return self.entity.call(client, filters=self.filters, skus=self.args.sku, progress=progress)
+        return self.entity.call(client, filters=self.filters, skus=self.skus, progress=progress)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -18,11 +18,13 @@ from typing import Any
 
 from dealframe.errors import ValidationError
 from dealframe.private.filters import FilterSchema
+from dealframe.public.query import search_body
+from dealframe.public.sku import validate_skus
 from dealframe.report.cohort import did_you_mean
 
 from .entities import PUBLIC_FILTERS
 
-__all__ = ["flag_name", "public_filters", "schema_filters", "tokens_to_values"]
+__all__ = ["flag_name", "public_filters", "public_skus", "schema_filters", "tokens_to_values"]
 
 
 def flag_name(field: str) -> str:
@@ -155,13 +157,54 @@ def schema_filters(values: Mapping[str, list[str]], schema: FilterSchema) -> dic
     return filters
 
 
+def _as_flag(exc: ValidationError, flag: str, given: Any) -> ValidationError:
+    """``exc`` of the client's own check (``countries[1]``) restated for the flag
+    (``--countries``), with the offending value."""
+    index = exc.argument.partition("[")[2].rstrip("]")
+    got = given[int(index)] if index.isdigit() and isinstance(given, list) else given
+    return ValidationError(flag, exc.expected, got=got)
+
+
+def public_skus(skus: list[str]) -> list[str]:
+    """``--sku`` values checked as ``client.public.current`` checks them (v2 SKUs).
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        Naming ``--sku`` and the SKU that is malformed or a v1 SKU.
+
+    Examples
+    --------
+    >>> public_skus(["ACME-USA", "ACME-USA.1"])
+    ['ACME-USA', 'ACME-USA.1']
+    >>> public_skus(["ACME-USA", "NYSE_ACME"])
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid --sku: expected a v2 SKU <TICKER>-<ISO3>[.N] (it is a v1 SKU), got 'NYSE_ACME'
+    """
+    try:
+        return validate_skus(skus, "v2")
+    except ValidationError as exc:
+        raise _as_flag(exc, "--sku", skus) from None
+
+
 def public_filters(values: Mapping[str, list[str]]) -> dict[str, Any]:
-    """Flag values to the keywords of ``client.public.search``.
+    """Flag values to the keywords of ``client.public.search``, checked as the client
+    checks them (the regions of the vocabulary, ISO-3 countries ...), errors naming the flag.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        An unknown flag (with the closest one), or a value the client would refuse.
 
     Examples
     --------
     >>> public_filters({"regions": ["Western Europe"], "enterprise-value-above": ["500"]})
     {'regions': ['Western Europe'], 'enterprise_value_above': 500}
+    >>> public_filters({"countries": ["GBR,usa"]})
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid --countries: expected an upper-case ISO 3166 alpha-3 code such as 'USA' (did you mean 'USA'?), got 'usa'
     """
     out: dict[str, Any] = {}
     flags = [flag_name(f) for f in PUBLIC_FILTERS]
@@ -179,4 +222,9 @@ def public_filters(values: Mapping[str, list[str]]) -> dict[str, Any]:
             if len(given) > 1:
                 raise ValidationError("--" + name, "one value", got=given)
             out[keyword] = _number(given[0], "--" + name)
+    for keyword, value in out.items():  # one by one: an error names that flag
+        try:
+            search_body({keyword: value})
+        except ValidationError as exc:
+            raise _as_flag(exc, flag_name(keyword), value) from None
     return out
