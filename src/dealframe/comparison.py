@@ -25,7 +25,6 @@ Examples
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -43,6 +42,7 @@ from dealframe.frames.schemas import Column, Schema
 from dealframe.link import companies_for_skus
 from dealframe.notices import missing_expected
 from dealframe.private.filters import EnumValueError
+from dealframe.public.hints import close_values
 from dealframe.public.query import search_body
 
 if TYPE_CHECKING:
@@ -142,27 +142,20 @@ def _check_verticals(client: Client, verticals: list[str] | None) -> None:
 
     The vocabulary is open (discovery lists no values), so the ``verticals`` of Family A's
     companies (one search, without filters) are the reference; a vertical with no close
-    match there may be a private-only one and is sent as it is.
+    match there may be a private-only one and is sent (the search then warns of it).
     """
     if not verticals:
         return
     universe = client.public.search()
     if "verticals" not in universe:  # the answer does not say: the service decides
         return
-    known = {
-        v for cell in to_lists(universe["verticals"]) for v in cell or () if isinstance(v, str)
-    }
-    folded = {v.casefold(): v for v in known}
+    known = sorted({v for cell in to_lists(universe["verticals"]) for v in cell or ()})
     for i, given in enumerate(verticals):
-        if given in known:
-            continue
-        close = folded.get(given.casefold()) or next(
-            iter(difflib.get_close_matches(given, sorted(known), n=1, cutoff=0.8)), None
-        )
-        if close is not None:
+        close = [] if given in known else close_values(given, known, cutoff=0.8)
+        if close:
             raise ValidationError(
                 f"vertical[{i}]",
-                f"a vertical the companies carry (did you mean {close!r}?)",
+                f"a vertical the companies carry (did you mean {close[0]!r}?)",
                 got=given,
             )
 

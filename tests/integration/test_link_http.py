@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import dealframe
-from dealframe import Client, ValidationError
+from dealframe import Client, MissingDataWarning, ValidationError
 from dealframe.frames.schemas import LINK
 
 
@@ -270,12 +270,14 @@ def test_compare_multiples_arguments(client):
     for typo in (real.lower(), real[:-1]):  # wrong case, a letter short
         with pytest.raises(ValidationError, match=rf"invalid vertical\[0\]: .*{real!r}\?"):
             dealframe.compare_multiples(client, vertical=typo)
-    none = dealframe.compare_multiples(
-        client, region="Oceania", vertical="No such vertical", link=False
-    )
+    with pytest.warns(MissingDataWarning, match="no company carries 'No such vertical'"):
+        none = dealframe.compare_multiples(
+            client, region="Oceania", vertical="No such vertical", link=False
+        )
     assert len(none.deals) == 0 and len(none.comps) == 0
     # no comps: the columns and dtypes of comps that exist, link columns included
-    empty = dealframe.compare_multiples(client, region="Oceania", vertical="No such vertical")
+    with pytest.warns(MissingDataWarning):
+        empty = dealframe.compare_multiples(client, region="Oceania", vertical="No such vertical")
     some = dealframe.compare_multiples(client, region="North America", date_from="2022-01-01")
     assert len(empty.comps) == 0 < len(some.comps)
     assert empty.comps.dtypes.to_dict() == some.comps.dtypes.to_dict()

@@ -13,20 +13,27 @@ import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["unmatched_values"]
+__all__ = ["close_values", "unmatched_values"]
 
 #: Search body member -> the company field it matches.
 _MATCHED_FIELD = {"industries": "verticals", "themes": "themes"}
 
 
-def _close(value: str, known: list[str]) -> list[str]:
-    """Known values equal to ``value`` but for case, else the closest spellings."""
+def close_values(value: str, known: list[str], cutoff: float = 0.6) -> list[str]:
+    """Known values equal to ``value`` but for case, else the closest spellings (at least
+    ``cutoff`` alike, as :func:`difflib.get_close_matches` scores them).
+
+    Examples
+    --------
+    >>> close_values("fintec", ["Fintech", "Adtech"])
+    ['Fintech']
+    """
     folded = value.casefold()
     same = [k for k in known if k.casefold() == folded]
     if same:
         return same
     by_fold = {k.casefold(): k for k in known}
-    return [by_fold[c] for c in difflib.get_close_matches(folded, list(by_fold), n=3)]
+    return [by_fold[c] for c in difflib.get_close_matches(folded, list(by_fold), n=3, cutoff=cutoff)]
 
 
 def unmatched_values(body: Mapping[str, Any], companies: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -54,7 +61,7 @@ def unmatched_values(body: Mapping[str, Any], companies: Iterable[Mapping[str, A
         for i, value in enumerate(given):
             if value in carried:
                 continue
-            close = _close(value, known)
+            close = close_values(value, known)
             hint = (
                 f"did you mean {' or '.join(repr(c) for c in close)}?"
                 if close

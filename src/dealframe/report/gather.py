@@ -180,9 +180,9 @@ def _check_vertical(client: Client, cohort: Cohort) -> None:
 def _public(
     client: Client, cohort: Cohort, periods: Periods
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame]:
-    members = client.public.search(**cohort.public_filters())
-    if not len(members) and cohort.vertical:
+    if cohort.vertical:  # refused before the search, which would only warn of it
         _check_vertical(client, cohort)
+    members = client.public.search(**cohort.public_filters())
     if not len(members):
         empty = members.iloc[:0]
         return (
