@@ -33,7 +33,9 @@ def close_values(value: str, known: list[str], cutoff: float = 0.6) -> list[str]
     if same:
         return same
     by_fold = {k.casefold(): k for k in known}
-    return [by_fold[c] for c in difflib.get_close_matches(folded, list(by_fold), n=3, cutoff=cutoff)]
+    return [
+        by_fold[c] for c in difflib.get_close_matches(folded, list(by_fold), n=3, cutoff=cutoff)
+    ]
 
 
 def unmatched_values(body: Mapping[str, Any], companies: Iterable[Mapping[str, Any]]) -> list[str]:
