@@ -104,6 +104,44 @@ def test_an_expired_entry_is_fetched_again(sb, skus, tmp_path):
         assert _counts(client) == (2, 1)
 
 
+def _age(path: Path, seconds: float) -> None:
+    """Move the clock on by ``seconds`` for every entry of the file: each was written (and
+    expires) that much earlier."""
+    with _client_of_file(path) as client:
+        responses = client._transport._session.cache.responses
+        for key in list(responses.keys()):
+            entry = responses[key]
+            entry.created_at -= timedelta(seconds=seconds)
+            if entry.expires is not None:
+                entry.expires -= timedelta(seconds=seconds)
+            responses[key] = entry
+
+
+def _client_of_file(path: Path) -> Client:
+    return Client(
+        "http://127.0.0.1:9", "t", "k", cache_enabled=True, cache_path=path, progress=False
+    )
+
+
+@pytest.mark.parametrize(("age", "hit"), [(120, False), (30, True)])
+def test_the_readers_expiry_applies_to_entries_written_with_another(sb, skus, tmp_path, age, hit):
+    path = tmp_path / "c.sqlite"
+    with _client(sb, path) as writer:  # the defaults: 900 s for current, 3600 s for lists
+        writer.public.current(skus[:10])
+        writer.private.companies(limit=5)
+    _age(path, age)
+    with _client(sb, path, cache_expiry={"current": 60, "list": 60}) as reader:
+        current = reader.public.current(skus[:10])  # looked up before any request
+        companies = reader.private.companies(limit=5)  # through requests-cache itself
+        assert (current.attrs["from_cache"], companies.attrs["from_cache"]) == (hit, hit)
+        assert _counts(reader)[0] == (0 if hit else 2)
+        again = reader.private.companies(limit=5), reader.public.current(skus[:10])
+        assert all(frame.attrs["from_cache"] for frame in again)  # overwritten, now fresh
+        assert _counts(reader)[0] == (0 if hit else 2)
+    with _client(sb, path) as default:  # a refreshed entry serves the default reader too
+        assert default.private.companies(limit=5).attrs["from_cache"] is True
+
+
 def test_changing_a_returned_frame_does_not_change_the_next_hit(sb, skus, tmp_path):
     with _client(sb, tmp_path / "c.sqlite") as client:
         first = client.public.current(skus[:20])

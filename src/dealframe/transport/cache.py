@@ -15,7 +15,11 @@ Facts this module relies on (requests-cache 1.3):
   well-formed success bodies are kept or answered.
 
 Everything goes through requests-cache's public API: a request names its expiry
-(``expire_after``) and may force a refresh. A multi-request call first looks its hits up on its
+(``expire_after``) and may force a refresh. requests-cache fixes an entry's expiry when it is
+written; the asking client's expiry is applied when it is read too: a stored answer older than
+the request's ``expire_after`` (``CachedResponse.is_older_than``) is a miss, fetched anew and
+overwritten (:class:`ReaderExpirySession`), so ``cache_expiry={"current": 60}`` means no answer
+older than a minute whoever wrote it. A multi-request call first looks its hits up on its
 own thread (:meth:`CacheControl.stored`: the session's key function, ``BaseCache.get_response``
 and the entry's ``is_expired``), so only misses travel through worker threads.
 """
@@ -31,7 +35,13 @@ from typing import Any
 
 import orjson
 import requests
-from requests_cache import DO_NOT_CACHE, CachedSession, SQLiteCache
+from requests_cache import (
+    DO_NOT_CACHE,
+    CacheDirectives,
+    CachedResponse,
+    CachedSession,
+    SQLiteCache,
+)
 
 from dealframe.transport.body import storable
 
@@ -39,6 +49,7 @@ __all__ = [
     "CacheControl",
     "DO_NOT_CACHE",
     "IGNORED_PARAMS",
+    "ReaderExpirySession",
     "build_cached_session",
     "cache_key",
     "canonical_json",
@@ -165,15 +176,37 @@ def _tighten(path: Path) -> None:
             continue
 
 
+class ReaderExpirySession(CachedSession):
+    """A ``CachedSession`` that also judges a stored answer by the expiry of the request that
+    reads it: one older than the request's ``expire_after`` is fetched anew and overwritten.
+
+    requests-cache fixes ``expires`` when it writes an entry, so without this a client set to
+    ``cache_expiry={"current": 1}`` would be served an entry written under the default 900 s.
+    """
+
+    def send(  # type: ignore[override]
+        self, request: requests.PreparedRequest, **kwargs: Any
+    ) -> Any:
+        response = super().send(request, **kwargs)
+        if not isinstance(response, CachedResponse):
+            return response
+        # CachedSession.request carries the per-request expire_after as max-age
+        max_age = CacheDirectives.from_headers(request.headers).max_age
+        if max_age is None or max_age <= 0 or not response.is_older_than(max_age):
+            return response
+        return super().send(request, **{**kwargs, "force_refresh": True})
+
+
 def build_cached_session(path: Path) -> CachedSession:
     """A ``CachedSession`` on SQLite (WAL) that caches GET and POST 200 responses.
 
     Expiry is chosen per request (see :func:`expiry_for`); the default is "do not cache", so a
-    request that names no kind is never stored.
+    request that names no kind is never stored. A stored answer older than the reading
+    request's expiry is a miss (:class:`ReaderExpirySession`).
     """
     secure_cache_file(path)
     backend = SQLiteCache(str(path), wal=True)
-    session = CachedSession(
+    session = ReaderExpirySession(
         backend=backend,
         allowable_methods=("GET", "POST"),
         allowable_codes=(200,),
@@ -251,9 +284,12 @@ class CacheControl:
         params: Mapping[str, Any] | None,
         body: bytes | None,
         auth: Any,
+        expire: float | None = None,
     ) -> Any:
         """The fresh stored response to this request (a requests-cache ``CachedResponse``), or
-        None; reads the SQLite file only, sends nothing.
+        None; reads the SQLite file only, sends nothing. With ``expire`` (seconds, the
+        asking client's expiry for the request's kind) an entry older than that is not fresh,
+        whatever expiry it was written with.
 
         The key is the session's own (:func:`namespaced_key` of the request as it would be
         prepared), so an entry written by a normal request is found here and vice versa.
@@ -270,6 +306,8 @@ class CacheControl:
             request = auth(request)
         found = backend.get_response(namespaced_key(request))
         if found is None or found.is_expired or found.status_code != 200:
+            return None
+        if expire is not None and found.is_older_than(expire):
             return None
         return found
 
