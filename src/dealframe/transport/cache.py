@@ -19,7 +19,12 @@ Everything goes through requests-cache's public API: a request names its expiry
 written; the asking client's expiry is applied when it is read too: a stored answer older than
 the request's ``expire_after`` (``CachedResponse.is_older_than``) is a miss, fetched anew and
 overwritten (:class:`ReaderExpirySession`), so ``cache_expiry={"current": 60}`` means no answer
-older than a minute whoever wrote it. A multi-request call first looks its hits up on its
+older than a minute whoever wrote it.
+
+Expired entries are removed (``BaseCache.delete(expired=True)``) when a process opens a cache
+file, at most once an hour per file and process (:func:`build_cached_session`; a busy file is
+left for the next opening), so the file stops growing: SQLite reuses the freed pages. ``client.cache.clear(expired=True)`` does
+the same at any time and also gives the space back to the file system (``VACUUM``). A multi-request call first looks its hits up on its
 own thread (:meth:`CacheControl.stored`: the session's key function, ``BaseCache.get_response``
 and the entry's ``is_expired``), so only misses travel through worker threads.
 """
@@ -27,8 +32,12 @@ and the entry's ``is_expired``), so only misses travel through worker threads.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
+import sqlite3
 import stat
+import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -43,12 +52,14 @@ from requests_cache import (
     SQLiteCache,
 )
 
+from dealframe.arguments import flag
 from dealframe.transport.body import storable
 
 __all__ = [
     "CacheControl",
     "DO_NOT_CACHE",
     "IGNORED_PARAMS",
+    "PRUNE_EVERY",
     "ReaderExpirySession",
     "build_cached_session",
     "cache_key",
@@ -75,6 +86,12 @@ IGNORED_PARAMS: tuple[str, ...] = (
 )
 
 _SIDE_FILES = ("-wal", "-shm", "-journal")
+
+#: Seconds between two removals of a file's expired entries by one process.
+PRUNE_EVERY = 3600.0
+#: When (``time.monotonic()``) this process last removed each file's expired entries.
+_PRUNED: dict[str, float] = {}
+_PRUNED_LOCK = threading.Lock()
 
 
 def canonical_json(body: Any) -> bytes:
@@ -218,7 +235,26 @@ def build_cached_session(path: Path) -> CachedSession:
         cache_control=False,
     )
     _tighten(path)
+    _prune_once(backend, path)  # once an hour per process, not on every Client
     return session
+
+
+def _prune_once(backend: SQLiteCache, path: Path) -> None:
+    """Remove the expired entries of ``path`` unless this process did within
+    :data:`PRUNE_EVERY` seconds.
+
+    Without a ``VACUUM`` (which would lock the file for long): the freed pages are reused, so
+    the file stops growing. A file another process keeps busy is left for the next opening.
+    """
+    name, now = str(path.resolve()), time.monotonic()
+    with _PRUNED_LOCK:
+        if now - _PRUNED.get(name, -math.inf) < PRUNE_EVERY:
+            return
+        try:
+            backend.delete(expired=True, vacuum=False)
+        except sqlite3.Error:
+            return
+        _PRUNED[name] = now
 
 
 class CacheControl:
@@ -270,12 +306,32 @@ class CacheControl:
             "enabled": self.enabled,
         }
 
-    def clear(self) -> None:
-        """Delete every cached response (all tokens)."""
+    def clear(self, *, expired: bool = False) -> None:
+        """Delete every cached response (all tokens), or only the expired ones.
+
+        Parameters
+        ----------
+        expired : bool, default False
+            Delete only the entries past the expiry they were written with, and give the
+            space back to the file system (``VACUUM``). Expired entries are also removed,
+            without the ``VACUUM``, when a process opens the cache file (at most once an
+            hour).
+
+        Examples
+        --------
+        >>> client.cache.clear(expired=True)  # doctest: +SKIP
+        >>> client.cache.info()["entries"]  # doctest: +SKIP
+        12
+        """
+        expired = flag(expired, "expired")
         backend = self._backend()
-        if backend is not None:
+        if backend is None:
+            return
+        if expired:
+            backend.delete(expired=True, vacuum=True)
+        else:
             backend.clear()
-            _tighten(self.path)
+        _tighten(self.path)
 
     def stored(
         self,
