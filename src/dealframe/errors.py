@@ -119,8 +119,33 @@ def _listed(items: Sequence[Any]) -> str:
     return shown + (f", ... ({len(items) - 10} more)" if len(items) > 10 else "")
 
 
+def _rebuilt(cls: type[DealframeError], args: tuple[Any, ...]) -> DealframeError:
+    """An error of class ``cls`` with ``args``, without running its ``__init__`` (pickle then
+    restores its attributes): what :meth:`DealframeError.__reduce__` names."""
+    return cls.__new__(cls, *args)
+
+
 class DealframeError(Exception):
-    """Base class of every error dealframe raises on purpose."""
+    """Base class of every error dealframe raises on purpose.
+
+    Every one pickles (so it crosses ``multiprocessing``, ``concurrent.futures`` and joblib
+    workers as itself) with its message and attributes unchanged; none holds a token.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> error = ValidationError("limit", "an integer", got="x")
+    >>> again = pickle.loads(pickle.dumps(error))
+    >>> type(again).__name__, str(again) == str(error), again.argument
+    ('ValidationError', True, 'limit')
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Exception's own reduce calls ``cls(*self.args)``: args holds the rendered message,
+        # not the constructor's arguments. Rebuild from the class and args instead, then let
+        # pickle restore ``__dict__`` (and ImportError's ``name``/``path``).
+        state = super().__reduce__()[2:]
+        return (_rebuilt, (type(self), self.args), *state)
 
 
 class ExtraMissing(DealframeError, ImportError):

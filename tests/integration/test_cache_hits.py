@@ -3,6 +3,8 @@ bypass and clear rules of the SQLite cache, in one client and across clients on 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -10,9 +12,11 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from requests_cache import SQLiteCache
 
 import dealframe.sandbox
 from dealframe.client import Client
+from dealframe.errors import ValidationError
 from dealframe.transport.cache import cache_key, canonical_json, namespaced_key, token_namespace
 
 
@@ -102,6 +106,79 @@ def test_an_expired_entry_is_fetched_again(sb, skus, tmp_path):
         responses[key] = entry
         assert client.public.current(skus[:10]).attrs["from_cache"] is False
         assert _counts(client) == (2, 1)
+
+
+def _age(path: Path, seconds: float) -> None:
+    """Move the clock on by ``seconds`` for every entry of the file: each was written (and
+    expires) that much earlier."""
+    responses = SQLiteCache(str(path), wal=True).responses
+    for key in list(responses.keys()):
+        entry = responses[key]
+        entry.created_at -= timedelta(seconds=seconds)
+        if entry.expires is not None:
+            entry.expires -= timedelta(seconds=seconds)
+        responses[key] = entry
+    responses.close()
+
+
+@pytest.mark.parametrize(("age", "hit"), [(120, False), (30, True)])
+def test_the_readers_expiry_applies_to_entries_written_with_another(sb, skus, tmp_path, age, hit):
+    path = tmp_path / "c.sqlite"
+    with _client(sb, path) as writer:  # the defaults: 900 s for current, 3600 s for lists
+        writer.public.current(skus[:10])
+        writer.private.companies(limit=5)
+    _age(path, age)
+    with _client(sb, path, cache_expiry={"current": 60, "list": 60}) as reader:
+        current = reader.public.current(skus[:10])  # looked up before any request
+        companies = reader.private.companies(limit=5)  # through requests-cache itself
+        assert (current.attrs["from_cache"], companies.attrs["from_cache"]) == (hit, hit)
+        assert _counts(reader)[0] == (0 if hit else 2)
+        again = reader.private.companies(limit=5), reader.public.current(skus[:10])
+        assert all(frame.attrs["from_cache"] for frame in again)  # overwritten, now fresh
+        assert _counts(reader)[0] == (0 if hit else 2)
+    with _client(sb, path) as default:  # a refreshed entry serves the default reader too
+        assert default.private.companies(limit=5).attrs["from_cache"] is True
+
+
+def test_clear_expired_removes_only_the_expired_entries(sb, skus, tmp_path):
+    path = tmp_path / "c.sqlite"
+    with _client(sb, path) as client:
+        client.public.current(skus)  # 3 chunks, 900 s
+        client.private.companies(limit=5)  # discovery (a day) and a page (an hour)
+        assert client.cache.info()["entries"] == 5
+        _age(path, 1000)  # the current-data answers expired, the rest did not
+        client.cache.clear(expired=True)
+        assert client.cache.info()["entries"] == 2
+        assert client.private.companies(limit=5).attrs["from_cache"] is True
+        assert client.public.current(skus).attrs["from_cache"] is False
+        with pytest.raises(ValidationError, match="expired"):
+            client.cache.clear(expired="yes")
+
+
+_OPEN_AND_COUNT = """
+import sys
+from dealframe.client import Client
+from dealframe.errors import ValidationError
+with Client("http://127.0.0.1:9", "t", "k", cache_path=sys.argv[1], progress=False) as client:
+    print(client.cache.info()["entries"])
+"""
+
+
+def test_a_process_opening_the_file_removes_its_expired_entries(sb, skus, tmp_path):
+    path = tmp_path / "c.sqlite"
+    with _client(sb, path) as client:
+        client.public.current(skus)  # 3 entries, 900 s
+        client.private.companies(limit=5)  # 2 entries, a day and an hour
+    _age(path, 5000)  # past the hour of lists, within the day of discovery
+    assert len(SQLiteCache(str(path)).responses) == 5  # expired, still on disk
+    opened = subprocess.run(
+        [sys.executable, "-c", _OPEN_AND_COUNT, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert opened.stdout.split() == ["1"]  # only the discovery document is left
 
 
 def test_changing_a_returned_frame_does_not_change_the_next_hit(sb, skus, tmp_path):

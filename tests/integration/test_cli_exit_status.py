@@ -121,7 +121,8 @@ def test_a_failed_run_is_status_1_in_one_line(run, sandbox, argv, prefix):
 
 def test_the_doctor_keeps_its_own_meaning(run, sandbox):
     env = {"DEALFRAME_BASE_URL": sandbox.url, "DEALFRAME_PUBLIC_TOKEN": sandbox.public_token}
-    assert run(["doctor"], {**env, "DEALFRAME_PRIVATE_KEY": WRONG_KEY})[0] == 1  # a check breaks
+    status, out, _ = run(["doctor"], {**env, "DEALFRAME_PRIVATE_KEY": WRONG_KEY})
+    assert status == 2 and "private key was rejected" in out  # its checks cannot run
     status, out, err = run(["doctor"], INSECURE)  # the checks cannot run
     assert status == 2 and out == ""
     assert "cannot run" in _one_error_line(err, "dealframe doctor")

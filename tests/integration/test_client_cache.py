@@ -109,6 +109,30 @@ def test_cache_false_bypasses_reading_and_writing(client, skus):
     assert network(client) == sent + 1
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c: c.private.deals(cache=False),
+        lambda c: c.private.page("companies", cache=False),
+        lambda c: c.private.aggregate("ev_revenue", "year", cache=False),
+    ],
+    ids=["deals", "page", "aggregate"],
+)
+def test_cache_false_leaves_the_discovery_document_out_of_the_cache_too(client, call):
+    assert client.cache.info()["entries"] == 0
+    call(client)
+    assert client.cache.info()["entries"] == 0  # neither the answer nor GET /lookup/...
+    client.private.lookup("transactions")  # read (and now written) anew: nothing was stored
+    assert client.cache.info()["entries"] == 1
+
+
+def test_refresh_reads_the_discovery_document_again(client):
+    client.private.deals(limit=5)
+    sent = network(client)
+    client.private.deals(limit=5, refresh=True)
+    assert network(client) == sent + 2  # the discovery document and the page
+
+
 def test_a_pull_partly_in_cache_says_so(client, skus):
     asked = (skus + [f"ZZ{i:03d}-ZZZ" for i in range(150)])[:150]  # two chunks: 100 + 50
     with warnings.catch_warnings():

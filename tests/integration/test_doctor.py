@@ -132,7 +132,7 @@ def test_json_output_and_tokens_from_flags(sandbox, cli):
         assert secret not in out + err
 
 
-def test_a_wrong_key_breaks_and_exits_1(sandbox, cli):
+def test_a_wrong_key_is_said_rejected_and_exits_2(sandbox, cli):
     env_args = (
         "--base-url",
         sandbox.url,
@@ -142,13 +142,38 @@ def test_a_wrong_key_breaks_and_exits_1(sandbox, cli):
         "not-the-key",
     )
     code, out, err = cli(*env_args, env_tokens=False)
-    assert code == 1
-    assert "B.lookup.companies" in out and "breaks" in out
+    assert code == 2, err
+    verdict = out.strip().splitlines()[-1]
+    assert "Family B: the private key was rejected (401 INVALID_TOKEN)" in verdict
+    assert "the checks could not run" in verdict and "0 break" in verdict
     assert "not-the-key" not in out + err
-    # checks that read the refused discovery answers say they saw nothing, never "adapted"
-    for line in out.splitlines():
-        if line.startswith(("B.vocabulary.", "B.sub_resources")):
-            assert "not seen" in line and line.rstrip().endswith("breaks"), line
+    rows = [line.split()[0] for line in out.splitlines()[2:-1]]
+    assert "A.search" in rows and "B.auth" in rows  # Family A ran; B's own probe of auth too
+    assert not [r for r in rows if r.startswith("B.") and r != "B.auth"]  # nothing else of B
+
+
+def test_rotated_tokens_are_said_rejected_not_blamed_on_the_service(sandbox, cli):
+    code, out, err = cli(
+        "--json",
+        "--base-url",
+        sandbox.url,
+        "--public-token",
+        "rotated-token",
+        "--private-key",
+        "rotated-key",
+        env_tokens=False,
+    )
+    assert code == 2, err
+    report = json.loads(out)
+    assert report["ok"] is False
+    assert report["rejected"] == [
+        "Family A: the public token was rejected (401 INVALID_TOKEN)",
+        "Family B: the private key was rejected (401 INVALID_TOKEN)",
+    ]
+    assert {c["name"] for c in report["checks"]} == {"A.auth", "B.auth"}
+    assert {c["verdict"] for c in report["checks"]} == {"holds"}
+    assert "could not run" in report["verdict"]
+    assert "rotated-token" not in out + err and "rotated-key" not in out + err
 
 
 def test_no_service_is_exit_2_on_one_line(cli):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import logging
 import os
+import pickle
 import secrets
 import socket
 import stat
@@ -25,6 +26,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -448,3 +450,32 @@ def test_plain_http_to_a_remote_host_is_refused_before_anything_is_sent(url, mon
         assert "allow_insecure_http" in str(info.value)
         assert PUBLIC not in str(info.value) and PRIVATE not in repr(info.value)
     assert os.environ.get("DEALFRAME_BASE_URL") == url
+
+
+# ---------------------------------------------------------------------------- across processes
+
+
+def test_every_error_pickles_as_itself_without_a_token(session):
+    for error in session["errors"]:
+        for exc in _chain(error):
+            if not isinstance(exc, DealframeError):
+                continue
+            blob = pickle.dumps(exc)
+            for token in TOKENS:
+                assert not any(form in blob for form in _forms(token)), (token[:8], type(exc))
+            again = pickle.loads(blob)
+            assert type(again) is type(exc) and str(again) == str(exc)
+
+
+def _search_with_a_wrong_token(url: str) -> int:
+    with Client(url, WRONG[0], WRONG[1], cache_enabled=False, **FAST) as client:
+        return len(client.public.search())
+
+
+def test_a_401_in_a_worker_process_reaches_the_parent_as_authentication_error(sandbox):
+    with ProcessPoolExecutor(1) as pool:
+        with pytest.raises(AuthenticationError) as caught:
+            pool.submit(_search_with_a_wrong_token, sandbox.url).result()
+    assert caught.value.status == 401 and caught.value.code == "INVALID_TOKEN"
+    assert caught.value.request is not None and caught.value.request.family == "public"
+    assert not any(token in str(caught.value) for token in TOKENS)

@@ -293,3 +293,71 @@ def test_a_deleted_entitys_sub_collection_does_not_suggest_a_parameter_it_lacks(
     on_profile = str(error_from_response(404, body, profile))
     assert "sub-collections are not served" in on_sub and "pass include_deleted" not in on_sub
     assert "pass include_deleted=True to read it" in on_profile
+
+
+def _one_of_each() -> dict[type, BaseException]:
+    """An instance of every public error class of dealframe, with every attribute set."""
+    import pandas as pd
+
+    import dealframe
+    from dealframe import mirror
+    from dealframe.private.filters import EnumValueError
+    from dealframe.report.config import ConfigError
+
+    made: list[BaseException] = [
+        errors.ExtraMissing("dealframe.plot", "report", "matplotlib", "No module named x"),
+        ConfigurationError("no token", field="DEALFRAME_PUBLIC_TOKEN"),
+        ValidationError("limit", "an integer", got="x"),
+        errors.CallError("PrivateApi.aggregate", "missing 'metric'"),
+        errors.UnknownArgumentError("contry", "PrivateApi.companies", ["country", "limit"]),
+        EnumValueError("filters.deal_type", "one of Early, Growth", got="Seed"),
+        ConfigError("cohort", "report.toml: no cohort"),
+        ApiError(409, "CONFLICT", "busy", details={"id": 3}, request=REQ, note="n"),
+        error_from_response(400, _body("BAD_REQUEST", "Invalid", {"errors": ["a", "b"]}), REQ),
+        error_from_response(401, _body("INVALID_TOKEN", "Invalid token"), REQ, attempts=2),
+        NotFoundError(404, "NOT_FOUND", "gone", details={"deleted": True, "id": "c1"}),
+        RateLimitedError(429, "RATE_LIMITED", "slow down", retry_after=2.5),
+        ServerError(503, "SERVICE_UNAVAILABLE", "down", attempts=4),
+        errors.ServiceContractError(200, "no data", finding="invalid_body", request=REQ),
+        TransportError("connection refused", request=REQ, attempts=3, kind="connection"),
+        IncompleteResultError(
+            10, 5, [2, 3], errors=[ServerError(500, "X", "y")], partial=pd.DataFrame({"a": [1]})
+        ),
+        errors.AmbiguousNameError(["Acme", "Apex"]),
+        mirror.MirrorLockedError("locked by pid 12"),
+    ]
+    made += [getattr(mirror, name)("m") for name in mirror.__all__ if name.endswith("Error")]
+    made.append(DealframeError("base"))
+    out = {type(e): e for e in made}
+    public = {
+        obj
+        for module in (dealframe, errors, mirror)
+        for obj in (getattr(module, name) for name in module.__all__)
+        if isinstance(obj, type) and issubclass(obj, Exception) and not issubclass(obj, Warning)
+    }
+    assert public <= set(out), public - set(out)  # a new error class needs an instance here
+    return out
+
+
+def test_every_error_class_round_trips_through_pickle():
+    import pickle
+
+    import pandas as pd
+
+    for cls, error in _one_of_each().items():
+        again = pickle.loads(pickle.dumps(error))
+        assert type(again) is cls
+        assert str(again) == str(error) and again.args == error.args, cls
+        state, back = dict(vars(error)), dict(vars(again))
+        partial, errs = state.pop("partial", None), state.pop("errors", None)
+        assert back.pop("partial", None) is not None or partial is None
+        assert [str(e) for e in back.pop("errors", None) or []] == [str(e) for e in errs or []]
+        assert back == state, cls
+        if isinstance(partial, pd.DataFrame):
+            pd.testing.assert_frame_equal(again.partial, partial)
+        if isinstance(error, ImportError):
+            assert again.name == error.name == "matplotlib"
+        if isinstance(error, NotFoundError):
+            assert again.deleted and "c1" in str(again)
+        if isinstance(error, BadRequestError):
+            assert again.errors == ["a", "b"]

@@ -98,11 +98,15 @@ class Diagnosis:
     skipped: list[str] = field(default_factory=list)
     #: The request budget ran out: the checks after it did not run (nothing was seen of them).
     budget_reached: bool = False
+    #: Families whose own token the service refused (401/403 to the first request that
+    #: carried it): their checks did not run (``"Family A: the public token was rejected
+    #: (401 INVALID_TOKEN)"``).
+    rejected: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        """True when no check breaks."""
-        return not any(c.verdict == BREAKS for c in self.checks)
+        """True when no check breaks and the service accepted every token given."""
+        return not self.rejected and not any(c.verdict == BREAKS for c in self.checks)
 
     def count(self, verdict: str) -> int:
         """Checks with this verdict."""
@@ -122,10 +126,13 @@ class Diagnosis:
         if self.budget_reached:
             missed.append(f"the checks after request {self.requests} (the budget ran out)")
         not_run = f"; not checked: {', '.join(missed)}" if missed else ""
-        return (
-            f"dealframe doctor: {holds} hold, {adapted} adapted, {breaks} break in "
-            f"{self.requests} requests: {how}{not_run}"
-        )
+        counts = f"{holds} hold, {adapted} adapted, {breaks} break in {self.requests} requests"
+        if self.rejected:
+            return (
+                f"dealframe doctor: {'; '.join(self.rejected)}: the checks could not run "
+                f"(check the token, it may be wrong, expired or rotated); {counts}{not_run}"
+            )
+        return f"dealframe doctor: {counts}: {how}{not_run}"
 
     def table(self, width: int = 60) -> str:
         """The checks as a text table (assumption, observed, verdict)."""
@@ -149,12 +156,21 @@ class Diagnosis:
             "verdict": self.verdict(),
             "skipped": list(self.skipped),
             "budget_reached": self.budget_reached,
+            "rejected": list(self.rejected),
             "checks": [asdict(c) for c in self.checks],
         }
 
 
 class _Budget(Exception):
     """The run reached :data:`MAX_REQUESTS`."""
+
+
+class _Rejected(Exception):
+    """The service refused a family's own token: that family's checks cannot run."""
+
+
+#: How the verdict names each family's token.
+_TOKENS = {"public": "Family A: the public token", "private": "Family B: the private key"}
 
 
 class _Doctor:
@@ -166,6 +182,8 @@ class _Doctor:
         self.sent = 0
         self.found: list[Check] = []
         self.facts: dict[str, Any] = {}
+        #: Families whose own token an answer has accepted.
+        self.accepted: set[str] = set()
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -183,7 +201,14 @@ class _Doctor:
             raise _Budget()
         self.sent += 1
         extra = {} if token == "family" else {"token": token}
-        return self.t.probe(family, method, path, json=json, params=params, **extra)
+        response = self.t.probe(family, method, path, json=json, params=params, **extra)
+        if token == "family" and family not in self.accepted:
+            if response.status in (401, 403):
+                error = self.error(response)
+                code = getattr(error, "code", "")
+                raise _Rejected(f"{_TOKENS[family]} was rejected ({response.status} {code})")
+            self.accepted.add(family)
+        return response
 
     def answer(self, family: str, method: str, path: str, **request: Any) -> Any:
         """The JSON document of a successful answer to one request (:meth:`send`)."""
@@ -874,7 +899,9 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
     Returns
     -------
     Diagnosis
-        ``.checks``, ``.ok`` (nothing breaks), ``.table()``, ``.verdict()``, ``.to_dict()``.
+        ``.checks``, ``.ok`` (nothing breaks, every token accepted), ``.rejected`` (the
+        families whose token the service refused: their checks did not run), ``.table()``,
+        ``.verdict()``, ``.to_dict()``.
 
     Raises
     ------
@@ -911,11 +938,18 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
         )
     d = _Doctor(client, max_requests)
     budget_reached = False
+    rejected: list[str] = []
     try:
-        if settings.public_token:
-            _family_a(d)
-        if settings.private_key:
-            _family_b(d)
+        for given, family in (
+            (settings.public_token, _family_a),
+            (settings.private_key, _family_b),
+        ):
+            if not given:
+                continue
+            try:
+                family(d)
+            except _Rejected as exc:  # a wrong or rotated token: nothing of it to diagnose
+                rejected.append(str(exc))
     except _Budget:  # not the service's fault: said as checks not run, never as a break
         budget_reached = True
     skipped = [
@@ -926,4 +960,4 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
         )
         if not given
     ]
-    return Diagnosis(settings.base_url, d.found, d.sent, skipped, budget_reached)
+    return Diagnosis(settings.base_url, d.found, d.sent, skipped, budget_reached, rejected)

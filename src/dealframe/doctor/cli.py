@@ -1,7 +1,8 @@
 """dealframe doctor: run every check against a service and print what holds.
 
 Exit codes: 0 nothing breaks, 1 something breaks, 2 the checks could not run (no base URL
-or token, service unreachable) or not all of them did (``--max-requests`` ran out). Tokens
+or token, a token the service rejects, service unreachable) or not all of them did
+(``--max-requests`` ran out). Tokens
 come from the environment (``DEALFRAME_BASE_URL``, ``DEALFRAME_PUBLIC_TOKEN``,
 ``DEALFRAME_PRIVATE_KEY``) or the flags, and are never printed.
 """
@@ -48,6 +49,8 @@ def _run(args: argparse.Namespace) -> int:
         # what Python's documentation advises: point stdout at devnull, so the flush at
         # exit does not raise again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if diagnosis.rejected:  # fix the token first: what else the run saw may follow from it
+        return EXIT_USAGE
     return 1 if not diagnosis.ok else EXIT_USAGE if diagnosis.budget_reached else 0
 
 
@@ -59,7 +62,8 @@ def register(sub: Any) -> None:
         "service (read-only, at most 60 requests)",
         description="Run every check against a service and print what holds. Exit status: "
         "0 nothing breaks, 1 something breaks, 2 the checks could not run (no base URL or "
-        "token, service unreachable) or not all of them did (--max-requests ran out).",
+        "token, a token the service rejects, service unreachable) or not all of them did "
+        "(--max-requests ran out).",
     )
     parser.add_argument("--base-url", default=None, help="service root (else DEALFRAME_BASE_URL)")
     parser.add_argument(

@@ -417,7 +417,12 @@ class PrivateApi:
         return name
 
     def schema(
-        self, entity: str, *, refresh: bool = False, deadline: float | None = None
+        self,
+        entity: str,
+        *,
+        refresh: bool = False,
+        cache: bool = True,
+        deadline: float | None = None,
     ) -> FilterSchema:
         """The filter schema of ``entity`` from its discovery document (cached per client).
 
@@ -425,7 +430,11 @@ class PrivateApi:
         ----------
         entity : {"companies", "investors", "transactions"}
         refresh : bool, default False
-            Read the discovery document again instead of the client's copy.
+            Read the discovery document again instead of the client's copy (and overwrite
+            the HTTP cache's).
+        cache : bool, default True
+            Read and write the discovery document in the HTTP cache (False: neither read nor
+            write it; the client's own copy is still used and kept).
         deadline : float, optional
             The deadline (``time.monotonic()`` seconds) of the call that asks (the
             transport's call budget); None for a call of its own.
@@ -445,7 +454,7 @@ class PrivateApi:
             cached = self._schemas.get(entity)
         if cached is not None and not refresh:
             return cached
-        response = self._request("GET", f"/lookup/{entity}", "discovery", refresh, True, deadline)
+        response = self._request("GET", f"/lookup/{entity}", "discovery", refresh, cache, deadline)
         schema = FilterSchema(entity, response.json().get("data") or {})
         with self._lock:
             self._schemas[entity] = schema
@@ -457,15 +466,23 @@ class PrivateApi:
         filters: Mapping[str, Any] | None,
         kwargs: Mapping[str, Any],
         deadline: Any = None,
+        *,
+        refresh: bool = False,
+        cache: bool = True,
     ) -> tuple[FilterSchema, dict[str, Any]]:
+        """The schema of ``entity`` and ``filters`` with ``kwargs`` built for the wire; the
+        discovery document is read as the call asks (``refresh``, ``cache``)."""
         if filters is not None and not isinstance(filters, Mapping):
             raise ValidationError("filters", "a dict of filter names to values", got=filters)
         merged = {**(filters or {}), **kwargs}
-        schema = self.schema(entity, deadline=deadline)
+        schema = self.schema(entity, refresh=refresh, cache=cache, deadline=deadline)
         try:
             return schema, schema.build(merged)
         except EnumValueError:
-            schema = self.schema(entity, refresh=True, deadline=deadline)  # lists grow: look again
+            if refresh:
+                raise
+            # lists grow: look again
+            schema = self.schema(entity, refresh=True, cache=cache, deadline=deadline)
             return schema, schema.build(merged)
 
     # ------------------------------------------------------------------ discovery
@@ -608,7 +625,9 @@ class PrivateApi:
         ):
             raise ValidationError("limit", "a positive integer (a cap on rows) or None", got=limit)
         deadline = self._t.deadline()  # one budget for the whole call, discovery included
-        schema, wire = self._build_filters(entity, filters, kwargs, deadline=deadline)
+        schema, wire = self._build_filters(
+            entity, filters, kwargs, deadline, refresh=refresh, cache=cache
+        )
         sort = schema.check_sort(sort)
         endpoint = f"POST {PREFIX}/{entity}"
         found = Findings(endpoint)
@@ -729,7 +748,7 @@ class PrivateApi:
         page = integer_in(page, "page", 1, None)
         limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX)
         strict = flag(strict, "strict")
-        schema, wire = self._build_filters(entity, filters, {})
+        schema, wire = self._build_filters(entity, filters, {}, refresh=refresh, cache=cache)
         body: dict[str, Any] = {"filters": wire, "page": page, "limit": limit}
         sort = schema.check_sort(sort)
         if sort is not None:
@@ -1425,7 +1444,9 @@ class PrivateApi:
         wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids")
         strict = flag(strict, "strict")
         deadline = self._t.deadline()
-        name = self.schema(entity, deadline=deadline).sub_resource(name)
+        name = self.schema(entity, refresh=refresh, cache=cache, deadline=deadline).sub_resource(
+            name
+        )
         inner_workers = self._workers if len(wanted) == 1 else 1
         endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
         found = Findings(endpoint)
@@ -2048,7 +2069,9 @@ class PrivateApi:
             )
         deadline = self._t.deadline()
         named = _given(self.aggregate, locals())
-        _, wire = self._build_filters("transactions", filters, named, deadline=deadline)
+        _, wire = self._build_filters(
+            "transactions", filters, named, deadline, refresh=refresh, cache=cache
+        )
         body = {"metric": metric, "time_bucket": time_bucket, "filters": wire}
         path = "/transactions/aggregate"
         response = self._request("POST", path, "aggregate", refresh, cache, deadline, json=body)

@@ -15,7 +15,16 @@ Facts this module relies on (requests-cache 1.3):
   well-formed success bodies are kept or answered.
 
 Everything goes through requests-cache's public API: a request names its expiry
-(``expire_after``) and may force a refresh. A multi-request call first looks its hits up on its
+(``expire_after``) and may force a refresh. requests-cache fixes an entry's expiry when it is
+written; the asking client's expiry is applied when it is read too: a stored answer older than
+the request's ``expire_after`` (``CachedResponse.is_older_than``) is a miss, fetched anew and
+overwritten (:class:`ReaderExpirySession`), so ``cache_expiry={"current": 60}`` means no answer
+older than a minute whoever wrote it.
+
+Expired entries are removed (``BaseCache.delete(expired=True)``) when a process opens a cache
+file, at most once an hour per file and process (:func:`build_cached_session`; a busy file is
+left for the next opening), so the file stops growing: SQLite reuses the freed pages. ``client.cache.clear(expired=True)`` does
+the same at any time and also gives the space back to the file system (``VACUUM``). A multi-request call first looks its hits up on its
 own thread (:meth:`CacheControl.stored`: the session's key function, ``BaseCache.get_response``
 and the entry's ``is_expired``), so only misses travel through worker threads.
 """
@@ -23,22 +32,35 @@ and the entry's ``is_expired``), so only misses travel through worker threads.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
+import sqlite3
 import stat
+import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 import requests
-from requests_cache import DO_NOT_CACHE, CachedSession, SQLiteCache
+from requests_cache import (
+    DO_NOT_CACHE,
+    CacheDirectives,
+    CachedResponse,
+    CachedSession,
+    SQLiteCache,
+)
 
+from dealframe.arguments import flag
 from dealframe.transport.body import storable
 
 __all__ = [
     "CacheControl",
     "DO_NOT_CACHE",
     "IGNORED_PARAMS",
+    "PRUNE_EVERY",
+    "ReaderExpirySession",
     "build_cached_session",
     "cache_key",
     "canonical_json",
@@ -64,6 +86,12 @@ IGNORED_PARAMS: tuple[str, ...] = (
 )
 
 _SIDE_FILES = ("-wal", "-shm", "-journal")
+
+#: Seconds between two removals of a file's expired entries by one process.
+PRUNE_EVERY = 3600.0
+#: When (``time.monotonic()``) this process last removed each file's expired entries.
+_PRUNED: dict[str, float] = {}
+_PRUNED_LOCK = threading.Lock()
 
 
 def canonical_json(body: Any) -> bytes:
@@ -165,15 +193,37 @@ def _tighten(path: Path) -> None:
             continue
 
 
+class ReaderExpirySession(CachedSession):
+    """A ``CachedSession`` that also judges a stored answer by the expiry of the request that
+    reads it: one older than the request's ``expire_after`` is fetched anew and overwritten.
+
+    requests-cache fixes ``expires`` when it writes an entry, so without this a client set to
+    ``cache_expiry={"current": 1}`` would be served an entry written under the default 900 s.
+    """
+
+    def send(  # type: ignore[override]
+        self, request: requests.PreparedRequest, **kwargs: Any
+    ) -> Any:
+        response = super().send(request, **kwargs)
+        if not isinstance(response, CachedResponse):
+            return response
+        # CachedSession.request carries the per-request expire_after as max-age
+        max_age = CacheDirectives.from_headers(request.headers).max_age
+        if max_age is None or max_age <= 0 or not response.is_older_than(max_age):
+            return response
+        return super().send(request, **{**kwargs, "force_refresh": True})
+
+
 def build_cached_session(path: Path) -> CachedSession:
     """A ``CachedSession`` on SQLite (WAL) that caches GET and POST 200 responses.
 
     Expiry is chosen per request (see :func:`expiry_for`); the default is "do not cache", so a
-    request that names no kind is never stored.
+    request that names no kind is never stored. A stored answer older than the reading
+    request's expiry is a miss (:class:`ReaderExpirySession`).
     """
     secure_cache_file(path)
     backend = SQLiteCache(str(path), wal=True)
-    session = CachedSession(
+    session = ReaderExpirySession(
         backend=backend,
         allowable_methods=("GET", "POST"),
         allowable_codes=(200,),
@@ -185,7 +235,26 @@ def build_cached_session(path: Path) -> CachedSession:
         cache_control=False,
     )
     _tighten(path)
+    _prune_once(backend, path)  # once an hour per process, not on every Client
     return session
+
+
+def _prune_once(backend: SQLiteCache, path: Path) -> None:
+    """Remove the expired entries of ``path`` unless this process did within
+    :data:`PRUNE_EVERY` seconds.
+
+    Without a ``VACUUM`` (which would lock the file for long): the freed pages are reused, so
+    the file stops growing. A file another process keeps busy is left for the next opening.
+    """
+    name, now = str(path.resolve()), time.monotonic()
+    with _PRUNED_LOCK:
+        if now - _PRUNED.get(name, -math.inf) < PRUNE_EVERY:
+            return
+        try:
+            backend.delete(expired=True, vacuum=False)
+        except sqlite3.Error:
+            return
+        _PRUNED[name] = now
 
 
 class CacheControl:
@@ -237,12 +306,32 @@ class CacheControl:
             "enabled": self.enabled,
         }
 
-    def clear(self) -> None:
-        """Delete every cached response (all tokens)."""
+    def clear(self, *, expired: bool = False) -> None:
+        """Delete every cached response (all tokens), or only the expired ones.
+
+        Parameters
+        ----------
+        expired : bool, default False
+            Delete only the entries past the expiry they were written with, and give the
+            space back to the file system (``VACUUM``). Expired entries are also removed,
+            without the ``VACUUM``, when a process opens the cache file (at most once an
+            hour).
+
+        Examples
+        --------
+        >>> client.cache.clear(expired=True)  # doctest: +SKIP
+        >>> client.cache.info()["entries"]  # doctest: +SKIP
+        12
+        """
+        expired = flag(expired, "expired")
         backend = self._backend()
-        if backend is not None:
+        if backend is None:
+            return
+        if expired:
+            backend.delete(expired=True, vacuum=True)
+        else:
             backend.clear()
-            _tighten(self.path)
+        _tighten(self.path)
 
     def stored(
         self,
@@ -251,9 +340,12 @@ class CacheControl:
         params: Mapping[str, Any] | None,
         body: bytes | None,
         auth: Any,
+        expire: float | None = None,
     ) -> Any:
         """The fresh stored response to this request (a requests-cache ``CachedResponse``), or
-        None; reads the SQLite file only, sends nothing.
+        None; reads the SQLite file only, sends nothing. With ``expire`` (seconds, the
+        asking client's expiry for the request's kind) an entry older than that is not fresh,
+        whatever expiry it was written with.
 
         The key is the session's own (:func:`namespaced_key` of the request as it would be
         prepared), so an entry written by a normal request is found here and vice versa.
@@ -270,6 +362,8 @@ class CacheControl:
             request = auth(request)
         found = backend.get_response(namespaced_key(request))
         if found is None or found.is_expired or found.status_code != 200:
+            return None
+        if expire is not None and found.is_older_than(expire):
             return None
         return found
 

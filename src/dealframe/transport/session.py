@@ -585,7 +585,7 @@ class Transport:
         info = call.info
         try:
             raw = self.cache.stored(
-                info.method, call.url, kw.get("params"), kw.get("data"), kw.get("auth")
+                info.method, call.url, kw.get("params"), kw.get("data"), kw.get("auth"), call.expire
             )
         except sqlite3.Error:
             raw = None  # a busy or damaged file: the request itself goes to the cache and on
