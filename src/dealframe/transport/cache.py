@@ -23,9 +23,9 @@ older than a minute whoever wrote it.
 
 Expired entries are removed (``BaseCache.delete(expired=True)``) when a process opens a cache
 file, at most once an hour per file and process (:func:`build_cached_session`; a busy file is
-left for the next opening), so the file stops growing: SQLite reuses the freed pages. ``client.cache.clear(expired=True)`` does
-the same at any time and also gives the space back to the file system (``VACUUM``). A multi-request call first looks its hits up on its
-own thread (:meth:`CacheControl.stored`: the session's key function, ``BaseCache.get_response``
+left for the next opening), so the file stops growing: SQLite reuses the freed pages.
+``client.cache.clear(expired=True)`` does the same at any time and also gives the space back
+to the file system (``VACUUM``). A multi-request call first looks its hits up on its own thread (:meth:`CacheControl.stored`: the session's key function, ``BaseCache.get_response``
 and the entry's ``is_expired``), so only misses travel through worker threads.
 """
 
