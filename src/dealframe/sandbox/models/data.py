@@ -783,14 +783,8 @@ def _synopsis(
 def _make_listed(ds: Dataset, rng: np.random.Generator) -> None:
     listed = [i for i, o in enumerate(ds.orgs) if o["is_public"]]
     first_v2: dict[tuple[str, str], int] = {}
-    last = dt.date(ds.as_of.year, ds.as_of.month, 1)
-    months = []
-    y, m = last.year, last.month
-    for _ in range(MONTHS_OF_SERIES):
-        months.append(f"{y:04d}-{m:02d}")
-        y, m = (y, m - 1) if m > 1 else (y - 1, 12)
-    months.reverse()
-    ds.months = months
+    last = np.datetime64(ds.as_of.strftime("%Y-%m"), "M")
+    months = ds.months = np.arange(last - MONTHS_OF_SERIES + 1, last + 1).astype(str).tolist()
     n, f, t = len(listed), len(TIME_SERIES_FIELDS), len(months)
     series = np.full((n, f, t), np.nan)
     # Force a few v2 collisions: same ticker on two exchanges of one country.
