@@ -228,15 +228,14 @@ def load(
         raise ValidationError("include_deleted", "True or False", got=include_deleted)
     wanted = _columns(columns, entity)
     folder, table = _table(path, entity)
-    if as_of is None:
-        data = _read(folder, table, entity, include_deleted, wanted)
-    else:
+    if as_of is not None:
         as_of_version(table, as_of, folder)
-        try:
-            data = _read(folder, table, entity, include_deleted, wanted)
-        except MirrorDamagedError:
+    try:
+        data = _read(folder, table, entity, include_deleted, wanted)
+    except MirrorDamagedError:
+        if as_of is not None:
             _vacuumed(folder, as_of, table.version())
-            raise
+        raise
     frame = to_frame_columns(data, entity)
     frame.attrs["version"] = table.version()
     return frame[wanted] if wanted is not None else frame
@@ -289,9 +288,8 @@ def _counts(folder: Path, table: DeltaTable) -> tuple[int, int, int, int]:
         deleted = table.to_pyarrow_dataset().to_table(columns=["deleted"]).column("deleted")
     except (DeltaError, OSError, pa.ArrowException) as exc:
         raise read_failure(folder, exc) from None
-    rows = len(deleted)
     return (
-        rows,
+        len(deleted),
         int(pc.sum(deleted).as_py() or 0),
         actions.num_rows,
         int(pc.sum(actions.column("size_bytes")).as_py() or 0),
@@ -360,12 +358,7 @@ def status(path: str | Path) -> pd.DataFrame:
         ],
     )
     frame.attrs.update(
-        {
-            "path": str(root),
-            "schema_version": state.schema_version,
-            "syncs": state.syncs,
-            "source": state.source,
-        }
+        path=str(root), schema_version=state.schema_version, syncs=state.syncs, source=state.source
     )
     return frame
 

@@ -323,21 +323,22 @@ def add_files(folder: Path, parts: list[tuple[Path, int]]) -> list[AddAction]:
     private_dirs(folder)
     actions: list[AddAction] = []
     for path, rows in parts:
-        name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
+        name = _part_name()
         os.replace(path, folder / name)
-        stat = (folder / name).stat()
-        actions.append(
-            AddAction(
-                name,
-                stat.st_size,
-                {},
-                int(stat.st_mtime * 1000),
-                True,
-                json.dumps({"numRecords": rows}),
-            )
-        )
+        actions.append(_added(folder, name, rows))
     fsync_dir(folder)
     return actions
+
+
+def _part_name() -> str:
+    return f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
+
+
+def _added(folder: Path, name: str, rows: int) -> AddAction:
+    """The add action of the data file ``name`` in ``folder`` (statistics: the row count)."""
+    stat = (folder / name).stat()
+    stats = json.dumps({"numRecords": rows})
+    return AddAction(name, stat.st_size, {}, int(stat.st_mtime * 1000), True, stats)
 
 
 def commit_files(
@@ -415,7 +416,7 @@ def sql_in(column: str, values: list[str]) -> str:
 
 def _write_file(folder: Path, rows: pa.Table) -> AddAction:
     """``rows`` as a new data file of the table (written and synced), and its add action."""
-    name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
+    name = _part_name()
     path = folder / name
     pq.write_table(
         rows,
@@ -425,9 +426,7 @@ def _write_file(folder: Path, rows: pa.Table) -> AddAction:
         **parquet_options(rows.schema),
     )
     fsync_file(path)
-    stat = path.stat()
-    stats = json.dumps({"numRecords": rows.num_rows})
-    return AddAction(name, stat.st_size, {}, int(stat.st_mtime * 1000), True, stats)
+    return _added(folder, name, rows.num_rows)
 
 
 def memory_pool() -> pa.MemoryPool:
@@ -552,15 +551,13 @@ def upsert_rows(
             commit_properties=properties,
         )
         return
-    schema = rows.schema
-    drop = keys
     dataset = ds.dataset(
-        [str(p) for p in data_files(folder, table)], format="parquet", schema=schema
+        [str(p) for p in data_files(folder, table)], format="parquet", schema=rows.schema
     )
 
     def batches() -> Iterator[pa.RecordBatch]:
         for batch in dataset.to_batches(batch_size=ROW_GROUP_ROWS):
-            kept = batch.filter(pc.invert(pc.is_in(batch.column(key), value_set=drop)))
+            kept = batch.filter(pc.invert(pc.is_in(batch.column(key), value_set=keys)))
             if kept.num_rows:
                 yield kept
         yield from rows.to_batches()
@@ -568,7 +565,7 @@ def upsert_rows(
     write_rows(
         folder,
         batches(),
-        schema,
+        rows.schema,
         mode="overwrite",
         properties=properties,
         name=name,
@@ -613,8 +610,6 @@ def owner_only(folder: Path) -> None:
 
 
 def _chmod(path: str, mode: int) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):  # removed meanwhile (a vacuum)
         if os.stat(path).st_mode & 0o777 != mode:
             os.chmod(path, mode)
-    except FileNotFoundError:  # removed meanwhile (a vacuum)
-        pass

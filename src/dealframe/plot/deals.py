@@ -139,6 +139,11 @@ def _legend_on_top(ax: Axes, handles: list[Any], top: float, partial: bool) -> N
     )
 
 
+def _na(ax: Axes, x: float, y: float, **where: Any) -> None:
+    """The "n/a" written up the slot of a quarter without a value."""
+    ax.text(x, y, "n/a", ha="center", fontsize=7, color=MUTED, rotation=90, **where)
+
+
 def _money(value: float) -> str:
     return f"${value / 1000:,.1f}bn" if abs(value) >= 1000 else f"${value:,.0f}m"
 
@@ -193,16 +198,7 @@ def capital_raised(
                 color="#555555",
             )
         else:
-            ax.text(
-                float(xi),
-                top * 0.02,
-                "n/a",
-                ha="center",
-                va="bottom",
-                fontsize=7,
-                color=MUTED,
-                rotation=90,
-            )
+            _na(ax, float(xi), top * 0.02, va="bottom")
     ticks(ax, _tick_labels(list(table.index), partial))
     full = table[~table["partial"] & table["raised"].notna()]
     best = full["raised"].idxmax() if len(full) else table["raised"].idxmax()
@@ -336,17 +332,7 @@ def quarterly_medians(
         else:
             text = f"<{threshold}" if count and threshold else (f"{count}" if count else "0")
             colour = SECOND
-            ax.text(
-                float(xi),
-                0.5,
-                "n/a",
-                transform=row,
-                ha="center",
-                va="center",
-                fontsize=7,
-                color=MUTED,
-                rotation=90,
-            )
+            _na(ax, float(xi), 0.5, transform=row, va="center")
         ax.text(
             float(xi), 1.01, text, transform=row, ha="center", va="bottom", fontsize=6, color=colour
         )

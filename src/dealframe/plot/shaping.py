@@ -358,6 +358,18 @@ def participant_names(
     )
 
 
+_ACTIVITY_DTYPES = {
+    "participant_id": "str",
+    "name": "str",
+    "country": "str",
+    "led": "int64",
+    "bought": "int64",
+    "deals": "int64",
+    "first_deal": "datetime64[us]",
+    "last_deal": "datetime64[us]",
+}
+
+
 def investor_activity(rows: pd.DataFrame, top: int | None = 15) -> pd.DataFrame:
     """The participants with the most deals led (funding rounds) or bought (M&A).
 
@@ -385,23 +397,8 @@ def investor_activity(rows: pd.DataFrame, top: int | None = 15) -> pd.DataFrame:
     """
     acting = rows[rows["role"].isin(["lead_investor", "buyer"]) & rows["participant_id"].notna()]
     acting = acting.drop_duplicates(["deal_id", "role", "participant_id"])
-    columns = [
-        "participant_id",
-        "name",
-        "country",
-        "led",
-        "bought",
-        "deals",
-        "first_deal",
-        "last_deal",
-    ]
     if not len(acting):
-        out = pd.DataFrame({c: pd.Series([], dtype="str") for c in columns[:3]})
-        for c in ("led", "bought", "deals"):
-            out[c] = pd.Series([], dtype="int64")
-        for c in ("first_deal", "last_deal"):
-            out[c] = pd.Series([], dtype="datetime64[us]")
-        return out
+        return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in _ACTIVITY_DTYPES.items()})
     ids = acting["participant_id"].astype(object)
     grouped = acting.groupby(ids, sort=False)
     role = acting["role"].astype(object)
@@ -428,7 +425,7 @@ def investor_activity(rows: pd.DataFrame, top: int | None = 15) -> pd.DataFrame:
         kind="stable",
         ignore_index=True,
     )
-    return (table if top is None else table.head(top))[columns]
+    return (table if top is None else table.head(top))[list(_ACTIVITY_DTYPES)]
 
 
 def co_investment_pairs(

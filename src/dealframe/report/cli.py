@@ -57,42 +57,27 @@ EXIT_PARTIAL = 3
 _PREFIX = "dealframe report"
 
 
-def _fail(message: object, status: int) -> int:
-    return fail(_PREFIX, message, status)
-
-
 def _jobs(args: argparse.Namespace) -> list[Any]:
     """Every report to write, checked: the config file's cohorts, or the options' one."""
     from .cohort import parse_cohort
     from .config import ReportJob, load_config
 
-    cohort_flags = [
-        f
-        for f, v in (
-            ("--region", args.region),
-            ("--vertical", args.vertical),
-            ("--deal-type", args.deal_type),
-            ("--since", args.since),
-        )
-        if v is not None
-    ]
+    given = {  # "" is refused, not dropped
+        key: getattr(args, key)
+        for key in ("region", "vertical", "deal_type", "since")
+        if getattr(args, key) is not None
+    }
     if args.config is not None:
-        if cohort_flags:
+        if given:
             raise UsageError(
-                f"{cohort_flags[0]} cannot be used with --config (the file gives the cohorts)"
+                f"--{next(iter(given)).replace('_', '-')} cannot be used with --config (the file "
+                "gives the cohorts)"
             )
         return load_config(args.config, args.out)
     if args.out is None:
         raise UsageError('--out DIR is required (or --config FILE with out = "DIR")')
     from .cohort import DEFAULT_COHORT, check_metric
 
-    given = {
-        "region": args.region,
-        "vertical": args.vertical,
-        "deal_type": args.deal_type,
-        "since": args.since,
-    }
-    given = {k: v for k, v in given.items() if v is not None}  # "" is refused, not dropped
     if given.get("region") is None and given.get("vertical") is None:
         given = {**DEFAULT_COHORT, **given}
     cohort = parse_cohort(given)
@@ -195,7 +180,7 @@ def _run_jobs(
             written += 1
             print(paths.html, flush=True)
     for job, error, _ in failures:
-        _fail(f"cohort {job.cohort.slug}: {error}" if len(jobs) > 1 else error, 0)
+        fail(_PREFIX, f"cohort {job.cohort.slug}: {error}" if len(jobs) > 1 else error, 0)
     if failures:
         if written:
             return EXIT_PARTIAL

@@ -54,8 +54,7 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     >>> did_you_mean("ventur", ["Venture", "Growth"])
     " (did you mean 'Venture'?)"
     """
-    options = list(choices)
-    lowered = {o.lower(): o for o in options}
+    lowered = {o.lower(): o for o in choices}
     close = difflib.get_close_matches(str(word).lower(), list(lowered), n=1, cutoff=0.6)
     return f" (did you mean {lowered[close[0]]!r}?)" if close else ""
 
@@ -189,19 +188,14 @@ def _deal_types(value: Any) -> tuple[str, ...]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not items:
         raise ValidationError("deal_type", "a deal type or a list of them", got=value)
-    out = []
-    for item in items:
-        for part in [p for p in item.split(",")] if isinstance(item, str) else [item]:
-            out.append(
-                _choice(
-                    part,
-                    "deal_type",
-                    DEAL_TYPES,
-                    "a deal type of the interface document",
-                    open_list=True,
-                )
-            )
-    return tuple(dict.fromkeys(out))
+    what = "a deal type of the interface document"
+    return tuple(
+        dict.fromkeys(
+            _choice(part, "deal_type", DEAL_TYPES, what, open_list=True)
+            for item in items
+            for part in (item.split(",") if isinstance(item, str) else [item])
+        )
+    )
 
 
 def parse_cohort(cohort: Any, *, where: str = "cohort") -> Cohort:

@@ -47,7 +47,7 @@ __all__ = ["CONFIG_KEYS", "ConfigError", "ReportJob", "load_config", "parse_conf
 
 #: Top-level keys of a config file.
 CONFIG_KEYS: tuple[str, ...] = ("out", "metric", "top", "cohort")
-_JOB_KEYS = ("metric", "top")
+_ENTRY_KEYS = (*COHORT_KEYS, "metric", "top")
 
 
 @dataclass(frozen=True)
@@ -69,9 +69,9 @@ class ConfigError(ValidationError):
         Exception.__init__(self, message)
 
 
-def _top(value: Any, where: str) -> int:
+def _top(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100:
-        raise ValidationError(f"{where}top", "an integer from 1 to 100", got=value)
+        raise ValidationError("top", "an integer from 1 to 100", got=value)
     return value
 
 
@@ -105,7 +105,7 @@ def parse_config(
         )
     try:
         metric = check_metric(document.get("metric", "ev_revenue"))
-        top = _top(document.get("top", 15), "")
+        top = _top(document.get("top", 15))
     except ValidationError as exc:
         raise _located(exc, source) from None
     cohorts = document.get("cohort")
@@ -118,17 +118,16 @@ def parse_config(
         if not isinstance(entry, Mapping):
             raise ConfigError(source, f"{where}: not a table")
         try:
-            unknown = [k for k in entry if k not in (*COHORT_KEYS, *_JOB_KEYS)]
+            unknown = [k for k in entry if k not in _ENTRY_KEYS]
             if unknown:
                 raise ValidationError(
                     "cohort",
-                    f"keys among {', '.join((*COHORT_KEYS, *_JOB_KEYS))}"
-                    f"{did_you_mean(unknown[0], (*COHORT_KEYS, *_JOB_KEYS))}",
+                    f"keys among {', '.join(_ENTRY_KEYS)}{did_you_mean(unknown[0], _ENTRY_KEYS)}",
                     got=unknown[0],
                 )
             cohort = parse_cohort({k: v for k, v in entry.items() if k in COHORT_KEYS})
             job_metric = check_metric(entry.get("metric", metric))
-            job_top = _top(entry.get("top", top), "")
+            job_top = _top(entry.get("top", top))
         except ValidationError as exc:
             raise _located(
                 exc, where + (f" ({entry['name']})" if isinstance(entry.get("name"), str) else "")

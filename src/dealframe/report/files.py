@@ -112,10 +112,6 @@ def portable(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _keeps_index(frame: pd.DataFrame) -> bool:
-    return not (isinstance(frame.index, pd.RangeIndex) and frame.index.name is None)
-
-
 def _writer(data: pd.DataFrame, keep: bool, kind: str) -> Callable[[Path], object]:
     if kind == "parquet":
         return lambda p: data.to_parquet(p, engine="pyarrow", index=keep)
@@ -140,7 +136,7 @@ def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: Path) -> dict[str,
     written: dict[str, dict[str, Path]] = {}
     for name, frame in tables.items():
         data = portable(frame)
-        keep = _keeps_index(data)
+        keep = not (isinstance(data.index, pd.RangeIndex) and data.index.name is None)
         parquet = _atomic(out_dir / f"{name}.parquet", _writer(data, keep, "parquet"))
         csv = _atomic(out_dir / f"{name}.csv", _writer(data, keep, "csv"))
         written[name] = {"parquet": parquet, "csv": csv}

@@ -227,9 +227,7 @@ def _public_card(data: ReportData, rows: list[dict]) -> Card:
         "Public comps, median EV/Revenue NTM",
         f"{now:.1f}x" if np.isfinite(now) else "n/a",
         f"{companies} listed companies, {month} · 12 months earlier "
-        f"{before:.1f}x, {change_text(now, before)}"
-        if np.isfinite(before)
-        else f"{companies} listed companies, {month} · 12 months earlier n/a",
+        + (f"{before:.1f}x, {change_text(now, before)}" if np.isfinite(before) else "n/a"),
     )
 
 
@@ -243,10 +241,7 @@ def build_headline(data: ReportData) -> Headline:
     """
     rows: list[dict] = []
     checks: list[dict] = []
-    ltm, prior = (
-        _in(data.deals_pulled, data.periods.ltm),
-        _in(data.deals_pulled, data.periods.prior),
-    )
+    ltm, prior = (_in(data.deals_pulled, p) for p in (data.periods.ltm, data.periods.prior))
     count_card = Card(
         "Deals, last 12 months",
         f"{len(ltm):,}",

@@ -9,6 +9,7 @@ appendix: reconciliation with the service, methodology, provenance). Charts come
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 
 import pandas as pd
 from matplotlib.axes import Axes
@@ -65,9 +66,9 @@ _COMPS_FORMATS = {
 }
 
 
-def _chart(draw: Callable[[Axes], Axes], width: float = 7.0, height: float = 3.9) -> Chart:
+def _chart(draw: Callable[..., Axes], width: float = 7.0, height: float = 3.9) -> Chart:
     _, ax = figure(width, height)
-    draw(ax)
+    draw(ax=ax)
     return Chart(png(ax), alt_text(ax))
 
 
@@ -222,21 +223,15 @@ def _compare(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
                 css="lead",
             ),
             Row(
-                (
+                tuple(
                     _chart(
-                        lambda ax: private_vs_public(
-                            data.current, recent, "ev_revenue", window=data.periods.ltm, ax=ax
+                        partial(
+                            private_vs_public, data.current, recent, metric, window=data.periods.ltm
                         ),
                         7.0,
                         3.6,
-                    ),
-                    _chart(
-                        lambda ax: private_vs_public(
-                            data.current, recent, "ev_ebitda", window=data.periods.ltm, ax=ax
-                        ),
-                        7.0,
-                        3.6,
-                    ),
+                    )
+                    for metric in ("ev_revenue", "ev_ebitda")
                 )
             ),
             table(
@@ -245,9 +240,7 @@ def _compare(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
                 caption="Medians and quartiles (NM values left out; "
                 "deals trimmed as the service trims them)",
                 formats={
-                    "median": "{:.1f}x",
-                    "q1": "{:.1f}x",
-                    "q3": "{:.1f}x",
+                    **dict.fromkeys(("median", "q1", "q3"), "{:.1f}x"),
                     "vs_public": "{:+.0%}",
                 },
                 labels={"vs_public": "median vs public"},

@@ -68,22 +68,7 @@ COMPS_COLUMNS: tuple[str, ...] = (
 #: The multiples of the comps table, to which the NM rule applies.
 COMPS_MULTIPLES: tuple[str, ...] = ("evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "evEbitdaNtm")
 #: Fields of the group rollup shown in the report (the Parquet file holds every field).
-ROLLUP_FIELDS: tuple[str, ...] = (
-    "marketCap",
-    "enterpriseValue",
-    "revenueLtm",
-    "revenueNtm",
-    "ebitdaLtm",
-    "ebitdaNtm",
-    "evRevenueLtm",
-    "evRevenueNtm",
-    "evEbitdaLtm",
-    "evEbitdaNtm",
-    "marginGrossLtm",
-    "marginEbitdaLtm",
-    "revenueGrowthNtmLtm",
-    "ruleOf40",
-)
+ROLLUP_FIELDS: tuple[str, ...] = COMPS_COLUMNS[2:]
 
 
 def comps_table(current: pd.DataFrame) -> pd.DataFrame:
@@ -155,14 +140,7 @@ def comps_summary(current: pd.DataFrame) -> pd.DataFrame:
             values = pd.to_numeric(current[column], errors="coerce").dropna()
             nm, na = 0, int(len(current) - len(values))
         q1, median, q3 = _quartiles(values)
-        out[column] = [
-            float(median),
-            float(q1),
-            float(q3),
-            float(len(values)),
-            float(nm),
-            float(na),
-        ]
+        out[column] = [float(v) for v in (median, q1, q3, len(values), nm, na)]
     return pd.DataFrame(out, index=pd.Index(["median", "q1", "q3", "n", "nm", "na"], name="stat"))
 
 
@@ -394,14 +372,7 @@ def notable_deals(deals: pd.DataFrame, start: str, n: int = 10) -> pd.DataFrame:
             "id": chosen["id"].astype(object).to_numpy(),
         }
     ).astype(
-        {
-            "target": "str",
-            "country": "str",
-            "deal_type": "str",
-            "deal_subtype": "str",
-            "parties": "str",
-            "id": "str",
-        }
+        dict.fromkeys(["target", "country", "deal_type", "deal_subtype", "parties", "id"], "str")
     )
 
 

@@ -51,7 +51,8 @@ JSON = dict[str, Any]
 # ------------------------------------------------------------------ small schema builders
 
 
-def _ref(name: str) -> JSON:
+def ref(name: str) -> JSON:
+    """A reference to a component schema."""
     return {"$ref": f"#/components/schemas/{name}"}
 
 
@@ -85,6 +86,17 @@ DATE = _s("string", format="date")
 TIMESTAMP = _s("string", format="date-time")
 STR_LIST = _s("array", items=STR)
 NULL_NUM = _n(NUM)
+PAGE = _s("integer", minimum=1, maximum=MAX_PAGE, default=1)
+LIMIT = _s("integer", minimum=1, maximum=LIMIT_MAX, default=LIMIT_DEFAULT)
+#: The participant fields every deal, portfolio and co-investor entry opens with.
+NAMED = {"id": UUID, "name": STR, "short_name": STR, "website": STR, "country": _n(STR)}
+#: The aggregate methodology as the discovery document states it.
+METHODOLOGY = {
+    "small_n_threshold": INT,
+    "outlier_rule": STR,
+    "default_date_range_years": INT,
+    "empty_buckets_returned": BOOL,
+}
 
 
 # ------------------------------------------------------------------ shared components
@@ -103,22 +115,6 @@ def _error_schema() -> JSON:
             )
         }
     )
-
-
-def _page_meta() -> JSON:
-    return _obj(
-        {
-            "page": _s("integer", minimum=1, maximum=MAX_PAGE),
-            "limit": _s("integer", minimum=1, maximum=LIMIT_MAX),
-            "returned": _s("integer", minimum=0),
-            "total": _s("integer", minimum=0),
-            "has_more": BOOL,
-        }
-    )
-
-
-def _participant() -> JSON:
-    return _obj({"id": UUID, "name": STR, "country": _n(STR), "website": STR, "short_name": STR})
 
 
 _ORG_COMMON = {
@@ -235,7 +231,7 @@ def _investor_profile() -> JSON:
 
 
 def _deal_fields(rich_target: bool) -> dict[str, JSON]:
-    target = {"id": UUID, "name": STR, "short_name": STR, "website": STR, "country": _n(STR)}
+    target = dict(NAMED)
     if rich_target:
         target.update(
             {
@@ -261,8 +257,8 @@ def _deal_fields(rich_target: bool) -> dict[str, JSON]:
         "deal_ebitda": NULL_NUM,
         "deal_multiples": _obj({"ev_revenue": NULL_NUM, "ev_ebitda": NULL_NUM}),
         "target": _obj(target),
-        "buyers": _s("array", items=_ref("Participant")),
-        "lead_investors": _s("array", items=_ref("Participant")),
+        "buyers": _s("array", items=ref("Participant")),
+        "lead_investors": _s("array", items=ref("Participant")),
         "created_at": TIMESTAMP,
         "updated_at": TIMESTAMP,
         "deleted": BOOL,
@@ -271,7 +267,7 @@ def _deal_fields(rich_target: bool) -> dict[str, JSON]:
 
 def _deal_profile() -> JSON:
     props = _deal_fields(rich_target=True)
-    props["investors"] = _s("array", items=_ref("Participant"))
+    props["investors"] = _s("array", items=ref("Participant"))
     return _obj(props, required=("id",))
 
 
@@ -307,15 +303,7 @@ def _aggregate_response() -> JSON:
             "warning": _n(_s("string", enum=["small_n", "empty"])),
         }
     )
-    methodology = _obj(
-        {
-            "small_n_threshold": INT,
-            "outlier_rule": STR,
-            "default_date_range_years": INT,
-            "empty_buckets_returned": BOOL,
-            "date_range": _obj({"from": DATE, "to": DATE}),
-        }
-    )
+    methodology = _obj({**METHODOLOGY, "date_range": _obj({"from": DATE, "to": DATE})})
     meta = _obj(
         {
             "metric": _s("string", enum=list(AGGREGATE_METRICS)),
@@ -358,14 +346,7 @@ def _discovery() -> JSON:
         {
             "metrics": STR_LIST,
             "time_buckets": STR_LIST,
-            "methodology": _obj(
-                {
-                    "small_n_threshold": INT,
-                    "outlier_rule": STR,
-                    "default_date_range_years": INT,
-                    "empty_buckets_returned": BOOL,
-                }
-            ),
+            "methodology": _obj(METHODOLOGY),
         }
     )
     doc = _obj(
@@ -390,15 +371,7 @@ def _operand(spec: FilterSpec, op: str) -> JSON:
         if spec.values is not None:
             return _s("array", items=_s("string", enum=list(spec.values)))
         return STR_LIST
-    if spec.type == "boolean":
-        return BOOL
-    if spec.type == "number":
-        return NUM
-    if spec.type == "date":
-        return DATE
-    if spec.type == "datetime":
-        return TIMESTAMP
-    return STR
+    return {"boolean": BOOL, "number": NUM, "date": DATE, "datetime": TIMESTAMP}.get(spec.type, STR)
 
 
 def _filter_value(spec: FilterSpec) -> JSON:
@@ -428,14 +401,14 @@ def _list_body(entity: str) -> JSON:
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "filters": _ref(f"{_title(entity)}Filters"),
+            "filters": ref(f"{_title(entity)}Filters"),
             "sort": _s(
                 "string",
                 pattern=f"^({keys})(:(asc|desc))?$",
                 description="<sort_field> or <sort_field>:asc|desc; the direction defaults to desc",
             ),
-            "limit": _s("integer", minimum=1, maximum=LIMIT_MAX, default=LIMIT_DEFAULT),
-            "page": _s("integer", minimum=1, maximum=MAX_PAGE, default=1),
+            "limit": LIMIT,
+            "page": PAGE,
         },
     }
 
@@ -551,21 +524,21 @@ def _public_components() -> dict[str, JSON]:
         "CountMeta": count_meta,
         "GroupMeta": group_meta,
         "SearchResponse": _obj(
-            {"data": _s("array", items=_ref("CompanyIdentifier")), "meta": _ref("CountMeta")}
+            {"data": _s("array", items=ref("CompanyIdentifier")), "meta": ref("CountMeta")}
         ),
         "CurrentResponse": _obj(
-            {"data": _s("array", items=_ref("CompanyCurrentData")), "meta": _ref("CountMeta")}
+            {"data": _s("array", items=ref("CompanyCurrentData")), "meta": ref("CountMeta")}
         ),
         "TimeSeriesResponse": _obj(
-            {"data": _s("array", items=_ref("CompanyTimeSeriesData")), "meta": _ref("CountMeta")}
+            {"data": _s("array", items=ref("CompanyTimeSeriesData")), "meta": ref("CountMeta")}
         ),
         "GroupCurrentResponse": _obj(
-            {"data": _obj({"sum": sums, "median": medians}), "meta": _ref("GroupMeta")}
+            {"data": _obj({"sum": sums, "median": medians}), "meta": ref("GroupMeta")}
         ),
         "GroupTimeSeriesResponse": _obj(
             {
                 "data": _s("array", items=_obj({"period": _MONTH, "median": medians})),
-                "meta": _ref("GroupMeta"),
+                "meta": ref("GroupMeta"),
             }
         ),
         "SearchBody": {
@@ -587,19 +560,14 @@ def _public_components() -> dict[str, JSON]:
 # ------------------------------------------------------------------ operations
 
 
-def ref(name: str) -> JSON:
-    """A reference to a component schema."""
-    return _ref(name)
-
-
 def collection(item: str) -> JSON:
     """A paginated ``{data: [item], meta}`` body."""
-    return _obj({"data": _s("array", items=_ref(item)), "meta": _ref("PaginationMeta")})
+    return _obj({"data": _s("array", items=ref(item)), "meta": ref("PaginationMeta")})
 
 
 def single(item: str) -> JSON:
     """A single-entity ``{data: item}`` body."""
-    return _obj({"data": _ref(item)})
+    return _obj({"data": ref(item)})
 
 
 ID_PARAM: JSON = {"name": "id", "in": "path", "required": True, "schema": UUID}
@@ -608,13 +576,13 @@ PAGE_PARAMS: tuple[JSON, ...] = (
         "name": "page",
         "in": "query",
         "required": False,
-        "schema": _s("integer", minimum=1, maximum=MAX_PAGE, default=1),
+        "schema": PAGE,
     },
     {
         "name": "limit",
         "in": "query",
         "required": False,
-        "schema": _s("integer", minimum=1, maximum=LIMIT_MAX, default=LIMIT_DEFAULT),
+        "schema": LIMIT,
     },
 )
 PROFILE_PARAMS: tuple[JSON, ...] = (
@@ -690,7 +658,7 @@ def _errors(path: str, op: Operation) -> dict[str, JSON]:
         statuses |= {400, 413}
     if not statuses:
         return {}
-    error = {"content": {"application/json": {"schema": _ref("Error")}}}
+    error = {"content": {"application/json": {"schema": ref("Error")}}}
     out: dict[str, JSON] = {
         str(s): {"description": _ERROR_TEXT[s], **error} for s in sorted(statuses)
     }
@@ -722,8 +690,18 @@ def _operation(path: str, op: Operation) -> JSON:
 def _components() -> JSON:
     schemas: dict[str, JSON] = {
         "Error": _error_schema(),
-        "PaginationMeta": _page_meta(),
-        "Participant": _participant(),
+        "PaginationMeta": _obj(
+            {
+                "page": _s("integer", minimum=1, maximum=MAX_PAGE),
+                "limit": _s("integer", minimum=1, maximum=LIMIT_MAX),
+                "returned": _s("integer", minimum=0),
+                "total": _s("integer", minimum=0),
+                "has_more": BOOL,
+            }
+        ),
+        "Participant": _obj(
+            {"id": UUID, "name": STR, "country": _n(STR), "website": STR, "short_name": STR}
+        ),
         "CompanyListItem": _obj(dict(_ORG_COMMON)),
         "CompanyProfile": _company_profile(),
         "InvestorListItem": _obj(
@@ -756,11 +734,7 @@ def _components() -> JSON:
         ),
         "PortfolioItem": _obj(
             {
-                "id": UUID,
-                "name": STR,
-                "short_name": STR,
-                "website": STR,
-                "country": _n(STR),
+                **NAMED,
                 "first_invested": DATE,
                 "last_invested": DATE,
                 "rounds_count": INT,
@@ -769,11 +743,7 @@ def _components() -> JSON:
         ),
         "CoInvestor": _obj(
             {
-                "id": UUID,
-                "name": STR,
-                "short_name": STR,
-                "website": STR,
-                "country": _n(STR),
+                **NAMED,
                 "shared_deals": INT,
                 "first_shared_date": DATE,
                 "last_shared_date": DATE,
@@ -781,7 +751,7 @@ def _components() -> JSON:
         ),
         "ResolveItem": _resolve_item(),
         "ResolveResponse": _obj(
-            {"data": _s("array", items=_ref("ResolveItem")), "meta": _obj({"count": INT})}
+            {"data": _s("array", items=ref("ResolveItem")), "meta": _obj({"count": INT})}
         ),
         "Health": _obj({"status": STR, "as_of": TIMESTAMP, "seed": INT, "scale": NUM}),
         "ResolveBody": _obj(
@@ -791,7 +761,7 @@ def _components() -> JSON:
             {
                 "metric": _s("string", enum=list(AGGREGATE_METRICS)),
                 "time_bucket": _s("string", enum=list(TIME_BUCKETS), default="quarter"),
-                "filters": _ref("TransactionFilters"),
+                "filters": ref("TransactionFilters"),
             },
             required=("metric",),
         ),

@@ -168,22 +168,16 @@ def _after(change: Callable[[ApiRequest, Any], Any]) -> Callable[[Handler], Hand
     return wrap
 
 
-def _after_bytes(change: Callable[[bytes], bytes]) -> Callable[[Handler], Handler]:
-    def wrap(handler: Handler) -> Handler:
-        def wrapped(request: ApiRequest, models: SandboxState) -> bytes:
-            return change(handler(request, models))
-
-        return wrapped
-
-    return wrap
-
-
-def _before(rewrite: Callable[[ApiRequest], ApiRequest]) -> Callable[[Handler], Handler]:
-    """Rewrite the request before the handler sees it (or refuse it by raising)."""
+def _around(
+    rewrite: Callable[[ApiRequest], ApiRequest] = lambda r: r,
+    change: Callable[[bytes], bytes] = lambda b: b,
+) -> Callable[[Handler], Handler]:
+    """Rewrite the request before the handler sees it (or refuse it by raising), and the
+    answer's bytes after."""
 
     def wrap(handler: Handler) -> Handler:
         def wrapped(request: ApiRequest, models: SandboxState) -> bytes:
-            return handler(rewrite(request), models)
+            return change(handler(rewrite(request), models))
 
         return wrapped
 
@@ -222,11 +216,8 @@ def _group_unreadable(request: ApiRequest, doc: dict) -> dict:
     return {**doc, "data": [[r["field"], r["sum"], r["median"]] for r in rows]}
 
 
-_GROUP_CURRENT = (f"{_A}/groups/current",)
-
-
 def _group_layout(change: Callable[[ApiRequest, dict], dict]) -> TableChange:
-    return _edit("POST", _GROUP_CURRENT[0], _after(change))
+    return _edit("POST", f"{_A}/groups/current", _after(change))
 
 
 # ---------------------------------------------------------------------------- aggregate labels
@@ -327,12 +318,11 @@ def _clamp_limit(n: int) -> TableChange:
             return dataclasses.replace(request, body={**request.body, "limit": n})
         return request  # in range already, or wrong: the handler answers as documented
 
-    return _edit("POST", _LISTS, _before(rewrite))
+    return _edit("POST", _LISTS, _around(rewrite))
 
 
 def _ignore_page(request: ApiRequest) -> ApiRequest:
-    body = {k: v for k, v in request.body.items() if k != "page"}
-    return dataclasses.replace(request, body=body)
+    return dataclasses.replace(request, body={k: v for k, v in request.body.items() if k != "page"})
 
 
 def _resolve_cap(n: int, status: int) -> TableChange:
@@ -349,7 +339,7 @@ def _resolve_cap(n: int, status: int) -> TableChange:
             raise bad_request(text)
         return request
 
-    return _edit("POST", f"{_B}/(companies|investors)/resolve", _before(rewrite))
+    return _edit("POST", f"{_B}/(companies|investors)/resolve", _around(rewrite))
 
 
 # ---------------------------------------------------------------------------- timestamps
@@ -397,7 +387,7 @@ def _epoch(body: bytes) -> bytes:
 
 def _timestamps(change: Callable[[bytes], bytes]) -> TableChange:
     return _each(
-        _edit("GET", _ALL_B, _after_bytes(change)), _edit("POST", _ALL_B, _after_bytes(change))
+        _edit("GET", _ALL_B, _around(change=change)), _edit("POST", _ALL_B, _around(change=change))
     )
 
 
@@ -564,7 +554,7 @@ def _extra_fields() -> TableChange:
         _edit(
             "POST",
             f"{_A}/companies/time-series",
-            lambda h: _after(_series_answer)(_before(_series_request)(h)),
+            lambda h: _after(_series_answer)(_around(_series_request)(h)),
         ),
         _edit("GET", _ALL_B, tag_b),
         _edit("POST", _ALL_B, tag_b),
@@ -753,7 +743,7 @@ _ALL: tuple[Profile, ...] = (
             {"list-page", "quarter-labels", "month-labels", "errors", "group-layout", "timestamps"}
         ),
         _each(
-            _edit("POST", _LISTS, _before(_ignore_page)),
+            _edit("POST", _LISTS, _around(_ignore_page)),
             _edit("POST", _AGGREGATE, _after(_unreadable_labels)),
             _group_layout(_group_unreadable),
             _timestamps(_epoch),

@@ -315,57 +315,25 @@ def _make_orgs(
     ipo_hi = (ds.as_of.date() - dt.timedelta(days=400)).toordinal()
     ipo_day = ipo_lo + ((ipo_hi - ipo_lo) * rng.random(n) ** 2.5).astype(int)
     verticals = _subsets(rng, VERTICALS, n, 1, 3)
-    no_vertical = rng.random(n) < 0.03
+    no_vertical = (rng.random(n) < 0.03).tolist()
     themes = _subsets(rng, THEMES, n, 0, 3)
     client_focus = _subsets(rng, CLIENT_FOCUS, n, 1, 2)
     revenue_model = _subsets(rng, REVENUE_MODELS, n, 1, 2)
-    city_pick = rng.integers(0, 10, n)
-    area_null = rng.random(n) < 0.4
-    ceo_null = rng.random(n) < 0.2
-    active = rng.random(n) < 0.92
-    deleted = rng.random(n) < 0.01
-    ownership_pick = rng.integers(0, len(PRIVATE_OWNERSHIP), n)
-    firm_pick = rng.integers(0, len(FIRM_TYPES), n)
-    employees = (rng.lognormal(4.5, 1.6, n)).astype(int) + 1
-    employees_null = rng.random(n) < 0.15
-
-    (
-        country_idx,
-        founded,
-        is_listed_l,
-        corporate_l,
-        is_company_l,
-        city_pick,
-        area_null,
-        ceo_null,
-        active,
-        deleted,
-        ownership_pick,
-        firm_pick,
-        employees,
-        employees_null,
-        ipo_day,
-        no_vertical,
-    ) = (
-        a.tolist()
-        for a in (
-            country_idx,
-            founded,
-            is_listed,
-            corporate,
-            is_company,
-            city_pick,
-            area_null,
-            ceo_null,
-            active,
-            deleted,
-            ownership_pick,
-            firm_pick,
-            employees,
-            employees_null,
-            ipo_day,
-            no_vertical,
-        )
+    city_pick = rng.integers(0, 10, n).tolist()
+    area_null = (rng.random(n) < 0.4).tolist()
+    ceo_null = (rng.random(n) < 0.2).tolist()
+    active = (rng.random(n) < 0.92).tolist()
+    deleted = (rng.random(n) < 0.01).tolist()
+    ownership_pick = rng.integers(0, len(PRIVATE_OWNERSHIP), n).tolist()
+    firm_pick = rng.integers(0, len(FIRM_TYPES), n).tolist()
+    employees = ((rng.lognormal(4.5, 1.6, n)).astype(int) + 1).tolist()
+    employees_null = (rng.random(n) < 0.15).tolist()
+    # Plain Python values from here on, so the records serialise as they are.
+    country_idx, founded, ipo_day = country_idx.tolist(), founded.tolist(), ipo_day.tolist()
+    is_listed_l, corporate_l, is_company_l = (
+        is_listed.tolist(),
+        corporate.tolist(),
+        is_company.tolist(),
     )
     for i in range(n):
         c = COUNTRIES[country_idx[i]]
@@ -508,26 +476,8 @@ def _fundamentals(
     }
 
 
-_FUNDAMENTAL_KEYS = (
-    "revenue_fy",
-    "ebitda_fy",
-    "ev_revenue_ntm",
-    "ev_revenue_ltm",
-    "ev_revenue_fy",
-    "ev_ebitda_ntm",
-    "ev_ebitda_ltm",
-    "ev_ebitda_fy",
-    "pe_ntm",
-    "pe_ltm",
-    "pe_fy",
-    "ebitda_margin_ntm",
-    "ebitda_margin_ltm",
-    "ebitda_margin_fy",
-    "revenue_growth_ntm_ltm",
-    "revenue_growth_fy1_fy",
-    "rule_of_40",
-    "rule_of_40_ltm",
-)
+#: The keys :func:`_fundamentals` writes (its values do not matter here).
+_FUNDAMENTAL_KEYS = tuple(_fundamentals(np.random.default_rng(0), 1.0, 1.0, 1.0, 0.0, 0.1))
 
 
 def _private_financials(
@@ -604,16 +554,16 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     # Participants: drawn with replacement, duplicates and the target itself dropped per deal.
     # About 1% of funding rounds have no lead and 1% of M&A deals no buyer (undisclosed): a
     # small share of gaps, documented, so the client's handling of them stays tested.
-    n_leads = rng.choice(4, size=n_deals, p=[0.01, 0.66, 0.24, 0.09])
-    n_others = np.minimum(rng.poisson(2.5, n_deals), 8)
-    n_buyers = rng.choice(3, size=n_deals, p=[0.01, 0.88, 0.11])
+    n_leads = rng.choice(4, size=n_deals, p=[0.01, 0.66, 0.24, 0.09]).tolist()
+    n_others = np.minimum(rng.poisson(2.5, n_deals), 8).tolist()
+    n_buyers = rng.choice(3, size=n_deals, p=[0.01, 0.88, 0.11]).tolist()
     slots = 11
     fund_pick = investor_idx[
         rng.choice(investor_idx.size, size=(n_deals, slots), p=activity / activity.sum())
-    ]
-    corp_pick = corporate[rng.integers(0, corporate.size, (n_deals, 2))]
-    pe_pick = pe_firms[rng.integers(0, pe_firms.size, (n_deals, 2))]
-    country_null = rng.random((n_deals, slots)) < 0.02
+    ].tolist()
+    corp_pick = corporate[rng.integers(0, corporate.size, (n_deals, 2))].tolist()
+    pe_pick = pe_firms[rng.integers(0, pe_firms.size, (n_deals, 2))].tolist()
+    country_null = (rng.random((n_deals, slots)) < 0.02).tolist()
     # A deal's target is its company, so every target field (country included) is read from the
     # company (the store joins them). The draw that used to null 1% of target countries is kept
     # so that every later draw, and so the rest of the data, stays as it was.
@@ -630,7 +580,7 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     created = np.minimum(created, as_of_s - 1)
     updated = _seconds_between(rng, created, np.full(n_deals, as_of_s))
     created_s, updated_s = iso_ts_many(created), iso_ts_many(updated)
-    deleted = rng.random(n_deals) < 0.01
+    deleted = (rng.random(n_deals) < 0.01).tolist()
     ma = DEAL_TYPES.index("M&A")
 
     # One participant dict per (organisation, country shown), shared by every deal it takes
@@ -640,46 +590,10 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     def participant(j: int, null_country: bool) -> dict:
         tpl = templates.get((j, null_country))
         if tpl is None:
-            o = orgs[j]
-            tpl = templates[(j, null_country)] = {
-                "id": o["id"],
-                "name": o["name"],
-                "country": None if null_country else o["country"],
-                "website": o["website"],
-                "short_name": o["short_name"],
-            }
+            tpl = templates[(j, null_country)] = _participant(orgs[j], null_country)
         return tpl
 
-    (
-        types,
-        targets,
-        n_leads,
-        n_others,
-        n_buyers,
-        fund_pick,
-        corp_pick,
-        pe_pick,
-        country_null,
-        deleted,
-        day,
-        subtype_of,
-    ) = (
-        a.tolist()
-        for a in (
-            types,
-            targets,
-            n_leads,
-            n_others,
-            n_buyers,
-            fund_pick,
-            corp_pick,
-            pe_pick,
-            country_null,
-            deleted,
-            day,
-            subtype_of,
-        )
-    )
+    types, targets, day, subtype_of = (a.tolist() for a in (types, targets, day, subtype_of))
     for k in range(n_deals):
         target = orgs[targets[k]]
         subtype = subtype_of[k]
@@ -727,6 +641,16 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
                 "deleted": deleted[k],
             }
         )
+
+
+def _participant(org: dict, null_country: bool = False) -> dict:
+    return {
+        "id": org["id"],
+        "name": org["name"],
+        "country": None if null_country else org["country"],
+        "website": org["website"],
+        "short_name": org["short_name"],
+    }
 
 
 def _deal_money(rng: np.random.Generator, types: np.ndarray, n: int) -> list[dict]:
@@ -823,22 +747,15 @@ def _every_investor_leads(ds: Dataset, rng: np.random.Generator) -> None:
             if not choices:
                 continue
             deal = ds.deals[choices[0]]
-            member = {
-                "id": org["id"],
-                "name": org["name"],
-                "country": org["country"],
-                "website": org["website"],
-                "short_name": org["short_name"],
-            }
+            member = _participant(org)
             deal["investors"].append(member)
         deal["lead_investors"].append(member)
         target = ds.orgs[deal["target_index"]]
-        money = {"deal_raised": deal["deal_raised"]}
         deal["deal_synopsis"] = _synopsis(
             target,
             deal["deal_type"],
             deal["deal_subtype"],
-            money,
+            deal,
             deal["lead_investors"],
             deal["buyers"],
         )
@@ -866,14 +783,8 @@ def _synopsis(
 def _make_listed(ds: Dataset, rng: np.random.Generator) -> None:
     listed = [i for i, o in enumerate(ds.orgs) if o["is_public"]]
     first_v2: dict[tuple[str, str], int] = {}
-    last = dt.date(ds.as_of.year, ds.as_of.month, 1)
-    months = []
-    y, m = last.year, last.month
-    for _ in range(MONTHS_OF_SERIES):
-        months.append(f"{y:04d}-{m:02d}")
-        y, m = (y, m - 1) if m > 1 else (y - 1, 12)
-    months.reverse()
-    ds.months = months
+    last = np.datetime64(ds.as_of.strftime("%Y-%m"), "M")
+    months = ds.months = np.arange(last - MONTHS_OF_SERIES + 1, last + 1).astype(str).tolist()
     n, f, t = len(listed), len(TIME_SERIES_FIELDS), len(months)
     series = np.full((n, f, t), np.nan)
     # Force a few v2 collisions: same ticker on two exchanges of one country.
