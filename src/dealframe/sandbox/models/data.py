@@ -476,8 +476,27 @@ def _fundamentals(
     }
 
 
-#: The keys :func:`_fundamentals` writes (its values do not matter here).
-_FUNDAMENTAL_KEYS = tuple(_fundamentals(np.random.default_rng(0), 1.0, 1.0, 1.0, 0.0, 0.1))
+#: The keys :func:`_fundamentals` writes, in its order.
+_FUNDAMENTAL_KEYS = (
+    "revenue_fy",
+    "ebitda_fy",
+    "ev_revenue_ntm",
+    "ev_revenue_ltm",
+    "ev_revenue_fy",
+    "ev_ebitda_ntm",
+    "ev_ebitda_ltm",
+    "ev_ebitda_fy",
+    "pe_ntm",
+    "pe_ltm",
+    "pe_fy",
+    "ebitda_margin_ntm",
+    "ebitda_margin_ltm",
+    "ebitda_margin_fy",
+    "revenue_growth_ntm_ltm",
+    "revenue_growth_fy1_fy",
+    "rule_of_40",
+    "rule_of_40_ltm",
+)
 
 
 def _private_financials(
