@@ -123,3 +123,13 @@ def test_participant_counts_are_those_docs_sandbox_md_gives(seed):
     buyers = [len(d["buyers"]) for d in ds.deals if d["deal_type"] == "M&A"]
     assert max(leads) == 3 and max(buyers) == 2
     assert all(not d["buyers"] for d in ds.deals if d["deal_type"] != "M&A")
+
+
+def test_private_companies_without_fundamentals_have_the_same_keys():
+    """The keys written for a company without fundamentals are those _fundamentals writes."""
+    import numpy as np
+
+    from dealframe.sandbox.models import data
+
+    written = data._fundamentals(np.random.default_rng(0), 5.0, 2.0, 0.5, 0.1, 0.25)
+    assert tuple(written) == data._FUNDAMENTAL_KEYS
