@@ -42,6 +42,7 @@ from dealframe.errors import (
     ServiceContractError,
     TransportError,
     ValidationError,
+    _scrub,
     error_from_response,
     parse_retry_after,
     summarize_body,
@@ -927,7 +928,9 @@ class Transport:
                 kind="truncated",
             )
             raise _Retry(error, "truncated")
-        shown = summarize_body(content, headers.get("Content-Type"))
+        # scrubbed before it is cut to one line, so no part of a token echoed back shows
+        scrubbed = _scrub(content.decode("utf-8", "replace"), self._secrets).encode()
+        shown = summarize_body(scrubbed, headers.get("Content-Type"))
         error = ServiceContractError(
             raw.status_code,
             f"success answer is not a {{data, meta}} document: {problem} ({shown})",
