@@ -50,7 +50,15 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 from ..contract import NO_META, Findings, PageRead, identities, keys_present, read_page
 from ..errors import DealframeError, IncompleteResultError
 from ..transport.body import expecting
-from ..transport.paging import FATAL_ERRORS, ItemFailure, WorkerPool, _bar, show_progress
+from ..transport.paging import (
+    FATAL_ERRORS,
+    ItemFailure,
+    WorkerPool,
+    _bar,
+    closed,
+    show_progress,
+    submit,
+)
 from ..transport.stragglers import sooner
 
 if TYPE_CHECKING:
@@ -465,7 +473,7 @@ def _walk_rest(
                 if coming is None and ahead > 1 and executor is not None:
                     # pages in flight together answer more slowly than pages fetched alone,
                     # on which the walk's limit is measured: the transport's rule applies
-                    coming = executor.submit(fetch, next_page, served)
+                    coming = submit(executor, fetch, next_page, served)
                 window.append((next_page, coming))
                 next_page += 1
             if not window:
@@ -490,6 +498,8 @@ def _walk_rest(
                 except FATAL_ERRORS:
                     raise
                 except DealframeError as exc:
+                    if closed(exc):
+                        raise  # closed from another thread: every later page would fail alike
                     walk.pages.failed.append(ItemFailure(number - 2, number, exc))
                     continue
                 finally:

@@ -717,6 +717,8 @@ class Transport:
         attempt = 0
         spare = 0  # a straggler's second send: it does not use up a retry
         while True:
+            if self._closed:  # closed from another thread: no attempt opens a new connection
+                raise TransportError("transport is closed", request=info, kind="closed")
             attempt += 1
             waited = self.gate.wait(deadline)
             if waited:
