@@ -11,6 +11,7 @@ import hashlib
 import ipaddress
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -157,6 +158,11 @@ def _check_token(name: str, value: Any) -> None:
         )
 
 
+#: Characters of a host name: letters (internationalised ones too), digits, '-', '.', '_';
+#: ':' and '%' for an IPv6 address and its zone.
+_HOST = re.compile(r"[\w.\-:%]+")
+
+
 def _check_base_url(value: Any, allow_insecure_http: bool) -> str | None:
     if value is None:
         return None
@@ -164,10 +170,24 @@ def _check_base_url(value: Any, allow_insecure_http: bool) -> str | None:
         raise ConfigurationError(
             f"base_url must be a string, got {type(value).__name__}", field="base_url"
         )
-    parts = urlsplit(value.strip())
+    text = value.strip()
+    if any(ch.isspace() or not ch.isprintable() for ch in text):
+        # urlsplit drops tabs and newlines silently: "https://api.exa\nmple.com" would become
+        # another host
+        raise ConfigurationError(
+            f"base_url must not contain spaces or control characters, got {value!r}",
+            field="base_url",
+        )
+    parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigurationError(
             f"base_url must be an http:// or https:// URL with a host, got {value!r}",
+            field="base_url",
+        )
+    if not _HOST.fullmatch(parts.hostname):
+        raise ConfigurationError(
+            f"base_url has an invalid host name {parts.hostname!r} (letters, digits, '-' and "
+            "'.', or an IP address)",
             field="base_url",
         )
     if parts.username or parts.password or parts.query or parts.fragment:
@@ -380,10 +400,20 @@ class Settings:
         (False, 3)
         """
         env = os.environ if env is None else env
+        if not isinstance(env, Mapping):
+            raise ConfigurationError(
+                "env must be a mapping of environment variable names to values (like "
+                f"os.environ), got {type(env).__name__}",
+                field="env",
+            )
         _known(cls, overrides)
         values: dict[str, Any] = {}
         for name, var in ENV_VARS.items():
             raw = env.get(var)
+            if raw is not None and not isinstance(raw, str):
+                raise ConfigurationError(
+                    f"{var} must be a string, got {type(raw).__name__}", field=name
+                )
             if raw is None or raw.strip() == "" or name in overrides:
                 continue
             values[name] = _from_text(name, var, raw.strip())

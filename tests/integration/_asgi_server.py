@@ -8,7 +8,8 @@ Routes (both families, each checking its own token like the real service):
 A request is answered with ``{"data": {"method", "path", "query", "body", "hit", "pad"},
 "meta": {"count": 1}}`` unless ``state.responses[path]`` holds a canned ``(status, body,
 headers)``. ``?pad=N`` adds N characters so bodies can be made large; ``?trickle=S`` sends
-the first half of the body, waits S seconds, then the rest. Every hit is counted per path,
+the first half of the body, waits S seconds, then the rest (``&pieces=N``: N pieces, S
+seconds apart). Every hit is counted per path,
 with the fingerprint of the Authorization header it carried.
 """
 
@@ -100,15 +101,17 @@ def build_app(state: EchoState) -> Starlette:
         trickle = float(request.query_params.get("trickle", "0"))
         if trickle:
             payload = json.dumps({"data": data, "meta": {"count": 1}}).encode()
-            half = len(payload) // 2
+            count = int(request.query_params.get("pieces", "2"))
+            size = -(-len(payload) // count)
 
-            async def halves() -> Any:
-                yield payload[:half]
-                await asyncio.sleep(trickle)
-                yield payload[half:]
+            async def pieces() -> Any:
+                for start in range(0, len(payload), size):
+                    if start:
+                        await asyncio.sleep(trickle)
+                    yield payload[start : start + size]
 
             return StreamingResponse(
-                halves(),
+                pieces(),
                 media_type="application/json",
                 headers={"Content-Length": str(len(payload))},
             )

@@ -275,6 +275,25 @@ def test_failed_later_pages_raise_incomplete_naming_the_pages(small_faulty):
     assert "2" in str(info.value) and "failed" in str(info.value)
 
 
+@pytest.mark.parametrize("workers", [1, 4])
+def test_a_service_down_after_page_1_stops_the_walk_after_three_pages(faulty, plan, workers):
+    with Client.for_sandbox(faulty, **{**FAST, "retries": 2, "max_workers": workers}) as c:
+        c.private.schema("transactions")
+        plan.script(r"/transactions$", [None] + ["503"] * 200)  # page 1, then down for good
+        with pytest.raises(IncompleteResultError) as info:
+            c.private.deals(**EARLY)
+    error = info.value
+    pages = -(-error.expected // 1000)
+    assert pages >= 10
+    # three pages in a row with their 3 attempts each (and the pages already in flight),
+    # not every page's: the pages left are named but never sent
+    sent = plan.counts()["503"]
+    assert sent == 9 if workers == 1 else 9 <= sent <= (3 + workers) * 3 < (pages - 1) * 3
+    assert error.failed == list(range(2, pages + 1))
+    assert error.received == 1000 and len(error.partial) == 1000
+    assert all(isinstance(e, ServerError) and e.status == 503 for e in error.errors)
+
+
 def test_failed_chunks_of_current_raise_incomplete_naming_the_skus(small_faulty):
     sb, gated = small_faulty
     with _few_retries(sb) as c:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import random
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -185,3 +186,61 @@ def test_threads_racing_on_one_cold_cache_entry_all_get_the_same_frame(
     assert pages <= entries <= pages + 2  # one entry per page (+ discovery), not per thread
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert _established(port) <= before
+
+
+@pytest.fixture(scope="module")
+def slow_sandbox() -> Any:
+    """A small sandbox whose every answer takes 0.2 s: a pull is still running when closed."""
+    import dealframe.sandbox
+
+    with dealframe.sandbox.run(scale=0.05, seed=11, latency=0.2) as served:
+        yield served
+
+
+@pytest.mark.parametrize(("workers", "call"), [(1, "deals"), (4, "deals"), (4, "current")])
+def test_closing_the_client_while_another_thread_pulls_is_a_closed_transport_error(
+    slow_sandbox, workers, call
+):
+    """close() from another thread once the first page has arrived: the pull stops with the
+    error any call after close() gives, never a RuntimeError or CancelledError."""
+    from dealframe.errors import TransportError
+
+    with Client.for_sandbox(slow_sandbox, progress=False, max_workers=workers) as probe:
+        listed = probe.public.search().index.tolist()
+    # and SKUs the service does not know, for 10 chunks of 100: some still waiting at close()
+    skus = listed + [
+        "Q" + "".join(chr(65 + i // 26**k % 26) for k in range(3)) + "-USA"
+        for i in range(1000 - len(listed))
+    ]
+    client = Client.for_sandbox(slow_sandbox, progress=False, max_workers=workers)
+    arrived, finished = threading.Event(), threading.Event()
+
+    def first_page(response: Any, *args: Any, **kwargs: Any) -> None:
+        if "/lookup/" not in response.url:  # not the discovery document: a page or chunk
+            arrived.set()
+
+    client._transport._session.hooks["response"].append(first_page)
+    out: dict[str, Any] = {}
+
+    def pull() -> None:
+        try:
+            if call == "deals":
+                out["value"] = client.private.deals()
+            else:
+                out["value"] = client.public.current(skus)
+        except BaseException as exc:
+            out["error"] = exc
+        finally:
+            finished.set()
+
+    thread = threading.Thread(target=pull)
+    thread.start()
+    assert arrived.wait(30)
+    client.close()
+    assert finished.wait(30)
+    thread.join()
+    error = out.get("error")
+    assert isinstance(error, TransportError), repr(error)
+    assert error.kind == "closed"
+    with pytest.raises(TransportError, match="closed"):
+        client.private.deals()

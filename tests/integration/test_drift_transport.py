@@ -35,7 +35,9 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
     HTML_DEEP,
     HTML_FIRST_LINE,
+    Action,
     Outcome,
+    _replace,
     assert_same,
     cut_body,
     direct,
@@ -391,6 +393,30 @@ def test_no_secret_reachable_after_a_refused_token(sandbox, proxy):
     with Client(proxy.url, wrong, wrong, cache_enabled=False, **FAST) as client:
         error = typed(outcome(lambda: client.public.search()))
     assert leaks(error, wrong) == []
+
+
+def _echo_page(token: str) -> Action:
+    """A 200 sign-on page that echoes the request's Authorization header, past the point
+    where a one-line summary is cut (a proxy or SSO page answering in the service's place)."""
+    page = f"<html><body>{'x' * 70} session for Bearer {token}</body></html>".encode()
+    return Action("echo-token", on_response=_replace(200, page, "text/html"))
+
+
+@pytest.mark.parametrize("page", [1, 2])
+def test_no_secret_reachable_from_a_200_page_that_echoes_the_token(page, proxy, secret_client):
+    secret_client.private.schema("transactions")
+    proxy.add(DEALS, _echo_page(SECRET_PRIVATE), page=page)
+    kind = ServiceContractError if page == 1 else IncompleteResultError
+    error = typed(outcome(lambda: secret_client.private.deals(deal_type=["M&A", "Venture"])), kind)
+    assert "***" in str(error)  # the summary is there, redacted
+    assert leaks(error, SECRET_PRIVATE) == []
+    assert leaks(error, SECRET_PRIVATE[:16]) == []  # not even the start of it
+
+
+def test_no_secret_reachable_from_a_family_a_200_page_that_echoes_the_token(proxy, secret_client):
+    proxy.add(SEARCH, _echo_page(SECRET_PUBLIC))
+    error = typed(outcome(lambda: secret_client.public.search()), ServiceContractError)
+    assert leaks(error, SECRET_PUBLIC) == [] and leaks(error, SECRET_PUBLIC[:16]) == []
 
 
 # ------------------------------------------------------------------------ case 10: readable errors

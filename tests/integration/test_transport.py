@@ -279,6 +279,27 @@ def test_a_timeout_the_call_budget_set_is_not_a_straggler(server, make):
     assert t.stats.snapshot()["faults"] == {"timeout": 1}
 
 
+def test_bodies_abandoned_by_the_call_budget_give_their_connections_back(server, make):
+    # Each body arrives in 20 pieces 0.1 s apart; each call's budget ends 0.25 s in, between
+    # two pieces. Six abandoned bodies are more than the pool's four connections: a leaked
+    # connection would leave later calls waiting for a free one.
+    t = make(max_workers=1, read_timeout=5.0, cache_enabled=False)
+    for _ in range(6):
+        with pytest.raises(TransportError) as caught:
+            t.request(
+                "public",
+                "GET",
+                "/api/v2/slow-body",
+                params={"trickle": 0.1, "pieces": 20},
+                deadline=time.monotonic() + 0.25,
+            )
+        assert caught.value.kind == "timeout"
+    response = t.request("public", "GET", "/api/v2/after", deadline=time.monotonic() + 5.0)
+    assert response.json()["data"]["path"] == "/api/v2/after"
+    pool = t._session.get_adapter(server.url).poolmanager.connection_from_url(server.url)
+    assert pool.pool.qsize() == pool.pool.maxsize  # every connection is back in the pool
+
+
 def test_a_straggler_does_not_use_up_the_retries(server, make):
     server.plan.slow_seconds = 1.0
     t = make(read_timeout=5.0, retries=1, cache_enabled=False)

@@ -47,12 +47,31 @@ def test_plain_http_to_other_hosts_is_refused(url):
         "https://u:p@x.example",
         "https://x.example/?a=1",
         42,
+        "https://api.exa\nmple.com",  # urlsplit would drop the newline: another host
+        "https://api.exa\tmple.com",
+        "https://exa mple.com",
+        "https://exa<mple.com",
+        "https://api.example.com/v\x00",
     ],
 )
 def test_malformed_base_urls_are_refused(url):
     with pytest.raises(ConfigurationError) as info:
         Settings(base_url=url)
     assert info.value.field == "base_url"
+
+
+@pytest.mark.parametrize("url", ["https://bücher.example", "http://[::1]:8080", "https://a_b.x.io"])
+def test_unusual_but_valid_hosts_are_kept(url):
+    assert Settings(base_url=url).base_url == url
+
+
+def test_from_env_refuses_what_is_not_an_environment_naming_the_field():
+    with pytest.raises(ConfigurationError, match="mapping") as info:
+        Settings.from_env("DEALFRAME_BASE_URL=https://x.example")  # type: ignore[arg-type]
+    assert info.value.field == "env"
+    with pytest.raises(ConfigurationError, match="DEALFRAME_MAX_WORKERS") as info:
+        Settings.from_env({"DEALFRAME_MAX_WORKERS": 3})  # type: ignore[dict-item]
+    assert info.value.field == "max_workers"
 
 
 @pytest.mark.parametrize(

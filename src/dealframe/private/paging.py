@@ -48,9 +48,17 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from ..contract import NO_META, Findings, PageRead, identities, keys_present, read_page
-from ..errors import DealframeError, IncompleteResultError
+from ..errors import DealframeError, IncompleteResultError, ServerError, TransportError
 from ..transport.body import expecting
-from ..transport.paging import FATAL_ERRORS, ItemFailure, WorkerPool, _bar, show_progress
+from ..transport.paging import (
+    FATAL_ERRORS,
+    ItemFailure,
+    WorkerPool,
+    _bar,
+    closed,
+    show_progress,
+    submit,
+)
 from ..transport.stragglers import sooner
 
 if TYPE_CHECKING:
@@ -62,6 +70,11 @@ __all__ = ["MAX_PAGES", "PAGE_SIZE", "PageInfo", "Pages", "pull_pages"]
 PAGE_SIZE = 1000
 #: A walk that has not ended after this many pages is stopped (and says so).
 MAX_PAGES = 100_000
+#: Pages failing in a row (after their retries) with the same 5xx status or connection
+#: failure that mean the service is down: the walk stops and the pages left are not tried.
+OUTAGE_PAGES = 3
+#: Transport failures that count towards an outage.
+_OUTAGE_KINDS = ("connection", "connect_timeout", "timeout")
 #: Once a page has needed a retry, a first attempt waits this many typical pages ...
 LATE_FACTOR = 4.0
 #: ... and at least this many seconds.
@@ -187,6 +200,15 @@ class _Pace:
         return max(LATE_FLOOR, LATE_FACTOR * typical)
 
 
+def _outage(error: BaseException) -> str | None:
+    """The service-side failure ``error`` stands for (status or kind), None for others."""
+    if isinstance(error, ServerError):
+        return f"HTTP {error.status}"
+    if isinstance(error, TransportError) and error.kind in _OUTAGE_KINDS:
+        return error.kind
+    return None
+
+
 class _Ready(NamedTuple):
     """A page checked and parsed ahead of its turn, waiting to be committed in page order."""
 
@@ -215,6 +237,16 @@ class _Walk(Generic[T]):
         self.seen: set[int] = set()  # hashes of each page's identities
         self.done = False
         self.pace = _Pace()
+        self.failing: tuple[str | None, int] = (None, 0)  # the last pages' failure, in a row
+
+    def fail(self, number: int, error: DealframeError) -> bool:
+        """Record a page that failed for good; True once ``OUTAGE_PAGES`` pages in a row
+        failed with the same server or connection failure (the service is down)."""
+        self.pages.failed.append(ItemFailure(number - 2, number, error))
+        kind, run = self.failing
+        now = _outage(error)
+        self.failing = (now, run + 1 if now is not None and now == kind else 1)
+        return now is not None and self.failing[1] >= OUTAGE_PAGES
 
     def prepare(self, number: int, response: Response) -> _Ready:
         """Check and parse one page, in any order (nothing of the walk changes)."""
@@ -251,6 +283,7 @@ class _Walk(Generic[T]):
             )
             self.done = True
             return page
+        self.failing = (None, 0)
         if ready.signature is not None:
             self.seen.add(ready.signature)
         self.pages.keys |= ready.keys
@@ -465,7 +498,7 @@ def _walk_rest(
                 if coming is None and ahead > 1 and executor is not None:
                     # pages in flight together answer more slowly than pages fetched alone,
                     # on which the walk's limit is measured: the transport's rule applies
-                    coming = executor.submit(fetch, next_page, served)
+                    coming = submit(executor, fetch, next_page, served)
                 window.append((next_page, coming))
                 next_page += 1
             if not window:
@@ -490,7 +523,14 @@ def _walk_rest(
                 except FATAL_ERRORS:
                     raise
                 except DealframeError as exc:
-                    walk.pages.failed.append(ItemFailure(number - 2, number, exc))
+                    if closed(exc):
+                        raise  # closed from another thread: every later page would fail alike
+                    if walk.fail(number, exc):  # the service is down: the rest is not tried
+                        untried = [n for n, _ in window] + list(
+                            range(next_page, planned + 1 if planned is not None else 0)
+                        )
+                        walk.pages.failed += [ItemFailure(n - 2, n, exc) for n in untried]
+                        break
                     continue
                 finally:
                     if bar is not None:

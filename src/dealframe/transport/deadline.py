@@ -51,19 +51,37 @@ def _read(raw: Any, deadline: float | None) -> bytes:
         pieces.append(piece)
 
 
+def _abandon(raw: Any) -> None:
+    """Close the connection of a body left part-read and hand it back to its pool.
+
+    A connection left checked out is lost to the pool for good: with a blocking pool, once
+    every connection is lost every later request waits for one.
+    """
+    try:
+        raw.close()
+    finally:
+        release = getattr(raw, "release_conn", None)
+        if release is not None:
+            release()
+
+
 def read_body(deadline: float | None) -> Callable[..., Any]:
     """A ``requests`` response hook that reads the body, before ``deadline`` (monotonic)
     when there is one.
 
-    Responses whose body is already read (answers from the cache) are left alone.
+    Responses whose body is already read (answers from the cache) are left alone. A body
+    abandoned for any reason (deadline, read error, interrupt) closes its connection and
+    returns it to the pool.
     """
 
     def hook(response: requests.Response, *args: Any, **kwargs: Any) -> requests.Response:
         raw = getattr(response, "raw", None)
         if getattr(response, "_content", False) is not False or not hasattr(raw, "read1"):
             return response
+        done = False
         try:
             response._content = _read(raw, deadline)
+            done = True
         except u3.ReadTimeoutError as exc:
             raise requests.exceptions.ReadTimeout(str(exc)) from None
         except u3.SSLError as exc:
@@ -72,6 +90,8 @@ def read_body(deadline: float | None) -> Callable[..., Any]:
             raise requests.exceptions.ChunkedEncodingError(str(exc)) from None
         finally:
             response._content_consumed = True  # type: ignore[attr-defined]
+            if not done:
+                _abandon(raw)
         return response
 
     return hook

@@ -23,6 +23,7 @@ from dealframe.errors import (
     ConfigurationError,
     DealframeError,
     IncompleteResultError,
+    TransportError,
     ValidationError,
 )
 
@@ -31,9 +32,11 @@ __all__ = [
     "ItemFailure",
     "MapResult",
     "WorkerPool",
+    "closed",
     "map_concurrent",
     "progress_bar",
     "show_progress",
+    "submit",
 ]
 
 T = TypeVar("T")
@@ -46,6 +49,41 @@ FATAL_ERRORS: tuple[type[BaseException], ...] = (
     ConfigurationError,
     ValidationError,
 )
+
+
+def closed(error: BaseException) -> bool:
+    """Whether ``error`` says the client was closed (which stops a whole multi-request call).
+
+    Examples
+    --------
+    >>> closed(TransportError("transport is closed", kind="closed"))
+    True
+    """
+    return isinstance(error, TransportError) and error.kind == "closed"
+
+
+def _closed_error() -> TransportError:
+    return TransportError("transport is closed", kind="closed")
+
+
+def submit(executor: ThreadPoolExecutor, fn: Callable[..., R], *args: Any) -> Future[R]:
+    """``executor.submit(fn, *args)``; an executor shut down meanwhile (the client was closed
+    from another thread) is ``TransportError(kind="closed")``, as any call after ``close()``.
+
+    Examples
+    --------
+    >>> pool = ThreadPoolExecutor(1)
+    >>> pool.shutdown()
+    >>> submit(pool, print)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.TransportError: transport is closed
+    """
+    try:
+        return executor.submit(fn, *args)
+    except RuntimeError:  # "cannot schedule new futures after shutdown"
+        pass
+    raise _closed_error()
 
 
 @dataclass(frozen=True)
@@ -199,11 +237,18 @@ class WorkerPool:
             return self._executor
 
     def shutdown(self) -> None:
-        """Stop the threads (waiting for running work); a later map starts a new executor."""
+        """Stop the threads once the work already queued has run; a later map starts a new
+        executor.
+
+        Queued work is run, not cancelled: ``concurrent.futures.wait`` never wakes for a
+        future that ``shutdown(cancel_futures=True)`` cancels, so a call of another thread
+        waiting on one would hang. The client closes its transport first, so each queued
+        request fails at once with ``TransportError(kind="closed")``.
+        """
         with self._lock:
             executor, self._executor = self._executor, None
         if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
+            executor.shutdown(wait=True)
 
 
 def map_concurrent(
@@ -267,6 +312,8 @@ def map_concurrent(
         except fatal:
             raise
         except collect as exc:
+            if closed(exc):
+                raise
             failures.append(ItemFailure(index, todo[index], exc))
         finally:
             if bar is not None:
@@ -316,7 +363,8 @@ def _run_pool(
     pool = shared or ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe")
     futures: dict[Future[R], int] = {}
     try:
-        futures = {pool.submit(fn, item): i for i, item in enumerate(todo)}
+        for i, item in enumerate(todo):
+            futures[submit(pool, fn, item)] = i
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_EXCEPTION)

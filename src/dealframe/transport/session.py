@@ -31,7 +31,6 @@ from urllib.parse import urlsplit
 import orjson
 import requests
 import urllib3
-from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 
 from dealframe._version import __version__
@@ -43,6 +42,7 @@ from dealframe.errors import (
     ServiceContractError,
     TransportError,
     ValidationError,
+    _scrub,
     error_from_response,
     parse_retry_after,
     summarize_body,
@@ -58,6 +58,7 @@ from dealframe.transport.cache import (
 )
 from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
 from dealframe.transport.paging import WorkerPool
+from dealframe.transport.pool import BoundedPoolAdapter
 from dealframe.transport.ratelimit import RateGate
 from dealframe.transport.stragglers import Latencies
 
@@ -378,7 +379,8 @@ class Transport:
         # pool_block: more threads than pooled connections (several user threads sharing one
         # client, each fanning out on max_workers) wait for a free connection instead of
         # opening extra ones that urllib3 then discards ("Connection pool is full").
-        adapter = HTTPAdapter(
+        # The wait for a free connection is bounded by each request's read timeout.
+        adapter = BoundedPoolAdapter(
             pool_connections=2,
             pool_maxsize=max(settings.max_workers, 4),
             pool_block=True,
@@ -715,6 +717,8 @@ class Transport:
         attempt = 0
         spare = 0  # a straggler's second send: it does not use up a retry
         while True:
+            if self._closed:  # closed from another thread: no attempt opens a new connection
+                raise TransportError("transport is closed", request=info, kind="closed")
             attempt += 1
             waited = self.gate.wait(deadline)
             if waited:
@@ -926,7 +930,9 @@ class Transport:
                 kind="truncated",
             )
             raise _Retry(error, "truncated")
-        shown = summarize_body(content, headers.get("Content-Type"))
+        # scrubbed before it is cut to one line, so no part of a token echoed back shows
+        scrubbed = _scrub(content.decode("utf-8", "replace"), self._secrets).encode()
+        shown = summarize_body(scrubbed, headers.get("Content-Type"))
         error = ServiceContractError(
             raw.status_code,
             f"success answer is not a {{data, meta}} document: {problem} ({shown})",
