@@ -335,14 +335,6 @@ def _empty_list_calls(world: dict[str, Any]) -> list[tuple[Any, str]]:
         (lambda p: p.aggregate("ev_revenue", "year", target_region=[]), "target_region"),
         (lambda p: p.aggregate("raised", filters={"deal_subtype": []}), "deal_subtype"),
         (lambda p: p.page("transactions", {"deal_type": []}), "deal_type"),
-        (lambda p: p.company([]), "ids"),
-        (lambda p: p.deal([]), "ids"),
-        (lambda p: p.investor_top([]), "ids"),
-        (lambda p: p.fundings([]), "ids"),
-        (lambda p: p.co_investors(()), "ids"),
-        (lambda p: p.portfolio([]), "ids"),
-        (lambda p: p.resolve_companies([]), "names"),
-        (lambda p: p.resolve_investors(()), "names"),
         (lambda p: p.company(cid, fields=[]), "fields"),
     ]
 
@@ -355,6 +347,46 @@ def test_empty_lists_are_refused_before_any_request(client, world):
         assert calls(client) == before, (argument, "a request was sent")
         assert info.value.argument == argument, (argument, str(info.value))
         assert argument.split("[")[0] in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("method", "sample"),
+    [
+        ("company", "companies"),
+        ("deal", "transactions"),
+        ("investor", "investors"),
+        ("investor_top", "investors"),
+        ("fundings", "companies"),
+        ("sellside", "companies"),
+        ("buyside", "companies"),
+        ("company_investors", "companies"),
+        ("investments", "investors"),
+        ("co_investors", "investors"),
+        ("portfolio", "investors"),
+    ],
+)
+def test_no_ids_give_the_typed_empty_frame_without_a_request(client, world, method, sample):
+    """The ids of an empty frame (a cohort that matched nothing) are a list of no ids: the
+    frame of no rows has the columns and dtypes of a frame of rows (empty *filter* lists stay
+    refused: they would mean neither "any" nor "none" clearly)."""
+    some = getattr(client.private, method)([r["id"] for r in world["live"][sample][:2]])
+    for empty in ([], (), pd.Series([], dtype="str")):
+        before = calls(client)
+        none = getattr(client.private, method)(empty)
+        assert calls(client) == before, method
+        assert len(none) == 0 and none.attrs["requests"] == 0
+        assert none.dtypes.to_dict() == some.dtypes.to_dict(), method
+
+
+def test_no_names_resolve_to_empty_frames(client, world):
+    some, some_candidates = client.private.resolve_companies(
+        [world["live"]["companies"][0]["name"]]
+    )
+    before = calls(client)
+    none, candidates = client.private.resolve_companies([])
+    assert calls(client) == before
+    assert len(none) == 0 and none.dtypes.to_dict() == some.dtypes.to_dict()
+    assert list(candidates.columns) == list(some_candidates.columns)
 
 
 def test_none_is_still_no_constraint(client, api):

@@ -1161,7 +1161,7 @@ class PrivateApi:
         """Single forms of ``ids``, shaped by ``build`` (default: the entity's profile frame)."""
         build = build or _PROFILE_FRAMES[entity]
         single = isinstance(ids, str)
-        wanted = check_ids(ids, "id" if single else "ids")
+        wanted = check_ids(ids, "id" if single else "ids", empty=True)
         params: dict[str, Any] = {}
         names = check_fields(entity, fields)
         if names is not None:
@@ -1441,12 +1441,13 @@ class PrivateApi:
         # 1..1000 bound (section 4.2) is that of a page, and the walk asks for pages of 1000.
         if limit is not None:
             limit = integer_in(limit, "limit", 1, None)
-        wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids")
+        wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids", empty=True)
         strict = flag(strict, "strict")
         deadline = self._t.deadline()
-        name = self.schema(entity, refresh=refresh, cache=cache, deadline=deadline).sub_resource(
-            name
-        )
+        if wanted:  # no ids (an empty frame's): an empty frame, without a request
+            name = self.schema(
+                entity, refresh=refresh, cache=cache, deadline=deadline
+            ).sub_resource(name)
         inner_workers = self._workers if len(wanted) == 1 else 1
         endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
         found = Findings(endpoint)
@@ -1764,8 +1765,6 @@ class PrivateApi:
         if isinstance(names, str) or not isinstance(names, Iterable) or isinstance(names, Mapping):
             raise ValidationError("names", "a list of names (strings)", got=names)
         items = list(names)
-        if not items:
-            raise ValidationError("names", "at least one name", got=items)
         for i, name in enumerate(items):
             if not isinstance(name, str) or not name.strip():
                 raise ValidationError(f"names[{i}]", "a non-blank string", got=name)

@@ -11,13 +11,16 @@ from ..errors import ValidationError
 __all__ = ["check_ids"]
 
 
-def check_ids(ids: Any, argument: str = "ids") -> list[str]:
+def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[str]:
     """One UUID or a list of them → a list of canonical lower-case UUID strings, duplicates dropped.
+
+    ``empty``: an empty list is a list of no ids (the ids of an empty frame), not an error.
 
     Raises
     ------
     ValidationError
-        Not a string or list of strings, empty, or a malformed UUID (named by position).
+        Not a string or list of strings, empty (unless ``empty``), or a malformed UUID
+        (named by position).
 
     Examples
     --------
@@ -30,7 +33,7 @@ def check_ids(ids: Any, argument: str = "ids") -> list[str]:
         raise ValidationError(argument, "a UUID string or a list of them", got=ids)
     else:
         items = list(ids)
-    if not items:
+    if not items and not empty:
         raise ValidationError(argument, "at least one id", got=items)
     out: dict[str, None] = {}
     for i, item in enumerate(items):
