@@ -486,7 +486,8 @@ class IncompleteResultError(DealframeError):
     failed : sequence
         The items (pages, chunks, ids) that failed.
     errors : sequence of BaseException, optional
-        The error of each failed item, in the same order.
+        The error of each failed item, in the same order; empty when the items are
+        missing from answers that did arrive (``strict=True``), not failed requests.
     partial : object, optional
         What did arrive (usually a DataFrame), attached as ``.partial``.
     what : str

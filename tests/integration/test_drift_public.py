@@ -41,6 +41,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 from dealframe.errors import (
     DealframeError,
     IncompleteResultError,
+    ServerError,
     ServiceContractError,
     ValidationError,
 )
@@ -227,11 +228,22 @@ def test_current_documented_field_absent_is_warned(via, proxy, skus):
     warned(o, "absent", "currency")
 
 
-def test_current_chunk_that_fails_raises_with_a_partial_frame(via, proxy, skus):
+def test_current_chunk_that_fails_raises_with_a_partial_frame(via, proxy, skus, search_ref):
+    """One request that fails is that request's error (as a list's first page); a chunk of
+    several that fails is an IncompleteResultError holding the chunks that arrived."""
     proxy.add(CURRENT, html(502))
-    error = incomplete(outcome(call(via, "current", skus)))
-    assert isinstance(error.partial, pd.DataFrame) and len(error.partial) == 0
-    assert (error.expected, error.received) == (len(skus), 0)
+    alone = outcome(call(via, "current", skus))
+    assert isinstance(alone.error, ServerError) and alone.error.status == 502, alone.error
+    real = search_ref.index.tolist()
+    unknown = [f"ZQ{chr(65 + i // 26)}{chr(65 + i % 26)}-USA" for i in range(50)]
+    more = real[:50] + unknown + real[50:]  # chunk 1: 50 known + 50 unknown; chunk 2: the rest
+    assert len(real) > 50
+    proxy.reset()
+    first = set(more[:100])  # the first chunk fails, the second arrives
+    proxy.add(CURRENT, html(502), when=lambda ex: bool(first & set(ex.body.get("skus", []))))
+    error = incomplete(outcome(call(via, "current", more)))
+    assert isinstance(error.partial, pd.DataFrame) and 0 < len(error.partial) < len(more)
+    assert error.expected == len(more)
 
 
 def test_current_v1_cut_items_are_missing_skus(direct, via, proxy):

@@ -274,6 +274,8 @@ class PublicApi:
         )
         if failures:
             lost = sum(len(f.item) for f in failures)
+            if not responses and len(failures) == 1:  # one request, and it failed: its error
+                raise failures[0].error
             raise IncompleteResultError(
                 len(wanted),
                 len(wanted) - lost,
