@@ -38,7 +38,7 @@ from dealframe.clitools import (
 from dealframe.errors import DealframeError, ExtraMissing, ValidationError
 
 from .entities import ENTITIES, Entity, entity
-from .flags import public_filters, public_skus, schema_filters, tokens_to_values
+from .flags import checked_sort, public_filters, public_skus, schema_filters, tokens_to_values
 from .output import Output, check_output, write_frame
 
 __all__ = ["register"]
@@ -154,14 +154,14 @@ class _Plan:
                 schema = _offline_schema(self.entity.resource)
                 if schema is not None:
                     self.filters = schema_filters(self.values, schema)
-                    schema.check_sort(args.sort)
+                    checked_sort(schema, args.sort)
 
     def check_with(self, client: Any) -> None:
         """The checks against the service's own discovery document (lists only)."""
         if self.entity.kind == "list":
             schema = client.private.schema(self.entity.resource)
             self.filters = schema_filters(self.values, schema)
-            schema.check_sort(self.args.sort)
+            checked_sort(schema, self.args.sort)
 
     def pull(self, client: Any, progress: bool | None) -> Any:
         """Call the client."""

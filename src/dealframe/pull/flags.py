@@ -24,7 +24,14 @@ from dealframe.report.cohort import did_you_mean
 
 from .entities import PUBLIC_FILTERS
 
-__all__ = ["flag_name", "public_filters", "public_skus", "schema_filters", "tokens_to_values"]
+__all__ = [
+    "checked_sort",
+    "flag_name",
+    "public_filters",
+    "public_skus",
+    "schema_filters",
+    "tokens_to_values",
+]
 
 
 def flag_name(field: str) -> str:
@@ -153,8 +160,35 @@ def schema_filters(values: Mapping[str, list[str]], schema: FilterSchema) -> dic
             filters[field] = _boolean(text, flag)
         else:
             filters[field] = text
-    schema.build(filters)  # the Python API's own check: types, enum lists, operators
+    try:
+        schema.build(filters)  # the Python API's own check: types, enum lists, operators
+    except ValidationError as exc:  # named as the flag the value came from (``--date-from``)
+        named = exc.argument.partition("[")[0]
+        if named not in schema.fields:
+            raise
+        shown: Any = values.get(flag_name(named)[2:]) or filters.get(named)
+        one = isinstance(shown, list) and len(shown) == 1 and "[" not in exc.argument
+        raise _as_flag(exc, flag_name(named), shown[0] if one else shown) from None
     return filters
+
+
+def checked_sort(schema: FilterSchema, sort: str | None) -> str | None:
+    """``--sort`` checked against the list's sort keys, the error naming the flag.
+
+    Examples
+    --------
+    >>> schema = FilterSchema("x", {"filters": [], "sort_fields": ["name"]})
+    >>> checked_sort(schema, "nme:asc")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid --sort: expected a sort key among name (did you mean 'name'?), got 'nme'
+    """
+    try:
+        return schema.check_sort(sort)
+    except ValidationError as exc:
+        renamed = ValidationError("--sort", exc.expected)
+        renamed.args = (str(exc).replace("invalid sort:", "invalid --sort:", 1),)
+        raise renamed from None
 
 
 def _as_flag(exc: ValidationError, flag: str, given: Any) -> ValidationError:
