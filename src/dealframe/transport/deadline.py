@@ -59,6 +59,8 @@ def _abandon(raw: Any) -> None:
     """
     try:
         raw.close()
+    except OSError:
+        pass  # the connection is being dropped anyway: the reading error is the one to raise
     finally:
         release = getattr(raw, "release_conn", None)
         if release is not None:

@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 import orjson
 import requests
 import urllib3
+from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 
 from dealframe._version import __version__
@@ -58,7 +59,6 @@ from dealframe.transport.cache import (
 )
 from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
 from dealframe.transport.paging import WorkerPool
-from dealframe.transport.pool import BoundedPoolAdapter
 from dealframe.transport.ratelimit import RateGate
 from dealframe.transport.stragglers import Latencies
 
@@ -379,8 +379,9 @@ class Transport:
         # pool_block: more threads than pooled connections (several user threads sharing one
         # client, each fanning out on max_workers) wait for a free connection instead of
         # opening extra ones that urllib3 then discards ("Connection pool is full").
-        # The wait for a free connection is bounded by each request's read timeout.
-        adapter = BoundedPoolAdapter(
+        # A body abandoned part-read closes its connection and hands it back
+        # (transport.deadline), so a waiting thread always gets one.
+        adapter = HTTPAdapter(
             pool_connections=2,
             pool_maxsize=max(settings.max_workers, 4),
             pool_block=True,
