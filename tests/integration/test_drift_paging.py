@@ -27,15 +27,17 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     direct,
     edit,
     fresh_rules,
+    html,
     meta_delete,
     no_hang,
     outcome,
     proxy,
+    trickle,
     via,
 )
 
 from dealframe import Client, doctor, mirror
-from dealframe.errors import BadRequestError
+from dealframe.errors import BadRequestError, IncompleteResultError
 from dealframe.notices import ServiceContractWarning
 
 P = "/api/private/v1"
@@ -250,3 +252,20 @@ def test_a_list_one_page_short_asks_whether_pages_count_from_0(via, proxy, compa
     assert len(o.value) == len(companies_ref) - 1000
     messages = o.warned(ServiceContractWarning)
     assert any("exactly one page of 1000 rows short" in m and "from 0" in m for m in messages)
+
+
+def test_an_outage_stop_keeps_the_pages_that_already_arrived(direct, via, proxy):
+    """Pages of 500 rows that take 0.1 s each: after pages 2 and 3 the walk fetches ahead,
+    pages 4-6 fail for good (the walk stops as for an outage), and page 7, fetched beside
+    them in one attempt, has arrived: its rows are kept and it is not named as failed."""
+    ref = direct.private.deals()
+    assert len(ref) > 3500
+    proxy.add(r"/transactions$", clamp_limit(500))
+    proxy.add(r"/transactions$", trickle(0.1))
+    proxy.add(r"/transactions$", html(503), when=lambda ex: ex.page in (4, 5, 6))
+    error = outcome(lambda: via.private.deals()).error
+    assert isinstance(error, IncompleteResultError), error
+    assert error.failed[:3] == [4, 5, 6] and 7 not in error.failed
+    kept = set(error.partial["id"])
+    assert set(ref["id"].iloc[:1500]) | set(ref["id"].iloc[3000:3500]) <= kept
+    assert kept.isdisjoint(ref["id"].iloc[1500:3000])

@@ -446,6 +446,28 @@ def _prepare_arrived(walk: _Walk[Any], window: deque[tuple[int, Any]]) -> bool:
     return False
 
 
+def _keep_arrived(walk: _Walk[Any], window: deque[tuple[int, Any]]) -> list[int]:
+    """At an outage stop: commit the window's pages that arrived whole (in page order), and
+    return the numbers of the others (still in flight, failed or never sent). Futures still
+    running stay in ``window`` for the walk's end to settle."""
+    untried: list[int] = []
+    running: deque[tuple[int, Any]] = deque()
+    for number, slot in window:
+        if isinstance(slot, _Ready):
+            walk.commit(number, slot)
+            continue
+        if isinstance(slot, Future) and slot.done() and not slot.cancelled():
+            if slot.exception() is None:
+                walk.take(number, slot.result())
+                continue
+        elif isinstance(slot, Future):
+            running.append((number, slot))
+        untried.append(number)
+    window.clear()
+    window.extend(running)
+    return untried
+
+
 def _walk_rest(
     walk: _Walk[T],
     fetch: Callable[[int, int], Response],
@@ -526,9 +548,8 @@ def _walk_rest(
                     if closed(exc):
                         raise  # closed from another thread: every later page would fail alike
                     if walk.fail(number, exc):  # the service is down: the rest is not tried
-                        untried = [n for n, _ in window] + list(
-                            range(next_page, planned + 1 if planned is not None else 0)
-                        )
+                        untried = _keep_arrived(walk, window)  # pages already here are kept
+                        untried += range(next_page, planned + 1 if planned is not None else 0)
                         walk.pages.failed += [ItemFailure(n - 2, n, exc) for n in untried]
                         break
                     continue
