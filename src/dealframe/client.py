@@ -32,7 +32,7 @@ SANDBOX_SOURCE = "dealframe-sandbox"
 
 
 def _sandbox_source(sandbox: Any) -> str | None:
-    """``dealframe-sandbox (seed 7, scale 1.0[, profile P])``: the data a sandbox serves,
+    """``dealframe-sandbox (seed 7, scale 1.0[, profile P], as of T)``: the data a sandbox serves,
     whatever its port (None when ``sandbox`` does not say its seed and scale)."""
     config = getattr(getattr(sandbox, "state", None), "config", None)
     seed, scale = getattr(config, "seed", None), getattr(config, "scale", None)
@@ -40,6 +40,9 @@ def _sandbox_source(sandbox: Any) -> str | None:
         return None
     profile = getattr(sandbox, "profile", "default")
     extra = f", profile {profile}" if profile and profile != "default" else ""
+    as_of: Any = getattr(config, "as_of", None)  # another clock, other data
+    if hasattr(as_of, "isoformat"):
+        extra += f", as of {as_of.isoformat()}"
     return f"{SANDBOX_SOURCE} (seed {seed}, scale {float(scale)!r}{extra})"
 
 
@@ -94,8 +97,8 @@ class Client:
     source : str or None
         The service this client reads, as a mirror records it (read-only): the base URL
         without query or trailing slash, port included; for :meth:`for_sandbox`,
-        ``dealframe-sandbox (seed S, scale X)`` (and ``, profile P`` unless the default),
-        which does not change with the sandbox's port. Never holds a token.
+        ``dealframe-sandbox (seed S, scale X, as of T)`` (and ``, profile P`` unless the
+        default), which does not change with the sandbox's port. Never holds a token.
 
     Examples
     --------

@@ -303,7 +303,10 @@ def test_another_source_is_refused_unless_allowed(sb, client, tmp_path, capsys):
     path = tmp_path / "m"
     mirror.sync(client, path, ["investors"])
     # the sandbox's data, not its port (which changes every run), and no token
-    assert mirror.status(path).attrs["source"] == "dealframe-sandbox (seed 11, scale 0.02)"
+    assert (
+        mirror.status(path).attrs["source"]
+        == "dealframe-sandbox (seed 11, scale 0.02, as of 2026-06-30T00:00:00+00:00)"
+    )
     assert sb.private_key not in (path / STATE_NAME).read_text()
     before = (path / STATE_NAME).read_bytes()
     port = sb.url.rsplit(":", 1)[1]
@@ -312,7 +315,10 @@ def test_another_source_is_refused_unless_allowed(sb, client, tmp_path, capsys):
     ) as other:
         with pytest.raises(mirror.MirrorStateError) as refused:
             mirror.sync(other, path, ["investors"])
-        assert f"(seed 11, scale 0.02), not from http://localhost:{port}" in str(refused.value)
+        assert (
+            f"(seed 11, scale 0.02, as of 2026-06-30T00:00:00+00:00), not from http://localhost:{port}"
+            in str(refused.value)
+        )
         assert (path / STATE_NAME).read_bytes() == before  # nothing changed
         report = mirror.sync(other, path, ["investors"], allow_other_source=True)
     assert not report["investors"].full
@@ -321,9 +327,15 @@ def test_another_source_is_refused_unless_allowed(sb, client, tmp_path, capsys):
     argv = ["mirror", "sync", str(path), "--sandbox", "--scale", "0.02", "--no-progress"]
     assert main([*argv, "--entities", "investors"]) == 1
     err = capsys.readouterr().err
-    assert f"from http://localhost:{port}, not from dealframe-sandbox (seed 7, scale 0.02)" in err
+    assert (
+        f"from http://localhost:{port}, not from dealframe-sandbox (seed 7, scale 0.02, as of 2026-06-30T00:00:00+00:00)"
+        in err
+    )
     assert main([*argv, "--entities", "investors", "--allow-other-source"]) == 0
-    assert mirror.status(path).attrs["source"] == "dealframe-sandbox (seed 7, scale 0.02)"
+    assert (
+        mirror.status(path).attrs["source"]
+        == "dealframe-sandbox (seed 7, scale 0.02, as of 2026-06-30T00:00:00+00:00)"
+    )
 
 
 def test_two_sandboxes_of_other_seeds_are_two_sources(client, tmp_path):
@@ -546,3 +558,23 @@ def test_a_failed_first_sync_does_not_claim_the_folder(sb, client, tmp_path):
     assert report["investors"].full
     attrs = mirror.status(path).attrs
     assert attrs["syncs"] == 1 and attrs["source"] != "http://127.0.0.1:1"
+
+
+def test_sandbox_sources_differ_by_clock_as_by_seed():
+    """Two sandboxes of one seed and scale with other clocks serve other data: two sources."""
+    import datetime as dt
+    from types import SimpleNamespace
+
+    def source(**config):
+        served = SimpleNamespace(
+            url="http://127.0.0.1:1",
+            public_token="p",
+            private_key="k",
+            state=SimpleNamespace(config=SimpleNamespace(seed=7, scale=0.02, **config)),
+        )
+        with Client.for_sandbox(served, progress=False) as client:
+            return client.source
+
+    june = source(as_of=dt.datetime(2026, 6, 30, tzinfo=dt.UTC))
+    assert june.endswith("as of 2026-06-30T00:00:00+00:00)")
+    assert june != source(as_of=dt.datetime(2025, 1, 1, tzinfo=dt.UTC))

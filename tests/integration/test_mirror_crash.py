@@ -199,7 +199,8 @@ _CHILD = textwrap.dedent("""
         store.set_crash_hook(hook)
     print("ready", flush=True)
     # the parent's sandbox, as Client.for_sandbox knows it (the mirror's recorded source)
-    config = SimpleNamespace(seed=23, scale=0.02)
+    from dealframe.sandbox.models.data import AS_OF
+    config = SimpleNamespace(seed=23, scale=0.02, as_of=AS_OF)
     served = SimpleNamespace(url=url, public_token=key, private_key=key,
                              state=SimpleNamespace(config=config))
     with Client.for_sandbox(served, progress=False) as c:

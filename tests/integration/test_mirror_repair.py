@@ -174,7 +174,8 @@ _CHILD = textwrap.dedent("""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
     resource.setrlimit(resource.RLIMIT_FSIZE, (int(limit), int(limit)))
     # the parent's sandbox, as Client.for_sandbox knows it (the mirror's recorded source)
-    config = SimpleNamespace(seed=31, scale=0.02)
+    from dealframe.sandbox.models.data import AS_OF
+    config = SimpleNamespace(seed=31, scale=0.02, as_of=AS_OF)
     served = SimpleNamespace(url=url, public_token=key, private_key=key,
                              state=SimpleNamespace(config=config))
     with Client.for_sandbox(served, progress=False) as c:

@@ -308,7 +308,8 @@ def _fill_best(matches: pd.DataFrame, candidates: pd.DataFrame, ambiguous: pd.Se
     best = first["id"].where(~tied)
     queries = matches.loc[ambiguous, "query"]
     matches.loc[ambiguous, "id"] = queries.map(best).to_numpy()
-    names = [q for q in queries.tolist() if q in set(first.index[tied])]
+    tied_queries = set(first.index[tied])
+    names = [q for q in queries.tolist() if q in tied_queries]
     matches.attrs["tied"] = names
     if names:
         shown = ", ".join(repr(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")

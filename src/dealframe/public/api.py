@@ -302,14 +302,17 @@ class PublicApi:
         )
         return frame
 
-    def _explain_empty(self, body: Mapping[str, Any], empty: bool) -> None:
+    def _explain_empty(
+        self, body: Mapping[str, Any], empty: bool, refresh: bool, cache: bool
+    ) -> None:
         """After an empty answer filtered by industries or themes: one unfiltered search
-        (often cached) and a :class:`~dealframe.notices.MissingDataWarning` per given value
-        that no company carries, with the close ones (the service matches them exactly)."""
+        (with the call's cache settings) and a :class:`~dealframe.notices.MissingDataWarning`
+        per given value that no company carries, with the close ones (the service matches
+        them exactly)."""
         if not empty or not (body.get("industries") or body.get("themes")):
             return
         with contextlib.suppress(DealframeError):  # only a hint: never worth the answer
-            response = self._post(f"{self._prefix}/companies", {}, "list", False, True)
+            response = self._post(f"{self._prefix}/companies", {}, "list", refresh, cache)
             companies = read_items(response.json(), Findings(f"POST {self._prefix}/companies"))
             for message in unmatched_values(body, companies):
                 warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
@@ -379,7 +382,7 @@ class PublicApi:
         found.report(
             strict=strict, partial=frame, expected=count, received=len(frame), what="companies"
         )
-        self._explain_empty(body, not len(frame))
+        self._explain_empty(body, not len(frame), refresh, cache)
         return frame
 
     def current(
@@ -554,7 +557,7 @@ class PublicApi:
         _check_group_classes(frame, found)
         attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
         found.report(strict=strict, partial=frame)
-        self._explain_empty(body, frame.attrs.get("companies") == 0)
+        self._explain_empty(body, frame.attrs.get("companies") == 0, refresh, cache)
         return frame
 
     def group_time_series(
@@ -628,5 +631,5 @@ class PublicApi:
         found.report(
             strict=strict, partial=frame, expected=count, received=len(items), what="periods"
         )
-        self._explain_empty(body, frame.attrs.get("companies") == 0)
+        self._explain_empty(body, frame.attrs.get("companies") == 0, refresh, cache)
         return frame
