@@ -126,6 +126,16 @@ def test_cache_false_leaves_the_discovery_document_out_of_the_cache_too(client, 
     assert client.cache.info()["entries"] == 1
 
 
+def test_cache_false_covers_the_search_that_explains_an_empty_answer(client):
+    """An empty search by an industry no company carries warns after one unfiltered search:
+    with cache=False that search is not stored either."""
+    assert client.cache.info()["entries"] == 0
+    with pytest.warns(MissingDataWarning, match="no company carries"):
+        found = client.public.search(industries=["No such industry"], cache=False)
+    assert len(found) == 0
+    assert client.cache.info()["entries"] == 0
+
+
 def test_refresh_reads_the_discovery_document_again(client):
     client.private.deals(limit=5)
     sent = network(client)
