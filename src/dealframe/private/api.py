@@ -89,6 +89,7 @@ class _Pulled(NamedTuple):
     total: int | None  # rows matching the filters (None: unknown, or batches left unsent)
     looked_up: list[str] | None  # the ids sent, for a lookup by id
     batches: list[int] | None = None  # rows of each batch of ids, in order
+    refused: str | None = None  # the page size the service refused, and the one used
 
 
 #: Types of the filter parameters (values are checked against the discovery documents).
@@ -143,6 +144,11 @@ def _smaller_page(error: ApiError, sent: int) -> int | None:
     # the largest number below what was sent: "between 1 and 100, got 1000" states 100
     numbers = [int(n) for n in re.findall(r"\d+", said) if 0 < int(n) < sent]
     return max(numbers) if numbers else sent // 2
+
+
+def _said_once(notes: list[str]) -> str | None:
+    """The notes of a call, joined (None when there are none)."""
+    return "; ".join(notes) or None
 
 
 def _why_short(shortfall: int, size: int) -> str:
@@ -373,7 +379,6 @@ class PrivateApi:
         self._names_per_resolve = NAMES_PER_RESOLVE
         #: Rows per list page asked for: lowered when a service refuses ``limit`` as too large.
         self._list_page_size = PAGE_SIZE
-        self._page_size_refused = ""  # why it was lowered (said on the call that found out)
 
     def __repr__(self) -> str:
         return "<PrivateApi /api/private/v1>"
@@ -539,6 +544,7 @@ class PrivateApi:
         """
         kind = "changefeed" if "updated_at" in wire else "list"
         head = {} if sort is None else {"sort": sort}
+        refused: list[str] = []  # this call's refusals of a page size (said in its attrs)
 
         def pull(filters: dict[str, Any], cap: int | None) -> Pages[Any]:
             """Every page of one list request (``cap`` rows at most), checked and parsed."""
@@ -578,12 +584,12 @@ class PrivateApi:
                     if smaller is None:
                         raise
                     self._list_page_size = smaller  # for this client's later calls too
-                    self._page_size_refused = f"limit {sent} refused ({exc}): pages of {smaller}"
+                    refused.append(f"limit {sent} refused ({exc}): pages of {smaller}")
 
         ids = wire.get("id")
         if not ids:
             pages = pull(dict(wire), limit)
-            return _Pulled(pages, pages.expected, pages.total, None)
+            return _Pulled(pages, pages.expected, pages.total, None, None, _said_once(refused))
         merged: Pages[Any] = Pages([], [], None, None, 0)
         expected: int | None = 0
         total: int | None = 0
@@ -591,7 +597,7 @@ class PrivateApi:
         batches: list[int] = []
         for start in range(0, len(ids), IDS_PER_BATCH):
             if limit is not None and merged.rows >= limit and sort is None:
-                return _Pulled(merged, expected, None, looked_up, batches)
+                return _Pulled(merged, expected, None, looked_up, batches, _said_once(refused))
             batch = ids[start : start + IDS_PER_BATCH]
             pages = pull({**wire, "id": batch}, None)
             merged.parts += pages.parts
@@ -606,7 +612,7 @@ class PrivateApi:
             looked_up += batch
             batches.append(pages.rows)
         merged.expected, merged.total = expected, total
-        return _Pulled(merged, expected, total, looked_up, batches)
+        return _Pulled(merged, expected, total, looked_up, batches, _said_once(refused))
 
     def _list(
         self,
@@ -638,11 +644,9 @@ class PrivateApi:
             with shaping(info, endpoint):
                 return shape.list_page_columns(entity, items)
 
-        before = self._list_page_size
         pulled = self._pull_list(
             entity, wire, sort, limit, parse, progress, refresh, cache, deadline, found
         )
-        refused = self._page_size_refused if self._list_page_size < before else None
         pages = pulled.pages
         with shaping(info, endpoint):
             frame = shape.list_frame(entity, pages.parts)
@@ -691,7 +695,7 @@ class PrivateApi:
             page_size=pages.size,
             findings=found.records(),
             **({} if missing is None else {"missing_ids": missing}),
-            **({} if refused is None else {"page_size_refused": refused}),
+            **({} if pulled.refused is None else {"page_size_refused": pulled.refused}),
         )
         pages.raise_for_failures(frame)
         found.report(strict=strict, partial=frame, expected=pulled.expected, received=distinct)
