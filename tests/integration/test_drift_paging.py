@@ -120,14 +120,19 @@ def test_mirror_sync_reads_every_row_when_meta_says_nothing_of_what_follows(
     assert_same(got.sort_values("id", ignore_index=True), want.sort_values("id", ignore_index=True))
 
 
+def _paging_check(client: Any) -> Any:
+    """The doctor's ``B.paging.limit`` check of ``client``'s service (its warnings kept quiet)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diagnosis = doctor(client)
+    return next(c for c in diagnosis.checks if c.name == "B.paging.limit")
+
+
 def test_the_doctor_reports_the_rows_a_clamped_list_served(via, proxy):
     """A list clamped to 100 rows whose meta says neither total, has_more nor limit: the doctor
     says 100 of 1,000 arrived (it used to say 1000 rows per page) and what the walk does."""
     proxy.add(f"^{P}/companies$", clamp_limit(100), meta_delete("total", "has_more", "limit"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        diagnosis = doctor(via)
-    check = next(c for c in diagnosis.checks if c.name == "B.paging.limit")
+    check = _paging_check(via)
     assert check.observed.startswith("100 rows of 1,000 asked"), check.observed
     assert "page 2 at 100 rows" in check.observed
     assert check.verdict == "adapted"
@@ -217,10 +222,7 @@ def test_the_doctor_says_a_refused_limit_is_adapted_to(fresh, proxy):
     """A list refusing ``limit`` above 100: the doctor asks again at 100, as the client does."""
     said = {"detail": "limit: must be between 1 and 100, got 1000"}
     proxy.add(COMPANIES, refuse(400, lambda sent: said, 100, "limit"), method="POST")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        diagnosis = doctor(fresh)
-    check = next(c for c in diagnosis.checks if c.name == "B.paging.limit")
+    check = _paging_check(fresh)
     assert check.observed.startswith("limit 1000 refused (400: "), check.observed
     assert "100 rows per page" in check.observed
     assert check.verdict == "adapted"
