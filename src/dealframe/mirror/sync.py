@@ -511,7 +511,7 @@ def sync(
         with mirror_lock(root, lock_timeout):
             state = _marker(root, client, allow_other_source)
             report = SyncReport(root, recovered_files=len(recover(root)))
-            sync_no = state.syncs + 1  # ``syncs`` counts the syncs that completed
+            sync_no = state.syncs  # this sync's own number, taken before any table is written
             bar = _Progress(progress)
             for entity in names:
                 fetch = client_fetch(client, entity, page_size)
@@ -527,8 +527,6 @@ def sync(
                     repair=repair,
                 )
             recover(root)  # the staging folder of this sync
-            state.syncs = sync_no
-            write_state(root, state)
             return report
 
 
@@ -540,17 +538,20 @@ def _usable_marker(root: Path) -> None:
 
 
 def _marker(root: Path, client: Any, allow_other_source: bool) -> MirrorState:
-    """The marker under the lock, written with this sync's source before any table is
-    written: made on a first sync, migrated from version 2, refused for another source unless
-    allowed (a mirror that holds no table yet takes this source: its first sync failed)."""
+    """The marker under the lock, written with this sync's source and number (``syncs``, one
+    more than the last sync started) before any table is written: made on a first sync,
+    migrated from version 2, refused for another source unless allowed (a mirror that holds no
+    table yet takes this source: its first sync failed). A sync that fails after committing
+    some tables keeps its number: the next one never shares it (history's ``sync``)."""
     here = client_source(client)
     doc = read_doc(root)
     if doc is None:
         state = MirrorState(source=here)
     elif doc.get("schema_version") == LEGACY_VERSION:
-        return migrate(root, doc)
+        state = migrate(root, doc)
     else:
         state = parse_state(orjson_bytes(doc), root / STATE_NAME)
         state.source = check_source(root, state.source, here, allow_other_source)
+    state.syncs += 1
     write_state(root, state)
     return state
