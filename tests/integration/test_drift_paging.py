@@ -188,6 +188,29 @@ def test_a_list_refusing_limit_above_100_is_read_in_pages_of_100(fresh, proxy, c
     assert "page_size_refused" not in again.attrs
 
 
+def test_mirror_sync_reads_in_pages_of_the_bound_a_refusal_states(fresh, direct, proxy, tmp_path):
+    """A service refusing ``limit`` above 100: ``mirror.sync`` with no ``page_size=`` asks
+    again at 100, as the list calls do, mirrors every row, says so in its report, and the
+    client keeps the size (the next entity is never refused). It used to fail with the 400."""
+    said = {"detail": "limit: must be between 1 and 100, got 1000"}
+    for path in (DEALS, COMPANIES):
+        proxy.add(path, refuse(400, lambda sent: said, 100, "limit"), method="POST")
+    report = mirror.sync(fresh, tmp_path / "via", ["deals", "companies"], progress=False)
+    mirror.sync(direct, tmp_path / "direct", ["deals", "companies"], progress=False)
+    for entity in ("deals", "companies"):
+        got = mirror.load(tmp_path / "via", entity, include_deleted=True)
+        want = mirror.load(tmp_path / "direct", entity, include_deleted=True)
+        assert len(got) > 1000
+        assert_same(
+            got.sort_values("id", ignore_index=True), want.sort_values("id", ignore_index=True)
+        )
+    said_deals = report["deals"].page_size_refused
+    assert said_deals is not None and "limit 1000 refused (400" in said_deals, said_deals
+    assert said_deals.endswith("pages of 100")
+    assert report["companies"].page_size_refused is None  # asked at 100 from the start
+    assert fresh.private.companies().attrs["page_size"] == 100  # and so do the list calls
+
+
 def test_a_limit_refused_without_a_bound_is_halved(fresh, proxy, companies_ref):
     """A 422 naming ``limit`` without a number: page 1 is asked at 500, then 250."""
     detail = {"detail": [{"loc": ["body", "limit"], "msg": "limit is too large"}]}

@@ -100,6 +100,8 @@ def _sync(args: argparse.Namespace) -> int:
         )
         if r.repaired:
             print(f"{'':<10} rebuilt: {r.repaired}")
+        if r.page_size_refused:
+            print(f"{'':<10} {r.page_size_refused}")
     return 0
 
 

@@ -22,7 +22,10 @@ the total of the tie's query changing, marks the walk unstable from that
 timestamp, and the caller reads again from there.
 
 The walk is pure logic over a ``fetch(since, page)`` function; :func:`client_fetch`
-is the only I/O.
+is the only I/O. The page size is the service's to bound (the interface document does not
+say): a ``limit`` refused as too large (400, 413 or 422 naming ``limit``) is asked again at
+the bound the refusal states, as the client's list calls do
+(:meth:`~dealframe.private.api.PrivateApi.deals`), and said in the sync's report.
 """
 
 from __future__ import annotations
@@ -33,10 +36,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import ServiceContractError
+from ..errors import BadRequestError, ServiceContractError
 from .schema import api_entity
 
-__all__ = ["Fetch", "FeedWalk", "client_fetch", "PAGE_SIZE"]
+__all__ = ["ClientFetch", "Fetch", "FeedWalk", "client_fetch", "PAGE_SIZE"]
 
 #: Rows per request: the service's upper bound of ``limit``.
 PAGE_SIZE = 1000
@@ -47,27 +50,67 @@ PAGE_SIZE = 1000
 Fetch = Callable[[pd.Timestamp | None, int], tuple[pd.DataFrame, int | None]]
 
 
-def client_fetch(client: Any, entity: str, page_size: int = PAGE_SIZE) -> Fetch:
+@dataclass
+class ClientFetch:
     """A :data:`Fetch` sending change-feed requests with ``client`` (never cached).
+
+    It asks for ``size`` rows a page: ``page_size``, or less when the client has already met
+    a service that refuses it. A page refused with an error about ``limit`` is asked again
+    smaller (the client's own rule: the bound the error states, else half), and the client
+    keeps that size for its later calls; :attr:`refused` says what happened.
+
+    Attributes
+    ----------
+    size : int
+        Rows asked for per page now.
+    refused : list of str
+        Each refusal of a page size, and the size then used.
+    """
+
+    client: Any
+    entity: str
+    size: int = PAGE_SIZE
+    refused: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.name = api_entity(self.entity)
+        known = getattr(self.client.private, "_list_page_size", self.size)
+        self.size = min(self.size, known)  # what this client has learnt of the service
+
+    def __call__(self, since: pd.Timestamp | None, page: int) -> tuple[pd.DataFrame, int | None]:
+        filters: dict[str, Any] = {"include_deleted": True}
+        if since is not None:
+            filters["updated_at"] = {"gte": since.isoformat()}
+        while True:
+            try:
+                frame = self.client.private.page(
+                    self.name,
+                    filters,
+                    sort="updated_at:asc",
+                    page=page,
+                    limit=self.size,
+                    cache=False,
+                )
+                break
+            except BadRequestError as exc:  # is it the page size? (the list calls' own rule)
+                said = self.client.private._page_refused(exc, self.size)
+                if said is None:
+                    raise
+                self.refused.append(said)
+                self.size = min(self.size, self.client.private._list_page_size)
+        total = frame.attrs.get("total")
+        return frame, None if total is None else int(total)
+
+
+def client_fetch(client: Any, entity: str, page_size: int = PAGE_SIZE) -> ClientFetch:
+    """A :data:`Fetch` sending change-feed requests with ``client`` (:class:`ClientFetch`).
 
     Examples
     --------
     >>> fetch = client_fetch(client, "deals")  # doctest: +SKIP
     >>> frame, total = fetch(None, 1)  # doctest: +SKIP
     """
-    name = api_entity(entity)
-
-    def fetch(since: pd.Timestamp | None, page: int) -> tuple[pd.DataFrame, int | None]:
-        filters: dict[str, Any] = {"include_deleted": True}
-        if since is not None:
-            filters["updated_at"] = {"gte": since.isoformat()}
-        frame = client.private.page(
-            name, filters, sort="updated_at:asc", page=page, limit=page_size, cache=False
-        )
-        total = frame.attrs.get("total")
-        return frame, None if total is None else int(total)
-
-    return fetch
+    return ClientFetch(client, entity, page_size)
 
 
 @dataclass
@@ -117,6 +160,8 @@ class FeedWalk:
         while True:
             frame, total = self.fetch(cursor, page)
             self.requests += 1
+            # a fetch that was refused its page size asks for fewer rows now (ClientFetch)
+            self.page_size = min(self.page_size, getattr(self.fetch, "size", self.page_size))
             if self.total is None:
                 self.total = total
             stamps = frame["updated_at"]

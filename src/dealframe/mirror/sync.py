@@ -72,7 +72,8 @@ DAMAGED = "_damaged"
 
 @dataclass
 class EntityReport:
-    """What one entity's sync did."""
+    """What one entity's sync did (``page_size_refused``: the service refused the page size
+    asked for, and the smaller one used, as in the list calls' ``attrs``)."""
 
     entity: str
     full: bool
@@ -85,6 +86,7 @@ class EntityReport:
     seconds: float
     version: int
     repaired: str | None = None
+    page_size_refused: str | None = None
 
 
 @dataclass
@@ -454,7 +456,9 @@ def sync(
         Seconds to wait for another sync of the same folder before
         :class:`~dealframe.mirror.errors.MirrorLockedError` (0: refuse at once).
     page_size : int, default 1000
-        Rows per request (the service's maximum).
+        Rows per request asked for. A service that refuses it (an error naming ``limit``)
+        is asked again with the bound it states (else half), as the list calls do; the
+        report's ``page_size_refused`` says so, and the client keeps that size.
     rows_per_file : int, default 250,000
         Rows per staged file while the pull runs.
     repair : bool, default False
@@ -515,7 +519,7 @@ def sync(
             bar = _Progress(progress)
             for entity in names:
                 fetch = client_fetch(client, entity, page_size)
-                report.entities[entity] = _sync_entity(
+                done = report.entities[entity] = _sync_entity(
                     root,
                     entity,
                     fetch,
@@ -526,6 +530,8 @@ def sync(
                     progress=bar,
                     repair=repair,
                 )
+                done.requests += len(fetch.refused)  # the refused pages were sent too
+                done.page_size_refused = "; ".join(fetch.refused) or None
             recover(root)  # the staging folder of this sync
             return report
 

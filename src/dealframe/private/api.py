@@ -522,6 +522,17 @@ class PrivateApi:
 
     # ------------------------------------------------------------------ lists
 
+    def _page_refused(self, error: BadRequestError, sent: int) -> str | None:
+        """A list page asked with ``limit=sent`` was refused with ``error``: when the error is
+        about ``limit``, lower the page size of this client's list calls (and of the mirror's
+        change feed) to the bound it states (else half of ``sent``) and return what to say of
+        it; None for any other refusal."""
+        smaller = _smaller_page(error, sent)
+        if smaller is None:
+            return None
+        self._list_page_size = min(self._list_page_size, smaller)
+        return f"limit {sent} refused ({error}): pages of {smaller}"
+
     def _pull_list(
         self,
         entity: str,
@@ -579,12 +590,10 @@ class PrivateApi:
                         reader=shape.LIST_READERS.get(entity),
                     )
                 except BadRequestError as exc:  # page 1 refused: is it its limit?
-                    sent = min(size, cap) if cap else size
-                    smaller = _smaller_page(exc, sent)
-                    if smaller is None:
+                    said = self._page_refused(exc, min(size, cap) if cap else size)
+                    if said is None:
                         raise
-                    self._list_page_size = smaller  # for this client's later calls too
-                    refused.append(f"limit {sent} refused ({exc}): pages of {smaller}")
+                    refused.append(said)
 
         ids = wire.get("id")
         if not ids:
