@@ -532,15 +532,19 @@ def test_changes_are_deterministic_from_the_seed(tmp_path):
         )
 
 
-@pytest.mark.parametrize("profile", ["limit-100", "limit-500"])
+@pytest.mark.parametrize("profile", ["limit-100", "limit-500", "page-from-0"])
 def test_a_service_serving_smaller_pages_is_mirrored_whole(profile, tmp_path):
-    """The document gives POST lists no upper bound of ``limit``: a service that serves 100
-    rows of the 1,000 asked is mirrored row for row, as the client's own pulls read it."""
+    """The document gives POST lists no upper bound of ``limit``, and does not say how they
+    count ``page``: a service that serves 100 rows of the 1,000 asked, or counts from 0, is
+    mirrored row for row, as the client's own pulls read it. (Counting from 0, the feed's
+    first walk read every page 1 as the second page, and lost most rows, silently.)"""
     with (
         dealframe.sandbox.run(scale=0.02, seed=4, profile=profile) as served,
         Client.for_sandbox(served, progress=False, cache_enabled=False) as c,
     ):
-        mirror.sync(c, tmp_path / "m")
+        report = mirror.sync(c, tmp_path / "m")
+        said = report["companies"].page_from_0  # the first entity finds out, and reads again
+        assert (said is not None and "counts page from 0" in said) == (profile == "page-from-0")
         for entity, pull in (("deals", c.private.deals), ("companies", c.private.companies)):
             want = pull(include_deleted=True).sort_values("id", ignore_index=True)
             got = mirror.load(tmp_path / "m", entity, include_deleted=True)

@@ -29,7 +29,7 @@ from .ahead import read_ahead
 from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
 from .errors import MirrorDamagedError, MirrorPathError, MirrorRepairWarning
-from .feed import PAGE_SIZE, FeedWalk, Fetch, client_fetch
+from .feed import PAGE_SIZE, ClientFetch, FeedWalk, Fetch, client_fetch
 from .migrate import migrate
 from .schema import ENTITIES
 from .state import (
@@ -73,7 +73,8 @@ DAMAGED = "_damaged"
 @dataclass
 class EntityReport:
     """What one entity's sync did (``page_size_refused``: the service refused the page size
-    asked for, and the smaller one used, as in the list calls' ``attrs``)."""
+    asked for, and the smaller one used; ``page_from_0``: the service was seen counting
+    ``page`` from 0, and the feed read again; as in the list calls' ``attrs``)."""
 
     entity: str
     full: bool
@@ -87,6 +88,7 @@ class EntityReport:
     version: int
     repaired: str | None = None
     page_size_refused: str | None = None
+    page_from_0: str | None = None
 
 
 @dataclass
@@ -301,13 +303,18 @@ def _walk(
     ``_MAX_PASSES`` times); the last walk, rows received, requests and passes."""
     received = requests = passes = 0
     walk = None
+    start = since
     for passes in range(1, _MAX_PASSES + 1):  # noqa: B007 (returned after the loop)
+        learnt = fetch.from_0 if isinstance(fetch, ClientFetch) else None
         walk = FeedWalk(fetch, since, page_size)
         for frame in walk:
             staged.add(frame)
             progress.update(walk)
         received += walk.rows
         requests += walk.requests
+        if isinstance(fetch, ClientFetch) and fetch.from_0 != learnt:
+            since = start  # every page 1 so far was the second page: read it all again
+            continue
         if walk.unstable_from is None:
             break
         since = walk.unstable_from  # a tie changed while it was read: read again from there
@@ -530,8 +537,10 @@ def sync(
                     progress=bar,
                     repair=repair,
                 )
-                done.requests += len(fetch.refused)  # the refused pages were sent too
+                # the refused pages were sent too, and page 0 when it was looked for
+                done.requests += len(fetch.refused) + (fetch.from_0 is not None)
                 done.page_size_refused = "; ".join(fetch.refused) or None
+                done.page_from_0 = fetch.from_0
             recover(root)  # the staging folder of this sync
             return report
 
