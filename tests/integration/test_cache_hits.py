@@ -3,8 +3,11 @@ bypass and clear rules of the SQLite cache, in one client and across clients on 
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,7 +19,8 @@ from requests_cache import SQLiteCache
 
 import dealframe.sandbox
 from dealframe.client import Client
-from dealframe.errors import ValidationError
+from dealframe.errors import ConfigurationError, ValidationError
+from dealframe.transport import cache
 from dealframe.transport.cache import cache_key, canonical_json, namespaced_key, token_namespace
 
 
@@ -250,3 +254,101 @@ def test_time_series_results_are_told_apart_by_their_arguments(sb, skus, tmp_pat
         assert wide_again.attrs["rows_received"] == wide.attrs["rows_received"] == 30
         other = client.public.time_series(skus[:30], fields=["evRevenueNtm"])
         assert list(other.columns.get_level_values(0).unique()) == ["evRevenueNtm"]
+
+
+# ---------------------------------------------------------------------------- a locked file
+
+
+@pytest.fixture
+def locked(tmp_path: Path) -> Iterator[tuple[Path, SQLiteCache]]:
+    """A cache file (and a backend opened on it before) that another connection holds in
+    ``BEGIN EXCLUSIVE``, as a ``sqlite3`` shell left in a transaction would; released at the
+    end."""
+    path = tmp_path / "c.sqlite"
+    backend = SQLiteCache(str(path), wal=True)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    yield path, backend
+    other.rollback()
+    other.close()
+
+
+def _within(seconds: float, call: Any) -> Any:
+    """``call()``'s result or error, raising AssertionError if it has not returned in time
+    (requests-cache would wait for the lock without end: the thread is left behind)."""
+    done: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            done["value"] = call()
+        except BaseException as exc:  # handed to the test
+            done["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"still waiting for the lock after {seconds} s"
+    return done
+
+
+def test_clear_waits_for_another_process_lock_at_most_lock_wait(sb, tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "LOCK_WAIT", 0.3)
+    path = tmp_path / "c.sqlite"
+    with _client(sb, path) as client:
+        client.private.companies(limit=5)
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        try:
+            for expired in (True, False):
+                done = _within(20, lambda e=expired: client.cache.clear(expired=e))
+                error = done.get("error")
+                assert isinstance(error, ConfigurationError), error
+                assert str(path) in str(error) and "more than 0.3 s" in str(error)
+                assert error.field == "cache_path"
+        finally:
+            other.rollback()
+            other.close()
+        assert client.cache.info()["entries"] == 2  # nothing was deleted
+        client.cache.clear(expired=True)  # released: it works again
+        assert client.cache.info()["entries"] == 2
+
+
+_OPEN = """
+import sys
+import dealframe.transport.cache as cache
+from dealframe.client import Client
+from dealframe.errors import ConfigurationError
+cache.LOCK_WAIT = 0.3
+try:
+    Client("http://127.0.0.1:9", "t", "k", cache_path=sys.argv[1], progress=False)
+except ConfigurationError as exc:
+    print(exc)
+"""
+
+
+def test_a_client_opening_a_locked_file_says_so_instead_of_waiting(locked):
+    """A process opening the file (which also removes expired entries) while another holds
+    its write lock: a ConfigurationError naming the file after LOCK_WAIT, not a hang."""
+    opened = subprocess.run(
+        [sys.executable, "-c", _OPEN, str(locked[0])],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    said = opened.stdout.strip()
+    assert said.startswith(f"cannot open the HTTP cache at {locked[0]}: database is lo"), said
+    assert "more than 0.3 s" in said and "cache_enabled=False" in said
+
+
+def test_removing_expired_entries_at_opening_skips_a_locked_file_and_logs_it(
+    locked, monkeypatch, caplog
+):
+    monkeypatch.setattr(cache, "_PRUNED", {})
+    path, backend = locked
+    with caplog.at_level(logging.INFO, logger="dealframe.transport"):
+        done = _within(20, lambda: cache._prune_once(backend, path))
+    assert "error" not in done, done
+    assert cache._PRUNED == {}  # not counted as done: the next opening tries again
+    said = [r.getMessage() for r in caplog.records if r.name == "dealframe.transport"]
+    assert any("not removed" in m and "database is locked" in m for m in said), said

@@ -188,6 +188,29 @@ def test_a_list_refusing_limit_above_100_is_read_in_pages_of_100(fresh, proxy, c
     assert "page_size_refused" not in again.attrs
 
 
+def test_mirror_sync_reads_in_pages_of_the_bound_a_refusal_states(fresh, direct, proxy, tmp_path):
+    """A service refusing ``limit`` above 100: ``mirror.sync`` with no ``page_size=`` asks
+    again at 100, as the list calls do, mirrors every row, says so in its report, and the
+    client keeps the size (the next entity is never refused). It used to fail with the 400."""
+    said = {"detail": "limit: must be between 1 and 100, got 1000"}
+    for path in (DEALS, COMPANIES):
+        proxy.add(path, refuse(400, lambda sent: said, 100, "limit"), method="POST")
+    report = mirror.sync(fresh, tmp_path / "via", ["deals", "companies"], progress=False)
+    mirror.sync(direct, tmp_path / "direct", ["deals", "companies"], progress=False)
+    for entity in ("deals", "companies"):
+        got = mirror.load(tmp_path / "via", entity, include_deleted=True)
+        want = mirror.load(tmp_path / "direct", entity, include_deleted=True)
+        assert len(got) > 1000
+        assert_same(
+            got.sort_values("id", ignore_index=True), want.sort_values("id", ignore_index=True)
+        )
+    said_deals = report["deals"].page_size_refused
+    assert said_deals is not None and "limit 1000 refused (400" in said_deals, said_deals
+    assert said_deals.endswith("pages of 100")
+    assert report["companies"].page_size_refused is None  # asked at 100 from the start
+    assert fresh.private.companies().attrs["page_size"] == 100  # and so do the list calls
+
+
 def test_a_limit_refused_without_a_bound_is_halved(fresh, proxy, companies_ref):
     """A 422 naming ``limit`` without a number: page 1 is asked at 500, then 250."""
     detail = {"detail": [{"loc": ["body", "limit"], "msg": "limit is too large"}]}
@@ -245,15 +268,45 @@ def zero_indexed() -> Action:
     return Action("zero_indexed", on_request=ask, on_response=answer)
 
 
-def test_a_list_one_page_short_asks_whether_pages_count_from_0(via, proxy, companies_ref):
-    """The first 1000 rows never come from a service counting pages from 0: the warning
-    names that cause, not only a change of the data."""
+def test_a_list_one_page_short_reads_page_0_and_says_so(fresh, proxy, companies_ref):
+    """A service counting pages from 0: the walk from page 1 ends exactly one page short of
+    meta.total, so page 0 is read too and its rows come first (they used to be lost, with a
+    warning asking whether pages count from 0); attrs say what was seen, and the client's
+    later list calls count from 0 (no request more)."""
     proxy.add(COMPANIES, zero_indexed(), method="POST")
-    o = outcome(lambda: via.private.companies())
+    o = outcome(lambda: fresh.private.companies(strict=True))
     assert o.error is None, repr(o.error)
-    assert len(o.value) == len(companies_ref) - 1000
-    messages = o.warned(ServiceContractWarning)
-    assert any("exactly one page of 1000 rows short" in m and "from 0" in m for m in messages)
+    assert_same(o.value, companies_ref, ignore_index=True)
+    assert not o.warned(Warning)
+    assert "page 0 held the first 1000" in o.value.attrs["page_from_0"]
+    pages = -(-len(companies_ref) // 1000)
+    assert len(companies_ref) % 1000 and o.value.attrs["requests"] == pages  # 1.., then 0
+    assert proxy.pages(COMPANIES) == [*range(1, pages), 0]  # as sent
+    proxy.reset()
+    proxy.add(COMPANIES, zero_indexed(), method="POST")
+    again = fresh.private.companies()
+    assert_same(again, companies_ref, ignore_index=True)
+    assert "page_from_0" not in again.attrs
+    assert proxy.pages(COMPANIES) == list(range(pages))  # from 0, each page once
+    capped = fresh.private.companies(limit=10)  # a capped walk cannot tell: now it need not
+    assert_same(capped, companies_ref.iloc[:10], ignore_index=True)
+
+
+def test_a_service_counting_from_1_refuses_page_0_and_the_warning_stands(fresh, proxy):
+    """Exactly one page short on a service that counts from 1 (rows left while pages were
+    read): page 0 is asked, refused (400), and the warning says what was seen."""
+
+    def one_page_fewer(doc: Any) -> Any:
+        if isinstance(doc, dict) and isinstance(doc.get("meta"), dict):
+            doc["meta"]["total"] += 1000  # as if 1,000 rows had left the list meanwhile
+        return doc
+
+    proxy.add(COMPANIES, edit(one_page_fewer, "total+1000"), method="POST")
+    o = outcome(lambda: fresh.private.companies())
+    assert o.error is None, repr(o.error)
+    assert "page_from_0" not in o.value.attrs
+    assert any("exactly one page of 1000 rows short" in m for m in o.warned(ServiceContractWarning))
+    assert proxy.pages(COMPANIES)[-1] == 0  # asked, and refused
 
 
 def test_an_outage_stop_keeps_the_pages_that_already_arrived(direct, via, proxy):

@@ -532,15 +532,19 @@ def test_changes_are_deterministic_from_the_seed(tmp_path):
         )
 
 
-@pytest.mark.parametrize("profile", ["limit-100", "limit-500"])
+@pytest.mark.parametrize("profile", ["limit-100", "limit-500", "page-from-0"])
 def test_a_service_serving_smaller_pages_is_mirrored_whole(profile, tmp_path):
-    """The document gives POST lists no upper bound of ``limit``: a service that serves 100
-    rows of the 1,000 asked is mirrored row for row, as the client's own pulls read it."""
+    """The document gives POST lists no upper bound of ``limit``, and does not say how they
+    count ``page``: a service that serves 100 rows of the 1,000 asked, or counts from 0, is
+    mirrored row for row, as the client's own pulls read it. (Counting from 0, the feed's
+    first walk read every page 1 as the second page, and lost most rows, silently.)"""
     with (
         dealframe.sandbox.run(scale=0.02, seed=4, profile=profile) as served,
         Client.for_sandbox(served, progress=False, cache_enabled=False) as c,
     ):
-        mirror.sync(c, tmp_path / "m")
+        report = mirror.sync(c, tmp_path / "m")
+        said = report["companies"].page_from_0  # the first entity finds out, and reads again
+        assert (said is not None and "counts page from 0" in said) == (profile == "page-from-0")
         for entity, pull in (("deals", c.private.deals), ("companies", c.private.companies)):
             want = pull(include_deleted=True).sort_values("id", ignore_index=True)
             got = mirror.load(tmp_path / "m", entity, include_deleted=True)
@@ -553,11 +557,32 @@ def test_a_failed_first_sync_does_not_claim_the_folder(sb, client, tmp_path):
     with Client("http://127.0.0.1:1", sb.public_token, sb.private_key, retries=0) as wrong:
         with pytest.raises(DealframeError):
             mirror.sync(wrong, path, ["investors"], progress=False)
-    assert mirror.status(path).attrs["syncs"] == 0  # it did not complete
+    assert mirror.status(path).attrs["syncs"] == 1  # it started: its number is taken
     report = mirror.sync(client, path, ["investors"], progress=False)  # the corrected retry
     assert report["investors"].full
     attrs = mirror.status(path).attrs
-    assert attrs["syncs"] == 1 and attrs["source"] != "http://127.0.0.1:1"
+    assert attrs["syncs"] == 2 and attrs["source"] != "http://127.0.0.1:1"
+    assert mirror.history(path)["sync"].tolist() == [2]
+
+
+def test_a_sync_that_fails_after_committing_a_table_keeps_its_own_number(client, tmp_path):
+    """Sync 1 commits companies, then fails while investors are read: sync 2, which commits
+    investors (companies have not changed: no commit), is numbered 2 (it used to be numbered 1
+    again, so history showed the two syncs' commits as one sync)."""
+    path = tmp_path / "m"
+
+    def stop_at_investors(progress: dict) -> None:
+        if progress["entity"] == "investors":
+            raise KeyboardInterrupt  # the user stops the sync
+
+    with pytest.raises(KeyboardInterrupt):
+        mirror.sync(client, path, ["companies", "investors"], progress=stop_at_investors)
+    assert mirror.status(path).attrs["syncs"] == 1
+    mirror.sync(client, path, ["companies", "investors"], progress=False)
+    history = mirror.history(path)
+    numbers = history.groupby("entity")["sync"].apply(sorted).to_dict()
+    assert numbers == {"companies": [1], "investors": [2]}
+    assert mirror.status(path).attrs["syncs"] == 2
 
 
 def test_sandbox_sources_differ_by_clock_as_by_seed():

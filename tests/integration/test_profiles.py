@@ -38,7 +38,8 @@ from dealframe.notices import ServiceContractWarning
 from dealframe.sandbox import PROFILES, run
 
 SCALE, SEED = 0.05, 7
-TESTED = [name for name in PROFILES if name not in ("default", "broken")]
+#: page-from-0 is tested below, each call on a client that has not yet seen it count from 0.
+TESTED = [name for name in PROFILES if name not in ("default", "broken", "page-from-0")]
 NO_SUCH_ID = "00000000-0000-4000-8000-000000000000"
 
 
@@ -356,6 +357,35 @@ def test_the_profile_was_served(served: Served) -> None:
 def test_every_reference_frame_has_rows(reference: Served) -> None:
     empty = [name for name in CALLS for f in _frames(reference.call(name)[0])[:1] if f.empty]
     assert not empty
+
+
+# ---------------------------------------------------------------------------- page-from-0
+
+#: The list calls whose walk shows a service counting ``page`` from 0 (it ends exactly one
+#: page short of ``meta.total``). A capped list (``limit``) or one page asked for cannot
+#: tell; once the client has seen it, they are right too.
+FROM_0 = ["companies", "investors", "deals", "changefeed", "companies_by_id", "deals_by_id"]
+
+
+@pytest.fixture(scope="module")
+def from_0() -> Any:
+    with run(scale=SCALE, seed=SEED, profile="page-from-0") as sb:
+        yield sb
+
+
+@pytest.mark.parametrize("name", FROM_0)
+def test_under_page_from_0_a_list_reads_page_0_and_then_counts_from_0(
+    from_0: Any, reference: Served, name: str
+) -> None:
+    with dealframe.Client.for_sandbox(from_0, progress=False, cache_enabled=False) as client:
+        got, warned = Served("page-from-0", client, reference.ids).call(name)
+        want, want_warned = reference.call(name)
+        _compare("page-from-0", name, got, want)
+        assert warned == want_warned
+        assert "(the service counts page from 0)" in got.attrs["page_from_0"]
+        capped = CALLS["deals_filtered"](client, reference.ids)  # learnt: now it is right too
+        _compare("page-from-0", "deals_filtered", capped, reference.call("deals_filtered")[0])
+        assert "page_from_0" not in capped.attrs
 
 
 # ---------------------------------------------------------------------------- error paths

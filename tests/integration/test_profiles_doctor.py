@@ -47,6 +47,10 @@ ADAPTED_BY: dict[str, dict[str, tuple[str, ...]]] = {
     "errors-list": {"B.errors": ("{errors}", "limit")},
     "limit-100": {"B.paging.limit": ("served as 100",)},
     "limit-500": {"B.paging.limit": ("served as 500",)},
+    "page-from-0": {
+        "B.paging.limit": ("page 1 was empty", "page 0 held the rows"),
+        "B.paging.page": ("pages count from 0",),
+    },
     "resolve-100-400": {"B.resolve.batch": ("100 accepted",)},
     "resolve-100-413": {"B.resolve.batch": ("100 accepted",)},
     "timestamps-z": {"B.timestamps": ("Z",)},

@@ -127,6 +127,16 @@ def test_public_current_data_to_excel_keeps_the_sku(service, client, tmp_path, c
     )
 
 
+def test_sku_splits_on_commas_like_the_other_list_flags(service, client, tmp_path, capsys):
+    """``--sku A,B --sku C`` asks for three companies (``A,B`` used to be one malformed SKU)."""
+    skus = client.public.search(regions=[REGION]).index[:3].tolist()
+    path = tmp_path / "three.csv"
+    args = ["current", "--sku", ",".join(skus[:2]), "--sku", skus[2], "-o", str(path)]
+    code, _, err = _pull(args, capsys)
+    assert code == 0, err
+    assert pd.read_csv(path)["sku"].tolist() == client.public.current(skus).index.tolist()
+
+
 def test_public_current_of_a_search_matching_nothing_writes_the_header(
     service, client, tmp_path, capsys
 ):
@@ -181,6 +191,8 @@ def test_public_current_of_a_search_matching_nothing_writes_the_header(
         (["search", "--regions", "Westen Europe", "-o", "x.csv"], "did you mean 'Western Europe'"),
         (["current", "--regions", "Westen Europe", "-o", "x.csv"], "invalid --regions: "),
         (["search", "--industries", ",", "-o", "x.csv"], "invalid --industries: "),
+        (["search", "--industries", ",", "-o", "x.csv"], "leave the flag out"),
+        (["current", "--sku", ",", "-o", "x.csv"], "invalid --sku: expected at least one SKU"),
         (["search", "--enterprise-value-above", "nan", "-o", "x.csv"], "--enterprise-value-above"),
         (["current", "--sku", "AER-USA", "--sku", "NYSE_AER", "-o", "x.csv"], "invalid --sku: "),
         (["current", "--sku", "aer usa", "-o", "x.csv"], "got 'aer usa'"),
@@ -202,6 +214,7 @@ def test_bad_pulls_fail_in_one_line_before_the_sandbox_starts(
     errors = [line for line in err.splitlines() if "error" in line]
     assert len(errors) == 1 and expected in errors[0], err
     assert "[" not in errors[0].split(":")[1]  # a flag, not a Python argument (countries[0])
+    assert "None" not in errors[0]  # a Python word
     assert "starting the embedded sandbox" not in err and not out
     assert time.perf_counter() - started < 5
     assert not list(tmp_path.iterdir())  # nothing written

@@ -22,7 +22,10 @@ the total of the tie's query changing, marks the walk unstable from that
 timestamp, and the caller reads again from there.
 
 The walk is pure logic over a ``fetch(since, page)`` function; :func:`client_fetch`
-is the only I/O.
+is the only I/O. The page size is the service's to bound (the interface document does not
+say): a ``limit`` refused as too large (400, 413 or 422 naming ``limit``) is asked again at
+the bound the refusal states, as the client's list calls do
+(:meth:`~dealframe.private.api.PrivateApi.deals`), and said in the sync's report.
 """
 
 from __future__ import annotations
@@ -33,10 +36,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import ServiceContractError
+from ..errors import BadRequestError, ServiceContractError
 from .schema import api_entity
 
-__all__ = ["Fetch", "FeedWalk", "client_fetch", "PAGE_SIZE"]
+__all__ = ["ClientFetch", "Fetch", "FeedWalk", "client_fetch", "PAGE_SIZE"]
 
 #: Rows per request: the service's upper bound of ``limit``.
 PAGE_SIZE = 1000
@@ -47,27 +50,91 @@ PAGE_SIZE = 1000
 Fetch = Callable[[pd.Timestamp | None, int], tuple[pd.DataFrame, int | None]]
 
 
-def client_fetch(client: Any, entity: str, page_size: int = PAGE_SIZE) -> Fetch:
+@dataclass
+class ClientFetch:
     """A :data:`Fetch` sending change-feed requests with ``client`` (never cached).
+
+    It asks for ``size`` rows a page: ``page_size``, or less when the client has already met
+    a service that refuses it; and page numbers as the service counts them (from 0 once the
+    client has seen it do so). A page refused with an error about ``limit`` is asked again
+    smaller (the client's own rule: the bound the error states, else half), and the client
+    keeps that size for its later calls; :attr:`refused` says what happened.
+
+    Attributes
+    ----------
+    size : int
+        Rows asked for per page now.
+    refused : list of str
+        Each refusal of a page size, and the size then used.
+    from_0 : str or None
+        Set when a query's page 1 came back empty while its total said rows exist and page 0
+        held them (a service counting ``page`` from 0: every page 1 read so far was its
+        second page). The client then counts from 0, and the caller reads the walk again.
+    """
+
+    client: Any
+    entity: str
+    size: int = PAGE_SIZE
+    refused: list[str] = field(default_factory=list)
+    from_0: str | None = None
+
+    def __post_init__(self) -> None:
+        self.name = api_entity(self.entity)
+        known = getattr(self.client.private, "_list_page_size", self.size)
+        self.size = min(self.size, known)  # what this client has learnt of the service
+
+    def __call__(self, since: pd.Timestamp | None, page: int) -> tuple[pd.DataFrame, int | None]:
+        filters: dict[str, Any] = {"include_deleted": True}
+        if since is not None:
+            filters["updated_at"] = {"gte": since.isoformat()}
+        origin = self.client.private._first_page  # 0 once the service is seen counting from 0
+        frame = self._page(filters, page - 1 + origin)
+        total = frame.attrs.get("total")
+        if page == 1 and origin == 1 and not len(frame) and total:
+            # page 1 of a query empty while its total says rows exist: does the service count
+            # from 0 (its page 1 is the second page)? Then page 0 holds the rows.
+            try:
+                first = self._page(filters, 0)
+            except BadRequestError:  # it counts from 1 (the walk ends as before)
+                first = frame
+            if len(first):
+                self.client.private._first_page = 0  # for every later page and list call
+                self.from_0 = (
+                    f"page 1 of a query of {total} rows was empty and page 0 held "
+                    f"{len(first)}: the service counts page from 0; the walk was read again"
+                )
+                frame, total = first, first.attrs.get("total")
+        return frame, None if total is None else int(total)
+
+    def _page(self, filters: dict[str, Any], page: int) -> pd.DataFrame:
+        """One page (as the service numbers it); a page size refused is asked again smaller."""
+        while True:
+            try:
+                return self.client.private.page(
+                    self.name,
+                    filters,
+                    sort="updated_at:asc",
+                    page=page,
+                    limit=self.size,
+                    cache=False,
+                )
+            except BadRequestError as exc:  # is it the page size? (the list calls' own rule)
+                said = self.client.private._page_refused(exc, self.size)
+                if said is None:
+                    raise
+                self.refused.append(said)
+                self.size = min(self.size, self.client.private._list_page_size)
+
+
+def client_fetch(client: Any, entity: str, page_size: int = PAGE_SIZE) -> ClientFetch:
+    """A :data:`Fetch` sending change-feed requests with ``client`` (:class:`ClientFetch`).
 
     Examples
     --------
     >>> fetch = client_fetch(client, "deals")  # doctest: +SKIP
     >>> frame, total = fetch(None, 1)  # doctest: +SKIP
     """
-    name = api_entity(entity)
-
-    def fetch(since: pd.Timestamp | None, page: int) -> tuple[pd.DataFrame, int | None]:
-        filters: dict[str, Any] = {"include_deleted": True}
-        if since is not None:
-            filters["updated_at"] = {"gte": since.isoformat()}
-        frame = client.private.page(
-            name, filters, sort="updated_at:asc", page=page, limit=page_size, cache=False
-        )
-        total = frame.attrs.get("total")
-        return frame, None if total is None else int(total)
-
-    return fetch
+    return ClientFetch(client, entity, page_size)
 
 
 @dataclass
@@ -117,6 +184,8 @@ class FeedWalk:
         while True:
             frame, total = self.fetch(cursor, page)
             self.requests += 1
+            # a fetch that was refused its page size asks for fewer rows now (ClientFetch)
+            self.page_size = min(self.page_size, getattr(self.fetch, "size", self.page_size))
             if self.total is None:
                 self.total = total
             stamps = frame["updated_at"]

@@ -1,12 +1,13 @@
 """The mirror's marker file ``_mirror.json``: what the folder is, and which layout it uses.
 
 It holds the format name, the schema version, when the mirror was made, the
-service it mirrors and how many syncs completed. It is **not** a commit point:
+service it mirrors and how many syncs started (``syncs``: the number of the last
+one; a sync that failed keeps its number). It is **not** a commit point:
 the data, and each table's checkpoint, live in the Delta tables' logs (one
 atomic commit per table and sync, :mod:`.table`). The marker is written when
 the mirror is made, rewritten atomically at the start of each sync (its
-source) and at its end (its counter), and when a version-2 mirror is migrated
-(:mod:`.migrate`).
+source and number, before any table is written), and when a version-2 mirror is
+migrated (:mod:`.migrate`).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from .ahead import read_ahead
 from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
 from .errors import MirrorDamagedError, MirrorPathError, MirrorRepairWarning
-from .feed import PAGE_SIZE, FeedWalk, Fetch, client_fetch
+from .feed import PAGE_SIZE, ClientFetch, FeedWalk, Fetch, client_fetch
 from .migrate import migrate
 from .schema import ENTITIES
 from .state import (
@@ -72,7 +72,9 @@ DAMAGED = "_damaged"
 
 @dataclass
 class EntityReport:
-    """What one entity's sync did."""
+    """What one entity's sync did (``page_size_refused``: the service refused the page size
+    asked for, and the smaller one used; ``page_from_0``: the service was seen counting
+    ``page`` from 0, and the feed read again; as in the list calls' ``attrs``)."""
 
     entity: str
     full: bool
@@ -85,6 +87,8 @@ class EntityReport:
     seconds: float
     version: int
     repaired: str | None = None
+    page_size_refused: str | None = None
+    page_from_0: str | None = None
 
 
 @dataclass
@@ -299,13 +303,18 @@ def _walk(
     ``_MAX_PASSES`` times); the last walk, rows received, requests and passes."""
     received = requests = passes = 0
     walk = None
+    start = since
     for passes in range(1, _MAX_PASSES + 1):  # noqa: B007 (returned after the loop)
+        learnt = fetch.from_0 if isinstance(fetch, ClientFetch) else None
         walk = FeedWalk(fetch, since, page_size)
         for frame in walk:
             staged.add(frame)
             progress.update(walk)
         received += walk.rows
         requests += walk.requests
+        if isinstance(fetch, ClientFetch) and fetch.from_0 != learnt:
+            since = start  # every page 1 so far was the second page: read it all again
+            continue
         if walk.unstable_from is None:
             break
         since = walk.unstable_from  # a tie changed while it was read: read again from there
@@ -454,7 +463,9 @@ def sync(
         Seconds to wait for another sync of the same folder before
         :class:`~dealframe.mirror.errors.MirrorLockedError` (0: refuse at once).
     page_size : int, default 1000
-        Rows per request (the service's maximum).
+        Rows per request asked for. A service that refuses it (an error naming ``limit``)
+        is asked again with the bound it states (else half), as the list calls do; the
+        report's ``page_size_refused`` says so, and the client keeps that size.
     rows_per_file : int, default 250,000
         Rows per staged file while the pull runs.
     repair : bool, default False
@@ -511,11 +522,11 @@ def sync(
         with mirror_lock(root, lock_timeout):
             state = _marker(root, client, allow_other_source)
             report = SyncReport(root, recovered_files=len(recover(root)))
-            sync_no = state.syncs + 1  # ``syncs`` counts the syncs that completed
+            sync_no = state.syncs  # this sync's own number, taken before any table is written
             bar = _Progress(progress)
             for entity in names:
                 fetch = client_fetch(client, entity, page_size)
-                report.entities[entity] = _sync_entity(
+                done = report.entities[entity] = _sync_entity(
                     root,
                     entity,
                     fetch,
@@ -526,9 +537,11 @@ def sync(
                     progress=bar,
                     repair=repair,
                 )
+                # the refused pages were sent too, and page 0 when it was looked for
+                done.requests += len(fetch.refused) + (fetch.from_0 is not None)
+                done.page_size_refused = "; ".join(fetch.refused) or None
+                done.page_from_0 = fetch.from_0
             recover(root)  # the staging folder of this sync
-            state.syncs = sync_no
-            write_state(root, state)
             return report
 
 
@@ -540,17 +553,20 @@ def _usable_marker(root: Path) -> None:
 
 
 def _marker(root: Path, client: Any, allow_other_source: bool) -> MirrorState:
-    """The marker under the lock, written with this sync's source before any table is
-    written: made on a first sync, migrated from version 2, refused for another source unless
-    allowed (a mirror that holds no table yet takes this source: its first sync failed)."""
+    """The marker under the lock, written with this sync's source and number (``syncs``, one
+    more than the last sync started) before any table is written: made on a first sync,
+    migrated from version 2, refused for another source unless allowed (a mirror that holds no
+    table yet takes this source: its first sync failed). A sync that fails after committing
+    some tables keeps its number: the next one never shares it (history's ``sync``)."""
     here = client_source(client)
     doc = read_doc(root)
     if doc is None:
         state = MirrorState(source=here)
     elif doc.get("schema_version") == LEGACY_VERSION:
-        return migrate(root, doc)
+        state = migrate(root, doc)
     else:
         state = parse_state(orjson_bytes(doc), root / STATE_NAME)
         state.source = check_source(root, state.source, here, allow_other_source)
+    state.syncs += 1
     write_state(root, state)
     return state

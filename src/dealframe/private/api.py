@@ -36,6 +36,7 @@ from ..errors import (
     AmbiguousNameError,
     ApiError,
     BadRequestError,
+    DealframeError,
     IncompleteResultError,
     NotFoundError,
     RequestInfo,
@@ -90,6 +91,7 @@ class _Pulled(NamedTuple):
     looked_up: list[str] | None  # the ids sent, for a lookup by id
     batches: list[int] | None = None  # rows of each batch of ids, in order
     refused: str | None = None  # the page size the service refused, and the one used
+    zero: str | None = None  # page 0 was read too: what the walk saw (a service counting from 0)
 
 
 #: Types of the filter parameters (values are checked against the discovery documents).
@@ -144,6 +146,42 @@ def _smaller_page(error: ApiError, sent: int) -> int | None:
     # the largest number below what was sent: "between 1 and 100, got 1000" states 100
     numbers = [int(n) for n in re.findall(r"\d+", said) if 0 < int(n) < sent]
     return max(numbers) if numbers else sent // 2
+
+
+def _page_zero(pages: Pages[Any], read_zero: Callable[[int, int], Pages[Any]]) -> str | None:
+    """When a walk from page 1 ended exactly its first page short of ``meta.total`` (what a
+    service that counts ``page`` from 0 gives: its page 1 is the second page), read page 0
+    with ``read_zero(size, rows)`` and put its rows first; what to say of it, or None (not
+    one page short, or page 0 refused: the walk's ``count_mismatch`` warning stands).
+
+    Examples
+    --------
+    >>> from dealframe.private.paging import PageInfo
+    >>> short = Pages([["b"]], [PageInfo(1, 1, False, 1)], 2, 2, 1)
+    >>> _page_zero(short, lambda size, rows: Pages([["a"]], [PageInfo(1, 1, False, 1)], 2, 2, 1))
+    'meta.total announced 2 rows, pages from 1 held 1: page 0 held the first 1 (the service counts page from 0)'
+    >>> short.parts, [info.page for info in short.infos]
+    ([['a'], ['b']], [0, 1])
+    """
+    expected = pages.expected
+    if expected is None or pages.failed or pages.rows >= expected:
+        return None
+    missing = expected - pages.rows
+    if missing != min(pages.size, expected):
+        return None
+    try:
+        first = read_zero(pages.size, missing)
+    except DealframeError:  # a service counting from 1 refuses page 0
+        return None
+    if not first.rows or first.failed:
+        return None
+    pages.parts[:0] = first.parts
+    pages.infos[:0] = [info._replace(page=info.page - 1) for info in first.infos]
+    pages.keys |= first.keys
+    return (
+        f"meta.total announced {expected} rows, pages from 1 held {pages.rows - first.rows}: "
+        f"page 0 held the first {first.rows} (the service counts page from 0)"
+    )
 
 
 def _said_once(notes: list[str]) -> str | None:
@@ -379,6 +417,9 @@ class PrivateApi:
         self._names_per_resolve = NAMES_PER_RESOLVE
         #: Rows per list page asked for: lowered when a service refuses ``limit`` as too large.
         self._list_page_size = PAGE_SIZE
+        #: The service's number of a list's first page: 0 once a list call has found that the
+        #: service counts ``page`` from 0 (its page 0 held the rows pages from 1 lacked).
+        self._first_page = 1
 
     def __repr__(self) -> str:
         return "<PrivateApi /api/private/v1>"
@@ -522,6 +563,17 @@ class PrivateApi:
 
     # ------------------------------------------------------------------ lists
 
+    def _page_refused(self, error: BadRequestError, sent: int) -> str | None:
+        """A list page asked with ``limit=sent`` was refused with ``error``: when the error is
+        about ``limit``, lower the page size of this client's list calls (and of the mirror's
+        change feed) to the bound it states (else half of ``sent``) and return what to say of
+        it; None for any other refusal."""
+        smaller = _smaller_page(error, sent)
+        if smaller is None:
+            return None
+        self._list_page_size = min(self._list_page_size, smaller)
+        return f"limit {sent} refused ({error}): pages of {smaller}"
+
     def _pull_list(
         self,
         entity: str,
@@ -545,27 +597,43 @@ class PrivateApi:
         kind = "changefeed" if "updated_at" in wire else "list"
         head = {} if sort is None else {"sort": sort}
         refused: list[str] = []  # this call's refusals of a page size (said in its attrs)
+        zero: list[str] = []  # page 0 read as well (said in its attrs)
+        origin = self._first_page  # the service's number of its first page: 1, or 0 once seen
 
         def pull(filters: dict[str, Any], cap: int | None) -> Pages[Any]:
             """Every page of one list request (``cap`` rows at most), checked and parsed."""
             body = {"filters": filters, **head}
 
             def fetch(page: int, size: int) -> Response:
-                paged = {**body, "page": page, "limit": size}
+                paged = {**body, "page": page - 1 + origin, "limit": size}
                 return self._request(
                     "POST", f"/{entity}", kind, refresh, cache, deadline, json=paged
                 )
 
             def stored(page: int, size: int) -> Response | None:
-                paged = {**body, "page": page, "limit": size}
+                paged = {**body, "page": page - 1 + origin, "limit": size}
                 return self._t.cached(
                     "private", "POST", f"{PREFIX}/{entity}", json=paged, kind=kind
+                )
+
+            def read_zero(size: int, rows: int) -> Pages[Any]:
+                """Page 0 alone, ``size`` rows a page, up to the ``rows`` missing."""
+                return pull_pages(
+                    lambda page, asked: fetch(page - 1, size),
+                    limit=rows,
+                    workers=1,
+                    progress=False,
+                    desc=entity,
+                    parse=parse,
+                    found=found,
+                    page_size=size,
+                    reader=shape.LIST_READERS.get(entity),
                 )
 
             while True:
                 size = self._list_page_size
                 try:
-                    return pull_pages(
+                    pages = pull_pages(
                         fetch,
                         limit=cap,
                         workers=self._workers,
@@ -579,17 +647,31 @@ class PrivateApi:
                         reader=shape.LIST_READERS.get(entity),
                     )
                 except BadRequestError as exc:  # page 1 refused: is it its limit?
-                    sent = min(size, cap) if cap else size
-                    smaller = _smaller_page(exc, sent)
-                    if smaller is None:
+                    said = self._page_refused(exc, min(size, cap) if cap else size)
+                    if said is None:
                         raise
-                    self._list_page_size = smaller  # for this client's later calls too
-                    refused.append(f"limit {sent} refused ({exc}): pages of {smaller}")
+                    refused.append(said)
+                    continue
+                seen = _page_zero(pages, read_zero) if origin == 1 else None
+                if seen is not None:
+                    zero.append(seen)
+                return pages
+
+        def said(
+            pages: Pages[Any],
+            expected: int | None,
+            total: int | None,
+            looked_up: list[str] | None = None,
+            batches: list[int] | None = None,
+        ) -> _Pulled:
+            """What was pulled, with what this call met on the way."""
+            notes = _said_once(refused), _said_once(zero)
+            return _Pulled(pages, expected, total, looked_up, batches, *notes)
 
         ids = wire.get("id")
         if not ids:
             pages = pull(dict(wire), limit)
-            return _Pulled(pages, pages.expected, pages.total, None, None, _said_once(refused))
+            return said(pages, pages.expected, pages.total)
         merged: Pages[Any] = Pages([], [], None, None, 0)
         expected: int | None = 0
         total: int | None = 0
@@ -597,7 +679,7 @@ class PrivateApi:
         batches: list[int] = []
         for start in range(0, len(ids), IDS_PER_BATCH):
             if limit is not None and merged.rows >= limit and sort is None:
-                return _Pulled(merged, expected, None, looked_up, batches, _said_once(refused))
+                return said(merged, expected, None, looked_up, batches)
             batch = ids[start : start + IDS_PER_BATCH]
             pages = pull({**wire, "id": batch}, None)
             merged.parts += pages.parts
@@ -612,7 +694,7 @@ class PrivateApi:
             looked_up += batch
             batches.append(pages.rows)
         merged.expected, merged.total = expected, total
-        return _Pulled(merged, expected, total, looked_up, batches, _said_once(refused))
+        return said(merged, expected, total, looked_up, batches)
 
     def _list(
         self,
@@ -672,6 +754,8 @@ class PrivateApi:
                 order = {i: n for n, i in enumerate(wire["id"])}
                 frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")]
             frame = frame.iloc[:limit].reset_index(drop=True)
+        if pulled.zero is not None and distinct == pulled.expected and not duplicates:
+            self._first_page = 0  # page 0 made up exactly what was missing: later calls too
         if pulled.expected is not None and distinct != pulled.expected and not pages.failed:
             found.add(
                 "count_mismatch",
@@ -696,6 +780,7 @@ class PrivateApi:
             findings=found.records(),
             **({} if missing is None else {"missing_ids": missing}),
             **({} if pulled.refused is None else {"page_size_refused": pulled.refused}),
+            **({} if pulled.zero is None else {"page_from_0": pulled.zero}),
         )
         pages.raise_for_failures(frame)
         found.report(strict=strict, partial=frame, expected=pulled.expected, received=distinct)
@@ -729,7 +814,8 @@ class PrivateApi:
         sort : str, optional
             ``"<key>:asc"`` or ``"<key>:desc"``.
         page : int, default 1
-            1-indexed page number.
+            The page number as the service counts it: from 1 (the sandbox), or from 0 for a
+            service that does (the document does not say for POST lists).
         limit : int, default 100
             Rows per page, 1 to 1000 (a service may serve fewer: ``attrs["limit"]``).
         strict : bool, default False
@@ -750,7 +836,7 @@ class PrivateApi:
         >>> first.attrs["total"], first.attrs["has_more"]  # doctest: +SKIP
         """
         entity = self._entity(entity)
-        page = integer_in(page, "page", 1, None)
+        page = integer_in(page, "page", 0, None)
         limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX)
         strict = flag(strict, "strict")
         schema, wire = self._build_filters(entity, filters, {}, refresh=refresh, cache=cache)

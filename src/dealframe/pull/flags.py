@@ -200,26 +200,33 @@ def _as_flag(exc: ValidationError, flag: str, given: Any) -> ValidationError:
 
 
 def public_skus(skus: list[str]) -> list[str]:
-    """``--sku`` values checked as ``client.public.current`` checks them (v2 SKUs).
+    """``--sku`` values checked as ``client.public.current`` checks them (v2 SKUs); a
+    comma-separated value gives several SKUs, as for the other list flags.
 
     Raises
     ------
     dealframe.errors.ValidationError
-        Naming ``--sku`` and the SKU that is malformed or a v1 SKU.
+        Naming ``--sku`` and the SKU that is malformed or a v1 SKU, or a flag given with no
+        SKU (``--sku ,``).
 
     Examples
     --------
-    >>> public_skus(["ACME-USA", "ACME-USA.1"])
-    ['ACME-USA', 'ACME-USA.1']
+    >>> public_skus(["ACME-USA,ACME-USA.1", "BETA-GBR"])
+    ['ACME-USA', 'ACME-USA.1', 'BETA-GBR']
     >>> public_skus(["ACME-USA", "NYSE_ACME"])
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid --sku: expected a v2 SKU <TICKER>-<ISO3>[.N] (it is a v1 SKU), got 'NYSE_ACME'
     """
+    given = _split(skus)
+    if skus and not given:
+        raise ValidationError(
+            "--sku", "at least one SKU (leave the flag out for none)", got=" ".join(skus)
+        )
     try:
-        return validate_skus(skus, "v2")
+        return validate_skus(given, "v2")
     except ValidationError as exc:
-        raise _as_flag(exc, "--sku", skus) from None
+        raise _as_flag(exc, "--sku", given) from None
 
 
 def public_filters(values: Mapping[str, list[str]]) -> dict[str, Any]:
@@ -252,6 +259,12 @@ def public_filters(values: Mapping[str, list[str]]) -> dict[str, Any]:
         keyword, kind = spec
         if kind == "list":
             out[keyword] = _split(given)
+            if not out[keyword]:  # ``--industries ,``: the client's own message says "None"
+                raise ValidationError(
+                    "--" + name,
+                    "at least one value (leave the flag out for no constraint)",
+                    got=" ".join(given),
+                )
         else:
             if len(given) > 1:
                 raise ValidationError("--" + name, "one value", got=given)

@@ -22,7 +22,7 @@ Examples
 >>> select("quarter-word")
 Traceback (most recent call last):
 ...
-dealframe.sandbox.profiles.UnknownProfileError: unknown sandbox profile 'quarter-word' (did you mean 'quarter-words'?); profiles: default, group-field-major, group-list, quarter-compact, quarter-words, month-date, threshold-3, small-n-omitted, errors-detail, errors-list, limit-100, limit-500, resolve-100-400, resolve-100-413, timestamps-z, timestamps-offset, extra-fields, legacy-subresources, broken
+dealframe.sandbox.profiles.UnknownProfileError: unknown sandbox profile 'quarter-word' (did you mean 'quarter-words'?); profiles: default, group-field-major, group-list, quarter-compact, quarter-words, month-date, threshold-3, small-n-omitted, errors-detail, errors-list, limit-100, limit-500, page-from-0, resolve-100-400, resolve-100-413, timestamps-z, timestamps-offset, extra-fields, legacy-subresources, broken
 """
 
 from __future__ import annotations
@@ -319,6 +319,23 @@ def _clamp_limit(n: int) -> TableChange:
         return request  # in range already, or wrong: the handler answers as documented
 
     return _edit("POST", _LISTS, _around(rewrite))
+
+
+def _pages_from_0() -> TableChange:
+    """POST lists count ``page`` from 0: the body's page p is the sandbox's page p+1, and
+    ``meta.page`` says p (``has_more`` is the same for both counts)."""
+
+    def rewrite(request: ApiRequest) -> ApiRequest:
+        page = request.body.get("page")
+        if isinstance(page, int) and not isinstance(page, bool) and page >= 0:
+            return dataclasses.replace(request, body={**request.body, "page": page + 1})
+        return request  # absent (the first page) or wrong: the handler answers as documented
+
+    def answer(request: ApiRequest, doc: Any) -> Any:
+        doc["meta"]["page"] -= 1
+        return doc
+
+    return _edit("POST", _LISTS, lambda handler: _after(answer)(_around(rewrite)(handler)))
 
 
 def _ignore_page(request: ApiRequest) -> ApiRequest:
@@ -675,6 +692,14 @@ _ALL: tuple[Profile, ...] = (
     ),
     Profile(
         "limit-500", _LIMIT, "as limit-100, with 500", frozenset({"list-limit"}), _clamp_limit(500)
+    ),
+    Profile(
+        "page-from-0",
+        _LIMIT,
+        "POST lists count `page` from 0: page 0 holds rows 1 .. limit, page k rows "
+        "k*limit+1 .. (k+1)*limit, and `meta.page` says the page as asked",
+        frozenset({"list-page"}),
+        _pages_from_0(),
     ),
     Profile(
         "resolve-100-400",

@@ -25,13 +25,24 @@ Expired entries are removed (``BaseCache.delete(expired=True)``) when a process 
 file, at most once an hour per file and process (:func:`build_cached_session`; a busy file is
 left for the next opening), so the file stops growing: SQLite reuses the freed pages.
 ``client.cache.clear(expired=True)`` does the same at any time and also gives the space back
-to the file system (``VACUUM``). A multi-request call first looks its hits up on its own thread (:meth:`CacheControl.stored`: the session's key function, ``BaseCache.get_response``
+to the file system (``VACUUM``).
+
+requests-cache waits for a file's write lock without end (it retries ``BEGIN IMMEDIATE`` in a
+loop, whatever SQLite ``timeout`` it is given), so a file another process keeps locked (a long
+transaction, a ``VACUUM``, a ``sqlite3`` shell left in ``BEGIN EXCLUSIVE``) would hang the
+caller. Before opening the file and before removing expired entries, :func:`_writable` waits
+for the lock on a connection of its own, at most :data:`LOCK_WAIT` seconds: opening then fails
+(:class:`~dealframe.errors.ConfigurationError` from the client, naming the file), the removal
+at opening is skipped (logged on ``dealframe.transport``; the next opening tries again), and
+``clear`` raises the same ``ConfigurationError``. (A lock taken between that check and the
+write is not covered.) A multi-request call first looks its hits up on its own thread (:meth:`CacheControl.stored`: the session's key function, ``BaseCache.get_response``
 and the entry's ``is_expired``), so only misses travel through worker threads.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import os
 import sqlite3
@@ -53,12 +64,14 @@ from requests_cache import (
 )
 
 from dealframe.arguments import flag
+from dealframe.errors import ConfigurationError
 from dealframe.transport.body import storable
 
 __all__ = [
     "CacheControl",
     "DO_NOT_CACHE",
     "IGNORED_PARAMS",
+    "LOCK_WAIT",
     "PRUNE_EVERY",
     "ReaderExpirySession",
     "build_cached_session",
@@ -92,6 +105,37 @@ PRUNE_EVERY = 3600.0
 #: When (``time.monotonic()``) this process last removed each file's expired entries.
 _PRUNED: dict[str, float] = {}
 _PRUNED_LOCK = threading.Lock()
+#: Seconds to wait for another process's write lock on the file (opening, removing expired
+#: entries) before giving up; requests-cache itself would wait without end.
+LOCK_WAIT = 5.0
+#: At opening, the removal of expired entries waits this long at most (it can wait for the
+#: next opening).
+PRUNE_WAIT = 0.5
+
+logger = logging.getLogger("dealframe.transport")
+
+
+def _writable(path: Path, wait: float) -> None:
+    """Return once a write transaction on ``path`` could start, waiting at most ``wait``
+    seconds for another connection's lock; else raise ``sqlite3.OperationalError`` saying so.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> _writable(Path(tempfile.mkdtemp()) / "cache.sqlite", 0.1)  # no file yet: nothing to wait for
+    """
+    if not path.exists():
+        return
+    con = sqlite3.connect(path, timeout=wait, isolation_level=None)
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        con.execute("ROLLBACK")
+    except sqlite3.OperationalError as exc:
+        raise sqlite3.OperationalError(
+            f"{exc}: another process has held its write lock for more than {wait:g} s"
+        ) from None
+    finally:
+        con.close()
 
 
 def canonical_json(body: Any) -> bytes:
@@ -222,6 +266,7 @@ def build_cached_session(path: Path) -> CachedSession:
     request's expiry is a miss (:class:`ReaderExpirySession`).
     """
     secure_cache_file(path)
+    _writable(path, LOCK_WAIT)  # requests-cache would wait for the lock without end
     backend = SQLiteCache(str(path), wal=True)
     session = ReaderExpirySession(
         backend=backend,
@@ -244,15 +289,20 @@ def _prune_once(backend: SQLiteCache, path: Path) -> None:
     :data:`PRUNE_EVERY` seconds.
 
     Without a ``VACUUM`` (which would lock the file for long): the freed pages are reused, so
-    the file stops growing. A file another process keeps busy is left for the next opening.
+    the file stops growing. A file another process keeps busy (for more than
+    :data:`PRUNE_WAIT` seconds) is left for the next opening, and the log says so.
     """
     name, now = str(path.resolve()), time.monotonic()
     with _PRUNED_LOCK:
         if now - _PRUNED.get(name, -math.inf) < PRUNE_EVERY:
             return
         try:
+            _writable(path, PRUNE_WAIT)
             backend.delete(expired=True, vacuum=False)
-        except sqlite3.Error:
+        except sqlite3.Error as exc:
+            logger.info(
+                "expired cache entries of %s not removed (next opening tries): %s", path, exc
+            )
             return
         _PRUNED[name] = now
 
@@ -317,6 +367,12 @@ class CacheControl:
             without the ``VACUUM``, when a process opens the cache file (at most once an
             hour).
 
+        Raises
+        ------
+        dealframe.errors.ConfigurationError
+            Another process has held the file's write lock for more than :data:`LOCK_WAIT`
+            seconds (nothing is deleted; ``field`` is ``cache_path``).
+
         Examples
         --------
         >>> client.cache.clear(expired=True)  # doctest: +SKIP
@@ -327,6 +383,13 @@ class CacheControl:
         backend = self._backend()
         if backend is None:
             return
+        try:
+            _writable(self.path, LOCK_WAIT)  # requests-cache would wait for it without end
+        except sqlite3.OperationalError as exc:
+            raise ConfigurationError(
+                f"cannot clear the HTTP cache at {self.path}: {exc}; try again once it is done",
+                field="cache_path",
+            ) from None
         if expired:
             backend.delete(expired=True, vacuum=True)
         else:
