@@ -92,6 +92,14 @@ def test_objects_are_cut_past_empty_and_null_cells_and_in_a_slice():
         assert pa.types.is_dictionary(values["id"].type)  # cut, not read cell by cell
 
 
+@pytest.mark.parametrize("space", ["\n", "\r\n", "\r", " "])
+def test_raw_whitespace_inside_an_object_is_read(space):
+    # A raw line break would make one object two lines for the reader: the cell is read whole.
+    text = pd.Series([f'[{{"id":{space}"a"}},{{"id":"b"}}]', f'[{{{space}"id":"a"}}]'])
+    rows, values = object_lists(text, ("id",))
+    assert rows.tolist() == [0, 0, 1] and values["id"].to_pylist() == ["a", "b", "a"]
+
+
 def test_a_null_cell_holding_text_is_null():
     data = pa.py_buffer(b'[{"id":"a"}][{"id":"x"}][{"id":"b"}]')
     offsets = pa.py_buffer(np.array([0, 12, 24, 36], np.int64).tobytes())
