@@ -172,7 +172,13 @@ def _cut(cells: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     if not len(full):
         return full, pa.array([], _TEXT)
     text = _bytes(cells)
-    brace = np.flatnonzero(text[offsets[0] : offsets[-1]] == ord("{")) + offsets[0]
+    lo, hi = int(offsets[0]), int(offsets[-1])  # by blocks: each block's test stays cached
+    brace = np.concatenate(
+        [
+            np.flatnonzero(text[i : min(i + _BLOCK, hi)] == ord("{")) + i
+            for i in range(lo, hi, _BLOCK)
+        ]
+    )
     before = np.take(text, brace - 1)
     first = before == ord("[")  # every cell's "[{" (framing), and no other: counted
     if np.count_nonzero(first) != len(full):
