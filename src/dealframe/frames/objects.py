@@ -214,10 +214,13 @@ def _distinct_objects(
         return np.concatenate(rows), {f: pa.array([], _TEXT) for f in fields}
     # One dictionary for every chunk: the objects' texts (even places) and those between.
     encoded = pa.chunked_array(cuts, _TEXT).dictionary_encode()
+    dictionary = encoded.chunks[-1].dictionary
+    if not all(c.dictionary.equals(dictionary) for c in encoded.chunks):
+        return None  # (Arrow gives every chunk the whole dictionary)
     codes = np.concatenate([c.indices.to_numpy()[::2] for c in encoded.chunks])
-    objects = np.zeros(len(encoded.chunks[-1].dictionary), bool)
+    objects = np.zeros(len(dictionary), bool)
     objects[codes] = True
-    distinct = encoded.chunks[-1].dictionary.filter(pa.array(objects))
+    distinct = dictionary.filter(pa.array(objects))
     # A raw line break in an object's text makes two lines, neither the whole object: the
     # reader fails or counts a row too many.
     try:
