@@ -161,9 +161,9 @@ def _cut(cells: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     """Cells ``[{...},{...}]`` (or ``[]``) cut at ``},{`` into their objects, without a copy.
 
     Returns the row of each object, and a ``large_string`` array over the cells' own bytes
-    that alternates the objects' texts and the texts between them (``,``, or ``]`` and the
-    text of ``[]`` and null cells up to the next cell's ``[``). ``None`` when a cell has
-    another form (the caller then reads every cell whole).
+    that alternates the objects' texts and nulls over the texts after them (``,``, or ``]``
+    and the text of ``[]`` and null cells up to the next cell's ``[``; the last one empty).
+    ``None`` when a cell has another form (the caller then reads every cell whole).
     """
     if not _framed(cells):
         return None
@@ -187,9 +187,10 @@ def _cut(cells: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     starts, first = brace[cut], first[cut]
     ends = np.append(starts[1:] - 1, 0)  # an object ends before the "," of the next one's
     ends[np.append(first[1:], True)] = offsets[full + 1] - 1  # or before its cell's "]"
-    bounds = np.stack([starts, ends], axis=1).ravel()
+    bounds = pa.py_buffer(np.append(np.stack([starts, ends], axis=1), ends[-1]))
+    valid = pa.py_buffer(np.full(len(starts) // 4 + 1, 0b01010101, np.uint8))  # even places
     text_of = pa.Array.from_buffers(
-        _TEXT, len(bounds) - 1, [None, pa.py_buffer(bounds), cells.buffers()[2]]
+        _TEXT, 2 * len(starts), [valid, bounds, cells.buffers()[2]], len(starts)
     )
     return full[np.cumsum(first) - 1], text_of
 
@@ -212,15 +213,15 @@ def _distinct_objects(
         start += len(chunk)
     if not any(len(cut) for cut in cuts):  # "[]" and null cells only
         return np.concatenate(rows), {f: pa.array([], _TEXT) for f in fields}
-    # One dictionary for every chunk: the objects' texts (even places) and those between.
+    # One dictionary for every chunk, of the objects' texts (the nulls between are not hashed).
     encoded = pa.chunked_array(cuts, _TEXT).dictionary_encode()
-    dictionary = encoded.chunks[-1].dictionary
-    if not all(c.dictionary.equals(dictionary) for c in encoded.chunks):
+    distinct = encoded.chunks[-1].dictionary
+    if not all(c.dictionary.equals(distinct) for c in encoded.chunks):
         return None  # (Arrow gives every chunk the whole dictionary)
-    codes = np.concatenate([c.indices.to_numpy()[::2] for c in encoded.chunks])
-    objects = np.zeros(len(dictionary), bool)
-    objects[codes] = True
-    distinct = dictionary.filter(pa.array(objects))
+    coded = [
+        np.frombuffer(c.indices.buffers()[1], np.int32)[c.offset :][: len(c)]
+        for c in encoded.chunks
+    ]
     # A raw line break in an object's text makes two lines, neither the whole object: the
     # reader fails or counts a row too many.
     try:
@@ -229,7 +230,7 @@ def _distinct_objects(
         return None
     if table.num_rows != len(distinct):
         return None
-    indices = pa.array((np.cumsum(objects) - 1)[codes], pa.int32())
+    indices = pa.array(np.concatenate(coded)[::2])  # an object, a null, an object, ...
     return np.concatenate(rows), {
         f: pa.DictionaryArray.from_arrays(indices, table.column(f).combine_chunks()) for f in fields
     }
