@@ -7,9 +7,10 @@ deals, so cells of the form ``[{...},{...}]`` (the frames' canonical text) are c
 ``},{`` in place (numpy over the column's bytes, no copy) and each distinct object text is
 parsed once. The cut is sound without looking inside the strings: the cell is ``[`` + the
 pieces joined by commas + ``]``, so when every piece parses as one object, those objects are
-the cell's list. Otherwise each cell is wrapped as one line ``{"v": <cell>}`` and read whole. Columns that do not hold text (Python lists of dicts in an ``object``
-column, an Arrow list column) are first written as the frames' JSON text
-(:func:`dealframe.frames.nested.encode`). A cell that is not JSON text of a list of objects is a
+the cell's list. Otherwise each cell is wrapped as one line ``{"v": <cell>}`` and read whole.
+Columns that do not hold text (Python lists of dicts in an ``object`` column, an Arrow list
+column) are first written as the frames' JSON text (:func:`dealframe.frames.nested.encode`).
+A cell that is not JSON text of a list of objects is a
 :class:`~dealframe.errors.ValidationError` naming it.
 
 Examples
