@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
@@ -42,7 +43,7 @@ def _reference(cells: list, fields: tuple[str, ...]) -> tuple[list[int], dict[st
 
 
 def test_a_large_chunked_column_is_read_like_json_loads():
-    # Over 1 MiB in three chunks: cut into runs read on every CPU, one dictionary for all.
+    # Over 1 MiB in three chunks: one dictionary for all.
     people = [{"id": f"p{i}", "name": f"Name {i}", "country": None} for i in range(500)]
     cells = [
         None if i % 7 == 0 else [] if i % 5 == 0 else people[i % 500 : i % 500 + 1 + i % 3]
@@ -64,8 +65,8 @@ def test_a_large_chunked_column_is_read_like_json_loads():
 @pytest.mark.parametrize(
     "cells, separators",
     [
-        ([[{}, {}], [{}]], (",", ":")),  # "[{},{}]": the bracket trim reaches past "[{"
         ([[{"id": "a", "name": "x},{y"}], [{"id": "b"}]], (",", ":")),  # a cut inside a string
+        ([[{"id": "a", "name": "x[{y"}], [{"id": "b"}]], (",", ":")),  # a "[{" inside a string
         ([[{"id": "a\n", "name": 'q"},{"id":"z'}]], (",", ":")),  # escapes around a cut
         ([[{"id": "a"}, {"id": "b"}], []], (", ", ": ")),  # spaced: no "},{" to cut at
     ],
@@ -77,6 +78,35 @@ def test_cells_the_cut_cannot_read_are_read_whole(cells, separators):
     assert rows.tolist() == expected_rows
     assert values["id"].to_pylist() == expected["id"]
     assert not pa.types.is_dictionary(values["id"].type)  # read cell by cell
+
+
+def test_objects_are_cut_past_empty_and_null_cells_and_in_a_slice():
+    cells = [[{}, {}], None, [], [], [{"id": "a"}], [{"id": "a"}, {"id": "b"}], None, [{}]]
+    text = [None if c is None else json.dumps(c, separators=(",", ":")) for c in cells]
+    column = pd.Series(text, dtype="str")
+    for start in (0, 1, 5):  # a slice: its first cell's text starts inside the column's
+        rows, values = object_lists(column[start:], ("id",))
+        expected_rows, expected = _reference(cells[start:], ("id",))
+        assert rows.tolist() == expected_rows
+        assert values["id"].to_pylist() == expected["id"]
+        assert pa.types.is_dictionary(values["id"].type)  # cut, not read cell by cell
+
+
+@pytest.mark.parametrize("space", ["\n", "\r\n", "\r", " "])
+def test_raw_whitespace_inside_an_object_is_read(space):
+    # A raw line break would make one object two lines for the reader: the cell is read whole.
+    text = pd.Series([f'[{{"id":{space}"a"}},{{"id":"b"}}]', f'[{{{space}"id":"a"}}]'])
+    rows, values = object_lists(text, ("id",))
+    assert rows.tolist() == [0, 0, 1] and values["id"].to_pylist() == ["a", "b", "a"]
+
+
+def test_a_null_cell_holding_text_is_null():
+    data = pa.py_buffer(b'[{"id":"a"}][{"id":"x"}][{"id":"b"}]')
+    offsets = pa.py_buffer(np.array([0, 12, 24, 36], np.int64).tobytes())
+    valid = pa.py_buffer(bytes([0b101]))
+    cells = pa.Array.from_buffers(pa.large_string(), 3, [valid, offsets, data])
+    rows, values = object_lists(pd.Series(pd.arrays.ArrowStringArray(cells)), ("id",))
+    assert rows.tolist() == [0, 2] and values["id"].to_pylist() == ["a", "b"]
 
 
 def test_the_error_names_the_row_of_the_column_past_null_cells():

@@ -4,13 +4,13 @@
 ``buyers`` and ``investors``. One engine reads them: Arrow's JSON reader, over the column's own
 bytes, so no Python object is made per participant. The same participant appears in many
 deals, so cells of the form ``[{...},{...}]`` (the frames' canonical text) are cut at
-``},{`` by Arrow's string kernels and each distinct object text is parsed once. The cut is
-sound without looking inside the strings: the cell is ``[`` + the pieces, each wrapped in
-braces, joined by commas + ``]``, so when every wrapped piece parses as one object, those
-objects are the cell's list. Otherwise each cell is wrapped as one line ``{"v": <cell>}`` and
-read whole. Columns that do not hold text (Python lists of dicts in an ``object``
-column, an Arrow list column) are first written as the frames' JSON text
-(:func:`dealframe.frames.nested.encode`). A cell that is not JSON text of a list of objects is a
+``},{`` in place (numpy over the column's bytes, no copy) and each distinct object text is
+parsed once. The cut is sound without looking inside the strings: the cell is ``[`` + the
+pieces joined by commas + ``]``, so when every piece parses as one object, those objects are
+the cell's list. Otherwise each cell is wrapped as one line ``{"v": <cell>}`` and read whole.
+Columns that do not hold text (Python lists of dicts in an ``object`` column, an Arrow list
+column) are first written as the frames' JSON text (:func:`dealframe.frames.nested.encode`).
+A cell that is not JSON text of a list of objects is a
 :class:`~dealframe.errors.ValidationError` naming it.
 
 Examples
@@ -22,10 +22,7 @@ Examples
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -41,9 +38,6 @@ __all__ = ["object_lists"]
 
 _TEXT = pa.large_string()
 _BLOCK = 1 << 20
-#: Text of at least this many bytes is cut on every CPU.
-_PARALLEL_BYTES = 1 << 20
-_WORKERS = max(1, min(4, os.cpu_count() or 1))
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
 
 
@@ -127,27 +121,24 @@ def _read_cells(arrow: pa.Array, fields: tuple[str, ...], name: str) -> tuple[np
     return rows[parents], pa.table({f: pc.struct_field(flat, f) for f in fields})
 
 
-class _Cut(NamedTuple):
-    """A run of cells cut at ``},{``: the row of each piece, its code, the distinct pieces."""
-
-    rows: np.ndarray
-    codes: np.ndarray
-    pieces: pa.Array
-
-
 def _offsets(cells: pa.Array) -> np.ndarray:
     """The value offsets of a ``large_string`` array (``len + 1`` of them)."""
     raw = np.frombuffer(cells.buffers()[1], dtype=np.int64)
     return raw[cells.offset : cells.offset + len(cells) + 1]
 
 
-def _framing(cells: pa.Array) -> np.ndarray | None:
-    """Which cells are ``[]``; ``None`` when a cell is neither that nor ``[{...}]``."""
+def _bytes(cells: pa.Array) -> np.ndarray:
+    """The data buffer of a ``large_string`` array, as bytes."""
+    data = cells.buffers()[2]
+    return np.frombuffer(data, dtype=np.uint8) if data else np.zeros(1, np.uint8)  # no bytes
+
+
+def _framed(cells: pa.Array) -> bool:
+    """Whether every cell is ``[]``, ``[{...}]`` or null (holding no bytes)."""
     offsets = _offsets(cells)
     start, end = offsets[:-1], offsets[1:]
     length = end - start
-    data = cells.buffers()[2]
-    text = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(1, np.uint8)  # no bytes
+    text = _bytes(cells)
 
     def at(index: np.ndarray) -> np.ndarray:
         return np.take(text, index, mode="clip")  # a short cell is refused by its length
@@ -162,83 +153,86 @@ def _framing(cells: pa.Array) -> np.ndarray | None:
         & (tail == ord("]"))
     )
     ok = empty | framed
-    if cells.null_count:
-        ok |= ~cells.is_valid().to_numpy(zero_copy_only=False)
-    return empty if bool(ok.all()) else None
+    if cells.null_count:  # a null cell holds no text (Arrow lets it hold any)
+        ok = np.where(cells.is_valid().to_numpy(zero_copy_only=False), ok, length == 0)
+    return bool(ok.all())
 
 
-def _cut(cells: pa.Array, start: int) -> _Cut | None:
-    """Cells ``[{...},{...}]`` (or ``[]``) cut into the texts between the braces.
+def _cut(cells: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
+    """Cells ``[{...},{...}]`` (or ``[]``) cut at ``},{`` into their objects, without a copy.
 
+    Returns the row of each object, and a ``large_string`` array over the cells' own bytes
+    that alternates the objects' texts and nulls over the texts after them (``,``, or ``]``
+    and the text of ``[]`` and null cells up to the next cell's ``[``; the last one empty).
     ``None`` when a cell has another form (the caller then reads every cell whole).
     """
-    empty = _framing(cells)
-    if empty is None:
+    if not _framed(cells):
         return None
-    inner = pc.ascii_trim(cells, "[]{}")
-    # The trim may not reach past the brackets checked above (``[{},{}]`` would).
-    length = np.diff(_offsets(cells))
-    if not np.all((length - np.diff(_offsets(inner)))[~empty & (length > 0)] == 4):
-        return None
-    pieces = pc.split_pattern(inner, "},{")
-    rows = pc.list_parent_indices(pieces).to_numpy().astype(np.int64)
-    encoded = pc.list_flatten(pieces).dictionary_encode()
-    codes = encoded.indices.to_numpy()
-    if empty.any():  # an empty list is one empty piece: it holds no object
-        keep = ~empty[rows]
-        rows, codes = rows[keep], codes[keep]
-    return _Cut(rows + start, codes, encoded.dictionary)
-
-
-def _runs(arrow: pa.ChunkedArray, parts: int) -> list[tuple[pa.Array, int]]:
-    """The chunks, cut into about ``parts`` runs of cells, with the row each starts at."""
-    size = max(1, -(-len(arrow) // parts))
-    runs, start = [], 0
-    for chunk in arrow.chunks:
-        for at in range(0, len(chunk), size):
-            runs.append((chunk.slice(at, size), start + at))
-        start += len(chunk)
-    return runs
-
-
-def _on_cpus(work: Callable[[Any], Any], items: Sequence[Any], parallel: bool) -> list[Any]:
-    """``work`` over ``items``: on a pool of one thread per CPU when ``parallel`` (Arrow's
-    kernels release the GIL), here otherwise. The pool ends before this returns."""
-    if not parallel or len(items) < 2:
-        return [work(item) for item in items]
-    with ThreadPoolExecutor(min(_WORKERS, len(items))) as pool:
-        return list(pool.map(work, items))
+    offsets = _offsets(cells)
+    full = np.flatnonzero(np.diff(offsets) > 2)  # cells with objects: "[{...}]" (framing)
+    if not len(full):
+        return full, pa.array([], _TEXT)
+    text = _bytes(cells)
+    lo, hi = int(offsets[0]), int(offsets[-1])  # by blocks: each block's test stays cached
+    brace = np.concatenate(
+        [
+            np.flatnonzero(text[i : min(i + _BLOCK, hi)] == ord("{")) + i
+            for i in range(lo, hi, _BLOCK)
+        ]
+    )
+    before = np.take(text, brace - 1)
+    first = before == ord("[")  # every cell's "[{" (framing), and no other: counted
+    if np.count_nonzero(first) != len(full):
+        return None  # a "[{" inside a string
+    cut = first | ((before == ord(",")) & (np.take(text, brace - 2) == ord("}")))
+    starts, first = brace[cut], first[cut]
+    ends = np.append(starts[1:] - 1, 0)  # an object ends before the "," of the next one's
+    ends[np.append(first[1:], True)] = offsets[full + 1] - 1  # or before its cell's "]"
+    bounds = pa.py_buffer(np.append(np.stack([starts, ends], axis=1), ends[-1]))
+    valid = pa.py_buffer(np.full(len(starts) // 4 + 1, 0b01010101, np.uint8))  # even places
+    text_of = pa.Array.from_buffers(
+        _TEXT, 2 * len(starts), [valid, bounds, cells.buffers()[2]], len(starts)
+    )
+    return full[np.cumsum(first) - 1], text_of
 
 
 def _distinct_objects(
     arrow: pa.ChunkedArray, fields: tuple[str, ...]
 ) -> tuple[np.ndarray, dict[str, pa.Array]] | None:
-    """Cells cut into object texts (on the CPUs, run by run), each distinct text parsed once.
+    """Cells cut into object texts, each distinct text parsed once.
 
     Returns the row of each object and its fields as dictionary arrays; ``None`` when a
     cell is not ``[{...},...]`` or a piece is not one object, so every cell is read whole.
     """
-    parallel = arrow.nbytes >= _PARALLEL_BYTES
-    cuts = _on_cpus(lambda run: _cut(*run), _runs(arrow, 2 * _WORKERS if parallel else 1), parallel)
-    if any(cut is None for cut in cuts):
-        return None
-    # One dictionary for every run: the runs' pieces, joined and encoded again.
-    joined = pa.concat_arrays([cut.pieces for cut in cuts]).dictionary_encode()
-    remap, at, codes = joined.indices.to_numpy(), 0, []
-    for cut in cuts:
-        codes.append(remap[at : at + len(cut.pieces)][cut.codes])
-        at += len(cut.pieces)
-    distinct = joined.dictionary
-    if pc.any(pc.match_substring_regex(distinct, "[\r\n]")).as_py():
-        return None  # a raw line break inside a piece: not one object per line
+    cuts, rows, start = [], [], 0
+    for chunk in arrow.chunks:
+        cut = _cut(chunk)
+        if cut is None:
+            return None
+        rows.append(cut[0] + start)
+        cuts.append(cut[1])
+        start += len(chunk)
+    if not any(len(cut) for cut in cuts):  # "[]" and null cells only
+        return np.concatenate(rows), {f: pa.array([], _TEXT) for f in fields}
+    # One dictionary for every chunk, of the objects' texts (the nulls between are not hashed).
+    encoded = pa.chunked_array(cuts, _TEXT).dictionary_encode()
+    distinct = encoded.chunks[-1].dictionary
+    if not all(c.dictionary.equals(distinct) for c in encoded.chunks):
+        return None  # (Arrow gives every chunk the whole dictionary)
+    coded = [
+        np.frombuffer(c.indices.buffers()[1], np.int32)[c.offset :][: len(c)]
+        for c in encoded.chunks
+    ]
+    # A raw line break in an object's text makes two lines, neither the whole object: the
+    # reader fails or counts a row too many.
     try:
-        table = _read_json(_lines("{", distinct, "}\n"), pa.schema([(f, _TEXT) for f in fields]))
+        table = _read_json(_lines("", distinct, "\n"), pa.schema([(f, _TEXT) for f in fields]))
     except _ARROW_ERRORS:
         return None
     if table.num_rows != len(distinct):
         return None
-    indices = pa.array(np.concatenate(codes), pa.int32())
-    return np.concatenate([cut.rows for cut in cuts]), {
+    indices = pa.array(np.concatenate(coded)[::2])  # an object, a null, an object, ...
+    return np.concatenate(rows), {
         f: pa.DictionaryArray.from_arrays(indices, table.column(f).combine_chunks()) for f in fields
     }
 
@@ -246,21 +240,19 @@ def _distinct_objects(
 def _strings_in_order(values: Mapping[str, pa.Array], order: np.ndarray) -> dict[str, pa.Array]:
     """``values`` (from :func:`object_lists`) taken in ``order``, as ``large_string`` arrays.
 
-    Dictionary-encoded values are decoded on the CPUs, one field per thread.
-
     Examples
     --------
     >>> rows, values = object_lists(pd.Series(['[{"id":"a"},{"id":"b"}]']), ("id",))
     >>> _strings_in_order(values, np.array([1, 0]))["id"].to_pylist()
     ['b', 'a']
     """
-    names = list(values)
-    parallel = sum(values[f].nbytes for f in names) >= _PARALLEL_BYTES
-
-    def one(name: str) -> pa.Array:
-        return values[name].take(pa.array(order)).cast(_TEXT)
-
-    return dict(zip(names, _on_cpus(one, names, parallel)))
+    taken = {}
+    for name, v in values.items():
+        if isinstance(v, pa.DictionaryArray):  # the distinct values, each taken where it is
+            taken[name] = v.dictionary.take(pa.array(v.indices.to_numpy()[order]))
+        else:
+            taken[name] = v.take(pa.array(order))
+    return taken
 
 
 @checked_keywords
