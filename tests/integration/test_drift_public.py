@@ -33,6 +33,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     non_objects,
     outcome,
     proxy,
+    recount,
     repeat_rows,
     set_field,
     via,
@@ -162,6 +163,40 @@ def test_search_without_meta_count_is_whole(via, proxy, search_ref):
     proxy.add(SEARCH, meta_delete("count"))
     got = ok(outcome(call(via, "search")))
     assert_same(got, search_ref)
+
+
+@pytest.mark.parametrize("said", ["total", "has_more"])
+def test_search_that_says_it_is_cut_short_is_warned_and_strict_raises(said, via, proxy, search_ref):
+    """A service that serves the first 20 companies and says there are more (``meta.total``
+    or ``has_more: true``, ``count`` agreeing with ``data``): the 20 rows with a
+    ``count_mismatch`` warning saying the rest cannot be asked for (no paging is described
+    for Family A), ``IncompleteResultError`` under strict=True. It used to be silent."""
+    kept = 20
+    meta = {"total": len(search_ref)} if said == "total" else {"has_more": True}
+    proxy.add(SEARCH, drop_rows(len(search_ref) - kept), recount(), meta_set(**meta))
+    got = ok(o := outcome(call(via, "search")))
+    assert_same(got, search_ref.iloc[:kept])
+    warned(o, "/api/v2/companies", f"meta.{said}", "no paging")
+    assert [f["kind"] for f in got.attrs["findings"]] == ["count_mismatch"]
+    error = incomplete(outcome(call(via, "search", strict=True)))
+    assert_same(error.partial, search_ref.iloc[:kept])
+    assert error.expected == (len(search_ref) if said == "total" else None)
+
+
+def test_search_whose_meta_says_it_is_whole_is_not_warned(via, proxy, search_ref):
+    proxy.add(SEARCH, meta_set(total=len(search_ref), has_more=False))
+    got = ok(o := outcome(call(via, "search")))
+    assert_same(got, search_ref)
+    assert not o.warned(Warning) and not got.attrs["findings"]
+
+
+def test_group_time_series_that_says_it_is_cut_short_is_warned(direct, via, proxy):
+    ask = {"regions": ["North America"], "fields": ["evRevenueLtm"]}
+    ref = direct.public.group_time_series(**ask)
+    proxy.add(GROUP_SERIES, drop_rows(5), recount(), meta_set(has_more=True))
+    o = outcome(call(via, "group_time_series", **ask))
+    assert_same(ok(o), ref.iloc[:-5])
+    warned(o, "/groups/time-series", "meta.has_more is true", "periods")
 
 
 # ---------------------------------------------------------------------------- current (SKU chunks)
