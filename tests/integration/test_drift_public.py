@@ -9,6 +9,7 @@ raised; ``strict=True`` raises the typed error with ``partial`` holding what arr
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     direct,
     drop_field,
     drop_rows,
+    edit,
     fresh_rules,
     html,
     meta_delete,
@@ -39,6 +41,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     via,
 )
 
+from dealframe import doctor
 from dealframe.errors import (
     DealframeError,
     IncompleteResultError,
@@ -416,3 +419,62 @@ def test_group_current_malformed_is_typed_or_warned(rewrite, direct, via, proxy)
         )
         return
     assert o.value.equals(ref) or o.warned(MissingDataWarning), "changed silently"
+
+
+def _flat(key: Callable[[str, str], str]) -> Callable[[Any], Any]:
+    """groups/current ``data`` as one flat object, the statistic in each key."""
+
+    def apply(doc: Any) -> Any:
+        cells = doc["data"]
+        doc["data"] = {key(s, f): v for s in ("sum", "median") for f, v in cells[s].items()}
+        return doc
+
+    return apply
+
+
+FLAT_KEYS: dict[str, Callable[[str, str], str]] = {
+    "fieldStat": lambda stat, field: field + stat.capitalize(),  # marketCapSum
+    "stat_field": lambda stat, field: f"{stat}_{field}",  # sum_marketCap
+    "field_stat": lambda stat, field: f"{field}_{stat}",
+    "statField": lambda stat, field: stat + field[0].upper() + field[1:],  # sumMarketCap
+}
+
+
+@pytest.mark.parametrize("key", FLAT_KEYS.values(), ids=FLAT_KEYS.keys())
+def test_group_current_with_the_statistic_in_each_key_is_read(key, direct, via, proxy):
+    """``{"marketCapSum": x, "revenueLtmMedian": y, ...}``: the same frame as the sandbox's
+    ``{sum: {...}, median: {...}}`` (it used to put every value, sums too, in ``median``)."""
+    ref = direct.public.group_current(regions=["North America"])
+    proxy.add(GROUP_CURRENT, edit(_flat(key)))
+    o = outcome(call(via, "group_current", regions=["North America"], strict=True))
+    assert_same(ok(o).sort_index(), ref.sort_index())
+
+
+def test_the_doctor_names_the_flat_group_layout(via, proxy):
+    proxy.add(GROUP_CURRENT, edit(_flat(FLAT_KEYS["fieldStat"])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diagnosis = doctor(via)
+    check = next(c for c in diagnosis.checks if c.name == "A.groups.current")
+    assert check.verdict == "adapted" and "statistic in each key" in check.observed, check
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "said"),
+    [
+        (_flat(lambda stat, field: field), "keys of a flat object name no statistic"),
+        (_flat(lambda stat, field: field if stat == "median" else field + "Sum"), "revenueLtm"),
+        (
+            lambda doc: {**doc, "data": {**doc["data"], "evRevenueLtm": 4.2}},
+            "data.evRevenueLtm: expected an object",
+        ),
+    ],
+    ids=["flat-no-statistic", "medians-unnamed", "scalar-beside-objects"],
+)
+def test_group_current_whose_statistics_cannot_be_told_is_refused(rewrite, via, proxy, said):
+    """A flat ``{field: x}`` (a sum or a median?), or such a member among ``{stat: {...}}``
+    ones: ServiceContractError naming what came, never sums in the median column."""
+    proxy.add(GROUP_CURRENT, edit(rewrite))
+    o = outcome(call(via, "group_current", regions=["North America"]))
+    assert isinstance(o.error, ServiceContractError), repr(o.error)
+    assert said in str(o.error) and "/groups/current" in str(o.error)
