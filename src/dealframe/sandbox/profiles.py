@@ -210,6 +210,13 @@ def _group_list(request: ApiRequest, doc: dict) -> dict:
     }
 
 
+def _group_flat(request: ApiRequest, doc: dict) -> dict:
+    """→ ``{fieldSum: x, fieldMedian: y}``: one flat object, the statistic in each key."""
+    data = doc["data"]
+    flat = {f"{f}{stat.title()}": v for stat in ("sum", "median") for f, v in data[stat].items()}
+    return {**doc, "data": flat}
+
+
 def _group_unreadable(request: ApiRequest, doc: dict) -> dict:
     """→ ``[[field, sum, median], ...]``: rows without names (the broken profile)."""
     rows = _group_list(request, doc)["data"]
@@ -626,6 +633,14 @@ _ALL: tuple[Profile, ...] = (
         "has no such statistic)",
         frozenset({"group-layout"}),
         _group_layout(_group_list),
+    ),
+    Profile(
+        "group-flat",
+        _GROUP,
+        "groups/current `data` as one flat object, the statistic in each key "
+        "(`marketCapSum`, `revenueLtmSum`, `revenueLtmMedian`, `evRevenueLtmMedian`)",
+        frozenset({"group-layout"}),
+        _group_layout(_group_flat),
     ),
     Profile(
         "quarter-compact",
