@@ -639,9 +639,9 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     a list of problems); Spring Boot's ``{"error": "<status phrase>", "message": ...}``;
     NestJS's ``{"error": "<status phrase>", "message": [problem, ...]}``; FastAPI's
     ``{"detail": text or [problem, ...]}``; ``{"errors": [problem, ...]}``; problem+json's
-    ``{"title", "detail"}``. The service's own words are kept as the message, each problem
-    listed in ``details["errors"]``; a status phrase is the message only when nothing else
-    says more.
+    ``{"title", "detail"}``; OAuth's ``{"error", "error_description"}``. The service's own
+    words are kept as the message, each problem listed in ``details["errors"]``; a status
+    phrase is the message only when nothing else says more.
 
     Examples
     --------
@@ -658,7 +658,7 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
         doc = inner
     else:  # a status phrase ("Bad Request"), or a service's only words
         phrase = _as_text(inner) or _as_text(doc.get("title"))
-    said = doc.get("message", doc.get("detail"))
+    said = doc.get("message", doc.get("detail", doc.get("error_description")))  # last: OAuth
     problems: list[str] = []
     if isinstance(said, list):  # NestJS's message, FastAPI's detail: one entry per problem
         problems, said = [_error_text(p) for p in said], None

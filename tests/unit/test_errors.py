@@ -403,6 +403,7 @@ def test_every_error_class_round_trips_through_pickle():
             "limit > 100",
             [],
         ),
+        ({"error": "invalid_request", "error_description": "limit > 100"}, "limit > 100", []),
         ({"error": "Bad Request"}, "Bad Request", []),  # nothing but the phrase
     ],
     ids=[
@@ -412,6 +413,7 @@ def test_every_error_class_round_trips_through_pickle():
         "details-list",
         "spring-fields",
         "problem",
+        "oauth",
         "phrase",
     ],
 )
