@@ -22,7 +22,7 @@ Examples
 >>> select("quarter-word")
 Traceback (most recent call last):
 ...
-dealframe.sandbox.profiles.UnknownProfileError: unknown sandbox profile 'quarter-word' (did you mean 'quarter-words'?); profiles: default, group-field-major, group-list, quarter-compact, quarter-words, month-date, threshold-3, small-n-omitted, errors-detail, errors-list, limit-100, limit-500, page-from-0, resolve-100-400, resolve-100-413, timestamps-z, timestamps-offset, extra-fields, legacy-subresources, broken
+dealframe.sandbox.profiles.UnknownProfileError: unknown sandbox profile 'quarter-word' (did you mean 'quarter-words'?); profiles: default, group-field-major, group-list, group-flat, quarter-compact, quarter-words, month-date, threshold-3, small-n-omitted, errors-detail, errors-list, limit-100, limit-500, page-from-0, resolve-100-400, resolve-100-413, timestamps-z, timestamps-offset, extra-fields, legacy-subresources, broken
 """
 
 from __future__ import annotations
