@@ -626,40 +626,54 @@ def _read_body(
     except orjson.JSONDecodeError:
         parsed = None
     if isinstance(parsed, dict):
-        inner = parsed.get("error")
-        if isinstance(inner, dict):
-            details = inner.get("details")
-            return (
-                _as_text(inner.get("code")),
-                _as_text(inner.get("message")),
-                details if isinstance(details, dict) else {},
-            )
-        if isinstance(inner, str):
-            return None, inner, {}
-        if "detail" in parsed:
-            detail = parsed["detail"]
-            if isinstance(detail, list):
-                return None, "Invalid request", {"errors": [_as_text(d) for d in detail]}
-            return _as_text(parsed.get("code")), _as_text(detail), {}
-        if isinstance(parsed.get("errors"), list):
-            texts = [_error_text(e) for e in parsed["errors"]]
-            return (
-                _as_text(parsed.get("code")),
-                texts[0]
-                if len(texts) == 1
-                else _as_text(parsed.get("message")) or "Invalid request",
-                {"errors": texts},
-            )
-        if "message" in parsed:
-            details = parsed.get("details")
-            return (
-                _as_text(parsed.get("code")),
-                _as_text(parsed["message"]),
-                details if isinstance(details, dict) else {},
-            )
+        return _read_object(parsed)
     if parsed is None and body:
         return None, f"not a JSON error body ({summarize_body(body, content_type)})", {}
     return None, None, {}
+
+
+def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[str, Any]]:
+    """(code, message, details) of a JSON error object, whichever members carry them.
+
+    The documented ``{"error": {"code", "message", "details"}}`` (``details`` an object, or
+    a list of problems); Spring Boot's ``{"error": "<status phrase>", "message": ...}``;
+    NestJS's ``{"error": "<status phrase>", "message": [problem, ...]}``; FastAPI's
+    ``{"detail": text or [problem, ...]}``; ``{"errors": [problem, ...]}``; problem+json's
+    ``{"title", "detail"}``; OAuth's ``{"error", "error_description"}``. The service's own
+    words are kept as the message, each problem listed in ``details["errors"]``; a status
+    phrase is the message only when nothing else says more.
+
+    Examples
+    --------
+    >>> _read_object({"status": 400, "error": "Bad Request", "message": "limit: at most 100"})
+    (None, 'limit: at most 100', {})
+    >>> _read_object({"statusCode": 400, "message": ["limit: at most 100"], "error": "Bad Request"})
+    (None, 'limit: at most 100', {'errors': ['limit: at most 100']})
+    >>> _read_object({"error": {"code": "E", "message": "Invalid", "details": ["limit: <= 100"]}})
+    ('E', 'Invalid', {'errors': ['limit: <= 100']})
+    """
+    inner = doc.get("error")
+    phrase = None
+    if isinstance(inner, Mapping):  # the documented body: what it says is inside "error"
+        doc = inner
+    else:  # a status phrase ("Bad Request"), or a service's only words
+        phrase = _as_text(inner) or _as_text(doc.get("title"))
+    said = doc.get("message", doc.get("detail", doc.get("error_description")))  # last: OAuth
+    problems: list[str] = []
+    if isinstance(said, list):  # NestJS's message, FastAPI's detail: one entry per problem
+        problems, said = [_error_text(p) for p in said], None
+    if isinstance(doc.get("errors"), list):
+        problems += [_error_text(p) for p in doc["errors"]]
+    details = doc.get("details")
+    if isinstance(details, list):  # {"details": ["limit: must be <= 100"]}
+        problems += [_error_text(p) for p in details]
+    details = dict(details) if isinstance(details, Mapping) else {}
+    if problems:
+        details.setdefault("errors", problems)
+    message = _as_text(said) or (problems[0] if len(problems) == 1 else None) or phrase
+    if message is None and problems:
+        message = "Invalid request"
+    return _as_text(doc.get("code")), message, details
 
 
 def summarize_body(body: bytes, content_type: str | None, limit: int = 120) -> str:
@@ -685,8 +699,15 @@ def summarize_body(body: bytes, content_type: str | None, limit: int = 120) -> s
 def _error_text(item: Any) -> str:
     """One entry of an ``errors`` list: a string, or an object's message (and where)."""
     if isinstance(item, Mapping):
-        text = item.get("message") or item.get("detail") or item.get("msg")
+        text = (
+            item.get("message")
+            or item.get("detail")
+            or item.get("msg")
+            or item.get("defaultMessage")  # Spring's field errors
+        )
         where = item.get("field") or item.get("loc") or item.get("path")
+        if isinstance(where, list):  # FastAPI's loc: ["body", "limit"]
+            where = ".".join(str(part) for part in where)
         if text is not None:
             return f"{_as_text(where)}: {_as_text(text)}" if where else str(_as_text(text))
     return str(_as_text(item))
@@ -713,8 +734,10 @@ def error_from_response(
     """Build the typed error for an error response, for either interface family.
 
     Reads the documented ``{"error": {"code", "message", "details"}}`` body and tolerates
-    ``{"detail": ...}``, ``{"errors": [...]}``, ``{"message": ...}``, plain text and empty
-    bodies (Family B's error body is not shown by the interface document).
+    ``{"detail": ...}``, ``{"errors": [...]}``, ``{"message": ...}`` (with Spring Boot's or
+    NestJS's ``"error": "<status phrase>"`` beside it), plain text and empty bodies (Family
+    B's error body is not shown by the interface document): the service's message and each
+    problem it lists are kept (see :func:`_read_object`).
 
     Parameters
     ----------

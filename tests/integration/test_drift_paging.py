@@ -162,15 +162,48 @@ def fresh(sandbox: Any, proxy: Any) -> Iterator[Any]:
         yield c
 
 
-def test_a_list_refusing_limit_above_100_is_read_in_pages_of_100(fresh, proxy, companies_ref):
-    """``limit: must be between 1 and 100, got 1000`` (400): page 1 is asked again with the
-    stated bound, the client keeps it for its later calls, and says so once in attrs."""
-    said = {"error": {"code": "BAD_REQUEST", "message": "Invalid request", "details": {}}}
+def _documented(sent: int) -> Any:
+    said = f"limit: must be between 1 and 100, got {sent}"
+    return {
+        "error": {
+            "code": "BAD_REQUEST",
+            "message": "Invalid request",
+            "details": {"errors": [said]},
+        }
+    }
 
-    def body(sent: int) -> Any:
-        said["error"]["details"] = {"errors": [f"limit: must be between 1 and 100, got {sent}"]}
-        return said
 
+#: How services word a refused ``limit``: the sandbox's body, Spring Boot's default, NestJS's
+#: validation pipe, and ``error.details`` as a list of strings (the message alone says nothing).
+REFUSALS: dict[str, Callable[[int], Any]] = {
+    "documented": _documented,
+    "spring": lambda sent: {
+        "timestamp": "2026-01-01T00:00:00.000+00:00",
+        "status": 400,
+        "error": "Bad Request",
+        "message": "limit must be less than or equal to 100",
+        "path": "/api/private/v1/companies",
+    },
+    "nestjs": lambda sent: {
+        "statusCode": 400,
+        "message": ["limit must not be greater than 100", "limit must be a positive number"],
+        "error": "Bad Request",
+    },
+    "details-list": lambda sent: {
+        "error": {
+            "code": "INVALID",
+            "message": "Invalid request",
+            "details": ["limit: must be <= 100"],
+        }
+    },
+}
+
+
+@pytest.mark.parametrize("body", REFUSALS.values(), ids=REFUSALS.keys())
+def test_a_list_refusing_limit_above_100_is_read_in_pages_of_100(body, fresh, proxy, companies_ref):
+    """A 400 saying ``limit`` may be at most 100: page 1 is asked again with the stated
+    bound, the client keeps it for its later calls, and says so once in attrs. Whichever
+    body carries the words (a status phrase beside them is no message)."""
     proxy.add(COMPANIES, refuse(400, body, 100, "limit"), method="POST")
     o = outcome(lambda: fresh.private.companies(strict=True))
     assert o.error is None, repr(o.error)
@@ -241,12 +274,17 @@ def test_resolve_splits_a_batch_refused_with_422(fresh, direct, proxy):
     assert proxy.count("/resolve") == 1 + 6  # the refused batch of 300, then six of 50
 
 
-def test_the_doctor_says_a_refused_limit_is_adapted_to(fresh, proxy):
+@pytest.mark.parametrize(
+    "body",
+    [lambda sent: {"detail": "limit: must be between 1 and 100, got 1000"}, REFUSALS["nestjs"]],
+    ids=["detail", "nestjs"],
+)
+def test_the_doctor_says_a_refused_limit_is_adapted_to(body, fresh, proxy):
     """A list refusing ``limit`` above 100: the doctor asks again at 100, as the client does."""
-    said = {"detail": "limit: must be between 1 and 100, got 1000"}
-    proxy.add(COMPANIES, refuse(400, lambda sent: said, 100, "limit"), method="POST")
+    proxy.add(COMPANIES, refuse(400, body, 100, "limit"), method="POST")
     check = _paging_check(fresh)
     assert check.observed.startswith("limit 1000 refused (400: "), check.observed
+    assert "greater than 100" in check.observed or "got 1000" in check.observed
     assert "100 rows per page" in check.observed
     assert check.verdict == "adapted"
 

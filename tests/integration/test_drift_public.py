@@ -9,6 +9,7 @@ raised; ``strict=True`` raises the typed error with ``partial`` holding what arr
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     direct,
     drop_field,
     drop_rows,
+    edit,
     fresh_rules,
     html,
     meta_delete,
@@ -33,11 +35,13 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     non_objects,
     outcome,
     proxy,
+    recount,
     repeat_rows,
     set_field,
     via,
 )
 
+from dealframe import doctor
 from dealframe.errors import (
     DealframeError,
     IncompleteResultError,
@@ -162,6 +166,40 @@ def test_search_without_meta_count_is_whole(via, proxy, search_ref):
     proxy.add(SEARCH, meta_delete("count"))
     got = ok(outcome(call(via, "search")))
     assert_same(got, search_ref)
+
+
+@pytest.mark.parametrize("said", ["total", "has_more"])
+def test_search_that_says_it_is_cut_short_is_warned_and_strict_raises(said, via, proxy, search_ref):
+    """A service that serves the first 20 companies and says there are more (``meta.total``
+    or ``has_more: true``, ``count`` agreeing with ``data``): the 20 rows with a
+    ``count_mismatch`` warning saying the rest cannot be asked for (no paging is described
+    for Family A), ``IncompleteResultError`` under strict=True. It used to be silent."""
+    kept = 20
+    meta = {"total": len(search_ref)} if said == "total" else {"has_more": True}
+    proxy.add(SEARCH, drop_rows(len(search_ref) - kept), recount(), meta_set(**meta))
+    got = ok(o := outcome(call(via, "search")))
+    assert_same(got, search_ref.iloc[:kept])
+    warned(o, "/api/v2/companies", f"meta.{said}", "no paging")
+    assert [f["kind"] for f in got.attrs["findings"]] == ["count_mismatch"]
+    error = incomplete(outcome(call(via, "search", strict=True)))
+    assert_same(error.partial, search_ref.iloc[:kept])
+    assert error.expected == (len(search_ref) if said == "total" else None)
+
+
+def test_search_whose_meta_says_it_is_whole_is_not_warned(via, proxy, search_ref):
+    proxy.add(SEARCH, meta_set(total=len(search_ref), has_more=False))
+    got = ok(o := outcome(call(via, "search")))
+    assert_same(got, search_ref)
+    assert not o.warned(Warning) and not got.attrs["findings"]
+
+
+def test_group_time_series_that_says_it_is_cut_short_is_warned(direct, via, proxy):
+    ask = {"regions": ["North America"], "fields": ["evRevenueLtm"]}
+    ref = direct.public.group_time_series(**ask)
+    proxy.add(GROUP_SERIES, drop_rows(5), recount(), meta_set(has_more=True))
+    o = outcome(call(via, "group_time_series", **ask))
+    assert_same(ok(o), ref.iloc[:-5])
+    warned(o, "/groups/time-series", "meta.has_more is true", "periods")
 
 
 # ---------------------------------------------------------------------------- current (SKU chunks)
@@ -381,3 +419,62 @@ def test_group_current_malformed_is_typed_or_warned(rewrite, direct, via, proxy)
         )
         return
     assert o.value.equals(ref) or o.warned(MissingDataWarning), "changed silently"
+
+
+def _flat(key: Callable[[str, str], str]) -> Callable[[Any], Any]:
+    """groups/current ``data`` as one flat object, the statistic in each key."""
+
+    def apply(doc: Any) -> Any:
+        cells = doc["data"]
+        doc["data"] = {key(s, f): v for s in ("sum", "median") for f, v in cells[s].items()}
+        return doc
+
+    return apply
+
+
+FLAT_KEYS: dict[str, Callable[[str, str], str]] = {
+    "fieldStat": lambda stat, field: field + stat.capitalize(),  # marketCapSum
+    "stat_field": lambda stat, field: f"{stat}_{field}",  # sum_marketCap
+    "field_stat": lambda stat, field: f"{field}_{stat}",
+    "statField": lambda stat, field: stat + field[0].upper() + field[1:],  # sumMarketCap
+}
+
+
+@pytest.mark.parametrize("key", FLAT_KEYS.values(), ids=FLAT_KEYS.keys())
+def test_group_current_with_the_statistic_in_each_key_is_read(key, direct, via, proxy):
+    """``{"marketCapSum": x, "revenueLtmMedian": y, ...}``: the same frame as the sandbox's
+    ``{sum: {...}, median: {...}}`` (it used to put every value, sums too, in ``median``)."""
+    ref = direct.public.group_current(regions=["North America"])
+    proxy.add(GROUP_CURRENT, edit(_flat(key)))
+    o = outcome(call(via, "group_current", regions=["North America"], strict=True))
+    assert_same(ok(o).sort_index(), ref.sort_index())
+
+
+def test_the_doctor_names_the_flat_group_layout(via, proxy):
+    proxy.add(GROUP_CURRENT, edit(_flat(FLAT_KEYS["fieldStat"])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diagnosis = doctor(via)
+    check = next(c for c in diagnosis.checks if c.name == "A.groups.current")
+    assert check.verdict == "adapted" and "statistic in each key" in check.observed, check
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "said"),
+    [
+        (_flat(lambda stat, field: field), "keys of a flat object name no statistic"),
+        (_flat(lambda stat, field: field if stat == "median" else field + "Sum"), "revenueLtm"),
+        (
+            lambda doc: {**doc, "data": {**doc["data"], "evRevenueLtm": 4.2}},
+            "data.evRevenueLtm: expected an object",
+        ),
+    ],
+    ids=["flat-no-statistic", "medians-unnamed", "scalar-beside-objects"],
+)
+def test_group_current_whose_statistics_cannot_be_told_is_refused(rewrite, via, proxy, said):
+    """A flat ``{field: x}`` (a sum or a median?), or such a member among ``{stat: {...}}``
+    ones: ServiceContractError naming what came, never sums in the median column."""
+    proxy.add(GROUP_CURRENT, edit(rewrite))
+    o = outcome(call(via, "group_current", regions=["North America"]))
+    assert isinstance(o.error, ServiceContractError), repr(o.error)
+    assert said in str(o.error) and "/groups/current" in str(o.error)

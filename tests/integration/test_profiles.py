@@ -321,6 +321,7 @@ def _labels(result: Any) -> list[str]:
 SERVED: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "group-field-major": ("group_current", lambda f: f.loc["marketCap", "sum"] > 0),
     "group-list": ("group_current", lambda f: f.loc["marketCap", "sum"] > 0),
+    "group-flat": ("group_current", lambda f: f.loc["marketCap", "sum"] > 0),
     "quarter-compact": ("aggregate_quarter", lambda f: _labels(f)[0] == "2021Q2"),
     "quarter-words": ("aggregate_quarter", lambda f: _labels(f)[0] == "Q2 2021"),
     "month-date": ("aggregate_month", lambda f: _labels(f)[0] == "2024-01-01"),

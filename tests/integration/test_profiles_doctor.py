@@ -38,6 +38,7 @@ ADAPTED_BY: dict[str, dict[str, tuple[str, ...]]] = {
     "default": {},
     "group-field-major": {"A.groups.current": ("{field: {sum, median}}",)},
     "group-list": {"A.groups.current": ("a list of {field, sum, median}",)},
+    "group-flat": {"A.groups.current": ("statistic in each key", "fieldSum")},
     "quarter-compact": {"B.aggregate.labels.quarter": ("2021Q2", "2021-Q2")},
     "quarter-words": {"B.aggregate.labels.quarter": ("Q2 2021", "2021-Q2")},
     "month-date": {"B.aggregate.labels.month": ("2021-06-01", "2021-06")},

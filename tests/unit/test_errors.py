@@ -361,3 +361,66 @@ def test_every_error_class_round_trips_through_pickle():
             assert again.deleted and "c1" in str(again)
         if isinstance(error, BadRequestError):
             assert again.errors == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("body", "message", "errors"),
+    [
+        (  # Spring Boot's default: "error" is the status phrase, "message" the words
+            {"status": 400, "error": "Bad Request", "message": "limit must be <= 100"},
+            "limit must be <= 100",
+            [],
+        ),
+        (  # NestJS's validation pipe: one entry of "message" per problem
+            {"statusCode": 400, "message": ["limit must be <= 100"], "error": "Bad Request"},
+            "limit must be <= 100",
+            ["limit must be <= 100"],
+        ),
+        (
+            {
+                "statusCode": 400,
+                "message": ["limit must be <= 100", "page x"],
+                "error": "Bad Request",
+            },
+            "Bad Request",
+            ["limit must be <= 100", "page x"],
+        ),
+        (  # the documented body with details as a list of strings
+            {"error": {"code": "X", "message": "Invalid request", "details": ["limit: <= 100"]}},
+            "Invalid request",
+            ["limit: <= 100"],
+        ),
+        (  # Spring's field errors
+            {
+                "message": "Validation failed",
+                "errors": [{"field": "limit", "defaultMessage": "max 100"}],
+            },
+            "Validation failed",
+            ["limit: max 100"],
+        ),
+        (  # problem+json: the title is a phrase, the detail the words
+            {"type": "about:blank", "title": "Bad Request", "status": 400, "detail": "limit > 100"},
+            "limit > 100",
+            [],
+        ),
+        ({"error": "invalid_request", "error_description": "limit > 100"}, "limit > 100", []),
+        ({"error": "Bad Request"}, "Bad Request", []),  # nothing but the phrase
+    ],
+    ids=[
+        "spring",
+        "nestjs-one",
+        "nestjs-two",
+        "details-list",
+        "spring-fields",
+        "problem",
+        "oauth",
+        "phrase",
+    ],
+)
+def test_the_services_words_are_kept_whatever_member_carries_them(body, message, errors):
+    error = error_from_response(400, orjson.dumps(body), REQ)
+    inner = body.get("error")
+    assert isinstance(error, BadRequestError)
+    assert error.code == (inner["code"] if isinstance(inner, dict) else "BAD_REQUEST")
+    assert (error.message, error.errors) == (message, errors)
+    assert all(e in str(error) for e in [message, *errors])

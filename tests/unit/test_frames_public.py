@@ -203,10 +203,33 @@ def test_group_current_variants_agree():
         for field, value in cells.items():
             field_major.setdefault(field, {})[stat] = value
     rows = [{"field": f, **cells} for f, cells in field_major.items()]
-    for variant in (field_major, rows):
+    flat = [  # the statistic in each key: marketCapSum, sum_marketCap, marketCap.sum
+        {name(stat, f): v for stat, cells in payload["data"].items() for f, v in cells.items()}
+        for name in (
+            lambda stat, f: f + stat.title(),
+            lambda stat, f: f"{stat}_{f}",
+            lambda stat, f: f"{f}.{stat.upper()}",
+        )
+    ]
+    for variant in (field_major, rows, *flat):
         other = group_current_frame(variant, payload["meta"])
         pd.testing.assert_frame_equal(base.sort_index(), other.sort_index())
     assert base.attrs["companies"] == 2
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"marketCap": 1.0, "evRevenueLtm": 2.0},  # a sum or a median?
+        {"marketCapSum": 1.0, "evRevenueLtm": 2.0},
+        {"sum": {"marketCap": 1.0}, "evRevenueLtm": 2.0},
+        {"marketCapSum": 1.0, "sum_marketCap": 1.0},
+    ],
+    ids=["no-statistic", "one-unnamed", "scalar-beside-objects", "twice"],
+)
+def test_group_current_statistics_are_never_guessed(data):
+    with pytest.raises(ValidationError, match=r"invalid data\b"):
+        group_current_frame(data)
 
 
 def test_group_current_meta_is_copied():

@@ -175,6 +175,10 @@ def test_group_layouts(served: Served) -> None:
         f: (default["sum"].get(f), default["median"].get(f))
         for f in {*default["sum"], *default["median"]}
     }
+    flat = served.json("group-flat", "POST", f"{A}/groups/current", body)["data"]
+    assert flat["marketCapSum"] == default["sum"]["marketCap"] and "marketCapMedian" not in flat
+    assert flat["revenueLtmMedian"] == default["median"]["revenueLtm"]
+    assert len(flat) == len(default["sum"]) + len(default["median"])
     # v1's undocumented twin changes the same way
     assert isinstance(
         served.json("group-list", "POST", "/api/v1/groups/current", body)["data"], list

@@ -455,9 +455,12 @@ def _family_a(d: _Doctor) -> None:
                 extra,
                 "field",
             )
-        shape = (
-            "a list of {field, sum, median}" if isinstance(data, list) else "{field: {sum, median}}"
-        )
+        if isinstance(data, list):
+            shape = "a list of {field, sum, median}"
+        elif any(isinstance(v, Mapping) for v in data.values()):
+            shape = "{field: {sum, median}}"
+        else:
+            shape = "a flat {fieldSum: x, fieldMedian: y} (the statistic in each key)"
         return _noting((f"{shape} over {len(frame)} fields: read", ADAPTED), extra, "field")
 
     d.run("A.groups.current", "data {sum: {...}, median: {...}} (layout not shown)", group_current)

@@ -258,8 +258,68 @@ def _unwrap(data: Any, meta: Mapping[str, Any] | None) -> tuple[Any, Mapping[str
     return data, meta
 
 
+#: The layouts of groups/current ``data`` the client reads (section 2.1 shows none).
+_GROUP_LAYOUTS = (
+    "{sum: {field: x}, median: {field: y}}, {field: {sum: x, median: y}}, "
+    "[{field, sum, median}], or a flat {key: x} whose every key names its statistic "
+    "(marketCapSum, marketCap_sum, sum_marketCap)"
+)
+#: Statistics a flat key may name, and the four ways it may name one.
+_KEY_STATS = "sum|median|mean|min|max"
+_FLAT_KEYS = (
+    re.compile(rf"(?P<field>.+?)[_.\-](?P<stat>(?i:{_KEY_STATS}))", re.ASCII),  # marketCap_sum
+    re.compile(rf"(?P<field>.*[a-z0-9])(?P<stat>{_KEY_STATS.title()})", re.ASCII),  # marketCapSum
+    re.compile(rf"(?P<stat>(?i:{_KEY_STATS}))[_.\-](?P<field>.+)", re.ASCII),  # sum_marketCap
+    re.compile(rf"(?P<stat>{_KEY_STATS})(?P<field>[A-Z].*)", re.ASCII),  # sumMarketCap
+)
+
+
+def _stat_and_field(key: Any) -> tuple[str, str] | None:
+    """``(statistic, field)`` of a flat key that names its statistic, else None.
+
+    Examples
+    --------
+    >>> [_stat_and_field(k) for k in ("marketCapSum", "median_revenueLtm", "sumMarketCap")]
+    [('sum', 'marketCap'), ('median', 'revenueLtm'), ('sum', 'marketCap')]
+    >>> _stat_and_field("evRevenueLtm") is None
+    True
+    """
+    for pattern in _FLAT_KEYS:
+        found = pattern.fullmatch(key) if isinstance(key, str) else None
+        if found:
+            field = found["field"]
+            if pattern is _FLAT_KEYS[3]:  # sumMarketCap: the field is marketCap
+                field = field[0].lower() + field[1:]
+            return found["stat"].lower(), field
+    return None
+
+
+def _flat_cells(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """``{stat: {field: value}}`` of a flat ``{key: value}`` whose keys name the statistic;
+    a key that names none (``marketCap``: a sum or a median?) is refused, never guessed."""
+    cells: dict[str, dict[str, Any]] = {}
+    unnamed = []
+    for key, value in data.items():
+        named = _stat_and_field(key)
+        if named is None:
+            unnamed.append(str(key))
+            continue
+        stat, field = named
+        if field in cells.setdefault(stat, {}):
+            raise ValidationError(f"data.{key}", f"one {stat} of {field} (it came twice)")
+        cells[stat][field] = value
+    if unnamed:
+        shown = ", ".join(unnamed[:5]) + (f" ... ({len(unnamed)} keys)" if len(unnamed) > 5 else "")
+        raise ValidationError(
+            "data",
+            f"one of the layouts {_GROUP_LAYOUTS}; these keys of a flat object name no "
+            f"statistic (a sum or a median?): {shown}",
+        )
+    return cells
+
+
 def _group_cells(data: Any) -> dict[str, dict[str, Any]]:
-    """``{stat: {field: value}}`` from any of the accepted layouts."""
+    """``{stat: {field: value}}`` from any of the accepted layouts (:data:`_GROUP_LAYOUTS`)."""
     cells: dict[str, dict[str, Any]] = {}
     if isinstance(data, list):  # [{"field": f, "sum": x, "median": y}, ...]
         for i, row in enumerate(data):
@@ -270,18 +330,20 @@ def _group_cells(data: Any) -> dict[str, dict[str, Any]]:
                     cells.setdefault(stat, {})[row["field"]] = value
         return cells
     if not isinstance(data, Mapping):
-        raise ValidationError("data", "an object", got=type(data).__name__)
-    stat_major = any(k in _STATS for k in data) and all(
-        isinstance(v, Mapping) or v is None for v in data.values()
-    )
+        raise ValidationError(
+            "data", f"one of the layouts {_GROUP_LAYOUTS}", got=type(data).__name__
+        )
+    given = [v for v in data.values() if v is not None]
+    if given and not any(isinstance(v, Mapping) for v in given):
+        return _flat_cells(data)
+    stat_major = any(k in _STATS for k in data)
     for key, inner in data.items():
         if inner is None:
             continue
-        if not isinstance(inner, Mapping):
-            if stat_major:
-                raise ValidationError(f"data.{key}", "an object", got=inner)
-            cells.setdefault("median", {})[key] = inner  # {field: value}: medians only
-            continue
+        if not isinstance(inner, Mapping):  # a statistic cannot be told: refused, not guessed
+            raise ValidationError(
+                f"data.{key}", "an object, as the other members of data", got=inner
+            )
         for k2, value in inner.items():
             stat, field = (key, k2) if stat_major else (k2, key)
             cells.setdefault(stat, {})[field] = value
@@ -296,9 +358,13 @@ def group_current_frame(
 
     Accepts the sandbox layout ``{"sum": {field: x}, "median": {field: y}}``,
     the field-major variant ``{field: {"sum": x, "median": y}}``, a list of
-    ``{"field", "sum", "median"}`` rows, or the whole ``{data, meta}`` envelope.
-    Cells a field's class does not have are NaN; other statistics the service
-    sends become extra columns. ``meta`` keys are copied into ``attrs``.
+    ``{"field", "sum", "median"}`` rows, a flat object whose every key names its
+    statistic (``marketCapSum``, ``marketCap_sum``, ``sum_marketCap``,
+    ``sumMarketCap``), or the whole ``{data, meta}`` envelope. A flat object with
+    a key that names no statistic (``{"marketCap": x}``: a sum or a median?) is
+    refused, never guessed. Cells a field's class does not have are NaN; other
+    statistics the service sends become extra columns. ``meta`` keys are copied
+    into ``attrs``.
 
     Examples
     --------

@@ -97,16 +97,58 @@ def _series_members(
     return {k: v for k, v in given.items() if v is not None}, (names, start, end)
 
 
+#: What a Family A answer that says it is incomplete leaves the caller to do: the interface
+#: document describes no paging for Family A, so there is nothing the client can ask for.
+_NOT_PAGED = "the interface document describes no paging here: the rest cannot be asked for"
+
+
 def _meta_count(doc: Any, items: list[Any], found: Findings, what: str) -> int | None:
-    """``meta.count`` of an answer, with a finding when ``data`` holds another number."""
+    """The rows an answer says the whole result holds, with a finding when it holds fewer.
+
+    ``meta.count`` that differs from ``data``; a ``meta.total`` above both (a service that
+    caps or pages the answer); ``meta.has_more: true`` (more, how many not said). Returns the
+    larger of ``count`` and ``total`` (None when neither is a count, or ``has_more`` alone
+    says there are more).
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v2/companies")
+    >>> _meta_count({"meta": {"count": 2, "total": 5}}, [{}, {}], found, "companies")
+    5
+    >>> found.items[0].message.split(":")[0], found.items[0].shortfall
+    ('meta.total says 5 companies, data holds 2', 3)
+    """
     count = meta_count(doc, "count", found)
-    if count is not None and count != len(items):
+    total = meta_count(doc, "total", found)
+    meta = doc.get("meta")
+    more = meta.get("has_more") if isinstance(meta, Mapping) else None
+    if more is not None and not isinstance(more, bool):
+        found.add("bad_meta", f"meta.has_more is {more!r}, not a boolean: ignored")
+        more = None
+    held = len(items)
+    if count is not None and count != held:
         found.add(
             "count_mismatch",
-            f"meta.count says {count} {what}, data holds {len(items)}",
-            shortfall=count - len(items),
+            f"meta.count says {count} {what}, data holds {held}",
+            shortfall=count - held,
         )
-    return count
+    said = max(held, count or 0)
+    if total is not None and total > said:
+        found.add(
+            "count_mismatch",
+            f"meta.total says {total} {what}, data holds {held}: {_NOT_PAGED}",
+            shortfall=total - said,
+        )
+    elif more and said == held:
+        found.add(
+            "count_mismatch",
+            f"meta.has_more is true: the service holds more {what} than the {held} in data; "
+            f"{_NOT_PAGED}",
+            shortfall=1,  # at least one
+        )
+        return None  # how many is not said
+    counts = [n for n in (count, total) if n is not None]
+    return max(counts) if counts else None
 
 
 def _check_group_classes(frame: pd.DataFrame, found: Findings) -> None:

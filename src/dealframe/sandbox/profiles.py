@@ -22,7 +22,7 @@ Examples
 >>> select("quarter-word")
 Traceback (most recent call last):
 ...
-dealframe.sandbox.profiles.UnknownProfileError: unknown sandbox profile 'quarter-word' (did you mean 'quarter-words'?); profiles: default, group-field-major, group-list, quarter-compact, quarter-words, month-date, threshold-3, small-n-omitted, errors-detail, errors-list, limit-100, limit-500, page-from-0, resolve-100-400, resolve-100-413, timestamps-z, timestamps-offset, extra-fields, legacy-subresources, broken
+dealframe.sandbox.profiles.UnknownProfileError: unknown sandbox profile 'quarter-word' (did you mean 'quarter-words'?); profiles: default, group-field-major, group-list, group-flat, quarter-compact, quarter-words, month-date, threshold-3, small-n-omitted, errors-detail, errors-list, limit-100, limit-500, page-from-0, resolve-100-400, resolve-100-413, timestamps-z, timestamps-offset, extra-fields, legacy-subresources, broken
 """
 
 from __future__ import annotations
@@ -208,6 +208,13 @@ def _group_list(request: ApiRequest, doc: dict) -> dict:
         **doc,
         "data": [{"field": n, "sum": sums.get(n), "median": medians.get(n)} for n in names],
     }
+
+
+def _group_flat(request: ApiRequest, doc: dict) -> dict:
+    """→ ``{fieldSum: x, fieldMedian: y}``: one flat object, the statistic in each key."""
+    data = doc["data"]
+    flat = {f"{f}{stat.title()}": v for stat in ("sum", "median") for f, v in data[stat].items()}
+    return {**doc, "data": flat}
 
 
 def _group_unreadable(request: ApiRequest, doc: dict) -> dict:
@@ -626,6 +633,14 @@ _ALL: tuple[Profile, ...] = (
         "has no such statistic)",
         frozenset({"group-layout"}),
         _group_layout(_group_list),
+    ),
+    Profile(
+        "group-flat",
+        _GROUP,
+        "groups/current `data` as one flat object, the statistic in each key "
+        "(`marketCapSum`, `revenueLtmSum`, `revenueLtmMedian`, `evRevenueLtmMedian`)",
+        frozenset({"group-layout"}),
+        _group_layout(_group_flat),
     ),
     Profile(
         "quarter-compact",
