@@ -222,7 +222,17 @@ def _strings(values: Sequence[Any]) -> Any:
 
 def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     """Categorical over ``vocab`` plus any unknown values (sorted) as extra categories."""
-    values = _python(values)
+    if isinstance(values, pa.Array):  # Arrow text: codes found by Arrow, no Python strings
+        uniques = pc.unique(values).drop_null().to_pylist()
+        known = set(vocab)
+        cats = [*vocab, *sorted((v for v in uniques if v not in known), key=str)]
+        try:
+            found = pc.index_in(values, value_set=pa.array(cats, values.type))
+        except _ARROW_ERRORS:  # a vocabulary that is not all text
+            values = values.to_pylist()
+        else:
+            codes = found.fill_null(-1).to_numpy(zero_copy_only=False)
+            return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
     try:
         uniques = set(values)
     except TypeError as exc:
