@@ -247,6 +247,15 @@ def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
 
 
+def _floats(values: Sequence[Any]) -> np.ndarray:
+    """Numbers (or None) as float64, None as NaN: by Arrow when it takes them all (floats,
+    ints it holds exactly), else by numpy (numeric strings, bools, big ints ...)."""
+    try:
+        return pa.array(values, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
+    except _ARROW_ERRORS:
+        return np.array(values, dtype=np.float64) if len(values) else np.empty(0, np.float64)
+
+
 def _objects(values: Sequence[Any]) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))
 
@@ -267,7 +276,7 @@ def cast(values: Sequence[Any], column: Column) -> Any:
     kind, name = column.kind, column.name
     try:
         if kind == "float":
-            return np.array(values, dtype=np.float64) if len(values) else np.empty(0, np.float64)
+            return _floats(values)
         if kind == "int":
             return pd.array(values, dtype=pd.Int64Dtype())
         if kind == "bool":
