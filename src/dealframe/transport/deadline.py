@@ -43,7 +43,7 @@ def _read(raw: Any, deadline: float | None) -> bytes:
         return raw.read(decode_content=True)
     pieces: list[bytes] = []
     while True:
-        if deadline is not None and time.monotonic() > deadline:
+        if time.monotonic() > deadline:
             got = sum(len(piece) for piece in pieces)
             raise BodyDeadlineExceeded(
                 f"call budget exhausted while the body was arriving ({got} bytes read)"
