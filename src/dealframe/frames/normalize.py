@@ -222,7 +222,17 @@ def _strings(values: Sequence[Any]) -> Any:
 
 def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     """Categorical over ``vocab`` plus any unknown values (sorted) as extra categories."""
-    values = _python(values)
+    if isinstance(values, pa.Array):  # Arrow text: codes found by Arrow, no Python strings
+        uniques = pc.unique(values).drop_null().to_pylist()
+        known = set(vocab)
+        cats = [*vocab, *sorted((v for v in uniques if v not in known), key=str)]
+        try:
+            found = pc.index_in(values, value_set=pa.array(cats, values.type))
+        except _ARROW_ERRORS:  # a vocabulary that is not all text
+            values = values.to_pylist()
+        else:
+            codes = found.fill_null(-1).to_numpy(zero_copy_only=False)
+            return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
     try:
         uniques = set(values)
     except TypeError as exc:
@@ -235,6 +245,15 @@ def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
         map(pos.get, values, repeat(-1, len(values))), dtype=np.int32, count=len(values)
     )
     return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
+
+
+def _floats(values: Sequence[Any]) -> np.ndarray:
+    """Numbers (or None) as float64, None as NaN: by Arrow when it takes them all (floats,
+    ints it holds exactly), else by numpy (numeric strings, bools, big ints ...)."""
+    try:
+        return pa.array(values, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
+    except _ARROW_ERRORS:
+        return np.array(values, dtype=np.float64) if len(values) else np.empty(0, np.float64)
 
 
 def _objects(values: Sequence[Any]) -> np.ndarray:
@@ -257,7 +276,7 @@ def cast(values: Sequence[Any], column: Column) -> Any:
     kind, name = column.kind, column.name
     try:
         if kind == "float":
-            return np.array(values, dtype=np.float64) if len(values) else np.empty(0, np.float64)
+            return _floats(values)
         if kind == "int":
             return pd.array(values, dtype=pd.Int64Dtype())
         if kind == "bool":
