@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import stat
+import threading
 
 import pandas as pd
 import pyarrow as pa
@@ -550,6 +551,32 @@ def test_a_service_serving_smaller_pages_is_mirrored_whole(profile, tmp_path):
             got = mirror.load(tmp_path / "m", entity, include_deleted=True)
             assert len(want) > 300 and len(got) == len(want), entity
             assert got.sort_values("id", ignore_index=True)["updated_at"].equals(want["updated_at"])
+
+
+def test_a_list_call_on_another_thread_does_not_renumber_a_walk_half_read(tmp_path):
+    """On a service counting ``page`` from 0, a list call on another thread that learns it
+    while the feed walks (here: from the progress callback, after the first page) must not
+    switch the walk's numbering half way: the walk finds out for itself and reads again.
+    (It used to lose the first page's 100 deals, silently.)"""
+    with (
+        dealframe.sandbox.run(scale=0.02, seed=4, profile="page-from-0,limit-100") as served,
+        Client.for_sandbox(served, progress=False, cache_enabled=False) as c,
+    ):
+        learnt: list[int] = []
+
+        def meanwhile(info: dict) -> None:
+            if info["entity"] == "deals" and not learnt:
+                worker = threading.Thread(target=lambda: c.private.companies(country=["GBR"]))
+                worker.start()
+                worker.join()
+                learnt.append(c.private._first_page)
+
+        report = mirror.sync(c, tmp_path / "m", entities=("deals",), progress=meanwhile)
+        assert learnt == [0]  # the other call did learn it mid-walk
+        assert "counts page from 0" in (report["deals"].page_from_0 or "")
+        want = c.private.deals(include_deleted=True)
+        got = mirror.load(tmp_path / "m", "deals", include_deleted=True)
+        assert len(want) > 300 and sorted(got["id"]) == sorted(want["id"])
 
 
 def test_a_failed_first_sync_does_not_claim_the_folder(sb, client, tmp_path):

@@ -70,6 +70,10 @@ class ClientFetch:
         Set when a query's page 1 came back empty while its total said rows exist and page 0
         held them (a service counting ``page`` from 0: every page 1 read so far was its
         second page). The client then counts from 0, and the caller reads the walk again.
+    origin : int
+        The service's number of a query's first page, as this fetch counts: taken from the
+        client when the fetch is made and changed only by this fetch's own finding, so a list
+        call on another thread that learns it meanwhile cannot renumber a walk half read.
     """
 
     client: Any
@@ -77,9 +81,11 @@ class ClientFetch:
     size: int = PAGE_SIZE
     refused: list[str] = field(default_factory=list)
     from_0: str | None = None
+    origin: int = field(init=False)
 
     def __post_init__(self) -> None:
         self.name = api_entity(self.entity)
+        self.origin = self.client.private._first_page  # 0 once the service is seen doing so
         known = getattr(self.client.private, "_list_page_size", self.size)
         self.size = min(self.size, known)  # what this client has learnt of the service
 
@@ -87,10 +93,9 @@ class ClientFetch:
         filters: dict[str, Any] = {"include_deleted": True}
         if since is not None:
             filters["updated_at"] = {"gte": since.isoformat()}
-        origin = self.client.private._first_page  # 0 once the service is seen counting from 0
-        frame = self._page(filters, page - 1 + origin)
+        frame = self._page(filters, page - 1 + self.origin)
         total = frame.attrs.get("total")
-        if page == 1 and origin == 1 and not len(frame) and total:
+        if page == 1 and self.origin == 1 and not len(frame) and total:
             # page 1 of a query empty while its total says rows exist: does the service count
             # from 0 (its page 1 is the second page)? Then page 0 holds the rows.
             try:
@@ -98,7 +103,7 @@ class ClientFetch:
             except BadRequestError:  # it counts from 1 (the walk ends as before)
                 first = frame
             if len(first):
-                self.client.private._first_page = 0  # for every later page and list call
+                self.origin = self.client.private._first_page = 0  # later pages and calls too
                 self.from_0 = (
                     f"page 1 of a query of {total} rows was empty and page 0 held "
                     f"{len(first)}: the service counts page from 0; the walk was read again"
