@@ -651,6 +651,8 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     (None, 'limit: at most 100', {'errors': ['limit: at most 100']})
     >>> _read_object({"error": {"code": "E", "message": "Invalid", "details": ["limit: <= 100"]}})
     ('E', 'Invalid', {'errors': ['limit: <= 100']})
+    >>> _read_object({"title": "Bad Request", "message": None, "detail": "limit: at most 100"})
+    (None, 'limit: at most 100', {})
     """
     inner = doc.get("error")
     phrase = None
@@ -658,7 +660,10 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
         doc = inner
     else:  # a status phrase ("Bad Request"), or a service's only words
         phrase = _as_text(inner) or _as_text(doc.get("title"))
-    said = doc.get("message", doc.get("detail", doc.get("error_description")))  # last: OAuth
+    said = next(  # the first that says something (a null "message" beside a "detail" ...)
+        (doc[k] for k in ("message", "detail", "error_description") if doc.get(k) is not None),
+        None,
+    )
     problems: list[str] = []
     if isinstance(said, list):  # NestJS's message, FastAPI's detail: one entry per problem
         problems, said = [_error_text(p) for p in said], None

@@ -405,6 +405,11 @@ def test_every_error_class_round_trips_through_pickle():
         ),
         ({"error": "invalid_request", "error_description": "limit > 100"}, "limit > 100", []),
         ({"error": "Bad Request"}, "Bad Request", []),  # nothing but the phrase
+        (  # a null "message" beside the "detail" that says it
+            {"title": "Bad Request", "message": None, "detail": "limit > 100"},
+            "limit > 100",
+            [],
+        ),
     ],
     ids=[
         "spring",
@@ -415,6 +420,7 @@ def test_every_error_class_round_trips_through_pickle():
         "problem",
         "oauth",
         "phrase",
+        "null-message",
     ],
 )
 def test_the_services_words_are_kept_whatever_member_carries_them(body, message, errors):

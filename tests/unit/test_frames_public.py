@@ -217,6 +217,18 @@ def test_group_current_variants_agree():
     assert base.attrs["companies"] == 2
 
 
+def test_group_current_of_an_empty_group_has_every_field_in_every_layout():
+    """A group with no companies has every statistic null: the flat layout gives the same
+    rows of NaN as the documented one (it gave no rows at all)."""
+    payload = load("group_current.json")
+    nulls = {stat: dict.fromkeys(cells) for stat, cells in payload["data"].items()}
+    base = group_current_frame(nulls)
+    flat = {f + stat.title(): None for stat, cells in nulls.items() for f in cells}
+    other = group_current_frame(flat)
+    assert len(base) == 14 and base.isna().all().all()
+    pd.testing.assert_frame_equal(base.sort_index(), other.sort_index())
+
+
 @pytest.mark.parametrize(
     "data",
     [

@@ -334,7 +334,9 @@ def _group_cells(data: Any) -> dict[str, dict[str, Any]]:
             "data", f"one of the layouts {_GROUP_LAYOUTS}", got=type(data).__name__
         )
     given = [v for v in data.values() if v is not None]
-    if given and not any(isinstance(v, Mapping) for v in given):
+    if not any(isinstance(v, Mapping) for v in given) and (
+        given or (data and all(_stat_and_field(k) is not None for k in data))
+    ):  # flat: every value a number, or every one null and every key naming its statistic
         return _flat_cells(data)
     stat_major = any(k in _STATS for k in data)
     for key, inner in data.items():
