@@ -49,7 +49,7 @@ ADAPTED_BY: dict[str, dict[str, tuple[str, ...]]] = {
     "limit-100": {"B.paging.limit": ("served as 100",)},
     "limit-500": {"B.paging.limit": ("served as 500",)},
     "page-from-0": {
-        "B.paging.limit": ("page 1 was empty", "page 0 held the rows"),
+        "B.paging.limit": ("page 1 held 0 rows", "pages count from 0"),
         "B.paging.page": ("pages count from 0",),
     },
     "resolve-100-400": {"B.resolve.batch": ("100 accepted",)},
@@ -104,6 +104,23 @@ def test_the_doctor_reports_exactly_what_the_profile_changes(profile: str) -> No
     summary = diagnosis.verdict()
     assert f"{len(expected)} adapted, 0 break" in summary
     assert ("as it is" in summary) == (not expected)
+
+
+def test_a_service_counting_from_0_with_more_than_a_page_is_not_taken_for_a_page_cap() -> None:
+    """With 1,000 to 2,000 companies, page 1 of a service counting from 0 holds the rest
+    after its first 1,000: the doctor reads page 0 and sees full pages of 1,000 (it reported
+    a cap of the rest's size, and took its facts from the second page)."""
+    with (
+        run(scale=0.1, profile="page-from-0") as sb,
+        dealframe.Client.for_sandbox(sb, progress=False) as client,
+    ):
+        total = len(client.private.companies())
+        diagnosis = dealframe.doctor(client)
+    assert 1000 < total < 2000
+    limit = next(c for c in diagnosis.checks if c.name == "B.paging.limit")
+    assert limit.verdict == ADAPTED
+    assert "pages count from 0" in limit.observed and "1000 rows per page" in limit.observed
+    assert f"page 1 held {total - 1000} rows" in limit.observed
 
 
 def _doctor_cli(sb: Any, *args: str) -> subprocess.CompletedProcess[str]:

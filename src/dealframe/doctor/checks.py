@@ -621,18 +621,24 @@ def _paging(d: _Doctor) -> None:
         items = _items(doc)
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         total = meta.get("total")
-        if not items and isinstance(total, int) and not isinstance(total, bool) and total > 0:
-            # page 1 empty while rows exist: the service counts page from 0, as the client
-            # finds out (a walk one page short reads page 0); the rest is read from page 0
+        if (
+            isinstance(total, int)
+            and not isinstance(total, bool)
+            and len(items) < min(total, asked)
+        ):
+            # page 1 short of what meta.total says page 1 should hold: it may be the second
+            # page of a service counting from 0, as the client finds out (a walk one page
+            # short reads page 0); then the rest is read from page 0
             zero = d.send("private", "POST", f"{_B}/companies", json={**body, "page": 0})
-            if zero.status == 200 and _items(d.ok_json(zero)):
+            held = _items(d.ok_json(zero)) if zero.status == 200 else []
+            if held and [i.get("id") for i in held] != [i.get("id") for i in items]:
                 doc = d.ok_json(zero)
-                items = _items(doc)
-                meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
                 refused += (
-                    f"page 1 was empty with meta.total {total} and page 0 held the rows "
-                    "(pages count from 0: the client reads page 0 too); "
+                    f"page 1 held {len(items)} rows of meta.total {total} and page 0 held "
+                    f"{len(held)} others (pages count from 0: the client reads page 0 too); "
                 )
+                items = held
+                meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         d.facts["company"] = next(
             (i.get("id") for i in items if isinstance(i.get("id"), str)), None
         )
