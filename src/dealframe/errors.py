@@ -27,6 +27,7 @@ string.
 from __future__ import annotations
 
 import contextlib
+import copy
 import difflib
 import email.utils
 import math
@@ -34,7 +35,7 @@ import re
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from requests.structures import CaseInsensitiveDict
@@ -60,6 +61,7 @@ __all__ = [
     "error_from_response",
     "needs_extra",
     "parse_retry_after",
+    "renamed",
     "summarize_body",
 ]
 
@@ -278,6 +280,29 @@ class UnknownArgumentError(CallError):
         )
         hint = f" (did you mean {close[0]!r}?)" if close else f" ({', '.join(names)})"
         ValidationError.__init__(self, argument, f"a keyword of {function}{hint}", got=argument)
+
+
+V = TypeVar("V", bound=ValidationError)
+
+
+def renamed(error: V, argument: str) -> V:
+    """``error`` restated under another argument's name, all else kept: its class (an
+    ``EnumValueError`` stays one), what was expected (the allowed values, the close match)
+    and the value given.
+
+    For a check made on behalf of another name: a flag (``--countries``) whose value the
+    client's own check refused as ``countries[1]``.
+
+    Examples
+    --------
+    >>> error = renamed(ValidationError("countries[1]", "an ISO-3 code", got="usa"), "--countries")
+    >>> type(error).__name__, error.argument, str(error)
+    ('ValidationError', '--countries', "invalid --countries: expected an ISO-3 code, got 'usa'")
+    """
+    again = copy.copy(error)  # by DealframeError.__reduce__: the class and every attribute
+    again.argument = argument
+    again.args = (str(error).replace(f"invalid {error.argument}:", f"invalid {argument}:", 1),)
+    return again
 
 
 class ApiError(DealframeError):
