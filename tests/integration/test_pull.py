@@ -224,19 +224,22 @@ def test_bad_pulls_fail_in_one_line_before_the_sandbox_starts(
     assert not list(tmp_path.iterdir())  # nothing written
 
 
-def test_a_refused_enum_value_names_the_flag_and_stays_an_enum_value_error():
+@pytest.mark.parametrize(
+    ("kind", "expected"), [("string", "one of"), ("array_string", "values from")]
+)
+def test_a_refused_enum_value_names_the_flag_and_stays_an_enum_value_error(kind, expected):
     """The client's check refuses a value outside an enum list: the error names the flag and
     is still an EnumValueError (what the Python API refreshes its discovery document on)."""
     from dealframe.private.filters import EnumValueError, FilterSchema
     from dealframe.pull.flags import schema_filters
 
-    field = {"field": "stage", "type": "string", "operators": ["eq"], "values": ["Seed", "Late"]}
+    field = {"field": "stage", "type": kind, "operators": ["in"], "values": ["Seed", "Late"]}
     schema = FilterSchema("transactions", {"filters": [field]})
     with pytest.raises(EnumValueError) as raised:
         schema_filters({"stage": ["Sead"]}, schema)
     assert raised.value.argument == "--stage"
     assert str(raised.value) == (
-        "invalid --stage: expected one of Seed, Late (did you mean 'Seed'?), got 'Sead'"
+        f"invalid --stage: expected {expected} Seed, Late (did you mean 'Seed'?), got 'Sead'"
     )
 
 
