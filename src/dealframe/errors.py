@@ -35,7 +35,7 @@ import re
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 from requests.structures import CaseInsensitiveDict
@@ -282,16 +282,10 @@ class UnknownArgumentError(CallError):
         ValidationError.__init__(self, argument, f"a keyword of {function}{hint}", got=argument)
 
 
-V = TypeVar("V", bound=ValidationError)
-
-
-def renamed(error: V, argument: str) -> V:
-    """``error`` restated under another argument's name, all else kept: its class (an
-    ``EnumValueError`` stays one), what was expected (the allowed values, the close match)
-    and the value given.
-
-    For a check made on behalf of another name: a flag (``--countries``) whose value the
-    client's own check refused as ``countries[1]``.
+def renamed(error: ValidationError, argument: str) -> ValidationError:
+    """``error`` restated under another name (the flag ``--countries`` for the client's
+    ``countries[1]``), all else kept: its class (an ``EnumValueError`` stays one), what was
+    expected (the allowed values, the close match) and the value given.
 
     Examples
     --------
