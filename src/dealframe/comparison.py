@@ -35,7 +35,7 @@ import pandas as pd
 from dealframe.analytics.buckets import bucket_medians, service_methodology
 from dealframe.analytics.periods import resolve_window
 from dealframe.arguments import DateLike, checked_keywords
-from dealframe.errors import ValidationError
+from dealframe.errors import ValidationError, renamed
 from dealframe.frames.nested import to_lists
 from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import Column, Schema
@@ -118,12 +118,9 @@ def _named_as_ours() -> Iterator[None]:
         yield
     except ValidationError as exc:
         stem, bracket, rest = exc.argument.partition("[")
-        if stem not in _OURS or type(exc) not in (ValidationError, EnumValueError):
+        if stem not in _OURS:
             raise
-        ours = _OURS[stem] + bracket + rest
-        renamed = type(exc)(ours, exc.expected)
-        renamed.args = (str(exc).replace(f"invalid {exc.argument}", f"invalid {ours}", 1),)
-        raise renamed from None
+        raise renamed(exc, _OURS[stem] + bracket + rest) from None
 
 
 def _check_private(client: Client, filters: Mapping[str, Any]) -> None:

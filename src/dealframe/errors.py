@@ -27,6 +27,7 @@ string.
 from __future__ import annotations
 
 import contextlib
+import copy
 import difflib
 import email.utils
 import math
@@ -60,6 +61,7 @@ __all__ = [
     "error_from_response",
     "needs_extra",
     "parse_retry_after",
+    "renamed",
     "summarize_body",
 ]
 
@@ -278,6 +280,23 @@ class UnknownArgumentError(CallError):
         )
         hint = f" (did you mean {close[0]!r}?)" if close else f" ({', '.join(names)})"
         ValidationError.__init__(self, argument, f"a keyword of {function}{hint}", got=argument)
+
+
+def renamed(error: ValidationError, argument: str) -> ValidationError:
+    """``error`` restated under another name (the flag ``--countries`` for the client's
+    ``countries[1]``), all else kept: its class (an ``EnumValueError`` stays one), what was
+    expected (the allowed values, the close match) and the value given.
+
+    Examples
+    --------
+    >>> error = renamed(ValidationError("countries[1]", "an ISO-3 code", got="usa"), "--countries")
+    >>> type(error).__name__, error.argument, str(error)
+    ('ValidationError', '--countries', "invalid --countries: expected an ISO-3 code, got 'usa'")
+    """
+    again = copy.copy(error)  # by DealframeError.__reduce__: the class and every attribute
+    again.argument = argument
+    again.args = (str(error).replace(f"invalid {error.argument}:", f"invalid {argument}:", 1),)
+    return again
 
 
 class ApiError(DealframeError):

@@ -168,6 +168,10 @@ def test_public_current_of_a_search_matching_nothing_writes_the_header(
         ),
         (["deals", "--updated-at", "yesterday", "-o", "x.csv"], "invalid --updated-at: "),
         (["deals", "--id", "nope", "-o", "x.csv"], "invalid --id: "),
+        # a comma-separated value refused by the client's check at one position (was IndexError)
+        (["deals", "--target-country", "GBR,usa", "-o", "x.csv"], "--target-country: "),
+        (["deals", "--target-country", "GBR,usa", "-o", "x.csv"], "got 'usa'"),
+        (["companies", "--country", "GBR,usa", "-o", "x.csv"], "invalid --country: "),
         (["deals", "--sort", "deal_dat:desc", "-o", "x.csv"], "invalid --sort: "),
         (["deals", "--sort", "deal_dat:desc", "-o", "x.csv"], "did you mean 'deal_date'"),
         (["deals", "-o", "x.cvs"], "did you mean '.csv'"),
@@ -218,6 +222,25 @@ def test_bad_pulls_fail_in_one_line_before_the_sandbox_starts(
     assert "starting the embedded sandbox" not in err and not out
     assert time.perf_counter() - started < 5
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"), [("string", "one of"), ("array_string", "values from")]
+)
+def test_a_refused_enum_value_names_the_flag_and_stays_an_enum_value_error(kind, expected):
+    """The client's check refuses a value outside an enum list: the error names the flag and
+    is still an EnumValueError (what the Python API refreshes its discovery document on)."""
+    from dealframe.private.filters import EnumValueError, FilterSchema
+    from dealframe.pull.flags import schema_filters
+
+    field = {"field": "stage", "type": kind, "operators": ["in"], "values": ["Seed", "Late"]}
+    schema = FilterSchema("transactions", {"filters": [field]})
+    with pytest.raises(EnumValueError) as raised:
+        schema_filters({"stage": ["Sead"]}, schema)
+    assert raised.value.argument == "--stage"
+    assert str(raised.value) == (
+        f"invalid --stage: expected {expected} Seed, Late (did you mean 'Seed'?), got 'Sead'"
+    )
 
 
 def test_against_a_service_filters_are_checked_by_its_discovery_document(service, tmp_path, capsys):

@@ -237,6 +237,27 @@ def test_validation_error_names_argument_and_expectation():
     assert len(str(long)) < 200
 
 
+def test_renamed_keeps_the_class_the_expectation_and_the_value():
+    """A refused value restated under a flag's name (issue 13): an EnumValueError stays one,
+    with its allowed values, its close match and the value given; the original is kept."""
+    from dealframe.private.filters import EnumValueError, FilterSchema
+
+    field = {"field": "stage", "type": "string", "operators": ["eq"], "values": ["Seed", "Late"]}
+    with pytest.raises(EnumValueError) as raised:
+        FilterSchema("transactions", {"filters": [field]}).build({"stage": "Sead"})
+    again = errors.renamed(raised.value, "--stage")
+    assert type(again) is EnumValueError
+    assert again.argument == "--stage" and raised.value.argument == "stage"
+    assert again.expected == raised.value.expected == "one of Seed, Late (did you mean 'Seed'?)"
+    assert (
+        str(again)
+        == "invalid --stage: expected one of Seed, Late (did you mean 'Seed'?), got 'Sead'"
+    )
+    assert str(raised.value).startswith("invalid stage: ")
+    unknown = errors.renamed(errors.UnknownArgumentError("contry", "f", ["country"]), "--contry")
+    assert type(unknown) is errors.UnknownArgumentError and unknown.function == "f"
+
+
 def test_transport_error_keeps_its_cause():
     cause = ConnectionResetError("reset by peer")
     try:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dealframe.errors import ValidationError
+from dealframe.errors import ValidationError, renamed
 from dealframe.private.filters import FilterSchema
 from dealframe.public.query import search_body
 from dealframe.public.sku import validate_skus
@@ -108,7 +108,7 @@ def schema_filters(values: Mapping[str, list[str]], schema: FilterSchema) -> dic
     ------
     dealframe.errors.ValidationError
         An unknown filter (with the closest flag), a value of the wrong type, or whatever
-        :meth:`FilterSchema.build` refuses (an enum value outside the list ...).
+        :meth:`FilterSchema.build` refuses (an ``EnumValueError`` for a value outside an enum list).
 
     Examples
     --------
@@ -121,7 +121,7 @@ def schema_filters(values: Mapping[str, list[str]], schema: FilterSchema) -> dic
     >>> schema_filters({"deal-type": ["Ventre"]}, schema)
     Traceback (most recent call last):
     ...
-    dealframe.errors.ValidationError: invalid --deal-type: expected values from Venture, Growth (did you mean 'Venture'?), got 'Ventre'
+    dealframe.private.filters.EnumValueError: invalid --deal-type: expected values from Venture, Growth (did you mean 'Venture'?), got 'Ventre'
     >>> schema_filters({"deal-typ": ["Venture"]}, schema)
     Traceback (most recent call last):
     ...
@@ -143,13 +143,6 @@ def schema_filters(values: Mapping[str, list[str]], schema: FilterSchema) -> dic
         spec = schema.fields[field]
         if spec.type.startswith("array"):
             filters[field] = _split(given)
-            for item in filters[field]:
-                if spec.values is not None and item not in spec.values:
-                    raise ValidationError(
-                        flag,
-                        f"values from {', '.join(spec.values)}{did_you_mean(item, spec.values)}",
-                        got=item,
-                    )
             continue
         if len(given) > 1:
             raise ValidationError(flag, "one value (it is not a list filter)", got=given)
@@ -166,9 +159,7 @@ def schema_filters(values: Mapping[str, list[str]], schema: FilterSchema) -> dic
         named = exc.argument.partition("[")[0]
         if named not in schema.fields:
             raise
-        shown: Any = values.get(flag_name(named)[2:]) or filters.get(named)
-        one = isinstance(shown, list) and len(shown) == 1 and "[" not in exc.argument
-        raise _as_flag(exc, flag_name(named), shown[0] if one else shown) from None
+        raise renamed(exc, flag_name(named)) from None
     return filters
 
 
@@ -186,17 +177,7 @@ def checked_sort(schema: FilterSchema, sort: str | None) -> str | None:
     try:
         return schema.check_sort(sort)
     except ValidationError as exc:
-        renamed = ValidationError("--sort", exc.expected)
-        renamed.args = (str(exc).replace("invalid sort:", "invalid --sort:", 1),)
-        raise renamed from None
-
-
-def _as_flag(exc: ValidationError, flag: str, given: Any) -> ValidationError:
-    """``exc`` of the client's own check (``countries[1]``) restated for the flag
-    (``--countries``), with the offending value."""
-    index = exc.argument.partition("[")[2].rstrip("]")
-    got = given[int(index)] if index.isdigit() and isinstance(given, list) else given
-    return ValidationError(flag, exc.expected, got=got)
+        raise renamed(exc, "--sort") from None
 
 
 def public_skus(skus: list[str]) -> list[str]:
@@ -226,7 +207,7 @@ def public_skus(skus: list[str]) -> list[str]:
     try:
         return validate_skus(given, "v2")
     except ValidationError as exc:
-        raise _as_flag(exc, "--sku", given) from None
+        raise renamed(exc, "--sku") from None
 
 
 def public_filters(values: Mapping[str, list[str]]) -> dict[str, Any]:
@@ -273,5 +254,5 @@ def public_filters(values: Mapping[str, list[str]]) -> dict[str, Any]:
         try:
             search_body({keyword: value})
         except ValidationError as exc:
-            raise _as_flag(exc, flag_name(keyword), value) from None
+            raise renamed(exc, flag_name(keyword)) from None
     return out
