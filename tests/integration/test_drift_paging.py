@@ -79,10 +79,14 @@ def test_short_pages_without_total_or_has_more_are_not_taken_as_the_last(
     assert o.value.attrs["page_size"] == 100
     pages = -(-len(companies_ref) // 100)
     asked = proxy.pages(COMPANIES)
-    # every page once; with no total the walk may have asked ahead of the end (a window of
-    # requests in flight, and pages that arrived while an earlier one was late)
-    assert sorted(asked)[:pages] == list(range(1, pages + 1))
-    assert len(set(asked)) == len(asked) <= pages + 2 * FAST["max_workers"]
+    # every page; with no total the walk may have asked ahead of the end (a window of
+    # requests in flight, and pages that arrived while an earlier one was late). On a loaded
+    # machine a page whose first attempt straggles is sent again (cut_stragglers): a page
+    # may be asked twice, never more
+    distinct = sorted(set(asked))
+    assert distinct[:pages] == list(range(1, pages + 1))
+    assert len(distinct) <= pages + 2 * FAST["max_workers"]
+    assert max(asked.count(p) for p in distinct) <= 2
     no_meta_warned = [m for m in o.warned(ServiceContractWarning) if "no meta" in m]
     assert len(no_meta_warned) == (rewrite.name == "no_meta")  # said once, not per page
 
