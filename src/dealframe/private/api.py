@@ -1542,6 +1542,7 @@ class PrivateApi:
         inner_workers = self._workers if len(wanted) == 1 else 1
         endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
         found = Findings(endpoint)
+        said: dict[str, list[Any]] = {}  # each id's findings, added in the order of the ids
 
         def pull(ident: str) -> tuple[str, Pages[Any]]:
             def fetch(page: int, size: int) -> Response:
@@ -1569,7 +1570,7 @@ class PrivateApi:
                     f"meta.total announced {pages.expected} rows; {rows} arrived",
                     shortfall=pages.expected - rows,
                 )
-            found.items.extend(where.items)
+            said[ident] = where.items
             return ident, pages
 
         failures: list[Any] = []
@@ -1585,6 +1586,8 @@ class PrivateApi:
                 desc=name,
             )
             pulled, failures = result.values, result.failures
+        for ident in wanted:  # what the ids' pages say alike (meta as text ...) is said once
+            found.absorb(said.get(ident, ()))
         # an unknown or soft-deleted id (404) is missing, as for profiles: the rest is kept
         gone = [f.item for f in failures if isinstance(f.error, NotFoundError)]
         failures = [f for f in failures if not isinstance(f.error, NotFoundError)]
