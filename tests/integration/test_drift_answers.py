@@ -175,3 +175,21 @@ def test_list_meta_written_as_text_is_read(via, proxy, companies_ref):
     assert_same(o.value, companies_ref, ignore_index=True)
     assert proxy.count(COMPANIES) == 2
     assert len(o.warned(ServiceContractWarning)) == 1
+
+
+# ---------------------------------------------------------------------------------- resolve
+
+
+def test_resolve_results_in_another_order_are_paired_without_a_warning(direct, via, proxy):
+    names = direct.private.companies(limit=40)["name"].tolist()
+    ref = direct.private.resolve_companies(names).matches
+
+    def reverse(doc: Any) -> Any:
+        doc["data"] = doc["data"][::-1]
+        return doc
+
+    proxy.add(f"^{P}/companies/resolve$", edit(reverse))
+    o = outcome(lambda: via.private.resolve_companies(names))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value.matches, ref)
+    assert not o.warned(Warning) and o.value.matches.attrs["findings"] == []

@@ -2002,6 +2002,8 @@ class PrivateApi:
                 lost += 1
                 out.append({"query": name, "id": None, "match_type": None})
         extra = sum(len(q) for q in by_query.values())
+        if not lost and not extra:
+            return out  # every name has its result, in another order: paired by query
         found.add(
             "count_mismatch",
             f"{len(batch)} names sent, {len(items)} results received "
