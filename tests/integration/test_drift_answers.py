@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 import requests
 
@@ -35,7 +36,8 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     via,
 )
 
-from dealframe.errors import IncompleteResultError
+from dealframe import analytics
+from dealframe.errors import IncompleteResultError, ServiceContractError
 from dealframe.notices import ServiceContractWarning
 
 P = "/api/private/v1"
@@ -193,3 +195,114 @@ def test_resolve_results_in_another_order_are_paired_without_a_warning(direct, v
     assert o.error is None, repr(o.error)
     assert_same(o.value.matches, ref)
     assert not o.warned(Warning) and o.value.matches.attrs["findings"] == []
+
+
+# -------------------------------------------------------------------------------- aggregate
+
+
+def _buckets(edit_doc: Any) -> Action:
+    return edit(edit_doc, "aggregate")
+
+
+def test_aggregate_buckets_keyed_by_label_are_read_and_reconcile(direct, via, proxy):
+    """``data: {"2022": {n, median, ...}, ...}``: the same frame as the list of buckets
+    (it was an empty frame, and a reconciliation of nothing)."""
+    ref = direct.private.aggregate("ev_revenue", "year", VENTURE)
+
+    def keyed(doc: Any) -> Any:
+        doc["data"] = {bucket.pop("bucket"): bucket for bucket in doc["data"]}
+        return doc
+
+    proxy.add(AGGREGATE, _buckets(keyed))
+    o = outcome(lambda: via.private.aggregate("ev_revenue", "year", VENTURE))
+    assert o.error is None and not o.warned(Warning), (o.error, o.warned(Warning))
+    assert_same(o.value, ref)
+    rec = analytics.reconcile(via, "ev_revenue", "year", VENTURE, progress=False)
+    assert rec.frame["match"].all() and len(rec.frame) == len(ref) > 2, rec.summary
+
+
+def test_aggregate_data_object_of_no_buckets_is_said_and_not_reconciled(via, proxy):
+    """An object that is neither buckets by label nor one bucket: its keys are named, and
+    reconcile refuses to compare the local buckets with none."""
+
+    def wrapped(doc: Any) -> Any:
+        doc["data"] = {"buckets": doc["data"], "total": len(doc["data"])}
+        return doc
+
+    proxy.add(AGGREGATE, _buckets(wrapped))
+    o = outcome(lambda: via.private.aggregate("ev_revenue", "year", VENTURE))
+    assert o.error is None and o.value.empty
+    assert any("'buckets', 'total'" in m for m in o.warned(ServiceContractWarning))
+    refused = outcome(lambda: analytics.reconcile(via, "ev_revenue", "year", VENTURE))
+    assert isinstance(refused.error, ServiceContractError), repr(refused.error)
+    assert "nothing to reconcile against" in str(refused.error)
+    assert "'buckets', 'total'" in str(refused.error)
+
+
+def test_aggregate_window_with_times_and_threshold_as_text_reconcile(direct, via, proxy):
+    """``date_range`` written with times of day and ``small_n_threshold`` as "5": read (it
+    raised a ValidationError about a date_from the user never passed, or said the
+    methodology was absent)."""
+    ref = analytics.reconcile(direct, "ev_revenue", "year", VENTURE, progress=False)
+
+    def timed(doc: Any) -> Any:
+        methodology = doc["meta"]["methodology"]
+        methodology["date_range"]["from"] += "T00:00:00Z"
+        methodology["date_range"]["to"] += "T23:59:59.999+00:00"
+        methodology["small_n_threshold"] = str(methodology["small_n_threshold"])
+        return doc
+
+    proxy.add(AGGREGATE, _buckets(timed))
+    rec = analytics.reconcile(via, "ev_revenue", "year", VENTURE, progress=False)
+    assert rec.summary == ref.summary and rec.frame["match"].all()
+    window = rec.frame.attrs["service_meta"]["date_range"]
+    assert window == ref.frame.attrs["service_meta"]["date_range"]
+
+
+def test_aggregate_window_that_is_no_date_names_the_meta_field(via, proxy):
+    def undated(doc: Any) -> Any:
+        doc["meta"]["methodology"]["date_range"]["from"] = "the beginning"
+        return doc
+
+    proxy.add(AGGREGATE, _buckets(undated))
+    with pytest.raises(ServiceContractError) as caught:
+        analytics.reconcile(via, "ev_revenue", "year", VENTURE, progress=False)
+    assert "meta.methodology.date_range.from is 'the beginning'" in str(caught.value)
+    assert "expected a date YYYY-MM-DD" in str(caught.value)
+
+
+def test_aggregate_without_meta_says_what_is_unknown_not_paging(direct, via, proxy):
+    ref = direct.private.aggregate("ev_revenue", "year", VENTURE)
+
+    def no_meta(doc: Any) -> Any:
+        del doc["meta"]
+        return doc
+
+    proxy.add(AGGREGATE, _buckets(no_meta))
+    o = outcome(lambda: via.private.aggregate("ev_revenue", "year", VENTURE))
+    assert o.error is None
+    assert o.value[["bucket", "n", "median"]].equals(ref[["bucket", "n", "median"]])
+    said = o.warned(ServiceContractWarning)
+    assert len(said) == 1 and "no meta" in said[0] and "total_deals" in said[0]
+    assert "paged" not in said[0]
+
+
+def test_aggregate_warning_objects_are_json_text(direct, via, proxy):
+    """A bucket ``warning`` sent as an object is JSON in the column (it was Python's repr);
+    an empty list is no warning."""
+    ref = direct.private.aggregate("ev_revenue", "quarter", VENTURE)
+    assert ref["warning"].isna().any() and ref["warning"].notna().any()
+
+    def objects(doc: Any) -> Any:
+        for bucket in doc["data"]:
+            warning = bucket["warning"]
+            bucket["warning"] = [] if warning is None else {"code": warning, "n": bucket["n"]}
+        return doc
+
+    proxy.add(AGGREGATE, _buckets(objects))
+    got = via.private.aggregate("ev_revenue", "quarter", VENTURE)
+    want = [
+        None if pd.isna(w) else f'{{"code":"{w}","n":{n}}}'
+        for w, n in zip(*ref[["warning", "n"]].T.values)
+    ]
+    assert [None if pd.isna(w) else w for w in got["warning"]] == want
