@@ -317,9 +317,8 @@ class _Walk(Generic[T]):
         if repeated or (held and before == held):
             self.found.add(
                 "repeated_page",
-                f"page {number} repeats an earlier page's "
-                f"{ready.info.rows} rows (is page= ignored?): paging "
-                "stopped",
+                f"page {number} repeats rows of earlier pages ({ready.info.rows} rows, none "
+                "new: is page= ignored?): paging stopped",
                 where=where,
             )
             self.done = True
