@@ -58,6 +58,7 @@ __all__ = [
     "Finding",
     "Findings",
     "PageRead",
+    "as_count",
     "dedupe",
     "dedupe_items",
     "identities",
@@ -247,6 +248,26 @@ class Findings:
         """Record one finding."""
         self.items.append(Finding(kind, where or self.where, message, max(0, int(shortfall))))
 
+    def absorb(self, items: Iterable[Finding]) -> None:
+        """Add the findings of one page or one id of this call: one that says again, in the
+        same words and with no rows lost, what an earlier one said (a service without
+        ``meta``, counts written as text) is said once per call, not once per page.
+
+        Examples
+        --------
+        >>> found = Findings("GET /x")
+        >>> found.absorb([Finding("bad_meta", "GET /x page 2", NO_META)] * 3)
+        >>> len(found)
+        1
+        """
+        said = {(f.kind, f.message) for f in self.items if not f.shortfall}
+        for finding in items:
+            key = (finding.kind, finding.message)
+            if finding.shortfall or key not in said:
+                self.items.append(finding)
+            if not finding.shortfall:
+                said.add(key)
+
     def __iter__(self) -> Iterator[Finding]:
         return iter(self.items)
 
@@ -313,14 +334,51 @@ class PageRead:
     page: int | None = None
 
 
-def _count(meta: Mapping[str, Any], name: str, found: Findings, where: str) -> int | None:
+def as_count(value: Any) -> int | None:
+    """``value`` as a count: an integer from 0 to :data:`MAX_COUNT`, written as a JSON
+    integer, an integral number (``15.0``) or its digits as text (``"15"``); else None.
+
+    Examples
+    --------
+    >>> as_count(15), as_count("15"), as_count(15.0), as_count("1.5"), as_count(True)
+    (15, 15, 15, None, None)
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        value = int(value)
+    return value if isinstance(value, int) and 0 <= value <= MAX_COUNT else None
+
+
+def _count(
+    meta: Mapping[str, Any], name: str, found: Findings, where: str, text: list[str] | None = None
+) -> int | None:
+    """``meta[name]`` as a count, None when absent or not one (said). A count written as text
+    or as a float is read, and its name appended to ``text`` (said once by the caller), or
+    said here when there is no ``text``."""
     value = meta.get(name)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+    count = as_count(value)
+    if count is None:
         found.add("bad_meta", f"meta.{name} is {value!r}, not a count: ignored", where=where)
-        return None
-    return value
+    elif type(value) is not int:
+        if text is None:
+            found.add("bad_meta", _as_written([name]), where=where)
+        else:
+            text.append(name)
+    return count
+
+
+def _as_written(names: Sequence[str]) -> str:
+    """The finding of ``meta`` values written as text (or floats) and read all the same; the
+    same words on every page, so that a walk says it once."""
+    return (
+        f"meta.{', meta.'.join(names)} written as text (or a float), not as a JSON integer or "
+        "boolean: read as the value written"
+    )
 
 
 def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = None) -> list[Any]:
@@ -441,6 +499,8 @@ def read_page(
     ``data`` that is not a list counts as an empty page; items that are not objects are
     dropped (``wrong_shape``); a ``meta.returned`` that differs from the items received
     is a ``count_mismatch``; a page without ``meta`` is a ``bad_meta`` (:data:`NO_META`).
+    Counts written as text (``"15"``) or floats (``15.0``) and ``has_more`` written
+    ``"true"``/``"false"`` are read, with one ``bad_meta`` finding for the page that names them.
 
     Examples
     --------
@@ -461,20 +521,26 @@ def read_page(
     elif not isinstance(meta, Mapping):
         found.add("bad_meta", f"meta is {type(meta).__name__}, not an object: ignored", where=where)
         meta = {}
+    text: list[str] = []  # meta values written as text, and read
     read = PageRead(
         number,
         items,
-        _count(meta, "total", found, where),
-        _count(meta, "returned", found, where),
+        _count(meta, "total", found, where, text),
+        _count(meta, "returned", found, where, text),
         None,
-        _count(meta, "limit", found, where),
-        _count(meta, "page", found, where),
+        _count(meta, "limit", found, where, text),
+        _count(meta, "page", found, where, text),
     )
     has_more = meta.get("has_more")
+    if isinstance(has_more, str) and has_more.strip().lower() in ("true", "false"):
+        text.append("has_more")
+        has_more = has_more.strip().lower() == "true"
     if has_more is not None and not isinstance(has_more, bool):
         found.add("bad_meta", f"meta.has_more is {has_more!r}, not a boolean: ignored", where=where)
     elif has_more is not None:
         read.has_more = has_more
+    if text:
+        found.add("bad_meta", _as_written(text), where=where)
     if read.returned is not None and read.returned != len(data):
         found.add(
             "count_mismatch",

@@ -122,18 +122,30 @@ def test_an_aggregate_meta_without_its_window_breaks_the_contract():
     good = local_quarters()
     assert aggregate_methodology(good) == (5, "2024-01-01", "2024-12-31")
     window = {"from": "2024-01-01", "to": "2024-12-31"}
-    for methodology in (
-        None,
-        {},
-        {"date_range": {"from": "2024-01-01"}},
-        {"date_range": window, "small_n_threshold": "five"},
-        {"date_range": window, "small_n_threshold": 2**70},
+    for methodology, kind, named in (
+        (None, "missing_field", "meta.methodology is None"),
+        ({}, "missing_field", "meta.methodology.date_range is None"),
+        ({"date_range": {"from": "2024-01-01"}}, "missing_field", "date_range is {'from'"),
+        ({"date_range": window, "small_n_threshold": "five"}, "bad_meta", "threshold is 'five'"),
+        ({"date_range": window, "small_n_threshold": 2**70}, "bad_meta", "threshold is 1180"),
+        ({"date_range": {**window, "to": "end"}}, "bad_meta", "date_range.to is 'end'"),
+        ({"date_range": {**window, "from": "2024-02-30"}}, "bad_meta", "from is '2024-02-30'"),
     ):
         bad = good.copy()
         bad.attrs = {"methodology": methodology}
-        with pytest.raises(ServiceContractError) as caught:
+        with pytest.raises(ServiceContractError, match=named) as caught:
             aggregate_methodology(bad)
-        assert caught.value.finding == "missing_field"
+        assert caught.value.finding == kind
     no_threshold = good.copy()
     no_threshold.attrs = {"methodology": {"date_range": window}}
     assert aggregate_methodology(no_threshold) == (None, "2024-01-01", "2024-12-31")
+
+
+def test_an_aggregate_meta_with_times_and_a_threshold_as_text_is_read():
+    """A window written with times of day is its days; a threshold written "3" is 3."""
+    from dealframe.analytics.buckets import aggregate_methodology
+
+    answer = local_quarters()
+    window = {"from": "2024-01-01T00:00:00Z", "to": "2024-12-31T23:59:59.999+00:00"}
+    answer.attrs = {"methodology": {"date_range": window, "small_n_threshold": "3"}}
+    assert aggregate_methodology(answer) == (3, "2024-01-01", "2024-12-31")

@@ -11,6 +11,7 @@ is :func:`numpy.quantile` of a bucket's slice with the convention's ``method``.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Hashable, Mapping
 from typing import Any, NamedTuple
 
@@ -31,7 +32,9 @@ from dealframe.analytics.intervals import median_intervals
 from dealframe.analytics.periods import bucket_labels, bucket_of_rows, period_bounds, resolve_window
 from dealframe.arguments import DateLike, checked_keywords, finite_number, flag, integer_in
 from dealframe.client import Client
+from dealframe.contract import as_count
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
+from dealframe.frames.private import day_of
 
 __all__ = ["METRIC_COLUMNS", "aggregate_methodology", "bucket_medians", "service_methodology"]
 
@@ -161,24 +164,63 @@ def _generator(rng: Any) -> np.random.Generator:
 def aggregate_methodology(answer: pd.DataFrame) -> tuple[int | None, str, str]:
     """``small_n_threshold`` (None when absent) and window of an aggregate answer's meta.
 
-    Raises :class:`~dealframe.errors.ServiceContractError` when the meta has no
-    ``methodology.date_range`` or an unreadable threshold: the answer breaks the interface.
+    A window bound written with a time of day (``2021-06-30T00:00:00Z``) is its day, a
+    threshold written as text (``"5"``) its number. Raises
+    :class:`~dealframe.errors.ServiceContractError` naming the meta field, what was expected
+    and what came, when the meta has no ``methodology.date_range`` (``missing_field``) or one
+    of these cannot be read (``bad_meta``): the answer breaks the interface.
+
+    Examples
+    --------
+    >>> answer = pd.DataFrame()
+    >>> answer.attrs["methodology"] = {"small_n_threshold": "5",
+    ...     "date_range": {"from": "2021-06-30T00:00:00Z", "to": "2026-06-30"}}
+    >>> aggregate_methodology(answer)
+    (5, '2021-06-30', '2026-06-30')
     """
     methodology = answer.attrs.get("methodology")
-    methodology = methodology if isinstance(methodology, Mapping) else {}
-    window = methodology.get("date_range")
-    threshold = methodology.get("small_n_threshold")
-    if not (isinstance(window, Mapping) and window.get("from") and window.get("to")) or not (
-        threshold is None or (type(threshold) is int and 0 <= threshold < 2**63)
-    ):
+    window = methodology.get("date_range") if isinstance(methodology, Mapping) else None
+    threshold = methodology.get("small_n_threshold") if isinstance(methodology, Mapping) else None
+    days = (
+        {end: day_of(window.get(end)) for end in ("from", "to")}
+        if isinstance(window, Mapping)
+        else {}
+    )
+    problem, kind = None, "bad_meta"
+    if not (isinstance(window, Mapping) and window.get("from") and window.get("to")):
+        problem = (
+            f"meta.methodology.date_range is {window!r:.200}, expected "
+            "{'from': 'YYYY-MM-DD', 'to': 'YYYY-MM-DD'}"
+            if isinstance(methodology, Mapping)
+            else f"meta.methodology is {methodology!r:.200}, expected an object with date_range"
+        )
+        kind = "missing_field"
+    elif unread := [end for end, day in days.items() if not _is_day(day)]:
+        problem = (
+            f"meta.methodology.date_range.{unread[0]} is {window[unread[0]]!r:.100}, "
+            "expected a date YYYY-MM-DD"
+        )
+    elif threshold is not None and as_count(threshold) is None:
+        problem = (
+            f"meta.methodology.small_n_threshold is {threshold!r:.100}, expected a "
+            "non-negative integer"
+        )
+    if problem is not None:
         raise ServiceContractError(
             200,
-            f"aggregate meta without methodology.date_range and a small_n_threshold "
-            f"(got {methodology!r:.200})",
-            finding="missing_field",
+            f"aggregate {problem}",
+            finding=kind,
             request=RequestInfo("POST", "/api/private/v1/transactions/aggregate", "private"),
         )
-    return threshold, str(window["from"]), str(window["to"])
+    return as_count(threshold), str(days["from"]), str(days["to"])
+
+
+def _is_day(value: Any) -> bool:
+    """Whether ``value`` is a real day written ``YYYY-MM-DD``."""
+    try:
+        return isinstance(value, str) and len(value) == 10 and bool(dt.date.fromisoformat(value))
+    except ValueError:
+        return False
 
 
 def service_methodology(client: Client) -> tuple[int, str]:

@@ -24,6 +24,7 @@ from dealframe.analytics.conventions import Conventions
 from dealframe.analytics.rollups import group_current, group_time_series
 from dealframe.arguments import checked_keywords, flag
 from dealframe.client import Client
+from dealframe.errors import RequestInfo, ServiceContractError
 from dealframe.public.api import Month, Strings, _series_members
 from dealframe.public.query import group_body
 
@@ -186,6 +187,15 @@ def _pull(
     """The service aggregate and the deals of its window, with the same filters."""
     filters = dict(filters or {})
     service = client.private.aggregate(metric, time_bucket, filters)
+    unread = [f for f in service.attrs.get("findings") or () if f.get("kind") == "wrong_shape"]
+    if unread:  # buckets not read are no evidence of anything: nothing to compare them with
+        raise ServiceContractError(
+            200,
+            f"the service's aggregate could not be read whole ({unread[0]['message']}): "
+            "there is nothing to reconcile against",
+            finding="wrong_shape",
+            request=RequestInfo("POST", "/api/private/v1/transactions/aggregate", "private"),
+        )
     threshold, start, end = aggregate_methodology(service)
     deals = client.private.deals({**filters, "date_from": start, "date_to": end}, progress=progress)
     context = {

@@ -24,7 +24,7 @@ import pandas as pd
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from ..arguments import checked_keywords
 from ..client import Client
-from ..contract import DOCUMENTED_FIELDS
+from ..contract import DOCUMENTED_FIELDS, as_count
 from ..errors import (
     ApiError,
     ConfigurationError,
@@ -874,12 +874,14 @@ def _aggregate(d: _Doctor) -> None:
         methodology = meta.get("methodology") if isinstance(meta, Mapping) else None
         if not isinstance(methodology, Mapping):
             return "no meta.methodology", BREAKS
-        rule, n = methodology.get("outlier_rule"), methodology.get("small_n_threshold")
-        if rule != "iqr_1.5" or not isinstance(n, int):
-            return f"outlier_rule {rule!r}, small_n_threshold {n!r}", BREAKS
-        if n != 5:
+        rule, written = methodology.get("outlier_rule"), methodology.get("small_n_threshold")
+        n = as_count(written)
+        if rule != "iqr_1.5" or n is None:
+            return f"outlier_rule {rule!r}, small_n_threshold {written!r}", BREAKS
+        if n != 5 or type(written) is not int:
+            said = n if type(written) is int else f"{written!r}, read as {n},"
             return (
-                f"small_n_threshold {n}: read at run time (analytics take the service's value)"
+                f"small_n_threshold {said}: read at run time (analytics take the service's value)"
             ), ADAPTED
         return "iqr_1.5, small_n_threshold 5, default window 5 years", HOLDS
 
@@ -891,10 +893,10 @@ def _aggregate(d: _Doctor) -> None:
         meta = doc.get("meta")
         meta = meta if isinstance(meta, Mapping) else {}
         methodology = meta.get("methodology")
-        threshold = (
+        threshold = as_count(
             methodology.get("small_n_threshold") if isinstance(methodology, Mapping) else None
         )
-        if not isinstance(threshold, int):
+        if threshold is None:
             return "no small_n_threshold to read buckets by", BREAKS
         items = _items(doc)
         small = [i for i in items if isinstance(i.get("n"), int) and 0 < i["n"] < threshold]

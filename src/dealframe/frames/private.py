@@ -63,6 +63,7 @@ __all__ = [
     "aggregate_frame",
     "bucket_period",
     "buckets_left_out",
+    "day_of",
     "co_investors_frame",
     "companies_frame",
     "company_investors_frame",
@@ -480,9 +481,11 @@ def aggregate_frame(data: Items, meta: Mapping[str, Any] | None = None) -> pd.Da
     ``YYYY-MM``, ``YYYY-Qn``, ``YYYY``, and ``all`` for ``time_bucket`` none, whose bounds
     are the methodology's ``date_range``. ``period_start``/``period_end`` are the
     inclusive bounds; ``attrs["labels_as_served"]`` keeps the labels as they came. A label
-    that cannot be read keeps its text and null bounds. ``meta`` keys (metric,
-    time_bucket, total_deals, outliers_trimmed, methodology) are copied into ``attrs``,
-    plus ``date_range`` lifted out of the methodology.
+    that cannot be read keeps its text and null bounds. A ``warning`` that is not text (an
+    object, a list) is written as JSON. ``meta`` keys (metric, time_bucket, total_deals,
+    outliers_trimmed, methodology) are copied into ``attrs``, plus ``date_range`` lifted out
+    of the methodology, its ``from``/``to`` as ``YYYY-MM-DD`` (:func:`day_of`: a time part
+    such as ``T00:00:00Z`` is dropped).
 
     Examples
     --------
@@ -501,13 +504,15 @@ def aggregate_frame(data: Items, meta: Mapping[str, Any] | None = None) -> pd.Da
     methodology = meta.get("methodology")
     methodology = methodology if isinstance(methodology, Mapping) else {}
     date_range = meta.get("date_range") or methodology.get("date_range") or {}
-    date_range = date_range if isinstance(date_range, Mapping) else {}
+    date_range = (
+        {k: day_of(v) for k, v in date_range.items()} if isinstance(date_range, Mapping) else {}
+    )
     bucket = meta.get("time_bucket")
     periods = [
         bucket_period(r.get("bucket"), bucket if isinstance(bucket, str) else None) for r in records
     ]
     rows = [
-        {**r, "bucket": p[0] if p is not None else r.get("bucket")}
+        {**r, "bucket": p[0] if p is not None else r.get("bucket"), "warning": _text(r)}
         for r, p in zip(records, periods)
     ]
     frame = build_frame(rows, AGGREGATE)
@@ -526,6 +531,39 @@ def aggregate_frame(data: Items, meta: Mapping[str, Any] | None = None) -> pd.Da
     frame.attrs["date_range"] = copy.deepcopy(dict(date_range))
     frame.attrs["labels_as_served"] = [r.get("bucket") for r in records]
     return frame
+
+
+def _text(record: Mapping[str, Any]) -> Any:
+    """A bucket's ``warning``: text as it came, anything else (an object, a list) as JSON,
+    and an empty object or list as no warning."""
+    value = record.get("warning")
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (list, dict)) and not value:
+        return None
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS, default=repr).decode()
+
+
+#: A date, then perhaps a time of day and an offset: ``2021-06-30T00:00:00.000+00:00``.
+_DAY = re.compile(
+    r"(\d{4}-\d{2}-\d{2})"
+    r"(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?",
+    re.I,
+)
+
+
+@checked_keywords
+def day_of(value: Any) -> Any:
+    """The ``YYYY-MM-DD`` of a date written with a time part (``2021-06-30T00:00:00Z``, as the
+    day written, whatever the offset); any other value as it came.
+
+    Examples
+    --------
+    >>> day_of("2021-06-30T23:59:59+02:00"), day_of("2021-06-30"), day_of("June")
+    ('2021-06-30', '2021-06-30', 'June')
+    """
+    match = _DAY.fullmatch(value.strip()) if isinstance(value, str) else None
+    return match[1] if match else value
 
 
 _FREQ = {"month": "M", "quarter": "Q", "year": "Y"}

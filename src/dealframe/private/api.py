@@ -24,11 +24,13 @@ from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
 from ..arguments import checked_methods, flag, integer_in
 from ..contract import (
     Findings,
+    as_count,
     dedupe,
     identities,
     keys_present,
     missing_fields,
     null_fields,
+    read_items,
     read_page,
     shaping,
 )
@@ -402,6 +404,32 @@ def _report_missing_ids(
         MissingDataWarning,
         stacklevel=user_stacklevel(),
     )
+
+
+def _buckets(data: Any, found: Findings) -> Any:
+    """An aggregate's ``data`` as a list of buckets: a list as it came; an object keyed by
+    bucket label (``{"2024-Q1": {"n": 7, ...}}``) as its buckets, the key as ``bucket``
+    where the bucket has none; one bucket object as itself. Any other object is no bucket
+    (a ``wrong_shape`` finding names its keys); anything else is left to
+    :func:`~dealframe.contract.read_items`.
+
+    Examples
+    --------
+    >>> _buckets({"2024-Q1": {"n": 7}}, Findings("POST /x"))
+    [{'bucket': '2024-Q1', 'n': 7}]
+    """
+    if not isinstance(data, Mapping):
+        return data
+    if all(isinstance(bucket, Mapping) for bucket in data.values()):
+        return [{"bucket": label, **bucket} for label, bucket in data.items()]
+    if any(name in data for name in ("bucket", "n", "median")):
+        return [data]
+    found.add(
+        "wrong_shape",
+        f"data is an object that holds neither buckets keyed by their label nor one bucket "
+        f"(keys {', '.join(map(repr, list(data)[:5]))}): read as no buckets",
+    )
+    return []
 
 
 @checked_methods
@@ -1542,6 +1570,7 @@ class PrivateApi:
         inner_workers = self._workers if len(wanted) == 1 else 1
         endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
         found = Findings(endpoint)
+        said: dict[str, list[Any]] = {}  # each id's findings, added in the order of the ids
 
         def pull(ident: str) -> tuple[str, Pages[Any]]:
             def fetch(page: int, size: int) -> Response:
@@ -1569,7 +1598,7 @@ class PrivateApi:
                     f"meta.total announced {pages.expected} rows; {rows} arrived",
                     shortfall=pages.expected - rows,
                 )
-            found.items.extend(where.items)
+            said[ident] = where.items
             return ident, pages
 
         failures: list[Any] = []
@@ -1585,6 +1614,8 @@ class PrivateApi:
                 desc=name,
             )
             pulled, failures = result.values, result.failures
+        for ident in wanted:  # what the ids' pages say alike (meta as text ...) is said once
+            found.absorb(said.get(ident, ()))
         # an unknown or soft-deleted id (404) is missing, as for profiles: the rest is kept
         gone = [f.item for f in failures if isinstance(f.error, NotFoundError)]
         failures = [f for f in failures if not isinstance(f.error, NotFoundError)]
@@ -1999,6 +2030,8 @@ class PrivateApi:
                 lost += 1
                 out.append({"query": name, "id": None, "match_type": None})
         extra = sum(len(q) for q in by_query.values())
+        if not lost and not extra:
+            return out  # every name has its result, in another order: paired by query
         found.add(
             "count_mismatch",
             f"{len(batch)} names sent, {len(items)} results received "
@@ -2167,13 +2200,20 @@ class PrivateApi:
         response = self._request("POST", path, "aggregate", refresh, cache, deadline, json=body)
         endpoint = f"POST {PREFIX}/transactions/aggregate"
         found = Findings(endpoint)
-        read = read_page(response.json(), found, number=1)
-        meta = response.json().get("meta")
-        meta = meta if isinstance(meta, Mapping) else {}
-        identities(read.items, "bucket", found)
-        missing_fields(keys_present(read.items), "aggregate", found, n_items=len(read.items))
+        doc = response.json()
+        items = read_items({"data": _buckets(doc.get("data"), found)}, found)
+        meta = doc.get("meta")
+        if not isinstance(meta, Mapping):  # one answer, not paged: only its meta is unknown
+            found.add(
+                "bad_meta",
+                ("no meta" if meta is None else f"meta is {type(meta).__name__}, not an object")
+                + ": total_deals and the methodology (small_n_threshold, date_range) are unknown",
+            )
+            meta = {}
+        identities(items, "bucket", found)
+        missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
         with shaping(response.request, endpoint):
-            frame = shape.aggregate_frame(read.items, {"time_bucket": time_bucket, **meta})
+            frame = shape.aggregate_frame(items, {"time_bucket": time_bucket, **meta})
         unread = [
             label
             for label, start in zip(frame.attrs["labels_as_served"], frame["period_start"])
@@ -2195,9 +2235,7 @@ class PrivateApi:
             # left-out buckets hold fewer than small_n_threshold deals each, or it is a loss
             method = meta.get("methodology")
             threshold = method.get("small_n_threshold") if isinstance(method, Mapping) else None
-            room = 0
-            if isinstance(threshold, int) and not isinstance(threshold, bool) and threshold > 0:
-                room = (threshold - 1) * len(left_out)
+            room = max(0, (as_count(threshold) or 0) - 1) * len(left_out)
             if 0 < total - counted <= room:
                 frame.attrs["deals_left_out"] = total - counted
             else:

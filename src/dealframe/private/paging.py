@@ -28,9 +28,16 @@ The walk never trusts ``meta`` blindly:
   at all) is not taken as the last: page 2 is asked for at page 1's size, and an
   empty page 2 ends the walk (one request more, only for such a service);
 - a page whose identities repeat an earlier page's (a service that ignores ``page``) ends
-  the walk with a ``repeated_page`` finding;
+  the walk with a ``repeated_page`` finding. Past the pages ``meta.total`` implies (or all
+  along, without a ``total``), each page is checked against every identity read before: one
+  that brings none new ends the walk, and so does one past ``meta.total`` more than half of
+  whose identities came before (a service that ignores ``page`` and orders its rows
+  differently on each request, whose ``has_more`` would never turn false). The rows that
+  arrived are kept;
 - a ``meta.limit`` smaller than asked (a service that clamps ``limit``) is adopted as the
-  page size for the rest of the walk;
+  page size for the rest of the walk, and so is the size of a page 1 shorter than asked that
+  says more follows (and holds what its ``meta.returned`` says), whatever its ``meta.limit``
+  says;
 - no walk goes past :data:`MAX_PAGES` pages.
 
 Pages that fail after their retries are listed in :attr:`Pages.failed`; the caller raises
@@ -47,7 +54,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
-from ..contract import NO_META, Findings, PageRead, identities, keys_present, read_page
+import numpy as np
+
+from ..contract import Findings, PageRead, identities, keys_present, read_page
 from ..errors import DealframeError, IncompleteResultError, ServerError, TransportError
 from ..transport.body import expecting
 from ..transport.paging import (
@@ -209,11 +218,25 @@ def _outage(error: BaseException) -> str | None:
     return None
 
 
+#: The hashes of identities that are none (null or empty).
+_NO_ID = frozenset((hash(None), hash("")))
+
+
+def _prints(ids: list[Any]) -> np.ndarray:
+    """The hashes of ``ids``; of those that are text when some cannot be hashed."""
+    try:
+        return np.fromiter(map(hash, ids), np.int64, len(ids))
+    except TypeError:  # identities that are objects or lists: none of them is one
+        kept = [i for i in ids if isinstance(i, str)]
+        return np.fromiter(map(hash, kept), np.int64, len(kept))
+
+
 class _Ready(NamedTuple):
     """A page checked and parsed ahead of its turn, waiting to be committed in page order."""
 
     page: PageRead
     signature: int | None  # hash of the page's identities (None: none are strings)
+    ids: list[Any]  # the page's identities
     keys: set[str]
     part: Any
     info: PageInfo
@@ -235,6 +258,9 @@ class _Walk(Generic[T]):
         self.size = size
         self.pages: Pages[T] = Pages([], [], None, None, size)
         self.seen: set[int] = set()  # hashes of each page's identities
+        self.planned: int | None = None  # pages meta.total implies (None: unknown)
+        self.history: list[np.ndarray] = []  # hashes of each page's identities, until ...
+        self.known: set[int] | None = None  # ... they are needed as one set: past the plan
         self.done = False
         self.pace = _Pace()
         self.failing: tuple[str | None, int] = (None, 0)  # the last pages' failure, in a row
@@ -259,7 +285,23 @@ class _Walk(Generic[T]):
         keys = keys_present(page.items)
         part = self.parse(page.items)
         info = PageInfo(number, len(page.items), bool(response.from_cache), response.attempts)
-        return _Ready(page, signature, keys, part, info, found)
+        return _Ready(page, signature, ids, keys, part, info, found)
+
+    def against_earlier(self, number: int, ids: list[Any]) -> tuple[int, int]:
+        """(identities of page ``number``, how many of them came on earlier pages), checked
+        past the pages ``meta.total`` implies, or all along without a ``total``; (0, 0) for
+        the planned pages, whose identities are only kept (in case the walk goes past them)."""
+        prints = _prints(ids)
+        if number == 1 or (self.planned is not None and number <= self.planned):
+            self.history.append(prints)  # 8 bytes an identity
+            return 0, 0
+        if self.known is None:
+            self.known = set(np.concatenate(self.history).tolist()) - _NO_ID
+            self.history = []
+        mine = set(prints.tolist()) - _NO_ID
+        before = len(mine & self.known)
+        self.known |= mine
+        return len(mine), before
 
     def take(self, number: int, response: Response) -> PageRead:
         """Check and parse one page in its turn; decide whether the walk ends here."""
@@ -268,18 +310,16 @@ class _Walk(Generic[T]):
     def commit(self, number: int, ready: _Ready) -> PageRead:
         """Add a prepared page in page order; decide whether the walk ends here."""
         page = ready.page
-        self.found.items += [  # a service without meta: said once, not once per page
-            f
-            for f in ready.found.items
-            if f.message != NO_META or not any(g.message == NO_META for g in self.found.items)
-        ]
-        if ready.signature is not None and ready.signature in self.seen:
+        self.found.absorb(ready.found.items)  # a service without meta: said once per walk
+        where = f"{self.found.where} page {number}"
+        repeated = ready.signature is not None and ready.signature in self.seen
+        held, before = (0, 0) if repeated else self.against_earlier(number, ready.ids)
+        if repeated or (held and before == held):
             self.found.add(
                 "repeated_page",
-                f"page {number} repeats an earlier page's "
-                f"{ready.info.rows} rows (is page= ignored?): paging "
-                "stopped",
-                where=f"{self.found.where} page {number}",
+                f"page {number} repeats rows of earlier pages ({ready.info.rows} rows, none "
+                "new: is page= ignored?): paging stopped",
+                where=where,
             )
             self.done = True
             return page
@@ -290,6 +330,17 @@ class _Walk(Generic[T]):
         self.pages.parts.append(ready.part)
         self.pages.infos.append(ready.info)
         short = ready.info.rows < self.size
+        if self.planned is not None and before * 2 > held:
+            self.found.add(  # past meta.total, and mostly rows read before: it would not end
+                "repeated_page",
+                f"past the {self.pages.total} rows meta.total announced, the page brought "
+                f"{held - before} new rows and {before} that came on earlier pages (is page= "
+                "ignored, with rows in another order on each request?): paging stopped, the "
+                "rows that arrived are kept",
+                where=where,
+            )
+            self.done = True
+            return page
         self.done = (
             not ready.info.rows
             or page.has_more is False
@@ -307,7 +358,11 @@ def _plan(
     if first.limit is not None and 0 < first.limit < asked:
         served = first.limit  # the service clamps limit: page k holds rows (k-1)*served ...
     elif 0 < len(first.items) < asked and (
+        # more follows a short page 1: the service serves fewer rows than asked
         (first.limit is None and (first.has_more or (first.total or 0) > len(first.items)))
+        # ... even when its meta.limit repeats what was asked, if has_more says so and the
+        # page holds what its meta.returned says (a page cut on the way says more)
+        or (first.has_more and first.returned in (None, len(first.items)))
         # nothing says whether more follows: a service that serves fewer rows than asked,
         # or the last page? Page 2 (asked at this size) tells: an empty one ends the walk
         or (first.has_more is None and first.total is None)
@@ -403,6 +458,7 @@ def pull_pages(
     if walk.done:
         return walk.pages
     planned = min(MAX_PAGES, math.ceil(expected / served)) if expected is not None else None
+    walk.planned = planned
     # page 1 says more is coming while total says it was all: follow has_more
     beyond = planned is not None and planned < 2 and bool(has_more)
     _walk_rest(walk, fetch, served, planned, workers, progress, desc, pool, lookup, beyond)
