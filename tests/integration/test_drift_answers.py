@@ -36,7 +36,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     via,
 )
 
-from dealframe import analytics
+from dealframe import analytics, doctor
 from dealframe.errors import IncompleteResultError, ServiceContractError
 from dealframe.notices import ServiceContractWarning
 
@@ -219,6 +219,23 @@ def test_aggregate_buckets_keyed_by_label_are_read_and_reconcile(direct, via, pr
     assert_same(o.value, ref)
     rec = analytics.reconcile(via, "ev_revenue", "year", VENTURE, progress=False)
     assert rec.frame["match"].all() and len(rec.frame) == len(ref) > 2, rec.summary
+
+
+def test_the_doctor_reads_aggregate_buckets_keyed_by_label(via, proxy):
+    """The doctor's label and suppression checks read the buckets as the client does: keyed
+    by label they are adapted to, not reported as breaking."""
+
+    def keyed(doc: Any) -> Any:
+        doc["data"] = {bucket.pop("bucket"): bucket for bucket in doc["data"]}
+        return doc
+
+    proxy.add(AGGREGATE, _buckets(keyed))
+    diagnosis = doctor(via)
+    checks = {c.name: c for c in diagnosis.checks}
+    for name in ("B.aggregate.labels.quarter", "B.aggregate.labels.month"):
+        assert checks[name].verdict == "adapted", checks[name]
+        assert "keyed by label" in checks[name].observed
+    assert checks["B.aggregate.suppression"].verdict == "holds"
 
 
 def test_aggregate_data_object_of_no_buckets_is_said_and_not_reconciled(via, proxy):

@@ -24,7 +24,7 @@ import pandas as pd
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from ..arguments import checked_keywords
 from ..client import Client
-from ..contract import DOCUMENTED_FIELDS, as_count
+from ..contract import DOCUMENTED_FIELDS, Findings, as_count
 from ..errors import (
     ApiError,
     ConfigurationError,
@@ -43,7 +43,7 @@ from ..frames.private import (
 )
 from ..frames.public import group_current_frame
 from ..frames.schemas import CURRENT_DATA
-from ..private.api import _smaller_page
+from ..private.api import _buckets, _smaller_page
 from ..public.sku import sku_version
 
 if TYPE_CHECKING:
@@ -840,13 +840,23 @@ def _resolve(d: _Doctor) -> None:
     d.run("B.resolve.batch", "up to 1000 names per request (limit not shown)", batch)
 
 
+def _bucket_items(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """An aggregate's buckets as the client reads them (a list, or an object keyed by label)."""
+    return _items({"data": _buckets(doc.get("data"), Findings("aggregate"))})
+
+
 def _aggregate(d: _Doctor) -> None:
     for bucket, canonical in (("quarter", "YYYY-Qn"), ("month", "YYYY-MM")):
 
         def labels(bucket: str = bucket, canonical: str = canonical) -> tuple[str, str]:
             body = {"metric": "ev_revenue", "time_bucket": bucket, "filters": {}}
             doc = d.answer("private", "POST", f"{_B}/transactions/aggregate", json=body)
-            items = _items(doc)
+            items = _bucket_items(doc)
+            keyed = (
+                "; data keyed by label: read as buckets"
+                if isinstance(doc.get("data"), Mapping)
+                else ""
+            )
             if bucket == "quarter":
                 d.facts["aggregate_meta"] = doc.get("meta")
             d.facts[f"aggregate_{bucket}"] = doc
@@ -858,12 +868,14 @@ def _aggregate(d: _Doctor) -> None:
             same = all(r is not None and r[0] == s for s, r in zip(served, read))
             extra = _beyond(items, DOCUMENTED_FIELDS["aggregate"])
             if same:
-                return _noting(
-                    (f"{len(served)} buckets labelled like {served[0] if served else '-'}", HOLDS),
-                    extra,
-                )
+                like = served[0] if served else "-"
+                seen = (f"{len(served)} buckets labelled like {like}{keyed}", HOLDS)
+                return _noting((seen[0], ADAPTED) if keyed else seen, extra)
             return _noting(
-                (f"labels like {served[0]!r}: read as {read[0][0] if read[0] else '?'}", ADAPTED),
+                (
+                    f"labels like {served[0]!r}: read as {read[0][0] if read[0] else '?'}{keyed}",
+                    ADAPTED,
+                ),
                 extra,
             )
 
@@ -898,7 +910,7 @@ def _aggregate(d: _Doctor) -> None:
         )
         if threshold is None:
             return "no small_n_threshold to read buckets by", BREAKS
-        items = _items(doc)
+        items = _bucket_items(doc)
         small = [i for i in items if isinstance(i.get("n"), int) and 0 < i["n"] < threshold]
         left = buckets_left_out(aggregate_frame(items, {"time_bucket": "month", **meta}), "month")
         if small:
