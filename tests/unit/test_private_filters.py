@@ -53,6 +53,17 @@ def test_operator_object_form(companies):
         companies.build({"name": {"gte": "Acme"}})
 
 
+@pytest.mark.parametrize("given", ["true", 1, None, np.int64(1)])
+def test_a_boolean_filter_takes_true_or_false_only(deals, given):
+    if given is None:  # None leaves the filter out
+        assert "include_deleted" not in deals.build({"include_deleted": given})
+        return
+    with pytest.raises(ValidationError) as err:
+        deals.build({"include_deleted": given})
+    assert type(err.value) is ValidationError and err.value.argument == "include_deleted"
+    assert err.value.expected == "True or False" and str(err.value).endswith(f"got {given!r}")
+
+
 @pytest.mark.parametrize(
     "filters,hint",
     [

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..arguments import finite_number, iso3
+from ..arguments import finite_number, flag, iso3
 from ..errors import ServiceContractError, ValidationError, did_you_mean
 
 __all__ = [
@@ -315,9 +315,7 @@ class FilterSchema:
                 )
             return value
         if t == "boolean":
-            if not isinstance(value, (bool, np.bool_)):
-                raise ValidationError(arg, "True or False", got=value)
-            return bool(value)
+            return flag(value, arg)
         if t == "number":
             return finite_number(value, arg)
         if t == "date":
