@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import difflib
 import math
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from dealframe._vocab import REGIONS
+from dealframe.errors import did_you_mean
 from dealframe.public.sku import sku_version
 
 __all__ = [
@@ -43,24 +43,7 @@ __all__ = [
     "positive_int",
     "region",
     "sku",
-    "suggest",
 ]
-
-
-def suggest(word: str, choices: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the closest of ``choices``, or an empty string.
-
-    Examples
-    --------
-    >>> suggest("--regoin", ["--region", "--country"])
-    " (did you mean '--region'?)"
-    """
-    pool = list(choices)
-    close = difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
-    if not close:
-        lowered = {c.casefold(): c for c in pool}
-        close = [lowered[word.casefold()]] if word.casefold() in lowered else []
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def choice(*choices: str) -> Callable[[str], str]:
@@ -71,7 +54,7 @@ def choice(*choices: str) -> Callable[[str], str]:
         found = by_fold.get(value.strip().casefold())
         if found is None:
             raise argparse.ArgumentTypeError(
-                f"{value!r} is not one of {', '.join(choices)}{suggest(value, choices)}"
+                f"{value!r} is not one of {', '.join(choices)}{did_you_mean(value, choices)}"
             )
         return found
 
@@ -85,7 +68,7 @@ def region(value: str) -> str:
         return choice(*REGIONS)(value)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(
-            f"{value!r} is not a region{suggest(value, REGIONS)}; regions: {', '.join(REGIONS)}"
+            f"{value!r} is not a region{did_you_mean(value, REGIONS)}; regions: {', '.join(REGIONS)}"
         ) from None
 
 
@@ -207,7 +190,9 @@ class Parser(argparse.ArgumentParser):
         if unknown:
             options = _options(_chosen(self, self._argv))
             hints = [
-                f"{w}{suggest(w, options)}" for w in unknown.group(1).split() if w.startswith("-")
+                f"{w}{did_you_mean(w, options)}"
+                for w in unknown.group(1).split()
+                if w.startswith("-")
             ]
             if any("did you mean" in h for h in hints):
                 message = f"unrecognized arguments: {'; '.join(hints)}"
@@ -216,7 +201,7 @@ class Parser(argparse.ArgumentParser):
         )
         if invalid:
             choices = re.findall(r"'([^']*)'", invalid.group(3))
-            message = invalid.group(1) + suggest(invalid.group(2), choices)
+            message = invalid.group(1) + did_you_mean(invalid.group(2), choices)
         prog = _chosen(self, self._argv).prog
         print(f"{prog}: error: {' '.join(message.split())} (see {prog} --help)", file=sys.stderr)
         raise SystemExit(2)

@@ -6,7 +6,6 @@ SHA-256 (a fingerprint), which is also what the HTTP cache uses to keep tokens a
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import ipaddress
 import math
@@ -20,7 +19,7 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from dealframe.arguments import checked_methods
-from dealframe.errors import ConfigurationError
+from dealframe.errors import ConfigurationError, did_you_mean
 
 __all__ = [
     "CACHE_KINDS",
@@ -219,10 +218,9 @@ def _check_expiry(value: Any) -> Mapping[str, float]:
         if not isinstance(kind, str):
             raise ConfigurationError(f"{name}: kind must be a string", field="cache_expiry")
         if kind not in DEFAULT_CACHE_EXPIRY:  # a misspelt kind would never apply
-            close = difflib.get_close_matches(kind, CACHE_KINDS, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
             raise ConfigurationError(
-                f"{name}: unknown endpoint kind ({hint}kinds: {', '.join(CACHE_KINDS)})",
+                f"{name}: unknown endpoint kind{did_you_mean(kind, CACHE_KINDS)}; "
+                f"kinds: {', '.join(CACHE_KINDS)}",
                 field="cache_expiry",
             )
         _check_number(name, seconds, minimum=0)
@@ -426,10 +424,9 @@ def _known(cls: type[Settings], names: Mapping[str, Any]) -> None:
     known = [f.name for f in fields(cls)]
     unknown = sorted(set(names) - set(known))
     if unknown:
-        close = difflib.get_close_matches(unknown[0], known, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ConfigurationError(
-            f"unknown setting(s): {', '.join(unknown)}{hint}", field=unknown[0]
+            f"unknown setting(s): {', '.join(unknown)}{did_you_mean(unknown[0], known)}",
+            field=unknown[0],
         )
 
 

@@ -58,6 +58,7 @@ __all__ = [
     "UnknownArgumentError",
     "CallError",
     "ValidationError",
+    "did_you_mean",
     "error_from_response",
     "needs_extra",
     "parse_retry_after",
@@ -275,11 +276,29 @@ class UnknownArgumentError(CallError):
     def __init__(self, argument: str, function: str, accepted: Iterable[str]) -> None:
         self.function = function
         names = sorted(accepted)
-        close = [n for n in names if n.casefold() == argument.casefold()][:1] or (
-            difflib.get_close_matches(argument, names, n=1, cutoff=0.6)
-        )
-        hint = f" (did you mean {close[0]!r}?)" if close else f" ({', '.join(names)})"
+        hint = did_you_mean(argument, names) or f" ({', '.join(names)})"
         ValidationError.__init__(self, argument, f"a keyword of {function}{hint}", got=argument)
+
+
+def did_you_mean(word: Any, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the choice closest to ``word``, or an empty string.
+
+    Case is ignored; the choice is at least 0.6 alike (as :mod:`difflib` scores it, so
+    ``'Nordics'`` suggests no ``'North America'``), or else one ``word`` begins with.
+
+    Examples
+    --------
+    >>> did_you_mean("ma", ["Early", "M&A"]), did_you_mean("ascending", ["asc", "desc"])
+    (" (did you mean 'M&A'?)", " (did you mean 'asc'?)")
+    >>> did_you_mean("Nordics", ["North America", "Western Europe"])
+    ''
+    """
+    by_fold = {c.casefold(): c for c in choices}
+    folded = str(word).casefold()
+    close = difflib.get_close_matches(folded, list(by_fold), n=1, cutoff=0.6) or [
+        c for c in by_fold if len(c) > 2 and folded.startswith(c)
+    ]
+    return f" (did you mean {by_fold[close[0]]!r}?)" if close else ""
 
 
 def renamed(error: ValidationError, argument: str) -> ValidationError:

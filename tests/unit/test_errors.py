@@ -258,6 +258,39 @@ def test_renamed_keeps_the_class_the_expectation_and_the_value():
     assert type(unknown) is errors.UnknownArgumentError and unknown.function == "f"
 
 
+@pytest.mark.parametrize(
+    ("word", "choices", "hint"),
+    [
+        ("Westren Europe", ["Western Europe", "Eastern Europe"], "Western Europe"),
+        ("ma", ["Early", "M&A"], "M&A"),  # case is ignored
+        ("DEAL_DATE", ["deal_date", "name"], "deal_date"),
+        ("ascending", ["asc", "desc"], "asc"),  # a choice the word begins with
+        ("descending", ["asc", "desc"], "desc"),
+        ("Nordics", ["North America", "Western Europe"], None),  # 0.5 alike: no suggestion
+        ("-nothing", ["-n", "--name"], None),  # a choice of two letters begins too much
+        ("", ["asc", "desc"], None),
+        (3, ["3a", "x"], "3a"),  # a value of another type, as given
+    ],
+)
+def test_did_you_mean_names_the_closest_choice_or_nothing(word, choices, hint):
+    expected = f" (did you mean {hint!r}?)" if hint else ""
+    assert errors.did_you_mean(word, choices) == expected
+    assert errors.did_you_mean(word, iter(choices)) == expected  # any iterable
+
+
+def test_the_one_did_you_mean_is_the_one_every_message_uses():
+    """Issue 13: one helper; the modules that had their own now import it."""
+    from dealframe import cli_options
+    from dealframe.private import filters
+    from dealframe.report import cohort
+
+    assert not hasattr(cohort, "did_you_mean") or cohort.did_you_mean is errors.did_you_mean
+    assert not hasattr(filters, "_suggest") and not hasattr(cli_options, "suggest")
+    refused = errors.UnknownArgumentError("Country", "f", ["country", "limit"])
+    assert refused.expected == "a keyword of f (did you mean 'country'?)"
+    assert errors.UnknownArgumentError("zzz", "f", ["limit"]).expected == "a keyword of f (limit)"
+
+
 def test_transport_error_keeps_its_cause():
     cause = ConnectionResetError("reset by peer")
     try:

@@ -53,6 +53,31 @@ def test_operator_object_form(companies):
         companies.build({"name": {"gte": "Acme"}})
 
 
+@pytest.mark.parametrize("given", ["true", 1, None, np.int64(1)])
+def test_a_boolean_filter_takes_true_or_false_only(deals, given):
+    if given is None:  # None leaves the filter out
+        assert "include_deleted" not in deals.build({"include_deleted": given})
+        return
+    with pytest.raises(ValidationError) as err:
+        deals.build({"include_deleted": given})
+    assert type(err.value) is ValidationError and err.value.argument == "include_deleted"
+    assert err.value.expected == "True or False" and str(err.value).endswith(f"got {given!r}")
+
+
+@pytest.mark.parametrize(
+    "filters,hint",
+    [
+        ({"deal_type": "ma"}, " (did you mean 'M&A'?)"),  # case is ignored
+        ({"target_region": ["Nordics"]}, ""),  # not 'North America': too far
+        ({"target_region": ["western europe"]}, " (did you mean 'Western Europe'?)"),
+    ],
+)
+def test_enum_values_suggest_the_close_value_or_none(deals, filters, hint):
+    with pytest.raises(EnumValueError) as err:
+        deals.build(filters)
+    assert err.value.expected.endswith(hint or ", Western Europe")  # no hint: the list ends
+
+
 def test_unknown_field_suggests_close_match(deals):
     with pytest.raises(ValidationError) as err:
         deals.build({"deal_typ": ["M&A"]})

@@ -23,7 +23,6 @@ Examples
 
 from __future__ import annotations
 
-import difflib
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -33,7 +32,7 @@ import pandas as pd
 import pyarrow as pa
 
 from dealframe.arguments import checked_keywords
-from dealframe.errors import ValidationError
+from dealframe.errors import ValidationError, did_you_mean
 from dealframe.frames.normalize import cast, empty_frame
 from dealframe.frames.objects import _strings_in_order, object_lists
 from dealframe.frames.private import deals_frame
@@ -75,8 +74,7 @@ def role_names(roles: Any, argument: str = "roles") -> tuple[str, ...]:
     for role in items:
         name = PARTICIPANT_COLUMNS.get(role, role) if isinstance(role, str) else role
         if name not in ROLES:
-            close = difflib.get_close_matches(str(role), [*ROLES, *PARTICIPANT_COLUMNS], n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(role, [*ROLES, *PARTICIPANT_COLUMNS])
             raise ValidationError(argument, f"roles among {', '.join(ROLES)}{hint}", got=role)
         out.append(name)
     if not out:

@@ -10,11 +10,10 @@ with the closest valid name, instead of after a round trip.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..errors import ValidationError
+from ..errors import ValidationError, did_you_mean
 from ..frames.schemas import PROFILE_FIELDS
 
 __all__ = ["check_fields"]
@@ -74,11 +73,10 @@ def check_fields(entity: str, fields: Any) -> list[str] | None:
     names = list(dict.fromkeys(_names(fields)))
     for name in names:
         if name not in allowed:
-            close = difflib.get_close_matches(name, allowed, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ValidationError(
                 "fields",
-                f"a field of the {_LABELS[entity]} profile{hint}; valid: {', '.join(allowed)}",
+                f"a field of the {_LABELS[entity]} profile{did_you_mean(name, allowed)}; "
+                f"valid: {', '.join(allowed)}",
                 got=name,
             )
     return names

@@ -13,7 +13,6 @@ a plain value uses the field's first operator, ``{"op": value}`` picks another.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import re
 import uuid
 from collections.abc import Iterable, Mapping
@@ -23,8 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..arguments import finite_number, iso3
-from ..errors import ServiceContractError, ValidationError
+from ..arguments import finite_number, flag, iso3
+from ..errors import ServiceContractError, ValidationError, did_you_mean
 
 __all__ = [
     "EnumValueError",
@@ -216,11 +215,10 @@ class FilterSchema:
                 )
             spec = self.fields.get(name)
             if spec is None:
-                close = difflib.get_close_matches(name, list(self.fields), n=1)
-                hint = f"did you mean {close[0]!r}? " if close else ""
                 raise ValidationError(
                     name,
-                    f"a {self.entity} filter ({hint}valid: {', '.join(self.fields)})",
+                    f"a {self.entity} filter{did_you_mean(name, self.fields)}; "
+                    f"valid: {', '.join(self.fields)}",
                     got=name,
                 )
             out[name] = self._operand(spec, value)
@@ -296,7 +294,7 @@ class FilterSchema:
                 if bad:
                     raise EnumValueError(
                         arg,
-                        f"values from {', '.join(spec.values)}{_suggest(bad[0], spec.values)}",
+                        f"values from {', '.join(spec.values)}{did_you_mean(bad[0], spec.values)}",
                         got=bad[0],
                     )
             return items
@@ -312,14 +310,12 @@ class FilterSchema:
             if spec.values is not None and value not in spec.values:
                 raise EnumValueError(
                     arg,
-                    f"one of {', '.join(spec.values)}{_suggest(value, spec.values)}",
+                    f"one of {', '.join(spec.values)}{did_you_mean(value, spec.values)}",
                     got=value,
                 )
             return value
         if t == "boolean":
-            if not isinstance(value, (bool, np.bool_)):
-                raise ValidationError(arg, "True or False", got=value)
-            return bool(value)
+            return flag(value, arg)
         if t == "number":
             return finite_number(value, arg)
         if t == "date":
@@ -364,29 +360,12 @@ class FilterSchema:
         key, direction = key.strip(), direction.strip().lower() or "desc"
         if key not in self.sort_fields:
             raise ValidationError(
-                "sort", f"a sort key among {keys}{_suggest(key, self.sort_fields)}", got=key
+                "sort", f"a sort key among {keys}{did_you_mean(key, self.sort_fields)}", got=key
             )
         if direction not in SORT_DIRECTIONS:
             raise ValidationError(
                 "sort",
-                f"direction 'asc' or 'desc'{_suggest(direction, SORT_DIRECTIONS)}",
+                f"direction 'asc' or 'desc'{did_you_mean(direction, SORT_DIRECTIONS)}",
                 got=direction,
             )
         return f"{key}:{direction}"
-
-
-def _suggest(word: str, choices: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the closest of ``choices``, or nothing.
-
-    Examples
-    --------
-    >>> _suggest("M&a", ["Early", "M&A"]), _suggest("western europe", ["Western Europe"])
-    (" (did you mean 'M&A'?)", " (did you mean 'Western Europe'?)")
-    """
-    options = list(choices)
-    close = (
-        [c for c in options if c.casefold() == word.casefold()][:1]
-        or difflib.get_close_matches(word, options, n=1, cutoff=0.5)
-        or [c for c in options if word.lower().startswith(c) or c.startswith(word.lower())][:1]
-    )
-    return f" (did you mean {close[0]!r}?)" if word and close else ""

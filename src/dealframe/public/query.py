@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -12,7 +11,7 @@ import pandas as pd
 
 from .._vocab import REGIONS
 from ..arguments import finite_number, iso3
-from ..errors import ValidationError
+from ..errors import ValidationError, did_you_mean
 
 __all__ = ["GROUP_FILTERS", "group_body", "month_string", "search_body", "time_series_fields"]
 
@@ -72,10 +71,11 @@ def search_body(filters: Mapping[str, Any]) -> dict[str, Any]:
     for given, value in filters.items():
         name = _ALIASES.get(given, given)
         if name not in SEARCH_FILTERS:
-            close = difflib.get_close_matches(given, list(SEARCH_FILTERS), n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
             raise ValidationError(
-                given, f"a search filter ({hint}valid: {', '.join(SEARCH_FILTERS)})", got=given
+                given,
+                f"a search filter{did_you_mean(given, SEARCH_FILTERS)}; "
+                f"valid: {', '.join(SEARCH_FILTERS)}",
+                got=given,
             )
         if value is None:
             continue
@@ -94,11 +94,10 @@ def search_body(filters: Mapping[str, Any]) -> dict[str, Any]:
         if name == "regions":
             for i, region in enumerate(items):
                 if region not in REGIONS:
-                    close = difflib.get_close_matches(region, REGIONS, n=1)
-                    hint = f" (did you mean {close[0]!r}?)" if close else ""
                     raise ValidationError(
                         f"{given}[{i}]",
-                        f"a region of the vocabulary{hint}: {', '.join(REGIONS)}",
+                        f"a region of the vocabulary{did_you_mean(region, REGIONS)}: "
+                        f"{', '.join(REGIONS)}",
                         got=region,
                     )
         if name == "countries":

@@ -13,8 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from dealframe.errors import ValidationError
-from dealframe.report.cohort import did_you_mean
+from dealframe.errors import ValidationError, did_you_mean
 
 __all__ = ["ENTITIES", "PUBLIC_FILTERS", "Entity", "entity"]
 

@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dealframe.errors import ValidationError, renamed
+from dealframe.errors import ValidationError, did_you_mean, renamed
 from dealframe.private.filters import FilterSchema
 from dealframe.public.query import search_body
 from dealframe.public.sku import validate_skus
-from dealframe.report.cohort import did_you_mean
 
 from .entities import PUBLIC_FILTERS
 

@@ -34,8 +34,7 @@ import pandas as pd
 
 from dealframe.arguments import expanded_path
 from dealframe.clitools import check_folder
-from dealframe.errors import ValidationError, needs_extra
-from dealframe.report.cohort import did_you_mean
+from dealframe.errors import ValidationError, did_you_mean, needs_extra
 
 __all__ = [
     "FORMATS",

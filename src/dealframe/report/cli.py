@@ -49,7 +49,7 @@ from dealframe.clitools import (
     service_client,
 )
 from dealframe.clitools import say as _say
-from dealframe.errors import DealframeError, ExtraMissing, ValidationError
+from dealframe.errors import DealframeError, ExtraMissing, ValidationError, did_you_mean
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "register"]
 
@@ -94,7 +94,6 @@ def _sandbox_knows(jobs: list[Any], config: Any = None) -> None:
     from dealframe.sandbox.models.data import VERTICALS
     from dealframe.sandbox.vocab import DEAL_TYPES
 
-    from .cohort import did_you_mean
     from .config import ConfigError
 
     for i, job in enumerate(jobs, start=1):

@@ -19,23 +19,21 @@ dealframe.errors.ValidationError: invalid region: expected a region of the inter
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from dealframe._vocab import AGGREGATE_METRICS, DEAL_TYPES, REGIONS
-from dealframe.errors import ValidationError
+from dealframe.errors import ValidationError, did_you_mean
 
 __all__ = [
     "COHORT_KEYS",
     "DEFAULT_COHORT",
     "Cohort",
     "check_metric",
-    "did_you_mean",
     "parse_cohort",
     "parse_date",
 ]
@@ -44,19 +42,6 @@ __all__ = [
 COHORT_KEYS: tuple[str, ...] = ("name", "region", "vertical", "deal_type", "since")
 #: The cohort when none is given.
 DEFAULT_COHORT: Mapping[str, Any] = {"region": "Western Europe"}
-
-
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the closest choice (case-insensitive), or "".
-
-    Examples
-    --------
-    >>> did_you_mean("ventur", ["Venture", "Growth"])
-    " (did you mean 'Venture'?)"
-    """
-    lowered = {o.lower(): o for o in choices}
-    close = difflib.get_close_matches(str(word).lower(), list(lowered), n=1, cutoff=0.6)
-    return f" (did you mean {lowered[close[0]]!r}?)" if close else ""
 
 
 def _choice(

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dealframe.errors import ValidationError
+from dealframe.errors import ValidationError, did_you_mean
 
-from .cohort import COHORT_KEYS, Cohort, check_metric, did_you_mean, parse_cohort
+from .cohort import COHORT_KEYS, Cohort, check_metric, parse_cohort
 
 __all__ = ["CONFIG_KEYS", "ConfigError", "ReportJob", "load_config", "parse_config"]
 

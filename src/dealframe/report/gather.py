@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from dealframe.errors import ApiError, IncompleteResultError, ValidationError
+from dealframe.errors import ApiError, IncompleteResultError, ValidationError, did_you_mean
 from dealframe.frames.nested import to_lists
 from dealframe.plot.shaping import investor_activity, participant_rows
 
-from .cohort import Cohort, did_you_mean
+from .cohort import Cohort
 from .progress import Progress
 
 if TYPE_CHECKING:
