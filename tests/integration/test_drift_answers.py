@@ -103,7 +103,9 @@ def test_a_list_ignoring_page_and_reordering_its_rows_ends_after_its_total(
     proxy.add(COMPANIES, ignore_page(), drawn(wire_companies, whole=True))
     o = outcome(lambda: via.private.companies())
     assert o.error is None, repr(o.error)
-    assert proxy.count(COMPANIES) == 3  # pages 1 and 2 (meta.total), then one past it
+    # pages 1 and 2 (meta.total), then past it until a page mostly of rows read before (on
+    # page 1 or past the total: the planned pages are not hashed): one or two more
+    assert 3 <= proxy.count(COMPANIES) <= 4
     got = o.value
     assert got["id"].is_unique and set(got["id"]) < set(companies_ref["id"])
     assert {"repeated_page", "count_mismatch"} <= kinds(got)

@@ -29,8 +29,8 @@ The walk never trusts ``meta`` blindly:
   empty page 2 ends the walk (one request more, only for such a service);
 - a page whose identities repeat an earlier page's (a service that ignores ``page``) ends
   the walk with a ``repeated_page`` finding. Past the pages ``meta.total`` implies (or all
-  along, without a ``total``), each page is checked against every identity read before: one
-  that brings none new ends the walk, and so does one past ``meta.total`` more than half of
+  along, without a ``total``), each page is checked against the identities of page 1 and of
+  the pages checked before it: one that brings none new ends the walk, and so does one past ``meta.total`` more than half of
   whose identities came before (a service that ignores ``page`` and orders its rows
   differently on each request, whose ``has_more`` would never turn false). The rows that
   arrived are kept;
@@ -259,8 +259,8 @@ class _Walk(Generic[T]):
         self.pages: Pages[T] = Pages([], [], None, None, size)
         self.seen: set[int] = set()  # hashes of each page's identities
         self.planned: int | None = None  # pages meta.total implies (None: unknown)
-        self.history: list[np.ndarray] = []  # hashes of each page's identities, until ...
-        self.known: set[int] | None = None  # ... they are needed as one set: past the plan
+        self.known: set[int] | None = None  # hashes of the identities of page 1 and of the
+        # pages past the plan (of every page, without a plan)
         self.done = False
         self.pace = _Pace()
         self.failing: tuple[str | None, int] = (None, 0)  # the last pages' failure, in a row
@@ -288,17 +288,18 @@ class _Walk(Generic[T]):
         return _Ready(page, signature, ids, keys, part, info, found)
 
     def against_earlier(self, number: int, ids: list[Any]) -> tuple[int, int]:
-        """(identities of page ``number``, how many of them came on earlier pages), checked
-        past the pages ``meta.total`` implies, or all along without a ``total``; (0, 0) for
-        the planned pages, whose identities are only kept (in case the walk goes past them)."""
-        prints = _prints(ids)
-        if number == 1 or (self.planned is not None and number <= self.planned):
-            self.history.append(prints)  # 8 bytes an identity
+        """(identities of page ``number``, how many of them came on page 1 or on the pages
+        checked before it), checked past the pages ``meta.total`` implies, or all along without
+        a ``total``; (0, 0) for page 1, whose identities are kept, and for the other planned
+        pages, which are not looked at (hashing every identity of a walk cost more than the
+        rest of its checks; a service that ignores ``page`` serves page 1's rows again, or
+        draws its pages from rows that soon repeat among the pages past the plan)."""
+        if number > 1 and self.planned is not None and number <= self.planned:
             return 0, 0
-        if self.known is None:
-            self.known = set(np.concatenate(self.history).tolist()) - _NO_ID
-            self.history = []
-        mine = set(prints.tolist()) - _NO_ID
+        mine = set(_prints(ids).tolist()) - _NO_ID
+        if self.known is None:  # page 1
+            self.known = mine
+            return 0, 0
         before = len(mine & self.known)
         self.known |= mine
         return len(mine), before
