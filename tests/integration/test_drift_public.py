@@ -132,6 +132,17 @@ def refusal(message: Callable[[int], str]) -> Callable[[int], Any]:
     return lambda sent: {"error": {"code": "BAD_REQUEST", "message": message(sent)}}
 
 
+def without(member: str, name: str) -> Callable[[Any], Any]:
+    """Every item's ``member`` (``data``, ``median``) without ``name``."""
+
+    def apply(doc: Any) -> Any:
+        for item in doc["data"]:
+            item[member].pop(name, None)
+        return doc
+
+    return apply
+
+
 # ------------------------------------------------------------------------------------------ search
 
 
@@ -385,6 +396,55 @@ def test_time_series_malformed_data_is_a_contract_error_or_warned(
     assert same or o.warned(MissingDataWarning), "a malformed item changed the frame silently"
 
 
+@pytest.mark.parametrize("shape", ["wide", "long"])
+def test_time_series_requested_field_absent_from_every_item_is_warned(
+    shape, direct, via, proxy, skus
+):
+    """A service that leaves a requested field out of every item's ``data``: its columns
+    are all null (no rows in long shape), and a ``missing_field`` warning names the field
+    (``ServiceContractError`` under strict=True). It used to be silent."""
+    ref = direct.public.time_series(skus, shape=shape, **WINDOW)
+    proxy.add(SERIES, edit(without("data", "evRevenueLtm")))
+    got = ok(o := outcome(call(via, "time_series", skus, shape=shape, **WINDOW)))
+    if shape == "wide":
+        assert got["evRevenueLtm"].isna().all().all() and ref["evRevenueLtm"].notna().any().any()
+        assert_same(got["marginEbitdaLtm"], ref["marginEbitdaLtm"])
+    else:
+        assert_same(got, ref[ref["field"] != "evRevenueLtm"], ignore_index=True)
+    warned(o, "/companies/time-series", "requested", "evRevenueLtm")
+    assert "marginEbitdaLtm" not in " ".join(o.warned(MissingDataWarning))
+    assert kinds(got) == {"missing_field"}
+    strict = outcome(call(via, "time_series", skus, shape=shape, strict=True, **WINDOW))
+    assert isinstance(strict.error, ServiceContractError), repr(strict.error)
+    assert "evRevenueLtm" in str(strict.error)
+
+
+@pytest.mark.parametrize(
+    "rewrite",
+    [set_field("data", None, first=2), drop_field("data", first=2)],
+    ids=["null", "absent"],
+)
+def test_time_series_item_without_data_counts_its_sku_as_missing(
+    rewrite, direct, via, proxy, skus, series_ref
+):
+    """An item whose ``data`` is null (or absent): its SKU is not returned, as a SKU the
+    service left out (no column, ``attrs["missing_skus"]``, the warning, strict raises)."""
+    ref = direct.public.time_series(skus, **WINDOW)
+    lost = skus[:2]  # the sandbox answers in the order asked
+    proxy.add(SERIES, rewrite)
+    got = ok(o := outcome(call(via, "time_series", skus, **WINDOW)))
+    kept = [s for s in ref.columns.get_level_values("sku").unique() if s not in lost]
+    assert_same(got, ref.loc[:, (slice(None), kept)])
+    assert got.attrs["missing_skus"] == lost
+    warned(o, *lost)
+    warned(o, "data is null or absent in 2 of", lost[0])
+    long = ok(outcome(call(via, "time_series", skus, shape="long", **WINDOW)))
+    assert_same(long, series_ref[~series_ref["sku"].isin(lost)], ignore_index=True)
+    error = incomplete(outcome(call(via, "time_series", skus, strict=True, **WINDOW)))
+    assert_same(error.partial, got)
+    assert (error.expected, error.received) == (len(skus), len(skus) - 2)
+
+
 # ------------------------------------------------------------------------ SKUs per request refused
 
 
@@ -491,6 +551,17 @@ def test_group_time_series_cut_is_warned(direct, via, proxy):
         ).error,
         DealframeError,
     )
+
+
+def test_group_time_series_requested_field_absent_is_warned(direct, via, proxy):
+    ask = {"regions": ["North America"], "fields": ["evRevenueLtm", "evRevenueNtm"]}
+    ref = direct.public.group_time_series(**ask)
+    proxy.add(GROUP_SERIES, edit(without("median", "evRevenueLtm")))
+    got = ok(o := outcome(call(via, "group_time_series", **ask)))
+    assert got["evRevenueLtm"].isna().all() and ref["evRevenueLtm"].notna().any()
+    assert_same(got["evRevenueNtm"].to_frame(), ref["evRevenueNtm"].to_frame())
+    warned(o, "/groups/time-series", "requested", "evRevenueLtm")
+    assert kinds(got) == {"missing_field"}
 
 
 @pytest.mark.parametrize(

@@ -177,6 +177,43 @@ def _fewer_skus(error: ApiError, sent: int) -> int | None:
     return smaller_size(error, sent, lambda words: _sku_count_refused(error.status, words))
 
 
+def _absent_requested(
+    items: list[Mapping[str, Any]], member: str, names: list[str] | None, found: Findings
+) -> None:
+    """A ``missing_field`` finding naming the requested ``names`` that no item's ``member``
+    (``data``, ``median``) holds: their columns are all null, which the service did not say."""
+    have: set[str] = set()
+    held = 0
+    for item in items:
+        values = item.get(member)
+        if isinstance(values, Mapping):
+            have.update(values)
+            held += 1
+    absent = [name for name in names or () if name not in have]
+    if held and absent:
+        found.add(
+            "missing_field",
+            f"requested field(s) absent from {member} of all {held} items: "
+            f"{', '.join(absent)} (no values for them)",
+        )
+
+
+def _with_data(items: list[Mapping[str, Any]], found: Findings) -> list[Mapping[str, Any]]:
+    """The time-series items that hold ``data``; one whose ``data`` is null or absent is said
+    (a ``null_field`` finding naming its SKU) and left out, so its SKU counts as not returned
+    (``attrs["missing_skus"]``), as a SKU the service left out does."""
+    kept = [it for it in items if it.get("data") is not None]
+    if len(kept) < len(items):
+        empty = [str(it.get("sku")) for it in items if it.get("data") is None]
+        shown = ", ".join(empty[:5]) + (" ..." if len(empty) > 5 else "")
+        found.add(
+            "null_field",
+            f"data is null or absent in {len(empty)} of {len(items)} items ({shown}): "
+            "their SKUs count as not returned",
+        )
+    return kept
+
+
 def _check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
     """Sums and medians where section 2.1 gives each field class them (layout not shown).
 
@@ -570,7 +607,8 @@ class PublicApi:
         skus : list of str
             SKUs of this version.
         fields : list of str, optional
-            Time-series fields (default: all).
+            Time-series fields (default: all). One that no item holds is warned
+            (``missing_field``); an item without ``data`` counts as a SKU not returned.
         date_from, date_to : str, pandas.Period or date, optional
             Inclusive months ``YYYY-MM``; none means no date filter.
         shape : {"wide", "long"}
@@ -607,6 +645,8 @@ class PublicApi:
         items = sorted(
             self._items(responses, wanted, found, "time_series"), key=lambda it: order[it["sku"]]
         )
+        items = _with_data(items, found)
+        _absent_requested(items, "data", names, found)
         with shaping(
             RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"), endpoint
         ):
@@ -734,6 +774,7 @@ class PublicApi:
         identities(items, "period", found)
         missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
         items = dedupe_items(items, "period", found)
+        _absent_requested(items, "median", names, found)
         count = _meta_count(doc, items, found, "periods")
         with shaping(response.request, endpoint):
             frame = group_time_series_frame(
