@@ -75,6 +75,7 @@ __all__ = [
     "outcome",
     "proxy",
     "recount",
+    "refuse",
     "repeat_rows",
     "set_field",
     "trickle",
@@ -360,6 +361,22 @@ def clamp_limit(size: int) -> Action:
             ex.set_param("limit", size)
 
     return Action(f"clamp_limit({size})", on_request=apply)
+
+
+def refuse(status: int, body: Callable[[int], Any], over: int, member: str) -> Action:
+    """Refuse, with ``status`` and ``body(sent)``, a POST whose ``member`` (``limit``, or the
+    number of ``names`` or ``skus``) is above ``over``: a service with a smaller bound than
+    the client's. The request is not forwarded."""
+
+    def apply(ex: Exchange) -> None:
+        value = ex.body.get(member) if isinstance(ex.body, dict) else None
+        sent = len(value) if isinstance(value, list) else value
+        if isinstance(sent, int) and sent > over:
+            ex.forward, ex.status, ex._doc = False, status, None
+            ex.headers = {"Content-Type": "application/json"}
+            ex.content = orjson.dumps(body(sent))
+
+    return Action(f"refuse({member} > {over})", on_request=apply)
 
 
 def _replace(status: int, content: bytes, content_type: str | None) -> Callable[[Exchange], None]:

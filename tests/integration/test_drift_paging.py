@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -32,6 +31,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     no_hang,
     outcome,
     proxy,
+    refuse,
     trickle,
     via,
 )
@@ -140,21 +140,6 @@ def test_the_doctor_reports_the_rows_a_clamped_list_served(via, proxy):
     assert check.observed.startswith("100 rows of 1,000 asked"), check.observed
     assert "page 2 at 100 rows" in check.observed
     assert check.verdict == "adapted"
-
-
-def refuse(status: int, body: Callable[[int], Any], over: int, member: str) -> Action:
-    """Refuse, with ``status`` and ``body(sent)``, a POST whose ``member`` (``limit``, or the
-    number of ``names``) is above ``over``: a service with a smaller bound than the client's."""
-
-    def apply(ex: Any) -> None:
-        value = ex.body.get(member) if isinstance(ex.body, dict) else None
-        sent = len(value) if isinstance(value, list) else value
-        if isinstance(sent, int) and sent > over:
-            ex.forward, ex.status, ex._doc = False, status, None
-            ex.headers = {"Content-Type": "application/json"}
-            ex.content = orjson.dumps(body(sent))
-
-    return Action(f"refuse({member} > {over})", on_request=apply)
 
 
 @pytest.fixture

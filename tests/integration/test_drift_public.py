@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
     Outcome,
     assert_same,
     data_null,
@@ -36,13 +37,15 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     outcome,
     proxy,
     recount,
+    refuse,
     repeat_rows,
     set_field,
     via,
 )
 
-from dealframe import doctor
+from dealframe import Client, doctor
 from dealframe.errors import (
+    BadRequestError,
     DealframeError,
     IncompleteResultError,
     ServerError,
@@ -113,6 +116,31 @@ def incomplete(o: Outcome) -> IncompleteResultError:
 
 def call(client: Any, method: str, *args: Any, **kwargs: Any) -> Callable[[], Any]:
     return lambda: getattr(client.public, method)(*args, **kwargs)
+
+
+@pytest.fixture
+def fresh(sandbox: Any, proxy: Any) -> Iterator[Any]:
+    """A client through the proxy of its own (what it learns of the service stays with it)."""
+    with Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+    ) as c:
+        yield c
+
+
+def refusal(message: Callable[[int], str]) -> Callable[[int], Any]:
+    """A 400 body whose message is ``message(SKUs sent)``."""
+    return lambda sent: {"error": {"code": "BAD_REQUEST", "message": message(sent)}}
+
+
+def without(member: str, name: str) -> Callable[[Any], Any]:
+    """Every item's ``member`` (``data``, ``median``) without ``name``."""
+
+    def apply(doc: Any) -> Any:
+        for item in doc["data"]:
+            item[member].pop(name, None)
+        return doc
+
+    return apply
 
 
 # ------------------------------------------------------------------------------------------ search
@@ -368,6 +396,127 @@ def test_time_series_malformed_data_is_a_contract_error_or_warned(
     assert same or o.warned(MissingDataWarning), "a malformed item changed the frame silently"
 
 
+@pytest.mark.parametrize("shape", ["wide", "long"])
+def test_time_series_requested_field_absent_from_every_item_is_warned(
+    shape, direct, via, proxy, skus
+):
+    """A service that leaves a requested field out of every item's ``data``: its columns
+    are all null (no rows in long shape), and a ``missing_field`` warning names the field
+    (``ServiceContractError`` under strict=True). It used to be silent."""
+    ref = direct.public.time_series(skus, shape=shape, **WINDOW)
+    proxy.add(SERIES, edit(without("data", "evRevenueLtm")))
+    got = ok(o := outcome(call(via, "time_series", skus, shape=shape, **WINDOW)))
+    if shape == "wide":
+        assert got["evRevenueLtm"].isna().all().all() and ref["evRevenueLtm"].notna().any().any()
+        assert_same(got["marginEbitdaLtm"], ref["marginEbitdaLtm"])
+    else:
+        assert_same(got, ref[ref["field"] != "evRevenueLtm"], ignore_index=True)
+    warned(o, "/companies/time-series", "requested", "evRevenueLtm")
+    assert "marginEbitdaLtm" not in " ".join(o.warned(MissingDataWarning))
+    assert kinds(got) == {"missing_field"}
+    strict = outcome(call(via, "time_series", skus, shape=shape, strict=True, **WINDOW))
+    assert isinstance(strict.error, ServiceContractError), repr(strict.error)
+    assert "evRevenueLtm" in str(strict.error)
+
+
+@pytest.mark.parametrize(
+    "rewrite",
+    [set_field("data", None, first=2), drop_field("data", first=2)],
+    ids=["null", "absent"],
+)
+def test_time_series_item_without_data_counts_its_sku_as_missing(
+    rewrite, direct, via, proxy, skus, series_ref
+):
+    """An item whose ``data`` is null (or absent): its SKU is not returned, as a SKU the
+    service left out (no column, ``attrs["missing_skus"]``, the warning, strict raises)."""
+    ref = direct.public.time_series(skus, **WINDOW)
+    lost = skus[:2]  # the sandbox answers in the order asked
+    proxy.add(SERIES, rewrite)
+    got = ok(o := outcome(call(via, "time_series", skus, **WINDOW)))
+    kept = [s for s in ref.columns.get_level_values("sku").unique() if s not in lost]
+    assert_same(got, ref.loc[:, (slice(None), kept)])
+    assert got.attrs["missing_skus"] == lost
+    warned(o, *lost)
+    warned(o, "data is null or absent in 2 of", lost[0])
+    long = ok(outcome(call(via, "time_series", skus, shape="long", **WINDOW)))
+    assert_same(long, series_ref[~series_ref["sku"].isin(lost)], ignore_index=True)
+    error = incomplete(outcome(call(via, "time_series", skus, strict=True, **WINDOW)))
+    assert_same(error.partial, got)
+    assert (error.expected, error.received) == (len(skus), len(skus) - 2)
+
+
+# ------------------------------------------------------------------------ SKUs per request refused
+
+
+def test_current_refused_as_too_many_skus_is_split_to_the_stated_bound(
+    fresh, proxy, skus, current_ref
+):
+    """A service that takes at most 30 SKUs per request and says so (400 "at most 30 SKUs
+    per request, got 100"): the chunk is sent again in requests of 30, the frame is whole,
+    ``attrs`` says so, and the client's later calls send 30 at once. It used to raise
+    BadRequestError, the chunks that had arrived lost."""
+    assert len(skus) > 30
+    proxy.add(
+        CURRENT,
+        refuse(400, refusal(lambda n: f"skus: at most 30 SKUs per request, got {n}"), 30, "skus"),
+    )
+    got = ok(o := outcome(call(fresh, "current", skus)))
+    assert_same(got, current_ref)
+    assert not o.warned(Warning)
+    said = got.attrs["skus_per_request_refused"]
+    assert said.startswith(f"{len(skus)} SKUs per request refused (400") and said.endswith(
+        "requests of 30 SKUs"
+    ), said
+    split = -(-len(skus) // 30)
+    assert proxy.count(CURRENT) == 1 + split
+    again = ok(outcome(call(fresh, "current", skus)))
+    assert_same(again, current_ref)
+    assert proxy.count(CURRENT) == 1 + 2 * split and "skus_per_request_refused" not in again.attrs
+
+
+def test_time_series_refused_as_too_many_skus_without_a_bound_is_halved(
+    fresh, proxy, skus, series_ref
+):
+    """A refusal that states no bound ("too many SKUs"): halves until a size is taken."""
+    proxy.add(SERIES, refuse(400, refusal(lambda n: "too many SKUs in one request"), 40, "skus"))
+    got = ok(outcome(call(fresh, "time_series", skus, shape="long", **WINDOW)))
+    assert_same(got, series_ref)
+    size = len(skus)
+    while size > 40:
+        size //= 2
+    assert got.attrs["skus_per_request_refused"].endswith(f"requests of {size} SKUs")
+
+
+def test_sku_chunk_failing_after_a_split_keeps_the_chunks_that_arrived(
+    fresh, proxy, skus, current_ref
+):
+    """After the split, one smaller request is refused for another reason: an
+    IncompleteResultError whose partial holds the requests that arrived, the error naming
+    the positions it held."""
+    assert len(skus) > 60
+    proxy.add(
+        CURRENT, refuse(400, refusal(lambda n: f"skus: at most 50 SKUs, got {n}"), 50, "skus")
+    )
+    proxy.add(
+        CURRENT,
+        refuse(400, refusal(lambda n: "skus[10]: not served"), 0, "skus"),
+        when=lambda ex: skus[60] in ex.body["skus"] and len(ex.body["skus"]) <= 50,
+    )
+    error = incomplete(outcome(call(fresh, "current", skus)))
+    assert_same(error.partial, current_ref.iloc[:50])
+    assert error.failed == [skus[50:]] and isinstance(error.errors[0], BadRequestError)
+    assert "position 50 + i" in " ".join(getattr(error.errors[0], "__notes__", []))
+    assert error.partial.attrs["skus_per_request_refused"].endswith("requests of 50 SKUs")
+
+
+def test_a_refusal_of_one_sku_is_not_taken_for_too_many(fresh, proxy, skus):
+    """A 400 naming one SKU's position is about that SKU: raised at once, never split."""
+    proxy.add(CURRENT, refuse(400, refusal(lambda n: "skus[3]: 'X' is not a v2 SKU"), 0, "skus"))
+    o = outcome(call(fresh, "current", skus))
+    assert isinstance(o.error, BadRequestError) and "skus[3]" in str(o.error), repr(o.error)
+    assert proxy.count(CURRENT) == 1
+
+
 # ------------------------------------------------------------------------------------------ groups
 
 
@@ -402,6 +551,17 @@ def test_group_time_series_cut_is_warned(direct, via, proxy):
         ).error,
         DealframeError,
     )
+
+
+def test_group_time_series_requested_field_absent_is_warned(direct, via, proxy):
+    ask = {"regions": ["North America"], "fields": ["evRevenueLtm", "evRevenueNtm"]}
+    ref = direct.public.group_time_series(**ask)
+    proxy.add(GROUP_SERIES, edit(without("median", "evRevenueLtm")))
+    got = ok(o := outcome(call(via, "group_time_series", **ask)))
+    assert got["evRevenueLtm"].isna().all() and ref["evRevenueLtm"].notna().any()
+    assert_same(got["evRevenueNtm"].to_frame(), ref["evRevenueNtm"].to_frame())
+    warned(o, "/groups/time-series", "requested", "evRevenueLtm")
+    assert kinds(got) == {"missing_field"}
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import inspect
-import re
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -49,6 +48,8 @@ from ..frames.schemas import PROFILE_FIELDS
 from ..notices import MissingDataWarning, missing_expected, user_stacklevel, warn_missing
 from ..provenance import attach
 from ..transport.paging import map_concurrent
+from ..transport.refusals import TOO_LARGE, smaller_size
+from ..transport.refusals import stated_bound as _stated_bound
 from .fields import check_fields
 from .filters import EnumValueError, FilterSchema
 from .ids import check_ids
@@ -106,28 +107,6 @@ Flag = bool | None
 Text = str | Mapping[str, str] | None
 
 
-#: Statuses with which a service may refuse a request as too large (a batch of names, a
-#: ``limit``): 400, 413, and 422 (FastAPI's validation status).
-TOO_LARGE = (400, 413, 422)
-
-
-def _said(error: ApiError) -> str:
-    """An error's message and listed errors, as one text."""
-    return " ".join([error.message, *(str(e) for e in error.details.get("errors") or [])])
-
-
-def _stated_bound(error: ApiError, sent: int) -> int | None:
-    """The largest batch an error says the service takes (``at most 100 names``), if it says.
-
-    Examples
-    --------
-    >>> _stated_bound(BadRequestError(400, "BAD_REQUEST", "names: at most 100 names"), 1000)
-    100
-    """
-    numbers = [int(n) for n in re.findall(r"\d+", _said(error)) if 0 < int(n) < sent]
-    return min(numbers) if numbers else None
-
-
 def _smaller_page(error: ApiError, sent: int) -> int | None:
     """The page size to ask for after ``error`` refused ``limit=sent``: the bound the error
     states, else half; None when the error is not about ``limit`` (or ``sent`` is 1).
@@ -142,12 +121,7 @@ def _smaller_page(error: ApiError, sent: int) -> int | None:
     >>> _smaller_page(BadRequestError(400, "BAD_REQUEST", "sort: unknown key"), 1000) is None
     True
     """
-    said = _said(error)
-    if error.status not in TOO_LARGE or sent < 2 or "limit" not in said.lower():
-        return None
-    # the largest number below what was sent: "between 1 and 100, got 1000" states 100
-    numbers = [int(n) for n in re.findall(r"\d+", said) if 0 < int(n) < sent]
-    return max(numbers) if numbers else sent // 2
+    return smaller_size(error, sent, lambda words: "limit" in words.lower())
 
 
 def _page_zero(pages: Pages[Any], read_zero: Callable[[int, int], Pages[Any]]) -> str | None:

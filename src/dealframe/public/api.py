@@ -8,7 +8,9 @@ service caps a request), and shapes the JSON with :mod:`dealframe.frames.public`
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
+import re
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -28,6 +30,7 @@ from ..contract import (
     shaping,
 )
 from ..errors import (
+    ApiError,
     BadRequestError,
     DealframeError,
     IncompleteResultError,
@@ -44,7 +47,8 @@ from ..frames.public import (
 )
 from ..notices import MissingDataWarning, user_stacklevel, warn_missing
 from ..provenance import attach
-from ..transport.paging import map_concurrent
+from ..transport.paging import FATAL_ERRORS, map_concurrent
+from ..transport.refusals import smaller_size
 from .hints import unmatched_values
 from .query import check_window, group_body, month_string, search_body, time_series_fields
 from .sku import validate_skus
@@ -151,6 +155,65 @@ def _meta_count(doc: Any, items: list[Any], found: Findings, what: str) -> int |
     return max(counts) if counts else None
 
 
+def _sku_count_refused(status: int, words: str) -> bool:
+    """Whether a refusal (its status and words) is about how many SKUs a request holds: a
+    413, or words that name SKUs but no position (``skus[3]: ... is not a v2 SKU`` is about
+    one SKU, and a smaller request would be refused alike)."""
+    low = words.lower()
+    return status == 413 or ("sku" in low and re.search(r"skus?\s*\[\s*\d", low) is None)
+
+
+def _fewer_skus(error: ApiError, sent: int) -> int | None:
+    """The SKUs per request to send after ``error`` refused a request of ``sent`` as too
+    many: the bound its words state, else half; None when it is another refusal.
+
+    Examples
+    --------
+    >>> said = "skus: at most 50 SKUs per request, got 100"
+    >>> _fewer_skus(BadRequestError(400, "BAD_REQUEST", said), 100)
+    50
+    >>> _fewer_skus(BadRequestError(400, "BAD_REQUEST", "skus[3]: 'X' is not a v2 SKU"), 100)
+    """
+    return smaller_size(error, sent, lambda words: _sku_count_refused(error.status, words))
+
+
+def _absent_requested(
+    items: list[Mapping[str, Any]], member: str, names: list[str] | None, found: Findings
+) -> None:
+    """A ``missing_field`` finding naming the requested ``names`` that no item's ``member``
+    (``data``, ``median``) holds: their columns are all null, which the service did not say."""
+    have: set[str] = set()
+    held = 0
+    for item in items:
+        values = item.get(member)
+        if isinstance(values, Mapping):
+            have.update(values)
+            held += 1
+    absent = [name for name in names or () if name not in have]
+    if held and absent:
+        found.add(
+            "missing_field",
+            f"requested field(s) absent from {member} of all {held} items: "
+            f"{', '.join(absent)} (no values for them)",
+        )
+
+
+def _with_data(items: list[Mapping[str, Any]], found: Findings) -> list[Mapping[str, Any]]:
+    """The time-series items that hold ``data``; one whose ``data`` is null or absent is said
+    (a ``null_field`` finding naming its SKU) and left out, so its SKU counts as not returned
+    (``attrs["missing_skus"]``), as a SKU the service left out does."""
+    kept = [it for it in items if it.get("data") is not None]
+    if len(kept) < len(items):
+        empty = [str(it.get("sku")) for it in items if it.get("data") is None]
+        shown = ", ".join(empty[:5]) + (" ..." if len(empty) > 5 else "")
+        found.add(
+            "null_field",
+            f"data is null or absent in {len(empty)} of {len(items)} items ({shown}): "
+            "their SKUs count as not returned",
+        )
+    return kept
+
+
 def _check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
     """Sums and medians where section 2.1 gives each field class them (layout not shown).
 
@@ -205,6 +268,8 @@ class PublicApi:
         self._t = transport
         self.version = version
         self._prefix = f"/api/{version}"
+        #: SKUs per request of each path, once the service refused more (kept for later calls)
+        self._skus_per_request: dict[str, int] = {}
 
     def __repr__(self) -> str:
         return f"<PublicApi {self.version}>"
@@ -230,13 +295,22 @@ class PublicApi:
         cache: bool,
         progress: bool | None,
         desc: str,
-    ) -> tuple[list[Response], list[Any]]:
-        chunks = [skus[i : i + size] for i in range(0, len(skus), size)]
+    ) -> tuple[list[Response], list[Any], str | None]:
+        """The answers to ``skus`` sent ``size`` at a time (fewer when the service refused as
+        many before), the chunks that failed, and what to say of a refused size.
+
+        A chunk refused as holding too many SKUs (:func:`_fewer_skus`) is sent again split to
+        the size the refusal states (else in halves), and that size is kept for this path's
+        later calls. A chunk that still fails is a failure: the chunks that arrived are kept.
+        """
         settings = self._t.settings
         deadline = self._t.deadline()
         full = f"{self._prefix}{path}"
+        size = min(size, self._skus_per_request.get(path, size))
+        todo = [(i, skus[i : i + size]) for i in range(0, len(skus), size)]
 
-        def fetch(chunk: list[str]) -> Response:
+        def fetch(item: tuple[int, list[str]]) -> Response | ApiError:
+            start, chunk = item
             try:
                 return self._t.request(
                     "public",
@@ -248,28 +322,53 @@ class PublicApi:
                     cache=cache,
                     deadline=deadline,
                 )
-            except BadRequestError as exc:
-                if len(chunks) > 1:  # the service counts positions within the chunk it got
-                    first = chunks.index(chunk) * size
+            except ApiError as exc:
+                if _fewer_skus(exc, len(chunk)) is not None:
+                    return exc  # too many SKUs at once: split below
+                if isinstance(exc, BadRequestError) and len(chunk) < len(skus):
+                    # the service counts positions within the chunk it got
                     exc.add_note(
-                        f"skus[i] in the service's message is position {first} + i of yours: "
-                        f"the request held SKUs {first}..{first + len(chunk) - 1} of {len(skus)}"
+                        f"skus[i] in the service's message is position {start} + i of yours: "
+                        f"the request held SKUs {start}..{start + len(chunk) - 1} of {len(skus)}"
                     )
                 raise
 
-        def stored(chunk: list[str]) -> Response | None:
-            return self._t.cached("public", "POST", full, json={"skus": chunk, **extra}, kind=kind)
+        def stored(item: tuple[int, list[str]]) -> Response | None:
+            return self._t.cached(
+                "public", "POST", full, json={"skus": item[1], **extra}, kind=kind
+            )
 
-        result = map_concurrent(
-            fetch,
-            chunks,
-            settings.max_workers,
-            pool=self._t.pool,
-            progress=settings.progress if progress is None else progress,
-            desc=desc,
-            inline=stored if cache and not refresh else None,
-        )
-        return result.values, result.failures
+        responses: list[Response] = []
+        failures: list[Any] = []
+        refused: str | None = None
+        fatal = FATAL_ERRORS
+        while todo:
+            result = map_concurrent(
+                fetch,
+                todo,
+                settings.max_workers,
+                pool=self._t.pool,
+                progress=settings.progress if progress is None else progress,
+                desc=desc,
+                inline=stored if cache and not refresh else None,
+                fatal=fatal,
+            )
+            failures += [dataclasses.replace(f, item=f.item[1]) for f in result.failures]
+            again: list[tuple[int, list[str]]] = []
+            for (start, chunk), outcome in zip(todo, result.results):
+                if isinstance(outcome, ApiError):
+                    size = min(size, _fewer_skus(outcome, len(chunk)) or size)
+                    refused = refused or f"{len(chunk)} SKUs per request refused ({outcome})"
+                    again.append((start, chunk))
+                elif outcome is not None:
+                    responses.append(outcome)
+            todo = [(at + i, c[i : i + size]) for at, c in again for i in range(0, len(c), size)]
+            # the chunks that arrived are kept: a smaller chunk that fails is a failure
+            fatal = tuple(e for e in FATAL_ERRORS if e is not BadRequestError)
+        if refused:
+            self._skus_per_request[path] = size
+            refused += f": requests of {size} SKUs"
+        return responses, failures, refused
 
     @staticmethod
     def _items(
@@ -302,10 +401,12 @@ class PublicApi:
         received: list[str],
         found: Findings,
         strict: bool,
+        refused: str | None,
     ) -> pd.DataFrame:
         """``frame`` with its provenance, once the chunks that failed (raised), the SKUs not
         received (``attrs["missing_skus"]``: warned, or raised under ``strict``) and the
-        findings are reported."""
+        findings are reported; ``attrs["skus_per_request_refused"]`` says what a service that
+        refused as many SKUs per request was sent instead."""
         attach(
             frame,
             endpoint=endpoint,
@@ -313,6 +414,7 @@ class PublicApi:
             rows_expected=len(wanted),
             rows_received=len(received),
             findings=found.records(),
+            **({} if refused is None else {"skus_per_request_refused": refused}),
         )
         if failures:
             lost = sum(len(f.item) for f in failures)
@@ -455,7 +557,8 @@ class PublicApi:
         pandas.DataFrame
             Indexed by ``sku`` in the order asked; every field the service
             returns (``*Lcu`` variants and ``rateToUsd`` included). SKUs not
-            returned are listed in ``attrs["missing_skus"]``.
+            returned are listed in ``attrs["missing_skus"]``. A service that refuses
+            100 SKUs per request is sent fewer (``attrs["skus_per_request_refused"]``).
 
         Examples
         --------
@@ -463,7 +566,7 @@ class PublicApi:
         >>> cur.loc["ACME-USA", "evRevenueNtm"]  # doctest: +SKIP
         """
         wanted = validate_skus(skus, self.version)
-        responses, failures = self._chunked(
+        responses, failures, refused = self._chunked(
             "/companies/current",
             wanted,
             SKUS_PER_CURRENT_REQUEST,
@@ -480,7 +583,9 @@ class PublicApi:
         with shaping(RequestInfo("POST", f"{self._prefix}/companies/current", "public"), endpoint):
             frame = _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
         received = frame.index.tolist()
-        return self._settle(frame, endpoint, responses, failures, wanted, received, found, strict)
+        return self._settle(
+            frame, endpoint, responses, failures, wanted, received, found, strict, refused
+        )
 
     def time_series(
         self,
@@ -502,7 +607,8 @@ class PublicApi:
         skus : list of str
             SKUs of this version.
         fields : list of str, optional
-            Time-series fields (default: all).
+            Time-series fields (default: all). One that no item holds is warned
+            (``missing_field``); an item without ``data`` counts as a SKU not returned.
         date_from, date_to : str, pandas.Period or date, optional
             Inclusive months ``YYYY-MM``; none means no date filter.
         shape : {"wide", "long"}
@@ -522,7 +628,7 @@ class PublicApi:
             raise ValidationError("shape", "'wide' or 'long'", got=shape)
         wanted = validate_skus(skus, self.version)
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
-        responses, failures = self._chunked(
+        responses, failures, refused = self._chunked(
             "/companies/time-series",
             wanted,
             SKUS_PER_TIME_SERIES_REQUEST,
@@ -539,6 +645,8 @@ class PublicApi:
         items = sorted(
             self._items(responses, wanted, found, "time_series"), key=lambda it: order[it["sku"]]
         )
+        items = _with_data(items, found)
+        _absent_requested(items, "data", names, found)
         with shaping(
             RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"), endpoint
         ):
@@ -547,7 +655,9 @@ class PublicApi:
             else:
                 frame = time_series_long(items)
         received = [it["sku"] for it in items]  # a SKU with no value has no column or row
-        return self._settle(frame, endpoint, responses, failures, wanted, received, found, strict)
+        return self._settle(
+            frame, endpoint, responses, failures, wanted, received, found, strict, refused
+        )
 
     def group_current(
         self,
@@ -664,6 +774,7 @@ class PublicApi:
         identities(items, "period", found)
         missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
         items = dedupe_items(items, "period", found)
+        _absent_requested(items, "median", names, found)
         count = _meta_count(doc, items, found, "periods")
         with shaping(response.request, endpoint):
             frame = group_time_series_frame(
