@@ -343,28 +343,50 @@ def _merge_batches(
     return out
 
 
-def _fill_best(matches: pd.DataFrame, candidates: pd.DataFrame, ambiguous: pd.Series) -> None:
-    """``id`` of each ambiguous name set to its best candidate, when one scores above the
-    rest; a name whose best candidates tie keeps a null id, and the tied names are warned of
-    and listed in ``matches.attrs["tied"]``."""
-    ranked = candidates.sort_values(["query", "rank"], kind="stable")
-    first = ranked.drop_duplicates("query").set_index("query")
-    second = ranked[ranked["rank"] > 1].drop_duplicates("query").set_index("query")["score"]
-    tied = second.reindex(first.index).eq(first["score"]).fillna(False).to_numpy(dtype=bool)
-    best = first["id"].where(~tied)
+def _fill_best(
+    matches: pd.DataFrame, candidates: pd.DataFrame, ambiguous: pd.Series, found: Findings
+) -> None:
+    """``id`` of each ambiguous name set to its best candidate: the one that scores above
+    the rest. Two names keep a null id: one whose best candidates have the same score (warned
+    of and listed in ``matches.attrs["tied"]``), and one with several candidates some of which
+    carry no ``score`` (missing or null: no best can be told), a ``missing_field`` finding
+    listed in ``matches.attrs["unscored"]``."""
+    # a name sent twice has its candidates twice: once each is enough to rank them
+    ranked = candidates.drop_duplicates(["query", "rank"]).sort_values(
+        ["query", "score", "rank"], ascending=[True, False, True], na_position="last"
+    )
+    place = ranked.groupby("query", sort=False).cumcount().to_numpy()
+    first = ranked[place == 0].set_index("query")
+    second = ranked[place == 1].set_index("query")["score"].reindex(first.index)
+    several = ranked["query"].value_counts().reindex(first.index).to_numpy() > 1
+    blank = ranked["score"].isna().groupby(ranked["query"], sort=False).any()
+    unscored = several & blank.reindex(first.index).to_numpy(dtype=bool)
+    tied = second.eq(first["score"]).to_numpy(dtype=bool) & ~unscored
+    best = first["id"].where(~(tied | unscored))
     queries = matches.loc[ambiguous, "query"]
     matches.loc[ambiguous, "id"] = queries.map(best).to_numpy()
-    tied_queries = set(first.index[tied])
-    names = [q for q in queries.tolist() if q in tied_queries]
-    matches.attrs["tied"] = names
-    if names:
+
+    def named(which: np.ndarray) -> tuple[list[str], str]:
+        chosen = set(first.index[which])
+        names = list(dict.fromkeys(q for q in queries.tolist() if q in chosen))
         shown = ", ".join(repr(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
+        return names, f"{len(names)} name{'s' if len(names) > 1 else ''} ({shown})"
+
+    matches.attrs["tied"], said = named(tied)
+    if matches.attrs["tied"]:
         warnings.warn(
-            f"{len(names)} name{'s' if len(names) > 1 else ''} ({shown}) have several best "
-            "candidates with the same score: their id is left null (the candidates frame lists "
-            "them; the country may tell them apart)",
+            f"{said} have several best candidates with the same score: their id is left null "
+            "(the candidates frame lists them; the country may tell them apart)",
             MissingDataWarning,
             stacklevel=user_stacklevel(),
+        )
+    matches.attrs["unscored"], said = named(unscored)
+    if matches.attrs["unscored"]:
+        found.add(
+            "missing_field",
+            f"candidates[].score missing or null: {said} have several candidates, not all "
+            "scored, so no best can be told: their id is left null (on_ambiguous='best'; "
+            "the candidates frame lists them)",
         )
 
 
@@ -1906,7 +1928,7 @@ class PrivateApi:
             matches, candidates = shape.resolve_frames(data)
         ambiguous = matches["match_type"] == "ambiguous"
         if on_ambiguous == "best" and ambiguous.any():
-            _fill_best(matches, candidates, ambiguous)
+            _fill_best(matches, candidates, ambiguous, found)
         received = int(matches["match_type"].notna().sum())
         attach(
             matches,
@@ -2062,7 +2084,11 @@ class PrivateApi:
             Leave ``id`` null for ambiguous names, take the best candidate, or raise
             :class:`~dealframe.errors.AmbiguousNameError`. With ``"best"``, a name whose
             best candidates have the same score keeps a null ``id``: it is listed in
-            ``matches.attrs["tied"]`` and warned of (:class:`~dealframe.MissingDataWarning`).
+            ``matches.attrs["tied"]`` and warned of (:class:`~dealframe.MissingDataWarning`);
+            so does one with several candidates not all of which carry a ``score`` (no best
+            can be told): listed in ``matches.attrs["unscored"]``, a ``missing_field``
+            finding (:class:`~dealframe.ServiceContractWarning`, or under ``strict`` the
+            :class:`~dealframe.errors.ServiceContractError`).
         {strict}
         progress : bool, optional
             Progress bar over the batches (None: the client's ``progress`` setting).

@@ -1,0 +1,122 @@
+"""Family B answers that decide open points another way, over the drift proxy: resolve
+candidates without scores (or not in score order), sub-collections refusing the document's
+``limit``, ``role`` values written in another case, profiles that ignore ``include_deleted``.
+
+Each test rewrites the sandbox's answers into such a service and asserts that the client reads
+the same frame as one talking to the sandbox directly, or says exactly what it saw: never a
+silently chosen id, an error for a bound it could have learnt, or rows it was not asked for.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
+    Action,
+    assert_same,
+    direct,
+    edit,
+    fresh_rules,
+    no_hang,
+    outcome,
+    proxy,
+    via,
+)
+
+from dealframe import Client
+from dealframe.errors import NotFoundError, ServiceContractError
+from dealframe.frames.schemas import ROLES
+from dealframe.notices import MissingDataWarning, ServiceContractWarning
+
+P = "/api/private/v1"
+RESOLVE = f"^{P}/companies/resolve$"
+INVESTMENTS = f"^{P}/investors/[^/]+/investments$"
+BUYSIDE = f"^{P}/companies/[^/]+/buyside$"
+PROFILE = f"^{P}/companies/[^/]+$"
+
+
+@pytest.fixture
+def fresh(sandbox: Any, proxy: Any) -> Iterator[Any]:
+    """A client through the proxy of its own (what it learns of the service stays with it)."""
+    with Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+    ) as c:
+        yield c
+
+
+# ---------------------------------------------------------------------------------- resolve
+
+
+@pytest.fixture(scope="module")
+def shared_names(direct: Any) -> list[str]:
+    """Names that several companies carry (resolved as ambiguous, their best candidates tie)."""
+    counts = direct.private.companies()["name"].value_counts()
+    names = counts[counts > 1].index.tolist()[:4]
+    assert len(names) >= 2, "the tests need names shared by several companies"
+    return names
+
+
+def candidates_edit(change: Any) -> Action:
+    def apply(doc: Any) -> Any:
+        for result in doc["data"]:
+            result["candidates"] = change(result.get("candidates") or [])
+        return doc
+
+    return edit(apply, "candidates")
+
+
+def _unscored(kind: str) -> Any:
+    def change(candidates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for candidate in candidates:
+            if kind == "missing":
+                candidate.pop("score", None)
+            else:
+                candidate["score"] = None
+        return candidates
+
+    return change
+
+
+@pytest.mark.parametrize("kind", ["missing", "null"])
+def test_best_of_candidates_without_scores_is_not_chosen(kind, via, proxy, shared_names):
+    """Candidates without ``score``: on_ambiguous="best" cannot tell a best one, so each
+    name keeps a null id, listed in attrs["unscored"] and said naming candidates[].score
+    (it silently took the first of several same-named companies)."""
+    proxy.add(RESOLVE, candidates_edit(_unscored(kind)))
+    o = outcome(lambda: via.private.resolve_companies(shared_names, on_ambiguous="best"))
+    assert o.error is None, repr(o.error)
+    matches, candidates = o.value
+    assert matches["id"].isna().all(), matches
+    assert matches.attrs["unscored"] == shared_names
+    assert matches.attrs["tied"] == []
+    said = o.warned(ServiceContractWarning)
+    assert len(said) == 1 and "candidates[].score missing or null" in said[0], said
+    assert repr(shared_names[0]) in said[0]
+    assert [f["kind"] for f in matches.attrs["findings"]] == ["missing_field"]
+    assert set(candidates["query"]) == set(shared_names)
+    with pytest.raises(ServiceContractError, match=r"candidates\[\]\.score"):
+        via.private.resolve_companies(shared_names, on_ambiguous="best", strict=True)
+
+
+def test_best_candidate_is_the_highest_score_in_any_order(direct, via, proxy):
+    """Candidates listed lowest score first: "best" takes the highest score, not the first
+    listed (the sandbox lists them by score: an order another service need not keep)."""
+    names = direct.private.investors()["name"].str.split().str[0].drop_duplicates().tolist()
+    ref = outcome(lambda: direct.private.resolve_investors(names[:200], on_ambiguous="best")).value
+    chosen = ref.matches[ref.matches["match_type"] == "ambiguous"].dropna(subset=["id"])
+    assert len(chosen) > 2, "the test needs ambiguous names with one best candidate"
+    proxy.add(f"^{P}/investors/resolve$", candidates_edit(lambda c: c[::-1]))
+    o = outcome(lambda: via.private.resolve_investors(names[:200], on_ambiguous="best"))
+    assert o.error is None, repr(o.error)
+    assert o.value.matches["id"].tolist() == ref.matches["id"].tolist()
+    assert o.value.matches.attrs["tied"] == ref.matches.attrs["tied"]
