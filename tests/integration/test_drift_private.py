@@ -120,3 +120,69 @@ def test_best_candidate_is_the_highest_score_in_any_order(direct, via, proxy):
     assert o.error is None, repr(o.error)
     assert o.value.matches["id"].tolist() == ref.matches["id"].tolist()
     assert o.value.matches.attrs["tied"] == ref.matches.attrs["tied"]
+
+
+# ---------------------------------------------------------------------------- sub-collections
+
+
+def refuse_limit(over: int) -> Action:
+    """A GET whose ``limit`` is above ``over`` refused with a 400 stating the bound."""
+
+    def apply(ex: Any) -> None:
+        sent = ex.query.get("limit")
+        if sent is not None and int(sent) > over:
+            said = f"limit: must be between 1 and {over}, got {sent}"
+            ex.forward, ex.status, ex._doc = False, 400, None
+            ex.headers = {"Content-Type": "application/json"}
+            ex.content = orjson.dumps({"error": {"code": "BAD_REQUEST", "message": said}})
+
+    return Action(f"refuse_limit({over})", on_request=apply)
+
+
+@pytest.fixture(scope="module")
+def busy_investors(direct: Any) -> list[str]:
+    """Investors with many investments, most first (the first more than 50: several pages of 50)."""
+    profiles = direct.private.investors()
+    ids = profiles["id"].tolist()[:30]
+    made = direct.private.investments(ids)
+    counts = made["investor_id"].value_counts()
+    assert counts.max() > 50, "the tests need more than one page of 50"
+    return counts.index.tolist()
+
+
+def test_sub_collections_refusing_limit_above_50_are_read_in_pages_of_50(
+    direct, fresh, proxy, busy_investors
+):
+    """A sub-collection GET refusing ``limit=1000`` (400 "limit: must be between 1 and 50"):
+    every id is asked again at 50, the rows are those of the sandbox, attrs says so once,
+    and the client keeps the size (it used to raise the BadRequestError for every call)."""
+    ref = direct.private.investments(busy_investors)
+    proxy.add(INVESTMENTS, refuse_limit(50))
+    o = outcome(lambda: fresh.private.investments(busy_investors, strict=True))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, ref)
+    said = o.value.attrs["page_size_refused"]
+    assert said.startswith("limit 1000 refused (400") and said.endswith("pages of 50"), said
+    assert "; " not in said  # said once, whatever the number of ids refused
+    assert not o.warned(Warning)
+    proxy.reset()
+    proxy.add(INVESTMENTS, refuse_limit(50))
+    one = busy_investors[0]
+    again = fresh.private.investments(one)
+    assert_same(again, direct.private.investments(one))
+    assert "page_size_refused" not in again.attrs
+    pages = -(-len(again) // 50)
+    assert pages > 1
+    assert proxy.count(INVESTMENTS) == pages  # none refused: the bound is remembered
+
+
+def test_a_sub_collection_refusal_that_is_not_about_limit_is_raised(fresh, proxy, busy_investors):
+    def refuse(ex: Any) -> None:
+        ex.forward, ex.status, ex._doc = False, 400, None
+        ex.headers = {"Content-Type": "application/json"}
+        ex.content = orjson.dumps({"error": {"code": "BAD_REQUEST", "message": "page: bad"}})
+
+    proxy.add(INVESTMENTS, Action("refuse", on_request=refuse))
+    o = outcome(lambda: fresh.private.investments(busy_investors[0]))
+    assert "page: bad" in str(o.error), repr(o.error)
+    assert proxy.count(INVESTMENTS) == 1

@@ -467,6 +467,8 @@ class PrivateApi:
         self._names_per_resolve = NAMES_PER_RESOLVE
         #: Rows per list page asked for: lowered when a service refuses ``limit`` as too large.
         self._list_page_size = PAGE_SIZE
+        #: Rows per sub-collection page asked for: the document's 1,000, lowered as above.
+        self._sub_page_size = SUBCOLLECTION_LIMIT_MAX
         #: The service's number of a list's first page: 0 once a list call has found that the
         #: service counts ``page`` from 0 (its page 0 held the rows pages from 1 lacked).
         self._first_page = 1
@@ -613,15 +615,20 @@ class PrivateApi:
 
     # ------------------------------------------------------------------ lists
 
-    def _page_refused(self, error: BadRequestError, sent: int) -> str | None:
-        """A list page asked with ``limit=sent`` was refused with ``error``: when the error is
+    def _page_refused(self, error: BadRequestError, sent: int, *, sub: bool = False) -> str | None:
+        """A page asked with ``limit=sent`` was refused with ``error``: when the error is
         about ``limit``, lower the page size of this client's list calls (and of the mirror's
-        change feed) to the bound it states (else half of ``sent``) and return what to say of
-        it; None for any other refusal."""
+        change feed), or with ``sub`` that of its sub-collection reads (a bound of their own),
+        to the bound it states (else half of ``sent``) and return what to say of it; None for
+        any other refusal."""
         smaller = _smaller_page(error, sent)
         if smaller is None:
             return None
-        self._list_page_size = min(self._list_page_size, smaller)
+        with self._lock:
+            if sub:
+                self._sub_page_size = min(self._sub_page_size, smaller)
+            else:
+                self._list_page_size = min(self._list_page_size, smaller)
         return f"limit {sent} refused ({error}): pages of {smaller}"
 
     def _pull_list(
@@ -1579,7 +1586,8 @@ class PrivateApi:
         entity, name, build, answer = _SUBS[method]
         parent = "company_id" if entity == "companies" else "investor_id"
         # Here limit caps the rows per entity (None, the default: every row); the service's
-        # 1..1000 bound (section 4.2) is that of a page, and the walk asks for pages of 1000.
+        # 1..1000 bound (section 4.2) is that of a page, and the walk asks for pages of 1000
+        # (or of the smaller bound a refusal of ``limit`` stated: kept for later calls).
         if limit is not None:
             limit = integer_in(limit, "limit", 1, None)
         wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids", empty=True)
@@ -1593,6 +1601,7 @@ class PrivateApi:
         endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
         found = Findings(endpoint)
         said: dict[str, list[Any]] = {}  # each id's findings, added in the order of the ids
+        refused: dict[int, str] = {}  # each page size refused, said once whatever the ids
 
         def pull(ident: str) -> tuple[str, Pages[Any]]:
             def fetch(page: int, size: int) -> Response:
@@ -1603,16 +1612,27 @@ class PrivateApi:
                 )
 
             where = Findings(f"GET {PREFIX}/{entity}/{ident}/{name}")
-            pages: Pages[Any] = pull_pages(
-                fetch,
-                limit=limit,
-                workers=inner_workers,
-                progress=False,
-                desc=name,
-                page_size=SUBCOLLECTION_LIMIT_MAX,
-                pool=self._t.pool,
-                found=where,
-            )
+            while True:
+                size = self._sub_page_size
+                try:
+                    pages: Pages[Any] = pull_pages(
+                        fetch,
+                        limit=limit,
+                        workers=inner_workers,
+                        progress=False,
+                        desc=name,
+                        page_size=size,
+                        pool=self._t.pool,
+                        found=where,
+                    )
+                except BadRequestError as exc:  # page 1 refused: is it its limit?
+                    sent = min(size, limit) if limit else size
+                    note = self._page_refused(exc, sent, sub=True)
+                    if note is None:
+                        raise
+                    refused.setdefault(sent, note)
+                    continue
+                break
             rows = pages.rows if limit is None else min(limit, pages.rows)
             if pages.expected is not None and rows != pages.expected and not pages.failed:
                 where.add(
@@ -1670,6 +1690,7 @@ class PrivateApi:
             truncated=limit is not None and any(t > limit for t in known),
             missing_ids=gone,
             findings=found.records(),
+            **({"page_size_refused": _said_once(list(refused.values()))} if refused else {}),
         )
         page_failures = [(ident, f) for ident, pages in pulled for f in pages.failed]
         if failures or page_failures:
