@@ -186,3 +186,62 @@ def test_a_sub_collection_refusal_that_is_not_about_limit_is_raised(fresh, proxy
     o = outcome(lambda: fresh.private.investments(busy_investors[0]))
     assert "page: bad" in str(o.error), repr(o.error)
     assert proxy.count(INVESTMENTS) == 1
+
+
+# -------------------------------------------------------------------------------------- roles
+
+
+def roles_as(mapping: dict[str, str]) -> Action:
+    """Each row's ``role`` written as ``mapping`` says (in turn, when a value maps to several)."""
+
+    def apply(doc: Any) -> Any:
+        for row in doc["data"]:
+            row["role"] = mapping.get(row.get("role"), row.get("role"))
+        return doc
+
+    return edit(apply, "roles")
+
+
+@pytest.fixture(scope="module")
+def acquirers(direct: Any) -> list[str]:
+    """Companies with buyside deals."""
+    companies = direct.private.companies()["id"].tolist()[:300]
+    made = direct.private.buyside(companies)
+    assert len(made) > 5
+    return made["company_id"].drop_duplicates().tolist()
+
+
+def test_role_values_in_another_case_are_read_as_the_vocabulary(
+    direct, via, proxy, busy_investors, acquirers
+):
+    """``Lead_Investor``, ``BUYER``, ``buyer `` are ``lead_investor`` and ``buyer``: the same
+    frames as the sandbox's, in the role vocabulary of explode_participants (they were extra
+    categories, and ``role == "lead_investor"`` matched no row)."""
+    ref = direct.private.investments(busy_investors)
+    assert (ref["role"] == "lead_investor").any()
+    proxy.add(INVESTMENTS, roles_as({"lead_investor": "Lead_Investor", "buyer": "buyer "}))
+    proxy.add(BUYSIDE, roles_as({"lead_investor": "lead-investor", "buyer": "BUYER"}))
+    o = outcome(lambda: via.private.investments(busy_investors, strict=True))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, ref)
+    assert o.value["role"].dtype == pd.CategoricalDtype(list(ROLES))
+    bought = outcome(lambda: via.private.buyside(acquirers, strict=True))
+    assert bought.error is None, repr(bought.error)
+    assert_same(bought.value, direct.private.buyside(acquirers))
+    assert bought.value["role"].dtype == pd.CategoricalDtype(list(ROLES))
+
+
+def test_role_values_outside_the_vocabulary_are_kept_and_said(direct, via, proxy, busy_investors):
+    ref = direct.private.investments(busy_investors)
+    proxy.add(INVESTMENTS, roles_as({"buyer": "acquirer"}))
+    o = outcome(lambda: via.private.investments(busy_investors))
+    assert o.error is None, repr(o.error)
+    buyers = int((ref["role"] == "buyer").sum())
+    assert buyers and int((o.value["role"] == "acquirer").sum()) == buyers
+    assert list(o.value["role"].cat.categories) == [*ROLES, "acquirer"]
+    said = o.warned(ServiceContractWarning)
+    assert len(said) == 1 and f"'acquirer' ({buyers:,})" in said[0], said
+    assert "role outside lead_investor, buyer, investor" in said[0]
+    assert [f["kind"] for f in o.value.attrs["findings"]] == ["unknown_value"]
+    with pytest.raises(ServiceContractError, match="acquirer"):
+        via.private.investments(busy_investors, strict=True)

@@ -30,6 +30,7 @@ from ..contract import (
     keys_present,
     missing_fields,
     null_fields,
+    outside_vocabulary,
     read_items,
     read_page,
     shaping,
@@ -45,7 +46,7 @@ from ..errors import (
     ValidationError,
 )
 from ..frames import private as shape
-from ..frames.schemas import PROFILE_FIELDS
+from ..frames.schemas import PROFILE_FIELDS, ROLES
 from ..notices import MissingDataWarning, missing_expected, user_stacklevel, warn_missing
 from ..provenance import attach
 from ..transport.paging import map_concurrent
@@ -1676,6 +1677,7 @@ class PrivateApi:
         absent = missing_fields(keys, answer, found, n_items=len(items))
         frame = dedupe(frame, [parent, "id"], found)
         null_fields(frame, answer, found, missing=absent)
+        outside_vocabulary(frame, "role", ROLES, found)  # after any case or spacing is undone
         totals = [pages.total for _, pages in pulled]
         known = [t for t in totals if t is not None]
         attach(
