@@ -245,3 +245,51 @@ def test_role_values_outside_the_vocabulary_are_kept_and_said(direct, via, proxy
     assert [f["kind"] for f in o.value.attrs["findings"]] == ["unknown_value"]
     with pytest.raises(ServiceContractError, match="acquirer"):
         via.private.investments(busy_investors, strict=True)
+
+
+# ---------------------------------------------------------------------------- include_deleted
+
+
+def send_include_deleted() -> Action:
+    """A service that reads every profile request as if include_deleted were true."""
+
+    def apply(ex: Any) -> None:
+        ex.query["include_deleted"] = "true"
+
+    return Action("ignore include_deleted", on_request=apply)
+
+
+@pytest.fixture(scope="module")
+def live_and_deleted(direct: Any) -> tuple[list[str], list[str]]:
+    every = direct.private.companies(include_deleted=True)
+    gone = every["deleted"].fillna(False).to_numpy(dtype=bool)
+    live, deleted = every.loc[~gone, "id"].tolist()[:5], every.loc[gone, "id"].tolist()[:3]
+    assert len(deleted) == 3, "the test needs soft-deleted companies"
+    return live, deleted
+
+
+def test_profiles_served_deleted_without_include_deleted_are_missing(
+    direct, via, proxy, live_and_deleted
+):
+    """A service ignoring ``include_deleted=false`` serves soft-deleted companies: they are
+    missing, as its 404 would have made them, and the answer is said (they came back as
+    rows with ``deleted`` True, silently)."""
+    live, deleted = live_and_deleted
+    with pytest.warns(MissingDataWarning):
+        ref = direct.private.company(live + deleted)
+    assert ref.attrs["missing_ids"] == deleted
+    proxy.add(PROFILE, send_include_deleted())
+    o = outcome(lambda: via.private.company(live + deleted))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, ref)
+    assert o.value.attrs["missing_ids"] == deleted
+    said = o.warned(ServiceContractWarning)
+    assert len(said) == 1 and "include_deleted was not sent (the service ignored it)" in said[0]
+    assert all(i in said[0] for i in deleted)
+    missing = [m for m in o.warned(MissingDataWarning) if m not in said]
+    assert len(missing) == 1 and "3 of 8 companies were not found" in missing[0]
+    with pytest.raises(NotFoundError) as caught:
+        via.private.company(deleted[0])
+    assert caught.value.deleted and "ignored it" in str(caught.value)
+    asked = via.private.company(deleted, include_deleted=True)
+    assert asked["deleted"].all() and asked.attrs["missing_ids"] == []

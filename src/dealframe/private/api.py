@@ -1349,6 +1349,7 @@ class PrivateApi:
         found = Findings(endpoint)
         failed = {f.item for f in failures}
         got: list[tuple[str, Any]] = []
+        deleted_served: list[str] = []  # soft-deleted though include_deleted was not sent
         for ident, response in zip(wanted, responses):
             if response is None:
                 continue
@@ -1362,6 +1363,20 @@ class PrivateApi:
                     shortfall=1,
                 )
                 failed.add(ident)
+                continue
+            if data.get("deleted") is True and not include_deleted:
+                # the service ignored include_deleted: read as the 404 a soft-deleted id gets
+                if single:
+                    raise NotFoundError(
+                        404,
+                        "NOT_FOUND",
+                        f"{ident} is soft-deleted; pass include_deleted=True to read it",
+                        details={"deleted": True},
+                        request=RequestInfo("GET", f"{PREFIX}/{entity}/{ident}", "private"),
+                        note="the service answered 200 with deleted: true though "
+                        "include_deleted was not sent (it ignored it): read as its 404",
+                    )
+                deleted_served.append(ident)  # missing, as after a 404 (said below)
                 continue
             if data.get("id") != ident:
                 found.add(
@@ -1378,9 +1393,20 @@ class PrivateApi:
                 wanted=PROFILE_FIELDS[entity] if names is None else names,
             )
             got.append((ident, response))
+        if deleted_served:
+            n = len(deleted_served)
+            found.add(
+                "unrequested",
+                f"{n} of {len(wanted)} answers are soft-deleted (deleted: true) though "
+                f"include_deleted was not sent (the service ignored it): left out, as its 404 "
+                f"would have: {', '.join(deleted_served[:5])}{' ...' if n > 5 else ''}",
+            )
         with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}", "private"), endpoint):
             frame = build([r.json()["data"] for _, r in got])
-        missing = [i for i, r in zip(wanted, responses) if r is None and i not in failed]
+        gone = set(deleted_served)
+        missing = [
+            i for i, r in zip(wanted, responses) if (r is None or i in gone) and i not in failed
+        ]
         attach(
             frame,
             endpoint=endpoint,
@@ -1441,7 +1467,9 @@ class PrivateApi:
             :class:`~dealframe.errors.ValidationError` naming ``fields``, with the
             closest valid name, before any request.
         include_deleted : bool, default False
-            Return soft-deleted companies too (``deleted`` True).
+            Return soft-deleted companies too (``deleted`` True). Without it, a profile
+            served with ``deleted`` True (a service that ignores the parameter) is read
+            as the 404 it should have been: missing (or, for one id, ``NotFoundError``).
         strict : bool, default False
             Raise :class:`~dealframe.errors.IncompleteResultError` when some of many ids
             do not come back (else a :class:`~dealframe.MissingDataWarning`).
