@@ -33,6 +33,7 @@ Examples
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -66,6 +67,7 @@ __all__ = [
     "meta_count",
     "missing_fields",
     "null_fields",
+    "outside_vocabulary",
     "read_items",
     "read_page",
     "shaping",
@@ -213,7 +215,7 @@ class Finding:
     kind : str
         ``wrong_shape``, ``bad_meta``, ``count_mismatch``, ``repeated_page``,
         ``missing_identity``, ``repeated_rows``, ``conflicting_rows``, ``missing_field``,
-        ``null_field``, ``unrequested`` ...
+        ``null_field``, ``unknown_value``, ``unrequested`` ...
     where : str
         The endpoint, and the page or chunk when there are several.
     message : str
@@ -690,6 +692,45 @@ def null_fields(
             "null_field",
             f"null where the document gives no null: {shown} (rows kept; they fall out of "
             "anything filtered, grouped or bucketed on it)",
+            where=where,
+        )
+    return counts
+
+
+def outside_vocabulary(
+    frame: pd.DataFrame,
+    name: str,
+    vocabulary: Sequence[Any],
+    found: Findings,
+    *,
+    where: str | None = None,
+) -> dict[Any, int]:
+    """Values of column ``name`` outside ``vocabulary``, with their counts (most first); an
+    ``unknown_value`` finding names them. The rows are kept: no comparison with a value of
+    the vocabulary matches them.
+
+    Examples
+    --------
+    >>> found = Findings("GET /x")
+    >>> roles = pd.DataFrame({"role": ["buyer", "seller", "seller", None]})
+    >>> outside_vocabulary(roles, "role", ("lead_investor", "buyer"), found)
+    {'seller': 2}
+    >>> found.items[0].message
+    "role outside lead_investor, buyer in 2 of 4 rows: 'seller' (2) (rows kept, the values as they came: they match none of the vocabulary's)"
+    """
+    if name not in frame.columns:
+        return {}
+    values = frame[name].astype(object)
+    odd = values[values.notna() & ~values.isin(list(vocabulary))]
+    counts = dict(Counter(odd.tolist()).most_common())
+    if counts:
+        shown = ", ".join(f"{value!r} ({n:,})" for value, n in list(counts.items())[:5])
+        more = f" and {len(counts) - 5} more" if len(counts) > 5 else ""
+        found.add(
+            "unknown_value",
+            f"{name} outside {', '.join(map(str, vocabulary))} in {len(odd):,} of "
+            f"{len(frame):,} rows: {shown}{more} (rows kept, the values as they came: they "
+            "match none of the vocabulary's)",
             where=where,
         )
     return counts

@@ -230,6 +230,22 @@ def test_deals_frame_role_rows():
     assert "role" not in deals_frame(load("investments.json"), with_role=False).columns
 
 
+def test_deals_frame_roles_in_another_case_are_the_vocabulary():
+    """Roles differing only in case, spaces, ``-`` or ``_`` are written as the vocabulary's
+    (in every page layout); any other value is kept as an extra category."""
+    rows = [
+        {"id": "a", "role": "Lead_Investor"},
+        {"id": "b", "role": " buyer"},
+        {"id": "c", "role": "LEAD-INVESTOR"},
+        {"id": "d", "role": "seller"},
+        {"id": "e", "role": None},
+    ]
+    for df in (deals_frame(rows), deals_frame_from_pages([orjson.dumps({"data": rows})])):
+        assert df["role"].tolist()[:4] == ["lead_investor", "buyer", "lead_investor", "seller"]
+        assert pd.isna(df["role"].iloc[4])
+        assert list(df["role"].cat.categories) == ["lead_investor", "buyer", "investor", "seller"]
+
+
 def test_deals_frame_unknown_vocabulary_values_are_kept():
     df = deals_frame(
         [

@@ -54,6 +54,7 @@ from dealframe.frames.schemas import (
     PROFILE_NESTED,
     RESOLVE_CANDIDATES,
     RESOLVE_RESULTS,
+    ROLES,
     TOP_COUNTRIES,
     TOP_VERTICALS,
     Schema,
@@ -209,11 +210,50 @@ def top_verticals_frame(profile_items: Items | pd.DataFrame) -> pd.DataFrame:
     return _top_frame(profile_items, "top_verticals", TOP_VERTICALS)
 
 
+def _role_key(value: Any) -> Any:
+    """A role value without case, spaces, ``-`` or ``_`` (``"Lead-Investor "``: ``leadinvestor``)."""
+    return re.sub(r"[\s_-]+", "", value).casefold() if isinstance(value, str) else value
+
+
+_ROLE_KEYS = {_role_key(role): role for role in ROLES}
+
+
+def _one_role_vocabulary(role: pd.Series) -> pd.Series:
+    """``role`` with each value that differs from :data:`~dealframe.frames.schemas.ROLES`
+    only in case, spaces, ``-`` or ``_`` written as it (``"Lead_Investor"``, ``"buyer "``);
+    any other value stays an extra category, after the vocabulary's.
+
+    Examples
+    --------
+    >>> role = pd.Series(pd.Categorical(["Lead-Investor", "buyer ", "seller"]))
+    >>> _one_role_vocabulary(role).tolist(), list(_one_role_vocabulary(role).cat.categories)
+    (['lead_investor', 'buyer', 'seller'], ['lead_investor', 'buyer', 'investor', 'seller'])
+    """
+    if not isinstance(role.dtype, pd.CategoricalDtype):
+        return role
+    old = list(role.cat.categories)
+    if old == list(ROLES):  # the vocabulary alone: nothing to write
+        return role
+    written = [_ROLE_KEYS.get(_role_key(value), value) for value in old]
+    new = [*ROLES, *sorted({w for w in written if w not in ROLES}, key=str)]
+    at = {value: i for i, value in enumerate(new)}
+    table = np.array([*(at[w] for w in written), -1], dtype=np.int32)  # a null's -1 stays -1
+    codes = table[role.cat.codes.to_numpy()]
+    out = pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(new))
+    return pd.Series(out, index=role.index, name=role.name)
+
+
 def _deals_joined(parts: list[Any], schema: Schema, with_role: bool | None) -> pd.DataFrame:
-    """Deal columns joined into a frame, with ``role`` as ``with_role`` asks (:func:`deals_frame`)."""
+    """Deal columns joined into a frame, with ``role`` as ``with_role`` asks (:func:`deals_frame`),
+    in the one role vocabulary (:func:`_one_role_vocabulary`)."""
     always = () if with_role is None or with_role is False else (DEAL_ROLE.name,)
     frame = assemble(parts, schema, (DEAL_ROLE,), always=always)
-    return frame.drop(columns=DEAL_ROLE.name) if with_role is False and "role" in frame else frame
+    if DEAL_ROLE.name not in frame:
+        return frame
+    if with_role is False:
+        return frame.drop(columns=DEAL_ROLE.name)
+    frame[DEAL_ROLE.name] = _one_role_vocabulary(frame[DEAL_ROLE.name])
+    return frame
 
 
 def _is_profile(records: list[Mapping[str, Any]]) -> bool:

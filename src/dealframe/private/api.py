@@ -29,6 +29,7 @@ from ..contract import (
     keys_present,
     missing_fields,
     null_fields,
+    outside_vocabulary,
     read_items,
     read_page,
     shaping,
@@ -44,7 +45,7 @@ from ..errors import (
     ValidationError,
 )
 from ..frames import private as shape
-from ..frames.schemas import PROFILE_FIELDS
+from ..frames.schemas import PROFILE_FIELDS, ROLES
 from ..notices import MissingDataWarning, missing_expected, user_stacklevel, warn_missing
 from ..provenance import attach
 from ..transport.paging import map_concurrent
@@ -317,28 +318,50 @@ def _merge_batches(
     return out
 
 
-def _fill_best(matches: pd.DataFrame, candidates: pd.DataFrame, ambiguous: pd.Series) -> None:
-    """``id`` of each ambiguous name set to its best candidate, when one scores above the
-    rest; a name whose best candidates tie keeps a null id, and the tied names are warned of
-    and listed in ``matches.attrs["tied"]``."""
-    ranked = candidates.sort_values(["query", "rank"], kind="stable")
-    first = ranked.drop_duplicates("query").set_index("query")
-    second = ranked[ranked["rank"] > 1].drop_duplicates("query").set_index("query")["score"]
-    tied = second.reindex(first.index).eq(first["score"]).fillna(False).to_numpy(dtype=bool)
-    best = first["id"].where(~tied)
+def _fill_best(
+    matches: pd.DataFrame, candidates: pd.DataFrame, ambiguous: pd.Series, found: Findings
+) -> None:
+    """``id`` of each ambiguous name set to its best candidate: the one that scores above
+    the rest. Two names keep a null id: one whose best candidates have the same score (warned
+    of and listed in ``matches.attrs["tied"]``), and one with several candidates some of which
+    carry no ``score`` (missing or null: no best can be told), a ``missing_field`` finding
+    listed in ``matches.attrs["unscored"]``."""
+    # a name sent twice has its candidates twice: once each is enough to rank them
+    ranked = candidates.drop_duplicates(["query", "rank"]).sort_values(
+        ["query", "score", "rank"], ascending=[True, False, True], na_position="last"
+    )
+    place = ranked.groupby("query", sort=False).cumcount().to_numpy()
+    first = ranked[place == 0].set_index("query")
+    second = ranked[place == 1].set_index("query")["score"].reindex(first.index)
+    several = ranked["query"].value_counts().reindex(first.index).to_numpy() > 1
+    blank = ranked["score"].isna().groupby(ranked["query"], sort=False).any()
+    unscored = several & blank.reindex(first.index).to_numpy(dtype=bool)
+    tied = second.eq(first["score"]).to_numpy(dtype=bool) & ~unscored
+    best = first["id"].where(~(tied | unscored))
     queries = matches.loc[ambiguous, "query"]
     matches.loc[ambiguous, "id"] = queries.map(best).to_numpy()
-    tied_queries = set(first.index[tied])
-    names = [q for q in queries.tolist() if q in tied_queries]
-    matches.attrs["tied"] = names
-    if names:
+
+    def named(which: np.ndarray) -> tuple[list[str], str]:
+        chosen = set(first.index[which])
+        names = list(dict.fromkeys(q for q in queries.tolist() if q in chosen))
         shown = ", ".join(repr(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
+        return names, f"{len(names)} name{'s' if len(names) > 1 else ''} ({shown})"
+
+    matches.attrs["tied"], said = named(tied)
+    if matches.attrs["tied"]:
         warnings.warn(
-            f"{len(names)} name{'s' if len(names) > 1 else ''} ({shown}) have several best "
-            "candidates with the same score: their id is left null (the candidates frame lists "
-            "them; the country may tell them apart)",
+            f"{said} have several best candidates with the same score: their id is left null "
+            "(the candidates frame lists them; the country may tell them apart)",
             MissingDataWarning,
             stacklevel=user_stacklevel(),
+        )
+    matches.attrs["unscored"], said = named(unscored)
+    if matches.attrs["unscored"]:
+        found.add(
+            "missing_field",
+            f"candidates[].score missing or null: {said} have several candidates, not all "
+            "scored, so no best can be told: their id is left null (on_ambiguous='best'; "
+            "the candidates frame lists them)",
         )
 
 
@@ -419,6 +442,8 @@ class PrivateApi:
         self._names_per_resolve = NAMES_PER_RESOLVE
         #: Rows per list page asked for: lowered when a service refuses ``limit`` as too large.
         self._list_page_size = PAGE_SIZE
+        #: Rows per sub-collection page asked for: the document's 1,000, lowered as above.
+        self._sub_page_size = SUBCOLLECTION_LIMIT_MAX
         #: The service's number of a list's first page: 0 once a list call has found that the
         #: service counts ``page`` from 0 (its page 0 held the rows pages from 1 lacked).
         self._first_page = 1
@@ -565,15 +590,20 @@ class PrivateApi:
 
     # ------------------------------------------------------------------ lists
 
-    def _page_refused(self, error: BadRequestError, sent: int) -> str | None:
-        """A list page asked with ``limit=sent`` was refused with ``error``: when the error is
+    def _page_refused(self, error: BadRequestError, sent: int, *, sub: bool = False) -> str | None:
+        """A page asked with ``limit=sent`` was refused with ``error``: when the error is
         about ``limit``, lower the page size of this client's list calls (and of the mirror's
-        change feed) to the bound it states (else half of ``sent``) and return what to say of
-        it; None for any other refusal."""
+        change feed), or with ``sub`` that of its sub-collection reads (a bound of their own),
+        to the bound it states (else half of ``sent``) and return what to say of it; None for
+        any other refusal."""
         smaller = _smaller_page(error, sent)
         if smaller is None:
             return None
-        self._list_page_size = min(self._list_page_size, smaller)
+        with self._lock:
+            if sub:
+                self._sub_page_size = min(self._sub_page_size, smaller)
+            else:
+                self._list_page_size = min(self._list_page_size, smaller)
         return f"limit {sent} refused ({error}): pages of {smaller}"
 
     def _pull_list(
@@ -1293,6 +1323,7 @@ class PrivateApi:
         found = Findings(endpoint)
         failed = {f.item for f in failures}
         got: list[tuple[str, Any]] = []
+        deleted_served: list[str] = []  # soft-deleted though include_deleted was not sent
         for ident, response in zip(wanted, responses):
             if response is None:
                 continue
@@ -1306,6 +1337,20 @@ class PrivateApi:
                     shortfall=1,
                 )
                 failed.add(ident)
+                continue
+            if data.get("deleted") is True and not include_deleted:
+                # the service ignored include_deleted: read as the 404 a soft-deleted id gets
+                if single:
+                    raise NotFoundError(
+                        404,
+                        "NOT_FOUND",
+                        f"{ident} is soft-deleted; pass include_deleted=True to read it",
+                        details={"deleted": True},
+                        request=RequestInfo("GET", f"{PREFIX}/{entity}/{ident}", "private"),
+                        note="the service answered 200 with deleted: true though "
+                        "include_deleted was not sent (it ignored it): read as its 404",
+                    )
+                deleted_served.append(ident)  # missing, as after a 404 (said below)
                 continue
             if data.get("id") != ident:
                 found.add(
@@ -1322,9 +1367,20 @@ class PrivateApi:
                 wanted=PROFILE_FIELDS[entity] if names is None else names,
             )
             got.append((ident, response))
+        if deleted_served:
+            n = len(deleted_served)
+            found.add(
+                "unrequested",
+                f"{n} of {len(wanted)} answers are soft-deleted (deleted: true) though "
+                f"include_deleted was not sent (the service ignored it): left out, as its 404 "
+                f"would have: {', '.join(deleted_served[:5])}{' ...' if n > 5 else ''}",
+            )
         with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}", "private"), endpoint):
             frame = build([r.json()["data"] for _, r in got])
-        missing = [i for i, r in zip(wanted, responses) if r is None and i not in failed]
+        gone = set(deleted_served)
+        missing = [
+            i for i, r in zip(wanted, responses) if (r is None or i in gone) and i not in failed
+        ]
         attach(
             frame,
             endpoint=endpoint,
@@ -1385,7 +1441,9 @@ class PrivateApi:
             :class:`~dealframe.errors.ValidationError` naming ``fields``, with the
             closest valid name, before any request.
         include_deleted : bool, default False
-            Return soft-deleted companies too (``deleted`` True).
+            Return soft-deleted companies too (``deleted`` True). Without it, a profile
+            served with ``deleted`` True (a service that ignores the parameter) is read
+            as the 404 it should have been: missing (or, for one id, ``NotFoundError``).
         strict : bool, default False
             Raise :class:`~dealframe.errors.IncompleteResultError` when some of many ids
             do not come back (else a :class:`~dealframe.MissingDataWarning`).
@@ -1531,7 +1589,8 @@ class PrivateApi:
         entity, name, build, answer = _SUBS[method]
         parent = "company_id" if entity == "companies" else "investor_id"
         # Here limit caps the rows per entity (None, the default: every row); the service's
-        # 1..1000 bound (section 4.2) is that of a page, and the walk asks for pages of 1000.
+        # 1..1000 bound (section 4.2) is that of a page, and the walk asks for pages of 1000
+        # (or of the smaller bound a refusal of ``limit`` stated: kept for later calls).
         if limit is not None:
             limit = integer_in(limit, "limit", 1, None)
         wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids", empty=True)
@@ -1545,6 +1604,7 @@ class PrivateApi:
         endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
         found = Findings(endpoint)
         said: dict[str, list[Any]] = {}  # each id's findings, added in the order of the ids
+        refused: dict[int, str] = {}  # each page size refused, said once whatever the ids
 
         def pull(ident: str) -> tuple[str, Pages[Any]]:
             def fetch(page: int, size: int) -> Response:
@@ -1555,16 +1615,27 @@ class PrivateApi:
                 )
 
             where = Findings(f"GET {PREFIX}/{entity}/{ident}/{name}")
-            pages: Pages[Any] = pull_pages(
-                fetch,
-                limit=limit,
-                workers=inner_workers,
-                progress=False,
-                desc=name,
-                page_size=SUBCOLLECTION_LIMIT_MAX,
-                pool=self._t.pool,
-                found=where,
-            )
+            while True:
+                size = self._sub_page_size
+                try:
+                    pages: Pages[Any] = pull_pages(
+                        fetch,
+                        limit=limit,
+                        workers=inner_workers,
+                        progress=False,
+                        desc=name,
+                        page_size=size,
+                        pool=self._t.pool,
+                        found=where,
+                    )
+                except BadRequestError as exc:  # page 1 refused: is it its limit?
+                    sent = min(size, limit) if limit else size
+                    note = self._page_refused(exc, sent, sub=True)
+                    if note is None:
+                        raise
+                    refused.setdefault(sent, note)
+                    continue
+                break
             rows = pages.rows if limit is None else min(limit, pages.rows)
             if pages.expected is not None and rows != pages.expected and not pages.failed:
                 where.add(
@@ -1608,6 +1679,7 @@ class PrivateApi:
         absent = missing_fields(keys, answer, found, n_items=len(items))
         frame = dedupe(frame, [parent, "id"], found)
         null_fields(frame, answer, found, missing=absent)
+        outside_vocabulary(frame, "role", ROLES, found)  # after any case or spacing is undone
         totals = [pages.total for _, pages in pulled]
         known = [t for t in totals if t is not None]
         attach(
@@ -1622,6 +1694,7 @@ class PrivateApi:
             truncated=limit is not None and any(t > limit for t in known),
             missing_ids=gone,
             findings=found.records(),
+            **({"page_size_refused": _said_once(list(refused.values()))} if refused else {}),
         )
         page_failures = [(ident, f) for ident, pages in pulled for f in pages.failed]
         if failures or page_failures:
@@ -1880,7 +1953,7 @@ class PrivateApi:
             matches, candidates = shape.resolve_frames(data)
         ambiguous = matches["match_type"] == "ambiguous"
         if on_ambiguous == "best" and ambiguous.any():
-            _fill_best(matches, candidates, ambiguous)
+            _fill_best(matches, candidates, ambiguous, found)
         received = int(matches["match_type"].notna().sum())
         attach(
             matches,
@@ -2036,7 +2109,11 @@ class PrivateApi:
             Leave ``id`` null for ambiguous names, take the best candidate, or raise
             :class:`~dealframe.errors.AmbiguousNameError`. With ``"best"``, a name whose
             best candidates have the same score keeps a null ``id``: it is listed in
-            ``matches.attrs["tied"]`` and warned of (:class:`~dealframe.MissingDataWarning`).
+            ``matches.attrs["tied"]`` and warned of (:class:`~dealframe.MissingDataWarning`);
+            so does one with several candidates not all of which carry a ``score`` (no best
+            can be told): listed in ``matches.attrs["unscored"]``, a ``missing_field``
+            finding (:class:`~dealframe.ServiceContractWarning`, or under ``strict`` the
+            :class:`~dealframe.errors.ServiceContractError`).
         {strict}
         progress : bool, optional
             Progress bar over the batches (None: the client's ``progress`` setting).
