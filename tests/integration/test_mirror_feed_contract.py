@@ -12,6 +12,7 @@ mirror, never an endless sync (``no_hang`` fails a test that runs past ``HANG_LI
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,7 +25,7 @@ import dealframe.sandbox
 from dealframe import mirror
 from dealframe.client import Client
 from dealframe.errors import ServiceContractError
-from dealframe.mirror.errors import MirrorDivergenceWarning
+from dealframe.mirror.errors import MirrorDivergenceWarning, MirrorRepairWarning
 from dealframe.sandbox.changes import Changes
 from dealframe.sandbox.profiles import Profile, _after, _edit
 
@@ -109,6 +110,16 @@ def _service(client: Client) -> pd.DataFrame:
     return client.private.deals(include_deleted=True).sort_values("id", ignore_index=True)
 
 
+def _stamp(sb: Any, ident: str, stamp: str) -> None:
+    """Give one deal the ``updated_at`` of a clock gone wrong (Changes stamps the right one)."""
+    store = sb.state.private.deals
+    row = store.row_of[ident]
+    record = store.record(row)
+    record["updated_at"] = stamp
+    store.put(sb.state.private.spec(store), row, record)
+    sb.state.private.refresh()
+
+
 @pytest.mark.parametrize(
     ("rewrite", "finding", "said"),
     [
@@ -152,13 +163,7 @@ def test_a_row_stamped_in_the_future_does_not_move_the_checkpoint(sb, client, tm
     stays at the newest stamp not after the sync's start, the report and a warning say so,
     and the next sync reads the later changes (and that row again)."""
     changes = Changes(sb.state, seed=3)
-    ahead = changes.update("deals", 1)[0]
-    store = sb.state.private.deals
-    row = store.row_of[ahead]
-    record = store.record(row)
-    record["updated_at"] = "2099-01-01T00:00:00Z"
-    store.put(sb.state.private.spec(store), row, record)
-    sb.state.private.refresh()
+    _stamp(sb, changes.update("deals", 1)[0], "2099-01-01T00:00:00Z")
     with pytest.warns(MirrorDivergenceWarning, match="1 row.s. stamped after"):
         first = _sync(client, tmp_path / "m")["deals"]
     assert "2099-01-01" in (first.stamped_ahead or "")
@@ -175,6 +180,29 @@ def test_a_row_stamped_in_the_future_does_not_move_the_checkpoint(sb, client, tm
     want = _service(client)
     assert got["updated_at"].equals(want["updated_at"])
     assert set(later) <= set(got["id"])
+
+
+def test_a_checkpoint_already_past_the_clock_is_rebuilt_from_a_full_pull(sb, client, tmp_path):
+    """A mirror whose checkpoint a row stamped ahead had moved into the future (as earlier
+    versions did; here: an overlap of a century lets it) read nothing of what changed after:
+    the next sync sees the checkpoint after this machine's clock and pulls everything again."""
+    changes = Changes(sb.state, seed=4)
+    _stamp(sb, changes.update("deals", 1)[0], "2099-01-01T00:00:00Z")
+    century = dt.timedelta(days=36600)
+    assert _sync(client, tmp_path / "m", overlap=century)["deals"].checkpoint.startswith("2099")
+    changes.advance(3600)
+    changes.update("deals", 4)
+    with (
+        pytest.warns(MirrorDivergenceWarning, match="stamped after"),  # the row is still ahead
+        pytest.warns(MirrorRepairWarning, match="after this machine's clock"),
+    ):
+        again = _sync(client, tmp_path / "m")["deals"]
+    assert again.full and again.checkpoint is not None and again.checkpoint < "2099"
+    assert "2099-01-01" in (again.stamped_ahead or "")
+    got = mirror.load(tmp_path / "m", "deals", include_deleted=True)
+    assert got.sort_values("id", ignore_index=True)["updated_at"].equals(
+        _service(client)["updated_at"]
+    )
 
 
 def test_a_feed_ignoring_include_deleted_is_said(sb, client, tmp_path):

@@ -359,6 +359,12 @@ def _sync_entity(
     problem = problem or force_full
     info = last_info(table) if table is not None and problem is None else None
     old = info.checkpoint if info is not None else None
+    if old is not None and pd.Timestamp(old) > until:  # a row stamped ahead moved it there
+        problem = (
+            f"its checkpoint {old} is after this machine's clock ({_iso(until)}, overlap "
+            "included): records changed before that time may never have been read"
+        )
+        old = None
     full = old is None
     since = None if full else pd.Timestamp(old) - overlap
     staged = StagedRows(
