@@ -297,8 +297,9 @@ class FeedWalk:
         ):
             return
         query = "the change feed's page" if cursor is None else f"updated_at >= {cursor}: page"
+        finding, at = "unsorted_feed", int(stamps.isna().to_numpy().argmax())
         if stamps.isna().any():
-            at, said = int(stamps.isna().to_numpy().argmax()), "has no updated_at"
+            finding, said = "missing_field", "has no updated_at, and the walk cannot place it"
         elif not stamps.is_monotonic_increasing:
             at = int((stamps.diff() < pd.Timedelta(0)).to_numpy().argmax())
             said = (
@@ -307,17 +308,15 @@ class FeedWalk:
                 "reverses the sort), and the walk would skip rows"
             )
         else:
-            at, said = (
-                0,
-                (
-                    f"is stamped {stamps.iloc[0]}, below the cursor: the service ignores the "
-                    "updated_at filter, and the walk would ask for the same rows forever"
-                ),
+            finding = "filter_ignored"
+            said = (
+                f"is stamped {stamps.iloc[0]}, below the cursor: the service ignores the "
+                "updated_at filter, and the walk would ask for the same rows forever"
             )
         raise ServiceContractError(
             200,
             f"{query} {page}, row {at + 1} {said}; this entity's table is not written",
-            finding="unsorted_feed" if "sort" in said else "filter_ignored",
+            finding=finding,
         )
 
     def _check_moves(self, frame: pd.DataFrame) -> None:
