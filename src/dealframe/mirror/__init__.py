@@ -22,6 +22,7 @@ from __future__ import annotations
 from .compact import DEFAULT_RETAIN_HOURS, compact
 from .errors import (
     MirrorDamagedError,
+    MirrorDivergenceWarning,
     MirrorError,
     MirrorLockedError,
     MirrorPathError,
@@ -44,6 +45,7 @@ __all__ = [
     "MirrorError",
     "MirrorLockedError",
     "MirrorPathError",
+    "MirrorDivergenceWarning",
     "MirrorRepairWarning",
     "MirrorStateError",
     "MirrorVersionError",

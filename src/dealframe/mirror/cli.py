@@ -100,7 +100,7 @@ def _sync(args: argparse.Namespace) -> int:
         )
         if r.repaired:
             print(f"{'':<10} rebuilt: {r.repaired}")
-        for note in (r.page_size_refused, r.page_from_0):  # how the service was adapted to
+        for note in (r.page_size_refused, r.page_from_0, r.stamped_ahead, r.rows_differ):
             if note:
                 print(f"{'':<10} {note}")
     return 0

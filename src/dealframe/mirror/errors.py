@@ -12,7 +12,8 @@
         └── MirrorLockedError        another sync holds the mirror's lock
 
     DealframeWarning
-    └── MirrorRepairWarning          a damaged table was rebuilt from a full pull
+    ├── MirrorRepairWarning          a damaged table was rebuilt from a full pull
+    └── MirrorDivergenceWarning      the table may differ from the service (counts, clocks)
 
 A client without a Family B key raises :class:`dealframe.errors.ConfigurationError`;
 a bad argument (an unknown entity, a version that does not exist) raises
@@ -26,6 +27,7 @@ from ..notices import DealframeWarning
 
 __all__ = [
     "MirrorDamagedError",
+    "MirrorDivergenceWarning",
     "MirrorError",
     "MirrorLockedError",
     "MirrorPathError",
@@ -73,3 +75,9 @@ class MirrorLockedError(MirrorError):
 class MirrorRepairWarning(DealframeWarning):
     """A sync found a damaged table (missing or unreadable files, another table's schema) and
     rebuilt it from a full pull (``SyncReport[entity].repaired`` says what was wrong)."""
+
+
+class MirrorDivergenceWarning(DealframeWarning):
+    """A sync found a sign that a table differs from the service: its row count differs from
+    the service's count (``SyncReport[entity].rows_differ``), or rows are stamped after the
+    sync's start (``SyncReport[entity].stamped_ahead``)."""

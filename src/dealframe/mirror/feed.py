@@ -155,11 +155,18 @@ class FeedWalk:
     page_size : int
         Rows the fetch asks for (a page shorter than what the service served, with the
         query's total reached, ends the walk).
+    until : Timestamp, optional
+        No checkpoint past this time (the sync's start by this machine's clock, plus the
+        overlap): a row stamped after it (a clock ahead of the others) does not move the
+        checkpoint, and is read again by the next walk.
 
     Attributes
     ----------
     checkpoint : Timestamp or None
-        Where the next walk may start: the newest timestamp of the last snapshot read.
+        Where the next walk may start: the newest timestamp of the last snapshot read (not
+        past ``until``).
+    ahead : int
+        Rows stamped after ``until``; ``newest`` is the newest of those stamps.
     unstable_from : Timestamp or None
         Set when a tie was read while it changed: read again from here.
     requests, rows, total : int
@@ -175,7 +182,11 @@ class FeedWalk:
     fetch: Fetch
     since: pd.Timestamp | None = None
     page_size: int = PAGE_SIZE
+    until: pd.Timestamp | None = None
     checkpoint: pd.Timestamp | None = None
+    ahead: int = 0
+    newest: pd.Timestamp | None = None
+    _kept: pd.Timestamp | None = None  # the newest stamp not after `until`
     unstable_from: pd.Timestamp | None = None
     requests: int = 0
     rows: int = 0
@@ -194,6 +205,7 @@ class FeedWalk:
             if self.total is None:
                 self.total = total
             stamps = frame["updated_at"]
+            self._check_order(stamps, cursor, page)
             self._check_moves(frame)
             if page > 1 and held is not None and len(frame) and frame["id"].isin(held["id"]).all():
                 raise ServiceContractError(  # it ignores `page`: an offset walk would not end
@@ -210,6 +222,8 @@ class FeedWalk:
             if self._last(frame, page, total):  # everything from the cursor is seen
                 yield from self._emit(held, frame)
                 self.checkpoint = stamps.max() if len(frame) else cursor
+                if self.ahead:  # not past `until`: those rows are read again next time
+                    self.checkpoint = self._kept if self._kept is not None else self.since
                 return
             last = stamps.iloc[-1]
             if stamps.iloc[0] == last:  # a whole page on one timestamp: offset pages of it
@@ -256,7 +270,54 @@ class FeedWalk:
         for part in (held, frame):
             if part is not None and len(part):
                 self.rows += len(part)
+                self._note(part["updated_at"])
                 yield part.reset_index(drop=True)
+
+    def _note(self, stamps: pd.Series) -> None:
+        """Count the rows stamped after ``until``; keep the newest stamp not after it."""
+        if self.until is None:
+            return
+        late = (stamps > self.until).to_numpy()
+        if late.any():
+            self.ahead += int(late.sum())
+            top = stamps[late].max()
+            self.newest = top if self.newest is None else max(self.newest, top)
+        if not late.all():
+            top = stamps[~late].max()
+            self._kept = top if self._kept is None else max(self._kept, top)
+
+    def _check_order(self, stamps: pd.Series, cursor: pd.Timestamp | None, page: int) -> None:
+        """Every page must hold rows of ``updated_at >= cursor`` in ascending order: the next
+        cursor is the page's last stamp, so a page in another order (the sort ignored, or
+        descending) would skip rows for good, and rows below the cursor (the filter ignored)
+        would make the walk ask for the same rows again forever. With both checked, each
+        request moves the cursor forward, or the page number within one timestamp."""
+        if not len(stamps) or (
+            stamps.is_monotonic_increasing and (cursor is None or stamps.iloc[0] >= cursor)
+        ):
+            return
+        query = "the change feed's page" if cursor is None else f"updated_at >= {cursor}: page"
+        finding, at = "unsorted_feed", int(stamps.isna().to_numpy().argmax())
+        if stamps.isna().any():
+            finding, said = "missing_field", "has no updated_at, and the walk cannot place it"
+        elif not stamps.is_monotonic_increasing:
+            at = int((stamps.diff() < pd.Timedelta(0)).to_numpy().argmax())
+            said = (
+                f"is stamped {stamps.iloc[at]} after a row stamped {stamps.iloc[at - 1]}: the "
+                "page is not in the updated_at:asc order asked for (the service ignores or "
+                "reverses the sort), and the walk would skip rows"
+            )
+        else:
+            finding = "filter_ignored"
+            said = (
+                f"is stamped {stamps.iloc[0]}, below the cursor: the service ignores the "
+                "updated_at filter, and the walk would ask for the same rows forever"
+            )
+        raise ServiceContractError(
+            200,
+            f"{query} {page}, row {at + 1} {said}; this entity's table is not written",
+            finding=finding,
+        )
 
     def _check_moves(self, frame: pd.DataFrame) -> None:
         if not self._tie_ids:

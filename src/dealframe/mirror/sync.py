@@ -17,21 +17,27 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError
 
 from dealframe.arguments import checked_keywords, expanded_path
 
-from ..errors import ConfigurationError, ValidationError
+from ..errors import ConfigurationError, DealframeError, ValidationError
 from ..notices import user_stacklevel
 from ..transport.paging import progress_bar
 from .ahead import read_ahead
 from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
-from .errors import MirrorDamagedError, MirrorPathError, MirrorRepairWarning
+from .errors import (
+    MirrorDamagedError,
+    MirrorDivergenceWarning,
+    MirrorPathError,
+    MirrorRepairWarning,
+)
 from .feed import PAGE_SIZE, ClientFetch, FeedWalk, Fetch, client_fetch
 from .migrate import migrate
-from .schema import ENTITIES
+from .schema import ENTITIES, api_entity
 from .state import (
     LEGACY_VERSION,
     STATE_NAME,
@@ -74,7 +80,13 @@ DAMAGED = "_damaged"
 class EntityReport:
     """What one entity's sync did (``page_size_refused``: the service refused the page size
     asked for, and the smaller one used; ``page_from_0``: the service was seen counting
-    ``page`` from 0, and the feed read again; as in the list calls' ``attrs``)."""
+    ``page`` from 0, and the feed read again; as in the list calls' ``attrs``).
+
+    ``stamped_ahead`` says which rows were stamped after the sync's start (this machine's
+    clock, plus the overlap), which then did not move the checkpoint. ``service_rows`` is the
+    service's count of the entity's records, deleted ones included (``meta.total``; None when
+    it gives none) and ``table_rows`` the table's; ``rows_differ`` says why they may differ
+    (both with a :class:`~dealframe.mirror.errors.MirrorDivergenceWarning`)."""
 
     entity: str
     full: bool
@@ -89,6 +101,10 @@ class EntityReport:
     repaired: str | None = None
     page_size_refused: str | None = None
     page_from_0: str | None = None
+    stamped_ahead: str | None = None
+    service_rows: int | None = None
+    table_rows: int | None = None
+    rows_differ: str | None = None
 
 
 @dataclass
@@ -298,6 +314,7 @@ def _walk(
     staged: StagedRows,
     page_size: int,
     progress: _Progress,
+    until: pd.Timestamp | None = None,
 ) -> tuple[FeedWalk, int, int, int]:
     """Walk the feed from ``since`` into ``staged`` (again from where a tie moved, up to
     ``_MAX_PASSES`` times); the last walk, rows received, requests and passes."""
@@ -306,7 +323,7 @@ def _walk(
     start = since
     for passes in range(1, _MAX_PASSES + 1):  # noqa: B007 (returned after the loop)
         learnt = fetch.from_0 if isinstance(fetch, ClientFetch) else None
-        walk = FeedWalk(fetch, since, page_size)
+        walk = FeedWalk(fetch, since, page_size, until)
         for frame in walk:
             staged.add(frame)
             progress.update(walk)
@@ -337,10 +354,17 @@ def _sync_entity(
     force_full: str | None = None,
 ) -> EntityReport:
     started = time.perf_counter()
+    until = pd.Timestamp.now(tz="UTC") + overlap  # no checkpoint past the sync's start
     table, problem = inspect_table(root, entity, deep=repair)
     problem = problem or force_full
     info = last_info(table) if table is not None and problem is None else None
     old = info.checkpoint if info is not None else None
+    if old is not None and pd.Timestamp(old) > until:  # a row stamped ahead moved it there
+        problem = (
+            f"its checkpoint {old} is after this machine's clock ({_iso(until)}, overlap "
+            "included): records changed before that time may never have been read"
+        )
+        old = None
     full = old is None
     since = None if full else pd.Timestamp(old) - overlap
     staged = StagedRows(
@@ -354,7 +378,7 @@ def _sync_entity(
     rebuild: str | None = None  # what a closer look found wrong, when the upsert failed
     # an upsert in memory reads every row of the table: read them while the feed is walked
     with read_ahead(root / entity, None if full else table, entity) as ahead:
-        walk, received, requests, passes = _walk(fetch, since, staged, page_size, progress)
+        walk, received, requests, passes = _walk(fetch, since, staged, page_size, progress, until)
         checkpoint = walk.checkpoint
         if walk.unstable_from is not None and checkpoint is not None:
             checkpoint = min(checkpoint, walk.unstable_from)  # the next sync reads it again
@@ -403,7 +427,7 @@ def _sync_entity(
             stacklevel=user_stacklevel(),
         )
     version = open_table(root / entity).version()
-    return EntityReport(
+    report = EntityReport(
         entity,
         full,
         _iso(since),
@@ -416,6 +440,70 @@ def _sync_entity(
         version,
         problem,
     )
+    if walk.ahead:
+        report.stamped_ahead = (
+            f"{walk.ahead} row(s) stamped after {_iso(until)} (this machine's clock at the "
+            f"sync's start, plus the overlap), the newest {_iso(walk.newest)}: a clock ahead "
+            f"of the others (the service's, or this machine's behind). The checkpoint stays at "
+            f"{_iso(checkpoint)}, before them, so they are read again by the next sync"
+        )
+        _diverge(f"the mirror's {entity} feed: {report.stamped_ahead}")
+    return report
+
+
+def _diverge(message: str) -> None:
+    warnings.warn(message, MirrorDivergenceWarning, stacklevel=user_stacklevel())
+
+
+def _table_rows(table: DeltaTable) -> int:
+    """The table's rows, from its log's statistics (the data files when they give none)."""
+    records = pa.table(table.get_add_actions(flatten=True)).column("num_records")
+    if records.null_count:
+        return table.to_pyarrow_dataset().count_rows()
+    return int(pc.sum(records).as_py() or 0)
+
+
+def _compare_counts(client: Any, root: Path, done: EntityReport) -> None:
+    """One request: the service's count of the entity's records (deleted ones included)
+    against the table's rows; a difference is said in ``done`` and warned of. The change
+    feed cannot show a record deleted outright, nor one a service leaves out of it."""
+    done.requests += 1
+    done.table_rows = table = _table_rows(open_table(root / done.entity))
+    try:
+        first = client.private.page(
+            api_entity(done.entity),
+            {"include_deleted": True},
+            page=client.private._first_page,
+            limit=1,
+            cache=False,
+        )
+    except DealframeError as exc:
+        done.rows_differ = f"the service's count could not be read: {exc}"
+        _diverge(f"the mirror's {done.entity} table: {done.rows_differ}")
+        return
+    total = first.attrs.get("total")
+    if not isinstance(total, int) or isinstance(total, bool):
+        return  # the service gives no count: nothing to compare
+    done.service_rows = total
+    if total == table:
+        return
+    if table > total:
+        causes = (
+            "records deleted outright on the service (a change feed never shows them; they "
+            "stay in the table), or a service that counts without the deleted records "
+            "(include_deleted ignored)"
+        )
+    else:
+        causes = (
+            "records the change feed left out (a service that ignores include_deleted in it: "
+            "deleted records never arrive), or records created while the sync ran (the next "
+            "sync reads them)"
+        )
+    done.rows_differ = (
+        f"the table holds {table} rows and the service counts {total} (include_deleted=true, "
+        f"meta.total): likely {causes}; a full pull into a new folder matches the service again"
+    )
+    _diverge(f"the mirror's {done.entity} table: {done.rows_differ}")
 
 
 @checked_keywords
@@ -541,6 +629,7 @@ def sync(
                 done.requests += len(fetch.refused) + (fetch.from_0 is not None)
                 done.page_size_refused = "; ".join(fetch.refused) or None
                 done.page_from_0 = fetch.from_0
+                _compare_counts(client, root, done)
             recover(root)  # the staging folder of this sync
             return report
 
