@@ -579,6 +579,21 @@ def test_a_list_call_on_another_thread_does_not_renumber_a_walk_half_read(tmp_pa
         assert len(want) > 300 and sorted(got["id"]) == sorted(want["id"])
 
 
+def test_the_cli_says_a_divergence_once(tmp_path, capsys, monkeypatch):
+    """A sandbox whose clock is ahead of this machine's stamps rows "ahead": ``mirror sync``
+    says so on the entity's report line, not a second time as a warning on stderr."""
+    with dealframe.sandbox.run(scale=0.02, seed=4, as_of="2031-01-01") as served:
+        monkeypatch.setenv("DEALFRAME_BASE_URL", served.url)
+        monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", served.public_token)
+        monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", served.private_key)
+        monkeypatch.setenv("DEALFRAME_CACHE", "off")
+        argv = ["mirror", "sync", str(tmp_path / "m"), "--no-progress", "--entities", "investors"]
+        assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "stamped after" in out and "MirrorDivergenceWarning" not in err
+    assert "stamped after" not in err
+
+
 def test_a_failed_first_sync_does_not_claim_the_folder(sb, client, tmp_path):
     path = tmp_path / "m"
     with Client("http://127.0.0.1:1", sb.public_token, sb.private_key, retries=0) as wrong:

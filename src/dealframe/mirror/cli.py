@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from dealframe.arguments import expanded_path
 
 from ..cli_options import choice, country, day, non_negative, positive_int, region, sku
 from ..clitools import UsageError, add_sandbox_options, check_folder, service_client
-from .errors import MirrorPathError
+from .errors import MirrorDivergenceWarning, MirrorPathError
 from .schema import ENTITIES
 
 #: Tables of a mirror (``history --entity``, ``compact --entities``).
@@ -80,7 +81,9 @@ def _sync(args: argparse.Namespace) -> int:
 
     progress = False if args.no_progress else None
     _path_ready(args.path, new=True)
-    with service_client(args, progress=None) as client:
+    with service_client(args, progress=None) as client, warnings.catch_warnings():
+        # the report's lines below say each divergence (stamped ahead, counts): once
+        warnings.simplefilter("ignore", MirrorDivergenceWarning)
         report = sync(
             client,
             args.path,
