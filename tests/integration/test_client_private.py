@@ -649,7 +649,9 @@ def test_sub_collections_of_many_ids_report_deleted_ones_as_missing(client, worl
     gone = world["deleted"]["companies"][0]
     live = [r["id"] for r in world["live"]["companies"][:3]]
     alone = client.private.fundings(live)
-    with pytest.warns(MissingDataWarning, match="1 of 4 companies were not found"):
+    with pytest.warns(
+        MissingDataWarning, match="1 of 4 companies answered 404 .no such id, soft-deleted"
+    ):
         frame = client.private.fundings([live[0], gone, *live[1:]])
     assert frame.attrs["missing_ids"] == [gone]
     assert frame.equals(alone) and alone.attrs["missing_ids"] == []

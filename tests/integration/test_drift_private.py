@@ -293,3 +293,38 @@ def test_profiles_served_deleted_without_include_deleted_are_missing(
     assert caught.value.deleted and "ignored it" in str(caught.value)
     asked = via.private.company(deleted, include_deleted=True)
     assert asked["deleted"].all() and asked.attrs["missing_ids"] == []
+
+
+# ------------------------------------------------------------------- sub-collection 404s
+
+
+def not_found_when_empty() -> Action:
+    """A service that answers 404 for a company that exists but has no fundings."""
+
+    def apply(ex: Any) -> None:
+        doc = ex.doc()
+        if ex.status == 200 and isinstance(doc, dict) and doc.get("data") == []:
+            ex.status, ex._doc = 404, None
+            ex.headers = {"Content-Type": "application/json"}
+            ex.content = orjson.dumps({"error": {"code": "NOT_FOUND", "message": "no fundings"}})
+
+    return Action("404 when empty", on_response=apply)
+
+
+def test_a_sub_collection_404_for_an_id_without_items_is_not_called_unknown(direct, via, proxy):
+    """Some services answer 404 for an id that exists but has no sub-items: the missing-ids
+    warning said "not found (or soft-deleted)", more than the client knows. It now says a 404
+    and its possible causes; the ids are still in ``attrs["missing_ids"]``, the rows kept."""
+    companies = direct.private.companies()["id"].tolist()[:40]
+    ref = direct.private.fundings(companies)
+    empty = [c for c in companies if c not in set(ref["company_id"])]
+    assert empty and len(empty) < len(companies), "the test needs companies with and without"
+    proxy.add(f"^{P}/companies/[^/]+/fundings$", not_found_when_empty())
+    o = outcome(lambda: via.private.fundings(companies))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, ref)
+    assert o.value.attrs["missing_ids"] == empty
+    said = o.warned(MissingDataWarning)
+    assert len(said) == 1, said
+    assert f"{len(empty)} of {len(companies)} companies answered 404 (no such id, " in said[0]
+    assert "soft-deleted, or no items" in said[0] and "not found" not in said[0]

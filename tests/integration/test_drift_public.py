@@ -564,6 +564,30 @@ def test_group_time_series_requested_field_absent_is_warned(direct, via, proxy):
     assert kinds(got) == {"missing_field"}
 
 
+def test_group_time_series_periods_with_a_null_median_are_said_and_kept(direct, via, proxy):
+    """A period whose ``median`` is null (or absent) was a silent row of NaN: now a
+    ``null_field`` finding names it; the rows stay, as the others' values do."""
+    ask = {"regions": ["North America"], "fields": ["evRevenueLtm"]}
+    ref = direct.public.group_time_series(**ask)
+    assert len(ref) > 3 and ref["evRevenueLtm"].iloc[:2].notna().all()
+
+    def blank(doc: Any) -> Any:
+        doc["data"][0]["median"] = None
+        del doc["data"][1]["median"]
+        return doc
+
+    proxy.add(GROUP_SERIES, edit(blank))
+    got = ok(o := outcome(call(via, "group_time_series", **ask)))
+    assert got["evRevenueLtm"].iloc[:2].isna().all()
+    assert_same(got.iloc[2:], ref.iloc[2:])
+    assert got.index.equals(ref.index) and kinds(got) == {"null_field"}
+    periods = [str(p) for p in ref.index[:2]]
+    said = [f["message"] for f in got.attrs["findings"]]
+    assert "median is null or absent in 2 of " in said[0]
+    assert f"periods ({', '.join(periods)}): their rows are kept" in said[0]
+    assert any("median is null" in str(w.message) for w in o.caught)
+
+
 @pytest.mark.parametrize(
     "rewrite",
     [data_null(), set_field("sum", "lots"), meta_set(companies="x"), drop_field("median")],

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -180,6 +181,20 @@ def test_a_row_stamped_in_the_future_does_not_move_the_checkpoint(sb, client, tm
     want = _service(client)
     assert got["updated_at"].equals(want["updated_at"])
     assert set(later) <= set(got["id"])
+
+
+def test_warnings_made_errors_come_after_every_entity_is_synced(sb, client, tmp_path):
+    """With warnings turned into errors (``-W error``), the first entity's divergence warning
+    was raised inside the sync's loop: the entities after it were never synced and the
+    staging folder stayed. Now the warnings are emitted after the loop, the sync complete."""
+    _stamp(sb, Changes(sb.state, seed=5).update("deals", 1)[0], "2099-01-01T00:00:00Z")
+    with warnings.catch_warnings(), pytest.raises(MirrorDivergenceWarning, match="stamped after"):
+        warnings.simplefilter("error")
+        mirror.sync(client, tmp_path / "m", ("deals", "companies"), progress=False)
+    status = mirror.status(tmp_path / "m").set_index("entity")
+    assert status.loc[["deals", "companies"], "version"].tolist() == [0, 0]
+    assert status.loc["companies", "rows"] == len(client.private.companies(include_deleted=True))
+    assert not (tmp_path / "m" / "_staging").exists()
 
 
 def test_a_checkpoint_already_past_the_clock_is_rebuilt_from_a_full_pull(sb, client, tmp_path):

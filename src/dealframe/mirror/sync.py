@@ -74,6 +74,8 @@ _MAX_PASSES = 3
 _ALIASES = {"transactions": "deals"}
 #: Where a table whose Delta log cannot be read is moved before it is rebuilt.
 DAMAGED = "_damaged"
+#: The warnings of a sync, emitted after its loop: (category, message).
+Said = list[tuple[type[Warning], str]]
 
 
 @dataclass
@@ -351,6 +353,7 @@ def _sync_entity(
     sync_no: int,
     progress: _Progress,
     repair: bool,
+    said: Said,
     force_full: str | None = None,
 ) -> EntityReport:
     started = time.perf_counter()
@@ -417,14 +420,16 @@ def _sync_entity(
             sync_no=sync_no,
             progress=progress,
             repair=repair,
+            said=said,
             force_full=rebuild,
         )
     if problem is not None:
-        warnings.warn(
-            f"the mirror's {entity} table at {root / entity} was damaged ({problem}); "
-            "it was rebuilt from a full pull",
-            MirrorRepairWarning,
-            stacklevel=user_stacklevel(),
+        said.append(
+            (
+                MirrorRepairWarning,
+                f"the mirror's {entity} table at {root / entity} was damaged ({problem}); "
+                "it was rebuilt from a full pull",
+            )
         )
     version = open_table(root / entity).version()
     report = EntityReport(
@@ -447,12 +452,19 @@ def _sync_entity(
             f"of the others (the service's, or this machine's behind). The checkpoint stays at "
             f"{_iso(checkpoint)}, before them, so they are read again by the next sync"
         )
-        _diverge(f"the mirror's {entity} feed: {report.stamped_ahead}")
+        _diverge(said, f"the mirror's {entity} feed: {report.stamped_ahead}")
     return report
 
 
-def _diverge(message: str) -> None:
-    warnings.warn(message, MirrorDivergenceWarning, stacklevel=user_stacklevel())
+def _diverge(said: Said, message: str) -> None:
+    said.append((MirrorDivergenceWarning, message))
+
+
+def _warn(said: Said) -> None:
+    """Emit the sync's warnings once its loop is over: a warning filtered into an error
+    (``-W error``) raised inside it stopped the sync after one entity, staging left behind."""
+    for category, message in said:
+        warnings.warn(message, category, stacklevel=user_stacklevel())
 
 
 def _table_rows(table: DeltaTable) -> int:
@@ -463,7 +475,7 @@ def _table_rows(table: DeltaTable) -> int:
     return int(pc.sum(records).as_py() or 0)
 
 
-def _compare_counts(client: Any, root: Path, done: EntityReport) -> None:
+def _compare_counts(client: Any, root: Path, done: EntityReport, said: Said) -> None:
     """One request: the service's count of the entity's records (deleted ones included)
     against the table's rows; a difference is said in ``done`` and warned of. The change
     feed cannot show a record deleted outright, nor one a service leaves out of it."""
@@ -479,7 +491,7 @@ def _compare_counts(client: Any, root: Path, done: EntityReport) -> None:
         )
     except DealframeError as exc:
         done.rows_differ = f"the service's count could not be read: {exc}"
-        _diverge(f"the mirror's {done.entity} table: {done.rows_differ}")
+        _diverge(said, f"the mirror's {done.entity} table: {done.rows_differ}")
         return
     total = first.attrs.get("total")
     if not isinstance(total, int) or isinstance(total, bool):
@@ -503,7 +515,7 @@ def _compare_counts(client: Any, root: Path, done: EntityReport) -> None:
         f"the table holds {table} rows and the service counts {total} (include_deleted=true, "
         f"meta.total): likely {causes}; a full pull into a new folder matches the service again"
     )
-    _diverge(f"the mirror's {done.entity} table: {done.rows_differ}")
+    _diverge(said, f"the mirror's {done.entity} table: {done.rows_differ}")
 
 
 @checked_keywords
@@ -612,6 +624,7 @@ def sync(
             report = SyncReport(root, recovered_files=len(recover(root)))
             sync_no = state.syncs  # this sync's own number, taken before any table is written
             bar = _Progress(progress)
+            said: Said = []
             for entity in names:
                 fetch = client_fetch(client, entity, page_size)
                 done = report.entities[entity] = _sync_entity(
@@ -624,14 +637,16 @@ def sync(
                     sync_no=sync_no,
                     progress=bar,
                     repair=repair,
+                    said=said,
                 )
                 # the refused pages were sent too, and page 0 when it was looked for
                 done.requests += len(fetch.refused) + (fetch.from_0 is not None)
                 done.page_size_refused = "; ".join(fetch.refused) or None
                 done.page_from_0 = fetch.from_0
-                _compare_counts(client, root, done)
+                _compare_counts(client, root, done, said)
             recover(root)  # the staging folder of this sync
-            return report
+    _warn(said)
+    return report
 
 
 def _usable_marker(root: Path) -> None:

@@ -1661,7 +1661,8 @@ class PrivateApi:
             pulled, failures = result.values, result.failures
         for ident in wanted:  # what the ids' pages say alike (meta as text ...) is said once
             found.absorb(said.get(ident, ()))
-        # an unknown or soft-deleted id (404) is missing, as for profiles: the rest is kept
+        # an id answered 404 is missing, as for profiles: the rest is kept. Unknown, soft-deleted
+        # or (some services) without items: the client cannot tell, and says no more than that
         gone = [f.item for f in failures if isinstance(f.error, NotFoundError)]
         failures = [f for f in failures if not isinstance(f.error, NotFoundError)]
         items: list[dict] = []
@@ -1715,8 +1716,9 @@ class PrivateApi:
                     len(wanted), len(wanted) - len(gone), gone, partial=frame, what=f"{entity} ids"
                 )
             warn_missing(
-                f"{len(gone)} of {len(wanted)} {entity} were not found (or are soft-deleted): "
-                f"their {name} are not in the frame; see df.attrs['missing_ids']"
+                f"{len(gone)} of {len(wanted)} {entity} answered 404 (no such id, soft-deleted, "
+                f"or no items, as some services answer): their {name} are not in the frame; see "
+                "df.attrs['missing_ids']"
             )
         return frame
 

@@ -214,6 +214,19 @@ def _with_data(items: list[Mapping[str, Any]], found: Findings) -> list[Mapping[
     return kept
 
 
+def _null_medians(items: list[Mapping[str, Any]], found: Findings) -> None:
+    """A ``null_field`` finding naming the periods whose ``median`` is null or absent: their
+    rows are kept, every value NaN (a silent row of empty values until said)."""
+    empty = [str(it.get("period")) for it in items if it.get("median") is None]
+    if empty:
+        shown = ", ".join(empty[:5]) + (" ..." if len(empty) > 5 else "")
+        found.add(
+            "null_field",
+            f"median is null or absent in {len(empty)} of {len(items)} periods ({shown}): "
+            "their rows are kept, every value NaN",
+        )
+
+
 def _check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
     """Sums and medians where section 2.1 gives each field class them (layout not shown).
 
@@ -772,9 +785,11 @@ class PublicApi:
         doc = response.json()
         items = read_items(doc, found)
         identities(items, "period", found)
-        missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
+        absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
         items = dedupe_items(items, "period", found)
         _absent_requested(items, "median", names, found)
+        if "median" not in absent:  # absent from every item: missing_field said it already
+            _null_medians(items, found)
         count = _meta_count(doc, items, found, "periods")
         with shaping(response.request, endpoint):
             frame = group_time_series_frame(
