@@ -709,6 +709,17 @@ def fresh_rules(proxy: Proxy) -> Iterator[None]:
     proxy.reset()
 
 
+@pytest.fixture
+def fresh(sandbox: Any, proxy: Any) -> Iterator[Any]:
+    """A client through the proxy of its own (what it learns of the service stays with it)."""
+    from dealframe import Client
+
+    with Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+    ) as c:
+        yield c
+
+
 @pytest.fixture(scope="module")
 def direct(sandbox: Any) -> Iterator[Any]:
     """A client talking to the sandbox itself: the undisturbed reference."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     clamp_limit,
     direct,
     edit,
+    fresh,
     fresh_rules,
     html,
     meta_delete,
@@ -36,7 +37,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     via,
 )
 
-from dealframe import Client, doctor, mirror
+from dealframe import doctor, mirror
 from dealframe.errors import BadRequestError, IncompleteResultError
 from dealframe.notices import ServiceContractWarning
 
@@ -140,15 +141,6 @@ def test_the_doctor_reports_the_rows_a_clamped_list_served(via, proxy):
     assert check.observed.startswith("100 rows of 1,000 asked"), check.observed
     assert "page 2 at 100 rows" in check.observed
     assert check.verdict == "adapted"
-
-
-@pytest.fixture
-def fresh(sandbox: Any, proxy: Any) -> Iterator[Any]:
-    """A client through the proxy of its own (what it learns of the service stays with it)."""
-    with Client(
-        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
-    ) as c:
-        yield c
 
 
 def _documented(sent: int) -> Any:

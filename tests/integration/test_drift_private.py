@@ -10,7 +10,6 @@ silently chosen id, an error for a bound it could have learnt, or rows it was no
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     assert_same,
     direct,
     edit,
+    fresh,
     fresh_rules,
     no_hang,
     outcome,
@@ -33,7 +33,6 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     via,
 )
 
-from dealframe import Client
 from dealframe.errors import NotFoundError, ServiceContractError
 from dealframe.frames.schemas import ROLES
 from dealframe.notices import MissingDataWarning, ServiceContractWarning
@@ -43,15 +42,6 @@ RESOLVE = f"^{P}/companies/resolve$"
 INVESTMENTS = f"^{P}/investors/[^/]+/investments$"
 BUYSIDE = f"^{P}/companies/[^/]+/buyside$"
 PROFILE = f"^{P}/companies/[^/]+$"
-
-
-@pytest.fixture
-def fresh(sandbox: Any, proxy: Any) -> Iterator[Any]:
-    """A client through the proxy of its own (what it learns of the service stays with it)."""
-    with Client(
-        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
-    ) as c:
-        yield c
 
 
 # ---------------------------------------------------------------------------------- resolve

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     drop_field,
     drop_rows,
     edit,
+    fresh,
     fresh_rules,
     html,
     meta_delete,
@@ -43,7 +44,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     via,
 )
 
-from dealframe import Client, doctor
+from dealframe import doctor
 from dealframe.errors import (
     BadRequestError,
     DealframeError,
@@ -116,15 +117,6 @@ def incomplete(o: Outcome) -> IncompleteResultError:
 
 def call(client: Any, method: str, *args: Any, **kwargs: Any) -> Callable[[], Any]:
     return lambda: getattr(client.public, method)(*args, **kwargs)
-
-
-@pytest.fixture
-def fresh(sandbox: Any, proxy: Any) -> Iterator[Any]:
-    """A client through the proxy of its own (what it learns of the service stays with it)."""
-    with Client(
-        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
-    ) as c:
-        yield c
 
 
 def refusal(message: Callable[[int], str]) -> Callable[[int], Any]:
