@@ -724,6 +724,27 @@ def fresh(sandbox: Any, proxy: Any) -> Iterator[Any]:
         yield c
 
 
+def wire_rows(sandbox: Any, path: str) -> list[dict[str, Any]]:
+    """Every row of the POST list at ``path`` (``/companies``, ``/transactions``) as the
+    sandbox writes it, read with plain requests (not through the client under test)."""
+    import requests
+
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {sandbox.private_key}"
+    rows: list[dict[str, Any]] = []
+    page = 1
+    while True:
+        doc = session.post(
+            f"{sandbox.url}/api/private/v1{path}",
+            json={"filters": {}, "limit": 1000, "page": page},
+            timeout=60,
+        ).json()
+        rows += doc["data"]
+        if not doc["meta"]["has_more"]:
+            return rows
+        page += 1
+
+
 @pytest.fixture(scope="module")
 def direct(sandbox: Any) -> Iterator[Any]:
     """A client talking to the sandbox itself: the undisturbed reference."""

@@ -26,7 +26,6 @@ from typing import Any
 import orjson
 import pandas as pd
 import pytest
-import requests
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -54,6 +53,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     repeat_rows,
     set_field,
     via,
+    wire_rows,
 )
 
 from dealframe.errors import DealframeError, IncompleteResultError, ServiceContractError
@@ -95,20 +95,7 @@ def sub_path(method: str) -> str:
 @pytest.fixture(scope="module")
 def busy(sandbox: Any) -> dict[str, str]:
     """For each sub-collection, the entity with the most rows (from raw deal lists)."""
-    session = requests.Session()
-    session.headers["Authorization"] = f"Bearer {sandbox.private_key}"
-    rows: list[dict[str, Any]] = []
-    page = 1
-    while True:
-        doc = session.post(
-            f"{sandbox.url}{P}/transactions",
-            json={"filters": {}, "limit": 1000, "page": page},
-            timeout=60,
-        ).json()
-        rows += doc["data"]
-        if not doc["meta"]["has_more"]:
-            break
-        page += 1
+    rows = wire_rows(sandbox, "/transactions")
     funded = Counter(r["target"]["id"] for r in rows if r["deal_type"] != "M&A")
     sold = Counter(r["target"]["id"] for r in rows if r["deal_type"] == "M&A")
     buyer = Counter(b["id"] for r in rows for b in r["buyers"])

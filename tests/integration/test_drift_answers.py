@@ -16,7 +16,6 @@ from typing import Any
 
 import pandas as pd
 import pytest
-import requests
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -34,6 +33,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     outcome,
     proxy,
     via,
+    wire_rows,
 )
 
 from dealframe import analytics, doctor
@@ -58,19 +58,7 @@ def companies_ref(direct: Any) -> Any:
 @pytest.fixture(scope="module")
 def wire_companies(sandbox: Any) -> list[dict[str, Any]]:
     """Every company as the sandbox writes it (the rows a shuffling service draws from)."""
-    session = requests.Session()
-    session.headers["Authorization"] = f"Bearer {sandbox.private_key}"
-    rows: list[dict[str, Any]] = []
-    for page in itertools.count(1):
-        doc = session.post(
-            f"{sandbox.url}{P}/companies",
-            json={"filters": {}, "limit": 1000, "page": page},
-            timeout=60,
-        ).json()
-        rows += doc["data"]
-        if not doc["meta"]["has_more"]:
-            return rows
-    raise AssertionError("unreachable")
+    return wire_rows(sandbox, "/companies")
 
 
 def drawn(rows: list[dict[str, Any]], whole: bool) -> Action:
