@@ -34,6 +34,7 @@ from .errors import (
     MirrorDivergenceWarning,
     MirrorPathError,
     MirrorRepairWarning,
+    Said,
 )
 from .feed import PAGE_SIZE, ClientFetch, FeedWalk, Fetch, client_fetch
 from .migrate import migrate
@@ -74,8 +75,6 @@ _MAX_PASSES = 3
 _ALIASES = {"transactions": "deals"}
 #: Where a table whose Delta log cannot be read is moved before it is rebuilt.
 DAMAGED = "_damaged"
-#: The warnings of a sync, emitted after its loop: (category, message).
-Said = list[tuple[type[Warning], str]]
 
 
 @dataclass
@@ -619,12 +618,12 @@ def sync(
     with guard_write(path):
         root = open_folder(path, create=True)
         _usable_marker(root)  # a corrupt or foreign marker is reported before the lock is taken
+        said: Said = []
         with mirror_lock(root, lock_timeout):
-            state = _marker(root, client, allow_other_source)
+            state = _marker(root, client, allow_other_source, said)
             report = SyncReport(root, recovered_files=len(recover(root)))
             sync_no = state.syncs  # this sync's own number, taken before any table is written
             bar = _Progress(progress)
-            said: Said = []
             for entity in names:
                 fetch = client_fetch(client, entity, page_size)
                 done = report.entities[entity] = _sync_entity(
@@ -656,7 +655,7 @@ def _usable_marker(root: Path) -> None:
         parse_state(orjson_bytes(doc), root / STATE_NAME)
 
 
-def _marker(root: Path, client: Any, allow_other_source: bool) -> MirrorState:
+def _marker(root: Path, client: Any, allow_other_source: bool, said: Said) -> MirrorState:
     """The marker under the lock, written with this sync's source and number (``syncs``, one
     more than the last sync started) before any table is written: made on a first sync,
     migrated from version 2, refused for another source unless allowed (a mirror that holds no
@@ -667,7 +666,7 @@ def _marker(root: Path, client: Any, allow_other_source: bool) -> MirrorState:
     if doc is None:
         state = MirrorState(source=here)
     elif doc.get("schema_version") == LEGACY_VERSION:
-        state = migrate(root, doc)
+        state = migrate(root, doc, said)
     else:
         state = parse_state(orjson_bytes(doc), root / STATE_NAME)
         state.source = check_source(root, state.source, here, allow_other_source)
