@@ -861,7 +861,7 @@ class Transport:
             **({"cache_hits": 1} if from_cache else {"network": 1}),
         )
         if use_cache:
-            self.cache.tighten()
+            self.cache.after_request()
         logger.debug(
             "%s %s status=%d attempt=%d from_cache=%s",
             info.method,
