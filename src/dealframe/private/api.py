@@ -1655,9 +1655,9 @@ class PrivateApi:
                 pulled = [pull(wanted[0])]
             except NotFoundError as exc:
                 if not exc.deleted:  # else the service said why, and the message says so
-                    said = f"a 404 here means {_SUB_404}"
-                    exc.note = f"{exc.note}; {said}" if exc.note else said
-                    exc.args = (f"{exc.args[0]}; {said}",)
+                    causes = f"a 404 here means {_SUB_404}"
+                    exc.note = f"{exc.note}; {causes}" if exc.note else causes
+                    exc.args = (f"{exc.args[0]}; {causes}",)
                 raise
         else:
             result = map_concurrent(
