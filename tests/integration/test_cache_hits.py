@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,6 +21,7 @@ from requests_cache import SQLiteCache
 import dealframe.sandbox
 from dealframe.client import Client
 from dealframe.errors import ConfigurationError, ValidationError
+from dealframe.notices import DealframeWarning
 from dealframe.transport import cache
 from dealframe.transport.cache import cache_key, canonical_json, namespaced_key, token_namespace
 
@@ -311,6 +313,69 @@ def test_clear_waits_for_another_process_lock_at_most_lock_wait(sb, tmp_path, mo
         assert client.cache.info()["entries"] == 2  # nothing was deleted
         client.cache.clear(expired=True)  # released: it works again
         assert client.cache.info()["entries"] == 2
+
+
+@pytest.fixture
+def held(sb: Any, tmp_path: Path, monkeypatch: Any) -> Iterator[tuple[Client, Path, Any]]:
+    """A client whose cache file (entries in it) another connection then holds in
+    ``BEGIN EXCLUSIVE``; ``release()`` (also called at the end) lets it go."""
+    monkeypatch.setattr(cache, "LOCK_WAIT", 0.3)
+    path = tmp_path / "c.sqlite"
+    with _client(sb, path) as client:
+        client.private.companies(limit=5)
+        assert client.cache.info()["entries"] == 2  # the list, and the discovery it checks
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+
+        def release() -> None:
+            if other.in_transaction:
+                other.rollback()
+
+        try:
+            yield client, path, release
+        finally:
+            release()
+            other.close()
+
+
+def test_answers_are_returned_uncached_while_another_process_holds_the_lock(held, skus):
+    """Storing an answer waited without end for another process's write lock (requests-cache
+    retries ``BEGIN IMMEDIATE`` in a loop, whatever timeout it is given). Now a store waits
+    LOCK_WAIT at most: the answers come back uncached, one warning (not one per request)
+    names the file and points at the caller's line, and once the lock is let go answers are
+    stored again."""
+    client, path, release = held
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        done = _within(20, lambda: (client.private.companies(limit=7), client.public.current(skus)))
+    release()
+    assert "error" not in done, done
+    one, many = done["value"]
+    assert len(one) == 7 and len(many) == len(skus) and many.attrs["from_cache"] is False
+    ours = [w for w in seen if issubclass(w.category, DealframeWarning)]
+    assert len(ours) == 1, [str(w.message) for w in ours]
+    said = str(ours[0].message)
+    assert str(path) in said and "more than 0.3 s" in said and "without being stored" in said
+    assert Path(ours[0].filename).name == Path(__file__).name
+    assert client.cache.info()["entries"] == 2  # nothing stored meanwhile
+    again = client.public.current(skus)
+    assert client.cache.info()["entries"] == 2 + 3  # free again: the three chunks stored
+    pd.testing.assert_frame_equal(many, again, check_like=True)
+
+
+def test_a_store_skipped_under_warnings_as_errors_still_returns_the_answer(held, caplog):
+    """With ``-W error`` the warning would raise and lose the answer in hand: it is logged."""
+    client, path, _ = held
+    with (
+        warnings.catch_warnings(),
+        caplog.at_level(logging.WARNING, logger="dealframe.transport"),
+    ):
+        warnings.simplefilter("error")
+        done = _within(20, lambda: client.private.companies(limit=7))
+    assert "error" not in done, done
+    assert len(done["value"]) == 7
+    said = [r.getMessage() for r in caplog.records if r.name == "dealframe.transport"]
+    assert any(str(path) in m and "without being stored" in m for m in said), said
 
 
 _OPEN = """

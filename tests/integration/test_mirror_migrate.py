@@ -5,6 +5,7 @@ that says to sync; a migration that dies half way is done again."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import orjson
@@ -163,4 +164,21 @@ def test_unreadable_version_2_files_are_pulled_in_full(client, tmp_path):
     with pytest.warns(mirror.MirrorRepairWarning, match="deals.*in full"):
         report = mirror.sync(client, path)
     assert report["deals"].full and not report["investors"].full
+    assert_equals_service(client, path)
+
+
+def test_warnings_made_errors_come_after_the_whole_migration(client, tmp_path):
+    """With warnings turned into errors (``-W error``), the first unreadable entity's warning
+    was raised inside the migration's loop: the entities after it were not migrated and the
+    marker stayed at version 2. Now it is raised after the sync, every entity done."""
+    path = tmp_path / "m"
+    old = write_v2(client, path)
+    for entity in ("companies", "deals"):
+        (path / entity / sorted(old[entity])[0]).write_bytes(b"garbage")
+    with warnings.catch_warnings(), pytest.raises(mirror.MirrorRepairWarning, match="companies"):
+        warnings.simplefilter("error")
+        mirror.sync(client, path, progress=False)
+    status = mirror.status(path).set_index("entity")  # a version-2 marker raises here
+    assert status.attrs["schema_version"] == mirror.SCHEMA_VERSION
+    assert list(mirror.history(path, "investors")["operation"]) == ["migrate"]
     assert_equals_service(client, path)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
+from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS, SKUS_PER_CURRENT_REQUEST
 from ..arguments import checked_keywords
 from ..client import Client
 from ..contract import DOCUMENTED_FIELDS, Findings, as_count
@@ -44,7 +44,9 @@ from ..frames.private import (
 from ..frames.public import group_current_frame
 from ..frames.schemas import CURRENT_DATA
 from ..private.api import _buckets, _smaller_page
+from ..public.api import _fewer_skus
 from ..public.sku import sku_version
+from ..transport.refusals import stated_bound
 
 if TYPE_CHECKING:
     from ..transport.session import Response
@@ -380,7 +382,9 @@ def _family_a(d: _Doctor) -> None:
         items = _items(doc)
         if not items:
             raise _Seen("the search returned no company: nothing else of Family A can be checked")
-        d.facts["skus"] = [i.get("sku") for i in items if isinstance(i.get("sku"), str)][:3]
+        skus = [i.get("sku") for i in items if isinstance(i.get("sku"), str)]
+        d.facts["skus"] = skus[:3]
+        d.facts["chunk"] = list(dict.fromkeys(skus))[:SKUS_PER_CURRENT_REQUEST]
         d.facts["region"] = next((i.get("region") for i in items if i.get("region")), None)
         bad = [i.get("sku") for i in items if sku_version(i.get("sku")) != "v2"]
         count = (doc.get("meta") or {}).get("count") if isinstance(doc.get("meta"), dict) else None
@@ -415,6 +419,11 @@ def _family_a(d: _Doctor) -> None:
         return _fields(items, "current")
 
     d.run("A.current", "CompanyCurrentData for each SKU asked", current)
+    d.run(
+        "A.skus_per_request",
+        f"current data takes {SKUS_PER_CURRENT_REQUEST} SKUs per request (section 8)",
+        lambda: _skus_per_request(d),
+    )
 
     def series() -> tuple[str, str]:
         body = {"skus": d.facts["skus"][:1]}
@@ -495,6 +504,31 @@ def _family_a(d: _Doctor) -> None:
         return _error_body(response, d.t._secrets)
 
     d.run("A.errors", "400 {error: {code, message, details.errors}}", error_body)
+
+
+def _skus_per_request(d: _Doctor) -> tuple[str, str]:
+    """Send one current-data request of as many SKUs as the client sends at once."""
+    skus = d.facts["chunk"]
+    response = d.send("public", "POST", f"{_A}/companies/current", json={"skus": skus})
+    fewer = f"only {len(skus)} companies listed: " if len(skus) < SKUS_PER_CURRENT_REQUEST else ""
+    if response.status == 200:
+        items = _items(d.ok_json(response))
+        return f"{fewer}{len(skus)} SKUs in one request answered with {len(items)} items", HOLDS
+    error = d.error(response)
+    size = _fewer_skus(error, len(skus)) if isinstance(error, ApiError) else None
+    seen = f"{fewer}{len(skus)} SKUs in one request refused ({response.status}: {error})"
+    if size is None or not isinstance(error, ApiError):
+        return f"{seen}: not read as a refusal of that many SKUs", BREAKS
+    how = (
+        "the bound stated"
+        if stated_bound(error, len(skus)) is not None
+        else "half: no bound stated; halved again until a size is taken"
+    )
+    return (
+        f"{seen}: the client sends {size} SKUs per request ({how}), learned on its first "
+        "refusal for v1 and v2 calls alike, and says so in attrs['skus_per_request_refused']",
+        ADAPTED,
+    )
 
 
 def _code(response: Response) -> str | None:

@@ -35,7 +35,12 @@ __all__ = [
     "MirrorStateError",
     "MirrorVersionError",
     "MirrorWriteError",
+    "Said",
 ]
+
+#: Warnings kept until an operation's loop is over, then emitted: (category, message). A
+#: warning filtered into an error (``-W error``) raised inside the loop stops it part-way.
+Said = list[tuple[type[Warning], str]]
 
 
 class MirrorError(DealframeError):

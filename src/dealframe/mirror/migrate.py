@@ -18,7 +18,6 @@ it in full.
 from __future__ import annotations
 
 import shutil
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,8 +27,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from deltalake.exceptions import DeltaError
 
-from ..notices import user_stacklevel
-from .errors import MirrorRepairWarning
+from .errors import MirrorRepairWarning, Said
 from .schema import ENTITIES, arrow_schema
 from .state import MirrorState, write_state
 from .store import ROW_GROUP_ROWS
@@ -98,12 +96,13 @@ def _clear(folder: Path, keep: set[str]) -> None:
             p.unlink()
 
 
-def _migrate_entity(root: Path, entity: str, entry: dict[str, Any], syncs: int) -> None:
+def _migrate_entity(root: Path, entity: str, entry: dict[str, Any], syncs: int) -> str | None:
+    """Migrate one entity; what to warn of when its old files cannot be read (else None)."""
     folder = root / entity
     files = _files(entry)
     _clear(folder, {n for _, n in files})
     if not files:
-        return
+        return None
     schema = arrow_schema(entity)
     props = commit_properties(
         "migrate",
@@ -126,20 +125,21 @@ def _migrate_entity(root: Path, entity: str, entry: dict[str, Any], syncs: int) 
             if full_disk(exc):
                 raise
         _clear(folder, set())
-        warnings.warn(
+        return (
             f"the {entity} files of the version-2 mirror at {root} could not be read "
-            f"({type(exc).__name__}: {exc}); the sync pulls {entity} in full instead",
-            MirrorRepairWarning,
-            stacklevel=user_stacklevel(),
+            f"({type(exc).__name__}: {exc}); the sync pulls {entity} in full instead"
         )
-        return
     owner_only(folder)
+    return None
 
 
-def migrate(root: Path, doc: dict[str, Any]) -> MirrorState:
+def migrate(root: Path, doc: dict[str, Any], said: Said) -> MirrorState:
     """Turn the version-2 mirror at ``root`` (its marker ``doc``) into Delta tables.
 
-    Called by :func:`~dealframe.mirror.sync` under the mirror's lock.
+    Called by :func:`~dealframe.mirror.sync` under the mirror's lock. An entity that cannot
+    be migrated is added to ``said`` (a :class:`~dealframe.mirror.MirrorRepairWarning`),
+    which the sync warns of after its loop: a warning filtered into an error (``-W error``)
+    raised here stopped the migration part-way.
 
     Returns
     -------
@@ -150,7 +150,9 @@ def migrate(root: Path, doc: dict[str, Any]) -> MirrorState:
     entities = doc.get("entities") or {}
     for entity in ENTITIES:
         if isinstance(entities.get(entity), dict):
-            _migrate_entity(root, entity, entities[entity], syncs)
+            problem = _migrate_entity(root, entity, entities[entity], syncs)
+            if problem is not None:
+                said.append((MirrorRepairWarning, problem))
     state = MirrorState(
         created_at=str(doc.get("created_at") or MirrorState().created_at),
         source=doc.get("source"),

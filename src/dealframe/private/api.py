@@ -254,6 +254,9 @@ _SUBS = {
     "co_investors": _Sub("investors", "co_investors", shape.co_investors_frame, "co_investors"),
     "portfolio": _Sub("investors", "portfolio", shape.portfolio_frame, "portfolio"),
 }
+#: What a sub-collection's 404 may mean (the client cannot tell which): said by the error of
+#: one id and by the warning of many.
+_SUB_404 = "no such id, soft-deleted, or no items, as some services answer"
 
 
 #: The annotations of a filter parameter (the aliases above, as the signatures spell them).
@@ -1648,7 +1651,14 @@ class PrivateApi:
 
         failures: list[Any] = []
         if len(wanted) == 1:
-            pulled = [pull(wanted[0])]
+            try:
+                pulled = [pull(wanted[0])]
+            except NotFoundError as exc:
+                if not exc.deleted:  # else the service said why, and the message says so
+                    causes = f"a 404 here means {_SUB_404}"
+                    exc.note = f"{exc.note}; {causes}" if exc.note else causes
+                    exc.args = (f"{exc.args[0]}; {causes}",)
+                raise
         else:
             result = map_concurrent(
                 pull,
@@ -1716,9 +1726,8 @@ class PrivateApi:
                     len(wanted), len(wanted) - len(gone), gone, partial=frame, what=f"{entity} ids"
                 )
             warn_missing(
-                f"{len(gone)} of {len(wanted)} {entity} answered 404 (no such id, soft-deleted, "
-                f"or no items, as some services answer): their {name} are not in the frame; see "
-                "df.attrs['missing_ids']"
+                f"{len(gone)} of {len(wanted)} {entity} answered 404 ({_SUB_404}): their {name} "
+                "are not in the frame; see df.attrs['missing_ids']"
             )
         return frame
 

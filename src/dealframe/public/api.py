@@ -281,8 +281,10 @@ class PublicApi:
         self._t = transport
         self.version = version
         self._prefix = f"/api/{version}"
-        #: SKUs per request of each path, once the service refused more (kept for later calls)
-        self._skus_per_request: dict[str, int] = {}
+        #: SKUs per request of each path, once the service refused more: the client's, so a
+        #: cap learned by v1 calls applies to v2 calls and back (wrong, it only costs smaller
+        #: requests; relearning it costs a refused request per family)
+        self._skus_per_request = transport.skus_per_request
 
     def __repr__(self) -> str:
         return f"<PublicApi {self.version}>"
@@ -314,7 +316,7 @@ class PublicApi:
 
         A chunk refused as holding too many SKUs (:func:`_fewer_skus`) is sent again split to
         the size the refusal states (else in halves), and that size is kept for this path's
-        later calls. A chunk that still fails is a failure: the chunks that arrived are kept.
+        later calls, of either version. A chunk that still fails is a failure: the chunks that arrived are kept.
         """
         settings = self._t.settings
         deadline = self._t.deadline()
@@ -379,7 +381,8 @@ class PublicApi:
             # the chunks that arrived are kept: a smaller chunk that fails is a failure
             fatal = tuple(e for e in FATAL_ERRORS if e is not BadRequestError)
         if refused:
-            self._skus_per_request[path] = size
+            # another thread may have learned a smaller size meanwhile: keep the smaller
+            self._skus_per_request[path] = min(size, self._skus_per_request.get(path, size))
             refused += f": requests of {size} SKUs"
         return responses, failures, refused
 

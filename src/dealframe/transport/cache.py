@@ -28,14 +28,16 @@ left for the next opening), so the file stops growing: SQLite reuses the freed p
 to the file system (``VACUUM``).
 
 requests-cache waits for a file's write lock without end (it retries ``BEGIN IMMEDIATE`` in a
-loop, whatever SQLite ``timeout`` it is given), so a file another process keeps locked (a long
-transaction, a ``VACUUM``, a ``sqlite3`` shell left in ``BEGIN EXCLUSIVE``) would hang the
-caller. Before opening the file and before removing expired entries, :func:`_writable` waits
-for the lock on a connection of its own, at most :data:`LOCK_WAIT` seconds: opening then fails
-(:class:`~dealframe.errors.ConfigurationError` from the client, naming the file), the removal
-at opening is skipped (logged on ``dealframe.transport``; the next opening tries again), and
-``clear`` raises the same ``ConfigurationError``. (A lock taken between that check and the
-write is not covered.) A multi-request call first looks its hits up on its own thread (:meth:`CacheControl.stored`: the session's key function, ``BaseCache.get_response``
+loop, whatever SQLite ``timeout`` or ``busy_timeout`` it is given: its public API cannot bound
+the wait), so a file another process keeps locked (a long transaction, a ``VACUUM``, a
+``sqlite3`` shell left in ``BEGIN EXCLUSIVE``) would hang the caller. Before every write,
+dealframe waits for the lock on a connection of its own, at most :data:`LOCK_WAIT` seconds:
+opening then fails (:class:`~dealframe.errors.ConfigurationError` from the client, naming the
+file), the removal of expired entries at opening is skipped (logged on ``dealframe.transport``;
+the next opening tries again), ``clear`` raises the same ``ConfigurationError``, and an answer
+to store (or a bad entry to drop) is returned without it (:class:`BoundedSQLiteCache`, through
+requests-cache's public ``save_response`` and ``delete``), with one warning. (A lock taken
+between that check and the write is not covered.) A multi-request call first looks its hits up on its own thread (:meth:`CacheControl.stored`: the session's key function, ``BaseCache.get_response``
 and the entry's ``is_expired``), so only misses travel through worker threads.
 """
 
@@ -49,6 +51,7 @@ import sqlite3
 import stat
 import threading
 import time
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -65,9 +68,11 @@ from requests_cache import (
 
 from dealframe.arguments import flag
 from dealframe.errors import ConfigurationError
+from dealframe.notices import DealframeWarning, user_stacklevel
 from dealframe.transport.body import storable
 
 __all__ = [
+    "BoundedSQLiteCache",
     "CacheControl",
     "DO_NOT_CACHE",
     "IGNORED_PARAMS",
@@ -106,7 +111,7 @@ PRUNE_EVERY = 3600.0
 _PRUNED: dict[str, float] = {}
 _PRUNED_LOCK = threading.Lock()
 #: Seconds to wait for another process's write lock on the file (opening, removing expired
-#: entries) before giving up; requests-cache itself would wait without end.
+#: entries, storing an answer) before giving up; requests-cache itself would wait without end.
 LOCK_WAIT = 5.0
 #: At opening, the removal of expired entries waits this long at most (it can wait for the
 #: next opening).
@@ -258,16 +263,104 @@ class ReaderExpirySession(CachedSession):
         return super().send(request, **{**kwargs, "force_refresh": True})
 
 
+class BoundedSQLiteCache(SQLiteCache):
+    """requests-cache's SQLite backend (WAL) whose one-entry writes (storing an answer,
+    dropping an entry) wait at most :data:`LOCK_WAIT` seconds for another process's write lock,
+    then are skipped: the answer is returned uncached, never lost.
+
+    The first skipped write of a spell waits; the next ones do not wait while the lock is
+    still held. What was skipped is kept for :meth:`take_unsaved` (one message a spell), which
+    the transport warns of on the caller's thread once the request is back in dealframe's code.
+
+    Parameters
+    ----------
+    path : Path
+        The SQLite file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> cache = BoundedSQLiteCache(Path(tempfile.mkdtemp()) / "cache.sqlite")
+    >>> cache.take_unsaved() is None
+    True
+    >>> cache.close()
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(str(path), wal=True)
+        self._path = path
+        self._guard = threading.Lock()
+        self._check: sqlite3.Connection | None = None
+        self._busy = False  # the last check found the lock held: the next ones do not wait
+        self._unsaved: str | None = None
+
+    def _free(self) -> bool:
+        """Whether a write can start now (see the class); on a connection kept for the checks
+        (opening one per write would cost several times more)."""
+        with self._guard:
+            wait = 0.0 if self._busy else LOCK_WAIT
+            try:
+                if self._check is None:
+                    self._check = sqlite3.connect(
+                        self._path, isolation_level=None, check_same_thread=False
+                    )
+                self._check.execute(f"PRAGMA busy_timeout={int(wait * 1000)}")
+                self._check.execute("BEGIN IMMEDIATE")
+                self._check.execute("ROLLBACK")
+            except sqlite3.Error as exc:
+                if not self._busy:
+                    self._busy = True
+                    self._unsaved = (
+                        f"the HTTP cache at {self._path} could not be written ({exc}; another "
+                        f"process has held its write lock for more than {wait:g} s): answers "
+                        "are returned without being stored until it is free"
+                    )
+                return False
+            self._busy = False
+            return True
+
+    def take_unsaved(self) -> str | None:
+        """What to warn of since the last call: a spell of skipped writes began (else None)."""
+        if self._unsaved is None:  # the usual case, without taking the lock
+            return None
+        with self._guard:
+            said, self._unsaved = self._unsaved, None
+        return said
+
+    def save_response(
+        self, response: requests.Response, cache_key: str | None = None, expires: Any = None
+    ) -> None:
+        """Store ``response`` unless the file stays locked (see the class)."""
+        if self._free():
+            super().save_response(response, cache_key, expires)
+
+    def delete(self, *keys: str, expired: bool = False, vacuum: bool = True, **kwargs: Any) -> None:
+        """Drop entries; dropping keys only (a refused answer's) is skipped while the file
+        stays locked: the entry, if any, is refused again when it is read."""
+        if keys and not expired and not kwargs and not self._free():
+            return
+        super().delete(*keys, expired=expired, vacuum=vacuum, **kwargs)
+
+    def close(self) -> None:
+        """Close requests-cache's connections and the one kept for the checks."""
+        with self._guard:
+            if self._check is not None:
+                self._check.close()
+                self._check = None
+        super().close()
+
+
 def build_cached_session(path: Path) -> CachedSession:
     """A ``CachedSession`` on SQLite (WAL) that caches GET and POST 200 responses.
 
     Expiry is chosen per request (see :func:`expiry_for`); the default is "do not cache", so a
     request that names no kind is never stored. A stored answer older than the reading
-    request's expiry is a miss (:class:`ReaderExpirySession`).
+    request's expiry is a miss (:class:`ReaderExpirySession`). Storing waits for another
+    process's lock at most :data:`LOCK_WAIT` seconds (:class:`BoundedSQLiteCache`).
     """
     secure_cache_file(path)
     _writable(path, LOCK_WAIT)  # requests-cache would wait for the lock without end
-    backend = SQLiteCache(str(path), wal=True)
+    backend = BoundedSQLiteCache(path)
     session = ReaderExpirySession(
         backend=backend,
         allowable_methods=("GET", "POST"),
@@ -436,8 +529,23 @@ class CacheControl:
         if backend is not None and key:
             backend.delete(key)
 
-    def tighten(self) -> None:
-        """Apply 0o600 to the SQLite file and its WAL/SHM side files once they exist."""
-        if self.enabled and not self._tight:
+    def after_request(self) -> None:
+        """After a request that used the cache: apply 0o600 to the SQLite file and its WAL/SHM
+        side files once they exist, and warn once that answers are not stored while another
+        process keeps the file locked (:class:`BoundedSQLiteCache`).
+
+        The warning points at the user's line. Turned into an error (``-W error``), it is
+        logged on ``dealframe.transport`` instead: raising it would lose the answer in hand.
+        """
+        if not self.enabled:
+            return
+        if not self._tight:
             _tighten(self.path)
             self._tight = Path(f"{self.path}-wal").exists() and Path(f"{self.path}-shm").exists()
+        backend = self._backend()
+        said = backend.take_unsaved() if isinstance(backend, BoundedSQLiteCache) else None
+        if said is not None:
+            try:
+                warnings.warn(said, DealframeWarning, stacklevel=user_stacklevel())
+            except Warning:
+                logger.warning("%s", said)

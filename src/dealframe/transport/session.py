@@ -338,6 +338,9 @@ class Transport:
         ``info()`` and ``clear()`` for the on-disk cache.
     gate : RateGate
         The gate every worker waits at after a 429.
+    skus_per_request : dict of str to int
+        Family A SKUs per request by path (``/companies/current``), once the service refused
+        more: learned by v1 or v2 calls, sent by both.
 
     Examples
     --------
@@ -355,6 +358,7 @@ class Transport:
         self.settings = settings
         self.stats = TransportStats()
         self.gate = RateGate()
+        self.skus_per_request: dict[str, int] = {}
         self._latencies = Latencies()
         self._secrets = tuple(t for t in (settings.public_token, settings.private_key) if t)
         # A loopback base URL is reached directly: an HTTP_PROXY from the environment would
@@ -857,7 +861,7 @@ class Transport:
             **({"cache_hits": 1} if from_cache else {"network": 1}),
         )
         if use_cache:
-            self.cache.tighten()
+            self.cache.after_request()
         logger.debug(
             "%s %s status=%d attempt=%d from_cache=%s",
             info.method,
