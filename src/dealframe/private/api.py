@@ -606,6 +606,28 @@ class PrivateApi:
                 self._list_page_size = min(self._list_page_size, smaller)
         return f"limit {sent} refused ({error}): pages of {smaller}"
 
+    def _walk(
+        self,
+        read: Callable[[int], Pages[Any]],
+        cap: int | None,
+        said: Callable[[int, str], Any],
+        *,
+        sub: bool = False,
+    ) -> Pages[Any]:
+        """``read(size)`` with this client's page size (of sub-collections with ``sub``); a
+        page 1 refused for its ``limit`` lowers it (:meth:`_page_refused`), ``said(sent,
+        note)`` is told, and the walk starts again."""
+        while True:
+            size = self._sub_page_size if sub else self._list_page_size
+            try:
+                return read(size)
+            except BadRequestError as exc:  # page 1 refused: is it its limit?
+                sent = min(size, cap) if cap else size
+                note = self._page_refused(exc, sent, sub=sub)
+                if note is None:
+                    raise
+                said(sent, note)
+
     def _pull_list(
         self,
         entity: str,
@@ -662,32 +684,27 @@ class PrivateApi:
                     reader=shape.LIST_READERS.get(entity),
                 )
 
-            while True:
-                size = self._list_page_size
-                try:
-                    pages = pull_pages(
-                        fetch,
-                        limit=cap,
-                        workers=self._workers,
-                        progress=self._progress(progress),
-                        desc=entity,
-                        parse=parse,
-                        pool=self._t.pool,
-                        found=found,
-                        page_size=size,
-                        lookup=stored if cache and not refresh else None,
-                        reader=shape.LIST_READERS.get(entity),
-                    )
-                except BadRequestError as exc:  # page 1 refused: is it its limit?
-                    said = self._page_refused(exc, min(size, cap) if cap else size)
-                    if said is None:
-                        raise
-                    refused.append(said)
-                    continue
-                seen = _page_zero(pages, read_zero) if origin == 1 else None
-                if seen is not None:
-                    zero.append(seen)
-                return pages
+            pages = self._walk(
+                lambda size: pull_pages(
+                    fetch,
+                    limit=cap,
+                    workers=self._workers,
+                    progress=self._progress(progress),
+                    desc=entity,
+                    parse=parse,
+                    pool=self._t.pool,
+                    found=found,
+                    page_size=size,
+                    lookup=stored if cache and not refresh else None,
+                    reader=shape.LIST_READERS.get(entity),
+                ),
+                cap,
+                lambda sent, note: refused.append(note),
+            )
+            seen = _page_zero(pages, read_zero) if origin == 1 else None
+            if seen is not None:
+                zero.append(seen)
+            return pages
 
         def said(
             pages: Pages[Any],
@@ -729,25 +746,20 @@ class PrivateApi:
         return said(merged, expected, total, looked_up, batches)
 
     def _list(
-        self,
-        entity: str,
-        filters: Mapping[str, Any] | None,
-        kwargs: dict[str, Any],
-        *,
-        sort: str | None,
-        limit: int | None,
-        strict: bool,
-        progress: bool | None,
-        refresh: bool,
-        cache: bool,
+        self, entity: str, method: Callable[..., Any], arguments: Mapping[str, Any]
     ) -> pd.DataFrame:
+        """The rows of the list ``method`` of ``entity`` asks for: ``arguments`` is its
+        ``locals()`` (its filters, and how to pull them)."""
+        filters, sort, limit = arguments["filters"], arguments["sort"], arguments["limit"]
+        strict, progress = arguments["strict"], arguments["progress"]
+        refresh, cache = arguments["refresh"], arguments["cache"]
         if limit is not None and (
             isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
         ):
             raise ValidationError("limit", "a positive integer (a cap on rows) or None", got=limit)
         deadline = self._t.deadline()  # one budget for the whole call, discovery included
         schema, wire = self._build_filters(
-            entity, filters, kwargs, deadline, refresh=refresh, cache=cache
+            entity, filters, _given(method, arguments), deadline, refresh=refresh, cache=cache
         )
         sort = schema.check_sort(sort)
         endpoint = f"POST {PREFIX}/{entity}"
@@ -995,18 +1007,7 @@ class PrivateApi:
         >>> some = client.private.companies(id=wanted_ids)  # doctest: +SKIP
         >>> some.attrs["missing_ids"]  # ids asked for that did not come back  # doctest: +SKIP
         """
-        named = _given(self.companies, locals())
-        return self._list(
-            "companies",
-            filters,
-            named,
-            sort=sort,
-            limit=limit,
-            strict=strict,
-            progress=progress,
-            refresh=refresh,
-            cache=cache,
-        )
+        return self._list("companies", self.companies, locals())
 
     def investors(
         self,
@@ -1048,18 +1049,7 @@ class PrivateApi:
         --------
         >>> client.private.investors(name="capital", limit=20)  # doctest: +SKIP
         """
-        named = _given(self.investors, locals())
-        return self._list(
-            "investors",
-            filters,
-            named,
-            sort=sort,
-            limit=limit,
-            strict=strict,
-            progress=progress,
-            refresh=refresh,
-            cache=cache,
-        )
+        return self._list("investors", self.investors, locals())
 
     def deals(
         self,
@@ -1159,18 +1149,7 @@ class PrivateApi:
         >>> dealframe.co_investment_edges(dealframe.explode_participants(full))  # doctest: +SKIP
         """
         with_investors = flag(with_investors, "with_investors")
-        named = _given(self.deals, locals())
-        frame = self._list(
-            "transactions",
-            filters,
-            named,
-            sort=sort,
-            limit=limit,
-            strict=strict,
-            progress=progress,
-            refresh=refresh,
-            cache=cache,
-        )
+        frame = self._list("transactions", self.deals, locals())
         if not with_investors:
             return frame
         return self._with_profiles(
@@ -1615,27 +1594,21 @@ class PrivateApi:
                 )
 
             where = Findings(f"GET {PREFIX}/{entity}/{ident}/{name}")
-            while True:
-                size = self._sub_page_size
-                try:
-                    pages: Pages[Any] = pull_pages(
-                        fetch,
-                        limit=limit,
-                        workers=inner_workers,
-                        progress=False,
-                        desc=name,
-                        page_size=size,
-                        pool=self._t.pool,
-                        found=where,
-                    )
-                except BadRequestError as exc:  # page 1 refused: is it its limit?
-                    sent = min(size, limit) if limit else size
-                    note = self._page_refused(exc, sent, sub=True)
-                    if note is None:
-                        raise
-                    refused.setdefault(sent, note)
-                    continue
-                break
+            pages = self._walk(
+                lambda size: pull_pages(
+                    fetch,
+                    limit=limit,
+                    workers=inner_workers,
+                    progress=False,
+                    desc=name,
+                    page_size=size,
+                    pool=self._t.pool,
+                    found=where,
+                ),
+                limit,
+                refused.setdefault,
+                sub=True,
+            )
             rows = pages.rows if limit is None else min(limit, pages.rows)
             if pages.expected is not None and rows != pages.expected and not pages.failed:
                 where.add(
