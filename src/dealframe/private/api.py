@@ -20,7 +20,7 @@ import pandas as pd
 
 from .._docs import fill_docs
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
-from ..arguments import checked_methods, flag, integer_in
+from ..arguments import checked_methods, integer_in
 from ..contract import (
     Findings,
     as_count,
@@ -882,7 +882,6 @@ class PrivateApi:
         entity = self._entity(entity)
         page = integer_in(page, "page", 0, None)
         limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX)
-        strict = flag(strict, "strict")
         schema, wire = self._build_filters(entity, filters, {}, refresh=refresh, cache=cache)
         body: dict[str, Any] = {"filters": wire, "page": page, "limit": limit}
         sort = schema.check_sort(sort)
@@ -1148,7 +1147,6 @@ class PrivateApi:
         ...                             with_investors=True)  # doctest: +SKIP
         >>> dealframe.co_investment_edges(dealframe.explode_participants(full))  # doctest: +SKIP
         """
-        with_investors = flag(with_investors, "with_investors")
         frame = self._list("transactions", self.deals, locals())
         if not with_investors:
             return frame
@@ -1573,7 +1571,6 @@ class PrivateApi:
         if limit is not None:
             limit = integer_in(limit, "limit", 1, None)
         wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids", empty=True)
-        strict = flag(strict, "strict")
         deadline = self._t.deadline()
         if wanted:  # no ids (an empty frame's): an empty frame, without a request
             name = self.schema(
