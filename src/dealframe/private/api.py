@@ -197,17 +197,17 @@ _DOCS = {
     answer is short or breaks the interface.""",
     "progress": """progress : bool, optional
     Progress bar (None: the client's ``progress`` setting).""",
-    **{
-        f"ids_of_{one}": f"""ids : str or list of str
-    One {one} id or many (fetched concurrently)."""
-        for one in ("company", "investor")
-    },
-    **{
-        f"limit_per_{one}": f"""limit : int, optional
+}
+#: The parameters of the sub-collection methods, by the family of their ids.
+_DOCS |= {
+    f"sub_of_{one}": f"""ids : str or list of str
+    One {one} id or many (fetched concurrently).
+limit : int, optional
     Cap on rows per {one}, any positive integer (default: every row); pages of up to
-    1,000 rows are fetched until it is reached."""
-        for one in ("company", "investor")
-    },
+    1,000 rows are fetched until it is reached.
+"""
+    + "\n".join(_DOCS[name] for name in ("strict", "progress", "refresh", "cache"))
+    for one in ("company", "investor")
 }
 
 
@@ -1706,12 +1706,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_company}
-        {limit_per_company}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_company}
 
         Returns
         -------
@@ -1741,12 +1736,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_company}
-        {limit_per_company}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_company}
 
         Examples
         --------
@@ -1768,12 +1758,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_company}
-        {limit_per_company}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_company}
 
         Examples
         --------
@@ -1795,12 +1780,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_company}
-        {limit_per_company}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_company}
 
         Examples
         --------
@@ -1822,12 +1802,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_investor}
-        {limit_per_investor}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_investor}
 
         Examples
         --------
@@ -1849,12 +1824,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_investor}
-        {limit_per_investor}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_investor}
 
         Examples
         --------
@@ -1876,12 +1846,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_investor}
-        {limit_per_investor}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_investor}
 
         Examples
         --------
