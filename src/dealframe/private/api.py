@@ -1207,18 +1207,17 @@ class PrivateApi:
                     raise
                 # include_deleted refused for deals: the deleted rows stay null (warned below)
         profiles = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-        profiles.attrs["requests"] = sum(p.attrs.get("requests", 0) for p in parts)
-        profiles.attrs["findings"] = [f for p in parts for f in p.attrs.get("findings", [])]
+        requests = sum(p.attrs.get("requests", 0) for p in parts)
         out = shape.complete_deals(frame, profiles)
         returned = set(profiles["id"].dropna().tolist())
         missing = [i for i in ids if i not in returned]
         out.attrs.update(frame.attrs)
         out.attrs["profiles"] = {
-            "requests": profiles.attrs.get("requests", 0),
+            "requests": requests,
             "missing_ids": missing,
-            "findings": profiles.attrs.get("findings", []),
+            "findings": [f for p in parts for f in p.attrs.get("findings", [])],
         }
-        out.attrs["requests"] = frame.attrs.get("requests", 0) + out.attrs["profiles"]["requests"]
+        out.attrs["requests"] = frame.attrs.get("requests", 0) + requests
         if error is not None:
             raise IncompleteResultError(
                 len(ids),
