@@ -22,7 +22,7 @@ from dealframe.analytics._checks import check, check_choice, check_frame, tolera
 from dealframe.analytics.buckets import aggregate_methodology, bucket_medians
 from dealframe.analytics.conventions import Conventions
 from dealframe.analytics.rollups import group_current, group_time_series
-from dealframe.arguments import checked_keywords, flag
+from dealframe.arguments import checked_keywords
 from dealframe.client import Client
 from dealframe.errors import RequestInfo, ServiceContractError
 from dealframe.public.api import Month, Strings, _series_members
@@ -173,8 +173,6 @@ def _check_call(
         conventions,
     )
     tolerance_value(tolerance)
-    if progress is not None:
-        flag(progress, "progress")
 
 
 def _pull(
