@@ -30,7 +30,7 @@ from dealframe.analytics._checks import (
 from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
 from dealframe.analytics.intervals import median_intervals
 from dealframe.analytics.periods import bucket_labels, bucket_of_rows, period_bounds, resolve_window
-from dealframe.arguments import DateLike, checked_keywords, finite_number, flag, integer_in
+from dealframe.arguments import DateLike, checked_keywords, finite_number, integer_in
 from dealframe.client import Client
 from dealframe.contract import as_count
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
@@ -128,8 +128,6 @@ def _check_arguments(
         check_choice("metric", metric, METRIC_COLUMNS)
     check(isinstance(metric, str), "metric", "a name (str)", metric)
     check_choice("time_bucket", time_bucket, TIME_BUCKETS)
-    flag(options["explain"], "explain")
-    flag(options["include_deleted"], "include_deleted")
     threshold, ci = options["small_n_threshold"], options["ci"]
     if threshold is not None:
         integer_in(threshold, "small_n_threshold", 0, None)

@@ -22,7 +22,7 @@ from dealframe.analytics._checks import check, check_choice, check_frame, tolera
 from dealframe.analytics.buckets import aggregate_methodology, bucket_medians
 from dealframe.analytics.conventions import Conventions
 from dealframe.analytics.rollups import group_current, group_time_series
-from dealframe.arguments import checked_keywords, flag
+from dealframe.arguments import checked_keywords
 from dealframe.client import Client
 from dealframe.errors import RequestInfo, ServiceContractError
 from dealframe.public.api import Month, Strings, _series_members
@@ -173,8 +173,6 @@ def _check_call(
         conventions,
     )
     tolerance_value(tolerance)
-    if progress is not None:
-        flag(progress, "progress")
 
 
 def _pull(
@@ -207,14 +205,17 @@ def _pull(
     return service, deals, context
 
 
-def _local(
+def _compared(
+    service: pd.DataFrame,
     deals: pd.DataFrame,
     metric: str,
     time_bucket: str,
     context: Mapping[str, Any],
     conventions: Conventions | None,
-) -> pd.DataFrame:
-    return bucket_medians(
+    tolerance: float,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The service's buckets beside the local ones under ``conventions``, and the local ones."""
+    local = bucket_medians(
         deals,
         metric,
         time_bucket,
@@ -224,6 +225,8 @@ def _local(
         conventions=conventions,
         include_deleted=context["include_deleted"],
     )
+    frame = compare_buckets(service, local, tolerance)
+    return _left_out_match(frame, service, context["small_n_threshold"]), local
 
 
 def _left_out_match(frame: pd.DataFrame, service: pd.DataFrame, threshold: int) -> pd.DataFrame:
@@ -287,7 +290,7 @@ def reconcile(
         Deal filters (the window comes from the service's answer).
     conventions : Conventions, optional
         Local conventions (default: the sandbox's, see docs/aggregates.md).
-    tolerance : float
+    tolerance : float, default 1e-9
         Relative tolerance (absolute below 1) for a statistic to match.
     progress : bool, optional
         Progress bar of the deal pull (None: the client's ``progress`` setting).
@@ -306,10 +309,7 @@ def reconcile(
     """
     _check_call(client, metric, time_bucket, filters, conventions, tolerance, progress)
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
-    local = _local(deals, metric, time_bucket, context, conventions)
-    frame = _left_out_match(
-        compare_buckets(service, local, tolerance), service, context["small_n_threshold"]
-    )
+    frame, local = _compared(service, deals, metric, time_bucket, context, conventions, tolerance)
     same_meta = _same_meta(service, local)
     frame.attrs.update(
         {
@@ -343,17 +343,10 @@ def calibrate(
 
     Parameters
     ----------
-    client : dealframe.Client
-    metric, time_bucket : str
-        As in :meth:`dealframe.private.api.PrivateApi.aggregate`.
-    filters : dict, optional
-        Deal filters (the window comes from the service's answer).
+    client, metric, time_bucket, filters, tolerance, progress
+        As for :func:`reconcile`.
     variants : iterable of Conventions, optional
         The conventions to try (default: :meth:`Conventions.variants`).
-    tolerance : float, default 1e-9
-        Relative tolerance (absolute below 1) for a statistic to match.
-    progress : bool, optional
-        Progress bar of the deal pull (None: the client's ``progress`` setting).
 
     Returns
     -------
@@ -385,10 +378,7 @@ def calibrate(
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
     rows = []
     for variant in variants:
-        local = _local(deals, metric, time_bucket, context, variant)
-        frame = _left_out_match(
-            compare_buckets(service, local, tolerance), service, context["small_n_threshold"]
-        )
+        frame, local = _compared(service, deals, metric, time_bucket, context, variant, tolerance)
         meta = _same_meta(service, local)
         rows.append(
             {

@@ -25,7 +25,7 @@ import pandas as pd
 
 from dealframe._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY
 from dealframe.analytics._checks import check, check_frame
-from dealframe.arguments import checked_keywords, flag
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 
 __all__ = [
@@ -290,7 +290,6 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
     2024-03           5.0               2
     """
     check_frame("wide", wide)
-    flag(counts, "counts")
     if not isinstance(wide.columns, pd.MultiIndex) or wide.columns.nlevels != 2:
         raise ValidationError(
             "wide",

@@ -509,11 +509,7 @@ def assemble(
             for (_, e), n in zip(parts, lengths)
         ]
         raw: Any = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-        kind = infer_kind(name, raw)
-        if kind == "category":
-            columns[name] = cast(raw, Column(name, kind))
-        else:
-            columns[name] = cast(raw, Column(name, kind, categories=()))
+        columns[name] = cast(raw, Column(name, infer_kind(name, raw)))
     if index is None:
         return pd.DataFrame(columns, copy=False)
     labels = pd.Index(columns.pop(index), name=index)

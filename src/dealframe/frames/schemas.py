@@ -263,12 +263,7 @@ CURRENT_DATA: Schema = (
     *_cols("list", "tags", "themes"),
     *_cols(
         "float",
-        "marketCap",
-        "enterpriseValue",
-        "revenueLtm",
-        "revenueNtm",
-        "ebitdaLtm",
-        "ebitdaNtm",
+        *CURRENT_MONETARY,
         "evRevenueLtm",
         "evRevenueNtm",
         "evEbitdaLtm",

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .._docs import fill_docs
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
-from ..arguments import checked_methods, flag, integer_in
+from ..arguments import checked_methods, integer_in
 from ..contract import (
     Findings,
     as_count,
@@ -197,17 +197,17 @@ _DOCS = {
     answer is short or breaks the interface.""",
     "progress": """progress : bool, optional
     Progress bar (None: the client's ``progress`` setting).""",
-    **{
-        f"ids_of_{one}": f"""ids : str or list of str
-    One {one} id or many (fetched concurrently)."""
-        for one in ("company", "investor")
-    },
-    **{
-        f"limit_per_{one}": f"""limit : int, optional
+}
+#: The parameters of the sub-collection methods, by the family of their ids.
+_DOCS |= {
+    f"sub_of_{one}": f"""ids : str or list of str
+    One {one} id or many (fetched concurrently).
+limit : int, optional
     Cap on rows per {one}, any positive integer (default: every row); pages of up to
-    1,000 rows are fetched until it is reached."""
-        for one in ("company", "investor")
-    },
+    1,000 rows are fetched until it is reached.
+"""
+    + "\n".join(_DOCS[name] for name in ("strict", "progress", "refresh", "cache"))
+    for one in ("company", "investor")
 }
 
 
@@ -609,6 +609,28 @@ class PrivateApi:
                 self._list_page_size = min(self._list_page_size, smaller)
         return f"limit {sent} refused ({error}): pages of {smaller}"
 
+    def _walk(
+        self,
+        read: Callable[[int], Pages[Any]],
+        cap: int | None,
+        said: Callable[[int, str], Any],
+        *,
+        sub: bool = False,
+    ) -> Pages[Any]:
+        """``read(size)`` with this client's page size (of sub-collections with ``sub``); a
+        page 1 refused for its ``limit`` lowers it (:meth:`_page_refused`), ``said(sent,
+        note)`` is told, and the walk starts again."""
+        while True:
+            size = self._sub_page_size if sub else self._list_page_size
+            try:
+                return read(size)
+            except BadRequestError as exc:  # page 1 refused: is it its limit?
+                sent = min(size, cap) if cap else size
+                note = self._page_refused(exc, sent, sub=sub)
+                if note is None:
+                    raise
+                said(sent, note)
+
     def _pull_list(
         self,
         entity: str,
@@ -665,32 +687,27 @@ class PrivateApi:
                     reader=shape.LIST_READERS.get(entity),
                 )
 
-            while True:
-                size = self._list_page_size
-                try:
-                    pages = pull_pages(
-                        fetch,
-                        limit=cap,
-                        workers=self._workers,
-                        progress=self._progress(progress),
-                        desc=entity,
-                        parse=parse,
-                        pool=self._t.pool,
-                        found=found,
-                        page_size=size,
-                        lookup=stored if cache and not refresh else None,
-                        reader=shape.LIST_READERS.get(entity),
-                    )
-                except BadRequestError as exc:  # page 1 refused: is it its limit?
-                    said = self._page_refused(exc, min(size, cap) if cap else size)
-                    if said is None:
-                        raise
-                    refused.append(said)
-                    continue
-                seen = _page_zero(pages, read_zero) if origin == 1 else None
-                if seen is not None:
-                    zero.append(seen)
-                return pages
+            pages = self._walk(
+                lambda size: pull_pages(
+                    fetch,
+                    limit=cap,
+                    workers=self._workers,
+                    progress=self._progress(progress),
+                    desc=entity,
+                    parse=parse,
+                    pool=self._t.pool,
+                    found=found,
+                    page_size=size,
+                    lookup=stored if cache and not refresh else None,
+                    reader=shape.LIST_READERS.get(entity),
+                ),
+                cap,
+                lambda sent, note: refused.append(note),
+            )
+            seen = _page_zero(pages, read_zero) if origin == 1 else None
+            if seen is not None:
+                zero.append(seen)
+            return pages
 
         def said(
             pages: Pages[Any],
@@ -732,25 +749,20 @@ class PrivateApi:
         return said(merged, expected, total, looked_up, batches)
 
     def _list(
-        self,
-        entity: str,
-        filters: Mapping[str, Any] | None,
-        kwargs: dict[str, Any],
-        *,
-        sort: str | None,
-        limit: int | None,
-        strict: bool,
-        progress: bool | None,
-        refresh: bool,
-        cache: bool,
+        self, entity: str, method: Callable[..., Any], arguments: Mapping[str, Any]
     ) -> pd.DataFrame:
+        """The rows of the list ``method`` of ``entity`` asks for: ``arguments`` is its
+        ``locals()`` (its filters, and how to pull them)."""
+        filters, sort, limit = arguments["filters"], arguments["sort"], arguments["limit"]
+        strict, progress = arguments["strict"], arguments["progress"]
+        refresh, cache = arguments["refresh"], arguments["cache"]
         if limit is not None and (
             isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
         ):
             raise ValidationError("limit", "a positive integer (a cap on rows) or None", got=limit)
         deadline = self._t.deadline()  # one budget for the whole call, discovery included
         schema, wire = self._build_filters(
-            entity, filters, kwargs, deadline, refresh=refresh, cache=cache
+            entity, filters, _given(method, arguments), deadline, refresh=refresh, cache=cache
         )
         sort = schema.check_sort(sort)
         endpoint = f"POST {PREFIX}/{entity}"
@@ -873,7 +885,6 @@ class PrivateApi:
         entity = self._entity(entity)
         page = integer_in(page, "page", 0, None)
         limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX)
-        strict = flag(strict, "strict")
         schema, wire = self._build_filters(entity, filters, {}, refresh=refresh, cache=cache)
         body: dict[str, Any] = {"filters": wire, "page": page, "limit": limit}
         sort = schema.check_sort(sort)
@@ -998,18 +1009,7 @@ class PrivateApi:
         >>> some = client.private.companies(id=wanted_ids)  # doctest: +SKIP
         >>> some.attrs["missing_ids"]  # ids asked for that did not come back  # doctest: +SKIP
         """
-        named = _given(self.companies, locals())
-        return self._list(
-            "companies",
-            filters,
-            named,
-            sort=sort,
-            limit=limit,
-            strict=strict,
-            progress=progress,
-            refresh=refresh,
-            cache=cache,
-        )
+        return self._list("companies", self.companies, locals())
 
     def investors(
         self,
@@ -1051,18 +1051,7 @@ class PrivateApi:
         --------
         >>> client.private.investors(name="capital", limit=20)  # doctest: +SKIP
         """
-        named = _given(self.investors, locals())
-        return self._list(
-            "investors",
-            filters,
-            named,
-            sort=sort,
-            limit=limit,
-            strict=strict,
-            progress=progress,
-            refresh=refresh,
-            cache=cache,
-        )
+        return self._list("investors", self.investors, locals())
 
     def deals(
         self,
@@ -1161,19 +1150,7 @@ class PrivateApi:
         ...                             with_investors=True)  # doctest: +SKIP
         >>> dealframe.co_investment_edges(dealframe.explode_participants(full))  # doctest: +SKIP
         """
-        with_investors = flag(with_investors, "with_investors")
-        named = _given(self.deals, locals())
-        frame = self._list(
-            "transactions",
-            filters,
-            named,
-            sort=sort,
-            limit=limit,
-            strict=strict,
-            progress=progress,
-            refresh=refresh,
-            cache=cache,
-        )
+        frame = self._list("transactions", self.deals, locals())
         if not with_investors:
             return frame
         return self._with_profiles(
@@ -1233,18 +1210,17 @@ class PrivateApi:
                     raise
                 # include_deleted refused for deals: the deleted rows stay null (warned below)
         profiles = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-        profiles.attrs["requests"] = sum(p.attrs.get("requests", 0) for p in parts)
-        profiles.attrs["findings"] = [f for p in parts for f in p.attrs.get("findings", [])]
+        requests = sum(p.attrs.get("requests", 0) for p in parts)
         out = shape.complete_deals(frame, profiles)
         returned = set(profiles["id"].dropna().tolist())
         missing = [i for i in ids if i not in returned]
         out.attrs.update(frame.attrs)
         out.attrs["profiles"] = {
-            "requests": profiles.attrs.get("requests", 0),
+            "requests": requests,
             "missing_ids": missing,
-            "findings": profiles.attrs.get("findings", []),
+            "findings": [f for p in parts for f in p.attrs.get("findings", [])],
         }
-        out.attrs["requests"] = frame.attrs.get("requests", 0) + out.attrs["profiles"]["requests"]
+        out.attrs["requests"] = frame.attrs.get("requests", 0) + requests
         if error is not None:
             raise IncompleteResultError(
                 len(ids),
@@ -1597,7 +1573,6 @@ class PrivateApi:
         if limit is not None:
             limit = integer_in(limit, "limit", 1, None)
         wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids", empty=True)
-        strict = flag(strict, "strict")
         deadline = self._t.deadline()
         if wanted:  # no ids (an empty frame's): an empty frame, without a request
             name = self.schema(
@@ -1618,27 +1593,21 @@ class PrivateApi:
                 )
 
             where = Findings(f"GET {PREFIX}/{entity}/{ident}/{name}")
-            while True:
-                size = self._sub_page_size
-                try:
-                    pages: Pages[Any] = pull_pages(
-                        fetch,
-                        limit=limit,
-                        workers=inner_workers,
-                        progress=False,
-                        desc=name,
-                        page_size=size,
-                        pool=self._t.pool,
-                        found=where,
-                    )
-                except BadRequestError as exc:  # page 1 refused: is it its limit?
-                    sent = min(size, limit) if limit else size
-                    note = self._page_refused(exc, sent, sub=True)
-                    if note is None:
-                        raise
-                    refused.setdefault(sent, note)
-                    continue
-                break
+            pages = self._walk(
+                lambda size: pull_pages(
+                    fetch,
+                    limit=limit,
+                    workers=inner_workers,
+                    progress=False,
+                    desc=name,
+                    page_size=size,
+                    pool=self._t.pool,
+                    found=where,
+                ),
+                limit,
+                refused.setdefault,
+                sub=True,
+            )
             rows = pages.rows if limit is None else min(limit, pages.rows)
             if pages.expected is not None and rows != pages.expected and not pages.failed:
                 where.add(
@@ -1745,12 +1714,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_company}
-        {limit_per_company}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_company}
 
         Returns
         -------
@@ -1780,12 +1744,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_company}
-        {limit_per_company}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_company}
 
         Examples
         --------
@@ -1807,12 +1766,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_company}
-        {limit_per_company}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_company}
 
         Examples
         --------
@@ -1834,12 +1788,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_company}
-        {limit_per_company}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_company}
 
         Examples
         --------
@@ -1861,12 +1810,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_investor}
-        {limit_per_investor}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_investor}
 
         Examples
         --------
@@ -1888,12 +1832,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_investor}
-        {limit_per_investor}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_investor}
 
         Examples
         --------
@@ -1915,12 +1854,7 @@ class PrivateApi:
 
         Parameters
         ----------
-        {ids_of_investor}
-        {limit_per_investor}
-        {strict}
-        {progress}
-        {refresh}
-        {cache}
+        {sub_of_investor}
 
         Examples
         --------

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ __all__ = [
     "Output",
     "check_output",
     "portable_frame",
+    "write_atomic",
     "write_frame",
 ]
 
@@ -145,7 +147,10 @@ def portable_frame(frame: pd.DataFrame, excel: bool = False) -> pd.DataFrame:
     return out
 
 
-def _atomic(path: Path, write: Any) -> Path:
+def write_atomic(path: Path, write: Callable[[Path], object]) -> Path:
+    """``write(tmp)`` to a temporary name beside ``path``, then renamed to it: a failed write
+    leaves no half file. The writer creates the file itself, so it gets the usual (umask)
+    mode; the temporary name keeps the suffix, for writers that go by it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp{path.suffix}"
     try:
@@ -169,9 +174,11 @@ def write_frame(frame: pd.DataFrame, output: Output) -> Path:
     """
     data = portable_frame(frame, excel=output.format == "xlsx")
     if output.format == "parquet":
-        return _atomic(output.path, lambda p: data.to_parquet(p, engine="pyarrow", index=False))
+        return write_atomic(
+            output.path, lambda p: data.to_parquet(p, engine="pyarrow", index=False)
+        )
     if output.format == "csv":
-        return _atomic(output.path, lambda p: data.to_csv(p, index=False))
+        return write_atomic(output.path, lambda p: data.to_csv(p, index=False))
     if len(data) + 1 > EXCEL_MAX_ROWS:
         raise ValidationError(
             "-o",
@@ -179,4 +186,4 @@ def write_frame(frame: pd.DataFrame, output: Output) -> Path:
             f"in an Excel sheet ({EXCEL_MAX_ROWS - 1:,} at most)",
             got=str(output.path),
         )
-    return _atomic(output.path, lambda p: data.to_excel(p, index=False, engine="openpyxl"))
+    return write_atomic(output.path, lambda p: data.to_excel(p, index=False, engine="openpyxl"))

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ import pandas as pd
 
 from dealframe.arguments import expanded_path
 from dealframe.errors import ValidationError
+from dealframe.pull.output import write_atomic
 
 __all__ = [
     "portable",
@@ -66,21 +66,9 @@ def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
     return path
 
 
-def _atomic(path: Path, write: Callable[[Path], object]) -> Path:
-    # A fresh name created by the writer itself, so the file gets the usual (umask) mode.
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
-
-
 def write_bytes(path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically."""
-    return _atomic(path, lambda p: p.write_bytes(data))
+    return write_atomic(path, lambda p: p.write_bytes(data))
 
 
 def write_text(path: Path, text: str) -> Path:
@@ -137,8 +125,8 @@ def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: Path) -> dict[str,
     for name, frame in tables.items():
         data = portable(frame)
         keep = not (isinstance(data.index, pd.RangeIndex) and data.index.name is None)
-        parquet = _atomic(out_dir / f"{name}.parquet", _writer(data, keep, "parquet"))
-        csv = _atomic(out_dir / f"{name}.csv", _writer(data, keep, "csv"))
+        parquet = write_atomic(out_dir / f"{name}.parquet", _writer(data, keep, "parquet"))
+        csv = write_atomic(out_dir / f"{name}.csv", _writer(data, keep, "csv"))
         written[name] = {"parquet": parquet, "csv": csv}
     return written
 

@@ -15,6 +15,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -285,15 +286,16 @@ def quarterly_medians_table(
             ).to_numpy(),
         }
     )
-    table = bucket_medians(
-        frame,
-        metric,
-        "quarter",
-        window.get("from"),
-        window.get("to"),
+    medians = functools.partial(  # the service's window and threshold
+        bucket_medians,
+        metric=metric,
+        time_bucket="quarter",
+        date_from=window.get("from"),
+        date_to=window.get("to"),
         small_n_threshold=threshold,
         value_column="value",
     )
+    table = medians(frame)
     n = pd.to_numeric(table["n"], errors="coerce").fillna(0).to_numpy()
     small = (n > 0) & (n < small_n) & table["median"].notna().to_numpy()
     table["median_low"] = np.nan
@@ -303,18 +305,7 @@ def quarterly_medians_table(
         keep = np.zeros(len(frame), dtype=bool)
         for start, end in zip(table.loc[small, "period_start"], table.loc[small, "period_end"]):
             keep |= dates.between(pd.Timestamp(start), pd.Timestamp(end)).to_numpy()
-        local = bucket_medians(
-            frame.loc[keep],
-            metric,
-            "quarter",
-            window.get("from"),
-            window.get("to"),
-            small_n_threshold=threshold,
-            value_column="value",
-            ci=level,
-            ci_resamples=4999,
-            rng=0,
-        )
+        local = medians(frame.loc[keep], ci=level, ci_resamples=4999, rng=0)
         for column in ("median_low", "median_high"):
             table[column] = np.where(small, local[column].to_numpy(dtype=float), np.nan)
     table.attrs = {
