@@ -18,6 +18,7 @@ from typing import Any
 from .models.filters import SORT_KEYS, SPECS, FilterSpec
 from .vocab import (
     AGGREGATE_METRICS,
+    FUNDAMENTAL_FIELDS,
     GROUP_SUM_AND_MEDIAN,
     GROUP_SUM_ONLY,
     LIMIT_DEFAULT,
@@ -29,6 +30,7 @@ from .vocab import (
     SKUS_PER_CURRENT_REQUEST,
     TIME_BUCKETS,
     TIME_SERIES_FIELDS,
+    VALUATION_FIELDS,
 )
 
 __all__ = [
@@ -158,47 +160,9 @@ def _company_profile() -> JSON:
     props = _profile_common()
     props["stock_listing"] = _n(_obj({"id": UUID, "ticker": STR, "exchange": STR, "currency": STR}))
     props["valuation"] = _obj(
-        {
-            **{
-                k: NULL_NUM
-                for k in (
-                    "market_cap",
-                    "enterprise_value",
-                    "price_to_book",
-                    "price_to_sales",
-                    "price_to_cash_flow",
-                    "price_to_free_cash_flow",
-                    "beta",
-                )
-            },
-            "updated_at": _n(TIMESTAMP),
-        }
+        {k: _n(TIMESTAMP) if k == "updated_at" else NULL_NUM for k in VALUATION_FIELDS}
     )
-    props["fundamentals"] = _obj(
-        {
-            k: NULL_NUM
-            for k in (
-                "revenue_fy",
-                "ebitda_fy",
-                "ev_revenue_ntm",
-                "ev_revenue_ltm",
-                "ev_revenue_fy",
-                "ev_ebitda_ntm",
-                "ev_ebitda_ltm",
-                "ev_ebitda_fy",
-                "pe_ntm",
-                "pe_ltm",
-                "pe_fy",
-                "ebitda_margin_ntm",
-                "ebitda_margin_ltm",
-                "ebitda_margin_fy",
-                "revenue_growth_ntm_ltm",
-                "revenue_growth_fy1_fy",
-                "rule_of_40",
-                "rule_of_40_ltm",
-            )
-        }
-    )
+    props["fundamentals"] = _obj({k: NULL_NUM for k in FUNDAMENTAL_FIELDS})
     props["deal_activity"] = _obj(
         {
             "total_fundings_as_target": INT,
