@@ -55,7 +55,6 @@ _PROFILE = {
     "investors": "InvestorProfile",
     "transactions": "DealProfile",
 }
-_ONE = {"companies": "company", "investors": "investor", "transactions": "transaction"}
 
 
 @dataclass(frozen=True)
@@ -82,13 +81,26 @@ class Url:
     doc: Operation | None = None
 
 
-def _public(version: str) -> list[Url]:
-    tag = f"public {version}"
+#: Family A routes: path, handler, operation name, schema stem (``<stem>Body``,
+#: ``<stem>Response``), whether the body is required.
+_PUBLIC = (
+    ("companies", public.search, "Search", "Search", False),
+    ("companies/current", public.current, "CurrentData", "Current", True),
+    ("companies/time-series", public.time_series, "TimeSeries", "TimeSeries", True),
+    ("groups/current", public.group_current_data, "GroupCurrent", "GroupCurrent", True),
+    (
+        "groups/time-series",
+        public.group_time_series_data,
+        "GroupTimeSeries",
+        "GroupTimeSeries",
+        True,
+    ),
+)
 
-    def url(
-        path: str, handler: Callable, name: str, body: str, response: str, required: bool
-    ) -> Url:
-        return Url(
+
+def _public(version: str) -> list[Url]:
+    return [
+        Url(
             "POST",
             f"/api/{version}/{path}",
             partial(handler, version),
@@ -96,47 +108,13 @@ def _public(version: str) -> list[Url]:
             Operation(
                 f"{version}{name}",
                 f"Family A {path} ({version} SKUs)",
-                tag,
-                ref(response),
-                body=ref(body),
+                f"public {version}",
+                ref(f"{stem}Response"),
+                body=ref(f"{stem}Body"),
                 body_required=required,
             ),
         )
-
-    return [
-        url("companies", public.search, "Search", "SearchBody", "SearchResponse", False),
-        url(
-            "companies/current",
-            public.current,
-            "CurrentData",
-            "CurrentBody",
-            "CurrentResponse",
-            True,
-        ),
-        url(
-            "companies/time-series",
-            public.time_series,
-            "TimeSeries",
-            "TimeSeriesBody",
-            "TimeSeriesResponse",
-            True,
-        ),
-        url(
-            "groups/current",
-            public.group_current_data,
-            "GroupCurrent",
-            "GroupCurrentBody",
-            "GroupCurrentResponse",
-            True,
-        ),
-        url(
-            "groups/time-series",
-            public.group_time_series_data,
-            "GroupTimeSeries",
-            "GroupTimeSeriesBody",
-            "GroupTimeSeriesResponse",
-            True,
-        ),
+        for path, handler, name, stem, required in _PUBLIC
     ]
 
 
@@ -256,7 +234,7 @@ def _private() -> list[Url]:
             "none",
             Operation(
                 f"get{_TITLE[e]}",
-                f"One {_ONE[e]}",
+                f"One {_TITLE[e].lower()}",
                 e,
                 single(_PROFILE[e]),
                 params=(ID_PARAM, *PROFILE_PARAMS),
