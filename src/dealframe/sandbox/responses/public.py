@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 import orjson
 
 from ..errors import Problems
@@ -273,28 +275,57 @@ def time_series(version: str, request: ApiRequest, models: SandboxState) -> byte
     )
 
 
-def group_current_data(version: str, request: ApiRequest, models: SandboxState) -> bytes:
-    """``POST /groups/current``: sums and medians of current data over the group."""
+def group_current_data(
+    version: str,
+    request: ApiRequest,
+    models: SandboxState,
+    *,
+    derived: Callable[[dict], dict] | None = None,
+) -> bytes:
+    """``POST /groups/current``: sums and medians of current data over the group.
+
+    ``derived`` adds fields to each company's current data before the figures are taken
+    (the extra-fields profile's).
+    """
     problems = Problems()
     query = parse_group(_body(request, GROUP_CURRENT_MEMBERS, problems), problems)
     problems.raise_if_any()
     store = models.public
-    data, meta = group_current(store.current_records(store.search(version, query)))
+    records = store.current_records(store.search(version, query))
+    if derived is not None:
+        records = [{**r, **derived(r)} for r in records]
+    data, meta = group_current(records)
     return orjson.dumps({"data": data, "meta": meta})
 
 
-def group_time_series_data(version: str, request: ApiRequest, models: SandboxState) -> bytes:
-    """``POST /groups/time-series``: monthly medians over the group."""
+def group_time_series_data(
+    version: str,
+    request: ApiRequest,
+    models: SandboxState,
+    *,
+    derived: Mapping[str, tuple[str, str, Callable[[Any, Any], Any]]] | None = None,
+) -> bytes:
+    """``POST /groups/time-series``: monthly medians over the group.
+
+    ``derived`` adds series, each ``name: (a, b, f)`` computed as ``f(a, b)`` of two of the
+    sandbox's series month by month (the extra-fields profile's); they can be asked for.
+    """
+    derived = derived or {}
     problems = Problems()
     body = _body(request, GROUP_TIME_SERIES_MEMBERS, problems)
     query = parse_group(body, problems)
-    fields = parse_fields(body, problems)
+    fields = parse_fields(body, problems, allowed=(*TIME_SERIES_FIELDS, *derived))
     date_from, date_to = parse_dates(body, problems)
     problems.raise_if_any()
     store = models.public
+    values = store.series_values(store.search(version, query))
+    if derived:
+        at = {name: k for k, name in enumerate(store.fields)}
+        more = [f(values[:, at[a]], values[:, at[b]]) for a, b, f in derived.values()]
+        values = np.concatenate([values, np.round(np.stack(more, axis=1), 4)], axis=1)
     data, meta = group_time_series(
-        store.series_values(store.search(version, query)),
-        list(store.fields),
+        values,
+        [*store.fields, *derived],
         store.months,
         field_subset=fields,
         date_from=date_from,
