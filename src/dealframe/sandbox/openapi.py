@@ -21,11 +21,13 @@ from .vocab import (
     FUNDAMENTAL_FIELDS,
     GROUP_SUM_AND_MEDIAN,
     GROUP_SUM_ONLY,
+    INVESTOR_LIST_FIELDS,
     LIMIT_DEFAULT,
     LIMIT_MAX,
     MAX_IDS,
     MAX_PAGE,
     MAX_RESOLVE_NAMES,
+    PARTICIPANT_FIELDS,
     REGIONS,
     SKUS_PER_CURRENT_REQUEST,
     TIME_BUCKETS,
@@ -535,34 +537,20 @@ def single(item: str) -> JSON:
 
 
 ID_PARAM: JSON = {"name": "id", "in": "path", "required": True, "schema": UUID}
-PAGE_PARAMS: tuple[JSON, ...] = (
-    {
-        "name": "page",
-        "in": "query",
-        "required": False,
-        "schema": PAGE,
-    },
-    {
-        "name": "limit",
-        "in": "query",
-        "required": False,
-        "schema": LIMIT,
-    },
-)
+
+
+def _query(name: str, schema: JSON, **kw: Any) -> JSON:
+    return {"name": name, "in": "query", "required": False, "schema": schema, **kw}
+
+
+PAGE_PARAMS: tuple[JSON, ...] = (_query("page", PAGE), _query("limit", LIMIT))
 PROFILE_PARAMS: tuple[JSON, ...] = (
-    {
-        "name": "fields",
-        "in": "query",
-        "required": False,
-        "schema": STR,
-        "description": "comma-separated allowlist of top-level fields; id is always included",
-    },
-    {
-        "name": "include_deleted",
-        "in": "query",
-        "required": False,
-        "schema": _s("boolean", default=False),
-    },
+    _query(
+        "fields",
+        STR,
+        description="comma-separated allowlist of top-level fields; id is always included",
+    ),
+    _query("include_deleted", _s("boolean", default=False)),
 )
 _ERROR_TEXT = {
     400: "Invalid request (details.errors names each field and rule)",
@@ -663,22 +651,10 @@ def _components() -> JSON:
                 "has_more": BOOL,
             }
         ),
-        "Participant": _obj(
-            {"id": UUID, "name": STR, "country": _n(STR), "website": STR, "short_name": STR}
-        ),
+        "Participant": _obj({k: NAMED[k] for k in PARTICIPANT_FIELDS}),
         "CompanyListItem": _obj(dict(_ORG_COMMON)),
         "CompanyProfile": _company_profile(),
-        "InvestorListItem": _obj(
-            {
-                "id": UUID,
-                "name": STR,
-                "short_name": STR,
-                "website": STR,
-                "country": STR,
-                "updated_at": TIMESTAMP,
-                "deleted": BOOL,
-            }
-        ),
+        "InvestorListItem": _obj({k: _ORG_COMMON[k] for k in INVESTOR_LIST_FIELDS}),
         "InvestorProfile": _investor_profile(),
         "Deal": _obj(_deal_fields(rich_target=False)),
         "DealWithRole": _deal_with_role(),
