@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from ..errors import Problems
+from ..errors import Problems, json_type
 from ..models import SandboxState
 from ..models.groups import group_current, group_time_series
 from ..models.public import SearchQuery
@@ -50,32 +50,17 @@ _MONTH = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])")
 _ISO3 = re.compile(r"[A-Z]{3}")
 
 
-def _json_type(value: Any) -> str:
-    """The JSON name of a parsed value's type, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
 def _string_array(body: dict, name: str, problems: Problems) -> list[str] | None:
     """``body[name]`` as a list of strings, or None when absent or wrong (reported)."""
     if name not in body:
         return None
     value = body[name]
     if not isinstance(value, list):
-        problems.add(f"{name}: must be an array of strings, got {_json_type(value)}")
+        problems.add(f"{name}: must be an array of strings, got {json_type(value)}")
         return None
     bad = [i for i, item in enumerate(value) if not isinstance(item, str)]
     for i in bad:
-        problems.add(f"{name}[{i}]: must be a string, got {_json_type(value[i])}")
+        problems.add(f"{name}[{i}]: must be a string, got {json_type(value[i])}")
     return None if bad else value
 
 
@@ -114,7 +99,7 @@ def parse_search(body: dict, problems: Problems) -> SearchQuery:
         raw = body["enterpriseValueAbove"]
         if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
             problems.add(
-                f"enterpriseValueAbove: must be a number (millions USD), got {_json_type(raw)}"
+                f"enterpriseValueAbove: must be a number (millions USD), got {json_type(raw)}"
             )
         else:
             ev = float(raw)
@@ -215,7 +200,7 @@ def parse_dates(body: dict, problems: Problems) -> tuple[str | None, str | None]
             continue
         value = body[name]
         if not isinstance(value, str):
-            problems.add(f"{name}: must be a YYYY-MM string, got {_json_type(value)}")
+            problems.add(f"{name}: must be a YYYY-MM string, got {json_type(value)}")
         elif not _MONTH.fullmatch(value):
             problems.add(f"{name}: must be a YYYY-MM month, got {value!r}")
         else:
