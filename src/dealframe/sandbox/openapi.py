@@ -66,8 +66,6 @@ def _s(type_: str, **kw: Any) -> JSON:
 
 def _n(schema: JSON) -> JSON:
     """The schema made nullable (OpenAPI 3.0)."""
-    if "$ref" in schema:
-        return {"allOf": [schema], "nullable": True}
     return {**schema, "nullable": True}
 
 
