@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..arguments import number, whole
-from ..vocab import DEAL_TYPES, FUNDAMENTAL_FIELDS, TIME_SERIES_FIELDS, VALUATION_FIELDS
+from ..vocab import (
+    DEAL_TYPES,
+    FUNDAMENTAL_FIELDS,
+    GROUP_SUM_AND_MEDIAN,
+    GROUP_SUM_ONLY,
+    TIME_SERIES_FIELDS,
+    VALUATION_FIELDS,
+)
 from .geography import COUNTRIES
 from .names import company_names, firm_names, person_names, slugify, ticker_of
 
@@ -909,14 +916,7 @@ def _current(org: dict, rows: np.ndarray, fi: dict[str, int], rng: np.random.Gen
     }
     for key, v in values.items():
         out[key] = _r(v, 4)
-    for key in (
-        "marketCap",
-        "enterpriseValue",
-        "revenueLtm",
-        "revenueNtm",
-        "ebitdaLtm",
-        "ebitdaNtm",
-    ):
+    for key in (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN):  # the money fields
         out[key + "Lcu"] = None if out[key] is None else _r(out[key] / rate, 4)
     out["rateToUsd"] = rate
     out["region"] = org["region"]
