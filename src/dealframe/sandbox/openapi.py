@@ -18,6 +18,7 @@ from typing import Any
 from .models.filters import SORT_KEYS, SPECS, FilterSpec
 from .vocab import (
     AGGREGATE_METRICS,
+    ENTITY_LABELS,
     FUNDAMENTAL_FIELDS,
     GROUP_SUM_AND_MEDIAN,
     GROUP_SUM_ONLY,
@@ -47,7 +48,6 @@ __all__ = [
 ]
 
 PRIVATE = "/api/private/v1"
-_ENTITIES = ("companies", "investors", "transactions")
 
 JSON = dict[str, Any]
 
@@ -365,7 +365,7 @@ def _list_body(entity: str) -> JSON:
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "filters": ref(f"{_title(entity)}Filters"),
+            "filters": ref(f"{ENTITY_LABELS[entity]}Filters"),
             "sort": _s(
                 "string",
                 pattern=f"^({keys})(:(asc|desc))?$",
@@ -375,10 +375,6 @@ def _list_body(entity: str) -> JSON:
             "page": PAGE,
         },
     }
-
-
-def _title(entity: str) -> str:
-    return {"companies": "Company", "investors": "Investor", "transactions": "Transaction"}[entity]
 
 
 # ------------------------------------------------------------------ Family A
@@ -706,9 +702,9 @@ def _components() -> JSON:
         "AggregateResponse": _aggregate_response(),
         "DiscoveryResponse": _discovery(),
     }
-    for entity in _ENTITIES:
-        schemas[f"{_title(entity)}Filters"] = _filters(entity)
-        schemas[f"{_title(entity)}ListBody"] = _list_body(entity)
+    for entity in ENTITY_LABELS:
+        schemas[f"{ENTITY_LABELS[entity]}Filters"] = _filters(entity)
+        schemas[f"{ENTITY_LABELS[entity]}ListBody"] = _list_body(entity)
     schemas.update(_public_components())
     return {
         "schemas": schemas,

@@ -36,7 +36,7 @@ from .openapi import (
 )
 from .responses import admin, meta, private, public
 from .responses.request import ApiRequest
-from .vocab import VERSIONS
+from .vocab import ENTITY_LABELS, VERSIONS
 
 __all__ = ["Handler", "Url", "openapi_document", "table"]
 
@@ -44,7 +44,6 @@ __all__ = ["Handler", "Url", "openapi_document", "table"]
 Handler = Callable[[ApiRequest, SandboxState], bytes]
 
 P = private.PREFIX
-_TITLE = {"companies": "Company", "investors": "Investor", "transactions": "Transaction"}
 _LIST_ITEM = {
     "companies": "CompanyListItem",
     "investors": "InvestorListItem",
@@ -169,7 +168,7 @@ def _private() -> list[Url]:
             partial(private.lookup, e),
             "none",
             Operation(
-                f"lookup{_TITLE[e]}",
+                f"lookup{ENTITY_LABELS[e]}",
                 f"Discovery document for {e}",
                 "discovery",
                 ref("DiscoveryResponse"),
@@ -184,7 +183,7 @@ def _private() -> list[Url]:
             partial(private.resolve, e),
             "required",
             Operation(
-                f"resolve{_TITLE[e]}",
+                f"resolve{ENTITY_LABELS[e]}",
                 f"Resolve names to {e} ids",
                 e,
                 ref("ResolveResponse"),
@@ -217,11 +216,11 @@ def _private() -> list[Url]:
             partial(private.list_rows, e),
             "optional",
             Operation(
-                f"list{_TITLE[e]}",
+                f"list{ENTITY_LABELS[e]}",
                 f"List and search {e}",
                 e,
                 collection(_LIST_ITEM[e]),
-                body=ref(f"{_TITLE[e]}ListBody"),
+                body=ref(f"{ENTITY_LABELS[e]}ListBody"),
             ),
         )
         for e in ("companies", "investors", "transactions")
@@ -233,8 +232,8 @@ def _private() -> list[Url]:
             partial(private.profile, e),
             "none",
             Operation(
-                f"get{_TITLE[e]}",
-                f"One {_TITLE[e].lower()}",
+                f"get{ENTITY_LABELS[e]}",
+                f"One {ENTITY_LABELS[e].lower()}",
                 e,
                 single(_PROFILE[e]),
                 params=(ID_PARAM, *PROFILE_PARAMS),

@@ -26,6 +26,7 @@ __all__ = [
     "DEAL_PROFILE_FIELDS",
     "DEAL_SUBTYPES",
     "DEAL_TYPES",
+    "ENTITY_LABELS",
     "FUNDAMENTAL_FIELDS",
     "FUNDING_DEAL_TYPES",
     "GROUP_SUM_AND_MEDIAN",
@@ -112,6 +113,13 @@ GROUP_SUM_ONLY: tuple[str, ...] = ("marketCap", "enterpriseValue")
 GROUP_SUM_AND_MEDIAN: tuple[str, ...] = ("revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm")
 
 # ---------------------------------------------------------------------------- Family B fields
+
+#: The list entities, each with the word that names one of them (messages, operation ids).
+ENTITY_LABELS: dict[str, str] = {
+    "companies": "Company",
+    "investors": "Investor",
+    "transactions": "Transaction",
+}
 
 COMPANY_LIST_FIELDS: tuple[str, ...] = (
     "id",
