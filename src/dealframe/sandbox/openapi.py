@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .models.filters import SORT_KEYS, SPECS, FilterSpec
+from .models.groups import CURRENT_NUMERIC_FIELDS
 from .vocab import (
     AGGREGATE_METRICS,
     ENTITY_LABELS,
@@ -420,23 +421,9 @@ def _public_components() -> dict[str, JSON]:
             "themes": STR_LIST,
         }
     )
-    numbers = (
-        "marketCap",
-        "enterpriseValue",
-        "revenueLtm",
-        "revenueNtm",
-        "ebitdaLtm",
-        "ebitdaNtm",
-        "evRevenueLtm",
-        "evRevenueNtm",
-        "evEbitdaLtm",
-        "marginGrossLtm",
-        "marginEbitdaLtm",
-        "revenueGrowthNtmLtm",
-        "ruleOf40Ltm",
-        "ruleOf40",
-        "rateToUsd",
-    )
+    # The numeric fields of the document: the sandbox's, less those docs/sandbox.md adds.
+    beyond = ("evEbitdaNtm", "marginEbitdaNtm", "revenueGrowthLtm", "employeeCount")
+    numbers = [f for f in CURRENT_NUMERIC_FIELDS if f not in beyond and not f.endswith("Lcu")]
     current_props: dict[str, JSON] = {
         k: STR
         for k in (
