@@ -126,10 +126,15 @@ def test_participant_counts_are_those_docs_sandbox_md_gives(seed):
 
 
 def test_private_companies_without_fundamentals_have_the_same_keys():
-    """The keys written for a company without fundamentals are those _fundamentals writes."""
+    """The keys written for a company without fundamentals (vocab's list) are those
+    _fundamentals writes, and so are the OpenAPI document's."""
     import numpy as np
 
     from dealframe.sandbox.models import data
+    from dealframe.sandbox.urls import openapi_document
+    from dealframe.sandbox.vocab import FUNDAMENTAL_FIELDS
 
     written = data._fundamentals(np.random.default_rng(0), 5.0, 2.0, 0.5, 0.1, 0.25)
-    assert tuple(written) == data._FUNDAMENTAL_KEYS
+    assert tuple(written) == FUNDAMENTAL_FIELDS
+    schema = openapi_document()["components"]["schemas"]["CompanyProfile"]
+    assert tuple(schema["properties"]["fundamentals"]["properties"]) == FUNDAMENTAL_FIELDS

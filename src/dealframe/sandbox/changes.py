@@ -144,19 +144,14 @@ class Changes:
         --------
         >>> ch.edit("deals", ids, lambda d: d.update(deal_synopsis="Revised."))  # doctest: +SKIP
         """
-        store = self._store(_entity(entity))
+        name = _entity(entity)
+        store = self._store(name)
         ids = list(ids)
         unknown = [i for i in ids if i not in store.row_of]
         if unknown:
             raise ChangeInputError(f"ids: {unknown[0]!r} is not a known {entity} id")
         with self.state.lock:
-            stamp = iso_ts(self.now())
-            for ident in ids:
-                row = store.row_of[ident]
-                record = store.record(row)
-                change(record)
-                record["updated_at"] = stamp
-                store.put(self.state.private.spec(store), row, record)
+            self._rewrite(name, [store.row_of[i] for i in ids], change, iso_ts(self.now()))
             self._refresh()
         return ids
 

@@ -101,9 +101,6 @@ class Problems:
     def add(self, message: str) -> None:
         self.errors.append(message)
 
-    def __bool__(self) -> bool:
-        return bool(self.errors)
-
     def raise_if_any(self) -> None:
         if self.errors:
             raise bad_request(*self.errors)

@@ -16,19 +16,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from .models.filters import SORT_KEYS, SPECS, FilterSpec
+from .models.groups import CURRENT_NUMERIC_FIELDS
 from .vocab import (
     AGGREGATE_METRICS,
+    ENTITY_LABELS,
+    FUNDAMENTAL_FIELDS,
     GROUP_SUM_AND_MEDIAN,
     GROUP_SUM_ONLY,
+    INVESTOR_LIST_FIELDS,
     LIMIT_DEFAULT,
     LIMIT_MAX,
     MAX_IDS,
     MAX_PAGE,
     MAX_RESOLVE_NAMES,
+    PARTICIPANT_FIELDS,
     REGIONS,
     SKUS_PER_CURRENT_REQUEST,
     TIME_BUCKETS,
     TIME_SERIES_FIELDS,
+    VALUATION_FIELDS,
 )
 
 __all__ = [
@@ -43,7 +49,6 @@ __all__ = [
 ]
 
 PRIVATE = "/api/private/v1"
-_ENTITIES = ("companies", "investors", "transactions")
 
 JSON = dict[str, Any]
 
@@ -62,8 +67,6 @@ def _s(type_: str, **kw: Any) -> JSON:
 
 def _n(schema: JSON) -> JSON:
     """The schema made nullable (OpenAPI 3.0)."""
-    if "$ref" in schema:
-        return {"allOf": [schema], "nullable": True}
     return {**schema, "nullable": True}
 
 
@@ -158,47 +161,9 @@ def _company_profile() -> JSON:
     props = _profile_common()
     props["stock_listing"] = _n(_obj({"id": UUID, "ticker": STR, "exchange": STR, "currency": STR}))
     props["valuation"] = _obj(
-        {
-            **{
-                k: NULL_NUM
-                for k in (
-                    "market_cap",
-                    "enterprise_value",
-                    "price_to_book",
-                    "price_to_sales",
-                    "price_to_cash_flow",
-                    "price_to_free_cash_flow",
-                    "beta",
-                )
-            },
-            "updated_at": _n(TIMESTAMP),
-        }
+        {k: _n(TIMESTAMP) if k == "updated_at" else NULL_NUM for k in VALUATION_FIELDS}
     )
-    props["fundamentals"] = _obj(
-        {
-            k: NULL_NUM
-            for k in (
-                "revenue_fy",
-                "ebitda_fy",
-                "ev_revenue_ntm",
-                "ev_revenue_ltm",
-                "ev_revenue_fy",
-                "ev_ebitda_ntm",
-                "ev_ebitda_ltm",
-                "ev_ebitda_fy",
-                "pe_ntm",
-                "pe_ltm",
-                "pe_fy",
-                "ebitda_margin_ntm",
-                "ebitda_margin_ltm",
-                "ebitda_margin_fy",
-                "revenue_growth_ntm_ltm",
-                "revenue_growth_fy1_fy",
-                "rule_of_40",
-                "rule_of_40_ltm",
-            )
-        }
-    )
+    props["fundamentals"] = _obj({k: NULL_NUM for k in FUNDAMENTAL_FIELDS})
     props["deal_activity"] = _obj(
         {
             "total_fundings_as_target": INT,
@@ -401,7 +366,7 @@ def _list_body(entity: str) -> JSON:
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "filters": ref(f"{_title(entity)}Filters"),
+            "filters": ref(f"{ENTITY_LABELS[entity]}Filters"),
             "sort": _s(
                 "string",
                 pattern=f"^({keys})(:(asc|desc))?$",
@@ -411,10 +376,6 @@ def _list_body(entity: str) -> JSON:
             "page": PAGE,
         },
     }
-
-
-def _title(entity: str) -> str:
-    return {"companies": "Company", "investors": "Investor", "transactions": "Transaction"}[entity]
 
 
 # ------------------------------------------------------------------ Family A
@@ -460,23 +421,9 @@ def _public_components() -> dict[str, JSON]:
             "themes": STR_LIST,
         }
     )
-    numbers = (
-        "marketCap",
-        "enterpriseValue",
-        "revenueLtm",
-        "revenueNtm",
-        "ebitdaLtm",
-        "ebitdaNtm",
-        "evRevenueLtm",
-        "evRevenueNtm",
-        "evEbitdaLtm",
-        "marginGrossLtm",
-        "marginEbitdaLtm",
-        "revenueGrowthNtmLtm",
-        "ruleOf40Ltm",
-        "ruleOf40",
-        "rateToUsd",
-    )
+    # The numeric fields of the document: the sandbox's, less those docs/sandbox.md adds.
+    beyond = ("evEbitdaNtm", "marginEbitdaNtm", "revenueGrowthLtm", "employeeCount")
+    numbers = [f for f in CURRENT_NUMERIC_FIELDS if f not in beyond and not f.endswith("Lcu")]
     current_props: dict[str, JSON] = {
         k: STR
         for k in (
@@ -571,34 +518,20 @@ def single(item: str) -> JSON:
 
 
 ID_PARAM: JSON = {"name": "id", "in": "path", "required": True, "schema": UUID}
-PAGE_PARAMS: tuple[JSON, ...] = (
-    {
-        "name": "page",
-        "in": "query",
-        "required": False,
-        "schema": PAGE,
-    },
-    {
-        "name": "limit",
-        "in": "query",
-        "required": False,
-        "schema": LIMIT,
-    },
-)
+
+
+def _query(name: str, schema: JSON, **kw: Any) -> JSON:
+    return {"name": name, "in": "query", "required": False, "schema": schema, **kw}
+
+
+PAGE_PARAMS: tuple[JSON, ...] = (_query("page", PAGE), _query("limit", LIMIT))
 PROFILE_PARAMS: tuple[JSON, ...] = (
-    {
-        "name": "fields",
-        "in": "query",
-        "required": False,
-        "schema": STR,
-        "description": "comma-separated allowlist of top-level fields; id is always included",
-    },
-    {
-        "name": "include_deleted",
-        "in": "query",
-        "required": False,
-        "schema": _s("boolean", default=False),
-    },
+    _query(
+        "fields",
+        STR,
+        description="comma-separated allowlist of top-level fields; id is always included",
+    ),
+    _query("include_deleted", _s("boolean", default=False)),
 )
 _ERROR_TEXT = {
     400: "Invalid request (details.errors names each field and rule)",
@@ -699,22 +632,10 @@ def _components() -> JSON:
                 "has_more": BOOL,
             }
         ),
-        "Participant": _obj(
-            {"id": UUID, "name": STR, "country": _n(STR), "website": STR, "short_name": STR}
-        ),
+        "Participant": _obj({k: NAMED[k] for k in PARTICIPANT_FIELDS}),
         "CompanyListItem": _obj(dict(_ORG_COMMON)),
         "CompanyProfile": _company_profile(),
-        "InvestorListItem": _obj(
-            {
-                "id": UUID,
-                "name": STR,
-                "short_name": STR,
-                "website": STR,
-                "country": STR,
-                "updated_at": TIMESTAMP,
-                "deleted": BOOL,
-            }
-        ),
+        "InvestorListItem": _obj({k: _ORG_COMMON[k] for k in INVESTOR_LIST_FIELDS}),
         "InvestorProfile": _investor_profile(),
         "Deal": _obj(_deal_fields(rich_target=False)),
         "DealWithRole": _deal_with_role(),
@@ -768,9 +689,9 @@ def _components() -> JSON:
         "AggregateResponse": _aggregate_response(),
         "DiscoveryResponse": _discovery(),
     }
-    for entity in _ENTITIES:
-        schemas[f"{_title(entity)}Filters"] = _filters(entity)
-        schemas[f"{_title(entity)}ListBody"] = _list_body(entity)
+    for entity in ENTITY_LABELS:
+        schemas[f"{ENTITY_LABELS[entity]}Filters"] = _filters(entity)
+        schemas[f"{ENTITY_LABELS[entity]}ListBody"] = _list_body(entity)
     schemas.update(_public_components())
     return {
         "schemas": schemas,

@@ -38,14 +38,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeGuard
 
-import numpy as np
 import orjson
 
-from .errors import ApiProblem, Problems, bad_request, error_body
+from .errors import ApiProblem, bad_request, error_body
 from .models import SandboxState
-from .models.groups import group_current, group_time_series
 from .responses import private, public
-from .responses.request import ApiRequest, check_members
+from .responses.request import ApiRequest
 from .urls import Handler, Url
 from .vocab import LIMIT_MAX, TIME_SERIES_FIELDS
 
@@ -518,44 +516,9 @@ def _series_answer(request: ApiRequest, doc: dict) -> dict:
     return doc
 
 
-def _group_current_extra(version: str, request: ApiRequest, models: SandboxState) -> bytes:
-    """Group current data over records that carry the extra current-data fields."""
-    problems = Problems()
-    check_members(request.body, public.GROUP_CURRENT_MEMBERS, problems)
-    query = public.parse_group(request.body, problems)
-    problems.raise_if_any()
-    store = models.public
-    records = [
-        {**r, **_extra_current(r)} for r in store.current_records(store.search(version, query))
-    ]
-    data, meta = group_current(records)
-    return orjson.dumps({"data": data, "meta": {**meta, EXTRA_A: _EXTRA_VALUE}})
-
-
-def _group_series_extra(version: str, request: ApiRequest, models: SandboxState) -> bytes:
-    """Group time series over the sandbox's fields and the extra series."""
-    problems = Problems()
-    check_members(request.body, public.GROUP_TIME_SERIES_MEMBERS, problems)
-    query = public.parse_group(request.body, problems)
-    fields = public.parse_fields(request.body, problems, allowed=_ALL_SERIES)
-    date_from, date_to = public.parse_dates(request.body, problems)
-    problems.raise_if_any()
-    store = models.public
-    values = store.series_values(store.search(version, query))
-    at = {name: k for k, name in enumerate(store.fields)}
-    derived = [f(values[:, at[a]], values[:, at[b]]) for a, b, f in EXTRA_SERIES.values()]
-    values = np.concatenate([values, np.round(np.stack(derived, axis=1), 4)], axis=1)
-    data, meta = group_time_series(
-        values,
-        [*store.fields, *EXTRA_SERIES],
-        store.months,
-        field_subset=fields,
-        date_from=date_from,
-        date_to=date_to,
-    )
-    return orjson.dumps(
-        {"data": _tag_items(EXTRA_A)(request, {"data": data})["data"], "meta": meta}
-    )
+def _tag_meta(request: ApiRequest, doc: dict) -> dict:
+    doc["meta"][EXTRA_A] = _EXTRA_VALUE
+    return doc
 
 
 def _version_bound(handler: Callable[..., bytes]) -> Callable[[Handler], Handler]:
@@ -570,9 +533,15 @@ def _version_bound(handler: Callable[..., bytes]) -> Callable[[Handler], Handler
 
 def _extra_fields() -> TableChange:
     tag_a, tag_b = _after(_tag_items(EXTRA_A)), _after(_tag_items(EXTRA_B))
+    current = partial(public.group_current_data, derived=_extra_current)
+    series = partial(public.group_time_series_data, derived=EXTRA_SERIES)
     return _each(
-        _edit("POST", f"{_A}/groups/current", _version_bound(_group_current_extra)),
-        _edit("POST", f"{_A}/groups/time-series", _version_bound(_group_series_extra)),
+        _edit(
+            "POST",
+            f"{_A}/groups/current",
+            lambda h: _after(_tag_meta)(_version_bound(current)(h)),
+        ),
+        _edit("POST", f"{_A}/groups/time-series", lambda h: tag_a(_version_bound(series)(h))),
         _edit("POST", f"{_A}/companies", tag_a),
         _edit("POST", f"{_A}/companies/current", _after(_with_current_extras)),
         _edit(

@@ -36,7 +36,7 @@ from .openapi import (
 )
 from .responses import admin, meta, private, public
 from .responses.request import ApiRequest
-from .vocab import VERSIONS
+from .vocab import ENTITY_LABELS, VERSIONS
 
 __all__ = ["Handler", "Url", "openapi_document", "table"]
 
@@ -44,7 +44,6 @@ __all__ = ["Handler", "Url", "openapi_document", "table"]
 Handler = Callable[[ApiRequest, SandboxState], bytes]
 
 P = private.PREFIX
-_TITLE = {"companies": "Company", "investors": "Investor", "transactions": "Transaction"}
 _LIST_ITEM = {
     "companies": "CompanyListItem",
     "investors": "InvestorListItem",
@@ -55,7 +54,6 @@ _PROFILE = {
     "investors": "InvestorProfile",
     "transactions": "DealProfile",
 }
-_ONE = {"companies": "company", "investors": "investor", "transactions": "transaction"}
 
 
 @dataclass(frozen=True)
@@ -82,13 +80,26 @@ class Url:
     doc: Operation | None = None
 
 
-def _public(version: str) -> list[Url]:
-    tag = f"public {version}"
+#: Family A routes: path, handler, operation name, schema stem (``<stem>Body``,
+#: ``<stem>Response``), whether the body is required.
+_PUBLIC = (
+    ("companies", public.search, "Search", "Search", False),
+    ("companies/current", public.current, "CurrentData", "Current", True),
+    ("companies/time-series", public.time_series, "TimeSeries", "TimeSeries", True),
+    ("groups/current", public.group_current_data, "GroupCurrent", "GroupCurrent", True),
+    (
+        "groups/time-series",
+        public.group_time_series_data,
+        "GroupTimeSeries",
+        "GroupTimeSeries",
+        True,
+    ),
+)
 
-    def url(
-        path: str, handler: Callable, name: str, body: str, response: str, required: bool
-    ) -> Url:
-        return Url(
+
+def _public(version: str) -> list[Url]:
+    return [
+        Url(
             "POST",
             f"/api/{version}/{path}",
             partial(handler, version),
@@ -96,47 +107,13 @@ def _public(version: str) -> list[Url]:
             Operation(
                 f"{version}{name}",
                 f"Family A {path} ({version} SKUs)",
-                tag,
-                ref(response),
-                body=ref(body),
+                f"public {version}",
+                ref(f"{stem}Response"),
+                body=ref(f"{stem}Body"),
                 body_required=required,
             ),
         )
-
-    return [
-        url("companies", public.search, "Search", "SearchBody", "SearchResponse", False),
-        url(
-            "companies/current",
-            public.current,
-            "CurrentData",
-            "CurrentBody",
-            "CurrentResponse",
-            True,
-        ),
-        url(
-            "companies/time-series",
-            public.time_series,
-            "TimeSeries",
-            "TimeSeriesBody",
-            "TimeSeriesResponse",
-            True,
-        ),
-        url(
-            "groups/current",
-            public.group_current_data,
-            "GroupCurrent",
-            "GroupCurrentBody",
-            "GroupCurrentResponse",
-            True,
-        ),
-        url(
-            "groups/time-series",
-            public.group_time_series_data,
-            "GroupTimeSeries",
-            "GroupTimeSeriesBody",
-            "GroupTimeSeriesResponse",
-            True,
-        ),
+        for path, handler, name, stem, required in _PUBLIC
     ]
 
 
@@ -191,7 +168,7 @@ def _private() -> list[Url]:
             partial(private.lookup, e),
             "none",
             Operation(
-                f"lookup{_TITLE[e]}",
+                f"lookup{ENTITY_LABELS[e]}",
                 f"Discovery document for {e}",
                 "discovery",
                 ref("DiscoveryResponse"),
@@ -206,7 +183,7 @@ def _private() -> list[Url]:
             partial(private.resolve, e),
             "required",
             Operation(
-                f"resolve{_TITLE[e]}",
+                f"resolve{ENTITY_LABELS[e]}",
                 f"Resolve names to {e} ids",
                 e,
                 ref("ResolveResponse"),
@@ -239,11 +216,11 @@ def _private() -> list[Url]:
             partial(private.list_rows, e),
             "optional",
             Operation(
-                f"list{_TITLE[e]}",
+                f"list{ENTITY_LABELS[e]}",
                 f"List and search {e}",
                 e,
                 collection(_LIST_ITEM[e]),
-                body=ref(f"{_TITLE[e]}ListBody"),
+                body=ref(f"{ENTITY_LABELS[e]}ListBody"),
             ),
         )
         for e in ("companies", "investors", "transactions")
@@ -255,8 +232,8 @@ def _private() -> list[Url]:
             partial(private.profile, e),
             "none",
             Operation(
-                f"get{_TITLE[e]}",
-                f"One {_ONE[e]}",
+                f"get{ENTITY_LABELS[e]}",
+                f"One {ENTITY_LABELS[e].lower()}",
                 e,
                 single(_PROFILE[e]),
                 params=(ID_PARAM, *PROFILE_PARAMS),

@@ -26,6 +26,8 @@ __all__ = [
     "DEAL_PROFILE_FIELDS",
     "DEAL_SUBTYPES",
     "DEAL_TYPES",
+    "ENTITY_LABELS",
+    "FUNDAMENTAL_FIELDS",
     "FUNDING_DEAL_TYPES",
     "GROUP_SUM_AND_MEDIAN",
     "GROUP_SUM_ONLY",
@@ -44,6 +46,7 @@ __all__ = [
     "SKU_PATTERNS",
     "TIME_BUCKETS",
     "TIME_SERIES_FIELDS",
+    "VALUATION_FIELDS",
     "VERSIONS",
     "is_sku",
 ]
@@ -110,6 +113,13 @@ GROUP_SUM_ONLY: tuple[str, ...] = ("marketCap", "enterpriseValue")
 GROUP_SUM_AND_MEDIAN: tuple[str, ...] = ("revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm")
 
 # ---------------------------------------------------------------------------- Family B fields
+
+#: The list entities, each with the word that names one of them (messages, operation ids).
+ENTITY_LABELS: dict[str, str] = {
+    "companies": "Company",
+    "investors": "Investor",
+    "transactions": "Transaction",
+}
 
 COMPANY_LIST_FIELDS: tuple[str, ...] = (
     "id",
@@ -200,6 +210,38 @@ DEAL_LIST_FIELDS: tuple[str, ...] = (
     "deleted",
 )
 DEAL_PROFILE_FIELDS: tuple[str, ...] = DEAL_LIST_FIELDS + ("investors",)
+#: The company profile's ``valuation`` members (all null for a private company).
+VALUATION_FIELDS: tuple[str, ...] = (
+    "market_cap",
+    "enterprise_value",
+    "price_to_book",
+    "price_to_sales",
+    "price_to_cash_flow",
+    "price_to_free_cash_flow",
+    "beta",
+    "updated_at",
+)
+#: The company profile's ``fundamentals`` members (all null when unknown).
+FUNDAMENTAL_FIELDS: tuple[str, ...] = (
+    "revenue_fy",
+    "ebitda_fy",
+    "ev_revenue_ntm",
+    "ev_revenue_ltm",
+    "ev_revenue_fy",
+    "ev_ebitda_ntm",
+    "ev_ebitda_ltm",
+    "ev_ebitda_fy",
+    "pe_ntm",
+    "pe_ltm",
+    "pe_fy",
+    "ebitda_margin_ntm",
+    "ebitda_margin_ltm",
+    "ebitda_margin_fy",
+    "revenue_growth_ntm_ltm",
+    "revenue_growth_fy1_fy",
+    "rule_of_40",
+    "rule_of_40_ltm",
+)
 PARTICIPANT_FIELDS: tuple[str, ...] = ("id", "name", "country", "website", "short_name")
 
 # ---------------------------------------------------------------------------- Family A decisions

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..arguments import number, whole
-from ..vocab import DEAL_TYPES, TIME_SERIES_FIELDS
+from ..vocab import (
+    DEAL_TYPES,
+    FUNDAMENTAL_FIELDS,
+    GROUP_SUM_AND_MEDIAN,
+    GROUP_SUM_ONLY,
+    TIME_SERIES_FIELDS,
+    VALUATION_FIELDS,
+)
 from .geography import COUNTRIES
 from .names import company_names, firm_names, person_names, slugify, ticker_of
 
@@ -476,47 +483,14 @@ def _fundamentals(
     }
 
 
-#: The keys :func:`_fundamentals` writes, in its order.
-_FUNDAMENTAL_KEYS = (
-    "revenue_fy",
-    "ebitda_fy",
-    "ev_revenue_ntm",
-    "ev_revenue_ltm",
-    "ev_revenue_fy",
-    "ev_ebitda_ntm",
-    "ev_ebitda_ltm",
-    "ev_ebitda_fy",
-    "pe_ntm",
-    "pe_ltm",
-    "pe_fy",
-    "ebitda_margin_ntm",
-    "ebitda_margin_ltm",
-    "ebitda_margin_fy",
-    "revenue_growth_ntm_ltm",
-    "revenue_growth_fy1_fy",
-    "rule_of_40",
-    "rule_of_40_ltm",
-)
-
-
 def _private_financials(
     ds: Dataset, rng: np.random.Generator, n_companies: int, is_listed: np.ndarray
 ) -> None:
     """Private companies: valuation unknown, fundamentals known for about one in five."""
-    empty_val = {
-        "market_cap": None,
-        "enterprise_value": None,
-        "price_to_book": None,
-        "price_to_sales": None,
-        "price_to_cash_flow": None,
-        "price_to_free_cash_flow": None,
-        "beta": None,
-        "updated_at": None,
-    }
     for i, org in enumerate(ds.orgs):
         if is_listed[i]:
             continue
-        org["valuation"] = dict(empty_val)
+        org["valuation"] = dict.fromkeys(VALUATION_FIELDS)
         if i < n_companies and rng.random() < 0.2:
             revenue = float(rng.lognormal(np.log(20), 1.3))
             margin = float(rng.normal(-0.05, 0.25))
@@ -524,7 +498,7 @@ def _private_financials(
             ev = revenue * float(rng.lognormal(np.log(6), 0.8))
             org["fundamentals"] = _fundamentals(rng, ev, revenue, revenue * margin, growth, margin)
         else:
-            org["fundamentals"] = dict.fromkeys(_FUNDAMENTAL_KEYS)
+            org["fundamentals"] = dict.fromkeys(FUNDAMENTAL_FIELDS)
 
 
 # --------------------------------------------------------------------------- deals
@@ -942,14 +916,7 @@ def _current(org: dict, rows: np.ndarray, fi: dict[str, int], rng: np.random.Gen
     }
     for key, v in values.items():
         out[key] = _r(v, 4)
-    for key in (
-        "marketCap",
-        "enterpriseValue",
-        "revenueLtm",
-        "revenueNtm",
-        "ebitdaLtm",
-        "ebitdaNtm",
-    ):
+    for key in (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN):  # the money fields
         out[key + "Lcu"] = None if out[key] is None else _r(out[key] / rate, 4)
     out["rateToUsd"] = rate
     out["region"] = org["region"]

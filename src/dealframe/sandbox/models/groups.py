@@ -55,12 +55,7 @@ CURRENT_NUMERIC_FIELDS: tuple[str, ...] = (
     "ruleOf40Ltm",
     "ruleOf40",
     "rateToUsd",
-    "marketCapLcu",
-    "enterpriseValueLcu",
-    "revenueLtmLcu",
-    "revenueNtmLcu",
-    "ebitdaLtmLcu",
-    "ebitdaNtmLcu",
+    *(f"{name}Lcu" for name in (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN)),
     "employeeCount",
 )
 

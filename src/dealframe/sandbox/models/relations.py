@@ -23,6 +23,8 @@ from .tables import Table
 __all__ = ["Relations"]
 
 _FUNDING = np.array(sorted(FUNDING_DEAL_TYPES), dtype=object)
+#: The organisation fields a portfolio or co-investor entry opens with.
+_NAMED = ("id", "name", "short_name", "website", "country")
 
 
 def _median(values: np.ndarray) -> float | None:
@@ -122,54 +124,52 @@ class Relations:
 
     # ------------------------------------------------------------------ organisation lists
 
+    def _per_org(
+        self, events: list[tuple[int, str, bool]], fields: tuple[str, ...], names: dict[str, int]
+    ) -> list[dict]:
+        """One entry per organisation row of ``events`` (``(org row, deal date, flag)``): its
+        ``fields``, then ``names`` in order, each naming a figure by position: 0 the number of
+        events, 1 whether any had the flag, 2 the first date, 3 the last."""
+        acc: dict[int, list] = {}
+        for row, day, flag in events:
+            a = acc.setdefault(row, [0, False, day, day])
+            a[0] += 1
+            a[1] = a[1] or flag
+            a[2] = min(a[2], day)
+            a[3] = max(a[3], day)
+        return [
+            {**self._org(row, *fields), **{name: a[k] for name, k in names.items()}}
+            for row, a in acc.items()
+        ]
+
     def company_investors(self, org_row: int) -> list[bytes]:
         """Investors in the company's live funding rounds, by rounds taken part in, then name."""
         lists = self.deals.lists
-        acc: dict[str, dict] = {}
-        for k in self._funding(self._as_target(org_row)).tolist():
-            day = self._date(k)
-            leads = set(lists["lead_ids"].row(k))
-            for pid in lists["investor_ids"].row(k):
-                a = acc.get(pid)
-                if a is None:
-                    a = acc[pid] = {
-                        "id": pid,
-                        **self._org(
-                            self.orgs.row_of[pid], "name", "short_name", "country", "website"
-                        ),
-                        "rounds_participated": 0,
-                        "is_lead_any_round": False,
-                        "first_round_date": day,
-                        "last_round_date": day,
-                    }
-                a["rounds_participated"] += 1
-                a["is_lead_any_round"] = a["is_lead_any_round"] or pid in leads
-                a["first_round_date"] = min(a["first_round_date"], day)
-                a["last_round_date"] = max(a["last_round_date"], day)
-        out = sorted(acc.values(), key=lambda a: (a["name"], a["id"]))
+        events = [
+            (self.orgs.row_of[pid], self._date(k), pid in lists["lead_ids"].row(k))
+            for k in self._funding(self._as_target(org_row)).tolist()
+            for pid in lists["investor_ids"].row(k)
+        ]
+        figures = {
+            "rounds_participated": 0,
+            "is_lead_any_round": 1,
+            "first_round_date": 2,
+            "last_round_date": 3,
+        }
+        out = self._per_org(events, ("id", "name", "short_name", "country", "website"), figures)
+        out.sort(key=lambda a: (a["name"], a["id"]))
         return [orjson.dumps(a) for a in sorted(out, key=lambda a: -a["rounds_participated"])]
 
     def portfolio(self, org_row: int) -> list[bytes]:
         """Companies the organisation took part in, by last investment (newest first), then id."""
         led = set(self._with("lead_ids", org_row).tolist())
         target = self.deals.columns["target_org"]
-        acc: dict[int, dict] = {}
-        for k in self._taking_part(org_row).tolist():
-            day, t = self._date(k), int(target[k])
-            a = acc.get(t)
-            if a is None:
-                a = acc[t] = {
-                    **self._org(t, "id", "name", "short_name", "website", "country"),
-                    "first_invested": day,
-                    "last_invested": day,
-                    "rounds_count": 0,
-                    "led_any_round": False,
-                }
-            a["rounds_count"] += 1
-            a["led_any_round"] = a["led_any_round"] or k in led
-            a["first_invested"] = min(a["first_invested"], day)
-            a["last_invested"] = max(a["last_invested"], day)
-        out = sorted(acc.values(), key=lambda a: a["id"])
+        events = [
+            (int(target[k]), self._date(k), k in led) for k in self._taking_part(org_row).tolist()
+        ]
+        figures = {"first_invested": 2, "last_invested": 3, "rounds_count": 0, "led_any_round": 1}
+        out = self._per_org(events, _NAMED, figures)
+        out.sort(key=lambda a: a["id"])
         return [
             orjson.dumps(a) for a in sorted(out, key=lambda a: a["last_invested"], reverse=True)
         ]
@@ -177,27 +177,15 @@ class Relations:
     def co_investors(self, org_row: int) -> list[bytes]:
         """Organisations sharing live deals with this one, by deals shared, then id."""
         me = self.orgs.columns["id"][org_row]
-        acc: dict[str, dict] = {}
-        for k in self._taking_part(org_row).tolist():
-            day = self._date(k)
-            for pid in dict.fromkeys(self.deals.lists["investor_ids"].row(k)):
-                if pid == me:
-                    continue
-                a = acc.get(pid)
-                if a is None:
-                    a = acc[pid] = {
-                        "id": pid,
-                        **self._org(
-                            self.orgs.row_of[pid], "name", "short_name", "website", "country"
-                        ),
-                        "shared_deals": 0,
-                        "first_shared_date": day,
-                        "last_shared_date": day,
-                    }
-                a["shared_deals"] += 1
-                a["first_shared_date"] = min(a["first_shared_date"], day)
-                a["last_shared_date"] = max(a["last_shared_date"], day)
-        out = sorted(acc.values(), key=lambda a: a["id"])
+        events = [
+            (self.orgs.row_of[pid], self._date(k), False)
+            for k in self._taking_part(org_row).tolist()
+            for pid in dict.fromkeys(self.deals.lists["investor_ids"].row(k))
+            if pid != me
+        ]
+        figures = {"shared_deals": 0, "first_shared_date": 2, "last_shared_date": 3}
+        out = self._per_org(events, _NAMED, figures)
+        out.sort(key=lambda a: a["id"])
         return [orjson.dumps(a) for a in sorted(out, key=lambda a: -a["shared_deals"])]
 
     # ------------------------------------------------------------------ profile figures

@@ -29,6 +29,7 @@ from ..vocab import (
     AGGREGATE_METRICS,
     COMPANY_PROFILE_FIELDS,
     DEAL_PROFILE_FIELDS,
+    ENTITY_LABELS,
     INVESTOR_PROFILE_FIELDS,
     LIMIT_DEFAULT,
     LIMIT_MAX,
@@ -50,7 +51,6 @@ POST_ONLY = frozenset(
     }
 )
 _LIST_MEMBERS = ("filters", "sort", "limit", "page")
-_LABEL = {"companies": "Company", "investors": "Investor", "transactions": "Transaction"}
 _PROFILE_FIELDS = {
     "companies": COMPANY_PROFILE_FIELDS,
     "investors": INVESTOR_PROFILE_FIELDS,
@@ -84,9 +84,9 @@ def _find(
 ) -> tuple[int, dict]:
     found = models.private.find(entity, ident)
     if found is None:
-        raise not_found(_LABEL[entity], ident)
+        raise not_found(ENTITY_LABELS[entity], ident)
     if found[1]["deleted"] and not include_deleted:
-        raise not_found(_LABEL[entity], ident, deleted=True, hint=hint)
+        raise not_found(ENTITY_LABELS[entity], ident, deleted=True, hint=hint)
     return found
 
 
@@ -144,7 +144,7 @@ def sub_collection(entity: str, name: str, request: ApiRequest, models: SandboxS
     limit = int_param(request.query, "limit", LIMIT_DEFAULT, 1, LIMIT_MAX, problems)
     problems.raise_if_any()
     hint = (
-        f"sub-collections of a soft-deleted {_LABEL[entity].lower()} are not served; "
+        f"sub-collections of a soft-deleted {ENTITY_LABELS[entity].lower()} are not served; "
         f"read its profile instead: GET {PREFIX}/{entity}/{{id}}?include_deleted=true"
     )
     with models.lock:

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 import orjson
 
-from ..errors import Problems
+from ..errors import Problems, json_type
 from ..models import SandboxState
 from ..models.groups import group_current, group_time_series
 from ..models.public import SearchQuery
@@ -48,32 +50,17 @@ _MONTH = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])")
 _ISO3 = re.compile(r"[A-Z]{3}")
 
 
-def _json_type(value: Any) -> str:
-    """The JSON name of a parsed value's type, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
 def _string_array(body: dict, name: str, problems: Problems) -> list[str] | None:
     """``body[name]`` as a list of strings, or None when absent or wrong (reported)."""
     if name not in body:
         return None
     value = body[name]
     if not isinstance(value, list):
-        problems.add(f"{name}: must be an array of strings, got {_json_type(value)}")
+        problems.add(f"{name}: must be an array of strings, got {json_type(value)}")
         return None
     bad = [i for i, item in enumerate(value) if not isinstance(item, str)]
     for i in bad:
-        problems.add(f"{name}[{i}]: must be a string, got {_json_type(value[i])}")
+        problems.add(f"{name}[{i}]: must be a string, got {json_type(value[i])}")
     return None if bad else value
 
 
@@ -112,7 +99,7 @@ def parse_search(body: dict, problems: Problems) -> SearchQuery:
         raw = body["enterpriseValueAbove"]
         if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
             problems.add(
-                f"enterpriseValueAbove: must be a number (millions USD), got {_json_type(raw)}"
+                f"enterpriseValueAbove: must be a number (millions USD), got {json_type(raw)}"
             )
         else:
             ev = float(raw)
@@ -213,7 +200,7 @@ def parse_dates(body: dict, problems: Problems) -> tuple[str | None, str | None]
             continue
         value = body[name]
         if not isinstance(value, str):
-            problems.add(f"{name}: must be a YYYY-MM string, got {_json_type(value)}")
+            problems.add(f"{name}: must be a YYYY-MM string, got {json_type(value)}")
         elif not _MONTH.fullmatch(value):
             problems.add(f"{name}: must be a YYYY-MM month, got {value!r}")
         else:
@@ -273,28 +260,57 @@ def time_series(version: str, request: ApiRequest, models: SandboxState) -> byte
     )
 
 
-def group_current_data(version: str, request: ApiRequest, models: SandboxState) -> bytes:
-    """``POST /groups/current``: sums and medians of current data over the group."""
+def group_current_data(
+    version: str,
+    request: ApiRequest,
+    models: SandboxState,
+    *,
+    derived: Callable[[dict], dict] | None = None,
+) -> bytes:
+    """``POST /groups/current``: sums and medians of current data over the group.
+
+    ``derived`` adds fields to each company's current data before the figures are taken
+    (the extra-fields profile's).
+    """
     problems = Problems()
     query = parse_group(_body(request, GROUP_CURRENT_MEMBERS, problems), problems)
     problems.raise_if_any()
     store = models.public
-    data, meta = group_current(store.current_records(store.search(version, query)))
+    records = store.current_records(store.search(version, query))
+    if derived is not None:
+        records = [{**r, **derived(r)} for r in records]
+    data, meta = group_current(records)
     return orjson.dumps({"data": data, "meta": meta})
 
 
-def group_time_series_data(version: str, request: ApiRequest, models: SandboxState) -> bytes:
-    """``POST /groups/time-series``: monthly medians over the group."""
+def group_time_series_data(
+    version: str,
+    request: ApiRequest,
+    models: SandboxState,
+    *,
+    derived: Mapping[str, tuple[str, str, Callable[[Any, Any], Any]]] | None = None,
+) -> bytes:
+    """``POST /groups/time-series``: monthly medians over the group.
+
+    ``derived`` adds series, each ``name: (a, b, f)`` computed as ``f(a, b)`` of two of the
+    sandbox's series month by month (the extra-fields profile's); they can be asked for.
+    """
+    derived = derived or {}
     problems = Problems()
     body = _body(request, GROUP_TIME_SERIES_MEMBERS, problems)
     query = parse_group(body, problems)
-    fields = parse_fields(body, problems)
+    fields = parse_fields(body, problems, allowed=(*TIME_SERIES_FIELDS, *derived))
     date_from, date_to = parse_dates(body, problems)
     problems.raise_if_any()
     store = models.public
+    values = store.series_values(store.search(version, query))
+    if derived:
+        at = {name: k for k, name in enumerate(store.fields)}
+        more = [f(values[:, at[a]], values[:, at[b]]) for a, b, f in derived.values()]
+        values = np.concatenate([values, np.round(np.stack(more, axis=1), 4)], axis=1)
     data, meta = group_time_series(
-        store.series_values(store.search(version, query)),
-        list(store.fields),
+        values,
+        [*store.fields, *derived],
         store.months,
         field_subset=fields,
         date_from=date_from,
