@@ -305,7 +305,9 @@ def test_call_budget_stops_a_slow_multi_page_pull_with_a_typed_error(sb, plan, r
         plan.kinds, plan.slow_seconds = KINDS, READ_TIMEOUT + 0.2
     numbers.update(budget_s=budget, outcome=type(result).__name__)
     _report(request, "budget_deals", numbers)
-    assert numbers["seconds"] < budget + 1.0  # ~99 pages at 0.7 s each would take ~18 s
+    # Stopped by the budget, not by the end of the feed: ~99 pages at 0.7 s each would take
+    # ~18 s. The margin is for a loaded machine (3.1 s was seen with two CPUs shared).
+    assert numbers["seconds"] < budget + 4.0
     assert isinstance(result, (TransportError, IncompleteResultError)), result
     if isinstance(result, IncompleteResultError):
         assert result.failed and result.received < result.expected
@@ -313,5 +315,5 @@ def test_call_budget_stops_a_slow_multi_page_pull_with_a_typed_error(sb, plan, r
             isinstance(e, TransportError) and e.kind in ("budget", "timeout") for e in result.errors
         )
         assert "budget" in str(result) or "timed out" in str(result).lower()
-    assert chunk_numbers["seconds"] < budget + 1.0
+    assert chunk_numbers["seconds"] < budget + 4.0
     assert isinstance(chunks, (TransportError, IncompleteResultError)), chunks
