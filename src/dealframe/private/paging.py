@@ -55,8 +55,17 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
+import pyarrow as pa
 
-from ..contract import Findings, PageRead, identities, keys_present, read_page
+from ..contract import (
+    Findings,
+    PageRead,
+    identities,
+    identity_column,
+    identity_signature,
+    keys_present,
+    read_page,
+)
 from ..errors import DealframeError, IncompleteResultError, ServerError, TransportError
 from ..transport.body import expecting
 from ..transport.paging import (
@@ -222,8 +231,10 @@ def _outage(error: BaseException) -> str | None:
 _NO_ID = frozenset((hash(None), hash("")))
 
 
-def _prints(ids: list[Any]) -> np.ndarray:
+def _prints(ids: list[Any] | pa.Array) -> np.ndarray:
     """The hashes of ``ids``; of those that are text when some cannot be hashed."""
+    if isinstance(ids, pa.Array):
+        ids = ids.to_pylist()
     try:
         return np.fromiter(map(hash, ids), np.int64, len(ids))
     except TypeError:  # identities that are objects or lists: none of them is one
@@ -231,12 +242,28 @@ def _prints(ids: list[Any]) -> np.ndarray:
         return np.fromiter(map(hash, kept), np.int64, len(kept))
 
 
+def _parsed_ids(part: Any, identity: str, rows: int) -> pa.Array | None:
+    """The identities of a page that ``parse`` has read into columns
+    (:func:`dealframe.frames.private.list_page_columns`: ``(columns, extras)``), when they are
+    Arrow text, one per item: the identity checks read them there instead of reading every
+    item again. None for any other part (a list of items, identities that are not text)."""
+    columns = part[0] if isinstance(part, tuple) and part and isinstance(part[0], dict) else {}
+    column = columns.get(identity)
+    if (
+        isinstance(column, pa.Array)
+        and (pa.types.is_large_string(column.type) or pa.types.is_string(column.type))
+        and len(column) == rows
+    ):
+        return column
+    return None
+
+
 class _Ready(NamedTuple):
     """A page checked and parsed ahead of its turn, waiting to be committed in page order."""
 
     page: PageRead
     signature: int | None  # hash of the page's identities (None: none are strings)
-    ids: list[Any]  # the page's identities
+    ids: list[Any] | pa.Array  # the page's identities (as the parse holds them, or a list)
     keys: set[str]
     part: Any
     info: PageInfo
@@ -280,14 +307,18 @@ class _Walk(Generic[T]):
         doc = getattr(response, "read", None)  # read by the walk's reader, or else as JSON
         page = read_page(response.json() if doc is None else doc, found, number=number)
         where = f"{self.found.where} page {number}"
-        ids = identities(page.items, self.identity, found, where=where)
-        signature = hash(tuple(ids)) if any(isinstance(i, str) for i in ids) else None
-        keys = keys_present(page.items)
         part = self.parse(page.items)
+        column = _parsed_ids(part, self.identity, len(page.items))
+        ids = (
+            identities(page.items, self.identity, found, where=where)
+            if column is None
+            else identity_column(column, self.identity, found, where=where)
+        )
+        keys = keys_present(page.items)
         info = PageInfo(number, len(page.items), bool(response.from_cache), response.attempts)
-        return _Ready(page, signature, ids, keys, part, info, found)
+        return _Ready(page, identity_signature(ids), ids, keys, part, info, found)
 
-    def against_earlier(self, number: int, ids: list[Any]) -> tuple[int, int]:
+    def against_earlier(self, number: int, ids: list[Any] | pa.Array) -> tuple[int, int]:
         """(identities of page ``number``, how many of them came on page 1 or on the pages
         checked before it), checked past the pages ``meta.total`` implies, or all along without
         a ``total``; (0, 0) for page 1, whose identities are kept, and for the other planned
