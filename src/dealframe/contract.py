@@ -643,7 +643,7 @@ def identity_signature(ids: Sequence[Any] | pa.Array) -> int | None:
     data = ids.buffers()[2]
     text = b"" if data is None else data[start:end].to_pybytes()
     nulls = ids.is_null().to_numpy(zero_copy_only=False).tobytes() if ids.null_count else b""
-    return hash(((offsets - start).tobytes(), text, nulls))
+    return hash(((offsets - start).astype(np.int64).tobytes(), text, nulls))
 
 
 def _text_offsets(column: pa.Array) -> np.ndarray:
@@ -815,13 +815,14 @@ def _row_texts(frame: pd.DataFrame, rows: Sequence[int]) -> list[str]:
 
 
 def _keys(frame: pd.DataFrame, key: str | Sequence[str]) -> pd.Series | None:
-    """One value per row identifying it (null when any part is null), or None."""
+    """One value per row identifying it (null when any part is null or empty), or None."""
     names = [key] if isinstance(key, str) else list(key)
     if any(name not in frame for name in names):
         return None
     if len(names) == 1:
         return frame[names[0]].reset_index(drop=True)
-    complete = frame[names].notna().all(axis=1).to_numpy()
+    parts = frame[names]
+    complete = (parts.notna() & parts.ne("")).all(axis=1).to_numpy()
     rows = zip(*(frame[name].tolist() for name in names))
     return pd.Series([row if whole else None for row, whole in zip(rows, complete)], dtype=object)
 
@@ -869,9 +870,10 @@ def dedupe(
 ) -> pd.DataFrame:
     """``frame`` with one row per non-null ``key`` (a column, or several together).
 
-    Rows with a null key are never merged. Repeats with identical content are
-    ``repeated_rows``; with different content ``conflicting_rows``, and the row with the
-    latest ``newest`` value (else the first) is kept.
+    Rows with a null or empty key (no identity: :func:`identities`) are never merged.
+    Repeats with identical content are ``repeated_rows``; with different content
+    ``conflicting_rows``, and the row with the latest ``newest`` value (else the first) is
+    kept.
 
     Examples
     --------
@@ -888,7 +890,7 @@ def dedupe(
     if _distinct(keys) or keys.is_unique:  # the usual case, at a fraction of finding repeats
         return frame
     label = key if isinstance(key, str) else "+".join(key)
-    repeated = keys.notna() & keys.duplicated(keep=False)
+    repeated = keys.notna() & keys.ne("") & keys.duplicated(keep=False)
     if not repeated.any():
         return frame
     where = pd.Series(range(len(frame)))[repeated.to_numpy()]
