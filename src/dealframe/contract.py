@@ -66,7 +66,6 @@ __all__ = [
     "dedupe_items",
     "identities",
     "identity_column",
-    "identity_signature",
     "keys_present",
     "meta_count",
     "missing_fields",
@@ -607,7 +606,8 @@ def identity_column(
     >>> found.items[0].message
     "2 of 3 items have no 'id': kept as rows of their own"
     """
-    empty = np.diff(_text_offsets(column)) == 0
+    offsets = _text_offsets(column)
+    empty = offsets[1:] == offsets[:-1]
     if column.null_count:
         empty &= column.is_valid().to_numpy(zero_copy_only=False)
     bad = column.null_count + int(np.count_nonzero(empty))
@@ -618,32 +618,6 @@ def identity_column(
             where=where,
         )
     return column
-
-
-def identity_signature(ids: Sequence[Any] | pa.Array) -> int | None:
-    """A hash of a page's identities (a list, or an Arrow text column as
-    :func:`identity_column` takes), the same for two pages with the same identities in the
-    same order; None when none of them is text.
-
-    Examples
-    --------
-    >>> identity_signature(["a", "b"]) == identity_signature(["a", "b"])
-    True
-    >>> identity_signature(pa.array(["a", None])) == identity_signature(pa.array(["a", ""]))
-    False
-    >>> identity_signature([None, 3]) is None
-    True
-    """
-    if not isinstance(ids, pa.Array):
-        return hash(tuple(ids)) if any(isinstance(i, str) for i in ids) else None
-    if ids.null_count == len(ids):
-        return None
-    offsets = _text_offsets(ids)
-    start, end = int(offsets[0]), int(offsets[-1])
-    data = ids.buffers()[2]
-    text = b"" if data is None else data[start:end].to_pybytes()
-    nulls = ids.is_null().to_numpy(zero_copy_only=False).tobytes() if ids.null_count else b""
-    return hash(((offsets - start).astype(np.int64).tobytes(), text, nulls))
 
 
 def _text_offsets(column: pa.Array) -> np.ndarray:
@@ -829,6 +803,9 @@ def _keys(frame: pd.DataFrame, key: str | Sequence[str]) -> pd.Series | None:
 
 #: Odd 64-bit multipliers that mix a text key's summary into one number (:func:`_distinct`).
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
+#: Keys summarised at a time (:func:`_distinct`): arrays of a few pages of memory, which the
+#: allocator reuses, where arrays of every key came as fresh pages on every call.
+_SUMMARISED = 8192
 
 
 def _distinct(keys: pd.Series) -> bool:
@@ -852,15 +829,24 @@ def _distinct(keys: pd.Series) -> bool:
     if column.null_count or len(column) < 2:
         return not column.null_count
     offsets = _text_offsets(column)
-    lengths = np.diff(offsets)
-    if int(lengths.min()) < 8:
+    start, size = int(offsets[0]), int(offsets[-1] - offsets[0])
+    if size < 8 * len(column):  # some key is shorter than 8 bytes
         return False
-    start = int(offsets[0])
     # every 8 bytes of the text, read at each byte (a key of 8 bytes or more holds both ends)
-    words = np.ndarray((int(offsets[-1]) - start - 7,), "<u8", column.buffers()[2], start, (1,))
-    first, last = words[offsets[:-1] - start], words[offsets[1:] - (start + 8)]
+    words = np.ndarray((size - 7,), "<u8", column.buffers()[2], start, (1,))
+    summary = np.empty(len(column), np.uint64)
     with np.errstate(over="ignore"):
-        summary = ((first * _MIX[0]) ^ last) * _MIX[1] ^ lengths.astype(np.uint64) * _MIX[2]
+        for at in range(0, len(column), _SUMMARISED):  # small steps: no fresh pages of memory
+            ends = offsets[at : at + _SUMMARISED + 1] - start
+            lengths = np.diff(ends)
+            if lengths.min() < 8:
+                return False
+            part = words[ends[:-1]]
+            part *= _MIX[0]
+            part ^= words[ends[1:] - 8]
+            part *= _MIX[1]
+            part ^= lengths.astype(np.uint64) * _MIX[2]
+            summary[at : at + len(part)] = part
     summary.sort()
     return bool((summary[1:] != summary[:-1]).all())
 

@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
@@ -62,7 +62,6 @@ from ..contract import (
     PageRead,
     identities,
     identity_column,
-    identity_signature,
     keys_present,
     read_page,
 )
@@ -258,11 +257,22 @@ def _parsed_ids(part: Any, identity: str, rows: int) -> pa.Array | None:
     return None
 
 
+def _signature(ids: list[Any] | pa.Array) -> Hashable | None:
+    """What a page's identities are known by among the pages of a walk (None when none is
+    text): the hash of a list of them; for the parse's Arrow column, its length and first
+    and last identity, which pages with other identities can share, so that the column is
+    compared whole with the earlier pages known by the same (:meth:`_Walk.repeats`) instead
+    of hashing every identity of every page."""
+    if isinstance(ids, pa.Array):
+        return None if ids.null_count == len(ids) else (len(ids), ids[0].as_py(), ids[-1].as_py())
+    return hash(tuple(ids)) if any(isinstance(i, str) for i in ids) else None
+
+
 class _Ready(NamedTuple):
     """A page checked and parsed ahead of its turn, waiting to be committed in page order."""
 
     page: PageRead
-    signature: int | None  # hash of the page's identities (None: none are strings)
+    signature: Hashable | None  # what the page's identities are known by (:func:`_signature`)
     ids: list[Any] | pa.Array  # the page's identities (as the parse holds them, or a list)
     keys: set[str]
     part: Any
@@ -284,7 +294,8 @@ class _Walk(Generic[T]):
         self.found, self.parse, self.identity, self.limit = found, parse, identity, limit
         self.size = size
         self.pages: Pages[T] = Pages([], [], None, None, size)
-        self.seen: set[int] = set()  # hashes of each page's identities
+        # each page's signature, with its identities when they are a column (compared whole)
+        self.seen: dict[Hashable, list[pa.Array | None]] = {}
         self.planned: int | None = None  # pages meta.total implies (None: unknown)
         self.known: set[int] | None = None  # hashes of the identities of page 1 and of the
         # pages past the plan (of every page, without a plan)
@@ -316,7 +327,7 @@ class _Walk(Generic[T]):
         )
         keys = keys_present(page.items)
         info = PageInfo(number, len(page.items), bool(response.from_cache), response.attempts)
-        return _Ready(page, identity_signature(ids), ids, keys, part, info, found)
+        return _Ready(page, _signature(ids), ids, keys, part, info, found)
 
     def against_earlier(self, number: int, ids: list[Any] | pa.Array) -> tuple[int, int]:
         """(identities of page ``number``, how many of them came on page 1 or on the pages
@@ -335,6 +346,14 @@ class _Walk(Generic[T]):
         self.known |= mine
         return len(mine), before
 
+    def repeats(self, ready: _Ready) -> bool:
+        """Whether the page's identities are those of an earlier page, in the same order: the
+        same signature, and for a column the same values too."""
+        if ready.signature is None:
+            return False
+        earlier = self.seen.get(ready.signature, ())
+        return any(ids is None or ids.equals(ready.ids) for ids in earlier)
+
     def take(self, number: int, response: Response) -> PageRead:
         """Check and parse one page in its turn; decide whether the walk ends here."""
         return self.commit(number, self.prepare(number, response))
@@ -344,7 +363,7 @@ class _Walk(Generic[T]):
         page = ready.page
         self.found.absorb(ready.found.items)  # a service without meta: said once per walk
         where = f"{self.found.where} page {number}"
-        repeated = ready.signature is not None and ready.signature in self.seen
+        repeated = self.repeats(ready)
         held, before = (0, 0) if repeated else self.against_earlier(number, ready.ids)
         if repeated or (held and before == held):
             self.found.add(
@@ -357,7 +376,8 @@ class _Walk(Generic[T]):
             return page
         self.failing = (None, 0)
         if ready.signature is not None:
-            self.seen.add(ready.signature)
+            column = ready.ids if isinstance(ready.ids, pa.Array) else None
+            self.seen.setdefault(ready.signature, []).append(column)
         self.pages.keys |= ready.keys
         self.pages.parts.append(ready.part)
         self.pages.infos.append(ready.info)
