@@ -40,8 +40,10 @@ from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import Any
 
+import numpy as np
 import orjson
 import pandas as pd
+import pyarrow as pa
 
 from dealframe.errors import (
     IncompleteResultError,
@@ -63,6 +65,7 @@ __all__ = [
     "dedupe",
     "dedupe_items",
     "identities",
+    "identity_column",
     "keys_present",
     "meta_count",
     "missing_fields",
@@ -586,6 +589,48 @@ def identities(
     return keys
 
 
+def identity_column(
+    column: pa.Array, key: str, found: Findings, *, where: str | None = None
+) -> pa.Array:
+    """:func:`identities` of items whose identities the parse has already read into Arrow
+    text (``column``: ``key`` of every item, each one text or null, as
+    :func:`dealframe.frames.private.list_page_columns` holds it): the same
+    ``missing_identity`` finding for those null or empty, counted in the column's buffers
+    instead of the items.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/private/v1/companies")
+    >>> identity_column(pa.array(["a", None, ""]), "id", found).to_pylist()
+    ['a', None, '']
+    >>> found.items[0].message
+    "2 of 3 items have no 'id': kept as rows of their own"
+    """
+    offsets = _text_offsets(column)
+    empty = offsets[1:] == offsets[:-1]
+    if column.null_count:
+        empty &= column.is_valid().to_numpy(zero_copy_only=False)
+    bad = column.null_count + int(np.count_nonzero(empty))
+    if bad:
+        found.add(
+            "missing_identity",
+            f"{bad} of {len(column)} items have no {key!r}: kept as rows of their own",
+            where=where,
+        )
+    return column
+
+
+def _text_offsets(column: pa.Array) -> np.ndarray:
+    """Where each value of an Arrow ``string`` or ``large_string`` array starts in its data
+    buffer, and where the last ends (``len + 1`` offsets, read in place)."""
+    width = 8 if pa.types.is_large_string(column.type) else 4
+    count = len(column) + 1
+    buffer = column.buffers()[1]
+    if buffer is None:  # an empty array may come without offsets
+        return np.zeros(count, dtype=f"<i{width}")
+    return np.frombuffer(buffer, f"<i{width}", count, column.offset * width)
+
+
 def typed_fields(items: Sequence[Any]) -> tuple[str, ...] | None:
     """The fields of typed rows (one msgspec type, read by a schema'd decoder:
     :mod:`dealframe.frames.deal_rows`), else None (dicts, or no items).
@@ -744,15 +789,66 @@ def _row_texts(frame: pd.DataFrame, rows: Sequence[int]) -> list[str]:
 
 
 def _keys(frame: pd.DataFrame, key: str | Sequence[str]) -> pd.Series | None:
-    """One value per row identifying it (null when any part is null), or None."""
+    """One value per row identifying it (null when any part is null or empty), or None."""
     names = [key] if isinstance(key, str) else list(key)
     if any(name not in frame for name in names):
         return None
     if len(names) == 1:
         return frame[names[0]].reset_index(drop=True)
-    complete = frame[names].notna().all(axis=1).to_numpy()
+    parts = frame[names]
+    complete = (parts.notna() & parts.ne("")).all(axis=1).to_numpy()
     rows = zip(*(frame[name].tolist() for name in names))
     return pd.Series([row if whole else None for row, whole in zip(rows, complete)], dtype=object)
+
+
+#: Odd 64-bit multipliers that mix a text key's summary into one number (:func:`_distinct`).
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
+#: Keys summarised at a time (:func:`_distinct`): arrays of a few pages of memory, which the
+#: allocator reuses, where arrays of every key came as fresh pages on every call.
+_SUMMARISED = 8192
+
+
+def _distinct(keys: pd.Series) -> bool:
+    """True when the text ``keys`` are surely all different, told from a summary of each
+    read in place from its Arrow buffers: its length and its first and last 8 bytes, mixed
+    into one number. Equal keys have equal summaries, so no two summaries alike means no two
+    keys alike (ids drawn at random or numbered differ in their first or last bytes). False
+    says nothing: a null key, a key shorter than 8 bytes or two summaries alike leave the
+    question to the exact check (:meth:`pandas.Series.is_unique`).
+
+    Examples
+    --------
+    >>> ids = ["b3e6a3f0-0001", "b3e6a3f0-0002"]
+    >>> _distinct(pd.Series(ids, dtype="str")), _distinct(pd.Series(ids[:1] * 2, dtype="str"))
+    (True, False)
+    """
+    if not isinstance(keys.array, pd.arrays.ArrowStringArray):
+        return False
+    chunks = keys.array.__arrow_array__()
+    column = chunks.chunk(0) if chunks.num_chunks == 1 else chunks.combine_chunks()
+    if column.null_count or len(column) < 2:
+        return not column.null_count
+    offsets = _text_offsets(column)
+    start, size = int(offsets[0]), int(offsets[-1] - offsets[0])
+    if size < 8 * len(column):  # some key is shorter than 8 bytes
+        return False
+    # every 8 bytes of the text, read at each byte (a key of 8 bytes or more holds both ends)
+    words = np.ndarray((size - 7,), "<u8", column.buffers()[2], start, (1,))
+    summary = np.empty(len(column), np.uint64)
+    with np.errstate(over="ignore"):
+        for at in range(0, len(column), _SUMMARISED):  # small steps: no fresh pages of memory
+            ends = offsets[at : at + _SUMMARISED + 1] - start
+            lengths = np.diff(ends)
+            if lengths.min() < 8:
+                return False
+            part = words[ends[:-1]]
+            part *= _MIX[0]
+            part ^= words[ends[1:] - 8]
+            part *= _MIX[1]
+            part ^= lengths.astype(np.uint64) * _MIX[2]
+            summary[at : at + len(part)] = part
+    summary.sort()
+    return bool((summary[1:] != summary[:-1]).all())
 
 
 def dedupe(
@@ -760,9 +856,10 @@ def dedupe(
 ) -> pd.DataFrame:
     """``frame`` with one row per non-null ``key`` (a column, or several together).
 
-    Rows with a null key are never merged. Repeats with identical content are
-    ``repeated_rows``; with different content ``conflicting_rows``, and the row with the
-    latest ``newest`` value (else the first) is kept.
+    Rows with a null or empty key (no identity: :func:`identities`) are never merged.
+    Repeats with identical content are ``repeated_rows``; with different content
+    ``conflicting_rows``, and the row with the latest ``newest`` value (else the first) is
+    kept.
 
     Examples
     --------
@@ -776,10 +873,10 @@ def dedupe(
     keys = _keys(frame, key) if not frame.empty else None
     if keys is None:
         return frame
-    if keys.is_unique:  # the usual case, at half the cost of finding the repeats
+    if _distinct(keys) or keys.is_unique:  # the usual case, at a fraction of finding repeats
         return frame
     label = key if isinstance(key, str) else "+".join(key)
-    repeated = keys.notna() & keys.duplicated(keep=False)
+    repeated = keys.notna() & keys.ne("") & keys.duplicated(keep=False)
     if not repeated.any():
         return frame
     where = pd.Series(range(len(frame)))[repeated.to_numpy()]

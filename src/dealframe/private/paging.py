@@ -49,14 +49,22 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
+import pyarrow as pa
 
-from ..contract import Findings, PageRead, identities, keys_present, read_page
+from ..contract import (
+    Findings,
+    PageRead,
+    identities,
+    identity_column,
+    keys_present,
+    read_page,
+)
 from ..errors import DealframeError, IncompleteResultError, ServerError, TransportError
 from ..transport.body import expecting
 from ..transport.paging import (
@@ -222,8 +230,10 @@ def _outage(error: BaseException) -> str | None:
 _NO_ID = frozenset((hash(None), hash("")))
 
 
-def _prints(ids: list[Any]) -> np.ndarray:
+def _prints(ids: list[Any] | pa.Array) -> np.ndarray:
     """The hashes of ``ids``; of those that are text when some cannot be hashed."""
+    if isinstance(ids, pa.Array):
+        ids = ids.to_pylist()
     try:
         return np.fromiter(map(hash, ids), np.int64, len(ids))
     except TypeError:  # identities that are objects or lists: none of them is one
@@ -231,12 +241,39 @@ def _prints(ids: list[Any]) -> np.ndarray:
         return np.fromiter(map(hash, kept), np.int64, len(kept))
 
 
+def _parsed_ids(part: Any, identity: str, rows: int) -> pa.Array | None:
+    """The identities of a page that ``parse`` has read into columns
+    (:func:`dealframe.frames.private.list_page_columns`: ``(columns, extras)``), when they are
+    Arrow text, one per item: the identity checks read them there instead of reading every
+    item again. None for any other part (a list of items, identities that are not text)."""
+    columns = part[0] if isinstance(part, tuple) and part and isinstance(part[0], dict) else {}
+    column = columns.get(identity)
+    if (
+        isinstance(column, pa.Array)
+        and (pa.types.is_large_string(column.type) or pa.types.is_string(column.type))
+        and len(column) == rows
+    ):
+        return column
+    return None
+
+
+def _signature(ids: list[Any] | pa.Array) -> Hashable | None:
+    """What a page's identities are known by among the pages of a walk (None when none is
+    text): the hash of a list of them; for the parse's Arrow column, its length and first
+    and last identity, which pages with other identities can share, so that the column is
+    compared whole with the earlier pages known by the same (:meth:`_Walk.repeats`) instead
+    of hashing every identity of every page."""
+    if isinstance(ids, pa.Array):
+        return None if ids.null_count == len(ids) else (len(ids), ids[0].as_py(), ids[-1].as_py())
+    return hash(tuple(ids)) if any(isinstance(i, str) for i in ids) else None
+
+
 class _Ready(NamedTuple):
     """A page checked and parsed ahead of its turn, waiting to be committed in page order."""
 
     page: PageRead
-    signature: int | None  # hash of the page's identities (None: none are strings)
-    ids: list[Any]  # the page's identities
+    signature: Hashable | None  # what the page's identities are known by (:func:`_signature`)
+    ids: list[Any] | pa.Array  # the page's identities (as the parse holds them, or a list)
     keys: set[str]
     part: Any
     info: PageInfo
@@ -257,7 +294,8 @@ class _Walk(Generic[T]):
         self.found, self.parse, self.identity, self.limit = found, parse, identity, limit
         self.size = size
         self.pages: Pages[T] = Pages([], [], None, None, size)
-        self.seen: set[int] = set()  # hashes of each page's identities
+        # each page's signature, with its identities when they are a column (compared whole)
+        self.seen: dict[Hashable, list[pa.Array | None]] = {}
         self.planned: int | None = None  # pages meta.total implies (None: unknown)
         self.known: set[int] | None = None  # hashes of the identities of page 1 and of the
         # pages past the plan (of every page, without a plan)
@@ -280,14 +318,18 @@ class _Walk(Generic[T]):
         doc = getattr(response, "read", None)  # read by the walk's reader, or else as JSON
         page = read_page(response.json() if doc is None else doc, found, number=number)
         where = f"{self.found.where} page {number}"
-        ids = identities(page.items, self.identity, found, where=where)
-        signature = hash(tuple(ids)) if any(isinstance(i, str) for i in ids) else None
-        keys = keys_present(page.items)
         part = self.parse(page.items)
+        column = _parsed_ids(part, self.identity, len(page.items))
+        ids = (
+            identities(page.items, self.identity, found, where=where)
+            if column is None
+            else identity_column(column, self.identity, found, where=where)
+        )
+        keys = keys_present(page.items)
         info = PageInfo(number, len(page.items), bool(response.from_cache), response.attempts)
-        return _Ready(page, signature, ids, keys, part, info, found)
+        return _Ready(page, _signature(ids), ids, keys, part, info, found)
 
-    def against_earlier(self, number: int, ids: list[Any]) -> tuple[int, int]:
+    def against_earlier(self, number: int, ids: list[Any] | pa.Array) -> tuple[int, int]:
         """(identities of page ``number``, how many of them came on page 1 or on the pages
         checked before it), checked past the pages ``meta.total`` implies, or all along without
         a ``total``; (0, 0) for page 1, whose identities are kept, and for the other planned
@@ -304,6 +346,14 @@ class _Walk(Generic[T]):
         self.known |= mine
         return len(mine), before
 
+    def repeats(self, ready: _Ready) -> bool:
+        """Whether the page's identities are those of an earlier page, in the same order: the
+        same signature, and for a column the same values too."""
+        if ready.signature is None:
+            return False
+        earlier = self.seen.get(ready.signature, ())
+        return any(ids is None or ids.equals(ready.ids) for ids in earlier)
+
     def take(self, number: int, response: Response) -> PageRead:
         """Check and parse one page in its turn; decide whether the walk ends here."""
         return self.commit(number, self.prepare(number, response))
@@ -313,7 +363,7 @@ class _Walk(Generic[T]):
         page = ready.page
         self.found.absorb(ready.found.items)  # a service without meta: said once per walk
         where = f"{self.found.where} page {number}"
-        repeated = ready.signature is not None and ready.signature in self.seen
+        repeated = self.repeats(ready)
         held, before = (0, 0) if repeated else self.against_earlier(number, ready.ids)
         if repeated or (held and before == held):
             self.found.add(
@@ -326,7 +376,8 @@ class _Walk(Generic[T]):
             return page
         self.failing = (None, 0)
         if ready.signature is not None:
-            self.seen.add(ready.signature)
+            column = ready.ids if isinstance(ready.ids, pa.Array) else None
+            self.seen.setdefault(ready.signature, []).append(column)
         self.pages.keys |= ready.keys
         self.pages.parts.append(ready.part)
         self.pages.infos.append(ready.info)
