@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import math
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter
@@ -52,6 +53,7 @@ __all__ = [
     "assemble",
     "build_columns",
     "build_frame",
+    "canonical_uuid",
     "cast",
     "empty_frame",
     "infer_kind",
@@ -63,7 +65,7 @@ __all__ = [
 _EMPTY: Mapping[str, Any] = {}
 #: Kinds kept as Arrow text page by page and typed once over every page (one cast of 50,000
 #: values costs a fraction of fifty casts of 1,000); the others are typed page by page.
-_TEXT_KINDS = frozenset({"str", "date", "timestamp", "category"})
+_TEXT_KINDS = frozenset({"str", "uuid", "date", "timestamp", "category"})
 _TEXT = pa.large_string()
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError)
 _write_typed = msgspec.json.Encoder().encode
@@ -220,6 +222,46 @@ def _strings(values: Sequence[Any]) -> Any:
     return pd.array(arrow, dtype=STRING_DTYPE)
 
 
+@checked_keywords
+def canonical_uuid(value: Any) -> Any:
+    """A UUID in the one spelling the client uses (lower case, hyphenated, no braces), as
+    :func:`dealframe.private.ids.check_ids` writes arguments; anything that is not a UUID
+    (text or not) as it is.
+
+    Examples
+    --------
+    >>> canonical_uuid("{5F38873F-6E1C-4D6F-AD87-E6977CDA30BA}")
+    '5f38873f-6e1c-4d6f-ad87-e6977cda30ba'
+    >>> canonical_uuid("d1"), canonical_uuid(7)
+    ('d1', 7)
+    """
+    if not isinstance(value, str) or (len(value) == 36 and value.islower()):
+        return value
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        return value
+
+
+def _uuids(values: Sequence[Any] | pa.Array) -> Any:
+    """UUID text in one spelling (:func:`canonical_uuid`), so that every comparison
+    downstream (ids asked for, the mirror's keys ...) sees the one the arguments have. One
+    vectorised test finds the values already canonical (every one, as a rule: nothing is
+    rewritten); only the others are. Values that are not text are left to :func:`_strings`
+    (the identity check says them)."""
+    try:
+        arrow = _as_text(values)
+    except _ARROW_ERRORS:
+        return _strings(values)
+    ok = pc.and_(pc.equal(pc.binary_length(arrow), 36), pc.equal(arrow, pc.ascii_lower(arrow)))
+    if pc.all(ok).as_py() is not False:  # True, or None: no non-null value
+        return pd.array(arrow, dtype=STRING_DTYPE)
+    text = arrow.to_pylist()
+    for i in np.flatnonzero(~ok.fill_null(True).to_numpy(zero_copy_only=False)):
+        text[i] = canonical_uuid(text[i])
+    return pd.array(text, dtype=STRING_DTYPE)
+
+
 def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     """Categorical over ``vocab`` plus any unknown values (sorted) as extra categories."""
     if isinstance(values, pa.Array):  # Arrow text: codes found by Arrow, no Python strings
@@ -283,6 +325,8 @@ def cast(values: Sequence[Any], column: Column) -> Any:
             return pd.array(values, dtype=pd.BooleanDtype())
         if kind == "str":
             return _strings(values)
+        if kind == "uuid":
+            return _uuids(values)
         if kind == "date":
             return to_date(values, name)
         if kind == "timestamp":

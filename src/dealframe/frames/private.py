@@ -685,6 +685,8 @@ def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None,
     >>> bucket_period("all", "none")
     ('all', None, None)
     """
+    if time_bucket == "year" and type(label) is int:  # a year written as a number: 2021
+        label = str(label)
     if not isinstance(label, str):
         return None
     text = label.strip()

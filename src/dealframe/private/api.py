@@ -45,6 +45,7 @@ from ..errors import (
     ValidationError,
 )
 from ..frames import private as shape
+from ..frames.normalize import canonical_uuid
 from ..frames.schemas import PROFILE_FIELDS, ROLES
 from ..notices import MissingDataWarning, missing_expected, user_stacklevel, warn_missing
 from ..provenance import attach
@@ -1355,7 +1356,7 @@ class PrivateApi:
                     )
                 deleted_served.append(ident)  # missing, as after a 404 (said below)
                 continue
-            if data.get("id") != ident:
+            if canonical_uuid(data.get("id")) != ident:
                 found.add(
                     "wrong_entity",
                     f"asked for {ident}, the answer's id is {data.get('id')!r}",

@@ -1,0 +1,166 @@
+"""Family B values written another way than the sandbox writes them, over the drift proxy:
+UUIDs in upper case or in braces, integer ids and year buckets.
+
+The interface document gives the types (uuid, string, number ...) but not their spelling. Each
+test rewrites the sandbox's answers into such a service and asserts that the client reads the
+same frame as one talking to the sandbox directly, or says exactly what it saw (the field and
+the value): never rows dropped or warned missing for a spelling, never a misleading message.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
+    Proxy,
+    assert_same,
+    direct,
+    edit,
+    fresh_rules,
+    no_hang,
+    outcome,
+    proxy,
+    via,
+)
+
+import dealframe.sandbox
+from dealframe import mirror
+from dealframe.client import Client
+from dealframe.notices import ServiceContractWarning
+from dealframe.sandbox.changes import Changes
+
+P = "/api/private/v1"
+DEALS = f"^{P}/transactions$"
+PROFILE = f"^{P}/companies/[^/]+$"
+AGGREGATE = f"^{P}/transactions/aggregate$"
+COMPANIES = f"^{P}/companies$"
+
+#: Spellings of the same UUID another service may write.
+SPELLINGS: dict[str, Callable[[str], str]] = {
+    "upper": str.upper,
+    "braces": lambda s: "{" + s + "}",
+    "upper in braces": lambda s: "{" + s.upper() + "}",
+}
+
+
+def items_edit(change: Callable[[dict[str, Any]], None], name: str = "items") -> Any:
+    """Every item of ``data`` (a list, or one object) changed in place by ``change``."""
+
+    def apply(doc: Any) -> Any:
+        data = doc.get("data")
+        for item in data if isinstance(data, list) else [data]:
+            if isinstance(item, dict):
+                change(item)
+        return doc
+
+    return edit(apply, name)
+
+
+def spelt(spell: Callable[[str], str]) -> Callable[[dict[str, Any]], None]:
+    """Every UUID of a deal or company item (its id, its target's) in another spelling."""
+
+    def change(item: dict[str, Any]) -> None:
+        item["id"] = spell(item["id"])
+        if isinstance(item.get("target"), dict) and item["target"].get("id"):
+            item["target"]["id"] = spell(item["target"]["id"])
+
+    return change
+
+
+# ---------------------------------------------------------------------------------- UUIDs
+
+
+@pytest.mark.parametrize("spelling", list(SPELLINGS))
+def test_deal_ids_in_another_spelling_are_the_ids_asked_for(direct, via, proxy, spelling):
+    """``deals(id=ids)`` gets its rows back, ids as the arguments spell them: they were warned
+    all missing (strict: raised), and braces dropped every row as outside the filters."""
+    ids = direct.private.deals(limit=5)["id"].tolist()
+    want = direct.private.deals(id=ids, strict=True)
+    proxy.add(DEALS, items_edit(spelt(SPELLINGS[spelling])))
+    o = outcome(lambda: via.private.deals(id=ids, strict=True))
+    assert o.error is None, repr(o.error)
+    assert o.caught == [], [str(w.message) for w in o.caught]
+    assert_same(o.value, want)
+    assert o.value.attrs["missing_ids"] == []
+
+
+def test_a_profile_whose_id_is_upper_case_is_the_one_asked_for(direct, via, proxy):
+    """``company(id)`` answered with the id in upper case: no ``wrong_entity`` warning, and the
+    frame's id is the one asked for (spelt as the argument is)."""
+    cid = direct.private.companies(limit=1)["id"].iloc[0]
+    proxy.add(PROFILE, items_edit(spelt(str.upper)))
+    o = outcome(lambda: via.private.company(cid))
+    assert o.error is None, repr(o.error)
+    assert o.caught == [], [str(w.message) for w in o.caught]
+    assert_same(o.value, direct.private.company(cid))
+    assert o.value["id"].tolist() == [cid]
+
+
+@pytest.fixture(scope="module")
+def small() -> Iterator[Any]:
+    """A sandbox of this module's own: the mirror test changes its data."""
+    with dealframe.sandbox.run(scale=0.02, seed=41) as sandbox:
+        yield sandbox
+
+
+def test_mirror_keys_do_not_depend_on_the_spelling_of_ids(small, tmp_path):
+    """A service that writes the ids of changed deals in upper case from the second sync on:
+    the mirror holds each deal once (it held them twice, one row per spelling)."""
+    target = tmp_path / "mirror"
+    with (
+        Proxy(small.url) as served,
+        Client(served.url, small.public_token, small.private_key, cache_enabled=False, **FAST) as c,
+    ):
+        mirror.sync(c, target)
+        changes = Changes(small.state, seed=0)
+        changes.advance(3600)
+        changed = changes.update("deals", 20)
+        served.add(DEALS, items_edit(spelt(str.upper)))
+        o = outcome(lambda: mirror.sync(c, target))
+    try:
+        assert o.error is None, repr(o.error)
+        assert o.caught == [], [str(w.message) for w in o.caught]
+        held = mirror.load(target, "deals", include_deleted=True)
+        assert held["id"].is_unique
+        assert set(map(str.lower, changed)) <= set(held["id"])
+        assert len(held) == len(Client.for_sandbox(small).private.deals(include_deleted=True))
+    finally:
+        small.reset()
+        shutil.rmtree(target, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------- integer values
+
+
+def test_integer_ids_are_said_to_be_not_text(via, proxy):
+    """Ids written as numbers: said as ids that are not text (naming them), not as absent."""
+    numbers = iter(range(1000, 10_000))
+    proxy.add(COMPANIES, items_edit(lambda item: item.update(id=next(numbers))))
+    o = outcome(lambda: via.private.companies(limit=5))
+    assert o.error is None, repr(o.error)
+    said = o.warned(ServiceContractWarning)
+    assert len(said) == 1, said
+    assert "the 'id' of 5 of 5 items is not text (1000, 1001, 1002, ...)" in said[0]
+    assert "no 'id'" not in said[0]
+    assert o.value["id"].tolist() == ["1000", "1001", "1002", "1003", "1004"]
+
+
+def test_year_buckets_written_as_numbers_are_read_as_years(direct, via, proxy):
+    """``bucket: 2021`` for ``time_bucket`` year is the bucket ``"2021"`` with its bounds."""
+    want = direct.private.aggregate("ev_revenue", "year")
+    proxy.add(AGGREGATE, items_edit(lambda item: item.update(bucket=int(item["bucket"]))))
+    o = outcome(lambda: via.private.aggregate("ev_revenue", "year"))
+    assert o.error is None, repr(o.error)
+    columns = ["bucket", "period_start", "period_end", "n", "median"]
+    assert_same(o.value[columns], want[columns])
+    said = o.warned(ServiceContractWarning)
+    assert len(said) == 1 and "the 'bucket' of" in said[0] and "not text" in said[0], said
