@@ -35,6 +35,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 import dealframe.sandbox
 from dealframe import mirror
 from dealframe.client import Client
+from dealframe.errors import AmbiguousNameError, ServiceContractError
 from dealframe.notices import ServiceContractWarning
 from dealframe.sandbox.changes import Changes
 
@@ -164,3 +165,59 @@ def test_year_buckets_written_as_numbers_are_read_as_years(direct, via, proxy):
     assert_same(o.value[columns], want[columns])
     said = o.warned(ServiceContractWarning)
     assert len(said) == 1 and "the 'bucket' of" in said[0] and "not text" in said[0], said
+
+
+# ------------------------------------------------------------------------------ match_type
+
+RESOLVE = f"^{P}/companies/resolve$"
+#: ``match_type`` written another way (case, spaces, ``-``), by the document's value.
+WRITTEN = {"exact": "EXACT", "ambiguous": "Ambiguous", "no_match": "no-match "}
+
+
+@pytest.fixture(scope="module")
+def names(direct: Any) -> list[str]:
+    """Names resolved exact, ambiguous (shared by several companies) and not at all."""
+    companies = direct.private.companies(limit=200)["name"]
+    counts = companies.value_counts()
+    shared = counts[counts > 1].index.tolist()[:2]
+    assert shared, "the test needs names shared by several companies"
+    return [*companies.drop_duplicates(keep=False).head(5), *shared, "Nonexistent Zzz Co"]
+
+
+def match_types_as(written: dict[str, str]) -> Any:
+    def change(item: dict[str, Any]) -> None:
+        item["match_type"] = written.get(item["match_type"], item["match_type"])
+
+    return items_edit(change, "match_type")
+
+
+@pytest.mark.parametrize("on_ambiguous", ["none", "best"])
+def test_match_types_in_another_case_are_read_as_the_vocabulary(
+    direct, via, proxy, names, on_ambiguous
+):
+    """``EXACT``, ``Ambiguous``, ``no-match `` are the document's values: the same frames as
+    the sandbox's (they were extra categories: ``"best"`` chose nothing, ``"raise"`` never
+    raised)."""
+    ref = outcome(lambda: direct.private.resolve_companies(names, on_ambiguous=on_ambiguous))
+    want = ref.value
+    assert set(want.matches["match_type"]) == {"exact", "ambiguous", "no_match"}
+    proxy.add(RESOLVE, match_types_as(WRITTEN))
+    o = outcome(lambda: via.private.resolve_companies(names, on_ambiguous=on_ambiguous))
+    assert o.error is None, repr(o.error)
+    assert [str(w.message) for w in o.caught] == [str(w.message) for w in ref.caught]
+    assert_same(o.value.matches, want.matches)
+    assert_same(o.value.candidates, want.candidates)
+    with pytest.raises(AmbiguousNameError):
+        via.private.resolve_companies(names, on_ambiguous="raise")
+
+
+def test_match_types_outside_the_vocabulary_are_kept_and_said(via, proxy, names):
+    proxy.add(RESOLVE, match_types_as({"no_match": "none"}))
+    o = outcome(lambda: via.private.resolve_companies(names))
+    assert o.error is None, repr(o.error)
+    assert o.value.matches["match_type"].tolist()[-1] == "none"
+    said = o.warned(ServiceContractWarning)
+    assert len(said) == 1 and "match_type outside exact, ambiguous, no_match" in said[0], said
+    assert "'none' (1)" in said[0]
+    with pytest.raises(ServiceContractError, match="'none'"):
+        via.private.resolve_companies(names, strict=True)

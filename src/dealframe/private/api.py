@@ -46,7 +46,7 @@ from ..errors import (
 )
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
-from ..frames.schemas import PROFILE_FIELDS, ROLES
+from ..frames.schemas import MATCH_TYPES, PROFILE_FIELDS, ROLES
 from ..notices import MissingDataWarning, missing_expected, user_stacklevel, warn_missing
 from ..provenance import attach
 from ..transport.paging import map_concurrent
@@ -1963,6 +1963,7 @@ class PrivateApi:
             )
         with shaping(RequestInfo("POST", f"{PREFIX}/{entity}/resolve", "private"), endpoint):
             matches, candidates = shape.resolve_frames(data)
+        outside_vocabulary(matches, "match_type", MATCH_TYPES, found)  # after case is undone
         ambiguous = matches["match_type"] == "ambiguous"
         if on_ambiguous == "best" and ambiguous.any():
             _fill_best(matches, candidates, ambiguous, found)
