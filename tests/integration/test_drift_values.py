@@ -9,6 +9,7 @@ the value): never rows dropped or warned missing for a spelling, never a mislead
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
+    Action,
     Proxy,
     assert_same,
     direct,
@@ -221,3 +223,33 @@ def test_match_types_outside_the_vocabulary_are_kept_and_said(via, proxy, names)
     assert "'none' (1)" in said[0]
     with pytest.raises(ServiceContractError, match="'none'"):
         via.private.resolve_companies(names, strict=True)
+
+
+# ---------------------------------------------------------------------- NaN and Infinity
+
+
+def tokens_for_nulls(field: str, token: bytes = b"NaN") -> Action:
+    """Python's ``json.dumps`` output: ``"field": NaN`` where the sandbox writes null."""
+
+    def apply(ex: Any) -> None:
+        ex.content = re.sub(rb'("%s"):\s*null' % field.encode(), rb"\1:" + token, ex.content)
+        ex._doc = None
+
+    return Action(f"{token.decode()} for null {field}", on_response=apply)
+
+
+@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity"])
+def test_nan_and_infinity_tokens_are_read_as_null_and_said(direct, via, proxy, token):
+    """A complete body with these tokens is not a truncated one: it was asked again, then
+    refused as cut short. It is read once, the tokens as null, and one warning names them."""
+    want = direct.private.deals(limit=300)
+    assert want["deal_valuation"].isna().any(), "the test needs null valuations"
+    proxy.add(DEALS, tokens_for_nulls("deal_valuation", token))
+    o = outcome(lambda: via.private.deals(limit=300))
+    assert o.error is None, repr(o.error)
+    assert proxy.count(DEALS) == 1
+    assert_same(o.value, want)
+    said = o.warned(ServiceContractWarning)
+    assert len(said) == 1, said
+    assert f"POST {P}/transactions: the body holds" in said[0]
+    assert f"({token.decode()}): read as null" in said[0]
