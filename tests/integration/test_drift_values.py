@@ -253,3 +253,56 @@ def test_nan_and_infinity_tokens_are_read_as_null_and_said(direct, via, proxy, t
     assert len(said) == 1, said
     assert f"POST {P}/transactions: the body holds" in said[0]
     assert f"({token.decode()}): read as null" in said[0]
+
+
+# -------------------------------------------------------------------------------- booleans
+
+
+def every_other(change: Callable[[dict[str, Any]], None]) -> Any:
+    """``change`` applied to every second item of ``data``."""
+
+    def apply(doc: Any) -> Any:
+        for i, item in enumerate(doc["data"]):
+            if i % 2:
+                change(item)
+        return doc
+
+    return edit(apply, "every other item")
+
+
+@pytest.mark.parametrize(
+    ("path", "call", "action"),
+    [
+        (
+            DEALS,
+            lambda c: c.private.deals(limit=50),
+            items_edit(lambda item: item.update(deleted=str(item["deleted"]).lower())),
+        ),
+        (
+            DEALS,
+            lambda c: c.private.deals(limit=50),
+            every_other(lambda item: item.update(deleted=int(item["deleted"]))),
+        ),
+        (
+            COMPANIES,
+            lambda c: c.private.companies(limit=50),
+            items_edit(lambda item: item.update(active=str(item["active"]).upper())),
+        ),
+    ],
+    ids=["text", "0 and 1 among booleans", "upper-case text"],
+)
+def test_booleans_written_as_text_or_numbers_are_read_as_booleans(
+    direct, via, proxy, path, call, action
+):
+    """``"false"``, ``"TRUE"``, and 0/1 on some rows, are the booleans they say (as ``meta``'s
+    are): the call aborted with an error that named no value."""
+    proxy.add(path, action)
+    o = outcome(lambda: call(via))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, call(direct))
+
+
+def test_a_boolean_field_holding_other_text_is_refused_naming_it(via, proxy):
+    proxy.add(DEALS, items_edit(lambda item: item.update(deleted="no")))
+    with pytest.raises(ServiceContractError, match=r"invalid deleted: .* got 'no'"):
+        via.private.deals(limit=50)

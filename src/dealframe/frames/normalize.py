@@ -298,6 +298,30 @@ def _floats(values: Sequence[Any]) -> np.ndarray:
         return np.array(values, dtype=np.float64) if len(values) else np.empty(0, np.float64)
 
 
+_BOOLEAN_TEXT = {"true": True, "false": False}
+
+
+def _booleans(values: Sequence[Any], name: str) -> Any:
+    """Booleans (or None) as ``boolean``; ``"true"``/``"false"`` written as text and the
+    numbers 0 and 1 are read as the booleans they say (as ``meta`` is); anything else is
+    refused, naming the field and the value."""
+    try:
+        return pd.array(values, dtype=pd.BooleanDtype())
+    except (ValueError, TypeError):
+        pass
+    out: list[Any] = []
+    for value in values:
+        if value is None or type(value) is bool or _is_null(value):
+            out.append(None if _is_null(value) else value)
+        elif isinstance(value, str) and value.strip().lower() in _BOOLEAN_TEXT:
+            out.append(_BOOLEAN_TEXT[value.strip().lower()])
+        elif type(value) is int and value in (0, 1):
+            out.append(bool(value))
+        else:
+            raise ValidationError(name, "booleans (true or false)", got=value)
+    return pd.array(out, dtype=pd.BooleanDtype())
+
+
 def _objects(values: Sequence[Any]) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))
 
@@ -322,7 +346,7 @@ def cast(values: Sequence[Any], column: Column) -> Any:
         if kind == "int":
             return pd.array(values, dtype=pd.Int64Dtype())
         if kind == "bool":
-            return pd.array(values, dtype=pd.BooleanDtype())
+            return _booleans(values, name)
         if kind == "str":
             return _strings(values)
         if kind == "uuid":
