@@ -306,3 +306,55 @@ def test_a_boolean_field_holding_other_text_is_refused_naming_it(via, proxy):
     proxy.add(DEALS, items_edit(lambda item: item.update(deleted="no")))
     with pytest.raises(ServiceContractError, match=r"invalid deleted: .* got 'no'"):
         via.private.deals(limit=50)
+
+
+# ------------------------------------------------------------------- dates, empty numbers
+
+
+@pytest.mark.parametrize("suffix", ["T00:00:00Z", "T00:00:00.000+00:00", "T00:00:00"])
+@pytest.mark.parametrize(
+    ("path", "field", "call"),
+    [
+        (DEALS, "deal_date", lambda c: c.private.deals(limit=50)),
+        (COMPANIES, "ipoed", lambda c: c.private.companies(limit=50)),
+    ],
+    ids=["deal_date", "ipoed"],
+)
+def test_dates_written_as_timestamps_at_midnight_are_their_dates(
+    direct, via, proxy, suffix, path, field, call
+):
+    """A date field as ``2024-05-01T00:00:00Z`` (a common serializer default) is that date:
+    the pull aborted."""
+
+    def stamp(item: dict[str, Any]) -> None:
+        if item.get(field):
+            item[field] += suffix
+
+    proxy.add(path, items_edit(stamp))
+    o = outcome(lambda: call(via))
+    assert o.error is None, repr(o.error)
+    assert o.caught == [], [str(w.message) for w in o.caught]
+    assert_same(o.value, call(direct))
+
+
+def test_a_date_written_as_a_timestamp_at_another_time_is_refused_naming_it(via, proxy):
+    proxy.add(DEALS, items_edit(lambda item: item.update(deal_date="2024-05-01T13:30:00Z")))
+    with pytest.raises(ServiceContractError, match=r"invalid deal_date: .* '2024-05-01T13:30:00Z'"):
+        via.private.deals(limit=50)
+
+
+def test_an_empty_string_for_a_number_is_null_and_said(direct, via, proxy):
+    """``"deal_ebitda": ""`` where the sandbox writes null: read as null, with a warning that
+    names the field (the call aborted)."""
+    want = direct.private.deals(limit=50)
+    assert want["deal_ebitda"].isna().any(), "the test needs null deal_ebitda"
+    proxy.add(
+        DEALS, items_edit(lambda item: item["deal_ebitda"] is None and item.update(deal_ebitda=""))
+    )
+    o = outcome(lambda: via.private.deals(limit=50))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, want)
+    said = o.warned(ServiceContractWarning)
+    assert said == [
+        'deal_ebitda: empty strings "" where a number or null is documented: read as null'
+    ]

@@ -22,7 +22,9 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 import uuid
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter
@@ -47,6 +49,7 @@ from dealframe.frames.schemas import (
     Schema,
     dtype_of,
 )
+from dealframe.notices import ServiceContractWarning, user_stacklevel
 
 __all__ = [
     "as_records",
@@ -206,11 +209,45 @@ def to_date(values: Sequence[Any], name: str = "date") -> np.ndarray:
         return fast.astype(DATE_DTYPE)
     values = _python(values)
     _check_text(values, name, "YYYY-MM-DD dates (strings)")
+    values = [_day(v, name) for v in values]
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), format="%Y-%m-%d")
     except (ValueError, TypeError) as exc:
         raise ValidationError(name, f"YYYY-MM-DD dates ({why(exc)})") from None
     return out.to_numpy(dtype=DATE_DTYPE)
+
+
+#: A date written as a timestamp (``2024-05-01T00:00:00Z``): the day, and the time of day.
+_STAMPED = re.compile(
+    r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(?:Z|[+-]\d{2}:?\d{2})?"
+)
+_MIDNIGHT = re.compile(r"00:00(?::00(?:\.0+)?)?")
+
+
+def _day(value: Any, name: str) -> Any:
+    """A date given as a timestamp at midnight (a common serializer default) as its date;
+    any other value as it is. A timestamp at another time is refused, naming it: which
+    day it stands for depends on a time zone the document does not give.
+
+    Examples
+    --------
+    >>> _day("2024-05-01T00:00:00.000+00:00", "deal_date"), _day("2024-05-01", "deal_date")
+    ('2024-05-01', '2024-05-01')
+    >>> _day("2024-05-01T13:30:00Z", "deal_date")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid deal_date: expected YYYY-MM-DD dates (a timestamp at midnight is read as its date), got '2024-05-01T13:30:00Z'
+    """
+    if not isinstance(value, str) or len(value) <= 10:
+        return value
+    stamped = _STAMPED.fullmatch(value)
+    if stamped is None:
+        return value
+    if _MIDNIGHT.fullmatch(stamped[2]) is None:
+        raise ValidationError(
+            name, "YYYY-MM-DD dates (a timestamp at midnight is read as its date)", got=value
+        ) from None
+    return stamped[1]
 
 
 def _strings(values: Sequence[Any]) -> Any:
@@ -289,13 +326,31 @@ def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
 
 
-def _floats(values: Sequence[Any]) -> np.ndarray:
+def _floats(values: Sequence[Any], name: str = "number") -> np.ndarray:
     """Numbers (or None) as float64, None as NaN: by Arrow when it takes them all (floats,
-    ints it holds exactly), else by numpy (numeric strings, bools, big ints ...)."""
+    ints it holds exactly), else by numpy (numeric strings, bools, big ints ...); an empty
+    string is null, warned of naming the field."""
     try:
         return pa.array(values, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
     except _ARROW_ERRORS:
-        return np.array(values, dtype=np.float64) if len(values) else np.empty(0, np.float64)
+        pass
+    if not len(values):
+        return np.empty(0, np.float64)
+    text = [i for i, v in enumerate(values) if isinstance(v, str)]
+    blank = [i for i in text if not values[i].strip()]
+    if blank:
+        values = list(values)
+        for i in blank:
+            values[i] = None
+        _warn(
+            name,
+            'empty strings "" where a number or null is documented: read as null',
+        )
+    return np.array(values, dtype=np.float64)
+
+
+def _warn(name: str, what: str) -> None:
+    warnings.warn(f"{name}: {what}", ServiceContractWarning, stacklevel=user_stacklevel())
 
 
 _BOOLEAN_TEXT = {"true": True, "false": False}
@@ -342,7 +397,7 @@ def cast(values: Sequence[Any], column: Column) -> Any:
     kind, name = column.kind, column.name
     try:
         if kind == "float":
-            return _floats(values)
+            return _floats(values, name)
         if kind == "int":
             return pd.array(values, dtype=pd.Int64Dtype())
         if kind == "bool":
