@@ -358,3 +358,35 @@ def test_an_empty_string_for_a_number_is_null_and_said(direct, via, proxy):
     assert said == [
         'deal_ebitda: empty strings "" where a number or null is documented: read as null'
     ]
+
+
+# ------------------------------------------------------------ infinities, booleans as numbers
+
+
+def valuations(*values: Any) -> Any:
+    """The first items' ``deal_valuation`` set to ``values``."""
+
+    def apply(doc: Any) -> Any:
+        for item, value in zip(doc["data"], values):
+            item["deal_valuation"] = value
+        return doc
+
+    return edit(apply, "deal_valuation")
+
+
+def test_infinities_written_as_text_in_a_number_field_are_said(via, proxy):
+    proxy.add(DEALS, valuations("Infinity", "-inf", 12.5))
+    o = outcome(lambda: via.private.deals(limit=10))
+    assert o.error is None, repr(o.error)
+    assert o.value["deal_valuation"].head(3).tolist() == [float("inf"), float("-inf"), 12.5]
+    said = o.warned(ServiceContractWarning)
+    assert said == [
+        "deal_valuation: text that is not a finite number ('-inf', 'Infinity'): read as written"
+    ]
+
+
+def test_a_boolean_in_a_number_field_is_refused_naming_it(via, proxy):
+    """``true`` in ``deal_valuation`` was read as 1.0, silently."""
+    proxy.add(DEALS, valuations(True))
+    with pytest.raises(ServiceContractError, match=r"invalid deal_valuation: .* got True"):
+        via.private.deals(limit=10)

@@ -326,10 +326,15 @@ def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
 
 
-def _floats(values: Sequence[Any], name: str = "number") -> np.ndarray:
+def _floats(values: Sequence[Any], name: str = "number", typed: bool = False) -> np.ndarray:
     """Numbers (or None) as float64, None as NaN: by Arrow when it takes them all (floats,
-    ints it holds exactly), else by numpy (numeric strings, bools, big ints ...); an empty
-    string is null, warned of naming the field."""
+    ints it holds exactly), else by numpy (numeric strings, big ints ...). A boolean is
+    refused (Arrow and numpy read it as 1 or 0); an empty string is null, and text that is
+    not a finite number (``"Infinity"``, ``"-inf"``, ``"NaN"``) is read as written: both
+    warned of, naming the field. ``typed``: values a schema'd decoder read as numbers or
+    null (:mod:`dealframe.frames.deal_rows`), no boolean among them."""
+    if not typed and bool in set(map(type, values)):
+        raise ValidationError(name, "numbers", got=next(v for v in values if type(v) is bool))
     try:
         return pa.array(values, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
     except _ARROW_ERRORS:
@@ -346,7 +351,26 @@ def _floats(values: Sequence[Any], name: str = "number") -> np.ndarray:
             name,
             'empty strings "" where a number or null is documented: read as null',
         )
-    return np.array(values, dtype=np.float64)
+    try:
+        out = np.array(values, dtype=np.float64)
+    except (ValueError, TypeError):
+        odd = next(v for v in values if not _is_number(v))
+        raise ValidationError(name, "numbers", got=odd) from None
+    odd = sorted({values[i] for i in text if values[i] is not None and not np.isfinite(out[i])})
+    if odd:
+        _warn(
+            name,
+            f"text that is not a finite number ({', '.join(map(repr, odd[:5]))}): read as written",
+        )
+    return out
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (ValueError, TypeError):
+        return value is None
+    return True
 
 
 def _warn(name: str, what: str) -> None:
@@ -555,6 +579,8 @@ def _page_column(values: list[Any], col: Column, typed: bool = False) -> Any:
     if typed and col.kind == "list":
         blobs = [None if v is None else _write_typed(v) for v in values]
         return pd.array(pa.array(blobs, pa.large_binary()).view(_TEXT), dtype=STRING_DTYPE)
+    if typed and col.kind == "float":
+        return _floats(values, col.name, typed=True)
     if col.kind not in _TEXT_KINDS:
         return cast(values, col)
     try:
