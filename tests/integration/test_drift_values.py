@@ -27,6 +27,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     assert_same,
     direct,
     edit,
+    fresh,
     fresh_rules,
     no_hang,
     outcome,
@@ -390,3 +391,33 @@ def test_a_boolean_in_a_number_field_is_refused_naming_it(via, proxy):
     proxy.add(DEALS, valuations(True))
     with pytest.raises(ServiceContractError, match=r"invalid deal_valuation: .* got True"):
         via.private.deals(limit=10)
+
+
+# ------------------------------------------------------------------------ discovery document
+
+LOOKUP = f"^{P}/lookup/transactions$"
+
+
+def joined_values() -> Any:
+    """Enum ``values`` written as one comma-joined string instead of an array."""
+
+    def apply(doc: Any) -> Any:
+        for entry in doc["data"]["filters"]:
+            if entry.get("values"):
+                entry["values"] = ",".join(entry["values"])
+        return doc
+
+    return edit(apply, "joined values")
+
+
+def test_an_unreadable_discovery_document_is_the_services_fault_not_the_arguments(fresh, proxy):
+    """``lookup()`` raised ValidationError (the "your argument" error) for the service's
+    document; the enum check it feeds then went silently (a typo reached the service)."""
+    proxy.add(LOOKUP, joined_values())
+    o = outcome(lambda: fresh.private.lookup("transactions"))
+    assert type(o.error) is ServiceContractError, repr(o.error)
+    assert f"GET {P}/lookup/transactions" in str(o.error) and "'Early,Growth," in str(o.error)
+    said = o.warned(ServiceContractWarning)
+    assert len(said) == 1, said
+    assert "the values of deal_type, deal_subtype, target_region are not arrays" in said[0]
+    assert "the client cannot check these filters' values" in said[0]

@@ -588,9 +588,10 @@ class PrivateApi:
         doc = response.json().get("data") or {}
         with self._lock:
             self._schemas[entity] = FilterSchema(entity, doc)
-        return attach(
-            shape.lookup_frame(doc), endpoint=f"GET {PREFIX}/lookup/{entity}", responses=[response]
-        )
+        endpoint = f"GET {PREFIX}/lookup/{entity}"
+        with shaping(response.request, endpoint):  # the service's document, not an argument
+            frame = shape.lookup_frame(doc)
+        return attach(frame, endpoint=endpoint, responses=[response])
 
     # ------------------------------------------------------------------ lists
 
