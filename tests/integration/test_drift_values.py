@@ -36,7 +36,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 )
 
 import dealframe.sandbox
-from dealframe import mirror
+from dealframe import co_investment_edges, explode_participants, mirror
 from dealframe.client import Client
 from dealframe.errors import AmbiguousNameError, ServiceContractError
 from dealframe.notices import ServiceContractWarning
@@ -421,3 +421,21 @@ def test_an_unreadable_discovery_document_is_the_services_fault_not_the_argument
     assert len(said) == 1, said
     assert "the values of deal_type, deal_subtype, target_region are not arrays" in said[0]
     assert "the client cannot check these filters' values" in said[0]
+
+
+def test_participant_ids_in_another_spelling_explode_to_the_same_rows(direct, via, proxy):
+    """Buyers' and lead investors' ids in upper case: the exploded participants (and so the
+    co-investment edges) have the ids the other frames and the arguments have."""
+
+    def upper(item: dict[str, Any]) -> None:
+        for column in ("buyers", "lead_investors"):
+            for participant in item.get(column) or []:
+                participant["id"] = participant["id"].upper()
+
+    roles = ("lead_investor", "buyer")  # list rows carry no full investor list
+    want = explode_participants(direct.private.deals(limit=300), roles=roles)
+    assert len(want) > 50
+    proxy.add(DEALS, items_edit(upper))
+    got = explode_participants(via.private.deals(limit=300), roles=roles)
+    assert_same(got, want)
+    assert_same(co_investment_edges(got), co_investment_edges(want))

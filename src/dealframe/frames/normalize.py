@@ -282,21 +282,33 @@ def canonical_uuid(value: Any) -> Any:
 
 def _uuids(values: Sequence[Any] | pa.Array) -> Any:
     """UUID text in one spelling (:func:`canonical_uuid`), so that every comparison
-    downstream (ids asked for, the mirror's keys ...) sees the one the arguments have. One
-    vectorised test finds the values already canonical (every one, as a rule: nothing is
-    rewritten); only the others are. Values that are not text are left to :func:`_strings`
-    (the identity check says them)."""
+    downstream (ids asked for, the mirror's keys ...) sees the one the arguments have (by
+    :func:`_uuid_text`). Values that are not text are left to :func:`_strings` (the
+    identity check says them)."""
     try:
         arrow = _as_text(values)
     except _ARROW_ERRORS:
         return _strings(values)
+    return pd.array(_uuid_text(arrow), dtype=STRING_DTYPE)
+
+
+def _uuid_text(arrow: pa.Array) -> pa.Array:
+    """Arrow text with its UUIDs in one spelling (:func:`canonical_uuid`). One vectorised
+    test finds the values already canonical (every one, as a rule: the array is returned as
+    it is); only the others are rewritten.
+
+    Examples
+    --------
+    >>> _uuid_text(pa.array(["{5F38873F-6E1C-4D6F-AD87-E6977CDA30BA}", None])).to_pylist()
+    ['5f38873f-6e1c-4d6f-ad87-e6977cda30ba', None]
+    """
     ok = pc.and_(pc.equal(pc.binary_length(arrow), 36), pc.equal(arrow, pc.ascii_lower(arrow)))
     if pc.all(ok).as_py() is not False:  # True, or None: no non-null value
-        return pd.array(arrow, dtype=STRING_DTYPE)
+        return arrow
     text = arrow.to_pylist()
     for i in np.flatnonzero(~ok.fill_null(True).to_numpy(zero_copy_only=False)):
         text[i] = canonical_uuid(text[i])
-    return pd.array(text, dtype=STRING_DTYPE)
+    return pa.array(text, arrow.type)
 
 
 def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:

@@ -534,7 +534,8 @@ LOOKUP_FILTERS: Schema = (
 PARTICIPANTS: Schema = (
     Column("deal_id", "uuid"),
     Column("role", "category"),
-    *_cols("str", *(f"participant_{f}" for f in PARTICIPANT_FIELDS)),
+    Column("participant_id", "uuid"),
+    *_cols("str", *(f"participant_{f}" for f in PARTICIPANT_FIELDS if f != "id")),
     Column("deal_date", "date"),
     Column("deal_type", "category"),
     Column("deal_subtype", "category"),
