@@ -396,6 +396,10 @@ def _booleans(values: Sequence[Any], name: str) -> Any:
     """Booleans (or None) as ``boolean``; ``"true"``/``"false"`` written as text and the
     numbers 0 and 1 are read as the booleans they say (as ``meta`` is); anything else is
     refused, naming the field and the value."""
+    try:  # by Arrow: a third of pandas' time over a list of booleans
+        return pd.BooleanDtype().__from_arrow__(pa.array(values, pa.bool_()))
+    except _ARROW_ERRORS:
+        pass
     try:
         return pd.array(values, dtype=pd.BooleanDtype())
     except (ValueError, TypeError):
