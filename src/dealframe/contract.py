@@ -580,10 +580,18 @@ def identities(
         bad = keys.count("")
     else:
         bad = sum(1 for k in keys if not isinstance(k, str) or not k)
-    if bad:
+    odd = [] if typed or not bad else [k for k in keys if k is not None and not isinstance(k, str)]
+    if odd:  # a number, say: not absent, but not the text the document gives
         found.add(
             "missing_identity",
-            f"{bad} of {len(items)} items have no {key!r}: kept as rows of their own",
+            f"the {key!r} of {len(odd)} of {len(items)} items is not text "
+            f"({', '.join(map(repr, odd[:3]))}{', ...' if len(odd) > 3 else ''}): read as its text",
+            where=where,
+        )
+    if bad - len(odd):
+        found.add(
+            "missing_identity",
+            f"{bad - len(odd)} of {len(items)} items have no {key!r}: kept as rows of their own",
             where=where,
         )
     return keys

@@ -148,7 +148,7 @@ REFUSED = {
     "participant id a number": _participant("id", 12),
     "documented field absent": lambda doc: doc["data"][2].pop("deal_synopsis"),
     "number as text": _item("deal_valuation", "5.5"),
-    "boolean as a number": _item("deal_valuation", True),
+    "deleted as 0/1": _item("deleted", 1),  # read as the boolean it says
     "text as a number": _item("deal_synopsis", 42),
     "unknown meta member": lambda doc: doc["meta"].__setitem__("cursor", "x"),
     "meta count as text": lambda doc: doc["meta"].__setitem__("total", "3"),
@@ -170,9 +170,9 @@ def test_other_pages_are_refused_and_read_as_before(mutate):
         _item("created_at", 1642190107),  # timestamps as Unix seconds (the broken profile)
         lambda doc: doc["data"].insert(1, "oops"),  # an item that is not an object
         _item("target", "t-1"),
-        _item("deleted", 1),
+        _item("deal_valuation", True),  # not read as 1.0
     ],
-    ids=["timestamp as a number", "item not an object", "target as text", "deleted as 0/1"],
+    ids=["timestamp as a number", "item not an object", "target as text", "boolean as a number"],
 )
 def test_pages_the_fallback_refuses_still_raise_its_error(mutate):
     page = _one(mutate)

@@ -510,7 +510,7 @@ def test_values_orjson_does_not_know_are_written_as_their_str():
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("deal_date", "29/06/2026"), ("deal_date", "2026-06-29T00:00:00Z"), ("created_at", "soon")],
+    [("deal_date", "29/06/2026"), ("deal_date", "2026-06-29T10:00:00Z"), ("created_at", "soon")],
 )
 def test_an_unreadable_date_is_a_one_line_error_without_pandas_advice(field, value):
     read = to_date if field == "deal_date" else to_utc

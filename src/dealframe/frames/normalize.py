@@ -22,6 +22,9 @@ Examples
 from __future__ import annotations
 
 import math
+import re
+import uuid
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter
@@ -46,12 +49,14 @@ from dealframe.frames.schemas import (
     Schema,
     dtype_of,
 )
+from dealframe.notices import ServiceContractWarning, user_stacklevel
 
 __all__ = [
     "as_records",
     "assemble",
     "build_columns",
     "build_frame",
+    "canonical_uuid",
     "cast",
     "empty_frame",
     "infer_kind",
@@ -63,7 +68,7 @@ __all__ = [
 _EMPTY: Mapping[str, Any] = {}
 #: Kinds kept as Arrow text page by page and typed once over every page (one cast of 50,000
 #: values costs a fraction of fifty casts of 1,000); the others are typed page by page.
-_TEXT_KINDS = frozenset({"str", "date", "timestamp", "category"})
+_TEXT_KINDS = frozenset({"str", "uuid", "date", "timestamp", "category"})
 _TEXT = pa.large_string()
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError)
 _write_typed = msgspec.json.Encoder().encode
@@ -204,11 +209,45 @@ def to_date(values: Sequence[Any], name: str = "date") -> np.ndarray:
         return fast.astype(DATE_DTYPE)
     values = _python(values)
     _check_text(values, name, "YYYY-MM-DD dates (strings)")
+    values = [_day(v, name) for v in values]
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), format="%Y-%m-%d")
     except (ValueError, TypeError) as exc:
         raise ValidationError(name, f"YYYY-MM-DD dates ({why(exc)})") from None
     return out.to_numpy(dtype=DATE_DTYPE)
+
+
+#: A date written as a timestamp (``2024-05-01T00:00:00Z``): the day, and the time of day.
+_STAMPED = re.compile(
+    r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(?:Z|[+-]\d{2}:?\d{2})?"
+)
+_MIDNIGHT = re.compile(r"00:00(?::00(?:\.0+)?)?")
+
+
+def _day(value: Any, name: str) -> Any:
+    """A date given as a timestamp at midnight (a common serializer default) as its date;
+    any other value as it is. A timestamp at another time is refused, naming it: which
+    day it stands for depends on a time zone the document does not give.
+
+    Examples
+    --------
+    >>> _day("2024-05-01T00:00:00.000+00:00", "deal_date"), _day("2024-05-01", "deal_date")
+    ('2024-05-01', '2024-05-01')
+    >>> _day("2024-05-01T13:30:00Z", "deal_date")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid deal_date: expected YYYY-MM-DD dates (a timestamp at midnight is read as its date), got '2024-05-01T13:30:00Z'
+    """
+    if not isinstance(value, str) or len(value) <= 10:
+        return value
+    stamped = _STAMPED.fullmatch(value)
+    if stamped is None:
+        return value
+    if _MIDNIGHT.fullmatch(stamped[2]) is None:
+        raise ValidationError(
+            name, "YYYY-MM-DD dates (a timestamp at midnight is read as its date)", got=value
+        ) from None
+    return stamped[1]
 
 
 def _strings(values: Sequence[Any]) -> Any:
@@ -218,6 +257,58 @@ def _strings(values: Sequence[Any]) -> Any:
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return pd.array(values, dtype=STRING_DTYPE)  # non-string values: pandas casts them
     return pd.array(arrow, dtype=STRING_DTYPE)
+
+
+@checked_keywords
+def canonical_uuid(value: Any) -> Any:
+    """A UUID in the one spelling the client uses (lower case, hyphenated, no braces), as
+    :func:`dealframe.private.ids.check_ids` writes arguments; anything that is not a UUID
+    (text or not) as it is.
+
+    Examples
+    --------
+    >>> canonical_uuid("{5F38873F-6E1C-4D6F-AD87-E6977CDA30BA}")
+    '5f38873f-6e1c-4d6f-ad87-e6977cda30ba'
+    >>> canonical_uuid("d1"), canonical_uuid(7)
+    ('d1', 7)
+    """
+    if not isinstance(value, str) or (len(value) == 36 and value.islower()):
+        return value
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        return value
+
+
+def _uuids(values: Sequence[Any] | pa.Array) -> Any:
+    """UUID text in one spelling (:func:`canonical_uuid`), so that every comparison
+    downstream (ids asked for, the mirror's keys ...) sees the one the arguments have (by
+    :func:`_uuid_text`). Values that are not text are left to :func:`_strings` (the
+    identity check says them)."""
+    try:
+        arrow = _as_text(values)
+    except _ARROW_ERRORS:
+        return _strings(values)
+    return pd.array(_uuid_text(arrow), dtype=STRING_DTYPE)
+
+
+def _uuid_text(arrow: pa.Array) -> pa.Array:
+    """Arrow text with its UUIDs in one spelling (:func:`canonical_uuid`). One vectorised
+    test finds the values already canonical (every one, as a rule: the array is returned as
+    it is); only the others are rewritten.
+
+    Examples
+    --------
+    >>> _uuid_text(pa.array(["{5F38873F-6E1C-4D6F-AD87-E6977CDA30BA}", None])).to_pylist()
+    ['5f38873f-6e1c-4d6f-ad87-e6977cda30ba', None]
+    """
+    ok = pc.and_(pc.equal(pc.binary_length(arrow), 36), pc.equal(arrow, pc.ascii_lower(arrow)))
+    if pc.all(ok).as_py() is not False:  # True, or None: no non-null value
+        return arrow
+    text = arrow.to_pylist()
+    for i in np.flatnonzero(~ok.fill_null(True).to_numpy(zero_copy_only=False)):
+        text[i] = canonical_uuid(text[i])
+    return pa.array(text, arrow.type)
 
 
 def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
@@ -247,13 +338,83 @@ def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
 
 
-def _floats(values: Sequence[Any]) -> np.ndarray:
+def _floats(values: Sequence[Any], name: str = "number", typed: bool = False) -> np.ndarray:
     """Numbers (or None) as float64, None as NaN: by Arrow when it takes them all (floats,
-    ints it holds exactly), else by numpy (numeric strings, bools, big ints ...)."""
+    ints it holds exactly), else by numpy (numeric strings, big ints ...). A boolean is
+    refused (Arrow and numpy read it as 1 or 0); an empty string is null, and text that is
+    not a finite number (``"Infinity"``, ``"-inf"``, ``"NaN"``) is read as written: both
+    warned of, naming the field. ``typed``: values a schema'd decoder read as numbers or
+    null (:mod:`dealframe.frames.deal_rows`), no boolean among them."""
+    if not typed and bool in set(map(type, values)):
+        raise ValidationError(name, "numbers", got=next(v for v in values if type(v) is bool))
     try:
         return pa.array(values, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
     except _ARROW_ERRORS:
-        return np.array(values, dtype=np.float64) if len(values) else np.empty(0, np.float64)
+        pass
+    if not len(values):
+        return np.empty(0, np.float64)
+    text = [i for i, v in enumerate(values) if isinstance(v, str)]
+    blank = [i for i in text if not values[i].strip()]
+    if blank:
+        values = list(values)
+        for i in blank:
+            values[i] = None
+        _warn(
+            name,
+            'empty strings "" where a number or null is documented: read as null',
+        )
+    try:
+        out = np.array(values, dtype=np.float64)
+    except (ValueError, TypeError):
+        odd = next(v for v in values if not _is_number(v))
+        raise ValidationError(name, "numbers", got=odd) from None
+    odd = sorted({values[i] for i in text if values[i] is not None and not np.isfinite(out[i])})
+    if odd:
+        _warn(
+            name,
+            f"text that is not a finite number ({', '.join(map(repr, odd[:5]))}): read as written",
+        )
+    return out
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (ValueError, TypeError):
+        return value is None
+    return True
+
+
+def _warn(name: str, what: str) -> None:
+    warnings.warn(f"{name}: {what}", ServiceContractWarning, stacklevel=user_stacklevel())
+
+
+_BOOLEAN_TEXT = {"true": True, "false": False}
+
+
+def _booleans(values: Sequence[Any], name: str) -> Any:
+    """Booleans (or None) as ``boolean``; ``"true"``/``"false"`` written as text and the
+    numbers 0 and 1 are read as the booleans they say (as ``meta`` is); anything else is
+    refused, naming the field and the value."""
+    try:  # by Arrow: a third of pandas' time over a list of booleans
+        return pd.BooleanDtype().__from_arrow__(pa.array(values, pa.bool_()))
+    except _ARROW_ERRORS:
+        pass
+    try:
+        return pd.array(values, dtype=pd.BooleanDtype())
+    except (ValueError, TypeError):
+        pass
+    out: list[Any] = []
+    for value in values:
+        if value is None or type(value) is bool or _is_null(value):
+            out.append(None if _is_null(value) else value)
+        elif isinstance(value, str) and value.strip().lower() in _BOOLEAN_TEXT:
+            out.append(_BOOLEAN_TEXT[value.strip().lower()])
+        elif type(value) is int and value in (0, 1):
+            out.append(bool(value))
+        else:
+            raise ValidationError(name, "booleans (true or false)", got=value)
+    return pd.array(out, dtype=pd.BooleanDtype())
 
 
 def _objects(values: Sequence[Any]) -> np.ndarray:
@@ -276,13 +437,15 @@ def cast(values: Sequence[Any], column: Column) -> Any:
     kind, name = column.kind, column.name
     try:
         if kind == "float":
-            return _floats(values)
+            return _floats(values, name)
         if kind == "int":
             return pd.array(values, dtype=pd.Int64Dtype())
         if kind == "bool":
-            return pd.array(values, dtype=pd.BooleanDtype())
+            return _booleans(values, name)
         if kind == "str":
             return _strings(values)
+        if kind == "uuid":
+            return _uuids(values)
         if kind == "date":
             return to_date(values, name)
         if kind == "timestamp":
@@ -432,6 +595,8 @@ def _page_column(values: list[Any], col: Column, typed: bool = False) -> Any:
     if typed and col.kind == "list":
         blobs = [None if v is None else _write_typed(v) for v in values]
         return pd.array(pa.array(blobs, pa.large_binary()).view(_TEXT), dtype=STRING_DTYPE)
+    if typed and col.kind == "float":
+        return _floats(values, col.name, typed=True)
     if col.kind not in _TEXT_KINDS:
         return cast(values, col)
     try:

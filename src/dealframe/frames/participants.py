@@ -33,7 +33,7 @@ import pyarrow as pa
 
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError, did_you_mean
-from dealframe.frames.normalize import cast, empty_frame
+from dealframe.frames.normalize import _uuid_text, cast, empty_frame
 from dealframe.frames.objects import _strings_in_order, object_lists
 from dealframe.frames.private import deals_frame
 from dealframe.frames.schemas import (
@@ -163,6 +163,11 @@ def explode_participants(
         "deal_id": deals["id"].array.take(parent),
         "role": pd.Categorical.from_codes(codes[block], dtype=_ROLE_DTYPE),
     }
+    ids = values["id"]  # in one spelling: each distinct one looked at once
+    if isinstance(ids, pa.DictionaryArray):
+        values["id"] = pa.DictionaryArray.from_arrays(ids.indices, _uuid_text(ids.dictionary))
+    else:
+        values["id"] = _uuid_text(ids)
     for f, strings in _strings_in_order(values, order).items():
         columns[f"participant_{f}"] = pd.array(strings, dtype=STRING_DTYPE)
     for name in _CARRIED:

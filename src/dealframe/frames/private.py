@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,6 +50,7 @@ from dealframe.frames.schemas import (
     INVESTOR_LIST,
     INVESTOR_PROFILE,
     LOOKUP_FILTERS,
+    MATCH_TYPES,
     PORTFOLIO,
     PROFILE_NESTED,
     RESOLVE_CANDIDATES,
@@ -215,44 +216,43 @@ def _role_key(value: Any) -> Any:
     return re.sub(r"[\s_-]+", "", value).casefold() if isinstance(value, str) else value
 
 
-_ROLE_KEYS = {_role_key(role): role for role in ROLES}
-
-
-def _one_role_vocabulary(role: pd.Series) -> pd.Series:
-    """``role`` with each value that differs from :data:`~dealframe.frames.schemas.ROLES`
-    only in case, spaces, ``-`` or ``_`` written as it (``"Lead_Investor"``, ``"buyer "``);
-    any other value stays an extra category, after the vocabulary's.
+def _one_vocabulary(values: pd.Series, vocabulary: Sequence[str] = ROLES) -> pd.Series:
+    """A categorical column (``role``, ``match_type``) with each value that differs from
+    ``vocabulary`` only in case, spaces, ``-`` or ``_`` written as it (``"Lead_Investor"``,
+    ``"buyer "``, ``"NO_MATCH"``); any other value stays an extra category, after the
+    vocabulary's.
 
     Examples
     --------
     >>> role = pd.Series(pd.Categorical(["Lead-Investor", "buyer ", "seller"]))
-    >>> _one_role_vocabulary(role).tolist(), list(_one_role_vocabulary(role).cat.categories)
+    >>> _one_vocabulary(role).tolist(), list(_one_vocabulary(role).cat.categories)
     (['lead_investor', 'buyer', 'seller'], ['lead_investor', 'buyer', 'investor', 'seller'])
     """
-    if not isinstance(role.dtype, pd.CategoricalDtype):
-        return role
-    old = list(role.cat.categories)
-    if old == list(ROLES):  # the vocabulary alone: nothing to write
-        return role
-    written = [_ROLE_KEYS.get(_role_key(value), value) for value in old]
-    new = [*ROLES, *sorted({w for w in written if w not in ROLES}, key=str)]
+    if not isinstance(values.dtype, pd.CategoricalDtype):
+        return values
+    old = list(values.cat.categories)
+    if old == list(vocabulary):  # the vocabulary alone: nothing to write
+        return values
+    keys = {_role_key(value): value for value in vocabulary}
+    written = [keys.get(_role_key(value), value) for value in old]
+    new = [*vocabulary, *sorted({w for w in written if w not in vocabulary}, key=str)]
     at = {value: i for i, value in enumerate(new)}
     table = np.array([*(at[w] for w in written), -1], dtype=np.int32)  # a null's -1 stays -1
-    codes = table[role.cat.codes.to_numpy()]
+    codes = table[values.cat.codes.to_numpy()]
     out = pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(new))
-    return pd.Series(out, index=role.index, name=role.name)
+    return pd.Series(out, index=values.index, name=values.name)
 
 
 def _deals_joined(parts: list[Any], schema: Schema, with_role: bool | None) -> pd.DataFrame:
     """Deal columns joined into a frame, with ``role`` as ``with_role`` asks (:func:`deals_frame`),
-    in the one role vocabulary (:func:`_one_role_vocabulary`)."""
+    in the one role vocabulary (:func:`_one_vocabulary`)."""
     always = () if with_role is None or with_role is False else (DEAL_ROLE.name,)
     frame = assemble(parts, schema, (DEAL_ROLE,), always=always)
     if DEAL_ROLE.name not in frame:
         return frame
     if with_role is False:
         return frame.drop(columns=DEAL_ROLE.name)
-    frame[DEAL_ROLE.name] = _one_role_vocabulary(frame[DEAL_ROLE.name])
+    frame[DEAL_ROLE.name] = _one_vocabulary(frame[DEAL_ROLE.name])
     return frame
 
 
@@ -499,6 +499,7 @@ def resolve_frames(items: Items) -> tuple[pd.DataFrame, pd.DataFrame]:
     results = build_frame(
         [{k: v for k, v in r.items() if k != "candidates"} for r in records], RESOLVE_RESULTS
     )
+    results["match_type"] = _one_vocabulary(results["match_type"], MATCH_TYPES)
     rows: list[dict[str, Any]] = []
     for i, rec in enumerate(records):
         cands = rec.get("candidates") or []
@@ -685,6 +686,8 @@ def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None,
     >>> bucket_period("all", "none")
     ('all', None, None)
     """
+    if time_bucket == "year" and type(label) is int:  # a year written as a number: 2021
+        label = str(label)
     if not isinstance(label, str):
         return None
     text = label.strip()

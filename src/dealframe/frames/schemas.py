@@ -10,7 +10,8 @@ kind          dtype                                  used for
 ``float``     ``float64``                            money, multiples, margins
 ``int``       ``Int64`` (nullable)                   counts, years
 ``bool``      ``boolean`` (nullable)                 flags
-``str``       pandas ``str`` (``StringDtype``)       text, ids, ISO codes
+``str``       pandas ``str`` (``StringDtype``)       text, ISO codes
+``uuid``      pandas ``str`` (``StringDtype``)       ids: one spelling, lower case
 ``date``      ``datetime64[us]`` naive               ``YYYY-MM-DD`` fields
 ``timestamp`` ``datetime64[us, UTC]``                ISO 8601 with offset
 ``category``  ``Categorical`` (vocabulary + extras)  enum-backed vocabularies
@@ -115,6 +116,7 @@ KINDS: tuple[str, ...] = (
     "int",
     "bool",
     "str",
+    "uuid",
     "date",
     "timestamp",
     "month",
@@ -198,7 +200,7 @@ def dtype_of(column: Column) -> object:
         return pd.Int64Dtype()
     if kind == "bool":
         return pd.BooleanDtype()
-    if kind == "str":
+    if kind in ("str", "uuid"):
         return STRING_DTYPE
     if kind == "date":
         return DATE_DTYPE
@@ -295,7 +297,7 @@ _COMPANY_TEXT = ("name", "short_name", "description", "website", "linkedin", "co
 _COMPANY_LISTS = ("verticals", "themes", "client_focus", "revenue_model", "company_type")
 
 COMPANY_LIST: Schema = (
-    Column("id", "str"),
+    Column("id", "uuid"),
     *_cols("str", *_COMPANY_TEXT),
     Column("region", "category"),
     *_cols("str", "city", "area"),
@@ -342,9 +344,9 @@ _FUNDAMENTALS = (
 COMPANY_PROFILE: Schema = (
     *COMPANY_LIST,
     Column("employee_count", "int"),
+    Column("stock_listing_id", "uuid", ("stock_listing", "id")),
     *_cols(
         "str",
-        "id",
         "ticker",
         "exchange",
         "currency",
@@ -381,7 +383,8 @@ PROFILE_NESTED: tuple[str, ...] = (
 )
 
 INVESTOR_LIST: Schema = (
-    *_cols("str", "id", "name", "short_name", "website", "country"),
+    Column("id", "uuid"),
+    *_cols("str", "name", "short_name", "website", "country"),
     Column("updated_at", "timestamp"),
     Column("deleted", "bool"),
 )
@@ -405,29 +408,28 @@ INVESTOR_PROFILE: Schema = (
 )
 
 TOP_COUNTRIES: Schema = (
-    Column("investor_id", "str"),
+    Column("investor_id", "uuid"),
     Column("country", "str"),
     Column("count", "int"),
     Column("rank", "int"),
 )
 TOP_VERTICALS: Schema = (
-    Column("investor_id", "str"),
+    Column("investor_id", "uuid"),
     Column("vertical", "str"),
     Column("count", "int"),
     Column("rank", "int"),
 )
 
 _DEAL_HEAD: Schema = (
-    Column("id", "str"),
+    Column("id", "uuid"),
     Column("deal_date", "date"),
     Column("deal_type", "category"),
     Column("deal_subtype", "category"),
     Column("deal_synopsis", "str"),
     *_cols("float", "deal_valuation", "deal_raised", "deal_revenue", "deal_ebitda"),
     *_cols("float", "ev_revenue", "ev_ebitda", parent="deal_multiples"),
-    *_cols(
-        "str", "id", "name", "short_name", "website", "country", prefix="target_", parent="target"
-    ),
+    Column("target_id", "uuid", ("target", "id")),
+    *_cols("str", "name", "short_name", "website", "country", prefix="target_", parent="target"),
 )
 _DEAL_TAIL: Schema = (
     *_cols("timestamp", "created_at", "updated_at"),
@@ -477,30 +479,35 @@ PROFILE_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 COMPANY_INVESTORS: Schema = (
-    *_cols("str", "id", "name", "short_name", "country", "website"),
+    Column("id", "uuid"),
+    *_cols("str", "name", "short_name", "country", "website"),
     Column("rounds_participated", "int"),
     Column("is_lead_any_round", "bool"),
     *_cols("date", "first_round_date", "last_round_date"),
 )
 PORTFOLIO: Schema = (
-    *_cols("str", "id", "name", "short_name", "website", "country"),
+    Column("id", "uuid"),
+    *_cols("str", "name", "short_name", "website", "country"),
     *_cols("date", "first_invested", "last_invested"),
     Column("rounds_count", "int"),
     Column("led_any_round", "bool"),
 )
 CO_INVESTORS: Schema = (
-    *_cols("str", "id", "name", "short_name", "website", "country"),
+    Column("id", "uuid"),
+    *_cols("str", "name", "short_name", "website", "country"),
     Column("shared_deals", "int"),
     *_cols("date", "first_shared_date", "last_shared_date"),
 )
 
 RESOLVE_RESULTS: Schema = (
     Column("query", "str"),
-    Column("id", "str"),
+    Column("id", "uuid"),
     Column("match_type", "category"),
 )
 RESOLVE_CANDIDATES: Schema = (
-    *_cols("str", "query", "id", "name", "country"),
+    Column("query", "str"),
+    Column("id", "uuid"),
+    *_cols("str", "name", "country"),
     Column("score", "float"),
     Column("rank", "int"),
 )
@@ -520,13 +527,14 @@ LOOKUP_FILTERS: Schema = (
 )
 
 PARTICIPANTS: Schema = (
-    Column("deal_id", "str"),
+    Column("deal_id", "uuid"),
     Column("role", "category"),
-    *_cols("str", *(f"participant_{f}" for f in PARTICIPANT_FIELDS)),
+    Column("participant_id", "uuid"),
+    *_cols("str", *(f"participant_{f}" for f in PARTICIPANT_FIELDS if f != "id")),
     Column("deal_date", "date"),
     Column("deal_type", "category"),
     Column("deal_subtype", "category"),
-    Column("target_id", "str"),
+    Column("target_id", "uuid"),
 )
 
 EDGES: Schema = (

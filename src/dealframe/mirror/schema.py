@@ -66,6 +66,7 @@ _SCALAR: dict[str, pa.DataType] = {
     "int": pa.int64(),
     "bool": pa.bool_(),
     "str": pa.string(),
+    "uuid": pa.string(),
     "category": pa.string(),
     "date": pa.date32(),
     "timestamp": pa.timestamp("us", tz="UTC"),
@@ -149,9 +150,9 @@ def _objects(series: pd.Series) -> list[Any]:
 
 def _to_array(series: pd.Series, col: Column, type_: pa.DataType) -> pa.Array:
     kind = col.kind
-    if kind in ("str", "list", "object") and isinstance(series.dtype, pd.StringDtype):
+    if kind in ("str", "uuid", "list", "object") and isinstance(series.dtype, pd.StringDtype):
         return pa.chunked_array(series.array.__arrow_array__()).cast(type_)
-    if kind in ("str", "category", "list", "object"):
+    if kind in ("str", "uuid", "category", "list", "object"):
         return pa.array(_objects(series), type=type_)
     if kind == "date":
         return pa.array(
@@ -190,7 +191,7 @@ def _from_array(arr: pa.ChunkedArray, col: Column) -> Any:
         return pd.array(arr.to_pandas(types_mapper=None), dtype=TIMESTAMP_DTYPE)
     if kind == "float":
         return arr.to_numpy(zero_copy_only=False).astype(np.float64)
-    if kind in ("str", "list", "object"):  # JSON text is text
+    if kind in ("str", "uuid", "list", "object"):  # JSON text is text
         return pd.array(arr, dtype=STRING_DTYPE)
     return cast(arr.to_pylist(), col)
 

@@ -45,7 +45,8 @@ from ..errors import (
     ValidationError,
 )
 from ..frames import private as shape
-from ..frames.schemas import PROFILE_FIELDS, ROLES
+from ..frames.normalize import canonical_uuid
+from ..frames.schemas import MATCH_TYPES, PROFILE_FIELDS, ROLES
 from ..notices import MissingDataWarning, missing_expected, user_stacklevel, warn_missing
 from ..provenance import attach
 from ..transport.paging import map_concurrent
@@ -587,9 +588,10 @@ class PrivateApi:
         doc = response.json().get("data") or {}
         with self._lock:
             self._schemas[entity] = FilterSchema(entity, doc)
-        return attach(
-            shape.lookup_frame(doc), endpoint=f"GET {PREFIX}/lookup/{entity}", responses=[response]
-        )
+        endpoint = f"GET {PREFIX}/lookup/{entity}"
+        with shaping(response.request, endpoint):  # the service's document, not an argument
+            frame = shape.lookup_frame(doc)
+        return attach(frame, endpoint=endpoint, responses=[response])
 
     # ------------------------------------------------------------------ lists
 
@@ -1331,7 +1333,7 @@ class PrivateApi:
                     )
                 deleted_served.append(ident)  # missing, as after a 404 (said below)
                 continue
-            if data.get("id") != ident:
+            if canonical_uuid(data.get("id")) != ident:
                 found.add(
                     "wrong_entity",
                     f"asked for {ident}, the answer's id is {data.get('id')!r}",
@@ -1896,6 +1898,7 @@ class PrivateApi:
             )
         with shaping(RequestInfo("POST", f"{PREFIX}/{entity}/resolve", "private"), endpoint):
             matches, candidates = shape.resolve_frames(data)
+        outside_vocabulary(matches, "match_type", MATCH_TYPES, found)  # after case is undone
         ambiguous = matches["match_type"] == "ambiguous"
         if on_ambiguous == "best" and ambiguous.any():
             _fill_best(matches, candidates, ambiguous, found)

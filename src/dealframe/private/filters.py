@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import uuid
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ import pandas as pd
 
 from ..arguments import finite_number, flag, iso3
 from ..errors import ServiceContractError, ValidationError, did_you_mean
+from ..notices import ServiceContractWarning, user_stacklevel
 
 __all__ = [
     "EnumValueError",
@@ -150,6 +152,7 @@ class FilterSchema:
                 finding="wrong_shape",
             )
         entries = document.get("filters") or []
+        unlisted: dict[str, Any] = {}
         for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
             if not isinstance(entry, Mapping) or not isinstance(entry.get("field"), str):
                 raise ServiceContractError(
@@ -158,12 +161,23 @@ class FilterSchema:
                     finding="wrong_shape",
                 )
             values = entry.get("values")
+            if values is not None and not isinstance(values, list):  # the enum check goes: said
+                unlisted[entry["field"]] = values
             operators = entry.get("operators")
             self.fields[entry["field"]] = _Field(
                 entry["field"],
                 str(entry.get("type", "string")),
                 tuple(str(o) for o in operators) if isinstance(operators, list) else (),
                 tuple(str(v) for v in values) if isinstance(values, list) else None,
+            )
+        if unlisted:
+            first = next(iter(unlisted.values()))
+            warnings.warn(
+                f"{where}: the values of {', '.join(unlisted)} are not arrays (such as "
+                f"{type(first).__name__} {str(first)[:60]!r}): the client cannot check these "
+                "filters' values (the service decides)",
+                ServiceContractWarning,
+                stacklevel=user_stacklevel(),
             )
         sort = document.get("sort_fields")
         self.sort_fields: tuple[str, ...] = (

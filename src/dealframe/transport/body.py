@@ -6,6 +6,11 @@ not an object or without ``data`` breaks that contract: it is never stored in th
 cache, never answered from it, and the transport asks again before giving up with
 :class:`~dealframe.errors.ServiceContractError`.
 
+A body that is complete JSON but for the ``NaN``, ``Infinity`` and ``-Infinity`` tokens that
+Python's :func:`json.dumps` writes (JSON has no such numbers) is not cut short: it is read
+with these tokens as null, and :func:`parse` gives the document with a problem that names
+them (:func:`non_finite`), for the transport to warn of; such a body is not cached.
+
 The cache's filter (:func:`storable`) and the transport both need the parsed body; a body is
 parsed once, by whichever asks first in the thread, and the other takes the result
 (:func:`parse`), so checking costs no second parse.
@@ -26,7 +31,9 @@ Examples
 
 from __future__ import annotations
 
+import json
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -34,10 +41,13 @@ from typing import Any, NamedTuple
 
 import orjson
 
-__all__ = ["TRUNCATED", "Read", "expecting", "parse", "storable"]
+__all__ = ["NON_FINITE", "TRUNCATED", "Read", "expecting", "non_finite", "parse", "storable"]
 
 #: The problem of a body that starts as JSON and does not parse: most likely cut short.
 TRUNCATED = "JSON cut short or malformed"
+#: The start of the problem of a body read with ``NaN``/``Infinity`` tokens as null (the
+#: same for every page of a walk: one warning, as Python shows a warning once per line).
+NON_FINITE = "number tokens that JSON does not have"
 
 _last = threading.local()
 _READER: ContextVar[Callable[[bytes], Any] | None] = ContextVar("dealframe_reader", default=None)
@@ -78,7 +88,12 @@ def _check(content: bytes) -> tuple[Any, str | None]:
         doc = orjson.loads(content)
     except orjson.JSONDecodeError:
         cut = content.lstrip()[:1] in (b"{", b"[")
-        return None, TRUNCATED if cut else "not JSON"
+        lenient = non_finite(content) if cut else None
+        if lenient is None:
+            return None, TRUNCATED if cut else "not JSON"
+        doc, tokens = lenient
+        if isinstance(doc, dict) and "data" in doc:
+            return doc, f"{NON_FINITE} ({', '.join(sorted(tokens))}): read as null"
     if not isinstance(doc, dict):
         return None, f"JSON {type(doc).__name__}, not an object"
     if "data" not in doc:
@@ -86,8 +101,34 @@ def _check(content: bytes) -> tuple[Any, str | None]:
     return doc, None
 
 
+def non_finite(content: bytes) -> tuple[Any, Counter[str]] | None:
+    """A body read by the standard library's JSON reader with its ``NaN``, ``Infinity`` and
+    ``-Infinity`` tokens as null, and how many of each it held; None when it holds none, or
+    does not parse even so (cut short).
+
+    Examples
+    --------
+    >>> non_finite(b'{"data": [{"x": NaN}, {"x": -Infinity}]}')
+    ({'data': [{'x': None}, {'x': None}]}, Counter({'NaN': 1, '-Infinity': 1}))
+    >>> non_finite(b'{"data": [') is None
+    True
+    """
+    tokens: Counter[str] = Counter()
+
+    def null(token: str) -> None:
+        tokens[token] += 1
+
+    try:
+        doc = json.loads(content, parse_constant=null)
+    except (ValueError, RecursionError):  # JSONDecodeError, text that is not UTF-8
+        return None
+    return (doc, tokens) if tokens else None
+
+
 def parse(content: bytes) -> tuple[Any, str | None]:
-    """``(document, None)`` for a well-formed success body, else ``(None, problem)``.
+    """``(document, None)`` for a well-formed success body, else ``(None, problem)``; a body
+    read with ``NaN``/``Infinity`` tokens as null gives ``(document, problem)``, the problem
+    starting with :data:`NON_FINITE`.
 
     Reuses the result of the last check of the very same bytes object in this thread
     (the cache filter's), then forgets it.

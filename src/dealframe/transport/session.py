@@ -22,6 +22,7 @@ import socket
 import sqlite3
 import threading
 import time
+import warnings
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ from dealframe.errors import (
     parse_retry_after,
     summarize_body,
 )
+from dealframe.notices import ServiceContractWarning, user_stacklevel
 from dealframe.transport import body as _body
 from dealframe.transport import retry as _retry
 from dealframe.transport.cache import (
@@ -912,6 +914,13 @@ class Transport:
             )
             raise _Retry(error, "truncated")
         doc, problem = _body.parse(content)
+        if doc is not None and problem is not None:  # NaN/Infinity tokens, read as null
+            warnings.warn(
+                f"{info.method} {info.path}: the body holds {problem}",
+                ServiceContractWarning,
+                stacklevel=user_stacklevel(),
+            )
+            problem = None
         if problem is None:
             read = isinstance(doc, _body.Read)
             return Response(
