@@ -393,6 +393,38 @@ def test_a_boolean_in_a_number_field_is_refused_naming_it(via, proxy):
         via.private.deals(limit=10)
 
 
+def test_a_boolean_in_a_whole_number_field_is_refused_naming_it(via, proxy):
+    """``true`` in ``founded`` (an integer) was read as 1, silently."""
+    proxy.add(COMPANIES, items_edit(lambda item: item.update(founded=True)))
+    with pytest.raises(ServiceContractError, match=r"invalid founded: .* got True"):
+        via.private.companies(limit=5)
+
+
+def test_an_empty_string_for_a_whole_number_is_null_and_said(direct, via, proxy):
+    """``"founded": ""`` aborted the call ("invalid literal for int()")."""
+    want = direct.private.companies(limit=5)
+    proxy.add(COMPANIES, items_edit(lambda item: item.update(founded="")))
+    o = outcome(lambda: via.private.companies(limit=5))
+    assert o.error is None, repr(o.error)
+    assert o.value["founded"].isna().all() and str(o.value["founded"].dtype) == "Int64"
+    assert_same(o.value.drop(columns="founded"), want.drop(columns="founded"))
+    said = o.warned(ServiceContractWarning)
+    assert said == ['founded: empty strings "" where a number or null is documented: read as null']
+
+
+def test_pages_whose_ids_are_all_empty_are_not_repeats(direct, via, proxy):
+    """Deals whose every ``id`` is ``""`` have no identity, as null ids: every page is read
+    (the walk stopped at page 2 as a repeat of page 1, 1,000 rows of 2,484 kept)."""
+    want = direct.private.deals()
+    assert len(want) > 2 * 1000, "the test needs three pages"
+    proxy.add(DEALS, items_edit(lambda item: item.update(id="")))
+    o = outcome(lambda: via.private.deals())
+    assert o.error is None, repr(o.error)
+    assert len(o.value) == len(want)
+    assert not any("repeats rows" in w for w in o.warned(ServiceContractWarning))
+    assert len(proxy.pages(DEALS)) == -(-len(want) // 1000)
+
+
 # ------------------------------------------------------------------------ discovery document
 
 LOOKUP = f"^{P}/lookup/transactions$"

@@ -345,8 +345,8 @@ def _floats(values: Sequence[Any], name: str = "number", typed: bool = False) ->
     not a finite number (``"Infinity"``, ``"-inf"``, ``"NaN"``) is read as written: both
     warned of, naming the field. ``typed``: values a schema'd decoder read as numbers or
     null (:mod:`dealframe.frames.deal_rows`), no boolean among them."""
-    if not typed and bool in set(map(type, values)):
-        raise ValidationError(name, "numbers", got=next(v for v in values if type(v) is bool))
+    if not typed:
+        _no_booleans(values, name)
     try:
         return pa.array(values, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
     except _ARROW_ERRORS:
@@ -354,15 +354,7 @@ def _floats(values: Sequence[Any], name: str = "number", typed: bool = False) ->
     if not len(values):
         return np.empty(0, np.float64)
     text = [i for i, v in enumerate(values) if isinstance(v, str)]
-    blank = [i for i in text if not values[i].strip()]
-    if blank:
-        values = list(values)
-        for i in blank:
-            values[i] = None
-        _warn(
-            name,
-            'empty strings "" where a number or null is documented: read as null',
-        )
+    values = _blanks_null(values, name)
     try:
         out = np.array(values, dtype=np.float64)
     except (ValueError, TypeError):
@@ -375,6 +367,42 @@ def _floats(values: Sequence[Any], name: str = "number", typed: bool = False) ->
             f"text that is not a finite number ({', '.join(map(repr, odd[:5]))}): read as written",
         )
     return out
+
+
+def _no_booleans(values: Sequence[Any], name: str) -> None:
+    """Refuse a boolean among numbers (Arrow, numpy and pandas read it as 1 or 0)."""
+    if bool in set(map(type, values)):
+        raise ValidationError(name, "numbers", got=next(v for v in values if type(v) is bool))
+
+
+def _blanks_null(values: Sequence[Any], name: str) -> Sequence[Any]:
+    """``values`` with empty strings ``""`` (where a number or null is documented) as None,
+    warned of naming the field."""
+    blank = [i for i, v in enumerate(values) if isinstance(v, str) and not v.strip()]
+    if not blank:
+        return values
+    values = list(values)
+    for i in blank:
+        values[i] = None
+    _warn(name, 'empty strings "" where a number or null is documented: read as null')
+    return values
+
+
+def _ints(values: Sequence[Any], name: str) -> Any:
+    """Whole numbers (or None) as ``Int64``: a boolean is refused and an empty string is null,
+    as for :func:`_floats` (``3.0``, or ``"3"`` in a column of text, is read as 3; ``2.5`` is
+    refused).
+
+    Examples
+    --------
+    >>> _ints([3.0, None], "founded").tolist()
+    [3, <NA>]
+    """
+    _no_booleans(values, name)
+    try:
+        return pd.array(values, dtype=pd.Int64Dtype())
+    except (ValueError, TypeError):
+        return pd.array(_blanks_null(values, name), dtype=pd.Int64Dtype())
 
 
 def _is_number(value: Any) -> bool:
@@ -439,7 +467,7 @@ def cast(values: Sequence[Any], column: Column) -> Any:
         if kind == "float":
             return _floats(values, name)
         if kind == "int":
-            return pd.array(values, dtype=pd.Int64Dtype())
+            return _ints(values, name)
         if kind == "bool":
             return _booleans(values, name)
         if kind == "str":

@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..contract import (
     Findings,
@@ -258,14 +259,16 @@ def _parsed_ids(part: Any, identity: str, rows: int) -> pa.Array | None:
 
 
 def _signature(ids: list[Any] | pa.Array) -> Hashable | None:
-    """What a page's identities are known by among the pages of a walk (None when none is
-    text): the hash of a list of them; for the parse's Arrow column, its length and first
-    and last identity, which pages with other identities can share, so that the column is
-    compared whole with the earlier pages known by the same (:meth:`_Walk.repeats`) instead
-    of hashing every identity of every page."""
+    """What a page's identities are known by among the pages of a walk: the hash of a list
+    of them; for the parse's Arrow column, its length and first and last identity, which
+    pages with other identities can share, so that the column is compared whole with the
+    earlier pages known by the same (:meth:`_Walk.repeats`) instead of hashing every identity
+    of every page. None when none is text, or every one is empty (no identity, as
+    :func:`dealframe.contract.identities` says): such pages are never called repeats."""
     if isinstance(ids, pa.Array):
-        return None if ids.null_count == len(ids) else (len(ids), ids[0].as_py(), ids[-1].as_py())
-    return hash(tuple(ids)) if any(isinstance(i, str) for i in ids) else None
+        longest = pc.max(pc.binary_length(ids)).as_py() if len(ids) else None
+        return (len(ids), ids[0].as_py(), ids[-1].as_py()) if longest else None
+    return hash(tuple(ids)) if any(isinstance(i, str) and i for i in ids) else None
 
 
 class _Ready(NamedTuple):
