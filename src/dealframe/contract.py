@@ -74,6 +74,7 @@ __all__ = [
     "read_items",
     "read_page",
     "shaping",
+    "text_offsets",
     "typed_fields",
 ]
 
@@ -614,7 +615,7 @@ def identity_column(
     >>> found.items[0].message
     "2 of 3 items have no 'id': kept as rows of their own"
     """
-    offsets = _text_offsets(column)
+    offsets = text_offsets(column)
     empty = offsets[1:] == offsets[:-1]
     if column.null_count:
         empty &= column.is_valid().to_numpy(zero_copy_only=False)
@@ -628,9 +629,15 @@ def identity_column(
     return column
 
 
-def _text_offsets(column: pa.Array) -> np.ndarray:
+def text_offsets(column: pa.Array) -> np.ndarray:
     """Where each value of an Arrow ``string`` or ``large_string`` array starts in its data
-    buffer, and where the last ends (``len + 1`` offsets, read in place)."""
+    buffer, and where the last ends (``len + 1`` offsets, read in place).
+
+    Examples
+    --------
+    >>> text_offsets(pa.array(["ab", None, "c"])).tolist()
+    [0, 2, 2, 3]
+    """
     width = 8 if pa.types.is_large_string(column.type) else 4
     count = len(column) + 1
     buffer = column.buffers()[1]
@@ -836,7 +843,7 @@ def _distinct(keys: pd.Series) -> bool:
     column = chunks.chunk(0) if chunks.num_chunks == 1 else chunks.combine_chunks()
     if column.null_count or len(column) < 2:
         return not column.null_count
-    offsets = _text_offsets(column)
+    offsets = text_offsets(column)
     start, size = int(offsets[0]), int(offsets[-1] - offsets[0])
     if size < 8 * len(column):  # some key is shorter than 8 bytes
         return False

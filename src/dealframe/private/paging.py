@@ -56,7 +56,6 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..contract import (
     Findings,
@@ -65,6 +64,7 @@ from ..contract import (
     identity_column,
     keys_present,
     read_page,
+    text_offsets,
 )
 from ..errors import DealframeError, IncompleteResultError, ServerError, TransportError
 from ..transport.body import expecting
@@ -266,8 +266,8 @@ def _signature(ids: list[Any] | pa.Array) -> Hashable | None:
     of every page. None when none is text, or every one is empty (no identity, as
     :func:`dealframe.contract.identities` says): such pages are never called repeats."""
     if isinstance(ids, pa.Array):
-        longest = pc.max(pc.binary_length(ids)).as_py() if len(ids) else None
-        return (len(ids), ids[0].as_py(), ids[-1].as_py()) if longest else None
+        offsets = text_offsets(ids)  # no bytes at all: every one null or empty
+        return (len(ids), ids[0].as_py(), ids[-1].as_py()) if offsets[-1] > offsets[0] else None
     return hash(tuple(ids)) if any(isinstance(i, str) and i for i in ids) else None
 
 
