@@ -81,6 +81,7 @@ __all__ = [
     "ReaderExpirySession",
     "build_cached_session",
     "cache_key",
+    "cache_file",
     "canonical_json",
     "expiry_for",
     "namespaced_key",
@@ -118,6 +119,25 @@ LOCK_WAIT = 5.0
 PRUNE_WAIT = 0.5
 
 logger = logging.getLogger("dealframe.transport")
+
+
+def cache_file(path: str | os.PathLike[str]) -> Path:
+    """The SQLite file requests-cache opens for a ``cache_path``: absolute, with ``.sqlite``
+    added when the name has no suffix (as requests-cache adds it). A folder is left as it
+    is: opening it fails (``ConfigurationError``), no file is made beside it.
+
+    Every use of the file (the lock checks, file modes, ``client.cache.info()``) goes through
+    this one path, and requests-cache is given it as is (a path with a suffix it keeps).
+
+    Examples
+    --------
+    >>> cache_file("/data/http").name, cache_file("/data/http.db").name
+    ('http.sqlite', 'http.db')
+    >>> cache_file("rel.sqlite").is_absolute()
+    True
+    """
+    path = Path(path).expanduser().absolute()
+    return path if path.suffix or path.is_dir() else path.with_name(f"{path.name}.sqlite")
 
 
 def _writable(path: Path, wait: float) -> None:
@@ -275,7 +295,7 @@ class BoundedSQLiteCache(SQLiteCache):
     Parameters
     ----------
     path : Path
-        The SQLite file.
+        The SQLite file (:func:`cache_file`).
 
     Examples
     --------
@@ -288,7 +308,7 @@ class BoundedSQLiteCache(SQLiteCache):
 
     def __init__(self, path: Path) -> None:
         super().__init__(str(path), wal=True)
-        self._path = path
+        self._path = Path(self.db_path)  # the file requests-cache opens, whatever was given
         self._guard = threading.Lock()
         self._check: sqlite3.Connection | None = None
         self._busy = False  # the last check found the lock held: the next ones do not wait
@@ -356,8 +376,10 @@ def build_cached_session(path: Path) -> CachedSession:
     Expiry is chosen per request (see :func:`expiry_for`); the default is "do not cache", so a
     request that names no kind is never stored. A stored answer older than the reading
     request's expiry is a miss (:class:`ReaderExpirySession`). Storing waits for another
-    process's lock at most :data:`LOCK_WAIT` seconds (:class:`BoundedSQLiteCache`).
+    process's lock at most :data:`LOCK_WAIT` seconds (:class:`BoundedSQLiteCache`). ``path``
+    is the ``cache_path`` setting; the file is :func:`cache_file` of it.
     """
+    path = cache_file(path)
     secure_cache_file(path)
     _writable(path, LOCK_WAIT)  # requests-cache would wait for the lock without end
     backend = BoundedSQLiteCache(path)
@@ -408,7 +430,7 @@ class CacheControl:
     session : requests.Session
         The transport's session (a ``CachedSession`` when caching is on).
     path : Path
-        The SQLite file.
+        The SQLite file (:func:`cache_file` of the ``cache_path`` setting).
     enabled : bool
         Whether the transport caches.
     """

@@ -56,6 +56,7 @@ from dealframe.transport.cache import (
     DO_NOT_CACHE,
     CacheControl,
     build_cached_session,
+    cache_file,
     canonical_json,
     expiry_for,
 )
@@ -368,14 +369,14 @@ class Transport:
         # this machine's loopback anyway).
         host = urlsplit(settings.base_url).hostname if settings.base_url else None
         self._direct = host is not None and _is_loopback(host)
-        cache_path = settings.cache_path or default_cache_path()
+        cache_path = cache_file(settings.cache_path or default_cache_path())
         if settings.cache_enabled:
             try:
                 self._session: requests.Session = build_cached_session(cache_path)
             except (OSError, sqlite3.Error) as exc:
                 why = getattr(exc, "strerror", None) or str(exc)
                 raise ConfigurationError(
-                    f"cannot open the HTTP cache at {settings.cache_path}: {why}; set "
+                    f"cannot open the HTTP cache at {cache_path}: {why}; set "
                     "cache_path= (DEALFRAME_CACHE_PATH) to a writable file, or "
                     "cache_enabled=False",
                     field="cache_path",
