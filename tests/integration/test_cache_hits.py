@@ -363,6 +363,20 @@ def test_answers_are_returned_uncached_while_another_process_holds_the_lock(held
     pd.testing.assert_frame_equal(many, again, check_like=True)
 
 
+def test_a_store_first_skipped_on_a_worker_thread_warns_at_the_callers_line(held, skus):
+    """250 SKUs are three chunks sent on worker threads: the warning pointed at
+    concurrent/futures/thread.py; it is given on the caller's thread once the call returns."""
+    client, path, _ = held
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        done = _within(20, lambda: client.public.current(skus))
+    assert "error" not in done, done
+    assert len(done["value"]) == len(skus)
+    ours = [w for w in seen if issubclass(w.category, DealframeWarning)]
+    assert len(ours) == 1 and str(path) in str(ours[0].message), [str(w.message) for w in ours]
+    assert Path(ours[0].filename).name == Path(__file__).name, ours[0].filename
+
+
 def test_a_store_skipped_under_warnings_as_errors_still_returns_the_answer(held, caplog):
     """With ``-W error`` the warning would raise and lose the answer in hand: it is logged."""
     client, path, _ = held

@@ -290,7 +290,9 @@ class BoundedSQLiteCache(SQLiteCache):
 
     The first skipped write of a spell waits; the next ones do not wait while the lock is
     still held. What was skipped is kept for :meth:`take_unsaved` (one message a spell), which
-    the transport warns of on the caller's thread once the request is back in dealframe's code.
+    the transport warns of on the caller's thread: after a request made there, or once a
+    multi-request call whose requests ran on worker threads returns
+    (:meth:`CacheControl.after_request`).
 
     Parameters
     ----------
@@ -551,13 +553,16 @@ class CacheControl:
         if backend is not None and key:
             backend.delete(key)
 
-    def after_request(self) -> None:
+    def after_request(self, *, warn: bool = True) -> None:
         """After a request that used the cache: apply 0o600 to the SQLite file and its WAL/SHM
         side files once they exist, and warn once that answers are not stored while another
         process keeps the file locked (:class:`BoundedSQLiteCache`).
 
-        The warning points at the user's line. Turned into an error (``-W error``), it is
-        logged on ``dealframe.transport`` instead: raising it would lose the answer in hand.
+        The warning points at the user's line, so it is given on the caller's thread:
+        ``warn=False`` (a request on a worker thread) keeps it for the next call with
+        ``warn=True`` (the transport makes one when a multi-request call returns). Turned
+        into an error (``-W error``), it is logged on ``dealframe.transport`` instead: raising
+        it would lose the answer in hand.
         """
         if not self.enabled:
             return
@@ -565,7 +570,9 @@ class CacheControl:
             _tighten(self.path)
             self._tight = Path(f"{self.path}-wal").exists() and Path(f"{self.path}-shm").exists()
         backend = self._backend()
-        said = backend.take_unsaved() if isinstance(backend, BoundedSQLiteCache) else None
+        if not warn or not isinstance(backend, BoundedSQLiteCache):
+            return
+        said = backend.take_unsaved()
         if said is not None:
             try:
                 warnings.warn(said, DealframeWarning, stacklevel=user_stacklevel())

@@ -61,7 +61,7 @@ from dealframe.transport.cache import (
     expiry_for,
 )
 from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
-from dealframe.transport.paging import WorkerPool
+from dealframe.transport.paging import WorkerPool, on_worker
 from dealframe.transport.ratelimit import RateGate
 from dealframe.transport.stragglers import Latencies
 
@@ -403,7 +403,7 @@ class Transport:
             self._session.trust_env = False
         self.cache = CacheControl(self._session, cache_path, settings.cache_enabled)
         #: Worker threads reused by every concurrent call of this client (see WorkerPool).
-        self.pool = WorkerPool(settings.max_workers)
+        self.pool = WorkerPool(settings.max_workers, returned=self._after_cache)
         self._closed = False
 
     def __repr__(self) -> str:
@@ -776,6 +776,11 @@ class Transport:
             else:
                 _retry.sleep(delay)
 
+    def _after_cache(self) -> None:
+        """:meth:`CacheControl.after_request`, whose warning (answers not stored) waits on a
+        worker thread for the caller's: the pool's ``returned`` calls this there."""
+        self.cache.after_request(warn=not on_worker())
+
     def _give_up_note(self, attempt: int, delay: float, deadline: float | None) -> str | None:
         """None to retry; otherwise the reason to stop ("" when the retries ran out)."""
         if attempt > self.settings.retries:
@@ -864,7 +869,7 @@ class Transport:
             **({"cache_hits": 1} if from_cache else {"network": 1}),
         )
         if use_cache:
-            self.cache.after_request()
+            self._after_cache()
         logger.debug(
             "%s %s status=%d attempt=%d from_cache=%s",
             info.method,
