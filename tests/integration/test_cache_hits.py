@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -22,7 +23,7 @@ import dealframe.sandbox
 from dealframe.client import Client
 from dealframe.errors import ConfigurationError, ValidationError
 from dealframe.notices import DealframeWarning
-from dealframe.transport import cache
+from dealframe.transport import cache, stragglers
 from dealframe.transport.cache import cache_key, canonical_json, namespaced_key, token_namespace
 
 
@@ -375,6 +376,37 @@ def test_a_store_first_skipped_on_a_worker_thread_warns_at_the_callers_line(held
     ours = [w for w in seen if issubclass(w.category, DealframeWarning)]
     assert len(ours) == 1 and str(path) in str(ours[0].message), [str(w.message) for w in ours]
     assert Path(ours[0].filename).name == Path(__file__).name, ours[0].filename
+
+
+def test_a_store_waiting_for_the_lock_keeps_to_the_call_budget_and_out_of_the_latencies(
+    sb, tmp_path, monkeypatch
+):
+    """The store's wait for the lock ignored ``call_budget`` (LOCK_WAIT whatever the budget)
+    and was counted as the endpoint's latency: the straggler cut-off jumped from 0.25 s to
+    four times the wait. It stops when the call's budget does, and is not latency."""
+    monkeypatch.setattr(cache, "LOCK_WAIT", 20.0)
+    path = tmp_path / "c.sqlite"
+    endpoint = ("POST", "/api/private/v1/companies")
+    with _client(sb, path, call_budget=2.0) as client:
+        for limit in range(5, 5 + stragglers.MIN_SAMPLES):  # enough answers for a cut-off
+            client.private.companies(limit=limit)
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        try:
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                started = time.monotonic()
+                done = _within(60, lambda: client.private.companies(limit=31))
+                took = time.monotonic() - started
+        finally:
+            other.rollback()
+            other.close()
+        cut = client._transport._latencies.first_timeout(endpoint, 30.0)
+    assert "error" not in done, done
+    assert len(done["value"]) == 31 and took < 10.0, took  # it waited LOCK_WAIT (20 s)
+    said = [str(w.message) for w in seen if issubclass(w.category, DealframeWarning)]
+    assert len(said) == 1 and "all the time the call had left" in said[0], said
+    assert cut is not None and cut < 4.0, cut  # 4 x the ~2 s wait before
 
 
 def test_a_store_skipped_under_warnings_as_errors_still_returns_the_answer(held, caplog):

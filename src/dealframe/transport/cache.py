@@ -53,6 +53,7 @@ import threading
 import time
 import warnings
 from collections.abc import Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,7 @@ __all__ = [
     "LOCK_WAIT",
     "PRUNE_EVERY",
     "ReaderExpirySession",
+    "STORE_BY",
     "build_cached_session",
     "cache_key",
     "cache_file",
@@ -117,6 +119,10 @@ LOCK_WAIT = 5.0
 #: At opening, the removal of expired entries waits this long at most (it can wait for the
 #: next opening).
 PRUNE_WAIT = 0.5
+
+#: When (``time.monotonic()``) the current call must end, or None: a store or drop made for
+#: it waits for the lock until then at most (the transport sets it around each request).
+STORE_BY: ContextVar[float | None] = ContextVar("dealframe_store_by", default=None)
 
 logger = logging.getLogger("dealframe.transport")
 
@@ -288,8 +294,8 @@ class BoundedSQLiteCache(SQLiteCache):
     dropping an entry) wait at most :data:`LOCK_WAIT` seconds for another process's write lock,
     then are skipped: the answer is returned uncached, never lost.
 
-    The first skipped write of a spell waits; the next ones do not wait while the lock is
-    still held. What was skipped is kept for :meth:`take_unsaved` (one message a spell), which
+    The first skipped write of a spell waits (no longer than the call's time left,
+    :data:`STORE_BY`); the next ones do not wait while the lock is still held. What was skipped is kept for :meth:`take_unsaved` (one message a spell), which
     the transport warns of on the caller's thread: after a request made there, or once a
     multi-request call whose requests ran on worker threads returns
     (:meth:`CacheControl.after_request`).
@@ -319,8 +325,11 @@ class BoundedSQLiteCache(SQLiteCache):
     def _free(self) -> bool:
         """Whether a write can start now (see the class); on a connection kept for the checks
         (opening one per write would cost several times more)."""
+        by = STORE_BY.get()
         with self._guard:
+            left = math.inf if by is None else max(0.0, by - time.monotonic())
             wait = 0.0 if self._busy else LOCK_WAIT
+            capped, wait = left < wait, min(wait, left)
             try:
                 if self._check is None:
                     self._check = sqlite3.connect(
@@ -334,7 +343,8 @@ class BoundedSQLiteCache(SQLiteCache):
                     self._busy = True
                     self._unsaved = (
                         f"the HTTP cache at {self._path} could not be written ({exc}; another "
-                        f"process has held its write lock for more than {wait:g} s): answers "
+                        f"process has held its write lock for more than {wait:g} s"
+                        f"{', all the time the call had left' if capped else ''}): answers "
                         "are returned without being stored until it is free"
                     )
                 return False

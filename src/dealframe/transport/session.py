@@ -24,7 +24,7 @@ import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -54,6 +54,7 @@ from dealframe.transport import body as _body
 from dealframe.transport import retry as _retry
 from dealframe.transport.cache import (
     DO_NOT_CACHE,
+    STORE_BY,
     CacheControl,
     build_cached_session,
     cache_file,
@@ -303,6 +304,16 @@ def _classify(exc: requests.RequestException) -> tuple[str, bool]:
     if isinstance(exc, requests.exceptions.ConnectionError):
         return "connection", True
     return "request", False
+
+
+def _stamp(read: list[float]) -> Callable[..., None]:
+    """A response hook (after :func:`read_body`) noting when the answer was in, before
+    requests-cache stores it."""
+
+    def hook(response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        read.append(time.monotonic())
+
+    return hook
 
 
 def _close_pools(session: requests.Session) -> None:
@@ -559,9 +570,13 @@ class Transport:
         if deadline is _UNSET:
             deadline = self.deadline()
         self.stats._add(calls=1)
-        return self._loop(
-            call.info, call.url, call.kwargs, call.use_cache, call.expire, refresh, deadline
-        )
+        by = STORE_BY.set(deadline)  # a store waiting for the cache's lock stops then too
+        try:
+            return self._loop(
+                call.info, call.url, call.kwargs, call.use_cache, call.expire, refresh, deadline
+            )
+        finally:
+            STORE_BY.reset(by)
 
     def cached(
         self,
@@ -819,11 +834,18 @@ class Transport:
         if deadline is not None and deadline - time.monotonic() < read_timeout:
             read_timeout = max(0.001, deadline - time.monotonic())
             early = None  # the call's budget bounds this attempt, not the straggler rule
+        read: list[float] = []  # when the body was in: the store that follows is not latency
         call = dict(
             kwargs,
             timeout=(s.connect_timeout, read_timeout),
             # per-request hooks replace the session's: keep those after ours
-            hooks={"response": [read_body(deadline), *self._session.hooks.get("response", [])]},
+            hooks={
+                "response": [
+                    read_body(deadline),
+                    _stamp(read),
+                    *self._session.hooks.get("response", []),
+                ]
+            },
         )
         if s.cache_enabled:
             if use_cache:
@@ -835,7 +857,8 @@ class Transport:
         try:
             raw = self._session.request(info.method, url, **call)
             content = raw.content or b""
-            took = time.monotonic() - sent  # headers and body: the read timeout bounds both
+            # headers and body (the read timeout bounds both), not the cache's store after
+            took = (read[0] if read else time.monotonic()) - sent
         except requests.RequestException as exc:
             # Only text is kept: the requests exception holds the request (and its headers).
             kind, retryable = _classify(exc)
