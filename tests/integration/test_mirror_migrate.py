@@ -213,3 +213,29 @@ def test_a_migrations_warning_is_said_when_the_sync_fails_after_it(tmp_path, as_
         said = [w for w in seen if issubclass(w.category, mirror.MirrorRepairWarning)]
         assert len(said) == 1 and "companies" in str(said[0].message), seen
         assert said[0].filename == __file__
+
+
+def test_a_migrated_mirror_records_the_clients_source_and_syncs_again(client, tmp_path):
+    """Version 2 recorded the base URL (a sandbox's with the port of its run); the migration
+    kept it, so the next sync from the same sandbox was refused as another source."""
+    path = tmp_path / "m"
+    write_v2(client, path)
+    mirror.sync(client, path, progress=False)
+    assert mirror.status(path).attrs["source"] == client.source
+    report = mirror.sync(client, path, progress=False)  # raised MirrorStateError
+    assert not any(r.full for r in report.entities.values())
+
+
+def test_a_version_2_mirror_of_another_service_is_refused_before_it_is_migrated(client, tmp_path):
+    """The migrating sync checked no source: another service's records were merged in."""
+    path = tmp_path / "m"
+    write_v2(client, path)
+    marker = path / "_mirror.json"
+    doc = orjson.loads(marker.read_bytes())
+    marker.write_bytes(orjson.dumps({**doc, "source": "https://api.example.com/v/"}))
+    with pytest.raises(mirror.MirrorStateError, match="synced from https://api.example.com/v,"):
+        mirror.sync(client, path, progress=False)
+    with pytest.raises(mirror.MirrorVersionError):  # not migrated
+        mirror.status(path)
+    mirror.sync(client, path, progress=False, allow_other_source=True)
+    assert mirror.status(path).attrs["source"] == client.source

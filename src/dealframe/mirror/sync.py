@@ -45,6 +45,7 @@ from .state import (
     MirrorState,
     check_source,
     client_source,
+    legacy_source,
     orjson_bytes,
     parse_state,
     read_doc,
@@ -724,7 +725,15 @@ def _marker(root: Path, client: Any, allow_other_source: bool, said: Said) -> Mi
     if doc is None:
         state = MirrorState(source=here)
     elif doc.get("schema_version") == LEGACY_VERSION:
-        state = migrate(root, doc, said)
+        # checked before the migration, which records this sync's source: its records are
+        # in the old files, and it recorded the base URL (a sandbox's with a port of the day)
+        entries = doc.get("entities")
+        held = isinstance(entries, dict) and any(
+            isinstance(e, dict) and e.get("files") for e in entries.values()
+        )
+        legacy = legacy_source(doc.get("source"))
+        source = check_source(root, legacy, here, allow_other_source, holds=held)
+        state = migrate(root, doc, said, source)
     else:
         state = parse_state(orjson_bytes(doc), root / STATE_NAME)
         state.source = check_source(root, state.source, here, allow_other_source)
