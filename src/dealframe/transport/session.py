@@ -354,7 +354,10 @@ class Transport:
         The gate every worker waits at after a 429.
     skus_per_request : dict of str to int
         Family A SKUs per request by path (``/companies/current``), once the service refused
-        more: learned by v1 or v2 calls, sent by both.
+        more: learned by v1 or v2 calls, sent by both; updated under ``skus_lock``.
+    skus_lock : threading.Lock
+        Held while a call updates ``skus_per_request`` (it reads the size there, then
+        writes the smaller): calls on other threads learning at once keep the smallest.
 
     Examples
     --------
@@ -373,6 +376,7 @@ class Transport:
         self.stats = TransportStats()
         self.gate = RateGate()
         self.skus_per_request: dict[str, int] = {}
+        self.skus_lock = threading.Lock()
         self._latencies = Latencies()
         self._secrets = tuple(t for t in (settings.public_token, settings.private_key) if t)
         # A loopback base URL is reached directly: an HTTP_PROXY from the environment would
