@@ -4,6 +4,7 @@ bypass and clear rules of the SQLite cache, in one client and across clients on 
 from __future__ import annotations
 
 import logging
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -407,6 +408,22 @@ def test_a_store_waiting_for_the_lock_keeps_to_the_call_budget_and_out_of_the_la
     said = [str(w.message) for w in seen if issubclass(w.category, DealframeWarning)]
     assert len(said) == 1 and "all the time the call had left" in said[0], said
     assert cut is not None and cut < 4.0, cut  # 4 x the ~2 s wait before
+
+
+def test_a_check_that_fails_for_another_reason_than_a_lock_is_not_called_a_lock(sb, tmp_path):
+    """Every SQLite error of the lock check was reported as another process's write lock: a
+    cache folder removed under a running client (the open file is still written) warned of
+    a lock and stored nothing. Only a busy or locked file is a lock; otherwise the write
+    goes ahead, as requests-cache's own did before the check."""
+    folder = tmp_path / "d"
+    with _client(sb, folder / "c.sqlite") as client:
+        shutil.rmtree(folder)  # a clean-up job: the check's own connection cannot open it
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            frame = client.private.companies(limit=5)
+        assert len(frame) == 5
+        assert [str(w.message) for w in seen if issubclass(w.category, DealframeWarning)] == []
+        assert client.cache.info()["entries"] == 2  # stored in the file it holds open
 
 
 def test_a_store_skipped_under_warnings_as_errors_still_returns_the_answer(held, caplog):

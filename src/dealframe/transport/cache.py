@@ -162,11 +162,19 @@ def _writable(path: Path, wait: float) -> None:
         con.execute("BEGIN IMMEDIATE")
         con.execute("ROLLBACK")
     except sqlite3.OperationalError as exc:
+        if not _locked(exc):
+            raise  # not a lock: what it is (a file it cannot open, a damaged one)
         raise sqlite3.OperationalError(
             f"{exc}: another process has held its write lock for more than {wait:g} s"
         ) from None
     finally:
         con.close()
+
+
+def _locked(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` is SQLite's busy or locked error (another connection's lock)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def canonical_json(body: Any) -> bytes:
@@ -339,6 +347,14 @@ class BoundedSQLiteCache(SQLiteCache):
                 self._check.execute("BEGIN IMMEDIATE")
                 self._check.execute("ROLLBACK")
             except sqlite3.Error as exc:
+                if not _locked(exc):
+                    # not a lock (a file it cannot open, a damaged one): the write goes ahead
+                    # and says what it is, as requests-cache's own write did before this check
+                    logger.debug("cache lock check of %s failed: %s", self._path, exc)
+                    if self._check is not None:
+                        self._check.close()
+                        self._check = None
+                    return True
                 if not self._busy:
                     self._busy = True
                     self._unsaved = (
