@@ -4,10 +4,12 @@ bypass and clear rules of the SQLite cache, in one client and across clients on 
 from __future__ import annotations
 
 import logging
+import shutil
 import sqlite3
 import subprocess
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -22,7 +24,7 @@ import dealframe.sandbox
 from dealframe.client import Client
 from dealframe.errors import ConfigurationError, ValidationError
 from dealframe.notices import DealframeWarning
-from dealframe.transport import cache
+from dealframe.transport import cache, stragglers
 from dealframe.transport.cache import cache_key, canonical_json, namespaced_key, token_namespace
 
 
@@ -363,6 +365,67 @@ def test_answers_are_returned_uncached_while_another_process_holds_the_lock(held
     pd.testing.assert_frame_equal(many, again, check_like=True)
 
 
+def test_a_store_first_skipped_on_a_worker_thread_warns_at_the_callers_line(held, skus):
+    """250 SKUs are three chunks sent on worker threads: the warning pointed at
+    concurrent/futures/thread.py; it is given on the caller's thread once the call returns."""
+    client, path, _ = held
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        done = _within(20, lambda: client.public.current(skus))
+    assert "error" not in done, done
+    assert len(done["value"]) == len(skus)
+    ours = [w for w in seen if issubclass(w.category, DealframeWarning)]
+    assert len(ours) == 1 and str(path) in str(ours[0].message), [str(w.message) for w in ours]
+    assert Path(ours[0].filename).name == Path(__file__).name, ours[0].filename
+
+
+def test_a_store_waiting_for_the_lock_keeps_to_the_call_budget_and_out_of_the_latencies(
+    sb, tmp_path, monkeypatch
+):
+    """The store's wait for the lock ignored ``call_budget`` (LOCK_WAIT whatever the budget)
+    and was counted as the endpoint's latency: the straggler cut-off jumped from 0.25 s to
+    four times the wait. It stops when the call's budget does, and is not latency."""
+    monkeypatch.setattr(cache, "LOCK_WAIT", 20.0)
+    path = tmp_path / "c.sqlite"
+    endpoint = ("POST", "/api/private/v1/companies")
+    with _client(sb, path, call_budget=2.0) as client:
+        for limit in range(5, 5 + stragglers.MIN_SAMPLES):  # enough answers for a cut-off
+            client.private.companies(limit=limit)
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        try:
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                started = time.monotonic()
+                done = _within(60, lambda: client.private.companies(limit=31))
+                took = time.monotonic() - started
+        finally:
+            other.rollback()
+            other.close()
+        cut = client._transport._latencies.first_timeout(endpoint, 30.0)
+    assert "error" not in done, done
+    assert len(done["value"]) == 31 and took < 10.0, took  # it waited LOCK_WAIT (20 s)
+    said = [str(w.message) for w in seen if issubclass(w.category, DealframeWarning)]
+    assert len(said) == 1 and "all the time the call had left" in said[0], said
+    assert cut is not None and cut < 4.0, cut  # 4 x the ~2 s wait before
+
+
+def test_a_check_that_fails_for_another_reason_than_a_lock_is_not_called_a_lock(sb, tmp_path):
+    """Every SQLite error of the lock check was reported as another process's write lock: a
+    cache folder removed under a running client (the open file is still written) warned of
+    a lock and stored nothing. Only a busy or locked file is a lock; otherwise the write
+    goes ahead, as requests-cache's own did before the check."""
+    folder = tmp_path / "d"
+    with _client(sb, folder / "c.sqlite") as client:
+        shutil.rmtree(folder)  # a clean-up job: the check's own connection cannot open it
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            frame = client.private.companies(limit=5)
+        assert len(frame) == 5
+        assert [str(w.message) for w in seen if issubclass(w.category, DealframeWarning)] == []
+        assert client.cache.info()["entries"] == 2  # stored in the file it holds open
+
+
 def test_a_store_skipped_under_warnings_as_errors_still_returns_the_answer(held, caplog):
     """With ``-W error`` the warning would raise and lose the answer in hand: it is logged."""
     client, path, _ = held
@@ -417,3 +480,34 @@ def test_removing_expired_entries_at_opening_skips_a_locked_file_and_logs_it(
     assert cache._PRUNED == {}  # not counted as done: the next opening tries again
     said = [r.getMessage() for r in caplog.records if r.name == "dealframe.transport"]
     assert any("not removed" in m and "database is locked" in m for m in said), said
+
+
+def test_a_cache_path_without_a_suffix_is_the_file_requests_cache_opens(sb, tmp_path, monkeypatch):
+    """requests-cache adds ``.sqlite`` to a name without a suffix; the lock checks, the file
+    modes and ``info()`` used the path as given: a stray empty file, the real one left 0644,
+    ``size_bytes`` 0, and a store waiting on a lock nobody checked (without end)."""
+    monkeypatch.setattr(cache, "LOCK_WAIT", 0.3)
+    given, real = tmp_path / "http", tmp_path / "http.sqlite"
+    with _client(sb, given) as client:
+        client.private.companies(limit=5)
+        info = client.cache.info()
+        assert info["path"] == str(real) and info["entries"] == 2 and info["size_bytes"] > 0
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("http")) == [
+            "http.sqlite",
+            "http.sqlite-shm",
+            "http.sqlite-wal",
+        ]
+        assert all(p.stat().st_mode & 0o777 == 0o600 for p in tmp_path.iterdir())
+        other = sqlite3.connect(real, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        try:
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                done = _within(20, lambda: client.private.companies(limit=7))
+        finally:
+            other.rollback()
+            other.close()
+    assert "error" not in done, done
+    assert len(done["value"]) == 7
+    said = [str(w.message) for w in seen if issubclass(w.category, DealframeWarning)]
+    assert len(said) == 1 and str(real) in said[0], said

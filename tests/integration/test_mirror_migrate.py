@@ -17,9 +17,11 @@ import pytest
 import dealframe.mirror as mirror
 import dealframe.sandbox
 from dealframe.client import Client
+from dealframe.errors import ServerError
 from dealframe.mirror import migrate as migrate_mod
 from dealframe.mirror.schema import to_arrow
 from dealframe.sandbox.changes import Changes
+from dealframe.sandbox.faults import FaultPlan
 
 
 @pytest.fixture(scope="module")
@@ -182,3 +184,58 @@ def test_warnings_made_errors_come_after_the_whole_migration(client, tmp_path):
     assert status.attrs["schema_version"] == mirror.SCHEMA_VERSION
     assert list(mirror.history(path, "investors")["operation"]) == ["migrate"]
     assert_equals_service(client, path)
+
+
+@pytest.mark.parametrize("as_errors", [False, True])
+def test_a_migrations_warning_is_said_when_the_sync_fails_after_it(tmp_path, as_errors):
+    """The migration deletes the old files and writes version 3 before the sync pulls: a
+    sync that then failed never said that companies could not be migrated (and nothing
+    would later). It is said all the same; filtered into an error, it is a note on the
+    sync's own error instead of replacing it."""
+    plan = FaultPlan()
+    path = tmp_path / "m"
+    with (
+        dealframe.sandbox.run(scale=0.02, seed=41, faults=plan) as sb,
+        Client.for_sandbox(sb, progress=False, retries=0) as client,
+    ):
+        old = write_v2(client, path)
+        (path / "companies" / sorted(old["companies"])[0]).write_bytes(b"garbage")
+        plan.script("transactions", ["503"] * 3)  # the deals' pull, after the migration
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("error" if as_errors else "always")
+            with pytest.raises(ServerError) as failed:
+                mirror.sync(client, path, progress=False)
+    assert mirror.status(path).attrs["schema_version"] == mirror.SCHEMA_VERSION  # migrated
+    if as_errors:
+        notes = getattr(failed.value, "__notes__", [])
+        assert any(n.startswith("MirrorRepairWarning: the companies files") for n in notes), notes
+    else:
+        said = [w for w in seen if issubclass(w.category, mirror.MirrorRepairWarning)]
+        assert len(said) == 1 and "companies" in str(said[0].message), seen
+        assert said[0].filename == __file__
+
+
+def test_a_migrated_mirror_records_the_clients_source_and_syncs_again(client, tmp_path):
+    """Version 2 recorded the base URL (a sandbox's with the port of its run); the migration
+    kept it, so the next sync from the same sandbox was refused as another source."""
+    path = tmp_path / "m"
+    write_v2(client, path)
+    mirror.sync(client, path, progress=False)
+    assert mirror.status(path).attrs["source"] == client.source
+    report = mirror.sync(client, path, progress=False)  # raised MirrorStateError
+    assert not any(r.full for r in report.entities.values())
+
+
+def test_a_version_2_mirror_of_another_service_is_refused_before_it_is_migrated(client, tmp_path):
+    """The migrating sync checked no source: another service's records were merged in."""
+    path = tmp_path / "m"
+    write_v2(client, path)
+    marker = path / "_mirror.json"
+    doc = orjson.loads(marker.read_bytes())
+    marker.write_bytes(orjson.dumps({**doc, "source": "https://api.example.com/v/"}))
+    with pytest.raises(mirror.MirrorStateError, match="synced from https://api.example.com/v,"):
+        mirror.sync(client, path, progress=False)
+    with pytest.raises(mirror.MirrorVersionError):  # not migrated
+        mirror.status(path)
+    mirror.sync(client, path, progress=False, allow_other_source=True)
+    assert mirror.status(path).attrs["source"] == client.source

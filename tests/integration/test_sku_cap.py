@@ -5,6 +5,7 @@ request per version), and ``dealframe doctor`` asks for it and says what the cli
 from __future__ import annotations
 
 import sys
+import threading
 import warnings
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 
 from dealframe import doctor
 from dealframe.doctor import ADAPTED, BREAKS, HOLDS, Check
+from dealframe.public.api import PublicApi
 
 CURRENT = "^/api/v[12]/companies/current$"
 CAP = 30
@@ -101,3 +103,36 @@ def test_the_doctor_says_a_refusal_it_cannot_read_breaks(fresh, proxy):
     assert check.verdict == BREAKS
     assert "skus[42]: not served" in check.observed
     assert "not read as a refusal of that many SKUs" in check.observed
+
+
+class _Interleaved(dict):
+    """``skus_per_request`` whose first write lets ``other()`` run on another thread first
+    (up to 3 s): the moment between a call's read of the cap and its write of the smaller."""
+
+    def __init__(self, other: Any) -> None:
+        super().__init__()
+        self.other, self.thread = other, None
+
+    def __setitem__(self, key: str, value: int) -> None:
+        if self.thread is None:
+            self.thread = threading.Thread(target=self.other)
+            self.thread.start()
+            self.thread.join(3.0)  # it waits for the lock (the fix): the 3 s run out
+        super().__setitem__(key, value)
+
+
+def test_two_calls_learning_a_cap_at_once_keep_the_smaller(fresh, proxy, skus, direct):
+    """The cap was read, then written: a call learning 30 read no cap, another learned 10
+    and wrote it, then the first wrote 30 over it, and every later call was refused again."""
+    proxy.add("^/api/v2/companies/current$", refuse(400, _refusal("skus: at most 30"), 30, "skus"))
+    proxy.add("^/api/v1/companies/current$", refuse(400, _refusal("skus: at most 10"), 10, "skus"))
+    results: dict[str, Any] = {}
+    transport = fresh._transport
+    transport.skus_per_request = caps = _Interleaved(
+        lambda: results.setdefault("v1", PublicApi(transport, "v1").current(skus["v1"]))
+    )
+    results["v2"] = PublicApi(transport, "v2").current(skus["v2"])
+    caps.thread.join(30)
+    assert results["v1"].attrs["skus_per_request_refused"].endswith("requests of 10 SKUs")
+    assert results["v2"].attrs["skus_per_request_refused"].endswith("requests of 30 SKUs")
+    assert dict(caps) == {"/companies/current": 10}

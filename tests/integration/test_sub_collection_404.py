@@ -57,3 +57,16 @@ def test_a_soft_deleted_id_keeps_the_cause_the_service_said(client):
         client.private.fundings(gone)
     assert caught.value.deleted and "soft-deleted" in str(caught.value)
     assert CAUSES not in str(caught.value)
+
+
+@pytest.mark.parametrize("call", ["fundings", "portfolio"])
+def test_a_list_of_one_id_answered_404_does_not_raise(client, call):
+    """A list of one id raised NotFoundError (the count decided, not the type), while a
+    profile call given the same list returns a frame: a call with a list never raises."""
+    for ids in ([NO_SUCH_ID], [NO_SUCH_ID, NO_SUCH_ID]):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            frame = getattr(client.private, call)(ids)
+        assert frame.empty and frame.attrs["missing_ids"] == [NO_SUCH_ID]
+        said = [str(w.message) for w in seen if issubclass(w.category, MissingDataWarning)]
+        assert len(said) == 1 and f"answered 404 ({CAUSES})" in said[0], said

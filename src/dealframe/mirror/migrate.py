@@ -133,8 +133,10 @@ def _migrate_entity(root: Path, entity: str, entry: dict[str, Any], syncs: int) 
     return None
 
 
-def migrate(root: Path, doc: dict[str, Any], said: Said) -> MirrorState:
-    """Turn the version-2 mirror at ``root`` (its marker ``doc``) into Delta tables.
+def migrate(root: Path, doc: dict[str, Any], said: Said, source: str | None) -> MirrorState:
+    """Turn the version-2 mirror at ``root`` (its marker ``doc``) into Delta tables, recording
+    ``source`` (the migrating sync's, checked against the old marker's by the sync first:
+    version 2 recorded the base URL, not :attr:`dealframe.Client.source`).
 
     Called by :func:`~dealframe.mirror.sync` under the mirror's lock. An entity that cannot
     be migrated is added to ``said`` (a :class:`~dealframe.mirror.MirrorRepairWarning`),
@@ -155,7 +157,7 @@ def migrate(root: Path, doc: dict[str, Any], said: Said) -> MirrorState:
                 said.append((MirrorRepairWarning, problem))
     state = MirrorState(
         created_at=str(doc.get("created_at") or MirrorState().created_at),
-        source=doc.get("source"),
+        source=source,
         syncs=syncs,
     )
     write_state(root, state)  # the migration's commit point

@@ -40,6 +40,7 @@ __all__ = [
     "check_source",
     "client_source",
     "holds_tables",
+    "legacy_source",
     "write_state",
 ]
 
@@ -69,6 +70,31 @@ def _legacy_loopback(recorded: str, here: str | None) -> bool:
     return before.hostname in _LOOPBACK and portless and loopback_now
 
 
+def legacy_source(recorded: Any) -> str | None:
+    """The source a version-2 marker recorded (the client's base URL as it was), as
+    :func:`check_source` compares it: :func:`source_of` it, without the port for a loopback
+    host (a sandbox's port changed from run to run), so that it takes the first loopback or
+    sandbox source, as one recorded without a port does.
+
+    Examples
+    --------
+    >>> legacy_source("http://127.0.0.1:41865/")
+    'http://127.0.0.1'
+    >>> legacy_source("https://api.example.com:8443/data/")
+    'https://api.example.com:8443/data'
+    """
+    if not isinstance(recorded, str) or not recorded:
+        return None
+    try:
+        url = urlsplit(recorded)
+        host = url.hostname or ""
+    except ValueError:  # not a URL: compared as it is
+        return recorded
+    if host not in _LOOPBACK:
+        return source_of(recorded)
+    return f"{url.scheme}://{f'[{host}]' if ':' in host else host}{url.path.rstrip('/')}"
+
+
 def client_source(client: Any) -> str | None:
     """The source a mirror records for ``client``: its :attr:`~dealframe.Client.source` (for
     a client-like object without one, :func:`source_of` its base URL).
@@ -83,9 +109,12 @@ def client_source(client: Any) -> str | None:
     return source if isinstance(source, str) else source_of(client.settings.base_url)
 
 
-def check_source(root: Path, recorded: str | None, here: str | None, allow: bool) -> str | None:
+def check_source(
+    root: Path, recorded: str | None, here: str | None, allow: bool, holds: bool | None = None
+) -> str | None:
     """The source to record for a sync of ``root`` from the service ``here``
-    (:attr:`dealframe.Client.source`).
+    (:attr:`dealframe.Client.source`); ``holds``: whether the mirror holds records (default
+    :func:`holds_tables`; a version-2 mirror's are in the files its marker names).
 
     Raises
     ------
@@ -101,7 +130,7 @@ def check_source(root: Path, recorded: str | None, here: str | None, allow: bool
         before is not None
         and before != here
         and not allow
-        and holds_tables(root)
+        and (holds_tables(root) if holds is None else holds)
         and not _legacy_loopback(before, here)
     ):
         raise MirrorStateError(

@@ -45,6 +45,7 @@ from .state import (
     MirrorState,
     check_source,
     client_source,
+    legacy_source,
     orjson_bytes,
     parse_state,
     read_doc,
@@ -460,11 +461,21 @@ def _diverge(said: Said, message: str) -> None:
     said.append((MirrorDivergenceWarning, message))
 
 
-def _warn(said: Said) -> None:
+def _warn(said: Said, failed: BaseException | None = None) -> None:
     """Emit the sync's warnings once its loop is over: a warning filtered into an error
-    (``-W error``) raised inside it stopped the sync after one entity, staging left behind."""
+    (``-W error``) raised inside it stopped the sync after one entity, staging left behind.
+
+    A sync that ``failed`` still says them (a migration's, for one, is not said again: its old
+    files are gone), but a warning filtered into an error becomes a note on ``failed``
+    (``__notes__``, shown with its traceback) instead of replacing it.
+    """
     for category, message in said:
-        warnings.warn(message, category, stacklevel=user_stacklevel())
+        try:
+            warnings.warn(message, category, stacklevel=user_stacklevel())
+        except Warning:
+            if failed is None:
+                raise
+            failed.add_note(f"{category.__name__}: {message}")
 
 
 def _table_rows(table: DeltaTable) -> int:
@@ -659,35 +670,39 @@ def sync(
     if not isinstance(allow_other_source, bool):
         raise ValidationError("allow_other_source", "True or False", got=allow_other_source)
     lock_timeout = lock_timeout_seconds(lock_timeout)
-    with guard_write(path):
-        root = open_folder(path, create=True)
-        _usable_marker(root)  # a corrupt or foreign marker is reported before the lock is taken
-        said: Said = []
-        with mirror_lock(root, lock_timeout):
-            state = _marker(root, client, allow_other_source, said)
-            report = SyncReport(root, recovered_files=len(recover(root)))
-            sync_no = state.syncs  # this sync's own number, taken before any table is written
-            bar = _Progress(progress)
-            for entity in names:
-                fetch = client_fetch(client, entity, page_size)
-                done = report.entities[entity] = _sync_entity(
-                    root,
-                    entity,
-                    fetch,
-                    overlap=gap,
-                    page_size=page_size,
-                    rows_per_file=rows_per_file,
-                    sync_no=sync_no,
-                    progress=bar,
-                    repair=repair,
-                    said=said,
-                )
-                # the refused pages were sent too, and page 0 when it was looked for
-                done.requests += len(fetch.refused) + (fetch.from_0 is not None)
-                done.page_size_refused = "; ".join(fetch.refused) or None
-                done.page_from_0 = fetch.from_0
-                _compare_counts(client, root, done, said)
-            recover(root)  # the staging folder of this sync
+    said: Said = []
+    try:
+        with guard_write(path):
+            root = open_folder(path, create=True)
+            _usable_marker(root)  # a corrupt or foreign marker is reported before the lock is taken
+            with mirror_lock(root, lock_timeout):
+                state = _marker(root, client, allow_other_source, said)
+                report = SyncReport(root, recovered_files=len(recover(root)))
+                sync_no = state.syncs  # this sync's own number, taken before any table is written
+                bar = _Progress(progress)
+                for entity in names:
+                    fetch = client_fetch(client, entity, page_size)
+                    done = report.entities[entity] = _sync_entity(
+                        root,
+                        entity,
+                        fetch,
+                        overlap=gap,
+                        page_size=page_size,
+                        rows_per_file=rows_per_file,
+                        sync_no=sync_no,
+                        progress=bar,
+                        repair=repair,
+                        said=said,
+                    )
+                    # the refused pages were sent too, and page 0 when it was looked for
+                    done.requests += len(fetch.refused) + (fetch.from_0 is not None)
+                    done.page_size_refused = "; ".join(fetch.refused) or None
+                    done.page_from_0 = fetch.from_0
+                    _compare_counts(client, root, done, said)
+                recover(root)  # the staging folder of this sync
+    except BaseException as exc:
+        _warn(said, exc)  # what it said before it failed is still true
+        raise
     _warn(said)
     return report
 
@@ -710,7 +725,15 @@ def _marker(root: Path, client: Any, allow_other_source: bool, said: Said) -> Mi
     if doc is None:
         state = MirrorState(source=here)
     elif doc.get("schema_version") == LEGACY_VERSION:
-        state = migrate(root, doc, said)
+        # checked before the migration, which records this sync's source: its records are
+        # in the old files, and it recorded the base URL (a sandbox's with a port of the day)
+        entries = doc.get("entities")
+        held = isinstance(entries, dict) and any(
+            isinstance(e, dict) and e.get("files") for e in entries.values()
+        )
+        legacy = legacy_source(doc.get("source"))
+        source = check_source(root, legacy, here, allow_other_source, holds=held)
+        state = migrate(root, doc, said, source)
     else:
         state = parse_state(orjson_bytes(doc), root / STATE_NAME)
         state.source = check_source(root, state.source, here, allow_other_source)

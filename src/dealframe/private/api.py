@@ -202,7 +202,9 @@ _DOCS = {
 #: The parameters of the sub-collection methods, by the family of their ids.
 _DOCS |= {
     f"sub_of_{one}": f"""ids : str or list of str
-    One {one} id or many (fetched concurrently).
+    One {one} id (answered 404: :class:`~dealframe.errors.NotFoundError`) or a list
+    of them (fetched concurrently; ids answered 404, even in a list of one, are in
+    ``attrs["missing_ids"]`` with a warning).
 limit : int, optional
     Cap on rows per {one}, any positive integer (default: every row); pages of up to
     1,000 rows are fetched until it is reached.
@@ -1574,7 +1576,8 @@ class PrivateApi:
         # (or of the smaller bound a refusal of ``limit`` stated: kept for later calls).
         if limit is not None:
             limit = integer_in(limit, "limit", 1, None)
-        wanted = check_ids(ids, "id" if isinstance(ids, str) else "ids", empty=True)
+        single = isinstance(ids, str)  # one id raises NotFoundError; a list never does
+        wanted = check_ids(ids, "id" if single else "ids", empty=True)
         deadline = self._t.deadline()
         if wanted:  # no ids (an empty frame's): an empty frame, without a request
             name = self.schema(
@@ -1621,7 +1624,7 @@ class PrivateApi:
             return ident, pages
 
         failures: list[Any] = []
-        if len(wanted) == 1:
+        if single:
             try:
                 pulled = [pull(wanted[0])]
             except NotFoundError as exc:

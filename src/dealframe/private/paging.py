@@ -694,3 +694,5 @@ def _walk_rest(
             own.shutdown(wait=True)
         if bar is not None:
             bar.close()
+        if pool is not None:
+            pool.returned()  # on this (the caller's) thread: see WorkerPool

@@ -381,8 +381,8 @@ class PublicApi:
             # the chunks that arrived are kept: a smaller chunk that fails is a failure
             fatal = tuple(e for e in FATAL_ERRORS if e is not BadRequestError)
         if refused:
-            # another thread may have learned a smaller size meanwhile: keep the smaller
-            self._skus_per_request[path] = min(size, self._skus_per_request.get(path, size))
+            with self._t.skus_lock:  # calls on other threads learn too: the smallest size wins
+                self._skus_per_request[path] = min(size, self._skus_per_request.get(path, size))
             refused += f": requests of {size} SKUs"
         return responses, failures, refused
 

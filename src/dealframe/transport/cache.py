@@ -53,6 +53,7 @@ import threading
 import time
 import warnings
 from collections.abc import Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -79,8 +80,10 @@ __all__ = [
     "LOCK_WAIT",
     "PRUNE_EVERY",
     "ReaderExpirySession",
+    "STORE_BY",
     "build_cached_session",
     "cache_key",
+    "cache_file",
     "canonical_json",
     "expiry_for",
     "namespaced_key",
@@ -117,7 +120,30 @@ LOCK_WAIT = 5.0
 #: next opening).
 PRUNE_WAIT = 0.5
 
+#: When (``time.monotonic()``) the current call must end, or None: a store or drop made for
+#: it waits for the lock until then at most (the transport sets it around each request).
+STORE_BY: ContextVar[float | None] = ContextVar("dealframe_store_by", default=None)
+
 logger = logging.getLogger("dealframe.transport")
+
+
+def cache_file(path: str | os.PathLike[str]) -> Path:
+    """The SQLite file requests-cache opens for a ``cache_path``: absolute, with ``.sqlite``
+    added when the name has no suffix (as requests-cache adds it). A folder is left as it
+    is: opening it fails (``ConfigurationError``), no file is made beside it.
+
+    Every use of the file (the lock checks, file modes, ``client.cache.info()``) goes through
+    this one path, and requests-cache is given it as is (a path with a suffix it keeps).
+
+    Examples
+    --------
+    >>> cache_file("/data/http").name, cache_file("/data/http.db").name
+    ('http.sqlite', 'http.db')
+    >>> cache_file("rel.sqlite").is_absolute()
+    True
+    """
+    path = Path(path).expanduser().absolute()
+    return path if path.suffix or path.is_dir() else path.with_name(f"{path.name}.sqlite")
 
 
 def _writable(path: Path, wait: float) -> None:
@@ -136,11 +162,19 @@ def _writable(path: Path, wait: float) -> None:
         con.execute("BEGIN IMMEDIATE")
         con.execute("ROLLBACK")
     except sqlite3.OperationalError as exc:
+        if not _locked(exc):
+            raise  # not a lock: what it is (a file it cannot open, a damaged one)
         raise sqlite3.OperationalError(
             f"{exc}: another process has held its write lock for more than {wait:g} s"
         ) from None
     finally:
         con.close()
+
+
+def _locked(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` is SQLite's busy or locked error (another connection's lock)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def canonical_json(body: Any) -> bytes:
@@ -268,14 +302,16 @@ class BoundedSQLiteCache(SQLiteCache):
     dropping an entry) wait at most :data:`LOCK_WAIT` seconds for another process's write lock,
     then are skipped: the answer is returned uncached, never lost.
 
-    The first skipped write of a spell waits; the next ones do not wait while the lock is
-    still held. What was skipped is kept for :meth:`take_unsaved` (one message a spell), which
-    the transport warns of on the caller's thread once the request is back in dealframe's code.
+    The first skipped write of a spell waits (no longer than the call's time left,
+    :data:`STORE_BY`); the next ones do not wait while the lock is still held. What was skipped is kept for :meth:`take_unsaved` (one message a spell), which
+    the transport warns of on the caller's thread: after a request made there, or once a
+    multi-request call whose requests ran on worker threads returns
+    (:meth:`CacheControl.after_request`).
 
     Parameters
     ----------
     path : Path
-        The SQLite file.
+        The SQLite file (:func:`cache_file`).
 
     Examples
     --------
@@ -288,7 +324,7 @@ class BoundedSQLiteCache(SQLiteCache):
 
     def __init__(self, path: Path) -> None:
         super().__init__(str(path), wal=True)
-        self._path = path
+        self._path = Path(self.db_path)  # the file requests-cache opens, whatever was given
         self._guard = threading.Lock()
         self._check: sqlite3.Connection | None = None
         self._busy = False  # the last check found the lock held: the next ones do not wait
@@ -297,8 +333,11 @@ class BoundedSQLiteCache(SQLiteCache):
     def _free(self) -> bool:
         """Whether a write can start now (see the class); on a connection kept for the checks
         (opening one per write would cost several times more)."""
+        by = STORE_BY.get()
         with self._guard:
+            left = math.inf if by is None else max(0.0, by - time.monotonic())
             wait = 0.0 if self._busy else LOCK_WAIT
+            capped, wait = left < wait, min(wait, left)
             try:
                 if self._check is None:
                     self._check = sqlite3.connect(
@@ -308,11 +347,20 @@ class BoundedSQLiteCache(SQLiteCache):
                 self._check.execute("BEGIN IMMEDIATE")
                 self._check.execute("ROLLBACK")
             except sqlite3.Error as exc:
+                if not _locked(exc):
+                    # not a lock (a file it cannot open, a damaged one): the write goes ahead
+                    # and says what it is, as requests-cache's own write did before this check
+                    logger.debug("cache lock check of %s failed: %s", self._path, exc)
+                    if self._check is not None:
+                        self._check.close()
+                        self._check = None
+                    return True
                 if not self._busy:
                     self._busy = True
                     self._unsaved = (
                         f"the HTTP cache at {self._path} could not be written ({exc}; another "
-                        f"process has held its write lock for more than {wait:g} s): answers "
+                        f"process has held its write lock for more than {wait:g} s"
+                        f"{', all the time the call had left' if capped else ''}): answers "
                         "are returned without being stored until it is free"
                     )
                 return False
@@ -356,8 +404,10 @@ def build_cached_session(path: Path) -> CachedSession:
     Expiry is chosen per request (see :func:`expiry_for`); the default is "do not cache", so a
     request that names no kind is never stored. A stored answer older than the reading
     request's expiry is a miss (:class:`ReaderExpirySession`). Storing waits for another
-    process's lock at most :data:`LOCK_WAIT` seconds (:class:`BoundedSQLiteCache`).
+    process's lock at most :data:`LOCK_WAIT` seconds (:class:`BoundedSQLiteCache`). ``path``
+    is the ``cache_path`` setting; the file is :func:`cache_file` of it.
     """
+    path = cache_file(path)
     secure_cache_file(path)
     _writable(path, LOCK_WAIT)  # requests-cache would wait for the lock without end
     backend = BoundedSQLiteCache(path)
@@ -408,7 +458,7 @@ class CacheControl:
     session : requests.Session
         The transport's session (a ``CachedSession`` when caching is on).
     path : Path
-        The SQLite file.
+        The SQLite file (:func:`cache_file` of the ``cache_path`` setting).
     enabled : bool
         Whether the transport caches.
     """
@@ -529,13 +579,16 @@ class CacheControl:
         if backend is not None and key:
             backend.delete(key)
 
-    def after_request(self) -> None:
+    def after_request(self, *, warn: bool = True) -> None:
         """After a request that used the cache: apply 0o600 to the SQLite file and its WAL/SHM
         side files once they exist, and warn once that answers are not stored while another
         process keeps the file locked (:class:`BoundedSQLiteCache`).
 
-        The warning points at the user's line. Turned into an error (``-W error``), it is
-        logged on ``dealframe.transport`` instead: raising it would lose the answer in hand.
+        The warning points at the user's line, so it is given on the caller's thread:
+        ``warn=False`` (a request on a worker thread) keeps it for the next call with
+        ``warn=True`` (the transport makes one when a multi-request call returns). Turned
+        into an error (``-W error``), it is logged on ``dealframe.transport`` instead: raising
+        it would lose the answer in hand.
         """
         if not self.enabled:
             return
@@ -543,7 +596,9 @@ class CacheControl:
             _tighten(self.path)
             self._tight = Path(f"{self.path}-wal").exists() and Path(f"{self.path}-shm").exists()
         backend = self._backend()
-        said = backend.take_unsaved() if isinstance(backend, BoundedSQLiteCache) else None
+        if not warn or not isinstance(backend, BoundedSQLiteCache):
+            return
+        said = backend.take_unsaved()
         if said is not None:
             try:
                 warnings.warn(said, DealframeWarning, stacklevel=user_stacklevel())

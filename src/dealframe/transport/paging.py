@@ -34,6 +34,7 @@ __all__ = [
     "WorkerPool",
     "closed",
     "map_concurrent",
+    "on_worker",
     "progress_bar",
     "show_progress",
     "submit",
@@ -60,6 +61,22 @@ def closed(error: BaseException) -> bool:
     True
     """
     return isinstance(error, TransportError) and error.kind == "closed"
+
+
+def _nothing() -> None:
+    return None
+
+
+def on_worker() -> bool:
+    """Whether this thread is one of dealframe's worker threads (their names start with
+    ``dealframe``): a warning given there cannot point at the caller's line.
+
+    Examples
+    --------
+    >>> on_worker()
+    False
+    """
+    return threading.current_thread().name.startswith("dealframe")
 
 
 def _closed_error() -> TransportError:
@@ -211,6 +228,15 @@ class WorkerPool:
     running *inside* one of this pool's workers never reuses the pool (it would wait on
     itself): it gets a private pool instead.
 
+    Parameters
+    ----------
+    size : int
+        Threads.
+    returned : callable, optional
+        Called on the caller's thread when a map given this pool returns (or raises): the
+        transport warns there of what its requests met on the workers (a skipped cache
+        store), so the warning points at the user's line.
+
     Examples
     --------
     >>> pool = WorkerPool(2)
@@ -219,8 +245,9 @@ class WorkerPool:
     >>> pool.shutdown()
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, returned: Callable[[], None] | None = None) -> None:
         self.size = size
+        self.returned = returned or _nothing
         self._prefix = f"dealframe-pool-{id(self):x}"
         self._executor: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
@@ -337,6 +364,8 @@ def map_concurrent(
     finally:
         if bar is not None:
             bar.close()
+        if pool is not None:
+            pool.returned()
     failures.sort(key=lambda f: f.index)
     return MapResult(results, failures)
 

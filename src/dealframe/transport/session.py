@@ -24,7 +24,7 @@ import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -54,13 +54,15 @@ from dealframe.transport import body as _body
 from dealframe.transport import retry as _retry
 from dealframe.transport.cache import (
     DO_NOT_CACHE,
+    STORE_BY,
     CacheControl,
     build_cached_session,
+    cache_file,
     canonical_json,
     expiry_for,
 )
 from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
-from dealframe.transport.paging import WorkerPool
+from dealframe.transport.paging import WorkerPool, on_worker
 from dealframe.transport.ratelimit import RateGate
 from dealframe.transport.stragglers import Latencies
 
@@ -304,6 +306,16 @@ def _classify(exc: requests.RequestException) -> tuple[str, bool]:
     return "request", False
 
 
+def _stamp(read: list[float]) -> Callable[..., None]:
+    """A response hook (after :func:`read_body`) noting when the answer was in, before
+    requests-cache stores it."""
+
+    def hook(response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        read.append(time.monotonic())
+
+    return hook
+
+
 def _close_pools(session: requests.Session) -> None:
     """Close every pooled connection now.
 
@@ -342,7 +354,10 @@ class Transport:
         The gate every worker waits at after a 429.
     skus_per_request : dict of str to int
         Family A SKUs per request by path (``/companies/current``), once the service refused
-        more: learned by v1 or v2 calls, sent by both.
+        more: learned by v1 or v2 calls, sent by both; updated under ``skus_lock``.
+    skus_lock : threading.Lock
+        Held while a call updates ``skus_per_request`` (it reads the size there, then
+        writes the smaller): calls on other threads learning at once keep the smallest.
 
     Examples
     --------
@@ -361,6 +376,7 @@ class Transport:
         self.stats = TransportStats()
         self.gate = RateGate()
         self.skus_per_request: dict[str, int] = {}
+        self.skus_lock = threading.Lock()
         self._latencies = Latencies()
         self._secrets = tuple(t for t in (settings.public_token, settings.private_key) if t)
         # A loopback base URL is reached directly: an HTTP_PROXY from the environment would
@@ -368,14 +384,14 @@ class Transport:
         # this machine's loopback anyway).
         host = urlsplit(settings.base_url).hostname if settings.base_url else None
         self._direct = host is not None and _is_loopback(host)
-        cache_path = settings.cache_path or default_cache_path()
+        cache_path = cache_file(settings.cache_path or default_cache_path())
         if settings.cache_enabled:
             try:
                 self._session: requests.Session = build_cached_session(cache_path)
             except (OSError, sqlite3.Error) as exc:
                 why = getattr(exc, "strerror", None) or str(exc)
                 raise ConfigurationError(
-                    f"cannot open the HTTP cache at {settings.cache_path}: {why}; set "
+                    f"cannot open the HTTP cache at {cache_path}: {why}; set "
                     "cache_path= (DEALFRAME_CACHE_PATH) to a writable file, or "
                     "cache_enabled=False",
                     field="cache_path",
@@ -402,7 +418,7 @@ class Transport:
             self._session.trust_env = False
         self.cache = CacheControl(self._session, cache_path, settings.cache_enabled)
         #: Worker threads reused by every concurrent call of this client (see WorkerPool).
-        self.pool = WorkerPool(settings.max_workers)
+        self.pool = WorkerPool(settings.max_workers, returned=self._after_cache)
         self._closed = False
 
     def __repr__(self) -> str:
@@ -558,9 +574,13 @@ class Transport:
         if deadline is _UNSET:
             deadline = self.deadline()
         self.stats._add(calls=1)
-        return self._loop(
-            call.info, call.url, call.kwargs, call.use_cache, call.expire, refresh, deadline
-        )
+        by = STORE_BY.set(deadline)  # a store waiting for the cache's lock stops then too
+        try:
+            return self._loop(
+                call.info, call.url, call.kwargs, call.use_cache, call.expire, refresh, deadline
+            )
+        finally:
+            STORE_BY.reset(by)
 
     def cached(
         self,
@@ -775,6 +795,11 @@ class Transport:
             else:
                 _retry.sleep(delay)
 
+    def _after_cache(self) -> None:
+        """:meth:`CacheControl.after_request`, whose warning (answers not stored) waits on a
+        worker thread for the caller's: the pool's ``returned`` calls this there."""
+        self.cache.after_request(warn=not on_worker())
+
     def _give_up_note(self, attempt: int, delay: float, deadline: float | None) -> str | None:
         """None to retry; otherwise the reason to stop ("" when the retries ran out)."""
         if attempt > self.settings.retries:
@@ -813,11 +838,18 @@ class Transport:
         if deadline is not None and deadline - time.monotonic() < read_timeout:
             read_timeout = max(0.001, deadline - time.monotonic())
             early = None  # the call's budget bounds this attempt, not the straggler rule
+        read: list[float] = []  # when the body was in: the store that follows is not latency
         call = dict(
             kwargs,
             timeout=(s.connect_timeout, read_timeout),
             # per-request hooks replace the session's: keep those after ours
-            hooks={"response": [read_body(deadline), *self._session.hooks.get("response", [])]},
+            hooks={
+                "response": [
+                    read_body(deadline),
+                    _stamp(read),
+                    *self._session.hooks.get("response", []),
+                ]
+            },
         )
         if s.cache_enabled:
             if use_cache:
@@ -829,7 +861,8 @@ class Transport:
         try:
             raw = self._session.request(info.method, url, **call)
             content = raw.content or b""
-            took = time.monotonic() - sent  # headers and body: the read timeout bounds both
+            # headers and body (the read timeout bounds both), not the cache's store after
+            took = (read[0] if read else time.monotonic()) - sent
         except requests.RequestException as exc:
             # Only text is kept: the requests exception holds the request (and its headers).
             kind, retryable = _classify(exc)
@@ -863,7 +896,7 @@ class Transport:
             **({"cache_hits": 1} if from_cache else {"network": 1}),
         )
         if use_cache:
-            self.cache.after_request()
+            self._after_cache()
         logger.debug(
             "%s %s status=%d attempt=%d from_cache=%s",
             info.method,
