@@ -5,7 +5,6 @@ request per version), and ``dealframe doctor`` asks for it and says what the cli
 from __future__ import annotations
 
 import sys
-import threading
 import warnings
 from pathlib import Path
 from typing import Any
@@ -105,34 +104,34 @@ def test_the_doctor_says_a_refusal_it_cannot_read_breaks(fresh, proxy):
     assert "not read as a refusal of that many SKUs" in check.observed
 
 
-class _Interleaved(dict):
-    """``skus_per_request`` whose first write lets ``other()`` run on another thread first
-    (up to 3 s): the moment between a call's read of the cap and its write of the smaller."""
+class _Raced(dict):
+    """``skus_per_request`` as a call racing another sees it: the call reads no cap when it
+    starts, then another call writes ``other`` before this one writes what it learned. Each
+    write records whether the writer held ``lock``."""
 
-    def __init__(self, other: Any) -> None:
+    def __init__(self, lock: Any, other: int) -> None:
         super().__init__()
-        self.other, self.thread = other, None
+        self.lock, self.other, self.held = lock, other, []
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if not self.held and key not in self:  # the call's first read: none yet
+            super().__setitem__(key, self.other)  # the other call writes right after it
+            return default
+        return super().get(key, default)
 
     def __setitem__(self, key: str, value: int) -> None:
-        if self.thread is None:
-            self.thread = threading.Thread(target=self.other)
-            self.thread.start()
-            self.thread.join(3.0)  # it waits for the lock (the fix): the 3 s run out
+        self.held.append(self.lock.locked())
         super().__setitem__(key, value)
 
 
-def test_two_calls_learning_a_cap_at_once_keep_the_smaller(fresh, proxy, skus, direct):
-    """The cap was read, then written: a call learning 30 read no cap, another learned 10
-    and wrote it, then the first wrote 30 over it, and every later call was refused again."""
+def test_a_learned_cap_is_written_under_the_lock_and_the_smaller_kept(fresh, proxy, skus):
+    """The cap was read, then written, with no lock: a call learning 30 could write it over
+    the 10 another call had just learned, and every later call was refused again. The size is
+    read and written under ``skus_lock``, so the smaller stays."""
     proxy.add("^/api/v2/companies/current$", refuse(400, _refusal("skus: at most 30"), 30, "skus"))
-    proxy.add("^/api/v1/companies/current$", refuse(400, _refusal("skus: at most 10"), 10, "skus"))
-    results: dict[str, Any] = {}
     transport = fresh._transport
-    transport.skus_per_request = caps = _Interleaved(
-        lambda: results.setdefault("v1", PublicApi(transport, "v1").current(skus["v1"]))
-    )
-    results["v2"] = PublicApi(transport, "v2").current(skus["v2"])
-    caps.thread.join(30)
-    assert results["v1"].attrs["skus_per_request_refused"].endswith("requests of 10 SKUs")
-    assert results["v2"].attrs["skus_per_request_refused"].endswith("requests of 30 SKUs")
+    transport.skus_per_request = caps = _Raced(transport.skus_lock, other=10)
+    got = PublicApi(transport, "v2").current(skus["v2"])
+    assert got.attrs["skus_per_request_refused"].endswith("requests of 30 SKUs")
+    assert caps.held == [True]
     assert dict(caps) == {"/companies/current": 10}
