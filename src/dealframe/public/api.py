@@ -214,6 +214,25 @@ def _with_data(items: list[Mapping[str, Any]], found: Findings) -> list[Mapping[
     return kept
 
 
+#: A month written with its day, as the frames read it (``2023-01-01``).
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}$")
+
+
+def _by_month(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``item`` with its ``period`` as ``YYYY-MM`` when it is written with a day, so one month
+    in two spellings (``2023-01``, ``2023-01-01``) is one period, repeated.
+
+    Examples
+    --------
+    >>> _by_month({"period": "2023-01-01", "median": {}})
+    {'period': '2023-01', 'median': {}}
+    """
+    period = item.get("period") if isinstance(item, Mapping) else None
+    if isinstance(period, str) and len(period) == 10 and _DAY.match(period):
+        return {**item, "period": period[:7]}
+    return item
+
+
 def _null_medians(items: list[Mapping[str, Any]], found: Findings) -> None:
     """A ``null_field`` finding naming the periods whose ``median`` is null or absent: their
     rows are kept, every value NaN (a silent row of empty values until said)."""
@@ -667,9 +686,11 @@ class PublicApi:
             RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"), endpoint
         ):
             if shape == "wide":
-                frame = time_series_wide(items, fields=names, date_from=start, date_to=end)
+                frame = time_series_wide(
+                    items, fields=names, date_from=start, date_to=end, found=found
+                )
             else:
-                frame = time_series_long(items)
+                frame = time_series_long(items, found=found)
         received = [it["sku"] for it in items]  # a SKU with no value has no column or row
         return self._settle(
             frame, endpoint, responses, failures, wanted, received, found, strict, refused
@@ -786,7 +807,7 @@ class PublicApi:
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
         found = Findings(endpoint)
         doc = response.json()
-        items = read_items(doc, found)
+        items = [_by_month(item) for item in read_items(doc, found)]
         identities(items, "period", found)
         absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
         items = dedupe_items(items, "period", found)

@@ -1,0 +1,121 @@
+"""Family A answers in variants a real service may write and the sandbox does not: a month in
+two spellings, booleans and null series, SKUs in another case, ``meta.count`` of current data
+and time series, items without a SKU.
+
+Through the drift proxy the client adapts where it can and says so, or names the field and
+value it cannot read: never a silently different value.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    Outcome,
+    assert_same,
+    direct,
+    edit,
+    fresh_rules,
+    no_hang,
+    outcome,
+    proxy,
+    recount,
+    via,
+)
+
+from dealframe.notices import MissingDataWarning
+
+CURRENT = "^/api/v2/companies/current$"
+SERIES = "^/api/v2/companies/time-series$"
+GROUP_SERIES = "^/api/v1/groups/time-series$"
+SKUS = ["CELZ-GBR", "DEXZ-GBR", "ORIQ-GBR"]
+WINDOW = {"fields": ["evRevenueNtm"], "date_from": "2023-01", "date_to": "2023-06"}
+
+
+def ok(o: Outcome) -> pd.DataFrame:
+    assert o.error is None, f"raised {o.error!r}"
+    assert isinstance(o.value, pd.DataFrame)
+    return o.value
+
+
+def kinds(frame: pd.DataFrame) -> list[str]:
+    return [f["kind"] for f in frame.attrs.get("findings", [])]
+
+
+def messages(o: Outcome) -> list[str]:
+    return o.warned(MissingDataWarning)
+
+
+def each_item(fn: Any) -> Any:
+    """An ``edit`` that applies ``fn`` to every item of ``data``."""
+
+    def apply(doc: Any) -> Any:
+        for item in doc["data"]:
+            fn(item)
+        return doc
+
+    return edit(apply)
+
+
+# ----------------------------------------------------------------- 1. a month in two spellings
+
+
+def _respelled(value: float | None) -> Any:
+    """Every series of every item with its first month written again as ``YYYY-MM-01``
+    (``value``: that value; None: the same value)."""
+
+    def apply(item: dict[str, Any]) -> None:
+        for name, series in item["data"].items():
+            if series:
+                month, first = next(iter(series.items()))
+                item["data"][name] = {
+                    **series,
+                    f"{month}-01": first if value is None else value,
+                }
+
+    return each_item(apply)
+
+
+@pytest.mark.parametrize("shape", ["wide", "long"])
+def test_time_series_month_in_two_spellings_with_another_value_keeps_the_first(
+    direct, via, proxy, shape
+):
+    ref = direct.public.time_series(SKUS, shape=shape, **WINDOW)
+    proxy.add(SERIES, _respelled(999.0))
+    got = ok(o := outcome(lambda: via.public.time_series(SKUS, shape=shape, **WINDOW)))
+    assert_same(got, ref)
+    assert "conflicting_rows" in kinds(got)
+    assert any("different content: kept the first" in m for m in messages(o)), messages(o)
+
+
+def test_time_series_month_in_two_spellings_with_the_same_value_is_a_repeat(direct, via, proxy):
+    ref = direct.public.time_series(SKUS, shape="long", **WINDOW)
+    proxy.add(SERIES, _respelled(None))
+    got = ok(o := outcome(lambda: via.public.time_series(SKUS, shape="long", **WINDOW)))
+    assert_same(got, ref)
+    assert kinds(got) == ["repeated_rows"], messages(o)
+
+
+def test_group_time_series_period_in_two_spellings_keeps_the_first(direct, via, proxy):
+    group = {"countries": ["GBR"], **WINDOW}
+    ref = direct.public.group_time_series(**group)
+
+    def respell(doc: Any) -> Any:
+        again = copy.deepcopy(doc["data"][0])
+        again["period"] += "-01"
+        again["median"] = {name: 999.0 for name in again["median"]}
+        doc["data"].append(again)
+        return doc
+
+    proxy.add(GROUP_SERIES, edit(respell), recount())
+    got = ok(o := outcome(lambda: via.public.group_time_series(**group)))
+    assert_same(got, ref)
+    assert "conflicting_rows" in kinds(got), messages(o)
