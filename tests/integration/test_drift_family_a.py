@@ -31,6 +31,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     via,
 )
 
+from dealframe.errors import ServiceContractError
 from dealframe.notices import MissingDataWarning
 
 CURRENT = "^/api/v2/companies/current$"
@@ -119,3 +120,24 @@ def test_group_time_series_period_in_two_spellings_keeps_the_first(direct, via, 
     got = ok(o := outcome(lambda: via.public.group_time_series(**group)))
     assert_same(got, ref)
     assert "conflicting_rows" in kinds(got), messages(o)
+
+
+# ------------------------------------------------------------- 2. booleans and null series
+
+
+def test_time_series_boolean_month_value_is_refused_naming_field_and_value(via, proxy):
+    def true_everywhere(item: dict[str, Any]) -> None:
+        item["data"] = {name: dict.fromkeys(series, True) for name, series in item["data"].items()}
+
+    proxy.add(SERIES, each_item(true_everywhere))
+    o = outcome(lambda: via.public.time_series(SKUS[:1], **WINDOW))
+    assert isinstance(o.error, ServiceContractError), o.error
+    assert "evRevenueNtm" in str(o.error) and "True" in str(o.error)
+
+
+def test_time_series_requested_field_served_as_null_is_a_missing_field(via, proxy):
+    proxy.add(SERIES, each_item(lambda item: item.update(data={"evRevenueNtm": None})))
+    got = ok(o := outcome(lambda: via.public.time_series(SKUS[:1], **WINDOW)))
+    assert got.notna().sum().sum() == 0
+    assert "missing_field" in kinds(got)
+    assert any("evRevenueNtm" in m for m in messages(o)), messages(o)

@@ -152,6 +152,15 @@ def _collect(
         months = ords[codes]
     else:
         ords = months = np.empty(0, dtype=np.int64)
+    if bool in set(map(type, values)):  # numpy reads True as 1.0: refused, as in current data
+        at = next(i for i, v in enumerate(values) if type(v) is bool)
+        chunk = int(np.searchsorted(np.cumsum(counts), at, side="right"))
+        raise ValidationError(
+            f"time_series[{list(sku_pos)[chunk_s[chunk]]}].data."
+            f"{list(field_pos)[chunk_f[chunk]]}[{keys[at]!r}]",
+            "a number or null",
+            got=values[at],
+        )
     try:
         vals = np.asarray(values, dtype=np.float64) if values else np.empty(0)
     except (TypeError, ValueError) as exc:

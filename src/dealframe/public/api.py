@@ -181,19 +181,20 @@ def _absent_requested(
     items: list[Mapping[str, Any]], member: str, names: list[str] | None, found: Findings
 ) -> None:
     """A ``missing_field`` finding naming the requested ``names`` that no item's ``member``
-    (``data``, ``median``) holds: their columns are all null, which the service did not say."""
+    (``data``, ``median``) holds, or holds only as null: their columns are all null, which
+    the service did not say."""
     have: set[str] = set()
     held = 0
     for item in items:
         values = item.get(member)
         if isinstance(values, Mapping):
-            have.update(values)
+            have.update(name for name, value in values.items() if value is not None)
             held += 1
     absent = [name for name in names or () if name not in have]
     if held and absent:
         found.add(
             "missing_field",
-            f"requested field(s) absent from {member} of all {held} items: "
+            f"requested field(s) absent or null in {member} of all {held} items: "
             f"{', '.join(absent)} (no values for them)",
         )
 
