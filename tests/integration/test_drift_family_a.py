@@ -19,6 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    Action,
     Outcome,
     assert_same,
     direct,
@@ -141,3 +142,43 @@ def test_time_series_requested_field_served_as_null_is_a_missing_field(via, prox
     assert got.notna().sum().sum() == 0
     assert "missing_field" in kinds(got)
     assert any("evRevenueNtm" in m for m in messages(o)), messages(o)
+
+
+# ----------------------------------------------------------------- 3. SKUs in another case
+
+
+def _lower_skus(item: dict[str, Any]) -> None:
+    item["sku"] = item["sku"].lower()
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "kwargs"),
+    [(CURRENT, "current", {}), (SERIES, "time_series", WINDOW)],
+    ids=["current", "time_series"],
+)
+def test_skus_served_in_another_case_are_read_as_asked_and_said_once(
+    direct, via, proxy, path, method, kwargs
+):
+    ref = getattr(direct.public, method)(SKUS, **kwargs)
+    proxy.add(path, each_item(_lower_skus))
+    got = ok(o := outcome(lambda: getattr(via.public, method)(SKUS, **kwargs)))
+    assert_same(got, ref)
+    assert got.attrs["missing_skus"] == []
+    assert kinds(got) == ["respelled_sku"]
+    said = [m for m in messages(o) if "another case" in m]
+    assert len(said) == 1 and f"{len(SKUS)} items" in said[0], messages(o)
+
+
+def test_a_sku_that_matches_two_asked_skus_up_to_case_stays_dropped(direct, via, proxy):
+    sku = direct.public_v1.search(countries=["GBR"]).index[0]
+    asked = [sku, sku.lower()]
+    only_one = Action("only_one", on_request=lambda ex: ex.set_param("skus", [sku]))
+    proxy.add(
+        "^/api/v1/companies/current$",
+        only_one,
+        each_item(lambda it: it.update(sku=sku.title())),
+    )
+    got = ok(o := outcome(lambda: via.public_v1.current(asked)))
+    assert len(got) == 0 and got.attrs["missing_skus"] == asked
+    assert "respelled_sku" not in kinds(got)
+    assert any("not asked for" in m for m in messages(o)), messages(o)

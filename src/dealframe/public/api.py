@@ -273,6 +273,44 @@ def _check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
             found.add("missing_field", f"no {stat} for {', '.join(absent)}")
 
 
+def _as_asked(
+    items: list[Mapping[str, Any]], wanted: list[str], found: Findings
+) -> list[Mapping[str, Any]]:
+    """``items`` with each SKU that was not asked for but equals one asked SKU up to case
+    (``celz-gbr`` for ``CELZ-GBR``) written as asked, said once (``respelled_sku``). A SKU
+    that equals several asked ones up to case is left as sent (dropped as not asked for).
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v2/companies/current")
+    >>> [it["sku"] for it in _as_asked([{"sku": "a-usa"}], ["A-USA"], found)]
+    ['A-USA']
+    >>> found.items[0].kind
+    'respelled_sku'
+    """
+    folded: dict[str, str | None] = {}
+    for name in wanted:  # two asked SKUs equal up to case: neither can be told
+        folded[name.casefold()] = name if folded.get(name.casefold(), name) == name else None
+    asked = set(wanted)
+    out: list[Mapping[str, Any]] = []
+    respelled: list[str] = []
+    for item in items:
+        sku = item.get("sku")
+        mine = folded.get(sku.casefold()) if isinstance(sku, str) and sku not in asked else None
+        if mine is not None:
+            respelled.append(f"{sku!r} for {mine!r}")
+            item = {**item, "sku": mine}
+        out.append(item)
+    if respelled:
+        found.add(
+            "respelled_sku",
+            f"{len(respelled)} items have their SKU in another case than asked "
+            f"({', '.join(respelled[:3])}{' ...' if len(respelled) > 3 else ''}): "
+            "read as the SKU asked",
+        )
+    return out
+
+
 def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd.DataFrame:
     """Rows of the SKUs asked for, in the order asked (a SKU returned twice: its first row).
 
@@ -419,6 +457,9 @@ class PublicApi:
             items += chunk
         missing_fields(keys_present(items), answer, found, n_items=len(items))
         extra = [it.get("sku") for it in items if it.get("sku") not in asked]
+        if extra:
+            items = _as_asked(items, wanted, found)
+            extra = [it.get("sku") for it in items if it.get("sku") not in asked]
         if extra:
             found.add(
                 "unrequested",
