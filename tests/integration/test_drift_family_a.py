@@ -24,11 +24,13 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     assert_same,
     direct,
     edit,
+    fresh,
     fresh_rules,
     no_hang,
     outcome,
     proxy,
     recount,
+    refuse,
     via,
 )
 
@@ -182,3 +184,45 @@ def test_a_sku_that_matches_two_asked_skus_up_to_case_stays_dropped(direct, via,
     assert len(got) == 0 and got.attrs["missing_skus"] == asked
     assert "respelled_sku" not in kinds(got)
     assert any("not asked for" in m for m in messages(o)), messages(o)
+
+
+# ------------------------------------------------- 4. meta.count of current data and series
+
+
+def _count(value: Any) -> Any:
+    def apply(doc: Any) -> Any:
+        doc["meta"]["count"] = value
+        return doc
+
+    return edit(apply)
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "kwargs"),
+    [(CURRENT, "current", {}), (SERIES, "time_series", WINDOW)],
+    ids=["current", "time_series"],
+)
+@pytest.mark.parametrize(
+    ("count", "kind", "words"),
+    [("x", "bad_meta", "'x'"), (7, "count_mismatch", "says 7 items, data holds 3")],
+    ids=["garbage", "more"],
+)
+def test_meta_count_of_skus_answers_is_read(
+    direct, via, proxy, path, method, kwargs, count, kind, words
+):
+    ref = getattr(direct.public, method)(SKUS, **kwargs)
+    proxy.add(path, _count(count))
+    got = ok(o := outcome(lambda: getattr(via.public, method)(SKUS, **kwargs)))
+    assert_same(got, ref)
+    assert kinds(got) == [kind], messages(o)
+    assert any(words in m for m in messages(o)), messages(o)
+
+
+def test_meta_count_as_text_in_every_chunk_is_said_once(direct, fresh, proxy):
+    ref = direct.public.current(SKUS)
+    one_each = {"error": {"code": "BAD_REQUEST", "message": "skus: at most 1 SKU per request"}}
+    proxy.add(CURRENT, refuse(400, lambda sent: one_each, 1, "skus"), _count("1"))
+    got = ok(o := outcome(lambda: fresh.public.current(SKUS)))
+    assert_same(got, ref)
+    assert proxy.count(CURRENT) == 1 + len(SKUS)
+    assert kinds(got) == ["bad_meta"], messages(o)

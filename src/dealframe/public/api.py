@@ -448,11 +448,18 @@ class PublicApi:
     def _items(
         responses: list[Response], wanted: list[str], found: Findings, answer: str
     ) -> list[Mapping[str, Any]]:
-        """The checked items of every chunk: objects with a SKU that was asked for, once each."""
+        """The checked items of every chunk: objects with a SKU that was asked for, once each.
+
+        Each chunk's ``meta`` is read as :meth:`search` reads it (``bad_meta``,
+        ``count_mismatch``); what every chunk says alike is said once."""
         asked = set(wanted)
         items: list[Mapping[str, Any]] = []
         for response in responses:
-            chunk = read_items(response.json(), found)
+            doc = response.json()
+            chunk = read_items(doc, found)
+            said = Findings(found.where)
+            _meta_count(doc, chunk, said, "items")
+            found.absorb(said)
             identities(chunk, "sku", found)
             items += chunk
         missing_fields(keys_present(items), answer, found, n_items=len(items))
