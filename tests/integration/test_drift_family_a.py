@@ -226,3 +226,24 @@ def test_meta_count_as_text_in_every_chunk_is_said_once(direct, fresh, proxy):
     assert_same(got, ref)
     assert proxy.count(CURRENT) == 1 + len(SKUS)
     assert kinds(got) == ["bad_meta"], messages(o)
+
+
+# ---------------------------------------------------------------- 5. an item without its SKU
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "kwargs"),
+    [(CURRENT, "current", {}), (SERIES, "time_series", WINDOW)],
+    ids=["current", "time_series"],
+)
+def test_an_item_without_sku_is_said_once_as_dropped(via, proxy, path, method, kwargs):
+    def nameless(doc: Any) -> Any:
+        doc["data"][0].pop("sku")
+        return doc
+
+    proxy.add(path, edit(nameless))
+    got = ok(o := outcome(lambda: getattr(via.public, method)(SKUS, **kwargs)))
+    assert got.attrs["missing_skus"] == SKUS[:1]
+    contract = [f["message"] for f in got.attrs["findings"]]
+    assert contract == ["1 of 3 items have no 'sku': dropped"], contract
+    assert not any("kept" in m for m in messages(o)), messages(o)

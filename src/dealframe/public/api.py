@@ -460,18 +460,23 @@ class PublicApi:
             said = Findings(found.where)
             _meta_count(doc, chunk, said, "items")
             found.absorb(said)
-            identities(chunk, "sku", found)
             items += chunk
         missing_fields(keys_present(items), answer, found, n_items=len(items))
         extra = [it.get("sku") for it in items if it.get("sku") not in asked]
         if extra:
             items = _as_asked(items, wanted, found)
             extra = [it.get("sku") for it in items if it.get("sku") not in asked]
+        nameless = sum(1 for sku in extra if sku is None or sku == "")
+        if nameless:  # no row can be told apart without its SKU: dropped, not kept
+            found.add(
+                "missing_identity", f"{nameless} of {len(items)} items have no 'sku': dropped"
+            )
+        extra = [sku for sku in extra if sku is not None and sku != ""]
         if extra:
             found.add(
                 "unrequested",
-                f"{len(extra)} items for SKUs not asked for (or without a "
-                f"SKU): dropped ({', '.join(map(repr, extra[:3]))})",
+                f"{len(extra)} items for SKUs not asked for: dropped "
+                f"({', '.join(map(repr, extra[:3]))})",
             )
         return dedupe_items([it for it in items if it.get("sku") in asked], "sku", found)
 
