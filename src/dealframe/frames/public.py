@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe.arguments import checked_keywords
+from dealframe.contract import Findings, _add_repeats
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import as_records, build_frame, empty_frame, why
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
@@ -104,8 +105,11 @@ def _month_index(lo: int, hi: int) -> pd.PeriodIndex:
     return pd.PeriodIndex.from_ordinals(ordinals, freq="M").rename("month")
 
 
-def _collect(records: Sequence[Mapping[str, Any]], fields: Sequence[str] | None):
-    """Flatten time-series items into parallel arrays (one entry per value)."""
+def _collect(
+    records: Sequence[Mapping[str, Any]], fields: Sequence[str] | None, found: Findings | None
+):
+    """Flatten time-series items into parallel arrays (one entry per value): one value per
+    SKU, field and month, the first sent (repeats said to ``found``)."""
     sku_pos: dict[str, int] = {}
     field_pos: dict[str, int] = {f: i for i, f in enumerate(fields or ())}
     fixed = fields is not None
@@ -147,12 +151,55 @@ def _collect(records: Sequence[Mapping[str, Any]], fields: Sequence[str] | None)
         ords = np.array([_month_ordinal(u, "month") for u in uniques], dtype=np.int64)
         months = ords[codes]
     else:
-        months = np.empty(0, dtype=np.int64)
+        ords = months = np.empty(0, dtype=np.int64)
+    if bool in set(map(type, values)):  # numpy reads True as 1.0: refused, as in current data
+        at = next(i for i, v in enumerate(values) if type(v) is bool)
+        chunk = int(np.searchsorted(np.cumsum(counts), at, side="right"))
+        raise ValidationError(
+            f"time_series[{list(sku_pos)[chunk_s[chunk]]}].data."
+            f"{list(field_pos)[chunk_f[chunk]]}[{keys[at]!r}]",
+            "a number or null",
+            got=values[at],
+        )
     try:
         vals = np.asarray(values, dtype=np.float64) if values else np.empty(0)
     except (TypeError, ValueError) as exc:
         raise ValidationError("time_series", f"numeric values ({why(exc)})") from None
+    if keys and (len(set(ords.tolist())) < len(ords) or len(sku_pos) < len(records)):
+        # a month in two spellings ("2023-01", "2023-01-01") or a SKU twice: one value each
+        keep, same, differ = _first_of_each((s_idx * len(field_pos) + f_idx), months, vals)
+        f_idx, s_idx, months, vals = f_idx[keep], s_idx[keep], months[keep], vals[keep]
+        if found is not None:
+            _add_repeats(found, "month", same, differ, "the first")
     return list(sku_pos), list(field_pos), f_idx, s_idx, months, vals
+
+
+def _first_of_each(
+    series: np.ndarray, months: np.ndarray, vals: np.ndarray
+) -> tuple[np.ndarray, int, int]:
+    """Which values to keep (the first of each series and month, in the order sent), and how
+    many repeats held the first one's value and how many another.
+
+    Examples
+    --------
+    >>> keep, same, differ = _first_of_each(
+    ...     np.array([0, 0, 0, 1]), np.array([5, 5, 6, 5]), np.array([1.0, 2.0, 3.0, 4.0])
+    ... )
+    >>> keep.tolist(), same, differ
+    ([True, False, True, True], 0, 1)
+    """
+    key = series * (int(months.max() - months.min()) + 1) + (months - months.min())
+    order = np.argsort(key, kind="stable")
+    ranked = key[order]
+    repeat = np.zeros(len(ranked), dtype=bool)
+    repeat[1:] = ranked[1:] == ranked[:-1]
+    start = np.maximum.accumulate(np.where(repeat, 0, np.arange(len(ranked))))
+    ordered = vals[order]
+    a, b = ordered[repeat], ordered[start[repeat]]
+    equal = (a == b) | (np.isnan(a) & np.isnan(b))
+    keep = np.ones(len(key), dtype=bool)
+    keep[order[repeat]] = False
+    return keep, int(equal.sum()), int((~equal).sum())
 
 
 @checked_keywords
@@ -161,6 +208,8 @@ def time_series_wide(
     fields: Sequence[str] | None = None,
     date_from: MonthLike = None,
     date_to: MonthLike = None,
+    *,
+    found: Findings | None = None,
 ) -> pd.DataFrame:
     """Time-series items as a months × (field, sku) frame.
 
@@ -174,6 +223,9 @@ def time_series_wide(
     date_from, date_to : str ``YYYY-MM`` or Period, optional
         Index range (inclusive); values outside are dropped. Default: the first
         to the last month present.
+    found : dealframe.contract.Findings, optional
+        Where to say that a month came twice in a series (``"2024-01"`` and
+        ``"2024-01-01"``, or a SKU's item twice): the first value is kept either way.
 
     Returns
     -------
@@ -189,7 +241,7 @@ def time_series_wide(
     (2, 2)
     """
     records = as_records(items, "time_series")
-    skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields)
+    skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found)
     lo = _month_ordinal(date_from, "date_from") if date_from is not None else None
     hi = _month_ordinal(date_to, "date_to") if date_to is not None else None
     if lo is not None and hi is not None and lo > hi:
@@ -217,12 +269,17 @@ def time_series_wide(
 
 @checked_keywords
 def time_series_long(
-    items: Iterable[Mapping[str, Any]] | None, fields: Sequence[str] | None = None
+    items: Iterable[Mapping[str, Any]] | None,
+    fields: Sequence[str] | None = None,
+    *,
+    found: Findings | None = None,
 ) -> pd.DataFrame:
     """Time-series items as a tidy frame ``(sku, field, month, value)``.
 
     ``month`` is a ``period[M]`` column (not a Timestamp). Only values the
     service sent appear (a missing month has no row); rows follow input order.
+    A month sent twice in a series gives one row, the first value, as in
+    :func:`time_series_wide` (said to ``found`` when given).
 
     Examples
     --------
@@ -231,7 +288,7 @@ def time_series_long(
     (Period('2024-01', 'M'), period[M])
     """
     records = as_records(items, "time_series")
-    skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields)
+    skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found)
     if not len(months):
         return empty_frame(TIME_SERIES_LONG)
     return pd.DataFrame(

@@ -181,19 +181,20 @@ def _absent_requested(
     items: list[Mapping[str, Any]], member: str, names: list[str] | None, found: Findings
 ) -> None:
     """A ``missing_field`` finding naming the requested ``names`` that no item's ``member``
-    (``data``, ``median``) holds: their columns are all null, which the service did not say."""
+    (``data``, ``median``) holds, or holds only as null: their columns are all null, which
+    the service did not say."""
     have: set[str] = set()
     held = 0
     for item in items:
         values = item.get(member)
         if isinstance(values, Mapping):
-            have.update(values)
+            have.update(name for name, value in values.items() if value is not None)
             held += 1
     absent = [name for name in names or () if name not in have]
     if held and absent:
         found.add(
             "missing_field",
-            f"requested field(s) absent from {member} of all {held} items: "
+            f"requested field(s) absent or null in {member} of all {held} items: "
             f"{', '.join(absent)} (no values for them)",
         )
 
@@ -212,6 +213,25 @@ def _with_data(items: list[Mapping[str, Any]], found: Findings) -> list[Mapping[
             "their SKUs count as not returned",
         )
     return kept
+
+
+#: A month written with its day, as the frames read it (``2023-01-01``).
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}$")
+
+
+def _by_month(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``item`` with its ``period`` as ``YYYY-MM`` when it is written with a day, so one month
+    in two spellings (``2023-01``, ``2023-01-01``) is one period, repeated.
+
+    Examples
+    --------
+    >>> _by_month({"period": "2023-01-01", "median": {}})
+    {'period': '2023-01', 'median': {}}
+    """
+    period = item.get("period") if isinstance(item, Mapping) else None
+    if isinstance(period, str) and len(period) == 10 and _DAY.match(period):
+        return {**item, "period": period[:7]}
+    return item
 
 
 def _null_medians(items: list[Mapping[str, Any]], found: Findings) -> None:
@@ -251,6 +271,44 @@ def _check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
             )
         elif absent:
             found.add("missing_field", f"no {stat} for {', '.join(absent)}")
+
+
+def _as_asked(
+    items: list[Mapping[str, Any]], wanted: list[str], found: Findings
+) -> list[Mapping[str, Any]]:
+    """``items`` with each SKU that was not asked for but equals one asked SKU up to case
+    (``celz-gbr`` for ``CELZ-GBR``) written as asked, said once (``respelled_sku``). A SKU
+    that equals several asked ones up to case is left as sent (dropped as not asked for).
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v2/companies/current")
+    >>> [it["sku"] for it in _as_asked([{"sku": "a-usa"}], ["A-USA"], found)]
+    ['A-USA']
+    >>> found.items[0].kind
+    'respelled_sku'
+    """
+    folded: dict[str, str | None] = {}
+    for name in wanted:  # two asked SKUs equal up to case: neither can be told
+        folded[name.casefold()] = name if folded.get(name.casefold(), name) == name else None
+    asked = set(wanted)
+    out: list[Mapping[str, Any]] = []
+    respelled: list[str] = []
+    for item in items:
+        sku = item.get("sku")
+        mine = folded.get(sku.casefold()) if isinstance(sku, str) and sku not in asked else None
+        if mine is not None:
+            respelled.append(f"{sku!r} for {mine!r}")
+            item = {**item, "sku": mine}
+        out.append(item)
+    if respelled:
+        found.add(
+            "respelled_sku",
+            f"{len(respelled)} items have their SKU in another case than asked "
+            f"({', '.join(respelled[:3])}{' ...' if len(respelled) > 3 else ''}): "
+            "read as the SKU asked",
+        )
+    return out
 
 
 def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd.DataFrame:
@@ -390,20 +448,35 @@ class PublicApi:
     def _items(
         responses: list[Response], wanted: list[str], found: Findings, answer: str
     ) -> list[Mapping[str, Any]]:
-        """The checked items of every chunk: objects with a SKU that was asked for, once each."""
+        """The checked items of every chunk: objects with a SKU that was asked for, once each.
+
+        Each chunk's ``meta`` is read as :meth:`search` reads it (``bad_meta``,
+        ``count_mismatch``); what every chunk says alike is said once."""
         asked = set(wanted)
         items: list[Mapping[str, Any]] = []
         for response in responses:
-            chunk = read_items(response.json(), found)
-            identities(chunk, "sku", found)
+            doc = response.json()
+            chunk = read_items(doc, found)
+            said = Findings(found.where)
+            _meta_count(doc, chunk, said, "items")
+            found.absorb(said)
             items += chunk
         missing_fields(keys_present(items), answer, found, n_items=len(items))
         extra = [it.get("sku") for it in items if it.get("sku") not in asked]
         if extra:
+            items = _as_asked(items, wanted, found)
+            extra = [it.get("sku") for it in items if it.get("sku") not in asked]
+        nameless = sum(1 for sku in extra if sku is None or sku == "")
+        if nameless:  # no row can be told apart without its SKU: dropped, not kept
+            found.add(
+                "missing_identity", f"{nameless} of {len(items)} items have no 'sku': dropped"
+            )
+        extra = [sku for sku in extra if sku is not None and sku != ""]
+        if extra:
             found.add(
                 "unrequested",
-                f"{len(extra)} items for SKUs not asked for (or without a "
-                f"SKU): dropped ({', '.join(map(repr, extra[:3]))})",
+                f"{len(extra)} items for SKUs not asked for: dropped "
+                f"({', '.join(map(repr, extra[:3]))})",
             )
         return dedupe_items([it for it in items if it.get("sku") in asked], "sku", found)
 
@@ -667,9 +740,11 @@ class PublicApi:
             RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"), endpoint
         ):
             if shape == "wide":
-                frame = time_series_wide(items, fields=names, date_from=start, date_to=end)
+                frame = time_series_wide(
+                    items, fields=names, date_from=start, date_to=end, found=found
+                )
             else:
-                frame = time_series_long(items)
+                frame = time_series_long(items, found=found)
         received = [it["sku"] for it in items]  # a SKU with no value has no column or row
         return self._settle(
             frame, endpoint, responses, failures, wanted, received, found, strict, refused
@@ -786,7 +861,7 @@ class PublicApi:
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
         found = Findings(endpoint)
         doc = response.json()
-        items = read_items(doc, found)
+        items = [_by_month(item) for item in read_items(doc, found)]
         identities(items, "period", found)
         absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
         items = dedupe_items(items, "period", found)
