@@ -252,7 +252,8 @@ class Settings:
     backoff_base, backoff_cap : float
         Exponential backoff with full jitter: ``uniform(0, min(cap, base * 2**n))``.
     retry_after_max : float
-        Upper bound on any ``Retry-After`` wait.
+        Longest ``Retry-After`` wait honoured; a service asking for more fails the request at
+        once (``RateLimitedError`` naming the wait), without sleeping.
     cut_stragglers : bool
         Give a first attempt a shorter read timeout once its endpoint has answered a few
         times: four times the slowest recent answer, at least 0.25 s (in a list pull that

@@ -7,7 +7,7 @@ The hierarchy::
     ├── ValidationError            bad argument to a public function (also a ValueError)
     ├── ApiError                   the service answered with an error status
     │   ├── BadRequestError        400 (and 422); ``details.errors`` joined into the message
-    │   ├── AuthenticationError    401 / 403
+    │   ├── AuthenticationError    401 / 403 (part-way through a call: ``partial`` holds what arrived)
     │   ├── NotFoundError          404; ``deleted`` is True for a soft-deleted entity
     │   ├── RateLimitedError       429; ``retry_after`` seconds
     │   ├── ServerError            5xx
@@ -60,6 +60,7 @@ __all__ = [
     "ValidationError",
     "did_you_mean",
     "error_from_response",
+    "incomplete",
     "needs_extra",
     "parse_retry_after",
     "renamed",
@@ -337,7 +338,20 @@ class ApiError(DealframeError):
         How many times the request was sent before giving up.
     retry_after : float or None
         Seconds the service asked to wait (``Retry-After``), if it said.
+    partial : object or None
+        What had arrived when this error stopped a multi-request call part-way (a token that
+        expired on page 3, a 400 on a later chunk): see :func:`incomplete`. None otherwise.
+    expected, received : int or None
+        Units the whole call should have had (None when unknown) and did get, as
+        :class:`IncompleteResultError` counts them; None unless ``partial`` is set.
+    failed : sequence
+        The items (pages, chunks, ids) not received; empty unless ``partial`` is set.
     """
+
+    partial: Any = None
+    expected: int | None = None
+    received: int | None = None
+    failed: Sequence[Any] = ()
 
     def __init__(
         self,
@@ -552,14 +566,71 @@ class IncompleteResultError(DealframeError):
         self.failed = list(failed)
         self.errors = list(errors)
         self.partial = partial
-        of = f" of {expected}" if expected is not None else ""
-        message = (
-            f"incomplete result: received {received}{of} {what}; "
-            f"{len(self.failed)} failed item(s): {_listed(self.failed)}"
-        )
+        self.what = what
+        message = f"incomplete result: {self.counts()}"
         if self.errors:
             message += f"; first error: {self.errors[0]}"
         super().__init__(message)
+
+    def counts(self) -> str:
+        """What arrived and what did not, as the message says it.
+
+        Examples
+        --------
+        >>> IncompleteResultError(None, 2, ["page 3"], what="deals").counts()
+        'received 2 deals; 1 failed item(s): page 3'
+        """
+        of = f" of {self.expected}" if self.expected is not None else ""
+        return (
+            f"received {self.received}{of} {self.what}; "
+            f"{len(self.failed)} failed item(s): {_listed(self.failed)}"
+        )
+
+
+def incomplete(
+    expected: int | None,
+    received: int,
+    failed: Sequence[Any],
+    *,
+    errors: Sequence[BaseException] = (),
+    partial: Any = None,
+    what: str = "rows",
+    stop: ApiError | None = None,
+) -> DealframeError:
+    """The error of a multi-request call some of whose requests failed for good.
+
+    An :class:`IncompleteResultError` (same arguments), unless the call was stopped part-way
+    by an error every later request would meet too: ``stop`` (a 400 on page 3 of a list
+    walk), or else the first :class:`AuthenticationError` of ``errors`` (a token that expired
+    part-way). That error is returned as itself (``except AuthenticationError`` still catches
+    it), carrying ``partial``, ``expected``, ``received`` and ``failed`` as the incomplete
+    result would, and saying in its message how many units arrived before it.
+
+    Examples
+    --------
+    >>> expired = AuthenticationError(401, "INVALID_TOKEN", "Token expired")
+    >>> error = incomplete(150, 100, ["page 3"], errors=[expired], partial="df")
+    >>> type(error).__name__, error.received, error.partial
+    ('AuthenticationError', 100, 'df')
+    >>> str(error).split("; ")[:2]
+    ['401 INVALID_TOKEN: Token expired', 'stopped part-way: received 100 of 150 rows']
+    >>> type(incomplete(150, 100, ["page 3"], errors=[ServerError(503, "X", "down")])).__name__
+    'IncompleteResultError'
+    """
+    result = IncompleteResultError(
+        expected, received, failed, errors=errors, partial=partial, what=what
+    )
+    if stop is None:
+        stop = next((e for e in errors if isinstance(e, AuthenticationError)), None)
+    if stop is None:
+        return result
+    again = copy.copy(stop)  # by DealframeError.__reduce__: the class and every attribute
+    again.partial, again.expected, again.received = partial, expected, received
+    again.failed = result.failed
+    again.args = (
+        f"{stop}; stopped part-way: {result.counts()} (what arrived is on the error's .partial)",
+    )
+    return again
 
 
 # --------------------------------------------------------------------------------------------

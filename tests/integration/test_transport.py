@@ -326,6 +326,38 @@ def test_retries_exhausted_raise_typed_error_with_retry_after(server, make):
     assert error.request.path == "/api/v2/busy"
 
 
+@pytest.mark.parametrize("status", ["429", "503"])
+def test_a_retry_after_over_the_setting_fails_at_once_naming_the_wait(
+    server, make, status, monkeypatch
+):
+    """Retry-After: 3600 against retry_after_max=5: one request, no wait, and the error
+    names the wait asked. It used to sleep retry_after_max before each retry, silently
+    (5 x 60 s with the defaults: a notebook that looked hung), then raise all the same."""
+    server.plan.retry_after = 3600
+    monkeypatch.setattr(server.plan, "retry_after_503", 3600)
+    server.plan.script("asked", [status] * 3)
+    t = make(retries=2)
+    clock = ManualClock()
+    t.gate = clock.gate()
+    with pytest.raises((RateLimitedError, ServerError)) as info:
+        t.request("public", "POST", "/api/v2/asked", json={})
+    error = info.value
+    assert error.status == int(status) and error.retry_after == 3600 and error.attempts == 1
+    assert clock.slept == 0 and server.plan.counts() == {status: 1}
+    assert "wait 3600 s" in str(error) and "more than retry_after_max (5 s)" in str(error)
+
+
+def test_a_retry_after_within_the_setting_is_still_waited_for(server, make):
+    server.plan.retry_after = 5
+    server.plan.script("within", ["429"])
+    t = make(retries=1)
+    clock = ManualClock()
+    t.gate = clock.gate()
+    response = t.request("public", "POST", "/api/v2/within", json={})
+    assert response.status == 200 and response.attempts == 2
+    assert clock.slept == pytest.approx(5.0)
+
+
 def test_server_errors_exhausted(server, make):
     server.plan.script("down", ["503"] * 3)
     with pytest.raises(ServerError) as info:

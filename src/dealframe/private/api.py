@@ -43,6 +43,7 @@ from ..errors import (
     NotFoundError,
     RequestInfo,
     ValidationError,
+    incomplete,
 )
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
@@ -57,7 +58,7 @@ from .filters import EnumValueError, FilterSchema
 from .ids import check_ids
 from .order import merged_order
 from .outside import outside_filters
-from .paging import PAGE_SIZE, Pages, pull_pages
+from .paging import PAGE_SIZE, Pages, pull_pages, stopped
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -1373,7 +1374,7 @@ class PrivateApi:
             findings=found.records(),
         )
         if failures:
-            raise IncompleteResultError(
+            raise incomplete(
                 len(wanted),
                 len(got),
                 [f.item for f in failures],
@@ -1683,13 +1684,14 @@ class PrivateApi:
         )
         page_failures = [(ident, f) for ident, pages in pulled for f in pages.failed]
         if failures or page_failures:
-            raise IncompleteResultError(
+            raise incomplete(
                 len(wanted),
                 len(pulled) - len({i for i, _ in page_failures}),
                 [f.item for f in failures] + [f"{i} page {f.item}" for i, f in page_failures],
                 errors=[f.error for f in failures] + [f.error for _, f in page_failures],
                 partial=frame,
                 what=f"{entity} ({name})",
+                stop=stopped([f for _, f in page_failures]),
             )
         found.report(
             strict=strict, partial=frame, expected=frame.attrs["rows_expected"], received=len(frame)
@@ -1916,7 +1918,7 @@ class PrivateApi:
             findings=found.records(),
         )
         if failures:
-            raise IncompleteResultError(
+            raise incomplete(
                 len(items),
                 received,
                 [f"names {f.item[0] + 1}..{f.item[0] + len(f.item[1])}" for f in failures],

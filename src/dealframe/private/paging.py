@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
@@ -66,7 +66,15 @@ from ..contract import (
     read_page,
     text_offsets,
 )
-from ..errors import DealframeError, IncompleteResultError, ServerError, TransportError
+from ..errors import (
+    ApiError,
+    AuthenticationError,
+    BadRequestError,
+    DealframeError,
+    ServerError,
+    TransportError,
+    incomplete,
+)
 from ..transport.body import expecting
 from ..transport.paging import (
     FATAL_ERRORS,
@@ -82,7 +90,7 @@ from ..transport.stragglers import sooner
 if TYPE_CHECKING:
     from ..transport.session import Response
 
-__all__ = ["MAX_PAGES", "PAGE_SIZE", "PageInfo", "Pages", "pull_pages"]
+__all__ = ["MAX_PAGES", "PAGE_SIZE", "PageInfo", "Pages", "pull_pages", "stopped"]
 
 #: Rows per page requested (the upper bound of ``limit``).
 PAGE_SIZE = 1000
@@ -99,6 +107,10 @@ LATE_FACTOR = 4.0
 LATE_FLOOR = 0.05
 
 T = TypeVar("T")
+
+#: Errors that end a walk part-way as themselves, carrying the pages that arrived (see
+#: :func:`~dealframe.errors.incomplete`): an expired token, a refused parameter.
+_STOPPING = (AuthenticationError, BadRequestError)
 
 
 class PageInfo(NamedTuple):
@@ -146,16 +158,34 @@ class Pages(Generic[T]):
         return sum(info.rows for info in self.infos)
 
     def raise_for_failures(self, partial: Any, what: str = "rows") -> None:
-        """Raise :class:`IncompleteResultError` (with ``partial``) if any page failed."""
+        """Raise :class:`IncompleteResultError` (with ``partial``) if any page failed, or
+        the error that stopped the walk part-way (an expired token: an
+        :class:`~dealframe.errors.AuthenticationError` carrying ``partial``)."""
         if self.failed:
-            raise IncompleteResultError(
+            raise incomplete(
                 self.expected,
                 self.rows,
                 [f.item for f in self.failed],
                 errors=[f.error for f in self.failed],
                 partial=partial,
                 what=what,
+                stop=stopped(self.failed),
             ) from self.failed[0].error
+
+
+def stopped(failed: Sequence[ItemFailure]) -> ApiError | None:
+    """The error that ended a walk part-way (see :data:`_STOPPING`), if one did: the walk
+    records a 400 or 401/403 of a later page only when it stops there.
+
+    Examples
+    --------
+    >>> stopped([ItemFailure(1, 3, BadRequestError(400, "BAD_REQUEST", "page too far"))]).status
+    400
+    """
+    for failure in failed:
+        if isinstance(failure.error, _STOPPING):
+            return failure.error
+    return None
 
 
 class _Pace:
@@ -579,6 +609,20 @@ def _keep_arrived(walk: _Walk[Any], window: deque[tuple[int, Any]]) -> list[int]
     return untried
 
 
+def _stop(
+    walk: _Walk[Any],
+    window: deque[tuple[int, Any]],
+    error: DealframeError,
+    next_page: int,
+    planned: int | None,
+) -> None:
+    """End a walk part-way: the pages already here are kept, the others (in flight, failed,
+    never sent) are failures with ``error``, so the caller's error carries what arrived."""
+    untried = _keep_arrived(walk, window)
+    untried += range(next_page, planned + 1 if planned is not None else 0)
+    walk.pages.failed += [ItemFailure(n - 2, n, error) for n in untried]
+
+
 def _walk_rest(
     walk: _Walk[T],
     fetch: Callable[[int, int], Response],
@@ -653,15 +697,17 @@ def _walk_rest(
                 cpu = time.thread_time()
                 try:
                     response = slot.result() if slot is not None else paced(number, served)
+                except _STOPPING as exc:  # a token expired part-way: every later page fails alike
+                    walk.pages.failed.append(ItemFailure(number - 2, number, exc))
+                    _stop(walk, window, exc, next_page, planned)
+                    break
                 except FATAL_ERRORS:
                     raise
                 except DealframeError as exc:
                     if closed(exc):
                         raise  # closed from another thread: every later page would fail alike
                     if walk.fail(number, exc):  # the service is down: the rest is not tried
-                        untried = _keep_arrived(walk, window)  # pages already here are kept
-                        untried += range(next_page, planned + 1 if planned is not None else 0)
-                        walk.pages.failed += [ItemFailure(n - 2, n, exc) for n in untried]
+                        _stop(walk, window, exc, next_page, planned)
                         break
                     continue
                 finally:

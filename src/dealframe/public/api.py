@@ -36,6 +36,7 @@ from ..errors import (
     IncompleteResultError,
     RequestInfo,
     ValidationError,
+    incomplete,
 )
 from ..frames.public import (
     current_frame,
@@ -509,7 +510,7 @@ class PublicApi:
             lost = sum(len(f.item) for f in failures)
             if not responses and len(failures) == 1:  # one request, and it failed: its error
                 raise failures[0].error
-            raise IncompleteResultError(
+            raise incomplete(
                 len(wanted),
                 len(wanted) - lost,
                 [f.item for f in failures],

@@ -4,11 +4,15 @@
 thread pool, keeps the input order, shows a progress bar when it helps, and collects the items
 that failed after their retries so the caller can raise
 :class:`~dealframe.errors.IncompleteResultError` naming them. Errors that would fail every item
-alike (bad token, bad request, programming errors) stop the whole map at once instead.
+alike (bad token, bad request, programming errors) stop the whole map at once instead. A token
+that expired part-way (401/403 once some items had arrived) keeps what arrived: the items left
+are failures with that error, which :func:`~dealframe.errors.incomplete` raises as itself,
+carrying what arrived.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 import threading
@@ -22,9 +26,9 @@ from dealframe.errors import (
     BadRequestError,
     ConfigurationError,
     DealframeError,
-    IncompleteResultError,
     TransportError,
     ValidationError,
+    incomplete,
 )
 
 __all__ = [
@@ -150,7 +154,8 @@ class MapResult(Generic[R]):
         partial: Any = None,
         what: str = "rows",
     ) -> None:
-        """Raise :class:`IncompleteResultError` when any item failed.
+        """Raise :class:`IncompleteResultError` when any item failed (or the error that
+        stopped the map part-way, carrying what arrived: see :func:`~dealframe.errors.incomplete`).
 
         Parameters
         ----------
@@ -164,7 +169,7 @@ class MapResult(Generic[R]):
         """
         if self.ok:
             return
-        raise IncompleteResultError(
+        raise incomplete(
             expected,
             len(self.values) if received is None else received,
             self.failed_items,
@@ -307,8 +312,10 @@ def map_concurrent(
     collect : tuple of exception types
         Errors recorded per item (the map goes on).
     fatal : tuple of exception types
-        Errors that cancel the remaining items and propagate (checked before ``collect``).
-        Any exception outside ``collect`` propagates too.
+        Errors that cancel the remaining items and propagate (checked before ``collect``),
+        except an :class:`~dealframe.errors.AuthenticationError` once some item had arrived
+        (a token that expired part-way): the items that arrived are kept and every item left
+        is a failure with that error. Any exception outside ``collect`` propagates too.
     pool : WorkerPool, optional
         A long-lived pool to run on when its size equals ``workers`` (the client's own);
         otherwise a pool is made for this call.
@@ -331,11 +338,13 @@ def map_concurrent(
         raise ValidationError("workers", "an integer >= 1", got=workers)
     results: list[R | None] = [None] * len(todo)
     failures: list[ItemFailure] = []
+    arrived: set[int] = set()
     bar = _bar(show_progress(progress, len(todo)), len(todo), desc)
 
     def record(index: int, outcome: Callable[[], R]) -> None:
         try:
             results[index] = outcome()
+            arrived.add(index)
         except fatal:
             raise
         except collect as exc:
@@ -350,6 +359,7 @@ def map_concurrent(
         left = list(range(len(todo)))
         if inline is not None and len(todo) > 1 and workers > 1:
             left = [i for i in left if not _answered(inline, todo[i], i, results, bar)]
+            arrived.update(i for i in range(len(todo)) if i not in left)
         if len(left) <= 1 or workers == 1:
             for index in left:
                 record(index, functools.partial(fn, todo[index]))
@@ -361,6 +371,16 @@ def map_concurrent(
                 record(left[at], outcome)
 
             _run_pool(fn, rest, min(workers, len(rest)), put, shared)
+    except fatal as exc:
+        if not arrived or not isinstance(exc, AuthenticationError):
+            raise  # nothing arrived, or a 400 that may be this item's own: as itself
+        # stopped part-way: what arrived is kept, every item left failed with this error
+        failed = {f.index for f in failures}
+        failures += [
+            ItemFailure(i, todo[i], exc)
+            for i in range(len(todo))
+            if i not in arrived and i not in failed
+        ]
     finally:
         if bar is not None:
             bar.close()
@@ -391,6 +411,7 @@ def _run_pool(
 ) -> None:
     pool = shared or ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe")
     futures: dict[Future[R], int] = {}
+    seen: set[Future[R]] = set()
     try:
         for i, item in enumerate(todo):
             futures[submit(pool, fn, item)] = i
@@ -398,6 +419,7 @@ def _run_pool(
         while pending:
             done, pending = wait(pending, return_when=FIRST_EXCEPTION)
             for future in sorted(done, key=futures.__getitem__):
+                seen.add(future)
                 record(futures[future], future.result)
     except BaseException:
         for future in futures:
@@ -406,6 +428,10 @@ def _run_pool(
             pool.shutdown(wait=True, cancel_futures=True)
         else:
             wait(list(futures))  # this call's running items finish before the error leaves
+        for future, at in futures.items():  # items that arrived meanwhile are kept
+            if future not in seen and future.done() and not future.cancelled():
+                with contextlib.suppress(Exception):  # a second stopping error: the first tells
+                    record(at, future.result)
         raise
     if shared is None:
         pool.shutdown(wait=True)

@@ -2,7 +2,8 @@
 
 Backoff is exponential with *full jitter* (a uniform draw between 0 and the exponential
 ceiling), so many workers that fail together do not retry together. A ``Retry-After`` from the
-service replaces the backoff, capped by ``retry_after_max``.
+service replaces the backoff; one longer than ``retry_after_max`` is not waited for at all
+(the transport gives up at once, see ``Transport._give_up_note``).
 """
 
 from __future__ import annotations

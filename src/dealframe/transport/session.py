@@ -777,7 +777,7 @@ class Transport:
             )
             if failure.kind == "straggler":
                 spare = 1
-            note = self._give_up_note(attempt - spare, delay, deadline)
+            note = self._give_up_note(attempt - spare, delay, deadline, failure.retry_after)
             if note is not None:
                 self.stats._add(failures=1)
                 raise self._final(failure, note)
@@ -800,8 +800,16 @@ class Transport:
         worker thread for the caller's: the pool's ``returned`` calls this there."""
         self.cache.after_request(warn=not on_worker())
 
-    def _give_up_note(self, attempt: int, delay: float, deadline: float | None) -> str | None:
-        """None to retry; otherwise the reason to stop ("" when the retries ran out)."""
+    def _give_up_note(
+        self, attempt: int, delay: float, deadline: float | None, asked: float | None = None
+    ) -> str | None:
+        """None to retry; otherwise the reason to stop ("" when the retries ran out).
+
+        A ``Retry-After`` longer than ``retry_after_max`` stops at once: waiting less than
+        the service asked would only meet the same answer, and waiting ``retries`` times as
+        long in silence looks like a hung call (60 s x 5 retries by default)."""
+        if asked is not None and asked > self.settings.retry_after_max:
+            return f"not retried: more than retry_after_max ({self.settings.retry_after_max:g} s)"
         if attempt > self.settings.retries:
             return ""
         if deadline is not None and time.monotonic() + delay > deadline:
