@@ -89,6 +89,26 @@ def test_a_refusal_of_page_1_is_unchanged(via, proxy):
     assert proxy.count(DEALS) == 1
 
 
+def _asked_ids(ex: Exchange) -> list[Any]:
+    """The ids a list request asks for (its ``filters.id``, a list or ``{"in": [...]}``)."""
+    ids = (ex.body.get("filters") or {}).get("id") if isinstance(ex.body, dict) else None
+    ids = ids.get("in") if isinstance(ids, dict) else ids
+    return ids if isinstance(ids, list) else []
+
+
+def test_a_401_on_a_later_batch_of_ids_keeps_the_batches_that_arrived(via, proxy, deals_ref):
+    """``deals(id=...)`` of more ids than one batch (1,000): the token expires on the second
+    batch's first page. The first batch's rows are on ``.partial``; the error is the
+    AuthenticationError, naming the ids left (they were thrown away with the first batch)."""
+    ids = deals_ref["id"].tolist()[:1500]
+    proxy.add(DEALS, answer(401), when=lambda ex: len(_asked_ids(ex)) == 500)
+    error = outcome(lambda: via.private.deals(id=ids)).error
+    assert type(error) is AuthenticationError, repr(error)
+    assert set(error.partial["id"]) == set(ids[:1000])
+    assert error.received == 1000 and error.failed == ["ids 1001-1500"]
+    assert "received 1000 rows" in str(error)
+
+
 def test_a_429_on_page_3_is_still_an_incomplete_result(via, proxy):
     """The other failures are unchanged: an IncompleteResultError with ``.partial``."""
     proxy.add(DEALS, clamp_limit(500))

@@ -37,6 +37,7 @@ from ..contract import (
 from ..errors import (
     AmbiguousNameError,
     ApiError,
+    AuthenticationError,
     BadRequestError,
     DealframeError,
     IncompleteResultError,
@@ -50,7 +51,7 @@ from ..frames.normalize import canonical_uuid
 from ..frames.schemas import MATCH_TYPES, PROFILE_FIELDS, ROLES
 from ..notices import MissingDataWarning, missing_expected, user_stacklevel, warn_missing
 from ..provenance import attach
-from ..transport.paging import map_concurrent
+from ..transport.paging import ItemFailure, map_concurrent
 from ..transport.refusals import TOO_LARGE, smaller_size
 from ..transport.refusals import stated_bound as _stated_bound
 from .fields import check_fields
@@ -738,7 +739,24 @@ class PrivateApi:
             if limit is not None and merged.rows >= limit and sort is None:
                 return said(merged, expected, None, looked_up, batches)
             batch = ids[start : start + IDS_PER_BATCH]
-            pages = pull({**wire, "id": batch}, None)
+            try:
+                pages = pull({**wire, "id": batch}, None)
+            except AuthenticationError as exc:
+                if not merged.parts:  # nothing arrived: the service's error as itself
+                    raise
+                # a token that expired part-way: the batches that arrived are kept, and every
+                # batch left is a failure with this error (raised as itself, carrying them)
+                left = range(start, len(ids), IDS_PER_BATCH)
+                merged.failed += [
+                    ItemFailure(
+                        at // IDS_PER_BATCH,
+                        f"ids {at + 1}-{min(at + IDS_PER_BATCH, len(ids))}",
+                        exc,
+                    )
+                    for at in left
+                ]
+                merged.expected = merged.total = None
+                return said(merged, None, None, looked_up, batches)
             merged.parts += pages.parts
             merged.infos += pages.infos
             merged.keys |= pages.keys
