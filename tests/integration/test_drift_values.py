@@ -239,7 +239,7 @@ def tokens_for_nulls(field: str, token: bytes = b"NaN") -> Action:
     return Action(f"{token.decode()} for null {field}", on_response=apply)
 
 
-@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity"])
+@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity", b"1e999999"])
 def test_nan_and_infinity_tokens_are_read_as_null_and_said(direct, via, proxy, token):
     """A complete body with these tokens is not a truncated one: it was asked again, then
     refused as cut short. It is read once, the tokens as null, and one warning names them."""

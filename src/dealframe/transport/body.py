@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -103,13 +104,15 @@ def _check(content: bytes) -> tuple[Any, str | None]:
 
 def non_finite(content: bytes) -> tuple[Any, Counter[str]] | None:
     """A body read by the standard library's JSON reader with its ``NaN``, ``Infinity`` and
-    ``-Infinity`` tokens as null, and how many of each it held; None when it holds none, or
-    does not parse even so (cut short).
+    ``-Infinity`` tokens, and numbers too large for a float (``1e999``), as null, and how many
+    of each it held; None when it holds none, or does not parse even so (cut short).
 
     Examples
     --------
     >>> non_finite(b'{"data": [{"x": NaN}, {"x": -Infinity}]}')
     ({'data': [{'x': None}, {'x': None}]}, Counter({'NaN': 1, '-Infinity': 1}))
+    >>> non_finite(b'{"data": [1.5, 1e999]}')
+    ({'data': [1.5, None]}, Counter({'1e999': 1}))
     >>> non_finite(b'{"data": [') is None
     True
     """
@@ -118,8 +121,15 @@ def non_finite(content: bytes) -> tuple[Any, Counter[str]] | None:
     def null(token: str) -> None:
         tokens[token] += 1
 
+    def number(text: str) -> float | None:
+        value = float(text)
+        if math.isinf(value):
+            tokens[text] += 1
+            return None
+        return value
+
     try:
-        doc = json.loads(content, parse_constant=null)
+        doc = json.loads(content, parse_constant=null, parse_float=number)
     except (ValueError, RecursionError):  # JSONDecodeError, text that is not UTF-8
         return None
     return (doc, tokens) if tokens else None
