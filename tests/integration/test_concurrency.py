@@ -188,6 +188,40 @@ def test_threads_racing_on_one_cold_cache_entry_all_get_the_same_frame(
     assert _established(port) <= before
 
 
+def test_a_cache_write_waits_while_another_thread_reads_on_the_shared_connection(tmp_path):
+    """requests-cache shares one SQLite connection between threads and locked only its writes:
+    a write starting beside a read on it could take the read's state for its own error
+    ("another row available": a failed call, seen in CI). A write now waits for the read."""
+    from dealframe.transport.cache import BoundedSQLiteCache
+
+    cache = BoundedSQLiteCache(tmp_path / "shared.sqlite")
+    table = cache.responses
+    reading, release, written = threading.Event(), threading.Event(), threading.Event()
+
+    def read() -> None:
+        with table.connection():
+            reading.set()
+            release.wait(10)
+
+    def write() -> None:
+        table["key"] = b"stored"
+        written.set()
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    assert reading.wait(10)
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        assert not written.wait(0.3)  # the write waits for the read's end, not beside it
+    finally:
+        release.set()
+        reader.join(10)
+        writer.join(10)
+    assert written.is_set() and table["key"] == b"stored"  # and then is made
+    cache.close()
+
+
 @pytest.fixture(scope="module")
 def slow_sandbox() -> Any:
     """A small sandbox whose every answer takes 0.2 s: a pull is still running when closed."""

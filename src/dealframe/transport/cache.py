@@ -37,8 +37,15 @@ file), the removal of expired entries at opening is skipped (logged on ``dealfra
 the next opening tries again), ``clear`` raises the same ``ConfigurationError``, and an answer
 to store (or a bad entry to drop) is returned without it (:class:`BoundedSQLiteCache`, through
 requests-cache's public ``save_response`` and ``delete``), with one warning. (A lock taken
-between that check and the write is not covered.) A multi-request call first looks its hits up on its own thread (:meth:`CacheControl.stored`: the session's key function, ``BaseCache.get_response``
-and the entry's ``is_expired``), so only misses travel through worker threads.
+between that check and the write is not covered.)
+
+requests-cache shares each table's SQLite connection between threads but locks it for writes
+only; a read beside a write then made the write fail (``another row available``), so every use
+of the connection holds the table's lock (:class:`_SerialSQLiteDict`).
+
+A multi-request call first looks its hits up on its own thread (:meth:`CacheControl.stored`:
+the session's key function, ``BaseCache.get_response`` and the entry's ``is_expired``), so
+only misses travel through worker threads.
 """
 
 from __future__ import annotations
@@ -52,7 +59,8 @@ import stat
 import threading
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -66,6 +74,7 @@ from requests_cache import (
     CachedSession,
     SQLiteCache,
 )
+from requests_cache.backends.sqlite import SQLiteDict
 
 from dealframe.arguments import flag
 from dealframe.errors import ConfigurationError
@@ -297,6 +306,22 @@ class ReaderExpirySession(CachedSession):
         return super().send(request, **{**kwargs, "force_refresh": True})
 
 
+class _SerialSQLiteDict(SQLiteDict):
+    """requests-cache's SQLite table whose one connection is used by one thread at a time.
+
+    requests-cache shares a table's connection between threads and takes its lock for writes
+    only, so a read could run on the connection while another thread's ``BEGIN IMMEDIATE``
+    waited on it: SQLite then reported the read's state for the write
+    (``sqlite3.DatabaseError: another row available``) and the call failed. Every use of the
+    connection (read or write) holds the table's lock here; reads are one short ``SELECT``.
+    """
+
+    @contextmanager
+    def connection(self, commit: bool = False) -> Iterator[sqlite3.Connection]:
+        with self._lock, super().connection(commit) as con:
+            yield con
+
+
 class BoundedSQLiteCache(SQLiteCache):
     """requests-cache's SQLite backend (WAL) whose one-entry writes (storing an answer,
     dropping an entry) wait at most :data:`LOCK_WAIT` seconds for another process's write lock,
@@ -324,6 +349,12 @@ class BoundedSQLiteCache(SQLiteCache):
 
     def __init__(self, path: Path) -> None:
         super().__init__(str(path), wal=True)
+        super().close()  # its tables are replaced by ones that share their connection safely
+        lock = threading.RLock()
+        self.responses = _SerialSQLiteDict(path, table_name="responses", wal=True, lock=lock)
+        self.redirects = _SerialSQLiteDict(
+            path, table_name="redirects", wal=True, lock=lock, serializer=None
+        )
         self._path = Path(self.db_path)  # the file requests-cache opens, whatever was given
         self._guard = threading.Lock()
         self._check: sqlite3.Connection | None = None
