@@ -76,7 +76,8 @@ def test_format_helpers():
 
 def test_validate_skus_dedupes_in_order_and_names_position():
     assert validate_skus(["B-USA", "A-USA", "B-USA"], "v2") == ["B-USA", "A-USA"]
-    assert validate_skus("A-USA", "v2") == ["A-USA"]
+    with pytest.raises(ValidationError, match=r"pass a list: \['A-USA'\]"):
+        validate_skus("A-USA", "v2")  # issue 3: a non-list skus is refused
     with pytest.raises(ValidationError) as err:
         validate_skus(["A-USA", "NYSE_IBM"], "v2")
     assert err.value.argument == "skus[1]" and "v1 SKU" in str(err.value)

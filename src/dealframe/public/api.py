@@ -50,6 +50,7 @@ from ..notices import MissingDataWarning, user_stacklevel, warn_missing
 from ..provenance import attach
 from ..transport.paging import FATAL_ERRORS, map_concurrent
 from ..transport.refusals import smaller_size
+from .fields import ServedFields, served_names
 from .hints import unmatched_values
 from .query import check_window, group_body, month_string, search_body, time_series_fields
 from .sku import validate_skus
@@ -100,6 +101,12 @@ def _series_members(
     check_window(start, end)
     given = {"fields": names, "dateFrom": start, "dateTo": end}
     return {k: v for k, v in given.items() if v is not None}, (names, start, end)
+
+
+def _last_month() -> str:
+    """The month before this one (UTC), ``YYYY-MM``: one that has ended."""
+    today = dt.datetime.now(dt.UTC).date()
+    return (pd.Period(today, "M") - 1).strftime("%Y-%m")
 
 
 #: What a Family A answer that says it is incomplete leaves the caller to do: the interface
@@ -344,6 +351,8 @@ class PublicApi:
         #: cap learned by v1 calls applies to v2 calls and back (wrong, it only costs smaller
         #: requests; relearning it costs a refused request per family)
         self._skus_per_request = transport.skus_per_request
+        #: The time-series field names the service serves, learned once (:mod:`.fields`)
+        self._served_fields = ServedFields()
 
     def __repr__(self) -> str:
         return f"<PublicApi {self.version}>"
@@ -551,6 +560,13 @@ class PublicApi:
             for message in unmatched_values(body, companies):
                 warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
+    def _fields_served(self, sku: str, month: str, refresh: bool, cache: bool) -> frozenset[str]:
+        """The time-series field names the service serves: those of the ``data`` of one SKU's
+        series over one month, all fields (no ``fields``)."""
+        body = {"skus": [sku], "dateFrom": month, "dateTo": month}
+        path = f"{self._prefix}/companies/time-series"
+        return served_names(self._post(path, body, "time_series", refresh, cache).json())
+
     # ------------------------------------------------------------------ endpoints
 
     def search(
@@ -621,7 +637,7 @@ class PublicApi:
 
     def current(
         self,
-        skus: Iterable[str] | str,
+        skus: Iterable[str],
         *,
         strict: bool = False,
         refresh: bool = False,
@@ -633,7 +649,9 @@ class PublicApi:
         Parameters
         ----------
         skus : list of str
-            SKUs of this version (v2 ``TICKER-ISO3[.N]``, v1 ``EXCHANGE_TICKER``).
+            SKUs of this version (v2 ``TICKER-ISO3[.N]``, v1 ``EXCHANGE_TICKER``); a list
+            even for one (``["ACME-USA"]``: a single string is a
+            :class:`~dealframe.errors.ValidationError`, as are a mapping, a frame and None).
         strict : bool, default False
             Raise :class:`~dealframe.errors.IncompleteResultError` when some SKUs
             are not returned, instead of a :class:`~dealframe.notices.MissingDataWarning`.
@@ -679,7 +697,7 @@ class PublicApi:
 
     def time_series(
         self,
-        skus: Iterable[str] | str,
+        skus: Iterable[str],
         fields: Strings = None,
         date_from: Month = None,
         date_to: Month = None,
@@ -695,9 +713,16 @@ class PublicApi:
         Parameters
         ----------
         skus : list of str
-            SKUs of this version.
+            SKUs of this version (a list even for one: ``["ACME-USA"]``).
         fields : list of str, optional
-            Time-series fields (default: all). One that no item holds is warned
+            Time-series fields (default: all). The document names them by example only, so
+            the service decides: a name the document gives (its numeric company fields,
+            ``ruleOf40`` and ``evRevenueNtm`` among them) is sent as given; any other is
+            first checked against the names the service serves, learned once per client
+            and version (one request: one SKU's series over one month, all fields). A name
+            it does not serve is a :class:`~dealframe.errors.ValidationError` naming it and
+            the closest served name, before the data request; when the names cannot be
+            learned, it is sent as given. One that no item holds is warned
             (``missing_field``); an item without ``data`` counts as a SKU not returned.
         date_from, date_to : str, pandas.Period or date, optional
             Inclusive months ``YYYY-MM``; none means no date filter.
@@ -718,6 +743,11 @@ class PublicApi:
             raise ValidationError("shape", "'wide' or 'long'", got=shape)
         wanted = validate_skus(skus, self.version)
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
+        if wanted:
+            month = end or start or _last_month()
+            self._served_fields.check(
+                names, lambda: self._fields_served(wanted[0], month, refresh, cache)
+            )
         responses, failures, refused = self._chunked(
             "/companies/time-series",
             wanted,

@@ -159,8 +159,8 @@ def time_series_fields(fields: Any) -> list[str] | None:
     """Time-series field names as sent: strings, each once, in the order given.
 
     The interface document names only examples (``evRevenueLtm``, ``evRevenueNtm``,
-    ``marginEbitdaLtm``), so any name is sent and the service decides; a name it does not
-    serve comes back as its own 400 (:class:`~dealframe.errors.BadRequestError`).
+    ``marginEbitdaLtm``), so no name is refused here: :mod:`.fields` checks the names it
+    does not give against those the service serves.
 
     Examples
     --------

@@ -14,7 +14,7 @@ ticker ``BRK.B``, country ``USA``, N 1. The service decides whether such a SKU e
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..errors import ValidationError
@@ -139,15 +139,17 @@ def parse_sku(sku: str, version: str | None = None) -> Sku:
 def validate_skus(skus: object, version: str, argument: str = "skus") -> list[str]:
     """Check a list of SKUs for ``version``; return them as a list without duplicates.
 
-    Order is kept (first occurrence wins). A single string is accepted as one SKU; an
-    empty list gives an empty list (the index of a search that matched nothing), which the
-    callers answer with their typed empty frame and no request.
+    Any iterable of strings is a list here (a list, a tuple, ``search(...).index``). Order
+    is kept (first occurrence wins). An empty list gives an empty list (the index of a
+    search that matched nothing), which the callers answer with their typed empty frame and
+    no request.
 
     Raises
     ------
     ValidationError
-        Not a list of strings (None included), or any SKU malformed or of the other version
-        (the message names its position).
+        Not a list of strings: a single string (one SKU is ``["ACME-USA"]``), a mapping,
+        a frame, None, a number. Or any SKU malformed or of the other version (the message
+        names its position).
 
     Examples
     --------
@@ -155,12 +157,23 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
     ['ACME-USA', 'FOO-GBR']
     >>> validate_skus([], "v2")
     []
+    >>> validate_skus("ACME-USA", "v2")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid skus: expected a list of SKU strings (pass a list: ['ACME-USA']), got 'ACME-USA'
     """
     if version not in _VERSIONS:
         raise ValidationError("version", "'v1' or 'v2'", got=version)
     if isinstance(skus, str):
-        skus = [skus]
-    if not isinstance(skus, Iterable) or isinstance(skus, (bytes, dict)):
+        raise ValidationError(
+            argument, f"a list of SKU strings (pass a list: {[skus]!r})", got=skus
+        )
+    if hasattr(skus, "columns") and hasattr(skus, "index"):  # a frame iterates its column names
+        raise ValidationError(
+            argument,
+            "a list of SKU strings, not a frame (it iterates its column names): pass its .index",
+        )
+    if not isinstance(skus, Iterable) or isinstance(skus, (bytes, Mapping)):
         raise ValidationError(argument, "a list of SKU strings", got=skus)
     items = list(skus)
     try:  # the common case, at C speed: every item a well-formed SKU of this version

@@ -1,0 +1,211 @@
+"""Family A bad input refused before the request it would spoil (issue 3), without refusing
+what the service serves (issue 14).
+
+- ``skus`` that is not a list (a bare string, a mapping, a number, None, a frame) is a
+  ``ValidationError`` naming ``skus``, before any request, in both versions.
+- A time-series field name the document does not give is checked against the names the
+  service serves, learned once per client and version from one request without ``fields``:
+  one it does not serve is a ``ValidationError`` naming ``fields[i]`` and the closest served
+  name, and no data request is sent; one it serves is sent. Under the ``extra-fields``
+  profile the names it adds are served.
+
+Requests are counted at the drift proxy, which records every time-series body it forwards.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
+    Proxy,
+    direct,
+    fresh,
+    fresh_rules,
+    html,
+    proxy,
+    via,
+)
+
+import dealframe
+from dealframe.errors import BadRequestError, ValidationError
+from dealframe.sandbox import run
+
+SERIES = r"/companies/time-series$"
+WINDOW = {"date_from": "2024-01", "date_to": "2024-06"}
+
+
+@pytest.fixture(scope="module")
+def skus(direct: Any) -> dict[str, list[str]]:
+    """Three SKUs of each version the sandbox serves."""
+    return {
+        "v2": direct.public.search().index[:3].tolist(),
+        "v1": direct.public_v1.search().index[:3].tolist(),
+    }
+
+
+@pytest.fixture
+def bodies(proxy: Proxy) -> list[Any]:
+    """The body of every time-series request the proxy receives, in arrival order."""
+    seen: list[Any] = []
+    proxy.add(SERIES, when=lambda ex: seen.append(ex.body) or False)
+    return seen
+
+
+def learning(bodies: list[Any]) -> list[Any]:
+    """The requests that learn the served names: no ``fields``."""
+    return [b for b in bodies if "fields" not in b]
+
+
+def data(bodies: list[Any]) -> list[Any]:
+    """The data requests: with ``fields``."""
+    return [b for b in bodies if "fields" in b]
+
+
+def api(client: Any, version: str) -> Any:
+    return client.public if version == "v2" else client.public_v1
+
+
+# ------------------------------------------------------------------------------------ skus
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+@pytest.mark.parametrize("method", ["current", "time_series"])
+@pytest.mark.parametrize("given", ["one SKU", "mapping", "number", "None", "bytes", "frame"])
+def test_skus_that_are_not_a_list_are_refused_naming_skus_before_any_request(
+    via: Any, proxy: Proxy, skus: dict[str, list[str]], version: str, method: str, given: str
+) -> None:
+    sku = skus[version][0]
+    value = {
+        "one SKU": sku,
+        "mapping": {sku: 1.0},
+        "number": 7,
+        "None": None,
+        "bytes": sku.encode(),
+        "frame": pd.DataFrame({"weight": [1.0]}, index=[sku]),
+    }[given]
+    with pytest.raises(ValidationError) as info:
+        getattr(api(via, version), method)(value)
+    assert info.value.argument == "skus"
+    if given == "one SKU":  # says how: the SKU in a list
+        assert f"pass a list: [{sku!r}]" in str(info.value)
+    if given == "frame":
+        assert "pass its .index" in str(info.value)
+    assert proxy.count() == 0, proxy.seen
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+def test_sequences_of_skus_that_are_not_lists_are_still_taken(
+    via: Any, skus: dict[str, list[str]], version: str
+) -> None:
+    """A tuple and ``search(...).index`` are lists of SKUs here: only non-lists are refused."""
+    mine = skus[version]
+    current = api(via, version).current(tuple(mine))
+    series = api(via, version).time_series(pd.Index(mine), fields=["evRevenueLtm"], **WINDOW)
+    assert current.index.tolist() == mine
+    assert series["evRevenueLtm"].columns.tolist() == mine
+
+
+# ---------------------------------------------------------------------------------- fields
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+def test_a_field_the_service_does_not_serve_is_refused_before_the_data_request(
+    fresh: Any, bodies: list[Any], skus: dict[str, list[str]], version: str
+) -> None:
+    series = api(fresh, version).time_series
+    with pytest.raises(ValidationError) as unknown:
+        series(skus[version], fields=["notAField"], **WINDOW)
+    with pytest.raises(ValidationError) as typo:
+        series(skus[version], fields=["marketCap", "evRevenueNtn"], **WINDOW)
+    assert unknown.value.argument == "fields[0]" and "'notAField'" in str(unknown.value)
+    assert "it serves 10: " in str(unknown.value)  # no close name: the names it serves
+    assert typo.value.argument == "fields[1]"
+    assert "did you mean 'evRevenueNtm'?" in str(typo.value)
+    assert data(bodies) == []  # neither data request was sent
+    # the names were learned once, from one SKU and one month
+    once = {"skus": skus[version][:1], "dateFrom": "2024-06", "dateTo": "2024-06"}
+    assert learning(bodies) == [once]
+
+
+def test_a_served_field_beyond_the_documented_is_sent_and_the_names_are_learned_once(
+    fresh: Any, direct: Any, bodies: list[Any], skus: dict[str, list[str]]
+) -> None:
+    """``evEbitdaNtm`` is not among the document's names but the sandbox serves it: sent. Six
+    calls on four threads at once learn the names with one request between them."""
+    mine = skus["v2"]
+
+    def call(_: int) -> pd.DataFrame:
+        return fresh.public.time_series(mine, fields=["evEbitdaNtm"], **WINDOW)
+
+    with ThreadPoolExecutor(4) as pool:
+        frames = list(pool.map(call, range(6)))
+    want = direct.public.time_series(mine, fields=["evEbitdaNtm"], **WINDOW)
+    for frame in frames:
+        pd.testing.assert_frame_equal(frame, want)
+    assert len(learning(bodies)) == 1
+    assert [b["fields"] for b in data(bodies)] == [["evEbitdaNtm"]] * 6
+
+
+def test_a_documented_name_is_sent_as_given_without_learning(
+    fresh: Any, bodies: list[Any], skus: dict[str, list[str]]
+) -> None:
+    """``ruleOf40`` is a field the document gives: sent, and the default sandbox's 400 decides
+    (issue 14: the client does not refuse what a service may serve)."""
+    with pytest.raises(BadRequestError, match="ruleOf40"):
+        fresh.public.time_series(skus["v2"], fields=["ruleOf40"], **WINDOW)
+    assert learning(bodies) == []
+    assert [b["fields"] for b in data(bodies)] == [["ruleOf40"]]
+
+
+def test_when_the_names_cannot_be_learned_every_name_is_sent_as_given(
+    fresh: Any, proxy: Proxy, bodies: list[Any], skus: dict[str, list[str]]
+) -> None:
+    """The learning request fails (a gateway's 404 page): the name goes to the service, whose
+    400 names it; a failed learning is not kept, so the next call asks again."""
+    proxy.add(SERIES, html(404), when=lambda ex: "fields" not in (ex.body or {}))
+    for _ in range(2):
+        with pytest.raises(BadRequestError, match="notAField"):
+            fresh.public.time_series(skus["v2"], fields=["notAField"], **WINDOW)
+    assert len(learning(bodies)) == 2
+    assert [b["fields"] for b in data(bodies)] == [["notAField"]] * 2
+
+
+@pytest.fixture(scope="module")
+def extra() -> Iterator[tuple[Any, Proxy]]:
+    """A client through a proxy of its own to a sandbox under the ``extra-fields`` profile,
+    which serves time series the default does not (``ruleOf40``, ``ebitdaLtm``)."""
+    with (
+        run(scale=0.05, seed=7, profile="extra-fields") as sb,
+        Proxy(sb.url) as served,
+        dealframe.Client(
+            served.url, sb.public_token, sb.private_key, cache_enabled=False, **FAST
+        ) as client,
+    ):
+        yield client, served
+
+
+def test_extra_fields_profile_serves_its_fields_and_suggests_them(
+    extra: tuple[Any, Proxy],
+) -> None:
+    client, served = extra
+    seen: list[Any] = []
+    served.add(SERIES, when=lambda ex: seen.append(ex.body) or False)
+    mine = client.public.search().index[:3].tolist()
+    got = client.public.time_series(mine, fields=["ruleOf40"], **WINDOW)
+    with pytest.raises(ValidationError) as typo:
+        client.public.time_series(mine, fields=["ruleOf4O"], **WINDOW)
+    assert got.columns.get_level_values(0).unique().tolist() == ["ruleOf40"]
+    assert got["ruleOf40"].notna().any().all()
+    # the name the client suggests is one it learned from this service, not one it knows
+    assert typo.value.argument == "fields[0]" and "did you mean 'ruleOf40'?" in str(typo.value)
+    assert len(learning(seen)) == 1 and [b["fields"] for b in data(seen)] == [["ruleOf40"]]
