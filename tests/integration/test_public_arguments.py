@@ -132,8 +132,8 @@ def test_a_field_the_service_does_not_serve_is_refused_before_the_data_request(
     assert typo.value.argument == "fields[1]"
     assert "did you mean 'evRevenueNtm'?" in str(typo.value)
     assert data(bodies) == []  # neither data request was sent
-    # the names were learned once, from one SKU and one month
-    once = {"skus": skus[version][:1], "dateFrom": "2024-06", "dateTo": "2024-06"}
+    # the names were learned once, from one SKU over the call's window
+    once = {"skus": skus[version][:1], "dateFrom": "2024-01", "dateTo": "2024-06"}
     assert learning(bodies) == [once]
 
 

@@ -103,12 +103,6 @@ def _series_members(
     return {k: v for k, v in given.items() if v is not None}, (names, start, end)
 
 
-def _last_month() -> str:
-    """The month before this one (UTC), ``YYYY-MM``: one that has ended."""
-    today = dt.datetime.now(dt.UTC).date()
-    return (pd.Period(today, "M") - 1).strftime("%Y-%m")
-
-
 #: What a Family A answer that says it is incomplete leaves the caller to do: the interface
 #: document describes no paging for Family A, so there is nothing the client can ask for.
 _NOT_PAGED = "the interface document describes no paging here: the rest cannot be asked for"
@@ -560,10 +554,14 @@ class PublicApi:
             for message in unmatched_values(body, companies):
                 warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
-    def _fields_served(self, sku: str, month: str, refresh: bool, cache: bool) -> frozenset[str]:
+    def _fields_served(
+        self, sku: str, start: str | None, end: str | None, refresh: bool, cache: bool
+    ) -> frozenset[str]:
         """The time-series field names the service serves: those of the ``data`` of one SKU's
-        series over one month, all fields (no ``fields``)."""
-        body = {"skus": [sku], "dateFrom": month, "dateTo": month}
+        series over the call's own window (a month with no value may hold no field: the
+        call's window is one the user expects values in), all fields (no ``fields``)."""
+        window = {"dateFrom": start, "dateTo": end}
+        body = {"skus": [sku], **{k: v for k, v in window.items() if v is not None}}
         path = f"{self._prefix}/companies/time-series"
         return served_names(self._post(path, body, "time_series", refresh, cache).json())
 
@@ -719,7 +717,7 @@ class PublicApi:
             the service decides: a name the document gives (its numeric company fields,
             ``ruleOf40`` and ``evRevenueNtm`` among them) is sent as given; any other is
             first checked against the names the service serves, learned once per client
-            and version (one request: one SKU's series over one month, all fields). A name
+            and version (one request: one SKU's series over the call's window, all fields). A name
             it does not serve is a :class:`~dealframe.errors.ValidationError` naming it and
             the closest served name, before the data request; when the names cannot be
             learned, it is sent as given. One that no item holds is warned
@@ -744,9 +742,8 @@ class PublicApi:
         wanted = validate_skus(skus, self.version)
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
         if wanted:
-            month = end or start or _last_month()
             self._served_fields.check(
-                names, lambda: self._fields_served(wanted[0], month, refresh, cache)
+                names, lambda: self._fields_served(wanted[0], start, end, refresh, cache)
             )
         responses, failures, refused = self._chunked(
             "/companies/time-series",
