@@ -649,44 +649,27 @@ def test_current_schema_is_the_same_for_1_and_n_rows_and_documented_for_0(
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_an_empty_universe_gives_the_typed_empty_frames_without_a_request(
-    client, universe, version
-):
-    """The README's pattern with a search that matched nothing: ``current(comps.index)`` and
-    ``time_series(comps.index)`` answer with the frame of no company, the schema of an answer
-    that returned none of the SKUs asked, and send nothing."""
+def test_an_empty_list_of_skus_is_refused_naming_skus_before_any_request(client, version):
+    """Issue 3: an empty ``skus`` is a typed error naming the argument, before any request
+    (the service refuses it too: "skus must not be empty"), as the index of a search that
+    matched nothing is: there is no company to ask for."""
     public = api(client, version)
     none = public.search(countries=["ZZZ"]).index
     assert len(none) == 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingDataWarning)
-        unknown = public.current(fake_skus(version, 2))
-        unknown_ts = public.time_series(
-            fake_skus(version, 2), fields=["marketCap"], date_from="2025-01", date_to="2025-03"
-        )
     before = calls(client)
-    frames = {
-        "current": public.current(none),
-        "wide": public.time_series(
-            none, fields=["marketCap"], date_from="2025-01", date_to="2025-03"
-        ),
-        "wide, no dates": public.time_series([]),
-        "long": public.time_series(none, shape="long"),
+    refused = {
+        "current": lambda: public.current(none),
+        "current []": lambda: public.current([]),
+        "wide": lambda: public.time_series(none, fields=["marketCap"], date_from="2025-01"),
+        "wide, no dates": lambda: public.time_series([]),
+        "long": lambda: public.time_series(none, shape="long"),
     }
+    for label, call in refused.items():
+        with pytest.raises(ValidationError) as error:
+            call()
+        assert error.value.argument == "skus", label
+        assert "at least one SKU" in str(error.value), label
     assert calls(client) == before
-    assert _schema(frames["current"]) == _schema(unknown)
-    assert frames["current"].index.name == "sku" and len(frames["current"]) == 0
-    assert frames["wide"].index.equals(unknown_ts.index)
-    assert frames["wide"].columns.equals(unknown_ts.columns)
-    assert isinstance(frames["wide, no dates"].index, pd.PeriodIndex)
-    assert frames["wide, no dates"].shape == (0, 0)
-    assert list(frames["wide, no dates"].columns.names) == ["field", "sku"]
-    assert list(frames["long"].columns) == ["sku", "field", "month", "value"]
-    assert str(frames["long"]["month"].dtype) == "period[M]" and len(frames["long"]) == 0
-    for label, frame in frames.items():
-        assert frame.attrs["requests"] == 0, label
-        assert frame.attrs["rows_expected"] == 0 == frame.attrs["rows_received"], label
-        assert frame.attrs["missing_skus"] == [], label
 
 
 def test_time_series_schema_for_0_1_and_n(client, universe):

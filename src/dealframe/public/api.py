@@ -92,6 +92,20 @@ def _group(
     return {name: value for name, value in given.items() if value is not None}
 
 
+def _some_skus(skus: object, version: str) -> list[str]:
+    """:func:`validate_skus`, and at least one: the service refuses an empty ``skus``
+    (section 7: "skus must not be empty"), so an empty list is refused before any request."""
+    wanted = validate_skus(skus, version)
+    if not wanted:
+        raise ValidationError(
+            "skus",
+            "at least one SKU (the service refuses an empty list; a search that matched "
+            "nothing has no company to ask for)",
+            got=list(skus),  # type: ignore[call-overload]
+        )
+    return wanted
+
+
 def _series_members(
     fields: Strings, date_from: Month, date_to: Month
 ) -> tuple[dict[str, Any], tuple[list[str] | None, str | None, str | None]]:
@@ -649,7 +663,8 @@ class PublicApi:
         skus : list of str
             SKUs of this version (v2 ``TICKER-ISO3[.N]``, v1 ``EXCHANGE_TICKER``); a list
             even for one (``["ACME-USA"]``: a single string is a
-            :class:`~dealframe.errors.ValidationError`, as are a mapping, a frame and None).
+            :class:`~dealframe.errors.ValidationError`, as are an empty list, a mapping, a
+            frame and None).
         strict : bool, default False
             Raise :class:`~dealframe.errors.IncompleteResultError` when some SKUs
             are not returned, instead of a :class:`~dealframe.notices.MissingDataWarning`.
@@ -671,7 +686,7 @@ class PublicApi:
         >>> cur = client.public.current(["ACME-USA", "ACME-USA.1"])  # doctest: +SKIP
         >>> cur.loc["ACME-USA", "evRevenueNtm"]  # doctest: +SKIP
         """
-        wanted = validate_skus(skus, self.version)
+        wanted = _some_skus(skus, self.version)
         responses, failures, refused = self._chunked(
             "/companies/current",
             wanted,
@@ -711,7 +726,7 @@ class PublicApi:
         Parameters
         ----------
         skus : list of str
-            SKUs of this version (a list even for one: ``["ACME-USA"]``).
+            SKUs of this version, at least one (a list even for one: ``["ACME-USA"]``).
         fields : list of str, optional
             Time-series fields (default: all). The document names them by example only, so
             the service decides: a name the document gives (its numeric company fields,
@@ -739,12 +754,11 @@ class PublicApi:
         """
         if not isinstance(shape, str) or shape not in ("wide", "long"):
             raise ValidationError("shape", "'wide' or 'long'", got=shape)
-        wanted = validate_skus(skus, self.version)
+        wanted = _some_skus(skus, self.version)
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
-        if wanted:
-            self._served_fields.check(
-                names, lambda: self._fields_served(wanted[0], start, end, refresh, cache)
-            )
+        self._served_fields.check(
+            names, lambda: self._fields_served(wanted[0], start, end, refresh, cache)
+        )
         responses, failures, refused = self._chunked(
             "/companies/time-series",
             wanted,

@@ -140,9 +140,8 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
     """Check a list of SKUs for ``version``; return them as a list without duplicates.
 
     Any iterable of strings is a list here (a list, a tuple, ``search(...).index``). Order
-    is kept (first occurrence wins). An empty list gives an empty list (the index of a
-    search that matched nothing), which the callers answer with their typed empty frame and
-    no request.
+    is kept (first occurrence wins). An empty list gives an empty list, which
+    ``current`` and ``time_series`` refuse (the service refuses an empty ``skus``).
 
     Raises
     ------

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from dealframe.errors import ValidationError, did_you_mean
+from dealframe.frames.public import current_frame
 
 __all__ = ["ENTITIES", "PUBLIC_FILTERS", "Entity", "entity"]
 
@@ -78,6 +79,8 @@ def _current(
     client: Any, *, filters: dict[str, Any], skus: list[str], progress: bool | None
 ) -> pd.DataFrame:
     wanted = skus or list(client.public.search(**filters).index)
+    if not wanted:  # filters that select no company: the header only, as an unknown --sku
+        return current_frame([])
     return client.public.current(wanted, progress=progress)
 
 
