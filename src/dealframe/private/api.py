@@ -1935,6 +1935,8 @@ class PrivateApi:
             findings=found.records(),
         )
         if failures:
+            if not responses and len(failures) == 1:  # one request, and it failed: its error
+                raise failures[0].error
             raise incomplete(
                 len(items),
                 received,
