@@ -778,10 +778,8 @@ class PrivateApi:
         filters, sort, limit = arguments["filters"], arguments["sort"], arguments["limit"]
         strict, progress = arguments["strict"], arguments["progress"]
         refresh, cache = arguments["refresh"], arguments["cache"]
-        if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
-        ):
-            raise ValidationError("limit", "a positive integer (a cap on rows) or None", got=limit)
+        if limit is not None:  # any integral number (numpy's too), never a boolean
+            limit = integer_in(limit, "limit", 1, None)
         deadline = self._t.deadline()  # one budget for the whole call, discovery included
         schema, wire = self._build_filters(
             entity, filters, _given(method, arguments), deadline, refresh=refresh, cache=cache
