@@ -75,8 +75,23 @@ def finite_number(value: Any, argument: str, what: str = "a finite number") -> i
     return number
 
 
-def integer_in(value: Any, argument: str, low: int, high: int | None) -> int:
-    """``value`` as an integer from ``low`` to ``high`` (None: up to 2**63 - 1)."""
+def integer_in(
+    value: Any, argument: str, low: int, high: int | None, what: str | None = None
+) -> int:
+    """``value`` as a Python ``int`` from ``low`` to ``high`` (None: up to 2**63 - 1): any
+    integral number (``numpy.int64`` too: what ``len``, ``df.shape`` or ``Series.max()``
+    give), never a boolean. ``what`` words the expectation the error states.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> integer_in(np.int64(15), "top", 1, None)
+    15
+    >>> integer_in(np.bool_(True), "top", 1, None, "a positive integer")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid top: expected a positive integer, got np.True_
+    """
     top = INT64_MAX if high is None else high
     if (
         isinstance(value, (bool, np.bool_))
@@ -88,7 +103,7 @@ def integer_in(value: Any, argument: str, low: int, high: int | None) -> int:
             if high is not None
             else f"an integer of at least {low}"
         )
-        raise ValidationError(argument, bound, got=value)
+        raise ValidationError(argument, what or bound, got=value)
     return int(value)
 
 

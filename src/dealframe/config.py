@@ -9,13 +9,14 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import math
+import numbers
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit
 
 from dealframe.arguments import checked_methods
@@ -134,14 +135,33 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _check_number(name: str, value: Any, *, minimum: float, integer: bool = False) -> None:
-    kinds: tuple[type, ...] = (int,) if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds):
-        kind = "an integer" if integer else "a number"
-        raise ConfigurationError(f"{name} must be {kind}, got {type(value).__name__}", field=name)
-    number = float(cast(float, value))  # an int or a float, checked above
+def _check_number(name: str, value: Any, *, minimum: float, integer: bool = False) -> Any:
+    """``value`` as a Python ``int`` (any integral number: ``numpy.int64`` too, never a
+    boolean) or, unless ``integer``, a ``float`` (any real number), at least ``minimum``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _check_number("max_workers", np.int64(4), minimum=1, integer=True)
+    4
+    >>> _check_number("retries", True, minimum=0, integer=True)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ConfigurationError: retries must be an integer, got bool
+    """
+    if (  # numpy's bool is neither
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or (integer and not isinstance(value, numbers.Integral))
+    ):
+        what = "an integer" if integer else "a number"
+        raise ConfigurationError(f"{name} must be {what}, got {type(value).__name__}", field=name)
+    number = float(value)
     if not math.isfinite(number) or number < minimum:
         raise ConfigurationError(f"{name} must be >= {minimum:g}, got {value!r}", field=name)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return value if type(value) is float else number
 
 
 def _check_token(name: str, value: Any) -> None:
@@ -223,10 +243,22 @@ def _check_expiry(value: Any) -> Mapping[str, float]:
                 f"kinds: {', '.join(CACHE_KINDS)}",
                 field="cache_expiry",
             )
-        _check_number(name, seconds, minimum=0)
-        merged[kind] = seconds
+        merged[kind] = _check_number(name, seconds, minimum=0)
     merged["changefeed"] = 0  # a change feed is never served from cache
     return MappingProxyType(merged)
+
+
+#: The number fields of :class:`Settings`: (name, least value, whether an integer).
+_NUMBERS = (
+    ("connect_timeout", 0.001, False),
+    ("read_timeout", 0.001, False),
+    ("max_workers", 1, True),
+    ("retries", 0, True),
+    ("backoff_base", 0, False),
+    ("backoff_cap", 0, False),
+    ("retry_after_max", 0, False),
+    ("call_budget", 0.001, False),  # or None
+)
 
 
 @checked_methods
@@ -312,15 +344,11 @@ class Settings:
         object.__setattr__(self, "base_url", url)
         _check_token("public_token", self.public_token)
         _check_token("private_key", self.private_key)
-        _check_number("connect_timeout", self.connect_timeout, minimum=0.001)
-        _check_number("read_timeout", self.read_timeout, minimum=0.001)
-        _check_number("max_workers", self.max_workers, minimum=1, integer=True)
-        _check_number("retries", self.retries, minimum=0, integer=True)
-        _check_number("backoff_base", self.backoff_base, minimum=0)
-        _check_number("backoff_cap", self.backoff_cap, minimum=0)
-        _check_number("retry_after_max", self.retry_after_max, minimum=0)
-        if self.call_budget is not None:
-            _check_number("call_budget", self.call_budget, minimum=0.001)
+        for name, minimum, integer in _NUMBERS:
+            value = getattr(self, name)
+            if value is not None or name != "call_budget":
+                value = _check_number(name, value, minimum=minimum, integer=integer)
+                object.__setattr__(self, name, value)  # numpy's numbers as Python's
         object.__setattr__(self, "cache_expiry", _check_expiry(self.cache_expiry))
         path = self.cache_path
         if path is None:

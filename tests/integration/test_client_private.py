@@ -25,6 +25,7 @@ import dealframe
 from dealframe.client import Client
 from dealframe.errors import (
     AmbiguousNameError,
+    ConfigurationError,
     IncompleteResultError,
     NotFoundError,
     ValidationError,
@@ -1002,3 +1003,27 @@ def test_a_misspelt_filter_keyword_fails_at_the_call(client):
         client.private.deals(deal_kind=["M&A"])
     with pytest.raises(TypeError, match="feilds"):
         client.private.investor_top("00000000-0000-0000-0000-000000000000", feilds=["x"])
+
+
+def test_numpy_integers_are_integers_for_limit_and_the_client_settings(sandbox, client):
+    """What ``len``, ``df.shape``, ``Series.max()`` or ``np.arange`` give is an integer too:
+    list ``limit`` (deals, companies, investors) and the client's ``max_workers`` and
+    ``retries`` took only Python ints (ValidationError, ConfigurationError). Booleans are
+    still refused, numpy's too."""
+    with Client.for_sandbox(
+        sandbox, progress=False, max_workers=np.int64(3), retries=np.uint8(1)
+    ) as c:
+        settings = (c.settings.max_workers, c.settings.retries)
+        assert settings == (3, 1) and {type(n) for n in settings} == {int}
+        for method in ("deals", "companies", "investors"):
+            got = getattr(c.private, method)(limit=np.int64(10))
+            want = getattr(client.private, method)(limit=10)
+            assert got["id"].tolist() == want["id"].tolist() and len(got) == 10, method
+        deals = c.private.deals(limit=np.int32(1500))  # two pages, the second cut
+        assert deals["id"].tolist() == client.private.deals(limit=1500)["id"].tolist()
+    with pytest.raises(ValidationError, match="limit"):
+        client.private.deals(limit=np.bool_(True))
+    with pytest.raises(ValidationError, match="limit"):
+        client.private.companies(limit=True)
+    with pytest.raises(ConfigurationError, match="max_workers"):
+        Client.for_sandbox(sandbox, max_workers=np.bool_(True))

@@ -56,7 +56,12 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     wire_rows,
 )
 
-from dealframe.errors import DealframeError, IncompleteResultError, ServiceContractError
+from dealframe.errors import (
+    DealframeError,
+    IncompleteResultError,
+    ServerError,
+    ServiceContractError,
+)
 from dealframe.notices import MissingDataWarning
 
 P = "/api/private/v1"
@@ -874,8 +879,26 @@ def test_failed_sub_collection_of_one_id_gives_the_others_in_partial(undisturbed
     equal(error.partial, ref[ref["investor_id"] != ids[0]])
 
 
-def test_failed_resolve_batch_gives_a_partial(via, proxy, names):
+def test_resolve_whose_only_batch_fails_raises_its_own_error(via, proxy, names):
+    """Nothing arrived, so nothing is named (docs/reliability.md): the request's own typed
+    error, as deals() and current() raise it (it was IncompleteResultError "received 0 of 6
+    names")."""
     proxy.add(endpoint("companies", "resolve"), html(502))
-    error = incomplete(outcome(call(via, "resolve_companies", names)))
-    assert error.partial is not None
-    assert error.expected == len(names)
+    error = outcome(call(via, "resolve_companies", names)).error
+    assert type(error) is ServerError and error.status == 502, repr(error)
+    assert f"POST {P}/companies/resolve" in str(error)
+
+
+def test_failed_resolve_batch_gives_a_partial(via, proxy, names):
+    """The second of two batches fails: the first batch's names are kept in ``partial``."""
+    many = (names * 200)[:1200]  # batches of 1000 and 200 names
+    proxy.add(
+        endpoint("companies", "resolve"),
+        html(502),
+        when=lambda ex: len(ex.body["names"]) < 1000,
+    )
+    error = incomplete(outcome(call(via, "resolve_companies", many)))
+    assert (error.expected, error.received) == (1200, 1000)
+    assert error.failed == ["names 1001..1200"]
+    matches = error.partial.matches
+    assert matches["query"].tolist() == many[:1000]

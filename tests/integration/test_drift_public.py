@@ -545,6 +545,22 @@ def test_group_time_series_cut_is_warned(direct, via, proxy):
     )
 
 
+def test_group_time_series_rows_expected_is_the_count_the_service_announced(direct, via, proxy):
+    """Two periods cut from ``data`` with ``meta.count`` untouched: ``rows_expected`` is the
+    service's count (docs/reliability.md), ``rows_received`` the periods that arrived (both
+    used to be the frame's length, 118 and 118 where the service said 120)."""
+    ask = {"regions": ["North America"], "fields": ["evRevenueLtm"]}
+    ref = direct.public.group_time_series(**ask)
+    assert len(ref) > 3 and ref.attrs["rows_expected"] == ref.attrs["rows_received"] == len(ref)
+    proxy.add(GROUP_SERIES, drop_rows(2))
+    got = ok(outcome(call(via, "group_time_series", **ask)))
+    assert (got.attrs["rows_expected"], got.attrs["rows_received"]) == (len(ref), len(ref) - 2)
+    # a window wider than the data adds empty months to the frame, not to the periods received
+    wide = ok(outcome(call(via, "group_time_series", **ask, date_from="1990-01")))
+    assert len(wide) > len(ref)
+    assert (wide.attrs["rows_expected"], wide.attrs["rows_received"]) == (len(ref), len(ref) - 2)
+
+
 def test_group_time_series_requested_field_absent_is_warned(direct, via, proxy):
     ask = {"regions": ["North America"], "fields": ["evRevenueLtm", "evRevenueNtm"]}
     ref = direct.public.group_time_series(**ask)

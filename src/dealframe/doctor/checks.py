@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS, SKUS_PER_CURRENT_REQUEST
-from ..arguments import checked_keywords
+from ..arguments import checked_keywords, integer_in
 from ..client import Client
 from ..contract import DOCUMENTED_FIELDS, Findings, as_count
 from ..errors import (
@@ -1001,10 +1001,9 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
     """
     if not isinstance(client, Client):
         raise ValidationError("client", "a dealframe.Client", got=type(client).__name__)
-    if isinstance(max_requests, bool) or not isinstance(max_requests, int) or max_requests < 1:
-        raise ValidationError(
-            "max_requests", "a whole number of requests, 1 or more", got=max_requests
-        )
+    max_requests = integer_in(
+        max_requests, "max_requests", 1, None, "a whole number of requests, 1 or more"
+    )
     settings = client.settings
     if not settings.base_url:
         raise ConfigurationError(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import numbers
 import os
 import shutil
 import sys
@@ -21,7 +22,7 @@ import pyarrow.compute as pc
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError
 
-from dealframe.arguments import checked_keywords, expanded_path
+from dealframe.arguments import checked_keywords, expanded_path, finite_number, integer_in
 
 from ..errors import ConfigurationError, DealframeError, ValidationError
 from ..notices import user_stacklevel
@@ -151,7 +152,7 @@ def lock_timeout_seconds(value: Any) -> float:
     """``lock_timeout`` checked: a finite number of seconds >= 0."""
     if (
         isinstance(value, bool)
-        or not isinstance(value, (int, float))
+        or not isinstance(value, numbers.Real)  # numpy's numbers too
         or not math.isfinite(value)
         or value < 0
     ):
@@ -240,10 +241,10 @@ def _check_client(client: Any) -> None:
 def _overlap(overlap: dt.timedelta | float | int) -> dt.timedelta:
     if isinstance(overlap, dt.timedelta):
         value = overlap
-    elif isinstance(overlap, (int, float)) and not isinstance(overlap, bool):
-        value = dt.timedelta(seconds=overlap)
-    else:
-        raise ValidationError("overlap", "a datetime.timedelta or seconds", got=overlap)
+    else:  # seconds: any real number (numpy's too), never a boolean
+        value = dt.timedelta(
+            seconds=finite_number(overlap, "overlap", "a datetime.timedelta or seconds")
+        )
     if value < dt.timedelta(0):
         raise ValidationError("overlap", "a duration >= 0", got=overlap)
     return value
@@ -657,14 +658,10 @@ def sync(
     names = _entities(entities)
     _check_client(client)
     gap = _overlap(overlap)
-    if (
-        isinstance(page_size, bool)
-        or not isinstance(page_size, int)
-        or not 1 <= page_size <= PAGE_SIZE
-    ):
-        raise ValidationError("page_size", f"an integer between 1 and {PAGE_SIZE}", got=page_size)
-    if isinstance(rows_per_file, bool) or not isinstance(rows_per_file, int) or rows_per_file < 1:
-        raise ValidationError("rows_per_file", "a positive integer", got=rows_per_file)
+    page_size = integer_in(
+        page_size, "page_size", 1, PAGE_SIZE, f"an integer between 1 and {PAGE_SIZE}"
+    )
+    rows_per_file = integer_in(rows_per_file, "rows_per_file", 1, None, "a positive integer")
     if not isinstance(repair, bool):
         raise ValidationError("repair", "True or False", got=repair)
     if not isinstance(allow_other_source, bool):

@@ -9,7 +9,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import checked_keywords, integer_in
 from dealframe.errors import ValidationError
 
 from ._base import ACCENT, MUTED, SECOND, axes_for, empty, finish
@@ -96,8 +96,7 @@ def comps_multiples(
     ['2.0x', 'n/a', 'NM']
     """
     current = _need(current, "current", (column,))
-    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
-        raise ValidationError("top", "a positive integer", got=top)
+    top = integer_in(top, "top", 1, None, "a positive integer")
     shown = (
         current.sort_values(
             "enterpriseValue", ascending=False, na_position="last", kind="stable"

@@ -9,7 +9,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import checked_keywords, integer_in
 from dealframe.errors import ValidationError
 
 from ._base import ACCENT, PALETTE, SECOND, axes_for, empty, finish
@@ -19,9 +19,7 @@ __all__ = ["co_investment", "top_investors"]
 
 
 def _top(top: object) -> int:
-    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
-        raise ValidationError("top", "a positive integer", got=top)
-    return top
+    return integer_in(top, "top", 1, None, "a positive integer")
 
 
 @checked_keywords

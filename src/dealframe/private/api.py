@@ -170,22 +170,21 @@ def _said_once(notes: list[str]) -> str | None:
 
 
 def _why_short(shortfall: int, size: int) -> str:
-    """The likely cause of a list walk that ended ``shortfall`` rows short of ``meta.total``.
-
-    Exactly one page short is what a service that counts ``page`` from 0 gives: its page 1
-    is the second page, and the first is never asked for.
+    """What a list walk that ended ``shortfall`` rows short of ``meta.total`` adds to saying
+    so: exactly one page short is what a service that counts ``page`` from 0 gives (its page 1
+    is the second page, and the first is never asked for); any other count says no more than
+    what was seen.
 
     Examples
     --------
     >>> _why_short(1000, 1000)
-    'exactly one page of 1000 rows short: does the service count page from 0? Or did the data change while pages were read?'
+    ': exactly one page of 1000 rows short (does the service count page from 0?)'
+    >>> _why_short(10**12 - 2484, 1000)
+    ''
     """
     if shortfall == size:
-        return (
-            f"exactly one page of {size} rows short: does the service count page from 0? "
-            "Or did the data change while pages were read?"
-        )
-    return "did the data change while pages were read?"
+        return f": exactly one page of {size} rows short (does the service count page from 0?)"
+    return ""
 
 
 #: Parameter descriptions shared by the methods (each ``{name}`` line of their docstrings).
@@ -779,10 +778,8 @@ class PrivateApi:
         filters, sort, limit = arguments["filters"], arguments["sort"], arguments["limit"]
         strict, progress = arguments["strict"], arguments["progress"]
         refresh, cache = arguments["refresh"], arguments["cache"]
-        if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
-        ):
-            raise ValidationError("limit", "a positive integer (a cap on rows) or None", got=limit)
+        if limit is not None:  # any integral number (numpy's too), never a boolean
+            limit = integer_in(limit, "limit", 1, None)
         deadline = self._t.deadline()  # one budget for the whole call, discovery included
         schema, wire = self._build_filters(
             entity, filters, _given(method, arguments), deadline, refresh=refresh, cache=cache
@@ -831,7 +828,7 @@ class PrivateApi:
                 "count_mismatch",
                 f"meta.total announced {pulled.expected} rows"
                 f"{' (capped by limit)' if limit is not None else ''}; {distinct} distinct "
-                f"rows arrived ({_why_short(pulled.expected - distinct, pages.size)})",
+                f"rows arrived{_why_short(pulled.expected - distinct, pages.size)}",
                 shortfall=pulled.expected - distinct,
             )
         truncated = limit is not None and (pulled.total is None or pulled.total > limit)
@@ -1936,6 +1933,8 @@ class PrivateApi:
             findings=found.records(),
         )
         if failures:
+            if not responses and len(failures) == 1:  # one request, and it failed: its error
+                raise failures[0].error
             raise incomplete(
                 len(items),
                 received,

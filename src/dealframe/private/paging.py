@@ -1,8 +1,9 @@
 """Offset pagination for Family B, checked page by page (:mod:`dealframe.contract`).
 
 :func:`pull_pages` works for list POSTs (page in the body) and sub-collection GETs (page in
-the query): the caller passes ``fetch(page, size)``. Page 1 says what to expect; later pages
-are requested ahead on worker threads, a bounded window at a time, and parsed **on the
+the query): the caller passes ``fetch(page, size)``. Page 1 says what to expect; when its
+``meta.total`` says how many pages there are, later pages are requested ahead on worker
+threads, a bounded window at a time (up to that many pages), and parsed **on the
 caller's thread**, each as soon as its turn comes and its JSON released. When the next page
 is late (a slow answer, a retry), later pages that have arrived are checked and parsed
 meanwhile, and the workers go on fetching; every page still joins the result in page order.
@@ -22,8 +23,13 @@ The walk never trusts ``meta`` blindly:
 
 - it asks for pages one window at a time, never building a list from ``meta.total``;
 - it follows ``has_more`` and stops at the first empty or short page, whatever ``total``
-  says, so an inflated ``total`` costs at most one window of extra requests;
-- a missing ``total`` just means "walk until the end";
+  says; once a page that ends the walk has arrived ahead of its turn, no page past it is
+  asked for, so an inflated ``total`` costs at most the pages already in flight (the
+  workers' count);
+- a missing ``total`` (and the pages past it, when it fell short) means one page at a time
+  until the end: no page is asked for before the one ahead of it says more may follow, so
+  a walk that follows ``has_more`` sends exactly the pages up to the one whose ``has_more``
+  is false, and one without ``has_more`` only the empty or short page more;
 - a short page 1 whose ``meta`` says neither ``total`` nor ``has_more`` (or no ``meta``
   at all) is not taken as the last: page 2 is asked for at page 1's size, and an
   empty page 2 ends the walk (one request more, only for such a service);
@@ -333,6 +339,8 @@ class _Walk(Generic[T]):
         self.known: set[int] | None = None  # hashes of the identities of page 1 and of the
         # pages past the plan (of every page, without a plan)
         self.done = False
+        self.end: int | None = None  # the first page known to end the walk, once one has
+        # arrived ahead of its turn: no page past it is asked for
         self.pace = _Pace()
         self.failing: tuple[str | None, int] = (None, 0)  # the last pages' failure, in a row
 
@@ -414,7 +422,6 @@ class _Walk(Generic[T]):
         self.pages.keys |= ready.keys
         self.pages.parts.append(ready.part)
         self.pages.infos.append(ready.info)
-        short = ready.info.rows < self.size
         if self.planned is not None and before * 2 > held:
             self.found.add(  # past meta.total, and mostly rows read before: it would not end
                 "repeated_page",
@@ -426,13 +433,16 @@ class _Walk(Generic[T]):
             )
             self.done = True
             return page
-        self.done = (
-            not ready.info.rows
-            or page.has_more is False
-            or (page.has_more is None and short)
-            or (self.limit is not None and self.pages.rows >= self.limit)  # summed only then
+        self.done = self.last(ready) or (
+            self.limit is not None and self.pages.rows >= self.limit  # summed only then
         )
         return page
+
+    def last(self, ready: _Ready) -> bool:
+        """Whether the page ends the walk whatever came before it: it is empty, its
+        ``has_more`` is false, or it is short and ``has_more`` says nothing."""
+        rows, more = ready.info.rows, ready.page.has_more
+        return not rows or more is False or (more is None and rows < self.size)
 
 
 def _plan(
@@ -582,6 +592,8 @@ def _prepare_arrived(walk: _Walk[Any], window: deque[tuple[int, Any]]) -> bool:
             started = time.perf_counter()
             ready = walk.prepare(number, response)
             walk.pace.note(response, time.perf_counter() - started, inline=False)
+            if walk.last(ready) and (walk.end is None or number < walk.end):
+                walk.end = number  # no page past it is asked for (an inflated meta.total)
             window[i] = (number, ready._replace(page=replace(ready.page, items=[])))
             return True
     return False
@@ -651,7 +663,11 @@ def _walk_rest(
     next_page = 2
 
     def wanted(page: int) -> bool:
-        return page <= MAX_PAGES and (planned is None or page <= planned or extend)
+        return (
+            page <= MAX_PAGES
+            and (planned is None or page <= planned or extend)
+            and (walk.end is None or page <= walk.end)
+        )
 
     def paced(page: int, size: int) -> Response:
         """``fetch`` of a page fetched alone on this thread, whose first attempt waits at most
@@ -664,13 +680,13 @@ def _walk_rest(
 
     try:
         while not walk.done:
-            ahead = walk.pace.ahead(workers) if executor else 1
+            # without a meta.total (or past it) no page is known to exist before the one
+            # ahead of it has arrived: one page at a time, none asked for past the end
+            ahead = (
+                walk.pace.ahead(workers) if executor and planned is not None and not extend else 1
+            )
             early = sum(1 for _, f in window if isinstance(f, _Ready))
-            while (
-                len(window) - early < ahead
-                and wanted(next_page)
-                and (extend is False or not window)
-            ):
+            while len(window) - early < ahead and wanted(next_page):
                 coming = _stored(lookup, next_page, served) if ahead > 1 else None
                 if coming is None and ahead > 1 and executor is not None:
                     # pages in flight together answer more slowly than pages fetched alone,

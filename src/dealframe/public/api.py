@@ -915,7 +915,15 @@ class PublicApi:
             frame = group_time_series_frame(
                 items, doc.get("meta"), fields=names, date_from=start, date_to=end
             )
-        attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
+        attach(  # in periods, as the service counts them (the frame may add empty months)
+            frame,
+            endpoint=endpoint,
+            responses=[response],
+            rows_expected=len(items) if count is None else count,
+            rows_received=len(items),
+            group=body,
+            findings=found.records(),
+        )
         found.report(
             strict=strict, partial=frame, expected=count, received=len(items), what="periods"
         )

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import checked_keywords, integer_in
 from dealframe.errors import ValidationError
 from dealframe.plot.shaping import (
     co_investment_pairs,
@@ -256,8 +256,7 @@ def build_report(
             chosen["since"] = parse_date(window[0], "window[0]")
         parsed = parse_cohort(chosen)
     metric = check_metric(metric)
-    if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= 100:
-        raise ValidationError("top", "an integer from 1 to 100", got=top)
+    top = integer_in(top, "top", 1, 100)
     out = prepare_out_dir(out_dir)
     steps = Progress(sink, _STAGES)
     data = gather(client, parsed, metric, top, steps)

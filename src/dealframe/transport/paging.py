@@ -21,6 +21,7 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from dealframe.arguments import integer_in
 from dealframe.errors import (
     AuthenticationError,
     BadRequestError,
@@ -334,8 +335,7 @@ def map_concurrent(
     [9, 1, 4]
     """
     todo: Sequence[T] = list(items)
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise ValidationError("workers", "an integer >= 1", got=workers)
+    workers = integer_in(workers, "workers", 1, None)  # numpy's integers too
     results: list[R | None] = [None] * len(todo)
     failures: list[ItemFailure] = []
     arrived: set[int] = set()
