@@ -18,8 +18,14 @@ pytest.importorskip("matplotlib")
 import dealframe
 from dealframe.analytics import bucket_medians, reconcile
 from dealframe.errors import ValidationError
-from dealframe.plot.shaping import MULTIPLE_BOUNDS, co_investment_pairs, meaningful
+from dealframe.plot.shaping import (
+    MULTIPLE_BOUNDS,
+    MULTIPLE_DENOMINATORS,
+    co_investment_pairs,
+    meaningful,
+)
 from dealframe.report import REPORT_SECTIONS, REPORT_TABLES, build_report
+from dealframe.report.tables import COMPS_MULTIPLES, comps_display
 
 REGION = "North America"  # the largest region: every section has data even at small scale
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -236,6 +242,18 @@ def test_comps_equal_current_data_and_apply_the_nm_rule(report, client, html):
         "n (meaningful)",
     ]
     assert ">NM<" in body and "NM (not meaningful)" in body
+
+
+def test_comps_cells_say_nm_where_the_summary_counts_nm(report):
+    comps = _parquet(report, "comps")
+    summary = _parquet(report, "comps_summary")
+    cells = comps_display(comps, summary).iloc[4:]  # below the median, quartile and n rows
+    for multiple in COMPS_MULTIPLES:
+        denominator = comps[MULTIPLE_DENOMINATORS[multiple]]
+        assert (cells.loc[denominator <= 0, multiple] == "NM").all(), multiple
+        assert (cells[multiple] == "NM").sum() == summary.loc["nm", multiple], multiple
+        assert cells[multiple].isna().sum() == summary.loc["na", multiple], multiple
+    assert (comps["ebitdaNtm"] <= 0).any(), "the test data has a negative NTM EBITDA"
 
 
 def test_quarters_are_whole_and_match_the_deals(report, manifest, client):

@@ -47,6 +47,7 @@ _COMPS_LABELS = {
     "revenueLtm": "revenue LTM $m",
     "revenueNtm": "revenue NTM $m",
     "ebitdaLtm": "EBITDA LTM $m",
+    "ebitdaNtm": "EBITDA NTM $m",
     "evRevenueLtm": "EV/rev LTM",
     "evRevenueNtm": "EV/rev NTM",
     "evEbitdaLtm": "EV/EBITDA LTM",

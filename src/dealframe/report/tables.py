@@ -48,7 +48,9 @@ __all__ = [
     "rollup_table",
 ]
 
-#: Columns of the comps table, in order (those the service does not send are left out).
+#: Columns of the comps table, in order (those the service does not send are left out). Each
+#: multiple's denominator (:data:`~dealframe.plot.shaping.MULTIPLE_DENOMINATORS`) is among them,
+#: so the table alone carries what its NM rule reads.
 COMPS_COLUMNS: tuple[str, ...] = (
     "name",
     "country",
@@ -57,6 +59,7 @@ COMPS_COLUMNS: tuple[str, ...] = (
     "revenueLtm",
     "revenueNtm",
     "ebitdaLtm",
+    "ebitdaNtm",
     "evRevenueLtm",
     "evRevenueNtm",
     "evEbitdaLtm",
