@@ -234,3 +234,29 @@ def test_buckets_a_service_leaves_out_as_suppressed_still_reconcile():
         rec = reconcile(omitting, "raised", "month", filters)
     assert rec.frame["match"].all() and rec.frame.attrs["left_out_by_service"] == small.sum()
     assert "left out by the service" in rec.summary
+
+
+def test_a_whole_window_bucket_left_out_as_suppressed_is_said_and_reconciles():
+    """time_bucket="none" has one bucket, "all": a service that leaves it out (fewer deals than
+    the threshold) answers no row; the client says so, without a count warning."""
+    filters = {
+        "target_region": ["Western Europe"],
+        "date_from": "2024-07-01",
+        "date_to": "2025-06-30",
+    }
+    with (
+        dealframe.sandbox.run(scale=0.1, profile="small-n-omitted") as sb,
+        dealframe.Client.for_sandbox(sb, progress=False) as omitting,
+    ):
+        cut = omitting.private.aggregate("ev_ebitda", "none", filters, strict=True)
+        assert len(cut) == 0 and 0 < cut.attrs["total_deals"] < 5, "one small bucket left out"
+        assert cut.attrs["buckets_left_out"] == ["all"]
+        assert cut.attrs["deals_left_out"] == cut.attrs["total_deals"]
+        rec = reconcile(omitting, "ev_ebitda", "none", filters)
+        deals = omitting.private.deals(filters)
+    assert rec.frame["bucket"].tolist() == ["all"] and rec.frame["match"].all()
+    assert rec.frame.attrs["left_out_by_service"] == 1
+    # reconcile_frames is reconcile on frames already pulled
+    again = dealframe.analytics.reconcile_frames(cut, deals, "ev_ebitda", "none")
+    pd.testing.assert_frame_equal(again.frame, rec.frame)
+    assert again.summary == rec.summary
