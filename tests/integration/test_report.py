@@ -8,6 +8,7 @@ import base64
 import io
 import json
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 import dealframe
+import dealframe.sandbox
 from dealframe.analytics import bucket_medians, reconcile
 from dealframe.errors import ValidationError
 from dealframe.plot.shaping import (
@@ -314,6 +316,39 @@ def test_reconciliation_equals_reconcile(report, client, manifest):
     expected.attrs = {}
     pd.testing.assert_frame_equal(rec, expected, check_dtype=False)
     assert rec["match"].all()
+
+
+def test_buckets_left_out_as_suppressed_are_not_reported_as_failures(tmp_path):
+    """Under small-n-omitted the service leaves small buckets (and a small headline period) out
+    of its aggregates: the appendix counts them as reconcile does, without a count warning."""
+    cohort = {"region": "Western Europe"}
+    with (
+        dealframe.sandbox.run(scale=0.1, profile="small-n-omitted") as sb,
+        dealframe.Client.for_sandbox(sb, progress=False) as omitting,
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("error", dealframe.ServiceContractWarning)
+        paths = build_report(omitting, tmp_path, cohort=cohort, progress=False)
+        manifest = json.loads(paths.manifest.read_text())
+        window = manifest["window"]
+        expected = reconcile(
+            omitting,
+            "ev_revenue",
+            "quarter",
+            {
+                "target_region": [cohort["region"]],
+                "date_from": window["from"],
+                "date_to": window["to"],
+            },
+        ).frame
+    rec = _parquet((paths, []), "reconciliation")
+    assert expected.attrs["left_out_by_service"] > 0, "the window has buckets left out"
+    expected.attrs = {}
+    pd.testing.assert_frame_equal(rec, expected, check_dtype=False)
+    assert rec["match"].all()
+    assert manifest["reconciliation"].startswith(f"{len(rec)} of {len(rec)} buckets match")
+    checks = _parquet((paths, []), "headline_checks")
+    assert checks["match"].all() and (checks["n_service"] == 0).any()
 
 
 def test_manifest_and_progress(report, manifest):

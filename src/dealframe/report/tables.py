@@ -21,9 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dealframe.analytics import bucket_medians
+from dealframe.analytics import bucket_medians, reconcile_frames
 from dealframe.analytics.buckets import METRIC_COLUMNS
-from dealframe.analytics.reconcile import compare_buckets
 from dealframe.plot.compare import PUBLIC_COUNTERPART, group_n, multiple_groups
 from dealframe.plot.shaping import (
     MULTIPLE_BOUNDS,
@@ -211,16 +210,17 @@ def reconciliation_table(
 ) -> pd.DataFrame:
     """The service's aggregate beside the same buckets recomputed locally from ``deals``.
 
-    The steps of :func:`dealframe.analytics.reconcile`, on deals already pulled
-    with the aggregate's filters and window: :func:`~dealframe.analytics.bucket_medians`
-    with the service's window and ``small_n_threshold``, then
-    :func:`~dealframe.analytics.reconcile.compare_buckets`.
+    :func:`dealframe.analytics.reconcile`'s own steps
+    (:func:`~dealframe.analytics.reconcile_frames`), on deals already pulled with the
+    aggregate's filters and window: buckets the service left out match where the local
+    count is below its threshold too.
 
     Returns
     -------
     DataFrame
         ``compare_buckets``' frame (bucket, ``<stat>_service/_local/_diff``,
-        ``match``); ``attrs`` ``matched``, ``buckets``, ``summary``.
+        ``match``); ``attrs`` those of ``reconcile`` and ``summary``, ``total_deals`` and
+        ``outliers_trimmed`` (service, local).
 
     Examples
     --------
@@ -231,27 +231,17 @@ def reconciliation_table(
     >>> reconciliation_table(svc, deals, "ev_revenue", "year").attrs["summary"]
     '1 of 1 buckets match'
     """
-    methodology = service.attrs.get("methodology") or {}
-    window = methodology.get("date_range") or {}
-    local = bucket_medians(
-        deals,
-        metric,
-        time_bucket,
-        window.get("from"),
-        window.get("to"),
-        small_n_threshold=int(methodology.get("small_n_threshold", 5)),
-    )
-    frame = compare_buckets(service, local)
-    matched, total = int(frame["match"].sum()), len(frame)
+    frame = reconcile_frames(service, deals, metric, time_bucket).frame
+    attrs = frame.attrs
+    left = attrs["left_out_by_service"]
     frame.attrs = {
-        "matched": matched,
-        "buckets": total,
-        "summary": f"{matched} of {total} buckets match",
-        "total_deals": (service.attrs.get("total_deals"), local.attrs.get("total_deals")),
-        "outliers_trimmed": (
-            service.attrs.get("outliers_trimmed"),
-            local.attrs.get("outliers_trimmed"),
-        ),
+        **attrs,
+        "summary": f"{attrs['matched']} of {attrs['buckets']} buckets match"
+        + (f" ({left} left out by the service, below its threshold here too)" if left else ""),
+        **{
+            key: (attrs["service_meta"].get(key), attrs["local_meta"].get(key))
+            for key in ("total_deals", "outliers_trimmed")
+        },
     }
     return frame
 
