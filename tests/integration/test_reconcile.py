@@ -1,6 +1,7 @@
 """Local analytics equal the sandbox's own aggregates (two independent implementations)."""
 
 import itertools
+import json
 
 import numpy as np
 import pandas as pd
@@ -125,14 +126,36 @@ def test_compare_buckets_flags_differences():
     assert out.loc[0, "median_diff"] == pytest.approx(1e-6)
 
 
-def test_calibrate_identifies_the_sandbox_conventions(client):
+def test_calibrate_identifies_the_sandbox_conventions(client, tmp_path):
     variants = list(itertools.islice(Conventions.variants(), 60))
     table = calibrate(client, "ev_revenue", "quarter", variants=variants)
-    assert table.attrs["best"] == DEFAULT_CONVENTIONS
+    assert Conventions(**table.attrs["best"]) == DEFAULT_CONVENTIONS
+    table.to_parquet(tmp_path / "calibrate.parquet")  # attrs are JSON
+    assert pd.read_parquet(tmp_path / "calibrate.parquet").attrs["best"] == table.attrs["best"]
     assert table.loc[0, "reproduces"]
     # Variants changing what is counted or trimmed must not reproduce the service.
     wrong = table[(table["n_counted"] == "after") | (table["stats_on"] == "all")]
     assert len(wrong) and not wrong["reproduces"].any()
+
+
+def test_every_frame_analytics_returns_has_json_attrs(client):
+    """attrs are written into Parquet as JSON: no object of ours may sit in them."""
+    filters = {"deal_type": ["Venture"]}
+    rec = reconcile(client, "ev_revenue", "year", filters)
+    cur, ts = reconcile_groups(client, regions=["Western Europe"])
+    deals = client.private.deals(filters)
+    current = client.public.current(client.public.search(regions=["Western Europe"]).index)
+    frames = {
+        "reconcile": rec.frame,
+        "reconcile_groups": cur.frame,
+        "reconcile_groups series": ts.frame,
+        "bucket_medians": dealframe.analytics.bucket_medians(
+            deals, "ev_revenue", "year", "2022-01-01", "2024-12-31", ci=0.9, ci_resamples=99, rng=0
+        ),
+        "group_current": dealframe.analytics.group_current(current),
+    }
+    for name, frame in frames.items():
+        assert json.dumps(frame.attrs), name  # TypeError if not JSON
 
 
 @pytest.mark.parametrize(

@@ -448,7 +448,8 @@ def calibrate(
         One row per variant, best first: its convention fields, ``buckets_matched``,
         ``buckets``, ``meta_matches`` and ``reproduces`` (every bucket and the
         meta match). ``attrs["best"]`` is the first reproducing :class:`Conventions`
-        (or None).
+        as a dict (:meth:`Conventions.to_dict`; ``Conventions(**best)`` rebuilds it), or
+        None: every attr is JSON, so the table can be written to Parquet.
 
     Examples
     --------
@@ -489,7 +490,7 @@ def calibrate(
         ["reproduces", "buckets_matched", "meta_matches"], ascending=False, kind="stable"
     ).reset_index(drop=True)
     best = table.loc[table["reproduces"], "_variant"]
-    table.attrs["best"] = best.iloc[0] if len(best) else None
+    table.attrs["best"] = best.iloc[0].to_dict() if len(best) else None
     return table.drop(columns="_variant")
 
 
