@@ -179,6 +179,16 @@ def test_group_rollups_equal_the_service(client, group):
     assert len(ts.frame) > 0 and ts.frame["match"].all(), ts.frame[~ts.frame["match"]]
 
 
+def test_group_current_rows_come_in_the_services_order(client):
+    group = {"regions": ["Western Europe"]}
+    service = client.public.group_current(**group)
+    local = dealframe.analytics.group_current(
+        client.public.current(client.public.search(**group).index)
+    )
+    assert local.index.tolist() == service.index.tolist()
+    pd.testing.assert_frame_equal(local, service, check_exact=False, rtol=1e-12)
+
+
 @pytest.mark.parametrize(
     "bad",
     [{"date_from": "2024-13"}, {"fields": [""]}, {"date_from": "2025-06", "date_to": "2024-01"}],
