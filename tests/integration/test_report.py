@@ -281,14 +281,30 @@ def test_notable_deals_are_the_largest_of_the_last_twelve_months(report, manifes
     assert len(notable) == 10
 
 
-def test_private_against_public_uses_the_cohorts_comps(report):
+def test_private_against_public_compares_the_linked_comps_of_the_same_period(
+    report, client, manifest, html
+):
     comparison = _parquet(report, "multiples_comparison")
-    comps = _parquet(report, "comps")
-    public = comparison[
-        (comparison["metric"] == "ev_revenue") & (comparison["group"] == "public comps")
-    ].iloc[0]
-    assert public["median"] == pytest.approx(meaningful(comps, "evRevenueLtm").median())
+    periods = {
+        "last 12 months": manifest["periods"]["last_12_months"],
+        "whole window": [manifest["window"]["from"], manifest["window"]["to"]],
+    }
+    assert set(comparison["period"]) == set(periods)
+    for label, (start, end) in periods.items():
+        linked = dealframe.compare_multiples(client, region=REGION, date_from=start, date_to=end)
+        assert (linked.comps["match"] == "matched").all(), "the sandbox lists every comp"
+        rows = comparison[comparison["period"] == label].set_index(["metric", "group"])
+        for metric, field in (("ev_revenue", "evRevenueLtm"), ("ev_ebitda", "evEbitdaLtm")):
+            public = rows.loc[(metric, "public comps")]
+            values = meaningful(linked.comps, field).dropna()
+            assert public["n"] == len(values) > 0
+            assert public["median"] == pytest.approx(values.median())
+            deals = rows.loc[(metric, "all deals")]
+            assert deals["n"] == meaningful(linked.deals, metric).notna().sum()
+            assert deals["vs_public"] == pytest.approx(deals["median"] / public["median"] - 1)
     assert {"all deals", "funding rounds", "M&A"} <= set(comparison["group"])
+    section = _visible(_sections(html)["compare"])
+    assert "dealframe.compare_multiples" in section and "linked" in section
 
 
 def test_co_investment_is_the_services_own(report, client):

@@ -21,7 +21,7 @@ import pandas as pd
 from dealframe.analytics import bucket_medians, reconcile_frames
 from dealframe.plot.shaping import meaningful
 
-from .gather import HEADLINE_METRICS, ReportData
+from .gather import COMPARED_PERIODS, HEADLINE_METRICS, ReportData
 
 __all__ = ["CI_LEVEL", "SMALL_N", "Card", "Headline", "build_headline", "change_text", "money"]
 
@@ -268,9 +268,10 @@ def _sentences(
     row = rows[(rows["figure"] == "median deal EV/Revenue") & (rows["period"] == "ltm")]
     p = float(row["value"].iloc[0]) if len(row) else np.nan
     n = int(row["n"].iloc[0]) if len(row) else 0
+    comps = data.comparisons[COMPARED_PERIODS[0]].comps  # the linked comps, same months
     public = (
-        meaningful(data.current, "evRevenueLtm").dropna()
-        if "evRevenueLtm" in data.current
+        meaningful(comps, "evRevenueLtm").dropna()
+        if "evRevenueLtm" in comps
         else pd.Series([], dtype=float)
     )
     if np.isfinite(p) and len(public):
@@ -279,7 +280,7 @@ def _sentences(
         second = (
             f"Deals of the last twelve months were priced at a median {p:.1f}x "
             f"EV/Revenue (n={n}), against {q:.1f}x for the cohort's {len(public)} listed "
-            f"companies today (EV/Revenue LTM): a {abs(p / q - 1):.0%} {word}."
+            f"companies over the same months (EV/Revenue LTM): a {abs(p / q - 1):.0%} {word}."
         )
     else:
         second = "Private and public EV/Revenue cannot be compared: " + (
