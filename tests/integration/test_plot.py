@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -159,6 +160,8 @@ def test_partial_quarter_is_labelled(frames):
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert labels[0] == "2024-Q1 (partial)" and "(partial)" not in "".join(labels[1:])
     assert "2024-Q1 (46 days)" in dplot.alt_text(ax)
+    dplot.deals_per_quarter(deals, window=("2024-03-31", "2025-03-31"), ax=ax)
+    assert "2024-Q1 (1 day)" in dplot.alt_text(ax)
 
 
 def test_capital_raised_marks_quarters_without_an_amount(frames):
@@ -195,6 +198,10 @@ def test_bad_arguments_raise_validation_errors(frames):
         dplot.quarterly_medians(frames["deals"])
     with pytest.raises(ValidationError, match="metric"):
         dplot.private_vs_public(frames["current"], frames["deals"], "valuation")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nor pandas' guess-the-date-format warning
+        with pytest.raises(ValidationError, match="history.*indexed by month"):
+            dplot.group_history(frames["current"])  # SKUs, not months
 
 
 def test_drawing_into_given_axes_never_imports_pyplot():

@@ -1,6 +1,7 @@
 """Local analytics equal the sandbox's own aggregates (two independent implementations)."""
 
 import itertools
+import json
 
 import numpy as np
 import pandas as pd
@@ -125,14 +126,36 @@ def test_compare_buckets_flags_differences():
     assert out.loc[0, "median_diff"] == pytest.approx(1e-6)
 
 
-def test_calibrate_identifies_the_sandbox_conventions(client):
+def test_calibrate_identifies_the_sandbox_conventions(client, tmp_path):
     variants = list(itertools.islice(Conventions.variants(), 60))
     table = calibrate(client, "ev_revenue", "quarter", variants=variants)
-    assert table.attrs["best"] == DEFAULT_CONVENTIONS
+    assert Conventions(**table.attrs["best"]) == DEFAULT_CONVENTIONS
+    table.to_parquet(tmp_path / "calibrate.parquet")  # attrs are JSON
+    assert pd.read_parquet(tmp_path / "calibrate.parquet").attrs["best"] == table.attrs["best"]
     assert table.loc[0, "reproduces"]
     # Variants changing what is counted or trimmed must not reproduce the service.
     wrong = table[(table["n_counted"] == "after") | (table["stats_on"] == "all")]
     assert len(wrong) and not wrong["reproduces"].any()
+
+
+def test_every_frame_analytics_returns_has_json_attrs(client):
+    """attrs are written into Parquet as JSON: no object of ours may sit in them."""
+    filters = {"deal_type": ["Venture"]}
+    rec = reconcile(client, "ev_revenue", "year", filters)
+    cur, ts = reconcile_groups(client, regions=["Western Europe"])
+    deals = client.private.deals(filters)
+    current = client.public.current(client.public.search(regions=["Western Europe"]).index)
+    frames = {
+        "reconcile": rec.frame,
+        "reconcile_groups": cur.frame,
+        "reconcile_groups series": ts.frame,
+        "bucket_medians": dealframe.analytics.bucket_medians(
+            deals, "ev_revenue", "year", "2022-01-01", "2024-12-31", ci=0.9, ci_resamples=99, rng=0
+        ),
+        "group_current": dealframe.analytics.group_current(current),
+    }
+    for name, frame in frames.items():
+        assert json.dumps(frame.attrs), name  # TypeError if not JSON
 
 
 @pytest.mark.parametrize(
@@ -154,6 +177,16 @@ def test_group_rollups_equal_the_service(client, group):
         ), field
         assert np.isnan(row["sum_service"]) and np.isnan(row["sum_local"]), field
     assert len(ts.frame) > 0 and ts.frame["match"].all(), ts.frame[~ts.frame["match"]]
+
+
+def test_group_current_rows_come_in_the_services_order(client):
+    group = {"regions": ["Western Europe"]}
+    service = client.public.group_current(**group)
+    local = dealframe.analytics.group_current(
+        client.public.current(client.public.search(**group).index)
+    )
+    assert local.index.tolist() == service.index.tolist()
+    pd.testing.assert_frame_equal(local, service, check_exact=False, rtol=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -234,3 +267,29 @@ def test_buckets_a_service_leaves_out_as_suppressed_still_reconcile():
         rec = reconcile(omitting, "raised", "month", filters)
     assert rec.frame["match"].all() and rec.frame.attrs["left_out_by_service"] == small.sum()
     assert "left out by the service" in rec.summary
+
+
+def test_a_whole_window_bucket_left_out_as_suppressed_is_said_and_reconciles():
+    """time_bucket="none" has one bucket, "all": a service that leaves it out (fewer deals than
+    the threshold) answers no row; the client says so, without a count warning."""
+    filters = {
+        "target_region": ["Western Europe"],
+        "date_from": "2024-07-01",
+        "date_to": "2025-06-30",
+    }
+    with (
+        dealframe.sandbox.run(scale=0.1, profile="small-n-omitted") as sb,
+        dealframe.Client.for_sandbox(sb, progress=False) as omitting,
+    ):
+        cut = omitting.private.aggregate("ev_ebitda", "none", filters, strict=True)
+        assert len(cut) == 0 and 0 < cut.attrs["total_deals"] < 5, "one small bucket left out"
+        assert cut.attrs["buckets_left_out"] == ["all"]
+        assert cut.attrs["deals_left_out"] == cut.attrs["total_deals"]
+        rec = reconcile(omitting, "ev_ebitda", "none", filters)
+        deals = omitting.private.deals(filters)
+    assert rec.frame["bucket"].tolist() == ["all"] and rec.frame["match"].all()
+    assert rec.frame.attrs["left_out_by_service"] == 1
+    # reconcile_frames is reconcile on frames already pulled
+    again = dealframe.analytics.reconcile_frames(cut, deals, "ev_ebitda", "none")
+    pd.testing.assert_frame_equal(again.frame, rec.frame)
+    assert again.summary == rec.summary

@@ -8,6 +8,7 @@ import base64
 import io
 import json
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -16,10 +17,17 @@ import pytest
 pytest.importorskip("matplotlib")
 
 import dealframe
+import dealframe.sandbox
 from dealframe.analytics import bucket_medians, reconcile
 from dealframe.errors import ValidationError
-from dealframe.plot.shaping import MULTIPLE_BOUNDS, co_investment_pairs, meaningful
+from dealframe.plot.shaping import (
+    MULTIPLE_BOUNDS,
+    MULTIPLE_DENOMINATORS,
+    co_investment_pairs,
+    meaningful,
+)
 from dealframe.report import REPORT_SECTIONS, REPORT_TABLES, build_report
+from dealframe.report.tables import COMPS_MULTIPLES, comps_display
 
 REGION = "North America"  # the largest region: every section has data even at small scale
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -238,6 +246,18 @@ def test_comps_equal_current_data_and_apply_the_nm_rule(report, client, html):
     assert ">NM<" in body and "NM (not meaningful)" in body
 
 
+def test_comps_cells_say_nm_where_the_summary_counts_nm(report):
+    comps = _parquet(report, "comps")
+    summary = _parquet(report, "comps_summary")
+    cells = comps_display(comps, summary).iloc[4:]  # below the median, quartile and n rows
+    for multiple in COMPS_MULTIPLES:
+        denominator = comps[MULTIPLE_DENOMINATORS[multiple]]
+        assert (cells.loc[denominator <= 0, multiple] == "NM").all(), multiple
+        assert (cells[multiple] == "NM").sum() == summary.loc["nm", multiple], multiple
+        assert cells[multiple].isna().sum() == summary.loc["na", multiple], multiple
+    assert (comps["ebitdaNtm"] <= 0).any(), "the test data has a negative NTM EBITDA"
+
+
 def test_quarters_are_whole_and_match_the_deals(report, manifest, client):
     quarterly = _parquet(report, "quarterly")
     start = pd.Timestamp(manifest["window"]["from"])
@@ -261,14 +281,30 @@ def test_notable_deals_are_the_largest_of_the_last_twelve_months(report, manifes
     assert len(notable) == 10
 
 
-def test_private_against_public_uses_the_cohorts_comps(report):
+def test_private_against_public_compares_the_linked_comps_of_the_same_period(
+    report, client, manifest, html
+):
     comparison = _parquet(report, "multiples_comparison")
-    comps = _parquet(report, "comps")
-    public = comparison[
-        (comparison["metric"] == "ev_revenue") & (comparison["group"] == "public comps")
-    ].iloc[0]
-    assert public["median"] == pytest.approx(meaningful(comps, "evRevenueLtm").median())
+    periods = {
+        "last 12 months": manifest["periods"]["last_12_months"],
+        "whole window": [manifest["window"]["from"], manifest["window"]["to"]],
+    }
+    assert set(comparison["period"]) == set(periods)
+    for label, (start, end) in periods.items():
+        linked = dealframe.compare_multiples(client, region=REGION, date_from=start, date_to=end)
+        assert (linked.comps["match"] == "matched").all(), "the sandbox lists every comp"
+        rows = comparison[comparison["period"] == label].set_index(["metric", "group"])
+        for metric, field in (("ev_revenue", "evRevenueLtm"), ("ev_ebitda", "evEbitdaLtm")):
+            public = rows.loc[(metric, "public comps")]
+            values = meaningful(linked.comps, field).dropna()
+            assert public["n"] == len(values) > 0
+            assert public["median"] == pytest.approx(values.median())
+            deals = rows.loc[(metric, "all deals")]
+            assert deals["n"] == meaningful(linked.deals, metric).notna().sum()
+            assert deals["vs_public"] == pytest.approx(deals["median"] / public["median"] - 1)
     assert {"all deals", "funding rounds", "M&A"} <= set(comparison["group"])
+    section = _visible(_sections(html)["compare"])
+    assert "dealframe.compare_multiples" in section and "linked" in section
 
 
 def test_co_investment_is_the_services_own(report, client):
@@ -296,6 +332,39 @@ def test_reconciliation_equals_reconcile(report, client, manifest):
     expected.attrs = {}
     pd.testing.assert_frame_equal(rec, expected, check_dtype=False)
     assert rec["match"].all()
+
+
+def test_buckets_left_out_as_suppressed_are_not_reported_as_failures(tmp_path):
+    """Under small-n-omitted the service leaves small buckets (and a small headline period) out
+    of its aggregates: the appendix counts them as reconcile does, without a count warning."""
+    cohort = {"region": "Western Europe"}
+    with (
+        dealframe.sandbox.run(scale=0.1, profile="small-n-omitted") as sb,
+        dealframe.Client.for_sandbox(sb, progress=False) as omitting,
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("error", dealframe.ServiceContractWarning)
+        paths = build_report(omitting, tmp_path, cohort=cohort, progress=False)
+        manifest = json.loads(paths.manifest.read_text())
+        window = manifest["window"]
+        expected = reconcile(
+            omitting,
+            "ev_revenue",
+            "quarter",
+            {
+                "target_region": [cohort["region"]],
+                "date_from": window["from"],
+                "date_to": window["to"],
+            },
+        ).frame
+    rec = _parquet((paths, []), "reconciliation")
+    assert expected.attrs["left_out_by_service"] > 0, "the window has buckets left out"
+    expected.attrs = {}
+    pd.testing.assert_frame_equal(rec, expected, check_dtype=False)
+    assert rec["match"].all()
+    assert manifest["reconciliation"].startswith(f"{len(rec)} of {len(rec)} buckets match")
+    checks = _parquet((paths, []), "headline_checks")
+    assert checks["match"].all() and (checks["n_service"] == 0).any()
 
 
 def test_manifest_and_progress(report, manifest):

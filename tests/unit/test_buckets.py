@@ -531,6 +531,11 @@ def _call(deals=GOOD, metric="ev_revenue", bucket="quarter", window=JAN, **kwarg
         (lambda: _call(client="http://localhost"), "client", "Client"),
         (lambda: _call(window=(None, "0003-01-01")), "date_to", "years after year 1"),
         (lambda: _call(window=(float("nan"), "2024-01-01")), "date_from", "date"),
+        # a bad date given is named before the missing as_of/date_to
+        (lambda: _call(window=("xx", None)), "date_from", "YYYY-MM-DD"),
+        (lambda: _call(window=(2**64, None)), "date_from", "YYYY-MM-DD"),
+        (lambda: _call(window=(None, None), as_of="later"), "as_of", "YYYY-MM-DD"),
+        (lambda: _call(window=("2024-01-01", "2024-02-01"), as_of="later"), "as_of", "YYYY"),
     ],
 )
 def test_bad_input_raises_a_typed_error_naming_the_problem(call, argument, text):

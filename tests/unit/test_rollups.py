@@ -215,6 +215,22 @@ def test_group_time_series_single_company_and_empty():
     assert len(empty) == 0 and list(empty.columns) == ["marketCap"]
 
 
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"]), "deal_raised": [5.0]}),
+        pd.DataFrame({"sku": ["A-USA"], "field": ["marketCap"], "value": [3.0]}),  # long series
+        pd.DataFrame({"name": ["a", "b"]}),
+    ],
+    ids=["deals", "long time series", "text only"],
+)
+def test_a_frame_without_current_data_fields_is_refused(frame):
+    for rollup in (group_current, current_fields):
+        with pytest.raises(ValidationError, match="current-data frame") as caught:
+            rollup(frame)
+        assert caught.value.argument == "current"
+
+
 def test_rollups_reject_bad_input():
     with pytest.raises(ValidationError) as caught:
         group_current([1, 2, 3])

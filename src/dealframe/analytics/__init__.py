@@ -8,7 +8,8 @@
 - :class:`Conventions`: every convention the interface document leaves open, as parameters,
   with the sandbox's behaviour as the default; :meth:`Conventions.variants` for calibration.
 - :func:`reconcile`, :func:`reconcile_groups`, :func:`calibrate`: the proof, against the service,
-  that the local numbers mean the same, and which conventions a service uses.
+  that the local numbers mean the same, and which conventions a service uses;
+  :func:`reconcile_frames` is :func:`reconcile` on frames already pulled.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dealframe.analytics.reconcile import (
     calibrate,
     compare_buckets,
     reconcile,
+    reconcile_frames,
     reconcile_groups,
 )
 from dealframe.analytics.rollups import current_fields, group_current, group_time_series
@@ -42,6 +44,7 @@ __all__ = [
     "group_current",
     "group_time_series",
     "reconcile",
+    "reconcile_frames",
     "reconcile_groups",
     "resolve_window",
 ]

@@ -75,6 +75,12 @@ def resolve_window(
     conv = DEFAULT_CONVENTIONS if conventions is None else conventions
     check(isinstance(conv, Conventions), "conventions", "a Conventions instance or None", conv)
     check_choice("time_bucket", time_bucket, TIME_BUCKETS)
+    # each date given is checked first, so a bad one is named rather than a missing as_of
+    given = {
+        name: _as_date(value, name)
+        for name, value in (("date_from", date_from), ("date_to", date_to), ("as_of", as_of))
+        if value is not None
+    }
     check(
         date_to is not None or as_of is not None,
         "as_of",
@@ -83,9 +89,9 @@ def resolve_window(
         "reports",
         None,
     )
-    end = _as_date(as_of, "as_of") if date_to is None else _as_date(date_to, "date_to")
+    end = given["as_of"] if date_to is None else given["date_to"]
     if date_from is not None:
-        start = _as_date(date_from, "date_from")
+        start = given["date_from"]
     else:
         year = end.year - conv.window_years
         check(

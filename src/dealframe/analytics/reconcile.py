@@ -28,7 +28,14 @@ from dealframe.errors import RequestInfo, ServiceContractError
 from dealframe.public.api import Month, Strings, _series_members
 from dealframe.public.query import group_body
 
-__all__ = ["Reconciliation", "calibrate", "compare_buckets", "reconcile", "reconcile_groups"]
+__all__ = [
+    "Reconciliation",
+    "calibrate",
+    "compare_buckets",
+    "reconcile",
+    "reconcile_frames",
+    "reconcile_groups",
+]
 
 _STATS = ("n", "median", "q1", "q3")
 
@@ -194,15 +201,23 @@ def _pull(
             finding="wrong_shape",
             request=RequestInfo("POST", "/api/private/v1/transactions/aggregate", "private"),
         )
+    context = _context(service, bool(filters.get("include_deleted", False)))
+    deals = client.private.deals(
+        {**filters, "date_from": context["date_from"], "date_to": context["date_to"]},
+        progress=progress,
+    )
+    return service, deals, context
+
+
+def _context(service: pd.DataFrame, include_deleted: bool) -> dict[str, Any]:
+    """The window and ``small_n_threshold`` of the service's answer (5 when it gives none)."""
     threshold, start, end = aggregate_methodology(service)
-    deals = client.private.deals({**filters, "date_from": start, "date_to": end}, progress=progress)
-    context = {
+    return {
         "date_from": start,
         "date_to": end,
         "small_n_threshold": 5 if threshold is None else threshold,
-        "include_deleted": bool(filters.get("include_deleted", False)),
+        "include_deleted": include_deleted,
     }
-    return service, deals, context
 
 
 def _compared(
@@ -309,6 +324,85 @@ def reconcile(
     """
     _check_call(client, metric, time_bucket, filters, conventions, tolerance, progress)
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
+    return _reconciled(service, deals, metric, time_bucket, context, conventions, tolerance)
+
+
+@checked_keywords
+def reconcile_frames(
+    service: pd.DataFrame,
+    deals: pd.DataFrame,
+    metric: str,
+    time_bucket: str = "quarter",
+    *,
+    conventions: Conventions | None = None,
+    tolerance: float = 1e-9,
+    include_deleted: bool = False,
+) -> Reconciliation:
+    """:func:`reconcile` on an aggregate and its deals already pulled (no request).
+
+    The same steps as :func:`reconcile`: the service's window and ``small_n_threshold``
+    from its answer, :func:`~dealframe.analytics.bucket_medians`, :func:`compare_buckets`,
+    and buckets the service left out (``attrs["buckets_left_out"]``) matching where the
+    local count is below the threshold too.
+
+    Parameters
+    ----------
+    service : DataFrame
+        ``client.private.aggregate(metric, time_bucket, filters)``.
+    deals : DataFrame
+        ``client.private.deals`` with the same filters, covering the aggregate's window.
+    metric, time_bucket : str
+        Those of the aggregate.
+    conventions, tolerance
+        As for :func:`reconcile`.
+    include_deleted : bool, default False
+        Whether the aggregate was asked with ``include_deleted``.
+
+    Returns
+    -------
+    Reconciliation
+        As :func:`reconcile` returns (``attrs["deals"]`` is ``len(deals)``).
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        An argument of the wrong kind.
+    dealframe.errors.ServiceContractError
+        The aggregate's meta has no readable window or threshold.
+
+    Examples
+    --------
+    >>> deals = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 5),
+    ...                       "ev_revenue": [1.0, 2, 3, 4, 5]})
+    >>> service = bucket_medians(deals, "ev_revenue", "year", "2024-01-01", "2024-12-31")
+    >>> reconcile_frames(service, deals, "ev_revenue", "year").frame.attrs["matched"]
+    1
+    """
+    check_frame("service", service)
+    check_frame("deals", deals)
+    check_choice("metric", metric, AGGREGATE_METRICS)
+    check_choice("time_bucket", time_bucket, TIME_BUCKETS)
+    check(
+        conventions is None or isinstance(conventions, Conventions),
+        "conventions",
+        "a Conventions instance or None",
+        conventions,
+    )
+    tolerance_value(tolerance)
+    check(isinstance(include_deleted, bool), "include_deleted", "True or False", include_deleted)
+    context = _context(service, include_deleted)
+    return _reconciled(service, deals, metric, time_bucket, context, conventions, tolerance)
+
+
+def _reconciled(
+    service: pd.DataFrame,
+    deals: pd.DataFrame,
+    metric: str,
+    time_bucket: str,
+    context: Mapping[str, Any],
+    conventions: Conventions | None,
+    tolerance: float,
+) -> Reconciliation:
     frame, local = _compared(service, deals, metric, time_bucket, context, conventions, tolerance)
     same_meta = _same_meta(service, local)
     frame.attrs.update(
@@ -354,7 +448,8 @@ def calibrate(
         One row per variant, best first: its convention fields, ``buckets_matched``,
         ``buckets``, ``meta_matches`` and ``reproduces`` (every bucket and the
         meta match). ``attrs["best"]`` is the first reproducing :class:`Conventions`
-        (or None).
+        as a dict (:meth:`Conventions.to_dict`; ``Conventions(**best)`` rebuilds it), or
+        None: every attr is JSON, so the table can be written to Parquet.
 
     Examples
     --------
@@ -395,7 +490,7 @@ def calibrate(
         ["reproduces", "buckets_matched", "meta_matches"], ascending=False, kind="stable"
     ).reset_index(drop=True)
     best = table.loc[table["reproduces"], "_variant"]
-    table.attrs["best"] = best.iloc[0] if len(best) else None
+    table.attrs["best"] = best.iloc[0].to_dict() if len(best) else None
     return table.drop(columns="_variant")
 
 

@@ -35,14 +35,43 @@ __all__ = [
 ]
 
 
+#: The rows of ``client.public.group_current`` in the service's order (docs/sandbox.md,
+#: "groups/current layout": the ``sum`` fields, then the ``median``-only ones).
+_FIELD_ORDER: tuple[str, ...] = (
+    *GROUP_SUM_ONLY,
+    *GROUP_SUM_AND_MEDIAN,
+    "evRevenueLtm",
+    "evRevenueNtm",
+    "evEbitdaLtm",
+    "evEbitdaNtm",
+    "marginGrossLtm",
+    "marginEbitdaLtm",
+    "marginEbitdaNtm",
+    "revenueGrowthNtmLtm",
+    "revenueGrowthLtm",
+    "ruleOf40Ltm",
+    "ruleOf40",
+    "rateToUsd",
+    *(f"{name}Lcu" for name in (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN)),
+    "employeeCount",
+)
+
+
 @checked_keywords
 def current_fields(current: pd.DataFrame) -> list[str]:
     """The numeric fields of a current-data frame that a group rollup aggregates.
 
     Every numeric (not boolean) column, as the service aggregates every numeric field
-    (``*Lcu`` variants and ``rateToUsd`` get a median only); the sum-only and
-    sum-and-median fields first, in the interface document's order, then the others in
-    frame order.
+    (``*Lcu`` variants and ``rateToUsd`` get a median only), in the row order of the
+    service's ``groups/current`` frame (``client.public.group_current``): the sum-only and
+    sum-and-median fields first, then the median-only fields; fields the service does not
+    list come last, in frame order.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``current`` is not a DataFrame, repeats a column, or has no numeric current-data
+        field (a deals frame, a long time-series frame, text only).
 
     Parameters
     ----------
@@ -59,7 +88,7 @@ def current_fields(current: pd.DataFrame) -> list[str]:
     >>> frame = pd.DataFrame({"name": ["A"], "evRevenueLtm": [2.0], "marketCapLcu": [9.0],
     ...                       "marketCap": [5.0], "rateToUsd": [1.1], "listed": [True]})
     >>> current_fields(frame)
-    ['marketCap', 'evRevenueLtm', 'marketCapLcu', 'rateToUsd']
+    ['marketCap', 'evRevenueLtm', 'rateToUsd', 'marketCapLcu']
     """
     check_frame("current", current)
     repeated = current.columns[current.columns.duplicated()].tolist()
@@ -69,7 +98,14 @@ def current_fields(current: pd.DataFrame) -> list[str]:
         for name, dtype in current.dtypes.items()
         if isinstance(name, str) and dtype.kind in "iuf"
     ]
-    known = [f for f in (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN) if f in numeric]
+    known = [f for f in _FIELD_ORDER if f in numeric]
+    check(
+        bool(known),
+        "current",
+        "a current-data frame (client.public.current) with a numeric field such as "
+        + ", ".join(_FIELD_ORDER[:3]),
+        f"columns {list(current.columns)[:8]}",
+    )
     return known + [f for f in numeric if f not in known]
 
 
@@ -134,7 +170,8 @@ def group_current(
     Returns
     -------
     DataFrame
-        Index ``field`` (or ``(group, field)`` with ``by``), columns ``sum`` and ``median``
+        Index ``field`` (or ``(group, field)`` with ``by``) in the row order of
+        ``client.public.group_current`` (:func:`current_fields`), columns ``sum`` and ``median``
         (float64): ``sum`` only for marketCap and enterpriseValue, both for revenueLtm,
         revenueNtm, ebitdaLtm and ebitdaNtm, ``median`` only for the other numeric fields
         (``*Lcu`` and ``rateToUsd`` included);
@@ -144,7 +181,8 @@ def group_current(
     Raises
     ------
     dealframe.errors.ValidationError
-        If ``current`` is not a DataFrame or ``by`` cannot be read.
+        If ``current`` is not a current-data frame (no numeric current-data field: a deals
+        frame, a time-series frame, text only) or ``by`` cannot be read.
 
     Examples
     --------

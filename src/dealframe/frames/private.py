@@ -621,8 +621,9 @@ def buckets_left_out(frame: pd.DataFrame, time_bucket: str) -> list[str]:
     """Labels of the window's buckets that an :func:`aggregate_frame` does not hold.
 
     The window is ``attrs["date_range"]``; a service that leaves out suppressed (or empty)
-    buckets answers fewer rows than the window has buckets. Empty for ``none``, or when the
-    window or a label cannot be read.
+    buckets answers fewer rows than the window has buckets. For ``none`` the window is one
+    bucket, ``all``: left out when the answer holds no row. Empty when the window or a label
+    cannot be read.
 
     Examples
     --------
@@ -630,7 +631,11 @@ def buckets_left_out(frame: pd.DataFrame, time_bucket: str) -> list[str]:
     ...     {"time_bucket": "quarter", "date_range": {"from": "2024-01-01", "to": "2024-12-31"}})
     >>> buckets_left_out(df, "quarter")
     ['2024-Q2', '2024-Q3']
+    >>> buckets_left_out(aggregate_frame([], {"time_bucket": "none"}), "none")
+    ['all']
     """
+    if time_bucket == "none":
+        return [] if len(frame) else ["all"]
     freq = _FREQ.get(time_bucket)
     window = frame.attrs.get("date_range") or {}
     if freq is None or frame["period_start"].isna().any():

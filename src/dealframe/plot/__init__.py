@@ -30,8 +30,8 @@ Examples
 >>> import dealframe.plot as dplot
 >>> fig, ax = plt.subplots(figsize=(8, 4))  # doctest: +SKIP
 >>> dplot.deals_per_quarter(client.private.deals(target_region=["Western Europe"]), ax=ax)  # doctest: +SKIP
->>> dplot.alt_text(ax)  # doctest: +SKIP
-'Stacked bars of deals per quarter by deal type, 4,445 deals over 21 quarters ...'
+>>> dplot.alt_text(ax)  # the sandbox at its default scale  # doctest: +SKIP
+'Stacked bars of deals per quarter by deal type, 6,443 deals over 58 quarters (2012-Q1 ...'
 """
 
 from __future__ import annotations

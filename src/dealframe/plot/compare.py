@@ -99,7 +99,7 @@ def private_vs_public(
     window: DateWindow | None = None,
     ax: Axes | None = None,
 ) -> Axes:
-    """Box plots of a multiple: the public comps today beside the deals (all, rounds, M&A).
+    """Box plots of a multiple: the public comps beside the deals (all, rounds, M&A).
 
     The values of each group are those of :func:`multiple_groups` (deals: NM values out and
     outliers trimmed as the service trims them), so each box's median line is the median
@@ -108,7 +108,9 @@ def private_vs_public(
     Parameters
     ----------
     current : DataFrame
-        ``client.public.current(skus)`` of the cohort's listed companies.
+        The cohort's listed companies with their LTM multiples: ``client.public.current(skus)``
+        (today's), or the ``comps`` of :func:`dealframe.compare_multiples` (each company's
+        median month of the deals' period).
     deals : DataFrame
         ``client.private.deals(...)`` of the same cohort (and the period to compare).
     metric : {"ev_revenue", "ev_ebitda"}
@@ -131,7 +133,7 @@ def private_vs_public(
     groups = multiple_groups(current, deals, metric, window)
     label = _LABEL[metric]
     ax = axes_for(ax, 7.0, 3.6)
-    title = f"{label}: public comps (LTM, today) against private deals"
+    title = f"{label}: public comps (LTM) against private deals"
     xlabel = f"{label} (x, log scale)"
     ylabel = "group"
     filled = {k: v for k, v in groups.items() if len(v)}

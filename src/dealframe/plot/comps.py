@@ -46,6 +46,23 @@ def _need(frame: Any, argument: str, columns: tuple[str, ...]) -> pd.DataFrame:
     return frame
 
 
+def _months(index: pd.Index) -> pd.PeriodIndex:
+    """The months of a ``group_time_series`` index (periods, or dates as Parquet holds them)."""
+    if isinstance(index, pd.PeriodIndex):
+        return index
+    if not len(index):  # nothing to draw
+        return pd.PeriodIndex([], freq="M")
+    expected = "a frame indexed by month (client.public.group_time_series)"
+    if not isinstance(index, pd.DatetimeIndex) and not (
+        index.dtype == object or pd.api.types.is_string_dtype(index.dtype)
+    ):
+        raise ValidationError("history", expected, got=f"an index of {index.dtype}")
+    try:
+        return pd.DatetimeIndex(pd.to_datetime(index, format="ISO8601")).to_period("M")
+    except (TypeError, ValueError, OverflowError):
+        raise ValidationError("history", expected, got=f"index {list(index[:3])}") from None
+
+
 def _names(frame: pd.DataFrame) -> list[str]:
     if "name" in frame:
         return [str(n) if pd.notna(n) else str(i) for n, i in zip(frame["name"], frame.index)]
@@ -244,10 +261,9 @@ def group_history(
     'Median EV/Revenue NTM of the group by month, 2024-01 to 2024-02'
     """
     history = _need(history, "history", (column,))
+    months = _months(history.index)
     ax = axes_for(ax, 7.0, 3.6)
     short = _SHORT.get(column, column)
-    index = history.index
-    months = index if isinstance(index, pd.PeriodIndex) else pd.to_datetime(index).to_period("M")
     span = f"{months[0]} to {months[-1]}" if len(months) else "no months"
     title = f"Median {short} of the group by month, {span}"
     ylabel = "median " + FIELD_LABELS.get(column, column)

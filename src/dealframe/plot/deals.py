@@ -43,7 +43,7 @@ def _partial_note(table: pd.DataFrame) -> str:
     rows = table[table["partial"]]
     if not len(rows):
         return ""
-    parts = [f"{q} ({d} days)" for q, d in zip(rows.index, rows["days"])]
+    parts = [f"{q} ({d} day{'' if d == 1 else 's'})" for q, d in zip(rows.index, rows["days"])]
     return f" Partial quarters, drawn hatched: {', '.join(parts)}."
 
 

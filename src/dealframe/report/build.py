@@ -124,9 +124,7 @@ def _build_tables(data: ReportData, headline: Headline) -> dict[str, pd.DataFram
         ),
         "deal_aggregate": data.aggregate,
         "notable_deals": notable_deals(deals, data.periods.ltm[0]),
-        "multiples_comparison": multiples_comparison(
-            data.current, deals, {"last 12 months": data.periods.ltm, "whole window": window}
-        ),
+        "multiples_comparison": multiples_comparison(data.comparisons),
         "top_investors": investor_activity(participant_rows(deals), top),
         "co_investment_pairs": co_investment_pairs(data.co_investors, data.investor_names, None),
         "reconciliation": reconciliation_table(data.aggregate, deals, data.metric),

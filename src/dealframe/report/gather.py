@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from dealframe.comparison import Comparison, compare_multiples
 from dealframe.errors import ApiError, IncompleteResultError, ValidationError, did_you_mean
 from dealframe.frames.nested import to_lists
 from dealframe.plot.shaping import investor_activity, participant_rows
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from dealframe.client import Client
 
 __all__ = [
+    "COMPARED_PERIODS",
     "HEADLINE_METRICS",
     "HISTORY_FIELDS",
     "Periods",
@@ -37,6 +39,8 @@ __all__ = [
 HISTORY_FIELDS: tuple[str, ...] = ("evRevenueNtm", "evEbitdaLtm")
 #: Deal multiples of the headline (the service's median over each period).
 HEADLINE_METRICS: tuple[str, ...] = ("ev_revenue", "ev_ebitda")
+#: The periods of "Private against public multiples", first the headline's.
+COMPARED_PERIODS: tuple[str, ...] = ("last 12 months", "whole window")
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,9 @@ class ReportData:
     co_investors_missing: list[str]
     source: str
     provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: :func:`dealframe.compare_multiples` of the cohort per period (:data:`COMPARED_PERIODS`):
+    #: its public comps of the period, linked to their Family B companies, and its deals.
+    comparisons: dict[str, Comparison] = field(default_factory=dict)
 
     @property
     def deals(self) -> pd.DataFrame:
@@ -254,7 +261,23 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         if group_current is not None:
             provenance["group_current"] = _provenance(group_current)
             provenance["valuation_history"] = _provenance(history)
-        st.done(f"{len(current)} listed companies, {len(history)} months of history")
+        bounds = dict(zip(COMPARED_PERIODS, (periods.ltm, (periods.start, periods.end))))
+        comparisons = {
+            label: compare_multiples(
+                client,
+                region=cohort.region,
+                vertical=cohort.vertical,
+                deal_type=list(cohort.deal_types) or None,
+                date_from=start,
+                date_to=end,
+            )
+            for label, (start, end) in bounds.items()
+        }
+        linked = comparisons[COMPARED_PERIODS[0]].comps["match"].eq("matched").sum()
+        st.done(
+            f"{len(current)} listed companies, {len(history)} months of history, "
+            f"{linked} comps of the last 12 months linked to their private profile"
+        )
     with progress.stage("deals of the window") as st:
         deals = client.private.deals(
             {**cohort.deal_filters(), "date_from": periods.pull_start, "date_to": periods.end},
@@ -301,4 +324,5 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         co_investors_missing=skipped,
         source=str(client.settings.base_url),
         provenance=provenance,
+        comparisons=comparisons,
     )

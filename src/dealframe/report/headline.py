@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dealframe.analytics import bucket_medians
+from dealframe.analytics import bucket_medians, reconcile_frames
 from dealframe.plot.shaping import meaningful
 
-from .gather import HEADLINE_METRICS, ReportData
+from .gather import COMPARED_PERIODS, HEADLINE_METRICS, ReportData
 
 __all__ = ["CI_LEVEL", "SMALL_N", "Card", "Headline", "build_headline", "change_text", "money"]
 
@@ -86,32 +86,19 @@ def _in(deals: pd.DataFrame, period: tuple[str, str]) -> pd.DataFrame:
     return deals.loc[inside.to_numpy()]
 
 
-def _service_median(frame: pd.DataFrame) -> tuple[float, int]:
-    if not len(frame):
-        return np.nan, 0
-    row = frame.iloc[0]
-    median = float(row["median"]) if pd.notna(row["median"]) else np.nan
-    return median, int(row["n"]) if pd.notna(row["n"]) else 0
+def _count(values: pd.Series) -> int:
+    """The n of a one-bucket reconciliation (0 where the bucket is not there)."""
+    total = pd.to_numeric(values, errors="coerce").sum()
+    return int(total) if pd.notna(total) else 0
 
 
 def _local(
-    deals: pd.DataFrame,
-    metric: str,
-    period: tuple[str, str],
-    threshold: int,
-    meaningful_only: bool,
-    with_ci: bool,
+    deals: pd.DataFrame, metric: str, period: tuple[str, str], threshold: int, with_ci: bool
 ) -> pd.Series:
-    frame = deals
-    kwargs: dict = {}
-    if meaningful_only:
-        frame = pd.DataFrame(
-            {
-                "deal_date": deals["deal_date"].to_numpy(),
-                "value": meaningful(deals, metric).to_numpy(),
-            }
-        )
-        kwargs["value_column"] = "value"
+    """The service's method over the meaningful values of the period (one ``none`` bucket)."""
+    frame = pd.DataFrame(
+        {"deal_date": deals["deal_date"].to_numpy(), "value": meaningful(deals, metric).to_numpy()}
+    )
     out = bucket_medians(
         frame,
         metric,
@@ -122,7 +109,7 @@ def _local(
         ci=CI_LEVEL if with_ci else None,
         ci_resamples=_RESAMPLES,
         rng=0,
-        **kwargs,
+        value_column="value",
     )
     return out.iloc[0]
 
@@ -165,31 +152,25 @@ def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list
     values: dict[str, tuple[float, int, float, float]] = {}
     for period_name in ("ltm", "prior"):
         period = getattr(data.periods, period_name)
-        service_median, service_n = _service_median(data.headline_aggregates[(metric, period_name)])
-        raw = _local(data.deals_pulled, metric, period, threshold, False, False)
+        service = data.headline_aggregates[(metric, period_name)]
+        # reconcile's own steps: a period the service left out (small n) matches a small n here
+        rec = reconcile_frames(service, data.deals_pulled, metric, "none").frame
         checks.append(
             {
                 "figure": f"median deal {label}",
                 "period": period_name,
-                "n_service": service_n,
-                "n_local": int(raw["n"]),
-                "median_service": service_median,
-                "median_local": _number(raw["median"]),
-                "match": bool(
-                    service_n == int(raw["n"])
-                    and (
-                        (np.isnan(service_median) and pd.isna(raw["median"]))
-                        or abs(service_median - _number(raw["median"]))
-                        <= 1e-9 * max(1.0, abs(service_median))
-                    )
-                ),
+                "n_service": _count(rec["n_service"]),
+                "n_local": _count(rec["n_local"]),
+                "median_service": _number(rec["median_service"].max()),
+                "median_local": _number(rec["median_local"].max()),
+                "match": bool(rec["match"].all()),
             }
         )
-        first = _local(data.deals_pulled, metric, period, threshold, True, False)
+        first = _local(data.deals_pulled, metric, period, threshold, False)
         n, median = int(first["n"]), _number(first["median"])
         low = high = np.nan
         if 0 < n < SMALL_N and np.isfinite(median):
-            with_ci = _local(data.deals_pulled, metric, period, threshold, True, True)
+            with_ci = _local(data.deals_pulled, metric, period, threshold, True)
             low, high = _number(with_ci["median_low"]), _number(with_ci["median_high"])
         values[period_name] = (median, n, low, high)
         rows.append(_row(f"median deal {label}", period_name, period, median, n, (low, high)))
@@ -287,9 +268,10 @@ def _sentences(
     row = rows[(rows["figure"] == "median deal EV/Revenue") & (rows["period"] == "ltm")]
     p = float(row["value"].iloc[0]) if len(row) else np.nan
     n = int(row["n"].iloc[0]) if len(row) else 0
+    comps = data.comparisons[COMPARED_PERIODS[0]].comps  # the linked comps, same months
     public = (
-        meaningful(data.current, "evRevenueLtm").dropna()
-        if "evRevenueLtm" in data.current
+        meaningful(comps, "evRevenueLtm").dropna()
+        if "evRevenueLtm" in comps
         else pd.Series([], dtype=float)
     )
     if np.isfinite(p) and len(public):
@@ -298,7 +280,7 @@ def _sentences(
         second = (
             f"Deals of the last twelve months were priced at a median {p:.1f}x "
             f"EV/Revenue (n={n}), against {q:.1f}x for the cohort's {len(public)} listed "
-            f"companies today (EV/Revenue LTM): a {abs(p / q - 1):.0%} {word}."
+            f"companies over the same months (EV/Revenue LTM): a {abs(p / q - 1):.0%} {word}."
         )
     else:
         second = "Private and public EV/Revenue cannot be compared: " + (

@@ -31,7 +31,7 @@ from dealframe.plot import (
 )
 from dealframe.plot.deals import METRIC_LABELS
 
-from .gather import ReportData
+from .gather import COMPARED_PERIODS, ReportData
 from .headline import CI_LEVEL, SMALL_N, Headline
 from .render import Bullets, Cards, Chart, Heading, Row, Section, Text, table
 from .tables import bounds_text, comps_display
@@ -47,6 +47,7 @@ _COMPS_LABELS = {
     "revenueLtm": "revenue LTM $m",
     "revenueNtm": "revenue NTM $m",
     "ebitdaLtm": "EBITDA LTM $m",
+    "ebitdaNtm": "EBITDA NTM $m",
     "evRevenueLtm": "EV/rev LTM",
     "evRevenueNtm": "EV/rev NTM",
     "evEbitdaLtm": "EV/EBITDA LTM",
@@ -202,10 +203,14 @@ def _deals(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
 
 
 def _compare(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
-    ltm = data.deals
-    recent = ltm.loc[
-        (ltm["deal_date"] >= pd.Timestamp(data.periods.ltm[0])).to_numpy(dtype=bool, na_value=False)
-    ]
+    ltm = data.comparisons[COMPARED_PERIODS[0]]
+    linked = {
+        label: (len(c.comps), int(c.comps["match"].eq("matched").sum()))
+        for label, c in data.comparisons.items()
+    }
+    comps_text = "Listed companies with a value in the period: " + ", ".join(
+        f"{n} over the {label} ({k} linked)" for label, (n, k) in linked.items()
+    )
     comparison = t["multiples_comparison"].assign(
         metric=lambda f: f["metric"].map({"ev_revenue": "EV/Revenue", "ev_ebitda": "EV/EBITDA"}),
         vs_public=lambda f: (
@@ -217,16 +222,23 @@ def _compare(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
         "Private against public multiples",
         (
             Text(
-                "The cohort's listed companies today (trailing multiples from current data) beside "
-                "the multiples its private deals were struck at, last 12 months. Deal multiples "
-                "are at each deal's date, on its trailing figures.",
+                f"The cohort's listed companies ({data.cohort.companies_label}) beside the "
+                "multiples its private deals were struck at, over the same period "
+                "(dealframe.compare_multiples): each listed company's EV/Revenue and EV/EBITDA "
+                "LTM is the median of its monthly values in the period, and each is linked to "
+                "its Family B company by its stock listing (dealframe.link). Deal multiples "
+                f"are at each deal's date, on its trailing figures. {comps_text}.",
                 css="lead",
             ),
             Row(
                 tuple(
                     _chart(
                         partial(
-                            private_vs_public, data.current, recent, metric, window=data.periods.ltm
+                            private_vs_public,
+                            ltm.comps,
+                            ltm.deals,
+                            metric,
+                            window=data.periods.ltm,
                         ),
                         7.0,
                         3.6,
@@ -244,9 +256,10 @@ def _compare(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
                     "vs_public": "{:+.0%}",
                 },
                 labels={"vs_public": "median vs public"},
-                note="Public comps: Family A search and current data of the cohort (region "
-                "or vertical). Private: the cohort's deals (target region or vertical). "
-                + bounds_text(),
+                note="Public comps: dealframe.compare_multiples of the cohort (Family A search by "
+                "region or vertical, monthly time series of the period, linked to Family B "
+                "through dealframe.companies_for_skus). Private: the cohort's deals of the "
+                "period (target region or vertical). " + bounds_text(),
             ),
         ),
     )

@@ -16,14 +16,15 @@ Examples
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from dealframe.analytics import bucket_medians
+from dealframe.analytics import bucket_medians, reconcile_frames
 from dealframe.analytics.buckets import METRIC_COLUMNS
-from dealframe.analytics.reconcile import compare_buckets
+from dealframe.comparison import Comparison
 from dealframe.plot.compare import PUBLIC_COUNTERPART, group_n, multiple_groups
 from dealframe.plot.shaping import (
     MULTIPLE_BOUNDS,
@@ -48,7 +49,9 @@ __all__ = [
     "rollup_table",
 ]
 
-#: Columns of the comps table, in order (those the service does not send are left out).
+#: Columns of the comps table, in order (those the service does not send are left out). Each
+#: multiple's denominator (:data:`~dealframe.plot.shaping.MULTIPLE_DENOMINATORS`) is among them,
+#: so the table alone carries what its NM rule reads.
 COMPS_COLUMNS: tuple[str, ...] = (
     "name",
     "country",
@@ -57,6 +60,7 @@ COMPS_COLUMNS: tuple[str, ...] = (
     "revenueLtm",
     "revenueNtm",
     "ebitdaLtm",
+    "ebitdaNtm",
     "evRevenueLtm",
     "evRevenueNtm",
     "evEbitdaLtm",
@@ -208,16 +212,17 @@ def reconciliation_table(
 ) -> pd.DataFrame:
     """The service's aggregate beside the same buckets recomputed locally from ``deals``.
 
-    The steps of :func:`dealframe.analytics.reconcile`, on deals already pulled
-    with the aggregate's filters and window: :func:`~dealframe.analytics.bucket_medians`
-    with the service's window and ``small_n_threshold``, then
-    :func:`~dealframe.analytics.reconcile.compare_buckets`.
+    :func:`dealframe.analytics.reconcile`'s own steps
+    (:func:`~dealframe.analytics.reconcile_frames`), on deals already pulled with the
+    aggregate's filters and window: buckets the service left out match where the local
+    count is below its threshold too.
 
     Returns
     -------
     DataFrame
         ``compare_buckets``' frame (bucket, ``<stat>_service/_local/_diff``,
-        ``match``); ``attrs`` ``matched``, ``buckets``, ``summary``.
+        ``match``); ``attrs`` those of ``reconcile`` and ``summary``, ``total_deals`` and
+        ``outliers_trimmed`` (service, local).
 
     Examples
     --------
@@ -228,27 +233,17 @@ def reconciliation_table(
     >>> reconciliation_table(svc, deals, "ev_revenue", "year").attrs["summary"]
     '1 of 1 buckets match'
     """
-    methodology = service.attrs.get("methodology") or {}
-    window = methodology.get("date_range") or {}
-    local = bucket_medians(
-        deals,
-        metric,
-        time_bucket,
-        window.get("from"),
-        window.get("to"),
-        small_n_threshold=int(methodology.get("small_n_threshold", 5)),
-    )
-    frame = compare_buckets(service, local)
-    matched, total = int(frame["match"].sum()), len(frame)
+    frame = reconcile_frames(service, deals, metric, time_bucket).frame
+    attrs = frame.attrs
+    left = attrs["left_out_by_service"]
     frame.attrs = {
-        "matched": matched,
-        "buckets": total,
-        "summary": f"{matched} of {total} buckets match",
-        "total_deals": (service.attrs.get("total_deals"), local.attrs.get("total_deals")),
-        "outliers_trimmed": (
-            service.attrs.get("outliers_trimmed"),
-            local.attrs.get("outliers_trimmed"),
-        ),
+        **attrs,
+        "summary": f"{attrs['matched']} of {attrs['buckets']} buckets match"
+        + (f" ({left} left out by the service, below its threshold here too)" if left else ""),
+        **{
+            key: (attrs["service_meta"].get(key), attrs["local_meta"].get(key))
+            for key in ("total_deals", "outliers_trimmed")
+        },
     }
     return frame
 
@@ -367,19 +362,16 @@ def notable_deals(deals: pd.DataFrame, start: str, n: int = 10) -> pd.DataFrame:
     )
 
 
-def multiples_comparison(
-    current: pd.DataFrame, deals: pd.DataFrame, periods: dict[str, tuple[str, str]]
-) -> pd.DataFrame:
-    """Median and quartiles of EV/Revenue and EV/EBITDA: public comps against deals.
+def multiples_comparison(comparisons: Mapping[str, Comparison]) -> pd.DataFrame:
+    """Median and quartiles of EV/Revenue and EV/EBITDA: the linked public comps against deals.
 
     Parameters
     ----------
-    current : DataFrame
-        The cohort's ``client.public.current``.
-    deals : DataFrame
-        The cohort's deals.
-    periods : dict
-        Label to (start, end) of the deal periods compared (e.g. last 12 months, window).
+    comparisons : mapping
+        Period label to :func:`dealframe.compare_multiples` of the cohort over that period
+        (e.g. last 12 months, the window): its ``comps`` (the cohort's listed companies with
+        a value in the period, each comp's value the median of its monthly values, linked to
+        their Family B company) and its ``deals`` (the cohort's deals of the period).
 
     Returns
     -------
@@ -387,32 +379,31 @@ def multiples_comparison(
         ``metric``, ``group`` (public comps, all deals, and funding rounds and M&A when the
         deals hold both), ``period``,
         ``n`` (deals: before trimming, as the service counts), ``median``, ``q1``, ``q3``
-        (of the values kept), ``vs_public`` (the group's median over the public
-        median, minus 1; NaN on the public row). Values are those of
+        (of the values kept), ``vs_public`` (the group's median over the public median of
+        the same period, minus 1; NaN on the public rows). Values are those of
         :func:`dealframe.plot.compare.multiple_groups`: NM values out; deals trimmed as
         the service trims them.
 
     Examples
     --------
-    >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 4.0], "evEbitdaLtm": [10.0, 12.0]})
+    >>> from dealframe.comparison import Comparison
+    >>> comps = pd.DataFrame({"evRevenueLtm": [2.0, 4.0], "evEbitdaLtm": [10.0, 12.0]})
     >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-02-01"] * 5),
     ...                   "deal_type": ["M&A"] * 5, "ev_revenue": [6.0] * 5,
     ...                   "ev_ebitda": [None] * 5})
-    >>> t = multiples_comparison(cur, d, {"2024": ("2024-01-01", "2024-12-31")})
+    >>> summary = pd.DataFrame()
+    >>> summary.attrs.update(date_from="2024-01-01", date_to="2024-12-31")
+    >>> t = multiples_comparison({"2024": Comparison(summary, d, comps)})
     >>> t.loc[t["group"] == "all deals", ["metric", "median", "vs_public"]].values.tolist()[0]
     ['ev_revenue', 6.0, 1.0]
     """
     rows: list[dict[str, Any]] = []
-    dates = pd.to_datetime(deals["deal_date"])
-    first = next(iter(periods))
     for metric in PUBLIC_COUNTERPART:
-        public_median = np.nan
-        for label, (start, end) in periods.items():
-            inside = dates.between(pd.Timestamp(start), pd.Timestamp(end)).to_numpy()
-            groups = multiple_groups(current, deals.loc[inside], metric, (start, end))
+        for label, comparison in comparisons.items():
+            window = (comparison.summary.attrs["date_from"], comparison.summary.attrs["date_to"])
+            groups = multiple_groups(comparison.comps, comparison.deals, metric, window)
+            public_median = np.nan
             for group, values in groups.items():
-                if group == "public comps" and label != first:
-                    continue  # the public comps are today's: listed once
                 q1, median, q3 = _quartiles(values)
                 public = group == "public comps"
                 if public:
@@ -421,7 +412,7 @@ def multiples_comparison(
                     {
                         "metric": metric,
                         "group": group,
-                        "period": "today (LTM multiples)" if public else label,
+                        "period": label,
                         "n": group_n(values),
                         "median": float(median),
                         "q1": float(q1),
