@@ -727,21 +727,31 @@ def _paging(d: _Doctor) -> None:
         second = _items(d.answer("private", "POST", f"{_B}/companies", json={**body, "page": 2}))
         ids = ([i.get("id") for i in first], [i.get("id") for i in second])
         if second and ids[0] == ids[1]:
-            return "page 2 repeats page 1: the body member page is ignored", BREAKS
+            return "page 2 repeats page 1 on /companies: the body member page is ignored", BREAKS
+        # every list the client walks: one ignoring page would be read as its first page
+        # over and over (deals() stops at repeated_page), so each is asked for pages 1 and 2
+        ignored = [entity for entity in ("investors", "transactions") if _page_ignored(d, entity)]
+        if ignored:
+            lists = " and ".join(f"/{entity}" for entity in ignored)
+            return (
+                f"page 2 repeats page 1 on {lists} (not on /companies): the body member page "
+                "is ignored there",
+                BREAKS,
+            )
         zero = d.send("private", "POST", f"{_B}/companies", json={**body, "page": 0})
         before = [i.get("id") for i in _items(d.ok_json(zero))] if zero.status == 200 else []
         if before and before != ids[0]:
             return (
-                "page 2 follows page 1, and page 0 holds the rows before page 1: pages count "
-                "from 0 (a list walk one page short of meta.total reads page 0 too, and the "
-                "client's later list calls count from 0)",
+                "page 2 follows page 1 on every list, and page 0 holds the rows before page "
+                "1: pages count from 0 (a list walk one page short of meta.total reads page 0 "
+                "too, and the client's later list calls count from 0)",
                 ADAPTED,
             )
-        return "page 2 follows page 1" + (
+        return "page 2 follows page 1 on /companies, /investors and /transactions" + (
             "" if zero.status == 200 else "; page 0 is refused"
         ), HOLDS
 
-    d.run("B.paging.page", "page is a body member of POST lists (not shown)", page)
+    d.run("B.paging.page", "page is a body member of every POST list (not shown)", page)
 
     def stamps() -> tuple[str, str]:
         seen = d.facts.get("stamps") or []
@@ -761,6 +771,20 @@ def _paging(d: _Doctor) -> None:
         return f"stamps like {odd}: read and converted to UTC", ADAPTED
 
     d.run("B.timestamps", "ISO 8601 with offset, +00:00", stamps)
+
+
+def _page_ignored(d: _Doctor, entity: str) -> bool:
+    """Whether the POST list of ``entity`` answers page 2 with page 1's rows (two small
+    pages, asked as the client's walk asks them: no sort)."""
+
+    def ids(page: int) -> list[Any]:
+        body = {"filters": {}, "limit": 2, "page": page}
+        return [
+            i.get("id") for i in _items(d.answer("private", "POST", f"{_B}/{entity}", json=body))
+        ]
+
+    first, second = ids(1), ids(2)
+    return bool(second) and first == second
 
 
 def _unreadable(build: Callable[[Any], Any], items: list[Any]) -> str | None:
