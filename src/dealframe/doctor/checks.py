@@ -987,12 +987,20 @@ def _aggregate(d: _Doctor) -> None:
     )
 
 
+#: The families ``family=`` takes, with the token each needs.
+_FAMILIES = {"A": ("public_token", "the public token"), "B": ("private_key", "the private key")}
+
+
 @checked_keywords
-def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
+def diagnose(
+    client: Client, *, max_requests: int = MAX_REQUESTS, family: str | None = None
+) -> Diagnosis:
     """Check every assumption the client makes about the service it points at.
 
     Read-only; at most ``max_requests`` requests. Family A checks run when the client has a
-    public token, Family B checks when it has a private key.
+    public token, Family B checks when it has a private key; a family without its token is
+    listed in ``.skipped`` (``dealframe doctor`` then exits 2), unless ``family`` asks for
+    the other one alone.
 
     Parameters
     ----------
@@ -1000,6 +1008,8 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
         A configured client (its base URL and tokens are used; nothing is cached).
     max_requests : int
         Upper bound on the requests sent (default 60).
+    family : {"A", "B"}, optional
+        Check this family only (its token is then required); default both.
 
     Returns
     -------
@@ -1011,7 +1021,10 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
     Raises
     ------
     ValidationError
-        ``client`` is not a client, or ``max_requests`` is not a positive whole number.
+        ``client`` is not a client, ``max_requests`` is not a positive whole number, or
+        ``family`` is not ``"A"`` or ``"B"``.
+    ConfigurationError
+        No base URL, no token, or no token for the ``family`` asked for.
     TransportError
         The service cannot be reached at all (connection refused, TLS failure).
 
@@ -1028,6 +1041,10 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
     max_requests = integer_in(
         max_requests, "max_requests", 1, None, "a whole number of requests, 1 or more"
     )
+    if family is not None:
+        if not isinstance(family, str) or family.strip().upper() not in _FAMILIES:
+            raise ValidationError("family", "'A' or 'B' (or None: both)", got=family)
+        family = family.strip().upper()
     settings = client.settings
     if not settings.base_url:
         raise ConfigurationError(
@@ -1040,28 +1057,35 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
             "(or --public-token/--private-key)",
             field="public_token",
         )
+    if family is not None and not getattr(settings, _FAMILIES[family][0]):
+        option = _FAMILIES[family][0].replace("_", "-")
+        raise ConfigurationError(
+            f"Family {family} asked for, but {_FAMILIES[family][1]} is not set: set "
+            f"DEALFRAME_{_FAMILIES[family][0].upper()} (or --{option})",
+            field=_FAMILIES[family][0],
+        )
     d = _Doctor(client, max_requests)
     budget_reached = False
     rejected: list[str] = []
     try:
-        for given, family in (
-            (settings.public_token, _family_a),
-            (settings.private_key, _family_b),
+        for name, given, checks in (
+            ("A", settings.public_token, _family_a),
+            ("B", settings.private_key, _family_b),
         ):
-            if not given:
+            if not given or family not in (None, name):
                 continue
             try:
-                family(d)
+                checks(d)
             except _Rejected as exc:  # a wrong or rotated token: nothing of it to diagnose
                 rejected.append(str(exc))
     except _Budget:  # not the service's fault: said as checks not run, never as a break
         budget_reached = True
     skipped = [
-        family
-        for family, given in (
-            ("Family A (no public token)", settings.public_token),
-            ("Family B (no private key)", settings.private_key),
+        said
+        for name, said, given in (
+            ("A", "Family A (no public token)", settings.public_token),
+            ("B", "Family B (no private key)", settings.private_key),
         )
-        if not given
+        if not given and family in (None, name)
     ]
     return Diagnosis(settings.base_url, d.found, d.sent, skipped, budget_reached, rejected)
