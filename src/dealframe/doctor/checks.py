@@ -24,7 +24,7 @@ import pandas as pd
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS, SKUS_PER_CURRENT_REQUEST
 from ..arguments import checked_keywords, integer_in
 from ..client import Client
-from ..contract import DOCUMENTED_FIELDS, Findings, as_count
+from ..contract import DOCUMENTED_FIELDS, Findings, as_count, shaping
 from ..errors import (
     ApiError,
     ConfigurationError,
@@ -451,9 +451,11 @@ def _family_a(d: _Doctor) -> None:
     group = {"regions": [d.facts["region"]]} if d.facts.get("region") else {"countries": ["USA"]}
 
     def group_current() -> tuple[str, str]:
-        doc = d.answer("public", "POST", f"{_A}/groups/current", json=group)
+        response = d.send("public", "POST", f"{_A}/groups/current", json=group)
+        doc = d.ok_json(response)
         data = doc.get("data")
-        frame = group_current_frame(data, doc.get("meta"))
+        with shaping(response.request, f"POST {_A}/groups/current"):  # as the client reads it
+            frame = group_current_frame(data, doc.get("meta"))
         if not len(frame) or frame[["sum", "median"]].isna().all().all():
             return f"no sum or median could be read from {type(data).__name__}", BREAKS
         known = set(DOCUMENTED_FIELDS["current"]) | _EXPECTED_EXTRAS["current"]
@@ -970,7 +972,9 @@ def _aggregate(d: _Doctor) -> None:
             return "no small_n_threshold to read buckets by", BREAKS
         items = _bucket_items(doc)
         small = [i for i in items if isinstance(i.get("n"), int) and 0 < i["n"] < threshold]
-        left = buckets_left_out(aggregate_frame(items, {"time_bucket": "month", **meta}), "month")
+        with shaping(None, f"POST {_B}/transactions/aggregate"):  # as the client reads it
+            frame = aggregate_frame(items, {"time_bucket": "month", **meta})
+        left = buckets_left_out(frame, "month")
         if small:
             return f"{len(small)} month buckets below {threshold} deals returned", HOLDS
         if left:
