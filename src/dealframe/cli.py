@@ -51,6 +51,26 @@ _INTERRUPTED = {
 }
 
 
+def _fault_plan(args: argparse.Namespace) -> sandbox.FaultPlan | None:
+    """The faults ``sandbox serve`` injects, from its ``--fault-*`` options (None: none)."""
+    drawn = {"kinds": args.fault_kinds, "paths": args.fault_paths}
+    given = [f"--fault-{name}" for name, value in drawn.items() if value]
+    if given and not args.fault_rate:
+        raise UsageError(f"{' and '.join(given)} say what --fault-rate draws: give it too")
+    if not args.fault_rate and not args.fault_script:
+        return None
+    plan = sandbox.FaultPlan(
+        rate=args.fault_rate,
+        seed=args.seed,
+        retry_after=args.fault_retry_after,
+        slow_seconds=args.fault_slow_seconds,
+        **{name: value for name, value in drawn.items() if value},
+    )
+    for where, kinds in args.fault_script:
+        plan.script(where, kinds)
+    return plan
+
+
 def _sandbox_serve(args: argparse.Namespace) -> int:
     try:
         serve = sandbox.serve
@@ -62,18 +82,7 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--profile: {exc}") from None
     public = os.environ.get("DEALFRAME_PUBLIC_TOKEN") or DEFAULT_PUBLIC_TOKEN
     private = os.environ.get("DEALFRAME_PRIVATE_KEY") or DEFAULT_PRIVATE_KEY
-    faults = None
-    if args.fault_rate or args.fault_script:
-        faults = sandbox.FaultPlan(
-            rate=args.fault_rate,
-            kinds=args.fault_kinds,
-            seed=args.seed,
-            paths=args.fault_paths,
-            retry_after=args.fault_retry_after,
-            slow_seconds=args.fault_slow_seconds,
-        )
-        for pattern, kinds in args.fault_script:
-            faults.script(pattern, kinds)
+    faults = _fault_plan(args)
 
     def ready(state: object, url: str) -> None:
         print(
@@ -154,7 +163,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--fault-kinds",
         type=fault_kinds,
-        default=("429", "500", "502", "503"),
+        default=None,
         help=f"the faults --fault-rate draws from, joined by commas: {', '.join(FAULT_KINDS)} "
         "(default 429,500,502,503)",
     )

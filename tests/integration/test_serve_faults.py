@@ -89,3 +89,10 @@ def test_bad_fault_options_are_usage_errors_before_anything_starts(args, said, c
     err = capsys.readouterr().err
     assert stop.value.code == 2 and said in err, err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_fault_kinds_or_paths_without_a_rate_are_a_usage_error(capsys) -> None:
+    """They say what --fault-rate draws: alone they would do nothing, silently."""
+    status = main(["sandbox", "serve", "--fault-kinds", "503", "--fault-paths", "x"])
+    err = capsys.readouterr().err
+    assert status == 2 and "--fault-kinds and --fault-paths say what --fault-rate draws" in err
