@@ -5,6 +5,7 @@ holds; under ``broken`` the command exits 1 and names each check that breaks."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from typing import Any
@@ -142,7 +143,9 @@ def _doctor_cli(sb: Any, *args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PATH": "", "HOME": "/nonexistent"},
+        # no DEALFRAME_* variable; PYTHONPATH kept, so the child runs the code under test
+        env={"PATH": "", "HOME": "/nonexistent"}
+        | {k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
     )
 
 
