@@ -21,7 +21,17 @@ from collections.abc import Sequence
 
 from dealframe import sandbox
 from dealframe._version import __version__
-from dealframe.cli_options import Parser, fraction, non_negative, non_negative_int, port, positive
+from dealframe.cli_options import (
+    Parser,
+    fault_kinds,
+    fault_script,
+    fraction,
+    non_negative,
+    non_negative_int,
+    pattern,
+    port,
+    positive,
+)
 from dealframe.clitools import EXIT_INTERRUPTED, UsageError, exit_status, fail, say, show_warning
 from dealframe.doctor import cli as doctor_cli
 from dealframe.errors import DealframeError
@@ -29,6 +39,7 @@ from dealframe.mirror import cli as mirror_cli
 from dealframe.pull import cli as pull_cli
 from dealframe.report import cli as report_cli
 from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
+from dealframe.sandbox.faults import FAULT_KINDS
 from dealframe.sandbox.profiles import PROFILES, UnknownProfileError, select
 
 __all__ = ["main"]
@@ -38,6 +49,26 @@ _INTERRUPTED = {
     "dealframe mirror sync": " (each table is at its previous version, or at the new one "
     "where its commit was done; the next sync goes on from there)",
 }
+
+
+def _fault_plan(args: argparse.Namespace) -> sandbox.FaultPlan | None:
+    """The faults ``sandbox serve`` injects, from its ``--fault-*`` options (None: none)."""
+    drawn = {"kinds": args.fault_kinds, "paths": args.fault_paths}
+    given = [f"--fault-{name}" for name, value in drawn.items() if value]
+    if given and not args.fault_rate:
+        raise UsageError(f"{' and '.join(given)} say what --fault-rate draws: give it too")
+    if not args.fault_rate and not args.fault_script:
+        return None
+    plan = sandbox.FaultPlan(
+        rate=args.fault_rate,
+        seed=args.seed,
+        retry_after=args.fault_retry_after,
+        slow_seconds=args.fault_slow_seconds,
+        **{name: value for name, value in drawn.items() if value},
+    )
+    for where, kinds in args.fault_script:
+        plan.script(where, kinds)
+    return plan
 
 
 def _sandbox_serve(args: argparse.Namespace) -> int:
@@ -51,7 +82,7 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--profile: {exc}") from None
     public = os.environ.get("DEALFRAME_PUBLIC_TOKEN") or DEFAULT_PUBLIC_TOKEN
     private = os.environ.get("DEALFRAME_PRIVATE_KEY") or DEFAULT_PRIVATE_KEY
-    faults = sandbox.FaultPlan(rate=args.fault_rate, seed=args.seed) if args.fault_rate else None
+    faults = _fault_plan(args)
 
     def ready(state: object, url: str) -> None:
         print(
@@ -128,6 +159,41 @@ def _parser() -> argparse.ArgumentParser:
         type=fraction,
         default=0.0,
         help="fraction of requests that fail at random (default 0)",
+    )
+    serve.add_argument(
+        "--fault-kinds",
+        type=fault_kinds,
+        default=None,
+        help=f"the faults --fault-rate draws from, joined by commas: {', '.join(FAULT_KINDS)} "
+        "(default 429,500,502,503)",
+    )
+    serve.add_argument(
+        "--fault-paths",
+        type=pattern,
+        default=None,
+        metavar="REGEX",
+        help="limit --fault-rate to the paths this regular expression finds (default all)",
+    )
+    serve.add_argument(
+        "--fault-script",
+        type=fault_script,
+        action="append",
+        default=[],
+        metavar="REGEX=KIND,...",
+        help="give the next requests whose path REGEX finds these faults in order, then let "
+        "them through ('pass' lets one through); repeatable, e.g. '/companies$=429,503,pass,drop'",
+    )
+    serve.add_argument(
+        "--fault-retry-after",
+        type=non_negative,
+        default=1.0,
+        help="seconds of Retry-After sent with a 429 fault (default 1)",
+    )
+    serve.add_argument(
+        "--fault-slow-seconds",
+        type=non_negative,
+        default=2.0,
+        help="delay of a slow fault (default 2)",
     )
     serve.add_argument(
         "--profile",

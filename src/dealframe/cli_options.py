@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import difflib
 import math
 import re
 import sys
@@ -29,15 +30,19 @@ from typing import Any, NoReturn
 from dealframe._vocab import REGIONS
 from dealframe.errors import did_you_mean
 from dealframe.public.sku import sku_version
+from dealframe.sandbox.faults import FAULT_KINDS
 
 __all__ = [
     "Parser",
     "choice",
     "country",
     "day",
+    "fault_kinds",
+    "fault_script",
     "fraction",
     "non_negative",
     "non_negative_int",
+    "pattern",
     "port",
     "positive",
     "positive_int",
@@ -152,6 +157,60 @@ def sku(value: str) -> str:
     return value.strip()
 
 
+def fault_kinds(value: str) -> tuple[str, ...]:
+    """Fault kinds joined by commas, each one the sandbox knows (with did-you-mean).
+
+    Examples
+    --------
+    >>> fault_kinds("429, slow")
+    ('429', 'slow')
+    >>> fault_kinds("429,trunc")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 'trunc' is not a fault kind (did you mean 'truncate'?); kinds: 429, 500, 502, 503, 504, slow, truncate, cut, drop
+    """
+    kinds = tuple(k.strip() for k in value.split(","))
+    for kind in kinds:
+        if kind not in FAULT_KINDS:
+            raise argparse.ArgumentTypeError(
+                f"{kind!r} is not a fault kind{did_you_mean(kind, FAULT_KINDS)}; "
+                f"kinds: {', '.join(FAULT_KINDS)}"
+            )
+    return kinds
+
+
+def pattern(value: str) -> str:
+    """A regular expression (checked that it compiles)."""
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a regular expression ({exc})") from None
+    return value
+
+
+def fault_script(value: str) -> tuple[str, list[str | None]]:
+    """``REGEX=KIND,KIND,...``: a path pattern and the faults its next requests get in order
+    (``pass`` lets one through).
+
+    Examples
+    --------
+    >>> fault_script("/companies$=429,pass,drop")
+    ('/companies$', ['429', None, 'drop'])
+    """
+    where, sep, kinds = value.rpartition("=")
+    if not sep or not kinds.strip():
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not REGEX=KIND,... (e.g. '/companies$=429,503,pass')"
+        )
+    listed = [k.strip() for k in kinds.split(",")]
+    known = [k for k in listed if k != "pass"]
+    try:
+        fault_kinds(",".join(known)) if known else ()
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (or pass)") from None
+    return pattern(where), [None if k == "pass" else k for k in listed]
+
+
 def _options(parser: argparse.ArgumentParser) -> set[str]:
     """The long option strings of ``parser`` itself."""
     return {
@@ -201,7 +260,12 @@ class Parser(argparse.ArgumentParser):
         )
         if invalid:
             choices = re.findall(r"'([^']*)'", invalid.group(3))
-            message = invalid.group(1) + did_you_mean(invalid.group(2), choices)
+            word = invalid.group(2)
+            # a few short words (sub-commands): 'sink' is half 'sync', below did_you_mean's bar
+            close = did_you_mean(word, choices) or "".join(
+                f" (did you mean {c!r}?)" for c in difflib.get_close_matches(word, choices, 1, 0.5)
+            )
+            message = invalid.group(1) + close
         prog = _chosen(self, self._argv).prog
         print(f"{prog}: error: {' '.join(message.split())} (see {prog} --help)", file=sys.stderr)
         raise SystemExit(2)

@@ -242,7 +242,16 @@ allow_insecure_http, progress
         )
 
     def close(self) -> None:
-        """Close pooled connections and the cache."""
+        """Close pooled connections and the cache; closing again does nothing.
+
+        ``with Client(...) as client:`` closes it at the end of the block.
+
+        Examples
+        --------
+        >>> client = Client("http://127.0.0.1:8765", public_token="t", cache_enabled=False)
+        >>> client.close()
+        >>> client.close()
+        """
         self._transport.close()
 
     def __enter__(self) -> Client:

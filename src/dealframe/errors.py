@@ -327,7 +327,9 @@ class ApiError(DealframeError):
     status : int
         HTTP status code.
     code : str
-        The body's ``error.code`` (or ``HTTP_<status>`` when the body has none).
+        The body's ``error.code``; when the body has none, the status's name
+        (``BAD_REQUEST``, ``UNAUTHORIZED``, ``FORBIDDEN``, ``NOT_FOUND``, ``RATE_LIMITED``,
+        ``SERVICE_UNAVAILABLE`` ...), else ``HTTP_<status>``.
     message : str
         The body's message (shortened plain text when the body is not JSON).
     details : dict
@@ -749,8 +751,9 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     NestJS's ``{"error": "<status phrase>", "message": [problem, ...]}``; FastAPI's
     ``{"detail": text or [problem, ...]}``; ``{"errors": [problem, ...]}``; problem+json's
     ``{"title", "detail"}``; OAuth's ``{"error", "error_description"}``. The service's own
-    words are kept as the message, each problem listed in ``details["errors"]``; a status
-    phrase is the message only when nothing else says more.
+    words are kept as the message, each problem listed in ``details["errors"]`` (a ``detail``
+    text is one problem, whatever it joins); a status phrase is the message only when nothing
+    else says more.
 
     Examples
     --------
@@ -761,7 +764,7 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     >>> _read_object({"error": {"code": "E", "message": "Invalid", "details": ["limit: <= 100"]}})
     ('E', 'Invalid', {'errors': ['limit: <= 100']})
     >>> _read_object({"title": "Bad Request", "message": None, "detail": "limit: at most 100"})
-    (None, 'limit: at most 100', {})
+    (None, 'limit: at most 100', {'errors': ['limit: at most 100']})
     """
     inner = doc.get("error")
     phrase = None
@@ -781,6 +784,9 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     details = doc.get("details")
     if isinstance(details, list):  # {"details": ["limit: must be <= 100"]}
         problems += [_error_text(p) for p in details]
+    detail = doc.get("detail")
+    if isinstance(detail, str) and detail.strip():  # FastAPI's, problem+json's: one problem
+        problems.append(detail)
     details = dict(details) if isinstance(details, Mapping) else {}
     if problems:
         details.setdefault("errors", problems)

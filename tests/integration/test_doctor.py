@@ -220,3 +220,62 @@ def test_json_output_into_a_closed_pipe_is_no_traceback(sandbox):
         timeout=120,
     )
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+
+
+def test_a_family_without_its_token_is_exit_2_naming_it(sandbox, cli):
+    """No public token: Family A's checks did not run, so the run is not all it should be:
+    exit 2, as when --max-requests runs out (it was exit 0, "works with this service")."""
+    code, out, err = cli(
+        "--base-url", sandbox.url, "--private-key", sandbox.private_key, env_tokens=False
+    )
+    assert code == 2, err
+    verdict = out.strip().splitlines()[-1]
+    assert "0 break" in verdict and verdict.endswith("not checked: Family A (no public token)")
+    assert len(err.strip().splitlines()) == 1 and "--family B" in err
+
+
+def test_family_checks_one_family_alone_and_exits_0(sandbox, cli):
+    code, out, err = cli(
+        "--family",
+        "b",
+        "--base-url",
+        sandbox.url,
+        "--private-key",
+        sandbox.private_key,
+        env_tokens=False,
+    )
+    assert code == 0, err
+    rows = [line.split()[0] for line in out.splitlines()[3:-1]]
+    assert rows and all(r.startswith("B.") for r in rows)
+    assert "not checked" not in out and err == ""
+
+
+def test_family_asked_for_without_its_token_is_exit_2_before_any_request(sandbox, cli):
+    code, out, err = cli(
+        "--family",
+        "A",
+        "--base-url",
+        sandbox.url,
+        "--private-key",
+        sandbox.private_key,
+        env_tokens=False,
+    )
+    assert code == 2 and out == ""
+    assert "Family A asked for, but the public token is not set" in err
+
+
+def test_an_unknown_family_is_a_usage_error_with_did_you_mean(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["doctor", "--family", "AA"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--family" in err and "'AA' is not one of A, B (did you mean 'A'?)" in err
+
+
+def test_family_is_checked_by_the_python_call(sandbox):
+    with dealframe.Client.for_sandbox(sandbox, progress=False) as client:
+        with pytest.raises(dealframe.errors.ValidationError, match="invalid family"):
+            dealframe.doctor(client, family="C")
+        found = dealframe.doctor(client, family="a")
+    assert found.ok and found.skipped == []
+    assert found.checks and all(c.name.startswith("A.") for c in found.checks)

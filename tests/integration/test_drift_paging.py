@@ -28,6 +28,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     fresh,
     fresh_rules,
     html,
+    ignore_page,
     meta_delete,
     meta_set,
     no_hang,
@@ -192,6 +193,33 @@ def test_the_doctor_reports_the_rows_a_clamped_list_served(via, proxy):
     assert check.observed.startswith("100 rows of 1,000 asked"), check.observed
     assert "page 2 at 100 rows" in check.observed
     assert check.verdict == "adapted"
+
+
+def _page_check(client: Any) -> Any:
+    """The doctor's ``B.paging.page`` check of ``client``'s service."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diagnosis = doctor(client)
+    return next(c for c in diagnosis.checks if c.name == "B.paging.page"), diagnosis
+
+
+@pytest.mark.parametrize("entity", ["investors", "transactions"])
+def test_the_doctor_breaks_when_any_list_ignores_page(entity, fresh, proxy):
+    """A service ignoring ``page`` on /investors or /transactions only: the doctor says the
+    page check breaks there (it probed /companies only and said all held, while deals() stops
+    at 1,000 rows with repeated_page), in two small pages per list, within its budget."""
+    proxy.add(f"^{P}/{entity}$", ignore_page())
+    check, diagnosis = _page_check(fresh)
+    assert check.verdict == "breaks", check.observed
+    assert f"page 2 repeats page 1 on /{entity}" in check.observed
+    assert not diagnosis.ok and diagnosis.requests <= 60
+    assert {1, 2} <= set(proxy.pages(f"^{P}/{entity}$"))
+
+
+def test_the_doctor_says_page_holds_on_every_list(direct):
+    check, _ = _page_check(direct)
+    assert check.verdict == "holds", check.observed
+    assert "/companies, /investors and /transactions" in check.observed
 
 
 def _documented(sent: int) -> Any:

@@ -5,6 +5,7 @@ holds; under ``broken`` the command exits 1 and names each check that breaks."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from typing import Any
@@ -69,7 +70,8 @@ ADAPTED_BY: dict[str, dict[str, tuple[str, ...]]] = {
 }
 #: What broken breaks, and words each observation must hold.
 BROKEN: dict[str, tuple[str, ...]] = {
-    "A.groups.current": ("field",),
+    # read as the client reads it: the service's fault, the class the client raises
+    "A.groups.current": ("ServiceContractError", "field"),
     "B.paging.page": ("page 2 repeats page 1",),
     "B.timestamps": ("not an ISO 8601",),
     # the client's own builders read the answers: a shape alone would pass them
@@ -141,7 +143,9 @@ def _doctor_cli(sb: Any, *args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PATH": "", "HOME": "/nonexistent"},
+        # no DEALFRAME_* variable; PYTHONPATH kept, so the child runs the code under test
+        env={"PATH": "", "HOME": "/nonexistent"}
+        | {k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
     )
 
 
@@ -172,3 +176,5 @@ def test_broken_in_json_names_each_break_with_what_was_seen(broken: Any) -> None
     assert set(seen) == set(BROKEN)
     for name, words in BROKEN.items():
         assert all(w in seen[name] for w in words), seen[name]
+    # ValidationError is the caller's bad argument: never what a service's answer is said as
+    assert not [o for o in seen.values() if "ValidationError" in o]

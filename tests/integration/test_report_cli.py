@@ -64,7 +64,7 @@ def _one_error_line(stderr: str) -> str:
     [
         (["--region", "Westren Europe"], "did you mean 'Western Europe'"),
         (["--region", REGION, "--deal-type", "Ventrue"], "did you mean 'Venture'"),
-        (["--region", REGION, "--since", "2024-31-01"], "invalid since"),
+        (["--region", REGION, "--since", "2024-31-01"], "invalid --since"),
         (["--region", REGION, "--metric", "ev_revnue"], "did you mean 'ev_revenue'"),
         (["--region", REGION, "--top", "0"], "--top"),
         (["--region", REGION, "--top", "many"], "invalid int value"),
@@ -73,8 +73,9 @@ def _one_error_line(stderr: str) -> str:
         (["--region", REGION, "--deal-type", "MandA"], "one of Early, Growth, M&A"),
         (["--region", REGION, "--deal-type", "Foo"], "a value the sandbox has"),
         (["--vertical", "fintech"], "did you mean 'Fintech'"),  # the sandbox matches exactly
-        (["--region", ""], "invalid region"),  # not the default cohort, silently
-        (["--vertical", ""], "invalid vertical"),
+        (["--region", ""], "invalid --region"),  # not the default cohort, silently
+        (["--vertical", ""], "invalid --vertical"),
+        (["--region", REGION, "--deal-type", ""], "invalid --deal-type: expected a deal type"),
     ],
 )
 def test_bad_options_fail_in_one_line_before_the_sandbox_starts(tmp_path, capsys, args, expected):

@@ -238,3 +238,33 @@ def test_a_host_that_does_not_resolve_fails_at_once():
     assert caught.value.kind == "dns"
     assert "check DEALFRAME_BASE_URL" in str(caught.value)
     assert caught.value.attempts == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["mirror", "sink"], "did you mean 'sync'?"),  # half alike: below did_you_mean's bar
+        (["reprot"], "did you mean 'report'?"),
+    ],
+)
+def test_a_misspelt_sub_command_gets_a_did_you_mean(argv, said, capsys):
+    from dealframe.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2 and said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["current", "--sku", "celz-gbr"], "(did you mean 'CELZ-GBR'?), got 'celz-gbr'"),
+        (["deals", "--deal-type", ""], "invalid --deal-type: expected at least one value"),
+    ],
+)
+def test_pull_flags_are_checked_before_the_sandbox_starts(argv, said, capsys, tmp_path):
+    started = time.perf_counter()
+    status = main(["pull", *argv, "--sandbox", "-o", str(tmp_path / "x.parquet")])
+    err = capsys.readouterr().err
+    assert status == 2 and said in err, err
+    assert "sandbox ready" not in err and time.perf_counter() - started < 5

@@ -194,6 +194,25 @@ def test_an_errors_list_body_is_read(body, errors):
     assert all(e in str(error) for e in errors)
 
 
+def test_a_detail_text_is_one_problem_of_errors_said_once():
+    """FastAPI's ``{"detail": "..."}`` (the sandbox's errors-detail profile joins its problems
+    with "; "): ``.errors`` holds the text, as each problem of a list is held (it was [])."""
+    said = "filters.date_from: 2030-01-01 is after filters.date_to; limit: at most 100"
+    error = error_from_response(400, orjson.dumps({"detail": said}), REQ)
+    assert isinstance(error, BadRequestError)
+    assert (error.message, error.errors) == (said, [said])
+    assert str(error).count(said) == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "code"),
+    [(401, "UNAUTHORIZED"), (403, "FORBIDDEN"), (422, "BAD_REQUEST"), (418, "HTTP_418")],
+)
+def test_a_body_without_a_code_gets_the_documented_fallback(status, code):
+    """docs/errors.md: the status's name, else HTTP_<status> (the docs said HTTP_<status>)."""
+    assert error_from_response(status, b'{"detail": "Invalid token"}', REQ).code == code
+
+
 def test_detail_list_becomes_errors():
     body = orjson.dumps({"detail": [{"loc": ["body", "limit"], "msg": "too big"}]})
     error = error_from_response(422, body, REQ)
@@ -455,14 +474,14 @@ def test_every_error_class_round_trips_through_pickle():
         (  # problem+json: the title is a phrase, the detail the words
             {"type": "about:blank", "title": "Bad Request", "status": 400, "detail": "limit > 100"},
             "limit > 100",
-            [],
+            ["limit > 100"],  # a detail text is one problem (docs/real-service.md)
         ),
         ({"error": "invalid_request", "error_description": "limit > 100"}, "limit > 100", []),
         ({"error": "Bad Request"}, "Bad Request", []),  # nothing but the phrase
         (  # a null "message" beside the "detail" that says it
             {"title": "Bad Request", "message": None, "detail": "limit > 100"},
             "limit > 100",
-            [],
+            ["limit > 100"],
         ),
     ],
     ids=[

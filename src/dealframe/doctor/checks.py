@@ -24,7 +24,7 @@ import pandas as pd
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS, SKUS_PER_CURRENT_REQUEST
 from ..arguments import checked_keywords, integer_in
 from ..client import Client
-from ..contract import DOCUMENTED_FIELDS, Findings, as_count
+from ..contract import DOCUMENTED_FIELDS, Findings, as_count, shaping
 from ..errors import (
     ApiError,
     ConfigurationError,
@@ -451,9 +451,11 @@ def _family_a(d: _Doctor) -> None:
     group = {"regions": [d.facts["region"]]} if d.facts.get("region") else {"countries": ["USA"]}
 
     def group_current() -> tuple[str, str]:
-        doc = d.answer("public", "POST", f"{_A}/groups/current", json=group)
+        response = d.send("public", "POST", f"{_A}/groups/current", json=group)
+        doc = d.ok_json(response)
         data = doc.get("data")
-        frame = group_current_frame(data, doc.get("meta"))
+        with shaping(response.request, f"POST {_A}/groups/current"):  # as the client reads it
+            frame = group_current_frame(data, doc.get("meta"))
         if not len(frame) or frame[["sum", "median"]].isna().all().all():
             return f"no sum or median could be read from {type(data).__name__}", BREAKS
         known = set(DOCUMENTED_FIELDS["current"]) | _EXPECTED_EXTRAS["current"]
@@ -727,21 +729,31 @@ def _paging(d: _Doctor) -> None:
         second = _items(d.answer("private", "POST", f"{_B}/companies", json={**body, "page": 2}))
         ids = ([i.get("id") for i in first], [i.get("id") for i in second])
         if second and ids[0] == ids[1]:
-            return "page 2 repeats page 1: the body member page is ignored", BREAKS
+            return "page 2 repeats page 1 on /companies: the body member page is ignored", BREAKS
+        # every list the client walks: one ignoring page would be read as its first page
+        # over and over (deals() stops at repeated_page), so each is asked for pages 1 and 2
+        ignored = [entity for entity in ("investors", "transactions") if _page_ignored(d, entity)]
+        if ignored:
+            lists = " and ".join(f"/{entity}" for entity in ignored)
+            return (
+                f"page 2 repeats page 1 on {lists} (not on /companies): the body member page "
+                "is ignored there",
+                BREAKS,
+            )
         zero = d.send("private", "POST", f"{_B}/companies", json={**body, "page": 0})
         before = [i.get("id") for i in _items(d.ok_json(zero))] if zero.status == 200 else []
         if before and before != ids[0]:
             return (
-                "page 2 follows page 1, and page 0 holds the rows before page 1: pages count "
-                "from 0 (a list walk one page short of meta.total reads page 0 too, and the "
-                "client's later list calls count from 0)",
+                "page 2 follows page 1 on every list, and page 0 holds the rows before page "
+                "1: pages count from 0 (a list walk one page short of meta.total reads page 0 "
+                "too, and the client's later list calls count from 0)",
                 ADAPTED,
             )
-        return "page 2 follows page 1" + (
+        return "page 2 follows page 1 on /companies, /investors and /transactions" + (
             "" if zero.status == 200 else "; page 0 is refused"
         ), HOLDS
 
-    d.run("B.paging.page", "page is a body member of POST lists (not shown)", page)
+    d.run("B.paging.page", "page is a body member of every POST list (not shown)", page)
 
     def stamps() -> tuple[str, str]:
         seen = d.facts.get("stamps") or []
@@ -761,6 +773,20 @@ def _paging(d: _Doctor) -> None:
         return f"stamps like {odd}: read and converted to UTC", ADAPTED
 
     d.run("B.timestamps", "ISO 8601 with offset, +00:00", stamps)
+
+
+def _page_ignored(d: _Doctor, entity: str) -> bool:
+    """Whether the POST list of ``entity`` answers page 2 with page 1's rows (two small
+    pages, asked as the client's walk asks them: no sort)."""
+
+    def ids(page: int) -> list[Any]:
+        body = {"filters": {}, "limit": 2, "page": page}
+        return [
+            i.get("id") for i in _items(d.answer("private", "POST", f"{_B}/{entity}", json=body))
+        ]
+
+    first, second = ids(1), ids(2)
+    return bool(second) and first == second
 
 
 def _unreadable(build: Callable[[Any], Any], items: list[Any]) -> str | None:
@@ -946,7 +972,9 @@ def _aggregate(d: _Doctor) -> None:
             return "no small_n_threshold to read buckets by", BREAKS
         items = _bucket_items(doc)
         small = [i for i in items if isinstance(i.get("n"), int) and 0 < i["n"] < threshold]
-        left = buckets_left_out(aggregate_frame(items, {"time_bucket": "month", **meta}), "month")
+        with shaping(None, f"POST {_B}/transactions/aggregate"):  # as the client reads it
+            frame = aggregate_frame(items, {"time_bucket": "month", **meta})
+        left = buckets_left_out(frame, "month")
         if small:
             return f"{len(small)} month buckets below {threshold} deals returned", HOLDS
         if left:
@@ -963,12 +991,20 @@ def _aggregate(d: _Doctor) -> None:
     )
 
 
+#: The families ``family=`` takes, with the token each needs.
+_FAMILIES = {"A": ("public_token", "the public token"), "B": ("private_key", "the private key")}
+
+
 @checked_keywords
-def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
+def diagnose(
+    client: Client, *, max_requests: int = MAX_REQUESTS, family: str | None = None
+) -> Diagnosis:
     """Check every assumption the client makes about the service it points at.
 
     Read-only; at most ``max_requests`` requests. Family A checks run when the client has a
-    public token, Family B checks when it has a private key.
+    public token, Family B checks when it has a private key; a family without its token is
+    listed in ``.skipped`` (``dealframe doctor`` then exits 2), unless ``family`` asks for
+    the other one alone.
 
     Parameters
     ----------
@@ -976,6 +1012,8 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
         A configured client (its base URL and tokens are used; nothing is cached).
     max_requests : int
         Upper bound on the requests sent (default 60).
+    family : {"A", "B"}, optional
+        Check this family only (its token is then required); default both.
 
     Returns
     -------
@@ -987,7 +1025,10 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
     Raises
     ------
     ValidationError
-        ``client`` is not a client, or ``max_requests`` is not a positive whole number.
+        ``client`` is not a client, ``max_requests`` is not a positive whole number, or
+        ``family`` is not ``"A"`` or ``"B"``.
+    ConfigurationError
+        No base URL, no token, or no token for the ``family`` asked for.
     TransportError
         The service cannot be reached at all (connection refused, TLS failure).
 
@@ -1004,6 +1045,10 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
     max_requests = integer_in(
         max_requests, "max_requests", 1, None, "a whole number of requests, 1 or more"
     )
+    if family is not None:
+        if not isinstance(family, str) or family.strip().upper() not in _FAMILIES:
+            raise ValidationError("family", "'A' or 'B' (or None: both)", got=family)
+        family = family.strip().upper()
     settings = client.settings
     if not settings.base_url:
         raise ConfigurationError(
@@ -1016,28 +1061,35 @@ def diagnose(client: Client, *, max_requests: int = MAX_REQUESTS) -> Diagnosis:
             "(or --public-token/--private-key)",
             field="public_token",
         )
+    if family is not None and not getattr(settings, _FAMILIES[family][0]):
+        option = _FAMILIES[family][0].replace("_", "-")
+        raise ConfigurationError(
+            f"Family {family} asked for, but {_FAMILIES[family][1]} is not set: set "
+            f"DEALFRAME_{_FAMILIES[family][0].upper()} (or --{option})",
+            field=_FAMILIES[family][0],
+        )
     d = _Doctor(client, max_requests)
     budget_reached = False
     rejected: list[str] = []
     try:
-        for given, family in (
-            (settings.public_token, _family_a),
-            (settings.private_key, _family_b),
+        for name, given, checks in (
+            ("A", settings.public_token, _family_a),
+            ("B", settings.private_key, _family_b),
         ):
-            if not given:
+            if not given or family not in (None, name):
                 continue
             try:
-                family(d)
+                checks(d)
             except _Rejected as exc:  # a wrong or rotated token: nothing of it to diagnose
                 rejected.append(str(exc))
     except _Budget:  # not the service's fault: said as checks not run, never as a break
         budget_reached = True
     skipped = [
-        family
-        for family, given in (
-            ("Family A (no public token)", settings.public_token),
-            ("Family B (no private key)", settings.private_key),
+        said
+        for name, said, given in (
+            ("A", "Family A (no public token)", settings.public_token),
+            ("B", "Family B (no private key)", settings.private_key),
         )
-        if not given
+        if not given and family in (None, name)
     ]
     return Diagnosis(settings.base_url, d.found, d.sent, skipped, budget_reached, rejected)

@@ -2,7 +2,8 @@
 
 Exit codes: 0 nothing breaks, 1 something breaks, 2 the checks could not run (no base URL
 or token, a token the service rejects, service unreachable) or not all of them did
-(``--max-requests`` ran out). Tokens
+(``--max-requests`` ran out, or a family's token is not set: ``--family A|B`` checks one
+family alone). Tokens
 come from the environment (``DEALFRAME_BASE_URL``, ``DEALFRAME_PUBLIC_TOKEN``,
 ``DEALFRAME_PRIVATE_KEY``) or the flags, and are never printed.
 """
@@ -15,6 +16,7 @@ import os
 import sys
 from typing import Any
 
+from ..cli_options import choice
 from ..clitools import EXIT_USAGE, fail
 from ..errors import DealframeError
 
@@ -34,7 +36,7 @@ def _run(args: argparse.Namespace) -> int:
             progress=False,
             retries=0,
         ) as client:
-            diagnosis = diagnose(client, max_requests=args.max_requests)
+            diagnosis = diagnose(client, max_requests=args.max_requests, family=args.family)
     except DealframeError as exc:
         return fail("dealframe doctor", f"cannot run: {exc}", EXIT_USAGE)
     try:
@@ -51,7 +53,17 @@ def _run(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if diagnosis.rejected:  # fix the token first: what else the run saw may follow from it
         return EXIT_USAGE
-    return 1 if not diagnosis.ok else EXIT_USAGE if diagnosis.budget_reached else 0
+    if not diagnosis.ok:
+        return 1
+    if diagnosis.skipped:  # a family's checks did not run for want of its token
+        other = "B" if diagnosis.skipped[0].startswith("Family A") else "A"
+        return fail(
+            "dealframe doctor",
+            f"not checked: {', '.join(diagnosis.skipped)}; set the token, or pass "
+            f"--family {other} to check Family {other} alone",
+            EXIT_USAGE,
+        )
+    return EXIT_USAGE if diagnosis.budget_reached else 0
 
 
 def register(sub: Any) -> None:
@@ -63,7 +75,8 @@ def register(sub: Any) -> None:
         description="Run every check against a service and print what holds. Exit status: "
         "0 nothing breaks, 1 something breaks, 2 the checks could not run (no base URL or "
         "token, a token the service rejects, service unreachable) or not all of them did "
-        "(--max-requests ran out).",
+        "(--max-requests ran out, or a family's token is not set: --family checks one "
+        "family alone).",
     )
     parser.add_argument("--base-url", default=None, help="service root (else DEALFRAME_BASE_URL)")
     parser.add_argument(
@@ -75,6 +88,13 @@ def register(sub: Any) -> None:
         "--private-key",
         default=None,
         help="Family B key (else DEALFRAME_PRIVATE_KEY; never printed)",
+    )
+    parser.add_argument(
+        "--family",
+        type=choice("A", "B"),
+        default=None,
+        help="check one interface family only, A (public token) or B (private key); "
+        "default both, and a family without its token is exit 2",
     )
     parser.add_argument("--json", action="store_true", help="print the checks as JSON")
     parser.add_argument(

@@ -19,7 +19,7 @@ from typing import Any
 from dealframe.errors import ValidationError, did_you_mean, renamed
 from dealframe.private.filters import FilterSchema
 from dealframe.public.query import search_body
-from dealframe.public.sku import validate_skus
+from dealframe.public.sku import sku_version, validate_skus
 
 from .entities import PUBLIC_FILTERS
 
@@ -197,6 +197,10 @@ def public_skus(skus: list[str]) -> list[str]:
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid --sku: expected a v2 SKU <TICKER>-<ISO3>[.N] (it is a v1 SKU), got 'NYSE_ACME'
+    >>> public_skus(["celz-gbr"])
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid --sku: expected an upper-case v2 SKU <TICKER>-<ISO3>[.N] (did you mean 'CELZ-GBR'?), got 'celz-gbr'
     """
     given = _split(skus)
     if skus and not given:
@@ -206,6 +210,13 @@ def public_skus(skus: list[str]) -> list[str]:
     try:
         return validate_skus(given, "v2")
     except ValidationError as exc:
+        lower = next((k for k in given if k != k.upper() and sku_version(k.upper()) == "v2"), None)
+        if lower is not None:  # 'celz-gbr': SKUs are upper case
+            raise ValidationError(
+                "--sku",
+                f"an upper-case v2 SKU <TICKER>-<ISO3>[.N] (did you mean {lower.upper()!r}?)",
+                got=lower,
+            ) from None
         raise renamed(exc, "--sku") from None
 
 

@@ -49,7 +49,7 @@ from dealframe.clitools import (
     service_client,
 )
 from dealframe.clitools import say as _say
-from dealframe.errors import DealframeError, ExtraMissing, ValidationError, did_you_mean
+from dealframe.errors import DealframeError, ExtraMissing, ValidationError, did_you_mean, renamed
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "register"]
 
@@ -80,7 +80,13 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
 
     if given.get("region") is None and given.get("vertical") is None:
         given = {**DEFAULT_COHORT, **given}
-    cohort = parse_cohort(given)
+    try:
+        cohort = parse_cohort(given)
+    except ValidationError as exc:  # said as the option typed: --deal-type, not deal_type
+        name = exc.argument.split("[")[0]
+        if name not in given:
+            raise
+        raise renamed(exc, f"--{name.replace('_', '-')}") from None
     if not 1 <= args.top <= 100:
         raise ValidationError("--top", "an integer from 1 to 100", got=args.top)
     return [ReportJob(cohort, Path(args.out), check_metric(args.metric), args.top)]

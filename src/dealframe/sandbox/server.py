@@ -121,6 +121,13 @@ def start(
     """Build a sandbox and serve it from a daemon thread; call ``stop()`` when done.
 
     Prefer the :func:`run` context manager. Parameters are those of :func:`run`.
+
+    Examples
+    --------
+    >>> sb = start(scale=0.02, seed=7)
+    >>> sb.url.startswith("http://127.0.0.1:")
+    True
+    >>> sb.stop()
     """
     chosen = select(profile)  # an unknown name fails before any data is built
     config = SandboxConfig(
@@ -281,6 +288,19 @@ def serve(
     is then called with the state and the URL it is served on (the real port when ``port``
     is 0), and connections made from then on are answered. ``profile`` is as for
     :func:`run` (checked before any data is built).
+
+    Examples
+    --------
+    Serve on port 8765 until Ctrl-C, every tenth request failing (``dealframe sandbox serve
+    --port 8765 --fault-rate 0.1`` from a shell)::
+
+    >>> serve(
+    ...     scale=0.1,
+    ...     port=8765,
+    ...     faults=FaultPlan(rate=0.1, seed=7),
+    ...     ready=lambda state, url: print("serving on", url),
+    ... )  # doctest: +SKIP
+    serving on http://127.0.0.1:8765
     """
     chosen = select(profile)
     address = _bind(host, port_number(port))
