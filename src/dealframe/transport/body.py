@@ -183,11 +183,9 @@ def unsound(doc: Any) -> str | None:
     """
     typed = isinstance(doc, Read)  # the schema'd reader took it: its items are its rows
     doc = doc.doc if typed else doc
-    if not isinstance(doc, dict):
-        return None  # a reader's own type: nothing more to tell
-    data = doc.get("data")
-    if isinstance(data, dict):
-        return None
+    data = doc.get("data") if isinstance(doc, dict) else None
+    if isinstance(data, dict) or (typed and not isinstance(data, list)):
+        return None  # an object, or a reader's own shape (its caller checks it)
     if not isinstance(data, list):
         return f"data is {type(data).__name__}, not a list or an object"
     if not typed and not set(map(type, data)) <= {dict}:
