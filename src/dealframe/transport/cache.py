@@ -18,10 +18,11 @@ A body can pass that filter and still fail the checks of the call that reads it
 (:mod:`dealframe.contract`: a row without its id, rows repeated, a field missing...). Every
 entry a request reads or writes is noted (:meth:`CacheControl.seen`); when a call's checks
 find anything wrong (:func:`checked`), the entries noted on its thread and on dealframe's
-worker threads since the previous call on that thread was checked are dropped
-(:func:`forget_since`), so those answers are asked for again next time, not answered from
-the cache. (An entry of an earlier call left unchecked, or of another thread's call that ran
-on the worker threads at the same moment, may go too: it is fetched again.)
+worker threads since it began (since the previous call on that thread was checked, or the
+thread's first request) are dropped (:func:`forget_since`), so those answers are asked for
+again next time, not answered from the cache. (An entry of an earlier call left unchecked, or
+of another thread's call that ran on the worker threads at the same moment, may go too: it is
+fetched again.)
 
 Everything goes through requests-cache's public API: a request names its expiry
 (``expire_after``) and may force a refresh. requests-cache fixes an entry's expiry when it is
@@ -111,6 +112,7 @@ __all__ = [
     "expiry_for",
     "forget_since",
     "namespaced_key",
+    "requesting",
     "seen_mark",
     "secure_cache_file",
     "token_namespace",
@@ -160,8 +162,8 @@ _SEEN_NUMBERS = itertools.count()
 
 
 def seen_mark() -> int:
-    """The number the next entry noted by :meth:`CacheControl.seen` gets: taken when a call
-    begins, and given to :func:`forget_since` if its checks find its answers wrong.
+    """The number the next entry noted by :meth:`CacheControl.seen` gets (where a call's
+    entries begin, for :func:`forget_since`).
 
     Examples
     --------
@@ -185,27 +187,35 @@ def forget_since(mark: int) -> int:
     0
     """
     me = threading.get_ident()
-    keys: dict[int, tuple[CacheControl, list[str]]] = {}
+    keys: dict[int, tuple[CacheControl, dict[str, None]]] = {}
     with _SEEN_LOCK:
         for number, thread, control, key in reversed(_SEEN):
             if number < mark:
                 break
             owner = control()
             if owner is not None and thread in (None, me):
-                keys.setdefault(id(owner), (owner, []))[1].append(key)
+                keys.setdefault(id(owner), (owner, {}))[1][key] = None
     for owner, found in keys.values():
         owner.delete(*found)
     return sum(len(found) for _, found in keys.values())
 
 
-#: Where (:func:`seen_mark`) the entries of this thread's current call begin.
-_CALL_FROM: ContextVar[int] = ContextVar("dealframe_call_from", default=0)
+#: Where (:func:`seen_mark`) the entries of this thread's current call begin: at the end of
+#: the previous call's checks, or at this thread's first request.
+_CALL_FROM: ContextVar[int | None] = ContextVar("dealframe_call_from", default=None)
+
+
+def requesting() -> None:
+    """Called by the transport before a request on the caller's thread: the thread's first
+    call's entries begin here (later calls' where the previous call was :func:`checked`)."""
+    if _CALL_FROM.get() is None:
+        _CALL_FROM.set(seen_mark())
 
 
 def checked(*, wrong: bool) -> None:
     """At the end of a call's checks (:meth:`dealframe.contract.Findings.report`): when they
-    found its answers ``wrong``, drop the cache entries noted since the previous call on this
-    thread was checked (:func:`forget_since`); the next call's entries begin here.
+    found its answers ``wrong``, drop the cache entries noted since the call began on this
+    thread (:func:`forget_since`); the next call's entries begin here.
 
     Examples
     --------
@@ -213,7 +223,7 @@ def checked(*, wrong: bool) -> None:
     """
     since = _CALL_FROM.get()
     _CALL_FROM.set(seen_mark())
-    if wrong:
+    if wrong and since is not None:
         forget_since(since)
 
 
@@ -409,11 +419,11 @@ class BoundedSQLiteCache(SQLiteCache):
     then are skipped: the answer is returned uncached, never lost.
 
     The first skipped write of a spell waits (no longer than a quarter of the call's time
-    left, :data:`STORE_BY`, so the call still has its budget for its own requests); the next
-    ones do not wait while the lock is still held. What was skipped is kept for :meth:`take_unsaved` (one message a spell), which
-    the transport warns of on the caller's thread: after a request made there, or once a
-    multi-request call whose requests ran on worker threads returns
-    (:meth:`CacheControl.after_request`).
+    left, :data:`STORE_BY`, so the call still has the rest for its own requests); the next
+    ones do not wait while the lock is still held. What was skipped is kept for
+    :meth:`take_unsaved` (one message a spell), which the transport warns of on the caller's
+    thread: after a request made there, or once a multi-request call whose requests ran on
+    worker threads returns (:meth:`CacheControl.after_request`).
 
     Parameters
     ----------

@@ -60,6 +60,7 @@ from dealframe.transport.cache import (
     cache_file,
     canonical_json,
     expiry_for,
+    requesting,
 )
 from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
 from dealframe.transport.paging import WorkerPool, on_worker
@@ -575,6 +576,8 @@ class Transport:
         dealframe.errors.ConfigurationError: ...
         """
         call = self._prepare(family, method, path, json, params, kind, cache)
+        if call.use_cache and not on_worker():
+            requesting()  # where this thread's call begins, for the checks' drop
         if deadline is _UNSET:
             deadline = self.deadline()
         self.stats._add(calls=1)
@@ -624,6 +627,8 @@ class Transport:
         call = self._prepare(family, method, path, json, params, kind, True)
         if not call.use_cache:
             return None
+        if not on_worker():
+            requesting()
         started = time.monotonic()
         kw = call.kwargs
         info = call.info
