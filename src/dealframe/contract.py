@@ -12,7 +12,10 @@ The transport checks that a success body is a ``{data, meta}`` document
   or conflicting (different content);
 - documented fields absent from every item (:func:`missing_fields`).
 
-Each finding is a :class:`Finding`. :meth:`Findings.report` turns them into
+Each finding is a :class:`Finding`. A call whose answers have any finding is not answered
+from the HTTP cache again: :meth:`Findings.report` drops the cache entries its thread read or
+wrote since the previous call reported (:func:`~dealframe.transport.cache.checked`). It
+turns them into
 :class:`~dealframe.ServiceContractWarning` warnings (a
 :class:`~dealframe.MissingDataWarning`) that name what and where, or, under
 ``strict=True``, into the typed error: :class:`~dealframe.errors.IncompleteResultError`
@@ -52,6 +55,7 @@ from dealframe.errors import (
     ValidationError,
 )
 from dealframe.notices import ServiceContractWarning, user_stacklevel
+from dealframe.transport.cache import checked
 
 __all__ = [
     "DOCUMENTED_FIELDS",
@@ -296,7 +300,8 @@ class Findings:
         received: int | None = None,
         what: str = "rows",
     ) -> None:
-        """Warn about each finding, or raise the typed error under ``strict``.
+        """Warn about each finding, or raise the typed error under ``strict``; either way,
+        the HTTP cache entries the call read or wrote are dropped (the next call asks again).
 
         Raises
         ------
@@ -305,6 +310,7 @@ class Findings:
         ServiceContractError
             ``strict`` and the answer broke the contract without losing rows.
         """
+        checked(wrong=bool(self.items))
         if not self.items:
             return
         if strict:

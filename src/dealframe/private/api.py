@@ -43,6 +43,7 @@ from ..errors import (
     IncompleteResultError,
     NotFoundError,
     RequestInfo,
+    ServiceContractError,
     ValidationError,
     incomplete,
 )
@@ -536,10 +537,22 @@ class PrivateApi:
         if cached is not None and not refresh:
             return cached
         response = self._request("GET", f"/lookup/{entity}", "discovery", refresh, cache, deadline)
-        schema = FilterSchema(entity, response.json().get("data") or {})
+        schema, _ = self._discovery(entity, response)
         with self._lock:
             self._schemas[entity] = schema
         return schema
+
+    def _discovery(self, entity: str, response: Response) -> tuple[FilterSchema, Any]:
+        """The filter schema of a discovery answer, and its ``data``. An answer that is not a
+        discovery document (``data`` null, no list of filters) is the service's fault: its
+        HTTP cache entry is dropped and ``ServiceContractError`` raised, so the client keeps
+        no copy and the next call asks again."""
+        doc = response.json().get("data")
+        try:
+            return FilterSchema(entity, doc), doc
+        except ServiceContractError:
+            self._t.forget(response)
+            raise
 
     def _build_filters(
         self,
@@ -588,9 +601,9 @@ class PrivateApi:
         """
         entity = self._entity(entity)
         response = self._request("GET", f"/lookup/{entity}", "discovery", refresh)
-        doc = response.json().get("data") or {}
+        schema, doc = self._discovery(entity, response)
         with self._lock:
-            self._schemas[entity] = FilterSchema(entity, doc)
+            self._schemas[entity] = schema
         endpoint = f"GET {PREFIX}/lookup/{entity}"
         with shaping(response.request, endpoint):  # the service's document, not an argument
             frame = shape.lookup_frame(doc)

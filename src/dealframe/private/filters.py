@@ -151,9 +151,17 @@ class FilterSchema:
                 f"{where}: data is {type(document).__name__}, not a discovery document",
                 finding="wrong_shape",
             )
-        entries = document.get("filters") or []
+        entries = document.get("filters")
+        if not isinstance(entries, list):  # else every filter would be refused as unknown
+            said = "missing" if "filters" not in document else f"{type(entries).__name__}"
+            raise ServiceContractError(
+                200,
+                f"{where}: the discovery document has no list of filters (data.filters is "
+                f"{said}, not a list of {{field, type, operators}} objects)",
+                finding="wrong_shape",
+            )
         unlisted: dict[str, Any] = {}
-        for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
+        for i, entry in enumerate(entries):
             if not isinstance(entry, Mapping) or not isinstance(entry.get("field"), str):
                 raise ServiceContractError(
                     200,
@@ -198,7 +206,8 @@ class FilterSchema:
 
         Examples
         --------
-        >>> FilterSchema("companies", {"sub_resources": ["/companies/{id}/acquisitions"]}
+        >>> FilterSchema("companies", {"filters": [],
+        ...                            "sub_resources": ["/companies/{id}/acquisitions"]}
         ...              ).sub_resource("sellside")
         'acquisitions'
         """

@@ -11,6 +11,12 @@ Python's :func:`json.dumps` writes (JSON has no such numbers) is not cut short: 
 with these tokens as null, and :func:`parse` gives the document with a problem that names
 them (:func:`non_finite`), for the transport to warn of; such a body is not cached.
 
+A well-formed body can still be plainly wrong: ``data`` null (or another scalar), a ``data``
+list with items that are not objects, or a ``meta.returned`` / ``meta.count`` that differs
+from the items in ``data`` (:func:`unsound`). Such a body is returned to its call, whose
+checks say what is wrong (:mod:`dealframe.contract`), but it is never stored in the HTTP cache
+nor answered from it: the next call asks the service again.
+
 The cache's filter (:func:`storable`) and the transport both need the parsed body; a body is
 parsed once, by whichever asks first in the thread, and the other takes the result
 (:func:`parse`), so checking costs no second parse.
@@ -42,7 +48,16 @@ from typing import Any, NamedTuple
 
 import orjson
 
-__all__ = ["NON_FINITE", "TRUNCATED", "Read", "expecting", "non_finite", "parse", "storable"]
+__all__ = [
+    "NON_FINITE",
+    "TRUNCATED",
+    "Read",
+    "expecting",
+    "non_finite",
+    "parse",
+    "storable",
+    "unsound",
+]
 
 #: The problem of a body that starts as JSON and does not parse: most likely cut short.
 TRUNCATED = "JSON cut short or malformed"
@@ -150,8 +165,42 @@ def parse(content: bytes) -> tuple[Any, str | None]:
     return _check(content)
 
 
+def unsound(doc: Any) -> str | None:
+    """What makes a well-formed document (:func:`parse`) unfit to keep in the cache, or None:
+    ``data`` that is neither a list nor an object, a ``data`` list holding items that are not
+    objects, a ``meta.returned`` or ``meta.count`` (an integer) other than the items in it.
+
+    Examples
+    --------
+    >>> unsound({"data": None})
+    'data is NoneType, not a list or an object'
+    >>> unsound({"data": [{"id": "a"}, 3]})
+    'an item of data is not an object'
+    >>> unsound({"data": [{"id": "a"}], "meta": {"returned": 3}})
+    'meta.returned is 3, data holds 1'
+    >>> unsound({"data": [{"id": "a"}], "meta": {"count": 1}}) is None
+    True
+    """
+    typed = isinstance(doc, Read)  # the schema'd reader took it: its items are its rows
+    doc = doc.doc if typed else doc
+    data = doc.get("data") if isinstance(doc, dict) else None
+    if isinstance(data, dict) or (typed and not isinstance(data, list)):
+        return None  # an object, or a reader's own shape (its caller checks it)
+    if not isinstance(data, list):
+        return f"data is {type(data).__name__}, not a list or an object"
+    if not typed and not set(map(type, data)) <= {dict}:
+        return "an item of data is not an object"
+    meta = doc.get("meta")
+    for name in ("returned", "count"):
+        said = meta.get(name) if isinstance(meta, dict) else None
+        if type(said) is int and said != len(data):
+            return f"meta.{name} is {said}, data holds {len(data)}"
+    return None
+
+
 def storable(response: Any) -> bool:
-    """requests-cache ``filter_fn``: store (and answer from the store) only well-formed bodies.
+    """requests-cache ``filter_fn``: store (and answer from the store) only well-formed bodies
+    that are not plainly wrong (:func:`unsound`).
 
     Called by requests-cache before it writes a new response and after it reads a stored
     one; a stored body that fails is deleted there and then.
@@ -163,4 +212,4 @@ def storable(response: Any) -> bool:
     if held is None or held[0] is not content:
         doc, problem = _check(content)
         _last.held = held = (content, doc, problem)
-    return held[2] is None
+    return held[2] is None and unsound(held[1]) is None

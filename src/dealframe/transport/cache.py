@@ -12,7 +12,17 @@ Facts this module relies on (requests-cache 1.3):
   mixes the SHA-256 fingerprint of the ``Authorization`` header into every key.
 - ``filter_fn`` runs before a response is written and after a stored one is read; a stored
   response it refuses is deleted. :func:`dealframe.transport.body.storable` is ours: only
-  well-formed success bodies are kept or answered.
+  well-formed success bodies that are not plainly wrong are kept or answered.
+
+A body can pass that filter and still fail the checks of the call that reads it
+(:mod:`dealframe.contract`: a row without its id, rows repeated, a field missing...). Every
+entry a request reads or writes is noted (:meth:`CacheControl.seen`); when a call's checks
+find anything wrong (:func:`checked`), the entries noted on its thread and on dealframe's
+worker threads since it began (since the previous call on that thread was checked, or the
+thread's first request) are dropped (:func:`forget_since`), so those answers are asked for
+again next time, not answered from the cache. (An entry of an earlier call left unchecked, or
+of another thread's call that ran on the worker threads at the same moment, may go too: it is
+fetched again.)
 
 Everything goes through requests-cache's public API: a request names its expiry
 (``expire_after``) and may force a refresh. requests-cache fixes an entry's expiry when it is
@@ -51,6 +61,7 @@ only misses travel through worker threads.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import math
 import os
@@ -59,6 +70,8 @@ import stat
 import threading
 import time
 import warnings
+import weakref
+from collections import deque
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -80,6 +93,7 @@ from dealframe.arguments import flag
 from dealframe.errors import ConfigurationError
 from dealframe.notices import DealframeWarning, user_stacklevel
 from dealframe.transport.body import storable
+from dealframe.transport.paging import on_worker
 
 __all__ = [
     "BoundedSQLiteCache",
@@ -94,8 +108,12 @@ __all__ = [
     "cache_key",
     "cache_file",
     "canonical_json",
+    "checked",
     "expiry_for",
+    "forget_since",
     "namespaced_key",
+    "requesting",
+    "seen_mark",
     "secure_cache_file",
     "token_namespace",
 ]
@@ -130,10 +148,83 @@ LOCK_WAIT = 5.0
 PRUNE_WAIT = 0.5
 
 #: When (``time.monotonic()``) the current call must end, or None: a store or drop made for
-#: it waits for the lock until then at most (the transport sets it around each request).
+#: it waits for the lock a quarter of the time left at most (the transport sets it around
+#: each request).
 STORE_BY: ContextVar[float | None] = ContextVar("dealframe_store_by", default=None)
 
 logger = logging.getLogger("dealframe.transport")
+
+#: Cache entries read or written lately, oldest first: (number, thread or None for a worker
+#: thread, the cache, the key); see :func:`forget_since`.
+_SEEN: deque[tuple[int, int | None, weakref.ref[CacheControl], str]] = deque(maxlen=100_000)
+_SEEN_LOCK = threading.Lock()
+_SEEN_NUMBERS = itertools.count()
+
+
+def seen_mark() -> int:
+    """The number the next entry noted by :meth:`CacheControl.seen` gets (where a call's
+    entries begin, for :func:`forget_since`).
+
+    Examples
+    --------
+    >>> seen_mark() <= seen_mark()
+    True
+    """
+    with _SEEN_LOCK:
+        return _SEEN[-1][0] + 1 if _SEEN else 0
+
+
+def forget_since(mark: int) -> int:
+    """Drop the cache entries noted since ``mark`` (:func:`seen_mark`) on this thread or on
+    dealframe's worker threads, from whichever cache noted them; how many were dropped.
+
+    The entries of an answer its call's checks found wrong: it is asked for again next time.
+    A file another process keeps locked leaves them (see :class:`BoundedSQLiteCache`).
+
+    Examples
+    --------
+    >>> forget_since(seen_mark())
+    0
+    """
+    me = threading.get_ident()
+    keys: dict[int, tuple[CacheControl, dict[str, None]]] = {}
+    with _SEEN_LOCK:
+        for number, thread, control, key in reversed(_SEEN):
+            if number < mark:
+                break
+            owner = control()
+            if owner is not None and thread in (None, me):
+                keys.setdefault(id(owner), (owner, {}))[1][key] = None
+    for owner, found in keys.values():
+        owner.delete(*found)
+    return sum(len(found) for _, found in keys.values())
+
+
+#: Where (:func:`seen_mark`) the entries of this thread's current call begin: at the end of
+#: the previous call's checks, or at this thread's first request.
+_CALL_FROM: ContextVar[int | None] = ContextVar("dealframe_call_from", default=None)
+
+
+def requesting() -> None:
+    """Called by the transport before a request on the caller's thread: the thread's first
+    call's entries begin here (later calls' where the previous call was :func:`checked`)."""
+    if _CALL_FROM.get() is None:
+        _CALL_FROM.set(seen_mark())
+
+
+def checked(*, wrong: bool) -> None:
+    """At the end of a call's checks (:meth:`dealframe.contract.Findings.report`): when they
+    found its answers ``wrong``, drop the cache entries noted since the call began on this
+    thread (:func:`forget_since`); the next call's entries begin here.
+
+    Examples
+    --------
+    >>> checked(wrong=False)
+    """
+    since = _CALL_FROM.get()
+    _CALL_FROM.set(seen_mark())
+    if wrong and since is not None:
+        forget_since(since)
 
 
 def cache_file(path: str | os.PathLike[str]) -> Path:
@@ -327,11 +418,12 @@ class BoundedSQLiteCache(SQLiteCache):
     dropping an entry) wait at most :data:`LOCK_WAIT` seconds for another process's write lock,
     then are skipped: the answer is returned uncached, never lost.
 
-    The first skipped write of a spell waits (no longer than the call's time left,
-    :data:`STORE_BY`); the next ones do not wait while the lock is still held. What was skipped is kept for :meth:`take_unsaved` (one message a spell), which
-    the transport warns of on the caller's thread: after a request made there, or once a
-    multi-request call whose requests ran on worker threads returns
-    (:meth:`CacheControl.after_request`).
+    The first skipped write of a spell waits (no longer than a quarter of the call's time
+    left, :data:`STORE_BY`, so the call still has the rest for its own requests); the next
+    ones do not wait while the lock is still held. What was skipped is kept for
+    :meth:`take_unsaved` (one message a spell), which the transport warns of on the caller's
+    thread: after a request made there, or once a multi-request call whose requests ran on
+    worker threads returns (:meth:`CacheControl.after_request`).
 
     Parameters
     ----------
@@ -366,9 +458,10 @@ class BoundedSQLiteCache(SQLiteCache):
         (opening one per write would cost several times more)."""
         by = STORE_BY.get()
         with self._guard:
-            left = math.inf if by is None else max(0.0, by - time.monotonic())
+            # a quarter of the call's time left at most: the call itself still has the rest
+            share = math.inf if by is None else max(0.0, by - time.monotonic()) / 4
             wait = 0.0 if self._busy else LOCK_WAIT
-            capped, wait = left < wait, min(wait, left)
+            capped, wait = share < wait, min(wait, share)
             try:
                 if self._check is None:
                     self._check = sqlite3.connect(
@@ -391,7 +484,7 @@ class BoundedSQLiteCache(SQLiteCache):
                     self._unsaved = (
                         f"the HTTP cache at {self._path} could not be written ({exc}; another "
                         f"process has held its write lock for more than {wait:g} s"
-                        f"{', all the time the call had left' if capped else ''}): answers "
+                        f"{', a quarter of the time the call had left' if capped else ''}): answers "
                         "are returned without being stored until it is free"
                     )
                 return False
@@ -597,18 +690,32 @@ class CacheControl:
         request.body = body
         if auth is not None:
             request = auth(request)
-        found = backend.get_response(namespaced_key(request))
+        key = namespaced_key(request)
+        found = backend.get_response(key)
         if found is None or found.is_expired or found.status_code != 200:
+            return None
+        if not storable(found):  # as the session's filter does on a read: dropped
+            self.delete(key)
             return None
         if expire is not None and found.is_older_than(expire):
             return None
+        found.cache_key = key
         return found
 
-    def delete(self, key: str | None) -> None:
-        """Drop one entry (a stored answer that turned out not to keep the contract)."""
+    def delete(self, *keys: str | None) -> None:
+        """Drop entries (stored answers that turned out not to keep the contract)."""
         backend = self._backend()
-        if backend is not None and key:
-            backend.delete(key)
+        keys = tuple(k for k in keys if k)
+        if backend is not None and keys:
+            backend.delete(*keys, vacuum=False)  # a VACUUM would hold the file for long
+
+    def seen(self, key: str | None) -> None:
+        """Note that a request read or wrote the entry ``key`` (see :func:`forget_since`)."""
+        if not key or not self.enabled:
+            return
+        thread = None if on_worker() else threading.get_ident()
+        with _SEEN_LOCK:
+            _SEEN.append((next(_SEEN_NUMBERS), thread, weakref.ref(self), key))
 
     def after_request(self, *, warn: bool = True) -> None:
         """After a request that used the cache: apply 0o600 to the SQLite file and its WAL/SHM

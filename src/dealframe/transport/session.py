@@ -60,6 +60,7 @@ from dealframe.transport.cache import (
     cache_file,
     canonical_json,
     expiry_for,
+    requesting,
 )
 from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
 from dealframe.transport.paging import WorkerPool, on_worker
@@ -118,6 +119,9 @@ class Response:
     read : object
         The body as the caller's schema'd reader read it
         (:func:`~dealframe.transport.body.expecting`), or None; :meth:`json` parses it anyway.
+    cache_key : str or None
+        The HTTP cache entry the answer was read from or may have been written to (None when
+        the cache was not used): :meth:`Transport.forget` drops it.
 
     Examples
     --------
@@ -135,6 +139,7 @@ class Response:
     attempts: int
     _parsed: Any = field(default=_UNSET, repr=False)
     read: Any = field(default=None, repr=False)
+    cache_key: str | None = field(default=None, repr=False)
 
     def json(self) -> Any:
         """The body parsed with orjson (parsed once, then reused).
@@ -571,6 +576,8 @@ class Transport:
         dealframe.errors.ConfigurationError: ...
         """
         call = self._prepare(family, method, path, json, params, kind, cache)
+        if call.use_cache and not on_worker():
+            requesting()  # where this thread's call begins, for the checks' drop
         if deadline is _UNSET:
             deadline = self.deadline()
         self.stats._add(calls=1)
@@ -581,6 +588,17 @@ class Transport:
             )
         finally:
             STORE_BY.reset(by)
+
+    def forget(self, response: Response) -> None:
+        """Drop the HTTP cache entry of ``response`` (an answer its checks found wrong), so
+        the next call asks the service again; nothing when it did not use the cache.
+
+        Examples
+        --------
+        >>> with Transport(Settings(base_url="http://127.0.0.1:9", cache_enabled=False)) as t:
+        ...     t.forget(Response(200, b"{}", {}, False, 0.0, RequestInfo("GET", "/x", "public"), 1))
+        """
+        self.cache.delete(response.cache_key)
 
     def cached(
         self,
@@ -609,6 +627,8 @@ class Transport:
         call = self._prepare(family, method, path, json, params, kind, True)
         if not call.use_cache:
             return None
+        if not on_worker():
+            requesting()
         started = time.monotonic()
         kw = call.kwargs
         info = call.info
@@ -628,6 +648,7 @@ class Transport:
         except _Retry:
             return None  # the stored body failed its checks and was deleted: the request refetches
         self.stats._add(calls=1, attempts=1, bytes_received=len(content), cache_hits=1)
+        self.cache.seen(found.cache_key)
         logger.debug("%s %s from_cache=True (looked up)", info.method, info.path)
         return found
 
@@ -905,6 +926,8 @@ class Transport:
         )
         if use_cache:
             self._after_cache()
+            if raw.status_code == 200:
+                self.cache.seen(getattr(raw, "cache_key", None))
         logger.debug(
             "%s %s status=%d attempt=%d from_cache=%s",
             info.method,
@@ -974,6 +997,7 @@ class Transport:
                 attempt,
                 _parsed=_UNSET if read else doc,
                 read=doc.doc if read else None,
+                cache_key=getattr(raw, "cache_key", None) or None,
             )
         if from_cache:
             self.cache.delete(getattr(raw, "cache_key", None))  # requests-cache's filter did too
