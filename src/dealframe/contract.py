@@ -12,10 +12,10 @@ The transport checks that a success body is a ``{data, meta}`` document
   or conflicting (different content);
 - documented fields absent from every item (:func:`missing_fields`).
 
-Each finding is a :class:`Finding`. A call whose answers have any finding is not answered
-from the HTTP cache again: :meth:`Findings.report` drops the cache entries its thread read or
-wrote since the previous call reported (:func:`~dealframe.transport.cache.checked`). It
-turns them into
+Each finding is a :class:`Finding`. A call whose answers have a finding of an answer gone
+wrong (any but :data:`KEPT_IN_CACHE`) is not answered from the HTTP cache again:
+:meth:`Findings.report` drops the cache entries its thread read or wrote since the previous
+call reported (:func:`~dealframe.transport.cache.checked`). It turns them into
 :class:`~dealframe.ServiceContractWarning` warnings (a
 :class:`~dealframe.MissingDataWarning`) that name what and where, or, under
 ``strict=True``, into the typed error: :class:`~dealframe.errors.IncompleteResultError`
@@ -59,6 +59,7 @@ from dealframe.transport.cache import checked
 
 __all__ = [
     "DOCUMENTED_FIELDS",
+    "KEPT_IN_CACHE",
     "MAX_COUNT",
     "NOT_NULL",
     "NO_META",
@@ -84,6 +85,22 @@ __all__ = [
 
 #: Largest count taken from ``meta`` at face value (a bigger ``total`` is not believed).
 MAX_COUNT = 10**12
+#: Findings that describe how a service answers every time (nulls in its data, a field it
+#: does not serve, a value outside the vocabulary, counts written as text ...), not an answer
+#: gone wrong: asking again would get the same, so they leave the call's cache entries in
+#: place. Any other finding (rows missing, cut or repeated, a wrong shape, filters ignored)
+#: drops them, so the next call asks the service again.
+KEPT_IN_CACHE = frozenset(
+    {
+        "null_field",
+        "missing_field",
+        "unknown_value",
+        "respelled_sku",
+        "bad_meta",
+        "unsorted",
+        "unreadable_label",
+    }
+)
 
 _DEAL = (
     "id",
@@ -310,7 +327,7 @@ class Findings:
         ServiceContractError
             ``strict`` and the answer broke the contract without losing rows.
         """
-        checked(wrong=bool(self.items))
+        checked(wrong=any(f.kind not in KEPT_IN_CACHE for f in self.items))
         if not self.items:
             return
         if strict:

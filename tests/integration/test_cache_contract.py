@@ -36,6 +36,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     non_objects,
     outcome,
     proxy,
+    set_field,
 )
 
 from dealframe import Client
@@ -192,6 +193,21 @@ def test_a_clean_call_after_a_wrong_one_keeps_its_own_entries(sandbox, proxy, di
         clean = outcome(lambda: client.private.deals(**SMALL))
         assert clean.error is None and not clean.warned(ServiceContractWarning)
         assert outcome(lambda: client.public.search()).value.attrs["from_cache"] is False
+        again = outcome(lambda: client.private.deals(**SMALL))
+    assert again.value.attrs["from_cache"] is True and proxy.count(DEALS) == 1
+
+
+def test_a_finding_of_how_the_service_always_answers_keeps_the_entries(
+    sandbox, proxy, cache_file
+):
+    """A null ``deal_date`` (``null_field``) is how such a service answers every time, not an
+    answer gone wrong: asking again would get the same, so the call stays cached (dropping
+    it would leave such a service's calls never cached)."""
+    proxy.add(DEALS, set_field("deal_date", None, first=2))
+    with cached_client(sandbox, proxy, cache_file) as client:
+        first = outcome(lambda: client.private.deals(**SMALL))
+        assert first.error is None and first.warned(ServiceContractWarning)
+        assert {f["kind"] for f in first.value.attrs["findings"]} == {"null_field"}
         again = outcome(lambda: client.private.deals(**SMALL))
     assert again.value.attrs["from_cache"] is True and proxy.count(DEALS) == 1
 

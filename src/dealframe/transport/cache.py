@@ -156,7 +156,7 @@ logger = logging.getLogger("dealframe.transport")
 
 #: Cache entries read or written lately, oldest first: (number, thread or None for a worker
 #: thread, the cache, the key); see :func:`forget_since`.
-_SEEN: deque[tuple[int, int | None, weakref.ref[CacheControl], str]] = deque(maxlen=100_000)
+_SEEN: deque[tuple[int, int | None, weakref.ref[CacheControl], str]] = deque(maxlen=10_000)
 _SEEN_LOCK = threading.Lock()
 _SEEN_NUMBERS = itertools.count()
 
