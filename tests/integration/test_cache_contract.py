@@ -197,9 +197,7 @@ def test_a_clean_call_after_a_wrong_one_keeps_its_own_entries(sandbox, proxy, di
     assert again.value.attrs["from_cache"] is True and proxy.count(DEALS) == 1
 
 
-def test_a_finding_of_how_the_service_always_answers_keeps_the_entries(
-    sandbox, proxy, cache_file
-):
+def test_a_finding_of_how_the_service_always_answers_keeps_the_entries(sandbox, proxy, cache_file):
     """A null ``deal_date`` (``null_field``) is how such a service answers every time, not an
     answer gone wrong: asking again would get the same, so the call stays cached (dropping
     it would leave such a service's calls never cached)."""
