@@ -43,6 +43,7 @@ from .state import MirrorState, check_source, client_source, read_state, write_s
 from .sync import _usable_marker, folder_path, lock_timeout_seconds, open_folder
 from .table import (
     commit_properties,
+    dataset,
     guard_write,
     is_table,
     open_table,
@@ -386,20 +387,18 @@ def load_public(
         as_of_version(delta, as_of, folder)
     day = _date(on, "on") if on is not None else None
     try:
-        dataset = delta.to_pyarrow_dataset()
+        scan = dataset(folder, delta)
         if day is not None:
-            dates = dataset.to_table(
+            dates = scan.to_table(
                 columns=["snapshot_date"],
                 filter=ds.field("snapshot_date") <= pa.scalar(day, pa.date32()),
             )
             latest = pc.max(dates.column("snapshot_date")).as_py() if dates.num_rows else None
             if latest is None:
                 raise ValidationError("on", "a date on or after the first snapshot", got=on)
-            data = dataset.to_table(
-                filter=ds.field("snapshot_date") == pa.scalar(latest, pa.date32())
-            )
+            data = scan.to_table(filter=ds.field("snapshot_date") == pa.scalar(latest, pa.date32()))
         else:
-            data = dataset.to_table()
+            data = scan.to_table()
     except (OSError, pa.ArrowException) as exc:
         raise read_failure(folder, exc) from None
     frame = data.to_pandas(
