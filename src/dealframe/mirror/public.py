@@ -34,7 +34,8 @@ from deltalake import DeltaTable, write_deltalake
 from dealframe.arguments import DateLike, checked_keywords
 
 from ..errors import ValidationError
-from ..frames.schemas import DATE_DTYPE
+from ..frames.normalize import cast
+from ..frames.schemas import CURRENT_DATA, DATE_DTYPE, VOCABULARIES, Column
 from .durable import mirror_lock
 from .errors import MirrorStateError
 from .read import as_of_version
@@ -130,6 +131,19 @@ def series_table(frame: pd.DataFrame, day: dt.date) -> pa.Table:
             "fetched_on": pa.array([day] * len(frame), pa.date32()),
         }
     )
+
+
+def _categories(names: list[str]) -> list[str]:
+    """The columns ``client.public.current`` gives as categories (stored as text, which every
+    engine reads): those of its schema, and extra fields named like a vocabulary.
+
+    Examples
+    --------
+    >>> _categories(["sku", "region", "evRevenueLtm"])
+    ['region']
+    """
+    kinds = {c.name: c.kind for c in CURRENT_DATA}
+    return [n for n in names if kinds.get(n, "category" if n in VOCABULARIES else "") == "category"]
 
 
 def _universe(client: Any, skus: Any, filters: dict[str, Any]) -> list[str]:
@@ -413,6 +427,8 @@ def load_public(
         frame["fetched_on"] = pd.to_datetime(frame["fetched_on"]).astype(DATE_DTYPE)
         return frame.sort_values(["sku", "field", "month"], ignore_index=True)
     frame["snapshot_date"] = pd.to_datetime(frame["snapshot_date"]).astype(DATE_DTYPE)
+    for name in _categories(data.column_names):
+        frame[name] = cast(data.column(name).combine_chunks(), Column(name, "category"))
     if day is not None:
         assert latest is not None  # a day was asked for: a snapshot was found above
         frame.attrs["snapshot_date"] = latest.isoformat()  # attrs stay JSON (to_parquet)
