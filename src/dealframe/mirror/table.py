@@ -215,7 +215,10 @@ def damage(folder: Path, what: str) -> MirrorDamagedError:
 
 def read_failure(folder: Path, exc: BaseException) -> MirrorDamagedError:
     """A read of the table failed: a missing or corrupt data file, or a damaged log."""
-    if isinstance(exc, FileNotFoundError) or "not found" in str(exc).lower():
+    if isinstance(exc, FileNotFoundError) or (
+        # not Parquet's "magic bytes not found": a file that is there, with garbage in it
+        not isinstance(exc, pa.ArrowInvalid) and "not found" in str(exc).lower()
+    ):
         return damage(folder, f"a data file it lists is missing ({_short(exc)})")
     return damage(folder, f"a file cannot be read ({type(exc).__name__}: {_short(exc)})")
 
