@@ -645,3 +645,29 @@ def test_sandbox_sources_differ_by_clock_as_by_seed():
     june = source(as_of=dt.datetime(2026, 6, 30, tzinfo=dt.UTC))
     assert june.endswith("as of 2026-06-30T00:00:00+00:00)")
     assert june != source(as_of=dt.datetime(2025, 1, 1, tzinfo=dt.UTC))
+
+
+def test_keep_versions_counts_syncs_not_the_commits_of_compaction(sb, client, tmp_path):
+    """Nightly "sync, then compact --keep-versions 3": the last 3 syncs stay readable. The
+    commits compaction makes (optimize, vacuum: no rows changed) used to count toward N,
+    leaving 2."""
+    path = tmp_path / "m"
+    mirror.sync(client, path, ["deals"], rows_per_file=400)
+    changes = Changes(sb.state, seed=8)
+    wrote: dict[int, pd.DataFrame] = {}
+    for _ in range(4):
+        changes.advance(86400)
+        changes.update("deals", 10)
+        version = mirror.sync(client, path, ["deals"], rows_per_file=400)["deals"].version
+        wrote[version] = mirror.load(path, "deals", include_deleted=True)
+        done = mirror.compact(path, ["deals"], keep_versions=3)
+    history = mirror.history(path, "deals")
+    syncs = history.loc[history["operation"].isin(["full", "sync"]), "version"].tolist()
+    assert (history["operation"] == "compact").sum() >= 2  # compaction's own commits are there
+    assert syncs[:4] == sorted(wrote, reverse=True)
+    for version in syncs[:3]:
+        got = mirror.load(path, "deals", include_deleted=True, as_of=version)
+        pd.testing.assert_frame_equal(got, wrote[version])
+    assert done["deals"]["oldest_kept"] == syncs[2]
+    with pytest.raises(ValidationError, match="compact removed"):
+        mirror.load(path, "deals", as_of=syncs[3])

@@ -157,3 +157,17 @@ def test_a_snapshot_into_another_services_mirror_is_refused_first(client, sb, tm
         )
     assert done["companies"] > 0
     assert mirror.status(path).attrs["source"] == f"http://localhost:{port}"
+
+
+def test_stored_comps_have_the_dtypes_of_the_clients_frame(client, tmp_path):
+    """``load_public("current", on=D)`` is ``client.public.current`` as it was on D, dtypes
+    included: ``region`` came back as text instead of the client's categorical."""
+    path = tmp_path / "store"
+    live = client.public.current(list(client.public.search(regions=["Western Europe"]).index))
+    mirror.snapshot_public(client, path, skus=list(live.index), date="2026-06-30")
+    stored = mirror.load_public(path, "current", on="2026-06-30")
+    assert isinstance(live["region"].dtype, pd.CategoricalDtype)
+    pd.testing.assert_series_equal(stored.dtypes[live.columns], live.dtypes)
+    same_values(stored[live.columns], live.sort_index())
+    every = mirror.load_public(path, "current")
+    assert every["region"].dtype == live["region"].dtype

@@ -278,7 +278,7 @@ def register(subparsers: Any) -> None:
         "--keep-versions",
         type=positive_int,
         default=None,
-        help="keep the newest N versions readable (1: the latest only)",
+        help="keep the versions of the last N syncs readable (compactions not counted)",
     )
     keep.add_argument(
         "--retain-hours",

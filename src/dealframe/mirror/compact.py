@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,9 @@ __all__ = ["DEFAULT_RETAIN_HOURS", "compact", "kept_versions"]
 
 #: History ``compact`` keeps by default: every version of the last 7 days (Delta's default).
 DEFAULT_RETAIN_HOURS = 168.0
+#: Operations of commits that change no rows: the mirror's compaction, Delta's optimize and
+#: vacuum (another tool's); ``keep_versions`` does not count them.
+_COMPACTIONS = ("compact", "optimize", "vacuum start", "vacuum end")
 
 
 def _retention(keep_versions: Any, retain_hours: Any) -> tuple[int | None, float | None]:
@@ -51,7 +54,9 @@ def _retention(keep_versions: Any, retain_hours: Any) -> tuple[int | None, float
             or keep_versions < 1
         ):
             raise ValidationError(
-                "keep_versions", "a whole number >= 1 (1: the latest only)", got=keep_versions
+                "keep_versions",
+                "a whole number >= 1 (1: the last sync's version)",
+                got=keep_versions,
             )
         return int(keep_versions), None
     hours = DEFAULT_RETAIN_HOURS if retain_hours is None else retain_hours
@@ -72,12 +77,15 @@ def kept_versions(
     keep_versions: int | None,
     retain_hours: float | None,
     now: pd.Timestamp,
+    compactions: Collection[int] = (),
 ) -> list[int]:
     """The versions whose files a compaction keeps (pure).
 
-    ``keep_versions`` keeps the newest N versions; ``retain_hours`` keeps every
-    version that was current at some point in the last H hours (the one current
-    H hours ago included). The latest version and the compaction's own are always kept.
+    ``keep_versions`` keeps the newest N versions of data (the versions in ``compactions``,
+    which change no rows, are not counted) and every version after the oldest of them;
+    ``retain_hours`` keeps every version that was current at some point in the last H hours
+    (the one current H hours ago included). The latest version and the compaction's own are
+    always kept.
 
     Examples
     --------
@@ -92,9 +100,16 @@ def kept_versions(
     [1, 2]
     >>> kept_versions(times, 2, keep_versions=None, retain_hours=0, now=t)
     [2]
+    >>> kept_versions(times, 2, keep_versions=2, retain_hours=None, now=t, compactions={1})
+    [0, 1, 2]
     """
     if keep_versions is not None:
-        return list(range(max(0, latest - keep_versions + 1), latest + 1))
+        data = sorted((v for v, _ in times if v not in compactions), reverse=True)
+        if len(data) >= keep_versions:
+            start = data[keep_versions - 1]
+        else:  # fewer versions of data than asked for: all of them
+            start = min((v for v, _ in times), default=latest)
+        return list(range(start, latest + 1))
     assert retain_hours is not None
     try:
         since = now - pd.Timedelta(hours=retain_hours)
@@ -134,6 +149,7 @@ def _compact_table(
             keep_versions=keep_versions,
             retain_hours=retain_hours,
             now=pd.Timestamp(dt.datetime.now(dt.UTC)),
+            compactions={i.version for i in entries if i.operation in _COMPACTIONS},
         )
         if v >= floor or v == latest
     ]
@@ -186,7 +202,9 @@ def compact(
     lock_timeout : float, default 60
         Seconds to wait for a running sync.
     keep_versions : int, optional
-        Keep the files of the newest N versions (1: only the latest).
+        Keep the newest N versions of data readable (the versions of the last N syncs, or
+        snapshots, and every version after the oldest of them); the commits compaction makes
+        (optimize, vacuum) change no rows and are not counted. 1: the last sync's.
     retain_hours : float, optional
         Keep every version current at some point in the last H hours (0: only
         the latest). Default (neither given): 168 hours, 7 days.

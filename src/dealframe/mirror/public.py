@@ -34,7 +34,8 @@ from deltalake import DeltaTable, write_deltalake
 from dealframe.arguments import DateLike, checked_keywords
 
 from ..errors import ValidationError
-from ..frames.schemas import DATE_DTYPE
+from ..frames.normalize import cast
+from ..frames.schemas import CURRENT_DATA, DATE_DTYPE, VOCABULARIES, Column
 from .durable import mirror_lock
 from .errors import MirrorStateError
 from .read import as_of_version
@@ -43,6 +44,7 @@ from .state import MirrorState, check_source, client_source, read_state, write_s
 from .sync import _usable_marker, folder_path, lock_timeout_seconds, open_folder
 from .table import (
     commit_properties,
+    dataset,
     guard_write,
     is_table,
     open_table,
@@ -129,6 +131,19 @@ def series_table(frame: pd.DataFrame, day: dt.date) -> pa.Table:
             "fetched_on": pa.array([day] * len(frame), pa.date32()),
         }
     )
+
+
+def _categories(names: list[str]) -> list[str]:
+    """The columns ``client.public.current`` gives as categories (stored as text, which every
+    engine reads): those of its schema, and extra fields named like a vocabulary.
+
+    Examples
+    --------
+    >>> _categories(["sku", "region", "evRevenueLtm"])
+    ['region']
+    """
+    kinds = {c.name: c.kind for c in CURRENT_DATA}
+    return [n for n in names if kinds.get(n, "category" if n in VOCABULARIES else "") == "category"]
 
 
 def _universe(client: Any, skus: Any, filters: dict[str, Any]) -> list[str]:
@@ -386,20 +401,18 @@ def load_public(
         as_of_version(delta, as_of, folder)
     day = _date(on, "on") if on is not None else None
     try:
-        dataset = delta.to_pyarrow_dataset()
+        scan = dataset(folder, delta)
         if day is not None:
-            dates = dataset.to_table(
+            dates = scan.to_table(
                 columns=["snapshot_date"],
                 filter=ds.field("snapshot_date") <= pa.scalar(day, pa.date32()),
             )
             latest = pc.max(dates.column("snapshot_date")).as_py() if dates.num_rows else None
             if latest is None:
                 raise ValidationError("on", "a date on or after the first snapshot", got=on)
-            data = dataset.to_table(
-                filter=ds.field("snapshot_date") == pa.scalar(latest, pa.date32())
-            )
+            data = scan.to_table(filter=ds.field("snapshot_date") == pa.scalar(latest, pa.date32()))
         else:
-            data = dataset.to_table()
+            data = scan.to_table()
     except (OSError, pa.ArrowException) as exc:
         raise read_failure(folder, exc) from None
     frame = data.to_pandas(
@@ -414,6 +427,8 @@ def load_public(
         frame["fetched_on"] = pd.to_datetime(frame["fetched_on"]).astype(DATE_DTYPE)
         return frame.sort_values(["sku", "field", "month"], ignore_index=True)
     frame["snapshot_date"] = pd.to_datetime(frame["snapshot_date"]).astype(DATE_DTYPE)
+    for name in _categories(data.column_names):
+        frame[name] = cast(data.column(name).combine_chunks(), Column(name, "category"))
     if day is not None:
         assert latest is not None  # a day was asked for: a snapshot was found above
         frame.attrs["snapshot_date"] = latest.isoformat()  # attrs stay JSON (to_parquet)

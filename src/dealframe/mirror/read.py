@@ -32,6 +32,7 @@ from .table import (
     check,
     damage,
     data_files,
+    dataset,
     history_rows,
     is_table,
     last_info,
@@ -151,9 +152,8 @@ def _read(
     if problem:
         raise damage(folder, problem)
     try:
-        dataset = table.to_pyarrow_dataset()
         wanted = None if columns is None else list(dict.fromkeys([*columns, "deleted"]))
-        data = dataset.to_table(
+        data = dataset(folder, table).to_table(
             columns=wanted, filter=None if include_deleted else ~ds.field("deleted")
         )
     except (DeltaError, OSError, pa.ArrowException) as exc:
@@ -285,7 +285,7 @@ def _counts(folder: Path, table: DeltaTable) -> tuple[int, int, int, int]:
     """Rows, deleted rows, data files and bytes of the table's latest version."""
     actions = pa.table(table.get_add_actions(flatten=True))
     try:
-        deleted = table.to_pyarrow_dataset().to_table(columns=["deleted"]).column("deleted")
+        deleted = dataset(folder, table).to_table(columns=["deleted"]).column("deleted")
     except (DeltaError, OSError, pa.ArrowException) as exc:
         raise read_failure(folder, exc) from None
     return (

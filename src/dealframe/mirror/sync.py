@@ -53,7 +53,7 @@ from .state import (
     write_state,
 )
 from .store import ROWS_PER_FILE, STAGING, StagedRows, recover, step
-from .table import check, full_disk, guard_write, is_table, last_info, open_table
+from .table import check, dataset, full_disk, guard_write, is_table, last_info, open_table
 
 if TYPE_CHECKING:
     from ..client import Client
@@ -479,11 +479,11 @@ def _warn(said: Said, failed: BaseException | None = None) -> None:
             failed.add_note(f"{category.__name__}: {message}")
 
 
-def _table_rows(table: DeltaTable) -> int:
+def _table_rows(folder: Path, table: DeltaTable) -> int:
     """The table's rows, from its log's statistics (the data files when they give none)."""
     records = pa.table(table.get_add_actions(flatten=True)).column("num_records")
     if records.null_count:
-        return table.to_pyarrow_dataset().count_rows()
+        return dataset(folder, table).count_rows()
     return int(pc.sum(records).as_py() or 0)
 
 
@@ -492,7 +492,8 @@ def _compare_counts(client: Any, root: Path, done: EntityReport, said: Said) -> 
     against the table's rows; a difference is said in ``done`` and warned of. The change
     feed cannot show a record deleted outright, nor one a service leaves out of it."""
     done.requests += 1
-    done.table_rows = table = _table_rows(open_table(root / done.entity))
+    folder = root / done.entity
+    done.table_rows = table = _table_rows(folder, open_table(folder))
     try:
         first = client.private.page(
             api_entity(done.entity),
@@ -565,11 +566,8 @@ def _late(client: Any, root: Path, done: EntityReport) -> int | None:
     if len(since) >= size or (isinstance(total, int) and total != len(since)):
         return None  # more than one page (or a count that says so): not told in one request
     ids = pa.array(since["id"].astype(str).unique().tolist(), pa.string())
-    held = (
-        open_table(root / done.entity)
-        .to_pyarrow_dataset()
-        .count_rows(filter=pc.field("id").isin(ids))
-    )
+    folder = root / done.entity
+    held = dataset(folder, open_table(folder)).count_rows(filter=pc.field("id").isin(ids))
     return len(ids) - held
 
 

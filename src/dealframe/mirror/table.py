@@ -30,6 +30,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 from deltalake import CommitProperties, DeltaTable, Schema, WriterProperties, write_deltalake
 from deltalake.exceptions import DeltaError
@@ -56,6 +57,7 @@ __all__ = [
     "commit_properties",
     "damage",
     "data_files",
+    "dataset",
     "full_disk",
     "guard_write",
     "history_rows",
@@ -213,7 +215,10 @@ def damage(folder: Path, what: str) -> MirrorDamagedError:
 
 def read_failure(folder: Path, exc: BaseException) -> MirrorDamagedError:
     """A read of the table failed: a missing or corrupt data file, or a damaged log."""
-    if isinstance(exc, FileNotFoundError) or "not found" in str(exc).lower():
+    if isinstance(exc, FileNotFoundError) or (
+        # not Parquet's "magic bytes not found": a file that is there, with garbage in it
+        not isinstance(exc, pa.ArrowInvalid) and "not found" in str(exc).lower()
+    ):
         return damage(folder, f"a data file it lists is missing ({_short(exc)})")
     return damage(folder, f"a file cannot be read ({type(exc).__name__}: {_short(exc)})")
 
@@ -311,7 +316,7 @@ def check(folder: Path, table: DeltaTable, entity: str | None, *, deep: bool = F
             if problem:
                 return problem
         if deep:
-            table.to_pyarrow_dataset().to_table()
+            dataset(folder, table).to_table()
     except (DeltaError, OSError, ValueError, pa.ArrowException) as exc:
         return f"it cannot be read ({type(exc).__name__}: {_short(exc)})"
     return None
@@ -590,6 +595,20 @@ def read_rows(files: list[Path], schema: pa.Schema) -> pa.Table:
     """
     dataset = ds.dataset([str(p) for p in files], format="parquet", schema=schema)
     return dataset.to_table(memory_pool=memory_pool())
+
+
+def dataset(folder: Path, table: DeltaTable) -> ds.Dataset:
+    """The table's loaded version as a pyarrow dataset whose files Arrow opens itself.
+
+    deltalake's own dataset reads through a Python filesystem, which Arrow's I/O threads
+    call back into; one doing so while the interpreter shuts down aborts the process
+    ("terminate called without an active exception", exit 134, apache/arrow#34314), after a
+    read that returned its rows. The mirror is a local folder: Arrow's local filesystem
+    reads it with no Python in its threads.
+    """
+    return table.to_pyarrow_dataset(
+        filesystem=pafs.SubTreeFileSystem(str(folder.absolute()), pafs.LocalFileSystem())
+    )
 
 
 def data_files(folder: Path, table: DeltaTable) -> list[Path]:
