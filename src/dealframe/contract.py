@@ -55,7 +55,7 @@ from dealframe.errors import (
     ValidationError,
 )
 from dealframe.notices import ServiceContractWarning, user_stacklevel
-from dealframe.transport.cache import checked
+from dealframe.transport.cache import checked, forget_call
 
 __all__ = [
     "DOCUMENTED_FIELDS",
@@ -272,8 +272,11 @@ class Findings:
     items: list[Finding] = field(default_factory=list)
 
     def add(self, kind: str, message: str, *, where: str | None = None, shortfall: int = 0) -> None:
-        """Record one finding."""
+        """Record one finding (one of an answer gone wrong drops the call's cache entries
+        at once: the call may raise before it reports)."""
         self.items.append(Finding(kind, where or self.where, message, max(0, int(shortfall))))
+        if kind not in KEPT_IN_CACHE:
+            forget_call()
 
     def absorb(self, items: Iterable[Finding]) -> None:
         """Add the findings of one page or one id of this call: one that says again, in the
@@ -288,6 +291,9 @@ class Findings:
         1
         """
         said = {(f.kind, f.message) for f in self.items if not f.shortfall}
+        items = list(items)
+        if any(f.kind not in KEPT_IN_CACHE for f in items):
+            forget_call()  # as add() does
         for finding in items:
             key = (finding.kind, finding.message)
             if finding.shortfall or key not in said:
@@ -318,7 +324,8 @@ class Findings:
         what: str = "rows",
     ) -> None:
         """Warn about each finding, or raise the typed error under ``strict``; either way,
-        the HTTP cache entries the call read or wrote are dropped (the next call asks again).
+        when one is of an answer gone wrong (not in :data:`KEPT_IN_CACHE`), the HTTP cache
+        entries the call read or wrote are dropped (the next call asks again).
 
         Raises
         ------
@@ -953,6 +960,7 @@ def shaping(request: RequestInfo | None, where: str) -> Iterator[None]:
     try:
         yield
     except ValidationError as exc:
+        forget_call()  # the answers are not answered from the cache again
         error = ServiceContractError(
             200,
             f"{where}: an item does not have the documented shape: {exc}",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -32,6 +33,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     drop_rows,
     edit,
     fresh_rules,
+    html,
     no_hang,
     non_objects,
     outcome,
@@ -40,7 +42,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 )
 
 from dealframe import Client
-from dealframe.errors import ServiceContractError, ValidationError
+from dealframe.errors import IncompleteResultError, ServiceContractError, ValidationError
 from dealframe.notices import DealframeWarning, ServiceContractWarning
 from dealframe.transport import cache
 
@@ -208,6 +210,66 @@ def test_a_finding_of_how_the_service_always_answers_keeps_the_entries(sandbox, 
         assert {f["kind"] for f in first.value.attrs["findings"]} == {"null_field"}
         again = outcome(lambda: client.private.deals(**SMALL))
     assert again.value.attrs["from_cache"] is True and proxy.count(DEALS) == 1
+
+
+def test_a_threads_first_call_made_all_on_the_workers_drops_its_wrong_entries(
+    sandbox, proxy, direct, ids, cache_file
+):
+    """The call's requests all ran on the worker threads (profiles of three ids) and it was
+    the first call of its thread: where its entries began was not known, so a profile of
+    another deal (``wrong_entity``) stayed cached and was answered again."""
+    mine = ids["deals"]
+    profile = f"^{P}/transactions/{mine[1]}$"
+    proxy.add(
+        profile, edit(lambda d: {**d, "data": {**d["data"], "id": mine[0]}}, "other"), times=1
+    )
+    box: dict[str, Any] = {}
+    with cached_client(sandbox, proxy, cache_file) as client:
+
+        def first_call() -> None:  # on a thread that has made no call before
+            box["first"] = outcome(lambda: client.private.deal(mine))
+
+        thread = threading.Thread(target=first_call)
+        thread.start()
+        thread.join(HANG_LIMIT)
+        assert box["first"].warned(ServiceContractWarning)
+        asked = proxy.count(profile)
+        second = outcome(lambda: client.private.deal(mine))
+    assert second.error is None and not second.warned(ServiceContractWarning)
+    assert proxy.count(profile) > asked  # asked again, not answered from the cache
+
+
+def test_a_call_raising_before_its_checks_report_drops_its_wrong_entries(
+    sandbox, proxy, direct, cache_file
+):
+    """Page 2 lacked ids (a finding) and page 3 failed, so the call raised before its checks
+    reported: page 2 stayed cached and the next call read its rows without ids again."""
+    proxy.add(DEALS, drop_field("id", first=5), page=2, times=1)
+    proxy.add(DEALS, html(502), page=3, times=2)
+    with cached_client(sandbox, proxy, cache_file, max_workers=1, retries=1) as client:
+        first = outcome(lambda: client.private.deals())
+        assert isinstance(first.error, IncompleteResultError), repr(first.error)
+        before = len(proxy.pages(DEALS))
+        second = outcome(lambda: client.private.deals())
+    assert second.error is None and not second.warned(ServiceContractWarning)
+    assert 2 in proxy.pages(DEALS)[before:]  # the spoiled page was asked for again
+    assert_same(second.value, direct.private.deals())
+
+
+def test_an_answer_of_the_wrong_shape_is_not_answered_from_the_cache(
+    sandbox, proxy, direct, cache_file
+):
+    """A timestamp written as a number: the call raises ServiceContractError (``shaping``);
+    the next call asked nothing and raised the same from the cache."""
+    proxy.add(DEALS, set_field("created_at", 1642190107, first=1), times=1)
+    with cached_client(sandbox, proxy, cache_file) as client:
+        first = outcome(lambda: client.private.deals(**SMALL))
+        assert isinstance(first.error, ServiceContractError), repr(first.error)
+        asked = proxy.count(DEALS)
+        second = outcome(lambda: client.private.deals(**SMALL))
+    assert second.error is None, repr(second.error)
+    assert proxy.count(DEALS) > asked
+    assert_same(second.value, direct.private.deals(**SMALL))
 
 
 # --------------------------------------------------------------- a discovery document that is not one

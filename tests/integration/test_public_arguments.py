@@ -29,6 +29,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
     Proxy,
     direct,
+    edit,
     fresh,
     fresh_rules,
     html,
@@ -38,6 +39,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 
 import dealframe
 from dealframe.errors import BadRequestError, ValidationError
+from dealframe.notices import ServiceContractWarning
 from dealframe.sandbox import run
 
 SERIES = r"/companies/time-series$"
@@ -132,9 +134,32 @@ def test_a_field_the_service_does_not_serve_is_refused_before_the_data_request(
     assert typo.value.argument == "fields[1]"
     assert "did you mean 'evRevenueNtm'?" in str(typo.value)
     assert data(bodies) == []  # neither data request was sent
-    # the names were learned once, from one SKU over the call's window
-    once = {"skus": skus[version][:1], "dateFrom": "2024-01", "dateTo": "2024-06"}
-    assert learning(bodies) == [once]
+    # each refused name was looked for over the call's SKUs (its first 10) and window, once
+    # per call: a name not seen served is not refused on what other companies were served
+    once = {"skus": skus[version][:10], "dateFrom": "2024-01", "dateTo": "2024-06"}
+    assert learning(bodies) == [once, once]
+
+
+def test_a_field_one_company_lacks_is_not_refused_for_the_others(
+    fresh: Any, proxy: Any, direct: Any, bodies: list[Any], skus: dict[str, list[str]]
+) -> None:
+    """A service may leave out a field a company has no value for: the names are looked for
+    over the call's SKUs, not one company's, and a name seen served is not refused later."""
+    mine = skus["v2"]
+    without = mine[0]
+
+    def leave_out(doc: Any) -> Any:
+        for item in doc.get("data") or []:
+            if item.get("sku") == without:
+                item["data"].pop("evEbitdaNtm", None)
+        return doc
+
+    proxy.add("^/api/v2/companies/time-series$", edit(leave_out, "leave_out"))
+    got = fresh.public.time_series(mine, fields=["evEbitdaNtm"], **WINDOW)
+    assert set(got["evEbitdaNtm"].columns) >= set(mine[1:])
+    with pytest.warns(ServiceContractWarning, match="evEbitdaNtm"):  # seen: sent, none there
+        later = fresh.public.time_series(mine[:1], fields=["evEbitdaNtm"], **WINDOW)
+    assert later.attrs["requests"] == 1 and len(learning(bodies)) == 1
 
 
 def test_a_served_field_beyond_the_documented_is_sent_and_the_names_are_learned_once(

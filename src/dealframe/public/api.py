@@ -92,6 +92,11 @@ def _group(
     return {name: value for name, value in given.items() if value is not None}
 
 
+#: SKUs of a call whose served time-series field names are asked for, when the call names a
+#: field neither documented nor seen served (:mod:`.fields`).
+LEARN_FROM = 10
+
+
 def _some_skus(skus: object, version: str) -> list[str]:
     """:func:`validate_skus`, and at least one: the service refuses an empty ``skus``
     (section 7: "skus must not be empty"), so an empty list is refused before any request."""
@@ -359,7 +364,7 @@ class PublicApi:
         #: cap learned by v1 calls applies to v2 calls and back (wrong, it only costs smaller
         #: requests; relearning it costs a refused request per family)
         self._skus_per_request = transport.skus_per_request
-        #: The time-series field names the service serves, learned once (:mod:`.fields`)
+        #: The time-series field names the service was seen to serve (:mod:`.fields`)
         self._served_fields = ServedFields()
 
     def __repr__(self) -> str:
@@ -569,13 +574,14 @@ class PublicApi:
                 warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
     def _fields_served(
-        self, sku: str, start: str | None, end: str | None, refresh: bool, cache: bool
+        self, skus: list[str], start: str | None, end: str | None, refresh: bool, cache: bool
     ) -> frozenset[str]:
-        """The time-series field names the service serves: those of the ``data`` of one SKU's
-        series over the call's own window (a month with no value may hold no field: the
-        call's window is one the user expects values in), all fields (no ``fields``)."""
+        """The time-series field names the service serves for ``skus`` (the call's first
+        :data:`LEARN_FROM`) over the call's own window, all fields (no ``fields``): a service
+        may leave out a field a company has no value for, so one company's names are not
+        enough."""
         window = {"dateFrom": start, "dateTo": end}
-        body = {"skus": [sku], **{k: v for k, v in window.items() if v is not None}}
+        body = {"skus": skus[:LEARN_FROM], **{k: v for k, v in window.items() if v is not None}}
         path = f"{self._prefix}/companies/time-series"
         return served_names(self._post(path, body, "time_series", refresh, cache).json())
 
@@ -731,9 +737,10 @@ class PublicApi:
             Time-series fields (default: all). The document names them by example only, so
             the service decides: a name the document gives (its numeric company fields,
             ``ruleOf40`` and ``evRevenueNtm`` among them) is sent as given; any other is
-            first checked against the names the service serves, learned once per client
-            and version (one request: one SKU's series over the call's window, all fields). A name
-            it does not serve is a :class:`~dealframe.errors.ValidationError` naming it and
+            first checked against the names the service was seen to serve, kept per client
+            and version; one not seen is looked for with one request (the call's first 10
+            SKUs over its window, all fields). A name it does not serve for them is a
+            :class:`~dealframe.errors.ValidationError` naming it and
             the closest served name, before the data request; when the names cannot be
             learned, it is sent as given. One that no item holds is warned
             (``missing_field``); an item without ``data`` counts as a SKU not returned.
@@ -757,7 +764,7 @@ class PublicApi:
         wanted = _some_skus(skus, self.version)
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
         self._served_fields.check(
-            names, lambda: self._fields_served(wanted[0], start, end, refresh, cache)
+            names, lambda: self._fields_served(wanted, start, end, refresh, cache)
         )
         responses, failures, refused = self._chunked(
             "/companies/time-series",

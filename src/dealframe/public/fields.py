@@ -3,10 +3,10 @@ names the service serves.
 
 The interface document names time-series fields by example only, so the service decides which
 names exist (issue 14). A name the document gives is sent as given. Any other name is checked,
-before the data request, against the field names the service itself serves, learned once per
-client and version from one small request and kept (:class:`ServedFields`): a name it does not
-serve is a :class:`~dealframe.errors.ValidationError` naming it with the closest served name
-(issue 3), a name it serves is sent. When the names cannot be learned, every name is sent as
+before the data request, against the field names the service itself serves, seen in small
+requests over the SKUs of the calls that named them and kept (:class:`ServedFields`): a name it
+does not serve is a :class:`~dealframe.errors.ValidationError` naming it with the closest
+served name (issue 3), a name it serves is sent. When the names cannot be learned, every name is sent as
 given and the service decides.
 """
 
@@ -78,11 +78,13 @@ def check_served(names: list[str], served: frozenset[str]) -> None:
 
 
 class ServedFields:
-    """The time-series field names a service serves, learned at most once and kept.
+    """The time-series field names a service was seen to serve, kept and added to.
 
-    Thread-safe: calls on several threads that need the names at once send one request; the
-    others wait for its answer. A learning request that fails, or whose answer holds no
-    field, is not kept (the next call that needs the names asks again).
+    A name neither documented nor among them is looked for with one small request over the
+    SKUs of the call that asks for it (``learn``: a service may leave out a field a company
+    has no value for, so the names of one call's companies are not the names of the
+    service), then refused only when that answer lacks it too. Thread-safe: calls on several
+    threads that need the same names at once send one request.
 
     Examples
     --------
@@ -92,25 +94,31 @@ class ServedFields:
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid fields[1]: expected a time-series field the service serves; it serves 2: ebitdaLtm, netDebt, got 'notAField'
-    >>> served.check(["netDebt"], lambda: 1 / 0)  # kept: not asked again
+    >>> served.check(["netDebt"], lambda: 1 / 0)  # seen: not asked again
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._names: frozenset[str] | None = None
+        self._names: frozenset[str] = frozenset()
+
+    def _unknown(self, names: list[str]) -> bool:
+        return any(n not in DOCUMENTED_SERIES_FIELDS and n not in self._names for n in names)
 
     def check(self, names: list[str] | None, learn: Callable[[], frozenset[str]]) -> None:
         """Raise :class:`~dealframe.errors.ValidationError` for a name of ``names`` that is
-        neither documented nor served; ``learn()`` gives the served names the first time one
-        is needed (a :class:`~dealframe.errors.DealframeError` it raises: every name is sent)."""
-        if not names or all(name in DOCUMENTED_SERIES_FIELDS for name in names):
+        neither documented nor served; ``learn()`` gives the names served for the call's SKUs
+        when one is not known (a :class:`~dealframe.errors.DealframeError` it raises, or an
+        answer without a field: every name is sent, the service decides)."""
+        if not names or not self._unknown(names):
             return
         with self._lock:
-            if self._names is None:
-                try:
-                    self._names = learn() or None
-                except DealframeError:
-                    pass  # the service decides, as for a documented name
+            if not self._unknown(names):  # another thread learned them meanwhile
+                return
+            try:
+                learned = learn()
+            except DealframeError:
+                return  # the service decides, as for a documented name
+            self._names |= learned
             served = self._names
-        if served:
+        if learned:
             check_served(names, served)

@@ -106,6 +106,7 @@ __all__ = [
     "STORE_BY",
     "build_cached_session",
     "cache_key",
+    "forget_call",
     "cache_file",
     "canonical_json",
     "checked",
@@ -210,6 +211,20 @@ def requesting() -> None:
     call's entries begin here (later calls' where the previous call was :func:`checked`)."""
     if _CALL_FROM.get() is None:
         _CALL_FROM.set(seen_mark())
+
+
+def forget_call() -> None:
+    """Drop the cache entries of this thread's call so far: its checks found an answer
+    wrong (:meth:`dealframe.contract.Findings.add`), and the call may yet raise before it
+    reports (:func:`checked`); a later call on the thread still begins where it began.
+
+    Examples
+    --------
+    >>> forget_call()
+    """
+    since = _CALL_FROM.get()
+    if since is not None:
+        forget_since(since)
 
 
 def checked(*, wrong: bool) -> None:

@@ -242,6 +242,10 @@ class WorkerPool:
         Called on the caller's thread when a map given this pool returns (or raises): the
         transport warns there of what its requests met on the workers (a skipped cache
         store), so the warning points at the user's line.
+    starting : callable, optional
+        Called on the caller's thread when a map given this pool begins: the transport
+        marks there where the call's cache entries begin (the call's checks drop them when
+        they find its answers wrong), for a call whose every request runs on the workers.
 
     Examples
     --------
@@ -251,9 +255,15 @@ class WorkerPool:
     >>> pool.shutdown()
     """
 
-    def __init__(self, size: int, returned: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        size: int,
+        returned: Callable[[], None] | None = None,
+        starting: Callable[[], None] | None = None,
+    ) -> None:
         self.size = size
         self.returned = returned or _nothing
+        self.starting = starting or _nothing
         self._prefix = f"dealframe-pool-{id(self):x}"
         self._executor: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
@@ -340,6 +350,8 @@ def map_concurrent(
     failures: list[ItemFailure] = []
     arrived: set[int] = set()
     bar = _bar(show_progress(progress, len(todo)), len(todo), desc)
+    if pool is not None:
+        pool.starting()
 
     def record(index: int, outcome: Callable[[], R]) -> None:
         try:

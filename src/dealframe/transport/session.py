@@ -423,7 +423,9 @@ class Transport:
             self._session.trust_env = False
         self.cache = CacheControl(self._session, cache_path, settings.cache_enabled)
         #: Worker threads reused by every concurrent call of this client (see WorkerPool).
-        self.pool = WorkerPool(settings.max_workers, returned=self._after_cache)
+        self.pool = WorkerPool(
+            settings.max_workers, returned=self._after_cache, starting=self._starting
+        )
         self._closed = False
 
     def __repr__(self) -> str:
@@ -815,6 +817,13 @@ class Transport:
                 self.gate.block_for(delay)  # every worker waits, this one included
             else:
                 _retry.sleep(delay)
+
+    def _starting(self) -> None:
+        """A multi-request call begins on the caller's thread: where its cache entries begin
+        (:func:`~dealframe.transport.cache.requesting`), though every request of it runs on
+        the workers."""
+        if self.settings.cache_enabled and not on_worker():
+            requesting()
 
     def _after_cache(self) -> None:
         """:meth:`CacheControl.after_request`, whose warning (answers not stored) waits on a
