@@ -613,6 +613,30 @@ def test_group_current_malformed_is_typed_or_warned(rewrite, direct, via, proxy)
     assert o.value.equals(ref) or o.warned(MissingDataWarning), "changed silently"
 
 
+def test_group_current_rows_are_in_one_order_whatever_order_the_service_lists(
+    direct, via, proxy
+):
+    """A service listing its fields in another order (the median-only fields first, each
+    statistic's fields reversed) gives the same frame, rows in the document's order, so it
+    equals the local rollup's (``analytics.group_current``) row for row; they followed the
+    order served."""
+    from dealframe.analytics import group_current
+
+    ref = direct.public.group_current(regions=["North America"])
+
+    def reverse(doc: Any) -> Any:
+        doc["data"] = {s: dict(reversed(doc["data"][s].items())) for s in ("median", "sum")}
+        return doc
+
+    proxy.add(GROUP_CURRENT, edit(reverse, "reversed"))
+    got = via.public.group_current(regions=["North America"])
+    assert got.index.tolist() == ref.index.tolist()
+    assert_same(got, ref)
+    members = direct.public.search(regions=["North America"]).index
+    local = group_current(direct.public.current(members))
+    assert local.index.tolist() == got.index.tolist()
+
+
 def _flat(key: Callable[[str, str], str]) -> Callable[[Any], Any]:
     """groups/current ``data`` as one flat object, the statistic in each key."""
 

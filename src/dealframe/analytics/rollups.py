@@ -27,6 +27,7 @@ from dealframe._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY
 from dealframe.analytics._checks import check, check_frame
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
+from dealframe.frames.public import GROUP_ROWS
 
 __all__ = [
     "current_fields",
@@ -35,37 +36,15 @@ __all__ = [
 ]
 
 
-#: The rows of ``client.public.group_current`` in the service's order (docs/sandbox.md,
-#: "groups/current layout": the ``sum`` fields, then the ``median``-only ones).
-_FIELD_ORDER: tuple[str, ...] = (
-    *GROUP_SUM_ONLY,
-    *GROUP_SUM_AND_MEDIAN,
-    "evRevenueLtm",
-    "evRevenueNtm",
-    "evEbitdaLtm",
-    "evEbitdaNtm",
-    "marginGrossLtm",
-    "marginEbitdaLtm",
-    "marginEbitdaNtm",
-    "revenueGrowthNtmLtm",
-    "revenueGrowthLtm",
-    "ruleOf40Ltm",
-    "ruleOf40",
-    "rateToUsd",
-    *(f"{name}Lcu" for name in (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN)),
-    "employeeCount",
-)
-
-
 @checked_keywords
 def current_fields(current: pd.DataFrame) -> list[str]:
     """The numeric fields of a current-data frame that a group rollup aggregates.
 
     Every numeric (not boolean) column, as the service aggregates every numeric field
-    (``*Lcu`` variants and ``rateToUsd`` get a median only), in the row order of the
-    service's ``groups/current`` frame (``client.public.group_current``): the sum-only and
-    sum-and-median fields first, then the median-only fields; fields the service does not
-    list come last, in frame order.
+    (``*Lcu`` variants and ``rateToUsd`` get a median only), in the row order of
+    ``client.public.group_current`` (:data:`~dealframe.frames.public.GROUP_ROWS`: the
+    document's order, whatever order the service lists them in); other numeric columns come
+    last, in frame order.
 
     Raises
     ------
@@ -98,12 +77,12 @@ def current_fields(current: pd.DataFrame) -> list[str]:
         for name, dtype in current.dtypes.items()
         if isinstance(name, str) and dtype.kind in "iuf"
     ]
-    known = [f for f in _FIELD_ORDER if f in numeric]
+    known = [f for f in GROUP_ROWS if f in numeric]
     check(
         bool(known),
         "current",
         "a current-data frame (client.public.current) with a numeric field such as "
-        + ", ".join(_FIELD_ORDER[:3]),
+        + ", ".join(GROUP_ROWS[:3]),
         f"columns {list(current.columns)[:8]}",
     )
     return known + [f for f in numeric if f not in known]

@@ -30,6 +30,7 @@ from dealframe.frames.normalize import as_records, build_frame, empty_frame, why
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
 
 __all__ = [
+    "GROUP_ROWS",
     "current_frame",
     "group_current_frame",
     "group_time_series_frame",
@@ -40,6 +41,11 @@ __all__ = [
 
 _MONTH = re.compile(r"^(\d{4})-(\d{2})(?:-\d{2})?$")
 _STATS = ("sum", "median")
+#: The row order of a group current-data frame: the numeric fields of current data in
+#: document order (:data:`~dealframe.frames.schemas.CURRENT_DATA`); a field it does not name
+#: comes after them, in the order served. Whatever order a service lists its fields in, the
+#: frame (and the local rollup, :func:`dealframe.analytics.group_current`) has this one.
+GROUP_ROWS: tuple[str, ...] = tuple(c.name for c in CURRENT_DATA if c.kind == "float")
 
 MonthLike: TypeAlias = str | pd.Period | pd.Timestamp | None
 
@@ -437,6 +443,8 @@ def group_current_frame(
     fields: dict[str, None] = {}
     for stat in (*_STATS, *sorted(set(cells) - set(_STATS))):
         fields.update(dict.fromkeys(cells.get(stat, {})))
+    known = [f for f in GROUP_ROWS if f in fields]
+    fields = dict.fromkeys([*known, *fields])
     index = pd.Index(list(fields), dtype="str", name="field")
     columns: dict[str, np.ndarray] = {}
     for stat in (*_STATS, *sorted(set(cells) - set(_STATS))):
