@@ -613,9 +613,7 @@ def test_group_current_malformed_is_typed_or_warned(rewrite, direct, via, proxy)
     assert o.value.equals(ref) or o.warned(MissingDataWarning), "changed silently"
 
 
-def test_group_current_rows_are_in_one_order_whatever_order_the_service_lists(
-    direct, via, proxy
-):
+def test_group_current_rows_are_in_one_order_whatever_order_the_service_lists(direct, via, proxy):
     """A service listing its fields in another order (the median-only fields first, each
     statistic's fields reversed) gives the same frame, rows in the document's order, so it
     equals the local rollup's (``analytics.group_current``) row for row; they followed the
