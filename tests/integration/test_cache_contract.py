@@ -136,6 +136,12 @@ CASES: dict[str, tuple[str, Action, dict[str, Any], Callable[[Client, dict[str, 
         {},
         lambda c, x: c.private.deal(x["deals"]),
     ),
+    "groups/current of a group of companies with no field": (
+        "^/api/v2/groups/current$",
+        edit(lambda doc: {**doc, "data": {}}, "no_fields"),
+        {},
+        lambda c, _: c.public.group_current(regions=["North America"]),
+    ),
     "aggregate with data null": (
         f"^{P}/transactions/aggregate$",
         data_null(),

@@ -234,3 +234,25 @@ def test_extra_fields_profile_serves_its_fields_and_suggests_them(
     # the name the client suggests is one it learned from this service, not one it knows
     assert typo.value.argument == "fields[0]" and "did you mean 'ruleOf40'?" in str(typo.value)
     assert len(learning(seen)) == 1 and [b["fields"] for b in data(seen)] == [["ruleOf40"]]
+
+
+def test_the_names_request_is_never_cached_nor_answers_a_call(
+    sandbox: Any, proxy: Any, tmp_path: Path, skus: dict[str, list[str]]
+) -> None:
+    """The request that looks for the served names is a time series of the call's SKUs without
+    ``fields``, the same request as a user's ``time_series(skus)``: cached, its answer (never
+    checked as a call's are) answered that call from the cache."""
+    mine = skus["v2"]
+    with dealframe.Client(
+        proxy.url,
+        sandbox.public_token,
+        sandbox.private_key,
+        cache_enabled=True,
+        cache_path=tmp_path / "cache.sqlite",
+        **FAST,
+    ) as client:
+        client.public.time_series(mine, fields=["evEbitdaNtm"], **WINDOW)  # names looked for
+        plain = client.public.time_series(mine, **WINDOW)
+        again = client.public.time_series(mine, **WINDOW)
+    assert plain.attrs["from_cache"] is False  # asked the service, not the names' answer
+    assert again.attrs["from_cache"] is True  # its own answer was cached

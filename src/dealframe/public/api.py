@@ -277,7 +277,9 @@ def _check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
     if frame.attrs.get("companies") == 0 or frame.attrs.get("count") == 0:
         return  # an empty group: every statistic is null
     if not len(frame):
-        found.add("missing_field", "the answer holds no field at all")
+        # a group of companies whose answer holds no field: an answer gone wrong (not how a
+        # service answers every time), so the call's cache entries go (contract.KEPT_IN_CACHE)
+        found.add("wrong_shape", "the answer holds no field at all for a group of companies")
         return
     for stat, fields in (
         ("sum", (*GROUP_SUM_ONLY, *GROUP_SUM_AND_MEDIAN)),
@@ -573,9 +575,7 @@ class PublicApi:
             for message in unmatched_values(body, companies):
                 warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
-    def _fields_served(
-        self, skus: list[str], start: str | None, end: str | None, refresh: bool, cache: bool
-    ) -> frozenset[str]:
+    def _fields_served(self, skus: list[str], start: str | None, end: str | None) -> frozenset[str]:
         """The time-series field names the service serves for ``skus`` (the call's first
         :data:`LEARN_FROM`) over the call's own window, all fields (no ``fields``): a service
         may leave out a field a company has no value for, so one company's names are not
@@ -583,7 +583,9 @@ class PublicApi:
         window = {"dateFrom": start, "dateTo": end}
         body = {"skus": skus[:LEARN_FROM], **{k: v for k, v in window.items() if v is not None}}
         path = f"{self._prefix}/companies/time-series"
-        return served_names(self._post(path, body, "time_series", refresh, cache).json())
+        # never cached: its answer is not checked as a call's are, and a user's time_series
+        # of those SKUs without fields has the same request (it would be answered with it)
+        return served_names(self._post(path, body, "time_series", False, False).json())
 
     # ------------------------------------------------------------------ endpoints
 
@@ -763,9 +765,7 @@ class PublicApi:
             raise ValidationError("shape", "'wide' or 'long'", got=shape)
         wanted = _some_skus(skus, self.version)
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
-        self._served_fields.check(
-            names, lambda: self._fields_served(wanted, start, end, refresh, cache)
-        )
+        self._served_fields.check(names, lambda: self._fields_served(wanted, start, end))
         responses, failures, refused = self._chunked(
             "/companies/time-series",
             wanted,
