@@ -437,6 +437,21 @@ def test_time_series_item_without_data_counts_its_sku_as_missing(
     assert (error.expected, error.received) == (len(skus), len(skus) - 2)
 
 
+def test_time_series_item_with_empty_data_is_said_not_silent(
+    direct, via, proxy, skus, series_ref
+):
+    """An item whose ``data`` is ``{}``: its SKU was returned, with no value. Its rows were
+    missing from ``shape="long"`` (and its columns from the wide frame) with nothing said."""
+    empty = skus[:1]
+    proxy.add(SERIES, set_field("data", {}, first=1))
+    o = outcome(call(via, "time_series", skus, shape="long", **WINDOW))
+    long = ok(o)
+    assert_same(long, series_ref[~series_ref["sku"].isin(empty)], ignore_index=True)
+    assert long.attrs["missing_skus"] == []  # returned: not missing
+    warned(o, "data is empty ({}) in 1 of", empty[0])
+    assert kinds(long) == {"null_field"}
+
+
 # ------------------------------------------------------------------------ SKUs per request refused
 
 

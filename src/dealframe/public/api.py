@@ -223,8 +223,17 @@ def _absent_requested(
 def _with_data(items: list[Mapping[str, Any]], found: Findings) -> list[Mapping[str, Any]]:
     """The time-series items that hold ``data``; one whose ``data`` is null or absent is said
     (a ``null_field`` finding naming its SKU) and left out, so its SKU counts as not returned
-    (``attrs["missing_skus"]``), as a SKU the service left out does."""
+    (``attrs["missing_skus"]``), as a SKU the service left out does. One whose ``data`` is
+    empty (``{}``) is kept (the SKU was returned) and said: it has no value."""
     kept = [it for it in items if it.get("data") is not None]
+    bare = [str(it.get("sku")) for it in kept if isinstance(it["data"], Mapping) and not it["data"]]
+    if bare:  # returned, with no field at all: no value for it, said rather than silent
+        shown = ", ".join(bare[:5]) + (" ..." if len(bare) > 5 else "")
+        found.add(
+            "null_field",
+            f"data is empty ({{}}) in {len(bare)} of {len(items)} items ({shown}): no value "
+            "for their SKUs",
+        )
     if len(kept) < len(items):
         empty = [str(it.get("sku")) for it in items if it.get("data") is None]
         shown = ", ".join(empty[:5]) + (" ..." if len(empty) > 5 else "")
