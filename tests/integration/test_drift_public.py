@@ -437,9 +437,7 @@ def test_time_series_item_without_data_counts_its_sku_as_missing(
     assert (error.expected, error.received) == (len(skus), len(skus) - 2)
 
 
-def test_time_series_item_with_empty_data_is_said_not_silent(
-    direct, via, proxy, skus, series_ref
-):
+def test_time_series_item_with_empty_data_is_said_not_silent(direct, via, proxy, skus, series_ref):
     """An item whose ``data`` is ``{}``: its SKU was returned, with no value. Its rows were
     missing from ``shape="long"`` (and its columns from the wide frame) with nothing said."""
     empty = skus[:1]
