@@ -267,3 +267,51 @@ def test_delisted_company_is_not_found_with_its_listing(via, proxy, cohort):
     assert row["match"] == "not_found" and pd.isna(row["sku_v2"])
     assert f"no Family A company lists {gone['ticker']} on {gone['exchange']}" in row["evidence"]
     assert (got.value["match"].iloc[:-1] == "matched").all()
+
+
+# ---------------------------------------------------------------------- compare_multiples
+
+
+def _profile_of(ids: set[str]) -> Callable[[Any], bool]:
+    return lambda ex: ex.path.rsplit("/", 1)[-1] in ids
+
+
+@pytest.mark.parametrize("linked", ["none", "one", "partial"])
+def test_compare_multiples_with_a_partial_link(via, direct, proxy, linked):
+    """Comps whose company the link cannot find keep their values (the summary is the one
+    without the link) and say so: ``match`` ``not_found``, and for a listing on an exchange
+    written otherwise, the other family's spelling in ``link_evidence`` and a warning; the
+    others keep their ``company_id``."""
+    args = {"region": "North America", "date_from": "2022-01-01"}
+    want = dealframe.compare_multiples(direct, **args)
+    ids = want.comps["company_id"].tolist()
+    assert (want.comps["match"] == "matched").all() and len(ids) > 5
+    keep = {"none": 0, "one": 1, "partial": len(ids) // 2}[linked]
+    unlisted, respelt = set(ids[keep::2]), set(ids[keep + 1 :: 2])
+    proxy.add(
+        PROFILE,
+        on_items("unlisted", lambda i: i.update(stock_listing=None)),
+        when=_profile_of(unlisted),
+    )
+    proxy.add(
+        PROFILE,
+        listing(lambda s: s.update(exchange="Bourse " + s["exchange"])),
+        when=_profile_of(respelt),
+    )
+    got = outcome(lambda: dealframe.compare_multiples(via, **args))
+    assert got.error is None, got.error
+    comps, was = got.value.comps, want.comps
+    pd.testing.assert_frame_equal(got.value.summary, want.summary)
+    pd.testing.assert_frame_equal(
+        comps.drop(columns=["company_id", "match", "link_evidence"]),
+        was.drop(columns=["company_id", "match", "link_evidence"]),
+    )
+    lost = was["company_id"].isin(unlisted | respelt)
+    assert (comps.loc[~lost, "company_id"] == was.loc[~lost, "company_id"]).all()
+    assert int((~lost).sum()) == keep
+    assert comps.loc[lost, "company_id"].isna().all()
+    assert (comps.loc[lost, "match"] == "not_found").all()
+    respelt_rows = was["company_id"].isin(respelt)
+    assert comps.loc[respelt_rows, "link_evidence"].str.contains("the other family lists").all()
+    (message,) = got.warned(ServiceContractWarning)
+    assert f"{int(respelt_rows.sum())} listing(s) not linked" in message
