@@ -45,7 +45,7 @@ from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import LINK
 from dealframe.notices import ServiceContractWarning, missing_expected, user_stacklevel
 from dealframe.private.ids import check_ids
-from dealframe.public.sku import format_v1, sku_version
+from dealframe.public.sku import sku_version
 
 if TYPE_CHECKING:
     from dealframe.client import Client
@@ -550,9 +550,7 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
             exchange=a["exchange"],
             public_name=a["name"],
             public_country=a["country"],
-            sku_v1=v1["sku"]
-            if v1
-            else (format_v1(a["exchange"], a["ticker"]) if sku_version(sku) == "v1" else None),
+            sku_v1=v1["sku"] if v1 else (sku if sku_version(sku) == "v1" else None),
             sku_v2=v2["sku"] if v2 else (sku if sku_version(sku) == "v2" else None),
         )
         names = resolved.get(a["name"], [])
@@ -564,7 +562,11 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
         if not same:
             what = (
                 f"{len(names)} Family B candidate(s) for the name {a['name']!r}, none "
-                f"listing {a['ticker']} on {a['exchange']}"
+                + (
+                    f"listing {key[0]} on {key[1]}"
+                    if key
+                    else f"matching ticker {a['ticker']} and exchange {a['exchange']} (one missing)"
+                )
                 if names
                 else f"no Family B company resolves from the name {a['name']!r}"
             )

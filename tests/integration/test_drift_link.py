@@ -269,6 +269,25 @@ def test_delisted_company_is_not_found_with_its_listing(via, proxy, cohort):
     assert (got.value["match"].iloc[:-1] == "matched").all()
 
 
+def test_family_a_listing_without_exchange(via, proxy, cohort):
+    """Current data with a null ``exchange``: no v1 SKU is made up from it (``nan_TOR``),
+    the SKU asked is kept, and the candidate listing the ticker is named, not linked."""
+    v1, v2 = cohort["sku_v1"].head(2).tolist(), cohort["sku_v2"].head(2).tolist()
+    proxy.add(CURRENT, on_items("exchange", lambda i: i.update(exchange=None)))
+    got = outcome(lambda: dealframe.companies_for_skus(via, v1 + v2))
+    assert got.error is None, got.error
+    links = got.value
+    assert links["sku_v1"].head(2).tolist() == v1 and links["sku_v1"].tail(2).isna().all()
+    assert links["sku_v2"].tail(2).tolist() == v2 and links["sku_v2"].head(2).isna().all()
+    assert (links["match"] == "not_found").all() and links["company_id"].isna().all()
+    assert links["evidence"].str.contains("(one missing)", regex=False).all()
+    for evidence, (_, company) in zip(
+        links["evidence"], pd.concat([cohort.head(2)] * 2).iterrows()
+    ):
+        assert f"'{company['exchange']}' ({company['company_id']})" in evidence
+    assert "4 listing(s) not linked" in got.warned(ServiceContractWarning)[0]
+
+
 # ---------------------------------------------------------------------- compare_multiples
 
 
