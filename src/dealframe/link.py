@@ -2,8 +2,11 @@
 
 Both families describe listed companies: a Family B company profile carries
 ``stock_listing {ticker, exchange, currency}``; a Family A company carries ``ticker`` and
-``exchange`` beside its SKU. The link matches them on the listing (ticker and exchange, both
-case-folded) and records how sure it is:
+``exchange`` beside its SKU. The link matches them on the listing as :func:`listing_key`
+writes it (case, spaces, share-class separators and an exchange's MIC or long name aside)
+and records how sure it is. A listing the other family gives only on an exchange spelt
+otherwise (or with no exchange) is not matched by ticker alone: its row names those
+listings and one :class:`~dealframe.notices.ServiceContractWarning` per call says so.
 
 - :func:`skus_for_companies`: company ids → their profiles' listings → the Family A
   companies with that listing (searched in the companies' countries first, then
@@ -165,8 +168,8 @@ _ALIASES = {alias: name for name, aliases in _EXCHANGES.items() for alias in ali
 
 def _folded(text: str) -> str:
     """Upper case, accents off, each run of spaces one space (``Börse `` -> ``BORSE``)."""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return " ".join(plain.upper().split()) if plain.isascii() and plain else text.upper()
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return " ".join(plain.upper().split())
 
 
 def listing_key(ticker: Any, exchange: Any) -> tuple[str, str] | None:

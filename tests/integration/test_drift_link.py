@@ -192,6 +192,26 @@ def test_a_company_served_twice_is_one_counterpart(via, direct, proxy, cohort):
     assert not got.value["evidence"].str.contains("share this listing").any()
 
 
+def test_a_listing_served_under_two_skus_is_ambiguous(via, proxy, cohort):
+    """Family A serving one listing under a second SKU (a company listed twice): the row is
+    ``ambiguous``, takes the closest name and says how many share the listing."""
+    first = cohort.iloc[0]
+
+    def twice(doc: Any) -> Any:
+        items = doc.get("data") if isinstance(doc, dict) else None
+        if isinstance(items, list):
+            for item in [i for i in items if i.get("sku") == first["sku_v2"]]:
+                items.append({**item, "sku": f"{first['ticker']}-ZZZ", "name": "Other Name Ltd"})
+        return doc
+
+    proxy.add(SEARCH, edit(twice))
+    got = outcome(lambda: dealframe.skus_for_companies(via, [first["company_id"]]))
+    assert got.error is None, got.error
+    row = got.value.iloc[0]
+    assert row["match"] == "ambiguous" and row["sku_v2"] == first["sku_v2"]
+    assert "2 Family A companies share this listing: closest name taken" in row["evidence"]
+
+
 # ------------------------------------------------------------ spellings that cannot be told
 
 
