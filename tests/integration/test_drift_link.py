@@ -226,6 +226,7 @@ def test_unknown_exchange_spelling_is_warned_not_lost(via, proxy, cohort):
     assert (links["match"] == "not_found").all() and links["sku_v2"].isna().all()
     (message,) = got.warned(ServiceContractWarning)
     assert f"{len(ids)} listing(s) not linked" in message
+    assert {Path(w.filename).name for w in got.caught} == {Path(__file__).name}  # the call's line
     first = cohort.iloc[0]
     assert f"'{first['exchange']}' ({first['sku_v2']})" in links.loc[0, "evidence"]
     assert f"{first['ticker']} on BOURSE {first['exchange']}" in links.loc[0, "evidence"]
