@@ -2,8 +2,11 @@
 
 Both families describe listed companies: a Family B company profile carries
 ``stock_listing {ticker, exchange, currency}``; a Family A company carries ``ticker`` and
-``exchange`` beside its SKU. The link matches them on the listing (ticker and exchange, both
-case-folded) and records how sure it is:
+``exchange`` beside its SKU. The link matches them on the listing as :func:`listing_key`
+writes it (case, spaces, share-class separators and an exchange's MIC or long name aside)
+and records how sure it is. A listing the other family gives only on an exchange spelt
+otherwise (or with no exchange) is not matched by ticker alone: its row names those
+listings and one :class:`~dealframe.notices.ServiceContractWarning` per call says so.
 
 - :func:`skus_for_companies`: company ids → their profiles' listings → the Family A
   companies with that listing (searched in the companies' countries first, then
@@ -33,6 +36,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -42,9 +46,9 @@ from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import LINK
-from dealframe.notices import missing_expected
+from dealframe.notices import ServiceContractWarning, missing_expected, user_stacklevel
 from dealframe.private.ids import check_ids
-from dealframe.public.sku import format_v1, sku_version
+from dealframe.public.sku import sku_version
 
 if TYPE_CHECKING:
     from dealframe.client import Client
@@ -101,11 +105,92 @@ def name_score(a: Any, b: Any) -> float:
     return round(difflib.SequenceMatcher(None, x, y).ratio(), 4)
 
 
+#: Exchanges by their ISO 10383 MIC and common long names, each written as the acronym the
+#: listings use (``XNYS`` and ``New York Stock Exchange`` are ``NYSE``): the interface
+#: document leaves the spelling open, and a real service may use either in either family.
+_EXCHANGES: dict[str, tuple[str, ...]] = {
+    "NYSE": ("XNYS", "NEW YORK STOCK EXCHANGE"),
+    "NASDAQ": ("XNAS", "NASDAQ STOCK MARKET", "NASDAQ GLOBAL SELECT MARKET"),
+    "TSX": ("XTSE", "TORONTO STOCK EXCHANGE"),
+    "LSE": ("XLON", "LONDON STOCK EXCHANGE"),
+    "OMX": ("XSTO", "NASDAQ STOCKHOLM"),
+    "OSE": ("XOSL", "OSLO BORS", "OSLO STOCK EXCHANGE"),
+    "CSE": ("XCSE", "NASDAQ COPENHAGEN"),
+    "HEX": ("XHEL", "NASDAQ HELSINKI"),
+    "ISE": ("XDUB", "EURONEXT DUBLIN", "IRISH STOCK EXCHANGE"),
+    "XETRA": ("XETR",),
+    "EPA": ("XPAR", "EURONEXT PARIS"),
+    "AMS": ("XAMS", "EURONEXT AMSTERDAM"),
+    "EBR": ("XBRU", "EURONEXT BRUSSELS"),
+    "ELI": ("XLIS", "EURONEXT LISBON"),
+    "SIX": ("XSWX", "SIX SWISS EXCHANGE"),
+    "BME": ("XMAD", "BOLSA DE MADRID"),
+    "MIL": ("XMIL", "BORSA ITALIANA"),
+    "WBAG": ("XWBO", "WIENER BORSE", "VIENNA STOCK EXCHANGE"),
+    "WSE": ("XWAR", "WARSAW STOCK EXCHANGE"),
+    "ATHEX": ("XATH", "ATHENS STOCK EXCHANGE"),
+    "BIST": ("XIST", "BORSA ISTANBUL"),
+    "BVB": ("XBSE", "BUCHAREST STOCK EXCHANGE"),
+    "JSE": ("XJSE", "JOHANNESBURG STOCK EXCHANGE"),
+    "ASX": ("XASX", "AUSTRALIAN SECURITIES EXCHANGE"),
+    "NZX": ("XNZE", "NEW ZEALAND EXCHANGE"),
+    "HKEX": ("XHKG", "HONG KONG STOCK EXCHANGE"),
+    "SSE": ("XSHG", "SHANGHAI STOCK EXCHANGE"),
+    "SZSE": ("XSHE", "SHENZHEN STOCK EXCHANGE"),
+    "TSE": ("XTKS", "TOKYO STOCK EXCHANGE"),
+    "KRX": ("XKRX", "KOREA EXCHANGE"),
+    "TWSE": ("XTAI", "TAIWAN STOCK EXCHANGE"),
+    "SGX": ("XSES", "SINGAPORE EXCHANGE"),
+    "NSE": ("XNSE", "NATIONAL STOCK EXCHANGE OF INDIA"),
+    "BSE": ("XBOM", "BOMBAY STOCK EXCHANGE"),
+    "IDX": ("XIDX", "INDONESIA STOCK EXCHANGE"),
+    "MYX": ("XKLS", "BURSA MALAYSIA"),
+    "SET": ("XBKK", "STOCK EXCHANGE OF THAILAND"),
+    "PSE": ("XPHS", "PHILIPPINE STOCK EXCHANGE"),
+    "HOSE": ("XSTC", "HO CHI MINH STOCK EXCHANGE"),
+    "PSX": ("XKAR", "PAKISTAN STOCK EXCHANGE"),
+    "DSE": ("XDHA", "DHAKA STOCK EXCHANGE"),
+    "B3": ("BVMF", "B3 SA BRASIL BOLSA BALCAO"),
+    "BCBA": ("XBUE", "BUENOS AIRES STOCK EXCHANGE"),
+    "BCS": ("XSGO", "SANTIAGO STOCK EXCHANGE"),
+    "BVC": ("XBOG", "COLOMBIA STOCK EXCHANGE"),
+    "BMV": ("XMEX", "BOLSA MEXICANA DE VALORES", "MEXICAN STOCK EXCHANGE"),
+    "TASE": ("XTAE", "TEL AVIV STOCK EXCHANGE"),
+    "TADAWUL": ("XSAU", "SAUDI EXCHANGE"),
+    "DFM": ("XDFM", "DUBAI FINANCIAL MARKET"),
+    "EGX": ("XCAI", "EGYPTIAN EXCHANGE"),
+    "NGX": ("XNSA", "NIGERIAN EXCHANGE"),
+    "NSE-KE": ("XNAI", "NAIROBI SECURITIES EXCHANGE"),
+    "KASE": ("XKAZ", "KAZAKHSTAN STOCK EXCHANGE"),
+}
+_ALIASES = {alias: name for name, aliases in _EXCHANGES.items() for alias in aliases}
+
+
+def _folded(text: str) -> str:
+    """Upper case, accents off, each run of spaces one space (``Börse `` -> ``BORSE``)."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return " ".join(plain.upper().split())
+
+
 def listing_key(ticker: Any, exchange: Any) -> tuple[str, str] | None:
-    """``(TICKER, EXCHANGE)``, stripped and upper-cased; None when either is missing."""
+    """``(TICKER, EXCHANGE)`` as both families can be compared; None when either is missing.
+
+    Upper case, spaces around and runs of spaces inside as one; a share-class separator
+    (``BRK.B``, ``BRK-B``, ``BRK/B``, ``BRK B``) is written ``.``; an exchange written as its
+    MIC or long name (``XNYS``, ``New York Stock Exchange``) as its acronym (``NYSE``).
+
+    Examples
+    --------
+    >>> listing_key("brk-b ", "XNYS"), listing_key("BRK B", "New York Stock Exchange")
+    (('BRK.B', 'NYSE'), ('BRK.B', 'NYSE'))
+    >>> listing_key("ACME", None) is None
+    True
+    """
     if not isinstance(ticker, str) or not isinstance(exchange, str):
         return None
-    t, e = ticker.strip().upper(), exchange.strip().upper()
+    t = re.sub(r"\s*[./-]\s*|\s+", ".", ticker.strip().upper())
+    e = _folded(exchange.strip())
+    e = _ALIASES.get(re.sub(r"[^\w ]+", "", e).strip(), e)
     return (t, e) if t and e else None
 
 
@@ -118,7 +203,9 @@ def _listings(search: pd.DataFrame) -> dict[tuple[str, str], list[dict[str, Any]
     ):
         key = listing_key(ticker, exchange)
         if key is not None:
-            out.setdefault(key, []).append({"sku": sku, "name": name, "country": country})
+            out.setdefault(key, []).append(
+                {"sku": sku, "name": name, "country": country, "exchange": exchange}
+            )
     return out
 
 
@@ -129,6 +216,7 @@ class _Universe:
         self._client = client
         self._v1: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self._v2: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self._tickers: dict[str, list[dict[str, Any]]] = {}
         self._countries: set[str] = set()
         self._everything = False
 
@@ -151,10 +239,16 @@ class _Universe:
         for index, found in ((self._v1, _listings(v1)), (self._v2, _listings(v2))):
             for key, rows in found.items():
                 known = {r["sku"] for r in index.get(key, [])}
-                index.setdefault(key, []).extend(r for r in rows if r["sku"] not in known)
+                new = [r for r in rows if r["sku"] not in known]
+                index.setdefault(key, []).extend(new)
+                self._tickers.setdefault(key[0], []).extend(new)
 
     def find(self, key: tuple[str, str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         return self._v1.get(key, []), self._v2.get(key, [])
+
+    def elsewhere(self, ticker: str) -> list[dict[str, Any]]:
+        """Family A companies (either version) listing ``ticker`` (a listing key's) anywhere."""
+        return self._tickers.get(ticker, [])
 
 
 def _listed(queries: Any) -> Any:
@@ -186,6 +280,36 @@ def _profile_listing(profiles: pd.DataFrame, ident: str) -> tuple[str, str] | No
     return listing_key(
         profiles.at[ident, "stock_listing_ticker"], profiles.at[ident, "stock_listing_exchange"]
     )
+
+
+def _ticker(value: Any) -> str | None:
+    """A ticker as :func:`listing_key` writes it, None when it is not one."""
+    key = listing_key(value, "-")
+    return key[0] if key else None
+
+
+def _spelt_otherwise(ticker: str, elsewhere: list[str], unlinked: list[str]) -> str:
+    """Evidence words for a ticker the other family lists on an exchange written otherwise
+    (``elsewhere``: how, with whom), noted in ``unlinked`` for the call's one warning."""
+    if not elsewhere:
+        return ""
+    unlinked.append(f"{ticker} ({'; '.join(elsewhere)})")
+    return f"; the other family lists {ticker} on {', '.join(elsewhere)}: not linked"
+
+
+def _warn_unlinked(unlinked: list[str], direction: str) -> None:
+    """One :class:`ServiceContractWarning` naming the tickers the families list on exchanges
+    written otherwise: the link cannot tell one exchange in two spellings from two exchanges."""
+    if unlinked:
+        shown = ", ".join(unlinked[:5]) + (
+            f" and {len(unlinked) - 5} more" if len(unlinked) > 5 else ""
+        )
+        warnings.warn(
+            f"{direction}: {len(unlinked)} listing(s) not linked, the two families giving the "
+            f"ticker on exchanges written otherwise (or none): {shown}; see the rows' evidence",
+            ServiceContractWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 
 def _agreement(same_country: bool | None, sharing: int, who: str) -> str:
@@ -246,10 +370,12 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
     profiles = _profiles(client, ids)
     universe = _Universe(client)
     keys = {i: _profile_listing(profiles, i) for i in ids if i in profiles.index}
-    universe.load(profiles.loc[[i for i, k in keys.items() if k], "country"].tolist())
-    if any(k and not any(universe.find(k)) for k in keys.values()):
+    tickers = {i: _ticker(profiles.at[i, "stock_listing_ticker"]) for i in keys}
+    universe.load(profiles.loc[[i for i in keys if tickers[i]], "country"].tolist())
+    if any(t and not any(universe.find(keys[i] or ("", ""))) for i, t in tickers.items()):
         universe.load_everything()  # listed abroad, or a country the search does not file
     rows: list[dict[str, Any]] = []
+    unlinked: list[str] = []
     for ident in ids:
         row: dict[str, Any] = {"query": ident, "company_id": ident}
         if ident not in profiles.index:
@@ -270,26 +396,32 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
             ticker=p["stock_listing_ticker"],
             exchange=p["stock_listing_exchange"],
         )
-        if key is None:
+        ticker = tickers[ident]
+        if key is None and ticker is None:
             rows.append(
                 {
                     **row,
                     "match": "not_listed",
-                    "evidence": "the company profile has no stock_listing",
+                    "evidence": "the company profile has no stock_listing (or none with a ticker)",
                 }
             )
             continue
-        in_v1, in_v2 = universe.find(key)
+        in_v1, in_v2 = universe.find(key) if key else ([], [])
         v1, v2 = _best(in_v1, p["name"]), _best(in_v2, p["name"])
         if v1 is None and v2 is None:
+            assert ticker is not None  # as a key has one
+            where = f"on {key[1]}" if key else "with no exchange in the profile's stock_listing"
+            elsewhere = [f"{r['exchange']!r} ({r['sku']})" for r in universe.elsewhere(ticker)]
             rows.append(
                 {
                     **row,
                     "match": "not_found",
-                    "evidence": f"no Family A company lists {key[0]} on {key[1]}",
+                    "evidence": f"no Family A company lists {ticker} {where}"
+                    + _spelt_otherwise(ticker, elsewhere, unlinked),
                 }
             )
             continue
+        assert key is not None  # as a counterpart was found by it
         public = v2 or v1
         assert public is not None
         score = name_score(p["name"], public["name"])
@@ -307,6 +439,7 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
                 "evidence": _describe(key, v1, v2, score, same, counts),
             }
         )
+    _warn_unlinked(unlinked, "skus_for_companies")
     return _link_frame(rows, "companies -> skus", len(ids))
 
 
@@ -398,6 +531,7 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
     candidates = sorted({i for ids in resolved.values() for i in ids})
     profiles = _profiles(client, candidates) if candidates else None
     rows: list[dict[str, Any]] = []
+    unlinked: list[str] = []
     for sku in wanted:
         row: dict[str, Any] = {"query": sku}
         a = known.get(sku)
@@ -419,9 +553,7 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
             exchange=a["exchange"],
             public_name=a["name"],
             public_country=a["country"],
-            sku_v1=v1["sku"]
-            if v1
-            else (format_v1(a["exchange"], a["ticker"]) if sku_version(sku) == "v1" else None),
+            sku_v1=v1["sku"] if v1 else (sku if sku_version(sku) == "v1" else None),
             sku_v2=v2["sku"] if v2 else (sku if sku_version(sku) == "v2" else None),
         )
         names = resolved.get(a["name"], [])
@@ -433,10 +565,25 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
         if not same:
             what = (
                 f"{len(names)} Family B candidate(s) for the name {a['name']!r}, none "
-                f"listing {a['ticker']} on {a['exchange']}"
+                + (
+                    f"listing {key[0]} on {key[1]}"
+                    if key
+                    else f"matching ticker {a['ticker']} and exchange {a['exchange']} (one missing)"
+                )
                 if names
                 else f"no Family B company resolves from the name {a['name']!r}"
             )
+            ticker = _ticker(a["ticker"])
+            elsewhere = [
+                f"{profiles.at[i, 'stock_listing_exchange']!r} ({i})"
+                for i in names
+                if profiles is not None
+                and i in profiles.index
+                and ticker is not None
+                and _ticker(profiles.at[i, "stock_listing_ticker"]) == ticker
+            ]
+            if ticker is not None:
+                what += _spelt_otherwise(ticker, elsewhere, unlinked)
             rows.append({**row, "match": "not_found", "evidence": what})
             continue
         assert profiles is not None and key is not None  # as ``same`` is not empty
@@ -461,4 +608,5 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
                 "evidence": text,
             }
         )
+    _warn_unlinked(unlinked, "companies_for_skus")
     return _link_frame(rows, "skus -> companies", len(wanted))
