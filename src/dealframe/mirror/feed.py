@@ -36,13 +36,15 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import BadRequestError, ServiceContractError
+from ..errors import BadRequestError, ServiceContractError, ValidationError
 from .schema import api_entity
 
 __all__ = ["ClientFetch", "Fetch", "FeedWalk", "client_fetch", "PAGE_SIZE"]
 
 #: Rows per request: the service's upper bound of ``limit``.
 PAGE_SIZE = 1000
+#: How far before the cursor a walk asks on a service that reads ``updated_at`` as ``gt``.
+_MICROSECOND = pd.Timedelta(microseconds=1)
 
 #: ``fetch(since, page) -> (frame, total)``: one page of ``updated_at >= since`` (all rows when
 #: None), include_deleted, sorted ``updated_at:asc``; ``total`` is the query's row count (None
@@ -123,8 +125,27 @@ class ClientFetch:
                     limit=self.size,
                     cache=False,
                 )
+            except ValidationError as exc:  # checked against the discovery document
+                if exc.argument != "sort":
+                    raise
+                raise ServiceContractError(
+                    200,
+                    f"the service's discovery document (GET /lookup/{self.name}) lists no "
+                    f"updated_at among the sort keys ({exc.expected}): the change feed cannot "
+                    "be read in updated_at order, which the walk needs; this entity's table is "
+                    "not written",
+                    finding="sort_unlisted",
+                ) from None
             except BadRequestError as exc:  # is it the page size? (the list calls' own rule)
                 said = self.client.private._page_refused(exc, self.size)
+                if said is None and "sort" in str(exc).lower():
+                    raise ServiceContractError(
+                        exc.status,
+                        f"the service refused sort=updated_at:asc ({exc}): the change feed "
+                        "cannot be read in updated_at order, which the walk needs; this "
+                        "entity's table is not written",
+                        finding="sort_refused",
+                    ) from None
                 if said is None:
                     raise
                 self.refused.append(said)
@@ -169,6 +190,9 @@ class FeedWalk:
         Rows stamped after ``until``; ``newest`` is the newest of those stamps.
     unstable_from : Timestamp or None
         Set when a tie was read while it changed: read again from here.
+    strict : str or None
+        Set (to what was seen) when the service reads ``updated_at`` as strictly after
+        the timestamp sent: the walk then sends 1 µs before each cursor. Given, it is kept.
     requests, rows, total : int
         Requests sent, rows yielded, and the first response's total (for progress).
 
@@ -191,21 +215,33 @@ class FeedWalk:
     requests: int = 0
     rows: int = 0
     total: int | None = None
+    strict: str | None = None
     _tie_ids: dict[str, pd.Timestamp] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[pd.DataFrame]:
         cursor, page = self.since, 1
         held: pd.DataFrame | None = None  # rows on the last timestamp, not yet yielded
         tie_total: int | None = None
+        probed = False  # a tie's page 1 was asked again to tell `>` from `>=` (once a walk)
         while True:
-            frame, total = self.fetch(cursor, page)
+            frame, total = self.fetch(self._bound(cursor), page)
             self.requests += 1
             # a fetch that was refused its page size asks for fewer rows now (ClientFetch)
             self.page_size = min(self.page_size, getattr(self.fetch, "size", self.page_size))
             if self.total is None:
                 self.total = total
+            if self.strict is None and cursor is not None and held is not None and len(held):
+                # rows stamped at the cursor were just served: `>=` serves them again
+                again = frame if page == 1 else None
+                if again is None and total != tie_total and not probed:
+                    probed = True  # a tie's query changed, or `>` left the tie out: ask page 1
+                    again = self.fetch(cursor, 1)[0]
+                    self.requests += 1
+                if again is not None and self._strictly_after(again, cursor, held):
+                    page, tie_total = 1, None  # again, from 1 µs before the cursor
+                    continue
             stamps = frame["updated_at"]
-            self._check_order(stamps, cursor, page)
+            self._check_order(stamps, self._bound(cursor), page)
             self._check_moves(frame)
             if page > 1 and held is not None and len(frame) and frame["id"].isin(held["id"]).all():
                 raise ServiceContractError(  # it ignores `page`: an offset walk would not end
@@ -245,6 +281,30 @@ class FeedWalk:
             yield from self._emit(held, frame[~boundary])
             held = frame[boundary]
             cursor, page, tie_total = last, 1, None
+
+    def _bound(self, cursor: pd.Timestamp | None) -> pd.Timestamp | None:
+        """The ``updated_at`` sent for ``cursor``: 1 µs before it on a service seen reading the
+        filter as strictly after (``gt``), so that the rows at the cursor come back."""
+        if cursor is None or self.strict is None:
+            return cursor
+        return cursor - _MICROSECOND
+
+    def _strictly_after(
+        self, frame: pd.DataFrame, cursor: pd.Timestamp, held: pd.DataFrame
+    ) -> bool:
+        """Whether page 1 of ``updated_at >= cursor`` left out every row stamped ``cursor``
+        the walk has just received (``held``): the service reads the filter as ``gt``, and
+        the rows at the cursor past the page's end would never be read. Sets :attr:`strict`."""
+        if frame["id"].isin(held["id"]).any() or (
+            len(frame) and frame["updated_at"].iloc[0] <= cursor
+        ):
+            return False
+        self.strict = (
+            f"page 1 of updated_at >= {cursor.isoformat()} left out the {len(held)} row(s) "
+            "stamped at that time it had just served: the service reads the filter as "
+            "strictly after; the walk asked from 1 microsecond before each cursor"
+        )
+        return True
 
     def _last(self, frame: pd.DataFrame, page: int, total: int | None) -> bool:
         """Whether this page ends the query. A service may serve fewer rows per page than

@@ -84,6 +84,8 @@ class EntityReport:
     """What one entity's sync did (``page_size_refused``: the service refused the page size
     asked for, and the smaller one used; ``page_from_0``: the service was seen counting
     ``page`` from 0, and the feed read again; as in the list calls' ``attrs``).
+    ``filter_strict`` says the service was seen reading ``updated_at`` as strictly after the
+    time sent (the walk then asked from 1 µs before each cursor, and lost nothing).
 
     ``stamped_ahead`` says which rows were stamped after the sync's start (this machine's
     clock, plus the overlap), which then did not move the checkpoint. ``service_rows`` is the
@@ -106,6 +108,7 @@ class EntityReport:
     page_size_refused: str | None = None
     page_from_0: str | None = None
     stamped_ahead: str | None = None
+    filter_strict: str | None = None
     service_rows: int | None = None
     table_rows: int | None = None
     rows_differ: str | None = None
@@ -325,14 +328,16 @@ def _walk(
     received = requests = passes = 0
     walk = None
     start = since
+    strict: str | None = None  # a service reading updated_at as `gt`: every pass asks so
     for passes in range(1, _MAX_PASSES + 1):  # noqa: B007 (returned after the loop)
         learnt = fetch.from_0 if isinstance(fetch, ClientFetch) else None
-        walk = FeedWalk(fetch, since, page_size, until)
+        walk = FeedWalk(fetch, since, page_size, until, strict=strict)
         for frame in walk:
             staged.add(frame)
             progress.update(walk)
         received += walk.rows
         requests += walk.requests
+        strict = walk.strict
         if isinstance(fetch, ClientFetch) and fetch.from_0 != learnt:
             since = start  # every page 1 so far was the second page: read it all again
             continue
@@ -447,6 +452,7 @@ def _sync_entity(
         version,
         problem,
     )
+    report.filter_strict = walk.strict
     if walk.ahead:
         report.stamped_ahead = (
             f"{walk.ahead} row(s) stamped after {_iso(until)} (this machine's clock at the "
@@ -510,15 +516,19 @@ def _compare_counts(client: Any, root: Path, done: EntityReport, said: Said) -> 
     if not isinstance(total, int) or isinstance(total, bool):
         return  # the service gives no count: nothing to compare
     done.service_rows = total
+    _compare_live(client, root, done, said)
     if total == table:
         return
     late = _late(client, root, done) if table < total else None
     if late is not None and late == total - table:
         # not a divergence: the service's count as of the sync's last page is the table's
-        done.rows_differ = (
+        said_late = (
             f"the service counts {total} records, {late} more than the table's {table}: "
             f"records changed after the sync's last page (updated_at >= {done.checkpoint}) and "
             "not in the table yet (the next sync reads them)"
+        )
+        done.rows_differ = (
+            said_late if done.rows_differ is None else f"{done.rows_differ}; {said_late}"
         )
         return
     if table > total:
@@ -533,21 +543,65 @@ def _compare_counts(client: Any, root: Path, done: EntityReport, said: Said) -> 
             "deleted records never arrive), or records created while the sync ran (the next "
             "sync reads them)"
         )
-    done.rows_differ = (
+    _differ(
+        said,
+        done,
         f"the table holds {table} rows and the service counts {total} (include_deleted=true, "
-        f"meta.total): likely {causes}; a full pull into a new folder matches the service again"
+        f"meta.total): likely {causes}; a full pull into a new folder matches the service again",
     )
-    _diverge(said, f"the mirror's {done.entity} table: {done.rows_differ}")
 
 
-def _late(client: Any, root: Path, done: EntityReport) -> int | None:
-    """One request: how many records changed at or after the checkpoint (after the sync's
-    last page: created or changed while it ran) the table does not hold; None when that
-    cannot be told in one page.
+def _differ(said: Said, done: EntityReport, found: str) -> None:
+    """Say ``found`` in ``done.rows_differ`` (after what it says already) and warn of it."""
+    done.rows_differ = found if done.rows_differ is None else f"{done.rows_differ}; {found}"
+    _diverge(said, f"the mirror's {done.entity} table: {found}")
 
-    The interface document gives no count as of a moment (``created_at`` is no filter, and
-    ``updated_at`` takes ``gte`` only), so the records since the checkpoint are read and their
-    ids looked up in the table."""
+
+def _compare_live(client: Any, root: Path, done: EntityReport, said: Said) -> None:
+    """One request: the service's count of its records not deleted against the table's rows
+    not deleted. The counts with deleted records do not move when a record is soft-deleted, so
+    a change feed that leaves deleted records out (``include_deleted`` ignored in it) keeps
+    them live in the table unseen by that comparison; this one sees it. Records deleted after
+    the sync's last page (the next sync reads them) are looked up first, as :func:`_late`
+    does for created ones, and are not warned of."""
+    done.requests += 1
+    try:
+        first = client.private.page(
+            api_entity(done.entity), {}, page=client.private._first_page, limit=1, cache=False
+        )
+    except DealframeError:
+        return  # the count with deleted records is compared; this one adds to it only
+    live = first.attrs.get("total")
+    if not isinstance(live, int) or isinstance(live, bool) or done.table_rows is None:
+        return
+    folder = root / done.entity
+    gone = dataset(folder, open_table(folder)).count_rows(filter=pc.field("deleted"))
+    held = done.table_rows - gone
+    if held <= live:
+        return
+    since = _since_checkpoint(client, done)
+    if since is not None and "deleted" in since:
+        ids = since.loc[since["deleted"].fillna(False).astype(bool), "id"].astype(str).unique()
+        still = dataset(folder, open_table(folder)).count_rows(
+            filter=pc.field("id").isin(pa.array(ids.tolist(), pa.string())) & ~pc.field("deleted")
+        )
+        if still == held - live:
+            return  # deleted after the sync's last page: the next sync reads them
+    _differ(
+        said,
+        done,
+        f"the table holds {held} rows not deleted and the service counts {live} (meta.total "
+        "without include_deleted): records deleted on the service are live in the table; "
+        "likely a change feed that leaves deleted records out (include_deleted ignored in it: "
+        "a soft delete never arrives), or records deleted outright; a full pull into a new "
+        "folder matches the service again",
+    )
+
+
+def _since_checkpoint(client: Any, done: EntityReport) -> pd.DataFrame | None:
+    """One request: the records changed at or after the checkpoint (after the sync's last
+    page), deleted ones included; None when there is no checkpoint, the request fails, or they
+    are more than one page (a count that says so)."""
     if done.checkpoint is None:
         return None
     done.requests += 1
@@ -565,6 +619,20 @@ def _late(client: Any, root: Path, done: EntityReport) -> int | None:
     total = since.attrs.get("total")
     if len(since) >= size or (isinstance(total, int) and total != len(since)):
         return None  # more than one page (or a count that says so): not told in one request
+    return since
+
+
+def _late(client: Any, root: Path, done: EntityReport) -> int | None:
+    """One request: how many records changed at or after the checkpoint (after the sync's
+    last page: created or changed while it ran) the table does not hold; None when that
+    cannot be told in one page.
+
+    The interface document gives no count as of a moment (``created_at`` is no filter, and
+    ``updated_at`` takes ``gte`` only), so the records since the checkpoint are read and their
+    ids looked up in the table."""
+    since = _since_checkpoint(client, done)
+    if since is None:
+        return None
     ids = pa.array(since["id"].astype(str).unique().tolist(), pa.string())
     folder = root / done.entity
     held = dataset(folder, open_table(folder)).count_rows(filter=pc.field("id").isin(ids))
