@@ -288,6 +288,20 @@ def _ticker(value: Any) -> str | None:
     return key[0] if key else None
 
 
+def _may_be_same(ours: str | None, theirs: Any) -> bool:
+    """Whether the other family's exchange ``theirs`` (as written) may be the exchange
+    ``ours`` (a listing key's, or None) written otherwise: not when both are exchanges the
+    client knows (two known exchanges are two exchanges: a ticker on both is two listings).
+
+    Examples
+    --------
+    >>> _may_be_same("AMS", "NYSE"), _may_be_same("AMS", "Bourse AMS"), _may_be_same(None, "NYSE")
+    (False, True, True)
+    """
+    key = listing_key("T", theirs)
+    return not (ours in _EXCHANGES and key is not None and key[1] in _EXCHANGES)
+
+
 def _spelt_otherwise(ticker: str, elsewhere: list[str], unlinked: list[str]) -> str:
     """Evidence words for a ticker the other family lists on an exchange written otherwise
     (``elsewhere``: how, with whom), noted in ``unlinked`` for the call's one warning."""
@@ -411,7 +425,11 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
         if v1 is None and v2 is None:
             assert ticker is not None  # as a key has one
             where = f"on {key[1]}" if key else "with no exchange in the profile's stock_listing"
-            elsewhere = [f"{r['exchange']!r} ({r['sku']})" for r in universe.elsewhere(ticker)]
+            elsewhere = [
+                f"{r['exchange']!r} ({r['sku']})"
+                for r in universe.elsewhere(ticker)
+                if _may_be_same(key[1] if key else None, r["exchange"])
+            ]
             rows.append(
                 {
                     **row,
@@ -581,6 +599,7 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
                 and i in profiles.index
                 and ticker is not None
                 and _ticker(profiles.at[i, "stock_listing_ticker"]) == ticker
+                and _may_be_same(key[1] if key else None, profiles.at[i, "stock_listing_exchange"])
             ]
             if ticker is not None:
                 what += _spelt_otherwise(ticker, elsewhere, unlinked)

@@ -232,6 +232,22 @@ def test_unknown_exchange_spelling_is_warned_not_lost(via, proxy, cohort):
     assert f"{first['ticker']} on BOURSE {first['exchange']}" in links.loc[0, "evidence"]
 
 
+def test_a_ticker_listed_on_other_known_exchanges_is_not_a_spelling(via, proxy, listed):
+    """A company listed on a known exchange where Family A has no such ticker, the ticker
+    being other companies' on other known exchanges: two exchanges, not one spelt otherwise.
+    It was warned as "exchanges written otherwise", naming unrelated companies."""
+    tickers = listed.groupby("ticker")["exchange"].unique()
+    ticker = tickers[tickers.map(len) > 1].index[0]
+    other = sorted(set(listed["exchange"]) - set(tickers[ticker]))[0]
+    company = listed[listed["ticker"] != ticker]["company_id"].iloc[0]
+    proxy.add(PROFILE, listing(lambda s: s.update(ticker=ticker, exchange=other)))
+    got = outcome(lambda: dealframe.skus_for_companies(via, [company]))
+    assert got.error is None, got.error
+    assert got.value["match"].tolist() == ["not_found"]
+    assert got.warned(ServiceContractWarning) == []
+    assert got.value.loc[0, "evidence"] == f"no Family A company lists {ticker} on {other}"
+
+
 def test_listing_without_exchange_is_warned_not_lost(via, proxy, cohort):
     """A ``stock_listing`` with a ticker and a null (or absent) exchange is a listing, not
     ``not_listed``: not linked, and the Family A companies with that ticker are named."""

@@ -302,7 +302,8 @@ class FeedWalk:
         self.strict = (
             f"page 1 of updated_at >= {cursor.isoformat()} left out the {len(held)} row(s) "
             "stamped at that time it had just served: the service reads the filter as "
-            "strictly after; the walk asked from 1 microsecond before each cursor"
+            "strictly after, or those rows changed again meanwhile (a newer stamp); the walk "
+            "asked from 1 microsecond before each cursor (nothing lost either way)"
         )
         return True
 

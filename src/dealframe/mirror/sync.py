@@ -84,8 +84,10 @@ class EntityReport:
     """What one entity's sync did (``page_size_refused``: the service refused the page size
     asked for, and the smaller one used; ``page_from_0``: the service was seen counting
     ``page`` from 0, and the feed read again; as in the list calls' ``attrs``).
-    ``filter_strict`` says the service was seen reading ``updated_at`` as strictly after the
-    time sent (the walk then asked from 1 µs before each cursor, and lost nothing).
+    ``filter_strict`` says page 1 of a cursor's time left out the rows just served at that
+    time: a service reading ``updated_at`` as strictly after the time sent, or those rows
+    changed again meanwhile (the walk then asked from 1 µs before each cursor, and lost
+    nothing either way).
 
     ``stamped_ahead`` says which rows were stamped after the sync's start (this machine's
     clock, plus the overlap), which then did not move the checkpoint. ``service_rows`` is the
@@ -592,9 +594,10 @@ def _compare_live(client: Any, root: Path, done: EntityReport, said: Said) -> No
         done,
         f"the table holds {held} rows not deleted and the service counts {live} (meta.total "
         "without include_deleted): records deleted on the service are live in the table; "
-        "likely a change feed that leaves deleted records out (include_deleted ignored in it: "
-        "a soft delete never arrives), or records deleted outright; a full pull into a new "
-        "folder matches the service again",
+        "likely records deleted while the sync ran (the next sync reads them), a change feed "
+        "that leaves deleted records out (include_deleted ignored in it: a soft delete never "
+        "arrives; it stays after the next sync), or records deleted outright; a full pull into "
+        "a new folder matches the service again",
     )
 
 
