@@ -165,14 +165,19 @@ def _check_call(
     progress: Any,
 ) -> None:
     check(isinstance(client, Client), "client", "a dealframe.Client", client)
-    check_choice("metric", metric, AGGREGATE_METRICS)
-    check_choice("time_bucket", time_bucket, TIME_BUCKETS)
     check(
         filters is None or isinstance(filters, Mapping),
         "filters",
         "a dict of deal filters",
         filters,
     )
+    _check_rules(metric, time_bucket, conventions, tolerance)
+
+
+def _check_rules(metric: Any, time_bucket: Any, conventions: Any, tolerance: Any) -> None:
+    """The arguments :func:`reconcile` and :func:`reconcile_frames` share."""
+    check_choice("metric", metric, AGGREGATE_METRICS)
+    check_choice("time_bucket", time_bucket, TIME_BUCKETS)
     check(
         conventions is None or isinstance(conventions, Conventions),
         "conventions",
@@ -380,15 +385,7 @@ def reconcile_frames(
     """
     check_frame("service", service)
     check_frame("deals", deals)
-    check_choice("metric", metric, AGGREGATE_METRICS)
-    check_choice("time_bucket", time_bucket, TIME_BUCKETS)
-    check(
-        conventions is None or isinstance(conventions, Conventions),
-        "conventions",
-        "a Conventions instance or None",
-        conventions,
-    )
-    tolerance_value(tolerance)
+    _check_rules(metric, time_bucket, conventions, tolerance)
     check(isinstance(include_deleted, bool), "include_deleted", "True or False", include_deleted)
     context = _context(service, include_deleted)
     return _reconciled(service, deals, metric, time_bucket, context, conventions, tolerance)
