@@ -439,6 +439,30 @@ def test_a_folder_the_system_refuses_is_a_mirror_path_error(client, tmp_path):
                 assert where.parent.name == "ro", f"{where} was accepted"
 
 
+def test_a_path_with_a_percent_escape_is_refused_before_any_request(client, tmp_path):
+    """deltalake decodes a local path as a URL ('%20' becomes a space), so the tables written
+    under such a folder could not be opened again: refused, naming the path, before a request."""
+    closed = Client(
+        "http://127.0.0.1:9", private_key="k", cache_enabled=False, retries=0, progress=False
+    )
+    where = tmp_path / "q3%20deals" / "m"
+    with closed:
+        for call in (
+            lambda: mirror.sync(closed, where, ["investors"]),
+            lambda: mirror.snapshot_public(closed, where, regions=["Western Europe"]),
+            lambda: mirror.status(where),
+            lambda: mirror.load(where, "investors"),
+        ):
+            with pytest.raises(ValidationError, match="percent escape") as caught:
+                call()
+            assert caught.value.argument == "path" and "%20" in str(caught.value)
+    assert not (tmp_path / "q3%20deals").exists()
+    # a '%' that is not an escape is an ordinary character: the mirror works there
+    plain = tmp_path / "100%" / "m"
+    mirror.sync(client, plain, ["investors"])
+    assert len(mirror.load(plain, "investors")) > 0
+
+
 def test_a_failed_first_sync_leaves_only_owner_only_folders(tmp_path):
     closed = Client(
         "http://127.0.0.1:9", private_key="k", cache_enabled=False, retries=0, progress=False
