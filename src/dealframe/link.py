@@ -177,21 +177,32 @@ def listing_key(ticker: Any, exchange: Any) -> tuple[str, str] | None:
 
     Upper case, spaces around and runs of spaces inside as one; a share-class separator
     (``BRK.B``, ``BRK-B``, ``BRK/B``, ``BRK B``) is written ``.``; an exchange written as its
-    MIC or long name (``XNYS``, ``New York Stock Exchange``) as its acronym (``NYSE``).
+    MIC or long name (``XNYS``, ``New York Stock Exchange``) as its acronym (``NYSE``); a
+    ticker prefixed with its own exchange (``NYSE:BRK.B``, ``XNYS:BRK.B``) loses the prefix.
 
     Examples
     --------
     >>> listing_key("brk-b ", "XNYS"), listing_key("BRK B", "New York Stock Exchange")
     (('BRK.B', 'NYSE'), ('BRK.B', 'NYSE'))
+    >>> listing_key("NYSE:BRK.B", "XNYS"), listing_key("LSE:BRK.B", "NYSE")
+    (('BRK.B', 'NYSE'), ('LSE:BRK.B', 'NYSE'))
     >>> listing_key("ACME", None) is None
     True
     """
     if not isinstance(ticker, str) or not isinstance(exchange, str):
         return None
+    e = _exchange(exchange)
+    prefix, colon, rest = ticker.partition(":")
+    if colon and _exchange(prefix) == e:  # "NYSE:BRK.B" on NYSE: the ticker is BRK.B
+        ticker = rest
     t = re.sub(r"\s*[./-]\s*|\s+", ".", ticker.strip().upper())
-    e = _folded(exchange.strip())
-    e = _ALIASES.get(re.sub(r"[^\w ]+", "", e).strip(), e)
     return (t, e) if t and e else None
+
+
+def _exchange(exchange: str) -> str:
+    """An exchange as the listings write it: its acronym for a MIC or long name."""
+    e = _folded(exchange.strip())
+    return _ALIASES.get(re.sub(r"[^\w ]+", "", e).strip(), e)
 
 
 def _listings(search: pd.DataFrame) -> dict[tuple[str, str], list[dict[str, Any]]]:

@@ -181,6 +181,34 @@ def test_case_spaces_and_share_class_separators(via, direct, proxy, cohort):
         matched_as_direct(got.value, want)
 
 
+def test_tickers_prefixed_with_their_exchange(via, direct, proxy, cohort):
+    """``NYSE:ACME`` in Family B (the exchange its MIC) and ``XNYS:ACME`` in Family A's
+    search: a ticker written with its own exchange in front is the same listing."""
+    ids, skus = cohort["company_id"].tolist(), cohort["sku_v2"].tolist()
+    want_ids = dealframe.skus_for_companies(direct, ids)
+    want_skus = dealframe.companies_for_skus(direct, skus)
+    proxy.add(
+        PROFILE,
+        listing(
+            lambda s: s.update(
+                ticker=f"{s['exchange']}:{s['ticker']}", exchange=MIC.get(s["exchange"])
+            )
+        ),
+    )
+    proxy.add(
+        SEARCH,
+        on_items(
+            "ticker",
+            lambda i: i.update(ticker=f"{MIC.get(i.get('exchange'), 'X')}:{i['ticker']}"),
+        ),
+    )
+    ahead = outcome(lambda: dealframe.skus_for_companies(via, ids))
+    back = outcome(lambda: dealframe.companies_for_skus(via, skus))
+    for got, want in ((ahead, want_ids), (back, want_skus)):
+        no_warning(got)
+        matched_as_direct(got.value, want)
+
+
 def test_a_company_served_twice_is_one_counterpart(via, direct, proxy, cohort):
     """A search answer that repeats its rows does not make every listing ``ambiguous``."""
     ids = cohort["company_id"].tolist()

@@ -226,6 +226,30 @@ def test_every_engine_reads_the_tables_as_they_are(sb, client, tmp_path):
     }
 
 
+def test_status_and_history_keep_their_dtypes_for_0_and_n_rows(client, tmp_path, capsys):
+    """No dtype left to pandas' guess: an all-null ``reason``, a table not yet synced and a
+    mirror holding only the public snapshot give the same columns and dtypes as N rows."""
+    path, public_only = tmp_path / "m", tmp_path / "p"
+    mirror.sync(client, path, ["investors"])
+    mirror.snapshot_public(client, public_only, skus=list(client.public.search().index[:2]))
+    frames = {
+        "history": [mirror.history(path), mirror.history(path, "deals")],
+        "status": [mirror.status(path), mirror.status(public_only)],
+    }
+    for name, (many, none) in frames.items():
+        assert len(many) > 0 and len(none) == 0, name
+        assert many.dtypes.to_dict() == none.dtypes.to_dict(), name
+        assert "object" not in {str(d) for d in many.dtypes}, many.dtypes
+        assert str(many["entity"].dtype) == "str", name
+    assert many["rows"].dtype == "Int64" and frames["history"][0]["reason"].isna().all()
+    assert str(frames["history"][0]["time"].dtype) == "datetime64[us, UTC]"
+    capsys.readouterr()
+    for action in ("history", "status"):
+        assert main(["mirror", action, str(path)]) == 0
+        out = capsys.readouterr().out
+        assert "investors" in out and "nan" not in out, out
+
+
 def test_every_earlier_sync_is_read_back_with_as_of(sb, client, tmp_path):
     path = tmp_path / "m"
     seen = [mirror.load(path, "deals", include_deleted=True) if mirror.sync(client, path) else None]
@@ -437,6 +461,30 @@ def test_a_folder_the_system_refuses_is_a_mirror_path_error(client, tmp_path):
                 assert str(where) in str(exc) and exc.__cause__ is None
             else:
                 assert where.parent.name == "ro", f"{where} was accepted"
+
+
+def test_a_path_with_a_percent_escape_is_refused_before_any_request(client, tmp_path):
+    """deltalake decodes a local path as a URL ('%20' becomes a space), so the tables written
+    under such a folder could not be opened again: refused, naming the path, before a request."""
+    closed = Client(
+        "http://127.0.0.1:9", private_key="k", cache_enabled=False, retries=0, progress=False
+    )
+    where = tmp_path / "q3%20deals" / "m"
+    with closed:
+        for call in (
+            lambda: mirror.sync(closed, where, ["investors"]),
+            lambda: mirror.snapshot_public(closed, where, regions=["Western Europe"]),
+            lambda: mirror.status(where),
+            lambda: mirror.load(where, "investors"),
+        ):
+            with pytest.raises(ValidationError, match="percent escape") as caught:
+                call()
+            assert caught.value.argument == "path" and "%20" in str(caught.value)
+    assert not (tmp_path / "q3%20deals").exists()
+    # a '%' that is not an escape is an ordinary character: the mirror works there
+    plain = tmp_path / "100%" / "m"
+    mirror.sync(client, plain, ["investors"])
+    assert len(mirror.load(plain, "investors")) > 0
 
 
 def test_a_failed_first_sync_leaves_only_owner_only_folders(tmp_path):

@@ -189,6 +189,22 @@ def test_group_current_rows_come_in_the_services_order(client):
     pd.testing.assert_frame_equal(local, service, check_exact=False, rtol=1e-12)
 
 
+def test_group_time_series_frame_is_the_services(client):
+    """The local rollup of the members' series is the service's group frame, axis names too;
+    so reconcile_groups gives one index layout whether or not the group has companies."""
+    group, window = {"regions": ["Western Europe"]}, {"date_from": "2024-01", "date_to": "2024-06"}
+    kw = {"fields": ["evRevenueLtm", "marginEbitdaLtm"], **window}
+    service = client.public.group_time_series(**group, **kw)
+    members = client.public.search(**group).index
+    local = dealframe.analytics.group_time_series(client.public.time_series(members, **kw))
+    assert len(service) > 0
+    pd.testing.assert_frame_equal(local, service, check_exact=False, rtol=1e-12)
+    full = reconcile_groups(client, **group, **kw)[1].frame
+    empty = reconcile_groups(client, **group, enterprise_value_above=1e12, **kw)[1].frame
+    assert full["service"].notna().any() and empty["service"].isna().all()
+    assert full.index.names == empty.index.names == ["month", "field"]
+
+
 @pytest.mark.parametrize(
     "bad",
     [{"date_from": "2024-13"}, {"fields": [""]}, {"date_from": "2025-06", "date_to": "2024-01"}],

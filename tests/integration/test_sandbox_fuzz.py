@@ -284,6 +284,9 @@ def test_nasty_names_in_filters_and_resolve(sandbox, session, entity):
     for name in NASTY_STRINGS:
         for filters in ({"name": name}, {"name": {"eq": name}}, {"country": [name]}):
             resp = post(session, sandbox, f"/{entity}", {"filters": filters, "limit": 5})
+            if "country" in filters:  # ISO-3 codes only (docs/sandbox.md): none of these is one
+                assert resp.status_code == 400 and "ISO 3166" in resp.text, resp.text[:300]
+                continue
             assert resp.status_code == 200
             if "%" in name or "_" in name:  # never wildcards
                 assert all(name.lower() in r["name"].lower() for r in resp.json()["data"])

@@ -561,3 +561,35 @@ def test_same_seed_same_bytes():
 
 def test_random_uuid_is_404_not_400(api):
     assert_error(api.get(f"/transactions/{uuid.uuid4()}"), 404, "NOT_FOUND")
+
+
+def test_a_uuid_with_anything_after_it_is_a_400_naming_it(api, truth):
+    """The id pattern holds the whole value: a final newline is not a UUID (a 404, or an
+    empty answer for a filter, would say the id was read and matched nothing)."""
+    known = truth.companies[0]["id"]
+    for path in (f"/companies/{known}%0A", f"/companies/{known}%20"):
+        assert_error(api.get(path), 400, "BAD_REQUEST")
+    for entity, member in (("companies", "id"), ("transactions", "target_id")):
+        resp = api.post(f"/{entity}", {"filters": {member: [known + "\n"]}})
+        body = assert_error(resp, 400, "BAD_REQUEST")
+        assert any(f"filters.{member}" in e for e in body["details"]["errors"]), body
+
+
+@pytest.mark.parametrize(
+    ("entity", "member"),
+    [("companies", "country"), ("investors", "country"), ("transactions", "target_country")],
+)
+@pytest.mark.parametrize("value", ["usa", "United States", "", "USA\n", "US"])
+def test_country_filters_take_iso3_codes_only(api, entity, member, value):
+    """ISO-3 codes (section 4.4), as Family A's ``countries``: a malformed one is a 400
+    naming the member, never an empty answer."""
+    body = assert_error(
+        api.post(f"/{entity}", {"filters": {member: ["DEU", value]}}), 400, "BAD_REQUEST"
+    )
+    assert any(f"filters.{member}" in e and "ISO 3166" in e for e in body["details"]["errors"])
+    assert (
+        api.ok_post(f"/{entity}", {"filters": {member: ["DEU", "ZZZ"]}, "limit": 1})["meta"][
+            "total"
+        ]
+        > 0
+    )

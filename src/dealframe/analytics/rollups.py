@@ -301,7 +301,7 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
     >>> wide = pd.DataFrame([[1.0, 2.0, 9.0], [None, None, None], [4.0, None, 6.0]],
     ...                     index=months, columns=columns)
     >>> group_time_series(wide, counts=True)  # doctest: +NORMALIZE_WHITESPACE
-             evRevenueLtm  n_evRevenueLtm
+    field    evRevenueLtm  n_evRevenueLtm
     month
     2024-01           2.0               3
     2024-03           5.0               2
@@ -345,5 +345,6 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
         for i, name in enumerate(names):
             data[f"n_{name}"] = pd.array(present[keep, i], dtype="Int64")
     out = pd.DataFrame(data, index=wide.index[keep])
+    out.columns = pd.Index(out.columns, dtype="str", name="field")  # as the service's frame
     out.attrs = {"companies": int(companies), "count": int(keep.sum())}
     return out

@@ -136,9 +136,16 @@ def _status(args: argparse.Namespace) -> int:
         print(
             f"{row.entity:<10} {row.rows:>10,} {row.live:>10,} {row.deleted:>8,} "
             f"{row.version:>7} {row.files:>5} {_size(row.bytes):>9}  "
-            f"{row.checkpoint or '-':<26} {row.last_sync or '-'}"
+            f"{_shown(row.checkpoint):<26} {_shown(row.last_sync)}"
         )
     return 0
+
+
+def _shown(text: Any) -> str:
+    """A text cell as printed: ``-`` for a missing one."""
+    import pandas as pd  # loaded by the frame's reader already; not at start-up
+
+    return "-" if pd.isna(text) else str(text)
 
 
 def _history(args: argparse.Namespace) -> int:
@@ -158,7 +165,7 @@ def _history(args: argparse.Namespace) -> int:
         print(
             f"{row.entity:<19} {row.version:>7}  {row.time:%Y-%m-%d %H:%M:%S} "
             f"{row.operation:<9} {num(row.sync):>5} {num(row.rows_received):>10} "
-            f"{num(row.rows_changed):>10}  {row.checkpoint or '-'}"
+            f"{num(row.rows_changed):>10}  {_shown(row.checkpoint)}"
         )
     return 0
 

@@ -23,6 +23,7 @@ from deltalake.exceptions import DeltaError
 from dealframe.arguments import checked_keywords
 
 from ..errors import ValidationError
+from ..frames.schemas import STRING_DTYPE
 from .errors import MirrorDamagedError, MirrorStateError
 from .schema import ENTITIES, PUBLIC_TABLES, arrow_schema, schema_problem, to_frame
 from .state import MirrorState, read_state
@@ -343,37 +344,43 @@ def status(path: str | Path) -> pd.DataFrame:
                 "last_sync": synced.timestamp.isoformat(timespec="seconds") if synced else None,
             }
         )
-    frame = pd.DataFrame(
-        rows,
-        columns=[
-            "entity",
-            "rows",
-            "live",
-            "deleted",
-            "version",
-            "files",
-            "bytes",
-            "checkpoint",
-            "last_sync",
-        ],
-    )
+    frame = _typed(rows, _STATUS_DTYPES)
     frame.attrs.update(
         path=str(root), schema_version=state.schema_version, syncs=state.syncs, source=state.source
     )
     return frame
 
 
-_HISTORY_COLUMNS = [
-    "entity",
-    "version",
-    "time",
-    "operation",
-    "sync",
-    "rows_received",
-    "rows_changed",
-    "checkpoint",
-    "reason",
-]
+#: The columns of ``status`` and ``history`` and their dtypes, whatever the rows (0 included).
+_STATUS_DTYPES = {
+    "entity": STRING_DTYPE,
+    "rows": "Int64",
+    "live": "Int64",
+    "deleted": "Int64",
+    "version": "Int64",
+    "files": "Int64",
+    "bytes": "Int64",
+    "checkpoint": STRING_DTYPE,
+    "last_sync": STRING_DTYPE,
+}
+_HISTORY_DTYPES = {
+    "entity": STRING_DTYPE,
+    "version": "Int64",
+    "time": "datetime64[us, UTC]",
+    "operation": STRING_DTYPE,
+    "sync": "Int64",
+    "rows_received": "Int64",
+    "rows_changed": "Int64",
+    "checkpoint": STRING_DTYPE,
+    "reason": STRING_DTYPE,
+}
+
+
+def _typed(rows: list[dict[str, Any]] | pd.DataFrame, dtypes: dict[str, Any]) -> pd.DataFrame:
+    """``rows`` as a frame of exactly ``dtypes``' columns and dtypes (no inference: an
+    all-null column stays text, an empty frame keeps its types)."""
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows, columns=list(dtypes))
+    return frame.astype(dtypes)
 
 
 def _changed(entry: dict[str, Any]) -> int | None:
@@ -444,10 +451,8 @@ def history(path: str | Path, entity: str | None = None) -> pd.DataFrame:
                     "reason": info.reason,
                 }
             )
-    frame = pd.DataFrame(rows, columns=_HISTORY_COLUMNS)
-    frame["time"] = pd.to_datetime(frame["time"], utc=True).astype("datetime64[us, UTC]")
-    for col in ("version", "sync", "rows_received", "rows_changed"):
-        frame[col] = frame[col].astype("Int64")
-    return frame.sort_values(
+    frame = pd.DataFrame(rows, columns=list(_HISTORY_DTYPES))
+    frame["time"] = pd.to_datetime(frame["time"], utc=True)
+    return _typed(frame, _HISTORY_DTYPES).sort_values(
         ["time", "entity", "version"], ascending=[False, True, False], ignore_index=True
     )

@@ -6,6 +6,7 @@ import datetime as dt
 import math
 import numbers
 import os
+import re
 import shutil
 import sys
 import time
@@ -153,6 +154,10 @@ def _entities(entities: Any, allowed: tuple[str, ...] = ENTITIES) -> list[str]:
     return out
 
 
+#: A percent escape (``%20``): deltalake reads local paths as URLs and decodes them.
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
 def lock_timeout_seconds(value: Any) -> float:
     """``lock_timeout`` checked: a finite number of seconds >= 0."""
     if (
@@ -171,16 +176,32 @@ def folder_path(path: Any) -> Path:
     Raises
     ------
     dealframe.errors.ValidationError
-        ``path`` is not a path, or names the home of a user this system does not know.
+        ``path`` is not a path, names the home of a user this system does not know, or
+        holds a percent escape such as ``%20`` in its absolute form: deltalake reads such a
+        path as a URL and decodes it again, so the tables it writes there cannot be opened.
 
     Examples
     --------
     >>> folder_path("mirror/").name
     'mirror'
+    >>> folder_path("/data/q3%20deals")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid path: expected a folder path without a percent escape such as '%20' (deltalake decodes it as part of a URL, so the tables could not be opened; '/data/q3%20deals' holds '%20'), got '/data/q3%20deals'
     """
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip() or "\0" in str(path):
         raise ValidationError("path", "a folder path (str or pathlib.Path)", got=path)
-    return expanded_path(path, "path")
+    folder = expanded_path(path, "path")
+    escape = _PERCENT_ESCAPE.search(str(folder.absolute()))
+    if escape:
+        raise ValidationError(
+            "path",
+            "a folder path without a percent escape such as '%20' (deltalake decodes it as "
+            f"part of a URL, so the tables could not be opened; '{folder.absolute()}' holds "
+            f"'{escape.group()}')",
+            got=str(path),
+        )
+    return folder
 
 
 def open_folder(path: str | Path, *, create: bool) -> Path:

@@ -33,6 +33,9 @@ __all__ = [
 ]
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+#: Filters of ISO-3 country codes (section 4.4): three capital letters, as Family A's ``countries``.
+_ISO3_FIELDS = frozenset({"country", "target_country"})
+_ISO3 = re.compile(r"[A-Z]{3}")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _FRACTION = re.compile(r"[T ]\d{2}:\d{2}:\d{2}[.,]([0-9]+)")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -210,7 +213,7 @@ def _value(spec: FilterSpec, op: str, value: Any, where: str, problems: Problems
             problems.add(f"{where}[{wrong}]: expected a string, got {json_type(value[wrong])}")
             return None
         if t == "array_uuid":
-            bad = [v for v in value if not _UUID.match(v)]
+            bad = [v for v in value if not _UUID.fullmatch(v)]
             if bad:
                 problems.add(f"{where}: {bad[0]!r} is not a UUID")
                 return None
@@ -218,6 +221,13 @@ def _value(spec: FilterSpec, op: str, value: Any, where: str, problems: Problems
                 problems.add(f"{where}: at most {MAX_IDS} ids per request, got {len(value)}")
                 return None
             return [v.lower() for v in value]
+        if spec.field in _ISO3_FIELDS:
+            bad = [v for v in value if not _ISO3.fullmatch(v)]
+            if bad:
+                problems.add(
+                    f"{where}: {bad[0]!r} is not an ISO 3166 alpha-3 code (three capital letters)"
+                )
+                return None
         if spec.values is not None:
             bad = [v for v in value if v not in spec.values]
             if bad:

@@ -34,7 +34,7 @@ class ApiRequest:
     path_params : mapping
         Parameters of the URL pattern (``{"id": ...}``).
     query : mapping
-        Query parameters (the first value of each).
+        Query parameters (the last value of a repeated one).
     body : dict
         The JSON object of the body; ``{}`` when the endpoint takes none or it was empty.
     """
@@ -152,6 +152,6 @@ def path_id(request: ApiRequest, post_only: frozenset[str] = frozenset()) -> str
     ident = request.path_params["id"]
     if request.path.rstrip("/") in post_only:
         raise ApiProblem(405, "METHOD_NOT_ALLOWED", f"GET is not allowed on {request.path}")
-    if not _UUID.match(ident):
+    if not _UUID.fullmatch(ident):  # (match() lets a final newline through)
         raise bad_request(f"id: {ident!r} is not a UUID")
     return ident.lower()
