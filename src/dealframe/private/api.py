@@ -7,9 +7,11 @@ request (:mod:`.filters`); lists and sub-collections are paginated for the user
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import functools
 import inspect
+import re
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -52,9 +54,9 @@ from ..frames.normalize import canonical_uuid
 from ..frames.schemas import MATCH_TYPES, PROFILE_FIELDS, ROLES
 from ..notices import MissingDataWarning, missing_expected, user_stacklevel, warn_missing
 from ..provenance import attach
-from ..transport.paging import ItemFailure, map_concurrent
-from ..transport.refusals import TOO_LARGE, smaller_size
-from ..transport.refusals import stated_bound as _stated_bound
+from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
+from ..transport.refusals import said as _said
+from ..transport.refusals import smaller_size
 from .fields import check_fields
 from .filters import EnumValueError, FilterSchema
 from .ids import check_ids
@@ -71,8 +73,8 @@ PREFIX = "/api/private/v1"
 ENTITIES = ("companies", "investors", "transactions")
 #: Ids per batch of a list lookup by ``id`` (the service's cap on ``filters.id``).
 IDS_PER_BATCH = 1000
-#: Names per resolve request to start with (not stated by the interface document; halved
-#: whenever a service refuses a batch as too large).
+#: Names per resolve request to start with (not stated by the interface document; lowered
+#: when a service refuses a batch as holding too many, see :func:`_fewer_names`).
 NAMES_PER_RESOLVE = 1000
 _ENTITY_ALIASES = {
     "deals": "transactions",
@@ -127,6 +129,84 @@ def _smaller_page(error: ApiError, sent: int) -> int | None:
     True
     """
     return smaller_size(error, sent, lambda words: "limit" in words.lower())
+
+
+#: A position in the names of a resolve request, as a service may name it in a refusal:
+#: ``names[7]``, or FastAPI's ``body.names.7``. The digits are group ``at``.
+_NAME_AT = re.compile(r"(?P<head>\bnames?\s*\[\s*|\bnames?\.)(?P<at>\d+)", re.IGNORECASE)
+#: Words that name a field (``sort: unknown``, ``body.names: ...``).
+_FIELD_NAMED = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*\s*:(?!//)")
+
+
+def _names_count_refused(status: int, words: str) -> bool:
+    """Whether a refusal (its status and words) may be about how many names a resolve
+    request holds: words that name no position (``names[7]: contains forbidden characters``
+    is about one name, and a smaller request holding it would be refused alike) and that are
+    a 413, name ``names`` (``names: at most 100 names``) or name no field at all (an empty
+    body, ``Request too large``).
+
+    Examples
+    --------
+    >>> _names_count_refused(400, "names: at most 100 names per request, got 1000")
+    True
+    >>> _names_count_refused(400, "Invalid request names[7]: contains forbidden characters")
+    False
+    >>> _names_count_refused(413, "HTTP 413"), _names_count_refused(400, "sort: unknown")
+    (True, False)
+    """
+    if _NAME_AT.search(words):
+        return False
+    named = re.search(r"\bnames\b", words, re.IGNORECASE) is not None
+    return status == 413 or named or _FIELD_NAMED.search(words) is None
+
+
+def _fewer_names(error: ApiError, sent: int) -> int | None:
+    """The names per resolve request to send after ``error`` refused a batch of ``sent``:
+    the bound its words state, else half; None when it is another refusal
+    (:func:`_names_count_refused`) or ``sent`` is 1.
+
+    Examples
+    --------
+    >>> words = "names: at most 100 names per request, got 1000"
+    >>> _fewer_names(BadRequestError(400, "BAD_REQUEST", words), 1000)
+    100
+    >>> _fewer_names(BadRequestError(400, "BAD_REQUEST", "names[7]: forbidden"), 1000) is None
+    True
+    """
+    return smaller_size(error, sent, lambda words: _names_count_refused(error.status, words))
+
+
+def _in_callers_list(error: ApiError, start: int, sent: int, total: int) -> ApiError:
+    """``error``, a refusal of the batch of ``sent`` names from position ``start`` of the
+    caller's ``total``, with the positions it names (``names[2]``, counted by the service
+    within the batch) counted in the caller's list (``names[102]`` for ``start`` 100), and a
+    note saying so. The error itself when ``start`` is 0 (the two counts agree).
+
+    Examples
+    --------
+    >>> error = BadRequestError(400, "BAD_REQUEST", "Invalid", details={"errors": ["names[2]: bad"]})
+    >>> _in_callers_list(error, 100, 100, 300).errors
+    ['names[102]: bad']
+    """
+    if start == 0:
+        return error
+
+    def shift(text: str) -> str:
+        return _NAME_AT.sub(lambda m: f"{m['head']}{start + int(m['at'])}", text)
+
+    again = copy.copy(error)  # by DealframeError.__reduce__: the class and every attribute
+    again.message = shift(error.message)
+    listed = error.details.get("errors")
+    if isinstance(listed, list):
+        shifted = [shift(e) if isinstance(e, str) else e for e in listed]
+        again.details = {**error.details, "errors": shifted}
+    note = (
+        f"the service counted positions within the request holding names[{start}].."
+        f"names[{start + sent - 1}] of your {total}: shown here as positions in your list"
+    )
+    again.note = f"{error.note}; {note}" if error.note else note
+    again.args = (again._render(),)
+    return again
 
 
 def _page_zero(pages: Pages[Any], read_zero: Callable[[int, int], Pages[Any]]) -> str | None:
@@ -1976,17 +2056,25 @@ class PrivateApi:
         cache: bool,
         deadline: Any,
     ) -> tuple[dict[int, tuple[list[str], Any]], list[Any], list[Any]]:
-        """Send ``names`` in batches; a batch refused as too large (400, 413, 422) is split.
+        """Send ``names`` in batches: the answers by the position of their batch's first name,
+        the responses, and the batches that failed (:class:`ItemFailure`, item
+        ``(start, batch)``).
 
         How many names one request may carry is not stated by the interface document. The
-        client starts at :data:`NAMES_PER_RESOLVE` and halves the batch each time a service
-        refuses one as too large (remembered for this client's later calls).
+        client starts at :data:`NAMES_PER_RESOLVE`; a batch refused as holding too many
+        (:func:`_fewer_names`) is split to the bound the refusal states, else in halves, and
+        that size is kept for this client's later calls once a batch of it was accepted. A
+        refusal naming one name (``names[7]: ...``) is not split: its batch failed, and the
+        error names the position in the caller's list (:func:`_in_callers_list`). A smaller
+        batch that fails is a failure: the batches that arrived are kept.
         """
         answers: dict[int, tuple[list[str], Any]] = {}
         responses: list[Any] = []
         failures: list[Any] = []
         size = self._names_per_resolve
         todo = [(i, names[i : i + size]) for i in range(0, len(names), size)]
+        accepted: set[int] = set()  # the lengths of the batches accepted
+        refused = False
 
         def send(item: tuple[int, list[str]]) -> Any:
             start, batch = item
@@ -2000,11 +2088,12 @@ class PrivateApi:
                     deadline,
                     json={"names": batch},
                 )
-            except (BadRequestError, ApiError) as exc:
-                if len(batch) > 1 and exc.status in TOO_LARGE:
-                    return exc  # perhaps too many names at once: split below
+            except ApiError as exc:
+                if _fewer_names(exc, len(batch)) is not None or _NAME_AT.search(_said(exc)):
+                    return exc  # too many names (split below), or one name refused (failed)
                 raise
 
+        fatal = FATAL_ERRORS
         while todo:
             result = map_concurrent(
                 send,
@@ -2013,6 +2102,7 @@ class PrivateApi:
                 progress=self._progress(progress),
                 desc="resolve",
                 pool=self._t.pool,
+                fatal=fatal,
             )
             failures += result.failures
             again: list[tuple[int, list[str]]] = []
@@ -2020,14 +2110,23 @@ class PrivateApi:
                 if outcome is None:
                     continue
                 if isinstance(outcome, ApiError):
-                    size = max(1, min(size, _stated_bound(outcome, len(batch)) or len(batch) // 2))
+                    fewer = _fewer_names(outcome, len(batch))
+                    if fewer is None:  # about one name: a smaller batch would hold it too
+                        error = _in_callers_list(outcome, start, len(batch), len(names))
+                        failures.append(ItemFailure(start, (start, batch), error))
+                        continue
+                    size, refused = min(size, fewer), True
                     again += [(start + i, batch[i : i + size]) for i in range(0, len(batch), size)]
                     continue
                 responses.append(outcome)
+                accepted.add(len(batch))
                 answers[start] = (batch, outcome.json().get("data"))
-            if again:
-                self._names_per_resolve = size
             todo = again
+            # the batches that arrived are kept: a smaller batch that fails is a failure
+            fatal = tuple(e for e in FATAL_ERRORS if e is not BadRequestError)
+        if refused and size in accepted:  # a batch of that size was taken: kept
+            self._names_per_resolve = min(self._names_per_resolve, size)
+        failures.sort(key=lambda f: f.item[0])
         return answers, responses, failures
 
     @staticmethod
@@ -2087,7 +2186,11 @@ class PrivateApi:
         Parameters
         ----------
         names : list of str
-            Any number (sent in batches of 1,000).
+            Any number (sent in batches of 1,000; fewer once the service refused a batch as
+            holding too many). A batch the service refuses for one of its names
+            (``names[7]: ...``) is not split: the refusal is raised with the position counted
+            in ``names``, or, when other batches were resolved, an
+            :class:`~dealframe.errors.IncompleteResultError` whose ``.partial`` holds them.
         on_ambiguous : {"none", "best", "raise"}
             Leave ``id`` null for ambiguous names, take the best candidate, or raise
             :class:`~dealframe.errors.AmbiguousNameError`. With ``"best"``, a name whose
@@ -2130,7 +2233,7 @@ class PrivateApi:
         Parameters
         ----------
         names : list of str
-            Any number (sent in batches of 1,000).
+            Any number, batched as for :meth:`resolve_companies`.
         on_ambiguous, strict, progress, refresh, cache
             As for :meth:`resolve_companies`.
 

@@ -1,0 +1,182 @@
+"""Resolve batches a service refuses, over the drift proxy: a refusal about one name
+(``names[7]: contains forbidden characters``) against one about how many names a request holds.
+
+A refusal naming a position is about that name: a smaller batch holding it would be refused
+alike, so the batch is not split, the error names the position in the caller's list, the
+batches that were resolved are kept (``IncompleteResultError.partial``), and no batch size is
+remembered from it. A refusal about the count (its words name ``names`` and no position, or no
+field at all) is split, and the size is kept once a batch of it was accepted.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
+    Action,
+    Exchange,
+    assert_same,
+    direct,
+    fresh,
+    fresh_rules,
+    no_hang,
+    outcome,
+    proxy,
+)
+
+from dealframe.errors import BadRequestError, IncompleteResultError
+
+P = "/api/private/v1"
+RESOLVE = f"^{P}/companies/resolve$"
+#: A name the services below refuse on its own (whatever else the batch holds).
+FORBIDDEN = "Forbidden ~ name"
+
+#: A refusal of the name at position ``i`` of the request, in two services' words.
+POSITIONED = {
+    "error-body": lambda i: {
+        "error": {
+            "code": "BAD_REQUEST",
+            "message": "Invalid request",
+            "details": {"errors": [f"names[{i}]: contains forbidden characters"]},
+        }
+    },
+    "fastapi": lambda i: {
+        "detail": [{"loc": ["body", "names", i], "msg": "string contains forbidden characters"}]
+    },
+}
+
+
+def _answer(ex: Exchange, status: int, body: Any) -> None:
+    ex.forward, ex.status, ex._doc = False, status, None
+    ex.headers = {"Content-Type": "application/json"}
+    ex.content = b"" if body is None else orjson.dumps(body)
+
+
+def service(
+    sizes: list[int], *, bound: int | None = None, refusal: Any = POSITIONED["error-body"]
+) -> Action:
+    """A resolve that records the size of every request in ``sizes``, refuses more than
+    ``bound`` names (``names: at most ...``), and refuses a batch holding :data:`FORBIDDEN`
+    with ``refusal(its position in the batch)`` (422 for FastAPI's body, else 400)."""
+
+    def apply(ex: Exchange) -> None:
+        names = ex.body.get("names") if isinstance(ex.body, dict) else None
+        if not isinstance(names, list):
+            return
+        sizes.append(len(names))
+        if bound is not None and len(names) > bound:
+            said = f"names: at most {bound} names per request, got {len(names)}"
+            _answer(ex, 400, {"error": {"code": "BAD_REQUEST", "message": said}})
+        elif FORBIDDEN in names:
+            body = refusal(names.index(FORBIDDEN))
+            _answer(ex, 422 if "detail" in body else 400, body)
+
+    return Action("resolve_service", on_request=apply)
+
+
+@pytest.fixture(scope="module")
+def names(direct: Any) -> list[str]:
+    names = direct.private.companies(limit=300)["name"].tolist()
+    assert len(names) == 300
+    return names
+
+
+@pytest.mark.parametrize("words", list(POSITIONED), ids=list(POSITIONED))
+def test_a_name_refused_by_position_is_raised_as_is_and_nothing_is_remembered(
+    words, names, fresh, proxy
+):
+    """One request of 300 names, the caller's ``names[7]`` refused: the error names
+    ``names[7]`` after that one request (it used to split the batch down to single names, 50
+    requests, raise ``names[0]``, and keep one name per request for the client's life)."""
+    sent = [*names[:7], FORBIDDEN, *names[8:]]
+    sizes: list[int] = []
+    proxy.add(RESOLVE, service(sizes, refusal=POSITIONED[words]))
+    with pytest.raises(BadRequestError) as caught:
+        fresh.private.resolve_companies(sent)
+    assert sizes == [300]
+    said = str(caught.value)
+    assert "names[7]" in said or "names.7" in said, said
+    assert "names[0]" not in said and "names.0" not in said, said
+    sizes.clear()
+    matches = fresh.private.resolve_companies(names[10:]).matches
+    assert sizes == [290]  # one request: no batch size was learnt from that refusal
+    assert matches.attrs["batch_size"] == 1000
+    assert matches["match_type"].notna().all()
+
+
+def test_a_name_refused_in_a_later_batch_keeps_the_other_batches(names, direct, fresh, proxy):
+    """A service taking at most 100 names that refuses the caller's ``names[150]`` as
+    ``names[50]`` of its batch: the batch of 300 is split to 100s (the bound is read), the
+    batch holding that name is not split further, the error names ``names[150]``, the other
+    200 names are on ``.partial`` and the bound of 100 is kept."""
+    sent = [*names[:150], FORBIDDEN, *names[151:]]
+    ref = direct.private.resolve_companies(sent).matches
+    sizes: list[int] = []
+    proxy.add(RESOLVE, service(sizes, bound=100))
+    got = outcome(lambda: fresh.private.resolve_companies(sent))
+    error = got.error
+    assert isinstance(error, IncompleteResultError), repr(error)
+    assert sizes[0] == 300 and sorted(sizes[1:]) == [100, 100, 100]
+    assert error.failed == ["names 101..200"]
+    assert error.expected == 300 and error.received == 200
+    (refused,) = error.errors
+    assert isinstance(refused, BadRequestError)
+    assert refused.errors == ["names[150]: contains forbidden characters"], refused.errors
+    assert "names[50]" not in str(refused)
+    assert "names[100]..names[199]" in str(refused)  # the note says how the service counted
+    kept = list(range(100)) + list(range(200, 300))
+    assert_same(error.partial.matches, ref.iloc[kept], ignore_index=True)
+    assert error.partial.matches.attrs["batch_size"] == 100
+    sizes.clear()
+    again = fresh.private.resolve_companies(names)
+    assert sizes == [100, 100, 100]  # the bound a batch of 100 was accepted at is kept
+    assert_same(again.matches, direct.private.resolve_companies(names).matches)
+
+
+def test_no_size_is_remembered_when_no_batch_of_it_was_accepted(names, fresh, proxy):
+    """A service taking at most 100 names whose batches of 100 then all fail (503): the call
+    is incomplete, and the next call starts again at 1,000 names (the client used to keep 100,
+    a size no batch had been accepted at)."""
+    sizes: list[int] = []
+
+    def down(ex: Exchange) -> None:
+        if len(ex.body.get("names", [])) <= 100:
+            _answer(ex, 503, {"error": {"code": "SERVICE_UNAVAILABLE", "message": "down"}})
+
+    proxy.add(RESOLVE, service(sizes, bound=100), Action("down", on_request=down))
+    error = outcome(lambda: fresh.private.resolve_companies(names)).error
+    assert isinstance(error, IncompleteResultError), repr(error)
+    assert error.received == 0 and len(error.failed) == 3
+    proxy.reset()
+    sizes.clear()
+    proxy.add(RESOLVE, service(sizes, bound=100))
+    matches = fresh.private.resolve_companies(names).matches
+    assert sizes[0] == 300, sizes  # asked at the full batch again, then split
+    assert matches.attrs["batch_size"] == 100
+
+
+@pytest.mark.parametrize("status", [413, 400])
+def test_a_refusal_with_an_empty_body_is_halved(status, names, direct, fresh, proxy):
+    """A refusal naming no field at all (an empty body) above 100 names: halved (300, 150,
+    then 75s) until a batch is accepted; that size is kept."""
+    sizes: list[int] = []
+
+    def empty(ex: Exchange) -> None:
+        names_sent = ex.body.get("names", [])
+        sizes.append(len(names_sent))
+        if len(names_sent) > 100:
+            _answer(ex, status, None)
+
+    proxy.add(RESOLVE, Action("empty_refusal", on_request=empty))
+    matches = fresh.private.resolve_companies(names).matches
+    assert_same(matches, direct.private.resolve_companies(names).matches)
+    assert sizes[0] == 300 and sorted(sizes[1:]) == [75, 75, 75, 75, 150, 150]
+    assert matches.attrs["batch_size"] == 75
