@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -29,6 +30,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     direct,
     edit,
     fresh_rules,
+    meta_set,
     no_hang,
     outcome,
     proxy,
@@ -158,3 +160,86 @@ def test_the_doctor_breaks_naming_the_statistic_the_client_warns_of(direct, via,
     assert check.verdict == BREAKS, check
     assert "no sum" in check.observed and "{median: {...}}" in check.observed, check
     assert "{field:" not in check.observed, check
+
+
+# ---------------------------------------------------------------------- meta counts written as text
+
+
+def test_group_series_counts_written_as_text_are_integers_in_attrs(direct, via, proxy):
+    """``meta: {count: "3", companies: "15"}``: ``attrs`` holds 3 and 15 (it held the text, so
+    ``attrs["companies"] > 10`` raised TypeError), and the one warning names both."""
+    ref = direct.public.group_time_series(**SERIES)
+
+    def as_text(doc: Any) -> Any:
+        doc["meta"] = {k: str(v) for k, v in doc["meta"].items()}
+        return doc
+
+    proxy.add(GROUP_SERIES, edit(as_text))
+    o = outcome(lambda: via.public.group_time_series(**SERIES))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, ref)
+    for name in ("count", "companies"):
+        assert type(o.value.attrs[name]) is int and o.value.attrs[name] == ref.attrs[name]
+    said = [m for m in _contract_warnings(o) if "written as text" in m]
+    assert len(said) == 1 and "meta.count, meta.companies" in said[0], _contract_warnings(o)
+
+
+def test_a_group_series_count_that_is_none_is_said_and_not_kept(direct, via, proxy):
+    ref = direct.public.group_time_series(**SERIES)
+    proxy.add(GROUP_SERIES, meta_set(companies="many"))
+    o = outcome(lambda: via.public.group_time_series(**SERIES))
+    assert o.error is None, repr(o.error)
+    assert o.value.attrs["companies"] is None and o.value.attrs["count"] == ref.attrs["count"]
+    assert any("meta.companies is 'many', not a count" in m for m in _contract_warnings(o))
+
+
+def test_group_current_counts_written_as_text_are_integers_in_attrs(direct, via, proxy):
+    ref = direct.public.group_current(**GROUP)
+    companies = ref.attrs["companies"]
+    assert type(companies) is int and companies > 0
+    proxy.add(GROUP_CURRENT, meta_set(companies=str(companies), count=float(companies)))
+    o = outcome(lambda: via.public.group_current(**GROUP))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, ref)
+    assert type(o.value.attrs["companies"]) is int and o.value.attrs["companies"] == companies
+    assert type(o.value.attrs["count"]) is int and o.value.attrs["count"] == companies
+    said = [m for m in _contract_warnings(o) if "written as text" in m]
+    assert len(said) == 1 and "meta.count, meta.companies" in said[0], _contract_warnings(o)
+
+
+def test_an_empty_group_with_its_count_as_text_is_an_empty_group(via, proxy):
+    """``companies: "0"`` is 0: an empty group, whose statistics are all null, is not warned
+    of missing sums (the text "0" was not 0, so it was)."""
+
+    def empty(doc: Any) -> Any:
+        doc["data"] = {s: dict.fromkeys(cells) for s, cells in doc["data"].items()}
+        doc["meta"] = {"count": "0", "companies": "0"}
+        return doc
+
+    proxy.add(GROUP_CURRENT, edit(empty))
+    o = outcome(lambda: via.public.group_current(**GROUP))
+    assert o.error is None, repr(o.error)
+    assert o.value.attrs["companies"] == 0 and o.value[["sum", "median"]].isna().all().all()
+    assert not [m for m in _contract_warnings(o) if "no sum" in m or "no median" in m]
+
+
+def test_the_other_family_a_calls_put_no_text_count_in_attrs(direct, via, proxy):
+    """search, current data and time series: a ``meta.count`` written as text is read (and
+    said), and every count their ``attrs`` hold is an integer."""
+    skus = direct.public.search(**GROUP).index[:3].tolist()
+    proxy.add(
+        "^/api/v2/companies(/current|/time-series)?$",
+        edit(lambda doc: {**doc, "meta": {"count": str(doc["meta"]["count"])}}),
+    )
+    calls: dict[str, Callable[[], pd.DataFrame]] = {
+        "search": lambda: via.public.search(**GROUP),
+        "current": lambda: via.public.current(skus),
+        "time_series": lambda: via.public.time_series(skus, fields=["evRevenueLtm"]),
+    }
+    for name, call in calls.items():
+        o = outcome(call)
+        assert o.error is None, (name, o.error)
+        assert any("meta.count written as text" in m for m in _contract_warnings(o)), name
+        counts = {k: v for k, v in o.value.attrs.items() if k in ("count", "companies", "total")}
+        counts |= {k: o.value.attrs[k] for k in ("rows_expected", "rows_received")}
+        assert all(type(v) is int for v in counts.values()), (name, counts)

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe.arguments import checked_keywords
-from dealframe.contract import Findings, _add_repeats
+from dealframe.contract import Findings, _add_repeats, _as_written, as_count
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import as_records, build_frame, empty_frame, why
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
@@ -52,6 +52,11 @@ _STAT_WORDS = re.compile(
 #: comes after them, in the order served. Whatever order a service lists its fields in, the
 #: frame (and the local rollup, :func:`dealframe.analytics.group_current`) has this one.
 GROUP_ROWS: tuple[str, ...] = tuple(c.name for c in CURRENT_DATA if c.kind == "float")
+#: The members of a Family A ``meta`` that are counts: ``count`` and ``companies`` (integers in
+#: the interface document's group time series ``{count, companies}`` and the ``{count}`` of the
+#: other calls; the sandbox's groups/current ``meta`` has both), and the ``total`` the client
+#: also reads as one. :func:`read_meta` makes them integers.
+META_COUNTS: tuple[str, ...] = ("count", "companies", "total")
 
 MonthLike: TypeAlias = str | pd.Period | pd.Timestamp | None
 
@@ -313,11 +318,47 @@ def time_series_long(
     )
 
 
+def read_meta(meta: Any, found: Findings | None = None) -> Any:
+    """A Family A ``meta`` with its counts (:data:`META_COUNTS`) as integers.
+
+    A count written as text or as an integral float (``"15"``, ``15.0``) is read as its
+    integer; one that is no count (``"many"``, ``-1``, ``true``) becomes None. Both are
+    said to ``found`` when given: one ``bad_meta`` finding naming every member written as
+    text, one per member that is no count. Anything but an object is returned as given.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v1/groups/time-series")
+    >>> read_meta({"count": "3", "companies": "15", "note": "x"}, found)
+    {'count': 3, 'companies': 15, 'note': 'x'}
+    >>> found.items[0].message.split(" written")[0]
+    'meta.count, meta.companies'
+    """
+    if not isinstance(meta, Mapping):
+        return meta
+    out = dict(meta)
+    text: list[str] = []
+    for name in META_COUNTS:
+        value = out.get(name)
+        if value is None:
+            continue
+        count = as_count(value)
+        if count is None:
+            if found is not None:
+                found.add("bad_meta", f"meta.{name} is {value!r}, not a count: ignored")
+        elif type(value) is not int:
+            text.append(name)
+        out[name] = count
+    if text and found is not None:
+        found.add("bad_meta", _as_written(text))
+    return out
+
+
 def _with_meta(frame: pd.DataFrame, meta: Mapping[str, Any] | None) -> pd.DataFrame:
     if meta is not None:
         if not isinstance(meta, Mapping):
             raise ValidationError("meta", "an object", got=type(meta).__name__)
-        frame.attrs.update(copy.deepcopy(dict(meta)))
+        frame.attrs.update(copy.deepcopy(read_meta(meta)))
     return frame
 
 
@@ -558,7 +599,8 @@ def group_current_frame(
     ``{"total": {...}, "median": {...}}``: a sum or a median?) is refused, naming
     the keys seen, never guessed. Cells a field's class does not have are NaN;
     other statistics the service sends (``mean`` ...) become extra columns.
-    ``meta`` keys are copied into ``attrs``.
+    ``meta`` keys are copied into ``attrs``, its counts (``count``, ``companies``)
+    as integers even when written as text (:func:`read_meta`).
 
     Examples
     --------
@@ -623,7 +665,8 @@ def group_time_series_frame(
     items : list of dict
         The ``data`` array (or the whole ``{data, meta}`` envelope).
     meta : dict, optional
-        Copied into ``attrs`` (``count``, ``companies``).
+        Copied into ``attrs`` (``count``, ``companies``: integers, even when written as
+        text; :func:`read_meta`).
     fields : sequence of str, optional
         Columns always present, in this order (all-NaN when the service sent no
         value); other fields the service sends follow in order of first appearance.
