@@ -41,10 +41,10 @@ from ..frames.private import (
     company_profiles_frame,
     deals_frame,
 )
-from ..frames.public import group_current_frame
+from ..frames.public import _group_layout, group_current_frame
 from ..frames.schemas import CURRENT_DATA
 from ..private.api import _buckets, _smaller_page
-from ..public.api import _fewer_skus
+from ..public.api import _check_group_classes, _fewer_skus
 from ..public.sku import sku_version
 from ..transport.refusals import stated_bound
 
@@ -454,25 +454,21 @@ def _family_a(d: _Doctor) -> None:
         response = d.send("public", "POST", f"{_A}/groups/current", json=group)
         doc = d.ok_json(response)
         data = doc.get("data")
-        with shaping(response.request, f"POST {_A}/groups/current"):  # as the client reads it
+        endpoint = f"POST {_A}/groups/current"
+        with shaping(response.request, endpoint):  # as the client reads it
             frame = group_current_frame(data, doc.get("meta"))
+            layout = _group_layout(data)
         if not len(frame) or frame[["sum", "median"]].isna().all().all():
-            return f"no sum or median could be read from {type(data).__name__}", BREAKS
+            return f"no sum or median could be read from {layout}", BREAKS
+        said = Findings(endpoint)
+        _check_group_classes(frame, said)  # what the client warns of on every call
+        if len(said):
+            return f"{layout}: {'; '.join(f.message for f in said)}", BREAKS
         known = set(DOCUMENTED_FIELDS["current"]) | _EXPECTED_EXTRAS["current"]
         extra = sorted(set(frame.index) - known)
         if isinstance(data, Mapping) and {"sum", "median"} <= set(data):
-            return _noting(
-                (f"{{sum: {{...}}, median: {{...}}}} over {len(frame)} fields", HOLDS),
-                extra,
-                "field",
-            )
-        if isinstance(data, list):
-            shape = "a list of {field, sum, median}"
-        elif any(isinstance(v, Mapping) for v in data.values()):
-            shape = "{field: {sum, median}}"
-        else:
-            shape = "a flat {fieldSum: x, fieldMedian: y} (the statistic in each key)"
-        return _noting((f"{shape} over {len(frame)} fields: read", ADAPTED), extra, "field")
+            return _noting((f"{layout} over {len(frame)} fields", HOLDS), extra, "field")
+        return _noting((f"{layout} over {len(frame)} fields: read", ADAPTED), extra, "field")
 
     d.run("A.groups.current", "data {sum: {...}, median: {...}} (layout not shown)", group_current)
 

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe.arguments import checked_keywords
-from dealframe.contract import Findings, _add_repeats
+from dealframe.contract import Findings, _add_repeats, _as_written, as_count
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import as_records, build_frame, empty_frame, why
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
@@ -41,11 +41,22 @@ __all__ = [
 
 _MONTH = re.compile(r"^(\d{4})-(\d{2})(?:-\d{2})?$")
 _STATS = ("sum", "median")
+#: The statistics a groups/current key (``data``'s, or its members') may name, in any case and
+#: singular or plural (``sum``, ``Sum``, ``SUMS``, ``medians``); a column of its own each.
+_STAT_WORDS = re.compile(
+    r"(?P<stat>sum|median|mean|average|avg|min|max|count|n|std|stdev|q[1-3]|p\d{1,2})s?",
+    re.IGNORECASE | re.ASCII,
+)
 #: The row order of a group current-data frame: the numeric fields of current data in
 #: document order (:data:`~dealframe.frames.schemas.CURRENT_DATA`); a field it does not name
 #: comes after them, in the order served. Whatever order a service lists its fields in, the
 #: frame (and the local rollup, :func:`dealframe.analytics.group_current`) has this one.
 GROUP_ROWS: tuple[str, ...] = tuple(c.name for c in CURRENT_DATA if c.kind == "float")
+#: The members of a Family A ``meta`` that are counts: ``count`` and ``companies`` (integers in
+#: the interface document's group time series ``{count, companies}`` and the ``{count}`` of the
+#: other calls; the sandbox's groups/current ``meta`` has both), and the ``total`` the client
+#: also reads as one. :func:`read_meta` makes them integers.
+META_COUNTS: tuple[str, ...] = ("count", "companies", "total")
 
 MonthLike: TypeAlias = str | pd.Period | pd.Timestamp | None
 
@@ -307,11 +318,47 @@ def time_series_long(
     )
 
 
+def read_meta(meta: Any, found: Findings | None = None) -> Any:
+    """A Family A ``meta`` with its counts (:data:`META_COUNTS`) as integers.
+
+    A count written as text or as an integral float (``"15"``, ``15.0``) is read as its
+    integer; one that is no count (``"many"``, ``-1``, ``true``) becomes None. Both are
+    said to ``found`` when given: one ``bad_meta`` finding naming every member written as
+    text, one per member that is no count. Anything but an object is returned as given.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v1/groups/time-series")
+    >>> read_meta({"count": "3", "companies": "15", "note": "x"}, found)
+    {'count': 3, 'companies': 15, 'note': 'x'}
+    >>> found.items[0].message.split(" written")[0]
+    'meta.count, meta.companies'
+    """
+    if not isinstance(meta, Mapping):
+        return meta
+    out = dict(meta)
+    text: list[str] = []
+    for name in META_COUNTS:
+        value = out.get(name)
+        if value is None:
+            continue
+        count = as_count(value)
+        if count is None:
+            if found is not None:
+                found.add("bad_meta", f"meta.{name} is {value!r}, not a count: ignored")
+        elif type(value) is not int:
+            text.append(name)
+        out[name] = count
+    if text and found is not None:
+        found.add("bad_meta", _as_written(text))
+    return out
+
+
 def _with_meta(frame: pd.DataFrame, meta: Mapping[str, Any] | None) -> pd.DataFrame:
     if meta is not None:
         if not isinstance(meta, Mapping):
             raise ValidationError("meta", "an object", got=type(meta).__name__)
-        frame.attrs.update(copy.deepcopy(dict(meta)))
+        frame.attrs.update(copy.deepcopy(read_meta(meta)))
     return frame
 
 
@@ -381,17 +428,121 @@ def _flat_cells(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return cells
 
 
-def _group_cells(data: Any) -> dict[str, dict[str, Any]]:
-    """``{stat: {field: value}}`` from any of the accepted layouts (:data:`_GROUP_LAYOUTS`)."""
+def _stat_name(key: Any) -> str | None:
+    """The statistic a groups/current key names, as its column (lower case, singular), or
+    None when it names none: the case of a name, and a plural, are the service's spelling.
+
+    Examples
+    --------
+    >>> [_stat_name(k) for k in ("sum", "Median", "SUMS", "medians", "mean")]
+    ['sum', 'median', 'sum', 'median', 'mean']
+    >>> [_stat_name(k) for k in ("total", "marketCap", 3)]
+    [None, None, None]
+    """
+    found = _STAT_WORDS.fullmatch(key.strip()) if isinstance(key, str) else None
+    return found["stat"].lower() if found else None
+
+
+def _shown(keys: Iterable[Any]) -> str:
+    """Keys as a short list: the first five, and how many there are beyond them."""
+    keys = [str(k) for k in keys]
+    return ", ".join(keys[:5]) + (f" ... ({len(keys)} keys)" if len(keys) > 5 else "")
+
+
+def _stat_column(key: Any, where: str, seen: dict[str, Any]) -> str:
+    """The column of statistic ``key`` (at ``where``); the same statistic twice
+    (``sum`` and ``Sum``) is refused: which one holds it cannot be told."""
+    stat = _stat_name(key)
+    if stat is None:
+        raise ValidationError(where, "a statistic (sum, median ...)", got=key)
+    if stat in seen:
+        raise ValidationError(
+            where, f"one {stat} (it came as {seen[stat]!r} and as {key!r})", got=key
+        )
+    seen[stat] = key
+    return stat
+
+
+def _described(stats: Mapping[str, Any]) -> str:
+    """The statistic names as served, the sum and the median first (``Sum, Median``)."""
+    order = [*(s for s in _STATS if s in stats), *(s for s in stats if s not in _STATS)]
+    return ", ".join(str(stats[s]) for s in order)
+
+
+def _row_cells(data: list[Any]) -> tuple[dict[str, dict[str, Any]], str]:
+    """``[{"field": f, "sum": x, "median": y}, ...]``: cells and the layout as served."""
     cells: dict[str, dict[str, Any]] = {}
-    if isinstance(data, list):  # [{"field": f, "sum": x, "median": y}, ...]
-        for i, row in enumerate(data):
-            if not isinstance(row, Mapping) or "field" not in row:
-                raise ValidationError(f"data[{i}]", "an object with a 'field' member", got=row)
-            for stat, value in row.items():
-                if stat != "field":
-                    cells.setdefault(stat, {})[row["field"]] = value
-        return cells
+    served: dict[str, Any] = {}
+    for i, row in enumerate(data):
+        if not isinstance(row, Mapping) or "field" not in row:
+            raise ValidationError(f"data[{i}]", "an object with a 'field' member", got=row)
+        seen: dict[str, Any] = {}
+        for key, value in row.items():
+            if key != "field":
+                stat = _stat_column(key, f"data[{i}].{key}", seen)
+                cells.setdefault(stat, {})[row["field"]] = value
+        served.update((s, k) for s, k in seen.items() if s not in served)
+    return cells, f"a list of {{field, {_described(served)}}}"
+
+
+def _stat_major(data: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], str]:
+    """``{sum: {field: x}, median: {field: y}}``, each key naming its statistic."""
+    unnamed = [k for k in data if _stat_name(k) is None]
+    if unnamed:
+        raise ValidationError(
+            "data",
+            f"one of the layouts {_GROUP_LAYOUTS}; beside statistics, these keys of data "
+            f"name none (a sum or a median?): {_shown(unnamed)} (keys of data: {_shown(data)})",
+        )
+    cells: dict[str, dict[str, Any]] = {}
+    seen: dict[str, Any] = {}
+    for key, inner in data.items():
+        stat = _stat_column(key, f"data.{key}", seen)
+        if inner is not None:
+            cells[stat] = dict(inner)
+    return cells, "{" + ", ".join(f"{seen[s]}: {{...}}" for s in seen) + "}"
+
+
+def _field_major(data: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], str]:
+    """``{field: {sum: x, median: y}}``, read so only when every inner key names a
+    statistic: otherwise the layout cannot be told (statistics under other names, or
+    fields under statistics spelt otherwise) and is refused, never transposed."""
+    inner_keys = dict.fromkeys(k for inner in data.values() if inner is not None for k in inner)
+    unnamed = [k for k in inner_keys if _stat_name(k) is None]
+    if unnamed:
+        raise ValidationError(
+            "data",
+            f"one of the layouts {_GROUP_LAYOUTS}; neither the keys of data "
+            f"({_shown(data)}) nor these keys of its members ({_shown(unnamed)}) name "
+            "statistics: which is a sum and which a median cannot be told",
+        )
+    cells: dict[str, dict[str, Any]] = {}
+    served: dict[str, Any] = {}
+    for field, inner in data.items():
+        seen: dict[str, Any] = {}
+        for key, value in (inner or {}).items():
+            cells.setdefault(_stat_column(key, f"data.{field}.{key}", seen), {})[field] = value
+        served.update((s, k) for s, k in seen.items() if s not in served)
+    return cells, f"{{field: {{{_described(served)}}}}}"
+
+
+def _read_group(data: Any) -> tuple[dict[str, dict[str, Any]], str]:
+    """``{stat: {field: value}}`` from any of the accepted layouts (:data:`_GROUP_LAYOUTS`),
+    and that layout as served (statistic names in the service's spelling).
+
+    A mapping of mappings is statistic-major when a key of ``data`` names a statistic
+    (``sum``, ``Median``, ``SUMS``: :func:`_stat_name`), field-major when none does and every
+    key of its members names one; any other is refused, naming the keys seen.
+
+    Examples
+    --------
+    >>> _read_group({"Sums": {"marketCap": 1.0}, "Medians": {"evRevenueLtm": 2.0}})
+    ({'sum': {'marketCap': 1.0}, 'median': {'evRevenueLtm': 2.0}}, '{Sums: {...}, Medians: {...}}')
+    >>> _read_group({"marketCap": {"SUM": 1.0}})
+    ({'sum': {'marketCap': 1.0}}, '{field: {SUM}}')
+    """
+    if isinstance(data, list):
+        return _row_cells(data)
     if not isinstance(data, Mapping):
         raise ValidationError(
             "data", f"one of the layouts {_GROUP_LAYOUTS}", got=type(data).__name__
@@ -400,19 +551,35 @@ def _group_cells(data: Any) -> dict[str, dict[str, Any]]:
     if not any(isinstance(v, Mapping) for v in given) and (
         given or (data and all(_stat_and_field(k) is not None for k in data))
     ):  # flat: every value a number, or every one null and every key naming its statistic
-        return _flat_cells(data)
-    stat_major = any(k in _STATS for k in data)
+        return _flat_cells(data), "a flat {fieldSum: x, fieldMedian: y} (the statistic in each key)"
     for key, inner in data.items():
-        if inner is None:
-            continue
-        if not isinstance(inner, Mapping):  # a statistic cannot be told: refused, not guessed
+        if inner is not None and not isinstance(inner, Mapping):
+            # a statistic cannot be told: refused, not guessed
             raise ValidationError(
                 f"data.{key}", "an object, as the other members of data", got=inner
             )
-        for k2, value in inner.items():
-            stat, field = (key, k2) if stat_major else (k2, key)
-            cells.setdefault(stat, {})[field] = value
-    return cells
+    if any(_stat_name(k) is not None for k in data):
+        return _stat_major(data)
+    return _field_major(data)
+
+
+def _group_layout(data: Any) -> str:
+    """The layout of a groups/current ``data`` (or its ``{data, meta}`` envelope) as served,
+    the statistic names in the service's spelling: what :func:`group_current_frame` read.
+
+    Raises
+    ------
+    ValidationError
+        ``data`` is none of the accepted layouts (the message names the keys seen).
+
+    Examples
+    --------
+    >>> _group_layout({"sum": {"marketCap": 1.0}, "median": {"evRevenueLtm": 2.0}})
+    '{sum: {...}, median: {...}}'
+    >>> _group_layout([{"field": "marketCap", "Sum": 1.0, "Median": None}])
+    'a list of {field, Sum, Median}'
+    """
+    return _read_group(_unwrap(data, None)[0])[1]
 
 
 @checked_keywords
@@ -425,11 +592,15 @@ def group_current_frame(
     the field-major variant ``{field: {"sum": x, "median": y}}``, a list of
     ``{"field", "sum", "median"}`` rows, a flat object whose every key names its
     statistic (``marketCapSum``, ``marketCap_sum``, ``sum_marketCap``,
-    ``sumMarketCap``), or the whole ``{data, meta}`` envelope. A flat object with
-    a key that names no statistic (``{"marketCap": x}``: a sum or a median?) is
-    refused, never guessed. Cells a field's class does not have are NaN; other
-    statistics the service sends become extra columns. ``meta`` keys are copied
-    into ``attrs``.
+    ``sumMarketCap``), or the whole ``{data, meta}`` envelope. A statistic's name
+    may be written in any case or as a plural (``Sum``, ``SUMS``, ``medians``).
+    ``data`` is field-major only when the keys of its members name statistics. A
+    key that names no statistic where one is expected (``{"marketCap": x}``,
+    ``{"total": {...}, "median": {...}}``: a sum or a median?) is refused, naming
+    the keys seen, never guessed. Cells a field's class does not have are NaN;
+    other statistics the service sends (``mean`` ...) become extra columns.
+    ``meta`` keys are copied into ``attrs``, its counts (``count``, ``companies``)
+    as integers even when written as text (:func:`read_meta`).
 
     Examples
     --------
@@ -439,7 +610,7 @@ def group_current_frame(
     (np.float64(nan), 3)
     """
     data, meta = _unwrap(data, meta)
-    cells = _group_cells(data)
+    cells, _ = _read_group(data)
     fields: dict[str, None] = {}
     for stat in (*_STATS, *sorted(set(cells) - set(_STATS))):
         fields.update(dict.fromkeys(cells.get(stat, {})))
@@ -494,7 +665,8 @@ def group_time_series_frame(
     items : list of dict
         The ``data`` array (or the whole ``{data, meta}`` envelope).
     meta : dict, optional
-        Copied into ``attrs`` (``count``, ``companies``).
+        Copied into ``attrs`` (``count``, ``companies``: integers, even when written as
+        text; :func:`read_meta`).
     fields : sequence of str, optional
         Columns always present, in this order (all-NaN when the service sent no
         value); other fields the service sends follow in order of first appearance.

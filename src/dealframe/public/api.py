@@ -42,6 +42,7 @@ from ..frames.public import (
     current_frame,
     group_current_frame,
     group_time_series_frame,
+    read_meta,
     search_frame,
     time_series_long,
     time_series_wide,
@@ -852,9 +853,10 @@ class PublicApi:
         response = self._post(GROUP_CURRENT_PATH, body, "current", refresh, cache)
         payload = response.json()
         endpoint = f"POST {GROUP_CURRENT_PATH}"
-        with shaping(response.request, endpoint):
-            frame = group_current_frame(payload.get("data"), payload.get("meta"))
         found = Findings(endpoint)
+        meta = read_meta(payload.get("meta"), found)  # counts written as text: read, and said
+        with shaping(response.request, endpoint):
+            frame = group_current_frame(payload.get("data"), meta)
         _check_group_classes(frame, found)
         attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
         found.report(strict=strict, partial=frame)
@@ -926,11 +928,10 @@ class PublicApi:
         _absent_requested(items, "median", names, found)
         if "median" not in absent:  # absent from every item: missing_field said it already
             _null_medians(items, found)
-        count = _meta_count(doc, items, found, "periods")
+        meta = read_meta(doc.get("meta"), found)  # counts written as text: read, said once
+        count = _meta_count({"meta": meta}, items, found, "periods")
         with shaping(response.request, endpoint):
-            frame = group_time_series_frame(
-                items, doc.get("meta"), fields=names, date_from=start, date_to=end
-            )
+            frame = group_time_series_frame(items, meta, fields=names, date_from=start, date_to=end)
         attach(  # in periods, as the service counts them (the frame may add empty months)
             frame,
             endpoint=endpoint,
