@@ -331,9 +331,11 @@ class ApiError(DealframeError):
         (``BAD_REQUEST``, ``UNAUTHORIZED``, ``FORBIDDEN``, ``NOT_FOUND``, ``RATE_LIMITED``,
         ``SERVICE_UNAVAILABLE`` ...), else ``HTTP_<status>``.
     message : str
-        The body's message (shortened plain text when the body is not JSON).
+        The body's message; a one-line summary of the body when it is not JSON or says
+        nothing the client reads (``HTTP <status>`` alone for an empty body).
     details : dict
-        The body's ``error.details`` (empty when absent).
+        The body's ``error.details`` (empty when absent); the problems another body shape
+        lists are its ``errors``, ``"<field>: <text>"`` when they name their field.
     request : RequestInfo or None
         Method, path (no query string) and family of the failing request.
     attempts : int
@@ -728,32 +730,78 @@ def _scrub(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
+#: Members of an error object that say what it is, never a field it names: not read as one
+#: when the whole object is read as DRF's ``{field: [texts]}``.
+_NOT_FIELDS = frozenset(
+    {
+        "code",
+        "detail",
+        "details",
+        "error",
+        "error_description",
+        "errors",
+        "instance",
+        "message",
+        "path",
+        "status",
+        "statusCode",
+        "timestamp",
+        "title",
+        "type",
+    }
+)
+#: DRF's and Django's keys for the problems of no one field: their texts stand alone.
+_NO_FIELD = frozenset({"non_field_errors", "__all__"})
+
+
 def _read_body(
     body: bytes, content_type: str | None = None
 ) -> tuple[str | None, str | None, dict[str, Any]]:
-    """(code, message, details) from any of the error body shapes a service might use."""
+    """(code, message, details) from any of the error body shapes a service might use.
+
+    A JSON object is read by :func:`_read_object`; a top-level JSON array of texts or
+    objects as the problems it lists; a JSON text as the message; a body that is not JSON
+    is summarised. The message is None when the body says nothing the reader knows (an
+    empty body, ``{}``, ``[1, 2]``, only unknown members): :func:`error_from_response` then
+    summarises it.
+
+    Examples
+    --------
+    >>> _read_body(b'["limit: at most 100"]')
+    (None, 'limit: at most 100', {'errors': ['limit: at most 100']})
+    >>> _read_body(b'"limit too large"')
+    (None, 'limit too large', {})
+    >>> _read_body(b'{"requestId": "r-1"}')
+    (None, None, {})
+    """
     try:
         parsed = orjson.loads(body) if body else None
     except orjson.JSONDecodeError:
-        parsed = None
-    if isinstance(parsed, dict):
-        return _read_object(parsed)
-    if parsed is None and body:
         return None, f"not a JSON error body ({summarize_body(body, content_type)})", {}
+    if isinstance(parsed, Mapping):
+        return _read_object(parsed)
+    if isinstance(parsed, list) and all(isinstance(p, str | Mapping) for p in parsed):
+        problems = _list_problems(parsed)  # ["limit: at most 100"], [{field, message}, ...]
+        return None, _message_of(None, problems), {"errors": problems} if problems else {}
+    if isinstance(parsed, str) and parsed.strip():
+        return None, parsed, {}
     return None, None, {}
 
 
 def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[str, Any]]:
     """(code, message, details) of a JSON error object, whichever members carry them.
 
-    The documented ``{"error": {"code", "message", "details"}}`` (``details`` an object, or
-    a list of problems); Spring Boot's ``{"error": "<status phrase>", "message": ...}``;
-    NestJS's ``{"error": "<status phrase>", "message": [problem, ...]}``; FastAPI's
-    ``{"detail": text or [problem, ...]}``; ``{"errors": [problem, ...]}``; problem+json's
-    ``{"title", "detail"}``; OAuth's ``{"error", "error_description"}``. The service's own
-    words are kept as the message, each problem listed in ``details["errors"]`` (a ``detail``
-    text is one problem, whatever it joins); a status phrase is the message only when nothing
-    else says more.
+    The documented ``{"error": {"code", "message", "details"}}`` (``details`` an object whose
+    ``errors`` is a list or a text, or a list of problems); Spring Boot's ``{"error":
+    "<status phrase>", "message": ...}``; NestJS's ``{"error": "<status phrase>", "message":
+    [problem, ...]}``; FastAPI's ``{"detail": text or [problem, ...]}``; ``{"errors":
+    [problem, ...]}`` (JSON:API's with ``source.pointer``); Rails' and Laravel's ``{"errors":
+    {field: text or [texts]}}`` (Laravel's with a ``message``); Django REST framework's
+    ``{field: [texts]}``; problem+json's ``{"title", "detail"}``; OAuth's ``{"error",
+    "error_description"}``. The service's own words are kept as the message, each problem
+    listed in ``details["errors"]`` as ``"<field>: <text>"`` when it names its field (a
+    ``detail`` text is one problem, whatever it joins); a status phrase is the message only
+    when nothing else says more.
 
     Examples
     --------
@@ -765,9 +813,12 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     ('E', 'Invalid', {'errors': ['limit: <= 100']})
     >>> _read_object({"title": "Bad Request", "message": None, "detail": "limit: at most 100"})
     (None, 'limit: at most 100', {'errors': ['limit: at most 100']})
+    >>> _read_object({"message": "The given data was invalid.", "errors": {"limit": ["max 100"]}})
+    (None, 'The given data was invalid.', {'errors': ['limit: max 100']})
+    >>> _read_object({"limit": ["Ensure this value is less than or equal to 100."]})
+    (None, 'limit: Ensure this value is less than or equal to 100.', {'errors': [...]})
     """
-    inner = doc.get("error")
-    phrase = None
+    top, inner, phrase = doc, doc.get("error"), None
     if isinstance(inner, Mapping):  # the documented body: what it says is inside "error"
         doc = inner
     else:  # a status phrase ("Bad Request"), or a service's only words
@@ -777,23 +828,84 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
         None,
     )
     problems: list[str] = []
-    if isinstance(said, list):  # NestJS's message, FastAPI's detail: one entry per problem
-        problems, said = [_error_text(p) for p in said], None
-    if isinstance(doc.get("errors"), list):
-        problems += [_error_text(p) for p in doc["errors"]]
+    if isinstance(said, list | Mapping):  # NestJS's message, FastAPI's detail: the problems
+        problems, said = _problems(said), None
+    problems += _problems(doc.get("errors"))
     details = doc.get("details")
     if isinstance(details, list):  # {"details": ["limit: must be <= 100"]}
-        problems += [_error_text(p) for p in details]
+        problems += _list_problems(details)
     detail = doc.get("detail")
     if isinstance(detail, str) and detail.strip():  # FastAPI's, problem+json's: one problem
         problems.append(detail)
     details = dict(details) if isinstance(details, Mapping) else {}
+    problems = _problems(details.get("errors")) + problems  # the documented list first
+    if not problems and said is None:  # nothing else said: DRF's {field: [texts]}
+        problems = _field_problems(top, lists_only=True)
     if problems:
-        details.setdefault("errors", problems)
+        details["errors"] = list(dict.fromkeys(problems))
+    return _as_text(doc.get("code")), _message_of(said, problems, phrase), details
+
+
+def _message_of(said: Any, problems: list[str], phrase: str | None = None) -> str | None:
+    """The message: what the body said, else its one problem, else its status phrase, else
+    ``"Invalid request"`` before several problems; None when the body said nothing."""
     message = _as_text(said) or (problems[0] if len(problems) == 1 else None) or phrase
     if message is None and problems:
         message = "Invalid request"
-    return _as_text(doc.get("code")), message, details
+    return message
+
+
+def _problems(value: Any) -> list[str]:
+    """The problems a member lists: a list of them, ``{field: text or [texts]}``, or one text.
+
+    Examples
+    --------
+    >>> _problems({"limit": ["max 100", "must be even"], "sort": "unknown key"})
+    ['limit: max 100', 'limit: must be even', 'sort: unknown key']
+    >>> _problems("limit: must be <= 100"), _problems(None)
+    (['limit: must be <= 100'], [])
+    """
+    if isinstance(value, list):
+        return _list_problems(value)
+    if isinstance(value, Mapping):
+        return _field_problems(value)
+    text = _as_text(value)
+    return [text] if text and text.strip() else []
+
+
+def _list_problems(items: list[Any]) -> list[str]:
+    """One problem per entry of a list (a text, or an object with its message and where)."""
+    return [_error_text(item) for item in items if item not in (None, "", {}, [])]
+
+
+def _field_problems(
+    fields: Mapping[str, Any], where: str = "", *, lists_only: bool = False
+) -> list[str]:
+    """``"<field>: <text>"`` for each text of a ``{field: text or [texts] or {field: ...}}``
+    mapping (Rails', Laravel's, DRF's), nested fields joined with ``.``; DRF's
+    ``non_field_errors`` stand alone. ``lists_only`` reads a whole error object as one: only
+    its members holding lists (at any depth) and not naming the object's own parts.
+
+    Examples
+    --------
+    >>> _field_problems({"filters": {"date_from": ["bad date"]}, "non_field_errors": ["no"]})
+    ['filters.date_from: bad date', 'no']
+    >>> _field_problems({"path": "/x", "limit": ["max 100"], "id": "r-1"}, lists_only=True)
+    ['limit: max 100']
+    """
+    problems: list[str] = []
+    for key, value in fields.items():
+        if lists_only and (
+            not isinstance(value, list | Mapping) or (key in _NOT_FIELDS and not where)
+        ):
+            continue
+        field = where if key in _NO_FIELD else f"{where}.{key}" if where else str(key)
+        if isinstance(value, Mapping):
+            problems += _field_problems(value, field, lists_only=lists_only)
+        else:
+            texts = _list_problems(value) if isinstance(value, list) else _problems(value)
+            problems += [f"{field}: {text}" if field else text for text in texts]
+    return problems
 
 
 def summarize_body(body: bytes, content_type: str | None, limit: int = 120) -> str:
@@ -817,20 +929,56 @@ def summarize_body(body: bytes, content_type: str | None, limit: int = 120) -> s
 
 
 def _error_text(item: Any) -> str:
-    """One entry of an ``errors`` list: a string, or an object's message (and where)."""
+    """One entry of an ``errors`` list: a string, or an object's message (and where).
+
+    Examples
+    --------
+    >>> _error_text({"loc": ["body", "limit"], "msg": "Input should be <= 100"})
+    'body.limit: Input should be <= 100'
+    >>> _error_text({"title": "Invalid", "detail": "at most 100", "source": {"pointer": "/limit"}})
+    'limit: at most 100'
+    """
     if isinstance(item, Mapping):
-        text = (
-            item.get("message")
-            or item.get("detail")
-            or item.get("msg")
-            or item.get("defaultMessage")  # Spring's field errors
+        text = next(
+            (
+                item[k]  # Spring's field errors say defaultMessage; JSON:API's may only title
+                for k in ("message", "detail", "msg", "defaultMessage", "title")
+                if item.get(k)
+            ),
+            None,
         )
-        where = item.get("field") or item.get("loc") or item.get("path")
-        if isinstance(where, list):  # FastAPI's loc: ["body", "limit"]
-            where = ".".join(str(part) for part in where)
+        where = _where(item)
         if text is not None:
-            return f"{_as_text(where)}: {_as_text(text)}" if where else str(_as_text(text))
+            return f"{where}: {_as_text(text)}" if where else str(_as_text(text))
     return str(_as_text(item))
+
+
+def _where(item: Mapping[str, Any]) -> str | None:
+    """The field a problem object names: ``field``, FastAPI's ``loc`` (``["body", "limit"]``
+    read ``body.limit``), ``path``, or JSON:API's ``source`` (its ``pointer``, ``/limit``
+    read ``limit``, or ``parameter``)."""
+    where = item.get("field") or item.get("loc") or item.get("path")
+    source = item.get("source")
+    if not where and isinstance(source, Mapping):
+        where = _pointer(source.get("pointer")) or source.get("parameter")
+    if isinstance(where, list):
+        where = ".".join(str(part) for part in where)
+    return _as_text(where) if where else None
+
+
+def _pointer(pointer: Any) -> str | None:
+    """A JSON pointer as a dotted field: ``/data/attributes/limit`` is
+    ``data.attributes.limit``; None for the whole document or no text.
+
+    Examples
+    --------
+    >>> _pointer("/limit"), _pointer("/filters/a~1b"), _pointer("")
+    ('limit', 'filters.a/b', None)
+    """
+    if not isinstance(pointer, str) or not pointer.strip("/"):
+        return None
+    parts = pointer.lstrip("/").split("/")
+    return ".".join(part.replace("~1", "/").replace("~0", "~") for part in parts)
 
 
 def _as_text(value: Any) -> str | None:
@@ -854,10 +1002,13 @@ def error_from_response(
     """Build the typed error for an error response, for either interface family.
 
     Reads the documented ``{"error": {"code", "message", "details"}}`` body and tolerates
-    ``{"detail": ...}``, ``{"errors": [...]}``, ``{"message": ...}`` (with Spring Boot's or
-    NestJS's ``"error": "<status phrase>"`` beside it), plain text and empty bodies (Family
-    B's error body is not shown by the interface document): the service's message and each
-    problem it lists are kept (see :func:`_read_object`).
+    ``{"detail": ...}``, ``{"errors": [...]}`` and ``{"errors": {field: ...}}``, ``{"message":
+    ...}`` (with Spring Boot's or NestJS's ``"error": "<status phrase>"`` beside it), Django
+    REST framework's ``{field: [texts]}``, a top-level array of problems, plain text and
+    empty bodies (Family B's error body is not shown by the interface document): the
+    service's message and each problem it lists are kept (see :func:`_read_object`); a body
+    saying nothing the reader knows is summarised in the message, never dropped. Tokens are
+    blanked out of the body before any of it is read.
 
     Parameters
     ----------
@@ -890,9 +1041,12 @@ def error_from_response(
     ('NotFoundError', True)
     """
     headers = CaseInsensitiveDict(headers or {})
-    code, message, details = _read_body(body, headers.get("Content-Type"))
     secrets = tuple(secrets)
-    message = _scrub(message or f"HTTP {status}", secrets)
+    if secrets and body:  # scrubbed before any of it is read, or cut to one line
+        body = _scrub(body.decode("utf-8", "replace"), secrets).encode()
+    code, message, details = _read_body(body, headers.get("Content-Type"))
+    message = _scrub(message or _unread(status, body, headers.get("Content-Type")), secrets)
+    code = _scrub(code, secrets) if code else code
     if secrets and details:
         details = orjson.loads(_scrub(orjson.dumps(details).decode(), secrets))
     retry_after = parse_retry_after(headers.get("Retry-After"))
@@ -906,6 +1060,22 @@ def error_from_response(
         retry_after=retry_after,
         note=note,
     )
+
+
+def _unread(status: int, body: bytes, content_type: str | None) -> str:
+    """The message of an error whose body says nothing the reader knows: the status, and a
+    one-line summary of the body when there is one (what the service said is never dropped).
+
+    Examples
+    --------
+    >>> print(_unread(400, b'{"requestId": "r-1"}', "application/json"))
+    HTTP 400, an error body of no known shape (20 bytes of application/json, first line '{"requestId": "r-1"}')
+    >>> _unread(413, b"", None)
+    'HTTP 413'
+    """
+    if not body:
+        return f"HTTP {status}"
+    return f"HTTP {status}, an error body of no known shape ({summarize_body(body, content_type)})"
 
 
 class AmbiguousNameError(DealframeError):

@@ -169,7 +169,11 @@ def test_attempts_and_note_in_message():
             "'<html>Bad Gateway</html>')",
         ),
         (b"", "HTTP 502"),
-        (b"[1, 2]", "HTTP 502"),
+        (  # JSON that says nothing the reader knows: summarised, never dropped
+            b"[1, 2]",
+            "HTTP 502, an error body of no known shape (6 bytes of no content type, first "
+            "line '[1, 2]')",
+        ),
     ],
 )
 def test_other_body_shapes_are_tolerated(body, message):
