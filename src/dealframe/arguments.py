@@ -44,6 +44,7 @@ __all__ = [
     "flag",
     "integer_in",
     "iso3",
+    "positive_number",
 ]
 
 P = ParamSpec("P")
@@ -73,6 +74,29 @@ def finite_number(value: Any, argument: str, what: str = "a finite number") -> i
     if not math.isfinite(number):
         raise ValidationError(argument, what, got=value)
     return number
+
+
+def positive_number(
+    value: Any, argument: str, most: float | None = None, what: str | None = None
+) -> float:
+    """``value`` as a Python ``float`` above 0 (and at most ``most`` when given): any finite
+    real number (numpy's too), never a boolean. ``what`` words the expectation the error
+    states.
+
+    Examples
+    --------
+    >>> positive_number(7, "width")
+    7.0
+    >>> positive_number(0, "width", 100)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid width: expected a number above 0 and at most 100, got 0
+    """
+    bound = "a number above 0" + ("" if most is None else f" and at most {most:g}")
+    number = finite_number(value, argument, what or bound)
+    if not 0 < number <= (math.inf if most is None else most):
+        raise ValidationError(argument, what or bound, got=value)
+    return float(number)
 
 
 def integer_in(

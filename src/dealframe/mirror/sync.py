@@ -280,6 +280,10 @@ class _Progress:
     """A tqdm bar (when asked, or when interactive) or a callback, per entity."""
 
     def __init__(self, progress: bool | Callable[[dict], None] | None) -> None:
+        if not (progress is None or isinstance(progress, bool) or callable(progress)):
+            raise ValidationError(
+                "progress", "True, False, None or a function taking a dict", got=progress
+            )
         self.callback = progress if callable(progress) else None
         interactive = (
             bool(getattr(sys.stderr, "isatty", lambda: False)()) or "ipykernel" in sys.modules
@@ -757,6 +761,7 @@ def sync(
     if not isinstance(allow_other_source, bool):
         raise ValidationError("allow_other_source", "True or False", got=allow_other_source)
     lock_timeout = lock_timeout_seconds(lock_timeout)
+    bar = _Progress(progress)  # checks it, before the folder is touched
     said: Said = []
     try:
         with guard_write(path):
@@ -766,7 +771,6 @@ def sync(
                 state = _marker(root, client, allow_other_source, said)
                 report = SyncReport(root, recovered_files=len(recover(root)))
                 sync_no = state.syncs  # this sync's own number, taken before any table is written
-                bar = _Progress(progress)
                 for entity in names:
                     fetch = client_fetch(client, entity, page_size)
                     done = report.entities[entity] = _sync_entity(

@@ -11,18 +11,21 @@ from __future__ import annotations
 import io
 import threading
 import weakref
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+from matplotlib.figure import Figure, SubFigure
 
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import checked_keywords, integer_in, positive_number
 from dealframe.errors import ValidationError
 
 __all__ = [
     "ACCENT",
+    "MAX_DPI",
+    "MAX_PIXELS",
     "MUTED",
     "PALETTE",
     "SECOND",
@@ -31,6 +34,7 @@ __all__ = [
     "empty",
     "figure",
     "finish",
+    "frame_with",
     "png",
     "set_alt",
     "ticks",
@@ -42,23 +46,90 @@ MUTED = "#9aa5b1"
 PALETTE = ("#1f5f8b", "#e07b39", "#3a9d5d", "#c0392b", "#8e6bb8", "#7f8c8d", "#d4a017", "#17a2b8")
 _GRID = "#e5e8eb"
 
+#: Most dots per inch :func:`figure` and :func:`png` take.
+MAX_DPI = 1200
+#: Most pixels a side of a figure drawn or saved (width or height times dpi): a 10,000 by
+#: 10,000 image already takes 400 MB to draw; a mistyped size or dpi would exhaust memory.
+MAX_PIXELS = 10_000
+
 _ALT: weakref.WeakKeyDictionary[Axes, str] = weakref.WeakKeyDictionary()
 _ALT_LOCK = threading.Lock()
+
+
+def _dpi(dpi: Any) -> int:
+    return integer_in(dpi, "dpi", 1, MAX_DPI, f"an integer from 1 to {MAX_DPI}")
+
+
+def _fits(side: str, inches: float, dpi: int, argument: str, got: Any) -> None:
+    """Refuse a ``side`` (width or height) of more than :data:`MAX_PIXELS` pixels at ``dpi``,
+    naming ``argument``."""
+    if inches * dpi > MAX_PIXELS:
+        raise ValidationError(
+            argument,
+            f"at most {MAX_PIXELS:,} pixels a side (here the {side}, {inches:g} inches at "
+            f"dpi {dpi}, is {inches * dpi:,.0f}; at dpi {dpi} a side may be "
+            f"{MAX_PIXELS / dpi:g} inches)",
+            got=got,
+        )
 
 
 @checked_keywords
 def figure(width: float = 7.0, height: float = 3.6, dpi: int = 100) -> tuple[Figure, Axes]:
     """A standalone figure (Agg canvas, no pyplot) and its one Axes.
 
+    Parameters
+    ----------
+    width, height : float, default 7.0 and 3.6
+        Size in inches: numbers above 0.
+    dpi : int, default 100
+        Dots per inch, from 1 to :data:`MAX_DPI`; a side may have at most
+        :data:`MAX_PIXELS` pixels (size times dpi).
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        Naming the argument that is not a size or dpi it can draw.
+
     Examples
     --------
     >>> fig, ax = figure(4, 3)
     >>> fig.get_size_inches().tolist()
     [4.0, 3.0]
+    >>> figure(width=0)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid width: expected a size in inches above 0, got 0
     """
+    width = positive_number(width, "width", what="a size in inches above 0")
+    height = positive_number(height, "height", what="a size in inches above 0")
+    dpi = _dpi(dpi)
+    _fits("width", width, dpi, "width", width)
+    _fits("height", height, dpi, "height", height)
     fig = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
     FigureCanvasAgg(fig)
     return fig, fig.add_subplot()
+
+
+def frame_with(
+    frame: Any, argument: str, columns: tuple[str, ...], kind: str = "a DataFrame from the client"
+) -> pd.DataFrame:
+    """``frame`` when it is a DataFrame holding ``columns``; else a
+    :class:`~dealframe.errors.ValidationError` naming ``argument``, what it should be
+    (``kind``) and the columns it lacks (a frame of another kind passed by mistake, such as
+    two frames swapped, is refused here rather than drawn as "no data")."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError(argument, kind, got=type(frame).__name__)
+    missing = [c for c in columns if c not in frame]
+    if missing:
+        shown = ", ".join(map(str, list(frame.columns)[:6])) + (
+            ", ..." if len(frame.columns) > 6 else ""
+        )
+        raise ValidationError(
+            argument,
+            f"{kind}: a frame with the column(s) {', '.join(missing)}",
+            got=f"a frame with columns {shown}" if len(frame.columns) else "a frame of no columns",
+        )
+    return frame
 
 
 def axes_for(ax: Any, width: float, height: float) -> Axes:
@@ -140,13 +211,38 @@ def alt_text(ax: Axes) -> str:
 def png(ax_or_fig: Axes | Figure, dpi: int = 100) -> bytes:
     """The PNG bytes of the figure holding ``ax_or_fig`` (its own Agg canvas).
 
+    Parameters
+    ----------
+    ax_or_fig : matplotlib Axes or Figure
+        A chart's Axes (as the charts return), or its figure.
+    dpi : int, default 100
+        Dots per inch, from 1 to :data:`MAX_DPI`; a side of the image may have at most
+        :data:`MAX_PIXELS` pixels.
+
     Examples
     --------
     >>> _, ax = figure(2, 2)
     >>> png(ax)[:4] == b"\\x89PNG"
     True
+    >>> png("chart.png")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid ax_or_fig: expected a matplotlib Axes or Figure (a chart's return value), got 'str'
     """
-    fig = cast(Figure, ax_or_fig.figure if isinstance(ax_or_fig, Axes) else ax_or_fig)
+    if not isinstance(ax_or_fig, (Axes, Figure, SubFigure)):
+        raise ValidationError(
+            "ax_or_fig",
+            "a matplotlib Axes or Figure (a chart's return value)",
+            got=type(ax_or_fig).__name__,
+        )
+    dpi = _dpi(dpi)
+    holder: Any = ax_or_fig.figure if isinstance(ax_or_fig, Axes) else ax_or_fig
+    while not isinstance(holder, Figure):  # a subfigure's: the figure it is drawn in
+        holder = holder.figure
+    fig: Figure = holder
+    width, height = (float(v) for v in fig.get_size_inches())
+    _fits("width", width, dpi, "dpi", dpi)
+    _fits("height", height, dpi, "dpi", dpi)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()

@@ -11,7 +11,7 @@ from matplotlib.transforms import blended_transform_factory
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 
-from ._base import ACCENT, PALETTE, SECOND, axes_for, empty, finish
+from ._base import ACCENT, PALETTE, SECOND, axes_for, empty, finish, frame_with
 from .shaping import DateWindow, deal_window, meaningful, trimmed_multiples
 
 __all__ = ["PUBLIC_COUNTERPART", "group_n", "multiple_groups", "private_vs_public"]
@@ -19,6 +19,8 @@ __all__ = ["PUBLIC_COUNTERPART", "group_n", "multiple_groups", "private_vs_publi
 #: The Family A field set beside each deal multiple (deal multiples are on trailing figures).
 PUBLIC_COUNTERPART: dict[str, str] = {"ev_revenue": "evRevenueLtm", "ev_ebitda": "evEbitdaLtm"}
 _LABEL = {"ev_revenue": "EV/Revenue", "ev_ebitda": "EV/EBITDA"}
+_CURRENT = "client.public.current(skus) or the comps of dealframe.compare_multiples"
+_DEALS = "client.private.deals(...)"
 
 
 def group_n(values: pd.Series) -> int:
@@ -48,6 +50,13 @@ def multiple_groups(
     NM values out, then outliers beyond 1.5 IQR), so a group's median is the service's
     median of its meaningful values.
 
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``metric`` is not one of :data:`PUBLIC_COUNTERPART`, or a frame is not of its kind:
+        ``current`` without the public multiple, ``deals`` without ``deal_date`` and the
+        deal multiple (two frames swapped, say).
+
     Examples
     --------
     >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 3.0]})
@@ -58,25 +67,16 @@ def multiple_groups(
     {'public comps': 2, 'all deals': 6, 'funding rounds': 5, 'M&A': 1}
     >>> list(multiple_groups(cur, d.iloc[1:]))
     ['public comps', 'all deals']
+    >>> multiple_groups(d, cur)  # the frames swapped
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid current: expected client.public.current(skus) or the comps of dealframe.compare_multiples: a frame with the column(s) evRevenueLtm, got 'a frame with columns deal_date, deal_type, ev_revenue'
     """
     if metric not in PUBLIC_COUNTERPART:
         raise ValidationError("metric", f"one of {', '.join(PUBLIC_COUNTERPART)}", got=metric)
-    for argument, frame in (("current", current), ("deals", deals)):
-        if not isinstance(frame, pd.DataFrame):
-            raise ValidationError(argument, "a DataFrame from the client", got=type(frame).__name__)
-    public = (
-        meaningful(current, PUBLIC_COUNTERPART[metric]).dropna()
-        if PUBLIC_COUNTERPART[metric] in current
-        else pd.Series([], dtype=float)
-    )
-    if metric not in deals or "deal_date" not in deals:
-        nothing = pd.Series([], dtype=float)
-        return {
-            "public comps": public.reset_index(drop=True),
-            "all deals": nothing,
-            "funding rounds": nothing,
-            "M&A": nothing,
-        }
+    current = frame_with(current, "current", (PUBLIC_COUNTERPART[metric],), _CURRENT)
+    deals = frame_with(deals, "deals", ("deal_date", metric), _DEALS)
+    public = meaningful(current, PUBLIC_COUNTERPART[metric]).dropna()
     window = deal_window(deals, window)
     is_ma = (
         (deals["deal_type"].astype(object) == "M&A").to_numpy(dtype=bool)
@@ -110,13 +110,21 @@ def private_vs_public(
     current : DataFrame
         The cohort's listed companies with their LTM multiples: ``client.public.current(skus)``
         (today's), or the ``comps`` of :func:`dealframe.compare_multiples` (each company's
-        median month of the deals' period).
+        median month of the deals' period). It must hold the public multiple
+        (:data:`PUBLIC_COUNTERPART`).
     deals : DataFrame
-        ``client.private.deals(...)`` of the same cohort (and the period to compare).
+        ``client.private.deals(...)`` of the same cohort (and the period to compare), with
+        ``deal_date`` and the deal multiple.
     metric : {"ev_revenue", "ev_ebitda"}
     window : (date_from, date_to), optional
         The deals' window (default: the dates they were pulled with).
     ax : matplotlib Axes, optional
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A frame that is not of its kind (the two swapped, say), or a bad ``metric`` or
+        ``window``; see :func:`multiple_groups`.
 
     Examples
     --------

@@ -9,10 +9,10 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from dealframe.arguments import checked_keywords, integer_in
+from dealframe.arguments import checked_keywords, integer_in, positive_number
 from dealframe.errors import ValidationError
 
-from ._base import ACCENT, MUTED, SECOND, axes_for, empty, finish
+from ._base import ACCENT, MUTED, SECOND, axes_for, empty, finish, frame_with
 from .labels import place_labels
 from .shaping import MULTIPLE_BOUNDS, meaningful, multiple_status, numbers
 
@@ -37,13 +37,28 @@ _SHORT = {
 }
 
 
-def _need(frame: Any, argument: str, columns: tuple[str, ...]) -> pd.DataFrame:
-    if not isinstance(frame, pd.DataFrame):
-        raise ValidationError(argument, "a DataFrame from the client", got=type(frame).__name__)
-    missing = [c for c in columns if c not in frame]
-    if missing:
-        raise ValidationError(argument, f"a frame with the column(s) {', '.join(missing)}")
-    return frame
+_CURRENT = "client.public.current(skus) or the comps of dealframe.compare_multiples"
+
+
+def _numeric(frame: pd.DataFrame, argument: str, column: str) -> None:
+    """Refuse a column of text (or of flags): it has no value to draw, and would be drawn as
+    "n/a" everywhere."""
+    dtype = frame[column].dtype
+    if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+        numeric = [c for c in frame.columns if c in FIELD_LABELS] or [
+            c
+            for c in frame.columns
+            if pd.api.types.is_numeric_dtype(frame[c].dtype)
+            and not pd.api.types.is_bool_dtype(frame[c].dtype)
+        ]
+        such = f" (such as {', '.join(map(str, numeric[:6]))})" if numeric else ""
+        raise ValidationError(argument, f"a numeric column{such}, not one of {dtype}", got=column)
+
+
+def _bound(bound: Any) -> float | None:
+    if bound is None:
+        return None
+    return positive_number(bound, "bound", what="a multiple above 0 (such as 50) or None")
 
 
 def _months(index: pd.Index) -> pd.PeriodIndex:
@@ -89,11 +104,11 @@ def comps_multiples(
     current : DataFrame
         ``client.public.current(skus)``.
     column : str, default "evRevenueNtm"
-        The multiple (``evRevenueLtm``, ``evEbitdaLtm`` ...).
+        The multiple (``evRevenueLtm``, ``evEbitdaLtm`` ...): a numeric column of ``current``.
     top : int, default 25
         Companies shown, largest enterprise value first.
     bound : float, optional
-        NM above this (see :func:`dealframe.plot.shaping.multiple_status`).
+        NM above this, a number above 0 (see :func:`dealframe.plot.shaping.multiple_status`).
     ax : matplotlib Axes, optional
         Where to draw (default: a new figure).
 
@@ -112,8 +127,10 @@ def comps_multiples(
     >>> [t.get_text() for t in ax.texts]
     ['2.0x', 'n/a', 'NM']
     """
-    current = _need(current, "current", (column,))
+    current = frame_with(current, "current", (column,), _CURRENT)
+    _numeric(current, "column", column)
     top = integer_in(top, "top", 1, None, "a positive integer")
+    bound = _bound(bound)
     shown = (
         current.sort_values(
             "enterpriseValue", ascending=False, na_position="last", kind="stable"
@@ -185,8 +202,9 @@ def growth_vs_multiple(
     """Revenue growth against a multiple, one point per company, sized by enterprise value.
 
     The y axis is logarithmic (multiples are log-normal with outliers). The ``label_top``
-    largest companies are named where a label fits without overlapping another (a label that
-    cannot be placed is left out rather than drawn over one).
+    largest companies (an integer, 0 for none) are named where a label fits without
+    overlapping another (a label that cannot be placed is left out rather than drawn over
+    one). ``x`` and ``y`` are numeric columns of ``current``.
 
     Examples
     --------
@@ -198,7 +216,10 @@ def growth_vs_multiple(
     >>> growth_vs_multiple(cur, ax=figure()[1]).get_yscale()
     'log'
     """
-    current = _need(current, "current", (x, y))
+    current = frame_with(current, "current", (x, y), _CURRENT)
+    _numeric(current, "x", x)
+    _numeric(current, "y", y)
+    label_top = integer_in(label_top, "label_top", 0, None, "an integer of at least 0")
     ax = axes_for(ax, 6.4, 4.2)
     values = meaningful(current, y)
     xs = numbers(current, x)
@@ -260,7 +281,10 @@ def group_history(
     >>> group_history(h, ax=figure()[1]).get_title(loc="left")
     'Median EV/Revenue NTM of the group by month, 2024-01 to 2024-02'
     """
-    history = _need(history, "history", (column,))
+    history = frame_with(
+        history, "history", (column,), "client.public.group_time_series(...) (months by fields)"
+    )
+    _numeric(history, "column", column)
     months = _months(history.index)
     ax = axes_for(ax, 7.0, 3.6)
     short = _SHORT.get(column, column)

@@ -7,6 +7,7 @@ collapse. A quarter without a value shows "n/a", never an empty slot that reads 
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -18,8 +19,9 @@ from matplotlib.transforms import blended_transform_factory
 
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
+from dealframe.notices import MissingDataWarning, user_stacklevel
 
-from ._base import ACCENT, MUTED, PALETTE, SECOND, axes_for, empty, finish, ticks
+from ._base import ACCENT, MUTED, PALETTE, SECOND, axes_for, empty, finish, frame_with, ticks
 from .shaping import DateWindow, numbers, partial_periods, quarterly_activity
 
 __all__ = ["METRIC_LABELS", "capital_raised", "deals_per_quarter", "quarterly_medians"]
@@ -213,6 +215,52 @@ def capital_raised(
     return finish(ax, title, "quarter", ylabel, alt)
 
 
+def _attrs_differ(local: pd.DataFrame, buckets: pd.DataFrame) -> None:
+    """Refuse a ``local`` frame its ``attrs`` say is of another metric or time bucket."""
+    for key in ("metric", "time_bucket"):
+        ours, theirs = buckets.attrs.get(key), local.attrs.get(key)
+        if ours is not None and theirs is not None and ours != theirs:
+            raise ValidationError(
+                "local", f"a bucket frame of the same {key} as buckets ({ours!r})", got=theirs
+            )
+
+
+def _listed(labels: list[str], most: int = 6) -> str:
+    shown = ", ".join(labels[:most])
+    return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
+
+
+def _aligned_median(local: Any, buckets: pd.DataFrame) -> np.ndarray:
+    """The median of ``local`` on each bucket of ``buckets`` (matched by label; NaN where
+    ``local`` has no such bucket), warning about the medians of either that have no bucket
+    in the other."""
+    local = frame_with(
+        local, "local", ("bucket", "median"), "a bucket frame such as analytics.bucket_medians"
+    )
+    _attrs_differ(local, buckets)
+    labels = buckets["bucket"].astype(str).tolist()
+    theirs = pd.Series(numbers(local, "median"), index=local["bucket"].astype(str).to_numpy())
+    theirs = theirs[~theirs.index.duplicated(keep="first")]
+    # a bucket without a median on either side has nothing to compare: not named
+    ours = dict(zip(labels, np.isfinite(numbers(buckets, "median"))))
+    extra = [b for b, v in theirs.items() if b not in ours and np.isfinite(v)]
+    absent = [b for b, has in ours.items() if has and b not in theirs.index]
+    aligned = theirs.reindex(labels).to_numpy(dtype=float, na_value=np.nan)
+    if extra or absent:
+        drawn = int(np.isfinite(aligned).sum())
+        parts = [f"local's medians drawn on {drawn} of {len(labels)} buckets"]
+        if extra:
+            parts.append(f"not drawn: {len(extra)} local buckets not in buckets ({_listed(extra)})")
+        if absent:
+            parts.append(f"no local median for {len(absent)} buckets ({_listed(absent)})")
+        warnings.warn(
+            "quarterly_medians: " + "; ".join(parts) + " (matched by bucket label)",
+            MissingDataWarning,
+            stacklevel=user_stacklevel(),
+        )
+    return aligned
+
+
 @checked_keywords
 def quarterly_medians(
     buckets: pd.DataFrame, *, local: pd.DataFrame | None = None, ax: Axes | None = None
@@ -226,8 +274,18 @@ def quarterly_medians(
         (``bucket``, ``period_start``, ``period_end``, ``n``, ``median``, ``q1``, ``q3``,
         ``warning``; ``median_low``/``median_high`` from ``ci=`` are drawn as whiskers).
     local : DataFrame, optional
-        Another bucket frame (for example the local recomputation) drawn as crosses.
+        Another bucket frame of the same metric and time bucket (for example
+        :func:`dealframe.analytics.bucket_medians` over the same deals), its medians drawn
+        as crosses on the buckets of the same label. Its medians on buckets that ``buckets``
+        does not have, and the medians of ``buckets`` it has no bucket for, are named in a
+        :class:`~dealframe.MissingDataWarning`.
     ax : matplotlib Axes, optional
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``buckets`` or ``local`` is not a bucket frame, or ``local`` is of another metric
+        or time bucket (as their ``attrs`` say).
 
     Notes
     -----
@@ -256,6 +314,7 @@ def quarterly_medians(
             "an aggregate or bucket_medians frame (bucket, n, median, q1, q3 ...)",
             got=type(buckets).__name__,
         )
+    local_median = None if local is None else _aligned_median(local, buckets)
     metric = str(buckets.attrs.get("metric", "value"))
     label, fmt = METRIC_LABELS.get(metric, (metric, "{:.2f}"))
     methodology = buckets.attrs.get("methodology") or {}
@@ -305,15 +364,8 @@ def quarterly_medians(
                 capsize=3,
                 label=f"{level:.0%} interval of the median (small n)",
             )
-    if local is not None and "median" in local and len(local) == len(buckets):
-        ax.plot(
-            x,
-            numbers(local, "median"),
-            "x",
-            color=SECOND,
-            markersize=6,
-            label="recomputed locally",
-        )
+    if local_median is not None:
+        ax.plot(x, local_median, "x", color=SECOND, markersize=6, label="recomputed locally")
     row = blended_transform_factory(ax.transData, ax.transAxes)
     ax.text(
         -0.6,

@@ -192,7 +192,8 @@ def deal_window(
 
     ``window`` (a pair of dates, either None) wins; else the ``date_from``/``date_to`` filters
     the frame was pulled with (``attrs["filters"]``); else the whole quarters of the first and
-    last deal dates.
+    last deal dates. A start after the end is a :class:`~dealframe.errors.ValidationError`
+    naming ``window``.
 
     Examples
     --------
@@ -216,7 +217,16 @@ def deal_window(
     if start is None or end is None or pd.isna(start) or pd.isna(end):
         today = pd.Timestamp(dt.date.today())
         start, end = (today, today) if start is None or pd.isna(start) else (start, start)
-    return pd.Timestamp(start).normalize(), pd.Timestamp(end).normalize()
+    start, end = pd.Timestamp(start).normalize(), pd.Timestamp(end).normalize()
+    if start > end:
+        raise ValidationError(
+            "window",
+            f"a start on or before its end (here {start.date()} is after {end.date()}"
+            + ("" if window is not None and window[1] is not None else ", the deals' end")
+            + ")",
+            got=window,
+        )
+    return start, end
 
 
 def quarter_label(period: pd.Period) -> str:
@@ -465,6 +475,10 @@ def co_investment_pairs(
             "co_investors",
             "a frame from client.private.co_investors (investor_id, id, shared_deals ...)",
             got=type(co_investors).__name__,
+        )
+    if names is not None and not isinstance(names, Mapping):
+        raise ValidationError(
+            "names", "a mapping of investor id to name (a dict), or None", got=names
         )
     known = dict(
         zip(

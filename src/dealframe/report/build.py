@@ -238,6 +238,13 @@ def build_report(
         parsed = cohort
     else:
         given = cohort if cohort is not None else group
+        if given is not None and not isinstance(given, Mapping):  # before dict() reads it
+            argument, also = ("cohort", ", a Cohort") if cohort is not None else ("group", "")
+            raise ValidationError(
+                argument,
+                f"a mapping such as {{'region': 'Western Europe'}}{also} or None",
+                got=given,
+            )
         chosen = dict(DEFAULT_COHORT if given is None else given)
         if window is not None:
             if (
