@@ -962,8 +962,8 @@ class PrivateApi:
         if not given:
             return
         with contextlib.suppress(DealframeError):  # only a hint: never worth the answer
-            response = self._request(
-                "POST", "/companies", "list", deadline=deadline, json={"limit": HINT_PAGE}
+            response = self._request(  # not cached: its answer is not checked as a call's
+                "POST", "/companies", "list", False, False, deadline, json={"limit": HINT_PAGE}
             )
             companies = read_items(response.json(), Findings(f"POST {PREFIX}/companies"))
             for message in unmatched_open_values(given, companies):
