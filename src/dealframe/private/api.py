@@ -7,6 +7,7 @@ request (:mod:`.filters`); lists and sub-collections are paginated for the user
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as dt
 import functools
@@ -59,6 +60,7 @@ from ..transport.refusals import said as _said
 from ..transport.refusals import smaller_size
 from .fields import check_fields
 from .filters import EnumValueError, FilterSchema
+from .hints import open_values, unmatched_open_values
 from .ids import check_ids
 from .order import merged_order
 from .outside import outside_filters
@@ -73,6 +75,8 @@ PREFIX = "/api/private/v1"
 ENTITIES = ("companies", "investors", "transactions")
 #: Ids per batch of a list lookup by ``id`` (the service's cap on ``filters.id``).
 IDS_PER_BATCH = 1000
+#: Companies read to tell a misspelt open-vocabulary value after an empty answer.
+HINT_PAGE = 1000
 #: Names per resolve request to start with (not stated by the interface document; lowered
 #: when a service refuses a batch as holding too many, see :func:`_fewer_names`).
 NAMES_PER_RESOLVE = 1000
@@ -946,7 +950,24 @@ class PrivateApi:
         found.report(strict=strict, partial=frame, expected=pulled.expected, received=distinct)
         if missing:
             _report_missing_ids(entity, wire, pulled.looked_up or [], missing, frame, strict)
+        if not len(frame):
+            self._hint_open_values(entity, wire, deadline)
         return frame
+
+    def _hint_open_values(self, entity: str, wire: Mapping[str, Any], deadline: Any) -> None:
+        """After an empty answer: warn of each open-vocabulary value (``verticals``,
+        ``target_themes``...) that no company of one page carries while a close spelling is
+        carried (the service matches them exactly, so ``fintech`` selects nothing)."""
+        given = open_values(entity, wire)
+        if not given:
+            return
+        with contextlib.suppress(DealframeError):  # only a hint: never worth the answer
+            response = self._request(  # not cached: its answer is not checked as a call's
+                "POST", "/companies", "list", False, False, deadline, json={"limit": HINT_PAGE}
+            )
+            companies = read_items(response.json(), Findings(f"POST {PREFIX}/companies"))
+            for message in unmatched_open_values(given, companies):
+                warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
     def page(
         self,
