@@ -107,6 +107,15 @@ def test_a_malformed_documented_filter_sends_nothing(fresh, proxy, call, argumen
     assert proxy.count() == 0, proxy.seen
 
 
+@pytest.mark.parametrize("deadline", ["x", float("nan"), float("inf"), True, [1.0]])
+def test_schema_refuses_a_deadline_that_is_not_seconds(fresh, proxy, deadline):
+    """``schema(entity, deadline="x")`` raised a bare TypeError from the transport's clock."""
+    with pytest.raises(ValidationError) as caught:
+        fresh.private.schema("companies", deadline=deadline)
+    assert caught.value.argument == "deadline" and "finite number of seconds" in str(caught.value)
+    assert proxy.count() == 0
+
+
 # ---------------------------------------------------------- what the service's document decides
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .._docs import fill_docs
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
-from ..arguments import checked_methods, integer_in
+from ..arguments import checked_methods, finite_number, integer_in
 from ..contract import (
     Findings,
     as_count,
@@ -526,6 +526,12 @@ class PrivateApi:
         FilterSchema
             The filters, their operators and values, the sort keys and sub-resources.
 
+        Raises
+        ------
+        ValidationError
+            An unknown ``entity``, or a ``deadline`` that is not a finite number of seconds
+            (nothing is sent).
+
         Notes
         -----
         Until the client holds this document, filter values are checked against the types
@@ -539,6 +545,8 @@ class PrivateApi:
         'sellside'
         """
         entity = self._entity(entity)
+        if deadline is not None:
+            deadline = finite_number(deadline, "deadline", "a finite number of seconds or None")
         with self._lock:
             cached = self._schemas.get(entity)
         if cached is not None and not refresh:
