@@ -221,3 +221,36 @@ def test_a_type_the_service_gives_a_filter_rules_once_its_document_is_held(fresh
     assert sent == ["2000-01-01"]
     number = outcome(lambda: fresh.private.companies(founded_min=2000))
     assert isinstance(number.error, ValidationError) and number.error.argument == "founded_min"
+
+
+# ------------------------------------------------------------------------------ dealframe pull
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["deals", "--date-from", "2024-13-01"], "--date-from"),
+        (["deals", "--valuation-min", "lots"], "--valuation-min"),
+        (["companies", "--country", "gb"], "--country"),
+        (["investors", "--updated-at", "soon"], "--updated-at"),
+    ],
+)
+def test_pull_refuses_a_malformed_documented_filter_before_connecting(
+    args, flag, tmp_path, capsys, monkeypatch
+):
+    """Against a service (no ``--sandbox``), the value was checked only after the discovery
+    GET: an unreachable service made the typo a connection error, exit status 1."""
+    from dealframe.cli import main
+
+    monkeypatch.setenv("DEALFRAME_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", "p")
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", "k")
+    monkeypatch.setenv("DEALFRAME_CACHE", "off")
+    try:
+        code = main(["pull", *args, "-o", str(tmp_path / "out.csv")])
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert f"invalid {flag}: " in err and "connection" not in err, err
+    assert not list(tmp_path.iterdir())
