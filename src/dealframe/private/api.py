@@ -23,7 +23,7 @@ import pandas as pd
 
 from .._docs import fill_docs
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
-from ..arguments import checked_methods, integer_in
+from ..arguments import checked_methods, finite_number, integer_in
 from ..contract import (
     Findings,
     as_count,
@@ -59,7 +59,7 @@ from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
 from ..transport.refusals import said as _said
 from ..transport.refusals import smaller_size
 from .fields import check_fields
-from .filters import EnumValueError, FilterSchema
+from .filters import EnumValueError, FilterSchema, documented_schema
 from .hints import open_values, unmatched_open_values
 from .ids import check_ids
 from .order import merged_order
@@ -610,12 +610,27 @@ class PrivateApi:
         FilterSchema
             The filters, their operators and values, the sort keys and sub-resources.
 
+        Raises
+        ------
+        ValidationError
+            An unknown ``entity``, or a ``deadline`` that is not a finite number of seconds
+            (nothing is sent).
+
+        Notes
+        -----
+        Until the client holds this document, filter values are checked against the types
+        the interface document gives the filters (section 4.4), before anything is sent; once
+        it holds it (after any list call, or this one), against the service's. Reading it
+        first matters only for a service that types a documented filter otherwise.
+
         Examples
         --------
         >>> client.private.schema("companies").sub_resource("sellside")  # doctest: +SKIP
         'sellside'
         """
         entity = self._entity(entity)
+        if deadline is not None:
+            deadline = finite_number(deadline, "deadline", "a finite number of seconds or None")
         with self._lock:
             cached = self._schemas.get(entity)
         if cached is not None and not refresh:
@@ -649,10 +664,20 @@ class PrivateApi:
         cache: bool = True,
     ) -> tuple[FilterSchema, dict[str, Any]]:
         """The schema of ``entity`` and ``filters`` with ``kwargs`` built for the wire; the
-        discovery document is read as the call asks (``refresh``, ``cache``)."""
+        discovery document is read as the call asks (``refresh``, ``cache``).
+
+        Before any request, the values are checked against the discovery document the
+        client holds or, before it has read one, against the document's own (section 4.4:
+        :func:`~dealframe.private.filters.documented_schema`); the service's document then
+        decides what only it can: filter names beyond those, and enum values outside the
+        lists (they grow)."""
         if filters is not None and not isinstance(filters, Mapping):
             raise ValidationError("filters", "a dict of filter names to values", got=filters)
         merged = {**(filters or {}), **kwargs}
+        with self._lock:
+            held = self._schemas.get(entity)
+        if held is None or refresh:  # a request is coming: refuse what is known first
+            (held or documented_schema(entity)).precheck(merged)
         schema = self.schema(entity, refresh=refresh, cache=cache, deadline=deadline)
         try:
             return schema, schema.build(merged)

@@ -4,7 +4,11 @@ The service describes its filters in the discovery documents (``GET
 /lookup/{entity}``). :class:`FilterSchema` wraps one document and checks a
 user's filters against it before any request: unknown fields (with a close
 match and the valid list), operators the field does not take, values of the
-wrong type, enum values outside the list. Values are written the Python way
+wrong type, enum values outside the list. :func:`documented_schema` is the same
+for the documents as the interface document writes them (section 4.4): its
+:meth:`~FilterSchema.precheck` refuses what that document fixes (a malformed date,
+number, UUID, timestamp, boolean or ISO-3 code of a documented filter) before
+the service's own document is read. Values are written the Python way
 (dates as strings, ``datetime.date`` or ``pandas.Timestamp``; a single string
 where an array is expected) and converted to the wire form of docs/sandbox.md:
 a plain value uses the field's first operator, ``{"op": value}`` picks another.
@@ -12,7 +16,9 @@ a plain value uses the field's first operator, ``{"op": value}`` picks another.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+import functools
 import re
 import uuid
 import warnings
@@ -23,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from ..arguments import finite_number, flag, iso3
 from ..errors import ServiceContractError, ValidationError, did_you_mean
 from ..notices import ServiceContractWarning, user_stacklevel
@@ -31,6 +38,8 @@ __all__ = [
     "EnumValueError",
     "FilterSchema",
     "SORT_DIRECTIONS",
+    "documented_document",
+    "documented_schema",
     "to_date_string",
     "to_timestamp_string",
 ]
@@ -120,6 +129,10 @@ class _Field:
 #: The bounds of a range filter: ``date_from``/``date_to``, ``valuation_min``/``valuation_max``.
 _UPPER = {"from": "to", "min": "max"}
 _SUB_ALIASES = {("companies", "sellside"): "acquisitions", ("companies", "buyside"): "investments"}
+
+
+#: What :meth:`FilterSchema._operand` gives for a value it leaves to the service's document.
+_UNCHECKED = object()
 
 
 class FilterSchema:
@@ -248,6 +261,46 @@ class FilterSchema:
         self._check_ranges(out)
         return out
 
+    def precheck(self, filters: Mapping[str, Any]) -> None:
+        """Refuse what this schema fixes whatever the service's enum lists hold, sending
+        nothing: the value of each filter it lists, by the filter's type (a date
+        ``YYYY-MM-DD``, a finite number, a UUID, an ISO 8601 timestamp, ``True``/``False``,
+        a non-empty list of non-blank strings, upper-case ISO-3 country codes), the form
+        ``{operator: value}`` and a range's bounds in order.
+
+        Left to :meth:`build` against the service's discovery document: names this
+        schema does not list (the service may list more filters), operators it does not
+        list for a filter, and enum values outside its lists (they grow).
+
+        Raises
+        ------
+        ValidationError
+            Naming the filter and what it accepts.
+
+        Examples
+        --------
+        >>> schema = documented_schema("transactions")
+        >>> schema.precheck({"deal_type": ["Mega round"], "new_filter": 1})  # the service decides
+        >>> schema.precheck({"date_from": "2024-13-01"})
+        Traceback (most recent call last):
+        ...
+        dealframe.errors.ValidationError: invalid date_from: expected a date YYYY-MM-DD, datetime.date or pandas.Timestamp, got '2024-13-01'
+        """
+        out: dict[str, Any] = {}
+        for name, value in filters.items():
+            if value is None:
+                continue
+            if not isinstance(name, str) or not name.strip():
+                raise ValidationError(
+                    f"filters[{name!r}]", f"a {self.entity} filter name", got=name
+                )
+            spec = self.fields.get(name)
+            if spec is not None:
+                operand = self._operand(spec, value, enums=False)
+                if operand is not _UNCHECKED:
+                    out[name] = operand
+        self._check_ranges(out)
+
     def _check_ranges(self, wire: Mapping[str, Any]) -> None:
         """Refuse a lower bound above its upper bound (``date_from`` after ``date_to``,
         ``valuation_min`` above ``valuation_max`` ...): the service would match no row."""
@@ -265,26 +318,30 @@ class FilterSchema:
                     low, f"{what} {high} ({b}): the range would match no row", got=a
                 )
 
-    def _operand(self, spec: _Field, value: Any) -> Any:
+    def _operand(self, spec: _Field, value: Any, *, enums: bool = True) -> Any:
+        """``value`` for the wire; without ``enums`` (:meth:`precheck`) an enum value
+        outside the list passes, and an operator not listed gives ``_UNCHECKED``."""
         op = spec.operators[0] if spec.operators else None
         if isinstance(value, Mapping):
             if len(value) != 1:
                 raise ValidationError(
                     spec.name,
-                    f"one operator and its value, e.g. {{{spec.operators[0]!r}: ...}}",
+                    f"one operator and its value, e.g. {{{(spec.operators or ('eq',))[0]!r}: ...}}",
                     got=value,
                 )
             op, value = next(iter(value.items()))
             if not isinstance(op, str) or op not in spec.operators:
+                if not enums and isinstance(op, str):
+                    return _UNCHECKED  # the service's document may list it
                 raise ValidationError(
                     spec.name, f"one of the operators {', '.join(spec.operators)}", got=op
                 )
-        converted = self._value(spec, value)
+        converted = self._value(spec, value, enums=enums)
         if op == (spec.operators[0] if spec.operators else None):
             return converted
         return {op: converted}
 
-    def _value(self, spec: _Field, value: Any) -> Any:
+    def _value(self, spec: _Field, value: Any, *, enums: bool = True) -> Any:
         t, arg = spec.type, spec.name
         if t in ("array_string", "array_uuid"):
             items = _as_list(value, arg)
@@ -312,7 +369,7 @@ class FilterSchema:
                     except ValueError:
                         raise ValidationError(f"{arg}[{i}]", "a UUID", got=item) from None
                 items = list(dict.fromkeys(canonical))  # lower case, first occurrence kept
-            if spec.values is not None:
+            if spec.values is not None and enums:
                 bad = [v for v in items if v not in spec.values]
                 if bad:
                     raise EnumValueError(
@@ -330,7 +387,7 @@ class FilterSchema:
                     "a non-blank string (leave the filter out, or pass None, for all)",
                     got=value,
                 )
-            if spec.values is not None and value not in spec.values:
+            if spec.values is not None and enums and value not in spec.values:
                 raise EnumValueError(
                     arg,
                     f"one of {', '.join(spec.values)}{did_you_mean(value, spec.values)}",
@@ -392,3 +449,108 @@ class FilterSchema:
                 got=direction,
             )
         return f"{key}:{direction}"
+
+
+# ---------------------------------------------------------------- the documented discovery
+
+
+def _entry(
+    field: str, type_: str, operators: tuple[str, ...], values: tuple[str, ...] | None = None
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {"field": field, "type": type_, "operators": list(operators)}
+    if values is not None:
+        entry["values"] = list(values)
+    return entry
+
+
+_OPEN_LISTS = ("verticals", "themes", "client_focus", "revenue_model", "company_type")
+_MEASURES = ("valuation", "raised", "revenue", "ebitda", "ev_revenue", "ev_ebitda")
+_IDS = _entry("id", "array_uuid", ("in",))
+_NAME = _entry("name", "string", ("ilike", "eq"))
+_COUNTRY = _entry("country", "array_string", ("in",))
+_FEED = (_entry("updated_at", "datetime", ("gte",)), _entry("include_deleted", "boolean", ("eq",)))
+
+#: The three discovery documents as the interface document writes them (section 4.4; the
+#: enum lists are those it gives, which the service's may extend).
+_DOCUMENTED: dict[str, dict[str, Any]] = {
+    "companies": {
+        "filters": [
+            _IDS,
+            _NAME,
+            _COUNTRY,
+            _entry("region", "array_string", ("in",), REGIONS),
+            *(_entry(f, "array_string", ("overlaps",)) for f in _OPEN_LISTS),
+            _entry("ownership", "string", ("eq",)),
+            _entry("active", "boolean", ("eq",)),
+            _entry("founded_min", "number", ("gte",)),
+            _entry("founded_max", "number", ("lte",)),
+            _entry("ipoed_from", "date", ("gte",)),
+            _entry("ipoed_to", "date", ("lte",)),
+            *_FEED,
+        ],
+        "sort_fields": ["name", "founded", "ipoed", "updated_at"],
+        "sub_resources": [
+            "/companies/{id}/fundings",
+            "/companies/{id}/sellside",
+            "/companies/{id}/buyside",
+            "/companies/{id}/investors",
+        ],
+    },
+    "investors": {
+        "filters": [_IDS, _NAME, _COUNTRY, *_FEED],
+        "sort_fields": ["name", "updated_at"],
+        "sub_resources": [
+            "/investors/{id}/investments",
+            "/investors/{id}/co_investors",
+            "/investors/{id}/portfolio",
+        ],
+    },
+    "transactions": {
+        "filters": [
+            _IDS,
+            _entry("target_id", "array_uuid", ("in",)),
+            _entry("investor_id", "array_uuid", ("in",)),
+            _entry("deal_type", "array_string", ("in",), DEAL_TYPES),
+            _entry("deal_subtype", "array_string", ("in",), DEAL_SUBTYPES),
+            _entry("date_from", "date", ("gte",)),
+            _entry("date_to", "date", ("lte",)),
+            *(
+                _entry(f"{measure}_{end}", "number", (op,))
+                for measure in _MEASURES
+                for end, op in (("min", "gte"), ("max", "lte"))
+            ),
+            _entry("target_country", "array_string", ("in",)),
+            _entry("target_region", "array_string", ("in",), REGIONS),
+            *(_entry(f"target_{f}", "array_string", ("overlaps",)) for f in _OPEN_LISTS),
+            *_FEED,
+        ],
+        "sort_fields": ["deal_date", "deal_valuation", "deal_raised", "updated_at"],
+        "sub_resources": [],
+    },
+}
+
+
+def documented_document(entity: str) -> dict[str, Any]:
+    """The discovery document ``data`` of ``entity`` as the interface document writes it
+    (section 4.4): its filters with their types, operators and enum lists, its sort keys and
+    sub-resources (a copy: the caller may change it).
+
+    Examples
+    --------
+    >>> [f["field"] for f in documented_document("investors")["filters"]]
+    ['id', 'name', 'country', 'updated_at', 'include_deleted']
+    """
+    return copy.deepcopy(_DOCUMENTED[entity])
+
+
+@functools.cache
+def documented_schema(entity: str) -> FilterSchema:
+    """The :class:`FilterSchema` of :func:`documented_document`, read without the service:
+    what the client checks before it has read the service's own discovery document.
+
+    Examples
+    --------
+    >>> documented_schema("transactions").fields["valuation_min"].type
+    'number'
+    """
+    return FilterSchema(entity, documented_document(entity))

@@ -11,7 +11,9 @@ Examples
 
 Everything is checked before the pull starts (the entity, every filter and its values,
 the file's extension and folder), with the closest valid name on a typo; with ``--sandbox``
-even before the sandbox starts. Progress goes to standard error, the path written to
+even before the sandbox starts. Against a service, the values of the filters the interface
+document types (dates, numbers, UUIDs, ISO-3 codes ...) are checked before connecting, the
+filter names and enum values against the service's discovery document. Progress goes to standard error, the path written to
 standard output; page bars are drawn only when standard error is a terminal. Exit status
 as for every sub-command (docs/errors.md): 0 written, 1 the pull failed (the service, the
 network, the disk), 2 the command cannot work as given (a bad entity, filter, value or file,
@@ -36,6 +38,7 @@ from dealframe.clitools import (
     service_client,
 )
 from dealframe.errors import DealframeError, ExtraMissing, ValidationError
+from dealframe.private.filters import documented_schema
 
 from .entities import ENTITIES, Entity, entity
 from .flags import checked_sort, public_filters, public_skus, schema_filters, tokens_to_values
@@ -74,17 +77,6 @@ def _options(name: str) -> argparse.ArgumentParser:
     add_sandbox_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress on standard error")
     return p
-
-
-def _offline_schema(resource: str) -> Any:
-    """The sandbox's discovery document, read without starting it (None if unavailable)."""
-    from dealframe.private.filters import FilterSchema
-
-    try:
-        from dealframe.sandbox.discovery import discovery_document
-    except ImportError:
-        return None
-    return FilterSchema(resource, discovery_document(resource))
 
 
 def _check_ids(ids: list[str]) -> list[str]:
@@ -150,11 +142,12 @@ class _Plan:
         else:
             if args.id:
                 self.values = {**self.values, "id": [*self.values.get("id", []), *args.id]}
-            if args.sandbox:
-                schema = _offline_schema(self.entity.resource)
-                if schema is not None:
-                    self.filters = schema_filters(self.values, schema)
-                    checked_sort(schema, args.sort)
+            schema = documented_schema(self.entity.resource)
+            if args.sandbox:  # the sandbox serves the discovery documents as written
+                self.filters = schema_filters(self.values, schema)
+                checked_sort(schema, args.sort)
+            else:  # what the interface document fixes; the service's document the rest
+                schema_filters(self.values, schema, known_only=True)
 
     def check_with(self, client: Any) -> None:
         """The checks against the service's own discovery document (lists only)."""

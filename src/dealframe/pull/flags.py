@@ -100,8 +100,15 @@ def _boolean(text: str, flag: str) -> bool:
     raise ValidationError(flag, "true or false", got=text)
 
 
-def schema_filters(values: Mapping[str, list[str]], schema: FilterSchema) -> dict[str, Any]:
+def schema_filters(
+    values: Mapping[str, list[str]], schema: FilterSchema, *, known_only: bool = False
+) -> dict[str, Any]:
     """Flag values to the filters of a Family B list, checked against its discovery document.
+
+    With ``known_only`` (the document as the interface document writes it, before the
+    service's is read) only the flags of the filters ``schema`` lists are converted and
+    checked, by :meth:`FilterSchema.precheck`: a flag it does not list and an enum value
+    outside its lists are left to the service's own document.
 
     Raises
     ------
@@ -132,6 +139,8 @@ def schema_filters(values: Mapping[str, list[str]], schema: FilterSchema) -> dic
         flag = "--" + name
         field = flags.get(flag) or flags.get(flag_name(name))
         if field is None:
+            if known_only:
+                continue
             hint = did_you_mean(flag, list(flags))
             raise ValidationError(
                 flag,
@@ -152,8 +161,11 @@ def schema_filters(values: Mapping[str, list[str]], schema: FilterSchema) -> dic
             filters[field] = _boolean(text, flag)
         else:
             filters[field] = text
-    try:
-        schema.build(filters)  # the Python API's own check: types, enum lists, operators
+    try:  # the Python API's own check: types, enum lists, operators
+        if known_only:
+            schema.precheck(filters)
+        else:
+            schema.build(filters)
     except ValidationError as exc:  # named as the flag the value came from (``--date-from``)
         named = exc.argument.partition("[")[0]
         if named not in schema.fields:
