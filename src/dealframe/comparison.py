@@ -41,7 +41,7 @@ from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import Column, Schema
 from dealframe.link import companies_for_skus
 from dealframe.notices import missing_expected
-from dealframe.private.filters import EnumValueError
+from dealframe.private.filters import EnumValueError, documented_schema
 from dealframe.public.hints import close_values
 from dealframe.public.query import search_body
 
@@ -124,9 +124,11 @@ def _named_as_ours() -> Iterator[None]:
 
 
 def _check_private(client: Client, filters: Mapping[str, Any]) -> None:
-    """The deal filters checked against the service's discovery document, before the deals
-    are asked for (its enum lists may have grown since it was read: read again to refuse)."""
+    """The deal filters checked: what the interface document fixes before any request, then
+    against the service's discovery document before the deals are asked for (its enum lists
+    may have grown since it was read: read again to refuse)."""
     with _named_as_ours():
+        documented_schema("transactions").precheck(filters)  # before any request
         try:
             client.private.schema("transactions").build(filters)
         except EnumValueError:
