@@ -1,5 +1,5 @@
 """Checks of plain arguments shared by the public functions (numbers, integers, flags,
-country codes, paths), and the decorators that check every call against its signature.
+country codes, paths, closed choices), and the decorators that check every call against its signature.
 
 Each returns the value in the form that is sent (a Python ``int``/``float``/``bool``) or
 raises :class:`~dealframe.errors.ValidationError` naming the argument. Numbers must also
@@ -32,13 +32,14 @@ from typing import Any, ParamSpec, TypeAlias, TypeVar
 
 import numpy as np
 
-from dealframe.errors import CallError, UnknownArgumentError, ValidationError
+from dealframe.errors import CallError, UnknownArgumentError, ValidationError, did_you_mean
 
 __all__ = [
     "INT64_MAX",
     "DateLike",
     "checked_keywords",
     "checked_methods",
+    "choice",
     "expanded_path",
     "finite_number",
     "flag",
@@ -155,6 +156,35 @@ def iso3(value: Any, argument: str) -> str:
     raise ValidationError(
         argument, f"an upper-case ISO 3166 alpha-3 code such as 'USA'{hint}", got=value
     )
+
+
+def choice(value: Any, argument: str, choices: Iterable[str], expected: str | None = None) -> str:
+    """``value`` if it is one of ``choices``, exactly (case included, as the service takes it).
+
+    Otherwise a :class:`~dealframe.errors.ValidationError` naming ``argument``, listing the
+    choices (``expected`` words them; default ``one of a, b``) and suggesting the closest one,
+    case ignored: ``'Quarter'`` suggests ``'quarter'``. The one check of every closed list of
+    values of the public functions, so each suggests as the CLI and the report do.
+
+    Examples
+    --------
+    >>> choice("year", "time_bucket", ["month", "quarter", "year"])
+    'year'
+    >>> choice("Quarter", "time_bucket", ["month", "quarter", "year"])
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid time_bucket: expected one of month, quarter, year (did you mean 'quarter'?), got 'Quarter'
+    >>> choice("Long", "shape", ["wide", "long"], "'wide' or 'long'")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid shape: expected 'wide' or 'long' (did you mean 'long'?), got 'Long'
+    """
+    options = tuple(choices)
+    if isinstance(value, str) and value in options:
+        return str(value)
+    hint = did_you_mean(value, options) if isinstance(value, str) else ""
+    listed = expected if expected is not None else "one of " + ", ".join(options)
+    raise ValidationError(argument, listed + hint, got=value)
 
 
 def expanded_path(value: str | os.PathLike[str], argument: str) -> Path:

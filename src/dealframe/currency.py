@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import checked_keywords, choice
 from dealframe.errors import ValidationError
 from dealframe.frames.schemas import CURRENT_MONETARY
 
@@ -43,13 +43,12 @@ def _checked(frame: Any, rate: Any) -> np.ndarray:
     if not frame.columns.is_unique:  # a frame joined with its own conversion, for example
         twice = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
         raise ValidationError("frame", "columns with unique names", got=twice)
-    if not isinstance(rate, str) or rate not in frame.columns:
-        raise ValidationError(
-            "rate",
-            f"a column of the frame holding USD per unit of local "
-            f"currency (the service's {RATE!r})",
-            got=rate,
-        )
+    choice(
+        rate,
+        "rate",
+        [c for c in frame.columns if isinstance(c, str)],
+        f"a column of the frame holding USD per unit of local currency (the service's {RATE!r})",
+    )
     try:
         values = frame[rate].to_numpy(dtype=float, na_value=np.nan)
     except (TypeError, ValueError):
@@ -68,17 +67,14 @@ def _names(frame: pd.DataFrame, fields: Any, default: list[str], what: str, fits
     items = [fields] if isinstance(fields, str) else fields
     if not isinstance(items, Iterable) or isinstance(items, dict):
         raise ValidationError("fields", "a column name or a list of them", got=fields)
-    out = list(dict.fromkeys(items))
+    try:
+        out = list(dict.fromkeys(items))
+    except TypeError:  # an unhashable member: a list in the list, say
+        raise ValidationError("fields", "a column name or a list of them", got=fields) from None
     if not out:
         raise ValidationError("fields", f"at least one of the {what}", got=out)
-    for name in out:
-        if name not in frame.columns or not fits(name):
-            raise ValidationError(
-                "fields",
-                f"{what} of the frame (they include {', '.join(map(str, default[:6])) or 'none'})",
-                got=name,
-            )
-    return out
+    listed = f"{what} of the frame (they include {', '.join(map(str, default[:6])) or 'none'})"
+    return [choice(name, "fields", default, listed) for name in out]  # default: all that fit
 
 
 def _numbers(frame: pd.DataFrame, name: str, argument: str) -> np.ndarray:

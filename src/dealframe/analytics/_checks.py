@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dealframe.arguments import finite_number
+from dealframe.arguments import choice, finite_number
 from dealframe.errors import ValidationError
 
 __all__ = [
@@ -43,10 +43,9 @@ def tolerance_value(value: Any) -> float:
 
 
 def check_choice(argument: str, value: Any, choices: Iterable[str]) -> None:
-    choices = tuple(choices)
-    check(
-        isinstance(value, str) and value in choices, argument, "one of " + ", ".join(choices), value
-    )
+    """Raise a ValidationError naming ``argument`` (with the closest choice) unless ``value``
+    is one of ``choices``; see :func:`dealframe.arguments.choice`."""
+    choice(value, argument, choices)
 
 
 def check_frame(argument: str, value: Any) -> None:

@@ -25,7 +25,7 @@ from typing import Any, Literal, TypeAlias, get_args
 
 import numpy as np
 
-from dealframe.arguments import checked_methods
+from dealframe.arguments import checked_methods, choice
 from dealframe.errors import ValidationError
 
 __all__ = ["DEFAULT_CONVENTIONS", "QUANTILE_METHODS", "Conventions", "QuantileMethod"]
@@ -153,12 +153,11 @@ class Conventions:
     def __post_init__(self) -> None:
         for name, allowed in _CHOICES.items():
             value = getattr(self, name)
+            expected = "one of " + ", ".join(repr(a) for a in allowed)
+            if isinstance(allowed[0], str):  # a word: the closest one suggested
+                choice(value, f"Conventions.{name}", allowed, expected)
             if type(value) is not type(allowed[0]) or value not in allowed:
-                raise ValidationError(
-                    f"Conventions.{name}",
-                    "one of " + ", ".join(repr(a) for a in allowed),
-                    got=value,
-                )
+                raise ValidationError(f"Conventions.{name}", expected, got=value)
         years = self.window_years
         if isinstance(years, (bool, np.bool_)) or not isinstance(years, numbers.Integral):
             raise ValidationError(

@@ -357,7 +357,8 @@ def reconcile_frames(
     deals : DataFrame
         ``client.private.deals`` with the same filters, covering the aggregate's window.
     metric, time_bucket : str
-        Those of the aggregate.
+        Those of the aggregate: when ``service.attrs`` names another (as the meta of
+        ``client.private.aggregate`` does), a ValidationError.
     conventions, tolerance
         As for :func:`reconcile`.
     include_deleted : bool, default False
@@ -371,7 +372,8 @@ def reconcile_frames(
     Raises
     ------
     dealframe.errors.ValidationError
-        An argument of the wrong kind.
+        An argument of the wrong kind, or a ``metric`` or ``time_bucket`` other than the
+        one ``service.attrs`` says (naming the argument and the frame's value).
     dealframe.errors.ServiceContractError
         The aggregate's meta has no readable window or threshold.
 
@@ -386,9 +388,27 @@ def reconcile_frames(
     check_frame("service", service)
     check_frame("deals", deals)
     _check_rules(metric, time_bucket, conventions, tolerance)
+    _check_same_aggregate(service, metric=metric, time_bucket=time_bucket)
     check(isinstance(include_deleted, bool), "include_deleted", "True or False", include_deleted)
     context = _context(service, include_deleted)
     return _reconciled(service, deals, metric, time_bucket, context, conventions, tolerance)
+
+
+def _check_same_aggregate(service: pd.DataFrame, **asked: str) -> None:
+    """Refuse a ``metric`` or ``time_bucket`` other than the one ``service.attrs`` says the
+    aggregate was asked with (its meta echoes both): the local buckets would be of another
+    metric or period, and no bucket could match. An echo that is not one of the document's
+    values (or none) says nothing, and is let through."""
+    vocabularies = {"metric": AGGREGATE_METRICS, "time_bucket": TIME_BUCKETS}
+    for argument, value in asked.items():
+        said = service.attrs.get(argument)
+        seen = said.strip().casefold() if isinstance(said, str) else None
+        check(
+            seen not in vocabularies[argument] or seen == value,
+            argument,
+            f"{seen!r}, the {argument} of the service frame (service.attrs[{argument!r}])",
+            value,
+        )
 
 
 def _reconciled(

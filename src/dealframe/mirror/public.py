@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 from deltalake import DeltaTable, write_deltalake
 
-from dealframe.arguments import DateLike, checked_keywords
+from dealframe.arguments import DateLike, checked_keywords, choice
 
 from ..errors import ValidationError
 from ..frames.normalize import cast
@@ -382,8 +382,7 @@ def load_public(
     >>> ts = dealframe.mirror.load_public("mirror/", "time_series")  # doctest: +SKIP
     >>> wide = ts.pivot_table(index="month", columns=["field", "sku"], values="value")  # doctest: +SKIP
     """
-    if table not in ("current", "time_series"):
-        raise ValidationError("table", "'current' or 'time_series'", got=table)
+    choice(table, "table", ("current", "time_series"), "'current' or 'time_series'")
     if on is not None and table != "current":
         raise ValidationError("on", "None for the time series (use as_of)", got=on)
     root = open_folder(path, create=False)

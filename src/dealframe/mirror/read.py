@@ -20,7 +20,7 @@ import pyarrow.dataset as ds
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError
 
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import checked_keywords, choice
 
 from ..errors import ValidationError
 from ..frames.schemas import STRING_DTYPE
@@ -46,9 +46,7 @@ __all__ = ["as_of_version", "files", "history", "load", "status"]
 
 def _entity(entity: Any) -> str:
     name = _ALIASES.get(entity, entity) if isinstance(entity, str) else entity
-    if name not in ENTITIES:
-        raise ValidationError("entity", f"one of {', '.join(ENTITIES)}", got=entity)
-    return name
+    return choice(name, "entity", ENTITIES)  # an alias maps to an entity: never refused
 
 
 def _state(path: str | Path) -> tuple[Path, MirrorState]:
@@ -423,9 +421,8 @@ def history(path: str | Path, entity: str | None = None) -> pd.DataFrame:
     root, _ = _state(path)
     names = [*ENTITIES, *PUBLIC_TABLES]
     if entity is not None:
-        if not isinstance(entity, str) or _ALIASES.get(entity, entity) not in names:
-            raise ValidationError("entity", f"one of {', '.join(names)}", got=entity)
-        names = [_ALIASES.get(entity, entity)]
+        name = _ALIASES.get(entity, entity) if isinstance(entity, str) else entity
+        names = [choice(name, "entity", names)]
     rows = []
     for name in names:
         folder = root / name

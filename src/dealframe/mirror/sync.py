@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError
 
-from dealframe.arguments import checked_keywords, expanded_path, finite_number, integer_in
+from dealframe.arguments import checked_keywords, choice, expanded_path, finite_number, integer_in
 
 from ..errors import ConfigurationError, DealframeError, ValidationError
 from ..notices import user_stacklevel
@@ -144,9 +144,12 @@ def _entities(entities: Any, allowed: tuple[str, ...] = ENTITIES) -> list[str]:
     out: list[str] = []
     given = list(entities)
     for e in given:
-        name = _ALIASES.get(e, e) if isinstance(e, str) else e
-        if not isinstance(name, str) or name not in allowed:
-            raise ValidationError("entities", f"names among {', '.join(allowed)}", got=e)
+        name = choice(
+            _ALIASES.get(e, e) if isinstance(e, str) else e,
+            "entities",
+            allowed,
+            f"names among {', '.join(allowed)}",
+        )
         if name not in out:
             out.append(name)
     if not out:

@@ -23,7 +23,7 @@ import pandas as pd
 
 from .._docs import fill_docs
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
-from ..arguments import checked_methods, finite_number, integer_in
+from ..arguments import checked_methods, choice, finite_number, integer_in
 from ..contract import (
     Findings,
     as_count,
@@ -578,9 +578,7 @@ class PrivateApi:
     @staticmethod
     def _entity(entity: str) -> str:
         name = _ENTITY_ALIASES.get(entity, entity) if isinstance(entity, str) else entity
-        if not isinstance(name, str) or name not in ENTITIES:
-            raise ValidationError("entity", f"one of {', '.join(ENTITIES)}", got=entity)
-        return name
+        return choice(name, "entity", ENTITIES)  # an alias maps to an entity: never refused
 
     def schema(
         self,
@@ -1660,8 +1658,7 @@ class PrivateApi:
         --------
         >>> client.private.investor_top(investor_id, "verticals")  # doctest: +SKIP
         """
-        if not isinstance(what, str) or what not in ("countries", "verticals"):
-            raise ValidationError("what", "'countries' or 'verticals'", got=what)
+        choice(what, "what", ("countries", "verticals"), "'countries' or 'verticals'")
         builder = shape.top_countries_frame if what == "countries" else shape.top_verticals_frame
         captured: list[list[dict]] = []
 
@@ -2035,8 +2032,7 @@ class PrivateApi:
         cache: bool,
         strict: bool = False,
     ) -> Resolution:
-        if not isinstance(on_ambiguous, str) or on_ambiguous not in ("none", "best", "raise"):
-            raise ValidationError("on_ambiguous", "'none', 'best' or 'raise'", got=on_ambiguous)
+        choice(on_ambiguous, "on_ambiguous", ("none", "best", "raise"), "'none', 'best' or 'raise'")
         if isinstance(names, str) or not isinstance(names, Iterable) or isinstance(names, Mapping):
             raise ValidationError("names", "a list of names (strings)", got=names)
         items = list(names)
@@ -2367,12 +2363,8 @@ class PrivateApi:
         --------
         >>> client.private.aggregate("ev_revenue", "year", deal_type=["Venture"])  # doctest: +SKIP
         """
-        if not isinstance(metric, str) or metric not in AGGREGATE_METRICS:
-            raise ValidationError("metric", f"one of {', '.join(AGGREGATE_METRICS)}", got=metric)
-        if not isinstance(time_bucket, str) or time_bucket not in TIME_BUCKETS:
-            raise ValidationError(
-                "time_bucket", f"one of {', '.join(TIME_BUCKETS)}", got=time_bucket
-            )
+        choice(metric, "metric", AGGREGATE_METRICS)
+        choice(time_bucket, "time_bucket", TIME_BUCKETS)
         deadline = self._t.deadline()
         named = _given(self.aggregate, locals())
         _, wire = self._build_filters(

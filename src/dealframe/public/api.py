@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import pandas as pd
 
 from .._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY, SKUS_PER_CURRENT_REQUEST
-from ..arguments import checked_methods
+from ..arguments import checked_methods, choice
 from ..contract import (
     Findings,
     dedupe_items,
@@ -771,8 +771,7 @@ class PublicApi:
         >>> ts = client.public.time_series(skus, fields=["evRevenueNtm"], date_from="2020-01")  # doctest: +SKIP
         >>> ts["evRevenueNtm"].plot()  # months x SKUs  # doctest: +SKIP
         """
-        if not isinstance(shape, str) or shape not in ("wide", "long"):
-            raise ValidationError("shape", "'wide' or 'long'", got=shape)
+        choice(shape, "shape", ("wide", "long"), "'wide' or 'long'")
         wanted = _some_skus(skus, self.version)
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
         self._served_fields.check(names, lambda: self._fields_served(wanted, start, end))
