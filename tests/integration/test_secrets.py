@@ -30,6 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import requests
 
@@ -380,6 +381,41 @@ def test_a_redirect_to_another_host_is_not_followed(two_servers, status):
         assert info.value.status == status and info.value.code == "REDIRECT_NOT_FOLLOWED"
         for token in TOKENS:
             assert not [t for t in _texts_of_error(info.value) if token in t]
+
+
+def test_a_token_echoed_in_a_redirect_location_is_blanked(two_servers):
+    origin, other = two_servers
+    location = f"http://u:{PUBLIC}@localhost:{other.port}/cb/{PUBLIC}?access_token={PUBLIC}"
+    origin.state.responses["/api/v2/companies"] = (302, b"", {"Location": location})
+    with Client(origin.url, PUBLIC, PRIVATE, cache_enabled=False, **FAST) as client:
+        with pytest.raises(ApiError) as info:
+            client.public.search()
+    assert other.state.total() == 0
+    assert info.value.code == "REDIRECT_NOT_FOLLOWED"
+    # where it pointed is told (host and path), but not the userinfo nor the echoed token
+    assert f"redirected to localhost:{other.port}/cb/***;" in str(info.value)
+    assert "u:" not in str(info.value) and "@" not in str(info.value)
+    for token in TOKENS:
+        assert not [t for t in _texts_of_error(info.value) if token in t]
+        assert not any(form in pickle.dumps(info.value) for form in _forms(token))
+
+
+def test_a_token_echoed_in_a_body_value_is_blanked_in_the_findings(two_servers):
+    origin, _ = two_servers
+    echoed = {"data": [], "meta": {"count": PUBLIC, "returned": PRIVATE}}
+    origin.state.responses["/api/v2/companies"] = (200, orjson.dumps(echoed), {})
+    with Client(origin.url, PUBLIC, PRIVATE, cache_enabled=False, **FAST) as client:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            frame = client.public.search()
+        with pytest.raises(dealframe.ServiceContractError) as strict:
+            client.public.search(strict=True)
+    said = [str(w.message) for w in caught]
+    assert "POST /api/v2/companies: meta.count is '***', not a count: ignored" in said
+    texts = [*said, repr(frame.attrs), *_texts_of_error(strict.value)]
+    assert "meta.count is '***'" in str(strict.value)
+    for token in TOKENS:
+        assert not [t for t in texts if token in t]
 
 
 class _Listener:
