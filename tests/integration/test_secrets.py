@@ -35,6 +35,7 @@ import pytest
 import requests
 
 import dealframe
+import dealframe.cli
 import dealframe.mirror as mirror
 import dealframe.sandbox
 from dealframe.client import Client
@@ -416,6 +417,47 @@ def test_a_token_echoed_in_a_body_value_is_blanked_in_the_findings(two_servers):
     assert "meta.count is '***'" in str(strict.value)
     for token in TOKENS:
         assert not [t for t in texts if token in t]
+
+
+# a typographic dash an editor put in place of '-', a Cyrillic look-alike of 'a', a Latin-1 'É'
+@pytest.mark.parametrize(
+    ("bad", "at", "code"),
+    [
+        (PUBLIC.replace("-", "\u2013", 1), PUBLIC.index("-") + 1, "U+2013 EN DASH"),
+        ("\u0430" + PUBLIC[1:], 1, "U+0430 CYRILLIC SMALL LETTER A"),
+        (PUBLIC + "\u00c9", len(PUBLIC) + 1, "U+00C9"),
+    ],
+    ids=["en-dash", "cyrillic", "latin-1"],
+)
+def test_a_token_a_header_cannot_carry_is_refused_before_anything_is_sent(
+    two_servers, monkeypatch, capsys, tmp_path, bad, at, code
+):
+    origin, _ = two_servers
+    with pytest.raises(ConfigurationError) as given:
+        Client(origin.url, bad, PRIVATE, cache_enabled=False, **FAST)
+    for var in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("DEALFRAME_BASE_URL", origin.url)
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", PUBLIC)
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", bad)
+    monkeypatch.setenv("DEALFRAME_CACHE", "off")
+    with pytest.raises(ConfigurationError) as from_env:
+        Client()
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert dealframe.cli.main(["pull", "deals", "-o", "x.csv", "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert origin.state.total() == 0  # refused here, not sent to the service
+    assert given.value.field == "public_token" and from_env.value.field == "private_key"
+    assert "DEALFRAME_PRIVATE_KEY" in str(from_env.value)
+    assert "Traceback" not in err and err.startswith("dealframe pull: error: private_key")
+    for info in (given, from_env):
+        assert f"character {at} of {len(bad)} is {code}" in str(info.value)
+        assert "fingerprint" in str(info.value)
+        texts = [*_texts_of_error(info.value), out, err]
+        for secret in (bad, PUBLIC, PRIVATE, bad.encode("unicode_escape").decode()):
+            assert not [t for t in texts if secret in t]
+            assert secret.encode("utf-8") not in pickle.dumps(info.value)
 
 
 class _Listener:
