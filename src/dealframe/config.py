@@ -12,6 +12,7 @@ import math
 import numbers
 import os
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -164,14 +165,41 @@ def _check_number(name: str, value: Any, *, minimum: float, integer: bool = Fals
     return value if type(value) is float else number
 
 
-def _check_token(name: str, value: Any) -> None:
+def _check_token(name: str, value: Any, *, source: str | None = None) -> None:
+    """Refuse a token that could not be sent as ``Authorization: Bearer <token>``.
+
+    The message names the setting (and ``source``, the environment variable it was read
+    from) and shows the token's fingerprint only; for a character an HTTP header cannot carry
+    it gives its position and code point, so a pasted typographic dash can be found.
+
+    Examples
+    --------
+    >>> _check_token("public_token", "tok\u2013ab")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ConfigurationError: public_token must be ASCII, as tokens are issued (an
+    HTTP header cannot carry other characters): character 4 of 6 is U+2013 EN DASH
+    (fingerprint ...)
+    """
     if value is None:
         return
+    label = name if source is None else f"{name} ({source})"
     if not isinstance(value, str):
-        raise ConfigurationError(f"{name} must be a string, got {type(value).__name__}", field=name)
+        raise ConfigurationError(
+            f"{label} must be a string, got {type(value).__name__}", field=name
+        )
     if not value or any(ch.isspace() for ch in value) or not value.isprintable():
         raise ConfigurationError(
-            f"{name} must be a non-empty string without spaces or control characters "
+            f"{label} must be a non-empty string without spaces or control characters "
+            f"(fingerprint {fingerprint(value)})",
+            field=name,
+        )
+    if not value.isascii():  # http.client would fail with the header in its exception
+        at, char = next((i, ch) for i, ch in enumerate(value, 1) if not ch.isascii())
+        what = f"U+{ord(char):04X} {unicodedata.name(char, '')}".rstrip()
+        raise ConfigurationError(
+            f"{label} must be ASCII, as tokens are issued (an HTTP header cannot carry other "
+            f"characters): character {at} of {len(value)} is {what} "
             f"(fingerprint {fingerprint(value)})",
             field=name,
         )
@@ -444,6 +472,8 @@ class Settings:
             if raw is None or raw.strip() == "" or name in overrides:
                 continue
             values[name] = _from_text(name, var, raw.strip())
+            if name in ("public_token", "private_key"):
+                _check_token(name, values[name], source=var)
         values.update(overrides)
         return cls(**values)
 

@@ -35,7 +35,9 @@ Examples
 
 from __future__ import annotations
 
+import threading
 import warnings
+import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -53,6 +55,7 @@ from dealframe.errors import (
     RequestInfo,
     ServiceContractError,
     ValidationError,
+    _scrub,
 )
 from dealframe.notices import ServiceContractWarning, user_stacklevel
 from dealframe.transport.cache import checked, forget_call
@@ -67,6 +70,7 @@ __all__ = [
     "Findings",
     "PageRead",
     "as_count",
+    "blank_secrets",
     "dedupe",
     "dedupe_items",
     "identities",
@@ -231,6 +235,51 @@ DOCUMENTED_FIELDS: Mapping[str, tuple[str, ...]] = {
 }
 
 
+#: Tokens of the open transports (:func:`blank_secrets`), counted: clients may share one.
+_SECRETS: Counter[str] = Counter()
+_SECRETS_LOCK = threading.Lock()
+
+
+def blank_secrets(owner: object, secrets: Iterable[str]) -> weakref.finalize:
+    """Blank ``secrets`` out of every finding's text (``***``) until ``owner`` is collected
+    or the returned finalizer is called (the transport calls it when it closes).
+
+    Findings quote what the service sent (``meta.count is '...'``), and a service may echo
+    a token back in any value; every finding is scrubbed as it is made, so no warning,
+    error or ``df.attrs["findings"]`` shows one.
+
+    Examples
+    --------
+    >>> class Owner: ...
+    >>> owner = Owner()
+    >>> done = blank_secrets(owner, ["sk_live_0123456789abcdef"])
+    >>> str(Finding("bad_meta", "GET /x", "meta.count is 'sk_live_0123456789abcdef'"))
+    "GET /x: meta.count is '***'"
+    >>> done()
+    >>> Finding("bad_meta", "GET /x", "meta.count is 'sk_live_0123456789abcdef'").message
+    "meta.count is 'sk_live_0123456789abcdef'"
+    """
+    secrets = tuple(s for s in secrets if s)
+    with _SECRETS_LOCK:
+        _SECRETS.update(secrets)
+    return weakref.finalize(owner, _unblank, secrets)
+
+
+def _unblank(secrets: tuple[str, ...]) -> None:
+    with _SECRETS_LOCK:
+        _SECRETS.subtract(secrets)
+        for secret in secrets:
+            if _SECRETS[secret] <= 0:
+                del _SECRETS[secret]
+
+
+def _blanked(text: str) -> str:
+    """``text`` with the tokens of the open transports replaced by ``***``."""
+    with _SECRETS_LOCK:
+        secrets = tuple(_SECRETS)
+    return _scrub(text, secrets) if secrets else text
+
+
 @dataclass(frozen=True)
 class Finding:
     """One way an answer differs from what its request implies.
@@ -244,7 +293,8 @@ class Finding:
     where : str
         The endpoint, and the page or chunk when there are several.
     message : str
-        What was seen, with numbers.
+        What was seen, with numbers; any token of an open transport in it (echoed back by
+        the service in a value quoted here) is blanked to ``***`` (:func:`blank_secrets`).
     shortfall : int
         Units (rows, SKUs, names) the result lacks because of it (0 when none).
     """
@@ -253,6 +303,10 @@ class Finding:
     where: str
     message: str
     shortfall: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "where", _blanked(self.where))
+        object.__setattr__(self, "message", _blanked(self.message))
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}"
@@ -963,7 +1017,7 @@ def shaping(request: RequestInfo | None, where: str) -> Iterator[None]:
         forget_call()  # the answers are not answered from the cache again
         error = ServiceContractError(
             200,
-            f"{where}: an item does not have the documented shape: {exc}",
+            _blanked(f"{where}: an item does not have the documented shape: {exc}"),
             finding="wrong_shape",
             request=request,
         )

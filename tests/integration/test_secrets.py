@@ -30,10 +30,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import requests
 
 import dealframe
+import dealframe.cli
 import dealframe.mirror as mirror
 import dealframe.sandbox
 from dealframe.client import Client
@@ -380,6 +382,82 @@ def test_a_redirect_to_another_host_is_not_followed(two_servers, status):
         assert info.value.status == status and info.value.code == "REDIRECT_NOT_FOLLOWED"
         for token in TOKENS:
             assert not [t for t in _texts_of_error(info.value) if token in t]
+
+
+def test_a_token_echoed_in_a_redirect_location_is_blanked(two_servers):
+    origin, other = two_servers
+    location = f"http://u:{PUBLIC}@localhost:{other.port}/cb/{PUBLIC}?access_token={PUBLIC}"
+    origin.state.responses["/api/v2/companies"] = (302, b"", {"Location": location})
+    with Client(origin.url, PUBLIC, PRIVATE, cache_enabled=False, **FAST) as client:
+        with pytest.raises(ApiError) as info:
+            client.public.search()
+    assert other.state.total() == 0
+    assert info.value.code == "REDIRECT_NOT_FOLLOWED"
+    # where it pointed is told (host and path), but not the userinfo nor the echoed token
+    assert f"redirected to localhost:{other.port}/cb/***;" in str(info.value)
+    assert "u:" not in str(info.value) and "@" not in str(info.value)
+    for token in TOKENS:
+        assert not [t for t in _texts_of_error(info.value) if token in t]
+        assert not any(form in pickle.dumps(info.value) for form in _forms(token))
+
+
+def test_a_token_echoed_in_a_body_value_is_blanked_in_the_findings(two_servers):
+    origin, _ = two_servers
+    echoed = {"data": [], "meta": {"count": PUBLIC, "returned": PRIVATE}}
+    origin.state.responses["/api/v2/companies"] = (200, orjson.dumps(echoed), {})
+    with Client(origin.url, PUBLIC, PRIVATE, cache_enabled=False, **FAST) as client:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            frame = client.public.search()
+        with pytest.raises(dealframe.ServiceContractError) as strict:
+            client.public.search(strict=True)
+    said = [str(w.message) for w in caught]
+    assert "POST /api/v2/companies: meta.count is '***', not a count: ignored" in said
+    texts = [*said, repr(frame.attrs), *_texts_of_error(strict.value)]
+    assert "meta.count is '***'" in str(strict.value)
+    for token in TOKENS:
+        assert not [t for t in texts if token in t]
+
+
+# a typographic dash an editor put in place of '-', a Cyrillic look-alike of 'a', a Latin-1 'É'
+@pytest.mark.parametrize(
+    ("bad", "at", "code"),
+    [
+        (PUBLIC.replace("-", "\u2013", 1), PUBLIC.index("-") + 1, "U+2013 EN DASH"),
+        ("\u0430" + PUBLIC[1:], 1, "U+0430 CYRILLIC SMALL LETTER A"),
+        (PUBLIC + "\u00c9", len(PUBLIC) + 1, "U+00C9"),
+    ],
+    ids=["en-dash", "cyrillic", "latin-1"],
+)
+def test_a_token_a_header_cannot_carry_is_refused_before_anything_is_sent(
+    two_servers, monkeypatch, capsys, tmp_path, bad, at, code
+):
+    origin, _ = two_servers
+    with pytest.raises(ConfigurationError) as given:
+        Client(origin.url, bad, PRIVATE, cache_enabled=False, **FAST)
+    for var in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("DEALFRAME_BASE_URL", origin.url)
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", PUBLIC)
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", bad)
+    monkeypatch.setenv("DEALFRAME_CACHE", "off")
+    with pytest.raises(ConfigurationError) as from_env:
+        Client()
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert dealframe.cli.main(["pull", "deals", "-o", "x.csv", "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert origin.state.total() == 0  # refused here, not sent to the service
+    assert given.value.field == "public_token" and from_env.value.field == "private_key"
+    assert "DEALFRAME_PRIVATE_KEY" in str(from_env.value)
+    assert "Traceback" not in err and err.startswith("dealframe pull: error: private_key")
+    for info in (given, from_env):
+        assert f"character {at} of {len(bad)} is {code}" in str(info.value)
+        assert "fingerprint" in str(info.value)
+        texts = [*_texts_of_error(info.value), out, err]
+        for secret in (bad, PUBLIC, PRIVATE, bad.encode("unicode_escape").decode()):
+            assert not [t for t in texts if secret in t]
+            assert secret.encode("utf-8") not in pickle.dumps(info.value)
 
 
 class _Listener:

@@ -374,12 +374,43 @@ def expiry_for(kind: str, expiry: Mapping[str, float]) -> float | int | None:
 
 
 def secure_cache_file(path: Path) -> None:
-    """Create the cache directory (0o700) and file (0o600) before SQLite opens them."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(path.parent, 0o700)
+    """Create the cache file (0o600) and its missing folders (0o700) before SQLite opens them.
+
+    A folder that already exists keeps its mode: the user's project folder, ``$HOME`` or a
+    shared sticky folder such as ``/tmp`` is theirs, and the file's own 0o600 mode (kept on
+    its WAL/SHM side files by :func:`_tighten`) is what keeps the cached answers private.
+    """
+    _private_dirs(path.parent)
     fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
     os.close(fd)
     _tighten(path)
+
+
+def _private_dirs(folder: Path) -> None:
+    """Create ``folder`` and its missing parents, each 0o700; existing folders are left alone.
+
+    ``Path.mkdir(parents=True, mode=...)`` gives the mode to the last folder only, and the
+    umask may tighten it further, so each folder made here is set to 0o700 explicitly.
+
+    Examples
+    --------
+    >>> import stat, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     os.chmod(tmp, 0o755)
+    ...     _private_dirs(Path(tmp, "a", "b"))
+    ...     [oct(stat.S_IMODE(Path(tmp, p).stat().st_mode)) for p in ("", "a", "a/b")]
+    ['0o755', '0o700', '0o700']
+    """
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        try:
+            made.mkdir(mode=0o700)
+        except FileExistsError:  # made meanwhile by another process: not ours to change
+            continue
+        os.chmod(made, 0o700)
 
 
 def _tighten(path: Path) -> None:

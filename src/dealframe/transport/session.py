@@ -37,6 +37,7 @@ from requests.structures import CaseInsensitiveDict
 
 from dealframe._version import __version__
 from dealframe.config import Settings, _is_loopback, default_cache_path
+from dealframe.contract import blank_secrets
 from dealframe.errors import (
     ApiError,
     ConfigurationError,
@@ -384,6 +385,8 @@ class Transport:
         self.skus_lock = threading.Lock()
         self._latencies = Latencies()
         self._secrets = tuple(t for t in (settings.public_token, settings.private_key) if t)
+        # findings quote body values: a token echoed in one is blanked while this is open
+        self._blanking = blank_secrets(self, self._secrets)
         # A loopback base URL is reached directly: an HTTP_PROXY from the environment would
         # otherwise carry the token in clear text to the proxy host (and a proxy cannot reach
         # this machine's loopback anyway).
@@ -440,6 +443,7 @@ class Transport:
         """Close pooled connections and the cache database."""
         if not self._closed:
             self._closed = True
+            self._blanking()
             self.pool.shutdown()
             _close_pools(self._session)
             self._session.close()
@@ -1032,7 +1036,8 @@ class Transport:
 
     def _redirect(self, info: RequestInfo, status: int, headers: Mapping[str, str]) -> ApiError:
         target = urlsplit(headers.get("Location", ""))
-        where = f"{target.netloc}{target.path}" if target.netloc else target.path
+        host = target.netloc.rpartition("@")[2]  # user:password@ is a credential: never shown
+        where = _scrub(f"{host}{target.path}", self._secrets)  # nor a token echoed in the path
         return ApiError(
             status,
             "REDIRECT_NOT_FOLLOWED",
