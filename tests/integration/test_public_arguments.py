@@ -9,6 +9,10 @@ what the service serves (issue 14).
   name, and no data request is sent; one it serves is sent. Under the ``extra-fields``
   profile the names it adds are served.
 
+- ``group_time_series`` checks its ``fields`` the same way, the names looked for with the
+  group's own request without ``fields``; ``analytics.reconcile_groups`` checks them before
+  its first data request.
+
 Requests are counted at the drift proxy, which records every time-series body it forwards.
 """
 
@@ -259,3 +263,63 @@ def test_the_names_request_is_never_cached_nor_answers_a_call(
         again = client.public.time_series(mine, **WINDOW)
     assert plain.attrs["from_cache"] is False  # asked the service, not the names' answer
     assert again.attrs["from_cache"] is True  # its own answer was cached
+
+
+# ---------------------------------------------------------------------------- group fields
+
+GROUP_SERIES = r"/groups/time-series$"
+GROUP = {"regions": ["Western Europe"]}
+
+
+@pytest.fixture
+def group_bodies(proxy: Proxy) -> list[Any]:
+    """The body of every group time-series request the proxy receives, in arrival order."""
+    seen: list[Any] = []
+    proxy.add(GROUP_SERIES, when=lambda ex: seen.append(ex.body) or False)
+    return seen
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+def test_a_group_field_the_service_does_not_serve_is_refused_before_the_data_request(
+    fresh: Any, proxy: Proxy, group_bodies: list[Any], version: str
+) -> None:
+    """As in ``time_series``: the served names are looked for with the group's own request
+    over its window without ``fields``, and a name it lacks is refused with the close one."""
+    with pytest.raises(ValidationError) as typo:
+        api(fresh, version).group_time_series(fields=["evrevenueltm"], **GROUP, **WINDOW)
+    assert typo.value.argument == "fields[0]"
+    assert "did you mean 'evRevenueLtm'?" in str(typo.value)
+    assert group_bodies == [{**GROUP, "dateFrom": "2024-01", "dateTo": "2024-06"}]
+    assert proxy.count() == 1  # the names' request only: no data request
+
+
+def test_a_served_group_field_is_sent_and_its_names_are_kept_with_the_series_ones(
+    fresh: Any,
+    direct: Any,
+    group_bodies: list[Any],
+    bodies: list[Any],
+    skus: dict[str, list[str]],
+) -> None:
+    """``evEbitdaNtm`` (served, not among the document's names) is looked for once, then
+    sent; the names learned serve the same client's ``time_series`` too (one set per client
+    and version)."""
+    got = fresh.public.group_time_series(fields=["evEbitdaNtm"], **GROUP, **WINDOW)
+    again = fresh.public.group_time_series(fields=["evEbitdaNtm"], **GROUP, **WINDOW)
+    want = direct.public.group_time_series(fields=["evEbitdaNtm"], **GROUP, **WINDOW)
+    pd.testing.assert_frame_equal(got, want)
+    pd.testing.assert_frame_equal(again, want)
+    assert [b.get("fields") for b in group_bodies] == [None, ["evEbitdaNtm"], ["evEbitdaNtm"]]
+    fresh.public.time_series(skus["v2"], fields=["evEbitdaNtm"], **WINDOW)
+    assert learning(bodies) == []  # known from the group's answer
+
+
+def test_reconcile_groups_checks_fields_before_its_first_data_request(
+    fresh: Any, proxy: Proxy, group_bodies: list[Any]
+) -> None:
+    from dealframe.analytics import reconcile_groups
+
+    with pytest.raises(ValidationError) as info:
+        reconcile_groups(fresh, fields=["nope"], **GROUP)
+    assert info.value.argument == "fields[0]" and "'nope'" in str(info.value)
+    assert group_bodies == [GROUP]  # the names' request, without fields
+    assert proxy.count() == 1  # no search, no current data, no series
