@@ -12,6 +12,8 @@ what the service serves (issue 14).
 - ``group_time_series`` checks its ``fields`` the same way, the names looked for with the
   group's own request without ``fields``; ``analytics.reconcile_groups`` checks them before
   its first data request.
+- A month in digits other than ASCII's, and a SKU with a character beyond ASCII, are refused
+  before any request, naming the argument (``skus[i]`` and the character for a SKU).
 
 Requests are counted at the drift proxy, which records every time-series body it forwards.
 """
@@ -323,3 +325,54 @@ def test_reconcile_groups_checks_fields_before_its_first_data_request(
     assert info.value.argument == "fields[0]" and "'nope'" in str(info.value)
     assert group_bodies == [GROUP]  # the names' request, without fields
     assert proxy.count() == 1  # no search, no current data, no series
+
+
+# ----------------------------------------------------------------------- beyond ASCII
+
+#: Months in digits other than ASCII's: full-width, Arabic-Indic, mixed.
+OTHER_DIGITS = ["２０２４-01", "٢٠٢٤-٠١", "2024-٠١"]
+
+
+@pytest.mark.parametrize("month", OTHER_DIGITS)
+@pytest.mark.parametrize("argument", ["date_from", "date_to"])
+def test_a_month_in_other_digits_is_refused_naming_the_argument_before_any_request(
+    via: Any, proxy: Proxy, skus: dict[str, list[str]], month: str, argument: str
+) -> None:
+    calls = [
+        lambda: via.public.time_series(skus["v2"], **{argument: month}),
+        lambda: via.public_v1.time_series(skus["v1"], **{argument: month}),
+        lambda: via.public.group_time_series(**GROUP, **{argument: month}),
+    ]
+    for call in calls:
+        with pytest.raises(ValidationError) as info:
+            call()
+        assert info.value.argument == argument
+        assert "'YYYY-MM' in ASCII digits" in str(info.value)
+    assert proxy.count() == 0, proxy.seen
+
+
+@pytest.mark.parametrize(
+    "version, bad, where",
+    [
+        ("v2", "ＡＣＭＥ-USA", "'Ａ' at position 0"),
+        ("v2", "A١-USA", "'١' at position 1"),
+        ("v2", "CAFÉ-FRA", "'É' at position 3"),
+        ("v1", "ＮＹＳＥ_ACME", "'Ｎ' at position 0"),
+        ("v1", "NYSE_A١", "'١' at position 6"),
+    ],
+)
+@pytest.mark.parametrize("method", ["current", "time_series"])
+def test_a_sku_beyond_ascii_is_refused_naming_its_position_before_any_request(
+    via: Any,
+    proxy: Proxy,
+    skus: dict[str, list[str]],
+    version: str,
+    bad: str,
+    where: str,
+    method: str,
+) -> None:
+    with pytest.raises(ValidationError) as info:
+        getattr(api(via, version), method)([skus[version][0], bad])
+    assert info.value.argument == "skus[1]"
+    assert f"of ASCII characters ({where} is not)" in str(info.value)
+    assert proxy.count() == 0, proxy.seen
