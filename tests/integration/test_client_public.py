@@ -672,21 +672,33 @@ def test_an_empty_list_of_skus_is_refused_naming_skus_before_any_request(client,
     assert calls(client) == before
 
 
-def test_time_series_schema_for_0_1_and_n(client, universe):
+@pytest.mark.parametrize(
+    "window, months",
+    [
+        ({"date_from": "2025-01", "date_to": "2025-06"}, [f"2025-{m:02d}" for m in range(1, 7)]),
+        # one date given, no month returned: the other is the data's own, so no range
+        # (docs/frames.md), date_from alone and date_to alone alike
+        ({"date_from": "2030-01"}, []),
+        ({"date_to": "1990-01"}, []),
+    ],
+)
+def test_time_series_schema_for_0_1_and_n(client, universe, window, months):
     skus = [it["sku"] for it in universe["v2"][:5]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MissingDataWarning)
         frames = [
-            client.public.time_series(
-                s, fields=["marketCap"], date_from="2025-01", date_to="2025-06"
-            )
+            client.public.time_series(s, fields=["marketCap"], **window)
             for s in (fake_skus("v2", 1), skus[:1], skus)
         ]
+    group = client.public.group_time_series(regions=["Oceania"], fields=["marketCap"], **window)
     for frame in frames:
-        assert [str(p) for p in frame.index] == [f"2025-{m:02d}" for m in range(1, 7)]
+        assert [str(p) for p in frame.index] == months
+        assert isinstance(frame.index, pd.PeriodIndex) and frame.index.name == "month"
         assert list(frame.columns.names) == ["field", "sku"]
         assert all(str(t) == "float64" for t in frame.dtypes)
     assert [frame.shape[1] for frame in frames] == [0, 1, 5]
+    assert group.index.equals(frames[0].index) and list(group.columns) == ["marketCap"]
+    assert group["marketCap"].dtype == "float64"
 
 
 @pytest.mark.parametrize("version", VERSIONS)

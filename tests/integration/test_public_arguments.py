@@ -9,6 +9,12 @@ what the service serves (issue 14).
   name, and no data request is sent; one it serves is sent. Under the ``extra-fields``
   profile the names it adds are served.
 
+- ``group_time_series`` checks its ``fields`` the same way, the names looked for with the
+  group's own request without ``fields``; ``analytics.reconcile_groups`` checks them before
+  its first data request.
+- A month in digits other than ASCII's, and a SKU with a character beyond ASCII, are refused
+  before any request, naming the argument (``skus[i]`` and the character for a SKU).
+
 Requests are counted at the drift proxy, which records every time-series body it forwards.
 """
 
@@ -259,3 +265,114 @@ def test_the_names_request_is_never_cached_nor_answers_a_call(
         again = client.public.time_series(mine, **WINDOW)
     assert plain.attrs["from_cache"] is False  # asked the service, not the names' answer
     assert again.attrs["from_cache"] is True  # its own answer was cached
+
+
+# ---------------------------------------------------------------------------- group fields
+
+GROUP_SERIES = r"/groups/time-series$"
+GROUP = {"regions": ["Western Europe"]}
+
+
+@pytest.fixture
+def group_bodies(proxy: Proxy) -> list[Any]:
+    """The body of every group time-series request the proxy receives, in arrival order."""
+    seen: list[Any] = []
+    proxy.add(GROUP_SERIES, when=lambda ex: seen.append(ex.body) or False)
+    return seen
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+def test_a_group_field_the_service_does_not_serve_is_refused_before_the_data_request(
+    fresh: Any, proxy: Proxy, group_bodies: list[Any], version: str
+) -> None:
+    """As in ``time_series``: the served names are looked for with the group's own request
+    over its window without ``fields``, and a name it lacks is refused with the close one."""
+    with pytest.raises(ValidationError) as typo:
+        api(fresh, version).group_time_series(fields=["evrevenueltm"], **GROUP, **WINDOW)
+    assert typo.value.argument == "fields[0]"
+    assert "did you mean 'evRevenueLtm'?" in str(typo.value)
+    assert group_bodies == [{**GROUP, "dateFrom": "2024-01", "dateTo": "2024-06"}]
+    assert proxy.count() == 1  # the names' request only: no data request
+
+
+def test_a_served_group_field_is_sent_and_its_names_are_kept_with_the_series_ones(
+    fresh: Any,
+    direct: Any,
+    group_bodies: list[Any],
+    bodies: list[Any],
+    skus: dict[str, list[str]],
+) -> None:
+    """``evEbitdaNtm`` (served, not among the document's names) is looked for once, then
+    sent; the names learned serve the same client's ``time_series`` too (one set per client
+    and version)."""
+    got = fresh.public.group_time_series(fields=["evEbitdaNtm"], **GROUP, **WINDOW)
+    again = fresh.public.group_time_series(fields=["evEbitdaNtm"], **GROUP, **WINDOW)
+    want = direct.public.group_time_series(fields=["evEbitdaNtm"], **GROUP, **WINDOW)
+    pd.testing.assert_frame_equal(got, want)
+    pd.testing.assert_frame_equal(again, want)
+    assert [b.get("fields") for b in group_bodies] == [None, ["evEbitdaNtm"], ["evEbitdaNtm"]]
+    fresh.public.time_series(skus["v2"], fields=["evEbitdaNtm"], **WINDOW)
+    assert learning(bodies) == []  # known from the group's answer
+
+
+def test_reconcile_groups_checks_fields_before_its_first_data_request(
+    fresh: Any, proxy: Proxy, group_bodies: list[Any]
+) -> None:
+    from dealframe.analytics import reconcile_groups
+
+    with pytest.raises(ValidationError) as info:
+        reconcile_groups(fresh, fields=["nope"], **GROUP)
+    assert info.value.argument == "fields[0]" and "'nope'" in str(info.value)
+    assert group_bodies == [GROUP]  # the names' request, without fields
+    assert proxy.count() == 1  # no search, no current data, no series
+
+
+# ----------------------------------------------------------------------- beyond ASCII
+
+#: Months in digits other than ASCII's: full-width, Arabic-Indic, mixed.
+OTHER_DIGITS = ["２０２４-01", "٢٠٢٤-٠١", "2024-٠١"]
+
+
+@pytest.mark.parametrize("month", OTHER_DIGITS)
+@pytest.mark.parametrize("argument", ["date_from", "date_to"])
+def test_a_month_in_other_digits_is_refused_naming_the_argument_before_any_request(
+    via: Any, proxy: Proxy, skus: dict[str, list[str]], month: str, argument: str
+) -> None:
+    calls = [
+        lambda: via.public.time_series(skus["v2"], **{argument: month}),
+        lambda: via.public_v1.time_series(skus["v1"], **{argument: month}),
+        lambda: via.public.group_time_series(**GROUP, **{argument: month}),
+    ]
+    for call in calls:
+        with pytest.raises(ValidationError) as info:
+            call()
+        assert info.value.argument == argument
+        assert "'YYYY-MM' in ASCII digits" in str(info.value)
+    assert proxy.count() == 0, proxy.seen
+
+
+@pytest.mark.parametrize(
+    "version, bad, where",
+    [
+        ("v2", "ＡＣＭＥ-USA", "'Ａ' at position 0"),
+        ("v2", "A١-USA", "'١' at position 1"),
+        ("v2", "CAFÉ-FRA", "'É' at position 3"),
+        ("v1", "ＮＹＳＥ_ACME", "'Ｎ' at position 0"),
+        ("v1", "NYSE_A١", "'١' at position 6"),
+    ],
+)
+@pytest.mark.parametrize("method", ["current", "time_series"])
+def test_a_sku_beyond_ascii_is_refused_naming_its_position_before_any_request(
+    via: Any,
+    proxy: Proxy,
+    skus: dict[str, list[str]],
+    version: str,
+    bad: str,
+    where: str,
+    method: str,
+) -> None:
+    with pytest.raises(ValidationError) as info:
+        getattr(api(via, version), method)([skus[version][0], bad])
+    assert info.value.argument == "skus[1]"
+    assert f"of ASCII characters ({where} is not)" in str(info.value)
+    assert proxy.count() == 0, proxy.seen

@@ -51,6 +51,11 @@ def test_versions_detected_and_round_trip(sku, version):
         "NYSE_A\x00B",
         "-USA",
         "NYSE_ ACME",
+        "ＡCME-USA",  # beyond ASCII: a full-width letter, another script's digit, an accent
+        "A١-USA",
+        "CAFÉ-FRA",
+        "ＮＹＳＥ_ACME",
+        "NYSE_A١",
     ],
 )
 def test_malformed_skus_rejected_with_argument(bad):
@@ -107,7 +112,6 @@ def test_dotted_ticker_with_collision_suffix():
     [
         ("brk.b-USA", "v2"),
         ("BRK..B-USA", "v2"),
-        ("ＡCME-USA", "v2"),
         ("A_B-USA", "v2"),
         ("7203.T-JPN.3", "v2"),
         ("A_B_C", "v1"),
@@ -128,3 +132,29 @@ def test_a_sku_of_both_layouts_is_accepted_for_either_version():
     assert validate_skus(["A_B-USA"], "v1") == ["A_B-USA"]
     assert validate_skus(["A_B-USA"], "v2") == ["A_B-USA"]
     assert parse_sku("A_B-USA", "v1").exchange == "A"
+
+
+@pytest.mark.parametrize("char", [chr(c) for c in range(0x21, 0x7F)])
+def test_every_visible_ascii_character_is_accepted_in_a_ticker(char):
+    """The document shows no ticker alphabet: refusing characters beyond ASCII keeps every
+    visible ASCII one (dots, dashes, ``&``, ``/``) that was accepted before."""
+    assert validate_skus([f"A{char}B-USA", f"A{char}B-USA.2"], "v2") == [
+        f"A{char}B-USA",
+        f"A{char}B-USA.2",
+    ]
+    assert validate_skus([f"NYSE_A{char}B"], "v1") == [f"NYSE_A{char}B"]
+
+
+@pytest.mark.parametrize(
+    "sku,version,at",
+    [
+        ("ＡＣＭＥ-USA", "v2", "'Ａ' at position 0"),
+        ("A١-USA", "v2", "'١' at position 1"),
+        ("NYSE_BRKé", "v1", "'é' at position 8"),
+    ],
+)
+def test_a_sku_beyond_ascii_is_refused_naming_its_position_and_character(sku, version, at):
+    with pytest.raises(ValidationError) as err:
+        validate_skus(["ACME-USA" if version == "v2" else "NYSE_ACME", sku], version)
+    assert err.value.argument == "skus[1]"
+    assert f"of ASCII characters ({at} is not)" in str(err.value)

@@ -565,10 +565,12 @@ def reconcile_groups(
         "enterprise_value_above": enterprise_value_above,
     }
     group = {k: v for k, v in named.items() if v is not None}
-    # every argument checked before the first request (the client's own checks)
-    group_body(group)
-    _series_members(fields, date_from, date_to)
+    # every argument checked before the first data request (the client's own checks); a
+    # field name the service may not serve is looked for as group_time_series does
+    body = group_body(group)
+    extra, _ = _series_members(fields, date_from, date_to)
     api = client.public_api(version)
+    api._check_group_fields({**body, **extra})
     members = api.search(**group)
     service_cur = api.group_current(**group)
     if len(members):

@@ -239,7 +239,8 @@ def time_series_wide(
         Default: every field, in order of first appearance.
     date_from, date_to : str ``YYYY-MM`` or Period, optional
         Index range (inclusive); values outside are dropped. Default: the first
-        to the last month present.
+        to the last month present; with no month present inside the one bound given (or
+        none), the index is empty.
     found : dealframe.contract.Findings, optional
         Where to say that a month came twice in a series (``"2024-01"`` and
         ``"2024-01-01"``, or a SKU's item twice): the first value is kept either way.
@@ -270,10 +271,12 @@ def time_series_wide(
         if hi is not None:
             keep &= months <= hi
         f_idx, s_idx, months, vals = f_idx[keep], s_idx[keep], months[keep], vals[keep]
+    if not len(months) and (lo is None or hi is None):
+        lo, hi = 0, -1  # a bound not given is the data's own: with no month, no range
     if lo is None:
-        lo = int(months.min()) if len(months) else (hi if hi is not None else 0)
+        lo = int(months.min())
     if hi is None:
-        hi = int(months.max()) if len(months) else lo - 1
+        hi = int(months.max())
     n_sku = len(skus)
     out = np.full((max(hi - lo + 1, 0), len(field_list) * n_sku), np.nan)
     if len(months):
@@ -631,19 +634,25 @@ def _window(ords: list[int], date_from: MonthLike, date_to: MonthLike) -> tuple[
     """First and last month ordinals of a frame: the given bounds, else the data's own.
 
     The rule of :func:`time_series_wide`: a bound given is kept even where no value
-    falls; a missing bound is the first (last) month present; no data and no bound
-    gives an empty range.
+    falls; a missing bound is the first (last) month present inside the other; with no
+    month there and a bound missing, the range is empty (``date_from`` alone and
+    ``date_to`` alone alike).
+
+    Examples
+    --------
+    >>> _window([], None, "1990-01"), _window([], "2030-01", None), _window([], None, None)
+    ((0, -1), (0, -1), (0, -1))
+    >>> _window([], "2030-01", "2030-02")  # both given: kept, empty of values
+    (720, 721)
     """
     lo = _month_ordinal(date_from, "date_from") if date_from is not None else None
     hi = _month_ordinal(date_to, "date_to") if date_to is not None else None
     if lo is not None and hi is not None and lo > hi:
         raise ValidationError("date_from", f"a month not after date_to {date_to!r}", got=date_from)
     inside = [o for o in ords if (lo is None or o >= lo) and (hi is None or o <= hi)]
-    if lo is None:
-        lo = min(inside) if inside else (hi if hi is not None else 0)
-    if hi is None:
-        hi = max(inside) if inside else lo - 1
-    return lo, hi
+    if not inside and (lo is None or hi is None):
+        return 0, -1
+    return (min(inside) if lo is None else lo), (max(inside) if hi is None else hi)
 
 
 @checked_keywords

@@ -597,6 +597,23 @@ class PublicApi:
         # of those SKUs without fields has the same request (it would be answered with it)
         return served_names(self._post(path, body, "time_series", False, False).json())
 
+    def _group_fields_served(self, body: Mapping[str, Any]) -> frozenset[str]:
+        """The time-series field names the group endpoint serves for the group of ``body``
+        over its window, all fields (``body`` without ``fields``): the names of its
+        ``median`` objects in every month."""
+        learn = {k: v for k, v in body.items() if k != "fields"}
+        # never cached, as :meth:`_fields_served`: it is the request of a call without fields
+        answer = self._post(GROUP_TIME_SERIES_PATH, learn, "time_series", False, False)
+        return served_names(answer.json(), "median")
+
+    def _check_group_fields(self, body: Mapping[str, Any]) -> None:
+        """Check the ``fields`` of a group time-series ``body`` as :meth:`time_series` checks
+        its own (names learned from the group's answer without ``fields``), before the data
+        request: a name the service does not serve is a
+        :class:`~dealframe.errors.ValidationError` naming ``fields[i]``."""
+        names = body.get("fields")
+        self._served_fields.check(names, lambda: self._group_fields_served(body))
+
     # ------------------------------------------------------------------ endpoints
 
     def search(
@@ -890,7 +907,12 @@ class PublicApi:
         enterprise_value_above : float, optional
             Narrows the group to companies whose enterprise value is above it.
         fields : list of str, optional
-            Time-series fields (default: all).
+            Time-series fields (default: all), checked as in :meth:`time_series`: a name
+            the document does not give and the service was not seen to serve is looked
+            for with one request (this group over this window, all fields); one it does
+            not serve is a :class:`~dealframe.errors.ValidationError` naming ``fields[i]``
+            and the closest served name, before the data request. The served names are
+            kept with those :meth:`time_series` learns.
         date_from, date_to : str, pandas.Period or date, optional
             Inclusive months ``YYYY-MM``; none means no date filter.
         strict : bool, default False
@@ -916,6 +938,7 @@ class PublicApi:
         body = group_body(_group(industries, themes, regions, countries, enterprise_value_above))
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
         body.update(extra)
+        self._check_group_fields(body)
         response = self._post(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
         found = Findings(endpoint)

@@ -4,10 +4,12 @@ names the service serves.
 The interface document names time-series fields by example only, so the service decides which
 names exist (issue 14). A name the document gives is sent as given. Any other name is checked,
 before the data request, against the field names the service itself serves, seen in small
-requests over the SKUs of the calls that named them and kept (:class:`ServedFields`): a name it
-does not serve is a :class:`~dealframe.errors.ValidationError` naming it with the closest
-served name (issue 3), a name it serves is sent. When the names cannot be learned, every name is sent as
-given and the service decides.
+requests over the SKUs (or the group) of the calls that named them and kept
+(:class:`ServedFields`, shared by a client's company and group series, whose ``fields`` the
+document describes alike): a name it does not serve is a
+:class:`~dealframe.errors.ValidationError` naming it with the closest served name (issue 3), a
+name it serves is sent. When the names cannot be learned, every name is sent as given and the
+service decides.
 """
 
 from __future__ import annotations
@@ -30,9 +32,10 @@ DOCUMENTED_SERIES_FIELDS: frozenset[str] = frozenset(DOCUMENTED_FIELDS["current"
 )
 
 
-def served_names(doc: Any) -> frozenset[str]:
-    """The field names of the ``data`` objects of a time-series answer (empty when it holds
-    none, or is not a time-series answer).
+def served_names(doc: Any, member: str = "data") -> frozenset[str]:
+    """The field names of the ``member`` objects of the items of a time-series answer:
+    ``data`` of a company's item, ``median`` of a group's (empty when it holds none, or is
+    not such an answer).
 
     Examples
     --------
@@ -40,6 +43,8 @@ def served_names(doc: Any) -> frozenset[str]:
     ['marketCap', 'ruleOf40']
     >>> served_names({"data": [{"sku": "A-USA", "data": None}]})
     frozenset()
+    >>> sorted(served_names({"data": [{"period": "2024-01", "median": {"ruleOf40": 1.5}}]}, "median"))
+    ['ruleOf40']
     """
     items = doc.get("data") if isinstance(doc, Mapping) else None
     if not isinstance(items, list):
@@ -47,8 +52,8 @@ def served_names(doc: Any) -> frozenset[str]:
     return frozenset(
         name
         for item in items
-        if isinstance(item, Mapping) and isinstance(item.get("data"), Mapping)
-        for name in item["data"]
+        if isinstance(item, Mapping) and isinstance(item.get(member), Mapping)
+        for name in item[member]
         if isinstance(name, str)
     )
 
@@ -81,10 +86,10 @@ class ServedFields:
     """The time-series field names a service was seen to serve, kept and added to.
 
     A name neither documented nor among them is looked for with one small request over the
-    SKUs of the call that asks for it (``learn``: a service may leave out a field a company
-    has no value for, so the names of one call's companies are not the names of the
-    service), then refused only when that answer lacks it too. Thread-safe: calls on several
-    threads that need the same names at once send one request.
+    SKUs, or the group, of the call that asks for it (``learn``: a service may leave out a
+    field a company has no value for, so the names of one call's companies are not the names
+    of the service), then refused only when that answer lacks it too. Thread-safe: calls on
+    several threads that need the same names at once send one request.
 
     Examples
     --------
@@ -107,8 +112,8 @@ class ServedFields:
     def check(self, names: list[str] | None, learn: Callable[[], frozenset[str]]) -> None:
         """Raise :class:`~dealframe.errors.ValidationError` for a name of ``names`` that is
         neither documented nor served; ``learn()`` gives the names served for the call's SKUs
-        when one is not known (a :class:`~dealframe.errors.DealframeError` it raises, or an
-        answer without a field: every name is sent, the service decides)."""
+        (or group) when one is not known (a :class:`~dealframe.errors.DealframeError` it
+        raises, or an answer without a field: every name is sent, the service decides)."""
         if not names or not self._unknown(names):
             return
         with self._lock:

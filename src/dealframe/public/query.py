@@ -31,7 +31,9 @@ _ALIASES = {
     "region": "regions",
     "country": "countries",
 }
-_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+#: ``YYYY-MM`` in ASCII digits only: ``\d`` would take any script's digits (which ``int``
+#: reads too), and the service refuses them.
+_MONTH = re.compile(r"^([0-9]{4})-([0-9]{2})$")
 
 
 def _strings(name: str, value: Any) -> list[str]:
@@ -128,8 +130,10 @@ def group_body(filters: Mapping[str, Any]) -> dict[str, Any]:
 def month_string(value: Any, argument: str) -> str | None:
     """A month as ``YYYY-MM`` from a string, Period, Timestamp or date.
 
-    A quarter or a year (a ``Period`` longer than a month) is its first month as
-    ``date_from`` and its last month as ``date_to``, so the window holds all of it.
+    A string is ``YYYY-MM`` in ASCII digits, the document's format (``２０２４-01`` is
+    refused), with surrounding spaces dropped. A quarter or a year (a ``Period`` longer than a
+    month) is its first month as ``date_from`` and its last month as ``date_to``, so the
+    window holds all of it.
 
     Examples
     --------
@@ -137,6 +141,10 @@ def month_string(value: Any, argument: str) -> str | None:
     '2024-03'
     >>> month_string(pd.Period("2024Q1"), "date_from"), month_string(pd.Period("2024Q1"), "date_to")
     ('2024-01', '2024-03')
+    >>> month_string("٢٠٢٤-٠١", "date_to")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid date_to: expected a month 'YYYY-MM' in ASCII digits, got '٢٠٢٤-٠١'
     """
     if value is None:
         return None
@@ -144,7 +152,8 @@ def month_string(value: Any, argument: str) -> str | None:
         m = _MONTH.match(value.strip())
         if m and 1 <= int(m.group(2)) <= 12:
             return value.strip()
-        raise ValidationError(argument, "a month 'YYYY-MM'", got=value)
+        digits = "" if value.isascii() else " in ASCII digits"
+        raise ValidationError(argument, f"a month 'YYYY-MM'{digits}", got=value)
     if isinstance(value, pd.Period):
         how = "start" if argument.endswith("from") else "end"
         return value.asfreq("M", how=how).strftime("%Y-%m")

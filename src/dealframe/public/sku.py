@@ -5,10 +5,13 @@
   (``ACME-USA``, ``ACME-USA.1``, ``BRK.B-USA.1``); stable per company, never reassigned.
 
 The interface document fixes only the layout: what an exchange or a ticker may hold is not
-shown, so any visible characters are accepted (no spaces or control characters). A v1 SKU
-splits at its first ``_``; a v2 SKU ends in ``-`` and three capital letters (the ISO 3166
-alpha-3 country), then perhaps ``.N`` (N from 1, no leading zero), so ``BRK.B-USA.1`` is
-ticker ``BRK.B``, country ``USA``, N 1. The service decides whether such a SKU exists.
+shown, so any visible ASCII character is accepted (``BRK.B``, ``BF-B``, ``NSE-KE``). Spaces,
+control characters and anything beyond ASCII (full-width letters such as ``ＡＣＭＥ``, digits
+of other scripts such as ``١``), which none of the document's formats suggests, are refused
+before any request. A v1 SKU splits at its first ``_``; a v2 SKU ends in ``-`` and three
+capital letters (the ISO 3166 alpha-3 country), then perhaps ``.N`` (N from 1, no leading
+zero), so ``BRK.B-USA.1`` is ticker ``BRK.B``, country ``USA``, N 1. The service decides
+whether such a SKU exists.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from ..errors import ValidationError
 
 __all__ = ["Sku", "format_v1", "format_v2", "parse_sku", "sku_version", "validate_skus"]
 
-_CHARS = r"[^\s\x00-\x1f\x7f]"
+#: A character of an exchange or a ticker: visible ASCII (``!`` to ``~``).
+_CHARS = r"[!-~]"
 #: v1 ``<EXCHANGE>_<TICKER>``; anchored at both ends (``\Z``: no trailing newline).
 _V1 = re.compile(rf"^(?P<exchange>(?:(?!_){_CHARS})+)_(?P<ticker>{_CHARS}+)\Z")
 #: v2 ``<TICKER>-<ISO3>[.N]``: the country is the last ``-`` and three capitals.
@@ -136,6 +140,18 @@ def parse_sku(sku: str, version: str | None = None) -> Sku:
     return Sku("v2", m["ticker"], country=m["country"], n=int(m["n"]) if m["n"] else None)
 
 
+def _beyond_ascii(sku: str) -> str:
+    """What to say of a SKU's first character beyond ASCII ("" when it has none).
+
+    Examples
+    --------
+    >>> _beyond_ascii("A١-USA")
+    " of ASCII characters ('١' at position 1 is not)"
+    """
+    at = next((k for k, char in enumerate(sku) if not char.isascii()), None)
+    return "" if at is None else f" of ASCII characters ({sku[at]!r} at position {at} is not)"
+
+
 def validate_skus(skus: object, version: str, argument: str = "skus") -> list[str]:
     """Check a list of SKUs for ``version``; return them as a list without duplicates.
 
@@ -147,8 +163,8 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
     ------
     ValidationError
         Not a list of strings: a single string (one SKU is ``["ACME-USA"]``), a mapping,
-        a frame, None, a number. Or any SKU malformed or of the other version (the message
-        names its position).
+        a frame, None, a number. Or any SKU malformed (a character beyond ASCII among them)
+        or of the other version (the message names its position).
 
     Examples
     --------
@@ -160,6 +176,10 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid skus: expected a list of SKU strings (pass a list: ['ACME-USA']), got 'ACME-USA'
+    >>> validate_skus(["ACME-USA", "ＡＣＭＥ-USA"], "v2")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid skus[1]: expected a v2 SKU <TICKER>-<ISO3>[.N] of ASCII characters ('Ａ' at position 0 is not), got 'ＡＣＭＥ-USA'
     """
     if version not in _VERSIONS:
         raise ValidationError("version", "'v1' or 'v2'", got=version)
@@ -186,7 +206,7 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
             raise ValidationError(f"{argument}[{i}]", "a SKU string", got=sku)
         found = version if _PATTERNS[version].match(sku) else sku_version(sku)
         if found != version:
-            other = f" (it is a {found} SKU)" if found else ""
+            other = f" (it is a {found} SKU)" if found else _beyond_ascii(sku)
             shape = "<EXCHANGE>_<TICKER>" if version == "v1" else "<TICKER>-<ISO3>[.N]"
             raise ValidationError(f"{argument}[{i}]", f"a {version} SKU {shape}{other}", got=sku)
         seen.setdefault(sku, None)

@@ -17,6 +17,7 @@ import pandas as pd
 from dealframe.comparison import Comparison, compare_multiples
 from dealframe.errors import ApiError, IncompleteResultError, ValidationError, did_you_mean
 from dealframe.frames.nested import to_lists
+from dealframe.frames.public import current_frame
 from dealframe.plot.shaping import investor_activity, participant_rows
 
 from .cohort import Cohort
@@ -190,11 +191,10 @@ def _public(
     if cohort.vertical:  # refused before the search, which would only warn of it
         _check_vertical(client, cohort)
     members = client.public.search(**cohort.public_filters())
-    if not len(members):
-        empty = members.iloc[:0]
+    if not len(members):  # no company to ask for: current data's own schema, with no row
         return (
             members,
-            empty,
+            current_frame([]),
             None,
             pd.DataFrame(
                 {f: pd.Series([], dtype=float) for f in HISTORY_FIELDS},
