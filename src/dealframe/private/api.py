@@ -521,6 +521,45 @@ def _buckets(data: Any, found: Findings) -> Any:
     return []
 
 
+def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:
+    """Say an aggregate ``meta`` without a readable ``methodology.small_n_threshold``: the
+    interface document gives 3 and 5 and makes the runtime value authoritative (section 4.3
+    rule 9), so an absent or null one is a ``missing_field`` (naming where else the answer
+    holds it, if it does), one that is no count a ``bad_meta``.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> _threshold_said({"methodology": {}, "small_n_threshold": 3}, found)
+    >>> print(found.items[0].message)
+    meta.methodology.small_n_threshold is absent (meta.small_n_threshold is 3): the service's small-n threshold is not where the interface document puts it
+    """
+    method = meta.get("methodology")
+    if not isinstance(method, Mapping):
+        written = "absent" if method is None else f"{type(method).__name__}, not an object"
+        found.add(
+            "missing_field",
+            f"meta.methodology is {written}: the small-n threshold and the window "
+            "(small_n_threshold, date_range) are unknown",
+        )
+        return
+    value = method.get("small_n_threshold")
+    if value is None:
+        moved = meta.get("small_n_threshold")
+        found.add(
+            "missing_field",
+            f"meta.methodology.small_n_threshold is "
+            f"{'null' if 'small_n_threshold' in method else 'absent'}"
+            + ("" if moved is None else f" (meta.small_n_threshold is {moved!r:.50})")
+            + ": the service's small-n threshold is not where the interface document puts it",
+        )
+    elif as_count(value) is None:
+        found.add(
+            "bad_meta",
+            f"meta.methodology.small_n_threshold is {value!r:.100}, not a non-negative integer",
+        )
+
+
 @checked_methods
 @fill_docs(_DOCS)
 class PrivateApi:
@@ -2385,6 +2424,8 @@ class PrivateApi:
                 + ": total_deals and the methodology (small_n_threshold, date_range) are unknown",
             )
             meta = {}
+        else:
+            _threshold_said(meta, found)
         identities(items, "bucket", found)
         missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
         with shaping(response.request, endpoint):
