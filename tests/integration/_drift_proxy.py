@@ -551,10 +551,12 @@ class Proxy:
                 1 for m, p, _ in self.seen if re.search(path, p) and (method is None or m == method)
             )
 
-    def pages(self, path: str) -> list[int | None]:
-        """Pages asked for on paths matching ``path``, in arrival order."""
+    def pages(self, path: str) -> list[int]:
+        """Pages asked for on paths matching ``path``, in arrival order; a request that names
+        none asks for the first, 1 (as :meth:`Rule.matches` counts it): a list walk asks for
+        its page 1 without ``page``."""
         with self._lock:
-            return [page for _, p, page in self.seen if re.search(path, p)]
+            return [1 if page is None else page for _, p, page in self.seen if re.search(path, p)]
 
     # -- lifecycle ----------------------------------------------------------------------
 

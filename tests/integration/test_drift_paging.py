@@ -366,33 +366,46 @@ def zero_indexed() -> Action:
     return Action("zero_indexed", on_request=ask, on_response=answer)
 
 
-def test_a_list_one_page_short_reads_page_0_and_says_so(fresh, proxy, companies_ref):
-    """A service counting pages from 0: the walk from page 1 ends exactly one page short of
-    meta.total, so page 0 is read too and its rows come first (they used to be lost, with a
-    warning asking whether pages count from 0); attrs say what was seen, and the client's
-    later list calls count from 0 (no request more)."""
+def _sent(proxy: Any) -> list[int | None]:
+    """The ``page`` of each POST /companies as the client sent it (None: no ``page``)."""
+    return [
+        page
+        for method, path, page in proxy.seen
+        if method == "POST" and path.endswith("/companies")
+    ]
+
+
+def test_a_list_from_a_service_counting_from_0_reads_every_row_and_says_so(
+    fresh, proxy, companies_ref
+):
+    """A service counting pages from 0: page 1, asked without ``page`` (the documented body),
+    is its first page, and its ``meta.page`` 0 says how it counts, so the later pages are
+    asked from ``page=1``: every row, no request more (a walk from ``page=1`` used to lose the
+    first page, or read page 0 after the walk); attrs say what was seen, and the client's
+    later list calls count from 0."""
     proxy.add(COMPANIES, zero_indexed(), method="POST")
     o = outcome(lambda: fresh.private.companies(strict=True))
     assert o.error is None, repr(o.error)
     assert_same(o.value, companies_ref, ignore_index=True)
     assert not o.warned(Warning)
-    assert "page 0 held the first 1000" in o.value.attrs["page_from_0"]
+    assert "says meta.page 0" in o.value.attrs["page_from_0"]
     pages = -(-len(companies_ref) // 1000)
-    assert len(companies_ref) % 1000 and o.value.attrs["requests"] == pages  # 1.., then 0
-    assert proxy.pages(COMPANIES) == [*range(1, pages), 0]  # as sent
+    assert len(companies_ref) % 1000 and o.value.attrs["requests"] == pages
+    assert _sent(proxy) == [None, *range(1, pages)]
     proxy.reset()
     proxy.add(COMPANIES, zero_indexed(), method="POST")
     again = fresh.private.companies()
     assert_same(again, companies_ref, ignore_index=True)
     assert "page_from_0" not in again.attrs
-    assert proxy.pages(COMPANIES) == list(range(pages))  # from 0, each page once
-    capped = fresh.private.companies(limit=10)  # a capped walk cannot tell: now it need not
+    assert _sent(proxy) == [None, *range(1, pages)]  # each page once
+    capped = fresh.private.companies(limit=10)
     assert_same(capped, companies_ref.iloc[:10], ignore_index=True)
 
 
-def test_a_service_counting_from_1_refuses_page_0_and_the_warning_stands(fresh, proxy):
+def test_a_service_counting_from_1_one_page_short_asks_no_page_again(fresh, proxy):
     """Exactly one page short on a service that counts from 1 (rows left while pages were
-    read): page 0 is asked, refused (400), and the warning says what was seen."""
+    read): page 1's ``meta.page`` said 1, so no page is read again, and the warning says what
+    was seen."""
 
     def one_page_fewer(doc: Any) -> Any:
         if isinstance(doc, dict) and isinstance(doc.get("meta"), dict):
@@ -404,7 +417,8 @@ def test_a_service_counting_from_1_refuses_page_0_and_the_warning_stands(fresh, 
     assert o.error is None, repr(o.error)
     assert "page_from_0" not in o.value.attrs
     assert any("exactly one page of 1000 rows short" in m for m in o.warned(ServiceContractWarning))
-    assert proxy.pages(COMPANIES)[-1] == 0  # asked, and refused
+    sent = _sent(proxy)
+    assert sent[0] is None and 0 not in sent and 1 not in sent, sent
 
 
 def test_an_outage_stop_keeps_the_pages_that_already_arrived(direct, via, proxy):

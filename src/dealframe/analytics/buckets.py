@@ -12,6 +12,7 @@ is :func:`numpy.quantile` of a bucket's slice with the convention's ``method``.
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 from collections.abc import Hashable, Mapping
 from typing import Any, NamedTuple
 
@@ -35,6 +36,7 @@ from dealframe.client import Client
 from dealframe.contract import as_count
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.frames.private import day_of
+from dealframe.notices import ServiceContractWarning, user_stacklevel
 
 __all__ = ["METRIC_COLUMNS", "aggregate_methodology", "bucket_medians", "service_methodology"]
 
@@ -225,7 +227,13 @@ def service_methodology(client: Client) -> tuple[int, str]:
     """The service's runtime ``small_n_threshold`` and current date (``date_range.to``).
 
     One small aggregate request (``time_bucket="none"``); section 4.3 rule 9 makes the
-    runtime value authoritative over the discovery listings.
+    runtime value authoritative over the discovery listings. An answer without
+    ``meta.methodology.small_n_threshold`` (absent or null) is read further, and the value
+    used is said with a :class:`~dealframe.notices.ServiceContractWarning` (a
+    ``missing_field``): the answer's ``meta.small_n_threshold`` when the key moved there,
+    else the transactions discovery document's ``aggregate.methodology.small_n_threshold``
+    (the client's copy: :meth:`~dealframe.private.api.PrivateApi.schema`), else 5, the
+    interface document's value in the aggregate response.
 
     Examples
     --------
@@ -233,8 +241,64 @@ def service_methodology(client: Client) -> tuple[int, str]:
     (5, '2026-06-30')
     """
     check(isinstance(client, Client), "client", "a dealframe.Client", client)
-    threshold, _, today = aggregate_methodology(client.private.aggregate("ev_revenue", "none"))
-    return 5 if threshold is None else threshold, today
+    threshold, today = _runtime(client, wanted=True)
+    assert threshold is not None  # read further when wanted
+    return threshold, today
+
+
+def _runtime(client: Client, *, wanted: bool) -> tuple[int | None, str]:
+    """:func:`service_methodology`; without ``wanted`` (the caller has a threshold of its
+    own) an answer without one is not read further: None."""
+    answer = client.private.aggregate("ev_revenue", "none")
+    threshold, _, today = aggregate_methodology(answer)
+    if threshold is None and wanted:
+        threshold = _threshold_elsewhere(client, answer)
+    return threshold, today
+
+
+#: The interface document's ``small_n_threshold`` of the aggregate response (section 4.3 rule
+#: 9), used only when neither the service's answer nor its discovery document gives one.
+DOCUMENTED_THRESHOLD = 5
+
+
+def _threshold_elsewhere(client: Client, answer: pd.DataFrame) -> int:
+    """The ``small_n_threshold`` to use when ``answer``'s meta has no
+    ``methodology.small_n_threshold``: its ``meta.small_n_threshold``, else the discovery
+    document's, else :data:`DOCUMENTED_THRESHOLD`; which one is said (a warning)."""
+    methodology = answer.attrs.get("methodology")
+    seen = (
+        "null"
+        if isinstance(methodology, Mapping) and "small_n_threshold" in methodology
+        else "absent"
+    )
+    moved = as_count(answer.attrs.get("small_n_threshold"))
+    listed = client.private.schema("transactions").document.get("aggregate")
+    listed = listed.get("methodology") if isinstance(listed, Mapping) else None
+    written = listed.get("small_n_threshold") if isinstance(listed, Mapping) else None
+    discovered = as_count(written)
+    if moved is not None:
+        threshold, source = moved, "from the answer's meta.small_n_threshold"
+    elif discovered is not None:
+        threshold = discovered
+        source = (
+            "from the transactions discovery document (GET /api/private/v1/lookup/"
+            "transactions aggregate.methodology.small_n_threshold)"
+        )
+    else:
+        threshold = DOCUMENTED_THRESHOLD
+        listed_as = "absent" if written is None else f"{written!r:.100}"
+        source = (
+            "the interface document's value (section 4.3 rule 9): the discovery document "
+            f"gives none either (its aggregate.methodology.small_n_threshold is {listed_as})"
+        )
+    warnings.warn(
+        f"POST /api/private/v1/transactions/aggregate: missing_field: "
+        f"meta.methodology.small_n_threshold is {seen}; small_n_threshold {threshold} used, "
+        f"{source}",
+        ServiceContractWarning,
+        stacklevel=user_stacklevel(),
+    )
+    return threshold
 
 
 @checked_keywords
@@ -276,7 +340,8 @@ def bucket_medians(
         ``date_from`` to ``date_to`` minus 5 calendar years (:func:`resolve_window`).
     small_n_threshold : int, optional
         Buckets with fewer values are suppressed. Default: the service's runtime answer with
-        ``client`` (section 4.3 rule 9), else 5.
+        ``client`` (section 4.3 rule 9; an answer without it is read further, with a warning:
+        :func:`service_methodology`), else 5.
     conventions : Conventions, optional
         The open conventions (default: the sandbox's).
     explain : bool, default False
@@ -360,7 +425,7 @@ def bucket_medians(
     values = metric_values(series)
     generator = None if ci is None else _generator(rng)
     if client is not None and (small_n_threshold is None or (date_to is None and as_of is None)):
-        service_threshold, service_today = service_methodology(client)
+        service_threshold, service_today = _runtime(client, wanted=small_n_threshold is None)
         small_n_threshold = service_threshold if small_n_threshold is None else small_n_threshold
         as_of = service_today if as_of is None else as_of
     threshold = 5 if small_n_threshold is None else int(small_n_threshold)

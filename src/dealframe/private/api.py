@@ -26,6 +26,7 @@ from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
 from ..arguments import checked_methods, choice, finite_number, integer_in
 from ..contract import (
     Findings,
+    PageRead,
     as_count,
     dedupe,
     identities,
@@ -64,7 +65,7 @@ from .hints import open_values, unmatched_open_values
 from .ids import check_ids
 from .order import merged_order
 from .outside import outside_filters
-from .paging import PAGE_SIZE, Pages, pull_pages, stopped
+from .paging import PAGE_SIZE, Pages, pull_pages, skipped_page, stopped
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -105,7 +106,7 @@ class _Pulled(NamedTuple):
     looked_up: list[str] | None  # the ids sent, for a lookup by id
     batches: list[int] | None = None  # rows of each batch of ids, in order
     refused: str | None = None  # the page size the service refused, and the one used
-    zero: str | None = None  # page 0 was read too: what the walk saw (a service counting from 0)
+    zero: str | None = None  # what the walk saw of a service counting from 0
 
 
 #: Types of the filter parameters (values are checked against the discovery documents).
@@ -213,42 +214,6 @@ def _in_callers_list(error: ApiError, start: int, sent: int, total: int) -> ApiE
     return again
 
 
-def _page_zero(pages: Pages[Any], read_zero: Callable[[int, int], Pages[Any]]) -> str | None:
-    """When a walk from page 1 ended exactly its first page short of ``meta.total`` (what a
-    service that counts ``page`` from 0 gives: its page 1 is the second page), read page 0
-    with ``read_zero(size, rows)`` and put its rows first; what to say of it, or None (not
-    one page short, or page 0 refused: the walk's ``count_mismatch`` warning stands).
-
-    Examples
-    --------
-    >>> from dealframe.private.paging import PageInfo
-    >>> short = Pages([["b"]], [PageInfo(1, 1, False, 1)], 2, 2, 1)
-    >>> _page_zero(short, lambda size, rows: Pages([["a"]], [PageInfo(1, 1, False, 1)], 2, 2, 1))
-    'meta.total announced 2 rows, pages from 1 held 1: page 0 held the first 1 (the service counts page from 0)'
-    >>> short.parts, [info.page for info in short.infos]
-    ([['a'], ['b']], [0, 1])
-    """
-    expected = pages.expected
-    if expected is None or pages.failed or pages.rows >= expected:
-        return None
-    missing = expected - pages.rows
-    if missing != min(pages.size, expected):
-        return None
-    try:
-        first = read_zero(pages.size, missing)
-    except DealframeError:  # a service counting from 1 refuses page 0
-        return None
-    if not first.rows or first.failed:
-        return None
-    pages.parts[:0] = first.parts
-    pages.infos[:0] = [info._replace(page=info.page - 1) for info in first.infos]
-    pages.keys |= first.keys
-    return (
-        f"meta.total announced {expected} rows, pages from 1 held {pages.rows - first.rows}: "
-        f"page 0 held the first {first.rows} (the service counts page from 0)"
-    )
-
-
 def _said_once(notes: list[str]) -> str | None:
     """The notes of a call, joined (None when there are none)."""
     return "; ".join(notes) or None
@@ -256,9 +221,9 @@ def _said_once(notes: list[str]) -> str | None:
 
 def _why_short(shortfall: int, size: int) -> str:
     """What a list walk that ended ``shortfall`` rows short of ``meta.total`` adds to saying
-    so: exactly one page short is what a service that counts ``page`` from 0 gives (its page 1
-    is the second page, and the first is never asked for); any other count says no more than
-    what was seen.
+    so: exactly one page short is what a service that counts ``page`` from 0 gives when
+    nothing says so and its page ``page: 1`` cannot be read (``page: 2`` is its third page);
+    any other count says no more than what was seen.
 
     Examples
     --------
@@ -521,6 +486,45 @@ def _buckets(data: Any, found: Findings) -> Any:
     return []
 
 
+def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:
+    """Say an aggregate ``meta`` without a readable ``methodology.small_n_threshold``: the
+    interface document gives 3 and 5 and makes the runtime value authoritative (section 4.3
+    rule 9), so an absent or null one is a ``missing_field`` (naming where else the answer
+    holds it, if it does), one that is no count a ``bad_meta``.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> _threshold_said({"methodology": {}, "small_n_threshold": 3}, found)
+    >>> print(found.items[0].message)
+    meta.methodology.small_n_threshold is absent (meta.small_n_threshold is 3): the service's small-n threshold is not where the interface document puts it
+    """
+    method = meta.get("methodology")
+    if not isinstance(method, Mapping):
+        written = "absent" if method is None else f"{type(method).__name__}, not an object"
+        found.add(
+            "missing_field",
+            f"meta.methodology is {written}: the small-n threshold and the window "
+            "(small_n_threshold, date_range) are unknown",
+        )
+        return
+    value = method.get("small_n_threshold")
+    if value is None:
+        moved = meta.get("small_n_threshold")
+        found.add(
+            "missing_field",
+            f"meta.methodology.small_n_threshold is "
+            f"{'null' if 'small_n_threshold' in method else 'absent'}"
+            + ("" if moved is None else f" (meta.small_n_threshold is {moved!r:.50})")
+            + ": the service's small-n threshold is not where the interface document puts it",
+        )
+    elif as_count(value) is None:
+        found.add(
+            "bad_meta",
+            f"meta.methodology.small_n_threshold is {value!r:.100}, not a non-negative integer",
+        )
+
+
 @checked_methods
 @fill_docs(_DOCS)
 class PrivateApi:
@@ -537,7 +541,7 @@ class PrivateApi:
         #: Rows per sub-collection page asked for: the document's 1,000, lowered as above.
         self._sub_page_size = SUBCOLLECTION_LIMIT_MAX
         #: The service's number of a list's first page: 0 once a list call has found that the
-        #: service counts ``page`` from 0 (its page 0 held the rows pages from 1 lacked).
+        #: service counts ``page`` from 0 (its ``meta.page``, or the page it skipped).
         self._first_page = 1
 
     def __repr__(self) -> str:
@@ -779,29 +783,61 @@ class PrivateApi:
         kind = "changefeed" if "updated_at" in wire else "list"
         head = {} if sort is None else {"sort": sort}
         refused: list[str] = []  # this call's refusals of a page size (said in its attrs)
-        zero: list[str] = []  # page 0 read as well (said in its attrs)
+        zero: list[str] = []  # how the service was seen to count from 0 (said in its attrs)
         origin = self._first_page  # the service's number of its first page: 1, or 0 once seen
+        told: list[int] = []  # meta.page of first pages, asked without page (how pages count)
 
         def pull(filters: dict[str, Any], cap: int | None) -> Pages[Any]:
             """Every page of one list request (``cap`` rows at most), checked and parsed."""
             body = {"filters": filters, **head}
 
-            def fetch(page: int, size: int) -> Response:
-                paged = {**body, "page": page - 1 + origin, "limit": size}
+            def paged(number: int | None, size: int) -> dict[str, Any]:
+                """The body asking for the service's page ``number`` (None: its first)."""
+                return (
+                    {**body, "limit": size}
+                    if number is None
+                    else {**body, "page": number, "limit": size}
+                )
+
+            def numbered(page: int) -> int | None:
+                """The ``page`` of the walk's page ``page``: none for page 1 (the documented
+                ``{filters, sort, limit}``, which any service answers with its first page
+                however it counts; section 4.2 shows no ``page``, and one may refuse it), and
+                counted the service's way from page 2 on."""
+                return None if page == 1 else page - 1 + origin
+
+            def fetch(page: int, size: int, number: int | None = None) -> Response:
+                """The walk's page ``page``, or with ``number`` the service's page ``number``."""
+                asked = paged(numbered(page) if number is None else number, size)
                 return self._request(
-                    "POST", f"/{entity}", kind, refresh, cache, deadline, json=paged
+                    "POST", f"/{entity}", kind, refresh, cache, deadline, json=asked
                 )
 
             def stored(page: int, size: int) -> Response | None:
-                paged = {**body, "page": page - 1 + origin, "limit": size}
                 return self._t.cached(
-                    "private", "POST", f"{PREFIX}/{entity}", json=paged, kind=kind
+                    "private",
+                    "POST",
+                    f"{PREFIX}/{entity}",
+                    json=paged(numbered(page), size),
+                    kind=kind,
                 )
 
-            def read_zero(size: int, rows: int) -> Pages[Any]:
-                """Page 0 alone, ``size`` rows a page, up to the ``rows`` missing."""
+            def learn(first: PageRead) -> None:
+                """Page 1 (asked without ``page``) says in ``meta.page`` how pages count."""
+                nonlocal origin
+                if first.page in (0, 1):
+                    told.append(first.page)
+                if origin == 1 and first.page == 0:
+                    origin = 0
+                    zero.append(
+                        "page 1, asked without page, says meta.page 0: the later pages are asked "
+                        "from page=1 (the service counts page from 0)"
+                    )
+
+            def read_skipped(size: int, rows: int) -> Pages[Any]:
+                """The page ``page: 1`` alone, ``size`` rows a page, up to the ``rows`` missing."""
                 return pull_pages(
-                    lambda page, asked: fetch(page - 1, size),
+                    lambda page, asked: fetch(page, size, number=1),
                     limit=rows,
                     workers=1,
                     progress=False,
@@ -825,11 +861,13 @@ class PrivateApi:
                     page_size=size,
                     lookup=stored if cache and not refresh else None,
                     reader=shape.LIST_READERS.get(entity),
+                    first_read=learn,
                 ),
                 cap,
                 lambda sent, note: refused.append(note),
             )
-            seen = _page_zero(pages, read_zero) if origin == 1 else None
+            # a service that counts from 0 and does not say so in meta.page skips page=1
+            seen = skipped_page(pages, read_skipped) if origin == 1 and not told else None
             if seen is not None:
                 zero.append(seen)
             return pages
@@ -942,7 +980,7 @@ class PrivateApi:
                 frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")]
             frame = frame.iloc[:limit].reset_index(drop=True)
         if pulled.zero is not None and distinct == pulled.expected and not duplicates:
-            self._first_page = 0  # page 0 made up exactly what was missing: later calls too
+            self._first_page = 0  # seen, and the rows add up: later calls count from 0 too
         if pulled.expected is not None and distinct != pulled.expected and not pages.failed:
             found.add(
                 "count_mismatch",
@@ -2385,6 +2423,8 @@ class PrivateApi:
                 + ": total_deals and the methodology (small_n_threshold, date_range) are unknown",
             )
             meta = {}
+        else:
+            _threshold_said(meta, found)
         identities(items, "bucket", found)
         missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
         with shaping(response.request, endpoint):

@@ -1,7 +1,10 @@
 """Offset pagination for Family B, checked page by page (:mod:`dealframe.contract`).
 
-:func:`pull_pages` works for list POSTs (page in the body) and sub-collection GETs (page in
-the query): the caller passes ``fetch(page, size)``. Page 1 says what to expect; when its
+:func:`pull_pages` works for list POSTs (page in the body, from page 2 on: page 1 is asked
+with the documented body, without ``page``) and sub-collection GETs (page in the query): the
+caller passes ``fetch(page, size)``, and learns from page 1's ``meta.page`` how the service
+counts (``first_read``); :func:`skipped_page` reads the page a service counting from 0 without
+saying so left out. Page 1 says what to expect; when its
 ``meta.total`` says how many pages there are, later pages are requested ahead on worker
 threads, a bounded window at a time (up to that many pages), and parsed **on the
 caller's thread**, each as soon as its turn comes and its JSON released. When the next page
@@ -96,7 +99,7 @@ from ..transport.stragglers import sooner
 if TYPE_CHECKING:
     from ..transport.session import Response
 
-__all__ = ["MAX_PAGES", "PAGE_SIZE", "PageInfo", "Pages", "pull_pages", "stopped"]
+__all__ = ["MAX_PAGES", "PAGE_SIZE", "PageInfo", "Pages", "pull_pages", "skipped_page", "stopped"]
 
 #: Rows per page requested (the upper bound of ``limit``).
 PAGE_SIZE = 1000
@@ -192,6 +195,74 @@ def stopped(failed: Sequence[ItemFailure]) -> ApiError | None:
         if isinstance(failure.error, _STOPPING):
             return failure.error
     return None
+
+
+def skipped_page(
+    pages: Pages[T], read: Callable[[int, int], Pages[T]], identity: str = "id"
+) -> str | None:
+    """Read the second page a walk skipped, when it ended exactly that page short of
+    ``meta.total``: what a service that counts ``page`` from 0 without saying so in
+    ``meta.page`` gives a list walk, whose page 1 is asked without ``page`` (the service's
+    first page) and page 2 with ``page: 2`` (the service's third). ``read(size, rows)`` reads
+    the skipped page (``page: 1``), whose rows go second, and the pages are numbered the
+    service's way (0, 1, 2 ...). Returns what to say of it, or None: not that short, the page
+    refused, empty or holding rows of the first page (a service counting from 1, short for
+    another reason: the walk's ``count_mismatch`` warning stands).
+
+    Examples
+    --------
+    >>> info = PageInfo(1, 1, False, 1)
+    >>> short = Pages([[{"id": "a"}], [{"id": "c"}]], [info, info._replace(page=2)], 3, 3, 1)
+    >>> skipped_page(short, lambda size, rows: Pages([[{"id": "b"}]], [info], 3, 3, 1))
+    'meta.total announced 3 rows, the walk held 2: page=1 held the 1 that came between its first page and page=2 (the service counts page from 0)'
+    >>> [part[0]["id"] for part in short.parts], [info.page for info in short.infos]
+    (['a', 'b', 'c'], [0, 1, 2])
+    >>> skipped_page(short, lambda size, rows: Pages([[{"id": "a"}]], [info], 3, 3, 1)) is None
+    True
+    """
+    expected = pages.expected
+    if expected is None or pages.failed or not pages.parts or pages.rows >= expected:
+        return None
+    missing = expected - pages.rows
+    if missing != min(pages.size, expected - pages.size):
+        return None
+    try:
+        second = read(pages.size, missing)
+    except DealframeError:  # a service counting from 1 may refuse a repeat, or more
+        return None
+    first = _ids_of(pages.parts[0], pages.infos[0].rows, identity)
+    if (
+        not second.rows
+        or second.failed
+        or any(
+            first & _ids_of(part, info.rows, identity)
+            for part, info in zip(second.parts, second.infos)
+        )
+    ):
+        return None
+    held = pages.rows
+    pages.parts[1:1] = second.parts
+    pages.infos[:1] = [pages.infos[0]._replace(page=0)]
+    pages.infos[1:1] = [info._replace(page=1) for info in second.infos]
+    pages.keys |= second.keys
+    return (
+        f"meta.total announced {expected} rows, the walk held {held}: page=1 held the "
+        f"{second.rows} that came between its first page and page=2 (the service counts page "
+        "from 0)"
+    )
+
+
+def _ids_of(part: Any, rows: int, identity: str) -> set[Any]:
+    """The identities of one parsed page (:func:`_parsed_ids`, or items as they came), none
+    of them empty."""
+    column = _parsed_ids(part, identity, rows)
+    if column is not None:
+        ids: list[Any] = column.to_pylist()
+    elif isinstance(part, list):
+        ids = [item.get(identity) for item in part if isinstance(item, dict)]
+    else:
+        return set()
+    return {i for i in ids if isinstance(i, str) and i}
 
 
 class _Pace:
@@ -482,6 +553,7 @@ def pull_pages(
     pool: WorkerPool | None = None,
     lookup: Callable[[int, int], Response | None] | None = None,
     reader: Callable[[bytes], Any] | None = None,
+    first_read: Callable[[PageRead], Any] | None = None,
 ) -> Pages[T]:
     """Fetch every page needed for ``limit`` rows (all rows when None), checking each.
 
@@ -514,6 +586,9 @@ def pull_pages(
         ``reader(body)``: a page as ``{"data": rows, "meta": ...}`` straight from its bytes,
         or None for a page it does not take (read as JSON then); ``parse`` gets either kind
         of rows (:func:`dealframe.frames.deal_rows.read_deal_page`).
+    first_read : callable, optional
+        ``first_read(page)``: told page 1 as read (its ``meta``: a list walk learns from its
+        ``meta.page`` how the service counts pages) before any later page is asked for.
 
     Returns
     -------
@@ -542,6 +617,8 @@ def pull_pages(
     started = time.perf_counter()
     first = walk.take(1, first_response)
     walk.pace.note(first_response, time.perf_counter() - started, busy=busy)
+    if first_read is not None:
+        first_read(first)
     del first_response
     served, expected = _plan(first, asked, limit, found)
     walk.size = served
