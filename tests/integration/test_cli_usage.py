@@ -12,10 +12,13 @@
 from __future__ import annotations
 
 import os
+import re
+import shlex
 
 import pytest
 
 from dealframe.cli import main
+from dealframe.pull.entities import ENTITIES
 
 
 @pytest.fixture
@@ -132,3 +135,46 @@ def test_a_misspelt_entity_after_the_path_is_still_refused(run, tmp_path):
     assert status == 2
     assert "did you mean 'investors'?" in _error(err, "dealframe mirror sync")
     assert not (tmp_path / "m").exists()
+
+
+# -- pull ENTITY --help -----------------------------------------------------------------------
+
+COMMON = {"-h", "-o", "--sandbox", "--scale", "--seed", "--quiet"}
+OWN = {  # docs/pull.md, "Entities"
+    "list": {"--id", "--sort", "--limit"},
+    "sub": {"--id", "--limit"},
+    "search": set(),
+    "current": {"--sku"},
+}
+
+
+def _help(run, name: str) -> str:
+    status, out, _ = run(["pull", name, "--help"])
+    assert status == 0
+    return out
+
+
+def _kind(name: str) -> str:
+    kind = ENTITIES[name].kind
+    return name if kind == "public" else kind
+
+
+@pytest.mark.parametrize("name", list(ENTITIES))
+def test_pull_help_lists_the_options_of_the_entity_only(run, name):
+    text = _help(run, name)
+    options = set(re.findall(r"^  (-{1,2}[a-z-]+)", text.split("options:")[1], re.M))
+    assert options == COMMON | OWN[_kind(name)]
+    if name != "deals":  # the filters of another entity
+        assert "--deal-type" not in text and "--date-from" not in text
+
+
+@pytest.mark.parametrize("name", [n for n, e in ENTITIES.items() if e.kind != "sub"])
+def test_pull_help_example_runs(run, service, name):
+    example = _help(run, name).split("example:")[1].strip()
+    argv = shlex.split(example)
+    assert argv[:3] == ["dealframe", "pull", name]
+    at = argv.index("-o")
+    argv[at + 1] = "x.csv"
+    status, out, err = run(argv[1:] + ["--quiet"], service)
+    assert status == 0, err
+    assert out.strip() == "x.csv"
