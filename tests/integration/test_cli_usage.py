@@ -178,3 +178,23 @@ def test_pull_help_example_runs(run, service, name):
     status, out, err = run(argv[1:] + ["--quiet"], service)
     assert status == 0, err
     assert out.strip() == "x.csv"
+
+
+# -- report: the flags named ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--out", "r", "--metric", "ev_revnue"], "invalid --metric: expected one of ev_revenue"),
+        (["--out", "afile"], "invalid --out: expected a folder"),
+        (["--out", "afile/r"], "invalid --out: expected a folder"),
+    ],
+)
+def test_report_errors_name_the_flag(run, tmp_path, argv, says):
+    status, out, err = run(["report", "--sandbox", *argv])
+    assert status == 2 and out == ""
+    line = _error(err, "dealframe report")
+    assert says in line
+    assert "metric:" not in line.replace("--metric:", "") and "out_dir" not in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
