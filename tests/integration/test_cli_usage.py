@@ -198,3 +198,26 @@ def test_report_errors_name_the_flag(run, tmp_path, argv, says):
     assert says in line
     assert "metric:" not in line.replace("--metric:", "") and "out_dir" not in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+# -- the insecure-URL error -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "prefix"),
+    [
+        (["doctor"], "dealframe doctor"),
+        (["pull", "investors", "-o", "i.csv", "--quiet"], "dealframe pull"),
+    ],
+)
+def test_the_insecure_url_error_says_what_a_shell_user_can_do(run, service, argv, prefix):
+    remote = {**service, "DEALFRAME_BASE_URL": "http://10.0.0.5:8765"}
+    status, _, err = run(argv, remote)
+    assert status == 2
+    line = _error(err, prefix)
+    assert "pass allow_insecure_http=True" not in line  # no command or variable can
+    assert "https://" in line and "DEALFRAME_BASE_URL=http://127.0.0.1" in line
+    # the advice: the service on a loopback address (a tunnel's end); here, the sandbox's own
+    assert service["DEALFRAME_BASE_URL"].startswith("http://127.0.0.1:")
+    status, _, err = run(argv, service)
+    assert status == 0, err
