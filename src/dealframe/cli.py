@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import sys
 import warnings
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from dealframe.cli_options import (
     fault_kinds,
     fault_script,
     fraction,
+    host,
     non_negative,
     non_negative_int,
     pattern,
@@ -71,6 +73,27 @@ def _fault_plan(args: argparse.Namespace) -> sandbox.FaultPlan | None:
     return plan
 
 
+def _resolve(name: str) -> None:
+    """Check that the host ``--host`` names resolves, before the sandbox starts.
+
+    Raises
+    ------
+    UsageError
+        The name is unknown (exit status 2: running again will not help).
+    DealframeError
+        The name could not be resolved now (a name server that does not answer: exit 1).
+    """
+    try:
+        socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        said = f"cannot resolve the host name {name!r} ({exc.strerror or exc})"
+        if exc.errno == socket.EAI_NONAME:
+            raise UsageError(
+                f"--host: {said}; give an IP address or a name of this machine"
+            ) from None
+        raise DealframeError(f"--host: {said}") from None
+
+
 def _sandbox_serve(args: argparse.Namespace) -> int:
     try:
         serve = sandbox.serve
@@ -83,6 +106,7 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
     public = os.environ.get("DEALFRAME_PUBLIC_TOKEN") or DEFAULT_PUBLIC_TOKEN
     private = os.environ.get("DEALFRAME_PRIVATE_KEY") or DEFAULT_PRIVATE_KEY
     faults = _fault_plan(args)
+    _resolve(args.host)
 
     def ready(state: object, url: str) -> None:
         print(
@@ -138,7 +162,12 @@ def _parser() -> argparse.ArgumentParser:
         help="serve the sandbox in the foreground",
         description="Serve the sandbox in the foreground; prints the export lines of a client.",
     )
-    serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
+    serve.add_argument(
+        "--host",
+        type=host,
+        default="127.0.0.1",
+        help="interface: an IP address or a host name of this machine (default 127.0.0.1)",
+    )
     serve.add_argument("--port", type=port, default=8765, help="port (default 8765; 0: any)")
     serve.add_argument("--scale", type=positive, default=1.0, help="data scale (default 1.0)")
     serve.add_argument("--seed", type=non_negative_int, default=7, help="data seed (default 7)")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import difflib
+import ipaddress
 import math
 import re
 import sys
@@ -34,12 +35,14 @@ from dealframe.sandbox.faults import FAULT_KINDS
 
 __all__ = [
     "Parser",
+    "Several",
     "choice",
     "country",
     "day",
     "fault_kinds",
     "fault_script",
     "fraction",
+    "host",
     "non_negative",
     "non_negative_int",
     "pattern",
@@ -134,6 +137,43 @@ def port(value: str) -> int:
     return int(value)
 
 
+#: One label of a host name (RFC 1123): letters, digits and '-', not at either end.
+_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+
+
+def host(value: str) -> str:
+    """An interface to listen on: an IP address or a host name, checked by its syntax only
+    (whether the name resolves is seen when the server starts).
+
+    Examples
+    --------
+    >>> host("0.0.0.0"), host("::1"), host("localhost")
+    ('0.0.0.0', '::1', 'localhost')
+    >>> host("not a host")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 'not a host' is not a host: an IP address (127.0.0.1, 0.0.0.0, ::1) or a host name (letters, digits, '-' and '.')
+    """
+    text = value.strip()
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        pass
+    else:
+        return text
+    labels = text[:-1].split(".") if text.endswith(".") else text.split(".")
+    if (
+        len(text) <= 253
+        and all(_LABEL.fullmatch(label) for label in labels)
+        and not labels[-1].isdigit()  # 999.1.1.1 is no IP address, and no name either
+    ):
+        return text
+    raise argparse.ArgumentTypeError(
+        f"{value!r} is not a host: an IP address (127.0.0.1, 0.0.0.0, ::1) or a host name "
+        "(letters, digits, '-' and '.')"
+    )
+
+
 def non_negative_int(value: str) -> int:
     """A whole number of 0 or more (a seed)."""
     if not re.fullmatch(r"\s*\+?\d+\s*", value):
@@ -211,6 +251,95 @@ def fault_script(value: str) -> tuple[str, list[str | None]]:
     return pattern(where), [None if k == "pass" else k for k in listed]
 
 
+def _parts(names: tuple[str, ...]) -> Callable[[str], list[str]]:
+    """A ``type=`` for one or more of ``names`` joined by commas, each checked."""
+    one = choice(*names)
+
+    def parts(value: str) -> list[str]:
+        given = [part for part in value.split(",") if part.strip()]
+        if not given:
+            raise argparse.ArgumentTypeError(f"{value!r} names none of {', '.join(names)}")
+        return [one(part) for part in given]
+
+    return parts
+
+
+class Several(argparse.Action):
+    """An option naming one or more of ``names``: ``--entities deals,companies``,
+    ``--entities deals companies`` or ``--entities deals --entities companies`` (each checked,
+    with did-you-mean; given twice, the values add up).
+
+    The words after the option are its values while they are (or nearly are) one of
+    ``names``: ``mirror sync --entities deals PATH`` leaves ``PATH`` to the command (plain
+    ``nargs='+'`` would take it as a value). :class:`Parser` does this.
+
+    Examples
+    --------
+    >>> p = Parser(prog="x")
+    >>> _ = p.add_argument("path")
+    >>> _ = p.add_argument("--entities", action=Several, names=("companies", "deals"))
+    >>> vars(p.parse_args(["--entities", "deals", "companies", "m"]))
+    {'path': 'm', 'entities': ['deals', 'companies']}
+    >>> p.parse_args(["m", "--entities", "deals,companies"]).entities
+    ['deals', 'companies']
+    """
+
+    def __init__(self, option_strings: list[str], dest: str, *, names: Any, **kwargs: Any) -> None:
+        self.names = tuple(names)
+        kwargs.setdefault("metavar", "NAME[,NAME...]")
+        super().__init__(option_strings, dest, type=_parts(self.names), **kwargs)
+
+    def wants(self, word: str) -> bool:
+        """Whether ``word`` (after a first value) is one more value: one of the names, or a
+        typo of one (refused then, with did-you-mean), rather than the next argument."""
+        if word.startswith("-"):
+            return False
+        folded = {n.casefold() for n in self.names}
+        parts = [part.strip() for part in word.split(",") if part.strip()]
+        return bool(parts) and all(
+            p.casefold() in folded or did_you_mean(p, self.names) for p in parts
+        )
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        given = list(getattr(namespace, self.dest, None) or [])
+        setattr(namespace, self.dest, given + [v for v in values if v not in given])
+
+
+def _joined(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``argv`` with the values of each :class:`Several` option joined into one token
+    (``--entities deals companies`` -> ``--entities=deals,companies``)."""
+    several = {
+        s: action
+        for action in parser._actions
+        if isinstance(action, Several)
+        for s in action.option_strings
+    }
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        i += 1
+        if token == "--":
+            return out + [token, *argv[i:]]
+        action = several.get(token)
+        if action is None or i == len(argv) or argv[i].startswith("-"):
+            out.append(token)  # no value: argparse says "expected one argument"
+            continue
+        values = [argv[i]]
+        i += 1
+        while i < len(argv) and action.wants(argv[i]):
+            values.append(argv[i])
+            i += 1
+        out.append(f"{token}={','.join(values)}")
+    return out
+
+
 def _options(parser: argparse.ArgumentParser) -> set[str]:
     """The long option strings of ``parser`` itself."""
     return {
@@ -221,13 +350,28 @@ def _options(parser: argparse.ArgumentParser) -> set[str]:
     }
 
 
+def _hint(word: str, options: set[str]) -> str:
+    """`` (did you mean '--x'?)`` for an unknown option ``word``; a one-letter one suggests
+    the only long option of that letter (``-V``: ``--version``)."""
+    hint = did_you_mean(word, options)
+    if hint or not re.fullmatch(r"-[A-Za-z]", word):
+        return hint
+    same = sorted(o for o in options if o[2:3].casefold() == word[1].casefold())
+    return f" (did you mean {same[0]!r}?)" if len(same) == 1 else ""
+
+
+def _commands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction[Any] | None:
+    """The sub-commands of ``parser``, if it has any."""
+    return next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+
+
 def _chosen(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
     """The (sub-)command parser that ``argv`` selects."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for i, token in enumerate(argv):
-                if token in action.choices:
-                    return _chosen(action.choices[token], argv[i + 1 :])
+    commands = _commands(parser)
+    if commands is not None:
+        for i, token in enumerate(argv):
+            if token in commands.choices:
+                return _chosen(commands.choices[token], argv[i + 1 :])
     return parser
 
 
@@ -235,6 +379,8 @@ class Parser(argparse.ArgumentParser):
     """``argparse.ArgumentParser`` whose usage errors are one line (no usage block, for
     scheduler logs), prefixed by the sub-command, suggesting the closest option or choice.
 
+    An unknown option before the sub-command (``dealframe --verison``) is refused as such,
+    with did-you-mean, before argparse would ask for the missing sub-command or ignore it.
     Sub-command parsers made with ``add_subparsers`` are of this class too.
     """
 
@@ -242,16 +388,43 @@ class Parser(argparse.ArgumentParser):
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         self._argv = list(sys.argv[1:] if args is None else args)
-        return super().parse_known_args(args, namespace)
+        self._check_before_command(self._argv)
+        return super().parse_known_args(_joined(self, self._argv), namespace)
+
+    def _known(self, token: str) -> argparse.Action | None:
+        """The option ``token`` names (``--opt``, ``--opt=value`` or a unique prefix)."""
+        name = token.split("=", 1)[0]
+        known = self._option_string_actions
+        if name in known:
+            return known[name]
+        found = {a for s, a in known.items() if self.allow_abbrev and s.startswith(name)}
+        return found.pop() if name.startswith("--") and len(found) == 1 else None
+
+    def _check_before_command(self, argv: list[str]) -> None:
+        """Refuse an unknown option before the sub-command (there, argparse would only say
+        the sub-command is missing, or leave the option unread)."""
+        if _commands(self) is None:
+            return
+        skip = False
+        for token in argv:
+            if skip:
+                skip = False
+            elif not token.startswith("-") or token in ("-", "--"):
+                return  # the sub-command (argparse checks it)
+            elif (action := self._known(token)) is None:
+                self._say(
+                    self.prog, f"unrecognized arguments: {token}{_hint(token, _options(self))}"
+                )
+            else:
+                skip = action.nargs != 0 and "=" not in token
 
     def error(self, message: str) -> NoReturn:
+        chosen = _chosen(self, self._argv)
         unknown = re.match(r"unrecognized arguments: (.*)", message)
         if unknown:
-            options = _options(_chosen(self, self._argv))
+            options = _options(chosen)
             hints = [
-                f"{w}{did_you_mean(w, options)}"
-                for w in unknown.group(1).split()
-                if w.startswith("-")
+                f"{w}{_hint(w, options)}" for w in unknown.group(1).split() if w.startswith("-")
             ]
             if any("did you mean" in h for h in hints):
                 message = f"unrecognized arguments: {'; '.join(hints)}"
@@ -266,6 +439,10 @@ class Parser(argparse.ArgumentParser):
                 f" (did you mean {c!r}?)" for c in difflib.get_close_matches(word, choices, 1, 0.5)
             )
             message = invalid.group(1) + close
-        prog = _chosen(self, self._argv).prog
+        self._say(chosen.prog, message)
+
+    @staticmethod
+    def _say(prog: str, message: str) -> NoReturn:
+        """The one-line usage error of ``prog``; exit status 2."""
         print(f"{prog}: error: {' '.join(message.split())} (see {prog} --help)", file=sys.stderr)
         raise SystemExit(2)

@@ -245,7 +245,10 @@ def _check_base_url(value: Any, allow_insecure_http: bool) -> str | None:
     if parts.scheme == "http" and not allow_insecure_http and not _is_loopback(parts.hostname):
         raise ConfigurationError(
             f"refusing plain http:// to non-loopback host {parts.hostname!r}: tokens would "
-            "travel unencrypted. Use https://, or pass allow_insecure_http=True if you must.",
+            "travel unencrypted. Use an https:// URL, or reach the service through a loopback "
+            "address (for example an SSH tunnel: ssh -L 8765:localhost:8765 HOST, then "
+            "DEALFRAME_BASE_URL=http://127.0.0.1:8765); no command or environment variable "
+            "lifts this, only Python code can: Client(..., allow_insecure_http=True).",
             field="base_url",
         )
     try:

@@ -216,7 +216,7 @@ def test_unwritable_out_and_missing_service_are_usage_errors(tmp_path, capsys, m
     blocker.write_text("x")
     assert main(["report", "--sandbox", "--out", str(blocker / "sub")]) == EXIT_USAGE
     err = capsys.readouterr().err
-    assert _one_error_line(err).startswith("dealframe report: error: invalid out_dir")
+    assert _one_error_line(err).startswith("dealframe report: error: invalid --out")
     for name in ("DEALFRAME_BASE_URL", "DEALFRAME_PUBLIC_TOKEN", "DEALFRAME_PRIVATE_KEY"):
         monkeypatch.delenv(name, raising=False)
     assert main(["report", "--out", str(tmp_path / "o")]) == EXIT_USAGE

@@ -28,7 +28,7 @@ from typing import Any
 
 from dealframe.arguments import expanded_path
 
-from ..cli_options import choice, country, day, non_negative, positive_int, region, sku
+from ..cli_options import Several, choice, country, day, non_negative, positive_int, region, sku
 from ..clitools import UsageError, add_sandbox_options, check_folder, service_client
 from .errors import MirrorDivergenceWarning, MirrorPathError
 from .schema import ENTITIES
@@ -247,7 +247,13 @@ def register(subparsers: Any) -> None:
     sub = mirror.add_subparsers(dest="action", required=True)
     s = sub.add_parser("sync", help="bring the mirror at PATH up to date (first run: everything)")
     s.add_argument("path", metavar="PATH", help="mirror folder (new or empty on the first sync)")
-    s.add_argument("--entities", nargs="+", type=choice(*ENTITIES), help="default: all three")
+    s.add_argument(
+        "--entities",
+        action=Several,
+        names=ENTITIES,
+        metavar="ENTITY[,ENTITY...]",
+        help=f"{', '.join(ENTITIES)}: comma- or space-separated, or repeated (default: all)",
+    )
     add_sandbox_options(s, scale=0.1)
     s.add_argument(
         "--overlap",
@@ -279,7 +285,11 @@ def register(subparsers: Any) -> None:
     c = sub.add_parser("compact", help="optimize small files and vacuum what no kept version needs")
     c.add_argument("path", metavar="PATH", help="mirror folder")
     c.add_argument(
-        "--entities", nargs="+", type=choice(*TABLES), help="tables (default: the three entities)"
+        "--entities",
+        action=Several,
+        names=TABLES,
+        metavar="TABLE[,TABLE...]",
+        help="tables: comma- or space-separated, or repeated (default: the three entities)",
     )
     keep = c.add_mutually_exclusive_group()
     keep.add_argument(

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import textwrap
 import time
 import uuid
 from typing import Any
@@ -40,8 +41,15 @@ from dealframe.clitools import (
 from dealframe.errors import DealframeError, ExtraMissing, ValidationError
 from dealframe.private.filters import documented_schema
 
-from .entities import ENTITIES, Entity, entity
-from .flags import checked_sort, public_filters, public_skus, schema_filters, tokens_to_values
+from .entities import ENTITIES, PUBLIC_FILTERS, Entity, entity
+from .flags import (
+    checked_sort,
+    flag_name,
+    public_filters,
+    public_skus,
+    schema_filters,
+    tokens_to_values,
+)
 from .output import Output, check_output, write_frame
 
 __all__ = ["register"]
@@ -49,14 +57,62 @@ __all__ = ["register"]
 _PREFIX = "dealframe pull"
 
 
+#: One example command line per entity, for its ``--help``.
+_EXAMPLES = {
+    "companies": "--country GBR --verticals Fintech --sort founded:desc -o uk.parquet",
+    "investors": "--country USA --sort name:asc -o investors.csv",
+    "deals": '--deal-type Venture,Growth --target-region "Western Europe" '
+    "--date-from 2024-01-01 -o rounds.xlsx",
+    "search": '--regions "North America" --industries Fintech -o listed.csv',
+    "current": '--regions "North America" -o comps.xlsx',
+}
+
+#: A sort of each list, for its ``--help``.
+_SORTS = {"companies": "founded:desc", "investors": "name:asc", "deals": "deal_date:desc"}
+
+
+def _takes(thing: Entity) -> str:
+    """What ``thing`` takes besides the common options, for its ``--help`` (docs/pull.md,
+    "Entities")."""
+    many = "a list filter takes several values, repeated or comma-separated"
+    if thing.kind == "sub":
+        return (
+            f"Takes --id (one or more {thing.resource}) and --limit (rows per id); no "
+            "filters and no --sort."
+        )
+    search = ", ".join(flag_name(f) for f in PUBLIC_FILTERS)
+    if thing.kind == "public":
+        if thing.name == "current":
+            return (
+                "The companies: --sku (repeated or comma-separated), or the search filters "
+                f"{search} (the companies they select); not both."
+            )
+        return f"Filters: {search}; {many}."
+    schema = documented_schema(thing.resource)
+    return (
+        f"Filters: those of the service's discovery document for {thing.resource}, as flags "
+        f"(filter_name: --filter-name); {many}; a flag alone means true. The interface "
+        f"document lists {', '.join(map(flag_name, schema.fields))}; sort keys "
+        f"{', '.join(schema.sort_fields)}."
+    )
+
+
 def _options(name: str) -> argparse.ArgumentParser:
+    """The options of ``dealframe pull NAME``: the common ones, and only those of the entity
+    (the others stay known, hidden from ``--help``, so that giving one says why it is refused)."""
+    thing = ENTITIES[name]
+    kind = thing.kind
+    example = _EXAMPLES.get(name) or f"--id 0b6f5a1e-... --id 9c1e22d0-... -o {name}.csv"
     p = Parser(
         prog=f"{_PREFIX} {name}",
-        description=(ENTITIES[name].help if name in ENTITIES else "")
-        + ". Filters are flags named after the service's filters (--deal-type Venture, "
-        "--date-from 2024-01-01 ...); a list filter takes several values, repeated or "
-        "comma-separated.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill(f"{thing.help}. {_takes(thing)}", 78, break_on_hyphens=False),
+        epilog=f"example:\n  {_PREFIX} {name} {example}",
     )
+
+    def shown(takes: bool, text: str) -> str:
+        return text if takes else argparse.SUPPRESS
+
     p.add_argument(
         "-o",
         "--output",
@@ -69,11 +125,28 @@ def _options(name: str) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="UUID",
-        help="ids: the parents of a sub-collection, or the id filter of a list",
+        help=shown(
+            kind != "public",
+            f"the {thing.resource} whose {name} to pull (repeat for several)"
+            if kind == "sub"
+            else "the id filter (repeat for several)",
+        ),
     )
-    p.add_argument("--sku", action="append", default=[], help="SKUs (current)")
-    p.add_argument("--sort", help="sort of a list, e.g. deal_date:desc")
-    p.add_argument("--limit", type=int, help="cap on rows (per id for sub-collections)")
+    p.add_argument(
+        "--sku",
+        action="append",
+        default=[],
+        help=shown(name == "current", "v2 SKUs of the companies (repeat, or comma-separate)"),
+    )
+    p.add_argument(
+        "--sort",
+        help=shown(kind == "list", f"sort key and direction, e.g. {_SORTS.get(name, 'name:asc')}"),
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        help=shown(kind != "public", "cap on rows per id" if kind == "sub" else "cap on rows"),
+    )
     add_sandbox_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress on standard error")
     return p

@@ -89,7 +89,11 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
         raise renamed(exc, f"--{name.replace('_', '-')}") from None
     if not 1 <= args.top <= 100:
         raise ValidationError("--top", "an integer from 1 to 100", got=args.top)
-    return [ReportJob(cohort, Path(args.out), check_metric(args.metric), args.top)]
+    try:
+        metric = check_metric(args.metric)
+    except ValidationError as exc:  # said as the option typed: --metric
+        raise renamed(exc, "--metric") from None
+    return [ReportJob(cohort, Path(args.out), metric, args.top)]
 
 
 def _sandbox_knows(jobs: list[Any], config: Any = None) -> None:
@@ -163,7 +167,11 @@ def _run_jobs(
         _sandbox_knows(jobs, args.config)
     for job in jobs:  # every folder writable before anything starts
         made += _missing(job.out)
-        prepare_out_dir(job.out)
+        try:
+            prepare_out_dir(job.out)
+        except ValidationError as exc:  # --out, or the key ``out`` of the config file
+            where = f"out (of {os.fspath(args.config)})" if args.out is None else "--out"
+            raise renamed(exc, where) from None
     failures: list[tuple[Any, Exception, int]] = []
     written = 0
     with service_client(args, say) as client:
