@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe.arguments import checked_keywords
-from dealframe.contract import Findings, _add_repeats, _as_written, as_count
+from dealframe.contract import Findings, _add_repeats, _as_written, _count
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import as_records, build_frame, empty_frame, why
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
@@ -325,9 +325,23 @@ def read_meta(meta: Any, found: Findings | None = None) -> Any:
     """A Family A ``meta`` with its counts (:data:`META_COUNTS`) as integers.
 
     A count written as text or as an integral float (``"15"``, ``15.0``) is read as its
-    integer; one that is no count (``"many"``, ``-1``, ``true``) becomes None. Both are
-    said to ``found`` when given: one ``bad_meta`` finding naming every member written as
-    text, one per member that is no count. Anything but an object is returned as given.
+    integer, as is a numpy integer (``np.int64(15)``); one that is no count (``"many"``,
+    ``3.5``, ``-1``, ``true``) becomes None. Given ``found``, both are said to it: one
+    ``bad_meta`` finding naming every member written as text, one per member that is no
+    count. Without it (a frame built from a ``meta`` at hand), a member that is no count is
+    warned of (:class:`~dealframe.notices.ServiceContractWarning`), and text is read silently.
+
+    Parameters
+    ----------
+    meta : dict or any
+        The ``meta`` of an answer; anything but an object is returned as given.
+    found : Findings, optional
+        Where to say what was read otherwise (the client's call passes its own).
+
+    Returns
+    -------
+    dict or any
+        A copy of ``meta``, each count an ``int`` or None.
 
     Examples
     --------
@@ -336,22 +350,16 @@ def read_meta(meta: Any, found: Findings | None = None) -> Any:
     {'count': 3, 'companies': 15, 'note': 'x'}
     >>> found.items[0].message.split(" written")[0]
     'meta.count, meta.companies'
+    >>> read_meta({"count": np.int64(3)})
+    {'count': 3}
     """
     if not isinstance(meta, Mapping):
         return meta
     out = dict(meta)
     text: list[str] = []
     for name in META_COUNTS:
-        value = out.get(name)
-        if value is None:
-            continue
-        count = as_count(value)
-        if count is None:
-            if found is not None:
-                found.add("bad_meta", f"meta.{name} is {value!r}, not a count: ignored")
-        elif type(value) is not int:
-            text.append(name)
-        out[name] = count
+        if out.get(name) is not None:
+            out[name] = _count(out, name, found, None, text)
     if text and found is not None:
         found.add("bad_meta", _as_written(text))
     return out
@@ -603,7 +611,7 @@ def group_current_frame(
     the keys seen, never guessed. Cells a field's class does not have are NaN;
     other statistics the service sends (``mean`` ...) become extra columns.
     ``meta`` keys are copied into ``attrs``, its counts (``count``, ``companies``)
-    as integers even when written as text (:func:`read_meta`).
+    as integers even when written as text or as numpy integers (:func:`read_meta`).
 
     Examples
     --------
