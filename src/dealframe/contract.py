@@ -35,6 +35,7 @@ Examples
 
 from __future__ import annotations
 
+import numbers
 import threading
 import warnings
 import weakref
@@ -426,12 +427,15 @@ class PageRead:
 
 def as_count(value: Any) -> int | None:
     """``value`` as a count: an integer from 0 to :data:`MAX_COUNT`, written as a JSON
-    integer, an integral number (``15.0``) or its digits as text (``"15"``); else None.
+    integer (or any Python or numpy integer, ``np.int64(15)``), an integral number (``15.0``)
+    or its digits as text (``"15"``); else None (a boolean is no count).
 
     Examples
     --------
     >>> as_count(15), as_count("15"), as_count(15.0), as_count("1.5"), as_count(True)
     (15, 15, 15, None, None)
+    >>> as_count(np.int64(15)), as_count(np.uint8(3)), as_count(np.int64(-1))
+    (15, 3, None)
     """
     if isinstance(value, bool):
         return None
@@ -439,26 +443,38 @@ def as_count(value: Any) -> int | None:
         value = int(value)
     elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         value = int(value)
+    elif isinstance(value, numbers.Integral):  # numpy integers (np.bool_ is not Integral)
+        value = int(value)
     return value if isinstance(value, int) and 0 <= value <= MAX_COUNT else None
 
 
 def _count(
-    meta: Mapping[str, Any], name: str, found: Findings, where: str, text: list[str] | None = None
+    meta: Mapping[str, Any],
+    name: str,
+    found: Findings | None = None,
+    where: str | None = None,
+    text: list[str] | None = None,
 ) -> int | None:
-    """``meta[name]`` as a count, None when absent or not one (said). A count written as text
-    or as a float is read, and its name appended to ``text`` (said once by the caller), or
-    said here when there is no ``text``."""
+    """``meta[name]`` as a count, None when absent or not one. A count written as text or as
+    a float is read, and its name appended to ``text`` (said once by the caller), or said here
+    when there is no ``text``. What is said goes to ``found`` (at ``where``); with no
+    ``found``, a value that is no count is warned of at once (:class:`ServiceContractWarning`)
+    and one written as text is read without a word."""
     value = meta.get(name)
     if value is None:
         return None
     count = as_count(value)
     if count is None:
-        found.add("bad_meta", f"meta.{name} is {value!r}, not a count: ignored", where=where)
-    elif type(value) is not int:
-        if text is None:
-            found.add("bad_meta", _as_written([name]), where=where)
+        said = f"meta.{name} is {value!r}, not a count: ignored"
+        if found is None:
+            warnings.warn(said, ServiceContractWarning, stacklevel=user_stacklevel())
         else:
+            found.add("bad_meta", said, where=where)
+    elif isinstance(value, (str, float)):
+        if text is not None:
             text.append(name)
+        elif found is not None:
+            found.add("bad_meta", _as_written([name]), where=where)
     return count
 
 

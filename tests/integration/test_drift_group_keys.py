@@ -3,11 +3,13 @@ proxy: groups/current statistic names in another case or plural, statistics that
 told apart, and counts of ``meta`` written as text (issue 12, the public interface's groups).
 
 A statistic named ``Sum``, ``SUMS`` or ``medians`` is the same statistic: the frame equals
-the undisturbed one. A key that names no statistic (``total``) is refused, naming the keys
-seen, never read as a field (the frame came out transposed, 2 x 27) nor left as an all-null
-``sum``. The doctor says ``adapted`` only when the client reads the sums and medians the
-document gives, and describes the layout it read. Counts written as text are integers in
-``attrs``, and one warning names every member so written.
+the undisturbed one. A key that names no statistic where the sum or the median is missing
+(``{total, median}``) is refused, naming the keys seen, never read as a field (the frame came
+out transposed, 2 x 27) nor left as an all-null ``sum``; beside both a sum and a median, such a
+key (``stddev``, ``weighted_median``) is a statistic of the service's own, a column of its own
+in every layout (it was refused too). The doctor says ``adapted`` only when the client reads
+the sums and medians the document gives, and describes the layout it read. Counts written as
+text are integers in ``attrs``, and one warning names every member so written.
 """
 
 from __future__ import annotations
@@ -160,6 +162,82 @@ def test_the_doctor_breaks_naming_the_statistic_the_client_warns_of(direct, via,
     assert check.verdict == BREAKS, check
     assert "no sum" in check.observed and "{median: {...}}" in check.observed, check
     assert "{field:" not in check.observed, check
+
+
+# ------------------------------------------ statistics of the service's own, beside sum and median
+
+
+def _rows(doc: Any) -> Any:
+    """``[{field, stat: x, ...}]``, one row per field, ``null`` where it has no such statistic."""
+    stats = doc["data"]
+    fields = dict.fromkeys(f for cells in stats.values() for f in cells)
+    doc["data"] = [{"field": f, **{s: cells.get(f) for s, cells in stats.items()}} for f in fields]
+    return doc
+
+
+def _plus(name: str, layout: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """The sandbox's statistics and one more, ``name``: half of each median (the medians'
+    fields), then served in ``layout``."""
+
+    def apply(doc: Any) -> Any:
+        medians = doc["data"]["median"]
+        doc["data"][name] = {f: None if v is None else v / 2 for f, v in medians.items()}
+        return layout(doc)
+
+    return apply
+
+
+LAYOUTS = {"stat-major": _renamed({}), "field-major": _field_major({}), "list": _rows}
+OWN = ["stddev", "weighted_median"]
+
+
+@pytest.mark.parametrize("name", OWN)
+@pytest.mark.parametrize("layout", LAYOUTS.values(), ids=LAYOUTS.keys())
+def test_a_statistic_of_the_services_own_beside_sum_and_median_is_a_column(
+    name, layout, direct, via, proxy
+):
+    """``{sum, median, stddev}`` (or ``weighted_median``), in each layout: the sums and medians
+    of the sandbox's frame, and one more column named as served, without a warning. Any key
+    that was not in the list of statistic words made every group call a ServiceContractError."""
+    ref = direct.public.group_current(**GROUP)
+    proxy.add(GROUP_CURRENT, edit(_plus(name, layout)))
+    o = outcome(lambda: via.public.group_current(**GROUP, strict=True))
+    assert o.error is None, repr(o.error)
+    assert list(o.value.columns) == ["sum", "median", name], list(o.value.columns)
+    assert_same(o.value[["sum", "median"]].sort_index(), ref.sort_index())
+    half = (ref["median"] / 2).rename(name)
+    pd.testing.assert_series_equal(o.value[name].sort_index(), half.sort_index())
+    assert not _contract_warnings(o)
+
+
+def test_the_doctor_holds_beside_a_statistic_of_the_services_own(via, proxy):
+    proxy.add(GROUP_CURRENT, edit(_plus("stddev", _renamed({}))))
+    check = _group_check(via)
+    assert check.verdict != BREAKS, check
+    assert "{sum: {...}, median: {...}, stddev: {...}}" in check.observed, check
+
+
+def _then(first: Callable[[Any], Any], second: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda doc: second(first(doc))
+
+
+MISSING = {
+    # the sum under a name that is none, beside the median and a statistic of the service's own
+    "total-median-stddev": (_plus("stddev", _renamed({"sum": "total"})), ("total", "stddev")),
+    "field-total-stddev": (_plus("stddev", _field_major({"sum": "total"})), ("total", "stddev")),
+    "list-total": (_then(_renamed({"sum": "total"}), _rows), ("total",)),
+}
+
+
+@pytest.mark.parametrize(("rewrite", "keys"), MISSING.values(), ids=MISSING.keys())
+def test_a_key_beside_a_missing_sum_is_still_refused(rewrite, keys, via, proxy):
+    """Where the sum is missing, a key that names no statistic may be it: refused, naming the
+    keys, as ``{total, median}`` is."""
+    proxy.add(GROUP_CURRENT, edit(rewrite))
+    o = outcome(lambda: via.public.group_current(**GROUP))
+    assert isinstance(o.error, ServiceContractError), repr(o.error)
+    said = str(o.error)
+    assert all(k in said for k in keys) and "no sum" in said, said
 
 
 # ---------------------------------------------------------------------- meta counts written as text

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe.arguments import checked_keywords
-from dealframe.contract import Findings, _add_repeats, _as_written, as_count
+from dealframe.contract import Findings, _add_repeats, _as_written, _count
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import as_records, build_frame, empty_frame, why
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
@@ -42,7 +42,8 @@ __all__ = [
 _MONTH = re.compile(r"^(\d{4})-(\d{2})(?:-\d{2})?$")
 _STATS = ("sum", "median")
 #: The statistics a groups/current key (``data``'s, or its members') may name, in any case and
-#: singular or plural (``sum``, ``Sum``, ``SUMS``, ``medians``); a column of its own each.
+#: singular or plural (``sum``, ``Sum``, ``SUMS``, ``medians``); a column of its own each. A key
+#: that names none is read, as served, only beside both a sum and a median (:func:`_refuse_untold`).
 _STAT_WORDS = re.compile(
     r"(?P<stat>sum|median|mean|average|avg|min|max|count|n|std|stdev|q[1-3]|p\d{1,2})s?",
     re.IGNORECASE | re.ASCII,
@@ -325,9 +326,23 @@ def read_meta(meta: Any, found: Findings | None = None) -> Any:
     """A Family A ``meta`` with its counts (:data:`META_COUNTS`) as integers.
 
     A count written as text or as an integral float (``"15"``, ``15.0``) is read as its
-    integer; one that is no count (``"many"``, ``-1``, ``true``) becomes None. Both are
-    said to ``found`` when given: one ``bad_meta`` finding naming every member written as
-    text, one per member that is no count. Anything but an object is returned as given.
+    integer, as is a numpy integer (``np.int64(15)``); one that is no count (``"many"``,
+    ``3.5``, ``-1``, ``true``) becomes None. Given ``found``, both are said to it: one
+    ``bad_meta`` finding naming every member written as text, one per member that is no
+    count. Without it (a frame built from a ``meta`` at hand), a member that is no count is
+    warned of (:class:`~dealframe.notices.ServiceContractWarning`), and text is read silently.
+
+    Parameters
+    ----------
+    meta : dict or any
+        The ``meta`` of an answer; anything but an object is returned as given.
+    found : Findings, optional
+        Where to say what was read otherwise (the client's call passes its own).
+
+    Returns
+    -------
+    dict or any
+        A copy of ``meta``, each count an ``int`` or None.
 
     Examples
     --------
@@ -336,22 +351,16 @@ def read_meta(meta: Any, found: Findings | None = None) -> Any:
     {'count': 3, 'companies': 15, 'note': 'x'}
     >>> found.items[0].message.split(" written")[0]
     'meta.count, meta.companies'
+    >>> read_meta({"count": np.int64(3)})
+    {'count': 3}
     """
     if not isinstance(meta, Mapping):
         return meta
     out = dict(meta)
     text: list[str] = []
     for name in META_COUNTS:
-        value = out.get(name)
-        if value is None:
-            continue
-        count = as_count(value)
-        if count is None:
-            if found is not None:
-                found.add("bad_meta", f"meta.{name} is {value!r}, not a count: ignored")
-        elif type(value) is not int:
-            text.append(name)
-        out[name] = count
+        if out.get(name) is not None:
+            out[name] = _count(out, name, found, None, text)
     if text and found is not None:
         found.add("bad_meta", _as_written(text))
     return out
@@ -452,12 +461,43 @@ def _shown(keys: Iterable[Any]) -> str:
     return ", ".join(keys[:5]) + (f" ... ({len(keys)} keys)" if len(keys) > 5 else "")
 
 
+def _refuse_untold(keys: Iterable[Any], what: str, data: Iterable[Any] | None = None) -> None:
+    """Refuse statistic ``keys`` that hold a key naming no statistic while the sum or the
+    median is not among them: that key may be it (``{total, median}``: a sum?), and is never
+    guessed. Beside both a sum and a median, a key that names no statistic (``stddev``,
+    ``weighted_median``) is a statistic of the service's own: a column of its own, as served.
+    The message says ``what`` the keys are, and the keys of ``data`` when given.
+
+    Examples
+    --------
+    >>> _refuse_untold(["sum", "Median", "stddev"], "keys of data")
+    >>> try:
+    ...     _refuse_untold(["total", "median"], "keys of data")
+    ... except ValidationError as exc:
+    ...     print(str(exc).split("; ")[-1])
+    the keys of data name no sum, and these name no statistic (a sum?): total
+    """
+    keys = list(dict.fromkeys(keys))
+    named = {_stat_name(k) for k in keys}
+    unnamed = [k for k in keys if _stat_name(k) is None]
+    missing = [s for s in _STATS if s not in named]
+    if unnamed and missing:
+        raise ValidationError(
+            "data",
+            f"one of the layouts {_GROUP_LAYOUTS}; the {what} name no {' and no '.join(missing)}, "
+            f"and these name no statistic (a {' or a '.join(missing)}?): {_shown(unnamed)}"
+            + ("" if data is None else f" (keys of data: {_shown(data)})"),
+        )
+
+
 def _stat_column(key: Any, where: str, seen: dict[str, Any]) -> str:
-    """The column of statistic ``key`` (at ``where``); the same statistic twice
-    (``sum`` and ``Sum``) is refused: which one holds it cannot be told."""
+    """The column of statistic ``key`` (at ``where``): the statistic it names
+    (:func:`_stat_name`), else the key as served (a statistic of the service's own, read only
+    beside a sum and a median: :func:`_refuse_untold`). The same statistic twice (``sum`` and
+    ``Sum``) is refused: which one holds it cannot be told."""
     stat = _stat_name(key)
     if stat is None:
-        raise ValidationError(where, "a statistic (sum, median ...)", got=key)
+        stat = str(key)
     if stat in seen:
         raise ValidationError(
             where, f"one {stat} (it came as {seen[stat]!r} and as {key!r})", got=key
@@ -479,6 +519,9 @@ def _row_cells(data: list[Any]) -> tuple[dict[str, dict[str, Any]], str]:
     for i, row in enumerate(data):
         if not isinstance(row, Mapping) or "field" not in row:
             raise ValidationError(f"data[{i}]", "an object with a 'field' member", got=row)
+    keys = [k for row in data for k in row if k != "field"]
+    _refuse_untold(keys, "keys of its rows")
+    for i, row in enumerate(data):
         seen: dict[str, Any] = {}
         for key, value in row.items():
             if key != "field":
@@ -489,14 +532,9 @@ def _row_cells(data: list[Any]) -> tuple[dict[str, dict[str, Any]], str]:
 
 
 def _stat_major(data: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], str]:
-    """``{sum: {field: x}, median: {field: y}}``, each key naming its statistic."""
-    unnamed = [k for k in data if _stat_name(k) is None]
-    if unnamed:
-        raise ValidationError(
-            "data",
-            f"one of the layouts {_GROUP_LAYOUTS}; beside statistics, these keys of data "
-            f"name none (a sum or a median?): {_shown(unnamed)} (keys of data: {_shown(data)})",
-        )
+    """``{sum: {field: x}, median: {field: y}}``, each key naming its statistic (or, beside
+    a sum and a median, a statistic of the service's own: :func:`_refuse_untold`)."""
+    _refuse_untold(data, "keys of data", data)
     cells: dict[str, dict[str, Any]] = {}
     seen: dict[str, Any] = {}
     for key, inner in data.items():
@@ -507,18 +545,12 @@ def _stat_major(data: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], str
 
 
 def _field_major(data: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], str]:
-    """``{field: {sum: x, median: y}}``, read so only when every inner key names a
-    statistic: otherwise the layout cannot be told (statistics under other names, or
-    fields under statistics spelt otherwise) and is refused, never transposed."""
-    inner_keys = dict.fromkeys(k for inner in data.values() if inner is not None for k in inner)
-    unnamed = [k for k in inner_keys if _stat_name(k) is None]
-    if unnamed:
-        raise ValidationError(
-            "data",
-            f"one of the layouts {_GROUP_LAYOUTS}; neither the keys of data "
-            f"({_shown(data)}) nor these keys of its members ({_shown(unnamed)}) name "
-            "statistics: which is a sum and which a median cannot be told",
-        )
+    """``{field: {sum: x, median: y}}``, read so only when the keys of the members name
+    statistics (a key that names none only beside a sum and a median: :func:`_refuse_untold`):
+    otherwise the layout cannot be told (statistics under other names, or fields under
+    statistics spelt otherwise) and is refused, never transposed."""
+    inner_keys = [k for inner in data.values() if inner is not None for k in inner]
+    _refuse_untold(inner_keys, "keys of its members", data)
     cells: dict[str, dict[str, Any]] = {}
     served: dict[str, Any] = {}
     for field, inner in data.items():
@@ -534,8 +566,10 @@ def _read_group(data: Any) -> tuple[dict[str, dict[str, Any]], str]:
     and that layout as served (statistic names in the service's spelling).
 
     A mapping of mappings is statistic-major when a key of ``data`` names a statistic
-    (``sum``, ``Median``, ``SUMS``: :func:`_stat_name`), field-major when none does and every
-    key of its members names one; any other is refused, naming the keys seen.
+    (``sum``, ``Median``, ``SUMS``: :func:`_stat_name`), field-major when none does and the
+    keys of its members name statistics. A key that names none is a column of its own beside
+    both a sum and a median, and refused otherwise, naming the keys seen
+    (:func:`_refuse_untold`).
 
     Examples
     --------
@@ -597,13 +631,15 @@ def group_current_frame(
     statistic (``marketCapSum``, ``marketCap_sum``, ``sum_marketCap``,
     ``sumMarketCap``), or the whole ``{data, meta}`` envelope. A statistic's name
     may be written in any case or as a plural (``Sum``, ``SUMS``, ``medians``).
-    ``data`` is field-major only when the keys of its members name statistics. A
-    key that names no statistic where one is expected (``{"marketCap": x}``,
-    ``{"total": {...}, "median": {...}}``: a sum or a median?) is refused, naming
-    the keys seen, never guessed. Cells a field's class does not have are NaN;
-    other statistics the service sends (``mean`` ...) become extra columns.
+    ``data`` is field-major only when the keys of its members name statistics. Other
+    statistics the service sends become extra columns: ``mean``, ``min``, ``max``,
+    ``count`` ... under their own names, and, beside both a sum and a median, any key
+    that names no statistic (``stddev``, ``weighted_median``), as served. Where the sum
+    or the median is missing, such a key (``{"total": {...}, "median": {...}}``: a sum?)
+    is refused, naming the keys seen, never guessed, as is a flat key that names no
+    statistic (``{"marketCap": x}``). Cells a field's class does not have are NaN.
     ``meta`` keys are copied into ``attrs``, its counts (``count``, ``companies``)
-    as integers even when written as text (:func:`read_meta`).
+    as integers even when written as text or as numpy integers (:func:`read_meta`).
 
     Examples
     --------
