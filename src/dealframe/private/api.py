@@ -141,14 +141,20 @@ def _smaller_page(error: ApiError, sent: int) -> int | None:
 _NAME_AT = re.compile(r"(?P<head>\bnames?\s*\[\s*|\bnames?\.)(?P<at>\d+)", re.IGNORECASE)
 #: Words that name a field (``sort: unknown``, ``body.names: ...``).
 _FIELD_NAMED = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*\s*:(?!//)")
+#: Words of a count or a size (``too many items``, ``payload too big``, ``at most 100``).
+_COUNT_WORDS = re.compile(
+    r"\b(?:too\s+(?:many|large|big|long)|at\s+most|max(?:imum)?|exceed(?:s|ed|ing)?|limits?)\b",
+    re.IGNORECASE,
+)
 
 
 def _names_count_refused(status: int, words: str) -> bool:
     """Whether a refusal (its status and words) may be about how many names a resolve
     request holds: words that name no position (``names[7]: contains forbidden characters``
     is about one name, and a smaller request holding it would be refused alike) and that are
-    a 413, name ``names`` (``names: at most 100 names``) or name no field at all (an empty
-    body, ``Request too large``).
+    a 413, name ``names`` (``names: at most 100 names``), speak of a count or a size
+    (``Error: too many items in request``, ``Validation failed: payload too big``: the
+    ``word:`` before them is no field), or name no field at all (an empty body).
 
     Examples
     --------
@@ -156,13 +162,16 @@ def _names_count_refused(status: int, words: str) -> bool:
     True
     >>> _names_count_refused(400, "Invalid request names[7]: contains forbidden characters")
     False
+    >>> _names_count_refused(400, "Error: too many items in request")
+    True
     >>> _names_count_refused(413, "HTTP 413"), _names_count_refused(400, "sort: unknown")
     (True, False)
     """
     if _NAME_AT.search(words):
         return False
     named = re.search(r"\bnames\b", words, re.IGNORECASE) is not None
-    return status == 413 or named or _FIELD_NAMED.search(words) is None
+    counted = _COUNT_WORDS.search(words) is not None
+    return status == 413 or named or counted or _FIELD_NAMED.search(words) is None
 
 
 def _fewer_names(error: ApiError, sent: int) -> int | None:
