@@ -730,6 +730,28 @@ def _scrub(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
+def _scrubbed(value: Any, secrets: Iterable[str]) -> Any:
+    """``value`` (read from JSON) with each secret blanked out of its texts and keys; a
+    number or literal whose JSON text holds one becomes that text scrubbed (the structure is
+    kept, whatever the secrets are).
+
+    Examples
+    --------
+    >>> _scrubbed({"errors": ["token e is unknown"], "e": 1, "max": 100}, ["e", "1"])
+    {'errors': ['token *** is unknown'], '***': '***', 'max': 100}
+    """
+    if isinstance(value, str):
+        return _scrub(value, secrets)
+    if isinstance(value, Mapping):
+        return {_scrub(str(k), secrets): _scrubbed(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(item, secrets) for item in value]
+    literal = value is None or isinstance(value, bool)  # as JSON writes it: null, true, false
+    text = orjson.dumps(value).decode() if literal else str(value)
+    scrubbed = _scrub(text, secrets)
+    return value if scrubbed == text else scrubbed
+
+
 #: Members of an error object that say what it is, never a field it names: not read as one
 #: when the whole object is read as DRF's ``{field: [texts]}``.
 _NOT_FIELDS = frozenset(
@@ -755,15 +777,15 @@ _NO_FIELD = frozenset({"non_field_errors", "__all__"})
 
 
 def _read_body(
-    body: bytes, content_type: str | None = None
+    body: bytes, content_type: str | None = None, *, shown: bytes | None = None
 ) -> tuple[str | None, str | None, dict[str, Any]]:
     """(code, message, details) from any of the error body shapes a service might use.
 
     A JSON object is read by :func:`_read_object`; a top-level JSON array of texts or
     objects as the problems it lists; a JSON text as the message; a body that is not JSON
-    is summarised. The message is None when the body says nothing the reader knows (an
-    empty body, ``{}``, ``[1, 2]``, only unknown members): :func:`error_from_response` then
-    summarises it.
+    is summarised (``shown``, the body with its secrets blanked out, when given). The
+    message is None when the body says nothing the reader knows (an empty body, ``{}``,
+    ``[1, 2]``, only unknown members): :func:`error_from_response` then summarises it.
 
     Examples
     --------
@@ -777,7 +799,8 @@ def _read_body(
     try:
         parsed = orjson.loads(body) if body else None
     except orjson.JSONDecodeError:
-        return None, f"not a JSON error body ({summarize_body(body, content_type)})", {}
+        summary = summarize_body(body if shown is None else shown, content_type)
+        return None, f"not a JSON error body ({summary})", {}
     if isinstance(parsed, Mapping):
         return _read_object(parsed)
     if isinstance(parsed, list) and all(isinstance(p, str | Mapping) for p in parsed):
@@ -1008,7 +1031,9 @@ def error_from_response(
     empty bodies (Family B's error body is not shown by the interface document): the
     service's message and each problem it lists are kept (see :func:`_read_object`); a body
     saying nothing the reader knows is summarised in the message, never dropped. Tokens are
-    blanked out of the body before any of it is read.
+    blanked out of what the error keeps: the message, code and details read from the body
+    (so a short token equal to a JSON literal, such as ``1``, cannot break the body's
+    reading), and the body itself before any of it is summarised (before the summary's cut).
 
     Parameters
     ----------
@@ -1042,13 +1067,14 @@ def error_from_response(
     """
     headers = CaseInsensitiveDict(headers or {})
     secrets = tuple(secrets)
-    if secrets and body:  # scrubbed before any of it is read, or cut to one line
-        body = _scrub(body.decode("utf-8", "replace"), secrets).encode()
-    code, message, details = _read_body(body, headers.get("Content-Type"))
-    message = _scrub(message or _unread(status, body, headers.get("Content-Type")), secrets)
+    content_type = headers.get("Content-Type")
+    # the body as a summary may show it: scrubbed before the summary cuts it to one line
+    shown = _scrub(body.decode("utf-8", "replace"), secrets).encode() if secrets else body
+    # read from the raw body (a scrubbed one may no longer be JSON), its outputs scrubbed
+    code, message, details = _read_body(body, content_type, shown=shown)
+    message = _scrub(message or _unread(status, shown, content_type), secrets)
     code = _scrub(code, secrets) if code else code
-    if secrets and details:
-        details = orjson.loads(_scrub(orjson.dumps(details).decode(), secrets))
+    details = _scrubbed(details, secrets) if secrets else details
     retry_after = parse_retry_after(headers.get("Retry-After"))
     return _CLASSES.get(status, ServerError if status >= 500 else ApiError)(
         status,

@@ -19,6 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
     assert_same,
     direct,
     fresh,
@@ -29,7 +30,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     refuse,
 )
 
-from dealframe import doctor
+from dealframe import Client, doctor
 from dealframe.errors import BadRequestError
 
 COMPANIES = "^/api/private/v1/companies$"
@@ -165,6 +166,33 @@ def test_a_body_echoing_the_key_never_shows_it(shape, sandbox, fresh, proxy):
         [str(error), repr(error), error.code, error.message, *error.errors, str(error.details)]
     )
     assert key[:8] not in seen, seen
+
+
+def test_a_key_equal_to_a_json_literal_leaves_the_services_words_readable(sandbox, proxy):
+    """A client whose key is ``"1"`` (test keys are that short) reads a refusal holding the
+    number 1 as the service wrote it: the key is blanked out of what was read, not out of
+    the raw body first (that made it no JSON, and the message became a summary of it)."""
+    body = {
+        "error": {
+            "code": "BAD_REQUEST",
+            "message": "Invalid request",
+            "details": {"errors": ["sort: unknown key"], "max": 1},
+        }
+    }
+    proxy.add(COMPANIES, refuse(400, lambda sent: body, 0, "limit"), method="POST")
+    proxy.auth_map["1"] = sandbox.private_key  # the proxy swaps it for the sandbox's key
+    try:
+        with (
+            Client(proxy.url, sandbox.public_token, "1", cache_enabled=False, **FAST) as client,
+            pytest.raises(BadRequestError) as caught,
+        ):
+            client.private.companies(limit=5)
+    finally:
+        del proxy.auth_map["1"]
+    error = caught.value
+    assert (error.code, error.message) == ("BAD_REQUEST", "Invalid request"), error.message
+    assert error.errors == ["sort: unknown key"]
+    assert error.details["max"] == "***"  # the literal equal to the key, blanked out
 
 
 def test_the_doctor_says_a_limit_refused_in_drfs_words_is_adapted_to(fresh, proxy):

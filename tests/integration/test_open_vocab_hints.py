@@ -1,15 +1,28 @@
 """Family B's open vocabularies (verticals, themes, ...) are matched exactly by the service:
 a value spelt otherwise matches nothing, and the empty answer says which value and the close
-spelling the companies carry (as Family A's search does), never silently."""
+spelling the companies carry (as Family A's search does), never silently.
+
+The page of companies the hint reads is read once per client (a loop over 50 verticals
+pays one page, not 50), and its request never waits out a ``Retry-After`` for a mere hint.
+"""
 
 from __future__ import annotations
 
+import sys
 import warnings
+from pathlib import Path
 
+import orjson
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import Action, Exchange, fresh_rules, no_hang, proxy  # noqa: F401 - fixtures
 
 import dealframe
 from dealframe.notices import MissingDataWarning
+
+COMPANIES = "^/api/private/v1/companies$"
 
 
 @pytest.fixture(scope="module")
@@ -51,13 +64,71 @@ def test_deals_filtered_on_a_misspelt_target_vertical_say_so(client, carried):
     assert len(deals) == 0 and calls(client) > before
 
 
-def test_nothing_is_said_or_asked_when_rows_arrive_or_nothing_is_close(client, carried):
+@pytest.fixture
+def own(sandbox):
+    """A client of its own: it has read no page for a hint yet."""
+    with dealframe.Client.for_sandbox(sandbox, cache_enabled=False, progress=False) as c:
+        for entity in ("companies", "transactions"):
+            c.private.schema(entity)  # the discovery documents are read before counting
+        yield c
+
+
+def test_nothing_is_said_or_asked_when_rows_arrive_or_nothing_is_close(own, carried):
     vertical, _ = carried
     with warnings.catch_warnings():
         warnings.simplefilter("error", MissingDataWarning)
-        before = calls(client)
-        assert len(client.private.companies(verticals=[vertical], limit=5)) == 5
-        after_rows = calls(client)
-        assert len(client.private.companies(verticals=["Qqqqzzzz Wwww"])) == 0
-    assert after_rows - before >= 1
-    assert calls(client) - after_rows == 2  # the empty list, then one page read for the hint
+        before = calls(own)
+        assert len(own.private.companies(verticals=[vertical], limit=5)) == 5
+        after_rows = calls(own)
+        assert len(own.private.companies(verticals=["Qqqqzzzz Wwww"])) == 0
+    assert after_rows - before == 1  # one page of 5 rows: no hint read
+    assert calls(own) - after_rows == 2  # the empty list, then one page read for the hint
+
+
+def test_two_empty_answers_read_one_page_for_their_hints(own, carried):
+    """The carried values are kept once read: the second empty answer is one request (it
+    used to read 1,000 companies again after every empty answer, never cached)."""
+    vertical, theme = carried
+    before = calls(own)
+    with pytest.warns(MissingDataWarning, match=rf"filters\.verticals\[0\].*{vertical!r}"):
+        assert len(own.private.companies(verticals=[vertical.swapcase()])) == 0
+    assert calls(own) - before == 2  # the empty list, then the page read for the hint
+    with pytest.warns(MissingDataWarning, match=rf"filters\.target_themes\[0\].*{theme!r}"):
+        assert len(own.private.deals(target_themes=[theme.swapcase()])) == 0
+    assert calls(own) - before == 3  # the second empty list only
+
+
+def _too_many_requests(ex: Exchange) -> None:
+    ex.forward, ex.status, ex._doc = False, 429, None
+    ex.headers = {"Content-Type": "application/json", "Retry-After": "30"}
+    ex.content = orjson.dumps({"error": {"code": "RATE_LIMITED", "message": "slow down"}})
+
+
+def test_a_hint_refused_with_retry_after_is_left_not_waited_for(sandbox, proxy, carried):
+    """A 429 asking to wait 30 s on the hint's page: the empty answer is returned at once,
+    without the hint (it used to wait the 30 s and ask again, for a mere warning); the page
+    is asked for again at the next empty answer, and then read."""
+    vertical, _ = carried
+    hint = proxy.add(
+        COMPANIES,
+        Action("too_many_requests", on_request=_too_many_requests),
+        method="POST",
+        when=lambda ex: isinstance(ex.body, dict) and "filters" not in ex.body,
+    )
+    with dealframe.Client(
+        proxy.url,
+        sandbox.public_token,
+        sandbox.private_key,
+        cache_enabled=False,
+        progress=False,
+        retries=1,
+        cut_stragglers=False,
+    ) as client:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", MissingDataWarning)
+            assert len(client.private.companies(verticals=[vertical.swapcase()])) == 0
+        assert hint.used == 1  # asked once, not again after 30 s
+        assert client.stats.snapshot()["retries"] == 0
+        proxy.clear_rules()
+        with pytest.warns(MissingDataWarning, match=rf"filters\.verticals\[0\].*{vertical!r}"):
+            assert len(client.private.companies(verticals=[vertical.swapcase()])) == 0

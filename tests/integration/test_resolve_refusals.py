@@ -4,8 +4,9 @@
 A refusal naming a position is about that name: a smaller batch holding it would be refused
 alike, so the batch is not split, the error names the position in the caller's list, the
 batches that were resolved are kept (``IncompleteResultError.partial``), and no batch size is
-remembered from it. A refusal about the count (its words name ``names`` and no position, or no
-field at all) is split, and the size is kept once a batch of it was accepted.
+remembered from it. A refusal about the count (its words name ``names`` and no position, speak
+of a count or a size, ``Error: too many items in request``, or name no field at all) is split,
+and the size is kept once a batch of it was accepted.
 """
 
 from __future__ import annotations
@@ -176,6 +177,35 @@ def test_a_refusal_with_an_empty_body_is_halved(status, names, direct, fresh, pr
             _answer(ex, status, None)
 
     proxy.add(RESOLVE, Action("empty_refusal", on_request=empty))
+    matches = fresh.private.resolve_companies(names).matches
+    assert_same(matches, direct.private.resolve_companies(names).matches)
+    assert sizes[0] == 300 and sorted(sizes[1:]) == [75, 75, 75, 75, 150, 150]
+    assert matches.attrs["batch_size"] == 75
+
+
+#: Refusals of a batch as too large in words that put a ``word:`` before the size.
+SIZE_WORDS = {
+    "too-many-items": "Error: too many items in request",
+    "payload-too-big": "Validation failed: payload too big",
+}
+
+
+@pytest.mark.parametrize("words", SIZE_WORDS.values(), ids=SIZE_WORDS.keys())
+def test_a_refusal_speaking_of_a_size_after_a_word_and_colon_is_halved(
+    words, names, direct, fresh, proxy
+):
+    """A 400 above 100 names whose words speak of the size (``too many``, ``too big``) after
+    ``Error:`` or ``Validation failed:``: halved as a refusal of the count (300, 150, then
+    75s), not raised as a refusal naming a field other than ``names``."""
+    sizes: list[int] = []
+
+    def too_many(ex: Exchange) -> None:
+        names_sent = ex.body.get("names", [])
+        sizes.append(len(names_sent))
+        if len(names_sent) > 100:
+            _answer(ex, 400, {"error": {"code": "BAD_REQUEST", "message": words}})
+
+    proxy.add(RESOLVE, Action("size_refusal", on_request=too_many))
     matches = fresh.private.resolve_companies(names).matches
     assert_same(matches, direct.private.resolve_companies(names).matches)
     assert sizes[0] == 300 and sorted(sizes[1:]) == [75, 75, 75, 75, 150, 150]

@@ -122,3 +122,21 @@ def test_a_code_echoing_the_key_is_redacted():
     key = "sk_live_0123456789abcdef"
     error = _read({"error": {"code": key, "message": f"bad {key}"}}, secrets=[key])
     assert key not in error.code and key not in str(error) and key not in repr(error)
+
+
+@pytest.mark.parametrize("key", ["1", "true", "null"])
+def test_a_short_key_equal_to_a_json_literal_leaves_the_body_readable(key):
+    """A test key such as ``"1"`` is blanked out of what was read, not out of the raw body
+    first: that made the body no JSON at all, and the service's words were lost."""
+    body = {
+        "error": {
+            "code": "BAD_REQUEST",
+            "message": "Invalid request",
+            "details": {"errors": ["limit: at most 100"], "max": 1, "flag": True, "v": None},
+        }
+    }
+    error = _read(body, secrets=[key])
+    assert (error.code, error.message) == ("BAD_REQUEST", "Invalid request")
+    assert error.errors == ["limit: at most 100"]
+    assert "***" in error.details.values()  # the literal equal to the key, blanked out
+    assert f": {key}" not in str(error.details) and f"'{key}'" not in str(error.details)

@@ -24,6 +24,7 @@ from dealframe.errors import ValidationError
 
 __all__ = [
     "ACCENT",
+    "CURRENT_FRAME",
     "MAX_DPI",
     "MAX_PIXELS",
     "MUTED",
@@ -45,6 +46,9 @@ SECOND = "#e07b39"
 MUTED = "#9aa5b1"
 PALETTE = ("#1f5f8b", "#e07b39", "#3a9d5d", "#c0392b", "#8e6bb8", "#7f8c8d", "#d4a017", "#17a2b8")
 _GRID = "#e5e8eb"
+
+#: What the ``current`` frame of a comps chart is (the ``kind`` its :func:`frame_with` names).
+CURRENT_FRAME = "client.public.current(skus) or the comps of dealframe.compare_multiples"
 
 #: Most dots per inch :func:`figure` and :func:`png` take.
 MAX_DPI = 1200

@@ -11,7 +11,7 @@ from matplotlib.transforms import blended_transform_factory
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 
-from ._base import ACCENT, PALETTE, SECOND, axes_for, empty, finish, frame_with
+from ._base import ACCENT, CURRENT_FRAME, PALETTE, SECOND, axes_for, empty, finish, frame_with
 from .shaping import DateWindow, deal_window, meaningful, trimmed_multiples
 
 __all__ = ["PUBLIC_COUNTERPART", "group_n", "multiple_groups", "private_vs_public"]
@@ -19,7 +19,6 @@ __all__ = ["PUBLIC_COUNTERPART", "group_n", "multiple_groups", "private_vs_publi
 #: The Family A field set beside each deal multiple (deal multiples are on trailing figures).
 PUBLIC_COUNTERPART: dict[str, str] = {"ev_revenue": "evRevenueLtm", "ev_ebitda": "evEbitdaLtm"}
 _LABEL = {"ev_revenue": "EV/Revenue", "ev_ebitda": "EV/EBITDA"}
-_CURRENT = "client.public.current(skus) or the comps of dealframe.compare_multiples"
 _DEALS = "client.private.deals(...)"
 
 
@@ -74,7 +73,7 @@ def multiple_groups(
     """
     if metric not in PUBLIC_COUNTERPART:
         raise ValidationError("metric", f"one of {', '.join(PUBLIC_COUNTERPART)}", got=metric)
-    current = frame_with(current, "current", (PUBLIC_COUNTERPART[metric],), _CURRENT)
+    current = frame_with(current, "current", (PUBLIC_COUNTERPART[metric],), CURRENT_FRAME)
     deals = frame_with(deals, "deals", ("deal_date", metric), _DEALS)
     public = meaningful(current, PUBLIC_COUNTERPART[metric]).dropna()
     window = deal_window(deals, window)

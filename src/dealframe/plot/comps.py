@@ -12,7 +12,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from dealframe.arguments import checked_keywords, integer_in, positive_number
 from dealframe.errors import ValidationError
 
-from ._base import ACCENT, MUTED, SECOND, axes_for, empty, finish, frame_with
+from ._base import ACCENT, CURRENT_FRAME, MUTED, SECOND, axes_for, empty, finish, frame_with
 from .labels import place_labels
 from .shaping import MULTIPLE_BOUNDS, meaningful, multiple_status, numbers
 
@@ -35,9 +35,6 @@ _SHORT = {
     "evEbitdaNtm": "EV/EBITDA NTM",
     "revenueGrowthNtmLtm": "growth NTM/LTM",
 }
-
-
-_CURRENT = "client.public.current(skus) or the comps of dealframe.compare_multiples"
 
 
 def _numeric(frame: pd.DataFrame, argument: str, column: str) -> None:
@@ -127,7 +124,7 @@ def comps_multiples(
     >>> [t.get_text() for t in ax.texts]
     ['2.0x', 'n/a', 'NM']
     """
-    current = frame_with(current, "current", (column,), _CURRENT)
+    current = frame_with(current, "current", (column,), CURRENT_FRAME)
     _numeric(current, "column", column)
     top = integer_in(top, "top", 1, None, "a positive integer")
     bound = _bound(bound)
@@ -216,7 +213,7 @@ def growth_vs_multiple(
     >>> growth_vs_multiple(cur, ax=figure()[1]).get_yscale()
     'log'
     """
-    current = frame_with(current, "current", (x, y), _CURRENT)
+    current = frame_with(current, "current", (x, y), CURRENT_FRAME)
     _numeric(current, "x", x)
     _numeric(current, "y", y)
     label_top = integer_in(label_top, "label_top", 0, None, "an integer of at least 0")

@@ -14,6 +14,7 @@ import functools
 import inspect
 import re
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -61,7 +62,7 @@ from ..transport.refusals import said as _said
 from ..transport.refusals import smaller_size
 from .fields import check_fields
 from .filters import EnumValueError, FilterSchema, documented_schema
-from .hints import open_values, unmatched_open_values
+from .hints import OPEN_LISTS, open_values, unmatched_open_values
 from .ids import check_ids
 from .order import merged_order
 from .outside import outside_filters
@@ -78,6 +79,9 @@ ENTITIES = ("companies", "investors", "transactions")
 IDS_PER_BATCH = 1000
 #: Companies read to tell a misspelt open-vocabulary value after an empty answer.
 HINT_PAGE = 1000
+#: Seconds the request of that hint may take in all (within the call's own budget): a
+#: ``Retry-After`` or a backoff longer than what is left is not waited for, the hint is left.
+HINT_SECONDS = 5.0
 #: Names per resolve request to start with (not stated by the interface document; lowered
 #: when a service refuses a batch as holding too many, see :func:`_fewer_names`).
 NAMES_PER_RESOLVE = 1000
@@ -141,14 +145,20 @@ def _smaller_page(error: ApiError, sent: int) -> int | None:
 _NAME_AT = re.compile(r"(?P<head>\bnames?\s*\[\s*|\bnames?\.)(?P<at>\d+)", re.IGNORECASE)
 #: Words that name a field (``sort: unknown``, ``body.names: ...``).
 _FIELD_NAMED = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*\s*:(?!//)")
+#: Words of a count or a size (``too many items``, ``payload too big``, ``at most 100``).
+_COUNT_WORDS = re.compile(
+    r"\b(?:too\s+(?:many|large|big|long)|at\s+most|max(?:imum)?|exceed(?:s|ed|ing)?|limits?)\b",
+    re.IGNORECASE,
+)
 
 
 def _names_count_refused(status: int, words: str) -> bool:
     """Whether a refusal (its status and words) may be about how many names a resolve
     request holds: words that name no position (``names[7]: contains forbidden characters``
     is about one name, and a smaller request holding it would be refused alike) and that are
-    a 413, name ``names`` (``names: at most 100 names``) or name no field at all (an empty
-    body, ``Request too large``).
+    a 413, name ``names`` (``names: at most 100 names``), speak of a count or a size
+    (``Error: too many items in request``, ``Validation failed: payload too big``: the
+    ``word:`` before them is no field), or name no field at all (an empty body).
 
     Examples
     --------
@@ -156,13 +166,16 @@ def _names_count_refused(status: int, words: str) -> bool:
     True
     >>> _names_count_refused(400, "Invalid request names[7]: contains forbidden characters")
     False
+    >>> _names_count_refused(400, "Error: too many items in request")
+    True
     >>> _names_count_refused(413, "HTTP 413"), _names_count_refused(400, "sort: unknown")
     (True, False)
     """
     if _NAME_AT.search(words):
         return False
     named = re.search(r"\bnames\b", words, re.IGNORECASE) is not None
-    return status == 413 or named or _FIELD_NAMED.search(words) is None
+    counted = _COUNT_WORDS.search(words) is not None
+    return status == 413 or named or counted or _FIELD_NAMED.search(words) is None
 
 
 def _fewer_names(error: ApiError, sent: int) -> int | None:
@@ -543,6 +556,10 @@ class PrivateApi:
         #: The service's number of a list's first page: 0 once a list call has found that the
         #: service counts ``page`` from 0 (its ``meta.page``, or the page it skipped).
         self._first_page = 1
+        #: The open-vocabulary values one page of companies carries, by field: read once,
+        #: for the hint after an empty answer (:meth:`_hint_open_values`).
+        self._carried: dict[str, list[str]] | None = None
+        self._carried_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return "<PrivateApi /api/private/v1>"
@@ -1018,17 +1035,59 @@ class PrivateApi:
     def _hint_open_values(self, entity: str, wire: Mapping[str, Any], deadline: Any) -> None:
         """After an empty answer: warn of each open-vocabulary value (``verticals``,
         ``target_themes``...) that no company of one page carries while a close spelling is
-        carried (the service matches them exactly, so ``fintech`` selects nothing)."""
+        carried (the service matches them exactly, so ``fintech`` selects nothing). The
+        carried values are read once per client (:meth:`_carried_values`)."""
         given = open_values(entity, wire)
-        if not given:
-            return
-        with contextlib.suppress(DealframeError):  # only a hint: never worth the answer
-            response = self._request(  # not cached: its answer is not checked as a call's
-                "POST", "/companies", "list", False, False, deadline, json={"limit": HINT_PAGE}
+        carried = self._carried_values(deadline) if given else None
+        for message in unmatched_open_values(given, [carried] if carried else []):
+            warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
+
+    def _carried_values(self, deadline: Any) -> dict[str, list[str]] | None:
+        """The open-vocabulary values (:data:`~dealframe.private.hints.OPEN_LISTS`) the
+        companies of one page of :data:`HINT_PAGE` carry, by field; None when that page could
+        not be read (the hint is left, the answer stands).
+
+        The page is a sample: read once per client and kept for its later empty answers (a
+        loop over 50 verticals reads one page, not 50). Its request may take
+        :data:`HINT_SECONDS` in all, within the call's ``deadline``: a ``Retry-After`` (a
+        429) or a backoff longer than what is left is not waited for, and a page that
+        failed is asked for again at the next empty answer.
+        """
+        with self._carried_lock:  # one page read, whichever thread's answer is empty first
+            if self._carried is not None:
+                return self._carried
+            until = time.monotonic() + HINT_SECONDS
+            until = until if deadline is None else min(until, deadline)
+            with contextlib.suppress(DealframeError):  # only a hint: never worth the answer
+                response = self._request(  # not cached: its answer is not checked as a call's
+                    "POST", "/companies", "list", False, False, until, json={"limit": HINT_PAGE}
+                )
+                companies = read_items(response.json(), Findings(f"POST {PREFIX}/companies"))
+                self._carried = self._values_by_field(companies)
+            return self._carried
+
+    @staticmethod
+    def _values_by_field(companies: Iterable[Any]) -> dict[str, list[str]]:
+        """The values of each open-vocabulary field the ``companies`` carry, sorted.
+
+        Examples
+        --------
+        >>> got = PrivateApi._values_by_field([{"verticals": ["b", "a"]}, {"verticals": None}])
+        >>> got["verticals"], got["themes"]
+        (['a', 'b'], [])
+        """
+        return {
+            field: sorted(
+                {
+                    value
+                    for company in companies
+                    if isinstance(company, Mapping) and isinstance(company.get(field), list)
+                    for value in company[field]
+                    if isinstance(value, str)
+                }
             )
-            companies = read_items(response.json(), Findings(f"POST {PREFIX}/companies"))
-            for message in unmatched_open_values(given, companies):
-                warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
+            for field in OPEN_LISTS
+        }
 
     def page(
         self,
