@@ -41,7 +41,7 @@ from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import Column, Schema
 from dealframe.link import companies_for_skus
 from dealframe.notices import missing_expected
-from dealframe.private.filters import EnumValueError, documented_schema
+from dealframe.private.filters import documented_schema, service_decides
 from dealframe.public.hints import close_values
 from dealframe.public.query import search_body
 
@@ -124,15 +124,17 @@ def _named_as_ours() -> Iterator[None]:
 
 
 def _check_private(client: Client, filters: Mapping[str, Any]) -> None:
-    """The deal filters checked: what the interface document fixes before any request, then
-    against the service's discovery document before the deals are asked for (its enum lists
-    may have grown since it was read: read again to refuse)."""
+    """The deal filters checked against the service's discovery document before the deals
+    are asked for, as the client's list calls check them
+    (:func:`~dealframe.private.filters.service_decides`: its enum lists may have grown since
+    it was read, so it is read again to refuse); what the interface document fixes is the
+    error only when that document cannot be read."""
     with _named_as_ours():
-        documented_schema("transactions").precheck(filters)  # before any request
-        try:
-            client.private.schema("transactions").build(filters)
-        except EnumValueError:
-            client.private.schema("transactions", refresh=True).build(filters)
+        service_decides(
+            lambda again: client.private.schema("transactions", refresh=again),
+            lambda schema: schema.build(filters),
+            lambda: documented_schema("transactions").precheck(filters),
+        )
 
 
 def _check_verticals(client: Client, verticals: list[str] | None) -> None:

@@ -1,14 +1,19 @@
-"""Family B filter values the interface document types are refused before any request.
+"""Family B filter values: the service's discovery document decides; the interface document's
+types name a typo only when that document cannot be read.
 
 The document (section 4.4) fixes each filter's type: dates ``YYYY-MM-DD``, numbers, UUIDs,
 ISO 8601 timestamps, booleans, ISO-3 country codes. A malformed value of such a filter was
-refused only after the discovery GET (``/lookup/<entity>``): on a fresh client one request
-went out first, and with the service unreachable (or a wrong key) the user's typo came back as
-a ``TransportError`` (``AuthenticationError``) instead of the ``ValidationError`` naming it.
+refused only after the discovery GET (``/lookup/<entity>``): with the service unreachable (or
+a wrong key) the user's typo came back as a ``TransportError`` (``AuthenticationError``)
+instead of the ``ValidationError`` naming it. The interface document's types are therefore
+checked first, without a request; but the service's own document rules: a value they refuse
+reads it (if the client holds no copy) and is decided by it, and their refusal is raised only
+when that read fails. So a service that types a documented filter otherwise (``founded_min`` a
+date) is followed on every call, on a fresh client too, in ``dealframe pull`` too; it no
+longer depends on whether an earlier call happened to read the document.
 
-What only the service knows is still read from its discovery document, as before: filter names
-beyond the document's, enum values outside the document's lists (they grow), and (once the
-client holds that document) a type the service gives a filter in place of the document's.
+What only the service knows is read from its discovery document, as before: filter names
+beyond the document's, enum values outside the document's lists (they grow).
 """
 
 from __future__ import annotations
@@ -25,11 +30,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
     Action,
     Exchange,
+    data_null,
     edit,
     fresh,
     fresh_rules,
+    html,
     no_hang,
     outcome,
     proxy,
@@ -99,12 +107,44 @@ def test_a_malformed_documented_filter_is_refused_without_the_service(unreachabl
 
 
 @pytest.mark.parametrize(("call", "argument"), BAD, ids=IDS)
-def test_a_malformed_documented_filter_sends_nothing(fresh, proxy, call, argument):
-    """A client that has read no discovery document yet sends no request for these."""
+def test_a_malformed_documented_filter_sends_at_most_the_discovery_read(
+    fresh, proxy, call, argument
+):
+    """A client that has read no discovery document yet reads it (the service's types rule)
+    and is refused by it, naming the filter: no data request goes out."""
     with pytest.raises(ValidationError) as caught:
         call(fresh.private)
     assert caught.value.argument == argument, str(caught.value)
-    assert proxy.count() == 0, proxy.seen
+    assert proxy.count() == proxy.count(LOOKUP) == 1, proxy.seen
+
+
+@pytest.mark.parametrize(
+    ("key", "action", "error"),
+    [
+        ("wrong-key", None, "AuthenticationError"),
+        (None, html(503), "ServerError"),
+        (None, data_null(), "ServiceContractError"),
+    ],
+    ids=["wrong-key", "gateway-503", "no-document"],
+)
+def test_a_malformed_documented_filter_is_named_when_the_discovery_read_fails(
+    sandbox, proxy, key, action, error
+):
+    """The discovery read fails (a wrong key, a failing gateway, an answer that is no
+    discovery document): the typo is named as the interface document types it, with nothing
+    chained; a well-formed value gets the read's own error."""
+    if action is not None:
+        proxy.add(LOOKUP, action)
+    with dealframe.Client(
+        proxy.url, sandbox.public_token, key or sandbox.private_key, cache_enabled=False, **FAST
+    ) as client:
+        bad = outcome(lambda: client.private.companies(founded_min="1999"))
+        good = outcome(lambda: client.private.companies(founded_min=1999))
+    assert type(bad.error) is ValidationError, repr(bad.error)
+    assert bad.error.argument == "founded_min" and "a finite number" in str(bad.error)
+    assert bad.error.__cause__ is None and bad.error.__suppress_context__
+    assert type(good.error).__name__ == error, repr(good.error)
+    assert proxy.count(LOOKUP) >= 2 and proxy.count(COMPANIES) == 0
 
 
 @pytest.mark.parametrize("deadline", ["x", float("nan"), float("inf"), True, [1.0]])
@@ -181,7 +221,7 @@ def test_a_filter_the_service_adds_is_checked_by_its_document(fresh, proxy):
     proxy.add(COMPANIES, rewrite_filters(lambda f: sent.append(f.pop("employees_min"))))
     bad = outcome(lambda: fresh.private.companies(filters={"employees_min": 50, "country": "gb"}))
     assert isinstance(bad.error, ValidationError) and bad.error.argument == "country[0]"
-    assert proxy.count() == 0
+    assert proxy.count(LOOKUP) == 1 and proxy.count(COMPANIES) == 0
     wrong = outcome(lambda: fresh.private.companies(filters={"employees_min": "many"}))
     assert isinstance(wrong.error, ValidationError) and wrong.error.argument == "employees_min"
     assert proxy.count(LOOKUP) == 1 and proxy.count(COMPANIES) == 0
@@ -201,26 +241,41 @@ def test_a_documented_filter_the_service_lacks_is_refused_by_its_document(fresh,
     assert proxy.count(LOOKUP) == 1 and proxy.count(DEALS) == 0
 
 
-def test_a_type_the_service_gives_a_filter_rules_once_its_document_is_held(fresh, proxy):
-    """A service typing ``founded_min`` as a date: before its document is read, the value is
-    checked as the interface document types it (a number, nothing sent); once the client holds
-    the service's document (any list call, or ``schema()``), the service's type is used."""
+def as_date(filters: list[dict[str, Any]]) -> None:
+    """A service typing ``founded_min`` as a date (the interface document: a number)."""
+    entry(filters, "founded_min")["type"] = "date"
 
-    def as_date(filters: list[dict[str, Any]]) -> None:
-        entry(filters, "founded_min")["type"] = "date"
 
+def test_a_type_the_service_gives_a_filter_rules_on_a_fresh_client_too(fresh, proxy):
+    """A service typing ``founded_min`` as a date: the value is checked as the service types
+    it on the first call of a fresh client (its document is read first) as on later ones. It
+    was refused as the interface document types it (a number) until the client happened to
+    hold the service's document."""
     proxy.add(f"{LOOKUP}companies$", discovery(as_date))
-    early = outcome(lambda: fresh.private.companies(founded_min="2000-01-01"))
-    assert isinstance(early.error, ValidationError) and early.error.argument == "founded_min"
-    assert proxy.count() == 0
-    fresh.private.schema("companies")
     sent: list[Any] = []
     proxy.add(COMPANIES, rewrite_filters(lambda f: sent.append(f.pop("founded_min"))))
-    o = outcome(lambda: fresh.private.companies(founded_min=dt.date(2000, 1, 1), limit=5))
-    assert o.error is None, repr(o.error)
-    assert sent == ["2000-01-01"]
+    early = outcome(lambda: fresh.private.companies(founded_min="2000-01-01", limit=5))
+    assert early.error is None, repr(early.error)
+    assert proxy.count(LOOKUP) == 1
+    later = outcome(lambda: fresh.private.companies(founded_min=dt.date(2000, 1, 1), limit=5))
+    assert later.error is None, repr(later.error)
+    assert sent == ["2000-01-01", "2000-01-01"]
     number = outcome(lambda: fresh.private.companies(founded_min=2000))
     assert isinstance(number.error, ValidationError) and number.error.argument == "founded_min"
+    assert "a date" in str(number.error)
+    assert proxy.count(LOOKUP) == 1 and proxy.count(COMPANIES) == 2
+
+
+def test_refresh_reads_the_services_type_before_refusing(fresh, proxy):
+    """``refresh=True`` on a client holding the interface document's types would refuse
+    a value the service's new document takes: the fresh read decides."""
+    fresh.private.schema("companies")  # the sandbox's: founded_min a number
+    proxy.add(f"{LOOKUP}companies$", discovery(as_date))
+    sent: list[Any] = []
+    proxy.add(COMPANIES, rewrite_filters(lambda f: sent.append(f.pop("founded_min"))))
+    o = outcome(lambda: fresh.private.companies(founded_min="2000-01-01", limit=5, refresh=True))
+    assert o.error is None, repr(o.error)
+    assert sent == ["2000-01-01"] and proxy.count(LOOKUP) == 2
 
 
 # ------------------------------------------------------------------------------ dealframe pull
@@ -253,4 +308,53 @@ def test_pull_refuses_a_malformed_documented_filter_before_connecting(
     err = capsys.readouterr().err
     assert code == 2, err
     assert f"invalid {flag}: " in err and "connection" not in err, err
+    assert not list(tmp_path.iterdir())
+
+
+def pull(
+    argv: list[str], base_url: str, key: str, capsys: Any, monkeypatch: Any
+) -> tuple[int, str]:
+    """``dealframe pull ARGV --quiet`` against ``base_url``: (exit status, standard error)."""
+    from dealframe.cli import main
+
+    monkeypatch.setenv("DEALFRAME_BASE_URL", base_url)
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", "p")
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", key)
+    monkeypatch.setenv("DEALFRAME_CACHE", "off")
+    capsys.readouterr()
+    try:
+        code = main(["pull", *argv, "--quiet"])
+    except SystemExit as exc:
+        code = exc.code
+    return int(code or 0), capsys.readouterr().err
+
+
+def test_pull_follows_the_type_the_service_gives_a_filter(
+    sandbox, proxy, tmp_path, capsys, monkeypatch
+):
+    """``--founded-min 2000-01-01`` against a service typing ``founded_min`` as a date was
+    refused every time (exit 2, "expected a number"): pull never held the service's document
+    when it checked. Its document decides, as in the Python API."""
+    proxy.add(f"{LOOKUP}companies$", discovery(as_date))
+    sent: list[Any] = []
+    proxy.add(COMPANIES, rewrite_filters(lambda f: sent.append(f.pop("founded_min"))))
+    out = tmp_path / "c.csv"
+    argv = ["companies", "--founded-min", "2000-01-01", "--limit", "3", "-o", str(out)]
+    code, err = pull(argv, proxy.url, sandbox.private_key, capsys, monkeypatch)
+    assert code == 0, err
+    assert sent == ["2000-01-01"] and out.exists()
+    wrong = ["companies", "--founded-min", "2000", "-o", str(tmp_path / "d.csv")]
+    code, err = pull(wrong, proxy.url, sandbox.private_key, capsys, monkeypatch)
+    assert code == 2 and "invalid --founded-min: expected a date" in err, err
+    assert proxy.count(COMPANIES) == 1
+
+
+def test_pull_names_a_malformed_flag_when_the_key_is_wrong(
+    sandbox, proxy, tmp_path, capsys, monkeypatch
+):
+    """The discovery read refused (401): the flag is named (exit 2), not the key."""
+    argv = ["deals", "--date-from", "2024-13-01", "-o", str(tmp_path / "d.csv")]
+    code, err = pull(argv, proxy.url, "wrong-key", capsys, monkeypatch)
+    assert code == 2 and "invalid --date-from: " in err and "401" not in err, err
+    assert proxy.count(LOOKUP) >= 1 and proxy.count(DEALS) == 0
     assert not list(tmp_path.iterdir())

@@ -61,8 +61,8 @@ from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
 from ..transport.refusals import said as _said
 from ..transport.refusals import smaller_size
 from .fields import check_fields
-from .filters import EnumValueError, FilterSchema, documented_schema
-from .hints import OPEN_LISTS, open_values, unmatched_open_values
+from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
+from .hints import open_values, unmatched_open_values
 from .ids import check_ids
 from .order import merged_order
 from .outside import outside_filters
@@ -637,10 +637,10 @@ class PrivateApi:
 
         Notes
         -----
-        Until the client holds this document, filter values are checked against the types
-        the interface document gives the filters (section 4.4), before anything is sent; once
-        it holds it (after any list call, or this one), against the service's. Reading it
-        first matters only for a service that types a documented filter otherwise.
+        Filter values are checked against this document, whether or not it was read before
+        the call: a list call reads it first when the client holds no copy. Only when that
+        read fails (an unreachable service, a wrong key) is a value the interface document's
+        types refuse (section 4.4) refused as that document types it, naming the argument.
 
         Examples
         --------
@@ -685,27 +685,29 @@ class PrivateApi:
         """The schema of ``entity`` and ``filters`` with ``kwargs`` built for the wire; the
         discovery document is read as the call asks (``refresh``, ``cache``).
 
-        Before any request, the values are checked against the discovery document the
-        client holds or, before it has read one, against the document's own (section 4.4:
-        :func:`~dealframe.private.filters.documented_schema`); the service's document then
-        decides what only it can: filter names beyond those, and enum values outside the
-        lists (they grow)."""
+        The service's discovery document decides
+        (:func:`~dealframe.private.filters.service_decides`): its filter names, types,
+        operators and enum lists (read again once on a value outside a list: they grow). Before the client holds it (or with ``refresh``), the
+        values are first checked against the document it holds or the interface document's
+        own (section 4.4: :func:`~dealframe.private.filters.documented_schema`); what that
+        refuses is raised only if the discovery read then fails (an unreachable service, a
+        wrong key), so the argument is named rather than the connection."""
         if filters is not None and not isinstance(filters, Mapping):
             raise ValidationError("filters", "a dict of filter names to values", got=filters)
         merged = {**(filters or {}), **kwargs}
         with self._lock:
             held = self._schemas.get(entity)
-        if held is None or refresh:  # a request is coming: refuse what is known first
-            (held or documented_schema(entity)).precheck(merged)
-        schema = self.schema(entity, refresh=refresh, cache=cache, deadline=deadline)
-        try:
-            return schema, schema.build(merged)
-        except EnumValueError:
-            if refresh:
-                raise
-            # lists grow: look again
-            schema = self.schema(entity, refresh=True, cache=cache, deadline=deadline)
-            return schema, schema.build(merged)
+        offline = None if held is not None and not refresh else held or documented_schema(entity)
+
+        def read(again: bool) -> FilterSchema:
+            return self.schema(entity, refresh=again, cache=cache, deadline=deadline)
+
+        return service_decides(
+            read,
+            lambda schema: schema.build(merged),
+            None if offline is None else lambda: offline.precheck(merged),
+            refresh=refresh,
+        )
 
     # ------------------------------------------------------------------ discovery
 

@@ -6,9 +6,10 @@ user's filters against it before any request: unknown fields (with a close
 match and the valid list), operators the field does not take, values of the
 wrong type, enum values outside the list. :func:`documented_schema` is the same
 for the documents as the interface document writes them (section 4.4): its
-:meth:`~FilterSchema.precheck` refuses what that document fixes (a malformed date,
-number, UUID, timestamp, boolean or ISO-3 code of a documented filter) before
-the service's own document is read. Values are written the Python way
+:meth:`~FilterSchema.precheck` finds what that document fixes (a malformed date,
+number, UUID, timestamp, boolean or ISO-3 code of a documented filter) without a
+request, and :func:`service_decides` raises it only when the service's own
+document, which rules, cannot be read (an unreachable service, a wrong key). Values are written the Python way
 (dates as strings, ``datetime.date`` or ``pandas.Timestamp``; a single string
 where an array is expected) and converted to the wire form of docs/sandbox.md:
 a plain value uses the field's first operator, ``{"op": value}`` picks another.
@@ -22,24 +23,32 @@ import functools
 import re
 import uuid
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from ..arguments import finite_number, flag, iso3
-from ..errors import ServiceContractError, ValidationError, did_you_mean
+from ..errors import (
+    ApiError,
+    ServiceContractError,
+    TransportError,
+    ValidationError,
+    did_you_mean,
+)
 from ..notices import ServiceContractWarning, user_stacklevel
 
 __all__ = [
     "EnumValueError",
     "FilterSchema",
+    "OPEN_LISTS",
     "SORT_DIRECTIONS",
     "documented_document",
     "documented_schema",
+    "service_decides",
     "to_date_string",
     "to_timestamp_string",
 ]
@@ -47,6 +56,7 @@ __all__ = [
 #: Sort directions of ``<key>:<direction>`` (interface document section 4.2).
 SORT_DIRECTIONS: tuple[str, ...] = ("asc", "desc")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_T = TypeVar("_T")
 
 
 class EnumValueError(ValidationError):
@@ -239,27 +249,7 @@ class FilterSchema:
             Naming the filter and what it accepts (``EnumValueError`` for a value
             outside an enum list).
         """
-        out: dict[str, Any] = {}
-        for name, value in filters.items():
-            if value is None:
-                continue
-            if not isinstance(name, str) or not name.strip():
-                raise ValidationError(
-                    f"filters[{name!r}]",
-                    f"a {self.entity} filter name (valid: {', '.join(self.fields)})",
-                    got=name,
-                )
-            spec = self.fields.get(name)
-            if spec is None:
-                raise ValidationError(
-                    name,
-                    f"a {self.entity} filter{did_you_mean(name, self.fields)}; "
-                    f"valid: {', '.join(self.fields)}",
-                    got=name,
-                )
-            out[name] = self._operand(spec, value)
-        self._check_ranges(out)
-        return out
+        return self._convert(filters, known_only=False)
 
     def precheck(self, filters: Mapping[str, Any]) -> None:
         """Refuse what this schema fixes whatever the service's enum lists hold, sending
@@ -270,7 +260,9 @@ class FilterSchema:
 
         Left to :meth:`build` against the service's discovery document: names this
         schema does not list (the service may list more filters), operators it does not
-        list for a filter, and enum values outside its lists (they grow).
+        list for a filter, and enum values outside its lists (they grow). The client
+        raises what this refuses only when the service's document cannot be read
+        (:func:`service_decides`): where it can, that document rules.
 
         Raises
         ------
@@ -286,20 +278,38 @@ class FilterSchema:
         ...
         dealframe.errors.ValidationError: invalid date_from: expected a date YYYY-MM-DD, datetime.date or pandas.Timestamp, got '2024-13-01'
         """
+        self._convert(filters, known_only=True)
+
+    def _convert(self, filters: Mapping[str, Any], *, known_only: bool) -> dict[str, Any]:
+        """The wire ``filters`` of ``filters`` (:meth:`build`). With ``known_only``
+        (:meth:`precheck`), a name this schema does not list and an operator it does not list
+        for a filter are let through (and left out of the result), and so is an enum value
+        outside its lists (kept)."""
         out: dict[str, Any] = {}
         for name, value in filters.items():
             if value is None:
                 continue
             if not isinstance(name, str) or not name.strip():
                 raise ValidationError(
-                    f"filters[{name!r}]", f"a {self.entity} filter name", got=name
+                    f"filters[{name!r}]",
+                    f"a {self.entity} filter name (valid: {', '.join(self.fields)})",
+                    got=name,
                 )
             spec = self.fields.get(name)
-            if spec is not None:
-                operand = self._operand(spec, value, enums=False)
-                if operand is not _UNCHECKED:
-                    out[name] = operand
+            if spec is None:
+                if known_only:
+                    continue  # the service's document may list it
+                raise ValidationError(
+                    name,
+                    f"a {self.entity} filter{did_you_mean(name, self.fields)}; "
+                    f"valid: {', '.join(self.fields)}",
+                    got=name,
+                )
+            operand = self._operand(spec, value, enums=not known_only)
+            if operand is not _UNCHECKED:
+                out[name] = operand
         self._check_ranges(out)
+        return out
 
     def _check_ranges(self, wire: Mapping[str, Any]) -> None:
         """Refuse a lower bound above its upper bound (``date_from`` after ``date_to``,
@@ -463,7 +473,9 @@ def _entry(
     return entry
 
 
-_OPEN_LISTS = ("verticals", "themes", "client_focus", "revenue_model", "company_type")
+#: Company fields of open vocabularies, filtered by ``overlaps`` (section 4.4: "open
+#: vocabularies without fixed value lists"); deals filter them as ``target_<field>``.
+OPEN_LISTS = ("verticals", "themes", "client_focus", "revenue_model", "company_type")
 _MEASURES = ("valuation", "raised", "revenue", "ebitda", "ev_revenue", "ev_ebitda")
 _IDS = _entry("id", "array_uuid", ("in",))
 _NAME = _entry("name", "string", ("ilike", "eq"))
@@ -479,7 +491,7 @@ _DOCUMENTED: dict[str, dict[str, Any]] = {
             _NAME,
             _COUNTRY,
             _entry("region", "array_string", ("in",), REGIONS),
-            *(_entry(f, "array_string", ("overlaps",)) for f in _OPEN_LISTS),
+            *(_entry(f, "array_string", ("overlaps",)) for f in OPEN_LISTS),
             _entry("ownership", "string", ("eq",)),
             _entry("active", "boolean", ("eq",)),
             _entry("founded_min", "number", ("gte",)),
@@ -521,7 +533,7 @@ _DOCUMENTED: dict[str, dict[str, Any]] = {
             ),
             _entry("target_country", "array_string", ("in",)),
             _entry("target_region", "array_string", ("in",), REGIONS),
-            *(_entry(f"target_{f}", "array_string", ("overlaps",)) for f in _OPEN_LISTS),
+            *(_entry(f"target_{f}", "array_string", ("overlaps",)) for f in OPEN_LISTS),
             *_FEED,
         ],
         "sort_fields": ["deal_date", "deal_valuation", "deal_raised", "updated_at"],
@@ -554,3 +566,89 @@ def documented_schema(entity: str) -> FilterSchema:
     'number'
     """
     return FilterSchema(entity, documented_document(entity))
+
+
+def service_decides(
+    read: Callable[[bool], FilterSchema],
+    build: Callable[[FilterSchema], _T],
+    precheck: Callable[[], object] | None = None,
+    *,
+    refresh: bool = False,
+) -> tuple[FilterSchema, _T]:
+    """Filters checked against the service's discovery document: its types and names
+    rule, the interface document's only stand in when the service's cannot be read.
+
+    ``precheck()`` (a :meth:`FilterSchema.precheck` against :func:`documented_schema`, or
+    the document the client holds) runs first, sending nothing; whatever it says, the
+    service's document is read (``read(refresh)``, a request only when the client holds no
+    copy or ``refresh`` asks) and ``build(schema)`` against it decides, so a service that
+    types a documented filter otherwise (``founded_min`` a date) is followed on every call,
+    whatever the client happened to read before. The precheck's ``ValidationError`` is
+    raised only when that read fails (``TransportError``, or an ``ApiError`` such as a wrong
+    key's ``AuthenticationError``): the user's typo, not the connection, is named.
+    An ``EnumValueError`` of ``build`` (enum lists grow) reads the document again
+    (``read(True)``) and builds once more, unless ``refresh`` already did.
+
+    Parameters
+    ----------
+    read : callable
+        ``read(refresh)``: the service's :class:`FilterSchema` (the client's copy when it
+        holds one and ``refresh`` is false).
+    build : callable
+        ``build(schema)``: the filters checked and converted against ``schema``; raises
+        ``ValidationError``.
+    precheck : callable, optional
+        The check that needs no request; None for none (the client holds the service's
+        document and the read sends nothing).
+    refresh : bool, default False
+        Read the service's document again, not the client's copy.
+
+    Returns
+    -------
+    tuple
+        The service's schema and what ``build`` returned for it.
+
+    Raises
+    ------
+    ValidationError
+        From ``build`` against the service's document, or the precheck's when the read
+        failed.
+    TransportError, ApiError
+        The read failed and the precheck had passed.
+
+    Examples
+    --------
+    >>> served = FilterSchema("companies", {"filters": [
+    ...     {"field": "founded_min", "type": "date", "operators": ["gte"]}]})
+    >>> filters = {"founded_min": "2000-01-01"}
+    >>> documented = documented_schema("companies")  # founded_min: a number
+    >>> service_decides(lambda refresh: served, lambda schema: schema.build(filters),
+    ...                 lambda: documented.precheck(filters))[1]
+    {'founded_min': '2000-01-01'}
+    >>> def unreachable(refresh):
+    ...     raise TransportError("connection refused")
+    >>> service_decides(unreachable, lambda schema: schema.build(filters),
+    ...                 lambda: documented.precheck(filters))
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid founded_min: expected a finite number, got '2000-01-01'
+    """
+    refused: ValidationError | None = None
+    if precheck is not None:
+        try:
+            precheck()
+        except ValidationError as exc:  # the service's document may type it otherwise
+            refused = exc
+    try:
+        schema = read(refresh)
+    except (TransportError, ApiError):
+        if refused is None:
+            raise
+        raise refused from None
+    try:
+        return schema, build(schema)
+    except EnumValueError:
+        if refresh:
+            raise
+        schema = read(True)  # lists grow: look again
+        return schema, build(schema)

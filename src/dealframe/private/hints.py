@@ -15,11 +15,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..public.hints import close_values
+from .filters import OPEN_LISTS
 
 __all__ = ["OPEN_LISTS", "open_values", "unmatched_open_values"]
-
-#: Company fields of open vocabularies, filtered by ``overlaps``.
-OPEN_LISTS = ("verticals", "themes", "client_focus", "revenue_model", "company_type")
 
 
 def open_values(entity: str, wire: Mapping[str, Any]) -> dict[str, tuple[str, list[str]]]:

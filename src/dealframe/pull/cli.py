@@ -11,9 +11,11 @@ Examples
 
 Everything is checked before the pull starts (the entity, every filter and its values,
 the file's extension and folder), with the closest valid name on a typo; with ``--sandbox``
-even before the sandbox starts. Against a service, the values of the filters the interface
-document types (dates, numbers, UUIDs, ISO-3 codes ...) are checked before connecting, the
-filter names and enum values against the service's discovery document. Progress goes to standard error, the path written to
+even before the sandbox starts. Against a service, the filters are checked against its
+discovery document before any data is requested (as the Python API checks them): a value
+the interface document's types refuse (a date, number, UUID, ISO-3 code ...) is the error
+only when that document cannot be read (an unreachable service, a wrong key), so the flag,
+not the connection, is named. Progress goes to standard error, the path written to
 standard output; page bars are drawn only when standard error is a terminal. Exit status
 as for every sub-command (docs/errors.md): 0 written, 1 the pull failed (the service, the
 network, the disk), 2 the command cannot work as given (a bad entity, filter, value or file,
@@ -39,7 +41,7 @@ from dealframe.clitools import (
     service_client,
 )
 from dealframe.errors import DealframeError, ExtraMissing, ValidationError
-from dealframe.private.filters import documented_schema
+from dealframe.private.filters import documented_schema, service_decides
 
 from .entities import ENTITIES, PUBLIC_FILTERS, Entity, entity
 from .flags import (
@@ -215,19 +217,26 @@ class _Plan:
         else:
             if args.id:
                 self.values = {**self.values, "id": [*self.values.get("id", []), *args.id]}
-            schema = documented_schema(self.entity.resource)
             if args.sandbox:  # the sandbox serves the discovery documents as written
+                schema = documented_schema(self.entity.resource)
                 self.filters = schema_filters(self.values, schema)
                 checked_sort(schema, args.sort)
-            else:  # what the interface document fixes; the service's document the rest
-                schema_filters(self.values, schema, known_only=True)
+            # against a service, its discovery document decides (check_with)
 
     def check_with(self, client: Any) -> None:
-        """The checks against the service's own discovery document (lists only)."""
-        if self.entity.kind == "list":
-            schema = client.private.schema(self.entity.resource)
-            self.filters = schema_filters(self.values, schema)
-            checked_sort(schema, self.args.sort)
+        """The checks against the service's own discovery document (lists only), as the
+        Python API makes them (:func:`~dealframe.private.filters.service_decides`): the
+        service's document rules; what the interface document's types refuse is the error
+        only when that document cannot be read (an unreachable service, a wrong key)."""
+        if self.entity.kind != "list":
+            return
+        resource, values = self.entity.resource, self.values
+        schema, self.filters = service_decides(
+            lambda again: client.private.schema(resource, refresh=again),
+            lambda served: schema_filters(values, served),
+            lambda: schema_filters(values, documented_schema(resource), known_only=True),
+        )
+        checked_sort(schema, self.args.sort)
 
     def pull(self, client: Any, progress: bool | None) -> Any:
         """Call the client."""

@@ -105,10 +105,11 @@ def schema_filters(
 ) -> dict[str, Any]:
     """Flag values to the filters of a Family B list, checked against its discovery document.
 
-    With ``known_only`` (the document as the interface document writes it, before the
-    service's is read) only the flags of the filters ``schema`` lists are converted and
-    checked, by :meth:`FilterSchema.precheck`: a flag it does not list and an enum value
-    outside its lists are left to the service's own document.
+    With ``known_only`` (the document as the interface document writes it: what stands in
+    when the service's cannot be read, :func:`~dealframe.private.filters.service_decides`)
+    only the flags of the filters ``schema`` lists are converted and checked, by
+    :meth:`FilterSchema.precheck`: a flag it does not list and an enum value outside its
+    lists are left to the service's own document.
 
     Raises
     ------
