@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -219,7 +220,18 @@ def progress_bar(total: int | None, desc: str | None, unit: str = "req") -> Any:
     >>> set(threading.enumerate()) <= before
     True
     """
-    return _bar_class("ipykernel" in sys.modules)(total=total, desc=desc, unit=unit, leave=False)
+    return _bar_class(_widgets())(total=total, desc=desc, unit=unit, leave=False)
+
+
+def _widgets() -> bool:
+    """Whether to draw tqdm's notebook widget: in Jupyter with ipywidgets installed (without
+    it, tqdm's widget bar warns "IProgress not found" and prints text: the text bar does)."""
+    return "ipykernel" in sys.modules and _has_ipywidgets()
+
+
+@functools.cache
+def _has_ipywidgets() -> bool:
+    return importlib.util.find_spec("ipywidgets") is not None
 
 
 def _bar(enabled: bool, total: int | None, desc: str | None) -> Any:
@@ -429,7 +441,9 @@ def _run_pool(
             futures[submit(pool, fn, item)] = i
         pending = set(futures)
         while pending:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            # each answer as it arrives: the bar moves with them (FIRST_EXCEPTION waited
+            # for every request unless one raised, so the bar sat at 0 until the end)
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in sorted(done, key=futures.__getitem__):
                 seen.add(future)
                 record(futures[future], future.result)
