@@ -166,6 +166,28 @@ def choice(value: Any, argument: str, choices: Iterable[str], expected: str | No
     case ignored: ``'Quarter'`` suggests ``'quarter'``. The one check of every closed list of
     values of the public functions, so each suggests as the CLI and the report do.
 
+    Parameters
+    ----------
+    value : any
+        What the caller gave.
+    argument : str
+        The argument's name, as the error names it (``"time_bucket"``, ``"fields[2]"``).
+    choices : iterable of str
+        The values taken, in the order the error lists them.
+    expected : str, optional
+        How the error words what is expected (``"'wide' or 'long'"``); default
+        ``one of`` and the choices.
+
+    Returns
+    -------
+    str
+        ``value`` itself.
+
+    Raises
+    ------
+    ValidationError
+        ``value`` is not one of ``choices`` (not a string, or another case).
+
     Examples
     --------
     >>> choice("year", "time_bucket", ["month", "quarter", "year"])

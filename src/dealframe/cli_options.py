@@ -145,6 +145,23 @@ def host(value: str) -> str:
     """An interface to listen on: an IP address or a host name, checked by its syntax only
     (whether the name resolves is seen when the server starts).
 
+    Parameters
+    ----------
+    value : str
+        The option's text (``--host``); spaces around it are dropped.
+
+    Returns
+    -------
+    str
+        The address or name, stripped.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Neither an IP address (v4 or v6) nor a host name of letters, digits, ``-`` and ``.``
+        (at most 253 characters, a last label that is not all digits); argparse reports it
+        as a usage error naming the option.
+
     Examples
     --------
     >>> host("0.0.0.0"), host("::1"), host("localhost")

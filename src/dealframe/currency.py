@@ -57,9 +57,10 @@ def _checked(frame: Any, rate: Any) -> np.ndarray:
     return np.where(usable, values, np.nan)  # no rate, or a nonsensical one: unknown
 
 
-def _names(frame: pd.DataFrame, fields: Any, default: list[str], what: str, fits: Any) -> list[str]:
-    """The columns to convert: ``fields`` (each a column that ``fits``), else ``default``;
-    never none (a conversion of nothing is a mistake, not an empty answer)."""
+def _names(frame: pd.DataFrame, fields: Any, default: list[str], what: str) -> list[str]:
+    """The columns to convert: ``fields`` (each one of ``default``, the frame's columns that
+    can be converted), else ``default``; never none (a conversion of nothing is a mistake, not
+    an empty answer)."""
     if fields is None:
         if not default:
             raise ValidationError("frame", f"a current-data frame with {what}", got=list(frame))
@@ -126,7 +127,7 @@ def to_usd(
         return isinstance(c, str) and c.endswith(LCU_SUFFIX) and len(c) > len(LCU_SUFFIX)
 
     default = [c for c in frame.columns if local(c)]
-    names = _names(frame, fields, default, "local-currency columns (ending in 'Lcu')", local)
+    names = _names(frame, fields, default, "local-currency columns (ending in 'Lcu')")
     out = {}
     for name in names:
         with np.errstate(over="ignore", invalid="ignore"):  # inf stays inf, NaN stays NaN
@@ -175,7 +176,7 @@ def to_local(
         return isinstance(c, str) and (f"{c}{LCU_SUFFIX}" in frame.columns or c in CURRENT_MONETARY)
 
     default = [c for c in frame.columns if monetary(c)]
-    names = _names(frame, fields, default, "USD monetary columns (marketCap ...)", monetary)
+    names = _names(frame, fields, default, "USD monetary columns (marketCap ...)")
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         out = {f"{name}{LCU_SUFFIX}": _numbers(frame, name, "fields") / rates for name in names}
     out[rate] = _numbers(frame, rate, "rate")

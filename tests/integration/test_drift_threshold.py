@@ -148,6 +148,34 @@ def test_a_threshold_given_nowhere_is_5_and_said(fresh, direct, proxy, deals):
     assert FIELD in said[0] and "missing_field" in said[0] and "gives none either" in said[0]
 
 
+@pytest.mark.parametrize(
+    ("change", "listed", "used"),
+    [
+        (_absent, 7, "small_n_threshold 7 used, from the transactions discovery document"),
+        (_null, 7, "small_n_threshold 7 used, from the transactions discovery document"),
+        (_moved, 7, "small_n_threshold 3 used, from the answer's meta.small_n_threshold"),
+        (_absent, None, "small_n_threshold 5 used, the interface document's value"),
+    ],
+    ids=["absent", "null", "moved", "nowhere"],
+)
+@pytest.mark.parametrize("call", ["bucket_medians", "service_methodology"])
+def test_a_missing_threshold_is_said_in_exactly_one_warning(
+    change, listed, used, call, fresh, proxy, deals
+):
+    """One cause, one warning: the aggregate call's own ``missing_field`` is left to the
+    analytics, whose warning names the field, where the value came from and the value used."""
+    proxy.add(AGGREGATE, _methodology(change))
+    proxy.add(LOOKUP, _listed(listed))
+    if call == "bucket_medians":
+        o = _medians(fresh, deals)
+    else:
+        o = outcome(lambda: analytics.buckets.service_methodology(fresh))
+    assert o.error is None, repr(o.error)
+    said = o.warned(Warning)
+    assert len(said) == 1, said
+    assert FIELD in said[0] and "missing_field" in said[0] and used in said[0], said
+
+
 def test_a_threshold_of_the_callers_own_is_not_said(fresh, proxy, deals):
     """With ``small_n_threshold=`` given, the answer's is not needed: nothing about it is
     said beyond the aggregate's own finding."""
@@ -159,6 +187,8 @@ def test_a_threshold_of_the_callers_own_is_not_said(fresh, proxy, deals):
     )
     assert o.error is None, repr(o.error)
     assert not [m for m in o.warned(ServiceContractWarning) if " used" in m]
+    said = o.warned(Warning)  # the aggregate's own finding, once
+    assert len(said) == 1 and f"{FIELD} is absent" in said[0], said
 
 
 @pytest.mark.parametrize(

@@ -37,6 +37,7 @@ from dealframe.contract import as_count
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.frames.private import day_of
 from dealframe.notices import ServiceContractWarning, user_stacklevel
+from dealframe.private.api import threshold_read_elsewhere
 
 __all__ = ["METRIC_COLUMNS", "aggregate_methodology", "bucket_medians", "service_methodology"]
 
@@ -241,19 +242,27 @@ def service_methodology(client: Client) -> tuple[int, str]:
     (5, '2026-06-30')
     """
     check(isinstance(client, Client), "client", "a dealframe.Client", client)
-    threshold, today = _runtime(client, wanted=True)
-    assert threshold is not None  # read further when wanted
-    return threshold, today
+    return _runtime(client)
 
 
-def _runtime(client: Client, *, wanted: bool) -> tuple[int | None, str]:
-    """:func:`service_methodology`; without ``wanted`` (the caller has a threshold of its
-    own) an answer without one is not read further: None."""
-    answer = client.private.aggregate("ev_revenue", "none")
+def _runtime(client: Client) -> tuple[int, str]:
+    """:func:`service_methodology`. An answer without the threshold is said once: by
+    :func:`_threshold_elsewhere`, which names the value used and where it came from (the
+    aggregate call leaves that finding to it: ``threshold_read_elsewhere``)."""
+    with threshold_read_elsewhere():
+        answer = client.private.aggregate("ev_revenue", "none")
     threshold, _, today = aggregate_methodology(answer)
-    if threshold is None and wanted:
+    if threshold is None:
         threshold = _threshold_elsewhere(client, answer)
     return threshold, today
+
+
+def _service_today(client: Client) -> str:
+    """The service's current date (``date_range.to``) for a caller with a threshold of its
+    own: an answer without one is said by the aggregate call itself (its ``missing_field``),
+    the threshold is not looked for further."""
+    _, _, today = aggregate_methodology(client.private.aggregate("ev_revenue", "none"))
+    return today
 
 
 #: The interface document's ``small_n_threshold`` of the aggregate response (section 4.3 rule
@@ -424,10 +433,11 @@ def bucket_medians(
     days = date_values(column(deals, date_column, "date_column"))
     values = metric_values(series)
     generator = None if ci is None else _generator(rng)
-    if client is not None and (small_n_threshold is None or (date_to is None and as_of is None)):
-        service_threshold, service_today = _runtime(client, wanted=small_n_threshold is None)
-        small_n_threshold = service_threshold if small_n_threshold is None else small_n_threshold
+    if client is not None and small_n_threshold is None:
+        small_n_threshold, service_today = _runtime(client)
         as_of = service_today if as_of is None else as_of
+    elif client is not None and date_to is None and as_of is None:
+        as_of = _service_today(client)
     threshold = 5 if small_n_threshold is None else int(small_n_threshold)
     window = resolve_window(
         date_from, date_to, as_of=as_of, time_bucket=time_bucket, conventions=conv

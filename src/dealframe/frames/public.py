@@ -31,9 +31,11 @@ from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERI
 
 __all__ = [
     "GROUP_ROWS",
+    "META_COUNTS",
     "current_frame",
     "group_current_frame",
     "group_time_series_frame",
+    "read_meta",
     "search_frame",
     "time_series_long",
     "time_series_wide",
@@ -322,6 +324,7 @@ def time_series_long(
     )
 
 
+@checked_keywords
 def read_meta(meta: Any, found: Findings | None = None) -> Any:
     """A Family A ``meta`` with its counts (:data:`META_COUNTS`) as integers.
 

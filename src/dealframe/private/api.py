@@ -8,6 +8,7 @@ request (:mod:`.filters`); lists and sub-collections are paginated for the user
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import datetime as dt
 import functools
@@ -16,7 +17,7 @@ import re
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -499,6 +500,32 @@ def _buckets(data: Any, found: Findings) -> Any:
     return []
 
 
+#: Whether the aggregate calls of this thread (or task) leave an absent or null
+#: ``meta.methodology.small_n_threshold`` to their caller, which reads the value elsewhere and
+#: says which one it used: one warning for one cause (:func:`threshold_read_elsewhere`).
+_THRESHOLD_ELSEWHERE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "dealframe_threshold_elsewhere", default=False
+)
+
+
+@contextlib.contextmanager
+def threshold_read_elsewhere() -> Iterator[None]:
+    """Within it, an aggregate answer without ``meta.methodology.small_n_threshold`` (absent
+    or null) is not a finding of the aggregate call: the caller (the analytics'
+    ``service_methodology``) reads the threshold elsewhere and says, in one warning, that the
+    field is missing, where the value came from and the value used. Every other finding
+    (a threshold that is no count, a missing ``methodology``) is said as always.
+
+    It holds for the current thread or task only (a ``contextvars.ContextVar``), as
+    :func:`~dealframe.notices.missing_expected` does.
+    """
+    token = _THRESHOLD_ELSEWHERE.set(True)
+    try:
+        yield
+    finally:
+        _THRESHOLD_ELSEWHERE.reset(token)
+
+
 def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:
     """Say an aggregate ``meta`` without a readable ``methodology.small_n_threshold``: the
     interface document gives 3 and 5 and makes the runtime value authoritative (section 4.3
@@ -522,6 +549,8 @@ def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:
         )
         return
     value = method.get("small_n_threshold")
+    if value is None and _THRESHOLD_ELSEWHERE.get():
+        return  # the caller says it, with the value it used (threshold_read_elsewhere)
     if value is None:
         moved = meta.get("small_n_threshold")
         found.add(

@@ -37,6 +37,21 @@ def served_names(doc: Any, member: str = "data") -> frozenset[str]:
     ``data`` of a company's item, ``median`` of a group's (empty when it holds none, or is
     not such an answer).
 
+    Parameters
+    ----------
+    doc : any
+        A time-series answer as parsed from JSON (``{"data": [item, ...], "meta": ...}``);
+        anything else holds no name.
+    member : str, default "data"
+        The member of each item that holds the fields: ``"data"`` in
+        ``companies/time-series``, ``"median"`` in ``groups/time-series``.
+
+    Returns
+    -------
+    frozenset of str
+        The names (string keys) of those members over every item; items that are not objects,
+        and members that are null or not objects, add none.
+
     Examples
     --------
     >>> sorted(served_names({"data": [{"sku": "A-USA", "data": {"ruleOf40": {}, "marketCap": {}}}]}))

@@ -5,10 +5,11 @@
   (``ACME-USA``, ``ACME-USA.1``, ``BRK.B-USA.1``); stable per company, never reassigned.
 
 The interface document fixes only the layout: what an exchange or a ticker may hold is not
-shown, so any visible ASCII character is accepted (``BRK.B``, ``BF-B``, ``NSE-KE``). Spaces,
-control characters and anything beyond ASCII (full-width letters such as ``ＡＣＭＥ``, digits
-of other scripts such as ``١``), which none of the document's formats suggests, are refused
-before any request. A v1 SKU splits at its first ``_``; a v2 SKU ends in ``-`` and three
+shown, so any visible character is accepted (``BRK.B``, ``BF-B``, ``NSE-KE``, and ``CAFÉ-FRA``
+when a service lists one: the service decides). Refused before any request is only what is
+clearly a typo: spaces, control and other invisible characters, a character that NFKC
+normalisation changes (full-width letters such as ``ＡＣＭＥ``, ligatures, superscripts), and
+a digit of another script (``١``: Unicode category Nd beyond ``0``-``9``). A v1 SKU splits at its first ``_``; a v2 SKU ends in ``-`` and three
 capital letters (the ISO 3166 alpha-3 country), then perhaps ``.N`` (N from 1, no leading
 zero), so ``BRK.B-USA.1`` is ticker ``BRK.B``, country ``USA``, N 1. The service decides
 whether such a SKU exists.
@@ -17,6 +18,7 @@ whether such a SKU exists.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -24,12 +26,15 @@ from ..errors import ValidationError
 
 __all__ = ["Sku", "format_v1", "format_v2", "parse_sku", "sku_version", "validate_skus"]
 
-#: A character of an exchange or a ticker: visible ASCII (``!`` to ``~``).
-_CHARS = r"[!-~]"
+#: A character of an exchange or a ticker as far as the layout goes: no space, no control
+#: character (:func:`_typo` refuses the other characters that are clearly typos).
+_CHARS = r"[^\s\x00-\x1f\x7f-\x9f]"
 #: v1 ``<EXCHANGE>_<TICKER>``; anchored at both ends (``\Z``: no trailing newline).
 _V1 = re.compile(rf"^(?P<exchange>(?:(?!_){_CHARS})+)_(?P<ticker>{_CHARS}+)\Z")
 #: v2 ``<TICKER>-<ISO3>[.N]``: the country is the last ``-`` and three capitals.
 _V2 = re.compile(rf"^(?P<ticker>{_CHARS}+?)-(?P<country>[A-Z]{{3}})(?:\.(?P<n>[1-9][0-9]*))?\Z")
+#: An ASCII character that is no visible one (a space, a control character).
+_NOT_VISIBLE_ASCII = re.compile(r"[^!-~]")
 _VERSIONS = ("v1", "v2")
 _PATTERNS = {"v1": _V1, "v2": _V2}
 
@@ -71,8 +76,10 @@ def format_v1(exchange: str, ticker: str) -> str:
     'NASDAQ_ACME'
     """
     sku = f"{exchange}_{ticker}"
-    if not _V1.match(sku):
-        raise ValidationError("sku", "an exchange (no '_') and a ticker, without spaces", got=sku)
+    if not _fits(_V1, sku):
+        raise ValidationError(
+            "sku", "an exchange (no '_') and a ticker, without spaces" + _typo_said(sku), got=sku
+        )
     return sku
 
 
@@ -87,8 +94,10 @@ def format_v2(ticker: str, country: str, n: int | None = None) -> str:
     'ACME-USA.1'
     """
     sku = f"{ticker}-{country}" + (f".{n}" if n else "")
-    if not _V2.match(sku):
-        raise ValidationError("sku", "a ticker and an ISO-3 country code", got=sku)
+    if not _fits(_V2, sku):
+        raise ValidationError(
+            "sku", "a ticker and an ISO-3 country code" + _typo_said(sku), got=sku
+        )
     return sku
 
 
@@ -100,7 +109,7 @@ def sku_version(sku: object) -> str | None:
     >>> sku_version("NYSE_IBM"), sku_version("IBM-USA.2"), sku_version("ibm")
     ('v1', 'v2', None)
     """
-    if not isinstance(sku, str):
+    if not isinstance(sku, str) or _typo(sku) is not None:
         return None
     if _V2.match(sku):  # an ISO-3 ending is the stronger sign (a ticker may hold '_')
         return "v2"
@@ -123,11 +132,14 @@ def parse_sku(sku: str, version: str | None = None) -> Sku:
     Sku(version='v2', ticker='ACME', exchange=None, country='USA', n=1)
     """
     found = sku_version(sku)
-    if version is not None and isinstance(sku, str) and _PATTERNS.get(version, _V1).match(sku):
+    if version is not None and isinstance(sku, str) and _fits(_PATTERNS.get(version, _V1), sku):
         found = version
     if found is None:
         raise ValidationError(
-            "sku", "a v1 SKU <EXCHANGE>_<TICKER> or a v2 SKU <TICKER>-<ISO3>[.N]", got=sku
+            "sku",
+            "a v1 SKU <EXCHANGE>_<TICKER> or a v2 SKU <TICKER>-<ISO3>[.N]"
+            + (_typo_said(sku) if isinstance(sku, str) else ""),
+            got=sku,
         )
     if version is not None and found != version:
         raise ValidationError("sku", f"a {version} SKU (this one is {found})", got=sku)
@@ -140,16 +152,54 @@ def parse_sku(sku: str, version: str | None = None) -> Sku:
     return Sku("v2", m["ticker"], country=m["country"], n=int(m["n"]) if m["n"] else None)
 
 
-def _beyond_ascii(sku: str) -> str:
-    """What to say of a SKU's first character beyond ASCII ("" when it has none).
+def _typo(sku: str) -> tuple[int, str] | None:
+    """The first character of ``sku`` that is clearly a typo, and why; None when none is.
+
+    Such a character is invisible (a space, a control or format character), changed by NFKC
+    normalisation (a full-width form, a ligature, a superscript) or a digit of another
+    script. An ASCII SKU is checked at C speed.
 
     Examples
     --------
-    >>> _beyond_ascii("A١-USA")
-    " of ASCII characters ('١' at position 1 is not)"
+    >>> _typo("CAFÉ-FRA") is None
+    True
+    >>> _typo("ＡCME-USA")
+    (0, "a full-width or compatibility form of 'A'")
+    >>> _typo("A١-USA")
+    (1, 'a digit of another script (ARABIC-INDIC DIGIT ONE), not 0-9')
     """
-    at = next((k for k, char in enumerate(sku) if not char.isascii()), None)
-    return "" if at is None else f" of ASCII characters ({sku[at]!r} at position {at} is not)"
+    if sku.isascii():
+        found = _NOT_VISIBLE_ASCII.search(sku)
+        return None if found is None else (found.start(), "a space or a control character")
+    for at, char in enumerate(sku):
+        if not char.isprintable() or char.isspace():
+            return at, "a space, a control or another invisible character"
+        if unicodedata.category(char) == "Nd" and not char.isascii():
+            return at, f"a digit of another script ({unicodedata.name(char, '?')}), not 0-9"
+        plain = unicodedata.normalize("NFKC", char)
+        if plain != char:
+            return at, f"a full-width or compatibility form of {plain!r}"
+    return None
+
+
+def _fits(pattern: re.Pattern[str], sku: str) -> bool:
+    """Whether ``sku`` has ``pattern``'s layout and no character that is clearly a typo."""
+    return pattern.match(sku) is not None and _typo(sku) is None
+
+
+def _typo_said(sku: str) -> str:
+    """What to say of a SKU's first character that is clearly a typo ("" when none is).
+
+    Examples
+    --------
+    >>> _typo_said("A١-USA")
+    " ('١' at position 1 is a digit of another script (ARABIC-INDIC DIGIT ONE), not 0-9)"
+    """
+    found = _typo(sku)
+    if found is None:
+        return ""
+    at, why = found
+    return f" ({sku[at]!r} at position {at} is {why})"
 
 
 def validate_skus(skus: object, version: str, argument: str = "skus") -> list[str]:
@@ -163,8 +213,9 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
     ------
     ValidationError
         Not a list of strings: a single string (one SKU is ``["ACME-USA"]``), a mapping,
-        a frame, None, a number. Or any SKU malformed (a character beyond ASCII among them)
-        or of the other version (the message names its position).
+        a frame, None, a number. Or any SKU malformed or of the other version (the message
+        names its position, and the character that is clearly a typo: an invisible one, a
+        full-width form, another script's digit).
 
     Examples
     --------
@@ -179,7 +230,9 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
     >>> validate_skus(["ACME-USA", "ＡＣＭＥ-USA"], "v2")
     Traceback (most recent call last):
     ...
-    dealframe.errors.ValidationError: invalid skus[1]: expected a v2 SKU <TICKER>-<ISO3>[.N] of ASCII characters ('Ａ' at position 0 is not), got 'ＡＣＭＥ-USA'
+    dealframe.errors.ValidationError: invalid skus[1]: expected a v2 SKU <TICKER>-<ISO3>[.N] ('Ａ' at position 0 is a full-width or compatibility form of 'A'), got 'ＡＣＭＥ-USA'
+    >>> validate_skus(["CAFÉ-FRA"], "v2")  # a letter beyond ASCII: the service decides
+    ['CAFÉ-FRA']
     """
     if version not in _VERSIONS:
         raise ValidationError("version", "'v1' or 'v2'", got=version)
@@ -195,8 +248,8 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
     if not isinstance(skus, Iterable) or isinstance(skus, (bytes, Mapping)):
         raise ValidationError(argument, "a list of SKU strings", got=skus)
     items = list(skus)
-    try:  # the common case, at C speed: every item a well-formed SKU of this version
-        if all(map((_V1 if version == "v1" else _V2).match, items)):
+    try:  # the common case, at C speed: every item a well-formed ASCII SKU of this version
+        if all(map(_PATTERNS[version].match, items)) and all(map(str.isascii, items)):
             return list(dict.fromkeys(items))
     except TypeError:
         pass  # a non-string item: the loop below names it
@@ -204,9 +257,9 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
     for i, sku in enumerate(items):
         if not isinstance(sku, str):
             raise ValidationError(f"{argument}[{i}]", "a SKU string", got=sku)
-        found = version if _PATTERNS[version].match(sku) else sku_version(sku)
+        found = version if _fits(_PATTERNS[version], sku) else sku_version(sku)
         if found != version:
-            other = f" (it is a {found} SKU)" if found else _beyond_ascii(sku)
+            other = f" (it is a {found} SKU)" if found else _typo_said(sku)
             shape = "<EXCHANGE>_<TICKER>" if version == "v1" else "<TICKER>-<ISO3>[.N]"
             raise ValidationError(f"{argument}[{i}]", f"a {version} SKU {shape}{other}", got=sku)
         seen.setdefault(sku, None)
