@@ -43,6 +43,14 @@ def _checked(frame: Any, rate: Any) -> np.ndarray:
     if not frame.columns.is_unique:  # a frame joined with its own conversion, for example
         twice = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
         raise ValidationError("frame", "columns with unique names", got=twice)
+    if rate == RATE and RATE not in frame.columns:  # the default: the frame is not one of ours
+        shown = ", ".join(map(str, frame.columns[:6])) + (", ..." if frame.shape[1] > 6 else "")
+        raise ValidationError(
+            "frame",
+            f"a current-data frame (client.public.current) with its {RATE!r} column, or "
+            "rate= naming the frame's column of USD per unit of local currency",
+            got=f"a frame with columns {shown}",
+        )
     choice(
         rate,
         "rate",

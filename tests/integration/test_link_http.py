@@ -306,8 +306,11 @@ def test_currency_helpers_follow_rate_to_usd(client, truth):
     round_trip = dealframe.to_usd(dealframe.to_local(current))
     np.testing.assert_allclose(round_trip["marketCap"], current["marketCap"], rtol=1e-12)
     assert (current["currency"] != "USD").any()  # real conversions, not only rates of 1
-    with pytest.raises(ValidationError, match="rate"):
+    with pytest.raises(ValidationError, match="rateToUsd") as no_rate:
         dealframe.to_usd(current.drop(columns="rateToUsd"))
+    assert no_rate.value.argument == "frame"  # the frame lacks it: no rate= was passed
+    renamed = current.rename(columns={"rateToUsd": "fx"})
+    assert dealframe.to_usd(renamed, rate="fx")["marketCap"].notna().any()
     with pytest.raises(ValidationError, match="fields"):
         dealframe.to_local(current, ["marketCap", "nope"])
     # only what is in the other currency converts: no number comes out converted twice
