@@ -26,7 +26,9 @@ import math
 import numbers
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, ParamSpec, TypeAlias, TypeVar
 
@@ -37,9 +39,13 @@ from dealframe.errors import CallError, UnknownArgumentError, ValidationError, d
 __all__ = [
     "INT64_MAX",
     "DateLike",
+    "call_secrets",
+    "carried",
     "checked_keywords",
     "checked_methods",
     "choice",
+    "client_call",
+    "client_secrets",
     "expanded_path",
     "finite_number",
     "flag",
@@ -266,6 +272,121 @@ def _is_client(value: Any) -> bool:
     return all(hasattr(value, name) for name in ("public", "private", "settings"))
 
 
+#: The tokens of the client whose call is running in this context (:func:`client_call`).
+_CALL_SECRETS: ContextVar[tuple[str, ...]] = ContextVar("dealframe_call_secrets", default=())
+
+
+def call_secrets() -> tuple[str, ...]:
+    """The tokens of the client whose call is running (:func:`client_call`), else ``()``.
+
+    Returns
+    -------
+    tuple of str
+        What :func:`dealframe.contract.blanked` writes ``***`` in the call's findings.
+
+    Examples
+    --------
+    >>> call_secrets()
+    ()
+    """
+    return _CALL_SECRETS.get()
+
+
+@contextmanager
+def client_call(secrets: Iterable[str]) -> Iterator[None]:
+    """The block is one call of a client with these tokens: the findings made in it blank
+    them (:func:`dealframe.contract.blanked`).
+
+    :func:`checked_keywords` runs every public method of a client and of its APIs, and every
+    function given a client, in this block; worker threads the call hands requests to run
+    in it too (:func:`carried`). It holds for this context only, until the block ends: no
+    other client's call sees the tokens, and nothing keeps them afterwards. A call nested
+    in another (a function given a client calling its methods) blanks the tokens of both.
+
+    Parameters
+    ----------
+    secrets : iterable of str
+        The client's tokens (empty ones are skipped).
+
+    Examples
+    --------
+    >>> with client_call(["sk_live_0123456789abcdef", ""]):
+    ...     call_secrets()
+    ('sk_live_0123456789abcdef',)
+    >>> call_secrets()
+    ()
+    """
+    outer = _CALL_SECRETS.get()
+    added = tuple(dict.fromkeys(s for s in secrets if s and s not in outer))
+    if not added:
+        yield
+        return
+    token = _CALL_SECRETS.set(outer + added)
+    try:
+        yield
+    finally:
+        _CALL_SECRETS.reset(token)
+
+
+def carried(function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` run in the current client call (:func:`client_call`) wherever it runs:
+    what the call hands to a worker thread (``function`` itself outside a call).
+
+    The worker thread holds the tokens only while ``function`` runs, not after.
+
+    Parameters
+    ----------
+    function : callable
+        What is handed to a worker thread.
+
+    Returns
+    -------
+    callable
+        ``function``, run inside ``client_call`` with the current call's tokens.
+
+    Examples
+    --------
+    >>> with client_call(["sk_live_0123456789abcdef"]):
+    ...     later = carried(call_secrets)
+    >>> later(), call_secrets()
+    (('sk_live_0123456789abcdef',), ())
+    """
+    secrets = _CALL_SECRETS.get()
+    if not secrets:
+        return function
+
+    @functools.wraps(function)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        with client_call(secrets):
+            return function(*args, **kwargs)
+
+    return run
+
+
+def client_secrets(value: Any) -> tuple[str, ...]:
+    """The tokens of a client, or of one of its APIs (its transport's), else ``()``: what
+    :func:`client_call` is given for a call of it.
+
+    Parameters
+    ----------
+    value : Client, PublicApi, PrivateApi or anything
+        The object whose method runs, or a client given to a function.
+
+    Returns
+    -------
+    tuple of str
+        Its non-empty tokens.
+
+    Examples
+    --------
+    >>> client_secrets(object())
+    ()
+    """
+    transport = getattr(value, "_transport", None) or getattr(value, "_t", None)
+    secrets = getattr(transport, "_secrets", None)
+    return secrets if isinstance(secrets, tuple) else ()
+
+
 def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
     """``function``, refusing arguments its signature does not take with a dealframe error
     instead of Python's bare ``TypeError``, and a flag that is no boolean.
@@ -276,7 +397,9 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
     where the annotation allows it) for a parameter annotated ``bool`` a
     :class:`~dealframe.errors.ValidationError` naming it (``strict="false"`` would
     otherwise be true), as is anything but a client for a parameter annotated ``Client``.
-    The signature seen by ``inspect`` and type checkers is unchanged.
+    The signature seen by ``inspect`` and type checkers is unchanged. A method of a client
+    or of its APIs, and a function given a client, runs as one call of that client
+    (:func:`client_call`): its findings blank the client's tokens.
 
     Examples
     --------
@@ -316,7 +439,12 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
             value = given.get(name)
             if name in given and not _is_client(value) and not (none_ok and value is None):
                 raise ValidationError(name, "a dealframe.Client", got=type(value).__name__)
-        return function(*args, **kwargs)
+        owners = [given[name] for name in ("self", *clients) if name in given]
+        secrets = [s for owner in owners for s in client_secrets(owner)]
+        if not secrets:
+            return function(*args, **kwargs)
+        with client_call(secrets):
+            return function(*args, **kwargs)
 
     return checked
 

@@ -36,9 +36,7 @@ Examples
 from __future__ import annotations
 
 import numbers
-import threading
 import warnings
-import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -51,6 +49,7 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
+from dealframe.arguments import call_secrets
 from dealframe.errors import (
     IncompleteResultError,
     RequestInfo,
@@ -71,7 +70,7 @@ __all__ = [
     "Findings",
     "PageRead",
     "as_count",
-    "blank_secrets",
+    "blanked",
     "dedupe",
     "dedupe_items",
     "identities",
@@ -236,48 +235,37 @@ DOCUMENTED_FIELDS: Mapping[str, tuple[str, ...]] = {
 }
 
 
-#: Tokens of the open transports (:func:`blank_secrets`), counted: clients may share one.
-_SECRETS: Counter[str] = Counter()
-_SECRETS_LOCK = threading.Lock()
-
-
-def blank_secrets(owner: object, secrets: Iterable[str]) -> weakref.finalize:
-    """Blank ``secrets`` out of every finding's text (``***``) until ``owner`` is collected
-    or the returned finalizer is called (the transport calls it when it closes).
+def blanked(text: str) -> str:
+    """``text`` with the tokens of the client whose call is running replaced by ``***``.
 
     Findings quote what the service sent (``meta.count is '...'``), and a service may echo
-    a token back in any value; every finding is scrubbed as it is made, so no warning,
-    error or ``df.attrs["findings"]`` shows one.
+    a token back in any value: every :class:`Finding` is blanked as it is made, and so is a
+    message that quotes the service without one. Only the running call's own client's
+    tokens are blanked (:func:`~dealframe.arguments.client_call`), so a short token of
+    another client open meanwhile leaves this call's words alone, and a text made outside
+    any client call (a frame built offline) is returned as it is: no token is kept anywhere
+    once a call returns.
+
+    Parameters
+    ----------
+    text : str
+        A message that may quote what the service sent.
+
+    Returns
+    -------
+    str
+        ``text``, each of the call's tokens in it written ``***``.
 
     Examples
     --------
-    >>> class Owner: ...
-    >>> owner = Owner()
-    >>> done = blank_secrets(owner, ["sk_live_0123456789abcdef"])
-    >>> str(Finding("bad_meta", "GET /x", "meta.count is 'sk_live_0123456789abcdef'"))
-    "GET /x: meta.count is '***'"
-    >>> done()
-    >>> Finding("bad_meta", "GET /x", "meta.count is 'sk_live_0123456789abcdef'").message
-    "meta.count is 'sk_live_0123456789abcdef'"
+    >>> from dealframe.arguments import client_call
+    >>> with client_call(["2"]):
+    ...     blanked("page 2 of 12"), str(Finding("bad_meta", "GET /x", "meta.count is '2'"))
+    ('page *** of 12', "GET /x: meta.count is '***'")
+    >>> blanked("page 2 of 12")
+    'page 2 of 12'
     """
-    secrets = tuple(s for s in secrets if s)
-    with _SECRETS_LOCK:
-        _SECRETS.update(secrets)
-    return weakref.finalize(owner, _unblank, secrets)
-
-
-def _unblank(secrets: tuple[str, ...]) -> None:
-    with _SECRETS_LOCK:
-        _SECRETS.subtract(secrets)
-        for secret in secrets:
-            if _SECRETS[secret] <= 0:
-                del _SECRETS[secret]
-
-
-def _blanked(text: str) -> str:
-    """``text`` with the tokens of the open transports replaced by ``***``."""
-    with _SECRETS_LOCK:
-        secrets = tuple(_SECRETS)
+    secrets = call_secrets()
     return _scrub(text, secrets) if secrets else text
 
 
@@ -294,8 +282,9 @@ class Finding:
     where : str
         The endpoint, and the page or chunk when there are several.
     message : str
-        What was seen, with numbers; any token of an open transport in it (echoed back by
-        the service in a value quoted here) is blanked to ``***`` (:func:`blank_secrets`).
+        What was seen, with numbers; any token of the client whose call made it (echoed
+        back by the service in a value quoted here) is blanked to ``***``
+        (:func:`blanked`).
     shortfall : int
         Units (rows, SKUs, names) the result lacks because of it (0 when none).
     """
@@ -306,8 +295,8 @@ class Finding:
     shortfall: int = 0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "where", _blanked(self.where))
-        object.__setattr__(self, "message", _blanked(self.message))
+        object.__setattr__(self, "where", blanked(self.where))
+        object.__setattr__(self, "message", blanked(self.message))
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}"
@@ -1033,7 +1022,7 @@ def shaping(request: RequestInfo | None, where: str) -> Iterator[None]:
         forget_call()  # the answers are not answered from the cache again
         error = ServiceContractError(
             200,
-            _blanked(f"{where}: an item does not have the documented shape: {exc}"),
+            blanked(f"{where}: an item does not have the documented shape: {exc}"),
             finding="wrong_shape",
             request=request,
         )

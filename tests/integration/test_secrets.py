@@ -51,6 +51,12 @@ from dealframe.sandbox.faults import FaultPlan
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _asgi_server import serve
+from _drift_proxy import Proxy, drop_rows, edit, meta_set, outcome
+
+from dealframe.analytics.buckets import service_methodology
+from dealframe.arguments import call_secrets
+from dealframe.contract import Findings
+from dealframe.frames.public import time_series_long
 
 PUBLIC = "pubtok-" + secrets.token_hex(20)
 PRIVATE = "privkey-" + secrets.token_hex(20)
@@ -417,6 +423,132 @@ def test_a_token_echoed_in_a_body_value_is_blanked_in_the_findings(two_servers):
     assert "meta.count is '***'" in str(strict.value)
     for token in TOKENS:
         assert not [t for t in texts if token in t]
+
+
+# ---------------------------------------------------------------------------- one client's own
+
+
+#: A token short enough to be a word of any count ("page 2", "2 rows"): the proxy before the
+#: sandbox takes it for PUBLIC.
+SHORT = "2"
+
+
+@pytest.fixture(scope="module")
+def _drift(sb: Any) -> Iterator[Proxy]:
+    with Proxy(sb.url, auth_map={SHORT: PUBLIC}) as served:
+        yield served
+
+
+@pytest.fixture
+def drift(_drift: Proxy) -> Iterator[Proxy]:
+    """The drift proxy before the sandbox, with no rule."""
+    _drift.reset()
+    yield _drift
+    _drift.reset()
+
+
+def _said(o: Any) -> list[str]:
+    return o.warned(dealframe.ServiceContractWarning)
+
+
+def test_a_short_token_is_blanked_out_of_its_own_clients_findings_only(drift):
+    """A token is blanked out of the findings of its own client's calls, not out of those of
+    another client open at the same time (it used to be: a short token such as "2" turned
+    ``page 2`` into ``page ***`` in every client of the process)."""
+    drift.add(r"^/api/v2/companies$", meta_set(count=SHORT))
+    drift.add(r"^/api/private/v1/transactions$", drop_rows(2), page=2)
+    with (
+        Client(drift.url, SHORT, PRIVATE, cache_enabled=False, **FAST) as short,
+        Client(drift.url, PUBLIC, PRIVATE, cache_enabled=False, **FAST) as other,
+    ):
+        mine = outcome(short.public.search)
+        theirs = outcome(other.public.search)
+        walked = outcome(lambda: other.private.deals())
+    assert mine.error is None and theirs.error is None and walked.error is None
+    # the short client's own token, echoed back, is blanked, however short
+    assert any("meta.count says *** companies" in m for m in _said(mine)), _said(mine)
+    assert not any("says 2 " in m for m in _said(mine))
+    # the other client's words are its own
+    assert any("meta.count says 2 companies" in m for m in _said(theirs)), _said(theirs)
+    page = (
+        "POST /api/private/v1/transactions page 2: meta.returned says 1000 rows, the page holds 998"
+    )
+    assert page in _said(walked), _said(walked)
+    findings = walked.value.attrs["findings"]
+    assert any(f["where"].endswith("page 2") for f in findings), findings
+
+
+def test_a_frame_built_with_no_client_call_keeps_its_words(drift):
+    """A frame built from items at hand is no client's call: nothing is blanked in what it
+    says, whichever clients are open (and whatever their last call was)."""
+    items = [
+        {"sku": "A-USA", "data": {"marketCap": {"2024-02": 1.0, "2024-02-01": 2.0}}},
+        {"sku": "A-USA", "data": {"marketCap": {"2024-02": 2.0}}},
+    ]
+    with Client(drift.url, SHORT, PRIVATE, cache_enabled=False, **FAST) as short:
+        assert len(short.public.search()) > 0
+        found = Findings("POST /api/v2/companies/time-series page 2")
+        frame = time_series_long(items, found=found)
+    assert len(frame) == 1
+    assert [str(f) for f in found] == [
+        "POST /api/v2/companies/time-series page 2: 2 month(s) came more than once with "
+        "different content: kept the first"
+    ]
+
+
+def test_a_token_echoed_to_a_worker_thread_is_blanked_and_the_worker_keeps_none(drift):
+    """The ids of one call are read on worker threads: their findings blank the client's
+    tokens too, and once the call returns no worker (nor the caller) holds them."""
+    drift.add(r"/fundings$", meta_set(total=PUBLIC, returned=PRIVATE))
+    with Client(drift.url, PUBLIC, PRIVATE, cache_enabled=False, **FAST) as client:
+        ids = client.private.companies(limit=6)["id"].tolist()
+        o = outcome(lambda: client.private.fundings(ids))
+        executor = client._transport.pool.executor()
+        together = threading.Barrier(FAST["max_workers"], timeout=10)
+
+        def held() -> tuple[str, tuple[str, ...]]:
+            together.wait()  # one task on each worker
+            return threading.current_thread().name, call_secrets()
+
+        workers = [executor.submit(held) for _ in range(FAST["max_workers"])]
+        seen = dict(w.result(timeout=10) for w in workers)
+    assert o.error is None, repr(o.error)
+    said = _said(o)
+    assert any("meta.total is '***', not a count" in m for m in said), said
+    texts = [*said, repr(o.value.attrs)]
+    for token in TOKENS:
+        assert not [t for t in texts if token in t]
+    assert len(seen) == FAST["max_workers"] and set(seen.values()) == {()}, list(
+        map(len, seen.values())
+    )
+    assert call_secrets() == ()
+
+
+def _threshold_nowhere(doc: Any) -> Any:
+    doc["meta"]["methodology"].pop("small_n_threshold", None)
+    return doc
+
+
+def _threshold_listed_as_token(doc: Any) -> Any:
+    doc["data"]["aggregate"]["methodology"]["small_n_threshold"] = PUBLIC
+    return doc
+
+
+def test_a_token_echoed_in_the_discovery_threshold_is_blanked_in_the_warning(drift):
+    """The analytics' own warning about the threshold they used quotes the discovery
+    document's value: a token echoed there is blanked, as in a finding."""
+    drift.add(r"^/api/private/v1/transactions/aggregate$", edit(_threshold_nowhere))
+    drift.add(r"^/api/private/v1/lookup/transactions$", edit(_threshold_listed_as_token))
+    with Client(drift.url, PUBLIC, PRIVATE, cache_enabled=False, **FAST) as client:
+        o = outcome(lambda: service_methodology(client))
+    assert o.error is None, repr(o.error)
+    assert o.value[0] == 5
+    said = _said(o)
+    used = [m for m in said if "small_n_threshold 5 used" in m]
+    assert len(used) == 1, said
+    assert "aggregate.methodology.small_n_threshold is '***')" in used[0]
+    for token in TOKENS:
+        assert not [t for t in said if token in t]
 
 
 # a typographic dash an editor put in place of '-', a Cyrillic look-alike of 'a', a Latin-1 'É'

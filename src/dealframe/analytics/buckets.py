@@ -31,9 +31,16 @@ from dealframe.analytics._checks import (
 from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
 from dealframe.analytics.intervals import median_intervals
 from dealframe.analytics.periods import bucket_labels, bucket_of_rows, period_bounds, resolve_window
-from dealframe.arguments import DateLike, checked_keywords, finite_number, integer_in
+from dealframe.arguments import (
+    DateLike,
+    checked_keywords,
+    client_call,
+    client_secrets,
+    finite_number,
+    integer_in,
+)
 from dealframe.client import Client
-from dealframe.contract import as_count
+from dealframe.contract import as_count, blanked
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.frames.private import day_of
 from dealframe.notices import ServiceContractWarning, user_stacklevel
@@ -300,13 +307,14 @@ def _threshold_elsewhere(client: Client, answer: pd.DataFrame) -> int:
             "the interface document's value (section 4.3 rule 9): the discovery document "
             f"gives none either (its aggregate.methodology.small_n_threshold is {listed_as})"
         )
-    warnings.warn(
+    said = (
         f"POST /api/private/v1/transactions/aggregate: missing_field: "
         f"meta.methodology.small_n_threshold is {seen}; small_n_threshold {threshold} used, "
-        f"{source}",
-        ServiceContractWarning,
-        stacklevel=user_stacklevel(),
+        f"{source}"
     )
+    with client_call(client_secrets(client)):  # it quotes the document: as a finding would
+        said = blanked(said)
+    warnings.warn(said, ServiceContractWarning, stacklevel=user_stacklevel())
     return threshold
 
 

@@ -22,7 +22,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from dealframe.arguments import integer_in
+from dealframe.arguments import carried, integer_in
 from dealframe.errors import (
     AuthenticationError,
     BadRequestError,
@@ -93,6 +93,9 @@ def submit(executor: ThreadPoolExecutor, fn: Callable[..., R], *args: Any) -> Fu
     """``executor.submit(fn, *args)``; an executor shut down meanwhile (the client was closed
     from another thread) is ``TransportError(kind="closed")``, as any call after ``close()``.
 
+    ``fn`` runs in the submitting client call (:func:`~dealframe.arguments.carried`): the
+    findings it makes blank that client's tokens, and the worker keeps none afterwards.
+
     Examples
     --------
     >>> pool = ThreadPoolExecutor(1)
@@ -103,7 +106,7 @@ def submit(executor: ThreadPoolExecutor, fn: Callable[..., R], *args: Any) -> Fu
     dealframe.errors.TransportError: transport is closed
     """
     try:
-        return executor.submit(fn, *args)
+        return executor.submit(carried(fn), *args)
     except RuntimeError:  # "cannot schedule new futures after shutdown"
         pass
     raise _closed_error()

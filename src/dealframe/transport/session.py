@@ -37,7 +37,6 @@ from requests.structures import CaseInsensitiveDict
 
 from dealframe._version import __version__
 from dealframe.config import Settings, _is_loopback, default_cache_path
-from dealframe.contract import blank_secrets
 from dealframe.errors import (
     ApiError,
     ConfigurationError,
@@ -384,9 +383,9 @@ class Transport:
         self.skus_per_request: dict[str, int] = {}
         self.skus_lock = threading.Lock()
         self._latencies = Latencies()
+        # blanked out of what this transport shows, and out of the findings of each call of
+        # its client (dealframe.arguments.client_call: for the call's duration, kept nowhere)
         self._secrets = tuple(t for t in (settings.public_token, settings.private_key) if t)
-        # findings quote body values: a token echoed in one is blanked while this is open
-        self._blanking = blank_secrets(self, self._secrets)
         # A loopback base URL is reached directly: an HTTP_PROXY from the environment would
         # otherwise carry the token in clear text to the proxy host (and a proxy cannot reach
         # this machine's loopback anyway).
@@ -443,7 +442,6 @@ class Transport:
         """Close pooled connections and the cache database."""
         if not self._closed:
             self._closed = True
-            self._blanking()
             self.pool.shutdown()
             _close_pools(self._session)
             self._session.close()
