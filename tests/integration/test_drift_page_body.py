@@ -14,6 +14,7 @@ with and without ``meta.page`` saying how it counts, and one that counts from 1 
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     zero_indexed,
 )
 
-from dealframe import mirror
+from dealframe import doctor, mirror
 from dealframe.errors import BadRequestError
 from dealframe.notices import ServiceContractWarning
 
@@ -309,3 +310,39 @@ def test_a_service_echoing_meta_page_0_while_counting_from_1_fresh_walk(fresh, d
     assert_same(o.value, direct.private.deals(limit=2500, sort="deal_date:desc"))
     assert not o.warned(Warning) and "page_from_0" not in o.value.attrs
     assert in_order(proxy.sent("/transactions"), [None, 1], [2, 3])
+
+
+# ---------------------------------------------------------------------------------- the doctor
+
+
+def _check(client: Any, name: str) -> Any:
+    """The doctor's check ``name`` of ``client``'s service (its warnings kept quiet)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diagnosis = doctor(client, family="B")
+    return next(c for c in diagnosis.checks if c.name == name)
+
+
+@pytest.mark.parametrize("refusal", list(REFUSALS))
+def test_the_doctor_asks_limit_with_the_documented_body(refusal, fresh, proxy):
+    """``B.paging.limit`` sends ``{filters, sort, limit}`` without ``page``, as a walk asks
+    its first page: a service refusing ``page`` serves it (the check used to send ``page: 1``
+    and report the refusal instead of the page size)."""
+    proxy.add(COMPANIES, refuse_page(REFUSALS[refusal]), method="POST")
+    check = _check(fresh, "B.paging.limit")
+    assert check.verdict == "holds", check.observed
+    assert check.observed.startswith("1000 rows per page"), check.observed
+    assert proxy.sent()[0] is None
+
+
+@pytest.mark.parametrize("says", [True, False], ids=["meta.page 0", "no meta.page"])
+def test_the_doctor_says_what_the_walk_does_on_a_service_counting_from_0(says, fresh, proxy):
+    """``B.paging.page`` on a service counting from 0 says what a walk does (it said a walk
+    "reads page 0 too", which it never does); ``B.paging.limit`` reads the first page."""
+    proxy.add(LISTS, zero_indexed(says=says), method="POST")
+    page = _check(fresh, "B.paging.page")
+    assert page.verdict == "adapted", page.observed
+    assert "pages count from 0" in page.observed and "page 0 too" not in page.observed
+    assert "then page=1" in page.observed
+    limit = _check(fresh, "B.paging.limit")
+    assert limit.observed.startswith("1000 rows per page"), limit.observed
