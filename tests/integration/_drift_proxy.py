@@ -80,6 +80,7 @@ __all__ = [
     "set_field",
     "trickle",
     "via",
+    "zero_indexed",
 ]
 
 #: Response headers never copied from the sandbox (the proxy frames its own answer).
@@ -363,6 +364,27 @@ def clamp_limit(size: int) -> Action:
     return Action(f"clamp_limit({size})", on_request=apply)
 
 
+def zero_indexed(says: bool = True) -> Action:
+    """A service counting ``page`` of POST lists from 0: a body without ``page`` is its page 0
+    (the first), ``page: p`` the sandbox's page p+1; ``meta.page`` counts from 0 too, or with
+    ``says`` False is left out."""
+
+    def ask(ex: Exchange) -> None:
+        ex.set_param("page", (ex.page or 0) + 1)
+
+    def answer(ex: Exchange) -> None:
+        doc = ex.doc()
+        meta = doc.get("meta") if isinstance(doc, dict) else None
+        if isinstance(meta, dict):
+            meta["page"] -= 1
+            meta["has_more"] = (meta["page"] + 1) * meta["limit"] < meta["total"]
+            if not says:
+                del meta["page"]
+            ex.set_doc(doc)
+
+    return Action(f"zero_indexed({says})", on_request=ask, on_response=answer)
+
+
 def refuse(status: int, body: Callable[[int], Any], over: int, member: str) -> Action:
     """Refuse, with ``status`` and ``body(sent)``, a POST whose ``member`` (``limit``, or the
     number of ``names`` or ``skus``) is above ``over``: a service with a smaller bound than
@@ -557,6 +579,12 @@ class Proxy:
         its page 1 without ``page``."""
         with self._lock:
             return [1 if page is None else page for _, p, page in self.seen if re.search(path, p)]
+
+    def sent(self, path: str = "/companies") -> list[int | None]:
+        """The ``page`` of each POST to a path ending in ``path``, as the client sent it, in
+        arrival order (None: the body named no ``page``, as a list walk's page 1)."""
+        with self._lock:
+            return [page for m, p, page in self.seen if m == "POST" and p.endswith(path)]
 
     # -- lifecycle ----------------------------------------------------------------------
 

@@ -4,15 +4,18 @@ The interface document shows the list body as ``{filters, sort, limit}`` and lea
 member ``page`` "not shown" (section 4.2). Any service answers a body without ``page`` with
 its first page, however it counts pages; so the client asks for page 1 that way and sends
 ``page`` only from page 2 on. These tests play, over the drift proxy, a service that refuses
-``page`` as an unknown body member (it used to refuse even ``companies(limit=5)``), and one
+``page`` as an unknown body member (it used to refuse even ``companies(limit=5)``), one
 that counts ``page`` from 0 (a capped call used to get the second page's rows, silently),
-with and without ``meta.page`` saying how it counts.
+with and without ``meta.page`` saying how it counts, and one that counts from 1 but echoes
+``meta.page`` 0 for a body without ``page`` (a Go or Java ``int`` left unset): page 1's
+``meta.page`` 0 is only a hint, which the walk's page 2, asked as ``page: 1``, settles.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +31,13 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     edit,
     fresh,
     fresh_rules,
+    meta_delete,
     outcome,
     proxy,
+    zero_indexed,
 )
 
+from dealframe import doctor, mirror
 from dealframe.errors import BadRequestError
 from dealframe.notices import ServiceContractWarning
 
@@ -60,9 +66,15 @@ def companies_ref(direct: Any) -> Any:
     return frame
 
 
-def sent(proxy: Any, path: str = "/companies") -> list[int | None]:
-    """The ``page`` of each POST to ``path`` as the client sent it (None: no ``page``)."""
-    return [page for method, p, page in proxy.seen if method == "POST" and p.endswith(path)]
+def in_order(sent: list[int | None], alone: list[int | None], then: Iterable[int]) -> bool:
+    """Whether ``sent`` is the pages ``alone``, in this order (each asked before any later
+    page), then the pages ``then`` in any order (they may run ahead together)."""
+    rest = [p for p in sent[len(alone) :] if p is not None]
+    return (
+        sent[: len(alone)] == alone
+        and len(rest) == len(sent) - len(alone)
+        and sorted(rest) == list(then)
+    )
 
 
 def refuse_page(body: dict[str, Any]) -> Action:
@@ -77,34 +89,17 @@ def refuse_page(body: dict[str, Any]) -> Action:
     return Action("refuse_page", on_request=apply)
 
 
-def zero_indexed(says: bool = True) -> Action:
-    """A service counting ``page`` from 0: a body without ``page`` is its page 0 (the first),
-    ``page: p`` the sandbox's page p+1; ``meta.page`` counts from 0 too, or with ``says``
-    False is left out."""
-
-    def ask(ex: Any) -> None:
-        ex.set_param("page", (ex.page or 0) + 1)
+def go_zero() -> Action:
+    """A service counting ``page`` from 1 that answers a body without ``page`` (its first
+    page) with ``meta.page`` 0: the unset ``page`` of a Go or Java ``int``, echoed."""
 
     def answer(ex: Any) -> None:
         doc = ex.doc()
-        meta = doc.get("meta") if isinstance(doc, dict) else None
-        if isinstance(meta, dict):
-            meta["page"] -= 1
-            meta["has_more"] = (meta["page"] + 1) * meta["limit"] < meta["total"]
-            if not says:
-                del meta["page"]
+        if ex.page is None and isinstance(doc, dict) and isinstance(doc.get("meta"), dict):
+            doc["meta"]["page"] = 0
             ex.set_doc(doc)
 
-    return Action(f"zero_indexed({says})", on_request=ask, on_response=answer)
-
-
-def no_meta_page() -> Action:
-    def apply(doc: Any) -> Any:
-        if isinstance(doc, dict) and isinstance(doc.get("meta"), dict):
-            doc["meta"].pop("page", None)
-        return doc
-
-    return edit(apply, "no_meta_page")
+    return Action("go_zero", on_response=answer)
 
 
 # -------------------------------------------------------------- a service that refuses page
@@ -141,7 +136,7 @@ def test_a_service_refusing_page_stops_a_longer_walk_with_the_rows_read(
     assert "page" in str(error) and "stopped part-way: received 1000 of" in str(error)
     assert error.partial is not None
     assert_same(error.partial, companies_ref.iloc[:1000])
-    assert sent(proxy) == [None, 2]
+    assert proxy.sent() == [None, 2]
 
 
 # --------------------------------------------------------- a service that counts page from 0
@@ -155,47 +150,199 @@ def test_a_capped_call_on_a_service_counting_from_0_gets_the_first_rows(fresh, d
     assert o.error is None, repr(o.error)
     assert_same(o.value, direct.private.deals(limit=50, sort="deal_date:desc"))
     assert not o.warned(Warning)
-    assert sent(proxy, "/transactions") == [None]
+    assert proxy.sent("/transactions") == [None]
 
 
-def test_a_walk_on_a_service_counting_from_0_without_meta_page_reads_the_skipped_page(
+#: Calls of several pages (the session sandbox holds 1,000 to 3,000 companies and more deals):
+#: uncapped, and capped by ``limit`` within a sort.
+WALKS: dict[str, Callable[[Any], Any]] = {
+    "companies()": lambda c: c.private.companies(),
+    "companies(limit=1500, sort)": lambda c: c.private.companies(limit=1500, sort="name:asc"),
+    "deals(limit=2500, sort)": lambda c: c.private.deals(limit=2500, sort="deal_date:desc"),
+}
+
+
+@pytest.mark.parametrize("says", [True, False], ids=["meta.page 0", "no meta.page"])
+@pytest.mark.parametrize("call", list(WALKS))
+def test_a_walk_on_a_service_counting_from_0_gets_exactly_the_rows(
+    call, says, fresh, direct, proxy
+):
+    """A service counting from 0, with or without a ``meta.page`` saying so: the walk's page 2
+    is asked as ``page: 1``, alone, brings rows new to page 1 and settles it, and the later
+    pages are asked from ``page: 2``: exactly the rows of the sandbox itself, each page asked
+    once, attrs say so, no warning. (Without ``meta.page``, a walk capped by ``limit`` used to
+    return rows 2,001-2,500 of the order for rows 1,001-2,000, silently.)"""
+    proxy.add(LISTS, zero_indexed(says=says), method="POST")
+    o = outcome(lambda: WALKS[call](fresh))
+    assert o.error is None, repr(o.error)
+    want = WALKS[call](direct)
+    assert_same(o.value, want, ignore_index=True)
+    assert not o.warned(Warning)
+    told = "said meta.page 0" if says else "said no meta.page"
+    assert told in o.value.attrs["page_from_0"]
+    assert "the service counts page from 0" in o.value.attrs["page_from_0"]
+    path = "/transactions" if call.startswith("deals") else "/companies"
+    pages = -(-len(want) // 1000)
+    assert proxy.sent(path) == [None, *range(1, pages)]
+
+
+def test_a_walk_on_a_service_counting_from_0_without_meta_page_is_remembered(
     fresh, proxy, companies_ref
 ):
-    """Nothing says how the service counts: page 2 (``page: 2``) is its third page, so the
-    walk ends exactly one page short; ``page: 1`` is read, its rows go second, attrs say so,
-    and the client's later calls count from 0."""
+    """Once a walk has settled that pages count from 0 and its rows added up, the client's
+    later walks ask from ``page: 1`` at once (nothing left to settle, nothing said again)."""
     proxy.add(COMPANIES, zero_indexed(says=False), method="POST")
-    o = outcome(lambda: fresh.private.companies(strict=True))
-    assert o.error is None, repr(o.error)
-    assert_same(o.value, companies_ref, ignore_index=True)
-    assert not o.warned(Warning)
-    assert "page=1 held the" in o.value.attrs["page_from_0"]
-    assert "(the service counts page from 0)" in o.value.attrs["page_from_0"]
-    pages = -(-len(companies_ref) // 1000)
-    assert sent(proxy) == [None, *range(2, pages + 1), 1]
+    first = fresh.private.companies(strict=True)
+    assert "page_from_0" in first.attrs
     proxy.seen.clear()
     again = fresh.private.companies()
     assert_same(again, companies_ref, ignore_index=True)
     assert "page_from_0" not in again.attrs
-    assert sent(proxy) == [None, *range(1, pages)]
+    assert proxy.sent() == [None, *range(1, -(-len(companies_ref) // 1000))]
+
+
+def test_a_service_counting_from_1_with_meta_page_is_asked_no_page_twice(
+    fresh, direct, proxy, companies_ref
+):
+    """Page 1's ``meta.page`` 1 settles how pages count: no request more than the pages."""
+    o = outcome(lambda: fresh.private.companies(strict=True))
+    assert_same(o.value, companies_ref, ignore_index=True)
+    pages = -(-len(companies_ref) // 1000)
+    assert proxy.sent() == [None, *range(2, pages + 1)]
+    assert o.value.attrs["requests"] == pages and "page_from_0" not in o.value.attrs
+    deals = fresh.private.deals(limit=2500, sort="deal_date:desc")
+    assert_same(deals, direct.private.deals(limit=2500, sort="deal_date:desc"))
+    assert in_order(proxy.sent("/transactions"), [None], [2, 3])
+
+
+def test_a_service_counting_from_1_without_meta_page_costs_one_request_once(
+    fresh, proxy, companies_ref
+):
+    """Nothing says how the service counts: the walk's page 2 asked as ``page: 1`` repeats
+    page 1, so it is dropped and ``page: 2`` asked (one request more), and the client
+    remembers it: its later walks ask from ``page: 2`` at once."""
+    proxy.add(LISTS, meta_delete("page"), method="POST")
+    o = outcome(lambda: fresh.private.companies(strict=True))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, companies_ref, ignore_index=True)
+    assert not o.warned(Warning) and "page_from_0" not in o.value.attrs
+    pages = -(-len(companies_ref) // 1000)
+    assert proxy.sent() == [None, 1, *range(2, pages + 1)]
+    proxy.seen.clear()
+    assert_same(fresh.private.companies(), companies_ref, ignore_index=True)
+    assert proxy.sent() == [None, *range(2, pages + 1)]
 
 
 def test_a_service_counting_from_1_without_meta_page_one_page_short_keeps_its_warning(
     fresh, proxy, companies_ref
 ):
-    """One page short on a service that counts from 1 and gives no ``meta.page``: ``page: 1``
-    is read, holds the first page's rows again and is dropped; the warning stands."""
+    """One page short on a service that counts from 1 and gives no ``meta.page``: page 2 was
+    settled as ``page: 2`` (``page: 1`` repeated page 1 and was dropped), nothing is read
+    again and the warning stands."""
 
     def one_page_fewer(doc: Any) -> Any:
         if isinstance(doc, dict) and isinstance(doc.get("meta"), dict):
             doc["meta"]["total"] += 1000  # as if 1,000 rows had left the list meanwhile
         return doc
 
-    proxy.add(COMPANIES, no_meta_page(), edit(one_page_fewer, "total+1000"), method="POST")
+    proxy.add(COMPANIES, meta_delete("page"), edit(one_page_fewer, "total+1000"), method="POST")
     o = outcome(lambda: fresh.private.companies())
     assert o.error is None, repr(o.error)
     assert_same(o.value, companies_ref, ignore_index=True)
     assert "page_from_0" not in o.value.attrs
     assert o.value.attrs["duplicates_removed"] == 0
     assert any("exactly one page of 1000 rows short" in m for m in o.warned(ServiceContractWarning))
-    assert sent(proxy)[-1] == 1  # asked, and not taken
+    sent = proxy.sent()  # page=1 asked once, not taken (page 3 only if it ran ahead)
+    assert sent[:3] == [None, 1, 2] and set(sent[3:]) <= {3}
+
+
+# ------------------------------- a service counting from 1 that says meta.page 0 on page 1
+
+
+def test_a_service_echoing_meta_page_0_while_counting_from_1_loses_nothing(
+    fresh, direct, proxy, companies_ref, tmp_path
+):
+    """A Go or Java service: ``meta.page`` 0 for a body without ``page``, while it counts from
+    1. A call within one page settles nothing (it used to make the client count from 0 for
+    its life); a walk's ``page: 1`` repeats page 1 and is dropped, so ``companies()`` and
+    ``deals()`` are whole (``companies()`` held 1,000 rows and said the service counted from
+    0), and ``mirror.sync`` mirrors every row (it failed with a 400 for page 0)."""
+    proxy.add(LISTS, go_zero(), method="POST")
+    small = outcome(lambda: fresh.private.companies(limit=50))
+    assert small.error is None and not small.warned(Warning)
+    assert_same(small.value, companies_ref.iloc[:50], ignore_index=True)
+    assert "page_from_0" not in small.value.attrs
+    assert fresh.private._first_page == 1
+
+    walk = outcome(lambda: fresh.private.companies(strict=True))
+    assert walk.error is None, repr(walk.error)
+    assert_same(walk.value, companies_ref, ignore_index=True)
+    assert not walk.warned(Warning) and "page_from_0" not in walk.value.attrs
+    pages = -(-len(companies_ref) // 1000)
+    assert proxy.sent() == [None, None, 1, *range(2, pages + 1)]
+
+    deals = outcome(lambda: fresh.private.deals(strict=True))
+    assert deals.error is None, repr(deals.error)
+    want = direct.private.deals()
+    assert len(want) > 2000
+    assert_same(deals.value, want, ignore_index=True)
+    assert not deals.warned(Warning)
+    assert in_order(proxy.sent("/transactions"), [None], range(2, -(-len(want) // 1000) + 1))
+
+    report = mirror.sync(fresh, tmp_path / "via", ["companies", "deals"], progress=False)
+    assert report["companies"].page_from_0 is None and report["deals"].page_from_0 is None
+    mirror.sync(direct, tmp_path / "direct", ["companies", "deals"], progress=False)
+    for entity in ("companies", "deals"):
+        got = mirror.load(tmp_path / "via", entity, include_deleted=True)
+        want = mirror.load(tmp_path / "direct", entity, include_deleted=True)
+        assert len(got) > 1000
+        assert_same(
+            got.sort_values("id", ignore_index=True), want.sort_values("id", ignore_index=True)
+        )
+
+
+def test_a_service_echoing_meta_page_0_while_counting_from_1_fresh_walk(fresh, direct, proxy):
+    """The same service met first by a walk of several pages capped by ``limit``: the rows of
+    the sandbox itself, page 2 asked as ``page: 2`` after ``page: 1`` repeated page 1."""
+    proxy.add(LISTS, go_zero(), method="POST")
+    o = outcome(lambda: fresh.private.deals(limit=2500, sort="deal_date:desc", strict=True))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, direct.private.deals(limit=2500, sort="deal_date:desc"))
+    assert not o.warned(Warning) and "page_from_0" not in o.value.attrs
+    assert in_order(proxy.sent("/transactions"), [None, 1], [2, 3])
+
+
+# ---------------------------------------------------------------------------------- the doctor
+
+
+def _check(client: Any, name: str) -> Any:
+    """The doctor's check ``name`` of ``client``'s service (its warnings kept quiet)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diagnosis = doctor(client, family="B")
+    return next(c for c in diagnosis.checks if c.name == name)
+
+
+@pytest.mark.parametrize("refusal", list(REFUSALS))
+def test_the_doctor_asks_limit_with_the_documented_body(refusal, fresh, proxy):
+    """``B.paging.limit`` sends ``{filters, sort, limit}`` without ``page``, as a walk asks
+    its first page: a service refusing ``page`` serves it (the check used to send ``page: 1``
+    and report the refusal instead of the page size)."""
+    proxy.add(COMPANIES, refuse_page(REFUSALS[refusal]), method="POST")
+    check = _check(fresh, "B.paging.limit")
+    assert check.verdict == "holds", check.observed
+    assert check.observed.startswith("1000 rows per page"), check.observed
+    assert proxy.sent()[0] is None
+
+
+@pytest.mark.parametrize("says", [True, False], ids=["meta.page 0", "no meta.page"])
+def test_the_doctor_says_what_the_walk_does_on_a_service_counting_from_0(says, fresh, proxy):
+    """``B.paging.page`` on a service counting from 0 says what a walk does (it said a walk
+    "reads page 0 too", which it never does); ``B.paging.limit`` reads the first page."""
+    proxy.add(LISTS, zero_indexed(says=says), method="POST")
+    page = _check(fresh, "B.paging.page")
+    assert page.verdict == "adapted", page.observed
+    assert "pages count from 0" in page.observed and "page 0 too" not in page.observed
+    assert "then page=1" in page.observed
+    limit = _check(fresh, "B.paging.limit")
+    assert limit.observed.startswith("1000 rows per page"), limit.observed

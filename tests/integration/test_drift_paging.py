@@ -20,7 +20,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
-    Action,
     assert_same,
     clamp_limit,
     direct,
@@ -37,6 +36,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     refuse,
     trickle,
     via,
+    zero_indexed,
 )
 
 from dealframe import doctor, mirror
@@ -349,55 +349,29 @@ def test_the_doctor_says_a_refused_limit_is_adapted_to(body, fresh, proxy):
     assert check.verdict == "adapted"
 
 
-def zero_indexed() -> Action:
-    """A service that counts ``page`` from 0: page 1 is its second page, and says so."""
-
-    def ask(ex: Any) -> None:
-        ex.set_param("page", (ex.page or 0) + 1)
-
-    def answer(ex: Any) -> None:
-        doc = ex.doc()
-        meta = doc.get("meta") if isinstance(doc, dict) else None
-        if isinstance(meta, dict):
-            meta["page"] -= 1
-            meta["has_more"] = (meta["page"] + 1) * meta["limit"] < meta["total"]
-            ex.set_doc(doc)
-
-    return Action("zero_indexed", on_request=ask, on_response=answer)
-
-
-def _sent(proxy: Any) -> list[int | None]:
-    """The ``page`` of each POST /companies as the client sent it (None: no ``page``)."""
-    return [
-        page
-        for method, path, page in proxy.seen
-        if method == "POST" and path.endswith("/companies")
-    ]
-
-
 def test_a_list_from_a_service_counting_from_0_reads_every_row_and_says_so(
     fresh, proxy, companies_ref
 ):
     """A service counting pages from 0: page 1, asked without ``page`` (the documented body),
-    is its first page, and its ``meta.page`` 0 says how it counts, so the later pages are
-    asked from ``page=1``: every row, no request more (a walk from ``page=1`` used to lose the
-    first page, or read page 0 after the walk); attrs say what was seen, and the client's
-    later list calls count from 0."""
+    is its first page; its ``meta.page`` 0 is a hint, which the walk's page 2, asked as
+    ``page=1`` and bringing rows new to page 1, settles: every row, no request more (a walk
+    from ``page=1`` used to lose the first page, or read page 0 after the walk); attrs say
+    what was seen, and the client's later list calls count from 0."""
     proxy.add(COMPANIES, zero_indexed(), method="POST")
     o = outcome(lambda: fresh.private.companies(strict=True))
     assert o.error is None, repr(o.error)
     assert_same(o.value, companies_ref, ignore_index=True)
     assert not o.warned(Warning)
-    assert "says meta.page 0" in o.value.attrs["page_from_0"]
+    assert "said meta.page 0" in o.value.attrs["page_from_0"]
     pages = -(-len(companies_ref) // 1000)
     assert len(companies_ref) % 1000 and o.value.attrs["requests"] == pages
-    assert _sent(proxy) == [None, *range(1, pages)]
+    assert proxy.sent() == [None, *range(1, pages)]
     proxy.reset()
     proxy.add(COMPANIES, zero_indexed(), method="POST")
     again = fresh.private.companies()
     assert_same(again, companies_ref, ignore_index=True)
     assert "page_from_0" not in again.attrs
-    assert _sent(proxy) == [None, *range(1, pages)]  # each page once
+    assert proxy.sent() == [None, *range(1, pages)]  # each page once
     capped = fresh.private.companies(limit=10)
     assert_same(capped, companies_ref.iloc[:10], ignore_index=True)
 
@@ -417,7 +391,7 @@ def test_a_service_counting_from_1_one_page_short_asks_no_page_again(fresh, prox
     assert o.error is None, repr(o.error)
     assert "page_from_0" not in o.value.attrs
     assert any("exactly one page of 1000 rows short" in m for m in o.warned(ServiceContractWarning))
-    sent = _sent(proxy)
+    sent = proxy.sent()
     assert sent[0] is None and 0 not in sent and 1 not in sent, sent
 
 

@@ -640,7 +640,9 @@ def _vocabularies(d: _Doctor) -> None:
 def _paging(d: _Doctor) -> None:
     def limit() -> tuple[str, str]:
         asked, refused = 1000, ""
-        body = {"filters": {}, "sort": "name:asc", "page": 1, "limit": asked}
+        # the documented body, without page (as a list walk asks its first page): any service
+        # answers it with its first page, however it counts pages (B.paging.page tells that)
+        body = {"filters": {}, "sort": "name:asc", "limit": asked}
         response = d.send("private", "POST", f"{_B}/companies", json=body)
         error = d.error(response) if response.status != 200 else None
         smaller = _smaller_page(error, asked) if isinstance(error, ApiError) else None
@@ -652,25 +654,6 @@ def _paging(d: _Doctor) -> None:
         doc = d.ok_json(response)
         items = _items(doc)
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
-        total = meta.get("total")
-        if (
-            isinstance(total, int)
-            and not isinstance(total, bool)
-            and len(items) < min(total, asked)
-        ):
-            # page 1 short of what meta.total says page 1 should hold: it may be the second
-            # page of a service counting from 0, as the client finds out (a walk one page
-            # short reads page 0); then the rest is read from page 0
-            zero = d.send("private", "POST", f"{_B}/companies", json={**body, "page": 0})
-            held = _items(d.ok_json(zero)) if zero.status == 200 else []
-            if held and [i.get("id") for i in held] != [i.get("id") for i in items]:
-                doc = d.ok_json(zero)
-                refused += (
-                    f"page 1 held {len(items)} rows of meta.total {total} and page 0 held "
-                    f"{len(held)} others (pages count from 0: the client reads page 0 too); "
-                )
-                items = held
-                meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         d.facts["company"] = next(
             (i.get("id") for i in items if isinstance(i.get("id"), str)), None
         )
@@ -741,8 +724,9 @@ def _paging(d: _Doctor) -> None:
         if before and before != ids[0]:
             return (
                 "page 2 follows page 1 on every list, and page 0 holds the rows before page "
-                "1: pages count from 0 (a list walk one page short of meta.total reads page 0 "
-                "too, and the client's later list calls count from 0)",
+                "1: pages count from 0 (a list walk asks its first page without page, then "
+                "page=1, whose rows are new to the first page: the later pages are asked from "
+                "page=2, and the client's later list calls count from 0)",
                 ADAPTED,
             )
         return "page 2 follows page 1 on /companies, /investors and /transactions" + (

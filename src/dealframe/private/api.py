@@ -28,7 +28,6 @@ from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
 from ..arguments import checked_methods, choice, finite_number, integer_in
 from ..contract import (
     Findings,
-    PageRead,
     as_count,
     dedupe,
     identities,
@@ -67,7 +66,7 @@ from .hints import open_values, unmatched_open_values
 from .ids import check_ids
 from .order import merged_order
 from .outside import outside_filters
-from .paging import PAGE_SIZE, Pages, pull_pages, skipped_page, stopped
+from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -583,8 +582,12 @@ class PrivateApi:
         #: Rows per sub-collection page asked for: the document's 1,000, lowered as above.
         self._sub_page_size = SUBCOLLECTION_LIMIT_MAX
         #: The service's number of a list's first page: 0 once a list call has found that the
-        #: service counts ``page`` from 0 (its ``meta.page``, or the page it skipped).
+        #: service counts ``page`` from 0 (its ``page: 1`` brought rows its first page did not
+        #: hold, and the rows added up); ``_first_page_known`` once a call has found that it
+        #: counts from 1 (page 1's ``meta.page`` 1, or a ``page: 1`` that repeated page 1), so
+        #: that later walks ask no page twice to tell (:class:`~.paging.Numbering`).
         self._first_page = 1
+        self._first_page_known = False
         #: The open-vocabulary values one page of companies carries, by field: read once,
         #: for the hint after an empty answer (:meth:`_hint_open_values`).
         self._carried: dict[str, list[str]] | None = None
@@ -832,8 +835,8 @@ class PrivateApi:
         head = {} if sort is None else {"sort": sort}
         refused: list[str] = []  # this call's refusals of a page size (said in its attrs)
         zero: list[str] = []  # how the service was seen to count from 0 (said in its attrs)
-        origin = self._first_page  # the service's number of its first page: 1, or 0 once seen
-        told: list[int] = []  # meta.page of first pages, asked without page (how pages count)
+        # the service's number of its first page, as this client knows it (0 only once seen)
+        numbering = Numbering(self._first_page, self._first_page == 0 or self._first_page_known)
 
         def pull(filters: dict[str, Any], cap: int | None) -> Pages[Any]:
             """Every page of one list request (``cap`` rows at most), checked and parsed."""
@@ -847,16 +850,12 @@ class PrivateApi:
                     else {**body, "page": number, "limit": size}
                 )
 
-            def numbered(page: int) -> int | None:
-                """The ``page`` of the walk's page ``page``: none for page 1 (the documented
+            def fetch(page: int, size: int) -> Response:
+                """The walk's page ``page``: page 1 without ``page`` (the documented
                 ``{filters, sort, limit}``, which any service answers with its first page
-                however it counts; section 4.2 shows no ``page``, and one may refuse it), and
-                counted the service's way from page 2 on."""
-                return None if page == 1 else page - 1 + origin
-
-            def fetch(page: int, size: int, number: int | None = None) -> Response:
-                """The walk's page ``page``, or with ``number`` the service's page ``number``."""
-                asked = paged(numbered(page) if number is None else number, size)
+                however it counts; section 4.2 shows no ``page``, and one may refuse it), the
+                later ones counted the service's way (:meth:`Numbering.number`)."""
+                asked = paged(numbering.number(page), size)
                 return self._request(
                     "POST", f"/{entity}", kind, refresh, cache, deadline, json=asked
                 )
@@ -866,34 +865,8 @@ class PrivateApi:
                     "private",
                     "POST",
                     f"{PREFIX}/{entity}",
-                    json=paged(numbered(page), size),
+                    json=paged(numbering.number(page), size),
                     kind=kind,
-                )
-
-            def learn(first: PageRead) -> None:
-                """Page 1 (asked without ``page``) says in ``meta.page`` how pages count."""
-                nonlocal origin
-                if first.page in (0, 1):
-                    told.append(first.page)
-                if origin == 1 and first.page == 0:
-                    origin = 0
-                    zero.append(
-                        "page 1, asked without page, says meta.page 0: the later pages are asked "
-                        "from page=1 (the service counts page from 0)"
-                    )
-
-            def read_skipped(size: int, rows: int) -> Pages[Any]:
-                """The page ``page: 1`` alone, ``size`` rows a page, up to the ``rows`` missing."""
-                return pull_pages(
-                    lambda page, asked: fetch(page, size, number=1),
-                    limit=rows,
-                    workers=1,
-                    progress=False,
-                    desc=entity,
-                    parse=parse,
-                    found=found,
-                    page_size=size,
-                    reader=shape.LIST_READERS.get(entity),
                 )
 
             pages = self._walk(
@@ -909,15 +882,15 @@ class PrivateApi:
                     page_size=size,
                     lookup=stored if cache and not refresh else None,
                     reader=shape.LIST_READERS.get(entity),
-                    first_read=learn,
+                    numbering=numbering,
                 ),
                 cap,
                 lambda sent, note: refused.append(note),
             )
-            # a service that counts from 0 and does not say so in meta.page skips page=1
-            seen = skipped_page(pages, read_skipped) if origin == 1 and not told else None
-            if seen is not None:
-                zero.append(seen)
+            if numbering.said is not None:  # this call found the service counting from 0
+                zero[:] = [numbering.said]  # (once, whatever batch of ids found it)
+            elif numbering.known and numbering.first == 1:  # later walks need not ask
+                self._first_page, self._first_page_known = 1, True
             return pages
 
         def said(
@@ -1028,7 +1001,8 @@ class PrivateApi:
                 frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")]
             frame = frame.iloc[:limit].reset_index(drop=True)
         if pulled.zero is not None and distinct == pulled.expected and not duplicates:
-            self._first_page = 0  # seen, and the rows add up: later calls count from 0 too
+            # a page=1 of new rows, and the rows add up: later calls count from 0 too
+            self._first_page = 0
         if pulled.expected is not None and distinct != pulled.expected and not pages.failed:
             found.add(
                 "count_mismatch",

@@ -2,16 +2,15 @@
 
 :func:`pull_pages` works for list POSTs (page in the body, from page 2 on: page 1 is asked
 with the documented body, without ``page``) and sub-collection GETs (page in the query): the
-caller passes ``fetch(page, size)``, and learns from page 1's ``meta.page`` how the service
-counts (``first_read``); :func:`skipped_page` reads the page a service counting from 0 without
-saying so left out. Page 1 says what to expect; when its
-``meta.total`` says how many pages there are, later pages are requested ahead on worker
-threads, a bounded window at a time (up to that many pages), and parsed **on the
-caller's thread**, each as soon as its turn comes and its JSON released. When the next page
-is late (a slow answer, a retry), later pages that have arrived are checked and parsed
-meanwhile, and the workers go on fetching; every page still joins the result in page order.
-Only the requests run on the workers (the transport decodes each body's JSON there).
-Requests run ahead only while a page is waited for longer than it takes to parse
+caller passes ``fetch(page, size)``; a list walk also passes its :class:`Numbering`, which
+settles how the service counts ``page`` (from 1, or from 0) before any page runs ahead.
+Page 1 says what to expect; when its ``meta.total`` says how many pages there are, later
+pages are requested ahead on worker threads, a bounded window at a time (up to that many
+pages), and parsed **on the caller's thread**, each as soon as its turn comes and its JSON
+released. When the next page is late (a slow answer, a retry), later pages that have arrived
+are checked and parsed meanwhile, and the workers go on fetching; every page still joins the
+result in page order. Only the requests run on the workers (the transport decodes each body's
+JSON there). Requests run ahead only while a page is waited for longer than it takes to parse
 (:class:`_Pace`): from a service that answers faster than pages are parsed (one on this
 machine or the same rack), threads reading bodies would compete with parsing for the GIL and
 make the walk slower than one request at a time. Once a page has needed a retry, the walk
@@ -99,7 +98,7 @@ from ..transport.stragglers import sooner
 if TYPE_CHECKING:
     from ..transport.session import Response
 
-__all__ = ["MAX_PAGES", "PAGE_SIZE", "PageInfo", "Pages", "pull_pages", "skipped_page", "stopped"]
+__all__ = ["MAX_PAGES", "PAGE_SIZE", "Numbering", "PageInfo", "Pages", "pull_pages", "stopped"]
 
 #: Rows per page requested (the upper bound of ``limit``).
 PAGE_SIZE = 1000
@@ -197,72 +196,80 @@ def stopped(failed: Sequence[ItemFailure]) -> ApiError | None:
     return None
 
 
-def skipped_page(
-    pages: Pages[T], read: Callable[[int, int], Pages[T]], identity: str = "id"
-) -> str | None:
-    """Read the second page a walk skipped, when it ended exactly that page short of
-    ``meta.total``: what a service that counts ``page`` from 0 without saying so in
-    ``meta.page`` gives a list walk, whose page 1 is asked without ``page`` (the service's
-    first page) and page 2 with ``page: 2`` (the service's third). ``read(size, rows)`` reads
-    the skipped page (``page: 1``), whose rows go second, and the pages are numbered the
-    service's way (0, 1, 2 ...). Returns what to say of it, or None: not that short, the page
-    refused, empty or holding rows of the first page (a service counting from 1, short for
-    another reason: the walk's ``count_mismatch`` warning stands).
+@dataclass
+class Numbering:
+    """How a list walk numbers the service's pages: ``first`` is the service's number of its
+    first page (1, or 0), and ``known`` says whether that is settled.
+
+    Page 1 is asked without ``page`` (the documented ``{filters, sort, limit}``), which any
+    service answers with its first page however it counts; the walk's page ``k`` is then the
+    service's page ``k - 1 + first`` (:meth:`number`). Page 1's ``meta.page`` 1 settles that
+    pages count from 1. A ``meta.page`` 0, or none, is only a hint: a service counting from 1
+    may echo an unset ``page`` as 0 (a Go or Java ``int``). Until it is settled, the walk asks
+    its page 2 as ``page: 1``, alone and before any page runs ahead, and compares its
+    identities with page 1's (:meth:`settle`): mostly new ones say the service counts from 0
+    (the page is the walk's page 2, and page 3 is asked as ``page: 2``); mostly page 1's say
+    it counts from 1 (the answer is dropped, and page 2 is asked as ``page: 2``).
+
+    Attributes
+    ----------
+    first : int
+        The service's number of its first page: 1, or 0 (tentatively so until ``known``).
+    known : bool
+        Whether ``first`` is settled: told by the client (found by an earlier call), by page
+        1's ``meta.page`` 1, or by the comparison.
+    said : str or None
+        How this walk found that the service counts from 0 (for ``attrs["page_from_0"]``).
+    hint : str
+        What page 1's ``meta.page`` said, in words, while the numbering is not settled.
 
     Examples
     --------
-    >>> info = PageInfo(1, 1, False, 1)
-    >>> short = Pages([[{"id": "a"}], [{"id": "c"}]], [info, info._replace(page=2)], 3, 3, 1)
-    >>> skipped_page(short, lambda size, rows: Pages([[{"id": "b"}]], [info], 3, 3, 1))
-    'meta.total announced 3 rows, the walk held 2: page=1 held the 1 that came between its first page and page=2 (the service counts page from 0)'
-    >>> [part[0]["id"] for part in short.parts], [info.page for info in short.infos]
-    (['a', 'b', 'c'], [0, 1, 2])
-    >>> skipped_page(short, lambda size, rows: Pages([[{"id": "a"}]], [info], 3, 3, 1)) is None
-    True
+    >>> unsure = Numbering()
+    >>> unsure.read_first(PageRead(1, [], page=0)); unsure.number(2)
+    1
+    >>> unsure.settle(new=0, of=1000), unsure.first, unsure.known, unsure.number(2)
+    (False, 1, True, 2)
+    >>> zero = Numbering()
+    >>> zero.read_first(PageRead(1, [])); zero.settle(new=976, of=976), zero.number(3)
+    (True, 2)
+    >>> Numbering(1, known=True).read_first(PageRead(1, [], page=0))  # settled: a hint is moot
     """
-    expected = pages.expected
-    if expected is None or pages.failed or not pages.parts or pages.rows >= expected:
-        return None
-    missing = expected - pages.rows
-    if missing != min(pages.size, expected - pages.size):
-        return None
-    try:
-        second = read(pages.size, missing)
-    except DealframeError:  # a service counting from 1 may refuse a repeat, or more
-        return None
-    first = _ids_of(pages.parts[0], pages.infos[0].rows, identity)
-    if (
-        not second.rows
-        or second.failed
-        or any(
-            first & _ids_of(part, info.rows, identity)
-            for part, info in zip(second.parts, second.infos)
-        )
-    ):
-        return None
-    held = pages.rows
-    pages.parts[1:1] = second.parts
-    pages.infos[:1] = [pages.infos[0]._replace(page=0)]
-    pages.infos[1:1] = [info._replace(page=1) for info in second.infos]
-    pages.keys |= second.keys
-    return (
-        f"meta.total announced {expected} rows, the walk held {held}: page=1 held the "
-        f"{second.rows} that came between its first page and page=2 (the service counts page "
-        "from 0)"
-    )
 
+    first: int = 1
+    known: bool = False
+    said: str | None = None
+    hint: str = field(default="", repr=False)  # what page 1's meta.page said, in words
 
-def _ids_of(part: Any, rows: int, identity: str) -> set[Any]:
-    """The identities of one parsed page (:func:`_parsed_ids`, or items as they came), none
-    of them empty."""
-    column = _parsed_ids(part, identity, rows)
-    if column is not None:
-        ids: list[Any] = column.to_pylist()
-    elif isinstance(part, list):
-        ids = [item.get(identity) for item in part if isinstance(item, dict)]
-    else:
-        return set()
-    return {i for i in ids if isinstance(i, str) and i}
+    def number(self, page: int) -> int | None:
+        """The service's number of the walk's page ``page``; None for page 1 (no ``page``)."""
+        return None if page == 1 else page - 1 + self.first
+
+    def read_first(self, first: PageRead) -> None:
+        """Take page 1's ``meta.page``: 1 settles the numbering; anything else leaves a
+        numbering not yet settled to be tried from 0 (page 2 asked as ``page: 1``)."""
+        if first.page == 1:
+            self.first, self.known = 1, True
+        elif not self.known:
+            self.first = 0
+            self.hint = "no meta.page" if first.page is None else f"meta.page {first.page}"
+
+    def settle(self, *, new: int, of: int) -> bool:
+        """Settle the numbering from the walk's page 2 asked as ``page: 1``: ``new`` of its
+        ``of`` identities were not on page 1. True when the service counts from 0 (more than
+        half are new: the page is kept as the walk's page 2); else it counts from 1 (the page
+        is dropped), known so only when more than half repeat page 1 (with nothing to compare,
+        from 1 is the document's default for this walk, and nothing is settled)."""
+        if of and new * 2 > of:
+            self.first, self.known = 0, True
+            self.said = (
+                f"page 1, asked without page, said {self.hint or 'no meta.page'}, and page=1 "
+                f"brought {new} rows that were not on it: the service counts page from 0 (the "
+                "later pages are asked from page=2)"
+            )
+            return True
+        self.first, self.known = 1, (of - new) * 2 > of
+        return False
 
 
 class _Pace:
@@ -553,7 +560,7 @@ def pull_pages(
     pool: WorkerPool | None = None,
     lookup: Callable[[int, int], Response | None] | None = None,
     reader: Callable[[bytes], Any] | None = None,
-    first_read: Callable[[PageRead], Any] | None = None,
+    numbering: Numbering | None = None,
 ) -> Pages[T]:
     """Fetch every page needed for ``limit`` rows (all rows when None), checking each.
 
@@ -586,9 +593,11 @@ def pull_pages(
         ``reader(body)``: a page as ``{"data": rows, "meta": ...}`` straight from its bytes,
         or None for a page it does not take (read as JSON then); ``parse`` gets either kind
         of rows (:func:`dealframe.frames.deal_rows.read_deal_page`).
-    first_read : callable, optional
-        ``first_read(page)``: told page 1 as read (its ``meta``: a list walk learns from its
-        ``meta.page`` how the service counts pages) before any later page is asked for.
+    numbering : Numbering, optional
+        A list walk's numbering of the service's pages (``fetch`` asks for the pages it
+        numbers): told page 1's ``meta.page``, and, while that leaves it unsettled, settled
+        by the walk's page 2, fetched alone on this thread before any page runs ahead
+        (:meth:`Numbering.settle`).
 
     Returns
     -------
@@ -617,8 +626,8 @@ def pull_pages(
     started = time.perf_counter()
     first = walk.take(1, first_response)
     walk.pace.note(first_response, time.perf_counter() - started, busy=busy)
-    if first_read is not None:
-        first_read(first)
+    if numbering is not None:
+        numbering.read_first(first)
     del first_response
     served, expected = _plan(first, asked, limit, found)
     walk.size = served
@@ -633,8 +642,45 @@ def pull_pages(
     walk.planned = planned
     # page 1 says more is coming while total says it was all: follow has_more
     beyond = planned is not None and planned < 2 and bool(has_more)
-    _walk_rest(walk, fetch, served, planned, workers, progress, desc, pool, lookup, beyond)
+    start = 2
+    if numbering is not None and not numbering.known and (planned is None or planned > 1 or beyond):
+        second = _second_page(walk, fetch, served, numbering)
+        if second is not None:  # the service's second page: the walk goes on from page 3
+            if walk.done:
+                return walk.pages
+            start = 3
+            beyond = beyond or (planned is not None and planned <= 2 and bool(second.has_more))
+    _walk_rest(walk, fetch, served, planned, workers, progress, desc, pool, lookup, beyond, start)
     return walk.pages
+
+
+def _second_page(
+    walk: _Walk[T], fetch: Callable[[int, int], Response], size: int, numbering: Numbering
+) -> PageRead | None:
+    """Settle ``numbering`` (not yet settled: page 1 said no ``meta.page`` 1) by the walk's
+    page 2, asked as ``page: 1`` on this thread: its identities, against page 1's, tell how
+    the service counts (:meth:`Numbering.settle`). Returns the page once committed as the
+    walk's page 2 (the service counts from 0); None when it was dropped (page 1 again: from 1)
+    or failed (then from 1, the document's default: the walk asks ``page: 2`` and meets any
+    failure its own way)."""
+    cpu = time.thread_time()
+    try:
+        response = fetch(2, size)
+    except DealframeError as exc:
+        if closed(exc) or (isinstance(exc, FATAL_ERRORS) and not isinstance(exc, _STOPPING)):
+            raise
+        numbering.settle(new=0, of=0)
+        return None
+    busy = time.thread_time() - cpu
+    started = time.perf_counter()
+    ready = walk.prepare(2, response)
+    walk.pace.note(response, time.perf_counter() - started, busy=busy)
+    del response
+    mine = set(_prints(ready.ids).tolist()) - _NO_ID
+    new = len(mine - (walk.known or set()))
+    if not numbering.settle(new=new, of=len(mine)):
+        return None
+    return walk.commit(2, ready)
 
 
 def _reading(call: Callable[[int, int], Any], reader: Callable[[bytes], Any]) -> Any:
@@ -723,9 +769,11 @@ def _walk_rest(
     pool: WorkerPool | None,
     lookup: Callable[[int, int], Response | None] | None = None,
     extend: bool = False,
+    start: int = 2,
 ) -> None:
-    """Pages 2.. of a walk; ``extend``: follow ``has_more`` past ``planned`` from the start
-    (page 1 said more is coming while ``total`` said it held every row)."""
+    """Pages ``start``.. of a walk (2, or 3 once page 2 was read to settle its numbering);
+    ``extend``: follow ``has_more`` past ``planned`` from the start (page 1 said more is
+    coming while ``total`` said it held every row)."""
     shared = pool.executor() if pool is not None and pool.size == workers and workers > 1 else None
     own = (
         ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe-pages")
@@ -737,7 +785,9 @@ def _walk_rest(
     # (page, how it comes): a future (on a worker), None (fetched on this thread when due),
     # or a page already prepared while an earlier one was late
     window: deque[tuple[int, Future[Response] | _Ready | None]] = deque()
-    next_page = 2
+    next_page = start
+    if bar is not None and start > 2:
+        bar.update(start - 2)  # read before the walk went on
 
     def wanted(page: int) -> bool:
         return (
