@@ -43,7 +43,7 @@ def _checked(frame: Any, rate: Any) -> np.ndarray:
     if not frame.columns.is_unique:  # a frame joined with its own conversion, for example
         twice = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
         raise ValidationError("frame", "columns with unique names", got=twice)
-    if rate == RATE and RATE not in frame.columns:  # the default: the frame is not one of ours
+    if isinstance(rate, str) and rate == RATE and RATE not in frame.columns:  # not ours
         shown = ", ".join(map(str, frame.columns[:6])) + (", ..." if frame.shape[1] > 6 else "")
         raise ValidationError(
             "frame",
