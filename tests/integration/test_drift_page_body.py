@@ -38,7 +38,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 )
 
 from dealframe import doctor, mirror
-from dealframe.errors import BadRequestError
+from dealframe.errors import BadRequestError, IncompleteResultError
 from dealframe.notices import ServiceContractWarning
 
 P = "/api/private/v1"
@@ -184,6 +184,34 @@ def test_a_walk_on_a_service_counting_from_0_gets_exactly_the_rows(
     path = "/transactions" if call.startswith("deals") else "/companies"
     pages = -(-len(want) // 1000)
     assert proxy.sent(path) == [None, *range(1, pages)]
+
+
+def fail_explicit_page_1() -> Action:
+    """A 500 for a body asking ``page: 1`` explicitly (the walk's request that settles how the
+    service counts); the first page, asked without ``page``, is served."""
+
+    def apply(ex: Any) -> None:
+        if isinstance(ex.body, dict) and ex.body.get("page") == 1:
+            ex.forward, ex.status, ex._doc = False, 500, None
+            ex.headers = {"Content-Type": "application/json"}
+            ex.content = orjson.dumps({"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+
+    return Action("fail(page: 1)", on_request=apply)
+
+
+@pytest.mark.parametrize("says", [True, False], ids=["meta.page 0", "no meta.page"])
+@pytest.mark.parametrize("call", ["companies()", "deals(limit=2500, sort)"])
+def test_a_failed_page_1_settles_nothing_and_is_reported(call, says, fresh, proxy):
+    """The request that settles how pages count fails for good: the walk does not guess
+    (from 1 would read a service counting from 0 a page ahead, silently); the call raises
+    the usual IncompleteResultError, its ``.partial`` the first page, and the next call tries
+    to settle again."""
+    proxy.add(LISTS, fail_explicit_page_1(), method="POST")  # sees the client's own body
+    proxy.add(LISTS, zero_indexed(says=says), method="POST")
+    o = outcome(lambda: WALKS[call](fresh))
+    assert isinstance(o.error, IncompleteResultError), repr(o.error)
+    assert len(o.error.partial) == 1000
+    assert not fresh.private._first_page_known
 
 
 def test_a_walk_on_a_service_counting_from_0_without_meta_page_is_remembered(

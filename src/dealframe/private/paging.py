@@ -645,9 +645,9 @@ def pull_pages(
     start = 2
     if numbering is not None and not numbering.known and (planned is None or planned > 1 or beyond):
         second = _second_page(walk, fetch, served, numbering)
+        if walk.done:  # page 2 was the last, or its request failed: nothing more to read
+            return walk.pages
         if second is not None:  # the service's second page: the walk goes on from page 3
-            if walk.done:
-                return walk.pages
             start = 3
             beyond = beyond or (planned is not None and planned <= 2 and bool(second.has_more))
     _walk_rest(walk, fetch, served, planned, workers, progress, desc, pool, lookup, beyond, start)
@@ -661,15 +661,17 @@ def _second_page(
     page 2, asked as ``page: 1`` on this thread: its identities, against page 1's, tell how
     the service counts (:meth:`Numbering.settle`). Returns the page once committed as the
     walk's page 2 (the service counts from 0); None when it was dropped (page 1 again: from 1)
-    or failed (then from 1, the document's default: the walk asks ``page: 2`` and meets any
-    failure its own way)."""
+    or failed. A failed request settles nothing: it is the walk's failed page 2, and the walk
+    ends there (guessing from 1 would read the service's third page as the walk's second on a
+    service counting from 0, silently), so the call reports it as any failed page."""
     cpu = time.thread_time()
     try:
         response = fetch(2, size)
     except DealframeError as exc:
         if closed(exc) or (isinstance(exc, FATAL_ERRORS) and not isinstance(exc, _STOPPING)):
             raise
-        numbering.settle(new=0, of=0)
+        walk.fail(2, exc)
+        walk.done = True
         return None
     busy = time.thread_time() - cpu
     started = time.perf_counter()
