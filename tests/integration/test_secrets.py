@@ -551,6 +551,26 @@ def test_a_token_echoed_in_the_discovery_threshold_is_blanked_in_the_warning(dri
         assert not [t for t in said if token in t]
 
 
+def _region_values_as_text(doc: Any) -> Any:
+    for entry in doc["data"]["filters"]:
+        if entry["field"] == "region":
+            entry["values"] = f"allowed: {PRIVATE}"
+    return doc
+
+
+def test_a_token_echoed_in_discovery_values_is_blanked_in_the_warning(drift):
+    """A discovery document whose ``values`` are no array is warned of, quoting them: a token
+    echoed there is blanked, as in a finding."""
+    drift.add(r"^/api/private/v1/lookup/companies$", edit(_region_values_as_text))
+    with Client(drift.url, PUBLIC, PRIVATE, cache_enabled=False, **FAST) as client:
+        o = outcome(lambda: client.private.schema("companies"))
+    assert o.error is None, repr(o.error)
+    said = _said(o)
+    assert any("the values of region are not arrays" in m and "***" in m for m in said), said
+    for token in TOKENS:
+        assert not [t for t in said if token in t]
+
+
 # a typographic dash an editor put in place of '-', a Cyrillic look-alike of 'a', a Latin-1 'É'
 @pytest.mark.parametrize(
     ("bad", "at", "code"),

@@ -32,6 +32,7 @@ import pandas as pd
 
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from ..arguments import finite_number, flag, iso3
+from ..contract import blanked
 from ..errors import (
     ApiError,
     ServiceContractError,
@@ -204,9 +205,11 @@ class FilterSchema:
         if unlisted:
             first = next(iter(unlisted.values()))
             warnings.warn(
-                f"{where}: the values of {', '.join(unlisted)} are not arrays (such as "
-                f"{type(first).__name__} {str(first)[:60]!r}): the client cannot check these "
-                "filters' values (the service decides)",
+                blanked(  # the service's words: a token it echoes is not shown
+                    f"{where}: the values of {', '.join(unlisted)} are not arrays (such as "
+                    f"{type(first).__name__} {str(first)[:60]!r}): the client cannot check "
+                    "these filters' values (the service decides)"
+                ),
                 ServiceContractWarning,
                 stacklevel=user_stacklevel(),
             )
