@@ -45,11 +45,12 @@ def _checked(frame: Any, rate: Any) -> np.ndarray:
         raise ValidationError("frame", "columns with unique names", got=twice)
     if isinstance(rate, str) and rate == RATE and RATE not in frame.columns:  # not ours
         shown = ", ".join(map(str, frame.columns[:6])) + (", ..." if frame.shape[1] > 6 else "")
+        shown = f"a frame with columns {shown}" if shown else "a frame with no column"
         raise ValidationError(
             "frame",
             f"a current-data frame (client.public.current) with its {RATE!r} column, or "
             "rate= naming the frame's column of USD per unit of local currency",
-            got=f"a frame with columns {shown}",
+            got=shown,
         )
     choice(
         rate,

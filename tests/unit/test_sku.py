@@ -175,6 +175,9 @@ def test_a_visible_letter_beyond_ascii_is_accepted_the_service_decides(sku, vers
         ("NYSE_A²", "v1", "'²' at position 6 is a full-width or compatibility form of '2'"),
         ("A\u200bB-USA", "v2", "'\\u200b' at position 1 is a space, a control or another"),
         ("A B-USA", "v2", "' ' at position 1 is a space or a control character"),
+        ("ACME\u2013USA", "v2", "'–' at position 4 is a dash other than '-' (EN DASH)"),
+        ("ACME\u2013X-USA", "v2", "'–' at position 4 is a dash other than '-' (EN DASH)"),
+        ("BRK\u2011B-USA", "v2", "'\u2011' at position 3 is a dash other than '-' (NON-BREAKING"),
     ],
 )
 def test_a_sku_with_a_typo_is_refused_naming_its_position_and_character(sku, version, at):

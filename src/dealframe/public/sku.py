@@ -8,8 +8,9 @@ The interface document fixes only the layout: what an exchange or a ticker may h
 shown, so any visible character is accepted (``BRK.B``, ``BF-B``, ``NSE-KE``, and ``CAFÉ-FRA``
 when a service lists one: the service decides). Refused before any request is only what is
 clearly a typo: spaces, control and other invisible characters, a character that NFKC
-normalisation changes (full-width letters such as ``ＡＣＭＥ``, ligatures, superscripts), and
-a digit of another script (``١``: Unicode category Nd beyond ``0``-``9``). A v1 SKU splits at its first ``_``; a v2 SKU ends in ``-`` and three
+normalisation changes (full-width letters such as ``ＡＣＭＥ``, ligatures, superscripts), a
+digit of another script (``١``: Unicode category Nd beyond ``0``-``9``) and a dash other than
+``-`` (``–``). A v1 SKU splits at its first ``_``; a v2 SKU ends in ``-`` and three
 capital letters (the ISO 3166 alpha-3 country), then perhaps ``.N`` (N from 1, no leading
 zero), so ``BRK.B-USA.1`` is ticker ``BRK.B``, country ``USA``, N 1. The service decides
 whether such a SKU exists.
@@ -156,8 +157,8 @@ def _typo(sku: str) -> tuple[int, str] | None:
     """The first character of ``sku`` that is clearly a typo, and why; None when none is.
 
     Such a character is invisible (a space, a control or format character), changed by NFKC
-    normalisation (a full-width form, a ligature, a superscript) or a digit of another
-    script. An ASCII SKU is checked at C speed.
+    normalisation (a full-width form, a ligature, a superscript), a digit of another script
+    or a dash other than ``-`` (an en dash, a non-breaking hyphen). An ASCII SKU is checked at C speed.
 
     Examples
     --------
@@ -167,6 +168,8 @@ def _typo(sku: str) -> tuple[int, str] | None:
     (0, "a full-width or compatibility form of 'A'")
     >>> _typo("A١-USA")
     (1, 'a digit of another script (ARABIC-INDIC DIGIT ONE), not 0-9')
+    >>> _typo("ACME\u2013USA")
+    (4, "a dash other than '-' (EN DASH)")
     """
     if sku.isascii():
         found = _NOT_VISIBLE_ASCII.search(sku)
@@ -176,6 +179,8 @@ def _typo(sku: str) -> tuple[int, str] | None:
             return at, "a space, a control or another invisible character"
         if unicodedata.category(char) == "Nd" and not char.isascii():
             return at, f"a digit of another script ({unicodedata.name(char, '?')}), not 0-9"
+        if char != "-" and unicodedata.category(char) == "Pd":  # an en dash put for "-"
+            return at, f"a dash other than '-' ({unicodedata.name(char, '?')})"
         plain = unicodedata.normalize("NFKC", char)
         if plain != char:
             return at, f"a full-width or compatibility form of {plain!r}"
