@@ -177,6 +177,7 @@ def test_a_visible_letter_beyond_ascii_is_accepted_the_service_decides(sku, vers
         ("A B-USA", "v2", "' ' at position 1 is a space or a control character"),
         ("ACME\u2013USA", "v2", "'–' at position 4 is a dash other than '-' (EN DASH)"),
         ("ACME\u2013X-USA", "v2", "'–' at position 4 is a dash other than '-' (EN DASH)"),
+        ("ACME\u2212X-USA", "v2", "'−' at position 4 is a dash other than '-' (MINUS SIGN)"),
         ("BRK\u2011B-USA", "v2", "'\u2011' at position 3 is a dash other than '-' (NON-BREAKING"),
     ],
 )

@@ -179,7 +179,7 @@ def _typo(sku: str) -> tuple[int, str] | None:
             return at, "a space, a control or another invisible character"
         if unicodedata.category(char) == "Nd" and not char.isascii():
             return at, f"a digit of another script ({unicodedata.name(char, '?')}), not 0-9"
-        if char != "-" and unicodedata.category(char) == "Pd":  # an en dash put for "-"
+        if char != "-" and (unicodedata.category(char) == "Pd" or char == "\u2212"):  # '–', '−'
             return at, f"a dash other than '-' ({unicodedata.name(char, '?')})"
         plain = unicodedata.normalize("NFKC", char)
         if plain != char:
