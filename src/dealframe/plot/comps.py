@@ -201,7 +201,28 @@ def growth_vs_multiple(
     The y axis is logarithmic (multiples are log-normal with outliers). The ``label_top``
     largest companies (an integer, 0 for none) are named where a label fits without
     overlapping another (a label that cannot be placed is left out rather than drawn over
-    one). ``x`` and ``y`` are numeric columns of ``current``.
+    one).
+
+    Parameters
+    ----------
+    current : pandas.DataFrame
+        ``client.public.current(...)``.
+    x, y : str
+        Numeric columns of ``current`` for the x and y axes.
+    label_top : int
+        How many of the largest companies to name (0 for none).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (a new figure when None).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The chart (:func:`~dealframe.plot.alt_text` gives its alt text).
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``current`` lacks ``x`` or ``y``, they are not numeric, or ``label_top`` is below 0.
 
     Examples
     --------
@@ -268,6 +289,20 @@ def group_history(
     history: pd.DataFrame, column: str = "evRevenueNtm", *, ax: Axes | None = None
 ) -> Axes:
     """The group's monthly median of a field (``group_time_series``), with the latest value.
+
+    Parameters
+    ----------
+    history : pandas.DataFrame
+        ``client.public.group_time_series(...)``: months by fields.
+    column : str
+        The field to draw.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (a new figure when None).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The chart (:func:`~dealframe.plot.alt_text` gives its alt text).
 
     Examples
     --------
