@@ -24,7 +24,17 @@ import pandas as pd
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS, SKUS_PER_CURRENT_REQUEST
 from ..arguments import checked_keywords, integer_in
 from ..client import Client
-from ..contract import DOCUMENTED_FIELDS, Findings, as_count, shaping
+from ..contract import (
+    DOCUMENTED_FIELDS,
+    Findings,
+    as_count,
+    dedupe,
+    identities,
+    keys_present,
+    missing_fields,
+    read_items,
+    shaping,
+)
 from ..errors import (
     ApiError,
     ConfigurationError,
@@ -880,9 +890,86 @@ def _resolve(d: _Doctor) -> None:
     d.run("B.resolve.batch", "up to 1000 names per request (limit not shown)", batch)
 
 
-def _bucket_items(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """An aggregate's buckets as the client reads them (a list, or an object keyed by label)."""
-    return _items({"data": _buckets(doc.get("data"), Findings("aggregate"))})
+def _bucket_list(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """An aggregate's buckets as plain objects (for the members they carry)."""
+    data = _buckets(doc.get("data"), Findings("aggregate"))
+    return [i for i in data if isinstance(i, Mapping)] if isinstance(data, list) else []
+
+
+def _total_deals(doc: Mapping[str, Any]) -> int:
+    """``meta.total_deals`` of an aggregate answer, 0 when it says none."""
+    meta = doc.get("meta")
+    total = as_count(meta.get("total_deals")) if isinstance(meta, Mapping) else None
+    return total or 0
+
+
+#: Aggregate findings that make the client's frame lose deals or buckets: the check breaks.
+_AGGREGATE_LOSSES = ("wrong_shape", "count_mismatch", "unreadable_label")
+
+
+def _read_aggregate(doc: Mapping[str, Any], bucket: str) -> tuple[pd.DataFrame, Findings]:
+    """An aggregate answer read as ``client.private.aggregate`` reads it: its frame and the
+    findings the client warns of (the ``small_n_threshold`` ones are left to
+    ``B.aggregate.methodology``, which says where the client takes the value instead).
+
+    Examples
+    --------
+    >>> frame, found = _read_aggregate({"data": {"buckets": []}, "meta": {}}, "month")
+    >>> len(frame), [f.kind for f in found]
+    (0, ['wrong_shape'])
+    """
+    endpoint = f"POST {_B}/transactions/aggregate"
+    found = Findings(endpoint)
+    items = read_items({"data": _buckets(doc.get("data"), found)}, found)
+    meta = doc.get("meta")
+    if not isinstance(meta, Mapping):
+        found.add(
+            "bad_meta",
+            ("no meta" if meta is None else f"meta is {type(meta).__name__}, not an object")
+            + ": total_deals and the methodology (small_n_threshold, date_range) are unknown",
+        )
+        meta = {}
+    identities(items, "bucket", found)
+    missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
+    with shaping(None, endpoint):
+        frame = aggregate_frame(items, {"time_bucket": bucket, **meta})
+    unread = [
+        label
+        for label, start in zip(frame.attrs["labels_as_served"], frame["period_start"])
+        if pd.isna(start)
+    ]
+    if unread:
+        found.add(
+            "unreadable_label",
+            f"{len(unread)} bucket label(s) could not be read as {bucket}s: "
+            f"{', '.join(map(repr, unread[:3]))}",
+        )
+    frame = dedupe(frame, "bucket", found)
+    total = meta.get("total_deals")
+    counted = int(frame["n"].sum()) if len(frame) else 0
+    left_out = buckets_left_out(frame, bucket)
+    if isinstance(total, int) and not isinstance(total, bool) and total != counted:
+        method = meta.get("methodology")
+        threshold = method.get("small_n_threshold") if isinstance(method, Mapping) else None
+        room = max(0, (as_count(threshold) or 0) - 1) * len(left_out)
+        if not 0 < total - counted <= room:
+            found.add(
+                "count_mismatch",
+                f"meta.total_deals is {total}, the buckets' n add up to {counted}"
+                + (
+                    f" ({total - counted} deals are more than {len(left_out)} left-out "
+                    f"bucket(s) below small_n_threshold {threshold} can hold)"
+                    if left_out and counted < total
+                    else ""
+                ),
+            )
+    frame.attrs["buckets_left_out"] = left_out
+    return frame, found
+
+
+def _said_of(found: Findings) -> str:
+    """The words of the client's findings, as its warnings give them."""
+    return "; ".join(f.message for f in found)
 
 
 def _aggregate(d: _Doctor) -> None:
@@ -891,32 +978,33 @@ def _aggregate(d: _Doctor) -> None:
         def labels(bucket: str = bucket, canonical: str = canonical) -> tuple[str, str]:
             body = {"metric": "ev_revenue", "time_bucket": bucket, "filters": {}}
             doc = d.answer("private", "POST", f"{_B}/transactions/aggregate", json=body)
-            items = _bucket_items(doc)
+            if bucket == "quarter":
+                d.facts["aggregate_meta"] = doc.get("meta")
+            d.facts[f"aggregate_{bucket}"] = doc
+            frame, found = _read_aggregate(doc, bucket)
+            said = _said_of(found)
+            if any(f.kind in _AGGREGATE_LOSSES for f in found):
+                return f"the client warns: {said}", BREAKS
+            if not len(frame) and _total_deals(doc):
+                return (
+                    f"no bucket read, while meta.total_deals is {_total_deals(doc)}: the "
+                    "client returns an empty frame"
+                ), BREAKS
             keyed = (
                 "; data keyed by label: read as buckets"
                 if isinstance(doc.get("data"), Mapping)
                 else ""
             )
-            if bucket == "quarter":
-                d.facts["aggregate_meta"] = doc.get("meta")
-            d.facts[f"aggregate_{bucket}"] = doc
-            served = [i.get("bucket") for i in items]
-            read = [bucket_period(label, bucket) for label in served]
-            if any(r is None for r in read):
-                bad = [s for s, r in zip(served, read) if r is None]
-                return f"unreadable labels: {bad[:3]}", BREAKS
-            same = all(r is not None and r[0] == s for s, r in zip(served, read))
-            extra = _beyond(items, DOCUMENTED_FIELDS["aggregate"])
-            if same:
+            served = list(frame.attrs["labels_as_served"])
+            read = list(frame["bucket"])
+            extra = _beyond(_bucket_list(doc), DOCUMENTED_FIELDS["aggregate"])
+            warned = f"; the client warns: {said}" if said else ""
+            if all(str(s) == r for s, r in zip(served, read)):
                 like = served[0] if served else "-"
-                seen = (f"{len(served)} buckets labelled like {like}{keyed}", HOLDS)
-                return _noting((seen[0], ADAPTED) if keyed else seen, extra)
+                seen = f"{len(served)} buckets labelled like {like}{keyed}{warned}"
+                return _noting((seen, ADAPTED if keyed or said else HOLDS), extra)
             return _noting(
-                (
-                    f"labels like {served[0]!r}: read as {read[0][0] if read[0] else '?'}{keyed}",
-                    ADAPTED,
-                ),
-                extra,
+                (f"labels like {served[0]!r}: read as {read[0]}{keyed}{warned}", ADAPTED), extra
             )
 
         d.run(f"B.aggregate.labels.{bucket}", f"{bucket} labels {canonical} (not shown)", labels)
@@ -950,13 +1038,17 @@ def _aggregate(d: _Doctor) -> None:
         )
         if threshold is None:
             return "no small_n_threshold to read buckets by", BREAKS
-        items = _bucket_items(doc)
-        small = [i for i in items if isinstance(i.get("n"), int) and 0 < i["n"] < threshold]
-        with shaping(None, f"POST {_B}/transactions/aggregate"):  # as the client reads it
-            frame = aggregate_frame(items, {"time_bucket": "month", **meta})
-        left = buckets_left_out(frame, "month")
+        frame, found = _read_aggregate(doc, "month")
+        # unreadable labels are the labels checks' break; here, the deals the frame loses
+        lost = [f.message for f in found if f.kind in ("wrong_shape", "count_mismatch")]
+        if lost or (not len(frame) and _total_deals(doc)):
+            words = "; ".join(lost) or f"no bucket read of meta.total_deals {_total_deals(doc)}"
+            return f"the client warns: {words}", BREAKS
+        n = frame["n"]
+        small = int(((n > 0) & (n < threshold)).fillna(False).sum())
+        left = frame.attrs["buckets_left_out"]
         if small:
-            return f"{len(small)} month buckets below {threshold} deals returned", HOLDS
+            return f"{small} month buckets below {threshold} deals returned", HOLDS
         if left:
             return (
                 f"{len(left)} month buckets of the window left out (suppressed: read from "
