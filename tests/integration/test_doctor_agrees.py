@@ -74,3 +74,39 @@ def test_aggregate_the_client_reads_as_no_rows_breaks(
     # the client's own words
     said = warned[-1].split(": ", 1)[1]
     assert said in checks["B.aggregate.labels.month"].observed
+
+
+PUBLIC, PRIVATE = "pub-DOCTORSECRET-aaaa1111", "priv-DOCTORSECRET-bbbb2222"
+
+
+def _echo_private(doc: Any) -> Any:
+    """The service echoes the key: as bucket labels and as a member of list items."""
+    if isinstance(doc, dict) and isinstance(doc.get("data"), list):
+        for item in doc["data"][:3]:
+            if isinstance(item, dict):
+                if "bucket" in item:
+                    item["bucket"] = PRIVATE
+                else:
+                    item[f"x_{PRIVATE}"] = 1
+    return doc
+
+
+def test_tokens_the_service_echoes_are_blanked_in_every_doctor_text(sandbox: Any) -> None:
+    import json
+
+    mapped = {PUBLIC: sandbox.public_token, PRIVATE: sandbox.private_key}
+    with Proxy(sandbox.url, auth_map=mapped) as echoing:
+        echoing.add(AGGREGATE, edit(_echo_private))
+        echoing.add(f"^{P}/companies$", edit(_echo_private))
+        with Client(echoing.url, PUBLIC, PRIVATE, cache_enabled=False, **FAST) as client:
+            got = outcome(lambda: client.private.aggregate("ev_revenue", "quarter"))
+            warned = " ".join(got.warned(ServiceContractWarning))
+            assert "could not be read" in warned and PRIVATE not in warned  # the client blanks
+            diagnosis = diagnose(client, family="B")
+    checks = {c.name: c for c in diagnosis.checks}
+    label = checks["B.aggregate.labels.quarter"]
+    assert label.verdict == BREAKS and "'***'" in label.observed  # what the client says
+    assert "x_***" in checks["B.list_items"].observed
+    text = json.dumps(diagnosis.to_dict()) + diagnosis.table(width=10_000) + diagnosis.verdict()
+    for secret in (PUBLIC, PRIVATE, "DOCTORSECRET"):
+        assert secret not in text

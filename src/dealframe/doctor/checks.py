@@ -28,6 +28,7 @@ from ..contract import (
     DOCUMENTED_FIELDS,
     Findings,
     as_count,
+    blanked,
     dedupe,
     identities,
     keys_present,
@@ -248,7 +249,11 @@ class _Doctor:
         return doc
 
     def add(self, name: str, assumption: str, observed: str, verdict: str) -> None:
-        self.found.append(Check(name, assumption, observed, verdict))
+        """Record one check, the client's tokens blanked out of its words: they quote what
+        the service sent (labels, member names, statistic keys), which may echo a token.
+        :func:`diagnose` runs in the client's call (``checked_keywords``), so
+        :func:`~dealframe.contract.blanked` knows its tokens."""
+        self.found.append(Check(name, blanked(assumption), blanked(observed), verdict))
 
     def run(self, name: str, assumption: str, probe: Callable[[], tuple[str, str]]) -> None:
         try:
