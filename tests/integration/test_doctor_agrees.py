@@ -25,7 +25,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 )
 
 from dealframe import Client
-from dealframe.doctor.checks import BREAKS, Diagnosis, diagnose
+from dealframe.doctor.checks import ADAPTED, BREAKS, Diagnosis, diagnose
 from dealframe.notices import ServiceContractWarning
 
 P = "/api/private/v1"
@@ -110,3 +110,53 @@ def test_tokens_the_service_echoes_are_blanked_in_every_doctor_text(sandbox: Any
     text = json.dumps(diagnosis.to_dict()) + diagnosis.table(width=10_000) + diagnosis.verdict()
     for secret in (PUBLIC, PRIVATE, "DOCTORSECRET"):
         assert secret not in text
+
+
+RESOLVE = f"^{P}/companies/resolve$"
+
+
+def _fastapi_422(sent: int) -> Any:
+    return {
+        "detail": [
+            {
+                "loc": ["body", "names"],
+                "msg": f"List should have at most 100 items after validation, not {sent}",
+                "type": "too_long",
+            }
+        ]
+    }
+
+
+def _position_400(sent: int) -> Any:
+    return {
+        "error": {
+            "code": "BAD_REQUEST",
+            "message": "Invalid request",
+            "details": {"errors": ["names[100]: only 100 names allowed per request"]},
+        }
+    }
+
+
+def test_resolve_count_refusal_the_client_splits_is_adapted(client: Client, proxy: Proxy) -> None:
+    from _drift_proxy import refuse
+
+    proxy.add(RESOLVE, refuse(422, _fastapi_422, 100, "names"))
+    got = outcome(lambda: client.private.resolve_companies([f"Name {i}" for i in range(250)]))
+    assert got.error is None and len(got.value.matches) == 250
+    check = _doctor(client, "B")["B.resolve.batch"]
+    assert check.verdict == ADAPTED, check
+    assert "the client sends 100 (the bound stated)" in check.observed
+    assert "halves" not in check.observed
+
+
+def test_resolve_refusal_naming_a_position_breaks_as_the_client_raises(
+    client: Client, proxy: Proxy
+) -> None:
+    from _drift_proxy import refuse
+
+    proxy.add(RESOLVE, refuse(400, _position_400, 100, "names"))
+    got = outcome(lambda: client.private.resolve_companies([f"Name {i}" for i in range(250)]))
+    assert got.error is not None and "names[100]" in str(got.error)
+    check = _doctor(client, "B")["B.resolve.batch"]
+    assert check.verdict == BREAKS, check
+    assert "names[100]" in check.observed and "the client raises it" in check.observed

@@ -54,7 +54,7 @@ from ..frames.private import (
 )
 from ..frames.public import _group_layout, group_current_frame
 from ..frames.schemas import CURRENT_DATA
-from ..private.api import _buckets, _smaller_page
+from ..private.api import NAMES_PER_RESOLVE, _buckets, _fewer_names, _smaller_page
 from ..public.api import _check_group_classes, _fewer_skus
 from ..public.sku import sku_version
 from ..transport.refusals import stated_bound
@@ -869,30 +869,56 @@ def _entities(d: _Doctor) -> None:
 
 
 def _resolve(d: _Doctor) -> None:
-    def batch() -> tuple[str, str]:
-        for size in (1000, 100, 10):
-            names = [f"zz doctor probe {i}" for i in range(size)]
-            response = d.send("private", "POST", f"{_B}/companies/resolve", json={"names": names})
-            if response.status == 200:
-                items = _items(d.ok_json(response))
-                if len(items) != size:
-                    return f"{size} names gave {len(items)} results", BREAKS
-                extra = _beyond(items, (*DOCUMENTED_FIELDS["resolve"], "candidates"))
-                if size == 1000:
-                    return _noting(("1000 names in one request", HOLDS), extra)
-                return _noting(
-                    (
-                        f"1000 refused; {size} accepted: the client halves its batches "
-                        "until one is accepted",
-                        ADAPTED,
-                    ),
-                    extra,
-                )
-            if response.status not in (400, 413):
-                return f"{size} names answered {response.status}", BREAKS
-        return "even 10 names were refused", BREAKS
+    d.run(
+        "B.resolve.batch",
+        f"up to {NAMES_PER_RESOLVE} names per request (limit not shown)",
+        lambda: _resolve_batch(d),
+    )
 
-    d.run("B.resolve.batch", "up to 1000 names per request (limit not shown)", batch)
+
+def _resolve_batch(d: _Doctor) -> tuple[str, str]:
+    """Send one resolve request of as many names as the client sends at once; a refusal is
+    judged by the client's own rule (:func:`~dealframe.private.api._fewer_names`): one about
+    how many names the batch holds is asked again at the size the client would send (the
+    bound stated, else half), any other is what the client raises."""
+    sent, refused = NAMES_PER_RESOLVE, list[str]()
+    for _ in range(4):  # 1000 -> a stated bound, or halves: a few requests at most
+        names = [f"zz doctor probe {i}" for i in range(sent)]
+        response = d.send("private", "POST", f"{_B}/companies/resolve", json={"names": names})
+        if response.status == 200:
+            break
+        error = d.error(response)
+        fewer = _fewer_names(error, sent) if isinstance(error, ApiError) else None
+        seen = f"{sent} names refused ({response.status}: {error})"
+        if fewer is None:
+            return (
+                f"{'; '.join([*refused, seen])}: not read as a refusal of that many names "
+                "(the client raises it)",
+                BREAKS,
+            )
+        how = (
+            "the bound stated"
+            if isinstance(error, ApiError) and stated_bound(error, sent) is not None
+            else "half: no bound stated"
+        )
+        refused.append(f"{seen}: the client sends {fewer} ({how})")
+        sent = fewer
+    else:
+        return f"{'; '.join(refused)}: still refused", BREAKS
+    items = _items(d.ok_json(response))
+    if len(items) != sent:
+        return f"{sent} names gave {len(items)} results", BREAKS
+    extra = _beyond(items, (*DOCUMENTED_FIELDS["resolve"], "candidates"))
+    if not refused:
+        return _noting((f"{sent} names in one request", HOLDS), extra)
+    return _noting(
+        (
+            f"{'; '.join(refused)}; {sent} accepted: the client splits its batches to that "
+            "size and keeps it for its later calls",
+            ADAPTED,
+        ),
+        extra,
+    )
 
 
 def _bucket_list(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
