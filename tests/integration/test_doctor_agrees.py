@@ -160,3 +160,90 @@ def test_resolve_refusal_naming_a_position_breaks_as_the_client_raises(
     check = _doctor(client, "B")["B.resolve.batch"]
     assert check.verdict == BREAKS, check
     assert "names[100]" in check.observed and "the client raises it" in check.observed
+
+
+def _meta_as_text(doc: Any) -> Any:
+    if isinstance(doc, dict) and isinstance(doc.get("meta"), dict):
+        doc["meta"] = {
+            k: str(v) if isinstance(v, int) and not isinstance(v, bool) else v
+            for k, v in doc["meta"].items()
+        }
+    return doc
+
+
+def _meta_a_list(doc: Any) -> Any:
+    if isinstance(doc, dict):
+        doc["meta"] = [1, 2]
+    return doc
+
+
+def _first_sku(client: Client) -> str:
+    found = client.public.search()
+    return str(found["sku"].iloc[0] if "sku" in found.columns else found.index[0])
+
+
+@pytest.mark.parametrize(
+    ("path", "change", "check", "family", "call", "said"),
+    [
+        (
+            f"^{P}/companies$",
+            _meta_as_text,
+            "B.paging.limit",
+            "B",
+            lambda c, sku: c.private.companies(limit=50),
+            "written as text",
+        ),
+        (
+            f"^{P}/transactions$",
+            _meta_as_text,
+            "B.paging.page",
+            "B",
+            lambda c, sku: c.private.deals(limit=50),
+            "written as text",
+        ),
+        (
+            "^/api/v2/companies/current$",
+            _meta_a_list,
+            "A.current",
+            "A",
+            lambda c, sku: c.public.current([sku]),
+            "meta is list",
+        ),
+        (
+            "^/api/v2/groups/current$",
+            _meta_as_text,
+            "A.groups.current",
+            "A",
+            lambda c, sku: c.public.group_current(countries=["USA"]),
+            "written as text",
+        ),
+        (
+            "^/api/v2/companies/time-series$",
+            _meta_as_text,
+            "A.time_series",
+            "A",
+            lambda c, sku: c.public.time_series([sku]),
+            "written as text",
+        ),
+    ],
+    ids=["lists", "transactions", "current", "group_current", "time_series"],
+)
+def test_an_answer_the_client_warns_of_on_every_call_never_holds(
+    client: Client,
+    proxy: Proxy,
+    path: str,
+    change: Callable[[Any], Any],
+    check: str,
+    family: str,
+    call: Callable[[Client, str], Any],
+    said: str,
+) -> None:
+    sku = _first_sku(client) if family == "A" else ""
+    proxy.add(path, edit(change))
+    got = outcome(lambda: call(client, sku))
+    assert got.error is None
+    warned = [w for w in got.warned(ServiceContractWarning) if said in w]
+    assert warned, got.caught
+    seen = _doctor(client, family)[check]
+    assert seen.verdict == ADAPTED, seen
+    assert "the client warns" in seen.observed and said in seen.observed

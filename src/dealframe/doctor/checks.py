@@ -34,6 +34,7 @@ from ..contract import (
     keys_present,
     missing_fields,
     read_items,
+    read_page,
     shaping,
 )
 from ..errors import (
@@ -52,10 +53,10 @@ from ..frames.private import (
     company_profiles_frame,
     deals_frame,
 )
-from ..frames.public import _group_layout, group_current_frame
+from ..frames.public import _group_layout, group_current_frame, read_meta
 from ..frames.schemas import CURRENT_DATA
 from ..private.api import NAMES_PER_RESOLVE, _buckets, _fewer_names, _smaller_page
-from ..public.api import _check_group_classes, _fewer_skus
+from ..public.api import _check_group_classes, _fewer_skus, _meta_count
 from ..public.sku import sku_version
 from ..transport.refusals import stated_bound
 
@@ -355,6 +356,46 @@ def _fields(items: Sequence[Mapping[str, Any]], answer: str) -> tuple[str, str]:
     return f"{len(items)} items with exactly the documented fields", HOLDS
 
 
+def _meta_said(doc: Mapping[str, Any], items: Sequence[Any], how: str) -> list[str]:
+    """What the client's reader of this answer's ``meta`` warns of on every call (counts
+    written as text, a ``meta`` that is not an object ...), in its words.
+
+    ``how`` names the reader: ``"page"`` (a Family B list page, ``read_page``), ``"group"``
+    (groups/current, ``read_meta``), ``"periods"`` (groups time-series: ``read_meta``, then
+    the count), else the noun of Family A's ``meta.count`` (``"items"``, ``"companies"``).
+
+    Examples
+    --------
+    >>> _meta_said({"data": [], "meta": [1]}, [], "items")
+    ['meta is list, not an object: ignored']
+    """
+    found = Findings("doctor")
+    if how == "page":
+        read_page(doc, found, number=1)
+    elif how == "group":
+        read_meta(doc.get("meta"), found)
+    elif how == "periods":
+        _meta_count({"meta": read_meta(doc.get("meta"), found)}, list(items), found, how)
+    else:
+        _meta_count(doc, list(items), found, how)
+    return list(dict.fromkeys(f.message for f in found))
+
+
+def _warned(found: tuple[str, str], said: Sequence[str]) -> tuple[str, str]:
+    """``found``, ``adapted`` and quoting the client's warnings when it warns (a check the
+    client warns of on every call never ``holds``); a break stays a break.
+
+    Examples
+    --------
+    >>> _warned(("3 items", HOLDS), ["meta.count written as text"])
+    ('3 items; the client warns: meta.count written as text', 'adapted')
+    """
+    observed, verdict = found
+    if not said or verdict == BREAKS:
+        return found
+    return f"{observed}; the client warns: {'; '.join(said)}", ADAPTED
+
+
 def _error_body(response: Response, secrets: Sequence[str]) -> tuple[str, str]:
     """How an error body reads: the documented {error: {...}} shape, another, or nothing."""
     error = error_from_response(
@@ -402,13 +443,18 @@ def _family_a(d: _Doctor) -> None:
         d.facts["chunk"] = list(dict.fromkeys(skus))[:SKUS_PER_CURRENT_REQUEST]
         d.facts["region"] = next((i.get("region") for i in items if i.get("region")), None)
         bad = [i.get("sku") for i in items if sku_version(i.get("sku")) != "v2"]
-        count = (doc.get("meta") or {}).get("count") if isinstance(doc.get("meta"), dict) else None
+        meta = doc.get("meta")
+        written = meta.get("count") if isinstance(meta, Mapping) else None
+        count = as_count(written)
         if bad:
             return f"{len(bad)} SKUs not <TICKER>-<ISO3>[.N]: {bad[:3]}", BREAKS
         if count != len(items):
-            return f"meta.count {count!r} for {len(items)} items", BREAKS
+            return f"meta.count {written!r} for {len(items)} items", BREAKS
         observed, verdict = _fields(items, "search")
-        return f"v2 SKUs, meta.count = {count}; {observed}", verdict
+        return _warned(
+            (f"v2 SKUs, meta.count = {count}; {observed}", verdict),
+            _meta_said(doc, items, "companies"),
+        )
 
     d.run("A.search", "{data: [CompanyIdentifier], meta: {count}}, v2 SKUs", search)
 
@@ -431,7 +477,7 @@ def _family_a(d: _Doctor) -> None:
         items = _items(doc)
         if sorted(str(i.get("sku")) for i in items) != sorted(skus):
             return f"asked for {skus}, got {[i.get('sku') for i in items]}", BREAKS
-        return _fields(items, "current")
+        return _warned(_fields(items, "current"), _meta_said(doc, items, "items"))
 
     d.run("A.current", "CompanyCurrentData for each SKU asked", current)
     d.run(
@@ -459,7 +505,8 @@ def _family_a(d: _Doctor) -> None:
             ),
             _beyond(items, DOCUMENTED_FIELDS["time_series"]),
         )
-        return _noting(found, sorted(set(data) - _EXPECTED_SERIES), "field")
+        found = _noting(found, sorted(set(data) - _EXPECTED_SERIES), "field")
+        return _warned(found, _meta_said(doc, items, "items"))
 
     d.run("A.time_series", "data: {field: {YYYY-MM: number}}, any field names", series)
 
@@ -481,9 +528,12 @@ def _family_a(d: _Doctor) -> None:
             return f"{layout}: {'; '.join(f.message for f in said)}", BREAKS
         known = set(DOCUMENTED_FIELDS["current"]) | _EXPECTED_EXTRAS["current"]
         extra = sorted(set(frame.index) - known)
+        warned = _meta_said(doc, [], "group")
         if isinstance(data, Mapping) and {"sum", "median"} <= set(data):
-            return _noting((f"{layout} over {len(frame)} fields", HOLDS), extra, "field")
-        return _noting((f"{layout} over {len(frame)} fields: read", ADAPTED), extra, "field")
+            found = _noting((f"{layout} over {len(frame)} fields", HOLDS), extra, "field")
+        else:
+            found = _noting((f"{layout} over {len(frame)} fields: read", ADAPTED), extra, "field")
+        return _warned(found, warned)
 
     d.run("A.groups.current", "data {sum: {...}, median: {...}} (layout not shown)", group_current)
 
@@ -506,7 +556,8 @@ def _family_a(d: _Doctor) -> None:
             (f"{len(items)} periods, meta {{count, companies}}", HOLDS),
             _beyond(items, DOCUMENTED_FIELDS["group_time_series"]),
         )
-        return _noting(found, _beyond([i["median"] for i in items], _EXPECTED_SERIES), "field")
+        found = _noting(found, _beyond([i["median"] for i in items], _EXPECTED_SERIES), "field")
+        return _warned(found, _meta_said(doc, items, "periods"))
 
     d.run("A.groups.time_series", "[{period, median}], meta {count, companies}", group_series)
 
@@ -675,14 +726,17 @@ def _paging(d: _Doctor) -> None:
         d.facts["stamps"] = [i.get("updated_at") for i in items[:200]]
         d.facts["names"] = [i.get("name") for i in items[:3] if isinstance(i.get("name"), str)]
         d.facts["company_items"] = items[:100]
-        served = meta.get("limit")
+        # meta as the client's walk reads it: counts written as text are read, and warned of
+        read = read_page(doc, Findings("doctor"), number=1)
+        d.facts["list_said"] = _meta_said(doc, items, "page")
+        served = read.limit
         missing = [k for k in ("page", "limit", "returned", "total", "has_more") if k not in meta]
         note = (
             f"; meta lacks {', '.join(missing)} (the walk follows has_more / empty pages)"
             if missing
             else ""
         )
-        if isinstance(served, int) and served < asked:
+        if served is not None and served < asked:
             return (
                 f"{refused}limit {asked} served as {served} (said in meta.limit): "
                 f"pages of {served}{note}",
@@ -692,13 +746,12 @@ def _paging(d: _Doctor) -> None:
         if got >= asked:
             return f"{refused}{asked} rows per page{note}", ADAPTED if missing or refused else HOLDS
         seen = f"{refused}{got} rows of {asked:,} asked"
-        total = meta.get("total")
-        total = total if isinstance(total, int) and not isinstance(total, bool) else None
-        if meta.get("has_more") is True:
+        total = read.total
+        if read.has_more is True:
             return f"{seen} with has_more true: pages of {got}{note}", ADAPTED
         if total is not None and total > got:
             return f"{seen} of meta.total {total}: pages of {got}{note}", ADAPTED
-        if total is None and meta.get("has_more") is None and got:
+        if total is None and read.has_more is None and got:
             return (
                 f"{seen}, and meta says neither total nor has_more: the walk asks for page 2 "
                 f"at {got} rows and goes on until an empty or short page{note}",
@@ -707,7 +760,11 @@ def _paging(d: _Doctor) -> None:
         whole = f"{seen}: the whole list" + ("" if total is None else f" (meta.total {total})")
         return f"{whole}{note}", ADAPTED if missing or refused else HOLDS
 
-    d.run("B.paging.limit", "POST lists take limit up to 1000 (bound not shown)", limit)
+    d.run(
+        "B.paging.limit",
+        "POST lists take limit up to 1000 (bound not shown)",
+        lambda: _warned(limit(), d.facts.get("list_said", [])),
+    )
 
     def items() -> tuple[str, str]:
         found = d.facts.get("company_items")
@@ -748,7 +805,11 @@ def _paging(d: _Doctor) -> None:
             "" if zero.status == 200 else "; page 0 is refused"
         ), HOLDS
 
-    d.run("B.paging.page", "page is a body member of every POST list (not shown)", page)
+    d.run(
+        "B.paging.page",
+        "page is a body member of every POST list (not shown)",
+        lambda: _warned(page(), list(dict.fromkeys(d.facts.get("pages_said", [])))),
+    )
 
     def stamps() -> tuple[str, str]:
         seen = d.facts.get("stamps") or []
@@ -776,9 +837,11 @@ def _page_ignored(d: _Doctor, entity: str) -> bool:
 
     def ids(page: int) -> list[Any]:
         body = {"filters": {}, "limit": 2, "page": page}
-        return [
-            i.get("id") for i in _items(d.answer("private", "POST", f"{_B}/{entity}", json=body))
-        ]
+        doc = d.answer("private", "POST", f"{_B}/{entity}", json=body)
+        items = _items(doc)
+        said = d.facts.setdefault("pages_said", [])
+        said += [f"/{entity}: {words}" for words in _meta_said(doc, items, "page")]
+        return [i.get("id") for i in items]
 
     first, second = ids(1), ids(2)
     return bool(second) and first == second
