@@ -247,3 +247,29 @@ def test_an_answer_the_client_warns_of_on_every_call_never_holds(
     seen = _doctor(client, family)[check]
     assert seen.verdict == ADAPTED, seen
     assert "the client warns" in seen.observed and said in seen.observed
+
+
+def _forbid(ex: Any) -> None:
+    if ex.status == 401:
+        ex.status = 403
+
+
+def test_auth_403_for_a_missing_key_is_adapted_on_both_families(
+    sandbox: Any, client: Client, proxy: Proxy
+) -> None:
+    from _drift_proxy import Action
+
+    from dealframe.errors import AuthenticationError
+
+    proxy.add(".", Action("403", on_response=_forbid))
+    for family, call in (
+        ("A", lambda c: c.public.search()),
+        ("B", lambda c: c.private.companies(limit=5)),
+    ):
+        with Client(proxy.url, "wrong-token", "wrong-key", cache_enabled=False, **FAST) as bad:
+            got = outcome(lambda call=call, bad=bad: call(bad))
+        assert isinstance(got.error, AuthenticationError) and got.error.status == 403, family
+    checks = _doctor(client)
+    for name in ("A.auth", "B.auth"):
+        assert checks[name].verdict == ADAPTED, checks[name]
+        assert "read as AuthenticationError" in checks[name].observed

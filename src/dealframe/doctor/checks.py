@@ -611,8 +611,14 @@ def _family_b(d: _Doctor) -> None:
     def auth() -> tuple[str, str]:
         bare = d.send("private", "GET", f"{_B}/lookup/companies", token=None)
         wrong = d.send("private", "GET", f"{_B}/lookup/companies", token="doctor-not-a-key")
+        code = _code(bare)
         if bare.status == 401 and wrong.status in (401, 403):
-            return f"no header: 401 {_code(bare) or ''}; a wrong key: {wrong.status}", HOLDS
+            return f"no header: 401 {code or ''}; a wrong key: {wrong.status}", HOLDS
+        if bare.status in (401, 403) and wrong.status in (401, 403):  # as A.auth says it
+            return (
+                f"no header: {bare.status} {code or ''}; a wrong key: {wrong.status} "
+                "(read as AuthenticationError)"
+            ), ADAPTED
         return f"no header: {bare.status}; a wrong key: {wrong.status}", BREAKS
 
     d.run("B.auth", "401 without a key, 401/403 for a wrong one", auth)
