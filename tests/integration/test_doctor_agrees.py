@@ -273,3 +273,72 @@ def test_auth_403_for_a_missing_key_is_adapted_on_both_families(
     for name in ("A.auth", "B.auth"):
         assert checks[name].verdict == ADAPTED, checks[name]
         assert "read as AuthenticationError" in checks[name].observed
+
+
+def _region_values_as_text(doc: Any) -> Any:
+    for entry in doc.get("data", {}).get("filters", []):
+        if isinstance(entry, dict) and entry.get("field") == "region":
+            entry["values"] = "Europe,Oceania"
+    return doc
+
+
+def test_vocabulary_values_not_a_list_says_the_client_cannot_check_them(
+    client: Client, proxy: Proxy
+) -> None:
+    proxy.add(f"^{P}/lookup/companies$", edit(_region_values_as_text))
+    got = outcome(lambda: client.private.companies(region=["Oceania"], limit=5))
+    assert got.error is None
+    assert any("cannot check" in w for w in got.warned(ServiceContractWarning))
+    check = _doctor(client, "B")["B.vocabulary.region"]
+    assert check.verdict == ADAPTED
+    assert "not a list" in check.observed and "cannot check" in check.observed
+    assert "no values listed" not in check.observed
+
+
+def _with_stddev(doc: Any) -> Any:
+    doc["data"]["stddev"] = {k: 1.0 for k in doc["data"]["median"]}
+    return doc
+
+
+def test_an_extra_group_statistic_is_adapted_like_other_extras(
+    client: Client, proxy: Proxy
+) -> None:
+    proxy.add("^/api/v2/groups/current$", edit(_with_stddev))
+    got = outcome(lambda: client.public.group_current(countries=["USA"]))
+    assert got.error is None and "stddev" in got.value.columns
+    check = _doctor(client, "A")["A.groups.current"]
+    assert check.verdict == ADAPTED, check
+    assert "stddev" in check.observed and "extra columns" in check.observed
+
+
+def _threshold_moved(doc: Any) -> Any:
+    doc["meta"]["small_n_threshold"] = doc["meta"]["methodology"].pop("small_n_threshold")
+    return doc
+
+
+def _threshold_gone(doc: Any) -> Any:
+    doc["meta"]["methodology"].pop("small_n_threshold")
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("change", "source"),
+    [
+        (_threshold_moved, "from the answer's meta.small_n_threshold"),
+        (_threshold_gone, "from the transactions discovery document"),
+    ],
+    ids=["moved", "discovery"],
+)
+def test_threshold_check_says_where_the_client_takes_it_from(
+    client: Client, proxy: Proxy, change: Callable[[Any], Any], source: str
+) -> None:
+    from dealframe.analytics.buckets import service_methodology
+
+    proxy.add(AGGREGATE, edit(change))
+    got = outcome(lambda: service_methodology(client))
+    assert got.error is None
+    threshold = got.value[0]
+    assert any(source in w for w in got.warned(ServiceContractWarning))
+    checks = _doctor(client, "B")
+    for name in ("B.aggregate.methodology", "B.aggregate.suppression"):
+        assert f"the client uses {threshold}, {source}" in checks[name].observed, checks[name]

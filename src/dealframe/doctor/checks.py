@@ -533,7 +533,9 @@ def _family_a(d: _Doctor) -> None:
             found = _noting((f"{layout} over {len(frame)} fields", HOLDS), extra, "field")
         else:
             found = _noting((f"{layout} over {len(frame)} fields: read", ADAPTED), extra, "field")
-        return _warned(found, warned)
+        # statistics beyond the sum and the median (stddev ...) are columns of the frame
+        stats = [str(c) for c in frame.columns if c not in ("sum", "median")]
+        return _warned(_noting(found, stats, "statistic"), warned)
 
     d.run("A.groups.current", "data {sum: {...}, median: {...}} (layout not shown)", group_current)
 
@@ -648,12 +650,14 @@ def _family_b(d: _Doctor) -> None:
     _aggregate(d)
 
 
-def _values(d: _Doctor, entity: str, name: str) -> list[str] | None:
+def _values(d: _Doctor, entity: str, name: str) -> Any:
+    """The ``values`` a discovery document lists for filter ``name``: a list of text, None
+    when it lists none, or what it wrote instead of a list (a string ...)."""
     doc = d.facts.get(f"lookup:{entity}") or {}
     for entry in doc.get("filters") or []:
         if isinstance(entry, Mapping) and entry.get("field") == name:
             values = entry.get("values")
-            return [str(v) for v in values] if isinstance(values, list) else None
+            return [str(v) for v in values] if isinstance(values, list) else values
     return None
 
 
@@ -678,6 +682,12 @@ def _vocabularies(d: _Doctor) -> None:
             listed = _values(d, entity, name)
             if listed is None:
                 return "no values listed (the client then checks none)", ADAPTED
+            if not isinstance(listed, list):
+                return (
+                    f"values is {type(listed).__name__} {str(listed)[:60]!r}, not a list: "
+                    "the client cannot check this filter's values (the service decides) and "
+                    "warns so on every call that filters by it"
+                ), ADAPTED
             more, fewer = sorted(set(listed) - set(ours)), sorted(set(ours) - set(listed))
             if not more and not fewer:
                 return f"the document's {len(ours)} values", HOLDS
@@ -1003,6 +1013,34 @@ def _total_deals(doc: Mapping[str, Any]) -> int:
     return total or 0
 
 
+#: The interface document's ``small_n_threshold`` (section 4.3 rule 9): the analytics' last
+#: resort (``dealframe.analytics.buckets.DOCUMENTED_THRESHOLD``, not imported: the doctor
+#: does not load the analytics).
+_DOCUMENTED_THRESHOLD = 5
+
+
+def _threshold_elsewhere(d: _Doctor, meta: Any) -> str:
+    """Where the client's analytics take ``small_n_threshold`` from when the aggregate answer
+    has no ``meta.methodology.small_n_threshold`` (``analytics.buckets``): the answer's
+    ``meta.small_n_threshold``, else the transactions discovery document's
+    ``aggregate.methodology.small_n_threshold``, else the interface document's 5."""
+    moved = as_count(meta.get("small_n_threshold")) if isinstance(meta, Mapping) else None
+    if moved is not None:
+        return f"the client uses {moved}, from the answer's meta.small_n_threshold, and warns"
+    listed = (d.facts.get("lookup:transactions") or {}).get("aggregate")
+    listed = listed.get("methodology") if isinstance(listed, Mapping) else None
+    discovered = as_count(listed.get("small_n_threshold")) if isinstance(listed, Mapping) else None
+    if discovered is not None:
+        return (
+            f"the client uses {discovered}, from the transactions discovery document "
+            "(aggregate.methodology.small_n_threshold), and warns"
+        )
+    return (
+        f"the client uses {_DOCUMENTED_THRESHOLD}, the interface document's value (neither the "
+        "answer's meta.small_n_threshold nor the discovery document gives one), and warns"
+    )
+
+
 #: Aggregate findings that make the client's frame lose deals or buckets: the check breaks.
 _AGGREGATE_LOSSES = ("wrong_shape", "count_mismatch", "unreadable_label")
 
@@ -1113,10 +1151,15 @@ def _aggregate(d: _Doctor) -> None:
         meta = d.facts.get("aggregate_meta")
         methodology = meta.get("methodology") if isinstance(meta, Mapping) else None
         if not isinstance(methodology, Mapping):
-            return "no meta.methodology", BREAKS
+            return f"no meta.methodology: {_threshold_elsewhere(d, meta)}", BREAKS
         rule, written = methodology.get("outlier_rule"), methodology.get("small_n_threshold")
         n = as_count(written)
-        if rule != "iqr_1.5" or n is None:
+        if n is None:
+            return (
+                f"outlier_rule {rule!r}, small_n_threshold {written!r}: "
+                f"{_threshold_elsewhere(d, meta)}"
+            ), BREAKS
+        if rule != "iqr_1.5":
             return f"outlier_rule {rule!r}, small_n_threshold {written!r}", BREAKS
         if n != 5 or type(written) is not int:
             said = n if type(written) is int else f"{written!r}, read as {n},"
@@ -1137,7 +1180,10 @@ def _aggregate(d: _Doctor) -> None:
             methodology.get("small_n_threshold") if isinstance(methodology, Mapping) else None
         )
         if threshold is None:
-            return "no small_n_threshold to read buckets by", BREAKS
+            return (
+                "no meta.methodology.small_n_threshold to read buckets by: "
+                f"{_threshold_elsewhere(d, meta)}"
+            ), BREAKS
         frame, found = _read_aggregate(doc, "month")
         # unreadable labels are the labels checks' break; here, the deals the frame loses
         lost = [f.message for f in found if f.kind in ("wrong_shape", "count_mismatch")]
