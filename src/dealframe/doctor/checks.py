@@ -24,7 +24,19 @@ import pandas as pd
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS, SKUS_PER_CURRENT_REQUEST
 from ..arguments import checked_keywords, integer_in
 from ..client import Client
-from ..contract import DOCUMENTED_FIELDS, Findings, as_count, shaping
+from ..contract import (
+    DOCUMENTED_FIELDS,
+    Findings,
+    as_count,
+    blanked,
+    dedupe,
+    identities,
+    keys_present,
+    missing_fields,
+    read_items,
+    read_page,
+    shaping,
+)
 from ..errors import (
     ApiError,
     ConfigurationError,
@@ -41,10 +53,10 @@ from ..frames.private import (
     company_profiles_frame,
     deals_frame,
 )
-from ..frames.public import _group_layout, group_current_frame
+from ..frames.public import _group_layout, group_current_frame, read_meta
 from ..frames.schemas import CURRENT_DATA
-from ..private.api import _buckets, _smaller_page
-from ..public.api import _check_group_classes, _fewer_skus
+from ..private.api import NAMES_PER_RESOLVE, _buckets, _fewer_names, _smaller_page
+from ..public.api import _check_group_classes, _fewer_skus, _meta_count
 from ..public.sku import sku_version
 from ..transport.refusals import stated_bound
 
@@ -238,7 +250,11 @@ class _Doctor:
         return doc
 
     def add(self, name: str, assumption: str, observed: str, verdict: str) -> None:
-        self.found.append(Check(name, assumption, observed, verdict))
+        """Record one check, the client's tokens blanked out of its words: they quote what
+        the service sent (labels, member names, statistic keys), which may echo a token.
+        :func:`diagnose` runs in the client's call (``checked_keywords``), so
+        :func:`~dealframe.contract.blanked` knows its tokens."""
+        self.found.append(Check(name, blanked(assumption), blanked(observed), verdict))
 
     def run(self, name: str, assumption: str, probe: Callable[[], tuple[str, str]]) -> None:
         try:
@@ -340,6 +356,46 @@ def _fields(items: Sequence[Mapping[str, Any]], answer: str) -> tuple[str, str]:
     return f"{len(items)} items with exactly the documented fields", HOLDS
 
 
+def _meta_said(doc: Mapping[str, Any], items: Sequence[Any], how: str) -> list[str]:
+    """What the client's reader of this answer's ``meta`` warns of on every call (counts
+    written as text, a ``meta`` that is not an object ...), in its words.
+
+    ``how`` names the reader: ``"page"`` (a Family B list page, ``read_page``), ``"group"``
+    (groups/current, ``read_meta``), ``"periods"`` (groups time-series: ``read_meta``, then
+    the count), else the noun of Family A's ``meta.count`` (``"items"``, ``"companies"``).
+
+    Examples
+    --------
+    >>> _meta_said({"data": [], "meta": [1]}, [], "items")
+    ['meta is list, not an object: ignored']
+    """
+    found = Findings("doctor")
+    if how == "page":
+        read_page(doc, found, number=1)
+    elif how == "group":
+        read_meta(doc.get("meta"), found)
+    elif how == "periods":
+        _meta_count({"meta": read_meta(doc.get("meta"), found)}, list(items), found, how)
+    else:
+        _meta_count(doc, list(items), found, how)
+    return list(dict.fromkeys(f.message for f in found))
+
+
+def _warned(found: tuple[str, str], said: Sequence[str]) -> tuple[str, str]:
+    """``found``, ``adapted`` and quoting the client's warnings when it warns (a check the
+    client warns of on every call never ``holds``); a break stays a break.
+
+    Examples
+    --------
+    >>> _warned(("3 items", HOLDS), ["meta.count written as text"])
+    ('3 items; the client warns: meta.count written as text', 'adapted')
+    """
+    observed, verdict = found
+    if not said or verdict == BREAKS:
+        return found
+    return f"{observed}; the client warns: {'; '.join(said)}", ADAPTED
+
+
 def _error_body(response: Response, secrets: Sequence[str]) -> tuple[str, str]:
     """How an error body reads: the documented {error: {...}} shape, another, or nothing."""
     error = error_from_response(
@@ -387,13 +443,18 @@ def _family_a(d: _Doctor) -> None:
         d.facts["chunk"] = list(dict.fromkeys(skus))[:SKUS_PER_CURRENT_REQUEST]
         d.facts["region"] = next((i.get("region") for i in items if i.get("region")), None)
         bad = [i.get("sku") for i in items if sku_version(i.get("sku")) != "v2"]
-        count = (doc.get("meta") or {}).get("count") if isinstance(doc.get("meta"), dict) else None
+        meta = doc.get("meta")
+        written = meta.get("count") if isinstance(meta, Mapping) else None
+        count = as_count(written)
         if bad:
             return f"{len(bad)} SKUs not <TICKER>-<ISO3>[.N]: {bad[:3]}", BREAKS
         if count != len(items):
-            return f"meta.count {count!r} for {len(items)} items", BREAKS
+            return f"meta.count {written!r} for {len(items)} items", BREAKS
         observed, verdict = _fields(items, "search")
-        return f"v2 SKUs, meta.count = {count}; {observed}", verdict
+        return _warned(
+            (f"v2 SKUs, meta.count = {count}; {observed}", verdict),
+            _meta_said(doc, items, "companies"),
+        )
 
     d.run("A.search", "{data: [CompanyIdentifier], meta: {count}}, v2 SKUs", search)
 
@@ -416,7 +477,7 @@ def _family_a(d: _Doctor) -> None:
         items = _items(doc)
         if sorted(str(i.get("sku")) for i in items) != sorted(skus):
             return f"asked for {skus}, got {[i.get('sku') for i in items]}", BREAKS
-        return _fields(items, "current")
+        return _warned(_fields(items, "current"), _meta_said(doc, items, "items"))
 
     d.run("A.current", "CompanyCurrentData for each SKU asked", current)
     d.run(
@@ -444,7 +505,8 @@ def _family_a(d: _Doctor) -> None:
             ),
             _beyond(items, DOCUMENTED_FIELDS["time_series"]),
         )
-        return _noting(found, sorted(set(data) - _EXPECTED_SERIES), "field")
+        found = _noting(found, sorted(set(data) - _EXPECTED_SERIES), "field")
+        return _warned(found, _meta_said(doc, items, "items"))
 
     d.run("A.time_series", "data: {field: {YYYY-MM: number}}, any field names", series)
 
@@ -466,9 +528,14 @@ def _family_a(d: _Doctor) -> None:
             return f"{layout}: {'; '.join(f.message for f in said)}", BREAKS
         known = set(DOCUMENTED_FIELDS["current"]) | _EXPECTED_EXTRAS["current"]
         extra = sorted(set(frame.index) - known)
+        warned = _meta_said(doc, [], "group")
         if isinstance(data, Mapping) and {"sum", "median"} <= set(data):
-            return _noting((f"{layout} over {len(frame)} fields", HOLDS), extra, "field")
-        return _noting((f"{layout} over {len(frame)} fields: read", ADAPTED), extra, "field")
+            found = _noting((f"{layout} over {len(frame)} fields", HOLDS), extra, "field")
+        else:
+            found = _noting((f"{layout} over {len(frame)} fields: read", ADAPTED), extra, "field")
+        # statistics beyond the sum and the median (stddev ...) are columns of the frame
+        stats = [str(c) for c in frame.columns if c not in ("sum", "median")]
+        return _warned(_noting(found, stats, "statistic"), warned)
 
     d.run("A.groups.current", "data {sum: {...}, median: {...}} (layout not shown)", group_current)
 
@@ -491,7 +558,8 @@ def _family_a(d: _Doctor) -> None:
             (f"{len(items)} periods, meta {{count, companies}}", HOLDS),
             _beyond(items, DOCUMENTED_FIELDS["group_time_series"]),
         )
-        return _noting(found, _beyond([i["median"] for i in items], _EXPECTED_SERIES), "field")
+        found = _noting(found, _beyond([i["median"] for i in items], _EXPECTED_SERIES), "field")
+        return _warned(found, _meta_said(doc, items, "periods"))
 
     d.run("A.groups.time_series", "[{period, median}], meta {count, companies}", group_series)
 
@@ -545,8 +613,14 @@ def _family_b(d: _Doctor) -> None:
     def auth() -> tuple[str, str]:
         bare = d.send("private", "GET", f"{_B}/lookup/companies", token=None)
         wrong = d.send("private", "GET", f"{_B}/lookup/companies", token="doctor-not-a-key")
+        code = _code(bare)
         if bare.status == 401 and wrong.status in (401, 403):
-            return f"no header: 401 {_code(bare) or ''}; a wrong key: {wrong.status}", HOLDS
+            return f"no header: 401 {code or ''}; a wrong key: {wrong.status}", HOLDS
+        if bare.status in (401, 403) and wrong.status in (401, 403):  # as A.auth says it
+            return (
+                f"no header: {bare.status} {code or ''}; a wrong key: {wrong.status} "
+                "(read as AuthenticationError)"
+            ), ADAPTED
         return f"no header: {bare.status}; a wrong key: {wrong.status}", BREAKS
 
     d.run("B.auth", "401 without a key, 401/403 for a wrong one", auth)
@@ -576,12 +650,14 @@ def _family_b(d: _Doctor) -> None:
     _aggregate(d)
 
 
-def _values(d: _Doctor, entity: str, name: str) -> list[str] | None:
+def _values(d: _Doctor, entity: str, name: str) -> Any:
+    """The ``values`` a discovery document lists for filter ``name``: a list of text, None
+    when it lists none, or what it wrote instead of a list (a string ...)."""
     doc = d.facts.get(f"lookup:{entity}") or {}
     for entry in doc.get("filters") or []:
         if isinstance(entry, Mapping) and entry.get("field") == name:
             values = entry.get("values")
-            return [str(v) for v in values] if isinstance(values, list) else None
+            return [str(v) for v in values] if isinstance(values, list) else values
     return None
 
 
@@ -606,6 +682,12 @@ def _vocabularies(d: _Doctor) -> None:
             listed = _values(d, entity, name)
             if listed is None:
                 return "no values listed (the client then checks none)", ADAPTED
+            if not isinstance(listed, list):
+                return (
+                    f"values is {type(listed).__name__} {str(listed)[:60]!r}, not a list: "
+                    "the client cannot check this filter's values (the service decides) and "
+                    "warns so on every call that filters by it"
+                ), ADAPTED
             more, fewer = sorted(set(listed) - set(ours)), sorted(set(ours) - set(listed))
             if not more and not fewer:
                 return f"the document's {len(ours)} values", HOLDS
@@ -660,14 +742,17 @@ def _paging(d: _Doctor) -> None:
         d.facts["stamps"] = [i.get("updated_at") for i in items[:200]]
         d.facts["names"] = [i.get("name") for i in items[:3] if isinstance(i.get("name"), str)]
         d.facts["company_items"] = items[:100]
-        served = meta.get("limit")
+        # meta as the client's walk reads it: counts written as text are read, and warned of
+        read = read_page(doc, Findings("doctor"), number=1)
+        d.facts["list_said"] = _meta_said(doc, items, "page")
+        served = read.limit
         missing = [k for k in ("page", "limit", "returned", "total", "has_more") if k not in meta]
         note = (
             f"; meta lacks {', '.join(missing)} (the walk follows has_more / empty pages)"
             if missing
             else ""
         )
-        if isinstance(served, int) and served < asked:
+        if served is not None and served < asked:
             return (
                 f"{refused}limit {asked} served as {served} (said in meta.limit): "
                 f"pages of {served}{note}",
@@ -677,13 +762,12 @@ def _paging(d: _Doctor) -> None:
         if got >= asked:
             return f"{refused}{asked} rows per page{note}", ADAPTED if missing or refused else HOLDS
         seen = f"{refused}{got} rows of {asked:,} asked"
-        total = meta.get("total")
-        total = total if isinstance(total, int) and not isinstance(total, bool) else None
-        if meta.get("has_more") is True:
+        total = read.total
+        if read.has_more is True:
             return f"{seen} with has_more true: pages of {got}{note}", ADAPTED
         if total is not None and total > got:
             return f"{seen} of meta.total {total}: pages of {got}{note}", ADAPTED
-        if total is None and meta.get("has_more") is None and got:
+        if total is None and read.has_more is None and got:
             return (
                 f"{seen}, and meta says neither total nor has_more: the walk asks for page 2 "
                 f"at {got} rows and goes on until an empty or short page{note}",
@@ -692,7 +776,11 @@ def _paging(d: _Doctor) -> None:
         whole = f"{seen}: the whole list" + ("" if total is None else f" (meta.total {total})")
         return f"{whole}{note}", ADAPTED if missing or refused else HOLDS
 
-    d.run("B.paging.limit", "POST lists take limit up to 1000 (bound not shown)", limit)
+    d.run(
+        "B.paging.limit",
+        "POST lists take limit up to 1000 (bound not shown)",
+        lambda: _warned(limit(), d.facts.get("list_said", [])),
+    )
 
     def items() -> tuple[str, str]:
         found = d.facts.get("company_items")
@@ -733,7 +821,11 @@ def _paging(d: _Doctor) -> None:
             "" if zero.status == 200 else "; page 0 is refused"
         ), HOLDS
 
-    d.run("B.paging.page", "page is a body member of every POST list (not shown)", page)
+    d.run(
+        "B.paging.page",
+        "page is a body member of every POST list (not shown)",
+        lambda: _warned(page(), list(dict.fromkeys(d.facts.get("pages_said", [])))),
+    )
 
     def stamps() -> tuple[str, str]:
         seen = d.facts.get("stamps") or []
@@ -761,9 +853,11 @@ def _page_ignored(d: _Doctor, entity: str) -> bool:
 
     def ids(page: int) -> list[Any]:
         body = {"filters": {}, "limit": 2, "page": page}
-        return [
-            i.get("id") for i in _items(d.answer("private", "POST", f"{_B}/{entity}", json=body))
-        ]
+        doc = d.answer("private", "POST", f"{_B}/{entity}", json=body)
+        items = _items(doc)
+        said = d.facts.setdefault("pages_said", [])
+        said += [f"/{entity}: {words}" for words in _meta_said(doc, items, "page")]
+        return [i.get("id") for i in items]
 
     first, second = ids(1), ids(2)
     return bool(second) and first == second
@@ -854,35 +948,166 @@ def _entities(d: _Doctor) -> None:
 
 
 def _resolve(d: _Doctor) -> None:
-    def batch() -> tuple[str, str]:
-        for size in (1000, 100, 10):
-            names = [f"zz doctor probe {i}" for i in range(size)]
-            response = d.send("private", "POST", f"{_B}/companies/resolve", json={"names": names})
-            if response.status == 200:
-                items = _items(d.ok_json(response))
-                if len(items) != size:
-                    return f"{size} names gave {len(items)} results", BREAKS
-                extra = _beyond(items, (*DOCUMENTED_FIELDS["resolve"], "candidates"))
-                if size == 1000:
-                    return _noting(("1000 names in one request", HOLDS), extra)
-                return _noting(
-                    (
-                        f"1000 refused; {size} accepted: the client halves its batches "
-                        "until one is accepted",
-                        ADAPTED,
-                    ),
-                    extra,
-                )
-            if response.status not in (400, 413):
-                return f"{size} names answered {response.status}", BREAKS
-        return "even 10 names were refused", BREAKS
-
-    d.run("B.resolve.batch", "up to 1000 names per request (limit not shown)", batch)
+    d.run(
+        "B.resolve.batch",
+        f"up to {NAMES_PER_RESOLVE} names per request (limit not shown)",
+        lambda: _resolve_batch(d),
+    )
 
 
-def _bucket_items(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """An aggregate's buckets as the client reads them (a list, or an object keyed by label)."""
-    return _items({"data": _buckets(doc.get("data"), Findings("aggregate"))})
+def _resolve_batch(d: _Doctor) -> tuple[str, str]:
+    """Send one resolve request of as many names as the client sends at once; a refusal is
+    judged by the client's own rule (:func:`~dealframe.private.api._fewer_names`): one about
+    how many names the batch holds is asked again at the size the client would send (the
+    bound stated, else half), any other is what the client raises."""
+    sent, refused = NAMES_PER_RESOLVE, list[str]()
+    for _ in range(4):  # 1000 -> a stated bound, or halves: a few requests at most
+        names = [f"zz doctor probe {i}" for i in range(sent)]
+        response = d.send("private", "POST", f"{_B}/companies/resolve", json={"names": names})
+        if response.status == 200:
+            break
+        error = d.error(response)
+        fewer = _fewer_names(error, sent) if isinstance(error, ApiError) else None
+        seen = f"{sent} names refused ({response.status}: {error})"
+        if fewer is None:
+            return (
+                f"{'; '.join([*refused, seen])}: not read as a refusal of that many names "
+                "(the client raises it)",
+                BREAKS,
+            )
+        how = (
+            "the bound stated"
+            if isinstance(error, ApiError) and stated_bound(error, sent) is not None
+            else "half: no bound stated"
+        )
+        refused.append(f"{seen}: the client sends {fewer} ({how})")
+        sent = fewer
+    else:
+        return f"{'; '.join(refused)}: still refused", BREAKS
+    items = _items(d.ok_json(response))
+    if len(items) != sent:
+        return f"{sent} names gave {len(items)} results", BREAKS
+    extra = _beyond(items, (*DOCUMENTED_FIELDS["resolve"], "candidates"))
+    if not refused:
+        return _noting((f"{sent} names in one request", HOLDS), extra)
+    return _noting(
+        (
+            f"{'; '.join(refused)}; {sent} accepted: the client splits its batches to that "
+            "size and keeps it for its later calls",
+            ADAPTED,
+        ),
+        extra,
+    )
+
+
+def _bucket_list(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """An aggregate's buckets as plain objects (for the members they carry)."""
+    data = _buckets(doc.get("data"), Findings("aggregate"))
+    return [i for i in data if isinstance(i, Mapping)] if isinstance(data, list) else []
+
+
+def _total_deals(doc: Mapping[str, Any]) -> int:
+    """``meta.total_deals`` of an aggregate answer, 0 when it says none."""
+    meta = doc.get("meta")
+    total = as_count(meta.get("total_deals")) if isinstance(meta, Mapping) else None
+    return total or 0
+
+
+#: The interface document's ``small_n_threshold`` (section 4.3 rule 9): the analytics' last
+#: resort (``dealframe.analytics.buckets.DOCUMENTED_THRESHOLD``, not imported: the doctor
+#: does not load the analytics).
+_DOCUMENTED_THRESHOLD = 5
+
+
+def _threshold_elsewhere(d: _Doctor, meta: Any) -> str:
+    """Where the client's analytics take ``small_n_threshold`` from when the aggregate answer
+    has no ``meta.methodology.small_n_threshold`` (``analytics.buckets``): the answer's
+    ``meta.small_n_threshold``, else the transactions discovery document's
+    ``aggregate.methodology.small_n_threshold``, else the interface document's 5."""
+    moved = as_count(meta.get("small_n_threshold")) if isinstance(meta, Mapping) else None
+    if moved is not None:
+        return f"the client uses {moved}, from the answer's meta.small_n_threshold, and warns"
+    listed = (d.facts.get("lookup:transactions") or {}).get("aggregate")
+    listed = listed.get("methodology") if isinstance(listed, Mapping) else None
+    discovered = as_count(listed.get("small_n_threshold")) if isinstance(listed, Mapping) else None
+    if discovered is not None:
+        return (
+            f"the client uses {discovered}, from the transactions discovery document "
+            "(aggregate.methodology.small_n_threshold), and warns"
+        )
+    return (
+        f"the client uses {_DOCUMENTED_THRESHOLD}, the interface document's value (neither the "
+        "answer's meta.small_n_threshold nor the discovery document gives one), and warns"
+    )
+
+
+#: Aggregate findings that make the client's frame lose deals or buckets: the check breaks.
+_AGGREGATE_LOSSES = ("wrong_shape", "count_mismatch", "unreadable_label")
+
+
+def _read_aggregate(doc: Mapping[str, Any], bucket: str) -> tuple[pd.DataFrame, Findings]:
+    """An aggregate answer read as ``client.private.aggregate`` reads it: its frame and the
+    findings the client warns of (the ``small_n_threshold`` ones are left to
+    ``B.aggregate.methodology``, which says where the client takes the value instead).
+
+    Examples
+    --------
+    >>> frame, found = _read_aggregate({"data": {"buckets": []}, "meta": {}}, "month")
+    >>> len(frame), [f.kind for f in found]
+    (0, ['wrong_shape'])
+    """
+    endpoint = f"POST {_B}/transactions/aggregate"
+    found = Findings(endpoint)
+    items = read_items({"data": _buckets(doc.get("data"), found)}, found)
+    meta = doc.get("meta")
+    if not isinstance(meta, Mapping):
+        found.add(
+            "bad_meta",
+            ("no meta" if meta is None else f"meta is {type(meta).__name__}, not an object")
+            + ": total_deals and the methodology (small_n_threshold, date_range) are unknown",
+        )
+        meta = {}
+    identities(items, "bucket", found)
+    missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
+    with shaping(None, endpoint):
+        frame = aggregate_frame(items, {"time_bucket": bucket, **meta})
+    unread = [
+        label
+        for label, start in zip(frame.attrs["labels_as_served"], frame["period_start"])
+        if pd.isna(start)
+    ]
+    if unread:
+        found.add(
+            "unreadable_label",
+            f"{len(unread)} bucket label(s) could not be read as {bucket}s: "
+            f"{', '.join(map(repr, unread[:3]))}",
+        )
+    frame = dedupe(frame, "bucket", found)
+    total = meta.get("total_deals")
+    counted = int(frame["n"].sum()) if len(frame) else 0
+    left_out = buckets_left_out(frame, bucket)
+    if isinstance(total, int) and not isinstance(total, bool) and total != counted:
+        method = meta.get("methodology")
+        threshold = method.get("small_n_threshold") if isinstance(method, Mapping) else None
+        room = max(0, (as_count(threshold) or 0) - 1) * len(left_out)
+        if not 0 < total - counted <= room:
+            found.add(
+                "count_mismatch",
+                f"meta.total_deals is {total}, the buckets' n add up to {counted}"
+                + (
+                    f" ({total - counted} deals are more than {len(left_out)} left-out "
+                    f"bucket(s) below small_n_threshold {threshold} can hold)"
+                    if left_out and counted < total
+                    else ""
+                ),
+            )
+    frame.attrs["buckets_left_out"] = left_out
+    return frame, found
+
+
+def _said_of(found: Findings) -> str:
+    """The words of the client's findings, as its warnings give them."""
+    return "; ".join(f.message for f in found)
 
 
 def _aggregate(d: _Doctor) -> None:
@@ -891,32 +1116,33 @@ def _aggregate(d: _Doctor) -> None:
         def labels(bucket: str = bucket, canonical: str = canonical) -> tuple[str, str]:
             body = {"metric": "ev_revenue", "time_bucket": bucket, "filters": {}}
             doc = d.answer("private", "POST", f"{_B}/transactions/aggregate", json=body)
-            items = _bucket_items(doc)
+            if bucket == "quarter":
+                d.facts["aggregate_meta"] = doc.get("meta")
+            d.facts[f"aggregate_{bucket}"] = doc
+            frame, found = _read_aggregate(doc, bucket)
+            said = _said_of(found)
+            if any(f.kind in _AGGREGATE_LOSSES for f in found):
+                return f"the client warns: {said}", BREAKS
+            if not len(frame) and _total_deals(doc):
+                return (
+                    f"no bucket read, while meta.total_deals is {_total_deals(doc)}: the "
+                    "client returns an empty frame"
+                ), BREAKS
             keyed = (
                 "; data keyed by label: read as buckets"
                 if isinstance(doc.get("data"), Mapping)
                 else ""
             )
-            if bucket == "quarter":
-                d.facts["aggregate_meta"] = doc.get("meta")
-            d.facts[f"aggregate_{bucket}"] = doc
-            served = [i.get("bucket") for i in items]
-            read = [bucket_period(label, bucket) for label in served]
-            if any(r is None for r in read):
-                bad = [s for s, r in zip(served, read) if r is None]
-                return f"unreadable labels: {bad[:3]}", BREAKS
-            same = all(r is not None and r[0] == s for s, r in zip(served, read))
-            extra = _beyond(items, DOCUMENTED_FIELDS["aggregate"])
-            if same:
+            served = list(frame.attrs["labels_as_served"])
+            read = list(frame["bucket"])
+            extra = _beyond(_bucket_list(doc), DOCUMENTED_FIELDS["aggregate"])
+            warned = f"; the client warns: {said}" if said else ""
+            if all(str(s) == r for s, r in zip(served, read)):
                 like = served[0] if served else "-"
-                seen = (f"{len(served)} buckets labelled like {like}{keyed}", HOLDS)
-                return _noting((seen[0], ADAPTED) if keyed else seen, extra)
+                seen = f"{len(served)} buckets labelled like {like}{keyed}{warned}"
+                return _noting((seen, ADAPTED if keyed or said else HOLDS), extra)
             return _noting(
-                (
-                    f"labels like {served[0]!r}: read as {read[0][0] if read[0] else '?'}{keyed}",
-                    ADAPTED,
-                ),
-                extra,
+                (f"labels like {served[0]!r}: read as {read[0]}{keyed}{warned}", ADAPTED), extra
             )
 
         d.run(f"B.aggregate.labels.{bucket}", f"{bucket} labels {canonical} (not shown)", labels)
@@ -925,10 +1151,15 @@ def _aggregate(d: _Doctor) -> None:
         meta = d.facts.get("aggregate_meta")
         methodology = meta.get("methodology") if isinstance(meta, Mapping) else None
         if not isinstance(methodology, Mapping):
-            return "no meta.methodology", BREAKS
+            return f"no meta.methodology: {_threshold_elsewhere(d, meta)}", BREAKS
         rule, written = methodology.get("outlier_rule"), methodology.get("small_n_threshold")
         n = as_count(written)
-        if rule != "iqr_1.5" or n is None:
+        if n is None:
+            return (
+                f"outlier_rule {rule!r}, small_n_threshold {written!r}: "
+                f"{_threshold_elsewhere(d, meta)}"
+            ), BREAKS
+        if rule != "iqr_1.5":
             return f"outlier_rule {rule!r}, small_n_threshold {written!r}", BREAKS
         if n != 5 or type(written) is not int:
             said = n if type(written) is int else f"{written!r}, read as {n},"
@@ -949,14 +1180,21 @@ def _aggregate(d: _Doctor) -> None:
             methodology.get("small_n_threshold") if isinstance(methodology, Mapping) else None
         )
         if threshold is None:
-            return "no small_n_threshold to read buckets by", BREAKS
-        items = _bucket_items(doc)
-        small = [i for i in items if isinstance(i.get("n"), int) and 0 < i["n"] < threshold]
-        with shaping(None, f"POST {_B}/transactions/aggregate"):  # as the client reads it
-            frame = aggregate_frame(items, {"time_bucket": "month", **meta})
-        left = buckets_left_out(frame, "month")
+            return (
+                "no meta.methodology.small_n_threshold to read buckets by: "
+                f"{_threshold_elsewhere(d, meta)}"
+            ), BREAKS
+        frame, found = _read_aggregate(doc, "month")
+        # unreadable labels are the labels checks' break; here, the deals the frame loses
+        lost = [f.message for f in found if f.kind in ("wrong_shape", "count_mismatch")]
+        if lost or (not len(frame) and _total_deals(doc)):
+            words = "; ".join(lost) or f"no bucket read of meta.total_deals {_total_deals(doc)}"
+            return f"the client warns: {words}", BREAKS
+        n = frame["n"]
+        small = int(((n > 0) & (n < threshold)).fillna(False).sum())
+        left = frame.attrs["buckets_left_out"]
         if small:
-            return f"{len(small)} month buckets below {threshold} deals returned", HOLDS
+            return f"{small} month buckets below {threshold} deals returned", HOLDS
         if left:
             return (
                 f"{len(left)} month buckets of the window left out (suppressed: read from "
