@@ -29,11 +29,6 @@ from ..contract import (
     Findings,
     as_count,
     blanked,
-    dedupe,
-    identities,
-    keys_present,
-    missing_fields,
-    read_items,
     read_page,
     shaping,
 )
@@ -47,15 +42,13 @@ from ..errors import (
 )
 from ..frames.normalize import to_utc
 from ..frames.private import (
-    aggregate_frame,
     bucket_period,
-    buckets_left_out,
     company_profiles_frame,
     deals_frame,
 )
 from ..frames.public import _group_layout, group_current_frame, read_meta
 from ..frames.schemas import CURRENT_DATA
-from ..private.api import NAMES_PER_RESOLVE, _buckets, _fewer_names, _smaller_page
+from ..private.api import NAMES_PER_RESOLVE, _buckets, _fewer_names, _smaller_page, read_aggregate
 from ..public.api import _check_group_classes, _fewer_skus, _meta_count
 from ..public.sku import sku_version
 from ..transport.refusals import stated_bound
@@ -1056,53 +1049,8 @@ def _read_aggregate(doc: Mapping[str, Any], bucket: str) -> tuple[pd.DataFrame, 
     >>> len(frame), [f.kind for f in found]
     (0, ['wrong_shape'])
     """
-    endpoint = f"POST {_B}/transactions/aggregate"
-    found = Findings(endpoint)
-    items = read_items({"data": _buckets(doc.get("data"), found)}, found)
-    meta = doc.get("meta")
-    if not isinstance(meta, Mapping):
-        found.add(
-            "bad_meta",
-            ("no meta" if meta is None else f"meta is {type(meta).__name__}, not an object")
-            + ": total_deals and the methodology (small_n_threshold, date_range) are unknown",
-        )
-        meta = {}
-    identities(items, "bucket", found)
-    missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
-    with shaping(None, endpoint):
-        frame = aggregate_frame(items, {"time_bucket": bucket, **meta})
-    unread = [
-        label
-        for label, start in zip(frame.attrs["labels_as_served"], frame["period_start"])
-        if pd.isna(start)
-    ]
-    if unread:
-        found.add(
-            "unreadable_label",
-            f"{len(unread)} bucket label(s) could not be read as {bucket}s: "
-            f"{', '.join(map(repr, unread[:3]))}",
-        )
-    frame = dedupe(frame, "bucket", found)
-    total = meta.get("total_deals")
-    counted = int(frame["n"].sum()) if len(frame) else 0
-    left_out = buckets_left_out(frame, bucket)
-    if isinstance(total, int) and not isinstance(total, bool) and total != counted:
-        method = meta.get("methodology")
-        threshold = method.get("small_n_threshold") if isinstance(method, Mapping) else None
-        room = max(0, (as_count(threshold) or 0) - 1) * len(left_out)
-        if not 0 < total - counted <= room:
-            found.add(
-                "count_mismatch",
-                f"meta.total_deals is {total}, the buckets' n add up to {counted}"
-                + (
-                    f" ({total - counted} deals are more than {len(left_out)} left-out "
-                    f"bucket(s) below small_n_threshold {threshold} can hold)"
-                    if left_out and counted < total
-                    else ""
-                ),
-            )
-    frame.attrs["buckets_left_out"] = left_out
-    return frame, found
+    found = Findings(f"POST {_B}/transactions/aggregate")
+    return read_aggregate(doc, bucket, found, threshold=False), found
 
 
 def _said_of(found: Findings) -> str:

@@ -71,7 +71,7 @@ from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
 
-__all__ = ["IDS_PER_BATCH", "NAMES_PER_RESOLVE", "PrivateApi", "Resolution"]
+__all__ = ["IDS_PER_BATCH", "NAMES_PER_RESOLVE", "PrivateApi", "Resolution", "read_aggregate"]
 
 PREFIX = "/api/private/v1"
 ENTITIES = ("companies", "investors", "transactions")
@@ -564,6 +564,101 @@ def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:
             "bad_meta",
             f"meta.methodology.small_n_threshold is {value!r:.100}, not a non-negative integer",
         )
+
+
+def read_aggregate(
+    doc: Any,
+    time_bucket: str,
+    found: Findings,
+    request: Any = None,
+    *,
+    threshold: bool = True,
+) -> pd.DataFrame:
+    """An aggregate answer read into its frame, each way it differs from the document
+    recorded in ``found``: the one reading of :meth:`PrivateApi.aggregate` and the doctor.
+
+    Parameters
+    ----------
+    doc : object
+        The answer's JSON.
+    time_bucket : str
+        The bucket asked for.
+    found : Findings
+        Where what differs is recorded.
+    request : RequestInfo or requests.PreparedRequest, optional
+        Named by a shaping error.
+    threshold : bool
+        Whether a ``small_n_threshold`` the answer lacks is a finding (the doctor says it in
+        a check of its own).
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :meth:`PrivateApi.aggregate` returns it, before provenance: ``attrs`` hold the
+        ``buckets_left_out`` and ``deals_left_out``.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> len(read_aggregate({"data": {"buckets": []}, "meta": {}}, "month", found))
+    0
+    >>> [f.kind for f in found]  # buckets wrapped in an object; no small_n_threshold
+    ['wrong_shape', 'missing_field']
+    """
+    endpoint = found.where
+    items = read_items(
+        {"data": _buckets(doc.get("data") if isinstance(doc, Mapping) else None, found)}, found
+    )
+    meta = doc.get("meta") if isinstance(doc, Mapping) else None
+    if not isinstance(meta, Mapping):  # one answer, not paged: only its meta is unknown
+        found.add(
+            "bad_meta",
+            ("no meta" if meta is None else f"meta is {type(meta).__name__}, not an object")
+            + ": total_deals and the methodology (small_n_threshold, date_range) are unknown",
+        )
+        meta = {}
+    elif threshold:
+        _threshold_said(meta, found)
+    identities(items, "bucket", found)
+    missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
+    with shaping(request, endpoint):
+        frame = shape.aggregate_frame(items, {"time_bucket": time_bucket, **meta})
+    unread = [
+        label
+        for label, start in zip(frame.attrs["labels_as_served"], frame["period_start"])
+        if pd.isna(start)
+    ]
+    if unread and time_bucket != "none":
+        found.add(
+            "unreadable_label",
+            f"{len(unread)} bucket label(s) could not be read as "
+            f"{time_bucket}s: {', '.join(map(repr, unread[:3]))}",
+        )
+    frame = dedupe(frame, "bucket", found)
+    total = meta.get("total_deals")
+    counted = int(frame["n"].sum()) if len(frame) else 0
+    # "suppressed" may mean left out: the window's buckets the answer does not hold
+    left_out = shape.buckets_left_out(frame, time_bucket)
+    frame.attrs["buckets_left_out"], frame.attrs["deals_left_out"] = left_out, 0
+    if isinstance(total, int) and not isinstance(total, bool) and total != counted:
+        # left-out buckets hold fewer than small_n_threshold deals each, or it is a loss
+        method = meta.get("methodology")
+        bound = method.get("small_n_threshold") if isinstance(method, Mapping) else None
+        room = max(0, (as_count(bound) or 0) - 1) * len(left_out)
+        if 0 < total - counted <= room:
+            frame.attrs["deals_left_out"] = total - counted
+        else:
+            found.add(
+                "count_mismatch",
+                f"meta.total_deals is {total}, the buckets' n add up to {counted}"
+                + (
+                    f" ({total - counted} deals are more than {len(left_out)} left-out "
+                    f"bucket(s) below small_n_threshold {bound} can hold)"
+                    if left_out and counted < total
+                    else ""
+                ),
+            )
+    return frame
 
 
 @checked_methods
@@ -2477,57 +2572,7 @@ class PrivateApi:
         response = self._request("POST", path, "aggregate", refresh, cache, deadline, json=body)
         endpoint = f"POST {PREFIX}/transactions/aggregate"
         found = Findings(endpoint)
-        doc = response.json()
-        items = read_items({"data": _buckets(doc.get("data"), found)}, found)
-        meta = doc.get("meta")
-        if not isinstance(meta, Mapping):  # one answer, not paged: only its meta is unknown
-            found.add(
-                "bad_meta",
-                ("no meta" if meta is None else f"meta is {type(meta).__name__}, not an object")
-                + ": total_deals and the methodology (small_n_threshold, date_range) are unknown",
-            )
-            meta = {}
-        else:
-            _threshold_said(meta, found)
-        identities(items, "bucket", found)
-        missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
-        with shaping(response.request, endpoint):
-            frame = shape.aggregate_frame(items, {"time_bucket": time_bucket, **meta})
-        unread = [
-            label
-            for label, start in zip(frame.attrs["labels_as_served"], frame["period_start"])
-            if pd.isna(start)
-        ]
-        if unread and time_bucket != "none":
-            found.add(
-                "unreadable_label",
-                f"{len(unread)} bucket label(s) could not be read as "
-                f"{time_bucket}s: {', '.join(map(repr, unread[:3]))}",
-            )
-        frame = dedupe(frame, "bucket", found)
-        total = meta.get("total_deals")
-        counted = int(frame["n"].sum()) if len(frame) else 0
-        # "suppressed" may mean left out: the window's buckets the answer does not hold
-        left_out = shape.buckets_left_out(frame, time_bucket)
-        frame.attrs["buckets_left_out"], frame.attrs["deals_left_out"] = left_out, 0
-        if isinstance(total, int) and not isinstance(total, bool) and total != counted:
-            # left-out buckets hold fewer than small_n_threshold deals each, or it is a loss
-            method = meta.get("methodology")
-            threshold = method.get("small_n_threshold") if isinstance(method, Mapping) else None
-            room = max(0, (as_count(threshold) or 0) - 1) * len(left_out)
-            if 0 < total - counted <= room:
-                frame.attrs["deals_left_out"] = total - counted
-            else:
-                found.add(
-                    "count_mismatch",
-                    f"meta.total_deals is {total}, the buckets' n add up to {counted}"
-                    + (
-                        f" ({total - counted} deals are more than {len(left_out)} left-out "
-                        f"bucket(s) below small_n_threshold {threshold} can hold)"
-                        if left_out and counted < total
-                        else ""
-                    ),
-                )
+        frame = read_aggregate(response.json(), time_bucket, found, response.request)
         attach(
             frame, endpoint=endpoint, responses=[response], request=body, findings=found.records()
         )
