@@ -451,6 +451,15 @@ class Settings:
         **overrides
             Any :class:`Settings` field.
 
+        Returns
+        -------
+        Settings
+
+        Raises
+        ------
+        dealframe.errors.ConfigurationError
+            A variable or override holds a value the setting cannot take (naming it).
+
         Examples
         --------
         >>> s = Settings.from_env({"DEALFRAME_CACHE": "off", "DEALFRAME_MAX_WORKERS": "3"})

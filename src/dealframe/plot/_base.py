@@ -89,6 +89,11 @@ def figure(width: float = 7.0, height: float = 3.6, dpi: int = 100) -> tuple[Fig
         Dots per inch, from 1 to :data:`MAX_DPI`; a side may have at most
         :data:`MAX_PIXELS` pixels (size times dpi).
 
+    Returns
+    -------
+    tuple of (matplotlib.figure.Figure, matplotlib.axes.Axes)
+        The figure and its one Axes, to pass to a chart's ``ax=``.
+
     Raises
     ------
     dealframe.errors.ValidationError
@@ -222,6 +227,16 @@ def png(ax_or_fig: Axes | Figure, dpi: int = 100) -> bytes:
     dpi : int, default 100
         Dots per inch, from 1 to :data:`MAX_DPI`; a side of the image may have at most
         :data:`MAX_PIXELS` pixels.
+
+    Returns
+    -------
+    bytes
+        The PNG image.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``ax_or_fig`` is no Axes or Figure, or ``dpi`` is not one it can draw.
 
     Examples
     --------

@@ -782,6 +782,19 @@ class PublicApi:
         strict, refresh, cache, progress
             As in :meth:`current`.
 
+        Returns
+        -------
+        pandas.DataFrame
+            As ``shape`` says; ``attrs["missing_skus"]`` lists the SKUs the service did not
+            return (each warned, an :class:`~dealframe.errors.IncompleteResultError` under
+            ``strict=True``).
+
+        Raises
+        ------
+        dealframe.errors.ValidationError
+            ``skus``, ``fields``, a month or ``shape`` that cannot be sent, before any
+            request (for a field name, at most the one request that learns the names).
+
         Examples
         --------
         >>> skus = client.public.search(countries=["GBR"]).index  # doctest: +SKIP
