@@ -414,6 +414,12 @@ def history(path: str | Path, entity: str | None = None) -> pd.DataFrame:
         One table (an entity, or ``"public/current"``, ``"public/time_series"``);
         default: every table.
 
+    Returns
+    -------
+    pandas.DataFrame
+        One row per table version, newest first, with the columns above (the same columns
+        and dtypes when there is none).
+
     Examples
     --------
     >>> dealframe.mirror.history("mirror", "deals").head()  # doctest: +SKIP

@@ -119,6 +119,11 @@ def private_vs_public(
         The deals' window (default: the dates they were pulled with).
     ax : matplotlib Axes, optional
 
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The chart (:func:`~dealframe.plot.alt_text` gives its alt text).
+
     Raises
     ------
     dealframe.errors.ValidationError

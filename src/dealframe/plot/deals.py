@@ -281,6 +281,11 @@ def quarterly_medians(
         :class:`~dealframe.MissingDataWarning`.
     ax : matplotlib Axes, optional
 
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The chart (:func:`~dealframe.plot.alt_text` gives its alt text).
+
     Raises
     ------
     dealframe.errors.ValidationError
