@@ -2,9 +2,9 @@
 (``names[7]: contains forbidden characters``) against one about how many names a request holds.
 
 A refusal naming a position is about that name: a smaller batch holding it would be refused
-alike, so the batch is not split, the error names the position in the caller's list, the
-batches that were resolved are kept (``IncompleteResultError.partial``), and no batch size is
-remembered from it. A refusal about the count (its words name ``names`` and no position, speak
+alike, so the batch is not split but sent again without that name, the name's error names its
+position in the caller's list, every other name is resolved (``IncompleteResultError.partial``),
+and no batch size is remembered from it (more in ``test_resolve_name_refusals.py``). A refusal about the count (its words name ``names`` and no position, speak
 of a count or a size, ``Error: too many items in request``, or name no field at all) is split,
 and the size is kept once a batch of it was accepted.
 """
@@ -91,21 +91,29 @@ def names(direct: Any) -> list[str]:
 
 
 @pytest.mark.parametrize("words", list(POSITIONED), ids=list(POSITIONED))
-def test_a_name_refused_by_position_is_raised_as_is_and_nothing_is_remembered(
-    words, names, fresh, proxy
+def test_a_name_refused_by_position_fails_alone_and_nothing_is_remembered(
+    words, names, direct, fresh, proxy
 ):
-    """One request of 300 names, the caller's ``names[7]`` refused: the error names
-    ``names[7]`` after that one request (it used to split the batch down to single names, 50
-    requests, raise ``names[0]``, and keep one name per request for the client's life)."""
+    """One request of 300 names, the caller's ``names[7]`` refused: the batch is sent again
+    without it (299 names, all resolved), the error names ``names[7]`` (it used to split the
+    batch down to single names, 50 requests, raise ``names[0]``, and keep one name per
+    request for the client's life; then to fail the 299 others with it)."""
     sent = [*names[:7], FORBIDDEN, *names[8:]]
     sizes: list[int] = []
     proxy.add(RESOLVE, service(sizes, refusal=POSITIONED[words]))
-    with pytest.raises(BadRequestError) as caught:
-        fresh.private.resolve_companies(sent)
-    assert sizes == [300]
-    said = str(caught.value)
+    error = outcome(lambda: fresh.private.resolve_companies(sent)).error
+    assert isinstance(error, IncompleteResultError), repr(error)
+    assert sizes == [300, 299]
+    assert error.failed == ["names[7]"]
+    assert error.expected == 300 and error.received == 299
+    (refused,) = error.errors
+    assert isinstance(refused, BadRequestError)
+    said = str(refused)
     assert "names[7]" in said or "names.7" in said, said
     assert "names[0]" not in said and "names.0" not in said, said
+    kept = [i for i in range(300) if i != 7]
+    ref = direct.private.resolve_companies([names[i] for i in kept]).matches
+    assert_same(error.partial.matches, ref)
     sizes.clear()
     matches = fresh.private.resolve_companies(names[10:]).matches
     assert sizes == [290]  # one request: no batch size was learnt from that refusal
@@ -113,28 +121,28 @@ def test_a_name_refused_by_position_is_raised_as_is_and_nothing_is_remembered(
     assert matches["match_type"].notna().all()
 
 
-def test_a_name_refused_in_a_later_batch_keeps_the_other_batches(names, direct, fresh, proxy):
+def test_a_name_refused_in_a_later_batch_keeps_the_other_names(names, direct, fresh, proxy):
     """A service taking at most 100 names that refuses the caller's ``names[150]`` as
     ``names[50]`` of its batch: the batch of 300 is split to 100s (the bound is read), the
-    batch holding that name is not split further, the error names ``names[150]``, the other
-    200 names are on ``.partial`` and the bound of 100 is kept."""
+    batch holding that name is not split further but sent again without it, the error names
+    ``names[150]``, the other 299 names are on ``.partial`` and the bound of 100 is kept."""
     sent = [*names[:150], FORBIDDEN, *names[151:]]
-    ref = direct.private.resolve_companies(sent).matches
     sizes: list[int] = []
     proxy.add(RESOLVE, service(sizes, bound=100))
     got = outcome(lambda: fresh.private.resolve_companies(sent))
     error = got.error
     assert isinstance(error, IncompleteResultError), repr(error)
-    assert sizes[0] == 300 and sorted(sizes[1:]) == [100, 100, 100]
-    assert error.failed == ["names 101..200"]
-    assert error.expected == 300 and error.received == 200
+    assert sizes[0] == 300 and sorted(sizes[1:]) == [99, 100, 100, 100]
+    assert error.failed == ["names[150]"]
+    assert error.expected == 300 and error.received == 299
     (refused,) = error.errors
     assert isinstance(refused, BadRequestError)
     assert refused.errors == ["names[150]: contains forbidden characters"], refused.errors
     assert "names[50]" not in str(refused)
     assert "names[100]..names[199]" in str(refused)  # the note says how the service counted
-    kept = list(range(100)) + list(range(200, 300))
-    assert_same(error.partial.matches, ref.iloc[kept], ignore_index=True)
+    kept = [i for i in range(300) if i != 150]
+    ref = direct.private.resolve_companies([names[i] for i in kept]).matches
+    assert_same(error.partial.matches, ref)
     assert error.partial.matches.attrs["batch_size"] == 100
     sizes.clear()
     again = fresh.private.resolve_companies(names)

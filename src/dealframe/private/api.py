@@ -85,6 +85,10 @@ HINT_SECONDS = 5.0
 #: Names per resolve request to start with (not stated by the interface document; lowered
 #: when a service refuses a batch as holding too many, see :func:`_fewer_names`).
 NAMES_PER_RESOLVE = 1000
+#: Times one resolve batch is sent again without the names a service refused alone
+#: (``names[7]: must be at most 200 characters``): a service that would name a name of every
+#: batch it is sent cannot make a call send one request per name.
+NAME_REFUSALS = 20
 _ENTITY_ALIASES = {
     "deals": "transactions",
     "company": "companies",
@@ -194,23 +198,43 @@ def _fewer_names(error: ApiError, sent: int) -> int | None:
     return smaller_size(error, sent, lambda words: _names_count_refused(error.status, words))
 
 
-def _in_callers_list(error: ApiError, start: int, sent: int, total: int) -> ApiError:
-    """``error``, a refusal of the batch of ``sent`` names from position ``start`` of the
-    caller's ``total``, with the positions it names (``names[2]``, counted by the service
-    within the batch) counted in the caller's list (``names[102]`` for ``start`` 100), and a
-    note saying so. The error itself when ``start`` is 0 (the two counts agree).
+def _named_positions(error: ApiError) -> list[int]:
+    """The positions of names a refusal of a resolve request names (``names[7]``,
+    ``body.names.7``), as the service counted them, in order, each once.
+
+    Examples
+    --------
+    >>> said = {"errors": ["names[7]: too long", "body.names.2: bad", "names[7]: blank"]}
+    >>> _named_positions(BadRequestError(400, "BAD_REQUEST", "Invalid", details=said))
+    [7, 2]
+    """
+    return list(dict.fromkeys(int(m["at"]) for m in _NAME_AT.finditer(_said(error))))
+
+
+def _in_callers_list(error: ApiError, at: list[int], total: int) -> ApiError:
+    """``error``, a refusal of the request holding the names at positions ``at`` of the
+    caller's ``total`` (in order), with the positions it names (``names[2]``, counted by the
+    service within the request) counted in the caller's list (``names[102]`` when ``at``
+    starts at 100), and a note saying so. The error itself when the two counts agree (``at``
+    is ``0, 1, 2, ...``); a position beyond the request is left as the service wrote it.
 
     Examples
     --------
     >>> error = BadRequestError(400, "BAD_REQUEST", "Invalid", details={"errors": ["names[2]: bad"]})
-    >>> _in_callers_list(error, 100, 100, 300).errors
+    >>> _in_callers_list(error, list(range(100, 200)), 300).errors
     ['names[102]: bad']
+    >>> _in_callers_list(error, [0, 1, 3, 4], 5).errors  # names[2] was sent without
+    ['names[3]: bad']
     """
-    if start == 0:
+    if at == list(range(len(at))):
         return error
 
+    def moved(m: re.Match[str]) -> str:
+        where = int(m["at"])
+        return f"{m['head']}{at[where]}" if where < len(at) else m[0]
+
     def shift(text: str) -> str:
-        return _NAME_AT.sub(lambda m: f"{m['head']}{start + int(m['at'])}", text)
+        return _NAME_AT.sub(moved, text)
 
     again = copy.copy(error)  # by DealframeError.__reduce__: the class and every attribute
     again.message = shift(error.message)
@@ -218,13 +242,53 @@ def _in_callers_list(error: ApiError, start: int, sent: int, total: int) -> ApiE
     if isinstance(listed, list):
         shifted = [shift(e) if isinstance(e, str) else e for e in listed]
         again.details = {**error.details, "errors": shifted}
+    held = f"names[{at[0]}]..names[{at[-1]}]"
+    if at[-1] - at[0] + 1 != len(at):  # names of it were refused alone and left out
+        held = f"{len(at)} names of {held}"
     note = (
-        f"the service counted positions within the request holding names[{start}].."
-        f"names[{start + sent - 1}] of your {total}: shown here as positions in your list"
+        f"the service counted positions within the request holding {held} of your {total}:"
+        " shown here as positions in your list"
     )
     again.note = f"{error.note}; {note}" if error.note else note
     again.args = (again._render(),)
     return again
+
+
+class _Batch(NamedTuple):
+    """Names of one resolve request: their positions in the caller's list (``at``, in
+    order), the names, and how many names the batch held when it was cut (before any name
+    refused alone was left out of it)."""
+
+    at: list[int]
+    names: list[str]
+    cut: int
+    resent: int = 0  # times sent again without names the service refused alone
+
+    def label(self) -> str:
+        """How a failure of the batch is listed: ``names 101..200`` (counted from 1), or
+        ``names[150]`` (the position in the caller's list) for a name that failed alone.
+
+        Examples
+        --------
+        >>> _Batch([100, 101, 102], ["a", "b", "c"], 3).label(), _Batch([7], ["x"], 1).label()
+        ('names 101..103', 'names[7]')
+        >>> _Batch([0, 2], ["a", "c"], 3).label()
+        'names 1..3 (2 of them; the others failed alone)'
+        """
+        if len(self.at) == 1:
+            return f"names[{self.at[0]}]"
+        span = f"names {self.at[0] + 1}..{self.at[-1] + 1}"
+        if self.at[-1] - self.at[0] + 1 != len(self.at):
+            span += f" ({len(self.at)} of them; the others failed alone)"
+        return span
+
+
+def _whole(names: list[str], start: int, stop: int, at: list[int] | None = None) -> _Batch:
+    """The batch of ``names[start:stop]``, at those positions of the caller's list (or of
+    ``at``, the positions of ``names``), as cut: no name of it left out yet."""
+    held = names[start:stop]
+    where = list(range(start, start + len(held))) if at is None else at[start:stop]
+    return _Batch(where, held, len(held))
 
 
 def _said_once(notes: list[str]) -> str | None:
@@ -2245,9 +2309,7 @@ class PrivateApi:
         data: list[Any] = []
         for start in sorted(answers):
             batch, answer = answers[start]
-            data += self._check_resolved(
-                batch, answer, found, f"{endpoint} names {start + 1}..{start + len(batch)}"
-            )
+            data += self._check_resolved(batch.names, answer, found, f"{endpoint} {batch.label()}")
         with shaping(RequestInfo("POST", f"{PREFIX}/{entity}/resolve", "private"), endpoint):
             matches, candidates = shape.resolve_frames(data)
         outside_vocabulary(matches, "match_type", MATCH_TYPES, found)  # after case is undone
@@ -2270,7 +2332,7 @@ class PrivateApi:
             raise incomplete(
                 len(items),
                 received,
-                [f"names {f.item[0] + 1}..{f.item[0] + len(f.item[1])}" for f in failures],
+                [f.item.label() for f in failures],
                 errors=[f.error for f in failures],
                 partial=Resolution(matches, candidates),
                 what="names",
@@ -2294,29 +2356,31 @@ class PrivateApi:
         refresh: bool,
         cache: bool,
         deadline: Any,
-    ) -> tuple[dict[int, tuple[list[str], Any]], list[Any], list[Any]]:
+    ) -> tuple[dict[int, tuple[_Batch, Any]], list[Any], list[Any]]:
         """Send ``names`` in batches: the answers by the position of their batch's first name,
-        the responses, and the batches that failed (:class:`ItemFailure`, item
-        ``(start, batch)``).
+        the responses, and the batches and names that failed (:class:`ItemFailure`, item a
+        :class:`_Batch`), in the order of the caller's list.
 
         How many names one request may carry is not stated by the interface document. The
         client starts at :data:`NAMES_PER_RESOLVE`; a batch refused as holding too many
         (:func:`_fewer_names`) is split to the bound the refusal states, else in halves, and
         that size is kept for this client's later calls once a batch of it was accepted. A
-        refusal naming one name (``names[7]: ...``) is not split: its batch failed, and the
-        error names the position in the caller's list (:func:`_in_callers_list`). A smaller
+        refusal naming names of the batch (``names[7]: ...``) is not split: each name it
+        names failed alone, its error naming the position in the caller's list
+        (:func:`_in_callers_list`), and the batch is sent again without them, up to
+        :data:`NAME_REFUSALS` times (then the rest of the batch failed with that refusal). A
+        refusal naming a position the batch does not hold fails the batch whole. A smaller
         batch that fails is a failure: the batches that arrived are kept.
         """
-        answers: dict[int, tuple[list[str], Any]] = {}
+        answers: dict[int, tuple[_Batch, Any]] = {}
         responses: list[Any] = []
         failures: list[Any] = []
         size = self._names_per_resolve
-        todo = [(i, names[i : i + size]) for i in range(0, len(names), size)]
-        accepted: set[int] = set()  # the lengths of the batches accepted
+        todo = [_whole(names, i, i + size) for i in range(0, len(names), size)]
+        accepted: set[int] = set()  # the sizes of the batches accepted
         refused = False
 
-        def send(item: tuple[int, list[str]]) -> Any:
-            start, batch = item
+        def send(batch: _Batch) -> Any:
             try:
                 return self._request(
                     "POST",
@@ -2325,11 +2389,11 @@ class PrivateApi:
                     refresh,
                     cache,
                     deadline,
-                    json={"names": batch},
+                    json={"names": batch.names},
                 )
             except ApiError as exc:
-                if _fewer_names(exc, len(batch)) is not None or _NAME_AT.search(_said(exc)):
-                    return exc  # too many names (split below), or one name refused (failed)
+                if _fewer_names(exc, len(batch.names)) is not None or _named_positions(exc):
+                    return exc  # too many names (split below), or names refused (left out)
                 raise
 
         fatal = FATAL_ERRORS
@@ -2344,28 +2408,43 @@ class PrivateApi:
                 fatal=fatal,
             )
             failures += result.failures
-            again: list[tuple[int, list[str]]] = []
-            for (start, batch), outcome in zip(todo, result.results):
+            again: list[_Batch] = []
+            for batch, outcome in zip(todo, result.results):
                 if outcome is None:
                     continue
-                if isinstance(outcome, ApiError):
-                    fewer = _fewer_names(outcome, len(batch))
-                    if fewer is None:  # about one name: a smaller batch would hold it too
-                        error = _in_callers_list(outcome, start, len(batch), len(names))
-                        failures.append(ItemFailure(start, (start, batch), error))
-                        continue
-                    size, refused = min(size, fewer), True
-                    again += [(start + i, batch[i : i + size]) for i in range(0, len(batch), size)]
+                if not isinstance(outcome, ApiError):
+                    responses.append(outcome)
+                    accepted.add(batch.cut)
+                    answers[batch.at[0]] = (batch, outcome.json().get("data"))
                     continue
-                responses.append(outcome)
-                accepted.add(len(batch))
-                answers[start] = (batch, outcome.json().get("data"))
+                fewer = _fewer_names(outcome, len(batch.names))
+                if fewer is not None:
+                    size, refused = min(size, fewer), True
+                    again += [
+                        _whole(batch.names, i, i + size, batch.at)
+                        for i in range(0, len(batch.names), size)
+                    ]
+                    continue
+                # about names of the batch: a smaller batch holding them would be refused too
+                error = _in_callers_list(outcome, batch.at, len(names))
+                alone = _named_positions(outcome)
+                if batch.resent >= NAME_REFUSALS or any(i >= len(batch.at) for i in alone):
+                    failures.append(ItemFailure(batch.at[0], batch, error))
+                    continue
+                failures += [
+                    ItemFailure(batch.at[i], _Batch([batch.at[i]], [batch.names[i]], 1), error)
+                    for i in alone
+                ]
+                kept = [i for i in range(len(batch.at)) if i not in alone]
+                if kept:
+                    at, held = [batch.at[i] for i in kept], [batch.names[i] for i in kept]
+                    again.append(_Batch(at, held, batch.cut, batch.resent + 1))
             todo = again
             # the batches that arrived are kept: a smaller batch that fails is a failure
             fatal = tuple(e for e in FATAL_ERRORS if e is not BadRequestError)
         if refused and size in accepted:  # a batch of that size was taken: kept
             self._names_per_resolve = min(self._names_per_resolve, size)
-        failures.sort(key=lambda f: f.item[0])
+        failures.sort(key=lambda f: f.item.at[0])
         return answers, responses, failures
 
     @staticmethod
@@ -2426,10 +2505,13 @@ class PrivateApi:
         ----------
         names : list of str
             Any number (sent in batches of 1,000; fewer once the service refused a batch as
-            holding too many). A batch the service refuses for one of its names
-            (``names[7]: ...``) is not split: the refusal is raised with the position counted
-            in ``names``, or, when other batches were resolved, an
-            :class:`~dealframe.errors.IncompleteResultError` whose ``.partial`` holds them.
+            holding too many). A name the service refuses on its own (a refusal of its batch
+            naming it, ``names[7]: must be at most 200 characters``) failed alone: its batch
+            is sent again without it (at most 20 times per batch), and the
+            call raises an :class:`~dealframe.errors.IncompleteResultError` whose ``failed``
+            lists ``names[i]`` (its position in ``names``), whose ``errors`` hold the
+            refusal with that position, and whose ``.partial`` holds every other name,
+            resolved. The refusal itself is raised when it was the only name sent.
         on_ambiguous : {"none", "best", "raise"}
             Leave ``id`` null for ambiguous names, take the best candidate, or raise
             :class:`~dealframe.errors.AmbiguousNameError`. With ``"best"``, a name whose
