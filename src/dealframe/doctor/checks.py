@@ -48,7 +48,14 @@ from ..frames.private import (
 )
 from ..frames.public import _group_layout, group_current_frame, read_meta
 from ..frames.schemas import CURRENT_DATA
-from ..private.api import NAMES_PER_RESOLVE, _buckets, _fewer_names, _smaller_page, read_aggregate
+from ..private.api import (
+    NAMES_PER_RESOLVE,
+    _buckets,
+    _fewer_names,
+    _named_positions,
+    _smaller_page,
+    read_aggregate,
+)
 from ..public.api import _check_group_classes, _fewer_skus, _meta_count
 from ..public.sku import sku_version
 from ..transport.refusals import stated_bound
@@ -952,7 +959,8 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
     """Send one resolve request of as many names as the client sends at once; a refusal is
     judged by the client's own rule (:func:`~dealframe.private.api._fewer_names`): one about
     how many names the batch holds is asked again at the size the client would send (the
-    bound stated, else half), any other is what the client raises."""
+    bound stated, else half), a refusal naming names (``names[3]``) is the client leaving them out and sending the rest
+    again, any other is what the client raises."""
     sent, refused = NAMES_PER_RESOLVE, list[str]()
     for _ in range(4):  # 1000 -> a stated bound, or halves: a few requests at most
         names = [f"zz doctor probe {i}" for i in range(sent)]
@@ -963,11 +971,14 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
         fewer = _fewer_names(error, sent) if isinstance(error, ApiError) else None
         seen = f"{sent} names refused ({response.status}: {error})"
         if fewer is None:
-            return (
-                f"{'; '.join([*refused, seen])}: not read as a refusal of that many names "
-                "(the client raises it)",
-                BREAKS,
+            named = isinstance(error, ApiError) and _named_positions(error)
+            what = (
+                "names of ordinary text refused one by one (the client leaves each named name "
+                "out and sends the rest again)"
+                if named
+                else "not read as a refusal of that many names (the client raises it)"
             )
+            return f"{'; '.join([*refused, seen])}: {what}", BREAKS
         how = (
             "the bound stated"
             if isinstance(error, ApiError) and stated_bound(error, sent) is not None
