@@ -131,7 +131,9 @@ def _check_private(client: Client, filters: Mapping[str, Any]) -> None:
     error only when that document cannot be read."""
     with _named_as_ours():
         service_decides(
-            lambda again: client.private.schema("transactions", refresh=again),
+            lambda again, retries: client.private.schema(
+                "transactions", refresh=again, retries=retries
+            ),
             lambda schema: schema.build(filters),
             lambda: documented_schema("transactions").precheck(filters),
         )

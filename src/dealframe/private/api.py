@@ -799,6 +799,7 @@ class PrivateApi:
         refresh: bool = False,
         cache: bool = True,
         deadline: float | None = None,
+        retries: int | None = None,
     ) -> FilterSchema:
         """The filter schema of ``entity`` from its discovery document (cached per client).
 
@@ -814,6 +815,11 @@ class PrivateApi:
         deadline : float, optional
             The deadline (``time.monotonic()`` seconds) of the call that asks (the
             transport's call budget); None for a call of its own.
+        retries : int, optional
+            Retries of the discovery read after its first attempt; None for the client's
+            ``retries``. ``0``: one attempt, whose failure is raised at once (no backoff, no
+            ``Retry-After`` waited out), as a list call makes it once the interface
+            document's types have refused a filter value.
 
         Returns
         -------
@@ -831,7 +837,8 @@ class PrivateApi:
         Filter values are checked against this document, whether or not it was read before
         the call: a list call reads it first when the client holds no copy. Only when that
         read fails (an unreachable service, a wrong key) is a value the interface document's
-        types refuse (section 4.4) refused as that document types it, naming the argument.
+        types refuse (section 4.4) refused as that document types it, naming the argument;
+        that read is then one attempt, so the refusal comes at once.
 
         Examples
         --------
@@ -845,7 +852,9 @@ class PrivateApi:
             cached = self._schemas.get(entity)
         if cached is not None and not refresh:
             return cached
-        response = self._request("GET", f"/lookup/{entity}", "discovery", refresh, cache, deadline)
+        response = self._request(
+            "GET", f"/lookup/{entity}", "discovery", refresh, cache, deadline, retries=retries
+        )
         schema, _ = self._discovery(entity, response)
         with self._lock:
             self._schemas[entity] = schema
@@ -882,7 +891,8 @@ class PrivateApi:
         values are first checked against the document it holds or the interface document's
         own (section 4.4: :func:`~dealframe.private.filters.documented_schema`); what that
         refuses is raised only if the discovery read then fails (an unreachable service, a
-        wrong key), so the argument is named rather than the connection."""
+        wrong key), so the argument is named rather than the connection; that read is then
+        one attempt, not retried nor waited out for a refusal already known."""
         if filters is not None and not isinstance(filters, Mapping):
             raise ValidationError("filters", "a dict of filter names to values", got=filters)
         merged = {**(filters or {}), **kwargs}
@@ -890,8 +900,10 @@ class PrivateApi:
             held = self._schemas.get(entity)
         offline = None if held is not None and not refresh else held or documented_schema(entity)
 
-        def read(again: bool) -> FilterSchema:
-            return self.schema(entity, refresh=again, cache=cache, deadline=deadline)
+        def read(again: bool, retries: int | None) -> FilterSchema:
+            return self.schema(
+                entity, refresh=again, cache=cache, deadline=deadline, retries=retries
+            )
 
         return service_decides(
             read,
@@ -1212,19 +1224,29 @@ class PrivateApi:
         not be read (the hint is left, the answer stands).
 
         The page is a sample: read once per client and kept for its later empty answers (a
-        loop over 50 verticals reads one page, not 50). Its request may take
-        :data:`HINT_SECONDS` in all, within the call's ``deadline``: a ``Retry-After`` (a
-        429) or a backoff longer than what is left is not waited for, and a page that
-        failed is asked for again at the next empty answer.
+        loop over 50 verticals reads one page, not 50). Its request is one attempt of at
+        most :data:`HINT_SECONDS`, within the call's ``deadline``: a failure (a 429, a 5xx,
+        a timeout) is neither retried nor waited out (``Retry-After``, backoff), nor is it
+        sent while a 429 holds this client's calls back; a page that failed is asked for
+        again at the next empty answer.
         """
         with self._carried_lock:  # one page read, whichever thread's answer is empty first
             if self._carried is not None:
                 return self._carried
+            if self._t.gate.remaining():  # the service asked this client to wait: no hint
+                return None
             until = time.monotonic() + HINT_SECONDS
             until = until if deadline is None else min(until, deadline)
             with contextlib.suppress(DealframeError):  # only a hint: never worth the answer
                 response = self._request(  # not cached: its answer is not checked as a call's
-                    "POST", "/companies", "list", False, False, until, json={"limit": HINT_PAGE}
+                    "POST",
+                    "/companies",
+                    "list",
+                    False,
+                    False,
+                    until,
+                    json={"limit": HINT_PAGE},
+                    retries=0,
                 )
                 companies = read_items(response.json(), Findings(f"POST {PREFIX}/companies"))
                 self._carried = self._values_by_field(companies)

@@ -9,10 +9,11 @@ for the documents as the interface document writes them (section 4.4): its
 :meth:`~FilterSchema.precheck` finds what that document fixes (a malformed date,
 number, UUID, timestamp, boolean or ISO-3 code of a documented filter) without a
 request, and :func:`service_decides` raises it only when the service's own
-document, which rules, cannot be read (an unreachable service, a wrong key). Values are written the Python way
-(dates as strings, ``datetime.date`` or ``pandas.Timestamp``; a single string
-where an array is expected) and converted to the wire form of docs/sandbox.md:
-a plain value uses the field's first operator, ``{"op": value}`` picks another.
+document, which rules, cannot be read in one attempt (an unreachable service, a wrong
+key). Values are written the Python way (dates as strings, ``datetime.date`` or
+``pandas.Timestamp``; a single string where an array is expected) and converted to the
+wire form of docs/sandbox.md: a plain value uses the field's first operator,
+``{"op": value}`` picks another.
 """
 
 from __future__ import annotations
@@ -572,7 +573,7 @@ def documented_schema(entity: str) -> FilterSchema:
 
 
 def service_decides(
-    read: Callable[[bool], FilterSchema],
+    read: Callable[[bool, int | None], FilterSchema],
     build: Callable[[FilterSchema], _T],
     precheck: Callable[[], object] | None = None,
     *,
@@ -583,20 +584,24 @@ def service_decides(
 
     ``precheck()`` (a :meth:`FilterSchema.precheck` against :func:`documented_schema`, or
     the document the client holds) runs first, sending nothing; whatever it says, the
-    service's document is read (``read(refresh)``, a request only when the client holds no
-    copy or ``refresh`` asks) and ``build(schema)`` against it decides, so a service that
-    types a documented filter otherwise (``founded_min`` a date) is followed on every call,
-    whatever the client happened to read before. The precheck's ``ValidationError`` is
+    service's document is read (``read(refresh, retries)``, a request only when the client
+    holds no copy or ``refresh`` asks) and ``build(schema)`` against it decides, so a service
+    that types a documented filter otherwise (``founded_min`` a date) is followed on every
+    call, whatever the client happened to read before. The precheck's ``ValidationError`` is
     raised only when that read fails (``TransportError``, or an ``ApiError`` such as a wrong
-    key's ``AuthenticationError``): the user's typo, not the connection, is named.
+    key's ``AuthenticationError``): the user's typo, not the connection, is named. Once the
+    precheck has refused, that read is one attempt (``retries`` 0): a failure is not retried
+    nor waited out (backoff, ``Retry-After``), since only the typo would come of it;
+    otherwise ``retries`` is None (the client's own).
     An ``EnumValueError`` of ``build`` (enum lists grow) reads the document again
-    (``read(True)``) and builds once more, unless ``refresh`` already did.
+    (``read(True, None)``) and builds once more, unless ``refresh`` already did.
 
     Parameters
     ----------
     read : callable
-        ``read(refresh)``: the service's :class:`FilterSchema` (the client's copy when it
-        holds one and ``refresh`` is false).
+        ``read(refresh, retries)``: the service's :class:`FilterSchema` (the client's copy
+        when it holds one and ``refresh`` is false), its request retried ``retries`` times
+        (None: as the client's settings say).
     build : callable
         ``build(schema)``: the filters checked and converted against ``schema``; raises
         ``ValidationError``.
@@ -625,10 +630,11 @@ def service_decides(
     ...     {"field": "founded_min", "type": "date", "operators": ["gte"]}]})
     >>> filters = {"founded_min": "2000-01-01"}
     >>> documented = documented_schema("companies")  # founded_min: a number
-    >>> service_decides(lambda refresh: served, lambda schema: schema.build(filters),
+    >>> service_decides(lambda refresh, retries: served, lambda schema: schema.build(filters),
     ...                 lambda: documented.precheck(filters))[1]
     {'founded_min': '2000-01-01'}
-    >>> def unreachable(refresh):
+    >>> def unreachable(refresh, retries):
+    ...     assert retries == 0  # the precheck refused: one attempt
     ...     raise TransportError("connection refused")
     >>> service_decides(unreachable, lambda schema: schema.build(filters),
     ...                 lambda: documented.precheck(filters))
@@ -643,7 +649,7 @@ def service_decides(
         except ValidationError as exc:  # the service's document may type it otherwise
             refused = exc
     try:
-        schema = read(refresh)
+        schema = read(refresh, None if refused is None else 0)
     except (TransportError, ApiError):
         if refused is None:
             raise
@@ -653,5 +659,5 @@ def service_decides(
     except EnumValueError:
         if refresh:
             raise
-        schema = read(True)  # lists grow: look again
+        schema = read(True, None)  # lists grow: look again
         return schema, build(schema)

@@ -232,7 +232,7 @@ class _Plan:
             return
         resource, values = self.entity.resource, self.values
         schema, self.filters = service_decides(
-            lambda again: client.private.schema(resource, refresh=again),
+            lambda again, retries: client.private.schema(resource, refresh=again, retries=retries),
             lambda served: schema_filters(values, served),
             lambda: schema_filters(values, documented_schema(resource), known_only=True),
         )

@@ -531,6 +531,7 @@ class Transport:
         cache: bool = True,
         refresh: bool = False,
         deadline: float | None = _UNSET,
+        retries: int | None = None,
     ) -> Response:
         """Send one request with retries and return the successful response.
 
@@ -557,6 +558,13 @@ class Transport:
             Monotonic time by which the whole call must end (retries included); defaults to
             now plus ``settings.call_budget``. Pass :meth:`deadline` once per multi-request
             call to share one budget.
+        retries : int, optional
+            Retries after the first attempt, for this request only; None for
+            ``settings.retries``. ``0`` is one attempt: its failure (a refused connection, a
+            timeout, a 5xx, a 429 whatever its ``Retry-After``) is raised at once, with no
+            backoff and no straggler resend, for a request whose answer nobody waits for (a
+            hint; a read whose failure only names the user's typo). Like any last attempt, a
+            429 then closes no gate.
 
         Returns
         -------
@@ -566,6 +574,8 @@ class Transport:
         ------
         ConfigurationError
             Missing token or base URL, or a path outside the family.
+        ValidationError
+            A ``family``, ``method``, ``path``, ``kind`` or ``retries`` that is not one.
         ApiError
             The typed subclass for the final error status.
         TransportError
@@ -580,6 +590,10 @@ class Transport:
         dealframe.errors.ConfigurationError: ...
         """
         call = self._prepare(family, method, path, json, params, kind, cache)
+        if retries is None:
+            retries = self.settings.retries
+        elif isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise ValidationError("retries", "a count of retries (0 or more) or None", got=retries)
         if call.use_cache and not on_worker():
             requesting()  # where this thread's call begins, for the checks' drop
         if deadline is _UNSET:
@@ -588,7 +602,14 @@ class Transport:
         by = STORE_BY.set(deadline)  # a store waiting for the cache's lock stops then too
         try:
             return self._loop(
-                call.info, call.url, call.kwargs, call.use_cache, call.expire, refresh, deadline
+                call.info,
+                call.url,
+                call.kwargs,
+                call.use_cache,
+                call.expire,
+                refresh,
+                deadline,
+                retries,
             )
         finally:
             STORE_BY.reset(by)
@@ -762,8 +783,11 @@ class Transport:
         expire: float | None,
         refresh: bool,
         deadline: float | None,
+        retries: int,
     ) -> Response:
+        """Send the request until it succeeds, fails for good or its ``retries`` ran out."""
         s = self.settings
+        cut = s.cut_stragglers and retries > 0  # one attempt: no early cut to send again
         started = time.monotonic()
         force = refresh
         attempt = 0
@@ -785,7 +809,7 @@ class Transport:
                 )
             try:
                 return self._attempt(
-                    info, url, kwargs, use_cache, expire, force, deadline, attempt, started
+                    info, url, kwargs, use_cache, expire, force, deadline, attempt, started, cut
                 )
             except _Retry as caught:
                 failure = caught
@@ -802,7 +826,9 @@ class Transport:
             )
             if failure.kind == "straggler":
                 spare = 1
-            note = self._give_up_note(attempt - spare, delay, deadline, failure.retry_after)
+            note = self._give_up_note(
+                attempt - spare, delay, deadline, failure.retry_after, retries
+            )
             if note is not None:
                 self.stats._add(failures=1)
                 raise self._final(failure, note)
@@ -833,16 +859,21 @@ class Transport:
         self.cache.after_request(warn=not on_worker())
 
     def _give_up_note(
-        self, attempt: int, delay: float, deadline: float | None, asked: float | None = None
+        self,
+        attempt: int,
+        delay: float,
+        deadline: float | None,
+        asked: float | None,
+        retries: int,
     ) -> str | None:
-        """None to retry; otherwise the reason to stop ("" when the retries ran out).
+        """None to retry; otherwise the reason to stop ("" when the ``retries`` ran out).
 
         A ``Retry-After`` longer than ``retry_after_max`` stops at once: waiting less than
         the service asked would only meet the same answer, and waiting ``retries`` times as
         long in silence looks like a hung call (60 s x 5 retries by default)."""
         if asked is not None and asked > self.settings.retry_after_max:
             return f"not retried: more than retry_after_max ({self.settings.retry_after_max:g} s)"
-        if attempt > self.settings.retries:
+        if attempt > retries:
             return ""
         if deadline is not None and time.monotonic() + delay > deadline:
             return f"call budget exhausted (next retry was due in {delay:.1f} s)"
@@ -867,12 +898,15 @@ class Transport:
         deadline: float | None,
         attempt: int,
         started: float,
+        cut: bool,
     ) -> Response:
+        """One send; with ``cut``, a first attempt far slower than the recent answers of its
+        endpoint is cut short, to be sent again (a straggler)."""
         s = self.settings
         read_timeout = s.read_timeout
         endpoint = (info.method, info.path)
         early = None
-        if attempt == 1 and s.cut_stragglers:
+        if attempt == 1 and cut:
             early = self._latencies.first_timeout(endpoint, read_timeout)
             read_timeout = read_timeout if early is None else early
         if deadline is not None and deadline - time.monotonic() < read_timeout:
