@@ -179,6 +179,32 @@ def test_the_hint_page_is_one_attempt(client, proxy, failure):
     assert client.stats.snapshot()["retries"] == 0
 
 
+@pytest.mark.parametrize("failure", list(FAILURES), ids=list(FAILURES))
+def test_the_family_a_hint_search_is_one_attempt(client, proxy, failure):
+    """Family A's hint after an empty search filtered by industries (an unfiltered search)
+    answers 503 or 429: asked once, no warning, the empty answer returned (it was asked
+    ``1 + retries`` times, each after a backoff or the ``Retry-After``)."""
+    hint = proxy.add(
+        "^/api/v2/companies$",
+        FAILURES[failure](),
+        method="POST",
+        when=lambda ex: ex.body == {},
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MissingDataWarning)
+        frame = client.public.search(industries=["Qqqqzzzz Wwww"])
+    assert len(frame) == 0
+    assert hint.used == 1, proxy.seen
+    assert client.stats.snapshot()["retries"] == 0
+
+
+def test_the_family_a_hint_is_not_sent_while_a_429_holds_the_client_back(client, proxy):
+    """Another call's 429 closed the gate: the empty answer stands, the hint sends nothing."""
+    client._transport.gate.block_for(30)
+    client.public._explain_empty({"industries": ["Qqqqzzzz"]}, True, False, False)
+    assert proxy.count() == 0
+
+
 def test_the_hint_page_is_not_sent_while_a_429_holds_the_client_back(client, proxy):
     """Another call's 429 closed the client's gate: the hint is left out at once, nothing is
     sent (it would have waited at the gate for the rest of its 5 s)."""

@@ -57,6 +57,7 @@ from ..frames.normalize import canonical_uuid
 from ..frames.schemas import MATCH_TYPES, PROFILE_FIELDS, ROLES
 from ..notices import MissingDataWarning, missing_expected, user_stacklevel, warn_missing
 from ..provenance import attach
+from ..public.hints import HINT_SECONDS
 from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
 from ..transport.refusals import said as _said
 from ..transport.refusals import smaller_size
@@ -79,9 +80,6 @@ ENTITIES = ("companies", "investors", "transactions")
 IDS_PER_BATCH = 1000
 #: Companies read to tell a misspelt open-vocabulary value after an empty answer.
 HINT_PAGE = 1000
-#: Seconds the request of that hint may take in all (within the call's own budget): a
-#: ``Retry-After`` or a backoff longer than what is left is not waited for, the hint is left.
-HINT_SECONDS = 5.0
 #: Names per resolve request to start with (not stated by the interface document; lowered
 #: when a service refuses a batch as holding too many, see :func:`_fewer_names`).
 NAMES_PER_RESOLVE = 1000
@@ -1225,7 +1223,7 @@ class PrivateApi:
 
         The page is a sample: read once per client and kept for its later empty answers (a
         loop over 50 verticals reads one page, not 50). Its request is one attempt of at
-        most :data:`HINT_SECONDS`, within the call's ``deadline``: a failure (a 429, a 5xx,
+        most :data:`~dealframe.public.hints.HINT_SECONDS`, within the call's ``deadline``: a failure (a 429, a 5xx,
         a timeout) is neither retried nor waited out (``Retry-After``, backoff), nor is it
         sent while a 429 holds this client's calls back; a page that failed is asked for
         again at the next empty answer.

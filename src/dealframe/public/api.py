@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import re
+import time
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -52,7 +53,7 @@ from ..provenance import attach
 from ..transport.paging import FATAL_ERRORS, map_concurrent
 from ..transport.refusals import smaller_size
 from .fields import ServedFields, served_names
-from .hints import unmatched_values
+from .hints import HINT_SECONDS, unmatched_values
 from .query import check_window, group_body, month_string, search_body, time_series_fields
 from .sku import validate_skus
 
@@ -576,11 +577,28 @@ class PublicApi:
         """After an empty answer filtered by industries or themes: one unfiltered search
         (with the call's cache settings) and a :class:`~dealframe.notices.MissingDataWarning`
         per given value that no company carries, with the close ones (the service matches
-        them exactly)."""
+        them exactly).
+
+        The search is only a hint: one attempt of at most
+        :data:`~dealframe.public.hints.HINT_SECONDS`, not sent while a 429 holds this
+        client's calls back; a failure (a 429, a 5xx, a timeout) is neither retried nor
+        waited out, and the empty answer stands without the hint."""
         if not empty or not (body.get("industries") or body.get("themes")):
             return
+        if self._t.gate.remaining():  # the service asked this client to wait: no hint
+            return
         with contextlib.suppress(DealframeError):  # only a hint: never worth the answer
-            response = self._post(f"{self._prefix}/companies", {}, "list", refresh, cache)
+            response = self._t.request(
+                "public",
+                "POST",
+                f"{self._prefix}/companies",
+                json={},
+                kind="list",
+                refresh=refresh,
+                cache=cache,
+                deadline=time.monotonic() + HINT_SECONDS,
+                retries=0,
+            )
             companies = read_items(response.json(), Findings(f"POST {self._prefix}/companies"))
             for message in unmatched_values(body, companies):
                 warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())

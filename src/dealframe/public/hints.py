@@ -13,7 +13,11 @@ import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["close_values", "unmatched_values"]
+__all__ = ["HINT_SECONDS", "close_values", "unmatched_values"]
+
+#: Seconds the request of an empty-answer hint may take in all: it is one attempt (no retry,
+#: no ``Retry-After`` or backoff waited out), and when it fails the hint is left.
+HINT_SECONDS = 5.0
 
 #: Search body member -> the company field it matches.
 _MATCHED_FIELD = {"industries": "verticals", "themes": "themes"}
