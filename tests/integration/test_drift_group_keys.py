@@ -7,7 +7,10 @@ the undisturbed one. A key that names no statistic where the sum or the median i
 (``{total, median}``) is refused, naming the keys seen, never read as a field (the frame came
 out transposed, 2 x 27) nor left as an all-null ``sum``; beside both a sum and a median, such a
 key (``stddev``, ``weighted_median``) is a statistic of the service's own, a column of its own
-in every layout (it was refused too). The doctor says ``adapted`` only when the client reads
+in every layout (it was refused too), the flat ``{marketCap_sum, ..., marketCap_stddev}`` among
+them (written in any of the four ways the sums and medians are; it made the whole call a
+ServiceContractError), while a flat key that splits into no field read and statistic, or into
+more than one, is still refused. The doctor says ``adapted`` only when the client reads
 the sums and medians the document gives, and describes the layout it read. Counts written as
 text are integers in ``attrs``, and one warning names every member so written.
 """
@@ -238,6 +241,155 @@ def test_a_key_beside_a_missing_sum_is_still_refused(rewrite, keys, via, proxy):
     assert isinstance(o.error, ServiceContractError), repr(o.error)
     said = str(o.error)
     assert all(k in said for k in keys) and "no sum" in said, said
+
+
+# ------------------------------------------- the flat layout, with statistics of the service's own
+
+#: The four ways a flat key names its statistic, for a statistic ``stat`` of field ``field``.
+FLAT_WAYS: dict[str, Callable[[str, str], str]] = {
+    "field_stat": lambda stat, field: f"{field}_{stat}",  # marketCap_stddev
+    "field.stat": lambda stat, field: f"{field}.{stat}",  # marketCap.stddev
+    "fieldStat": lambda stat, field: field + stat[0].upper() + stat[1:],  # marketCapStddev
+    "stat_field": lambda stat, field: f"{stat}_{field}",  # stddev_marketCap
+    "statField": lambda stat, field: stat + field[0].upper() + field[1:],  # stddevMarketCap
+    # marketCap_sum beside marketCapStddev (or marketCap.stddev): the statistic written otherwise
+    "field_sum,fieldStat": lambda stat, field: (
+        f"{field}_{stat}" if stat in ("sum", "median") else field + stat[0].upper() + stat[1:]
+    ),
+    "field_sum,field.stat": lambda stat, field: (
+        f"{field}{'_' if stat in ('sum', 'median') else '.'}{stat}"
+    ),
+}
+
+
+def _flat(way: Callable[[str, str], str], own: str | None = "stddev") -> Callable[[Any], Any]:
+    """The sandbox's ``{sum: {...}, median: {...}}`` as one flat object, each key naming its
+    field and statistic ``way``, plus (``own``) one key per field for a statistic of the
+    service's own: the field's sum (else its median) plus 1, so each value is told apart."""
+
+    def apply(doc: Any) -> Any:
+        stats = doc["data"]
+        flat = {way(s, f): v for s in ("sum", "median") for f, v in stats[s].items()}
+        if own is not None:
+            fields = dict.fromkeys(f for s in ("sum", "median") for f in stats[s])
+            for f in fields:
+                v = stats["sum"].get(f, stats["median"].get(f))
+                flat[way(own, f)] = None if v is None else v + 1
+        doc["data"] = flat
+        return doc
+
+    return apply
+
+
+def _own_values(ref: pd.DataFrame, name: str) -> pd.Series:
+    """What :func:`_flat` serves as statistic ``name``: each field's sum (else median) + 1."""
+    return (ref["sum"].fillna(ref["median"]) + 1).rename(name)
+
+
+@pytest.mark.parametrize("way", FLAT_WAYS.values(), ids=FLAT_WAYS.keys())
+def test_a_flat_statistic_of_the_services_own_beside_sum_and_median_is_a_column(
+    way, direct, via, proxy
+):
+    """``{marketCap_sum, ..., revenueLtm_median, ..., marketCap_stddev, ...}``: the sandbox's
+    sums and medians per field, and a ``stddev`` column, as the other layouts read it, without
+    a warning. A flat key naming a statistic other than sum, median, mean, min or max made the
+    whole call a ServiceContractError, though every sum and median was there."""
+    ref = direct.public.group_current(**GROUP)
+    proxy.add(GROUP_CURRENT, edit(_flat(way)))
+    o = outcome(lambda: via.public.group_current(**GROUP, strict=True))
+    assert o.error is None, repr(o.error)
+    assert list(o.value.columns) == ["sum", "median", "stddev"], list(o.value.columns)
+    assert o.value.index.tolist() == ref.index.tolist()
+    assert_same(o.value[["sum", "median"]], ref)
+    pd.testing.assert_series_equal(o.value["stddev"], _own_values(ref, "stddev"))
+    assert o.value.attrs["companies"] == ref.attrs["companies"]
+    assert not _contract_warnings(o)
+
+
+@pytest.mark.parametrize("way", ["field_stat", "field.stat", "stat_field"])
+def test_a_flat_statistic_whose_name_holds_a_separator_is_a_column(way, direct, via, proxy):
+    """``revenueLtm_weighted_median``: the ``weighted_median`` of ``revenueLtm``, as the other
+    layouts read it, not the median of a field ``revenueLtm_weighted`` (a row more each)."""
+    ref = direct.public.group_current(**GROUP)
+    proxy.add(GROUP_CURRENT, edit(_flat(FLAT_WAYS[way], own="weighted_median")))
+    o = outcome(lambda: via.public.group_current(**GROUP, strict=True))
+    assert o.error is None, repr(o.error)
+    assert list(o.value.columns) == ["sum", "median", "weighted_median"], list(o.value.columns)
+    assert o.value.index.tolist() == ref.index.tolist()
+    assert_same(o.value[["sum", "median"]], ref)
+    want = _own_values(ref, "weighted_median")
+    pd.testing.assert_series_equal(o.value["weighted_median"], want)
+
+
+@pytest.mark.parametrize("way", ["field_stat", "fieldStat"])
+def test_the_doctor_adapts_to_a_flat_layout_with_a_statistic_of_its_own(way, via, proxy):
+    proxy.add(GROUP_CURRENT, edit(_flat(FLAT_WAYS[way])))
+    check = _group_check(via)
+    assert check.verdict == ADAPTED, check
+    assert "statistic in each key" in check.observed and "stddev" in check.observed, check
+
+
+def _plus_flat(extra: dict[str, Any], own: str | None = "stddev") -> Callable[[Any], Any]:
+    """:func:`_flat` (``field_stat``), then the keys ``extra`` too."""
+    return lambda doc: {
+        **doc,
+        "data": {**_flat(FLAT_WAYS["field_stat"], own)(doc)["data"], **extra},
+    }
+
+
+FLAT_REFUSED = {
+    # a key that cannot be split into a field and a statistic: a field without its statistic
+    "no-statistic": (_plus_flat({"evRevenueLtm": 4.2}), ("evRevenueLtm", "name no statistic")),
+    # a statistic named as a field read (the pe of marketCap?): no statistic
+    "field-as-statistic": (
+        _plus_flat({"marketCap_revenueLtm": 1.0}),
+        ("marketCap_revenueLtm", "name no statistic"),
+    ),
+    # beside camelCase keys, a spread of revenueLtmLcu, or an lcuSpread of revenueLtm?
+    "two-readings": (
+        lambda doc: {
+            **doc,
+            "data": {**_flat(FLAT_WAYS["fieldStat"])(doc)["data"], "revenueLtmLcuSpread": 1.0},
+        },
+        ("data.revenueLtmLcuSpread", "more than one way", "spread of revenueLtmLcu"),
+    ),
+    # a field written without its statistic, beside camelCase keys: a field, not an ev of
+    # revenueLtm nor an lcu of revenueLtm
+    "camel-fields": (
+        lambda doc: {
+            **doc,
+            "data": {
+                **_flat(FLAT_WAYS["fieldStat"])(doc)["data"],
+                "evRevenueLtm": 1.0,
+                "revenueLtmLcu": 2.0,
+            },
+        },
+        ("evRevenueLtm, revenueLtmLcu", "name no statistic"),
+    ),
+    # the median missing: the key that names no statistic may be it
+    "no-median": (
+        lambda doc: {
+            **doc,
+            "data": {
+                **{f"{f}_sum": v for f, v in doc["data"]["sum"].items()},
+                **{f"{f}_middle": v for f, v in doc["data"]["median"].items()},
+            },
+        },
+        ("revenueLtm_middle", "name no statistic"),
+    ),
+}
+
+
+@pytest.mark.parametrize(("rewrite", "said"), FLAT_REFUSED.values(), ids=FLAT_REFUSED.keys())
+def test_a_flat_key_that_cannot_be_read_one_way_is_still_refused(rewrite, said, via, proxy):
+    """Beside sums and medians, a flat key that splits into no field read and statistic, or into
+    two, is a ServiceContractError naming it, never guessed; as is any where the median is
+    missing (such a key may be it)."""
+    proxy.add(GROUP_CURRENT, edit(rewrite))
+    o = outcome(lambda: via.public.group_current(**GROUP))
+    assert isinstance(o.error, ServiceContractError), repr(o.error)
+    message = str(o.error)
+    assert "/groups/current" in message and all(s in message for s in said), message
 
 
 # ---------------------------------------------------------------------- meta counts written as text

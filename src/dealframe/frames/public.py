@@ -387,7 +387,8 @@ def _unwrap(data: Any, meta: Mapping[str, Any] | None) -> tuple[Any, Mapping[str
 _GROUP_LAYOUTS = (
     "{sum: {field: x}, median: {field: y}}, {field: {sum: x, median: y}}, "
     "[{field, sum, median}], or a flat {key: x} whose every key names its statistic "
-    "(marketCapSum, marketCap_sum, sum_marketCap)"
+    "(marketCapSum, marketCap_sum, sum_marketCap; beside sums and medians, another statistic "
+    "of a field they name: marketCap_stddev)"
 )
 #: Statistics a flat key may name, and the four ways it may name one.
 _KEY_STATS = "sum|median|mean|min|max"
@@ -397,6 +398,20 @@ _FLAT_KEYS = (
     re.compile(rf"(?P<stat>(?i:{_KEY_STATS}))[_.\-](?P<field>.+)", re.ASCII),  # sum_marketCap
     re.compile(rf"(?P<stat>{_KEY_STATS})(?P<field>[A-Z].*)", re.ASCII),  # sumMarketCap
 )
+
+
+def _way_stat_field(key: Any) -> tuple[int, str, str] | None:
+    """``(way, statistic, field)`` of a flat key that names its statistic, else None: ``way``
+    is the index in :data:`_FLAT_KEYS` of the way it is written (0 ``marketCap_sum``, 1
+    ``marketCapSum``, 2 ``sum_marketCap``, 3 ``sumMarketCap``)."""
+    for way, pattern in enumerate(_FLAT_KEYS):
+        found = pattern.fullmatch(key) if isinstance(key, str) else None
+        if found:
+            field = found["field"]
+            if way == 3:  # sumMarketCap: the field is marketCap
+                field = field[0].lower() + field[1:]
+            return way, found["stat"].lower(), field
+    return None
 
 
 def _stat_and_field(key: Any) -> tuple[str, str] | None:
@@ -409,36 +424,196 @@ def _stat_and_field(key: Any) -> tuple[str, str] | None:
     >>> _stat_and_field("evRevenueLtm") is None
     True
     """
-    for pattern in _FLAT_KEYS:
-        found = pattern.fullmatch(key) if isinstance(key, str) else None
-        if found:
-            field = found["field"]
-            if pattern is _FLAT_KEYS[3]:  # sumMarketCap: the field is marketCap
-                field = field[0].lower() + field[1:]
-            return found["stat"].lower(), field
-    return None
+    found = _way_stat_field(key)
+    return None if found is None else found[1:]
+
+
+#: How a flat key may write a statistic of the service's own beside its field, in the ways of
+#: :data:`_FLAT_KEYS`: after or before a separator (``_stddev``, ``.weighted_median``), or
+#: joined in camelCase after the field (``Stddev``) or before it (``stddev``).
+_SEPARATORS = "_.-"
+_SEPARATED_STAT = re.compile(r"[A-Za-z][A-Za-z0-9_]*", re.ASCII)
+_CAMEL_SUFFIX = re.compile(r"[A-Z][A-Za-z0-9]*", re.ASCII)
+_CAMEL_PREFIX = re.compile(r"[a-z][A-Za-z0-9]*", re.ASCII)
+#: The ways (indices in :data:`_FLAT_KEYS`) a statistic of the service's own is read in beside
+#: sums and medians written any way: all but the camelCase one before the field
+#: (``stddevMarketCap``), read only where the sums or medians are written so (``sumMarketCap``),
+#: since beside others it would read fields written without their statistic as one
+#: (``evRevenueLtm``: an ``ev`` of ``revenueLtm``).
+_OWN_WAYS = (0, 1, 2)
+
+
+def _own_stat(written: str, camel: bool = False) -> str:
+    """The column of a statistic a flat key writes as ``written`` beside its field: the
+    statistic it names (:func:`_stat_name`), else its name as served, its first letter lower
+    case when ``camel`` (``marketCapStddev``: the capital only joins it to the field)."""
+    if camel:
+        written = written[0].lower() + written[1:]
+    return _stat_name(written) or written
+
+
+def _splits(key: str) -> Iterable[tuple[int, str, str, str]]:
+    """``(way, written statistic, column, field)`` for every place ``key`` may be split in
+    one of the four ways of :data:`_FLAT_KEYS`, its parts of the right form (none checked
+    against the fields read)."""
+    for i in range(1, len(key) - 1):
+        left, right = key[:i], key[i + 1 :]
+        if key[i] in _SEPARATORS:
+            if _SEPARATED_STAT.fullmatch(right):  # marketCap_stddev
+                yield 0, right, _own_stat(right), left
+            if _SEPARATED_STAT.fullmatch(left):  # stddev_marketCap
+                yield 2, left, _own_stat(left), right
+    for i in range(1, len(key)):
+        left, right = key[:i], key[i:]
+        if key[i].isupper():
+            if (left[-1].islower() or left[-1].isdigit()) and _CAMEL_SUFFIX.fullmatch(right):
+                # marketCapStddev
+                yield 1, right, _own_stat(right, camel=True), left
+            if _CAMEL_PREFIX.fullmatch(left):  # stddevMarketCap
+                yield 3, left, _own_stat(left), right[0].lower() + right[1:]
+
+
+def _readings(key: Any, fields: Mapping[str, Any], ways: Iterable[int]) -> set[tuple[str, str]]:
+    """Every ``(statistic, field)`` flat ``key`` splits into, written in one of ``ways``
+    (:data:`_OWN_WAYS`, and those of the keys that name a sum or a median), whose field is one of ``fields`` (the fields
+    those keys name) and whose statistic is none of them. A key that is itself one of
+    ``fields`` (``revenueLtmLcu`` beside ``revenueLtmLcuMedian``) names no statistic.
+
+    Examples
+    --------
+    >>> sorted(_readings("marketCap.stddev", {"marketCap": 0}, [0]))
+    [('stddev', 'marketCap')]
+    >>> sorted(_readings("revenueLtmLcuStddev", {"revenueLtm": 0, "revenueLtmLcu": 0}, [1]))
+    [('lcuStddev', 'revenueLtm'), ('stddev', 'revenueLtmLcu')]
+    >>> _readings("evRevenueLtm", {"revenueLtm": 0}, [0, 1, 2]), _readings("pe_pe", {"pe": 0}, [0])
+    (set(), set())
+    >>> _readings("evRevenueLtm", {"revenueLtm": 0}, [3])  # beside sumMarketCap ... only
+    {('ev', 'revenueLtm')}
+    """
+    if not isinstance(key, str) or key in fields:
+        return set()
+    allowed = set(ways)
+    return {
+        (column, field)
+        for way, written, column, field in _splits(key)
+        if way in allowed and field in fields and written not in fields and column not in fields
+    }
+
+
+def _split_own(
+    keys: list[Any], fields: Mapping[str, Any], ways: Iterable[int]
+) -> tuple[dict[Any, tuple[str, str]], list[str], dict[Any, set[tuple[str, str]]]]:
+    """Flat ``keys`` that name no sum, median, mean, min or max, split against the ``fields``
+    read beside them, written in ``ways`` (:func:`_readings`): ``(read, unsplit, ambiguous)``.
+    A key split one way is read so; one split several ways is read the one way whose
+    statistic another key has as its only reading (``revenueLtmLcuStddev`` beside
+    ``marketCapStddev``: the ``stddev`` of ``revenueLtmLcu``, not the ``lcuStddev`` of
+    ``revenueLtm``), and is ambiguous otherwise; a key split no way is unsplit."""
+    ways = list(ways)
+    splits = {key: _readings(key, fields, ways) for key in keys}
+    sure = {next(iter(r))[0] for r in splits.values() if len(r) == 1}
+    read: dict[Any, tuple[str, str]] = {}
+    unsplit: list[str] = []
+    ambiguous: dict[Any, set[tuple[str, str]]] = {}
+    for key, readings in splits.items():
+        backed = {r for r in readings if r[0] in sure} if len(readings) > 1 else readings
+        if len(backed) == 1:
+            read[key] = next(iter(backed))
+        elif readings:
+            ambiguous[key] = readings
+        else:
+            unsplit.append(str(key))
+    return read, unsplit, ambiguous
+
+
+def _stat_with_separator(named: Mapping[Any, tuple[str, str]]) -> list[Any]:
+    """The keys of ``named`` (``{key: (statistic, field)}``) whose field holds a separator
+    and begins with a field without one named by the others: that field and a statistic
+    (``pe_weighted_median``: the ``weighted_median`` of ``pe``, not the median of a field
+    ``pe_weighted``), read as one where no field named holds a separator (camelCase, as
+    Family A's are); where fields hold separators (``market_cap_sum``), left as read.
+
+    Examples
+    --------
+    >>> _stat_with_separator({"pe_median": ("median", "pe"),
+    ...                       "pe_weighted_median": ("median", "pe_weighted")})
+    ['pe_weighted_median']
+    >>> _stat_with_separator({"market_cap_sum": ("sum", "market_cap")})
+    []
+    """
+    split = re.compile(f"[{re.escape(_SEPARATORS)}]")
+    plain = {f for _, f in named.values() if not split.search(f)}
+    return [k for k, (_, f) in named.items() if split.search(f) and split.split(f)[0] in plain]
+
+
+def _flat_split(
+    data: Mapping[str, Any],
+) -> tuple[dict[str, dict[str, Any]], list[str], dict[Any, set[tuple[str, str]]]]:
+    """``({stat: {field: value}}, unsplit, ambiguous)`` of a flat ``{key: value}``: the keys
+    that name a sum, median, mean, min or max (:func:`_stat_and_field`), and, when these name
+    both a sum and a median, the others split against the fields these name, written in one
+    of :data:`_OWN_WAYS` or a way these are written (:func:`_split_own`). Where the sum or the
+    median is missing, every other key is unsplit: it may be it."""
+    named: dict[Any, tuple[str, str]] = {}
+    ways = dict.fromkeys(_OWN_WAYS)
+    rest = []
+    for key in data:
+        found = _way_stat_field(key)
+        if found is None:
+            rest.append(key)
+        else:
+            ways[found[0]] = None
+            named[key] = found[1:]
+    for key in _stat_with_separator(named):
+        del named[key]
+        rest.append(key)
+    unsplit: list[str] = [str(k) for k in rest]
+    ambiguous: dict[Any, set[tuple[str, str]]] = {}
+    if rest and all(any(s == stat for s, _ in named.values()) for stat in _STATS):
+        fields = dict.fromkeys(f for _, f in named.values())
+        own, unsplit, ambiguous = _split_own(rest, fields, ways)
+        named.update(own)
+    cells: dict[str, dict[str, Any]] = {}
+    for key, (stat, field) in named.items():
+        if field in cells.setdefault(stat, {}):
+            raise ValidationError(f"data.{key}", f"one {stat} of {field} (it came twice)")
+        cells[stat][field] = data[key]
+    return cells, unsplit, ambiguous
 
 
 def _flat_cells(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """``{stat: {field: value}}`` of a flat ``{key: value}`` whose keys name the statistic;
-    a key that names none (``marketCap``: a sum or a median?) is refused, never guessed."""
-    cells: dict[str, dict[str, Any]] = {}
-    unnamed = []
-    for key, value in data.items():
-        named = _stat_and_field(key)
-        if named is None:
-            unnamed.append(str(key))
-            continue
-        stat, field = named
-        if field in cells.setdefault(stat, {}):
-            raise ValidationError(f"data.{key}", f"one {stat} of {field} (it came twice)")
-        cells[stat][field] = value
-    if unnamed:
-        shown = ", ".join(unnamed[:5]) + (f" ... ({len(unnamed)} keys)" if len(unnamed) > 5 else "")
+    """``{stat: {field: value}}`` of a flat ``{key: value}`` whose keys name the statistic
+    (:func:`_flat_split`). A key that names none (``marketCap``: a sum or a median?), or,
+    beside sums and medians, no statistic of a field read beside it, is refused naming the
+    keys, never guessed, as is one that splits more than one way.
+
+    Examples
+    --------
+    >>> _flat_cells({"marketCap_sum": 1.0, "pe_median": 2.0, "pe_stddev": 0.5})
+    {'sum': {'marketCap': 1.0}, 'median': {'pe': 2.0}, 'stddev': {'pe': 0.5}}
+    >>> try:
+    ...     _flat_cells({"revenueLtmSum": 1.0, "revenueLtmLcuMedian": 2.0, "revenueLtmLcuSpread": 3.0})
+    ... except ValidationError as exc:
+    ...     print(str(exc).split("; ")[-1])
+    it splits more than one way (the lcuSpread of revenueLtm, the spread of revenueLtmLcu)
+    """
+    cells, unsplit, ambiguous = _flat_split(data)
+    if unsplit:
+        missing = [s for s in _STATS if s not in cells]
+        why_not = (
+            f"(a {' or a '.join(missing)}?)"
+            if missing
+            else f"of a field read beside them ({_shown(dict.fromkeys(f for c in cells.values() for f in c))})"
+        )
         raise ValidationError(
             "data",
             f"one of the layouts {_GROUP_LAYOUTS}; these keys of a flat object name no "
-            f"statistic (a sum or a median?): {shown}",
+            f"statistic {why_not}: {_shown(unsplit)}",
+        )
+    for key, readings in ambiguous.items():
+        told = ", ".join(f"the {stat} of {field}" for stat, field in sorted(readings))
+        raise ValidationError(
+            f"data.{key}", f"a key read one way; it splits more than one way ({told})"
         )
     return cells
 
@@ -572,7 +747,10 @@ def _read_group(data: Any) -> tuple[dict[str, dict[str, Any]], str]:
     (``sum``, ``Median``, ``SUMS``: :func:`_stat_name`), field-major when none does and the
     keys of its members name statistics. A key that names none is a column of its own beside
     both a sum and a median, and refused otherwise, naming the keys seen
-    (:func:`_refuse_untold`).
+    (:func:`_refuse_untold`). In a flat object, beside sums and medians, a key that splits
+    into a field they name and another statistic, written the way they are
+    (``marketCap_stddev`` beside ``marketCap_sum``), is that statistic's column; one that
+    splits no such way, or more than one, is refused naming it (:func:`_flat_cells`).
 
     Examples
     --------
@@ -589,7 +767,7 @@ def _read_group(data: Any) -> tuple[dict[str, dict[str, Any]], str]:
         )
     given = [v for v in data.values() if v is not None]
     if not any(isinstance(v, Mapping) for v in given) and (
-        given or (data and all(_stat_and_field(k) is not None for k in data))
+        given or (data and not any(_flat_split(data)[1:]))
     ):  # flat: every value a number, or every one null and every key naming its statistic
         return _flat_cells(data), "a flat {fieldSum: x, fieldMedian: y} (the statistic in each key)"
     for key, inner in data.items():
@@ -637,10 +815,19 @@ def group_current_frame(
     ``data`` is field-major only when the keys of its members name statistics. Other
     statistics the service sends become extra columns: ``mean``, ``min``, ``max``,
     ``count`` ... under their own names, and, beside both a sum and a median, any key
-    that names no statistic (``stddev``, ``weighted_median``), as served. Where the sum
-    or the median is missing, such a key (``{"total": {...}, "median": {...}}``: a sum?)
-    is refused, naming the keys seen, never guessed, as is a flat key that names no
-    statistic (``{"marketCap": x}``). Cells a field's class does not have are NaN.
+    that names no statistic (``stddev``, ``weighted_median``), as served. In a flat
+    object that is a key that splits into a field its sums and medians name and another
+    statistic (``marketCap_stddev``, ``marketCap.stddev``, ``marketCapStddev``,
+    ``stddev_marketCap``, and ``stddevMarketCap`` where they are written so:
+    ``sumMarketCap``): a ``stddev`` column (a camelCase statistic with its first letter
+    lower case). Where the sum or the median is missing,
+    such a key (``{"total": {...}, "median": {...}}``: a sum?) is refused, naming the
+    keys seen, never guessed, as is a flat key that names no statistic
+    (``{"marketCap": x}``), names none of a field read beside it (``evRevenueLtm``,
+    ``marketCap_revenueLtm``), or splits more than one way (``revenueLtmLcuSpread``
+    beside ``revenueLtmSum`` and ``revenueLtmLcuMedian``: a spread of revenueLtmLcu or an
+    lcuSpread of revenueLtm?), unless only one of those ways names a statistic another key
+    has as its only reading. Cells a field's class does not have are NaN.
     ``meta`` keys are copied into ``attrs``, its counts (``count``, ``companies``)
     as integers even when written as text or as numpy integers (:func:`read_meta`).
 
