@@ -28,13 +28,18 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, ParamSpec, TypeAlias, TypeVar
 
 import numpy as np
 
-from dealframe.errors import CallError, UnknownArgumentError, ValidationError, did_you_mean
+from dealframe.errors import (
+    _CALL_SECRETS,
+    CallError,
+    UnknownArgumentError,
+    ValidationError,
+    did_you_mean,
+)
 
 __all__ = [
     "INT64_MAX",
@@ -272,17 +277,15 @@ def _is_client(value: Any) -> bool:
     return all(hasattr(value, name) for name in ("public", "private", "settings"))
 
 
-#: The tokens of the client whose call is running in this context (:func:`client_call`).
-_CALL_SECRETS: ContextVar[tuple[str, ...]] = ContextVar("dealframe_call_secrets", default=())
-
-
 def call_secrets() -> tuple[str, ...]:
     """The tokens of the client whose call is running (:func:`client_call`), else ``()``.
 
     Returns
     -------
     tuple of str
-        What :func:`dealframe.contract.blanked` writes ``***`` in the call's findings.
+        What :func:`dealframe.contract.blanked` writes ``***`` in the call's findings, and
+        every dealframe error made in the call in its message (the context variable is
+        :mod:`dealframe.errors`'s, which every module imports).
 
     Examples
     --------
@@ -294,8 +297,9 @@ def call_secrets() -> tuple[str, ...]:
 
 @contextmanager
 def client_call(secrets: Iterable[str]) -> Iterator[None]:
-    """The block is one call of a client with these tokens: the findings made in it blank
-    them (:func:`dealframe.contract.blanked`).
+    """The block is one call of a client with these tokens: the findings and the errors
+    made in it blank them (:func:`dealframe.contract.blanked`,
+    :class:`~dealframe.errors.DealframeError`).
 
     :func:`checked_keywords` runs every public method of a client and of its APIs, and every
     function given a client, in this block; worker threads the call hands requests to run

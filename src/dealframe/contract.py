@@ -71,8 +71,10 @@ __all__ = [
     "PageRead",
     "as_count",
     "blanked",
+    "blanked_attrs",
     "dedupe",
     "dedupe_items",
+    "echoed",
     "identities",
     "identity_column",
     "keys_present",
@@ -80,6 +82,7 @@ __all__ = [
     "missing_fields",
     "null_fields",
     "outside_vocabulary",
+    "quoted",
     "read_items",
     "read_page",
     "shaping",
@@ -267,6 +270,85 @@ def blanked(text: str) -> str:
     """
     secrets = call_secrets()
     return _scrub(text, secrets) if secrets else text
+
+
+def blanked_attrs(value: Any) -> Any:
+    """``value`` (a frame's ``attrs``, or anything in them) with the tokens of the client
+    whose call is running blanked (:func:`blanked`) in every text and key of its dicts,
+    lists and tuples; other objects (a frame, a number), and everything outside a client
+    call, as they are.
+
+    The ``attrs`` keep what the service's ``meta`` said (an aggregate's methodology, a
+    page's counts): a token echoed back there is blanked as in a finding.
+
+    Examples
+    --------
+    >>> from dealframe.arguments import client_call
+    >>> attrs = {"methodology": {"date_range": {"from": "sk_live_0123456789abcdef"}}, "n": 2}
+    >>> with client_call(["sk_live_0123456789abcdef"]):
+    ...     blanked_attrs(attrs)
+    {'methodology': {'date_range': {'from': '***'}}, 'n': 2}
+    """
+    if not call_secrets():
+        return value
+    if isinstance(value, str):
+        return blanked(value)
+    if isinstance(value, dict):
+        return {blanked(k) if isinstance(k, str) else k: blanked_attrs(v) for k, v in value.items()}
+    if isinstance(value, list) or type(value) is tuple:
+        return type(value)(blanked_attrs(item) for item in value)
+    return value
+
+
+def echoed(names: Iterable[str]) -> list[str]:
+    """The member names among ``names`` that carry a token of the client whose call is
+    running (:func:`blanked` would change them), sorted; none outside a client call.
+
+    A service that echoes the caller's token as a member name of its items would otherwise
+    give the frame a column named by it: :func:`dealframe.frames.normalize.build_columns`
+    leaves such a member out and :func:`missing_fields` says so (``echoed_token``).
+
+    Examples
+    --------
+    >>> from dealframe.arguments import client_call
+    >>> with client_call(["sk_live_0123456789abcdef"]):
+    ...     echoed(["id", "sk_live_0123456789abcdef", "x_sk_live_0123456789abcdef"])
+    ['sk_live_0123456789abcdef', 'x_sk_live_0123456789abcdef']
+    >>> echoed(["sk_live_0123456789abcdef"])
+    []
+    """
+    if not call_secrets():
+        return []
+    return sorted(name for name in names if blanked(name) != name)
+
+
+def quoted(value: Any, limit: int) -> str:
+    """``repr(value)`` of a service value, blanked (:func:`blanked`) and then cut to
+    ``limit`` characters: cut first, a token at the cut would show in part, which no
+    blanking afterwards can find.
+
+    Parameters
+    ----------
+    value : object
+        What the service sent.
+    limit : int
+        The most characters shown.
+
+    Returns
+    -------
+    str
+        What a message quotes.
+
+    Examples
+    --------
+    >>> from dealframe.arguments import client_call
+    >>> with client_call(["sk_live_0123456789abcdef"]):
+    ...     quoted({"from": "sk_live_0123456789abcdef"}, 16)
+    "{'from': '***'}"
+    >>> quoted("x" * 40, 8)
+    "'xxxxxxx"
+    """
+    return blanked(repr(value))[:limit]
 
 
 @dataclass(frozen=True)
@@ -771,6 +853,9 @@ def missing_fields(
 ) -> list[str]:
     """Documented fields of ``answer`` (or the ``wanted`` subset) absent from every item.
 
+    A member named by the running call's token (:func:`echoed`) is said too
+    (``echoed_token``, the name blanked): the frame leaves it out.
+
     Examples
     --------
     >>> found = Findings("GET /x")
@@ -787,6 +872,13 @@ def missing_fields(
             "missing_field",
             f"documented field(s) absent from all {n_items} items: "
             f"{', '.join(missing)} (their columns are null)",
+            where=where,
+        )
+    if named := echoed(have):
+        found.add(
+            "echoed_token",
+            f"{len(named)} member name(s) of the items hold the client's token "
+            f"({', '.join(named)}): left out of the frame, no column is named by a token",
             where=where,
         )
     return missing

@@ -34,6 +34,7 @@ import math
 import re
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +69,10 @@ __all__ = [
 ]
 
 _MISSING = object()
+#: The tokens of the client whose call is running in this context: set by
+#: :func:`dealframe.arguments.client_call` (read with :func:`dealframe.arguments.call_secrets`),
+#: here because every error made in the call blanks them (:func:`_call_blanked`).
+_CALL_SECRETS: ContextVar[tuple[str, ...]] = ContextVar("dealframe_call_secrets", default=())
 #: How an error message without ``details.deleted`` says an entity is soft-deleted.
 _SAYS_DELETED = re.compile(r"\b(?:is|was|been|soft)[- ]deleted\b", re.IGNORECASE)
 
@@ -133,7 +138,11 @@ class DealframeError(Exception):
     """Base class of every error dealframe raises on purpose.
 
     Every one pickles (so it crosses ``multiprocessing``, ``concurrent.futures`` and joblib
-    workers as itself) with its message and attributes unchanged; none holds a token.
+    workers as itself) with its message and attributes unchanged; none holds a token. One
+    made during a client's call (:func:`~dealframe.arguments.client_call`) blanks that
+    client's tokens (``***``) in its message, and an :class:`ApiError` in its ``message``,
+    ``code``, ``details`` and ``note`` too, wherever it is raised: a service that echoes the
+    token into a value the error quotes does not put it in the message, the repr or a log.
 
     Examples
     --------
@@ -142,7 +151,18 @@ class DealframeError(Exception):
     >>> again = pickle.loads(pickle.dumps(error))
     >>> type(again).__name__, str(again) == str(error), again.argument
     ('ValidationError', True, 'limit')
+    >>> from dealframe.arguments import client_call
+    >>> with client_call(["sk_live_0123456789abcdef"]):
+    ...     error = ServiceContractError(200, "meta.x is 'sk_live_0123456789abcdef'",
+    ...                                  finding="bad_meta")
+    >>> str(error), error.message
+    ("200 SERVICE_CONTRACT: meta.x is '***'", "meta.x is '***'")
     """
+
+    def __init__(self, *args: Any) -> None:
+        # every message is made here: a service value it quotes (a methodology, an unknown
+        # key, a layout) may be the caller's token echoed back, blanked like the findings
+        super().__init__(*(_call_blanked(a) if isinstance(a, str) else a for a in args))
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Exception's own reduce calls ``cls(*self.args)``: args holds the rendered message,
@@ -169,7 +189,8 @@ class ExtraMissing(DealframeError, ImportError):
     def __init__(self, what: str, extra: str, module: str, detail: str = "") -> None:
         self.extra, self.detail = extra, detail
         message = f"{what} needs {module}: pip install 'dealframe[{extra}]'"
-        super().__init__(message + (f" ({detail})" if detail else ""), name=module)
+        super().__init__(message + (f" ({detail})" if detail else ""))
+        self.name = module  # ImportError's: DealframeError takes the message alone
 
 
 @contextlib.contextmanager
@@ -232,11 +253,12 @@ class ValidationError(DealframeError, ValueError):
     """
 
     def __init__(self, argument: str, expected: str, *, got: Any = _MISSING) -> None:
-        self.argument = argument
-        self.expected = expected
+        # what is expected may list the service's own words (a discovery document's keys)
+        self.argument = _call_blanked(argument)
+        self.expected = _call_blanked(expected)
         message = f"invalid {argument}: expected {expected}"
         if got is not _MISSING:
-            shown = repr(got)
+            shown = _call_blanked(repr(got))  # before it is cut: no part of a token shows
             message += f", got {shown[:80] + '...' if len(shown) > 80 else shown}"
         super().__init__(message)
 
@@ -370,13 +392,13 @@ class ApiError(DealframeError):
         note: str | None = None,
     ) -> None:
         self.status = status
-        self.code = code
-        self.message = message
-        self.details = dict(details or {})
+        self.code = _call_blanked(code)
+        self.message = _call_blanked(message)
+        self.details = _call_blanked(dict(details or {}))
         self.request = request
         self.attempts = attempts
         self.retry_after = retry_after
-        self.note = note
+        self.note = None if note is None else _call_blanked(note)
         super().__init__(self._render())
 
     def _describe(self) -> str:
@@ -728,6 +750,28 @@ def _scrub(text: str, secrets: Iterable[str]) -> str:
         else:
             text = re.sub(f"(?<!{_TOKEN_CHARS}){re.escape(secret)}(?!{_TOKEN_CHARS})", "***", text)
     return text
+
+
+def _call_blanked(value: Any) -> Any:
+    """``value`` (a text, or JSON read from the service) with the tokens of the client whose
+    call is running blanked (:func:`_scrubbed`); as it is outside any client call.
+
+    What every error keeps goes through here (:class:`DealframeError`), as every finding's
+    words go through :func:`dealframe.contract.blanked`: the tokens are the running call's
+    own (:data:`_CALL_SECRETS`, a context variable), never a process-wide list, so a short
+    token of another client leaves this call's words alone.
+
+    Examples
+    --------
+    >>> from dealframe.arguments import client_call
+    >>> with client_call(["e"]):
+    ...     _call_blanked("token e (got e)"), _call_blanked({"e": ["e"]})
+    ('token *** (got ***)', {'***': ['***']})
+    >>> _call_blanked("token e")
+    'token e'
+    """
+    secrets = _CALL_SECRETS.get()
+    return _scrubbed(value, secrets) if secrets else value
 
 
 def _scrubbed(value: Any, secrets: Iterable[str]) -> Any:

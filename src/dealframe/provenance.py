@@ -8,6 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from dealframe.contract import blanked_attrs
+
 __all__ = ["attach"]
 
 
@@ -25,7 +27,9 @@ def attach(
     Keys: ``endpoint``, ``requests`` (count), ``from_cache`` (True when every
     response came from the cache, False when none did, ``"partial"`` otherwise),
     ``rows_expected``, ``rows_received``, ``fetched_at`` (UTC ISO 8601), plus
-    ``extra``.
+    ``extra``. What the ``attrs`` keep of the service's answers (its ``meta``) is blanked
+    of the tokens of the client whose call made the frame
+    (:func:`~dealframe.contract.blanked_attrs`): a token echoed back is ``***`` there.
 
     Examples
     --------
@@ -52,4 +56,5 @@ def attach(
             **extra,
         }
     )
+    frame.attrs = blanked_attrs(frame.attrs)
     return frame

@@ -40,7 +40,7 @@ from dealframe.arguments import (
     integer_in,
 )
 from dealframe.client import Client
-from dealframe.contract import as_count, blanked
+from dealframe.contract import as_count, blanked, quoted
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.frames.private import day_of
 from dealframe.notices import ServiceContractWarning, user_stacklevel
@@ -197,20 +197,20 @@ def aggregate_methodology(answer: pd.DataFrame) -> tuple[int | None, str, str]:
     problem, kind = None, "bad_meta"
     if not (isinstance(window, Mapping) and window.get("from") and window.get("to")):
         problem = (
-            f"meta.methodology.date_range is {window!r:.200}, expected "
+            f"meta.methodology.date_range is {quoted(window, 200)}, expected "
             "{'from': 'YYYY-MM-DD', 'to': 'YYYY-MM-DD'}"
             if isinstance(methodology, Mapping)
-            else f"meta.methodology is {methodology!r:.200}, expected an object with date_range"
+            else f"meta.methodology is {quoted(methodology, 200)}, expected an object with date_range"
         )
         kind = "missing_field"
     elif unread := [end for end, day in days.items() if not _is_day(day)]:
         problem = (
-            f"meta.methodology.date_range.{unread[0]} is {window[unread[0]]!r:.100}, "
+            f"meta.methodology.date_range.{unread[0]} is {quoted(window[unread[0]], 100)}, "
             "expected a date YYYY-MM-DD"
         )
     elif threshold is not None and as_count(threshold) is None:
         problem = (
-            f"meta.methodology.small_n_threshold is {threshold!r:.100}, expected a "
+            f"meta.methodology.small_n_threshold is {quoted(threshold, 100)}, expected a "
             "non-negative integer"
         )
     if problem is not None:
@@ -231,6 +231,7 @@ def _is_day(value: Any) -> bool:
         return False
 
 
+@checked_keywords  # one call of the client: an error quoting its answer blanks its tokens
 def service_methodology(client: Client) -> tuple[int, str]:
     """The service's runtime ``small_n_threshold`` and current date (``date_range.to``).
 
@@ -302,7 +303,7 @@ def _threshold_elsewhere(client: Client, answer: pd.DataFrame) -> int:
         )
     else:
         threshold = DOCUMENTED_THRESHOLD
-        listed_as = "absent" if written is None else f"{written!r:.100}"
+        listed_as = "absent" if written is None else quoted(written, 100)
         source = (
             "the interface document's value (section 4.3 rule 9): the discovery document "
             f"gives none either (its aggregate.methodology.small_n_threshold is {listed_as})"

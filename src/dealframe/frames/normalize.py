@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dealframe.arguments import checked_keywords
-from dealframe.contract import typed_fields
+from dealframe.contract import echoed, typed_fields
 from dealframe.errors import ValidationError
 from dealframe.frames.nested import encode
 from dealframe.frames.schemas import (
@@ -580,7 +580,9 @@ def build_columns(
     ``nested`` maps a nested-object key to the prefix its unknown keys get as
     extra columns (``{"target": "target_"}``); other unknown top-level keys keep
     their name. ``extra_columns`` are optional spec'd columns added only when
-    some record carries them (``role``).
+    some record carries them (``role``). An unknown key that holds a token of the
+    client whose call builds the frame (echoed back by the service:
+    :func:`dealframe.contract.echoed`) is left out: no column is named by a token.
     """
     nested = nested or {}
     n = len(records)
@@ -589,7 +591,9 @@ def build_columns(
     optional = [c for c in extra_columns if c.path[0] in top_keys]
     specs = [*schema, *optional]
     known_top = {c.path[0] for c in (*schema, *extra_columns)} | set(nested)
-    extras: dict[str, np.ndarray] = {k: _objects(raw[k]) for k in sorted(top_keys - known_top)}
+    unknown = top_keys - known_top
+    unknown -= set(echoed(unknown))  # no column is named by the caller's token
+    extras: dict[str, np.ndarray] = {k: _objects(raw[k]) for k in sorted(unknown)}
     heads = dict.fromkeys([c.path[0] for c in specs if len(c.path) == 2] + list(nested))
     nested_raw: dict[tuple[str, str], list[Any]] = {}
     for head in heads:
@@ -599,7 +603,7 @@ def build_columns(
         if head not in nested:
             continue
         known = {c.path[1] for c in specs if len(c.path) == 2 and c.path[0] == head}
-        for key in sorted(present - known):
+        for key in sorted(present - known - set(echoed(present))):
             name = nested[head] + key
             if name in extras or any(c.name == name for c in specs):
                 name = f"{head}_{key}"
