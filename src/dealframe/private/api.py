@@ -35,6 +35,7 @@ from ..contract import (
     missing_fields,
     null_fields,
     outside_vocabulary,
+    quoted,
     read_items,
     read_page,
     shaping,
@@ -618,13 +619,13 @@ def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:
             "missing_field",
             f"meta.methodology.small_n_threshold is "
             f"{'null' if 'small_n_threshold' in method else 'absent'}"
-            + ("" if moved is None else f" (meta.small_n_threshold is {moved!r:.50})")
+            + ("" if moved is None else f" (meta.small_n_threshold is {quoted(moved, 50)})")
             + ": the service's small-n threshold is not where the interface document puts it",
         )
     elif as_count(value) is None:
         found.add(
             "bad_meta",
-            f"meta.methodology.small_n_threshold is {value!r:.100}, not a non-negative integer",
+            f"meta.methodology.small_n_threshold is {quoted(value, 100)}, not a non-negative integer",
         )
 
 
