@@ -41,6 +41,12 @@ MODULES: tuple[str, ...] = (
 )
 
 
+#: Figures no longer measured, and what replaced them.
+RETIRED = {
+    "cache_hit_speedup": "issue 13 made the disk cache the target: cache_hit_speedup_disk",
+}
+
+
 def _selected(bench: Benchmark, only: list[str] | None) -> bool:
     if not only:
         return True
@@ -121,9 +127,16 @@ def main(argv: list[str] | None = None) -> int:
     for name in MODULES:
         importlib.import_module(name)
     chosen = [b for b in BENCHMARKS if _selected(b, args.only)]
-    if args.only and not chosen:
+    unknown = [o for o in args.only or () if not any(_selected(b, [o]) for b in BENCHMARKS)]
+    if unknown:  # each name that matches nothing, even beside one that does
         known = sorted({f for b in BENCHMARKS for f in b.figures})
-        parser.error(f"--only matched nothing; figures are: {', '.join(known)}")
+        retired = {o: RETIRED[o] for o in unknown if o in RETIRED}
+        said = "; ".join(f"{o} was retired: {why}" for o, why in retired.items())
+        parser.error(
+            f"--only {' '.join(unknown)} matched nothing"
+            + (f" ({said})" if said else "")
+            + f"; figures are: {', '.join(known)}"
+        )
 
     ctx = Context(mode, args.sandbox)
     machine = machine_info(mode, args.sandbox)

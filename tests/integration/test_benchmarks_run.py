@@ -106,3 +106,25 @@ def test_a_failing_benchmark_gives_null_figures_not_a_crash() -> None:
     for fig in out.values():
         assert fig["value"] is None and fig["ratio"] is None
         assert "not written yet" in fig["error"]
+
+
+@pytest.mark.parametrize(
+    ("names", "said"),
+    [
+        (["timeseries_wide_speedup", "no_such_figure"], "--only no_such_figure matched nothing"),
+        (["explode_speedup", "cache_hit_speedup"], "cache_hit_speedup was retired"),
+    ],
+)
+def test_only_refuses_each_name_that_matches_nothing(names: list[str], said: str) -> None:
+    """A name matching nothing is refused even beside one that matches: it was skipped
+    silently, so a retired figure's name printed the other figure and exited 0."""
+    proc = subprocess.run(
+        [sys.executable, str(RUN), "--smoke", "--only", *names],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert said in proc.stderr
+    assert "figure" not in proc.stdout  # nothing ran
