@@ -8,15 +8,22 @@ commit (operation ``migrate``), so the next sync goes on incrementally. Then
 the marker is rewritten as version 3 (the commit point of the migration), and
 only then are the old files deleted.
 
+Version-2 files held list fields (``verticals``, ``buyers`` ...) as Arrow
+``list<string>`` and ``list<struct<id, name, ...>>`` columns; version 3 holds the
+frames' canonical JSON text. Each such column is written as that text by
+:func:`dealframe.frames.nested.encode`, the encoder the frames use, so a migrated
+table holds exactly what a fresh sync writes.
+
 A crash before the marker is rewritten leaves a version-2 mirror whose folders
 may hold a half-made Delta table: the next sync removes it and migrates again.
 An entity whose old files cannot be read is not migrated (a
-:class:`~dealframe.mirror.MirrorRepairWarning` says so) and the sync pulls
-it in full.
+:class:`~dealframe.mirror.MirrorRepairWarning` says which file and what was
+seen, in one line) and the sync pulls it in full.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,8 +34,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from deltalake.exceptions import DeltaError
 
+from ..errors import ValidationError
+from ..frames.nested import encode
 from .errors import MirrorRepairWarning, Said
-from .schema import ENTITIES, arrow_schema
+from .schema import ENTITIES, arrow_schema, columns
 from .state import MirrorState, write_state
 from .store import ROW_GROUP_ROWS
 from .table import commit_properties, full_disk, owner_only, write_rows
@@ -58,34 +67,87 @@ def newer_ids(ids_by_generation: list[pa.Array]) -> list[pa.Array | None]:
     return out
 
 
+class _OldFileError(Exception):
+    """An old file that could not be read: its name and what reading it raised."""
+
+    def __init__(self, name: str, exc: BaseException) -> None:
+        super().__init__(name, exc)
+        self.name = name
+        self.exc = exc
+
+    def __str__(self) -> str:
+        return f"{self.name}: {_one_line(self.exc)}"
+
+
+@contextlib.contextmanager
+def _reading(name: str) -> Iterator[None]:
+    """Name the old file in what reading it raises."""
+    try:
+        yield
+    except (OSError, pa.ArrowException, KeyError, ValidationError) as exc:
+        raise _OldFileError(name, exc) from exc
+
+
+def _as_text(table: pa.Table, entity: str) -> pa.Table:
+    """``table`` with its nested columns (version 2's Arrow lists and structs) as the frames'
+    canonical JSON text, written by the frames' own encoder (null stays null)."""
+    for col in columns(entity):
+        i = table.schema.get_field_index(col.name)
+        if i < 0 or not pa.types.is_nested(table.schema.field(i).type):
+            continue
+        values = table.column(i).to_pylist()
+        texts = encode(values, col.name, array=col.kind == "list", fields=col.fields)
+        table = table.set_column(i, col.name, pa.array(texts.__arrow_array__()))
+    return table
+
+
 def _current_rows(
-    folder: Path, files: list[tuple[int, str]], schema: pa.Schema
+    folder: Path, files: list[tuple[int, str]], schema: pa.Schema, entity: str
 ) -> Iterator[pa.RecordBatch]:
-    """Each id's newest row, file by file, a row group at a time."""
+    """Each id's newest row, file by file, a row group at a time, in the table's ``schema``."""
     generations = sorted({g for g, _ in files})
-    ids = [
-        pa.concat_arrays(
-            [
-                pq.read_table(folder / n, columns=["id"])
-                .column("id")
-                .combine_chunks()
-                .cast(pa.string())
-                for g2, n in files
-                if g2 == g
-            ]
-            or [pa.array([], pa.string())]
-        )
-        for g in generations
-    ]
+    ids_of: dict[int, list[pa.Array]] = {g: [] for g in generations}
+    for generation, name in files:
+        with _reading(name):
+            ids = pq.read_table(folder / name, columns=["id"]).column("id")
+            ids_of[generation].append(ids.combine_chunks().cast(pa.string()))
+    ids = [pa.concat_arrays(ids_of[g] or [pa.array([], pa.string())]) for g in generations]
     newer = dict(zip(generations, newer_ids(ids)))
     for generation, name in files:
         drop = newer[generation]
-        with pq.ParquetFile(folder / name) as f:
+        with _reading(name), pq.ParquetFile(folder / name) as f:
             for batch in f.iter_batches(batch_size=ROW_GROUP_ROWS):
-                table = pa.Table.from_batches([batch]).select(schema.names).cast(schema)
+                table = pa.Table.from_batches([batch]).select(schema.names)
+                table = _as_text(table, entity).cast(schema)
                 if drop is not None and len(drop):
                     table = table.filter(pc.invert(pc.is_in(table.column("id"), value_set=drop)))
                 yield from table.to_batches()
+
+
+def _recorded(
+    batches: Iterator[pa.RecordBatch], seen: list[BaseException]
+) -> Iterator[pa.RecordBatch]:
+    """``batches``, keeping what they raised: the Delta writer that pulls them wraps it in a
+    ``DeltaError`` whose text holds the whole Python traceback."""
+    try:
+        yield from batches
+    except Exception as exc:
+        seen.append(exc)
+        raise
+
+
+def _one_line(exc: BaseException) -> str:
+    """What ``exc`` says, on one line (its first), after its type's name.
+
+    Examples
+    --------
+    >>> _one_line(ValueError("bad value\\nTraceback (most recent call last): ..."))
+    'ValueError: bad value'
+    """
+    if isinstance(exc, _OldFileError):
+        return str(exc)
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
 
 
 def _clear(folder: Path, keep: set[str]) -> None:
@@ -111,23 +173,24 @@ def _migrate_entity(root: Path, entity: str, entry: dict[str, Any], syncs: int) 
         written=int(entry.get("rows") or 0),
         reason="migrated from schema version 2",
     )
+    seen: list[BaseException] = []
     try:
         write_rows(
             folder,
-            _current_rows(folder, files, schema),
+            _recorded(_current_rows(folder, files, schema, entity), seen),
             schema,
             mode="append",
             properties=props,
             name=entity,
         )
-    except (OSError, pa.ArrowException, KeyError, DeltaError) as exc:
+    except (OSError, pa.ArrowException, KeyError, DeltaError, _OldFileError) as exc:
         if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
             if full_disk(exc):
                 raise
         _clear(folder, set())
         return (
             f"the {entity} files of the version-2 mirror at {root} could not be read "
-            f"({type(exc).__name__}: {exc}); the sync pulls {entity} in full instead"
+            f"({_one_line(seen[0] if seen else exc)}); the sync pulls {entity} in full instead"
         )
     owner_only(folder)
     return None
