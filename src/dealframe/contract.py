@@ -874,7 +874,8 @@ def missing_fields(
             f"{', '.join(missing)} (their columns are null)",
             where=where,
         )
-    if named := echoed(have):
+    unknown = have - set(fields) - set(DOCUMENTED_FIELDS.get(answer, ()))
+    if named := echoed(unknown):  # a documented member keeps its column whatever its name
         found.add(
             "echoed_token",
             f"{len(named)} member name(s) of the items hold the client's token "

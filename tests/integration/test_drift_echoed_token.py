@@ -169,3 +169,18 @@ def test_a_token_echoed_as_a_member_name_names_no_column(client, proxy, caplog, 
     assert "echoed_token" in kinds
     assert any("hold the client's token (***)" in m for m in got.warned(Warning))
     _assert_nowhere(got, caplog)
+
+
+@pytest.mark.parametrize("key", ["name", "id", "country"])
+def test_a_token_spelt_like_a_documented_member_keeps_that_column_quietly(sandbox, proxy, key):
+    """A key that happens to be the name of a documented member (a test key, a short one):
+    that member is the service's own, its column is kept and nothing is said. The check
+    looked at every member, so every list call warned of an ``echoed_token`` it had not
+    left out, and a ``strict=True`` call failed."""
+    proxy.auth_map[key] = sandbox.private_key
+    with Client(proxy.url, sandbox.public_token, key, cache_enabled=False, **FAST) as c:
+        got = outcome(lambda: c.private.companies(limit=5, strict=True))
+    assert got.error is None, got.error
+    assert key in got.value.columns and got.value[key].notna().any()
+    assert "echoed_token" not in [f["kind"] for f in got.value.attrs["findings"]]
+    assert not got.warned(Warning)
