@@ -27,6 +27,7 @@ from dealframe.analytics._checks import (
     column,
     date_values,
     metric_values,
+    plain_column,
 )
 from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
 from dealframe.analytics.intervals import median_intervals
@@ -348,7 +349,11 @@ def bucket_medians(
     Parameters
     ----------
     deals : DataFrame
-        Deals as the client returns them, or any frame with a date and a value column.
+        Deals as the client returns them, or any frame with a date and a value column: dates
+        as ``datetime64`` (time zones dropped), Arrow ``date32`` / ``timestamp`` (the
+        mirror's tables read by polars or ``pd.read_parquet(..., dtype_backend="pyarrow")``),
+        ``datetime.date`` objects or ``YYYY-MM-DD`` text; values of any numeric dtype (numpy,
+        nullable, Arrow integer, floating point or decimal).
     metric : str
         ev_revenue, ev_ebitda, valuation, raised, revenue or ebitda; with ``value_column`` any
         name (it only labels the result).
@@ -454,7 +459,8 @@ def bucket_medians(
 
     usable = np.isfinite(values)
     if "deleted" in deals.columns and not include_deleted:
-        usable &= ~deals["deleted"].eq(True).to_numpy(dtype=bool, na_value=False)
+        deleted = plain_column(deals["deleted"])
+        usable &= ~deleted.eq(True).to_numpy(dtype=bool, na_value=False)
     bucket, codes = bucket_of_rows(days, usable, window, time_bucket)
     if explain:  # every value is shown in its place: rows by bucket, then value
         positions = np.lexsort((values, bucket))

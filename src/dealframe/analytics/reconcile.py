@@ -18,7 +18,13 @@ import numpy as np
 import pandas as pd
 
 from dealframe._vocab import AGGREGATE_METRICS, TIME_BUCKETS
-from dealframe.analytics._checks import check, check_choice, check_frame, tolerance_value
+from dealframe.analytics._checks import (
+    check,
+    check_choice,
+    check_frame,
+    plain_column,
+    tolerance_value,
+)
 from dealframe.analytics.buckets import aggregate_methodology, bucket_medians
 from dealframe.analytics.conventions import Conventions
 from dealframe.analytics.rollups import group_current, group_time_series
@@ -90,6 +96,12 @@ def _keys(service: pd.DataFrame, local: pd.DataFrame) -> tuple[list[str], list[s
     )
 
 
+def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+    """The label and statistics of an aggregate frame, Arrow columns as the client's frames
+    hold them (:func:`~dealframe.analytics._checks.plain_column`)."""
+    return pd.DataFrame({c: plain_column(frame[c]) for c in ("bucket", *_STATS)})
+
+
 @checked_keywords
 def compare_buckets(
     service: pd.DataFrame, local: pd.DataFrame, tolerance: float = 1e-9
@@ -137,8 +149,8 @@ def compare_buckets(
         )
     tolerance_value(tolerance)
     service_keys, local_keys = _keys(service, local)
-    left = service[["bucket", *_STATS]].rename(columns={k: f"{k}_service" for k in _STATS})
-    right = local[["bucket", *_STATS]].rename(columns={k: f"{k}_local" for k in _STATS})
+    left = _plain(service).rename(columns={k: f"{k}_service" for k in _STATS})
+    right = _plain(local).rename(columns={k: f"{k}_local" for k in _STATS})
     out = left.assign(_key=service_keys).merge(
         right.assign(_key=local_keys), on="_key", how="outer", sort=False, suffixes=("", "_l")
     )

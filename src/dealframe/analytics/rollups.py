@@ -24,7 +24,13 @@ import numpy as np
 import pandas as pd
 
 from dealframe._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY
-from dealframe.analytics._checks import check, check_frame
+from dealframe.analytics._checks import (
+    check,
+    check_frame,
+    metric_values,
+    numeric_column,
+    plain_column,
+)
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.public import GROUP_ROWS
@@ -40,7 +46,8 @@ __all__ = [
 def current_fields(current: pd.DataFrame) -> list[str]:
     """The numeric fields of a current-data frame that a group rollup aggregates.
 
-    Every numeric (not boolean) column, as the service aggregates every numeric field
+    Every numeric (not boolean) column (numpy, nullable or Arrow integers, floating point or
+    decimals, dictionary-encoded too), as the service aggregates every numeric field
     (``*Lcu`` variants and ``rateToUsd`` get a median only), in the row order of
     ``client.public.group_current`` (:data:`~dealframe.frames.public.GROUP_ROWS`: the
     document's order, whatever order the service lists them in); other numeric columns come
@@ -73,9 +80,7 @@ def current_fields(current: pd.DataFrame) -> list[str]:
     repeated = current.columns[current.columns.duplicated()].tolist()
     check(not repeated, "current", "unique column names", f"repeated {repeated[:5]}")
     numeric = [
-        name
-        for name, dtype in current.dtypes.items()
-        if isinstance(name, str) and dtype.kind in "iuf"
+        name for name in current.columns if isinstance(name, str) and numeric_column(current[name])
     ]
     known = [f for f in GROUP_ROWS if f in numeric]
     check(
@@ -101,6 +106,19 @@ def _padded_medians(cube: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(present > 0, medians, np.nan), present
 
 
+def _label_column(labels: pd.Series) -> pd.Series:
+    """Group labels as the client's frames hold them: Arrow columns as
+    :func:`~dealframe.analytics._checks.plain_column` reads them (text as ``str``,
+    dictionary-encoded text as ``category``); any other text dtype, and objects that are all
+    text, as ``str``."""
+    labels = plain_column(labels)
+    text = isinstance(labels.dtype, pd.StringDtype) or (
+        pd.api.types.is_object_dtype(labels.dtype)
+        and pd.api.types.infer_dtype(labels, skipna=True) == "string"
+    )
+    return labels.astype("str") if text else labels
+
+
 def _group_codes(current: pd.DataFrame, by: Any) -> tuple[np.ndarray, pd.Index, str]:
     expected = "a column name, a Series aligned on the index, or one hashable label per row"
     try:
@@ -114,6 +132,7 @@ def _group_codes(current: pd.DataFrame, by: Any) -> tuple[np.ndarray, pd.Index, 
         else:
             raise ValidationError("by", expected, got=by)
         check(isinstance(labels, pd.Series), "by", expected, by)
+        labels = _label_column(labels)
         codes, uniques = pd.factorize(labels, sort=True, use_na_sentinel=True)
         check(
             len(current) == 0 or bool((np.asarray(codes) >= 0).any()),
@@ -145,6 +164,8 @@ def group_current(
     by : str, Series or array-like, optional
         Group labels (a column name such as ``"region"``, a Series aligned on the index, or one
         label per row) to roll up many groups at once. Rows with a null label are left out.
+        Text labels (Arrow text included) give a ``str`` group level, dictionary-encoded and
+        categorical ones a categorical level.
 
     Returns
     -------
@@ -238,8 +259,8 @@ def _float_matrix(frame: pd.DataFrame, fields: list[str]) -> np.ndarray:
         column = frame[field]
         if column.dtype == np.float64:
             out[row] = column.to_numpy()
-        else:
-            out[row] = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:  # Int64, Arrow numbers (decimals, dictionaries too), objects of numbers
+            out[row] = metric_values(column)
     out[np.isinf(out)] = np.nan
     return out
 

@@ -89,6 +89,33 @@ def _read_roles(deals: pd.DataFrame, roles: list[str]) -> tuple[np.ndarray, dict
     return object_lists([deals[c] for c in columns], PARTICIPANT_FIELDS, columns)
 
 
+def _carried(deals: pd.DataFrame) -> dict[str, Any]:
+    """The deal columns repeated on participant rows, one value per deal: Arrow columns as the
+    client's frames hold them, dates as wall times (``datetime64[us]``, time zones dropped, as
+    :func:`~dealframe.analytics.bucket_medians` reads them), nulls for a missing column."""
+    # dealframe.analytics reads deals through the client, which imports this module
+    from dealframe.analytics._checks import datetime_values, plain_column
+
+    out: dict[str, Any] = {}
+    for name in _CARRIED:
+        spec = next(c for c in PARTICIPANTS if c.name == name)
+        if name not in deals:
+            out[name] = cast([None] * len(deals), spec)
+        elif spec.kind == "date":
+            out[name] = datetime_values(deals[name])
+        else:
+            out[name] = plain_column(deals[name]).array
+    return out
+
+
+def _schema_categories(dtype: Any, categories: Sequence[str]) -> bool:
+    """Whether ``dtype`` is categorical with the schema's categories first, in its order (as
+    the client's frames have them; another reader may order them otherwise)."""
+    if not isinstance(dtype, pd.CategoricalDtype):
+        return False
+    return list(dtype.categories[: len(categories)]) == list(categories)
+
+
 def _without_investors(deals: pd.DataFrame) -> int:
     """Deals whose full investor list is missing (list rows carry none)."""
     if "investors" not in deals:
@@ -107,7 +134,10 @@ def explode_participants(
     ----------
     deals : pandas.DataFrame or list of dict
         A deals frame of the client (deal items are shaped with
-        :func:`~dealframe.frames.private.deals_frame` first).
+        :func:`~dealframe.frames.private.deals_frame` first), or the same columns with Arrow
+        dtypes (the mirror's ``deals`` read by polars or ``pd.read_parquet(...,
+        dtype_backend="pyarrow")``), read as the client's dtypes; a time zone of
+        ``deal_date`` is dropped, keeping the wall time.
     roles : sequence of str
         Roles to read, in this order: ``lead_investor`` (``lead_investors``),
         ``buyer`` (``buyers``), ``investor`` (``investors``, the full list, leads
@@ -124,6 +154,12 @@ def explode_participants(
         deal order, then role order, then list order.
         ``attrs["deals_without_investors"]`` counts the deals whose investor list
         was missing.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        No ``id`` or participant column, an unknown role, or a ``deal_date`` column that holds
+        no dates (naming it).
 
     Warns
     -----
@@ -170,17 +206,14 @@ def explode_participants(
         values["id"] = _uuid_text(ids)
     for f, strings in _strings_in_order(values, order).items():
         columns[f"participant_{f}"] = pd.array(strings, dtype=STRING_DTYPE)
-    for name in _CARRIED:
-        spec = next(c for c in PARTICIPANTS if c.name == name)
-        if name in deals:
-            columns[name] = deals[name].array.take(parent)
-        else:
-            columns[name] = cast([None] * len(parent), spec)
+    for name, carried in _carried(deals).items():
+        columns[name] = carried.take(parent)
     frame = pd.DataFrame(columns)
     for spec in PARTICIPANTS:  # keep the schema's dtypes whatever the input frame held
         col = frame[spec.name]
         if spec.kind == "category":
-            if not isinstance(col.dtype, pd.CategoricalDtype):  # unknown values stay categories
+            if not _schema_categories(col.dtype, spec.categories or ()):
+                # unknown values stay categories, after the schema's own in its order
                 frame[spec.name] = cast(col.to_numpy(dtype=object, na_value=None), spec)
         elif col.dtype != dtype_of(spec):
             frame[spec.name] = col.astype(dtype_of(spec))
@@ -234,6 +267,12 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
         ``shared_deals`` (distinct deals), ``first_date``/``last_date`` (deal
         dates), sorted by ``shared_deals`` descending, then ids.
 
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        Not a frame of :func:`explode_participants`, or a ``deal_date`` column that holds no
+        dates (naming it; Arrow dates and timestamps are read, a time zone dropped).
+
     Warns
     -----
     dealframe.MissingInvestorsWarning
@@ -276,8 +315,10 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
         return empty_frame(EDGES)
     pid_codes, pids = pd.factorize(rows["participant_id"].to_numpy(dtype=object), sort=True)
     deal_codes, _ = pd.factorize(rows["deal_id"].to_numpy(dtype=object))
+    from dealframe.analytics._checks import datetime_values  # (see _carried)
+
     dates = (
-        rows["deal_date"].to_numpy(dtype="datetime64[us]")
+        datetime_values(rows["deal_date"])
         if "deal_date" in rows
         else np.full(len(rows), np.datetime64("NaT"), dtype="datetime64[us]")
     )
