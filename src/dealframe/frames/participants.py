@@ -33,6 +33,7 @@ import pyarrow as pa
 
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError, did_you_mean
+from dealframe.frames.columns import datetime_values, plain_column
 from dealframe.frames.normalize import _uuid_text, cast, empty_frame
 from dealframe.frames.objects import _strings_in_order, object_lists
 from dealframe.frames.private import deals_frame
@@ -93,9 +94,6 @@ def _carried(deals: pd.DataFrame) -> dict[str, Any]:
     """The deal columns repeated on participant rows, one value per deal: Arrow columns as the
     client's frames hold them, dates as wall times (``datetime64[us]``, time zones dropped, as
     :func:`~dealframe.analytics.bucket_medians` reads them), nulls for a missing column."""
-    # dealframe.analytics reads deals through the client, which imports this module
-    from dealframe.analytics._checks import datetime_values, plain_column
-
     out: dict[str, Any] = {}
     for name in _CARRIED:
         spec = next(c for c in PARTICIPANTS if c.name == name)
@@ -315,7 +313,6 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
         return empty_frame(EDGES)
     pid_codes, pids = pd.factorize(rows["participant_id"].to_numpy(dtype=object), sort=True)
     deal_codes, _ = pd.factorize(rows["deal_id"].to_numpy(dtype=object))
-    from dealframe.analytics._checks import datetime_values  # (see _carried)
 
     dates = (
         datetime_values(rows["deal_date"])

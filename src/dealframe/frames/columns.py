@@ -1,0 +1,119 @@
+"""Columns of a user's frame read as the client's frames hold them (pure).
+
+A column with an Arrow dtype (``pd.ArrowDtype``: what
+``polars.DataFrame.to_pandas(use_pyarrow_extension_array=True)`` and
+``pd.read_parquet(..., dtype_backend="pyarrow")`` give, as for the mirror's tables) becomes
+the dtype the client's own frames use for it (:func:`plain_column`), and a date column
+becomes wall times (:func:`datetime_values`), so the analytics and the participant helpers
+give such a frame the client frame's result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from dealframe.errors import ValidationError
+
+__all__ = ["date_values", "datetime_values", "plain_column"]
+
+#: What a date column may hold, as a ValidationError says it.
+_DATES = "dates (datetime64, Arrow date32/date64/timestamp, periods, or YYYY-MM-DD text)"
+
+
+def _arrow_type(dtype: Any) -> pa.DataType | None:
+    """The Arrow type of a ``pd.ArrowDtype`` (a dictionary's value type), else None."""
+    if not isinstance(dtype, pd.ArrowDtype):
+        return None
+    kind = dtype.pyarrow_dtype
+    return kind.value_type if pa.types.is_dictionary(kind) else kind
+
+
+def _is_arrow_number(kind: pa.DataType | None) -> bool:
+    return kind is not None and (
+        pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
+    )
+
+
+def plain_column(series: pd.Series) -> pd.Series:
+    """``series`` with an Arrow dtype as the client's frames hold the same values; other
+    series unchanged.
+
+    Arrow ``date32``, ``date64`` and ``timestamp`` become ``datetime64[us]`` (a timestamp's
+    time zone kept), integers ``Int64``, floating point and decimals ``float64`` (nulls as
+    NaN), ``string`` / ``large_string`` ``str``, ``bool`` ``boolean``; a dictionary column is
+    decoded first, and one of text becomes a ``category``. Other Arrow types (lists, structs,
+    durations ...) are left as they are, for the reader of the column to refuse by name.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> days = pd.Series(pd.array([datetime.date(2024, 1, 5), None], dtype="date32[pyarrow]"))
+    >>> plain_column(days).tolist()
+    [Timestamp('2024-01-05 00:00:00'), NaT]
+    """
+    kind = _arrow_type(series.dtype)
+    if kind is None:
+        return series
+    try:
+        data = pa.array(series.array)
+        if pa.types.is_dictionary(data.type):
+            data = data.cast(kind)
+        if pa.types.is_date(kind):
+            data = data.cast(pa.timestamp("us"))
+        if pa.types.is_date(kind) or pa.types.is_timestamp(kind):
+            values: Any = data.to_pandas().array
+        elif _is_arrow_number(kind):
+            if pa.types.is_integer(kind):
+                whole = pd.arrays.ArrowExtensionArray(data.cast(pa.int64()))
+                values = whole.astype("Int64")
+            else:
+                values = data.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            values = pd.array(data.to_pandas(), dtype="str")
+            if isinstance(series.dtype, pd.ArrowDtype) and pa.types.is_dictionary(
+                series.dtype.pyarrow_dtype
+            ):
+                values = pd.Categorical(values)
+        elif pa.types.is_boolean(kind):
+            values = pd.array(data.to_pandas(), dtype="boolean")
+        else:
+            return series
+    except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
+        raise ValidationError(
+            str(series.name),
+            "Arrow values that pandas' own dtypes hold (dates, int64 integers, floats, text, "
+            "booleans)",
+            got=str(series.dtype),
+        ) from exc
+    return pd.Series(values, index=series.index, name=series.name)
+
+
+def datetime_values(series: pd.Series) -> np.ndarray:
+    """``datetime64[us]`` wall times (NaT for nulls) of a date column, time zones dropped.
+
+    Takes ``datetime64`` (with or without a time zone), Arrow ``date32``, ``date64`` and
+    ``timestamp`` (:func:`plain_column`), periods (their first day), ``datetime.date`` objects
+    and ``YYYY-MM-DD`` text; a ValidationError naming the column for anything else.
+    """
+    given = series.dtype
+    try:
+        series = plain_column(series)
+        if isinstance(series.dtype, pd.PeriodDtype):
+            series = series.dt.start_time
+        if not pd.api.types.is_datetime64_any_dtype(series.dtype):
+            series = pd.to_datetime(series)
+        if getattr(series.dt, "tz", None) is not None:
+            series = series.dt.tz_localize(None)
+        return series.to_numpy(dtype="datetime64[us]")
+    except (TypeError, ValueError, OverflowError, NotImplementedError, pa.ArrowException) as exc:
+        raise ValidationError(str(series.name), _DATES, got=str(given)) from exc
+
+
+def date_values(series: pd.Series) -> np.ndarray:
+    """Calendar days (``datetime64[D]``, NaT for nulls) of a date column, time zones dropped
+    (:func:`datetime_values`)."""
+    return datetime_values(series).astype("datetime64[D]")
