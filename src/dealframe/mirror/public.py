@@ -38,13 +38,12 @@ from ..frames.normalize import cast
 from ..frames.schemas import CURRENT_DATA, DATE_DTYPE, VOCABULARIES, Column
 from .durable import mirror_lock
 from .errors import MirrorStateError
-from .read import as_of_version
+from .read import as_of_version, checked_dataset
 from .schema import PUBLIC_TABLES
 from .state import MirrorState, check_source, client_source, read_state, write_state
 from .sync import _usable_marker, folder_path, lock_timeout_seconds, open_folder
 from .table import (
     commit_properties,
-    dataset,
     guard_write,
     is_table,
     open_table,
@@ -376,6 +375,13 @@ def load_public(
         Dates are ``datetime64[us]``, as in every frame. ``attrs["snapshot_date"]`` is the
         snapshot read (``YYYY-MM-DD``).
 
+    Raises
+    ------
+    MirrorDamagedError
+        A data file of the table is missing or unreadable, or is not the table's own (it
+        lacks ``sku``, or holds columns the table has not: another table's file); the
+        message names the file and what it holds.
+
     Examples
     --------
     >>> comps = dealframe.mirror.load_public("mirror/", "current", on="2026-06-30")  # doctest: +SKIP
@@ -400,7 +406,7 @@ def load_public(
         as_of_version(delta, as_of, folder)
     day = _date(on, "on") if on is not None else None
     try:
-        scan = dataset(folder, delta)
+        scan = checked_dataset(folder, delta, f"public/{table}")
         if day is not None:
             dates = scan.to_table(
                 columns=["snapshot_date"],

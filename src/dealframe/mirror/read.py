@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from dealframe.arguments import checked_keywords, choice
 from ..errors import ValidationError
 from ..frames.schemas import STRING_DTYPE
 from .errors import MirrorDamagedError, MirrorStateError
-from .schema import ENTITIES, PUBLIC_TABLES, arrow_schema, schema_problem, to_frame
+from .schema import ENTITIES, PUBLIC_TABLES, _shape, arrow_schema, schema_problem, to_frame
 from .state import MirrorState, read_state
 from .sync import _ALIASES, open_folder
 from .table import (
@@ -41,7 +41,13 @@ from .table import (
     read_failure,
 )
 
-__all__ = ["as_of_version", "files", "history", "load", "status"]
+__all__ = ["as_of_version", "checked_dataset", "files", "history", "load", "status"]
+
+#: The columns every data file of a Family A table must hold (None: all of the table's).
+_PUBLIC_KEYS: dict[str, tuple[str, ...] | None] = {
+    "public/current": ("sku",),  # a snapshot written before the service added a field lacks it
+    "public/time_series": None,
+}
 
 
 def _entity(entity: Any) -> str:
@@ -152,12 +158,126 @@ def _read(
         raise damage(folder, problem)
     try:
         wanted = None if columns is None else list(dict.fromkeys([*columns, "deleted"]))
-        data = dataset(folder, table).to_table(
+        data = checked_dataset(folder, table, entity).to_table(
             columns=wanted, filter=None if include_deleted else ~ds.field("deleted")
         )
     except (DeltaError, OSError, pa.ArrowException) as exc:
         raise read_failure(folder, exc) from None
     return data.cast(pa.schema([schema.field(n) for n in data.column_names]))
+
+
+def checked_dataset(folder: Path, table: DeltaTable, name: str) -> ds.Dataset:
+    """The table's loaded version as a pyarrow dataset, once every data file is seen to be
+    the table's own: there, of the size the log gives, and of ``name``'s schema.
+
+    pyarrow reads a data file under the log's schema whatever the file holds: another
+    table's file (copied over one of this table) would come back as rows of this table,
+    its columns null. Only the footers are read (the scan reuses them), never a row.
+
+    Parameters
+    ----------
+    folder : Path
+        The table's folder.
+    table : DeltaTable
+        The table, at the version to read.
+    name : str
+        An entity (the columns and types its writer writes) or one of
+        :data:`~dealframe.mirror.schema.PUBLIC_TABLES` (the log's columns, less its partition
+        columns; every file holds at least ``sku``).
+
+    Raises
+    ------
+    MirrorDamagedError
+        A data file is missing, unreadable, of another size than the log says, or holds
+        columns that are not this table's (naming the file, what it holds and what was
+        expected).
+    """
+    expected, keys = _expected_columns(table, name)
+    sizes = _logged_sizes(table)
+    scan = dataset(folder, table)
+    for fragment in scan.get_fragments():
+        path = str(fragment.path)
+        try:
+            on_disk = (folder / path).stat().st_size
+        except FileNotFoundError:
+            raise _damaged(folder, name, f"the data file {path} it lists is missing") from None
+        problem = _file_problem(path, name, fragment.physical_schema, expected, keys)
+        if problem is None and sizes.get(path, on_disk) != on_disk:
+            problem = f"the data file {path} has {on_disk} bytes, the log says {sizes[path]}"
+        if problem:
+            raise _damaged(folder, name, problem)
+    return scan
+
+
+def _damaged(folder: Path, name: str, what: str) -> MirrorDamagedError:
+    """The error for a damaged table, with the repair that works for it: a sync rebuilds an
+    entity's table; a Family A table holds snapshots the service no longer has."""
+    if name in ENTITIES:
+        return damage(folder, what)
+    return MirrorDamagedError(
+        f"the research store's table at {folder} is damaged: {what}. A sync does not rebuild "
+        "it (the service keeps no past snapshots): restore the file from a backup, or move the "
+        "folder aside and run dealframe.mirror.snapshot_public (`dealframe mirror "
+        f"snapshot-public {folder.parent.parent}`) again, which starts the table anew"
+    )
+
+
+def _expected_columns(table: DeltaTable, name: str) -> tuple[pa.Schema, Sequence[str]]:
+    """The columns ``name``'s data files hold, and those every one of them must hold."""
+    if name in ENTITIES:
+        schema = arrow_schema(name)
+        return schema, schema.names  # the writer writes every column, always
+    partitions = set(table.metadata().partition_columns)
+    logged = pa.schema(table.schema().to_arrow())
+    schema = pa.schema([f for f in logged if f.name not in partitions])
+    keys = _PUBLIC_KEYS.get(name)
+    return schema, schema.names if keys is None else keys
+
+
+def _logged_sizes(table: DeltaTable) -> dict[str, int]:
+    """The size in bytes the log gives each data file of the loaded version, by path."""
+    actions = pa.table(table.get_add_actions(flatten=True))
+    return dict(zip(actions.column("path").to_pylist(), actions.column("size_bytes").to_pylist()))
+
+
+def _file_problem(
+    path: str, name: str, schema: pa.Schema, expected: pa.Schema, keys: Sequence[str]
+) -> str | None:
+    """What is wrong with a data file of schema ``schema`` as one of ``name``'s, or None."""
+    found, wanted = dict(_shape(schema)), dict(_shape(expected))
+    missing = [c for c in keys if c not in found]
+    foreign = [c for c in found if c not in wanted]
+    retyped = [
+        f"{c} ({t}, not {wanted[c]})" for c, t in found.items() if c in wanted and t != wanted[c]
+    ]
+    if not (missing or foreign or retyped) and len(found) == len(schema):
+        return None
+    holds = f"{len(schema)} columns ({_listed(schema.names)})"
+    owner = [e for e in ENTITIES if e != name and set(found) == set(arrow_schema(e).names)]
+    if owner:
+        holds = f"the {owner[0]} table's {holds}"
+    what = [
+        f"without {_listed(missing)}" if missing else "",
+        f"with columns the {name} table has not ({_listed(foreign)})" if foreign else "",
+        f"with other types: {_listed(retyped)}" if retyped else "",
+        "with a column name repeated" if len(found) != len(schema) else "",
+    ]
+    return (
+        f"the data file {path} holds {holds}, not the {name} table's "
+        f"{len(expected)} columns ({_listed(expected.names)}): " + "; ".join(w for w in what if w)
+    )
+
+
+def _listed(names: Sequence[str], most: int = 7) -> str:
+    """The first ``most`` of ``names``, comma-separated, with how many more.
+
+    Examples
+    --------
+    >>> _listed(["a", "b", "c"], 2)
+    'a, b, ... 1 more'
+    """
+    more = f", ... {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
 
 
 def _columns(columns: Any, entity: str) -> list[str] | None:
@@ -212,8 +332,11 @@ def load(
     Raises
     ------
     MirrorDamagedError
-        A file of the table is missing or unreadable, or the table holds another
-        table; the message gives the repair (``dealframe mirror sync PATH --repair``).
+        A file of the table is missing, unreadable or of another size than the log
+        says, the table holds another table, or one of its data files does (another
+        table's columns, or not the entity's key columns: the file's own schema is
+        checked, its footer only); the message names the file, what it holds and what
+        was expected, and gives the repair (``dealframe mirror sync PATH --repair``).
 
     Examples
     --------
@@ -280,11 +403,12 @@ def files(path: str | Path, entity: str) -> list[Path]:
     return data_files(folder, table)
 
 
-def _counts(folder: Path, table: DeltaTable) -> tuple[int, int, int, int]:
+def _counts(folder: Path, table: DeltaTable, entity: str) -> tuple[int, int, int, int]:
     """Rows, deleted rows, data files and bytes of the table's latest version."""
     actions = pa.table(table.get_add_actions(flatten=True))
     try:
-        deleted = dataset(folder, table).to_table(columns=["deleted"]).column("deleted")
+        scan = checked_dataset(folder, table, entity)
+        deleted = scan.to_table(columns=["deleted"]).column("deleted")
     except (DeltaError, OSError, pa.ArrowException) as exc:
         raise read_failure(folder, exc) from None
     return (
@@ -311,6 +435,12 @@ def status(path: str | Path) -> pd.DataFrame:
         ``bytes``, ``checkpoint``, ``last_sync``; ``attrs`` holds ``path``,
         ``schema_version``, ``syncs`` and ``source``.
 
+    Raises
+    ------
+    MirrorDamagedError
+        A table is damaged, as :func:`load` finds it (a data file holding another
+        table's columns is not counted as the entity's rows); the message gives the repair.
+
     Examples
     --------
     >>> dealframe.mirror.status("mirror")  # doctest: +SKIP
@@ -326,7 +456,7 @@ def status(path: str | Path) -> pd.DataFrame:
         problem = schema_problem(entity, pa.schema(table.schema().to_arrow()))
         if problem:
             raise damage(folder, problem)
-        n, deleted, n_files, size = _counts(folder, table)
+        n, deleted, n_files, size = _counts(folder, table, entity)
         info = last_info(table)
         synced = last_info(table, SYNC_OPERATIONS)
         rows.append(
