@@ -150,3 +150,15 @@ def test_research_store_files_of_another_table_are_damage(sb, tmp_path):
     with pytest.raises(mirror.MirrorDamagedError, match="the investors table's 7 columns") as info:
         mirror.load_public(path, "time_series")
     assert "without sku, field, month, value, fetched_on" in str(info.value)
+
+
+def test_an_unreadable_research_store_file_names_the_repair_that_works(sb, client, tmp_path):
+    """A garbage data file of a Family A table: the error says to restore it or snapshot anew,
+    not ``sync --repair``, which never rebuilds ``public/...`` tables."""
+    path = tmp_path / "store"
+    mirror.snapshot_public(client, path, regions=["Western Europe"], date="2026-01-05")
+    public_files(path, "current")[0].write_bytes(b"not parquet at all")
+    with pytest.raises(mirror.MirrorDamagedError) as info:
+        mirror.load_public(path, "current")
+    message = str(info.value)
+    assert "snapshot-public" in message and "--repair" not in message, message

@@ -200,26 +200,13 @@ def checked_dataset(folder: Path, table: DeltaTable, name: str) -> ds.Dataset:
         try:
             on_disk = (folder / path).stat().st_size
         except FileNotFoundError:
-            raise _damaged(folder, name, f"the data file {path} it lists is missing") from None
+            raise damage(folder, f"the data file {path} it lists is missing") from None
         problem = _file_problem(path, name, fragment.physical_schema, expected, keys)
         if problem is None and sizes.get(path, on_disk) != on_disk:
             problem = f"the data file {path} has {on_disk} bytes, the log says {sizes[path]}"
         if problem:
-            raise _damaged(folder, name, problem)
+            raise damage(folder, problem)
     return scan
-
-
-def _damaged(folder: Path, name: str, what: str) -> MirrorDamagedError:
-    """The error for a damaged table, with the repair that works for it: a sync rebuilds an
-    entity's table; a Family A table holds snapshots the service no longer has."""
-    if name in ENTITIES:
-        return damage(folder, what)
-    return MirrorDamagedError(
-        f"the research store's table at {folder} is damaged: {what}. A sync does not rebuild "
-        "it (the service keeps no past snapshots): restore the file from a backup, or move the "
-        "folder aside and run dealframe.mirror.snapshot_public (`dealframe mirror "
-        f"snapshot-public {folder.parent.parent}`) again, which starts the table anew"
-    )
 
 
 def _expected_columns(table: DeltaTable, name: str) -> tuple[pa.Schema, Sequence[str]]:

@@ -204,8 +204,18 @@ def _short(exc: BaseException) -> str:
 
 
 def damage(folder: Path, what: str) -> MirrorDamagedError:
-    """The error for a damaged table, with the repair that works."""
-    root = folder.parent if folder.parent.name != "public" else folder.parent.parent
+    """The error for a damaged table, with the repair that works for it: a sync rebuilds an
+    entity's table; a Family A table (``public/...``) holds snapshots the service no longer
+    has, so it is restored or started anew."""
+    if folder.parent.name == "public":
+        return MirrorDamagedError(
+            f"the research store's table at {folder} is damaged: {what}. A sync does not "
+            "rebuild it (the service keeps no past snapshots): restore the file from a "
+            "backup, or move the folder aside and run dealframe.mirror.snapshot_public "
+            f"(`dealframe mirror snapshot-public {folder.parent.parent}`) again, which starts "
+            "the table anew"
+        )
+    root = folder.parent
     return MirrorDamagedError(
         f"the mirror's table at {folder} is damaged: {what}. Run `dealframe mirror sync {root} "
         "--repair` (or dealframe.mirror.sync(client, path, repair=True)) to rebuild it from the "
