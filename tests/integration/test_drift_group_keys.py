@@ -10,13 +10,16 @@ key (``stddev``, ``weighted_median``) is a statistic of the service's own, a col
 in every layout (it was refused too), the flat ``{marketCap_sum, ..., marketCap_stddev}`` among
 them (written in any of the four ways the sums and medians are; it made the whole call a
 ServiceContractError), while a flat key that splits into no field read and statistic, or into
-more than one, is still refused. The doctor says ``adapted`` only when the client reads
+more than one, is still refused, as is a known field written without its statistic
+(``marketCapLcu``, ``ruleOf40Ltm``: it was read as an ``lcu`` of marketCap, an ``ltm`` of
+ruleOf40, the field's row gone); a camelCase statistic is one of a closed list. The doctor says ``adapted`` only when the client reads
 the sums and medians the document gives, and describes the layout it read. Counts written as
 text are integers in ``attrs``, and one warning names every member so written.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from collections.abc import Callable
@@ -329,6 +332,19 @@ def test_the_doctor_adapts_to_a_flat_layout_with_a_statistic_of_its_own(way, via
     assert "statistic in each key" in check.observed and "stddev" in check.observed, check
 
 
+def _snake(name: str) -> str:
+    """``marketCapLcu`` as ``market_cap_lcu``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def _snake_flat(doc: Any) -> Any:
+    """The sandbox's sums and medians as one flat object of snake_case keys, each naming its
+    statistic after its field: ``market_cap_sum``, ``revenue_ltm_lcu_median``."""
+    stats = doc["data"]
+    doc["data"] = {f"{_snake(f)}_{s}": v for s in ("sum", "median") for f, v in stats[s].items()}
+    return doc
+
+
 def _plus_flat(extra: dict[str, Any], own: str | None = "stddev") -> Callable[[Any], Any]:
     """:func:`_flat` (``field_stat``), then the keys ``extra`` too."""
     return lambda doc: {
@@ -345,13 +361,19 @@ FLAT_REFUSED = {
         _plus_flat({"marketCap_revenueLtm": 1.0}),
         ("marketCap_revenueLtm", "name no statistic"),
     ),
-    # beside camelCase keys, a spread of revenueLtmLcu, or an lcuSpread of revenueLtm?
+    # beside snake_case keys, a spread of revenue_ltm_lcu, or an lcu_spread of revenue_ltm?
     "two-readings": (
+        lambda doc: {**doc, "data": {**_snake_flat(doc)["data"], "revenue_ltm_lcu_spread": 1.0}},
+        ("data.revenue_ltm_lcu_spread", "more than one way", "spread of revenue_ltm_lcu"),
+    ),
+    # beside camelCase keys, a camelCase tail is a statistic only when it is one of the list:
+    # Spread is none (a spread of revenueLtmLcu, or the rest of a field's name?)
+    "camel-unlisted": (
         lambda doc: {
             **doc,
             "data": {**_flat(FLAT_WAYS["fieldStat"])(doc)["data"], "revenueLtmLcuSpread": 1.0},
         },
-        ("data.revenueLtmLcuSpread", "more than one way", "spread of revenueLtmLcu"),
+        ("revenueLtmLcuSpread", "name no statistic"),
     ),
     # a field written without its statistic, beside camelCase keys: a field, not an ev of
     # revenueLtm nor an lcu of revenueLtm
@@ -390,6 +412,102 @@ def test_a_flat_key_that_cannot_be_read_one_way_is_still_refused(rewrite, said, 
     assert isinstance(o.error, ServiceContractError), repr(o.error)
     message = str(o.error)
     assert "/groups/current" in message and all(s in message for s in said), message
+
+
+#: Fields the client knows (the document's ``Lcu`` variants, ``ruleOf40Ltm``) that are another
+#: field it knows plus a camelCase tail: each, written without its statistic, was read as a
+#: statistic column named by that tail (``lcu`` of marketCap, ``ltm`` of ruleOf40).
+LONGER_FIELDS = [
+    "marketCapLcu",
+    "enterpriseValueLcu",
+    "revenueLtmLcu",
+    "revenueNtmLcu",
+    "ebitdaLtmLcu",
+    "ebitdaNtmLcu",
+    "ruleOf40Ltm",
+]
+
+
+def _alone(field: str, way: Callable[[str, str], str], own: str | None) -> Callable[[Any], Any]:
+    """:func:`_flat` in ``way`` (with statistic ``own`` per field but ``field``), then
+    ``field``'s median written as the bare field name: a field whose class has one statistic,
+    served without it."""
+
+    def apply(doc: Any) -> Any:
+        median = doc["data"]["median"][field]
+        flat = _flat(way, own)(doc)["data"]
+        del flat[way("median", field)]
+        if own is not None:
+            del flat[way(own, field)]
+        doc["data"] = {**flat, field: median}
+        return doc
+
+    return apply
+
+
+ALONE_WAYS = {
+    "fieldStat": ("fieldStat", None),
+    "field_stat": ("field_stat", None),
+    "statField": ("statField", None),
+    "fieldStat+stddev": ("fieldStat", "stddev"),
+    "field_stat+stddev": ("field_stat", "stddev"),
+}
+
+
+@pytest.mark.parametrize("field", LONGER_FIELDS)
+@pytest.mark.parametrize(("way", "own"), ALONE_WAYS.values(), ids=ALONE_WAYS.keys())
+def test_a_flat_field_written_without_its_statistic_is_refused_not_split(
+    field, way, own, via, proxy
+):
+    """``{marketCapSum, ..., revenueLtmMedian, ..., marketCapLcu: x}``: a
+    ServiceContractError naming ``marketCapLcu`` as a field without its statistic, as before
+    flat keys could name a statistic of the service's own. It gave a frame with an ``lcu``
+    column holding x as marketCap's, the row marketCapLcu gone, and no warning."""
+    proxy.add(GROUP_CURRENT, edit(_alone(field, FLAT_WAYS[way], own)))
+    o = outcome(lambda: via.public.group_current(**GROUP))
+    assert isinstance(o.error, ServiceContractError), (
+        repr(o.error) if o.error else list(o.value.columns)
+    )
+    message = str(o.error)
+    assert "/groups/current" in message and "name no statistic" in message, message
+    assert f"{field}: a field written without its statistic" in message, message
+
+
+def test_a_snake_case_field_written_without_its_statistic_is_refused_not_split(via, proxy):
+    """``{market_cap_sum, ..., market_cap_lcu: x}``: ``market_cap_lcu`` spells marketCapLcu,
+    a field, not an ``lcu`` of market_cap (it was read as one)."""
+
+    def rewrite(doc: Any) -> Any:
+        median = doc["data"]["median"]["marketCapLcu"]
+        flat = _snake_flat(doc)["data"]
+        del flat["market_cap_lcu_median"]
+        doc["data"] = {**flat, "market_cap_lcu": median}
+        return doc
+
+    proxy.add(GROUP_CURRENT, edit(rewrite))
+    o = outcome(lambda: via.public.group_current(**GROUP))
+    assert isinstance(o.error, ServiceContractError), (
+        repr(o.error) if o.error else list(o.value.columns)
+    )
+    assert "market_cap_lcu: a field written without its statistic" in str(o.error), o.error
+
+
+def test_a_snake_case_flat_answer_with_a_statistic_of_its_own_is_read(direct, via, proxy):
+    """Beside snake_case sums and medians, ``market_cap_stddev`` is the stddev of market_cap
+    (a separated statistic is any name), and ``revenue_ltm_lcu_stddev`` the stddev of
+    revenue_ltm_lcu, not an ``lcu_stddev`` of revenue_ltm: the other keys' statistic."""
+    ref = direct.public.group_current(**GROUP)
+
+    def rewrite(doc: Any) -> Any:
+        fields = dict.fromkeys(f for s in ("sum", "median") for f in doc["data"][s])
+        stddev = {f"{_snake(f)}_stddev": float(len(f)) for f in fields}
+        return {**doc, "data": {**_snake_flat(doc)["data"], **stddev}}
+
+    proxy.add(GROUP_CURRENT, edit(rewrite))
+    o = outcome(lambda: via.public.group_current(**GROUP))  # warned: no documented field
+    assert o.error is None, repr(o.error)
+    assert list(o.value.columns) == ["sum", "median", "stddev"], list(o.value.columns)
+    assert o.value["stddev"].to_dict() == {_snake(f): float(len(f)) for f in ref.index}
 
 
 # ---------------------------------------------------------------------- meta counts written as text

@@ -435,6 +435,38 @@ _SEPARATORS = "_.-"
 _SEPARATED_STAT = re.compile(r"[A-Za-z][A-Za-z0-9_]*", re.ASCII)
 _CAMEL_SUFFIX = re.compile(r"[A-Z][A-Za-z0-9]*", re.ASCII)
 _CAMEL_PREFIX = re.compile(r"[a-z][A-Za-z0-9]*", re.ASCII)
+#: The statistics a camelCase flat key may write joined to its field (``marketCapStddev``,
+#: ``stddevMarketCap``), in any case: sum, median, mean, average, avg, min, max, count, std,
+#: stdev, stddev, var, variance, iqr, q1 to q3, p1 to p99, weightedMedian, weightedMean and
+#: weightedAverage. A closed list, since a camelCase tail is as often the rest of a field's
+#: name (``marketCapLcu``, ``ruleOf40Ltm``); after or before a separator (``marketCap_stddev``,
+#: ``stddev_marketCap``) any name is a statistic.
+_CAMEL_STAT = re.compile(
+    r"sum|median|mean|average|avg|min|max|count|std|stdev|stddev|var|variance|iqr|q[1-3]"
+    r"|p[1-9][0-9]?|weighted(?:median|mean|average)",
+    re.IGNORECASE | re.ASCII,
+)
+#: The Family A fields the client knows (:data:`~dealframe.frames.schemas.CURRENT_DATA`: the
+#: document's current-data fields, their ``Lcu`` variants, and those the service is seen to
+#: send), spelt without case or separators (:func:`_spells_a_field`).
+_KNOWN_FIELDS = frozenset(c.name.lower() for c in CURRENT_DATA)
+_SEPARATOR = re.compile(f"[{re.escape(_SEPARATORS)}]")
+
+
+def _spells_a_field(key: Any) -> bool:
+    """Whether flat ``key`` spells a Family A field the client knows, in any case, with or
+    without separators (``marketCapLcu``, ``market_cap_lcu``): that field written without
+    its statistic, never split into another field and a statistic (an ``lcu`` of
+    ``marketCap``).
+
+    Examples
+    --------
+    >>> [_spells_a_field(k) for k in ("marketCapLcu", "ruleOf40_ltm", "marketCapStddev", 3)]
+    [True, True, False, False]
+    """
+    return isinstance(key, str) and _SEPARATOR.sub("", key).lower() in _KNOWN_FIELDS
+
+
 #: The ways (indices in :data:`_FLAT_KEYS`) a statistic of the service's own is read in beside
 #: sums and medians written any way: all but the camelCase one before the field
 #: (``stddevMarketCap``), read only where the sums or medians are written so (``sumMarketCap``),
@@ -454,8 +486,16 @@ def _own_stat(written: str, camel: bool = False) -> str:
 
 def _splits(key: str) -> Iterable[tuple[int, str, str, str]]:
     """``(way, written statistic, column, field)`` for every place ``key`` may be split in
-    one of the four ways of :data:`_FLAT_KEYS`, its parts of the right form (none checked
-    against the fields read)."""
+    one of the four ways of :data:`_FLAT_KEYS`, its parts of the right form, a camelCase
+    statistic one of :data:`_CAMEL_STAT` (none checked against the fields read).
+
+    Examples
+    --------
+    >>> sorted(_splits("revenueLtmLcuStddev"))
+    [(1, 'Stddev', 'stddev', 'revenueLtmLcu')]
+    >>> sorted(_splits("marketCapLcu")), sorted(_splits("marketCap_lcu"))
+    ([], [(0, 'lcu', 'lcu', 'marketCap'), (2, 'marketCap', 'marketCap', 'lcu')])
+    """
     for i in range(1, len(key) - 1):
         left, right = key[:i], key[i + 1 :]
         if key[i] in _SEPARATORS:
@@ -466,10 +506,13 @@ def _splits(key: str) -> Iterable[tuple[int, str, str, str]]:
     for i in range(1, len(key)):
         left, right = key[:i], key[i:]
         if key[i].isupper():
-            if (left[-1].islower() or left[-1].isdigit()) and _CAMEL_SUFFIX.fullmatch(right):
-                # marketCapStddev
+            if (
+                (left[-1].islower() or left[-1].isdigit())
+                and _CAMEL_SUFFIX.fullmatch(right)
+                and _CAMEL_STAT.fullmatch(right)
+            ):  # marketCapStddev
                 yield 1, right, _own_stat(right, camel=True), left
-            if _CAMEL_PREFIX.fullmatch(left):  # stddevMarketCap
+            if _CAMEL_PREFIX.fullmatch(left) and _CAMEL_STAT.fullmatch(left):  # stddevMarketCap
                 yield 3, left, _own_stat(left), right[0].lower() + right[1:]
 
 
@@ -477,20 +520,24 @@ def _readings(key: Any, fields: Mapping[str, Any], ways: Iterable[int]) -> set[t
     """Every ``(statistic, field)`` flat ``key`` splits into, written in one of ``ways``
     (:data:`_OWN_WAYS`, and those of the keys that name a sum or a median), whose field is one of ``fields`` (the fields
     those keys name) and whose statistic is none of them. A key that is itself one of
-    ``fields`` (``revenueLtmLcu`` beside ``revenueLtmLcuMedian``) names no statistic.
+    ``fields`` (``revenueLtmLcu`` beside ``revenueLtmLcuMedian``), or spells a field the
+    client knows (:func:`_spells_a_field`: ``marketCapLcu`` beside ``marketCapSum``), names no
+    statistic: it is that field, written without its statistic.
 
     Examples
     --------
     >>> sorted(_readings("marketCap.stddev", {"marketCap": 0}, [0]))
     [('stddev', 'marketCap')]
     >>> sorted(_readings("revenueLtmLcuStddev", {"revenueLtm": 0, "revenueLtmLcu": 0}, [1]))
-    [('lcuStddev', 'revenueLtm'), ('stddev', 'revenueLtmLcu')]
-    >>> _readings("evRevenueLtm", {"revenueLtm": 0}, [0, 1, 2]), _readings("pe_pe", {"pe": 0}, [0])
+    [('stddev', 'revenueLtmLcu')]
+    >>> sorted(_readings("revenue_ltm_lcu_spread", {"revenue_ltm": 0, "revenue_ltm_lcu": 0}, [0]))
+    [('lcu_spread', 'revenue_ltm'), ('spread', 'revenue_ltm_lcu')]
+    >>> _readings("evRevenueLtm", {"revenueLtm": 0}, [0, 1, 2, 3]), _readings("pe_pe", {"pe": 0}, [0])
     (set(), set())
-    >>> _readings("evRevenueLtm", {"revenueLtm": 0}, [3])  # beside sumMarketCap ... only
-    {('ev', 'revenueLtm')}
+    >>> _readings("marketCapLcu", {"marketCap": 0}, [1]), _readings("ruleOf40_ltm", {"ruleOf40": 0}, [0])
+    (set(), set())
     """
-    if not isinstance(key, str) or key in fields:
+    if not isinstance(key, str) or key in fields or _spells_a_field(key):
         return set()
     allowed = set(ways)
     return {
@@ -506,9 +553,9 @@ def _split_own(
     """Flat ``keys`` that name no sum, median, mean, min or max, split against the ``fields``
     read beside them, written in ``ways`` (:func:`_readings`): ``(read, unsplit, ambiguous)``.
     A key split one way is read so; one split several ways is read the one way whose
-    statistic another key has as its only reading (``revenueLtmLcuStddev`` beside
-    ``marketCapStddev``: the ``stddev`` of ``revenueLtmLcu``, not the ``lcuStddev`` of
-    ``revenueLtm``), and is ambiguous otherwise; a key split no way is unsplit."""
+    statistic another key has as its only reading (``revenue_ltm_lcu_stddev`` beside
+    ``market_cap_stddev``: the ``stddev`` of ``revenue_ltm_lcu``, not the ``lcu_stddev`` of
+    ``revenue_ltm``), and is ambiguous otherwise; a key split no way is unsplit."""
     ways = list(ways)
     splits = {key: _readings(key, fields, ways) for key in keys}
     sure = {next(iter(r))[0] for r in splits.values() if len(r) == 1}
@@ -585,17 +632,22 @@ def _flat_cells(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """``{stat: {field: value}}`` of a flat ``{key: value}`` whose keys name the statistic
     (:func:`_flat_split`). A key that names none (``marketCap``: a sum or a median?), or,
     beside sums and medians, no statistic of a field read beside it, is refused naming the
-    keys, never guessed, as is one that splits more than one way.
+    keys, never guessed, as is one that splits more than one way. A key that spells a field
+    the client knows (``marketCapLcu``) is that field without its statistic, and said so.
 
     Examples
     --------
     >>> _flat_cells({"marketCap_sum": 1.0, "pe_median": 2.0, "pe_stddev": 0.5})
     {'sum': {'marketCap': 1.0}, 'median': {'pe': 2.0}, 'stddev': {'pe': 0.5}}
-    >>> try:
-    ...     _flat_cells({"revenueLtmSum": 1.0, "revenueLtmLcuMedian": 2.0, "revenueLtmLcuSpread": 3.0})
-    ... except ValidationError as exc:
-    ...     print(str(exc).split("; ")[-1])
-    it splits more than one way (the lcuSpread of revenueLtm, the spread of revenueLtmLcu)
+    >>> def refusal(data):
+    ...     try:
+    ...         _flat_cells(data)
+    ...     except ValidationError as exc:
+    ...         return str(exc).split("; ")[-1]
+    >>> refusal({"marketCapSum": 1.0, "revenueLtmMedian": 2.0, "marketCapLcu": 3.0})
+    'these keys of a flat object name no statistic of a field read beside them (marketCap, revenueLtm): marketCapLcu (marketCapLcu: a field written without its statistic)'
+    >>> refusal({"revenue_ltm_sum": 1.0, "revenue_ltm_lcu_median": 2.0, "revenue_ltm_lcu_spread": 3.0})
+    'it splits more than one way (the lcu_spread of revenue_ltm, the spread of revenue_ltm_lcu)'
     """
     cells, unsplit, ambiguous = _flat_split(data)
     if unsplit:
@@ -605,10 +657,12 @@ def _flat_cells(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
             if missing
             else f"of a field read beside them ({_shown(dict.fromkeys(f for c in cells.values() for f in c))})"
         )
+        alone = [k for k in unsplit if _spells_a_field(k)]
         raise ValidationError(
             "data",
             f"one of the layouts {_GROUP_LAYOUTS}; these keys of a flat object name no "
-            f"statistic {why_not}: {_shown(unsplit)}",
+            f"statistic {why_not}: {_shown(unsplit)}"
+            + (f" ({_shown(alone)}: a field written without its statistic)" if alone else ""),
         )
     for key, readings in ambiguous.items():
         told = ", ".join(f"the {stat} of {field}" for stat, field in sorted(readings))
@@ -750,7 +804,8 @@ def _read_group(data: Any) -> tuple[dict[str, dict[str, Any]], str]:
     (:func:`_refuse_untold`). In a flat object, beside sums and medians, a key that splits
     into a field they name and another statistic, written the way they are
     (``marketCap_stddev`` beside ``marketCap_sum``), is that statistic's column; one that
-    splits no such way, or more than one, is refused naming it (:func:`_flat_cells`).
+    spells a field the client knows (``marketCapLcu``), splits no such way, or splits more
+    than one, is refused naming it (:func:`_flat_cells`).
 
     Examples
     --------
@@ -820,14 +875,19 @@ def group_current_frame(
     statistic (``marketCap_stddev``, ``marketCap.stddev``, ``marketCapStddev``,
     ``stddev_marketCap``, and ``stddevMarketCap`` where they are written so:
     ``sumMarketCap``): a ``stddev`` column (a camelCase statistic with its first letter
-    lower case). Where the sum or the median is missing,
+    lower case). A statistic joined in camelCase is one of a closed list (``Stddev``,
+    ``Variance``, ``Count``, ``P75``, ``WeightedMedian`` ...: :data:`_CAMEL_STAT`); after
+    or before a separator, any name. Where the sum or the median is missing,
     such a key (``{"total": {...}, "median": {...}}``: a sum?) is refused, naming the
     keys seen, never guessed, as is a flat key that names no statistic
-    (``{"marketCap": x}``), names none of a field read beside it (``evRevenueLtm``,
-    ``marketCap_revenueLtm``), or splits more than one way (``revenueLtmLcuSpread``
-    beside ``revenueLtmSum`` and ``revenueLtmLcuMedian``: a spread of revenueLtmLcu or an
-    lcuSpread of revenueLtm?), unless only one of those ways names a statistic another key
-    has as its only reading. Cells a field's class does not have are NaN.
+    (``{"marketCap": x}``), spells a field the client knows, written without its
+    statistic (``marketCapLcu``, ``ruleOf40Ltm``, ``market_cap_lcu``: never an ``lcu`` of
+    marketCap), names none of a field read beside it (``evRevenueLtm``,
+    ``marketCap_revenueLtm``, ``revenueLtmLcuSpread``: no listed statistic), or splits
+    more than one way (``revenue_ltm_lcu_spread`` beside ``revenue_ltm_sum`` and
+    ``revenue_ltm_lcu_median``: a spread of revenue_ltm_lcu or an lcu_spread of
+    revenue_ltm?), unless only one of those ways names a statistic another key has as its
+    only reading. Cells a field's class does not have are NaN.
     ``meta`` keys are copied into ``attrs``, its counts (``count``, ``companies``)
     as integers even when written as text or as numpy integers (:func:`read_meta`).
 
