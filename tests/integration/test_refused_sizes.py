@@ -32,10 +32,12 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     fresh_rules,
     outcome,
     proxy,
+    refuse,
 )
 
 import dealframe.mirror as mirror
 from dealframe import Client
+from dealframe.doctor.checks import ADAPTED, HOLDS, MAX_REQUESTS, Check, diagnose
 
 P = "/api/private/v1"
 INVESTORS = f"^{P}/investors$"
@@ -77,6 +79,18 @@ def sizes(proxy: Proxy, path: str, member: str) -> list[int]:
 
     proxy.add(path, Action("record", on_request=apply), method="POST")
     return seen
+
+
+def _checks(client: Client, family: str) -> dict[str, Check]:
+    return {c.name: c for c in diagnose(client, family=family).checks}
+
+
+def _halved(start: int, over: int) -> list[int]:
+    """The sizes the client sends, halving from ``start`` until one is at most ``over``."""
+    found = [start]
+    while found[-1] > over:
+        found.append(found[-1] // 2)
+    return found
 
 
 # ------------------------------------------------------------------- no bound stated: halves
@@ -144,3 +158,104 @@ def test_resolve_names_refused_in_plain_text_are_halved(
     assert_same(got.value.matches, direct.private.resolve_companies(names).matches)
     assert got.value.matches.attrs["batch_size"] == 75
     assert sent[0] == 300 and 32 not in sent and max(sent[-4:]) == 75, sent
+
+
+@pytest.mark.parametrize(
+    ("family", "name", "path", "status", "text", "over", "member"),
+    [
+        ("B", "B.paging.limit", f"^{P}/companies$", 400, "limit too large", 300, "limit"),
+        ("A", "A.skus_per_request", CURRENT, 400, "too many skus", 30, "skus"),
+        ("B", "B.resolve.batch", RESOLVE, 413, "Error: too many items in request", 100, "names"),
+    ],
+    ids=["list-limit", "current-skus", "resolve-names"],
+)
+def test_the_doctor_says_half_when_a_plain_text_refusal_states_no_bound(
+    client: Client,
+    proxy: Proxy,
+    family: str,
+    name: str,
+    path: str,
+    status: int,
+    text: str,
+    over: int,
+    member: str,
+) -> None:
+    """The doctor reads the refusal by the client's rule: halved, no bound stated (it used
+    to say "the bound stated", the bound being the summary's byte count)."""
+    proxy.add(path, text_refusal(status, text, over, member), method="POST")
+    check = _checks(client, family)[name]
+    assert check.verdict == ADAPTED, check
+    assert "half: no bound stated" in check.observed, check.observed
+    assert "the bound stated" not in check.observed, check.observed
+    assert text in check.observed  # the service's words are quoted
+
+
+# ------------------------------------------------------- the doctor follows the client's halving
+
+
+def _json_refusal(message: str, status: int = 400) -> Any:
+    code = "PAYLOAD_TOO_LARGE" if status == 413 else "BAD_REQUEST"
+    return lambda sent: {"error": {"code": code, "message": message}}
+
+
+def test_the_doctor_follows_a_list_limit_refusal_through_several_halvings(
+    client: Client, proxy: Proxy
+) -> None:
+    """A list refusing ``limit`` above 100 without a bound: the client halves four times
+    (1000, 500, 250, 125, 62); the doctor did once, then said ``breaks`` (and its list
+    checks saw no items). It now says ``adapted`` at 62, and the list items are checked."""
+    proxy.add(
+        f"^{P}/(companies|investors|transactions)$",
+        refuse(400, _json_refusal("Invalid request: limit too large"), 100, "limit"),
+        method="POST",
+    )
+    got = outcome(lambda: client.private.investors())
+    assert got.error is None and got.value.attrs["page_size_refused"].endswith("pages of 62")
+    checks = _checks(client, "B")
+    check = checks["B.paging.limit"]
+    assert check.verdict == ADAPTED, check
+    for size in _halved(1000, 100)[:-1]:
+        assert f"limit {size} refused" in check.observed, check.observed
+    assert "half: no bound stated" in check.observed and "asked again: 62 rows" in check.observed
+    assert checks["B.list_items"].verdict in (HOLDS, ADAPTED), checks["B.list_items"]
+    assert checks["B.timestamps"].verdict in (HOLDS, ADAPTED), checks["B.timestamps"]
+
+
+def test_the_doctor_follows_a_resolve_cap_of_50_without_a_bound(
+    client: Client, proxy: Proxy
+) -> None:
+    """Resolve refused above 50 names (413 ``Too many names in request``): the client halves
+    (300 names: 150, 75, 37) and resolves every name; the doctor, sending 1,000, stopped
+    after four requests and said ``still refused``, ``breaks``. It now follows the same
+    halving to 31: ``adapted``."""
+    proxy.add(
+        RESOLVE,
+        refuse(413, _json_refusal("Too many names in request", 413), 50, "names"),
+        method="POST",
+    )
+    names = [f"Name {i}" for i in range(300)]
+    got = outcome(lambda: client.private.resolve_companies(names))
+    assert got.error is None and len(got.value.matches) == 300
+    assert got.value.matches.attrs["batch_size"] == 37
+    check = _checks(client, "B")["B.resolve.batch"]
+    assert check.verdict == ADAPTED, check
+    assert "the client sends 31 (half: no bound stated); 31 accepted" in check.observed
+
+
+def test_the_doctor_halves_to_one_within_its_request_budget(client: Client, proxy: Proxy) -> None:
+    """The longest way: lists and resolve both taken only at 1 (ten sizes each, 1000 .. 1):
+    both ``adapted``, the run within its 60 requests, its budget not reached."""
+    proxy.add(
+        f"^{P}/(companies|investors|transactions)$",
+        refuse(400, _json_refusal("limit too large"), 1, "limit"),
+        method="POST",
+    )
+    proxy.add(RESOLVE, refuse(413, _json_refusal("Too many names", 413), 1, "names"))
+    diagnosis = diagnose(client)
+    checks = {c.name: c for c in diagnosis.checks}
+    assert checks["B.paging.limit"].verdict == ADAPTED, checks["B.paging.limit"]
+    assert "asked again: 1 rows per page" in checks["B.paging.limit"].observed
+    assert checks["B.resolve.batch"].verdict == ADAPTED, checks["B.resolve.batch"]
+    assert "1 accepted" in checks["B.resolve.batch"].observed
+    assert not diagnosis.budget_reached
+    assert diagnosis.requests <= MAX_REQUESTS
