@@ -355,6 +355,13 @@ class ApiError(DealframeError):
     message : str
         The body's message; a one-line summary of the body when it is not JSON or says
         nothing the client reads (``HTTP <status>`` alone for an empty body).
+    words : str
+        What the service wrote, never what dealframe composed: the body's message as read,
+        else the text of a body the client does not read (markup tags left out, its first
+        4096 bytes), empty for an empty body. A bound the service states (``at most 100``)
+        is read from these words and ``details`` alone (:mod:`dealframe.transport.refusals`),
+        never from the summary in ``message`` (its byte count is no bound). An error made
+        with no ``words`` takes its ``message`` as the service's words.
     details : dict
         The body's ``error.details`` (empty when absent); the problems another body shape
         lists are its ``errors``, ``"<field>: <text>"`` when they name their field.
@@ -390,10 +397,12 @@ class ApiError(DealframeError):
         attempts: int = 1,
         retry_after: float | None = None,
         note: str | None = None,
+        words: str | None = None,
     ) -> None:
         self.status = status
         self.code = _call_blanked(code)
         self.message = _call_blanked(message)
+        self.words = self.message if words is None else _call_blanked(words)
         self.details = _call_blanked(dict(details or {}))
         self.request = request
         self.attempts = attempts
@@ -822,29 +831,59 @@ _NO_FIELD = frozenset({"non_field_errors", "__all__"})
 
 def _read_body(
     body: bytes, content_type: str | None = None, *, shown: bytes | None = None
-) -> tuple[str | None, str | None, dict[str, Any]]:
-    """(code, message, details) from any of the error body shapes a service might use.
+) -> tuple[str | None, str | None, dict[str, Any], str]:
+    """(code, message, details, words) from any of the error body shapes a service might use.
 
     A JSON object is read by :func:`_read_object`; a top-level JSON array of texts or
     objects as the problems it lists; a JSON text as the message; a body that is not JSON
     is summarised (``shown``, the body with its secrets blanked out, when given). The
     message is None when the body says nothing the reader knows (an empty body, ``{}``,
     ``[1, 2]``, only unknown members): :func:`error_from_response` then summarises it.
+    ``words`` are the service's own (:attr:`ApiError.words`): the message read, else the
+    body's text (:func:`_body_words`), never the summary.
 
     Examples
     --------
     >>> _read_body(b'["limit: at most 100"]')
-    (None, 'limit: at most 100', {'errors': ['limit: at most 100']})
+    (None, 'limit: at most 100', {'errors': ['limit: at most 100']}, 'limit: at most 100')
     >>> _read_body(b'"limit too large"')
-    (None, 'limit too large', {})
+    (None, 'limit too large', {}, 'limit too large')
     >>> _read_body(b'{"requestId": "r-1"}')
-    (None, None, {})
+    (None, None, {}, '{"requestId": "r-1"}')
+    >>> _read_body(b"limit too large", "text/plain")
+    (None, "not a JSON error body (15 bytes of text/plain, first line 'limit too large')", {}, 'limit too large')
     """
+    words = _body_words(body if shown is None else shown)
     try:
         parsed = orjson.loads(body) if body else None
     except orjson.JSONDecodeError:
         summary = summarize_body(body if shown is None else shown, content_type)
-        return None, f"not a JSON error body ({summary})", {}
+        return None, f"not a JSON error body ({summary})", {}, words
+    code, message, details = _read_parsed(parsed)
+    return code, message, details, words if message is None else message
+
+
+#: A markup tag (``<title>``, ``<div style="width: 600px">``): no words of the service.
+_TAG = re.compile(r"<[^<>]*>")
+
+
+def _body_words(body: bytes, limit: int = 4096) -> str:
+    """The text of an error body as the service wrote it (its first ``limit`` bytes, markup
+    tags left out, white space made single), for :attr:`ApiError.words`.
+
+    Examples
+    --------
+    >>> _body_words(b"<html><head><title>413 Request Entity Too Large</title></head></html>")
+    '413 Request Entity Too Large'
+    >>> _body_words(b"Error: too many items\\r\\nin request"), _body_words(b"")
+    ('Error: too many items in request', '')
+    """
+    text = body[:limit].decode("utf-8", "replace")
+    return " ".join(_TAG.sub(" ", text).split())
+
+
+def _read_parsed(parsed: Any) -> tuple[str | None, str | None, dict[str, Any]]:
+    """(code, message, details) of a parsed JSON error body (see :func:`_read_body`)."""
     if isinstance(parsed, Mapping):
         return _read_object(parsed)
     if isinstance(parsed, list) and all(isinstance(p, str | Mapping) for p in parsed):
@@ -1115,8 +1154,9 @@ def error_from_response(
     # the body as a summary may show it: scrubbed before the summary cuts it to one line
     shown = _scrub(body.decode("utf-8", "replace"), secrets).encode() if secrets else body
     # read from the raw body (a scrubbed one may no longer be JSON), its outputs scrubbed
-    code, message, details = _read_body(body, content_type, shown=shown)
+    code, message, details, words = _read_body(body, content_type, shown=shown)
     message = _scrub(message or _unread(status, shown, content_type), secrets)
+    words = _scrub(words, secrets)  # the service's, never the summary: bounds are read here
     code = _scrub(code, secrets) if code else code
     details = _scrubbed(details, secrets) if secrets else details
     retry_after = parse_retry_after(headers.get("Retry-After"))
@@ -1129,6 +1169,7 @@ def error_from_response(
         attempts=attempts,
         retry_after=retry_after,
         note=note,
+        words=words,
     )
 
 

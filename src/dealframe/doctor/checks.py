@@ -1,7 +1,8 @@
 """The checks of ``dealframe doctor``: every assumption the client makes about a service.
 
-Each check sends at most a few read-only requests and compares the answer with what the
-client assumes: the interface document where it is explicit, and the client's default for
+Each check sends at most a few read-only requests (a list page or a resolve batch refused
+as too large is asked again as the client would, size after size, at most
+:data:`SIZES_ASKED` times) and compares the answer with what the client assumes: the interface document where it is explicit, and the client's default for
 each point it leaves open (the decisions written in docs/sandbox.md). The verdict of a check:
 
 - ``holds``: the service answers as assumed;
@@ -56,6 +57,7 @@ from ..private.api import (
     _smaller_page,
     read_aggregate,
 )
+from ..private.paging import PAGE_SIZE
 from ..public.api import _check_group_classes, _fewer_skus, _meta_count
 from ..public.sku import sku_version
 from ..transport.refusals import stated_bound
@@ -68,6 +70,13 @@ __all__ = ["ADAPTED", "BREAKS", "HOLDS", "MAX_REQUESTS", "Check", "Diagnosis", "
 HOLDS, ADAPTED, BREAKS = "holds", "adapted", "breaks"
 #: Requests one run may send.
 MAX_REQUESTS = 60
+#: The most requests ``B.paging.limit`` and ``B.resolve.batch`` each send while their probe
+#: is refused as too large: as many sizes as the client's own rule goes through from 1,000
+#: to 1 when no bound is stated (1000, 500, 250, 125, 62, 31, 15, 7, 3, 1), so the doctor
+#: follows the client to every size it would reach (a stated bound only shortens the way).
+#: With both at most, a run sends 18 requests more than one whose sizes are taken at once
+#: (about 32): within :data:`MAX_REQUESTS`.
+SIZES_ASKED = max(PAGE_SIZE, NAMES_PER_RESOLVE).bit_length()
 _A = "/api/v2"
 _B = "/api/private/v1"
 _NO_SUCH_ID = "00000000-0000-4000-8000-000000000000"
@@ -719,20 +728,48 @@ def _vocabularies(d: _Doctor) -> None:
     d.run("B.sub_resources", "/companies/{id}/sellside and /buyside", subs)
 
 
+def _how(error: ApiError, sent: int, smaller: int) -> str:
+    """How the client came to ``smaller`` after ``error`` refused ``sent``."""
+    stated = stated_bound(error, sent) is not None
+    return f"{smaller} ({'the bound stated' if stated else 'half: no bound stated'})"
+
+
 def _paging(d: _Doctor) -> None:
     def limit() -> tuple[str, str]:
-        asked, refused = 1000, ""
+        """Page 1 at the client's page size; a refusal about ``limit`` is asked again as the
+        client asks (:func:`~dealframe.private.api._smaller_page`: the bound stated, else
+        half) until a size is taken, at most :data:`SIZES_ASKED` requests."""
+        asked, steps, last = PAGE_SIZE, list[str](), ""
         # the documented body, without page (as a list walk asks its first page): any service
         # answers it with its first page, however it counts pages (B.paging.page tells that)
         body = {"filters": {}, "sort": "name:asc", "limit": asked}
         response = d.send("private", "POST", f"{_B}/companies", json=body)
-        error = d.error(response) if response.status != 200 else None
-        smaller = _smaller_page(error, asked) if isinstance(error, ApiError) else None
-        if smaller is not None:  # the client asks again at the bound it states (or half)
-            refused = f"limit {asked} refused ({response.status}: {error}); asked again: "
-            asked = smaller
+        for _ in range(SIZES_ASKED - 1):
+            if response.status == 200:
+                break
+            error = d.error(response)
+            smaller = _smaller_page(error, asked) if isinstance(error, ApiError) else None
+            if smaller is None or not isinstance(error, ApiError):
+                break  # not about limit: the client raises it, as ok_json says below
+            words = f"({response.status}: {error})"
+            steps.append(f"limit {asked} refused {'alike' if words == last else words}")
+            steps[-1] += f": the client asks {_how(error, asked, smaller)}"
+            asked, last = smaller, words
             body["limit"] = asked
             response = d.send("private", "POST", f"{_B}/companies", json=body)
+        refused = f"{'; '.join(steps)}; asked again: " if steps else ""
+        if response.status != 200 and steps:
+            error = d.error(response)
+            more = isinstance(error, ApiError) and _smaller_page(error, asked) is not None
+            return (
+                f"{refused}limit {asked} refused ({response.status}: {error}): "
+                + (
+                    f"still refused after {SIZES_ASKED} sizes (the doctor asks no more)"
+                    if more
+                    else "the client raises it"
+                ),
+                BREAKS,
+            )
         doc = d.ok_json(response)
         items = _items(doc)
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
@@ -959,35 +996,37 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
     """Send one resolve request of as many names as the client sends at once; a refusal is
     judged by the client's own rule (:func:`~dealframe.private.api._fewer_names`): one about
     how many names the batch holds is asked again at the size the client would send (the
-    bound stated, else half), a refusal naming names (``names[3]``) is the client leaving them out and sending the rest
-    again, any other is what the client raises."""
-    sent, refused = NAMES_PER_RESOLVE, list[str]()
-    for _ in range(4):  # 1000 -> a stated bound, or halves: a few requests at most
+    bound stated, else half) until a size is taken, as the client splits its batches, at
+    most :data:`SIZES_ASKED` requests; a refusal naming names (``names[3]``) is the client
+    leaving them out and sending the rest again, any other is what the client raises."""
+    sent, refused, last = NAMES_PER_RESOLVE, list[str](), ""
+    for _ in range(SIZES_ASKED):  # 1000 -> a stated bound, or halves down to 1
         names = [f"zz doctor probe {i}" for i in range(sent)]
         response = d.send("private", "POST", f"{_B}/companies/resolve", json={"names": names})
         if response.status == 200:
             break
         error = d.error(response)
         fewer = _fewer_names(error, sent) if isinstance(error, ApiError) else None
-        seen = f"{sent} names refused ({response.status}: {error})"
-        if fewer is None:
+        words = f"({response.status}: {error})"
+        seen = f"{sent} names refused {'alike' if words == last else words}"
+        if fewer is None or not isinstance(error, ApiError):
             named = isinstance(error, ApiError) and _named_positions(error)
             what = (
                 "names of ordinary text refused one by one (the client leaves each named name "
                 "out and sends the rest again)"
                 if named
                 else "not read as a refusal of that many names (the client raises it)"
+                if sent > 1
+                else "one name refused (the client splits no further and raises it)"
             )
             return f"{'; '.join([*refused, seen])}: {what}", BREAKS
-        how = (
-            "the bound stated"
-            if isinstance(error, ApiError) and stated_bound(error, sent) is not None
-            else "half: no bound stated"
-        )
-        refused.append(f"{seen}: the client sends {fewer} ({how})")
-        sent = fewer
+        refused.append(f"{seen}: the client sends {_how(error, sent, fewer)}")
+        sent, last = fewer, words
     else:
-        return f"{'; '.join(refused)}: still refused", BREAKS
+        return (
+            f"{'; '.join(refused)}: still refused after {SIZES_ASKED} sizes (the doctor asks "
+            "no more)"
+        ), BREAKS
     items = _items(d.ok_json(response))
     if len(items) != sent:
         return f"{sent} names gave {len(items)} results", BREAKS
