@@ -125,6 +125,34 @@ def test_mirror_sync_halves_a_plain_text_limit_refusal(
     assert report["investors"].table_rows == report["investors"].service_rows
 
 
+@pytest.mark.parametrize("status", [413, 422])
+def test_a_list_limit_refused_with_413_or_422_is_halved_too(
+    client: Client, direct: Any, proxy: Proxy, status: int
+) -> None:
+    """The documented statuses of a refused size are 400, 413 and 422: a list call and the
+    mirror's feed raised a 413 (only a 400/422 ``BadRequestError`` was read as one), while
+    the doctor said ``adapted``."""
+    limits = sizes(proxy, INVESTORS, "limit")
+    proxy.add(INVESTORS, text_refusal(status, "limit too large", 300, "limit"), method="POST")
+    got = outcome(lambda: client.private.investors())
+    assert got.error is None, repr(got.error)
+    assert_same(got.value, direct.private.investors())
+    assert limits[:3] == [1000, 500, 250], limits
+
+
+@pytest.mark.parametrize("status", [413, 422])
+def test_the_mirror_feed_halves_a_limit_refused_with_413_or_422(
+    client: Client, proxy: Proxy, tmp_path: Path, status: int
+) -> None:
+    """The mirror's feed reads the same statuses as a refused size (it raised a 413)."""
+    limits = sizes(proxy, INVESTORS, "limit")
+    proxy.add(INVESTORS, text_refusal(status, "limit too large", 300, "limit"), method="POST")
+    report = mirror.sync(client, tmp_path / "m", ["investors"])
+    assert (report["investors"].page_size_refused or "").endswith("pages of 250")
+    assert limits[:3] == [1000, 500, 250], limits
+    assert report["investors"].table_rows == report["investors"].service_rows
+
+
 def test_current_skus_refused_in_plain_text_are_halved(
     client: Client, direct: Any, proxy: Proxy
 ) -> None:

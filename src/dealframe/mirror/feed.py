@@ -36,7 +36,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import BadRequestError, ServiceContractError, ValidationError
+from ..errors import ApiError, BadRequestError, ServiceContractError, ValidationError
+from ..transport.refusals import TOO_LARGE
 from .schema import api_entity
 
 __all__ = ["ClientFetch", "Fetch", "FeedWalk", "client_fetch", "PAGE_SIZE"]
@@ -136,7 +137,9 @@ class ClientFetch:
                     "not written",
                     finding="sort_unlisted",
                 ) from None
-            except BadRequestError as exc:  # is it the page size? (the list calls' own rule)
+            except ApiError as exc:  # is it the page size? (the list calls' own rule)
+                if exc.status not in TOO_LARGE:
+                    raise
                 said = self.client.private._page_refused(exc, self.size)
                 if said is None and "sort" in str(exc).lower():
                     raise ServiceContractError(

@@ -60,8 +60,8 @@ from ..notices import MissingDataWarning, missing_expected, user_stacklevel, war
 from ..provenance import attach
 from ..public.hints import HINT_SECONDS
 from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
+from ..transport.refusals import TOO_LARGE, smaller_size
 from ..transport.refusals import said as _said
-from ..transport.refusals import smaller_size
 from .fields import check_fields
 from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
 from .hints import open_values, unmatched_open_values
@@ -943,7 +943,7 @@ class PrivateApi:
 
     # ------------------------------------------------------------------ lists
 
-    def _page_refused(self, error: BadRequestError, sent: int, *, sub: bool = False) -> str | None:
+    def _page_refused(self, error: ApiError, sent: int, *, sub: bool = False) -> str | None:
         """A page asked with ``limit=sent`` was refused with ``error``: when the error is
         about ``limit``, lower the page size of this client's list calls (and of the mirror's
         change feed), or with ``sub`` that of its sub-collection reads (a bound of their own),
@@ -974,7 +974,9 @@ class PrivateApi:
             size = self._sub_page_size if sub else self._list_page_size
             try:
                 return read(size)
-            except BadRequestError as exc:  # page 1 refused: is it its limit?
+            except ApiError as exc:  # page 1 refused (400, 413, 422): is it its limit?
+                if exc.status not in TOO_LARGE:
+                    raise
                 sent = min(size, cap) if cap else size
                 note = self._page_refused(exc, sent, sub=sub)
                 if note is None:
