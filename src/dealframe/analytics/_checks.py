@@ -7,7 +7,7 @@ integers and flags are checked by :mod:`dealframe.arguments`, shared with the cl
 Every column a user's frame hands to the analytics (and to the frame helpers
 :func:`~dealframe.frames.participants.explode_participants`,
 :func:`~dealframe.frames.participants.co_investment_edges`) is read through
-:func:`~dealframe.frames.columns.plain_column` first: a column with an Arrow dtype (``pd.ArrowDtype``: what
+:func:`~dealframe.frames._columns.plain_column` first: a column with an Arrow dtype (``pd.ArrowDtype``: what
 ``polars.DataFrame.to_pandas(use_pyarrow_extension_array=True)`` and
 ``pd.read_parquet(..., dtype_backend="pyarrow")`` give, as for the mirror's tables) becomes the
 dtype the client's own frames use for it, so such a frame gives the client frame's result.
@@ -23,7 +23,7 @@ import pandas as pd
 
 from dealframe.arguments import choice, finite_number
 from dealframe.errors import ValidationError
-from dealframe.frames.columns import (
+from dealframe.frames._columns import (
     _arrow_type,
     _is_arrow_number,
     date_values,

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 
 __all__ = ["date_values", "datetime_values", "plain_column"]
@@ -38,6 +39,7 @@ def _is_arrow_number(kind: pa.DataType | None) -> bool:
     )
 
 
+@checked_keywords
 def plain_column(series: pd.Series) -> pd.Series:
     """``series`` with an Arrow dtype as the client's frames hold the same values; other
     series unchanged.
@@ -92,6 +94,7 @@ def plain_column(series: pd.Series) -> pd.Series:
     return pd.Series(values, index=series.index, name=series.name)
 
 
+@checked_keywords
 def datetime_values(series: pd.Series) -> np.ndarray:
     """``datetime64[us]`` wall times (NaT for nulls) of a date column, time zones dropped.
 
@@ -113,6 +116,7 @@ def datetime_values(series: pd.Series) -> np.ndarray:
         raise ValidationError(str(series.name), _DATES, got=str(given)) from exc
 
 
+@checked_keywords
 def date_values(series: pd.Series) -> np.ndarray:
     """Calendar days (``datetime64[D]``, NaT for nulls) of a date column, time zones dropped
     (:func:`datetime_values`)."""
