@@ -95,7 +95,8 @@ def test_a_name_refused_by_position_fails_alone_and_nothing_is_remembered(
     words, names, direct, fresh, proxy
 ):
     """One request of 300 names, the caller's ``names[7]`` refused: the batch is sent again
-    without it (299 names, all resolved), the error names ``names[7]`` (it used to split the
+    without it (299 names, all resolved) once ``names[7]`` alone was refused too (how the
+    service counts positions), the error names ``names[7]`` (it used to split the
     batch down to single names, 50 requests, raise ``names[0]``, and keep one name per
     request for the client's life; then to fail the 299 others with it)."""
     sent = [*names[:7], FORBIDDEN, *names[8:]]
@@ -103,7 +104,7 @@ def test_a_name_refused_by_position_fails_alone_and_nothing_is_remembered(
     proxy.add(RESOLVE, service(sizes, refusal=POSITIONED[words]))
     error = outcome(lambda: fresh.private.resolve_companies(sent)).error
     assert isinstance(error, IncompleteResultError), repr(error)
-    assert sizes == [300, 299]
+    assert sizes == [300, 1, 299]  # names[7] alone (refused: positions count from 0)
     assert error.failed == ["names[7]"]
     assert error.expected == 300 and error.received == 299
     (refused,) = error.errors
@@ -132,7 +133,7 @@ def test_a_name_refused_in_a_later_batch_keeps_the_other_names(names, direct, fr
     got = outcome(lambda: fresh.private.resolve_companies(sent))
     error = got.error
     assert isinstance(error, IncompleteResultError), repr(error)
-    assert sizes[0] == 300 and sorted(sizes[1:]) == [99, 100, 100, 100]
+    assert sizes[0] == 300 and sorted(sizes[1:]) == [1, 99, 100, 100, 100]
     assert error.failed == ["names[150]"]
     assert error.expected == 300 and error.received == 299
     (refused,) = error.errors

@@ -50,6 +50,7 @@ from ..errors import (
     NotFoundError,
     RequestInfo,
     ServiceContractError,
+    TransportError,
     ValidationError,
     incomplete,
 )
@@ -210,12 +211,13 @@ def _named_positions(error: ApiError) -> list[int]:
     return list(dict.fromkeys(int(m["at"]) for m in _NAME_AT.finditer(_said(error))))
 
 
-def _in_callers_list(error: ApiError, at: list[int], total: int) -> ApiError:
+def _in_callers_list(error: ApiError, at: list[int], total: int, base: int = 0) -> ApiError:
     """``error``, a refusal of the request holding the names at positions ``at`` of the
     caller's ``total`` (in order), with the positions it names (``names[2]``, counted by the
-    service within the request) counted in the caller's list (``names[102]`` when ``at``
-    starts at 100), and a note saying so. The error itself when the two counts agree (``at``
-    is ``0, 1, 2, ...``); a position beyond the request is left as the service wrote it.
+    service within the request, from ``base``: 0, or 1) counted in the caller's list
+    (``names[102]`` when ``at`` starts at 100), and a note saying so. The error itself when
+    the two counts agree (``at`` is ``0, 1, 2, ...`` and ``base`` 0); a position the request
+    does not hold is left as the service wrote it.
 
     Examples
     --------
@@ -224,33 +226,73 @@ def _in_callers_list(error: ApiError, at: list[int], total: int) -> ApiError:
     ['names[102]: bad']
     >>> _in_callers_list(error, [0, 1, 3, 4], 5).errors  # names[2] was sent without
     ['names[3]: bad']
+    >>> _in_callers_list(error, [0, 1, 2, 3], 4, base=1).errors  # the service's 2nd name
+    ['names[1]: bad']
     """
-    if at == list(range(len(at))):
+    if at == list(range(len(at))) and base == 0:
         return error
 
     def moved(m: re.Match[str]) -> str:
-        where = int(m["at"])
-        return f"{m['head']}{at[where]}" if where < len(at) else m[0]
+        where = int(m["at"]) - base
+        return f"{m['head']}{at[where]}" if 0 <= where < len(at) else m[0]
 
     def shift(text: str) -> str:
         return _NAME_AT.sub(moved, text)
 
-    again = copy.copy(error)  # by DealframeError.__reduce__: the class and every attribute
-    again.message = shift(error.message)
-    listed = error.details.get("errors")
-    if isinstance(listed, list):
-        shifted = [shift(e) if isinstance(e, str) else e for e in listed]
-        again.details = {**error.details, "errors": shifted}
-    held = f"names[{at[0]}]..names[{at[-1]}]"
-    if at[-1] - at[0] + 1 != len(at):  # names of it were refused alone and left out
-        held = f"{len(at)} names of {held}"
+    counted = " from 1" if base else ""
     note = (
-        f"the service counted positions within the request holding {held} of your {total}:"
-        " shown here as positions in your list"
+        f"the service counted positions{counted} within the request holding {_held(at)} of"
+        f" your {total}: shown here as positions in your list (counted from 0)"
     )
+    return _noted(error, note, shift)
+
+
+def _held(at: list[int]) -> str:
+    """The names of a request, in words: ``names[100]..names[199]``, or ``98 names of
+    names[100]..names[199]`` when names of it were refused alone and left out.
+
+    Examples
+    --------
+    >>> _held([3, 4, 5]), _held([3, 5])
+    ('names[3]..names[5]', '2 names of names[3]..names[5]')
+    """
+    held = f"names[{at[0]}]..names[{at[-1]}]"
+    return held if at[-1] - at[0] + 1 == len(at) else f"{len(at)} names of {held}"
+
+
+def _noted(error: ApiError, note: str, shift: Callable[[str], str] | None = None) -> ApiError:
+    """A copy of ``error`` with ``note`` added (after its own), its message and its
+    ``errors`` rewritten by ``shift`` when given."""
+    again = copy.copy(error)  # by DealframeError.__reduce__: the class and every attribute
+    if shift is not None:
+        again.message = shift(error.message)
+        listed = error.details.get("errors")
+        if isinstance(listed, list):
+            shifted = [shift(e) if isinstance(e, str) else e for e in listed]
+            again.details = {**error.details, "errors": shifted}
     again.note = f"{error.note}; {note}" if error.note else note
     again.args = (again._render(),)
     return again
+
+
+def _unmatched(error: ApiError, at: list[int], total: int, seen: str) -> ApiError:
+    """``error``, a refusal naming positions of the request holding the names at ``at`` of
+    the caller's ``total``, that could not be matched to names of it (``seen`` says why): its
+    positions are left as the service wrote them, and a note says the batch failed whole.
+
+    Examples
+    --------
+    >>> error = BadRequestError(400, "BAD_REQUEST", "Invalid", details={"errors": ["names[2]: bad"]})
+    >>> again = _unmatched(error, [10, 11, 12], 20, "sent alone, names[12] was accepted")
+    >>> again.errors, again.note.split(":")[0]
+    (['names[2]: bad'], 'the positions this refusal names could not be matched to names')
+    """
+    note = (
+        f"the positions this refusal names could not be matched to names: {seen}; the whole"
+        f" request (holding {_held(at)} of your {total}) failed with it, positions as the"
+        " service wrote them"
+    )
+    return _noted(error, note)
 
 
 class _Batch(NamedTuple):
@@ -735,6 +777,10 @@ class PrivateApi:
         self._lock = threading.Lock()
         #: Names per resolve request: lowered when a service refuses a batch as too large.
         self._names_per_resolve = NAMES_PER_RESOLVE
+        #: How a service counts the positions a resolve refusal names (``names[7]``): 0 or
+        #: 1 once a name was confirmed refused alone (:meth:`_names_counted_from`); None
+        #: until then.
+        self._names_from: int | None = None
         #: Rows per list page asked for: lowered when a service refuses ``limit`` as too large.
         self._list_page_size = PAGE_SIZE
         #: Rows per sub-collection page asked for: the document's 1,000, lowered as above.
@@ -2391,9 +2437,12 @@ class PrivateApi:
         refusal naming names of the batch (``names[7]: ...``) is not split: each name it
         names failed alone, its error naming the position in the caller's list
         (:func:`_in_callers_list`), and the batch is sent again without them, up to
-        :data:`NAME_REFUSALS` times (then the rest of the batch failed with that refusal). A
-        refusal naming a position the batch does not hold fails the batch whole. A smaller
-        batch that fails is a failure: the batches that arrived are kept.
+        :data:`NAME_REFUSALS` times (then the rest of the batch failed with that refusal).
+        Which names it names depends on how the service counts positions (from 0, or from 1),
+        which a client tells once by sending a name alone (:meth:`_names_counted_from`);
+        positions that cannot be matched to a name refused alone, or that the batch does not
+        hold, fail the batch whole. A smaller batch that fails is a failure: the batches that
+        arrived are kept.
         """
         answers: dict[int, tuple[_Batch, Any]] = {}
         responses: list[Any] = []
@@ -2449,9 +2498,17 @@ class PrivateApi:
                     ]
                     continue
                 # about names of the batch: a smaller batch holding them would be refused too
-                error = _in_callers_list(outcome, batch.at, len(names))
-                alone = _named_positions(outcome)
-                if batch.resent >= NAME_REFUSALS or any(i >= len(batch.at) for i in alone):
+                named = _named_positions(outcome)
+                base, seen = self._names_counted_from(
+                    entity, batch, named, refresh, cache, deadline
+                )
+                if base is None:  # not matched to names: the batch failed whole, as it was
+                    error = _unmatched(outcome, batch.at, len(names), seen)
+                    failures.append(ItemFailure(batch.at[0], batch, error))
+                    continue
+                error = _in_callers_list(outcome, batch.at, len(names), base)
+                alone = [i - base for i in named]
+                if batch.resent >= NAME_REFUSALS or any(not 0 <= i < len(batch.at) for i in alone):
                     failures.append(ItemFailure(batch.at[0], batch, error))
                     continue
                 failures += [
@@ -2469,6 +2526,68 @@ class PrivateApi:
             self._names_per_resolve = min(self._names_per_resolve, size)
         failures.sort(key=lambda f: f.item.at[0])
         return answers, responses, failures
+
+    def _names_counted_from(
+        self,
+        entity: str,
+        batch: _Batch,
+        named: list[int],
+        refresh: bool,
+        cache: bool,
+        deadline: Any,
+    ) -> tuple[int | None, str]:
+        """How the service counts the positions ``named`` of its refusal of ``batch``: 0, or
+        1 (``names[8]`` for the 8th name), and what the names sent alone to tell showed
+        (None and why when it cannot be told: the refusal is then not matched to names).
+
+        The interface document shows no refusal naming a name. A refusal of one name tells
+        by itself (``names[0]``, or ``names[1]``). Otherwise, the first time this client
+        sees one, a name it names is sent alone, as the service would count it from 0 (the
+        name at its first position), then from 1 (the name before it): the first refused
+        alone (its refusal naming no position, or its own, ``names[0]`` or ``names[1]``, as
+        that count says) settles the count for this client's later calls. Both accepted, or
+        a failure other than a refusal (a 503, the call's budget spent, a token expired), and
+        the positions are not matched: the batch fails whole, the batches that arrived are
+        kept. At most two requests, once per client that settles it; every request within
+        the call's ``deadline``. A name is thus left out only as the service counts: one
+        that counts from 1 used to have the name after each name it refused left out.
+        """
+        if self._names_from is not None:
+            return self._names_from, ""
+        where = named[0]
+        if len(batch.names) == 1:  # a refusal of one name: its position says the count
+            if where in (0, 1):
+                self._names_from = where
+                return where, ""
+            return None, f"a request of one name was refused as names[{where}]"
+        seen: list[str] = []
+        for base in (0, 1):
+            i = where - base
+            if not 0 <= i < len(batch.names):
+                continue
+            try:
+                self._request(
+                    "POST",
+                    f"/{entity}/resolve",
+                    "list",
+                    refresh,
+                    cache,
+                    deadline,
+                    json={"names": [batch.names[i]]},
+                )
+            except BadRequestError as exc:
+                own = _named_positions(exc)
+                if not own or own[0] == base:  # refused alone, and as counted from base
+                    self._names_from = base
+                    return base, ""
+                seen.append(f"names[{batch.at[i]}] was refused as names[{own[0]}]")
+                continue
+            except (ApiError, TransportError) as exc:  # a token expired too: what arrived stays
+                seen.append(f"names[{batch.at[i]}] could not be sent ({exc})")
+                break
+            seen.append(f"names[{batch.at[i]}] was accepted")
+        told = " and ".join(seen) or f"the request holds no name at names[{where}]"
+        return None, f"sent alone, {told}" if seen else told
 
     @staticmethod
     def _check_resolved(batch: list[str], data: Any, found: Findings, where: str) -> list[Any]:
@@ -2534,7 +2653,13 @@ class PrivateApi:
             call raises an :class:`~dealframe.errors.IncompleteResultError` whose ``failed``
             lists ``names[i]`` (its position in ``names``), whose ``errors`` hold the
             refusal with that position, and whose ``.partial`` holds every other name,
-            resolved. The refusal itself is raised when it was the only name sent.
+            resolved. The refusal itself is raised when it was the only name sent. Whether
+            the service counts those positions from 0 or from 1 (``names[8]`` for the 8th
+            name) is told once per client, before any name is left out, by sending the name
+            at the position named alone (then the one before it): the first refused alone
+            settles it (one or two requests more). When neither is refused alone the
+            positions are not matched to names: the batch fails whole with the refusal, as
+            the service wrote it, and a note saying so.
         on_ambiguous : {"none", "best", "raise"}
             Leave ``id`` null for ambiguous names, take the best candidate, or raise
             :class:`~dealframe.errors.AmbiguousNameError`. With ``"best"``, a name whose
