@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypedDict, Unpack
 from urllib.parse import urlsplit
 
 from dealframe.arguments import checked_methods
@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_RETRY_AFTER_MAX",
     "ENV_VARS",
     "Settings",
+    "SettingsFields",
     "default_cache_path",
     "fingerprint",
     "source_of",
@@ -293,6 +294,30 @@ _NUMBERS = (
 
 
 @checked_methods
+class SettingsFields(TypedDict, total=False):
+    """The :class:`Settings` fields as keyword arguments (:meth:`Settings.replace`,
+    :meth:`Settings.from_env`), so a type checker names a misspelt one, as Python's own
+    check does at run time (``ConfigurationError`` with a did-you-mean)."""
+
+    base_url: str | None
+    public_token: str | None
+    private_key: str | None
+    connect_timeout: float
+    read_timeout: float
+    max_workers: int
+    retries: int
+    backoff_base: float
+    backoff_cap: float
+    retry_after_max: float
+    cut_stragglers: bool
+    call_budget: float | None
+    cache_enabled: bool
+    cache_path: str | os.PathLike[str] | None
+    cache_expiry: Mapping[str, float]
+    allow_insecure_http: bool
+    progress: bool | None
+
+
 @dataclass(frozen=True, repr=False)
 class Settings:
     """Everything the client needs to talk to the service.
@@ -423,7 +448,7 @@ class Settings:
 
     __str__ = __repr__
 
-    def replace(self, **changes: Any) -> Settings:
+    def replace(self, **changes: Unpack[SettingsFields]) -> Settings:
         """A copy with some fields changed (validated again).
 
         Examples
@@ -432,12 +457,15 @@ class Settings:
         2
         """
         _known(type(self), changes)
-        return replace(self, **changes)
+        given: dict[str, Any] = dict(changes)  # a path as text is made a Path on the way
+        return replace(self, **given)
 
     # -- environment ----------------------------------------------------------------------
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    def from_env(
+        cls, env: Mapping[str, str] | None = None, **overrides: Unpack[SettingsFields]
+    ) -> Settings:
         """Settings from ``DEALFRAME_*`` environment variables; keyword overrides win.
 
         Reads ``DEALFRAME_BASE_URL``, ``DEALFRAME_PUBLIC_TOKEN``, ``DEALFRAME_PRIVATE_KEY``,

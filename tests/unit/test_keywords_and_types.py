@@ -117,6 +117,11 @@ def calls(client: dealframe.Client, deals: pd.DataFrame, sb: Sandbox) -> None:
     frames.group_current_frame(5)  # wrong
     frames.group_current_frame({"median": {"marketCap": 1.0}})
     frames.aggregate_frame(5)  # wrong
+    dealframe.Settings.from_env(retires=3)  # wrong
+    dealframe.Settings.from_env({}, retries=3)
+    dealframe.Settings().replace(max_wrokers=8)  # wrong
+    dealframe.Settings().replace(max_workers="8")  # wrong
+    dealframe.Settings().replace(max_workers=8, cache_path="c.sqlite")
 """
 
 
@@ -137,5 +142,5 @@ def test_a_type_checker_refuses_wrong_argument_types(tmp_path):
     wrong = {n for n, line in enumerate(lines, start=1) if line.endswith("# wrong")}
     refused = {int(m.group(1)) for m in re.finditer(r"snippet\.py:(\d+): error:", done.stdout)}
     report = done.stdout + done.stderr
-    assert len(wrong) == 16
+    assert len(wrong) == 19
     assert refused == wrong, textwrap.indent(report, "  ")

@@ -453,9 +453,13 @@ class _SerialSQLiteDict(SQLiteDict):
     connection (read or write) holds the table's lock here; reads are one short ``SELECT``.
     """
 
+    def __init__(self, path: Path, *, table_name: str, lock: threading.RLock, **kwargs: Any):
+        self._serial = lock  # our own handle: requests-cache's private ``_lock`` may change
+        super().__init__(path, table_name=table_name, wal=True, lock=lock, **kwargs)
+
     @contextmanager
     def connection(self, commit: bool = False) -> Iterator[sqlite3.Connection]:
-        with self._lock, super().connection(commit) as con:
+        with self._serial, super().connection(commit) as con:
             yield con
 
 
@@ -489,10 +493,8 @@ class BoundedSQLiteCache(SQLiteCache):
         super().__init__(str(path), wal=True)
         super().close()  # its tables are replaced by ones that share their connection safely
         lock = threading.RLock()
-        self.responses = _SerialSQLiteDict(path, table_name="responses", wal=True, lock=lock)
-        self.redirects = _SerialSQLiteDict(
-            path, table_name="redirects", wal=True, lock=lock, serializer=None
-        )
+        self.responses = _SerialSQLiteDict(path, table_name="responses", lock=lock)
+        self.redirects = _SerialSQLiteDict(path, table_name="redirects", lock=lock, serializer=None)
         self._path = Path(self.db_path)  # the file requests-cache opens, whatever was given
         self._guard = threading.Lock()
         self._check: sqlite3.Connection | None = None
