@@ -15,6 +15,7 @@ import requests
 import dealframe.sandbox
 from dealframe.sandbox import FaultPlan, SandboxArgumentError, SandboxConfig, SandboxStartError
 from dealframe.sandbox.models.data import generate
+from dealframe.sandbox.profiles import UnknownProfileError
 
 
 @pytest.mark.parametrize(
@@ -74,6 +75,26 @@ def test_run_refuses_a_bad_port_before_building_data(port):
         with dealframe.sandbox.run(scale=0.02, port=port):
             pass
     assert caught.value.argument == "port"
+
+
+@pytest.mark.parametrize("host", [1, None, "", b"127.0.0.1"])
+def test_run_and_serve_refuse_a_host_that_is_not_text_naming_it(host):
+    """A host of another type was a bare TypeError from getaddrinfo."""
+    with pytest.raises(SandboxArgumentError, match="invalid host") as caught:
+        with dealframe.sandbox.run(scale=0.02, host=host):
+            pass
+    assert caught.value.argument == "host"
+    with pytest.raises(SandboxArgumentError, match="invalid host") as caught:
+        dealframe.sandbox.serve(scale=0.02, host=host, port=0)  # refused: it never serves
+    assert caught.value.argument == "host"
+
+
+@pytest.mark.parametrize("profile", [5, True, 2.5, {"limit-100": 1}])
+def test_run_refuses_a_profile_that_is_no_name_or_list_naming_it(profile):
+    """A number or a flag as ``profile`` was a bare TypeError ('int' object is not iterable)."""
+    with pytest.raises(UnknownProfileError, match="^profile: a profile name"):
+        with dealframe.sandbox.run(scale=0.02, profile=profile):
+            pass
 
 
 def test_a_port_in_use_fails_at_once_with_the_reason_and_nothing_on_stderr(capfd):

@@ -27,6 +27,7 @@ from typing import Any, ParamSpec, TypeVar
 
 __all__ = [
     "SandboxArgumentError",
+    "host_name",
     "init_checked",
     "keywords_checked",
     "moment",
@@ -196,6 +197,20 @@ def whole(argument: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         raise SandboxArgumentError(argument, "a whole number of 0 or more", value)
     return int(value)
+
+
+def host_name(value: Any) -> str:
+    """``value`` as the host to bind (a name or an IP address, as text), or
+    :class:`SandboxArgumentError`.
+
+    Examples
+    --------
+    >>> host_name("127.0.0.1")
+    '127.0.0.1'
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise SandboxArgumentError("host", "a host name or an IP address, as text", value)
+    return value
 
 
 def port_number(value: Any) -> int:

@@ -768,6 +768,10 @@ PROFILES: Mapping[str, Profile] = {p.name: p for p in _ALL}
 def _names(spec: str | Iterable[str] | None) -> list[str]:
     if spec is None:
         return []
+    if not isinstance(spec, (str, Iterable)) or isinstance(spec, Mapping):
+        raise UnknownProfileError(
+            f"profile: a profile name, names joined by commas, or a list of names, got {spec!r}"
+        )
     parts = spec.split(",") if isinstance(spec, str) else list(spec)
     out: list[str] = []
     for part in parts:

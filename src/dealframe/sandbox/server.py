@@ -18,7 +18,7 @@ from typing import Any
 import uvicorn
 
 from .app import build_app
-from .arguments import keywords_checked, moment, port_number
+from .arguments import host_name, keywords_checked, moment, port_number
 from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from .faults import FaultPlan
 from .launch import SandboxStartError
@@ -140,7 +140,7 @@ def start(
         latency=latency,
         admin_token=admin_token,
     )
-    address = _bind(host, port_number(port))  # a port in use fails before data is built
+    address = _bind(host_name(host), port_number(port))  # a port in use fails before data is built
     try:
         state = SandboxState.build(config)
     except BaseException:
@@ -303,7 +303,7 @@ def serve(
     serving on http://127.0.0.1:8765
     """
     chosen = select(profile)
-    address = _bind(host, port_number(port))
+    address = _bind(host_name(host), port_number(port))
     try:
         config = SandboxConfig(
             seed=seed,
