@@ -485,6 +485,15 @@ def investor_activity(rows: pd.DataFrame, top: int | None = 15) -> pd.DataFrame:
     return (table if top is None else table.head(top))[list(_ACTIVITY_DTYPES)]
 
 
+def _shared_dates(co_investors: pd.DataFrame, column: str) -> Any:
+    """``column`` in microseconds (NaT where the frame has no such column): the unit of the
+    client's date columns, for 0 rows as for N (``pd.to_datetime`` of nothing would give
+    nanoseconds)."""
+    if column not in co_investors:
+        return pd.array(np.full(len(co_investors), np.datetime64("NaT", "us")))
+    return pd.to_datetime(co_investors[column]).dt.as_unit("us").array
+
+
 def co_investment_pairs(
     co_investors: pd.DataFrame, names: Mapping[str, str] | None = None, top: int | None = 15
 ) -> pd.DataFrame:
@@ -542,8 +551,8 @@ def co_investment_pairs(
             "investor_a": low,
             "investor_b": high,
             "shared_deals": pd.to_numeric(co_investors["shared_deals"]).to_numpy(dtype=float),
-            "first_date": pd.to_datetime(co_investors.get("first_shared_date")),
-            "last_date": pd.to_datetime(co_investors.get("last_shared_date")),
+            "first_date": _shared_dates(co_investors, "first_shared_date"),
+            "last_date": _shared_dates(co_investors, "last_shared_date"),
         }
     )
     pairs = pairs[pairs["investor_a"] != pairs["investor_b"]]
