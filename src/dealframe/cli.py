@@ -33,6 +33,7 @@ from dealframe.cli_options import (
     pattern,
     port,
     positive,
+    sandbox_scale,
 )
 from dealframe.clitools import EXIT_INTERRUPTED, UsageError, exit_status, fail, say, show_warning
 from dealframe.doctor import cli as doctor_cli
@@ -40,6 +41,7 @@ from dealframe.errors import DealframeError
 from dealframe.mirror import cli as mirror_cli
 from dealframe.pull import cli as pull_cli
 from dealframe.report import cli as report_cli
+from dealframe.sandbox.arguments import MAX_SCALE
 from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from dealframe.sandbox.faults import FAULT_KINDS
 from dealframe.sandbox.profiles import PROFILES, UnknownProfileError, select
@@ -169,7 +171,12 @@ def _parser() -> argparse.ArgumentParser:
         help="interface: an IP address or a host name of this machine (default 127.0.0.1)",
     )
     serve.add_argument("--port", type=port, default=8765, help="port (default 8765; 0: any)")
-    serve.add_argument("--scale", type=positive, default=1.0, help="data scale (default 1.0)")
+    serve.add_argument(
+        "--scale",
+        type=sandbox_scale,
+        default=1.0,
+        help=f"data scale, above 0 and at most {MAX_SCALE:g} (default 1.0)",
+    )
     serve.add_argument("--seed", type=non_negative_int, default=7, help="data seed (default 7)")
     serve.add_argument(
         "--rate-limit",

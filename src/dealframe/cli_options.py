@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 from dealframe._vocab import REGIONS
 from dealframe.errors import did_you_mean
 from dealframe.public.sku import sku_version
+from dealframe.sandbox.arguments import MAX_SCALE, scale_expected
 from dealframe.sandbox.faults import FAULT_KINDS
 
 __all__ = [
@@ -109,6 +110,25 @@ def _number(value: str, low: float, strict: bool, what: str) -> float:
 def positive(value: str) -> float:
     """A finite number above 0."""
     return _number(value, 0.0, True, "a number above 0")
+
+
+def sandbox_scale(value: str) -> float:
+    """A sandbox data scale: above 0 and at most the sandbox's maximum, refused before the
+    sandbox starts generating (argparse names ``--scale`` in the error).
+
+    Examples
+    --------
+    >>> sandbox_scale("0.5")
+    0.5
+    >>> sandbox_scale("1000")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '1000' is not a number above 0 and at most 20 (the sandbox's largest data: 1,000,000 deals, 400,000 companies; see docs/sandbox.md)
+    """
+    number = _number(value, 0.0, True, "a number above 0")
+    if number > MAX_SCALE:
+        raise argparse.ArgumentTypeError(f"{value!r} is not {scale_expected()}")
+    return number
 
 
 def non_negative(value: str) -> float:

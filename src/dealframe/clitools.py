@@ -24,8 +24,9 @@ from typing import Any
 
 from dealframe.arguments import expanded_path
 
-from .cli_options import non_negative_int, positive
+from .cli_options import non_negative_int, sandbox_scale
 from .errors import ConfigurationError, DealframeError, ValidationError
+from .sandbox.arguments import MAX_SCALE
 
 __all__ = [
     "EXIT_FAILED",
@@ -137,8 +138,9 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
 
 
 def add_sandbox_options(parser: argparse.ArgumentParser, *, scale: float = 1.0) -> None:
-    """``--sandbox``, ``--scale`` (a number above 0, checked before anything starts) and
-    ``--seed``: the embedded sandbox a command may run against (see :func:`service_client`).
+    """``--sandbox``, ``--scale`` (above 0 and at most the sandbox's maximum, 20, checked
+    before anything starts) and ``--seed``: the embedded sandbox a command may run against
+    (see :func:`service_client`).
 
     Examples
     --------
@@ -153,7 +155,10 @@ def add_sandbox_options(parser: argparse.ArgumentParser, *, scale: float = 1.0) 
         help="run against an embedded sandbox instead of DEALFRAME_BASE_URL",
     )
     parser.add_argument(
-        "--scale", type=positive, default=scale, help=f"sandbox data scale (default {scale:g})"
+        "--scale",
+        type=sandbox_scale,
+        default=scale,
+        help=f"sandbox data scale, above 0 and at most {MAX_SCALE:g} (default {scale:g})",
     )
     parser.add_argument("--seed", type=non_negative_int, default=7, help="sandbox seed (default 7)")
 

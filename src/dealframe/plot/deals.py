@@ -1,4 +1,5 @@
-"""Charts of private deals: deals and capital raised per quarter, median multiples per quarter.
+"""Charts of private deals: deals and capital raised per quarter, median multiples per bucket
+(month, quarter or year, as the aggregate was asked for).
 
 Quarters the window covers only in part (a window that starts or ends inside a quarter)
 are drawn hatched and pale and labelled "partial", so a one-day quarter never reads as a
@@ -7,6 +8,7 @@ collapse. A quarter without a value shows "n/a", never an empty slot that reads 
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any
 
@@ -35,6 +37,47 @@ METRIC_LABELS: dict[str, tuple[str, str]] = {
     "revenue": ("revenue ($m)", "{:,.1f}"),
     "ebitda": ("EBITDA ($m)", "{:,.1f}"),
 }
+
+
+#: The label formats of the client's time buckets, to tell a frame's bucket when its ``attrs``
+#: do not say (a frame rebuilt from a file).
+_BUCKET_LABELS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("quarter", re.compile(r"\d{4}-Q[1-4]")),
+    ("month", re.compile(r"\d{4}-\d{2}")),
+    ("year", re.compile(r"\d{4}")),
+)
+
+
+def _time_bucket(buckets: pd.DataFrame) -> str:
+    """The time bucket of ``buckets``: ``month``, ``quarter`` or ``year`` (``attrs["time_bucket"]``,
+    else the format of its labels; ``bucket`` when neither tells), the word of its title, axis
+    and alt text. One bucket over the whole window (``"none"``) is refused: a single median
+    has no line to draw.
+
+    Examples
+    --------
+    >>> _time_bucket(pd.DataFrame({"bucket": ["2024-01", "2024-02"]}))
+    'month'
+    """
+    kind = buckets.attrs.get("time_bucket")
+    if kind is None:
+        labels = buckets["bucket"].dropna().astype(str)
+        kind = next(
+            (
+                name
+                for name, form in _BUCKET_LABELS
+                if len(labels) and labels.str.fullmatch(form).all()
+            ),
+            "none" if len(labels) and labels.eq("all").all() else "bucket",
+        )
+    if kind == "none":
+        raise ValidationError(
+            "buckets",
+            "a frame of month, quarter or year buckets (time_bucket='none' is one median over "
+            "the whole window, with no line to draw: read its median column)",
+            got="time_bucket 'none'",
+        )
+    return str(kind) if kind in ("month", "quarter", "year") else "bucket"
 
 
 def _tick_labels(labels: list[str], partial: np.ndarray) -> list[str]:
@@ -267,12 +310,16 @@ def quarterly_medians(
 ) -> Axes:
     """Median of a deal metric per bucket with its q1-q3 band, n under every bucket.
 
+    The title, the x axis and the alt text name the buckets as they are: months, quarters
+    or years (the frame's ``attrs["time_bucket"]``, else the format of its labels).
+
     Parameters
     ----------
     buckets : DataFrame
         ``client.private.aggregate(...)`` or :func:`dealframe.analytics.bucket_medians`
         (``bucket``, ``period_start``, ``period_end``, ``n``, ``median``, ``q1``, ``q3``,
-        ``warning``; ``median_low``/``median_high`` from ``ci=`` are drawn as whiskers).
+        ``warning``; ``median_low``/``median_high`` from ``ci=`` are drawn as whiskers), by
+        month, quarter or year.
     local : DataFrame, optional
         Another bucket frame of the same metric and time bucket (for example
         :func:`dealframe.analytics.bucket_medians` over the same deals), its medians drawn
@@ -289,8 +336,9 @@ def quarterly_medians(
     Raises
     ------
     dealframe.errors.ValidationError
-        ``buckets`` or ``local`` is not a bucket frame, or ``local`` is of another metric
-        or time bucket (as their ``attrs`` say).
+        ``buckets`` or ``local`` is not a bucket frame, ``buckets`` has one bucket over the
+        whole window (``time_bucket="none"``), or ``local`` is of another metric or time
+        bucket (as their ``attrs`` say).
 
     Notes
     -----
@@ -319,6 +367,7 @@ def quarterly_medians(
             "an aggregate or bucket_medians frame (bucket, n, median, q1, q3 ...)",
             got=type(buckets).__name__,
         )
+    word = _time_bucket(buckets)
     local_median = None if local is None else _aligned_median(local, buckets)
     metric = str(buckets.attrs.get("metric", "value"))
     label, fmt = METRIC_LABELS.get(metric, (metric, "{:.2f}"))
@@ -327,10 +376,10 @@ def quarterly_medians(
     ax = axes_for(ax, 7.0, 3.9)
     n = pd.to_numeric(buckets["n"], errors="coerce").fillna(0).to_numpy(dtype=int)
     med = numbers(buckets, "median")
-    title = f"Median {label} per quarter, n = {int(n.sum()):,} deals with a value"
+    title = f"Median {label} per {word}, n = {int(n.sum()):,} deals with a value"
     ylabel = f"median {label}"
     if not len(buckets) or not np.isfinite(med).any():
-        return empty(ax, title, "quarter", ylabel, "no quarter has enough deals")
+        return empty(ax, title, word, ylabel, f"no {word} has enough deals")
     window = methodology.get("date_range") or {}
     partial = np.zeros(len(buckets), dtype=bool)
     if window.get("from") and window.get("to") and "period_start" in buckets:
@@ -352,7 +401,7 @@ def quarterly_medians(
             markerfacecolor="white",
             color=ACCENT,
             markersize=5,
-            label="partial quarter",
+            label=f"partial {word}",
         )
     if "median_low" in buckets and "median_high" in buckets:
         low, high = numbers(buckets, "median_low"), numbers(buckets, "median_high")
@@ -402,11 +451,11 @@ def quarterly_medians(
     last = int(np.flatnonzero(np.isfinite(med))[-1])
     missing = [lab for lab, value in zip(labels, med) if not np.isfinite(value)]
     alt = (
-        f"Line of the median {label} of deals per quarter from {labels[0]} to {labels[-1]}"
-        f" with the q1 to q3 band; {int(n.sum()):,} deals with a value. Latest quarter with "
+        f"Line of the median {label} of deals per {word} from {labels[0]} to {labels[-1]}"
+        f" with the q1 to q3 band; {int(n.sum()):,} deals with a value. Latest {word} with "
         f"a median, {labels[last]}: {fmt.format(med[last])} (n={n[last]}). Range of the "
         f"medians {fmt.format(np.nanmin(med))} to {fmt.format(np.nanmax(med))}."
         + (f" No median (too few deals or none) in {', '.join(missing)}." if missing else "")
-        + (f" Partial quarters: {', '.join(np.asarray(labels)[partial])}." if partial.any() else "")
+        + (f" Partial {word}s: {', '.join(np.asarray(labels)[partial])}." if partial.any() else "")
     )
-    return finish(ax, title, "quarter", ylabel, alt, title_pad=14)
+    return finish(ax, title, word, ylabel, alt, title_pad=14)

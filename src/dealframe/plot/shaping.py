@@ -350,10 +350,39 @@ def participant_rows(deals: pd.DataFrame) -> pd.DataFrame:
     return explode_participants(deals, roles=roles)
 
 
+def _participant_rows_checked(rows: Any, needed: tuple[str, ...]) -> None:
+    """Refuse anything but :func:`participant_rows` output (a deals frame is the likely
+    mistake) with a :class:`~dealframe.errors.ValidationError` naming ``rows`` and the columns
+    it lacks, never a bare ``KeyError`` from deep inside."""
+    expected = (
+        f"participant_rows(deals), a frame of one row per deal and participant "
+        f"({', '.join(needed)}); for a deals frame, pass participant_rows(deals)"
+    )
+    if not isinstance(rows, pd.DataFrame):
+        raise ValidationError("rows", expected, got=type(rows).__name__)
+    missing = [c for c in needed if c not in rows.columns]
+    if missing:
+        shown = ", ".join(missing[:3]) + (" ..." if len(missing) > 3 else "")
+        raise ValidationError("rows", expected, got=f"a DataFrame without {shown}")
+
+
 def participant_names(
     rows: pd.DataFrame, roles: tuple[str, ...] = ("lead_investor", "buyer")
 ) -> pd.Series:
     """``"A, B"`` per deal id: the names of its participants in ``roles`` (list order).
+
+    Parameters
+    ----------
+    rows : DataFrame
+        :func:`participant_rows` of a deals frame (``deal_id``, ``role``,
+        ``participant_name``).
+    roles : tuple of str
+        The roles named.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``rows`` is not a frame with those columns (a deals frame itself, for one).
 
     Examples
     --------
@@ -362,6 +391,7 @@ def participant_names(
     >>> participant_names(r).to_dict()
     {'d': 'A, B'}
     """
+    _participant_rows_checked(rows, ("deal_id", "role", "participant_name"))
     chosen = rows[rows["role"].isin(list(roles)) & rows["participant_name"].notna()]
     return chosen.groupby("deal_id", sort=False)["participant_name"].agg(
         lambda names: ", ".join(dict.fromkeys(str(n) for n in names))
@@ -380,6 +410,17 @@ _ACTIVITY_DTYPES = {
 }
 
 
+#: The columns of :func:`participant_rows` that :func:`investor_activity` reads.
+_ROWS_READ = (
+    "deal_id",
+    "role",
+    "participant_id",
+    "participant_name",
+    "participant_country",
+    "deal_date",
+)
+
+
 def investor_activity(rows: pd.DataFrame, top: int | None = 15) -> pd.DataFrame:
     """The participants with the most deals led (funding rounds) or bought (M&A).
 
@@ -389,6 +430,11 @@ def investor_activity(rows: pd.DataFrame, top: int | None = 15) -> pd.DataFrame:
         :func:`participant_rows` of a deals frame.
     top : int, optional
         Rows kept (None: all).
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``rows`` is not a frame of :func:`participant_rows` (a deals frame itself, for one).
 
     Returns
     -------
@@ -405,6 +451,7 @@ def investor_activity(rows: pd.DataFrame, top: int | None = 15) -> pd.DataFrame:
     >>> investor_activity(r)[["participant_id", "led", "deals"]].values.tolist()
     [['a', 2, 2], ['b', 1, 1]]
     """
+    _participant_rows_checked(rows, _ROWS_READ)
     acting = rows[rows["role"].isin(["lead_investor", "buyer"]) & rows["participant_id"].notna()]
     acting = acting.drop_duplicates(["deal_id", "role", "participant_id"])
     if not len(acting):
@@ -436,6 +483,15 @@ def investor_activity(rows: pd.DataFrame, top: int | None = 15) -> pd.DataFrame:
         ignore_index=True,
     )
     return (table if top is None else table.head(top))[list(_ACTIVITY_DTYPES)]
+
+
+def _shared_dates(co_investors: pd.DataFrame, column: str) -> Any:
+    """``column`` in microseconds (NaT where the frame has no such column): the unit of the
+    client's date columns, for 0 rows as for N (``pd.to_datetime`` of nothing would give
+    nanoseconds)."""
+    if column not in co_investors:
+        return pd.array(np.full(len(co_investors), np.datetime64("NaT", "us")))
+    return pd.to_datetime(co_investors[column]).dt.as_unit("us").array
 
 
 def co_investment_pairs(
@@ -495,8 +551,8 @@ def co_investment_pairs(
             "investor_a": low,
             "investor_b": high,
             "shared_deals": pd.to_numeric(co_investors["shared_deals"]).to_numpy(dtype=float),
-            "first_date": pd.to_datetime(co_investors.get("first_shared_date")),
-            "last_date": pd.to_datetime(co_investors.get("last_shared_date")),
+            "first_date": _shared_dates(co_investors, "first_shared_date"),
+            "last_date": _shared_dates(co_investors, "last_shared_date"),
         }
     )
     pairs = pairs[pairs["investor_a"] != pairs["investor_b"]]

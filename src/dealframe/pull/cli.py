@@ -266,12 +266,14 @@ def _run(args: argparse.Namespace) -> int:
     plan.check_offline()
     made = check_folder(output.path.parent, "-o")  # created when the file is written
     log = (lambda line: None) if options.quiet else say
+    bars = False if options.quiet else None  # page bars only on a terminal, never with --quiet
     try:
-        with service_client(options, log) as client:
+        # the client's own default too, not only the pull's: a call given progress=None
+        # takes the client's setting, which service_client makes False unless told
+        with service_client(options, log, progress=bars) as client:
             plan.check_with(client)
             log(f"pulling {thing.name} ...")
-            # bars only on a terminal (None), never with --quiet
-            frame = plan.pull(client, progress=False if options.quiet else None)
+            frame = plan.pull(client, progress=bars)
             log(
                 f"      {thing.name}: {len(frame):,} rows in "
                 f"{frame.attrs.get('requests', '?')} requests "

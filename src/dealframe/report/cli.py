@@ -127,6 +127,44 @@ def _sandbox_knows(jobs: list[Any], config: Any = None) -> None:
             )
 
 
+#: The cohort key behind each name a check after start-up may give a bad value: the report's
+#: own (``since``, ``vertical``) and the client's filters the cohort becomes
+#: (:meth:`~.cohort.Cohort.deal_filters`, :meth:`~.cohort.Cohort.public_filters`).
+_COHORT_KEY = {
+    "since": "since",
+    "region": "region",
+    "target_region": "region",
+    "regions": "region",
+    "vertical": "vertical",
+    "target_verticals": "vertical",
+    "industries": "vertical",
+    "deal_type": "deal_type",
+}
+
+
+def _as_given(error: Exception, args: argparse.Namespace) -> Exception:
+    """``error`` naming where the user gave the value: the option (``--since``) or, with
+    ``--config``, the key of the file (``since (of nightly.toml)``), as the checks made
+    before start-up do. A value the service refuses (a ``--since`` after its latest date, a
+    vertical or deal type it does not have) is otherwise named as the client's argument
+    (``since``, ``deal_type[0]``); errors of other arguments are left as they are.
+
+    Examples
+    --------
+    >>> args = argparse.Namespace(config=None)
+    >>> str(_as_given(ValidationError("deal_type[0]", "a deal type", got="X"), args))
+    "invalid --deal-type: expected a deal type, got 'X'"
+    """
+    if not isinstance(error, ValidationError):
+        return error
+    key = _COHORT_KEY.get(error.argument.split("[")[0].rsplit(".", 1)[-1])
+    if key is None:
+        return error
+    if args.config is not None:
+        return renamed(error, f"{key} (of {os.fspath(args.config)})")
+    return renamed(error, "--" + key.replace("_", "-"))
+
+
 def _run(args: argparse.Namespace) -> int:
     say = (lambda line: None) if args.quiet else _say
     try:
@@ -183,7 +221,7 @@ def _run_jobs(
                     client, job.out, cohort=job.cohort, metric=job.metric, top=job.top, progress=say
                 )
             except DealframeError as exc:  # ValidationError: the service says it cannot work
-                failures.append((job, exc, exit_status(exc)))
+                failures.append((job, _as_given(exc, args), exit_status(exc)))
                 continue
             except OSError as exc:
                 failures.append(

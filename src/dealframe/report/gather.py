@@ -17,6 +17,7 @@ import pandas as pd
 from dealframe.comparison import Comparison, compare_multiples
 from dealframe.errors import ApiError, IncompleteResultError, ValidationError, did_you_mean
 from dealframe.frames.nested import to_lists
+from dealframe.frames.private import co_investors_frame
 from dealframe.frames.public import current_frame
 from dealframe.plot.shaping import investor_activity, participant_rows
 
@@ -225,6 +226,22 @@ def _co_investors(client: Client, ids: list[str]) -> tuple[pd.DataFrame, list[st
         return exc.partial, [str(item) for item in exc.failed]
 
 
+def _no_co_investors() -> pd.DataFrame:
+    """``client.private.co_investors([])`` without a request: the frame builder's columns and
+    dtypes with no row, the parent's ``investor_id`` first (as the client inserts it), so a
+    cohort with no investor has the tables of one with some (dates in microseconds too).
+
+    Examples
+    --------
+    >>> frame = _no_co_investors()
+    >>> list(frame.columns[:2]), str(frame["first_shared_date"].dtype)
+    (['investor_id', 'id'], 'datetime64[us]')
+    """
+    frame = co_investors_frame([])
+    frame.insert(0, "investor_id", pd.array([], dtype="str"))
+    return frame
+
+
 def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Progress) -> ReportData:
     """Pull what the report shows: aggregates, the cohort's public data, deals, co-investors.
 
@@ -295,14 +312,7 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
             co, skipped = _co_investors(client, ids)
             provenance["co_investors"] = _provenance(co)
         else:
-            co = pd.DataFrame(
-                {
-                    "investor_id": pd.Series([], dtype="str"),
-                    "id": pd.Series([], dtype="str"),
-                    "name": pd.Series([], dtype="str"),
-                    "shared_deals": pd.Series([], dtype="Int64"),
-                }
-            )
+            co = _no_co_investors()
         st.done(
             f"{len(ids)} investors, {len(co):,} co-investor rows"
             + (f"; {len(skipped)} not served (soft-deleted)" if skipped else "")

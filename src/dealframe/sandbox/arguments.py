@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 __all__ = [
+    "MAX_SCALE",
     "SandboxArgumentError",
     "host_name",
     "init_checked",
@@ -33,8 +34,16 @@ __all__ = [
     "moment",
     "number",
     "port_number",
+    "scale_number",
     "whole",
 ]
+
+#: The largest data scale the sandbox generates: 1,000,000 deals, 400,000 companies, 60,000
+#: investors and 20,000 listed companies, the million-row pull of docs/reliability.md (the
+#: largest scale the project uses; about 80 s to generate). Generation is linear in the scale
+#: and held in memory, so a scale far above it (``--scale 1000``: 50 million deals) would run
+#: for hours and exhaust memory instead of failing: it is refused before anything is built.
+MAX_SCALE = 20.0
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -183,6 +192,34 @@ def number(
     if not ok:
         raise SandboxArgumentError(argument, expected, value)
     return float(value)
+
+
+def scale_number(value: Any, argument: str = "scale") -> float:
+    """``value`` as a data scale, above 0 and at most :data:`MAX_SCALE`, or
+    :class:`SandboxArgumentError` naming ``argument`` and the maximum (with what it makes).
+
+    Examples
+    --------
+    >>> scale_number(0.1)
+    0.1
+    >>> scale_number(1000)
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.arguments.SandboxArgumentError: invalid scale: expected a number above 0 and at most 20 (the sandbox's largest data: 1,000,000 deals, 400,000 companies; see docs/sandbox.md), got 1000
+    """
+    scale = number(argument, value, above=0.0)
+    if scale > MAX_SCALE:
+        raise SandboxArgumentError(argument, scale_expected(), value)
+    return scale
+
+
+def scale_expected() -> str:
+    """What a data scale must be, with the largest data it makes (said by the CLI too)."""
+    deals, companies = int(50_000 * MAX_SCALE), int(20_000 * MAX_SCALE)
+    return (
+        f"a number above 0 and at most {MAX_SCALE:g} (the sandbox's largest data: "
+        f"{deals:,} deals, {companies:,} companies; see docs/sandbox.md)"
+    )
 
 
 def whole(argument: str, value: Any) -> int:

@@ -20,7 +20,7 @@ project with dealframe installed can use them:
 
 The session sandbox is shared by every test: a test that changes its data (or moves
 its clock) calls ``reset()`` when done. Options: ``--dealframe-sandbox-scale``
-(default 0.1), ``--dealframe-sandbox-seed`` (default 7) and
+(default 0.1; above 0 and at most 20, the sandbox's largest data), ``--dealframe-sandbox-seed`` (default 7) and
 ``--dealframe-sandbox-profile`` (default ``default``; a profile of
 :mod:`dealframe.sandbox.profiles`, or several joined by commas, to run the same tests
 against another answer to an open point of the interface document), or the ini keys of
@@ -50,7 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--dealframe-sandbox-scale",
         type=float,
         default=None,
-        help="scale of the session sandbox (default 0.1)",
+        help="scale of the session sandbox (default 0.1; above 0, at most 20)",
     )
     group.addoption(
         "--dealframe-sandbox-seed",
@@ -87,6 +87,13 @@ def pytest_configure(config: pytest.Config) -> None:
     scale, seed = _option(config, "scale", float), _option(config, "seed", int)
     if not (math.isfinite(scale) and scale > 0):
         raise pytest.UsageError(f"dealframe sandbox scale: expected a number above 0, got {scale}")
+    if scale > 1:  # only then is the sandbox's maximum imported (the default scale is 0.1)
+        from dealframe.sandbox.arguments import MAX_SCALE, scale_expected
+
+        if scale > MAX_SCALE:
+            raise pytest.UsageError(
+                f"dealframe sandbox scale: expected {scale_expected()}, got {scale:g}"
+            )
     if seed < 0:
         raise pytest.UsageError(f"dealframe sandbox seed: expected 0 or more, got {seed}")
     profile = _option(config, "profile", str)

@@ -204,7 +204,9 @@ def run(
     ----------
     scale : float, default 1.0
         Data size (1.0: 20,000 companies, 3,000 investors, 50,000 deals, 1,000
-        listed companies).
+        listed companies), above 0 and at most 20
+        (:data:`~dealframe.sandbox.arguments.MAX_SCALE`; a larger one is a
+        :class:`~dealframe.sandbox.SandboxArgumentError` before anything is built).
     seed : int, default 7
         Same seed and scale, same data.
     public_token, private_key : str

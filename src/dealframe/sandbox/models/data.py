@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..arguments import number, whole
+from ..arguments import scale_number, whole
 from ..vocab import (
     DEAL_TYPES,
     FUNDAMENTAL_FIELDS,
@@ -240,7 +240,8 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
         Seed of every random draw.
     scale : float
         1.0 gives 1,000 listed companies, 20,000 companies, 3,000 investors
-        and 50,000 deals; counts scale linearly with small floors.
+        and 50,000 deals; counts scale linearly with small floors. Above 0 and at most
+        :data:`~dealframe.sandbox.arguments.MAX_SCALE` (20).
     as_of : datetime
         The sandbox clock; nothing is dated after it.
 
@@ -254,7 +255,7 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
     >>> len(ds.deals) > 0 and len(ds.listed) > 0
     True
     """
-    number("scale", scale, above=0.0)
+    scale_number(scale)
     whole("seed", seed)
     rng = np.random.default_rng(seed)
     n_companies = max(int(20_000 * scale), 400)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arguments import SandboxArgumentError, init_checked, moment, number, whole
+from ..arguments import SandboxArgumentError, init_checked, moment, number, scale_number, whole
 from ..auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from .corpus import Corpus
 from .data import AS_OF
@@ -67,7 +67,7 @@ class SandboxConfig:
     def __post_init__(self) -> None:
         whole("seed", self.seed)
         object.__setattr__(self, "as_of", moment("as_of", self.as_of))  # frozen: set once here
-        number("scale", self.scale, above=0.0)
+        scale_number(self.scale)
         number("latency", self.latency, at_least=0.0)
         if self.rate_limit is not None:
             number("rate_limit", self.rate_limit, above=0.0)

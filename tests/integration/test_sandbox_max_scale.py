@@ -1,0 +1,97 @@
+"""The sandbox refuses a scale above its documented maximum (20: a million deals, the largest
+the project uses) before it generates anything, instead of generating for hours: the Python
+API with a ``SandboxArgumentError`` naming ``scale`` and the maximum, every ``--scale`` option
+with a usage error (exit status 2) naming ``--scale``, the pytest plugin at start-up.
+
+Each refusal runs in its own process with a generous timeout, since before the maximum existed
+these calls started a generation with no end in sight; a refused call returns at once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from dealframe.sandbox import SandboxArgumentError, SandboxConfig
+from dealframe.sandbox.arguments import MAX_SCALE
+
+EXPECTED = "a number above 0 and at most 20 (the sandbox's largest data: 1,000,000 deals"
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEALFRAME_")}
+    return {**env, "DEALFRAME_CACHE": "off", "DEALFRAME_SANDBOX_CACHE": "0"}
+
+
+def _run(args: list[str], cwd: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(),
+        cwd=cwd,
+        check=False,
+    )
+
+
+def test_the_maximum_is_the_documented_one():
+    assert MAX_SCALE == 20
+    assert SandboxConfig(scale=20).scale == 20  # the largest scale the project uses is allowed
+    with pytest.raises(SandboxArgumentError) as caught:
+        SandboxConfig(scale=20.5)
+    assert caught.value.argument == "scale"
+    assert str(caught.value) == f"invalid scale: expected {caught.value.expected}, got 20.5"
+    assert caught.value.expected.startswith(EXPECTED)
+
+
+def test_run_start_and_embedded_refuse_before_generating():
+    script = (
+        "import dealframe.sandbox as s\n"
+        "calls = {'run': lambda: s.run(scale=1000).__enter__(),\n"
+        "         'start': lambda: s.start(scale=1000),\n"
+        "         'embedded': lambda: s.embedded(1000).__enter__()}\n"
+        "for name, call in calls.items():\n"
+        "    try:\n"
+        "        call()\n"
+        "        print(name, 'served')\n"
+        "    except s.SandboxArgumentError as exc:\n"
+        "        print(name, exc.argument, '|', exc)\n"
+    )
+    done = _run(["-c", script])
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == ["run", "start", "embedded"]
+    for line in lines:
+        assert f"scale | invalid scale: expected {EXPECTED}" in line, line
+        assert line.endswith("got 1000")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["sandbox", "serve", "--port", "0", "--scale", "1000"],
+        ["report", "--sandbox", "--scale", "1000", "--out", "never"],
+        ["pull", "deals", "-o", "never.csv", "--sandbox", "--scale", "21"],
+    ],
+)
+def test_every_scale_option_is_refused_naming_it(command, tmp_path):
+    done = _run(["-m", "dealframe", *command], cwd=str(tmp_path))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "argument --scale: " in done.stderr
+    assert f"is not {EXPECTED}" in done.stderr
+    assert "serving" not in done.stdout and "starting the embedded sandbox" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_pytest_plugin_refuses_it_at_start_up(tmp_path):
+    (tmp_path / "test_mine.py").write_text("def test_x(dealframe_sandbox):\n    pass\n")
+    done = _run(
+        ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--dealframe-sandbox-scale", "1000"],
+        cwd=str(tmp_path),
+    )
+    assert done.returncode == 4, done.stdout + done.stderr  # a usage error: before any test
+    assert f"dealframe sandbox scale: expected {EXPECTED}" in done.stderr
+    assert "passed" not in done.stdout
