@@ -18,7 +18,7 @@ Needs the ``report`` extra (matplotlib): without it, importing this package rais
 :func:`group_history`           the group's median by month (``group_time_series``)
 :func:`deals_per_quarter`       deals per quarter by type (``private.deals``)
 :func:`capital_raised`          capital raised per quarter (``private.deals``)
-:func:`quarterly_medians`       median per quarter with band, n, intervals (``aggregate``)
+:func:`quarterly_medians`       median per month, quarter or year with band, n, intervals
 :func:`private_vs_public`       deal multiples beside the public comps' multiples
 :func:`top_investors`           most active lead investors and buyers (``private.deals``)
 :func:`co_investment`           investor pairs by shared deals (``private.co_investors``)
