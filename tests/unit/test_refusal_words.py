@@ -29,8 +29,25 @@ NGINX = (
         (413, b"", {}),  # "HTTP 413": the client's words, not the service's
         (400, b'{"requestId": "r-1", "error": "too large"}', {"Content-Type": "application/json"}),
         (413, b"HTTP 413: payload too large", TEXT),
+        (
+            400,
+            b'{"status": 400, "reason": "limit too large"}',
+            {"Content-Type": "application/json"},
+        ),
+        (413, b'{"code": "413", "reason": "too many names"}', {"Content-Type": "application/json"}),
+        (413, b'{"message": "413: too many names"}', {"Content-Type": "application/json"}),
     ],
-    ids=["text-15", "text-32", "nginx", "empty", "unknown-json", "status-in-text"],
+    ids=[
+        "text-15",
+        "text-32",
+        "nginx",
+        "empty",
+        "unknown-json",
+        "status-in-text",
+        "status-member",
+        "code-member",
+        "status-first",
+    ],
 )
 def test_no_bound_is_read_where_the_service_stated_none(status, body, headers):
     error = error_from_response(status, body, REQ, headers)
@@ -45,8 +62,10 @@ def test_no_bound_is_read_where_the_service_stated_none(status, body, headers):
         (b"413 Payload Too Large: at most 50 names per request", TEXT, 50),
         (b'{"error": {"code": "X", "message": "names: at most 100 names, got 1000"}}', {}, 100),
         (b'{"detail": "limit: must be in 1-250"}', {}, 250),
+        (b'{"status": 413, "reason": "limit too large", "max": 100}', {}, 100),
+        (b'{"message": "413: limit must be at most 100"}', {}, 100),
     ],
-    ids=["text", "text-after-status", "documented-json", "range"],
+    ids=["text", "text-after-status", "documented-json", "range", "status-member", "status-first"],
 )
 def test_a_bound_the_service_wrote_is_read(body, headers, bound):
     error = error_from_response(413, body, REQ, headers)

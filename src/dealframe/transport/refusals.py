@@ -54,11 +54,14 @@ _PHRASES = (
 
 
 def _status_said(status: int) -> re.Pattern[str]:
-    """The status as a body writes it: ``HTTP 413``, ``status: 413``, ``Error 400``, ``413
-    Payload Too Large``, ``(413)``... (a status, never a bound)."""
+    """The status as a body writes it: ``HTTP 413``, ``status: 413``, ``"status": 400`` (JSON
+    of no known shape), ``Error 400``, ``413 Payload Too Large``, a text that begins with it
+    (``413: too many names``)... (a status, never a bound)."""
     return re.compile(
-        rf"(?:\b(?:https?(?:/[\d.]+)?|status(?:\s*code)?|error|code)\s*[:=#]?\s*{status}\b)"
-        rf"|(?:\b{status}\s*[:-]?\s*(?:{_PHRASES}))",
+        rf"(?:\b(?:https?(?:/[\d.]+)?|status(?:\s*code)?|error|code)[\"']?\s*[:=#]?\s*[\"']?"
+        rf"{status}\b)"
+        rf"|(?:\b{status}\s*[:-]?\s*(?:{_PHRASES}))"
+        rf"|(?:^\W*{status}\b)",
         re.IGNORECASE,
     )
 
@@ -75,6 +78,10 @@ def _below(text: str, sent: int, status: int = 0) -> list[int]:
     []
     >>> _below("limit: must be in 1-100 (HTTP 400)", 1000, 400)
     [1, 100]
+    >>> _below('{"status": 400, "text": "limit over 250"}', 1000, 400)
+    [250]
+    >>> _below("413: too many names, at most 100", 1000, 413)
+    [100]
     """
     if status:
         text = _status_said(status).sub(" ", text)
