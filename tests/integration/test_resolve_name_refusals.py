@@ -3,12 +3,17 @@ their batches is still resolved.
 
 A service may refuse a whole resolve request for one of its names (``names[7]: must be at
 most 200 characters``, ``{"field": "names[7]", ...}``, FastAPI's ``body.names.7``), counting
-the position within the request it got. The client sends that batch again without the name,
-as long as each refusal names a name of the batch still sent (at most ``NAME_REFUSALS`` times
-per batch), reports each refused name alone by its position in the caller's list
-(``IncompleteResultError.failed`` ``names[150]``, its error naming ``names[150]`` and what the
-service said), and resolves every other name with the service's own answers. It used to fail
-the whole batch with the name: up to 999 names the service would have resolved.
+the position within the request it got, from 0 or from 1. A name is reported refused only when
+the service refuses it alone: the client sends each name a position may mean alone (the name at
+it and, until it has told how the service counts, the one before it), keeps the answer of one
+accepted alone, and sends the batch again without them, as long as each refusal names a name of
+the batch still sent (at most ``NAME_REFUSALS`` times per batch). Each name refused alone is
+reported by its position in the caller's list (``IncompleteResultError.failed`` ``names[150]``,
+its error naming ``names[150]`` and what the service said), and every other name is resolved
+with the service's own answers. It used to fail the whole batch with the name: up to 999 names
+the service would have resolved; then to report good names as refused (a service counting from
+1 whose lone refusals name no position, two refused names side by side, a duplicate refused
+within the request).
 """
 
 from __future__ import annotations
@@ -103,6 +108,14 @@ def listed(direct: Any) -> dict[str, list[str]]:
     return got
 
 
+@pytest.fixture(scope="module")
+def unique(direct: Any) -> list[str]:
+    """300 company names, each once."""
+    names = list(dict.fromkeys(direct.private.companies(limit=1000)["name"]))[:300]
+    assert len(names) == 300
+    return names
+
+
 def _resolve(client: Any, entity: str, names: list[str]) -> Any:
     return getattr(client.private, f"resolve_{entity}")(names)
 
@@ -138,21 +151,23 @@ def test_names_refused_alone_fail_alone_and_every_other_name_is_resolved(
     assert_same(error.partial.matches, ref)
     assert error.partial.matches["query"].tolist() == others
     assert error.partial.matches["match_type"].notna().all()
-    # one name sent alone, once: how the service counts positions (from 0) is then known
-    assert sizes[0] == 300 and sorted(sizes[1:]) == [1, 98, 99, 99, 99, 100, 100, 100], sizes
+    # names[5] and names[4] sent alone (names[4] accepted: how the service counts, from 0, is
+    # told), then names[150], names[299] and names[160] alone
+    tail = [1, 1, 1, 1, 1, 98, 98, 99, 99, 100, 100, 100]
+    assert sizes[0] == 300 and sorted(sizes[1:]) == tail, sizes
 
 
 def test_a_service_naming_a_name_of_every_request_is_not_asked_forever(listed, fresh, proxy):
     """A service that refuses every request naming its ``names[0]``: the batch is sent again
     at most ``NAME_REFUSALS`` times (one name left out each time), then the rest of it failed
-    whole with the last refusal: a bounded number of requests, never one per name (and one
-    request of ``names[0]`` alone, to tell how the service counts positions)."""
+    whole with the last refusal: a bounded number of requests, never one per name (each name
+    left out sent alone first, and refused alone)."""
     names = listed["companies"][:50]
     sizes: list[int] = []
     proxy.add(f"^{P}/companies/resolve$", service(sizes, set(names), SHAPES["error-body"]))
     error = outcome(lambda: fresh.private.resolve_companies(names)).error
     assert isinstance(error, IncompleteResultError), repr(error)
-    assert len(sizes) == NAME_REFUSALS + 2 and sizes[:2] == [50, 1], sizes
+    assert sizes == [n for i in range(NAME_REFUSALS) for n in (50 - i, 1)] + [30], sizes
     alone = [f"names[{i}]" for i in range(NAME_REFUSALS)]
     assert error.failed == [*alone, f"names {NAME_REFUSALS + 1}..50"]
     assert error.received == 0 and len(error.partial.matches) == 0
@@ -185,80 +200,124 @@ def test_the_only_name_refused_is_raised_itself(fresh, proxy):
     assert sizes == [1]
 
 
-@pytest.mark.parametrize("base", [0, 1], ids=["counts-from-0", "counts-from-1"])
-def test_a_service_counting_positions_from_1_has_the_names_it_refuses_left_out(
-    base, listed, direct, fresh, proxy
+UNIQUE = "must be unique within the request"
+
+
+def judging(sizes: list[int], refused: set[str], *, base: int, every: bool, lone: bool) -> Action:
+    """A resolve taking at most 100 names that records the size of every request in
+    ``sizes`` and refuses a request holding a name of ``refused`` or a name that repeats an
+    earlier one of the request (a duplicate: accepted alone), naming the positions counted from
+    ``base``: ``every`` one, or the first only. A request of one name is refused naming its
+    position when ``lone``, else as ``name: ...`` (no position)."""
+
+    def apply(ex: Exchange) -> None:
+        names = ex.body["names"]
+        sizes.append(len(names))
+        if len(names) > 100:
+            said = f"names: at most 100 names per request, got {len(names)}"
+            _answer(ex, 400, {"error": {"code": "BAD_REQUEST", "message": said}})
+            return
+        bad = [
+            f"names[{i + base}]: {TOO_LONG if name in refused else UNIQUE}"
+            for i, name in enumerate(names)
+            if name in refused or name in names[:i]
+        ]
+        if len(names) == 1 and bad and not lone:
+            bad = [f"name: {TOO_LONG}"]
+        if bad:
+            details = {"errors": bad if every else bad[:1]}
+            error = {"code": "BAD_REQUEST", "message": "Invalid request", "details": details}
+            _answer(ex, 400, {"error": error})
+
+    return Action("resolve_judging_names", on_request=apply)
+
+
+#: Services: (count from, every position named, a lone refusal names its position), the
+#: sizes of the requests a fresh client sends for the 300 names below after the first (300,
+#: too many), and those a later call of the first 100 sends.
+SERVICES = {
+    # review2's case: the client took the first name refused alone (names[5] as counted from
+    # 0: the second refused name) for how the service counts, then left out 20 good names
+    # per batch, on that call and every later one
+    "from-1-every-lone-unnamed": ((1, True, False), [1] * 5 + [97, 99, 99], [100, 1, 1, 98]),
+    "from-1-first-lone-named": ((1, False, True), [1] * 5 + [98, 98, 99], [100, 1, 99, 1, 98]),
+    "from-0-first-lone-unnamed": (
+        (0, False, False),
+        [1] * 5 + [97, 98, 99, 99],
+        [100, 1, 99, 1, 98],
+    ),
+    "from-0-every-lone-named": ((0, True, True), [1] * 5 + [97, 99, 99], [100, 1, 1, 98]),
+}
+
+
+@pytest.mark.parametrize("kind", list(SERVICES), ids=list(SERVICES))
+def test_only_names_the_service_refuses_alone_are_reported_refused(
+    kind, unique, direct, fresh, proxy
 ):
-    """A service that counts the positions it refuses from 1 (``names[4]`` for the 4th name)
-    or from 0, at most 100 names per request, refusing the caller's ``names[3]``,
-    ``names[150]``, ``names[160]`` and ``names[299]``: those four are reported at their
-    positions, the 296 others resolved as the sandbox resolves them. How the service counts is
-    told once, by names sent alone: ``names[4]`` (accepted, when it counts from 1) then
-    ``names[3]`` (refused). The client used to take ``names[4]`` as the refused name and leave
-    out the name after each refused one: 21 requests, 20 good names reported refused with
-    another name's error, the refused name never singled out."""
-    bad = [3, 150, 160, 299]
-    sent = [_long(i) if i in bad else name for i, name in enumerate(listed["companies"])]
+    """300 names, at most 100 per request: the caller's ``names[3]`` and ``names[4]`` (side
+    by side) and ``names[299]`` are refused alone; ``names[170]`` repeats ``names[120]`` and
+    is refused within its request (accepted alone). Only the three are reported refused, at
+    their positions, each with the service's refusal of it alone; the 297 others (the
+    duplicate too) are resolved as the sandbox resolves them, whether the service counts from
+    0 or from 1, names every refused position or the first, and names a position when it
+    refuses a name alone or not. A later call of the same client is right too. The client
+    used to report good names as refused: the name after each refused one (up to 20 per
+    batch, for the client's life, once a lone refusal naming no position had been taken for
+    the count), and the duplicate."""
+    (base, every, lone), tail, later = SERVICES[kind]
+    bad = [3, 4, 299]
+    sent = [_long(i) if i in bad else name for i, name in enumerate(unique)]
+    sent[170] = sent[120]
     sizes: list[int] = []
-    refusing = service(sizes, {sent[i] for i in bad}, SHAPES["error-body"], base=base)
+    refusing = judging(sizes, {sent[i] for i in bad}, base=base, every=every, lone=lone)
     proxy.add(f"^{P}/companies/resolve$", refusing)
     error = outcome(lambda: fresh.private.resolve_companies(sent)).error
     assert isinstance(error, IncompleteResultError), repr(error)
     assert error.failed == [f"names[{i}]" for i in bad]
-    assert error.expected == 300 and error.received == 296
+    assert error.expected == 300 and error.received == 297
     for i, refused in zip(bad, error.errors):
         assert isinstance(refused, BadRequestError), repr(refused)
-        assert refused.errors == [f"names[{i}]: {TOO_LONG}"], refused.errors
+        words = f"names[{i}]: {TOO_LONG}" if lone else f"name: {TOO_LONG}"
+        assert refused.errors == [words], refused.errors
+        assert f"names[{i}] of your 300 was sent alone and refused" in str(refused)
     others = [name for i, name in enumerate(sent) if i not in bad]
     assert_same(error.partial.matches, _resolve(direct, "companies", others).matches)
     assert error.partial.matches["query"].tolist() == others
     assert error.partial.matches["match_type"].notna().all()
-    # 300 (too many), three of 100 (refused), the names sent alone (1 from 0, 2 from 1), the
-    # three sent again without their refused name, and batch 2 once more without names[160]
-    tells = [1] * (1 + base)
-    assert sizes[0] == 300 and sorted(sizes[1:]) == [*tells, 98, 99, 99, 99, 100, 100, 100]
-    assert len(sizes) == 9 + base, sizes
-    # the count is kept for the client's later calls: no name is sent alone again
+    # 300 (too many), three of 100 (refused), five names sent alone, the batches sent again
+    assert sizes[0] == 300 and sorted(sizes[1:]) == sorted([100, 100, 100, *tail]), sizes
+    # how the service counts was told: each position names one name, sent alone
     sizes.clear()
     again = outcome(lambda: fresh.private.resolve_companies(sent[:100])).error
     assert isinstance(again, IncompleteResultError), repr(again)
-    assert again.failed == ["names[3]"] and sizes == [100, 99]
+    assert again.failed == ["names[3]", "names[4]"] and again.received == 98
+    assert sorted(sizes) == sorted(later), sizes
 
 
-def test_positions_that_match_no_name_refused_alone_fail_the_batch_whole(listed, fresh, proxy):
-    """A service refusing a request for a name in it that it accepts alone (``names[6]``
-    while it holds ``names[2]``'s name too, as a refusal of duplicates may): sent alone,
-    neither ``names[6]`` nor ``names[5]`` is refused, so no name is left out: the batch fails
-    whole, its refusal raised as the service wrote it with a note saying its positions could
-    not be matched to names (1 + 2 requests, as the client did before it left names out)."""
-    names = listed["companies"][:40]
+def test_a_duplicate_refused_within_the_request_loses_no_name(unique, direct, fresh, proxy):
+    """A service refusing a name that repeats an earlier one of the request
+    (``names[30]: must be unique``), and accepting it alone: sent alone, ``names[30]`` and
+    ``names[29]`` are accepted, their answers kept, and the batch is sent again without them:
+    every name is resolved, nothing is reported refused, and nothing is told of how the
+    service counts (a later call sends both alone again). The client used to raise the
+    refusal for the whole call."""
+    names = [*unique[:30], unique[5], *unique[30:39]]
     sizes: list[int] = []
-
-    def apply(ex: Exchange) -> None:
-        sent = ex.body["names"]
-        sizes.append(len(sent))
-        if names[2] in sent and names[6] in sent:
-            _answer(ex, *SHAPES["error-body"](sent.index(names[6])))
-
-    proxy.add(f"^{P}/companies/resolve$", Action("in_context", on_request=apply))
-    with pytest.raises(BadRequestError) as caught:
-        fresh.private.resolve_companies(names)
-    refused = caught.value
-    assert refused.errors == [f"names[6]: {TOO_LONG}"]
-    assert "could not be matched to names" in str(refused), str(refused)
-    assert "names[6] was accepted and names[5] was accepted" in str(refused), str(refused)
-    assert sizes == [40, 1, 1]
-    # nothing was learnt of how it counts: a later call tells again
-    sizes.clear()
-    with pytest.raises(BadRequestError, match="could not be matched"):
-        fresh.private.resolve_companies(names)
-    assert sizes == [40, 1, 1]
+    proxy.add(f"^{P}/companies/resolve$", judging(sizes, set(), base=0, every=True, lone=True))
+    for _ in range(2):
+        sizes.clear()
+        matches = fresh.private.resolve_companies(names).matches
+        assert_same(matches, _resolve(direct, "companies", names).matches)
+        assert matches["query"].tolist() == names
+        assert sorted(sizes) == [1, 1, 38, 40], sizes
 
 
-def test_a_name_that_cannot_be_sent_alone_leaves_no_name_out(listed, fresh, proxy):
-    """A service counting from 1 whose requests of one name fail (503): how it counts cannot
-    be told, so no name is left out and the batch fails whole with its refusal, positions as
-    the service wrote them and a note saying why (one name sent alone, with its one retry)."""
+def test_a_name_that_cannot_be_sent_alone_fails_with_what_its_request_got(
+    listed, direct, fresh, proxy
+):
+    """A service counting from 1 whose requests of one name fail (503): the two names its
+    refusal may mean (``names[4]``, ``names[3]``) are each sent alone (with its one retry) and
+    fail with the 503, not as refused; the 38 others are resolved."""
     names = [*listed["companies"][:3], _long(3), *listed["companies"][3:39]]
     sizes: list[int] = []
 
@@ -268,8 +327,10 @@ def test_a_name_that_cannot_be_sent_alone_leaves_no_name_out(listed, fresh, prox
 
     refusing = service(sizes, {names[3]}, SHAPES["error-body"], base=1)
     proxy.add(f"^{P}/companies/resolve$", refusing, Action("alone_down", on_request=down))
-    with pytest.raises(BadRequestError) as caught:
-        fresh.private.resolve_companies(names)
-    assert caught.value.errors == [f"names[4]: {TOO_LONG}"]
-    assert "names[4] could not be sent" in str(caught.value), str(caught.value)
-    assert sizes == [40, 1, 1]
+    error = outcome(lambda: fresh.private.resolve_companies(names)).error
+    assert isinstance(error, IncompleteResultError), repr(error)
+    assert error.failed == ["names[3]", "names[4]"] and error.received == 38
+    assert all(e.status == 503 for e in error.errors), error.errors
+    others = [name for i, name in enumerate(names) if i not in (3, 4)]
+    assert_same(error.partial.matches, _resolve(direct, "companies", others).matches)
+    assert sorted(sizes) == [1, 1, 1, 1, 38, 40], sizes

@@ -2,9 +2,11 @@
 (``names[7]: contains forbidden characters``) against one about how many names a request holds.
 
 A refusal naming a position is about that name: a smaller batch holding it would be refused
-alike, so the batch is not split but sent again without that name, the name's error names its
-position in the caller's list, every other name is resolved (``IncompleteResultError.partial``),
-and no batch size is remembered from it (more in ``test_resolve_name_refusals.py``). A refusal about the count (its words name ``names`` and no position, speak
+alike, so the batch is not split; the names it may mean are sent alone, the batch is sent again
+without them, the name refused alone has an error naming its position in the caller's list,
+every other name is resolved (``IncompleteResultError.partial``), and no batch size is
+remembered from it (more in ``test_resolve_name_refusals.py``). A refusal about the count (its
+words name ``names`` and no position, speak
 of a count or a size, ``Error: too many items in request``, or name no field at all) is split,
 and the size is kept once a batch of it was accepted.
 """
@@ -94,17 +96,17 @@ def names(direct: Any) -> list[str]:
 def test_a_name_refused_by_position_fails_alone_and_nothing_is_remembered(
     words, names, direct, fresh, proxy
 ):
-    """One request of 300 names, the caller's ``names[7]`` refused: the batch is sent again
-    without it (299 names, all resolved) once ``names[7]`` alone was refused too (how the
-    service counts positions), the error names ``names[7]`` (it used to split the
-    batch down to single names, 50 requests, raise ``names[0]``, and keep one name per
+    """One request of 300 names, the caller's ``names[7]`` refused: ``names[7]`` (refused)
+    and ``names[6]`` (accepted, its answer kept) are sent alone, the batch is sent again
+    without them (298 names, all resolved), the error names ``names[7]`` (it used to split
+    the batch down to single names, 50 requests, raise ``names[0]``, and keep one name per
     request for the client's life; then to fail the 299 others with it)."""
     sent = [*names[:7], FORBIDDEN, *names[8:]]
     sizes: list[int] = []
     proxy.add(RESOLVE, service(sizes, refusal=POSITIONED[words]))
     error = outcome(lambda: fresh.private.resolve_companies(sent)).error
     assert isinstance(error, IncompleteResultError), repr(error)
-    assert sizes == [300, 1, 299]  # names[7] alone (refused: positions count from 0)
+    assert sorted(sizes) == [1, 1, 298, 300], sizes
     assert error.failed == ["names[7]"]
     assert error.expected == 300 and error.received == 299
     (refused,) = error.errors
@@ -125,22 +127,23 @@ def test_a_name_refused_by_position_fails_alone_and_nothing_is_remembered(
 def test_a_name_refused_in_a_later_batch_keeps_the_other_names(names, direct, fresh, proxy):
     """A service taking at most 100 names that refuses the caller's ``names[150]`` as
     ``names[50]`` of its batch: the batch of 300 is split to 100s (the bound is read), the
-    batch holding that name is not split further but sent again without it, the error names
-    ``names[150]``, the other 299 names are on ``.partial`` and the bound of 100 is kept."""
+    batch holding that name is not split further: ``names[150]`` and ``names[149]`` are sent
+    alone and the batch again without them, the error names ``names[150]``, the other 299
+    names are on ``.partial`` and the bound of 100 is kept."""
     sent = [*names[:150], FORBIDDEN, *names[151:]]
     sizes: list[int] = []
     proxy.add(RESOLVE, service(sizes, bound=100))
     got = outcome(lambda: fresh.private.resolve_companies(sent))
     error = got.error
     assert isinstance(error, IncompleteResultError), repr(error)
-    assert sizes[0] == 300 and sorted(sizes[1:]) == [1, 99, 100, 100, 100]
+    assert sizes[0] == 300 and sorted(sizes[1:]) == [1, 1, 98, 100, 100, 100], sizes
     assert error.failed == ["names[150]"]
     assert error.expected == 300 and error.received == 299
     (refused,) = error.errors
     assert isinstance(refused, BadRequestError)
     assert refused.errors == ["names[150]: contains forbidden characters"], refused.errors
     assert "names[50]" not in str(refused)
-    assert "names[100]..names[199]" in str(refused)  # the note says how the service counted
+    assert "names[150] of your 300 was sent alone and refused" in str(refused)  # the note
     kept = [i for i in range(300) if i != 150]
     ref = direct.private.resolve_companies([names[i] for i in kept]).matches
     assert_same(error.partial.matches, ref)

@@ -50,7 +50,6 @@ from ..errors import (
     NotFoundError,
     RequestInfo,
     ServiceContractError,
-    TransportError,
     ValidationError,
     incomplete,
 )
@@ -85,9 +84,9 @@ HINT_PAGE = 1000
 #: Names per resolve request to start with (not stated by the interface document; lowered
 #: when a service refuses a batch as holding too many, see :func:`_fewer_names`).
 NAMES_PER_RESOLVE = 1000
-#: Times one resolve batch is sent again without the names a service refused alone
-#: (``names[7]: must be at most 200 characters``): a service that would name a name of every
-#: batch it is sent cannot make a call send one request per name.
+#: Times one resolve batch is sent again without the names a refusal of it names
+#: (``names[7]: must be at most 200 characters``), each sent alone first: a service that
+#: would name a name of every batch it is sent cannot make a call send one request per name.
 NAME_REFUSALS = 20
 _ENTITY_ALIASES = {
     "deals": "transactions",
@@ -211,13 +210,14 @@ def _named_positions(error: ApiError) -> list[int]:
     return list(dict.fromkeys(int(m["at"]) for m in _NAME_AT.finditer(_said(error))))
 
 
-def _in_callers_list(error: ApiError, at: list[int], total: int, base: int = 0) -> ApiError:
+def _in_callers_list(error: ApiError, at: list[int], total: int, base: int | None = 0) -> ApiError:
     """``error``, a refusal of the request holding the names at positions ``at`` of the
     caller's ``total`` (in order), with the positions it names (``names[2]``, counted by the
     service within the request, from ``base``: 0, or 1) counted in the caller's list
     (``names[102]`` when ``at`` starts at 100), and a note saying so. The error itself when
     the two counts agree (``at`` is ``0, 1, 2, ...`` and ``base`` 0); a position the request
-    does not hold is left as the service wrote it.
+    does not hold, or any when ``base`` is None (how the service counts is not known), is
+    left as the service wrote it.
 
     Examples
     --------
@@ -231,33 +231,26 @@ def _in_callers_list(error: ApiError, at: list[int], total: int, base: int = 0) 
     """
     if at == list(range(len(at))) and base == 0:
         return error
+    held = f"names[{at[0]}]..names[{at[-1]}]"
+    if at[-1] - at[0] + 1 != len(at):  # names of it were sent alone and left out
+        held = f"{len(at)} names of {held}"
+    if base is None:
+        note = (
+            f"the service counted positions within the request holding {held} of your"
+            f" {total}, from 0 or from 1 (not yet told): shown as it wrote them"
+        )
+        return _noted(error, note)
 
     def moved(m: re.Match[str]) -> str:
         where = int(m["at"]) - base
         return f"{m['head']}{at[where]}" if 0 <= where < len(at) else m[0]
 
-    def shift(text: str) -> str:
-        return _NAME_AT.sub(moved, text)
-
     counted = " from 1" if base else ""
     note = (
-        f"the service counted positions{counted} within the request holding {_held(at)} of"
-        f" your {total}: shown here as positions in your list (counted from 0)"
+        f"the service counted positions{counted} within the request holding {held} of your"
+        f" {total}: shown here as positions in your list (counted from 0)"
     )
-    return _noted(error, note, shift)
-
-
-def _held(at: list[int]) -> str:
-    """The names of a request, in words: ``names[100]..names[199]``, or ``98 names of
-    names[100]..names[199]`` when names of it were refused alone and left out.
-
-    Examples
-    --------
-    >>> _held([3, 4, 5]), _held([3, 5])
-    ('names[3]..names[5]', '2 names of names[3]..names[5]')
-    """
-    held = f"names[{at[0]}]..names[{at[-1]}]"
-    return held if at[-1] - at[0] + 1 == len(at) else f"{len(at)} names of {held}"
+    return _noted(error, note, lambda text: _NAME_AT.sub(moved, text))
 
 
 def _noted(error: ApiError, note: str, shift: Callable[[str], str] | None = None) -> ApiError:
@@ -273,26 +266,6 @@ def _noted(error: ApiError, note: str, shift: Callable[[str], str] | None = None
     again.note = f"{error.note}; {note}" if error.note else note
     again.args = (again._render(),)
     return again
-
-
-def _unmatched(error: ApiError, at: list[int], total: int, seen: str) -> ApiError:
-    """``error``, a refusal naming positions of the request holding the names at ``at`` of
-    the caller's ``total``, that could not be matched to names of it (``seen`` says why): its
-    positions are left as the service wrote them, and a note says the batch failed whole.
-
-    Examples
-    --------
-    >>> error = BadRequestError(400, "BAD_REQUEST", "Invalid", details={"errors": ["names[2]: bad"]})
-    >>> again = _unmatched(error, [10, 11, 12], 20, "sent alone, names[12] was accepted")
-    >>> again.errors, again.note.split(":")[0]
-    (['names[2]: bad'], 'the positions this refusal names could not be matched to names')
-    """
-    note = (
-        f"the positions this refusal names could not be matched to names: {seen}; the whole"
-        f" request (holding {_held(at)} of your {total}) failed with it, positions as the"
-        " service wrote them"
-    )
-    return _noted(error, note)
 
 
 class _Batch(NamedTuple):
@@ -330,6 +303,60 @@ def _whole(names: list[str], start: int, stop: int, at: list[int] | None = None)
     held = names[start:stop]
     where = list(range(start, start + len(held))) if at is None else at[start:stop]
     return _Batch(where, held, len(held))
+
+
+def _candidates(named: list[int], held: int, base: int | None) -> list[int]:
+    """The names of a request of ``held`` names (their indexes) that a refusal naming the
+    positions ``named`` may mean: each position counted from ``base``, or, when how the
+    service counts is not known (None), from 0 and from 1 (``names[5]`` is the 6th name,
+    or the 5th).
+
+    Examples
+    --------
+    >>> _candidates([5, 6], 32, None), _candidates([5, 6], 32, 1), _candidates([0, 40], 32, None)
+    ([4, 5, 6], [4, 5], [0])
+    """
+    bases = (0, 1) if base is None else (base,)
+    return sorted({p - b for p in named for b in bases if 0 <= p - b < held})
+
+
+def _told_base(named: list[int], at: list[int], refused: dict[int, bool]) -> int | None:
+    """How the service counts the positions ``named`` of its refusal of the request holding
+    the names at ``at`` of the caller's list (0, or 1), as the names sent alone tell
+    (``refused``: by position in the caller's list, True for a name refused alone, False for
+    one accepted alone). A position tells when exactly one of its two names (``at[p]``,
+    counted from 0, and ``at[p - 1]``, from 1) was refused alone and the other accepted, or
+    does not exist. None when no position tells (both refused, both accepted, one that could
+    not be sent) or two tell apart.
+
+    Examples
+    --------
+    >>> at = list(range(100, 132))  # names[4] and names[5] refused; counted from 1
+    >>> _told_base([5, 6], at, {104: True, 105: True, 106: False})
+    1
+    >>> _told_base([5], at, {104: True, 105: True}) is None  # both refused: untold
+    True
+    """
+    told = set()
+    for p in named:
+        said = [refused.get(at[i]) if 0 <= i < len(at) else False for i in (p, p - 1)]
+        if None not in said and said.count(True) == 1:
+            told.add(said.index(True))
+    return told.pop() if len(told) == 1 else None
+
+
+def _failed_alone(one: _Batch, error: ApiError, total: int) -> ItemFailure:
+    """The failure of the caller's name ``one`` (a request of it alone) that the service
+    refused: its refusal, with the position it names (``names[0]``, or ``names[1]`` as a
+    service counting from 1 names it) shown as the name's position in the caller's list of
+    ``total``, and a note saying so."""
+    at = one.at[0]
+
+    def shift(text: str) -> str:
+        return _NAME_AT.sub(lambda m: f"{m['head']}{at}" if int(m["at"]) < 2 else m[0], text)
+
+    note = f"names[{at}] of your {total} was sent alone and refused"
+    return ItemFailure(at, one, _noted(error, note, shift))
 
 
 def _said_once(notes: list[str]) -> str | None:
@@ -778,8 +805,7 @@ class PrivateApi:
         #: Names per resolve request: lowered when a service refuses a batch as too large.
         self._names_per_resolve = NAMES_PER_RESOLVE
         #: How a service counts the positions a resolve refusal names (``names[7]``): 0 or
-        #: 1 once a name was confirmed refused alone (:meth:`_names_counted_from`); None
-        #: until then.
+        #: 1 once names sent alone told it (:func:`_told_base`); None until then.
         self._names_from: int | None = None
         #: Rows per list page asked for: lowered when a service refuses ``limit`` as too large.
         self._list_page_size = PAGE_SIZE
@@ -2375,12 +2401,13 @@ class PrivateApi:
         answers, responses, failures = self._resolve_batches(
             entity, items, progress, refresh, cache, deadline
         )
-        data: list[Any] = []
+        data: dict[int, Any] = {}  # by position in the caller's list: names sent alone too
         for start in sorted(answers):
             batch, answer = answers[start]
-            data += self._check_resolved(batch.names, answer, found, f"{endpoint} {batch.label()}")
+            where = f"{endpoint} {batch.label()}"
+            data.update(zip(batch.at, self._check_resolved(batch.names, answer, found, where)))
         with shaping(RequestInfo("POST", f"{PREFIX}/{entity}/resolve", "private"), endpoint):
-            matches, candidates = shape.resolve_frames(data)
+            matches, candidates = shape.resolve_frames([data[i] for i in sorted(data)])
         outside_vocabulary(matches, "match_type", MATCH_TYPES, found)  # after case is undone
         ambiguous = matches["match_type"] == "ambiguous"
         if on_ambiguous == "best" and ambiguous.any():
@@ -2434,15 +2461,17 @@ class PrivateApi:
         client starts at :data:`NAMES_PER_RESOLVE`; a batch refused as holding too many
         (:func:`_fewer_names`) is split to the bound the refusal states, else in halves, and
         that size is kept for this client's later calls once a batch of it was accepted. A
-        refusal naming names of the batch (``names[7]: ...``) is not split: each name it
-        names failed alone, its error naming the position in the caller's list
-        (:func:`_in_callers_list`), and the batch is sent again without them, up to
+        refusal naming names of the batch (``names[7]: ...``) is not split. A name is
+        reported refused only when the service refuses it alone: each name the positions
+        may mean (:func:`_candidates`: counted as this client has told the service counts,
+        else from 0 and from 1) is sent alone; one refused failed alone (its error naming
+        its position in the caller's list, :func:`_failed_alone`), one accepted has that
+        answer as its result; and the batch is sent again without them, up to
         :data:`NAME_REFUSALS` times (then the rest of the batch failed with that refusal).
-        Which names it names depends on how the service counts positions (from 0, or from 1),
-        which a client tells once by sending a name alone (:meth:`_names_counted_from`);
-        positions that cannot be matched to a name refused alone, or that the batch does not
-        hold, fail the batch whole. A smaller batch that fails is a failure: the batches that
-        arrived are kept.
+        The names sent alone tell how the service counts once exactly one of a position's
+        two names is refused alone (:func:`_told_base`): kept for this client's later calls.
+        A refusal naming no position the batch holds fails the batch whole. A smaller batch
+        that fails is a failure: the batches that arrived are kept.
         """
         answers: dict[int, tuple[_Batch, Any]] = {}
         responses: list[Any] = []
@@ -2451,6 +2480,8 @@ class PrivateApi:
         todo = [_whole(names, i, i + size) for i in range(0, len(names), size)]
         accepted: set[int] = set()  # the sizes of the batches accepted
         refused = False
+        # the batches that arrived are kept: after the first round a 400 is one batch's
+        later = tuple(e for e in FATAL_ERRORS if e is not BadRequestError)
 
         def send(batch: _Batch) -> Any:
             try:
@@ -2464,9 +2495,18 @@ class PrivateApi:
                     json={"names": batch.names},
                 )
             except ApiError as exc:
-                if _fewer_names(exc, len(batch.names)) is not None or _named_positions(exc):
-                    return exc  # too many names (split below), or names refused (left out)
+                alone = len(batch.names) == 1 and isinstance(exc, BadRequestError)
+                if (
+                    alone
+                    or _fewer_names(exc, len(batch.names)) is not None
+                    or _named_positions(exc)
+                ):
+                    return exc  # a name refused alone, too many names, or names refused
                 raise
+
+        def keep(batch: _Batch, response: Any) -> None:
+            responses.append(response)
+            answers[batch.at[0]] = (batch, response.json().get("data"))
 
         fatal = FATAL_ERRORS
         while todo:
@@ -2485,9 +2525,11 @@ class PrivateApi:
                 if outcome is None:
                     continue
                 if not isinstance(outcome, ApiError):
-                    responses.append(outcome)
+                    keep(batch, outcome)
                     accepted.add(batch.cut)
-                    answers[batch.at[0]] = (batch, outcome.json().get("data"))
+                    continue
+                if len(batch.names) == 1:  # refused alone: that name failed
+                    failures.append(_failed_alone(batch, outcome, len(names)))
                     continue
                 fewer = _fewer_names(outcome, len(batch.names))
                 if fewer is not None:
@@ -2499,95 +2541,35 @@ class PrivateApi:
                     continue
                 # about names of the batch: a smaller batch holding them would be refused too
                 named = _named_positions(outcome)
-                base, seen = self._names_counted_from(
-                    entity, batch, named, refresh, cache, deadline
+                alone = _candidates(named, len(batch.names), self._names_from)
+                if batch.resent >= NAME_REFUSALS or not alone:
+                    error = _in_callers_list(outcome, batch.at, len(names), self._names_from)
+                    failures.append(ItemFailure(batch.at[0], batch, error))
+                    continue
+                ones = [_Batch([batch.at[i]], [batch.names[i]], 1) for i in alone]
+                sent = map_concurrent(
+                    send, ones, self._workers, progress=False, pool=self._t.pool, fatal=later
                 )
-                if base is None:  # not matched to names: the batch failed whole, as it was
-                    error = _unmatched(outcome, batch.at, len(names), seen)
-                    failures.append(ItemFailure(batch.at[0], batch, error))
-                    continue
-                error = _in_callers_list(outcome, batch.at, len(names), base)
-                alone = [i - base for i in named]
-                if batch.resent >= NAME_REFUSALS or any(not 0 <= i < len(batch.at) for i in alone):
-                    failures.append(ItemFailure(batch.at[0], batch, error))
-                    continue
-                failures += [
-                    ItemFailure(batch.at[i], _Batch([batch.at[i]], [batch.names[i]], 1), error)
-                    for i in alone
-                ]
-                kept = [i for i in range(len(batch.at)) if i not in alone]
-                if kept:
-                    at, held = [batch.at[i] for i in kept], [batch.names[i] for i in kept]
+                failures += sent.failures  # a name that could not be sent alone (a 503)
+                said: dict[int, bool] = {}
+                for one, reply in zip(ones, sent.results):
+                    if isinstance(reply, ApiError):
+                        failures.append(_failed_alone(one, reply, len(names)))
+                    elif reply is not None:
+                        keep(one, reply)
+                    if reply is not None:
+                        said[one.at[0]] = isinstance(reply, ApiError)
+                if self._names_from is None:
+                    self._names_from = _told_base(named, batch.at, said)
+                rest = [i for i in range(len(batch.names)) if i not in alone]
+                if rest:
+                    at, held = [batch.at[i] for i in rest], [batch.names[i] for i in rest]
                     again.append(_Batch(at, held, batch.cut, batch.resent + 1))
-            todo = again
-            # the batches that arrived are kept: a smaller batch that fails is a failure
-            fatal = tuple(e for e in FATAL_ERRORS if e is not BadRequestError)
+            todo, fatal = again, later
         if refused and size in accepted:  # a batch of that size was taken: kept
             self._names_per_resolve = min(self._names_per_resolve, size)
         failures.sort(key=lambda f: f.item.at[0])
         return answers, responses, failures
-
-    def _names_counted_from(
-        self,
-        entity: str,
-        batch: _Batch,
-        named: list[int],
-        refresh: bool,
-        cache: bool,
-        deadline: Any,
-    ) -> tuple[int | None, str]:
-        """How the service counts the positions ``named`` of its refusal of ``batch``: 0, or
-        1 (``names[8]`` for the 8th name), and what the names sent alone to tell showed
-        (None and why when it cannot be told: the refusal is then not matched to names).
-
-        The interface document shows no refusal naming a name. A refusal of one name tells
-        by itself (``names[0]``, or ``names[1]``). Otherwise, the first time this client
-        sees one, a name it names is sent alone, as the service would count it from 0 (the
-        name at its first position), then from 1 (the name before it): the first refused
-        alone (its refusal naming no position, or its own, ``names[0]`` or ``names[1]``, as
-        that count says) settles the count for this client's later calls. Both accepted, or
-        a failure other than a refusal (a 503, the call's budget spent, a token expired), and
-        the positions are not matched: the batch fails whole, the batches that arrived are
-        kept. At most two requests, once per client that settles it; every request within
-        the call's ``deadline``. A name is thus left out only as the service counts: one
-        that counts from 1 used to have the name after each name it refused left out.
-        """
-        if self._names_from is not None:
-            return self._names_from, ""
-        where = named[0]
-        if len(batch.names) == 1:  # a refusal of one name: its position says the count
-            if where in (0, 1):
-                self._names_from = where
-                return where, ""
-            return None, f"a request of one name was refused as names[{where}]"
-        seen: list[str] = []
-        for base in (0, 1):
-            i = where - base
-            if not 0 <= i < len(batch.names):
-                continue
-            try:
-                self._request(
-                    "POST",
-                    f"/{entity}/resolve",
-                    "list",
-                    refresh,
-                    cache,
-                    deadline,
-                    json={"names": [batch.names[i]]},
-                )
-            except BadRequestError as exc:
-                own = _named_positions(exc)
-                if not own or own[0] == base:  # refused alone, and as counted from base
-                    self._names_from = base
-                    return base, ""
-                seen.append(f"names[{batch.at[i]}] was refused as names[{own[0]}]")
-                continue
-            except (ApiError, TransportError) as exc:  # a token expired too: what arrived stays
-                seen.append(f"names[{batch.at[i]}] could not be sent ({exc})")
-                break
-            seen.append(f"names[{batch.at[i]}] was accepted")
-        told = " and ".join(seen) or f"the request holds no name at names[{where}]"
-        return None, f"sent alone, {told}" if seen else told
 
     @staticmethod
     def _check_resolved(batch: list[str], data: Any, found: Findings, where: str) -> list[Any]:
@@ -2647,19 +2629,17 @@ class PrivateApi:
         ----------
         names : list of str
             Any number (sent in batches of 1,000; fewer once the service refused a batch as
-            holding too many). A name the service refuses on its own (a refusal of its batch
-            naming it, ``names[7]: must be at most 200 characters``) failed alone: its batch
-            is sent again without it (at most 20 times per batch), and the
-            call raises an :class:`~dealframe.errors.IncompleteResultError` whose ``failed``
-            lists ``names[i]`` (its position in ``names``), whose ``errors`` hold the
-            refusal with that position, and whose ``.partial`` holds every other name,
-            resolved. The refusal itself is raised when it was the only name sent. Whether
-            the service counts those positions from 0 or from 1 (``names[8]`` for the 8th
-            name) is told once per client, before any name is left out, by sending the name
-            at the position named alone (then the one before it): the first refused alone
-            settles it (one or two requests more). When neither is refused alone the
-            positions are not matched to names: the batch fails whole with the refusal, as
-            the service wrote it, and a note saying so.
+            holding too many). A name is reported refused only when the service refuses it
+            alone. When the service refuses a batch naming names of it (``names[7]: must be
+            at most 200 characters``), each name a position may mean is sent alone (one
+            request each: the name at it, and until this client has told whether the service
+            counts from 0 or from 1, ``names[8]`` for the 8th name, the one before it too);
+            one accepted alone has that answer as its result, and the batch is sent again
+            without them (at most 20 times per batch). The names refused alone make the call
+            raise an :class:`~dealframe.errors.IncompleteResultError` whose ``failed`` lists
+            ``names[i]`` (its position in ``names``), whose ``errors`` hold the refusal with
+            that position, and whose ``.partial`` holds every other name, resolved. The
+            refusal itself is raised when it was the only name sent.
         on_ambiguous : {"none", "best", "raise"}
             Leave ``id`` null for ambiguous names, take the best candidate, or raise
             :class:`~dealframe.errors.AmbiguousNameError`. With ``"best"``, a name whose
