@@ -334,3 +334,41 @@ def test_a_name_that_cannot_be_sent_alone_fails_with_what_its_request_got(
     others = [name for i, name in enumerate(names) if i not in (3, 4)]
     assert_same(error.partial.matches, _resolve(direct, "companies", others).matches)
     assert sorted(sizes) == [1, 1, 1, 1, 38, 40], sizes
+
+
+def test_a_refusal_naming_many_names_sends_a_bounded_number_alone_a_round(unique, fresh, proxy):
+    """One refusal naming 30 names of a batch (every problem listed, counted from 0): the names
+    are sent alone at most ``2 * LONE_POSITIONS`` a round (both readings while the counting is
+    not known, then one), never 30 or 60 requests at once, and every other name resolves."""
+    from dealframe.private.api import LONE_POSITIONS
+
+    bad = set(range(10, 70, 2))  # 30 names of the first batch of 100
+    sent = [_long(i) if i in bad else name for i, name in enumerate(unique[:100])]
+    refused = {sent[i] for i in bad}
+    sizes: list[int] = []
+
+    def apply(ex: Exchange) -> None:
+        names = ex.body.get("names") if isinstance(ex.body, dict) else None
+        if not isinstance(names, list):
+            return
+        sizes.append(len(names))
+        said = [f"names[{i}]: {TOO_LONG}" for i, name in enumerate(names) if name in refused]
+        if said:
+            body = {"error": {"code": "BAD_REQUEST", "message": "Invalid", "details": {}}}
+            body["error"]["details"]["errors"] = said
+            _answer(ex, 400, body)
+
+    proxy.add(f"^{P}/companies/resolve$", Action("refuse_all_named", on_request=apply))
+    error = outcome(lambda: fresh.private.resolve_companies(sent)).error
+    assert isinstance(error, IncompleteResultError), repr(error)
+    assert error.failed == [f"names[{i}]" for i in sorted(bad)]
+    assert error.received == 70
+    rounds, run = [], 0
+    for size in sizes:
+        if size == 1:
+            run += 1
+        elif run:
+            rounds, run = [*rounds, run], 0
+    rounds += [run] if run else []
+    assert rounds and max(rounds) <= 2 * LONE_POSITIONS, sizes
+    assert sum(rounds) < 2 * len(bad), sizes  # the counting, once told, halves the checks

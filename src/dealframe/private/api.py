@@ -88,6 +88,10 @@ NAMES_PER_RESOLVE = 1000
 #: (``names[7]: must be at most 200 characters``), each sent alone first: a service that
 #: would name a name of every batch it is sent cannot make a call send one request per name.
 NAME_REFUSALS = 20
+#: Positions of one refusal whose names are sent alone in one round (a refusal naming more
+#: has the others named again when the batch is sent without these): at most
+#: ``2 * LONE_POSITIONS`` lone requests a round while how the service counts is not known.
+LONE_POSITIONS = 8
 _ENTITY_ALIASES = {
     "deals": "transactions",
     "company": "companies",
@@ -2540,7 +2544,7 @@ class PrivateApi:
                     ]
                     continue
                 # about names of the batch: a smaller batch holding them would be refused too
-                named = _named_positions(outcome)
+                named = _named_positions(outcome)[:LONE_POSITIONS]  # the rest: next round
                 alone = _candidates(named, len(batch.names), self._names_from)
                 if batch.resent >= NAME_REFUSALS or not alone:
                     error = _in_callers_list(outcome, batch.at, len(names), self._names_from)
