@@ -160,7 +160,8 @@ def test_resolve_refusal_naming_a_position_breaks_as_the_client_leaves_it_out(
     check = _doctor(client, "B")["B.resolve.batch"]
     assert check.verdict == BREAKS, check
     assert (
-        "names[100]" in check.observed and "the client leaves each named name out" in check.observed
+        "names[100]" in check.observed
+        and "the client sends each named name alone" in check.observed
     )
 
 

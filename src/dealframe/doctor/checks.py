@@ -998,7 +998,7 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
     how many names the batch holds is asked again at the size the client would send (the
     bound stated, else half) until a size is taken, as the client splits its batches, at
     most :data:`SIZES_ASKED` requests; a refusal naming names (``names[3]``) is the client
-    leaving them out and sending the rest again, any other is what the client raises."""
+    sending each name it may mean alone (failed only if refused alone) and the rest again, any other is what the client raises."""
     sent, refused, last = NAMES_PER_RESOLVE, list[str](), ""
     for _ in range(SIZES_ASKED):  # 1000 -> a stated bound, or halves down to 1
         names = [f"zz doctor probe {i}" for i in range(sent)]
@@ -1012,8 +1012,8 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
         if fewer is None or not isinstance(error, ApiError):
             named = isinstance(error, ApiError) and _named_positions(error)
             what = (
-                "names of ordinary text refused one by one (the client leaves each named name "
-                "out and sends the rest again)"
+                "names of ordinary text refused one by one (the client sends each named name "
+                "alone, reports it failed only when refused alone, and sends the rest again)"
                 if named
                 else "not read as a refusal of that many names (the client raises it)"
                 if sent > 1

@@ -2468,7 +2468,9 @@ class PrivateApi:
         refusal naming names of the batch (``names[7]: ...``) is not split. A name is
         reported refused only when the service refuses it alone: each name the positions
         may mean (:func:`_candidates`: counted as this client has told the service counts,
-        else from 0 and from 1) is sent alone; one refused failed alone (its error naming
+        else from 0 and from 1; at most :data:`LONE_POSITIONS` positions of one refusal a
+        round, the others named again by the next refusal) is sent alone; one refused failed
+        alone (its error naming
         its position in the caller's list, :func:`_failed_alone`), one accepted has that
         answer as its result; and the batch is sent again without them, up to
         :data:`NAME_REFUSALS` times (then the rest of the batch failed with that refusal).
@@ -2635,9 +2637,10 @@ class PrivateApi:
             Any number (sent in batches of 1,000; fewer once the service refused a batch as
             holding too many). A name is reported refused only when the service refuses it
             alone. When the service refuses a batch naming names of it (``names[7]: must be
-            at most 200 characters``), each name a position may mean is sent alone (one
-            request each: the name at it, and until this client has told whether the service
-            counts from 0 or from 1, ``names[8]`` for the 8th name, the one before it too);
+            at most 200 characters``), each name a position may mean (at most 8 positions of
+            one refusal a round) is sent alone (one request each: the name at it, and until
+            this client has told whether the service counts from 0 or from 1, ``names[8]``
+            for the 8th name, the one before it too);
             one accepted alone has that answer as its result, and the batch is sent again
             without them (at most 20 times per batch). The names refused alone make the call
             raise an :class:`~dealframe.errors.IncompleteResultError` whose ``failed`` lists

@@ -776,7 +776,7 @@ def _names(spec: str | Iterable[str] | None) -> list[str]:
     out: list[str] = []
     for part in parts:
         if not isinstance(part, str):
-            raise UnknownProfileError(f"a profile name is a string, got {part!r}")
+            raise UnknownProfileError(f"profile: a profile name is a string, got {part!r}")
         name = part.strip()
         if name in ("", DEFAULT) or name in out:
             continue
