@@ -293,7 +293,6 @@ _NUMBERS = (
 )
 
 
-@checked_methods
 class SettingsFields(TypedDict, total=False):
     """The :class:`Settings` fields as keyword arguments (:meth:`Settings.replace`,
     :meth:`Settings.from_env`), so a type checker names a misspelt one, as Python's own
@@ -318,6 +317,7 @@ class SettingsFields(TypedDict, total=False):
     progress: bool | None
 
 
+@checked_methods
 @dataclass(frozen=True, repr=False)
 class Settings:
     """Everything the client needs to talk to the service.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 import threading
 import types
@@ -33,7 +34,11 @@ def test_the_bar_moves_while_requests_are_still_running(monkeypatch):
 
 def test_jupyter_without_ipywidgets_gets_the_text_bar(monkeypatch):
     """tqdm's widget bar without ipywidgets warns 'IProgress not found' and prints text."""
-    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    shell = types.SimpleNamespace(kernel=object())  # what a Jupyter kernel's shell carries
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: shell  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    assert paging.in_kernel()
     monkeypatch.setattr(paging, "_has_ipywidgets", lambda: False)
     assert paging._widgets() is False
     with warnings.catch_warnings():
@@ -43,3 +48,13 @@ def test_jupyter_without_ipywidgets_gets_the_text_bar(monkeypatch):
         bar.close()
     monkeypatch.setattr(paging, "_has_ipywidgets", lambda: True)
     assert paging._widgets() is True
+
+
+def test_a_process_that_imported_ipykernel_is_no_kernel(monkeypatch):
+    """Auto progress (``None``) drew bars into a captured stderr once any test of the process
+    had imported ``ipykernel``: only a running kernel's shell counts, or a terminal."""
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert not paging.in_kernel()
+    assert paging.show_progress(None, 10) is False
+    assert paging.show_progress(True, 10) is True

@@ -8,7 +8,6 @@ import numbers
 import os
 import re
 import shutil
-import sys
 import time
 import uuid
 import warnings
@@ -27,7 +26,7 @@ from dealframe.arguments import checked_keywords, choice, expanded_path, finite_
 
 from ..errors import ConfigurationError, DealframeError, ValidationError
 from ..notices import user_stacklevel
-from ..transport.paging import progress_bar
+from ..transport.paging import interactive, progress_bar
 from .ahead import read_ahead
 from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
@@ -288,10 +287,7 @@ class _Progress:
                 "progress", "True, False, None or a function taking a dict", got=progress
             )
         self.callback = progress if callable(progress) else None
-        interactive = (
-            bool(getattr(sys.stderr, "isatty", lambda: False)()) or "ipykernel" in sys.modules
-        )
-        self.bars = progress is True or (progress is None and interactive)
+        self.bars = progress is True or (progress is None and interactive())
         self._bar: Any = None
 
     def start(self, entity: str) -> None:

@@ -39,6 +39,8 @@ __all__ = [
     "MapResult",
     "WorkerPool",
     "closed",
+    "in_kernel",
+    "interactive",
     "map_concurrent",
     "on_worker",
     "progress_bar",
@@ -184,6 +186,25 @@ class MapResult(Generic[R]):
         ) from self.failures[0].error
 
 
+def in_kernel() -> bool:
+    """Whether this code runs in a Jupyter kernel: an IPython shell that has a kernel, not a
+    process that merely imported ``ipykernel`` (a test run, a tool), nor IPython in a terminal.
+
+    Examples
+    --------
+    >>> in_kernel()
+    False
+    """
+    get = getattr(sys.modules.get("IPython"), "get_ipython", None)
+    shell = get() if callable(get) else None
+    return getattr(shell, "kernel", None) is not None
+
+
+def interactive() -> bool:
+    """Whether someone watches: standard error is a terminal, or this is a Jupyter kernel."""
+    return bool(getattr(sys.stderr, "isatty", lambda: False)()) or in_kernel()
+
+
 def show_progress(progress: bool | None, n_items: int) -> bool:
     """Whether to draw a bar: never for one item; ``None`` means "if stderr is a terminal".
 
@@ -194,10 +215,7 @@ def show_progress(progress: bool | None, n_items: int) -> bool:
     """
     if n_items <= 1 or progress is False:
         return False
-    if progress is True:
-        return True
-    stream = sys.stderr
-    return bool(getattr(stream, "isatty", lambda: False)()) or "ipykernel" in sys.modules
+    return progress is True or interactive()
 
 
 @functools.cache
@@ -229,7 +247,7 @@ def progress_bar(total: int | None, desc: str | None, unit: str = "req") -> Any:
 def _widgets() -> bool:
     """Whether to draw tqdm's notebook widget: in Jupyter with ipywidgets installed (without
     it, tqdm's widget bar warns "IProgress not found" and prints text: the text bar does)."""
-    return "ipykernel" in sys.modules and _has_ipywidgets()
+    return in_kernel() and _has_ipywidgets()
 
 
 @functools.cache
