@@ -64,8 +64,17 @@ def test_no_bound_is_read_where_the_service_stated_none(status, body, headers):
         (b'{"detail": "limit: must be in 1-250"}', {}, 250),
         (b'{"status": 413, "reason": "limit too large", "max": 100}', {}, 100),
         (b'{"message": "413: limit must be at most 100"}', {}, 100),
+        (b'{"error": {"code": "X", "message": "413 names at most per request"}}', {}, 413),
     ],
-    ids=["text", "text-after-status", "documented-json", "range", "status-member", "status-first"],
+    ids=[
+        "text",
+        "text-after-status",
+        "documented-json",
+        "range",
+        "status-member",
+        "status-first",
+        "bound-equal-to-status",
+    ],
 )
 def test_a_bound_the_service_wrote_is_read(body, headers, bound):
     error = error_from_response(413, body, REQ, headers)

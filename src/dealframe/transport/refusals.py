@@ -55,13 +55,14 @@ _PHRASES = (
 
 def _status_said(status: int) -> re.Pattern[str]:
     """The status as a body writes it: ``HTTP 413``, ``status: 413``, ``"status": 400`` (JSON
-    of no known shape), ``Error 400``, ``413 Payload Too Large``, a text that begins with it
-    (``413: too many names``)... (a status, never a bound)."""
+    of no known shape), ``Error 400``, ``413 Payload Too Large``, a text that opens with it
+    and a colon or a dash (``413: too many names``; ``400 names at most`` states a bound)...
+    (a status, never a bound)."""
     return re.compile(
         rf"(?:\b(?:https?(?:/[\d.]+)?|status(?:\s*code)?|error|code)[\"']?\s*[:=#]?\s*[\"']?"
         rf"{status}\b)"
         rf"|(?:\b{status}\s*[:-]?\s*(?:{_PHRASES}))"
-        rf"|(?:^\W*{status}\b)",
+        rf"|(?:^\W*{status}\s*[:-])",
         re.IGNORECASE,
     )
 
@@ -82,6 +83,8 @@ def _below(text: str, sent: int, status: int = 0) -> list[int]:
     [250]
     >>> _below("413: too many names, at most 100", 1000, 413)
     [100]
+    >>> _below("400 names at most per request", 1000, 400)
+    [400]
     """
     if status:
         text = _status_said(status).sub(" ", text)
