@@ -40,7 +40,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     proxy,
 )
 
-from dealframe.errors import BadRequestError, IncompleteResultError
+from dealframe.errors import AuthenticationError, BadRequestError, IncompleteResultError
 from dealframe.private.api import NAME_REFUSALS
 
 P = "/api/private/v1"
@@ -372,3 +372,60 @@ def test_a_refusal_naming_many_names_sends_a_bounded_number_alone_a_round(unique
     rounds += [run] if run else []
     assert rounds and max(rounds) <= 2 * LONE_POSITIONS, sizes
     assert sum(rounds) < 2 * len(bad), sizes  # the counting, once told, halves the checks
+
+
+def test_a_token_expiring_during_the_lone_checks_keeps_what_arrived(unique, fresh, proxy):
+    """Two batches; the first is refused for a name, the second answered; then every request
+    is a 401 (a token that expired meanwhile). The call raises the ``AuthenticationError``
+    part-way, as other calls do (docs/errors.md), whose ``.partial`` holds the second
+    batch's names: the 401 of a lone check was raised bare, and all that arrived was lost."""
+    names = [*unique[:60], _long(0), *unique[60:120]]  # 121 names: batches of 100 and 21
+    sizes: list[int] = []
+
+    def apply(ex: Exchange) -> None:
+        got = ex.body.get("names") if isinstance(ex.body, dict) else None
+        if not isinstance(got, list):
+            return
+        sizes.append(len(got))
+        if len(sizes) > 3:  # the two batches of the first round, then anything: 401
+            _answer(ex, 401, {"error": {"code": "INVALID_TOKEN", "message": "token expired"}})
+        elif len(got) > 100:
+            _answer(ex, 400, {"error": {"code": "BAD_REQUEST", "message": "names: at most 100"}})
+        elif names[60] in got:
+            _answer(ex, *SHAPES["error-body"](got.index(names[60])))
+
+    proxy.add(f"^{P}/companies/resolve$", Action("expire", on_request=apply))
+    error = outcome(lambda: fresh.private.resolve_companies(names)).error
+    assert isinstance(error, AuthenticationError), repr(error)
+    assert error.partial is not None, "what arrived was lost"
+    partial = error.partial.matches
+    assert partial["match_type"].notna().sum() == 21, sizes
+    assert partial["query"].tolist() == names[100:]  # the second batch, as sent
+    assert error.received == 21 and error.expected == 121
+
+
+def test_a_batch_whose_refusals_name_hundreds_of_names_resolves_every_good_one(
+    unique, fresh, proxy
+):
+    """200 bad names among 300 in one batch (every problem listed): rounds that find names
+    refused alone do not count towards ``NAME_REFUSALS``, so every good name resolves (the
+    bound cut the batch after 20 rounds of 8 positions, failing the good names left)."""
+    bad = set(range(0, 300, 3)) | set(range(1, 300, 3))  # 200 names
+    sent = [_long(i) if i in bad else name for i, name in enumerate(unique[:300])]
+    refused = {sent[i] for i in bad}
+
+    def apply(ex: Exchange) -> None:
+        got = ex.body.get("names") if isinstance(ex.body, dict) else None
+        if not isinstance(got, list):
+            return
+        said = [f"names[{i}]: {TOO_LONG}" for i, name in enumerate(got) if name in refused]
+        if said:
+            body = {"error": {"code": "BAD_REQUEST", "message": "Invalid", "details": {}}}
+            body["error"]["details"]["errors"] = said
+            _answer(ex, 400, body)
+
+    proxy.add(f"^{P}/companies/resolve$", Action("refuse_all_named", on_request=apply))
+    error = outcome(lambda: fresh.private.resolve_companies(sent)).error
+    assert isinstance(error, IncompleteResultError), repr(error)
+    assert error.failed == [f"names[{i}]" for i in sorted(bad)]
+    assert error.received == 100

@@ -84,9 +84,12 @@ HINT_PAGE = 1000
 #: Names per resolve request to start with (not stated by the interface document; lowered
 #: when a service refuses a batch as holding too many, see :func:`_fewer_names`).
 NAMES_PER_RESOLVE = 1000
-#: Times one resolve batch is sent again without the names a refusal of it names
-#: (``names[7]: must be at most 200 characters``), each sent alone first: a service that
-#: would name a name of every batch it is sent cannot make a call send one request per name.
+#: Rounds of one resolve batch sent again without the names a refusal of it names
+#: (``names[7]: must be at most 200 characters``), each sent alone first, that found at
+#: most one name refused alone: a service that names one name of every batch it is sent
+#: cannot make a call send a request or two per name. A round that finds several names
+#: refused alone (a refusal listing its problems) does not count, so every good name of a
+#: batch whose refusals list hundreds of bad names is still resolved.
 NAME_REFUSALS = 20
 #: Positions of one refusal whose names are sent alone in one round (a refusal naming more
 #: has the others named again when the batch is sent without these): at most
@@ -2473,7 +2476,10 @@ class PrivateApi:
         alone (its error naming
         its position in the caller's list, :func:`_failed_alone`), one accepted has that
         answer as its result; and the batch is sent again without them, up to
-        :data:`NAME_REFUSALS` times (then the rest of the batch failed with that refusal).
+        :data:`NAME_REFUSALS` rounds that find at most one name refused alone (then the rest
+        of the batch failed with that refusal). A request that stops the call (an
+        ``AuthenticationError``: a token expired meanwhile) fails every batch still to send
+        once something arrived, which is kept.
         The names sent alone tell how the service counts once exactly one of a position's
         two names is refused alone (:func:`_told_base`): kept for this client's later calls.
         A refusal naming no position the batch holds fails the batch whole. A smaller batch
@@ -2515,16 +2521,23 @@ class PrivateApi:
             answers[batch.at[0]] = (batch, response.json().get("data"))
 
         fatal = FATAL_ERRORS
+        stopped: ApiError | None = None  # a request that stops the call (a token expired)
         while todo:
-            result = map_concurrent(
-                send,
-                todo,
-                self._workers,
-                progress=self._progress(progress),
-                desc="resolve",
-                pool=self._t.pool,
-                fatal=fatal,
-            )
+            try:
+                result = map_concurrent(
+                    send,
+                    todo,
+                    self._workers,
+                    progress=self._progress(progress),
+                    desc="resolve",
+                    pool=self._t.pool,
+                    fatal=fatal,
+                )
+            except ApiError as exc:  # what arrived before it is kept
+                if not (answers or failures):
+                    raise
+                failures += [ItemFailure(b.at[0], b, exc) for b in todo]
+                break
             failures += result.failures
             again: list[_Batch] = []
             for batch, outcome in zip(todo, result.results):
@@ -2548,14 +2561,21 @@ class PrivateApi:
                 # about names of the batch: a smaller batch holding them would be refused too
                 named = _named_positions(outcome)[:LONE_POSITIONS]  # the rest: next round
                 alone = _candidates(named, len(batch.names), self._names_from)
-                if batch.resent >= NAME_REFUSALS or not alone:
-                    error = _in_callers_list(outcome, batch.at, len(names), self._names_from)
+                if stopped is not None or batch.resent >= NAME_REFUSALS or not alone:
+                    error = stopped or _in_callers_list(
+                        outcome, batch.at, len(names), self._names_from
+                    )
                     failures.append(ItemFailure(batch.at[0], batch, error))
                     continue
                 ones = [_Batch([batch.at[i]], [batch.names[i]], 1) for i in alone]
-                sent = map_concurrent(
-                    send, ones, self._workers, progress=False, pool=self._t.pool, fatal=later
-                )
+                try:
+                    sent = map_concurrent(
+                        send, ones, self._workers, progress=False, pool=self._t.pool, fatal=later
+                    )
+                except ApiError as exc:  # the other answers of this round are still kept
+                    stopped = exc
+                    failures.append(ItemFailure(batch.at[0], batch, exc))
+                    continue
                 failures += sent.failures  # a name that could not be sent alone (a 503)
                 said: dict[int, bool] = {}
                 for one, reply in zip(ones, sent.results):
@@ -2568,9 +2588,13 @@ class PrivateApi:
                 if self._names_from is None:
                     self._names_from = _told_base(named, batch.at, said)
                 rest = [i for i in range(len(batch.names)) if i not in alone]
-                if rest:
+                if rest:  # a round that found at most one name refused alone counts
                     at, held = [batch.at[i] for i in rest], [batch.names[i] for i in rest]
-                    again.append(_Batch(at, held, batch.cut, batch.resent + 1))
+                    counted = sum(said.values()) < 2
+                    again.append(_Batch(at, held, batch.cut, batch.resent + counted))
+            if stopped is not None:
+                failures += [ItemFailure(b.at[0], b, stopped) for b in again]
+                break
             todo, fatal = again, later
         if refused and size in accepted:  # a batch of that size was taken: kept
             self._names_per_resolve = min(self._names_per_resolve, size)
