@@ -93,6 +93,25 @@ def service(
     return Action("resolve_refusing_names", on_request=apply)
 
 
+def listing_service(sizes: list[int], refused: set[str]) -> Action:
+    """A resolve that records each request's size in ``sizes`` and refuses one holding names
+    of ``refused`` by listing every such name's position (counted from 0), as a validator
+    reporting all its problems does."""
+
+    def apply(ex: Exchange) -> None:
+        names = ex.body.get("names") if isinstance(ex.body, dict) else None
+        if not isinstance(names, list):
+            return
+        sizes.append(len(names))
+        said = [f"names[{i}]: {TOO_LONG}" for i, name in enumerate(names) if name in refused]
+        if said:
+            body = {"error": {"code": "BAD_REQUEST", "message": "Invalid", "details": {}}}
+            body["error"]["details"]["errors"] = said
+            _answer(ex, 400, body)
+
+    return Action("refuse_all_named", on_request=apply)
+
+
 def _long(i: int) -> str:
     return f"Company {i} " + "x" * 200
 
@@ -347,18 +366,7 @@ def test_a_refusal_naming_many_names_sends_a_bounded_number_alone_a_round(unique
     refused = {sent[i] for i in bad}
     sizes: list[int] = []
 
-    def apply(ex: Exchange) -> None:
-        names = ex.body.get("names") if isinstance(ex.body, dict) else None
-        if not isinstance(names, list):
-            return
-        sizes.append(len(names))
-        said = [f"names[{i}]: {TOO_LONG}" for i, name in enumerate(names) if name in refused]
-        if said:
-            body = {"error": {"code": "BAD_REQUEST", "message": "Invalid", "details": {}}}
-            body["error"]["details"]["errors"] = said
-            _answer(ex, 400, body)
-
-    proxy.add(f"^{P}/companies/resolve$", Action("refuse_all_named", on_request=apply))
+    proxy.add(f"^{P}/companies/resolve$", listing_service(sizes, refused))
     error = outcome(lambda: fresh.private.resolve_companies(sent)).error
     assert isinstance(error, IncompleteResultError), repr(error)
     assert error.failed == [f"names[{i}]" for i in sorted(bad)]
@@ -414,17 +422,7 @@ def test_a_batch_whose_refusals_name_hundreds_of_names_resolves_every_good_one(
     sent = [_long(i) if i in bad else name for i, name in enumerate(unique[:300])]
     refused = {sent[i] for i in bad}
 
-    def apply(ex: Exchange) -> None:
-        got = ex.body.get("names") if isinstance(ex.body, dict) else None
-        if not isinstance(got, list):
-            return
-        said = [f"names[{i}]: {TOO_LONG}" for i, name in enumerate(got) if name in refused]
-        if said:
-            body = {"error": {"code": "BAD_REQUEST", "message": "Invalid", "details": {}}}
-            body["error"]["details"]["errors"] = said
-            _answer(ex, 400, body)
-
-    proxy.add(f"^{P}/companies/resolve$", Action("refuse_all_named", on_request=apply))
+    proxy.add(f"^{P}/companies/resolve$", listing_service([], refused))
     error = outcome(lambda: fresh.private.resolve_companies(sent)).error
     assert isinstance(error, IncompleteResultError), repr(error)
     assert error.failed == [f"names[{i}]" for i in sorted(bad)]
