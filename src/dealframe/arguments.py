@@ -63,6 +63,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 C = TypeVar("C", bound=type)
 _NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 #: Largest integer a JSON body carries (64-bit signed).
 INT64_MAX = 2**63 - 1
@@ -432,12 +433,12 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
     def checked(*args: P.args, **kwargs: P.kwargs) -> R:
         if kwargs and not names.issuperset(kwargs):
             unknown = next(k for k in kwargs if k not in names)
-            raise UnknownArgumentError(unknown, label, names - {"self", "cls"})
+            raise UnknownArgumentError(unknown, _as_typed(label, args), names - {"self", "cls"})
         _check_flags(flags, kwargs)  # named first: they say most of what is wrong
         try:
             given = signature.bind(*args, **kwargs).arguments
         except TypeError as exc:
-            raise CallError(label, str(exc)) from None
+            raise CallError(_as_typed(label, args), _problem(signature, args, exc)) from None
         _check_flags(flags, given)
         for name, none_ok in clients.items():
             value = given.get(name)
@@ -451,6 +452,45 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
             return function(*args, **kwargs)
 
     return checked
+
+
+#: How a user reaches the methods of these classes, for errors to name the call as typed.
+_REACHED_AS = {"PublicApi": "client.public", "PrivateApi": "client.private", "Client": "client"}
+
+
+def _as_typed(label: str, args: tuple[Any, ...]) -> str:
+    """``label`` (``Class.method``) as the user typed the call: ``client.public.search``,
+    ``client.public_v1.search`` (the instance's ``version``), ``client.private.companies``.
+
+    Examples
+    --------
+    >>> _as_typed("PublicApi.search", ())
+    'PublicApi.search'
+    """
+    owner, _, method = label.rpartition(".")
+    reached = _REACHED_AS.get(owner)
+    if reached is None or not args or type(args[0]).__name__ != owner:
+        return label  # a function, a class method, a constructor: named as written
+    if owner == "PublicApi" and getattr(args[0], "version", None) == "v1":
+        reached = "client.public_v1"
+    return f"{reached}.{method}"
+
+
+def _problem(signature: inspect.Signature, args: tuple[Any, ...], exc: TypeError) -> str:
+    """What :meth:`inspect.Signature.bind` refused, said for a user: a call of a
+    keyword-only function with positional arguments names its keywords and the count."""
+    parameters = list(signature.parameters.values())
+    positional = [p for p in parameters if p.kind in _POSITIONAL]
+    keywords = [p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    extra = len(args) - len(positional)
+    own = [p for p in positional if p.name not in {"self", "cls"}]
+    if extra <= 0 or own or not keywords:
+        return str(exc)
+    shown = ", ".join(f"{name}=..." for name in keywords[:3]) + (
+        ", ..." if len(keywords) > 3 else ""
+    )
+    plural = "s" if extra > 1 else ""
+    return f"keyword arguments only: {shown}; got {extra} positional argument{plural}"
 
 
 def checked_methods(cls: C) -> C:

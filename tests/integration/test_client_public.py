@@ -563,7 +563,7 @@ def _bad_calls(universe: dict[str, list[dict[str, Any]]]) -> list[tuple[str, Any
         (
             "group without group filter",
             lambda c: c.public.group_current(enterprise_value_above=1),
-            "group",
+            "filters",
         ),
         (
             "group series bad field",

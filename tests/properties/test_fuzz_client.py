@@ -322,7 +322,7 @@ def test_search_and_groups(client, known, data):
     api = data.draw(st.sampled_from([client.public, client.public_v1]))
     method = data.draw(st.sampled_from(["search", "group_current", "group_time_series"]))
     result = check(
-        lambda: getattr(api, method)(**kw), set(kw) | {"group", "fields", "date_from", "date_to"}
+        lambda: getattr(api, method)(**kw), set(kw) | {"filters", "fields", "date_from", "date_to"}
     )
     if isinstance(result, pd.DataFrame) and method == "search":
         assert result.index.is_unique

@@ -30,7 +30,7 @@ from dealframe.analytics.conventions import Conventions
 from dealframe.analytics.rollups import group_current, group_time_series
 from dealframe.arguments import checked_keywords
 from dealframe.client import Client
-from dealframe.errors import RequestInfo, ServiceContractError
+from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.public.api import Month, Strings, _series_members
 from dealframe.public.query import group_body
 
@@ -384,10 +384,11 @@ def reconcile_frames(
     Raises
     ------
     dealframe.errors.ValidationError
-        An argument of the wrong kind, or a ``metric`` or ``time_bucket`` other than the
+        An argument of the wrong kind, a ``service`` frame without ``attrs["methodology"]``
+        (one read from a file or rebuilt), or a ``metric`` or ``time_bucket`` other than the
         one ``service.attrs`` says (naming the argument and the frame's value).
     dealframe.errors.ServiceContractError
-        The aggregate's meta has no readable window or threshold.
+        The aggregate's ``attrs["methodology"]`` has no readable window or threshold.
 
     Examples
     --------
@@ -401,9 +402,26 @@ def reconcile_frames(
     check_frame("deals", deals)
     _check_rules(metric, time_bucket, conventions, tolerance)
     _check_same_aggregate(service, metric=metric, time_bucket=time_bucket)
+    _check_methodology(service)
     check(isinstance(include_deleted, bool), "include_deleted", "True or False", include_deleted)
     context = _context(service, include_deleted)
     return _reconciled(service, deals, metric, time_bucket, context, conventions, tolerance)
+
+
+def _check_methodology(service: pd.DataFrame) -> None:
+    """Refuse a ``service`` frame without ``attrs["methodology"]``: the user's frame (one read
+    from a file, or rebuilt, loses its attrs), not the service's answer, is at fault; a
+    methodology that is there but unreadable is the service's (a ServiceContractError)."""
+    if isinstance(service.attrs.get("methodology"), Mapping):
+        return
+    columns = ", ".join(map(str, service.columns[:5])) + (", ..." if service.shape[1] > 5 else "")
+    raise ValidationError(
+        "service",
+        "the frame client.private.aggregate returns, with its attrs['methodology'] (window "
+        "and small-n threshold): a frame read from a file or rebuilt loses its attrs, so pass "
+        "the aggregate frame itself",
+        got=f"a frame with no methodology in its attrs (columns: {columns or 'none'})",
+    )
 
 
 def _check_same_aggregate(service: pd.DataFrame, **asked: str) -> None:
@@ -579,7 +597,7 @@ def reconcile_groups(
     group = {k: v for k, v in named.items() if v is not None}
     # every argument checked before the first data request (the client's own checks); a
     # field name the service may not serve is looked for as group_time_series does
-    body = group_body(group)
+    body = group_body(group, "reconcile_groups")
     extra, _ = _series_members(fields, date_from, date_to)
     api = client.public_api(version)
     api._check_group_fields({**body, **extra})

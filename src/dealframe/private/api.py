@@ -2212,8 +2212,13 @@ class PrivateApi:
         )
         if gone:
             if strict:
+                singular = {"companies": "company", "investors": "investor"}.get(entity, entity)
                 raise IncompleteResultError(
-                    len(wanted), len(wanted) - len(gone), gone, partial=frame, what=f"{entity} ids"
+                    len(wanted),
+                    len(wanted) - len(gone),
+                    gone,
+                    partial=frame,
+                    what=f"{singular} ids (answered 404: {_SUB_404})",
                 )
             warn_missing(
                 f"{len(gone)} of {len(wanted)} {entity} answered 404 ({_SUB_404}): their {name} "

@@ -966,7 +966,10 @@ class PublicApi:
         --------
         >>> med = client.public.group_time_series(countries=["GBR"], fields=["evRevenueNtm"])  # doctest: +SKIP
         """
-        body = group_body(_group(industries, themes, regions, countries, enterprise_value_above))
+        body = group_body(
+            _group(industries, themes, regions, countries, enterprise_value_above),
+            "group_time_series",
+        )
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
         body.update(extra)
         self._check_group_fields(body)

@@ -12,6 +12,7 @@ import pandas as pd
 from .._vocab import REGIONS
 from ..arguments import finite_number, iso3
 from ..errors import ValidationError, did_you_mean
+from ..private.filters import EnumValueError
 
 __all__ = ["GROUP_FILTERS", "group_body", "month_string", "search_body", "time_series_fields"]
 
@@ -95,11 +96,10 @@ def search_body(filters: Mapping[str, Any]) -> dict[str, Any]:
             )
         if name == "regions":
             for i, region in enumerate(items):
-                if region not in REGIONS:
-                    raise ValidationError(
+                if region not in REGIONS:  # worded and typed as the private filters' enums
+                    raise EnumValueError(
                         f"{given}[{i}]",
-                        f"a region of the vocabulary{did_you_mean(region, REGIONS)}: "
-                        f"{', '.join(REGIONS)}",
+                        f"one of {', '.join(REGIONS)}{did_you_mean(region, REGIONS)}",
                         got=region,
                     )
         if name == "countries":
@@ -109,20 +109,26 @@ def search_body(filters: Mapping[str, Any]) -> dict[str, Any]:
     return body
 
 
-def group_body(filters: Mapping[str, Any]) -> dict[str, Any]:
+def group_body(filters: Mapping[str, Any], caller: str = "group_current") -> dict[str, Any]:
     """A search body that names a group: at least one of the four group filters.
+
+    ``caller`` names the function in the message when none is given.
 
     Examples
     --------
     >>> group_body({"countries": ["GBR"]})
     {'countries': ['GBR']}
+    >>> group_body({})
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid filters: expected at least one non-empty filter among industries, themes, regions, countries for group_current (a group is the companies they match), got none
     """
     body = search_body(filters)
     if not any(body.get(k) for k in GROUP_FILTERS):
-        raise ValidationError(
-            "group",
-            f"at least one non-empty filter among {', '.join(GROUP_FILTERS)}",
-            got=dict(filters),
+        raise ValidationError(  # "got none": the filters are the caller's keywords, not a dict
+            "filters",
+            f"at least one non-empty filter among {', '.join(GROUP_FILTERS)} for {caller} "
+            "(a group is the companies they match), got none",
         )
     return body
 
