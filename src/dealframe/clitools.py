@@ -163,6 +163,27 @@ def add_sandbox_options(parser: argparse.ArgumentParser, *, scale: float = 1.0) 
     parser.add_argument("--seed", type=non_negative_int, default=7, help="sandbox seed (default 7)")
 
 
+#: The token a command was run without, named as the help names it, by its variable.
+_TOKEN_NOUNS = {"DEALFRAME_PUBLIC_TOKEN": "public token", "DEALFRAME_PRIVATE_KEY": "private key"}
+
+
+def _no_token(error: ConfigurationError) -> Exception:
+    """The client's "no private token configured ... pass private_key= to the client" as
+    a command says it: no client to pass a keyword to, the variable to set (a usage error).
+    Any other configuration error is returned as it is.
+
+    Examples
+    --------
+    >>> error = ConfigurationError("no private token configured", field="DEALFRAME_PRIVATE_KEY")
+    >>> str(_no_token(error))
+    'no private key configured: set DEALFRAME_PRIVATE_KEY, or pass --sandbox'
+    """
+    var = getattr(error, "field", None)
+    if var not in _TOKEN_NOUNS or not str(error).startswith("no "):
+        return error
+    return UsageError(f"no {_TOKEN_NOUNS[var]} configured: set {var}, or pass --sandbox")
+
+
 @contextlib.contextmanager
 def service_client(
     args: argparse.Namespace,
@@ -191,7 +212,10 @@ def service_client(
                 "DEALFRAME_PUBLIC_TOKEN and DEALFRAME_PRIVATE_KEY, or pass --sandbox"
             )
         with Client(progress=progress) as client:
-            yield client
+            try:
+                yield client
+            except ConfigurationError as exc:
+                raise _no_token(exc) from None
         return
     try:
         with (

@@ -149,15 +149,21 @@ def _check_number(name: str, value: Any, *, minimum: float, integer: bool = Fals
     >>> _check_number("retries", True, minimum=0, integer=True)
     Traceback (most recent call last):
     ...
-    dealframe.errors.ConfigurationError: retries must be an integer, got bool
+    dealframe.errors.ConfigurationError: retries must be an integer, got True
+    >>> _check_number("read_timeout", "10", minimum=0.001)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ConfigurationError: read_timeout must be a number of seconds, got '10'
     """
     if (  # numpy's bool is neither
         isinstance(value, bool)
         or not isinstance(value, numbers.Real)
         or (integer and not isinstance(value, numbers.Integral))
     ):
-        what = "an integer" if integer else "a number"
-        raise ConfigurationError(f"{name} must be {what}, got {type(value).__name__}", field=name)
+        what = "an integer" if integer else "a number of seconds"  # every float is a duration
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ConfigurationError(f"{name} must be {what}, got {shown}", field=name)
     number = float(value)
     if not math.isfinite(number) or number < minimum:
         raise ConfigurationError(f"{name} must be >= {minimum:g}, got {value!r}", field=name)
@@ -536,7 +542,9 @@ def _from_text(name: str, var: str, raw: str) -> Any:
             return True
         if lowered in _FALSE:
             return False
-        raise ConfigurationError(f"{var} must be one of 0, 1, on, off, true, false", field=var)
+        raise ConfigurationError(
+            f"{var} must be one of 0, 1, on, off, true, false, got {raw!r}", field=var
+        )
     if name == "max_workers":
         try:
             return int(raw)

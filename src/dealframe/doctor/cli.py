@@ -18,7 +18,7 @@ from typing import Any
 
 from ..cli_options import choice
 from ..clitools import EXIT_USAGE, fail
-from ..errors import DealframeError
+from ..errors import DealframeError, ValidationError
 
 __all__ = ["register"]
 
@@ -27,6 +27,11 @@ def _run(args: argparse.Namespace) -> int:
     from ..client import Client
     from .checks import diagnose
 
+    if args.max_requests < 1:  # a usage error, before any client: not "cannot run"
+        bad = ValidationError(
+            "--max-requests", "a whole number of requests, 1 or more", got=args.max_requests
+        )
+        return fail("dealframe doctor", str(bad), EXIT_USAGE)
     try:
         with Client(
             args.base_url,

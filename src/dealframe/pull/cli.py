@@ -31,7 +31,7 @@ import time
 import uuid
 from typing import Any
 
-from dealframe.cli_options import Parser
+from dealframe.cli_options import Parser, positive_int
 from dealframe.clitools import (
     EXIT_OK,
     UsageError,
@@ -146,7 +146,7 @@ def _options(name: str) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--limit",
-        type=int,
+        type=positive_int,
         help=shown(kind != "public", "cap on rows per id" if kind == "sub" else "cap on rows"),
     )
     add_sandbox_options(p)
@@ -219,7 +219,7 @@ class _Plan:
                 self.values = {**self.values, "id": [*self.values.get("id", []), *args.id]}
             if args.sandbox:  # the sandbox serves the discovery documents as written
                 schema = documented_schema(self.entity.resource)
-                self.filters = schema_filters(self.values, schema)
+                self.filters = schema_filters(self.values, schema, entity=self.entity.name)
                 checked_sort(schema, args.sort)
             # against a service, its discovery document decides (check_with)
 
@@ -230,11 +230,13 @@ class _Plan:
         only when that document cannot be read (an unreachable service, a wrong key)."""
         if self.entity.kind != "list":
             return
-        resource, values = self.entity.resource, self.values
+        resource, values, name = self.entity.resource, self.values, self.entity.name
         schema, self.filters = service_decides(
             lambda again, retries: client.private.schema(resource, refresh=again, retries=retries),
-            lambda served: schema_filters(values, served),
-            lambda: schema_filters(values, documented_schema(resource), known_only=True),
+            lambda served: schema_filters(values, served, entity=name),
+            lambda: schema_filters(
+                values, documented_schema(resource), known_only=True, entity=name
+            ),
         )
         checked_sort(schema, self.args.sort)
 
@@ -304,5 +306,7 @@ def register(subparsers: Any) -> None:
         "written, 1 the pull failed, 2 bad command.",
     )
     p.add_argument("entity", metavar="ENTITY", help=names)
-    p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    # named as what the user must give after ENTITY, for argparse's "arguments are
+    # required" (``dealframe pull`` alone): "ENTITY, -o/--output", not an internal name
+    p.add_argument("rest", nargs=argparse.REMAINDER, metavar="-o/--output", help=argparse.SUPPRESS)
     p.set_defaults(run=_run)

@@ -13,6 +13,8 @@ Examples
 
 from __future__ import annotations
 
+import copy
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,6 +28,7 @@ from .entities import PUBLIC_FILTERS
 __all__ = [
     "checked_sort",
     "flag_name",
+    "in_shell_words",
     "public_filters",
     "public_skus",
     "schema_filters",
@@ -101,9 +104,16 @@ def _boolean(text: str, flag: str) -> bool:
 
 
 def schema_filters(
-    values: Mapping[str, list[str]], schema: FilterSchema, *, known_only: bool = False
+    values: Mapping[str, list[str]],
+    schema: FilterSchema,
+    *,
+    known_only: bool = False,
+    entity: str | None = None,
 ) -> dict[str, Any]:
     """Flag values to the filters of a Family B list, checked against its discovery document.
+
+    ``entity`` is the list as the user named it (``deals``), for the messages; default the
+    document's own name (``transactions``).
 
     With ``known_only`` (the document as the interface document writes it: what stands in
     when the service's cannot be read, :func:`~dealframe.private.filters.service_decides`)
@@ -133,6 +143,17 @@ def schema_filters(
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid --deal-typ: expected a filter of transactions (did you mean '--deal-type'?; filters: --deal-type, --valuation-min)
+    >>> schema_filters({"profile": ["x"]}, schema, entity="deals")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid --profile: expected a filter of deals (filters: --deal-type, --valuation-min)
+    >>> schema_filters({"valuation-min": ["9"], "valuation-max": ["1"]},
+    ...     FilterSchema("transactions", {"filters": [
+    ...         {"field": "valuation_min", "type": "number", "operators": ["gte"]},
+    ...         {"field": "valuation_max", "type": "number", "operators": ["lte"]}]}))
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid --valuation-min: expected a number not above --valuation-max (1): the range would match no row, got 9
     """
     flags = {flag_name(f): f for f in schema.fields}
     filters: dict[str, Any] = {}
@@ -142,16 +163,22 @@ def schema_filters(
         if field is None:
             if known_only:
                 continue
-            hint = did_you_mean(flag, list(flags))
+            hint = did_you_mean(flag, list(flags))  # " (did you mean '--x'?)" or ""
+            listed = f"filters: {', '.join(flags)})"
             raise ValidationError(
                 flag,
-                f"a filter of {schema.entity}"
-                f"{hint.rstrip(')') + ';' if hint else ' ('}"
-                f" filters: {', '.join(flags)})",
+                f"a filter of {entity or schema.entity}"
+                + (f"{hint[:-1]}; {listed}" if hint else f" ({listed}"),
             )
         spec = schema.fields[field]
         if spec.type.startswith("array"):
             filters[field] = _split(given)
+            if not filters[field]:  # ``--deal-type ""``: the client's message says "None"
+                raise ValidationError(
+                    flag,
+                    "at least one value (leave the flag out for no constraint)",
+                    got=" ".join(given),
+                )
             continue
         if len(given) > 1:
             raise ValidationError(flag, "one value (it is not a list filter)", got=given)
@@ -171,8 +198,41 @@ def schema_filters(
         named = exc.argument.partition("[")[0]
         if named not in schema.fields:
             raise
-        raise renamed(exc, flag_name(named)) from None
+        raise in_shell_words(renamed(exc, flag_name(named)), schema.fields) from None
     return filters
+
+
+#: What the Python API accepts besides text, which no shell can pass: left out for a flag.
+_PYTHON_TYPES = re.compile(r", (?:datetime\.date|datetime) or pandas\.Timestamp\b")
+
+
+def in_shell_words(error: ValidationError, fields: Mapping[str, Any]) -> ValidationError:
+    """``error`` as a command-line user reads it: the filters it names (the other bound
+    of a range, ``date_to``) as their flags (``--date-to``), and no Python type
+    (``datetime.date or pandas.Timestamp``) among what is expected. Its class is kept.
+
+    Examples
+    --------
+    >>> error = ValidationError("--date-from", "a date not after date_to (2020-01-01): "
+    ...     "the range would match no row", got="2030-01-01")
+    >>> str(in_shell_words(error, {"date_from": None, "date_to": None}))
+    "invalid --date-from: expected a date not after --date-to (2020-01-01): the range would match no row, got '2030-01-01'"
+    >>> error = ValidationError("--date-from", "a date YYYY-MM-DD, datetime.date or "
+    ...     "pandas.Timestamp", got="2020-13-01")
+    >>> str(in_shell_words(error, {}))
+    "invalid --date-from: expected a date YYYY-MM-DD, got '2020-13-01'"
+    """
+    named = sorted((f for f in fields if "_" in f), key=len, reverse=True)
+    expected = _PYTHON_TYPES.sub("", error.expected)
+    if named:
+        words = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, named)) + r")(?!\w)")
+        expected = words.sub(lambda m: flag_name(m.group(1)), expected)
+    if expected == error.expected:
+        return error
+    again = copy.copy(error)
+    again.expected = expected
+    again.args = (str(error).replace(f"expected {error.expected}", f"expected {expected}", 1),)
+    return again
 
 
 def checked_sort(schema: FilterSchema, sort: str | None) -> str | None:

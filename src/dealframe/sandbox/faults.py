@@ -89,7 +89,8 @@ class FaultPlan:
     seed : int, optional
         Seed of the random draws (same seed, same sequence of faults).
     paths : str, optional
-        Regular expression (``re.search`` on the path) limiting random faults.
+        Regular expression (``re.search`` on the path) limiting random faults; one that
+        does not compile is a ``SandboxArgumentError`` naming ``paths``.
     retry_after : float
         Seconds sent in ``Retry-After`` with a 429.
     retry_after_503 : float, optional
@@ -126,7 +127,7 @@ class FaultPlan:
             number("retry_after_503", self.retry_after_503, at_least=0.0)
         self.kinds = tuple(self.kinds)
         _check_kinds(self.kinds)
-        self._paths = re.compile(self.paths) if self.paths else None
+        self._paths = _pattern("paths", self.paths) if self.paths else None
         self._rng = random.Random(self.seed)
 
     def script(self, pattern: str, kinds: Iterable[str | None]) -> FaultPlan:
@@ -144,7 +145,7 @@ class FaultPlan:
         queue = deque(kinds)
         _check_kinds(k for k in queue if k is not None)
         with self._lock:
-            self._scripts.append(_Script(re.compile(pattern), queue))
+            self._scripts.append(_Script(_pattern("pattern", pattern), queue))
         return self
 
     def draw(self, path: str) -> str | None:
@@ -202,6 +203,26 @@ def _check_kinds(kinds: Iterable[str]) -> None:
     unknown = [k for k in kinds if k not in FAULT_KINDS]
     if unknown:
         raise SandboxArgumentError("kinds", f"fault kinds among {', '.join(FAULT_KINDS)}", unknown)
+
+
+def _pattern(argument: str, pattern: Any) -> re.Pattern[str]:
+    """``pattern`` compiled, or a :class:`SandboxArgumentError` naming ``argument`` and
+    saying why the regular expression is refused (never a bare ``re.error``).
+
+    Examples
+    --------
+    >>> _pattern("paths", "[")
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.arguments.SandboxArgumentError: invalid paths: expected a regular expression matched against request paths (unterminated character set at position 0), got '['
+    """
+    expected = "a regular expression matched against request paths"
+    if not isinstance(pattern, str):
+        raise SandboxArgumentError(argument, expected, pattern)
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise SandboxArgumentError(argument, f"{expected} ({exc})", pattern) from None
 
 
 def _error_body(code: str, message: str) -> bytes:
