@@ -178,8 +178,6 @@ class _Plan:
     def check_offline(self) -> None:
         """Every check that needs no service (all of them, with --sandbox)."""
         args, kind = self.args, self.entity.kind
-        if args.limit is not None and args.limit < 1:
-            raise ValidationError("--limit", "a positive integer", got=args.limit)
         if args.sku and self.entity.name != "current":
             raise ValidationError(
                 "--sku", f"nothing for {self.entity.name} (only current takes SKUs)"
