@@ -35,6 +35,7 @@ Examples
 
 from __future__ import annotations
 
+import json
 import numbers
 import warnings
 from collections import Counter
@@ -1102,6 +1103,32 @@ def dedupe(
     return out
 
 
+def _as_json(value: Any) -> str:
+    """``value`` as the service wrote it (JSON: ``null``, double quotes), else its repr; cut
+    to 80 characters."""
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not a value JSON holds (a date the client made)
+        shown = repr(value)
+    return shown[:80] + "..." if len(shown) > 80 else shown
+
+
+def _misread(exc: ValidationError) -> str:
+    """What a shaping function could not read, in the service's terms: the member, what it
+    should be and its value as JSON (``created_at: expected ISO 8601 timestamps (strings),
+    got 1782777599``), with none of the word ``invalid`` that blames an argument.
+
+    Examples
+    --------
+    >>> _misread(ValidationError("field", "a number", got=[None, "x"]))
+    'field: expected a number, got [null, "x"]'
+    """
+    if not hasattr(exc, "got"):  # no value, or one JSON does not hold: as the error says it
+        text = str(exc)
+        return text.removeprefix("invalid ")
+    return f"{exc.argument}: expected {exc.expected}, got {_as_json(exc.got)}"
+
+
 @contextmanager
 def shaping(request: RequestInfo | None, where: str) -> Iterator[None]:
     """Turn a shaping function's :class:`ValidationError` into :class:`ServiceContractError`.
@@ -1113,9 +1140,11 @@ def shaping(request: RequestInfo | None, where: str) -> Iterator[None]:
         yield
     except ValidationError as exc:
         forget_call()  # the answers are not answered from the cache again
+        # the error's own context names the request: ``where`` only when it says more
+        said = "" if request is not None and where == str(request) else f"{where}: "
         error = ServiceContractError(
             200,
-            blanked(f"{where}: an item does not have the documented shape: {exc}"),
+            blanked(f"{said}an item does not have the documented shape: {_misread(exc)}"),
             finding="wrong_shape",
             request=request,
         )

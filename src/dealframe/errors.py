@@ -48,6 +48,7 @@ __all__ = [
     "BadRequestError",
     "ConfigurationError",
     "DealframeError",
+    "EnumValueError",
     "ExtraMissing",
     "IncompleteResultError",
     "NotFoundError",
@@ -69,6 +70,8 @@ __all__ = [
 ]
 
 _MISSING = object()
+#: The values a ValidationError keeps on ``.got`` (what a service's JSON holds).
+_JSON_TYPES = (str, int, float, bool, list, dict, type(None))
 #: The tokens of the client whose call is running in this context: set by
 #: :func:`dealframe.arguments.client_call` (read with :func:`dealframe.arguments.call_secrets`),
 #: here because every error made in the call blanks them (:func:`_call_blanked`).
@@ -244,7 +247,8 @@ class ValidationError(DealframeError, ValueError):
     expected : str
         What would have been accepted.
     got : object, optional
-        The value received; shown with ``repr`` (shortened).
+        The value received; shown with ``repr`` (shortened), and kept on ``.got`` when it is
+        a value JSON holds (text, number, boolean, None, list, dict).
 
     Examples
     --------
@@ -258,9 +262,24 @@ class ValidationError(DealframeError, ValueError):
         self.expected = _call_blanked(expected)
         message = f"invalid {argument}: expected {expected}"
         if got is not _MISSING:
+            if isinstance(got, _JSON_TYPES):  # a value as JSON holds it: kept, tokens blanked
+                self.got = _call_blanked(got)
             shown = _call_blanked(repr(got))  # before it is cut: no part of a token shows
             message += f", got {shown[:80] + '...' if len(shown) > 80 else shown}"
         super().__init__(message)
+
+
+class EnumValueError(ValidationError):
+    """A value outside a closed list of a field (a Family B discovery vocabulary).
+
+    The service's lists grow: the client reads its discovery document again once before
+    raising this. ``dealframe.private.filters.EnumValueError`` is the same class.
+
+    Examples
+    --------
+    >>> str(EnumValueError("deal_type", "values from Early, Growth", got="Seed"))
+    "invalid deal_type: expected values from Early, Growth, got 'Seed'"
+    """
 
 
 class CallError(ValidationError, TypeError):
@@ -437,7 +456,41 @@ class BadRequestError(ApiError):
 
 
 class AuthenticationError(ApiError):
-    """401 or 403: the token is missing, wrong, or belongs to the other interface family."""
+    """401 or 403: the token is missing, wrong, or belongs to the other interface family.
+
+    Its message says, after the request, which token the service refused and where it comes
+    from (the family of the request's path: ``/api/v1`` and ``/api/v2`` take the public
+    token, ``/api/private/v1`` the private key).
+
+    Examples
+    --------
+    >>> str(AuthenticationError(401, "INVALID_TOKEN", "Invalid or expired token",
+    ...     request=RequestInfo("GET", "/api/private/v1/lookup/transactions", "private")))
+    '401 INVALID_TOKEN: Invalid or expired token (GET /api/private/v1/lookup/transactions): \
+the service refused the Family B key; check DEALFRAME_PRIVATE_KEY (or private_key=); each \
+family accepts only its own token'
+    """
+
+    def _render(self) -> str:
+        hint = _TOKEN_HINTS.get(self.request.family) if self.request is not None else None
+        if hint is None:
+            return super()._render()
+        return f"{self.status} {self.code}: {self._describe()} ({self.request}): {hint}" + _context(
+            None, self.attempts, self.note, self.retry_after
+        )
+
+
+#: What a refused token's message tells to check, by the family of the request's path.
+_TOKEN_HINTS = {
+    "public": (
+        "the service refused the Family A token; check DEALFRAME_PUBLIC_TOKEN "
+        "(or public_token=); each family accepts only its own token"
+    ),
+    "private": (
+        "the service refused the Family B key; check DEALFRAME_PRIVATE_KEY "
+        "(or private_key=); each family accepts only its own token"
+    ),
+}
 
 
 class NotFoundError(ApiError):

@@ -305,7 +305,7 @@ def test_booleans_written_as_text_or_numbers_are_read_as_booleans(
 
 def test_a_boolean_field_holding_other_text_is_refused_naming_it(via, proxy):
     proxy.add(DEALS, items_edit(lambda item: item.update(deleted="no")))
-    with pytest.raises(ServiceContractError, match=r"invalid deleted: .* got 'no'"):
+    with pytest.raises(ServiceContractError, match=r"shape: deleted: .* got \"no\" \("):
         via.private.deals(limit=50)
 
 
@@ -340,7 +340,9 @@ def test_dates_written_as_timestamps_at_midnight_are_their_dates(
 
 def test_a_date_written_as_a_timestamp_at_another_time_is_refused_naming_it(via, proxy):
     proxy.add(DEALS, items_edit(lambda item: item.update(deal_date="2024-05-01T13:30:00Z")))
-    with pytest.raises(ServiceContractError, match=r"invalid deal_date: .* '2024-05-01T13:30:00Z'"):
+    with pytest.raises(
+        ServiceContractError, match=r"shape: deal_date: .* \"2024-05-01T13:30:00Z\""
+    ):
         via.private.deals(limit=50)
 
 
@@ -389,14 +391,14 @@ def test_infinities_written_as_text_in_a_number_field_are_said(via, proxy):
 def test_a_boolean_in_a_number_field_is_refused_naming_it(via, proxy):
     """``true`` in ``deal_valuation`` was read as 1.0, silently."""
     proxy.add(DEALS, valuations(True))
-    with pytest.raises(ServiceContractError, match=r"invalid deal_valuation: .* got True"):
+    with pytest.raises(ServiceContractError, match=r"shape: deal_valuation: .* got true \("):
         via.private.deals(limit=10)
 
 
 def test_a_boolean_in_a_whole_number_field_is_refused_naming_it(via, proxy):
     """``true`` in ``founded`` (an integer) was read as 1, silently."""
     proxy.add(COMPANIES, items_edit(lambda item: item.update(founded=True)))
-    with pytest.raises(ServiceContractError, match=r"invalid founded: .* got True"):
+    with pytest.raises(ServiceContractError, match=r"shape: founded: .* got true \("):
         via.private.companies(limit=5)
 
 
@@ -448,7 +450,7 @@ def test_an_unreadable_discovery_document_is_the_services_fault_not_the_argument
     proxy.add(LOOKUP, joined_values())
     o = outcome(lambda: fresh.private.lookup("transactions"))
     assert type(o.error) is ServiceContractError, repr(o.error)
-    assert f"GET {P}/lookup/transactions" in str(o.error) and "'Early,Growth," in str(o.error)
+    assert f"GET {P}/lookup/transactions" in str(o.error) and '"Early,Growth,' in str(o.error)
     said = o.warned(ServiceContractWarning)
     assert len(said) == 1, said
     assert "the values of deal_type, deal_subtype, target_region are not arrays" in said[0]

@@ -36,6 +36,7 @@ from ..arguments import finite_number, flag, iso3
 from ..contract import blanked
 from ..errors import (
     ApiError,
+    EnumValueError,
     ServiceContractError,
     TransportError,
     ValidationError,
@@ -59,10 +60,6 @@ __all__ = [
 SORT_DIRECTIONS: tuple[str, ...] = ("asc", "desc")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _T = TypeVar("_T")
-
-
-class EnumValueError(ValidationError):
-    """A value is outside a field's enum list (the list may have grown: refresh and retry)."""
 
 
 #: Filters whose values are ISO 3166 alpha-3 codes (interface document section 4.4).

@@ -138,7 +138,7 @@ def schema_filters(
     >>> schema_filters({"deal-type": ["Ventre"]}, schema)
     Traceback (most recent call last):
     ...
-    dealframe.private.filters.EnumValueError: invalid --deal-type: expected values from Venture, Growth (did you mean 'Venture'?), got 'Ventre'
+    dealframe.errors.EnumValueError: invalid --deal-type: expected values from Venture, Growth (did you mean 'Venture'?), got 'Ventre'
     >>> schema_filters({"deal-typ": ["Venture"]}, schema)
     Traceback (most recent call last):
     ...

@@ -39,6 +39,7 @@ __all__ = [
     "MapResult",
     "WorkerPool",
     "closed",
+    "closed_error",
     "in_kernel",
     "interactive",
     "map_concurrent",
@@ -65,7 +66,7 @@ def closed(error: BaseException) -> bool:
 
     Examples
     --------
-    >>> closed(TransportError("transport is closed", kind="closed"))
+    >>> closed(closed_error())
     True
     """
     return isinstance(error, TransportError) and error.kind == "closed"
@@ -87,8 +88,23 @@ def on_worker() -> bool:
     return threading.current_thread().name.startswith("dealframe")
 
 
-def _closed_error() -> TransportError:
-    return TransportError("transport is closed", kind="closed")
+#: What a call on a closed client says, and what to do.
+CLOSED = (
+    "this Client is closed (its with block ended, or close() was called): "
+    "create a new dealframe.Client"
+)
+
+
+def closed_error() -> TransportError:
+    """The error of a call on a closed client (``.kind == "closed"``): a notebook cell run
+    again after the cell whose ``with`` block made the client.
+
+    Examples
+    --------
+    >>> str(closed_error())
+    'this Client is closed (its with block ended, or close() was called): create a new dealframe.Client'
+    """
+    return TransportError(CLOSED, kind="closed")
 
 
 def submit(executor: ThreadPoolExecutor, fn: Callable[..., R], *args: Any) -> Future[R]:
@@ -105,13 +121,13 @@ def submit(executor: ThreadPoolExecutor, fn: Callable[..., R], *args: Any) -> Fu
     >>> submit(pool, print)
     Traceback (most recent call last):
     ...
-    dealframe.errors.TransportError: transport is closed
+    dealframe.errors.TransportError: this Client is closed (its with block ended, or close() was called): create a new dealframe.Client
     """
     try:
         return executor.submit(carried(fn), *args)
     except RuntimeError:  # "cannot schedule new futures after shutdown"
         pass
-    raise _closed_error()
+    raise closed_error()
 
 
 @dataclass(frozen=True)

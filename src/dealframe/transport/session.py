@@ -17,7 +17,6 @@ Rules it enforces:
 from __future__ import annotations
 
 import logging
-import re
 import socket
 import sqlite3
 import threading
@@ -63,7 +62,8 @@ from dealframe.transport.cache import (
     requesting,
 )
 from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
-from dealframe.transport.paging import WorkerPool, on_worker
+from dealframe.transport.failures import budget_text, failure_text
+from dealframe.transport.paging import WorkerPool, closed_error, on_worker
 from dealframe.transport.ratelimit import RateGate
 from dealframe.transport.stragglers import Latencies
 
@@ -90,7 +90,8 @@ TOKEN_ENV_VARS: Mapping[str, str] = {
 _TOKEN_FIELDS = {"public": "public_token", "private": "private_key"}
 _METHODS = ("GET", "POST")
 _UNSET: Any = object()
-_QUERY = re.compile(r"\?[^\s'\")]*")
+#: What a call stopped by its time budget tells to do.
+_NARROW = "raise call_budget or narrow the call"
 _USER_AGENT = f"dealframe/{__version__} (+python-requests)"
 #: Per-request proxies that override HTTP(S)_PROXY from the environment (None drops a key).
 _NO_PROXIES: dict[str, Any] = {"http": None, "https": None, "all": None}
@@ -251,21 +252,6 @@ class _Retry(Exception):
         self.retry_after = retry_after
 
 
-def _describe(exc: BaseException) -> str:
-    root: BaseException = exc
-    seen = set()
-    while id(root) not in seen:
-        seen.add(id(root))
-        inner = root.__cause__ or root.__context__
-        if inner is None and root.args and isinstance(root.args[0], BaseException):
-            inner = root.args[0]
-        if inner is None:
-            break
-        root = inner
-    text = _QUERY.sub("?…", str(root))
-    return f"{type(root).__name__}: {text}" if text else type(root).__name__
-
-
 def _unresolved(exc: BaseException) -> bool:
     """Whether a connection failed because the host name does not resolve (DNS)."""
     seen: set[int] = set()
@@ -281,19 +267,13 @@ def _unresolved(exc: BaseException) -> bool:
     return False
 
 
-def _failure_text(kind: str, exc: BaseException) -> str:
-    text = f"{kind} error: {_describe(exc)}"
-    if kind == "dns":
-        text += (
-            "; the host name of the base URL does not resolve: check DEALFRAME_BASE_URL "
-            "(or Client(base_url=...)) and your network"
-        )
-    return text
-
-
 def _classify(exc: requests.RequestException) -> tuple[str, bool]:
     """(fault kind, retryable) of a requests exception. A host name that does not resolve is
-    not retried: it is a wrong base URL far more often than a passing DNS hiccup."""
+    not retried: it is a wrong base URL far more often than a passing DNS hiccup. A body
+    still arriving when the call's budget ran out is ``budget`` (the loop then gives up: no
+    time is left for a retry)."""
+    if isinstance(exc, BodyDeadlineExceeded):
+        return "budget", True
     if isinstance(exc, requests.exceptions.ConnectionError) and _unresolved(exc):
         return "dns", False
     if isinstance(exc, requests.exceptions.SSLError):
@@ -729,7 +709,7 @@ class Transport:
             raw.close()
         except requests.RequestException as exc:
             kind, _ = _classify(exc)
-            failure = TransportError(_failure_text(kind, exc), request=info, kind=kind)
+            failure = TransportError(self._failure_text(kind, exc), request=info, kind=kind)
         if failure is not None:
             raise failure
         self.stats._add(calls=1, attempts=1, network=1, bytes_received=len(content))
@@ -754,7 +734,7 @@ class Transport:
         cache: bool,
     ) -> _Call:
         if self._closed:
-            raise TransportError("transport is closed", kind="closed")
+            raise closed_error()
         info = self._check(family, method, path)
         if kind not in self.settings.cache_expiry:
             raise ValidationError(
@@ -794,7 +774,7 @@ class Transport:
         spare = 0  # a straggler's second send: it does not use up a retry
         while True:
             if self._closed:  # closed from another thread: no attempt opens a new connection
-                raise TransportError("transport is closed", request=info, kind="closed")
+                raise closed_error()
             attempt += 1
             waited = self.gate.wait(deadline)
             if waited:
@@ -802,10 +782,11 @@ class Transport:
             if deadline is not None and time.monotonic() >= deadline:
                 self.stats._add(failures=1)
                 raise TransportError(
-                    "call budget exhausted before the request could be sent",
+                    budget_text(self.settings.call_budget, "before the request could be sent"),
                     request=info,
                     attempts=attempt - 1,
                     kind="budget",
+                    note=_NARROW,
                 )
             try:
                 return self._attempt(
@@ -882,10 +863,29 @@ class Transport:
     @staticmethod
     def _final(failure: _Retry, note: str) -> Exception:
         error = failure.error
+        if failure.kind == "budget":  # its message already says the budget ran out
+            note = _NARROW
         if note and isinstance(error, (ApiError, TransportError)):
             error.note = note
             error.args = (f"{error.args[0]}; {note}",)
         return error
+
+    def _failure_text(self, kind: str, exc: BaseException) -> str:
+        """The sentence of a request that got no HTTP answer (see :mod:`.failures`)."""
+        s = self.settings
+        if kind == "budget":
+            waiting = isinstance(exc, BodyDeadlineExceeded)
+            return budget_text(
+                s.call_budget,
+                "while the answer was arriving" if waiting else "while waiting for the answer",
+            )
+        return failure_text(
+            kind,
+            exc,
+            base_url=s.base_url or "",
+            connect_timeout=s.connect_timeout,
+            read_timeout=s.read_timeout,
+        )
 
     def _attempt(
         self,
@@ -909,9 +909,11 @@ class Transport:
         if attempt == 1 and cut:
             early = self._latencies.first_timeout(endpoint, read_timeout)
             read_timeout = read_timeout if early is None else early
+        bounded = False  # whether the call's budget, not read_timeout, bounds this attempt
         if deadline is not None and deadline - time.monotonic() < read_timeout:
             read_timeout = max(0.001, deadline - time.monotonic())
             early = None  # the call's budget bounds this attempt, not the straggler rule
+            bounded = True
         read: list[float] = []  # when the body was in: the store that follows is not latency
         call = dict(
             kwargs,
@@ -940,7 +942,9 @@ class Transport:
         except requests.RequestException as exc:
             # Only text is kept: the requests exception holds the request (and its headers).
             kind, retryable = _classify(exc)
-            text = _failure_text(kind, exc)
+            if bounded and kind == "timeout":
+                kind = "budget"  # the budget ran out waiting: read_timeout was not reached
+            text = self._failure_text(kind, exc)
             if (
                 early is not None
                 and kind == "timeout"
