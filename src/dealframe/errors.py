@@ -177,7 +177,7 @@ class DealframeError(Exception):
 
 class ExtraMissing(DealframeError, ImportError):
     """A part of dealframe was used without the extra it needs; the message says what to
-    install (``pip install 'dealframe[report]'``). It is an ``ImportError``: ``.extra`` is
+    install (``pip install "dealframe[report]"``). It is an ``ImportError``: ``.extra`` is
     the extra's name, ``.name`` the module that could not be imported.
 
     Raised by :func:`needs_extra`. (The sandbox has its own, ``SandboxExtraMissing``: it
@@ -186,12 +186,12 @@ class ExtraMissing(DealframeError, ImportError):
     Examples
     --------
     >>> str(ExtraMissing("dealframe.plot", "report", "matplotlib"))
-    "dealframe.plot needs matplotlib: pip install 'dealframe[report]'"
+    'dealframe.plot needs matplotlib: pip install "dealframe[report]"'
     """
 
     def __init__(self, what: str, extra: str, module: str, detail: str = "") -> None:
         self.extra, self.detail = extra, detail
-        message = f"{what} needs {module}: pip install 'dealframe[{extra}]'"
+        message = f'{what} needs {module}: pip install "dealframe[{extra}]"'
         super().__init__(message + (f" ({detail})" if detail else ""))
         self.name = module  # ImportError's: DealframeError takes the message alone
 
@@ -208,7 +208,7 @@ def needs_extra(what: str, extra: str, *modules: str) -> Iterator[None]:
     ...     import matplotlib_not_here.axes
     Traceback (most recent call last):
     ...
-    dealframe.errors.ExtraMissing: dealframe.plot needs matplotlib_not_here: pip install 'dealframe[report]' (No module named 'matplotlib_not_here')
+    dealframe.errors.ExtraMissing: dealframe.plot needs matplotlib_not_here: pip install "dealframe[report]" (No module named 'matplotlib_not_here')
     """
     try:
         yield

@@ -53,7 +53,7 @@ def _without(module: str, call: str) -> list[str]:
 def test_a_missing_extra_is_named_by_the_python_api(module, call, what, extra):
     kind, message = _without(module, call)
     assert kind == f"ExtraMissing True {extra}"
-    assert message.startswith(f"{what} needs {module}: pip install 'dealframe[{extra}]' (")
+    assert message.startswith(f'{what} needs {module}: pip install "dealframe[{extra}]" (')
 
 
 def test_other_import_errors_pass_unchanged():

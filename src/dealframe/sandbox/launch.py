@@ -45,7 +45,7 @@ def http_layer() -> ModuleType:
         if (exc.name or "").split(".")[0] not in _EXTRA:
             raise
         raise SandboxExtraMissing(
-            f"the sandbox needs its extra: pip install 'dealframe[sandbox]' ({exc})"
+            f'the sandbox needs its extra: pip install "dealframe[sandbox]" ({exc})'
         ) from None
 
 
