@@ -42,7 +42,8 @@ def test_a_deal_type_far_from_every_known_one_is_left_to_the_service():
         ({"region": "Oceania", "deal_type": ["growht"]}, "did you mean 'Growth'"),
         ({"region": "Oceania", "since": "yesterday"}, "since"),
         ({"vertical": "  "}, "vertical"),
-        ({}, "a region or a vertical"),
+        ({}, r"a region or a vertical \(or both\), got neither \(no keys\)$"),
+        ({"name": "a", "since": 2020}, r"got neither \(name, since\)$"),  # not a Python dict
         ({"region": "Oceania", "sinse": "2024-01-01"}, "did you mean 'since'"),
         ("Oceania", "a mapping"),
     ],
@@ -109,3 +110,15 @@ def test_unreadable_config_files(tmp_path):
     bad.write_text("out = [")
     with pytest.raises(ValidationError, match="not valid TOML"):
         load_config(bad)
+
+
+def test_a_region_typo_is_worded_and_typed_as_the_clients_region_errors():
+    """``except EnumValueError`` catches a region typo whichever entry point made it, and the
+    report words it as both families do (one of ..., did you mean ...)."""
+    from dealframe.errors import EnumValueError
+
+    with pytest.raises(
+        EnumValueError, match=r"expected one of Africa, .* \(did you mean 'Oceania'"
+    ):
+        parse_cohort({"region": "Oceanai"})
+    assert parse_cohort({"region": "oceania"}).region == "Oceania"

@@ -13,7 +13,7 @@ Examples
 >>> parse_cohort({"region": "Westren Europe"})
 Traceback (most recent call last):
 ...
-dealframe.errors.ValidationError: invalid region: expected a region of the interface document (did you mean 'Western Europe'?), got 'Westren Europe'
+dealframe.errors.EnumValueError: invalid region: expected one of Africa, ..., Western Europe (did you mean 'Western Europe'?), got 'Westren Europe'
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from dealframe._vocab import AGGREGATE_METRICS, DEAL_TYPES, REGIONS
-from dealframe.errors import ValidationError, did_you_mean
+from dealframe.errors import EnumValueError, ValidationError, did_you_mean
 
 __all__ = [
     "COHORT_KEYS",
@@ -61,6 +61,17 @@ def _choice(
     raise ValidationError(
         argument, f"{what}{hint or ' (one of ' + ', '.join(choices) + ')'}", got=value
     )
+
+
+def _region(value: Any) -> str:
+    """A region of the interface document (case aside), or an ``EnumValueError`` worded and
+    typed as the clients' own region errors."""
+    if isinstance(value, str):
+        folded = {r.lower(): r for r in REGIONS}
+        if value.strip().lower() in folded:
+            return folded[value.strip().lower()]
+    hint = did_you_mean(value, REGIONS) if isinstance(value, str) else ""
+    raise EnumValueError("region", f"one of {', '.join(REGIONS)}{hint}", got=value)
 
 
 def parse_date(value: Any, argument: str) -> str | None:
@@ -212,14 +223,17 @@ def parse_cohort(cohort: Any, *, where: str = "cohort") -> Cohort:
             )
     region = cohort.get("region")
     if region is not None:
-        region = _choice(region, "region", REGIONS, "a region of the interface document")
+        region = _region(region)
     vertical = cohort.get("vertical")
     if vertical is not None and (not isinstance(vertical, str) or not vertical.strip()):
         raise ValidationError(
             "vertical", "a vertical such as 'Fintech' (a non-empty string)", got=vertical
         )
     if region is None and vertical is None:
-        raise ValidationError(where, "a region or a vertical (or both)", got=dict(cohort))
+        given = ", ".join(map(str, cohort)) or "no keys"
+        raise ValidationError(  # the keys given, not a Python dict
+            where, f"a region or a vertical (or both), got neither ({given})"
+        )
     name = cohort.get("name")
     if name is not None and (not isinstance(name, str) or not _slug(name).strip("-")):
         raise ValidationError("name", "a short name for the cohort's folder", got=name)
