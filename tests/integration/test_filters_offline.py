@@ -29,6 +29,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _cli import pull
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
     Action,
@@ -309,24 +310,6 @@ def test_pull_refuses_a_malformed_documented_filter_before_connecting(
     assert code == 2, err
     assert f"invalid {flag}: " in err and "connection" not in err, err
     assert not list(tmp_path.iterdir())
-
-
-def pull(
-    argv: list[str], base_url: str, key: str, capsys: Any, monkeypatch: Any
-) -> tuple[int, str]:
-    """``dealframe pull ARGV --quiet`` against ``base_url``: (exit status, standard error)."""
-    from dealframe.cli import main
-
-    monkeypatch.setenv("DEALFRAME_BASE_URL", base_url)
-    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", "p")
-    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", key)
-    monkeypatch.setenv("DEALFRAME_CACHE", "off")
-    capsys.readouterr()
-    try:
-        code = main(["pull", *argv, "--quiet"])
-    except SystemExit as exc:
-        code = exc.code
-    return int(code or 0), capsys.readouterr().err
 
 
 def test_pull_follows_the_type_the_service_gives_a_filter(

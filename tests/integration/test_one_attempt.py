@@ -30,6 +30,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _cli import pull
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
     Action,
@@ -129,21 +130,6 @@ def test_a_refused_value_sends_one_discovery_read_when_it_fails(client, proxy, f
     assert proxy.count(DEALS) == 0
 
 
-def _pull(argv: list[str], base_url: str, key: str, capsys: Any, monkeypatch: Any) -> int:
-    from dealframe.cli import main
-
-    monkeypatch.setenv("DEALFRAME_BASE_URL", base_url)
-    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", "p")
-    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", key)
-    monkeypatch.setenv("DEALFRAME_CACHE", "off")
-    capsys.readouterr()
-    try:
-        code = main(["pull", *argv, "--quiet"])
-    except SystemExit as exc:
-        code = exc.code
-    return int(code or 0)
-
-
 def test_pull_names_a_malformed_flag_after_one_failed_discovery_read(
     sandbox, proxy, tmp_path, capsys, monkeypatch
 ):
@@ -151,8 +137,7 @@ def test_pull_names_a_malformed_flag_after_one_failed_discovery_read(
     naming the flag after one discovery request (it sent 1 + the default retries)."""
     proxy.add(LOOKUP, html(503))
     argv = ["deals", "--date-from", "bad", "-o", str(tmp_path / "d.csv")]
-    code = _pull(argv, proxy.url, sandbox.private_key, capsys, monkeypatch)
-    err = capsys.readouterr().err
+    code, err = pull(argv, proxy.url, sandbox.private_key, capsys, monkeypatch)
     assert code == 2 and "invalid --date-from: " in err, err
     assert proxy.count(LOOKUP) == proxy.count() == 1, proxy.seen
 
