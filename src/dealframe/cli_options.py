@@ -55,30 +55,58 @@ __all__ = [
 ]
 
 
-def choice(*choices: str) -> Callable[[str], str]:
-    """A ``type=`` that takes one of ``choices`` (case-insensitively), with did-you-mean."""
+def choice(*choices: str, as_api: bool = False) -> Callable[[str], str]:
+    """A ``type=`` that takes one of ``choices`` (case-insensitively), with did-you-mean.
+
+    With ``as_api`` the refusal is worded as the Python API's
+    :class:`~dealframe.errors.ValidationError` (``invalid --option: expected one of ...
+    (did you mean ...), got '...'``; :class:`Parser` puts the ``invalid --option`` before it),
+    for options whose Python argument says it so (``mirror``'s ``--entity``, ``--entities``).
+
+    Examples
+    --------
+    >>> choice("deals", "investors", as_api=True)("deal")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected one of deals, investors (did you mean 'deals'?), got 'deal'
+    """
     by_fold = {c.casefold(): c for c in choices}
 
     def check(value: str) -> str:
         found = by_fold.get(value.strip().casefold())
         if found is None:
-            raise argparse.ArgumentTypeError(
-                f"{value!r} is not one of {', '.join(choices)}{did_you_mean(value, choices)}"
-            )
+            hint = did_you_mean(value, choices)
+            if as_api:
+                raise _as_api(f"one of {', '.join(choices)}{hint}", value)
+            raise argparse.ArgumentTypeError(f"{value!r} is not one of {', '.join(choices)}{hint}")
         return found
 
     check.__name__ = "choice"
     return check
 
 
+def _as_api(expected: str, value: str) -> argparse.ArgumentTypeError:
+    """A refusal worded as :class:`~dealframe.errors.ValidationError`'s ``expected ..., got
+    ...``; :class:`Parser` words argparse's ``argument --x: expected ...`` as ``invalid --x:
+    expected ...``, the API's ``invalid <argument>: expected ...``."""
+    return argparse.ArgumentTypeError(f"expected {expected}, got {value!r}")
+
+
 def region(value: str) -> str:
-    """A region of the interface document's vocabulary (any case), with did-you-mean."""
-    try:
-        return choice(*REGIONS)(value)
-    except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not a region{did_you_mean(value, REGIONS)}; regions: {', '.join(REGIONS)}"
-        ) from None
+    """A region of the interface document's vocabulary (any case), with did-you-mean.
+
+    A typo is refused in the one wording of a region typo (the Python API's and
+    ``dealframe report``'s :class:`~dealframe.errors.EnumValueError`): ``invalid --region:
+    expected one of Africa, ..., Western Europe (did you mean ...?), got '...'``.
+
+    Examples
+    --------
+    >>> region("westren europe")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected one of Africa, ..., Western Europe (did you mean 'Western Europe'?), got 'westren europe'
+    """
+    return choice(*REGIONS, as_api=True)(value)
 
 
 def country(value: str) -> str:
@@ -288,9 +316,10 @@ def fault_script(value: str) -> tuple[str, list[str | None]]:
     return pattern(where), [None if k == "pass" else k for k in listed]
 
 
-def _parts(names: tuple[str, ...]) -> Callable[[str], list[str]]:
-    """A ``type=`` for one or more of ``names`` joined by commas, each checked."""
-    one = choice(*names)
+def _parts(names: tuple[str, ...], as_api: bool = False) -> Callable[[str], list[str]]:
+    """A ``type=`` for one or more of ``names`` joined by commas, each checked (``as_api``:
+    as :func:`choice` words it)."""
+    one = choice(*names, as_api=as_api)
 
     def parts(value: str) -> list[str]:
         given = [part for part in value.split(",") if part.strip()]
@@ -308,7 +337,8 @@ class Several(argparse.Action):
 
     The words after the option are its values while they are (or nearly are) one of
     ``names``: ``mirror sync --entities deals PATH`` leaves ``PATH`` to the command (plain
-    ``nargs='+'`` would take it as a value). :class:`Parser` does this.
+    ``nargs='+'`` would take it as a value). :class:`Parser` does this. ``as_api=True`` words
+    a refused name as the Python API does (see :func:`choice`).
 
     Examples
     --------
@@ -321,10 +351,18 @@ class Several(argparse.Action):
     ['deals', 'companies']
     """
 
-    def __init__(self, option_strings: list[str], dest: str, *, names: Any, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        option_strings: list[str],
+        dest: str,
+        *,
+        names: Any,
+        as_api: bool = False,
+        **kwargs: Any,
+    ) -> None:
         self.names = tuple(names)
         kwargs.setdefault("metavar", "NAME[,NAME...]")
-        super().__init__(option_strings, dest, type=_parts(self.names), **kwargs)
+        super().__init__(option_strings, dest, type=_parts(self.names, as_api), **kwargs)
 
     def wants(self, word: str) -> bool:
         """Whether ``word`` (after a first value) is one more value: one of the names, or a
@@ -465,6 +503,9 @@ class Parser(argparse.ArgumentParser):
             ]
             if any("did you mean" in h for h in hints):
                 message = f"unrecognized arguments: {'; '.join(hints)}"
+        as_api = re.match(r"argument (-[^/:\s]+)(?:/\S+)?: (expected .*)$", message)
+        if as_api:  # a choice refused as the Python API words it (choice(..., as_api=True))
+            message = f"invalid {as_api.group(1)}: {as_api.group(2)}"
         invalid = re.match(
             r"(argument .*: invalid choice: '([^']*)' \(choose from (.*)\))$", message
         )

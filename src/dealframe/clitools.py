@@ -184,6 +184,48 @@ def _no_token(error: ConfigurationError) -> Exception:
     return UsageError(f"no {_TOKEN_NOUNS[var]} configured: set {var}, or pass --sandbox")
 
 
+#: The settings a command's errors name, by the transport's key: the setting and its variable.
+_SETTINGS_FROM = {
+    "base_url": ("base_url", "DEALFRAME_BASE_URL"),
+    "public": ("public_token", "DEALFRAME_PUBLIC_TOKEN"),
+    "private": ("private_key", "DEALFRAME_PRIVATE_KEY"),
+}
+
+
+def said_from(client: Any, options: Any = None) -> Any:
+    """Make ``client``'s errors name where a command's user set its base URL and tokens
+    (the Python API's name the ``Client`` arguments, which a command has none of).
+
+    A setting given as an option of ``options`` (``--base-url``) is named by it; one read
+    from the environment by its variable; a token also names the command's option for it,
+    when it has one (``check DEALFRAME_PRIVATE_KEY (or --private-key)``).
+
+    Parameters
+    ----------
+    client : Client
+        The command's client (before any request).
+    options : argparse.Namespace, optional
+        The command's options; those named ``base_url``, ``public_token``, ``private_key``
+        are the settings' options (None: the command has none).
+
+    Returns
+    -------
+    Client
+        ``client`` itself.
+    """
+    words = {}
+    for key, (setting, var) in _SETTINGS_FROM.items():
+        option = f"--{setting.replace('_', '-')}"
+        if getattr(options, setting, None) is not None:  # given: the option is where it is
+            words[key] = option
+        elif hasattr(options, setting) and key != "base_url":
+            words[key] = f"{var} (or {option})"
+        else:
+            words[key] = var
+    client._transport.settings_from.update(words)
+    return client
+
+
 @contextlib.contextmanager
 def service_client(
     args: argparse.Namespace,
@@ -213,7 +255,7 @@ def service_client(
             )
         with Client(progress=progress) as client:
             try:
-                yield client
+                yield said_from(client)
             except ConfigurationError as exc:
                 raise _no_token(exc) from None
         return

@@ -360,7 +360,8 @@ class Settings:
     cache_enabled : bool
         Use the on-disk HTTP cache.
     cache_path : str or Path, optional
-        SQLite file; default :func:`default_cache_path`.
+        SQLite file, written at exactly this path (no ``.sqlite`` added to a name without a
+        suffix); default :func:`default_cache_path`.
     cache_expiry : mapping
         Seconds per endpoint kind, merged over :data:`DEFAULT_CACHE_EXPIRY`;
         ``changefeed`` is always 0 (never cached).

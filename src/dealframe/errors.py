@@ -460,7 +460,15 @@ class AuthenticationError(ApiError):
 
     Its message says, after the request, which token the service refused and where it comes
     from (the family of the request's path: ``/api/v1`` and ``/api/v2`` take the public
-    token, ``/api/private/v1`` the private key).
+    token, ``/api/private/v1`` the private key): the environment variable and the
+    :class:`~dealframe.Client` argument, or, from a command, the variable and the command's
+    option (``token_from``).
+
+    Attributes
+    ----------
+    token_from : str or None
+        Where the refused token is set, as the message names it; None for the Python API's
+        words (``DEALFRAME_PRIVATE_KEY (or private_key=)``). Set with :meth:`said_from`.
 
     Examples
     --------
@@ -471,25 +479,43 @@ the service refused the Family B key; check DEALFRAME_PRIVATE_KEY (or private_ke
 family accepts only its own token'
     """
 
+    token_from: str | None = None
+
+    def said_from(self, token_from: str) -> AuthenticationError:
+        """This error, its message naming ``token_from`` as where the refused token is set
+        (a command's words: ``DEALFRAME_PRIVATE_KEY``, ``--private-key``); returns itself.
+
+        Examples
+        --------
+        >>> err = AuthenticationError(403, "FORBIDDEN", "Forbidden",
+        ...     request=RequestInfo("POST", "/api/v2/companies", "public"))
+        >>> str(err.said_from("DEALFRAME_PUBLIC_TOKEN (or --public-token)"))
+        '403 FORBIDDEN: Forbidden (POST /api/v2/companies): the service refused the Family A \
+token; check DEALFRAME_PUBLIC_TOKEN (or --public-token); each family accepts only its own token'
+        """
+        self.token_from = token_from
+        self.args = (self._render(),)
+        return self
+
     def _render(self) -> str:
         hint = _TOKEN_HINTS.get(self.request.family) if self.request is not None else None
         if hint is None:
             return super()._render()
-        return f"{self.status} {self.code}: {self._describe()} ({self.request}): {hint}" + _context(
+        token, where = hint
+        said = (
+            f"the service refused the {token}; check {self.token_from or where}; each family "
+            "accepts only its own token"
+        )
+        return f"{self.status} {self.code}: {self._describe()} ({self.request}): {said}" + _context(
             None, self.attempts, self.note, self.retry_after
         )
 
 
-#: What a refused token's message tells to check, by the family of the request's path.
+#: The token a refusal names, and where the Python API says it is set, by the family of the
+#: request's path.
 _TOKEN_HINTS = {
-    "public": (
-        "the service refused the Family A token; check DEALFRAME_PUBLIC_TOKEN "
-        "(or public_token=); each family accepts only its own token"
-    ),
-    "private": (
-        "the service refused the Family B key; check DEALFRAME_PRIVATE_KEY "
-        "(or private_key=); each family accepts only its own token"
-    ),
+    "public": ("Family A token", "DEALFRAME_PUBLIC_TOKEN (or public_token=)"),
+    "private": ("Family B key", "DEALFRAME_PRIVATE_KEY (or private_key=)"),
 }
 
 

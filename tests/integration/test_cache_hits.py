@@ -482,20 +482,21 @@ def test_removing_expired_entries_at_opening_skips_a_locked_file_and_logs_it(
     assert any("not removed" in m and "database is locked" in m for m in said), said
 
 
-def test_a_cache_path_without_a_suffix_is_the_file_requests_cache_opens(sb, tmp_path, monkeypatch):
-    """requests-cache adds ``.sqlite`` to a name without a suffix; the lock checks, the file
-    modes and ``info()`` used the path as given: a stray empty file, the real one left 0644,
-    ``size_bytes`` 0, and a store waiting on a lock nobody checked (without end)."""
+def test_a_cache_path_without_a_suffix_is_the_file_opened(sb, tmp_path, monkeypatch):
+    """A name without a suffix is the file written, as given (requests-cache would add
+    ``.sqlite``), and the lock checks, the file modes and ``info()`` use that file: they once
+    used the path as given while requests-cache wrote another (a stray empty file, the real one
+    left 0644, ``size_bytes`` 0, a store waiting on a lock nobody checked, without end)."""
     monkeypatch.setattr(cache, "LOCK_WAIT", 0.3)
-    given, real = tmp_path / "http", tmp_path / "http.sqlite"
+    given = real = tmp_path / "http"
     with _client(sb, given) as client:
         client.private.companies(limit=5)
         info = client.cache.info()
         assert info["path"] == str(real) and info["entries"] == 2 and info["size_bytes"] > 0
         assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("http")) == [
-            "http.sqlite",
-            "http.sqlite-shm",
-            "http.sqlite-wal",
+            "http",
+            "http-shm",
+            "http-wal",
         ]
         assert all(p.stat().st_mode & 0o777 == 0o600 for p in tmp_path.iterdir())
         other = sqlite3.connect(real, isolation_level=None)

@@ -116,7 +116,8 @@ def test_the_cli_says_the_same_plain_sentence_for_a_refused_connection() -> None
     )
     lines = [line for line in done.stderr.splitlines() if "error:" in line]
     assert len(lines) == 1, done.stderr
-    assert f"cannot connect to {url} (connection refused): check DEALFRAME_BASE_URL" in lines[0]
+    # the URL came from --base-url: the sentence names it (test_cli_settings_named.py)
+    assert f"cannot connect to {url} (connection refused): check --base-url" in lines[0]
     _plain(lines[0])
 
 
@@ -198,8 +199,9 @@ def test_the_cli_names_the_private_key_when_it_is_refused(sandbox_url, tmp_path)
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("dealframe pull: error: 401 INVALID_TOKEN: ")
     assert lines[0].endswith(
-        "the service refused the Family B key; check DEALFRAME_PRIVATE_KEY "
-        "(or private_key=); each family accepts only its own token"
+        # a command's user has no private_key= to pass: the variable alone
+        "the service refused the Family B key; check DEALFRAME_PRIVATE_KEY; each family "
+        "accepts only its own token"
     )
 
 

@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from ..cli_options import choice
-from ..clitools import EXIT_USAGE, fail
+from ..clitools import EXIT_USAGE, fail, said_from
 from ..errors import DealframeError, ValidationError
 
 __all__ = ["register"]
@@ -41,6 +41,7 @@ def _run(args: argparse.Namespace) -> int:
             progress=False,
             retries=0,
         ) as client:
+            said_from(client, args)  # a refusal names --base-url, not DEALFRAME_BASE_URL
             diagnosis = diagnose(client, max_requests=args.max_requests, family=args.family)
     except DealframeError as exc:
         return fail("dealframe doctor", f"cannot run: {exc}", EXIT_USAGE)

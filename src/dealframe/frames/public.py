@@ -593,6 +593,55 @@ def _stat_with_separator(named: Mapping[Any, tuple[str, str]]) -> list[Any]:
     return [k for k, (_, f) in named.items() if split.search(f) and split.split(f)[0] in plain]
 
 
+def _known_field_reading(key: str) -> tuple[int, str, str] | None:
+    """``(way, statistic column, field)`` of flat ``key`` split at the longest field the
+    client knows (:data:`_KNOWN_FIELDS`: the document's current-data fields, their ``Lcu``
+    variants, those the sandbox serves), its statistic written in one of the four ways
+    (:func:`_splits`) and itself no field; None when no split gives a known field.
+
+    ``revenueLtmWeightedMedian`` is the ``weightedMedian`` of ``revenueLtm``, not the median
+    of a field ``revenueLtmWeighted``, which no document names.
+
+    Examples
+    --------
+    >>> _known_field_reading("revenueLtmWeightedMedian")
+    (1, 'weightedMedian', 'revenueLtm')
+    >>> _known_field_reading("revenue_ltm_lcu_weighted_mean")
+    (0, 'weighted_mean', 'revenue_ltm_lcu')
+    >>> _known_field_reading("peWeightedMedian") is None  # pe: no Family A field
+    True
+    """
+    readings = [
+        (way, column, field)
+        for way, written, column, field in _splits(key)
+        if _spells_a_field(field) and not _spells_a_field(written)
+    ]
+    return max(readings, key=lambda r: len(r[2]), default=None)
+
+
+def _flat_reading(key: Any) -> tuple[int, str, str] | None:
+    """``(way, statistic, field)`` of a flat key, preferring the longest field the client
+    knows: a key that spells a known field is that field, written without its statistic
+    (None), even when it ends in a statistic's word; a key whose sum/median/mean/min/max
+    reading (:func:`_way_stat_field`) names no known field is split at the longest known
+    field in it, when one is (:func:`_known_field_reading`). A key naming no known field
+    either way is read as before (``peWeightedMedian``: the median of ``peWeighted``).
+
+    Examples
+    --------
+    >>> _flat_reading("revenueLtmWeightedMedian"), _flat_reading("marketCapLcuMedian")
+    ((1, 'weightedMedian', 'revenueLtm'), (1, 'median', 'marketCapLcu'))
+    >>> _flat_reading("peWeightedMedian"), _flat_reading("marketCapLcu")
+    ((1, 'median', 'peWeighted'), None)
+    """
+    if not isinstance(key, str) or _spells_a_field(key):
+        return None
+    found = _way_stat_field(key)
+    if found is None or _spells_a_field(found[2]):
+        return found
+    return _known_field_reading(key) or found
+
+
 def _flat_split(
     data: Mapping[str, Any],
 ) -> tuple[dict[str, dict[str, Any]], list[str], dict[Any, set[tuple[str, str]]]]:
@@ -605,7 +654,7 @@ def _flat_split(
     ways = dict.fromkeys(_OWN_WAYS)
     rest = []
     for key in data:
-        found = _way_stat_field(key)
+        found = _flat_reading(key)
         if found is None:
             rest.append(key)
         else:
@@ -887,7 +936,12 @@ def group_current_frame(
     more than one way (``revenue_ltm_lcu_spread`` beside ``revenue_ltm_sum`` and
     ``revenue_ltm_lcu_median``: a spread of revenue_ltm_lcu or an lcu_spread of
     revenue_ltm?), unless only one of those ways names a statistic another key has as its
-    only reading. Cells a field's class does not have are NaN.
+    only reading. A flat key is split at the longest field the client knows (the
+    document's current-data fields, their ``Lcu`` variants, those the sandbox serves):
+    ``revenueLtmWeightedMedian`` is the ``weightedMedian`` of ``revenueLtm``, not the median
+    of a field ``revenueLtmWeighted``; a key naming no known field either way is read as
+    before (``peWeightedMedian``: the median of ``peWeighted``, a row of its own). Cells a
+    field's class does not have are NaN.
     ``meta`` keys are copied into ``attrs``, its counts (``count``, ``companies``)
     as integers even when written as text or as numpy integers (:func:`read_meta`).
 

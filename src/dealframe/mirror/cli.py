@@ -250,6 +250,7 @@ def register(subparsers: Any) -> None:
     s.add_argument(
         "--entities",
         action=Several,
+        as_api=True,
         names=ENTITIES,
         metavar="ENTITY[,ENTITY...]",
         help=f"{', '.join(ENTITIES)}: comma- or space-separated, or repeated (default: all)",
@@ -280,13 +281,14 @@ def register(subparsers: Any) -> None:
     st.set_defaults(run=_status)
     h = sub.add_parser("history", help="the versions of each table (give one to load's as_of)")
     h.add_argument("path", metavar="PATH", help="mirror folder")
-    h.add_argument("--entity", type=choice(*TABLES), help="one table (default: all)")
+    h.add_argument("--entity", type=choice(*TABLES, as_api=True), help="one table (default: all)")
     h.set_defaults(run=_history)
     c = sub.add_parser("compact", help="optimize small files and vacuum what no kept version needs")
     c.add_argument("path", metavar="PATH", help="mirror folder")
     c.add_argument(
         "--entities",
         action=Several,
+        as_api=True,
         names=TABLES,
         metavar="TABLE[,TABLE...]",
         help="tables: comma- or space-separated, or repeated (default: the three entities)",

@@ -243,22 +243,24 @@ def checked(*, wrong: bool) -> None:
 
 
 def cache_file(path: str | os.PathLike[str]) -> Path:
-    """The SQLite file requests-cache opens for a ``cache_path``: absolute, with ``.sqlite``
-    added when the name has no suffix (as requests-cache adds it). A folder is left as it
-    is: opening it fails (``ConfigurationError``), no file is made beside it.
+    """The SQLite file of a ``cache_path``: that path itself, made absolute (``~`` expanded).
+
+    No suffix is added: ``cache_path="/data/http_cache"`` is the file ``/data/http_cache``
+    (requests-cache would add ``.sqlite`` to a name without one; :class:`BoundedSQLiteCache`
+    opens the path as given). A folder is left as it is: opening it fails
+    (``ConfigurationError``), no file is made beside it.
 
     Every use of the file (the lock checks, file modes, ``client.cache.info()``) goes through
-    this one path, and requests-cache is given it as is (a path with a suffix it keeps).
+    this one path.
 
     Examples
     --------
     >>> cache_file("/data/http").name, cache_file("/data/http.db").name
-    ('http.sqlite', 'http.db')
+    ('http', 'http.db')
     >>> cache_file("rel.sqlite").is_absolute()
     True
     """
-    path = Path(path).expanduser().absolute()
-    return path if path.suffix or path.is_dir() else path.with_name(f"{path.name}.sqlite")
+    return Path(path).expanduser().absolute()
 
 
 def _writable(path: Path, wait: float) -> None:
@@ -455,7 +457,15 @@ class _SerialSQLiteDict(SQLiteDict):
 
     def __init__(self, path: Path, *, table_name: str, lock: threading.RLock, **kwargs: Any):
         self._serial = lock  # our own handle: requests-cache's private ``_lock`` may change
+        self._exact = path
         super().__init__(path, table_name=table_name, wal=True, lock=lock, **kwargs)
+
+    def init_db(self) -> None:
+        """Open the table in the file ``path`` names, exactly: requests-cache adds
+        ``.sqlite`` to a name without a suffix (the user's ``cache_path`` would not be the
+        file written)."""
+        self.db_path = self._exact
+        super().init_db()
 
     @contextmanager
     def connection(self, commit: bool = False) -> Iterator[sqlite3.Connection]:
@@ -490,12 +500,15 @@ class BoundedSQLiteCache(SQLiteCache):
     """
 
     def __init__(self, path: Path) -> None:
-        super().__init__(str(path), wal=True)
-        super().close()  # its tables are replaced by ones that share their connection safely
+        # its tables are replaced by ones that share their connection safely and open
+        # ``path`` as given: the ones made here are in memory (no file beside ``path``)
+        super().__init__(":memory:", use_memory=True)
+        super().close()
+        self.cache_name = str(path)
         lock = threading.RLock()
         self.responses = _SerialSQLiteDict(path, table_name="responses", lock=lock)
         self.redirects = _SerialSQLiteDict(path, table_name="redirects", lock=lock, serializer=None)
-        self._path = Path(self.db_path)  # the file requests-cache opens, whatever was given
+        self._path = Path(self.db_path)  # the file opened: path, exactly
         self._guard = threading.Lock()
         self._check: sqlite3.Connection | None = None
         self._busy = False  # the last check found the lock held: the next ones do not wait

@@ -121,6 +121,7 @@ def failure_text(
     base_url: str,
     connect_timeout: float,
     read_timeout: float,
+    base_url_from: str | None = None,
 ) -> str:
     """One plain sentence for a request that got no HTTP answer, by its ``kind``.
 
@@ -135,6 +136,10 @@ def failure_text(
         The client's base URL (the user's own: no credentials, no query string).
     connect_timeout, read_timeout : float
         The limits in force for this attempt, in seconds.
+    base_url_from : str, optional
+        Where the base URL was set, as the sentence tells to check it (a command's
+        ``--base-url`` or ``DEALFRAME_BASE_URL``); default the Python API's words, the
+        variable (and the ``Client`` argument).
 
     Returns
     -------
@@ -149,16 +154,17 @@ def failure_text(
     'no answer within read_timeout (30 s)'
     """
     said = reason(exc)
+    check = base_url_from or "DEALFRAME_BASE_URL"
     if kind == "dns":
         host = urlsplit(base_url).hostname or base_url
         return (
             f"the host name of the base URL ({host}) does not resolve: check "
-            "DEALFRAME_BASE_URL (or Client(base_url=...)) and your network"
+            f"{base_url_from or 'DEALFRAME_BASE_URL (or Client(base_url=...))'} and your network"
         )
     if kind == "connect_timeout":
         return (
             f"cannot connect to {base_url} within connect_timeout "
-            f"({_seconds(connect_timeout)}): check DEALFRAME_BASE_URL and your network"
+            f"({_seconds(connect_timeout)}): check {check} and your network"
         )
     if kind == "timeout":
         return f"no answer within read_timeout ({_seconds(read_timeout)})"
@@ -175,15 +181,15 @@ def failure_text(
     if kind == "connection":
         if _refused(exc):
             return (
-                f"cannot connect to {base_url} (connection refused): check "
-                "DEALFRAME_BASE_URL and that the service is running"
+                f"cannot connect to {base_url} (connection refused): check {check} and that "
+                "the service is running"
             )
         if _no_answer(exc):
             return "the service closed the connection without answering"
         if _unconnected(exc):
             return (
-                f"cannot connect to {base_url} ({said or 'no connection'}): check "
-                "DEALFRAME_BASE_URL and your network"
+                f"cannot connect to {base_url} ({said or 'no connection'}): check {check} and "
+                "your network"
             )
         return f"the connection to {base_url} failed ({said or 'dropped'}) before the answer was in"
     return f"the request failed ({said})" if said else "the request failed"

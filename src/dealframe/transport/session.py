@@ -38,6 +38,7 @@ from dealframe._version import __version__
 from dealframe.config import Settings, _is_loopback, default_cache_path
 from dealframe.errors import (
     ApiError,
+    AuthenticationError,
     ConfigurationError,
     RequestInfo,
     ServiceContractError,
@@ -343,6 +344,11 @@ class Transport:
     skus_lock : threading.Lock
         Held while a call updates ``skus_per_request`` (it reads the size there, then
         writes the smaller): calls on other threads learning at once keep the smallest.
+    settings_from : dict of str to str
+        Where the base URL (``base_url``) and each family's token (``public``,
+        ``private``) were set, as errors tell to check them; empty (the Python API's
+        words: the variable and the ``Client`` argument) unless a command says its own
+        (:func:`dealframe.clitools.service_client`: its option or the variable).
 
     Examples
     --------
@@ -362,6 +368,7 @@ class Transport:
         self.gate = RateGate()
         self.skus_per_request: dict[str, int] = {}
         self.skus_lock = threading.Lock()
+        self.settings_from: dict[str, str] = {}
         self._latencies = Latencies()
         # blanked out of what this transport shows, and out of the findings of each call of
         # its client (dealframe.arguments.client_call: for the call's duration, kept nowhere)
@@ -885,6 +892,7 @@ class Transport:
             base_url=s.base_url or "",
             connect_timeout=s.connect_timeout,
             read_timeout=s.read_timeout,
+            base_url_from=self.settings_from.get("base_url"),
         )
 
     def _attempt(
@@ -996,6 +1004,8 @@ class Transport:
         api_error = error_from_response(
             status, content, info, headers, attempts=attempt, secrets=self._secrets
         )
+        if isinstance(api_error, AuthenticationError) and info.family in self.settings_from:
+            api_error.said_from(self.settings_from[info.family])
         if _retry.is_retryable_status(status):
             raise _Retry(api_error, str(status), parse_retry_after(headers.get("Retry-After")))
         raise api_error

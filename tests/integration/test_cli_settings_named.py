@@ -1,0 +1,82 @@
+"""A command's errors name where its user set the base URL and tokens: a refused key says
+to check ``DEALFRAME_PRIVATE_KEY`` (and the command's option for it, if it has one), never
+the Python argument ``private_key=`` that a command's user has no way to pass; an unreachable
+service says to check ``--base-url`` when the URL came from that option, the variable when
+it came from there. The Python API's messages keep naming the ``Client`` argument."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from _cli import pull
+
+import dealframe
+from dealframe.cli import main
+from dealframe.errors import AuthenticationError
+
+
+def _closed_port_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    capsys.readouterr()
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    return int(code or 0), capsys.readouterr().err
+
+
+def test_pull_names_the_variable_of_a_refused_key(sandbox, capsys, monkeypatch, tmp_path):
+    out = str(tmp_path / "deals.parquet")
+    code, err = pull(["deals", "-o", out], sandbox.url, "not-the-key", capsys, monkeypatch)
+    assert code == 1
+    assert "401" in err and "refused the Family B key; check DEALFRAME_PRIVATE_KEY;" in err, err
+    assert "private_key=" not in err
+
+
+def test_mirror_names_the_variable_of_a_refused_token(sandbox, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("DEALFRAME_BASE_URL", sandbox.url)
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", "not-the-token")
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", sandbox.private_key)
+    monkeypatch.setenv("DEALFRAME_CACHE", "off")
+    code, err = _run(
+        ["mirror", "snapshot-public", str(tmp_path / "m"), "--region", "Oceania"], capsys
+    )
+    assert code == 1
+    assert "refused the Family A token; check DEALFRAME_PUBLIC_TOKEN;" in err, err
+    assert "public_token=" not in err
+
+
+def test_the_python_api_still_names_the_argument(sandbox):
+    with dealframe.Client(sandbox.url, "p", "not-the-key", cache_enabled=False) as client:
+        with pytest.raises(AuthenticationError) as caught:
+            client.private.deals(limit=1)
+    assert "check DEALFRAME_PRIVATE_KEY (or private_key=);" in str(caught.value)
+
+
+@pytest.fixture
+def tokens(monkeypatch):
+    monkeypatch.delenv("DEALFRAME_BASE_URL", raising=False)
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", "p")
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", "k")
+
+
+def test_doctor_names_the_base_url_option_it_was_given(tokens, capsys):
+    url = _closed_port_url()
+    code, err = _run(["doctor", "--base-url", url], capsys)
+    assert code == 2
+    assert f"cannot connect to {url} (connection refused): check --base-url and" in err, err
+    assert "DEALFRAME_BASE_URL" not in err
+
+
+def test_doctor_names_the_variable_when_the_url_came_from_it(tokens, capsys, monkeypatch):
+    url = _closed_port_url()
+    monkeypatch.setenv("DEALFRAME_BASE_URL", url)
+    code, err = _run(["doctor"], capsys)
+    assert code == 2
+    assert "(connection refused): check DEALFRAME_BASE_URL and" in err, err
