@@ -16,11 +16,10 @@ from dealframe.arguments import checked_keywords
 
 from ..errors import ValidationError
 from .durable import mirror_lock
-from .errors import MirrorStateError
+from .read import _state
 from .schema import ENTITIES, PUBLIC_TABLES
-from .state import read_state
 from .store import recover
-from .sync import _entities, lock_timeout_seconds, open_folder
+from .sync import _entities, lock_timeout_seconds
 from .table import (
     check,
     commit_properties,
@@ -222,9 +221,7 @@ def compact(
     names = _entities(entities, (*ENTITIES, *PUBLIC_TABLES))
     keep, hours = _retention(keep_versions, retain_hours)
     lock_timeout = lock_timeout_seconds(lock_timeout)
-    root = open_folder(path, create=False)
-    if read_state(root) is None:
-        raise MirrorStateError(f"there is no mirror at {root} yet; run a sync first")
+    root, _ = _state(path)
     done: dict[str, dict[str, Any]] = {}
     with guard_write(root), mirror_lock(root, lock_timeout):
         recover(root)
