@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import checked_keywords, integer_in
 
 from ..errors import ValidationError
 from .durable import mirror_lock
@@ -47,17 +47,8 @@ def _retention(keep_versions: Any, retain_hours: Any) -> tuple[int | None, float
             "keep_versions", "either keep_versions or retain_hours, not both", got=keep_versions
         )
     if keep_versions is not None:
-        if (
-            isinstance(keep_versions, bool)
-            or not isinstance(keep_versions, numbers.Integral)
-            or keep_versions < 1
-        ):
-            raise ValidationError(
-                "keep_versions",
-                "a whole number >= 1 (1: the last sync's version)",
-                got=keep_versions,
-            )
-        return int(keep_versions), None
+        what = "a whole number >= 1 (1: the last sync's version)"
+        return integer_in(keep_versions, "keep_versions", 1, None, what), None
     hours = DEFAULT_RETAIN_HOURS if retain_hours is None else retain_hours
     if (
         isinstance(hours, bool)
