@@ -12,15 +12,14 @@ from typing import Any
 
 import pandas as pd
 
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import checked_keywords, integer_in
 
 from ..errors import ValidationError
 from .durable import mirror_lock
-from .errors import MirrorStateError
+from .read import _state
 from .schema import ENTITIES, PUBLIC_TABLES
-from .state import read_state
 from .store import recover
-from .sync import _entities, lock_timeout_seconds, open_folder
+from .sync import _entities, lock_timeout_seconds
 from .table import (
     check,
     commit_properties,
@@ -48,17 +47,8 @@ def _retention(keep_versions: Any, retain_hours: Any) -> tuple[int | None, float
             "keep_versions", "either keep_versions or retain_hours, not both", got=keep_versions
         )
     if keep_versions is not None:
-        if (
-            isinstance(keep_versions, bool)
-            or not isinstance(keep_versions, numbers.Integral)
-            or keep_versions < 1
-        ):
-            raise ValidationError(
-                "keep_versions",
-                "a whole number >= 1 (1: the last sync's version)",
-                got=keep_versions,
-            )
-        return int(keep_versions), None
+        what = "a whole number >= 1 (1: the last sync's version)"
+        return integer_in(keep_versions, "keep_versions", 1, None, what), None
     hours = DEFAULT_RETAIN_HOURS if retain_hours is None else retain_hours
     if (
         isinstance(hours, bool)
@@ -222,9 +212,7 @@ def compact(
     names = _entities(entities, (*ENTITIES, *PUBLIC_TABLES))
     keep, hours = _retention(keep_versions, retain_hours)
     lock_timeout = lock_timeout_seconds(lock_timeout)
-    root = open_folder(path, create=False)
-    if read_state(root) is None:
-        raise MirrorStateError(f"there is no mirror at {root} yet; run a sync first")
+    root, _ = _state(path)
     done: dict[str, dict[str, Any]] = {}
     with guard_write(root), mirror_lock(root, lock_timeout):
         recover(root)

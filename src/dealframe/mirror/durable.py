@@ -51,13 +51,8 @@ def fsync_file(path: Path) -> None:
 
 def fsync_dir(path: Path) -> None:
     """Flush ``path``'s directory entries (creations, renames, deletions) to disk."""
-    if os.name == "nt":  # pragma: no cover - directories cannot be opened on Windows
-        return
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    if os.name != "nt":  # directories cannot be opened on Windows
+        fsync_file(path)
 
 
 def atomic_write(path: Path, data: bytes) -> None:

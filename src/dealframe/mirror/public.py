@@ -38,7 +38,7 @@ from ..frames.normalize import cast
 from ..frames.schemas import CURRENT_DATA, DATE_DTYPE, VOCABULARIES, Column
 from .durable import mirror_lock
 from .errors import MirrorStateError
-from .read import as_of_version, checked_dataset
+from .read import _state, as_of_version, checked_dataset
 from .schema import PUBLIC_TABLES
 from .state import MirrorState, check_source, client_source, read_state, write_state
 from .sync import _usable_marker, folder_path, lock_timeout_seconds, open_folder
@@ -391,9 +391,7 @@ def load_public(
     choice(table, "table", ("current", "time_series"), "'current' or 'time_series'")
     if on is not None and table != "current":
         raise ValidationError("on", "None for the time series (use as_of)", got=on)
-    root = open_folder(path, create=False)
-    if read_state(root) is None:
-        raise MirrorStateError(f"there is no mirror at {root} yet; run a sync first")
+    root, _ = _state(path)
     folder = root / "public" / table
     if not is_table(folder):
         raise MirrorStateError(

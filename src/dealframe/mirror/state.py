@@ -213,7 +213,11 @@ def parse_state(raw: bytes, where: Path) -> MirrorState:
     >>> parse_state(MirrorState(syncs=3).to_bytes(), Path("m/_mirror.json")).syncs
     3
     """
-    doc = parse_doc(raw, where)
+    return _state_of(parse_doc(raw, where), where)
+
+
+def _state_of(doc: dict[str, Any], where: Path) -> MirrorState:
+    """The state of a marker document that :func:`parse_doc` accepted (see :func:`parse_state`)."""
     version = doc.get("schema_version")
     if version == LEGACY_VERSION:
         raise MirrorVersionError(
@@ -260,14 +264,8 @@ def read_doc(folder: Path) -> dict[str, Any] | None:
 
 def read_state(folder: Path) -> MirrorState | None:
     """The marker of the mirror in ``folder``, or None when it has none."""
-    path = folder / STATE_NAME
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise MirrorStateError(f"cannot read {path} ({exc}); check its permissions") from None
-    return parse_state(raw, path)
+    doc = read_doc(folder)
+    return None if doc is None else _state_of(doc, folder / STATE_NAME)
 
 
 def write_state(folder: Path, state: MirrorState) -> None:

@@ -12,13 +12,13 @@ from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 
 from ._base import ACCENT, CURRENT_FRAME, PALETTE, SECOND, axes_for, empty, finish, frame_with
+from .deals import METRIC_LABELS
 from .shaping import DateWindow, deal_window, meaningful, trimmed_multiples
 
 __all__ = ["PUBLIC_COUNTERPART", "group_n", "multiple_groups", "private_vs_public"]
 
 #: The Family A field set beside each deal multiple (deal multiples are on trailing figures).
 PUBLIC_COUNTERPART: dict[str, str] = {"ev_revenue": "evRevenueLtm", "ev_ebitda": "evEbitdaLtm"}
-_LABEL = {"ev_revenue": "EV/Revenue", "ev_ebitda": "EV/EBITDA"}
 _DEALS = "client.private.deals(...)"
 
 
@@ -143,7 +143,7 @@ def private_vs_public(
     ['public comps\\nn=3', 'all deals\\nn=6', 'funding rounds\\nn=5', 'M&A\\nn=1']
     """
     groups = multiple_groups(current, deals, metric, window)
-    label = _LABEL[metric]
+    label = METRIC_LABELS[metric][0]
     ax = axes_for(ax, 7.0, 3.6)
     title = f"{label}: public comps (LTM) against private deals"
     xlabel = f"{label} (x, log scale)"

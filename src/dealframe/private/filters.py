@@ -43,6 +43,7 @@ from ..errors import (
     did_you_mean,
 )
 from ..notices import ServiceContractWarning, user_stacklevel
+from .ids import check_ids
 
 __all__ = [
     "EnumValueError",
@@ -372,14 +373,8 @@ class FilterSchema:
                     )
             if arg in _COUNTRY_FILTERS:  # ISO-3 codes (section 4.4)
                 items = [iso3(item, f"{arg}[{i}]") for i, item in enumerate(items)]
-            if t == "array_uuid":
-                canonical = []
-                for i, item in enumerate(items):
-                    try:
-                        canonical.append(str(uuid.UUID(item)))
-                    except ValueError:
-                        raise ValidationError(f"{arg}[{i}]", "a UUID", got=item) from None
-                items = list(dict.fromkeys(canonical))  # lower case, first occurrence kept
+            if t == "array_uuid":  # lower case, first occurrence kept
+                items = check_ids(items, arg)
             if spec.values is not None and enums:
                 bad = [v for v in items if v not in spec.values]
                 if bad:

@@ -28,7 +28,6 @@ import argparse
 import contextlib
 import textwrap
 import time
-import uuid
 from typing import Any
 
 from dealframe.cli_options import Parser, positive_int
@@ -42,6 +41,7 @@ from dealframe.clitools import (
 )
 from dealframe.errors import DealframeError, ExtraMissing, ValidationError
 from dealframe.private.filters import documented_schema, service_decides
+from dealframe.private.ids import check_ids
 
 from .entities import ENTITIES, PUBLIC_FILTERS, Entity, entity
 from .flags import (
@@ -154,16 +154,6 @@ def _options(name: str) -> argparse.ArgumentParser:
     return p
 
 
-def _check_ids(ids: list[str]) -> list[str]:
-    out = []
-    for i, value in enumerate(ids):
-        try:
-            out.append(str(uuid.UUID(value)))
-        except ValueError:
-            raise ValidationError(f"--id[{i}]", "a UUID", got=value) from None
-    return out
-
-
 class _Plan:
     """A checked pull: what to call and with what."""
 
@@ -195,7 +185,7 @@ class _Plan:
                     f"--{first}" if first else "--sort",
                     f"nothing: {self.entity.name} takes --id and --limit only",
                 )
-            self.ids = _check_ids(args.id)
+            self.ids = check_ids(args.id, "--id")
         elif kind == "public":
             for flag, value in (("--id", args.id), ("--sort", args.sort), ("--limit", args.limit)):
                 if value:

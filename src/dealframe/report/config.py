@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dealframe.arguments import integer_in
 from dealframe.errors import ValidationError, did_you_mean
 
 from .cohort import COHORT_KEYS, Cohort, check_metric, parse_cohort
@@ -67,12 +68,6 @@ class ConfigError(ValidationError):
         self.argument = argument
         self.expected = message
         Exception.__init__(self, message)
-
-
-def _top(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100:
-        raise ValidationError("top", "an integer from 1 to 100", got=value)
-    return value
 
 
 def _located(exc: ValidationError, where: str) -> ConfigError:
@@ -105,7 +100,7 @@ def parse_config(
         )
     try:
         metric = check_metric(document.get("metric", "ev_revenue"))
-        top = _top(document.get("top", 15))
+        top = integer_in(document.get("top", 15), "top", 1, 100)
     except ValidationError as exc:
         raise _located(exc, source) from None
     cohorts = document.get("cohort")
@@ -127,7 +122,7 @@ def parse_config(
                 )
             cohort = parse_cohort({k: v for k, v in entry.items() if k in COHORT_KEYS})
             job_metric = check_metric(entry.get("metric", metric))
-            job_top = _top(entry.get("top", top))
+            job_top = integer_in(entry.get("top", top), "top", 1, 100)
         except ValidationError as exc:
             raise _located(
                 exc, where + (f" ({entry['name']})" if isinstance(entry.get("name"), str) else "")

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe.analytics import bucket_medians, reconcile_frames
+from dealframe.plot.deals import METRIC_LABELS
 from dealframe.plot.shaping import meaningful
 
 from .gather import COMPARED_PERIODS, HEADLINE_METRICS, ReportData
@@ -30,7 +31,6 @@ SMALL_N = 30
 #: Confidence level of those intervals.
 CI_LEVEL = 0.9
 _RESAMPLES = 4999
-_LABELS = {"ev_revenue": "EV/Revenue", "ev_ebitda": "EV/EBITDA"}
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def _row(
 def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list[dict]) -> Card:
     """The median of the meaningful deal multiples (the service's method), and the check
     that the method reproduces the service's own median over every value."""
-    label = _LABELS[metric]
+    label = METRIC_LABELS[metric][0]
     threshold = _threshold(data)
     values: dict[str, tuple[float, int, float, float]] = {}
     for period_name in ("ltm", "prior"):

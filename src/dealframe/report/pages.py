@@ -15,6 +15,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from dealframe._version import __version__
+from dealframe.frames.schemas import CURRENT_MONETARY
 from dealframe.plot import (
     alt_text,
     capital_raised,
@@ -34,7 +35,7 @@ from dealframe.plot.deals import METRIC_LABELS
 from .gather import COMPARED_PERIODS, ReportData
 from .headline import CI_LEVEL, SMALL_N, Headline
 from .render import Bullets, Cards, Chart, Heading, Row, Section, Text, table
-from .tables import bounds_text, comps_display
+from .tables import COMPS_MULTIPLES, bounds_text, comps_display
 
 __all__ = ["page_sections"]
 
@@ -57,12 +58,10 @@ _COMPS_LABELS = {
     "revenueGrowthNtmLtm": "growth NTM/LTM",
     "ruleOf40": "rule of 40",
 }
-_MONEY = ("marketCap", "enterpriseValue", "revenueLtm", "revenueNtm", "ebitdaLtm", "ebitdaNtm")
-_MULTIPLES = ("evRevenueLtm", "evRevenueNtm", "evEbitdaLtm", "evEbitdaNtm")
 _PERCENT = ("marginGrossLtm", "marginEbitdaLtm", "revenueGrowthNtmLtm", "ruleOf40")
 _COMPS_FORMATS = {
-    **{c: "{:,.0f}" for c in _MONEY},
-    **{c: "{:.1f}x" for c in _MULTIPLES},
+    **{c: "{:,.0f}" for c in CURRENT_MONETARY},
+    **{c: "{:.1f}x" for c in COMPS_MULTIPLES},
     **{c: "{:.1f}%" for c in _PERCENT},
 }
 
@@ -212,7 +211,7 @@ def _compare(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
         f"{n} over the {label} ({k} linked)" for label, (n, k) in linked.items()
     )
     comparison = t["multiples_comparison"].assign(
-        metric=lambda f: f["metric"].map({"ev_revenue": "EV/Revenue", "ev_ebitda": "EV/EBITDA"}),
+        metric=lambda f: f["metric"].map(lambda m: METRIC_LABELS[m][0]),
         vs_public=lambda f: (
             f["vs_public"].astype(object).where(f["group"] != "public comps", "reference")
         ),

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import http.client
 import re
+import socket
 from typing import Any
 from urllib.parse import urlsplit
 
 import urllib3
 
-__all__ = ["budget_text", "failure_text", "reason"]
+__all__ = ["budget_text", "failure_text", "reason", "unresolved"]
 
 _QUERY = re.compile(r"\?[^\s'\")]*")
 _ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
@@ -93,6 +94,21 @@ def _no_answer(exc: BaseException) -> bool:
 def _unconnected(exc: BaseException) -> bool:
     """Whether no connection was ever made (a new connection failed)."""
     return any(isinstance(err, urllib3.exceptions.NewConnectionError) for err in _chain(exc))
+
+
+def unresolved(exc: BaseException) -> bool:
+    """Whether a connection failed because the host name does not resolve (DNS).
+
+    Examples
+    --------
+    >>> import socket
+    >>> unresolved(OSError(socket.gaierror(-2, "Name or service not known")))
+    True
+    >>> unresolved(ConnectionRefusedError(111, "Connection refused"))
+    False
+    """
+    dns = (urllib3.exceptions.NameResolutionError, socket.gaierror)
+    return any(isinstance(err, dns) for err in _chain(exc))
 
 
 def _seconds(value: float) -> str:

@@ -17,7 +17,6 @@ Rules it enforces:
 from __future__ import annotations
 
 import logging
-import socket
 import sqlite3
 import threading
 import time
@@ -30,7 +29,6 @@ from urllib.parse import urlsplit
 
 import orjson
 import requests
-import urllib3
 from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 
@@ -63,7 +61,7 @@ from dealframe.transport.cache import (
     requesting,
 )
 from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
-from dealframe.transport.failures import budget_text, failure_text
+from dealframe.transport.failures import budget_text, failure_text, unresolved
 from dealframe.transport.paging import WorkerPool, closed_error, on_worker
 from dealframe.transport.ratelimit import RateGate
 from dealframe.transport.stragglers import Latencies
@@ -253,21 +251,6 @@ class _Retry(Exception):
         self.retry_after = retry_after
 
 
-def _unresolved(exc: BaseException) -> bool:
-    """Whether a connection failed because the host name does not resolve (DNS)."""
-    seen: set[int] = set()
-    stack: list[Any] = [exc]
-    while stack:
-        err = stack.pop()
-        if not isinstance(err, BaseException) or id(err) in seen:
-            continue
-        seen.add(id(err))
-        if isinstance(err, (urllib3.exceptions.NameResolutionError, socket.gaierror)):
-            return True
-        stack += [err.__cause__, err.__context__, getattr(err, "reason", None), *err.args]
-    return False
-
-
 def _classify(exc: requests.RequestException) -> tuple[str, bool]:
     """(fault kind, retryable) of a requests exception. A host name that does not resolve is
     not retried: it is a wrong base URL far more often than a passing DNS hiccup. A body
@@ -275,7 +258,7 @@ def _classify(exc: requests.RequestException) -> tuple[str, bool]:
     time is left for a retry)."""
     if isinstance(exc, BodyDeadlineExceeded):
         return "budget", True
-    if isinstance(exc, requests.exceptions.ConnectionError) and _unresolved(exc):
+    if isinstance(exc, requests.exceptions.ConnectionError) and unresolved(exc):
         return "dns", False
     if isinstance(exc, requests.exceptions.SSLError):
         return "ssl", False
