@@ -59,16 +59,12 @@ METRIC_COLUMNS: dict[str, str] = dict(
 #: 9), used only when neither the service's answer nor its discovery document gives one.
 DOCUMENTED_THRESHOLD = 5
 
-_AGGREGATE = "POST /api/private/v1/transactions/aggregate"
 _QUARTILES = (0.25, 0.5, 0.75)
 _CI = "a confidence level between 0 and 1 (e.g. 0.9)"
 
 
 def aggregate_methodology(answer: pd.DataFrame) -> tuple[int | None, str, str]:
     """``small_n_threshold`` (None when absent) and window of an aggregate answer's meta.
-
-    A window bound written with a time of day (``2021-06-30T00:00:00Z``) is its day, a
-    threshold written as text (``"5"``) its number.
 
     Parameters
     ----------
@@ -78,14 +74,14 @@ def aggregate_methodology(answer: pd.DataFrame) -> tuple[int | None, str, str]:
     Returns
     -------
     tuple
-        ``(small_n_threshold or None, date_from, date_to)``, the dates ``YYYY-MM-DD``.
+        ``(small_n_threshold or None, date_from, date_to)``: a threshold written ``"5"`` is
+        5, a date written with a time of day (``2021-06-30T00:00:00Z``) is its day.
 
     Raises
     ------
     dealframe.errors.ServiceContractError
-        Naming the meta field, what was expected and what came, when the meta has no
-        ``methodology.date_range`` (``missing_field``) or one of these cannot be read
-        (``bad_meta``): the answer breaks the interface.
+        Naming the meta field, what was expected and what came: no ``date_range``
+        (``missing_field``), or one that cannot be read (``bad_meta``).
 
     Examples
     --------
@@ -138,13 +134,9 @@ def _is_day(value: Any) -> bool:
 def service_methodology(client: Client) -> tuple[int, str]:
     """The service's runtime ``small_n_threshold`` and current date (``date_range.to``).
 
-    One small aggregate request (``time_bucket="none"``); section 4.3 rule 9 makes the
-    runtime value authoritative over the discovery listings. An answer without
-    ``meta.methodology.small_n_threshold`` (absent or null) is read further, and the value
-    used is said in one :class:`~dealframe.notices.ServiceContractWarning` (a
-    ``missing_field``): the answer's ``meta.small_n_threshold`` when the key moved there,
-    else the transactions discovery document's ``aggregate.methodology.small_n_threshold``
-    (:meth:`~dealframe.private.api.PrivateApi.schema`), else :data:`DOCUMENTED_THRESHOLD`.
+    One small aggregate request (``time_bucket="none"``): section 4.3 rule 9 makes its
+    value authoritative. An answer without it is read further, as ``docs/aggregates.md``
+    says, and the value used is said in a ``ServiceContractWarning``.
 
     Parameters
     ----------
@@ -197,7 +189,7 @@ def _threshold_elsewhere(client: Client, answer: pd.DataFrame) -> int:
             f"{'absent' if listed is None else quoted(listed, 100)})"
         )
     said = (
-        f"{_AGGREGATE}: missing_field: meta.methodology.small_n_threshold is {seen}; "
+        f"POST /api/private/v1/transactions/aggregate: missing_field: meta.methodology.small_n_threshold is {seen}; "
         f"small_n_threshold {threshold} used, {source}"
     )
     with client_call(client_secrets(client)):  # it quotes the document: as a finding would
@@ -228,65 +220,52 @@ def bucket_medians(
 ) -> pd.DataFrame:
     """IQR-trimmed median, q1 and q3 of a deal metric per calendar bucket.
 
-    Reproduces ``POST /api/private/v1/transactions/aggregate`` locally on any frame of deals,
-    with the sandbox's conventions by default; ``docs/aggregates.md`` gives the rules (window,
-    buckets, small-n suppression, IQR trimming) and every convention.
+    ``POST /api/private/v1/transactions/aggregate`` computed locally on any frame of deals,
+    by the rules and conventions of ``docs/aggregates.md`` (the sandbox's by default).
 
     Parameters
     ----------
     deals : DataFrame
-        Deals as the client returns them, or any frame with a date and a value column: dates
-        as ``datetime64`` (time zones dropped), Arrow ``date32`` / ``timestamp``,
-        ``datetime.date`` objects or ``YYYY-MM-DD`` text; values of any numeric dtype (numpy,
-        nullable, Arrow integer, floating point or decimal).
+        A date column (``datetime64``, Arrow dates or timestamps, ``datetime.date`` or
+        ``YYYY-MM-DD`` text) and a value column of any numeric dtype.
     metric : str
-        ev_revenue, ev_ebitda, valuation, raised, revenue or ebitda; with ``value_column`` any
-        name (it only labels the result).
+        A key of :data:`METRIC_COLUMNS`; with ``value_column``, any name (a label).
     time_bucket : {"quarter", "month", "year", "none"}
     date_from, date_to, as_of : date-like, optional
-        Inclusive window; ``date_to`` defaults to ``as_of`` (the service's current date),
-        ``date_from`` to ``date_to`` minus 5 calendar years (:func:`resolve_window`).
+        The inclusive window, with the defaults of :func:`resolve_window`.
     small_n_threshold : int, optional
-        Buckets with fewer values are suppressed. Default: the service's runtime answer with
-        ``client`` (:func:`service_methodology`), else 5.
+        Buckets with fewer values are suppressed. Default: the service's with ``client``
+        (:func:`service_methodology`), else 5.
     conventions : Conventions, optional
         The open conventions (default: the sandbox's).
     explain : bool, default False
-        Return one row per deal used instead (see Returns), to audit any median by hand.
+        One row per deal used instead (see Returns), to audit any median by hand.
     date_column, value_column : str, optional
-        Columns of the date (default ``deal_date``) and of the values (default: the metric's).
+        The date (default ``deal_date``) and value (default: the metric's) columns.
     include_deleted : bool, default False
         Keep rows whose ``deleted`` column is true.
     client : dealframe.Client, optional
-        Asks the service (one small aggregate request) for its ``small_n_threshold`` and,
-        without ``date_to`` and ``as_of``, its current date.
+        Asks the service for its ``small_n_threshold`` and, without ``date_to`` and ``as_of``,
+        its current date (one small aggregate request).
     ci, ci_resamples, rng : optional
-        ``ci=0.9`` adds ``median_low`` and ``median_high``, a percentile bootstrap interval of
-        each median at that level (``scipy.stats.bootstrap``, ``ci_resamples`` resamples)
-        over the values the median is computed from; ``rng`` (seed or
-        ``numpy.random.Generator``) makes it repeatable. The cost grows with
-        ``n * ci_resamples`` (about 0.5 s for 1,000 values and 9,999 resamples).
+        ``ci=0.9`` adds ``median_low`` and ``median_high``, a bootstrap interval of each
+        median at that level from ``ci_resamples`` resamples, repeatable with ``rng`` (a seed
+        or a ``numpy.random.Generator``); see ``docs/aggregates.md``.
 
     Returns
     -------
     DataFrame
-        One row per bucket, in order: ``bucket``, ``period_start``, ``period_end`` (the
-        calendar period), ``n``, ``median``, ``q1``, ``q3`` (NaN when suppressed or empty),
-        ``warning`` (``small_n``, ``empty``, ``all_trimmed`` or missing), with ``ci``
-        ``median_low``, ``median_high``. ``attrs``: the service's meta (``metric``,
-        ``time_bucket``, ``total_deals``, ``outliers_trimmed``, ``methodology``),
-        ``conventions`` (``Conventions(**d)`` rebuilds them) and ``ci``.
-
-        With ``explain=True``: one row per deal in the window with a value, indexed like
-        ``deals``, by bucket then value: ``id`` (when ``deals`` has one), ``date``, ``value``,
-        ``bucket``, ``lower``, ``upper`` (the bounds, NaN when not trimmed), ``kept`` and
-        ``suppressed``. Same ``attrs``.
+        One row per bucket: ``bucket``, ``period_start``, ``period_end``, ``n``, ``median``,
+        ``q1``, ``q3``, ``warning`` (``small_n``, ``empty``, ``all_trimmed`` or missing), with
+        ``ci`` ``median_low`` and ``median_high``. With ``explain``, one row per deal used,
+        indexed like ``deals``, by bucket then value: ``id`` (if ``deals`` has one), ``date``,
+        ``value``, ``bucket``, ``lower``, ``upper`` (NaN when not trimmed), ``kept`` and
+        ``suppressed``. ``attrs``: the service's meta, ``conventions`` and ``ci``.
 
     Raises
     ------
     dealframe.errors.ValidationError
-        Naming the argument, for any argument of the wrong type or value, missing or
-        non-numeric columns, or a window that cannot be resolved.
+        Naming the argument or column that is wrong, before any request.
 
     Examples
     --------

@@ -35,11 +35,6 @@ _BY = "a column name, a Series aligned on the index, or one hashable label per r
 def current_fields(current: pd.DataFrame) -> list[str]:
     """The numeric fields of a current-data frame that a group rollup aggregates.
 
-    Every numeric (not boolean) column: numpy, nullable or Arrow integers, floating point or
-    decimals, dictionary-encoded too. Fields of :data:`~dealframe.frames.public.GROUP_ROWS`
-    come first, in its order (that of ``client.public.group_current``), other numeric
-    columns last, in frame order.
-
     Parameters
     ----------
     current : DataFrame
@@ -48,6 +43,9 @@ def current_fields(current: pd.DataFrame) -> list[str]:
     Returns
     -------
     list of str
+        Every numeric (not boolean) column, of any numpy, nullable or Arrow dtype: those of
+        :data:`~dealframe.frames.public.GROUP_ROWS` first, in the order of
+        ``client.public.group_current``, then the others, in frame order.
 
     Raises
     ------
@@ -88,23 +86,20 @@ def group_current(
     Parameters
     ----------
     current : DataFrame
-        One row per company (index ``sku``), camelCase columns as the client's current-data
-        frame; its numeric fields are aggregated (:func:`current_fields`).
+        One row per company, as the client's current-data frame (:func:`current_fields`).
     by : str, Series or array-like, optional
         Group labels (a column name such as ``"region"``, a Series aligned on the index, or one
-        label per row) to roll up many groups at once. Rows with a null label are left out.
-        Text labels (Arrow text included) give a ``str`` group level, dictionary-encoded and
-        categorical ones a categorical level.
+        label per row) to roll up many groups at once; rows with a null label are left out.
+        Text labels give a ``str`` group level, dictionary-encoded and categorical ones a
+        categorical level.
 
     Returns
     -------
     DataFrame
-        Index ``field`` (or ``(group, field)`` with ``by``) in the order of
-        :func:`current_fields`, columns ``sum`` and ``median`` (float64): ``sum`` only for
-        marketCap and enterpriseValue, both for revenueLtm, revenueNtm, ebitdaLtm and
-        ebitdaNtm, ``median`` only for the other fields (``*Lcu`` and ``rateToUsd``
-        included); NaN where a field has no value. ``attrs["companies"]`` is the number of
-        companies (a dict of group to count with ``by``).
+        Index ``field`` (or ``(group, field)``) in the order of :func:`current_fields`,
+        columns ``sum`` and ``median`` (float64) as the service's (``docs/aggregates.md``),
+        NaN where a field's class has no such statistic or the field no value.
+        ``attrs["companies"]``: the number of companies (per group with ``by``).
 
     Raises
     ------
@@ -135,21 +130,15 @@ def group_current(
     fields = current_fields(current)
     values = np.stack([metric_values(current[f]) for f in fields])  # (field, company)
     values[np.isinf(values)] = np.nan
-    if by is None:
-        codes, groups = np.zeros(len(current), dtype=np.intp), None
+    if by is None:  # one group
+        codes, groups = np.zeros(len(current), dtype=np.intp), pd.Index([0])
     else:
         codes, groups = _group_codes(current, by)
-    cube, sizes = _padded(values, codes, 1 if groups is None else len(groups))
+    cube, sizes = _padded(values, codes, len(groups))  # (field, group, company)
     medians, present = _padded_medians(cube)
     sums = np.where(present > 0, np.nansum(cube, axis=-1), np.nan)
     sums[[f not in GROUP_SUM_ONLY + GROUP_SUM_AND_MEDIAN for f in fields]] = np.nan
     medians[[f in GROUP_SUM_ONLY for f in fields]] = np.nan
-    if groups is None:  # (field, group, company): one group
-        out = pd.DataFrame(
-            {"sum": sums[:, 0], "median": medians[:, 0]}, index=pd.Index(fields, name="field")
-        )
-        out.attrs = {"companies": len(current)}
-        return out
     index = pd.MultiIndex(
         levels=[groups, pd.Index(fields, name="field")],
         codes=[
@@ -160,7 +149,11 @@ def group_current(
         verify_integrity=False,
     )
     out = pd.DataFrame({"sum": sums.T.ravel(), "median": medians.T.ravel()}, index=index)
-    out.attrs = {"companies": dict(zip(groups.tolist(), sizes.tolist()))}
+    if by is None:
+        out = out.droplevel(0)
+        out.attrs = {"companies": len(current)}
+    else:
+        out.attrs = {"companies": dict(zip(groups.tolist(), sizes.tolist()))}
     return out
 
 
@@ -225,19 +218,17 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
     Parameters
     ----------
     wide : DataFrame
-        Index: months (a monthly ``PeriodIndex`` named ``month``); columns: a two-level
-        MultiIndex ``(field, sku)``, as the client's wide time-series frame. The group is the
-        set of SKUs in the columns.
+        The client's wide time-series frame: months as index, ``(field, sku)`` columns; the
+        group is the set of SKUs in the columns.
     counts : bool, default False
         Add a column ``n_<field>`` (Int64) per field: the companies with a value that month.
 
     Returns
     -------
     DataFrame
-        One row per month that has at least one value in some field (the service returns only
-        those), one float64 column per field (NaN for a field without value that month), in
-        the order fields first appear. ``attrs``: ``companies`` (SKUs in the group) and
-        ``count`` (months returned), as the service's meta.
+        One row per month with a value in some field (as the service), one float64 column
+        per field, in the order fields first appear. ``attrs``: ``companies`` (SKUs in the
+        group) and ``count`` (months returned), as the service's meta.
 
     Raises
     ------
