@@ -29,14 +29,7 @@ from dealframe.analytics._checks import (
 from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
 from dealframe.analytics.intervals import median_intervals
 from dealframe.analytics.periods import bucket_labels, bucket_of_rows, period_bounds, resolve_window
-from dealframe.arguments import (
-    DateLike,
-    checked_keywords,
-    client_call,
-    client_secrets,
-    finite_number,
-    integer_in,
-)
+from dealframe.arguments import DateLike, checked_keywords, finite_number, integer_in
 from dealframe.client import Client
 from dealframe.contract import as_count, blanked, quoted
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
@@ -189,12 +182,12 @@ def _threshold_elsewhere(client: Client, answer: pd.DataFrame) -> int:
             f"{'absent' if listed is None else quoted(listed, 100)})"
         )
     said = (
-        f"POST /api/private/v1/transactions/aggregate: missing_field: meta.methodology.small_n_threshold is {seen}; "
-        f"small_n_threshold {threshold} used, {source}"
+        "POST /api/private/v1/transactions/aggregate: missing_field: meta.methodology."
+        f"small_n_threshold is {seen}; small_n_threshold {threshold} used, {source}"
     )
-    with client_call(client_secrets(client)):  # it quotes the document: as a finding would
-        said = blanked(said)
-    warnings.warn(said, ServiceContractWarning, stacklevel=user_stacklevel())
+    # it quotes the document: the client's tokens are blanked, as in a finding (the call of
+    # service_methodology, given the client, is a client_call)
+    warnings.warn(blanked(said), ServiceContractWarning, stacklevel=user_stacklevel())
     return threshold
 
 
@@ -317,7 +310,7 @@ def bucket_medians(
         as_of = today if as_of is None else as_of
     elif client is not None and date_to is None and as_of is None:  # its own threshold
         as_of = aggregate_methodology(client.private.aggregate("ev_revenue", "none"))[2]
-    threshold = 5 if small_n_threshold is None else int(small_n_threshold)
+    threshold = DOCUMENTED_THRESHOLD if small_n_threshold is None else int(small_n_threshold)
     window = resolve_window(
         date_from, date_to, as_of=as_of, time_bucket=time_bucket, conventions=conv
     )

@@ -74,24 +74,20 @@ def resolve_window(
     conv = DEFAULT_CONVENTIONS if conventions is None else conventions
     check(isinstance(conv, Conventions), "conventions", "a Conventions instance or None", conv)
     check_choice("time_bucket", time_bucket, TIME_BUCKETS)
-    # each date given is checked first, so a bad one is named rather than a missing as_of
-    given = {
-        name: _as_date(value, name)
+    # each date given is read first, so a bad one is named rather than a missing as_of
+    start, end, today = (
+        None if value is None else _as_date(value, name)
         for name, value in (("date_from", date_from), ("date_to", date_to), ("as_of", as_of))
-        if value is not None
-    }
-    check(
-        date_to is not None or as_of is not None,
-        "as_of",
-        "the service's current date "
-        "(as_of=...) or an explicit date_to; with a client, pass the date_range the service "
-        "reports",
-        None,
     )
-    end = given["as_of"] if date_to is None else given["date_to"]
-    if date_from is not None:
-        start = given["date_from"]
-    else:
+    end = today if end is None else end
+    if end is None:
+        raise ValidationError(
+            "as_of",
+            "the service's current date (as_of=...) or an explicit date_to; with a client, "
+            "pass the date_range the service reports",
+            got=None,
+        )
+    if start is None:
         year = end.year - conv.window_years
         check(
             year >= dt.MINYEAR,
