@@ -258,7 +258,7 @@ def bucket_medians(
     Raises
     ------
     dealframe.errors.ValidationError
-        Naming the argument or column that is wrong, before any request.
+        Naming the argument or column that is wrong.
 
     Examples
     --------
