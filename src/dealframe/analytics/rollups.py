@@ -1,18 +1,9 @@
 """Family A group rollups (``groups/current``, ``groups/time-series``) for any group of SKUs.
 
 The service aggregates a group defined by a search body; these functions aggregate any frame
-of companies the user assembled, with the service's rules (``docs/sandbox.md``, "Family A"):
-
-- current data: ``sum`` for marketCap and enterpriseValue, ``sum`` and ``median`` for
-  revenueLtm, revenueNtm, ebitdaLtm and ebitdaNtm, ``median`` for every other numeric field
-  (the ``*Lcu`` variants, whose medians mix currencies, and ``rateToUsd`` included); nulls are
-  skipped; a field without any value gives NaN.
-- time series: the median across the group's companies of every field, month by month, nulls
-  skipped; months without any value in any field are left out.
-
-Medians are ordinary medians (mean of the two middle values for an even count), by
-:func:`numpy.nanmedian` over a NaN-padded 3-D array (field or month, group or field, company):
-no Python loop over fields, groups or months.
+of companies, with the service's rules (``docs/aggregates.md``). Every median is
+:func:`numpy.nanmedian` over a NaN-padded array (field or month, group or field, company): no
+Python loop over fields, groups or months.
 """
 
 from __future__ import annotations
@@ -35,29 +26,14 @@ from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.public import GROUP_ROWS
 
-__all__ = [
-    "current_fields",
-    "group_current",
-    "group_time_series",
-]
+__all__ = ["current_fields", "group_current", "group_time_series"]
+
+_BY = "a column name, a Series aligned on the index, or one hashable label per row"
 
 
 @checked_keywords
 def current_fields(current: pd.DataFrame) -> list[str]:
     """The numeric fields of a current-data frame that a group rollup aggregates.
-
-    Every numeric (not boolean) column (numpy, nullable or Arrow integers, floating point or
-    decimals, dictionary-encoded too), as the service aggregates every numeric field
-    (``*Lcu`` variants and ``rateToUsd`` get a median only), in the row order of
-    ``client.public.group_current`` (:data:`~dealframe.frames.public.GROUP_ROWS`: the
-    document's order, whatever order the service lists them in); other numeric columns come
-    last, in frame order.
-
-    Raises
-    ------
-    dealframe.errors.ValidationError
-        ``current`` is not a DataFrame, repeats a column, or has no numeric current-data
-        field (a deals frame, a long time-series frame, text only).
 
     Parameters
     ----------
@@ -67,6 +43,15 @@ def current_fields(current: pd.DataFrame) -> list[str]:
     Returns
     -------
     list of str
+        Every numeric (not boolean) column, of any numpy, nullable or Arrow dtype: those of
+        :data:`~dealframe.frames.public.GROUP_ROWS` first, in the order of
+        ``client.public.group_current``, then the others, in frame order.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``current`` is not a DataFrame, repeats a column, or has no numeric current-data
+        field (a deals frame, a long time-series frame, text only).
 
     Examples
     --------
@@ -79,9 +64,7 @@ def current_fields(current: pd.DataFrame) -> list[str]:
     check_frame("current", current)
     repeated = current.columns[current.columns.duplicated()].tolist()
     check(not repeated, "current", "unique column names", f"repeated {repeated[:5]}")
-    numeric = [
-        name for name in current.columns if isinstance(name, str) and numeric_column(current[name])
-    ]
+    numeric = [c for c in current.columns if isinstance(c, str) and numeric_column(current[c])]
     known = [f for f in GROUP_ROWS if f in numeric]
     check(
         bool(known),
@@ -91,61 +74,6 @@ def current_fields(current: pd.DataFrame) -> list[str]:
         f"columns {list(current.columns)[:8]}",
     )
     return known + [f for f in numeric if f not in known]
-
-
-def _padded_medians(cube: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`numpy.nanmedian` along the last axis of a NaN-padded array, and the value counts.
-
-    Rows without any value get NaN (filled with zeros first, so numpy has no all-NaN slice to
-    warn about).
-    """
-    present = np.count_nonzero(~np.isnan(cube), axis=-1)
-    if cube.shape[-1] == 0:
-        return np.full(present.shape, np.nan), present
-    medians = np.nanmedian(np.where((present == 0)[..., None], 0.0, cube), axis=-1)
-    return np.where(present > 0, medians, np.nan), present
-
-
-def _label_column(labels: pd.Series) -> pd.Series:
-    """Group labels as the client's frames hold them: Arrow columns as
-    :func:`~dealframe.analytics._checks.plain_column` reads them (text as ``str``,
-    dictionary-encoded text as ``category``); any other text dtype, and objects that are all
-    text, as ``str``."""
-    labels = plain_column(labels)
-    text = isinstance(labels.dtype, pd.StringDtype) or (
-        pd.api.types.is_object_dtype(labels.dtype)
-        and pd.api.types.infer_dtype(labels, skipna=True) == "string"
-    )
-    return labels.astype("str") if text else labels
-
-
-def _group_codes(current: pd.DataFrame, by: Any) -> tuple[np.ndarray, pd.Index, str]:
-    expected = "a column name, a Series aligned on the index, or one hashable label per row"
-    try:
-        if isinstance(by, pd.Series):
-            labels = by if by.index.equals(current.index) else by.reindex(current.index)
-            name = str(by.name) if by.name is not None else "group"
-        elif isinstance(by, Hashable) and by in current.columns:
-            labels, name = current[by], str(by)
-        elif isinstance(by, (list, tuple, np.ndarray, pd.Index)) and len(by) == len(current):
-            labels, name = pd.Series(list(by), index=current.index, dtype=object), "group"
-        else:
-            raise ValidationError("by", expected, got=by)
-        check(isinstance(labels, pd.Series), "by", expected, by)
-        labels = _label_column(labels)
-        codes, uniques = pd.factorize(labels, sort=True, use_na_sentinel=True)
-        check(
-            len(current) == 0 or bool((np.asarray(codes) >= 0).any()),
-            "by",
-            f"{expected}, giving at least one row a group (a Series is aligned on the "
-            "frame's index)",
-            by,
-        )
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, ValidationError):
-            raise
-        raise ValidationError("by", expected, got=by) from exc
-    return np.asarray(codes), pd.Index(uniques, name=name), name
 
 
 @checked_keywords
@@ -158,31 +86,26 @@ def group_current(
     Parameters
     ----------
     current : DataFrame
-        One row per company (index ``sku``), camelCase columns as the client's current-data
-        frame. Text, boolean and list columns are ignored; ``*Lcu`` columns and
-        ``rateToUsd`` get a median only (an ``*Lcu`` median mixes currencies).
+        One row per company, as the client's current-data frame (:func:`current_fields`).
     by : str, Series or array-like, optional
         Group labels (a column name such as ``"region"``, a Series aligned on the index, or one
-        label per row) to roll up many groups at once. Rows with a null label are left out.
-        Text labels (Arrow text included) give a ``str`` group level, dictionary-encoded and
-        categorical ones a categorical level.
+        label per row) to roll up many groups at once; rows with a null label are left out.
+        Text labels give a ``str`` group level, dictionary-encoded and categorical ones a
+        categorical level.
 
     Returns
     -------
     DataFrame
-        Index ``field`` (or ``(group, field)`` with ``by``) in the row order of
-        ``client.public.group_current`` (:func:`current_fields`), columns ``sum`` and ``median``
-        (float64): ``sum`` only for marketCap and enterpriseValue, both for revenueLtm,
-        revenueNtm, ebitdaLtm and ebitdaNtm, ``median`` only for the other numeric fields
-        (``*Lcu`` and ``rateToUsd`` included);
-        NaN where a field has no value. ``attrs["companies"]`` is the number of companies
-        (a dict of group to count with ``by``).
+        Index ``field`` (or ``(group, field)``) in the order of :func:`current_fields`,
+        columns ``sum`` and ``median`` (float64) as the service's (``docs/aggregates.md``),
+        NaN where a field's class has no such statistic or the field no value.
+        ``attrs["companies"]``: the number of companies (per group with ``by``).
 
     Raises
     ------
     dealframe.errors.ValidationError
-        If ``current`` is not a current-data frame (no numeric current-data field: a deals
-        frame, a time-series frame, text only) or ``by`` cannot be read.
+        If ``current`` is not a current-data frame (:func:`current_fields`) or ``by`` cannot
+        be read.
 
     Examples
     --------
@@ -205,85 +128,87 @@ def group_current(
     evRevenueLtm  NaN     7.0
     """
     fields = current_fields(current)
-    values = _float_matrix(current, fields)
-    if by is None:
-        # One group: the (field, company) matrix is already the padded layout.
-        groups: pd.Index | None = None
-        n_groups = 1
-        sizes = np.array([len(current)])
-        cube = values[:, None, :]
+    values = np.stack([metric_values(current[f]) for f in fields])  # (field, company)
+    values[np.isinf(values)] = np.nan
+    if by is None:  # one group
+        codes, groups = np.zeros(len(current), dtype=np.intp), pd.Index([0])
     else:
-        codes, groups, _ = _group_codes(current, by)
-        n_groups = len(groups)
-        cube, sizes = _padded_by_group(values, codes, n_groups)
-    sums = np.nansum(cube, axis=-1)
-    medians, counts = _padded_medians(cube)  # (field, group)
-    sums = np.where(counts > 0, sums, np.nan).T
-    medians = medians.T
-    kind = np.array(
-        [0 if f in GROUP_SUM_ONLY else 1 if f in GROUP_SUM_AND_MEDIAN else 2 for f in fields]
-    )
-    sums[:, kind == 2] = np.nan
-    medians[:, kind == 0] = np.nan
-
-    if groups is None:
-        out = pd.DataFrame(
-            {"sum": sums[0], "median": medians[0]}, index=pd.Index(fields, name="field")
-        )
-        out.attrs = {"companies": len(current)}
-        return out
+        codes, groups = _group_codes(current, by)
+    cube, sizes = _padded(values, codes, len(groups))  # (field, group, company)
+    medians, present = _padded_medians(cube)
+    sums = np.where(present > 0, np.nansum(cube, axis=-1), np.nan)
+    sums[[f not in GROUP_SUM_ONLY + GROUP_SUM_AND_MEDIAN for f in fields]] = np.nan
+    medians[[f in GROUP_SUM_ONLY for f in fields]] = np.nan
     index = pd.MultiIndex(
         levels=[groups, pd.Index(fields, name="field")],
         codes=[
-            np.repeat(np.arange(n_groups), len(fields)),
-            np.tile(np.arange(len(fields)), n_groups),
+            np.repeat(np.arange(len(groups)), len(fields)),
+            np.tile(np.arange(len(fields)), len(groups)),
         ],
         names=[groups.name, "field"],
         verify_integrity=False,
     )
-    out = pd.DataFrame({"sum": sums.ravel(), "median": medians.ravel()}, index=index)
-    out.attrs = {
-        "companies": {g: int(s) for g, s in zip(groups.tolist(), sizes.tolist(), strict=True)}
-    }
+    out = pd.DataFrame({"sum": sums.T.ravel(), "median": medians.T.ravel()}, index=index)
+    if by is None:
+        out = out.droplevel(0)
+        out.attrs = {"companies": len(current)}
+    else:
+        out.attrs = {"companies": dict(zip(groups.tolist(), sizes.tolist()))}
     return out
 
 
-def _float_matrix(frame: pd.DataFrame, fields: list[str]) -> np.ndarray:
-    """(fields, rows) float64 array, nulls and infinities as NaN.
+def _group_codes(current: pd.DataFrame, by: Any) -> tuple[np.ndarray, pd.Index]:
+    """Group number of every row (-1: none) and the groups, sorted."""
+    labels, name = None, "group"
+    try:
+        if isinstance(by, pd.Series):
+            labels = by if by.index.equals(current.index) else by.reindex(current.index)
+            name = name if by.name is None else str(by.name)
+        elif isinstance(by, Hashable) and by in current.columns:
+            labels, name = current[by], str(by)
+        elif isinstance(by, (list, tuple, np.ndarray, pd.Index)) and len(by) == len(current):
+            labels = pd.Series(list(by), index=current.index, dtype=object)
+        check(isinstance(labels, pd.Series), "by", _BY, by)
+        labels = plain_column(labels)  # Arrow text as str, dictionaries as categories
+        if isinstance(labels.dtype, pd.StringDtype) or (
+            labels.dtype == object and pd.api.types.infer_dtype(labels, skipna=True) == "string"
+        ):
+            labels = labels.astype("str")
+        codes, groups = pd.factorize(labels, sort=True)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, ValidationError):
+            raise
+        raise ValidationError("by", _BY, got=by) from exc
+    check(
+        len(current) == 0 or bool((codes >= 0).any()),
+        "by",
+        f"{_BY}, giving at least one row a group (a Series is aligned on the frame's index)",
+        by,
+    )
+    return codes, pd.Index(groups, name=name)
 
-    Columns are copied one at a time straight into the result: the fastest way out of a frame
-    that mixes float64 and extension dtypes (``Int64``); no computation happens per field.
-    """
-    out = np.empty((len(fields), len(frame)), dtype=np.float64)
-    for row, field in enumerate(fields):
-        column = frame[field]
-        if column.dtype == np.float64:
-            out[row] = column.to_numpy()
-        else:  # Int64, Arrow numbers (decimals, dictionaries too), objects of numbers
-            out[row] = metric_values(column)
-    out[np.isinf(out)] = np.nan
-    return out
 
-
-def _padded_by_group(
-    values: np.ndarray, codes: np.ndarray, n_groups: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Lay (field, row) values out as (field, group, company slot), NaN padded.
-
-    Rows with code -1 (no group) are dropped. Returns the cube and the group sizes.
-    """
+def _padded(values: np.ndarray, codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The columns of ``values`` laid out by code, ``(..., code, slot)``, NaN padded (code
+    -1: left out), and the columns per code."""
     used = np.flatnonzero(codes >= 0)
-    if not used.size or not n_groups:
-        return np.full((values.shape[0], n_groups, 0), np.nan), np.zeros(n_groups, dtype=np.int64)
-    codes_used = codes[used]
-    order = np.argsort(codes_used, kind="stable")
-    sizes = np.bincount(codes_used, minlength=n_groups)
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    slot = np.arange(len(codes_used)) - np.repeat(starts, sizes)
-    width = int(sizes.max()) if sizes.size else 0
-    cube = np.full((values.shape[0], n_groups * width), np.nan)
-    cube[:, codes_used[order] * width + slot] = values[:, used[order]]
-    return cube.reshape(values.shape[0], n_groups, width), sizes
+    order = used[np.argsort(codes[used], kind="stable")]
+    sizes = np.bincount(codes[used], minlength=n)
+    width = int(sizes.max()) if n else 0
+    slot = np.arange(len(order)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    cube = np.full((*values.shape[:-1], n * width), np.nan)
+    cube[..., codes[order] * width + slot] = values[..., order]
+    return cube.reshape(*values.shape[:-1], n, width), sizes
+
+
+def _padded_medians(cube: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`numpy.nanmedian` along the last axis (NaN where no value: zeros are given to
+    numpy there, so that it has no all-NaN slice to warn about), and the value counts."""
+    present = np.count_nonzero(~np.isnan(cube), axis=-1)
+    if cube.shape[-1] == 0:
+        return np.full(present.shape, np.nan), present
+    medians = np.nanmedian(np.where((present == 0)[..., None], 0.0, cube), axis=-1)
+    return np.where(present > 0, medians, np.nan), present
 
 
 @checked_keywords
@@ -293,19 +218,17 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
     Parameters
     ----------
     wide : DataFrame
-        Index: months (a monthly ``PeriodIndex`` named ``month``); columns: a two-level
-        MultiIndex ``(field, sku)``, as the client's wide time-series frame. The group is the
-        set of SKUs in the columns.
+        The client's wide time-series frame: months as index, ``(field, sku)`` columns; the
+        group is the set of SKUs in the columns.
     counts : bool, default False
         Add a column ``n_<field>`` (Int64) per field: the companies with a value that month.
 
     Returns
     -------
     DataFrame
-        One row per month that has at least one value in some field (the service returns only
-        those), one float64 column per field (NaN for a field without value that month), in
-        the order fields first appear. ``attrs``: ``companies`` (SKUs in the group) and
-        ``count`` (months returned), as the service's meta.
+        One row per month with a value in some field (as the service), one float64 column
+        per field, in the order fields first appear. ``attrs``: ``companies`` (SKUs in the
+        group) and ``count`` (months returned), as the service's meta.
 
     Raises
     ------
@@ -338,34 +261,17 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
         values = wide.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as exc:
         raise ValidationError("wide", "numeric values", got="non-numeric columns") from exc
-    values = np.where(np.isinf(values), np.nan, values)
-
-    # Integer work only: the MultiIndex's own codes, renumbered in order of appearance.
-    field_codes, first_seen = pd.factorize(np.asarray(wide.columns.codes[0]))
-    fields = wide.columns.levels[0][first_seen]
-    companies = len(np.unique(np.asarray(wide.columns.codes[1])))
-    n_fields = len(fields)
-    sizes = np.bincount(field_codes, minlength=n_fields)
-    if n_fields and (np.diff(field_codes) >= 0).all() and (sizes == sizes[0]).all():
-        # the usual layout (from_product): each field's SKUs side by side, same count
-        cube = values.reshape(len(wide), n_fields, int(sizes[0]))
-    else:
-        order = np.argsort(field_codes, kind="stable")
-        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-        slot = np.arange(len(field_codes)) - np.repeat(starts, sizes)
-        width = int(sizes.max()) if n_fields else 0
-        cube = np.full((len(wide), n_fields * width), np.nan)
-        cube[:, field_codes[order] * width + slot] = values[:, order]
-        cube = cube.reshape(len(wide), n_fields, width)
-    medians, present = _padded_medians(cube)
-
-    keep = present.sum(axis=1) > 0 if n_fields else np.zeros(len(wide), dtype=bool)
-    names = [str(f) for f in fields]
+    # the fields numbered in order of appearance (integer work on the MultiIndex's codes)
+    codes, first_seen = pd.factorize(np.asarray(wide.columns.codes[0]))
+    names = [str(f) for f in wide.columns.levels[0][first_seen]]
+    cube, _ = _padded(np.where(np.isinf(values), np.nan, values), codes, len(names))
+    medians, present = _padded_medians(cube)  # (month, field)
+    keep = present.sum(axis=1) > 0
     data: dict[str, Any] = {name: medians[keep, i] for i, name in enumerate(names)}
     if counts:
-        for i, name in enumerate(names):
-            data[f"n_{name}"] = pd.array(present[keep, i], dtype="Int64")
+        data.update({f"n_{f}": pd.array(present[keep, i], "Int64") for i, f in enumerate(names)})
     out = pd.DataFrame(data, index=wide.index[keep])
     out.columns = pd.Index(out.columns, dtype="str", name="field")  # as the service's frame
-    out.attrs = {"companies": int(companies), "count": int(keep.sum())}
+    companies = len(np.unique(np.asarray(wide.columns.codes[1])))
+    out.attrs = {"companies": companies, "count": int(keep.sum())}
     return out
