@@ -1,4 +1,4 @@
-"""docs/sandbox.md's "Country filters" row quotes the sandbox's refusal of a country that is
+"""docs/sandbox.md's "Country filters" section quotes the sandbox's refusal of a country that is
 not three capital letters word for word (it used to say ``filters.country[...]``, an index the
 sandbox's message does not hold)."""
 
@@ -14,8 +14,11 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "sandbox.md"
 
 
 def _row() -> str:
-    (row,) = [line for line in DOC.read_text().splitlines() if line.startswith("| Country filters")]
-    return row
+    """The text of the "### Country filters" section, up to the next heading."""
+    (section,) = re.findall(
+        r"^### Country filters\n(.*?)(?=^#)", DOC.read_text(), flags=re.S | re.M
+    )
+    return section
 
 
 @pytest.mark.parametrize(
