@@ -90,6 +90,23 @@ class Comparison(NamedTuple):
         of the comp's monthly values) and the number of months with a value
         (``evRevenueLtm_months``, ``evEbitdaLtm_months``), and ``company_id``, ``match`` and
         ``link_evidence`` from :func:`dealframe.companies_for_skus`.
+
+    Examples
+    --------
+    >>> import dealframe, dealframe.sandbox
+    >>> with dealframe.sandbox.run(scale=0.02) as sb, dealframe.Client.for_sandbox(sb) as client:
+    ...     cmp = dealframe.compare_multiples(client, region="North America")
+    >>> cmp.summary.loc["ev_revenue", ["private_n", "public_n"]].tolist()
+    [46, 23]
+    >>> print(f'{cmp.summary.at["ev_revenue", "private_to_public"]:.2f}')  # private / public
+    2.43
+    >>> len(cmp.deals) == cmp.summary.attrs["deals"], cmp.comps.index.name
+    (True, 'sku')
+    >>> cmp.comps[["evRevenueLtm", "match"]].head(2)
+              evRevenueLtm    match
+    sku
+    AER-USA         5.4623  matched
+    BRI-USA         3.1400  matched
     """
 
     summary: pd.DataFrame

@@ -47,7 +47,33 @@ _STATS = ("n", "median", "q1", "q3")
 
 
 class Reconciliation(NamedTuple):
-    """A side-by-side frame and its one-line summary."""
+    """A side-by-side frame and its one-line summary.
+
+    What :func:`reconcile`, :func:`reconcile_frames` and :func:`reconcile_groups` return.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        One row per bucket (or field, or month and field): the service's value, the local
+        one, their difference, and ``match``; ``attrs`` hold the counts (``matched``,
+        ``buckets``) and both sides' meta.
+    summary : str
+        One line saying how much matched (also the ``str()`` of the result).
+
+    Examples
+    --------
+    >>> import dealframe, dealframe.sandbox
+    >>> with dealframe.sandbox.run(scale=0.02) as sb, dealframe.Client.for_sandbox(sb) as client:
+    ...     rec = reconcile(client, "ev_revenue", "year")
+    >>> print(rec)
+    ev_revenue by year: 6 of 6 buckets match (max |Δ median| 0); total_deals 149 = 149; outliers_trimmed 7 = 7
+    >>> rec.frame[["bucket", "n_service", "n_local", "match"]].head(2)
+      bucket  n_service  n_local  match
+    0   2021          9        9   True
+    1   2022         33       33   True
+    >>> rec.frame.attrs["matched"] == rec.frame.attrs["buckets"]
+    True
+    """
 
     frame: pd.DataFrame
     summary: str

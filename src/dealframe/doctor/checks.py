@@ -95,6 +95,19 @@ class Check:
     observed : str
         What the service did.
     verdict : {"holds", "adapted", "breaks"}
+
+    Examples
+    --------
+    The checks of a run are ``diagnosis.checks``; against a sandbox serving pages of 100
+    rows at most (the ``limit-100`` profile), the client adapts to the page size:
+
+    >>> import dealframe, dealframe.sandbox
+    >>> with dealframe.sandbox.run(scale=0.02, profile="limit-100") as sb:
+    ...     with dealframe.Client.for_sandbox(sb) as client:
+    ...         diagnosis = dealframe.doctor(client)
+    >>> [check] = [c for c in diagnosis.checks if c.verdict == ADAPTED]
+    >>> check.name, check.observed
+    ('B.paging.limit', 'limit 1000 served as 100 (said in meta.limit): pages of 100')
     """
 
     name: str
@@ -132,11 +145,28 @@ class Diagnosis:
         return not self.rejected and not any(c.verdict == BREAKS for c in self.checks)
 
     def count(self, verdict: str) -> int:
-        """Checks with this verdict."""
+        """Checks with this verdict.
+
+        Examples
+        --------
+        >>> d = Diagnosis("http://127.0.0.1:8765", [Check("B.not_found", "404", "404", HOLDS),
+        ...                                         Check("B.errors", "400", "422", BREAKS)], 2)
+        >>> d.count(HOLDS), d.count(ADAPTED), d.count(BREAKS)
+        (1, 0, 1)
+        """
         return sum(1 for c in self.checks if c.verdict == verdict)
 
     def verdict(self) -> str:
-        """The one-line summary."""
+        """The one-line summary.
+
+        Examples
+        --------
+        >>> d = Diagnosis("http://127.0.0.1:8765", [
+        ...     Check("B.paging.limit", "limit up to 1000", "limit 1000 served as 100", ADAPTED),
+        ...     Check("B.not_found", "an unknown id is a 404", "404", HOLDS)], 2)
+        >>> d.verdict()
+        'dealframe doctor: 1 hold, 1 adapted, 0 break in 2 requests: the client adapts to this service'
+        """
         holds, adapted, breaks = (self.count(v) for v in (HOLDS, ADAPTED, BREAKS))
         how = (
             "the client works with this service as it is"
@@ -158,7 +188,22 @@ class Diagnosis:
         return f"dealframe doctor: {counts}: {how}{not_run}"
 
     def table(self, width: int = 60) -> str:
-        """The checks as a text table (assumption, observed, verdict)."""
+        """The checks as a text table (assumption, observed, verdict).
+
+        Texts longer than ``width`` characters are cut, ending in ``...``.
+
+        Examples
+        --------
+        >>> d = Diagnosis("http://127.0.0.1:8765", [
+        ...     Check("B.paging.limit", "POST lists take limit up to 1000",
+        ...           "limit 1000 served as 100 (said in meta.limit)", ADAPTED),
+        ...     Check("B.not_found", "an unknown id is a 404", "404", HOLDS)], 2)
+        >>> print(d.table(width=30))
+        check           assumption                      observed                        verdict
+        --------------  ------------------------------  ------------------------------  -------
+        B.paging.limit  POST lists take limit up to...  limit 1000 served as 100 (s...  adapted
+        B.not_found     an unknown id is a 404          404                             holds
+        """
 
         def cut(text: str) -> str:
             return text if len(text) <= width else text[: width - 3] + "..."
@@ -171,7 +216,18 @@ class Diagnosis:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        """Everything as plain data (``--json``)."""
+        """Everything as plain data (``--json``).
+
+        Examples
+        --------
+        >>> import json
+        >>> d = Diagnosis("http://127.0.0.1:8765", [Check("B.not_found", "404", "404", HOLDS)], 1)
+        >>> data = d.to_dict()
+        >>> data["ok"], data["requests"], data["checks"][0]["verdict"]
+        (True, 1, 'holds')
+        >>> json.loads(json.dumps(data)) == data  # JSON as it is
+        True
+        """
         return {
             "base_url": self.base_url,
             "ok": self.ok,

@@ -94,7 +94,28 @@ class EntityReport:
     service's count of the entity's records, deleted ones included (``meta.total``; None when
     it gives none) and ``table_rows`` the table's; ``rows_differ`` says why they may differ
     (both with a :class:`~dealframe.mirror.errors.MirrorDivergenceWarning`, unless records
-    changed after the sync's last page, not yet in the table, explain the difference)."""
+    changed after the sync's last page, not yet in the table, explain the difference).
+
+    Examples
+    --------
+    ``report["deals"]`` of a :class:`SyncReport`: a second sync after an hour's changes to a
+    sandbox reads only what changed since the checkpoint (less the overlap):
+
+    >>> import tempfile, pathlib
+    >>> import dealframe, dealframe.sandbox
+    >>> from dealframe.sandbox import Changes
+    >>> with tempfile.TemporaryDirectory() as tmp, dealframe.sandbox.run(scale=0.02) as sb:
+    ...     with dealframe.Client.for_sandbox(sb) as client:
+    ...         _ = sync(client, pathlib.Path(tmp) / "mirror", entities=["deals"])
+    ...         changes = Changes(sb.state, seed=1)
+    ...         _ = changes.advance(3600)
+    ...         _ = changes.update("deals", 3)
+    ...         deals = sync(client, pathlib.Path(tmp) / "mirror", entities=["deals"])["deals"]
+    >>> deals.full, deals.since, deals.checkpoint
+    (False, '2026-06-29T23:54:59+00:00', '2026-06-30T01:00:00+00:00')
+    >>> deals.rows_received, deals.version, deals.table_rows == deals.service_rows
+    (9, 1, True)
+    """
 
     entity: str
     full: bool
@@ -118,7 +139,30 @@ class EntityReport:
 
 @dataclass
 class SyncReport:
-    """What :func:`sync` did, per entity (``report["deals"]``)."""
+    """What :func:`sync` did, per entity (``report["deals"]``).
+
+    Attributes
+    ----------
+    path : Path
+        The mirror folder.
+    entities : dict
+        :class:`EntityReport` by entity name, in the order synced.
+    recovered_files : int
+        Files an interrupted sync left outside the tables (staged rows, temporary markers),
+        deleted before this one started.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import dealframe, dealframe.sandbox
+    >>> with tempfile.TemporaryDirectory() as tmp, dealframe.sandbox.run(scale=0.02) as sb:
+    ...     with dealframe.Client.for_sandbox(sb) as client:
+    ...         report = sync(client, pathlib.Path(tmp) / "mirror")
+    >>> list(report.entities), report.path.name
+    (['companies', 'investors', 'deals'], 'mirror')
+    >>> report["deals"].full, report["deals"].rows_written, report["deals"].checkpoint
+    (True, 1000, '2026-06-29T23:59:59+00:00')
+    """
 
     path: Path
     entities: dict[str, EntityReport] = field(default_factory=dict)
@@ -128,7 +172,21 @@ class SyncReport:
         return self.entities[entity]
 
     def frame(self) -> pd.DataFrame:
-        """One row per entity."""
+        """One row per entity: the fields of its :class:`EntityReport` as columns.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> import dealframe, dealframe.sandbox
+        >>> with tempfile.TemporaryDirectory() as tmp, dealframe.sandbox.run(scale=0.02) as sb:
+        ...     with dealframe.Client.for_sandbox(sb) as client:
+        ...         report = sync(client, pathlib.Path(tmp) / "mirror")
+        >>> report.frame()[["entity", "full", "rows_written", "version"]]
+              entity  full  rows_written  version
+        0  companies  True           400        0
+        1  investors  True           120        0
+        2      deals  True          1000        0
+        """
         return pd.DataFrame([vars(r) for r in self.entities.values()])
 
 

@@ -37,6 +37,24 @@ class Entity:
         ``call(client, **arguments) -> DataFrame``.
     help : str
         One line for ``--help``.
+
+    Examples
+    --------
+    >>> e = entity("co_investors")  # by name or alias
+    >>> e.name, e.kind, e.resource
+    ('co-investors', 'sub', 'investors')
+    >>> e.help
+    'investors sharing deals with the investors given by --id'
+
+    What ``dealframe pull deals --deal-type Venture --limit 5`` calls:
+
+    >>> import dealframe, dealframe.sandbox
+    >>> deals = entity("deals")
+    >>> with dealframe.sandbox.run(scale=0.02) as sb, dealframe.Client.for_sandbox(sb) as client:
+    ...     frame = deals.call(client, filters={"deal_type": ["Venture"]}, sort=None, limit=5,
+    ...                        progress=False)
+    >>> len(frame), frame["deal_type"].unique().tolist()
+    (5, ['Venture'])
     """
 
     name: str

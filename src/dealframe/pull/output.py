@@ -70,6 +70,18 @@ def check_output(path: str | os.PathLike[str]) -> Output:
         written, a path that is a folder.
     dealframe.errors.ExtraMissing
         ``.xlsx`` without openpyxl (an ``ImportError`` naming ``dealframe[excel]``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     output = check_output(pathlib.Path(tmp) / "deals.parquet")
+    ...     print(output.format, output.path.name, output.path.exists())
+    parquet deals.parquet False
+    >>> check_output("deals.parquer")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid -o: expected a file name ending in .parquet, .csv or .xlsx (did you mean '.parquet'?), got 'deals.parquer'
     """
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise ValidationError("-o", "a file name ending in .parquet, .csv or .xlsx", got=path)
@@ -171,6 +183,15 @@ def write_frame(frame: pd.DataFrame, output: Output) -> Path:
         More rows than an Excel sheet holds.
     OSError
         The disk refused the write.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> frame = pd.DataFrame({"tags": [["a", "b"], []]}, index=pd.Index(["d1", "d2"], name="id"))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = write_frame(frame, check_output(pathlib.Path(tmp) / "deals.parquet"))
+    ...     print(path.name, pd.read_parquet(path).to_dict("list"))
+    deals.parquet {'id': ['d1', 'd2'], 'tags': ['["a", "b"]', '[]']}
     """
     data = portable_frame(frame, excel=output.format == "xlsx")
     if output.format == "parquet":

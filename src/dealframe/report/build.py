@@ -78,6 +78,21 @@ class ReportPaths:
         ``{name: {"parquet": Path, "csv": Path}}`` for every name in :data:`REPORT_TABLES`.
     seconds : float
         Time the report took.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> import dealframe, dealframe.sandbox
+    >>> with tempfile.TemporaryDirectory() as tmp, dealframe.sandbox.run(scale=0.02) as sb:
+    ...     with dealframe.Client.for_sandbox(sb) as client:
+    ...         paths = build_report(client, tmp, cohort={"region": "Oceania"})
+    ...         print(paths.html.name, paths.manifest.name, paths.parquet["top_investors"].name)
+    ...         print(len(pd.read_parquet(paths.parquet["top_investors"])))
+    report.html manifest.json top_investors.parquet
+    6
+    >>> sorted(paths.tables) == sorted(REPORT_TABLES), sorted(paths.tables["comps"])
+    (True, ['csv', 'parquet'])
     """
 
     html: Path

@@ -107,11 +107,34 @@ class Changes:
     # ------------------------------------------------------------------ clock
 
     def now(self) -> dt.datetime:
-        """The sandbox clock."""
+        """The sandbox clock.
+
+        It starts at the configuration's ``as_of`` and moves only by :meth:`advance`; every
+        change stamps ``updated_at`` with it.
+
+        Examples
+        --------
+        >>> from dealframe.sandbox.models import SandboxConfig, SandboxState
+        >>> ch = Changes(SandboxState.build(SandboxConfig(scale=0.02, as_of="2026-01-01")))
+        >>> ch.now().isoformat()
+        '2026-01-01T00:00:00+00:00'
+        """
         return self.state.clock.now()
 
     def advance(self, seconds: float) -> dt.datetime:
-        """Move the sandbox clock forward by ``seconds`` (>= 0); return the new time."""
+        """Move the sandbox clock forward by ``seconds`` (>= 0); return the new time.
+
+        Examples
+        --------
+        >>> from dealframe.sandbox.models import SandboxConfig, SandboxState
+        >>> state = SandboxState.build(SandboxConfig(scale=0.02))
+        >>> ch = Changes(state, seed=1)
+        >>> ch.advance(90).isoformat()
+        '2026-06-30T00:01:30+00:00'
+        >>> [deal] = ch.update("deals", 1)  # stamped with the new time
+        >>> state.private.find("transactions", deal)[1]["updated_at"]
+        '2026-06-30T00:01:30+00:00'
+        """
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0:
             raise ChangeInputError(f"seconds: must be a number >= 0, got {seconds!r}")
         return self.state.clock.advance(seconds)
@@ -119,19 +142,64 @@ class Changes:
     # ------------------------------------------------------------------ operations
 
     def update(self, entity: str, n: int) -> list[str]:
-        """Change ``n`` live records (fields Family A does not read); return their ids."""
+        """Change ``n`` live records (fields Family A does not read); return their ids.
+
+        Examples
+        --------
+        >>> from dealframe.sandbox.models import SandboxConfig, SandboxState
+        >>> state = SandboxState.build(SandboxConfig(scale=0.02))
+        >>> ch = Changes(state, seed=1)
+        >>> _ = ch.advance(60)
+        >>> ids = ch.update("deals", 3)
+        >>> len(ids), {state.private.find("transactions", i)[1]["updated_at"] for i in ids}
+        (3, {'2026-06-30T00:01:00+00:00'})
+        """
         return self._apply(_entity(entity), "update", _count(n))
 
     def insert(self, entity: str, n: int) -> list[str]:
-        """Add ``n`` new records modelled on existing ones; return their (new) ids."""
+        """Add ``n`` new records modelled on existing ones; return their (new) ids.
+
+        Examples
+        --------
+        >>> from dealframe.sandbox.models import SandboxConfig, SandboxState
+        >>> state = SandboxState.build(SandboxConfig(scale=0.02))
+        >>> new = Changes(state, seed=1).insert("companies", 2)
+        >>> [state.private.find("companies", i)[1]["name"] for i in new]
+        ['Yorrex Commerce Labs 9509', 'Zugendex Works Labs 2567']
+        """
         return self._apply(_entity(entity), "insert", _count(n))
 
     def soft_delete(self, entity: str, n: int) -> list[str]:
-        """Soft-delete ``n`` live records (never a listed company); return their ids."""
+        """Soft-delete ``n`` live records (never a listed company); return their ids.
+
+        Examples
+        --------
+        A soft-deleted company is a 404 unless deleted records are asked for:
+
+        >>> import dealframe, dealframe.sandbox
+        >>> with dealframe.sandbox.run(scale=0.02) as sb, dealframe.Client.for_sandbox(sb) as client:
+        ...     [gone] = Changes(sb.state, seed=1).soft_delete("companies", 1)
+        ...     try:
+        ...         client.private.company(gone)
+        ...     except dealframe.NotFoundError as error:
+        ...         print(error.status)
+        ...     print(client.private.company(gone, include_deleted=True)["deleted"].tolist())
+        404
+        [True]
+        """
         return self._apply(_entity(entity), "soft_delete", _count(n))
 
     def undelete(self, entity: str, n: int) -> list[str]:
-        """Bring back ``n`` soft-deleted records (fewer if fewer exist); return their ids."""
+        """Bring back ``n`` soft-deleted records (fewer if fewer exist); return their ids.
+
+        Examples
+        --------
+        >>> from dealframe.sandbox.models import SandboxConfig, SandboxState
+        >>> state = SandboxState.build(SandboxConfig(scale=0.02))
+        >>> back = Changes(state, seed=1).undelete("investors", 5)  # only one was deleted
+        >>> [state.private.find("investors", i)[1]["deleted"] for i in back]
+        [False]
+        """
         return self._apply(_entity(entity), "undelete", _count(n))
 
     def edit(self, entity: str, ids: Iterable[str], change: Callable[[dict], None]) -> list[str]:
@@ -164,6 +232,16 @@ class Changes:
         -------
         dict
             Operation name → ids changed (entities mixed).
+
+        Examples
+        --------
+        >>> from dealframe.sandbox.models import SandboxConfig, SandboxState
+        >>> ch = Changes(SandboxState.build(SandboxConfig(scale=0.02)), seed=1)
+        >>> done = ch.random_round(50)
+        >>> {op: len(ids) for op, ids in done.items()}
+        {'update': 31, 'insert': 9, 'soft_delete': 5, 'undelete': 3}
+        >>> ch.now().isoformat()  # an hour later
+        '2026-06-30T01:00:00+00:00'
         """
         n_changes = _count(n_changes)
         self.advance(advance_seconds)

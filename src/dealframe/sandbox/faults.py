@@ -149,7 +149,16 @@ class FaultPlan:
         return self
 
     def draw(self, path: str) -> str | None:
-        """The fault for the next request to ``path`` (None: pass through), and count it."""
+        """The fault for the next request to ``path`` (None: pass through), and count it.
+
+        The server calls it once per request; a test calls it to see what a plan does.
+
+        Examples
+        --------
+        >>> plan = FaultPlan(rate=0.5, seed=1)
+        >>> [plan.draw("/api/private/v1/companies") for _ in range(4)]
+        ['429', '503', None, '503']
+        """
         with self._lock:
             kind = self._draw_locked(path)
             if kind is not None:
@@ -170,7 +179,15 @@ class FaultPlan:
         return None
 
     def counts(self) -> dict[str, int]:
-        """Faults injected so far, per kind."""
+        """Faults injected so far, per kind.
+
+        Examples
+        --------
+        >>> plan = FaultPlan().script("/companies", ["503", "503", "429"])
+        >>> _ = [plan.draw("/api/v2/companies") for _ in range(4)]
+        >>> plan.counts(), plan.total
+        ({'503': 2, '429': 1}, 3)
+        """
         with self._lock:
             return dict(self._counts)
 
@@ -181,17 +198,51 @@ class FaultPlan:
             return sum(self._counts.values())
 
     def events(self) -> list[tuple[str, str]]:
-        """(kind, path) of every fault injected, in order."""
+        """(kind, path) of every fault injected, in order.
+
+        Examples
+        --------
+        A sandbox serving a plan; the client retries both faults, and the plan tells which
+        request got which:
+
+        >>> import dealframe, dealframe.sandbox
+        >>> plan = FaultPlan(retry_after=0).script("^/api/private/v1/transactions", ["503", "429"])
+        >>> with dealframe.sandbox.run(scale=0.02, faults=plan) as sb:
+        ...     with dealframe.Client.for_sandbox(sb, backoff_base=0.01) as client:
+        ...         deals = client.private.deals(limit=10)
+        >>> len(deals), plan.events()
+        (10, [('503', '/api/private/v1/transactions'), ('429', '/api/private/v1/transactions')])
+        """
         with self._lock:
             return list(self._events)
 
     def pending(self) -> int:
-        """Scripted faults not yet used."""
+        """Scripted faults not yet used.
+
+        Examples
+        --------
+        >>> plan = FaultPlan().script("^/api/private/", ["503", None, "429"])
+        >>> plan.draw("/api/v2/companies"), plan.draw("/api/private/v1/companies")
+        (None, '503')
+        >>> plan.pending()
+        2
+        """
         with self._lock:
             return sum(len(s.pending) for s in self._scripts)
 
     def reset(self) -> None:
-        """Forget scripts and counters, and restart the random sequence from the seed."""
+        """Forget scripts and counters, and restart the random sequence from the seed.
+
+        Examples
+        --------
+        >>> plan = FaultPlan(rate=0.5, seed=1).script("deals", ["slow"])
+        >>> first = [plan.draw("/deals") for _ in range(4)]
+        >>> plan.reset()
+        >>> plan.pending(), plan.counts()
+        (0, {})
+        >>> [plan.draw("/deals") for _ in range(3)] == first[1:]  # the same random draws again
+        True
+        """
         with self._lock:
             self._scripts.clear()
             self._counts.clear()

@@ -49,6 +49,18 @@ class Sandbox:
     profile : str
         The profile served (``"default"``, or names joined by commas; see
         :mod:`dealframe.sandbox.profiles`).
+
+    Examples
+    --------
+    What :func:`run` yields (and :func:`start` returns):
+
+    >>> import dealframe, dealframe.sandbox
+    >>> with dealframe.sandbox.run(scale=0.02, profile="limit-100") as sb:
+    ...     print(sb)  # the tokens are not shown
+    ...     with dealframe.Client.for_sandbox(sb) as client:
+    ...         print(len(client.private.companies(limit=10)), sb.state.config.scale)
+    Sandbox(url='http://127.0.0.1:...', faults=None, profile='limit-100')
+    10 0.02
     """
 
     url: str
@@ -65,7 +77,24 @@ class Sandbox:
         return int(self.url.rsplit(":", 1)[1])
 
     def client_env(self) -> dict[str, str]:
-        """Environment variables pointing a :class:`dealframe.Client` at this sandbox."""
+        """Environment variables pointing a :class:`dealframe.Client` at this sandbox.
+
+        For code that builds its client from the environment (``Client()``, the
+        ``dealframe`` command, a notebook kernel or another process started with them).
+
+        Examples
+        --------
+        >>> import os
+        >>> from unittest import mock
+        >>> import dealframe, dealframe.sandbox
+        >>> with dealframe.sandbox.run(scale=0.02) as sb:
+        ...     env = sb.client_env()
+        ...     with mock.patch.dict(os.environ, env), dealframe.Client(cache_enabled=False) as c:
+        ...         print(c.settings.base_url == sb.url, len(c.private.deals(limit=5)))
+        True 5
+        >>> sorted(env)
+        ['DEALFRAME_BASE_URL', 'DEALFRAME_PRIVATE_KEY', 'DEALFRAME_PUBLIC_TOKEN']
+        """
         return {
             "DEALFRAME_BASE_URL": self.url,
             "DEALFRAME_PUBLIC_TOKEN": self.public_token,
@@ -73,11 +102,40 @@ class Sandbox:
         }
 
     def reset(self) -> None:
-        """Back to the generated data and the starting clock (``state.reset()``)."""
+        """Back to the generated data and the starting clock (``state.reset()``).
+
+        Examples
+        --------
+        >>> import dealframe, dealframe.sandbox
+        >>> from dealframe.sandbox import Changes
+        >>> with dealframe.sandbox.run(scale=0.02) as sb, dealframe.Client.for_sandbox(sb) as c:
+        ...     def total():
+        ...         return c.private.page("transactions", limit=1).attrs["total"]
+        ...     before = total()
+        ...     _ = Changes(sb.state, seed=1).insert("deals", 5)
+        ...     added = total() - before
+        ...     sb.reset()
+        ...     print(added, total() == before)
+        5 True
+        """
         self.state.reset()
 
     def stop(self) -> None:
-        """Stop serving and wait for the server thread (and a snapshot being written) to end."""
+        """Stop serving and wait for the server thread (and a snapshot being written) to end.
+
+        :func:`run` calls it when its ``with`` block ends; a sandbox from :func:`start`
+        needs it called. Calling it again does nothing.
+
+        Examples
+        --------
+        >>> import dealframe.sandbox
+        >>> sb = dealframe.sandbox.start(scale=0.02)
+        >>> try:
+        ...     print(sb.url.startswith("http://127.0.0.1:"))
+        ... finally:
+        ...     sb.stop()
+        True
+        """
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:

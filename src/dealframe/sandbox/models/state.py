@@ -53,6 +53,18 @@ class SandboxConfig:
         Seconds every API request waits before it is answered, to stand for the
         network round trip and service time of a remote service (default 0:
         loopback speed). Waiting is asynchronous: requests overlap.
+
+    Examples
+    --------
+    >>> config = SandboxConfig(scale=0.02, seed=3, as_of="2026-01-01", private_key="my-key")
+    >>> config  # the tokens are not shown
+    SandboxConfig(seed=3, scale=0.02, as_of=2026-01-01T00:00:00+00:00, rate_limit=None, latency=0.0)
+    >>> SandboxState.build(config).clock.now().isoformat()
+    '2026-01-01T00:00:00+00:00'
+    >>> SandboxConfig(scale=0)
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.arguments.SandboxArgumentError: invalid scale: expected a number above 0, got 0
     """
 
     seed: int = 7
@@ -152,6 +164,19 @@ class SandboxState:
         Held by every change and every Family B read that must see one version.
     admin_rng : numpy.random.Generator
         The random stream of the admin endpoint's changes (seeded with ``config.seed``).
+
+    Examples
+    --------
+    A running sandbox's is ``sb.state``; one built in-process needs no server:
+
+    >>> state = SandboxState.build(SandboxConfig(scale=0.02))
+    >>> len(state.dataset.orgs), len(state.dataset.deals), len(state.dataset.listed)
+    (490, 1000, 60)
+    >>> deal = state.dataset.deals[0]
+    >>> state.private.find("transactions", deal["id"])[1]["deal_type"] == deal["deal_type"]
+    True
+    >>> state.clock.now().isoformat()
+    '2026-06-30T00:00:00+00:00'
     """
 
     config: SandboxConfig
@@ -220,7 +245,17 @@ class SandboxState:
         )
 
     def close(self) -> None:
-        """Wait for a start-up snapshot still being written (started by :meth:`build`)."""
+        """Wait for a start-up snapshot still being written (started by :meth:`build`).
+
+        Call it when done with a state built in-process (a sandbox's ``stop()`` does);
+        calling it again does nothing.
+
+        Examples
+        --------
+        >>> state = SandboxState.build(SandboxConfig(scale=0.02))
+        >>> state.close()
+        >>> state.close()
+        """
         if self._writer is not None:
             self._writer.join()
             self._writer = None
