@@ -250,6 +250,21 @@ def test_status_and_history_keep_their_dtypes_for_0_and_n_rows(client, tmp_path,
         assert "investors" in out and "nan" not in out, out
 
 
+def test_a_sync_reports_frame_has_typed_columns_for_0_and_n_entities(client, tmp_path):
+    """``SyncReport.frame()`` leaves no dtype to pandas' guess: fields that are often None
+    (``since``, ``repaired``) are text with NA, not object columns, with or without rows."""
+    report = mirror.sync(client, tmp_path / "m", ["investors"])
+    many = report.frame()
+    none = mirror.SyncReport(report.path, {}).frame()
+    assert len(many) == 1 and len(none) == 0
+    assert many.dtypes.to_dict() == none.dtypes.to_dict()
+    assert "object" not in {str(d) for d in many.dtypes}, many.dtypes
+    assert (
+        many["since"].isna().all()
+        and many["rows_written"].iloc[0] == report["investors"].rows_written
+    )
+
+
 def test_every_earlier_sync_is_read_back_with_as_of(sb, client, tmp_path):
     path = tmp_path / "m"
     seen = [mirror.load(path, "deals", include_deleted=True) if mirror.sync(client, path) else None]

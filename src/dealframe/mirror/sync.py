@@ -12,7 +12,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -187,7 +187,26 @@ class SyncReport:
         1  investors  True           120        0
         2      deals  True          1000        0
         """
-        return pd.DataFrame([vars(r) for r in self.entities.values()])
+        rows = [vars(r) for r in self.entities.values()]
+        return pd.DataFrame(
+            {
+                f.name: pd.Series([r[f.name] for r in rows], dtype=_REPORT_DTYPES[str(f.type)])
+                for f in fields(EntityReport)
+            }
+        )
+
+
+#: The dtype of each kind of :class:`EntityReport` field in :meth:`SyncReport.frame` (no
+#: object columns: text that may be missing is ``str`` with NA, counts that may be missing
+#: ``Int64``).
+_REPORT_DTYPES: dict[str, Any] = {
+    "str": "str",
+    "str | None": "str",
+    "bool": "bool",
+    "int": "int64",
+    "int | None": "Int64",
+    "float": "float64",
+}
 
 
 def _entities(entities: Any, allowed: tuple[str, ...] = ENTITIES) -> list[str]:
