@@ -501,8 +501,11 @@ class BoundedSQLiteCache(SQLiteCache):
 
     def __init__(self, path: Path) -> None:
         # its tables are replaced by ones that share their connection safely and open
-        # ``path`` as given: the ones made here are in memory (no file beside ``path``)
-        super().__init__(":memory:", use_memory=True)
+        # ``path`` as given. The ones made here are in a private in-memory database (plain
+        # ":memory:": no file beside ``path``); never ``use_memory=True``, which is
+        # requests-cache's one shared in-memory database of the process: the user's own
+        # in-memory cache, whose write lock we would wait for without end.
+        super().__init__(":memory:")
         super().close()
         self.cache_name = str(path)
         lock = threading.RLock()
