@@ -474,6 +474,11 @@ class _SerialSQLiteDict(SQLiteDict):
         with self._serial, super().connection(commit) as con:
             yield con
 
+    def clear(self) -> None:
+        """Delete every row, keeping the table (see :meth:`BoundedSQLiteCache.clear`)."""
+        with self.connection(commit=True) as con:
+            con.execute(f"DELETE FROM {self.table_name}")
+
 
 class BoundedSQLiteCache(SQLiteCache):
     """requests-cache's SQLite backend (WAL) whose one-entry writes (storing an answer,
@@ -578,6 +583,24 @@ class BoundedSQLiteCache(SQLiteCache):
         if keys and not expired and not kwargs and not self._free():
             return
         super().delete(*keys, expired=expired, vacuum=vacuum, **kwargs)
+
+    def clear(self) -> None:
+        """Delete every entry: both tables emptied in one transaction, then the space given
+        back to the file system (``VACUUM``; a failure of it is logged, the entries are gone).
+
+        requests-cache drops the tables and creates them again in a second transaction: a
+        read by another client or process on the same file in between failed with
+        ``sqlite3.OperationalError: no such table``. Emptied tables are never missing: a
+        concurrent read finds the entries or a miss, and fetches again. (Nor is the file
+        deleted when clearing fails, as requests-cache's ``clear`` would.)
+        """
+        with self.responses.connection(commit=True) as con:
+            for table in (self.responses.table_name, self.redirects.table_name):
+                con.execute(f"DELETE FROM {table}")
+        try:
+            self.responses.vacuum()
+        except sqlite3.OperationalError as exc:
+            logger.info("cache file %s emptied but not vacuumed: %s", self._path, exc)
 
     def close(self) -> None:
         """Close requests-cache's connections and the one kept for the checks."""
@@ -740,6 +763,9 @@ class CacheControl:
 
     def clear(self, *, expired: bool = False) -> None:
         """Delete every cached response (all tokens), or only the expired ones.
+
+        Entries are deleted, the tables kept (:meth:`BoundedSQLiteCache.clear`): another
+        client or process reading the same file meanwhile finds a miss and asks the service.
 
         Parameters
         ----------
