@@ -109,6 +109,7 @@ __all__ = [
     "forget_call",
     "cache_file",
     "canonical_json",
+    "earlier_cache_file",
     "checked",
     "expiry_for",
     "forget_since",
@@ -251,7 +252,8 @@ def cache_file(path: str | os.PathLike[str]) -> Path:
     (``ConfigurationError``), no file is made beside it.
 
     Every use of the file (the lock checks, file modes, ``client.cache.info()``) goes through
-    this one path.
+    this one path. The ``.sqlite`` file earlier releases made of a name without a suffix is
+    not read: the first opening warns of it (:func:`earlier_cache_file`).
 
     Examples
     --------
@@ -472,6 +474,11 @@ class _SerialSQLiteDict(SQLiteDict):
         with self._serial, super().connection(commit) as con:
             yield con
 
+    def clear(self) -> None:
+        """Delete every row, keeping the table (see :meth:`BoundedSQLiteCache.clear`)."""
+        with self.connection(commit=True) as con:
+            con.execute(f"DELETE FROM {self.table_name}")
+
 
 class BoundedSQLiteCache(SQLiteCache):
     """requests-cache's SQLite backend (WAL) whose one-entry writes (storing an answer,
@@ -501,8 +508,11 @@ class BoundedSQLiteCache(SQLiteCache):
 
     def __init__(self, path: Path) -> None:
         # its tables are replaced by ones that share their connection safely and open
-        # ``path`` as given: the ones made here are in memory (no file beside ``path``)
-        super().__init__(":memory:", use_memory=True)
+        # ``path`` as given. The ones made here are in a private in-memory database (plain
+        # ":memory:": no file beside ``path``); never ``use_memory=True``, which is
+        # requests-cache's one shared in-memory database of the process: the user's own
+        # in-memory cache, whose write lock we would wait for without end.
+        super().__init__(":memory:")
         super().close()
         self.cache_name = str(path)
         lock = threading.RLock()
@@ -574,6 +584,24 @@ class BoundedSQLiteCache(SQLiteCache):
             return
         super().delete(*keys, expired=expired, vacuum=vacuum, **kwargs)
 
+    def clear(self) -> None:
+        """Delete every entry: both tables emptied in one transaction, then the space given
+        back to the file system (``VACUUM``; a failure of it is logged, the entries are gone).
+
+        requests-cache drops the tables and creates them again in a second transaction: a
+        read by another client or process on the same file in between failed with
+        ``sqlite3.OperationalError: no such table``. Emptied tables are never missing: a
+        concurrent read finds the entries or a miss, and fetches again. (Nor is the file
+        deleted when clearing fails, as requests-cache's ``clear`` would.)
+        """
+        with self.responses.connection(commit=True) as con:
+            for table in (self.responses.table_name, self.redirects.table_name):
+                con.execute(f"DELETE FROM {table}")
+        try:
+            self.responses.vacuum()
+        except sqlite3.OperationalError as exc:
+            logger.info("cache file %s emptied but not vacuumed: %s", self._path, exc)
+
     def close(self) -> None:
         """Close requests-cache's connections and the one kept for the checks."""
         with self._guard:
@@ -590,9 +618,12 @@ def build_cached_session(path: Path) -> CachedSession:
     request that names no kind is never stored. A stored answer older than the reading
     request's expiry is a miss (:class:`ReaderExpirySession`). Storing waits for another
     process's lock at most :data:`LOCK_WAIT` seconds (:class:`BoundedSQLiteCache`). ``path``
-    is the ``cache_path`` setting; the file is :func:`cache_file` of it.
+    is the ``cache_path`` setting; the file is :func:`cache_file` of it. Opening a file that
+    does not exist yet beside the ``.sqlite`` file earlier releases made of the same setting
+    warns once (:func:`earlier_cache_file`).
     """
     path = cache_file(path)
+    _warn_earlier_file(path)  # before the file is made: only a first opening warns
     secure_cache_file(path)
     _writable(path, LOCK_WAIT)  # requests-cache would wait for the lock without end
     backend = BoundedSQLiteCache(path)
@@ -610,6 +641,52 @@ def build_cached_session(path: Path) -> CachedSession:
     _tighten(path)
     _prune_once(backend, path)  # once an hour per process, not on every Client
     return session
+
+
+def earlier_cache_file(path: Path) -> Path | None:
+    """The file earlier dealframe releases wrote for the cache file ``path`` and this one
+    does not read, or None.
+
+    Earlier releases added ``.sqlite`` to a ``cache_path`` without a suffix, as requests-cache
+    does; the file written is now ``path`` exactly (:func:`cache_file`). So when ``path`` has
+    no suffix and does not exist yet while ``path.sqlite`` does, that file is the earlier
+    cache of the same setting, left behind. It is only looked at, never opened or renamed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> earlier_cache_file(folder / "http_cache") is None
+    True
+    >>> (folder / "http_cache.sqlite").touch()
+    >>> earlier_cache_file(folder / "http_cache").name
+    'http_cache.sqlite'
+    >>> earlier_cache_file(folder / "http_cache.db") is None
+    True
+    """
+    if path.suffix or path.exists():
+        return None
+    earlier = path.with_name(f"{path.name}.sqlite")
+    return earlier if earlier.is_file() else None
+
+
+def _warn_earlier_file(path: Path) -> None:
+    """One :class:`~dealframe.notices.DealframeWarning` at the user's line when
+    :func:`earlier_cache_file` finds the earlier cache of this ``cache_path``: it holds cached
+    answers that ``client.cache.clear()`` and the pruning of expired entries no longer reach.
+    """
+    earlier = earlier_cache_file(path)
+    if earlier is None:
+        return
+    warnings.warn(
+        f"the HTTP cache is now the file cache_path names, exactly: {path} (new, empty). "
+        f"{earlier}, the file earlier dealframe releases made of this cache_path by adding "
+        "'.sqlite', is no longer read, cleared or pruned, and still holds their cached "
+        "answers: delete it (with its -wal and -shm files, if any), or set cache_path to it "
+        "to keep using it",
+        DealframeWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def _prune_once(backend: SQLiteCache, path: Path) -> None:
@@ -686,6 +763,9 @@ class CacheControl:
 
     def clear(self, *, expired: bool = False) -> None:
         """Delete every cached response (all tokens), or only the expired ones.
+
+        Entries are deleted, the tables kept (:meth:`BoundedSQLiteCache.clear`): another
+        client or process reading the same file meanwhile finds a miss and asks the service.
 
         Parameters
         ----------
