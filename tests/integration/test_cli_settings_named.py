@@ -6,6 +6,7 @@ it came from there. The Python API's messages keep naming the ``Client`` argumen
 
 from __future__ import annotations
 
+import json
 import socket
 
 import pytest
@@ -80,3 +81,31 @@ def test_doctor_names_the_variable_when_the_url_came_from_it(tokens, capsys, mon
     code, err = _run(["doctor"], capsys)
     assert code == 2
     assert "(connection refused): check DEALFRAME_BASE_URL and" in err, err
+
+
+@pytest.mark.parametrize(
+    ("family", "option", "var"),
+    [
+        ("A", "--public-token", "DEALFRAME_PUBLIC_TOKEN"),
+        ("B", "--private-key", "DEALFRAME_PRIVATE_KEY"),
+    ],
+)
+def test_doctor_names_where_a_refused_token_is_set(
+    family, option, var, sandbox, capsys, monkeypatch
+):
+    """The doctor's verdict on a refused token says to check it where its user set it
+    (docs/errors.md, "In the command line"), in the text and in ``--json``: the option when
+    given so, else the variable and the option."""
+    monkeypatch.setenv("DEALFRAME_BASE_URL", sandbox.url)
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", sandbox.public_token)
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", sandbox.private_key)
+    capsys.readouterr()
+    assert main(["doctor", "--family", family, option, "not-the-token"]) == 2
+    verdict = capsys.readouterr().out.strip().splitlines()[-1]
+    assert f"was rejected (401 INVALID_TOKEN), check {option}:" in verdict, verdict
+    assert var not in verdict and "not-the-token" not in verdict
+    monkeypatch.setenv(var, "not-the-token")
+    assert main(["doctor", "--family", family, "--json"]) == 2
+    report = json.loads(capsys.readouterr().out)
+    assert f"check {var} (or {option}):" in report["verdict"], report["verdict"]
+    assert report["rejected_from"] == [f"{var} (or {option})"]

@@ -34,6 +34,7 @@ from ..contract import (
     shaping,
 )
 from ..errors import (
+    _TOKEN_HINTS,
     ApiError,
     ConfigurationError,
     DealframeError,
@@ -125,6 +126,11 @@ class Diagnosis:
     #: carried it): their checks did not run (``"Family A: the public token was rejected
     #: (401 INVALID_TOKEN)"``).
     rejected: list[str] = field(default_factory=list)
+    #: Where each token of ``rejected`` is set, in the same order, as the verdict tells to
+    #: check it: the transport's ``settings_from`` (a command's words: ``--private-key``,
+    #: ``DEALFRAME_PRIVATE_KEY (or --private-key)``), else the Python API's
+    #: (``DEALFRAME_PRIVATE_KEY (or private_key=)``).
+    rejected_from: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -151,9 +157,11 @@ class Diagnosis:
         not_run = f"; not checked: {', '.join(missed)}" if missed else ""
         counts = f"{holds} hold, {adapted} adapted, {breaks} break in {self.requests} requests"
         if self.rejected:
+            where = [*self.rejected_from, *["the token"] * len(self.rejected)]
+            told = "; ".join(f"{r}, check {w}" for r, w in zip(self.rejected, where))
             return (
-                f"dealframe doctor: {'; '.join(self.rejected)}: the checks could not run "
-                f"(check the token, it may be wrong, expired or rotated); {counts}{not_run}"
+                f"dealframe doctor: {told}: the checks could not run (a token may be wrong, "
+                f"expired or rotated); {counts}{not_run}"
             )
         return f"dealframe doctor: {counts}: {how}{not_run}"
 
@@ -180,6 +188,7 @@ class Diagnosis:
             "skipped": list(self.skipped),
             "budget_reached": self.budget_reached,
             "rejected": list(self.rejected),
+            "rejected_from": list(self.rejected_from),
             "checks": [asdict(c) for c in self.checks],
         }
 
@@ -189,7 +198,12 @@ class _Budget(Exception):
 
 
 class _Rejected(Exception):
-    """The service refused a family's own token: that family's checks cannot run."""
+    """The service refused a family's own token (``family``: ``"public"``, ``"private"``):
+    that family's checks cannot run."""
+
+    def __init__(self, said: str, family: str) -> None:
+        super().__init__(said)
+        self.family = family
 
 
 #: How the verdict names each family's token.
@@ -229,7 +243,8 @@ class _Doctor:
             if response.status in (401, 403):
                 error = self.error(response)
                 code = getattr(error, "code", "")
-                raise _Rejected(f"{_TOKENS[family]} was rejected ({response.status} {code})")
+                said = f"{_TOKENS[family]} was rejected ({response.status} {code})"
+                raise _Rejected(said, family)
             self.accepted.add(family)
         return response
 
@@ -1287,6 +1302,7 @@ def diagnose(
     d = _Doctor(client, max_requests)
     budget_reached = False
     rejected: list[str] = []
+    rejected_from: list[str] = []
     try:
         for name, given, checks in (
             ("A", settings.public_token, _family_a),
@@ -1298,6 +1314,7 @@ def diagnose(
                 checks(d)
             except _Rejected as exc:  # a wrong or rotated token: nothing of it to diagnose
                 rejected.append(str(exc))
+                rejected_from.append(_token_from(d.t.settings_from, exc.family))
     except _Budget:  # not the service's fault: said as checks not run, never as a break
         budget_reached = True
     skipped = [
@@ -1308,4 +1325,21 @@ def diagnose(
         )
         if not given and family in (None, name)
     ]
-    return Diagnosis(settings.base_url, d.found, d.sent, skipped, budget_reached, rejected)
+    return Diagnosis(
+        settings.base_url, d.found, d.sent, skipped, budget_reached, rejected, rejected_from
+    )
+
+
+def _token_from(settings_from: Mapping[str, str], family: str) -> str:
+    """Where ``family``'s token is set, as a refusal tells to check it: as a command's user
+    set it (``settings_from``, :func:`dealframe.clitools.said_from`), else as the Python
+    API's errors say (:class:`~dealframe.errors.AuthenticationError`).
+
+    Examples
+    --------
+    >>> _token_from({}, "private")
+    'DEALFRAME_PRIVATE_KEY (or private_key=)'
+    >>> _token_from({"private": "--private-key"}, "private")
+    '--private-key'
+    """
+    return settings_from.get(family) or _TOKEN_HINTS[family][1]
