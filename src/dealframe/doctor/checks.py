@@ -286,7 +286,7 @@ class _Doctor:
         except _Budget:
             raise
         except TransportError as exc:
-            if exc.kind in ("connection", "connect_timeout", "ssl"):
+            if exc.kind in _UNREACHABLE:
                 raise  # the service cannot be reached: nothing to diagnose
             observed, verdict = f"{type(exc).__name__}: {exc}", BREAKS
         except _Seen as seen:
@@ -296,6 +296,12 @@ class _Doctor:
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             observed, verdict = f"unexpected answer ({type(exc).__name__}: {exc})", BREAKS
         self.add(name, assumption, observed, verdict)
+
+
+#: The kinds of :class:`~dealframe.errors.TransportError` that say the service cannot be
+#: reached at all (refused, no connection in time, TLS failed, a host name that does not
+#: resolve): the run stops, "cannot run" (exit 2), never a break of every check.
+_UNREACHABLE = frozenset({"connection", "connect_timeout", "ssl", "dns"})
 
 
 class _Seen(Exception):
@@ -1261,7 +1267,8 @@ def diagnose(
     ConfigurationError
         No base URL, no token, or no token for the ``family`` asked for.
     TransportError
-        The service cannot be reached at all (connection refused, TLS failure).
+        The service cannot be reached at all (connection refused, TLS failure, a host name
+        that does not resolve).
 
     Examples
     --------
