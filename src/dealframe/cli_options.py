@@ -35,6 +35,7 @@ from dealframe.sandbox.arguments import MAX_SCALE, scale_expected
 from dealframe.sandbox.faults import FAULT_KINDS
 
 __all__ = [
+    "ApiWorded",
     "Parser",
     "Several",
     "choice",
@@ -60,15 +61,16 @@ def choice(*choices: str, as_api: bool = False) -> Callable[[str], str]:
 
     With ``as_api`` the refusal is worded as the Python API's
     :class:`~dealframe.errors.ValidationError` (``invalid --option: expected one of ...
-    (did you mean ...), got '...'``; :class:`Parser` puts the ``invalid --option`` before it),
-    for options whose Python argument says it so (``mirror``'s ``--entity``, ``--entities``).
+    (did you mean ...), got '...'``; :class:`Parser` puts the ``invalid --option`` before it,
+    the refusal being an :class:`ApiWorded`), for options whose Python argument says it so
+    (``mirror``'s ``--entity``, ``--entities``).
 
     Examples
     --------
     >>> choice("deals", "investors", as_api=True)("deal")
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: expected one of deals, investors (did you mean 'deals'?), got 'deal'
+    dealframe.cli_options.ApiWorded: expected one of deals, investors (did you mean 'deals'?), got 'deal'
     """
     by_fold = {c.casefold(): c for c in choices}
 
@@ -85,11 +87,17 @@ def choice(*choices: str, as_api: bool = False) -> Callable[[str], str]:
     return check
 
 
-def _as_api(expected: str, value: str) -> argparse.ArgumentTypeError:
-    """A refusal worded as :class:`~dealframe.errors.ValidationError`'s ``expected ..., got
-    ...``; :class:`Parser` words argparse's ``argument --x: expected ...`` as ``invalid --x:
-    expected ...``, the API's ``invalid <argument>: expected ...``."""
-    return argparse.ArgumentTypeError(f"expected {expected}, got {value!r}")
+class ApiWorded(argparse.ArgumentTypeError):
+    """A ``type=``'s refusal worded as :class:`~dealframe.errors.ValidationError`'s
+    ``expected ..., got ...``: :class:`Parser` says it as the API does, ``invalid --x:
+    expected ..., got ...``, where argparse would say ``argument --x: expected ...``. Only
+    these are so worded: argparse's own ``expected one argument`` (an option given without
+    its value) is left as argparse says it."""
+
+
+def _as_api(expected: str, value: str) -> ApiWorded:
+    """A refusal worded as :class:`~dealframe.errors.ValidationError`'s (:class:`ApiWorded`)."""
+    return ApiWorded(f"expected {expected}, got {value!r}")
 
 
 def region(value: str) -> str:
@@ -104,7 +112,7 @@ def region(value: str) -> str:
     >>> region("westren europe")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: expected one of Africa, ..., Western Europe (did you mean 'Western Europe'?), got 'westren europe'
+    dealframe.cli_options.ApiWorded: expected one of Africa, ..., Western Europe (did you mean 'Western Europe'?), got 'westren europe'
     """
     return choice(*REGIONS, as_api=True)(value)
 
@@ -435,6 +443,13 @@ def _hint(word: str, options: set[str]) -> str:
     return f" (did you mean {same[0]!r}?)" if len(same) == 1 else ""
 
 
+def _named(action: argparse.Action) -> str | None:
+    """How a refusal names ``action``'s option: its first long option string (``--entity``),
+    else its first one; None for a positional argument."""
+    strings = action.option_strings
+    return next((s for s in strings if s.startswith("--")), strings[0] if strings else None)
+
+
 def _commands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction[Any] | None:
     """The sub-commands of ``parser``, if it has any."""
     return next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
@@ -503,9 +518,6 @@ class Parser(argparse.ArgumentParser):
             ]
             if any("did you mean" in h for h in hints):
                 message = f"unrecognized arguments: {'; '.join(hints)}"
-        as_api = re.match(r"argument (-[^/:\s]+)(?:/\S+)?: (expected .*)$", message)
-        if as_api:  # a choice refused as the Python API words it (choice(..., as_api=True))
-            message = f"invalid {as_api.group(1)}: {as_api.group(2)}"
         invalid = re.match(
             r"(argument .*: invalid choice: '([^']*)' \(choose from (.*)\))$", message
         )
@@ -518,6 +530,21 @@ class Parser(argparse.ArgumentParser):
             )
             message = invalid.group(1) + close
         self._say(chosen.prog, message)
+
+    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
+        """The value of ``arg_string`` for ``action`` (argparse's), a refusal worded as the
+        Python API's (:class:`ApiWorded`: a choice made with ``as_api=True``) said as the API
+        says it: ``invalid --entity: expected one of ..., got '...'``, not ``argument
+        --entity: ...``. argparse raises its ``ArgumentError`` while handling the type's
+        refusal, so that refusal is the error's context."""
+        try:
+            return super()._get_value(action, arg_string)
+        except argparse.ArgumentError as exc:
+            refused = exc.__context__
+            if not isinstance(refused, ApiWorded):
+                raise
+            named = _named(action) or exc.argument_name
+            raise argparse.ArgumentError(None, f"invalid {named}: {refused}") from None
 
     @staticmethod
     def _say(prog: str, message: str) -> NoReturn:

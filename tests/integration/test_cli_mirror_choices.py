@@ -1,14 +1,19 @@
 """``dealframe mirror``'s choice-valued options word a typo as the Python API and ``dealframe
 report`` do (``invalid --region: expected one of ... (did you mean ...), got '...'``, the
 ``EnumValueError`` wording), exit status 2, before a sandbox starts or PATH is made. The
-mirror used to say it its own way (``argument --region: 'x' is not a region ...``)."""
+mirror used to say it its own way (``argument --region: 'x' is not a region ...``). Only such
+a refusal is so worded: an option given without its value keeps argparse's words
+(``argument -o/--output: expected one argument``), in every command."""
 
 from __future__ import annotations
+
+import argparse
 
 import pytest
 
 from dealframe._vocab import REGIONS
 from dealframe.cli import main
+from dealframe.cli_options import Parser, choice
 
 TYPO = "Westren Europe"
 EXPECTED = f"expected one of {', '.join(REGIONS)} (did you mean 'Western Europe'?), got {TYPO!r}"
@@ -62,3 +67,48 @@ def test_the_other_choice_options_are_worded_alike(
         f"invalid {option}: expected one of {listed} (did you mean {closest!r}?), got {typo!r}"
     ), said
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["pull", "deals", "--output"], "argument -o/--output: expected one argument"),
+        (["doctor", "--max-requests"], "argument --max-requests: expected one argument"),
+        (["mirror", "sync", "m", "--lock-timeout"], "argument --lock-timeout: expected one argument"),
+        (["mirror", "sync", "m", "--entities"], "argument --entities: expected one argument"),
+        (["mirror", "history", "m", "--entity"], "argument --entity: expected one argument"),
+        (["mirror", "snapshot-public", "m", "--region"],
+         "argument --region: expected at least one argument"),
+    ],
+)  # fmt: skip
+def test_an_option_without_its_value_is_said_as_argparse_says_it(
+    argv, said, capsys, tmp_path, monkeypatch
+):
+    """A missing value is no refused value: argparse's own words, naming the option as it
+    does (``-o/--output``), not ``invalid -o: expected one argument``."""
+    monkeypatch.chdir(tmp_path)
+    code, line = _error(argv, capsys)
+    assert code == 2
+    assert line.startswith(f"{said} (see dealframe "), line
+    assert not list(tmp_path.iterdir())
+
+
+def test_only_a_refusal_marked_as_the_api_words_it_is_reworded(capsys):
+    """``invalid --x: ...`` is for a refusal made with ``as_api`` (an ``ApiWorded``), not for
+    any message that happens to begin with ``expected``."""
+
+    def plain(value: str) -> str:
+        raise argparse.ArgumentTypeError(f"expected a plain thing, got {value!r}")
+
+    parser = Parser(prog="dealframe x")
+    parser.add_argument("-p", "--plain", type=plain)
+    parser.add_argument("-k", "--kind", type=choice("deals", "companies", as_api=True))
+    for argv, said in [
+        (["-p", "y"], "argument -p/--plain: expected a plain thing, got 'y'"),
+        (["-k", "deal"], "invalid --kind: expected one of deals, companies (did you mean"),
+        (["--kind"], "argument -k/--kind: expected one argument"),
+    ]:
+        with pytest.raises(SystemExit):
+            parser.parse_args(argv)
+        line = capsys.readouterr().err.strip()
+        assert line.startswith(f"dealframe x: error: {said}"), line

@@ -6,7 +6,9 @@ it came from there. The Python API's messages keep naming the ``Client`` argumen
 
 from __future__ import annotations
 
+import json
 import socket
+from typing import Any
 
 import pytest
 from _cli import pull
@@ -80,3 +82,83 @@ def test_doctor_names_the_variable_when_the_url_came_from_it(tokens, capsys, mon
     code, err = _run(["doctor"], capsys)
     assert code == 2
     assert "(connection refused): check DEALFRAME_BASE_URL and" in err, err
+
+
+@pytest.mark.parametrize(
+    ("family", "option", "var"),
+    [
+        ("A", "--public-token", "DEALFRAME_PUBLIC_TOKEN"),
+        ("B", "--private-key", "DEALFRAME_PRIVATE_KEY"),
+    ],
+)
+def test_doctor_names_where_a_refused_token_is_set(
+    family, option, var, sandbox, capsys, monkeypatch
+):
+    """The doctor's verdict on a refused token says to check it where its user set it
+    (docs/errors.md, "In the command line"), in the text and in ``--json``: the option when
+    given so, else the variable and the option."""
+    monkeypatch.setenv("DEALFRAME_BASE_URL", sandbox.url)
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", sandbox.public_token)
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", sandbox.private_key)
+    capsys.readouterr()
+    assert main(["doctor", "--family", family, option, "not-the-token"]) == 2
+    verdict = capsys.readouterr().out.strip().splitlines()[-1]
+    assert f"was rejected (401 INVALID_TOKEN), check {option}:" in verdict, verdict
+    assert var not in verdict and "not-the-token" not in verdict
+    monkeypatch.setenv(var, "not-the-token")
+    assert main(["doctor", "--family", family, "--json"]) == 2
+    report = json.loads(capsys.readouterr().out)
+    assert f"check {var} (or {option}):" in report["verdict"], report["verdict"]
+    assert report["rejected_from"] == [f"{var} (or {option})"]
+
+
+@pytest.fixture
+def invalid_names(monkeypatch) -> list[str]:
+    """The system resolver as RFC 6761 (section 6.4) asks of it: a name under ``.invalid``
+    gets an immediate negative answer (``EAI_NONAME``), with no query that a machine without
+    DNS access would wait on until its resolver times out; any other name is looked up as
+    usual. Our transport is left as it is (urllib3 calls ``socket.getaddrinfo``). Returns the
+    ``.invalid`` names looked up, in order."""
+    looked_up: list[str] = []
+    lookup = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name.rstrip(".").lower().endswith(".invalid"):
+            looked_up.append(name)
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return lookup(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return looked_up
+
+
+@pytest.mark.parametrize("given", [True, False], ids=["option", "variable"])
+def test_doctor_cannot_run_where_the_host_name_does_not_resolve(
+    given, tokens, invalid_names, capsys, monkeypatch
+):
+    """A host name that does not resolve is a service the doctor cannot reach, as a refused
+    connection is: one line ``cannot run: ...`` naming the base URL and where it was set,
+    exit 2, after one lookup; not every check a break (exit 1) blaming the service."""
+    url = "https://nonexistent.invalid"
+    if given:
+        argv, where = ["doctor", "--base-url", url], "--base-url"
+    else:
+        monkeypatch.setenv("DEALFRAME_BASE_URL", url)
+        argv, where = ["doctor"], "DEALFRAME_BASE_URL"
+    capsys.readouterr()
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, ""), (code, out)
+    assert err.count("\n") == 1, err
+    assert err.startswith(
+        f"dealframe doctor: error: cannot run: cannot connect to {url} (its host name "
+        f"nonexistent.invalid does not resolve): check {where} and your network ("
+    ), err
+    assert invalid_names == ["nonexistent.invalid"]  # the run stopped at its first request
+    refused = _closed_port_url()
+    monkeypatch.setenv("DEALFRAME_BASE_URL", refused)
+    code, err = _run(["doctor"], capsys)
+    assert code == 2 and err.startswith(
+        f"dealframe doctor: error: cannot run: cannot connect to {refused} ("
+    )

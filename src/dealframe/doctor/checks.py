@@ -34,6 +34,7 @@ from ..contract import (
     shaping,
 )
 from ..errors import (
+    _TOKEN_HINTS,
     ApiError,
     ConfigurationError,
     DealframeError,
@@ -138,6 +139,11 @@ class Diagnosis:
     #: carried it): their checks did not run (``"Family A: the public token was rejected
     #: (401 INVALID_TOKEN)"``).
     rejected: list[str] = field(default_factory=list)
+    #: Where each token of ``rejected`` is set, in the same order, as the verdict tells to
+    #: check it: the transport's ``settings_from`` (a command's words: ``--private-key``,
+    #: ``DEALFRAME_PRIVATE_KEY (or --private-key)``), else the Python API's
+    #: (``DEALFRAME_PRIVATE_KEY (or private_key=)``).
+    rejected_from: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -181,9 +187,11 @@ class Diagnosis:
         not_run = f"; not checked: {', '.join(missed)}" if missed else ""
         counts = f"{holds} hold, {adapted} adapted, {breaks} break in {self.requests} requests"
         if self.rejected:
+            where = [*self.rejected_from, *["the token"] * len(self.rejected)]
+            told = "; ".join(f"{r}, check {w}" for r, w in zip(self.rejected, where))
             return (
-                f"dealframe doctor: {'; '.join(self.rejected)}: the checks could not run "
-                f"(check the token, it may be wrong, expired or rotated); {counts}{not_run}"
+                f"dealframe doctor: {told}: the checks could not run (a token may be wrong, "
+                f"expired or rotated); {counts}{not_run}"
             )
         return f"dealframe doctor: {counts}: {how}{not_run}"
 
@@ -236,6 +244,7 @@ class Diagnosis:
             "skipped": list(self.skipped),
             "budget_reached": self.budget_reached,
             "rejected": list(self.rejected),
+            "rejected_from": list(self.rejected_from),
             "checks": [asdict(c) for c in self.checks],
         }
 
@@ -245,7 +254,12 @@ class _Budget(Exception):
 
 
 class _Rejected(Exception):
-    """The service refused a family's own token: that family's checks cannot run."""
+    """The service refused a family's own token (``family``: ``"public"``, ``"private"``):
+    that family's checks cannot run."""
+
+    def __init__(self, said: str, family: str) -> None:
+        super().__init__(said)
+        self.family = family
 
 
 #: How the verdict names each family's token.
@@ -285,7 +299,8 @@ class _Doctor:
             if response.status in (401, 403):
                 error = self.error(response)
                 code = getattr(error, "code", "")
-                raise _Rejected(f"{_TOKENS[family]} was rejected ({response.status} {code})")
+                said = f"{_TOKENS[family]} was rejected ({response.status} {code})"
+                raise _Rejected(said, family)
             self.accepted.add(family)
         return response
 
@@ -327,7 +342,7 @@ class _Doctor:
         except _Budget:
             raise
         except TransportError as exc:
-            if exc.kind in ("connection", "connect_timeout", "ssl"):
+            if exc.kind in _UNREACHABLE:
                 raise  # the service cannot be reached: nothing to diagnose
             observed, verdict = f"{type(exc).__name__}: {exc}", BREAKS
         except _Seen as seen:
@@ -337,6 +352,12 @@ class _Doctor:
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             observed, verdict = f"unexpected answer ({type(exc).__name__}: {exc})", BREAKS
         self.add(name, assumption, observed, verdict)
+
+
+#: The kinds of :class:`~dealframe.errors.TransportError` that say the service cannot be
+#: reached at all (refused, no connection in time, TLS failed, a host name that does not
+#: resolve): the run stops, "cannot run" (exit 2), never a break of every check.
+_UNREACHABLE = frozenset({"connection", "connect_timeout", "ssl", "dns"})
 
 
 class _Seen(Exception):
@@ -1302,7 +1323,8 @@ def diagnose(
     ConfigurationError
         No base URL, no token, or no token for the ``family`` asked for.
     TransportError
-        The service cannot be reached at all (connection refused, TLS failure).
+        The service cannot be reached at all (connection refused, TLS failure, a host name
+        that does not resolve).
 
     Examples
     --------
@@ -1343,6 +1365,7 @@ def diagnose(
     d = _Doctor(client, max_requests)
     budget_reached = False
     rejected: list[str] = []
+    rejected_from: list[str] = []
     try:
         for name, given, checks in (
             ("A", settings.public_token, _family_a),
@@ -1354,6 +1377,7 @@ def diagnose(
                 checks(d)
             except _Rejected as exc:  # a wrong or rotated token: nothing of it to diagnose
                 rejected.append(str(exc))
+                rejected_from.append(_token_from(d.t.settings_from, exc.family))
     except _Budget:  # not the service's fault: said as checks not run, never as a break
         budget_reached = True
     skipped = [
@@ -1364,4 +1388,21 @@ def diagnose(
         )
         if not given and family in (None, name)
     ]
-    return Diagnosis(settings.base_url, d.found, d.sent, skipped, budget_reached, rejected)
+    return Diagnosis(
+        settings.base_url, d.found, d.sent, skipped, budget_reached, rejected, rejected_from
+    )
+
+
+def _token_from(settings_from: Mapping[str, str], family: str) -> str:
+    """Where ``family``'s token is set, as a refusal tells to check it: as a command's user
+    set it (``settings_from``, :func:`dealframe.clitools.said_from`), else as the Python
+    API's errors say (:class:`~dealframe.errors.AuthenticationError`).
+
+    Examples
+    --------
+    >>> _token_from({}, "private")
+    'DEALFRAME_PRIVATE_KEY (or private_key=)'
+    >>> _token_from({"private": "--private-key"}, "private")
+    '--private-key'
+    """
+    return settings_from.get(family) or _TOKEN_HINTS[family][1]

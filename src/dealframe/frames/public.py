@@ -597,10 +597,14 @@ def _known_field_reading(key: str) -> tuple[int, str, str] | None:
     """``(way, statistic column, field)`` of flat ``key`` split at the longest field the
     client knows (:data:`_KNOWN_FIELDS`: the document's current-data fields, their ``Lcu``
     variants, those the sandbox serves), its statistic written in one of the four ways
-    (:func:`_splits`) and itself no field; None when no split gives a known field.
+    (:func:`_splits`), itself no field, and one of the closed list camelCase statistics are
+    (:data:`_CAMEL_STAT`, separators left out: ``weighted_median``) however it is written;
+    None when no split gives a known field and a listed statistic.
 
     ``revenueLtmWeightedMedian`` is the ``weightedMedian`` of ``revenueLtm``, not the median
-    of a field ``revenueLtmWeighted``, which no document names.
+    of a field ``revenueLtmWeighted``, which no document names. But ``rule_of_40_fy_median``
+    is no ``fy_median`` of ``rule_of_40``: a field the client does not know may begin with
+    one it knows, and after a separator a name not listed is as often the rest of that field.
 
     Examples
     --------
@@ -610,11 +614,15 @@ def _known_field_reading(key: str) -> tuple[int, str, str] | None:
     (0, 'weighted_mean', 'revenue_ltm_lcu')
     >>> _known_field_reading("peWeightedMedian") is None  # pe: no Family A field
     True
+    >>> [_known_field_reading(k) for k in ("rule_of_40_fy_median", "market_cap_float_median")]
+    [None, None]
     """
     readings = [
         (way, column, field)
         for way, written, column, field in _splits(key)
-        if _spells_a_field(field) and not _spells_a_field(written)
+        if _spells_a_field(field)
+        and not _spells_a_field(written)
+        and _CAMEL_STAT.fullmatch(_SEPARATOR.sub("", written))
     ]
     return max(readings, key=lambda r: len(r[2]), default=None)
 

@@ -168,13 +168,16 @@ def failure_text(
     >>> failure_text("timeout", TimeoutError("timed out"), base_url="http://127.0.0.1:8000",
     ...              connect_timeout=5, read_timeout=30)
     'no answer within read_timeout (30 s)'
+    >>> failure_text("dns", OSError("Name or service not known"), base_url="https://x.invalid",
+    ...              connect_timeout=5, read_timeout=30, base_url_from="--base-url")
+    'cannot connect to https://x.invalid (its host name x.invalid does not resolve): check --base-url and your network'
     """
     said = reason(exc)
     check = base_url_from or "DEALFRAME_BASE_URL"
     if kind == "dns":
         host = urlsplit(base_url).hostname or base_url
         return (
-            f"the host name of the base URL ({host}) does not resolve: check "
+            f"cannot connect to {base_url} (its host name {host} does not resolve): check "
             f"{base_url_from or 'DEALFRAME_BASE_URL (or Client(base_url=...))'} and your network"
         )
     if kind == "connect_timeout":
