@@ -128,6 +128,10 @@ def integer_in(
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid top: expected a positive integer, got np.True_
+    >>> integer_in(2**64, "top", 1, None)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid top: expected an integer of at least 1, at most 9223372036854775807 (2**63 - 1), got 18446744073709551616
     """
     top = INT64_MAX if high is None else high
     if (
@@ -140,7 +144,11 @@ def integer_in(
             if high is not None
             else f"an integer of at least {low}"
         )
-        raise ValidationError(argument, what or bound, got=value)
+        expected = what or bound
+        if high is None and not isinstance(value, (bool, np.bool_)):
+            if isinstance(value, numbers.Integral) and int(value) > top:
+                expected = f"{expected}, at most {top} (2**63 - 1)"
+        raise ValidationError(argument, expected, got=value)
     return int(value)
 
 

@@ -325,6 +325,8 @@ def test_compact_keeps_the_history_asked_for(sb, client, tmp_path):
     ):
         with pytest.raises(ValidationError):
             mirror.compact(path, **bad)
+    with pytest.raises(ValidationError, match=r"at most 9223372036854775807"):
+        mirror.compact(path, keep_versions=2**64)  # the bound refused is the one said
     report = mirror.sync(client, path, ["deals"])  # the checkpoint survived the compactions
     assert not report["deals"].full
 

@@ -594,3 +594,12 @@ def test_conventions_take_numpy_numbers():
     for bad in ({"window_years": np.float64(3)}, {"window_years": np.bool_(True)}):
         with pytest.raises(ValidationError, match="window_years"):
             Conventions(**bad)
+
+
+def test_several_bad_arguments_name_the_first_in_reading_order():
+    """``ci`` before ``ci_resamples``; a missing column before a bad ``rng`` seed."""
+    deals = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-05"]), "ev_revenue": [1.0]})
+    with pytest.raises(ValidationError, match="invalid ci:"):
+        bucket_medians(deals, "ev_revenue", ci=1.5, ci_resamples=0)
+    with pytest.raises(ValidationError, match="date_column"):
+        bucket_medians(deals, "ev_revenue", date_column="when", ci=0.9, rng="seed")

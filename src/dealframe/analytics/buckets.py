@@ -288,15 +288,10 @@ def bucket_medians(
     if small_n_threshold is not None:
         integer_in(small_n_threshold, "small_n_threshold", 0, None)
     check(isinstance(conv, Conventions), "conventions", "a Conventions instance or None", conv)
-    integer_in(ci_resamples, "ci_resamples", 1, 1_000_000)
     if ci is not None:
         check(0 < finite_number(ci, "ci", _CI) < 1, "ci", _CI, ci)
         check(not explain, "ci", "None with explain=True", ci)
-        try:
-            generator = np.random.default_rng(rng)
-        except (TypeError, ValueError, OverflowError) as exc:
-            expected = "None, a non-negative integer seed or a numpy Generator"
-            raise ValidationError("rng", expected, got=rng) from exc
+    integer_in(ci_resamples, "ci_resamples", 1, 1_000_000)
     series = column(
         deals,
         METRIC_COLUMNS[metric] if value_column is None else value_column,
@@ -304,6 +299,12 @@ def bucket_medians(
     )
     days = date_values(column(deals, date_column, "date_column"))
     values = metric_values(series)
+    if ci is not None:  # after the columns: a missing column is named before the seed
+        try:
+            generator = np.random.default_rng(rng)
+        except (TypeError, ValueError, OverflowError) as exc:
+            expected = "None, a non-negative integer seed or a numpy Generator"
+            raise ValidationError("rng", expected, got=rng) from exc
 
     if client is not None and small_n_threshold is None:
         small_n_threshold, today = service_methodology(client)
