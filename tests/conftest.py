@@ -8,6 +8,9 @@ import tempfile
 
 import pytest
 
+#: ``pytester`` runs pytest sessions inside a test (the sandbox plugin's own tests).
+pytest_plugins = ("pytester",)
+
 _RUN_CACHE: list[str] = []
 _SAVED: dict[str, str | None] = {}
 

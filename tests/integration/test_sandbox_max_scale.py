@@ -3,8 +3,10 @@ the project uses) before it generates anything, instead of generating for hours:
 API with a ``SandboxArgumentError`` naming ``scale`` and the maximum, every ``--scale`` option
 with a usage error (exit status 2) naming ``--scale``, the pytest plugin at start-up.
 
-Each refusal runs in its own process with a generous timeout, since before the maximum existed
-these calls started a generation with no end in sight; a refused call returns at once."""
+Each refusal of a command or call runs in its own process with a generous timeout, since before
+the maximum existed these calls started a generation with no end in sight; a refused call returns
+at once. The pytest plugin's refusal runs in a new pytest session in this process: ``run`` refuses
+the scale too, so even a plugin letting it through could not start a generation there."""
 
 from __future__ import annotations
 
@@ -86,12 +88,19 @@ def test_every_scale_option_is_refused_naming_it(command, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_pytest_plugin_refuses_it_at_start_up(tmp_path):
-    (tmp_path / "test_mine.py").write_text("def test_x(dealframe_sandbox):\n    pass\n")
-    done = _run(
-        ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--dealframe-sandbox-scale", "1000"],
-        cwd=str(tmp_path),
+def test_the_pytest_plugin_refuses_it_at_start_up(pytester, monkeypatch):
+    """A pytest session in this process (its plugins loaded from their entry points, as in a
+    child process): were the plugin to let the scale through, the session sandbox's ``run``
+    would refuse it (above), so this run cannot start a generation either."""
+    for name in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("DEALFRAME_CACHE", "off")  # what _env gives a child process
+    monkeypatch.setenv("DEALFRAME_SANDBOX_CACHE", "0")
+    (pytester.path / "test_mine.py").write_text("def test_x(dealframe_sandbox):\n    pass\n")
+    done = pytester.runpytest_inprocess(
+        "-q", "-p", "no:cacheprovider", "--dealframe-sandbox-scale", "1000"
     )
-    assert done.returncode == 4, done.stdout + done.stderr  # a usage error: before any test
-    assert f"dealframe sandbox scale: expected {EXPECTED}" in done.stderr
-    assert "passed" not in done.stdout
+    report = done.stdout.str() + done.stderr.str()
+    assert done.ret == 4, report  # a usage error: before any test
+    assert f"dealframe sandbox scale: expected {EXPECTED}" in done.stderr.str()
+    assert "passed" not in done.stdout.str()
