@@ -3,10 +3,11 @@ the project uses) before it generates anything, instead of generating for hours:
 API with a ``SandboxArgumentError`` naming ``scale`` and the maximum, every ``--scale`` option
 with a usage error (exit status 2) naming ``--scale``, the pytest plugin at start-up.
 
-Each refusal of a command or call runs in its own process with a generous timeout, since before
-the maximum existed these calls started a generation with no end in sight; a refused call returns
-at once. The pytest plugin's refusal runs in a new pytest session in this process: ``run`` refuses
-the scale too, so even a plugin letting it through could not start a generation there."""
+The Python API's refusal (``run``, ``start``, ``embedded``) runs in its own process with a
+generous timeout, since before the maximum existed these calls started a generation with no end
+in sight; a refused call returns at once. Every command and the pytest plugin reach the sandbox
+through those calls, so their refusals run in this process (``main(argv)``, a new pytest session):
+were one of them to let the scale through, the call it makes would refuse it at once too."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import sys
 
 import pytest
 
+from dealframe.cli import main
 from dealframe.sandbox import SandboxArgumentError, SandboxConfig
 from dealframe.sandbox.arguments import MAX_SCALE
 
@@ -71,6 +73,15 @@ def test_run_start_and_embedded_refuse_before_generating():
         assert line.endswith("got 1000")
 
 
+def _as_a_shell_would(monkeypatch: pytest.MonkeyPatch, folder) -> None:
+    """This process's environment and working folder as :func:`_run` gives a child process."""
+    for name in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("DEALFRAME_CACHE", "off")
+    monkeypatch.setenv("DEALFRAME_SANDBOX_CACHE", "0")
+    monkeypatch.chdir(folder)
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -79,23 +90,23 @@ def test_run_start_and_embedded_refuse_before_generating():
         ["pull", "deals", "-o", "never.csv", "--sandbox", "--scale", "21"],
     ],
 )
-def test_every_scale_option_is_refused_naming_it(command, tmp_path):
-    done = _run(["-m", "dealframe", *command], cwd=str(tmp_path))
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "argument --scale: " in done.stderr
-    assert f"is not {EXPECTED}" in done.stderr
-    assert "serving" not in done.stdout and "starting the embedded sandbox" not in done.stderr
+def test_every_scale_option_is_refused_naming_it(command, tmp_path, monkeypatch, capsys):
+    _as_a_shell_would(monkeypatch, tmp_path)
+    try:
+        status = main(command)
+    except SystemExit as exc:  # argparse's usage error, as ``python -m dealframe`` exits
+        status = exc.code
+    out, err = capsys.readouterr()
+    assert status == 2, out + err
+    assert "argument --scale: " in err
+    assert f"is not {EXPECTED}" in err
+    assert "serving" not in out and "starting the embedded sandbox" not in err
     assert list(tmp_path.iterdir()) == []
 
 
 def test_the_pytest_plugin_refuses_it_at_start_up(pytester, monkeypatch):
-    """A pytest session in this process (its plugins loaded from their entry points, as in a
-    child process): were the plugin to let the scale through, the session sandbox's ``run``
-    would refuse it (above), so this run cannot start a generation either."""
-    for name in [k for k in os.environ if k.startswith("DEALFRAME_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("DEALFRAME_CACHE", "off")  # what _env gives a child process
-    monkeypatch.setenv("DEALFRAME_SANDBOX_CACHE", "0")
+    """A new pytest session, its plugins loaded from their entry points as in a child process."""
+    _as_a_shell_would(monkeypatch, pytester.path)
     (pytester.path / "test_mine.py").write_text("def test_x(dealframe_sandbox):\n    pass\n")
     done = pytester.runpytest_inprocess(
         "-q", "-p", "no:cacheprovider", "--dealframe-sandbox-scale", "1000"
