@@ -5,9 +5,9 @@ with a usage error (exit status 2) naming ``--scale``, the pytest plugin at star
 
 The Python API's refusal (``run``, ``start``, ``embedded``) runs in its own process with a
 generous timeout, since before the maximum existed these calls started a generation with no end
-in sight; a refused call returns at once. Every command and the pytest plugin reach the sandbox
-through those calls, so their refusals run in this process (``main(argv)``, a new pytest session):
-were one of them to let the scale through, the call it makes would refuse it at once too."""
+in sight; a refused call returns at once. The commands and the pytest plugin are refused in this
+process (``main(argv)``, a new pytest session) with a tripwire on the sandbox's data loading:
+one that let the scale through fails there at once instead of generating."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import pytest
 from dealframe.cli import main
 from dealframe.sandbox import SandboxArgumentError, SandboxConfig
 from dealframe.sandbox.arguments import MAX_SCALE
+from dealframe.sandbox.models import state
 
 EXPECTED = "a number above 0 and at most 20 (the sandbox's largest data: 1,000,000 deals"
 
@@ -74,7 +75,13 @@ def test_run_start_and_embedded_refuse_before_generating():
 
 
 def _as_a_shell_would(monkeypatch: pytest.MonkeyPatch, folder) -> None:
-    """This process's environment and working folder as :func:`_run` gives a child process."""
+    """This process's environment and working folder as :func:`_run` gives a child process,
+    and a tripwire where every sandbox (served, embedded, the plugin's) loads its data."""
+
+    def tripwire(**config: object) -> None:
+        raise AssertionError(f"a sandbox started loading or generating data: {config}")
+
+    monkeypatch.setattr(state, "load_or_generate", tripwire)
     for name in [k for k in os.environ if k.startswith("DEALFRAME_")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("DEALFRAME_CACHE", "off")
