@@ -14,6 +14,7 @@ import requests
 
 from dealframe.cli import main
 from dealframe.sandbox import UnknownProfileError, run
+from dealframe.sandbox.models import state
 
 B = "/api/private/v1"
 
@@ -49,24 +50,26 @@ def test_run_serves_combined_profiles() -> None:
     assert buckets[0]["bucket"].startswith("Q") and " " in buckets[0]["bucket"]
 
 
-def test_serve_refuses_an_unknown_profile() -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dealframe",
-            "sandbox",
-            "serve",
-            "--profile",
-            "limit-100,quarter-word",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=_env(),
-    )
-    assert done.returncode == 2 and done.stdout == ""
-    assert "--profile" in done.stderr and "did you mean 'quarter-words'" in done.stderr
+def test_serve_refuses_an_unknown_profile(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In this process, with a tripwire where a sandbox loads its data: a command that served
+    the default profile instead of refusing fails there at once instead of serving for ever."""
+
+    def tripwire(**config: object) -> None:
+        raise AssertionError(f"a sandbox started loading or generating data: {config}")
+
+    monkeypatch.setattr(state, "load_or_generate", tripwire)
+    for name in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("DEALFRAME_SANDBOX_CACHE", "0")
+    try:
+        status = main(["sandbox", "serve", "--profile", "limit-100,quarter-word"])
+    except SystemExit as exc:  # an argparse usage error, as ``python -m dealframe`` exits
+        status = exc.code
+    out, err = capsys.readouterr()
+    assert status == 2 and out == ""
+    assert "--profile" in err and "did you mean 'quarter-words'" in err
 
 
 def test_serve_help_lists_the_profiles(capsys: pytest.CaptureFixture[str]) -> None:
