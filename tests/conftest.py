@@ -38,6 +38,22 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The files marked ``slow`` first, the others after them in the order collected.
+
+    pytest-xdist hands files (``--dist loadfile``) to its workers in this order
+    (``--no-loadscope-reorder`` in pyproject.toml); its own order, most tests first, put these
+    few-test files last, so the run ended with one worker on a half-minute file and the other
+    idle. Longest first, the small files fill both workers to the end. The sort is stable and
+    per file, so every file's tests keep their order."""
+    items.sort(key=lambda item: _module_marker(item, "slow") is None)
+
+
+def _module_marker(item: pytest.Item, name: str) -> pytest.Mark | None:
+    module = item.getparent(pytest.Module)
+    return None if module is None else module.get_closest_marker(name)
+
+
 @pytest.fixture(scope="session")
 def sandbox(dealframe_sandbox):
     """The session sandbox (scale 0.1 unless --dealframe-sandbox-scale says otherwise)."""
