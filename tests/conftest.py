@@ -39,13 +39,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The files marked ``slow`` first, the others after them in the order collected.
+    """The files marked ``slow`` (soak, crash tests, wheel, notebooks) first, the others after
+    them in the order collected: integration, properties, then the quick unit files.
 
     pytest-xdist hands files (``--dist loadfile``) to its workers in this order
-    (``--no-loadscope-reorder`` in pyproject.toml); its own order, most tests first, put these
-    few-test files last, so the run ended with one worker on a half-minute file and the other
-    idle. Longest first, the small files fill both workers to the end. The sort is stable and
-    per file, so every file's tests keep their order."""
+    (``--no-loadscope-reorder`` in pyproject.toml). Its own order, most tests first, put the
+    long few-test files last (the wheel and the mirror's exit runs among the last seven), so a
+    run could end with one worker on a long file and the other idle; longest first, the small
+    files fill both workers to the end. The sort is stable and per file, so every file's tests
+    keep their order."""
     items.sort(key=lambda item: _module_marker(item, "slow") is None)
 
 

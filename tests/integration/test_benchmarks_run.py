@@ -16,9 +16,6 @@ from typing import Any
 
 import pytest
 
-#: The whole harness at its smallest sizes (half a minute of benchmarks in a child process).
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "benchmarks" / "run.py"
 

@@ -19,9 +19,6 @@ import dealframe.mirror as mirror
 import dealframe.sandbox
 from dealframe.client import Client
 
-#: Eight fresh interpreters importing dealframe, two at a time.
-pytestmark = pytest.mark.slow
-
 #: Runs of ``mirror.status`` in a fresh process (2 at a time, about 5 s): the old reads aborted
 #: 0-50% of them; the test below finds the cause every time, so these runs are the end-to-end
 #: check of the exit, not the only guard.
