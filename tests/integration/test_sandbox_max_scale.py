@@ -3,8 +3,11 @@ the project uses) before it generates anything, instead of generating for hours:
 API with a ``SandboxArgumentError`` naming ``scale`` and the maximum, every ``--scale`` option
 with a usage error (exit status 2) naming ``--scale``, the pytest plugin at start-up.
 
-Each refusal runs in its own process with a generous timeout, since before the maximum existed
-these calls started a generation with no end in sight; a refused call returns at once."""
+The Python API's refusal (``run``, ``start``, ``embedded``) runs in its own process with a
+generous timeout, since before the maximum existed these calls started a generation with no end
+in sight; a refused call returns at once. The commands and the pytest plugin are refused in this
+process (``main(argv)``, a new pytest session) with a tripwire on the sandbox's data loading:
+one that let the scale through fails there at once instead of generating."""
 
 from __future__ import annotations
 
@@ -14,8 +17,10 @@ import sys
 
 import pytest
 
+from dealframe.cli import main
 from dealframe.sandbox import SandboxArgumentError, SandboxConfig
 from dealframe.sandbox.arguments import MAX_SCALE
+from dealframe.sandbox.models import state
 
 EXPECTED = "a number above 0 and at most 20 (the sandbox's largest data: 1,000,000 deals"
 
@@ -69,6 +74,21 @@ def test_run_start_and_embedded_refuse_before_generating():
         assert line.endswith("got 1000")
 
 
+def _as_a_shell_would(monkeypatch: pytest.MonkeyPatch, folder) -> None:
+    """This process's environment and working folder as :func:`_run` gives a child process,
+    and a tripwire where every sandbox (served, embedded, the plugin's) loads its data."""
+
+    def tripwire(**config: object) -> None:
+        raise AssertionError(f"a sandbox started loading or generating data: {config}")
+
+    monkeypatch.setattr(state, "load_or_generate", tripwire)
+    for name in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("DEALFRAME_CACHE", "off")
+    monkeypatch.setenv("DEALFRAME_SANDBOX_CACHE", "0")
+    monkeypatch.chdir(folder)
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -77,21 +97,28 @@ def test_run_start_and_embedded_refuse_before_generating():
         ["pull", "deals", "-o", "never.csv", "--sandbox", "--scale", "21"],
     ],
 )
-def test_every_scale_option_is_refused_naming_it(command, tmp_path):
-    done = _run(["-m", "dealframe", *command], cwd=str(tmp_path))
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "argument --scale: " in done.stderr
-    assert f"is not {EXPECTED}" in done.stderr
-    assert "serving" not in done.stdout and "starting the embedded sandbox" not in done.stderr
+def test_every_scale_option_is_refused_naming_it(command, tmp_path, monkeypatch, capsys):
+    _as_a_shell_would(monkeypatch, tmp_path)
+    try:
+        status = main(command)
+    except SystemExit as exc:  # argparse's usage error, as ``python -m dealframe`` exits
+        status = exc.code
+    out, err = capsys.readouterr()
+    assert status == 2, out + err
+    assert "argument --scale: " in err
+    assert f"is not {EXPECTED}" in err
+    assert "serving" not in out and "starting the embedded sandbox" not in err
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_pytest_plugin_refuses_it_at_start_up(tmp_path):
-    (tmp_path / "test_mine.py").write_text("def test_x(dealframe_sandbox):\n    pass\n")
-    done = _run(
-        ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--dealframe-sandbox-scale", "1000"],
-        cwd=str(tmp_path),
+def test_the_pytest_plugin_refuses_it_at_start_up(pytester, monkeypatch):
+    """A new pytest session, its plugins loaded from their entry points as in a child process."""
+    _as_a_shell_would(monkeypatch, pytester.path)
+    (pytester.path / "test_mine.py").write_text("def test_x(dealframe_sandbox):\n    pass\n")
+    done = pytester.runpytest_inprocess(
+        "-q", "-p", "no:cacheprovider", "--dealframe-sandbox-scale", "1000"
     )
-    assert done.returncode == 4, done.stdout + done.stderr  # a usage error: before any test
-    assert f"dealframe sandbox scale: expected {EXPECTED}" in done.stderr
-    assert "passed" not in done.stdout
+    report = done.stdout.str() + done.stderr.str()
+    assert done.ret == 4, report  # a usage error: before any test
+    assert f"dealframe sandbox scale: expected {EXPECTED}" in done.stderr.str()
+    assert "passed" not in done.stdout.str()

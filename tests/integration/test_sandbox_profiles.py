@@ -7,14 +7,14 @@ import os
 import socket
 import subprocess
 import sys
-import textwrap
 import time
-from pathlib import Path
 
 import pytest
 import requests
 
+from dealframe.cli import main
 from dealframe.sandbox import UnknownProfileError, run
+from dealframe.sandbox.models import state
 
 B = "/api/private/v1"
 
@@ -50,36 +50,34 @@ def test_run_serves_combined_profiles() -> None:
     assert buckets[0]["bucket"].startswith("Q") and " " in buckets[0]["bucket"]
 
 
-def test_serve_refuses_an_unknown_profile() -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dealframe",
-            "sandbox",
-            "serve",
-            "--profile",
-            "limit-100,quarter-word",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=_env(),
-    )
-    assert done.returncode == 2 and done.stdout == ""
-    assert "--profile" in done.stderr and "did you mean 'quarter-words'" in done.stderr
+def test_serve_refuses_an_unknown_profile(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In this process, with a tripwire where a sandbox loads its data: a command that served
+    the default profile instead of refusing fails there at once instead of serving for ever."""
+
+    def tripwire(**config: object) -> None:
+        raise AssertionError(f"a sandbox started loading or generating data: {config}")
+
+    monkeypatch.setattr(state, "load_or_generate", tripwire)
+    for name in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("DEALFRAME_SANDBOX_CACHE", "0")
+    try:
+        status = main(["sandbox", "serve", "--profile", "limit-100,quarter-word"])
+    except SystemExit as exc:  # an argparse usage error, as ``python -m dealframe`` exits
+        status = exc.code
+    out, err = capsys.readouterr()
+    assert status == 2 and out == ""
+    assert "--profile" in err and "did you mean 'quarter-words'" in err
 
 
-def test_serve_help_lists_the_profiles() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "dealframe", "sandbox", "serve", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=_env(),
-    )
-    assert done.returncode == 0
-    text = " ".join(done.stdout.split())
+def test_serve_help_lists_the_profiles(capsys: pytest.CaptureFixture[str]) -> None:
+    """In this process: ``--help`` prints and exits while parsing, before anything starts."""
+    with pytest.raises(SystemExit) as exited:
+        main(["sandbox", "serve", "--help"])
+    assert exited.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
     assert "--profile" in text and "legacy-subresources" in text and "broken" in text
 
 
@@ -129,9 +127,24 @@ def test_serve_with_a_profile() -> None:
         proc.stderr.close()
 
 
-def test_the_pytest_plugin_serves_the_profile_asked_for(tmp_path: Path) -> None:
-    (tmp_path / "test_mine.py").write_text(
-        textwrap.dedent("""
+def _inner_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The environment :func:`_env` gives a child process, for a pytest run in this one."""
+    for name in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("DEALFRAME_SANDBOX_CACHE", "0")
+
+
+# The plugin's tests run pytest in this process (``runpytest_inprocess``): a new session loads
+# the plugins from their entry points and configures them as a child process's would, without
+# a new interpreter importing pytest's plugins and dealframe again (seconds per run).
+
+
+def test_the_pytest_plugin_serves_the_profile_asked_for(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _inner_env(monkeypatch)
+    pytester.makepyfile(
+        test_mine="""
         import requests
 
         def test_limit(dealframe_sandbox):
@@ -141,30 +154,20 @@ def test_the_pytest_plugin_serves_the_profile_asked_for(tmp_path: Path) -> None:
             assert requests.post(url, json={"limit": 500}, headers=headers).json()["meta"][
                 "limit"] == 100
             assert "detail" in requests.post(url, json={"limit": 0}, headers=headers).json()
-    """)
+    """
     )
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            str(tmp_path / "test_mine.py"),
-            "--dealframe-sandbox-scale",
-            "0.02",
-            "--dealframe-sandbox-profile",
-            "limit-100,errors-detail",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env=_env(),
+    done = pytester.runpytest_inprocess(
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        str(pytester.path / "test_mine.py"),
+        "--dealframe-sandbox-scale",
+        "0.02",
+        "--dealframe-sandbox-profile",
+        "limit-100,errors-detail",
     )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 passed" in done.stdout
+    assert done.ret == 0, done.stdout.str() + done.stderr.str()
+    assert "1 passed" in done.stdout.str()
 
 
 @pytest.mark.parametrize(
@@ -175,16 +178,12 @@ def test_the_pytest_plugin_serves_the_profile_asked_for(tmp_path: Path) -> None:
         ("", ["--dealframe-sandbox-profile", "limit-10"], "did you mean 'limit-100'"),
     ],
 )
-def test_the_plugin_refuses_bad_options_at_start_up(tmp_path, ini, args, said) -> None:
-    (tmp_path / "pytest.ini").write_text(f"[pytest]\n{ini}\n")
-    (tmp_path / "test_mine.py").write_text("def test_x(dealframe_sandbox):\n    pass\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env=_env(),
-    )
-    assert done.returncode == 4  # pytest's usage error: before any test ran
-    assert said in done.stderr and "passed" not in done.stdout
+def test_the_plugin_refuses_bad_options_at_start_up(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ini, args, said
+) -> None:
+    _inner_env(monkeypatch)
+    (pytester.path / "pytest.ini").write_text(f"[pytest]\n{ini}\n")
+    (pytester.path / "test_mine.py").write_text("def test_x(dealframe_sandbox):\n    pass\n")
+    done = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider", *args)
+    assert done.ret == 4  # pytest's usage error: before any test ran
+    assert said in done.stderr.str() and "passed" not in done.stdout.str()
