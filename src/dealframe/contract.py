@@ -1079,11 +1079,11 @@ def dedupe(
         return frame
     where = pd.Series(range(len(frame)))[repeated.to_numpy()]
     positions = {k: list(v) for k, v in where.groupby(keys[repeated].to_numpy(), sort=False)}
+    text_of = dict(zip(where.tolist(), _row_texts(frame, where.tolist()), strict=True))
     drop: list[int] = []
     same = differ = 0
     for rows in positions.values():
-        texts = _row_texts(frame, rows)
-        if len(set(texts)) == 1:
+        if len({text_of[r] for r in rows}) == 1:
             same += 1
             drop += rows[1:]
             continue
