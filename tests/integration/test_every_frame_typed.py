@@ -226,16 +226,18 @@ def _public(w: World) -> dict[str, Calls]:
     # fields named: with none named, a group with no month has no field column (which fields
     # the service serves as series the client learns only from an answer that has some)
     fields = ["evRevenueLtm", "marketCap"]
-    for label, api, skus in (("public", w.U, w.skus), ("public_v1", w.V1, w.v1_skus)):
+    apis = (("public", w.U, w.skus, "ZZZQ-USA"), ("public_v1", w.V1, w.v1_skus, "NYSE_ZZZQ"))
+    for label, api, skus, nobody in apis:
         cases[f"{label}.search"] = three(
             lambda a=api: a.search(),
             lambda a=api: a.search(countries=[a.search()["countryCodeIso3"].iloc[0]]).head(1),
             lambda a=api: a.search(enterprise_value_above=NO_EV),
         )
-        cases[f"{label}.current"] = {
-            "N": lambda a=api, s=skus: a.current(s),
-            "1": lambda a=api, s=skus: a.current(s[:1]),
-        }
+        cases[f"{label}.current"] = three(  # [] is refused before any request: a SKU nobody has
+            lambda a=api, s=skus: a.current(s),
+            lambda a=api, s=skus: a.current(s[:1]),
+            lambda a=api, z=nobody: a.current([z]),
+        )
         for shape in ("wide", "long"):
             cases[f"{label}.time_series({shape})"] = three(
                 lambda a=api, s=skus, h=shape: a.time_series(s[:2], shape=h),
