@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
 
 from dealframe._vocab import AGGREGATE_METRICS, TIME_BUCKETS
 from dealframe.analytics._checks import (
@@ -343,7 +344,7 @@ def bucket_medians(
     labels = np.asarray(bucket_labels(codes, time_bucket), dtype=object)
     if explain:
         of_row = np.repeat(np.arange(len(codes)), counts)
-        ids = {"id": deals["id"].to_numpy()[order]} if "id" in deals.columns else {}
+        ids = {"id": _ids(deals["id"], order)} if "id" in deals.columns else {}
         out = pd.DataFrame(
             {
                 **ids,
@@ -396,6 +397,26 @@ def bucket_medians(
     out = out[keep].reset_index(drop=True)
     out.attrs.update(meta)
     return out
+
+
+def _ids(ids: pd.Series, order: np.ndarray) -> ExtensionArray:
+    """The ``id`` of the explained rows: text ids as pandas ``str`` for 0, 1 or N rows,
+    whatever the column holds them as (``object``, Arrow strings), so that every reader's
+    frame explains alike; numeric ids keep their dtype.
+
+    Examples
+    --------
+    >>> _ids(pd.Series(["b", "a"], dtype=object), np.array([1, 0], dtype=np.intp)).dtype
+    <StringDtype(na_value=nan)>
+    >>> _ids(pd.Series(["b", "a"], dtype=object), np.array([], dtype=np.intp)).dtype
+    <StringDtype(na_value=nan)>
+    >>> _ids(pd.Series([7, 9]), np.array([1], dtype=np.intp)).dtype
+    NumpyEADtype('int64')
+    """
+    picked = ids.iloc[order]
+    if not pd.api.types.is_numeric_dtype(picked.dtype):
+        picked = picked.astype("str")
+    return picked.array
 
 
 class _Buckets(NamedTuple):

@@ -568,6 +568,24 @@ def calibrate(
 
 
 @checked_keywords
+def _no_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The local side of a group with no member: ``frame``'s columns and dtypes, no row and no
+    ``attrs`` (the service's provenance is not the local side's), so that the reconciliation
+    frame of an empty group carries the same (no) ``attrs`` as that of a group with members.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"sum": [1.0]})
+    >>> f.attrs["endpoint"] = "POST /api/v2/groups/current"
+    >>> empty = _no_rows(f)
+    >>> len(empty), empty.attrs, f.attrs["endpoint"]
+    (0, {}, 'POST /api/v2/groups/current')
+    """
+    out = frame.iloc[0:0].copy()
+    out.attrs = {}
+    return out
+
+
 def reconcile_groups(
     client: Client,
     *,
@@ -632,7 +650,7 @@ def reconcile_groups(
     if len(members):
         local_cur = group_current(api.current(members.index))
     else:
-        local_cur = service_cur.iloc[0:0]
+        local_cur = _no_rows(service_cur)
     joined = service_cur[["sum", "median"]].join(
         local_cur[["sum", "median"]], how="outer", suffixes=("_service", "_local")
     )
@@ -651,7 +669,7 @@ def reconcile_groups(
         wide = api.time_series(members.index, fields=fields, date_from=date_from, date_to=date_to)
         local_ts = group_time_series(wide)
     else:
-        local_ts = service_ts.iloc[0:0]
+        local_ts = _no_rows(service_ts)
     s_long = service_ts.stack(future_stack=True).rename("service")
     l_long = local_ts.drop(columns=[c for c in local_ts.columns if c not in service_ts.columns])
     l_long = l_long.stack(future_stack=True).rename("local")

@@ -2422,8 +2422,10 @@ class PrivateApi:
             matches, candidates = shape.resolve_frames([data[i] for i in sorted(data)])
         outside_vocabulary(matches, "match_type", MATCH_TYPES, found)  # after case is undone
         ambiguous = matches["match_type"] == "ambiguous"
-        if on_ambiguous == "best" and ambiguous.any():
-            _fill_best(matches, candidates, ambiguous, found)
+        if on_ambiguous == "best":  # the lists are there (empty) when no name is ambiguous
+            matches.attrs.update(tied=[], unscored=[])
+            if ambiguous.any():
+                _fill_best(matches, candidates, ambiguous, found)
         received = int(matches["match_type"].notna().sum())
         attach(
             matches,
@@ -2684,7 +2686,8 @@ class PrivateApi:
             so does one with several candidates not all of which carry a ``score`` (no best
             can be told): listed in ``matches.attrs["unscored"]``, a ``missing_field``
             finding (:class:`~dealframe.ServiceContractWarning`, or under ``strict`` the
-            :class:`~dealframe.errors.ServiceContractError`).
+            :class:`~dealframe.errors.ServiceContractError`). With ``"best"`` both lists are
+            in ``attrs`` for 0, 1 or N names, empty when no name is such.
         {strict}
         progress : bool, optional
             Progress bar over the batches (None: the client's ``progress`` setting).

@@ -362,6 +362,19 @@ def notable_deals(deals: pd.DataFrame, start: str, n: int = 10) -> pd.DataFrame:
     )
 
 
+#: The columns of :func:`multiples_comparison` and their dtypes, for 0, 1 or N rows.
+_MULTIPLES_COMPARISON: dict[str, str] = {
+    "metric": "str",
+    "group": "str",
+    "period": "str",
+    "n": "int64",
+    "median": "float64",
+    "q1": "float64",
+    "q3": "float64",
+    "vs_public": "float64",
+}
+
+
 def multiples_comparison(comparisons: Mapping[str, Comparison]) -> pd.DataFrame:
     """Median and quartiles of EV/Revenue and EV/EBITDA: the linked public comps against deals.
 
@@ -382,7 +395,7 @@ def multiples_comparison(comparisons: Mapping[str, Comparison]) -> pd.DataFrame:
         (of the values kept), ``vs_public`` (the group's median over the public median of
         the same period, minus 1; NaN on the public rows). Values are those of
         :func:`dealframe.plot.compare.multiple_groups`: NM values out; deals trimmed as
-        the service trims them.
+        the service trims them. The same columns and dtypes with no comparison.
 
     Examples
     --------
@@ -422,9 +435,12 @@ def multiples_comparison(comparisons: Mapping[str, Comparison]) -> pd.DataFrame:
                         else float(median) / public_median - 1,
                     }
                 )
-    table = pd.DataFrame(rows)
-    table["n"] = table["n"].astype("int64")
-    return table
+    return pd.DataFrame(
+        {
+            name: pd.array([row[name] for row in rows], dtype=dtype)
+            for name, dtype in _MULTIPLES_COMPARISON.items()
+        }
+    )
 
 
 def bounds_text() -> str:
