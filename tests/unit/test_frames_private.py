@@ -519,3 +519,13 @@ def test_an_unreadable_date_is_a_one_line_error_without_pandas_advice(field, val
     message = str(info.value)
     assert "\n" not in message and "You might want" not in message and field in message
     assert info.value.__suppress_context__  # the foreign error is not chained
+
+
+def test_list_builders_name_an_unknown_entity():
+    """A list name the builders do not know is a typed error naming ``entity`` (was a bare
+    ``KeyError: 'deals'``: the deal list is ``transactions``, as the service names it)."""
+    from dealframe.frames.private import list_frame, list_page_columns
+
+    for build in (list_frame, list_page_columns):
+        with pytest.raises(ValidationError, match="invalid entity: expected one of companies"):
+            build("deals", [])

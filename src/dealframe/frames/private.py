@@ -25,7 +25,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import checked_keywords, choice
 from dealframe.errors import ValidationError
 from dealframe.frames.deal_rows import read_deal_page
 from dealframe.frames.nested import to_lists
@@ -364,7 +364,7 @@ def list_page_columns(entity: str, items: Items) -> Any:
     >>> list_frame("investors", [part]).loc[0, "name"]
     'A'
     """
-    columns, nested, extra = LIST_SHAPES[entity]
+    columns, nested, extra = LIST_SHAPES[choice(entity, "entity", LIST_SHAPES)]
     return build_columns(as_records(items, entity), columns, nested, extra)
 
 
@@ -379,7 +379,7 @@ def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False)
     >>> list_frame("companies", []).shape[0]
     0
     """
-    columns, _, extra = LIST_SHAPES[entity]
+    columns, _, extra = LIST_SHAPES[choice(entity, "entity", LIST_SHAPES)]
     if entity != "transactions":
         return assemble(parts, columns, extra)
     return _deals_joined(parts, columns, with_role)

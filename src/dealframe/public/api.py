@@ -955,8 +955,10 @@ class PublicApi:
         Returns
         -------
         pandas.DataFrame
-            Index a monthly PeriodIndex, one float64 column per field requested
-            (when none is, every field the service sent), the same for 0, 1 or N months.
+            Index a monthly PeriodIndex, one float64 column per field requested, the same
+            for 0, 1 or N months. When no field is named, the columns are every field the
+            service sent: an answer with no month then has no field column (which fields
+            the service serves is not known without one; name ``fields`` for fixed columns).
             Each date given bounds the index (months without a value are NaN rows, as
             in :meth:`time_series`); a date not given is the first (last) month returned,
             and with no month returned the index is then empty. ``attrs`` holds ``count`` and
