@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from dealframe._vocab import REGIONS
+from dealframe.arguments import INT64_MAX
 from dealframe.errors import did_you_mean
 from dealframe.public.sku import sku_version
 from dealframe.sandbox.arguments import MAX_SCALE, scale_expected
@@ -247,18 +248,42 @@ def host(value: str) -> str:
     )
 
 
-def non_negative_int(value: str) -> int:
-    """A whole number of 0 or more (a seed)."""
-    if not re.fullmatch(r"\s*\+?\d+\s*", value):
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of 0 or more")
+def _whole(value: str, low: int) -> int:
+    """A whole number from ``low`` to 2**63 - 1 (what the library's counts take), refused by
+    argparse, which names the option, before anything runs."""
+    if not re.fullmatch(r"\s*\+?\d+\s*", value) or int(value) < low:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of {low} or more")
+    if int(value) > INT64_MAX:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a whole number of {low} or more, at most {INT64_MAX} (2**63 - 1)"
+        )
     return int(value)
+
+
+def non_negative_int(value: str) -> int:
+    """A whole number of 0 or more (a seed).
+
+    Examples
+    --------
+    >>> non_negative_int("0")
+    0
+    >>> non_negative_int(str(2**64))
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '18446744073709551616' is not a whole number of 0 or more, at most 9223372036854775807 (2**63 - 1)
+    """
+    return _whole(value, 0)
 
 
 def positive_int(value: str) -> int:
-    """A whole number of 1 or more."""
-    if not re.fullmatch(r"\s*\+?\d+\s*", value) or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of 1 or more")
-    return int(value)
+    """A whole number of 1 or more.
+
+    Examples
+    --------
+    >>> positive_int("15")
+    15
+    """
+    return _whole(value, 1)
 
 
 def sku(value: str) -> str:

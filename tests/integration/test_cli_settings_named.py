@@ -162,3 +162,24 @@ def test_doctor_cannot_run_where_the_host_name_does_not_resolve(
     assert code == 2 and err.startswith(
         f"dealframe doctor: error: cannot run: cannot connect to {refused} ("
     )
+
+
+def test_a_temporary_resolver_failure_is_retried_not_taken_for_a_wrong_host(sandbox, monkeypatch):
+    """``EAI_AGAIN`` ("Temporary failure in name resolution") says nothing of the name: the
+    call is retried and answers, where a name that does not exist fails at once."""
+    failures: list[str] = []
+    lookup = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name == "localhost" and not failures:
+            failures.append(name)
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return lookup(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    url = sandbox.url.replace("127.0.0.1", "localhost")
+    with dealframe.Client(url, sandbox.public_token, sandbox.private_key, cache_enabled=False) as c:
+        found = c.public.search(regions=["Western Europe"])
+    assert failures == ["localhost"] and len(found) > 0
+    assert found.attrs["requests"] >= 1

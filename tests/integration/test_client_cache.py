@@ -170,7 +170,10 @@ def test_info_and_clear(client, skus):
     info = client.cache.info()
     assert info["enabled"] is True and info["entries"] >= 1 and info["size_bytes"] > 0
     client.cache.clear()
-    assert client.cache.info()["entries"] == 0
+    emptied = client.cache.info()
+    assert emptied["entries"] == 0
+    # the space is given back while the client is open (the vacuumed pages leave the WAL)
+    assert emptied["size_bytes"] < info["size_bytes"], (emptied, info)
     assert client.public.current(skus[:3]).attrs["from_cache"] is False
 
 

@@ -192,3 +192,15 @@ def test_pull_unknown_flag_lists_the_filters_of_the_entity_typed(run, service):
         "(filters: --id, --target-id, "
     ), line
     assert "( filters" not in line and "transactions" not in line
+
+
+def test_counts_beyond_64_bits_are_refused_naming_the_flag(run, sandbox):
+    """A number the library's counts cannot take names the option and the bound, before
+    anything runs (it named the Python argument, ``limit``, after the sandbox had started)."""
+    huge = str(2**64)
+    status, line = run(["pull", "deals", "--sandbox", "--limit", huge, "-o", "x.csv"])
+    assert status == 2 and "argument --limit:" in line and "9223372036854775807" in line, line
+    status, line = run(
+        ["doctor", "--base-url", sandbox.url, "--public-token", "t", "--max-requests", huge]
+    )
+    assert status == 2 and "invalid --max-requests:" in line and "at most" in line, line

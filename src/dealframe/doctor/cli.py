@@ -16,9 +16,13 @@ import os
 import sys
 from typing import Any
 
+from ..arguments import INT64_MAX
 from ..cli_options import choice
 from ..clitools import EXIT_USAGE, fail, said_from
 from ..errors import DealframeError, ValidationError
+
+#: The bound said of a number above what the library's counts take.
+_AT_MOST = f", at most {INT64_MAX} (2**63 - 1)"
 
 __all__ = ["register"]
 
@@ -27,9 +31,11 @@ def _run(args: argparse.Namespace) -> int:
     from ..client import Client
     from .checks import diagnose
 
-    if args.max_requests < 1:  # a usage error, before any client: not "cannot run"
+    if not 1 <= args.max_requests <= INT64_MAX:  # a usage error, before any client
         bad = ValidationError(
-            "--max-requests", "a whole number of requests, 1 or more", got=args.max_requests
+            "--max-requests",
+            f"a whole number of requests, 1 or more{_AT_MOST if args.max_requests > 1 else ''}",
+            got=args.max_requests,
         )
         return fail("dealframe doctor", str(bad), EXIT_USAGE)
     try:

@@ -586,7 +586,9 @@ class BoundedSQLiteCache(SQLiteCache):
 
     def clear(self) -> None:
         """Delete every entry: both tables emptied in one transaction, then the space given
-        back to the file system (``VACUUM``; a failure of it is logged, the entries are gone).
+        back to the file system (``VACUUM``, then a checkpoint that empties the write-ahead
+        log, where the vacuumed pages first land; a failure of either is logged, the entries
+        are gone).
 
         requests-cache drops the tables and creates them again in a second transaction: a
         read by another client or process on the same file in between failed with
@@ -599,6 +601,8 @@ class BoundedSQLiteCache(SQLiteCache):
                 con.execute(f"DELETE FROM {table}")
         try:
             self.responses.vacuum()
+            with self.responses.connection() as con:  # the WAL holds the vacuumed pages
+                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.OperationalError as exc:
             logger.info("cache file %s emptied but not vacuumed: %s", self._path, exc)
 
@@ -680,10 +684,10 @@ def _warn_earlier_file(path: Path) -> None:
         return
     warnings.warn(
         f"the HTTP cache is now the file cache_path names, exactly: {path} (new, empty). "
-        f"{earlier}, the file earlier dealframe releases made of this cache_path by adding "
-        "'.sqlite', is no longer read, cleared or pruned, and still holds their cached "
-        "answers: delete it (with its -wal and -shm files, if any), or set cache_path to it "
-        "to keep using it",
+        f"If {earlier} is the cache earlier dealframe releases made of this cache_path (they "
+        "added '.sqlite'), it is no longer read, cleared or pruned and still holds their "
+        "cached answers: delete it (with its -wal and -shm files, if any), or set cache_path "
+        "to it to keep using it. If it is a file of your own, nothing was done to it",
         DealframeWarning,
         stacklevel=user_stacklevel(),
     )

@@ -99,16 +99,28 @@ def _unconnected(exc: BaseException) -> bool:
 def unresolved(exc: BaseException) -> bool:
     """Whether a connection failed because the host name does not resolve (DNS).
 
+    A resolver's temporary failure (``EAI_AGAIN``: "Temporary failure in name resolution",
+    a resolver that did not answer in time) is not: the name may well resolve on a retry.
+
     Examples
     --------
     >>> import socket
-    >>> unresolved(OSError(socket.gaierror(-2, "Name or service not known")))
+    >>> unresolved(OSError(socket.gaierror(socket.EAI_NONAME, "Name or service not known")))
     True
+    >>> unresolved(OSError(socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")))
+    False
     >>> unresolved(ConnectionRefusedError(111, "Connection refused"))
     False
     """
-    dns = (urllib3.exceptions.NameResolutionError, socket.gaierror)
-    return any(isinstance(err, dns) for err in _chain(exc))
+    chain = _chain(exc)
+    lookups = [err for err in chain if isinstance(err, socket.gaierror)]
+    if lookups:
+        return all(err.errno != _EAI_AGAIN for err in lookups)
+    return any(isinstance(err, urllib3.exceptions.NameResolutionError) for err in chain)
+
+
+#: The resolver's "try again" (temporary) failure code, where the platform has one.
+_EAI_AGAIN = getattr(socket, "EAI_AGAIN", None)
 
 
 def _seconds(value: float) -> str:
