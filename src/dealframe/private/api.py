@@ -2324,9 +2324,11 @@ class PrivateApi:
         --------
         >>> bought = client.private.deals(deal_subtype=["Strategic M&A"], limit=1)
         >>> company_id = dealframe.explode_participants(bought, ["buyer"])["participant_id"][0]
-        >>> client.private.buyside(company_id)["role"].value_counts()
+        >>> client.private.buyside(company_id)["role"].value_counts(sort=False)
         role
-        buyer ...
+        lead_investor    ...
+        buyer            ...
+        investor           0
         Name: count, dtype: int64
         """
         return self._sub("buyside", ids, limit, strict, progress, refresh, cache)
@@ -2778,9 +2780,11 @@ class PrivateApi:
 
         Examples
         --------
-        >>> matches, _ = client.private.resolve_investors(["Capital"], on_ambiguous="best")
-        >>> matches["match_type"].tolist(), matches["id"].notna().tolist()  # the best one's id
-        (['ambiguous'], [True])
+        >>> investor = client.private.investors(limit=1)
+        >>> misspelt = investor["name"][0][:-1]  # "Acme Capita"
+        >>> matches, _ = client.private.resolve_investors([misspelt], on_ambiguous="best")
+        >>> matches["match_type"][0], matches["id"][0] == investor["id"][0]  # the best candidate
+        ('ambiguous', True)
         """
         return self._resolve("investors", names, on_ambiguous, progress, refresh, cache, strict)
 
