@@ -2,7 +2,7 @@
 
 The modules whose examples use a ``client`` get one, connected to the suite's session
 sandbox (cache off), so the client's examples run and cannot drift either. Examples that
-truly cannot run here (a real service's URL and token, a server left running ...) are
+cannot run here (a real service's URL and token, a sandbox of their own, a figure) are
 marked ``# doctest: +SKIP`` where they are written; everything else must hold, so a
 docstring cannot drift from the code it documents.
 """
