@@ -385,8 +385,14 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
 
     Examples
     --------
-    >>> links = dealframe.skus_for_companies(client, deals["target_id"])  # doctest: +SKIP
-    >>> links.loc[links["match"] == "matched", ["name", "sku_v2", "evidence"]]  # doctest: +SKIP
+    >>> deals = client.private.deals(deal_type=["Public listing"])
+    >>> links = dealframe.skus_for_companies(client, deals["target_id"])
+    >>> matched = links[links["match"] == "matched"]
+    >>> matched[["name", "sku_v2"]].head(2)
+                   name   sku_v2
+    ...
+    >>> print(matched["evidence"].iloc[0])
+    listing ... on ... = Family A ... (...) and ... (...); name similarity ...
     """
     company_ids = _listed(company_ids)
     if isinstance(company_ids, list) and not company_ids:
@@ -535,9 +541,13 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
 
     Examples
     --------
-    >>> comps = client.public.search(regions=["Western Europe"])  # doctest: +SKIP
-    >>> links = dealframe.companies_for_skus(client, comps.index)  # doctest: +SKIP
-    >>> client.private.fundings(links["company_id"].dropna())  # their private rounds  # doctest: +SKIP
+    >>> comps = client.public.search(regions=["Western Europe"])
+    >>> links = dealframe.companies_for_skus(client, comps.index)
+    >>> links[["query", "company_id", "match"]].head(2)
+          query                            company_id    match
+    0 ... matched
+    1 ... matched
+    >>> rounds = client.private.fundings(links["company_id"].dropna())  # their private rounds
     """
     items = [skus] if isinstance(skus, str) else skus
     if isinstance(items, Mapping) or not isinstance(items, Iterable):

@@ -1,7 +1,10 @@
 """Every Examples section in the package runs and prints what it says (doctest).
 
-Examples that need a live service are marked ``# doctest: +SKIP`` where they are written;
-everything else must hold, so a docstring cannot drift from the code it documents.
+The modules whose examples use a ``client`` get one, connected to the suite's session
+sandbox (cache off), so the client's examples run and cannot drift either. Examples that
+cannot run here (a real service's URL and token, a sandbox of their own, a figure) are
+marked ``# doctest: +SKIP`` where they are written; everything else must hold, so a
+docstring cannot drift from the code it documents.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+from typing import Any
 
 import pytest
 
@@ -19,15 +23,33 @@ _SKIP = {"dealframe.sandbox.pytest_plugin", "dealframe.__main__"}
 MODULES = sorted(
     m.name for m in pkgutil.walk_packages(dealframe.__path__, "dealframe.") if m.name not in _SKIP
 )
+#: Modules whose examples use a ``client``: one client per module, on the session sandbox.
+WITH_CLIENT = {
+    "dealframe.analytics.reconcile",
+    "dealframe.client",
+    "dealframe.comparison",
+    "dealframe.link",
+    "dealframe.private.api",
+    "dealframe.public.api",
+}
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_examples_in_docstrings_hold(name: str) -> None:
+def test_examples_in_docstrings_hold(name: str, request: pytest.FixtureRequest) -> None:
     module = importlib.import_module(name)
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-    result = doctest.testmod(module, optionflags=flags, report=True, verbose=False)
+    extraglobs: dict[str, Any] = {}
+    if name in WITH_CLIENT:  # the sandbox starts only when a module asks for it
+        sandbox = request.getfixturevalue("sandbox")
+        client = dealframe.Client.for_sandbox(sandbox, cache_enabled=False, progress=False)
+        request.addfinalizer(client.close)
+        extraglobs = {"client": client, "dealframe": dealframe}
+    result = doctest.testmod(
+        module, extraglobs=extraglobs, optionflags=flags, report=True, verbose=False
+    )
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
 
 
 def test_the_modules_are_found() -> None:
     assert "dealframe.transport.session" in MODULES and len(MODULES) > 50
+    assert WITH_CLIENT <= set(MODULES)

@@ -920,7 +920,7 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.schema("companies").sub_resource("sellside")  # doctest: +SKIP
+        >>> client.private.schema("companies").sub_resource("sellside")
         'sellside'
         """
         entity = self._entity(entity)
@@ -1008,7 +1008,8 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.lookup("transactions").set_index("field").loc["deal_type", "values"]  # doctest: +SKIP
+        >>> client.private.lookup("transactions").set_index("field").loc["deal_type", "values"]
+        '["Early","Growth","M&A","Public listing","Secondary","Venture"...]'
         """
         entity = self._entity(entity)
         response = self._request("GET", f"/lookup/{entity}", "discovery", refresh)
@@ -1399,8 +1400,9 @@ class PrivateApi:
 
         Examples
         --------
-        >>> first = client.private.page("transactions", sort="updated_at:asc", limit=1000)  # doctest: +SKIP
-        >>> first.attrs["total"], first.attrs["has_more"]  # doctest: +SKIP
+        >>> first = client.private.page("transactions", sort="updated_at:asc", limit=100)
+        >>> first.attrs["returned"], first.attrs["total"], first.attrs["has_more"]
+        (100, ..., True)
         """
         entity = self._entity(entity)
         page = integer_in(page, "page", 0, None)
@@ -1525,9 +1527,11 @@ class PrivateApi:
 
         Examples
         --------
-        >>> uk = client.private.companies(country=["GBR"], verticals=["Fintech"], sort="founded:desc")  # doctest: +SKIP
-        >>> some = client.private.companies(id=wanted_ids)  # doctest: +SKIP
-        >>> some.attrs["missing_ids"]  # ids asked for that did not come back  # doctest: +SKIP
+        >>> uk = client.private.companies(country=["GBR"], verticals=["Fintech"], sort="founded:desc")
+        >>> wanted_ids = uk["id"].tolist()[::-1]
+        >>> some = client.private.companies(id=wanted_ids)  # in the order of the ids
+        >>> some.attrs["missing_ids"]  # ids asked for that did not come back
+        []
         """
         return self._list("companies", self.companies, locals())
 
@@ -1569,7 +1573,9 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.investors(name="capital", limit=20)  # doctest: +SKIP
+        >>> capital = client.private.investors(name="capital", limit=20)
+        >>> capital.columns.tolist()
+        ['id', 'name', 'short_name', 'website', 'country', 'updated_at', 'deleted']
         """
         return self._list("investors", self.investors, locals())
 
@@ -1665,10 +1671,12 @@ class PrivateApi:
         Examples
         --------
         >>> ma = client.private.deals(deal_type=["M&A"], date_from="2023-01-01", valuation_min=100,
-        ...                           target_region=["Western Europe"], sort="deal_date:desc")  # doctest: +SKIP
+        ...                           target_region=["Western Europe"], sort="deal_date:desc")
         >>> full = client.private.deals(deal_type=["Venture"], date_from="2025-01-01",
-        ...                             with_investors=True)  # doctest: +SKIP
-        >>> dealframe.co_investment_edges(dealframe.explode_participants(full))  # doctest: +SKIP
+        ...                             with_investors=True)
+        >>> edges = dealframe.co_investment_edges(dealframe.explode_participants(full))
+        >>> edges.columns.tolist()
+        ['investor_a', 'investor_b', 'name_a', 'name_b', 'shared_deals', 'first_date', 'last_date']
         """
         frame = self._list("transactions", self.deals, locals())
         if not with_investors:
@@ -1953,7 +1961,9 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.company("5f38873f-6e1c-4d6f-ad87-e6977cda30ba")  # doctest: +SKIP
+        >>> company_id = client.private.companies(limit=1)["id"][0]
+        >>> client.private.company(company_id).filter(like="valuation_").columns.tolist()
+        ['valuation_market_cap', 'valuation_enterprise_value', 'valuation_price_to_book', ...]
         """
         return self._profiles(
             "companies", ids, fields, include_deleted, strict, progress, refresh, cache
@@ -1984,7 +1994,10 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.investor(investor_id)["stats_total_deals"]  # doctest: +SKIP
+        >>> investor_id = client.private.investors(limit=1)["id"][0]
+        >>> client.private.investor(investor_id)["stats_total_deals"]
+        0    ...
+        Name: stats_total_deals, dtype: Int64
         """
         return self._profiles(
             "investors", ids, fields, include_deleted, strict, progress, refresh, cache
@@ -2019,7 +2032,9 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.investor_top(investor_id, "verticals")  # doctest: +SKIP
+        >>> investor_id = client.private.investors(limit=1)["id"][0]
+        >>> client.private.investor_top(investor_id, "verticals").columns.tolist()
+        ['investor_id', 'vertical', 'count', 'rank']
         """
         choice(what, "what", ("countries", "verticals"), "'countries' or 'verticals'")
         builder = shape.top_countries_frame if what == "countries" else shape.top_verticals_frame
@@ -2065,7 +2080,12 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.deal(deal_id)[["target_name", "target_region", "investors"]]  # doctest: +SKIP
+        >>> deal_id = client.private.deals(limit=1)["id"][0]
+        >>> client.private.deal(deal_id)[["target_name", "target_region", "investors"]].dtypes
+        target_name           str
+        target_region    category
+        investors             str
+        dtype: object
         """
         return self._profiles(
             "transactions", ids, fields, include_deleted, strict, progress, refresh, cache
@@ -2252,7 +2272,10 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.fundings(company_id)  # doctest: +SKIP
+        >>> company_id = client.private.deals(deal_type=["Venture"], limit=1)["target_id"][0]
+        >>> client.private.fundings(company_id)[["deal_date", "deal_type", "deal_subtype"]]
+           deal_date deal_type deal_subtype
+        0 ...
         """
         return self._sub("fundings", ids, limit, strict, progress, refresh, cache)
 
@@ -2274,7 +2297,10 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.sellside(company_id)  # doctest: +SKIP
+        >>> company_id = client.private.deals(deal_type=["M&A"], limit=1)["target_id"][0]
+        >>> client.private.sellside(company_id)[["deal_date", "deal_type", "deal_subtype"]]
+           deal_date deal_type deal_subtype
+        0 ... M&A ...
         """
         return self._sub("sellside", ids, limit, strict, progress, refresh, cache)
 
@@ -2296,7 +2322,14 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.buyside(company_id)["role"].value_counts()  # doctest: +SKIP
+        >>> bought = client.private.deals(deal_subtype=["Strategic M&A"], limit=1)
+        >>> company_id = dealframe.explode_participants(bought, ["buyer"])["participant_id"][0]
+        >>> client.private.buyside(company_id)["role"].value_counts(sort=False)
+        role
+        lead_investor    ...
+        buyer            ...
+        investor           0
+        Name: count, dtype: int64
         """
         return self._sub("buyside", ids, limit, strict, progress, refresh, cache)
 
@@ -2318,7 +2351,10 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.company_investors(company_id).head()  # doctest: +SKIP
+        >>> company_id = client.private.deals(deal_type=["Venture"], limit=1)["target_id"][0]
+        >>> client.private.company_investors(company_id)[["name", "rounds_participated"]].head()
+                 name  rounds_participated
+        0 ...
         """
         return self._sub("company_investors", ids, limit, strict, progress, refresh, cache)
 
@@ -2340,7 +2376,10 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.investments(investor_id)  # doctest: +SKIP
+        >>> investor_id = client.private.investors(limit=1)["id"][0]
+        >>> client.private.investments(investor_id)[["deal_date", "deal_type", "role"]]
+           deal_date deal_type role
+        0 ...
         """
         return self._sub("investments", ids, limit, strict, progress, refresh, cache)
 
@@ -2362,7 +2401,10 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.co_investors(investor_id).head(10)  # doctest: +SKIP
+        >>> investor_id = client.private.investors(limit=1)["id"][0]
+        >>> client.private.co_investors(investor_id)[["name", "shared_deals"]].head(10)
+                 name  shared_deals
+        0 ...
         """
         return self._sub("co_investors", ids, limit, strict, progress, refresh, cache)
 
@@ -2384,7 +2426,10 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.portfolio(investor_id)  # doctest: +SKIP
+        >>> investor_id = client.private.investors(limit=1)["id"][0]
+        >>> client.private.portfolio(investor_id)[["name", "rounds_count", "led_any_round"]]
+                 name  rounds_count  led_any_round
+        0 ...
         """
         return self._sub("portfolio", ids, limit, strict, progress, refresh, cache)
 
@@ -2702,7 +2747,10 @@ class PrivateApi:
 
         Examples
         --------
-        >>> matches, candidates = client.private.resolve_companies(["Acme Labs", "Globex"])  # doctest: +SKIP
+        >>> name = client.private.companies(limit=1)["name"][0]
+        >>> matches, candidates = client.private.resolve_companies([name, "Globex"])
+        >>> matches["match_type"].tolist()
+        ['exact', 'no_match']
         """
         return self._resolve("companies", names, on_ambiguous, progress, refresh, cache, strict)
 
@@ -2732,7 +2780,11 @@ class PrivateApi:
 
         Examples
         --------
-        >>> matches, _ = client.private.resolve_investors(["Sequoia"], on_ambiguous="best")  # doctest: +SKIP
+        >>> investor = client.private.investors(limit=1)
+        >>> misspelt = investor["name"][0][:-1]  # "Acme Capita"
+        >>> matches, _ = client.private.resolve_investors([misspelt], on_ambiguous="best")
+        >>> matches["match_type"][0], matches["id"][0] == investor["id"][0]  # the best candidate
+        ('ambiguous', True)
         """
         return self._resolve("investors", names, on_ambiguous, progress, refresh, cache, strict)
 
@@ -2807,7 +2859,9 @@ class PrivateApi:
 
         Examples
         --------
-        >>> client.private.aggregate("ev_revenue", "year", deal_type=["Venture"])  # doctest: +SKIP
+        >>> client.private.aggregate("ev_revenue", "year", deal_type=["Venture"])
+          bucket period_start period_end   n   median       q1        q3 warning
+        0 ...
         """
         choice(metric, "metric", AGGREGATE_METRICS)
         choice(time_bucket, "time_bucket", TIME_BUCKETS)

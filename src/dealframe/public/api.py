@@ -671,8 +671,11 @@ class PublicApi:
 
         Examples
         --------
-        >>> comps = client.public.search(regions=["Western Europe"], enterprise_value_above=1_000)  # doctest: +SKIP
-        >>> comps[["name", "enterpriseValue"]].head()  # doctest: +SKIP
+        >>> comps = client.public.search(regions=["Western Europe"], enterprise_value_above=1_000)
+        >>> comps[["name", "enterpriseValue"]].head()
+                name  enterpriseValue
+        sku
+        ...
         """
         body = search_body(_group(industries, themes, regions, countries, enterprise_value_above))
         response = self._post(f"{self._prefix}/companies", body, "list", refresh, cache)
@@ -736,8 +739,12 @@ class PublicApi:
 
         Examples
         --------
-        >>> cur = client.public.current(["ACME-USA", "ACME-USA.1"])  # doctest: +SKIP
-        >>> cur.loc["ACME-USA", "evRevenueNtm"]  # doctest: +SKIP
+        >>> skus = client.public.search(countries=["USA"]).index[:2]  # v2: TICKER-ISO3[.N]
+        >>> cur = client.public.current(skus)
+        >>> cur[["name", "evRevenueNtm"]]
+                name  evRevenueNtm
+        sku
+        ...
         """
         wanted = _some_skus(skus, self.version)
         responses, failures, refused = self._chunked(
@@ -815,9 +822,11 @@ class PublicApi:
 
         Examples
         --------
-        >>> skus = client.public.search(countries=["GBR"]).index  # doctest: +SKIP
-        >>> ts = client.public.time_series(skus, fields=["evRevenueNtm"], date_from="2020-01")  # doctest: +SKIP
-        >>> ts["evRevenueNtm"].plot()  # months x SKUs  # doctest: +SKIP
+        >>> skus = client.public.search(countries=["GBR"]).index
+        >>> ts = client.public.time_series(skus, fields=["evRevenueNtm"], date_from="2020-01")
+        >>> ts["evRevenueNtm"].index[0], ts["evRevenueNtm"].columns.name  # months x SKUs
+        (Period('2020-01', 'M'), 'sku')
+        >>> ts["evRevenueNtm"].plot()  # draws a figure  # doctest: +SKIP
         """
         choice(shape, "shape", ("wide", "long"), "'wide' or 'long'")
         wanted = _some_skus(skus, self.version)
@@ -894,7 +903,10 @@ class PublicApi:
 
         Examples
         --------
-        >>> client.public.group_current(regions=["Northern Europe"]).loc["revenueLtm"]  # doctest: +SKIP
+        >>> client.public.group_current(regions=["Northern Europe"]).loc["revenueLtm"]
+        sum       ...
+        median    ...
+        Name: revenueLtm, dtype: float64
         """
         body = group_body(_group(industries, themes, regions, countries, enterprise_value_above))
         response = self._post(GROUP_CURRENT_PATH, body, "current", refresh, cache)
@@ -966,7 +978,9 @@ class PublicApi:
 
         Examples
         --------
-        >>> med = client.public.group_time_series(countries=["GBR"], fields=["evRevenueNtm"])  # doctest: +SKIP
+        >>> med = client.public.group_time_series(countries=["GBR"], fields=["evRevenueNtm"])
+        >>> med.columns.tolist(), med.index.freqstr  # a monthly median per field
+        (['evRevenueNtm'], 'M')
         """
         body = group_body(
             _group(industries, themes, regions, countries, enterprise_value_above),
