@@ -603,3 +603,26 @@ def test_several_bad_arguments_name_the_first_in_reading_order():
         bucket_medians(deals, "ev_revenue", ci=1.5, ci_resamples=0)
     with pytest.raises(ValidationError, match="date_column"):
         bucket_medians(deals, "ev_revenue", date_column="when", ci=0.9, rng="seed")
+
+
+def test_explain_keeps_ids_that_are_not_text_as_they_are():
+    """``explain=True`` gives text ids as ``str`` (for 0 rows too); other ids keep their dtype
+    and values, so the explanation merges back onto the deals."""
+    import uuid
+
+    dates = pd.to_datetime(["2024-01-05"] * 6)
+    values = [1.0, 2.0, 3.0, 4.0, 5.0, 100.0]
+    ids = [uuid.UUID(int=i) for i in range(6)]
+    for column in (pd.Series(ids, dtype=object), pd.Series(pd.Categorical(range(6)))):
+        deals = pd.DataFrame({"id": column, "deal_date": dates, "ev_revenue": values})
+        shown = bucket_medians(
+            deals, "ev_revenue", "quarter", "2024-01-01", "2024-03-31", explain=True
+        )
+        assert shown["id"].dtype == column.dtype
+        assert len(shown.merge(deals, on="id")) == 6
+    text = pd.DataFrame(
+        {"id": pd.Series(list("abcdef"), dtype=object), "deal_date": dates, "ev_revenue": values}
+    )
+    for window in (("2024-01-01", "2024-03-31"), ("2030-01-01", "2030-03-31")):  # N and 0 rows
+        shown = bucket_medians(text, "ev_revenue", "quarter", *window, explain=True)
+        assert str(shown["id"].dtype) == "str"

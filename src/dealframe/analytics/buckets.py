@@ -400,9 +400,10 @@ def bucket_medians(
 
 
 def _ids(ids: pd.Series, order: np.ndarray) -> ExtensionArray:
-    """The ``id`` of the explained rows: text ids as pandas ``str`` for 0, 1 or N rows,
-    whatever the column holds them as (``object``, Arrow strings), so that every reader's
-    frame explains alike; numeric ids keep their dtype.
+    """The ``id`` of the explained rows, of the column's own dtype, except text: ids held as
+    text (``object`` of strings, Arrow strings) are pandas ``str`` for 0, 1 or N rows, so
+    every reader's frame explains alike. Any other ids (numbers, UUID objects, categoricals)
+    keep their dtype and values, so ``explain.merge(deals, on="id")`` meets them.
 
     Examples
     --------
@@ -412,10 +413,16 @@ def _ids(ids: pd.Series, order: np.ndarray) -> ExtensionArray:
     <StringDtype(na_value=nan)>
     >>> _ids(pd.Series([7, 9]), np.array([1], dtype=np.intp)).dtype
     NumpyEADtype('int64')
+    >>> import uuid
+    >>> _ids(pd.Series([uuid.UUID(int=1)], dtype=object), np.array([0], dtype=np.intp)).dtype
+    NumpyEADtype('object')
     """
     picked = ids.iloc[order]
-    if not pd.api.types.is_numeric_dtype(picked.dtype):
-        picked = picked.astype("str")
+    text = pd.api.types.is_string_dtype(ids.dtype) and (
+        ids.dtype != object or pd.api.types.infer_dtype(ids, skipna=True) in ("string", "empty")
+    )
+    if text:
+        picked = picked.astype(pd.StringDtype(na_value=np.nan))
     return picked.array
 
 

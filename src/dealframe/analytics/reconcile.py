@@ -569,7 +569,6 @@ def calibrate(
     return table.drop(columns="_variant")
 
 
-@checked_keywords
 def _no_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """The local side of a group with no member: ``frame``'s columns and dtypes, no row and no
     ``attrs`` (the service's provenance is not the local side's), so that the reconciliation
@@ -588,6 +587,7 @@ def _no_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+@checked_keywords
 def reconcile_groups(
     client: Client,
     *,

@@ -480,6 +480,21 @@ class _SerialSQLiteDict(SQLiteDict):
             con.execute(f"DELETE FROM {self.table_name}")
 
 
+def _truncate_wal(con: sqlite3.Connection, path: Path) -> None:
+    """Write the write-ahead log back into the file and empty it, if no other connection is
+    reading: never waiting for one (a reader in another process would hold ``clear()`` and
+    this client's other threads for the busy timeout); the log is then left for SQLite's
+    own checkpoints, and that is logged."""
+    (wait,) = con.execute("PRAGMA busy_timeout").fetchone()
+    con.execute("PRAGMA busy_timeout = 0")
+    try:
+        busy, _, _ = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    finally:
+        con.execute(f"PRAGMA busy_timeout = {int(wait)}")
+    if busy:
+        logger.info("cache file %s emptied; its write-ahead log is in use, left to SQLite", path)
+
+
 class BoundedSQLiteCache(SQLiteCache):
     """requests-cache's SQLite backend (WAL) whose one-entry writes (storing an answer,
     dropping an entry) wait at most :data:`LOCK_WAIT` seconds for another process's write lock,
@@ -602,7 +617,7 @@ class BoundedSQLiteCache(SQLiteCache):
         try:
             self.responses.vacuum()
             with self.responses.connection() as con:  # the WAL holds the vacuumed pages
-                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                _truncate_wal(con, self._path)
         except sqlite3.OperationalError as exc:
             logger.info("cache file %s emptied but not vacuumed: %s", self._path, exc)
 
