@@ -626,3 +626,21 @@ def test_explain_keeps_ids_that_are_not_text_as_they_are():
     for window in (("2024-01-01", "2024-03-31"), ("2030-01-01", "2030-03-31")):  # N and 0 rows
         shown = bucket_medians(text, "ev_revenue", "quarter", *window, explain=True)
         assert str(shown["id"].dtype) == "str"
+
+
+def test_explain_reads_arrow_ids_as_the_client_holds_them():
+    """Ids read with ``dtype_backend="pyarrow"`` explain as the default reader's do: an Arrow
+    dictionary of text is a categorical, Arrow text is ``str`` (no Arrow dtype in the output)."""
+    import pyarrow as pa
+
+    dates = pd.to_datetime(["2024-01-05"] * 6)
+    values = [1.0, 2.0, 3.0, 4.0, 5.0, 100.0]
+    text = pa.array(list("abcdef"))
+    for arrow, expected in ((text.dictionary_encode(), "category"), (text, "str")):
+        ids = pd.Series(pd.arrays.ArrowExtensionArray(arrow))
+        deals = pd.DataFrame({"id": ids, "deal_date": dates, "ev_revenue": values})
+        shown = bucket_medians(
+            deals, "ev_revenue", "quarter", "2024-01-01", "2024-03-31", explain=True
+        )
+        assert str(shown["id"].dtype) == expected
+        assert len(shown.merge(deals.astype({"id": shown["id"].dtype}), on="id")) == 6

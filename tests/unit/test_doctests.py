@@ -12,6 +12,8 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,7 +37,11 @@ WITH_CLIENT = {
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_examples_in_docstrings_hold(name: str, request: pytest.FixtureRequest) -> None:
+def test_examples_in_docstrings_hold(
+    name: str, request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the examples' temporary folders (tempfile.mkdtemp) go to pytest's, which it removes
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     module = importlib.import_module(name)
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     extraglobs: dict[str, Any] = {}

@@ -417,6 +417,7 @@ def _ids(ids: pd.Series, order: np.ndarray) -> ExtensionArray:
     >>> _ids(pd.Series([uuid.UUID(int=1)], dtype=object), np.array([0], dtype=np.intp)).dtype
     NumpyEADtype('object')
     """
+    ids = plain_column(ids)  # Arrow types as the client's (a dictionary: a categorical)
     picked = ids.iloc[order]
     text = pd.api.types.is_string_dtype(ids.dtype) and (
         ids.dtype != object or pd.api.types.infer_dtype(ids, skipna=True) in ("string", "empty")
