@@ -235,6 +235,7 @@ def _side(
     return {k: row.get(k) for k in ("n", "median", "q1", "q3", "warning")}
 
 
+@checked_keywords
 def summarise(
     deals: pd.DataFrame, comps: pd.DataFrame, start: DateLike, end: DateLike, threshold: int = 5
 ) -> pd.DataFrame:

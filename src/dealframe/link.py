@@ -91,6 +91,7 @@ def _plain_name(name: Any) -> str:
     return " ".join(tokens)
 
 
+@checked_keywords
 def name_score(a: Any, b: Any) -> float:
     """Similarity of two company names, 0 to 1 (case, punctuation and legal suffixes aside).
 
@@ -172,6 +173,7 @@ def _folded(text: str) -> str:
     return " ".join(plain.upper().split())
 
 
+@checked_keywords
 def listing_key(ticker: Any, exchange: Any) -> tuple[str, str] | None:
     """``(TICKER, EXCHANGE)`` as both families can be compared; None when either is missing.
 

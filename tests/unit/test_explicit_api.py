@@ -43,6 +43,9 @@ def _public_callables():
         "dealframe.mirror",
         "dealframe.analytics",
         "dealframe.sandbox",
+        "dealframe.link",
+        "dealframe.comparison",
+        "dealframe.pull",
     ):
         module = importlib.import_module(module_name)
         for name in module.__all__:
@@ -85,7 +88,10 @@ def test_a_misspelt_keyword_is_a_dealframe_error_naming_the_closest_one():
     owners = ("dealframe.Client", "dealframe.analytics.Conventions", "client.")
     for name, function in _public_callables():
         module_function = not inspect.isclass(function) and name.count(".") == 1 + (
-            name.startswith(("dealframe.mirror.", "dealframe.analytics."))
+            name.startswith(
+                ("dealframe.mirror.", "dealframe.analytics.", "dealframe.link.")
+                + ("dealframe.comparison.", "dealframe.pull.")
+            )
         )
         if name.startswith("dealframe.sandbox") or not (module_function or name.startswith(owners)):
             continue  # the sandbox has its own errors; exception and record classes

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError, did_you_mean
 from dealframe.frames.public import current_frame
 
@@ -210,6 +211,7 @@ PUBLIC_FILTERS: dict[str, tuple[str, str]] = {
 }
 
 
+@checked_keywords
 def entity(name: Any) -> Entity:
     """The entity called ``name`` (or one of its aliases).
 

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dealframe.arguments import expanded_path
+from dealframe.arguments import checked_keywords, expanded_path
 from dealframe.clitools import check_folder
 from dealframe.errors import ValidationError, did_you_mean, needs_extra
 
@@ -60,6 +60,7 @@ class Output:
     format: str
 
 
+@checked_keywords
 def check_output(path: str | os.PathLike[str]) -> Output:
     """Check an output file before anything starts; creates nothing.
 
@@ -129,6 +130,7 @@ def _nested(column: pd.Series) -> bool:
     return False
 
 
+@checked_keywords
 def portable_frame(frame: pd.DataFrame, excel: bool = False) -> pd.DataFrame:
     """The frame as written: named index as a column, nested columns as JSON text, periods
     as dates, (for Excel) timestamps in UTC without an offset.
@@ -174,6 +176,7 @@ def write_atomic(path: Path, write: Callable[[Path], object]) -> Path:
     return path
 
 
+@checked_keywords
 def write_frame(frame: pd.DataFrame, output: Output) -> Path:
     """Write ``frame`` to ``output`` (see the module docstring for what is converted).
 
