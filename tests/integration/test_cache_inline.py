@@ -3,6 +3,7 @@ and multi-request calls (SKU chunks, list pages) hand only the misses to worker 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,3 +83,21 @@ def test_a_cached_deals_pull_reads_every_page_from_the_cache(sb, tmp_path):
         assert _counts(client) == (network, pages)
         assert second.attrs["from_cache"] is True
     pd.testing.assert_frame_equal(first, second)
+
+
+def test_cached_profiles_are_read_on_the_callers_thread(sb, tmp_path):
+    """A warm ``deals(..., with_investors=True)`` reads its profiles from the cache on the
+    caller's thread: a fresh client over the warm file starts no worker thread (handing each
+    hit to the workers, which queue on the cache's one connection, made the warm pull slower
+    than a cold one)."""
+    path = tmp_path / "c.sqlite"
+    with _client(sb, path) as client:
+        ids = client.private.deals(limit=30)["id"].tolist()
+        first = client.private.deal(ids)
+    with _client(sb, path) as client:
+        prefix = f"dealframe-pool-{id(client._transport.pool):x}"
+        network = _counts(client)[0]
+        second = client.private.deal(ids)
+        assert _counts(client)[0] == network and second.attrs["from_cache"] is True
+        assert not [t for t in threading.enumerate() if t.name.startswith(prefix)]
+    pd.testing.assert_frame_equal(first, second, check_like=False)

@@ -1813,6 +1813,12 @@ class PrivateApi:
                     raise
                 return None
 
+        def stored(ident: str) -> Response | None:
+            """The cache's answer, read on this thread (a hit is CPU work that worker threads,
+            queueing on the cache's one connection, would only slow down)."""
+            path = f"{PREFIX}/{entity}/{ident}"
+            return self._t.cached("private", "GET", path, params=params or None, kind="profile")
+
         failures: list[Any] = []
         if single:
             responses = [fetch(wanted[0])]
@@ -1824,6 +1830,7 @@ class PrivateApi:
                 pool=self._t.pool,
                 progress=self._progress(progress),
                 desc=f"{entity} profiles",
+                inline=stored if cache and not refresh else None,
             )
             responses, failures = result.results, result.failures
         endpoint = f"GET {PREFIX}/{entity}/{{id}}"
