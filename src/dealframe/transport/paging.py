@@ -18,7 +18,7 @@ import importlib.util
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -476,14 +476,12 @@ def _run_pool(
     try:
         for i, item in enumerate(todo):
             futures[submit(pool, fn, item)] = i
-        pending = set(futures)
-        while pending:
-            # each answer as it arrives: the bar moves with them (FIRST_EXCEPTION waited
-            # for every request unless one raised, so the bar sat at 0 until the end)
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=futures.__getitem__):
-                seen.add(future)
-                record(futures[future], future.result)
+        # each answer as it arrives: the bar moves with them. as_completed waits on every
+        # future once; a wait(FIRST_COMPLETED) per answer walked every pending future each
+        # time (4 s of CPU for 6,000 items)
+        for future in as_completed(futures):
+            seen.add(future)
+            record(futures[future], future.result)
     except BaseException:
         for future in futures:
             future.cancel()
