@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 
 import pytest
+from _cli import run
 
 from dealframe._vocab import REGIONS
-from dealframe.cli import main
 from dealframe.cli_options import Parser, choice
 
 TYPO = "Westren Europe"
@@ -21,13 +21,8 @@ EXPECTED = f"expected one of {', '.join(REGIONS)} (did you mean 'Western Europe'
 
 def _error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     """(exit status, the one error line without its prefix)."""
-    capsys.readouterr()
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    line = capsys.readouterr().err.strip().splitlines()[-1]
-    return int(code or 0), line.split(": error: ", 1)[1]
+    code, err = run(argv, capsys)
+    return code, err.strip().splitlines()[-1].split(": error: ", 1)[1]
 
 
 def test_a_region_typo_is_worded_as_report_words_it(capsys, tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ import socket
 from typing import Any
 
 import pytest
-from _cli import pull
+from _cli import pull, run
 
 import dealframe
 from dealframe.cli import main
@@ -22,15 +22,6 @@ def _closed_port_url() -> str:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return f"http://127.0.0.1:{sock.getsockname()[1]}"
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    capsys.readouterr()
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    return int(code or 0), capsys.readouterr().err
 
 
 def test_pull_names_the_variable_of_a_refused_key(sandbox, capsys, monkeypatch, tmp_path):
@@ -46,7 +37,7 @@ def test_mirror_names_the_variable_of_a_refused_token(sandbox, capsys, monkeypat
     monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", "not-the-token")
     monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", sandbox.private_key)
     monkeypatch.setenv("DEALFRAME_CACHE", "off")
-    code, err = _run(
+    code, err = run(
         ["mirror", "snapshot-public", str(tmp_path / "m"), "--region", "Oceania"], capsys
     )
     assert code == 1
@@ -70,7 +61,7 @@ def tokens(monkeypatch):
 
 def test_doctor_names_the_base_url_option_it_was_given(tokens, capsys):
     url = _closed_port_url()
-    code, err = _run(["doctor", "--base-url", url], capsys)
+    code, err = run(["doctor", "--base-url", url], capsys)
     assert code == 2
     assert f"cannot connect to {url} (connection refused): check --base-url and" in err, err
     assert "DEALFRAME_BASE_URL" not in err
@@ -79,7 +70,7 @@ def test_doctor_names_the_base_url_option_it_was_given(tokens, capsys):
 def test_doctor_names_the_variable_when_the_url_came_from_it(tokens, capsys, monkeypatch):
     url = _closed_port_url()
     monkeypatch.setenv("DEALFRAME_BASE_URL", url)
-    code, err = _run(["doctor"], capsys)
+    code, err = run(["doctor"], capsys)
     assert code == 2
     assert "(connection refused): check DEALFRAME_BASE_URL and" in err, err
 
@@ -158,7 +149,7 @@ def test_doctor_cannot_run_where_the_host_name_does_not_resolve(
     assert invalid_names == ["nonexistent.invalid"]  # the run stopped at its first request
     refused = _closed_port_url()
     monkeypatch.setenv("DEALFRAME_BASE_URL", refused)
-    code, err = _run(["doctor"], capsys)
+    code, err = run(["doctor"], capsys)
     assert code == 2 and err.startswith(
         f"dealframe doctor: error: cannot run: cannot connect to {refused} ("
     )

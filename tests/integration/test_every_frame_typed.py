@@ -129,6 +129,11 @@ def three(
     return {label: call for label, call in given.items() if call is not None}
 
 
+def heads(call: Callable[[Any], Any], frame: Any) -> Calls:
+    """:func:`three` of ``call`` over ``frame``, its first row and none of its rows."""
+    return three(lambda: call(frame), lambda: call(frame.head(1)), lambda: call(frame.head(0)))
+
+
 def _private(w: World) -> dict[str, Calls]:
     P, deal, deals = w.P, w.deals["id"].iloc[0], list(w.deals["id"][:5])
     cid, cids = w.companies["id"].iloc[0], list(w.companies["id"][:3])
@@ -280,21 +285,9 @@ def _helpers(w: World) -> dict[str, Calls]:
             lambda: dealframe.co_investment_edges(ex).head(1),
             lambda: dealframe.co_investment_edges(ex.head(0)),
         ),
-        "contains_any": three(
-            lambda: dealframe.contains_any(d["buyers"], ["x"]),
-            lambda: dealframe.contains_any(d["buyers"].head(1), ["x"]),
-            lambda: dealframe.contains_any(d["buyers"].head(0), ["x"]),
-        ),
-        "to_usd": three(
-            lambda: dealframe.to_usd(cur),
-            lambda: dealframe.to_usd(cur.head(1)),
-            lambda: dealframe.to_usd(cur.head(0)),
-        ),
-        "to_local": three(
-            lambda: dealframe.to_local(cur),
-            lambda: dealframe.to_local(cur.head(1)),
-            lambda: dealframe.to_local(cur.head(0)),
-        ),
+        "contains_any": heads(lambda f: dealframe.contains_any(f, ["x"]), d["buyers"]),
+        "to_usd": heads(dealframe.to_usd, cur),
+        "to_local": heads(dealframe.to_local, cur),
         "companies_for_skus": three(
             lambda: dealframe.companies_for_skus(w.c, w.skus),
             lambda: dealframe.companies_for_skus(w.c, w.skus[:1]),
@@ -324,20 +317,10 @@ def _analytics(w: World) -> dict[str, Calls]:
             lambda: analytics.bucket_medians(one, "ev_revenue", explain=True, client=c),
             lambda: analytics.bucket_medians(d.head(0), "ev_revenue", explain=True, client=c),
         ),
-        "analytics.group_current": three(
-            lambda: analytics.group_current(cur),
-            lambda: analytics.group_current(cur.head(1)),
-            lambda: analytics.group_current(cur.head(0)),
-        ),
-        "analytics.group_current(by)": three(
-            lambda: analytics.group_current(cur, "country"),
-            lambda: analytics.group_current(cur.head(1), "country"),
-            lambda: analytics.group_current(cur.head(0), "country"),
-        ),
-        "analytics.group_time_series": three(
-            lambda: analytics.group_time_series(wide, counts=True),
-            lambda: analytics.group_time_series(wide.head(1), counts=True),
-            lambda: analytics.group_time_series(wide.head(0), counts=True),
+        "analytics.group_current": heads(analytics.group_current, cur),
+        "analytics.group_current(by)": heads(lambda f: analytics.group_current(f, "country"), cur),
+        "analytics.group_time_series": heads(
+            lambda f: analytics.group_time_series(f, counts=True), wide
         ),
         "analytics.compare_buckets": three(
             lambda: analytics.compare_buckets(svc, local),
@@ -394,56 +377,30 @@ def _shaping_and_tables(w: World) -> dict[str, Calls]:
     rows = shaping.participant_rows(d)
     co = w.P.co_investors(w.busiest("lead_investor"))
     return {
-        "plot.shaping.quarterly_activity": three(
-            lambda: shaping.quarterly_activity(d),
-            lambda: shaping.quarterly_activity(d.head(1)),
-            lambda: shaping.quarterly_activity(d.head(0)),
-        ),
+        "plot.shaping.quarterly_activity": heads(shaping.quarterly_activity, d),
         "plot.shaping.participant_rows": three(
             lambda: rows,
             lambda: shaping.participant_rows(d.head(1)),
             lambda: shaping.participant_rows(d.head(0)),
         ),
-        "plot.shaping.participant_names": three(
-            lambda: shaping.participant_names(rows),
-            lambda: shaping.participant_names(rows.head(1)),
-            lambda: shaping.participant_names(rows.head(0)),
-        ),
+        "plot.shaping.participant_names": heads(shaping.participant_names, rows),
         "plot.shaping.investor_activity": three(
             lambda: shaping.investor_activity(rows),
             lambda: shaping.investor_activity(rows, 1),
             lambda: shaping.investor_activity(rows.head(0)),
         ),
-        "plot.shaping.co_investment_pairs": three(
-            lambda: shaping.co_investment_pairs(co),
-            lambda: shaping.co_investment_pairs(co.head(1)),
-            lambda: shaping.co_investment_pairs(co.head(0)),
+        "plot.shaping.co_investment_pairs": heads(shaping.co_investment_pairs, co),
+        "plot.shaping.multiple_status": heads(
+            lambda f: shaping.multiple_status(f, "evRevenueNtm"), cur
         ),
-        "plot.shaping.multiple_status": three(
-            lambda: shaping.multiple_status(cur, "evRevenueNtm"),
-            lambda: shaping.multiple_status(cur.head(1), "evRevenueNtm"),
-            lambda: shaping.multiple_status(cur.head(0), "evRevenueNtm"),
-        ),
-        "plot.shaping.meaningful": three(
-            lambda: shaping.meaningful(cur, "evRevenueNtm"),
-            lambda: shaping.meaningful(cur.head(1), "evRevenueNtm"),
-            lambda: shaping.meaningful(cur.head(0), "evRevenueNtm"),
-        ),
+        "plot.shaping.meaningful": heads(lambda f: shaping.meaningful(f, "evRevenueNtm"), cur),
         "plot.shaping.trimmed_multiples": three(
             lambda: shaping.trimmed_multiples(d, "ev_revenue"),
             None,
             lambda: shaping.trimmed_multiples(d.head(0), "ev_revenue"),
         ),
-        "report.comps_table": three(
-            lambda: tables.comps_table(cur),
-            lambda: tables.comps_table(cur.head(1)),
-            lambda: tables.comps_table(cur.head(0)),
-        ),
-        "report.comps_summary": three(
-            lambda: tables.comps_summary(cur),
-            lambda: tables.comps_summary(cur.head(1)),
-            lambda: tables.comps_summary(cur.head(0)),
-        ),
+        "report.comps_table": heads(tables.comps_table, cur),
+        "report.comps_summary": heads(tables.comps_summary, cur),
         "report.rollup_table": three(
             lambda: tables.rollup_table(w.U.group_current(regions=[w.region])),
             None,
