@@ -16,7 +16,7 @@ from .client import Client
 from .comparison import Comparison, compare_multiples
 from .config import Settings
 from .currency import to_local, to_usd
-from .doctor import diagnose as doctor
+from .doctor import doctor
 from .errors import (
     AmbiguousNameError,
     ApiError,

@@ -14,9 +14,11 @@ Examples
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import socket
 import sys
+import urllib.parse
 import warnings
 from collections.abc import Sequence
 
@@ -96,6 +98,29 @@ def _resolve(name: str) -> None:
         raise DealframeError(f"--host: {said}") from None
 
 
+def _client_url(url: str) -> str:
+    """The URL a client on this machine uses for a server bound at ``url``: a wildcard bind
+    (``0.0.0.0``, ``::``) answers on loopback, which the client accepts over plain http (it
+    refuses the wildcard address itself).
+
+    Examples
+    --------
+    >>> _client_url("http://0.0.0.0:8123"), _client_url("http://[::]:8123")
+    ('http://127.0.0.1:8123', 'http://[::1]:8123')
+    >>> _client_url("http://127.0.0.1:8123")
+    'http://127.0.0.1:8123'
+    """
+    parts = urllib.parse.urlsplit(url)
+    try:
+        host = ipaddress.ip_address(parts.hostname or "")
+    except ValueError:  # a host name: as bound
+        return url
+    if not host.is_unspecified:
+        return url
+    loopback = "[::1]" if host.version == 6 else "127.0.0.1"
+    return parts._replace(netloc=f"{loopback}:{parts.port}").geturl()
+
+
 def _sandbox_serve(args: argparse.Namespace) -> int:
     try:
         serve = sandbox.serve
@@ -117,7 +142,7 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
             flush=True,
         )
         print("# for a client in another shell:", flush=True)
-        print(f"export DEALFRAME_BASE_URL={url}", flush=True)
+        print(f"export DEALFRAME_BASE_URL={_client_url(url)}", flush=True)
         for name, value in (("DEALFRAME_PUBLIC_TOKEN", public), ("DEALFRAME_PRIVATE_KEY", private)):
             if name in os.environ:  # the user's own token: never echoed
                 print(f"# {name}: as set in this environment", flush=True)

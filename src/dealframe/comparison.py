@@ -158,7 +158,9 @@ def _check_private(client: Client, filters: Mapping[str, Any]) -> None:
 
 def _check_verticals(client: Client, verticals: list[str] | None) -> None:
     """A vertical no listed company carries, with a close one that some company does
-    (``Fintec``, ``fintech`` for ``Fintech``), is a misspelling: refused naming ``vertical``.
+    (``Fintec``, ``Fintek``, ``fintech`` for ``Fintech``: as alike as the search's own hint
+    asks, :func:`~dealframe.public.hints.close_values`), is a misspelling: refused naming
+    ``vertical``.
 
     The vocabulary is open (discovery lists no values), so the ``verticals`` of Family A's
     companies (one search, without filters) are the reference; a vertical with no close
@@ -171,7 +173,7 @@ def _check_verticals(client: Client, verticals: list[str] | None) -> None:
         return
     known = sorted({v for cell in to_lists(universe["verticals"]) for v in cell or ()})
     for i, given in enumerate(verticals):
-        close = [] if given in known else close_values(given, known, cutoff=0.8)
+        close = [] if given in known else close_values(given, known)
         if close:
             raise ValidationError(
                 f"vertical[{i}]",

@@ -12,7 +12,7 @@ import pytest
 
 import dealframe
 from dealframe.cli import main
-from dealframe.doctor import BREAKS, HOLDS, MAX_REQUESTS
+from dealframe.doctor import BREAKS, HOLDS, MAX_REQUESTS, diagnose
 
 
 @pytest.fixture(scope="module")
@@ -279,3 +279,13 @@ def test_family_is_checked_by_the_python_call(sandbox):
         found = dealframe.doctor(client, family="a")
     assert found.ok and found.skipped == []
     assert found.checks and all(c.name.startswith("A.") for c in found.checks)
+
+
+def test_a_misspelt_keyword_names_the_function_the_user_called(sandbox):
+    with dealframe.Client.for_sandbox(sandbox) as client:
+        before = client.stats.snapshot()["calls"]
+        for function in (dealframe.doctor, diagnose):
+            with pytest.raises(dealframe.errors.UnknownArgumentError) as refused:
+                function(client, max_request=5)
+            assert "a keyword of doctor (did you mean 'max_requests'?)" in str(refused.value)
+        assert client.stats.snapshot()["calls"] == before  # refused before any request

@@ -270,6 +270,11 @@ def test_compare_multiples_arguments(client):
     for typo in (real.lower(), real[:-1]):  # wrong case, a letter short
         with pytest.raises(ValidationError, match=rf"invalid vertical\[0\]: .*{real!r}\?"):
             dealframe.compare_multiples(client, vertical=typo)
+    # as alike as the search's own warning finds it (0.77 by difflib): refused, not an empty
+    # comparison with warnings naming filters the user never passed
+    assert "Fintech" in verticals
+    with pytest.raises(ValidationError, match=r"invalid vertical\[0\]: .*'Fintech'\?"):
+        dealframe.compare_multiples(client, vertical="Fintek")
     with pytest.warns(MissingDataWarning, match="no company carries 'No such vertical'"):
         none = dealframe.compare_multiples(
             client, region="Oceania", vertical="No such vertical", link=False

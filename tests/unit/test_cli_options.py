@@ -153,6 +153,31 @@ def test_sandbox_serve_prints_export_lines(monkeypatch, capsys):
     assert "# DEALFRAME_PRIVATE_KEY: as set in this environment" in mine
 
 
+@pytest.mark.parametrize(
+    ("host", "bound", "client"),
+    [
+        ("0.0.0.0", "http://0.0.0.0:8123", "http://127.0.0.1:8123"),
+        ("::", "http://[::]:8123", "http://[::1]:8123"),
+    ],
+)
+def test_sandbox_serve_on_every_interface_exports_a_loopback_url(
+    monkeypatch, capsys, host, bound, client
+):
+    def serve(*args, ready, **kwargs):  # stands for the server bound on every interface
+        ready(None, bound)
+
+    monkeypatch.setattr(dealframe.sandbox, "serve", serve, raising=False)
+    for key in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(key)
+    assert main(["sandbox", "serve", "--host", host, "--port", "8123"]) == 0
+    out = capsys.readouterr().out
+    assert f"serving on {bound} " in out  # where it listens, as bound
+    assert f"export DEALFRAME_BASE_URL={client}\n" in out  # what a client here can use
+    monkeypatch.setenv("DEALFRAME_BASE_URL", client)
+    with dealframe.Client(public_token="t", private_key="k") as pasted:  # not refused
+        assert pasted.settings.base_url == client
+
+
 def test_sandbox_serve_announces_the_port_it_listens_on(tmp_path):
     import subprocess
     import sys

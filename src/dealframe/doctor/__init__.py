@@ -10,6 +10,15 @@ dealframe doctor: ... 0 adapted, 0 break in ... requests: the client works with 
 
 from __future__ import annotations
 
-from .checks import ADAPTED, BREAKS, HOLDS, MAX_REQUESTS, Check, Diagnosis, diagnose
+from .checks import ADAPTED, BREAKS, HOLDS, MAX_REQUESTS, Check, Diagnosis, diagnose, doctor
 
-__all__ = ["ADAPTED", "BREAKS", "HOLDS", "MAX_REQUESTS", "Check", "Diagnosis", "diagnose"]
+__all__ = [
+    "ADAPTED",
+    "BREAKS",
+    "HOLDS",
+    "MAX_REQUESTS",
+    "Check",
+    "Diagnosis",
+    "diagnose",
+    "doctor",
+]

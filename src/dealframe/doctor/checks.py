@@ -66,7 +66,16 @@ from ..transport.refusals import stated_bound
 if TYPE_CHECKING:
     from ..transport.session import Response
 
-__all__ = ["ADAPTED", "BREAKS", "HOLDS", "MAX_REQUESTS", "Check", "Diagnosis", "diagnose"]
+__all__ = [
+    "ADAPTED",
+    "BREAKS",
+    "HOLDS",
+    "MAX_REQUESTS",
+    "Check",
+    "Diagnosis",
+    "diagnose",
+    "doctor",
+]
 
 HOLDS, ADAPTED, BREAKS = "holds", "adapted", "breaks"
 #: Requests one run may send.
@@ -1289,7 +1298,7 @@ _FAMILIES = {"A": ("public_token", "the public token"), "B": ("private_key", "th
 
 
 @checked_keywords
-def diagnose(
+def doctor(
     client: Client, *, max_requests: int = MAX_REQUESTS, family: str | None = None
 ) -> Diagnosis:
     """Check every assumption the client makes about the service it points at.
@@ -1391,6 +1400,11 @@ def diagnose(
     return Diagnosis(
         settings.base_url, d.found, d.sent, skipped, budget_reached, rejected, rejected_from
     )
+
+
+#: The same function under the name the package and the command give it
+#: (``dealframe.doctor.diagnose``); its argument errors name ``doctor``.
+diagnose = doctor
 
 
 def _token_from(settings_from: Mapping[str, str], family: str) -> str:
