@@ -4,7 +4,10 @@ Every ``dealframe`` command parses its options with :class:`Parser` and these ``
 functions, so a typo (an option, a region, an entity, a date) is reported by argparse at
 parse time, in one line (``dealframe mirror sync: error: ...``) and with the closest valid
 value, before a sandbox starts or a request is sent; the exit code is 2, as for any usage
-error.
+error. Numbers are read one way by every option: a whole number is ASCII digits (an
+optional ``+``, spaces around), a decimal one a finite decimal (``1.5``, ``1e3``); what
+Python's ``int()``/``float()`` would add (``1_000``, ``0x10`` for ``int`` only by base,
+``nan``, ``inf``, other scripts' digits) is refused.
 
 Examples
 --------
@@ -46,6 +49,8 @@ __all__ = [
     "fault_script",
     "fraction",
     "host",
+    "is_decimal",
+    "is_whole",
     "non_negative",
     "non_negative_int",
     "pattern",
@@ -54,6 +59,7 @@ __all__ = [
     "positive_int",
     "region",
     "sku",
+    "whole_from",
 ]
 
 
@@ -134,11 +140,41 @@ def day(value: str) -> str:
         raise argparse.ArgumentTypeError(f"{value!r} is not a date YYYY-MM-DD") from None
 
 
+#: A whole number as every integer option reads it: ASCII digits, an optional ``+`` and
+#: spaces around. ``int()`` alone would also read ``1_000`` and other scripts' digits.
+_WHOLE = re.compile(r"\s*\+?[0-9]+\s*", re.ASCII)
+
+#: A number as every decimal option reads it: ASCII digits with an optional sign, point and
+#: exponent (``1.5``, ``.5``, ``1e3``). ``float()`` alone would also read ``1_0``, other
+#: scripts' digits, ``nan`` and ``inf``.
+_DECIMAL = re.compile(r"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*", re.ASCII)
+
+
+def is_whole(value: str) -> bool:
+    """Whether ``value`` is written as a whole number the options take (:data:`_WHOLE`).
+
+    Examples
+    --------
+    >>> is_whole("15"), is_whole(" +15 "), is_whole("1_000"), is_whole("0x10"), is_whole("1e3")
+    (True, True, False, False, False)
+    """
+    return _WHOLE.fullmatch(value) is not None
+
+
+def is_decimal(value: str) -> bool:
+    """Whether ``value`` is written as a number the options take (:data:`_DECIMAL`): a
+    finite decimal, never ``nan``, ``inf``, ``1_0`` or ``0x10``.
+
+    Examples
+    --------
+    >>> is_decimal("2.5"), is_decimal("1e3"), is_decimal("nan"), is_decimal("1_0")
+    (True, True, False, False)
+    """
+    return _DECIMAL.fullmatch(value) is not None
+
+
 def _number(value: str, low: float, strict: bool, what: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        number = math.nan
+    number = float(value) if is_decimal(value) else math.nan
     if not math.isfinite(number) or number < low or (strict and number == low):
         raise argparse.ArgumentTypeError(f"{value!r} is not {what}")
     return number
@@ -189,7 +225,7 @@ def fraction(value: str) -> float:
 
 def port(value: str) -> int:
     """A TCP port, 0 to 65535 (0: any free one)."""
-    if not re.fullmatch(r"\s*\+?\d+\s*", value) or int(value) > 65535:
+    if not is_whole(value) or int(value) > 65535:
         raise argparse.ArgumentTypeError(f"{value!r} is not a port from 0 to 65535")
     return int(value)
 
@@ -248,16 +284,43 @@ def host(value: str) -> str:
     )
 
 
-def _whole(value: str, low: int) -> int:
-    """A whole number from ``low`` to 2**63 - 1 (what the library's counts take), refused by
-    argparse, which names the option, before anything runs."""
-    if not re.fullmatch(r"\s*\+?\d+\s*", value) or int(value) < low:
+def _whole(value: str, low: int, high: int | None = None) -> int:
+    """A whole number from ``low`` to ``high`` (default 2**63 - 1, what the library's counts
+    take), written as :func:`is_whole` says, refused by argparse, which names the option,
+    before anything runs."""
+    if high is not None:
+        if not is_whole(value) or not low <= int(value) <= high:
+            raise argparse.ArgumentTypeError(
+                f"{value!r} is not a whole number from {low} to {high}"
+            )
+        return int(value)
+    if not is_whole(value) or int(value) < low:
         raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of {low} or more")
     if int(value) > INT64_MAX:
         raise argparse.ArgumentTypeError(
             f"{value!r} is not a whole number of {low} or more, at most {INT64_MAX} (2**63 - 1)"
         )
     return int(value)
+
+
+def whole_from(low: int, high: int) -> Callable[[str], int]:
+    """A ``type=`` for a whole number from ``low`` to ``high`` (``report --top``).
+
+    Examples
+    --------
+    >>> whole_from(1, 100)("15")
+    15
+    >>> whole_from(1, 100)("1_000")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '1_000' is not a whole number from 1 to 100
+    """
+
+    def check(value: str) -> int:
+        return _whole(value, low, high)
+
+    check.__name__ = "whole_from"
+    return check
 
 
 def non_negative_int(value: str) -> int:

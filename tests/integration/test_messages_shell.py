@@ -128,9 +128,9 @@ def test_doctor_max_requests_names_the_flag(run, sandbox, token):
         ]
     )
     assert status == 2
-    assert line == (
-        "dealframe doctor: error: invalid --max-requests: expected a whole number of "
-        "requests, 1 or more, got 0"
+    assert line == (  # as every whole-number option says it (pull --limit ...)
+        "dealframe doctor: error: argument --max-requests: '0' is not a whole number of 1 or "
+        "more (see dealframe doctor --help)"
     )
 
 
@@ -203,4 +203,4 @@ def test_counts_beyond_64_bits_are_refused_naming_the_flag(run, sandbox):
     status, line = run(
         ["doctor", "--base-url", sandbox.url, "--public-token", "t", "--max-requests", huge]
     )
-    assert status == 2 and "invalid --max-requests:" in line and "at most" in line, line
+    assert status == 2 and "argument --max-requests:" in line and "at most" in line, line

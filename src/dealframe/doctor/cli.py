@@ -16,13 +16,9 @@ import os
 import sys
 from typing import Any
 
-from ..arguments import INT64_MAX
-from ..cli_options import choice
+from ..cli_options import choice, positive_int
 from ..clitools import EXIT_USAGE, fail, said_from
-from ..errors import DealframeError, ValidationError
-
-#: The bound said of a number above what the library's counts take.
-_AT_MOST = f", at most {INT64_MAX} (2**63 - 1)"
+from ..errors import DealframeError
 
 __all__ = ["register"]
 
@@ -31,13 +27,6 @@ def _run(args: argparse.Namespace) -> int:
     from ..client import Client
     from .checks import diagnose
 
-    if not 1 <= args.max_requests <= INT64_MAX:  # a usage error, before any client
-        bad = ValidationError(
-            "--max-requests",
-            f"a whole number of requests, 1 or more{_AT_MOST if args.max_requests > 1 else ''}",
-            got=args.max_requests,
-        )
-        return fail("dealframe doctor", str(bad), EXIT_USAGE)
     try:
         with Client(
             args.base_url,
@@ -110,6 +99,9 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the checks as JSON")
     parser.add_argument(
-        "--max-requests", type=int, default=60, help="upper bound on requests sent (default 60)"
+        "--max-requests",
+        type=positive_int,  # checked as every whole-number option: 1_000 and 0 refused
+        default=60,
+        help="upper bound on requests sent, 1 or more (default 60)",
     )
     parser.set_defaults(run=_run)

@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from dealframe.cli_options import is_decimal, is_whole
 from dealframe.errors import ValidationError, did_you_mean, renamed
 from dealframe.private.filters import FilterSchema
 from dealframe.public.query import search_body
@@ -84,14 +85,21 @@ def _split(values: list[str]) -> list[str]:
 
 
 def _number(text: str, flag: str) -> int | float:
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        raise ValidationError(flag, "a number", got=text) from None
+    """``text`` as a number, read as every numeric option reads it
+    (:func:`~dealframe.cli_options.is_decimal`: ``1_000``, ``0x10``, ``nan`` refused).
+
+    Examples
+    --------
+    >>> _number("1000", "--valuation-min"), _number("2.5e3", "--valuation-min")
+    (1000, 2500.0)
+    >>> _number("1_000", "--valuation-min")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid --valuation-min: expected a number, got '1_000'
+    """
+    if not is_decimal(text):
+        raise ValidationError(flag, "a number", got=text)
+    return int(text) if is_whole(text) else float(text)
 
 
 def _boolean(text: str, flag: str) -> bool:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from dealframe.arguments import expanded_path
+from dealframe.cli_options import whole_from
 from dealframe.clitools import (
     EXIT_FAILED,
     EXIT_OK,
@@ -87,8 +88,6 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
         if name not in given:
             raise
         raise renamed(exc, f"--{name.replace('_', '-')}") from None
-    if not 1 <= args.top <= 100:
-        raise ValidationError("--top", "an integer from 1 to 100", got=args.top)
     try:
         metric = check_metric(args.metric)
     except ValidationError as exc:  # said as the option typed: --metric
@@ -282,6 +281,8 @@ def register(subparsers: Any) -> None:
         default="ev_revenue",
         help="deal metric of the quarterly medians (default ev_revenue)",
     )
-    p.add_argument("--top", type=int, default=15, help="investors listed (default 15)")
+    p.add_argument(
+        "--top", type=whole_from(1, 100), default=15, help="investors listed, 1 to 100 (default 15)"
+    )
     p.add_argument("--quiet", action="store_true", help="no stage lines on standard error")
     p.set_defaults(run=_run)

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import urllib3
 
-__all__ = ["budget_text", "failure_text", "reason", "unresolved"]
+__all__ = ["budget_text", "failure_text", "reason", "resolver_busy", "unresolved"]
 
 _QUERY = re.compile(r"\?[^\s'\")]*")
 _ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
@@ -123,6 +123,24 @@ def unresolved(exc: BaseException) -> bool:
 _EAI_AGAIN = getattr(socket, "EAI_AGAIN", None)
 
 
+def resolver_busy(exc: BaseException) -> bool:
+    """Whether a connection failed because the resolver failed for the time being
+    (``EAI_AGAIN``: "Temporary failure in name resolution", a resolver that did not answer
+    in time): worth one more try, not many (each try costs the resolver's own time-out).
+
+    Examples
+    --------
+    >>> import socket
+    >>> resolver_busy(OSError(socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")))
+    True
+    >>> resolver_busy(OSError(socket.gaierror(socket.EAI_NONAME, "Name or service not known")))
+    False
+    """
+    return _EAI_AGAIN is not None and any(
+        isinstance(err, socket.gaierror) and err.errno == _EAI_AGAIN for err in _chain(exc)
+    )
+
+
 def _seconds(value: float) -> str:
     return f"{value:g} s"
 
@@ -210,6 +228,13 @@ def failure_text(
             "the base URL's scheme and host, and the service's certificate"
         )
     if kind == "connection":
+        if resolver_busy(exc):
+            host = urlsplit(base_url).hostname or base_url
+            return (
+                f"cannot connect to {base_url}: the resolver could not look up its host name "
+                f"{host} for the time being ({said or 'temporary failure in name resolution'})"
+                f": check {check} and your network"
+            )
         if _refused(exc):
             return (
                 f"cannot connect to {base_url} (connection refused): check {check} and that "

@@ -61,7 +61,7 @@ from dealframe.transport.cache import (
     requesting,
 )
 from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
-from dealframe.transport.failures import budget_text, failure_text, unresolved
+from dealframe.transport.failures import budget_text, failure_text, resolver_busy, unresolved
 from dealframe.transport.paging import WorkerPool, closed_error, on_worker
 from dealframe.transport.ratelimit import RateGate
 from dealframe.transport.stragglers import Latencies
@@ -241,19 +241,36 @@ class _Bearer(requests.auth.AuthBase):
         return "_Bearer(***)"
 
 
-class _Retry(Exception):
-    """Internal: this attempt failed in a retryable way."""
+#: Retries of a call after a temporary resolver failure (``EAI_AGAIN``): each try costs the
+#: resolver's own time-out (seconds), and a resolver that fails twice in a row is more
+#: likely a network without DNS than a passing hiccup, so a call tries at most twice.
+RESOLVER_RETRIES = 1
 
-    def __init__(self, error: Exception, kind: str, retry_after: float | None = None) -> None:
+
+class _Retry(Exception):
+    """Internal: this attempt failed in a retryable way (``resolver``: the resolver failed
+    for the time being, see :data:`RESOLVER_RETRIES`)."""
+
+    def __init__(
+        self,
+        error: Exception,
+        kind: str,
+        retry_after: float | None = None,
+        *,
+        resolver: bool = False,
+    ) -> None:
         super().__init__(kind)
         self.error = error
         self.kind = kind
         self.retry_after = retry_after
+        self.resolver = resolver
 
 
 def _classify(exc: requests.RequestException) -> tuple[str, bool]:
     """(fault kind, retryable) of a requests exception. A host name that does not resolve is
-    not retried: it is a wrong base URL far more often than a passing DNS hiccup. A body
+    not retried: it is a wrong base URL far more often than a passing DNS hiccup (a
+    resolver's temporary failure is a ``connection`` failure, retried once:
+    :data:`RESOLVER_RETRIES`). A body
     still arriving when the call's budget ran out is ``budget`` (the loop then gives up: no
     time is left for a retry)."""
     if isinstance(exc, BodyDeadlineExceeded):
@@ -762,6 +779,7 @@ class Transport:
         force = refresh
         attempt = 0
         spare = 0  # a straggler's second send: it does not use up a retry
+        resolver_failures = 0  # temporary resolver failures (EAI_AGAIN) of this call
         while True:
             if self._closed:  # closed from another thread: no attempt opens a new connection
                 raise closed_error()
@@ -797,9 +815,15 @@ class Transport:
             )
             if failure.kind == "straggler":
                 spare = 1
+            resolver_failures += failure.resolver
             note = self._give_up_note(
                 attempt - spare, delay, deadline, failure.retry_after, retries
             )
+            if note is None and resolver_failures > RESOLVER_RETRIES:
+                note = (  # each try cost the resolver's own time-out: not one more
+                    f"a temporary resolver failure on {resolver_failures} tries of this "
+                    "call: not retried further"
+                )
             if note is not None:
                 self.stats._add(failures=1)
                 raise self._final(failure, note)
@@ -947,15 +971,16 @@ class Transport:
                 TransportError(text, request=info, attempts=attempt, kind=kind),
                 kind,
                 retryable,
+                kind == "connection" and resolver_busy(exc),
             )
         finally:
             if raw is not None:
                 raw.close()  # a response kept alive by a traceback would pin its socket open
         if failure is not None:
-            error, kind, retryable = failure
+            error, kind, retryable, busy = failure
             logger.debug("%s %s -> %s attempt=%d", info.method, info.path, kind, attempt)
             if retryable:
-                raise _Retry(error, kind, 0.0 if kind == "straggler" else None)
+                raise _Retry(error, kind, 0.0 if kind == "straggler" else None, resolver=busy)
             raise error
         assert raw is not None
         from_cache = bool(getattr(raw, "from_cache", False))
