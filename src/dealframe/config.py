@@ -546,9 +546,8 @@ def _from_text(name: str, var: str, raw: str) -> Any:
         raise ConfigurationError(
             f"{var} must be one of 0, 1, on, off, true, false, got {raw!r}", field=var
         )
-    if name == "max_workers":
-        try:
-            return int(raw)
-        except ValueError:
-            raise ConfigurationError(f"{var} must be an integer, got {raw!r}", field=var) from None
+    if name == "max_workers":  # ASCII digits, as the command-line options read numbers
+        if re.fullmatch(r"[+-]?[0-9]+", raw, re.ASCII) is None:  # int() takes 1_0, "٣"
+            raise ConfigurationError(f"{var} must be an integer, got {raw!r}", field=var)
+        return int(raw)
     return raw

@@ -187,8 +187,9 @@ def test_from_env_overrides_win_and_errors_name_the_variable(monkeypatch):
     monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", TOKEN)
     assert Settings.from_env(max_workers=5).max_workers == 5
     assert Settings.from_env().public_token == TOKEN
-    with pytest.raises(ConfigurationError, match="DEALFRAME_MAX_WORKERS"):
-        Settings.from_env({"DEALFRAME_MAX_WORKERS": "many"})
+    for odd in ("many", "1_0", "\u0663", "0x10", "4.0"):  # int() took the second and third
+        with pytest.raises(ConfigurationError, match="DEALFRAME_MAX_WORKERS"):
+            Settings.from_env({"DEALFRAME_MAX_WORKERS": odd})
     with pytest.raises(ConfigurationError, match="DEALFRAME_CACHE"):
         Settings.from_env({"DEALFRAME_CACHE": "maybe"})
     with pytest.raises(ConfigurationError, match="no_such_setting"):
