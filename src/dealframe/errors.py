@@ -895,6 +895,9 @@ _NOT_FIELDS = frozenset(
         "error_description",
         "errors",
         "instance",
+        "invalid-params",
+        "invalid_params",
+        "invalidParams",
         "message",
         "path",
         "status",
@@ -982,8 +985,9 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     [problem, ...]}``; FastAPI's ``{"detail": text or [problem, ...]}``; ``{"errors":
     [problem, ...]}`` (JSON:API's with ``source.pointer``); Rails' and Laravel's ``{"errors":
     {field: text or [texts]}}`` (Laravel's with a ``message``); Django REST framework's
-    ``{field: [texts]}``; problem+json's ``{"title", "detail"}``; OAuth's ``{"error",
-    "error_description"}``. The service's own words are kept as the message, each problem
+    ``{field: [texts]}``; problem+json's ``{"title", "detail"}`` (RFC 7807), with its
+    ``invalid-params`` (``[{"name", "reason"}]``) or an ``errors`` list (RFC 9457's
+    ``[{"detail", "pointer"}]``); OAuth's ``{"error", "error_description"}``. The service's own words are kept as the message, each problem
     listed in ``details["errors"]`` as ``"<field>: <text>"`` when it names its field (a
     ``detail`` text is one problem, whatever it joins); a status phrase is the message only
     when nothing else says more.
@@ -1002,6 +1006,9 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     (None, 'The given data was invalid.', {'errors': ['limit: max 100']})
     >>> _read_object({"limit": ["Ensure this value is less than or equal to 100."]})
     (None, 'limit: Ensure this value is less than or equal to 100.', {'errors': [...]})
+    >>> _read_object({"type": "about:blank", "title": "Bad Request", "detail": "Invalid",
+    ...               "invalid-params": [{"name": "limit", "reason": "must be <= 500"}]})
+    (None, 'Invalid', {'errors': ['limit: must be <= 500', 'Invalid']})
     """
     top, inner, phrase = doc, doc.get("error"), None
     if isinstance(inner, Mapping):  # the documented body: what it says is inside "error"
@@ -1016,6 +1023,7 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     if isinstance(said, list | Mapping):  # NestJS's message, FastAPI's detail: the problems
         problems, said = _problems(said), None
     problems += _problems(doc.get("errors"))
+    problems += _param_problems(doc)  # problem+json's invalid-params: [{name, reason}]
     details = doc.get("details")
     if isinstance(details, list):  # {"details": ["limit: must be <= 100"]}
         problems += _list_problems(details)
@@ -1058,9 +1066,31 @@ def _problems(value: Any) -> list[str]:
     return [text] if text and text.strip() else []
 
 
-def _list_problems(items: list[Any]) -> list[str]:
-    """One problem per entry of a list (a text, or an object with its message and where)."""
-    return [_error_text(item) for item in items if item not in (None, "", {}, [])]
+def _list_problems(items: list[Any], *, named: bool = False) -> list[str]:
+    """One problem per entry of a list (a text, or an object with its message and where;
+    ``named``: its ``name`` is where, as in problem+json's ``invalid-params``)."""
+    return [_error_text(item, named=named) for item in items if item not in (None, "", {}, [])]
+
+
+#: The member of a problem+json body (RFC 7807) listing the parameters it refused, as the
+#: RFC's example writes it and as others spell it.
+_INVALID_PARAMS = ("invalid-params", "invalid_params", "invalidParams")
+
+
+def _param_problems(doc: Mapping[str, Any]) -> list[str]:
+    """``"<name>: <reason>"`` for each entry of a problem+json ``invalid-params`` list.
+
+    Examples
+    --------
+    >>> _param_problems({"invalid-params": [{"name": "limit", "reason": "must be <= 500"}]})
+    ['limit: must be <= 500']
+    """
+    problems: list[str] = []
+    for key in _INVALID_PARAMS:
+        value = doc.get(key)
+        if isinstance(value, list):
+            problems += _list_problems(value, named=True)
+    return problems
 
 
 def _field_problems(
@@ -1113,8 +1143,9 @@ def summarize_body(body: bytes, content_type: str | None, limit: int = 120) -> s
     return f"{len(body)} bytes of {kind}, first line {first!r}"
 
 
-def _error_text(item: Any) -> str:
-    """One entry of an ``errors`` list: a string, or an object's message (and where).
+def _error_text(item: Any, *, named: bool = False) -> str:
+    """One entry of an ``errors`` list: a string, or an object's message (and where; with
+    ``named``, its ``name`` too: see :func:`_where`).
 
     Examples
     --------
@@ -1122,30 +1153,39 @@ def _error_text(item: Any) -> str:
     'body.limit: Input should be <= 100'
     >>> _error_text({"title": "Invalid", "detail": "at most 100", "source": {"pointer": "/limit"}})
     'limit: at most 100'
+    >>> _error_text({"detail": "must be <= 500", "pointer": "#/limit"})
+    'limit: must be <= 500'
+    >>> _error_text({"name": "limit", "reason": "must be <= 500"}, named=True)
+    'limit: must be <= 500'
     """
     if isinstance(item, Mapping):
         text = next(
             (
-                item[k]  # Spring's field errors say defaultMessage; JSON:API's may only title
-                for k in ("message", "detail", "msg", "defaultMessage", "title")
+                item[k]  # Spring's field errors say defaultMessage; JSON:API's may only title;
+                # problem+json's invalid-params say reason
+                for k in ("message", "detail", "msg", "defaultMessage", "title", "reason")
                 if item.get(k)
             ),
             None,
         )
-        where = _where(item)
+        where = _where(item, named=named)
         if text is not None:
             return f"{where}: {_as_text(text)}" if where else str(_as_text(text))
     return str(_as_text(item))
 
 
-def _where(item: Mapping[str, Any]) -> str | None:
+def _where(item: Mapping[str, Any], *, named: bool = False) -> str | None:
     """The field a problem object names: ``field``, FastAPI's ``loc`` (``["body", "limit"]``
-    read ``body.limit``), ``path``, or JSON:API's ``source`` (its ``pointer``, ``/limit``
-    read ``limit``, or ``parameter``)."""
+    read ``body.limit``), ``path``, JSON:API's ``source`` (its ``pointer``, ``/limit`` read
+    ``limit``, or ``parameter``), RFC 9457's ``pointer`` (``#/limit``), and, with ``named``
+    (an entry of problem+json's ``invalid-params``), ``name``: elsewhere a ``name`` may be
+    the error's own (``ValidationError``), not a field."""
     where = item.get("field") or item.get("loc") or item.get("path")
     source = item.get("source")
     if not where and isinstance(source, Mapping):
         where = _pointer(source.get("pointer")) or source.get("parameter")
+    if not where:
+        where = _pointer(item.get("pointer")) or (item.get("name") if named else None)
     if isinstance(where, list):
         where = ".".join(str(part) for part in where)
     return _as_text(where) if where else None
@@ -1157,9 +1197,11 @@ def _pointer(pointer: Any) -> str | None:
 
     Examples
     --------
-    >>> _pointer("/limit"), _pointer("/filters/a~1b"), _pointer("")
-    ('limit', 'filters.a/b', None)
+    >>> _pointer("/limit"), _pointer("/filters/a~1b"), _pointer(""), _pointer("#/limit")
+    ('limit', 'filters.a/b', None, 'limit')
     """
+    if isinstance(pointer, str):
+        pointer = pointer.removeprefix("#")  # in a URI fragment, as RFC 9457 writes it
     if not isinstance(pointer, str) or not pointer.strip("/"):
         return None
     parts = pointer.lstrip("/").split("/")
