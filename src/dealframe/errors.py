@@ -1239,6 +1239,10 @@ def error_from_response(
     (so a short token equal to a JSON literal, such as ``1``, cannot break the body's
     reading), and the body itself before any of it is summarised (before the summary's cut).
 
+    A body that says nothing (RFC 6750's empty 401) leaves the words to the ``WWW-Authenticate``
+    challenge: its ``error_description`` (else ``error``) is the message, its ``error``
+    (``invalid_token``) the code, both kept in ``details["www_authenticate"]``.
+
     Parameters
     ----------
     status : int
@@ -1248,7 +1252,8 @@ def error_from_response(
     request : RequestInfo or None
         The request, for the message.
     headers : mapping, optional
-        Response headers (``Retry-After`` is read from them).
+        Response headers (``Retry-After`` and the ``WWW-Authenticate`` challenge are read
+        from them).
     attempts : int
         How many times the request was sent.
     secrets : iterable of str
@@ -1276,6 +1281,12 @@ def error_from_response(
     shown = _scrub(body.decode("utf-8", "replace"), secrets).encode() if secrets else body
     # read from the raw body (a scrubbed one may no longer be JSON), its outputs scrubbed
     code, message, details, words = _read_body(body, content_type, shown=shown)
+    challenge = _challenge(headers.get("WWW-Authenticate"))
+    if challenge:  # RFC 6750: an empty 401 says why in its header alone
+        details = {**details, "www_authenticate": challenge}
+        code = code or challenge.get("error")
+        if message is None:
+            message = words = challenge.get("error_description") or challenge["error"]
     message = _scrub(message or _unread(status, shown, content_type), secrets)
     words = _scrub(words, secrets)  # the service's, never the summary: bounds are read here
     code = _scrub(code, secrets) if code else code
@@ -1292,6 +1303,34 @@ def error_from_response(
         note=note,
         words=words,
     )
+
+
+#: A parameter of a ``WWW-Authenticate`` challenge: ``name="quoted text"`` or ``name=token``.
+_AUTH_PARAM = re.compile(r'([A-Za-z][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))')
+#: The parameters of an RFC 6750 challenge kept on the error (never ``realm`` or ``scope``).
+_CHALLENGE_SAYS = ("error", "error_description")
+
+
+def _challenge(value: str | None) -> dict[str, str]:
+    """The ``error`` and ``error_description`` of a ``WWW-Authenticate`` challenge (RFC
+    6750's, with a Bearer token), empty when it names neither.
+
+    Examples
+    --------
+    >>> _challenge('Bearer realm="api", error="invalid_token", '
+    ...            'error_description="The access token expired"')
+    {'error': 'invalid_token', 'error_description': 'The access token expired'}
+    >>> _challenge('Bearer realm="api"'), _challenge(None)
+    ({}, {})
+    """
+    said: dict[str, str] = {}
+    for name, quoted, bare in _AUTH_PARAM.findall(value or ""):
+        key = name.lower()
+        if key in _CHALLENGE_SAYS and key not in said:
+            text = re.sub(r"\\(.)", r"\1", quoted) if quoted else bare
+            if text.strip():
+                said[key] = text
+    return said
 
 
 def _unread(status: int, body: bytes, content_type: str | None) -> str:

@@ -1,16 +1,19 @@
 """Refusals written as real services write them, over real HTTP through the drift proxy.
 
-The interface document leaves Family B's error body "not shown". Services answer in their own
-standard ways: RFC 7807 problem+json names the refused parameter in ``invalid-params``. The
-client reads it as it reads its own body shapes, and adapts to it alike.
+The interface document leaves token lifetime and Family B's error body "not shown". Services
+answer these in their own standard ways: RFC 7807 problem+json naming the refused parameter in
+``invalid-params``; RFC 6750's empty 401 whose ``WWW-Authenticate`` says why. The client reads
+each: it adapts as it does to its own body shapes, and keeps the service's words in the error.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -28,10 +31,11 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     refuse,
 )
 
-from dealframe.errors import BadRequestError
+from dealframe.errors import AuthenticationError, BadRequestError
 
 P = "/api/private/v1"
 COMPANIES = f"^{P}/companies$"
+SEARCH = "^/api/v2/companies$"
 
 
 def problem_json(action: Action) -> Action:
@@ -44,6 +48,17 @@ def problem_json(action: Action) -> Action:
             ex.headers["Content-Type"] = "application/problem+json"
 
     return Action(f"problem+json({action.name})", on_request=apply)
+
+
+def answer(status: int, body: Any, headers: Callable[[], dict[str, str]]) -> Action:
+    """``status`` with ``body`` (JSON; ``b""`` for none) and ``headers()``, not forwarded."""
+
+    def apply(ex: Exchange) -> None:
+        ex.forward, ex.status, ex._doc = False, status, None
+        ex.content = body if isinstance(body, bytes) else orjson.dumps(body)
+        ex.headers = {**({"Content-Type": "application/json"} if body else {}), **headers()}
+
+    return Action(f"answer({status})", on_request=apply)
 
 
 # ------------------------------------------------------------------ RFC 7807 problem+json
@@ -107,3 +122,65 @@ def test_a_problem_json_refusal_names_each_parameter_and_reason(fresh, proxy):
     assert error.errors[:2] == ["sort: unknown key 'foo'", "filters.country: must be ISO-3"]
     assert "sort: unknown key 'foo'; filters.country: must be ISO-3" in str(error)
     assert proxy.count(COMPANIES) == 1
+
+
+# ---------------------------------------------------------- RFC 6750 WWW-Authenticate
+
+
+EXPIRED = 'Bearer realm="api", error="invalid_token", error_description="The access token expired"'
+
+
+@pytest.mark.parametrize(
+    ("path", "call", "variable"),
+    [
+        (SEARCH, lambda c: c.public.search(), "DEALFRAME_PUBLIC_TOKEN"),
+        (COMPANIES, lambda c: c.private.companies(limit=5), "DEALFRAME_PRIVATE_KEY"),
+    ],
+    ids=["family-a", "family-b"],
+)
+def test_an_empty_401_says_what_its_www_authenticate_says(path, call, variable, fresh, proxy):
+    """RFC 6750's answer to an expired token: 401, no body, the reason in the challenge.
+    The error keeps the service's words (its message, code and ``details``), and still says
+    which token to check. It used to say ``401 UNAUTHORIZED: HTTP 401``: the only words the
+    service sent were dropped."""
+    proxy.add(path, answer(401, b"", lambda: {"WWW-Authenticate": EXPIRED}))
+    with pytest.raises(AuthenticationError) as caught:
+        call(fresh)
+    error = caught.value
+    assert (error.code, error.message, error.words) == (
+        "invalid_token",
+        "The access token expired",
+        "The access token expired",
+    )
+    assert error.details["www_authenticate"] == {
+        "error": "invalid_token",
+        "error_description": "The access token expired",
+    }
+    assert str(error).startswith("401 invalid_token: The access token expired (")
+    assert variable in str(error)
+    assert proxy.count(path) == 1  # a refused token is not sent again
+
+
+def test_a_challenge_echoing_the_token_never_shows_it(sandbox, fresh, proxy):
+    """The challenge's words are the service's: a token it echoes is blanked in the
+    message, the code and ``details`` alike."""
+    key = sandbox.private_key
+    challenge = f'Bearer error="{key}", error_description="token {key} expired"'
+    proxy.add(COMPANIES, answer(401, b"", lambda: {"WWW-Authenticate": challenge}))
+    with pytest.raises(AuthenticationError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert error.message == "token *** expired" and error.code == "***"
+    seen = " ".join([str(error), repr(error), error.code, error.words, str(error.details)])
+    assert key not in seen, seen
+
+
+def test_a_body_that_says_why_is_still_the_message(fresh, proxy):
+    """A body of its own words wins over the challenge; its code is the body's."""
+    body = {"error": {"code": "TOKEN_EXPIRED", "message": "Token expired at 12:00"}}
+    proxy.add(COMPANIES, answer(401, body, lambda: {"WWW-Authenticate": EXPIRED}))
+    with pytest.raises(AuthenticationError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert (error.code, error.message) == ("TOKEN_EXPIRED", "Token expired at 12:00")
+    assert error.details["www_authenticate"]["error_description"] == "The access token expired"
