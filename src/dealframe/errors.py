@@ -66,6 +66,7 @@ __all__ = [
     "needs_extra",
     "parse_retry_after",
     "renamed",
+    "stated_wait",
     "summarize_body",
 ]
 
@@ -113,15 +114,21 @@ class RequestInfo:
 
 
 def _context(
-    request: RequestInfo | None, attempts: int, note: str | None, retry_after: float | None = None
+    request: RequestInfo | None,
+    attempts: int,
+    note: str | None,
+    retry_after: float | None = None,
+    retry_after_from: str | None = None,
 ) -> str:
     """What an error's message says after its own words: the request, the attempts made, the
-    wait the service asked for, a note."""
+    wait the service asked for (and the header that said it, when not ``Retry-After``), a
+    note."""
     text = f" ({request})" if request is not None else ""
     if attempts > 1:
         text += f"; gave up after {attempts} attempts"
     if retry_after is not None:
         text += f"; the service asked to wait {retry_after:g} s"
+        text += f" ({retry_after_from})" if retry_after_from else ""
     return text + (f"; {note}" if note else "")
 
 
@@ -389,7 +396,12 @@ class ApiError(DealframeError):
     attempts : int
         How many times the request was sent before giving up.
     retry_after : float or None
-        Seconds the service asked to wait (``Retry-After``), if it said.
+        Seconds the service asked to wait, if it said: ``Retry-After``, else, for a rate
+        limit (:class:`RateLimitedError`) or a 503, ``RateLimit-Reset`` or
+        ``X-RateLimit-Reset`` (see :func:`stated_wait`).
+    retry_after_from : str or None
+        The header that stated ``retry_after`` as the service sent it (``RateLimit-Reset:
+        20``) when it was not ``Retry-After``; the message quotes it. None otherwise.
     partial : object or None
         What had arrived when this error stopped a multi-request call part-way (a token that
         expired on page 3, a 400 on a later chunk): see :func:`incomplete`. None otherwise.
@@ -404,6 +416,7 @@ class ApiError(DealframeError):
     expected: int | None = None
     received: int | None = None
     failed: Sequence[Any] = ()
+    retry_after_from: str | None = None
 
     def __init__(
         self,
@@ -417,6 +430,7 @@ class ApiError(DealframeError):
         retry_after: float | None = None,
         note: str | None = None,
         words: str | None = None,
+        retry_after_from: str | None = None,
     ) -> None:
         self.status = status
         self.code = _call_blanked(code)
@@ -426,6 +440,9 @@ class ApiError(DealframeError):
         self.request = request
         self.attempts = attempts
         self.retry_after = retry_after
+        self.retry_after_from = (
+            None if retry_after_from is None else _call_blanked(retry_after_from)
+        )
         self.note = None if note is None else _call_blanked(note)
         super().__init__(self._render())
 
@@ -434,7 +451,7 @@ class ApiError(DealframeError):
 
     def _render(self) -> str:
         return f"{self.status} {self.code}: {self._describe()}" + _context(
-            self.request, self.attempts, self.note, self.retry_after
+            self.request, self.attempts, self.note, self.retry_after, self.retry_after_from
         )
 
 
@@ -507,7 +524,7 @@ token; check DEALFRAME_PUBLIC_TOKEN (or --public-token); each family accepts onl
             "accepts only its own token"
         )
         return f"{self.status} {self.code}: {self._describe()} ({self.request}): {said}" + _context(
-            None, self.attempts, self.note, self.retry_after
+            None, self.attempts, self.note, self.retry_after, self.retry_after_from
         )
 
 
@@ -556,7 +573,16 @@ class NotFoundError(ApiError):
 
 
 class RateLimitedError(ApiError):
-    """429: too many requests; ``retry_after`` holds the seconds the service asked to wait."""
+    """429: too many requests; ``retry_after`` holds the seconds the service asked to wait
+    (``Retry-After``, else ``RateLimit-Reset`` or ``X-RateLimit-Reset``: :func:`stated_wait`).
+
+    Examples
+    --------
+    >>> error = error_from_response(429, b"", RequestInfo("POST", "/api/v2/companies", "public"),
+    ...                             {"RateLimit-Reset": "20"})
+    >>> error.retry_after, error.retry_after_from
+    (20.0, 'RateLimit-Reset: 20')
+    """
 
 
 class ServerError(ApiError):
@@ -1241,7 +1267,9 @@ def error_from_response(
 
     A body that says nothing (RFC 6750's empty 401) leaves the words to the ``WWW-Authenticate``
     challenge: its ``error_description`` (else ``error``) is the message, its ``error``
-    (``invalid_token``) the code, both kept in ``details["www_authenticate"]``.
+    (``invalid_token``) the code, both kept in ``details["www_authenticate"]``. The wait asked
+    is ``Retry-After``, else, for a 429 or a 503, the reset a ``RateLimit-Reset`` or
+    ``X-RateLimit-Reset`` header states (:func:`stated_wait`).
 
     Parameters
     ----------
@@ -1252,8 +1280,8 @@ def error_from_response(
     request : RequestInfo or None
         The request, for the message.
     headers : mapping, optional
-        Response headers (``Retry-After`` and the ``WWW-Authenticate`` challenge are read
-        from them).
+        Response headers (``Retry-After`` and the rate-limit reset headers, and the
+        ``WWW-Authenticate`` challenge are read from them).
     attempts : int
         How many times the request was sent.
     secrets : iterable of str
@@ -1291,8 +1319,9 @@ def error_from_response(
     words = _scrub(words, secrets)  # the service's, never the summary: bounds are read here
     code = _scrub(code, secrets) if code else code
     details = _scrubbed(details, secrets) if secrets else details
-    retry_after = parse_retry_after(headers.get("Retry-After"))
-    return _CLASSES.get(status, ServerError if status >= 500 else ApiError)(
+    cls = _CLASSES.get(status, ServerError if status >= 500 else ApiError)
+    retry_after, said_by = stated_wait(headers, limited=cls is RateLimitedError or status == 503)
+    return cls(
         status,
         code or _DEFAULT_CODES.get(status, f"HTTP_{status}"),
         message,
@@ -1300,9 +1329,111 @@ def error_from_response(
         request=request,
         attempts=attempts,
         retry_after=retry_after,
+        retry_after_from=None if said_by == "Retry-After" else said_by,
         note=note,
         words=words,
     )
+
+
+#: Headers stating a rate limit's reset, in the order read: the IETF draft's
+#: ``RateLimit-Reset`` (seconds), the ``reset``/``t`` parameter of its later ``RateLimit``
+#: field, and the common ``X-RateLimit-Reset`` (seconds, or a Unix time: see
+#: :func:`_reset_seconds`) and ``X-RateLimit-Reset-After`` (seconds).
+_RESETS = ("RateLimit-Reset", "RateLimit", "X-RateLimit-Reset", "X-RateLimit-Reset-After")
+#: A reset at or above this is a Unix time in seconds (2001-09-09), not seconds to wait (31
+#: years); at or above the next, a Unix time in milliseconds.
+_EPOCH_SECONDS = 1e9
+_EPOCH_MILLISECONDS = 1e12
+#: The ``reset=`` (``t=``, as later drafts name it) parameter of a ``RateLimit`` field.
+_RESET_PARAM = re.compile(r"(?:^|[;,\s])(?:reset|t)\s*=\s*([0-9.]+)", re.IGNORECASE)
+
+
+def stated_wait(
+    headers: Mapping[str, str], *, limited: bool = True, now: float | None = None
+) -> tuple[float | None, str | None]:
+    """Seconds the service asked to wait, and the header that said it as it was sent.
+
+    ``Retry-After`` (seconds or an HTTP date: :func:`parse_retry_after`) first. For a rate
+    limit (``limited``: a 429 or a 503), a service that states its wait only as the moment
+    its window resets is read too: ``RateLimit-Reset`` (the IETF draft's
+    seconds), the ``reset``/``t`` parameter of a ``RateLimit`` field, ``X-RateLimit-Reset``
+    (seconds, or a Unix time: :func:`_reset_seconds`), ``X-RateLimit-Reset-After``. The
+    transport waits this out as a ``Retry-After``, under the same ``retry_after_max``.
+
+    Parameters
+    ----------
+    headers : mapping
+        Response headers (case-insensitive).
+    limited : bool
+        Whether the answer is a rate limit (reset headers are read only then).
+    now : float, optional
+        Current wall-clock time (``time.time()``), for Unix times; stubbable in tests.
+
+    Returns
+    -------
+    tuple of (float or None, str or None)
+        Non-negative seconds and ``"<header>: <value>"`` (``"Retry-After"`` alone for it),
+        or ``(None, None)`` when no header says a readable wait.
+
+    Examples
+    --------
+    >>> stated_wait({"Retry-After": "2", "RateLimit-Reset": "20"})
+    (2.0, 'Retry-After')
+    >>> stated_wait({"RateLimit-Limit": "100", "RateLimit-Reset": "20"})
+    (20.0, 'RateLimit-Reset: 20')
+    >>> stated_wait({"X-RateLimit-Reset": "1445412480"}, now=1445412470.0)
+    (10.0, 'X-RateLimit-Reset: 1445412480')
+    >>> stated_wait({"RateLimit": '"default";r=0;t=7'})
+    (7.0, 'RateLimit: "default";r=0;t=7')
+    >>> stated_wait({"RateLimit-Reset": "20"}, limited=False)
+    (None, None)
+    """
+    headers = CaseInsensitiveDict(headers)
+    asked = parse_retry_after(headers.get("Retry-After"))
+    if asked is not None:
+        return asked, "Retry-After"
+    if not limited:
+        return None, None
+    for name in _RESETS:
+        value = headers.get(name)
+        if value is None:
+            continue
+        text = value.strip()
+        if name == "RateLimit":
+            found = _RESET_PARAM.search(text)
+            text = found.group(1) if found else ""
+        seconds = _reset_seconds(text, now=now, epoch=name == "X-RateLimit-Reset")
+        if seconds is not None:
+            return seconds, f"{name}: {value.strip()}"
+    return None, None
+
+
+def _reset_seconds(text: str, *, now: float | None, epoch: bool) -> float | None:
+    """Seconds until a stated reset: ``text`` is seconds to wait, or, when ``epoch`` (an
+    ``X-RateLimit-Reset``: GitHub and many others send a Unix time, others seconds) and it is
+    at least 1e9, a Unix time in seconds (at least 1e12: in milliseconds), counted from
+    ``now``; one in the past is 0. None when ``text`` is no finite non-negative number.
+
+    Examples
+    --------
+    >>> _reset_seconds("20", now=None, epoch=True), _reset_seconds("0.5", now=None, epoch=False)
+    (20.0, 0.5)
+    >>> _reset_seconds("1445412470500", now=1445412470.0, epoch=True)
+    0.5
+    >>> _reset_seconds("1445412000", now=1445412470.0, epoch=True), _reset_seconds("x", now=None, epoch=True)
+    (0.0, None)
+    """
+    try:
+        seconds = float(text)
+    except ValueError:
+        return None
+    if not math.isfinite(seconds) or seconds < 0:
+        return None
+    if epoch and seconds >= _EPOCH_SECONDS:
+        at = seconds / 1000 if seconds >= _EPOCH_MILLISECONDS else seconds
+        seconds = max(0.0, at - (time.time() if now is None else now))
+        seconds = math.ceil(seconds * 10) / 10  # waited to the tenth after the reset
+    return seconds
 
 
 #: A parameter of a ``WWW-Authenticate`` challenge: ``name="quoted text"`` or ``name=token``.

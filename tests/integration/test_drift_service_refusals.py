@@ -1,15 +1,19 @@
 """Refusals written as real services write them, over real HTTP through the drift proxy.
 
-The interface document leaves token lifetime and Family B's error body "not shown". Services
-answer these in their own standard ways: RFC 7807 problem+json naming the refused parameter in
-``invalid-params``; RFC 6750's empty 401 whose ``WWW-Authenticate`` says why. The client reads
-each: it adapts as it does to its own body shapes, and keeps the service's words in the error.
+The interface document leaves rate limits, token lifetime and Family B's error body "not
+shown". Services answer these in their own standard ways: RFC 7807 problem+json naming the
+refused parameter in ``invalid-params``; RFC 6750's empty 401 whose ``WWW-Authenticate``
+says why; a 429 whose wait is stated only as the moment its window resets
+(``RateLimit-Reset``, ``X-RateLimit-Reset``). The client reads each: it adapts as it does to
+its own body shapes, waits as it waits for a ``Retry-After`` (on a test clock here: nothing is
+slept), and keeps the service's words in the error.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +22,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _clock import ManualClock
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
     Action,
     Exchange,
     assert_same,
@@ -31,10 +37,13 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     refuse,
 )
 
-from dealframe.errors import AuthenticationError, BadRequestError
+from dealframe import Client
+from dealframe.errors import AuthenticationError, BadRequestError, RateLimitedError
+from dealframe.transport import retry
 
 P = "/api/private/v1"
 COMPANIES = f"^{P}/companies$"
+DEALS = f"^{P}/transactions$"
 SEARCH = "^/api/v2/companies$"
 
 
@@ -59,6 +68,30 @@ def answer(status: int, body: Any, headers: Callable[[], dict[str, str]]) -> Act
         ex.headers = {**({"Content-Type": "application/json"} if body else {}), **headers()}
 
     return Action(f"answer({status})", on_request=apply)
+
+
+@pytest.fixture(scope="module")
+def deals_ref(direct: Any) -> Any:
+    frame = direct.private.deals()
+    assert len(frame) > 1000, "the tests need several pages"
+    return frame
+
+
+@pytest.fixture
+def waiting(
+    sandbox: Any, proxy: Any, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Client, ManualClock]]:
+    """A client that waits out a stated wait of up to 30 s and retries up to 3 times, on a
+    clock that moves at once: the waits are asked and measured, not slept (a rate limit's at
+    the client's gate, a 5xx's in the transport's stubbable sleep)."""
+    settings = {**FAST, "retries": 3, "retry_after_max": 30.0}
+    clock = ManualClock()
+    monkeypatch.setattr(retry, "sleep", clock.sleep)
+    with Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **settings
+    ) as client:
+        client._transport.gate = clock.gate()
+        yield client, clock
 
 
 # ------------------------------------------------------------------ RFC 7807 problem+json
@@ -184,3 +217,63 @@ def test_a_body_that_says_why_is_still_the_message(fresh, proxy):
     error = caught.value
     assert (error.code, error.message) == ("TOKEN_EXPIRED", "Token expired at 12:00")
     assert error.details["www_authenticate"]["error_description"] == "The access token expired"
+
+
+# ------------------------------------------- a wait stated only as the rate limit's reset
+
+#: Headers stating a reset of the rate limit, no ``Retry-After``; and the wait each states.
+RESETS: dict[str, tuple[Callable[[], dict[str, str]], float]] = {
+    "ratelimit-reset": (
+        lambda: {"RateLimit-Limit": "100", "RateLimit-Remaining": "0", "RateLimit-Reset": "20"},
+        20.0,
+    ),
+    "ratelimit-field": (lambda: {"RateLimit": '"default";r=0;t=20'}, 20.0),
+    "x-ratelimit-reset-seconds": (lambda: {"X-RateLimit-Reset": "12"}, 12.0),
+    "x-ratelimit-reset-unix-time": (
+        lambda: {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 15)},
+        15.0,
+    ),
+}
+LIMITED = {"error": {"code": "RATE_LIMITED", "message": "Rate limit exceeded"}}
+
+
+def slept_for(clock: ManualClock, waits: int, each: float) -> None:
+    """The clock was slept ``waits`` times ``each`` (a Unix time's wait is up to 1 s less:
+    its whole second has begun)."""
+    assert waits * (each - 1) <= clock.slept <= waits * each + 0.2, clock.slept
+
+
+@pytest.mark.parametrize("status", [429, 503])
+@pytest.mark.parametrize("reset", RESETS.values(), ids=RESETS.keys())
+def test_a_wait_stated_only_as_the_reset_is_waited_out(reset, status, waiting, proxy, deals_ref):
+    """Page 2 of the walk refused twice, with no ``Retry-After``: the stated reset is waited
+    before each retry, as a ``Retry-After`` is, and every row arrives. It used to be backed
+    off (a few seconds at most with the defaults): a limit of 20 s outlasted the retries,
+    and the walk raised, or not, as the jitter fell."""
+    client, clock = waiting
+    headers, each = reset
+    proxy.add(DEALS, answer(status, LIMITED, headers), page=2, times=2)
+    o = outcome(lambda: client.private.deals())
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, deals_ref)
+    slept_for(clock, 2, each)
+    assert proxy.pages(DEALS).count(2) == 3
+
+
+@pytest.mark.parametrize(
+    ("headers", "said"),
+    [
+        ({"RateLimit-Reset": "3600"}, "RateLimit-Reset: 3600"),
+        ({"X-RateLimit-Reset": "3600"}, "X-RateLimit-Reset: 3600"),
+    ],
+)
+def test_a_reset_beyond_retry_after_max_fails_at_once_quoting_it(headers, said, fresh, proxy):
+    """A reset longer than ``retry_after_max`` is treated as a ``Retry-After`` that long:
+    not retried, and the error says the wait the service asked, and which header said it."""
+    proxy.add(COMPANIES, answer(429, LIMITED, lambda: headers))
+    with pytest.raises(RateLimitedError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert error.retry_after == 3600 and error.retry_after_from == said
+    assert f"the service asked to wait 3600 s ({said}); not retried" in str(error)
+    assert proxy.count(COMPANIES) == 1
