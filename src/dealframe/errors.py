@@ -9,7 +9,7 @@ The hierarchy::
     │   ├── BadRequestError        400 (and 422); ``details.errors`` joined into the message
     │   ├── AuthenticationError    401 / 403 (part-way through a call: ``partial`` holds what arrived)
     │   ├── NotFoundError          404; ``deleted`` is True for a soft-deleted entity
-    │   ├── RateLimitedError       429; ``retry_after`` seconds
+    │   ├── RateLimitedError       429, or a 401/403 saying rate limit; ``retry_after`` seconds
     │   ├── ServerError            5xx
     │   └── ServiceContractError   a success answer that breaks the interface document
     ├── TransportError             connection errors, timeouts, truncated or invalid bodies
@@ -475,6 +475,9 @@ class BadRequestError(ApiError):
 class AuthenticationError(ApiError):
     """401 or 403: the token is missing, wrong, or belongs to the other interface family.
 
+    A 401/403 that says it is a rate limit (GitHub's 403 ``RATE_LIMITED``) is a
+    :class:`RateLimitedError` instead.
+
     Its message says, after the request, which token the service refused and where it comes
     from (the family of the request's path: ``/api/v1`` and ``/api/v2`` take the public
     token, ``/api/private/v1`` the private key): the environment variable and the
@@ -573,16 +576,50 @@ class NotFoundError(ApiError):
 
 
 class RateLimitedError(ApiError):
-    """429: too many requests; ``retry_after`` holds the seconds the service asked to wait
-    (``Retry-After``, else ``RateLimit-Reset`` or ``X-RateLimit-Reset``: :func:`stated_wait`).
+    """429, or a 401/403 that says it is a rate limit: too many requests.
+
+    ``retry_after`` holds the seconds the service asked to wait (``Retry-After``, else
+    ``RateLimit-Reset`` or ``X-RateLimit-Reset``: :func:`stated_wait`). Some services
+    (GitHub's among them) refuse a request over their rate limit with a 403, not a 429: a
+    401/403 whose code or message speaks of a rate limit, a quota or too many requests
+    (``RATE_LIMITED``, ``TOO_MANY_REQUESTS``, ``rateLimitExceeded``, ``API rate limit
+    exceeded``), or a 403 sent with ``X-RateLimit-Remaining: 0``, is this error, retried and
+    waited out as a 429 is, never an :class:`AuthenticationError` telling to check the token.
+
+    Attributes
+    ----------
+    limited_by : str or None
+        For a status other than 429, what said it is a rate limit (``the code
+        'RATE_LIMITED'``, ``X-RateLimit-Remaining: 0``); the message quotes it. None for a
+        429.
 
     Examples
     --------
     >>> error = error_from_response(429, b"", RequestInfo("POST", "/api/v2/companies", "public"),
     ...                             {"RateLimit-Reset": "20"})
-    >>> error.retry_after, error.retry_after_from
-    (20.0, 'RateLimit-Reset: 20')
+    >>> error.retry_after, error.retry_after_from, error.limited_by
+    (20.0, 'RateLimit-Reset: 20', None)
+    >>> error = error_from_response(403, b'{"error": {"code": "RATE_LIMITED", "message": '
+    ...     b'"API rate limit exceeded"}}', RequestInfo("POST", "/api/private/v1/companies",
+    ...     "private"), {"X-RateLimit-Reset": "20"})
+    >>> type(error).__name__, error.code, error.retry_after
+    ('RateLimitedError', 'RATE_LIMITED', 20.0)
+    >>> error.limited_by, "not a refused token" in str(error)
+    ("the code 'RATE_LIMITED'", True)
+    >>> str(error).endswith("the service asked to wait 20 s (X-RateLimit-Reset: 20)")
+    True
     """
+
+    limited_by: str | None = None
+
+    def __init__(self, *args: Any, limited_by: str | None = None, **kwargs: Any) -> None:
+        self.limited_by = limited_by
+        super().__init__(*args, **kwargs)
+
+    def _describe(self) -> str:
+        if self.limited_by is None or self.status == 429:
+            return self.message
+        return f"{self.message} (a rate limit, as {self.limited_by} says; not a refused token)"
 
 
 class ServerError(ApiError):
@@ -1267,9 +1304,12 @@ def error_from_response(
 
     A body that says nothing (RFC 6750's empty 401) leaves the words to the ``WWW-Authenticate``
     challenge: its ``error_description`` (else ``error``) is the message, its ``error``
-    (``invalid_token``) the code, both kept in ``details["www_authenticate"]``. The wait asked
-    is ``Retry-After``, else, for a 429 or a 503, the reset a ``RateLimit-Reset`` or
-    ``X-RateLimit-Reset`` header states (:func:`stated_wait`).
+    (``invalid_token``) the code, both kept in ``details["www_authenticate"]``. A 401/403
+    whose code or message speaks of a rate limit (``RATE_LIMITED``, ``API rate limit
+    exceeded``), or a 403 with ``X-RateLimit-Remaining: 0``, is a :class:`RateLimitedError`,
+    not an :class:`AuthenticationError`. The wait asked is ``Retry-After``, else, for a rate
+    limit or a 503, the reset a ``RateLimit-Reset`` or ``X-RateLimit-Reset`` header states
+    (:func:`stated_wait`).
 
     Parameters
     ----------
@@ -1280,8 +1320,8 @@ def error_from_response(
     request : RequestInfo or None
         The request, for the message.
     headers : mapping, optional
-        Response headers (``Retry-After`` and the rate-limit reset headers, and the
-        ``WWW-Authenticate`` challenge are read from them).
+        Response headers (``Retry-After`` and the rate-limit reset headers, the
+        ``WWW-Authenticate`` challenge and ``X-RateLimit-Remaining`` are read from them).
     attempts : int
         How many times the request was sent.
     secrets : iterable of str
@@ -1320,7 +1360,11 @@ def error_from_response(
     code = _scrub(code, secrets) if code else code
     details = _scrubbed(details, secrets) if secrets else details
     cls = _CLASSES.get(status, ServerError if status >= 500 else ApiError)
+    limited_by = _limited_by(status, code, message, headers)
+    if limited_by is not None:
+        cls = RateLimitedError
     retry_after, said_by = stated_wait(headers, limited=cls is RateLimitedError or status == 503)
+    extra: dict[str, Any] = {"limited_by": limited_by} if limited_by is not None else {}
     return cls(
         status,
         code or _DEFAULT_CODES.get(status, f"HTTP_{status}"),
@@ -1332,7 +1376,45 @@ def error_from_response(
         retry_after_from=None if said_by == "Retry-After" else said_by,
         note=note,
         words=words,
+        **extra,
     )
+
+
+#: A code or message saying a refusal is a rate limit, not a refused token: ``RATE_LIMITED``,
+#: ``rateLimitExceeded``, ``TOO_MANY_REQUESTS``, ``QUOTA_EXCEEDED``, ``Throttled``, ``API rate
+#: limit exceeded`` (GitHub's 403).
+_SAYS_LIMITED = re.compile(
+    r"rate[\s_-]*limit|too[\s_-]*many[\s_-]*requests|quota|throttl", re.IGNORECASE
+)
+#: Headers whose ``0`` says no request is left in the window (GitHub's 403 sends the first).
+_REMAINING = ("X-RateLimit-Remaining", "RateLimit-Remaining")
+
+
+def _limited_by(
+    status: int, code: str | None, message: str | None, headers: Mapping[str, str]
+) -> str | None:
+    """What says a 401/403 is a rate limit (the code, the message, or a 403's
+    ``X-RateLimit-Remaining: 0``), as the message quotes it; None for any other answer.
+
+    Examples
+    --------
+    >>> _limited_by(403, "RATE_LIMITED", "API rate limit exceeded", {})
+    "the code 'RATE_LIMITED'"
+    >>> _limited_by(403, "FORBIDDEN", "Forbidden", {"X-RateLimit-Remaining": "0"})
+    'X-RateLimit-Remaining: 0'
+    >>> _limited_by(401, "INVALID_TOKEN", "Invalid or expired token", {}) is None
+    True
+    """
+    if status not in (401, 403):
+        return None
+    if code and _SAYS_LIMITED.search(code):
+        return f"the code {code!r}"
+    if message and _SAYS_LIMITED.search(message):
+        return "the message"
+    for name in _REMAINING:
+        if status == 403 and (headers.get(name) or "").strip() == "0":
+            return f"{name}: 0"
+    return None
 
 
 #: Headers stating a rate limit's reset, in the order read: the IETF draft's
@@ -1354,8 +1436,8 @@ def stated_wait(
     """Seconds the service asked to wait, and the header that said it as it was sent.
 
     ``Retry-After`` (seconds or an HTTP date: :func:`parse_retry_after`) first. For a rate
-    limit (``limited``: a 429 or a 503), a service that states its wait only as the moment
-    its window resets is read too: ``RateLimit-Reset`` (the IETF draft's
+    limit (``limited``: a 429, a 401/403 read as one, a 503), a service that states its wait
+    only as the moment its window resets is read too: ``RateLimit-Reset`` (the IETF draft's
     seconds), the ``reset``/``t`` parameter of a ``RateLimit`` field, ``X-RateLimit-Reset``
     (seconds, or a Unix time: :func:`_reset_seconds`), ``X-RateLimit-Reset-After``. The
     transport waits this out as a ``Retry-After``, under the same ``retry_after_max``.

@@ -4,9 +4,9 @@ The interface document leaves rate limits, token lifetime and Family B's error b
 shown". Services answer these in their own standard ways: RFC 7807 problem+json naming the
 refused parameter in ``invalid-params``; RFC 6750's empty 401 whose ``WWW-Authenticate``
 says why; a 429 whose wait is stated only as the moment its window resets
-(``RateLimit-Reset``, ``X-RateLimit-Reset``). The client reads each: it adapts as it does to
-its own body shapes, waits as it waits for a ``Retry-After`` (on a test clock here: nothing is
-slept), and keeps the service's words in the error.
+(``RateLimit-Reset``, ``X-RateLimit-Reset``); GitHub's 403 ``RATE_LIMITED``. The client reads
+each: it adapts as it does to its own body shapes, waits as it waits for a ``Retry-After``
+(on a test clock here: nothing is slept), and keeps the service's words in the error.
 """
 
 from __future__ import annotations
@@ -276,4 +276,83 @@ def test_a_reset_beyond_retry_after_max_fails_at_once_quoting_it(headers, said, 
     error = caught.value
     assert error.retry_after == 3600 and error.retry_after_from == said
     assert f"the service asked to wait 3600 s ({said}); not retried" in str(error)
+    assert proxy.count(COMPANIES) == 1
+
+
+# ------------------------------------------------------ a 403 that says it is a rate limit
+
+#: 403 bodies (and headers) that say the service is limiting the rate, not refusing the key.
+LIMITED_403: dict[str, tuple[Any, dict[str, str]]] = {
+    "code-rate-limited": (
+        {"error": {"code": "RATE_LIMITED", "message": "API rate limit exceeded"}},
+        {"X-RateLimit-Remaining": "0"},
+    ),
+    "code-too-many-requests": (
+        {"error": {"code": "TOO_MANY_REQUESTS", "message": "Slow down"}},
+        {},
+    ),
+    "github-message": (
+        {"message": "API rate limit exceeded for 203.0.113.7.", "documentation_url": "x"},
+        {},
+    ),
+    "remaining-0-only": (b"", {"X-RateLimit-Remaining": "0"}),
+}
+
+
+@pytest.mark.parametrize(("body", "headers"), LIMITED_403.values(), ids=LIMITED_403.keys())
+def test_a_403_saying_rate_limit_is_waited_out_like_a_429(body, headers, waiting, proxy, deals_ref):
+    """GitHub's way: a 403 whose code or message says rate limit (or that says no request
+    is left), with the reset as a Unix time. Page 2 is refused twice, the reset is waited
+    at the client's gate before each retry, and every row arrives. It used to raise an
+    ``AuthenticationError`` at once, saying to check DEALFRAME_PRIVATE_KEY."""
+    client, clock = waiting
+    reset = {**headers, "X-RateLimit-Reset": str(int(time.time()) + 5)}
+    proxy.add(DEALS, answer(403, body, lambda: reset), page=2, times=2)
+    o = outcome(lambda: client.private.deals())
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, deals_ref)
+    slept_for(clock, 2, 5.0)
+    assert client._transport.gate.closures == 2  # every worker waited, as after a 429
+
+
+def test_a_403_rate_limit_that_outlasts_the_retries_is_a_rate_limited_error(fresh, proxy):
+    """Still refused after every retry: a ``RateLimitedError`` quoting the service's code
+    and message, saying why it is read as a rate limit, never to check the key."""
+    body = {"error": {"code": "RATE_LIMITED", "message": "API rate limit exceeded"}}
+    proxy.add(COMPANIES, answer(403, body, lambda: {}))
+    with pytest.raises(RateLimitedError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert (error.status, error.code, error.message) == (
+        403,
+        "RATE_LIMITED",
+        "API rate limit exceeded",
+    )
+    assert error.limited_by == "the code 'RATE_LIMITED'" and error.attempts == 2
+    assert str(error).startswith(
+        "403 RATE_LIMITED: API rate limit exceeded (a rate limit, as the code 'RATE_LIMITED'"
+        " says; not a refused token)"
+    )
+    assert "DEALFRAME_PRIVATE_KEY" not in str(error) and "gave up after 2 attempts" in str(error)
+    assert proxy.count(COMPANIES) == 2
+
+
+def test_a_403_rate_limit_stating_a_long_reset_fails_at_once_naming_it(fresh, proxy):
+    """A reset beyond ``retry_after_max`` is not waited: one request, the wait named."""
+    body = {"error": {"code": "RATE_LIMITED", "message": "API rate limit exceeded"}}
+    proxy.add(COMPANIES, answer(403, body, lambda: {"X-RateLimit-Reset": "3600"}))
+    with pytest.raises(RateLimitedError) as caught:
+        fresh.private.companies(limit=5)
+    assert "wait 3600 s (X-RateLimit-Reset: 3600); not retried" in str(caught.value)
+    assert proxy.count(COMPANIES) == 1
+
+
+def test_a_403_that_says_nothing_of_a_rate_limit_is_still_a_refused_key(fresh, proxy):
+    """A plain refusal keeps its meaning: an ``AuthenticationError`` at once, naming the
+    key to check."""
+    body = {"error": {"code": "FORBIDDEN", "message": "Key not allowed"}}
+    proxy.add(COMPANIES, answer(403, body, lambda: {"X-RateLimit-Remaining": "57"}))
+    with pytest.raises(AuthenticationError) as caught:
+        fresh.private.companies(limit=5)
+    assert "check DEALFRAME_PRIVATE_KEY" in str(caught.value)
     assert proxy.count(COMPANIES) == 1

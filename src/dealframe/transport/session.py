@@ -9,10 +9,12 @@ Rules it enforces:
   ``/api/v2``, the Family B key to ``/api/private/v1``. A mismatch is refused before sending.
 - Redirects are never followed, so a token never follows one to another host.
 - 429 and 500/502/503/504 are retried for every method; so are connection errors, timeouts and
-  truncated or unreadable bodies. ``Retry-After`` is honoured (capped), or for a 429 or a 503
-  without one, the reset that ``RateLimit-Reset`` / ``X-RateLimit-Reset`` states
-  (:func:`~dealframe.errors.stated_wait`); otherwise exponential backoff with full jitter. A
-  429 closes a gate shared by every worker.
+  truncated or unreadable bodies, and a 401/403 that says it is a rate limit (a
+  :class:`~dealframe.errors.RateLimitedError`: GitHub's 403 ``RATE_LIMITED``). ``Retry-After``
+  is honoured (capped), or for a rate limit or a 503 without one, the reset that
+  ``RateLimit-Reset`` / ``X-RateLimit-Reset`` states (:func:`~dealframe.errors.stated_wait`);
+  otherwise exponential backoff with full jitter. A rate limit closes a gate shared by every
+  worker.
 - Tokens never appear in logs, reprs, the cache file or error messages.
 """
 
@@ -40,6 +42,7 @@ from dealframe.errors import (
     ApiError,
     AuthenticationError,
     ConfigurationError,
+    RateLimitedError,
     RequestInfo,
     ServiceContractError,
     TransportError,
@@ -813,7 +816,7 @@ class Transport:
                 delay,
                 attempt,
             )
-            if failure.kind == "429":
+            if isinstance(failure.error, RateLimitedError):  # a 429, or a 403 saying so
                 self.gate.block_for(delay)  # every worker waits, this one included
             else:
                 _retry.sleep(delay)
@@ -991,7 +994,7 @@ class Transport:
         )
         if isinstance(api_error, AuthenticationError) and info.family in self.settings_from:
             api_error.said_from(self.settings_from[info.family])
-        if _retry.is_retryable_status(status):
+        if _retry.is_retryable_status(status) or isinstance(api_error, RateLimitedError):
             # the wait the service asked: Retry-After, else a rate limit's stated reset
             raise _Retry(api_error, str(status), api_error.retry_after)
         raise api_error
