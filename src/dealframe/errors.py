@@ -9,7 +9,7 @@ The hierarchy::
     │   ├── BadRequestError        400 (and 422); ``details.errors`` joined into the message
     │   ├── AuthenticationError    401 / 403 (part-way through a call: ``partial`` holds what arrived)
     │   ├── NotFoundError          404; ``deleted`` is True for a soft-deleted entity
-    │   ├── RateLimitedError       429; ``retry_after`` seconds
+    │   ├── RateLimitedError       429, or a 401/403 saying rate limit; ``retry_after`` seconds
     │   ├── ServerError            5xx
     │   └── ServiceContractError   a success answer that breaks the interface document
     ├── TransportError             connection errors, timeouts, truncated or invalid bodies
@@ -66,6 +66,7 @@ __all__ = [
     "needs_extra",
     "parse_retry_after",
     "renamed",
+    "stated_wait",
     "summarize_body",
 ]
 
@@ -113,15 +114,21 @@ class RequestInfo:
 
 
 def _context(
-    request: RequestInfo | None, attempts: int, note: str | None, retry_after: float | None = None
+    request: RequestInfo | None,
+    attempts: int,
+    note: str | None,
+    retry_after: float | None = None,
+    retry_after_from: str | None = None,
 ) -> str:
     """What an error's message says after its own words: the request, the attempts made, the
-    wait the service asked for, a note."""
+    wait the service asked for (and the header that said it, when not ``Retry-After``), a
+    note."""
     text = f" ({request})" if request is not None else ""
     if attempts > 1:
         text += f"; gave up after {attempts} attempts"
     if retry_after is not None:
         text += f"; the service asked to wait {retry_after:g} s"
+        text += f" ({retry_after_from})" if retry_after_from else ""
     return text + (f"; {note}" if note else "")
 
 
@@ -389,7 +396,12 @@ class ApiError(DealframeError):
     attempts : int
         How many times the request was sent before giving up.
     retry_after : float or None
-        Seconds the service asked to wait (``Retry-After``), if it said.
+        Seconds the service asked to wait, if it said: ``Retry-After``, else, for a rate
+        limit (:class:`RateLimitedError`) or a 503, ``RateLimit-Reset`` or
+        ``X-RateLimit-Reset`` (see :func:`stated_wait`).
+    retry_after_from : str or None
+        The header that stated ``retry_after`` as the service sent it (``RateLimit-Reset:
+        20``) when it was not ``Retry-After``; the message quotes it. None otherwise.
     partial : object or None
         What had arrived when this error stopped a multi-request call part-way (a token that
         expired on page 3, a 400 on a later chunk): see :func:`incomplete`. None otherwise.
@@ -404,6 +416,7 @@ class ApiError(DealframeError):
     expected: int | None = None
     received: int | None = None
     failed: Sequence[Any] = ()
+    retry_after_from: str | None = None
 
     def __init__(
         self,
@@ -417,6 +430,7 @@ class ApiError(DealframeError):
         retry_after: float | None = None,
         note: str | None = None,
         words: str | None = None,
+        retry_after_from: str | None = None,
     ) -> None:
         self.status = status
         self.code = _call_blanked(code)
@@ -426,6 +440,9 @@ class ApiError(DealframeError):
         self.request = request
         self.attempts = attempts
         self.retry_after = retry_after
+        self.retry_after_from = (
+            None if retry_after_from is None else _call_blanked(retry_after_from)
+        )
         self.note = None if note is None else _call_blanked(note)
         super().__init__(self._render())
 
@@ -434,7 +451,7 @@ class ApiError(DealframeError):
 
     def _render(self) -> str:
         return f"{self.status} {self.code}: {self._describe()}" + _context(
-            self.request, self.attempts, self.note, self.retry_after
+            self.request, self.attempts, self.note, self.retry_after, self.retry_after_from
         )
 
 
@@ -457,6 +474,9 @@ class BadRequestError(ApiError):
 
 class AuthenticationError(ApiError):
     """401 or 403: the token is missing, wrong, or belongs to the other interface family.
+
+    A 401/403 that says it is a rate limit (GitHub's 403 ``RATE_LIMITED``) is a
+    :class:`RateLimitedError` instead.
 
     Its message says, after the request, which token the service refused and where it comes
     from (the family of the request's path: ``/api/v1`` and ``/api/v2`` take the public
@@ -507,7 +527,7 @@ token; check DEALFRAME_PUBLIC_TOKEN (or --public-token); each family accepts onl
             "accepts only its own token"
         )
         return f"{self.status} {self.code}: {self._describe()} ({self.request}): {said}" + _context(
-            None, self.attempts, self.note, self.retry_after
+            None, self.attempts, self.note, self.retry_after, self.retry_after_from
         )
 
 
@@ -556,7 +576,50 @@ class NotFoundError(ApiError):
 
 
 class RateLimitedError(ApiError):
-    """429: too many requests; ``retry_after`` holds the seconds the service asked to wait."""
+    """429, or a 401/403 that says it is a rate limit: too many requests.
+
+    ``retry_after`` holds the seconds the service asked to wait (``Retry-After``, else
+    ``RateLimit-Reset`` or ``X-RateLimit-Reset``: :func:`stated_wait`). Some services
+    (GitHub's among them) refuse a request over their rate limit with a 403, not a 429: a
+    401/403 whose code or message speaks of a rate limit, a quota or too many requests
+    (``RATE_LIMITED``, ``TOO_MANY_REQUESTS``, ``rateLimitExceeded``, ``API rate limit
+    exceeded``), or a 403 sent with ``X-RateLimit-Remaining: 0``, is this error, retried and
+    waited out as a 429 is, never an :class:`AuthenticationError` telling to check the token.
+
+    Attributes
+    ----------
+    limited_by : str or None
+        For a status other than 429, what said it is a rate limit (``the code
+        'RATE_LIMITED'``, ``X-RateLimit-Remaining: 0``); the message quotes it. None for a
+        429.
+
+    Examples
+    --------
+    >>> error = error_from_response(429, b"", RequestInfo("POST", "/api/v2/companies", "public"),
+    ...                             {"RateLimit-Reset": "20"})
+    >>> error.retry_after, error.retry_after_from, error.limited_by
+    (20.0, 'RateLimit-Reset: 20', None)
+    >>> error = error_from_response(403, b'{"error": {"code": "RATE_LIMITED", "message": '
+    ...     b'"API rate limit exceeded"}}', RequestInfo("POST", "/api/private/v1/companies",
+    ...     "private"), {"X-RateLimit-Reset": "20"})
+    >>> type(error).__name__, error.code, error.retry_after
+    ('RateLimitedError', 'RATE_LIMITED', 20.0)
+    >>> error.limited_by, "not a refused token" in str(error)
+    ("the code 'RATE_LIMITED'", True)
+    >>> str(error).endswith("the service asked to wait 20 s (X-RateLimit-Reset: 20)")
+    True
+    """
+
+    limited_by: str | None = None
+
+    def __init__(self, *args: Any, limited_by: str | None = None, **kwargs: Any) -> None:
+        self.limited_by = limited_by
+        super().__init__(*args, **kwargs)
+
+    def _describe(self) -> str:
+        if self.limited_by is None or self.status == 429:
+            return self.message
+        return f"{self.message} (a rate limit, as {self.limited_by} says; not a refused token)"
 
 
 class ServerError(ApiError):
@@ -895,6 +958,9 @@ _NOT_FIELDS = frozenset(
         "error_description",
         "errors",
         "instance",
+        "invalid-params",
+        "invalid_params",
+        "invalidParams",
         "message",
         "path",
         "status",
@@ -982,8 +1048,9 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     [problem, ...]}``; FastAPI's ``{"detail": text or [problem, ...]}``; ``{"errors":
     [problem, ...]}`` (JSON:API's with ``source.pointer``); Rails' and Laravel's ``{"errors":
     {field: text or [texts]}}`` (Laravel's with a ``message``); Django REST framework's
-    ``{field: [texts]}``; problem+json's ``{"title", "detail"}``; OAuth's ``{"error",
-    "error_description"}``. The service's own words are kept as the message, each problem
+    ``{field: [texts]}``; problem+json's ``{"title", "detail"}`` (RFC 7807), with its
+    ``invalid-params`` (``[{"name", "reason"}]``) or an ``errors`` list (RFC 9457's
+    ``[{"detail", "pointer"}]``); OAuth's ``{"error", "error_description"}``. The service's own words are kept as the message, each problem
     listed in ``details["errors"]`` as ``"<field>: <text>"`` when it names its field (a
     ``detail`` text is one problem, whatever it joins); a status phrase is the message only
     when nothing else says more.
@@ -1002,6 +1069,9 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     (None, 'The given data was invalid.', {'errors': ['limit: max 100']})
     >>> _read_object({"limit": ["Ensure this value is less than or equal to 100."]})
     (None, 'limit: Ensure this value is less than or equal to 100.', {'errors': [...]})
+    >>> _read_object({"type": "about:blank", "title": "Bad Request", "detail": "Invalid",
+    ...               "invalid-params": [{"name": "limit", "reason": "must be <= 500"}]})
+    (None, 'Invalid', {'errors': ['limit: must be <= 500', 'Invalid']})
     """
     top, inner, phrase = doc, doc.get("error"), None
     if isinstance(inner, Mapping):  # the documented body: what it says is inside "error"
@@ -1016,6 +1086,7 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     if isinstance(said, list | Mapping):  # NestJS's message, FastAPI's detail: the problems
         problems, said = _problems(said), None
     problems += _problems(doc.get("errors"))
+    problems += _param_problems(doc)  # problem+json's invalid-params: [{name, reason}]
     details = doc.get("details")
     if isinstance(details, list):  # {"details": ["limit: must be <= 100"]}
         problems += _list_problems(details)
@@ -1058,9 +1129,31 @@ def _problems(value: Any) -> list[str]:
     return [text] if text and text.strip() else []
 
 
-def _list_problems(items: list[Any]) -> list[str]:
-    """One problem per entry of a list (a text, or an object with its message and where)."""
-    return [_error_text(item) for item in items if item not in (None, "", {}, [])]
+def _list_problems(items: list[Any], *, named: bool = False) -> list[str]:
+    """One problem per entry of a list (a text, or an object with its message and where;
+    ``named``: its ``name`` is where, as in problem+json's ``invalid-params``)."""
+    return [_error_text(item, named=named) for item in items if item not in (None, "", {}, [])]
+
+
+#: The member of a problem+json body (RFC 7807) listing the parameters it refused, as the
+#: RFC's example writes it and as others spell it.
+_INVALID_PARAMS = ("invalid-params", "invalid_params", "invalidParams")
+
+
+def _param_problems(doc: Mapping[str, Any]) -> list[str]:
+    """``"<name>: <reason>"`` for each entry of a problem+json ``invalid-params`` list.
+
+    Examples
+    --------
+    >>> _param_problems({"invalid-params": [{"name": "limit", "reason": "must be <= 500"}]})
+    ['limit: must be <= 500']
+    """
+    problems: list[str] = []
+    for key in _INVALID_PARAMS:
+        value = doc.get(key)
+        if isinstance(value, list):
+            problems += _list_problems(value, named=True)
+    return problems
 
 
 def _field_problems(
@@ -1113,8 +1206,9 @@ def summarize_body(body: bytes, content_type: str | None, limit: int = 120) -> s
     return f"{len(body)} bytes of {kind}, first line {first!r}"
 
 
-def _error_text(item: Any) -> str:
-    """One entry of an ``errors`` list: a string, or an object's message (and where).
+def _error_text(item: Any, *, named: bool = False) -> str:
+    """One entry of an ``errors`` list: a string, or an object's message (and where; with
+    ``named``, its ``name`` too: see :func:`_where`).
 
     Examples
     --------
@@ -1122,30 +1216,39 @@ def _error_text(item: Any) -> str:
     'body.limit: Input should be <= 100'
     >>> _error_text({"title": "Invalid", "detail": "at most 100", "source": {"pointer": "/limit"}})
     'limit: at most 100'
+    >>> _error_text({"detail": "must be <= 500", "pointer": "#/limit"})
+    'limit: must be <= 500'
+    >>> _error_text({"name": "limit", "reason": "must be <= 500"}, named=True)
+    'limit: must be <= 500'
     """
     if isinstance(item, Mapping):
         text = next(
             (
-                item[k]  # Spring's field errors say defaultMessage; JSON:API's may only title
-                for k in ("message", "detail", "msg", "defaultMessage", "title")
+                item[k]  # Spring's field errors say defaultMessage; JSON:API's may only title;
+                # problem+json's invalid-params say reason
+                for k in ("message", "detail", "msg", "defaultMessage", "title", "reason")
                 if item.get(k)
             ),
             None,
         )
-        where = _where(item)
+        where = _where(item, named=named)
         if text is not None:
             return f"{where}: {_as_text(text)}" if where else str(_as_text(text))
     return str(_as_text(item))
 
 
-def _where(item: Mapping[str, Any]) -> str | None:
+def _where(item: Mapping[str, Any], *, named: bool = False) -> str | None:
     """The field a problem object names: ``field``, FastAPI's ``loc`` (``["body", "limit"]``
-    read ``body.limit``), ``path``, or JSON:API's ``source`` (its ``pointer``, ``/limit``
-    read ``limit``, or ``parameter``)."""
+    read ``body.limit``), ``path``, JSON:API's ``source`` (its ``pointer``, ``/limit`` read
+    ``limit``, or ``parameter``), RFC 9457's ``pointer`` (``#/limit``), and, with ``named``
+    (an entry of problem+json's ``invalid-params``), ``name``: elsewhere a ``name`` may be
+    the error's own (``ValidationError``), not a field."""
     where = item.get("field") or item.get("loc") or item.get("path")
     source = item.get("source")
     if not where and isinstance(source, Mapping):
         where = _pointer(source.get("pointer")) or source.get("parameter")
+    if not where:
+        where = _pointer(item.get("pointer")) or (item.get("name") if named else None)
     if isinstance(where, list):
         where = ".".join(str(part) for part in where)
     return _as_text(where) if where else None
@@ -1157,9 +1260,11 @@ def _pointer(pointer: Any) -> str | None:
 
     Examples
     --------
-    >>> _pointer("/limit"), _pointer("/filters/a~1b"), _pointer("")
-    ('limit', 'filters.a/b', None)
+    >>> _pointer("/limit"), _pointer("/filters/a~1b"), _pointer(""), _pointer("#/limit")
+    ('limit', 'filters.a/b', None, 'limit')
     """
+    if isinstance(pointer, str):
+        pointer = pointer.removeprefix("#")  # in a URI fragment, as RFC 9457 writes it
     if not isinstance(pointer, str) or not pointer.strip("/"):
         return None
     parts = pointer.lstrip("/").split("/")
@@ -1197,6 +1302,15 @@ def error_from_response(
     (so a short token equal to a JSON literal, such as ``1``, cannot break the body's
     reading), and the body itself before any of it is summarised (before the summary's cut).
 
+    A body that says nothing (RFC 6750's empty 401) leaves the words to the ``WWW-Authenticate``
+    challenge: its ``error_description`` (else ``error``) is the message, its ``error``
+    (``invalid_token``) the code, both kept in ``details["www_authenticate"]``. A 401/403
+    whose code or message speaks of a rate limit (``RATE_LIMITED``, ``API rate limit
+    exceeded``), or a 403 with ``X-RateLimit-Remaining: 0``, is a :class:`RateLimitedError`,
+    not an :class:`AuthenticationError`. The wait asked is ``Retry-After``, else, for a rate
+    limit or a 503, the reset a ``RateLimit-Reset`` or ``X-RateLimit-Reset`` header states
+    (:func:`stated_wait`).
+
     Parameters
     ----------
     status : int
@@ -1206,7 +1320,8 @@ def error_from_response(
     request : RequestInfo or None
         The request, for the message.
     headers : mapping, optional
-        Response headers (``Retry-After`` is read from them).
+        Response headers (``Retry-After`` and the rate-limit reset headers, the
+        ``WWW-Authenticate`` challenge and ``X-RateLimit-Remaining`` are read from them).
     attempts : int
         How many times the request was sent.
     secrets : iterable of str
@@ -1234,12 +1349,23 @@ def error_from_response(
     shown = _scrub(body.decode("utf-8", "replace"), secrets).encode() if secrets else body
     # read from the raw body (a scrubbed one may no longer be JSON), its outputs scrubbed
     code, message, details, words = _read_body(body, content_type, shown=shown)
+    challenge = _challenge(headers.get("WWW-Authenticate"))
+    if challenge:  # RFC 6750: an empty 401 says why in its header alone
+        details = {**details, "www_authenticate": challenge}
+        code = code or challenge.get("error")
+        if message is None:
+            message = words = challenge.get("error_description") or challenge["error"]
     message = _scrub(message or _unread(status, shown, content_type), secrets)
     words = _scrub(words, secrets)  # the service's, never the summary: bounds are read here
     code = _scrub(code, secrets) if code else code
     details = _scrubbed(details, secrets) if secrets else details
-    retry_after = parse_retry_after(headers.get("Retry-After"))
-    return _CLASSES.get(status, ServerError if status >= 500 else ApiError)(
+    cls = _CLASSES.get(status, ServerError if status >= 500 else ApiError)
+    limited_by = _limited_by(status, code, message, headers)
+    if limited_by is not None:
+        cls = RateLimitedError
+    retry_after, said_by = stated_wait(headers, limited=cls is RateLimitedError or status == 503)
+    extra: dict[str, Any] = {"limited_by": limited_by} if limited_by is not None else {}
+    return cls(
         status,
         code or _DEFAULT_CODES.get(status, f"HTTP_{status}"),
         message,
@@ -1247,9 +1373,177 @@ def error_from_response(
         request=request,
         attempts=attempts,
         retry_after=retry_after,
+        retry_after_from=None if said_by == "Retry-After" else said_by,
         note=note,
         words=words,
+        **extra,
     )
+
+
+#: A code or message saying a refusal is a rate limit, not a refused token: ``RATE_LIMITED``,
+#: ``rateLimitExceeded``, ``TOO_MANY_REQUESTS``, ``QUOTA_EXCEEDED``, ``Throttled``, ``API rate
+#: limit exceeded`` (GitHub's 403).
+_SAYS_LIMITED = re.compile(
+    r"rate[\s_-]*limit|too[\s_-]*many[\s_-]*requests|quota|throttl", re.IGNORECASE
+)
+#: Headers whose ``0`` says no request is left in the window (GitHub's 403 sends the first).
+_REMAINING = ("X-RateLimit-Remaining", "RateLimit-Remaining")
+
+
+def _limited_by(
+    status: int, code: str | None, message: str | None, headers: Mapping[str, str]
+) -> str | None:
+    """What says a 401/403 is a rate limit (the code, the message, or a 403's
+    ``X-RateLimit-Remaining: 0``), as the message quotes it; None for any other answer.
+
+    Examples
+    --------
+    >>> _limited_by(403, "RATE_LIMITED", "API rate limit exceeded", {})
+    "the code 'RATE_LIMITED'"
+    >>> _limited_by(403, "FORBIDDEN", "Forbidden", {"X-RateLimit-Remaining": "0"})
+    'X-RateLimit-Remaining: 0'
+    >>> _limited_by(401, "INVALID_TOKEN", "Invalid or expired token", {}) is None
+    True
+    """
+    if status not in (401, 403):
+        return None
+    if code and _SAYS_LIMITED.search(code):
+        return f"the code {code!r}"
+    if message and _SAYS_LIMITED.search(message):
+        return "the message"
+    for name in _REMAINING:
+        if status == 403 and (headers.get(name) or "").strip() == "0":
+            return f"{name}: 0"
+    return None
+
+
+#: Headers stating a rate limit's reset, in the order read: the IETF draft's
+#: ``RateLimit-Reset`` (seconds), the ``reset``/``t`` parameter of its later ``RateLimit``
+#: field, and the common ``X-RateLimit-Reset`` (seconds, or a Unix time: see
+#: :func:`_reset_seconds`) and ``X-RateLimit-Reset-After`` (seconds).
+_RESETS = ("RateLimit-Reset", "RateLimit", "X-RateLimit-Reset", "X-RateLimit-Reset-After")
+#: A reset at or above this is a Unix time in seconds (2001-09-09), not seconds to wait (31
+#: years); at or above the next, a Unix time in milliseconds.
+_EPOCH_SECONDS = 1e9
+_EPOCH_MILLISECONDS = 1e12
+#: The ``reset=`` (``t=``, as later drafts name it) parameter of a ``RateLimit`` field.
+_RESET_PARAM = re.compile(r"(?:^|[;,\s])(?:reset|t)\s*=\s*([0-9.]+)", re.IGNORECASE)
+
+
+def stated_wait(
+    headers: Mapping[str, str], *, limited: bool = True, now: float | None = None
+) -> tuple[float | None, str | None]:
+    """Seconds the service asked to wait, and the header that said it as it was sent.
+
+    ``Retry-After`` (seconds or an HTTP date: :func:`parse_retry_after`) first. For a rate
+    limit (``limited``: a 429, a 401/403 read as one, a 503), a service that states its wait
+    only as the moment its window resets is read too: ``RateLimit-Reset`` (the IETF draft's
+    seconds), the ``reset``/``t`` parameter of a ``RateLimit`` field, ``X-RateLimit-Reset``
+    (seconds, or a Unix time: :func:`_reset_seconds`), ``X-RateLimit-Reset-After``. The
+    transport waits this out as a ``Retry-After``, under the same ``retry_after_max``.
+
+    Parameters
+    ----------
+    headers : mapping
+        Response headers (case-insensitive).
+    limited : bool
+        Whether the answer is a rate limit (reset headers are read only then).
+    now : float, optional
+        Current wall-clock time (``time.time()``), for Unix times; stubbable in tests.
+
+    Returns
+    -------
+    tuple of (float or None, str or None)
+        Non-negative seconds and ``"<header>: <value>"`` (``"Retry-After"`` alone for it),
+        or ``(None, None)`` when no header says a readable wait.
+
+    Examples
+    --------
+    >>> stated_wait({"Retry-After": "2", "RateLimit-Reset": "20"})
+    (2.0, 'Retry-After')
+    >>> stated_wait({"RateLimit-Limit": "100", "RateLimit-Reset": "20"})
+    (20.0, 'RateLimit-Reset: 20')
+    >>> stated_wait({"X-RateLimit-Reset": "1445412480"}, now=1445412470.0)
+    (10.0, 'X-RateLimit-Reset: 1445412480')
+    >>> stated_wait({"RateLimit": '"default";r=0;t=7'})
+    (7.0, 'RateLimit: "default";r=0;t=7')
+    >>> stated_wait({"RateLimit-Reset": "20"}, limited=False)
+    (None, None)
+    """
+    headers = CaseInsensitiveDict(headers)
+    asked = parse_retry_after(headers.get("Retry-After"))
+    if asked is not None:
+        return asked, "Retry-After"
+    if not limited:
+        return None, None
+    for name in _RESETS:
+        value = headers.get(name)
+        if value is None:
+            continue
+        text = value.strip()
+        if name == "RateLimit":
+            found = _RESET_PARAM.search(text)
+            text = found.group(1) if found else ""
+        seconds = _reset_seconds(text, now=now, epoch=name == "X-RateLimit-Reset")
+        if seconds is not None:
+            return seconds, f"{name}: {value.strip()}"
+    return None, None
+
+
+def _reset_seconds(text: str, *, now: float | None, epoch: bool) -> float | None:
+    """Seconds until a stated reset: ``text`` is seconds to wait, or, when ``epoch`` (an
+    ``X-RateLimit-Reset``: GitHub and many others send a Unix time, others seconds) and it is
+    at least 1e9, a Unix time in seconds (at least 1e12: in milliseconds), counted from
+    ``now``; one in the past is 0. None when ``text`` is no finite non-negative number.
+
+    Examples
+    --------
+    >>> _reset_seconds("20", now=None, epoch=True), _reset_seconds("0.5", now=None, epoch=False)
+    (20.0, 0.5)
+    >>> _reset_seconds("1445412470500", now=1445412470.0, epoch=True)
+    0.5
+    >>> _reset_seconds("1445412000", now=1445412470.0, epoch=True), _reset_seconds("x", now=None, epoch=True)
+    (0.0, None)
+    """
+    try:
+        seconds = float(text)
+    except ValueError:
+        return None
+    if not math.isfinite(seconds) or seconds < 0:
+        return None
+    if epoch and seconds >= _EPOCH_SECONDS:
+        at = seconds / 1000 if seconds >= _EPOCH_MILLISECONDS else seconds
+        seconds = max(0.0, at - (time.time() if now is None else now))
+        seconds = math.ceil(seconds * 10) / 10  # waited to the tenth after the reset
+    return seconds
+
+
+#: A parameter of a ``WWW-Authenticate`` challenge: ``name="quoted text"`` or ``name=token``.
+_AUTH_PARAM = re.compile(r'([A-Za-z][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))')
+#: The parameters of an RFC 6750 challenge kept on the error (never ``realm`` or ``scope``).
+_CHALLENGE_SAYS = ("error", "error_description")
+
+
+def _challenge(value: str | None) -> dict[str, str]:
+    """The ``error`` and ``error_description`` of a ``WWW-Authenticate`` challenge (RFC
+    6750's, with a Bearer token), empty when it names neither.
+
+    Examples
+    --------
+    >>> _challenge('Bearer realm="api", error="invalid_token", '
+    ...            'error_description="The access token expired"')
+    {'error': 'invalid_token', 'error_description': 'The access token expired'}
+    >>> _challenge('Bearer realm="api"'), _challenge(None)
+    ({}, {})
+    """
+    said: dict[str, str] = {}
+    for name, quoted, bare in _AUTH_PARAM.findall(value or ""):
+        key = name.lower()
+        if key in _CHALLENGE_SAYS and key not in said:
+            text = re.sub(r"\\(.)", r"\1", quoted) if quoted else bare
+            if text.strip():
+                said[key] = text
+    return said
 
 
 def _unread(status: int, body: bytes, content_type: str | None) -> str:

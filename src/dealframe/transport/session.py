@@ -9,8 +9,12 @@ Rules it enforces:
   ``/api/v2``, the Family B key to ``/api/private/v1``. A mismatch is refused before sending.
 - Redirects are never followed, so a token never follows one to another host.
 - 429 and 500/502/503/504 are retried for every method; so are connection errors, timeouts and
-  truncated or unreadable bodies. ``Retry-After`` is honoured (capped); otherwise exponential
-  backoff with full jitter. A 429 closes a gate shared by every worker.
+  truncated or unreadable bodies, and a 401/403 that says it is a rate limit (a
+  :class:`~dealframe.errors.RateLimitedError`: GitHub's 403 ``RATE_LIMITED``). ``Retry-After``
+  is honoured (capped), or for a rate limit or a 503 without one, the reset that
+  ``RateLimit-Reset`` / ``X-RateLimit-Reset`` states (:func:`~dealframe.errors.stated_wait`);
+  otherwise exponential backoff with full jitter. A rate limit closes a gate shared by every
+  worker.
 - Tokens never appear in logs, reprs, the cache file or error messages.
 """
 
@@ -38,13 +42,13 @@ from dealframe.errors import (
     ApiError,
     AuthenticationError,
     ConfigurationError,
+    RateLimitedError,
     RequestInfo,
     ServiceContractError,
     TransportError,
     ValidationError,
     _scrub,
     error_from_response,
-    parse_retry_after,
     summarize_body,
 )
 from dealframe.notices import ServiceContractWarning, user_stacklevel
@@ -836,7 +840,7 @@ class Transport:
                 delay,
                 attempt,
             )
-            if failure.kind == "429":
+            if isinstance(failure.error, RateLimitedError):  # a 429, or a 403 saying so
                 self.gate.block_for(delay)  # every worker waits, this one included
             else:
                 _retry.sleep(delay)
@@ -863,7 +867,8 @@ class Transport:
     ) -> str | None:
         """None to retry; otherwise the reason to stop ("" when the ``retries`` ran out).
 
-        A ``Retry-After`` longer than ``retry_after_max`` stops at once: waiting less than
+        A ``Retry-After`` (or a stated rate-limit reset, :func:`~dealframe.errors.stated_wait`)
+        longer than ``retry_after_max`` stops at once: waiting less than
         the service asked would only meet the same answer, and waiting ``retries`` times as
         long in silence looks like a hung call (60 s x 5 retries by default)."""
         if asked is not None and asked > self.settings.retry_after_max:
@@ -1014,8 +1019,9 @@ class Transport:
         )
         if isinstance(api_error, AuthenticationError) and info.family in self.settings_from:
             api_error.said_from(self.settings_from[info.family])
-        if _retry.is_retryable_status(status):
-            raise _Retry(api_error, str(status), parse_retry_after(headers.get("Retry-After")))
+        if _retry.is_retryable_status(status) or isinstance(api_error, RateLimitedError):
+            # the wait the service asked: Retry-After, else a rate limit's stated reset
+            raise _Retry(api_error, str(status), api_error.retry_after)
         raise api_error
 
     def _success(

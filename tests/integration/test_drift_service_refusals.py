@@ -1,0 +1,358 @@
+"""Refusals written as real services write them, over real HTTP through the drift proxy.
+
+The interface document leaves rate limits, token lifetime and Family B's error body "not
+shown". Services answer these in their own standard ways: RFC 7807 problem+json naming the
+refused parameter in ``invalid-params``; RFC 6750's empty 401 whose ``WWW-Authenticate``
+says why; a 429 whose wait is stated only as the moment its window resets
+(``RateLimit-Reset``, ``X-RateLimit-Reset``); GitHub's 403 ``RATE_LIMITED``. The client reads
+each: it adapts as it does to its own body shapes, waits as it waits for a ``Retry-After``
+(on a test clock here: nothing is slept), and keeps the service's words in the error.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _clock import ManualClock
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
+    Action,
+    Exchange,
+    assert_same,
+    direct,
+    fresh,
+    fresh_rules,
+    no_hang,
+    outcome,
+    proxy,
+    refuse,
+)
+
+from dealframe import Client
+from dealframe.errors import AuthenticationError, BadRequestError, RateLimitedError
+from dealframe.transport import retry
+
+P = "/api/private/v1"
+COMPANIES = f"^{P}/companies$"
+DEALS = f"^{P}/transactions$"
+SEARCH = "^/api/v2/companies$"
+
+
+def problem_json(action: Action) -> Action:
+    """``action``'s refusal sent as ``application/problem+json``, as RFC 7807 has it."""
+
+    def apply(ex: Exchange) -> None:
+        assert action.on_request is not None
+        action.on_request(ex)
+        if not ex.forward:
+            ex.headers["Content-Type"] = "application/problem+json"
+
+    return Action(f"problem+json({action.name})", on_request=apply)
+
+
+def answer(status: int, body: Any, headers: Callable[[], dict[str, str]]) -> Action:
+    """``status`` with ``body`` (JSON; ``b""`` for none) and ``headers()``, not forwarded."""
+
+    def apply(ex: Exchange) -> None:
+        ex.forward, ex.status, ex._doc = False, status, None
+        ex.content = body if isinstance(body, bytes) else orjson.dumps(body)
+        ex.headers = {**({"Content-Type": "application/json"} if body else {}), **headers()}
+
+    return Action(f"answer({status})", on_request=apply)
+
+
+@pytest.fixture(scope="module")
+def deals_ref(direct: Any) -> Any:
+    frame = direct.private.deals()
+    assert len(frame) > 1000, "the tests need several pages"
+    return frame
+
+
+@pytest.fixture
+def waiting(
+    sandbox: Any, proxy: Any, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Client, ManualClock]]:
+    """A client that waits out a stated wait of up to 30 s and retries up to 3 times, on a
+    clock that moves at once: the waits are asked and measured, not slept (a rate limit's at
+    the client's gate, a 5xx's in the transport's stubbable sleep)."""
+    settings = {**FAST, "retries": 3, "retry_after_max": 30.0}
+    clock = ManualClock()
+    monkeypatch.setattr(retry, "sleep", clock.sleep)
+    with Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **settings
+    ) as client:
+        client._transport.gate = clock.gate()
+        yield client, clock
+
+
+# ------------------------------------------------------------------ RFC 7807 problem+json
+
+
+PROBLEMS: dict[str, Any] = {
+    "invalid-params": {
+        "type": "about:blank",
+        "title": "Bad Request",
+        "status": 400,
+        "detail": "Request validation failed",
+        "invalid-params": [{"name": "limit", "reason": "must be less than or equal to 100"}],
+    },
+    "invalid_params": {
+        "type": "https://example.com/probs/validation",
+        "title": "Your request parameters didn't validate.",
+        "invalid_params": [{"name": "limit", "reason": "must be less than or equal to 100"}],
+    },
+    "rfc9457-errors": {
+        "type": "https://example.com/probs/validation",
+        "title": "Your request is not valid.",
+        "status": 400,
+        "errors": [{"detail": "must be less than or equal to 100", "pointer": "#/limit"}],
+    },
+}
+
+
+@pytest.mark.parametrize("body", PROBLEMS.values(), ids=PROBLEMS.keys())
+def test_a_limit_refused_in_problem_json_is_read_in_pages_of_100(body, fresh, direct, proxy):
+    """The refused field and its reason are read from ``invalid-params`` (or RFC 9457's
+    ``errors`` with a ``pointer``): page 1 is asked again at 100 and every row arrives. The
+    body used to be read as its ``detail`` alone (``.errors == ['Request validation
+    failed']``): no field named, so the refused ``limit`` was not adapted to and the walk
+    raised ``BadRequestError``."""
+    proxy.add(COMPANIES, problem_json(refuse(400, lambda sent: body, 100, "limit")))
+    o = outcome(lambda: fresh.private.companies(limit=250, strict=True))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, direct.private.companies(limit=250), ignore_index=True)
+    assert o.value.attrs["page_size"] == 100
+    assert proxy.pages(COMPANIES)[:2] == [1, 1]  # the refused page 1, asked again at 100
+
+
+def test_a_problem_json_refusal_names_each_parameter_and_reason(fresh, proxy):
+    """A refusal that is no size bound: each ``invalid-params`` entry is in ``.errors`` and
+    the message, ``"<name>: <reason>"``, after the ``detail``."""
+    body = {
+        "type": "about:blank",
+        "title": "Bad Request",
+        "status": 400,
+        "detail": "Request validation failed",
+        "invalid-params": [
+            {"name": "sort", "reason": "unknown key 'foo'"},
+            {"name": "filters.country", "reason": "must be ISO-3"},
+        ],
+    }
+    proxy.add(COMPANIES, problem_json(refuse(400, lambda sent: body, 0, "limit")))
+    with pytest.raises(BadRequestError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert error.message == "Request validation failed"
+    assert error.errors[:2] == ["sort: unknown key 'foo'", "filters.country: must be ISO-3"]
+    assert "sort: unknown key 'foo'; filters.country: must be ISO-3" in str(error)
+    assert proxy.count(COMPANIES) == 1
+
+
+# ---------------------------------------------------------- RFC 6750 WWW-Authenticate
+
+
+EXPIRED = 'Bearer realm="api", error="invalid_token", error_description="The access token expired"'
+
+
+@pytest.mark.parametrize(
+    ("path", "call", "variable"),
+    [
+        (SEARCH, lambda c: c.public.search(), "DEALFRAME_PUBLIC_TOKEN"),
+        (COMPANIES, lambda c: c.private.companies(limit=5), "DEALFRAME_PRIVATE_KEY"),
+    ],
+    ids=["family-a", "family-b"],
+)
+def test_an_empty_401_says_what_its_www_authenticate_says(path, call, variable, fresh, proxy):
+    """RFC 6750's answer to an expired token: 401, no body, the reason in the challenge.
+    The error keeps the service's words (its message, code and ``details``), and still says
+    which token to check. It used to say ``401 UNAUTHORIZED: HTTP 401``: the only words the
+    service sent were dropped."""
+    proxy.add(path, answer(401, b"", lambda: {"WWW-Authenticate": EXPIRED}))
+    with pytest.raises(AuthenticationError) as caught:
+        call(fresh)
+    error = caught.value
+    assert (error.code, error.message, error.words) == (
+        "invalid_token",
+        "The access token expired",
+        "The access token expired",
+    )
+    assert error.details["www_authenticate"] == {
+        "error": "invalid_token",
+        "error_description": "The access token expired",
+    }
+    assert str(error).startswith("401 invalid_token: The access token expired (")
+    assert variable in str(error)
+    assert proxy.count(path) == 1  # a refused token is not sent again
+
+
+def test_a_challenge_echoing_the_token_never_shows_it(sandbox, fresh, proxy):
+    """The challenge's words are the service's: a token it echoes is blanked in the
+    message, the code and ``details`` alike."""
+    key = sandbox.private_key
+    challenge = f'Bearer error="{key}", error_description="token {key} expired"'
+    proxy.add(COMPANIES, answer(401, b"", lambda: {"WWW-Authenticate": challenge}))
+    with pytest.raises(AuthenticationError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert error.message == "token *** expired" and error.code == "***"
+    seen = " ".join([str(error), repr(error), error.code, error.words, str(error.details)])
+    assert key not in seen, seen
+
+
+def test_a_body_that_says_why_is_still_the_message(fresh, proxy):
+    """A body of its own words wins over the challenge; its code is the body's."""
+    body = {"error": {"code": "TOKEN_EXPIRED", "message": "Token expired at 12:00"}}
+    proxy.add(COMPANIES, answer(401, body, lambda: {"WWW-Authenticate": EXPIRED}))
+    with pytest.raises(AuthenticationError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert (error.code, error.message) == ("TOKEN_EXPIRED", "Token expired at 12:00")
+    assert error.details["www_authenticate"]["error_description"] == "The access token expired"
+
+
+# ------------------------------------------- a wait stated only as the rate limit's reset
+
+#: Headers stating a reset of the rate limit, no ``Retry-After``; and the wait each states.
+RESETS: dict[str, tuple[Callable[[], dict[str, str]], float]] = {
+    "ratelimit-reset": (
+        lambda: {"RateLimit-Limit": "100", "RateLimit-Remaining": "0", "RateLimit-Reset": "20"},
+        20.0,
+    ),
+    "ratelimit-field": (lambda: {"RateLimit": '"default";r=0;t=20'}, 20.0),
+    "x-ratelimit-reset-seconds": (lambda: {"X-RateLimit-Reset": "12"}, 12.0),
+    "x-ratelimit-reset-unix-time": (
+        lambda: {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 15)},
+        15.0,
+    ),
+}
+LIMITED = {"error": {"code": "RATE_LIMITED", "message": "Rate limit exceeded"}}
+
+
+def slept_for(clock: ManualClock, waits: int, each: float) -> None:
+    """The clock was slept ``waits`` times ``each`` (a Unix time's wait is up to 1 s less:
+    its whole second has begun)."""
+    assert waits * (each - 1) <= clock.slept <= waits * each + 0.2, clock.slept
+
+
+@pytest.mark.parametrize("status", [429, 503])
+@pytest.mark.parametrize("reset", RESETS.values(), ids=RESETS.keys())
+def test_a_wait_stated_only_as_the_reset_is_waited_out(reset, status, waiting, proxy, deals_ref):
+    """Page 2 of the walk refused twice, with no ``Retry-After``: the stated reset is waited
+    before each retry, as a ``Retry-After`` is, and every row arrives. It used to be backed
+    off (a few seconds at most with the defaults): a limit of 20 s outlasted the retries,
+    and the walk raised, or not, as the jitter fell."""
+    client, clock = waiting
+    headers, each = reset
+    proxy.add(DEALS, answer(status, LIMITED, headers), page=2, times=2)
+    o = outcome(lambda: client.private.deals())
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, deals_ref)
+    slept_for(clock, 2, each)
+    assert proxy.pages(DEALS).count(2) == 3
+
+
+@pytest.mark.parametrize(
+    ("headers", "said"),
+    [
+        ({"RateLimit-Reset": "3600"}, "RateLimit-Reset: 3600"),
+        ({"X-RateLimit-Reset": "3600"}, "X-RateLimit-Reset: 3600"),
+    ],
+)
+def test_a_reset_beyond_retry_after_max_fails_at_once_quoting_it(headers, said, fresh, proxy):
+    """A reset longer than ``retry_after_max`` is treated as a ``Retry-After`` that long:
+    not retried, and the error says the wait the service asked, and which header said it."""
+    proxy.add(COMPANIES, answer(429, LIMITED, lambda: headers))
+    with pytest.raises(RateLimitedError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert error.retry_after == 3600 and error.retry_after_from == said
+    assert f"the service asked to wait 3600 s ({said}); not retried" in str(error)
+    assert proxy.count(COMPANIES) == 1
+
+
+# ------------------------------------------------------ a 403 that says it is a rate limit
+
+#: 403 bodies (and headers) that say the service is limiting the rate, not refusing the key.
+LIMITED_403: dict[str, tuple[Any, dict[str, str]]] = {
+    "code-rate-limited": (
+        {"error": {"code": "RATE_LIMITED", "message": "API rate limit exceeded"}},
+        {"X-RateLimit-Remaining": "0"},
+    ),
+    "code-too-many-requests": (
+        {"error": {"code": "TOO_MANY_REQUESTS", "message": "Slow down"}},
+        {},
+    ),
+    "github-message": (
+        {"message": "API rate limit exceeded for 203.0.113.7.", "documentation_url": "x"},
+        {},
+    ),
+    "remaining-0-only": (b"", {"X-RateLimit-Remaining": "0"}),
+}
+
+
+@pytest.mark.parametrize(("body", "headers"), LIMITED_403.values(), ids=LIMITED_403.keys())
+def test_a_403_saying_rate_limit_is_waited_out_like_a_429(body, headers, waiting, proxy, deals_ref):
+    """GitHub's way: a 403 whose code or message says rate limit (or that says no request
+    is left), with the reset as a Unix time. Page 2 is refused twice, the reset is waited
+    at the client's gate before each retry, and every row arrives. It used to raise an
+    ``AuthenticationError`` at once, saying to check DEALFRAME_PRIVATE_KEY."""
+    client, clock = waiting
+    reset = {**headers, "X-RateLimit-Reset": str(int(time.time()) + 5)}
+    proxy.add(DEALS, answer(403, body, lambda: reset), page=2, times=2)
+    o = outcome(lambda: client.private.deals())
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, deals_ref)
+    slept_for(clock, 2, 5.0)
+    assert client._transport.gate.closures == 2  # every worker waited, as after a 429
+
+
+def test_a_403_rate_limit_that_outlasts_the_retries_is_a_rate_limited_error(fresh, proxy):
+    """Still refused after every retry: a ``RateLimitedError`` quoting the service's code
+    and message, saying why it is read as a rate limit, never to check the key."""
+    body = {"error": {"code": "RATE_LIMITED", "message": "API rate limit exceeded"}}
+    proxy.add(COMPANIES, answer(403, body, lambda: {}))
+    with pytest.raises(RateLimitedError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert (error.status, error.code, error.message) == (
+        403,
+        "RATE_LIMITED",
+        "API rate limit exceeded",
+    )
+    assert error.limited_by == "the code 'RATE_LIMITED'" and error.attempts == 2
+    assert str(error).startswith(
+        "403 RATE_LIMITED: API rate limit exceeded (a rate limit, as the code 'RATE_LIMITED'"
+        " says; not a refused token)"
+    )
+    assert "DEALFRAME_PRIVATE_KEY" not in str(error) and "gave up after 2 attempts" in str(error)
+    assert proxy.count(COMPANIES) == 2
+
+
+def test_a_403_rate_limit_stating_a_long_reset_fails_at_once_naming_it(fresh, proxy):
+    """A reset beyond ``retry_after_max`` is not waited: one request, the wait named."""
+    body = {"error": {"code": "RATE_LIMITED", "message": "API rate limit exceeded"}}
+    proxy.add(COMPANIES, answer(403, body, lambda: {"X-RateLimit-Reset": "3600"}))
+    with pytest.raises(RateLimitedError) as caught:
+        fresh.private.companies(limit=5)
+    assert "wait 3600 s (X-RateLimit-Reset: 3600); not retried" in str(caught.value)
+    assert proxy.count(COMPANIES) == 1
+
+
+def test_a_403_that_says_nothing_of_a_rate_limit_is_still_a_refused_key(fresh, proxy):
+    """A plain refusal keeps its meaning: an ``AuthenticationError`` at once, naming the
+    key to check."""
+    body = {"error": {"code": "FORBIDDEN", "message": "Key not allowed"}}
+    proxy.add(COMPANIES, answer(403, body, lambda: {"X-RateLimit-Remaining": "57"}))
+    with pytest.raises(AuthenticationError) as caught:
+        fresh.private.companies(limit=5)
+    assert "check DEALFRAME_PRIVATE_KEY" in str(caught.value)
+    assert proxy.count(COMPANIES) == 1
