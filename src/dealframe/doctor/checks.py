@@ -31,6 +31,7 @@ from ..contract import (
     as_count,
     blanked,
     read_page,
+    respelled_fields,
     shaping,
 )
 from ..errors import (
@@ -563,7 +564,10 @@ def _family_a(d: _Doctor) -> None:
         items = _items(doc)
         if sorted(str(i.get("sku")) for i in items) != sorted(skus):
             return f"asked for {skus}, got {[i.get('sku') for i in items]}", BREAKS
-        return _warned(_fields(items, "current"), _meta_said(doc, items, "items"))
+        said = Findings(f"POST {_A}/companies/current")
+        items = respelled_fields(items, [c.name for c in CURRENT_DATA], said)
+        found = _fields(items, "current")
+        return _warned(found, [*(f.message for f in said), *_meta_said(doc, items, "items")])
 
     d.run("A.current", "CompanyCurrentData for each SKU asked", current)
     d.run(

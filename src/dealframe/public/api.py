@@ -28,6 +28,7 @@ from ..contract import (
     meta_count,
     missing_fields,
     read_items,
+    respelled_fields,
     shaping,
 )
 from ..errors import (
@@ -48,6 +49,7 @@ from ..frames.public import (
     time_series_long,
     time_series_wide,
 )
+from ..frames.schemas import CURRENT_DATA
 from ..notices import MissingDataWarning, user_stacklevel, warn_missing
 from ..provenance import attach
 from ..transport.paging import FATAL_ERRORS, map_concurrent
@@ -497,6 +499,8 @@ class PublicApi:
             _meta_count(doc, chunk, said, "items")
             found.absorb(said)
             items += chunk
+        if answer == "current":  # marketCapLCU is marketCapLcu: the rule of groups/current keys
+            items = respelled_fields(items, [c.name for c in CURRENT_DATA], found)
         missing_fields(keys_present(items), answer, found, n_items=len(items))
         extra = [it.get("sku") for it in items if it.get("sku") not in asked]
         if extra:
@@ -733,7 +737,8 @@ class PublicApi:
         -------
         pandas.DataFrame
             Indexed by ``sku`` in the order asked; every field the service
-            returns (``*Lcu`` variants and ``rateToUsd`` included). SKUs not
+            returns (``*Lcu`` variants and ``rateToUsd`` included; a member spelt in
+            another case, ``marketCapLCU``, is the field it spells, said once). SKUs not
             returned are listed in ``attrs["missing_skus"]``. A service that refuses
             100 SKUs per request is sent fewer (``attrs["skus_per_request_refused"]``).
 
