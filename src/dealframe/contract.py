@@ -106,6 +106,8 @@ KEPT_IN_CACHE = frozenset(
         "unknown_value",
         "respelled_sku",
         "respelled_field",
+        "inverted_rate",
+        "rate_mismatch",
         "bad_meta",
         "unsorted",
         "unreadable_label",

@@ -1,9 +1,15 @@
 """Family A current data where a real service decides otherwise than the sandbox, played by
-the drift proxy: ``Lcu`` fields absent or spelt in another case.
+the drift proxy: which way ``rateToUsd`` goes, and ``Lcu`` fields absent or spelt in another
+case.
 
-The six ``Lcu`` fields absent were null columns with no word (and the doctor's "exactly the
-documented fields"); spelt ``marketCapLCU`` they were extra columns beside null documented
-ones, and ``to_usd`` all NaN.
+- ``rateToUsd`` written as local currency per USD (the common quote, COP 4000) made
+  ``to_usd`` wrong by orders of magnitude, with no word and the doctor saying ``holds``. The
+  rows say which way it goes (each holds ``marketCap`` and ``marketCapLcu``): the frame's rate
+  is USD per unit whichever way it is served, said once, and the doctor says ``adapted``; a
+  rate that agrees with neither way is said naming the SKUs, and the doctor says ``breaks``.
+- The six ``Lcu`` fields absent were null columns with no word (and the doctor's "exactly the
+  documented fields"); spelt ``marketCapLCU`` they were extra columns beside null documented
+  ones, and ``to_usd`` all NaN.
 """
 
 from __future__ import annotations
@@ -34,8 +40,8 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 )
 
 import dealframe
-from dealframe import to_usd
-from dealframe.doctor import ADAPTED, BREAKS
+from dealframe import to_local, to_usd
+from dealframe.doctor import ADAPTED, BREAKS, HOLDS
 from dealframe.notices import MissingDataWarning, ServiceContractWarning
 
 CURRENT = "^/api/v2/companies/current$"
@@ -60,6 +66,14 @@ def each_item(fn: Callable[[dict[str, Any]], None]) -> Any:
     return edit(apply)
 
 
+def _rate_times(factor: Callable[[float], float], only: set[str] | None = None) -> Any:
+    def apply(item: dict[str, Any]) -> None:
+        if item.get("rateToUsd") and (only is None or item["sku"] in only):
+            item["rateToUsd"] = factor(item["rateToUsd"])
+
+    return each_item(apply)
+
+
 def kinds(frame: pd.DataFrame) -> list[str]:
     return [f["kind"] for f in frame.attrs.get("findings", [])]
 
@@ -80,6 +94,55 @@ def _current_check(client: Any) -> Any:
 def _same_numbers(got: pd.DataFrame, want: pd.DataFrame) -> None:
     assert list(got.index) == list(want.index) and list(got.columns) == list(want.columns)
     assert np.allclose(got.to_numpy(float), want.to_numpy(float), rtol=1e-9, equal_nan=True)
+
+
+# ------------------------------------------------------------ 1. which way rateToUsd goes
+
+
+def test_rate_served_as_local_units_per_usd_is_inverted_and_said_once(direct, fresh, proxy, skus):
+    ref = direct.public.current(skus)
+    proxy.add(CURRENT, _rate_times(lambda r: 1.0 / r))  # GBP 0.79 per USD, not USD 1.27 per GBP
+    got = ok(o := outcome(lambda: fresh.public.current(skus)))
+    _same_numbers(got[["rateToUsd"]], ref[["rateToUsd"]])
+    _same_numbers(to_usd(got), to_usd(ref))
+    _same_numbers(to_local(got), to_local(ref))
+    assert kinds(got) == ["inverted_rate"], o.caught
+    said = [m for m in o.warned(ServiceContractWarning) if "rateToUsd" in m]
+    assert len(said) == 1 and "local currency per USD" in said[0], said
+    assert got.attrs["rate_direction"] == "units per USD"
+    assert got.attrs["rate_inverted"] == skus
+    assert ref.attrs["rate_direction"] == "USD per unit" and ref.attrs["rate_inverted"] == []
+    check = _current_check(fresh)
+    assert check.verdict == ADAPTED and "local currency per USD" in check.observed, check
+
+
+def test_rate_served_both_ways_inverts_the_rows_that_show_it(direct, via, proxy, skus):
+    ref = direct.public.current(skus)
+    flipped = {skus[0], skus[2]}  # one GBP, one EUR company
+    proxy.add(CURRENT, _rate_times(lambda r: 1.0 / r, flipped))
+    got = ok(o := outcome(lambda: via.public.current(skus)))
+    _same_numbers(to_usd(got), to_usd(ref))
+    assert sorted(got.attrs["rate_inverted"]) == sorted(flipped)
+    assert got.attrs["rate_direction"] == "mixed"
+    said = [m for m in o.warned(ServiceContractWarning) if "both ways" in m]
+    assert len(said) == 1 and all(sku in said[0] for sku in flipped), o.caught
+
+
+def test_rate_agreeing_with_neither_way_is_said_naming_the_skus(direct, fresh, proxy, skus):
+    ref = direct.public.current(skus)
+    proxy.add(CURRENT, _rate_times(lambda r: 100.0 * r))  # a rate per 100 units, say
+    got = ok(o := outcome(lambda: fresh.public.current(skus)))
+    _same_numbers(got[["rateToUsd"]], 100.0 * ref[["rateToUsd"]])  # kept as served
+    assert kinds(got) == ["rate_mismatch"], o.caught
+    said = [m for m in o.warned(ServiceContractWarning) if "neither way" in m]
+    assert len(said) == 1 and all(sku in said[0] for sku in skus[:4]), said
+    check = _current_check(fresh)
+    assert check.verdict == BREAKS and "neither way" in check.observed, check
+
+
+def test_the_doctor_says_which_way_the_sandbox_rate_goes(fresh):
+    check = _current_check(fresh)
+    assert check.verdict == HOLDS and "rateToUsd: USD per unit" in check.observed, check
 
 
 # ------------------------------------------------------ 2. Lcu fields absent or respelt

@@ -57,6 +57,7 @@ from ..transport.refusals import smaller_size
 from .fields import ServedFields, served_names
 from .hints import HINT_SECONDS, unmatched_values
 from .query import check_window, group_body, month_string, search_body, time_series_fields
+from .rates import adapt_rates
 from .sku import validate_skus
 
 if TYPE_CHECKING:
@@ -741,6 +742,10 @@ class PublicApi:
             another case, ``marketCapLCU``, is the field it spells, said once). SKUs not
             returned are listed in ``attrs["missing_skus"]``. A service that refuses
             100 SKUs per request is sent fewer (``attrs["skus_per_request_refused"]``).
+            ``rateToUsd`` is USD per one unit of local currency whichever way the
+            service writes it: rates its rows show as local currency per USD are
+            inverted and said (``attrs["rate_direction"]``, ``attrs["rate_inverted"]``;
+            :func:`~dealframe.public.rates.adapt_rates`).
 
         Examples
         --------
@@ -768,6 +773,7 @@ class PublicApi:
         items = self._items(responses, wanted, found, "current")
         with shaping(RequestInfo("POST", f"{self._prefix}/companies/current", "public"), endpoint):
             frame = _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
+        adapt_rates(frame, found)  # rateToUsd as USD per unit, whichever way it is served
         received = frame.index.tolist()
         return self._settle(
             frame, endpoint, responses, failures, wanted, received, found, strict, refused
