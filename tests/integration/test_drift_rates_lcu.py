@@ -1,6 +1,6 @@
-"""Family A current data where a real service decides otherwise than the sandbox, played by
-the drift proxy: which way ``rateToUsd`` goes, and ``Lcu`` fields absent or spelt in another
-case.
+"""Family A current data and groups/current where a real service decides otherwise than the
+sandbox, played by the drift proxy: which way ``rateToUsd`` goes, ``Lcu`` fields absent or
+spelt in another case, and a groups/current ``meta`` that is ``{count}`` alone.
 
 - ``rateToUsd`` written as local currency per USD (the common quote, COP 4000) made
   ``to_usd`` wrong by orders of magnitude, with no word and the doctor saying ``holds``. The
@@ -10,6 +10,8 @@ case.
 - The six ``Lcu`` fields absent were null columns with no word (and the doctor's "exactly the
   documented fields"); spelt ``marketCapLCU`` they were extra columns beside null documented
   ones, and ``to_usd`` all NaN.
+- An empty group (a misspelt industry) whose ``meta`` lacks ``companies`` was an all-NaN frame
+  with no word; the sandbox's ``meta`` gives the did-you-mean hint.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from dealframe.doctor import ADAPTED, BREAKS, HOLDS
 from dealframe.notices import MissingDataWarning, ServiceContractWarning
 
 CURRENT = "^/api/v2/companies/current$"
+GROUP_CURRENT = "^/api/v2/groups/current$"
 #: Companies quoted in GBP, EUR and USD (a rate of 1 cannot tell which way it goes).
 COUNTRIES = ["GBR", "DEU", "USA"]
 
@@ -192,3 +195,33 @@ def test_a_respelt_member_beside_the_documented_one_stays_an_extra_column(direct
     assert got["marketCapLcu"].tolist() == ref["marketCapLcu"].tolist()
     assert got["marketCapLCU"].tolist() == [1.0]
     assert "respelled_field" not in kinds(got), o.caught
+
+
+# -------------------------------------------- 3. groups/current meta without `companies`
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [lambda m: {"count": m["companies"]}, lambda m: {"count": 27}, lambda m: {}],
+    ids=["count_of_companies", "count_of_fields", "no_meta_counts"],
+)
+def test_an_empty_group_without_meta_companies_gets_the_hint(direct, fresh, proxy, meta):
+    group = {"industries": ["fintech"]}  # no company carries it: 'Fintech' does
+    ref = outcome(lambda: direct.public.group_current(**group))
+    [hint] = [m for m in ref.warned(MissingDataWarning) if "did you mean" in m]
+
+    def rewrite(doc: Any) -> Any:
+        doc["meta"] = meta(doc["meta"])
+        return doc
+
+    proxy.add(GROUP_CURRENT, edit(rewrite))
+    got = ok(o := outcome(lambda: fresh.public.group_current(**group)))
+    assert got.attrs.get("companies") is None
+    assert hint in o.warned(MissingDataWarning), o.caught
+
+
+def test_a_group_with_companies_and_meta_count_alone_gets_no_hint(fresh, proxy):
+    proxy.add(GROUP_CURRENT, edit(lambda doc: {**doc, "meta": {"count": doc["meta"]["companies"]}}))
+    got = ok(o := outcome(lambda: fresh.public.group_current(industries=["Fintech"])))
+    assert got["median"].notna().any()
+    assert not [m for m in o.warned(MissingDataWarning) if "did you mean" in m], o.caught

@@ -348,6 +348,28 @@ def _as_asked(
     return out
 
 
+def _empty_group(frame: pd.DataFrame) -> bool:
+    """Whether a groups/current frame says its group matched no company: ``meta.companies``
+    of 0; without it (the document does not show this ``meta``), a ``meta.count`` of 0, the
+    Family A count, or no statistic in ``data`` with a value.
+
+    Examples
+    --------
+    >>> nan = float("nan")
+    >>> frame = pd.DataFrame({"sum": [nan], "median": [nan]}, index=["marketCap"])
+    >>> frame.attrs = {"count": 12}
+    >>> _empty_group(frame)
+    True
+    >>> frame.attrs = {"count": 12, "companies": 3}
+    >>> _empty_group(frame)
+    False
+    """
+    companies = frame.attrs.get("companies")
+    if companies is not None:
+        return bool(companies == 0)
+    return bool(frame.attrs.get("count") == 0 or frame.isna().all(axis=None))
+
+
 def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd.DataFrame:
     """Rows of the SKUs asked for, in the order asked (a SKU returned twice: its first row).
 
@@ -910,7 +932,10 @@ class PublicApi:
         -------
         pandas.DataFrame
             One row per field with ``sum`` and ``median`` (NaN where the field's
-            class has none); ``attrs`` holds the response meta (companies).
+            class has none); ``attrs`` holds the response meta (companies). A group that
+            matched no company (``meta.companies`` 0; without it, ``meta.count`` 0 or no
+            value in ``data``) filtered by industries or themes is followed by a hint naming
+            each value no company carries, with the close ones.
 
         Examples
         --------
@@ -930,7 +955,7 @@ class PublicApi:
         _check_group_classes(frame, found)
         attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
         found.report(strict=strict, partial=frame)
-        self._explain_empty(body, frame.attrs.get("companies") == 0, refresh, cache)
+        self._explain_empty(body, _empty_group(frame), refresh, cache)
         return frame
 
     def group_time_series(
