@@ -85,6 +85,7 @@ __all__ = [
     "outside_vocabulary",
     "quoted",
     "read_items",
+    "respelled_fields",
     "read_page",
     "shaping",
     "text_offsets",
@@ -104,6 +105,9 @@ KEPT_IN_CACHE = frozenset(
         "missing_field",
         "unknown_value",
         "respelled_sku",
+        "respelled_field",
+        "inverted_rate",
+        "rate_mismatch",
         "bad_meta",
         "unsorted",
         "unreadable_label",
@@ -233,6 +237,14 @@ DOCUMENTED_FIELDS: Mapping[str, tuple[str, ...]] = {
         "ruleOf40Ltm",
         "ruleOf40",
         "rateToUsd",
+        # section 2.1: "Every monetary field also has a local-currency variant whose name is
+        # the field name plus the suffix Lcu" (frames.schemas.CURRENT_MONETARY)
+        "marketCapLcu",
+        "enterpriseValueLcu",
+        "revenueLtmLcu",
+        "revenueNtmLcu",
+        "ebitdaLtmLcu",
+        "ebitdaNtmLcu",
     ),
     "time_series": ("sku", "ticker", "exchange", "data"),
     "group_time_series": ("period", "median"),
@@ -884,6 +896,65 @@ def missing_fields(
             where=where,
         )
     return missing
+
+
+#: Characters a service may write between the words of a field's name (``market_cap_lcu``).
+_NAME_SEPARATORS = str.maketrans("", "", "_.-")
+
+
+def _folded(name: str) -> str:
+    """``name`` without case or separators: ``marketCapLCU`` and ``market_cap_lcu`` alike."""
+    return name.translate(_NAME_SEPARATORS).casefold()
+
+
+def respelled_fields(
+    items: list[Mapping[str, Any]], names: Iterable[str], found: Findings
+) -> list[Mapping[str, Any]]:
+    """``items`` with each member that spells one of ``names`` in another case, or with
+    separators (``marketCapLCU``, ``market_cap_lcu`` for ``marketCapLcu``), renamed to it,
+    said once (``respelled_field``, naming each spelling and how many items).
+
+    The rule by which a ``groups/current`` key spells a field the client knows. A member is
+    left as served (an extra column) where the item also holds the name itself, or where its
+    spelling could be more than one of ``names``.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> respelled_fields([{"sku": "A", "marketCapLCU": 1.0}], ["sku", "marketCapLcu"], found)
+    [{'sku': 'A', 'marketCapLcu': 1.0}]
+    >>> found.items[0].message
+    'member(s) written in another case or with separators, read as the documented field: marketCapLCU as marketCapLcu (in 1 of 1 items)'
+    """
+    by_fold: dict[str, str | None] = {}
+    for name in names:
+        key = _folded(name)
+        by_fold[key] = name if by_fold.get(key, name) == name else None  # None: ambiguous
+    known = set(by_fold.values())
+    read: Counter[tuple[str, str]] = Counter()
+    out: list[Mapping[str, Any]] = []
+    for item in items:
+        renamed = {
+            key: mine
+            for key in item
+            if isinstance(key, str)
+            and key not in known
+            and (mine := by_fold.get(_folded(key)))
+            and mine not in item
+        }
+        if len(set(renamed.values())) < len(renamed):  # two spellings of one field: neither
+            renamed = {}
+        read.update(renamed.items())
+        out.append({renamed.get(k, k): v for k, v in item.items()} if renamed else item)
+    if read:
+        shown = ", ".join(f"{key} as {mine}" for key, mine in sorted(read)[:6])
+        most = max(read.values())
+        found.add(
+            "respelled_field",
+            "member(s) written in another case or with separators, read as the documented "
+            f"field: {shown}{' ...' if len(read) > 6 else ''} (in {most} of {len(items)} items)",
+        )
+    return out
 
 
 #: Columns of list and sub-collection frames that the interface document gives no null

@@ -3,7 +3,9 @@
 Family A gives every monetary current-data field twice: in millions of USD
 (``marketCap``) and in millions of the company's local currency (``marketCapLcu``), with
 ``rateToUsd``, the USD value of one unit of that currency. So
-``usd = lcu * rateToUsd`` and ``lcu = usd / rateToUsd``, row by row.
+``usd = lcu * rateToUsd`` and ``lcu = usd / rateToUsd``, row by row. ``client.public.current``
+gives the rate that way whichever way the service writes it (its rows tell:
+:mod:`dealframe.public.rates`).
 
 Examples
 --------

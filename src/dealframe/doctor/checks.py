@@ -31,6 +31,7 @@ from ..contract import (
     as_count,
     blanked,
     read_page,
+    respelled_fields,
     shaping,
 )
 from ..errors import (
@@ -48,7 +49,7 @@ from ..frames.private import (
     company_profiles_frame,
     deals_frame,
 )
-from ..frames.public import _group_layout, group_current_frame, read_meta
+from ..frames.public import _group_layout, current_frame, group_current_frame, read_meta
 from ..frames.schemas import CURRENT_DATA
 from ..private.api import (
     NAMES_PER_RESOLVE,
@@ -60,6 +61,7 @@ from ..private.api import (
 )
 from ..private.paging import PAGE_SIZE
 from ..public.api import _check_group_classes, _fewer_skus, _meta_count
+from ..public.rates import adapt_rates
 from ..public.sku import sku_version
 from ..transport.refusals import stated_bound
 
@@ -451,6 +453,38 @@ def _fields(items: Sequence[Mapping[str, Any]], answer: str) -> tuple[str, str]:
     return f"{len(items)} items with exactly the documented fields", HOLDS
 
 
+#: SKUs of the ``A.current`` request: enough that some company quoted in another currency
+#: than USD shows which way ``rateToUsd`` goes.
+_CURRENT_SKUS = 20
+
+
+def _rates(
+    items: Sequence[Mapping[str, Any]], found: tuple[str, str], said: Findings
+) -> tuple[str, str]:
+    """``found``, with which way the items' ``rateToUsd`` goes, as the client reads it
+    (:func:`~dealframe.public.rates.adapt_rates`): what it says is added to ``said``; rows
+    whose values agree with neither way break (their conversions are wrong).
+
+    Examples
+    --------
+    >>> items = [{"sku": "A-COL", "marketCap": 1.0, "marketCapLcu": 4000.0, "rateToUsd": 4000.0}]
+    >>> found = Findings("doctor")
+    >>> _rates(items, ("1 item", HOLDS), found)
+    ('1 item; rateToUsd: units per USD', 'holds')
+    >>> [f.kind for f in found]
+    ['inverted_rate']
+    """
+    observed, verdict = found
+    frame = adapt_rates(current_frame(items), said)
+    seen = frame.attrs["rate_direction"]
+    if seen == "not seen":
+        seen = "which way it goes not seen (no company with both values at a rate other than 1)"
+    wrong = [f.message for f in said if f.kind == "rate_mismatch"]
+    if wrong:
+        return f"{observed}; {wrong[0]}", BREAKS
+    return f"{observed}; rateToUsd: {seen}", verdict
+
+
 def _meta_said(doc: Mapping[str, Any], items: Sequence[Any], how: str) -> list[str]:
     """What the client's reader of this answer's ``meta`` warns of on every call (counts
     written as text, a ``meta`` that is not an object ...), in its words.
@@ -567,12 +601,19 @@ def _family_a(d: _Doctor) -> None:
         return
 
     def current() -> tuple[str, str]:
-        skus = d.facts["skus"][:2]
+        skus = d.facts["chunk"][:_CURRENT_SKUS]  # enough to hold a company not quoted in USD
         doc = d.answer("public", "POST", f"{_A}/companies/current", json={"skus": skus})
         items = _items(doc)
         if sorted(str(i.get("sku")) for i in items) != sorted(skus):
-            return f"asked for {skus}, got {[i.get('sku') for i in items]}", BREAKS
-        return _warned(_fields(items, "current"), _meta_said(doc, items, "items"))
+            shown = [i.get("sku") for i in items]
+            return (
+                f"asked for {len(skus)} SKUs {skus[:3]}..., got {len(items)}: {shown[:3]}",
+                BREAKS,
+            )
+        said = Findings(f"POST {_A}/companies/current")
+        items = respelled_fields(items, [c.name for c in CURRENT_DATA], said)
+        found = _rates(items, _fields(items, "current"), said)
+        return _warned(found, [*(f.message for f in said), *_meta_said(doc, items, "items")])
 
     d.run("A.current", "CompanyCurrentData for each SKU asked", current)
     d.run(

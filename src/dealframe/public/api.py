@@ -28,6 +28,7 @@ from ..contract import (
     meta_count,
     missing_fields,
     read_items,
+    respelled_fields,
     shaping,
 )
 from ..errors import (
@@ -48,6 +49,7 @@ from ..frames.public import (
     time_series_long,
     time_series_wide,
 )
+from ..frames.schemas import CURRENT_DATA
 from ..notices import MissingDataWarning, user_stacklevel, warn_missing
 from ..provenance import attach
 from ..transport.paging import FATAL_ERRORS, map_concurrent
@@ -55,6 +57,7 @@ from ..transport.refusals import smaller_size
 from .fields import ServedFields, served_names
 from .hints import HINT_SECONDS, unmatched_values
 from .query import check_window, group_body, month_string, search_body, time_series_fields
+from .rates import adapt_rates
 from .sku import validate_skus
 
 if TYPE_CHECKING:
@@ -345,6 +348,28 @@ def _as_asked(
     return out
 
 
+def _empty_group(frame: pd.DataFrame) -> bool:
+    """Whether a groups/current frame says its group matched no company: ``meta.companies``
+    of 0; without it (the document does not show this ``meta``), a ``meta.count`` of 0, the
+    Family A count, or no statistic in ``data`` with a value.
+
+    Examples
+    --------
+    >>> nan = float("nan")
+    >>> frame = pd.DataFrame({"sum": [nan], "median": [nan]}, index=["marketCap"])
+    >>> frame.attrs = {"count": 12}
+    >>> _empty_group(frame)
+    True
+    >>> frame.attrs = {"count": 12, "companies": 3}
+    >>> _empty_group(frame)
+    False
+    """
+    companies = frame.attrs.get("companies")
+    if companies is not None:
+        return bool(companies == 0)
+    return bool(frame.attrs.get("count") == 0 or frame.isna().all(axis=None))
+
+
 def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd.DataFrame:
     """Rows of the SKUs asked for, in the order asked (a SKU returned twice: its first row).
 
@@ -497,6 +522,8 @@ class PublicApi:
             _meta_count(doc, chunk, said, "items")
             found.absorb(said)
             items += chunk
+        if answer == "current":  # marketCapLCU is marketCapLcu: the rule of groups/current keys
+            items = respelled_fields(items, [c.name for c in CURRENT_DATA], found)
         missing_fields(keys_present(items), answer, found, n_items=len(items))
         extra = [it.get("sku") for it in items if it.get("sku") not in asked]
         if extra:
@@ -733,9 +760,14 @@ class PublicApi:
         -------
         pandas.DataFrame
             Indexed by ``sku`` in the order asked; every field the service
-            returns (``*Lcu`` variants and ``rateToUsd`` included). SKUs not
+            returns (``*Lcu`` variants and ``rateToUsd`` included; a member spelt in
+            another case, ``marketCapLCU``, is the field it spells, said once). SKUs not
             returned are listed in ``attrs["missing_skus"]``. A service that refuses
             100 SKUs per request is sent fewer (``attrs["skus_per_request_refused"]``).
+            ``rateToUsd`` is USD per one unit of local currency whichever way the
+            service writes it: rates its rows show as local currency per USD are
+            inverted and said (``attrs["rate_direction"]``, ``attrs["rate_inverted"]``;
+            :func:`~dealframe.public.rates.adapt_rates`).
 
         Examples
         --------
@@ -763,6 +795,7 @@ class PublicApi:
         items = self._items(responses, wanted, found, "current")
         with shaping(RequestInfo("POST", f"{self._prefix}/companies/current", "public"), endpoint):
             frame = _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
+        adapt_rates(frame, found)  # rateToUsd as USD per unit, whichever way it is served
         received = frame.index.tolist()
         return self._settle(
             frame, endpoint, responses, failures, wanted, received, found, strict, refused
@@ -899,7 +932,10 @@ class PublicApi:
         -------
         pandas.DataFrame
             One row per field with ``sum`` and ``median`` (NaN where the field's
-            class has none); ``attrs`` holds the response meta (companies).
+            class has none); ``attrs`` holds the response meta (companies). A group that
+            matched no company (``meta.companies`` 0; without it, ``meta.count`` 0 or no
+            value in ``data``) filtered by industries or themes is followed by a hint naming
+            each value no company carries, with the close ones.
 
         Examples
         --------
@@ -919,7 +955,7 @@ class PublicApi:
         _check_group_classes(frame, found)
         attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
         found.report(strict=strict, partial=frame)
-        self._explain_empty(body, frame.attrs.get("companies") == 0, refresh, cache)
+        self._explain_empty(body, _empty_group(frame), refresh, cache)
         return frame
 
     def group_time_series(

@@ -27,9 +27,11 @@ __all__ = ["DOCUMENTED_SERIES_FIELDS", "ServedFields", "check_served", "served_n
 #: Names sent as given: the document's numeric company fields (section 2.1), among them its
 #: time-series examples (``evRevenueLtm``, ``evRevenueNtm``, ``marginEbitdaLtm``). Whether the
 #: service serves each as a series, it decides (a 400 names the one it does not).
-DOCUMENTED_SERIES_FIELDS: frozenset[str] = frozenset(DOCUMENTED_FIELDS["current"]) & frozenset(
-    column.name for column in CURRENT_DATA if column.kind == "float"
-)
+#: (Their ``Lcu`` variants are checked, as any other name: section 2.1 gives them to current
+#: data, and no time-series example names one.)
+DOCUMENTED_SERIES_FIELDS: frozenset[str] = frozenset(
+    name for name in DOCUMENTED_FIELDS["current"] if not name.endswith("Lcu")
+) & frozenset(column.name for column in CURRENT_DATA if column.kind == "float")
 
 
 def served_names(doc: Any, member: str = "data") -> frozenset[str]:

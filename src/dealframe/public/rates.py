@@ -1,0 +1,169 @@
+"""Which way ``rateToUsd`` goes, read from the current data it comes with.
+
+The interface document (section 2.1) says only that ``rateToUsd`` "accompanies" the ``Lcu``
+variants, not whether it is USD per unit of local currency or local currency per USD (the
+common quote "USD/COP 4000"). Every current-data row says which, since it carries both a USD
+field and its ``Lcu`` variant: ``marketCap == marketCapLcu * rate`` one way,
+``marketCapLcu / rate`` the other. The frame's ``rateToUsd`` is always USD per one unit of
+local currency (:mod:`dealframe.currency` converts with it): a service whose rows show the
+other way has its rates inverted, and said.
+
+Examples
+--------
+>>> cur = pd.DataFrame({"marketCap": [156.16, 10.0], "marketCapLcu": [624640.8, 10.0],
+...                     "rateToUsd": [4000.0, 1.0]}, index=pd.Index(["A-COL", "B-USA"]))
+>>> check_rates(cur)
+RateCheck(forward=[], inverse=['A-COL'], neither=[])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..contract import Findings
+from ..frames.schemas import CURRENT_MONETARY
+
+__all__ = ["RATE_TOLERANCE", "RateCheck", "adapt_rates", "check_rates"]
+
+#: How far (relative to the USD value) a converted ``Lcu`` value may be from it and still
+#: agree: room for the rounding of both, and for a rate taken at another moment of the day.
+RATE_TOLERANCE = 0.02
+_RATE = "rateToUsd"
+
+
+@dataclass
+class RateCheck:
+    """The rows (their index labels) whose USD and ``Lcu`` values agree with ``rateToUsd``
+    one way: ``forward`` (``usd = lcu * rate``, as documented by dealframe), ``inverse``
+    (``usd = lcu / rate``) or ``neither``. Rows that cannot tell (no pair of values, no
+    rate, or a rate so close to 1 that both ways agree) are in none."""
+
+    forward: list[str] = field(default_factory=list)
+    inverse: list[str] = field(default_factory=list)
+    neither: list[str] = field(default_factory=list)
+
+    @property
+    def inverted(self) -> bool:
+        """Whether every row that can tell shows the rate as local currency per USD."""
+        return bool(self.inverse) and not self.forward
+
+    def direction(self) -> str:
+        """``"USD per unit"``, ``"units per USD"``, ``"mixed"`` or ``"not seen"`` (for
+        ``attrs["rate_direction"]`` and the doctor)."""
+        if self.inverted:
+            return "units per USD"
+        if self.forward and self.inverse:
+            return "mixed"
+        return "USD per unit" if self.forward else "not seen"
+
+
+def _pairs(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The USD and ``Lcu`` value of each row's largest USD amount that has both (NaN where
+    none has: its rounding is the smallest part of it), and that amount's name."""
+    names = [n for n in CURRENT_MONETARY if n in frame.columns and f"{n}Lcu" in frame.columns]
+    if not names:
+        return np.full(len(frame), np.nan), np.full(len(frame), np.nan), [""] * len(frame)
+    usd = np.column_stack([pd.to_numeric(frame[n], errors="coerce") for n in names])
+    lcu = np.column_stack([pd.to_numeric(frame[f"{n}Lcu"], errors="coerce") for n in names])
+    usd, lcu = usd.astype(float), lcu.astype(float)
+    usable = np.isfinite(usd) & np.isfinite(lcu) & (usd != 0) & (lcu != 0)
+    size = np.where(usable, np.abs(usd), -1.0)
+    best = np.argmax(size, axis=1)
+    rows = np.arange(len(frame))
+    some = usable[rows, best]
+    chosen = [names[i] for i in best]
+    return np.where(some, usd[rows, best], np.nan), np.where(some, lcu[rows, best], np.nan), chosen
+
+
+def check_rates(frame: pd.DataFrame) -> RateCheck:
+    """Which way each row of current data shows ``rateToUsd`` (see :class:`RateCheck`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Current data: USD fields, their ``Lcu`` variants and ``rateToUsd`` (any missing:
+        no row can tell).
+
+    Returns
+    -------
+    RateCheck
+    """
+    if _RATE not in frame.columns or not len(frame):
+        return RateCheck()
+    usd, lcu, _ = _pairs(frame)
+    rate = pd.to_numeric(frame[_RATE], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        known = np.isfinite(usd) & np.isfinite(rate) & (rate > 0)
+        room = RATE_TOLERANCE * np.abs(usd)
+        forward = known & (np.abs(lcu * rate - usd) <= room)
+        inverse = known & (np.abs(lcu / rate - usd) <= room)
+    labels = [str(label) for label in frame.index]
+    return RateCheck(
+        forward=[s for s, f, i in zip(labels, forward, inverse, strict=True) if f and not i],
+        inverse=[s for s, f, i in zip(labels, forward, inverse, strict=True) if i and not f],
+        neither=[
+            s
+            for s, k, f, i in zip(labels, known, forward, inverse, strict=True)
+            if k and not (f or i)
+        ],
+    )
+
+
+def _listed(skus: list[str]) -> str:
+    return ", ".join(skus[:5]) + (" ..." if len(skus) > 5 else "")
+
+
+def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
+    """``frame`` with ``rateToUsd`` as USD per one unit of local currency, whichever way the
+    service wrote it (:func:`check_rates`), and what was seen said.
+
+    - Every row that can tell shows local currency per USD: every rate is inverted
+      (``inverted_rate``, said once with an example row).
+    - Some rows show one way and some the other: the rows that show local currency per USD
+      are inverted, and named (``inverted_rate``).
+    - Rows whose values agree with neither way (within :data:`RATE_TOLERANCE`): their rates
+      are kept as served, and named (``rate_mismatch``).
+
+    ``attrs["rate_direction"]`` says what was seen (:meth:`RateCheck.direction`) and
+    ``attrs["rate_inverted"]`` lists the SKUs whose rate the frame holds inverted.
+    """
+    seen = check_rates(frame)
+    labels = [str(label) for label in frame.index]
+    flip = labels if seen.inverted else seen.inverse
+    frame.attrs["rate_direction"] = seen.direction()
+    frame.attrs["rate_inverted"] = flip
+    if seen.inverse:
+        at = labels.index(seen.inverse[0])
+        usd, lcu, names = _pairs(frame)
+        served = float(frame[_RATE].iloc[at])
+        name = names[at]
+        shown = f"{labels[at]}: {name} {usd[at]:.6g} = {name}Lcu {lcu[at]:.6g} / {served:.6g}"
+        with np.errstate(divide="ignore"):
+            frame[_RATE] = frame[_RATE].where(~np.isin(labels, flip), 1.0 / frame[_RATE])
+        if seen.inverted:
+            said = (
+                f"rateToUsd is served as local currency per USD, not USD per unit of local "
+                f"currency: the USD fields equal their Lcu variants divided by it on all "
+                f"{len(seen.inverse)} rows that can tell ({shown}); the frame's rateToUsd is "
+                "1 / the rate served, USD per unit (df.attrs['rate_inverted'])"
+            )
+        else:
+            said = (
+                f"rateToUsd is served both ways: USD per unit of local currency on "
+                f"{len(seen.forward)} rows, local currency per USD on {len(seen.inverse)} "
+                f"({_listed(seen.inverse)}; {shown}); the frame holds 1 / the rate served on "
+                "those (df.attrs['rate_inverted'])"
+            )
+        found.add("inverted_rate", said)
+    if seen.neither:
+        found.add(
+            "rate_mismatch",
+            f"rateToUsd agrees with neither way (USD = Lcu * rate, or Lcu / rate, within "
+            f"{RATE_TOLERANCE:.0%}) on {len(seen.neither)} of {len(frame)} rows "
+            f"({_listed(seen.neither)}): their rate is kept as served, and "
+            "dealframe.to_usd/to_local of them do not give the service's own USD values",
+        )
+    return frame
