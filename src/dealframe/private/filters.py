@@ -12,8 +12,12 @@ request, and :func:`service_decides` raises it only when the service's own
 document, which rules, cannot be read in one attempt (an unreachable service, a wrong
 key). Values are written the Python way (dates as strings, ``datetime.date`` or
 ``pandas.Timestamp``; a single string where an array is expected) and converted to the
-wire form of docs/sandbox.md: a plain value uses the field's first operator,
-``{"op": value}`` picks another.
+wire form of docs/sandbox.md. A plain value means the operator the interface document lists
+first for the filter (``name="acme"``: ``ilike``; a filter it does not list: the service's
+first), and ``{"op": value}`` picks another. The value goes plain on the wire only when the
+service lists that operator alone for the field; otherwise as ``{"op": value}``, so the match
+does not depend on how the service reads a plain value (section 4.2 does not say: one that
+lists ``name`` as ``["eq", "ilike"]`` may read ``"acme"`` as an exact match).
 """
 
 from __future__ import annotations
@@ -332,8 +336,11 @@ class FilterSchema:
 
     def _operand(self, spec: _Field, value: Any, *, enums: bool = True) -> Any:
         """``value`` for the wire; without ``enums`` (:meth:`precheck`) an enum value
-        outside the list passes, and an operator not listed gives ``_UNCHECKED``."""
-        op = spec.operators[0] if spec.operators else None
+        outside the list passes, and an operator not listed gives ``_UNCHECKED``.
+
+        A plain value stands for :meth:`_plain_operator`; it is sent plain only when that is
+        the field's one listed operator (a plain value can then mean nothing else), else as
+        ``{op: value}``."""
         if isinstance(value, Mapping):
             if len(value) != 1:
                 raise ValidationError(
@@ -348,10 +355,44 @@ class FilterSchema:
                 raise ValidationError(
                     spec.name, f"one of the operators {', '.join(spec.operators)}", got=op
                 )
+        else:
+            op = self._plain_operator(spec, value, say=enums)
         converted = self._value(spec, value, enums=enums)
-        if op == (spec.operators[0] if spec.operators else None):
+        if op is None or spec.operators == (op,):
             return converted
         return {op: converted}
+
+    def _plain_operator(self, spec: _Field, value: Any, *, say: bool = True) -> str | None:
+        """The operator a plain ``value`` of ``spec`` means: the one the interface document
+        lists first for the filter (section 4.4: ``name`` is ``ilike``, a substring match),
+        or the service's first for a filter it does not document. When the service does not
+        list the documented one, its first operator is used and, with ``say``, a
+        ``ServiceContractWarning`` says so (the match is then not the one documented).
+
+        Examples
+        --------
+        >>> schema = FilterSchema("companies", {"filters": [
+        ...     {"field": "name", "type": "string", "operators": ["eq", "ilike"]}]})
+        >>> schema.build({"name": "labs"})  # a substring match, whatever a plain value means
+        {'name': {'ilike': 'labs'}}
+        """
+        listed = spec.operators
+        documented = _documented_operators(self.entity).get(spec.name)
+        if documented in listed:
+            return documented
+        if documented is None or not listed:  # the service's own filter (or no operator)
+            return listed[0] if listed else None
+        if say:
+            warnings.warn(
+                f"GET /api/private/v1/lookup/{self.entity}: the filter {spec.name} lists the "
+                f"operators {', '.join(listed)}, not {documented} (what a plain {spec.name} "
+                f"means, {_MEANING.get(documented, documented)}): {spec.name}="
+                f"{str(value)[:60]!r} is sent as {{{listed[0]!r}: ...}}, "
+                f"{_MEANING.get(listed[0], listed[0])}; pass {{{listed[0]!r}: ...}} to say so",
+                ServiceContractWarning,
+                stacklevel=user_stacklevel(),
+            )
+        return listed[0]
 
     def _value(self, spec: _Field, value: Any, *, enums: bool = True) -> Any:
         t, arg = spec.type, spec.name
@@ -536,6 +577,31 @@ _DOCUMENTED: dict[str, dict[str, Any]] = {
         "sub_resources": [],
     },
 }
+
+
+#: What each operator matches (interface document section 4.4), for messages.
+_MEANING = {
+    "eq": "an exact match",
+    "in": "one of the values given",
+    "ilike": "a case-insensitive substring match",
+    "gte": "at least the value",
+    "lte": "at most the value",
+    "overlaps": "sharing a value with the list",
+}
+
+
+@functools.cache
+def _documented_operators(entity: str) -> dict[str, str]:
+    """The operator a plain value of each filter of ``entity`` means: the first the
+    interface document lists for it (section 4.4); empty for an entity it does not describe.
+
+    Examples
+    --------
+    >>> _documented_operators("companies")["name"]
+    'ilike'
+    """
+    filters = _DOCUMENTED.get(entity, {}).get("filters", ())
+    return {f["field"]: f["operators"][0] for f in filters if f["operators"]}
 
 
 def documented_document(entity: str) -> dict[str, Any]:
