@@ -37,7 +37,7 @@ import pandas as pd
 
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from ..arguments import finite_number, flag, iso3
-from ..contract import blanked
+from ..contract import blanked, quoted
 from ..errors import (
     ApiError,
     EnumValueError,
@@ -145,6 +145,44 @@ _UPPER = {"from": "to", "min": "max"}
 _SUB_ALIASES = {("companies", "sellside"): "acquisitions", ("companies", "buyside"): "investments"}
 
 
+#: Members of a ``sub_resources`` entry written as an object that give its path (or name).
+_SUB_KEYS = ("path", "href", "url", "name")
+
+
+def _sub_paths(document: Mapping[str, Any]) -> tuple[tuple[str, ...], str | None]:
+    """The sub-resource paths of a discovery document, and what was seen if its
+    ``sub_resources`` cannot be read (None when it can). An entry is a path string (section
+    4.4) or an object giving one (``{"name": ..., "path": ...}``, ``href``, ``url``, or only
+    ``name``).
+
+    Examples
+    --------
+    >>> _sub_paths({"sub_resources": [{"name": "sellside", "path": "/companies/{id}/sellside"}]})
+    (('/companies/{id}/sellside',), None)
+    >>> _sub_paths({})
+    ((), 'is absent')
+    >>> _sub_paths({"sub_resources": [{"rel": "x"}]})
+    ((), "has entries that give no path (such as {'rel': 'x'})")
+    """
+    if "sub_resources" not in document:
+        return (), "is absent"
+    subs = document["sub_resources"]
+    if not isinstance(subs, list):
+        return (), f"is {quoted(subs, 80)}, not a list of paths"
+    paths: list[str] = []
+    unread: list[Any] = []
+    for entry in subs:
+        if isinstance(entry, Mapping):
+            entry = next((entry[k] for k in _SUB_KEYS if isinstance(entry.get(k), str)), entry)
+        if isinstance(entry, str) and entry.strip():
+            paths.append(entry.strip())
+        else:
+            unread.append(entry)
+    if unread:
+        return tuple(paths), f"has entries that give no path (such as {quoted(unread[0], 80)})"
+    return tuple(paths), None
+
+
 #: What :meth:`FilterSchema._operand` gives for a value it leaves to the service's document.
 _UNCHECKED = object()
 
@@ -220,18 +258,17 @@ class FilterSchema:
         self.sort_fields: tuple[str, ...] = (
             tuple(str(k) for k in sort) if isinstance(sort, list) else ()
         )
-        subs = document.get("sub_resources")
-        #: The sub-resource paths the service lists (``/companies/{id}/fundings`` ...).
-        self.sub_resources: tuple[str, ...] = (
-            tuple(str(p) for p in subs) if isinstance(subs, list) else ()
-        )
+        #: The sub-resource paths the service lists (``/companies/{id}/fundings`` ...), and
+        #: what was seen when ``sub_resources`` cannot be read (None: it could).
+        self.sub_resources, self.sub_resources_unread = _sub_paths(document)
 
     def sub_resource(self, name: str) -> str:
         """The path segment to use for the sub-collection ``name`` on this service.
 
         The interface document reports ``sellside`` and ``buyside``, and an earlier listing
         ``acquisitions`` and ``investments`` instead: whichever of the two the discovery
-        document lists is used (the current name when it lists neither).
+        document lists is used (the current name when it lists neither: the client then
+        asks the service which one it serves, see :meth:`earlier_name`).
 
         Examples
         --------
@@ -240,11 +277,36 @@ class FilterSchema:
         ...              ).sub_resource("sellside")
         'acquisitions'
         """
-        listed = {p.rstrip("/").rsplit("/", 1)[-1] for p in self.sub_resources}
+        listed = self._sub_names()
         alias = _SUB_ALIASES.get((self.entity, name))
         if name not in listed and alias is not None and alias in listed:
             return alias
         return name
+
+    def earlier_name(self, name: str) -> str | None:
+        """The earlier name of the sub-collection ``name`` (``acquisitions`` for ``sellside``,
+        ``investments`` for ``buyside``) when this document lists neither it nor ``name``
+        (``sub_resources`` absent or unreadable, or silent on both): which one the service
+        serves is then found by asking it. None when the document decides, or ``name`` has
+        no earlier name.
+
+        Examples
+        --------
+        >>> FilterSchema("companies", {"filters": []}).earlier_name("sellside")
+        'acquisitions'
+        >>> FilterSchema("companies", {"filters": [], "sub_resources": [
+        ...     "/companies/{id}/sellside"]}).earlier_name("sellside") is None
+        True
+        """
+        alias = _SUB_ALIASES.get((self.entity, name))
+        listed = self._sub_names()
+        if alias is None or name in listed or alias in listed:
+            return None
+        return alias
+
+    def _sub_names(self) -> set[str]:
+        """The last path segment of each sub-resource listed (``sellside`` ...)."""
+        return {p.rstrip("/").rsplit("/", 1)[-1] for p in self.sub_resources}
 
     def build(self, filters: Mapping[str, Any]) -> dict[str, Any]:
         """Validate ``filters`` and return the wire ``filters`` object.
