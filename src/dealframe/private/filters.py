@@ -449,7 +449,7 @@ class FilterSchema:
                 f"GET /api/private/v1/lookup/{self.entity}: the filter {spec.name} lists the "
                 f"operators {', '.join(listed)}, not {documented} (what a plain {spec.name} "
                 f"means, {_MEANING.get(documented, documented)}): {spec.name}="
-                f"{str(value)[:60]!r} is sent as {{{listed[0]!r}: ...}}, "
+                f"{quoted(value, 60)} is sent as {{{listed[0]!r}: ...}}, "
                 f"{_MEANING.get(listed[0], listed[0])}; pass {{{listed[0]!r}: ...}} to say so",
                 ServiceContractWarning,
                 stacklevel=user_stacklevel(),
