@@ -145,13 +145,13 @@ def _company_cases(world: dict[str, Any]) -> list[tuple[str, dict[str, Any], dic
     listed = next(r for r in rows if r["ipoed"])
     word = first["name"].split()[0][:4].lower()
     return [
-        ("name ilike", {"name": word}, {"name": word}),
+        ("name ilike", {"name": word}, {"name": {"ilike": word}}),
         ("name eq", {"name": {"eq": first["name"]}}, {"name": {"eq": first["name"]}}),
         (
             "name explicit ilike",
             {"name": {"ilike": word.upper()}},
-            {"name": word.upper()},
-        ),  # first op
+            {"name": {"ilike": word.upper()}},
+        ),  # two operators listed: written out
         (
             "country in",
             {"country": [first["country"], "GBR"]},
@@ -345,7 +345,7 @@ def test_every_deal_filter_matches_the_raw_endpoint(client, raw, world):
 def test_investor_filters_and_sorts(client, raw, world):
     inv = world["live"]["investors"][3]
     cases = [
-        ({"name": inv["name"].split()[0][:3]}, {"name": inv["name"].split()[0][:3]}),
+        ({"name": inv["name"].split()[0][:3]}, {"name": {"ilike": inv["name"].split()[0][:3]}}),
         ({"name": {"eq": inv["name"]}}, {"name": {"eq": inv["name"]}}),
         ({"country": [inv["country"]]}, {"country": [inv["country"]]}),
         ({"updated_at": "2024-01-01"}, {"updated_at": "2024-01-01T00:00:00+00:00"}),

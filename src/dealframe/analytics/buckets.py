@@ -38,7 +38,13 @@ from dealframe.frames.private import day_of
 from dealframe.notices import ServiceContractWarning, user_stacklevel
 from dealframe.private.api import threshold_read_elsewhere
 
-__all__ = ["METRIC_COLUMNS", "aggregate_methodology", "bucket_medians", "service_methodology"]
+__all__ = [
+    "METRIC_COLUMNS",
+    "aggregate_methodology",
+    "aggregate_threshold",
+    "bucket_medians",
+    "service_methodology",
+]
 
 #: The column of a deals frame each aggregate metric reads (the client's own column names:
 #: ``deal_multiples.ev_revenue`` is flattened to ``ev_revenue``).
@@ -154,8 +160,45 @@ def service_methodology(client: Client) -> tuple[int, str]:
     check(isinstance(client, Client), "client", "a dealframe.Client", client)
     with threshold_read_elsewhere():  # the missing key is said once, below
         answer = client.private.aggregate("ev_revenue", "none")
-    threshold, _, today = aggregate_methodology(answer)
-    return (_threshold_elsewhere(client, answer) if threshold is None else threshold), today
+    _, _, today = aggregate_methodology(answer)
+    return aggregate_threshold(client, answer), today
+
+
+def aggregate_threshold(client: Client, answer: pd.DataFrame) -> int:
+    """The ``small_n_threshold`` of an aggregate ``answer``, read further when it lacks one.
+
+    The answer's ``meta.methodology.small_n_threshold`` (section 4.3 rule 9: the runtime
+    value is authoritative); when it is absent or null, as :func:`service_methodology` reads
+    it: the answer's ``meta.small_n_threshold``, else the transactions discovery document's
+    ``aggregate.methodology.small_n_threshold``, else the interface document's 5, said in one
+    ``ServiceContractWarning`` (ask for the answer within
+    :func:`~dealframe.private.api.threshold_read_elsewhere` so that the aggregate call does not
+    say the missing key too). One value for every step that needs it (the report's medians,
+    reconciliation, headline and appendix), never 5 silently.
+
+    Parameters
+    ----------
+    client : dealframe.Client
+        The client that asked for ``answer`` (its discovery document is read if needed).
+    answer : pandas.DataFrame
+        ``client.private.aggregate(...)``.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    dealframe.errors.ServiceContractError
+        The answer's meta cannot be read (:func:`aggregate_methodology`).
+
+    Examples
+    --------
+    >>> aggregate_threshold(client, client.private.aggregate("ev_revenue", "none"))  # doctest: +SKIP
+    5
+    """
+    threshold, _, _ = aggregate_methodology(answer)
+    return _threshold_elsewhere(client, answer) if threshold is None else threshold
 
 
 def _threshold_elsewhere(client: Client, answer: pd.DataFrame) -> int:

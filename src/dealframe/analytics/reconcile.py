@@ -25,12 +25,13 @@ from dealframe.analytics._checks import (
     plain_column,
     tolerance_value,
 )
-from dealframe.analytics.buckets import aggregate_methodology, bucket_medians
+from dealframe.analytics.buckets import aggregate_methodology, aggregate_threshold, bucket_medians
 from dealframe.analytics.conventions import Conventions
 from dealframe.analytics.rollups import group_current, group_time_series
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import checked_keywords, integer_in
 from dealframe.client import Client
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
+from dealframe.private.api import threshold_read_elsewhere
 from dealframe.public.api import Month, Strings, _series_members
 from dealframe.public.query import group_body
 
@@ -234,7 +235,8 @@ def _pull(
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """The service aggregate and the deals of its window, with the same filters."""
     filters = dict(filters or {})
-    service = client.private.aggregate(metric, time_bucket, filters)
+    with threshold_read_elsewhere():  # a missing threshold is said once, with the value used
+        service = client.private.aggregate(metric, time_bucket, filters)
     unread = [f for f in service.attrs.get("findings") or () if f.get("kind") == "wrong_shape"]
     if unread:  # buckets not read are no evidence of anything: nothing to compare them with
         raise ServiceContractError(
@@ -244,7 +246,8 @@ def _pull(
             finding="wrong_shape",
             request=RequestInfo("POST", "/api/private/v1/transactions/aggregate", "private"),
         )
-    context = _context(service, bool(filters.get("include_deleted", False)))
+    threshold = aggregate_threshold(client, service)  # never 5 silently
+    context = _context(service, bool(filters.get("include_deleted", False)), threshold)
     deals = client.private.deals(
         {**filters, "date_from": context["date_from"], "date_to": context["date_to"]},
         progress=progress,
@@ -252,9 +255,15 @@ def _pull(
     return service, deals, context
 
 
-def _context(service: pd.DataFrame, include_deleted: bool) -> dict[str, Any]:
-    """The window and ``small_n_threshold`` of the service's answer (5 when it gives none)."""
+def _context(
+    service: pd.DataFrame, include_deleted: bool, small_n_threshold: int | None = None
+) -> dict[str, Any]:
+    """The window and ``small_n_threshold`` of the service's answer: ``small_n_threshold``
+    when given (read where the answer has none, :func:`aggregate_threshold`), else the
+    answer's (5 when it gives none)."""
     threshold, start, end = aggregate_methodology(service)
+    if small_n_threshold is not None:
+        threshold = small_n_threshold
     return {
         "date_from": start,
         "date_to": end,
@@ -381,6 +390,7 @@ def reconcile_frames(
     conventions: Conventions | None = None,
     tolerance: float = 1e-9,
     include_deleted: bool = False,
+    small_n_threshold: int | None = None,
 ) -> Reconciliation:
     """:func:`reconcile` on an aggregate and its deals already pulled (no request).
 
@@ -402,6 +412,11 @@ def reconcile_frames(
         As for :func:`reconcile`.
     include_deleted : bool, default False
         Whether the aggregate was asked with ``include_deleted``.
+    small_n_threshold : int, optional
+        The service's small-n threshold when the aggregate's meta lacks it (this function
+        sends no request to read it elsewhere:
+        :func:`~dealframe.analytics.buckets.aggregate_threshold` does). None: the answer's,
+        or 5 when it gives none.
 
     Returns
     -------
@@ -431,7 +446,9 @@ def reconcile_frames(
     _check_same_aggregate(service, metric=metric, time_bucket=time_bucket)
     _check_methodology(service)
     check(isinstance(include_deleted, bool), "include_deleted", "True or False", include_deleted)
-    context = _context(service, include_deleted)
+    if small_n_threshold is not None:
+        small_n_threshold = integer_in(small_n_threshold, "small_n_threshold", 0, None)
+    context = _context(service, include_deleted, small_n_threshold)
     return _reconciled(service, deals, metric, time_bucket, context, conventions, tolerance)
 
 

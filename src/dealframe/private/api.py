@@ -50,13 +50,20 @@ from ..errors import (
     NotFoundError,
     RequestInfo,
     ServiceContractError,
+    TransportError,
     ValidationError,
     incomplete,
 )
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
 from ..frames.schemas import MATCH_TYPES, PROFILE_FIELDS, ROLES
-from ..notices import MissingDataWarning, missing_expected, user_stacklevel, warn_missing
+from ..notices import (
+    MissingDataWarning,
+    ServiceContractWarning,
+    missing_expected,
+    user_stacklevel,
+    warn_missing,
+)
 from ..provenance import attach
 from ..public.hints import HINT_SECONDS
 from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
@@ -463,6 +470,34 @@ _SUBS = {
 #: What a sub-collection's 404 may mean (the client cannot tell which): said by the error of
 #: one id and by the warning of many.
 _SUB_404 = "no such id, soft-deleted, or no items, as some services answer"
+#: A 404 whose message says the path itself is not served (the sandbox's ``No route for``,
+#: a framework's ``Cannot GET``): not a matter of the id.
+_NO_ROUTE = re.compile(
+    r"\bno (such )?(route|endpoint|handler)\b|\b(route|endpoint|path) not found\b|"
+    r"\bunknown (route|endpoint|path)\b|\bcannot get\b",
+    re.IGNORECASE,
+)
+
+
+def _no_route(error: BaseException) -> bool:
+    """Whether ``error`` is a 404 saying that the path is not served (no such route).
+
+    Examples
+    --------
+    >>> _no_route(NotFoundError(404, "NOT_FOUND", "No route for /api/private/v1/x/1/sellside"))
+    True
+    >>> _no_route(NotFoundError(404, "NOT_FOUND", "Company not found"))
+    False
+    """
+    return isinstance(error, NotFoundError) and bool(_NO_ROUTE.search(error.message or ""))
+
+
+def _route_404(name: str) -> str:
+    """What a 404 with no route means, for the sub-collection ``name``."""
+    return (
+        f"the service says it has no route for {name}: it does not serve this sub-collection "
+        "(whatever the id)"
+    )
 
 
 #: The annotations of a filter parameter (the aliases above, as the signatures spell them).
@@ -808,6 +843,9 @@ class PrivateApi:
     def __init__(self, transport: Transport) -> None:
         self._t = transport
         self._schemas: dict[str, FilterSchema] = {}
+        #: The sub-collection name a service serves, found by asking it when its discovery
+        #: document lists neither name (``(entity, name)`` -> ``sellside`` or ``acquisitions``).
+        self._sub_routes: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
         #: Names per resolve request: lowered when a service refuses a batch as too large.
         self._names_per_resolve = NAMES_PER_RESOLVE
@@ -2122,9 +2160,8 @@ class PrivateApi:
         wanted = check_ids(ids, "id" if single else "ids", empty=True)
         deadline = self._t.deadline()
         if wanted:  # no ids (an empty frame's): an empty frame, without a request
-            name = self.schema(
-                entity, refresh=refresh, cache=cache, deadline=deadline
-            ).sub_resource(name)
+            schema = self.schema(entity, refresh=refresh, cache=cache, deadline=deadline)
+            name = self._sub_route(entity, schema, name, wanted[0], refresh, cache, deadline)
         inner_workers = self._workers if len(wanted) == 1 else 1
         endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
         found = Findings(endpoint)
@@ -2171,7 +2208,7 @@ class PrivateApi:
                 pulled = [pull(wanted[0])]
             except NotFoundError as exc:
                 if not exc.deleted:  # else the service said why, and the message says so
-                    causes = f"a 404 here means {_SUB_404}"
+                    causes = _route_404(name) if _no_route(exc) else f"a 404 here means {_SUB_404}"
                     exc.note = f"{exc.note}; {causes}" if exc.note else causes
                     exc.args = (f"{exc.args[0]}; {causes}",)
                 raise
@@ -2190,6 +2227,7 @@ class PrivateApi:
         # an id answered 404 is missing, as for profiles: the rest is kept. Unknown, soft-deleted
         # or (some services) without items: the client cannot tell, and says no more than that
         gone = [f.item for f in failures if isinstance(f.error, NotFoundError)]
+        routeless = bool(gone) and all(_no_route(f.error) for f in failures if f.item in gone)
         failures = [f for f in failures if not isinstance(f.error, NotFoundError)]
         items: list[dict] = []
         responses: list[Any] = []
@@ -2238,6 +2276,7 @@ class PrivateApi:
             strict=strict, partial=frame, expected=frame.attrs["rows_expected"], received=len(frame)
         )
         if gone:
+            why = _route_404(name) if routeless else _SUB_404
             if strict:
                 singular = {"companies": "company", "investors": "investor"}.get(entity, entity)
                 raise IncompleteResultError(
@@ -2245,13 +2284,83 @@ class PrivateApi:
                     len(wanted) - len(gone),
                     gone,
                     partial=frame,
-                    what=f"{singular} ids (answered 404: {_SUB_404})",
+                    what=f"{singular} ids (answered 404: {why})",
                 )
             warn_missing(
-                f"{len(gone)} of {len(wanted)} {entity} answered 404 ({_SUB_404}): their {name} "
+                f"{len(gone)} of {len(wanted)} {entity} answered 404 ({why}): their {name} "
                 "are not in the frame; see df.attrs['missing_ids']"
             )
         return frame
+
+    def _sub_route(
+        self,
+        entity: str,
+        schema: FilterSchema,
+        name: str,
+        ident: str,
+        refresh: bool,
+        cache: bool,
+        deadline: Any,
+    ) -> str:
+        """The name this service serves the sub-collection ``name`` under.
+
+        The discovery document's choice (:meth:`FilterSchema.sub_resource`) when it lists the
+        current or the earlier name (section 4.4). When it lists neither (``sub_resources``
+        absent or unreadable, said in a ``ServiceContractWarning`` with what was seen), the
+        service is asked once per client, with the first id: a 404 saying it has no route for
+        the current name (not an id that is unknown, soft-deleted or without items) tries the
+        earlier one, used when it has a route."""
+        name = schema.sub_resource(name)
+        earlier = schema.earlier_name(name)
+        if earlier is None:
+            return name
+        with self._lock:
+            known = None if refresh else self._sub_routes.get((entity, name))
+        if known is not None:
+            return known
+        unread = schema.sub_resources_unread
+        where = f"GET {PREFIX}/lookup/{entity}: " + (
+            f"sub_resources {unread}, so the sub-collection names cannot be read there"
+            if unread is not None
+            else f"sub_resources lists neither {name} nor {earlier}"
+        )
+
+        def routeless(segment: str) -> NotFoundError | None:
+            """The 404 saying ``segment`` has no route (None: it has one, or other trouble,
+            left to the pull itself)."""
+            try:
+                self._request(
+                    "GET",
+                    f"/{entity}/{ident}/{segment}",
+                    "list",
+                    refresh,
+                    cache,
+                    deadline,
+                    params={"page": 1, "limit": 1},
+                )
+            except NotFoundError as exc:
+                return exc if _no_route(exc) else None
+            except (ApiError, TransportError):
+                return None
+            return None
+
+        used, said = name, f"{name} answers"
+        missing = routeless(name)
+        if missing is not None:
+            again = routeless(earlier)
+            if again is None:
+                used = earlier
+                said = (
+                    f"{name} answered 404 ({quoted(missing.message, 120)}); the earlier name "
+                    f"{earlier} (interface document section 4.4) answers, and is used"
+                )
+            else:
+                said = f"neither {name} nor the earlier {earlier} has a route on this service"
+        if unread is not None or used != name or missing is not None:
+            warnings.warn(f"{where}; {said}", ServiceContractWarning, stacklevel=user_stacklevel())
+        with self._lock:
+            self._sub_routes[(entity, name)] = used
+        return used
 
     def fundings(
         self,

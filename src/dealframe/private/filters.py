@@ -12,8 +12,12 @@ request, and :func:`service_decides` raises it only when the service's own
 document, which rules, cannot be read in one attempt (an unreachable service, a wrong
 key). Values are written the Python way (dates as strings, ``datetime.date`` or
 ``pandas.Timestamp``; a single string where an array is expected) and converted to the
-wire form of docs/sandbox.md: a plain value uses the field's first operator,
-``{"op": value}`` picks another.
+wire form of docs/sandbox.md. A plain value means the operator the interface document lists
+first for the filter (``name="acme"``: ``ilike``; a filter it does not list: the service's
+first), and ``{"op": value}`` picks another. The value goes plain on the wire only when the
+service lists that operator alone for the field; otherwise as ``{"op": value}``, so the match
+does not depend on how the service reads a plain value (section 4.2 does not say: one that
+lists ``name`` as ``["eq", "ilike"]`` may read ``"acme"`` as an exact match).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import pandas as pd
 
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from ..arguments import finite_number, flag, iso3
-from ..contract import blanked
+from ..contract import blanked, quoted
 from ..errors import (
     ApiError,
     EnumValueError,
@@ -141,6 +145,44 @@ _UPPER = {"from": "to", "min": "max"}
 _SUB_ALIASES = {("companies", "sellside"): "acquisitions", ("companies", "buyside"): "investments"}
 
 
+#: Members of a ``sub_resources`` entry written as an object that give its path (or name).
+_SUB_KEYS = ("path", "href", "url", "name")
+
+
+def _sub_paths(document: Mapping[str, Any]) -> tuple[tuple[str, ...], str | None]:
+    """The sub-resource paths of a discovery document, and what was seen if its
+    ``sub_resources`` cannot be read (None when it can). An entry is a path string (section
+    4.4) or an object giving one (``{"name": ..., "path": ...}``, ``href``, ``url``, or only
+    ``name``).
+
+    Examples
+    --------
+    >>> _sub_paths({"sub_resources": [{"name": "sellside", "path": "/companies/{id}/sellside"}]})
+    (('/companies/{id}/sellside',), None)
+    >>> _sub_paths({})
+    ((), 'is absent')
+    >>> _sub_paths({"sub_resources": [{"rel": "x"}]})
+    ((), "has entries that give no path (such as {'rel': 'x'})")
+    """
+    if "sub_resources" not in document:
+        return (), "is absent"
+    subs = document["sub_resources"]
+    if not isinstance(subs, list):
+        return (), f"is {quoted(subs, 80)}, not a list of paths"
+    paths: list[str] = []
+    unread: list[Any] = []
+    for entry in subs:
+        if isinstance(entry, Mapping):
+            entry = next((entry[k] for k in _SUB_KEYS if isinstance(entry.get(k), str)), entry)
+        if isinstance(entry, str) and entry.strip():
+            paths.append(entry.strip())
+        else:
+            unread.append(entry)
+    if unread:
+        return tuple(paths), f"has entries that give no path (such as {quoted(unread[0], 80)})"
+    return tuple(paths), None
+
+
 #: What :meth:`FilterSchema._operand` gives for a value it leaves to the service's document.
 _UNCHECKED = object()
 
@@ -216,18 +258,17 @@ class FilterSchema:
         self.sort_fields: tuple[str, ...] = (
             tuple(str(k) for k in sort) if isinstance(sort, list) else ()
         )
-        subs = document.get("sub_resources")
-        #: The sub-resource paths the service lists (``/companies/{id}/fundings`` ...).
-        self.sub_resources: tuple[str, ...] = (
-            tuple(str(p) for p in subs) if isinstance(subs, list) else ()
-        )
+        #: The sub-resource paths the service lists (``/companies/{id}/fundings`` ...), and
+        #: what was seen when ``sub_resources`` cannot be read (None: it could).
+        self.sub_resources, self.sub_resources_unread = _sub_paths(document)
 
     def sub_resource(self, name: str) -> str:
         """The path segment to use for the sub-collection ``name`` on this service.
 
         The interface document reports ``sellside`` and ``buyside``, and an earlier listing
         ``acquisitions`` and ``investments`` instead: whichever of the two the discovery
-        document lists is used (the current name when it lists neither).
+        document lists is used (the current name when it lists neither: the client then
+        asks the service which one it serves, see :meth:`earlier_name`).
 
         Examples
         --------
@@ -236,11 +277,36 @@ class FilterSchema:
         ...              ).sub_resource("sellside")
         'acquisitions'
         """
-        listed = {p.rstrip("/").rsplit("/", 1)[-1] for p in self.sub_resources}
+        listed = self._sub_names()
         alias = _SUB_ALIASES.get((self.entity, name))
         if name not in listed and alias is not None and alias in listed:
             return alias
         return name
+
+    def earlier_name(self, name: str) -> str | None:
+        """The earlier name of the sub-collection ``name`` (``acquisitions`` for ``sellside``,
+        ``investments`` for ``buyside``) when this document lists neither it nor ``name``
+        (``sub_resources`` absent or unreadable, or silent on both): which one the service
+        serves is then found by asking it. None when the document decides, or ``name`` has
+        no earlier name.
+
+        Examples
+        --------
+        >>> FilterSchema("companies", {"filters": []}).earlier_name("sellside")
+        'acquisitions'
+        >>> FilterSchema("companies", {"filters": [], "sub_resources": [
+        ...     "/companies/{id}/sellside"]}).earlier_name("sellside") is None
+        True
+        """
+        alias = _SUB_ALIASES.get((self.entity, name))
+        listed = self._sub_names()
+        if alias is None or name in listed or alias in listed:
+            return None
+        return alias
+
+    def _sub_names(self) -> set[str]:
+        """The last path segment of each sub-resource listed (``sellside`` ...)."""
+        return {p.rstrip("/").rsplit("/", 1)[-1] for p in self.sub_resources}
 
     def build(self, filters: Mapping[str, Any]) -> dict[str, Any]:
         """Validate ``filters`` and return the wire ``filters`` object.
@@ -332,8 +398,11 @@ class FilterSchema:
 
     def _operand(self, spec: _Field, value: Any, *, enums: bool = True) -> Any:
         """``value`` for the wire; without ``enums`` (:meth:`precheck`) an enum value
-        outside the list passes, and an operator not listed gives ``_UNCHECKED``."""
-        op = spec.operators[0] if spec.operators else None
+        outside the list passes, and an operator not listed gives ``_UNCHECKED``.
+
+        A plain value stands for :meth:`_plain_operator`; it is sent plain only when that is
+        the field's one listed operator (a plain value can then mean nothing else), else as
+        ``{op: value}``."""
         if isinstance(value, Mapping):
             if len(value) != 1:
                 raise ValidationError(
@@ -348,10 +417,44 @@ class FilterSchema:
                 raise ValidationError(
                     spec.name, f"one of the operators {', '.join(spec.operators)}", got=op
                 )
+        else:
+            op = self._plain_operator(spec, value, say=enums)
         converted = self._value(spec, value, enums=enums)
-        if op == (spec.operators[0] if spec.operators else None):
+        if op is None or spec.operators == (op,):
             return converted
         return {op: converted}
+
+    def _plain_operator(self, spec: _Field, value: Any, *, say: bool = True) -> str | None:
+        """The operator a plain ``value`` of ``spec`` means: the one the interface document
+        lists first for the filter (section 4.4: ``name`` is ``ilike``, a substring match),
+        or the service's first for a filter it does not document. When the service does not
+        list the documented one, its first operator is used and, with ``say``, a
+        ``ServiceContractWarning`` says so (the match is then not the one documented).
+
+        Examples
+        --------
+        >>> schema = FilterSchema("companies", {"filters": [
+        ...     {"field": "name", "type": "string", "operators": ["eq", "ilike"]}]})
+        >>> schema.build({"name": "labs"})  # a substring match, whatever a plain value means
+        {'name': {'ilike': 'labs'}}
+        """
+        listed = spec.operators
+        documented = _documented_operators(self.entity).get(spec.name)
+        if documented in listed:
+            return documented
+        if documented is None or not listed:  # the service's own filter (or no operator)
+            return listed[0] if listed else None
+        if say:
+            warnings.warn(
+                f"GET /api/private/v1/lookup/{self.entity}: the filter {spec.name} lists the "
+                f"operators {', '.join(listed)}, not {documented} (what a plain {spec.name} "
+                f"means, {_MEANING.get(documented, documented)}): {spec.name}="
+                f"{quoted(value, 60)} is sent as {{{listed[0]!r}: ...}}, "
+                f"{_MEANING.get(listed[0], listed[0])}; pass {{{listed[0]!r}: ...}} to say so",
+                ServiceContractWarning,
+                stacklevel=user_stacklevel(),
+            )
+        return listed[0]
 
     def _value(self, spec: _Field, value: Any, *, enums: bool = True) -> Any:
         t, arg = spec.type, spec.name
@@ -536,6 +639,31 @@ _DOCUMENTED: dict[str, dict[str, Any]] = {
         "sub_resources": [],
     },
 }
+
+
+#: What each operator matches (interface document section 4.4), for messages.
+_MEANING = {
+    "eq": "an exact match",
+    "in": "one of the values given",
+    "ilike": "a case-insensitive substring match",
+    "gte": "at least the value",
+    "lte": "at most the value",
+    "overlaps": "sharing a value with the list",
+}
+
+
+@functools.cache
+def _documented_operators(entity: str) -> dict[str, str]:
+    """The operator a plain value of each filter of ``entity`` means: the first the
+    interface document lists for it (section 4.4); empty for an entity it does not describe.
+
+    Examples
+    --------
+    >>> _documented_operators("companies")["name"]
+    'ilike'
+    """
+    filters = _DOCUMENTED.get(entity, {}).get("filters", ())
+    return {f["field"]: f["operators"][0] for f in filters if f["operators"]}
 
 
 def documented_document(entity: str) -> dict[str, Any]:

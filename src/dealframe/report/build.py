@@ -135,14 +135,21 @@ def _build_tables(data: ReportData, headline: Headline) -> dict[str, pd.DataFram
         "valuation_history": data.history,
         "quarterly": quarterly_activity(deals, window),
         "quarterly_medians": quarterly_medians_table(
-            data.aggregate, deals, data.metric, SMALL_N, CI_LEVEL
+            data.aggregate,
+            deals,
+            data.metric,
+            SMALL_N,
+            CI_LEVEL,
+            small_n_threshold=data.small_n_threshold,
         ),
         "deal_aggregate": data.aggregate,
         "notable_deals": notable_deals(deals, data.periods.ltm[0]),
         "multiples_comparison": multiples_comparison(data.comparisons),
         "top_investors": investor_activity(participant_rows(deals), top),
         "co_investment_pairs": co_investment_pairs(data.co_investors, data.investor_names, None),
-        "reconciliation": reconciliation_table(data.aggregate, deals, data.metric),
+        "reconciliation": reconciliation_table(
+            data.aggregate, deals, data.metric, small_n_threshold=data.small_n_threshold
+        ),
         "headline_checks": headline.checks,
     }
 

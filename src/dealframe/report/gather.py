@@ -5,6 +5,11 @@ Order matters once: the service is first asked for its window (an aggregate with
 and default start; every other pull uses the window derived from it. By default the
 window is the service's five years with its leading part-quarter dropped, so the first
 quarter is whole; with ``since`` it starts there and a part-quarter is labelled.
+
+The service's small-n threshold is resolved once, here, from the quarterly aggregate
+(:func:`~dealframe.analytics.buckets.aggregate_threshold`: its meta, else the transactions
+discovery document, as ``compare_multiples`` reads it), and every table, the headline and
+the appendix use that one value.
 """
 
 from __future__ import annotations
@@ -14,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from dealframe.analytics.buckets import aggregate_threshold
 from dealframe.comparison import Comparison, compare_multiples
 from dealframe.errors import ApiError, IncompleteResultError, ValidationError, did_you_mean
 from dealframe.frames.nested import to_lists
 from dealframe.frames.private import co_investors_frame
 from dealframe.frames.public import current_frame
 from dealframe.plot.shaping import investor_activity, participant_rows
+from dealframe.private.api import threshold_read_elsewhere
 
 from .cohort import Cohort
 from .progress import Progress
@@ -101,6 +108,9 @@ class ReportData:
     group_current: pd.DataFrame | None
     history: pd.DataFrame
     aggregate: pd.DataFrame
+    #: The service's small-n threshold: the aggregate's, or read where its meta has none
+    #: (:func:`~dealframe.analytics.buckets.aggregate_threshold`); one value for the report.
+    small_n_threshold: int
     headline_aggregates: dict[tuple[str, str], pd.DataFrame]
     deals_pulled: pd.DataFrame
     co_investors: pd.DataFrame
@@ -253,7 +263,10 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         Anything the client raises (authentication, transport, ...).
     """
     provenance: dict[str, dict[str, Any]] = {}
-    with progress.stage(f"deal aggregates ({metric} by quarter, headline periods)") as st:
+    with (
+        progress.stage(f"deal aggregates ({metric} by quarter, headline periods)") as st,
+        threshold_read_elsewhere(),  # a missing threshold is said once, with the value used
+    ):
         service_from, service_to = _service_window(client, cohort, metric)
         if cohort.since is not None and cohort.since > service_to:
             raise ValidationError(
@@ -270,6 +283,7 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
                 headline[(name, label)] = client.private.aggregate(
                     name, "none", {**cohort.deal_filters(), "date_from": start, "date_to": end}
                 )
+        threshold = aggregate_threshold(client, aggregate)
         provenance["deal_aggregate"] = _provenance(aggregate)
         st.done(f"{len(aggregate)} quarters, window {periods.start} .. {periods.end}")
     with progress.stage(f"public comps of {cohort.label}") as st:
@@ -327,6 +341,7 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         group_current=group_current,
         history=history,
         aggregate=aggregate,
+        small_n_threshold=threshold,
         headline_aggregates=headline,
         deals_pulled=deals,
         co_investors=co,

@@ -114,11 +114,6 @@ def _local(
     return out.iloc[0]
 
 
-def _threshold(data: ReportData) -> int:
-    value = (data.aggregate.attrs.get("methodology") or {}).get("small_n_threshold")
-    return int(value) if isinstance(value, int) else 5
-
-
 def _number(value: Any) -> float:
     return float(value) if value is not None and pd.notna(value) else np.nan
 
@@ -148,13 +143,15 @@ def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list
     """The median of the meaningful deal multiples (the service's method), and the check
     that the method reproduces the service's own median over every value."""
     label = METRIC_LABELS[metric][0]
-    threshold = _threshold(data)
+    threshold = data.small_n_threshold
     values: dict[str, tuple[float, int, float, float]] = {}
     for period_name in ("ltm", "prior"):
         period = getattr(data.periods, period_name)
         service = data.headline_aggregates[(metric, period_name)]
         # reconcile's own steps: a period the service left out (small n) matches a small n here
-        rec = reconcile_frames(service, data.deals_pulled, metric, "none").frame
+        rec = reconcile_frames(
+            service, data.deals_pulled, metric, "none", small_n_threshold=threshold
+        ).frame
         checks.append(
             {
                 "figure": f"median deal {label}",

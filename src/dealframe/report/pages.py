@@ -334,7 +334,7 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
     shown = rec[["bucket", "n_service", "n_local", "median_service", "median_local", "match"]]
     checks = t["headline_checks"]
     provenance = pd.DataFrame([{"pull": k, **v} for k, v in data.provenance.items()])
-    threshold = (data.aggregate.attrs.get("methodology") or {}).get("small_n_threshold")
+    threshold = data.small_n_threshold
     meta_deals, meta_trim = rec.attrs["total_deals"], rec.attrs["outliers_trimmed"]
     methodology = (
         f"Window: the service's own ({data.service_window[0]} to {data.service_window[1]}, "

@@ -208,14 +208,21 @@ def rollup_table(group_current: pd.DataFrame | None) -> pd.DataFrame:
 
 
 def reconciliation_table(
-    service: pd.DataFrame, deals: pd.DataFrame, metric: str, time_bucket: str = "quarter"
+    service: pd.DataFrame,
+    deals: pd.DataFrame,
+    metric: str,
+    time_bucket: str = "quarter",
+    *,
+    small_n_threshold: int | None = None,
 ) -> pd.DataFrame:
     """The service's aggregate beside the same buckets recomputed locally from ``deals``.
 
     :func:`dealframe.analytics.reconcile`'s own steps
     (:func:`~dealframe.analytics.reconcile_frames`), on deals already pulled with the
     aggregate's filters and window: buckets the service left out match where the local
-    count is below its threshold too.
+    count is below its threshold too. ``small_n_threshold`` is the service's threshold
+    (the report's :attr:`~dealframe.report.gather.ReportData.small_n_threshold`); None:
+    the aggregate's own, 5 when its meta has none.
 
     Returns
     -------
@@ -233,7 +240,9 @@ def reconciliation_table(
     >>> reconciliation_table(svc, deals, "ev_revenue", "year").attrs["summary"]
     '1 of 1 buckets match'
     """
-    frame = reconcile_frames(service, deals, metric, time_bucket).frame
+    frame = reconcile_frames(
+        service, deals, metric, time_bucket, small_n_threshold=small_n_threshold
+    ).frame
     attrs = frame.attrs
     left = attrs["left_out_by_service"]
     frame.attrs = {
@@ -249,7 +258,13 @@ def reconciliation_table(
 
 
 def quarterly_medians_table(
-    service: pd.DataFrame, deals: pd.DataFrame, metric: str, small_n: int, level: float
+    service: pd.DataFrame,
+    deals: pd.DataFrame,
+    metric: str,
+    small_n: int,
+    level: float,
+    *,
+    small_n_threshold: int | None = None,
 ) -> pd.DataFrame:
     """Medians per quarter of the meaningful values, by the service's method, with intervals.
 
@@ -257,7 +272,10 @@ def quarterly_medians_table(
     small-n threshold of the service's aggregate ``service``, after NM multiples are removed
     (EV/Revenue and EV/EBITDA; other metrics keep every value, and then equal the service's
     aggregate). Quarters with fewer than ``small_n`` values get a bootstrap interval at
-    ``level`` (``median_low``, ``median_high``; NaN elsewhere).
+    ``level`` (``median_low``, ``median_high``; NaN elsewhere). ``small_n_threshold`` is the
+    service's threshold (the report's
+    :attr:`~dealframe.report.gather.ReportData.small_n_threshold`); None: the aggregate's
+    own, 5 when its meta has none.
 
     Examples
     --------
@@ -270,7 +288,12 @@ def quarterly_medians_table(
     """
     methodology = service.attrs.get("methodology") or {}
     window = methodology.get("date_range") or {}
-    threshold = int(methodology.get("small_n_threshold", 5))
+    given = methodology.get("small_n_threshold")
+    threshold = (
+        small_n_threshold
+        if small_n_threshold is not None
+        else (given if isinstance(given, int) and not isinstance(given, bool) else 5)
+    )
     frame = pd.DataFrame(
         {
             "deal_date": deals["deal_date"].to_numpy(),
