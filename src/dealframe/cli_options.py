@@ -140,9 +140,10 @@ def day(value: str) -> str:
         raise argparse.ArgumentTypeError(f"{value!r} is not a date YYYY-MM-DD") from None
 
 
-#: A whole number as every integer option reads it: ASCII digits, an optional ``+`` and
-#: spaces around. ``int()`` alone would also read ``1_000`` and other scripts' digits.
-_WHOLE = re.compile(r"\s*\+?[0-9]+\s*", re.ASCII)
+#: A whole number as every integer option reads it: ASCII digits, an optional sign and
+#: spaces around (each option then checks its range: ``-0`` is 0). ``int()`` alone would also
+#: read ``1_000`` and other scripts' digits.
+_WHOLE = re.compile(r"\s*[+-]?[0-9]+\s*", re.ASCII)
 
 #: A number as every decimal option reads it: ASCII digits with an optional sign, point and
 #: exponent (``1.5``, ``.5``, ``1e3``). ``float()`` alone would also read ``1_0``, other
@@ -155,8 +156,8 @@ def is_whole(value: str) -> bool:
 
     Examples
     --------
-    >>> is_whole("15"), is_whole(" +15 "), is_whole("1_000"), is_whole("0x10"), is_whole("1e3")
-    (True, True, False, False, False)
+    >>> is_whole("15"), is_whole(" +15 "), is_whole("-0"), is_whole("1_000"), is_whole("1e3")
+    (True, True, True, False, False)
     """
     return _WHOLE.fullmatch(value) is not None
 
@@ -225,7 +226,7 @@ def fraction(value: str) -> float:
 
 def port(value: str) -> int:
     """A TCP port, 0 to 65535 (0: any free one)."""
-    if not is_whole(value) or int(value) > 65535:
+    if not is_whole(value) or not 0 <= int(value) <= 65535:
         raise argparse.ArgumentTypeError(f"{value!r} is not a port from 0 to 65535")
     return int(value)
 

@@ -108,3 +108,24 @@ def test_a_pull_number_filter_reads_numbers_as_the_options_do(cli, value):
         f"dealframe pull: error: invalid --valuation-min: expected a number, got {value!r}"
     ), err
     assert "starting" not in err
+
+
+def test_a_sign_is_read_and_the_range_decides(cli):
+    """``-0`` is 0 (a seed of 0 or more takes it); a negative number is refused by its range,
+    saying the range; a negative port is no port."""
+    from dealframe.cli import _parser
+
+    assert _parser().parse_args(["sandbox", "serve", "--seed", "-0"]).seed == 0
+    status, err = cli(["sandbox", "serve", "--seed", "-3", "--host=not a host"])
+    assert status == 2 and "'-3' is not a whole number of 0 or more" in err, err
+    status, err = cli(["sandbox", "serve", "--port=-1", "--host=not a host"])
+    assert status == 2 and "'-1' is not a port from 0 to 65535" in err, err
+
+
+@pytest.mark.parametrize(("text", "sent"), [("-5", -5), ("-0", 0), ("5", 5), ("-2.5", -2.5)])
+def test_a_pull_number_filter_keeps_a_whole_number_whole_whatever_its_sign(text, sent):
+    """``--ev-revenue-min -5`` is sent as ``-5`` as ``5`` is sent as ``5`` (not ``-5.0``)."""
+    from dealframe.pull.flags import _number
+
+    got = _number(text, "--ev-revenue-min")
+    assert got == sent and type(got) is type(sent)
