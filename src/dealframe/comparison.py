@@ -157,14 +157,18 @@ def _check_private(client: Client, filters: Mapping[str, Any]) -> None:
 
 
 def _check_verticals(client: Client, verticals: list[str] | None) -> None:
-    """A vertical no listed company carries, with a close one that some company does
-    (``Fintec``, ``Fintek``, ``fintech`` for ``Fintech``: as alike as the search's own hint
-    asks, :func:`~dealframe.public.hints.close_values`), is a misspelling: refused naming
-    ``vertical``.
+    """A vertical no listed company carries, with a close one that some company does, is a
+    misspelling: refused naming ``vertical``.
 
     The vocabulary is open (discovery lists no values), so the ``verticals`` of Family A's
-    companies (one search, without filters) are the reference; a vertical with no close
-    match there may be a private-only one and is sent (the search then warns of it).
+    companies (one search, without filters) are the reference. A spelling that close one
+    differs from only in case or a letter or two (``fintech``, ``Fintec`` for ``Fintech``: 0.8
+    alike or more by :func:`difflib.get_close_matches`) is refused at once. One less alike but
+    as alike as the search's own hint asks (:func:`~dealframe.public.hints.close_values`:
+    ``Fintek``, but also ``Insurtech`` beside ``Fintech``) is refused only when no deal carries
+    it either (one request of one row): a sibling vertical that only private companies
+    carry is sent. One with no close match may be a private-only vertical and is sent (the
+    search then warns of it).
     """
     if not verticals:
         return
@@ -173,7 +177,12 @@ def _check_verticals(client: Client, verticals: list[str] | None) -> None:
         return
     known = sorted({v for cell in to_lists(universe["verticals"]) for v in cell or ()})
     for i, given in enumerate(verticals):
-        close = [] if given in known else close_values(given, known)
+        if given in known:
+            continue
+        close = close_values(given, known, cutoff=0.8)
+        if not close and (close := close_values(given, known)):
+            carried = client.private.deals(target_verticals=[given], limit=1, progress=False)
+            close = close if carried.empty else []
         if close:
             raise ValidationError(
                 f"vertical[{i}]",

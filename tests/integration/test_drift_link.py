@@ -399,3 +399,25 @@ def test_compare_multiples_with_a_partial_link(via, direct, proxy, linked):
     assert comps.loc[respelt_rows, "link_evidence"].str.contains("the other family lists").all()
     (message,) = got.warned(ServiceContractWarning)
     assert f"{int(respelt_rows.sum())} listing(s) not linked" in message
+
+
+def test_a_vertical_only_private_companies_carry_is_compared_not_refused(via, proxy):
+    """A vertical no listed company carries that merely resembles one (``Insurtech`` beside
+    ``Fintech``, 0.75 alike: as alike as a typo such as ``Fintek``, 0.77) is compared when
+    deals carry it; the typo, which no deal carries, is refused naming ``vertical``."""
+    gone = "Insurtech"
+
+    def drop(doc: Any) -> Any:  # a service whose listed companies carry no Insurtech
+        for item in doc.get("data") or [] if isinstance(doc, dict) else []:
+            if isinstance(item, dict) and isinstance(item.get("verticals"), list):
+                item["verticals"] = [v for v in item["verticals"] if v != gone]
+        return doc
+
+    proxy.add(SEARCH, edit(drop))
+    assert len(via.private.deals(target_verticals=[gone], limit=5)) > 0  # deals carry it
+    got = outcome(lambda: dealframe.compare_multiples(via, vertical=gone, link=False))
+    assert got.error is None, got.error
+    assert got.value.summary.attrs["deals"] > 0
+    typo = outcome(lambda: dealframe.compare_multiples(via, vertical="Fintek", link=False))
+    assert isinstance(typo.error, dealframe.errors.ValidationError), typo.error
+    assert "invalid vertical[0]" in str(typo.error) and "'Fintech'?" in str(typo.error)
