@@ -324,20 +324,26 @@ _LISTS = (list, tuple, np.ndarray)
 
 def _members_spelt(values: Sequence[Any]) -> bool:
     """Whether every ``id`` of the objects of these lists (parsed JSON, or typed rows) is
-    null or 36 characters of lower case, as a canonical UUID is: the rule, tested without a
-    Python call per object (a page of 1,000 deals: a small fraction of its parse)."""
+    already in the one spelling (:func:`canonical_uuid`): tested first without a Python call
+    per object (null, or 36 characters of lower case: a page of 1,000 deals, a small fraction
+    of its parse), else per distinct id (ids that are no UUID, ``"d1"``, stay as they are).
+
+    Examples
+    --------
+    >>> _members_spelt([[{"id": "d1"}], None]), _members_spelt([[{"id": "5F38873F-6E1C-4D6F-AD87-E6977CDA30BA"}]])
+    (True, False)
+    """
     # nulls (None, NaN, NA) and what is not a list (refused by encode) have no member
     members = list(chain.from_iterable(v for v in values if isinstance(v, _LISTS)))
     try:
         ids = list(map(attrgetter("id"), members))  # typed rows (dealframe.frames.deal_rows)
     except AttributeError:
         ids = [m.get("id") if isinstance(m, Mapping) else None for m in members]
-    texts = [i for i in ids if i is not None]
-    try:
-        joined = "".join(texts)
-    except TypeError:  # an id that is not text: written as its text, and said elsewhere
-        return False
-    return joined == joined.lower() and set(map(len, texts)) <= {36}
+    texts = [i for i in ids if isinstance(i, str)]  # others are written as they are
+    joined = "".join(texts)
+    if joined == joined.lower() and set(map(len, texts)) <= {36}:
+        return True
+    return all(canonical_uuid(i) == i for i in set(texts))
 
 
 def _member_ids(values: Sequence[Any], texts: Any) -> Any:
