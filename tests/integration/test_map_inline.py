@@ -98,8 +98,29 @@ def test_a_cold_cache_is_looked_up_for_a_run_of_misses_only(server, tmp_path):
     sent = server.state.total()
     with _transport(server, tmp_path) as t:
         get = _get(t)
-        result = map_concurrent(get, range(COLD_RUN * 3), 4, progress=False, inline=lookup)
+        result = map_concurrent(get, range(COLD_RUN * 4), 4, progress=False, inline=lookup)
         assert result.ok
-    assert asked == list(range(COLD_RUN + 2))  # the run of misses begins after the hit
-    assert result.results == [f"/api/v2/items/{i}" for i in range(COLD_RUN * 3)]
-    assert server.state.total() - sent == COLD_RUN * 3 - 1  # every item but the hit was sent
+    # COLD_RUN misses in a row from item 2 (after the hit); then one item in COLD_RUN is asked
+    first = 2
+    sampled = [first + COLD_RUN * k for k in (1, 2, 3)]
+    assert asked == [*range(first + COLD_RUN), *sampled]
+    assert result.results == [f"/api/v2/items/{i}" for i in range(COLD_RUN * 4)]
+    assert server.state.total() - sent == COLD_RUN * 4 - 1  # every item but the hit was sent
+
+
+def test_a_partly_cached_call_looks_up_again_once_a_hit_is_found(server, tmp_path):
+    """The first items missing (new since the cache was filled), the rest cached: once the
+    lookups of one item in COLD_RUN find a hit, every item is looked up again."""
+    asked: list[int] = []
+    cached = 2 * COLD_RUN - 4  # items from here on are in the cache
+
+    def lookup(i: int) -> str | None:
+        asked.append(i)
+        return f"/api/v2/items/{i}" if i >= cached else None
+
+    sent = server.state.total()
+    with _transport(server, tmp_path) as t:
+        result = map_concurrent(_get(t), range(COLD_RUN * 4), 4, progress=False, inline=lookup)
+        assert result.ok
+    assert asked == [*range(COLD_RUN + 1), *range(2 * COLD_RUN, 4 * COLD_RUN)]
+    assert server.state.total() - sent == 2 * COLD_RUN  # the misses and the items not asked

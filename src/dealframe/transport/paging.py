@@ -384,8 +384,9 @@ def map_concurrent(
         Tried first for each item, on this thread: an item it answers (not None) is done
         without ``fn`` (an HTTP cache hit: CPU work that threads would only slow down); an
         error it raises is kept or raised as the same error of ``fn`` would be. Each item
-        it does not answer goes to the workers at once, and after :data:`COLD_RUN` of them
-        in a row (a cold cache) the items left go without asking.
+        it does not answer goes to the workers at once; after :data:`COLD_RUN` of them in a
+        row (a cold cache) it is asked for one item in :data:`COLD_RUN` only, until it
+        answers one (the cached part of a partly cached call).
 
     Returns
     -------
@@ -461,9 +462,9 @@ def map_concurrent(
     return MapResult(results, failures)
 
 
-#: Items in a row that ``inline`` does not answer after which a map stops asking it (a cold
-#: cache: every lookup would only hold the requests back); the items left go to the
-#: workers, whose requests still read the cache.
+#: Items in a row that ``inline`` does not answer after which a map asks it for one item in
+#: this many only (a cold cache: every lookup would only hold the requests back; the items
+#: not asked go to the workers, whose requests still read the cache), until it answers one.
 COLD_RUN = 16
 
 
@@ -474,11 +475,13 @@ def _unanswered(
 ) -> Iterator[int]:
     """The positions of the items ``inline`` does not answer, each as soon as it is known
     (the workers start on it while the next items are looked up); after :data:`COLD_RUN`
-    of them in a row, the rest without asking. ``inline``'s answers and errors are kept by
-    ``record``, as ``fn``'s would be."""
-    run = 0
+    of them in a row, one item in :data:`COLD_RUN` is asked and the others are not, until
+    one is answered. ``inline``'s answers and errors are kept by ``record``, as ``fn``'s
+    would be."""
+    run = 0  # items in a row not answered (asked or not)
     for index, item in enumerate(todo):
-        if run < COLD_RUN and record(index, functools.partial(inline, item), looked_up=True):
+        ask = run < COLD_RUN or run % COLD_RUN == 0
+        if ask and record(index, functools.partial(inline, item), looked_up=True):
             run = 0
             continue
         run += 1
