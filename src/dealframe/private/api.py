@@ -467,6 +467,12 @@ _SUBS = {
     "co_investors": _Sub("investors", "co_investors", shape.co_investors_frame, "co_investors"),
     "portfolio": _Sub("investors", "portfolio", shape.portfolio_frame, "portfolio"),
 }
+
+
+class _Unstored(Exception):
+    """A sub-collection's page 1 is not in the HTTP cache (its pull goes to a worker)."""
+
+
 #: What a sub-collection's 404 may mean (the client cannot tell which): said by the error of
 #: one id and by the warning of many.
 _SUB_404 = "no such id, soft-deleted, or no items, as some services answer"
@@ -2168,10 +2174,22 @@ class PrivateApi:
         said: dict[str, list[Any]] = {}  # each id's findings, added in the order of the ids
         refused: dict[int, str] = {}  # each page size refused, said once whatever the ids
 
-        def pull(ident: str) -> tuple[str, Pages[Any]]:
+        def pull(ident: str, stored: bool = False) -> tuple[str, Pages[Any]]:
+            """Every page of ``ident``'s sub-collection; with ``stored``, each page looked up
+            in the HTTP cache first, and page 1 from there only (:class:`_Unstored` when it
+            is not there: nothing was sent)."""
+
             def fetch(page: int, size: int) -> Response:
                 page_params = {"page": page, "limit": size}
                 path = f"/{entity}/{ident}/{name}"
+                if stored:
+                    found = self._t.cached(
+                        "private", "GET", f"{PREFIX}{path}", params=page_params, kind="list"
+                    )
+                    if found is not None:
+                        return found
+                    if page == 1:
+                        raise _Unstored
                 return self._request(
                     "GET", path, "list", refresh, cache, deadline, params=page_params
                 )
@@ -2213,6 +2231,16 @@ class PrivateApi:
                     exc.args = (f"{exc.args[0]}; {causes}",)
                 raise
         else:
+
+            def inline(ident: str) -> tuple[str, Pages[Any]] | None:
+                """``ident`` pulled on this thread when its page 1 is in the HTTP cache (a
+                hit is CPU work that worker threads, queueing on the cache's one connection,
+                would only slow down), else None, with nothing sent: a worker pulls it."""
+                try:
+                    return pull(ident, stored=True)
+                except _Unstored:
+                    return None
+
             result = map_concurrent(
                 pull,
                 wanted,
@@ -2220,6 +2248,7 @@ class PrivateApi:
                 pool=self._t.pool,
                 progress=self._progress(progress),
                 desc=name,
+                inline=inline if cache and not refresh else None,
             )
             pulled, failures = result.values, result.failures
         for ident in wanted:  # what the ids' pages say alike (meta as text ...) is said once

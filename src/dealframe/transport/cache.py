@@ -536,6 +536,7 @@ class BoundedSQLiteCache(SQLiteCache):
         self._path = Path(self.db_path)  # the file opened: path, exactly
         self._guard = threading.Lock()
         self._check: sqlite3.Connection | None = None
+        self._timeout: int | None = None  # the busy timeout (ms) set on ``_check``
         self._busy = False  # the last check found the lock held: the next ones do not wait
         self._unsaved: str | None = None
 
@@ -553,7 +554,11 @@ class BoundedSQLiteCache(SQLiteCache):
                     self._check = sqlite3.connect(
                         self._path, isolation_level=None, check_same_thread=False
                     )
-                self._check.execute(f"PRAGMA busy_timeout={int(wait * 1000)}")
+                    self._timeout = None
+                timeout = int(wait * 1000)
+                if timeout != self._timeout:  # set again only when it changes: one statement
+                    self._check.execute(f"PRAGMA busy_timeout={timeout}")  # less per store
+                    self._timeout = timeout
                 self._check.execute("BEGIN IMMEDIATE")
                 self._check.execute("ROLLBACK")
             except sqlite3.Error as exc:

@@ -15,9 +15,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import itertools
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -380,8 +381,12 @@ def map_concurrent(
         A long-lived pool to run on when its size equals ``workers`` (the client's own);
         otherwise a pool is made for this call.
     inline : callable, optional
-        Tried first for every item, on this thread: an item it answers (not None) is done
-        without ``fn`` (an HTTP cache hit: CPU work that threads would only slow down).
+        Tried first for each item, on this thread: an item it answers (not None) is done
+        without ``fn`` (an HTTP cache hit: CPU work that threads would only slow down); an
+        error it raises is kept or raised as the same error of ``fn`` would be. Each item
+        it does not answer goes to the workers at once; after :data:`COLD_RUN` of them in a
+        row (a cold cache) it is asked for one item in :data:`COLD_RUN` only, until it
+        answers one (the cached part of a partly cached call).
 
     Returns
     -------
@@ -402,9 +407,17 @@ def map_concurrent(
     if pool is not None:
         pool.starting()
 
-    def record(index: int, outcome: Callable[[], R]) -> None:
+    def record(index: int, outcome: Callable[[], R | None], *, looked_up: bool = False) -> bool:
+        """Keep item ``index``'s outcome: its result, or its error as ``fn``'s would be kept
+        (collected, or raised: fatal, outside ``collect``, the client closed); False only
+        when ``looked_up`` (``outcome`` is ``inline``) found no answer: the item is still to do."""
+        done = True
         try:
-            results[index] = outcome()
+            result = outcome()
+            if looked_up and result is None:
+                done = False
+                return False
+            results[index] = result
             arrived.add(index)
         except fatal:
             raise
@@ -413,25 +426,23 @@ def map_concurrent(
                 raise
             failures.append(ItemFailure(index, todo[index], exc))
         finally:
-            if bar is not None:
+            if bar is not None and done:
                 bar.update(1)
+        return True
 
     try:
-        left = list(range(len(todo)))
         if inline is not None and len(todo) > 1 and workers > 1:
-            left = [i for i in left if not _answered(inline, todo[i], i, results, bar)]
-            arrived.update(i for i in range(len(todo)) if i not in left)
-        if len(left) <= 1 or workers == 1:
-            for index in left:
+            left: Iterator[int] = _unanswered(inline, todo, record)
+        else:
+            left = iter(range(len(todo)))
+        first = list(itertools.islice(left, 2))  # one item left: no pool
+        if len(first) <= 1 or workers == 1:
+            for index in itertools.chain(first, left):
                 record(index, functools.partial(fn, todo[index]))
         else:
             shared = pool.executor() if pool is not None and pool.size == workers else None
-            rest = [todo[i] for i in left]
-
-            def put(at: int, outcome: Callable[[], R]) -> None:
-                record(left[at], outcome)
-
-            _run_pool(fn, rest, min(workers, len(rest)), put, shared)
+            indices = itertools.chain(first, left)
+            _run_pool(fn, todo, indices, min(workers, len(todo)), record, shared)
     except fatal as exc:
         if not arrived or not isinstance(exc, AuthenticationError):
             raise  # nothing arrived, or a 400 that may be this item's own: as itself
@@ -451,31 +462,48 @@ def map_concurrent(
     return MapResult(results, failures)
 
 
-def _answered(
-    inline: Callable[[T], R | None], item: T, index: int, results: list[R | None], bar: Any
-) -> bool:
-    answer = inline(item)
-    if answer is None:
-        return False
-    results[index] = answer
-    if bar is not None:
-        bar.update(1)
-    return True
+#: Items in a row that ``inline`` does not answer after which a map asks it for one item in
+#: this many only (a cold cache: every lookup would only hold the requests back; the items
+#: not asked go to the workers, whose requests still read the cache), until it answers one.
+COLD_RUN = 16
+
+
+def _unanswered(
+    inline: Callable[[T], R | None],
+    todo: Sequence[T],
+    record: Callable[..., bool],
+) -> Iterator[int]:
+    """The positions of the items ``inline`` does not answer, each as soon as it is known
+    (the workers start on it while the next items are looked up); after :data:`COLD_RUN`
+    of them in a row, one item in :data:`COLD_RUN` is asked and the others are not, until
+    one is answered. ``inline``'s answers and errors are kept by ``record``, as ``fn``'s
+    would be."""
+    run = 0  # items in a row not answered (asked or not)
+    for index, item in enumerate(todo):
+        ask = run < COLD_RUN or run % COLD_RUN == 0
+        if ask and record(index, functools.partial(inline, item), looked_up=True):
+            run = 0
+            continue
+        run += 1
+        yield index
 
 
 def _run_pool(
     fn: Callable[[T], R],
     todo: Sequence[T],
+    indices: Iterable[int],
     workers: int,
-    record: Callable[[int, Callable[[], R]], None],
+    record: Callable[[int, Callable[[], R]], Any],
     shared: ThreadPoolExecutor | None = None,
 ) -> None:
+    """``fn`` of ``todo[i]`` for each of ``indices`` on the pool, each submitted as soon as
+    ``indices`` gives it; ``record(i, outcome)`` keeps each as it arrives."""
     pool = shared or ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe")
     futures: dict[Future[R], int] = {}
     seen: set[Future[R]] = set()
     try:
-        for i, item in enumerate(todo):
-            futures[submit(pool, fn, item)] = i
+        for i in indices:
+            futures[submit(pool, fn, todo[i])] = i
         # each answer as it arrives: the bar moves with them. as_completed waits on every
         # future once; a wait(FIRST_COMPLETED) per answer walked every pending future each
         # time (4 s of CPU for 6,000 items)
