@@ -52,3 +52,26 @@ def test_a_sub_collection_call_with_some_ids_cached_reads_the_rest(sb, tmp_path)
         got = client.private.fundings(ids)
         assert client.stats.snapshot()["network"] == len(ids[1::2])  # one page each
     pd.testing.assert_frame_equal(got.reset_index(drop=True), expected.reset_index(drop=True))
+
+
+def test_an_id_with_only_its_first_page_cached_is_pulled_by_a_worker(sb, tmp_path):
+    """Page 1 cached, page 2 not: the id is a miss, handed to the workers (its page 2 was
+    sent from the caller's thread, one id after another, while the workers waited)."""
+    size = 5  # the page bound a service's refusal stated, as the client keeps it
+    with Client.for_sandbox(sb, cache_enabled=False, progress=False) as plain:
+        investors = plain.private.investors(limit=200)["id"].tolist()
+        counts = plain.private.portfolio(investors).groupby("investor_id").size()
+        ids = counts[counts > size].index.tolist()[:12]
+        assert len(ids) >= 4
+        plain.private._sub_page_size = size
+        expected = plain.private.portfolio(ids)
+    path = tmp_path / "c.sqlite"
+    with _client(sb, path) as client:
+        client.private._sub_page_size = size
+        client.private.portfolio(ids, limit=size)  # every id's page 1 in the cache
+    with _client(sb, path) as client:
+        client.private._sub_page_size = size
+        prefix = f"dealframe-pool-{id(client._transport.pool):x}"
+        got = client.private.portfolio(ids)
+        assert [t for t in threading.enumerate() if t.name.startswith(prefix)]  # workers
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), expected.reset_index(drop=True))

@@ -2175,9 +2175,9 @@ class PrivateApi:
         refused: dict[int, str] = {}  # each page size refused, said once whatever the ids
 
         def pull(ident: str, stored: bool = False) -> tuple[str, Pages[Any]]:
-            """Every page of ``ident``'s sub-collection; with ``stored``, each page looked up
-            in the HTTP cache first, and page 1 from there only (:class:`_Unstored` when it
-            is not there: nothing was sent)."""
+            """Every page of ``ident``'s sub-collection; with ``stored``, every page from the
+            HTTP cache only (:class:`_Unstored` at the first that is not there: nothing was
+            sent, and a worker pulls the id, its cached pages read again cheaply)."""
 
             def fetch(page: int, size: int) -> Response:
                 page_params = {"page": page, "limit": size}
@@ -2188,8 +2188,7 @@ class PrivateApi:
                     )
                     if found is not None:
                         return found
-                    if page == 1:
-                        raise _Unstored
+                    raise _Unstored  # a miss is a worker's: never sent from this thread
                 return self._request(
                     "GET", path, "list", refresh, cache, deadline, params=page_params
                 )
@@ -2233,9 +2232,10 @@ class PrivateApi:
         else:
 
             def inline(ident: str) -> tuple[str, Pages[Any]] | None:
-                """``ident`` pulled on this thread when its page 1 is in the HTTP cache (a
-                hit is CPU work that worker threads, queueing on the cache's one connection,
-                would only slow down), else None, with nothing sent: a worker pulls it."""
+                """``ident`` pulled on this thread when all its pages are in the HTTP cache
+                (a hit is CPU work that worker threads, queueing on the cache's one
+                connection, would only slow down), else None, with nothing sent: a worker
+                pulls it."""
                 try:
                     return pull(ident, stored=True)
                 except _Unstored:
