@@ -161,14 +161,14 @@ def _check_verticals(client: Client, verticals: list[str] | None) -> None:
     misspelling: refused naming ``vertical``.
 
     The vocabulary is open (discovery lists no values), so the ``verticals`` of Family A's
-    companies (one search, without filters) are the reference. A spelling that close one
-    differs from only in case or a letter or two (``fintech``, ``Fintec`` for ``Fintech``: 0.8
-    alike or more by :func:`difflib.get_close_matches`) is refused at once. One less alike but
-    as alike as the search's own hint asks (:func:`~dealframe.public.hints.close_values`:
-    ``Fintek``, but also ``Insurtech`` beside ``Fintech``) is refused only when no deal carries
-    it either (one request of one row): a sibling vertical that only private companies
-    carry is sent. One with no close match may be a private-only vertical and is sent (the
-    search then warns of it).
+    companies (one search, without filters) are the reference. A spelling that a carried one
+    differs from only in case, spaces or punctuation (``fintech``, ``Fin-Tech`` for
+    ``Fintech``) is refused at once. One as alike as the search's own hint asks
+    (:func:`~dealframe.public.hints.close_values`: ``Fintek``, ``Fintec``, but also
+    ``Insurtech`` beside ``Fintech`` or ``Agtech`` beside ``Adtech``) is refused only when no
+    deal carries it either (one request of one row): a sibling vertical that only private
+    companies carry is compared. One with no close match may be a private-only vertical and is
+    sent (the search then warns of it).
     """
     if not verticals:
         return
@@ -176,10 +176,11 @@ def _check_verticals(client: Client, verticals: list[str] | None) -> None:
     if "verticals" not in universe:  # the answer does not say: the service decides
         return
     known = sorted({v for cell in to_lists(universe["verticals"]) for v in cell or ()})
+    folded = {_folded(v): v for v in known}
     for i, given in enumerate(verticals):
         if given in known:
             continue
-        close = close_values(given, known, cutoff=0.8)
+        close = [folded[_folded(given)]] if _folded(given) in folded else []
         if not close and (close := close_values(given, known)):
             carried = client.private.deals(target_verticals=[given], limit=1, progress=False)
             close = close if carried.empty else []
@@ -189,6 +190,17 @@ def _check_verticals(client: Client, verticals: list[str] | None) -> None:
                 f"a vertical the companies carry (did you mean {close[0]!r}?)",
                 got=given,
             )
+
+
+def _folded(text: str) -> str:
+    """``text`` without case, spaces or punctuation: ``Fin-Tech`` and ``fintech`` alike.
+
+    Examples
+    --------
+    >>> _folded("Fin-Tech "), _folded("HR Tech")
+    ('fintech', 'hrtech')
+    """
+    return "".join(c for c in text.casefold() if c.isalnum())
 
 
 def _period_comps(
