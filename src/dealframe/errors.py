@@ -612,9 +612,34 @@ class RateLimitedError(ApiError):
 
     limited_by: str | None = None
 
-    def __init__(self, *args: Any, limited_by: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        details: Mapping[str, Any] | None = None,
+        request: RequestInfo | None = None,
+        attempts: int = 1,
+        retry_after: float | None = None,
+        note: str | None = None,
+        words: str | None = None,
+        retry_after_from: str | None = None,
+        limited_by: str | None = None,
+    ) -> None:
         self.limited_by = limited_by
-        super().__init__(*args, **kwargs)
+        super().__init__(
+            status,
+            code,
+            message,
+            details=details,
+            request=request,
+            attempts=attempts,
+            retry_after=retry_after,
+            note=note,
+            words=words,
+            retry_after_from=retry_after_from,
+        )
 
     def _describe(self) -> str:
         if self.limited_by is None or self.status == 429:
