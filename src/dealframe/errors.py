@@ -1305,9 +1305,11 @@ def error_from_response(
     A body that says nothing (RFC 6750's empty 401) leaves the words to the ``WWW-Authenticate``
     challenge: its ``error_description`` (else ``error``) is the message, its ``error``
     (``invalid_token``) the code, both kept in ``details["www_authenticate"]``. A 401/403
-    whose code or message speaks of a rate limit (``RATE_LIMITED``, ``API rate limit
-    exceeded``), or a 403 with ``X-RateLimit-Remaining: 0``, is a :class:`RateLimitedError`,
-    not an :class:`AuthenticationError`. The wait asked is ``Retry-After``, else, for a rate
+    that says it is a rate limit (a code naming one, ``RATE_LIMITED``; with no code but the
+    status's, a message saying a limit is exceeded, ``API rate limit exceeded``; a 403 with
+    ``X-RateLimit-Remaining: 0``: :func:`_limited_by`) is a :class:`RateLimitedError`, not an
+    :class:`AuthenticationError`; a code naming the token (``INVALID_TOKEN``) never is. The
+    wait asked is ``Retry-After``, else, for a rate
     limit or a 503, the reset a ``RateLimit-Reset`` or ``X-RateLimit-Reset`` header states
     (:func:`stated_wait`).
 
@@ -1380,11 +1382,30 @@ def error_from_response(
     )
 
 
-#: A code or message saying a refusal is a rate limit, not a refused token: ``RATE_LIMITED``,
-#: ``rateLimitExceeded``, ``TOO_MANY_REQUESTS``, ``QUOTA_EXCEEDED``, ``Throttled``, ``API rate
-#: limit exceeded`` (GitHub's 403).
-_SAYS_LIMITED = re.compile(
-    r"rate[\s_-]*limit|too[\s_-]*many[\s_-]*requests|quota|throttl", re.IGNORECASE
+#: A code naming a rate limit: ``RATE_LIMITED``, ``rateLimitExceeded``, ``TOO_MANY_REQUESTS``,
+#: ``QUOTA_EXCEEDED`` / ``quotaExceeded``, ``Throttled``, ``ThrottlingException``. Not a bare
+#: ``quota`` or ``limit`` (``PLAN_LIMIT``, ``NO_QUOTA``: a plan's terms, not a wait).
+_LIMIT_CODE = re.compile(
+    r"rate[\s_-]*limit|throttl|too[\s_-]*many[\s_-]*requests"
+    r"|quota[\s_-]*exceeded|exceeded[\s_-]*quota",
+    re.IGNORECASE,
+)
+#: A code naming the credentials (``INVALID_TOKEN``, ``MISSING_TOKEN``, ``TOKEN_EXPIRED``,
+#: RFC 6750's ``invalid_token`` and ``insufficient_scope``, ``INVALID_API_KEY``,
+#: ``UNAUTHENTICATED``): never a rate limit, whatever its message or headers say.
+_AUTH_CODE = re.compile(r"token|key|auth|scope|credential", re.IGNORECASE)
+#: Codes that say no more than the status (the client's own defaults, or a number): the
+#: message is read only then.
+_STATUS_CODE = re.compile(r"(?:unauthorized|forbidden|(?:http[\s_-]*)?\d{3})", re.IGNORECASE)
+#: A message saying a rate limit: a limit or quota *exceeded* (``API rate limit exceeded``,
+#: ``You have exceeded a secondary rate limit``, ``Quota exceeded for ...``), ``too many
+#: requests``, ``throttled``, ``rate limited``. Not ``quota`` or ``rate limit`` in another
+#: sense (``no quota for the private API``, ``rate limit tier Basic``).
+_LIMIT_WORDS = re.compile(
+    r"\b(?:limit|quota)s?(?:\s+(?:has|have|was|were|is|are|been))*\s+exceeded\b"
+    r"|\bexceed(?:ed|s|ing)?\b[^.;:!?]{0,40}?\b(?:limit|quota)s?\b"
+    r"|too\s+many\s+requests|\bthrottl|\brate[\s_-]*limited\b",
+    re.IGNORECASE,
 )
 #: Headers whose ``0`` says no request is left in the window (GitHub's 403 sends the first).
 _REMAINING = ("X-RateLimit-Remaining", "RateLimit-Remaining")
@@ -1393,23 +1414,40 @@ _REMAINING = ("X-RateLimit-Remaining", "RateLimit-Remaining")
 def _limited_by(
     status: int, code: str | None, message: str | None, headers: Mapping[str, str]
 ) -> str | None:
-    """What says a 401/403 is a rate limit (the code, the message, or a 403's
-    ``X-RateLimit-Remaining: 0``), as the message quotes it; None for any other answer.
+    """What says a 401/403 is a rate limit, as the message quotes it; None for any other
+    answer. Only the service saying so makes it one:
+
+    - a code naming a rate limit (:data:`_LIMIT_CODE`: ``RATE_LIMITED``, ``QUOTA_EXCEEDED``);
+    - when the code is absent or says no more than the status (``UNAUTHORIZED``,
+      ``FORBIDDEN``, ``HTTP_403``), a message saying a limit is exceeded, too many requests
+      or throttled (:data:`_LIMIT_WORDS`);
+    - a 403 with ``X-RateLimit-Remaining: 0`` (GitHub's).
+
+    A code naming the credentials (:data:`_AUTH_CODE`: ``INVALID_TOKEN``,
+    ``insufficient_scope``, ``INVALID_API_KEY``) is never a rate limit: a refused token is
+    not sent again.
 
     Examples
     --------
     >>> _limited_by(403, "RATE_LIMITED", "API rate limit exceeded", {})
     "the code 'RATE_LIMITED'"
+    >>> _limited_by(403, "FORBIDDEN", "API rate limit exceeded for 203.0.113.7", {})
+    'the message'
     >>> _limited_by(403, "FORBIDDEN", "Forbidden", {"X-RateLimit-Remaining": "0"})
     'X-RateLimit-Remaining: 0'
-    >>> _limited_by(401, "INVALID_TOKEN", "Invalid or expired token", {}) is None
+    >>> _limited_by(401, "INVALID_TOKEN", "Invalid API key for this quota plan", {}) is None
+    True
+    >>> _limited_by(403, "FORBIDDEN", "Your plan has no quota for the private API", {}) is None
     True
     """
     if status not in (401, 403):
         return None
-    if code and _SAYS_LIMITED.search(code):
-        return f"the code {code!r}"
-    if message and _SAYS_LIMITED.search(message):
+    if code and not _STATUS_CODE.fullmatch(code.strip()):
+        if _AUTH_CODE.search(code):
+            return None
+        if _LIMIT_CODE.search(code):
+            return f"the code {code!r}"
+    elif message and _LIMIT_WORDS.search(message):
         return "the message"
     for name in _REMAINING:
         if status == 403 and (headers.get(name) or "").strip() == "0":
