@@ -1464,8 +1464,9 @@ _RESETS = ("RateLimit-Reset", "RateLimit", "X-RateLimit-Reset", "X-RateLimit-Res
 #: years); at or above the next, a Unix time in milliseconds.
 _EPOCH_SECONDS = 1e9
 _EPOCH_MILLISECONDS = 1e12
-#: The ``reset=`` (``t=``, as later drafts name it) parameter of a ``RateLimit`` field.
-_RESET_PARAM = re.compile(r"(?:^|[;,\s])(?:reset|t)\s*=\s*([0-9.]+)", re.IGNORECASE)
+#: A piece of a ``RateLimit`` field: a quoted string (a policy's name, which may hold ``,``,
+#: ``;`` or ``=``), or any run of other characters but the separators.
+_FIELD_PIECE = re.compile(r'"(?:[^"\\]|\\.)*"|[^",;]+|[,;]')
 
 
 def stated_wait(
@@ -1476,7 +1477,8 @@ def stated_wait(
     ``Retry-After`` (seconds or an HTTP date: :func:`parse_retry_after`) first. For a rate
     limit (``limited``: a 429, a 401/403 read as one, a 503), a service that states its wait
     only as the moment its window resets is read too: ``RateLimit-Reset`` (the IETF draft's
-    seconds), the ``reset``/``t`` parameter of a ``RateLimit`` field, ``X-RateLimit-Reset``
+    seconds), the ``reset``/``t`` parameter of a ``RateLimit`` field (of the policy with
+    nothing left, ``r=0``, when it lists several: :func:`_policy_reset`), ``X-RateLimit-Reset``
     (seconds, or a Unix time: :func:`_reset_seconds`), ``X-RateLimit-Reset-After``. The
     transport waits this out as a ``Retry-After``, under the same ``retry_after_max``.
 
@@ -1520,12 +1522,85 @@ def stated_wait(
             continue
         text = value.strip()
         if name == "RateLimit":
-            found = _RESET_PARAM.search(text)
-            text = found.group(1) if found else ""
+            text = _policy_reset(text)
         seconds = _reset_seconds(text, now=now, epoch=name == "X-RateLimit-Reset")
         if seconds is not None:
             return seconds, f"{name}: {value.strip()}"
     return None, None
+
+
+def _policies(field: str) -> list[dict[str, str]]:
+    """The parameters of each policy of a ``RateLimit`` field, names lower-cased: a list of
+    ``"name";r=0;t=7`` members (later drafts), or draft 7's ``limit=100, remaining=0,
+    reset=12`` (one policy whose members are its parameters).
+
+    Examples
+    --------
+    >>> _policies('"hour";r=50;t=3600, "burst";r=0;t=2')
+    [{'r': '50', 't': '3600'}, {'r': '0', 't': '2'}]
+    >>> _policies('"t=9, r=1";r=0;t=5'), _policies("limit=100, remaining=0, reset=12")
+    ([{'r': '0', 't': '5'}], [{'limit': '100', 'remaining': '0', 'reset': '12'}])
+    """
+    members: list[list[str]] = [[""]]
+    for piece in _FIELD_PIECE.findall(field):
+        if piece == ",":
+            members.append([""])
+        elif piece == ";":
+            members[-1].append("")
+        else:
+            members[-1][-1] += piece
+    named: list[dict[str, str]] = []
+    bare: dict[str, str] = {}  # draft 7: each member is one parameter
+    for parts in members:
+        params: dict[str, str] = {}
+        for part in parts:
+            key, eq, value = part.partition("=")
+            if eq and not part.lstrip().startswith('"'):
+                params.setdefault(key.strip().lower(), value.strip())
+        if parts[0].strip().startswith('"') or "=" not in parts[0]:
+            named.append(params)
+        else:
+            for key, value in params.items():
+                bare.setdefault(key, value)
+    return [p for p in [*named, bare] if p]
+
+
+def _policy_reset(field: str) -> str:
+    """The reset (``t``, draft 7's ``reset``) of a ``RateLimit`` field that applies: the
+    longest among the policies with nothing left (``r``/``remaining`` 0: the ones that
+    refused), else the shortest stated; ``""`` when none states one.
+
+    Examples
+    --------
+    >>> _policy_reset('"hour";r=50;t=3600, "burst";r=0;t=2')
+    '2'
+    >>> _policy_reset('"a";r=0;t=7, "b";r=0;t=30, "day";r=10;t=80000')
+    '30'
+    >>> _policy_reset('"a";r=5;t=70, "b";r=9;t=30'), _policy_reset('"a";r=0')
+    ('30', '')
+    """
+    stated: list[tuple[float, str, bool]] = []
+    for params in _policies(field):
+        reset = params.get("t", params.get("reset"))
+        left = params.get("r", params.get("remaining"))
+        try:
+            at = float(reset) if reset is not None else math.nan
+        except ValueError:
+            at = math.nan
+        if math.isfinite(at) and at >= 0:
+            stated.append((at, reset or "", _is_zero(left)))
+    spent = [s for s in stated if s[2]]
+    if spent:
+        return max(spent)[1]
+    return min(stated)[1] if stated else ""
+
+
+def _is_zero(text: str | None) -> bool:
+    """Whether ``text`` is the number 0 (``r=0``)."""
+    try:
+        return text is not None and float(text) == 0
+    except ValueError:
+        return False
 
 
 def _reset_seconds(text: str, *, now: float | None, epoch: bool) -> float | None:

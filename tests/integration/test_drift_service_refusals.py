@@ -228,6 +228,8 @@ RESETS: dict[str, tuple[Callable[[], dict[str, str]], float]] = {
         20.0,
     ),
     "ratelimit-field": (lambda: {"RateLimit": '"default";r=0;t=20'}, 20.0),
+    # the policy with nothing left (r=0) is the one that refused: its 2 s, not the hour's
+    "ratelimit-field-policies": (lambda: {"RateLimit": '"hour";r=50;t=3600, "burst";r=0;t=2'}, 2.0),
     "x-ratelimit-reset-seconds": (lambda: {"X-RateLimit-Reset": "12"}, 12.0),
     "x-ratelimit-reset-unix-time": (
         lambda: {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 15)},
