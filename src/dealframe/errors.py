@@ -852,7 +852,8 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     Returns
     -------
     float or None
-        Non-negative seconds, or None when the header is absent or unreadable.
+        Non-negative seconds (0 for a date already past), or None when the header is absent
+        or unreadable, a negative number included (RFC 9110's delay is digits alone).
 
     Examples
     --------
@@ -860,13 +861,17 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     2.0
     >>> parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0)
     10.0
+    >>> parse_retry_after("-1") is None
+    True
     """
     if value is None:
         return None
     text = value.strip()
+    date = False
     try:
         seconds = float(text)
     except ValueError:
+        date = True
         try:
             when = email.utils.parsedate_to_datetime(text)
         except (TypeError, ValueError, IndexError):
@@ -874,8 +879,8 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
         if when is None:
             return None
         seconds = when.timestamp() - (time.time() if now is None else now)
-    if math.isnan(seconds):
-        return None
+    if math.isnan(seconds) or (seconds < 0 and not date):
+        return None  # delay-seconds is digits (RFC 9110): "-1" states no wait
     return max(0.0, seconds)
 
 
@@ -1607,7 +1612,10 @@ def _reset_seconds(text: str, *, now: float | None, epoch: bool) -> float | None
     """Seconds until a stated reset: ``text`` is seconds to wait, or, when ``epoch`` (an
     ``X-RateLimit-Reset``: GitHub and many others send a Unix time, others seconds) and it is
     at least 1e9, a Unix time in seconds (at least 1e12: in milliseconds), counted from
-    ``now``; one in the past is 0. None when ``text`` is no finite non-negative number.
+    ``now``. None when ``text`` is no finite number, or the reset is at or before now (0
+    seconds, or a Unix time past, as a client whose clock runs ahead sees it): no wait is
+    stated, and the retry backs off as without the header (a wait of 0 spent every retry in
+    a burst).
 
     Examples
     --------
@@ -1615,8 +1623,8 @@ def _reset_seconds(text: str, *, now: float | None, epoch: bool) -> float | None
     (20.0, 0.5)
     >>> _reset_seconds("1445412470500", now=1445412470.0, epoch=True)
     0.5
-    >>> _reset_seconds("1445412000", now=1445412470.0, epoch=True), _reset_seconds("x", now=None, epoch=True)
-    (0.0, None)
+    >>> _reset_seconds("1445412000", now=1445412470.0, epoch=True), _reset_seconds("0", now=None, epoch=False)
+    (None, None)
     """
     try:
         seconds = float(text)
@@ -1626,9 +1634,9 @@ def _reset_seconds(text: str, *, now: float | None, epoch: bool) -> float | None
         return None
     if epoch and seconds >= _EPOCH_SECONDS:
         at = seconds / 1000 if seconds >= _EPOCH_MILLISECONDS else seconds
-        seconds = max(0.0, at - (time.time() if now is None else now))
+        seconds = at - (time.time() if now is None else now)
         seconds = math.ceil(seconds * 10) / 10  # waited to the tenth after the reset
-    return seconds
+    return seconds if seconds > 0 else None
 
 
 #: A parameter of a ``WWW-Authenticate`` challenge: ``name="quoted text"`` or ``name=token``.

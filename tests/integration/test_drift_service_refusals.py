@@ -473,3 +473,33 @@ def test_a_403_that_says_limit_exceeded_is_still_a_rate_limit(body, headers, fre
         fresh.private.companies(limit=5)
     assert "not a refused token" in str(caught.value)
     assert proxy.count(COMPANIES) == 2  # retried once (FAST: retries=1)
+
+
+# ------------------------------------------------- a reset already past, an invalid Retry-After
+
+
+def test_a_reset_already_past_states_no_wait_and_backs_off(fresh, proxy):
+    """A reset a few seconds past (a client whose clock runs ahead of the service's sees
+    GitHub's ``X-RateLimit-Reset`` so) states no wait: the retry backs off as without the
+    header, and the error says no wait. It used to be a wait of 0 s: every retry sent in a
+    burst of milliseconds, and the error saying ``the service asked to wait 0 s``."""
+    past = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) - 5)}
+    proxy.add(COMPANIES, answer(429, LIMITED, lambda: past))
+    with pytest.raises(RateLimitedError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert error.retry_after is None and error.retry_after_from is None, str(error)
+    assert "asked to wait" not in str(error)
+    assert proxy.count(COMPANIES) == 2
+
+
+def test_a_negative_retry_after_gives_way_to_the_stated_reset(waiting, proxy, deals_ref):
+    """``Retry-After: -1`` is no delay (RFC 9110's is digits alone): the ``RateLimit-Reset``
+    beside it is waited out, 9 s before each retry. It used to win as a wait of 0 s."""
+    client, clock = waiting
+    headers = {"Retry-After": "-1", "RateLimit-Reset": "9"}
+    proxy.add(DEALS, answer(429, LIMITED, lambda: headers), page=2, times=2)
+    o = outcome(lambda: client.private.deals())
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, deals_ref)
+    assert clock.slept == 18.0, clock.slept
