@@ -119,6 +119,34 @@ def test_rate_served_as_local_units_per_usd_is_inverted_and_said_once(direct, fr
     assert check.verdict == ADAPTED and "local currency per USD" in check.observed, check
 
 
+def test_an_inverted_service_keeps_a_rate_of_0_as_served(direct, fresh, proxy, skus):
+    """Rates served as units per USD, one row's rate 0 (and one negative): only finite
+    positive rates are inverted; those two are kept as served, named in the warning, and
+    ``to_usd`` gives none of their values. The 0 used to become ``rateToUsd = inf`` (the
+    negative one -1/r), and both were listed in ``attrs["rate_inverted"]``."""
+    ref = direct.public.current(skus)
+    zero, negative = skus[0], skus[2]  # a GBP and a EUR company
+
+    def serve(item: dict[str, Any]) -> None:
+        if item.get("rateToUsd"):
+            item["rateToUsd"] = {zero: 0.0, negative: -4000.0}.get(
+                item["sku"], 1.0 / item["rateToUsd"]
+            )
+
+    proxy.add(CURRENT, each_item(serve))
+    got = ok(o := outcome(lambda: fresh.public.current(skus)))
+    rates = got["rateToUsd"]
+    assert np.isfinite(rates.to_numpy(float)).all(), rates
+    assert (rates[zero], rates[negative]) == (0.0, -4000.0)
+    others = [s for s in skus if s not in (zero, negative)]
+    _same_numbers(got.loc[others, ["rateToUsd"]], ref.loc[others, ["rateToUsd"]])
+    assert got.attrs["rate_inverted"] == others
+    assert got.attrs["rate_direction"] == "units per USD"
+    [said] = [m for m in o.warned(ServiceContractWarning) if "local currency per USD" in m]
+    assert f"kept as served ({zero}, {negative})" in said, said
+    assert to_usd(got).loc[[zero, negative], "marketCap"].isna().all()
+
+
 def test_rate_served_both_ways_inverts_the_rows_that_show_it(direct, via, proxy, skus):
     ref = direct.public.current(skus)
     flipped = {skus[0], skus[2]}  # one GBP, one EUR company

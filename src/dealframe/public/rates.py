@@ -94,7 +94,7 @@ def check_rates(frame: pd.DataFrame) -> RateCheck:
     if _RATE not in frame.columns or not len(frame):
         return RateCheck()
     usd, lcu, _ = _pairs(frame)
-    rate = pd.to_numeric(frame[_RATE], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    rate = _rates(frame)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         known = np.isfinite(usd) & np.isfinite(rate) & (rate > 0)
         room = RATE_TOLERANCE * np.abs(usd)
@@ -112,6 +112,11 @@ def check_rates(frame: pd.DataFrame) -> RateCheck:
     )
 
 
+def _rates(frame: pd.DataFrame) -> np.ndarray:
+    """``rateToUsd`` as floats (NaN where null or no number)."""
+    return pd.to_numeric(frame[_RATE], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
 def _listed(skus: list[str]) -> str:
     return ", ".join(skus[:5]) + (" ..." if len(skus) > 5 else "")
 
@@ -120,8 +125,10 @@ def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
     """``frame`` with ``rateToUsd`` as USD per one unit of local currency, whichever way the
     service wrote it (:func:`check_rates`), and what was seen said.
 
-    - Every row that can tell shows local currency per USD: every rate is inverted
-      (``inverted_rate``, said once with an example row).
+    - Every row that can tell shows local currency per USD: every rate that is a finite
+      positive number is inverted (``inverted_rate``, said once with an example row; rows
+      whose rate is 0, negative or infinite are kept as served, and named: no rate can be
+      read from them, and :mod:`dealframe.currency` converts none of them).
     - Some rows show one way and some the other: the rows that show local currency per USD
       are inverted, and named (``inverted_rate``).
     - Rows whose values agree with neither way (within :data:`RATE_TOLERANCE`): their rates
@@ -132,7 +139,14 @@ def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
     """
     seen = check_rates(frame)
     labels = [str(label) for label in frame.index]
-    flip = labels if seen.inverted else seen.inverse
+    flip, unusable = seen.inverse, []
+    if seen.inverted:
+        rate = _rates(frame)
+        usable = np.isfinite(rate) & (rate > 0)
+        flip = [s for s, ok in zip(labels, usable, strict=True) if ok]
+        unusable = [
+            s for s, r, ok in zip(labels, rate, usable, strict=True) if not (np.isnan(r) or ok)
+        ]
     frame.attrs["rate_direction"] = seen.direction()
     frame.attrs["rate_inverted"] = flip
     if seen.inverse:
@@ -150,6 +164,11 @@ def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
                 f"{len(seen.inverse)} rows that can tell ({shown}); the frame's rateToUsd is "
                 "1 / the rate served, USD per unit (df.attrs['rate_inverted'])"
             )
+            if unusable:
+                said += (
+                    f"; {len(unusable)} row(s) whose rate is no finite positive number are kept as "
+                    f"served ({_listed(unusable)})"
+                )
         else:
             said = (
                 f"rateToUsd is served both ways: USD per unit of local currency on "
