@@ -147,6 +147,31 @@ def test_an_inverted_service_keeps_a_rate_of_0_as_served(direct, fresh, proxy, s
     assert to_usd(got).loc[[zero, negative], "marketCap"].isna().all()
 
 
+def test_an_inverted_service_keeps_a_row_agreeing_with_neither_way_as_served(
+    direct, fresh, proxy, skus
+):
+    """Rates served as units per USD, one row's agreeing with neither way (3 times the
+    inverse): that row's rate is kept as served, as the ``rate_mismatch`` warning says, and
+    left out of ``attrs["rate_inverted"]``; the others are inverted. It used to be inverted
+    with the rest (every row was), while the warning said "kept as served"."""
+    ref = direct.public.current(skus)
+    odd = skus[0]
+
+    def serve(item: dict[str, Any]) -> None:
+        if item.get("rateToUsd"):
+            item["rateToUsd"] = (3.0 if item["sku"] == odd else 1.0) / item["rateToUsd"]
+
+    proxy.add(CURRENT, each_item(serve))
+    got = ok(o := outcome(lambda: fresh.public.current(skus)))
+    assert got.loc[odd, "rateToUsd"] == pytest.approx(3.0 / ref.loc[odd, "rateToUsd"])
+    others = [s for s in skus if s != odd]
+    _same_numbers(got.loc[others, ["rateToUsd"]], ref.loc[others, ["rateToUsd"]])
+    assert got.attrs["rate_inverted"] == others
+    assert sorted(kinds(got)) == ["inverted_rate", "rate_mismatch"], o.caught
+    [said] = [m for m in o.warned(ServiceContractWarning) if "neither way" in m]
+    assert f"({odd}): their rate is kept as served" in said, said
+
+
 def test_rate_served_both_ways_inverts_the_rows_that_show_it(direct, via, proxy, skus):
     ref = direct.public.current(skus)
     flipped = {skus[0], skus[2]}  # one GBP, one EUR company

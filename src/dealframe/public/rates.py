@@ -126,13 +126,13 @@ def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
     service wrote it (:func:`check_rates`), and what was seen said.
 
     - Every row that can tell shows local currency per USD: every rate that is a finite
-      positive number is inverted (``inverted_rate``, said once with an example row; rows
+      positive number is inverted, but for the rows that agree with neither way (below) (``inverted_rate``, said once with an example row; rows
       whose rate is 0, negative or infinite are kept as served, and named: no rate can be
       read from them, and :mod:`dealframe.currency` converts none of them).
     - Some rows show one way and some the other: the rows that show local currency per USD
       are inverted, and named (``inverted_rate``).
     - Rows whose values agree with neither way (within :data:`RATE_TOLERANCE`): their rates
-      are kept as served, and named (``rate_mismatch``).
+      are kept as served, whichever way the other rows go, and named (``rate_mismatch``).
 
     ``attrs["rate_direction"]`` says what was seen (:meth:`RateCheck.direction`) and
     ``attrs["rate_inverted"]`` lists the SKUs whose rate the frame holds inverted.
@@ -143,7 +143,8 @@ def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
     if seen.inverted:
         rate = _rates(frame)
         usable = np.isfinite(rate) & (rate > 0)
-        flip = [s for s, ok in zip(labels, usable, strict=True) if ok]
+        kept = set(seen.neither)  # agreeing with neither way: kept as served, as said
+        flip = [s for s, ok in zip(labels, usable, strict=True) if ok and s not in kept]
         unusable = [
             s for s, r, ok in zip(labels, rate, usable, strict=True) if not (np.isnan(r) or ok)
         ]
