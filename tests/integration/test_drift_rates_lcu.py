@@ -44,6 +44,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 import dealframe
 from dealframe import to_local, to_usd
 from dealframe.doctor import ADAPTED, BREAKS, HOLDS
+from dealframe.frames.schemas import CURRENT_MONETARY
 from dealframe.notices import MissingDataWarning, ServiceContractWarning
 
 CURRENT = "^/api/v2/companies/current$"
@@ -194,6 +195,37 @@ def test_rate_agreeing_with_neither_way_is_said_naming_the_skus(direct, fresh, p
     assert len(said) == 1 and all(sku in said[0] for sku in skus[:4]), said
     check = _current_check(fresh)
     assert check.verdict == BREAKS and "neither way" in check.observed, check
+
+
+def test_amounts_rounded_to_one_decimal_are_no_rate_mismatch(direct, fresh, proxy, skus):
+    """A service serving amounts to one decimal, one company a micro-cap whose largest USD
+    amount is 0.44 (served 0.4): its rate is right, the amounts are rounded. No
+    ``rate_mismatch``, the rate as served, the doctor's reading unchanged. The tolerance was
+    2% of the USD value alone (0.008 here, less than the rounding): the row read as agreeing
+    with neither way, a ``rate_mismatch`` warning (``strict=True`` raised)."""
+    ref = direct.public.current(skus)
+    small = skus[0]
+
+    def serve(item: dict[str, Any]) -> None:
+        names = [n for n in CURRENT_MONETARY if item.get(n) is not None]
+        if item["sku"] == small:  # scaled down to a largest USD amount of 0.44
+            scale = 0.44 / max(abs(item[n]) for n in names)
+            for n in names:
+                item[n] *= scale
+                if item.get(f"{n}Lcu") is not None:
+                    item[f"{n}Lcu"] *= scale
+        for n in names:
+            item[n] = round(item[n], 1)
+            if item.get(f"{n}Lcu") is not None:
+                item[f"{n}Lcu"] = round(item[f"{n}Lcu"], 1)
+
+    proxy.add(CURRENT, each_item(serve))
+    got = ok(o := outcome(lambda: fresh.public.current(skus, strict=True)))
+    assert got.loc[small, "marketCap"] <= 0.5
+    assert "rate_mismatch" not in kinds(got), o.caught
+    assert not [m for m in o.warned(ServiceContractWarning) if "neither way" in m], o.caught
+    _same_numbers(got[["rateToUsd"]], ref[["rateToUsd"]])
+    assert got.attrs["rate_direction"] == "USD per unit"
 
 
 def test_the_doctor_says_which_way_the_sandbox_rate_goes(fresh):
