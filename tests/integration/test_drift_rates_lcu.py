@@ -272,6 +272,36 @@ def test_lcu_fields_in_another_case_are_read_as_the_documented_ones(
     assert check.verdict == ADAPTED and "marketCapLcu" in check.observed, check
 
 
+def test_two_spellings_of_one_field_leave_only_that_field_unread(direct, fresh, proxy, skus):
+    """The ``Lcu`` fields spelt ``marketCapLCU`` etc., and one item also carrying
+    ``market_cap_lcu``: for that item only ``marketCapLcu`` is left unread (both spellings
+    kept as served, named in the warning with the item); its five other ``Lcu`` fields are
+    read, and ``to_usd`` gives them. Every respelt member of that item used to be dropped:
+    six null ``Lcu`` columns and ``to_usd`` NaN, with no word of the item."""
+    ref = direct.public.current(skus)
+    both = skus[0]
+
+    def respell(item: dict[str, Any]) -> None:
+        for key in [k for k in item if k.endswith("Lcu")]:
+            item[key[:-3] + "LCU"] = item.pop(key)
+        if item["sku"] == both:
+            item["market_cap_lcu"] = item["marketCapLCU"]
+
+    proxy.add(CURRENT, each_item(respell))
+    got = ok(o := outcome(lambda: fresh.public.current(skus)))
+    lcu = [c for c in ref.columns if c.endswith("Lcu") and c != "marketCapLcu"]
+    assert len(lcu) == 5
+    _same_numbers(got[lcu], ref[lcu])
+    assert np.isnan(got.loc[both, "marketCapLcu"])
+    others = [s for s in skus if s != both]
+    _same_numbers(got.loc[others, ["marketCapLcu"]], ref.loc[others, ["marketCapLcu"]])
+    assert got.loc[both, "market_cap_lcu"] == ref.loc[both, "marketCapLcu"]
+    _same_numbers(to_usd(got, lcu), to_usd(ref, lcu))
+    [said] = [m for m in o.warned(ServiceContractWarning) if "another case" in m]
+    assert "marketCapLCU and market_cap_lcu both spell marketCapLcu, kept as served" in said
+    assert f"(in 1 of {len(skus)} items: {both})" in said, said
+
+
 def test_a_respelt_member_beside_the_documented_one_stays_an_extra_column(direct, via, proxy):
     sku = direct.public.search(countries=["GBR"]).index[:1].tolist()
     ref = direct.public.current(sku)
