@@ -916,7 +916,10 @@ def respelled_fields(
 
     The rule by which a ``groups/current`` key spells a field the client knows. A member is
     left as served (an extra column) where the item also holds the name itself, or where its
-    spelling could be more than one of ``names``.
+    spelling could be more than one of ``names``. Where an item holds two spellings of one
+    field (``marketCapLCU`` and ``market_cap_lcu``), neither is read (the two may differ):
+    both are kept as served, that field's column is null for the item, and the finding names
+    the spellings kept and the item; the item's other members are read as ever.
 
     Examples
     --------
@@ -932,6 +935,7 @@ def respelled_fields(
         by_fold[key] = name if by_fold.get(key, name) == name else None  # None: ambiguous
     known = set(by_fold.values())
     read: Counter[tuple[str, str]] = Counter()
+    kept: dict[tuple[str, ...], list[str]] = {}  # the spellings of one field -> the items
     out: list[Mapping[str, Any]] = []
     for item in items:
         renamed = {
@@ -942,19 +946,43 @@ def respelled_fields(
             and (mine := by_fold.get(_folded(key)))
             and mine not in item
         }
-        if len(set(renamed.values())) < len(renamed):  # two spellings of one field: neither
-            renamed = {}
+        fields = Counter(renamed.values())
+        if len(fields) < len(renamed):  # two spellings of one field: neither is read
+            for mine in [m for m, n in fields.items() if n > 1]:
+                spelt = tuple(k for k, m in renamed.items() if m == mine)
+                kept.setdefault((mine, *spelt), []).append(_item_label(item, len(out)))
+            renamed = {k: m for k, m in renamed.items() if fields[m] == 1}
         read.update(renamed.items())
         out.append({renamed.get(k, k): v for k, v in item.items()} if renamed else item)
+    said = []
     if read:
         shown = ", ".join(f"{key} as {mine}" for key, mine in sorted(read)[:6])
         most = max(read.values())
-        found.add(
-            "respelled_field",
+        said.append(
             "member(s) written in another case or with separators, read as the documented "
-            f"field: {shown}{' ...' if len(read) > 6 else ''} (in {most} of {len(items)} items)",
+            f"field: {shown}{' ...' if len(read) > 6 else ''} (in {most} of {len(items)} items)"
         )
+    if kept:
+        shown = "; ".join(
+            f"{' and '.join(spelt)} both spell {mine}, kept as served (in {len(where)} of "
+            f"{len(items)} items: {', '.join(where[:3])}{' ...' if len(where) > 3 else ''})"
+            for (mine, *spelt), where in sorted(kept.items())[:6]
+        )
+        said.append(
+            f"two spellings of one field in an item, neither read (extra columns; the "
+            f"documented column is null there): {shown}"
+        )
+    if said:
+        found.add("respelled_field", "; ".join(said))
     return out
+
+
+def _item_label(item: Mapping[str, Any], at: int) -> str:
+    """How a finding names an item: its ``sku`` or ``id``, else its place in the answer."""
+    for key in ("sku", "id"):
+        if isinstance(item.get(key), (str, int)):
+            return str(item[key])
+    return f"item {at + 1}"
 
 
 #: Columns of list and sub-collection frames that the interface document gives no null

@@ -877,7 +877,8 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     Returns
     -------
     float or None
-        Non-negative seconds, or None when the header is absent or unreadable.
+        Non-negative seconds (0 for a date already past), or None when the header is absent
+        or unreadable, a negative number included (RFC 9110's delay is digits alone).
 
     Examples
     --------
@@ -885,13 +886,17 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     2.0
     >>> parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0)
     10.0
+    >>> parse_retry_after("-1") is None
+    True
     """
     if value is None:
         return None
     text = value.strip()
+    date = False
     try:
         seconds = float(text)
     except ValueError:
+        date = True
         try:
             when = email.utils.parsedate_to_datetime(text)
         except (TypeError, ValueError, IndexError):
@@ -899,8 +904,8 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
         if when is None:
             return None
         seconds = when.timestamp() - (time.time() if now is None else now)
-    if math.isnan(seconds):
-        return None
+    if math.isnan(seconds) or (seconds < 0 and not date):
+        return None  # delay-seconds is digits (RFC 9110): "-1" states no wait
     return max(0.0, seconds)
 
 
@@ -1330,9 +1335,11 @@ def error_from_response(
     A body that says nothing (RFC 6750's empty 401) leaves the words to the ``WWW-Authenticate``
     challenge: its ``error_description`` (else ``error``) is the message, its ``error``
     (``invalid_token``) the code, both kept in ``details["www_authenticate"]``. A 401/403
-    whose code or message speaks of a rate limit (``RATE_LIMITED``, ``API rate limit
-    exceeded``), or a 403 with ``X-RateLimit-Remaining: 0``, is a :class:`RateLimitedError`,
-    not an :class:`AuthenticationError`. The wait asked is ``Retry-After``, else, for a rate
+    that says it is a rate limit (a code naming one, ``RATE_LIMITED``; with no code but the
+    status's, a message saying a limit is exceeded, ``API rate limit exceeded``; a 403 with
+    ``X-RateLimit-Remaining: 0``: :func:`_limited_by`) is a :class:`RateLimitedError`, not an
+    :class:`AuthenticationError`; a code naming the token (``INVALID_TOKEN``) never is. The
+    wait asked is ``Retry-After``, else, for a rate
     limit or a 503, the reset a ``RateLimit-Reset`` or ``X-RateLimit-Reset`` header states
     (:func:`stated_wait`).
 
@@ -1405,11 +1412,30 @@ def error_from_response(
     )
 
 
-#: A code or message saying a refusal is a rate limit, not a refused token: ``RATE_LIMITED``,
-#: ``rateLimitExceeded``, ``TOO_MANY_REQUESTS``, ``QUOTA_EXCEEDED``, ``Throttled``, ``API rate
-#: limit exceeded`` (GitHub's 403).
-_SAYS_LIMITED = re.compile(
-    r"rate[\s_-]*limit|too[\s_-]*many[\s_-]*requests|quota|throttl", re.IGNORECASE
+#: A code naming a rate limit: ``RATE_LIMITED``, ``rateLimitExceeded``, ``TOO_MANY_REQUESTS``,
+#: ``QUOTA_EXCEEDED`` / ``quotaExceeded``, ``Throttled``, ``ThrottlingException``. Not a bare
+#: ``quota`` or ``limit`` (``PLAN_LIMIT``, ``NO_QUOTA``: a plan's terms, not a wait).
+_LIMIT_CODE = re.compile(
+    r"rate[\s_-]*limit|throttl|too[\s_-]*many[\s_-]*requests"
+    r"|quota[\s_-]*exceeded|exceeded[\s_-]*quota",
+    re.IGNORECASE,
+)
+#: A code naming the credentials (``INVALID_TOKEN``, ``MISSING_TOKEN``, ``TOKEN_EXPIRED``,
+#: RFC 6750's ``invalid_token`` and ``insufficient_scope``, ``INVALID_API_KEY``,
+#: ``UNAUTHENTICATED``): never a rate limit, whatever its message or headers say.
+_AUTH_CODE = re.compile(r"token|key|auth|scope|credential", re.IGNORECASE)
+#: Codes that say no more than the status (the client's own defaults, or a number): the
+#: message is read only then.
+_STATUS_CODE = re.compile(r"(?:unauthorized|forbidden|(?:http[\s_-]*)?\d{3})", re.IGNORECASE)
+#: A message saying a rate limit: a limit or quota *exceeded* (``API rate limit exceeded``,
+#: ``You have exceeded a secondary rate limit``, ``Quota exceeded for ...``), ``too many
+#: requests``, ``throttled``, ``rate limited``. Not ``quota`` or ``rate limit`` in another
+#: sense (``no quota for the private API``, ``rate limit tier Basic``).
+_LIMIT_WORDS = re.compile(
+    r"\b(?:limit|quota)s?(?:\s+(?:has|have|was|were|is|are|been))*\s+exceeded\b"
+    r"|\bexceed(?:ed|s|ing)?\b[^.;:!?]{0,40}?\b(?:limit|quota)s?\b"
+    r"|too\s+many\s+requests|\bthrottl|\brate[\s_-]*limited\b",
+    re.IGNORECASE,
 )
 #: Headers whose ``0`` says no request is left in the window (GitHub's 403 sends the first).
 _REMAINING = ("X-RateLimit-Remaining", "RateLimit-Remaining")
@@ -1418,23 +1444,40 @@ _REMAINING = ("X-RateLimit-Remaining", "RateLimit-Remaining")
 def _limited_by(
     status: int, code: str | None, message: str | None, headers: Mapping[str, str]
 ) -> str | None:
-    """What says a 401/403 is a rate limit (the code, the message, or a 403's
-    ``X-RateLimit-Remaining: 0``), as the message quotes it; None for any other answer.
+    """What says a 401/403 is a rate limit, as the message quotes it; None for any other
+    answer. Only the service saying so makes it one:
+
+    - a code naming a rate limit (:data:`_LIMIT_CODE`: ``RATE_LIMITED``, ``QUOTA_EXCEEDED``);
+    - when the code is absent or says no more than the status (``UNAUTHORIZED``,
+      ``FORBIDDEN``, ``HTTP_403``), a message saying a limit is exceeded, too many requests
+      or throttled (:data:`_LIMIT_WORDS`);
+    - a 403 with ``X-RateLimit-Remaining: 0`` (GitHub's).
+
+    A code naming the credentials (:data:`_AUTH_CODE`: ``INVALID_TOKEN``,
+    ``insufficient_scope``, ``INVALID_API_KEY``) is never a rate limit: a refused token is
+    not sent again.
 
     Examples
     --------
     >>> _limited_by(403, "RATE_LIMITED", "API rate limit exceeded", {})
     "the code 'RATE_LIMITED'"
+    >>> _limited_by(403, "FORBIDDEN", "API rate limit exceeded for 203.0.113.7", {})
+    'the message'
     >>> _limited_by(403, "FORBIDDEN", "Forbidden", {"X-RateLimit-Remaining": "0"})
     'X-RateLimit-Remaining: 0'
-    >>> _limited_by(401, "INVALID_TOKEN", "Invalid or expired token", {}) is None
+    >>> _limited_by(401, "INVALID_TOKEN", "Invalid API key for this quota plan", {}) is None
+    True
+    >>> _limited_by(403, "FORBIDDEN", "Your plan has no quota for the private API", {}) is None
     True
     """
     if status not in (401, 403):
         return None
-    if code and _SAYS_LIMITED.search(code):
-        return f"the code {code!r}"
-    if message and _SAYS_LIMITED.search(message):
+    if code and not _STATUS_CODE.fullmatch(code.strip()):
+        if _AUTH_CODE.search(code):
+            return None
+        if _LIMIT_CODE.search(code):
+            return f"the code {code!r}"
+    elif message and _LIMIT_WORDS.search(message):
         return "the message"
     for name in _REMAINING:
         if status == 403 and (headers.get(name) or "").strip() == "0":
@@ -1451,8 +1494,9 @@ _RESETS = ("RateLimit-Reset", "RateLimit", "X-RateLimit-Reset", "X-RateLimit-Res
 #: years); at or above the next, a Unix time in milliseconds.
 _EPOCH_SECONDS = 1e9
 _EPOCH_MILLISECONDS = 1e12
-#: The ``reset=`` (``t=``, as later drafts name it) parameter of a ``RateLimit`` field.
-_RESET_PARAM = re.compile(r"(?:^|[;,\s])(?:reset|t)\s*=\s*([0-9.]+)", re.IGNORECASE)
+#: A piece of a ``RateLimit`` field: a quoted string (a policy's name, which may hold ``,``,
+#: ``;`` or ``=``), or any run of other characters but the separators.
+_FIELD_PIECE = re.compile(r'"(?:[^"\\]|\\.)*"|[^",;]+|[,;]')
 
 
 def stated_wait(
@@ -1463,7 +1507,8 @@ def stated_wait(
     ``Retry-After`` (seconds or an HTTP date: :func:`parse_retry_after`) first. For a rate
     limit (``limited``: a 429, a 401/403 read as one, a 503), a service that states its wait
     only as the moment its window resets is read too: ``RateLimit-Reset`` (the IETF draft's
-    seconds), the ``reset``/``t`` parameter of a ``RateLimit`` field, ``X-RateLimit-Reset``
+    seconds), the ``reset``/``t`` parameter of a ``RateLimit`` field (of the policy with
+    nothing left, ``r=0``, when it lists several: :func:`_policy_reset`), ``X-RateLimit-Reset``
     (seconds, or a Unix time: :func:`_reset_seconds`), ``X-RateLimit-Reset-After``. The
     transport waits this out as a ``Retry-After``, under the same ``retry_after_max``.
 
@@ -1507,19 +1552,95 @@ def stated_wait(
             continue
         text = value.strip()
         if name == "RateLimit":
-            found = _RESET_PARAM.search(text)
-            text = found.group(1) if found else ""
+            text = _policy_reset(text)
         seconds = _reset_seconds(text, now=now, epoch=name == "X-RateLimit-Reset")
         if seconds is not None:
             return seconds, f"{name}: {value.strip()}"
     return None, None
 
 
+def _policies(field: str) -> list[dict[str, str]]:
+    """The parameters of each policy of a ``RateLimit`` field, names lower-cased: a list of
+    ``"name";r=0;t=7`` members (later drafts), or draft 7's ``limit=100, remaining=0,
+    reset=12`` (one policy whose members are its parameters).
+
+    Examples
+    --------
+    >>> _policies('"hour";r=50;t=3600, "burst";r=0;t=2')
+    [{'r': '50', 't': '3600'}, {'r': '0', 't': '2'}]
+    >>> _policies('"t=9, r=1";r=0;t=5'), _policies("limit=100, remaining=0, reset=12")
+    ([{'r': '0', 't': '5'}], [{'limit': '100', 'remaining': '0', 'reset': '12'}])
+    """
+    members: list[list[str]] = [[""]]
+    for piece in _FIELD_PIECE.findall(field):
+        if piece == ",":
+            members.append([""])
+        elif piece == ";":
+            members[-1].append("")
+        else:
+            members[-1][-1] += piece
+    named: list[dict[str, str]] = []
+    bare: dict[str, str] = {}  # draft 7: each member is one parameter
+    for parts in members:
+        params: dict[str, str] = {}
+        for part in parts:
+            key, eq, value = part.partition("=")
+            if eq and not part.lstrip().startswith('"'):
+                params.setdefault(key.strip().lower(), value.strip())
+        if parts[0].strip().startswith('"') or "=" not in parts[0]:
+            named.append(params)
+        else:
+            for key, value in params.items():
+                bare.setdefault(key, value)
+    return [p for p in [*named, bare] if p]
+
+
+def _policy_reset(field: str) -> str:
+    """The reset (``t``, draft 7's ``reset``) of a ``RateLimit`` field that applies: the
+    longest among the policies with nothing left (``r``/``remaining`` 0: the ones that
+    refused), else the shortest stated; ``""`` when none states one.
+
+    Examples
+    --------
+    >>> _policy_reset('"hour";r=50;t=3600, "burst";r=0;t=2')
+    '2'
+    >>> _policy_reset('"a";r=0;t=7, "b";r=0;t=30, "day";r=10;t=80000')
+    '30'
+    >>> _policy_reset('"a";r=5;t=70, "b";r=9;t=30'), _policy_reset('"a";r=0')
+    ('30', '')
+    """
+    stated: list[tuple[float, str, bool]] = []
+    for params in _policies(field):
+        reset = params.get("t", params.get("reset"))
+        left = params.get("r", params.get("remaining"))
+        try:
+            at = float(reset) if reset is not None else math.nan
+        except ValueError:
+            at = math.nan
+        if math.isfinite(at) and at >= 0:
+            stated.append((at, reset or "", _is_zero(left)))
+    spent = [s for s in stated if s[2]]
+    if spent:
+        return max(spent)[1]
+    return min(stated)[1] if stated else ""
+
+
+def _is_zero(text: str | None) -> bool:
+    """Whether ``text`` is the number 0 (``r=0``)."""
+    try:
+        return text is not None and float(text) == 0
+    except ValueError:
+        return False
+
+
 def _reset_seconds(text: str, *, now: float | None, epoch: bool) -> float | None:
     """Seconds until a stated reset: ``text`` is seconds to wait, or, when ``epoch`` (an
     ``X-RateLimit-Reset``: GitHub and many others send a Unix time, others seconds) and it is
     at least 1e9, a Unix time in seconds (at least 1e12: in milliseconds), counted from
-    ``now``; one in the past is 0. None when ``text`` is no finite non-negative number.
+    ``now``. None when ``text`` is no finite number, or the reset is at or before now (0
+    seconds, or a Unix time past, as a client whose clock runs ahead sees it): no wait is
+    stated, and the retry backs off as without the header (a wait of 0 spent every retry in
+    a burst).
 
     Examples
     --------
@@ -1527,8 +1648,8 @@ def _reset_seconds(text: str, *, now: float | None, epoch: bool) -> float | None
     (20.0, 0.5)
     >>> _reset_seconds("1445412470500", now=1445412470.0, epoch=True)
     0.5
-    >>> _reset_seconds("1445412000", now=1445412470.0, epoch=True), _reset_seconds("x", now=None, epoch=True)
-    (0.0, None)
+    >>> _reset_seconds("1445412000", now=1445412470.0, epoch=True), _reset_seconds("0", now=None, epoch=False)
+    (None, None)
     """
     try:
         seconds = float(text)
@@ -1538,9 +1659,9 @@ def _reset_seconds(text: str, *, now: float | None, epoch: bool) -> float | None
         return None
     if epoch and seconds >= _EPOCH_SECONDS:
         at = seconds / 1000 if seconds >= _EPOCH_MILLISECONDS else seconds
-        seconds = max(0.0, at - (time.time() if now is None else now))
+        seconds = at - (time.time() if now is None else now)
         seconds = math.ceil(seconds * 10) / 10  # waited to the tenth after the reset
-    return seconds
+    return seconds if seconds > 0 else None
 
 
 #: A parameter of a ``WWW-Authenticate`` challenge: ``name="quoted text"`` or ``name=token``.

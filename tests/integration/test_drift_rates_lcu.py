@@ -44,6 +44,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 import dealframe
 from dealframe import to_local, to_usd
 from dealframe.doctor import ADAPTED, BREAKS, HOLDS
+from dealframe.frames.schemas import CURRENT_MONETARY
 from dealframe.notices import MissingDataWarning, ServiceContractWarning
 
 CURRENT = "^/api/v2/companies/current$"
@@ -119,6 +120,59 @@ def test_rate_served_as_local_units_per_usd_is_inverted_and_said_once(direct, fr
     assert check.verdict == ADAPTED and "local currency per USD" in check.observed, check
 
 
+def test_an_inverted_service_keeps_a_rate_of_0_as_served(direct, fresh, proxy, skus):
+    """Rates served as units per USD, one row's rate 0 (and one negative): only finite
+    positive rates are inverted; those two are kept as served, named in the warning, and
+    ``to_usd`` gives none of their values. The 0 used to become ``rateToUsd = inf`` (the
+    negative one -1/r), and both were listed in ``attrs["rate_inverted"]``."""
+    ref = direct.public.current(skus)
+    zero, negative = skus[0], skus[2]  # a GBP and a EUR company
+
+    def serve(item: dict[str, Any]) -> None:
+        if item.get("rateToUsd"):
+            item["rateToUsd"] = {zero: 0.0, negative: -4000.0}.get(
+                item["sku"], 1.0 / item["rateToUsd"]
+            )
+
+    proxy.add(CURRENT, each_item(serve))
+    got = ok(o := outcome(lambda: fresh.public.current(skus)))
+    rates = got["rateToUsd"]
+    assert np.isfinite(rates.to_numpy(float)).all(), rates
+    assert (rates[zero], rates[negative]) == (0.0, -4000.0)
+    others = [s for s in skus if s not in (zero, negative)]
+    _same_numbers(got.loc[others, ["rateToUsd"]], ref.loc[others, ["rateToUsd"]])
+    assert got.attrs["rate_inverted"] == others
+    assert got.attrs["rate_direction"] == "units per USD"
+    [said] = [m for m in o.warned(ServiceContractWarning) if "local currency per USD" in m]
+    assert f"kept as served ({zero}, {negative})" in said, said
+    assert to_usd(got).loc[[zero, negative], "marketCap"].isna().all()
+
+
+def test_an_inverted_service_keeps_a_row_agreeing_with_neither_way_as_served(
+    direct, fresh, proxy, skus
+):
+    """Rates served as units per USD, one row's agreeing with neither way (3 times the
+    inverse): that row's rate is kept as served, as the ``rate_mismatch`` warning says, and
+    left out of ``attrs["rate_inverted"]``; the others are inverted. It used to be inverted
+    with the rest (every row was), while the warning said "kept as served"."""
+    ref = direct.public.current(skus)
+    odd = skus[0]
+
+    def serve(item: dict[str, Any]) -> None:
+        if item.get("rateToUsd"):
+            item["rateToUsd"] = (3.0 if item["sku"] == odd else 1.0) / item["rateToUsd"]
+
+    proxy.add(CURRENT, each_item(serve))
+    got = ok(o := outcome(lambda: fresh.public.current(skus)))
+    assert got.loc[odd, "rateToUsd"] == pytest.approx(3.0 / ref.loc[odd, "rateToUsd"])
+    others = [s for s in skus if s != odd]
+    _same_numbers(got.loc[others, ["rateToUsd"]], ref.loc[others, ["rateToUsd"]])
+    assert got.attrs["rate_inverted"] == others
+    assert sorted(kinds(got)) == ["inverted_rate", "rate_mismatch"], o.caught
+    [said] = [m for m in o.warned(ServiceContractWarning) if "neither way" in m]
+    assert f"({odd}): their rate is kept as served" in said, said
+
+
 def test_rate_served_both_ways_inverts_the_rows_that_show_it(direct, via, proxy, skus):
     ref = direct.public.current(skus)
     flipped = {skus[0], skus[2]}  # one GBP, one EUR company
@@ -141,6 +195,37 @@ def test_rate_agreeing_with_neither_way_is_said_naming_the_skus(direct, fresh, p
     assert len(said) == 1 and all(sku in said[0] for sku in skus[:4]), said
     check = _current_check(fresh)
     assert check.verdict == BREAKS and "neither way" in check.observed, check
+
+
+def test_amounts_rounded_to_one_decimal_are_no_rate_mismatch(direct, fresh, proxy, skus):
+    """A service serving amounts to one decimal, one company a micro-cap whose largest USD
+    amount is 0.44 (served 0.4): its rate is right, the amounts are rounded. No
+    ``rate_mismatch``, the rate as served, the doctor's reading unchanged. The tolerance was
+    2% of the USD value alone (0.008 here, less than the rounding): the row read as agreeing
+    with neither way, a ``rate_mismatch`` warning (``strict=True`` raised)."""
+    ref = direct.public.current(skus)
+    small = skus[0]
+
+    def serve(item: dict[str, Any]) -> None:
+        names = [n for n in CURRENT_MONETARY if item.get(n) is not None]
+        if item["sku"] == small:  # scaled down to a largest USD amount of 0.44
+            scale = 0.44 / max(abs(item[n]) for n in names)
+            for n in names:
+                item[n] *= scale
+                if item.get(f"{n}Lcu") is not None:
+                    item[f"{n}Lcu"] *= scale
+        for n in names:
+            item[n] = round(item[n], 1)
+            if item.get(f"{n}Lcu") is not None:
+                item[f"{n}Lcu"] = round(item[f"{n}Lcu"], 1)
+
+    proxy.add(CURRENT, each_item(serve))
+    got = ok(o := outcome(lambda: fresh.public.current(skus, strict=True)))
+    assert got.loc[small, "marketCap"] <= 0.5
+    assert "rate_mismatch" not in kinds(got), o.caught
+    assert not [m for m in o.warned(ServiceContractWarning) if "neither way" in m], o.caught
+    _same_numbers(got[["rateToUsd"]], ref[["rateToUsd"]])
+    assert got.attrs["rate_direction"] == "USD per unit"
 
 
 def test_the_doctor_says_which_way_the_sandbox_rate_goes(fresh):
@@ -185,6 +270,36 @@ def test_lcu_fields_in_another_case_are_read_as_the_documented_ones(
     assert len(said) == 1 and f"{spell('marketCapLcu')} as marketCapLcu" in said[0], said
     check = _current_check(fresh)
     assert check.verdict == ADAPTED and "marketCapLcu" in check.observed, check
+
+
+def test_two_spellings_of_one_field_leave_only_that_field_unread(direct, fresh, proxy, skus):
+    """The ``Lcu`` fields spelt ``marketCapLCU`` etc., and one item also carrying
+    ``market_cap_lcu``: for that item only ``marketCapLcu`` is left unread (both spellings
+    kept as served, named in the warning with the item); its five other ``Lcu`` fields are
+    read, and ``to_usd`` gives them. Every respelt member of that item used to be dropped:
+    six null ``Lcu`` columns and ``to_usd`` NaN, with no word of the item."""
+    ref = direct.public.current(skus)
+    both = skus[0]
+
+    def respell(item: dict[str, Any]) -> None:
+        for key in [k for k in item if k.endswith("Lcu")]:
+            item[key[:-3] + "LCU"] = item.pop(key)
+        if item["sku"] == both:
+            item["market_cap_lcu"] = item["marketCapLCU"]
+
+    proxy.add(CURRENT, each_item(respell))
+    got = ok(o := outcome(lambda: fresh.public.current(skus)))
+    lcu = [c for c in ref.columns if c.endswith("Lcu") and c != "marketCapLcu"]
+    assert len(lcu) == 5
+    _same_numbers(got[lcu], ref[lcu])
+    assert np.isnan(got.loc[both, "marketCapLcu"])
+    others = [s for s in skus if s != both]
+    _same_numbers(got.loc[others, ["marketCapLcu"]], ref.loc[others, ["marketCapLcu"]])
+    assert got.loc[both, "market_cap_lcu"] == ref.loc[both, "marketCapLcu"]
+    _same_numbers(to_usd(got, lcu), to_usd(ref, lcu))
+    [said] = [m for m in o.warned(ServiceContractWarning) if "another case" in m]
+    assert "marketCapLCU and market_cap_lcu both spell marketCapLcu, kept as served" in said
+    assert f"(in 1 of {len(skus)} items: {both})" in said, said
 
 
 def test_a_respelt_member_beside_the_documented_one_stays_an_extra_column(direct, via, proxy):

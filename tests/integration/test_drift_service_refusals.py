@@ -228,6 +228,8 @@ RESETS: dict[str, tuple[Callable[[], dict[str, str]], float]] = {
         20.0,
     ),
     "ratelimit-field": (lambda: {"RateLimit": '"default";r=0;t=20'}, 20.0),
+    # the policy with nothing left (r=0) is the one that refused: its 2 s, not the hour's
+    "ratelimit-field-policies": (lambda: {"RateLimit": '"hour";r=50;t=3600, "burst";r=0;t=2'}, 2.0),
     "x-ratelimit-reset-seconds": (lambda: {"X-RateLimit-Reset": "12"}, 12.0),
     "x-ratelimit-reset-unix-time": (
         lambda: {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 15)},
@@ -356,3 +358,148 @@ def test_a_403_that_says_nothing_of_a_rate_limit_is_still_a_refused_key(fresh, p
         fresh.private.companies(limit=5)
     assert "check DEALFRAME_PRIVATE_KEY" in str(caught.value)
     assert proxy.count(COMPANIES) == 1
+
+
+# -------------------------------------- a refused token whose words mention quota or limits
+
+#: 401/403 answers that refuse the token while their words speak of a quota or a rate limit
+#: in another sense (a plan, a tier, a scope, why a token was revoked): the service does not
+#: say it is limiting the rate. Body (``b""`` for none) and headers.
+REFUSED_TOKEN: dict[str, tuple[int, Any, dict[str, str]]] = {
+    "invalid-token-quota-plan": (
+        401,
+        {"error": {"code": "INVALID_TOKEN", "message": "Invalid API key for this quota plan"}},
+        {},
+    ),
+    "forbidden-no-quota": (
+        403,
+        {"error": {"code": "FORBIDDEN", "message": "Your plan has no quota for the private API"}},
+        {},
+    ),
+    "plan-limit-rate-limit-tier": (
+        403,
+        {
+            "error": {
+                "code": "PLAN_LIMIT",
+                "message": "Endpoint not available on your plan (rate limit tier Basic)",
+            }
+        },
+        {},
+    ),
+    "rfc6750-revoked-quota-abuse": (
+        401,
+        b"",
+        {
+            "WWW-Authenticate": 'Bearer realm="api", error="invalid_token", '
+            'error_description="The access token was revoked: quota abuse"'
+        },
+    ),
+    "rfc6750-insufficient-scope-quota": (
+        403,
+        b"",
+        {
+            "WWW-Authenticate": 'Bearer error="insufficient_scope", '
+            'error_description="needs scope read:quota"'
+        },
+    ),
+    "invalid-token-limit-exceeded-remaining-0": (
+        403,
+        {"error": {"code": "INVALID_TOKEN", "message": "Key limit exceeded: revoked"}},
+        {"X-RateLimit-Remaining": "0"},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "headers"), REFUSED_TOKEN.values(), ids=REFUSED_TOKEN.keys()
+)
+def test_a_refused_token_speaking_of_quota_is_no_rate_limit(status, body, headers, fresh, proxy):
+    """A 401/403 is a rate limit only when the service says it is one: a code naming the
+    token (``INVALID_TOKEN``, ``invalid_token``, ``insufficient_scope``) never is, and neither
+    is "quota" or "rate limit" in another sense. One request, an ``AuthenticationError``
+    naming the key to check. These used to be read as rate limits (the words matched
+    anywhere, whatever the code said): retried with backoff, then a ``RateLimitedError``
+    saying "not a refused token"."""
+    proxy.add(COMPANIES, answer(status, body, lambda: headers))
+    with pytest.raises(AuthenticationError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert not isinstance(error, RateLimitedError)
+    assert "check DEALFRAME_PRIVATE_KEY" in str(error) and "not a refused token" not in str(error)
+    assert proxy.count(COMPANIES) == 1
+
+
+CURRENT = "^/api/v2/companies/current$"
+
+
+def test_a_quota_worded_401_on_a_chunked_call_stops_at_once(waiting, proxy):
+    """``current()`` of 250 SKUs (several requests) refused with a quota-worded
+    ``INVALID_TOKEN``: an ``AuthenticationError`` naming the public token, one request per
+    chunk at most and nothing waited. It used to be retried as a rate limit on every chunk,
+    every worker waiting at the shared gate, and end in an ``IncompleteResultError``
+    ("received 0 of 250 SKUs")."""
+    client, clock = waiting
+    skus = [f"T{i}-USA" for i in range(250)]  # refused before any is looked up
+    body = {"error": {"code": "INVALID_TOKEN", "message": "Invalid API key for this quota plan"}}
+    proxy.add(CURRENT, answer(401, body, lambda: {}))
+    o = outcome(lambda: client.public.current(skus))
+    assert type(o.error) is AuthenticationError, repr(o.error)
+    assert "check DEALFRAME_PUBLIC_TOKEN" in str(o.error)
+    assert proxy.count(CURRENT) <= 3 and clock.slept == 0, (proxy.count(CURRENT), clock.slept)
+
+
+#: 403s that do say they are a rate limit, in words a service writes with a status code.
+SAID_LIMITED: dict[str, tuple[Any, dict[str, str]]] = {
+    "forbidden-secondary-limit": (
+        {"error": {"code": "FORBIDDEN", "message": "You have exceeded a secondary rate limit"}},
+        {},
+    ),
+    "no-code-quota-exceeded": ({"message": "Quota exceeded for quota metric 'Queries'"}, {}),
+    "code-quota-exceeded": ({"error": {"code": "quotaExceeded", "message": "Try later"}}, {}),
+    "plan-code-remaining-0": (
+        {"error": {"code": "PLAN_LIMIT", "message": "Slow down"}},
+        {"X-RateLimit-Remaining": "0"},
+    ),
+}
+
+
+@pytest.mark.parametrize(("body", "headers"), SAID_LIMITED.values(), ids=SAID_LIMITED.keys())
+def test_a_403_that_says_limit_exceeded_is_still_a_rate_limit(body, headers, fresh, proxy):
+    """The narrower rule still reads what a rate-limited service writes: a message saying
+    a limit or quota is exceeded (with no code but the status's), a code naming a quota
+    exceeded, or ``X-RateLimit-Remaining: 0`` beside a code that names no token."""
+    proxy.add(COMPANIES, answer(403, body, lambda: headers))
+    with pytest.raises(RateLimitedError) as caught:
+        fresh.private.companies(limit=5)
+    assert "not a refused token" in str(caught.value)
+    assert proxy.count(COMPANIES) == 2  # retried once (FAST: retries=1)
+
+
+# ------------------------------------------------- a reset already past, an invalid Retry-After
+
+
+def test_a_reset_already_past_states_no_wait_and_backs_off(fresh, proxy):
+    """A reset a few seconds past (a client whose clock runs ahead of the service's sees
+    GitHub's ``X-RateLimit-Reset`` so) states no wait: the retry backs off as without the
+    header, and the error says no wait. It used to be a wait of 0 s: every retry sent in a
+    burst of milliseconds, and the error saying ``the service asked to wait 0 s``."""
+    past = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) - 5)}
+    proxy.add(COMPANIES, answer(429, LIMITED, lambda: past))
+    with pytest.raises(RateLimitedError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert error.retry_after is None and error.retry_after_from is None, str(error)
+    assert "asked to wait" not in str(error)
+    assert proxy.count(COMPANIES) == 2
+
+
+def test_a_negative_retry_after_gives_way_to_the_stated_reset(waiting, proxy, deals_ref):
+    """``Retry-After: -1`` is no delay (RFC 9110's is digits alone): the ``RateLimit-Reset``
+    beside it is waited out, 9 s before each retry. It used to win as a wait of 0 s."""
+    client, clock = waiting
+    headers = {"Retry-After": "-1", "RateLimit-Reset": "9"}
+    proxy.add(DEALS, answer(429, LIMITED, lambda: headers), page=2, times=2)
+    o = outcome(lambda: client.private.deals())
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, deals_ref)
+    assert clock.slept == 18.0, clock.slept

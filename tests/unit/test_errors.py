@@ -348,7 +348,7 @@ def test_incomplete_result_lists_failed_items_and_keeps_partial():
         ("3", 3.0),
         (" 10 ", 10.0),
         ("1.5", 1.5),
-        ("-4", 0.0),
+        ("-4", None),  # no delay (RFC 9110's is digits): a reset header beside it is read
         ("soon", None),
         (None, None),
         ("nan", None),

@@ -30,8 +30,12 @@ __all__ = ["RATE_TOLERANCE", "RateCheck", "adapt_rates", "check_rates"]
 
 #: How far (relative to the USD value) a converted ``Lcu`` value may be from it and still
 #: agree: room for the rounding of both, and for a rate taken at another moment of the day.
+#: Never less than the rounding of the amounts as served (:func:`_rounding`): a USD amount
+#: served as 0.4 may be 0.44.
 RATE_TOLERANCE = 0.02
 _RATE = "rateToUsd"
+#: The most decimals an amount is looked at for (beyond, its rounding is no concern).
+_MOST_DECIMALS = 12
 
 
 @dataclass
@@ -78,6 +82,25 @@ def _pairs(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[str]]:
     return np.where(some, usd[rows, best], np.nan), np.where(some, lcu[rows, best], np.nan), chosen
 
 
+def _rounding(values: np.ndarray) -> np.ndarray:
+    """Half a unit of the last decimal each value is written with (the most its rounding to
+    the precision served can have moved it): 0.05 for 0.4, 0.5 for 1760; NaN stays NaN.
+
+    Examples
+    --------
+    >>> _rounding(np.array([0.4, 1760.0, 156.16, 0.44000000000000006, np.nan])).tolist()
+    [0.05, 0.5, 0.005, 0.005, nan]
+    """
+    half = np.full(values.shape, np.nan)
+    for decimals in range(_MOST_DECIMALS + 1):
+        with np.errstate(invalid="ignore"):
+            written = np.isnan(half) & (
+                np.abs(np.round(values, decimals) - values) <= 1e-9 * np.abs(values)
+            )
+        half[written] = 0.5 * 10.0**-decimals
+    return np.where(np.isnan(values), np.nan, np.where(np.isnan(half), 0.0, half))
+
+
 def check_rates(frame: pd.DataFrame) -> RateCheck:
     """Which way each row of current data shows ``rateToUsd`` (see :class:`RateCheck`).
 
@@ -90,16 +113,26 @@ def check_rates(frame: pd.DataFrame) -> RateCheck:
     Returns
     -------
     RateCheck
+
+    Notes
+    -----
+    A row agrees one way when the converted ``Lcu`` value is within :data:`RATE_TOLERANCE`
+    of the USD value, or within the rounding of both as served (half a unit of each one's
+    last decimal, the ``Lcu`` one converted), whichever is larger: a micro-cap served to one
+    decimal (0.4 for 0.44) is no rate that agrees with neither way.
     """
     if _RATE not in frame.columns or not len(frame):
         return RateCheck()
     usd, lcu, _ = _pairs(frame)
-    rate = pd.to_numeric(frame[_RATE], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    rate = _rates(frame)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         known = np.isfinite(usd) & np.isfinite(rate) & (rate > 0)
         room = RATE_TOLERANCE * np.abs(usd)
-        forward = known & (np.abs(lcu * rate - usd) <= room)
-        inverse = known & (np.abs(lcu / rate - usd) <= room)
+        usd_half, lcu_half = _rounding(usd), _rounding(lcu)
+        forward_room = np.maximum(room, usd_half + lcu_half * rate)
+        inverse_room = np.maximum(room, usd_half + lcu_half / rate)
+        forward = known & (np.abs(lcu * rate - usd) <= forward_room)
+        inverse = known & (np.abs(lcu / rate - usd) <= inverse_room)
     labels = [str(label) for label in frame.index]
     return RateCheck(
         forward=[s for s, f, i in zip(labels, forward, inverse, strict=True) if f and not i],
@@ -112,6 +145,11 @@ def check_rates(frame: pd.DataFrame) -> RateCheck:
     )
 
 
+def _rates(frame: pd.DataFrame) -> np.ndarray:
+    """``rateToUsd`` as floats (NaN where null or no number)."""
+    return pd.to_numeric(frame[_RATE], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
 def _listed(skus: list[str]) -> str:
     return ", ".join(skus[:5]) + (" ..." if len(skus) > 5 else "")
 
@@ -120,19 +158,29 @@ def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
     """``frame`` with ``rateToUsd`` as USD per one unit of local currency, whichever way the
     service wrote it (:func:`check_rates`), and what was seen said.
 
-    - Every row that can tell shows local currency per USD: every rate is inverted
-      (``inverted_rate``, said once with an example row).
+    - Every row that can tell shows local currency per USD: every rate that is a finite
+      positive number is inverted, but for the rows that agree with neither way (below) (``inverted_rate``, said once with an example row; rows
+      whose rate is 0, negative or infinite are kept as served, and named: no rate can be
+      read from them, and :mod:`dealframe.currency` converts none of them).
     - Some rows show one way and some the other: the rows that show local currency per USD
       are inverted, and named (``inverted_rate``).
     - Rows whose values agree with neither way (within :data:`RATE_TOLERANCE`): their rates
-      are kept as served, and named (``rate_mismatch``).
+      are kept as served, whichever way the other rows go, and named (``rate_mismatch``).
 
     ``attrs["rate_direction"]`` says what was seen (:meth:`RateCheck.direction`) and
     ``attrs["rate_inverted"]`` lists the SKUs whose rate the frame holds inverted.
     """
     seen = check_rates(frame)
     labels = [str(label) for label in frame.index]
-    flip = labels if seen.inverted else seen.inverse
+    flip, unusable = seen.inverse, []
+    if seen.inverted:
+        rate = _rates(frame)
+        usable = np.isfinite(rate) & (rate > 0)
+        kept = set(seen.neither)  # agreeing with neither way: kept as served, as said
+        flip = [s for s, ok in zip(labels, usable, strict=True) if ok and s not in kept]
+        unusable = [
+            s for s, r, ok in zip(labels, rate, usable, strict=True) if not (np.isnan(r) or ok)
+        ]
     frame.attrs["rate_direction"] = seen.direction()
     frame.attrs["rate_inverted"] = flip
     if seen.inverse:
@@ -150,6 +198,11 @@ def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
                 f"{len(seen.inverse)} rows that can tell ({shown}); the frame's rateToUsd is "
                 "1 / the rate served, USD per unit (df.attrs['rate_inverted'])"
             )
+            if unusable:
+                said += (
+                    f"; {len(unusable)} row(s) whose rate is no finite positive number are kept as "
+                    f"served ({_listed(unusable)})"
+                )
         else:
             said = (
                 f"rateToUsd is served both ways: USD per unit of local currency on "
@@ -162,7 +215,7 @@ def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
         found.add(
             "rate_mismatch",
             f"rateToUsd agrees with neither way (USD = Lcu * rate, or Lcu / rate, within "
-            f"{RATE_TOLERANCE:.0%}) on {len(seen.neither)} of {len(frame)} rows "
+            f"{RATE_TOLERANCE:.0%} or the rounding of the amounts served) on {len(seen.neither)} of {len(frame)} rows "
             f"({_listed(seen.neither)}): their rate is kept as served, and "
             "dealframe.to_usd/to_local of them do not give the service's own USD values",
         )

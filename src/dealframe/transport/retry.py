@@ -2,8 +2,12 @@
 
 Backoff is exponential with *full jitter* (a uniform draw between 0 and the exponential
 ceiling), so many workers that fail together do not retry together. A ``Retry-After`` from the
-service replaces the backoff; one longer than ``retry_after_max`` is not waited for at all
-(the transport gives up at once, see ``Transport._give_up_note``).
+service (or the reset of a rate limit it states, :func:`dealframe.errors.stated_wait`)
+replaces the backoff; one longer than ``retry_after_max`` is not waited for at all (the
+transport gives up at once, see ``Transport._give_up_note``). No stated wait backs off: none
+sent, an unreadable or negative ``Retry-After`` (``-1``), a reset at or before now (a client
+whose clock runs ahead of the service's sees one past; a wait of 0 would spend every retry in
+a burst).
 """
 
 from __future__ import annotations
@@ -80,7 +84,8 @@ def retry_delay(
     retry_after_max: float,
     uniform: Callable[[float, float], float] = random.uniform,
 ) -> float:
-    """Seconds to wait before retry ``retry_number``: the service's wish, else backoff.
+    """Seconds to wait before retry ``retry_number``: the service's wish (``retry_after``,
+    capped at ``retry_after_max``), else backoff (``retry_after`` None: no wait stated).
 
     Examples
     --------
