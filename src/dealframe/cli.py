@@ -200,7 +200,8 @@ def _parser() -> argparse.ArgumentParser:
         "--scale",
         type=sandbox_scale,
         default=1.0,
-        help=f"data scale, above 0 and at most {MAX_SCALE:g} (default 1.0)",
+        help=f"data scale, above 0 and at most {MAX_SCALE:g} (default 1.0); memory: about 0.8 GB "
+        "per unit of scale, up to 1.4 GB when the start generates the data (docs/sandbox.md)",
     )
     serve.add_argument("--seed", type=non_negative_int, default=7, help="data seed (default 7)")
     serve.add_argument(

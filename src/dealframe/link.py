@@ -34,6 +34,7 @@ Examples
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 import warnings
@@ -100,10 +101,47 @@ def name_score(a: Any, b: Any) -> float:
     >>> name_score("Novalum Analytics", "Novalum Analytics GmbH"), name_score("A", None)
     (1.0, 0.0)
     """
-    x, y = _plain_name(a), _plain_name(b)
+    return _similarity(_plain_name(a), _plain_name(b))
+
+
+def _similarity(x: str, y: str) -> float:
+    """The ``difflib`` ratio of two plain names (see :func:`_plain_name`), 0 when one is empty."""
     if not x or not y:
         return 0.0
     return round(difflib.SequenceMatcher(None, x, y).ratio(), 4)
+
+
+class _Scores:
+    """:func:`name_score` of each ordered pair of names, computed once per link call.
+
+    A link scores a name against every candidate sharing its listing and then the one taken
+    again: each pair (and each name's plain form) is worked out the first time only. The
+    order is kept, as ``difflib``'s ratio may differ with it.
+
+    Examples
+    --------
+    >>> scores = _Scores()
+    >>> scores("Acme Robotics Inc", "ACME ROBOTICS"), scores(None, "Acme")
+    (1.0, 0.0)
+    """
+
+    def __init__(self) -> None:
+        self._plain: dict[str, str] = {}
+        self._pairs: dict[tuple[str, str], float] = {}
+
+    def __call__(self, a: Any, b: Any) -> float:
+        if not isinstance(a, str) or not isinstance(b, str):
+            return 0.0  # as _plain_name writes any other value: ""
+        score = self._pairs.get((a, b))
+        if score is None:
+            score = self._pairs[(a, b)] = _similarity(self._plained(a), self._plained(b))
+        return score
+
+    def _plained(self, name: str) -> str:
+        plain = self._plain.get(name)
+        if plain is None:
+            plain = self._plain[name] = _plain_name(name)
+        return plain
 
 
 #: Exchanges by their ISO 10383 MIC and common long names, each written as the acronym the
@@ -191,6 +229,11 @@ def listing_key(ticker: Any, exchange: Any) -> tuple[str, str] | None:
     >>> listing_key("ACME", None) is None
     True
     """
+    return _listing_key(ticker, exchange)
+
+
+def _listing_key(ticker: Any, exchange: Any) -> tuple[str, str] | None:
+    """:func:`listing_key` without its argument checks, for the link's own loops."""
     if not isinstance(ticker, str) or not isinstance(exchange, str):
         return None
     e = _exchange(exchange)
@@ -201,8 +244,10 @@ def listing_key(ticker: Any, exchange: Any) -> tuple[str, str] | None:
     return (t, e) if t and e else None
 
 
+@functools.lru_cache(maxsize=1024)
 def _exchange(exchange: str) -> str:
-    """An exchange as the listings write it: its acronym for a MIC or long name."""
+    """An exchange as the listings write it: its acronym for a MIC or long name (the few
+    spellings a call meets are worked out once: a search reads it for every row)."""
     e = _folded(exchange.strip())
     return _ALIASES.get(re.sub(r"[^\w ]+", "", e).strip(), e)
 
@@ -214,7 +259,7 @@ def _listings(search: pd.DataFrame) -> dict[tuple[str, str], list[dict[str, Any]
     for sku, ticker, exchange, name, country in zip(
         rows["sku"], rows["ticker"], rows["exchange"], rows["name"], rows["countryCodeIso3"]
     ):
-        key = listing_key(ticker, exchange)
+        key = _listing_key(ticker, exchange)
         if key is not None:
             out.setdefault(key, []).append(
                 {"sku": sku, "name": name, "country": country, "exchange": exchange}
@@ -278,26 +323,47 @@ def _link_frame(rows: list[dict[str, Any]], direction: str, queries: int) -> pd.
     return frame
 
 
-def _best(rows: list[dict[str, Any]], name: Any) -> dict[str, Any] | None:
-    if not rows:
-        return None
-    return max(rows, key=lambda r: (name_score(r["name"], name), r["sku"] == rows[0]["sku"]))
+def _best(rows: list[dict[str, Any]], name: Any, scores: _Scores) -> dict[str, Any] | None:
+    """The row whose name is closest to ``name`` (the first of equals), None for no rows."""
+    if len(rows) < 2:
+        return rows[0] if rows else None
+    first = rows[0]["sku"]
+    return max(rows, key=lambda r: (scores(r["name"], name), r["sku"] == first))
 
 
-def _profiles(client: Client, ids: list[str]) -> pd.DataFrame:
+def _profiles(client: Client, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Name, country, listing (as written, and its :func:`listing_key`) of each known id.
+
+    Read from the profiles' frame once, column by column: the matching loops then look a
+    profile up in a dict rather than a frame row (a pandas scalar read copies the frame's
+    ``attrs`` each time).
+    """
     with missing_expected():  # unknown ids: their rows say not_found
-        return client.private.company(ids, fields=_PROFILE_FIELDS).set_index("id", drop=False)
-
-
-def _profile_listing(profiles: pd.DataFrame, ident: str) -> tuple[str, str] | None:
-    return listing_key(
-        profiles.at[ident, "stock_listing_ticker"], profiles.at[ident, "stock_listing_exchange"]
-    )
+        frame = client.private.company(ids, fields=_PROFILE_FIELDS)
+    out: dict[str, dict[str, Any]] = {}
+    for ident, name, country, ticker, exchange in zip(
+        frame["id"],
+        frame["name"],
+        frame["country"],
+        frame["stock_listing_ticker"],
+        frame["stock_listing_exchange"],
+    ):
+        out.setdefault(
+            ident,
+            {
+                "name": name,
+                "country": country,
+                "ticker": ticker,
+                "exchange": exchange,
+                "key": _listing_key(ticker, exchange),
+            },
+        )
+    return out
 
 
 def _ticker(value: Any) -> str | None:
     """A ticker as :func:`listing_key` writes it, None when it is not one."""
-    key = listing_key(value, "-")
+    key = _listing_key(value, "-")
     return key[0] if key else None
 
 
@@ -311,7 +377,7 @@ def _may_be_same(ours: str | None, theirs: Any) -> bool:
     >>> _may_be_same("AMS", "NYSE"), _may_be_same("AMS", "Bourse AMS"), _may_be_same(None, "NYSE")
     (False, True, True)
     """
-    key = listing_key("T", theirs)
+    key = _listing_key("T", theirs)
     return not (ours in _EXCHANGES and key is not None and key[1] in _EXCHANGES)
 
 
@@ -402,16 +468,17 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
     ids = check_ids(company_ids, "company_ids")
     profiles = _profiles(client, ids)
     universe = _Universe(client)
-    keys = {i: _profile_listing(profiles, i) for i in ids if i in profiles.index}
-    tickers = {i: _ticker(profiles.at[i, "stock_listing_ticker"]) for i in keys}
-    universe.load(profiles.loc[[i for i in keys if tickers[i]], "country"].tolist())
+    keys = {i: profiles[i]["key"] for i in ids if i in profiles}
+    tickers = {i: _ticker(profiles[i]["ticker"]) for i in keys}
+    universe.load([profiles[i]["country"] for i in keys if tickers[i]])
     if any(t and not any(universe.find(keys[i] or ("", ""))) for i, t in tickers.items()):
         universe.load_everything()  # listed abroad, or a country the search does not file
+    scores = _Scores()
     rows: list[dict[str, Any]] = []
     unlinked: list[str] = []
     for ident in ids:
         row: dict[str, Any] = {"query": ident, "company_id": ident}
-        if ident not in profiles.index:
+        if ident not in profiles:
             rows.append(
                 {
                     **row,
@@ -421,14 +488,9 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
                 }
             )
             continue
-        p = profiles.loc[ident]
+        p = profiles[ident]
         key = keys[ident]
-        row.update(
-            name=p["name"],
-            country=p["country"],
-            ticker=p["stock_listing_ticker"],
-            exchange=p["stock_listing_exchange"],
-        )
+        row.update(name=p["name"], country=p["country"], ticker=p["ticker"], exchange=p["exchange"])
         ticker = tickers[ident]
         if key is None and ticker is None:
             rows.append(
@@ -440,7 +502,7 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
             )
             continue
         in_v1, in_v2 = universe.find(key) if key else ([], [])
-        v1, v2 = _best(in_v1, p["name"]), _best(in_v2, p["name"])
+        v1, v2 = _best(in_v1, p["name"], scores), _best(in_v2, p["name"], scores)
         if v1 is None and v2 is None:
             assert ticker is not None  # as a key has one
             where = f"on {key[1]}" if key else "with no exchange in the profile's stock_listing"
@@ -461,7 +523,7 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
         assert key is not None  # as a counterpart was found by it
         public = v2 or v1
         assert public is not None
-        score = name_score(p["name"], public["name"])
+        score = scores(p["name"], public["name"])
         same = None if not isinstance(p["country"], str) else public["country"] == p["country"]
         counts = (len(in_v1), len(in_v2))
         rows.append(
@@ -489,14 +551,14 @@ def _identities(client: Client, skus: list[str]) -> dict[str, dict[str, Any]]:
             continue
         with missing_expected():  # unknown SKUs: their rows say not_found
             current = api.current(mine)
-        for sku in current.index:
-            c = current.loc[sku]
-            out[sku] = {
-                "ticker": c["ticker"],
-                "exchange": c["exchange"],
-                "name": c["name"],
-                "country": c["countryCodeIso3"],
-            }
+        for sku, ticker, exchange, name, country in zip(
+            current.index,
+            current["ticker"],
+            current["exchange"],
+            current["name"],
+            current["countryCodeIso3"],
+        ):  # column by column: a row read per SKU would copy the frame's attrs each time
+            out[sku] = {"ticker": ticker, "exchange": exchange, "name": name, "country": country}
     return out
 
 
@@ -570,7 +632,8 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
         sorted({k["name"] for k in known.values() if isinstance(k["name"], str) and k["name"]}),
     )
     candidates = sorted({i for ids in resolved.values() for i in ids})
-    profiles = _profiles(client, candidates) if candidates else None
+    profiles = _profiles(client, candidates) if candidates else {}
+    scores = _Scores()
     rows: list[dict[str, Any]] = []
     unlinked: list[str] = []
     for sku in wanted:
@@ -585,10 +648,10 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
                 }
             )
             continue
-        key = listing_key(a["ticker"], a["exchange"])
+        key = _listing_key(a["ticker"], a["exchange"])
         in_v1, in_v2 = universe.find(key) if key else ([], [])
-        v2 = next((r for r in in_v2 if r["sku"] == sku), None) or _best(in_v2, a["name"])
-        v1 = next((r for r in in_v1 if r["sku"] == sku), None) or _best(in_v1, a["name"])
+        v2 = next((r for r in in_v2 if r["sku"] == sku), None) or _best(in_v2, a["name"], scores)
+        v1 = next((r for r in in_v1 if r["sku"] == sku), None) or _best(in_v1, a["name"], scores)
         row.update(
             ticker=a["ticker"],
             exchange=a["exchange"],
@@ -599,9 +662,7 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
         )
         names = resolved.get(a["name"], [])
         same = (
-            []
-            if profiles is None or key is None
-            else [i for i in names if i in profiles.index and _profile_listing(profiles, i) == key]
+            [] if key is None else [i for i in names if i in profiles and profiles[i]["key"] == key]
         )
         if not same:
             what = (
@@ -616,25 +677,29 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
             )
             ticker = _ticker(a["ticker"])
             elsewhere = [
-                f"{profiles.at[i, 'stock_listing_exchange']!r} ({i})"
+                f"{profiles[i]['exchange']!r} ({i})"
                 for i in names
-                if profiles is not None
-                and i in profiles.index
+                if i in profiles
                 and ticker is not None
-                and _ticker(profiles.at[i, "stock_listing_ticker"]) == ticker
-                and _may_be_same(key[1] if key else None, profiles.at[i, "stock_listing_exchange"])
+                and _ticker(profiles[i]["ticker"]) == ticker
+                and _may_be_same(key[1] if key else None, profiles[i]["exchange"])
             ]
             if ticker is not None:
                 what += _spelt_otherwise(ticker, elsewhere, unlinked)
             rows.append({**row, "match": "not_found", "evidence": what})
             continue
-        assert profiles is not None and key is not None  # as ``same`` is not empty
-        best = max(same, key=lambda i: name_score(profiles.at[i, "name"], a["name"]))
-        score = name_score(profiles.at[best, "name"], a["name"])
-        country = profiles.at[best, "country"]
+        assert key is not None  # as ``same`` is not empty
+        best = (
+            same[0]
+            if len(same) == 1
+            else max(same, key=lambda i: scores(profiles[i]["name"], a["name"]))
+        )
+        chosen = profiles[best]
+        score = scores(chosen["name"], a["name"])
+        country = chosen["country"]
         text = (
             f"name {a['name']!r} resolves to {len(names)} candidate(s); "
-            f"{profiles.at[best, 'name']!r} lists {key[0]} on {key[1]} as the SKU does; "
+            f"{chosen['name']!r} lists {key[0]} on {key[1]} as the SKU does; "
             f"name similarity {score:.2f}"
         ) + _agreement(
             country == a["country"] if isinstance(country, str) else None, len(same), "candidates"
@@ -643,7 +708,7 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
             {
                 **row,
                 "company_id": best,
-                "name": profiles.at[best, "name"],
+                "name": chosen["name"],
                 "country": country,
                 "name_score": score,
                 "match": "ambiguous" if len(same) > 1 else "matched",

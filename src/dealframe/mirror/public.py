@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -109,7 +110,8 @@ def current_table(frame: pd.DataFrame, day: dt.date) -> pa.Table:
 def series_table(frame: pd.DataFrame, day: dt.date) -> pa.Table:
     """``client.public.time_series(..., shape="long")`` as the series table's rows (pure).
 
-    Months become the date of their first day.
+    Months become the date of their first day. Each column is converted by Arrow and
+    numpy, without a Python object per row (a nightly snapshot has millions of rows).
 
     Examples
     --------
@@ -118,18 +120,44 @@ def series_table(frame: pd.DataFrame, day: dt.date) -> pa.Table:
     >>> series_table(f, dt.date(2026, 1, 2)).column("month").to_pylist()
     [datetime.date(2025, 3, 1)]
     """
-    month = frame["month"]
-    if isinstance(month.dtype, pd.PeriodDtype):
-        month = month.dt.to_timestamp()
     return pa.table(
         {
-            "sku": pa.array(frame["sku"].astype(object).tolist(), pa.string()),
-            "field": pa.array(frame["field"].astype(object).tolist(), pa.string()),
-            "month": pa.array(pd.to_datetime(month).dt.date.tolist(), pa.date32()),
+            "sku": _text(frame["sku"]),
+            "field": _text(frame["field"]),
+            "month": pa.array(_days(frame["month"]), pa.date32(), from_pandas=True),
             "value": pa.array(frame["value"].to_numpy(dtype=float), pa.float64(), from_pandas=True),
-            "fetched_on": pa.array([day] * len(frame), pa.date32()),
+            "fetched_on": pa.array(np.full(len(frame), np.datetime64(day, "D")), pa.date32()),
         }
     )
+
+
+def _text(column: pd.Series) -> pa.Array | pa.ChunkedArray:
+    """A text column as an Arrow ``string`` array, converted by Arrow (pandas' Arrow-backed
+    ``str`` without a Python object per row: the long series has millions of rows).
+
+    Examples
+    --------
+    >>> _text(pd.Series(["a", None], dtype="category")).to_pylist()
+    ['a', None]
+    """
+    return pa.array(column, from_pandas=True).cast(pa.string())
+
+
+def _days(month: pd.Series) -> np.ndarray:
+    """Months (periods or timestamps) as ``datetime64[D]``: a period's first day, a
+    timestamp's calendar date (its wall time for one with a time zone); NaT stays NaT.
+
+    Examples
+    --------
+    >>> _days(pd.Series(pd.PeriodIndex(["2025-03", None], freq="M")))
+    array(['2025-03-01',        'NaT'], dtype='datetime64[D]')
+    """
+    if isinstance(month.dtype, pd.PeriodDtype):
+        month = month.dt.to_timestamp()
+    stamps = pd.to_datetime(month)
+    if stamps.dt.tz is not None:
+        stamps = stamps.dt.tz_localize(None)
+    return stamps.to_numpy().astype("datetime64[D]")
 
 
 def _categories(names: list[str]) -> list[str]:
