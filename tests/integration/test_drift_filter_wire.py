@@ -107,3 +107,46 @@ def test_one_listed_operator_stays_plain(direct, fresh, proxy):
     country = direct.private.companies()["country"].dropna().iloc[0]
     frame = fresh.private.companies(country=country, active=True)
     assert frame.attrs["filters"] == {"country": [country], "active": True}
+
+
+def bound_operators(**fields: list[str]) -> Action:
+    """Transactions discovery documents listing each of ``fields`` with its operators."""
+
+    def apply(doc: Any) -> Any:
+        for entry in doc["data"]["filters"]:
+            if entry["field"] in fields:
+                entry["operators"] = list(fields[entry["field"]])
+        return doc
+
+    return edit(apply, f"bound operators {fields}")
+
+
+@pytest.mark.parametrize(
+    ("bounds", "low"),
+    [
+        ({"date_from": "2025-01-01", "date_to": "2024-01-01"}, "date_from"),
+        ({"date_from": {"gte": "2025-01-01"}, "date_to": "2024-01-01"}, "date_from"),
+        ({"valuation_min": 10, "valuation_max": 1}, "valuation_min"),
+        ({"valuation_min": 10, "valuation_max": {"lte": 1}}, "valuation_min"),
+    ],
+)
+def test_a_backwards_range_is_refused_whatever_its_wire_form(fresh, proxy, bounds, low):
+    """Review 3, D1: a service listing a bound with several operators gets it written out
+    (``{"gte": v}``); the range order is still checked, before any list request, not sent to
+    match no row (a silent empty frame)."""
+    from dealframe.errors import ValidationError
+
+    proxy.add(
+        f"^{P}/lookup/transactions$",
+        bound_operators(
+            date_from=["gte", "lte"],
+            date_to=["lte", "gte"],
+            valuation_min=["gte", "lte"],
+            valuation_max=["lte", "gte"],
+        ),
+    )
+    o = outcome(lambda: fresh.private.deals(**bounds))
+    assert isinstance(o.error, ValidationError), repr(o.error) if o.error else len(o.value)
+    assert o.error.argument == low
+    assert "the range would match no row" in str(o.error)
+    assert proxy.count(f"^{P}/transactions$") == 0
