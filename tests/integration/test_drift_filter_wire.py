@@ -150,3 +150,40 @@ def test_a_backwards_range_is_refused_whatever_its_wire_form(fresh, proxy, bound
     assert o.error.argument == low
     assert "the range would match no row" in str(o.error)
     assert proxy.count(f"^{P}/transactions$") == 0
+
+
+def test_plot_helpers_read_a_window_sent_written_out(direct, fresh, proxy):
+    """Review 3, D2: ``attrs["filters"]`` holds the filters as sent, ``{"gte": ...}`` for a
+    bound the service lists with several operators; ``deal_window`` and ``deals_per_quarter``
+    read the window from it as from a plain one, not refuse the frame."""
+    pytest.importorskip("matplotlib")
+    import pandas as pd
+
+    from dealframe.plot import deals_per_quarter, figure
+    from dealframe.plot.shaping import deal_window
+
+    window = {"date_from": "2024-02-15", "date_to": "2024-11-20"}
+    want = direct.private.deals(**window)
+    assert len(want), "the test needs deals in the window"
+    proxy.add(
+        f"^{P}/lookup/transactions$",
+        bound_operators(date_from=["gte", "lte"], date_to=["lte", "gte"]),
+    )
+    got = fresh.private.deals(**window)
+    assert_same(got, want)
+    assert got.attrs["filters"] == {
+        "date_from": {"gte": "2024-02-15"},
+        "date_to": {"lte": "2024-11-20"},
+    }
+    asked = (pd.Timestamp("2024-02-15"), pd.Timestamp("2024-11-20"))
+    assert deal_window(want) == asked
+    assert deal_window(got) == asked
+    import matplotlib.pyplot as plt
+
+    ticks = []
+    for frame in (want, got):
+        fig, ax = figure()
+        ticks.append([t.get_text() for t in deals_per_quarter(frame, ax=ax).get_xticklabels()])
+        plt.close(fig)
+    assert ticks[0] == ticks[1]
+    assert "2024-Q1 (partial)" in ticks[1]
