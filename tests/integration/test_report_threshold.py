@@ -92,6 +92,15 @@ def test_the_report_uses_the_discovery_threshold_everywhere(written):
     assert not [m for m in said if "small_n_threshold 5" in m], said
 
 
+def test_the_report_says_the_missing_threshold_once(written):
+    """Review 3, D4: each ``compare_multiples`` of the gather step asked the service for its
+    threshold again and said the missing key again: three identical warnings per report.
+    The comparisons now use the threshold the gather step resolved (and said)."""
+    _, said = written
+    used = [m for m in said if "small_n_threshold 3 used" in m]
+    assert len(used) == 1, used
+
+
 def test_reconcile_reads_the_threshold_the_answer_lacks(client):
     with pytest.warns(ServiceContractWarning) as caught:
         rec = analytics.reconcile(client, METRIC, "quarter", DEAL_FILTERS, progress=False)
