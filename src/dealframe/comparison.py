@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -126,6 +127,31 @@ def _strings(value: Any, argument: str) -> list[str] | None:
     ):
         raise ValidationError(argument, "a name or a list of names", got=value)
     return list(items)
+
+
+#: The service's ``(small_n_threshold, current date)`` a caller has already read
+#: (:func:`methodology_read`); None: :func:`compare_multiples` asks the service.
+_METHODOLOGY_READ: ContextVar[tuple[int, str] | None] = ContextVar(
+    "dealframe_methodology_read", default=None
+)
+
+
+@contextmanager
+def methodology_read(small_n_threshold: int, today: str) -> Iterator[None]:
+    """Within it, :func:`compare_multiples` uses the service's ``small_n_threshold`` and
+    current date ``today`` the caller has read (the report's gather step,
+    :func:`~dealframe.analytics.buckets.aggregate_threshold`), rather than asking the service
+    again: a threshold the service's answers lack is then said once, by the caller, not once
+    more per comparison. Every other step of the comparison is unchanged.
+
+    It holds for the current thread or task only (a ``contextvars.ContextVar``), as
+    :func:`~dealframe.notices.missing_expected` does.
+    """
+    token = _METHODOLOGY_READ.set((small_n_threshold, today))
+    try:
+        yield
+    finally:
+        _METHODOLOGY_READ.reset(token)
 
 
 @contextmanager
@@ -400,7 +426,7 @@ def compare_multiples(
         client, {"target_region": regions, "target_verticals": verticals, "deal_type": deal_types}
     )
     _check_verticals(client, verticals)
-    threshold, today = service_methodology(client)
+    threshold, today = _METHODOLOGY_READ.get() or service_methodology(client)
     start, end = resolve_window(date_from, date_to, as_of=today, time_bucket="none")
     deals = client.private.deals(
         date_from=start,

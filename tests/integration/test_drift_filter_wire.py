@@ -107,3 +107,83 @@ def test_one_listed_operator_stays_plain(direct, fresh, proxy):
     country = direct.private.companies()["country"].dropna().iloc[0]
     frame = fresh.private.companies(country=country, active=True)
     assert frame.attrs["filters"] == {"country": [country], "active": True}
+
+
+def bound_operators(**fields: list[str]) -> Action:
+    """Transactions discovery documents listing each of ``fields`` with its operators."""
+
+    def apply(doc: Any) -> Any:
+        for entry in doc["data"]["filters"]:
+            if entry["field"] in fields:
+                entry["operators"] = list(fields[entry["field"]])
+        return doc
+
+    return edit(apply, f"bound operators {fields}")
+
+
+@pytest.mark.parametrize(
+    ("bounds", "low"),
+    [
+        ({"date_from": "2025-01-01", "date_to": "2024-01-01"}, "date_from"),
+        ({"date_from": {"gte": "2025-01-01"}, "date_to": "2024-01-01"}, "date_from"),
+        ({"valuation_min": 10, "valuation_max": 1}, "valuation_min"),
+        ({"valuation_min": 10, "valuation_max": {"lte": 1}}, "valuation_min"),
+    ],
+)
+def test_a_backwards_range_is_refused_whatever_its_wire_form(fresh, proxy, bounds, low):
+    """Review 3, D1: a service listing a bound with several operators gets it written out
+    (``{"gte": v}``); the range order is still checked, before any list request, not sent to
+    match no row (a silent empty frame)."""
+    from dealframe.errors import ValidationError
+
+    proxy.add(
+        f"^{P}/lookup/transactions$",
+        bound_operators(
+            date_from=["gte", "lte"],
+            date_to=["lte", "gte"],
+            valuation_min=["gte", "lte"],
+            valuation_max=["lte", "gte"],
+        ),
+    )
+    o = outcome(lambda: fresh.private.deals(**bounds))
+    assert isinstance(o.error, ValidationError), repr(o.error) if o.error else len(o.value)
+    assert o.error.argument == low
+    assert "the range would match no row" in str(o.error)
+    assert proxy.count(f"^{P}/transactions$") == 0
+
+
+def test_plot_helpers_read_a_window_sent_written_out(direct, fresh, proxy):
+    """Review 3, D2: ``attrs["filters"]`` holds the filters as sent, ``{"gte": ...}`` for a
+    bound the service lists with several operators; ``deal_window`` and ``deals_per_quarter``
+    read the window from it as from a plain one, not refuse the frame."""
+    pytest.importorskip("matplotlib")
+    import pandas as pd
+
+    from dealframe.plot import deals_per_quarter, figure
+    from dealframe.plot.shaping import deal_window
+
+    window = {"date_from": "2024-02-15", "date_to": "2024-11-20"}
+    want = direct.private.deals(**window)
+    assert len(want), "the test needs deals in the window"
+    proxy.add(
+        f"^{P}/lookup/transactions$",
+        bound_operators(date_from=["gte", "lte"], date_to=["lte", "gte"]),
+    )
+    got = fresh.private.deals(**window)
+    assert_same(got, want)
+    assert got.attrs["filters"] == {
+        "date_from": {"gte": "2024-02-15"},
+        "date_to": {"lte": "2024-11-20"},
+    }
+    asked = (pd.Timestamp("2024-02-15"), pd.Timestamp("2024-11-20"))
+    assert deal_window(want) == asked
+    assert deal_window(got) == asked
+    import matplotlib.pyplot as plt
+
+    ticks = []
+    for frame in (want, got):
+        fig, ax = figure()
+        ticks.append([t.get_text() for t in deals_per_quarter(frame, ax=ax).get_xticklabels()])
+        plt.close(fig)
+    assert ticks[0] == ticks[1]
+    assert "2024-Q1 (partial)" in ticks[1]

@@ -11,7 +11,10 @@ name), and never blames the ids for a route the service does not have.
 
 from __future__ import annotations
 
+import inspect
 import sys
+import threading
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +28,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Action,
     assert_same,
     direct,
+    drop_connection,
     edit,
     fresh,
     fresh_rules,
@@ -149,3 +153,126 @@ def test_a_missing_route_does_not_blame_the_ids(fresh, proxy, ids, reference):
     missing = many.warned(MissingDataWarning)
     assert len(missing) == 1, missing
     assert "has no route for sellside" in missing[0] and "no such id" not in missing[0]
+
+
+def server_error() -> Action:
+    """A 500 in the service's JSON error shape (nothing forwarded)."""
+
+    def apply(ex: Any) -> None:
+        ex.forward = False
+        ex.status = 500
+        ex.headers = {"Content-Type": "application/json"}
+        ex.content = orjson.dumps({"error": {"code": "INTERNAL", "message": "boom"}})
+
+    return Action("500", on_request=apply)
+
+
+@pytest.mark.parametrize("trouble", [server_error, drop_connection], ids=["500", "dropped"])
+def test_a_probe_without_an_answer_decides_nothing(trouble, fresh, proxy, reference):
+    """Review 3, D3: the route question meets a 500 (or a dropped connection) past the
+    retries. That is no answer about the route: the call says what it met (never that
+    sellside "answers"), its pull says its own error, and once the service recovers the next
+    call asks again and finds the earlier name, not 404 "no route" on every id for the
+    client's life."""
+    sold = reference["company_id"].unique().tolist()[:5]
+    broken = {"on": True}
+    proxy.add(LOOKUP, sub_resources(absent))
+    proxy.add(f"^{P}/companies/[^/]+/sellside$", trouble(), when=lambda ex: broken["on"])
+    first = outcome(lambda: fresh.private.sellside(sold))
+    assert first.error is not None  # the pull's own error: the service failed
+    said = first.warned(ServiceContractWarning)
+    assert len(said) == 1, said
+    assert "sellside answers" not in said[0] and "could not be asked" in said[0], said
+    assert "asked again on the next call" in said[0], said
+    assert proxy.count("/acquisitions$") == 0
+    broken["on"] = False  # the service recovers
+    second = outcome(lambda: fresh.private.sellside(sold))
+    assert second.error is None, repr(second.error)
+    assert_same(second.value, reference[reference["company_id"].isin(sold)], ignore_index=True)
+    told = second.warned(ServiceContractWarning)
+    assert len(told) == 1 and "the earlier name acquisitions" in told[0], told
+    assert second.warned(MissingDataWarning) == told  # no id blamed for a missing route
+    assert "is used" in told[0], told
+    # decided now: a third call neither asks nor says it again
+    asked = proxy.count("/sellside$")
+    third = outcome(lambda: fresh.private.sellside(sold[:2]))
+    assert third.error is None and not third.warned(ServiceContractWarning)
+    assert proxy.count("/sellside$") == asked
+
+
+def test_an_unanswered_earlier_name_is_not_said_to_answer(fresh, proxy, reference):
+    """Review 3, D3: sellside has no route and the question about acquisitions meets a 500:
+    the warning says so (not that acquisitions "answers"), and the next call asks again."""
+    sold = reference["company_id"].unique().tolist()[:3]
+    broken = {"on": True}
+    proxy.add(LOOKUP, sub_resources(absent))
+    proxy.add(f"^{P}/companies/[^/]+/acquisitions$", server_error(), when=lambda ex: broken["on"])
+    first = outcome(lambda: fresh.private.sellside(sold))
+    said = first.warned(ServiceContractWarning)
+    assert len(said) == 1, said
+    assert "acquisitions (interface document section 4.4) answers" not in said[0], said
+    assert "acquisitions (interface document section 4.4) could not be asked" in said[0], said
+    assert "500" in said[0], said
+    broken["on"] = False
+    asked = proxy.count("/sellside$")
+    second = outcome(lambda: fresh.private.sellside(sold))
+    assert second.error is None, repr(second.error)
+    assert_same(second.value, reference[reference["company_id"].isin(sold)], ignore_index=True)
+    assert proxy.count("/sellside$") == asked + 1  # the question was still open: asked again
+
+
+def _waiting_at_gate(thread: threading.Thread) -> bool:
+    """Whether ``thread`` waits to enter the route question another thread is asking (its
+    innermost Python frame is ``_sub_route`` on its ``with gate:`` line)."""
+    from dealframe.private.api import PrivateApi
+
+    code = PrivateApi._sub_route.__code__
+    lines, first = inspect.getsourcelines(PrivateApi._sub_route)
+    gate = [first + i for i, line in enumerate(lines) if line.strip().startswith("with gate")]
+    frame = sys._current_frames().get(thread.ident or -1)
+    return frame is not None and frame.f_code is code and frame.f_lineno in gate
+
+
+def test_concurrent_first_calls_ask_once_and_say_it_once(fresh, proxy, reference):
+    """Review 3: four threads' first sellside calls on one client: one route question (the
+    first thread's, held at the proxy until the other three wait for it or have asked their
+    own), one warning, every frame right."""
+    sold = reference["company_id"].unique().tolist()[:12]
+    arrived, release = threading.Event(), threading.Event()
+
+    def hold(ex: Any) -> None:
+        arrived.set()
+        release.wait(30)
+
+    proxy.add(LOOKUP, sub_resources(absent))
+    proxy.add(f"^{P}/companies/[^/]+/sellside$", Action("hold", on_request=hold))
+    fresh.private.schema("companies")  # read first: the threads meet only at the route
+    out: dict[int, Any] = {}
+
+    def call(k: int) -> None:
+        try:
+            out[k] = fresh.private.sellside(sold[3 * k : 3 * k + 3])
+        except Exception as exc:  # reported below
+            out[k] = exc
+
+    threads = [threading.Thread(target=call, args=(k,)) for k in range(4)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        threads[0].start()
+        assert arrived.wait(30)
+        for t in threads[1:]:
+            t.start()
+        for _ in range(6000):  # until the others wait for the first, or have asked themselves
+            if proxy.count("/sellside$") == 4 or all(_waiting_at_gate(t) for t in threads[1:]):
+                break
+            threading.Event().wait(0.005)
+        release.set()
+        for t in threads:
+            t.join(60)
+    said = [str(w.message) for w in caught if issubclass(w.category, ServiceContractWarning)]
+    for k in range(4):
+        assert not isinstance(out[k], Exception), repr(out[k])
+        want = reference[reference["company_id"].isin(sold[3 * k : 3 * k + 3])]
+        assert_same(out[k], want, ignore_index=True)
+    assert proxy.count("/sellside$") == 1, proxy.count("/sellside$")
+    assert len(said) == 1, said

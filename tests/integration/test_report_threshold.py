@@ -92,6 +92,15 @@ def test_the_report_uses_the_discovery_threshold_everywhere(written):
     assert not [m for m in said if "small_n_threshold 5" in m], said
 
 
+def test_the_report_says_the_missing_threshold_once(written):
+    """Review 3, D4: each ``compare_multiples`` of the gather step asked the service for its
+    threshold again and said the missing key again: three identical warnings per report.
+    The comparisons now use the threshold the gather step resolved (and said)."""
+    _, said = written
+    used = [m for m in said if "small_n_threshold 3 used" in m]
+    assert len(used) == 1, used
+
+
 def test_reconcile_reads_the_threshold_the_answer_lacks(client):
     with pytest.warns(ServiceContractWarning) as caught:
         rec = analytics.reconcile(client, METRIC, "quarter", DEAL_FILTERS, progress=False)
@@ -101,3 +110,38 @@ def test_reconcile_reads_the_threshold_the_answer_lacks(client):
     said = [str(w.message) for w in caught if "small_n_threshold" in str(w.message)]
     assert len(said) == 1, said  # the missing key said once, with the value used
     assert "small_n_threshold 3 used, from the transactions discovery document" in said[0]
+
+
+def _threshold_as_text(doc: Any) -> Any:
+    methodology = (doc.get("meta") or {}).get("methodology")
+    if isinstance(methodology, dict) and "small_n_threshold" in methodology:
+        methodology["small_n_threshold"] = str(methodology["small_n_threshold"])
+    return doc
+
+
+def test_report_tables_read_a_threshold_written_as_text_alike(served):
+    """Review 3, D5: an aggregate answer writing its threshold as text ("3").
+    ``reconciliation_table`` read it as 3 (``aggregate_methodology``) while
+    ``quarterly_medians_table`` called without ``small_n_threshold`` took 5: quarters of 3
+    and 4 deals had a median in one exported table and none in the other."""
+    from dealframe.report.tables import quarterly_medians_table, reconciliation_table
+
+    sandbox, _ = served
+    with Proxy(sandbox.url) as proxy:
+        proxy.add(f"^{P}/transactions/aggregate$", edit(_threshold_as_text, "threshold text"))
+        with dealframe.Client(
+            proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+        ) as c:
+            service = c.private.aggregate(METRIC, "quarter", DEAL_FILTERS)
+            assert service.attrs["methodology"]["small_n_threshold"] == "3"
+            window = service.attrs["methodology"]["date_range"]
+            deals = c.private.deals(**DEAL_FILTERS, date_from=window["from"], date_to=window["to"])
+    medians = quarterly_medians_table(service, deals, METRIC, 30, 0.9)
+    rec = reconciliation_table(service, deals, METRIC, "quarter")
+    assert rec["match"].all(), rec.loc[~rec["match"]]
+    small = medians["n"].between(3, 4)
+    assert small.any(), "the test needs quarters of 3 or 4 deals"
+    assert medians.loc[small, "median"].notna().all(), medians.loc[small]
+    local = rec.set_index("bucket")["median_local"]
+    for bucket, median in medians.loc[small, ["bucket", "median"]].itertuples(index=False):
+        assert median == pytest.approx(local[bucket]), (bucket, median, local[bucket])

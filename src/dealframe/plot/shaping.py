@@ -34,6 +34,7 @@ from dealframe.analytics import bucket_medians
 from dealframe.arguments import DateLike
 from dealframe.errors import ValidationError
 from dealframe.frames.participants import explode_participants
+from dealframe.private.filters import range_bound
 
 __all__ = [
     "MULTIPLE_BOUNDS",
@@ -191,15 +192,19 @@ def deal_window(
     """The inclusive date window of a deals frame.
 
     ``window`` (a pair of dates, either None) wins; else the ``date_from``/``date_to`` filters
-    the frame was pulled with (``attrs["filters"]``); else the whole quarters of the first and
-    last deal dates. A start after the end is a :class:`~dealframe.errors.ValidationError`
-    naming ``window``.
+    the frame was pulled with (``attrs["filters"]``, plain or written out as
+    ``{"gte": ...}``/``{"lte": ...}`` as they were sent, :func:`~dealframe.private.filters.range_bound`);
+    else the whole quarters of the first and last deal dates. A start after the end is a
+    :class:`~dealframe.errors.ValidationError` naming ``window``.
 
     Examples
     --------
     >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-02-03", "2024-05-01"])})
     >>> [str(x.date()) for x in deal_window(d, ("2024-01-15", None))]
     ['2024-01-15', '2024-06-30']
+    >>> d.attrs["filters"] = {"date_from": {"gte": "2024-01-01"}, "date_to": "2024-12-31"}
+    >>> [str(x.date()) for x in deal_window(d)]
+    ['2024-01-01', '2024-12-31']
     """
     start = end = None
     if window is not None:
@@ -207,8 +212,10 @@ def deal_window(
             raise ValidationError("window", "a pair (date_from, date_to), either None", got=window)
         start, end = _day(window[0], "window[0]"), _day(window[1], "window[1]")
     filters = deals.attrs.get("filters") if isinstance(deals.attrs.get("filters"), Mapping) else {}
-    start = start if start is not None else _day(filters.get("date_from"), "date_from")
-    end = end if end is not None else _day(filters.get("date_to"), "date_to")
+    if start is None:
+        start = _day(range_bound(filters.get("date_from"), lower=True), "date_from")
+    if end is None:
+        end = _day(range_bound(filters.get("date_to"), lower=False), "date_to")
     dates = pd.to_datetime(deals["deal_date"]) if "deal_date" in deals and len(deals) else None
     if start is None and dates is not None and pd.notna(dates.min()):  # whole quarters
         start = dates.min().to_period("Q").start_time

@@ -506,6 +506,73 @@ def _route_404(name: str) -> str:
     )
 
 
+#: What asking a service for a sub-collection route gave (:func:`_route_answer`).
+_ROUTED, _NO_ROUTE_SEEN, _OPEN = "routed", "no route", "open"
+_SECTION_44 = "interface document section 4.4"
+_ASKED_AGAIN = "; the service is asked again on the next call"
+
+
+def _route_answer(error: DealframeError) -> str:
+    """What ``error``, met asking for page 1 of a sub-collection, says of its route: a 404
+    saying the path is not served is no route, any other 404 (the id unknown, soft-deleted or
+    without items) means the route exists; anything else (5xx, 429, 401, a transport failure)
+    says nothing of the route: the question stays open.
+
+    Examples
+    --------
+    >>> _route_answer(NotFoundError(404, "NOT_FOUND", "No route for /x/1/sellside"))
+    'no route'
+    >>> _route_answer(NotFoundError(404, "NOT_FOUND", "Company not found"))
+    'routed'
+    >>> _route_answer(ApiError(500, "INTERNAL", "boom"))
+    'open'
+    """
+    if isinstance(error, NotFoundError):
+        return _NO_ROUTE_SEEN if _no_route(error) else _ROUTED
+    return _OPEN
+
+
+def _words(error: DealframeError | None) -> str:
+    """The service's words in ``error`` (an ``ApiError``'s message), else what it says."""
+    return error.message if isinstance(error, ApiError) else str(error)
+
+
+def _unasked(error: DealframeError | None) -> str:
+    """A route question that met ``error`` (no answer about the route), for a warning.
+
+    Examples
+    --------
+    >>> _unasked(ApiError(503, "SERVICE_UNAVAILABLE", "try later"))
+    "could not be asked (503 SERVICE_UNAVAILABLE: 'try later')"
+    """
+    if isinstance(error, ApiError):
+        return f"could not be asked ({error.status} {error.code}: {quoted(error.message, 120)})"
+    return f"could not be asked ({quoted(_words(error), 160)})"
+
+
+def _routed(name: str, error: DealframeError | None) -> str:
+    """The words for ``name`` (may be empty) having a route: it answered, or its 404 was for
+    the id, not the route (``error``)."""
+    lead = f"{name} " if name else ""
+    if error is None:
+        return f"{lead}answers"
+    return f"{lead}has a route (it answered 404 for the id: {quoted(_words(error), 120)})"
+
+
+class _SubRoute(NamedTuple):
+    """What asking a service for a sub-collection route gave (:meth:`PrivateApi._sub_route`)."""
+
+    #: The name to use for this call.
+    used: str
+    #: What was seen, for the warning.
+    said: str
+    #: Whether every answer was a clear one (kept for the client's life), not open.
+    decided: bool
+    #: Whether the current name has a route (a 2xx, or a 404 for the id): nothing to say
+    #: unless the discovery document could not be read.
+    plain: bool = False
+
+
 #: The annotations of a filter parameter (the aliases above, as the signatures spell them).
 _FILTER_TYPES = frozenset({"Ids", "Strings", "Number", "Day", "Moment", "Flag", "Text"})
 
@@ -852,6 +919,8 @@ class PrivateApi:
         #: The sub-collection name a service serves, found by asking it when its discovery
         #: document lists neither name (``(entity, name)`` -> ``sellside`` or ``acquisitions``).
         self._sub_routes: dict[tuple[str, str], str] = {}
+        #: One lock per ``(entity, name)`` held while the service is asked (:meth:`_sub_route`).
+        self._sub_route_gates: dict[tuple[str, str], threading.Lock] = {}
         self._lock = threading.Lock()
         #: Names per resolve request: lowered when a service refuses a batch as too large.
         self._names_per_resolve = NAMES_PER_RESOLVE
@@ -2336,27 +2405,55 @@ class PrivateApi:
         The discovery document's choice (:meth:`FilterSchema.sub_resource`) when it lists the
         current or the earlier name (section 4.4). When it lists neither (``sub_resources``
         absent or unreadable, said in a ``ServiceContractWarning`` with what was seen), the
-        service is asked once per client, with the first id: a 404 saying it has no route for
-        the current name (not an id that is unknown, soft-deleted or without items) tries the
-        earlier one, used when it has a route."""
+        service is asked with the first id: a 404 saying it has no route for the current name
+        (not an id that is unknown, soft-deleted or without items) tries the earlier one, used
+        when it has a route. Only a clear answer is kept for the client's life (a 2xx, or a
+        404 saying which of route or id is missing); any other (5xx, 429 past the retries, a
+        dropped connection, a timeout) leaves the question open: this call uses the name the
+        answers so far point to, its pull says its own error, and the next call asks again.
+        Concurrent first calls wait for one another: one question, one warning."""
         name = schema.sub_resource(name)
         earlier = schema.earlier_name(name)
         if earlier is None:
             return name
+        key = (entity, name)
         with self._lock:
-            known = None if refresh else self._sub_routes.get((entity, name))
-        if known is not None:
-            return known
-        unread = schema.sub_resources_unread
-        where = f"GET {PREFIX}/lookup/{entity}: " + (
-            f"sub_resources {unread}, so the sub-collection names cannot be read there"
-            if unread is not None
-            else f"sub_resources lists neither {name} nor {earlier}"
-        )
+            gate = self._sub_route_gates.setdefault(key, threading.Lock())
+        with gate:  # held across the question: a concurrent first call waits for its answer
+            with self._lock:
+                known = None if refresh else self._sub_routes.get(key)
+            if known is not None:
+                return known
+            unread = schema.sub_resources_unread
+            found = self._ask_sub_route(entity, name, earlier, ident, refresh, cache, deadline)
+            if unread is not None or not found.plain:
+                where = f"GET {PREFIX}/lookup/{entity}: " + (
+                    f"sub_resources {unread}, so the sub-collection names cannot be read there"
+                    if unread is not None
+                    else f"sub_resources lists neither {name} nor {earlier}"
+                )
+                warnings.warn(
+                    f"{where}; {found.said}", ServiceContractWarning, stacklevel=user_stacklevel()
+                )
+            if found.decided:
+                with self._lock:
+                    self._sub_routes[key] = found.used
+        return found.used
 
-        def routeless(segment: str) -> NotFoundError | None:
-            """The 404 saying ``segment`` has no route (None: it has one, or other trouble,
-            left to the pull itself)."""
+    def _ask_sub_route(
+        self,
+        entity: str,
+        name: str,
+        earlier: str,
+        ident: str,
+        refresh: bool,
+        cache: bool,
+        deadline: Any,
+    ) -> _SubRoute:
+        """Ask the service whether it routes ``name`` (else ``earlier``), with ``ident``'s
+        first page (:func:`_route_answer` reads each answer)."""
+
+        def ask(segment: str) -> tuple[str, DealframeError | None]:
             try:
                 self._request(
                     "GET",
@@ -2367,29 +2464,25 @@ class PrivateApi:
                     deadline,
                     params={"page": 1, "limit": 1},
                 )
-            except NotFoundError as exc:
-                return exc if _no_route(exc) else None
-            except (ApiError, TransportError):
-                return None
-            return None
+            except (ApiError, TransportError) as exc:
+                return _route_answer(exc), exc
+            return _ROUTED, None
 
-        used, said = name, f"{name} answers"
-        missing = routeless(name)
-        if missing is not None:
-            again = routeless(earlier)
-            if again is None:
-                used = earlier
-                said = (
-                    f"{name} answered 404 ({quoted(missing.message, 120)}); the earlier name "
-                    f"{earlier} (interface document section 4.4) answers, and is used"
-                )
-            else:
-                said = f"neither {name} nor the earlier {earlier} has a route on this service"
-        if unread is not None or used != name or missing is not None:
-            warnings.warn(f"{where}; {said}", ServiceContractWarning, stacklevel=user_stacklevel())
-        with self._lock:
-            self._sub_routes[(entity, name)] = used
-        return used
+        state, seen = ask(name)
+        if state == _ROUTED:
+            return _SubRoute(name, _routed(name, seen), decided=True, plain=True)
+        if state == _OPEN:
+            return _SubRoute(name, f"{name} {_unasked(seen)}{_ASKED_AGAIN}", decided=False)
+        gone = f"{name} answered 404 ({quoted(_words(seen), 120)})"
+        state, seen = ask(earlier)
+        if state == _ROUTED:
+            said = f"{gone}; the earlier name {earlier} ({_SECTION_44}) {_routed('', seen)}"
+            return _SubRoute(earlier, f"{said}, and is used", decided=True)
+        if state == _NO_ROUTE_SEEN:
+            said = f"neither {name} nor the earlier {earlier} has a route on this service"
+            return _SubRoute(name, said, decided=True)
+        said = f"{gone}; the earlier name {earlier} ({_SECTION_44}) {_unasked(seen)}"
+        return _SubRoute(earlier, f"{said}: it is used for this call{_ASKED_AGAIN}", decided=False)
 
     def fundings(
         self,

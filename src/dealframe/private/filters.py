@@ -56,6 +56,7 @@ __all__ = [
     "SORT_DIRECTIONS",
     "documented_document",
     "documented_schema",
+    "range_bound",
     "service_decides",
     "to_date_string",
     "to_timestamp_string",
@@ -142,6 +143,10 @@ class _Field:
 #: Earlier names of sub-collections (interface document, section 4.4).
 #: The bounds of a range filter: ``date_from``/``date_to``, ``valuation_min``/``valuation_max``.
 _UPPER = {"from": "to", "min": "max"}
+#: Operators that keep a lower (``_from``/``_min``) or upper (``_to``/``_max``) bound one
+#: (:func:`range_bound`).
+_LOWER_OPS = frozenset({"gte", "gt", "eq"})
+_UPPER_OPS = frozenset({"lte", "lt", "eq"})
 _SUB_ALIASES = {("companies", "sellside"): "acquisitions", ("companies", "buyside"): "investments"}
 
 
@@ -381,12 +386,28 @@ class FilterSchema:
 
     def _check_ranges(self, wire: Mapping[str, Any]) -> None:
         """Refuse a lower bound above its upper bound (``date_from`` after ``date_to``,
-        ``valuation_min`` above ``valuation_max`` ...): the service would match no row."""
-        for low, a in wire.items():
+        ``valuation_min`` above ``valuation_max`` ...): the service would match no row.
+
+        A bound is read whether it goes out plain or as ``{op: value}`` (a service listing
+        several operators for it gets the written-out form), as long as its operator keeps
+        it a bound in its own direction (:func:`range_bound`).
+
+        Examples
+        --------
+        >>> schema = FilterSchema("transactions", {"filters": [
+        ...     {"field": "date_from", "type": "date", "operators": ["gte", "lte"]},
+        ...     {"field": "date_to", "type": "date", "operators": ["lte"]}]})
+        >>> schema.build({"date_from": "2025-01-01", "date_to": "2024-01-01"})
+        Traceback (most recent call last):
+        ...
+        dealframe.errors.ValidationError: invalid date_from: expected a date not after date_to (2024-01-01): the range would match no row, got '2025-01-01'
+        """
+        for low, wired in wire.items():
             stem, _, end = low.rpartition("_")
             high = f"{stem}_{_UPPER.get(end, '')}"
-            b = wire.get(high) if end in _UPPER else None
-            if b is None or isinstance(a, Mapping) or isinstance(b, Mapping):
+            a = range_bound(wired, lower=True)
+            b = range_bound(wire.get(high), lower=False) if end in _UPPER else None
+            if a is None or b is None:
                 continue
             dates = isinstance(a, str) and isinstance(b, str)
             numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))
@@ -642,6 +663,31 @@ _DOCUMENTED: dict[str, dict[str, Any]] = {
 
 
 #: What each operator matches (interface document section 4.4), for messages.
+def range_bound(wired: Any, *, lower: bool) -> Any:
+    """The value of a range bound (``date_from``/``valuation_min`` with ``lower``,
+    ``date_to``/``valuation_max`` without) in either wire form: ``wired`` itself when plain,
+    the value of a one-operator ``{op: value}`` whose operator keeps it a bound on that side
+    (``gte``/``gt``/``eq`` below, ``lte``/``lt``/``eq`` above); None when absent or not such
+    a bound.
+
+    ``attrs["filters"]`` of a frame holds the filters as sent: a bound the service lists with
+    several operators reads ``{"gte": "2024-01-01"}`` there, a bound with one stays plain.
+
+    Examples
+    --------
+    >>> range_bound("2024-01-01", lower=True), range_bound({"gte": 5}, lower=True)
+    ('2024-01-01', 5)
+    >>> range_bound({"lte": 5}, lower=True), range_bound({"lte": 5}, lower=False)
+    (None, 5)
+    """
+    if not isinstance(wired, Mapping):
+        return wired
+    if len(wired) != 1:
+        return None
+    op, value = next(iter(wired.items()))
+    return value if op in (_LOWER_OPS if lower else _UPPER_OPS) else None
+
+
 _MEANING = {
     "eq": "an exact match",
     "in": "one of the values given",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from dealframe.analytics.buckets import aggregate_threshold
-from dealframe.comparison import Comparison, compare_multiples
+from dealframe.comparison import Comparison, compare_multiples, methodology_read
 from dealframe.errors import ApiError, IncompleteResultError, ValidationError, did_you_mean
 from dealframe.frames.nested import to_lists
 from dealframe.frames.private import co_investors_frame
@@ -293,17 +293,18 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
             provenance["group_current"] = _provenance(group_current)
             provenance["valuation_history"] = _provenance(history)
         bounds = dict(zip(COMPARED_PERIODS, (periods.ltm, (periods.start, periods.end))))
-        comparisons = {
-            label: compare_multiples(
-                client,
-                region=cohort.region,
-                vertical=cohort.vertical,
-                deal_type=list(cohort.deal_types) or None,
-                date_from=start,
-                date_to=end,
-            )
-            for label, (start, end) in bounds.items()
-        }
+        with methodology_read(threshold, service_to):  # the threshold said once, above
+            comparisons = {
+                label: compare_multiples(
+                    client,
+                    region=cohort.region,
+                    vertical=cohort.vertical,
+                    deal_type=list(cohort.deal_types) or None,
+                    date_from=start,
+                    date_to=end,
+                )
+                for label, (start, end) in bounds.items()
+            }
         linked = comparisons[COMPARED_PERIODS[0]].comps["match"].eq("matched").sum()
         st.done(
             f"{len(current)} listed companies, {len(history)} months of history, "

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe.analytics import bucket_medians, reconcile_frames
-from dealframe.analytics.buckets import METRIC_COLUMNS
+from dealframe.analytics.buckets import METRIC_COLUMNS, aggregate_methodology
 from dealframe.comparison import Comparison
 from dealframe.plot.compare import PUBLIC_COUNTERPART, group_n, multiple_groups
 from dealframe.plot.shaping import (
@@ -275,7 +275,15 @@ def quarterly_medians_table(
     ``level`` (``median_low``, ``median_high``; NaN elsewhere). ``small_n_threshold`` is the
     service's threshold (the report's
     :attr:`~dealframe.report.gather.ReportData.small_n_threshold`); None: the aggregate's
-    own, 5 when its meta has none.
+    own, read as :func:`reconciliation_table` reads it
+    (:func:`~dealframe.analytics.buckets.aggregate_methodology`: ``"3"`` is 3), 5 when its
+    meta has none.
+
+    Raises
+    ------
+    dealframe.errors.ServiceContractError
+        The aggregate's meta cannot be read: no ``date_range``, or a threshold that is no
+        count (:func:`~dealframe.analytics.buckets.aggregate_methodology`).
 
     Examples
     --------
@@ -286,14 +294,12 @@ def quarterly_medians_table(
     >>> int(t.loc[0, "n"]), float(t.loc[0, "median"]), bool(t.loc[0, "median_low"] <= 3.0)
     (5, 3.0, True)
     """
-    methodology = service.attrs.get("methodology") or {}
-    window = methodology.get("date_range") or {}
-    given = methodology.get("small_n_threshold")
-    threshold = (
-        small_n_threshold
-        if small_n_threshold is not None
-        else (given if isinstance(given, int) and not isinstance(given, bool) else 5)
-    )
+    # read as reconciliation_table reads them (aggregate_methodology): "3" is 3, 0 stays 0
+    given, date_from, date_to = aggregate_methodology(service)
+    if small_n_threshold is not None:
+        threshold = small_n_threshold
+    else:
+        threshold = 5 if given is None else given
     frame = pd.DataFrame(
         {
             "deal_date": deals["deal_date"].to_numpy(),
@@ -308,8 +314,8 @@ def quarterly_medians_table(
         bucket_medians,
         metric=metric,
         time_bucket="quarter",
-        date_from=window.get("from"),
-        date_to=window.get("to"),
+        date_from=date_from,
+        date_to=date_to,
         small_n_threshold=threshold,
         value_column="value",
     )
