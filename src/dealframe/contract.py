@@ -934,6 +934,12 @@ def respelled_fields(
         key = _folded(name)
         by_fold[key] = name if by_fold.get(key, name) == name else None  # None: ambiguous
     known = set(by_fold.values())
+    members = set().union(*(item for item in items if isinstance(item, Mapping)))
+    if not any(  # the answer's members, each looked at once: most answers respell none
+        isinstance(key, str) and key not in known and by_fold.get(_folded(key))
+        for key in members
+    ):
+        return items
     read: Counter[tuple[str, str]] = Counter()
     kept: dict[tuple[str, ...], list[str]] = {}  # the spellings of one field -> the items
     out: list[Mapping[str, Any]] = []

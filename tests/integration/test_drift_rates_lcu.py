@@ -228,6 +228,26 @@ def test_amounts_rounded_to_one_decimal_are_no_rate_mismatch(direct, fresh, prox
     assert got.attrs["rate_direction"] == "USD per unit"
 
 
+def test_a_wrong_rate_on_round_amounts_is_still_a_mismatch(direct, fresh, proxy, skus):
+    """Amounts served to four decimals (the sandbox's), one company's written ``2.0`` and
+    ``2.5`` (JSON drops the trailing zeros) with a rate 20% off: a ``rate_mismatch`` naming
+    it. The rounding was guessed per value, so ``2.0`` read as rounded to units (room of
+    0.5) and the wrong rate agreed."""
+    odd = skus[0]
+
+    def serve(item: dict[str, Any]) -> None:
+        if item["sku"] == odd:
+            for n in CURRENT_MONETARY:
+                item[n] = item[f"{n}Lcu"] = None
+            item.update(marketCap=2.0, marketCapLcu=2.5, rateToUsd=0.96)  # 0.8 is right
+
+    proxy.add(CURRENT, each_item(serve))
+    got = ok(o := outcome(lambda: fresh.public.current(skus)))
+    assert "rate_mismatch" in kinds(got), o.caught
+    assert [m for m in o.warned(ServiceContractWarning) if odd in m], o.caught
+    assert got.loc[odd, "rateToUsd"] == 0.96  # kept as served
+
+
 def test_the_doctor_says_which_way_the_sandbox_rate_goes(fresh):
     check = _current_check(fresh)
     assert check.verdict == HOLDS and "rateToUsd: USD per unit" in check.observed, check

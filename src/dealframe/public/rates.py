@@ -30,7 +30,7 @@ __all__ = ["RATE_TOLERANCE", "RateCheck", "adapt_rates", "check_rates"]
 
 #: How far (relative to the USD value) a converted ``Lcu`` value may be from it and still
 #: agree: room for the rounding of both, and for a rate taken at another moment of the day.
-#: Never less than the rounding of the amounts as served (:func:`_rounding`): a USD amount
+#: Never less than the rounding of the amounts as served (:func:`_half_unit`): a USD amount
 #: served as 0.4 may be 0.44.
 RATE_TOLERANCE = 0.02
 _RATE = "rateToUsd"
@@ -64,12 +64,14 @@ class RateCheck:
         return "USD per unit" if self.forward else "not seen"
 
 
-def _pairs(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _pairs(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """The USD and ``Lcu`` value of each row's largest USD amount that has both (NaN where
-    none has: its rounding is the smallest part of it), and that amount's name."""
+    none has: its rounding is the smallest part of it), half a unit of the last decimal each
+    of the two columns is served with (:func:`_half_unit`), and that amount's name."""
     names = [n for n in CURRENT_MONETARY if n in frame.columns and f"{n}Lcu" in frame.columns]
     if not names:
-        return np.full(len(frame), np.nan), np.full(len(frame), np.nan), [""] * len(frame)
+        none = np.full(len(frame), np.nan)
+        return none, none, none, none, [""] * len(frame)
     usd = np.column_stack([pd.to_numeric(frame[n], errors="coerce") for n in names])
     lcu = np.column_stack([pd.to_numeric(frame[f"{n}Lcu"], errors="coerce") for n in names])
     usd, lcu = usd.astype(float), lcu.astype(float)
@@ -79,26 +81,32 @@ def _pairs(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[str]]:
     rows = np.arange(len(frame))
     some = usable[rows, best]
     chosen = [names[i] for i in best]
-    return np.where(some, usd[rows, best], np.nan), np.where(some, lcu[rows, best], np.nan), chosen
+    usd_half = np.array([_half_unit(usd[:, i]) for i in range(len(names))])[best]
+    lcu_half = np.array([_half_unit(lcu[:, i]) for i in range(len(names))])[best]
+    return (
+        np.where(some, usd[rows, best], np.nan),
+        np.where(some, lcu[rows, best], np.nan),
+        usd_half,
+        lcu_half,
+        chosen,
+    )
 
 
-def _rounding(values: np.ndarray) -> np.ndarray:
-    """Half a unit of the last decimal each value is written with (the most its rounding to
-    the precision served can have moved it): 0.05 for 0.4, 0.5 for 1760; NaN stays NaN.
+def _half_unit(values: np.ndarray) -> float:
+    """Half a unit of the last decimal a column is served with: the most decimals any of its
+    values shows (JSON drops trailing zeros: ``2.0`` in a column served to four decimals is
+    ``2.0000``, no sign of rounding to units); 0 when no value can tell.
 
     Examples
     --------
-    >>> _rounding(np.array([0.4, 1760.0, 156.16, 0.44000000000000006, np.nan])).tolist()
-    [0.05, 0.5, 0.005, 0.005, nan]
+    >>> _half_unit(np.array([0.4, 1760.0, np.nan])), _half_unit(np.array([2.0, 156.1623]))
+    (0.05, 5e-05)
     """
-    half = np.full(values.shape, np.nan)
+    finite = values[np.isfinite(values)]
     for decimals in range(_MOST_DECIMALS + 1):
-        with np.errstate(invalid="ignore"):
-            written = np.isnan(half) & (
-                np.abs(np.round(values, decimals) - values) <= 1e-9 * np.abs(values)
-            )
-        half[written] = 0.5 * 10.0**-decimals
-    return np.where(np.isnan(values), np.nan, np.where(np.isnan(half), 0.0, half))
+        if np.all(np.abs(np.round(finite, decimals) - finite) <= 1e-9 * np.abs(finite)):
+            return 0.5 * 10.0**-decimals
+    return 0.0
 
 
 def check_rates(frame: pd.DataFrame) -> RateCheck:
@@ -117,18 +125,17 @@ def check_rates(frame: pd.DataFrame) -> RateCheck:
     Notes
     -----
     A row agrees one way when the converted ``Lcu`` value is within :data:`RATE_TOLERANCE`
-    of the USD value, or within the rounding of both as served (half a unit of each one's
-    last decimal, the ``Lcu`` one converted), whichever is larger: a micro-cap served to one
+    of the USD value, or within the rounding of both as served (half a unit of the last
+    decimal each column is served with, the ``Lcu`` one converted), whichever is larger: a micro-cap served to one
     decimal (0.4 for 0.44) is no rate that agrees with neither way.
     """
     if _RATE not in frame.columns or not len(frame):
         return RateCheck()
-    usd, lcu, _ = _pairs(frame)
+    usd, lcu, usd_half, lcu_half, _ = _pairs(frame)
     rate = _rates(frame)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         known = np.isfinite(usd) & np.isfinite(rate) & (rate > 0)
         room = RATE_TOLERANCE * np.abs(usd)
-        usd_half, lcu_half = _rounding(usd), _rounding(lcu)
         forward_room = np.maximum(room, usd_half + lcu_half * rate)
         inverse_room = np.maximum(room, usd_half + lcu_half / rate)
         forward = known & (np.abs(lcu * rate - usd) <= forward_room)
@@ -185,7 +192,7 @@ def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
     frame.attrs["rate_inverted"] = flip
     if seen.inverse:
         at = labels.index(seen.inverse[0])
-        usd, lcu, names = _pairs(frame)
+        usd, lcu, _, _, names = _pairs(frame)
         served = float(frame[_RATE].iloc[at])
         name = names[at]
         shown = f"{labels[at]}: {name} {usd[at]:.6g} = {name}Lcu {lcu[at]:.6g} / {served:.6g}"
