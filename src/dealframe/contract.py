@@ -936,8 +936,7 @@ def respelled_fields(
     known = set(by_fold.values())
     members = set().union(*(item for item in items if isinstance(item, Mapping)))
     if not any(  # the answer's members, each looked at once: most answers respell none
-        isinstance(key, str) and key not in known and by_fold.get(_folded(key))
-        for key in members
+        isinstance(key, str) and key not in known and by_fold.get(_folded(key)) for key in members
     ):
         return items
     read: Counter[tuple[str, str]] = Counter()

@@ -308,6 +308,7 @@ def test_a_403_saying_rate_limit_is_waited_out_like_a_429(body, headers, waiting
     at the client's gate before each retry, and every row arrives. It used to raise an
     ``AuthenticationError`` at once, saying to check DEALFRAME_PRIVATE_KEY."""
     client, clock = waiting
+
     def reset() -> dict[str, str]:  # 5 s from the answer (a slow run must not shorten it)
         return {**headers, "X-RateLimit-Reset": str(int(time.time()) + 5)}
 
