@@ -1413,16 +1413,19 @@ def error_from_response(
 
 
 #: A code naming a rate limit: ``RATE_LIMITED``, ``rateLimitExceeded``, ``TOO_MANY_REQUESTS``,
-#: ``QUOTA_EXCEEDED`` / ``quotaExceeded``, ``Throttled``, ``ThrottlingException``. Not a bare
+#: ``QUOTA_EXCEEDED`` / ``quotaExceeded``, ``REQUEST_LIMIT_EXCEEDED``, ``dailyLimitExceeded``,
+#: ``OVER_QUERY_LIMIT``, ``Throttled``, ``ThrottlingException``. Not a bare
 #: ``quota`` or ``limit`` (``PLAN_LIMIT``, ``NO_QUOTA``: a plan's terms, not a wait).
 _LIMIT_CODE = re.compile(
     r"rate[\s_-]*limit|throttl|too[\s_-]*many[\s_-]*requests"
-    r"|quota[\s_-]*exceeded|exceeded[\s_-]*quota",
+    r"|(?:quota|limit)[\s_-]*exceeded|exceeded[\s_-]*(?:quota|limit)"
+    r"|(?<![a-z])over[\s_-]*(?:[a-z]+[\s_-]*)?limit",
     re.IGNORECASE,
 )
 #: A code naming the credentials (``INVALID_TOKEN``, ``MISSING_TOKEN``, ``TOKEN_EXPIRED``,
 #: RFC 6750's ``invalid_token`` and ``insufficient_scope``, ``INVALID_API_KEY``,
-#: ``UNAUTHENTICATED``): never a rate limit, whatever its message or headers say.
+#: ``UNAUTHENTICATED``) and no rate limit (``API_KEY_RATE_LIMITED`` names one: a limit on
+#: the key): never a rate limit, whatever its message or headers say.
 _AUTH_CODE = re.compile(r"token|key|auth|scope|credential", re.IGNORECASE)
 #: Codes that say no more than the status (the client's own defaults, or a number): the
 #: message is read only then.
@@ -1434,7 +1437,9 @@ _STATUS_CODE = re.compile(r"(?:unauthorized|forbidden|(?:http[\s_-]*)?\d{3})", r
 _LIMIT_WORDS = re.compile(
     r"\b(?:limit|quota)s?(?:\s+(?:has|have|was|were|is|are|been))*\s+exceeded\b"
     r"|\bexceed(?:ed|s|ing)?\b[^.;:!?]{0,40}?\b(?:limit|quota)s?\b"
-    r"|too\s+many\s+requests|\bthrottl|\brate[\s_-]*limited\b",
+    r"|too\s+many\s+requests|\bthrottl|\brate[\s_-]*limited\b"
+    r"|\brate[\s_-]*limit\s+(?:was\s+|has\s+been\s+)?(?:reached|hit)\b"
+    r"|\b(?:hit|reached|over)\s+(?:the\s+|your\s+|a\s+|its\s+)?rate[\s_-]*limit",
     re.IGNORECASE,
 )
 #: Headers whose ``0`` says no request is left in the window (GitHub's 403 sends the first).
@@ -1448,9 +1453,8 @@ def _limited_by(
     answer. Only the service saying so makes it one:
 
     - a code naming a rate limit (:data:`_LIMIT_CODE`: ``RATE_LIMITED``, ``QUOTA_EXCEEDED``);
-    - when the code is absent or says no more than the status (``UNAUTHORIZED``,
-      ``FORBIDDEN``, ``HTTP_403``), a message saying a limit is exceeded, too many requests
-      or throttled (:data:`_LIMIT_WORDS`);
+    - unless the code names the credentials, a message saying a limit is exceeded or
+      reached, too many requests or throttled (:data:`_LIMIT_WORDS`);
     - a 403 with ``X-RateLimit-Remaining: 0`` (GitHub's).
 
     A code naming the credentials (:data:`_AUTH_CODE`: ``INVALID_TOKEN``,
@@ -1469,15 +1473,19 @@ def _limited_by(
     True
     >>> _limited_by(403, "FORBIDDEN", "Your plan has no quota for the private API", {}) is None
     True
+    >>> _limited_by(403, "API_KEY_RATE_LIMITED", "Slow down", {})
+    "the code 'API_KEY_RATE_LIMITED'"
+    >>> _limited_by(403, "ACCESS_DENIED", "API rate limit exceeded", {})
+    'the message'
     """
     if status not in (401, 403):
         return None
-    if code and not _STATUS_CODE.fullmatch(code.strip()):
-        if _AUTH_CODE.search(code):
-            return None
-        if _LIMIT_CODE.search(code):
-            return f"the code {code!r}"
-    elif message and _LIMIT_WORDS.search(message):
+    named = bool(code) and not _STATUS_CODE.fullmatch(str(code).strip())
+    if named and _LIMIT_CODE.search(str(code)):  # before the credentials: API_KEY_RATE_LIMITED
+        return f"the code {code!r}"
+    if named and _AUTH_CODE.search(str(code)):
+        return None
+    if message and _LIMIT_WORDS.search(message):  # a code naming neither: the words decide
         return "the message"
     for name in _REMAINING:
         if status == 403 and (headers.get(name) or "").strip() == "0":

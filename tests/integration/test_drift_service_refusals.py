@@ -463,6 +463,19 @@ SAID_LIMITED: dict[str, tuple[Any, dict[str, str]]] = {
         {"error": {"code": "PLAN_LIMIT", "message": "Slow down"}},
         {"X-RateLimit-Remaining": "0"},
     ),
+    # a limit on the key is a rate limit, not a refused key
+    "key-rate-limited": ({"error": {"code": "API_KEY_RATE_LIMITED", "message": "Wait"}}, {}),
+    # a code the client does not know: the message decides
+    "unknown-code-message": (
+        {"error": {"code": "ACCESS_DENIED", "message": "API rate limit exceeded"}},
+        {},
+    ),
+    "request-limit-exceeded": (
+        {"error": {"code": "REQUEST_LIMIT_EXCEEDED", "message": "TotalRequests Limit"}},
+        {},
+    ),
+    "over-query-limit": ({"error": {"code": "OVER_QUERY_LIMIT", "message": "Later"}}, {}),
+    "no-code-limit-reached": ({"message": "Rate limit reached for requests"}, {}),
 }
 
 
