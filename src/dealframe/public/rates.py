@@ -30,7 +30,7 @@ __all__ = ["RATE_TOLERANCE", "RateCheck", "adapt_rates", "check_rates"]
 
 #: How far (relative to the USD value) a converted ``Lcu`` value may be from it and still
 #: agree: room for the rounding of both, and for a rate taken at another moment of the day.
-#: Never less than the rounding of the amounts as served (:func:`_half_unit`): a USD amount
+#: Never less than the rounding of the amounts as served (:func:`_half_units`): a USD amount
 #: served as 0.4 may be 0.44.
 RATE_TOLERANCE = 0.02
 _RATE = "rateToUsd"
@@ -64,49 +64,65 @@ class RateCheck:
         return "USD per unit" if self.forward else "not seen"
 
 
-def _pairs(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
+def _pairs(
+    frame: pd.DataFrame,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """The USD and ``Lcu`` value of each row's largest USD amount that has both (NaN where
     none has: its rounding is the smallest part of it), half a unit of the last decimal each
-    of the two columns is served with (:func:`_half_unit`), and that amount's name."""
+    of the two columns is served with (:func:`_half_units`), and that amount's name."""
     names = [n for n in CURRENT_MONETARY if n in frame.columns and f"{n}Lcu" in frame.columns]
     if not names:
         none = np.full(len(frame), np.nan)
         return none, none, none, none, [""] * len(frame)
-    usd = np.column_stack([pd.to_numeric(frame[n], errors="coerce") for n in names])
-    lcu = np.column_stack([pd.to_numeric(frame[f"{n}Lcu"], errors="coerce") for n in names])
-    usd, lcu = usd.astype(float), lcu.astype(float)
+    both = _numbers(frame[[*names, *(f"{n}Lcu" for n in names)]])  # one selection: one copy
+    usd, lcu = both[:, : len(names)], both[:, len(names) :]
     usable = np.isfinite(usd) & np.isfinite(lcu) & (usd != 0) & (lcu != 0)
     size = np.where(usable, np.abs(usd), -1.0)
     best = np.argmax(size, axis=1)
     rows = np.arange(len(frame))
     some = usable[rows, best]
-    chosen = [names[i] for i in best]
-    usd_half = np.array([_half_unit(usd[:, i]) for i in range(len(names))])[best]
-    lcu_half = np.array([_half_unit(lcu[:, i]) for i in range(len(names))])[best]
+    half = _half_units(both)
     return (
         np.where(some, usd[rows, best], np.nan),
         np.where(some, lcu[rows, best], np.nan),
-        usd_half,
-        lcu_half,
-        chosen,
+        half[: len(names)][best],
+        half[len(names) :][best],
+        [names[i] for i in best],
     )
 
 
-def _half_unit(values: np.ndarray) -> float:
-    """Half a unit of the last decimal a column is served with: the most decimals any of its
-    values shows (JSON drops trailing zeros: ``2.0`` in a column served to four decimals is
+def _numbers(columns: pd.DataFrame) -> np.ndarray:
+    """``columns`` as a float array (NaN where null or no number)."""
+    try:
+        return columns.to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):  # a column holding text: each value read as a number
+        return np.column_stack(
+            [pd.to_numeric(columns.iloc[:, i], errors="coerce") for i in range(columns.shape[1])]
+        ).astype(float)
+
+
+def _half_units(values: np.ndarray) -> np.ndarray:
+    """Half a unit of the last decimal each column is served with: the most decimals any of
+    its values shows (JSON drops trailing zeros: ``2.0`` in a column served to four decimals is
     ``2.0000``, no sign of rounding to units); 0 when no value can tell.
 
     Examples
     --------
-    >>> _half_unit(np.array([0.4, 1760.0, np.nan])), _half_unit(np.array([2.0, 156.1623]))
-    (0.05, 5e-05)
+    >>> _half_units(np.array([[0.4, 2.0, np.nan], [1760.0, 156.1623, np.nan]])).tolist()
+    [0.05, 5e-05, 0.0]
     """
-    finite = values[np.isfinite(values)]
-    for decimals in range(_MOST_DECIMALS + 1):
-        if np.all(np.abs(np.round(finite, decimals) - finite) <= 1e-9 * np.abs(finite)):
-            return 0.5 * 10.0**-decimals
-    return 0.0
+    half = np.zeros(values.shape[1])
+    finite = np.isfinite(values)
+    todo = finite.any(axis=0)  # a column with no value says nothing: 0
+    with np.errstate(invalid="ignore"):
+        for decimals in range(_MOST_DECIMALS + 1):
+            near = np.abs(np.round(values, decimals) - values) <= 1e-9 * np.abs(values)
+            written = todo & np.all(near | ~finite, axis=0)
+            half[written] = 0.5 * 10.0**-decimals
+            todo &= ~written
+            if not todo.any():
+                break
+    return half
 
 
 def check_rates(frame: pd.DataFrame) -> RateCheck:
@@ -126,8 +142,8 @@ def check_rates(frame: pd.DataFrame) -> RateCheck:
     -----
     A row agrees one way when the converted ``Lcu`` value is within :data:`RATE_TOLERANCE`
     of the USD value, or within the rounding of both as served (half a unit of the last
-    decimal each column is served with, the ``Lcu`` one converted), whichever is larger: a micro-cap served to one
-    decimal (0.4 for 0.44) is no rate that agrees with neither way.
+    decimal each column is served with, the ``Lcu`` one converted), whichever is larger: a
+    micro-cap served to one decimal (0.4 for 0.44) is no rate that agrees with neither way.
     """
     if _RATE not in frame.columns or not len(frame):
         return RateCheck()
@@ -140,16 +156,17 @@ def check_rates(frame: pd.DataFrame) -> RateCheck:
         inverse_room = np.maximum(room, usd_half + lcu_half / rate)
         forward = known & (np.abs(lcu * rate - usd) <= forward_room)
         inverse = known & (np.abs(lcu / rate - usd) <= inverse_room)
-    labels = [str(label) for label in frame.index]
     return RateCheck(
-        forward=[s for s, f, i in zip(labels, forward, inverse, strict=True) if f and not i],
-        inverse=[s for s, f, i in zip(labels, forward, inverse, strict=True) if i and not f],
-        neither=[
-            s
-            for s, k, f, i in zip(labels, known, forward, inverse, strict=True)
-            if k and not (f or i)
-        ],
+        forward=_labels(frame, forward & ~inverse),
+        inverse=_labels(frame, inverse & ~forward),
+        neither=_labels(frame, known & ~(forward | inverse)),
     )
+
+
+def _labels(frame: pd.DataFrame, rows: np.ndarray | None = None) -> list[str]:
+    """The index labels of ``rows`` (a boolean mask; default all), as text."""
+    labels = frame.index.astype(str).to_numpy(dtype=object)  # not str() per label: 15x
+    return (labels if rows is None else labels[rows]).tolist()
 
 
 def _rates(frame: pd.DataFrame) -> np.ndarray:
@@ -178,7 +195,7 @@ def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
     ``attrs["rate_inverted"]`` lists the SKUs whose rate the frame holds inverted.
     """
     seen = check_rates(frame)
-    labels = [str(label) for label in frame.index]
+    labels = _labels(frame)
     flip, unusable = seen.inverse, []
     if seen.inverted:
         rate = _rates(frame)
