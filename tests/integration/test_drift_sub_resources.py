@@ -25,6 +25,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
     Action,
     assert_same,
     direct,
@@ -276,3 +277,51 @@ def test_concurrent_first_calls_ask_once_and_say_it_once(fresh, proxy, reference
         assert_same(out[k], want, ignore_index=True)
     assert proxy.count("/sellside$") == 1, proxy.count("/sellside$")
     assert len(said) == 1, said
+
+
+def test_concurrent_first_calls_share_a_question_that_met_an_outage(fresh, proxy, reference):
+    """Review 6: the route question meets a 500 past its retries while three more first
+    calls wait for it: they use its outcome (one question, one warning), not ask again one
+    after another, each with its retries (the fourth caller waited four questions)."""
+    sold = reference["company_id"].unique().tolist()[:12]
+    arrived, release = threading.Event(), threading.Event()
+
+    def hold(ex: Any) -> None:
+        arrived.set()
+        release.wait(30)
+
+    def asking(ex: Any) -> bool:  # the route question (one row), not the pulls
+        return ex.query.get("limit") == "1"
+
+    questions: list[str] = []
+    proxy.add(LOOKUP, sub_resources(absent))
+    proxy.add(f"^{P}/companies/[^/]+/sellside$", Action("hold", on_request=hold), times=1)
+    count = Action("count", on_request=lambda ex: questions.append(ex.path))
+    proxy.add(f"^{P}/companies/[^/]+/sellside$", count, server_error(), when=asking)
+    fresh.private.schema("companies")  # read first: the threads meet only at the route
+    out: dict[int, Any] = {}
+
+    def call(k: int) -> None:
+        try:
+            out[k] = fresh.private.sellside(sold[3 * k : 3 * k + 3])
+        except Exception as exc:  # the pulls' own errors: the service failed the question
+            out[k] = exc
+
+    threads = [threading.Thread(target=call, args=(k,)) for k in range(4)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        threads[0].start()
+        assert arrived.wait(30)
+        for t in threads[1:]:
+            t.start()
+        for _ in range(6000):  # until the others wait for the first
+            if all(_waiting_at_gate(t) for t in threads[1:]):
+                break
+            threading.Event().wait(0.005)
+        release.set()
+        for t in threads:
+            t.join(60)
+    said = [str(w.message) for w in caught if issubclass(w.category, ServiceContractWarning)]
+    assert len(out) == 4
+    assert len(said) == 1, said
+    assert len(questions) == 1 + FAST["retries"], questions  # one question and its retries

@@ -559,6 +559,17 @@ def _routed(name: str, error: DealframeError | None) -> str:
     return f"{lead}has a route (it answered 404 for the id: {quoted(_words(error), 120)})"
 
 
+class _RouteGate:
+    """One sub-collection route question of a client: the lock its askers queue on, how many
+    times it was asked, and the name the last answer pointed to (what the callers that
+    waited for it use, clear or not: they neither ask again nor say it again)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.asked = 0
+        self.used = ""
+
+
 class _SubRoute(NamedTuple):
     """What asking a service for a sub-collection route gave (:meth:`PrivateApi._sub_route`)."""
 
@@ -920,7 +931,7 @@ class PrivateApi:
         #: document lists neither name (``(entity, name)`` -> ``sellside`` or ``acquisitions``).
         self._sub_routes: dict[tuple[str, str], str] = {}
         #: One lock per ``(entity, name)`` held while the service is asked (:meth:`_sub_route`).
-        self._sub_route_gates: dict[tuple[str, str], threading.Lock] = {}
+        self._sub_route_gates: dict[tuple[str, str], _RouteGate] = {}
         self._lock = threading.Lock()
         #: Names per resolve request: lowered when a service refuses a batch as too large.
         self._names_per_resolve = NAMES_PER_RESOLVE
@@ -2411,19 +2422,23 @@ class PrivateApi:
         404 saying which of route or id is missing); any other (5xx, 429 past the retries, a
         dropped connection, a timeout) leaves the question open: this call uses the name the
         answers so far point to, its pull says its own error, and the next call asks again.
-        Concurrent first calls wait for one another: one question, one warning."""
+        Concurrent first calls wait for one another and use its answer, clear or not: one
+        question, one warning (each asking in turn took a whole question's retries)."""
         name = schema.sub_resource(name)
         earlier = schema.earlier_name(name)
         if earlier is None:
             return name
         key = (entity, name)
         with self._lock:
-            gate = self._sub_route_gates.setdefault(key, threading.Lock())
-        with gate:  # held across the question: a concurrent first call waits for its answer
+            gate = self._sub_route_gates.setdefault(key, _RouteGate())
+            before = gate.asked
+        with gate.lock:  # held across the question: a concurrent first call waits for it
             with self._lock:
                 known = None if refresh else self._sub_routes.get(key)
             if known is not None:
                 return known
+            if gate.asked != before:  # asked while this call waited: that answer serves it
+                return gate.used
             unread = schema.sub_resources_unread
             found = self._ask_sub_route(entity, name, earlier, ident, refresh, cache, deadline)
             if unread is not None or not found.plain:
@@ -2435,9 +2450,10 @@ class PrivateApi:
                 warnings.warn(
                     f"{where}; {found.said}", ServiceContractWarning, stacklevel=user_stacklevel()
                 )
-            if found.decided:
-                with self._lock:
+            with self._lock:
+                if found.decided:
                     self._sub_routes[key] = found.used
+                gate.asked, gate.used = gate.asked + 1, found.used
         return found.used
 
     def _ask_sub_route(
