@@ -234,26 +234,31 @@ def _waiting_at_gate(thread: threading.Thread) -> bool:
     return frame is not None and frame.f_code is code and frame.f_lineno in gate
 
 
-def test_concurrent_first_calls_ask_once_and_say_it_once(fresh, proxy, reference):
-    """Review 3: four threads' first sellside calls on one client: one route question (the
-    first thread's, held at the proxy until the other three wait for it or have asked their
-    own), one warning, every frame right."""
-    sold = reference["company_id"].unique().tolist()[:12]
+def _holding() -> tuple[threading.Event, threading.Event, Action]:
+    """(arrived, release, an action holding a request until ``release``: ``arrived`` set)."""
     arrived, release = threading.Event(), threading.Event()
 
     def hold(ex: Any) -> None:
         arrived.set()
         release.wait(30)
 
-    proxy.add(LOOKUP, sub_resources(absent))
-    proxy.add(f"^{P}/companies/[^/]+/sellside$", Action("hold", on_request=hold))
+    return arrived, release, Action("hold", on_request=hold)
+
+
+def _four_first_calls(
+    fresh: Any, proxy: Any, sold: list[str], arrived: threading.Event, release: threading.Event
+) -> tuple[dict[int, Any], list[str]]:
+    """Four threads' first ``sellside`` calls on ``fresh`` (three companies each): the first
+    thread's route question is held at the proxy (``arrived``) until the other three wait for
+    it at the route's gate (or have asked their own), then released. Returns each call's
+    frame or exception, and the ``ServiceContractWarning`` messages of all four."""
     fresh.private.schema("companies")  # read first: the threads meet only at the route
     out: dict[int, Any] = {}
 
     def call(k: int) -> None:
         try:
             out[k] = fresh.private.sellside(sold[3 * k : 3 * k + 3])
-        except Exception as exc:  # reported below
+        except Exception as exc:  # said by the caller's assertions
             out[k] = exc
 
     threads = [threading.Thread(target=call, args=(k,)) for k in range(4)]
@@ -270,7 +275,19 @@ def test_concurrent_first_calls_ask_once_and_say_it_once(fresh, proxy, reference
         release.set()
         for t in threads:
             t.join(60)
-    said = [str(w.message) for w in caught if issubclass(w.category, ServiceContractWarning)]
+    assert len(out) == 4
+    return out, [str(w.message) for w in caught if issubclass(w.category, ServiceContractWarning)]
+
+
+def test_concurrent_first_calls_ask_once_and_say_it_once(fresh, proxy, reference):
+    """Review 3: four threads' first sellside calls on one client: one route question (the
+    first thread's, held at the proxy until the other three wait for it or have asked their
+    own), one warning, every frame right."""
+    sold = reference["company_id"].unique().tolist()[:12]
+    arrived, release, hold = _holding()
+    proxy.add(LOOKUP, sub_resources(absent))
+    proxy.add(f"^{P}/companies/[^/]+/sellside$", hold)
+    out, said = _four_first_calls(fresh, proxy, sold, arrived, release)
     for k in range(4):
         assert not isinstance(out[k], Exception), repr(out[k])
         want = reference[reference["company_id"].isin(sold[3 * k : 3 * k + 3])]
@@ -284,44 +301,16 @@ def test_concurrent_first_calls_share_a_question_that_met_an_outage(fresh, proxy
     calls wait for it: they use its outcome (one question, one warning), not ask again one
     after another, each with its retries (the fourth caller waited four questions)."""
     sold = reference["company_id"].unique().tolist()[:12]
-    arrived, release = threading.Event(), threading.Event()
-
-    def hold(ex: Any) -> None:
-        arrived.set()
-        release.wait(30)
+    arrived, release, hold = _holding()
 
     def asking(ex: Any) -> bool:  # the route question (one row), not the pulls
         return ex.query.get("limit") == "1"
 
     questions: list[str] = []
     proxy.add(LOOKUP, sub_resources(absent))
-    proxy.add(f"^{P}/companies/[^/]+/sellside$", Action("hold", on_request=hold), times=1)
+    proxy.add(f"^{P}/companies/[^/]+/sellside$", hold, times=1)
     count = Action("count", on_request=lambda ex: questions.append(ex.path))
     proxy.add(f"^{P}/companies/[^/]+/sellside$", count, server_error(), when=asking)
-    fresh.private.schema("companies")  # read first: the threads meet only at the route
-    out: dict[int, Any] = {}
-
-    def call(k: int) -> None:
-        try:
-            out[k] = fresh.private.sellside(sold[3 * k : 3 * k + 3])
-        except Exception as exc:  # the pulls' own errors: the service failed the question
-            out[k] = exc
-
-    threads = [threading.Thread(target=call, args=(k,)) for k in range(4)]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        threads[0].start()
-        assert arrived.wait(30)
-        for t in threads[1:]:
-            t.start()
-        for _ in range(6000):  # until the others wait for the first
-            if all(_waiting_at_gate(t) for t in threads[1:]):
-                break
-            threading.Event().wait(0.005)
-        release.set()
-        for t in threads:
-            t.join(60)
-    said = [str(w.message) for w in caught if issubclass(w.category, ServiceContractWarning)]
-    assert len(out) == 4
+    out, said = _four_first_calls(fresh, proxy, sold, arrived, release)
     assert len(said) == 1, said
     assert len(questions) == 1 + FAST["retries"], questions  # one question and its retries
