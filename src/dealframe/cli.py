@@ -43,7 +43,7 @@ from dealframe.errors import DealframeError
 from dealframe.mirror import cli as mirror_cli
 from dealframe.pull import cli as pull_cli
 from dealframe.report import cli as report_cli
-from dealframe.sandbox.arguments import MAX_SCALE
+from dealframe.sandbox.arguments import MAX_SCALE, SCALE_MEMORY
 from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from dealframe.sandbox.faults import FAULT_KINDS
 from dealframe.sandbox.profiles import PROFILES, UnknownProfileError, select
@@ -200,8 +200,7 @@ def _parser() -> argparse.ArgumentParser:
         "--scale",
         type=sandbox_scale,
         default=1.0,
-        help=f"data scale, above 0 and at most {MAX_SCALE:g} (default 1.0); memory: about 0.8 GB "
-        "per unit of scale, up to 1.4 GB when the start generates the data (docs/sandbox.md)",
+        help=f"data scale, above 0 and at most {MAX_SCALE:g} (default 1.0); {SCALE_MEMORY}",
     )
     serve.add_argument("--seed", type=non_negative_int, default=7, help="data seed (default 7)")
     serve.add_argument(

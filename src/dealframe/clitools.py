@@ -26,7 +26,7 @@ from dealframe.arguments import expanded_path
 
 from .cli_options import non_negative_int, sandbox_scale
 from .errors import ConfigurationError, DealframeError, ValidationError
-from .sandbox.arguments import MAX_SCALE
+from .sandbox.arguments import MAX_SCALE, SCALE_MEMORY
 
 __all__ = [
     "EXIT_FAILED",
@@ -158,7 +158,8 @@ def add_sandbox_options(parser: argparse.ArgumentParser, *, scale: float = 1.0) 
         "--scale",
         type=sandbox_scale,
         default=scale,
-        help=f"sandbox data scale, above 0 and at most {MAX_SCALE:g} (default {scale:g})",
+        help=f"sandbox data scale, above 0 and at most {MAX_SCALE:g} (default {scale:g}); "
+        f"{SCALE_MEMORY}",
     )
     parser.add_argument("--seed", type=non_negative_int, default=7, help="sandbox seed (default 7)")
 

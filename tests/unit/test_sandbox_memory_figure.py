@@ -1,6 +1,7 @@
 """The sandbox's memory need is said where a user choosing a scale looks, with the same figures:
-``dealframe sandbox serve --help`` and docs/sandbox.md (a scale-20 sandbox needs about 16 GB,
-which neither said)."""
+every ``--scale`` option's help (``sandbox serve``; ``report``/``mirror``/``pull`` with
+``--sandbox``; the pytest plugin's ``--dealframe-sandbox-scale``) and docs/sandbox.md (a scale-20
+sandbox needs about 16 GB, which none said)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,36 @@ def test_scale_help_gives_the_memory_per_unit_of_scale(capsys):
     scale = " ".join(scale.split())
     assert "per unit of scale" in scale and "docs/sandbox.md" in scale, scale
     assert _figures(scale) == ["0.8", "1.4"], scale
+
+
+@pytest.mark.parametrize("command", [["report"], ["mirror", "sync"]])
+def test_sandbox_option_help_gives_the_same_figures(capsys, command):
+    with pytest.raises(SystemExit) as exited:
+        main([*command, "--help"])
+    assert exited.value.code == 0
+    scale = capsys.readouterr().out.split("--scale SCALE", 2)[-1].split("--seed")[0]
+    assert _figures(" ".join(scale.split())) == ["0.8", "1.4"], scale
+
+
+def test_pytest_plugin_scale_option_gives_the_same_figures():
+    helps: dict[str, str] = {}
+
+    class Group:  # what pytest_addoption is handed, as far as it uses it
+        def addoption(self, name: str, **kwargs: object) -> None:
+            helps[name] = str(kwargs.get("help"))
+
+    class Parser:
+        def getgroup(self, name: str) -> Group:
+            return Group()
+
+        def addini(self, *args: object, **kwargs: object) -> None:
+            pass
+
+    from dealframe.sandbox import pytest_plugin
+
+    pytest_plugin.pytest_addoption(Parser())  # type: ignore[arg-type]
+    help_text = " ".join(helps["--dealframe-sandbox-scale"].split())
+    assert _figures(help_text) == ["0.8", "1.4"], help_text
 
 
 def test_sandbox_doc_gives_the_same_figures_and_its_measurements():

@@ -27,6 +27,7 @@ from typing import Any, ParamSpec, TypeVar
 
 __all__ = [
     "MAX_SCALE",
+    "SCALE_MEMORY",
     "SandboxArgumentError",
     "host_name",
     "init_checked",
@@ -44,6 +45,13 @@ __all__ = [
 #: and held in memory, so a scale far above it (``--scale 1000``: 50 million deals) would run
 #: for hours and exhaust memory instead of failing: it is refused before anything is built.
 MAX_SCALE = 20.0
+
+#: What a scale costs in memory, as every ``--scale`` option's help says it (the
+#: measurements are in docs/sandbox.md, "Memory").
+SCALE_MEMORY = (
+    "memory: about 0.8 GB per unit of scale, up to 1.4 GB when the start generates the data "
+    "(docs/sandbox.md)"
+)
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -50,7 +50,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--dealframe-sandbox-scale",
         type=float,
         default=None,
-        help="scale of the session sandbox (default 0.1; above 0, at most 20)",
+        help="scale of the session sandbox (default 0.1; above 0, at most 20); memory: about 0.8 GB "
+        "per unit of scale, up to 1.4 GB when the start generates the data (docs/sandbox.md)",
     )
     group.addoption(
         "--dealframe-sandbox-seed",
