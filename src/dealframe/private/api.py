@@ -18,14 +18,14 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from .._docs import fill_docs
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
-from ..arguments import checked_methods, choice, finite_number, integer_in
+from ..arguments import KEYWORD_GROUPS, checked_methods, choice, finite_number, integer_in
 from ..contract import (
     Findings,
     as_count,
@@ -601,6 +601,20 @@ def _filter_names(function: Callable[..., Any]) -> tuple[str, ...]:
     return tuple(
         p.name for p in parameters if p.kind is p.KEYWORD_ONLY and p.annotation in _FILTER_TYPES
     )
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _filters_apart(method: _F) -> _F:
+    """``method`` (a call taking the service's filters as keywords), whose unknown keyword
+    is refused listing its filters (in the interface document's order) apart from the
+    call's own options (:data:`~dealframe.arguments.KEYWORD_GROUPS`)."""
+    filters = _filter_names(method)
+    named = inspect.signature(method).parameters
+    options = sorted(name for name in named if name not in filters and name != "self")
+    setattr(method, KEYWORD_GROUPS, {"filters": list(filters), "call options": options})
+    return method
 
 
 def _given(method: Callable[..., Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -1797,6 +1811,7 @@ class PrivateApi:
         found.report(strict=strict, partial=frame, expected=read.returned, received=len(read.items))
         return frame
 
+    @_filters_apart
     def companies(
         self,
         filters: Mapping[str, Any] | None = None,
@@ -1891,6 +1906,7 @@ class PrivateApi:
         """
         return self._list("companies", self.companies, locals())
 
+    @_filters_apart
     def investors(
         self,
         filters: Mapping[str, Any] | None = None,
@@ -1935,6 +1951,7 @@ class PrivateApi:
         """
         return self._list("investors", self.investors, locals())
 
+    @_filters_apart
     def deals(
         self,
         filters: Mapping[str, Any] | None = None,
@@ -3280,6 +3297,7 @@ class PrivateApi:
 
     # ------------------------------------------------------------------ aggregate
 
+    @_filters_apart
     def aggregate(
         self,
         metric: str,
