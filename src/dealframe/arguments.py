@@ -43,6 +43,7 @@ from dealframe.errors import (
 
 __all__ = [
     "INT64_MAX",
+    "KEYWORD_GROUPS",
     "DateLike",
     "call_secrets",
     "carried",
@@ -67,6 +68,11 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 
 #: Largest integer a JSON body carries (64-bit signed).
 INT64_MAX = 2**63 - 1
+
+#: The attribute of a function, set before :func:`checked_keywords` wraps it, that lists its
+#: keywords by group for the message of an unknown one: a dict of label to names (the list
+#: calls of ``client.private`` say the service's filters apart from the call's options).
+KEYWORD_GROUPS = "__keyword_groups__"
 
 #: A day as the public functions take it: ``"YYYY-MM-DD"``, a ``datetime.date`` (so also a
 #: ``datetime`` or a ``pandas.Timestamp``) or a ``numpy.datetime64``.
@@ -405,7 +411,8 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
     instead of Python's bare ``TypeError``, and a flag that is no boolean.
 
     A keyword it does not take is an :class:`~dealframe.errors.UnknownArgumentError` (the
-    closest keyword named); too many positional arguments, a missing or a repeated one a
+    closest keyword named, then every keyword it takes, by the groups its
+    :data:`KEYWORD_GROUPS` attribute names if it has one); too many positional arguments, a missing or a repeated one a
     :class:`~dealframe.errors.CallError`; a value other than ``True``/``False`` (or None
     where the annotation allows it) for a parameter annotated ``bool`` a
     :class:`~dealframe.errors.ValidationError` naming it (``strict="false"`` would
@@ -424,7 +431,7 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
     >>> pull(limt=5)
     Traceback (most recent call last):
     ...
-    dealframe.errors.UnknownArgumentError: invalid limt: expected a keyword of pull (did you mean 'limit'?), got 'limt'
+    dealframe.errors.UnknownArgumentError: invalid limt: expected a keyword of pull (did you mean 'limit'?); valid: limit, got 'limt'
     """
     signature = inspect.signature(function)
     parameters = signature.parameters.values()
@@ -436,12 +443,15 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
     constructor = function.__name__ == "__init__"
     flags = {} if constructor else _annotated(parameters, _FLAG, _FLAG_OR_NONE)
     clients = {} if constructor else _annotated(parameters, _CLIENT, _CLIENT_OR_NONE)
+    groups = getattr(function, KEYWORD_GROUPS, None)
 
     @functools.wraps(function)
     def checked(*args: P.args, **kwargs: P.kwargs) -> R:
         if kwargs and not names.issuperset(kwargs):
             unknown = next(k for k in kwargs if k not in names)
-            raise UnknownArgumentError(unknown, _as_typed(label, args), names - {"self", "cls"})
+            raise UnknownArgumentError(
+                unknown, _as_typed(label, args), names - {"self", "cls"}, groups=groups
+            )
         _check_flags(flags, kwargs)  # named first: they say most of what is wrong
         try:
             given = signature.bind(*args, **kwargs).arguments
@@ -514,7 +524,7 @@ def checked_methods(cls: C) -> C:
     >>> Api().deals(limits=1)
     Traceback (most recent call last):
     ...
-    dealframe.errors.UnknownArgumentError: invalid limits: expected a keyword of Api.deals (did you mean 'limit'?), got 'limits'
+    dealframe.errors.UnknownArgumentError: invalid limits: expected a keyword of Api.deals (did you mean 'limit'?); valid: limit, got 'limits'
     """
     for name, member in list(vars(cls).items()):
         if name.startswith("_") and name != "__init__":

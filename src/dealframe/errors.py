@@ -312,21 +312,50 @@ class UnknownArgumentError(CallError):
     """A public function was called with a keyword it does not take (a typo, most often).
 
     Raised in place of Python's own ``TypeError``, with the closest keyword the function
-    takes; it is a :class:`ValidationError` and a ``TypeError``. ``.argument`` is the
-    keyword given, ``.function`` the function's name.
+    takes, then every keyword it takes; it is a :class:`ValidationError` and a
+    ``TypeError``. ``.argument`` is the keyword given, ``.function`` the function's name.
+
+    Parameters
+    ----------
+    argument : str
+        The keyword given.
+    function : str
+        The function's name, as the user typed the call.
+    accepted : iterable of str
+        Every keyword it takes (listed sorted).
+    groups : mapping of str to sequence of str, optional
+        The keywords listed by group instead, each in its order under its label (the list
+        calls of ``client.private``: the service's filters apart from the call's options).
 
     Examples
     --------
     >>> error = UnknownArgumentError("contry", "PrivateApi.companies", ["country", "limit"])
     >>> str(error)
-    "invalid contry: expected a keyword of PrivateApi.companies (did you mean 'country'?), got 'contry'"
+    "invalid contry: expected a keyword of PrivateApi.companies (did you mean 'country'?); valid: country, limit, got 'contry'"
+    >>> str(UnknownArgumentError("x", "f", ["sort"], groups={"filters": ["id", "name"],
+    ...                                                       "call options": ["sort"]}))
+    "invalid x: expected a keyword of f; filters: id, name; call options: sort, got 'x'"
     """
 
-    def __init__(self, argument: str, function: str, accepted: Iterable[str]) -> None:
+    def __init__(
+        self,
+        argument: str,
+        function: str,
+        accepted: Iterable[str],
+        *,
+        groups: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
         self.function = function
         names = sorted(accepted)
-        hint = did_you_mean(argument, names) or f" ({', '.join(names)})"
-        ValidationError.__init__(self, argument, f"a keyword of {function}{hint}", got=argument)
+        if groups:
+            names = sorted({*names, *(name for group in groups.values() for name in group)})
+            listed = "; ".join(f"{label}: {', '.join(group)}" for label, group in groups.items())
+        else:
+            listed = f"valid: {', '.join(names)}"
+        hint = did_you_mean(argument, names)
+        ValidationError.__init__(
+            self, argument, f"a keyword of {function}{hint}; {listed}", got=argument
+        )
 
 
 def did_you_mean(word: Any, choices: Iterable[str]) -> str:

@@ -91,7 +91,8 @@ def test_call_errors_name_the_call_as_typed(client):
         client.public_v1.search(region=["Western Europe"])
     assert str(info.value) == (
         "invalid region: expected a keyword of client.public_v1.search "
-        "(did you mean 'regions'?), got 'region'"
+        "(did you mean 'regions'?); valid: cache, countries, enterprise_value_above, "
+        "industries, refresh, regions, strict, themes, got 'region'"
     )
     with pytest.raises(UnknownArgumentError, match=r"a keyword of client\.private\.companies "):
         client.private.companies(contry=["GBR"])

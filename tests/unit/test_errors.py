@@ -310,8 +310,12 @@ def test_the_one_did_you_mean_is_the_one_every_message_uses():
     assert not hasattr(cohort, "did_you_mean") or cohort.did_you_mean is errors.did_you_mean
     assert not hasattr(filters, "_suggest") and not hasattr(cli_options, "suggest")
     refused = errors.UnknownArgumentError("Country", "f", ["country", "limit"])
-    assert refused.expected == "a keyword of f (did you mean 'country'?)"
-    assert errors.UnknownArgumentError("zzz", "f", ["limit"]).expected == "a keyword of f (limit)"
+    # the close match, then every keyword (issue 4: a suggestion and the list of valid names)
+    assert refused.expected == "a keyword of f (did you mean 'country'?); valid: country, limit"
+    assert (
+        errors.UnknownArgumentError("zzz", "f", ["limit"]).expected
+        == "a keyword of f; valid: limit"
+    )
 
 
 def test_transport_error_keeps_its_cause():

@@ -18,14 +18,14 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from .._docs import fill_docs
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
-from ..arguments import checked_methods, choice, finite_number, integer_in
+from ..arguments import KEYWORD_GROUPS, checked_methods, choice, finite_number, integer_in
 from ..contract import (
     Findings,
     as_count,
@@ -84,7 +84,9 @@ __all__ = ["IDS_PER_BATCH", "NAMES_PER_RESOLVE", "PrivateApi", "Resolution", "re
 
 PREFIX = "/api/private/v1"
 ENTITIES = ("companies", "investors", "transactions")
-#: Ids per batch of a list lookup by ``id`` (the service's cap on ``filters.id``).
+#: Ids per request of any filter the discovery document types ``array_uuid`` (``id``,
+#: ``target_id``, ``investor_id`` ...): the sandbox's cap on each; a list call sends a filter
+#: holding more in batches of this many (:meth:`PrivateApi._pull_list`).
 IDS_PER_BATCH = 1000
 #: Companies read to tell a misspelt open-vocabulary value after an empty answer.
 HINT_PAGE = 1000
@@ -128,6 +130,10 @@ class _Pulled(NamedTuple):
     batches: list[int] | None = None  # rows of each batch of ids, in order
     refused: str | None = None  # the page size the service refused, and the one used
     zero: str | None = None  # what the walk saw of a service counting from 0
+    # a union filter other than ``id`` sent in batches (a row may match several), and the
+    # cap on rows of each batch (None: read whole)
+    union: str | None = None
+    caps: list[int | None] | None = None
 
 
 #: Types of the filter parameters (values are checked against the discovery documents).
@@ -597,6 +603,20 @@ def _filter_names(function: Callable[..., Any]) -> tuple[str, ...]:
     )
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _filters_apart(method: _F) -> _F:
+    """``method`` (a call taking the service's filters as keywords), whose unknown keyword
+    is refused listing its filters (in the interface document's order) apart from the
+    call's own options (:data:`~dealframe.arguments.KEYWORD_GROUPS`)."""
+    filters = _filter_names(method)
+    named = inspect.signature(method).parameters
+    options = sorted(name for name in named if name not in filters and name != "self")
+    setattr(method, KEYWORD_GROUPS, {"filters": list(filters), "call options": options})
+    return method
+
+
 def _given(method: Callable[..., Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The filter parameters of ``method`` that ``arguments`` (its ``locals()``) gives: its
     keyword-only parameters typed as filters, but for None ("no constraint")."""
@@ -644,6 +664,165 @@ def _merge_batches(
     out = frame.iloc[order].reset_index(drop=True)
     out.attrs.update(frame.attrs)
     return out
+
+
+def _id_values(wired: Any) -> list[str] | None:
+    """The ids of a filter of ids as it goes out: a plain list, or ``{operator: [...]}`` (a
+    service listing several operators for it); None for any other value.
+
+    Examples
+    --------
+    >>> _id_values(["a", "b"]), _id_values({"in": ["a"]}), _id_values("a")
+    (['a', 'b'], ['a'], None)
+    """
+    if isinstance(wired, list):
+        return wired
+    if isinstance(wired, Mapping) and len(wired) == 1:
+        inner = next(iter(wired.values()))
+        return inner if isinstance(inner, list) else None
+    return None
+
+
+def _with_ids(wired: Any, ids: list[str]) -> Any:
+    """``wired`` (a filter of ids as :func:`_id_values` reads it) holding ``ids`` instead, in
+    the same form.
+
+    Examples
+    --------
+    >>> _with_ids({"in": ["a", "b"]}, ["b"]), _with_ids(["a", "b"], ["a"])
+    ({'in': ['b']}, ['a'])
+    """
+    return {next(iter(wired)): ids} if isinstance(wired, Mapping) else ids
+
+
+def _batched_filter(schema: FilterSchema, wire: Mapping[str, Any]) -> str | None:
+    """The filter of ids a list call sends in batches of :data:`IDS_PER_BATCH`: the one
+    filter the discovery document types ``array_uuid`` (``id``, ``target_id``,
+    ``investor_id`` ...) that holds more ids than that; else ``id`` when given (a lookup by
+    id is read batch by batch, so the ids it did not return are known exactly); else None.
+
+    Two such filters over the bound are refused: each batch of one would have to go out
+    with every batch of the other, and a union of those cross products is not what a
+    client should guess at.
+
+    Raises
+    ------
+    ValidationError
+        Naming the filters over the bound, what they hold and the bound.
+
+    Examples
+    --------
+    >>> schema = documented_schema("transactions")
+    >>> _batched_filter(schema, {"target_id": ["a"] * 1001, "id": ["b"]})
+    'target_id'
+    >>> _batched_filter(schema, {"id": ["b"]}), _batched_filter(schema, {"deal_type": ["M&A"]})
+    ('id', None)
+    """
+    held = _ids_held(schema, wire)
+    over = _over_bound(held)
+    if len(over) > 1:
+        raise ValidationError(
+            " and ".join(over),
+            f"at most one filter of ids holding more than {IDS_PER_BATCH:,} ids (one request "
+            f"takes at most {IDS_PER_BATCH:,} of each; these hold {over}): the client sends "
+            "one such filter in batches, not two at once; split the others into parts of "
+            f"{IDS_PER_BATCH:,} and concatenate the frames of one call per part",
+        )
+    if over:
+        return next(iter(over))
+    return "id" if "id" in held else None
+
+
+def _ids_held(schema: FilterSchema, wire: Mapping[str, Any]) -> dict[str, int]:
+    """How many ids each filter of ids of ``wire`` holds: those the discovery document types
+    ``array_uuid``, and ``id`` whatever its type."""
+    held: dict[str, int] = {}
+    for name, wired in wire.items():
+        spec = schema.fields.get(name)
+        ids = _id_values(wired)
+        if ids is not None and (name == "id" or (spec is not None and spec.type == "array_uuid")):
+            held[name] = len(ids)
+    return held
+
+
+class _Held(dict[str, int]):
+    """Filters of ids and how many each holds, said as ``target_id 1,500, investor_id 1,200``."""
+
+    def __str__(self) -> str:
+        return ", ".join(f"{name} {count:,}" for name, count in self.items())
+
+
+def _over_bound(held: Mapping[str, int]) -> _Held:
+    """The filters of ``held`` (:func:`_ids_held`) holding more than :data:`IDS_PER_BATCH` ids.
+
+    Examples
+    --------
+    >>> str(_over_bound({"id": 3, "target_id": 1500}))
+    'target_id 1,500'
+    """
+    return _Held({name: count for name, count in held.items() if count > IDS_PER_BATCH})
+
+
+class _Overlap(NamedTuple):
+    """The rows of a union filter's batches, one batch after another (:func:`_batch_overlap`)."""
+
+    later: np.ndarray  # rows whose id an earlier batch of the call holds (dropped)
+    distinct: list[int]  # distinct rows of each batch, shared ones included
+    kept: list[int]  # rows of each batch left once ``later`` ones are dropped
+    shared: int  # rows of later batches that an earlier batch holds (each counted once a batch)
+
+
+def _batch_overlap(frame: pd.DataFrame, batches: list[int]) -> _Overlap:
+    """Of the rows of a union filter's batches (one batch after another): which rows an
+    earlier batch of the call already holds (a deal of two investors of ``investor_id`` that
+    went out in two batches), and how many distinct rows each batch holds (its rows less
+    those it repeats itself; a row without id counts once each).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"id": ["a", "b", "b", "a", "c", "c"]})
+    >>> seen = _batch_overlap(frame, [3, 3])
+    >>> seen.later.tolist(), seen.distinct, seen.kept, seen.shared
+    ([False, False, False, True, False, False], [2, 2], [3, 2], 1)
+    """
+    label = np.repeat(np.arange(len(batches)), batches)
+    ids = frame["id"].reset_index(drop=True)
+    where = np.flatnonzero((ids.notna() & ids.ne("")).to_numpy(dtype=bool))
+    keyed = pd.DataFrame({"id": ids.iloc[where].astype(str).to_numpy(), "batch": label[where]})
+    first = keyed.groupby("id", sort=False)["batch"].transform("min").to_numpy()
+    later = np.zeros(len(frame), dtype=bool)
+    later[where[keyed["batch"].to_numpy() > first]] = True
+    repeats = np.zeros(len(frame), dtype=bool)
+    repeats[where[keyed.duplicated(["id", "batch"]).to_numpy()]] = True
+
+    def per_batch(rows: np.ndarray) -> list[int]:
+        return np.bincount(label[rows], minlength=len(batches)).tolist()
+
+    distinct = [n - r for n, r in zip(batches, per_batch(repeats), strict=True)]
+    kept = [n - d for n, d in zip(batches, per_batch(later), strict=True)]
+    return _Overlap(later, distinct, kept, int((later & ~repeats).sum()))
+
+
+def _aggregate_refused(error: ApiError, over: _Held) -> ApiError:
+    """``error`` of an aggregate whose filters of ids hold more than :data:`IDS_PER_BATCH`
+    (``over``, :func:`_over_bound`), with a note naming them when it is a refusal (400, 413,
+    422): an aggregate goes out whole, its medians cannot be merged from batches. Any other
+    error as it is.
+
+    Examples
+    --------
+    >>> refused = BadRequestError(400, "BAD_REQUEST", "Invalid request")
+    >>> print(_aggregate_refused(refused, _Held({"target_id": 1500})).note)
+    ids over 1,000 (target_id 1,500): an aggregate goes out in one request, not in batches of 1,000 ids as a list call (medians of batches cannot be merged); narrow the cohort to at most 1,000 ids a filter
+    """
+    if error.status not in TOO_LARGE or not over:
+        return error
+    return _noted(
+        error,
+        f"ids over {IDS_PER_BATCH:,} ({over}): an aggregate goes out in one request, not in "
+        f"batches of {IDS_PER_BATCH:,} ids as a list call (medians of batches cannot be "
+        f"merged); narrow the cohort to at most {IDS_PER_BATCH:,} ids a filter",
+    )
 
 
 def _fill_best(
@@ -1199,13 +1378,22 @@ class PrivateApi:
         cache: bool,
         deadline: Any,
         found: Findings,
+        *,
+        key: str | None,
+        distinct: Callable[[list[Any]], int],
     ) -> _Pulled:
-        """The pages of a list; a lookup by ``id`` goes in batches, each one read whole.
+        """The pages of a list; the filter of ids ``key`` (:func:`_batched_filter`) goes in
+        batches of :data:`IDS_PER_BATCH` ids, every other filter whole with each batch.
 
-        Each batch of ids is read whole, so the ids it did not return are known exactly.
-        With ``limit`` and no ``sort``, batches stop once the rows read reach it; the ids of
-        the batches not sent are not looked up (``total`` is then unknown: None). With
-        ``sort``, every batch is read: the first rows of the order may be in any batch.
+        A lookup by ``id`` reads each batch whole, so the ids it did not return are known
+        exactly. A batch of another filter (``target_id``, ``investor_id`` ...) is read up to
+        ``limit`` rows: with ``sort`` the first rows of the order are among the first rows
+        of some batch; without ``sort``, up to the rows still wanted. Such batches are a
+        union: a row may match ids of several of them (a deal of two investors), so the rows
+        read so far are counted by ``distinct(parts)``. With ``limit`` and no ``sort``,
+        batches stop once the rows read reach it; the ids of the batches not sent are not
+        looked up (``total`` is then unknown: None, as when a batch was cut by ``limit``).
+        With ``sort``, every batch is read: the first rows of the order may be in any batch.
         """
         kind = "changefeed" if "updated_at" in wire else "list"
         head = {} if sort is None else {"sort": sort}
@@ -1275,42 +1463,58 @@ class PrivateApi:
             total: int | None,
             looked_up: list[str] | None = None,
             batches: list[int] | None = None,
+            caps: list[int | None] | None = None,
         ) -> _Pulled:
             """What was pulled, with what this call met on the way."""
             notes = _said_once(refused), _said_once(zero)
-            return _Pulled(pages, expected, total, looked_up, batches, *notes)
+            union = None if key == "id" else key
+            return _Pulled(pages, expected, total, looked_up, batches, *notes, union, caps)
 
-        ids = wire.get("id")
-        if not ids:
+        if key is None:
             pages = pull(dict(wire), limit)
             return said(pages, pages.expected, pages.total)
+        ids = _id_values(wire[key]) or []
+        # a lookup by id (the key, or an id filter beside another key) reads each batch
+        # whole: the ids it did not return are then known exactly
+        exact = "id" in wire
+        # another filter's batches may share rows: the rows read so far are counted distinct
+        union = key != "id"
         merged: Pages[Any] = Pages([], [], None, None, 0)
         expected: int | None = 0
         total: int | None = 0
-        looked_up: list[str] = []
+        looked_up: list[str] = [] if not union else list(_id_values(wire.get("id")) or [])
         batches: list[int] = []
+        caps: list[int | None] = []
+        # with limit and no sort, batches stop once it is reached (but for a lookup by id
+        # beside another filter of ids: every batch, read whole, tells which ids came back)
+        stops = limit is not None and sort is None and not (union and exact)
         for start in range(0, len(ids), IDS_PER_BATCH):
-            if limit is not None and merged.rows >= limit and sort is None:
-                return said(merged, expected, None, looked_up, batches)
+            seen = 0  # rows read so far, distinct over the batches
+            if stops and merged.parts:
+                seen = distinct(merged.parts) if union else merged.rows
+            if stops and limit is not None and seen >= limit:
+                return said(merged, expected, None, looked_up if exact else None, batches, caps)
             batch = ids[start : start + IDS_PER_BATCH]
+            cap = None if exact or limit is None else limit if sort is not None else limit - seen
             try:
-                pages = pull({**wire, "id": batch}, None)
+                pages = pull({**wire, key: _with_ids(wire[key], batch)}, cap)
             except AuthenticationError as exc:
                 if not merged.parts:  # nothing arrived: the service's error as itself
                     raise
                 # a token that expired part-way: the batches that arrived are kept, and every
                 # batch left is a failure with this error (raised as itself, carrying them)
                 left = range(start, len(ids), IDS_PER_BATCH)
+                named = "ids" if key == "id" else f"{key} ids"
                 merged.failed += [
                     ItemFailure(
                         at // IDS_PER_BATCH,
-                        f"ids {at + 1}-{min(at + IDS_PER_BATCH, len(ids))}",
+                        f"{named} {at + 1}-{min(at + IDS_PER_BATCH, len(ids))}",
                         exc,
                     )
                     for at in left
                 ]
                 merged.expected = merged.total = None
-                return said(merged, None, None, looked_up, batches)
+                return said(merged, None, None, looked_up if exact else None, batches, caps)
             merged.parts += pages.parts
             merged.infos += pages.infos
             merged.keys |= pages.keys
@@ -1319,11 +1523,14 @@ class PrivateApi:
             expected = (
                 None if expected is None or pages.expected is None else expected + pages.expected
             )
-            total = None if total is None or pages.total is None else total + pages.total
-            looked_up += batch
+            cut = cap is not None and (pages.total is None or pages.total > cap)
+            total = None if total is None or pages.total is None or cut else total + pages.total
+            if not union:
+                looked_up += batch
             batches.append(pages.rows)
+            caps.append(cap)
         merged.expected, merged.total = expected, total
-        return said(merged, expected, total, looked_up, batches)
+        return said(merged, expected, total, looked_up if exact else None, batches, caps)
 
     def _list(
         self, entity: str, method: Callable[..., Any], arguments: Mapping[str, Any]
@@ -1340,6 +1547,7 @@ class PrivateApi:
             entity, filters, _given(method, arguments), deadline, refresh=refresh, cache=cache
         )
         sort = schema.check_sort(sort)
+        key = _batched_filter(schema, wire)  # before any list request: two over are refused
         endpoint = f"POST {PREFIX}/{entity}"
         found = Findings(endpoint)
         info = RequestInfo("POST", f"{PREFIX}/{entity}", "private")
@@ -1348,32 +1556,68 @@ class PrivateApi:
             with shaping(info, endpoint):
                 return shape.list_page_columns(entity, items)
 
+        def distinct_rows(parts: list[Any]) -> int:  # of a union's batches read so far
+            with shaping(info, endpoint):
+                ids = shape.list_frame(entity, parts)["id"]
+            known = ids.notna() & ids.ne("")
+            return int(ids[known].nunique()) + int((~known).sum())
+
         pulled = self._pull_list(
-            entity, wire, sort, limit, parse, progress, refresh, cache, deadline, found
+            entity,
+            wire,
+            sort,
+            limit,
+            parse,
+            progress,
+            refresh,
+            cache,
+            deadline,
+            found,
+            key=key,
+            distinct=distinct_rows,
         )
         pages = pulled.pages
         with shaping(info, endpoint):
             frame = shape.list_frame(entity, pages.parts)
         del pages.parts[:]
-        if sort is not None and pulled.batches is not None and len(pulled.batches) > 1:
-            frame = _merge_batches(frame, pulled.batches, sort, found)
         received = len(frame)
+        batches, total, counted, shared = pulled.batches, pulled.total, None, 0
+        if pulled.union is not None and batches is not None and sum(batches) == received:
+            # a row of several batches (a deal of investors of two batches) is kept once,
+            # and is no repeat of the service: each batch is counted against its own total
+            overlap = _batch_overlap(frame, batches)
+            caps = pulled.caps or [None] * len(batches)
+            counted = sum(n if c is None else min(n, c) for n, c in zip(overlap.distinct, caps))
+            shared = overlap.shared
+            total = None if total is None else total - shared
+            if overlap.later.any():
+                frame = frame.loc[~overlap.later].reset_index(drop=True)
+                batches = overlap.kept
+        if sort is not None and batches is not None and len(batches) > 1:
+            frame = _merge_batches(frame, batches, sort, found)
         absent = missing_fields(pages.keys, entity, found, n_items=received)
         frame = dedupe(frame, "id", found, newest="updated_at")
         null_fields(frame, entity, found, missing=absent)
-        duplicates = received - len(frame)
+        duplicates = received - shared - len(frame)
         arrived = len(frame)
         frame = _drop_outside(frame, wire, schema, found)
         if pulled.looked_up is None and limit is not None and len(frame) > limit:
             frame = frame.iloc[:limit].reset_index(drop=True)  # the last page may overshoot
-        # rows that arrived, before any were dropped as outside the filters
-        distinct = arrived if pulled.looked_up is not None or limit is None else min(arrived, limit)
+        # rows that arrived, before any were dropped as outside the filters (of a union's
+        # batches: those of each batch, up to what was asked of it)
+        distinct = (
+            counted
+            if counted is not None
+            else arrived
+            if pulled.looked_up is not None or limit is None
+            else min(arrived, limit)
+        )
         missing: list[str] | None = None
         if pulled.looked_up is not None:
             returned = set(frame["id"].tolist())
             missing = [i for i in pulled.looked_up if i not in returned]
             if sort is None:  # without a sort, rows follow the ids asked for
-                order = {i: n for n, i in enumerate(wire["id"])}
+                order = {i: n for n, i in enumerate(_id_values(wire["id"]) or [])}
                 frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")]
             frame = frame.iloc[:limit].reset_index(drop=True)
         if pulled.zero is not None and distinct == pulled.expected and not duplicates:
@@ -1387,16 +1631,17 @@ class PrivateApi:
                 f"rows arrived{_why_short(pulled.expected - distinct, pages.size)}",
                 shortfall=pulled.expected - distinct,
             )
-        truncated = limit is not None and (pulled.total is None or pulled.total > limit)
+        truncated = limit is not None and (total is None or total > limit)
         attach(
             frame,
             endpoint=endpoint,
             responses=pages.infos,
             rows_expected=pulled.expected,
             rows_received=received,
-            rows_total=pulled.total,
+            rows_total=total,
             truncated=truncated,
             duplicates_removed=duplicates,
+            **({} if pulled.union is None else {"batch_overlap": shared}),
             filters=wire,
             sort=sort,
             page_size=pages.size,
@@ -1566,6 +1811,7 @@ class PrivateApi:
         found.report(strict=strict, partial=frame, expected=read.returned, received=len(read.items))
         return frame
 
+    @_filters_apart
     def companies(
         self,
         filters: Mapping[str, Any] | None = None,
@@ -1643,11 +1889,12 @@ class PrivateApi:
         :class:`~dealframe.errors.IncompleteResultError` with ``strict=True``). When
         other filters are given too (``country``, ``updated_at`` ...), they exclude
         rows on purpose: the ids they exclude are still listed in
-        ``attrs["missing_ids"]``, without a warning. Ids go out in batches of 1,000;
-        with ``sort``, the batches (each sorted by the service) are merged into one
-        order over every id, and ``limit`` takes the first rows of it. Without ``sort``,
-        with ``limit``, batches stop once the cap is reached; ids of batches not sent
-        are not looked up (``attrs["rows_total"]`` is then None).
+        ``attrs["missing_ids"]``, without a warning. Ids go out in batches of 1,000 (as
+        do those of any filter of ids the service lists, such as ``target_id`` of
+        :meth:`deals`); with ``sort``, the batches (each sorted by the service) are
+        merged into one order over every id, and ``limit`` takes the first rows of it.
+        Without ``sort``, with ``limit``, batches stop once the cap is reached; ids of
+        batches not sent are not looked up (``attrs["rows_total"]`` is then None).
 
         Examples
         --------
@@ -1659,6 +1906,7 @@ class PrivateApi:
         """
         return self._list("companies", self.companies, locals())
 
+    @_filters_apart
     def investors(
         self,
         filters: Mapping[str, Any] | None = None,
@@ -1703,6 +1951,7 @@ class PrivateApi:
         """
         return self._list("investors", self.investors, locals())
 
+    @_filters_apart
     def deals(
         self,
         filters: Mapping[str, Any] | None = None,
@@ -1753,8 +2002,12 @@ class PrivateApi:
             ``"<key>:asc"`` or ``"<key>:desc"``; keys deal_date, deal_valuation,
             deal_raised, updated_at.
         id, target_id, investor_id : str or list of str, optional
-            Deal, target company and investor ids (batched). Deal ids of ``id`` that do
-            not come back are in ``attrs["missing_ids"]`` (see :meth:`companies`).
+            Deal, target company and investor (lead investor or buyer) ids; any number,
+            sent in batches of 1,000 (``deals(target_id=cohort["id"])``). A deal matching
+            ids of two batches (two of its investors) is one row, counted in
+            ``attrs["batch_overlap"]``; two of these filters over 1,000 ids at once are
+            refused (:class:`~dealframe.errors.ValidationError`). Deal ids of ``id`` that
+            do not come back are in ``attrs["missing_ids"]`` (see :meth:`companies`).
         deal_type, deal_subtype : str or list of str, optional
             ``deal_type=["M&A"]``.
         date_from, date_to : str or date, optional
@@ -3044,6 +3297,7 @@ class PrivateApi:
 
     # ------------------------------------------------------------------ aggregate
 
+    @_filters_apart
     def aggregate(
         self,
         metric: str,
@@ -3095,7 +3349,9 @@ class PrivateApi:
         target_region, target_verticals, target_themes, target_client_focus : optional
         target_revenue_model, target_company_type, updated_at, include_deleted : optional
             Deal filters, as in :meth:`deals` (``date_from``/``date_to`` set the
-            window; default the last 5 years).
+            window; default the last 5 years). Ids are sent as given, never in batches
+            (medians cannot be merged from batches): a refusal of more than 1,000 ids of
+            a filter says which filter.
         strict : bool, default False
             Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
             when the answer breaks the interface (repeated buckets, unreadable labels,
@@ -3121,12 +3377,18 @@ class PrivateApi:
         choice(time_bucket, "time_bucket", TIME_BUCKETS)
         deadline = self._t.deadline()
         named = _given(self.aggregate, locals())
-        _, wire = self._build_filters(
+        schema, wire = self._build_filters(
             "transactions", filters, named, deadline, refresh=refresh, cache=cache
         )
         body = {"metric": metric, "time_bucket": time_bucket, "filters": wire}
         path = "/transactions/aggregate"
-        response = self._request("POST", path, "aggregate", refresh, cache, deadline, json=body)
+        try:
+            response = self._request("POST", path, "aggregate", refresh, cache, deadline, json=body)
+        except ApiError as exc:
+            noted = _aggregate_refused(exc, _over_bound(_ids_held(schema, wire)))
+            if noted is exc:
+                raise
+            raise noted from None
         endpoint = f"POST {PREFIX}/transactions/aggregate"
         found = Findings(endpoint)
         frame = read_aggregate(response.json(), time_bucket, found, response.request)
