@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_RETRIES",
     "DEFAULT_RETRY_AFTER_MAX",
     "ENV_VARS",
+    "SETTING_MAXIMUMS",
     "Settings",
     "SettingsFields",
     "default_cache_path",
@@ -48,6 +49,39 @@ DEFAULT_RETRIES = 5
 DEFAULT_BACKOFF_BASE = 0.5
 DEFAULT_BACKOFF_CAP = 30.0
 DEFAULT_RETRY_AFTER_MAX = 60.0
+
+#: The largest value of each number setting, refused above it (``ConfigurationError`` naming
+#: the setting and its range) when the settings are made, before any request. Python's
+#: sockets, sleeps and the cache's dates take no duration past about 9.2e9 s (a bare
+#: ``OverflowError`` at the first request or retry), and urllib3 reserves one slot per pooled
+#: connection up front (``max_workers=10**6`` took 1.6 s before the first request, ``2**64``
+#: never ended). Each bound is far past any useful value:
+#:
+#: - ``connect_timeout``, ``read_timeout``: a day. An attempt with no answer in a day has
+#:   none coming; a call that may take longer sets ``call_budget`` (or None).
+#: - ``backoff_base``, ``backoff_cap``, ``retry_after_max``: a day, for the same reason: a
+#:   wait between two attempts.
+#: - ``call_budget``: a week (None for no bound at all).
+#: - ``max_workers``: 64. Past any useful concurrency against one service (a rate limit closes
+#:   the gate for every worker at once), while each worker is a thread, a pooled connection
+#:   reserved up front, and a page in flight (about 1 MB of JSON for 1,000 deals).
+#: - ``retries``: 1,000 (with the default backoff, over eight hours of retrying one request).
+#: - ``cache_expiry`` values: 365 days.
+SETTING_MAXIMUMS: Mapping[str, float] = MappingProxyType(
+    {
+        "connect_timeout": 86_400.0,
+        "read_timeout": 86_400.0,
+        "max_workers": 64,
+        "retries": 1_000,
+        "backoff_base": 86_400.0,
+        "backoff_cap": 86_400.0,
+        "retry_after_max": 86_400.0,
+        "call_budget": 7 * 86_400.0,
+        "cache_expiry": 365 * 86_400.0,
+    }
+)
+#: The spans of :data:`SETTING_MAXIMUMS` in words, for the messages.
+_SPANS = {86_400.0: "a day", 7 * 86_400.0: "a week", 365 * 86_400.0: "365 days"}
 
 #: Cache lifetime in seconds per endpoint kind; 0 means "never cached".
 DEFAULT_CACHE_EXPIRY: Mapping[str, float] = MappingProxyType(
@@ -137,24 +171,43 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _check_number(name: str, value: Any, *, minimum: float, integer: bool = False) -> Any:
+def _check_number(
+    name: str,
+    value: Any,
+    *,
+    minimum: float,
+    maximum: float,
+    integer: bool = False,
+    source: str | None = None,
+) -> Any:
     """``value`` as a Python ``int`` (any integral number: ``numpy.int64`` too, never a
-    boolean) or, unless ``integer``, a ``float`` (any real number), at least ``minimum``.
+    boolean) or, unless ``integer``, a ``float`` (any real number), from ``minimum`` to
+    ``maximum`` (:data:`SETTING_MAXIMUMS`); ``source`` is the environment variable it was
+    read from, named in the message.
 
     Examples
     --------
+    >>> _check_number("read_timeout", 1e10, minimum=0.001, maximum=86400.0)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ConfigurationError: read_timeout must be from 0.001 to 86,400 seconds (a day), got 10000000000.0
+    >>> _check_number("max_workers", 2**64, minimum=1, maximum=64, integer=True)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ConfigurationError: max_workers must be from 1 to 64, got 18446744073709551616
     >>> import numpy as np
-    >>> _check_number("max_workers", np.int64(4), minimum=1, integer=True)
+    >>> _check_number("max_workers", np.int64(4), minimum=1, maximum=64, integer=True)
     4
-    >>> _check_number("retries", True, minimum=0, integer=True)
+    >>> _check_number("retries", True, minimum=0, maximum=1000, integer=True)
     Traceback (most recent call last):
     ...
     dealframe.errors.ConfigurationError: retries must be an integer, got True
-    >>> _check_number("read_timeout", "10", minimum=0.001)
+    >>> _check_number("read_timeout", "10", minimum=0.001, maximum=86400.0)
     Traceback (most recent call last):
     ...
     dealframe.errors.ConfigurationError: read_timeout must be a number of seconds, got '10'
     """
+    label = name if source is None else f"{name} ({source})"
     if (  # numpy's bool is neither
         isinstance(value, bool)
         or not isinstance(value, numbers.Real)
@@ -163,13 +216,35 @@ def _check_number(name: str, value: Any, *, minimum: float, integer: bool = Fals
         what = "an integer" if integer else "a number of seconds"  # every float is a duration
         shown = repr(value)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        raise ConfigurationError(f"{name} must be {what}, got {shown}", field=name)
-    number = float(value)
-    if not math.isfinite(number) or number < minimum:
-        raise ConfigurationError(f"{name} must be >= {minimum:g}, got {value!r}", field=name)
+        raise ConfigurationError(f"{label} must be {what}, got {shown}", field=name)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer past any float: past every maximum too
+        number = math.inf
+    if not math.isfinite(number) or not minimum <= number <= maximum:
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ConfigurationError(
+            f"{label} must be from {minimum:g} to {_limit(maximum, integer)}, got {shown}",
+            field=name,
+        )
     if isinstance(value, numbers.Integral):
         return int(value)
     return value if type(value) is float else number
+
+
+def _limit(maximum: float, integer: bool) -> str:
+    """A maximum as the messages write it.
+
+    Examples
+    --------
+    >>> _limit(86400.0, False), _limit(1000, True)
+    ('86,400 seconds (a day)', '1,000')
+    """
+    if integer:
+        return f"{int(maximum):,}"
+    span = _SPANS.get(maximum)
+    return f"{maximum:,.0f} seconds" + (f" ({span})" if span else "")
 
 
 def _check_token(name: str, value: Any, *, source: str | None = None) -> None:
@@ -281,12 +356,15 @@ def _check_expiry(value: Any) -> Mapping[str, float]:
                 f"kinds: {', '.join(CACHE_KINDS)}",
                 field="cache_expiry",
             )
-        merged[kind] = _check_number(name, seconds, minimum=0)
+        merged[kind] = _check_number(
+            name, seconds, minimum=0, maximum=SETTING_MAXIMUMS["cache_expiry"]
+        )
     merged["changefeed"] = 0  # a change feed is never served from cache
     return MappingProxyType(merged)
 
 
-#: The number fields of :class:`Settings`: (name, least value, whether an integer).
+#: The number fields of :class:`Settings`: (name, least value, whether an integer); their
+#: largest values are :data:`SETTING_MAXIMUMS`.
 _NUMBERS = (
     ("connect_timeout", 0.001, False),
     ("read_timeout", 0.001, False),
@@ -338,16 +416,19 @@ class Settings:
     private_key : str, optional
         Family B key (``/api/private/v1``).
     connect_timeout, read_timeout : float
-        Seconds per attempt.
+        Seconds per attempt, from 0.001 to a day (86,400).
     max_workers : int
-        Concurrent requests for multi-page and multi-chunk calls.
+        Concurrent requests for multi-page and multi-chunk calls, from 1 to 64: past any
+        useful concurrency against one service, while each worker is a thread, a pooled
+        connection reserved up front and a page in flight (:data:`SETTING_MAXIMUMS`).
     retries : int
-        Retries after the first attempt (so ``retries + 1`` attempts at most).
+        Retries after the first attempt (so ``retries + 1`` attempts at most), 0 to 1,000.
     backoff_base, backoff_cap : float
-        Exponential backoff with full jitter: ``uniform(0, min(cap, base * 2**n))``.
+        Exponential backoff with full jitter: ``uniform(0, min(cap, base * 2**n))``; each
+        at most a day.
     retry_after_max : float
-        Longest ``Retry-After`` wait honoured; a service asking for more fails the request at
-        once (``RateLimitedError`` naming the wait), without sleeping.
+        Longest ``Retry-After`` wait honoured (at most a day); a service asking for more
+        fails the request at once (``RateLimitedError`` naming the wait), without sleeping.
     cut_stragglers : bool
         Give a first attempt a shorter read timeout once its endpoint has answered a few
         times: four times the slowest recent answer, at least 0.25 s (in a list pull that
@@ -356,19 +437,25 @@ class Settings:
         straggler; see :mod:`dealframe.transport.stragglers`). False waits
         ``read_timeout`` every time.
     call_budget : float, optional
-        Seconds a whole call may take, retries included; None for no bound.
+        Seconds a whole call may take, retries included, at most a week; None for no bound.
     cache_enabled : bool
         Use the on-disk HTTP cache.
     cache_path : str or Path, optional
         SQLite file, written at exactly this path (no ``.sqlite`` added to a name without a
         suffix); default :func:`default_cache_path`.
     cache_expiry : mapping
-        Seconds per endpoint kind, merged over :data:`DEFAULT_CACHE_EXPIRY`;
-        ``changefeed`` is always 0 (never cached).
+        Seconds per endpoint kind (at most 365 days), merged over
+        :data:`DEFAULT_CACHE_EXPIRY`; ``changefeed`` is always 0 (never cached).
     allow_insecure_http : bool
         Permit ``http://`` to a non-loopback host.
     progress : bool, optional
         Progress bars: True, False, or None for "when interactive".
+
+    Raises
+    ------
+    dealframe.errors.ConfigurationError
+        A setting of the wrong type or out of its range (naming it and the range), before
+        any request.
 
     Examples
     --------
@@ -410,7 +497,13 @@ class Settings:
         for name, minimum, integer in _NUMBERS:
             value = getattr(self, name)
             if value is not None or name != "call_budget":
-                value = _check_number(name, value, minimum=minimum, integer=integer)
+                value = _check_number(
+                    name,
+                    value,
+                    minimum=minimum,
+                    maximum=SETTING_MAXIMUMS[name],
+                    integer=integer,
+                )
                 object.__setattr__(self, name, value)  # numpy's numbers as Python's
         object.__setattr__(self, "cache_expiry", _check_expiry(self.cache_expiry))
         path = self.cache_path
@@ -549,5 +642,10 @@ def _from_text(name: str, var: str, raw: str) -> Any:
     if name == "max_workers":  # ASCII digits, as the command-line options read numbers
         if re.fullmatch(r"[+-]?[0-9]+", raw, re.ASCII) is None:  # int() takes 1_0, "٣"
             raise ConfigurationError(f"{var} must be an integer, got {raw!r}", field=var)
-        return int(raw)
+        # its range is checked here, to name the variable; the digits are cut to 101 (int()
+        # refuses over 4,300), which is past the maximum all the same
+        number = int(raw) if len(raw) <= 101 else int(raw[:101])
+        return _check_number(
+            name, number, minimum=1, maximum=SETTING_MAXIMUMS[name], integer=True, source=var
+        )
     return raw

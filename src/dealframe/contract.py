@@ -991,17 +991,45 @@ def _item_label(item: Mapping[str, Any], at: int) -> str:
 
 
 #: Columns of list and sub-collection frames that the interface document gives no null
-#: (names, dates, vocabularies): a null there is said, since those rows then fall out of
-#: any filter, grouping or bucketing on it. (A missing ``id`` is a ``missing_identity``.)
+#: (names, dates, vocabularies, a deal's target): a null there is said, since those rows then
+#: fall out of any filter, grouping or bucketing on it. (A missing ``id`` is a
+#: ``missing_identity``.) A deal's ``target`` is an object, not nullable (section 2.2): a
+#: null ``target_id`` is a deal whose ``target`` is null, absent or without its ``id``, whose
+#: link to its company is lost (it falls out of every ``target_id``, ``target_country`` or
+#: ``target_region`` cohort and every join on its company).
 NOT_NULL: Mapping[str, tuple[str, ...]] = {
     "companies": ("name", "updated_at"),
     "investors": ("name", "updated_at"),
-    "transactions": ("deal_date", "deal_type", "updated_at"),
-    "deals_with_role": ("deal_date", "deal_type", "updated_at", "role"),
+    "transactions": ("deal_date", "deal_type", "updated_at", "target_id"),
+    "deals_with_role": ("deal_date", "deal_type", "updated_at", "target_id", "role"),
     "portfolio": ("first_invested", "last_invested"),
     "company_investors": ("first_round_date", "last_round_date"),
     "co_investors": ("first_shared_date", "last_shared_date"),
 }
+#: The document's field of a :data:`NOT_NULL` column read from inside an object: what a
+#: finding names (and what ``missing_field`` names when it is absent from every item).
+_FIELD_OF_COLUMN: Mapping[str, str] = {"target_id": "target"}
+#: Row ids a ``null_field`` finding names per column, at most.
+_IDS_SHOWN = 5
+
+
+def _null_label(name: str) -> str:
+    """How a ``null_field`` finding names the column ``name``: with its document field when
+    it is read from inside an object (``target (target_id)``)."""
+    field = _FIELD_OF_COLUMN.get(name)
+    return name if field is None else f"{field} ({name})"
+
+
+def _ids_of(frame: pd.DataFrame, rows: pd.Series) -> str:
+    """The ``id`` of the ``rows`` (a mask) as a finding names them (the first few), or ""."""
+    if "id" not in frame.columns:
+        return ""
+    ids = [str(i) for i in frame.loc[rows, "id"].dropna().head(_IDS_SHOWN + 1)]
+    if not ids:
+        return ""
+    more = int(rows.sum()) - min(len(ids), _IDS_SHOWN)
+    shown = ", ".join(ids[:_IDS_SHOWN])
+    return f": id {shown}" + (f" and {more:,} more" if more > 0 else "")
 
 
 def null_fields(
@@ -1014,27 +1042,34 @@ def null_fields(
 ) -> dict[str, int]:
     """Columns the document gives no null (:data:`NOT_NULL`) that hold nulls, with counts.
 
-    A field absent from every item is a ``missing_field`` already (``missing``); the rows
-    are kept, and a ``null_field`` finding says how many of them are null where.
+    A field absent from every item is a ``missing_field`` already (``missing``: document
+    field names, so ``target`` there stands for ``target_id``); the rows are kept, and a
+    ``null_field`` finding says how many of them are null where, and the first few of their
+    ids.
 
     Examples
     --------
     >>> found = Findings("POST /x")
-    >>> null_fields(pd.DataFrame({"deal_type": ["M&A"] * 2, "deal_date": [None, "2024-01-01"]}),
+    >>> null_fields(pd.DataFrame({"id": ["d1", "d2"], "deal_type": ["M&A"] * 2,
+    ...                           "deal_date": [None, "2024-01-01"], "target_id": [None, None]}),
     ...             "transactions", found)
-    {'deal_date': 1}
+    {'deal_date': 1, 'target_id': 2}
     >>> found.items[0].message
-    'null where the document gives no null: deal_date in 1 of 2 rows (rows kept; they fall out of anything filtered, grouped or bucketed on it)'
+    'null where the document gives no null: deal_date in 1 of 2 rows: id d1; target (target_id) in 2 of 2 rows: id d1, d2 (rows kept; they fall out of anything filtered, grouped or bucketed on it)'
     """
     skip = set(missing)
-    counts = {
-        name: int(frame[name].isna().sum())
+    nulls = {
+        name: frame[name].isna()
         for name in NOT_NULL.get(answer, ())
-        if name in frame.columns and name not in skip
+        if name in frame.columns and name not in skip and _FIELD_OF_COLUMN.get(name) not in skip
     }
+    counts = {name: int(rows.sum()) for name, rows in nulls.items()}
     counts = {name: n for name, n in counts.items() if n}
     if counts:
-        shown = ", ".join(f"{name} in {n:,} of {len(frame):,} rows" for name, n in counts.items())
+        shown = "; ".join(
+            f"{_null_label(name)} in {n:,} of {len(frame):,} rows{_ids_of(frame, nulls[name])}"
+            for name, n in counts.items()
+        )
         found.add(
             "null_field",
             f"null where the document gives no null: {shown} (rows kept; they fall out of "

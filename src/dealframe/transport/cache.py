@@ -844,6 +844,8 @@ class CacheControl:
 
         The key is the session's own (:func:`namespaced_key` of the request as it would be
         prepared), so an entry written by a normal request is found here and vice versa.
+        Its body is not checked here: the transport judges it as it judges any stored answer
+        (one that fails its checks is deleted, said in a warning, and asked of the service).
         """
         backend = self._backend()
         if backend is None:
@@ -858,9 +860,6 @@ class CacheControl:
         key = namespaced_key(request)
         found = backend.get_response(key)
         if found is None or found.is_expired or found.status_code != 200:
-            return None
-        if not storable(found):  # as the session's filter does on a read: dropped
-            self.delete(key)
             return None
         if expire is not None and found.is_older_than(expire):
             return None

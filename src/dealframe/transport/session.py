@@ -51,7 +51,7 @@ from dealframe.errors import (
     error_from_response,
     summarize_body,
 )
-from dealframe.notices import ServiceContractWarning, user_stacklevel
+from dealframe.notices import DealframeWarning, ServiceContractWarning, user_stacklevel
 from dealframe.transport import body as _body
 from dealframe.transport import retry as _retry
 from dealframe.transport.cache import (
@@ -268,6 +268,12 @@ class _Retry(Exception):
         self.kind = kind
         self.retry_after = retry_after
         self.resolver = resolver
+
+
+class _StaleCache(Exception):
+    """Internal: the HTTP cache answered with a stored body that fails its checks. The entry
+    is deleted (and the discard warned of); the loop asks the service at once, outside the
+    call's ``retries`` and without backoff, since the service has not failed."""
 
 
 def _classify(exc: requests.RequestException) -> tuple[str, bool]:
@@ -630,7 +636,9 @@ class Transport:
 
         Multi-request calls look here on their own thread first and hand only the misses to
         worker threads: a hit is a short burst of CPU, which threads under the GIL only slow
-        down. Arguments are those of :meth:`request` (the same cache key).
+        down. Arguments are those of :meth:`request` (the same cache key). A stored answer
+        that fails its checks is deleted, warned of (``DealframeWarning``) and read as a miss,
+        so the request asks the service (:meth:`_stored_fault`).
 
         Examples
         --------
@@ -661,7 +669,7 @@ class Transport:
             found = self._success(
                 raw, info, content, CaseInsensitiveDict(raw.headers), True, 1, started
             )
-        except _Retry:
+        except _StaleCache:
             return None  # the stored body failed its checks and was deleted: the request refetches
         self.stats._add(calls=1, attempts=1, bytes_received=len(content), cache_hits=1)
         self.cache.seen(found.cache_key)
@@ -776,7 +784,11 @@ class Transport:
         deadline: float | None,
         retries: int,
     ) -> Response:
-        """Send the request until it succeeds, fails for good or its ``retries`` ran out."""
+        """Send the request until it succeeds, fails for good or its ``retries`` ran out.
+
+        A stored answer that fails its checks (:meth:`_stored_fault`) is not a failed attempt:
+        the service has not answered yet. It is asked at once, bypassing the cache, with
+        the call's attempts and retries untouched."""
         s = self.settings
         cut = s.cut_stragglers and retries > 0  # one attempt: no early cut to send again
         started = time.monotonic()
@@ -804,6 +816,12 @@ class Transport:
                 return self._attempt(
                     info, url, kwargs, use_cache, expire, force, deadline, attempt, started, cut
                 )
+            except _StaleCache:
+                # a stored body that failed its checks (deleted, warned): the service is asked
+                # now, as if the cache had missed; not an attempt, no retry used, no backoff
+                attempt -= 1
+                force = True  # and never read the cache again in this call
+                continue
             except _Retry as caught:
                 failure = caught
             # Out of the except block: the error raised below carries no __context__ (a
@@ -989,6 +1007,11 @@ class Transport:
             raise error
         assert raw is not None
         from_cache = bool(getattr(raw, "from_cache", False))
+        headers = CaseInsensitiveDict(raw.headers)
+        status = raw.status_code
+        found = None  # judged before it counts: a bad stored body is no hit (_StaleCache)
+        if from_cache and 200 <= status < 300:
+            found = self._success(raw, info, content, headers, True, attempt, started)
         self.stats._add(
             attempts=1,
             bytes_received=len(content),
@@ -1006,12 +1029,11 @@ class Transport:
             attempt,
             from_cache,
         )
-        headers = CaseInsensitiveDict(raw.headers)
-        status = raw.status_code
+        if found is not None:
+            return found
         if 200 <= status < 300:
-            if not from_cache:
-                self._latencies.record(endpoint, took)
-            return self._success(raw, info, content, headers, from_cache, attempt, started)
+            self._latencies.record(endpoint, took)
+            return self._success(raw, info, content, headers, False, attempt, started)
         if 300 <= status < 400:
             raise self._redirect(info, status, headers)
         api_error = error_from_response(
@@ -1051,6 +1073,8 @@ class Transport:
             )
             raise _Retry(error, "truncated")
         doc, problem = _body.parse(content)
+        if from_cache:
+            self._stored_fault(raw, info, content, headers, doc, problem)
         if doc is not None and problem is not None:  # NaN/Infinity tokens, read as null
             warnings.warn(
                 f"{info.method} {info.path}: the body holds {problem}",
@@ -1072,8 +1096,6 @@ class Transport:
                 read=doc.doc if read else None,
                 cache_key=getattr(raw, "cache_key", None) or None,
             )
-        if from_cache:
-            self.cache.delete(getattr(raw, "cache_key", None))  # requests-cache's filter did too
         if problem == _body.TRUNCATED:
             error = TransportError(
                 f"truncated or invalid body: {problem} ({len(content)} bytes)",
@@ -1082,17 +1104,54 @@ class Transport:
                 kind="truncated",
             )
             raise _Retry(error, "truncated")
-        # scrubbed before it is cut to one line, so no part of a token echoed back shows
-        scrubbed = _scrub(content.decode("utf-8", "replace"), self._secrets).encode()
-        shown = summarize_body(scrubbed, headers.get("Content-Type"))
         error = ServiceContractError(
             raw.status_code,
-            f"success answer is not a {{data, meta}} document: {problem} ({shown})",
+            "the service's success answer is not a {data, meta} document: "
+            f"{problem} ({self._shown(content, headers)})",
             finding="invalid_body",
             request=info,
             attempts=attempt,
         )
         raise _Retry(error, "invalid_body")
+
+    def _stored_fault(
+        self,
+        raw: requests.Response,
+        info: RequestInfo,
+        content: bytes,
+        headers: CaseInsensitiveDict,
+        doc: Any,
+        problem: str | None,
+    ) -> None:
+        """Nothing when a body read from the HTTP cache passes the checks a body must pass
+        to be stored (:func:`~dealframe.transport.body.storable`); otherwise delete its
+        entry, warn that it was discarded (``DealframeWarning``: the cache's fault, not the
+        service's) and raise :class:`_StaleCache`, for the service to be asked.
+
+        Such a body was never what the service sent to this client's checks: a file written
+        by another release, edited, or damaged. It is never blamed on the service
+        (``ServiceContractError`` is about what the service answered), and refetching it
+        does not use up one of the call's ``retries`` (with ``retries=0`` the call used to
+        fail without asking the service)."""
+        if problem is None:
+            problem = _body.unsound(doc)
+        if problem is None:
+            return
+        self.cache.delete(getattr(raw, "cache_key", None))  # requests-cache's filter may have
+        warnings.warn(
+            f"{info.method} {info.path}: a stored answer in the HTTP cache "
+            f"({self.cache.path}) fails its checks: {problem} ({self._shown(content, headers)}); "
+            "it was discarded and the service asked instead",
+            DealframeWarning,
+            stacklevel=user_stacklevel(),
+        )
+        raise _StaleCache(problem)
+
+    def _shown(self, content: bytes, headers: Mapping[str, str]) -> str:
+        """One line about a body (:func:`~dealframe.errors.summarize_body`), tokens blanked
+        out before it is cut to one line, so no part of a token echoed back shows."""
+        scrubbed = _scrub(content.decode("utf-8", "replace"), self._secrets).encode()
+        return summarize_body(scrubbed, headers.get("Content-Type"))
 
     def _redirect(self, info: RequestInfo, status: int, headers: Mapping[str, str]) -> ApiError:
         target = urlsplit(headers.get("Location", ""))
