@@ -6,10 +6,20 @@ period (``client.private.deals``) and its public comps in the same period: the c
 the cohort (``client.public.search``) with a value in the monthly time series
 (``client.public.time_series``) of one of the period's months, each comp's value for the
 period being the median of its monthly values. It links the comps to their Family B companies
-(:mod:`dealframe.link`), and summarises each multiple on both sides with the same statistic:
-the service's aggregate rule (IQR-trimmed median, q1 and q3, small buckets suppressed),
-computed by :func:`dealframe.analytics.bucket_medians` over the deals of the period on one
-side and the comps' period values on the other.
+(:mod:`dealframe.link`), and summarises each multiple on both sides with the same method
+(:func:`measure_side`): the multiples that are not meaningful are left out and counted (the
+NM rule, :func:`dealframe.analytics.multiples.multiple_status`: a zero or negative
+denominator, a negative enterprise value, a negative multiple or one above 50x EV/Revenue or
+100x EV/EBITDA), then the service's aggregate rule (IQR-trimmed median, q1 and q3, small
+buckets suppressed) is computed by :func:`dealframe.analytics.bucket_medians` over the deals
+of the period on one side and the comps' period values on the other.
+
+Both sides are treated alike, the public one trimmed as the private one: a ratio of two
+medians compares like with like only when one rule made both, so that neither side's
+extremes move its median while the other's are cut. ``meaningful_only=False`` gives the
+service's rule over every value (negative multiples included), as its
+``transactions/aggregate`` computes it. ``dealframe report``'s "Private against public"
+section is built by the same function (:func:`summarise`), so it shows the same medians.
 
 The pairs compared are deal EV/revenue with public EV/revenue LTM (``evRevenueLtm``), and
 deal EV/EBITDA with public EV/EBITDA LTM (``evEbitdaLtm``): a deal's multiple is its
@@ -34,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe.analytics.buckets import bucket_medians, service_methodology
+from dealframe.analytics.multiples import meaningful, numbers
 from dealframe.analytics.periods import resolve_window
 from dealframe.arguments import DateLike, checked_keywords
 from dealframe.errors import ValidationError, renamed
@@ -49,7 +60,7 @@ from dealframe.public.query import search_body
 if TYPE_CHECKING:
     from dealframe.client import Client
 
-__all__ = ["PAIRS", "Comparison", "compare_multiples", "summarise"]
+__all__ = ["PAIRS", "Comparison", "Side", "compare_multiples", "measure_side", "summarise"]
 
 #: Private deal multiple -> the public time-series field it is compared with.
 PAIRS: dict[str, str] = {"ev_revenue": "evRevenueLtm", "ev_ebitda": "evEbitdaLtm"}
@@ -78,10 +89,13 @@ class Comparison(NamedTuple):
     Attributes
     ----------
     summary : pandas.DataFrame
-        One row per multiple (index ``metric``): ``public_field``, then ``n``, ``median``,
-        ``q1``, ``q3`` and ``warning`` of each side (``private_*``, ``public_*``), and
-        ``private_to_public`` (private median over public median). ``attrs`` hold the cohort
-        and the window.
+        One row per multiple (index ``metric``): ``public_field``, then ``n``, ``nm``,
+        ``median``, ``q1``, ``q3`` and ``warning`` of each side (``private_*``,
+        ``public_*``), and ``private_to_public`` (private median over public median). ``n``
+        counts the values summarised before trimming (as the service counts), ``nm`` the
+        values of the period that are not meaningful (left out unless
+        ``meaningful_only=False``). ``attrs`` hold the cohort, the window, the threshold and
+        ``meaningful_only``.
     deals : pandas.DataFrame
         The cohort's deals (``client.private.deals``).
     comps : pandas.DataFrame
@@ -261,39 +275,194 @@ def _period_comps(
     return build_frame(rows, _COMPS, index="sku")
 
 
-def _side(
-    values: pd.DataFrame,
-    metric: str,
+class Side(NamedTuple):
+    """One side of a comparison, as :func:`measure_side` summarises it.
+
+    Attributes
+    ----------
+    kept : pandas.Series
+        The values the statistics are of (after the NM rule and the trimming; none when the
+        side has fewer values than the threshold), ascending, indexed like the frame;
+        ``attrs["n"]`` is ``n``.
+    n : int
+        The values summarised, before trimming (the service's ``n``).
+    nm : int
+        The values of the period that are not meaningful (NM), left out of ``n`` and the
+        statistics when ``meaningful_only`` (else counted in them).
+    median, q1, q3 : float
+        Of the kept values; NaN when there are none.
+    warning : str or None
+        The aggregate's ``warning`` (``small_n``, ``empty``, ``all_trimmed``) or None.
+
+    Examples
+    --------
+    >>> side = measure_side(pd.DataFrame({"ev": [-3.0, 1, 2, 3, 4, 5]}), "ev",
+    ...                     "2024-01-01", "2024-12-31", date_column=None)
+    >>> side.n, side.nm, side.median
+    (5, 1, 3.0)
+    """
+
+    kept: pd.Series
+    n: int
+    nm: int
+    median: float
+    q1: float
+    q3: float
+    warning: str | None
+
+
+def _bucket(
+    frame: pd.DataFrame,
+    values: np.ndarray,
     column: str,
-    date_column: str,
+    on: Any,
     start: DateLike,
     end: DateLike,
     threshold: int,
-) -> dict[str, Any]:
-    out = bucket_medians(
-        values,
-        metric,
+    *,
+    explain: bool = False,
+) -> pd.DataFrame:
+    """:func:`~dealframe.analytics.bucket_medians` of ``values`` (one ``none`` bucket of the
+    period), dated ``on``; ``frame``'s ``deleted`` rows are left out as the aggregate does."""
+    shaped = pd.DataFrame({"on": on, "value": values}, index=frame.index)
+    if "deleted" in frame.columns:
+        shaped["deleted"] = frame["deleted"].array
+    return bucket_medians(
+        shaped,
+        column,
         "none",
         start,
         end,
         small_n_threshold=threshold,
-        date_column=date_column,
-        value_column=column,
+        explain=explain,
+        date_column="on",
+        value_column="value",
     )
-    row = out.iloc[0] if len(out) else pd.Series(dtype=object)
-    return {k: row.get(k) for k in ("n", "median", "q1", "q3", "warning")}
+
+
+@checked_keywords
+def measure_side(
+    frame: pd.DataFrame,
+    column: str,
+    start: DateLike,
+    end: DateLike,
+    threshold: int = 5,
+    *,
+    date_column: str | None = "deal_date",
+    meaningful_only: bool = True,
+) -> Side:
+    """One side of a comparison: the values of a multiple the method keeps, and their statistics.
+
+    The one method behind :func:`compare_multiples`, :func:`summarise`, the report's "Private
+    against public" section and :func:`dealframe.plot.private_vs_public`, for both sides.
+    The values of the period (``start`` to ``end``, inclusive) that are not meaningful (the
+    NM rule, :func:`dealframe.analytics.multiples.multiple_status`) are counted and, with
+    ``meaningful_only``, left out; then the service's aggregate rule applies to the rest
+    (one ``none`` bucket of :func:`dealframe.analytics.bucket_medians`: outliers beyond 1.5
+    IQR trimmed, fewer than ``threshold`` values give no statistic).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Deals (``client.private.deals``), or comps with one value per company (the
+        ``comps`` of :func:`compare_multiples`, ``client.public.current(...)``).
+    column : str
+        The multiple (``ev_revenue``, ``evEbitdaLtm`` ...); a frame without it has no value.
+    start, end : date-like
+        The period.
+    threshold : int, default 5
+        The service's ``small_n_threshold``.
+    date_column : str or None, default "deal_date"
+        The date of each value; None: every row counts once (comps, whose values are of the
+        period already).
+    meaningful_only : bool, default True
+        False: every value, negative multiples included, as the service's aggregate counts
+        them.
+
+    Returns
+    -------
+    Side
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``frame`` is not a DataFrame, has no ``date_column``, or an argument of
+        :func:`~dealframe.analytics.bucket_medians` (the period, ``threshold``) is bad.
+
+    Examples
+    --------
+    >>> deals = pd.DataFrame({"deal_date": pd.to_datetime(["2024-03-01"] * 7),
+    ...                       "ev_ebitda": [-40.0, 8, 9, 10, 11, 12, 500]})
+    >>> fair = measure_side(deals, "ev_ebitda", "2024-01-01", "2024-12-31")
+    >>> fair.n, fair.nm, fair.median, fair.kept.tolist()
+    (5, 2, 10.0, [8.0, 9.0, 10.0, 11.0, 12.0])
+    >>> every = measure_side(deals, "ev_ebitda", "2024-01-01", "2024-12-31",
+    ...                      meaningful_only=False)
+    >>> every.n, every.nm, every.median
+    (7, 2, 10.0)
+    """
+    if not isinstance(meaningful_only, bool):
+        raise ValidationError("meaningful_only", "True or False", got=meaningful_only)
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError("frame", "a DataFrame of deals or comps", got=frame)
+    if date_column is not None and date_column not in frame.columns:
+        columns = ", ".join(map(str, frame.columns[:8]))
+        raise ValidationError(
+            "date_column", f"a column of the frame (its columns: {columns})", got=date_column
+        )
+    if date_column is None:
+        on: Any = np.full(len(frame), pd.Timestamp(end).to_datetime64().astype("datetime64[us]"))
+    else:
+        on = frame[date_column].array
+    present = column in frame.columns
+    every = numbers(frame, column)
+    fair = meaningful(frame, column).to_numpy(dtype=float) if present else every
+    counted = {
+        name: _bucket(frame, values, column, on, start, end, threshold, explain=True)
+        for name, values in (("every", every), ("fair", fair))
+    }
+    rows = counted["fair" if meaningful_only else "every"]
+    stats = _bucket(frame, fair if meaningful_only else every, column, on, start, end, threshold)
+    first = stats.iloc[0] if len(stats) else pd.Series(dtype=object)
+    chosen = rows[rows["kept"] & ~rows["suppressed"]]
+    kept = pd.Series(chosen["value"].to_numpy(dtype=float), index=chosen.index, name=column)
+    kept.attrs["n"] = len(rows)
+    warning = first.get("warning")
+    return Side(
+        kept=kept,
+        n=len(rows),
+        nm=len(counted["every"]) - len(counted["fair"]),
+        median=float(first.get("median", np.nan)),
+        q1=float(first.get("q1", np.nan)),
+        q3=float(first.get("q3", np.nan)),
+        warning=warning if isinstance(warning, str) else None,
+    )
+
+
+_STATISTICS = ("n", "nm", "median", "q1", "q3", "warning")
 
 
 @checked_keywords
 def summarise(
-    deals: pd.DataFrame, comps: pd.DataFrame, start: DateLike, end: DateLike, threshold: int = 5
+    deals: pd.DataFrame,
+    comps: pd.DataFrame,
+    start: DateLike,
+    end: DateLike,
+    threshold: int = 5,
+    *,
+    meaningful_only: bool = True,
 ) -> pd.DataFrame:
     """The summary of a :class:`Comparison` from its two frames (pure).
+
+    Both sides by one method (:func:`measure_side`): NM multiples counted (``*_nm``) and,
+    with ``meaningful_only``, left out; the rest IQR-trimmed as the service's aggregate
+    trims them; the public side exactly as the private one.
 
     Parameters
     ----------
     deals : pandas.DataFrame
-        Deals with ``deal_date`` and the ``ev_revenue``/``ev_ebitda`` columns.
+        Deals with ``deal_date`` and the ``ev_revenue``/``ev_ebitda`` columns (and
+        ``deal_revenue``/``deal_ebitda``, the denominators the NM rule reads).
     comps : pandas.DataFrame
         One value per comp for the period in ``evRevenueLtm``/``evEbitdaLtm`` (as the
         ``comps`` of :func:`compare_multiples`).
@@ -302,52 +471,48 @@ def summarise(
     threshold : int, default 5
         Fewer values than this give no median (``warning`` ``small_n``), as in the
         service's aggregate.
+    meaningful_only : bool, default True
+        False: the service's rule over every value, NM multiples included.
 
     Examples
     --------
-    >>> deals = pd.DataFrame({"deal_date": pd.to_datetime(["2024-03-01"] * 5),
-    ...                       "ev_revenue": [4.0, 5, 6, 7, 8], "ev_ebitda": [np.nan] * 5})
+    >>> deals = pd.DataFrame({"deal_date": pd.to_datetime(["2024-03-01"] * 6),
+    ...                       "ev_revenue": [4.0, 5, 6, 7, 8, -2], "ev_ebitda": [np.nan] * 6})
     >>> comps = pd.DataFrame({"evRevenueLtm": [2.0, 3, 4, 5, 6], "evEbitdaLtm": [9.0] * 5})
     >>> s = summarise(deals, comps, "2024-01-01", "2024-12-31")
     >>> s.loc["ev_revenue", ["private_median", "public_median", "private_to_public"]].tolist()
     [6.0, 4.0, 1.5]
+    >>> s.loc["ev_revenue", ["private_n", "private_nm"]].tolist()  # -2 is NM: left out
+    [5, 1]
     """
-    on = pd.Timestamp(end).to_datetime64().astype("datetime64[us]")
+    if not isinstance(meaningful_only, bool):
+        raise ValidationError("meaningful_only", "True or False", got=meaningful_only)
     rows = []
     for metric, field in PAIRS.items():
-        private = _side(deals, metric, metric, "deal_date", start, end, threshold)
-        values = comps[field] if field in comps else pd.Series(np.nan, index=comps.index)
-        public = _side(
-            pd.DataFrame(
-                {
-                    "on": np.full(len(comps), on),
-                    "value": values.to_numpy(dtype=float, na_value=np.nan),
-                }
-            ),
-            metric,
-            "value",
-            "on",
-            start,
-            end,
-            threshold,
+        private = measure_side(
+            deals, metric, start, end, threshold, meaningful_only=meaningful_only
+        )
+        public = measure_side(
+            comps, field, start, end, threshold, date_column=None, meaningful_only=meaningful_only
         )
         ratio = (
-            private["median"] / public["median"]
-            if pd.notna(private["median"]) and pd.notna(public["median"]) and public["median"] != 0
+            private.median / public.median
+            if np.isfinite(private.median) and np.isfinite(public.median) and public.median != 0
             else np.nan
         )
         rows.append(
             {
                 "metric": metric,
                 "public_field": field,
-                **{f"private_{k}": v for k, v in private.items()},
-                **{f"public_{k}": v for k, v in public.items()},
+                **{f"private_{k}": getattr(private, k) for k in _STATISTICS},
+                **{f"public_{k}": getattr(public, k) for k in _STATISTICS},
                 "private_to_public": ratio,
             }
         )
     frame = pd.DataFrame(rows).set_index("metric")
     for side in ("private", "public"):
-        frame[f"{side}_n"] = frame[f"{side}_n"].astype("Int64")
+        for k in ("n", "nm"):
+            frame[f"{side}_{k}"] = frame[f"{side}_{k}"].astype("Int64")
         for k in ("median", "q1", "q3"):
             frame[f"{side}_{k}"] = frame[f"{side}_{k}"].astype(float)
         frame[f"{side}_warning"] = frame[f"{side}_warning"].astype("str")
@@ -367,6 +532,7 @@ def compare_multiples(
     date_to: DateLike | None = None,
     deal_type: str | list[str] | None = None,
     link: bool = True,
+    meaningful_only: bool = True,
 ) -> Comparison:
     """Private deal multiples of a cohort beside the public comps of the same cohort.
 
@@ -388,21 +554,32 @@ def compare_multiples(
     link : bool, default True
         Add each comp's Family B ``company_id`` (:func:`dealframe.companies_for_skus`), so
         the comps' own private rounds can be looked up.
+    meaningful_only : bool, default True
+        Leave the multiples that are not meaningful out of both sides (the NM rule of
+        :func:`dealframe.analytics.multiples.multiple_status`, the report's: a zero or
+        negative denominator, a negative enterprise value, a negative multiple, or one
+        above 50x EV/Revenue or 100x EV/EBITDA); ``summary`` counts them (``private_nm``,
+        ``public_nm``). False: the service's aggregate rule over every value, negative
+        multiples included (``private_*`` then equals ``transactions/aggregate`` of the
+        cohort and period); its medians can be negative.
 
     Returns
     -------
     Comparison
         ``(summary, deals, comps)``; ``summary`` has one row per multiple, the private and
-        the public statistics side by side. The public statistics are over the comps of the
-        period: each comp's value is the median of its monthly values in the period, and a
-        company with no value in the period is no comp.
+        the public statistics side by side, both by one method (:func:`measure_side`):
+        NM values left out and counted, then outliers beyond 1.5 IQR trimmed and small
+        sides suppressed as the service's aggregate does. The public side is trimmed as the
+        private one, so that the ratio is of like statistics. The public statistics are
+        over the comps of the period: each comp's value is the median of its monthly values
+        in the period, and a company with no value in the period is no comp.
 
     Raises
     ------
     dealframe.errors.ValidationError
-        Naming the argument (``region``, ``vertical``, ``deal_type`` ..., with a close match
-        for a misspelt value), before any request where it can be known (a deal type waits
-        for the discovery document).
+        Naming the argument (``region``, ``vertical``, ``deal_type``, ``link``,
+        ``meaningful_only`` ..., with a close match for a misspelt value), before any
+        request where it can be known (a deal type waits for the discovery document).
 
     Examples
     --------
@@ -413,12 +590,19 @@ def compare_multiples(
     metric
     ev_revenue ...
     ev_ebitda ...
+    >>> cmp.summary[["private_n", "private_nm", "public_n", "public_nm"]]  # NM: left out
+                private_n  private_nm  public_n  public_nm
+    metric
+    ev_revenue ...
+    ev_ebitda ...
     """
     regions = _strings(region, "region")
     verticals = _strings(vertical, "vertical")
     deal_types = _strings(deal_type, "deal_type")
     if not isinstance(link, bool):
         raise ValidationError("link", "True or False", got=link)
+    if not isinstance(meaningful_only, bool):
+        raise ValidationError("meaningful_only", "True or False", got=meaningful_only)
     search_body({"region": regions})  # the region vocabulary, naming ``region``
     # a bad date (or order) is refused before any request; the service's date comes after
     resolve_window(date_from, date_to, as_of=dt.date.max, time_bucket="none")
@@ -444,7 +628,7 @@ def compare_multiples(
             match=links["match"].reindex(comps.index),
             link_evidence=links["evidence"].reindex(comps.index),
         )
-    summary = summarise(deals, comps, start, end, threshold)
+    summary = summarise(deals, comps, start, end, threshold, meaningful_only=meaningful_only)
     summary.attrs.update(
         {
             "region": regions,
@@ -453,6 +637,7 @@ def compare_multiples(
             "date_from": start.isoformat(),
             "date_to": end.isoformat(),
             "small_n_threshold": threshold,
+            "meaningful_only": meaningful_only,
             "deals": len(deals),
             "comps": len(comps),
         }

@@ -153,7 +153,12 @@ def _trimmed(values: np.ndarray) -> tuple[int, float, float, float]:
 
 
 def test_compare_multiples_private_side_is_the_services_aggregate(client, truth):
-    cmp = dealframe.compare_multiples(client, region="North America", date_from="2022-01-01")
+    """With meaningful_only=False, the service's rule over every value: the private side is
+    the cohort's transactions/aggregate (the default leaves NM multiples out, see
+    test_compare_meaningful.py)."""
+    cmp = dealframe.compare_multiples(
+        client, region="North America", date_from="2022-01-01", meaningful_only=False
+    )
     summary = cmp.summary
     assert list(summary.index) == ["ev_revenue", "ev_ebitda"]
     assert summary.attrs["date_from"] == "2022-01-01" and summary.attrs["deals"] == len(cmp.deals)
@@ -216,7 +221,12 @@ def test_compare_multiples_public_side_is_the_period(client):
     got = {}
     for key, (date_from, date_to, first, last) in periods.items():
         cmp = dealframe.compare_multiples(
-            client, region="North America", date_from=date_from, date_to=date_to, link=False
+            client,
+            region="North America",
+            date_from=date_from,
+            date_to=date_to,
+            link=False,
+            meaningful_only=False,  # every value: the period's values exactly
         )
         expected = _period_values(client, found.index, first, last)
         assert sorted(cmp.comps.index) == sorted(expected.index) and len(expected) > 5

@@ -284,26 +284,41 @@ def test_notable_deals_are_the_largest_of_the_last_twelve_months(report, manifes
 def test_private_against_public_compares_the_linked_comps_of_the_same_period(
     report, client, manifest, html
 ):
+    """The section is compare_multiples of the cohort and period, figure for figure (it said
+    +39% where compare_multiples said -14% for one cohort: the report left NM multiples out
+    and did not trim the public side, compare_multiples kept every value): one method for
+    both, NM values out of both sides and counted, both sides trimmed."""
     comparison = _parquet(report, "multiples_comparison")
     periods = {
         "last 12 months": manifest["periods"]["last_12_months"],
         "whole window": [manifest["window"]["from"], manifest["window"]["to"]],
     }
     assert set(comparison["period"]) == set(periods)
+    section = _visible(_sections(html)["compare"])
     for label, (start, end) in periods.items():
         linked = dealframe.compare_multiples(client, region=REGION, date_from=start, date_to=end)
         assert (linked.comps["match"] == "matched").all(), "the sandbox lists every comp"
         rows = comparison[comparison["period"] == label].set_index(["metric", "group"])
         for metric, field in (("ev_revenue", "evRevenueLtm"), ("ev_ebitda", "evEbitdaLtm")):
+            summary = linked.summary.loc[metric]
             public = rows.loc[(metric, "public comps")]
-            values = meaningful(linked.comps, field).dropna()
-            assert public["n"] == len(values) > 0
-            assert public["median"] == pytest.approx(values.median())
             deals = rows.loc[(metric, "all deals")]
+            for side, row in (("public", public), ("private", deals)):
+                got = [row[k] for k in ("median", "q1", "q3")]
+                want = [summary[f"{side}_{k}"] for k in ("median", "q1", "q3")]
+                assert got == pytest.approx(want, rel=1e-12), (label, metric, side)
+                assert (row["n"], row["nm"]) == (summary[f"{side}_n"], summary[f"{side}_nm"])
+            assert np.isfinite(deals["median"]) and deals["median"] > 0
+            assert deals["vs_public"] == pytest.approx(summary["private_to_public"] - 1)
+            # NM values are out of both sides: n counts the meaningful values
+            assert public["n"] == meaningful(linked.comps, field).notna().sum() > 0
             assert deals["n"] == meaningful(linked.deals, metric).notna().sum()
-            assert deals["vs_public"] == pytest.approx(deals["median"] / public["median"] - 1)
+            assert deals["nm"] == linked.deals[metric].notna().sum() - deals["n"]
+            if label == "last 12 months":  # the page shows the section's figures
+                assert f"{deals['median']:.1f}x" in section
+                assert f"{public['median']:.1f}x" in section
     assert {"all deals", "funding rounds", "M&A"} <= set(comparison["group"])
-    section = _visible(_sections(html)["compare"])
+    assert (comparison["nm"] >= 0).all() and (comparison.loc[comparison["n"] > 0, "nm"] > 0).any()
     assert "dealframe.compare_multiples" in section and "linked" in section
 
 

@@ -8,14 +8,15 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.transforms import blended_transform_factory
 
-from dealframe.arguments import checked_keywords
+from dealframe.arguments import checked_keywords, integer_in
+from dealframe.comparison import measure_side
 from dealframe.errors import ValidationError
 
 from ._base import ACCENT, CURRENT_FRAME, PALETTE, SECOND, axes_for, empty, finish, frame_with
 from .deals import METRIC_LABELS
-from .shaping import DateWindow, deal_window, meaningful, trimmed_multiples
+from .shaping import DateWindow, deal_window, trimmed_multiples
 
-__all__ = ["PUBLIC_COUNTERPART", "group_n", "multiple_groups", "private_vs_public"]
+__all__ = ["PUBLIC_COUNTERPART", "deal_groups", "group_n", "multiple_groups", "private_vs_public"]
 
 #: The Family A field set beside each deal multiple (deal multiples are on trailing figures).
 PUBLIC_COUNTERPART: dict[str, str] = {"ev_revenue": "evRevenueLtm", "ev_ebitda": "evEbitdaLtm"}
@@ -38,16 +39,19 @@ def multiple_groups(
     deals: pd.DataFrame,
     metric: str = "ev_revenue",
     window: DateWindow | None = None,
+    *,
+    small_n_threshold: int = 5,
 ) -> dict[str, pd.Series]:
     """The multiples of each group: public comps, all deals, funding rounds, M&A.
 
-    Public comps are ``current``'s trailing multiple (:data:`PUBLIC_COUNTERPART`), every
-    meaningful value (as a comps table's median would count them). Deals are
-    split by ``deal_type`` (M&A against every other type, when there are both) and each
-    group is reduced to the
-    values the service's method keeps (:func:`~dealframe.plot.shaping.trimmed_multiples`:
-    NM values out, then outliers beyond 1.5 IQR), so a group's median is the service's
-    median of its meaningful values.
+    Every group is reduced to the values that :func:`dealframe.compare_multiples`' method
+    keeps (:func:`dealframe.comparison.measure_side`: NM values out, then outliers beyond
+    1.5 IQR, and none for a group of fewer than ``small_n_threshold`` values), so a group's
+    median is the one :func:`dealframe.compare_multiples` and the report give. Public comps
+    are ``current``'s trailing multiple (:data:`PUBLIC_COUNTERPART`), one value per company,
+    trimmed as the deals are (like for like). Deals are split by ``deal_type`` (M&A against
+    every other type, when there are both). ``attrs["n"]`` of each group is its n: the
+    meaningful values before trimming.
 
     Raises
     ------
@@ -58,7 +62,7 @@ def multiple_groups(
 
     Examples
     --------
-    >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 3.0]})
+    >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 3.0, -1.0]})
     >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 6),
     ...                   "deal_type": ["M&A"] + ["Venture"] * 5,
     ...                   "ev_revenue": [4.0, 9.0, 8.0, 7.0, 6.0, 5.0]})
@@ -73,20 +77,46 @@ def multiple_groups(
     """
     if metric not in PUBLIC_COUNTERPART:
         raise ValidationError("metric", f"one of {', '.join(PUBLIC_COUNTERPART)}", got=metric)
+    integer_in(small_n_threshold, "small_n_threshold", 0, None)
     current = frame_with(current, "current", (PUBLIC_COUNTERPART[metric],), CURRENT_FRAME)
     deals = frame_with(deals, "deals", ("deal_date", metric), _DEALS)
-    public = meaningful(current, PUBLIC_COUNTERPART[metric]).dropna()
-    window = deal_window(deals, window)
+    first, last = deal_window(deals, window)
+    public = measure_side(
+        current,
+        PUBLIC_COUNTERPART[metric],
+        first.date(),
+        last.date(),
+        small_n_threshold,
+        date_column=None,
+    ).kept
+    groups = {"public comps": public}
+    for name, part in deal_groups(deals).items():
+        groups[name] = trimmed_multiples(
+            part, metric, (first, last), small_n_threshold=small_n_threshold
+        )
+    return {name: values.reset_index(drop=True) for name, values in groups.items()}
+
+
+def deal_groups(deals: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The deals of each group: all deals, then funding rounds and M&A when there are both.
+
+    Examples
+    --------
+    >>> d = pd.DataFrame({"deal_type": ["M&A", "Venture", "Growth"]})
+    >>> {name: len(part) for name, part in deal_groups(d).items()}
+    {'all deals': 3, 'funding rounds': 2, 'M&A': 1}
+    >>> list(deal_groups(d.iloc[1:]))
+    ['all deals']
+    """
     is_ma = (
         (deals["deal_type"].astype(object) == "M&A").to_numpy(dtype=bool)
         if "deal_type" in deals
         else np.zeros(len(deals), dtype=bool)
     )
-    groups = {"public comps": public, "all deals": trimmed_multiples(deals, metric, window)}
+    groups = {"all deals": deals}
     if is_ma.any() and not is_ma.all():  # else the one kind of deal is "all deals"
-        groups["funding rounds"] = trimmed_multiples(deals.loc[~is_ma], metric, window)
-        groups["M&A"] = trimmed_multiples(deals.loc[is_ma], metric, window)
-    return {name: values.reset_index(drop=True) for name, values in groups.items()}
+        groups.update({"funding rounds": deals.loc[~is_ma], "M&A": deals.loc[is_ma]})
+    return groups
 
 
 @checked_keywords
@@ -96,13 +126,15 @@ def private_vs_public(
     metric: str = "ev_revenue",
     *,
     window: DateWindow | None = None,
+    small_n_threshold: int = 5,
     ax: Axes | None = None,
 ) -> Axes:
     """Box plots of a multiple: the public comps beside the deals (all, rounds, M&A).
 
-    The values of each group are those of :func:`multiple_groups` (deals: NM values out and
-    outliers trimmed as the service trims them), so each box's median line is the median
-    the report quotes.
+    The values of each group are those of :func:`multiple_groups` (both sides: NM values
+    out and outliers trimmed as the service trims them, as
+    :func:`dealframe.compare_multiples` does), so each box's median line is the median the
+    report and :func:`dealframe.compare_multiples` quote.
 
     Parameters
     ----------
@@ -117,6 +149,9 @@ def private_vs_public(
     metric : {"ev_revenue", "ev_ebitda"}
     window : (date_from, date_to), optional
         The deals' window (default: the dates they were pulled with).
+    small_n_threshold : int, default 5
+        A group with fewer values has no box (the service's threshold:
+        ``compare_multiples(...).summary.attrs["small_n_threshold"]``).
     ax : matplotlib Axes, optional
 
     Returns
@@ -134,15 +169,15 @@ def private_vs_public(
     --------
     >>> import pandas as pd
     >>> from dealframe.plot import figure
-    >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 3.0, 4.0]})
+    >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 3.0, 4.0, 3.5, 2.5]})
     >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 6),
     ...                   "deal_type": ["M&A"] + ["Venture"] * 5,
     ...                   "ev_revenue": [4.0, 9.0, 8.0, 7.0, 6.0, 5.0]})
     >>> ax = private_vs_public(cur, d, ax=figure()[1])
     >>> [t.get_text() for t in ax.get_yticklabels()]
-    ['public comps\\nn=3', 'all deals\\nn=6', 'funding rounds\\nn=5', 'M&A\\nn=1']
+    ['public comps\\nn=5', 'all deals\\nn=6', 'funding rounds\\nn=5', 'M&A\\nn=1']
     """
-    groups = multiple_groups(current, deals, metric, window)
+    groups = multiple_groups(current, deals, metric, window, small_n_threshold=small_n_threshold)
     label = METRIC_LABELS[metric][0]
     ax = axes_for(ax, 7.0, 3.6)
     title = f"{label}: public comps (LTM) against private deals"
@@ -190,8 +225,8 @@ def private_vs_public(
     medians = {k: float(np.median(v)) for k, v in filled.items()}
     parts = [f"{k} median {m:.1f}x (n={group_n(groups[k])})" for k, m in medians.items()]
     alt = (
-        f"Box plots of {label} on a log scale, whiskers at 1.5 IQR, deals trimmed as the "
-        "service trims them: "
+        f"Box plots of {label} on a log scale, whiskers at 1.5 IQR, NM values left out and "
+        "both sides trimmed as the service trims them: "
         + "; ".join(parts)
         + "."
         + (

@@ -4,7 +4,8 @@ Nothing here draws or does I/O. The charts of :mod:`dealframe.plot` and the tabl
 ``dealframe report`` are built from these functions, so a chart and the table beside it
 always show the same numbers.
 
-- :func:`multiple_status`: the "NM" rule for valuation multiples.
+- :func:`multiple_status`: the "NM" rule for valuation multiples (its home is
+  :mod:`dealframe.analytics.multiples`, which :func:`dealframe.compare_multiples` reads too).
 - :func:`deal_window`, :func:`partial_periods`: the window of a deals frame or an aggregate,
   and which edge buckets it covers only in part.
 - :func:`quarterly_activity`: deals per quarter and type, capital raised per quarter.
@@ -30,8 +31,15 @@ import numpy as np
 import pandas as pd
 
 from dealframe._vocab import DEAL_TYPES
-from dealframe.analytics import bucket_medians
+from dealframe.analytics.multiples import (
+    MULTIPLE_BOUNDS,
+    MULTIPLE_DENOMINATORS,
+    meaningful,
+    multiple_status,
+    numbers,
+)
 from dealframe.arguments import DateLike
+from dealframe.comparison import measure_side
 from dealframe.errors import ValidationError
 from dealframe.frames.participants import explode_participants
 from dealframe.private.filters import range_bound
@@ -58,99 +66,23 @@ __all__ = [
 #: it from the deals (:func:`deal_window`).
 DateWindow: TypeAlias = tuple[DateLike | None, DateLike | None]
 
-#: Upper bound of a meaningful multiple, per Family A field and per deal column: above it the
-#: value is shown as "NM" (not meaningful) and left out of medians and quartiles.
-MULTIPLE_BOUNDS: dict[str, float] = {
-    "evRevenueLtm": 50.0,
-    "evRevenueNtm": 50.0,
-    "evEbitdaLtm": 100.0,
-    "evEbitdaNtm": 100.0,
-    "ev_revenue": 50.0,
-    "ev_ebitda": 100.0,
-}
-#: The denominator of each multiple: when it is zero or negative the multiple is "NM".
-MULTIPLE_DENOMINATORS: dict[str, str] = {
-    "evRevenueLtm": "revenueLtm",
-    "evRevenueNtm": "revenueNtm",
-    "evEbitdaLtm": "ebitdaLtm",
-    "evEbitdaNtm": "ebitdaNtm",
-    "ev_revenue": "deal_revenue",
-    "ev_ebitda": "deal_ebitda",
-}
-
-
-def numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
-    """``frame[column]`` as floats, NaN where not a number (all NaN when there is no column)."""
-    if column not in frame:
-        return np.full(len(frame), np.nan)
-    return pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-
-
-def multiple_status(frame: pd.DataFrame, column: str, bound: float | None = None) -> pd.Series:
-    """``"ok"``, ``"NM"`` (not meaningful) or ``"n/a"`` (missing) for each value of a multiple.
-
-    The rule: a multiple is NM when its denominator (revenue or EBITDA of the same period,
-    :data:`MULTIPLE_DENOMINATORS`) is zero or negative, when the enterprise value is
-    negative, or when the multiple is negative or above ``bound`` (default
-    :data:`MULTIPLE_BOUNDS`: 50x for EV/Revenue, 100x for EV/EBITDA); n/a when it is missing
-    otherwise.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        ``client.public.current(...)`` (camelCase fields) or a deals frame (``ev_revenue``).
-    column : str
-        The multiple.
-    bound : float, optional
-        Replaces the column's default bound.
-
-    Examples
-    --------
-    >>> deals = pd.DataFrame({"ev_revenue": [4.0, 80.0], "deal_revenue": [2.0, 1.0]})
-    >>> multiple_status(deals, "ev_revenue").tolist()
-    ['ok', 'NM']
-    """
-    if not isinstance(frame, pd.DataFrame):
-        raise ValidationError("frame", "a DataFrame", got=frame)
-    if column not in frame:
-        raise ValidationError(
-            "column", f"a column of the frame (not in {list(frame.columns)[:8]}...)", got=column
-        )
-    limit = MULTIPLE_BOUNDS.get(column, np.inf) if bound is None else float(bound)
-    values = numbers(frame, column)
-    denominator = numbers(frame, MULTIPLE_DENOMINATORS.get(column, ""))
-    ev = numbers(frame, "enterpriseValue")
-    with np.errstate(invalid="ignore"):
-        nm = (denominator <= 0) | (ev < 0) | (values < 0) | (values > limit)
-    status = np.where(nm, "NM", np.where(np.isnan(values), "n/a", "ok"))
-    return pd.Series(status, index=frame.index, name=column, dtype="str")
-
-
-def meaningful(frame: pd.DataFrame, column: str, bound: float | None = None) -> pd.Series:
-    """The values of a multiple with NM and missing values as NaN (see :func:`multiple_status`).
-
-    Examples
-    --------
-    >>> meaningful(pd.DataFrame({"ev_revenue": [4.0, 80.0, -1.0]}), "ev_revenue").tolist()
-    [4.0, nan, nan]
-    """
-    status = multiple_status(frame, column, bound)
-    return pd.Series(
-        np.where(status == "ok", numbers(frame, column), np.nan), index=frame.index, name=column
-    )
-
 
 def trimmed_multiples(
-    deals: pd.DataFrame, metric: str, window: DateWindow | None = None
+    deals: pd.DataFrame,
+    metric: str,
+    window: DateWindow | None = None,
+    *,
+    small_n_threshold: int = 5,
 ) -> pd.Series:
     """The meaningful values of a deal multiple that the service's method keeps.
 
     NM values (:func:`multiple_status`) are dropped first, then outliers beyond 1.5 IQR of
-    the window, as ``transactions/aggregate`` trims them (one ``"none"`` bucket of
-    :func:`dealframe.analytics.bucket_medians`, default conventions). A window with fewer
-    values than the small-n threshold (5) keeps none. The median of the result is the
-    service's median of the meaningful values. ``attrs["n"]`` is the service's n: the
-    meaningful values in the window, before trimming.
+    the window, as ``transactions/aggregate`` trims them: the private side of
+    :func:`dealframe.comparison.measure_side`, the method of
+    :func:`dealframe.compare_multiples`. A window with fewer values than
+    ``small_n_threshold`` keeps none. The median of the result is the service's median of
+    the meaningful values. ``attrs["n"]`` is the service's n: the meaningful values in the
+    window, before trimming.
 
     Examples
     --------
@@ -160,18 +92,11 @@ def trimmed_multiples(
     >>> kept.tolist(), kept.attrs["n"]
     ([1.0, 2.0, 3.0, 4.0, 5.0], 6)
     """
+    if not isinstance(deals, pd.DataFrame) or metric not in deals:
+        multiple_status(deals, metric)  # the NM rule's own error: not a frame, no such column
     start, end = deal_window(deals, window)
-    frame = pd.DataFrame(
-        {"deal_date": deals["deal_date"].to_numpy(), "value": meaningful(deals, metric).to_numpy()},
-        index=deals.index,
-    )
-    rows = bucket_medians(
-        frame, metric, "none", start.date(), end.date(), explain=True, value_column="value"
-    )
-    kept = rows[rows["kept"] & ~rows["suppressed"]]
-    out = pd.Series(kept["value"].to_numpy(dtype=float), index=kept.index, name=metric)
-    out.attrs["n"] = len(rows)  # the service's n: meaningful values before trimming
-    return out
+    side = measure_side(deals, metric, start.date(), end.date(), small_n_threshold)
+    return side.kept
 
 
 def _day(value: Any, argument: str) -> pd.Timestamp | None:

@@ -226,7 +226,8 @@ def _compare(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
                 "(dealframe.compare_multiples): each listed company's EV/Revenue and EV/EBITDA "
                 "LTM is the median of its monthly values in the period, and each is linked to "
                 "its Family B company by its stock listing (dealframe.link). Deal multiples "
-                f"are at each deal's date, on its trailing figures. {comps_text}.",
+                f"are at each deal's date, on its trailing figures. {comps_text}. Both sides "
+                "are summarised alike, so that a premium or discount compares like with like.",
                 css="lead",
             ),
             Row(
@@ -238,6 +239,7 @@ def _compare(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
                             ltm.deals,
                             metric,
                             window=data.periods.ltm,
+                            small_n_threshold=ltm.summary.attrs["small_n_threshold"],
                         ),
                         7.0,
                         3.6,
@@ -248,13 +250,14 @@ def _compare(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
             table(
                 comparison,
                 index=False,
-                caption="Medians and quartiles (NM values left out; "
-                "deals trimmed as the service trims them)",
+                caption="Medians and quartiles by dealframe.compare_multiples' method, the same "
+                "for both sides: NM values left out (and counted), then outliers beyond 1.5 IQR "
+                "trimmed as the service trims deals",
                 formats={
                     **dict.fromkeys(("median", "q1", "q3"), "{:.1f}x"),
                     "vs_public": "{:+.0%}",
                 },
-                labels={"vs_public": "median vs public"},
+                labels={"vs_public": "median vs public", "nm": "NM left out"},
                 note="Public comps: dealframe.compare_multiples of the cohort (Family A search by "
                 "region or vertical, monthly time series of the period, linked to Family B "
                 "through dealframe.companies_for_skus). Private: the cohort's deals of the "

@@ -24,8 +24,8 @@ import pandas as pd
 
 from dealframe.analytics import bucket_medians, reconcile_frames
 from dealframe.analytics.buckets import METRIC_COLUMNS, aggregate_methodology
-from dealframe.comparison import Comparison
-from dealframe.plot.compare import PUBLIC_COUNTERPART, group_n, multiple_groups
+from dealframe.comparison import PAIRS, Comparison, summarise
+from dealframe.plot.compare import deal_groups
 from dealframe.plot.shaping import (
     MULTIPLE_BOUNDS,
     meaningful,
@@ -397,6 +397,7 @@ _MULTIPLES_COMPARISON: dict[str, str] = {
     "group": "str",
     "period": "str",
     "n": "int64",
+    "nm": "int64",
     "median": "float64",
     "q1": "float64",
     "q3": "float64",
@@ -413,63 +414,90 @@ def multiples_comparison(comparisons: Mapping[str, Comparison]) -> pd.DataFrame:
         Period label to :func:`dealframe.compare_multiples` of the cohort over that period
         (e.g. last 12 months, the window): its ``comps`` (the cohort's listed companies with
         a value in the period, each comp's value the median of its monthly values, linked to
-        their Family B company) and its ``deals`` (the cohort's deals of the period).
+        their Family B company), its ``deals`` (the cohort's deals of the period) and its
+        summary's ``attrs`` (the period, ``small_n_threshold``, ``meaningful_only``).
 
     Returns
     -------
     DataFrame
         ``metric``, ``group`` (public comps, all deals, and funding rounds and M&A when the
-        deals hold both), ``period``,
-        ``n`` (deals: before trimming, as the service counts), ``median``, ``q1``, ``q3``
-        (of the values kept), ``vs_public`` (the group's median over the public median of
-        the same period, minus 1; NaN on the public rows). Values are those of
-        :func:`dealframe.plot.compare.multiple_groups`: NM values out; deals trimmed as
-        the service trims them. The same columns and dtypes with no comparison.
+        deals hold both), ``period``, ``n`` (the values summarised, before trimming, as the
+        service counts), ``nm`` (the values left out as not meaningful), ``median``, ``q1``,
+        ``q3`` (of the values kept), ``vs_public`` (the group's median over the public median
+        of the same period, minus 1; NaN on the public rows). Every group is summarised by
+        :func:`dealframe.comparison.summarise`, the function behind
+        :func:`dealframe.compare_multiples`: the public comps and all deals rows are its
+        summary (NM values out; both sides trimmed as the service trims them). The same
+        columns and dtypes with no comparison.
 
     Examples
     --------
     >>> from dealframe.comparison import Comparison
-    >>> comps = pd.DataFrame({"evRevenueLtm": [2.0, 4.0], "evEbitdaLtm": [10.0, 12.0]})
+    >>> comps = pd.DataFrame({"evRevenueLtm": [2.0, 4.0, 3.0, 5.0, 3.0, -1.0],
+    ...                       "evEbitdaLtm": [10.0, 12.0, 11.0, 9.0, 10.0, 10.0]})
     >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-02-01"] * 5),
     ...                   "deal_type": ["M&A"] * 5, "ev_revenue": [6.0] * 5,
     ...                   "ev_ebitda": [None] * 5})
     >>> summary = pd.DataFrame()
     >>> summary.attrs.update(date_from="2024-01-01", date_to="2024-12-31")
     >>> t = multiples_comparison({"2024": Comparison(summary, d, comps)})
-    >>> t.loc[t["group"] == "all deals", ["metric", "median", "vs_public"]].values.tolist()[0]
-    ['ev_revenue', 6.0, 1.0]
+    >>> t.loc[t["metric"] == "ev_revenue", ["group", "n", "nm", "median", "vs_public"]]
+           group  n  nm  median  vs_public
+    0  public comps  5   1     3.0        NaN
+    1     all deals  5   0     6.0        1.0
     """
+    summaries = {label: _summaries(comparison) for label, comparison in comparisons.items()}
     rows: list[dict[str, Any]] = []
-    for metric in PUBLIC_COUNTERPART:
-        for label, comparison in comparisons.items():
-            window = (comparison.summary.attrs["date_from"], comparison.summary.attrs["date_to"])
-            groups = multiple_groups(comparison.comps, comparison.deals, metric, window)
-            public_median = np.nan
-            for group, values in groups.items():
-                q1, median, q3 = _quartiles(values)
-                public = group == "public comps"
-                if public:
-                    public_median = float(median)
-                rows.append(
-                    {
-                        "metric": metric,
-                        "group": group,
-                        "period": label,
-                        "n": group_n(values),
-                        "median": float(median),
-                        "q1": float(q1),
-                        "q3": float(q3),
-                        "vs_public": np.nan
-                        if public or not public_median
-                        else float(median) / public_median - 1,
-                    }
+    for metric in PAIRS:
+        for label, by_group in summaries.items():
+            public = by_group["all deals"].loc[metric]
+            rows.append(_comparison_row(metric, "public comps", label, public, "public", np.nan))
+            for group, summary in by_group.items():
+                row = summary.loc[metric]
+                ratio = (
+                    row["private_median"] / public["public_median"] - 1
+                    if public["public_median"]
+                    else np.nan
                 )
+                rows.append(_comparison_row(metric, group, label, row, "private", ratio))
     return pd.DataFrame(
         {
             name: pd.array([row[name] for row in rows], dtype=dtype)
             for name, dtype in _MULTIPLES_COMPARISON.items()
         }
     )
+
+
+def _summaries(comparison: Comparison) -> dict[str, pd.DataFrame]:
+    """:func:`~dealframe.comparison.summarise` of each group of deals against the comps, with
+    the period, threshold and NM choice of the comparison (``summary.attrs``)."""
+    attrs = comparison.summary.attrs
+    return {
+        group: summarise(
+            deals,
+            comparison.comps,
+            attrs["date_from"],
+            attrs["date_to"],
+            attrs.get("small_n_threshold", 5),
+            meaningful_only=attrs.get("meaningful_only", True),
+        )
+        for group, deals in deal_groups(comparison.deals).items()
+    }
+
+
+def _comparison_row(
+    metric: str, group: str, period: str, summary: pd.Series, side: str, vs_public: float
+) -> dict[str, Any]:
+    """One row of :func:`multiples_comparison` from a side of a :func:`summarise` row."""
+    return {
+        "metric": metric,
+        "group": group,
+        "period": period,
+        "n": int(summary[f"{side}_n"]),
+        "nm": int(summary[f"{side}_nm"]),
+        **{k: float(summary[f"{side}_{k}"]) for k in ("median", "q1", "q3")},
+        "vs_public": float(vs_public),
+    }
 
 
 def bounds_text() -> str:
