@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
 from dealframe.contract import blanked_attrs
 
-__all__ = ["attach"]
+__all__ = ["Answered404", "attach"]
+
+
+class Answered404(NamedTuple):
+    """A request the service answered 404 (an id of a list read as missing), among the
+    ``responses`` of :func:`attach`: it was sent and answered, so it built the frame too and
+    counts in ``requests``; an error answer is never from the cache."""
+
+    from_cache: bool = False
 
 
 def attach(
@@ -24,18 +32,23 @@ def attach(
 ) -> pd.DataFrame:
     """Record provenance in ``frame.attrs`` and return the frame.
 
-    Keys: ``endpoint``, ``requests`` (count), ``from_cache`` (True when every
-    response came from the cache, False when none did, ``"partial"`` otherwise),
+    Keys: ``endpoint``, ``requests`` (count of ``responses``), ``from_cache`` (True when
+    every response came from the cache, False when none did, ``"partial"`` otherwise),
     ``rows_expected``, ``rows_received``, ``fetched_at`` (UTC ISO 8601), plus
-    ``extra``. What the ``attrs`` keep of the service's answers (its ``meta``) is blanked
-    of the tokens of the client whose call made the frame
-    (:func:`~dealframe.contract.blanked_attrs`): a token echoed back is ``***`` there.
+    ``extra``. A request answered 404 that built the frame (an id of a list read as
+    missing) is in ``responses`` as an :class:`Answered404`. What the ``attrs`` keep of
+    the service's answers (its ``meta``) is blanked of the tokens of the client whose call
+    made the frame (:func:`~dealframe.contract.blanked_attrs`): a token echoed back is
+    ``***`` there.
 
     Examples
     --------
     >>> df = attach(pd.DataFrame({"a": [1]}), endpoint="POST /x", responses=[])
     >>> df.attrs["requests"], df.attrs["rows_received"]
     (0, 1)
+    >>> gone = [Answered404()] * 2
+    >>> attach(pd.DataFrame({"a": []}), endpoint="GET /x/{id}", responses=gone).attrs["requests"]
+    2
     """
     responses = list(responses)
     cached = [bool(getattr(r, "from_cache", False)) for r in responses]

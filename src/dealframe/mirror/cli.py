@@ -3,7 +3,8 @@
 Every option is checked when the command line is parsed (:mod:`dealframe.cli_options`), and
 PATH (a mirror, or a folder that can become one) before the sandbox of ``--sandbox`` starts:
 a typo costs nothing. Exit status as for every sub-command (docs/errors.md): 0 done, 1 the
-run failed, 2 bad usage (an option, a PATH that is no mirror or cannot become one) or
+run failed, 2 bad usage (an option, a PATH that is no mirror or cannot become one, a mirror of
+a schema version the command does not read: ``mirror sync`` migrates version 2) or
 configuration.
 
 Examples
@@ -30,7 +31,7 @@ from dealframe.arguments import expanded_path
 
 from ..cli_options import Several, choice, country, day, non_negative, positive_int, region, sku
 from ..clitools import UsageError, add_sandbox_options, check_folder, service_client
-from .errors import MirrorDivergenceWarning, MirrorPathError
+from .errors import MirrorDivergenceWarning, MirrorPathError, MirrorVersionError
 from .schema import ENTITIES
 
 #: Tables of a mirror (``history --entity``, ``compact --entities``).
@@ -39,17 +40,33 @@ TABLES = (*ENTITIES, "public/current", "public/time_series")
 __all__ = ["register"]
 
 
-def _path_ready(path: str, *, new: bool = False) -> None:
-    """Refuse a PATH that holds no mirror (``new``: that cannot become one) now, before a
-    sandbox starts or a request is sent; leaves nothing behind."""
+def _path_ready(path: str, *, new: bool = False, migrates: bool = False) -> None:
+    """Refuse a PATH that holds no mirror (``new``: that cannot become one), or a mirror of a
+    schema version this command does not read, now, before a sandbox starts or a request is
+    sent; leaves nothing behind.
+
+    A version mismatch is the user's to fix (``mirror sync`` migrates a version-2 mirror; a
+    mirror of another version needs a new folder or the dealframe that wrote it): exit
+    status 2, as for any PATH the command cannot work with (docs/errors.md). With
+    ``migrates`` (``mirror sync``), a version-2 mirror is accepted: the sync migrates it.
+
+    Raises
+    ------
+    UsageError
+        PATH is a file, holds no mirror (or, ``new``, cannot hold one), or its mirror's
+        schema version is not one this command reads (the message says how to fix it).
+    """
+    from .state import read_state
     from .sync import _usable_marker, open_folder
 
     try:
         if new and not expanded_path(path, "PATH").exists():
             _can_create(check_folder(path, "PATH"))
-        else:
-            _usable_marker(open_folder(path, create=new))
-    except MirrorPathError as exc:
+            return
+        # a corrupt marker stays a MirrorStateError (exit 1); a version-2 one passes only
+        # for the sync, which migrates it
+        (_usable_marker if migrates else read_state)(open_folder(path, create=new))
+    except (MirrorPathError, MirrorVersionError) as exc:
         raise UsageError(exc) from None
 
 
@@ -80,7 +97,7 @@ def _sync(args: argparse.Namespace) -> int:
     from .sync import sync
 
     progress = False if args.no_progress else None
-    _path_ready(args.path, new=True)
+    _path_ready(args.path, new=True, migrates=True)
     with service_client(args, progress=None) as client, warnings.catch_warnings():
         # the report's lines below say each divergence (stamped ahead, counts): once
         warnings.simplefilter("ignore", MirrorDivergenceWarning)

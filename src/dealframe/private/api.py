@@ -64,7 +64,7 @@ from ..notices import (
     user_stacklevel,
     warn_missing,
 )
-from ..provenance import attach
+from ..provenance import Answered404, attach
 from ..public.hints import HINT_SECONDS
 from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
 from ..transport.refusals import TOO_LARGE, smaller_size
@@ -2272,10 +2272,13 @@ class PrivateApi:
         missing = [
             i for i, r in zip(wanted, responses) if (r is None or i in gone) and i not in failed
         ]
+        # every request answered built the frame, those left out and those answered 404 too
+        errors = {f.item for f in failures}
+        answered_404 = sum(r is None and i not in errors for i, r in zip(wanted, responses))
         attach(
             frame,
             endpoint=endpoint,
-            responses=[r for _, r in got],
+            responses=[r for r in responses if r is not None] + [Answered404()] * answered_404,
             rows_expected=len(wanted),
             missing_ids=missing,
             findings=found.records(),
@@ -2612,7 +2615,8 @@ class PrivateApi:
         attach(
             frame,
             endpoint=endpoint,
-            responses=responses,
+            # the request each id of ``gone`` sent, answered 404, built the frame too
+            responses=responses + [Answered404()] * len(gone),
             rows_expected=None
             if len(known) < len(totals)
             else sum(t if limit is None else min(t, limit) for t in known),

@@ -783,13 +783,14 @@ def _walk_rest(
         else None
     )
     executor = shared or own
-    bar = _bar(show_progress(progress, (planned or 0) - 1 or 2), ((planned or 1) - 1) or None, desc)
+    # pages read before the walk went on (page 2, read to settle the numbering) are the bar's
+    # initial count: not an update the moment it is made, read as a rate of thousands a second
+    shown = show_progress(progress, (planned or 0) - 1 or 2)
+    bar = _bar(shown, ((planned or 1) - 1) or None, desc, initial=start - 2)
     # (page, how it comes): a future (on a worker), None (fetched on this thread when due),
     # or a page already prepared while an earlier one was late
     window: deque[tuple[int, Future[Response] | _Ready | None]] = deque()
     next_page = start
-    if bar is not None and start > 2:
-        bar.update(start - 2)  # read before the walk went on
 
     def wanted(page: int) -> bool:
         return (
