@@ -642,9 +642,10 @@ def _from_text(name: str, var: str, raw: str) -> Any:
     if name == "max_workers":  # ASCII digits, as the command-line options read numbers
         if re.fullmatch(r"[+-]?[0-9]+", raw, re.ASCII) is None:  # int() takes 1_0, "٣"
             raise ConfigurationError(f"{var} must be an integer, got {raw!r}", field=var)
-        # its range is checked here, to name the variable; the digits are cut to 101 (int()
-        # refuses over 4,300), which is past the maximum all the same
-        number = int(raw) if len(raw) <= 101 else int(raw[:101])
+        # its range is checked here, to name the variable; the digits past leading zeros are
+        # cut to 101 (int() refuses over 4,300), which is past the maximum all the same
+        digits = raw.lstrip("+-").lstrip("0") or "0"
+        number = int(raw[0] + digits[:101] if raw[0] in "+-" else digits[:101])
         return _check_number(
             name, number, minimum=1, maximum=SETTING_MAXIMUMS[name], integer=True, source=var
         )

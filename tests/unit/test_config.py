@@ -254,3 +254,16 @@ def test_doctor_refuses_what_is_not_a_client():
 
     with pytest.raises(ValidationError, match="client"):
         dealframe.doctor(5)
+
+
+@pytest.mark.parametrize(("raw", "workers"), [("0" * 150 + "64", 64), ("+" + "0" * 120 + "7", 7)])
+def test_max_workers_from_the_environment_reads_past_leading_zeros(raw, workers):
+    # the digits are cut to 101 (int() refuses very long text); the cut came before the
+    # leading zeros were dropped, so a value written with 150 zeros before it read as 0
+    assert Settings.from_env({"DEALFRAME_MAX_WORKERS": raw}).max_workers == workers
+
+
+def test_max_workers_from_the_environment_far_past_the_maximum_is_refused():
+    with pytest.raises(ConfigurationError, match="DEALFRAME_MAX_WORKERS") as info:
+        Settings.from_env({"DEALFRAME_MAX_WORKERS": "9" * 5000})
+    assert "must be from 1 to 64" in str(info.value)
