@@ -11,7 +11,6 @@ records, so that changes made later stay consistent.
 from __future__ import annotations
 
 import datetime as dt
-import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -213,7 +212,12 @@ def _subsets(
     """``n`` random sorted subsets of ``vocab`` with ``lo..hi`` members each."""
     k = rng.integers(lo, hi + 1, n)
     order = np.argsort(rng.random((n, len(vocab))), axis=1)
-    return [[vocab[j] for j in sorted(row[:kk])] for row, kk in zip(order.tolist(), k.tolist())]
+    # the first ``hi`` picks of every row, flat: one list, not ``n`` lists that the garbage
+    # collector walks while the records are being built
+    firsts = order[:, :hi].ravel().tolist()
+    return [
+        [vocab[j] for j in sorted(firsts[i * hi : i * hi + kk])] for i, kk in enumerate(k.tolist())
+    ]
 
 
 def _seconds_between(rng: np.random.Generator, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -223,8 +227,16 @@ def _seconds_between(rng: np.random.Generator, lo: np.ndarray, hi: np.ndarray) -
 
 
 def _uuids(rng: np.random.Generator, n: int) -> list[str]:
-    raw = rng.bytes(16 * n)
-    return [str(uuid.UUID(bytes=raw[16 * i : 16 * i + 16], version=4)) for i in range(n)]
+    """``n`` version-4 UUIDs from ``16 * n`` random bytes: ``str(uuid.UUID(bytes=b, version=4))``
+    of each 16, formatted without building a ``UUID`` object per id."""
+    raw = np.frombuffer(rng.bytes(16 * n), dtype=np.uint8).reshape(n, 16).copy()
+    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # the version, 4
+    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # the RFC 4122 variant
+    h = raw.tobytes().hex()
+    return [
+        f"{h[i : i + 8]}-{h[i + 8 : i + 12]}-{h[i + 12 : i + 16]}-{h[i + 16 : i + 20]}-{h[i + 20 : i + 32]}"
+        for i in range(0, 32 * n, 32)
+    ]
 
 
 def _r(x: float, digits: int = 3) -> float | None:
@@ -552,12 +564,18 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     n_others = np.minimum(rng.poisson(2.5, n_deals), 8).tolist()
     n_buyers = rng.choice(3, size=n_deals, p=[0.01, 0.88, 0.11]).tolist()
     slots = 11
-    fund_pick = investor_idx[
-        rng.choice(investor_idx.size, size=(n_deals, slots), p=activity / activity.sum())
-    ].tolist()
-    corp_pick = corporate[rng.integers(0, corporate.size, (n_deals, 2))].tolist()
-    pe_pick = pe_firms[rng.integers(0, pe_firms.size, (n_deals, 2))].tolist()
-    country_null = (rng.random((n_deals, slots)) < 0.02).tolist()
+    # Flat lists, row k at [k * width, (k + 1) * width): one list each rather than one per deal
+    # (200,000 lists at scale 1 that the garbage collector walked while the deals were built).
+    fund_pick = (
+        investor_idx[
+            rng.choice(investor_idx.size, size=(n_deals, slots), p=activity / activity.sum())
+        ]
+        .ravel()
+        .tolist()
+    )
+    corp_pick = corporate[rng.integers(0, corporate.size, (n_deals, 2))].ravel().tolist()
+    pe_pick = pe_firms[rng.integers(0, pe_firms.size, (n_deals, 2))].ravel().tolist()
+    country_null = (rng.random((n_deals, slots)) < 0.02).ravel().tolist()
     # A deal's target is its company, so every target field (country included) is read from the
     # company (the store joins them). The draw that used to null 1% of target countries is kept
     # so that every later draw, and so the rest of the data, stays as it was.
@@ -595,24 +613,26 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
         buyers: list[dict] = []
         leads: list[dict] = []
         investors: list[dict] = []
+        row = slice(k * slots, (k + 1) * slots)
+        funds, nulls = fund_pick[row], country_null[row]
         if types[k] == ma:
-            pool = pe_pick[k] if subtype == "PE buyout" else corp_pick[k]
-            for s_, j in enumerate([*pool, *fund_pick[k]]):
+            pool = (pe_pick if subtype == "PE buyout" else corp_pick)[2 * k : 2 * k + 2]
+            for s_, j in enumerate([*pool, *funds]):
                 if len(buyers) == n_buyers[k]:
                     break
                 if orgs[j]["id"] not in seen:
                     seen.add(orgs[j]["id"])
-                    buyers.append(participant(j, country_null[k][s_ % slots]))
+                    buyers.append(participant(j, nulls[s_ % slots]))
             investors = list(buyers)
         else:
             want = n_leads[k] + n_others[k]
-            for s_, j in enumerate(fund_pick[k]):
+            for s_, j in enumerate(funds):
                 if len(investors) == want:
                     break
                 if orgs[j]["id"] in seen:
                     continue
                 seen.add(orgs[j]["id"])
-                p = participant(j, country_null[k][s_])
+                p = participant(j, nulls[s_])
                 if len(leads) < n_leads[k]:  # the first ones taken lead (a repeat is skipped)
                     leads.append(p)
                 investors.append(p)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 __all__ = ["company_names", "firm_names", "person_names", "slugify", "ticker_of"]
@@ -134,6 +136,8 @@ _LAST = (
 )
 
 
+_NOT_IN_SLUG = re.compile("[^a-z0-9]")
+
 #: Distinct words after which longer ones are drawn (below the ~65,600 of 2-3 syllables, so
 #: that drawing never stalls; the default scale never gets there, keeping its data unchanged).
 _SHORT_WORDS_BUDGET = 40_000
@@ -191,8 +195,14 @@ def person_names(rng: np.random.Generator, n: int) -> list[str]:
 
 
 def slugify(name: str) -> str:
-    """Lower-case ASCII letters and digits of ``name``, for websites."""
-    return "".join(ch for ch in name.lower() if ch.isascii() and ch.isalnum())
+    """Lower-case ASCII letters and digits of ``name``, for websites.
+
+    Examples
+    --------
+    >>> slugify("Novalum Analytics GmbH & Co.")
+    'novalumanalyticsgmbhco'
+    """
+    return _NOT_IN_SLUG.sub("", name.lower())  # lower() leaves no ASCII capital
 
 
 def ticker_of(name: str, length: int = 4) -> str:

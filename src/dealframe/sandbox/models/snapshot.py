@@ -1,11 +1,13 @@
 """Start-up snapshots: the stored form of generated data, so a sandbox starts in a second.
 
-Generating the default scale and serialising its records takes several seconds of
+Generating the default scale and serialising its records takes a few seconds of
 Python; loading the same :class:`~.corpus.Corpus` from a snapshot is reading a few
 numpy arrays. A snapshot is one uncompressed ``.npz`` file (plain arrays, loaded
 with ``allow_pickle=False``: nothing executable), keyed by seed, scale, clock and a
 hash of the source of every module that shapes the data, so a changed generator
-never serves stale data. It is written to a temporary name and renamed into place.
+never serves stale data. It is written to a temporary name and renamed into place,
+by a :class:`SnapshotWriter`: from a background thread, which a served sandbox starts
+only once its server answers (so writing never delays the first answer).
 
 The folder holds at most :data:`KEEP` snapshots and :data:`MAX_BYTES` bytes of them (the most
 recently used one whatever its size): loading one marks it used, and writing one deletes the
@@ -34,6 +36,7 @@ __all__ = [
     "MAX_BYTES",
     "MIN_DEALS",
     "STALE_TMP_S",
+    "SnapshotWriter",
     "load_or_generate",
     "prune",
     "snapshot_dir",
@@ -150,19 +153,94 @@ def prune(folder: Path, keep: int = KEEP, max_bytes: int = MAX_BYTES) -> list[Pa
     return removed
 
 
+class SnapshotWriter:
+    """A start-up snapshot to write from a background thread: begun by :meth:`start`.
+
+    The arrays are taken from ``corpus`` in the thread (the corpus a sandbox keeps for
+    ``reset()``, which nothing changes), so building the writer costs nothing.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The freshly generated data.
+    path : Path
+        Where the snapshot goes.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from dealframe.sandbox.models.data import generate
+    >>> corpus = Corpus.from_dataset(generate(seed=3, scale=0.02))
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "dataset-doc.npz"
+    >>> writer = SnapshotWriter(corpus, path)
+    >>> writer.started, path.exists()  # nothing happens before start()
+    (False, False)
+    >>> writer.start(); writer.join()
+    >>> writer.started, path.exists()
+    (True, True)
+    """
+
+    def __init__(self, corpus: Corpus, path: Path) -> None:
+        self.corpus = corpus
+        self.path = path
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+
+    @property
+    def started(self) -> bool:
+        """Whether :meth:`start` was called."""
+        return self._thread is not None
+
+    def write(self) -> None:
+        """Write the snapshot now, in the calling thread, and prune the folder."""
+        try:
+            _write(self.corpus.to_arrays(), self.path)
+            prune(self.path.parent)
+        except OSError:
+            pass  # a read-only cache directory only costs speed
+
+    def start(self) -> None:
+        """Begin writing from a daemon thread (once: a second call, or one after :meth:`join`,
+        does nothing)."""
+        with self._lock:
+            if self._thread is None and not self._closed:
+                self._thread = threading.Thread(
+                    target=self.write, name="dealframe-sandbox-snapshot", daemon=True
+                )
+                self._thread.start()
+
+    def join(self) -> None:
+        """Wait for a write begun by :meth:`start`; one not begun never will be."""
+        with self._lock:
+            thread, self._closed = self._thread, True
+        if thread is not None:
+            thread.join()
+
+
 def load_or_generate(
-    seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF, *, wait_for_write: bool = False
-) -> tuple[Corpus, threading.Thread | None]:
+    seed: int = 7,
+    scale: float = 1.0,
+    as_of: dt.datetime = AS_OF,
+    *,
+    wait_for_write: bool = False,
+    start_write: bool = True,
+) -> tuple[Corpus, SnapshotWriter | None]:
     """The data for (seed, scale, as_of): from a snapshot when one exists, else generated.
 
-    Freshly generated data worth a snapshot is written from a background thread (or
-    before returning with ``wait_for_write``), so the first start is not slowed.
+    Freshly generated data worth a snapshot gets a :class:`SnapshotWriter`: started at
+    once from a background thread (the default), left for the caller to start
+    (``start_write=False``: a served sandbox starts it once its server answers), or run
+    before returning (``wait_for_write``).
+
+    The writer reads ``corpus`` while it writes: change only copies of it
+    (``corpus.copy()``, as :class:`~.state.SandboxState` does) until ``writer.join()``.
 
     Returns
     -------
     corpus : Corpus
-    writer : threading.Thread or None
-        The thread writing the snapshot, if one was started; join it before exiting.
+    writer : SnapshotWriter or None
+        The snapshot's writer, if one is due; join it (``writer.join()``) before exiting.
 
     Examples
     --------
@@ -180,18 +258,10 @@ def load_or_generate(
     corpus = Corpus.from_dataset(generate(seed=seed, scale=scale, as_of=as_of))
     if path is None or len(corpus.deals) <= MIN_DEALS:
         return corpus, None
-    arrays = corpus.to_arrays()  # taken now: later changes to the stores cannot leak in
-
-    def write() -> None:
-        try:
-            _write(arrays, path)
-            prune(path.parent)
-        except OSError:
-            pass  # a read-only cache directory only costs speed
-
+    writer = SnapshotWriter(corpus, path)
     if wait_for_write:
-        write()
+        writer.write()
         return corpus, None
-    writer = threading.Thread(target=write, name="dealframe-sandbox-snapshot", daemon=True)
-    writer.start()
+    if start_write:
+        writer.start()
     return corpus, writer

@@ -26,7 +26,7 @@ from .data import AS_OF
 from .private import PrivateStore
 from .public import PublicStore
 from .records import RecordStore
-from .snapshot import load_or_generate
+from .snapshot import SnapshotWriter, load_or_generate
 
 __all__ = ["Clock", "DatasetView", "SandboxConfig", "SandboxState"]
 
@@ -186,11 +186,16 @@ class SandboxState:
     clock: Clock
     admin_rng: np.random.Generator = field(repr=False)
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
-    _writer: threading.Thread | None = field(default=None, repr=False)
+    _writer: SnapshotWriter | None = field(default=None, repr=False)
 
     @classmethod
-    def build(cls, config: SandboxConfig) -> SandboxState:
+    def build(cls, config: SandboxConfig, *, defer_snapshot: bool = False) -> SandboxState:
         """Load (or generate) the data and index it.
+
+        Freshly generated data worth a start-up snapshot (:mod:`.snapshot`) is written from
+        a background thread: begun at once, or with ``defer_snapshot`` only when
+        :meth:`start_snapshot` is called (a served sandbox calls it once its server
+        answers, so that writing never delays the first answer).
 
         Examples
         --------
@@ -198,7 +203,12 @@ class SandboxState:
         >>> state.private.companies.store is state.private.orgs
         True
         """
-        corpus, writer = load_or_generate(seed=config.seed, scale=config.scale, as_of=config.as_of)
+        corpus, writer = load_or_generate(
+            seed=config.seed,
+            scale=config.scale,
+            as_of=config.as_of,
+            start_write=not defer_snapshot,
+        )
         return cls(
             config=config,
             corpus=corpus,
@@ -244,8 +254,21 @@ class SandboxState:
             series=corpus.series,
         )
 
+    def start_snapshot(self) -> None:
+        """Begin writing the start-up snapshot that :meth:`build` deferred, from a background
+        thread; nothing when there is none or it has begun.
+
+        Examples
+        --------
+        >>> state = SandboxState.build(SandboxConfig(scale=0.02), defer_snapshot=True)
+        >>> state.start_snapshot()  # scale 0.02 is too small for a snapshot: nothing to do
+        >>> state.close()
+        """
+        if self._writer is not None:
+            self._writer.start()
+
     def close(self) -> None:
-        """Wait for a start-up snapshot still being written (started by :meth:`build`).
+        """Wait for a start-up snapshot still being written; drop one deferred and never begun.
 
         Call it when done with a state built in-process (a sandbox's ``stop()`` does);
         calling it again does nothing.
@@ -256,6 +279,7 @@ class SandboxState:
         >>> state.close()
         >>> state.close()
         """
-        if self._writer is not None:
-            self._writer.join()
+        writer = self._writer
+        if writer is not None:
+            writer.join()  # from any thread: each caller returns once the write has ended
             self._writer = None
