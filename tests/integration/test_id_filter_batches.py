@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -30,10 +29,10 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Exchange,
     assert_same,
     direct,
-    edit,
     fresh,
     fresh_rules,
     no_hang,
+    operators_of,
     proxy,
     wire_rows,
 )
@@ -47,24 +46,6 @@ CAP = 1000
 def padding(n: int, seed: int) -> list[str]:
     """``n`` well-formed ids no entity has (they match nothing)."""
     return [str(uuid.UUID(int=(seed << 64) + i, version=4)) for i in range(n)]
-
-
-def sorted_rows(sandbox: Any, sort: str) -> list[dict[str, Any]]:
-    """Every deal in the sandbox's own order for ``sort``, read with plain requests."""
-    session = requests.Session()
-    session.headers["Authorization"] = f"Bearer {sandbox.private_key}"
-    rows: list[dict[str, Any]] = []
-    page = 1
-    while True:
-        doc = session.post(
-            f"{sandbox.url}{P}/transactions",
-            json={"filters": {}, "sort": sort, "limit": 1000, "page": page},
-            timeout=60,
-        ).json()
-        rows += doc["data"]
-        if not doc["meta"]["has_more"]:
-            return rows
-        page += 1
 
 
 def participants(deal: dict[str, Any]) -> set[str]:
@@ -156,7 +137,9 @@ def test_sorted_and_limited_batches_are_one_order(
     wanted = [*investor_batches[0], *investor_batches[1]]
     asked = set(wanted)
     truth = [
-        d["id"] for d in sorted_rows(sandbox, "deal_valuation:desc") if participants(d) & asked
+        d["id"]
+        for d in wire_rows(sandbox, "/transactions", "deal_valuation:desc")
+        if participants(d) & asked
     ]
     frame = fresh.private.deals(investor_id=wanted, sort="deal_valuation:desc")
     assert frame["id"].tolist() == truth
@@ -197,19 +180,6 @@ def test_an_aggregate_goes_out_whole_and_its_refusal_names_the_filter(fresh, pro
     assert "medians of batches cannot be merged" in note
     few = fresh.private.aggregate("ev_revenue", "year", target_id=company_ids[:CAP])
     assert few.attrs["request"]["filters"]["target_id"] == company_ids[:CAP]
-
-
-def operators_of(**fields: list[str]) -> Action:
-    """Transactions discovery documents listing each of ``fields`` with these operators (the
-    client then writes them out: ``{"in": [...]}``)."""
-
-    def apply(doc: Any) -> Any:
-        for entry in doc["data"]["filters"]:
-            if entry["field"] in fields:
-                entry["operators"] = list(fields[entry["field"]])
-        return doc
-
-    return edit(apply, f"operators {fields}")
 
 
 def test_ids_written_out_with_their_operator_are_batched_too(
