@@ -146,7 +146,7 @@ def test_sorted_and_limited_batches_are_one_order(
     top = fresh.private.deals(investor_id=wanted, sort="deal_valuation:desc", limit=25)
     assert top["id"].tolist() == truth[:25]
     assert top.attrs["truncated"] is True
-    # without sort, batches stop once ``limit`` rows arrived, the last one asked for the rest
+    # without sort, batches stop once ``limit`` rows arrived (one target a deal: no overlap)
     of_first = sum(d["target"]["id"] in set(company_ids[:CAP]) for d in deals)
     some = fresh.private.deals(target_id=company_ids, limit=of_first + 10)
     assert len(some) == of_first + 10 and some["id"].is_unique
@@ -199,3 +199,23 @@ def test_ids_written_out_with_their_operator_are_batched_too(
     assert looked["id"].tolist() == ids
     assert [len(ids_in(f["id"])) for f in sent] == [CAP, 500]
     assert all(isinstance(f["id"], dict) for f in sent)
+
+
+def test_a_limit_without_sort_over_batches_sharing_deals_gets_its_rows(
+    fresh, deals, investor_batches
+):
+    """Without ``sort``, a later batch of ``investor_id`` holds deals an earlier one returned.
+    Asked only for the rows still wanted it came up short by those, without a word: ``limit``
+    rows, or every matching row when fewer match, is what a plain list with ``limit`` gives."""
+    first, second = map(set, investor_batches)
+    want = {d["id"] for d in deals if participants(d) & (first | second)}
+    of_first = sum(bool(participants(d) & first) for d in deals)
+    wanted = [*investor_batches[0], *investor_batches[1]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every batch adds up: nothing to warn about
+        some = fresh.private.deals(investor_id=wanted, limit=of_first + 50, strict=True)
+        every = fresh.private.deals(investor_id=wanted, limit=len(want) + 9, strict=True)
+    assert len(some) == of_first + 50 and some["id"].is_unique and set(some["id"]) <= want
+    assert some.attrs["truncated"] is True and some.attrs["rows_total"] is None
+    assert set(every["id"]) == want and every["id"].is_unique
+    assert every.attrs["rows_total"] == len(want) and every.attrs["truncated"] is False

@@ -1388,11 +1388,15 @@ class PrivateApi:
         A lookup by ``id`` reads each batch whole, so the ids it did not return are known
         exactly. A batch of another filter (``target_id``, ``investor_id`` ...) is read up to
         ``limit`` rows: with ``sort`` the first rows of the order are among the first rows
-        of some batch; without ``sort``, up to the rows still wanted. Such batches are a
-        union: a row may match ids of several of them (a deal of two investors), so the rows
-        read so far are counted by ``distinct(parts)``. With ``limit`` and no ``sort``,
-        batches stop once the rows read reach it; the ids of the batches not sent are not
-        looked up (``total`` is then unknown: None, as when a batch was cut by ``limit``).
+        of some batch; without ``sort``, at most the ``seen`` rows read so far can be among
+        a batch's first ``limit`` rows, so it holds the rows still wanted whenever the batch
+        has them (asked for only those, it would come up short by the rows it shares with
+        earlier batches). Such batches are a union: a row may match ids of several of them
+        (a deal of two investors), so the rows read so far are counted by
+        ``distinct(parts)``; the caller cuts the union to ``limit`` once it is
+        de-duplicated. With ``limit`` and no ``sort``, batches stop once the rows read reach
+        it; the ids of the batches not sent are not looked up (``total`` is then unknown:
+        None, as when a batch was cut by ``limit``).
         With ``sort``, every batch is read: the first rows of the order may be in any batch.
         """
         kind = "changefeed" if "updated_at" in wire else "list"
@@ -1495,7 +1499,9 @@ class PrivateApi:
             if stops and limit is not None and seen >= limit:
                 return said(merged, expected, None, looked_up if exact else None, batches, caps)
             batch = ids[start : start + IDS_PER_BATCH]
-            cap = None if exact or limit is None else limit if sort is not None else limit - seen
+            # a union batch is asked for ``limit`` rows, with sort or without: some of its
+            # rows may be ones an earlier batch holds (the union is cut once de-duplicated)
+            cap = None if exact or limit is None else limit
             try:
                 pages = pull({**wire, key: _with_ids(wire[key], batch)}, cap)
             except AuthenticationError as exc:
