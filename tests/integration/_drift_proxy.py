@@ -208,6 +208,19 @@ def edit(fn: Callable[[Any], Any], name: str = "edit") -> Action:
     return Action(name, on_response=apply)
 
 
+def operators_of(**fields: list[str]) -> Action:
+    """Transactions discovery documents listing each of ``fields`` with these operators (the
+    client then writes them out: ``{"in": [...]}``, ``{"gte": ...}``)."""
+
+    def apply(doc: Any) -> Any:
+        for entry in doc["data"]["filters"]:
+            if entry["field"] in fields:
+                entry["operators"] = list(fields[entry["field"]])
+        return doc
+
+    return edit(apply, f"operators {fields}")
+
+
 def _items(doc: Any) -> list[dict[str, Any]]:
     """The object items of ``doc["data"]`` (a single-entity ``data`` counts as one item)."""
     data = doc.get("data") if isinstance(doc, dict) else None
@@ -754,9 +767,10 @@ def fresh(sandbox: Any, proxy: Any) -> Iterator[Any]:
         yield c
 
 
-def wire_rows(sandbox: Any, path: str) -> list[dict[str, Any]]:
+def wire_rows(sandbox: Any, path: str, sort: str | None = None) -> list[dict[str, Any]]:
     """Every row of the POST list at ``path`` (``/companies``, ``/transactions``) as the
-    sandbox writes it, read with plain requests (not through the client under test)."""
+    sandbox writes it, in its own order for ``sort`` when given, read with plain requests
+    (not through the client under test)."""
     import requests
 
     session = requests.Session()
@@ -764,11 +778,10 @@ def wire_rows(sandbox: Any, path: str) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     page = 1
     while True:
-        doc = session.post(
-            f"{sandbox.url}/api/private/v1{path}",
-            json={"filters": {}, "limit": 1000, "page": page},
-            timeout=60,
-        ).json()
+        body: dict[str, Any] = {"filters": {}, "limit": 1000, "page": page}
+        if sort is not None:
+            body["sort"] = sort
+        doc = session.post(f"{sandbox.url}/api/private/v1{path}", json=body, timeout=60).json()
         rows += doc["data"]
         if not doc["meta"]["has_more"]:
             return rows

@@ -26,6 +26,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     edit,
     fresh,
     fresh_rules,
+    operators_of,
     outcome,
     proxy,
 )
@@ -109,18 +110,6 @@ def test_one_listed_operator_stays_plain(direct, fresh, proxy):
     assert frame.attrs["filters"] == {"country": [country], "active": True}
 
 
-def bound_operators(**fields: list[str]) -> Action:
-    """Transactions discovery documents listing each of ``fields`` with its operators."""
-
-    def apply(doc: Any) -> Any:
-        for entry in doc["data"]["filters"]:
-            if entry["field"] in fields:
-                entry["operators"] = list(fields[entry["field"]])
-        return doc
-
-    return edit(apply, f"bound operators {fields}")
-
-
 @pytest.mark.parametrize(
     ("bounds", "low"),
     [
@@ -138,7 +127,7 @@ def test_a_backwards_range_is_refused_whatever_its_wire_form(fresh, proxy, bound
 
     proxy.add(
         f"^{P}/lookup/transactions$",
-        bound_operators(
+        operators_of(
             date_from=["gte", "lte"],
             date_to=["lte", "gte"],
             valuation_min=["gte", "lte"],
@@ -167,7 +156,7 @@ def test_plot_helpers_read_a_window_sent_written_out(direct, fresh, proxy):
     assert len(want), "the test needs deals in the window"
     proxy.add(
         f"^{P}/lookup/transactions$",
-        bound_operators(date_from=["gte", "lte"], date_to=["lte", "gte"]),
+        operators_of(date_from=["gte", "lte"], date_to=["lte", "gte"]),
     )
     got = fresh.private.deals(**window)
     assert_same(got, want)

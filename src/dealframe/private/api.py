@@ -43,7 +43,6 @@ from ..contract import (
 from ..errors import (
     AmbiguousNameError,
     ApiError,
-    AuthenticationError,
     BadRequestError,
     DealframeError,
     IncompleteResultError,
@@ -763,6 +762,30 @@ def _over_bound(held: Mapping[str, int]) -> _Held:
     return _Held({name: count for name, count in held.items() if count > IDS_PER_BATCH})
 
 
+def _batch_name(key: str, start: int, count: int) -> str:
+    """The batch of the filter of ids ``key`` starting at ``start`` (counted from 0) of its
+    ``count`` ids, as a failure names it.
+
+    Examples
+    --------
+    >>> _batch_name("investor_id", 1000, 1449), _batch_name("id", 0, 1500)
+    ('investor_id ids 1001-1449', 'ids 1-1000')
+    """
+    named = "ids" if key == "id" else f"{key} ids"
+    return f"{named} {start + 1}-{min(start + IDS_PER_BATCH, count)}"
+
+
+def _in_batch(failure: ItemFailure, batch: str) -> ItemFailure:
+    """A failed page of a batch of ids, named with its batch (``ids 1001-1500 page 2``).
+
+    Examples
+    --------
+    >>> _in_batch(ItemFailure(0, 2, KeyError("x")), "ids 1001-1500").item
+    'ids 1001-1500 page 2'
+    """
+    return ItemFailure(failure.index, f"{batch} page {failure.item}", failure.error)
+
+
 class _Overlap(NamedTuple):
     """The rows of a union filter's batches, one batch after another (:func:`_batch_overlap`)."""
 
@@ -1388,12 +1411,26 @@ class PrivateApi:
         A lookup by ``id`` reads each batch whole, so the ids it did not return are known
         exactly. A batch of another filter (``target_id``, ``investor_id`` ...) is read up to
         ``limit`` rows: with ``sort`` the first rows of the order are among the first rows
-        of some batch; without ``sort``, up to the rows still wanted. Such batches are a
-        union: a row may match ids of several of them (a deal of two investors), so the rows
-        read so far are counted by ``distinct(parts)``. With ``limit`` and no ``sort``,
-        batches stop once the rows read reach it; the ids of the batches not sent are not
-        looked up (``total`` is then unknown: None, as when a batch was cut by ``limit``).
+        of some batch; without ``sort``, at most the ``seen`` rows read so far can be among
+        a batch's first ``limit`` rows, so it holds the rows still wanted whenever the batch
+        has them (asked for only those, it would come up short by the rows it shares with
+        earlier batches). Such batches are a union: a row may match ids of several of them
+        (a deal of two investors), so the rows read so far are counted by
+        ``distinct(parts)``; the caller cuts the union to ``limit`` once it is
+        de-duplicated. With ``limit`` and no ``sort``, batches stop once the rows read reach
+        it; the ids of the batches not sent are not looked up (``total`` is then unknown:
+        None, as when a batch was cut by ``limit`` or a page of it failed).
         With ``sort``, every batch is read: the first rows of the order may be in any batch.
+
+        Once a batch has arrived, a later batch whose first page fails for good (a 5xx, a
+        429 or a timeout after its retries, an expired token) ends the call: it and every
+        batch left are failures with that error, named by the ids they hold
+        (``investor_id ids 1001-1449``, :func:`_batch_name`), so the caller raises
+        :class:`~dealframe.errors.IncompleteResultError` (an expired token's
+        :class:`~dealframe.errors.AuthenticationError` as itself) carrying the batches that
+        arrived. A page that fails past a batch's first is named with its batch
+        (``investor_id ids 1001-1449 page 2``) when there are several. Nothing arrived yet,
+        or a 400 (about what the batch holds): the error is raised as itself.
         """
         kind = "changefeed" if "updated_at" in wire else "list"
         head = {} if sort is None else {"sort": sort}
@@ -1488,6 +1525,7 @@ class PrivateApi:
         # with limit and no sort, batches stop once it is reached (but for a lookup by id
         # beside another filter of ids: every batch, read whole, tells which ids came back)
         stops = limit is not None and sort is None and not (union and exact)
+        several = len(ids) > IDS_PER_BATCH
         for start in range(0, len(ids), IDS_PER_BATCH):
             seen = 0  # rows read so far, distinct over the batches
             if stops and merged.parts:
@@ -1495,35 +1533,39 @@ class PrivateApi:
             if stops and limit is not None and seen >= limit:
                 return said(merged, expected, None, looked_up if exact else None, batches, caps)
             batch = ids[start : start + IDS_PER_BATCH]
-            cap = None if exact or limit is None else limit if sort is not None else limit - seen
+            # a union batch is asked for ``limit`` rows, with sort or without: some of its
+            # rows may be ones an earlier batch holds (the union is cut once de-duplicated)
+            cap = None if exact or limit is None else limit
             try:
                 pages = pull({**wire, key: _with_ids(wire[key], batch)}, cap)
-            except AuthenticationError as exc:
-                if not merged.parts:  # nothing arrived: the service's error as itself
+            except (ApiError, TransportError) as exc:
+                # nothing arrived, or a refusal of what this batch holds: the error as itself
+                if not batches or isinstance(exc, BadRequestError):
                     raise
-                # a token that expired part-way: the batches that arrived are kept, and every
-                # batch left is a failure with this error (raised as itself, carrying them)
-                left = range(start, len(ids), IDS_PER_BATCH)
-                named = "ids" if key == "id" else f"{key} ids"
+                # the batches that arrived are kept; this batch and every one left are
+                # failures with this error (a 5xx or timeout after its retries, a token that
+                # expired part-way): the caller raises it carrying them
                 merged.failed += [
-                    ItemFailure(
-                        at // IDS_PER_BATCH,
-                        f"{named} {at + 1}-{min(at + IDS_PER_BATCH, len(ids))}",
-                        exc,
-                    )
-                    for at in left
+                    ItemFailure(at // IDS_PER_BATCH, _batch_name(key, at, len(ids)), exc)
+                    for at in range(start, len(ids), IDS_PER_BATCH)
                 ]
                 merged.expected = merged.total = None
                 return said(merged, None, None, looked_up if exact else None, batches, caps)
             merged.parts += pages.parts
             merged.infos += pages.infos
             merged.keys |= pages.keys
-            merged.failed += pages.failed
+            merged.failed += (
+                [_in_batch(f, _batch_name(key, start, len(ids))) for f in pages.failed]
+                if several
+                else pages.failed
+            )
             merged.size = pages.size
             expected = (
                 None if expected is None or pages.expected is None else expected + pages.expected
             )
+            # a batch cut by ``limit``, or with pages that failed: the union's size is unknown
             cut = cap is not None and (pages.total is None or pages.total > cap)
+            cut = cut or (union and bool(pages.failed))
             total = None if total is None or pages.total is None or cut else total + pages.total
             if not union:
                 looked_up += batch
@@ -1589,10 +1631,14 @@ class PrivateApi:
             caps = pulled.caps or [None] * len(batches)
             counted = sum(n if c is None else min(n, c) for n, c in zip(overlap.distinct, caps))
             shared = overlap.shared
-            total = None if total is None else total - shared
             if overlap.later.any():
                 frame = frame.loc[~overlap.later].reset_index(drop=True)
                 batches = overlap.kept
+        if pulled.union is not None:
+            # the union's rows are the batches' totals less their overlap, known only when
+            # every batch arrived whole (no page failed, no row the service left out or added)
+            whole = counted is not None and counted == pulled.expected
+            total = total - shared if whole and total is not None else None
         if sort is not None and batches is not None and len(batches) > 1:
             frame = _merge_batches(frame, batches, sort, found)
         absent = missing_fields(pages.keys, entity, found, n_items=received)
