@@ -119,3 +119,18 @@ def test_a_target_absent_from_every_deal_is_said_once_as_missing(via, proxy):
     found = _findings(got.value)
     assert "target" in found["missing_field"][0]
     assert not any("target" in s for s in found.get("null_field", []))
+
+
+def test_a_null_cut_away_by_limit_is_not_counted_or_named(via, proxy):
+    """Counted and named over the rows returned: with ``limit=1001`` one row of page 2 is
+    kept, so of three deals without their target on it, one is the user's to look for (the
+    check ran before the cut, counting 3 of 2,000 and naming deals not in the frame)."""
+    proxy.add(f"^{P}/transactions$", set_field("target", None, first=3), page=2)
+    got = outcome(lambda: via.private.deals(**DEALS, limit=1001))
+    assert got.error is None, repr(got.error)
+    frame = got.value
+    assert len(frame) == 1001
+    lost = frame.loc[frame["target_id"].isna(), "id"].tolist()
+    assert len(lost) == 1
+    said = _findings(frame).get("null_field", [])
+    assert said and "target (target_id) in 1 of 1,001 rows: id " + lost[0] in said[0], said

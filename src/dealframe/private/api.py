@@ -1643,7 +1643,6 @@ class PrivateApi:
             frame = _merge_batches(frame, batches, sort, found)
         absent = missing_fields(pages.keys, entity, found, n_items=received)
         frame = dedupe(frame, "id", found, newest="updated_at")
-        null_fields(frame, entity, found, missing=absent)
         duplicates = received - shared - len(frame)
         arrived = len(frame)
         frame = _drop_outside(frame, wire, schema, found)
@@ -1666,6 +1665,8 @@ class PrivateApi:
                 order = {i: n for n, i in enumerate(_id_values(wire["id"]) or [])}
                 frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")]
             frame = frame.iloc[:limit].reset_index(drop=True)
+        # of the rows returned: a null cut away by ``limit`` is not the user's to look for
+        null_fields(frame, entity, found, missing=absent)
         if pulled.zero is not None and distinct == pulled.expected and not duplicates:
             # a page=1 of new rows, and the rows add up: later calls count from 0 too
             self._first_page = 0
