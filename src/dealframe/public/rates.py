@@ -66,14 +66,14 @@ class RateCheck:
 
 def _pairs(
     frame: pd.DataFrame,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The USD and ``Lcu`` value of each row's largest USD amount that has both (NaN where
     none has: its rounding is the smallest part of it), half a unit of the last decimal each
     of the two columns is served with (:func:`_half_units`), and that amount's name."""
     names = [n for n in CURRENT_MONETARY if n in frame.columns and f"{n}Lcu" in frame.columns]
     if not names:
         none = np.full(len(frame), np.nan)
-        return none, none, none, none, [""] * len(frame)
+        return none, none, none, none, np.full(len(frame), "", dtype=object)
     both = np.column_stack([_numbers(frame[n]) for n in (*names, *(f"{n}Lcu" for n in names))])
     usd, lcu = both[:, : len(names)], both[:, len(names) :]
     usable = np.isfinite(usd) & np.isfinite(lcu) & (usd != 0) & (lcu != 0)
@@ -87,7 +87,7 @@ def _pairs(
         np.where(some, lcu[rows, best], np.nan),
         half[: len(names)][best],
         half[len(names) :][best],
-        [names[i] for i in best],
+        np.asarray(names, dtype=object)[best],
     )
 
 
@@ -158,17 +158,22 @@ def check_rates(frame: pd.DataFrame) -> RateCheck:
         inverse_room = np.maximum(room, usd_half + lcu_half / rate)
         forward = known & (np.abs(lcu * rate - usd) <= forward_room)
         inverse = known & (np.abs(lcu / rate - usd) <= inverse_room)
+    labels = _texts(frame)
     return RateCheck(
-        forward=_labels(frame, forward & ~inverse),
-        inverse=_labels(frame, inverse & ~forward),
-        neither=_labels(frame, known & ~(forward | inverse)),
+        forward=labels[forward & ~inverse].tolist(),
+        inverse=labels[inverse & ~forward].tolist(),
+        neither=labels[known & ~(forward | inverse)].tolist(),
     )
 
 
-def _labels(frame: pd.DataFrame, rows: np.ndarray | None = None) -> list[str]:
-    """The index labels of ``rows`` (a boolean mask; default all), as text."""
-    labels = frame.index.astype(str).to_numpy(dtype=object)  # not str() per label: 15x
-    return (labels if rows is None else labels[rows]).tolist()
+def _texts(frame: pd.DataFrame) -> np.ndarray:
+    """The index labels as text (an object array)."""
+    return frame.index.astype(str).to_numpy(dtype=object)  # not str() per label: 15x
+
+
+def _labels(frame: pd.DataFrame) -> list[str]:
+    """The index labels, as text."""
+    return _texts(frame).tolist()
 
 
 def _rates(frame: pd.DataFrame) -> np.ndarray:
