@@ -148,6 +148,7 @@ def test_answers_read_both_ways_in_one_call_give_the_same_frame(via, proxy, skus
     [
         pytest.param(lambda: [repeat_rows(2)], id="repeated_rows"),
         pytest.param(lambda: [set_field("sku", "ZZZZ-USA", first=1)], id="unrequested"),
+        pytest.param(lambda: [set_field("sku", None, first=1)], id="sku_null"),
     ],
 )
 def test_typed_and_json_readings_find_and_warn_alike(drift, via, proxy, skus):
