@@ -630,7 +630,11 @@ def dedupe_items(
     >>> found.items[0].kind
     'repeated_rows'
     """
-    keys = [item.get(key) for item in items]
+    fields = typed_fields(items)
+    if fields is not None:  # typed rows: every field set (the repeats compared as dicts)
+        keys = [getattr(item, key, None) for item in items]
+    else:
+        keys = [item.get(key) for item in items]
     counts: dict[Any, int] = {}
     for k in keys:
         if isinstance(k, str) and k:
@@ -645,7 +649,9 @@ def dedupe_items(
             out.append(item)
             continue
         text = orjson.dumps(
-            item, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=repr
+            item if fields is None else {f: getattr(item, f) for f in fields},
+            option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS,
+            default=repr,
         )
         if k not in first:
             first[k] = text
@@ -934,11 +940,17 @@ def respelled_fields(
         key = _folded(name)
         by_fold[key] = name if by_fold.get(key, name) == name else None  # None: ambiguous
     known = set(by_fold.values())
-    members = set().union(*(item for item in items if isinstance(item, Mapping)))
+    typed = typed_fields(items)  # typed rows: every one holds these members, no other
+    if typed is not None:
+        members = set(typed)
+    else:
+        members = set().union(*(item for item in items if isinstance(item, Mapping)))
     if not any(  # the answer's members, each looked at once: most answers respell none
         isinstance(key, str) and key not in known and by_fold.get(_folded(key)) for key in members
     ):
         return items
+    if typed is not None:  # renamed as the JSON reading's items are
+        items = [{f: getattr(item, f) for f in typed} for item in items]
     read: Counter[tuple[str, str]] = Counter()
     kept: dict[tuple[str, ...], list[str]] = {}  # the spellings of one field -> the items
     out: list[Mapping[str, Any]] = []

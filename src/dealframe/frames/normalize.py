@@ -583,16 +583,19 @@ def _table(objs: Sequence[Mapping[str, Any]]) -> tuple[set[str], dict[str, list[
 
     Service items are homogeneous (same keys), so when the total key count says
     every object has the first one's keys, each column is one ``itemgetter`` pass
-    (a missing key raises, and each key is then read with ``get``). Reading by
+    (a missing key raises, and each key is then read with ``get``). Reading dicts by
     column makes no tuple per object: a page of 1,000 deals read row-wise cost
-    twice as much, most of it the collector walking those tuples.
+    twice as much, most of it the collector walking those tuples. Typed rows are the
+    other way round: msgspec gives each row's values as one tuple in C, and ``zip`` makes
+    the columns of them, in a third of the time of a ``getattr`` per field and row.
     """
     n = len(objs)
     if not n:
         return set(), {}
     fields = typed_fields(objs)
     if fields is not None:  # typed rows (:mod:`dealframe.frames.deal_rows`): every field set
-        return set(fields), {key: list(map(attrgetter(key), objs)) for key in fields}
+        rows: Iterable[tuple[Any, ...]] = map(msgspec.structs.astuple, objs)  # type: ignore[arg-type]
+        return set(fields), dict(zip(fields, map(list, zip(*rows, strict=True)), strict=True))
     keys0 = tuple(objs[0])
     if keys0 and sum(map(len, objs)) == n * len(keys0):
         try:

@@ -20,11 +20,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
+import msgspec
 import numpy as np
+import orjson
 import pandas as pd
 
 from dealframe.arguments import checked_keywords
-from dealframe.contract import Findings, _add_repeats, _as_written, _count
+from dealframe.contract import Findings, _add_repeats, _as_written, _count, typed_fields
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import as_records, build_frame, empty_frame, why
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
@@ -32,9 +34,11 @@ from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERI
 __all__ = [
     "GROUP_ROWS",
     "META_COUNTS",
+    "as_mappings",
     "current_frame",
     "group_current_frame",
     "group_time_series_frame",
+    "read_current_page",
     "read_meta",
     "search_frame",
     "time_series_long",
@@ -62,6 +66,78 @@ GROUP_ROWS: tuple[str, ...] = tuple(c.name for c in CURRENT_DATA if c.kind == "f
 META_COUNTS: tuple[str, ...] = ("count", "companies", "total")
 
 MonthLike: TypeAlias = str | pd.Period | pd.Timestamp | None
+
+#: What each kind of current-data field is read as by :func:`read_current_page` (or null).
+_ROW_TYPES: dict[str, Any] = {
+    "float": float | None,
+    "str": str | None,
+    "category": str | None,
+    "list": list[str] | None,
+}
+#: One current-data item holding exactly the fields of the schema (all of them, each of its
+#: type or null), not tracked by the garbage collector.
+_CurrentRow: Any = msgspec.defstruct(
+    "_CurrentRow",
+    [(c.name, _ROW_TYPES[c.kind]) for c in CURRENT_DATA],
+    gc=False,
+    forbid_unknown_fields=True,
+)
+#: A current-data answer of such rows; ``meta`` (any JSON, or absent) is read by orjson.
+_CurrentPage: Any = msgspec.defstruct(
+    "_CurrentPage",
+    [("data", list[_CurrentRow]), ("meta", msgspec.Raw | msgspec.UnsetType, msgspec.UNSET)],
+    forbid_unknown_fields=True,
+)
+_CURRENT_DECODER = msgspec.json.Decoder(_CurrentPage)
+
+
+@checked_keywords
+def read_current_page(content: bytes | bytearray | memoryview | str) -> dict[str, Any] | None:
+    """A current-data answer as ``{"data": rows[, "meta": ...]}``, its rows typed, or None
+    when it is not an answer of exactly the fields :data:`CURRENT_DATA` names.
+
+    The rows are read by a schema'd decoder (msgspec), as deal pages are
+    (:mod:`dealframe.frames.deal_rows`): no dict per row, no object for the collector to walk,
+    and every value already of its field's type. Any other answer (a field more or less, one
+    spelt otherwise, a value of another type, a member beside ``data`` and ``meta``, JSON
+    msgspec refuses) gives None and is read as JSON by orjson, with the same checks and the
+    same frame builder: both give the same frame, findings and warnings. ``meta`` is read by
+    orjson whichever way, as the JSON reading has it.
+
+    Examples
+    --------
+    >>> read_current_page(b'{"data": [], "meta": {"count": 0}}')
+    {'data': [], 'meta': {'count': 0}}
+    >>> read_current_page(b'{"data": [{"sku": "A-USA"}]}') is None  # documented fields absent
+    True
+    """
+    try:
+        page = _CURRENT_DECODER.decode(content)
+        meta = page.meta
+        doc = {"data": page.data}
+        if meta is not msgspec.UNSET:
+            doc["meta"] = orjson.loads(memoryview(meta))
+    except (msgspec.DecodeError, orjson.JSONDecodeError, ValueError):  # ValueError: not UTF-8
+        return None
+    return doc
+
+
+@checked_keywords
+def as_mappings(items: list[Any]) -> list[Any]:
+    """``items`` as dicts, whichever way each was read (typed rows of
+    :func:`read_current_page` as dicts of their fields; dicts as they are): what a check that
+    rewrites items, or a list of items read both ways, is given.
+
+    Examples
+    --------
+    >>> as_mappings([{"sku": "A-USA"}])
+    [{'sku': 'A-USA'}]
+    """
+    if not any(typed_fields([item]) is not None for item in items):
+        return items
+    return [
+        item if typed_fields([item]) is None else msgspec.structs.asdict(item) for item in items
+    ]
 
 
 @checked_keywords

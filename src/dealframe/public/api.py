@@ -13,7 +13,8 @@ import datetime as dt
 import re
 import time
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
@@ -30,6 +31,7 @@ from ..contract import (
     read_items,
     respelled_fields,
     shaping,
+    typed_fields,
 )
 from ..errors import (
     ApiError,
@@ -41,9 +43,11 @@ from ..errors import (
     incomplete,
 )
 from ..frames.public import (
+    as_mappings,
     current_frame,
     group_current_frame,
     group_time_series_frame,
+    read_current_page,
     read_meta,
     search_frame,
     time_series_long,
@@ -52,6 +56,7 @@ from ..frames.public import (
 from ..frames.schemas import CURRENT_DATA
 from ..notices import MissingDataWarning, user_stacklevel, warn_missing
 from ..provenance import attach
+from ..transport.body import expecting
 from ..transport.paging import FATAL_ERRORS, map_concurrent
 from ..transport.refusals import smaller_size
 from .fields import ServedFields, served_names
@@ -370,6 +375,14 @@ def _empty_group(frame: pd.DataFrame) -> bool:
     return bool(frame.attrs.get("count") == 0 or frame.isna().all(axis=None))
 
 
+def _skus_of(items: list[Any]) -> list[Any]:
+    """The ``sku`` of each item (None where it has none), dicts or typed rows alike
+    (:func:`~dealframe.frames.public.read_current_page`)."""
+    if typed_fields(items) is not None:
+        return list(map(attrgetter("sku"), items))
+    return [item.get("sku") for item in items]
+
+
 def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd.DataFrame:
     """Rows of the SKUs asked for, in the order asked (a SKU returned twice: its first row).
 
@@ -429,9 +442,13 @@ class PublicApi:
         cache: bool,
         progress: bool | None,
         desc: str,
+        reader: Callable[[bytes], Any] | None = None,
     ) -> tuple[list[Response], list[Any], str | None]:
         """The answers to ``skus`` sent ``size`` at a time (fewer when the service refused as
         many before), the chunks that failed, and what to say of a refused size.
+
+        ``reader`` is given each answer's body first, from the service or the cache alike
+        (:func:`~dealframe.transport.body.expecting`: what it returns is ``response.read``).
 
         A chunk refused as holding too many SKUs (:func:`_fewer_skus`) is sent again split to
         the size the refusal states (else in halves), and that size is kept for this path's
@@ -443,19 +460,23 @@ class PublicApi:
         size = min(size, self._skus_per_request.get(path, size))
         todo = [(i, skus[i : i + size]) for i in range(0, len(skus), size)]
 
+        def reading() -> contextlib.AbstractContextManager[None]:
+            return contextlib.nullcontext() if reader is None else expecting(reader)
+
         def fetch(item: tuple[int, list[str]]) -> Response | ApiError:
             start, chunk = item
             try:
-                return self._t.request(
-                    "public",
-                    "POST",
-                    full,
-                    json={"skus": chunk, **extra},
-                    kind=kind,
-                    refresh=refresh,
-                    cache=cache,
-                    deadline=deadline,
-                )
+                with reading():
+                    return self._t.request(
+                        "public",
+                        "POST",
+                        full,
+                        json={"skus": chunk, **extra},
+                        kind=kind,
+                        refresh=refresh,
+                        cache=cache,
+                        deadline=deadline,
+                    )
             except ApiError as exc:
                 if _fewer_skus(exc, len(chunk)) is not None:
                     return exc  # too many SKUs at once: split below
@@ -468,9 +489,10 @@ class PublicApi:
                 raise
 
         def stored(item: tuple[int, list[str]]) -> Response | None:
-            return self._t.cached(
-                "public", "POST", full, json={"skus": item[1], **extra}, kind=kind
-            )
+            with reading():
+                return self._t.cached(
+                    "public", "POST", full, json={"skus": item[1], **extra}, kind=kind
+                )
 
         responses: list[Response] = []
         failures: list[Any] = []
@@ -512,23 +534,32 @@ class PublicApi:
         """The checked items of every chunk: objects with a SKU that was asked for, once each.
 
         Each chunk's ``meta`` is read as :meth:`search` reads it (``bad_meta``,
-        ``count_mismatch``); what every chunk says alike is said once."""
+        ``count_mismatch``); what every chunk says alike is said once. The items are dicts, or
+        typed rows where every answer was read by :func:`read_current_page` (dicts when some
+        were and some were not)."""
         asked = set(wanted)
-        items: list[Mapping[str, Any]] = []
+        items: list[Any] = []
+        typed: set[bool] = set()
         for response in responses:
-            doc = response.json()
+            doc = response.read if response.read is not None else response.json()
             chunk = read_items(doc, found)
             said = Findings(found.where)
             _meta_count(doc, chunk, said, "items")
             found.absorb(said)
             items += chunk
+            if chunk:
+                typed.add(typed_fields(chunk) is not None)
+        if len(typed) > 1:  # answers read both ways: one kind of item for the checks below
+            items = as_mappings(items)
         if answer == "current":  # marketCapLCU is marketCapLcu: the rule of groups/current keys
             items = respelled_fields(items, [c.name for c in CURRENT_DATA], found)
         missing_fields(keys_present(items), answer, found, n_items=len(items))
-        extra = [it.get("sku") for it in items if it.get("sku") not in asked]
+        skus = _skus_of(items)
+        extra = [sku for sku in skus if sku not in asked]
         if extra:
-            items = _as_asked(items, wanted, found)
-            extra = [it.get("sku") for it in items if it.get("sku") not in asked]
+            items = _as_asked(as_mappings(items), wanted, found)
+            skus = _skus_of(items)
+            extra = [sku for sku in skus if sku not in asked]
         nameless = sum(1 for sku in extra if sku is None or sku == "")
         if nameless:  # no row can be told apart without its SKU: dropped, not kept
             found.add(
@@ -541,7 +572,8 @@ class PublicApi:
                 f"{len(extra)} items for SKUs not asked for: dropped "
                 f"({', '.join(map(repr, extra[:3]))})",
             )
-        return dedupe_items([it for it in items if it.get("sku") in asked], "sku", found)
+        kept = [item for item, sku in zip(items, skus, strict=True) if sku in asked]
+        return dedupe_items(kept, "sku", found)
 
     @staticmethod
     def _settle(
@@ -789,12 +821,13 @@ class PublicApi:
             cache,
             progress,
             "current data",
+            read_current_page,  # the usual answer as typed rows; any other read as JSON
         )
         endpoint = f"POST {self._prefix}/companies/current"
         found = Findings(endpoint)
         items = self._items(responses, wanted, found, "current")
         with shaping(RequestInfo("POST", f"{self._prefix}/companies/current", "public"), endpoint):
-            frame = _in_order(current_frame(items), [it.get("sku") for it in items], wanted)
+            frame = _in_order(current_frame(items), _skus_of(items), wanted)
         adapt_rates(frame, found)  # rateToUsd as USD per unit, whichever way it is served
         received = frame.index.tolist()
         return self._settle(

@@ -66,15 +66,15 @@ class RateCheck:
 
 def _pairs(
     frame: pd.DataFrame,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The USD and ``Lcu`` value of each row's largest USD amount that has both (NaN where
     none has: its rounding is the smallest part of it), half a unit of the last decimal each
     of the two columns is served with (:func:`_half_units`), and that amount's name."""
     names = [n for n in CURRENT_MONETARY if n in frame.columns and f"{n}Lcu" in frame.columns]
     if not names:
         none = np.full(len(frame), np.nan)
-        return none, none, none, none, [""] * len(frame)
-    both = _numbers(frame[[*names, *(f"{n}Lcu" for n in names)]])  # one selection: one copy
+        return none, none, none, none, np.full(len(frame), "", dtype=object)
+    both = np.column_stack([_numbers(frame[n]) for n in (*names, *(f"{n}Lcu" for n in names))])
     usd, lcu = both[:, : len(names)], both[:, len(names) :]
     usable = np.isfinite(usd) & np.isfinite(lcu) & (usd != 0) & (lcu != 0)
     size = np.where(usable, np.abs(usd), -1.0)
@@ -87,18 +87,19 @@ def _pairs(
         np.where(some, lcu[rows, best], np.nan),
         half[: len(names)][best],
         half[len(names) :][best],
-        [names[i] for i in best],
+        np.asarray(names, dtype=object)[best],
     )
 
 
-def _numbers(columns: pd.DataFrame) -> np.ndarray:
-    """``columns`` as a float array (NaN where null or no number)."""
+def _numbers(column: pd.Series) -> np.ndarray:
+    """``column`` as floats (NaN where null or no number).
+
+    Read column by column: a selection of the amounts (``frame[names]``) copies them into a
+    new frame first, which took twice as long as reading each one."""
     try:
-        return columns.to_numpy(dtype=float, na_value=np.nan)
+        return column.to_numpy(dtype=float, na_value=np.nan)
     except (TypeError, ValueError):  # a column holding text: each value read as a number
-        return np.column_stack(
-            [pd.to_numeric(columns.iloc[:, i], errors="coerce") for i in range(columns.shape[1])]
-        ).astype(float)
+        return pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
 
 
 def _half_units(values: np.ndarray) -> np.ndarray:
@@ -115,9 +116,10 @@ def _half_units(values: np.ndarray) -> np.ndarray:
     finite = np.isfinite(values)
     todo = finite.any(axis=0)  # a column with no value says nothing: 0
     with np.errstate(invalid="ignore"):
+        room, unseen = 1e-9 * np.abs(values), ~finite  # the same for every number of decimals
         for decimals in range(_MOST_DECIMALS + 1):
-            near = np.abs(np.round(values, decimals) - values) <= 1e-9 * np.abs(values)
-            written = todo & np.all(near | ~finite, axis=0)
+            near = np.abs(np.round(values, decimals) - values) <= room
+            written = todo & np.all(near | unseen, axis=0)
             half[written] = 0.5 * 10.0**-decimals
             todo &= ~written
             if not todo.any():
@@ -156,17 +158,22 @@ def check_rates(frame: pd.DataFrame) -> RateCheck:
         inverse_room = np.maximum(room, usd_half + lcu_half / rate)
         forward = known & (np.abs(lcu * rate - usd) <= forward_room)
         inverse = known & (np.abs(lcu / rate - usd) <= inverse_room)
+    labels = _texts(frame)
     return RateCheck(
-        forward=_labels(frame, forward & ~inverse),
-        inverse=_labels(frame, inverse & ~forward),
-        neither=_labels(frame, known & ~(forward | inverse)),
+        forward=labels[forward & ~inverse].tolist(),
+        inverse=labels[inverse & ~forward].tolist(),
+        neither=labels[known & ~(forward | inverse)].tolist(),
     )
 
 
-def _labels(frame: pd.DataFrame, rows: np.ndarray | None = None) -> list[str]:
-    """The index labels of ``rows`` (a boolean mask; default all), as text."""
-    labels = frame.index.astype(str).to_numpy(dtype=object)  # not str() per label: 15x
-    return (labels if rows is None else labels[rows]).tolist()
+def _texts(frame: pd.DataFrame) -> np.ndarray:
+    """The index labels as text (an object array)."""
+    return frame.index.astype(str).to_numpy(dtype=object)  # not str() per label: 15x
+
+
+def _labels(frame: pd.DataFrame) -> list[str]:
+    """The index labels, as text."""
+    return _texts(frame).tolist()
 
 
 def _rates(frame: pd.DataFrame) -> np.ndarray:

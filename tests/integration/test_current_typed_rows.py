@@ -1,0 +1,180 @@
+"""Current data read two ways, one frame: ``client.public.current`` reads an answer of exactly
+the schema's fields (the sandbox's, from the service or from the HTTP cache) as typed rows
+(:func:`dealframe.frames.public.read_current_page`, msgspec), and any other answer as JSON
+(orjson). A call whose answers went both ways reads them all as JSON.
+
+Each way gives the same frame, the same findings and the same warnings: the typed reading is
+only the fast one (a cache hit of 1,000 SKUs spent a fifth of its time in dicts it built and
+walked; ``cache_hit_speedup_disk``). The drift proxy makes an answer go the JSON way by adding a
+member beside ``data`` and ``meta``, which nothing reads.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pandas as pd
+import pytest
+import requests
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
+    Proxy,
+    assert_same,
+    direct,
+    edit,
+    fresh_rules,
+    no_hang,
+    outcome,
+    proxy,
+    refuse,
+    repeat_rows,
+    set_field,
+)
+
+from dealframe import Client
+from dealframe.frames.public import read_current_page
+from dealframe.frames.schemas import CURRENT_DATA
+from dealframe.notices import MissingDataWarning
+
+CURRENT = "^/api/v2/companies/current$"
+#: SKUs per request of :func:`via` (the service refused more once): 100 SKUs, three requests.
+CHUNK = 40
+
+
+@pytest.fixture(scope="module")
+def skus(direct: Any) -> list[str]:
+    """Up to 100 SKUs, more than two chunks of :data:`CHUNK`."""
+    found = direct.public.search().index.tolist()[:100]
+    assert len(found) > 2 * CHUNK
+    return found
+
+
+@pytest.fixture(scope="module")
+def via(sandbox: Any, proxy: Proxy, skus: list[str]) -> Iterator[Client]:
+    """A client through the drift proxy that sends :data:`CHUNK` SKUs per current-data request
+    (the service refused more once): one call, several answers."""
+    with Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+    ) as client:
+        message = f"skus: at most {CHUNK} SKUs per request"
+        proxy.add(CURRENT, refuse(400, lambda n: {"error": {"message": message}}, CHUNK, "skus"))
+        assert client.public.current(skus).attrs["skus_per_request_refused"]
+        proxy.reset()
+        yield client
+
+
+@pytest.fixture(scope="module")
+def current_ref(direct: Any, skus: list[str]) -> pd.DataFrame:
+    """The sandbox's answers, read as typed rows."""
+    return direct.public.current(skus)
+
+
+@pytest.fixture(scope="module")
+def body(sandbox: Any, skus: list[str]) -> bytes:
+    """One current-data answer as the sandbox writes it (plain requests, not the client)."""
+    answer = requests.post(
+        f"{sandbox.url}/api/v2/companies/current",
+        json={"skus": skus[:100]},
+        headers={"Authorization": f"Bearer {sandbox.public_token}"},
+        timeout=60,
+    )
+    assert answer.status_code == 200
+    return answer.content
+
+
+def with_links(doc: Any) -> Any:
+    """A member beside ``data`` and ``meta``: the answer is read as JSON, the member ignored."""
+    if isinstance(doc, dict):
+        doc["links"] = {"self": None}
+    return doc
+
+
+def said(frame: pd.DataFrame) -> list[tuple[str, str]]:
+    return [(f["kind"], f["message"]) for f in frame.attrs.get("findings", [])]
+
+
+def test_the_sandbox_answer_is_read_as_typed_rows_and_any_other_is_not(body):
+    doc = orjson.loads(body)
+    read = read_current_page(body)
+    assert read is not None
+    assert type(read["data"][0]).__struct_fields__ == tuple(c.name for c in CURRENT_DATA)
+    assert [row.sku for row in read["data"]] == [item["sku"] for item in doc["data"]]
+    assert read["meta"] == doc["meta"]
+    item = doc["data"][0]
+    others = {
+        "a member beside data and meta": {**doc, "links": {}},
+        "a field more": {**doc, "data": [{**item, "beta": 1.2}]},
+        "a field less": {**doc, "data": [{k: v for k, v in item.items() if k != "currency"}]},
+        "a field spelt otherwise": {
+            **doc,
+            "data": [{("marketCapLCU" if k == "marketCapLcu" else k): v for k, v in item.items()}],
+        },
+        "a boolean for a number": {**doc, "data": [{**item, "marketCap": True}]},
+        "a number written as text": {**doc, "data": [{**item, "marketCap": "12.5"}]},
+        "a null in a list": {**doc, "data": [{**item, "tags": ["AI", None]}]},
+    }
+    for what, other in others.items():
+        assert read_current_page(orjson.dumps(other)) is None, what
+    assert read_current_page(body.replace(b'"rateToUsd":', b'"rateToUsd":NaN,"x":', 1)) is None
+
+
+def test_answers_read_as_json_give_the_same_frame(via, proxy, skus, current_ref):
+    proxy.add(CURRENT, edit(with_links))
+    got = outcome(lambda: via.public.current(skus))
+    assert got.error is None, got.error
+    assert_same(got.value, current_ref)
+    assert said(got.value) == said(current_ref) == []
+    assert got.value.attrs["rate_direction"] == current_ref.attrs["rate_direction"]
+    assert proxy.count(CURRENT) == -(-len(skus) // CHUNK) == 3
+
+
+def test_answers_read_both_ways_in_one_call_give_the_same_frame(via, proxy, skus, current_ref):
+    proxy.add(CURRENT, edit(with_links), times=1)  # one answer as JSON, two as typed rows
+    got = outcome(lambda: via.public.current(skus))
+    assert got.error is None, got.error
+    assert_same(got.value, current_ref)
+    assert said(got.value) == []
+
+
+@pytest.mark.parametrize(
+    "drift",
+    [
+        pytest.param(lambda: [repeat_rows(2)], id="repeated_rows"),
+        pytest.param(lambda: [set_field("sku", "ZZZZ-USA", first=1)], id="unrequested"),
+        pytest.param(lambda: [set_field("sku", None, first=1)], id="sku_null"),
+    ],
+)
+def test_typed_and_json_readings_find_and_warn_alike(drift, via, proxy, skus):
+    """A drift the typed reading takes (the fields are the schema's) is found, said and warned
+    as when the same answers are read as JSON."""
+    proxy.add(CURRENT, *drift())
+    typed = outcome(lambda: via.public.current(skus))
+    proxy.reset()
+    proxy.add(CURRENT, *drift(), edit(with_links))
+    as_json = outcome(lambda: via.public.current(skus))
+    assert typed.error is None and as_json.error is None, (typed.error, as_json.error)
+    assert_same(typed.value, as_json.value)
+    assert said(typed.value) == said(as_json.value) != []
+    assert typed.warned(MissingDataWarning) == as_json.warned(MissingDataWarning) != []
+
+
+def test_a_cache_hit_read_as_typed_rows_is_the_frame_from_the_service(
+    sandbox, tmp_path, skus, current_ref
+):
+    path = tmp_path / "http-cache.sqlite"
+    settings = {**FAST, "cache_enabled": True, "cache_path": path}
+    with Client.for_sandbox(sandbox, **settings) as writer:
+        fetched = writer.public.current(skus)
+    with Client.for_sandbox(sandbox, **settings) as reader:  # a client that did not write it
+        hit = reader.public.current(skus)
+        assert reader.stats.network == 0 and reader.stats.cache_hits == -(-len(skus) // 100)
+    assert hit.attrs["from_cache"] is True and fetched.attrs["from_cache"] is False
+    assert_same(hit, current_ref)
+    assert_same(fetched, current_ref)
