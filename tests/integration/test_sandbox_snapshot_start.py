@@ -9,19 +9,24 @@ down) could end mid-write, leaving a temporary file and no snapshot.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import requests
+import uvicorn
 
 import dealframe.sandbox
+from dealframe.sandbox import server as server_module
 
 KEY = {"Authorization": "Bearer sandbox-private-key"}
 DEALS = "/api/private/v1/transactions"
@@ -99,3 +104,55 @@ def test_an_embedded_first_start_writes_the_snapshot_that_the_next_start_serves(
     with dealframe.sandbox.run(scale=float(SCALE)) as sb:
         assert _deals_page(sb.url) == first
     assert _entries(tmp_path) == written
+
+
+class _SlowWriter:
+    """A start-up snapshot whose write lasts until ``done`` is set (a slow disk)."""
+
+    started = True
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+
+    @property
+    def writing(self) -> bool:
+        return not self.done.is_set()
+
+    def start(self) -> None:
+        pass
+
+    def join(self) -> None:
+        self.done.wait(timeout=30)
+
+
+def test_stop_returns_only_once_the_server_thread_ended_after_a_slow_snapshot(monkeypatch):
+    """A write lasting past stop()'s first wait held the server's shutdown, and stop()
+    returned with the server thread still running (on a slow disk, 11 s of write left)."""
+    monkeypatch.setattr(server_module, "_STOP_WAIT_S", 0.2)
+    sb = dealframe.sandbox.start(scale=0.02)
+    slow = _SlowWriter()
+    sb.state._writer = slow  # type: ignore[assignment]
+    assert requests.get(f"{sb.url}/api/private/v1/lookup/transactions", headers=KEY).ok
+    finished = threading.Timer(1.0, slow.done.set)  # past the first wait of stop()
+    finished.start()
+    try:
+        sb.stop()
+    finally:
+        finished.join()
+    assert slow.done.is_set()
+    assert not [t.name for t in threading.enumerate() if t.name == "dealframe-sandbox"]
+
+
+def test_a_second_ctrl_c_ends_the_wait_for_the_snapshot():
+    """The wait for the snapshot blocked uvicorn's event loop, so its "second Ctrl-C exits
+    now" (``force_exit``) was never read: `sandbox serve` exited only once the write ended."""
+    slow = _SlowWriter()
+    state = types.SimpleNamespace(snapshot_writing=True, close=slow.join)
+    server = server_module._Server(uvicorn.Config(app=None), state)  # type: ignore[arg-type]
+
+    async def shut_down() -> None:
+        asyncio.get_running_loop().call_later(0.2, setattr, server, "force_exit", True)
+        await asyncio.wait_for(server.snapshot_written(), timeout=10)
+
+    asyncio.run(shut_down())
+    assert not slow.done.is_set()  # left unfinished: the process exits now

@@ -5,6 +5,7 @@ This is the layer that needs the sandbox extra (uvicorn here, Starlette in :mod:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import os
@@ -29,6 +30,12 @@ from .profiles import DEFAULT, Profile, select
 __all__ = ["Sandbox", "run", "serve", "start"]
 
 _START_TIMEOUT_S = 30.0
+#: How long :meth:`Sandbox.stop` waits for the server thread before it waits for a snapshot
+#: still being written (the server's shutdown waits for it too), and again after.
+_STOP_WAIT_S = 10.0
+#: How often a shutting-down server looks whether the snapshot is written (or a second
+#: Ctrl-C asks it to exit now).
+_SNAPSHOT_POLL_S = 0.05
 
 
 @dataclass
@@ -139,9 +146,13 @@ class Sandbox:
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
+            self._thread.join(timeout=_STOP_WAIT_S)
+        # a snapshot still being written holds the server's shutdown: once it is, the thread
+        # ends (a slow disk could take past the first wait, and the thread was left running)
         self.state.close()
+        if self._thread is not None:
+            self._thread.join(timeout=_STOP_WAIT_S)
+            self._thread = None
 
 
 class _Server(uvicorn.Server):
@@ -167,6 +178,15 @@ class _Server(uvicorn.Server):
         try:
             await super().shutdown(sockets=sockets)
         finally:
+            await self.snapshot_written()
+
+    async def snapshot_written(self) -> None:
+        """Wait for the start-up snapshot being written, in short sleeps: the event loop stays
+        free to read a second Ctrl-C (uvicorn's ``force_exit``), which exits at once and
+        leaves the write unfinished (its temporary file is pruned by a later start)."""
+        while self.state.snapshot_writing and not self.force_exit:
+            await asyncio.sleep(_SNAPSHOT_POLL_S)
+        if not self.force_exit:
             self.state.close()
 
 

@@ -192,6 +192,12 @@ class SnapshotWriter:
         """Whether :meth:`start` was called."""
         return self._thread is not None
 
+    @property
+    def writing(self) -> bool:
+        """Whether a write begun by :meth:`start` is still going."""
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
     def write(self) -> None:
         """Write the snapshot now, in the calling thread, and prune the folder."""
         try:

@@ -267,6 +267,12 @@ class SandboxState:
         if self._writer is not None:
             self._writer.start()
 
+    @property
+    def snapshot_writing(self) -> bool:
+        """Whether the start-up snapshot is being written now (:meth:`start_snapshot`)."""
+        writer = self._writer
+        return writer is not None and writer.writing
+
     def close(self) -> None:
         """Wait for a start-up snapshot still being written; drop one deferred and never begun.
 
