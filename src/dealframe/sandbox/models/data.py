@@ -212,11 +212,13 @@ def _subsets(
     """``n`` random sorted subsets of ``vocab`` with ``lo..hi`` members each."""
     k = rng.integers(lo, hi + 1, n)
     order = np.argsort(rng.random((n, len(vocab))), axis=1)
-    # the first ``hi`` picks of every row, flat: one list, not ``n`` lists that the garbage
-    # collector walks while the records are being built
-    firsts = order[:, :hi].ravel().tolist()
+    # the first ``hi`` picks of every row (at most the whole vocabulary), flat: one list, not
+    # ``n`` lists that the garbage collector walks while the records are being built
+    w = min(hi, len(vocab))
+    firsts = order[:, :w].ravel().tolist()
     return [
-        [vocab[j] for j in sorted(firsts[i * hi : i * hi + kk])] for i, kk in enumerate(k.tolist())
+        [vocab[j] for j in sorted(firsts[i * w : i * w + min(kk, w)])]
+        for i, kk in enumerate(k.tolist())
     ]
 
 
