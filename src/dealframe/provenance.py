@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 import pandas as pd
 
 from dealframe.contract import blanked_attrs
 
-__all__ = ["Answered404", "attach"]
+__all__ = ["Answered404", "attach", "cache_state", "combined_from_cache"]
 
 
 class Answered404(NamedTuple):
@@ -51,18 +51,11 @@ def attach(
     2
     """
     responses = list(responses)
-    cached = [bool(getattr(r, "from_cache", False)) for r in responses]
-    if cached and all(cached):
-        from_cache: bool | str = True
-    elif any(cached):
-        from_cache = "partial"
-    else:
-        from_cache = False
     frame.attrs.update(
         {
             "endpoint": endpoint,
             "requests": len(responses),
-            "from_cache": from_cache,
+            "from_cache": cache_state(bool(getattr(r, "from_cache", False)) for r in responses),
             "rows_expected": rows_expected if rows_expected is not None else len(frame),
             "rows_received": rows_received if rows_received is not None else len(frame),
             "fetched_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -71,3 +64,42 @@ def attach(
     )
     frame.attrs = blanked_attrs(frame.attrs)
     return frame
+
+
+def cache_state(states: Iterable[bool | str]) -> bool | str:
+    """One ``from_cache`` of several: True when every one is True, False when every one is
+    False (or there is none), ``"partial"`` otherwise (a ``"partial"`` among them too).
+
+    Examples
+    --------
+    >>> cache_state([True, True]), cache_state([False]), cache_state([])
+    (True, False, False)
+    >>> cache_state([True, False]), cache_state([True, "partial"])
+    ('partial', 'partial')
+    """
+    seen = {s if isinstance(s, str) else bool(s) for s in states}
+    if seen == {True}:
+        return True
+    if seen <= {False}:
+        return False
+    return "partial"
+
+
+def combined_from_cache(parts: Iterable[Mapping[str, Any]]) -> bool | str:
+    """The ``from_cache`` of a frame built from several pulls, from the ``attrs`` each left
+    (:func:`attach`'s ``requests`` and ``from_cache``): a pull that sent no request says
+    nothing of the cache and is left out.
+
+    A deal list completed from the deals' single forms is one: its list pages cached and its
+    profiles sent is ``"partial"``, not the list's True.
+
+    Examples
+    --------
+    >>> combined_from_cache([{"requests": 1, "from_cache": True},
+    ...                      {"requests": 5, "from_cache": False}])
+    'partial'
+    >>> combined_from_cache([{"requests": 2, "from_cache": True},
+    ...                      {"requests": 0, "from_cache": False}])
+    True
+    """
+    return cache_state(part.get("from_cache", False) for part in parts if part.get("requests", 0))

@@ -443,27 +443,34 @@ def _walk(
     until: pd.Timestamp | None = None,
 ) -> tuple[FeedWalk, int, int, int]:
     """Walk the feed from ``since`` into ``staged`` (again from where a tie moved, up to
-    ``_MAX_PASSES`` times); the last walk, rows received, requests and passes."""
+    ``_MAX_PASSES`` times); the last walk, rows received, requests and passes.
+
+    The bar is closed however the walk ends: a walk that raised (the service down part-way)
+    left it open, the error printed on its line and tqdm holding it for as long as the
+    exception was kept (a notebook's last error).
+    """
     received = requests = passes = 0
     walk = None
     start = since
     strict: str | None = None  # a service reading updated_at as `gt`: every pass asks so
-    for passes in range(1, _MAX_PASSES + 1):  # noqa: B007 (returned after the loop)
-        learnt = fetch.from_0 if isinstance(fetch, ClientFetch) else None
-        walk = FeedWalk(fetch, since, page_size, until, strict=strict)
-        for frame in walk:
-            staged.add(frame)
-            progress.update(walk)
-        received += walk.rows
-        requests += walk.requests
-        strict = walk.strict
-        if isinstance(fetch, ClientFetch) and fetch.from_0 != learnt:
-            since = start  # every page 1 so far was the second page: read it all again
-            continue
-        if walk.unstable_from is None:
-            break
-        since = walk.unstable_from  # a tie changed while it was read: read again from there
-    progress.done()
+    try:
+        for passes in range(1, _MAX_PASSES + 1):  # noqa: B007 (returned after the loop)
+            learnt = fetch.from_0 if isinstance(fetch, ClientFetch) else None
+            walk = FeedWalk(fetch, since, page_size, until, strict=strict)
+            for frame in walk:
+                staged.add(frame)
+                progress.update(walk)
+            received += walk.rows
+            requests += walk.requests
+            strict = walk.strict
+            if isinstance(fetch, ClientFetch) and fetch.from_0 != learnt:
+                since = start  # every page 1 so far was the second page: read it all again
+                continue
+            if walk.unstable_from is None:
+                break
+            since = walk.unstable_from  # a tie changed while it was read: read again from there
+    finally:
+        progress.done()
     assert walk is not None
     return walk, received, requests, passes
 

@@ -63,7 +63,7 @@ from ..notices import (
     user_stacklevel,
     warn_missing,
 )
-from ..provenance import Answered404, attach
+from ..provenance import Answered404, attach, combined_from_cache
 from ..public.hints import HINT_SECONDS
 from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
 from ..transport.refusals import TOO_LARGE, smaller_size
@@ -2079,7 +2079,9 @@ class PrivateApi:
             ``include_deleted=True``) keep null there, with a
             :class:`~dealframe.MissingDataWarning` (under ``strict``, an
             :class:`~dealframe.errors.IncompleteResultError` whose ``partial`` is the
-            frame). ``attrs["profiles"]`` records the requests and missing ids.
+            frame). ``attrs["profiles"]`` records the requests (and their
+            ``from_cache``) and missing ids; ``attrs["requests"]`` and
+            ``attrs["from_cache"]`` are of the list pages and the profiles together.
 
         Returns
         -------
@@ -2169,10 +2171,13 @@ class PrivateApi:
         out.attrs.update(frame.attrs)
         out.attrs["profiles"] = {
             "requests": requests,
+            "from_cache": combined_from_cache(p.attrs for p in parts),
             "missing_ids": missing,
             "findings": [f for p in parts for f in p.attrs.get("findings", [])],
         }
+        # the list's pages and the profiles built the frame: both counted, both in from_cache
         out.attrs["requests"] = frame.attrs.get("requests", 0) + requests
+        out.attrs["from_cache"] = combined_from_cache([frame.attrs, *(p.attrs for p in parts)])
         if error is not None:
             raise IncompleteResultError(
                 len(ids),
