@@ -10,7 +10,11 @@ period being the median of its monthly values. It links the comps to their Famil
 (:func:`measure_side`): the multiples that are not meaningful are left out and counted (the
 NM rule, :func:`dealframe.analytics.multiples.multiple_status`: a zero or negative
 denominator, a negative enterprise value, a negative multiple or one above 50x EV/Revenue or
-100x EV/EBITDA), then the service's aggregate rule (IQR-trimmed median, q1 and q3, small
+100x EV/EBITDA; for a comp, its enterprise value, revenue and EBITDA of the period are the
+medians of its monthly ``enterpriseValue``, ``revenueLtm`` and ``ebitdaLtm`` in the same
+series, EBITDA computed as ``revenueLtm * marginEbitdaLtm / 100`` where the service serves
+no ``ebitdaLtm``; a field the service serves no value of leaves that part of the rule out,
+and the comparison says so), then the service's aggregate rule (IQR-trimmed median, q1 and q3, small
 buckets suppressed) is computed by :func:`dealframe.analytics.bucket_medians` over the deals
 of the period on one side and the comps' period values on the other.
 
@@ -35,6 +39,7 @@ Examples
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -44,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe.analytics.buckets import bucket_medians, service_methodology
-from dealframe.analytics.multiples import meaningful, numbers
+from dealframe.analytics.multiples import MULTIPLE_DENOMINATORS, meaningful, numbers
 from dealframe.analytics.periods import resolve_window
 from dealframe.arguments import DateLike, checked_keywords
 from dealframe.errors import ValidationError, renamed
@@ -52,7 +57,7 @@ from dealframe.frames.nested import to_lists
 from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import Column, Schema
 from dealframe.link import companies_for_skus
-from dealframe.notices import missing_expected
+from dealframe.notices import DealframeWarning, missing_expected, user_stacklevel
 from dealframe.private.filters import documented_schema, service_decides
 from dealframe.public.hints import close_values
 from dealframe.public.query import search_body
@@ -60,12 +65,30 @@ from dealframe.public.query import search_body
 if TYPE_CHECKING:
     from dealframe.client import Client
 
-__all__ = ["PAIRS", "Comparison", "Side", "compare_multiples", "measure_side", "summarise"]
+__all__ = [
+    "NM_FIELDS",
+    "PAIRS",
+    "Comparison",
+    "Side",
+    "compare_multiples",
+    "measure_side",
+    "summarise",
+]
 
 #: Private deal multiple -> the public time-series field it is compared with.
 PAIRS: dict[str, str] = {"ev_revenue": "evRevenueLtm", "ev_ebitda": "evEbitdaLtm"}
-#: The comps of a period: the search's identity of each, and per field its period value (the
-#: median of its monthly values) and the number of months with a value.
+#: What the NM rule reads of a comp beside its multiple, as time-series fields: the enterprise
+#: value (negative: NM) and the denominators (zero or negative: NM), :data:`MULTIPLE_DENOMINATORS`.
+NM_FIELDS: tuple[str, ...] = (
+    "enterpriseValue",
+    *(MULTIPLE_DENOMINATORS[field] for field in PAIRS.values()),
+)
+#: EBITDA margin (percent of revenue): where the series serve no ``ebitdaLtm``, a month's
+#: EBITDA is ``revenueLtm * marginEbitdaLtm / 100``, its definition.
+_MARGIN = "marginEbitdaLtm"
+#: The comps of a period: the search's identity of each, per field its period value (the
+#: median of its monthly values) and the number of months with a value, then the period value
+#: of each field the NM rule reads.
 _COMPS: Schema = (
     *(Column(name, "str") for name in ("sku", "ticker", "exchange", "name", "countryCodeIso3")),
     *(
@@ -73,6 +96,7 @@ _COMPS: Schema = (
         for field in PAIRS.values()
         for column in (Column(field, "float"), Column(f"{field}_months", "int"))
     ),
+    *(Column(field, "float") for field in NM_FIELDS),
 )
 #: The filters compare_multiples forwards, by the name of its own argument.
 _OURS: dict[str, str] = {
@@ -103,8 +127,13 @@ class Comparison(NamedTuple):
         ``name`` and ``countryCodeIso3`` (``client.public.search``), then per field of
         :data:`PAIRS` its value for the period (``evRevenueLtm``, ``evEbitdaLtm``: the median
         of the comp's monthly values) and the number of months with a value
-        (``evRevenueLtm_months``, ``evEbitdaLtm_months``), and ``company_id``, ``match`` and
-        ``link_evidence`` from :func:`dealframe.companies_for_skus`.
+        (``evRevenueLtm_months``, ``evEbitdaLtm_months``), the period's median of what the NM
+        rule reads (:data:`NM_FIELDS`: ``enterpriseValue``, ``revenueLtm``, ``ebitdaLtm``;
+        NaN where the series have no value), and ``company_id``, ``match`` and
+        ``link_evidence`` from :func:`dealframe.companies_for_skus`. ``attrs["nm_unapplied"]``
+        (and the summary's ``attrs["public_nm_unapplied"]``) name the fields of
+        :data:`NM_FIELDS` the service's series held no value of, whose part of the rule was
+        left out.
 
     Examples
     --------
@@ -249,30 +278,87 @@ def _period_comps(
     """The companies of ``found`` (search rows, index ``sku``) with a value of a field of
     :data:`PAIRS` in the monthly time series of the period's months (from the month of
     ``date_from`` to the month of ``date_to``, both whole): per field the median of their
-    monthly values, and the number of months with a value (:data:`_COMPS`)."""
+    monthly values, and the number of months with a value (:data:`_COMPS`), and the median
+    of each field of :data:`NM_FIELDS` likewise, so that the whole NM rule applies to them.
+
+    The series are asked for with every field (the document names time-series fields by
+    example only, and asking for one the service does not serve is refused): those it
+    serves are read. A field of :data:`NM_FIELDS` the answer holds no value of (``ebitdaLtm``
+    is computed from ``revenueLtm`` and ``marginEbitdaLtm`` where it is not served) leaves
+    that part of the rule unapplied: ``attrs["nm_unapplied"]`` names it and a
+    :class:`~dealframe.notices.DealframeWarning` says so.
+    """
     first, last = pd.Period(date_from, "M"), pd.Period(date_to, "M")
     rows: list[dict[str, Any]] = []
+    absent: list[str] = []
     if len(found):
         with missing_expected():  # a company without values in the period is no comp
             series = client.public.time_series(
-                list(found.index),
-                fields=list(PAIRS.values()),
-                date_from=first,
-                date_to=last,
-                shape="long",
+                list(found.index), date_from=first, date_to=last, shape="long"
             )
         inside = series[series["month"].between(first, last) & series["value"].notna()]
-        values = inside.groupby(["sku", "field"])["value"]
+        monthly = _with_ebitda(inside)
+        values = monthly.groupby(["sku", "field"])["value"]
         medians, months = values.median(), values.count()
         for sku in found.index:
             row = {c.name: found.at[sku, c.name] for c in _COMPS[1:5]}
             row["sku"] = sku
-            for field in PAIRS.values():
+            for field in (*PAIRS.values(), *NM_FIELDS):
                 row[field] = medians.get((sku, field))
+            for field in PAIRS.values():
                 row[f"{field}_months"] = months.get((sku, field), 0)
             if any(row[f"{field}_months"] for field in PAIRS.values()):
                 rows.append(row)
-    return build_frame(rows, _COMPS, index="sku")
+        held = set(monthly["field"])
+        absent = [field for field in NM_FIELDS if field not in held]
+    comps = build_frame(rows, _COMPS, index="sku")
+    comps.attrs["nm_unapplied"] = absent if rows else []
+    if rows and absent:
+        _warn_unapplied(absent, first, last)
+    return comps
+
+
+def _with_ebitda(inside: pd.DataFrame) -> pd.DataFrame:
+    """``inside`` (long rows ``sku, field, month, value``) with ``ebitdaLtm`` rows computed
+    as ``revenueLtm * marginEbitdaLtm / 100`` for the company-months that have both and no
+    ``ebitdaLtm`` of their own.
+
+    Examples
+    --------
+    >>> m = pd.Period("2024-01", "M")
+    >>> rows = pd.DataFrame({"sku": ["A", "A"], "field": ["revenueLtm", "marginEbitdaLtm"],
+    ...                      "month": [m, m], "value": [200.0, -5.0]})
+    >>> _with_ebitda(rows).query("field == 'ebitdaLtm'")["value"].tolist()
+    [-10.0]
+    """
+    ebitda = MULTIPLE_DENOMINATORS["evEbitdaLtm"]
+    wanted = ["revenueLtm", _MARGIN, ebitda]
+    parts = inside[inside["field"].isin(wanted)]
+    wide = parts.pivot_table(
+        index=["sku", "month"], columns="field", values="value", aggfunc="first", observed=True
+    ).reindex(columns=wanted)
+    derived = (wide["revenueLtm"] * wide[_MARGIN] / 100)[wide[ebitda].isna()].dropna()
+    if derived.empty:
+        return inside
+    extra = derived.rename("value").reset_index().assign(field=ebitda)
+    return pd.concat([inside, extra[list(inside.columns)]], ignore_index=True)
+
+
+def _warn_unapplied(absent: list[str], first: pd.Period, last: pd.Period) -> None:
+    """Say which parts of the NM rule the public comps could not be held to."""
+    parts = {
+        "enterpriseValue": "a negative enterprise value",
+        "revenueLtm": "a zero or negative revenue (EV/Revenue LTM)",
+        "ebitdaLtm": "a zero or negative EBITDA (EV/EBITDA LTM; nor revenueLtm and "
+        "marginEbitdaLtm to compute it)",
+    }
+    warnings.warn(
+        f"compare_multiples: the public comps' time series of {first}..{last} held no "
+        f"{', '.join(absent)}, so their multiples are NM only when negative or above the "
+        f"bound; not applied: {'; '.join(parts[f] for f in absent)}",
+        DealframeWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 class Side(NamedTuple):
@@ -365,7 +451,11 @@ def measure_side(
     ----------
     frame : pandas.DataFrame
         Deals (``client.private.deals``), or comps with one value per company (the
-        ``comps`` of :func:`compare_multiples`, ``client.public.current(...)``).
+        ``comps`` of :func:`compare_multiples`, ``client.public.current(...)``). The NM rule
+        reads the denominator and ``enterpriseValue`` columns the frame has
+        (:data:`~dealframe.analytics.multiples.MULTIPLE_DENOMINATORS`); without them, the
+        value part only. Rows marked ``deleted`` are left out, as the service's aggregate
+        leaves them out.
     column : str
         The multiple (``ev_revenue``, ``evEbitdaLtm`` ...); a frame without it has no value.
     start, end : date-like
@@ -568,11 +658,20 @@ def compare_multiples(
     Comparison
         ``(summary, deals, comps)``; ``summary`` has one row per multiple, the private and
         the public statistics side by side, both by one method (:func:`measure_side`):
-        NM values left out and counted, then outliers beyond 1.5 IQR trimmed and small
+        NM values left out and counted (the whole rule on both sides: a comp's enterprise
+        value, revenue and EBITDA of the period are read from its time series), then outliers beyond 1.5 IQR trimmed and small
         sides suppressed as the service's aggregate does. The public side is trimmed as the
         private one, so that the ratio is of like statistics. The public statistics are
         over the comps of the period: each comp's value is the median of its monthly values
         in the period, and a company with no value in the period is no comp.
+
+    Warns
+    -----
+    dealframe.notices.DealframeWarning
+        When the comps' time series hold no value of a field of :data:`NM_FIELDS` (nor, for
+        ``ebitdaLtm``, ``revenueLtm`` and ``marginEbitdaLtm``): the public side is then held
+        to the rest of the rule (a negative multiple, or one above the bound), and the
+        warning names the parts left out.
 
     Raises
     ------
@@ -640,6 +739,7 @@ def compare_multiples(
             "meaningful_only": meaningful_only,
             "deals": len(deals),
             "comps": len(comps),
+            "public_nm_unapplied": list(comps.attrs.get("nm_unapplied", [])),
         }
     )
     return Comparison(summary, deals, comps)

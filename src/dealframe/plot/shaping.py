@@ -82,7 +82,15 @@ def trimmed_multiples(
     :func:`dealframe.compare_multiples`. A window with fewer values than
     ``small_n_threshold`` keeps none. The median of the result is the service's median of
     the meaningful values. ``attrs["n"]`` is the service's n: the meaningful values in the
-    window, before trimming.
+    window, before trimming. Deals marked ``deleted`` (a mirror's frame, or one pulled with
+    ``include_deleted=True``) are left out, as the service's aggregate leaves them out: such a
+    frame gives a smaller ``n`` than its rows in the window.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        Naming ``deals`` when it is not a DataFrame with ``deal_date`` and ``metric`` columns
+        (the columns it lacks, and those it has), ``window`` when it is not a pair of dates.
 
     Examples
     --------
@@ -91,12 +99,32 @@ def trimmed_multiples(
     >>> kept = trimmed_multiples(d, "ev_revenue", ("2024-01-01", "2024-12-31"))
     >>> kept.tolist(), kept.attrs["n"]
     ([1.0, 2.0, 3.0, 4.0, 5.0], 6)
+    >>> trimmed_multiples(d[["ev_revenue"]], "ev_revenue", ("2024-01-01", "2024-12-31"))
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid deals: expected a deals frame with the column(s) deal_date, got 'a frame with columns ev_revenue'
     """
-    if not isinstance(deals, pd.DataFrame) or metric not in deals:
-        multiple_status(deals, metric)  # the NM rule's own error: not a frame, no such column
+    _deals_with(deals, ("deal_date", metric))
     start, end = deal_window(deals, window)
     side = measure_side(deals, metric, start.date(), end.date(), small_n_threshold)
     return side.kept
+
+
+def _deals_with(deals: Any, columns: tuple[str, ...]) -> None:
+    """Raise a :class:`~dealframe.errors.ValidationError` naming ``deals`` when it is not a
+    DataFrame holding ``columns``: which it lacks, and the columns it has."""
+    if not isinstance(deals, pd.DataFrame):
+        raise ValidationError("deals", "a DataFrame of deals", got=type(deals).__name__)
+    missing = [c for c in columns if c not in deals.columns]
+    if missing:
+        shown = ", ".join(map(str, list(deals.columns)[:6])) + (
+            ", ..." if len(deals.columns) > 6 else ""
+        )
+        raise ValidationError(
+            "deals",
+            f"a deals frame with the column(s) {', '.join(missing)}",
+            got=f"a frame with columns {shown}" if len(deals.columns) else "a frame of no columns",
+        )
 
 
 def _day(value: Any, argument: str) -> pd.Timestamp | None:

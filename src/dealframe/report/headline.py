@@ -244,13 +244,12 @@ def build_headline(data: ReportData) -> Headline:
     cards = (count_card, raised_card, *multiple_cards, public_card)
     table = pd.DataFrame(rows)
     table["n"] = table["n"].astype("int64")
-    sentences = _sentences(data, table, ltm, prior, raised_now, raised_before)
+    sentences = _sentences(data, ltm, prior, raised_now, raised_before)
     return Headline(cards, sentences, table, pd.DataFrame(checks))
 
 
 def _sentences(
     data: ReportData,
-    rows: pd.DataFrame,
     ltm: pd.DataFrame,
     prior: pd.DataFrame,
     raised_now: float,
@@ -262,27 +261,52 @@ def _sentences(
         f"({change_text(len(ltm), len(prior))} on the twelve months before), raising "
         f"{money(raised_now)} ({change_text(raised_now, raised_before)})."
     )
-    row = rows[(rows["figure"] == "median deal EV/Revenue") & (rows["period"] == "ltm")]
-    p = float(row["value"].iloc[0]) if len(row) else np.nan
-    n = int(row["n"].iloc[0]) if len(row) else 0
-    comps = data.comparisons[COMPARED_PERIODS[0]].comps  # the linked comps, same months
-    public = (
-        meaningful(comps, "evRevenueLtm").dropna()
-        if "evRevenueLtm" in comps
-        else pd.Series([], dtype=float)
-    )
-    if np.isfinite(p) and len(public):
-        q = float(public.median())
-        word = "premium" if p >= q else "discount"
-        second = (
-            f"Deals of the last twelve months were priced at a median {p:.1f}x "
-            f"EV/Revenue (n={n}), against {q:.1f}x for the cohort's {len(public)} listed "
-            f"companies over the same months (EV/Revenue LTM): a {abs(p / q - 1):.0%} {word}."
-        )
-    else:
-        second = "Private and public EV/Revenue cannot be compared: " + (
-            "too few deals of the last twelve months have a meaningful multiple."
-            if not np.isfinite(p)
-            else "the cohort has no listed company with one."
-        )
+    second = _compared(data.comparisons[COMPARED_PERIODS[0]].summary)
     return (first, second)
+
+
+def _compared(summary: pd.DataFrame) -> str:
+    """The sentence on private against public EV/Revenue of the last twelve months.
+
+    Its figures are those of the "Private against public" section, read from the one
+    summary both are written from (:func:`dealframe.compare_multiples`' ``summary`` of the
+    period): the deals' median and n, the public comps' median and n, and the ratio of the
+    two medians, each side by one method (NM values out, 1.5 IQR trimmed, no median below the
+    service's small-n threshold).
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"private_median": [5.0], "private_n": [40], "public_median": [4.0],
+    ...                   "public_n": [12], "private_to_public": [1.25]}, index=["ev_revenue"])
+    >>> s.attrs["small_n_threshold"] = 5
+    >>> print(_compared(s))  # doctest: +NORMALIZE_WHITESPACE
+    Deals of the last twelve months were priced at a median 5.0x EV/Revenue (n=40), against
+    4.0x for the cohort's 12 listed companies over the same months (EV/Revenue LTM): a 25%
+    premium.
+    >>> s.loc["ev_revenue", ["public_median", "public_n"]] = [np.nan, 3]
+    >>> print(_compared(s))  # doctest: +NORMALIZE_WHITESPACE
+    Private and public EV/Revenue cannot be compared: 3 of the cohort's listed companies have
+    a meaningful EV/Revenue LTM over the same months, fewer than the 5 a median needs.
+    """
+    row = summary.loc["ev_revenue"]
+    p, q = _number(row["private_median"]), _number(row["public_median"])
+    ratio = _number(row["private_to_public"])
+    n, public_n = (int(row[k]) if pd.notna(row[k]) else 0 for k in ("private_n", "public_n"))
+    threshold = summary.attrs.get("small_n_threshold", 5)
+    if np.isfinite(p) and np.isfinite(q) and np.isfinite(ratio):
+        word = "premium" if ratio >= 1 else "discount"
+        return (
+            f"Deals of the last twelve months were priced at a median {p:.1f}x "
+            f"EV/Revenue (n={n}), against {q:.1f}x for the cohort's {public_n} listed "
+            f"companies over the same months (EV/Revenue LTM): a {abs(ratio - 1):.0%} {word}."
+        )
+    if not np.isfinite(p):
+        why = "too few deals of the last twelve months have a meaningful multiple."
+    elif public_n == 0:
+        why = "the cohort has no listed company with one."
+    else:
+        why = (
+            f"{public_n} of the cohort's listed companies have a meaningful EV/Revenue LTM over "
+            f"the same months, fewer than the {threshold} a median needs."
+        )
+    return "Private and public EV/Revenue cannot be compared: " + why
