@@ -125,7 +125,8 @@ class _Pulled(NamedTuple):
     pages: Pages[Any]
     expected: int | None  # rows the pages read should hold (None: the service did not say)
     total: int | None  # rows matching the filters (None: unknown, or batches left unsent)
-    looked_up: list[str] | None  # the ids sent, for a lookup by id
+    # for a lookup by id, the ids whose every row arrived: those not returned are absent
+    looked_up: list[str] | None
     batches: list[int] | None = None  # rows of each batch of ids, in order
     refused: str | None = None  # the page size the service refused, and the one used
     zero: str | None = None  # what the walk saw of a service counting from 0
@@ -1431,6 +1432,11 @@ class PrivateApi:
         arrived. A page that fails past a batch's first is named with its batch
         (``investor_id ids 1001-1449 page 2``) when there are several. Nothing arrived yet,
         or a 400 (about what the batch holds): the error is raised as itself.
+
+        A lookup by ``id`` says which ids it looked up whole (``looked_up``): those the rows
+        lack are known to be absent. Alone, they are the ids of each batch every page of
+        which arrived; beside another filter's batches (each sent with every id: any batch
+        may hold any of them), every id once every batch arrived whole, else none.
         """
         kind = "changefeed" if "updated_at" in wire else "list"
         head = {} if sort is None else {"sort": sort}
@@ -1519,19 +1525,28 @@ class PrivateApi:
         merged: Pages[Any] = Pages([], [], None, None, 0)
         expected: int | None = 0
         total: int | None = 0
-        looked_up: list[str] = [] if not union else list(_id_values(wire.get("id")) or [])
+        looked_up: list[str] = []  # of a lookup by id alone: the batches that arrived whole
         batches: list[int] = []
         caps: list[int | None] = []
         # with limit and no sort, batches stop once it is reached (but for a lookup by id
         # beside another filter of ids: every batch, read whole, tells which ids came back)
         stops = limit is not None and sort is None and not (union and exact)
         several = len(ids) > IDS_PER_BATCH
+
+        def whole() -> list[str] | None:
+            """The ids looked up whole, for a lookup by id (None for any other call)."""
+            if not exact:
+                return None
+            if not union:
+                return looked_up
+            return [] if merged.failed else list(_id_values(wire["id"]) or [])
+
         for start in range(0, len(ids), IDS_PER_BATCH):
             seen = 0  # rows read so far, distinct over the batches
             if stops and merged.parts:
                 seen = distinct(merged.parts) if union else merged.rows
             if stops and limit is not None and seen >= limit:
-                return said(merged, expected, None, looked_up if exact else None, batches, caps)
+                return said(merged, expected, None, whole(), batches, caps)
             batch = ids[start : start + IDS_PER_BATCH]
             # a union batch is asked for ``limit`` rows, with sort or without: some of its
             # rows may be ones an earlier batch holds (the union is cut once de-duplicated)
@@ -1550,7 +1565,7 @@ class PrivateApi:
                     for at in range(start, len(ids), IDS_PER_BATCH)
                 ]
                 merged.expected = merged.total = None
-                return said(merged, None, None, looked_up if exact else None, batches, caps)
+                return said(merged, None, None, whole(), batches, caps)
             merged.parts += pages.parts
             merged.infos += pages.infos
             merged.keys |= pages.keys
@@ -1567,12 +1582,12 @@ class PrivateApi:
             cut = cap is not None and (pages.total is None or pages.total > cap)
             cut = cut or (union and bool(pages.failed))
             total = None if total is None or pages.total is None or cut else total + pages.total
-            if not union:
+            if not union and not pages.failed:  # a failed page may have held any of its ids
                 looked_up += batch
             batches.append(pages.rows)
             caps.append(cap)
         merged.expected, merged.total = expected, total
-        return said(merged, expected, total, looked_up if exact else None, batches, caps)
+        return said(merged, expected, total, whole(), batches, caps)
 
     def _list(
         self, entity: str, method: Callable[..., Any], arguments: Mapping[str, Any]

@@ -1,0 +1,85 @@
+"""What the error of a list call sent in batches of ids says of its partial frame, over real
+HTTP (the drift proxy fails the pages of one batch).
+
+``attrs["missing_ids"]`` of a lookup by ``id`` names the ids the service did not return. On the
+partial frame of an ``IncompleteResultError`` it used to name ids nobody had looked up: those
+of a batch whose page failed (real deals that sat on that page), and, for ``id`` beside an
+``investor_id`` of more than 1,000 ids, every id a batch not read might have returned. It now
+names only the ids known to be absent. Expectations come from the sandbox's rows read with
+plain ``requests``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    clamp_limit,
+    fresh,
+    fresh_rules,
+    no_hang,
+    proxy,
+)
+from test_id_filter_batches import (  # noqa: F401 - fixtures are used by name
+    CAP,
+    P,
+    deals,
+    holding,
+    investor_batches,
+    padding,
+    participants,
+    server_error,
+)
+
+from dealframe.errors import IncompleteResultError
+
+LIST = f"^{P}/transactions$"
+
+
+def test_an_id_lookup_beside_investor_batches_names_no_id_a_failed_batch_may_hold(
+    fresh, proxy, deals, investor_batches
+):
+    """``deals(id=X, investor_id=<1,449 ids>)``: every id goes with each batch of
+    ``investor_id``, so when the second batch fails, any id of ``X`` not returned may be a deal
+    of it. None is named missing (50 real deals of the second batch were)."""
+    first, second = map(set, investor_batches)
+    only_first = [
+        d["id"] for d in deals if participants(d) & first and not participants(d) & second
+    ]
+    only_second = [
+        d["id"] for d in deals if participants(d) & second and not participants(d) & first
+    ]
+    unknown = padding(10, 9)
+    looked = only_first[:50] + only_second[:50] + unknown
+    wanted = [*investor_batches[0], *investor_batches[1]]
+    whole = fresh.private.deals(id=looked, investor_id=wanted)
+    assert whole.attrs["missing_ids"] == unknown  # every batch arrived: absent for sure
+    when = holding("investor_id", investor_batches[1][0])
+    proxy.add(LIST, server_error(), method="POST", page=1, when=when)
+    with pytest.raises(IncompleteResultError) as info:
+        fresh.private.deals(id=looked, investor_id=wanted)
+    partial = info.value.partial
+    assert set(partial["id"]) == set(only_first[:50])
+    assert partial.attrs["missing_ids"] == []
+
+
+def test_an_id_lookup_whose_page_failed_names_none_of_that_batch_missing(fresh, proxy, deals):
+    """A service of 500-row pages: the first batch of 1,000 ids comes in two pages, and its
+    page 2 fails. The ids of that batch are not named missing (400 real deals sat on that
+    page); those of the second batch, which arrived whole, are."""
+    real = [d["id"] for d in deals]
+    unknown = padding(200, 9)
+    ids = real[:900] + unknown[:100] + real[900:1300] + unknown[100:]
+    proxy.add(LIST, clamp_limit(500), method="POST")
+    proxy.add(LIST, server_error(), method="POST", page=2, when=holding("id", real[0]))
+    with pytest.raises(IncompleteResultError) as info:
+        fresh.private.deals(id=ids)
+    error = info.value
+    assert error.failed == [f"ids 1-{CAP} page 2"]
+    assert set(error.partial["id"]) == set(real[:500] + real[900:1300])
+    assert error.partial.attrs["missing_ids"] == unknown[100:]
