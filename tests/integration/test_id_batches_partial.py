@@ -5,7 +5,9 @@ HTTP (the drift proxy fails the pages of one batch).
 partial frame of an ``IncompleteResultError`` it used to name ids nobody had looked up: those
 of a batch whose page failed (real deals that sat on that page), and, for ``id`` beside an
 ``investor_id`` of more than 1,000 ids, every id a batch not read might have returned. It now
-names only the ids known to be absent. Expectations come from the sandbox's rows read with
+names only the ids known to be absent. The error's ``expected`` and ``received`` of a union of
+batches (``investor_id``) counted a deal of two batches once in each; they now count the rows
+of the result: unknown, and the partial's. Expectations come from the sandbox's rows read with
 plain ``requests``.
 """
 
@@ -83,3 +85,30 @@ def test_an_id_lookup_whose_page_failed_names_none_of_that_batch_missing(fresh, 
     assert error.failed == [f"ids 1-{CAP} page 2"]
     assert set(error.partial["id"]) == set(real[:500] + real[900:1300])
     assert error.partial.attrs["missing_ids"] == unknown[100:]
+
+
+def test_the_error_of_a_union_counts_the_rows_of_its_result(fresh, proxy, investor_batches):
+    """Page 2 of the second batch of ``investor_id`` fails: the union's size is unknown (the
+    failed page's deals may be the first batch's too), and ``received`` is the partial's rows,
+    each deal once, not the batches' rows with their shared deals counted in each."""
+    wanted = [*investor_batches[0], *investor_batches[1]]
+    when = holding("investor_id", investor_batches[1][0])
+    proxy.add(LIST, server_error(), method="POST", page=2, when=when)
+    with pytest.raises(IncompleteResultError) as info:
+        fresh.private.deals(investor_id=wanted)
+    error = info.value
+    assert error.partial.attrs["batch_overlap"] > 0  # the test needs deals of both batches
+    assert error.expected is None
+    assert error.received == len(error.partial)
+    assert f"received {len(error.partial)} rows;" in str(error)
+
+
+def test_the_error_of_a_plain_pull_counts_its_pages(fresh, proxy, deals):
+    """A plain pull (no batches) keeps its counts: the rows ``meta.total`` announced, and the
+    rows that arrived."""
+    proxy.add(LIST, server_error(), method="POST", page=2)
+    with pytest.raises(IncompleteResultError) as info:
+        fresh.private.deals()
+    error = info.value
+    assert error.expected == len(deals)
+    assert error.received == len(error.partial) == len(deals) - CAP * len(error.failed)

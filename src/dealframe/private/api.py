@@ -1712,7 +1712,11 @@ class PrivateApi:
             **({} if pulled.refused is None else {"page_size_refused": pulled.refused}),
             **({} if pulled.zero is None else {"page_from_0": pulled.zero}),
         )
-        pages.raise_for_failures(frame)
+        # a union's batches share rows: once a page failed, the rows it should have had are
+        # unknown (so are the rows the failed pages shared), and those that arrived are the
+        # partial's; the pages' own counts hold each shared row once a batch
+        union = None if pulled.union is None else (None, len(frame))
+        pages.raise_for_failures(frame, counts=union)
         found.report(strict=strict, partial=frame, expected=pulled.expected, received=distinct)
         if missing:
             _report_missing_ids(entity, wire, pulled.looked_up or [], missing, frame, strict)

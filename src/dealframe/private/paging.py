@@ -165,14 +165,23 @@ class Pages(Generic[T]):
         """Rows received over all pages."""
         return sum(info.rows for info in self.infos)
 
-    def raise_for_failures(self, partial: Any, what: str = "rows") -> None:
+    def raise_for_failures(
+        self, partial: Any, what: str = "rows", *, counts: tuple[int | None, int] | None = None
+    ) -> None:
         """Raise :class:`IncompleteResultError` (with ``partial``) if any page failed, or
         the error that stopped the walk part-way (an expired token: an
-        :class:`~dealframe.errors.AuthenticationError` carrying ``partial``)."""
+        :class:`~dealframe.errors.AuthenticationError` carrying ``partial``).
+
+        The error's ``expected`` and ``received`` are :attr:`expected` and :attr:`rows`: the
+        rows the pages should hold and those that arrived. ``counts`` gives the result's own
+        ``(expected, received)`` instead, when the pages do not add up to it (batches of a
+        union whose rows may repeat from one batch to another).
+        """
         if self.failed:
+            expected, received = (self.expected, self.rows) if counts is None else counts
             raise incomplete(
-                self.expected,
-                self.rows,
+                expected,
+                received,
                 [f.item for f in self.failed],
                 errors=[f.error for f in self.failed],
                 partial=partial,
