@@ -13,7 +13,9 @@ plain ``requests``.
 
 from __future__ import annotations
 
+import math
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
     clamp_limit,
     fresh,
     fresh_rules,
@@ -38,6 +41,7 @@ from test_id_filter_batches import (  # noqa: F401 - fixtures are used by name
     server_error,
 )
 
+from dealframe import Client
 from dealframe.errors import IncompleteResultError
 
 LIST = f"^{P}/transactions$"
@@ -112,3 +116,27 @@ def test_the_error_of_a_plain_pull_counts_its_pages(fresh, proxy, deals):
     error = info.value
     assert error.expected == len(deals)
     assert error.received == len(error.partial) == len(deals) - CAP * len(error.failed)
+
+
+def test_a_limit_without_sort_reads_a_later_batch_only_for_the_rows_still_wanted(
+    sandbox, proxy, deals, investor_batches
+):
+    """``limit`` one row past the first batch of ``investor_id``: the second batch is read
+    until one distinct row more has arrived (its first page), not up to ``limit`` rows of its
+    own (three pages more, most of them cut away). The rows are the plain union's, cut."""
+    first, second = investor_batches
+    union: list[str] = []
+    for batch in (set(first), set(second)):
+        union += [d["id"] for d in deals if participants(d) & batch and d["id"] not in union]
+    of_first = sum(bool(participants(d) & set(first)) for d in deals)
+    assert of_first > CAP and len(union) > of_first + CAP  # batch 2 alone would take 3 pages
+    settings = {**FAST, "max_workers": 1, "cache_enabled": False}  # no page runs ahead
+    with Client(proxy.url, sandbox.public_token, sandbox.private_key, **settings) as client:
+        client.private.deals(limit=1)  # the discovery document, read before counting
+        proxy.reset()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # every batch adds up: nothing to warn about
+            frame = client.private.deals(investor_id=[*first, *second], limit=of_first + 1)
+    assert proxy.count(LIST, "POST") == math.ceil(of_first / CAP) + 1
+    assert set(frame["id"]) == set(union[: of_first + 1]) and len(frame) == of_first + 1
+    assert frame.attrs["truncated"] is True and frame.attrs["rows_total"] is None
