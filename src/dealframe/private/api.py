@@ -125,7 +125,8 @@ class _Pulled(NamedTuple):
     pages: Pages[Any]
     expected: int | None  # rows the pages read should hold (None: the service did not say)
     total: int | None  # rows matching the filters (None: unknown, or batches left unsent)
-    looked_up: list[str] | None  # the ids sent, for a lookup by id
+    # for a lookup by id, the ids whose every row arrived: those not returned are absent
+    looked_up: list[str] | None
     batches: list[int] | None = None  # rows of each batch of ids, in order
     refused: str | None = None  # the page size the service refused, and the one used
     zero: str | None = None  # what the walk saw of a service counting from 0
@@ -826,6 +827,37 @@ def _batch_overlap(frame: pd.DataFrame, batches: list[int]) -> _Overlap:
     return _Overlap(later, distinct, kept, int((later & ~repeats).sum()))
 
 
+class _Distinct:
+    """The distinct rows of a union's batches read so far (:meth:`PrivateApi._pull_list`),
+    told each page's identities in turn (:func:`~dealframe.private.paging.pull_pages`'s
+    ``enough``): True once they reach ``limit``. An id counts once in whatever spelling of a
+    UUID it comes; a row without id counts once each, as the frame keeps it.
+
+    Examples
+    --------
+    >>> seen = _Distinct(4)
+    >>> seen(["a", "b", "a"]), seen.rows, seen(["b", None, "c"]), seen.rows
+    (False, 2, True, 4)
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.ids: set[Any] = set()
+        self.blank = 0  # rows without id
+
+    @property
+    def rows(self) -> int:
+        """The distinct rows read so far."""
+        return len(self.ids) + self.blank
+
+    def __call__(self, ids: Any) -> bool:
+        values = ids.to_pylist() if hasattr(ids, "to_pylist") else ids
+        known = [canonical_uuid(i) if isinstance(i, str) else str(i) for i in values if i]
+        self.blank += len(values) - len(known)
+        self.ids.update(known)
+        return self.rows >= self.limit
+
+
 def _aggregate_refused(error: ApiError, over: _Held) -> ApiError:
     """``error`` of an aggregate whose filters of ids hold more than :data:`IDS_PER_BATCH`
     (``over``, :func:`_over_bound`), with a note naming them when it is a refusal (400, 413,
@@ -1403,24 +1435,23 @@ class PrivateApi:
         found: Findings,
         *,
         key: str | None,
-        distinct: Callable[[list[Any]], int],
     ) -> _Pulled:
         """The pages of a list; the filter of ids ``key`` (:func:`_batched_filter`) goes in
         batches of :data:`IDS_PER_BATCH` ids, every other filter whole with each batch.
 
         A lookup by ``id`` reads each batch whole, so the ids it did not return are known
-        exactly. A batch of another filter (``target_id``, ``investor_id`` ...) is read up to
-        ``limit`` rows: with ``sort`` the first rows of the order are among the first rows
-        of some batch; without ``sort``, at most the ``seen`` rows read so far can be among
-        a batch's first ``limit`` rows, so it holds the rows still wanted whenever the batch
-        has them (asked for only those, it would come up short by the rows it shares with
-        earlier batches). Such batches are a union: a row may match ids of several of them
-        (a deal of two investors), so the rows read so far are counted by
-        ``distinct(parts)``; the caller cuts the union to ``limit`` once it is
-        de-duplicated. With ``limit`` and no ``sort``, batches stop once the rows read reach
-        it; the ids of the batches not sent are not looked up (``total`` is then unknown:
-        None, as when a batch was cut by ``limit`` or a page of it failed).
-        With ``sort``, every batch is read: the first rows of the order may be in any batch.
+        exactly. A batch of another filter (``target_id``, ``investor_id`` ...) is a union:
+        a row may match ids of several batches (a deal of two investors), so the caller cuts
+        the union to ``limit`` once it is de-duplicated. With ``sort``, each such batch is
+        read up to ``limit`` rows (the first rows of the order are among the first rows of
+        some batch), and every batch is read. Without ``sort``, a batch is read until the
+        distinct rows of the batches so far (:class:`_Distinct`) reach ``limit``, or up to
+        ``limit`` rows of its own (asked for only the rows still wanted, it would come up
+        short by the rows it shares with earlier batches; past the rows still wanted, its
+        rows are cut away); batches stop once the rows read reach ``limit``, and the ids of
+        the batches not sent are not looked up. ``total`` is then unknown (None), as when a
+        batch was cut by ``limit`` (or stopped once enough rows were read) or a page of it
+        failed.
 
         Once a batch has arrived, a later batch whose first page fails for good (a 5xx, a
         429 or a timeout after its retries, an expired token) ends the call: it and every
@@ -1431,6 +1462,11 @@ class PrivateApi:
         arrived. A page that fails past a batch's first is named with its batch
         (``investor_id ids 1001-1449 page 2``) when there are several. Nothing arrived yet,
         or a 400 (about what the batch holds): the error is raised as itself.
+
+        A lookup by ``id`` says which ids it looked up whole (``looked_up``): those the rows
+        lack are known to be absent. Alone, they are the ids of each batch every page of
+        which arrived; beside another filter's batches (each sent with every id: any batch
+        may hold any of them), every id once every batch arrived whole, else none.
         """
         kind = "changefeed" if "updated_at" in wire else "list"
         head = {} if sort is None else {"sort": sort}
@@ -1439,8 +1475,11 @@ class PrivateApi:
         # the service's number of its first page, as this client knows it (0 only once seen)
         numbering = Numbering(self._first_page, self._first_page == 0 or self._first_page_known)
 
-        def pull(filters: dict[str, Any], cap: int | None) -> Pages[Any]:
-            """Every page of one list request (``cap`` rows at most), checked and parsed."""
+        def pull(
+            filters: dict[str, Any], cap: int | None, enough: _Distinct | None = None
+        ) -> Pages[Any]:
+            """Every page of one list request (``cap`` rows at most, or until ``enough``),
+            checked and parsed."""
             body = {"filters": filters, **head}
 
             def paged(number: int | None, size: int) -> dict[str, Any]:
@@ -1484,6 +1523,7 @@ class PrivateApi:
                     lookup=stored if cache and not refresh else None,
                     reader=shape.LIST_READERS.get(entity),
                     numbering=numbering,
+                    enough=enough,
                 ),
                 cap,
                 lambda sent, note: refused.append(note),
@@ -1519,25 +1559,34 @@ class PrivateApi:
         merged: Pages[Any] = Pages([], [], None, None, 0)
         expected: int | None = 0
         total: int | None = 0
-        looked_up: list[str] = [] if not union else list(_id_values(wire.get("id")) or [])
+        looked_up: list[str] = []  # of a lookup by id alone: the batches that arrived whole
         batches: list[int] = []
         caps: list[int | None] = []
         # with limit and no sort, batches stop once it is reached (but for a lookup by id
         # beside another filter of ids: every batch, read whole, tells which ids came back)
         stops = limit is not None and sort is None and not (union and exact)
+        # ... and a union's batch once the distinct rows read reach it
+        counter = _Distinct(limit) if stops and union and limit is not None else None
         several = len(ids) > IDS_PER_BATCH
+
+        def whole() -> list[str] | None:
+            """The ids looked up whole, for a lookup by id (None for any other call)."""
+            if not exact:
+                return None
+            if not union:
+                return looked_up
+            return [] if merged.failed else list(_id_values(wire["id"]) or [])
+
         for start in range(0, len(ids), IDS_PER_BATCH):
-            seen = 0  # rows read so far, distinct over the batches
-            if stops and merged.parts:
-                seen = distinct(merged.parts) if union else merged.rows
+            seen = merged.rows if counter is None else counter.rows  # distinct over batches
             if stops and limit is not None and seen >= limit:
-                return said(merged, expected, None, looked_up if exact else None, batches, caps)
+                return said(merged, expected, None, whole(), batches, caps)
             batch = ids[start : start + IDS_PER_BATCH]
             # a union batch is asked for ``limit`` rows, with sort or without: some of its
             # rows may be ones an earlier batch holds (the union is cut once de-duplicated)
             cap = None if exact or limit is None else limit
             try:
-                pages = pull({**wire, key: _with_ids(wire[key], batch)}, cap)
+                pages = pull({**wire, key: _with_ids(wire[key], batch)}, cap, counter)
             except (ApiError, TransportError) as exc:
                 # nothing arrived, or a refusal of what this batch holds: the error as itself
                 if not batches or isinstance(exc, BadRequestError):
@@ -1550,7 +1599,7 @@ class PrivateApi:
                     for at in range(start, len(ids), IDS_PER_BATCH)
                 ]
                 merged.expected = merged.total = None
-                return said(merged, None, None, looked_up if exact else None, batches, caps)
+                return said(merged, None, None, whole(), batches, caps)
             merged.parts += pages.parts
             merged.infos += pages.infos
             merged.keys |= pages.keys
@@ -1566,13 +1615,14 @@ class PrivateApi:
             # a batch cut by ``limit``, or with pages that failed: the union's size is unknown
             cut = cap is not None and (pages.total is None or pages.total > cap)
             cut = cut or (union and bool(pages.failed))
+            cut = cut or (pages.enough and pages.rows < (pages.total or 0))
             total = None if total is None or pages.total is None or cut else total + pages.total
-            if not union:
+            if not union and not pages.failed:  # a failed page may have held any of its ids
                 looked_up += batch
             batches.append(pages.rows)
             caps.append(cap)
         merged.expected, merged.total = expected, total
-        return said(merged, expected, total, looked_up if exact else None, batches, caps)
+        return said(merged, expected, total, whole(), batches, caps)
 
     def _list(
         self, entity: str, method: Callable[..., Any], arguments: Mapping[str, Any]
@@ -1598,12 +1648,6 @@ class PrivateApi:
             with shaping(info, endpoint):
                 return shape.list_page_columns(entity, items)
 
-        def distinct_rows(parts: list[Any]) -> int:  # of a union's batches read so far
-            with shaping(info, endpoint):
-                ids = shape.list_frame(entity, parts)["id"]
-            known = ids.notna() & ids.ne("")
-            return int(ids[known].nunique()) + int((~known).sum())
-
         pulled = self._pull_list(
             entity,
             wire,
@@ -1616,7 +1660,6 @@ class PrivateApi:
             deadline,
             found,
             key=key,
-            distinct=distinct_rows,
         )
         pages = pulled.pages
         with shaping(info, endpoint):
@@ -1697,7 +1740,11 @@ class PrivateApi:
             **({} if pulled.refused is None else {"page_size_refused": pulled.refused}),
             **({} if pulled.zero is None else {"page_from_0": pulled.zero}),
         )
-        pages.raise_for_failures(frame)
+        # a union's batches share rows: once a page failed, the rows it should have had are
+        # unknown (so are the rows the failed pages shared), and those that arrived are the
+        # partial's; the pages' own counts hold each shared row once a batch
+        union = None if pulled.union is None else (None, len(frame))
+        pages.raise_for_failures(frame, counts=union)
         found.report(strict=strict, partial=frame, expected=pulled.expected, received=distinct)
         if missing:
             _report_missing_ids(entity, wire, pulled.looked_up or [], missing, frame, strict)

@@ -143,13 +143,16 @@ class Pages(Generic[T]):
     total : int or None
         ``meta.total`` of page 1, when it was a sane count.
     expected : int or None
-        Rows the pull should hold (``total`` capped by ``limit``), None when unknown.
+        Rows the pull should hold (``total`` capped by ``limit``, and by the pages read when
+        the caller said it had ``enough``), None when unknown.
     size : int
         Rows per page the service served.
     keys : set of str
         Every field any item had (for the documented-fields check).
     failed : list of ItemFailure
         Pages that failed after their retries.
+    enough : bool
+        Whether the caller's ``enough`` (:func:`pull_pages`) ended the walk.
     """
 
     parts: list[T]
@@ -159,20 +162,30 @@ class Pages(Generic[T]):
     size: int
     keys: set[str] = field(default_factory=set)
     failed: list[ItemFailure] = field(default_factory=list)
+    enough: bool = False
 
     @property
     def rows(self) -> int:
         """Rows received over all pages."""
         return sum(info.rows for info in self.infos)
 
-    def raise_for_failures(self, partial: Any, what: str = "rows") -> None:
+    def raise_for_failures(
+        self, partial: Any, what: str = "rows", *, counts: tuple[int | None, int] | None = None
+    ) -> None:
         """Raise :class:`IncompleteResultError` (with ``partial``) if any page failed, or
         the error that stopped the walk part-way (an expired token: an
-        :class:`~dealframe.errors.AuthenticationError` carrying ``partial``)."""
+        :class:`~dealframe.errors.AuthenticationError` carrying ``partial``).
+
+        The error's ``expected`` and ``received`` are :attr:`expected` and :attr:`rows`: the
+        rows the pages should hold and those that arrived. ``counts`` gives the result's own
+        ``(expected, received)`` instead, when the pages do not add up to it (batches of a
+        union whose rows may repeat from one batch to another).
+        """
         if self.failed:
+            expected, received = (self.expected, self.rows) if counts is None else counts
             raise incomplete(
-                self.expected,
-                self.rows,
+                expected,
+                received,
                 [f.item for f in self.failed],
                 errors=[f.error for f in self.failed],
                 partial=partial,
@@ -407,9 +420,10 @@ class _Walk(Generic[T]):
         identity: str,
         limit: int | None,
         size: int,
+        enough: Callable[[list[Any] | pa.Array], bool] | None = None,
     ) -> None:
         self.found, self.parse, self.identity, self.limit = found, parse, identity, limit
-        self.size = size
+        self.size, self.enough = size, enough
         self.pages: Pages[T] = Pages([], [], None, None, size)
         # each page's signature, with its identities when they are a column (compared whole)
         self.seen: dict[Hashable, list[pa.Array | None]] = {}
@@ -500,6 +514,8 @@ class _Walk(Generic[T]):
         self.pages.keys |= ready.keys
         self.pages.parts.append(ready.part)
         self.pages.infos.append(ready.info)
+        if self.enough is not None and self.enough(ready.ids):
+            self.pages.enough = True  # the caller has the rows it wants: the walk ends here
         if self.planned is not None and before * 2 > held:
             self.found.add(  # past meta.total, and mostly rows read before: it would not end
                 "repeated_page",
@@ -511,10 +527,12 @@ class _Walk(Generic[T]):
             )
             self.done = True
             return page
-        self.done = self.last(ready) or (
-            self.limit is not None and self.pages.rows >= self.limit  # summed only then
-        )
+        self.done = self.pages.enough or self.last(ready) or self.limited()
         return page
+
+    def limited(self) -> bool:
+        """Whether the rows read reach ``limit``."""
+        return self.limit is not None and self.pages.rows >= self.limit  # summed only then
 
     def last(self, ready: _Ready) -> bool:
         """Whether the page ends the walk whatever came before it: it is empty, its
@@ -561,6 +579,7 @@ def pull_pages(
     lookup: Callable[[int, int], Response | None] | None = None,
     reader: Callable[[bytes], Any] | None = None,
     numbering: Numbering | None = None,
+    enough: Callable[[list[Any] | pa.Array], bool] | None = None,
 ) -> Pages[T]:
     """Fetch every page needed for ``limit`` rows (all rows when None), checking each.
 
@@ -598,6 +617,11 @@ def pull_pages(
         numbers): told page 1's ``meta.page``, and, while that leaves it unsettled, settled
         by the walk's page 2, fetched alone on this thread before any page runs ahead
         (:meth:`Numbering.settle`).
+    enough : callable, optional
+        ``enough(ids)``, told the identities of each page read in page order: True once the
+        caller has the rows it wants (the distinct rows of batches that share rows), which
+        ends the walk there as ``limit`` would (:attr:`Pages.enough`; ``expected`` is then
+        capped by the pages read: ``meta.total`` counted rows not asked for).
 
     Returns
     -------
@@ -622,7 +646,7 @@ def pull_pages(
     cpu = time.thread_time()
     first_response = fetch(1, asked)
     busy = time.thread_time() - cpu
-    walk = _Walk(found, parse, identity, limit, asked)
+    walk = _Walk(found, parse, identity, limit, asked, enough)
     started = time.perf_counter()
     first = walk.take(1, first_response)
     walk.pace.note(first_response, time.perf_counter() - started, busy=busy)
@@ -633,11 +657,11 @@ def pull_pages(
     walk.size = served
     walk.pages.total, walk.pages.expected, walk.pages.size = first.total, expected, served
     if served < asked and first.has_more is not False and first.items:
-        walk.done = walk.limit is not None and walk.pages.rows >= walk.limit
+        walk.done = walk.pages.enough or walk.limited()
     has_more = first.has_more
     del first  # its items are parsed: holding them would only make every collection longer
     if walk.done:
-        return walk.pages
+        return _read(walk)
     planned = min(MAX_PAGES, math.ceil(expected / served)) if expected is not None else None
     walk.planned = planned
     # page 1 says more is coming while total says it was all: follow has_more
@@ -646,12 +670,21 @@ def pull_pages(
     if numbering is not None and not numbering.known and (planned is None or planned > 1 or beyond):
         second = _second_page(walk, fetch, served, numbering)
         if walk.done:  # page 2 was the last, or its request failed: nothing more to read
-            return walk.pages
+            return _read(walk)
         if second is not None:  # the service's second page: the walk goes on from page 3
             start = 3
             beyond = beyond or (planned is not None and planned <= 2 and bool(second.has_more))
     _walk_rest(walk, fetch, served, planned, workers, progress, desc, pool, lookup, beyond, start)
-    return walk.pages
+    return _read(walk)
+
+
+def _read(walk: _Walk[T]) -> Pages[T]:
+    """The pages of a walk that has ended; once the caller said it had ``enough``, the rows
+    they should hold are at most those of the pages read."""
+    pages = walk.pages
+    if pages.enough and pages.expected is not None:
+        pages.expected = min(pages.expected, len(pages.infos) * pages.size)
+    return pages
 
 
 def _second_page(

@@ -1,0 +1,142 @@
+"""What the error of a list call sent in batches of ids says of its partial frame, over real
+HTTP (the drift proxy fails the pages of one batch).
+
+``attrs["missing_ids"]`` of a lookup by ``id`` names the ids the service did not return. On the
+partial frame of an ``IncompleteResultError`` it used to name ids nobody had looked up: those
+of a batch whose page failed (real deals that sat on that page), and, for ``id`` beside an
+``investor_id`` of more than 1,000 ids, every id a batch not read might have returned. It now
+names only the ids known to be absent. The error's ``expected`` and ``received`` of a union of
+batches (``investor_id``) counted a deal of two batches once in each; they now count the rows
+of the result: unknown, and the partial's. Expectations come from the sandbox's rows read with
+plain ``requests``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
+    clamp_limit,
+    fresh,
+    fresh_rules,
+    no_hang,
+    proxy,
+)
+from test_id_filter_batches import (  # noqa: F401 - fixtures are used by name
+    CAP,
+    P,
+    deals,
+    holding,
+    investor_batches,
+    padding,
+    participants,
+    server_error,
+)
+
+from dealframe import Client
+from dealframe.errors import IncompleteResultError
+
+LIST = f"^{P}/transactions$"
+
+
+def test_an_id_lookup_beside_investor_batches_names_no_id_a_failed_batch_may_hold(
+    fresh, proxy, deals, investor_batches
+):
+    """``deals(id=X, investor_id=<1,449 ids>)``: every id goes with each batch of
+    ``investor_id``, so when the second batch fails, any id of ``X`` not returned may be a deal
+    of it. None is named missing (50 real deals of the second batch were)."""
+    first, second = map(set, investor_batches)
+    only_first = [
+        d["id"] for d in deals if participants(d) & first and not participants(d) & second
+    ]
+    only_second = [
+        d["id"] for d in deals if participants(d) & second and not participants(d) & first
+    ]
+    unknown = padding(10, 9)
+    looked = only_first[:50] + only_second[:50] + unknown
+    wanted = [*investor_batches[0], *investor_batches[1]]
+    whole = fresh.private.deals(id=looked, investor_id=wanted)
+    assert whole.attrs["missing_ids"] == unknown  # every batch arrived: absent for sure
+    when = holding("investor_id", investor_batches[1][0])
+    proxy.add(LIST, server_error(), method="POST", page=1, when=when)
+    with pytest.raises(IncompleteResultError) as info:
+        fresh.private.deals(id=looked, investor_id=wanted)
+    partial = info.value.partial
+    assert set(partial["id"]) == set(only_first[:50])
+    assert partial.attrs["missing_ids"] == []
+
+
+def test_an_id_lookup_whose_page_failed_names_none_of_that_batch_missing(fresh, proxy, deals):
+    """A service of 500-row pages: the first batch of 1,000 ids comes in two pages, and its
+    page 2 fails. The ids of that batch are not named missing (400 real deals sat on that
+    page); those of the second batch, which arrived whole, are."""
+    real = [d["id"] for d in deals]
+    unknown = padding(200, 9)
+    ids = real[:900] + unknown[:100] + real[900:1300] + unknown[100:]
+    proxy.add(LIST, clamp_limit(500), method="POST")
+    proxy.add(LIST, server_error(), method="POST", page=2, when=holding("id", real[0]))
+    with pytest.raises(IncompleteResultError) as info:
+        fresh.private.deals(id=ids)
+    error = info.value
+    assert error.failed == [f"ids 1-{CAP} page 2"]
+    assert set(error.partial["id"]) == set(real[:500] + real[900:1300])
+    assert error.partial.attrs["missing_ids"] == unknown[100:]
+
+
+def test_the_error_of_a_union_counts_the_rows_of_its_result(fresh, proxy, investor_batches):
+    """Page 2 of the second batch of ``investor_id`` fails: the union's size is unknown (the
+    failed page's deals may be the first batch's too), and ``received`` is the partial's rows,
+    each deal once, not the batches' rows with their shared deals counted in each."""
+    wanted = [*investor_batches[0], *investor_batches[1]]
+    when = holding("investor_id", investor_batches[1][0])
+    proxy.add(LIST, server_error(), method="POST", page=2, when=when)
+    with pytest.raises(IncompleteResultError) as info:
+        fresh.private.deals(investor_id=wanted)
+    error = info.value
+    assert error.partial.attrs["batch_overlap"] > 0  # the test needs deals of both batches
+    assert error.expected is None
+    assert error.received == len(error.partial)
+    assert f"received {len(error.partial)} rows;" in str(error)
+
+
+def test_the_error_of_a_plain_pull_counts_its_pages(fresh, proxy, deals):
+    """A plain pull (no batches) keeps its counts: the rows ``meta.total`` announced, and the
+    rows that arrived."""
+    proxy.add(LIST, server_error(), method="POST", page=2)
+    with pytest.raises(IncompleteResultError) as info:
+        fresh.private.deals()
+    error = info.value
+    assert error.expected == len(deals)
+    assert error.received == len(error.partial) == len(deals) - CAP * len(error.failed)
+
+
+def test_a_limit_without_sort_reads_a_later_batch_only_for_the_rows_still_wanted(
+    sandbox, proxy, deals, investor_batches
+):
+    """``limit`` one row past the first batch of ``investor_id``: the second batch is read
+    until one distinct row more has arrived (its first page), not up to ``limit`` rows of its
+    own (three pages more, most of them cut away). The rows are the plain union's, cut."""
+    first, second = investor_batches
+    union: list[str] = []
+    for batch in (set(first), set(second)):
+        union += [d["id"] for d in deals if participants(d) & batch and d["id"] not in union]
+    of_first = sum(bool(participants(d) & set(first)) for d in deals)
+    assert of_first > CAP and len(union) > of_first + CAP  # batch 2 alone would take 3 pages
+    settings = {**FAST, "max_workers": 1, "cache_enabled": False}  # no page runs ahead
+    with Client(proxy.url, sandbox.public_token, sandbox.private_key, **settings) as client:
+        client.private.deals(limit=1)  # the discovery document, read before counting
+        proxy.reset()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # every batch adds up: nothing to warn about
+            frame = client.private.deals(investor_id=[*first, *second], limit=of_first + 1)
+    assert proxy.count(LIST, "POST") == math.ceil(of_first / CAP) + 1
+    assert set(frame["id"]) == set(union[: of_first + 1]) and len(frame) == of_first + 1
+    assert frame.attrs["truncated"] is True and frame.attrs["rows_total"] is None
