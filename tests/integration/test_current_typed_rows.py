@@ -6,7 +6,8 @@ the schema's fields (the sandbox's, from the service or from the HTTP cache) as 
 Each way gives the same frame, the same findings and the same warnings: the typed reading is
 only the fast one (a cache hit of 1,000 SKUs spent a fifth of its time in dicts it built and
 walked; ``cache_hit_speedup_disk``). The drift proxy makes an answer go the JSON way by adding a
-member beside ``data`` and ``meta``, which nothing reads.
+member beside ``data`` and ``meta``, which nothing reads. A ``meta`` nested deeper than
+msgspec goes (Python's recursion limit) is read the JSON way too.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
+    Action,
     Proxy,
     assert_same,
     direct,
@@ -39,6 +41,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 )
 
 from dealframe import Client
+from dealframe.errors import DealframeError, TransportError
 from dealframe.frames.public import read_current_page
 from dealframe.frames.schemas import CURRENT_DATA
 from dealframe.notices import MissingDataWarning
@@ -178,3 +181,46 @@ def test_a_cache_hit_read_as_typed_rows_is_the_frame_from_the_service(
     assert hit.attrs["from_cache"] is True and fetched.attrs["from_cache"] is False
     assert_same(hit, current_ref)
     assert_same(fetched, current_ref)
+
+
+def nested_meta(depth: int, inside: bool) -> Action:
+    """``meta`` replaced by ``depth`` nested lists, or such lists put inside it as ``links``:
+    past Python's recursion limit (1,000), which msgspec keeps to, and within orjson's 1,024
+    up to 1,022. orjson cannot be made to write them (its limit is 255): bytes are edited."""
+    nest = b"[" * depth + b"]" * depth
+
+    def apply(ex: Any) -> None:
+        if ex.status == 200 and inside:
+            ex.content = ex.content.replace(b'"meta":{', b'"meta":{"links":' + nest + b",", 1)
+        elif ex.status == 200:
+            start = ex.content.index(b'"meta":{') + len(b'"meta":')
+            ex.content = ex.content[:start] + nest + ex.content[ex.content.index(b"}", start) + 1 :]
+
+    return Action(f"meta nested {depth} deep", on_response=apply)
+
+
+@pytest.mark.parametrize("inside", [False, True], ids=["meta", "meta.links"])
+def test_a_meta_nested_deeper_than_msgspec_goes_is_read_as_json(
+    inside, via, proxy, skus, current_ref
+):
+    """A ``meta`` 1,020 lists deep: the frame, and what the JSON reading makes of such a
+    meta (a list: ``bad_meta``, ignored; a member of it: nothing), never a bare
+    RecursionError from msgspec."""
+    assert sys.getrecursionlimit() < 1020  # else msgspec reads it: nothing to show here
+    proxy.add(CURRENT, nested_meta(1020, inside))
+    got = outcome(lambda: via.public.current(skus))
+    assert got.error is None, repr(got.error)
+    assert_same(got.value, current_ref)
+    want = [] if inside else [("bad_meta", "meta is list, not an object: ignored")]
+    assert said(got.value) == want
+
+
+def test_a_meta_nested_deeper_than_orjson_goes_is_a_typed_error(via, proxy, skus):
+    """2,000 lists deep is past what orjson reads too: the body is one the client cannot read
+    (asked again, then a TransportError naming the call), as before the typed reading."""
+    proxy.add(CURRENT, nested_meta(2000, False))
+    got = outcome(lambda: via.public.current(skus[:CHUNK]))
+    assert isinstance(got.error, DealframeError), repr(got.error)
+    assert isinstance(got.error, TransportError), repr(got.error)
+    assert "companies/current" in str(got.error)
+    assert proxy.count(CURRENT) == 2  # the first attempt and its one retry (FAST)
