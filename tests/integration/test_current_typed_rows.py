@@ -1,13 +1,14 @@
 """Current data read two ways, one frame: ``client.public.current`` reads an answer of exactly
 the schema's fields (the sandbox's, from the service or from the HTTP cache) as typed rows
 (:func:`dealframe.frames.public.read_current_page`, msgspec), and any other answer as JSON
-(orjson). A call whose answers went both ways reads them all as JSON.
+(orjson). A call whose answers went both ways parses the typed ones again as JSON and checks
+the JSON items of all of them (a typed row holds ``1046.0`` where the answer wrote ``1046``).
 
 Each way gives the same frame, the same findings and the same warnings: the typed reading is
 only the fast one (a cache hit of 1,000 SKUs spent a fifth of its time in dicts it built and
 walked; ``cache_hit_speedup_disk``). The drift proxy makes an answer go the JSON way by adding a
-member beside ``data`` and ``meta``, which nothing reads. A ``meta`` nested deeper than
-msgspec goes (Python's recursion limit) is read the JSON way too.
+member beside ``data`` and ``meta``, which nothing reads, or a ``NaN`` token. A ``meta`` nested
+deeper than msgspec goes (Python's recursion limit) is read the JSON way too.
 """
 
 from __future__ import annotations
@@ -181,6 +182,63 @@ def test_a_cache_hit_read_as_typed_rows_is_the_frame_from_the_service(
     assert hit.attrs["from_cache"] is True and fetched.attrs["from_cache"] is False
     assert_same(hit, current_ref)
     assert_same(fetched, current_ref)
+
+
+def with_nan(content: bytes, field: str) -> bytes:
+    """``field``'s first null written as ``NaN`` (Python's JSON writes it; JSON has no such
+    number): the answer is read as JSON with the token as null, and warned of."""
+    assert f'"{field}":null'.encode() in content
+    return content.replace(f'"{field}":null'.encode(), f'"{field}":NaN'.encode(), 1)
+
+
+@pytest.mark.parametrize("json_way", ["links", "NaN"])
+def test_a_row_repeated_across_answers_read_both_ways_is_said_as_repeated(
+    json_way, via, proxy, skus, body
+):
+    """The first answer also carries a row of the second, exactly as the sandbox wrote it
+    (``employeeCount`` an integer), and goes the JSON way; the second answer is read as
+    typed rows. The copies are the same content: ``repeated_rows``, as when every answer is
+    read the typed way (the answers were told apart as ``1046.0`` and ``1046``:
+    ``conflicting_rows``)."""
+    served = {row["sku"]: row for row in orjson.loads(body)["data"]}
+    copied = next(
+        served[sku] for sku in skus[CHUNK : 2 * CHUNK] if type(served[sku]["employeeCount"]) is int
+    )
+    nulls = [
+        c.name
+        for c in CURRENT_DATA
+        if c.kind == "float" and any(served[sku][c.name] is None for sku in skus[:CHUNK])
+    ]
+    assert nulls, "no null number in the first answer to write as NaN"
+
+    def first_answer(ex: Any) -> bool:
+        return skus[0] in ex.body["skus"]
+
+    def with_copy(doc: Any) -> Any:
+        doc["data"].append(dict(copied))
+        return doc
+
+    def json_way_too(ex: Any) -> None:
+        if json_way == "links":
+            ex.set_doc(with_links(ex.doc()))
+        else:
+            ex.content = with_nan(ex.content, nulls[0])
+
+    proxy.add(CURRENT, edit(with_copy), when=first_answer)
+    typed = outcome(lambda: via.public.current(skus))
+    proxy.add(CURRENT, Action("json way", on_response=json_way_too), when=first_answer)
+    mixed = outcome(lambda: via.public.current(skus))
+    assert typed.error is None and mixed.error is None, (typed.error, mixed.error)
+    assert_same(mixed.value, typed.value)
+    kinds = [kind for kind, _ in said(mixed.value)]
+    assert "repeated_rows" in kinds and "conflicting_rows" not in kinds, said(mixed.value)
+    assert said(mixed.value) == said(typed.value)
+    warned = mixed.warned(MissingDataWarning)
+    tokens = [message for message in warned if "(NaN): read as null" in message]
+    assert len(tokens) == (json_way == "NaN")
+    assert [message for message in warned if message not in tokens] == typed.warned(
+        MissingDataWarning
+    )
 
 
 def nested_meta(depth: int, inside: bool) -> Action:

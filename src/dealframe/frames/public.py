@@ -130,8 +130,9 @@ def read_current_page(content: bytes | bytearray | memoryview | str) -> dict[str
 @checked_keywords
 def as_mappings(items: list[Any]) -> list[Any]:
     """``items`` as dicts, whichever way each was read (typed rows of
-    :func:`read_current_page` as dicts of their fields; dicts as they are): what a check that
-    rewrites items, or a list of items read both ways, is given.
+    :func:`read_current_page` as dicts of their fields, numbers as floats; dicts as they
+    are): what a check that rewrites items is given. Items of answers read both ways are not
+    compared so (``1046.0`` against the JSON's ``1046``): those answers are all read as JSON.
 
     Examples
     --------
