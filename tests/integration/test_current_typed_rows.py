@@ -9,10 +9,14 @@ only the fast one (a cache hit of 1,000 SKUs spent a fifth of its time in dicts 
 walked; ``cache_hit_speedup_disk``). The drift proxy makes an answer go the JSON way by adding a
 member beside ``data`` and ``meta``, which nothing reads, or a ``NaN`` token. A ``meta`` nested
 deeper than msgspec goes (Python's recursion limit) is read the JSON way too.
+
+Which way an answer went is not in the frame: :func:`spied` records what the reader took and
+what the frame builder was given.
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +45,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     set_field,
 )
 
+import dealframe.public.api
 from dealframe import Client
 from dealframe.errors import DealframeError, TransportError
 from dealframe.frames.public import read_current_page
@@ -182,6 +187,61 @@ def test_a_cache_hit_read_as_typed_rows_is_the_frame_from_the_service(
     assert hit.attrs["from_cache"] is True and fetched.attrs["from_cache"] is False
     assert_same(hit, current_ref)
     assert_same(fetched, current_ref)
+
+
+@pytest.fixture
+def spied(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
+    """What ``current()`` gave its reader and its frame builder, recorded: ``taken``, what
+    :func:`read_current_page` returned for each body (None: read as JSON), and ``built``, the
+    items :func:`~dealframe.frames.public.current_frame` was given."""
+    record: dict[str, list[Any]] = {"taken": [], "built": []}
+    reader, builder = dealframe.public.api.read_current_page, dealframe.public.api.current_frame
+
+    def read(content: Any) -> Any:
+        record["taken"].append(reader(content))
+        return record["taken"][-1]
+
+    def build(items: Any) -> pd.DataFrame:
+        record["built"] += items
+        return builder(items)
+
+    monkeypatch.setattr(dealframe.public.api, "read_current_page", read)
+    monkeypatch.setattr(dealframe.public.api, "current_frame", build)
+    return record
+
+
+@pytest.mark.parametrize("answer", ["from the service", "from the cache", "with links"])
+def test_current_builds_its_frame_from_the_typed_rows_of_a_plain_answer(
+    answer, sandbox, proxy, tmp_path, skus, current_ref, spied
+):
+    """The typed reading is the one taken: every plain answer, from the service or the
+    cache, is read by the typed reader, and the frame is built from its rows (none of which
+    the garbage collector tracks); an answer with a member more is read as JSON dicts."""
+    settings = {**FAST, "cache_enabled": True, "cache_path": tmp_path / "http-cache.sqlite"}
+    tokens = (sandbox.public_token, sandbox.private_key)
+    if answer == "from the cache":
+        with Client(proxy.url, *tokens, **settings) as writer:
+            writer.public.current(skus)
+    if answer == "with links":
+        proxy.add(CURRENT, edit(with_links))
+    spied["taken"].clear()
+    spied["built"].clear()
+    with Client(proxy.url, *tokens, **settings) as client:  # a client that did not write it
+        got = client.public.current(skus)
+        assert client.stats.cache_hits == (answer == "from the cache")
+        assert client.stats.network == (answer != "from the cache")
+    assert_same(got, current_ref)
+    rows, taken = spied["built"], spied["taken"]
+    assert len(rows) == len(skus) and taken
+    if answer == "with links":
+        assert taken == [None] * len(taken)
+        assert all(type(row) is dict for row in rows)
+        return
+    assert None not in taken
+    assert all(type(row) is type(rows[0]) and not gc.is_tracked(row) for row in rows)
+    assert type(rows[0]).__struct_fields__ == tuple(c.name for c in CURRENT_DATA)
+    read = {id(row) for doc in taken for row in doc["data"]}
+    assert {id(row) for row in rows} <= read  # the reader's own rows, not a copy
 
 
 def with_nan(content: bytes, field: str) -> bytes:
