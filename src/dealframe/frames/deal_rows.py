@@ -88,6 +88,11 @@ def read_deal_page(content: bytes | bytearray | memoryview | str) -> dict[str, A
     """A deal list page as ``{"data": rows, "meta": {...} or None}``, or None when it is not
     a page of documented rows.
 
+    msgspec counts its nesting against Python's recursion limit, which orjson does not use:
+    a :class:`RecursionError` of the decoder (a caller already deep in its stack; the schema
+    refuses any deeper value at its first token) also gives None, and the page is read as
+    JSON, as :func:`~dealframe.frames.public.read_current_page` does with a deep ``meta``.
+
     Parameters
     ----------
     content : bytes
@@ -100,7 +105,7 @@ def read_deal_page(content: bytes | bytearray | memoryview | str) -> dict[str, A
     """
     try:
         page = _DECODER.decode(content)
-    except (msgspec.DecodeError, ValueError):  # ValueError: text that is not UTF-8
+    except (msgspec.DecodeError, ValueError, RecursionError):  # ValueError: not UTF-8
         return None
     meta = None if page.meta is None else msgspec.structs.asdict(page.meta)
     return {"data": page.data, "meta": meta}

@@ -102,13 +102,18 @@ def read_current_page(content: bytes | bytearray | memoryview | str) -> dict[str
     spelt otherwise, a value of another type, a member beside ``data`` and ``meta``, JSON
     msgspec refuses) gives None and is read as JSON by orjson, with the same checks and the
     same frame builder: both give the same frame, findings and warnings. ``meta`` is read by
-    orjson whichever way, as the JSON reading has it.
+    orjson whichever way, as the JSON reading has it. msgspec skips ``meta`` within Python's
+    recursion limit (about 1,000 levels; orjson reads up to 1,024): a ``meta`` nested deeper
+    also gives None, for the JSON reading to say what it makes of it (a ``bad_meta`` finding,
+    or a body it cannot read), never a bare :class:`RecursionError`.
 
     Examples
     --------
     >>> read_current_page(b'{"data": [], "meta": {"count": 0}}')
     {'data': [], 'meta': {'count': 0}}
     >>> read_current_page(b'{"data": [{"sku": "A-USA"}]}') is None  # documented fields absent
+    True
+    >>> read_current_page(b'{"data": [], "meta": ' + b"[" * 1010 + b"]" * 1010 + b"}") is None
     True
     """
     try:
@@ -117,16 +122,17 @@ def read_current_page(content: bytes | bytearray | memoryview | str) -> dict[str
         doc = {"data": page.data}
         if meta is not msgspec.UNSET:
             doc["meta"] = orjson.loads(memoryview(meta))
-    except (msgspec.DecodeError, orjson.JSONDecodeError, ValueError):  # ValueError: not UTF-8
-        return None
+    except (msgspec.DecodeError, orjson.JSONDecodeError, ValueError, RecursionError):
+        return None  # ValueError: not UTF-8; RecursionError: meta nested past msgspec's depth
     return doc
 
 
 @checked_keywords
 def as_mappings(items: list[Any]) -> list[Any]:
     """``items`` as dicts, whichever way each was read (typed rows of
-    :func:`read_current_page` as dicts of their fields; dicts as they are): what a check that
-    rewrites items, or a list of items read both ways, is given.
+    :func:`read_current_page` as dicts of their fields, numbers as floats; dicts as they
+    are): what a check that rewrites items is given. Items of answers read both ways are not
+    compared so (``1046.0`` against the JSON's ``1046``): those answers are all read as JSON.
 
     Examples
     --------

@@ -383,6 +383,21 @@ def _skus_of(items: list[Any]) -> list[Any]:
     return [item.get("sku") for item in items]
 
 
+def _as_json(responses: list[Response], where: str) -> list[Any]:
+    """The items of every answer as the JSON reading has them: an answer the typed reader
+    took (:func:`~dealframe.frames.public.read_current_page`) is parsed again by orjson.
+
+    What a call whose answers were read both ways checks, so that its items are all of one
+    kind and hold the values as served; the typed reading has said what the items and the
+    ``meta`` of its answers hold (the same as this reading would), so what this reading
+    finds is not said again.
+    """
+    items: list[Any] = []
+    for response in responses:
+        items += read_items(response.json(), Findings(where))
+    return items
+
+
 def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd.DataFrame:
     """Rows of the SKUs asked for, in the order asked (a SKU returned twice: its first row).
 
@@ -534,9 +549,12 @@ class PublicApi:
         """The checked items of every chunk: objects with a SKU that was asked for, once each.
 
         Each chunk's ``meta`` is read as :meth:`search` reads it (``bad_meta``,
-        ``count_mismatch``); what every chunk says alike is said once. The items are dicts, or
-        typed rows where every answer was read by :func:`read_current_page` (dicts when some
-        were and some were not)."""
+        ``count_mismatch``); what every chunk says alike is said once. The items are typed
+        rows where every answer with items was read by :func:`read_current_page`, else the
+        dicts of the JSON reading: when some answers were read the typed way and some were
+        not, the typed ones are read again as JSON (:func:`_as_json`), so a row repeated
+        across them compares as served (a typed row holds ``1046.0`` where the JSON has
+        ``1046``)."""
         asked = set(wanted)
         items: list[Any] = []
         typed: set[bool] = set()
@@ -549,8 +567,8 @@ class PublicApi:
             items += chunk
             if chunk:
                 typed.add(typed_fields(chunk) is not None)
-        if len(typed) > 1:  # answers read both ways: one kind of item for the checks below
-            items = as_mappings(items)
+        if len(typed) > 1:  # answers read both ways: all of them as JSON for the checks below
+            items = _as_json(responses, found.where)
         if answer == "current":  # marketCapLCU is marketCapLcu: the rule of groups/current keys
             items = respelled_fields(items, [c.name for c in CURRENT_DATA], found)
         missing_fields(keys_present(items), answer, found, n_items=len(items))
