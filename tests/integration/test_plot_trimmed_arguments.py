@@ -32,6 +32,10 @@ def test_trimmed_multiples_names_the_deals_frame_and_the_missing_column(deals):
     assert "date_column" not in str(caught.value)
     with pytest.raises(ValidationError) as caught:
         trimmed_multiples(deals, "ev_revenu", (SINCE, None))
-    assert caught.value.argument == "deals" and "ev_revenu" in str(caught.value)
+    assert caught.value.argument == "metric" and "did you mean 'ev_revenue'" in str(caught.value)
+    for metric in (123, None):  # a bare TypeError (joining the names) before
+        with pytest.raises(ValidationError) as caught:
+            trimmed_multiples(deals, metric, (SINCE, None))  # type: ignore[arg-type]
+        assert caught.value.argument == "metric"
     kept = trimmed_multiples(deals, "ev_revenue", (SINCE, None))
     assert isinstance(kept, pd.Series) and kept.attrs["n"] >= len(kept)

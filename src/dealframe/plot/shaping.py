@@ -40,7 +40,7 @@ from dealframe.analytics.multiples import (
 )
 from dealframe.arguments import DateLike
 from dealframe.comparison import measure_side
-from dealframe.errors import ValidationError
+from dealframe.errors import ValidationError, did_you_mean
 from dealframe.frames.participants import explode_participants
 from dealframe.private.filters import range_bound
 
@@ -89,8 +89,9 @@ def trimmed_multiples(
     Raises
     ------
     dealframe.errors.ValidationError
-        Naming ``deals`` when it is not a DataFrame with ``deal_date`` and ``metric`` columns
-        (the columns it lacks, and those it has), ``window`` when it is not a pair of dates.
+        Naming ``deals`` when it is not a DataFrame with a ``deal_date`` column (and the
+        columns it has), ``metric`` when it is not one of its columns (with the closest), and
+        ``window`` when it is not a pair of dates.
 
     Examples
     --------
@@ -104,7 +105,16 @@ def trimmed_multiples(
     ...
     dealframe.errors.ValidationError: invalid deals: expected a deals frame with the column(s) deal_date, got 'a frame with columns ev_revenue'
     """
-    _deals_with(deals, ("deal_date", metric))
+    if not isinstance(metric, str):
+        raise ValidationError(
+            "metric", "a deal multiple's column name, such as 'ev_revenue'", got=metric
+        )
+    _deals_with(deals, ("deal_date",))
+    if metric not in deals.columns:
+        hint = did_you_mean(metric, [str(c) for c in deals.columns])
+        raise ValidationError(
+            "metric", f"a column of deals, such as 'ev_revenue'{hint}", got=metric
+        )
     start, end = deal_window(deals, window)
     side = measure_side(deals, metric, start.date(), end.date(), small_n_threshold)
     return side.kept
