@@ -1,4 +1,4 @@
-"""The summary a reader takes in within 30 seconds: headline figures and three sentences.
+"""The summary a reader takes in within 30 seconds: headline figures and two sentences.
 
 Pure: takes :class:`~.gather.ReportData`, returns cards, sentences and the ``headline``
 table. Each figure covers the twelve months to the data's as-of date and is compared with
