@@ -1,7 +1,12 @@
-"""Running ``dealframe pull`` in-process against a service, for the tests of its checks."""
+"""Running ``dealframe`` for the tests: ``pull`` in-process against a service (for the tests of
+its checks), and any command on a pseudo-terminal (for what a terminal shows)."""
 
 from __future__ import annotations
 
+import os
+import struct
+import subprocess
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -26,3 +31,38 @@ def run(argv: list[str], capsys: Any) -> tuple[int, str]:
     except SystemExit as exc:
         code = exc.code
     return int(code or 0), capsys.readouterr().err
+
+
+def in_a_terminal(
+    command: list[str], env: Mapping[str, str], *, capture_stdout: bool = False
+) -> tuple[int, str, str]:
+    """Run ``command`` with its standard error (and output, unless ``capture_stdout``) on a
+    120-column pseudo-terminal: (exit status, standard output captured or "", what the
+    terminal showed). POSIX only: its callers skip elsewhere."""
+    import fcntl
+    import pty
+    import termios
+
+    terminal, side = pty.openpty()
+    fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    with subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE if capture_stdout else side,
+        stderr=side,
+        env=dict(env),
+    ) as process:
+        os.close(side)
+        shown = bytearray()
+        while True:
+            try:
+                chunk = os.read(terminal, 65536)
+            except OSError:  # EIO: the last holder of the terminal's other side has closed it
+                break
+            if not chunk:
+                break
+            shown += chunk
+        os.close(terminal)
+        out = process.stdout.read().decode() if process.stdout else ""
+        code = process.wait(timeout=120)
+    return code, out, shown.decode(errors="replace")

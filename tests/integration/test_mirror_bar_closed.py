@@ -11,13 +11,9 @@ pseudo-terminal (Python's ``pty``) with a window size, as a shell gives it.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import io
 import os
-import struct
-import subprocess
 import sys
-import termios
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +37,8 @@ from dealframe.client import Client
 from dealframe.errors import ServerError
 
 pty = pytest.importorskip("pty")
+
+from _cli import in_a_terminal  # noqa: E402 - the tests' own helpers
 
 P = "/api/private/v1"
 PAGE_SIZE = 500  # pages enough in the session sandbox's deals for the 4th to fail
@@ -114,29 +112,9 @@ def _sync_in_a_terminal(proxy: Any, sandbox: Any, folder: Path) -> tuple[int, st
         DEALFRAME_PRIVATE_KEY=sandbox.private_key,
         DEALFRAME_CACHE="off",
     )
-    terminal, side = pty.openpty()
-    fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     command = [sys.executable, "-m", "dealframe", "mirror", "sync", str(folder)]
-    with subprocess.Popen(
-        [*command, "--entities", "deals"],
-        stdin=subprocess.DEVNULL,
-        stdout=side,
-        stderr=side,
-        env=env,
-    ) as process:
-        os.close(side)
-        shown = bytearray()
-        while True:
-            try:
-                chunk = os.read(terminal, 65536)
-            except OSError:  # EIO: the last holder of the terminal's other side has closed it
-                break
-            if not chunk:
-                break
-            shown += chunk
-        os.close(terminal)
-        code = process.wait(timeout=120)
-    return code, shown.decode(errors="replace")
+    code, _, shown = in_a_terminal([*command, "--entities", "deals"], env)
+    return code, shown
 
 
 def test_the_command_prints_its_error_on_a_line_of_its_own(sandbox, proxy, tmp_path):

@@ -6,16 +6,18 @@ error a pseudo-terminal (Python's ``pty``) with a window size, as a shell gives 
 
 from __future__ import annotations
 
-import fcntl
 import os
-import struct
 import subprocess
 import sys
-import termios
+from pathlib import Path
 
 import pytest
 
 pty = pytest.importorskip("pty")
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _cli import in_a_terminal  # noqa: E402 - the tests' own helpers
 
 BAR = "transactions:"  # the label of the deals' page bar (the endpoint's entity)
 
@@ -33,29 +35,8 @@ def _env(sandbox) -> dict[str, str]:
 
 def _pull_in_a_terminal(sandbox, args: list[str]) -> tuple[int, str, str]:
     """Exit status, standard output and what the terminal showed on standard error."""
-    terminal, side = pty.openpty()
-    fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    with subprocess.Popen(
-        [sys.executable, "-m", "dealframe", "pull", "deals", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=side,
-        env=_env(sandbox),
-    ) as process:
-        os.close(side)
-        shown = bytearray()
-        while True:
-            try:
-                chunk = os.read(terminal, 65536)
-            except OSError:  # EIO: the last holder of the terminal's other side has closed it
-                break
-            if not chunk:
-                break
-            shown += chunk
-        os.close(terminal)
-        out = process.stdout.read().decode() if process.stdout else ""
-        code = process.wait(timeout=120)
-    return code, out, shown.decode(errors="replace")
+    command = [sys.executable, "-m", "dealframe", "pull", "deals", *args]
+    return in_a_terminal(command, _env(sandbox), capture_stdout=True)
 
 
 @pytest.fixture(scope="module")
