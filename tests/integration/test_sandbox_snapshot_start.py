@@ -133,6 +133,8 @@ def test_stop_returns_only_once_the_server_thread_ended_after_a_slow_snapshot(mo
     slow = _SlowWriter()
     sb.state._writer = slow  # type: ignore[assignment]
     assert requests.get(f"{sb.url}/api/private/v1/lookup/transactions", headers=KEY).ok
+    serving = sb._thread  # (other sandboxes of the test run serve from threads of that name)
+    assert serving is not None and serving.is_alive()
     finished = threading.Timer(1.0, slow.done.set)  # past the first wait of stop()
     finished.start()
     try:
@@ -140,7 +142,7 @@ def test_stop_returns_only_once_the_server_thread_ended_after_a_slow_snapshot(mo
     finally:
         finished.join()
     assert slow.done.is_set()
-    assert not [t.name for t in threading.enumerate() if t.name == "dealframe-sandbox"]
+    assert not serving.is_alive()
 
 
 def test_a_second_ctrl_c_ends_the_wait_for_the_snapshot():
