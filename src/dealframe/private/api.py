@@ -134,6 +134,10 @@ class _Pulled(NamedTuple):
     # cap on rows of each batch (None: read whole)
     union: str | None = None
     caps: list[int | None] | None = None
+    # of each batch held to the pages read (``enough`` stopped it before ``meta.total``'s
+    # rows), the rows it counts: those that arrived, repeats included, up to what the pages
+    # should hold (:attr:`~dealframe.private.paging.Pages.held`); None for the others
+    held: list[int | None] | None = None
 
 
 #: Types of the filter parameters (values are checked against the discovery documents).
@@ -825,6 +829,26 @@ def _batch_overlap(frame: pd.DataFrame, batches: list[int]) -> _Overlap:
     distinct = [n - r for n, r in zip(batches, per_batch(repeats), strict=True)]
     kept = [n - d for n, d in zip(batches, per_batch(later), strict=True)]
     return _Overlap(later, distinct, kept, int((later & ~repeats).sum()))
+
+
+def _counted(distinct: list[int], caps: list[int | None], held: list[int | None]) -> int:
+    """The rows a union's batches count against what they should hold: each batch's distinct
+    rows (up to its cap), but a batch held to the pages read counts its rows that arrived on
+    them, repeats included (``held``): it stopped once its *distinct* rows were enough, so
+    they fall short of its full pages by exactly the rows it repeated, which are said as
+    repeats, not as rows missing.
+
+    Examples
+    --------
+    >>> _counted([2656, 995], [3263, 3263], [None, 1000])
+    3656
+    >>> _counted([2656, 995], [None, 900], [None, None])
+    3556
+    """
+    return sum(
+        (n if c is None else min(n, c)) if h is None else h
+        for n, c, h in zip(distinct, caps, held, strict=True)
+    )
 
 
 class _Distinct:
@@ -1541,11 +1565,12 @@ class PrivateApi:
             looked_up: list[str] | None = None,
             batches: list[int] | None = None,
             caps: list[int | None] | None = None,
+            held: list[int | None] | None = None,
         ) -> _Pulled:
             """What was pulled, with what this call met on the way."""
             notes = _said_once(refused), _said_once(zero)
             union = None if key == "id" else key
-            return _Pulled(pages, expected, total, looked_up, batches, *notes, union, caps)
+            return _Pulled(pages, expected, total, looked_up, batches, *notes, union, caps, held)
 
         if key is None:
             pages = pull(dict(wire), limit)
@@ -1562,6 +1587,7 @@ class PrivateApi:
         looked_up: list[str] = []  # of a lookup by id alone: the batches that arrived whole
         batches: list[int] = []
         caps: list[int | None] = []
+        held: list[int | None] = []
         # with limit and no sort, batches stop once it is reached (but for a lookup by id
         # beside another filter of ids: every batch, read whole, tells which ids came back)
         stops = limit is not None and sort is None and not (union and exact)
@@ -1580,7 +1606,7 @@ class PrivateApi:
         for start in range(0, len(ids), IDS_PER_BATCH):
             seen = merged.rows if counter is None else counter.rows  # distinct over batches
             if stops and limit is not None and seen >= limit:
-                return said(merged, expected, None, whole(), batches, caps)
+                return said(merged, expected, None, whole(), batches, caps, held)
             batch = ids[start : start + IDS_PER_BATCH]
             # a union batch is asked for ``limit`` rows, with sort or without: some of its
             # rows may be ones an earlier batch holds (the union is cut once de-duplicated)
@@ -1599,7 +1625,7 @@ class PrivateApi:
                     for at in range(start, len(ids), IDS_PER_BATCH)
                 ]
                 merged.expected = merged.total = None
-                return said(merged, None, None, whole(), batches, caps)
+                return said(merged, None, None, whole(), batches, caps, held)
             merged.parts += pages.parts
             merged.infos += pages.infos
             merged.keys |= pages.keys
@@ -1621,8 +1647,9 @@ class PrivateApi:
                 looked_up += batch
             batches.append(pages.rows)
             caps.append(cap)
+            held.append(min(pages.rows, pages.expected or 0) if pages.held else None)
         merged.expected, merged.total = expected, total
-        return said(merged, expected, total, whole(), batches, caps)
+        return said(merged, expected, total, whole(), batches, caps, held)
 
     def _list(
         self, entity: str, method: Callable[..., Any], arguments: Mapping[str, Any]
@@ -1672,7 +1699,7 @@ class PrivateApi:
             # and is no repeat of the service: each batch is counted against its own total
             overlap = _batch_overlap(frame, batches)
             caps = pulled.caps or [None] * len(batches)
-            counted = sum(n if c is None else min(n, c) for n, c in zip(overlap.distinct, caps))
+            counted = _counted(overlap.distinct, caps, pulled.held or [None] * len(batches))
             shared = overlap.shared
             if overlap.later.any():
                 frame = frame.loc[~overlap.later].reset_index(drop=True)
@@ -1714,10 +1741,12 @@ class PrivateApi:
             # a page=1 of new rows, and the rows add up: later calls count from 0 too
             self._first_page = 0
         if pulled.expected is not None and distinct != pulled.expected and not pages.failed:
+            capped = "" if limit is None else " (capped by limit)"
+            if any(n is not None for n in pulled.held or []):  # a batch stopped part-way
+                capped = " (capped by limit and by the pages read)"
             found.add(
                 "count_mismatch",
-                f"meta.total announced {pulled.expected} rows"
-                f"{' (capped by limit)' if limit is not None else ''}; {distinct} distinct "
+                f"meta.total announced {pulled.expected} rows{capped}; {distinct} distinct "
                 f"rows arrived{_why_short(pulled.expected - distinct, pages.size)}",
                 shortfall=pulled.expected - distinct,
             )
