@@ -7,7 +7,8 @@ of a batch whose page failed (real deals that sat on that page), and, for ``id``
 ``investor_id`` of more than 1,000 ids, every id a batch not read might have returned. It now
 names only the ids known to be absent. The error's ``expected`` and ``received`` of a union of
 batches (``investor_id``) counted a deal of two batches once in each; they now count the rows
-of the result: unknown, and the partial's. A batch that the early stop of ``limit`` ends
+of the result: unknown, and the partial's; so do those of ``strict=True`` when a page of a batch
+came short, whose ``failed`` names the batch. A batch that the early stop of ``limit`` ends
 part-way, in which the service repeated rows, is no longer said to lack those rows: the repeats
 are said as repeats, as a plain pull says them. Expectations come from the sandbox's rows read
 with plain ``requests``.
@@ -30,6 +31,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Action,
     Exchange,
     clamp_limit,
+    drop_rows,
     fresh,
     fresh_rules,
     no_hang,
@@ -196,3 +198,23 @@ def test_rows_repeated_in_a_batch_the_limit_ends_are_said_as_repeats(
     assert [f["kind"] for f in frame.attrs["findings"]] == ["repeated_rows"]
     assert len(seen) == 1 and "came more than once" in str(seen[0].message)
     assert info.value.finding == "repeated_rows"
+
+
+def test_the_strict_error_of_a_union_counts_the_rows_of_its_result(fresh, proxy, investor_batches):
+    """Page 2 of the second batch of ``investor_id`` comes 5 rows short (``meta`` unchanged),
+    with ``strict=True``: ``IncompleteResultError``'s ``expected`` is None and ``received`` the
+    partial's rows, as when a page fails, not the batches' rows with their shared deals
+    counted in each ("received 5689 of 5694" for a partial of 4,887 rows); its ``failed``
+    names the batch of the short page."""
+    wanted = [*investor_batches[0], *investor_batches[1]]
+    when = holding("investor_id", investor_batches[1][0])
+    proxy.add(LIST, drop_rows(5), method="POST", page=2, when=when)
+    for limit in (None, 4000):
+        with pytest.raises(IncompleteResultError) as info:
+            fresh.private.deals(investor_id=wanted, limit=limit, strict=True)
+        error = info.value
+        assert error.partial.attrs["batch_overlap"] > 0  # the test needs shared deals
+        assert error.expected is None
+        assert error.received == len(error.partial)
+        assert f"received {len(error.partial)} rows;" in str(error)
+        assert f"investor_id ids {CAP + 1}-{len(wanted)} page 2" in error.failed[0]

@@ -1484,8 +1484,9 @@ class PrivateApi:
         :class:`~dealframe.errors.IncompleteResultError` (an expired token's
         :class:`~dealframe.errors.AuthenticationError` as itself) carrying the batches that
         arrived. A page that fails past a batch's first is named with its batch
-        (``investor_id ids 1001-1449 page 2``) when there are several. Nothing arrived yet,
-        or a 400 (about what the batch holds): the error is raised as itself.
+        (``investor_id ids 1001-1449 page 2``) when there are several, as are the findings
+        of its pages. Nothing arrived yet, or a 400 (about what the batch holds): the error
+        is raised as itself.
 
         A lookup by ``id`` says which ids it looked up whole (``looked_up``): those the rows
         lack are known to be absent. Alone, they are the ids of each batch every page of
@@ -1500,10 +1501,25 @@ class PrivateApi:
         numbering = Numbering(self._first_page, self._first_page == 0 or self._first_page_known)
 
         def pull(
-            filters: dict[str, Any], cap: int | None, enough: _Distinct | None = None
+            filters: dict[str, Any],
+            cap: int | None,
+            enough: _Distinct | None = None,
+            batch: str | None = None,
         ) -> Pages[Any]:
             """Every page of one list request (``cap`` rows at most, or until ``enough``),
-            checked and parsed."""
+            checked and parsed; what its pages are found to say is named with its ``batch``
+            of ids when there are several (``... investor_id ids 1001-1449 page 2``)."""
+            told = found if batch is None else Findings(f"{found.where} {batch}")
+            try:
+                return walk(filters, cap, enough, told)
+            finally:
+                if told is not found:
+                    found.absorb(told.items)
+
+        def walk(
+            filters: dict[str, Any], cap: int | None, enough: _Distinct | None, told: Findings
+        ) -> Pages[Any]:
+            """:func:`pull`'s pages, its findings added to ``told``."""
             body = {"filters": filters, **head}
 
             def paged(number: int | None, size: int) -> dict[str, Any]:
@@ -1542,7 +1558,7 @@ class PrivateApi:
                     desc=entity,
                     parse=parse,
                     pool=self._t.pool,
-                    found=found,
+                    found=told,
                     page_size=size,
                     lookup=stored if cache and not refresh else None,
                     reader=shape.LIST_READERS.get(entity),
@@ -1612,7 +1628,8 @@ class PrivateApi:
             # rows may be ones an earlier batch holds (the union is cut once de-duplicated)
             cap = None if exact or limit is None else limit
             try:
-                pages = pull({**wire, key: _with_ids(wire[key], batch)}, cap, counter)
+                name = _batch_name(key, start, len(ids)) if several else None
+                pages = pull({**wire, key: _with_ids(wire[key], batch)}, cap, counter, name)
             except (ApiError, TransportError) as exc:
                 # nothing arrived, or a refusal of what this batch holds: the error as itself
                 if not batches or isinstance(exc, BadRequestError):
@@ -1630,9 +1647,7 @@ class PrivateApi:
             merged.infos += pages.infos
             merged.keys |= pages.keys
             merged.failed += (
-                [_in_batch(f, _batch_name(key, start, len(ids))) for f in pages.failed]
-                if several
-                else pages.failed
+                pages.failed if name is None else [_in_batch(f, name) for f in pages.failed]
             )
             merged.size = pages.size
             expected = (
@@ -1769,12 +1784,13 @@ class PrivateApi:
             **({} if pulled.refused is None else {"page_size_refused": pulled.refused}),
             **({} if pulled.zero is None else {"page_from_0": pulled.zero}),
         )
-        # a union's batches share rows: once a page failed, the rows it should have had are
-        # unknown (so are the rows the failed pages shared), and those that arrived are the
+        # a union's batches share rows: once a page failed or came short, the rows it should
+        # have had are unknown (so are the rows they shared), and those that arrived are the
         # partial's; the pages' own counts hold each shared row once a batch
         union = None if pulled.union is None else (None, len(frame))
         pages.raise_for_failures(frame, counts=union)
-        found.report(strict=strict, partial=frame, expected=pulled.expected, received=distinct)
+        expected, received = (pulled.expected, distinct) if union is None else union
+        found.report(strict=strict, partial=frame, expected=expected, received=received)
         if missing:
             _report_missing_ids(entity, wire, pulled.looked_up or [], missing, frame, strict)
         if not len(frame):
