@@ -7,8 +7,11 @@ of a batch whose page failed (real deals that sat on that page), and, for ``id``
 ``investor_id`` of more than 1,000 ids, every id a batch not read might have returned. It now
 names only the ids known to be absent. The error's ``expected`` and ``received`` of a union of
 batches (``investor_id``) counted a deal of two batches once in each; they now count the rows
-of the result: unknown, and the partial's. Expectations come from the sandbox's rows read with
-plain ``requests``.
+of the result: unknown, and the partial's; so do those of ``strict=True`` when a page of a batch
+came short, whose ``failed`` names the batch. A batch that the early stop of ``limit`` ends
+part-way, in which the service repeated rows, is no longer said to lack those rows: the repeats
+are said as repeats, as a plain pull says them. Expectations come from the sandbox's rows read
+with plain ``requests``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import math
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +28,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
+    Action,
+    Exchange,
     clamp_limit,
+    drop_rows,
     fresh,
     fresh_rules,
     no_hang,
@@ -42,7 +49,7 @@ from test_id_filter_batches import (  # noqa: F401 - fixtures are used by name
 )
 
 from dealframe import Client
-from dealframe.errors import IncompleteResultError
+from dealframe.errors import IncompleteResultError, ServiceContractError
 
 LIST = f"^{P}/transactions$"
 
@@ -140,3 +147,74 @@ def test_a_limit_without_sort_reads_a_later_batch_only_for_the_rows_still_wanted
     assert proxy.count(LIST, "POST") == math.ceil(of_first / CAP) + 1
     assert set(frame["id"]) == set(union[: of_first + 1]) and len(frame) == of_first + 1
     assert frame.attrs["truncated"] is True and frame.attrs["rows_total"] is None
+
+
+def shifted(by: int) -> Action:
+    """From page 3 on, each page served ``by`` rows late, the way rows move while a walk pages:
+    page 3 starts with the last ``by`` rows of page 2, and each page's last ``by`` rows open the
+    next one (nothing is lost; the order is the service's). Pages must come one at a time."""
+    carry: list[Any] = []
+
+    def apply(ex: Exchange) -> None:
+        doc, page = ex.doc(), ex.page or 1
+        if not isinstance(doc, dict) or page < 2:
+            return
+        rows, more = doc["data"], doc["meta"]["has_more"]
+        if page > 2:
+            doc["data"] = carry + (rows[:-by] if more else rows)
+            ex.set_doc(doc)
+        carry[:] = rows[-by:]
+
+    return Action(f"shifted({by})", on_response=apply)
+
+
+def test_rows_repeated_in_a_batch_the_limit_ends_are_said_as_repeats(
+    sandbox, proxy, deals, investor_batches
+):
+    """The second batch's rows move 5 rows late from its page 3 on (page 3 repeats page 2's
+    last 5), and ``limit`` ends that batch a few pages in: its distinct rows then fall short
+    of its full pages by the 5 rows it repeated. The frame is the union's first rows; the
+    call says only that ids came more than once (it used to say, too, that ``meta.total``
+    announced 5 rows more than arrived, and ``strict=True`` raised ``IncompleteResultError``
+    on a complete frame instead of the ``ServiceContractError`` of a plain pull)."""
+    first, second = investor_batches
+    union: list[str] = []
+    for batch in (set(first), set(second)):
+        union += [d["id"] for d in deals if participants(d) & batch and d["id"] not in union]
+    of_first = sum(bool(participants(d) & set(first)) for d in deals)
+    size, limit = 200, of_first + 3 * 200 + 7  # past batch 2's page 4: a page past its shift
+    assert len(union) > limit + 2 * size  # the stop lands well before batch 2's end
+    proxy.add(LIST, clamp_limit(size), method="POST")
+    proxy.add(LIST, shifted(5), method="POST", when=holding("investor_id", second[0]))
+    settings = {**FAST, "max_workers": 1, "cache_enabled": False}  # pages one at a time
+    with Client(proxy.url, sandbox.public_token, sandbox.private_key, **settings) as client:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            frame = client.private.deals(investor_id=[*first, *second], limit=limit)
+        with pytest.raises(ServiceContractError) as info:
+            client.private.deals(investor_id=[*first, *second], limit=limit, strict=True)
+    assert frame["id"].tolist() == union[:limit]
+    assert frame.attrs["rows_total"] is None  # batch 2 was not read to its end
+    assert [f["kind"] for f in frame.attrs["findings"]] == ["repeated_rows"]
+    assert len(seen) == 1 and "came more than once" in str(seen[0].message)
+    assert info.value.finding == "repeated_rows"
+
+
+def test_the_strict_error_of_a_union_counts_the_rows_of_its_result(fresh, proxy, investor_batches):
+    """Page 2 of the second batch of ``investor_id`` comes 5 rows short (``meta`` unchanged),
+    with ``strict=True``: ``IncompleteResultError``'s ``expected`` is None and ``received`` the
+    partial's rows, as when a page fails, not the batches' rows with their shared deals
+    counted in each ("received 5689 of 5694" for a partial of 4,887 rows); its ``failed``
+    names the batch of the short page."""
+    wanted = [*investor_batches[0], *investor_batches[1]]
+    when = holding("investor_id", investor_batches[1][0])
+    proxy.add(LIST, drop_rows(5), method="POST", page=2, when=when)
+    for limit in (None, 4000):
+        with pytest.raises(IncompleteResultError) as info:
+            fresh.private.deals(investor_id=wanted, limit=limit, strict=True)
+        error = info.value
+        assert error.partial.attrs["batch_overlap"] > 0  # the test needs shared deals
+        assert error.expected is None
+        assert error.received == len(error.partial)
+        assert f"received {len(error.partial)} rows;" in str(error)
+        assert f"investor_id ids {CAP + 1}-{len(wanted)} page 2" in error.failed[0]

@@ -134,6 +134,10 @@ class _Pulled(NamedTuple):
     # cap on rows of each batch (None: read whole)
     union: str | None = None
     caps: list[int | None] | None = None
+    # of each batch held to the pages read (``enough`` stopped it before ``meta.total``'s
+    # rows), the rows it counts: those that arrived, repeats included, up to what the pages
+    # should hold (:attr:`~dealframe.private.paging.Pages.held`); None for the others
+    held: list[int | None] | None = None
 
 
 #: Types of the filter parameters (values are checked against the discovery documents).
@@ -827,6 +831,26 @@ def _batch_overlap(frame: pd.DataFrame, batches: list[int]) -> _Overlap:
     return _Overlap(later, distinct, kept, int((later & ~repeats).sum()))
 
 
+def _counted(distinct: list[int], caps: list[int | None], held: list[int | None]) -> int:
+    """The rows a union's batches count against what they should hold: each batch's distinct
+    rows (up to its cap), but a batch held to the pages read counts its rows that arrived on
+    them, repeats included (``held``): it stopped once its *distinct* rows were enough, so
+    they fall short of its full pages by exactly the rows it repeated, which are said as
+    repeats, not as rows missing.
+
+    Examples
+    --------
+    >>> _counted([2656, 995], [3263, 3263], [None, 1000])
+    3656
+    >>> _counted([2656, 995], [None, 900], [None, None])
+    3556
+    """
+    return sum(
+        (n if c is None else min(n, c)) if h is None else h
+        for n, c, h in zip(distinct, caps, held, strict=True)
+    )
+
+
 class _Distinct:
     """The distinct rows of a union's batches read so far (:meth:`PrivateApi._pull_list`),
     told each page's identities in turn (:func:`~dealframe.private.paging.pull_pages`'s
@@ -1460,8 +1484,9 @@ class PrivateApi:
         :class:`~dealframe.errors.IncompleteResultError` (an expired token's
         :class:`~dealframe.errors.AuthenticationError` as itself) carrying the batches that
         arrived. A page that fails past a batch's first is named with its batch
-        (``investor_id ids 1001-1449 page 2``) when there are several. Nothing arrived yet,
-        or a 400 (about what the batch holds): the error is raised as itself.
+        (``investor_id ids 1001-1449 page 2``) when there are several, as are the findings
+        of its pages. Nothing arrived yet, or a 400 (about what the batch holds): the error
+        is raised as itself.
 
         A lookup by ``id`` says which ids it looked up whole (``looked_up``): those the rows
         lack are known to be absent. Alone, they are the ids of each batch every page of
@@ -1476,10 +1501,25 @@ class PrivateApi:
         numbering = Numbering(self._first_page, self._first_page == 0 or self._first_page_known)
 
         def pull(
-            filters: dict[str, Any], cap: int | None, enough: _Distinct | None = None
+            filters: dict[str, Any],
+            cap: int | None,
+            enough: _Distinct | None = None,
+            batch: str | None = None,
         ) -> Pages[Any]:
             """Every page of one list request (``cap`` rows at most, or until ``enough``),
-            checked and parsed."""
+            checked and parsed; what its pages are found to say is named with its ``batch``
+            of ids when there are several (``... investor_id ids 1001-1449 page 2``)."""
+            told = found if batch is None else Findings(f"{found.where} {batch}")
+            try:
+                return walk(filters, cap, enough, told)
+            finally:
+                if told is not found:
+                    found.absorb(told.items)
+
+        def walk(
+            filters: dict[str, Any], cap: int | None, enough: _Distinct | None, told: Findings
+        ) -> Pages[Any]:
+            """:func:`pull`'s pages, its findings added to ``told``."""
             body = {"filters": filters, **head}
 
             def paged(number: int | None, size: int) -> dict[str, Any]:
@@ -1518,7 +1558,7 @@ class PrivateApi:
                     desc=entity,
                     parse=parse,
                     pool=self._t.pool,
-                    found=found,
+                    found=told,
                     page_size=size,
                     lookup=stored if cache and not refresh else None,
                     reader=shape.LIST_READERS.get(entity),
@@ -1541,11 +1581,12 @@ class PrivateApi:
             looked_up: list[str] | None = None,
             batches: list[int] | None = None,
             caps: list[int | None] | None = None,
+            held: list[int | None] | None = None,
         ) -> _Pulled:
             """What was pulled, with what this call met on the way."""
             notes = _said_once(refused), _said_once(zero)
             union = None if key == "id" else key
-            return _Pulled(pages, expected, total, looked_up, batches, *notes, union, caps)
+            return _Pulled(pages, expected, total, looked_up, batches, *notes, union, caps, held)
 
         if key is None:
             pages = pull(dict(wire), limit)
@@ -1562,6 +1603,7 @@ class PrivateApi:
         looked_up: list[str] = []  # of a lookup by id alone: the batches that arrived whole
         batches: list[int] = []
         caps: list[int | None] = []
+        held: list[int | None] = []
         # with limit and no sort, batches stop once it is reached (but for a lookup by id
         # beside another filter of ids: every batch, read whole, tells which ids came back)
         stops = limit is not None and sort is None and not (union and exact)
@@ -1580,13 +1622,14 @@ class PrivateApi:
         for start in range(0, len(ids), IDS_PER_BATCH):
             seen = merged.rows if counter is None else counter.rows  # distinct over batches
             if stops and limit is not None and seen >= limit:
-                return said(merged, expected, None, whole(), batches, caps)
+                return said(merged, expected, None, whole(), batches, caps, held)
             batch = ids[start : start + IDS_PER_BATCH]
             # a union batch is asked for ``limit`` rows, with sort or without: some of its
             # rows may be ones an earlier batch holds (the union is cut once de-duplicated)
             cap = None if exact or limit is None else limit
             try:
-                pages = pull({**wire, key: _with_ids(wire[key], batch)}, cap, counter)
+                name = _batch_name(key, start, len(ids)) if several else None
+                pages = pull({**wire, key: _with_ids(wire[key], batch)}, cap, counter, name)
             except (ApiError, TransportError) as exc:
                 # nothing arrived, or a refusal of what this batch holds: the error as itself
                 if not batches or isinstance(exc, BadRequestError):
@@ -1599,14 +1642,12 @@ class PrivateApi:
                     for at in range(start, len(ids), IDS_PER_BATCH)
                 ]
                 merged.expected = merged.total = None
-                return said(merged, None, None, whole(), batches, caps)
+                return said(merged, None, None, whole(), batches, caps, held)
             merged.parts += pages.parts
             merged.infos += pages.infos
             merged.keys |= pages.keys
             merged.failed += (
-                [_in_batch(f, _batch_name(key, start, len(ids))) for f in pages.failed]
-                if several
-                else pages.failed
+                pages.failed if name is None else [_in_batch(f, name) for f in pages.failed]
             )
             merged.size = pages.size
             expected = (
@@ -1621,8 +1662,9 @@ class PrivateApi:
                 looked_up += batch
             batches.append(pages.rows)
             caps.append(cap)
+            held.append(min(pages.rows, pages.expected or 0) if pages.held else None)
         merged.expected, merged.total = expected, total
-        return said(merged, expected, total, whole(), batches, caps)
+        return said(merged, expected, total, whole(), batches, caps, held)
 
     def _list(
         self, entity: str, method: Callable[..., Any], arguments: Mapping[str, Any]
@@ -1672,7 +1714,7 @@ class PrivateApi:
             # and is no repeat of the service: each batch is counted against its own total
             overlap = _batch_overlap(frame, batches)
             caps = pulled.caps or [None] * len(batches)
-            counted = sum(n if c is None else min(n, c) for n, c in zip(overlap.distinct, caps))
+            counted = _counted(overlap.distinct, caps, pulled.held or [None] * len(batches))
             shared = overlap.shared
             if overlap.later.any():
                 frame = frame.loc[~overlap.later].reset_index(drop=True)
@@ -1714,10 +1756,12 @@ class PrivateApi:
             # a page=1 of new rows, and the rows add up: later calls count from 0 too
             self._first_page = 0
         if pulled.expected is not None and distinct != pulled.expected and not pages.failed:
+            capped = "" if limit is None else " (capped by limit)"
+            if any(n is not None for n in pulled.held or []):  # a batch stopped part-way
+                capped = " (capped by limit and by the pages read)"
             found.add(
                 "count_mismatch",
-                f"meta.total announced {pulled.expected} rows"
-                f"{' (capped by limit)' if limit is not None else ''}; {distinct} distinct "
+                f"meta.total announced {pulled.expected} rows{capped}; {distinct} distinct "
                 f"rows arrived{_why_short(pulled.expected - distinct, pages.size)}",
                 shortfall=pulled.expected - distinct,
             )
@@ -1740,12 +1784,13 @@ class PrivateApi:
             **({} if pulled.refused is None else {"page_size_refused": pulled.refused}),
             **({} if pulled.zero is None else {"page_from_0": pulled.zero}),
         )
-        # a union's batches share rows: once a page failed, the rows it should have had are
-        # unknown (so are the rows the failed pages shared), and those that arrived are the
+        # a union's batches share rows: once a page failed or came short, the rows it should
+        # have had are unknown (so are the rows they shared), and those that arrived are the
         # partial's; the pages' own counts hold each shared row once a batch
         union = None if pulled.union is None else (None, len(frame))
         pages.raise_for_failures(frame, counts=union)
-        found.report(strict=strict, partial=frame, expected=pulled.expected, received=distinct)
+        expected, received = (pulled.expected, distinct) if union is None else union
+        found.report(strict=strict, partial=frame, expected=expected, received=received)
         if missing:
             _report_missing_ids(entity, wire, pulled.looked_up or [], missing, frame, strict)
         if not len(frame):

@@ -153,6 +153,10 @@ class Pages(Generic[T]):
         Pages that failed after their retries.
     enough : bool
         Whether the caller's ``enough`` (:func:`pull_pages`) ended the walk.
+    held : bool
+        Whether ``expected`` was held to the rows the pages read can hold (``enough`` ended
+        the walk before the rows ``meta.total`` announced): those pages' rows, repeats
+        included, are what they should add up to (the repeats are said as such elsewhere).
     """
 
     parts: list[T]
@@ -163,6 +167,7 @@ class Pages(Generic[T]):
     keys: set[str] = field(default_factory=set)
     failed: list[ItemFailure] = field(default_factory=list)
     enough: bool = False
+    held: bool = False
 
     @property
     def rows(self) -> int:
@@ -621,7 +626,8 @@ def pull_pages(
         ``enough(ids)``, told the identities of each page read in page order: True once the
         caller has the rows it wants (the distinct rows of batches that share rows), which
         ends the walk there as ``limit`` would (:attr:`Pages.enough`; ``expected`` is then
-        capped by the pages read: ``meta.total`` counted rows not asked for).
+        capped by the pages read, :attr:`Pages.held`: ``meta.total`` counted rows not asked
+        for).
 
     Returns
     -------
@@ -680,10 +686,11 @@ def pull_pages(
 
 def _read(walk: _Walk[T]) -> Pages[T]:
     """The pages of a walk that has ended; once the caller said it had ``enough``, the rows
-    they should hold are at most those of the pages read."""
+    they should hold are at most those of the pages read (:attr:`Pages.held`)."""
     pages = walk.pages
-    if pages.enough and pages.expected is not None:
-        pages.expected = min(pages.expected, len(pages.infos) * pages.size)
+    read = len(pages.infos) * pages.size
+    if pages.enough and pages.expected is not None and read < pages.expected:
+        pages.expected, pages.held = read, True
     return pages
 
 
