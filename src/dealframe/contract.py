@@ -35,6 +35,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import numbers
 import warnings
@@ -420,7 +421,9 @@ class Findings:
     def absorb(self, items: Iterable[Finding]) -> None:
         """Add the findings of one page or one id of this call: one that says again, in the
         same words and with no rows lost, what an earlier one said (a service without
-        ``meta``, counts written as text) is said once per call, not once per page.
+        ``meta``, counts written as text) is said once per call, not once per page. Said
+        again from another place (another batch of ids of the call), it is the call's: its
+        place is the call's endpoint, not the first place's alone.
 
         Examples
         --------
@@ -428,8 +431,11 @@ class Findings:
         >>> found.absorb([Finding("bad_meta", "GET /x page 2", NO_META)] * 3)
         >>> len(found)
         1
+        >>> found.absorb([Finding("bad_meta", "GET /x ids 1001-1500 page 2", NO_META)])
+        >>> [f.where for f in found]
+        ['GET /x']
         """
-        said = {(f.kind, f.message) for f in self.items if not f.shortfall}
+        said = {(f.kind, f.message): at for at, f in enumerate(self.items) if not f.shortfall}
         items = list(items)
         if any(f.kind not in KEPT_IN_CACHE for f in items):
             forget_call()  # as add() does
@@ -437,8 +443,11 @@ class Findings:
             key = (finding.kind, finding.message)
             if finding.shortfall or key not in said:
                 self.items.append(finding)
-            if not finding.shortfall:
-                said.add(key)
+                if not finding.shortfall:
+                    said[key] = len(self.items) - 1
+            elif self.items[said[key]].where != finding.where:
+                kept = self.items[said[key]]
+                self.items[said[key]] = dataclasses.replace(kept, where=self.where)
 
     def __iter__(self) -> Iterator[Finding]:
         return iter(self.items)

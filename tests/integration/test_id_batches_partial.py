@@ -34,6 +34,8 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     drop_rows,
     fresh,
     fresh_rules,
+    ignore_page,
+    meta_delete,
     no_hang,
     proxy,
 )
@@ -218,3 +220,24 @@ def test_the_strict_error_of_a_union_counts_the_rows_of_its_result(fresh, proxy,
         assert error.received == len(error.partial)
         assert f"received {len(error.partial)} rows;" in str(error)
         assert f"investor_id ids {CAP + 1}-{len(wanted)} page 2" in error.failed[0]
+
+
+@pytest.mark.parametrize("drift", ["no meta", "page= ignored"])
+def test_a_finding_every_batch_makes_is_said_once_for_the_call(
+    fresh, proxy, investor_batches, drift
+):
+    """Said by the pages of both batches of ``investor_id``, a finding in the same words is
+    said once, and of the call (its endpoint), not pinned to the first batch: "no meta" was
+    said of ``investor_id ids 1-1000`` alone, and the second batch's stopped paging nowhere."""
+    wanted = [*investor_batches[0], *investor_batches[1]]
+    proxy.add(LIST, meta_delete() if drift == "no meta" else ignore_page(), method="POST")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            found = fresh.private.deals(investor_id=wanted).attrs["findings"]
+        except IncompleteResultError as error:  # page= ignored: rows are missing
+            found = error.partial.attrs["findings"]
+    kind = "bad_meta" if drift == "no meta" else "repeated_page"
+    said = [f for f in found if f["kind"] == kind]
+    assert len(said) == 1, found
+    assert said[0]["where"] == f"POST {P}/transactions", said
