@@ -65,7 +65,8 @@ DEFAULT_RETRY_AFTER_MAX = 60.0
 #: - ``max_workers``: 64. Past any useful concurrency against one service (a rate limit closes
 #:   the gate for every worker at once), while each worker is a thread, a pooled connection
 #:   reserved up front, and a page in flight (about 1 MB of JSON for 1,000 deals).
-#: - ``retries``: 1,000 (with the default backoff, over eight hours of retrying one request).
+#: - ``retries``: 1,000 (with the default backoff, up to about eight hours of retrying one
+#:   request; about four on average).
 #: - ``cache_expiry`` values: 365 days.
 SETTING_MAXIMUMS: Mapping[str, float] = MappingProxyType(
     {

@@ -33,6 +33,13 @@ def test_trimmed_multiples_names_the_deals_frame_and_the_missing_column(deals):
     with pytest.raises(ValidationError) as caught:
         trimmed_multiples(deals, "ev_revenu", (SINCE, None))
     assert caught.value.argument == "metric" and "did you mean 'ev_revenue'" in str(caught.value)
+    with pytest.raises(ValidationError) as caught:  # a multiple the frame lacks: the frame's
+        trimmed_multiples(deals.drop(columns="ev_revenue"), "ev_revenue", (SINCE, None))
+    assert caught.value.argument == "deals" and "ev_revenue" in str(caught.value)
+    for metric in ("deal_date", "deal_type"):  # read as multiples before (timestamps, or none)
+        with pytest.raises(ValidationError) as caught:
+            trimmed_multiples(deals, metric, (SINCE, None))
+        assert caught.value.argument == "metric" and "numeric" in str(caught.value)
     for metric in (123, None):  # a bare TypeError (joining the names) before
         with pytest.raises(ValidationError) as caught:
             trimmed_multiples(deals, metric, (SINCE, None))  # type: ignore[arg-type]

@@ -89,8 +89,9 @@ def trimmed_multiples(
     Raises
     ------
     dealframe.errors.ValidationError
-        Naming ``deals`` when it is not a DataFrame with a ``deal_date`` column (and the
-        columns it has), ``metric`` when it is not one of its columns (with the closest), and
+        Naming ``deals`` when it is not a DataFrame with a ``deal_date`` column, or lacks the
+        multiple ``metric`` (``ev_revenue``, ``ev_ebitda``; the columns it lacks and those it
+        has), ``metric`` when it names no numeric column of it (with the closest name), and
         ``window`` when it is not a pair of dates.
 
     Examples
@@ -109,11 +110,19 @@ def trimmed_multiples(
         raise ValidationError(
             "metric", "a deal multiple's column name, such as 'ev_revenue'", got=metric
         )
-    _deals_with(deals, ("deal_date",))
+    # a multiple the frame lacks is the frame's fault; another name the caller's (a typo)
+    _deals_with(deals, ("deal_date", *([metric] if metric in MULTIPLE_BOUNDS else [])))
     if metric not in deals.columns:
         hint = did_you_mean(metric, [str(c) for c in deals.columns])
         raise ValidationError(
             "metric", f"a column of deals, such as 'ev_revenue'{hint}", got=metric
+        )
+    column = deals[metric]
+    if not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        raise ValidationError(
+            "metric",
+            f"a numeric column of deals, such as 'ev_revenue' ({column.dtype})",
+            got=metric,
         )
     start, end = deal_window(deals, window)
     side = measure_side(deals, metric, start.date(), end.date(), small_n_threshold)

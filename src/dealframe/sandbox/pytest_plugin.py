@@ -46,6 +46,9 @@ __all__ = [
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dealframe")
+    # the words of sandbox.arguments' MAX_SCALE and SCALE_MEMORY, written out: this plugin loads
+    # in every pytest session of an environment with dealframe, and imports no sandbox module
+    # until a test asks for one (tests/unit/test_sandbox_memory_figure.py holds them alike)
     group.addoption(
         "--dealframe-sandbox-scale",
         type=float,
