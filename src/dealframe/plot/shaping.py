@@ -15,10 +15,10 @@ always show the same numbers.
 Examples
 --------
 >>> import pandas as pd
->>> cur = pd.DataFrame({"evEbitdaLtm": [12.0, None, 250.0, None],
-...                     "ebitdaLtm": [10.0, 5.0, 1.0, -3.0]})
->>> multiple_status(cur, "evEbitdaLtm").tolist()
-['ok', 'n/a', 'NM', 'NM']
+>>> deals = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-05", "2024-02-01"]),
+...                       "deal_type": ["Venture", "M&A"]})
+>>> quarterly_activity(deals, ("2024-01-01", "2024-03-31"))["total"].tolist()
+[2]
 """
 
 from __future__ import annotations
