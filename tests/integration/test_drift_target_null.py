@@ -134,3 +134,29 @@ def test_a_null_cut_away_by_limit_is_not_counted_or_named(via, proxy):
     assert len(lost) == 1
     said = _findings(frame).get("null_field", [])
     assert said and "target (target_id) in 1 of 1,001 rows: id " + lost[0] in said[0], said
+
+
+@pytest.mark.parametrize("spoil", ["target null", "target without its id"])
+def test_a_deal_profile_without_its_target_is_kept_and_warned(spoil, deals_ref, via, proxy):
+    """A single deal (``deal(ids)``) is checked as list rows are: before, a profile whose
+    ``target`` was null became a row with a null ``target_id`` and no finding."""
+    ids = deals_ref["id"].head(3).tolist()
+    proxy.add(f"^{P}/transactions/{ids[1]}$", SPOILS[spoil](None))
+    got = outcome(lambda: via.private.deal(ids))
+    assert got.error is None, repr(got.error)
+    frame = got.value
+    assert frame["id"].tolist() == ids  # kept, in order
+    assert frame["target_id"].isna().tolist() == [False, True, False]
+    said = _findings(frame).get("null_field", [])
+    assert said and f"target (target_id) in 1 of 3 rows: id {ids[1]}" in said[0], said
+    warned = [s for s in got.warned(ServiceContractWarning) if "target (target_id)" in s]
+    assert len(warned) == 1
+
+
+def test_a_deal_profile_asked_without_its_target_is_not_warned(deals_ref, via):
+    """``fields=`` that leave ``target`` out: its null column is not the service's fault."""
+    ids = deals_ref["id"].head(2).tolist()
+    got = outcome(lambda: via.private.deal(ids, fields=["deal_date", "deal_type"]))
+    assert got.error is None, repr(got.error)
+    assert not _findings(got.value).get("null_field"), got.value.attrs.get("findings")
+    assert not got.warned(ServiceContractWarning)

@@ -443,6 +443,10 @@ def _single_deals(items: list[dict]) -> pd.DataFrame:
     return shape.deals_frame(items, with_role=False, profile=True)
 
 
+#: The document fields behind :data:`~dealframe.contract.NOT_NULL` columns that a profile
+#: may hold (``target`` stands for ``target_id``).
+_NOT_NULL_READ = ("name", "updated_at", "deal_date", "deal_type", "target")
+
 #: The frame of each family's single forms (profiles).
 _PROFILE_FRAMES: dict[str, Callable[[list[dict]], pd.DataFrame]] = {
     "companies": shape.company_profiles_frame,
@@ -2410,8 +2414,14 @@ class PrivateApi:
                 f"include_deleted was not sent (the service ignored it): left out, as its 404 "
                 f"would have: {', '.join(deleted_served[:5])}{' ...' if n > 5 else ''}",
             )
+        datas = [r.json()["data"] for _, r in got]
         with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}", "private"), endpoint):
-            frame = build([r.json()["data"] for _, r in got])
+            frame = build(datas)
+        # a null where the document gives none, as list answers are checked (a field not
+        # asked for, or absent from every answer, is not looked at: absence is said above)
+        asked = PROFILE_FIELDS[entity] if names is None else names
+        unread = [f for f in _NOT_NULL_READ if f not in asked or all(f not in d for d in datas)]
+        null_fields(frame, entity, found, missing=unread)
         gone = set(deleted_served)
         missing = [
             i for i, r in zip(wanted, responses) if (r is None or i in gone) and i not in failed
