@@ -352,7 +352,9 @@ class UnknownArgumentError(CallError):
             listed = "; ".join(f"{label}: {', '.join(group)}" for label, group in groups.items())
         else:
             listed = f"valid: {', '.join(names)}"
-        hint = did_you_mean(argument, names)
+        # ``investors=True`` for ``with_investors=True``: the flag's name without its "with_"
+        flag = f"with_{argument}"
+        hint = f" (did you mean {flag!r}?)" if flag in names else did_you_mean(argument, names)
         ValidationError.__init__(
             self, argument, f"a keyword of {function}{hint}; {listed}", got=argument
         )

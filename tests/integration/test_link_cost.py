@@ -82,3 +82,15 @@ def test_matching_makes_no_pandas_object_per_row(client, skus, monkeypatch):
         _both_ways(client, skus[:n])
         counts.append(dict(made))
     assert counts[0] == counts[1], counts
+
+
+def test_a_column_with_nulls_is_refused_naming_the_null_and_the_way_out(client, skus):
+    """A deals frame's ``target_id`` may hold nulls (a deal whose target is lost): the
+    refusal names the position and says to drop them, not "got nan"."""
+    ids = dealframe.companies_for_skus(client, skus[:2])["company_id"].dropna().tolist()
+    column = pd.Series([ids[0], None, ids[1]], dtype="str")
+    with pytest.raises(dealframe.errors.ValidationError) as info:
+        dealframe.skus_for_companies(client, column)
+    assert info.value.argument == "company_ids[1]"
+    assert "not a null" in str(info.value) and ".dropna()" in str(info.value)
+    assert len(dealframe.skus_for_companies(client, column.dropna())) == 2

@@ -96,3 +96,12 @@ def test_a_raw_filter_dict_keeps_its_list(fresh: Any):
     with pytest.raises(ValidationError) as info:
         fresh.private.deals({"deal_typ": ["M&A"]})
     assert "(did you mean 'deal_type'?); valid: id, target_id, investor_id" in str(info.value)
+
+
+def test_a_flag_named_without_its_with_gets_the_flag(fresh, proxy):
+    """``deals(investors=True)`` (the words of issue 15) names ``with_investors``, not the
+    filter ``investor_id`` that difflib finds closest."""
+    with pytest.raises(UnknownArgumentError) as info:
+        fresh.private.deals(limit=2, investors=True)
+    assert "(did you mean 'with_investors'?)" in str(info.value), str(info.value)
+    assert proxy.count() == 0

@@ -6,6 +6,9 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import pandas as pd
+from pandas.api.types import is_scalar
+
 from ..errors import ValidationError
 
 __all__ = ["check_ids"]
@@ -39,6 +42,12 @@ def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[s
     for i, item in enumerate(items):
         where = argument if isinstance(ids, str) else f"{argument}[{i}]"
         if not isinstance(item, str):
+            if (
+                not isinstance(ids, str) and is_scalar(item) and bool(pd.isna(item))
+            ):  # a frame's column with nulls
+                raise ValidationError(
+                    where, "a UUID string, not a null (drop the nulls first: ids.dropna())"
+                )
             raise ValidationError(where, "a UUID string", got=item)
         try:
             out.setdefault(str(uuid.UUID(item)), None)
