@@ -329,6 +329,49 @@ def _whole(names: list[str], start: int, stop: int, at: list[int] | None = None)
     return _Batch(where, held, len(held))
 
 
+def _query_key(text: Any) -> str:
+    """How a resolve result's ``query`` is paired with a name sent: its text, stripped, case
+    folded (a service may echo ``ACME`` for ``Acme ``)."""
+    return str(text).strip().casefold()
+
+
+def _answered_first(names: list[str], data: Any) -> int | None:
+    """How many of ``names`` (one resolve request) an answer's ``data`` holds results for
+    when they are exactly the first ones: ``k`` when ``data`` is a list of ``k`` results
+    (``0 < k <= len(names)``) whose echoed ``query`` values pair, as a whole, with
+    ``names[:k]`` (in any order), and, when ``k`` is short of ``len(names)``, some name left
+    unanswered is none of those answered (a service answering each distinct name once is no
+    bound). None for an answer that cannot be paired so safely (no ``query``, results for
+    names not sent, a gap, no result at all).
+
+    Examples
+    --------
+    >>> names = ["Acme", "Globex", "Initech", "Umbrella"]
+    >>> _answered_first(names, [{"query": "globex"}, {"query": "Acme"}])
+    2
+    >>> _answered_first(names[:2], [{"query": "Globex"}, {"query": "Acme"}])  # whole
+    2
+    >>> _answered_first(names, [{"query": "Acme"}, {"query": "Initech"}]) is None  # a gap
+    True
+    >>> _answered_first(["a", "b", "a"], [{"query": "a"}, {"query": "b"}]) is None  # repeats
+    True
+    >>> _answered_first(names, [{"id": "..."}]) is None  # nothing to pair by
+    True
+    """
+    if not isinstance(data, list) or not 0 < len(data) <= len(names):
+        return None
+    if not all(isinstance(item, Mapping) and isinstance(item.get("query"), str) for item in data):
+        return None
+    k = len(data)
+    first = [_query_key(name) for name in names[:k]]
+    if sorted(_query_key(item["query"]) for item in data) != sorted(first):
+        return None
+    answered = set(first)
+    if k < len(names) and all(_query_key(name) in answered for name in names[k:]):
+        return None
+    return k
+
+
 def _candidates(named: list[int], held: int, base: int | None) -> list[int]:
     """The names of a request of ``held`` names (their indexes) that a refusal naming the
     positions ``named`` may mean: each position counted from ``base``, or, when how the
@@ -3120,7 +3163,7 @@ class PrivateApi:
         deadline = self._t.deadline()
         endpoint = f"POST {PREFIX}/{entity}/resolve"
         found = Findings(endpoint)
-        answers, responses, failures = self._resolve_batches(
+        answers, responses, failures, cut = self._resolve_batches(
             entity, items, progress, refresh, cache, deadline
         )
         data: dict[int, Any] = {}  # by position in the caller's list: names sent alone too
@@ -3144,6 +3187,7 @@ class PrivateApi:
             rows_expected=len(items),
             rows_received=received,
             batch_size=self._names_per_resolve,
+            **({} if cut is None else {"batch_size_cut": cut}),
             findings=found.records(),
         )
         if failures:
@@ -3176,10 +3220,11 @@ class PrivateApi:
         refresh: bool,
         cache: bool,
         deadline: Any,
-    ) -> tuple[dict[int, tuple[_Batch, Any]], list[Any], list[Any]]:
+    ) -> tuple[dict[int, tuple[_Batch, Any]], list[Any], list[Any], str | None]:
         """Send ``names`` in batches: the answers by the position of their batch's first name,
-        the responses, and the batches and names that failed (:class:`ItemFailure`, item a
-        :class:`_Batch`), in the order of the caller's list.
+        the responses, the batches and names that failed (:class:`ItemFailure`, item a
+        :class:`_Batch`), in the order of the caller's list, and what to say of batches the
+        service answered only in part (None when none was).
 
         How many names one request may carry is not stated by the interface document. The
         client starts at :data:`NAMES_PER_RESOLVE`; a batch refused as holding too many
@@ -3201,6 +3246,14 @@ class PrivateApi:
         two names is refused alone (:func:`_told_base`): kept for this client's later calls.
         A refusal naming no position the batch holds fails the batch whole. A smaller batch
         that fails is a failure: the batches that arrived are kept.
+
+        A batch answered without an error but with results for its first ``k`` names only
+        (:func:`_answered_first`: paired by their echoed ``query``) is taken as a service
+        answering at most ``k`` names a request: those results are kept and the names left
+        are sent again in batches of ``k`` (and so on, should those come back short too).
+        ``k`` is kept for this client's later calls once a batch sent again so came back
+        whole. An answer that cannot be paired so is left to :meth:`_check_resolved` (a
+        ``count_mismatch``).
         """
         answers: dict[int, tuple[_Batch, Any]] = {}
         responses: list[Any] = []
@@ -3209,6 +3262,13 @@ class PrivateApi:
         todo = [_whole(names, i, i + size) for i in range(0, len(names), size)]
         accepted: set[int] = set()  # the sizes of the batches accepted
         refused = False
+        # of batches answered for their first names only: the fewest names answered, what
+        # to say of them, the positions that start the batches sent again for the names
+        # left, and whether one of those came back whole
+        answered: int | None = None
+        cuts: list[str] = []
+        resent: set[int] = set()
+        confirmed = False
         # the batches that arrived are kept: after the first round a 400 is one batch's
         later = tuple(e for e in FATAL_ERRORS if e is not BadRequestError)
 
@@ -3233,9 +3293,27 @@ class PrivateApi:
                     return exc  # a name refused alone, too many names, or names refused
                 raise
 
-        def keep(batch: _Batch, response: Any) -> None:
+        def keep(batch: _Batch, response: Any) -> list[_Batch]:
+            """Keep the answer to ``batch``: the batches to send again for the names an
+            answer to its first names only left out (none for any other answer)."""
+            nonlocal answered, confirmed
             responses.append(response)
-            answers[batch.at[0]] = (batch, response.json().get("data"))
+            data = response.json().get("data")
+            k = _answered_first(batch.names, data)
+            if k is None or k == len(batch.names):
+                confirmed = confirmed or (k is not None and batch.at[0] in resent)
+                answers[batch.at[0]] = (batch, data)
+                return []
+            answers[batch.at[0]] = (_Batch(batch.at[:k], batch.names[:k], k), data)
+            answered = k if answered is None else min(answered, k)
+            left = len(batch.names) - k
+            cuts.append(
+                f"{k} results for {len(batch.names)} names sent, with no error (for the"
+                f" first {k}): the other {left} sent again in batches of {k}"
+            )
+            rest = [_whole(batch.names, i, i + k, batch.at) for i in range(k, len(batch.names), k)]
+            resent.update(b.at[0] for b in rest)
+            return rest
 
         fatal = FATAL_ERRORS
         stopped: ApiError | None = None  # a request that stops the call (a token expired)
@@ -3261,7 +3339,7 @@ class PrivateApi:
                 if outcome is None:
                     continue
                 if not isinstance(outcome, ApiError):
-                    keep(batch, outcome)
+                    again += keep(batch, outcome)
                     accepted.add(batch.cut)
                     continue
                 if len(batch.names) == 1:  # refused alone: that name failed
@@ -3299,7 +3377,7 @@ class PrivateApi:
                     if isinstance(reply, ApiError):
                         failures.append(_failed_alone(one, reply, len(names)))
                     elif reply is not None:
-                        keep(one, reply)
+                        keep(one, reply)  # one name: answered whole or not at all
                     if reply is not None:
                         said[one.at[0]] = isinstance(reply, ApiError)
                 if self._names_from is None:
@@ -3315,8 +3393,16 @@ class PrivateApi:
             todo, fatal = again, later
         if refused and size in accepted:  # a batch of that size was taken: kept
             self._names_per_resolve = min(self._names_per_resolve, size)
+        if answered is not None and confirmed:  # names sent again came back whole: kept
+            self._names_per_resolve = min(self._names_per_resolve, answered)
+        if answered is not None:
+            kept = "kept for this client's later calls" if confirmed else "not kept"
+            cuts.append(
+                f"batches of {answered} {kept}"
+                + ("" if confirmed else " (no batch sent again came back whole)")
+            )
         failures.sort(key=lambda f: f.item.at[0])
-        return answers, responses, failures
+        return answers, responses, failures, _said_once(list(dict.fromkeys(cuts)))
 
     @staticmethod
     def _check_resolved(batch: list[str], data: Any, found: Findings, where: str) -> list[Any]:
@@ -3332,16 +3418,16 @@ class PrivateApi:
         items = [item for item in items if isinstance(item, Mapping)]
         missing_fields(keys_present(items), "resolve", found, n_items=len(items), where=where)
         if len(items) == len(batch) and all(
-            str(item.get("query", "")).strip().casefold() == name.strip().casefold()
+            _query_key(item.get("query", "")) == _query_key(name)
             for item, name in zip(items, batch)
         ):
             return [{**item, "query": name} for item, name in zip(items, batch)]
         by_query: dict[str, list[Any]] = {}
         for item in items:
-            by_query.setdefault(str(item.get("query", "")).strip().casefold(), []).append(item)
+            by_query.setdefault(_query_key(item.get("query", "")), []).append(item)
         out, lost = [], 0
         for name in batch:
-            queue = by_query.get(name.strip().casefold())
+            queue = by_query.get(_query_key(name))
             if queue:
                 out.append({**queue.pop(0), "query": name})
             else:
@@ -3376,8 +3462,10 @@ class PrivateApi:
         ----------
         names : list of str
             Any number (sent in batches of 1,000; fewer once the service refused a batch as
-            holding too many). A name is reported refused only when the service refuses it
-            alone. When the service refuses a batch naming names of it (``names[7]: must be
+            holding too many, or answered only its first names: those ``k`` results are kept
+            and the names left sent again in batches of ``k``, said in
+            ``matches.attrs["batch_size_cut"]``). A name is reported refused only when the
+            service refuses it alone. When the service refuses a batch naming names of it (``names[7]: must be
             at most 200 characters``), each name a position may mean (at most 8 positions of
             one refusal a round) is sent alone (one request each: the name at it, and until
             this client has told whether the service counts from 0 or from 1, ``names[8]``
