@@ -149,6 +149,35 @@ def test_resolve_count_refusal_the_client_splits_is_adapted(client: Client, prox
     assert "halves" not in check.observed
 
 
+def _first_results(n: int) -> Callable[[Any], Any]:
+    def change(doc: Any) -> Any:
+        if isinstance(doc, dict) and isinstance(doc.get("data"), list):
+            doc["data"] = doc["data"][:n]
+        return doc
+
+    return change
+
+
+def test_resolve_answering_the_first_names_only_is_adapted(client: Client, proxy: Proxy) -> None:
+    """A service that answers the first 100 names of each request (200, no error): the client
+    sends the rest again in batches of 100, so the doctor says adapted, not breaks."""
+    proxy.add(RESOLVE, edit(_first_results(100)))
+    got = outcome(lambda: client.private.resolve_companies([f"Name {i}" for i in range(250)]))
+    assert got.error is None and len(got.value.matches) == 250
+    check = _doctor(client, "B")["B.resolve.batch"]
+    assert check.verdict == ADAPTED, check
+    assert "results for the first 100 only" in check.observed, check.observed
+
+
+def test_resolve_answering_other_names_than_the_first_still_breaks(
+    client: Client, proxy: Proxy
+) -> None:
+    proxy.add(RESOLVE, edit(lambda doc: {**doc, "data": doc["data"][-100:]}))
+    check = _doctor(client, "B")["B.resolve.batch"]
+    assert check.verdict == BREAKS, check
+    assert "names gave 100 results" in check.observed, check.observed
+
+
 def test_resolve_refusal_naming_a_position_breaks_as_the_client_leaves_it_out(
     client: Client, proxy: Proxy
 ) -> None:

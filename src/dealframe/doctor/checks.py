@@ -53,6 +53,7 @@ from ..frames.public import _group_layout, current_frame, group_current_frame, r
 from ..frames.schemas import CURRENT_DATA
 from ..private.api import (
     NAMES_PER_RESOLVE,
+    _answered_first,
     _buckets,
     _fewer_names,
     _named_positions,
@@ -1111,6 +1112,10 @@ def _entities(d: _Doctor) -> None:
     d.run("B.errors", "400 in Family A's {error: {...}} body (Family B's not shown)", errors)
 
 
+#: The fields a resolve result may hold without being "beyond" the document.
+_RESOLVED = (*DOCUMENTED_FIELDS["resolve"], "candidates")
+
+
 def _resolve(d: _Doctor) -> None:
     d.run(
         "B.resolve.batch",
@@ -1156,8 +1161,16 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
         ), BREAKS
     items = _items(d.ok_json(response))
     if len(items) != sent:
-        return f"{sent} names gave {len(items)} results", BREAKS
-    extra = _beyond(items, (*DOCUMENTED_FIELDS["resolve"], "candidates"))
+        first = _answered_first(names, items)
+        if first is None:
+            return f"{sent} names gave {len(items)} results", BREAKS
+        said = (
+            f"{sent} names gave results for the first {first} only (paired by their query): "
+            f"the client sends the names left again in batches of {first}, and keeps that "
+            "size once a batch sent again comes back whole"
+        )
+        return _noting(("; ".join([*refused, said]), ADAPTED), _beyond(items, _RESOLVED))
+    extra = _beyond(items, _RESOLVED)
     if not refused:
         return _noting((f"{sent} names in one request", HOLDS), extra)
     return _noting(
