@@ -187,8 +187,8 @@ class ExtraMissing(DealframeError, ImportError):
     install (``pip install "dealframe[report]"``). It is an ``ImportError``: ``.extra`` is
     the extra's name, ``.name`` the module that could not be imported.
 
-    Raised by :func:`needs_extra`. (The sandbox has its own, ``SandboxExtraMissing``: it
-    imports nothing from the client.)
+    Raised by :func:`needs_extra`, and as ``dealframe.sandbox.SandboxExtraMissing`` (a
+    subclass) by the sandbox served without its extra.
 
     Examples
     --------

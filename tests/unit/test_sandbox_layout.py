@@ -1,7 +1,8 @@
 """The sandbox's layout, read from its source: its own code only, no cycles, no collector switches.
 
 - It imports nothing from dealframe outside ``dealframe.sandbox`` (its vocabularies, formats
-  and field lists are its own copy, so it can disagree with the client).
+  and field lists are its own copy, so it can disagree with the client) but the error classes
+  of ``dealframe.errors``: every error it raises on purpose is a ``DealframeError``.
 - Its modules import each other without a cycle, at module level: no import is hidden in a
   function (only the pytest plugin defers its imports, so that loading the plugin in every
   test session stays cheap, and the serving layer is loaded by name on first use).
@@ -26,6 +27,8 @@ MODULES = {
     for p in sorted(ROOT.rglob("*.py"))
 }
 DEFERRED_IMPORTS_ALLOWED = {f"{PACKAGE}.pytest_plugin"}
+#: The one module outside the sandbox it imports: the vocabulary of errors, not the client.
+SHARED = "dealframe.errors"
 
 
 def _package_of(module: str, path: Path) -> str:
@@ -71,7 +74,20 @@ def test_every_module_is_seen():
 def test_imports_nothing_from_the_client(module):
     for target, node, _ in _imports(module, MODULES[module]):
         if target == "dealframe" or target.startswith("dealframe."):
-            assert target.startswith(PACKAGE), f"{module} line {node.lineno} imports {target}"
+            assert target.startswith(PACKAGE) or target == SHARED, (
+                f"{module} line {node.lineno} imports {target}"
+            )
+
+
+def test_the_shared_errors_module_imports_nothing_from_dealframe():
+    """What the sandbox shares with the client is vocabulary: ``dealframe.errors`` itself
+    imports no other dealframe module (no client code comes with it)."""
+    import dealframe.errors
+
+    path = Path(dealframe.errors.__file__)
+    targets = [target for target, _, _ in _imports(SHARED, path)]
+    assert "orjson" in targets  # the imports were read
+    assert [t for t in targets if t == "dealframe" or t.startswith("dealframe.")] == []
 
 
 @pytest.mark.parametrize("module", sorted(set(MODULES) - DEFERRED_IMPORTS_ALLOWED))

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 import orjson
 import pytest
 
+import dealframe
 from dealframe.sandbox import PROFILES, UnknownProfileError
 from dealframe.sandbox.app import build_app
 from dealframe.sandbox.errors import bad_request, error_body, not_found
@@ -113,7 +114,10 @@ def test_names_are_checked_with_a_suggestion() -> None:
         select("limit-10")
     with pytest.raises(UnknownProfileError, match="profiles: default, group-field-major"):
         select("nothing-like-it")
-    assert isinstance(UnknownProfileError("x"), ValueError)
+    with pytest.raises(ValueError) as caught:  # catchable as before, and as dealframe's
+        select("nothing-like-it")
+    assert isinstance(caught.value, dealframe.ValidationError)
+    assert (caught.value.argument, caught.value.got) == ("profile", "nothing-like-it")
 
 
 def test_default_spellings_and_combinations() -> None:

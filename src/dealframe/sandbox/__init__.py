@@ -14,7 +14,8 @@ Laid out like a fake service should be:
 Serving over HTTP (``run``, ``start``, ``serve``, ``Sandbox``) needs the ``sandbox``
 extra (``pip install "dealframe[sandbox]"``: Starlette and uvicorn); those names load
 on first use, so the models work without it. The sandbox imports nothing from the
-client, and the client never imports it.
+client but its error classes (:mod:`dealframe.errors`: every error it raises on purpose is a
+``dealframe.DealframeError``), and the client never imports it.
 
 Examples
 --------
@@ -28,8 +29,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .arguments import SandboxArgumentError
-from .changes import Changes
+from .arguments import SandboxArgumentError, SandboxCallError
+from .changes import ChangeInputError, Changes
 from .faults import FaultPlan
 from .launch import SandboxExtraMissing, SandboxStartError, embedded, http_layer
 from .models import SandboxConfig, SandboxState
@@ -40,10 +41,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PROFILES",
+    "ChangeInputError",
     "Changes",
     "FaultPlan",
     "Sandbox",
     "SandboxArgumentError",
+    "SandboxCallError",
     "SandboxConfig",
     "SandboxExtraMissing",
     "SandboxStartError",

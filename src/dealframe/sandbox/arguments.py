@@ -1,8 +1,10 @@
 """Arguments of the sandbox checked before anything is built: :class:`SandboxArgumentError`.
 
-The sandbox imports nothing from the client (it is the oracle the client is checked
-against), so it has its own error for a bad argument, worded as the client's
-``ValidationError``: the argument, what was expected, what was given.
+The sandbox's behaviour is its own (it is the oracle the client is checked against), but its
+errors are dealframe's: a :class:`SandboxArgumentError` is a
+:class:`dealframe.errors.ValidationError` (so a ``ValueError`` and a ``DealframeError``), with
+the argument, what was expected and what was given. :mod:`dealframe.errors`, the vocabulary
+of every error, is the one module outside the sandbox it imports.
 
 Examples
 --------
@@ -25,13 +27,17 @@ import numbers
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
+from dealframe.errors import ValidationError
+
 __all__ = [
     "MAX_SCALE",
     "SCALE_MEMORY",
     "SandboxArgumentError",
+    "SandboxCallError",
     "host_name",
     "init_checked",
     "keywords_checked",
+    "methods_checked",
     "moment",
     "number",
     "port_number",
@@ -60,8 +66,23 @@ _NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONL
 _MISSING = object()
 
 
-class SandboxArgumentError(ValueError):
+class SandboxArgumentError(ValidationError):
     """A sandbox function was given an argument it cannot use.
+
+    A :class:`dealframe.errors.ValidationError`: a ``ValueError`` that
+    ``except dealframe.DealframeError`` catches.
+
+    Parameters
+    ----------
+    argument : str
+        The argument's name.
+    expected : str
+        What would have been accepted.
+    got : object, optional
+        The value given (shown with ``repr``).
+    message : str, optional
+        The message in place of ``invalid <argument>: expected <expected>, got <got>``, for an
+        error whose words are the sandbox's own (a ``400``'s ``details.errors`` quotes them).
 
     Attributes
     ----------
@@ -69,17 +90,42 @@ class SandboxArgumentError(ValueError):
         The argument's name.
     expected : str
         What would have been accepted.
+
+    Examples
+    --------
+    >>> import dealframe
+    >>> error = SandboxArgumentError("seed", "a whole number of 0 or more", -1)
+    >>> str(error), isinstance(error, dealframe.ValidationError)
+    ('invalid seed: expected a whole number of 0 or more, got -1', True)
+    >>> str(SandboxArgumentError("n", "an integer", -1, message="n: must be an integer"))
+    'n: must be an integer'
     """
 
-    def __init__(self, argument: str, expected: str, got: Any = _MISSING) -> None:
-        self.argument, self.expected = argument, expected
-        shown = "" if got is _MISSING else f", got {got!r}"
-        super().__init__(f"invalid {argument}: expected {expected}{shown}")
+    def __init__(
+        self, argument: str, expected: str, got: Any = _MISSING, *, message: str | None = None
+    ) -> None:
+        if got is _MISSING:
+            super().__init__(argument, expected)
+        else:
+            super().__init__(argument, expected, got=got)
+        if message is not None:
+            self.args = (message,)
+
+
+class SandboxCallError(SandboxArgumentError, TypeError):
+    """A sandbox function or method was called with arguments its signature does not take: a
+    keyword it does not take (``.argument`` is that keyword; the message names the closest
+    one), too many positional arguments, a required one missing (``.argument`` is
+    ``"arguments"``).
+
+    Raised by :func:`keywords_checked` in place of Python's bare ``TypeError``: it is one, and
+    a :class:`SandboxArgumentError`, as the client's ``dealframe.CallError`` is.
+    """
 
 
 def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
     """``function``, refusing arguments its signature does not take with
-    :class:`SandboxArgumentError` instead of Python's bare ``TypeError``: a keyword it does
+    :class:`SandboxCallError` instead of Python's bare ``TypeError``: a keyword it does
     not take names the closest one it does (as the client's ``checked_keywords``).
 
     Examples
@@ -90,7 +136,7 @@ def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
     >>> start(scal=0.5)
     Traceback (most recent call last):
     ...
-    dealframe.sandbox.arguments.SandboxArgumentError: invalid scal: expected a keyword of start (did you mean 'scale'?), got 'scal'
+    dealframe.sandbox.arguments.SandboxCallError: invalid scal: expected a keyword of start (did you mean 'scale'?), got 'scal'
     """
     signature = inspect.signature(function)
     names = [p.name for p in signature.parameters.values() if p.kind in _NAMED]
@@ -103,11 +149,11 @@ def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
         if unknown is not None:
             close = difflib.get_close_matches(unknown, names, n=1, cutoff=0.6)
             hint = f"did you mean {close[0]!r}?" if close else ", ".join(names)
-            raise SandboxArgumentError(unknown, f"a keyword of {label} ({hint})", unknown)
+            raise SandboxCallError(unknown, f"a keyword of {label} ({hint})", unknown)
         try:
             signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise SandboxArgumentError("arguments", f"those of {label} ({exc})") from None
+            raise SandboxCallError("arguments", f"those of {label} ({exc})") from None
         return function(*args, **kwargs)
 
     return checked
@@ -127,9 +173,30 @@ def init_checked(cls: C) -> C:
     >>> Plan(rat=0.5)
     Traceback (most recent call last):
     ...
-    dealframe.sandbox.arguments.SandboxArgumentError: invalid rat: expected a keyword of Plan (did you mean 'rate'?), got 'rat'
+    dealframe.sandbox.arguments.SandboxCallError: invalid rat: expected a keyword of Plan (did you mean 'rate'?), got 'rat'
     """
     cls.__init__ = keywords_checked(cls.__init__)  # type: ignore[misc]
+    return cls
+
+
+def methods_checked(cls: C) -> C:
+    """Class decorator: :func:`keywords_checked` on ``__init__`` and every public method
+    defined in the class (as the client's ``checked_methods``).
+
+    Examples
+    --------
+    >>> @methods_checked
+    ... class Clock:
+    ...     def advance(self, seconds):
+    ...         return seconds
+    >>> Clock().advance(1, 2)
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.arguments.SandboxCallError: invalid arguments: expected those of Clock.advance (too many positional arguments)
+    """
+    for name, member in list(vars(cls).items()):
+        if (name == "__init__" or not name.startswith("_")) and inspect.isfunction(member):
+            setattr(cls, name, keywords_checked(member))
     return cls
 
 

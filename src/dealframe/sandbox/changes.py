@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .arguments import SandboxArgumentError, methods_checked
 from .models.data import iso_ts
 from .models.names import person_names
 from .models.records import RecordStore
@@ -45,23 +46,52 @@ _ALIASES = {"transactions": "deals"}
 _OPERATIONS = ("update", "insert", "soft_delete", "undelete")
 
 
-class ChangeInputError(ValueError):
-    """An unknown entity or operation, or a count that is not a non-negative integer."""
+class ChangeInputError(SandboxArgumentError):
+    """An unknown entity or id, a count that is not a non-negative integer, a state that is
+    no sandbox's, a seed that is no seed.
+
+    A :class:`~dealframe.sandbox.SandboxArgumentError` (so a ``dealframe.ValidationError`` and
+    a ``ValueError``) with ``.argument`` and ``.expected``; its message is
+    ``<argument>: <problem>``, as the admin endpoints' ``400`` quotes it in ``details.errors``.
+
+    Examples
+    --------
+    >>> Changes(None)
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.changes.ChangeInputError: state: must be a SandboxState (sb.state of a running sandbox, or one built in-process), got None
+    """
 
 
-def _entity(name: str) -> str:
-    name = _ALIASES.get(name, name)
+def _refused(
+    argument: str, expected: str, got: Any, problem: str | None = None
+) -> ChangeInputError:
+    """A :class:`ChangeInputError` saying ``<argument>: <problem>`` (by default: must be
+    ``expected``, got ``got``)."""
+    said = problem or f"must be {expected}, got {got!r}"
+    return ChangeInputError(argument, expected, got, message=f"{argument}: {said}")
+
+
+def _entity(name: Any) -> str:
+    name = _ALIASES.get(name, name) if isinstance(name, str) else name
     if name not in ENTITIES:
-        raise ChangeInputError(f"entity: {name!r} is not one of {', '.join(ENTITIES)}")
+        expected = f"one of {', '.join(ENTITIES)}"
+        raise _refused("entity", expected, name, f"{name!r} is not {expected}")
     return name
 
 
+def _whole(n: Any) -> bool:
+    """Whether ``n`` is an integer of 0 or more (numpy's too; not a bool)."""
+    return not isinstance(n, bool) and isinstance(n, (int, np.integer)) and bool(n >= 0)
+
+
 def _count(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ChangeInputError(f"n: must be a non-negative integer, got {n!r}")
+    if not _whole(n):
+        raise _refused("n", "a non-negative integer", n)
     return int(n)
 
 
+@methods_checked
 class Changes:
     """Seeded changes to a sandbox's Family B data.
 
@@ -74,6 +104,14 @@ class Changes:
         (the admin endpoint passes the state's own, so its changes continue one
         stream across requests).
 
+    Raises
+    ------
+    ChangeInputError
+        A ``state`` that is no :class:`SandboxState` (``Changes(sb)`` for
+        ``Changes(sb.state)``, ``Changes(None)``) or a ``seed`` that is neither.
+    SandboxCallError
+        Arguments a method does not take (``insert("deals", nn=1)``), as every method.
+
     Examples
     --------
     >>> ch = Changes(sb.state, seed=3)  # doctest: +SKIP
@@ -82,6 +120,11 @@ class Changes:
     """
 
     def __init__(self, state: SandboxState, seed: int | np.random.Generator = 0) -> None:
+        if not isinstance(state, SandboxState):
+            expected = "a SandboxState (sb.state of a running sandbox, or one built in-process)"
+            raise _refused("state", expected, state)
+        if not isinstance(seed, np.random.Generator) and not _whole(seed):
+            raise _refused("seed", "a non-negative integer or a numpy.random.Generator", seed)
         self.state = state
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self._deferred = False
@@ -136,7 +179,7 @@ class Changes:
         '2026-06-30T00:01:30+00:00'
         """
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0:
-            raise ChangeInputError(f"seconds: must be a number >= 0, got {seconds!r}")
+            raise _refused("seconds", "a number >= 0", seconds)
         return self.state.clock.advance(seconds)
 
     # ------------------------------------------------------------------ operations
@@ -217,7 +260,8 @@ class Changes:
         ids = list(ids)
         unknown = [i for i in ids if i not in store.row_of]
         if unknown:
-            raise ChangeInputError(f"ids: {unknown[0]!r} is not a known {entity} id")
+            problem = f"{unknown[0]!r} is not a known {entity} id"
+            raise _refused("ids", f"known {entity} ids", unknown[0], problem)
         with self.state.lock:
             self._rewrite(name, [store.row_of[i] for i in ids], change, iso_ts(self.now()))
             self._refresh()

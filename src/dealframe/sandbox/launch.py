@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
+from dealframe.errors import DealframeError, ExtraMissing
+
 from .arguments import keywords_checked
 
 __all__ = ["SandboxExtraMissing", "SandboxStartError", "embedded", "http_layer"]
@@ -23,12 +25,27 @@ __all__ = ["SandboxExtraMissing", "SandboxStartError", "embedded", "http_layer"]
 _EXTRA = ("starlette", "uvicorn")
 
 
-class SandboxExtraMissing(ImportError):
-    """The sandbox extra (Starlette, uvicorn) is not installed; the message says how to fix it."""
+class SandboxExtraMissing(ExtraMissing):
+    """The sandbox extra (Starlette, uvicorn) is not installed; the message says how to fix it.
+
+    A :class:`dealframe.ExtraMissing` (so an ``ImportError`` and a ``DealframeError``):
+    ``.extra`` is ``"sandbox"``, ``.name`` the module that could not be imported.
+
+    Examples
+    --------
+    >>> str(SandboxExtraMissing("the sandbox server", "sandbox", "uvicorn"))
+    'the sandbox server needs uvicorn: pip install "dealframe[sandbox]"'
+    """
 
 
-class SandboxStartError(RuntimeError):
-    """The sandbox server could not bind or start."""
+class SandboxStartError(DealframeError, RuntimeError):
+    """The sandbox server could not bind or start: its address is in use or cannot be bound,
+    or it did not answer in time.
+
+    A ``dealframe.DealframeError`` (and, as before, a ``RuntimeError``); no subclass fits it:
+    the arguments were good (a bad one is a :class:`SandboxArgumentError`), and it is no
+    answer of a service.
+    """
 
 
 def http_layer() -> ModuleType:
@@ -44,9 +61,8 @@ def http_layer() -> ModuleType:
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in _EXTRA:
             raise
-        raise SandboxExtraMissing(
-            f'the sandbox needs its extra: pip install "dealframe[sandbox]" ({exc})'
-        ) from None
+        module = (exc.name or "").split(".")[0]
+        raise SandboxExtraMissing("the sandbox server", "sandbox", module, str(exc)) from None
 
 
 @keywords_checked
@@ -76,9 +92,9 @@ def embedded(
     Raises
     ------
     SandboxExtraMissing
-        The sandbox extra is not installed (an ``ImportError``).
+        The sandbox extra is not installed (a ``dealframe.ExtraMissing``, an ``ImportError``).
     SandboxStartError
-        The server could not start (a ``RuntimeError``).
+        The server could not start (a ``dealframe.DealframeError``, a ``RuntimeError``).
 
     Examples
     --------

@@ -40,6 +40,7 @@ from typing import Any, TypeGuard
 
 import orjson
 
+from .arguments import SandboxArgumentError
 from .errors import ApiProblem, bad_request, error_body
 from .models import SandboxState
 from .responses import private, public
@@ -68,8 +69,14 @@ _B = private.PREFIX
 _A = r"/api/v[12]"
 
 
-class UnknownProfileError(ValueError):
-    """A profile name that is not in :data:`PROFILES`; the message lists them."""
+class UnknownProfileError(SandboxArgumentError):
+    """A ``profile`` that names no profile of :data:`PROFILES` (the message lists them, with
+    the closest name), is no name or list of names, or combines two profiles that decide the
+    same point.
+
+    A :class:`~dealframe.sandbox.SandboxArgumentError` (so a ``dealframe.ValidationError`` and
+    a ``ValueError``) whose ``.argument`` is ``"profile"``.
+    """
 
 
 def _unchanged(urls: tuple[Url, ...]) -> tuple[Url, ...]:
@@ -769,23 +776,25 @@ def _names(spec: str | Iterable[str] | None) -> list[str]:
     if spec is None:
         return []
     if not isinstance(spec, (str, Iterable)) or isinstance(spec, Mapping):
+        expected = "a profile name, names joined by commas, or a list of names"
         raise UnknownProfileError(
-            f"profile: a profile name, names joined by commas, or a list of names, got {spec!r}"
+            "profile", expected, spec, message=f"profile: {expected}, got {spec!r}"
         )
     parts = spec.split(",") if isinstance(spec, str) else list(spec)
     out: list[str] = []
     for part in parts:
         if not isinstance(part, str):
-            raise UnknownProfileError(f"profile: a profile name is a string, got {part!r}")
+            message = f"profile: a profile name is a string, got {part!r}"
+            raise UnknownProfileError("profile", "profile names as strings", part, message=message)
         name = part.strip()
         if name in ("", DEFAULT) or name in out:
             continue
         if name not in PROFILES:
             close = difflib.get_close_matches(name, list(PROFILES), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise UnknownProfileError(
-                f"unknown sandbox profile {name!r}{hint}; profiles: {', '.join(PROFILES)}"
-            )
+            expected = f"one of the profiles {', '.join(PROFILES)}"
+            message = f"unknown sandbox profile {name!r}{hint}; profiles: {', '.join(PROFILES)}"
+            raise UnknownProfileError("profile", expected, name, message=message)
         out.append(name)
     return out
 
@@ -807,8 +816,8 @@ def select(spec: str | Iterable[str] | Profile | None = DEFAULT) -> Profile:
     Raises
     ------
     UnknownProfileError
-        A name that is not a profile (a ``ValueError``; the message lists the profiles), or
-        two profiles that decide the same point.
+        A name that is not a profile (a ``dealframe.ValidationError``, so a ``ValueError``;
+        the message lists the profiles), or two profiles that decide the same point.
 
     Examples
     --------
@@ -830,8 +839,12 @@ def select(spec: str | Iterable[str] | Profile | None = DEFAULT) -> Profile:
     for a, b in itertools.combinations(chosen, 2):
         both = a.touches & b.touches
         if both:
+            points = ", ".join(sorted(both))
             raise UnknownProfileError(
-                f"profiles {a.name} and {b.name} both decide {', '.join(sorted(both))}: pick one"
+                "profile",
+                "profiles that decide different points",
+                ",".join(names),
+                message=f"profiles {a.name} and {b.name} both decide {points}: pick one",
             )
     order = sorted(chosen, key=lambda p: not p.replaces)  # swaps first, then wrappers
     writer = next((p.errors for p in chosen if p.errors is not None), None)

@@ -19,7 +19,7 @@ from typing import Any
 import uvicorn
 
 from .app import build_app
-from .arguments import host_name, keywords_checked, moment, port_number
+from .arguments import host_name, keywords_checked, methods_checked, moment, port_number
 from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from .faults import FaultPlan
 from .launch import SandboxStartError
@@ -38,6 +38,7 @@ _STOP_WAIT_S = 10.0
 _SNAPSHOT_POLL_S = 0.05
 
 
+@methods_checked
 @dataclass
 class Sandbox:
     """A running sandbox.
