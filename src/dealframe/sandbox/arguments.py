@@ -35,7 +35,6 @@ __all__ = [
     "SandboxArgumentError",
     "SandboxCallError",
     "host_name",
-    "init_checked",
     "keywords_checked",
     "methods_checked",
     "moment",
@@ -157,26 +156,6 @@ def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
         return function(*args, **kwargs)
 
     return checked
-
-
-def init_checked(cls: C) -> C:
-    """Class decorator: :func:`keywords_checked` on the class's ``__init__`` (a dataclass's
-    too, when put above ``@dataclass``).
-
-    Examples
-    --------
-    >>> from dataclasses import dataclass
-    >>> @init_checked
-    ... @dataclass
-    ... class Plan:
-    ...     rate: float = 0.0
-    >>> Plan(rat=0.5)
-    Traceback (most recent call last):
-    ...
-    dealframe.sandbox.arguments.SandboxCallError: invalid rat: expected a keyword of Plan (did you mean 'rate'?), got 'rat'
-    """
-    cls.__init__ = keywords_checked(cls.__init__)  # type: ignore[misc]
-    return cls
 
 
 def methods_checked(cls: C) -> C:

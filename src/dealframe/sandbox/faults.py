@@ -44,7 +44,7 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Seque
 from dataclasses import dataclass, field
 from typing import Any
 
-from .arguments import SandboxArgumentError, init_checked, number
+from .arguments import SandboxArgumentError, methods_checked, number
 
 __all__ = ["FAULT_KINDS", "FaultInjector", "FaultPlan", "InjectedFault"]
 
@@ -75,7 +75,7 @@ class _Script:
     pending: deque[str | None]
 
 
-@init_checked
+@methods_checked
 @dataclass
 class FaultPlan:
     """Which requests get which fault. Thread-safe; share one plan between server and test.

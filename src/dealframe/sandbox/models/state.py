@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arguments import SandboxArgumentError, init_checked, moment, number, scale_number, whole
+from ..arguments import SandboxArgumentError, methods_checked, moment, number, scale_number, whole
 from ..auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from .corpus import Corpus
 from .data import AS_OF
@@ -31,7 +31,7 @@ from .snapshot import SnapshotWriter, load_or_generate
 __all__ = ["Clock", "DatasetView", "SandboxConfig", "SandboxState"]
 
 
-@init_checked
+@methods_checked
 @dataclass(frozen=True)
 class SandboxConfig:
     """How a sandbox is built.
