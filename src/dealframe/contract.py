@@ -112,6 +112,7 @@ KEPT_IN_CACHE = frozenset(
         "bad_meta",
         "unsorted",
         "unreadable_label",
+        "threshold_mismatch",
     }
 )
 

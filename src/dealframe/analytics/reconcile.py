@@ -32,6 +32,7 @@ from dealframe.arguments import checked_keywords, integer_in
 from dealframe.client import Client
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.private.api import threshold_read_elsewhere
+from dealframe.private.suppression import off_threshold
 from dealframe.public.api import Month, Strings, _series_members
 from dealframe.public.query import group_body
 
@@ -331,8 +332,35 @@ def _summary(label: str, frame: pd.DataFrame, service: pd.DataFrame, local: pd.D
     shown = f", {left} left out by the service, below the threshold here too" if left else ""
     return (
         f"{label}: {matched} of {len(frame)} buckets match (max |Δ median| {worst_text}"
-        f"{shown}); " + "; ".join(meta)
+        f"{shown}){_off_threshold(frame)}; " + "; ".join(meta)
     )
+
+
+def _off_threshold(frame: pd.DataFrame) -> str:
+    """The words of a summary on mismatched buckets the service suppressed by another
+    threshold than the one used here (:func:`~dealframe.private.suppression.off_threshold`;
+    ``client.private.aggregate`` warns of them as ``threshold_mismatch``), or ``""``.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"match": [False, False]})
+    >>> f.attrs.update(off_threshold=2, small_n_threshold=10, threshold_followed=[5, 5])
+    >>> _off_threshold(f)
+    '; 2 of 2 mismatched buckets are suppressed by the service as a threshold of 5 would, not 10'
+    """
+    off = frame.attrs.get("off_threshold") or 0
+    if not off:
+        return ""
+    followed = frame.attrs.get("threshold_followed")
+    threshold = frame.attrs.get("small_n_threshold")
+    if followed is None:
+        cut = f"by no one threshold, not {threshold}"
+    elif followed[0] == followed[1]:
+        cut = f"as a threshold of {followed[1]} would, not {threshold}"
+    else:
+        cut = f"as a threshold between {followed[0]} and {followed[1]} would, not {threshold}"
+    unmatched = int((~frame["match"].to_numpy(dtype=bool)).sum())
+    return f"; {off} of {unmatched} mismatched buckets are suppressed by the service {cut}"
 
 
 @checked_keywords
@@ -496,9 +524,16 @@ def _reconciled(
 ) -> Reconciliation:
     frame, local = _compared(service, deals, metric, time_bucket, context, conventions, tolerance)
     same_meta = _same_meta(service, local)
+    threshold = context["small_n_threshold"]
+    off = off_threshold(service, threshold)
+    unmatched = frame.loc[~frame["match"].to_numpy(dtype=bool), "bucket"].astype(str)
     frame.attrs.update(
         {
             "left_out_by_service": int(frame.attrs.pop("left_out", 0)),
+            # mismatches explained: the service cut these buckets by another threshold
+            "off_threshold": int(unmatched.isin(off.labels).sum()),
+            "threshold_followed": None if off.followed is None else list(off.followed),
+            "small_n_threshold": threshold,
             "matched": int(frame["match"].sum()),
             "buckets": len(frame),
             "meta_matches": same_meta,

@@ -1228,10 +1228,14 @@ def _threshold_elsewhere(d: _Doctor, meta: Any) -> str:
 _AGGREGATE_LOSSES = ("wrong_shape", "count_mismatch", "unreadable_label")
 
 
-def _read_aggregate(doc: Mapping[str, Any], bucket: str) -> tuple[pd.DataFrame, Findings]:
+def _read_aggregate(
+    doc: Mapping[str, Any], bucket: str, *, suppression: bool = False
+) -> tuple[pd.DataFrame, Findings]:
     """An aggregate answer read as ``client.private.aggregate`` reads it: its frame and the
     findings the client warns of (the ``small_n_threshold`` ones are left to
-    ``B.aggregate.methodology``, which says where the client takes the value instead).
+    ``B.aggregate.methodology``, which says where the client takes the value instead; the
+    ``threshold_mismatch`` one, buckets that disagree with it, to ``B.aggregate.suppression``,
+    which asks for it with ``suppression``).
 
     Examples
     --------
@@ -1240,7 +1244,7 @@ def _read_aggregate(doc: Mapping[str, Any], bucket: str) -> tuple[pd.DataFrame, 
     (0, ['wrong_shape'])
     """
     found = Findings(f"POST {_B}/transactions/aggregate")
-    return read_aggregate(doc, bucket, found, threshold=False), found
+    return read_aggregate(doc, bucket, found, threshold=False, suppression=suppression), found
 
 
 def _said_of(found: Findings) -> str:
@@ -1322,9 +1326,15 @@ def _aggregate(d: _Doctor) -> None:
                 "no meta.methodology.small_n_threshold to read buckets by: "
                 f"{_threshold_elsewhere(d, meta)}"
             ), BREAKS
-        frame, found = _read_aggregate(doc, "month")
-        # unreadable labels are the labels checks' break; here, the deals the frame loses
-        lost = [f.message for f in found if f.kind in ("wrong_shape", "count_mismatch")]
+        frame, found = _read_aggregate(doc, "month", suppression=True)
+        # unreadable labels are the labels checks' break; here, the deals the frame loses,
+        # and buckets suppressed by another threshold than the one reported (the analytics
+        # and reconcile cut local buckets by the reported one: they disagree on those)
+        lost = [
+            f.message
+            for f in found
+            if f.kind in ("wrong_shape", "count_mismatch", "threshold_mismatch")
+        ]
         if lost or (not len(frame) and _total_deals(doc)):
             words = "; ".join(lost) or f"no bucket read of meta.total_deals {_total_deals(doc)}"
             return f"the client warns: {words}", BREAKS
@@ -1332,7 +1342,9 @@ def _aggregate(d: _Doctor) -> None:
         small = int(((n > 0) & (n < threshold)).fillna(False).sum())
         left = frame.attrs["buckets_left_out"]
         if small:
-            return f"{small} month buckets below {threshold} deals returned", HOLDS
+            return (
+                f"{small} month buckets below {threshold} deals returned with null statistics"
+            ), HOLDS
         if left:
             return (
                 f"{len(left)} month buckets of the window left out (suppressed: read from "

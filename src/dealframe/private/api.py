@@ -75,6 +75,7 @@ from .ids import check_ids
 from .order import merged_order
 from .outside import outside_filters
 from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
+from .suppression import threshold_said
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -1136,6 +1137,7 @@ def read_aggregate(
     request: Any = None,
     *,
     threshold: bool = True,
+    suppression: bool = True,
 ) -> pd.DataFrame:
     """An aggregate answer read into its frame, each way it differs from the document
     recorded in ``found``: the one reading of :meth:`PrivateApi.aggregate` and the doctor.
@@ -1153,6 +1155,11 @@ def read_aggregate(
     threshold : bool
         Whether a ``small_n_threshold`` the answer lacks is a finding (the doctor says it in
         a check of its own).
+    suppression : bool
+        Whether buckets that disagree with the answer's ``small_n_threshold`` (statistics
+        below it, none at or above it) are a ``threshold_mismatch`` finding
+        (:func:`~dealframe.private.suppression.threshold_said`; the doctor says it in its
+        suppression check only).
 
     Returns
     -------
@@ -1198,6 +1205,10 @@ def read_aggregate(
             f"{time_bucket}s: {', '.join(map(repr, unread[:3]))}",
         )
     frame = dedupe(frame, "bucket", found)
+    method = meta.get("methodology")
+    bound = method.get("small_n_threshold") if isinstance(method, Mapping) else None
+    if suppression:
+        threshold_said(frame, as_count(bound), found)
     total = meta.get("total_deals")
     counted = int(frame["n"].sum()) if len(frame) else 0
     # "suppressed" may mean left out: the window's buckets the answer does not hold
@@ -1205,8 +1216,6 @@ def read_aggregate(
     frame.attrs["buckets_left_out"], frame.attrs["deals_left_out"] = left_out, 0
     if isinstance(total, int) and not isinstance(total, bool) and total != counted:
         # left-out buckets hold fewer than small_n_threshold deals each, or it is a loss
-        method = meta.get("methodology")
-        bound = method.get("small_n_threshold") if isinstance(method, Mapping) else None
         room = max(0, (as_count(bound) or 0) - 1) * len(left_out)
         if 0 < total - counted <= room:
             frame.attrs["deals_left_out"] = total - counted
@@ -3601,7 +3610,8 @@ class PrivateApi:
         strict : bool, default False
             Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
             when the answer breaks the interface (repeated buckets, unreadable labels,
-            counts that do not add up).
+            counts that do not add up, buckets whose statistics disagree with the
+            ``small_n_threshold`` the answer reports: ``threshold_mismatch``).
         {refresh}
         {cache}
 
