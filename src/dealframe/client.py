@@ -11,7 +11,8 @@ from .config import Settings, source_of
 from .errors import ValidationError
 from .private.api import PrivateApi
 from .public.api import PublicApi
-from .transport.session import Transport
+from .transport.cache import CacheControl
+from .transport.session import Transport, TransportStats
 
 __all__ = ["SANDBOX_SOURCE", "UNSET", "Client", "SandboxLike"]
 
@@ -94,6 +95,8 @@ class Client:
         Family B.
     cache : CacheControl
         ``info()`` and ``clear()`` of the HTTP cache.
+    stats : TransportStats
+        Counts of requests, retries and faults (``snapshot()``).
     source : str or None
         The service this client reads, as a mirror records it (read-only): the base URL
         without query or trailing slash, port included; for :meth:`for_sandbox`,
@@ -212,12 +215,26 @@ allow_insecure_http, progress
         return self._source or source_of(self.settings.base_url)
 
     @property
-    def cache(self) -> Any:
+    def cache(self) -> CacheControl:
+        """The HTTP cache of this client: ``info()`` and ``clear(expired=...)``.
+
+        Examples
+        --------
+        >>> Client("https://api.example.com", cache_enabled=False).cache.info()["enabled"]
+        False
+        """
         return self._transport.cache
 
     @property
-    def stats(self) -> Any:
-        """Counts of requests, retries and faults seen by this client's transport."""
+    def stats(self) -> TransportStats:
+        """Counts of requests, retries and faults seen by this client's transport
+        (``snapshot()`` copies them, ``reset()`` zeroes them).
+
+        Examples
+        --------
+        >>> Client("https://api.example.com", cache_enabled=False).stats.snapshot()["network"]
+        0
+        """
         return self._transport.stats
 
     def public_api(self, version: str = "v2") -> PublicApi:

@@ -364,6 +364,28 @@ def _check_expiry(value: Any) -> Mapping[str, float]:
     return MappingProxyType(merged)
 
 
+def _check_backoff(base: float, cap: float) -> None:
+    """Refuse a ``backoff_cap`` below ``backoff_base``: every wait
+    (``uniform(0, min(cap, base * 2**n))``) would be bounded by the cap, the base would
+    count for nothing, and one of the two is a mistake.
+
+    Examples
+    --------
+    >>> _check_backoff(0.5, 30.0)
+    >>> _check_backoff(10, 1)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ConfigurationError: backoff_cap (1) must be at least backoff_base (10): the waits grow from the base up to the cap; raise backoff_cap or lower backoff_base (defaults 0.5 and 30)
+    """
+    if cap < base:
+        raise ConfigurationError(
+            f"backoff_cap ({cap:g}) must be at least backoff_base ({base:g}): the waits grow "
+            "from the base up to the cap; raise backoff_cap or lower backoff_base (defaults "
+            f"{DEFAULT_BACKOFF_BASE:g} and {DEFAULT_BACKOFF_CAP:g})",
+            field="backoff_cap",
+        )
+
+
 #: The number fields of :class:`Settings`: (name, least value, whether an integer); their
 #: largest values are :data:`SETTING_MAXIMUMS`.
 _NUMBERS = (
@@ -426,7 +448,8 @@ class Settings:
         Retries after the first attempt (so ``retries + 1`` attempts at most), 0 to 1,000.
     backoff_base, backoff_cap : float
         Exponential backoff with full jitter: ``uniform(0, min(cap, base * 2**n))``; each
-        at most a day.
+        at most a day, and the cap at least the base (a ``ConfigurationError`` naming
+        both otherwise).
     retry_after_max : float
         Longest ``Retry-After`` wait honoured (at most a day); a service asking for more
         fails the request at once (``RateLimitedError`` naming the wait), without sleeping.
@@ -506,6 +529,7 @@ class Settings:
                     integer=integer,
                 )
                 object.__setattr__(self, name, value)  # numpy's numbers as Python's
+        _check_backoff(self.backoff_base, self.backoff_cap)
         object.__setattr__(self, "cache_expiry", _check_expiry(self.cache_expiry))
         path = self.cache_path
         if path is None:

@@ -385,8 +385,12 @@ def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False)
     return _deals_joined(parts, columns, with_role)
 
 
+#: What one raw page may be (:func:`deals_frame_from_pages`).
+_PAGE_TYPES = (bytes, bytearray, memoryview, str)
+
+
 def _page_items(page: Any, i: int) -> Any:
-    if not isinstance(page, (bytes, bytearray, memoryview, str)):
+    if not isinstance(page, _PAGE_TYPES):
         raise ValidationError(f"pages[{i}]", "the raw bytes of a page", got=type(page).__name__)
     read = read_deal_page(page)  # documented rows, typed; any other page is read as JSON
     if read is not None:
@@ -427,8 +431,9 @@ def deals_frame_from_pages(
     Raises
     ------
     dealframe.errors.ValidationError
-        A page that is not bytes, not JSON, not a ``{data: [...]}`` response, or
-        holds values the deal schema cannot read.
+        ``pages`` is not an iterable of pages (None, a number, or one page itself: pass
+        ``[page]``); a page that is not bytes, not JSON, not a ``{data: [...]}`` response,
+        or holds values the deal schema cannot read.
 
     Examples
     --------
@@ -436,6 +441,13 @@ def deals_frame_from_pages(
     >>> deals_frame_from_pages([page, page]).shape[0]
     2
     """
+    if isinstance(pages, _PAGE_TYPES) or not isinstance(pages, Iterable):
+        one = " (this is one page: pass [page])" if isinstance(pages, _PAGE_TYPES) else ""
+        raise ValidationError(
+            "pages",
+            f"an iterable of raw pages, such as a list of bytes{one}",
+            got=type(pages).__name__,
+        )
     parts = [
         list_page_columns("transactions", _page_items(page, i)) for i, page in enumerate(pages)
     ]

@@ -39,7 +39,7 @@ from dealframe.clitools import (
     say,
     service_client,
 )
-from dealframe.errors import DealframeError, ExtraMissing, ValidationError
+from dealframe.errors import DealframeError, ExtraMissing, ValidationError, renamed
 from dealframe.private.filters import documented_schema, service_decides
 from dealframe.private.ids import check_ids
 
@@ -246,12 +246,17 @@ class _Plan:
 
 def _run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    thing = entity(args.entity)
+    try:
+        thing = entity(args.entity)
+    except ValidationError as exc:  # named as the command line names it
+        raise renamed(exc, "ENTITY") from None
     options, rest = _options(thing.name).parse_known_args(args.rest)
     try:
         output = check_output(options.output)
     except ExtraMissing as exc:
         raise UsageError(exc) from None
+    except ValidationError as exc:
+        raise renamed(exc, "-o") from None
     plan = _Plan(thing, options, tokens_to_values(rest), output)
     plan.check_offline()
     made = check_folder(output.path.parent, "-o")  # created when the file is written
@@ -276,6 +281,8 @@ def _run(args: argparse.Namespace) -> int:
                 folder.rmdir()
         if isinstance(exc, OSError):
             raise DealframeError(f"cannot write {output.path}: {exc.strerror or exc}") from None
+        if isinstance(exc, ValidationError) and exc.argument == "output":  # write_frame's
+            raise renamed(exc, "-o") from None
         raise
     log(f"{_PREFIX}: wrote {len(frame):,} rows to {path} in {time.perf_counter() - started:.1f} s")
     print(path, flush=True)

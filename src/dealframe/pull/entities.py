@@ -212,13 +212,20 @@ PUBLIC_FILTERS: dict[str, tuple[str, str]] = {
 
 
 @checked_keywords
-def entity(name: Any) -> Entity:
+def entity(name: str) -> Entity:
     """The entity called ``name`` (or one of its aliases).
+
+    Parameters
+    ----------
+    name : str
+        A name of :data:`ENTITIES` (``"deals"``, ``"co-investors"`` ...) or an alias
+        (``"transactions"``, ``"co_investors"`` ...).
 
     Raises
     ------
     dealframe.errors.ValidationError
-        Naming ``ENTITY``, with the closest name and the list.
+        Naming ``name`` (``ENTITY`` in ``dealframe pull``), with the closest name and the
+        list.
 
     Examples
     --------
@@ -227,14 +234,11 @@ def entity(name: Any) -> Entity:
     >>> entity("deal")
     Traceback (most recent call last):
     ...
-    dealframe.errors.ValidationError: invalid ENTITY: expected one of companies, investors, deals, fundings, sellside, buyside, company-investors, investments, co-investors, portfolio, search, current (did you mean 'deals'?), got 'deal'
+    dealframe.errors.ValidationError: invalid name: expected one of companies, investors, deals, fundings, sellside, buyside, company-investors, investments, co-investors, portfolio, search, current (did you mean 'deals'?), got 'deal'
     """
     key = _ALIASES.get(name, name) if isinstance(name, str) else name
     if isinstance(key, str) and key in ENTITIES:
         return ENTITIES[key]
     names = list(ENTITIES)
-    raise ValidationError(
-        "ENTITY",
-        f"one of {', '.join(names)}{did_you_mean(str(name), names + list(_ALIASES))}",
-        got=name,
-    )
+    hint = did_you_mean(name, names + list(_ALIASES)) if isinstance(name, str) else ""
+    raise ValidationError("name", f"one of {', '.join(names)}{hint}", got=name)

@@ -67,8 +67,8 @@ def check_output(path: str | os.PathLike[str]) -> Output:
     Raises
     ------
     dealframe.errors.ValidationError
-        An unknown extension (with the closest one), a folder that cannot be created or
-        written, a path that is a folder.
+        Naming ``path`` (``-o`` in ``dealframe pull``): an unknown extension (with the
+        closest one), a folder that cannot be created or written, a path that is a folder.
     dealframe.errors.ExtraMissing
         ``.xlsx`` without openpyxl (an ``ImportError`` naming ``dealframe[excel]``).
 
@@ -82,26 +82,38 @@ def check_output(path: str | os.PathLike[str]) -> Output:
     >>> check_output("deals.parquer")
     Traceback (most recent call last):
     ...
-    dealframe.errors.ValidationError: invalid -o: expected a file name ending in .parquet, .csv or .xlsx (did you mean '.parquet'?), got 'deals.parquer'
+    dealframe.errors.ValidationError: invalid path: expected a file name ending in .parquet, .csv or .xlsx (did you mean '.parquet'?), got 'deals.parquer'
     """
+    return _checked_output(path, "path")
+
+
+def _checked_output(path: Any, argument: str) -> Output:
+    """:func:`check_output`, its errors naming ``argument``."""
     if not isinstance(path, (str, os.PathLike)) or not str(path):
-        raise ValidationError("-o", "a file name ending in .parquet, .csv or .xlsx", got=path)
-    target = expanded_path(path, "-o")
+        raise ValidationError(argument, "a file name ending in .parquet, .csv or .xlsx", got=path)
+    target = expanded_path(path, argument)
     suffix = target.suffix.lower()
     if suffix not in FORMATS:
         raise ValidationError(
-            "-o",
+            argument,
             f"a file name ending in .parquet, .csv or .xlsx"
             f"{did_you_mean(suffix, list(FORMATS)) if suffix else ''}",
             got=str(path),
         )
     if target.is_dir():
-        raise ValidationError("-o", "a file name, not a folder", got=str(path))
+        raise ValidationError(argument, "a file name, not a folder", got=str(path))
     if FORMATS[suffix] == "xlsx":
         with needs_extra(".xlsx output", "excel", "openpyxl"):
             import openpyxl  # noqa: F401
-    check_folder(target.parent, "-o")
+    check_folder(target.parent, argument)
     return Output(target, FORMATS[suffix])
+
+
+def _frame(frame: Any) -> pd.DataFrame:
+    """``frame`` if it is a DataFrame, else a ``ValidationError`` naming ``frame``."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError("frame", "a pandas DataFrame", got=type(frame).__name__)
+    return frame
 
 
 def _json(value: Any) -> str | None:
@@ -135,13 +147,18 @@ def portable_frame(frame: pd.DataFrame, excel: bool = False) -> pd.DataFrame:
     """The frame as written: named index as a column, nested columns as JSON text, periods
     as dates, (for Excel) timestamps in UTC without an offset.
 
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``frame`` is not a DataFrame.
+
     Examples
     --------
     >>> f = pd.DataFrame({"tags": [["a", "b"], None]}, index=pd.Index(["X", "Y"], name="sku"))
     >>> portable_frame(f)["tags"].tolist()
     ['["a", "b"]', nan]
     """
-    out = frame.copy()
+    out = _frame(frame).copy()
     out.attrs = {}
     if isinstance(out.index, pd.PeriodIndex):
         out.index = out.index.to_timestamp().rename(out.index.name)
@@ -177,13 +194,28 @@ def write_atomic(path: Path, write: Callable[[Path], object]) -> Path:
 
 
 @checked_keywords
-def write_frame(frame: pd.DataFrame, output: Output) -> Path:
+def write_frame(frame: pd.DataFrame, output: Output | str | os.PathLike[str]) -> Path:
     """Write ``frame`` to ``output`` (see the module docstring for what is converted).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        What to write.
+    output : Output, str or path
+        A file checked by :func:`check_output`, or its path: ``"deals.parquet"`` is checked
+        as :func:`check_output` checks it (the extension gives the format).
+
+    Returns
+    -------
+    Path
+        The file written.
 
     Raises
     ------
     dealframe.errors.ValidationError
-        More rows than an Excel sheet holds.
+        ``frame`` is not a DataFrame; ``output`` is neither an :class:`Output` nor a path
+        :func:`check_output` takes; more rows than an Excel sheet holds (naming ``output``;
+        ``-o`` in ``dealframe pull``).
     OSError
         The disk refused the write.
 
@@ -195,7 +227,19 @@ def write_frame(frame: pd.DataFrame, output: Output) -> Path:
     ...     path = write_frame(frame, check_output(pathlib.Path(tmp) / "deals.parquet"))
     ...     print(path.name, pd.read_parquet(path).to_dict("list"))
     deals.parquet {'id': ['d1', 'd2'], 'tags': ['["a", "b"]', '[]']}
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_frame(frame, pathlib.Path(tmp) / "deals.csv").name
+    'deals.csv'
     """
+    frame = _frame(frame)
+    if not isinstance(output, Output):
+        if not isinstance(output, (str, os.PathLike)):
+            raise ValidationError(
+                "output",
+                "an Output (from check_output) or a file path ending in .parquet, .csv or .xlsx",
+                got=type(output).__name__,
+            )
+        output = _checked_output(output, "output")
     data = portable_frame(frame, excel=output.format == "xlsx")
     if output.format == "parquet":
         return write_atomic(
@@ -205,7 +249,7 @@ def write_frame(frame: pd.DataFrame, output: Output) -> Path:
         return write_atomic(output.path, lambda p: data.to_csv(p, index=False))
     if len(data) + 1 > EXCEL_MAX_ROWS:
         raise ValidationError(
-            "-o",
+            "output",
             f"a .parquet or .csv file: {len(data):,} rows do not fit "
             f"in an Excel sheet ({EXCEL_MAX_ROWS - 1:,} at most)",
             got=str(output.path),

@@ -16,7 +16,7 @@ Facts this module relies on (requests-cache 1.3):
 
 A body can pass that filter and still fail the checks of the call that reads it
 (:mod:`dealframe.contract`: a row without its id, rows repeated, a field missing...). Every
-entry a request reads or writes is noted (:meth:`CacheControl.seen`); when a call's checks
+entry a request reads or writes is noted (:meth:`CacheControl._seen`); when a call's checks
 find anything wrong (:func:`checked`), the entries noted on its thread and on dealframe's
 worker threads since it began (since the previous call on that thread was checked, or the
 thread's first request) are dropped (:func:`forget_since`), so those answers are asked for
@@ -35,7 +35,7 @@ Expired entries are removed (``BaseCache.delete(expired=True)``) when a process 
 file, at most once an hour per file and process (:func:`build_cached_session`; a busy file is
 left for the next opening), so the file stops growing: SQLite reuses the freed pages.
 ``client.cache.clear(expired=True)`` does the same at any time and also gives the space back
-to the file system (``VACUUM``).
+to the file system (``VACUUM``, then the write-ahead log emptied, as ``clear()`` does).
 
 requests-cache waits for a file's write lock without end (it retries ``BEGIN IMMEDIATE`` in a
 loop, whatever SQLite ``timeout`` or ``busy_timeout`` it is given: its public API cannot bound
@@ -53,7 +53,7 @@ requests-cache shares each table's SQLite connection between threads but locks i
 only; a read beside a write then made the write fail (``another row available``), so every use
 of the connection holds the table's lock (:class:`_SerialSQLiteDict`).
 
-A multi-request call first looks its hits up on its own thread (:meth:`CacheControl.stored`:
+A multi-request call first looks its hits up on its own thread (:meth:`CacheControl._stored`:
 the session's key function, ``BaseCache.get_response`` and the entry's ``is_expired``), so
 only misses travel through worker threads.
 """
@@ -89,7 +89,7 @@ from requests_cache import (
 )
 from requests_cache.backends.sqlite import SQLiteDict
 
-from dealframe.arguments import flag
+from dealframe.arguments import checked_methods, flag
 from dealframe.errors import ConfigurationError
 from dealframe.notices import DealframeWarning, user_stacklevel
 from dealframe.transport.body import storable
@@ -164,7 +164,7 @@ _SEEN_NUMBERS = itertools.count()
 
 
 def seen_mark() -> int:
-    """The number the next entry noted by :meth:`CacheControl.seen` gets (where a call's
+    """The number the next entry noted by :meth:`CacheControl._seen` gets (where a call's
     entries begin, for :func:`forget_since`).
 
     Examples
@@ -198,7 +198,7 @@ def forget_since(mark: int) -> int:
             if owner is not None and thread in (None, me):
                 keys.setdefault(id(owner), (owner, {}))[1][key] = None
     for owner, found in keys.values():
-        owner.delete(*found)
+        owner._delete(*found)
     return sum(len(found) for _, found in keys.values())
 
 
@@ -492,7 +492,7 @@ def _truncate_wal(con: sqlite3.Connection, path: Path) -> None:
     finally:
         con.execute(f"PRAGMA busy_timeout = {int(wait)}")
     if busy:
-        logger.info("cache file %s emptied; its write-ahead log is in use, left to SQLite", path)
+        logger.info("cache file %s: its write-ahead log is in use, left to SQLite", path)
 
 
 class BoundedSQLiteCache(SQLiteCache):
@@ -505,7 +505,7 @@ class BoundedSQLiteCache(SQLiteCache):
     ones do not wait while the lock is still held. What was skipped is kept for
     :meth:`take_unsaved` (one message a spell), which the transport warns of on the caller's
     thread: after a request made there, or once a multi-request call whose requests ran on
-    worker threads returns (:meth:`CacheControl.after_request`).
+    worker threads returns (:meth:`CacheControl._after_request`).
 
     Parameters
     ----------
@@ -619,12 +619,26 @@ class BoundedSQLiteCache(SQLiteCache):
         with self.responses.connection(commit=True) as con:
             for table in (self.responses.table_name, self.redirects.table_name):
                 con.execute(f"DELETE FROM {table}")
+        self._give_back("emptied")
+
+    def clear_expired(self) -> None:
+        """Delete the entries past the expiry they were written with, then give the space
+        back to the file system as :meth:`clear` does (``VACUUM``, then the write-ahead log
+        emptied: without that the vacuumed pages stayed in the ``-wal`` file, as large as
+        the entries removed, until the client closed)."""
+        super().delete(expired=True, vacuum=False)
+        self._give_back("pruned of its expired entries")
+
+    def _give_back(self, done: str) -> None:
+        """``VACUUM``, then a checkpoint that empties the write-ahead log, where the
+        vacuumed pages first land; a failure of either is logged (what was deleted stays
+        deleted: ``done`` says what)."""
         try:
             self.responses.vacuum()
             with self.responses.connection() as con:  # the WAL holds the vacuumed pages
                 _truncate_wal(con, self._path)
         except sqlite3.OperationalError as exc:
-            logger.info("cache file %s emptied but not vacuumed: %s", self._path, exc)
+            logger.info("cache file %s %s but not vacuumed: %s", self._path, done, exc)
 
     def close(self) -> None:
         """Close requests-cache's connections and the one kept for the checks."""
@@ -736,8 +750,15 @@ def _prune_once(backend: SQLiteCache, path: Path) -> None:
         _PRUNED[name] = now
 
 
+@checked_methods
 class CacheControl:
     """Inspect and clear the HTTP cache of one transport (``client.cache``).
+
+    Its methods take the arguments they document, by keyword, and nothing else: a misspelt
+    keyword is an :class:`~dealframe.errors.UnknownArgumentError` naming the closest one,
+    a positional argument a :class:`~dealframe.errors.CallError` and ``expired`` other than
+    True or False a :class:`~dealframe.errors.ValidationError` (each a
+    ``ValidationError``). Its other methods are the transport's (private).
 
     Parameters
     ----------
@@ -795,7 +816,8 @@ class CacheControl:
         ----------
         expired : bool, default False
             Delete only the entries past the expiry they were written with, and give the
-            space back to the file system (``VACUUM``). Expired entries are also removed,
+            space back to the file system while the client is open (``VACUUM``, then the
+            write-ahead log emptied: :meth:`BoundedSQLiteCache.clear_expired`). Expired entries are also removed,
             without the ``VACUUM``, when a process opens the cache file (at most once an
             hour).
 
@@ -804,6 +826,10 @@ class CacheControl:
         dealframe.errors.ConfigurationError
             Another process has held the file's write lock for more than :data:`LOCK_WAIT`
             seconds (nothing is deleted; ``field`` is ``cache_path``).
+        dealframe.errors.ValidationError
+            ``expired`` is not True or False, or given by position; another keyword
+            (:class:`~dealframe.errors.UnknownArgumentError`, with the closest). Nothing is
+            deleted.
 
         Examples
         --------
@@ -823,12 +849,12 @@ class CacheControl:
                 field="cache_path",
             ) from None
         if expired:
-            backend.delete(expired=True, vacuum=True)
+            backend.clear_expired()
         else:
             backend.clear()
         _tighten(self.path)
 
-    def stored(
+    def _stored(
         self,
         method: str,
         url: str,
@@ -866,14 +892,14 @@ class CacheControl:
         found.cache_key = key
         return found
 
-    def delete(self, *keys: str | None) -> None:
+    def _delete(self, *keys: str | None) -> None:
         """Drop entries (stored answers that turned out not to keep the contract)."""
         backend = self._backend()
         keys = tuple(k for k in keys if k)
         if backend is not None and keys:
             backend.delete(*keys, vacuum=False)  # a VACUUM would hold the file for long
 
-    def seen(self, key: str | None) -> None:
+    def _seen(self, key: str | None) -> None:
         """Note that a request read or wrote the entry ``key`` (see :func:`forget_since`)."""
         if not key or not self.enabled:
             return
@@ -881,7 +907,7 @@ class CacheControl:
         with _SEEN_LOCK:
             _SEEN.append((next(_SEEN_NUMBERS), thread, weakref.ref(self), key))
 
-    def after_request(self, *, warn: bool = True) -> None:
+    def _after_request(self, *, warn: bool = True) -> None:
         """After a request that used the cache: apply 0o600 to the SQLite file and its WAL/SHM
         side files once they exist, and warn once that answers are not stored while another
         process keeps the file locked (:class:`BoundedSQLiteCache`).

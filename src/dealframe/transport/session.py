@@ -37,6 +37,7 @@ from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 
 from dealframe._version import __version__
+from dealframe.arguments import checked_methods
 from dealframe.config import Settings, _is_loopback, default_cache_path
 from dealframe.errors import (
     ApiError,
@@ -177,8 +178,10 @@ class _Call:
     expire: float | None
 
 
+@checked_methods
 class TransportStats:
-    """Thread-safe counters of what the transport did (for tests and provenance)."""
+    """Thread-safe counters of what the transport did (``client.stats``: for tests and
+    provenance); its methods take no arguments (a dealframe ``CallError`` if given one)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -620,7 +623,7 @@ class Transport:
         >>> with Transport(Settings(base_url="http://127.0.0.1:9", cache_enabled=False)) as t:
         ...     t.forget(Response(200, b"{}", {}, False, 0.0, RequestInfo("GET", "/x", "public"), 1))
         """
-        self.cache.delete(response.cache_key)
+        self.cache._delete(response.cache_key)
 
     def cached(
         self,
@@ -657,7 +660,7 @@ class Transport:
         kw = call.kwargs
         info = call.info
         try:
-            raw = self.cache.stored(
+            raw = self.cache._stored(
                 info.method, call.url, kw.get("params"), kw.get("data"), kw.get("auth"), call.expire
             )
         except sqlite3.Error:
@@ -672,7 +675,7 @@ class Transport:
         except _StaleCache:
             return None  # the stored body failed its checks and was deleted: the request refetches
         self.stats._add(calls=1, attempts=1, bytes_received=len(content), cache_hits=1)
-        self.cache.seen(found.cache_key)
+        self.cache._seen(found.cache_key)
         logger.debug("%s %s from_cache=True (looked up)", info.method, info.path)
         return found
 
@@ -871,9 +874,9 @@ class Transport:
             requesting()
 
     def _after_cache(self) -> None:
-        """:meth:`CacheControl.after_request`, whose warning (answers not stored) waits on a
+        """:meth:`CacheControl._after_request`, whose warning (answers not stored) waits on a
         worker thread for the caller's: the pool's ``returned`` calls this there."""
-        self.cache.after_request(warn=not on_worker())
+        self.cache._after_request(warn=not on_worker())
 
     def _give_up_note(
         self,
@@ -1020,7 +1023,7 @@ class Transport:
         if use_cache:
             self._after_cache()
             if raw.status_code == 200:
-                self.cache.seen(getattr(raw, "cache_key", None))
+                self.cache._seen(getattr(raw, "cache_key", None))
         logger.debug(
             "%s %s status=%d attempt=%d from_cache=%s",
             info.method,
@@ -1064,7 +1067,7 @@ class Transport:
             and declared.isdigit()
             and int(declared) != len(content)
         ):
-            self.cache.delete(getattr(raw, "cache_key", None))
+            self.cache._delete(getattr(raw, "cache_key", None))
             error: TransportError | ServiceContractError = TransportError(
                 f"truncated body: {len(content)} bytes, Content-Length said {declared}",
                 request=info,
@@ -1137,7 +1140,7 @@ class Transport:
             problem = _body.unsound(doc)
         if problem is None:
             return
-        self.cache.delete(getattr(raw, "cache_key", None))  # requests-cache's filter may have
+        self.cache._delete(getattr(raw, "cache_key", None))  # requests-cache's filter may have
         warnings.warn(
             f"{info.method} {info.path}: a stored answer in the HTTP cache "
             f"({self.cache.path}) fails its checks: {problem} ({self._shown(content, headers)}); "
