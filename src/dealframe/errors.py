@@ -5,8 +5,9 @@ The hierarchy::
     DealframeError                 base of everything raised on purpose
     ├── ConfigurationError         bad settings, missing token, insecure base URL
     ├── ValidationError            bad argument to a public function (also a ValueError)
-    ├── ApiError                   the service answered with an error status
-    │   ├── BadRequestError        400 (and 422); ``details.errors`` joined into the message
+    ├── ApiError                   the service answered with an error status; its words,
+    │   │                          ``details.errors`` joined into the message (any status)
+    │   ├── BadRequestError        400 (and 422); ``errors`` lists each problem
     │   ├── AuthenticationError    401 / 403 (part-way through a call: ``partial`` holds what arrived)
     │   ├── NotFoundError          404; ``deleted`` is True for a soft-deleted entity
     │   ├── RateLimitedError       429, or a 401/403 saying rate limit; ``retry_after`` seconds
@@ -478,7 +479,15 @@ class ApiError(DealframeError):
         super().__init__(self._render())
 
     def _describe(self) -> str:
-        return self.message
+        """The message, then each problem of ``details.errors`` it does not already say
+        (``"<message>: <problem>; <problem>"``), whatever the status: a 404 or a 409 listing
+        its problems says them as a 400 does."""
+        said = self.message
+        listed = _listed_errors(self.details)
+        errors = [e for e in listed if e != said]
+        if not errors or said == _PROBLEMS_JOINED.join(listed):
+            return said  # a body whose message is its problems says them once
+        return f"{said}: {_PROBLEMS_JOINED.join(errors)}"
 
     def _render(self) -> str:
         return f"{self.status} {self.code}: {self._describe()}" + _context(
@@ -492,15 +501,15 @@ class BadRequestError(ApiError):
     @property
     def errors(self) -> list[str]:
         """The strings of ``details.errors`` (empty when the body gave none)."""
-        found = self.details.get("errors")
-        if isinstance(found, list):
-            return [str(item) for item in found]
-        return []
+        return _listed_errors(self.details)
 
-    def _describe(self) -> str:
-        # A body whose message is its only error ({"errors": [one]}) says it once.
-        errors = [e for e in self.errors if e != self.message]
-        return f"{self.message}: {'; '.join(errors)}" if errors else self.message
+
+def _listed_errors(details: Mapping[str, Any]) -> list[str]:
+    """The strings of ``details["errors"]`` (empty when the body gave none)."""
+    found = details.get("errors")
+    if isinstance(found, list):
+        return [str(item) for item in found]
+    return []
 
 
 class AuthenticationError(ApiError):
@@ -603,7 +612,7 @@ class NotFoundError(ApiError):
                     "its profile with include_deleted=True)"
                 )
             return f"{what} is soft-deleted; pass include_deleted=True to read it"
-        return self.message
+        return super()._describe()
 
 
 class RateLimitedError(ApiError):
@@ -673,9 +682,10 @@ class RateLimitedError(ApiError):
         )
 
     def _describe(self) -> str:
+        said = super()._describe()
         if self.limited_by is None or self.status == 429:
-            return self.message
-        return f"{self.message} (a rate limit, as {self.limited_by} says; not a refused token)"
+            return said
+        return f"{said} (a rate limit, as {self.limited_by} says; not a refused token)"
 
 
 class ServerError(ApiError):
@@ -1033,6 +1043,8 @@ _NOT_FIELDS = frozenset(
 )
 #: DRF's and Django's keys for the problems of no one field: their texts stand alone.
 _NO_FIELD = frozenset({"non_field_errors", "__all__"})
+#: How a message joins several problems of a body (and an error's message its problems).
+_PROBLEMS_JOINED = "; "
 
 
 def _read_body(
@@ -1106,15 +1118,17 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     The documented ``{"error": {"code", "message", "details"}}`` (``details`` an object whose
     ``errors`` is a list or a text, or a list of problems); Spring Boot's ``{"error":
     "<status phrase>", "message": ...}``; NestJS's ``{"error": "<status phrase>", "message":
-    [problem, ...]}``; FastAPI's ``{"detail": text or [problem, ...]}``; ``{"errors":
-    [problem, ...]}`` (JSON:API's with ``source.pointer``); Rails' and Laravel's ``{"errors":
-    {field: text or [texts]}}`` (Laravel's with a ``message``); Django REST framework's
-    ``{field: [texts]}``; problem+json's ``{"title", "detail"}`` (RFC 7807), with its
-    ``invalid-params`` (``[{"name", "reason"}]``) or an ``errors`` list (RFC 9457's
-    ``[{"detail", "pointer"}]``); OAuth's ``{"error", "error_description"}``. The service's own words are kept as the message, each problem
-    listed in ``details["errors"]`` as ``"<field>: <text>"`` when it names its field (a
-    ``detail`` text is one problem, whatever it joins); a status phrase is the message only
-    when nothing else says more.
+    [problem, ...]}``; FastAPI's ``{"detail": text or [problem, ...] or {"msg", "code"}}``;
+    ``{"errors": [problem, ...]}`` (JSON:API's with ``source.pointer``); Rails' and Laravel's
+    ``{"errors": {field: text or [texts]}}`` (Laravel's with a ``message``); Django REST
+    framework's ``{field: [texts]}``; problem+json's ``{"title", "detail"}`` (RFC 7807), with
+    its ``invalid-params`` (``[{"name", "reason"}]``) or an ``errors`` list (RFC 9457's
+    ``[{"detail", "pointer"}]``); OAuth's ``{"error", "error_description"}``. The service's
+    own words are kept as the message, each problem listed in ``details["errors"]`` as
+    ``"<field>: <text>"`` when it names its field (a ``detail`` text is one problem, whatever
+    it joins); a status phrase is the message only when nothing else says more, and a body
+    that lists several problems and says nothing else has them, joined with ``"; "``, as its
+    message (never a phrase of the client's).
 
     Examples
     --------
@@ -1133,6 +1147,11 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     >>> _read_object({"type": "about:blank", "title": "Bad Request", "detail": "Invalid",
     ...               "invalid-params": [{"name": "limit", "reason": "must be <= 500"}]})
     (None, 'Invalid', {'errors': ['limit: must be <= 500', 'Invalid']})
+    >>> _read_object({"detail": {"msg": "Company not found", "code": "NOT_FOUND"}})
+    ('NOT_FOUND', 'Company not found', {})
+    >>> _read_object({"errors": [{"field": None, "message": "Company not found"},
+    ...                          {"field": None, "message": "id was merged into 123"}]})
+    (None, 'Company not found; id was merged into 123', {'errors': [...]})
     """
     top, inner, phrase = doc, doc.get("error"), None
     if isinstance(inner, Mapping):  # the documented body: what it says is inside "error"
@@ -1143,6 +1162,12 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
         (doc[k] for k in ("message", "detail", "error_description") if doc.get(k) is not None),
         None,
     )
+    code = doc.get("code")
+    if isinstance(said, Mapping) and any(said.get(k) for k in _PROBLEM_TEXT):
+        # FastAPI's HTTPException(detail={"msg": ..., "code": ...}): one problem, in its
+        # own words (and its code, when the body has none), not a map of fields
+        code = said.get("code") if code is None else code
+        said = _error_text(said)
     problems: list[str] = []
     if isinstance(said, list | Mapping):  # NestJS's message, FastAPI's detail: the problems
         problems, said = _problems(said), None
@@ -1160,15 +1185,24 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
         problems = _field_problems(top, lists_only=True)
     if problems:
         details["errors"] = list(dict.fromkeys(problems))
-    return _as_text(doc.get("code")), _message_of(said, problems, phrase), details
+    return _as_text(code), _message_of(said, problems, phrase), details
 
 
 def _message_of(said: Any, problems: list[str], phrase: str | None = None) -> str | None:
     """The message: what the body said, else its one problem, else its status phrase, else
-    ``"Invalid request"`` before several problems; None when the body said nothing."""
+    its problems joined with ``"; "`` (the service's words, never a phrase of the client's);
+    None when the body said nothing.
+
+    Examples
+    --------
+    >>> _message_of(None, ["Company not found", "id was merged into 123"])
+    'Company not found; id was merged into 123'
+    >>> _message_of("Invalid", ["limit: at most 100"]), _message_of(None, [], "Not Found")
+    ('Invalid', 'Not Found')
+    """
     message = _as_text(said) or (problems[0] if len(problems) == 1 else None) or phrase
     if message is None and problems:
-        message = "Invalid request"
+        message = _PROBLEMS_JOINED.join(problems)
     return message
 
 
@@ -1267,6 +1301,12 @@ def summarize_body(body: bytes, content_type: str | None, limit: int = 120) -> s
     return f"{len(body)} bytes of {kind}, first line {first!r}"
 
 
+#: The members a problem object says its text in, in the order read: Spring's field errors
+#: say ``defaultMessage``; JSON:API's may only ``title``; problem+json's invalid-params say
+#: ``reason``; FastAPI's ``msg``.
+_PROBLEM_TEXT = ("message", "detail", "msg", "defaultMessage", "title", "reason")
+
+
 def _error_text(item: Any, *, named: bool = False) -> str:
     """One entry of an ``errors`` list: a string, or an object's message (and where; with
     ``named``, its ``name`` too: see :func:`_where`).
@@ -1283,15 +1323,7 @@ def _error_text(item: Any, *, named: bool = False) -> str:
     'limit: must be <= 500'
     """
     if isinstance(item, Mapping):
-        text = next(
-            (
-                item[k]  # Spring's field errors say defaultMessage; JSON:API's may only title;
-                # problem+json's invalid-params say reason
-                for k in ("message", "detail", "msg", "defaultMessage", "title", "reason")
-                if item.get(k)
-            ),
-            None,
-        )
+        text = next((item[k] for k in _PROBLEM_TEXT if item.get(k)), None)
         where = _where(item, named=named)
         if text is not None:
             return f"{where}: {_as_text(text)}" if where else str(_as_text(text))

@@ -97,7 +97,7 @@ def test_a_limit_refused_in_any_frameworks_words_is_read_in_pages_of_100(
     [
         (
             {"errors": {"sort": ["unknown key 'foo'"], "filters": "must be an object"}},
-            "Invalid request",
+            "sort: unknown key 'foo'; filters: must be an object",
             ["sort: unknown key 'foo'", "filters: must be an object"],
         ),
         (
@@ -106,7 +106,11 @@ def test_a_limit_refused_in_any_frameworks_words_is_read_in_pages_of_100(
             ["sort: unknown key"],
         ),
         ({"sort": ["Unknown key."]}, "sort: Unknown key.", ["sort: Unknown key."]),
-        (["sort: unknown key", "filters.foo: unknown member"], "Invalid request", None),
+        (
+            ["sort: unknown key", "filters.foo: unknown member"],
+            "sort: unknown key; filters.foo: unknown member",
+            None,
+        ),
         (
             {"errors": [{"detail": "unknown key", "source": {"parameter": "sort"}}]},
             "sort: unknown key",

@@ -23,7 +23,7 @@ def _read(body: object, status: int = 400, **kw: object) -> BadRequestError:
     [
         (  # DRF's nested serializer, and its problems of no one field
             {"filters": {"date_from": ["Enter a valid date."]}, "non_field_errors": ["No."]},
-            "Invalid request",
+            "filters.date_from: Enter a valid date.; No.",
             ["filters.date_from: Enter a valid date.", "No."],
         ),
         (  # DRF beside members that are no field: only the lists are problems
@@ -54,7 +54,7 @@ def _read(body: object, status: int = 400, **kw: object) -> BadRequestError:
                     {"detail": "whole document", "source": {"pointer": ""}},
                 ]
             },
-            "Invalid request",
+            "data.attributes.limit: Too big; sort/by: unknown; whole document",
             ["data.attributes.limit: Too big", "sort/by: unknown", "whole document"],
         ),
         (  # the documented list first, another member's problems after it, each once

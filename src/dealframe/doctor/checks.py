@@ -43,7 +43,7 @@ from ..errors import (
     ValidationError,
     error_from_response,
 )
-from ..frames.normalize import to_utc
+from ..frames.normalize import to_utc, without_offset
 from ..frames.private import (
     bucket_period,
     company_profiles_frame,
@@ -1001,9 +1001,14 @@ def _paging(d: _Doctor) -> None:
                 if seen
                 else "no updated_at seen"
             ), BREAKS
-        parsed = to_utc(values, "updated_at")
+        parsed = to_utc(values, "updated_at", warn=False)  # said here, as a finding
         if pd.isna(parsed).any():
             return f"unreadable timestamps: {values[:2]}", BREAKS
+        bare = without_offset(values)
+        if bare:  # the document gives an offset: local time would shift every stamp
+            return (
+                f"{len(bare)} of {len(values)} stamps like {bare[0]}: no offset; assumed UTC"
+            ), ADAPTED
         if all(v.endswith("+00:00") and "." not in v for v in values):
             return f"{len(values)} stamps like {values[0]}", HOLDS
         odd = next(v for v in values if not v.endswith("+00:00") or "." in v)

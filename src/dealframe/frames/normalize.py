@@ -64,6 +64,7 @@ __all__ = [
     "to_date",
     "to_utc",
     "why",
+    "without_offset",
 ]
 
 _EMPTY: Mapping[str, Any] = {}
@@ -174,26 +175,62 @@ def _check_text(values: Sequence[Any], name: str, expected: str) -> None:
         raise ValidationError(name, expected, got=value)
 
 
-def to_utc(values: Sequence[Any], name: str = "timestamp") -> pd.DatetimeIndex:
-    """ISO 8601 strings (any offset, ``Z`` or none = UTC) as ``datetime64[us, UTC]``.
+#: The time of a timestamp and the offset after it: ``Z`` (or RFC 3339's ``z``), ``+01:00``,
+#: ``-0500``, ``+01`` (a date alone has none: its ``-28`` is no offset).
+_OFFSET = re.compile(
+    r"[Tt ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$"
+)
+#: RFC 3339's lower-case ``z`` (UTC) ending a timestamp, which pandas refuses.
+_LOWER_Z = re.compile(r"(?<=\d)z(\s*)$")
+
+
+def without_offset(values: Sequence[Any]) -> list[str]:
+    """The texts among ``values`` that state no offset (``2023-09-28T15:53:22``, a date alone):
+    which instant they stand for depends on a time zone the service did not give.
+
+    Examples
+    --------
+    >>> without_offset(["2023-09-28T15:53:22", "2023-09-28T15:53:22Z", "2023-09-28", None])
+    ['2023-09-28T15:53:22', '2023-09-28']
+    >>> without_offset(["2023-09-28T15:53:22+02:00", "2023-09-28T15:53:22.5z"])
+    []
+    """
+    return [v for v in values if isinstance(v, str) and v.strip() and not _OFFSET.search(v)]
+
+
+def to_utc(
+    values: Sequence[Any], name: str = "timestamp", *, warn: bool = True
+) -> pd.DatetimeIndex:
+    """ISO 8601 strings (any offset, ``Z`` or ``z``) as ``datetime64[us, UTC]``.
 
     Arrow's parser handles the common case (every value with an offset); anything
-    else goes through :func:`pandas.to_datetime` with ``format="ISO8601"``.
+    else goes through :func:`pandas.to_datetime` with ``format="ISO8601"``. A value
+    with no offset (``2023-09-28T15:53:22``, or a date alone) is read as UTC, and,
+    with ``warn``, one :class:`~dealframe.ServiceContractWarning` names the field and
+    such a value: the document gives every timestamp an offset, and a service writing
+    its local time without one would shift every stamp.
 
     Examples
     --------
     >>> to_utc(["2024-03-01T10:00:00+01:00", None])[0].hour
     9
+    >>> str(to_utc(["2024-03-01T10:00:00.5z"])[0])
+    '2024-03-01 10:00:00.500000+00:00'
     """
     fast = _arrow_cast(values, pa.timestamp("us", tz="UTC"))
     if fast is not None:
         return pd.DatetimeIndex(fast.astype("datetime64[us]")).tz_localize("UTC")
     values = _python(values)
     _check_text(values, name, "ISO 8601 timestamps (strings)")
+    values = [_LOWER_Z.sub(r"Z\1", v) if isinstance(v, str) else v for v in values]
     try:
         out = pd.to_datetime(pd.Index(values, dtype=object), utc=True, format="ISO8601")
     except (ValueError, TypeError) as exc:
         raise ValidationError(name, f"ISO 8601 timestamps ({why(exc)})") from None
+    bare = without_offset(values) if warn else []
+    if bare:
+        count = f"{len(bare)} timestamps" if len(bare) > 1 else "a timestamp"
+        _warn(name, f"no offset in {count} (such as {bare[0]!r}): read as UTC")
     return out.as_unit("us")
 
 

@@ -79,7 +79,9 @@ def format_v1(exchange: str, ticker: str) -> str:
     sku = f"{exchange}_{ticker}"
     if not _fits(_V1, sku):
         raise ValidationError(
-            "sku", "an exchange (no '_') and a ticker, without spaces" + _typo_said(sku), got=sku
+            "sku",
+            "an exchange (no '_') and a ticker, without spaces" + _why_not(sku, "v1"),
+            got=sku,
         )
     return sku
 
@@ -97,7 +99,7 @@ def format_v2(ticker: str, country: str, n: int | None = None) -> str:
     sku = f"{ticker}-{country}" + (f".{n}" if n else "")
     if not _fits(_V2, sku):
         raise ValidationError(
-            "sku", "a ticker and an ISO-3 country code" + _typo_said(sku), got=sku
+            "sku", "a ticker and an ISO-3 country code" + _why_not(sku, "v2"), got=sku
         )
     return sku
 
@@ -136,11 +138,13 @@ def parse_sku(sku: str, version: str | None = None) -> Sku:
     if version is not None and isinstance(sku, str) and _fits(_PATTERNS.get(version, _V1), sku):
         found = version
     if found is None:
+        said = ""
+        if isinstance(sku, str) and version is None and not {"_", "-"} & set(sku):
+            said = _typo_said(sku) or " (neither a '_' nor a '-')"
+        elif isinstance(sku, str):  # the layout it comes closest to: v2 when it has a '-'
+            said = _why_not(sku, version or ("v2" if "-" in sku else "v1"))
         raise ValidationError(
-            "sku",
-            "a v1 SKU <EXCHANGE>_<TICKER> or a v2 SKU <TICKER>-<ISO3>[.N]"
-            + (_typo_said(sku) if isinstance(sku, str) else ""),
-            got=sku,
+            "sku", "a v1 SKU <EXCHANGE>_<TICKER> or a v2 SKU <TICKER>-<ISO3>[.N]" + said, got=sku
         )
     if version is not None and found != version:
         raise ValidationError("sku", f"a {version} SKU (this one is {found})", got=sku)
@@ -207,6 +211,60 @@ def _typo_said(sku: str) -> str:
     return f" ({sku[at]!r} at position {at} is {why})"
 
 
+def _layout_said(sku: str, version: str) -> str:
+    """What to say of a SKU whose characters are fine but whose layout is not ``version``'s:
+    the part at fault and its position ("" when none is found).
+
+    Examples
+    --------
+    >>> _layout_said("ACME-Usa", "v2")
+    " ('s' at position 6 is lower case: the country after the last '-' is 3 capital letters, ISO-3, as in 'ACME-USA')"
+    >>> _layout_said("ACME-US", "v2")
+    " (the country 'US' at position 5 is not 3 capital letters, ISO-3)"
+    >>> _layout_said("ACME-USA.01", "v2")
+    " (the suffix '.01' at position 8 is not .N, N from 1 without a leading 0)"
+    >>> _layout_said("ACME", "v2"), _layout_said("NASDAQ", "v1")
+    (" (no '-' before the ISO-3 country)", " (no '_' between the exchange and the ticker)")
+    """
+    if version == "v1":
+        if "_" not in sku:
+            return " (no '_' between the exchange and the ticker)"
+        if sku.startswith("_"):
+            return " (no exchange before the '_' at position 0)"
+        return (
+            f" (no ticker after the '_' at position {sku.index('_')})" if sku.endswith("_") else ""
+        )
+    dash = sku.rfind("-")
+    if dash < 0:
+        return " (no '-' before the ISO-3 country)"
+    if dash == 0:
+        return " (no ticker before the '-' at position 0)"
+    country, dot, n = sku[dash + 1 :].partition(".")
+    at = dash + 1
+    if len(country) == 3 and country.isascii() and country.isalpha():
+        if not country.isupper():
+            lower = next(i for i, char in enumerate(country) if char.islower())
+            fixed = f"{sku[:at]}{country.upper()}{dot}{n}"
+            return (
+                f" ({country[lower]!r} at position {at + lower} is lower case: the country "
+                f"after the last '-' is 3 capital letters, ISO-3, as in {fixed!r})"
+            )
+    else:
+        return f" (the country {country!r} at position {at} is not 3 capital letters, ISO-3)"
+    if dot and re.fullmatch(r"[1-9][0-9]*", n) is None:
+        return (
+            f" (the suffix {dot + n!r} at position {at + 3} is not .N, N from 1 without a "
+            "leading 0)"
+        )
+    return ""
+
+
+def _why_not(sku: str, version: str) -> str:
+    """What to say of a SKU that is not of ``version``: its character that is clearly a
+    typo, else the part of its layout at fault, with its position ("" when none is found)."""
+    return _typo_said(sku) or _layout_said(sku, version)
+
+
 def validate_skus(skus: object, version: str, argument: str = "skus") -> list[str]:
     """Check a list of SKUs for ``version``; return them as a list without duplicates.
 
@@ -220,7 +278,9 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
         Not a list of strings: a single string (one SKU is ``["ACME-USA"]``), a mapping,
         a frame, None, a number. Or any SKU malformed or of the other version (the message
         names its position, and the character that is clearly a typo: an invisible one, a
-        full-width form, another script's digit).
+        full-width form, another script's digit; else the part of the layout at fault and
+        where: a country code in lower case, ``ACME-usa``, names its first lower-case
+        letter).
 
     Examples
     --------
@@ -264,7 +324,7 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
             raise ValidationError(f"{argument}[{i}]", "a SKU string", got=sku)
         found = version if _fits(_PATTERNS[version], sku) else sku_version(sku)
         if found != version:
-            other = f" (it is a {found} SKU)" if found else _typo_said(sku)
+            other = f" (it is a {found} SKU)" if found else _why_not(sku, version)
             shape = "<EXCHANGE>_<TICKER>" if version == "v1" else "<TICKER>-<ISO3>[.N]"
             raise ValidationError(f"{argument}[{i}]", f"a {version} SKU {shape}{other}", got=sku)
         seen.setdefault(sku, None)
