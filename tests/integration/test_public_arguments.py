@@ -3,21 +3,21 @@ what the service serves (issue 14).
 
 - ``skus`` that is not a list (a bare string, a mapping, a number, None, a frame) is a
   ``ValidationError`` naming ``skus``, before any request, in both versions.
-- A time-series field name the document does not give is checked against the names the
-  service serves, learned once per client and version from one request without ``fields``:
-  one it does not serve is a ``ValidationError`` naming ``fields[i]`` and the closest served
-  name, and no data request is sent; one it serves is sent. Under the ``extra-fields``
-  profile the names it adds are served.
-
-- ``group_time_series`` checks its ``fields`` the same way, the names looked for with the
-  group's own request without ``fields``; ``analytics.reconcile_groups`` checks them before
-  its first data request.
+- A time-series field name is sent as given, with no request before it, whatever companies
+  the call names (issue 14: a service may leave out a field a company has no value for, so no
+  request over some SKUs tells what it serves for the others): the service's 400 naming it is
+  the error; a name no item holds is a ``missing_field`` warning with the closest name known.
+  Only another spelling of a documented field (``evrevenueltm``) is a ``ValidationError``
+  naming ``fields[i]``, before any request.
+- ``group_time_series`` and ``analytics.reconcile_groups`` take their ``fields`` the same way.
 - A month in digits other than ASCII's, and a SKU with a character that is clearly a typo (a
   full-width form, another script's digit), are refused before any request, naming the
   argument (``skus[i]`` and the character for a SKU). A SKU with a visible letter beyond ASCII
   (``CAFÉ-FRA``), which a service may list in its own search, is sent: the service decides.
 
 Requests are counted at the drift proxy, which records every time-series body it forwards.
+The default sandbox answers 400 to a name it does not serve; a service that ignores such a
+name, or serves one the sandbox does not, is the proxy's (:func:`serving`).
 """
 
 from __future__ import annotations
@@ -75,13 +75,49 @@ def bodies(proxy: Proxy) -> list[Any]:
 
 
 def learning(bodies: list[Any]) -> list[Any]:
-    """The requests that learn the served names: no ``fields``."""
+    """Requests without ``fields`` (the client once sent one to learn the served names)."""
     return [b for b in bodies if "fields" not in b]
 
 
 def data(bodies: list[Any]) -> list[Any]:
     """The data requests: with ``fields``."""
     return [b for b in bodies if "fields" in b]
+
+
+def serving(name: str, skus: set[str] | None = None) -> Action:
+    """A service that serves the time-series field ``name`` the sandbox does not: forwarded
+    without it (the sandbox would refuse it), and each answer's item of a SKU of ``skus``
+    (every item when None) given a value for it; for other SKUs the service leaves it out,
+    as one does for a company without a value."""
+
+    def request(ex: Exchange) -> None:
+        fields = ex.body.get("fields") if isinstance(ex.body, dict) else None
+        if isinstance(fields, list) and name in fields:
+            # a new body: the one recorded (``bodies``) stays the client's
+            ex.body = {**ex.body, "fields": [f for f in fields if f != name] or ["marketCap"]}
+            ex.raw_body = orjson.dumps(ex.body)
+
+    def response(ex: Exchange) -> None:
+        doc = ex.doc()
+        for item in (doc or {}).get("data") or []:
+            if isinstance(item.get("data"), dict) and (skus is None or item.get("sku") in skus):
+                item["data"][name] = {"2024-01": 1.5, "2024-02": 2.5}
+        ex.set_doc(doc)
+
+    return Action(f"serving({name!r})", on_request=request, on_response=response)
+
+
+def ignoring(name: str) -> Action:
+    """A service that ignores the field ``name`` it does not serve (answers without it)."""
+
+    def request(ex: Exchange) -> None:
+        fields = ex.body.get("fields") if isinstance(ex.body, dict) else None
+        if isinstance(fields, list) and name in fields:
+            # a new body: the one recorded (``bodies``) stays the client's
+            ex.body = {**ex.body, "fields": [f for f in fields if f != name] or ["marketCap"]}
+            ex.raw_body = orjson.dumps(ex.body)
+
+    return Action(f"ignoring({name!r})", on_request=request)
 
 
 def api(client: Any, version: str) -> Any:
@@ -132,30 +168,65 @@ def test_sequences_of_skus_that_are_not_lists_are_still_taken(
 
 
 @pytest.mark.parametrize("version", ["v2", "v1"])
-def test_a_field_the_service_does_not_serve_is_refused_before_the_data_request(
+def test_a_field_served_only_beyond_the_first_skus_is_sent_and_read(
+    fresh: Any, proxy: Proxy, bodies: list[Any], version: str
+) -> None:
+    """The audit's case (issue 14): a service serves ``custom`` for every company but the
+    call's first ten. The client sent nothing, refusing the name on a request over those ten;
+    it is sent, once, and read for the others."""
+    mine = api(fresh, version).search().index[:30].tolist()
+    proxy.add(SERIES, serving("custom", set(mine[10:])))
+    got = api(fresh, version).time_series(mine, fields=["custom"], **WINDOW)
+    assert learning(bodies) == []  # no request before the data request
+    assert [b["skus"] for b in data(bodies)] == [mine]
+    assert got["custom"].notna().any().tolist() == [False] * 10 + [True] * 20
+    assert got.loc["2024-02", ("custom", mine[10])] == 2.5
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+def test_a_field_the_service_does_not_serve_is_sent_and_its_400_is_the_error(
     fresh: Any, bodies: list[Any], skus: dict[str, list[str]], version: str
 ) -> None:
+    """The default sandbox answers 400 to a name it does not serve: the client sends the name
+    as given (no request before it) and raises the service's words."""
     series = api(fresh, version).time_series
-    with pytest.raises(ValidationError) as unknown:
+    with pytest.raises(BadRequestError, match="notAField"):
         series(skus[version], fields=["notAField"], **WINDOW)
-    with pytest.raises(ValidationError) as typo:
+    with pytest.raises(BadRequestError, match="evRevenueNtn"):
         series(skus[version], fields=["marketCap", "evRevenueNtn"], **WINDOW)
-    assert unknown.value.argument == "fields[0]" and "'notAField'" in str(unknown.value)
-    assert "it serves 10: " in str(unknown.value)  # no close name: the names it serves
-    assert typo.value.argument == "fields[1]"
-    assert "did you mean 'evRevenueNtm'?" in str(typo.value)
-    assert data(bodies) == []  # neither data request was sent
-    # each refused name was looked for over the call's SKUs (its first 10) and window, once
-    # per call: a name not seen served is not refused on what other companies were served
-    once = {"skus": skus[version][:10], "dateFrom": "2024-01", "dateTo": "2024-06"}
-    assert learning(bodies) == [once, once]
+    assert learning(bodies) == []
+    assert [b["fields"] for b in data(bodies)] == [["notAField"], ["marketCap", "evRevenueNtn"]]
+
+
+def test_a_field_no_item_holds_is_warned_with_the_closest_name(
+    fresh: Any, proxy: Proxy, bodies: list[Any], skus: dict[str, list[str]]
+) -> None:
+    """A service that ignores a name it does not serve: the name, sent, is in no item, and the
+    ``missing_field`` warning names it with the closest name known (the document's, and
+    those seen in this client's answers: ``seenField`` served by an earlier call)."""
+    mine = skus["v2"]
+    proxy.add(SERIES, ignoring("evRevenueNtn"), ignoring("seenFeild"))
+    proxy.add(SERIES, serving("seenField"), when=lambda ex: "fields" not in ex.body)
+    fresh.public.time_series(mine, **WINDOW)  # all fields: seenField among them
+    with pytest.warns(ServiceContractWarning) as seen:
+        got = fresh.public.time_series(
+            mine, fields=["marketCap", "evRevenueNtn", "seenFeild"], **WINDOW
+        )
+    said = [str(w.message) for w in seen if "requested field(s)" in str(w.message)]
+    assert len(said) == 1, [str(w.message) for w in seen]
+    assert "evRevenueNtn (did you mean 'evRevenueNtm'?)" in said[0]
+    assert "seenFeild (did you mean 'seenField'?)" in said[0]
+    assert "marketCap" not in said[0]
+    assert got["evRevenueNtn"].isna().all().all() and got["marketCap"].notna().any().all()
+    assert any(f["kind"] == "missing_field" for f in got.attrs["findings"])
+    assert len(data(bodies)) == 1
 
 
 def test_a_field_one_company_lacks_is_not_refused_for_the_others(
-    fresh: Any, proxy: Any, direct: Any, bodies: list[Any], skus: dict[str, list[str]]
+    fresh: Any, proxy: Any, bodies: list[Any], skus: dict[str, list[str]]
 ) -> None:
-    """A service may leave out a field a company has no value for: the names are looked for
-    over the call's SKUs, not one company's, and a name seen served is not refused later."""
+    """A service may leave out a field a company has no value for: the SKU left with no field
+    is said, the others read; a later call for that SKU alone is sent and warned."""
     mine = skus["v2"]
     without = mine[0]
 
@@ -170,17 +241,17 @@ def test_a_field_one_company_lacks_is_not_refused_for_the_others(
         got = fresh.public.time_series(mine, fields=["evEbitdaNtm"], **WINDOW)
     assert any(without in str(w.message) and "empty" in str(w.message) for w in seen)
     assert set(got["evEbitdaNtm"].columns) >= set(mine[1:])
-    with pytest.warns(ServiceContractWarning) as seen:  # seen: sent, none there
+    with pytest.warns(ServiceContractWarning) as seen:  # sent, none there
         later = fresh.public.time_series(mine[:1], fields=["evEbitdaNtm"], **WINDOW)
     assert any("evEbitdaNtm" in str(w.message) for w in seen)
-    assert later.attrs["requests"] == 1 and len(learning(bodies)) == 1
+    assert later.attrs["requests"] == 1 and learning(bodies) == []
 
 
-def test_a_served_field_beyond_the_documented_is_sent_and_the_names_are_learned_once(
+def test_a_served_field_beyond_the_documented_is_sent(
     fresh: Any, direct: Any, bodies: list[Any], skus: dict[str, list[str]]
 ) -> None:
-    """``evEbitdaNtm`` is not among the document's names but the sandbox serves it: sent. Six
-    calls on four threads at once learn the names with one request between them."""
+    """``evEbitdaNtm`` is not among the document's names but the sandbox serves it: sent, by
+    six calls on four threads at once, with no other request."""
     mine = skus["v2"]
 
     def call(_: int) -> pd.DataFrame:
@@ -191,11 +262,11 @@ def test_a_served_field_beyond_the_documented_is_sent_and_the_names_are_learned_
     want = direct.public.time_series(mine, fields=["evEbitdaNtm"], **WINDOW)
     for frame in frames:
         pd.testing.assert_frame_equal(frame, want)
-    assert len(learning(bodies)) == 1
+    assert learning(bodies) == []
     assert [b["fields"] for b in data(bodies)] == [["evEbitdaNtm"]] * 6
 
 
-def test_a_documented_name_is_sent_as_given_without_learning(
+def test_a_documented_name_is_sent_as_given(
     fresh: Any, bodies: list[Any], skus: dict[str, list[str]]
 ) -> None:
     """``ruleOf40`` is a field the document gives: sent, and the default sandbox's 400 decides
@@ -206,17 +277,29 @@ def test_a_documented_name_is_sent_as_given_without_learning(
     assert [b["fields"] for b in data(bodies)] == [["ruleOf40"]]
 
 
-def test_when_the_names_cannot_be_learned_every_name_is_sent_as_given(
+@pytest.mark.parametrize("version", ["v2", "v1"])
+@pytest.mark.parametrize(
+    "given, field", [("evrevenueltm", "evRevenueLtm"), ("ev_revenue_ntm", "evRevenueNtm")]
+)
+def test_another_spelling_of_a_documented_field_is_refused_before_any_request(
+    fresh: Any, proxy: Proxy, skus: dict[str, list[str]], version: str, given: str, field: str
+) -> None:
+    with pytest.raises(ValidationError) as typo:
+        api(fresh, version).time_series(skus[version], fields=["marketCap", given], **WINDOW)
+    assert typo.value.argument == "fields[1]" and f"did you mean {field!r}?" in str(typo.value)
+    assert proxy.count() == 0, proxy.seen
+
+
+def test_another_spelling_the_service_serves_as_written_is_sent(
     fresh: Any, proxy: Proxy, bodies: list[Any], skus: dict[str, list[str]]
 ) -> None:
-    """The learning request fails (a gateway's 404 page): the name goes to the service, whose
-    400 names it; a failed learning is not kept, so the next call asks again."""
-    proxy.add(SERIES, html(404), when=lambda ex: "fields" not in (ex.body or {}))
-    for _ in range(2):
-        with pytest.raises(BadRequestError, match="notAField"):
-            fresh.public.time_series(skus["v2"], fields=["notAField"], **WINDOW)
-    assert len(learning(bodies)) == 2
-    assert [b["fields"] for b in data(bodies)] == [["notAField"]] * 2
+    """Once an answer held ``ev_revenue_ltm`` as written, the service serves it: sent."""
+    mine = skus["v2"]
+    proxy.add(SERIES, serving("ev_revenue_ltm"))
+    fresh.public.time_series(mine, **WINDOW)  # all fields: the answer holds it
+    got = fresh.public.time_series(mine, fields=["ev_revenue_ltm"], **WINDOW)
+    assert got["ev_revenue_ltm"].notna().any().all()
+    assert [b.get("fields") for b in bodies] == [None, ["ev_revenue_ltm"]]
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +316,7 @@ def extra() -> Iterator[tuple[Any, Proxy]]:
         yield client, served
 
 
-def test_extra_fields_profile_serves_its_fields_and_suggests_them(
+def test_extra_fields_profile_serves_its_fields_and_refuses_a_typo_itself(
     extra: tuple[Any, Proxy],
 ) -> None:
     client, served = extra
@@ -241,35 +324,14 @@ def test_extra_fields_profile_serves_its_fields_and_suggests_them(
     served.add(SERIES, when=lambda ex: seen.append(ex.body) or False)
     mine = client.public.search().index[:3].tolist()
     got = client.public.time_series(mine, fields=["ruleOf40"], **WINDOW)
-    with pytest.raises(ValidationError) as typo:
+    with pytest.raises(BadRequestError, match="ruleOf4O"):  # the service's words
         client.public.time_series(mine, fields=["ruleOf4O"], **WINDOW)
     assert got.columns.get_level_values(0).unique().tolist() == ["ruleOf40"]
     assert got["ruleOf40"].notna().any().all()
-    # the name the client suggests is one it learned from this service, not one it knows
-    assert typo.value.argument == "fields[0]" and "did you mean 'ruleOf40'?" in str(typo.value)
-    assert len(learning(seen)) == 1 and [b["fields"] for b in data(seen)] == [["ruleOf40"]]
-
-
-def test_the_names_request_is_never_cached_nor_answers_a_call(
-    sandbox: Any, proxy: Any, tmp_path: Path, skus: dict[str, list[str]]
-) -> None:
-    """The request that looks for the served names is a time series of the call's SKUs without
-    ``fields``, the same request as a user's ``time_series(skus)``: cached, its answer (never
-    checked as a call's are) answered that call from the cache."""
-    mine = skus["v2"]
-    with dealframe.Client(
-        proxy.url,
-        sandbox.public_token,
-        sandbox.private_key,
-        cache_enabled=True,
-        cache_path=tmp_path / "cache.sqlite",
-        **FAST,
-    ) as client:
-        client.public.time_series(mine, fields=["evEbitdaNtm"], **WINDOW)  # names looked for
-        plain = client.public.time_series(mine, **WINDOW)
-        again = client.public.time_series(mine, **WINDOW)
-    assert plain.attrs["from_cache"] is False  # asked the service, not the names' answer
-    assert again.attrs["from_cache"] is True  # its own answer was cached
+    assert learning(seen) == [] and [b["fields"] for b in data(seen)] == [
+        ["ruleOf40"],
+        ["ruleOf4O"],
+    ]
 
 
 # ---------------------------------------------------------------------------- group fields
@@ -287,49 +349,42 @@ def group_bodies(proxy: Proxy) -> list[Any]:
 
 
 @pytest.mark.parametrize("version", ["v2", "v1"])
-def test_a_group_field_the_service_does_not_serve_is_refused_before_the_data_request(
-    fresh: Any, proxy: Proxy, group_bodies: list[Any], version: str
+def test_a_group_field_in_another_spelling_is_refused_before_any_request(
+    fresh: Any, proxy: Proxy, version: str
 ) -> None:
-    """As in ``time_series``: the served names are looked for with the group's own request
-    over its window without ``fields``, and a name it lacks is refused with the close one."""
     with pytest.raises(ValidationError) as typo:
         api(fresh, version).group_time_series(fields=["evrevenueltm"], **GROUP, **WINDOW)
     assert typo.value.argument == "fields[0]"
     assert "did you mean 'evRevenueLtm'?" in str(typo.value)
-    assert group_bodies == [{**GROUP, "dateFrom": "2024-01", "dateTo": "2024-06"}]
-    assert proxy.count() == 1  # the names' request only: no data request
+    assert proxy.count() == 0, proxy.seen
 
 
-def test_a_served_group_field_is_sent_and_its_names_are_kept_with_the_series_ones(
-    fresh: Any,
-    direct: Any,
-    group_bodies: list[Any],
-    bodies: list[Any],
-    skus: dict[str, list[str]],
+def test_a_group_field_the_service_serves_is_sent_and_one_it_lacks_is_warned(
+    fresh: Any, proxy: Proxy, direct: Any, group_bodies: list[Any]
 ) -> None:
-    """``evEbitdaNtm`` (served, not among the document's names) is looked for once, then
-    sent; the names learned serve the same client's ``time_series`` too (one set per client
-    and version)."""
+    """``evEbitdaNtm`` (served, not among the document's names) is sent as given; a name the
+    service ignores is sent too, and warned with the closest name."""
     got = fresh.public.group_time_series(fields=["evEbitdaNtm"], **GROUP, **WINDOW)
-    again = fresh.public.group_time_series(fields=["evEbitdaNtm"], **GROUP, **WINDOW)
     want = direct.public.group_time_series(fields=["evEbitdaNtm"], **GROUP, **WINDOW)
     pd.testing.assert_frame_equal(got, want)
-    pd.testing.assert_frame_equal(again, want)
-    assert [b.get("fields") for b in group_bodies] == [None, ["evEbitdaNtm"], ["evEbitdaNtm"]]
-    fresh.public.time_series(skus["v2"], fields=["evEbitdaNtm"], **WINDOW)
-    assert learning(bodies) == []  # known from the group's answer
+    proxy.add(GROUP_SERIES, ignoring("evEbitdaNtn"))
+    with pytest.warns(ServiceContractWarning, match=r"evEbitdaNtn \(did you mean 'evEbitdaNtm'"):
+        fresh.public.group_time_series(fields=["evEbitdaNtm", "evEbitdaNtn"], **GROUP, **WINDOW)
+    assert [b.get("fields") for b in group_bodies] == [
+        ["evEbitdaNtm"],
+        ["evEbitdaNtm", "evEbitdaNtn"],
+    ]
 
 
 def test_reconcile_groups_checks_fields_before_its_first_data_request(
-    fresh: Any, proxy: Proxy, group_bodies: list[Any]
+    fresh: Any, proxy: Proxy
 ) -> None:
     from dealframe.analytics import reconcile_groups
 
     with pytest.raises(ValidationError) as info:
-        reconcile_groups(fresh, fields=["nope"], **GROUP)
-    assert info.value.argument == "fields[0]" and "'nope'" in str(info.value)
-    assert group_bodies == [GROUP]  # the names' request, without fields
-    assert proxy.count() == 1  # no search, no current data, no series
+        reconcile_groups(fresh, fields=["ev_revenue_ltm"], **GROUP)
+    assert info.value.argument == "fields[0]" and "'ev_revenue_ltm'" in str(info.value)
+    assert proxy.count() == 0, proxy.seen  # no search, no current data, no series
 
 
 # ----------------------------------------------------------------------- beyond ASCII

@@ -218,6 +218,10 @@ def test_profile_fields_agree_with_the_sandbox():
         ("investors", ("stats", "stats", "id"), ["stats", "id"]),
         ("transactions", "investors", ["investors"]),
         ("companies", None, None),
+        # names the document does not give are sent: the service may serve them (issue 14)
+        ("companies", "name,extra_field", ["name", "extra_field"]),
+        ("companies", ["foo", "valuaton", "stats"], ["foo", "valuaton", "stats"]),
+        ("transactions", ["investor", "nmae"], ["investor", "nmae"]),
     ],
 )
 def test_profile_fields_accepted(entity, fields, names):
@@ -229,16 +233,16 @@ def test_profile_fields_accepted(entity, fields, names):
 @pytest.mark.parametrize(
     "entity,fields,got,suggestion",
     [
-        ("companies", ["foo"], "foo", None),
-        ("companies", ["name", "valuaton"], "valuaton", "valuation"),
-        ("companies", ["stats"], "stats", None),  # an investor field
-        ("investors", ["stat"], "stat", "stats"),
-        ("investors", ["fundamentals"], "fundamentals", None),  # a company field
-        ("transactions", ["investor"], "investor", "investors"),
+        # another case, or separators, of a field of the profile: certainly a typo
+        ("companies", ["name", "Name"], "Name", "name"),
+        ("companies", ["shortName"], "shortName", "short_name"),
+        ("investors", ["employee-count"], "employee-count", "employee_count"),
+        ("transactions", ["DealDate"], "DealDate", "deal_date"),
+        # a comma in a name of a list: sent, it would be two names
         ("transactions", ["name,deal_date"], "name,deal_date", None),
     ],
 )
-def test_unknown_profile_fields_are_refused(entity, fields, got, suggestion):
+def test_profile_fields_certainly_wrong_are_refused(entity, fields, got, suggestion):
     from dealframe.private.fields import check_fields
 
     with pytest.raises(ValidationError) as err:

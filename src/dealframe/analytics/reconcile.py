@@ -695,8 +695,8 @@ def reconcile_groups(
         "enterprise_value_above": enterprise_value_above,
     }
     group = {k: v for k, v in named.items() if v is not None}
-    # every argument checked before the first data request (the client's own checks); a
-    # field name the service may not serve is looked for as group_time_series does
+    # every argument checked before the first data request (the client's own checks, those
+    # group_time_series makes of its fields among them)
     body = group_body(group, "reconcile_groups")
     extra, _ = _series_members(fields, date_from, date_to)
     api = client.public_api(version)

@@ -68,7 +68,7 @@ from ..public.hints import HINT_SECONDS
 from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
 from ..transport.refusals import TOO_LARGE, smaller_size
 from ..transport.refusals import said as _said
-from .fields import check_fields
+from .fields import absent_fields, check_fields
 from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
 from .hints import open_values, unmatched_open_values
 from .ids import check_ids
@@ -2455,7 +2455,8 @@ class PrivateApi:
                 found,
                 n_items=1,
                 where=where,
-                wanted=PROFILE_FIELDS[entity] if names is None else names,
+                # the document's fields, per answer; any other name, once (absent_fields)
+                wanted=[n for n in names or PROFILE_FIELDS[entity] if n in PROFILE_FIELDS[entity]],
             )
             got.append((ident, response))
         if deleted_served:
@@ -2467,6 +2468,7 @@ class PrivateApi:
                 f"would have: {', '.join(deleted_served[:5])}{' ...' if n > 5 else ''}",
             )
         datas = [r.json()["data"] for _, r in got]
+        absent_fields(entity, names, datas, found)
         with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}", "private"), endpoint):
             frame = build(datas)
         # a null where the document gives none, as list answers are checked (a field not

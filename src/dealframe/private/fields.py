@@ -1,11 +1,19 @@
-"""Checking the ``fields`` allowlist of a Family B profile before any request.
+"""The ``fields`` allowlist of a Family B profile: checked before the request, and the names
+no answer held said after it.
 
 ``GET /companies/{id}``, ``/investors/{id}`` and ``/transactions/{id}`` take
-``fields``, a comma-separated allowlist of top-level response fields; the
-service answers 400 to a name it does not know. The names each profile has
-(interface document section 2.2) are :data:`dealframe.frames.schemas.PROFILE_FIELDS`,
-the same tuples the profile frames are built from, so a typo is refused here,
-with the closest valid name, instead of after a round trip.
+``fields``, a comma-separated allowlist of top-level response fields. The names each profile
+has (interface document section 2.2) are :data:`dealframe.frames.schemas.PROFILE_FIELDS`, the
+same tuples the profile frames are built from; a service may serve more (issue 14: the
+``extra_field`` of an answer read without ``fields`` can be asked for by name). So:
+
+- a name is sent as given, and the service decides (its 400 naming it is the error);
+- one name is refused before any request, because it is certainly a typo: one that spells a
+  field of the profile in another case or with separators (``Name``, ``shortName``,
+  ``short-name`` for ``short_name``), the same rule as time-series fields
+  (:func:`dealframe.contract.respelled_fields`'s spelling);
+- a name the document does not give that no answer holds is a ``missing_field`` finding
+  naming it with the closest name known (:func:`absent_fields`).
 """
 
 from __future__ import annotations
@@ -13,10 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..contract import Findings
+from ..contract import _folded as folded  # one rule of "the same name in another spelling"
 from ..errors import ValidationError, did_you_mean
 from ..frames.schemas import PROFILE_FIELDS
 
-__all__ = ["check_fields"]
+__all__ = ["absent_fields", "check_fields", "respelled_profile_field"]
 
 _LABELS = {"companies": "company", "investors": "investor", "transactions": "deal"}
 
@@ -31,7 +41,28 @@ def _names(fields: Any) -> list[str]:
         items = list(fields)
     if not items or not all(isinstance(f, str) and f.strip() for f in items):
         raise ValidationError("fields", "a non-empty list of field names (strings)", got=fields)
+    for f in items:
+        if "," in f:  # sent comma-separated, it would be several names
+            raise ValidationError(
+                "fields", "field names without a comma (a list, or one string of names)", got=f
+            )
     return [f.strip() for f in items]
+
+
+def respelled_profile_field(entity: str, name: str) -> str | None:
+    """The field of ``entity``'s profile that ``name`` spells in another case or with
+    separators (``_``, ``.``, ``-``), or None (``name`` is that field, or spells none).
+
+    Examples
+    --------
+    >>> respelled_profile_field("companies", "shortName"), respelled_profile_field("companies", "NAME")
+    ('short_name', 'name')
+    >>> respelled_profile_field("companies", "nmae"), respelled_profile_field("companies", "name")
+    (None, None)
+    """
+    by_fold = {folded(field): field for field in PROFILE_FIELDS[entity]}
+    field = by_fold.get(folded(name))
+    return field if field is not None and field != name else None
 
 
 def check_fields(entity: str, fields: Any) -> list[str] | None:
@@ -43,7 +74,8 @@ def check_fields(entity: str, fields: Any) -> list[str] | None:
         Whose profile.
     fields : list of str, str or None
         Top-level field names (``id`` is always returned by the service); a string
-        is one name or several separated by commas. None means every field.
+        is one name or several separated by commas. None means every field. A name the
+        document does not give is sent (the service may serve it; it decides).
 
     Returns
     -------
@@ -53,30 +85,60 @@ def check_fields(entity: str, fields: Any) -> list[str] | None:
     Raises
     ------
     ValidationError
-        Naming ``fields``: not a list of names, empty, or a name the profile does
-        not have (with the closest valid name and the full list).
+        Naming ``fields``: not a list of names, empty, a name in a list that holds a comma,
+        or a name that spells a field of the profile in another case or with separators
+        (naming that field).
 
     Examples
     --------
     >>> check_fields("companies", ["name", " valuation", "name"])
     ['name', 'valuation']
-    >>> check_fields("investors", "name,stats")
-    ['name', 'stats']
-    >>> check_fields("companies", ["valuaton"])  # doctest: +ELLIPSIS
+    >>> check_fields("investors", "name,stats,extra_field")  # extra_field: the service decides
+    ['name', 'stats', 'extra_field']
+    >>> check_fields("companies", ["shortName"])
     Traceback (most recent call last):
     ...
-    dealframe.errors.ValidationError: invalid fields: ... (did you mean 'valuation'?); valid: ...
+    dealframe.errors.ValidationError: invalid fields: expected a field of the company profile as the document spells it (did you mean 'short_name'?), got 'shortName'
     """
     if fields is None:
         return None
-    allowed = PROFILE_FIELDS[entity]
     names = list(dict.fromkeys(_names(fields)))
     for name in names:
-        if name not in allowed:
+        if (field := respelled_profile_field(entity, name)) is not None:
             raise ValidationError(
                 "fields",
-                f"a field of the {_LABELS[entity]} profile{did_you_mean(name, allowed)}; "
-                f"valid: {', '.join(allowed)}",
+                f"a field of the {_LABELS[entity]} profile as the document spells it "
+                f"(did you mean {field!r}?)",
                 got=name,
             )
     return names
+
+
+def absent_fields(
+    entity: str, names: list[str] | None, datas: list[Mapping[str, Any]], found: Findings
+) -> None:
+    """A ``missing_field`` finding naming each of ``names`` that the document does not give
+    for ``entity``'s profile and no answer's ``data`` (of ``datas``) holds, with the closest
+    name known (the profile's fields and the answers' members). The document's own fields
+    are said per answer (:func:`dealframe.contract.missing_fields`).
+
+    Examples
+    --------
+    >>> found = Findings("GET /companies/{id}")
+    >>> absent_fields("companies", ["name", "extra_fild"], [{"id": "x", "extra_field": 1}], found)
+    >>> found.items[0].message
+    "field(s) asked for with fields= absent from all 1 answers: extra_fild (did you mean 'extra_field'?) (the service may not serve them: no column for them)"
+    """
+    if not names or not datas:
+        return
+    documented = set(PROFILE_FIELDS[entity])
+    held = {key for data in datas for key in data if isinstance(key, str)}
+    absent = [n for n in names if n not in documented and n not in held]
+    if absent:
+        known = sorted((documented | held) - set(absent))
+        said = ", ".join(name + did_you_mean(name, known) for name in absent)
+        found.add(
+            "missing_field",
+            f"field(s) asked for with fields= absent from all {len(datas)} answers: {said} "
+            "(the service may not serve them: no column for them)",
+        )

@@ -102,11 +102,6 @@ def _group(
     return {name: value for name, value in given.items() if value is not None}
 
 
-#: SKUs of a call whose served time-series field names are asked for, when the call names a
-#: field neither documented nor seen served (:mod:`.fields`).
-LEARN_FROM = 10
-
-
 def _some_skus(skus: object, version: str) -> list[str]:
     """:func:`validate_skus`, and at least one: the service refuses an empty ``skus``
     (section 7: "skus must not be empty"), so an empty list is refused before any request."""
@@ -209,11 +204,17 @@ def _fewer_skus(error: ApiError, sent: int) -> int | None:
 
 
 def _absent_requested(
-    items: list[Mapping[str, Any]], member: str, names: list[str] | None, found: Findings
+    items: list[Mapping[str, Any]],
+    member: str,
+    names: list[str] | None,
+    found: Findings,
+    served: ServedFields,
 ) -> None:
     """A ``missing_field`` finding naming the requested ``names`` that no item's ``member``
     (``data``, ``median``) holds, or holds only as null: their columns are all null, which
-    the service did not say."""
+    the service did not say. A name no item holds at all (which the service may not serve,
+    the client having sent it as given) comes with the closest name known (``served``:
+    the document's and those seen served, this answer's among them, which it keeps)."""
     have: set[str] = set()
     held = 0
     for item in items:
@@ -221,12 +222,15 @@ def _absent_requested(
         if isinstance(values, Mapping):
             have.update(name for name, value in values.items() if value is not None)
             held += 1
+    keys = served_names(items, member)
+    served.add(keys)
     absent = [name for name in names or () if name not in have]
     if held and absent:
+        said = [name + ("" if name in keys else served.hint(name, keys)) for name in absent]
         found.add(
             "missing_field",
             f"requested field(s) absent or null in {member} of all {held} items: "
-            f"{', '.join(absent)} (no values for them)",
+            f"{', '.join(said)} (no values for them)",
         )
 
 
@@ -680,34 +684,11 @@ class PublicApi:
             for message in unmatched_values(body, companies):
                 warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
-    def _fields_served(self, skus: list[str], start: str | None, end: str | None) -> frozenset[str]:
-        """The time-series field names the service serves for ``skus`` (the call's first
-        :data:`LEARN_FROM`) over the call's own window, all fields (no ``fields``): a service
-        may leave out a field a company has no value for, so one company's names are not
-        enough."""
-        window = {"dateFrom": start, "dateTo": end}
-        body = {"skus": skus[:LEARN_FROM], **{k: v for k, v in window.items() if v is not None}}
-        path = f"{self._prefix}/companies/time-series"
-        # never cached: its answer is not checked as a call's are, and a user's time_series
-        # of those SKUs without fields has the same request (it would be answered with it)
-        return served_names(self._post(path, body, "time_series", False, False).json())
-
-    def _group_fields_served(self, body: Mapping[str, Any]) -> frozenset[str]:
-        """The time-series field names the group endpoint serves for the group of ``body``
-        over its window, all fields (``body`` without ``fields``): the names of its
-        ``median`` objects in every month."""
-        learn = {k: v for k, v in body.items() if k != "fields"}
-        # never cached, as :meth:`_fields_served`: it is the request of a call without fields
-        answer = self._post(GROUP_TIME_SERIES_PATH, learn, "time_series", False, False)
-        return served_names(answer.json(), "median")
-
     def _check_group_fields(self, body: Mapping[str, Any]) -> None:
         """Check the ``fields`` of a group time-series ``body`` as :meth:`time_series` checks
-        its own (names learned from the group's answer without ``fields``), before the data
-        request: a name the service does not serve is a
-        :class:`~dealframe.errors.ValidationError` naming ``fields[i]``."""
-        names = body.get("fields")
-        self._served_fields.check(names, lambda: self._group_fields_served(body))
+        its own, with no request: only another spelling of a documented field is a
+        :class:`~dealframe.errors.ValidationError` naming ``fields[i]`` (:mod:`.fields`)."""
+        self._served_fields.check(body.get("fields"))
 
     # ------------------------------------------------------------------ endpoints
 
@@ -873,15 +854,14 @@ class PublicApi:
             SKUs of this version, at least one (a list even for one: ``["ACME-USA"]``).
         fields : list of str, optional
             Time-series fields (default: all). The document names them by example only, so
-            the service decides: a name the document gives (its numeric company fields,
-            ``ruleOf40`` and ``evRevenueNtm`` among them) is sent as given; any other is
-            first checked against the names the service was seen to serve, kept per client
-            and version; one not seen is looked for with one request (the call's first 10
-            SKUs over its window, all fields). A name it does not serve for them is a
-            :class:`~dealframe.errors.ValidationError` naming it and
-            the closest served name, before the data request; when the names cannot be
-            learned, it is sent as given. One that no item holds is warned
-            (``missing_field``); an item without ``data`` counts as a SKU not returned.
+            the service decides: every name is sent as given (its 400 naming one is the
+            error), and one that no item holds is warned (``missing_field``) with the
+            closest name known (the document's and those seen in this client's answers).
+            Only another spelling of a field the document gives (``ev_revenue_ltm``,
+            ``evrevenueltm`` for ``evRevenueLtm``) is a
+            :class:`~dealframe.errors.ValidationError` naming ``fields[i]`` and that field,
+            before any request, unless an answer held it as written. An item without
+            ``data`` counts as a SKU not returned.
         date_from, date_to : str, pandas.Period or date, optional
             Inclusive months ``YYYY-MM``; none means no date filter.
         shape : {"wide", "long"}
@@ -902,7 +882,7 @@ class PublicApi:
         ------
         dealframe.errors.ValidationError
             ``skus``, ``fields``, a month or ``shape`` that cannot be sent, before any
-            request (for a field name, at most the one request that learns the names).
+            request.
 
         Examples
         --------
@@ -915,7 +895,7 @@ class PublicApi:
         choice(shape, "shape", ("wide", "long"), "'wide' or 'long'")
         wanted = _some_skus(skus, self.version)
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
-        self._served_fields.check(names, lambda: self._fields_served(wanted, start, end))
+        self._served_fields.check(names)
         responses, failures, refused = self._chunked(
             "/companies/time-series",
             wanted,
@@ -934,7 +914,7 @@ class PublicApi:
             self._items(responses, wanted, found, "time_series"), key=lambda it: order[it["sku"]]
         )
         items = _with_data(items, found)
-        _absent_requested(items, "data", names, found)
+        _absent_requested(items, "data", names, found, self._served_fields)
         with shaping(
             RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"), endpoint
         ):
@@ -1037,12 +1017,12 @@ class PublicApi:
         enterprise_value_above : float, optional
             Narrows the group to companies whose enterprise value is above it.
         fields : list of str, optional
-            Time-series fields (default: all), checked as in :meth:`time_series`: a name
-            the document does not give and the service was not seen to serve is looked
-            for with one request (this group over this window, all fields); one it does
-            not serve is a :class:`~dealframe.errors.ValidationError` naming ``fields[i]``
-            and the closest served name, before the data request. The served names are
-            kept with those :meth:`time_series` learns.
+            Time-series fields (default: all), as in :meth:`time_series`: sent as given,
+            the service deciding; one no period's ``median`` holds is warned with the
+            closest name known (the names seen are kept with those of :meth:`time_series`);
+            another spelling of a documented field is a
+            :class:`~dealframe.errors.ValidationError` naming ``fields[i]``, before any
+            request.
         date_from, date_to : str, pandas.Period or date, optional
             Inclusive months ``YYYY-MM``; none means no date filter.
         strict : bool, default False
@@ -1084,7 +1064,7 @@ class PublicApi:
         identities(items, "period", found)
         absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
         items = dedupe_items(items, "period", found)
-        _absent_requested(items, "median", names, found)
+        _absent_requested(items, "median", names, found, self._served_fields)
         if "median" not in absent:  # absent from every item: missing_field said it already
             _null_medians(items, found)
         meta = read_meta(doc.get("meta"), found)  # counts written as text: read, said once

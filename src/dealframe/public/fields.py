@@ -1,37 +1,44 @@
-"""Time-series field names: which are sent as given, and which are first checked against the
-names the service serves.
+"""Time-series field names: sent as given, the service's answer deciding (issue 14).
 
 The interface document names time-series fields by example only, so the service decides which
-names exist (issue 14). A name the document gives is sent as given. Any other name is checked,
-before the data request, against the field names the service itself serves, seen in small
-requests over the SKUs (or the group) of the calls that named them and kept
-(:class:`ServedFields`, shared by a client's company and group series, whose ``fields`` the
-document describes alike): a name it does not serve is a
-:class:`~dealframe.errors.ValidationError` naming it with the closest served name (issue 3), a
-name it serves is sent. When the names cannot be learned, every name is sent as given and the
-service decides.
+names exist, and a service may leave out a field a company has no value for: no request over
+some companies tells which names the service serves for the others. So a name is sent as
+given, with no request before it, and the service's answer decides: its 400 naming the field
+is the error, and a name no item of the answer holds is a ``missing_field`` finding naming it
+with the closest name known (:meth:`ServedFields.hint`: the document's fields and the names
+seen in this client's answers).
+
+One kind of name is refused before any request (:meth:`ServedFields.check`), because it is
+certainly a typo: one that spells a field the document gives in another case or with
+separators (``evrevenueltm``, ``ev_revenue_ltm`` for ``evRevenueLtm``), unless an answer of the
+client held it as written (the service serves it). A name one letter from a documented one
+(``evRevenueNtn``) is sent: real fields differ by a letter (``evEbitdaLtm``, ``evEbitdaNtm``).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..contract import DOCUMENTED_FIELDS
-from ..errors import DealframeError, ValidationError, did_you_mean
+from ..contract import _folded as folded  # one rule of "the same name in another spelling"
+from ..errors import ValidationError, did_you_mean
 from ..frames.schemas import CURRENT_DATA
 
-__all__ = ["DOCUMENTED_SERIES_FIELDS", "ServedFields", "check_served", "served_names"]
+__all__ = ["DOCUMENTED_SERIES_FIELDS", "ServedFields", "respelled_documented", "served_names"]
 
-#: Names sent as given: the document's numeric company fields (section 2.1), among them its
-#: time-series examples (``evRevenueLtm``, ``evRevenueNtm``, ``marginEbitdaLtm``). Whether the
-#: service serves each as a series, it decides (a 400 names the one it does not).
-#: (Their ``Lcu`` variants are checked, as any other name: section 2.1 gives them to current
+#: The document's numeric company fields (section 2.1), among them its time-series examples
+#: (``evRevenueLtm``, ``evRevenueNtm``, ``marginEbitdaLtm``): the names another spelling of
+#: which is refused. Whether the service serves each as a series, it decides (a 400 names the
+#: one it does not). (Their ``Lcu`` variants are left out: section 2.1 gives them to current
 #: data, and no time-series example names one.)
 DOCUMENTED_SERIES_FIELDS: frozenset[str] = frozenset(
     name for name in DOCUMENTED_FIELDS["current"] if not name.endswith("Lcu")
 ) & frozenset(column.name for column in CURRENT_DATA if column.kind == "float")
+
+#: Each documented series field by its spelling without case or separators.
+_BY_FOLD: dict[str, str] = {folded(name): name for name in DOCUMENTED_SERIES_FIELDS}
 
 
 def served_names(doc: Any, member: str = "data") -> frozenset[str]:
@@ -42,8 +49,8 @@ def served_names(doc: Any, member: str = "data") -> frozenset[str]:
     Parameters
     ----------
     doc : any
-        A time-series answer as parsed from JSON (``{"data": [item, ...], "meta": ...}``);
-        anything else holds no name.
+        A time-series answer as parsed from JSON (``{"data": [item, ...], "meta": ...}``), or
+        its list of items; anything else holds no name.
     member : str, default "data"
         The member of each item that holds the fields: ``"data"`` in
         ``companies/time-series``, ``"median"`` in ``groups/time-series``.
@@ -60,10 +67,10 @@ def served_names(doc: Any, member: str = "data") -> frozenset[str]:
     ['marketCap', 'ruleOf40']
     >>> served_names({"data": [{"sku": "A-USA", "data": None}]})
     frozenset()
-    >>> sorted(served_names({"data": [{"period": "2024-01", "median": {"ruleOf40": 1.5}}]}, "median"))
+    >>> sorted(served_names([{"period": "2024-01", "median": {"ruleOf40": 1.5}}], "median"))
     ['ruleOf40']
     """
-    items = doc.get("data") if isinstance(doc, Mapping) else None
+    items = doc.get("data") if isinstance(doc, Mapping) else doc
     if not isinstance(items, list):
         return frozenset()
     return frozenset(
@@ -75,72 +82,70 @@ def served_names(doc: Any, member: str = "data") -> frozenset[str]:
     )
 
 
-def check_served(names: list[str], served: frozenset[str]) -> None:
-    """Raise for the first of ``names`` neither documented nor in ``served``, naming its
-    position in ``fields`` and the closest served name.
+def respelled_documented(name: str) -> str | None:
+    """The field the document gives that ``name`` spells in another case or with separators
+    (``_``, ``.``, ``-``), or None (``name`` is that field, or spells none).
 
     Examples
     --------
-    >>> check_served(["ruleOf40", "marketCap"], frozenset({"marketCap"}))  # ruleOf40: documented
-    >>> check_served(["evRevenueNtn"], frozenset({"evRevenueNtm", "marketCap"}))
-    Traceback (most recent call last):
-    ...
-    dealframe.errors.ValidationError: invalid fields[0]: expected a time-series field the service serves (did you mean 'evRevenueNtm'?), got 'evRevenueNtn'
+    >>> respelled_documented("ev_revenue_ltm"), respelled_documented("EVREVENUELTM")
+    ('evRevenueLtm', 'evRevenueLtm')
+    >>> respelled_documented("evRevenueLtm"), respelled_documented("evRevenueNtn")
+    (None, None)
     """
-    for i, name in enumerate(names):
-        if name in DOCUMENTED_SERIES_FIELDS or name in served:
-            continue
-        known = sorted(served)
-        hint = did_you_mean(name, known) or (
-            f"; it serves {len(known)}: {', '.join(known[:12])}{' ...' if len(known) > 12 else ''}"
-        )
-        raise ValidationError(
-            f"fields[{i}]", f"a time-series field the service serves{hint}", got=name
-        )
+    documented = _BY_FOLD.get(folded(name))
+    return documented if documented is not None and documented != name else None
 
 
 class ServedFields:
-    """The time-series field names a service was seen to serve, kept and added to.
+    """The time-series field names a client's answers were seen to hold, kept and added to
+    (shared by a client's company and group series, whose ``fields`` the document describes
+    alike). Thread-safe.
 
-    A name neither documented nor among them is looked for with one small request over the
-    SKUs, or the group, of the call that asks for it (``learn``: a service may leave out a
-    field a company has no value for, so the names of one call's companies are not the names
-    of the service), then refused only when that answer lacks it too. Thread-safe: calls on
-    several threads that need the same names at once send one request.
+    They never refuse a name: they only keep :meth:`check` from refusing another spelling of
+    a documented field that the service serves as written, and give :meth:`hint` its choices.
 
     Examples
     --------
     >>> served = ServedFields()
-    >>> served.check(["evRevenueLtm"], lambda: frozenset())  # documented: nothing learned
-    >>> served.check(["ebitdaLtm", "notAField"], lambda: frozenset({"ebitdaLtm", "netDebt"}))
+    >>> served.check(["evRevenueLtm", "custom", "evRevenueNtn"])  # sent: the service decides
+    >>> served.check(["marketCap", "ev_revenue_ltm"])
     Traceback (most recent call last):
     ...
-    dealframe.errors.ValidationError: invalid fields[1]: expected a time-series field the service serves; it serves 2: ebitdaLtm, netDebt, got 'notAField'
-    >>> served.check(["netDebt"], lambda: 1 / 0)  # seen: not asked again
+    dealframe.errors.ValidationError: invalid fields[1]: expected a time-series field as the document spells it (did you mean 'evRevenueLtm'?), got 'ev_revenue_ltm'
+    >>> served.add(["ev_revenue_ltm", "customField"])  # seen in an answer: sent from now on
+    >>> served.check(["ev_revenue_ltm"])
+    >>> served.hint("customFeild", seen=["marketCap"])
+    " (did you mean 'customField'?)"
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._names: frozenset[str] = frozenset()
 
-    def _unknown(self, names: list[str]) -> bool:
-        return any(n not in DOCUMENTED_SERIES_FIELDS and n not in self._names for n in names)
+    def add(self, names: Iterable[str]) -> None:
+        """Keep ``names``, the field names an answer held."""
+        new = frozenset(names)
+        if not new <= self._names:
+            with self._lock:
+                self._names |= new
 
-    def check(self, names: list[str] | None, learn: Callable[[], frozenset[str]]) -> None:
-        """Raise :class:`~dealframe.errors.ValidationError` for a name of ``names`` that is
-        neither documented nor served; ``learn()`` gives the names served for the call's SKUs
-        (or group) when one is not known (a :class:`~dealframe.errors.DealframeError` it
-        raises, or an answer without a field: every name is sent, the service decides)."""
-        if not names or not self._unknown(names):
-            return
-        with self._lock:
-            if not self._unknown(names):  # another thread learned them meanwhile
-                return
-            try:
-                learned = learn()
-            except DealframeError:
-                return  # the service decides, as for a documented name
-            self._names |= learned
-            served = self._names
-        if learned:
-            check_served(names, served)
+    def check(self, names: list[str] | None) -> None:
+        """Raise :class:`~dealframe.errors.ValidationError` naming ``fields[i]`` for the first
+        of ``names`` that spells a documented field in another case or with separators and
+        was not seen served as written; every other name is left to the service. No request.
+        """
+        for i, name in enumerate(names or ()):
+            documented = respelled_documented(name)
+            if documented is not None and name not in self._names:
+                raise ValidationError(
+                    f"fields[{i}]",
+                    f"a time-series field as the document spells it (did you mean {documented!r}?)",
+                    got=name,
+                )
+
+    def hint(self, name: str, seen: Iterable[str] = ()) -> str:
+        """`` (did you mean 'x'?)`` for the name closest to ``name`` among the document's
+        series fields, those kept and ``seen`` (an answer's own), or an empty string."""
+        known = (DOCUMENTED_SERIES_FIELDS | self._names | frozenset(seen)) - {name}
+        return did_you_mean(name, sorted(known))

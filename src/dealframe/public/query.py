@@ -174,8 +174,8 @@ def time_series_fields(fields: Any) -> list[str] | None:
     """Time-series field names as sent: strings, each once, in the order given.
 
     The interface document names only examples (``evRevenueLtm``, ``evRevenueNtm``,
-    ``marginEbitdaLtm``), so no name is refused here: :mod:`.fields` checks the names it
-    does not give against those the service serves.
+    ``marginEbitdaLtm``), so no name is refused here: the service decides, :mod:`.fields`
+    refusing only another spelling of a documented field.
 
     Examples
     --------
