@@ -1,9 +1,9 @@
 """The ``fields`` allowlist of ``company``/``investor``/``deal(ids, fields=...)`` is open
 (issue 14): a service may serve fields the document does not list, and a name may be asked for.
 
-- Under the ``extra-fields`` profile every profile read without ``fields`` holds
-  ``extra_field``; asked for by name, it is sent as given. The sandbox itself refuses it in an
-  allowlist (its 400 is the error); a service that serves it (the drift proxy's) gives a column.
+- Under the ``extra-fields`` profile every profile read holds ``extra_field``; asked for by
+  name, it is sent as given and served (by the sandbox, and by the drift proxy's service). A
+  name the service does not take is its 400, and that is the error.
 - A name no answer holds (a service that ignores what it does not serve) is a ``missing_field``
   warning naming it with the closest name known.
 - Only another spelling of a profile's field (``shortName`` for ``short_name``) is refused
@@ -101,13 +101,26 @@ def test_a_field_the_service_serves_beyond_the_document_can_be_asked_for(
 
 
 @pytest.mark.parametrize("method", ["company", "deal"])
+def test_the_sandbox_serves_its_extra_field_when_asked_for(
+    served: tuple[Any, Proxy, dict[str, str]], method: str
+) -> None:
+    """The profile serves ``extra_field`` in an allowlist as on every item: a column."""
+    client, _, ids = served
+    documented = {"company": "name", "deal": "deal_type"}[method]
+    got = getattr(client.private, method)([ids[method]], fields=[documented, "extra_field"])
+    assert got[documented].notna().all()
+    assert got["extra_field"].tolist() == ["served by the extra-fields profile"]
+    assert "findings" not in got.attrs or not got.attrs["findings"]
+
+
+@pytest.mark.parametrize("method", ["company", "deal"])
 def test_the_services_400_decides_a_name_it_does_not_take(
     served: tuple[Any, Proxy, dict[str, str]], proxy: Proxy, method: str
 ) -> None:
-    """The sandbox refuses ``extra_field`` in an allowlist: its words are the error."""
+    """The sandbox refuses a name it does not serve in an allowlist: its words are the error."""
     client, _, ids = served
-    with pytest.raises(BadRequestError, match="extra_field"):
-        getattr(client.private, method)([ids[method]], fields=["id", "extra_field"])
+    with pytest.raises(BadRequestError, match="no_such_field"):
+        getattr(client.private, method)([ids[method]], fields=["id", "no_such_field"])
     assert proxy.count() == 1
 
 

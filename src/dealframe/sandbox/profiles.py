@@ -538,6 +538,23 @@ def _version_bound(handler: Callable[..., bytes]) -> Callable[[Handler], Handler
     return wrap
 
 
+def _asked_extra(handler: Handler) -> Handler:
+    """A profile read whose ``fields`` allowlist names the unknown member: the handler reads
+    the other names, and the member is added, as the service serves it."""
+
+    def wrapped(request: ApiRequest, models: SandboxState) -> bytes:
+        names = [f.strip() for f in (request.query.get("fields") or "").split(",") if f.strip()]
+        if EXTRA_B not in names:
+            return handler(request, models)
+        rest = ",".join(f for f in names if f != EXTRA_B) or "id"
+        query = {**request.query, "fields": rest}
+        doc = orjson.loads(handler(dataclasses.replace(request, query=query), models))
+        doc["data"][EXTRA_B] = _EXTRA_VALUE
+        return orjson.dumps(doc)
+
+    return wrapped
+
+
 def _extra_fields() -> TableChange:
     tag_a, tag_b = _after(_tag_items(EXTRA_A)), _after(_tag_items(EXTRA_B))
     current = partial(public.group_current_data, derived=_extra_current)
@@ -556,6 +573,7 @@ def _extra_fields() -> TableChange:
             f"{_A}/companies/time-series",
             lambda h: _after(_series_answer)(_around(_series_request)(h)),
         ),
+        _edit("GET", f"{_B}/(companies|investors|transactions)/{{id}}", _asked_extra),
         _edit("GET", _ALL_B, tag_b),
         _edit("POST", _ALL_B, tag_b),
     )
