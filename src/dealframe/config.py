@@ -367,7 +367,8 @@ def _check_expiry(value: Any) -> Mapping[str, float]:
 def _check_backoff(base: float, cap: float) -> None:
     """Refuse a ``backoff_cap`` below ``backoff_base``: every wait
     (``uniform(0, min(cap, base * 2**n))``) would be bounded by the cap, the base would
-    count for nothing, and one of the two is a mistake.
+    count for nothing, and one of the two is a mistake. A value equal to its default is said
+    to be the default, and the error's ``field`` is the other one (the one given).
 
     Examples
     --------
@@ -375,15 +376,22 @@ def _check_backoff(base: float, cap: float) -> None:
     >>> _check_backoff(10, 1)
     Traceback (most recent call last):
     ...
-    dealframe.errors.ConfigurationError: backoff_cap (1) must be at least backoff_base (10): the waits grow from the base up to the cap; raise backoff_cap or lower backoff_base (defaults 0.5 and 30)
+    dealframe.errors.ConfigurationError: backoff_base 10 is above backoff_cap 1: the waits grow from the base up to the cap; pass backoff_cap=10 or more, or a smaller backoff_base
+    >>> _check_backoff(60, 30.0)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ConfigurationError: backoff_base 60 is above backoff_cap 30 (the default): the waits grow from the base up to the cap; pass backoff_cap=60 or more, or a smaller backoff_base
     """
-    if cap < base:
-        raise ConfigurationError(
-            f"backoff_cap ({cap:g}) must be at least backoff_base ({base:g}): the waits grow "
-            "from the base up to the cap; raise backoff_cap or lower backoff_base (defaults "
-            f"{DEFAULT_BACKOFF_BASE:g} and {DEFAULT_BACKOFF_CAP:g})",
-            field="backoff_cap",
-        )
+    if cap >= base:
+        return
+    base_default, cap_default = base == DEFAULT_BACKOFF_BASE, cap == DEFAULT_BACKOFF_CAP
+    raise ConfigurationError(
+        f"backoff_base {base:.12g}{' (the default)' if base_default else ''} is above "
+        f"backoff_cap {cap:.12g}{' (the default)' if cap_default else ''}: the waits grow from "
+        f"the base up to the cap; pass backoff_cap={base:.12g} or more, or a smaller "
+        "backoff_base",
+        field="backoff_base" if cap_default and not base_default else "backoff_cap",
+    )
 
 
 #: The number fields of :class:`Settings`: (name, least value, whether an integer); their

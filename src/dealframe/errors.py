@@ -352,7 +352,7 @@ class UnknownArgumentError(CallError):
             names = sorted({*names, *(name for group in groups.values() for name in group)})
             listed = "; ".join(f"{label}: {', '.join(group)}" for label, group in groups.items())
         else:
-            listed = f"valid: {', '.join(names)}"
+            listed = f"valid: {', '.join(names)}" if names else "it takes no arguments"
         # ``investors=True`` for ``with_investors=True``: the flag's name without its "with_"
         flag = f"with_{argument}"
         hint = f" (did you mean {flag!r}?)" if flag in names else did_you_mean(argument, names)

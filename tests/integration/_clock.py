@@ -1,13 +1,18 @@
-"""A clock for tests that would otherwise wait for time to pass (a ``Retry-After`` window)."""
+"""Clocks for tests that would otherwise wait for time to pass (a ``Retry-After`` window, a
+cache entry's expiry)."""
 
 from __future__ import annotations
 
 import threading
 import time
+from datetime import timedelta
+from pathlib import Path
+
+from requests_cache import SQLiteCache
 
 from dealframe.transport.ratelimit import RateGate
 
-__all__ = ["ManualClock"]
+__all__ = ["ManualClock", "age_cache_entries"]
 
 
 class ManualClock:
@@ -73,3 +78,17 @@ class ManualClock:
 
     def gate(self) -> RateGate:
         return RateGate(clock=self.now, sleep=self.sleep)
+
+
+def age_cache_entries(path: Path, seconds: float) -> None:
+    """Move the clock on by ``seconds`` for every entry of the cache file at ``path``: each
+    was written (and expires) that much earlier, through requests-cache's public API (which
+    keeps the ``expires`` column that ``delete(expired=True)`` reads in step)."""
+    responses = SQLiteCache(str(path), wal=True).responses
+    for key in list(responses.keys()):
+        entry = responses[key]
+        entry.created_at -= timedelta(seconds=seconds)
+        if entry.expires is not None:
+            entry.expires -= timedelta(seconds=seconds)
+        responses[key] = entry
+    responses.close()

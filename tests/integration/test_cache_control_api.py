@@ -5,22 +5,19 @@ client is open (the vacuumed pages used to stay in the write-ahead log until it 
 
 from __future__ import annotations
 
-import time
 import typing
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _clock import age_cache_entries
 
 import dealframe.sandbox
 from dealframe.client import Client
 from dealframe.errors import CallError, UnknownArgumentError, ValidationError
 from dealframe.transport.cache import CacheControl
 from dealframe.transport.session import TransportStats
-
-#: Every kind cached for one second: the entries are expired soon after they are written.
-SHORT = {k: 1 for k in ("current", "time_series", "discovery", "list", "profile", "aggregate")}
 
 
 @pytest.fixture(scope="module")
@@ -81,14 +78,12 @@ def test_stats_methods_take_no_arguments(client):
 
 def test_clearing_expired_entries_gives_the_space_back_while_open(sb, tmp_path):
     path = tmp_path / "http.sqlite"
-    with Client.for_sandbox(
-        sb, cache_enabled=True, cache_path=path, cache_expiry=SHORT, progress=False
-    ) as client:
+    with Client.for_sandbox(sb, cache_enabled=True, cache_path=path, progress=False) as client:
         client.private.deals()
         client.public.search()
         full = client.cache.info()
         assert full["entries"] >= 2
-        time.sleep(2.1)  # every entry past its one-second expiry
+        age_cache_entries(path, 2 * 86_400)  # every entry written two days ago: expired
         client.cache.clear(expired=True)
         pruned = client.cache.info()
         wal = Path(f"{path}-wal")

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _clock import age_cache_entries
 from requests_cache import SQLiteCache
 
 import dealframe.sandbox
@@ -116,26 +117,13 @@ def test_an_expired_entry_is_fetched_again(sb, skus, tmp_path):
         assert _counts(client) == (2, 1)
 
 
-def _age(path: Path, seconds: float) -> None:
-    """Move the clock on by ``seconds`` for every entry of the file: each was written (and
-    expires) that much earlier."""
-    responses = SQLiteCache(str(path), wal=True).responses
-    for key in list(responses.keys()):
-        entry = responses[key]
-        entry.created_at -= timedelta(seconds=seconds)
-        if entry.expires is not None:
-            entry.expires -= timedelta(seconds=seconds)
-        responses[key] = entry
-    responses.close()
-
-
 @pytest.mark.parametrize(("age", "hit"), [(120, False), (30, True)])
 def test_the_readers_expiry_applies_to_entries_written_with_another(sb, skus, tmp_path, age, hit):
     path = tmp_path / "c.sqlite"
     with _client(sb, path) as writer:  # the defaults: 900 s for current, 3600 s for lists
         writer.public.current(skus[:10])
         writer.private.companies(limit=5)
-    _age(path, age)
+    age_cache_entries(path, age)
     with _client(sb, path, cache_expiry={"current": 60, "list": 60}) as reader:
         current = reader.public.current(skus[:10])  # looked up before any request
         companies = reader.private.companies(limit=5)  # through requests-cache itself
@@ -154,7 +142,7 @@ def test_clear_expired_removes_only_the_expired_entries(sb, skus, tmp_path):
         client.public.current(skus)  # 3 chunks, 900 s
         client.private.companies(limit=5)  # discovery (a day) and a page (an hour)
         assert client.cache.info()["entries"] == 5
-        _age(path, 1000)  # the current-data answers expired, the rest did not
+        age_cache_entries(path, 1000)  # the current-data answers expired, the rest did not
         client.cache.clear(expired=True)
         assert client.cache.info()["entries"] == 2
         assert client.private.companies(limit=5).attrs["from_cache"] is True
@@ -177,7 +165,7 @@ def test_a_process_opening_the_file_removes_its_expired_entries(sb, skus, tmp_pa
     with _client(sb, path) as client:
         client.public.current(skus)  # 3 entries, 900 s
         client.private.companies(limit=5)  # 2 entries, a day and an hour
-    _age(path, 5000)  # past the hour of lists, within the day of discovery
+    age_cache_entries(path, 5000)  # past the hour of lists, within the day of discovery
     assert len(SQLiteCache(str(path)).responses) == 5  # expired, still on disk
     opened = subprocess.run(
         [sys.executable, "-c", _OPEN_AND_COUNT, str(path)],

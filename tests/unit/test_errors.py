@@ -511,3 +511,8 @@ def test_the_services_words_are_kept_whatever_member_carries_them(body, message,
     assert error.code == (inner["code"] if isinstance(inner, dict) else "BAD_REQUEST")
     assert (error.message, error.errors) == (message, errors)
     assert all(e in str(error) for e in [message, *errors])
+
+
+def test_an_unknown_keyword_to_a_function_taking_none_says_so():
+    text = str(errors.UnknownArgumentError("x", "TransportStats.snapshot", []))
+    assert "it takes no arguments" in text and "valid: ," not in text

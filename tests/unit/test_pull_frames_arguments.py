@@ -79,18 +79,19 @@ def test_pages_from_any_iterable():
 
 
 @pytest.mark.parametrize(
-    "given",
+    ("given", "field", "default"),
     [
-        {"backoff_base": 10, "backoff_cap": 1},
-        {"backoff_cap": 0.1},  # below the default base (0.5)
-        {"backoff_base": 40},  # above the default cap (30)
+        ({"backoff_base": 10, "backoff_cap": 1}, "backoff_cap", None),
+        ({"backoff_cap": 0.1}, "backoff_cap", "backoff_base 0.5 (the default)"),
+        ({"backoff_base": 40}, "backoff_base", "backoff_cap 30 (the default)"),
     ],
 )
-def test_a_cap_below_the_base_is_refused_naming_both(given):
+def test_a_cap_below_the_base_is_refused_naming_both(given, field, default):
     with pytest.raises(ConfigurationError) as info:
         Client("http://127.0.0.1:9", "t", "k", cache_enabled=False, **given)
-    assert info.value.field == "backoff_cap"
+    assert info.value.field == field  # the one given, when the other is its default
     assert "backoff_cap" in str(info.value) and "backoff_base" in str(info.value)
+    assert (default in str(info.value)) if default else "default" not in str(info.value)
     with pytest.raises(ConfigurationError):
         Settings.from_env({}, **given)
     with pytest.raises(ConfigurationError):
@@ -100,3 +101,9 @@ def test_a_cap_below_the_base_is_refused_naming_both(given):
 def test_a_cap_equal_to_the_base_is_taken():
     assert Settings(backoff_base=2, backoff_cap=2).backoff_cap == 2
     assert Settings(backoff_base=0, backoff_cap=0).backoff_cap == 0
+
+
+def test_values_a_hair_apart_are_printed_apart():
+    with pytest.raises(ConfigurationError) as info:
+        Settings(backoff_base=30.0000001, backoff_cap=30)
+    assert "backoff_base 30.0000001 is above backoff_cap 30" in str(info.value)

@@ -216,6 +216,8 @@ def write_frame(frame: pd.DataFrame, output: Output | str | os.PathLike[str]) ->
         ``frame`` is not a DataFrame; ``output`` is neither an :class:`Output` nor a path
         :func:`check_output` takes; more rows than an Excel sheet holds (naming ``output``;
         ``-o`` in ``dealframe pull``).
+    dealframe.errors.ExtraMissing
+        An ``.xlsx`` path without openpyxl installed (``pip install "dealframe[excel]"``).
     OSError
         The disk refused the write.
 
