@@ -891,7 +891,7 @@ def test_resolve_whose_only_batch_fails_raises_its_own_error(via, proxy, names):
 
 def test_failed_resolve_batch_gives_a_partial(via, proxy, names):
     """The second of two batches fails: the first batch's names are kept in ``partial``."""
-    many = (names * 200)[:1200]  # batches of 1000 and 200 names
+    many = [*names, *(f"no such company {i}" for i in range(1200 - len(names)))]  # 1000, 200
     proxy.add(
         endpoint("companies", "resolve"),
         html(502),

@@ -118,12 +118,13 @@ def _long(i: int) -> str:
 
 @pytest.fixture(scope="module")
 def listed(direct: Any) -> dict[str, list[str]]:
-    """300 names of each entity (the sandbox's investors, fewer, are repeated to 300)."""
+    """300 names of each entity, each once (a repeated name is sent once): the sandbox's
+    investors, fewer, are followed by names of none."""
     got = {}
     for entity in ("companies", "investors"):
-        names = getattr(direct.private, entity)(limit=300)["name"].tolist()
+        names = list(dict.fromkeys(getattr(direct.private, entity)(limit=1000)["name"]))[:300]
         assert names
-        got[entity] = (names * (300 // len(names) + 1))[:300]
+        got[entity] = [*names, *(f"no such {entity} {i}" for i in range(300 - len(names)))]
     return got
 
 
@@ -252,20 +253,17 @@ def judging(sizes: list[int], refused: set[str], *, base: int, every: bool, lone
 
 
 #: Services: (count from, every position named, a lone refusal names its position), the
-#: sizes of the requests a fresh client sends for the 300 names below after the first (300,
-#: too many), and those a later call of the first 100 sends.
+#: sizes of the requests a fresh client sends for the 300 names below after the first and
+#: its three batches (299 distinct names, too many; 100, 100, 99), and those a later call of
+#: the first 100 sends.
 SERVICES = {
     # review2's case: the client took the first name refused alone (names[5] as counted from
     # 0: the second refused name) for how the service counts, then left out 20 good names
     # per batch, on that call and every later one
-    "from-1-every-lone-unnamed": ((1, True, False), [1] * 5 + [97, 99, 99], [100, 1, 1, 98]),
-    "from-1-first-lone-named": ((1, False, True), [1] * 5 + [98, 98, 99], [100, 1, 99, 1, 98]),
-    "from-0-first-lone-unnamed": (
-        (0, False, False),
-        [1] * 5 + [97, 98, 99, 99],
-        [100, 1, 99, 1, 98],
-    ),
-    "from-0-every-lone-named": ((0, True, True), [1] * 5 + [97, 99, 99], [100, 1, 1, 98]),
+    "from-1-every-lone-unnamed": ((1, True, False), [1] * 4 + [97, 98], [100, 1, 1, 98]),
+    "from-1-first-lone-named": ((1, False, True), [1] * 3 + [98, 98], [100, 1, 99, 1, 98]),
+    "from-0-first-lone-unnamed": ((0, False, False), [1] * 4 + [97, 98, 98], [100, 1, 99, 1, 98]),
+    "from-0-every-lone-named": ((0, True, True), [1] * 4 + [97, 98], [100, 1, 1, 98]),
 }
 
 
@@ -274,8 +272,9 @@ def test_only_names_the_service_refuses_alone_are_reported_refused(
     kind, unique, direct, fresh, proxy
 ):
     """300 names, at most 100 per request: the caller's ``names[3]`` and ``names[4]`` (side
-    by side) and ``names[299]`` are refused alone; ``names[170]`` repeats ``names[120]`` and
-    is refused within its request (accepted alone). Only the three are reported refused, at
+    by side) and ``names[299]`` are refused alone; ``names[170]`` repeats ``names[120]`` (sent
+    once: a service refusing a name repeated within a request has none to refuse; sent twice,
+    it was refused there and accepted alone). Only the three are reported refused, at
     their positions, each with the service's refusal of it alone; the 297 others (the
     duplicate too) are resolved as the sandbox resolves them, whether the service counts from
     0 or from 1, names every refused position or the first, and names a position when it
@@ -303,8 +302,8 @@ def test_only_names_the_service_refuses_alone_are_reported_refused(
     assert_same(error.partial.matches, _resolve(direct, "companies", others).matches)
     assert error.partial.matches["query"].tolist() == others
     assert error.partial.matches["match_type"].notna().all()
-    # 300 (too many), three of 100 (refused), five names sent alone, the batches sent again
-    assert sizes[0] == 300 and sorted(sizes[1:]) == sorted([100, 100, 100, *tail]), sizes
+    # 299 (too many), batches of 100, 100 and 99, names sent alone, the batches sent again
+    assert sizes[0] == 299 and sorted(sizes[1:]) == sorted([100, 100, 99, *tail]), sizes
     # how the service counts was told: each position names one name, sent alone
     sizes.clear()
     again = outcome(lambda: fresh.private.resolve_companies(sent[:100])).error
@@ -313,13 +312,12 @@ def test_only_names_the_service_refuses_alone_are_reported_refused(
     assert sorted(sizes) == sorted(later), sizes
 
 
-def test_a_duplicate_refused_within_the_request_loses_no_name(unique, direct, fresh, proxy):
+def test_a_duplicate_is_sent_once_and_never_refused_as_one(unique, direct, fresh, proxy):
     """A service refusing a name that repeats an earlier one of the request
-    (``names[30]: must be unique``), and accepting it alone: sent alone, ``names[30]`` and
-    ``names[29]`` are accepted, their answers kept, and the batch is sent again without them:
-    every name is resolved, nothing is reported refused, and nothing is told of how the
-    service counts (a later call sends both alone again). The client used to raise the
-    refusal for the whole call."""
+    (``names[30]: must be unique``): the caller's ``names[30]`` repeats ``names[5]``, and a
+    name the list repeats is sent once, so one request of 39 names is accepted and every
+    position (the repeat too) has its name's result, on every call. (Sent twice, the
+    duplicate was refused, then sent alone with the name before it.)"""
     names = [*unique[:30], unique[5], *unique[30:39]]
     sizes: list[int] = []
     proxy.add(f"^{P}/companies/resolve$", judging(sizes, set(), base=0, every=True, lone=True))
@@ -328,7 +326,30 @@ def test_a_duplicate_refused_within_the_request_loses_no_name(unique, direct, fr
         matches = fresh.private.resolve_companies(names).matches
         assert_same(matches, _resolve(direct, "companies", names).matches)
         assert matches["query"].tolist() == names
-        assert sorted(sizes) == [1, 1, 38, 40], sizes
+        assert sizes == [39], sizes
+
+
+def test_a_repeated_name_refused_is_reported_at_its_positions(unique, direct, fresh, proxy):
+    """A list repeating names, one of them refused (the caller's ``names[7]``, repeated at
+    ``names[12]``): its request holds each name once, so the service names its position
+    within that request (``names[5]``); the refusal is reported at ``names[7]``, the label
+    saying the repeat at ``names[12]``, and every other position resolves as the sandbox
+    resolves its name."""
+    bad = _long(7)
+    names = [*unique[:3], unique[0], unique[1], unique[3], unique[4], bad, *unique[5:9]]
+    names += [bad, unique[2], unique[9]]  # 15 names: 10 distinct ones and the bad one
+    sizes: list[int] = []
+    proxy.add(f"^{P}/companies/resolve$", service(sizes, {bad}, SHAPES["error-body"]))
+    error = outcome(lambda: fresh.private.resolve_companies(names)).error
+    assert isinstance(error, IncompleteResultError), repr(error)
+    assert error.failed == ["names[7] (repeated at names[12])"], error.failed
+    assert error.expected == 15 and error.received == 13
+    (refused,) = error.errors
+    assert refused.errors == [f"names[7]: {TOO_LONG}"], refused.errors
+    others = [name for name in names if name != bad]
+    assert_same(error.partial.matches, _resolve(direct, "companies", others).matches)
+    assert error.partial.matches["query"].tolist() == others
+    assert sizes[0] == 11 and sorted(sizes) == [1, 1, 9, 11], sizes  # names[5] and [4] alone
 
 
 def test_a_name_that_cannot_be_sent_alone_fails_with_what_its_request_got(

@@ -87,7 +87,8 @@ def service(
 
 @pytest.fixture(scope="module")
 def names(direct: Any) -> list[str]:
-    names = direct.private.companies(limit=300)["name"].tolist()
+    """300 company names, each once (a repeated name is sent once)."""
+    names = list(dict.fromkeys(direct.private.companies(limit=1000)["name"]))[:300]
     assert len(names) == 300
     return names
 

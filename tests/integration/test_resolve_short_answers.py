@@ -5,8 +5,11 @@ the names per request it keeps silent about. When the results pair (by their ech
 with the first names sent, the client takes that count as the service's bound: it keeps those
 results, sends the names left in batches of that size, says so in
 ``attrs["batch_size_cut"]``, and keeps the size for its later calls once a batch sent again
-came back whole. An answer that cannot be paired so (results for other names than the first)
-is warned of as before (``count_mismatch``), with nothing sent again.
+came back whole (a batch of that many names, not fewer: a service losing the last result of
+every answer of two or more drove the size kept down to 1). An answer that cannot be paired so
+(results for other names than the first) is warned of as before (``count_mismatch``), with
+nothing sent again. A name the caller's list repeats is sent once (a list of 50 names repeated
+to 1,000 lost 900 results under a bound of 100).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -61,8 +65,9 @@ def first_results(n: int, *, reverse: bool = False) -> Action:
 
 @pytest.fixture(scope="module")
 def names(direct: Any) -> list[str]:
-    names = direct.private.companies(limit=300)["name"].tolist()
-    assert len(names) == 300 and len(set(names)) > 200
+    """300 company names, each once (a repeated name is sent once)."""
+    names = list(dict.fromkeys(direct.private.companies(limit=1000)["name"]))[:300]
+    assert len(names) == 300
     return names
 
 
@@ -92,18 +97,98 @@ def test_an_answer_for_the_first_names_only_is_a_bound(reverse, names, direct, f
 
 
 def test_answers_cut_again_lower_the_bound(names, direct, fresh, proxy):
-    """A service answering 100 names of the first request and 60 of each later one: the
-    names left after 100 are sent in 100s, those come back with 60, the rest is sent in 60s;
-    every name is resolved and 60 is kept."""
+    """A service answering 100 names of the first request and 40 of each later one: the
+    names left after 100 are sent in 100s, those come back with 40, the rest is sent in 40s
+    (a batch of 40 and one of 20 for each); every name is resolved and 40 is kept, the
+    bound a batch of 40 sent again came back whole at (100 never did)."""
+    sizes: list[int] = []
+    proxy.add(RESOLVE, sizes_sent(sizes))
+    proxy.add(RESOLVE, first_results(100), times=1)
+    proxy.add(RESOLVE, first_results(40), when=lambda ex: len(sizes) >= 1)
+    matches = fresh.private.resolve_companies(names).matches
+    assert_same(matches, direct.private.resolve_companies(names).matches)
+    assert sizes[0] == 300 and sorted(sizes[1:3]) == [100, 100], sizes
+    assert sorted(sizes[3:]) == [20, 20, 40, 40], sizes
+    assert matches.attrs["batch_size"] == 40
+    assert "batches of 40 kept" in matches.attrs["batch_size_cut"]
+
+
+def test_a_bound_cut_again_below_the_names_left_is_not_kept(names, direct, fresh, proxy):
+    """100 names of the first request answered, 60 of each later one: the 40 names left of
+    each batch of 100 come back whole, but no batch of 60 names was sent again, so 60 is not
+    told from a service losing results: every name is resolved, nothing is kept."""
     sizes: list[int] = []
     proxy.add(RESOLVE, sizes_sent(sizes))
     proxy.add(RESOLVE, first_results(100), times=1)
     proxy.add(RESOLVE, first_results(60), when=lambda ex: len(sizes) >= 1)
     matches = fresh.private.resolve_companies(names).matches
     assert_same(matches, direct.private.resolve_companies(names).matches)
-    assert sizes[0] == 300 and sorted(sizes[1:3]) == [100, 100], sizes
-    assert all(s <= 60 for s in sizes[3:]) and sum(sizes[3:]) == 80, sizes
-    assert matches.attrs["batch_size"] == 60
+    assert sizes == [300, 100, 100, 40, 40], sizes
+    assert matches.attrs["batch_size"] == 1000
+    assert "not kept" in matches.attrs["batch_size_cut"]
+
+
+def test_a_service_losing_the_last_result_keeps_no_size(names, direct, fresh, proxy):
+    """Every answer of two or more results loses its last one (one of one comes back whole):
+    299 of 300 look like a bound of 299 and the last name, sent again alone, comes back whole,
+    but one name tells no bound. Each of four calls sends 300 names and the one left, every
+    name is resolved, and no size is kept. The lone answer used to keep 299, then 298, then
+    1: the fourth call sent 300 requests of one name."""
+    sizes: list[int] = []
+
+    def lose_last(doc: Any) -> Any:
+        if isinstance(doc, dict) and isinstance(doc.get("data"), list) and len(doc["data"]) > 1:
+            doc["data"] = doc["data"][:-1]
+        return doc
+
+    proxy.add(RESOLVE, sizes_sent(sizes), edit(lose_last, "lose_last"))
+    want = direct.private.resolve_companies(names).matches
+    for call in range(4):
+        sizes.clear()
+        got = outcome(lambda: fresh.private.resolve_companies(names))
+        assert got.error is None, repr(got.error)
+        assert sizes == [300, 1], (call, sizes)
+        matches = got.value.matches
+        assert_same(matches, want)
+        assert matches.attrs["batch_size"] == 1000, (call, matches.attrs["batch_size"])
+        assert "not kept" in matches.attrs["batch_size_cut"]
+
+
+def test_repeated_names_are_sent_once_under_a_bound(names, direct, fresh, proxy):
+    """1,000 names, 50 distinct ones repeated 20 times (round-robin), at most 100 answered a
+    request: the 50 are sent once, in one request, and every position has its name's result,
+    as the sandbox resolves the 50 (one row per position, candidates too). It used to send
+    the 1,000 and warn of 900 names without a result (``count_mismatch``)."""
+    distinct = [*names[:45], *(f"no such company {i}" for i in range(5))]
+    repeated = [distinct[i % 50] for i in range(1000)]
+    sizes: list[int] = []
+    proxy.add(RESOLVE, sizes_sent(sizes), first_results(100))
+    got = outcome(lambda: fresh.private.resolve_companies(repeated, strict=True))
+    assert got.error is None, repr(got.error)
+    assert not got.warned(MissingDataWarning), got.warned(MissingDataWarning)
+    assert sizes == [50], sizes
+    once = direct.private.resolve_companies(distinct)
+    matches, candidates = got.value
+    assert matches["query"].tolist() == repeated
+    assert_same(matches, once.matches.iloc[[i % 50 for i in range(1000)]], ignore_index=True)
+    rows = [once.candidates[once.candidates["query"] == distinct[i % 50]] for i in range(1000)]
+    assert_same(candidates, pd.concat(rows), ignore_index=True)
+    assert matches.attrs["requests"] == 1 and "batch_size_cut" not in matches.attrs
+
+
+def test_a_list_with_repeats_gives_the_frames_it_gave(direct):
+    """Undisturbed, a list with repeats (of exact and ambiguous names, and names alike but
+    for case) gives one row per position in ``matches`` and the candidates of every
+    position, as each name sent alone gives them: what sending every copy gave."""
+    listing = direct.private.companies(limit=1000)["name"]
+    shared = listing[listing.duplicated()].unique().tolist()[:5]  # several companies each
+    some = [*listing.iloc[:10], *shared, shared[0], shared[0].upper(), "no such company"]
+    listed = [*some, *some[::-1], listing.iloc[3], shared[1]]
+    got = direct.private.resolve_companies(listed)
+    assert (got.matches["match_type"] == "ambiguous").sum() >= 2 * len(shared)
+    each = [direct.private.resolve_companies([name]) for name in listed]
+    assert_same(got.matches, pd.concat([e.matches for e in each]), ignore_index=True)
+    assert_same(got.candidates, pd.concat([e.candidates for e in each]), ignore_index=True)
 
 
 def test_results_for_other_names_than_the_first_are_warned(names, fresh, proxy):

@@ -295,8 +295,9 @@ def _noted(error: ApiError, note: str, shift: Callable[[str], str] | None = None
 
 class _Batch(NamedTuple):
     """Names of one resolve request: their positions in the caller's list (``at``, in
-    order), the names, and how many names the batch held when it was cut (before any name
-    refused alone was left out of it)."""
+    order; a name the list repeats is sent once, at its first position), the names, and how
+    many names the batch held when it was cut (before any name refused alone was left out of
+    it)."""
 
     at: list[int]
     names: list[str]
@@ -313,12 +314,19 @@ class _Batch(NamedTuple):
         ('names 101..103', 'names[7]')
         >>> _Batch([0, 2], ["a", "c"], 3).label()
         'names 1..3 (2 of them; the others failed alone)'
+        >>> _Batch([0, 2], ["a", "c"], 2).label()  # names[1] repeats names[0]
+        'names 1..3 (2 of them; the others repeat names before them)'
         """
         if len(self.at) == 1:
             return f"names[{self.at[0]}]"
         span = f"names {self.at[0] + 1}..{self.at[-1] + 1}"
-        if self.at[-1] - self.at[0] + 1 != len(self.at):
-            span += f" ({len(self.at)} of them; the others failed alone)"
+        width = self.at[-1] - self.at[0] + 1
+        if width != len(self.at):
+            why = [
+                *(["failed alone"] if self.cut > len(self.at) else []),
+                *(["repeat names before them"] if width > self.cut else []),
+            ]
+            span += f" ({len(self.at)} of them; the others {' or '.join(why)})"
         return span
 
 
@@ -328,6 +336,41 @@ def _whole(names: list[str], start: int, stop: int, at: list[int] | None = None)
     held = names[start:stop]
     where = list(range(start, start + len(held))) if at is None else at[start:stop]
     return _Batch(where, held, len(held))
+
+
+def _first_places(names: list[str]) -> list[int]:
+    """For each position of ``names``, the position where that name (the same string) is
+    first: a resolve request sends each name once.
+
+    Examples
+    --------
+    >>> _first_places(["a", "b", "a", "c", "b", "A"])
+    [0, 1, 0, 3, 1, 5]
+    """
+    first: dict[str, int] = {}
+    return [first.setdefault(name, i) for i, name in enumerate(names)]
+
+
+def _with_repeats(label: str, at: list[int], places: list[int]) -> str:
+    """``label`` (of a batch that failed, holding the names at positions ``at``) with the
+    later positions of the caller's list repeating those names (``places``:
+    :func:`_first_places`), which failed with them.
+
+    Examples
+    --------
+    >>> _with_repeats("names[1]", [1], [0, 1, 0, 1, 4, 1])
+    'names[1] (repeated at names[3], names[5])'
+    >>> _with_repeats("names 1..2", [0, 1], [0, 1, 0, 1, 0, 1, 0])
+    'names 1..2 (repeated at 5 positions after)'
+    >>> _with_repeats("names[4]", [4], [0, 1, 0, 1, 4, 1])
+    'names[4]'
+    """
+    held = set(at)
+    again = [i for i, first in enumerate(places) if first != i and first in held]
+    if not again:
+        return label
+    shown = ", ".join(f"names[{i}]" for i in again)
+    return f"{label} (repeated at {shown if len(again) <= 3 else f'{len(again)} positions after'})"
 
 
 def _query_key(text: Any) -> str:
@@ -341,9 +384,10 @@ def _answered_first(names: list[str], data: Any) -> int | None:
     when they are exactly the first ones: ``k`` when ``data`` is a list of ``k`` results
     (``0 < k <= len(names)``) whose echoed ``query`` values pair, as a whole, with
     ``names[:k]`` (in any order), and, when ``k`` is short of ``len(names)``, some name left
-    unanswered is none of those answered (a service answering each distinct name once is no
-    bound). None for an answer that cannot be paired so safely (no ``query``, results for
-    names not sent, a gap, no result at all).
+    unanswered is none of those answered (a service answering once names that differ in case
+    or spaces only is no bound: the client sends a name repeated in the caller's list once,
+    so only such names are left to pair alike). None for an answer that cannot be paired so
+    safely (no ``query``, results for names not sent, a gap, no result at all).
 
     Examples
     --------
@@ -354,7 +398,7 @@ def _answered_first(names: list[str], data: Any) -> int | None:
     2
     >>> _answered_first(names, [{"query": "Acme"}, {"query": "Initech"}]) is None  # a gap
     True
-    >>> _answered_first(["a", "b", "a"], [{"query": "a"}, {"query": "b"}]) is None  # repeats
+    >>> _answered_first(["a", "b", "A"], [{"query": "a"}, {"query": "b"}]) is None  # alike
     True
     >>> _answered_first(names, [{"id": "..."}]) is None  # nothing to pair by
     True
@@ -3182,6 +3226,10 @@ class PrivateApi:
             batch, answer = answers[start]
             where = f"{endpoint} {batch.label()}"
             data.update(zip(batch.at, self._check_resolved(batch.names, answer, found, where)))
+        places = _first_places(items)
+        for i, first in enumerate(places):  # a repeated name: sent once
+            if i != first and first in data:
+                data[i] = dict(data[first])
         with shaping(RequestInfo("POST", f"{PREFIX}/{entity}/resolve", "private"), endpoint):
             matches, candidates = shape.resolve_frames([data[i] for i in sorted(data)])
         outside_vocabulary(matches, "match_type", MATCH_TYPES, found)  # after case is undone
@@ -3207,7 +3255,7 @@ class PrivateApi:
             raise incomplete(
                 len(items),
                 received,
-                [f.item.label() for f in failures],
+                [_with_repeats(f.item.label(), f.item.at, places) for f in failures],
                 errors=[f.error for f in failures],
                 partial=Resolution(matches, candidates),
                 what="names",
@@ -3262,24 +3310,34 @@ class PrivateApi:
         (:func:`_answered_first`: paired by their echoed ``query``) is taken as a service
         answering at most ``k`` names a request: those results are kept and the names left
         are sent again in batches of ``k`` (and so on, should those come back short too).
-        ``k`` is kept for this client's later calls once a batch sent again so came back
-        whole. An answer that cannot be paired so is left to :meth:`_check_resolved` (a
+        ``k`` is kept for this client's later calls once a batch sent again of ``k`` names
+        (two or more) came back whole: a batch of fewer names coming back whole tells no
+        bound from a service losing the last result of longer answers (a batch of one name
+        would keep any ``k``, down to 1). When several bounds are so told, the smallest is
+        kept. An answer that cannot be paired so is left to :meth:`_check_resolved` (a
         ``count_mismatch``).
+
+        A name the caller's list repeats (the same string) is sent once, at its first
+        position (:func:`_first_places`): its answer is every copy's (:meth:`_resolve`), a
+        refusal of it names that position.
         """
         answers: dict[int, tuple[_Batch, Any]] = {}
         responses: list[Any] = []
         failures: list[Any] = []
         size = self._names_per_resolve
-        todo = [_whole(names, i, i + size) for i in range(0, len(names), size)]
+        firsts = [i for i, first in enumerate(_first_places(names)) if i == first]
+        distinct = [names[i] for i in firsts]
+        todo = [_whole(distinct, i, i + size, firsts) for i in range(0, len(distinct), size)]
         accepted: set[int] = set()  # the sizes of the batches accepted
         refused = False
         # of batches answered for their first names only: the fewest names answered, what
-        # to say of them, the positions that start the batches sent again for the names
-        # left, and whether one of those came back whole
+        # to say of them, the batches sent again for the names left (the position that
+        # starts each, and the bound it was cut to), and the bounds told by one of k names
+        # that came back whole
         answered: int | None = None
         cuts: list[str] = []
-        resent: set[int] = set()
-        confirmed = False
+        resent: dict[int, int] = {}
+        confirmed: set[int] = set()
         # the batches that arrived are kept: after the first round a 400 is one batch's
         later = tuple(e for e in FATAL_ERRORS if e is not BadRequestError)
 
@@ -3307,12 +3365,14 @@ class PrivateApi:
         def keep(batch: _Batch, response: Any) -> list[_Batch]:
             """Keep the answer to ``batch``: the batches to send again for the names an
             answer to its first names only left out (none for any other answer)."""
-            nonlocal answered, confirmed
+            nonlocal answered
             responses.append(response)
             data = response.json().get("data")
             k = _answered_first(batch.names, data)
             if k is None or k == len(batch.names):
-                confirmed = confirmed or (k is not None and batch.at[0] in resent)
+                bound = resent.get(batch.at[0])
+                if k is not None and bound is not None and 1 < bound == k:
+                    confirmed.add(bound)  # a whole batch of the bound: no lost last result
                 answers[batch.at[0]] = (batch, data)
                 return []
             answers[batch.at[0]] = (_Batch(batch.at[:k], batch.names[:k], k), data)
@@ -3323,7 +3383,7 @@ class PrivateApi:
                 f" first {k}): the other {left} sent again in batches of {k}"
             )
             rest = [_whole(batch.names, i, i + k, batch.at) for i in range(k, len(batch.names), k)]
-            resent.update(b.at[0] for b in rest)
+            resent.update((b.at[0], k) for b in rest)
             return rest
 
         fatal = FATAL_ERRORS
@@ -3404,13 +3464,13 @@ class PrivateApi:
             todo, fatal = again, later
         if refused and size in accepted:  # a batch of that size was taken: kept
             self._names_per_resolve = min(self._names_per_resolve, size)
-        if answered is not None and confirmed:  # names sent again came back whole: kept
-            self._names_per_resolve = min(self._names_per_resolve, answered)
-        if answered is not None:
-            kept = "kept for this client's later calls" if confirmed else "not kept"
+        if confirmed:  # a batch of the bound sent again came back whole: kept
+            self._names_per_resolve = min(self._names_per_resolve, min(confirmed))
+            cuts.append(f"batches of {min(confirmed)} kept for this client's later calls")
+        elif answered is not None:
             cuts.append(
-                f"batches of {answered} {kept}"
-                + ("" if confirmed else " (no batch sent again came back whole)")
+                f"batches of {answered} not kept (no batch of that many names sent again"
+                " came back whole)"
             )
         failures.sort(key=lambda f: f.item.at[0])
         return answers, responses, failures, _said_once(list(dict.fromkeys(cuts)))
@@ -3475,8 +3535,10 @@ class PrivateApi:
             Any number (sent in batches of 1,000; fewer once the service refused a batch as
             holding too many, or answered only its first names: those ``k`` results are kept
             and the names left sent again in batches of ``k``, said in
-            ``matches.attrs["batch_size_cut"]``). A name is reported refused only when the
-            service refuses it alone. When the service refuses a batch naming names of it (``names[7]: must be
+            ``matches.attrs["batch_size_cut"]``). A name repeated in the list (the same
+            string) is sent once and its result is every copy's: one row per position as
+            ever; a refusal of it is reported at its first position. A name is reported
+            refused only when the service refuses it alone. When the service refuses a batch naming names of it (``names[7]: must be
             at most 200 characters``), each name a position may mean (at most 8 positions of
             one refusal a round) is sent alone (one request each: the name at it, and until
             this client has told whether the service counts from 0 or from 1, ``names[8]``
