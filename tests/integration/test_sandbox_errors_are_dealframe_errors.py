@@ -148,7 +148,7 @@ def test_a_port_in_use_is_a_dealframe_error() -> None:
 def test_the_sandbox_without_its_extra_is_an_extra_missing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.delitem(sys.modules, "dealframe.sandbox.server")
+    monkeypatch.delitem(sys.modules, "dealframe.sandbox.server", raising=False)
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # import uvicorn fails
     error = _caught(lambda: dealframe.sandbox.launch.http_layer())
     assert type(error) is SandboxExtraMissing
@@ -159,7 +159,7 @@ def test_the_sandbox_without_its_extra_is_an_extra_missing(
 
 def test_every_public_method_of_changes_and_sandbox_names_an_unknown_keyword(sb: Any) -> None:
     checked = []
-    for owner in (Changes(sb.state, seed=1), sb):
+    for owner in (Changes(sb.state, seed=1), sb, sb.state, FaultPlan(rate=0.0)):
         for name in dir(type(owner)):
             method = getattr(owner, name)
             if name.startswith("_") or not callable(method):
@@ -169,4 +169,39 @@ def test_every_public_method_of_changes_and_sandbox_names_an_unknown_keyword(sb:
             assert caught.value.argument == "no_such_keyword", name
             checked.append(name)
     assert {"insert", "edit", "random_round", "bulk", "reset", "stop"} <= set(checked)
+    assert {"build", "close", "script", "draw"} <= set(checked)  # a classmethod too
     assert _total(sb) > 0  # still serving: nothing was stopped or changed
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda d: d.update(id="zzz"), "a record keeps its id"),
+        (lambda d: d.update(deal_type=None), "holds no nulls"),
+        (lambda d: d.pop("deal_type"), "no 'deal_type'"),
+    ],
+    ids=["id changed", "null", "removed"],
+)
+def test_an_edit_leaving_a_record_invalid_is_refused_and_changes_nothing(
+    sb: Any, change: Callable[[dict], None], said: str
+) -> None:
+    """It was a bare ValueError or KeyError, after the first record's text was written with
+    its new updated_at while its columns kept the old values (served rows and filters
+    disagreed)."""
+    page = requests.post(
+        f"{sb.url}{B}/transactions",
+        json={"limit": 2},
+        headers={"Authorization": f"Bearer {sb.private_key}"},
+        timeout=30,
+    ).json()["data"]
+    ids = [d["id"] for d in page]
+    error = _caught(lambda: Changes(sb.state, seed=1).edit("deals", ids, change))
+    assert type(error) is ChangeInputError and error.argument == "change"
+    assert said in str(error) and "nothing was changed" in str(error)
+    again = requests.post(
+        f"{sb.url}{B}/transactions",
+        json={"limit": 2},
+        headers={"Authorization": f"Bearer {sb.private_key}"},
+        timeout=30,
+    ).json()["data"]
+    assert again == page  # served as before: the text, its updated_at and the filters

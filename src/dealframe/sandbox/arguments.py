@@ -139,7 +139,7 @@ def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
     """
     signature = inspect.signature(function)
     names = [p.name for p in signature.parameters.values() if p.kind in _NAMED]
-    names = [name for name in names if name != "self"]
+    names = [name for name in names if name not in ("self", "cls")]
     label = function.__qualname__.removesuffix(".__init__")
 
     @functools.wraps(function)
@@ -147,7 +147,7 @@ def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
         unknown = next((key for key in kwargs if key not in names), None)
         if unknown is not None:
             close = difflib.get_close_matches(unknown, names, n=1, cutoff=0.6)
-            hint = f"did you mean {close[0]!r}?" if close else ", ".join(names)
+            hint = f"did you mean {close[0]!r}?" if close else ", ".join(names) or "it takes none"
             raise SandboxCallError(unknown, f"a keyword of {label} ({hint})", unknown)
         try:
             signature.bind(*args, **kwargs)
@@ -160,7 +160,7 @@ def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
 
 def methods_checked(cls: C) -> C:
     """Class decorator: :func:`keywords_checked` on ``__init__`` and every public method
-    defined in the class (as the client's ``checked_methods``).
+    defined in the class, class and static methods too (as the client's ``checked_methods``).
 
     Examples
     --------
@@ -174,8 +174,12 @@ def methods_checked(cls: C) -> C:
     dealframe.sandbox.arguments.SandboxCallError: invalid arguments: expected those of Clock.advance (too many positional arguments)
     """
     for name, member in list(vars(cls).items()):
-        if (name == "__init__" or not name.startswith("_")) and inspect.isfunction(member):
+        if name != "__init__" and name.startswith("_"):
+            continue
+        if inspect.isfunction(member):
             setattr(cls, name, keywords_checked(member))
+        elif isinstance(member, (classmethod, staticmethod)):
+            setattr(cls, name, type(member)(keywords_checked(member.__func__)))
     return cls
 
 

@@ -249,7 +249,9 @@ class Changes:
         """Apply ``change`` to the records of ``ids`` (a dict each, changed in place).
 
         ``updated_at`` is then stamped with the clock. For tests that need one precise
-        change; ``id`` must not change, and an unknown id is a :class:`ChangeInputError`.
+        change; an unknown id, or a change that leaves a record invalid (its ``id`` changed,
+        a required field removed or null), is a :class:`ChangeInputError`, and nothing is
+        changed.
 
         Examples
         --------
@@ -345,14 +347,23 @@ class Changes:
     ) -> list[str]:
         store = self._store(entity)
         spec = self.state.private.spec(store)
-        ids = []
-        for row in rows:
+        prepared = []
+        for row in rows:  # every record read and checked before any is written
             record = store.record(row)
+            ident = record["id"]
             change(record)
             record["updated_at"] = stamp
-            store.put(spec, row, record)
-            ids.append(record["id"])
-        return ids
+            try:
+                prepared.append(store.prepare(spec, row, record))
+            except (KeyError, ValueError, TypeError) as exc:
+                why = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
+                problem = f"the change left {entity} {ident} invalid ({why}): nothing was changed"
+                raise _refused(
+                    "change", "a change that keeps each record valid", None, problem
+                ) from None
+        for one in prepared:
+            store.apply(one)
+        return [store.columns["id"][one.row] for one in prepared]
 
     def _update(self, entity: str, n: int, stamp: str) -> list[str]:
         deleted = self._store(entity).columns["deleted"]

@@ -25,7 +25,15 @@ from typing import Any
 import numpy as np
 import orjson
 
-__all__ = ["DEAL_SPEC", "ORG_SPEC", "Column", "ListColumn", "RecordSpec", "RecordStore"]
+__all__ = [
+    "DEAL_SPEC",
+    "ORG_SPEC",
+    "Column",
+    "ListColumn",
+    "Prepared",
+    "RecordSpec",
+    "RecordStore",
+]
 
 
 @dataclass(frozen=True)
@@ -221,6 +229,17 @@ DEAL_SPEC = RecordSpec(
 )
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A record's row, bytes, column values and list items, read and not yet written
+    (:meth:`RecordStore.prepare`)."""
+
+    row: int
+    serialised: bytes
+    columns: dict[str, Any]
+    lists: dict[str, Any]
+
+
 class RecordStore:
     """Records of one kind: serialised rows, columns, list columns, and the row of each id.
 
@@ -289,15 +308,27 @@ class RecordStore:
             self.row_of[ident] = i
         return np.arange(first, len(self.rows), dtype=np.int64)
 
+    def prepare(self, spec: RecordSpec, row: int, record: dict) -> Prepared:
+        """Everything :meth:`apply` writes for ``record`` at ``row``, read before anything is
+        written: a record that breaks the store's columns (its id changed, a required field
+        missing or null) raises here (``ValueError``, ``KeyError``) and changes nothing."""
+        if record.get("id") != self.columns["id"][row]:
+            raise ValueError("a record keeps its id")
+        columns = {name: _array(c.kind, [c.read(record)])[0] for name, c in spec.columns.items()}
+        lists = {name: read(record) for name, read in spec.lists.items()}
+        return Prepared(row, self._serialise(spec, record), columns, lists)
+
+    def apply(self, prepared: Prepared) -> None:
+        """Write what :meth:`prepare` read."""
+        self.rows[prepared.row] = prepared.serialised
+        for name, value in prepared.columns.items():
+            self.columns[name][prepared.row] = value
+        for name, items in prepared.lists.items():
+            self.lists[name].set(prepared.row, items)
+
     def put(self, spec: RecordSpec, row: int, record: dict) -> None:
         """Replace the record of ``row`` (its id must not change)."""
-        if record["id"] != self.columns["id"][row]:
-            raise ValueError("a record keeps its id")
-        self.rows[row] = self._serialise(spec, record)
-        for name, c in spec.columns.items():
-            self.columns[name][row] = _array(c.kind, [c.read(record)])[0]
-        for name, read in spec.lists.items():
-            self.lists[name].set(row, read(record))
+        self.apply(self.prepare(spec, row, record))
 
     def copy(self) -> RecordStore:
         """An independent copy (rows are immutable bytes, so only the list is copied)."""

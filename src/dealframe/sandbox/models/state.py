@@ -147,6 +147,7 @@ class DatasetView:
     series: np.ndarray
 
 
+@methods_checked
 @dataclass
 class SandboxState:
     """Data, stores, clock and lock behind one sandbox.
