@@ -1,6 +1,7 @@
 """``client.private.deals()`` over HTTP: pages of documented rows are read into typed rows
-(frames/deal_rows.py), any other page as JSON into dicts, and the frame is in every case the
-one the JSON read of the same pages gives (issue 13: one engine, with a fallback).
+(frames/deal_rows.py), members beyond the documented ones included, any other page as JSON into
+dicts, and the frame is in every case the one the JSON read of the same pages gives (issue 13:
+one engine, with a fallback).
 
 The reference is built here from the raw pages, fetched with ``requests`` through the same
 drift proxy and read with orjson into the same column builder; the client's frame must equal
@@ -110,13 +111,6 @@ def _participant_role(doc: Any) -> Any:
 #: Answers on page 2 the typed reader refuses, read as JSON with the JSON read's result:
 #: (rewrite, the column it shows in, rows showing it there and how many, the extra column).
 ON_PAGE_2: dict[str, tuple[Action, str, Callable[[pd.Series], Any], int, str | None]] = {
-    "unknown field": (
-        set_field("extra_field", {"a": [1, "x"]}, first=4),
-        "extra_field",
-        lambda column: column.notna().sum(),
-        4,
-        "extra_field",
-    ),
     "unknown target key": (
         edit(_target_region, "target_region"),
         "target_region",
@@ -156,6 +150,38 @@ def test_a_page_of_other_rows_is_read_as_json_with_its_result(
     assert count(got[column]) == shown
     reference = direct.private.deals(**DEALS)
     assert list(got.columns) == list(reference.columns) + ([extra] if extra else [])
+
+
+def test_members_beyond_the_documented_ones_are_read_typed_as_extra_columns(
+    via, proxy, sandbox, direct, taken
+):
+    """Members the document does not name (it allows them): in some items only, of several
+    kinds (an object, a number, a null, a boolean), on page 2; in every item on page 3. Every
+    page is still read typed, and the frame is the JSON read's: the same extra columns, a
+    member an item lacks read as null."""
+    proxy.add(
+        TRANSACTIONS,
+        set_field("extra_field", {"a": [1, "x"]}, first=4),
+        set_field("score", 2.5, first=7),
+        set_field("flag", None, first=2),
+        page=2,
+    )
+    proxy.add(TRANSACTIONS, set_field("flag", True), set_field("_links", {"self": "/x"}), page=3)
+    o = outcome(lambda: via.private.deals(**DEALS))
+    assert o.error is None, repr(o.error)
+    got = o.value
+    want, pages = raw_frame(proxy.url, sandbox.private_key)
+    assert len(taken) == pages and sum(taken) == len(got)  # no page went the JSON way
+    same(got, want)
+    reference = direct.private.deals(**DEALS)
+    added = ["_links", "extra_field", "flag", "score"]
+    assert list(got.columns) == list(reference.columns) + added
+    assert got["extra_field"].notna().sum() == 4 and got["score"].notna().sum() == 7
+    assert got["extra_field"].dropna().tolist() == ['{"a":[1,"x"]}'] * 4
+    flags = got["flag"]  # null in page 2's first two items and where absent; True on page 3
+    assert flags.dtype.name == "boolean" and flags.dropna().all()
+    assert flags.sum() == got["_links"].notna().sum() > 100
+    assert got.attrs["findings"] == []
 
 
 def test_a_documented_field_absent_from_every_row_is_warned_as_before(via, proxy, sandbox, taken):

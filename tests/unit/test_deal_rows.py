@@ -1,12 +1,13 @@
 """Deal list pages read into typed rows (frames/deal_rows.py) against the same pages read as
-JSON into dicts (the fallback): the reader takes only pages of documented rows, and what it
-takes gives the same frame, findings and participant text, byte for byte; every page it refuses
-is read as before."""
+JSON into dicts (the fallback): the reader takes only pages of documented rows (members of the
+items beyond the documented ones included), and what it takes gives the same frame, findings
+and participant text, byte for byte; every page it refuses is read as before."""
 
 from __future__ import annotations
 
 import copy
 import importlib.util
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +15,11 @@ import orjson
 import pandas as pd
 import pytest
 
+import dealframe.frames.private as frames_private
 from dealframe.contract import DOCUMENTED_FIELDS, Findings, identities, keys_present, read_page
 from dealframe.errors import ValidationError
 from dealframe.frames import deals_frame_from_pages, list_frame, list_page_columns
-from dealframe.frames.deal_rows import read_deal_page
+from dealframe.frames.deal_rows import MAX_EXTRA, read_deal_page
 from dealframe.frames.private import LIST_READERS
 
 PAYLOADS = Path(__file__).parent / "payloads"
@@ -141,7 +143,11 @@ def _participant(name: str, value: Any) -> Any:
 
 #: Pages the typed reader refuses, read as JSON as before: the frame is the fallback's.
 REFUSED = {
-    "unknown field": _item("extra_field", {"a": [1]}),
+    "unknown member not an attribute name": _item("extra field", 1),
+    "unknown member a dunder name": _item("__extra__", 1),
+    f"more than {MAX_EXTRA} unknown members": lambda doc: doc["data"][1].update(
+        {f"extra_{k}": k for k in range(MAX_EXTRA + 1)}
+    ),
     "unknown target key": _nested("target", "region", "Oceania"),
     "unknown multiples key": _nested("deal_multiples", "ev_sales", 2.0),
     "unknown participant key": _participant("role", "lead"),
@@ -162,6 +168,61 @@ def test_other_pages_are_refused_and_read_as_before(mutate):
     page = _one(mutate)
     assert read_deal_page(page) is None
     assert_identical(deals_frame_from_pages([page]), as_dicts([page]))
+
+
+def _each(fn: Any) -> Any:
+    return lambda doc: [fn(i, item) for i, item in enumerate(doc["data"])]
+
+
+#: Pages whose items hold members beyond the documented ones (the document allows them): read
+#: typed, the members as fields, and the frame is the fallback's (the same extra columns, a
+#: member an item lacks read as null, as a dict's ``get`` reads it).
+TAKEN = {
+    "unknown member in one item": _item("extra_field", {"a": [1]}),
+    "unknown member in every item": _each(lambda i, item: item.__setitem__("extra_field", "x")),
+    "unknown members in some items each": _each(
+        lambda i, item: item.__setitem__(f"extra_{i % 3}", [i, None, True, "t", [i]][i % 5])
+    ),
+    "unknown member only in the last item": lambda doc: doc["data"][-1].update(late=1.5),
+    "unknown member always null": _each(lambda i, item: item.__setitem__("nothing", None)),
+    f"{MAX_EXTRA} unknown members": lambda doc: doc["data"][1].update(
+        {f"extra_{k}": k for k in range(MAX_EXTRA)}
+    ),
+    "unknown member a Python keyword": _item("class", "c"),
+    "unknown member with a leading underscore": _item("_links", {"self": "/x"}),
+    "unknown member named as a flattened column": _item("target_region", "Oceania"),
+    "unknown member named role": _item("role", "Lead-Investor"),
+}
+
+
+@pytest.mark.parametrize("mutate", TAKEN.values(), ids=list(TAKEN))
+def test_pages_with_unknown_members_are_read_typed_with_their_columns(mutate, monkeypatch):
+    page = _one(mutate)
+    typed = read_deal_page(page)
+    assert typed is not None
+    assert_identical(as_rows([page]), as_dicts([page]))
+    got = deals_frame_from_pages([page])
+    monkeypatch.setattr(frames_private, "read_deal_page", lambda content: None)  # the fallback
+    assert_identical(got, deals_frame_from_pages([page]))
+    found = {kind: Findings("POST /x") for kind in ("dicts", "rows")}
+    for kind, doc in (("dicts", orjson.loads(page)), ("rows", typed)):
+        read = read_page(doc, found[kind], number=1)
+        identities(read.items, "id", found[kind])
+        found[kind].add("keys", ",".join(sorted(keys_present(read.items))))
+    assert found["rows"].records() == found["dicts"].records()
+
+
+def test_pages_with_other_unknown_members_from_threads_are_each_read_as_json(pages):
+    """Pages with other members each, read at once from threads (one cache of decoders)."""
+    odd = [
+        _one(_each(lambda i, item, k=k: item.__setitem__(f"extra_{(i + k) % 5}", k)))
+        for k in range(12)
+    ]
+    with ThreadPoolExecutor(4) as pool:
+        read = list(pool.map(read_deal_page, odd * 4))
+    assert all(r is not None for r in read)
+    mixed = [pages[0], *odd, pages[1]]
+    assert_identical(as_rows(mixed), as_dicts(mixed))
 
 
 @pytest.mark.parametrize(
@@ -209,11 +270,13 @@ def test_bodies_orjson_refuses_are_refused(damage):
 
 
 def test_a_page_mixing_both_kinds_of_rows_across_pages_is_one_frame(pages):
-    odd = _one(_item("extra_field", 7))
-    mixed = [pages[0], odd, pages[1]]
+    odd = _one(_nested("target", "region", "Oceania"))
+    extra = _one(_item("extra_field", 7))
+    assert read_deal_page(odd) is None and read_deal_page(extra) is not None
+    mixed = [pages[0], odd, extra, pages[1]]
     got = deals_frame_from_pages(mixed)
     assert_identical(got, as_dicts(mixed))
-    assert got["extra_field"].notna().sum() == 1
+    assert got["target_region"].notna().sum() == 1 and got["extra_field"].notna().sum() == 1
 
 
 def test_repeated_keys_keep_the_last_value_as_orjson_does():
@@ -225,14 +288,15 @@ def test_repeated_keys_keep_the_last_value_as_orjson_does():
     assert deals_frame_from_pages([page]).loc[0, "deal_synopsis"] == "second"
 
 
-def test_numbers_read_as_orjson_reads_them():
+@pytest.mark.parametrize("field", ["deal_valuation", "extra_number"])
+def test_numbers_read_as_orjson_reads_them(field):
     item = orjson.loads(_synth().deal_pages(1)[0])["data"][0]
     numbers = [b"0", b"-0", b"-0.0", b"7", b"123456789012345678901234567890", b"4.9e-324"]
     numbers += [b"1.5e308", b"1e-400", b"9007199254740993", b"18446744073709551615", b"1E2"]
     items = []
     for i, number in enumerate(numbers):
-        text = orjson.dumps({**copy.deepcopy(item), "id": f"d{i}", "deal_valuation": 0.5})
-        items.append(text.replace(b'"deal_valuation":0.5', b'"deal_valuation":' + number))
+        text = orjson.dumps({**copy.deepcopy(item), "id": f"d{i}", field: 0.5})
+        items.append(text.replace(f'"{field}":0.5'.encode(), f'"{field}":'.encode() + number))
     page = b'{"data":[' + b",".join(items) + b"]}"
     assert read_deal_page(page) is not None
     assert_identical(deals_frame_from_pages([page]), as_dicts([page]))

@@ -1,10 +1,15 @@
 """Deal list pages read straight into typed rows: the parse of ``client.private.deals()``.
 
-A page whose every item has exactly the documented list-row fields, each of its documented
-type or null, is read by a schema'd decoder (msgspec) into rows the garbage collector does not
-track (its passes over a page's dicts were a fifth of the parse); the column builder reads
-them as it reads dicts (:func:`dealframe.frames.normalize.build_columns`). Any other page (a
-field more or less, another type, an item that is not an object, JSON orjson refuses) gives
+A page whose every item has the documented list-row fields, each of its documented type or
+null, is read by a schema'd decoder (msgspec) into rows the garbage collector does not track
+(its passes over a page's dicts were a fifth of the parse); the column builder reads them as it
+reads dicts (:func:`dealframe.frames.normalize.build_columns`). Members of the items beyond the
+documented ones (the document allows them; the client keeps them as extra columns) are read
+too: msgspec's refusal names each such member, and the page is read again by rows that add
+them as fields of any value, null where an item lacks one (as a dict's ``get`` reads it), the
+decoders kept in a small cache keyed by the members' names. Any other page (a documented
+field absent, another type, an unknown member inside ``target``, a participant or
+``deal_multiples``, or in ``meta``, an item that is not an object, JSON orjson refuses) gives
 None and is read as JSON, with the same checks and builder: both give the same frame.
 Participant fields are declared in sorted order, so a list written back by msgspec is the
 canonical text of :mod:`dealframe.frames.nested`.
@@ -19,6 +24,8 @@ True
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Annotated, Any
 
 import msgspec
@@ -82,11 +89,47 @@ class _Page(msgspec.Struct, forbid_unknown_fields=True):
 
 _DECODER = msgspec.json.Decoder(_Page)
 
+#: The most unknown members a page's rows take (a page with more is read as JSON): each one
+#: found costs a decode of the page up to the first item holding it.
+MAX_EXTRA = 16
+#: msgspec's refusal of a member of an item of ``data`` (not of ``meta``, of the page, or
+#: of an object inside an item: those pages are read as JSON).
+_UNKNOWN = re.compile(r"Object contains unknown field `(.+)` - at `\$\.data\[\d+\]`")
+
+
+@functools.lru_cache(maxsize=32)
+def _decoder(extra: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
+    """The decoder of pages whose items may also hold the members ``extra`` (sorted), of any
+    value, None where an item lacks one: the documented fields first, then these."""
+    if not extra:
+        return _DECODER
+    deal: Any = msgspec.defstruct(  # a type made at run time: Any to the type checker
+        "_Deal",
+        [(name, Any, None) for name in extra],
+        bases=(_Deal,),
+        gc=False,
+        forbid_unknown_fields=True,
+    )
+    page = msgspec.defstruct(
+        "_Page", [("data", list[deal]), ("meta", _Meta | None, None)], forbid_unknown_fields=True
+    )
+    return msgspec.json.Decoder(page)
+
+
+def _unknown_member(error: msgspec.ValidationError, known: list[str]) -> str | None:
+    """The item member msgspec refused as unknown, when rows can hold it as a field (a name
+    Python takes for an attribute, not a dunder, not found before); else None."""
+    match = _UNKNOWN.fullmatch(str(error))
+    name = match[1] if match else None
+    if name is None or not name.isidentifier() or name.startswith("__") or name in known:
+        return None
+    return name
+
 
 @checked_keywords
 def read_deal_page(content: bytes | bytearray | memoryview | str) -> dict[str, Any] | None:
     """A deal list page as ``{"data": rows, "meta": {...} or None}``, or None when it is not
-    a page of documented rows.
+    a page of documented rows (members beyond the documented ones are fields of the rows).
 
     msgspec counts its nesting against Python's recursion limit, which orjson does not use:
     a :class:`RecursionError` of the decoder (a caller already deep in its stack; the schema
@@ -102,10 +145,22 @@ def read_deal_page(content: bytes | bytearray | memoryview | str) -> dict[str, A
     --------
     >>> read_deal_page(b'{"data": [{"id": "d"}], "meta": {}, "links": {}}') is None
     True
+    >>> documented = dict.fromkeys(_Deal.__struct_fields__)
+    >>> page = msgspec.json.encode({"data": [{**documented, "score": 2.5}, documented]})
+    >>> [row.score for row in read_deal_page(page)["data"]]  # a member the document lacks
+    [2.5, None]
     """
-    try:
-        page = _DECODER.decode(content)
-    except (msgspec.DecodeError, ValueError, RecursionError):  # ValueError: not UTF-8
-        return None
+    extra: list[str] = []
+    while True:
+        try:
+            page = _decoder(tuple(sorted(extra))).decode(content)
+            break
+        except msgspec.ValidationError as exc:  # an unknown member: read again with it
+            name = _unknown_member(exc, extra)
+            if name is None or len(extra) == MAX_EXTRA:
+                return None
+            extra.append(name)
+        except (msgspec.DecodeError, ValueError, RecursionError):  # ValueError: not UTF-8
+            return None
     meta = None if page.meta is None else msgspec.structs.asdict(page.meta)
     return {"data": page.data, "meta": meta}
