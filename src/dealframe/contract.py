@@ -113,6 +113,7 @@ KEPT_IN_CACHE = frozenset(
         "unsorted",
         "unreadable_label",
         "threshold_mismatch",
+        "suppression_unexplained",
     }
 )
 

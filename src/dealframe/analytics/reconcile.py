@@ -337,9 +337,10 @@ def _summary(label: str, frame: pd.DataFrame, service: pd.DataFrame, local: pd.D
 
 
 def _off_threshold(frame: pd.DataFrame) -> str:
-    """The words of a summary on mismatched buckets the service suppressed by another
-    threshold than the one used here (:func:`~dealframe.private.suppression.off_threshold`;
-    ``client.private.aggregate`` warns of them as ``threshold_mismatch``), or ``""``.
+    """The words of a summary on mismatched buckets the service suppressed otherwise than
+    the threshold used here would (:func:`~dealframe.private.suppression.off_threshold`;
+    ``client.private.aggregate`` warns of them as ``threshold_mismatch``, or as
+    ``suppression_unexplained`` when no one threshold gives them), or ``""``.
 
     Examples
     --------
@@ -347,6 +348,9 @@ def _off_threshold(frame: pd.DataFrame) -> str:
     >>> f.attrs.update(off_threshold=2, small_n_threshold=10, threshold_followed=[5, 5])
     >>> _off_threshold(f)
     '; 2 of 2 mismatched buckets are suppressed by the service as a threshold of 5 would, not 10'
+    >>> f.attrs.update(small_n_threshold=5, threshold_followed=None)
+    >>> _off_threshold(f)
+    '; 2 of 2 mismatched buckets are suppressed by the service otherwise than a threshold of 5 would, and no one threshold gives it: the threshold differs, or n counts deals without a value'
     """
     off = frame.attrs.get("off_threshold") or 0
     if not off:
@@ -354,7 +358,10 @@ def _off_threshold(frame: pd.DataFrame) -> str:
     followed = frame.attrs.get("threshold_followed")
     threshold = frame.attrs.get("small_n_threshold")
     if followed is None:
-        cut = f"by no one threshold, not {threshold}"
+        cut = (
+            f"otherwise than a threshold of {threshold} would, and no one threshold gives it: "
+            "the threshold differs, or n counts deals without a value"
+        )
     elif followed[0] == followed[1]:
         cut = f"as a threshold of {followed[1]} would, not {threshold}"
     else:

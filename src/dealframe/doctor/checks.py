@@ -61,6 +61,7 @@ from ..private.api import (
     read_aggregate,
 )
 from ..private.paging import PAGE_SIZE
+from ..private.suppression import UNEXPLAINED
 from ..public.api import _check_group_classes, _fewer_skus, _meta_count
 from ..public.rates import adapt_rates
 from ..public.sku import sku_version
@@ -1343,6 +1344,11 @@ def _aggregate(d: _Doctor) -> None:
         if lost or (not len(frame) and _total_deals(doc)):
             words = "; ".join(lost) or f"no bucket read of meta.total_deals {_total_deals(doc)}"
             return f"the client warns: {words}", BREAKS
+        # no one threshold gives the buckets' suppression: n may count deals without a value
+        # (the document says only "n (deal count)"), not a break
+        unexplained = [f.message for f in found if f.kind == UNEXPLAINED]
+        if unexplained:
+            return f"the client warns: {'; '.join(unexplained)}", ADAPTED
         n = frame["n"]
         small = int(((n > 0) & (n < threshold)).fillna(False).sum())
         left = frame.attrs["buckets_left_out"]

@@ -1174,6 +1174,24 @@ def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:
         )
 
 
+def _higher_cut(threshold: int | None) -> str:
+    """The other reading of more deals than left-out buckets below ``threshold`` hold: they
+    hold more, the service leaving buckets out by a higher threshold than it reports
+    (section 4.3 rules 3 and 9); ``""`` without a threshold.
+
+    Examples
+    --------
+    >>> _higher_cut(3)
+    ': buckets were lost, or the left-out ones hold 3 deals or more each, the service leaving out buckets by a higher threshold than the one it reports'
+    """
+    if threshold is None:
+        return ""
+    return (
+        f": buckets were lost, or the left-out ones hold {threshold} deals or more each, the "
+        "service leaving out buckets by a higher threshold than the one it reports"
+    )
+
+
 def read_aggregate(
     doc: Any,
     time_bucket: str,
@@ -1201,7 +1219,8 @@ def read_aggregate(
         a check of its own).
     suppression : bool
         Whether buckets that disagree with the answer's ``small_n_threshold`` (statistics
-        below it, none at or above it) are a ``threshold_mismatch`` finding
+        below it, none at or above it) are a ``threshold_mismatch`` (or
+        ``suppression_unexplained``) finding
         (:func:`~dealframe.private.suppression.threshold_said`; the doctor says it in its
         suppression check only).
 
@@ -1269,7 +1288,9 @@ def read_aggregate(
                 f"meta.total_deals is {total}, the buckets' n add up to {counted}"
                 + (
                     f" ({total - counted} deals are more than {len(left_out)} left-out "
-                    f"bucket(s) below small_n_threshold {bound} can hold)"
+                    f"bucket(s) below small_n_threshold {bound} can hold"
+                    + _higher_cut(as_count(bound))
+                    + ")"
                     if left_out and counted < total
                     else ""
                 ),
@@ -3675,7 +3696,8 @@ class PrivateApi:
             Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
             when the answer breaks the interface (repeated buckets, unreadable labels,
             counts that do not add up, buckets whose statistics disagree with the
-            ``small_n_threshold`` the answer reports: ``threshold_mismatch``).
+            ``small_n_threshold`` the answer reports: ``threshold_mismatch``, or
+            ``suppression_unexplained`` when no one threshold gives them).
         {refresh}
         {cache}
 
