@@ -683,7 +683,19 @@ def reconcile_groups(
     -------
     (Reconciliation, Reconciliation)
         Current data (one row per field and statistic) and time series (one row
-        per month and field).
+        per month and field: ``service``, ``local``, ``diff``, ``both_null`` and
+        ``match``). A time-series value null on both sides (a field neither side holds,
+        such as a mistyped name a service ignores) is no match: ``both_null``, and the
+        summary names its fields (``...; 3 month-field values null on both sides
+        (evRevenueLtn)``).
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        An argument that cannot be sent, before any request.
+    dealframe.errors.BadRequestError
+        The service's refusal of the group time series (a field name it does not take),
+        sent first: before any other request.
 
     Examples
     --------
@@ -702,12 +714,14 @@ def reconcile_groups(
         "enterprise_value_above": enterprise_value_above,
     }
     group = {k: v for k, v in named.items() if v is not None}
-    # every argument checked before the first data request (the client's own checks, those
-    # group_time_series makes of its fields among them)
+    # every argument checked before the first request (the client's own checks, those
+    # group_time_series makes of its fields among them); then the group time series is sent
+    # first, so that a field name the service refuses (its 400) fails before other requests
     body = group_body(group, "reconcile_groups")
     extra, _ = _series_members(fields, date_from, date_to)
     api = client.public_api(version)
     api._check_group_fields({**body, **extra})
+    service_ts = api.group_time_series(fields=fields, date_from=date_from, date_to=date_to, **group)
     members = api.search(**group)
     service_cur = api.group_current(**group)
     if len(members):
@@ -727,7 +741,6 @@ def reconcile_groups(
         f"group current: {int(match.sum())} of {len(joined)} fields match "
         f"({len(members)} companies)",
     )
-    service_ts = api.group_time_series(fields=fields, date_from=date_from, date_to=date_to, **group)
     if len(members):
         wide = api.time_series(members.index, fields=fields, date_from=date_from, date_to=date_to)
         local_ts = group_time_series(wide)
@@ -738,8 +751,29 @@ def reconcile_groups(
     l_long = l_long.stack(future_stack=True).rename("local")
     ts = pd.concat([s_long, l_long], axis=1)
     ts["diff"] = ts["local"] - ts["service"]
-    ts["match"] = _close(ts["local"], ts["service"], tolerance)
-    ts_rec = Reconciliation(
-        ts, f"group time series: {int(ts['match'].sum())} of {len(ts)} month-field values match"
-    )
-    return cur, ts_rec
+    # a value null on both sides is no match (a field neither side holds, as a name the
+    # service does not serve and ignores): said apart, naming its fields
+    ts["both_null"] = ts["local"].isna().to_numpy() & ts["service"].isna().to_numpy()
+    ts["match"] = _close(ts["local"], ts["service"], tolerance) & ~ts["both_null"].to_numpy()
+    summary = f"group time series: {int(ts['match'].sum())} of {len(ts)} month-field values match"
+    return cur, Reconciliation(ts, summary + _both_null(ts))
+
+
+def _both_null(ts: pd.DataFrame) -> str:
+    """The words of a group time-series summary on its month-field values null on both
+    sides, naming their fields (``; 3 month-field values null on both sides (evRevenueLtn)``),
+    or ``""``.
+
+    Examples
+    --------
+    >>> index = pd.MultiIndex.from_tuples([("2024-01", "a"), ("2024-01", "b")], names=["month", "field"])
+    >>> _both_null(pd.DataFrame({"both_null": [False, True]}, index=index))
+    '; 1 month-field values null on both sides (b)'
+    >>> _both_null(pd.DataFrame({"both_null": [False, False]}, index=index))
+    ''
+    """
+    null = ts["both_null"].to_numpy(dtype=bool)
+    if not null.any():
+        return ""
+    fields = ", ".join(dict.fromkeys(map(str, ts.index[null].get_level_values("field"))))
+    return f"; {int(null.sum())} month-field values null on both sides ({fields})"

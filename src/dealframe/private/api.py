@@ -53,6 +53,7 @@ from ..errors import (
     ValidationError,
     incomplete,
 )
+from ..field_names import note_refused_fields
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
 from ..frames.schemas import MATCH_TYPES, PROFILE_FIELDS, ROLES
@@ -68,7 +69,7 @@ from ..public.hints import HINT_SECONDS
 from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
 from ..transport.refusals import TOO_LARGE, smaller_size
 from ..transport.refusals import said as _said
-from .fields import absent_fields, check_fields
+from .fields import absent_fields, check_fields, profile_fields, valued_keys
 from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
 from .hints import open_values, unmatched_open_values
 from .ids import check_ids
@@ -1305,6 +1306,9 @@ class PrivateApi:
 
     def __init__(self, transport: Transport) -> None:
         self._t = transport
+        #: The profile field names known, by entity: the document's and those seen served
+        #: with a value in this client's answers (:mod:`.fields`)
+        self._profile_fields = {entity: profile_fields(entity) for entity in PROFILE_FIELDS}
         self._schemas: dict[str, FilterSchema] = {}
         #: The sub-collection name a service serves, found by asking it when its discovery
         #: document lists neither name (``(entity, name)`` -> ``sellside`` or ``acquisitions``).
@@ -2462,19 +2466,24 @@ class PrivateApi:
             return self._t.cached("private", "GET", path, params=params or None, kind="profile")
 
         failures: list[Any] = []
-        if single:
-            responses = [fetch(wanted[0])]
-        else:
-            result = map_concurrent(
-                fetch,
-                wanted,
-                self._workers,
-                pool=self._t.pool,
-                progress=self._progress(progress),
-                desc=f"{entity} profiles",
-                inline=stored if cache and not refresh else None,
-            )
-            responses, failures = result.results, result.failures
+        known = self._profile_fields[entity]
+        try:
+            if single:
+                responses = [fetch(wanted[0])]
+            else:
+                result = map_concurrent(
+                    fetch,
+                    wanted,
+                    self._workers,
+                    pool=self._t.pool,
+                    progress=self._progress(progress),
+                    desc=f"{entity} profiles",
+                    inline=stored if cache and not refresh else None,
+                )
+                responses, failures = result.results, result.failures
+        except BadRequestError as exc:  # its words stay; a close name for one it names
+            note_refused_fields(exc, names, known)
+            raise
         endpoint = f"GET {PREFIX}/{entity}/{{id}}"
         found = Findings(endpoint)
         failed = {f.item for f in failures}
@@ -2533,7 +2542,8 @@ class PrivateApi:
                 f"would have: {', '.join(deleted_served[:5])}{' ...' if n > 5 else ''}",
             )
         datas = [r.json()["data"] for _, r in got]
-        absent_fields(entity, names, datas, found)
+        absent_fields(entity, names, datas, found, known)
+        known.add(valued_keys(datas))
         with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}", "private"), endpoint):
             frame = build(datas)
         # a null where the document gives none, as list answers are checked (a field not
@@ -2604,9 +2614,17 @@ class PrivateApi:
         fields : list of str, optional
             Allowlist of top-level fields of the company profile (``name``,
             ``employee_count``, ``stock_listing``, ``valuation``, ``fundamentals``,
-            ``deal_activity`` ...; ``id`` always comes back). An unknown name raises
-            :class:`~dealframe.errors.ValidationError` naming ``fields``, with the
-            closest valid name, before any request.
+            ``deal_activity`` ...; ``id`` always comes back), a list or one string of
+            comma-separated names. Every name is sent as given and the service decides (it
+            may serve fields the document does not list): a name it refuses is its
+            :class:`~dealframe.errors.BadRequestError`, in words its own, with the closest
+            name known in the note; a name the document does not list that no answer holds
+            is a ``missing_field`` warning with the closest name known (the profile's
+            fields and those seen with a value in this client's answers; none for a name
+            that is one of those). Only another case or separator spelling of a profile
+            field (``shortName``, ``Name``), or a comma inside a list element, raises
+            :class:`~dealframe.errors.ValidationError` naming ``fields``, before any
+            request.
         include_deleted : bool, default False
             Return soft-deleted companies too (``deleted`` True). Without it, a profile
             served with ``deleted`` True (a service that ignores the parameter) is read
@@ -2648,7 +2666,8 @@ class PrivateApi:
             One UUID (a missing one raises :class:`~dealframe.errors.NotFoundError`)
             or many, as for :meth:`company`.
         fields : list of str, optional
-            Allowlist of top-level fields of the investor profile (the company profile's list fields, ``employee_count``, ``stats``).
+            Allowlist of top-level fields of the investor profile (the company profile's
+            list fields, ``employee_count``, ``stats``), taken as for :meth:`company`.
         include_deleted, strict, progress, refresh, cache
             As for :meth:`company`.
 
@@ -2734,7 +2753,8 @@ class PrivateApi:
             One UUID (a missing one raises :class:`~dealframe.errors.NotFoundError`)
             or many, as for :meth:`company`.
         fields : list of str, optional
-            Allowlist of top-level fields of the single deal (the deal list fields and ``investors``).
+            Allowlist of top-level fields of the single deal (the deal list fields and
+            ``investors``), taken as for :meth:`company`.
         include_deleted, strict, progress, refresh, cache
             As for :meth:`company`.
 

@@ -13,7 +13,10 @@ same tuples the profile frames are built from; a service may serve more (issue 1
   ``short-name`` for ``short_name``), the same rule as time-series fields
   (:func:`dealframe.contract.respelled_fields`'s spelling);
 - a name the document does not give that no answer holds is a ``missing_field`` finding
-  naming it with the closest name known (:func:`absent_fields`).
+  naming it with the closest name known (:func:`absent_fields`): the profile's fields and the
+  names seen with a value in this client's answers (:func:`profile_fields`, kept per client),
+  given only for a name that is neither; so is the note of the service's 400 whose words name
+  it (:func:`dealframe.field_names.note_refused_fields`).
 """
 
 from __future__ import annotations
@@ -23,10 +26,17 @@ from typing import Any
 
 from ..contract import Findings
 from ..contract import _folded as folded  # one rule of "the same name in another spelling"
-from ..errors import ValidationError, did_you_mean
+from ..errors import ValidationError
+from ..field_names import KnownFields
 from ..frames.schemas import PROFILE_FIELDS
 
-__all__ = ["absent_fields", "check_fields", "respelled_profile_field"]
+__all__ = [
+    "absent_fields",
+    "check_fields",
+    "profile_fields",
+    "respelled_profile_field",
+    "valued_keys",
+]
 
 _LABELS = {"companies": "company", "investors": "investor", "transactions": "deal"}
 
@@ -114,13 +124,41 @@ def check_fields(entity: str, fields: Any) -> list[str] | None:
     return names
 
 
+def profile_fields(entity: str) -> KnownFields:
+    """The field names known for ``entity``'s profile: the document's, and (added by the
+    caller) those seen with a value in a client's answers; one per client and entity."""
+    return KnownFields(PROFILE_FIELDS[entity])
+
+
+def valued_keys(datas: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The members of ``datas`` that hold a value (not null) in at least one of them: the
+    names a service is seen to serve (one that echoes an unknown name as null serves none).
+
+    Examples
+    --------
+    >>> sorted(valued_keys([{"id": "x", "nmae": None}, {"id": "y", "extra_field": 1}]))
+    ['extra_field', 'id']
+    """
+    return {
+        key
+        for data in datas
+        for key, value in data.items()
+        if isinstance(key, str) and value is not None
+    }
+
+
 def absent_fields(
-    entity: str, names: list[str] | None, datas: list[Mapping[str, Any]], found: Findings
+    entity: str,
+    names: list[str] | None,
+    datas: list[Mapping[str, Any]],
+    found: Findings,
+    known: KnownFields | None = None,
 ) -> None:
     """A ``missing_field`` finding naming each of ``names`` that the document does not give
     for ``entity``'s profile and no answer's ``data`` (of ``datas``) holds, with the closest
-    name known (the profile's fields and the answers' members). The document's own fields
-    are said per answer (:func:`dealframe.contract.missing_fields`).
+    name known (the profile's fields, those ``known`` was seen to serve before and the
+    answers' members) for a name that is none of the document's nor seen before. The
+    document's own fields are said per answer (:func:`dealframe.contract.missing_fields`).
 
     Examples
     --------
@@ -131,12 +169,11 @@ def absent_fields(
     """
     if not names or not datas:
         return
-    documented = set(PROFILE_FIELDS[entity])
+    known = known or profile_fields(entity)
     held = {key for data in datas for key in data if isinstance(key, str)}
-    absent = [n for n in names if n not in documented and n not in held]
+    absent = [n for n in names if n not in known.documented and n not in held]
     if absent:
-        known = sorted((documented | held) - set(absent))
-        said = ", ".join(name + did_you_mean(name, known) for name in absent)
+        said = ", ".join(name + known.hint(name, held, absent) for name in absent)
         found.add(
             "missing_field",
             f"field(s) asked for with fields= absent from all {len(datas)} answers: {said} "

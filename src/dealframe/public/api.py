@@ -13,7 +13,7 @@ import datetime as dt
 import re
 import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -42,6 +42,7 @@ from ..errors import (
     ValidationError,
     incomplete,
 )
+from ..field_names import note_refused_fields
 from ..frames.public import (
     as_mappings,
     current_frame,
@@ -214,7 +215,9 @@ def _absent_requested(
     (``data``, ``median``) holds, or holds only as null: their columns are all null, which
     the service did not say. A name no item holds at all (which the service may not serve,
     the client having sent it as given) comes with the closest name known (``served``:
-    the document's and those seen served, this answer's among them, which it keeps)."""
+    the document's and those seen served, this answer's among them), unless it is one of
+    those (a service may leave out a field no company has a value for). ``served`` keeps the
+    names this answer holds with a value (a name echoed only as null is no name served)."""
     have: set[str] = set()
     held = 0
     for item in items:
@@ -222,8 +225,8 @@ def _absent_requested(
         if isinstance(values, Mapping):
             have.update(name for name, value in values.items() if value is not None)
             held += 1
+    served.add(have)
     keys = served_names(items, member)
-    served.add(keys)
     absent = [name for name in names or () if name not in have]
     if held and absent:
         said = [name + ("" if name in keys else served.hint(name, keys)) for name in absent]
@@ -684,6 +687,18 @@ class PublicApi:
             for message in unmatched_values(body, companies):
                 warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
+    @contextlib.contextmanager
+    def _hinted(self, names: list[str] | None) -> Iterator[None]:
+        """The service's 400 to a time-series request that sent ``names`` as ``fields``,
+        with the closest known name of each it names and the client does not know in its
+        note (:func:`~dealframe.field_names.note_refused_fields`): its words stay the
+        message."""
+        try:
+            yield
+        except BadRequestError as exc:
+            note_refused_fields(exc, names, self._served_fields)
+            raise
+
     def _check_group_fields(self, body: Mapping[str, Any]) -> None:
         """Check the ``fields`` of a group time-series ``body`` as :meth:`time_series` checks
         its own, with no request: only another spelling of a documented field is a
@@ -854,9 +869,12 @@ class PublicApi:
             SKUs of this version, at least one (a list even for one: ``["ACME-USA"]``).
         fields : list of str, optional
             Time-series fields (default: all). The document names them by example only, so
-            the service decides: every name is sent as given (its 400 naming one is the
-            error), and one that no item holds is warned (``missing_field``) with the
-            closest name known (the document's and those seen in this client's answers).
+            the service decides: every name is sent as given, its 400 is the error (the
+            closest name known in its note for a name its words name), and one that no item
+            holds is warned (``missing_field``). The closest name known is among the
+            document's and those seen with a value in this client's answers, and is given
+            only for a name that is neither (a service may leave out a field no company has
+            a value for).
             Only another spelling of a field the document gives (``ev_revenue_ltm``,
             ``evrevenueltm`` for ``evRevenueLtm``) is a
             :class:`~dealframe.errors.ValidationError` naming ``fields[i]`` and that field,
@@ -896,17 +914,18 @@ class PublicApi:
         wanted = _some_skus(skus, self.version)
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
         self._served_fields.check(names)
-        responses, failures, refused = self._chunked(
-            "/companies/time-series",
-            wanted,
-            SKUS_PER_TIME_SERIES_REQUEST,
-            extra,
-            "time_series",
-            refresh,
-            cache,
-            progress,
-            "time series",
-        )
+        with self._hinted(names):
+            responses, failures, refused = self._chunked(
+                "/companies/time-series",
+                wanted,
+                SKUS_PER_TIME_SERIES_REQUEST,
+                extra,
+                "time_series",
+                refresh,
+                cache,
+                progress,
+                "time series",
+            )
         endpoint = f"POST {self._prefix}/companies/time-series"
         found = Findings(endpoint)
         order = {s: i for i, s in enumerate(wanted)}
@@ -1056,7 +1075,8 @@ class PublicApi:
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
         body.update(extra)
         self._check_group_fields(body)
-        response = self._post(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
+        with self._hinted(names):
+            response = self._post(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
         found = Findings(endpoint)
         doc = response.json()

@@ -6,7 +6,9 @@ some companies tells which names the service serves for the others. So a name is
 given, with no request before it, and the service's answer decides: its 400 naming the field
 is the error, and a name no item of the answer holds is a ``missing_field`` finding naming it
 with the closest name known (:meth:`ServedFields.hint`: the document's fields and the names
-seen in this client's answers).
+seen with a value in this client's answers), and so is the note of a 400 whose words name it
+(:func:`~dealframe.field_names.note_refused_fields`). A name the client knows gets no
+suggestion: a service may leave out a field no company has a value for.
 
 One kind of name is refused before any request (:meth:`ServedFields.check`), because it is
 certainly a typo: one that spells a field the document gives in another case or with
@@ -17,13 +19,13 @@ client held it as written (the service serves it). A name one letter from a docu
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ..contract import DOCUMENTED_FIELDS
 from ..contract import _folded as folded  # one rule of "the same name in another spelling"
-from ..errors import ValidationError, did_you_mean
+from ..errors import ValidationError
+from ..field_names import KnownFields
 from ..frames.schemas import CURRENT_DATA
 
 __all__ = ["DOCUMENTED_SERIES_FIELDS", "ServedFields", "respelled_documented", "served_names"]
@@ -97,13 +99,15 @@ def respelled_documented(name: str) -> str | None:
     return documented if documented is not None and documented != name else None
 
 
-class ServedFields:
-    """The time-series field names a client's answers were seen to hold, kept and added to
-    (shared by a client's company and group series, whose ``fields`` the document describes
-    alike). Thread-safe.
+class ServedFields(KnownFields):
+    """The time-series field names: the document's (:data:`DOCUMENTED_SERIES_FIELDS`) and
+    those a client's answers were seen to hold with a value, kept and added to (shared by a
+    client's company and group series, whose ``fields`` the document describes alike).
+    Thread-safe; bounded (:class:`~dealframe.field_names.KnownFields`).
 
     They never refuse a name: they only keep :meth:`check` from refusing another spelling of
-    a documented field that the service serves as written, and give :meth:`hint` its choices.
+    a documented field that the service serves as written, and give :meth:`hint` its choices
+    (none for a name they know: a service may leave out a field no company has a value for).
 
     Examples
     --------
@@ -115,20 +119,12 @@ class ServedFields:
     dealframe.errors.ValidationError: invalid fields[1]: expected a time-series field as the document spells it (did you mean 'evRevenueLtm'?), got 'ev_revenue_ltm'
     >>> served.add(["ev_revenue_ltm", "customField"])  # seen in an answer: sent from now on
     >>> served.check(["ev_revenue_ltm"])
-    >>> served.hint("customFeild", seen=["marketCap"])
-    " (did you mean 'customField'?)"
+    >>> served.hint("customFeild", also=["marketCap"]), served.hint("evRevenueLtm")
+    (" (did you mean 'customField'?)", '')
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._names: frozenset[str] = frozenset()
-
-    def add(self, names: Iterable[str]) -> None:
-        """Keep ``names``, the field names an answer held."""
-        new = frozenset(names)
-        if not new <= self._names:
-            with self._lock:
-                self._names |= new
+        super().__init__(DOCUMENTED_SERIES_FIELDS)
 
     def check(self, names: list[str] | None) -> None:
         """Raise :class:`~dealframe.errors.ValidationError` naming ``fields[i]`` for the first
@@ -137,15 +133,9 @@ class ServedFields:
         """
         for i, name in enumerate(names or ()):
             documented = respelled_documented(name)
-            if documented is not None and name not in self._names:
+            if documented is not None and name not in self:
                 raise ValidationError(
                     f"fields[{i}]",
                     f"a time-series field as the document spells it (did you mean {documented!r}?)",
                     got=name,
                 )
-
-    def hint(self, name: str, seen: Iterable[str] = ()) -> str:
-        """`` (did you mean 'x'?)`` for the name closest to ``name`` among the document's
-        series fields, those kept and ``seen`` (an answer's own), or an empty string."""
-        known = (DOCUMENTED_SERIES_FIELDS | self._names | frozenset(seen)) - {name}
-        return did_you_mean(name, sorted(known))
