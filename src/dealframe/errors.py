@@ -481,13 +481,15 @@ class ApiError(DealframeError):
     def _describe(self) -> str:
         """The message, then each problem of ``details.errors`` it does not already say
         (``"<message>: <problem>; <problem>"``), whatever the status: a 404 or a 409 listing
-        its problems says them as a 400 does."""
+        its problems says them as a 400 does. At most ten problems, within about 1,000
+        characters, are said (:func:`_joined`), and a longer message is cut (:func:`_cut`):
+        ``details["errors"]`` keeps them all."""
         said = self.message
         listed = _listed_errors(self.details)
-        errors = [e for e in listed if e != said]
-        if not errors or said == _PROBLEMS_JOINED.join(listed):
+        if listed and said == _joined(listed):
             return said  # a body whose message is its problems says them once
-        return f"{said}: {_PROBLEMS_JOINED.join(errors)}"
+        errors = [e for e in listed if e != said]
+        return f"{_cut(said)}: {_joined(errors)}" if errors else _cut(said)
 
     def _render(self) -> str:
         return f"{self.status} {self.code}: {self._describe()}" + _context(
@@ -1105,7 +1107,8 @@ def _read_parsed(parsed: Any) -> tuple[str | None, str | None, dict[str, Any]]:
     if isinstance(parsed, Mapping):
         return _read_object(parsed)
     if isinstance(parsed, list) and all(isinstance(p, str | Mapping) for p in parsed):
-        problems = _list_problems(parsed)  # ["limit: at most 100"], [{field, message}, ...]
+        # ["limit: at most 100"], [{field, message}, ...]; a problem repeated is said once
+        problems = list(dict.fromkeys(_list_problems(parsed)))
         return None, _message_of(None, problems), {"errors": problems} if problems else {}
     if isinstance(parsed, str) and parsed.strip():
         return None, parsed, {}
@@ -1183,8 +1186,9 @@ def _read_object(doc: Mapping[str, Any]) -> tuple[str | None, str | None, dict[s
     problems = _problems(details.get("errors")) + problems  # the documented list first
     if not problems and said is None:  # nothing else said: DRF's {field: [texts]}
         problems = _field_problems(top, lists_only=True)
+    problems = list(dict.fromkeys(problems))  # a problem repeated is said once
     if problems:
-        details["errors"] = list(dict.fromkeys(problems))
+        details["errors"] = problems
     return _as_text(code), _message_of(said, problems, phrase), details
 
 
@@ -1202,8 +1206,51 @@ def _message_of(said: Any, problems: list[str], phrase: str | None = None) -> st
     """
     message = _as_text(said) or (problems[0] if len(problems) == 1 else None) or phrase
     if message is None and problems:
-        message = _PROBLEMS_JOINED.join(problems)
+        message = _joined(problems)
     return message
+
+
+#: At most this many problems are said in a message, within about this many characters (the
+#: first is said whatever its length, cut to them): ``details["errors"]`` keeps them all.
+_SHOWN_PROBLEMS = 10
+_SHOWN_CHARS = 1000
+
+
+def _cut(text: str, limit: int = _SHOWN_CHARS) -> str:
+    """``text``, or its first ``limit`` characters and how long it was.
+
+    Examples
+    --------
+    >>> _cut("x" * 1500)[-40:]
+    'xxxxxx... (cut: 1,500 characters in all)'
+    >>> _cut("Company not found")
+    'Company not found'
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... (cut: {len(text):,} characters in all)"
+
+
+def _joined(problems: Sequence[str]) -> str:
+    """``problems`` joined with ``"; "``: the first ten at most, within about 1,000
+    characters (a longer one cut: :func:`_cut`), then how many more there are.
+
+    Examples
+    --------
+    >>> _joined(["same", "other"])
+    'same; other'
+    >>> _joined([f"row {i}: bad" for i in range(25)])[-39:]
+    'row 8: bad; row 9: bad; ... and 15 more'
+    """
+    shown: list[str] = []
+    size = 0
+    for problem in problems[:_SHOWN_PROBLEMS]:
+        if shown and size + len(problem) > _SHOWN_CHARS:
+            break
+        shown.append(_cut(problem))
+        size += len(shown[-1]) + len(_PROBLEMS_JOINED)
+    more = len(problems) - len(shown)
+    return _PROBLEMS_JOINED.join(shown) + (f"{_PROBLEMS_JOINED}... and {more} more" if more else "")
 
 
 def _problems(value: Any) -> list[str]:

@@ -11,8 +11,8 @@ doctor says "no offset; assumed UTC". ``...:07z`` used to be refused as "not ISO
 
 from __future__ import annotations
 
+import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +23,8 @@ import requests
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
-    FAST,
-    Proxy,
     clamp_limit,
+    edit,
     fresh,
     fresh_rules,
     no_hang,
@@ -34,7 +33,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     set_field,
 )
 
-from dealframe import Client
+from dealframe import mirror
 from dealframe.doctor.checks import ADAPTED, diagnose
 from dealframe.notices import ServiceContractWarning
 
@@ -42,6 +41,9 @@ HANG_LIMIT = 120  # the doctor's run asks every check
 P = "/api/private/v1"
 PROFILE = f"^{P}/companies/[^/]+$"
 COMPANIES = f"^{P}/companies$"
+INVESTORS = f"^{P}/investors$"
+#: The offset ending a timestamp, as the sandbox writes it (``+05:30``, ``Z``).
+STATED = re.compile(r"(?:Z|[+-]\d{2}:\d{2})$")
 
 
 @pytest.fixture(scope="module")
@@ -99,20 +101,64 @@ def test_a_list_of_many_pages_says_it_once(fresh, proxy):
     assert len(_offsets(o)) == 1, _offsets(o)
 
 
-@pytest.fixture
-def client(sandbox: Any, proxy: Proxy) -> Iterator[Client]:
-    """A client through the proxy, of its own (nothing learned is shared between tests)."""
-    with Client(
-        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
-    ) as c:
-        yield c
-
-
-def test_the_doctor_says_no_offset_assumed_utc(client, proxy):
+def test_the_doctor_says_no_offset_assumed_utc(fresh, proxy):
     """The doctor's ``B.timestamps`` says the stamps had no offset and were assumed UTC (it
     used to say they were "read and converted to UTC", as for a stated offset)."""
     proxy.add(COMPANIES, set_field("updated_at", "2023-09-28T15:53:22"), method="POST")
-    checks = {c.name: c for c in diagnose(client, family="B").checks}
+    checks = {c.name: c for c in diagnose(fresh, family="B").checks}
     seen = checks["B.timestamps"]
     assert seen.verdict == ADAPTED, seen
     assert "no offset; assumed UTC" in seen.observed and "2023-09-28T15:53:22" in seen.observed
+
+
+@pytest.mark.parametrize(
+    ("stamp", "read"),
+    [
+        ("2023-09-28T15:53:22 +02:00", "2023-09-28 13:53:22"),
+        ("2023-09-28T15:53:22 Z", "2023-09-28 15:53:22"),
+        ("nan", None),
+    ],
+    ids=["space-offset", "space-z", "nan"],
+)
+def test_an_offset_after_a_space_or_no_time_is_not_said(stamp, read, company, fresh, proxy):
+    """An offset after a space is an offset, and a text read as no time (``"nan"``) is no
+    timestamp without offset: neither is warned of (both were, as "no offset in a timestamp
+    (such as '2023-09-28T15:53:22 +02:00')" and "(such as 'nan')")."""
+    proxy.add(PROFILE, set_field("updated_at", stamp), method="GET")
+    o = outcome(lambda: fresh.private.company(company))
+    assert o.error is None, repr(o.error)
+    got = o.value["updated_at"].iloc[0]
+    assert pd.isna(got) if read is None else got == pd.Timestamp(read, tz="UTC"), got
+    assert not _offsets(o), _offsets(o)
+
+
+def _unstated(doc: Any) -> Any:
+    """Every timestamp of the page's rows without its offset (a proxy stripping them)."""
+    for item in doc.get("data") or () if isinstance(doc, dict) else ():
+        for name in ("updated_at", "created_at", "deleted_at"):
+            if isinstance(item.get(name), str):
+                item[name] = STATED.sub("", item[name])
+    return doc
+
+
+def test_a_mirror_sync_says_it_once_per_field(fresh, proxy, tmp_path):
+    """A sync reading the change feed page by page, every stamp without offset: one warning
+    per field, with how many stamps there were, for the sync (each page used to say it again:
+    six pages, six warnings for ``updated_at`` each quoting another stamp); the incremental
+    sync after it says it once too."""
+    proxy.add(INVESTORS, edit(_unstated, "unstated"), method="POST")
+    o = outcome(lambda: mirror.sync(fresh, tmp_path / "m", entities=("investors",), page_size=50))
+    assert o.error is None, repr(o.error)
+    rows = o.value["investors"].rows_received
+    assert len(proxy.pages(INVESTORS)) >= 4 and rows > 150, (proxy.seen, rows)
+    said = _offsets(o)
+    fields = [w.split(": ")[1] for w in said]
+    assert len(said) == len(set(fields)) and "updated_at" in fields, said
+    (updated,) = (w for w in said if ": updated_at: " in w)
+    assert updated.startswith("the change feed of investors: updated_at: no offset in "), updated
+    count = re.search(r"no offset in ([\d,]+) timestamps", updated)
+    assert count and int(count[1].replace(",", "")) >= rows, updated  # and the count's pages
+    again = outcome(lambda: mirror.sync(fresh, tmp_path / "m", entities=("investors",)))
+    assert again.error is None, repr(again.error)
+    fields = [w.split(": ")[1] for w in _offsets(again)]
+    assert len(fields) == len(set(fields)), _offsets(again)

@@ -21,11 +21,13 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import uuid
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -61,6 +63,8 @@ __all__ = [
     "cast",
     "empty_frame",
     "infer_kind",
+    "no_offset_text",
+    "offsets_noted",
     "to_date",
     "to_utc",
     "why",
@@ -163,6 +167,8 @@ def _check_text(values: Sequence[Any], name: str, expected: str) -> None:
     ...
     dealframe.errors.ValidationError: invalid deal_date: expected dates, got 1704067200
     """
+    if set(map(type, values)) <= {str, type(None)}:  # the common case, at C speed
+        return
     for value in values:
         if (
             value is None
@@ -176,12 +182,28 @@ def _check_text(values: Sequence[Any], name: str, expected: str) -> None:
 
 
 #: The time of a timestamp and the offset after it: ``Z`` (or RFC 3339's ``z``), ``+01:00``,
-#: ``-0500``, ``+01`` (a date alone has none: its ``-28`` is no offset).
+#: ``-0500``, ``+01``, after a space or not (a date alone has none: its ``-28`` is no offset).
+#: Read by Arrow (RE2): no lookaround.
 _OFFSET = re.compile(
-    r"[Tt ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$"
+    r"[Tt ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$"
 )
-#: RFC 3339's lower-case ``z`` (UTC) ending a timestamp, which pandas refuses.
-_LOWER_Z = re.compile(r"(?<=\d)z(\s*)$")
+#: RFC 3339's lower-case ``z`` (UTC) ending a timestamp, which pandas refuses: written ``Z``
+#: (``\1Z\2``) by Arrow, only when some value holds a ``z`` at all.
+_LOWER_Z = re.compile(r"(\d\s*)z(\s*)$")
+#: What :func:`to_utc` notes, by field, in place of warning (:func:`offsets_noted`): how many
+#: timestamps stated no offset, and the first of them.
+_NOTED: ContextVar[dict[str, tuple[int, str]] | None] = ContextVar(
+    "dealframe_offsets_noted", default=None
+)
+
+
+def _unstated(texts: pa.Array) -> np.ndarray:
+    """Which of ``texts`` (Arrow text) state no offset: a boolean array, False for a null or
+    blank text."""
+    stated = pc.match_substring_regex(texts, _OFFSET.pattern)
+    written = pc.match_substring_regex(texts, r"\S")
+    bare = pc.and_(written, pc.invert(stated)).fill_null(False)
+    return np.asarray(bare.to_numpy(zero_copy_only=False), dtype=bool)
 
 
 def without_offset(values: Sequence[Any]) -> list[str]:
@@ -194,8 +216,59 @@ def without_offset(values: Sequence[Any]) -> list[str]:
     ['2023-09-28T15:53:22', '2023-09-28']
     >>> without_offset(["2023-09-28T15:53:22+02:00", "2023-09-28T15:53:22.5z"])
     []
+    >>> without_offset(["2023-09-28T15:53:22 +02:00", "2023-09-28 15:53:22 Z", " "])
+    []
     """
-    return [v for v in values if isinstance(v, str) and v.strip() and not _OFFSET.search(v)]
+    values = _python(values)
+    texts = pa.array([v if isinstance(v, str) else None for v in values], _TEXT)
+    return [values[int(i)] for i in np.flatnonzero(_unstated(texts))]
+
+
+def _finer_than_us(values: Sequence[Any] | pa.Array) -> bool:
+    """Whether some text of ``values`` gives more than six digits of a second (Arrow reads
+    them by nanoseconds only)."""
+    try:
+        return bool(pc.any(pc.match_substring_regex(_as_text(values), r"[.,]\d{7}")).as_py())
+    except _ARROW_ERRORS:
+        return False
+
+
+def no_offset_text(name: str, count: int, sample: str) -> str:
+    """What is said of ``count`` timestamps of ``name`` read without an offset.
+
+    Examples
+    --------
+    >>> no_offset_text("updated_at", 2000, "2023-09-28T15:53:22")
+    "updated_at: no offset in 2,000 timestamps (such as '2023-09-28T15:53:22'): read as UTC"
+    """
+    many = f"{count:,} timestamps" if count > 1 else "a timestamp"
+    return f"{name}: no offset in {many} (such as {sample!r}): read as UTC"
+
+
+@contextlib.contextmanager
+def offsets_noted() -> Iterator[dict[str, tuple[int, str]]]:
+    """Within it, :func:`to_utc` warns of no timestamp without offset: it notes, in the dict
+    yielded, by field, how many it read and the first of them, for the caller to say once
+    (:func:`no_offset_text`). A walk that types its rows page by page (the mirror's change
+    feed) so says them once per field, not once per page.
+
+    It holds for the current thread or task only, as
+    :func:`~dealframe.notices.missing_expected` does.
+
+    Examples
+    --------
+    >>> with offsets_noted() as noted:
+    ...     _ = to_utc(["2023-09-28T15:53:22"], "updated_at")  # not warned
+    ...     _ = to_utc(["2023-09-29T10:00:00", "2023-09-29"], "updated_at")
+    >>> noted
+    {'updated_at': (3, '2023-09-28T15:53:22')}
+    """
+    noted: dict[str, tuple[int, str]] = {}
+    token = _NOTED.set(noted)
+    try:
+        yield noted
+    finally:
+        _NOTED.reset(token)
 
 
 def to_utc(
@@ -207,8 +280,10 @@ def to_utc(
     else goes through :func:`pandas.to_datetime` with ``format="ISO8601"``. A value
     with no offset (``2023-09-28T15:53:22``, or a date alone) is read as UTC, and,
     with ``warn``, one :class:`~dealframe.ServiceContractWarning` names the field and
-    such a value: the document gives every timestamp an offset, and a service writing
-    its local time without one would shift every stamp.
+    such a value (noted instead within :func:`offsets_noted`): the document gives every
+    timestamp an offset, and a service writing its local time without one would shift
+    every stamp. An offset after a space (``15:53:22 +02:00``) is one; a text read as
+    no time (``"nan"``, ``"NaT"``) is no timestamp without offset.
 
     Examples
     --------
@@ -218,19 +293,28 @@ def to_utc(
     '2024-03-01 10:00:00.500000+00:00'
     """
     fast = _arrow_cast(values, pa.timestamp("us", tz="UTC"))
+    if fast is None and _finer_than_us(values):  # ``...22.123456789Z``: floored, as by pandas
+        fast = _arrow_cast(values, pa.timestamp("ns", tz="UTC"))
     if fast is not None:
         return pd.DatetimeIndex(fast.astype("datetime64[us]")).tz_localize("UTC")
     values = _python(values)
     _check_text(values, name, "ISO 8601 timestamps (strings)")
-    values = [_LOWER_Z.sub(r"Z\1", v) if isinstance(v, str) else v for v in values]
-    try:
-        out = pd.to_datetime(pd.Index(values, dtype=object), utc=True, format="ISO8601")
+    texts = pa.array([v if isinstance(v, str) else None for v in values], _TEXT)
+    if pc.any(pc.match_substring(texts, "z")).as_py():  # a regex over every value otherwise
+        texts = pc.replace_substring_regex(texts, _LOWER_Z.pattern, r"\1Z\2")
+    raw = texts.to_numpy(zero_copy_only=False)
+    try:  # a text read as no time ("nan", "NaT") is null, no timestamp without offset
+        out = pd.to_datetime(pd.Index(raw, dtype=object), utc=True, format="ISO8601")
     except (ValueError, TypeError) as exc:
         raise ValidationError(name, f"ISO 8601 timestamps ({why(exc)})") from None
-    bare = without_offset(values) if warn else []
-    if bare:
-        count = f"{len(bare)} timestamps" if len(bare) > 1 else "a timestamp"
-        _warn(name, f"no offset in {count} (such as {bare[0]!r}): read as UTC")
+    bare = np.flatnonzero(_unstated(texts) & ~out.isna()) if warn else np.empty(0, np.intp)
+    noted = _NOTED.get()
+    if len(bare) and noted is not None:
+        count, sample = noted.get(name, (0, str(raw[bare[0]])))
+        noted[name] = (count + len(bare), sample)
+    elif len(bare):
+        said = no_offset_text(name, len(bare), str(raw[bare[0]]))
+        warnings.warn(said, ServiceContractWarning, stacklevel=user_stacklevel())
     return out.as_unit("us")
 
 

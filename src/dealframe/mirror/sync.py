@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import math
 import numbers
@@ -11,7 +12,7 @@ import shutil
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,8 @@ from deltalake.exceptions import DeltaError
 from dealframe.arguments import checked_keywords, choice, expanded_path, finite_number, integer_in
 
 from ..errors import ConfigurationError, DealframeError, ValidationError
-from ..notices import user_stacklevel
+from ..frames.normalize import no_offset_text, offsets_noted
+from ..notices import ServiceContractWarning, user_stacklevel
 from ..transport.paging import interactive, progress_bar
 from .ahead import read_ahead
 from .commit import commit_entity
@@ -594,6 +596,20 @@ def _diverge(said: Said, message: str) -> None:
     said.append((MirrorDivergenceWarning, message))
 
 
+@contextlib.contextmanager
+def _offsets_said(entity: str, said: Said) -> Iterator[None]:
+    """Timestamps without an offset the block reads (the change feed types them page by page)
+    said once per field of ``entity``, with how many there were, among the sync's warnings:
+    not one warning per page."""
+    with offsets_noted() as noted:
+        try:
+            yield
+        finally:
+            for name, (count, sample) in noted.items():
+                text = no_offset_text(name, count, sample)
+                said.append((ServiceContractWarning, f"the change feed of {entity}: {text}"))
+
+
 def _warn(said: Said, failed: BaseException | None = None) -> None:
     """Emit the sync's warnings once its loop is over: a warning filtered into an error
     (``-W error``) raised inside it stopped the sync after one entity, staging left behind.
@@ -872,23 +888,24 @@ def sync(
                 sync_no = state.syncs  # this sync's own number, taken before any table is written
                 for entity in names:
                     fetch = client_fetch(client, entity, page_size)
-                    done = report.entities[entity] = _sync_entity(
-                        root,
-                        entity,
-                        fetch,
-                        overlap=gap,
-                        page_size=page_size,
-                        rows_per_file=rows_per_file,
-                        sync_no=sync_no,
-                        progress=bar,
-                        repair=repair,
-                        said=said,
-                    )
-                    # the refused pages were sent too, and page 0 when it was looked for
-                    done.requests += len(fetch.refused) + (fetch.from_0 is not None)
-                    done.page_size_refused = "; ".join(fetch.refused) or None
-                    done.page_from_0 = fetch.from_0
-                    _compare_counts(client, root, done, said)
+                    with _offsets_said(entity, said):
+                        done = report.entities[entity] = _sync_entity(
+                            root,
+                            entity,
+                            fetch,
+                            overlap=gap,
+                            page_size=page_size,
+                            rows_per_file=rows_per_file,
+                            sync_no=sync_no,
+                            progress=bar,
+                            repair=repair,
+                            said=said,
+                        )
+                        # the refused pages were sent too, and page 0 when it was looked for
+                        done.requests += len(fetch.refused) + (fetch.from_0 is not None)
+                        done.page_size_refused = "; ".join(fetch.refused) or None
+                        done.page_from_0 = fetch.from_0
+                        _compare_counts(client, root, done, said)
                 recover(root)  # the staging folder of this sync
     except BaseException as exc:
         _warn(said, exc)  # what it said before it failed is still true
