@@ -14,7 +14,9 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _drift_proxy import FAST, Proxy, edit, set_field
 
+import dealframe.frames.deal_rows as deal_rows
 import dealframe.frames.private as frames_private
 from dealframe import Client
 from dealframe.sandbox import run
@@ -60,3 +62,81 @@ def test_pages_with_an_extra_member_in_every_item_are_read_typed(client, monkeyp
     pd.testing.assert_frame_equal(got, want)
     assert got.columns[-1] == EXTRA and (got[EXTRA] == VALUE).all()
     assert got.attrs["findings"] == want.attrs["findings"]
+
+
+class _Reads:
+    """A spy on the typed reader's decoders: the member sets each page was decoded with."""
+
+    def __init__(self, real: Any) -> None:
+        self.real, self.sets = real, []
+
+    def __call__(self, extra: tuple[str, ...]) -> Any:
+        decoder = self.real(extra)
+        sets = self.sets
+
+        class Counted:
+            def decode(self, content: Any) -> Any:
+                sets.append(extra)
+                return decoder.decode(content)
+
+        return Counted()
+
+
+@pytest.fixture
+def drifted() -> Iterator[Any]:
+    """A proxy in front of a service of 100 rows a page, and a client of it."""
+    with (
+        run(scale=0.03, seed=5, profile="limit-100") as served,
+        Proxy(served.url) as proxy,
+        Client(
+            proxy.url,
+            served.public_token,
+            served.private_key,
+            cache_enabled=False,
+            **{**FAST, "max_workers": 8},
+        ) as client,
+    ):
+        yield proxy, client
+
+
+def test_an_integer_beyond_64_bits_in_an_extra_member_is_read_as_orjson_reads_it(
+    drifted, monkeypatch
+):
+    """orjson reads such an integer as a float; the typed rows once kept a Python int, and the
+    column builder refused it ("Integer exceeds 64-bit range"): the call failed."""
+    proxy, client = drifted
+    proxy.add("/transactions$", set_field("links", {"n": 10**20, "m": [-(10**30), 2**64 - 1]}))
+    proxy.add("/transactions$", set_field("score", 10**20, first=1))
+    got, taken = _deals(client, monkeypatch, typed=True)
+    want, _ = _deals(client, monkeypatch, typed=False)
+    assert len(taken) == got.attrs["requests"] >= 3
+    pd.testing.assert_frame_equal(got, want)
+    assert set(got["links"]) == {'{"m":[-1e+30,18446744073709551615],"n":1e+20}'}
+    assert got["score"].dropna().tolist() == [1e20] * got.attrs["requests"]
+
+
+def test_members_first_found_late_are_found_in_one_pass(drifted, monkeypatch):
+    """16 members only in the last item of each page: each new name once cost another decode
+    of the page (17 a page) and a decoder of the names found so far; now the page is decoded
+    twice (one pass finding its members between, on the first page only)."""
+    names = [f"late_{k}" for k in range(deal_rows.MAX_EXTRA)]
+
+    def late(doc: Any) -> Any:
+        if isinstance(doc, dict) and isinstance(doc.get("data"), list) and doc["data"]:
+            doc["data"][-1].update({name: k for k, name in enumerate(names)})
+        return doc
+
+    proxy, client = drifted
+    proxy.add("/transactions$", edit(late))
+    reads = _Reads(deal_rows._decoder)
+    monkeypatch.setattr(deal_rows, "_decoder", reads)
+    monkeypatch.setattr(deal_rows, "_LAST", {}, raising=False)  # no page read before
+    got, taken = _deals(client, monkeypatch, typed=True)
+    pages = got.attrs["requests"]
+    assert pages >= 3 and len(taken) == pages
+    assert len(reads.sets) == 2 * pages  # refused, then read with all of them
+    assert set(reads.sets) == {(), tuple(sorted(names))}  # no decoder of some of them made
+    monkeypatch.undo()
+    want, _ = _deals(client, monkeypatch, typed=False)
+    pd.testing.assert_frame_equal(got, want)
+    assert got[names].notna().sum().tolist() == [pages] * len(names)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import orjson
 import pandas as pd
 import pytest
 
+import dealframe.frames.deal_rows as deal_rows
 import dealframe.frames.private as frames_private
 from dealframe.contract import DOCUMENTED_FIELDS, Findings, identities, keys_present, read_page
 from dealframe.errors import ValidationError
@@ -212,8 +214,9 @@ def test_pages_with_unknown_members_are_read_typed_with_their_columns(mutate, mo
     assert found["rows"].records() == found["dicts"].records()
 
 
-def test_pages_with_other_unknown_members_from_threads_are_each_read_as_json(pages):
-    """Pages with other members each, read at once from threads (one cache of decoders)."""
+def test_pages_with_other_unknown_members_from_threads_give_the_json_frames(pages):
+    """Pages with other members each, read at once from threads (one cache of decoders): each
+    is read typed, and each gives the frame the JSON reading gives."""
     odd = [
         _one(_each(lambda i, item, k=k: item.__setitem__(f"extra_{(i + k) % 5}", k)))
         for k in range(12)
@@ -221,8 +224,148 @@ def test_pages_with_other_unknown_members_from_threads_are_each_read_as_json(pag
     with ThreadPoolExecutor(4) as pool:
         read = list(pool.map(read_deal_page, odd * 4))
     assert all(r is not None for r in read)
+    for page, rows in zip(odd * 4, read, strict=True):
+        got = list_frame("transactions", [list_page_columns("transactions", rows["data"])])
+        assert_identical(got, as_dicts([page]))
     mixed = [pages[0], *odd, pages[1]]
     assert_identical(as_rows(mixed), as_dicts(mixed))
+
+
+_BIG = 10**20  # orjson reads it as the float 1e+20; msgspec (any value) as a Python int
+
+#: Members holding integers beyond 64 bits, in each shape a column takes: the typed rows
+#: read them as orjson does (the column builder refused a Python int beyond 64 bits).
+BIG = {
+    "alone in a number column": (_BIG, 1),
+    "alone with null": (_BIG, None),
+    "negative": (-_BIG, 1.5),
+    "inside an object": ({"n": _BIG, "k": 2**63 - 1}, None),
+    "inside a list": ([_BIG, [-(2**64)], 2**64 - 1], None),
+    "deep inside": ({"a": [{"b": [_BIG]}]}, {"a": []}),
+    "in a mixed column with text": (_BIG, "s"),
+    "in a mixed column with a boolean": (_BIG, True),
+    "in a mixed column with an object": (_BIG, {"a": 1}),
+    "uint64 and int64 bounds kept": (2**64 - 1, -(2**63)),
+}
+
+
+def _big_page(first: Any, second: Any) -> bytes:
+    """A page of two items holding ``first`` and ``second`` as ``extra`` (Python's json
+    writes integers of any size; orjson would refuse)."""
+    doc = orjson.loads(_synth().deal_pages(2)[0])
+    doc["data"] = doc["data"][:2]
+    doc["data"][0]["extra"], doc["data"][1]["extra"] = first, second
+    return json.dumps(doc).encode()
+
+
+@pytest.mark.parametrize("values", BIG.values(), ids=list(BIG))
+def test_integers_beyond_64_bits_in_extra_members_read_as_orjson_reads_them(values, monkeypatch):
+    page = _big_page(*values)
+    assert read_deal_page(page) is not None
+    assert_identical(as_rows([page]), as_dicts([page]))
+    got = deals_frame_from_pages([page])
+    monkeypatch.setattr(frames_private, "read_deal_page", lambda content: None)
+    assert_identical(got, deals_frame_from_pages([page]))
+
+
+def test_an_integer_beyond_floats_in_an_extra_member_is_refused_as_orjson_refuses_it():
+    page = _big_page(10**400, None)
+    assert read_deal_page(page) is None
+    with pytest.raises(orjson.JSONDecodeError):
+        orjson.loads(page)
+
+
+class _Reads:
+    """A spy on the reader's decoders: the member sets each decode of a page used."""
+
+    def __init__(self, real: Any) -> None:
+        self.real, self.sets = real, []
+
+    def __call__(self, extra: tuple[str, ...]) -> Any:
+        decoder, sets = self.real(extra), self.sets
+
+        class Counted:
+            def decode(self, content: Any) -> Any:
+                sets.append(extra)
+                return decoder.decode(content)
+
+        return Counted()
+
+
+def _late(count: int, *, at: int = -1, prefix: str = "late") -> bytes:
+    """A page of 100 items, ``count`` members the document lacks in its item ``at`` only."""
+    doc = orjson.loads(_synth().deal_pages(100, page_size=100)[0])
+    assert len(doc["data"]) == 100
+    doc["data"][at].update({f"{prefix}_{k:02}": k for k in range(count)})
+    return orjson.dumps(doc)
+
+
+@pytest.fixture
+def reads(monkeypatch) -> _Reads:
+    """A spy on the reader's decoders, the reader remembering no page read before."""
+    spy = _Reads(deal_rows._decoder)
+    monkeypatch.setattr(deal_rows, "_decoder", spy)
+    monkeypatch.setattr(deal_rows, "_LAST", {}, raising=False)
+    return spy
+
+
+@pytest.mark.parametrize(
+    ("page", "typed"),
+    [
+        (lambda: _late(MAX_EXTRA), True),
+        (lambda: _late(MAX_EXTRA + 1), False),  # more than MAX_EXTRA: read as JSON
+        (lambda: _late(1), True),
+        (lambda: _late(MAX_EXTRA, at=0), True),
+        (lambda: _late(MAX_EXTRA + 1, at=0), False),
+    ],
+    ids=["16 late", "17 late", "1 late", "16 early", "17 early"],
+)
+def test_members_found_late_cost_a_bounded_number_of_decodes(page, typed, reads):
+    """Each new name found cost another decode of the page (17 for 16 names late): now the
+    documented rows refuse it, one pass finds every member, and the page is read with them;
+    a later page refused for the same member is read with the members found at once."""
+    content = page()
+    assert (read_deal_page(content) is not None) is typed
+    assert len(reads.sets) == (2 if typed else 1)
+    del reads.sets[:]
+    assert (read_deal_page(content) is not None) is typed
+    assert len(reads.sets) == (2 if typed else 1)
+    assert_identical(deals_frame_from_pages([content]), as_dicts([content]))
+
+
+def test_late_members_make_decoders_only_of_the_sets_pages_hold(reads, monkeypatch):
+    """Pages of three layouts of 16 late names: one decoder a layout, not one per name found
+    (which evicted the cache's entries on every page)."""
+    pages = [_late(MAX_EXTRA, prefix=f"layout{k}") for k in range(3)] * 4
+    passes: list[Any] = []
+    find = deal_rows._all_unknown_members
+    monkeypatch.setattr(deal_rows, "_all_unknown_members", lambda c: passes.append(1) or find(c))
+    assert all(read_deal_page(page) is not None for page in pages)
+    made = set(reads.sets) - {()}
+    assert len(made) == 3 and {len(names) for names in made} == {MAX_EXTRA}
+    assert len(reads.sets) == 2 * len(pages) and len(passes) == 3  # one pass a layout
+
+
+#: Pages read after one whose members begin with ``late_00`` (the reader's guess): the
+#: guess is checked, and the frame is the JSON reading's (no column of a member not held).
+GUESSED = {
+    "fewer members": lambda: _late(1),
+    "other members": lambda: _one(lambda doc: doc["data"][2].update(late_00=1, late_99=[2])),
+    "a member null in every item": lambda: _one(
+        _each(lambda i, item: item.update(late_00=i, late_01=None))
+    ),
+    "more members": lambda: _late(MAX_EXTRA),
+}
+
+
+@pytest.mark.parametrize("page", GUESSED.values(), ids=list(GUESSED))
+def test_a_guess_of_the_members_is_checked(page, reads):
+    assert read_deal_page(_late(2)) is not None  # late_00 and late_01: the guess
+    content = page()
+    del reads.sets[:]
+    assert read_deal_page(content) is not None
+    assert reads.sets[:2] == [(), ("late_00", "late_01")]  # the guess was tried
+    assert_identical(as_rows([content]), as_dicts([content]))
 
 
 @pytest.mark.parametrize(

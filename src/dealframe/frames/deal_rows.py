@@ -5,12 +5,15 @@ null, is read by a schema'd decoder (msgspec) into rows the garbage collector do
 (its passes over a page's dicts were a fifth of the parse); the column builder reads them as it
 reads dicts (:func:`dealframe.frames.normalize.build_columns`). Members of the items beyond the
 documented ones (the document allows them; the client keeps them as extra columns) are read
-too: msgspec's refusal names each such member, and the page is read again by rows that add
-them as fields of any value, null where an item lacks one (as a dict's ``get`` reads it), the
-decoders kept in a small cache keyed by the members' names. Any other page (a documented
-field absent, another type, an unknown member inside ``target``, a participant or
-``deal_multiples``, or in ``meta``, an item that is not an object, JSON orjson refuses) gives
-None and is read as JSON, with the same checks and builder: both give the same frame.
+too: msgspec's refusal names one such member, one pass over the items' members (not their
+values) finds them all, and the page is read again by rows that add them as fields of any
+value, null where an item lacks one (as a dict's ``get`` reads it), an integer beyond 64 bits
+a float (as orjson reads it). A later page refused for the same member is read at once with
+the members found then (checked: a member null in every row may be absent, and the pass
+decides); the decoders are kept in a small cache keyed by the members' names. Any other page
+(a documented field absent, another type, an unknown member inside ``target``, a participant
+or ``deal_multiples``, or in ``meta``, an item that is not an object, JSON orjson refuses)
+gives None and is read as JSON, with the same checks and builder: both give the same frame.
 Participant fields are declared in sorted order, so a list written back by msgspec is the
 canonical text of :mod:`dealframe.frames.nested`.
 
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import re
+from operator import attrgetter
 from typing import Annotated, Any
 
 import msgspec
@@ -89,15 +93,29 @@ class _Page(msgspec.Struct, forbid_unknown_fields=True):
 
 _DECODER = msgspec.json.Decoder(_Page)
 
-#: The most unknown members a page's rows take (a page with more is read as JSON): each one
-#: found costs a decode of the page up to the first item holding it.
+#: The most unknown members a page's rows take (a page with more is read as JSON).
 MAX_EXTRA = 16
+#: The members last found on a page, by the first one msgspec refused there: a later page
+#: refused for that member is read with them at once (a guess, checked; at most this many).
+_LAST: dict[str, tuple[str, ...]] = {}
+_LAST_MAX = 256
 #: msgspec's refusal of a member of an item of ``data`` (not of ``meta``, of the page, or
 #: of an object inside an item: those pages are read as JSON).
 _UNKNOWN = re.compile(r"Object contains unknown field `(.+)` - at `\$\.data\[\d+\]`")
+#: The integers orjson reads as int (int64 and uint64); it reads any other as a float
+_INT_LOW, _INT_HIGH = -(2**63), 2**64 - 1
 
 
-@functools.lru_cache(maxsize=32)
+class _Keys(msgspec.Struct):
+    """A page's items as their members, unread (the pass that finds every member's name)."""
+
+    data: list[dict[str, msgspec.Raw]]
+
+
+_KEYS = msgspec.json.Decoder(_Keys)
+
+
+@functools.lru_cache(maxsize=64)
 def _decoder(extra: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
     """The decoder of pages whose items may also hold the members ``extra`` (sorted), of any
     value, None where an item lacks one: the documented fields first, then these."""
@@ -116,14 +134,75 @@ def _decoder(extra: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(page)
 
 
-def _unknown_member(error: msgspec.ValidationError, known: list[str]) -> str | None:
-    """The item member msgspec refused as unknown, when rows can hold it as a field (a name
-    Python takes for an attribute, not a dunder, not found before); else None."""
+def _field_name(name: str) -> bool:
+    """Whether rows can hold the member ``name`` as a field (a name Python takes for an
+    attribute, not a dunder)."""
+    return name.isidentifier() and not name.startswith("__")
+
+
+def _unknown_member(error: msgspec.ValidationError) -> str | None:
+    """The item member msgspec refused as unknown, when rows can hold it as a field; else
+    None."""
     match = _UNKNOWN.fullmatch(str(error))
-    name = match[1] if match else None
-    if name is None or not name.isidentifier() or name.startswith("__") or name in known:
+    return match[1] if match is not None and _field_name(match[1]) else None
+
+
+def _all_unknown_members(content: Any) -> tuple[str, ...] | None:
+    """Every member of the page's items the document does not name (sorted), in one pass;
+    None when there are more than :data:`MAX_EXTRA` or one rows cannot hold."""
+    try:
+        items = _KEYS.decode(content).data
+    except (msgspec.DecodeError, ValueError, RecursionError):  # then the page is read as JSON
         return None
-    return name
+    extra = set().union(*items).difference(_Deal.__struct_fields__)
+    if len(extra) > MAX_EXTRA or not all(map(_field_name, extra)):
+        return None
+    return tuple(sorted(extra))
+
+
+def _as_orjson_reads(value: Any) -> Any:
+    """``value`` (msgspec's reading of any JSON) with every integer outside int64 and uint64
+    a float, as orjson reads it (lists and objects changed in place).
+
+    Raises
+    ------
+    OverflowError
+        For an integer beyond floats (orjson refuses the page).
+    """
+    if type(value) is int:
+        return value if _INT_LOW <= value <= _INT_HIGH else float(value)
+    stack = [value]  # not recursive: the value may be as deep as msgspec allowed
+    while stack:
+        node = stack.pop()
+        for key, item in list(node.items() if type(node) is dict else enumerate(node)):
+            kind = type(item)
+            if kind is int and not _INT_LOW <= item <= _INT_HIGH:
+                node[key] = float(item)
+            elif kind is dict or kind is list:
+                stack.append(item)
+    return value
+
+
+def _read_as_orjson(rows: list[Any], extra: tuple[str, ...]) -> bool:
+    """The members ``extra`` of ``rows`` as orjson reads them (see :func:`_as_orjson_reads`):
+    a member holding lists or objects is looked into, one holding integers only when one is
+    beyond int64 and uint64. Returns whether each member is other than null in some row."""
+    held = True
+    for name in extra:
+        values = list(map(attrgetter(name), rows))
+        kinds = set(map(type, values))
+        held = held and kinds != {type(None)}
+        deep: set[type] = {kind for kind in (dict, list) if kind in kinds}
+        if int in kinds:
+            ints = [value for value in values if type(value) is int]
+            if min(ints) < _INT_LOW or max(ints) > _INT_HIGH:
+                deep.add(int)
+        if not deep:
+            continue
+        for row, value in zip(rows, values, strict=True):
+            if type(value) in deep:
+                setattr(row, name, _as_orjson_reads(value))
+    return held
 
 
 @checked_keywords
@@ -150,17 +229,40 @@ def read_deal_page(content: bytes | bytearray | memoryview | str) -> dict[str, A
     >>> [row.score for row in read_deal_page(page)["data"]]  # a member the document lacks
     [2.5, None]
     """
-    extra: list[str] = []
+    extra: tuple[str, ...] = ()
+    first: str | None = None  # the member the documented rows refused
+    found = False  # extra holds every member of the page's items (one pass over them)
     while True:
         try:
-            page = _decoder(tuple(sorted(extra))).decode(content)
-            break
+            page = _decoder(extra).decode(content)
         except msgspec.ValidationError as exc:  # an unknown member: read again with it
-            name = _unknown_member(exc, extra)
-            if name is None or len(extra) == MAX_EXTRA:
+            name = _unknown_member(exc)
+            if name is None or found:
                 return None
-            extra.append(name)
+            if first is None:
+                first, guess = name, _LAST.get(name)
+                if guess is not None:  # the members the last page refused for it held
+                    extra = guess
+                    continue
+            page = None
         except (msgspec.DecodeError, ValueError, RecursionError):  # ValueError: not UTF-8
             return None
+        if page is not None:
+            try:  # a guessed member null in every row may be absent: a column too many
+                if not extra or _read_as_orjson(page.data, extra) or found:
+                    break
+            except OverflowError:  # an integer orjson refuses (beyond floats)
+                return None
+        members = _all_unknown_members(content)  # all found at once: one more read
+        if members is None or first is None:
+            return None
+        if len(_LAST) >= _LAST_MAX:
+            _LAST.clear()
+        _LAST[first] = members
+        if members == extra:  # the guess held them all (a member null in every item)
+            if page is None:
+                return None
+            break
+        extra, found = members, True
     meta = None if page.meta is None else msgspec.structs.asdict(page.meta)
     return {"data": page.data, "meta": meta}
