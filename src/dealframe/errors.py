@@ -37,7 +37,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 import orjson
 from requests.structures import CaseInsensitiveDict
@@ -477,6 +477,24 @@ class ApiError(DealframeError):
         )
         self.note = None if note is None else _call_blanked(note)
         super().__init__(self._render())
+
+    def with_note(self, note: str) -> Self:
+        """This error with ``note`` added after its own note and at the end of its message
+        (the running call's tokens blanked, as every note is); returns itself.
+
+        Not :meth:`BaseException.add_note` (PEP 678: a line printed under the traceback):
+        ``note`` is part of the message and of the ``note`` attribute.
+
+        Examples
+        --------
+        >>> error = BadRequestError(400, "BAD_REQUEST", "fields: unknown field 'nmae'")
+        >>> str(error.with_note("one").with_note("two")), error.note
+        ("400 BAD_REQUEST: fields: unknown field 'nmae'; one; two", 'one; two')
+        """
+        note = _call_blanked(note)
+        self.note = f"{self.note}; {note}" if self.note else note
+        self.args = (f"{self}; {note}",)  # what the message held after it stays (incomplete)
+        return self
 
     def _describe(self) -> str:
         """The message, then each problem of ``details.errors`` it does not already say

@@ -9,19 +9,20 @@ leave out a field no company has a value for (``evRevenueLtm`` is not told "did 
 'evRevenueNtm'?").
 
 That suggestion is given in two places: a ``missing_field`` warning for a name no answer held
-(said by each family's module), and the note of the service's own 400 whose words name a sent
-field (:func:`note_refused_fields`): its words stay the message.
+(said by each family's module), and the note of the service's own 400 whose words point at a
+sent field (:func:`note_refused_fields`, :func:`fields_noted`): its words stay the message.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
-from .errors import ApiError, did_you_mean
+from .errors import ApiError, BadRequestError, did_you_mean
 
-__all__ = ["SEEN_LIMIT", "KnownFields", "note_refused_fields"]
+__all__ = ["SEEN_LIMIT", "KnownFields", "fields_noted", "note_refused_fields"]
 
 #: How many names seen in answers a :class:`KnownFields` keeps (the first seen go first): a
 #: service that serves ever new names (one per company) does not grow a client without end.
@@ -84,24 +85,89 @@ class KnownFields:
         return did_you_mean(name, sorted(choices))
 
 
+#: ``fields[i]``: the words pointing at the ``i``-th name sent.
+_POSITION = re.compile(r"(?<![\w-])fields\[(\d+)\]")
+#: Where a problem's words list the names the service takes (``is not one of a, b``,
+#: ``allowed: a, b``): the list follows.
+_ALLOWED = re.compile(
+    r"\b(?:one of:?|(?:allowed|valid|supported|accepted|available)"
+    r"(?: (?:fields|names|values|field names))?(?: are|:| =))\s*(?P<rest>[^;]*)",
+    re.IGNORECASE,
+)
+#: One name of such a list, without its quotes or brackets.
+_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+
+
 def _named(name: str, text: str) -> bool:
     """Whether ``text`` holds ``name`` as a word of its own (``'nmae'``, ``fields[0]: nmae``),
     not inside another (``name`` in ``names``)."""
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
 
+def _allowed(problems: Iterable[str]) -> set[str]:
+    """The names ``problems`` (a 400's words) list as the ones the service takes: each
+    comma-separated item of one word after ``one of``, ``allowed:``, ``valid:`` ...
+
+    Examples
+    --------
+    >>> sorted(_allowed(["fields[1]: 'x' is not one of a, bB, c_d"]))
+    ['a', 'bB', 'c_d']
+    >>> sorted(_allowed(["fields: unknown field 'nmae'; allowed: id, 'name'"]))
+    ['id', 'name']
+    >>> _allowed(["fields[0]: expected one of the documented fields", "'x' is not a valid field"])
+    set()
+    """
+    found: set[str] = set()
+    for problem in problems:
+        for listed in _ALLOWED.finditer(problem):
+            for item in re.split(r",|\bor\b|\band\b", listed["rest"]):
+                word = item.strip().strip("'\"`[](){}").strip()
+                if _NAME.fullmatch(word):
+                    found.add(word)
+    return found
+
+
+def _pointed(sent: list[str], problems: list[str]) -> list[str]:
+    """The names of ``sent`` that ``problems`` point at: ``fields[i]`` (the ``i``-th name
+    sent) or the name in quotes (``'nmae'``); when none is, those they hold as a word of its
+    own (:func:`_named`).
+
+    Examples
+    --------
+    >>> _pointed(["a", "b"], ["fields[1]: 'b' is not one of a, c"])
+    ['b']
+    >>> _pointed(["a", "nmae"], ["unknown field nmae"])
+    ['nmae']
+    >>> _pointed(["a", "a", "b"], ["fields[2]: not served"])  # positions in the list as sent
+    ['b']
+    """
+    text = " ".join(problems)
+    at = {int(m[1]) for m in _POSITION.finditer(text)}
+    quoted = [
+        name
+        for i, name in enumerate(sent)
+        if i in at or re.search(rf"(['\"`]){re.escape(name)}\1", text) is not None
+    ]
+    return quoted or [name for name in sent if _named(name, text)]
+
+
 def note_refused_fields(error: ApiError, sent: Iterable[str] | None, known: KnownFields) -> None:
     """Add to ``error``'s note (after its own; its message is the service's words, kept) the
-    closest known name of each of ``sent`` that its words name, when it is neither a name the
-    document gives nor one seen served and one is close: ``fields: 'nmae' (did you mean
-    'name'?)``. Nothing else changes.
+    closest known name of each of ``sent`` that its words point at, when it is neither a name
+    the document gives, nor one seen served, nor one the words list as allowed, and one is
+    close: ``fields: 'nmae' (did you mean 'name'?)``. Nothing else changes.
+
+    The words point at a name by its position (``fields[1]``, the second name sent) or by the
+    name in quotes (``'nmae'``); only where they point at none does a name they hold as a word
+    of its own count. A name they list as one the service takes (``is not one of a, b``,
+    ``allowed: a, b``) is known: no suggestion for it, and one to suggest.
 
     Parameters
     ----------
     error : ApiError
         The service's refusal of a request that sent ``fields``.
     sent : iterable of str or None
-        The names sent.
+        The names sent, in the order sent.
     known : KnownFields
         The names the client knows for those fields.
 
@@ -112,15 +178,42 @@ def note_refused_fields(error: ApiError, sent: Iterable[str] | None, known: Know
     >>> note_refused_fields(error, ["name", "nmae"], KnownFields(["name"]))
     >>> str(error)
     "400 BAD_REQUEST: fields: unknown field 'nmae'; fields: 'nmae' (did you mean 'name'?)"
+    >>> error = BadRequestError(400, "BAD_REQUEST", "fields[1]: 'bNtn' is not one of aNtm, bNtm")
+    >>> note_refused_fields(error, ["aNtm", "bNtn"], KnownFields(["aLtm"]))
+    >>> error.note
+    "fields: 'bNtn' (did you mean 'bNtm'?)"
     """
     listed = error.details.get("errors")
-    text = " ".join([error.words, *(map(str, listed) if isinstance(listed, list) else ())])
+    problems = [error.words, *(map(str, listed) if isinstance(listed, list) else ())]
+    allowed = _allowed(problems)
+    names = [name if isinstance(name, str) else "" for name in sent or ()]  # positions kept
     said = [
         f"{name!r}{hint}"
-        for name in dict.fromkeys(sent or ())
-        if _named(name, text) and (hint := known.hint(name))
+        for name in dict.fromkeys(_pointed(names, problems))
+        if name and name not in allowed and (hint := known.hint(name, also=allowed))
     ]
     if said:
-        note = f"fields: {', '.join(said)}"
-        error.note = f"{error.note}; {note}" if error.note else note
-        error.args = (error._render(),)
+        error.with_note(f"fields: {', '.join(said)}")
+
+
+@contextlib.contextmanager
+def fields_noted(sent: Iterable[str] | None, known: KnownFields) -> Iterator[None]:
+    """Run the block; the service's refusal (:class:`~dealframe.errors.BadRequestError`) of the
+    request it makes, which sent ``sent`` as ``fields``, leaves it with the closest known name
+    of each it points at in its note (:func:`note_refused_fields`): its words stay the message.
+
+    Examples
+    --------
+    >>> from dealframe.errors import BadRequestError
+    >>> try:
+    ...     with fields_noted(["nmae"], KnownFields(["name"])):
+    ...         raise BadRequestError(400, "BAD_REQUEST", "fields: unknown field 'nmae'")
+    ... except BadRequestError as exc:
+    ...     print(exc.note)
+    fields: 'nmae' (did you mean 'name'?)
+    """
+    try:
+        yield
+    except BadRequestError as exc:
+        note_refused_fields(exc, sent, known)
+        raise

@@ -155,7 +155,7 @@ def test_reconcile_groups_counts_no_match_for_values_null_on_both_sides(
         _, ts = reconcile_groups(fresh, **GROUP, fields=["evRevenueLtm", "evRevenueLtn"], **WINDOW)
     assert ts.summary == (
         "group time series: 3 of 6 month-field values match; "
-        "3 month-field values null on both sides (evRevenueLtn)"
+        "3 month-field values of a field null on both sides in every month (evRevenueLtn)"
     )
     frame = ts.frame
     typo = frame.index.get_level_values("field") == "evRevenueLtn"

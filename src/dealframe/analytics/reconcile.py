@@ -684,10 +684,11 @@ def reconcile_groups(
     (Reconciliation, Reconciliation)
         Current data (one row per field and statistic) and time series (one row
         per month and field: ``service``, ``local``, ``diff``, ``both_null`` and
-        ``match``). A time-series value null on both sides (a field neither side holds,
-        such as a mistyped name a service ignores) is no match: ``both_null``, and the
-        summary names its fields (``...; 3 month-field values null on both sides
-        (evRevenueLtn)``).
+        ``match``). A month null on both sides (``both_null``) matches: neither side has a
+        value. A field null on both sides in every month of a group with members (a field
+        neither side holds, such as a mistyped name a service ignores) is no match, and the
+        summary names it (``...; 3 month-field values of a field null on both sides in
+        every month (evRevenueLtn)``).
 
     Raises
     ------
@@ -751,29 +752,47 @@ def reconcile_groups(
     l_long = l_long.stack(future_stack=True).rename("local")
     ts = pd.concat([s_long, l_long], axis=1)
     ts["diff"] = ts["local"] - ts["service"]
-    # a value null on both sides is no match (a field neither side holds, as a name the
-    # service does not serve and ignores): said apart, naming its fields
+    # a month null on both sides agrees (neither has a value); a field null on both sides in
+    # every month of a group with members is one neither side holds (as a mistyped name a
+    # service ignores): no match, named in the summary
     ts["both_null"] = ts["local"].isna().to_numpy() & ts["service"].isna().to_numpy()
-    ts["match"] = _close(ts["local"], ts["service"], tolerance) & ~ts["both_null"].to_numpy()
+    unheld = _unheld(ts) if len(members) else np.zeros(len(ts), dtype=bool)
+    ts["match"] = _close(ts["local"], ts["service"], tolerance) & ~unheld
     summary = f"group time series: {int(ts['match'].sum())} of {len(ts)} month-field values match"
-    return cur, Reconciliation(ts, summary + _both_null(ts))
+    return cur, Reconciliation(ts, summary + _said_unheld(ts, unheld))
 
 
-def _both_null(ts: pd.DataFrame) -> str:
-    """The words of a group time-series summary on its month-field values null on both
-    sides, naming their fields (``; 3 month-field values null on both sides (evRevenueLtn)``),
-    or ``""``.
+def _unheld(ts: pd.DataFrame) -> np.ndarray:
+    """Which rows of a group time-series reconciliation are of a field null on both sides
+    (``both_null``) in every month: a field neither side holds.
+
+    Examples
+    --------
+    >>> index = pd.MultiIndex.from_product([["2024-01", "2024-02"], ["a", "b"]], names=["month", "field"])
+    >>> _unheld(pd.DataFrame({"both_null": [True, True, False, True]}, index=index))
+    array([False,  True, False,  True])
+    """
+    null = pd.Series(ts["both_null"].to_numpy(dtype=bool), index=ts.index)
+    return null.groupby(level="field", sort=False).transform("all").to_numpy(dtype=bool)
+
+
+def _said_unheld(ts: pd.DataFrame, unheld: np.ndarray) -> str:
+    """The words of a group time-series summary on the rows of fields neither side holds
+    (``unheld``), naming those fields (``; 3 month-field values of a field null on both sides
+    in every month (evRevenueLtn)``), or ``""``.
 
     Examples
     --------
     >>> index = pd.MultiIndex.from_tuples([("2024-01", "a"), ("2024-01", "b")], names=["month", "field"])
-    >>> _both_null(pd.DataFrame({"both_null": [False, True]}, index=index))
-    '; 1 month-field values null on both sides (b)'
-    >>> _both_null(pd.DataFrame({"both_null": [False, False]}, index=index))
+    >>> _said_unheld(pd.DataFrame(index=index), np.array([False, True]))
+    '; 1 month-field values of a field null on both sides in every month (b)'
+    >>> _said_unheld(pd.DataFrame(index=index), np.array([False, False]))
     ''
     """
-    null = ts["both_null"].to_numpy(dtype=bool)
-    if not null.any():
+    if not unheld.any():
         return ""
-    fields = ", ".join(dict.fromkeys(map(str, ts.index[null].get_level_values("field"))))
-    return f"; {int(null.sum())} month-field values null on both sides ({fields})"
+    fields = ", ".join(dict.fromkeys(map(str, ts.index[unheld].get_level_values("field"))))
+    return (
+        f"; {int(unheld.sum())} month-field values of a field null on both sides in every month "
+        f"({fields})"
+    )

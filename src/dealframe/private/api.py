@@ -53,7 +53,7 @@ from ..errors import (
     ValidationError,
     incomplete,
 )
-from ..field_names import note_refused_fields
+from ..field_names import fields_noted
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
 from ..frames.schemas import MATCH_TYPES, PROFILE_FIELDS, ROLES
@@ -289,9 +289,8 @@ def _noted(error: ApiError, note: str, shift: Callable[[str], str] | None = None
         if isinstance(listed, list):
             shifted = [shift(e) if isinstance(e, str) else e for e in listed]
             again.details = {**error.details, "errors": shifted}
-    again.note = f"{error.note}; {note}" if error.note else note
-    again.args = (again._render(),)
-    return again
+        again.args = (again._render(),)
+    return again.with_note(note)
 
 
 class _Batch(NamedTuple):
@@ -2467,7 +2466,7 @@ class PrivateApi:
 
         failures: list[Any] = []
         known = self._profile_fields[entity]
-        try:
+        with fields_noted(names, known):  # a 400's words stay; a close name for one it names
             if single:
                 responses = [fetch(wanted[0])]
             else:
@@ -2481,9 +2480,6 @@ class PrivateApi:
                     inline=stored if cache and not refresh else None,
                 )
                 responses, failures = result.results, result.failures
-        except BadRequestError as exc:  # its words stay; a close name for one it names
-            note_refused_fields(exc, names, known)
-            raise
         endpoint = f"GET {PREFIX}/{entity}/{{id}}"
         found = Findings(endpoint)
         failed = {f.item for f in failures}
@@ -2855,8 +2851,7 @@ class PrivateApi:
             except NotFoundError as exc:
                 if not exc.deleted:  # else the service said why, and the message says so
                     causes = _route_404(name) if _no_route(exc) else f"a 404 here means {_SUB_404}"
-                    exc.note = f"{exc.note}; {causes}" if exc.note else causes
-                    exc.args = (f"{exc.args[0]}; {causes}",)
+                    exc.with_note(causes)
                 raise
         else:
 

@@ -13,7 +13,7 @@ import datetime as dt
 import re
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -42,7 +42,7 @@ from ..errors import (
     ValidationError,
     incomplete,
 )
-from ..field_names import note_refused_fields
+from ..field_names import fields_noted
 from ..frames.public import (
     as_mappings,
     current_frame,
@@ -212,18 +212,19 @@ def _absent_requested(
     served: ServedFields,
 ) -> None:
     """A ``missing_field`` finding naming the requested ``names`` that no item's ``member``
-    (``data``, ``median``) holds, or holds only as null: their columns are all null, which
-    the service did not say. A name no item holds at all (which the service may not serve,
+    (``data``, ``median``) holds with a value (a month not null): their columns are all null,
+    which the service did not say. A name no item holds at all (which the service may not serve,
     the client having sent it as given) comes with the closest name known (``served``:
     the document's and those seen served, this answer's among them), unless it is one of
     those (a service may leave out a field no company has a value for). ``served`` keeps the
-    names this answer holds with a value (a name echoed only as null is no name served)."""
+    names this answer holds with a value (:func:`_valued`: a name echoed only as null, or as
+    months all null, is no name served)."""
     have: set[str] = set()
     held = 0
     for item in items:
         values = item.get(member)
         if isinstance(values, Mapping):
-            have.update(name for name, value in values.items() if value is not None)
+            have.update(name for name, value in values.items() if _valued(value))
             held += 1
     served.add(have)
     keys = served_names(items, member)
@@ -235,6 +236,22 @@ def _absent_requested(
             f"requested field(s) absent or null in {member} of all {held} items: "
             f"{', '.join(said)} (no values for them)",
         )
+
+
+def _valued(value: Any) -> bool:
+    """Whether a field's value in a time-series item holds a value: a company's map of
+    months with one month not null, a group's value not null.
+
+    Examples
+    --------
+    >>> _valued({"2024-01": None, "2024-02": 1.5}), _valued({"2024-01": None}), _valued({})
+    (True, False, False)
+    >>> _valued(2.5), _valued(None)
+    (True, False)
+    """
+    if isinstance(value, Mapping):
+        return any(month is not None for month in value.values())
+    return value is not None
 
 
 def _with_data(items: list[Mapping[str, Any]], found: Findings) -> list[Mapping[str, Any]]:
@@ -687,18 +704,6 @@ class PublicApi:
             for message in unmatched_values(body, companies):
                 warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
-    @contextlib.contextmanager
-    def _hinted(self, names: list[str] | None) -> Iterator[None]:
-        """The service's 400 to a time-series request that sent ``names`` as ``fields``,
-        with the closest known name of each it names and the client does not know in its
-        note (:func:`~dealframe.field_names.note_refused_fields`): its words stay the
-        message."""
-        try:
-            yield
-        except BadRequestError as exc:
-            note_refused_fields(exc, names, self._served_fields)
-            raise
-
     def _check_group_fields(self, body: Mapping[str, Any]) -> None:
         """Check the ``fields`` of a group time-series ``body`` as :meth:`time_series` checks
         its own, with no request: only another spelling of a documented field is a
@@ -870,7 +875,7 @@ class PublicApi:
         fields : list of str, optional
             Time-series fields (default: all). The document names them by example only, so
             the service decides: every name is sent as given, its 400 is the error (the
-            closest name known in its note for a name its words name), and one that no item
+            closest name known in its note for a name its words point at), and one that no item
             holds is warned (``missing_field``). The closest name known is among the
             document's and those seen with a value in this client's answers, and is given
             only for a name that is neither (a service may leave out a field no company has
@@ -914,7 +919,7 @@ class PublicApi:
         wanted = _some_skus(skus, self.version)
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
         self._served_fields.check(names)
-        with self._hinted(names):
+        with fields_noted(names, self._served_fields):
             responses, failures, refused = self._chunked(
                 "/companies/time-series",
                 wanted,
@@ -1075,7 +1080,7 @@ class PublicApi:
         extra, (names, start, end) = _series_members(fields, date_from, date_to)
         body.update(extra)
         self._check_group_fields(body)
-        with self._hinted(names):
+        with fields_noted(names, self._served_fields):
             response = self._post(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
         found = Findings(endpoint)
