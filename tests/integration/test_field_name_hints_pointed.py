@@ -37,6 +37,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 import dealframe
 from dealframe.analytics import reconcile_groups
 from dealframe.errors import BadRequestError
+from dealframe.notices import MissingDataWarning, ServiceContractWarning
 from dealframe.sandbox import run
 
 SERIES = r"/companies/time-series$"
@@ -165,3 +166,24 @@ def test_a_name_echoed_as_null_months_is_warned_and_not_seen(
     )
     assert "evRevenueLtn" not in fresh.public._served_fields
     assert frame.xs("evRevenueLtn", axis=1, level="field").isna().all().all()
+
+
+def test_a_window_without_data_is_missing_data_not_a_service_fault(
+    fresh: Any, skus: list[str]
+) -> None:
+    """Documented names the service answers with no month (a window past its data) are no
+    service fault, no finding; but the frame is all null, and that is said as missing data (a
+    name the client does not know, echoed so, is a finding: the test above)."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        frame = fresh.public.time_series(
+            skus, fields=["marketCap", "evRevenueLtm"], date_from="2030-01", date_to="2030-03"
+        )
+    assert frame.isna().all().all() and frame.shape[0] == 3
+    assert not [w for w in seen if issubclass(w.category, ServiceContractWarning)]
+    said = [str(w.message) for w in seen if issubclass(w.category, MissingDataWarning)]
+    assert said == [
+        "no value for marketCap, evRevenueLtm in data of any of the 3 items (the service holds "
+        "none in this window): their columns are all null"
+    ], said
+    assert not frame.attrs.get("findings")

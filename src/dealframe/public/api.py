@@ -218,7 +218,9 @@ def _absent_requested(
     the document's and those seen served, this answer's among them), unless it is one of
     those (a service may leave out a field no company has a value for). ``served`` keeps the
     names this answer holds with a value (:func:`_valued`: a name echoed only as null, or as
-    months all null, is no name served)."""
+    months all null, is no name served). A known name the items hold with no value (a window
+    without data) is no finding but a :class:`~dealframe.MissingDataWarning`: its columns are
+    all null."""
     have: set[str] = set()
     held = 0
     for item in items:
@@ -228,7 +230,16 @@ def _absent_requested(
             held += 1
     served.add(have)
     keys = served_names(items, member)
-    absent = [name for name in names or () if name not in have]
+    # a known name the items hold only as null months (a window without data) is no service
+    # fault, but its columns are all null: said as missing data; an unknown one echoed so (a
+    # typo the service did not refuse) is a finding
+    empty = [n for n in names or () if n not in have and n in keys and served.known(n)]
+    if held and empty:
+        warn_missing(
+            f"no value for {', '.join(empty)} in {member} of any of the {held} items (the "
+            "service holds none in this window): their columns are all null"
+        )
+    absent = [name for name in names or () if name not in have and name not in empty]
     if held and absent:
         said = [name + ("" if name in keys else served.hint(name, keys)) for name in absent]
         found.add(
