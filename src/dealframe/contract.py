@@ -38,6 +38,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import numbers
+import re
+import unicodedata
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -915,13 +917,28 @@ def missing_fields(
     return missing
 
 
-#: Characters a service may write between the words of a field's name (``market_cap_lcu``).
-_NAME_SEPARATORS = str.maketrans("", "", "_.-")
+#: What may stand between the words of a field's name (``market_cap_lcu``, ``ev revenue
+#: ltm``, ``ev-revenue-ltm``): ``_ . -``, any whitespace, and the zero-width characters
+#: (zero-width space, non-joiner and joiner, word joiner, byte-order mark) a copy and paste
+#: brings along unseen.
+_NAME_SEPARATORS = re.compile(r"[\s_.\-\u200b\u200c\u200d\u2060\ufeff]+")
 
 
 def _folded(name: str) -> str:
-    """``name`` without case or separators: ``marketCapLCU`` and ``market_cap_lcu`` alike."""
-    return name.translate(_NAME_SEPARATORS).casefold()
+    """``name`` without case or separators, NFKC-normalised first (full-width ``ｅｖ`` is
+    ``ev``): ``marketCapLCU``, ``market_cap_lcu`` and ``Market Cap LCU`` alike.
+
+    The one rule of "the same name in another spelling": of a served member
+    (:func:`respelled_fields`), a time-series field (:mod:`dealframe.public.fields`), a
+    profile field (:mod:`dealframe.private.fields`) and a did-you-mean
+    (:mod:`dealframe.field_names`).
+
+    Examples
+    --------
+    >>> _folded("Market Cap LCU"), _folded("market_cap_lcu"), _folded("ｅｖ\u200bRevenue-Ltm")
+    ('marketcaplcu', 'marketcaplcu', 'evrevenueltm')
+    """
+    return _NAME_SEPARATORS.sub("", unicodedata.normalize("NFKC", name)).casefold()
 
 
 def respelled_fields(

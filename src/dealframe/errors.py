@@ -134,9 +134,26 @@ def _context(
 
 
 def _listed(items: Sequence[Any]) -> str:
-    """The first ten items, comma-separated, and how many more there are."""
-    shown = ", ".join(str(item) for item in items[:10])
-    return shown + (f", ... ({len(items) - 10} more)" if len(items) > 10 else "")
+    """The first ten items at most, comma-separated within about 1,000 characters (the first
+    said whatever its length, cut to them: :func:`_cut`), then how many more there are.
+
+    Examples
+    --------
+    >>> _listed(range(12))
+    '0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ... and 2 more'
+    >>> _listed(["x" * 600, "y" * 600])[-20:]
+    'xxxx, ... and 1 more'
+    """
+    shown: list[str] = []
+    size = 0
+    for item in list(items[:_SHOWN_PROBLEMS]):
+        text = str(item)
+        if shown and size + len(text) > _SHOWN_CHARS:
+            break
+        shown.append(_cut(text))
+        size += len(shown[-1]) + 2
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f", ... and {more} more" if more else "")
 
 
 def _rebuilt(cls: type[DealframeError], args: tuple[Any, ...]) -> DealframeError:
@@ -799,7 +816,7 @@ class IncompleteResultError(DealframeError):
     received : int
         Rows that did arrive.
     failed : sequence
-        The items (pages, chunks, ids) that failed.
+        The items (pages, chunks, ids) that failed, kept whole in ``.failed``.
     errors : sequence of BaseException, optional
         The error of each failed item, in the same order; empty when the items are
         missing from answers that did arrive (``strict=True``), not failed requests.
@@ -807,11 +824,27 @@ class IncompleteResultError(DealframeError):
         What did arrive (usually a DataFrame), attached as ``.partial``.
     what : str
         Name of the units counted, for the message.
+    labels : sequence of str, optional
+        How the message names each failed item (``SKUs 1-100 (A-USA ... Z-USA)`` for a chunk
+        of SKUs), in the same order; by default the item itself. Kept in ``.labels``.
+
+    Notes
+    -----
+    The message names the failed items within about 1,000 characters, then how many more
+    there are (``.failed`` keeps them all), and the first error cut to as many. When every
+    error is of one class, it says so (``each failed with RateLimitedError``).
+    ``.retry_after`` is the longest wait the errors carry (a 429's, a 503's ``Retry-After``),
+    or None: wait that long before calling again.
 
     Examples
     --------
     >>> str(IncompleteResultError(1000, 900, [3]))
     'incomplete result: received 900 of 1000 rows; 1 failed item(s): 3'
+    >>> error = IncompleteResultError(300, 0, [["A"], ["B"]], labels=["SKU 1 (A)", "SKU 2 (B)"],
+    ...     errors=[RateLimitedError(429, "RATE_LIMITED", "Slow down", retry_after=s)
+    ...             for s in (5, 60)], what="SKUs")
+    >>> error.retry_after, str(error).split("; ")[1:3]
+    (60, ['2 failed item(s): SKU 1 (A), SKU 2 (B)', 'each failed with RateLimitedError'])
     """
 
     def __init__(
@@ -823,30 +856,40 @@ class IncompleteResultError(DealframeError):
         errors: Sequence[BaseException] = (),
         partial: Any = None,
         what: str = "rows",
+        labels: Sequence[str] | None = None,
     ) -> None:
         self.expected = expected
         self.received = received
         self.failed = list(failed)
+        self.labels = [str(item) for item in failed] if labels is None else list(labels)
         self.errors = list(errors)
         self.partial = partial
         self.what = what
+        waits = [w for e in self.errors if (w := getattr(e, "retry_after", None)) is not None]
+        self.retry_after: float | None = max(waits) if waits else None
         message = f"incomplete result: {self.counts()}"
         if self.errors:
-            message += f"; first error: {self.errors[0]}"
+            classes = {type(e).__name__ for e in self.errors}
+            if len(classes) == 1:
+                message += f"; each failed with {classes.pop()}"
+            message += f"; first error: {_cut(str(self.errors[0]))}"
         super().__init__(message)
 
     def counts(self) -> str:
-        """What arrived and what did not, as the message says it.
+        """What arrived and what did not, as the message says it (the failed items named
+        within about 1,000 characters, then how many more).
 
         Examples
         --------
         >>> IncompleteResultError(None, 2, ["page 3"], what="deals").counts()
         'received 2 deals; 1 failed item(s): page 3'
+        >>> IncompleteResultError(None, 0, [[i] for i in range(400)]).counts()[-30:]
+        '7], [8], [9], ... and 390 more'
         """
         of = f" of {self.expected}" if self.expected is not None else ""
         return (
             f"received {self.received}{of} {self.what}; "
-            f"{len(self.failed)} failed item(s): {_listed(self.failed)}"
+            f"{len(self.failed)} failed item(s): {_listed(self.labels)}"
         )
 
 
@@ -859,6 +902,7 @@ def incomplete(
     partial: Any = None,
     what: str = "rows",
     stop: ApiError | None = None,
+    labels: Sequence[str] | None = None,
 ) -> DealframeError:
     """The error of a multi-request call some of whose requests failed for good.
 
@@ -881,7 +925,7 @@ def incomplete(
     'IncompleteResultError'
     """
     result = IncompleteResultError(
-        expected, received, failed, errors=errors, partial=partial, what=what
+        expected, received, failed, errors=errors, partial=partial, what=what, labels=labels
     )
     if stop is None:
         stop = next((e for e in errors if isinstance(e, AuthenticationError)), None)

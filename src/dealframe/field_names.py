@@ -16,10 +16,12 @@ sent field (:func:`note_refused_fields`, :func:`fields_noted`): its words stay t
 from __future__ import annotations
 
 import contextlib
+import difflib
 import re
 import threading
 from collections.abc import Iterable, Iterator
 
+from .contract import _folded as folded  # one rule of "the same name in another spelling"
 from .errors import ApiError, BadRequestError, did_you_mean
 
 __all__ = ["SEEN_LIMIT", "KnownFields", "fields_noted", "note_refused_fields"]
@@ -77,12 +79,63 @@ class KnownFields:
 
     def hint(self, name: str, also: Iterable[str] = (), leave_out: Iterable[str] = ()) -> str:
         """`` (did you mean 'x'?)`` for the known name closest to ``name`` (the document's,
-        those seen and ``also``, an answer's own, but none of ``leave_out``), or an empty
-        string: always for a known name (no typo)."""
+        those seen and ``also``, names the service was seen to serve or said it takes, but
+        none of ``leave_out``), or an empty string: always for a known name (no typo).
+
+        A known name that ``name`` spells in another case or with separators
+        (:func:`~dealframe.contract._folded`: ``market_cap_lcu`` for ``marketCapLcu``) is the
+        one; else the closest (:func:`~dealframe.errors.did_you_mean`) of the names seen served
+        and ``also``, and only when none is close, of the document's other names (a document
+        name the service was never seen to serve may be one it does not serve). Between names
+        as close, one seen served goes first.
+
+        Examples
+        --------
+        >>> known = KnownFields(["revenueLtm", "revenueNtm", "marketCap", "marketCapLcu"])
+        >>> known.add(["revenueLtm", "marketCap"])
+        >>> known.hint("revenue"), known.hint("market_cap_lcu"), known.hint("marketCapLcu")
+        (" (did you mean 'revenueLtm'?)", " (did you mean 'marketCapLcu'?)", '')
+        >>> known.hint("revenueNtn")  # revenueNtm is closer, but was never seen served
+        " (did you mean 'revenueLtm'?)"
+        """
         if self.known(name):
             return ""
-        choices = (self.documented | self._seen | frozenset(also)) - {name, *leave_out}
-        return did_you_mean(name, sorted(choices))
+        out = {name, *leave_out}
+        seen = self._seen - out
+        served = (seen | frozenset(also)) - out
+        documented = self.documented - served - out
+        key = folded(name)
+        for tier in (sorted(seen), sorted(served), sorted(documented)):  # the same name first
+            same = [choice for choice in tier if folded(choice) == key]
+            if same:
+                return f" (did you mean {same[0]!r}?)"
+        return _closest(name, served, seen) or did_you_mean(name, sorted(documented))
+
+
+#: How alike (:mod:`difflib`'s ratio) a choice is to be close: :func:`did_you_mean`'s cutoff.
+_CLOSE = 0.6
+
+
+def _closest(name: str, choices: frozenset[str], preferred: frozenset[str]) -> str:
+    """:func:`~dealframe.errors.did_you_mean` over ``choices``, a ``preferred`` one as close
+    as its choice (as :mod:`difflib` scores them, case ignored) taken instead.
+
+    Examples
+    --------
+    >>> _closest("abX", frozenset({"abY", "abZ"}), frozenset({"abY"}))
+    " (did you mean 'abY'?)"
+    """
+    hint = did_you_mean(name, sorted(choices))
+    if not hint or not preferred:
+        return hint
+    word = name.casefold()
+
+    def score(choice: str) -> float:
+        return difflib.SequenceMatcher(None, choice.casefold(), word).ratio()
+
+    best = max(score(choice) for choice in choices if hint == f" (did you mean {choice!r}?)")
+    tied = sorted(c for c in preferred & choices if best >= _CLOSE and score(c) >= best)
+    return f" (did you mean {tied[0]!r}?)" if tied else hint
 
 
 #: ``fields[i]``: the words pointing at the ``i``-th name sent.

@@ -118,10 +118,14 @@ def _some_skus(skus: object, version: str) -> list[str]:
 
 
 def _series_members(
-    fields: Strings, date_from: Month, date_to: Month
+    fields: Strings,
+    date_from: Month,
+    date_to: Month,
+    check: Callable[[list[str]], None] | None = None,
 ) -> tuple[dict[str, Any], tuple[list[str] | None, str | None, str | None]]:
-    """The checked fields and months of a time-series body, as body members and as values."""
-    names = time_series_fields(fields)
+    """The checked fields and months of a time-series body, as body members and as values;
+    ``check`` is given the field names as the caller gave them (:func:`time_series_fields`)."""
+    names = time_series_fields(fields, check)
     start, end = month_string(date_from, "date_from"), month_string(date_to, "date_to")
     check_window(start, end)
     given = {"fields": names, "dateFrom": start, "dateTo": end}
@@ -131,6 +135,23 @@ def _series_members(
 #: What a Family A answer that says it is incomplete leaves the caller to do: the interface
 #: document describes no paging for Family A, so there is nothing the client can ask for.
 _NOT_PAGED = "the interface document describes no paging here: the rest cannot be asked for"
+
+
+def _chunk_label(start: int, chunk: list[str]) -> str:
+    """A chunk of SKUs as an error names it: its positions in the caller's list (from 1) and
+    its first and last SKU.
+
+    Examples
+    --------
+    >>> _chunk_label(100, [f"T{i:04d}-USA" for i in range(100, 200)])
+    'SKUs 101-200 (T0100-USA ... T0199-USA)'
+    >>> _chunk_label(4, ["A-USA"]), _chunk_label(0, ["A-USA", "B-USA"])
+    ('SKU 5 (A-USA)', 'SKUs 1-2 (A-USA, B-USA)')
+    """
+    if len(chunk) == 1:
+        return f"SKU {start + 1} ({chunk[0]})"
+    between = ", " if len(chunk) == 2 else " ... "
+    return f"SKUs {start + 1}-{start + len(chunk)} ({chunk[0]}{between}{chunk[-1]})"
 
 
 def _meta_count(doc: Any, items: list[Any], found: Findings, what: str) -> int | None:
@@ -559,7 +580,9 @@ class PublicApi:
                 inline=stored if cache and not refresh else None,
                 fatal=fatal,
             )
-            failures += [dataclasses.replace(f, item=f.item[1]) for f in result.failures]
+            failures += [  # index: the chunk's first SKU's position in ``skus``
+                dataclasses.replace(f, index=f.item[0], item=f.item[1]) for f in result.failures
+            ]
             again: list[tuple[int, list[str]]] = []
             for (start, chunk), outcome in zip(todo, result.results):
                 if isinstance(outcome, ApiError):
@@ -664,6 +687,7 @@ class PublicApi:
                 errors=[f.error for f in failures],
                 partial=frame,
                 what="SKUs",
+                labels=[_chunk_label(f.index, f.item) for f in failures],
             )
         present = set(received)
         missing = [s for s in wanted if s not in present]
@@ -718,7 +742,9 @@ class PublicApi:
     def _check_group_fields(self, body: Mapping[str, Any]) -> None:
         """Check the ``fields`` of a group time-series ``body`` as :meth:`time_series` checks
         its own, with no request: only another spelling of a documented field is a
-        :class:`~dealframe.errors.ValidationError` naming ``fields[i]`` (:mod:`.fields`)."""
+        :class:`~dealframe.errors.ValidationError` naming ``fields[i]`` (:mod:`.fields`; ``i``
+        a position in ``body["fields"]``, made unique: :meth:`group_time_series` checks the
+        caller's list as given instead)."""
         self._served_fields.check(body.get("fields"))
 
     # ------------------------------------------------------------------ endpoints
@@ -894,7 +920,8 @@ class PublicApi:
             Only another spelling of a field the document gives (``ev_revenue_ltm``,
             ``evrevenueltm`` for ``evRevenueLtm``) is a
             :class:`~dealframe.errors.ValidationError` naming ``fields[i]`` and that field,
-            before any request, unless an answer held it as written. An item without
+            before any request, unless an answer held it as written (``i``: its position in
+            ``fields`` as given); so is a name holding a comma (pass a list). An item without
             ``data`` counts as a SKU not returned.
         date_from, date_to : str, pandas.Period or date, optional
             Inclusive months ``YYYY-MM``; none means no date filter.
@@ -928,8 +955,9 @@ class PublicApi:
         """
         choice(shape, "shape", ("wide", "long"), "'wide' or 'long'")
         wanted = _some_skus(skus, self.version)
-        extra, (names, start, end) = _series_members(fields, date_from, date_to)
-        self._served_fields.check(names)
+        extra, (names, start, end) = _series_members(
+            fields, date_from, date_to, self._served_fields.check
+        )
         with fields_noted(names, self._served_fields):
             responses, failures, refused = self._chunked(
                 "/companies/time-series",
@@ -1088,9 +1116,10 @@ class PublicApi:
             _group(industries, themes, regions, countries, enterprise_value_above),
             "group_time_series",
         )
-        extra, (names, start, end) = _series_members(fields, date_from, date_to)
+        extra, (names, start, end) = _series_members(
+            fields, date_from, date_to, self._served_fields.check
+        )
         body.update(extra)
-        self._check_group_fields(body)
         with fields_noted(names, self._served_fields):
             response = self._post(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"

@@ -12,8 +12,9 @@ suggestion: a service may leave out a field no company has a value for.
 
 One kind of name is refused before any request (:meth:`ServedFields.check`), because it is
 certainly a typo: one that spells a field the document gives in another case or with
-separators (``evrevenueltm``, ``ev_revenue_ltm`` for ``evRevenueLtm``), unless an answer of the
-client held it as written (the service serves it). A name one letter from a documented one
+separators (``evrevenueltm``, ``ev_revenue_ltm``, ``EV Revenue LTM`` for ``evRevenueLtm``;
+``market_cap_lcu`` for ``marketCapLcu``), unless an answer of the client held it as written
+(the service serves it). A name one letter from a documented one
 (``evRevenueNtn``) is sent: real fields differ by a letter (``evEbitdaLtm``, ``evEbitdaNtm``).
 """
 
@@ -28,19 +29,34 @@ from ..errors import ValidationError
 from ..field_names import KnownFields
 from ..frames.schemas import CURRENT_DATA
 
-__all__ = ["DOCUMENTED_SERIES_FIELDS", "ServedFields", "respelled_documented", "served_names"]
+__all__ = [
+    "DOCUMENTED_SERIES_FIELDS",
+    "LCU_FIELDS",
+    "ServedFields",
+    "respelled_documented",
+    "served_names",
+]
 
 #: The document's numeric company fields (section 2.1), among them its time-series examples
 #: (``evRevenueLtm``, ``evRevenueNtm``, ``marginEbitdaLtm``): the names another spelling of
 #: which is refused. Whether the service serves each as a series, it decides (a 400 names the
-#: one it does not). (Their ``Lcu`` variants are left out: section 2.1 gives them to current
-#: data, and no time-series example names one.)
+#: one it does not). (Their ``Lcu`` variants are :data:`LCU_FIELDS`: section 2.1 gives them to
+#: current data, and no time-series example names one.)
 DOCUMENTED_SERIES_FIELDS: frozenset[str] = frozenset(
     name for name in DOCUMENTED_FIELDS["current"] if not name.endswith("Lcu")
 ) & frozenset(column.name for column in CURRENT_DATA if column.kind == "float")
 
-#: Each documented series field by its spelling without case or separators.
-_BY_FOLD: dict[str, str] = {folded(name): name for name in DOCUMENTED_SERIES_FIELDS}
+#: The document's local-currency variants (section 2.1: "the field name plus the suffix
+#: ``Lcu``"): known names too, so ``market_cap_lcu`` is another spelling of ``marketCapLcu``
+#: (never of ``marketCap``), and ``marketCapLcu`` is given no did-you-mean. Whether the
+#: service serves one as a series, it decides, as for every name.
+LCU_FIELDS: frozenset[str] = frozenset(
+    name for name in DOCUMENTED_FIELDS["current"] if name.endswith("Lcu")
+)
+
+#: Each documented series field (and ``Lcu`` variant) by its spelling without case or
+#: separators (:func:`~dealframe.contract._folded`).
+_BY_FOLD: dict[str, str] = {folded(name): name for name in DOCUMENTED_SERIES_FIELDS | LCU_FIELDS}
 
 
 def served_names(doc: Any, member: str = "data") -> frozenset[str]:
@@ -86,12 +102,15 @@ def served_names(doc: Any, member: str = "data") -> frozenset[str]:
 
 def respelled_documented(name: str) -> str | None:
     """The field the document gives that ``name`` spells in another case or with separators
-    (``_``, ``.``, ``-``), or None (``name`` is that field, or spells none).
+    (``_``, ``.``, ``-``, whitespace, zero-width characters; NFKC-normalised first), or None
+    (``name`` is that field, or spells none).
 
     Examples
     --------
-    >>> respelled_documented("ev_revenue_ltm"), respelled_documented("EVREVENUELTM")
+    >>> respelled_documented("ev_revenue_ltm"), respelled_documented("EV Revenue LTM")
     ('evRevenueLtm', 'evRevenueLtm')
+    >>> respelled_documented("market_cap_lcu"), respelled_documented("marketcaplcu")
+    ('marketCapLcu', 'marketCapLcu')
     >>> respelled_documented("evRevenueLtm"), respelled_documented("evRevenueNtn")
     (None, None)
     """
@@ -124,12 +143,14 @@ class ServedFields(KnownFields):
     """
 
     def __init__(self) -> None:
-        super().__init__(DOCUMENTED_SERIES_FIELDS)
+        super().__init__(DOCUMENTED_SERIES_FIELDS | LCU_FIELDS)
 
     def check(self, names: list[str] | None) -> None:
         """Raise :class:`~dealframe.errors.ValidationError` naming ``fields[i]`` for the first
         of ``names`` that spells a documented field in another case or with separators and
         was not seen served as written; every other name is left to the service. No request.
+
+        ``names`` are the caller's as given, repeats and all: ``i`` is the position in them.
         """
         for i, name in enumerate(names or ()):
             documented = respelled_documented(name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -170,12 +170,24 @@ def month_string(value: Any, argument: str) -> str | None:
     raise ValidationError(argument, "a month 'YYYY-MM', pandas.Period or date", got=value)
 
 
-def time_series_fields(fields: Any) -> list[str] | None:
+def time_series_fields(
+    fields: Any, check: Callable[[list[str]], None] | None = None
+) -> list[str] | None:
     """Time-series field names as sent: strings, each once, in the order given.
 
     The interface document names only examples (``evRevenueLtm``, ``evRevenueNtm``,
-    ``marginEbitdaLtm``), so no name is refused here: the service decides, :mod:`.fields`
-    refusing only another spelling of a documented field.
+    ``marginEbitdaLtm``), so no name is refused here for what it names: the service decides,
+    :mod:`.fields` refusing only another spelling of a documented field (``check``). A name
+    holding a comma is refused: it would be sent as one name the service does not know, not
+    as the several it lists.
+
+    Parameters
+    ----------
+    fields : str, list of str or None
+        The names (a string is one name); None: every field.
+    check : callable, optional
+        Given the names as the caller gave them (repeats and all, so ``fields[i]`` in its
+        error is the caller's ``i``-th name), before they are made unique.
 
     Examples
     --------
@@ -183,6 +195,10 @@ def time_series_fields(fields: Any) -> list[str] | None:
     ['evRevenueLtm']
     >>> time_series_fields(["ruleOf40", "ebitdaLtm", "ruleOf40"])
     ['ruleOf40', 'ebitdaLtm']
+    >>> time_series_fields("evRevenueLtm, marginEbitdaLtm")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid fields: expected one field name per item, without a comma (pass a list: ['evRevenueLtm', 'marginEbitdaLtm']), got 'evRevenueLtm, marginEbitdaLtm'
     """
     if fields is None:
         return None
@@ -192,10 +208,18 @@ def time_series_fields(fields: Any) -> list[str] | None:
             "fields", "at least one time-series field name (or None: all)", got=items
         )
     for i, name in enumerate(items):
-        if not name.strip() or name != name.strip():
+        argument = "fields" if isinstance(fields, str) else f"fields[{i}]"
+        if "," in name:
+            names = [part.strip() for part in name.split(",") if part.strip()]
             raise ValidationError(
-                f"fields[{i}]", "a field name without surrounding spaces", got=name
+                argument,
+                f"one field name per item, without a comma (pass a list: {names!r})",
+                got=name,
             )
+        if not name.strip() or name != name.strip():
+            raise ValidationError(argument, "a field name without surrounding spaces", got=name)
+    if check is not None:
+        check(items)
     return list(dict.fromkeys(items))
 
 

@@ -1,0 +1,83 @@
+"""SKU chunks that fail after their retries (issue 3's audit): the error's message stays short
+whatever the number of SKUs, and a call whose requests all failed with one error class says so
+and carries the wait the service asked for.
+
+Before, ``current()`` of 1,000 SKUs whose every request got a 429 ``Retry-After: 3600`` (more
+than ``retry_after_max``) raised an ``IncompleteResultError`` of 13,236 characters listing
+every SKU, with no ``.retry_after`` (a single request raised the ``RateLimitedError`` itself).
+Now each chunk is named by its positions and first and last SKU, within about 1,000
+characters (``... and N more``; ``.failed`` keeps every chunk whole), and ``.retry_after`` is
+the longest wait the failed requests carry. Faults are the sandbox's own (its fault plan).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import dealframe.sandbox
+from dealframe.client import Client
+from dealframe.errors import IncompleteResultError, RateLimitedError
+from dealframe.sandbox.faults import FaultPlan
+
+SETTINGS = {
+    "retries": 1,
+    "backoff_base": 0.01,
+    "backoff_cap": 0.02,
+    "retry_after_max": 3,
+    "max_workers": 4,
+    "progress": False,
+    "cache_enabled": False,
+}
+CURRENT = r"/companies/current$"
+
+
+@pytest.fixture(scope="module")
+def limited() -> Iterator[tuple[Any, FaultPlan]]:
+    plan = FaultPlan(rate=0.0, kinds=("429",), paths=CURRENT, retry_after=3600)
+    with dealframe.sandbox.run(scale=0.05, seed=7, faults=plan) as sb:
+        yield sb, plan
+
+
+def _skus(n: int) -> list[str]:
+    return [f"T{i:04d}-USA" for i in range(n)]
+
+
+@pytest.mark.parametrize("n", [1000, 1500])
+def test_every_chunk_rate_limited_is_one_short_error_with_the_wait(
+    limited: tuple[Any, FaultPlan], n: int
+) -> None:
+    sb, plan = limited
+    plan.rate = 1.0
+    try:
+        with Client.for_sandbox(sb, **SETTINGS) as c, pytest.raises(IncompleteResultError) as info:
+            c.public.current(_skus(n))
+    finally:
+        plan.rate = 0.0
+    error, text = info.value, str(info.value)
+    assert len(text) <= 1_300, len(text)
+    assert "SKUs 1-100 (T0000-USA ... T0099-USA)" in text, text
+    assert "each failed with RateLimitedError" in text
+    assert error.retry_after == 3600
+    assert all(isinstance(e, RateLimitedError) for e in error.errors)
+    assert [s for chunk in error.failed for s in chunk] == _skus(n)  # every SKU kept
+    assert len(error.labels) == n // 100
+    if n > 1000:
+        assert text.count("SKUs ") == 10 and f"... and {n // 100 - 10} more" in text
+
+
+def test_one_chunk_failed_among_many_is_named_compactly(limited: tuple[Any, FaultPlan]) -> None:
+    sb, plan = limited
+    plan.script(CURRENT, ["429"])  # the first request that arrives, whichever chunk it holds
+    with Client.for_sandbox(sb, **SETTINGS) as c, pytest.raises(IncompleteResultError) as info:
+        c.public.current(_skus(1000))
+    error, text = info.value, str(info.value)
+    assert len(error.failed) == 1 and len(error.failed[0]) == 100
+    start = _skus(1000).index(error.failed[0][0])
+    label = f"SKUs {start + 1}-{start + 100} ({error.failed[0][0]} ... {error.failed[0][-1]})"
+    assert error.labels == [label] and label in text, text
+    assert len(text) < 600, len(text)
+    assert error.retry_after == 3600
+    assert error.received == 900 and error.partial is not None
