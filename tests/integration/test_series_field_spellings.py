@@ -36,6 +36,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     proxy,
 )
 
+from dealframe.analytics import reconcile_groups
 from dealframe.errors import BadRequestError, ValidationError
 
 SERIES = r"/companies/time-series$"
@@ -61,7 +62,7 @@ def unlisted() -> Action:
     return Action("unlisted", on_response=apply)
 
 
-@pytest.mark.parametrize("method", ["time_series", "group_time_series"])
+@pytest.mark.parametrize("method", ["time_series", "group_time_series", "reconcile_groups"])
 def test_a_respelled_name_after_repeats_is_refused_at_its_own_position(
     fresh: Any, proxy: Proxy, skus: list[str], method: str
 ) -> None:
@@ -69,8 +70,10 @@ def test_a_respelled_name_after_repeats_is_refused_at_its_own_position(
     with pytest.raises(ValidationError) as typo:
         if method == "time_series":
             fresh.public.time_series(skus, fields=given, **WINDOW)
-        else:
+        elif method == "group_time_series":
             fresh.public.group_time_series(**GROUP, fields=given, **WINDOW)
+        else:
+            reconcile_groups(fresh, **GROUP, fields=given, **WINDOW)
     assert typo.value.argument == "fields[2]", str(typo.value)
     assert "did you mean 'evRevenueLtm'?" in str(typo.value)
     assert proxy.count() == 0, proxy.seen

@@ -718,10 +718,9 @@ def reconcile_groups(
     # every argument checked before the first request (the client's own checks, those
     # group_time_series makes of its fields among them); then the group time series is sent
     # first, so that a field name the service refuses (its 400) fails before other requests
-    body = group_body(group, "reconcile_groups")
-    extra, _ = _series_members(fields, date_from, date_to)
+    group_body(group, "reconcile_groups")
     api = client.public_api(version)
-    api._check_group_fields({**body, **extra})
+    _series_members(fields, date_from, date_to, api._served_fields.check)  # as the caller gave
     service_ts = api.group_time_series(fields=fields, date_from=date_from, date_to=date_to, **group)
     members = api.search(**group)
     service_cur = api.group_current(**group)

@@ -739,14 +739,6 @@ class PublicApi:
             for message in unmatched_values(body, companies):
                 warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
-    def _check_group_fields(self, body: Mapping[str, Any]) -> None:
-        """Check the ``fields`` of a group time-series ``body`` as :meth:`time_series` checks
-        its own, with no request: only another spelling of a documented field is a
-        :class:`~dealframe.errors.ValidationError` naming ``fields[i]`` (:mod:`.fields`; ``i``
-        a position in ``body["fields"]``, made unique: :meth:`group_time_series` checks the
-        caller's list as given instead)."""
-        self._served_fields.check(body.get("fields"))
-
     # ------------------------------------------------------------------ endpoints
 
     def search(
