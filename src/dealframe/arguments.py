@@ -58,6 +58,7 @@ __all__ = [
     "integer_in",
     "iso3",
     "positive_number",
+    "unencodable",
 ]
 
 P = ParamSpec("P")
@@ -288,6 +289,71 @@ def _check_flags(flags: dict[str, bool], given: Mapping[str, Any]) -> None:
             )
 
 
+#: How deep :func:`unencodable` looks into lists and mappings (``filters.name``, ``names[0]``).
+_TEXT_DEPTH = 4
+_NOT_UTF8 = "text UTF-8 can encode (no lone surrogate: a byte that is not UTF-8, as from Latin-1)"
+
+
+def unencodable(value: Any, argument: str, depth: int = 0) -> tuple[str, str] | None:
+    """The first text in ``value`` that UTF-8 cannot encode (a lone surrogate), as ``(name,
+    text)`` with the name dotted or indexed as a :class:`~dealframe.errors.ValidationError`
+    names it; None when there is none.
+
+    Looks into texts, paths (``os.PathLike``), lists, tuples, sets and mappings (keys and
+    values), :data:`_TEXT_DEPTH` levels deep; anything else (a frame, an array) is left to
+    the check that reads it.
+
+    Examples
+    --------
+    >>> unencodable({"name": "Acme\\udcff"}, "filters")
+    ('filters.name', 'Acme\\udcff')
+    >>> unencodable(["Acme", "Bolt\\udcff"], "names")
+    ('names[1]', 'Bolt\\udcff')
+    >>> unencodable(["Acme", "Zürich"], "names") is None
+    True
+    """
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if isinstance(value, str):
+        if value.isascii():
+            return None
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return argument, value
+        return None
+    if depth >= _TEXT_DEPTH:
+        return None
+    found = None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found = unencodable(key, argument, depth + 1) or unencodable(
+                item, f"{argument}.{key}", depth + 1
+            )
+            if found:
+                break
+    elif isinstance(value, (list, tuple)):
+        for at, item in enumerate(value):
+            if found := unencodable(item, f"{argument}[{at}]", depth + 1):
+                break
+    elif isinstance(value, (set, frozenset)):
+        for item in value:
+            if found := unencodable(item, argument, depth + 1):
+                break
+    return found
+
+
+def _check_texts(given: Mapping[str, Any], skip: Iterable[str]) -> None:
+    """Refuse a text argument UTF-8 cannot encode (:func:`unencodable`), before any request
+    carries it or any file is written under it."""
+    for name, value in given.items():
+        if name in skip:
+            continue
+        found = unencodable(value, name)
+        if found is not None:
+            raise ValidationError(found[0], _NOT_UTF8, got=found[1])
+
+
 def _is_client(value: Any) -> bool:
     return all(hasattr(value, name) for name in ("public", "private", "settings"))
 
@@ -419,7 +485,10 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
     otherwise be true), as is anything but a client for a parameter annotated ``Client``.
     The signature seen by ``inspect`` and type checkers is unchanged. A method of a client
     or of its APIs, and a function given a client, runs as one call of that client
-    (:func:`client_call`): its findings blank the client's tokens.
+    (:func:`client_call`): its findings blank the client's tokens; a text argument there
+    that UTF-8 cannot encode (a lone surrogate, :func:`unencodable`) is a
+    :class:`~dealframe.errors.ValidationError` naming it (``names[0]``, ``filters.name``,
+    ``path``) before the call sends anything or writes a file.
 
     Examples
     --------
@@ -467,6 +536,7 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
         if not secrets:
             return function(*args, **kwargs)
         with client_call(secrets):
+            _check_texts(given, ("self", *clients))  # a call of a client: JSON and paths next
             return function(*args, **kwargs)
 
     return checked

@@ -117,16 +117,20 @@ _FALSE = {"0", "false", "no", "off"}
 def fingerprint(secret: str | None) -> str | None:
     """First 8 hex characters of the SHA-256 of ``secret`` (None stays None).
 
+    A lone surrogate (what a Latin-1 byte read from the environment decodes to) is hashed as
+    its code point (``surrogatepass``): the fingerprint of a token no header can carry is
+    still given, and no exception quotes the token.
+
     Examples
     --------
     >>> fingerprint("sandbox-public-token") == fingerprint("sandbox-public-token")
     True
-    >>> len(fingerprint("x"))
-    8
+    >>> len(fingerprint("x")), len(fingerprint("tok\\udcff"))
+    (8, 8)
     """
     if secret is None:
         return None
-    return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:8]
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
 def default_cache_path() -> Path:
@@ -253,7 +257,8 @@ def _check_token(name: str, value: Any, *, source: str | None = None) -> None:
 
     The message names the setting (and ``source``, the environment variable it was read
     from) and shows the token's fingerprint only; for a character an HTTP header cannot carry
-    it gives its position and code point, so a pasted typographic dash can be found.
+    it gives its position and code point, so a pasted typographic dash can be found (or the
+    lone surrogate a Latin-1 byte of the environment decodes to).
 
     Examples
     --------
@@ -271,18 +276,20 @@ def _check_token(name: str, value: Any, *, source: str | None = None) -> None:
         raise ConfigurationError(
             f"{label} must be a string, got {type(value).__name__}", field=name
         )
-    if not value or any(ch.isspace() for ch in value) or not value.isprintable():
-        raise ConfigurationError(
-            f"{label} must be a non-empty string without spaces or control characters "
-            f"(fingerprint {fingerprint(value)})",
-            field=name,
-        )
     if not value.isascii():  # http.client would fail with the header in its exception
         at, char = next((i, ch) for i, ch in enumerate(value, 1) if not ch.isascii())
         what = f"U+{ord(char):04X} {unicodedata.name(char, '')}".rstrip()
+        if unicodedata.category(char) == "Cs":
+            what += " (a lone surrogate: a byte that is not UTF-8, as from a Latin-1 text)"
         raise ConfigurationError(
             f"{label} must be ASCII, as tokens are issued (an HTTP header cannot carry other "
             f"characters): character {at} of {len(value)} is {what} "
+            f"(fingerprint {fingerprint(value)})",
+            field=name,
+        )
+    if not value or any(ch.isspace() for ch in value) or not value.isprintable():
+        raise ConfigurationError(
+            f"{label} must be a non-empty string without spaces or control characters "
             f"(fingerprint {fingerprint(value)})",
             field=name,
         )

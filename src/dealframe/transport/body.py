@@ -17,6 +17,12 @@ from the items in ``data`` (:func:`unsound`). Such a body is returned to its cal
 checks say what is wrong (:mod:`dealframe.contract`), but it is never stored in the HTTP cache
 nor answered from it: the next call asks the service again.
 
+An answer that holds the token of the request it answers (a service that echoes it in a
+header, its reason phrase or its body) is never stored in the HTTP cache: requests-cache
+would write it to the file as it came (:func:`echoes`). The call still gets the answer,
+with the token blanked wherever its words reach a message; a line on the
+``dealframe.transport`` logger (DEBUG) says it was not stored.
+
 The cache's filter (:func:`storable`) and the transport both need the parsed body; a body is
 parsed once, by whichever asks first in the thread, and the other takes the result
 (:func:`parse`), so checking costs no second parse.
@@ -38,6 +44,7 @@ Examples
 from __future__ import annotations
 
 import json
+import logging
 import math
 import threading
 from collections import Counter
@@ -45,13 +52,18 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 import orjson
+
+from dealframe.arguments import call_secrets
+from dealframe.errors import _ANYWHERE, _scrub
 
 __all__ = [
     "NON_FINITE",
     "TRUNCATED",
     "Read",
+    "echoes",
     "expecting",
     "non_finite",
     "parse",
@@ -65,6 +77,7 @@ TRUNCATED = "JSON cut short or malformed"
 #: same for every page of a walk: one warning, as Python shows a warning once per line).
 NON_FINITE = "number tokens that JSON does not have"
 
+logger = logging.getLogger("dealframe.transport")
 _last = threading.local()
 _READER: ContextVar[Callable[[bytes], Any] | None] = ContextVar("dealframe_reader", default=None)
 
@@ -198,14 +211,84 @@ def unsound(doc: Any) -> str | None:
     return None
 
 
+def _bearer(request: Any) -> str | None:
+    """The token of a request's ``Authorization: Bearer <token>`` header, else None (a stored
+    request's header is requests-cache's ``REDACTED``)."""
+    headers = getattr(request, "headers", None)
+    auth = headers.get("Authorization") if headers is not None else None
+    if isinstance(auth, str) and auth.startswith("Bearer "):
+        return auth[len("Bearer ") :] or None
+    return None
+
+
+def echoes(response: Any, secrets: tuple[str, ...] = ()) -> str | None:
+    """Where ``response`` holds a token: the one its request carried, or one of ``secrets``
+    (the running call's, :func:`~dealframe.arguments.call_secrets`); None when it holds none.
+
+    A token of 12 characters or more counts anywhere; a shorter one only as a whole word, as
+    :func:`~dealframe.errors._scrub` blanks it (a token ``"2"`` is not in ``"count": 12``).
+
+    Examples
+    --------
+    >>> import requests
+    >>> r = requests.Response()
+    >>> r.request = requests.Request("GET", "http://h/", headers={"Authorization": "Bearer "
+    ...     "tok-0123456789ab"}).prepare()
+    >>> r.headers["X-Echo"], r._content = "tok-0123456789ab", b'{"data": []}'
+    >>> echoes(r)
+    'a header'
+    >>> r.headers.clear()
+    >>> r._content = b'{"data": [], "meta": {"count": 12}}'
+    >>> echoes(r), echoes(r, ("2",)), echoes(r, ("12",))
+    (None, None, 'the body')
+    >>> r._content = b'{"data": [], "meta": {"echo": "tok-0123456789ab"}}'
+    >>> echoes(r)
+    'the body'
+    """
+    token = _bearer(getattr(response, "request", None))
+    found = {s for s in (token, *secrets) if s}
+    if not found:
+        return None
+    headers = getattr(response, "headers", None) or {}
+    parts = {
+        "a header": "\n".join(f"{k}: {v}" for k, v in headers.items()).encode("utf-8", "replace"),
+        "the reason phrase": str(getattr(response, "reason", None) or "").encode(
+            "utf-8", "replace"
+        ),
+        "the body": getattr(response, "content", None) or b"",
+    }
+    for where, blob in parts.items():
+        held = [s for s in found if s.encode("utf-8", "surrogatepass") in blob]
+        if any(len(s) >= _ANYWHERE for s in held):
+            return where
+        if held:  # a short token counts as a whole word only
+            text = blob.decode("utf-8", "replace")
+            if _scrub(text, held) != text:
+                return where
+    return None
+
+
 def storable(response: Any) -> bool:
     """requests-cache ``filter_fn``: store (and answer from the store) only well-formed bodies
-    that are not plainly wrong (:func:`unsound`).
+    that are not plainly wrong (:func:`unsound`), and that hold no token (:func:`echoes`).
 
     Called by requests-cache before it writes a new response and after it reads a stored
     one; a stored body that fails is deleted there and then.
     """
     if getattr(response, "status_code", None) != 200:
+        return False
+    where = echoes(response, call_secrets())
+    if where is not None:
+        if getattr(_last, "echoed", None) != id(response):  # requests-cache asks twice
+            _last.echoed = id(response)  # the answer itself is not kept
+            request = getattr(response, "request", None)
+            path = urlsplit(getattr(request, "url", None) or "").path
+            logger.debug(
+                "%s %s: not stored in the HTTP cache, the answer holds the token in %s",
+                getattr(request, "method", None),
+                path,
+                where,
+            )
         return False
     content = response.content or b""
     held = getattr(_last, "held", None)

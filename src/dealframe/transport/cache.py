@@ -12,7 +12,8 @@ Facts this module relies on (requests-cache 1.3):
   mixes the SHA-256 fingerprint of the ``Authorization`` header into every key.
 - ``filter_fn`` runs before a response is written and after a stored one is read; a stored
   response it refuses is deleted. :func:`dealframe.transport.body.storable` is ours: only
-  well-formed success bodies that are not plainly wrong are kept or answered.
+  well-formed success bodies that are not plainly wrong, and that hold no token (a service
+  echoing it back: requests-cache would write it to the file), are kept or answered.
 
 A body can pass that filter and still fail the checks of the call that reads it
 (:mod:`dealframe.contract`: a row without its id, rows repeated, a field missing...). Every
@@ -89,8 +90,8 @@ from requests_cache import (
 )
 from requests_cache.backends.sqlite import SQLiteDict
 
-from dealframe.arguments import checked_methods, flag
-from dealframe.errors import ConfigurationError
+from dealframe.arguments import checked_methods, flag, unencodable
+from dealframe.errors import ConfigurationError, ValidationError
 from dealframe.notices import DealframeWarning, user_stacklevel
 from dealframe.transport.body import storable
 from dealframe.transport.paging import on_worker
@@ -301,10 +302,29 @@ def canonical_json(body: Any) -> bytes:
 
     Examples
     --------
+    A body JSON cannot hold (a text with a lone surrogate that an argument check let through,
+    a value of another type) is a :class:`~dealframe.errors.ValidationError` naming the
+    request body, never orjson's ``TypeError``; the argument checks
+    (:func:`dealframe.arguments.unencodable`) name the argument first.
+
+    Examples
+    --------
     >>> canonical_json({"b": {"y": 1, "x": 2}, "a": [3, 1]})
     b'{"a":[3,1],"b":{"x":2,"y":1}}'
+    >>> canonical_json({"name": "Acme\\udcff"})
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid request body.name: expected values JSON can hold (str is not valid UTF-8: surrogates not allowed), got 'Acme\\udcff'
     """
-    return orjson.dumps(body, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    try:
+        return orjson.dumps(body, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except TypeError as exc:  # orjson.JSONEncodeError is a TypeError
+        found = unencodable(body, "request body")
+        raise ValidationError(
+            found[0] if found else "request body",
+            f"values JSON can hold ({exc})",
+            **({"got": found[1]} if found else {}),
+        ) from None
 
 
 def token_namespace(authorization: str | None) -> str:
