@@ -35,7 +35,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 )
 
 from dealframe.errors import ServiceContractError
-from dealframe.notices import MissingDataWarning
+from dealframe.notices import MissingDataWarning, ServiceContractWarning
 
 CURRENT = "^/api/v2/companies/current$"
 SERIES = "^/api/v2/companies/time-series$"
@@ -247,3 +247,43 @@ def test_an_item_without_sku_is_said_once_as_dropped(via, proxy, path, method, k
     contract = [f["message"] for f in got.attrs["findings"]]
     assert contract == ["1 of 3 items have no 'sku': dropped"], contract
     assert not any("kept" in m for m in messages(o)), messages(o)
+
+
+# ------------------------------------------------------------- 5. numbers written as text
+
+
+def test_current_numbers_written_as_text_are_read_and_said_naming_the_sku(direct, via, proxy):
+    """``"enterpriseValue": "1.5"`` was read as 1.5 without a word (``"12x"`` raised)."""
+    want = direct.public.current(SKUS)
+    first = want.index[0]
+
+    def spell(item: dict[str, Any]) -> None:
+        if item["sku"] == first:
+            item["enterpriseValue"] = "1.5"
+
+    proxy.add(CURRENT, each_item(spell))
+    got = ok(o := outcome(lambda: via.public.current(SKUS)))
+    assert got.loc[first, "enterpriseValue"] == 1.5
+    assert_same(got.drop(columns="enterpriseValue"), want.drop(columns="enterpriseValue"))
+    assert o.warned(ServiceContractWarning) == [
+        f"enterpriseValue: numbers written as text in 1 of 3 values (such as '1.5'; sku "
+        f"{first}): read as numbers"
+    ]
+
+
+def test_time_series_numbers_written_as_text_are_read_and_said_naming_the_skus(direct, via, proxy):
+    """A month's value written as ``"1.5"`` was read as 1.5 without a word."""
+    want = direct.public.time_series(SKUS, shape="long", **WINDOW)
+
+    def spell(item: dict[str, Any]) -> None:
+        series = item["data"]["evRevenueNtm"]
+        month = next(iter(series))
+        series[month] = str(series[month])
+
+    proxy.add(SERIES, each_item(spell))
+    got = ok(o := outcome(lambda: via.public.time_series(SKUS, shape="long", **WINDOW)))
+    assert_same(got, want)
+    said = o.warned(ServiceContractWarning)
+    assert len(said) == 1, said
+    assert said[0].startswith("evRevenueNtm: numbers written as text in 3 of "), said
+    assert said[0].endswith(f"sku {', '.join(SKUS)}): read as numbers"), said

@@ -349,3 +349,55 @@ def test_records_deleted_after_the_last_page_are_not_taken_for_a_divergence(
     proxy.reset()
     _sync(client, tmp_path / "m")
     assert _mirror(tmp_path / "m").set_index("id").loc[deleted, "deleted"].all()
+
+
+@pytest.mark.parametrize("served", ["absent", None, ""], ids=["absent", "null", "empty"])
+def test_a_row_without_an_id_is_refused_before_anything_is_committed(
+    sb, client, proxy, tmp_path, served
+):
+    """Held: a change-feed row without an ``id`` cannot be merged into the table by id. The
+    sync raised a bare ``KeyError: None`` from its staging; now the page reader refuses the
+    page with a typed error naming the entity and the page, and the table stays as it was
+    (none on a first sync, its previous version on a later one)."""
+    path = tmp_path / "m"
+    _sync(client, path)
+    before = mirror.status(path).set_index("entity").loc["deals", "version"]
+
+    def no_id(rows: list[dict[str, Any]], ex: Exchange) -> list[dict[str, Any]]:
+        if rows:
+            if served == "absent":
+                rows[0].pop("id", None)
+            else:
+                rows[0]["id"] = served
+        return rows
+
+    proxy.add(FEED.replace("$", ""), _rows(no_id, "no_id"))
+    for folder in (tmp_path / "new", path):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the list call's own missing_identity warning
+            with pytest.raises(ServiceContractError, match=r"deals.*page \d+.*have no id") as got:
+                _sync(client, folder)
+        assert got.value.finding == "missing_identity"
+    assert mirror.status(tmp_path / "new").empty
+    assert mirror.status(path).set_index("entity").loc["deals", "version"] == before
+
+
+def test_numbers_written_as_text_in_the_feed_are_said_once_per_entity(sb, client, proxy, tmp_path):
+    """A feed whose first deal of every page holds ``"deal_valuation": "123.5"``: the table
+    holds 123.5 there, and the sync says it once for the entity (not once per page), naming
+    the field; it was read without a word."""
+
+    def spell(rows: list[dict[str, Any]], ex: Exchange) -> list[dict[str, Any]]:
+        if rows:
+            rows[0]["deal_valuation"] = "123.5"
+        return rows
+
+    proxy.add(FEED.replace("$", ""), _rows(spell, "spell"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = _sync(client, tmp_path / "m")["deals"]
+    assert report.requests > 2, "the test needs several pages"
+    said = [str(w.message) for w in caught if "written as text" in str(w.message)]
+    assert len(said) == 1, said
+    assert said[0].startswith("the change feed of deals: deal_valuation: numbers written as text")
+    assert (_mirror(tmp_path / "m")["deal_valuation"] == 123.5).sum() >= 2

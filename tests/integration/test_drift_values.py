@@ -473,3 +473,45 @@ def test_participant_ids_in_another_spelling_explode_to_the_same_rows(direct, vi
     got = explode_participants(via.private.deals(limit=300), roles=roles)
     assert_same(got, want)
     assert_same(co_investment_edges(got), co_investment_edges(want))
+
+
+# ----------------------------------------------------------------- numbers written as text
+
+
+def test_numbers_written_as_text_are_read_and_said_once_naming_the_rows(direct, via, proxy):
+    """``"deal_valuation": "123.5"`` on the first deal of every page was read as 123.5 without
+    a word (while ``"12x"`` raised): now it is read, and said once for the call (not once per
+    page), naming the field, how many and the first deals' ids."""
+    want = direct.private.deals()
+    pages = -(-len(want) // 1000)
+    assert pages > 1, "the test needs several pages"
+    proxy.add(DEALS, valuations("123.5"))
+    o = outcome(lambda: via.private.deals())
+    assert o.error is None, repr(o.error)
+    assert o.value["deal_valuation"].dtype == "float64"
+    said = o.warned(ServiceContractWarning)
+    assert len(said) == 1, said
+    firsts = o.value.iloc[[i * 1000 for i in range(pages)]]
+    assert (firsts["deal_valuation"] == 123.5).all()
+    assert said[0].startswith(
+        f"deal_valuation: numbers written as text in {pages} of {len(want):,} values "
+        "(such as '123.5'; id "
+    ), said
+    assert all(i in said[0] for i in firsts["id"].head(5)), said
+    assert_same(o.value.drop(columns="deal_valuation"), want.drop(columns="deal_valuation"))
+
+
+def test_whole_numbers_written_as_text_are_read_and_said(direct, via, proxy):
+    """``"founded": "1999"`` was read silently (and text beside numbers on one page aborted)."""
+    want = direct.private.companies(limit=5)
+    assert want["founded"].notna().all(), "the test needs founding years"
+    proxy.add(COMPANIES, every_other(lambda item: item.update(founded=str(item["founded"]))))
+    o = outcome(lambda: via.private.companies(limit=5))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, want)
+    said = o.warned(ServiceContractWarning)
+    spelt = want["id"].iloc[1::2].tolist()
+    assert said == [
+        f"founded: numbers written as text in 2 of 5 values (such as "
+        f"'{want['founded'].iloc[1]}'; id {', '.join(spelt)}): read as numbers"
+    ]

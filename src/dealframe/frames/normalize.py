@@ -28,6 +28,7 @@ import uuid
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -63,10 +64,13 @@ __all__ = [
     "cast",
     "empty_frame",
     "infer_kind",
+    "NumbersAsText",
     "no_offset_text",
+    "numbers_noted",
     "offsets_noted",
     "to_date",
     "to_utc",
+    "warn_numbers_as_text",
     "why",
     "without_offset",
 ]
@@ -521,16 +525,34 @@ def _categorical(values: Sequence[Any], vocab: Sequence[Any]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats))
 
 
-def _floats(values: Sequence[Any], name: str = "number", typed: bool = False) -> np.ndarray:
+def _floats(
+    values: Sequence[Any],
+    name: str = "number",
+    typed: bool = False,
+    labels: tuple[str, Any] | None = None,
+) -> np.ndarray:
     """Numbers (or None) as float64, None as NaN: by Arrow when it takes them all (floats,
     ints it holds exactly), else by numpy (numeric strings, big ints ...). A boolean is
-    refused (Arrow and numpy read it as 1 or 0); an empty string is null, and text that is
-    not a finite number (``"Infinity"``, ``"-inf"``, ``"NaN"``) is read as written: both
-    warned of, naming the field. ``typed``: values a schema'd decoder read as numbers or
-    null (:mod:`dealframe.frames.deal_rows`), no boolean among them."""
+    refused (Arrow and numpy read it as 1 or 0); an empty string is null, text that is
+    not a finite number (``"Infinity"``, ``"-inf"``, ``"NaN"``) is read as written, and a
+    number written as text (``"123.5"``) is read as that number: each warned of, naming the
+    field (the last with its count and, given ``labels`` (``("id", ids)``), the first rows'
+    labels: :func:`warn_numbers_as_text`). ``typed``: values a schema'd decoder read as
+    numbers or null (:mod:`dealframe.frames.deal_rows`), no boolean among them.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as said:
+    ...     warnings.simplefilter("always")
+    ...     _floats(["123.5", 2.0], "deal_valuation", labels=("id", ["d1", "d2"])).tolist()
+    [123.5, 2.0]
+    >>> str(said[0].message)
+    "deal_valuation: numbers written as text in 1 of 2 values (such as '123.5'; id d1): read as numbers"
+    """
     if not typed:
         _no_booleans(values, name)
-    try:
+    try:  # the common case: the text check below costs nothing here
         return pa.array(values, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
     except _ARROW_ERRORS:
         pass
@@ -549,7 +571,121 @@ def _floats(values: Sequence[Any], name: str = "number", typed: bool = False) ->
             name,
             f"text that is not a finite number ({', '.join(map(repr, odd[:5]))}): read as written",
         )
+    spelt = [i for i in text if values[i] is not None and np.isfinite(out[i])]
+    if spelt:
+        warn_numbers_as_text(name, values, spelt, labels)
     return out
+
+
+#: Row labels a warning about numbers written as text names, at most.
+_LABELS_SHOWN = 5
+
+
+@dataclass
+class NumbersAsText:
+    """Numbers of one field written as text (``"123.5"``) and read as numbers, as said: how
+    many of how many values, the first of them, and the first rows' labels (``key``:
+    ``id`` or ``sku``; ``more``: labels not shown)."""
+
+    count: int = 0
+    total: int = 0
+    sample: str = ""
+    key: str | None = None
+    labels: list[str] = field(default_factory=list)
+    more: int = 0
+
+    def add(
+        self, values: Sequence[Any], rows: Sequence[int], labels: tuple[str, Any] | None
+    ) -> None:
+        """Count the ``rows`` of ``values`` (one frame's, or one page's) written as text."""
+        if not self.count:
+            self.sample = repr(values[rows[0]])
+        self.count += len(rows)
+        self.total += len(values)
+        if labels is None:
+            return
+        key, column = labels
+        self.key = key
+        seen = dict.fromkeys(self.labels)
+        for i in rows:
+            if not _is_null(column[i]) and str(column[i]) not in seen:
+                if len(seen) < _LABELS_SHOWN:
+                    seen[str(column[i])] = None
+                else:
+                    self.more += 1
+        self.labels = list(seen)
+
+    def text(self, name: str) -> str:
+        """What is said of them, for the field ``name``.
+
+        Examples
+        --------
+        >>> said = NumbersAsText()
+        >>> said.add(["1.5", 2.0], [0], ("sku", ["A-USA", "B-USA"]))
+        >>> said.text("value")
+        "value: numbers written as text in 1 of 2 values (such as '1.5'; sku A-USA): read as numbers"
+        """
+        named = ""
+        if self.labels:
+            more = f" and {self.more:,} more" if self.more else ""
+            named = f"; {self.key} {', '.join(self.labels)}{more}"
+        many = f"{self.count:,} of {self.total:,} values"
+        return f"{name}: numbers written as text in {many} (such as {self.sample}{named}): read as numbers"
+
+
+#: What :func:`warn_numbers_as_text` notes, by field, in place of warning (:func:`numbers_noted`).
+_TEXT_NOTED: ContextVar[dict[str, NumbersAsText] | None] = ContextVar(
+    "dealframe_numbers_noted", default=None
+)
+
+
+@contextlib.contextmanager
+def numbers_noted() -> Iterator[dict[str, NumbersAsText]]:
+    """Within it, :func:`warn_numbers_as_text` warns of nothing: it notes, in the dict yielded,
+    by field, the numbers written as text it was given, for the caller to say once
+    (:meth:`NumbersAsText.text`). A walk that builds a frame per page (the mirror's change
+    feed) so says them once per field, not once per page. It holds for the current thread or
+    task only, as :func:`offsets_noted` does.
+
+    Examples
+    --------
+    >>> with numbers_noted() as noted:
+    ...     warn_numbers_as_text("founded", ["1999", 2001], [0], ("id", ["a", "b"]))
+    ...     warn_numbers_as_text("founded", ["2003"], [0], ("id", ["c"]))
+    >>> noted["founded"].text("founded")
+    "founded: numbers written as text in 2 of 3 values (such as '1999'; id a, c): read as numbers"
+    """
+    noted: dict[str, NumbersAsText] = {}
+    token = _TEXT_NOTED.set(noted)
+    try:
+        yield noted
+    finally:
+        _TEXT_NOTED.reset(token)
+
+
+def warn_numbers_as_text(
+    name: str, values: Sequence[Any], rows: Sequence[int], labels: tuple[str, Any] | None = None
+) -> None:
+    """Warn (:class:`~dealframe.ServiceContractWarning`) that the ``rows`` of ``values``, of
+    the number field ``name``, hold numbers written as text (``"123.5"``), read as numbers:
+    how many, the first value, and the first rows' ``labels`` (``(key, labels)``, indexed
+    as ``values`` is) when given (noted instead within :func:`numbers_noted`). The document
+    gives these fields JSON numbers; a service writing text is said, not silently read.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as said:
+    ...     warnings.simplefilter("always")
+    ...     warn_numbers_as_text("value", ["1.5", 2.0], [0], ("sku", ["A-USA", "B-USA"]))
+    >>> str(said[0].message)
+    "value: numbers written as text in 1 of 2 values (such as '1.5'; sku A-USA): read as numbers"
+    """
+    noted = _TEXT_NOTED.get()
+    said = NumbersAsText() if noted is None else noted.setdefault(name, NumbersAsText())
+    said.add(values, rows, labels)
+    if noted is None:
+        warnings.warn(said.text(name), ServiceContractWarning, stacklevel=user_stacklevel())
 
 
 def _no_booleans(values: Sequence[Any], name: str) -> None:
@@ -571,21 +707,44 @@ def _blanks_null(values: Sequence[Any], name: str) -> Sequence[Any]:
     return values
 
 
-def _ints(values: Sequence[Any], name: str) -> Any:
+def _ints(values: Sequence[Any], name: str, labels: tuple[str, Any] | None = None) -> Any:
     """Whole numbers (or None) as ``Int64``: a boolean is refused and an empty string is null,
-    as for :func:`_floats` (``3.0``, or ``"3"`` in a column of text, is read as 3; ``2.5`` is
-    refused).
+    as for :func:`_floats` (``3.0`` is read as 3, and ``"3"`` too, said as a number written as
+    text, naming the first rows by their ``labels``; ``2.5`` is refused).
 
     Examples
     --------
     >>> _ints([3.0, None], "founded").tolist()
     [3, <NA>]
     """
-    _no_booleans(values, name)
-    try:
+    types = set(map(type, values))
+    if bool in types:
+        raise ValidationError(name, "numbers", got=next(v for v in values if type(v) is bool))
+    if str not in types:
         return pd.array(values, dtype=pd.Int64Dtype())
-    except (ValueError, TypeError):
-        return pd.array(_blanks_null(values, name), dtype=pd.Int64Dtype())
+    spelt = [i for i, v in enumerate(values) if isinstance(v, str) and v.strip()]
+    read = list(_blanks_null(values, name))
+    for i in spelt:  # text beside numbers is refused by pandas: each read alone
+        read[i] = _whole(read[i], name)
+    out = pd.array(read, dtype=pd.Int64Dtype())
+    if spelt:
+        warn_numbers_as_text(name, values, spelt, labels)
+    return out
+
+
+def _whole(text: str, name: str) -> int:
+    """A whole number written as text (``"1999"``, ``"3.0"``), else a ValidationError."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
+        raise ValidationError(name, "whole numbers", got=text) from None
+    if not number.is_integer():
+        raise ValidationError(name, "whole numbers", got=text)
+    return int(number)
 
 
 def _is_number(value: Any) -> bool:
@@ -762,7 +921,8 @@ def build_columns(
     List and object columns are written as JSON text and numbers typed at once,
     so the parsed lists and dicts of a page can be freed; text, date, timestamp
     and category columns are kept as Arrow text and typed once, over every page,
-    by :func:`assemble`.
+    by :func:`assemble` (as are the numbers of a column a page holds text in, so numbers
+    written as text are said once, naming their rows).
 
     ``nested`` maps a nested-object key to the prefix its unknown keys get as
     extra columns (``{"target": "target_"}``); other unknown top-level keys keep
@@ -815,8 +975,16 @@ def _page_column(values: list[Any], col: Column, typed: bool = False) -> Any:
         blobs = [None if v is None else _write_typed(v) for v in values]
         texts = pd.array(pa.array(blobs, pa.large_binary()).view(_TEXT), dtype=STRING_DTYPE)
         return _member_ids(values, texts) if "id" in (col.fields or ()) else texts
-    if typed and col.kind == "float":
-        return _floats(values, col.name, typed=True)
+    if col.kind == "float":
+        if typed:
+            return _floats(values, col.name, typed=True)
+        _no_booleans(values, col.name)
+        try:  # numbers only (the common case): typed now
+            return pa.array(values, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
+        except _ARROW_ERRORS:  # text among them: typed once over every page by :func:`assemble`,
+            return values  # which says numbers written as text once, naming their rows
+    if col.kind == "int" and str in set(map(type, values)):
+        return values  # the same
     if col.kind not in _TEXT_KINDS:
         return cast(values, col)
     try:
@@ -844,17 +1012,32 @@ def _absent(n: int, col: Column) -> Any:
     return pa.nulls(n, _TEXT) if col.kind in _TEXT_KINDS else cast([None] * n, col)
 
 
-def _joined(chunks: list[Any], col: Column) -> Any:
-    """One column over every page: typed chunks joined; text chunks joined, then typed once."""
+def _joined(chunks: list[Any], col: Column, labels: tuple[str, Any] | None = None) -> Any:
+    """One column over every page: typed chunks joined; text chunks joined, then typed once
+    (as are the numbers of a column some page held text in, ``labels`` naming its rows)."""
     if col.kind in _TEXT_KINDS:
         if all(isinstance(c, pa.Array) for c in chunks):
             return cast(chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks), col)
         return cast(list(chain.from_iterable(map(_python, chunks))), col)
+    if col.kind in ("float", "int") and any(isinstance(c, list) for c in chunks):
+        values = list(chain.from_iterable(c if isinstance(c, list) else list(c) for c in chunks))
+        if col.kind == "float":
+            return _floats(values, col.name, labels=labels)
+        return _ints(values, col.name, labels=labels)
     if len(chunks) == 1:
         return chunks[0]
     if isinstance(chunks[0], np.ndarray):
         return np.concatenate(chunks)
     return type(chunks[0])._concat_same_type(chunks)
+
+
+def _row_labels(columns: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """How a warning names the rows of the columns typed so far: by ``sku`` or ``id`` (the
+    schemas put them first), else not at all."""
+    for key in ("sku", "id"):
+        if key in columns:
+            return key, columns[key]
+    return None
 
 
 def assemble(
@@ -886,7 +1069,7 @@ def assemble(
     for name in order:
         col = specs[name]
         chunks = [t[name] if name in t else _absent(n, col) for (t, _), n in zip(parts, lengths)]
-        columns[name] = _joined(chunks, col)
+        columns[name] = _joined(chunks, col, _row_labels(columns))
     extra_names = sorted({k for _, e in parts for k in e} - set(columns))
     for name in extra_names:
         chunks = [

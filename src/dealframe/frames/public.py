@@ -28,7 +28,13 @@ import pandas as pd
 from dealframe.arguments import checked_keywords
 from dealframe.contract import Findings, _add_repeats, _as_written, _count, typed_fields
 from dealframe.errors import ValidationError
-from dealframe.frames.normalize import as_records, build_frame, empty_frame, why
+from dealframe.frames.normalize import (
+    as_records,
+    build_frame,
+    empty_frame,
+    warn_numbers_as_text,
+    why,
+)
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
 
 __all__ = [
@@ -254,7 +260,8 @@ def _collect(
         months = ords[codes]
     else:
         ords = months = np.empty(0, dtype=np.int64)
-    if bool in set(map(type, values)):  # numpy reads True as 1.0: refused, as in current data
+    types = set(map(type, values))
+    if bool in types:  # numpy reads True as 1.0: refused, as in current data
         at = next(i for i, v in enumerate(values) if type(v) is bool)
         chunk = int(np.searchsorted(np.cumsum(counts), at, side="right"))
         raise ValidationError(
@@ -267,6 +274,8 @@ def _collect(
         vals = np.asarray(values, dtype=np.float64) if values else np.empty(0)
     except (TypeError, ValueError) as exc:
         raise ValidationError("time_series", f"numeric values ({why(exc)})") from None
+    if str in types:  # numbers written as text ("1.5"): read, and said by field
+        _said_as_text(values, vals, counts, chunk_f, chunk_s, list(field_pos), list(sku_pos))
     if keys and (len(set(ords.tolist())) < len(ords) or len(sku_pos) < len(records)):
         # a month in two spellings ("2023-01", "2023-01-01") or a SKU twice: one value each
         keep, same, differ = _first_of_each((s_idx * len(field_pos) + f_idx), months, vals)
@@ -274,6 +283,29 @@ def _collect(
         if found is not None:
             _add_repeats(found, "month", same, differ, "the first")
     return list(sku_pos), list(field_pos), f_idx, s_idx, months, vals
+
+
+def _said_as_text(
+    values: list[Any],
+    vals: np.ndarray,
+    counts: np.ndarray,
+    chunk_f: list[int],
+    chunk_s: list[int],
+    fields: list[str],
+    skus: list[str],
+) -> None:
+    """Warn, by field, of the time-series values written as text and read as numbers, naming
+    the first SKUs (:func:`~dealframe.frames.normalize.warn_numbers_as_text`)."""
+    text = [i for i, v in enumerate(values) if isinstance(v, str) and np.isfinite(vals[i])]
+    if not text:
+        return
+    chunk = np.searchsorted(np.cumsum(counts), np.asarray(text), side="right")
+    by_field: dict[int, list[int]] = {}
+    for at, c in zip(text, chunk.tolist()):
+        by_field.setdefault(chunk_f[c], []).append(at)
+    sku_of = {at: skus[chunk_s[c]] for at, c in zip(text, chunk.tolist())}
+    for f, rows in by_field.items():
+        warn_numbers_as_text(fields[f], values, rows, ("sku", sku_of))
 
 
 def _first_of_each(

@@ -112,7 +112,28 @@ class ClientFetch:
                     f"{len(first)}: the service counts page from 0; the walk was read again"
                 )
                 frame, total = first, first.attrs.get("total")
+        self._check_ids(frame, page - 1 + self.origin)
         return frame, None if total is None else int(total)
+
+    def _check_ids(self, frame: pd.DataFrame, page: int) -> None:
+        """Refuse a page holding items without an ``id`` (absent, null or empty): the table
+        merges rows by id, so such a row can be neither upserted nor told from another; the
+        walk stops before anything is committed."""
+        if not len(frame):
+            return
+        ids = frame["id"] if "id" in frame.columns else pd.Series([None] * len(frame))
+        missing = ids.isna().to_numpy() | (ids.astype(object) == "").to_numpy()
+        if not missing.any():
+            return
+        first = int(missing.argmax()) + 1
+        raise ServiceContractError(
+            200,
+            f"the change feed of {self.entity} (POST /api/private/v1/{self.name}, page {page}): "
+            f"{int(missing.sum())} of {len(frame)} items have no id (the first is item "
+            f"{first}); a row without an id cannot be merged into the mirror's table, so "
+            f"the {self.entity} table is not written (it stays at its previous version)",
+            finding="missing_identity",
+        )
 
     def _page(self, filters: dict[str, Any], page: int) -> pd.DataFrame:
         """One page (as the service numbers it); a page size refused is asked again smaller."""

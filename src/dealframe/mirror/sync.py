@@ -26,7 +26,7 @@ from deltalake.exceptions import DeltaError
 from dealframe.arguments import checked_keywords, choice, expanded_path, finite_number, integer_in
 
 from ..errors import ConfigurationError, DealframeError, ValidationError
-from ..frames.normalize import no_offset_text, offsets_noted
+from ..frames.normalize import no_offset_text, numbers_noted, offsets_noted
 from ..notices import ServiceContractWarning, user_stacklevel
 from ..transport.paging import interactive, progress_bar
 from .ahead import read_ahead
@@ -598,15 +598,18 @@ def _diverge(said: Said, message: str) -> None:
 
 @contextlib.contextmanager
 def _offsets_said(entity: str, said: Said) -> Iterator[None]:
-    """Timestamps without an offset the block reads (the change feed types them page by page)
-    said once per field of ``entity``, with how many there were, among the sync's warnings:
-    not one warning per page."""
-    with offsets_noted() as noted:
+    """Timestamps without an offset, and numbers written as text, the block reads (the change
+    feed types them page by page) said once per field of ``entity``, with how many there were,
+    among the sync's warnings: not one warning per page."""
+    with offsets_noted() as noted, numbers_noted() as spelt:
         try:
             yield
         finally:
             for name, (count, sample) in noted.items():
                 text = no_offset_text(name, count, sample)
+                said.append((ServiceContractWarning, f"the change feed of {entity}: {text}"))
+            for name, numbers in spelt.items():
+                text = numbers.text(name)
                 said.append((ServiceContractWarning, f"the change feed of {entity}: {text}"))
 
 
