@@ -941,6 +941,22 @@ def _folded(name: str) -> str:
     return _NAME_SEPARATORS.sub("", unicodedata.normalize("NFKC", name)).casefold()
 
 
+def _shown_key(key: str) -> str:
+    r"""``key`` as a finding writes it: as is, or in quotes with escapes (``'sku\u200b'``)
+    when it holds a character that prints as nothing or as another (not printable, or changed
+    by NFKC: a zero-width space, a full-width letter), so the reader sees how it differs.
+
+    Examples
+    --------
+    >>> _shown_key("market_cap"), _shown_key("Market Cap"), _shown_key("sku\u200b")
+    ('market_cap', 'Market Cap', "'sku\\u200b'")
+    >>> _shown_key("ｓku")
+    "'ｓku'"
+    """
+    plain = key.isprintable() and unicodedata.normalize("NFKC", key) == key
+    return key if plain else repr(key)
+
+
 def respelled_fields(
     items: list[Mapping[str, Any]], names: Iterable[str], found: Findings
 ) -> list[Mapping[str, Any]]:
@@ -1001,7 +1017,7 @@ def respelled_fields(
         out.append({renamed.get(k, k): v for k, v in item.items()} if renamed else item)
     said = []
     if read:
-        shown = ", ".join(f"{key} as {mine}" for key, mine in sorted(read)[:6])
+        shown = ", ".join(f"{_shown_key(key)} as {mine}" for key, mine in sorted(read)[:6])
         most = max(read.values())
         said.append(
             "member(s) written in another case or with separators, read as the documented "
@@ -1009,7 +1025,7 @@ def respelled_fields(
         )
     if kept:
         shown = "; ".join(
-            f"{' and '.join(spelt)} both spell {mine}, kept as served (in {len(where)} of "
+            f"{' and '.join(map(_shown_key, spelt))} both spell {mine}, kept as served (in {len(where)} of "
             f"{len(items)} items: {', '.join(where[:3])}{' ...' if len(where) > 3 else ''})"
             for (mine, *spelt), where in sorted(kept.items())[:6]
         )

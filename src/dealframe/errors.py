@@ -459,12 +459,16 @@ class ApiError(DealframeError):
         :class:`IncompleteResultError` counts them; None unless ``partial`` is set.
     failed : sequence
         The items (pages, chunks, ids) not received; empty unless ``partial`` is set.
+    labels : sequence of str
+        How the message names each of ``failed`` (``SKUs 1-100 (A ... B)``), in the same
+        order, as :class:`IncompleteResultError`'s ``.labels``; empty unless ``partial`` is set.
     """
 
     partial: Any = None
     expected: int | None = None
     received: int | None = None
     failed: Sequence[Any] = ()
+    labels: Sequence[str] = ()
     retry_after_from: str | None = None
 
     def __init__(
@@ -910,8 +914,10 @@ def incomplete(
     by an error every later request would meet too: ``stop`` (a 400 on page 3 of a list
     walk), or else the first :class:`AuthenticationError` of ``errors`` (a token that expired
     part-way). That error is returned as itself (``except AuthenticationError`` still catches
-    it), carrying ``partial``, ``expected``, ``received`` and ``failed`` as the incomplete
-    result would, and saying in its message how many units arrived before it.
+    it), carrying ``partial``, ``expected``, ``received``, ``failed`` and ``labels`` as the
+    incomplete result would, and saying in its message how many units arrived before it. Its
+    ``.retry_after`` stays its own (the wait that error carries, usually None), not the
+    longest wait of the failed requests: waiting does not cure what stopped the call.
 
     Examples
     --------
@@ -921,6 +927,10 @@ def incomplete(
     ('AuthenticationError', 100, 'df')
     >>> str(error).split("; ")[:2]
     ['401 INVALID_TOKEN: Token expired', 'stopped part-way: received 100 of 150 rows']
+    >>> slow = RateLimitedError(429, "RATE_LIMITED", "Slow down", retry_after=30)
+    >>> error = incomplete(300, 100, [["A"], ["B"]], errors=[slow, expired], labels=["1", "2"])
+    >>> error.labels, error.retry_after
+    (['1', '2'], None)
     >>> type(incomplete(150, 100, ["page 3"], errors=[ServerError(503, "X", "down")])).__name__
     'IncompleteResultError'
     """
@@ -933,7 +943,7 @@ def incomplete(
         return result
     again = copy.copy(stop)  # by DealframeError.__reduce__: the class and every attribute
     again.partial, again.expected, again.received = partial, expected, received
-    again.failed = result.failed
+    again.failed, again.labels = result.failed, result.labels
     again.args = (
         f"{stop}; stopped part-way: {result.counts()} (what arrived is on the error's .partial)",
     )

@@ -84,10 +84,10 @@ class KnownFields:
 
         A known name that ``name`` spells in another case or with separators
         (:func:`~dealframe.contract._folded`: ``market_cap_lcu`` for ``marketCapLcu``) is the
-        one; else the closest (:func:`~dealframe.errors.did_you_mean`) of the names seen served
-        and ``also``, and only when none is close, of the document's other names (a document
-        name the service was never seen to serve may be one it does not serve). Between names
-        as close, one seen served goes first.
+        one; else the closest of all known names (:func:`_closest`), a name seen served or in
+        ``also`` taken instead of a closer document name only when nearly as close (a
+        document name the service was never seen to serve may be one it does not serve), and
+        never instead of a name one letter from ``name``.
 
         Examples
         --------
@@ -95,8 +95,8 @@ class KnownFields:
         >>> known.add(["revenueLtm", "marketCap"])
         >>> known.hint("revenue"), known.hint("market_cap_lcu"), known.hint("marketCapLcu")
         (" (did you mean 'revenueLtm'?)", " (did you mean 'marketCapLcu'?)", '')
-        >>> known.hint("revenueNtn")  # revenueNtm is closer, but was never seen served
-        " (did you mean 'revenueLtm'?)"
+        >>> known.hint("revenueNtn")  # one letter from revenueNtm: never seen served, still it
+        " (did you mean 'revenueNtm'?)"
         """
         if self.known(name):
             return ""
@@ -109,33 +109,68 @@ class KnownFields:
             same = [choice for choice in tier if folded(choice) == key]
             if same:
                 return f" (did you mean {same[0]!r}?)"
-        return _closest(name, served, seen) or did_you_mean(name, sorted(documented))
+        return _closest(name, served | documented, served, seen)
 
 
 #: How alike (:mod:`difflib`'s ratio) a choice is to be close: :func:`did_you_mean`'s cutoff.
 _CLOSE = 0.6
+#: How much less alike than the closest a name the service serves may be and still be the
+#: one suggested (``ebitda``: ``evEbitdaLtm`` at 0.71, served, before ``ebitdaNtm`` at 0.8).
+_MARGIN = 0.1
 
 
-def _closest(name: str, choices: frozenset[str], preferred: frozenset[str]) -> str:
-    """:func:`~dealframe.errors.did_you_mean` over ``choices``, a ``preferred`` one as close
-    as its choice (as :mod:`difflib` scores them, case ignored) taken instead.
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one letter changed, added or dropped, or two
+    neighbours swapped (case ignored).
 
     Examples
     --------
-    >>> _closest("abX", frozenset({"abY", "abZ"}), frozenset({"abY"}))
-    " (did you mean 'abY'?)"
+    >>> _one_edit("evRevenueNtn", "evRevenueNtm"), _one_edit("nmae", "name")
+    (True, True)
+    >>> _one_edit("evRevenueNtn", "evRevenueLtm"), _one_edit("ebitda", "ebitdaNtm")
+    (False, False)
     """
-    hint = did_you_mean(name, sorted(choices))
-    if not hint or not preferred:
-        return hint
+    a, b = a.casefold(), b.casefold()
+    if len(a) > len(b):
+        a, b = b, a
+    if len(b) - len(a) > 1:
+        return False
+    head = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), len(a))
+    if len(a) < len(b):
+        return a[head:] == b[head + 1 :]
+    return a[head + 1 :] == b[head + 1 :] or (
+        a[head + 2 :] == b[head + 2 :] and a[head : head + 2] == b[head : head + 2][::-1]
+    )
+
+
+def _closest(
+    name: str, choices: frozenset[str], served: frozenset[str], seen: frozenset[str]
+) -> str:
+    """The suggestion for ``name`` among ``choices``: the closest (:mod:`difflib`'s ratio,
+    case ignored, at least :data:`_CLOSE`), unless a ``served`` one (a name the service
+    serves) is within :data:`_MARGIN` of it, or as close when the closest is one letter from
+    ``name`` (:func:`_one_edit`); between those as close, one of ``seen`` first. When none is close,
+    :func:`~dealframe.errors.did_you_mean`'s other rule (a choice ``name`` begins with), the
+    served first.
+
+    Examples
+    --------
+    >>> docs = frozenset({"revenueNtm", "revenueLtm", "ebitdaNtm", "evEbitdaLtm"})
+    >>> served = frozenset({"revenueLtm", "evEbitdaLtm"})
+    >>> _closest("ebitda", docs, served, served), _closest("revenueNtn", docs, served, served)
+    (" (did you mean 'evEbitdaLtm'?)", " (did you mean 'revenueNtm'?)")
+    """
     word = name.casefold()
-
-    def score(choice: str) -> float:
-        return difflib.SequenceMatcher(None, choice.casefold(), word).ratio()
-
-    best = max(score(choice) for choice in choices if hint == f" (did you mean {choice!r}?)")
-    tied = sorted(c for c in preferred & choices if best >= _CLOSE and score(c) >= best)
-    return f" (did you mean {tied[0]!r}?)" if tied else hint
+    scores = {c: difflib.SequenceMatcher(None, c.casefold(), word).ratio() for c in choices}
+    best = max(scores.values(), default=0.0)
+    if best < _CLOSE:
+        return did_you_mean(name, sorted(served)) or did_you_mean(name, sorted(choices))
+    top = min(c for c, score in scores.items() if score == best)
+    margin = 0.0 if _one_edit(name, top) else _MARGIN  # a typo of the closest: only as close
+    near = [c for c in served if scores[c] >= max(best - margin, _CLOSE)]
+    if near:
+        top = min(near, key=lambda c: (-scores[c], c not in seen, c))
+    return f" (did you mean {top!r}?)"
 
 
 #: ``fields[i]``: the words pointing at the ``i``-th name sent.

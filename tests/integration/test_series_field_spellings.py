@@ -11,6 +11,10 @@
 - Whitespace, full-width letters and zero-width characters are separators of another
   spelling like ``_ . -`` (``EV Revenue LTM`` was sent); a name holding a comma is refused
   before any request, with the list to pass (it was sent as one name).
+- A review of those: any name seen served that cleared difflib's cutoff beat a much closer
+  documented one (``evRevenueNtn`` was told ``evRevenueLtm``); a full-width comma was sent; a
+  single string respelled was ``fields[0]``, not ``fields``; and the comma check of every
+  name ran before the respelling check of any, so a later name could be named first.
 
 Requests are counted at the drift proxy; the sandbox's 400 lists the names it serves, and a
 service whose 400 lists none is the proxy's (:func:`unlisted`).
@@ -147,4 +151,66 @@ def test_a_name_holding_a_comma_is_refused_with_the_list_to_pass(
     assert "pass a list: ['evRevenueLtm', 'marginEbitdaLtm']" in str(comma.value)
     with pytest.raises(ValidationError):
         fresh.public.group_time_series(**GROUP, fields=fields)
+    assert proxy.count() == 0, proxy.seen
+
+
+@pytest.mark.parametrize(
+    "given, meant",
+    [("evRevenueNtn", "evRevenueNtm"), ("revenueGrowthLtn", "revenueGrowthNtmLtm")],
+)
+def test_a_name_is_told_the_closest_name_not_any_seen_one(
+    fresh: Any, proxy: Proxy, skus: list[str], given: str, meant: str
+) -> None:
+    """After only ``evRevenueLtm`` was served, a name much closer to a documented name is
+    told that one: ``evRevenueLtm`` (seen, clearing difflib's cutoff) was told instead."""
+    fresh.public.time_series(skus, fields=["evRevenueLtm"], **WINDOW)  # the one name seen
+    proxy.add(SERIES, unlisted())
+    with pytest.raises(BadRequestError) as refused:
+        fresh.public.time_series(skus, fields=[given], **WINDOW)
+    assert f"'{given}' (did you mean {meant!r}?)" in (refused.value.note or ""), str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "fields, argument",
+    [
+        ("evRevenueLtm，marginEbitdaLtm", "fields"),  # a full-width comma
+        (["marketCap", "evRevenueLtm，marginEbitdaLtm"], "fields[1]"),
+    ],
+)
+def test_a_full_width_comma_is_a_comma(
+    fresh: Any, proxy: Proxy, skus: list[str], fields: Any, argument: str
+) -> None:
+    with pytest.raises(ValidationError) as comma:
+        fresh.public.time_series(skus, fields=fields, **WINDOW)
+    assert comma.value.argument == argument
+    assert "pass a list: ['evRevenueLtm', 'marginEbitdaLtm']" in str(comma.value)
+    assert proxy.count() == 0, proxy.seen
+
+
+def test_a_single_string_respelled_is_named_fields(
+    fresh: Any, proxy: Proxy, skus: list[str]
+) -> None:
+    """A single string is ``fields``, as the comma and space errors name it (the respelling's
+    error said ``fields[0]``)."""
+    with pytest.raises(ValidationError) as typo:
+        fresh.public.time_series(skus, fields="ev_revenue_ltm", **WINDOW)
+    assert typo.value.argument == "fields", str(typo.value)
+    assert str(typo.value).startswith("invalid fields: ") and "'evRevenueLtm'" in str(typo.value)
+    assert proxy.count() == 0, proxy.seen
+
+
+@pytest.mark.parametrize(
+    "given, argument",
+    [
+        (["ev_revenue_ltm", "a,b"], "fields[0]"),  # the respelling first: it was the comma
+        (["a,b", "ev_revenue_ltm"], "fields[0]"),
+        (["marketCap", " marketCap", "ev_revenue_ltm"], "fields[1]"),
+    ],
+)
+def test_the_first_bad_name_in_the_callers_order_is_named(
+    fresh: Any, proxy: Proxy, skus: list[str], given: list[str], argument: str
+) -> None:
+    with pytest.raises(ValidationError) as bad:
+        fresh.public.time_series(skus, fields=given, **WINDOW)
+    assert bad.value.argument == argument, str(bad.value)
     assert proxy.count() == 0, proxy.seen

@@ -26,7 +26,14 @@ import orjson
 import pandas as pd
 
 from dealframe.arguments import checked_keywords
-from dealframe.contract import Findings, _add_repeats, _as_written, _count, typed_fields
+from dealframe.contract import (
+    Findings,
+    _add_repeats,
+    _as_written,
+    _count,
+    _folded,
+    typed_fields,
+)
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import (
     as_records,
@@ -563,22 +570,25 @@ _CAMEL_STAT = re.compile(
 #: The Family A fields the client knows (:data:`~dealframe.frames.schemas.CURRENT_DATA`: the
 #: document's current-data fields, their ``Lcu`` variants, and those the service is seen to
 #: send), spelt without case or separators (:func:`_spells_a_field`).
-_KNOWN_FIELDS = frozenset(c.name.lower() for c in CURRENT_DATA)
+_KNOWN_FIELDS = frozenset(_folded(c.name) for c in CURRENT_DATA)
 _SEPARATOR = re.compile(f"[{re.escape(_SEPARATORS)}]")
 
 
 def _spells_a_field(key: Any) -> bool:
     """Whether flat ``key`` spells a Family A field the client knows, in any case, with or
-    without separators (``marketCapLcu``, ``market_cap_lcu``): that field written without
-    its statistic, never split into another field and a statistic (an ``lcu`` of
-    ``marketCap``).
+    without separators (``marketCapLcu``, ``market_cap_lcu``, ``Market Cap LCU``): that field
+    written without its statistic, never split into another field and a statistic (an
+    ``lcu`` of ``marketCap``). The rule of a respelled member (:func:`~dealframe.contract.
+    _folded`: whitespace, zero-width and full-width characters too).
 
     Examples
     --------
     >>> [_spells_a_field(k) for k in ("marketCapLcu", "ruleOf40_ltm", "marketCapStddev", 3)]
     [True, True, False, False]
+    >>> [_spells_a_field(k) for k in ("Market Cap LCU", "market\u200bCapLcu", "ｍarketCapLcu")]
+    [True, True, True]
     """
-    return isinstance(key, str) and _SEPARATOR.sub("", key).lower() in _KNOWN_FIELDS
+    return isinstance(key, str) and _folded(key) in _KNOWN_FIELDS
 
 
 #: The ways (indices in :data:`_FLAT_KEYS`) a statistic of the service's own is read in beside

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -11,7 +12,7 @@ import pandas as pd
 
 from .._vocab import REGIONS
 from ..arguments import finite_number, iso3
-from ..errors import ValidationError, did_you_mean
+from ..errors import ValidationError, did_you_mean, renamed
 from ..private.filters import EnumValueError
 
 __all__ = ["GROUP_FILTERS", "group_body", "month_string", "search_body", "time_series_fields"]
@@ -178,16 +179,19 @@ def time_series_fields(
     The interface document names only examples (``evRevenueLtm``, ``evRevenueNtm``,
     ``marginEbitdaLtm``), so no name is refused here for what it names: the service decides,
     :mod:`.fields` refusing only another spelling of a documented field (``check``). A name
-    holding a comma is refused: it would be sent as one name the service does not know, not
-    as the several it lists.
+    holding a comma (a full-width ``，`` too: NFKC) is refused: it would be sent as one name
+    the service does not know, not as the several it lists. The names are checked in the
+    caller's order, each wholly (comma, spaces, ``check``), so the first bad one is named:
+    ``fields[i]``, or ``fields`` for a single string.
 
     Parameters
     ----------
     fields : str, list of str or None
         The names (a string is one name); None: every field.
     check : callable, optional
-        Given the names as the caller gave them (repeats and all, so ``fields[i]`` in its
-        error is the caller's ``i``-th name), before they are made unique.
+        Given each name as the caller gave it (repeats and all), as a list of one, before
+        they are made unique; its :class:`~dealframe.errors.ValidationError` is restated at
+        the caller's ``fields[i]`` (or ``fields``).
 
     Examples
     --------
@@ -199,6 +203,10 @@ def time_series_fields(
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid fields: expected one field name per item, without a comma (pass a list: ['evRevenueLtm', 'marginEbitdaLtm']), got 'evRevenueLtm, marginEbitdaLtm'
+    >>> time_series_fields(["ruleOf40", "evRevenueLtm，marginEbitdaLtm"])
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid fields[1]: expected one field name per item, without a comma (pass a list: ['evRevenueLtm', 'marginEbitdaLtm']), got 'evRevenueLtm，marginEbitdaLtm'
     """
     if fields is None:
         return None
@@ -207,10 +215,11 @@ def time_series_fields(
         raise ValidationError(
             "fields", "at least one time-series field name (or None: all)", got=items
         )
-    for i, name in enumerate(items):
+    for i, name in enumerate(items):  # the first bad name in the caller's order is named
         argument = "fields" if isinstance(fields, str) else f"fields[{i}]"
-        if "," in name:
-            names = [part.strip() for part in name.split(",") if part.strip()]
+        normal = unicodedata.normalize("NFKC", name)  # a full-width comma is a comma
+        if "," in normal:
+            names = [part.strip() for part in normal.split(",") if part.strip()]
             raise ValidationError(
                 argument,
                 f"one field name per item, without a comma (pass a list: {names!r})",
@@ -218,8 +227,11 @@ def time_series_fields(
             )
         if not name.strip() or name != name.strip():
             raise ValidationError(argument, "a field name without surrounding spaces", got=name)
-    if check is not None:
-        check(items)
+        if check is not None:
+            try:
+                check([name])
+            except ValidationError as exc:  # said of the caller's own fields or fields[i]
+                raise renamed(exc, argument) from None
     return list(dict.fromkeys(items))
 
 
