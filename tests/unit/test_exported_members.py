@@ -35,6 +35,7 @@ def test_all_is_sorted_and_exact():
         "comparison",
         "currency",
         "link",
+        "field_names",
     }
     assert exported <= public
     assert public - exported <= modules, f"unexported public names: {public - exported - modules}"
