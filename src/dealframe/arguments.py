@@ -324,6 +324,8 @@ def unencodable(value: Any, argument: str, depth: int = 0) -> tuple[str, str] | 
         return None
     if depth >= _TEXT_DEPTH:
         return None
+    if isinstance(value, (list, tuple, set, frozenset)) and _all_utf8(value):
+        return None  # texts only, all encodable: a list of ids is one join, not a loop
     found = None
     if isinstance(value, Mapping):
         for key, item in value.items():
@@ -341,6 +343,29 @@ def unencodable(value: Any, argument: str, depth: int = 0) -> tuple[str, str] | 
             if found := unencodable(item, argument, depth + 1):
                 break
     return found
+
+
+def _all_utf8(values: Iterable[Any]) -> bool:
+    """True when ``values`` are all texts that UTF-8 encodes (none holds a lone surrogate);
+    False when one is not a text, or one does not encode (:func:`unencodable` then looks
+    item by item, to name it).
+
+    Examples
+    --------
+    >>> _all_utf8(["a", "Zürich"]), _all_utf8(["a", 1]), _all_utf8(["a", "b\\udcff"])
+    (True, False, False)
+    """
+    try:
+        joined = "".join(values)
+    except TypeError:  # an item that is not a text (a number, a path, a list)
+        return False
+    if joined.isascii():
+        return True
+    try:
+        joined.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_texts(given: Mapping[str, Any], skip: Iterable[str]) -> None:

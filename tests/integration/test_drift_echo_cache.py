@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import logging
 import secrets
+import sqlite3
 import sys
+import warnings
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,8 @@ import pandas as pd
 import pytest
 
 from dealframe.client import Client
+from dealframe.notices import DealframeWarning
+from dealframe.transport import body
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -28,6 +33,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
     Action,
     Exchange,
+    clamp_limit,
     fresh_rules,
     meta_set,
     no_hang,
@@ -105,3 +111,170 @@ def test_an_answer_without_an_echo_is_still_cached(
     assert proxy.count(COMPANIES) == 1
     assert second.attrs.get("from_cache")
     assert SECRET.encode() not in _file_bytes(tmp_path)
+
+
+COMPANY = r"/api/private/v1/companies/[^/]+$"
+#: Whether this SQLite build overwrites what it deletes (Debian's and Ubuntu's do).
+with closing(sqlite3.connect(":memory:")) as _con:
+    _SECURE_DELETE = bool(_con.execute("PRAGMA secure_delete").fetchone()[0])
+
+
+def _client(sandbox: Any, proxy: Any, tmp_path: Path) -> Client:
+    proxy.auth_map[SECRET] = sandbox.private_key
+    return Client(
+        proxy.url,
+        sandbox.public_token,
+        SECRET,
+        cache_enabled=True,
+        cache_path=tmp_path / "http.sqlite",
+        **FAST,
+    )
+
+
+def test_an_old_entry_holding_the_token_is_deleted_and_asked_again(
+    sandbox: Any, proxy: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Entries an earlier release wrote (it did not look for the token) are read through the
+    transport's own lookup, which requests-cache's filter never sees: each is deleted and
+    asked of the service again, never answered from the file."""
+    with _client(sandbox, proxy, tmp_path) as c:
+        ids = list(c.private.companies(limit=3)["id"])
+    proxy.add(COMPANY, ECHO_HEADER)
+    with monkeypatch.context() as m:
+        m.setattr(body, "echoes", lambda *args, **kwargs: None)  # what an earlier release did
+        with _client(sandbox, proxy, tmp_path) as c:
+            c.private.company(ids)
+    assert SECRET.encode() in _file_bytes(tmp_path), "the old entries hold the token"
+    proxy.clear_rules()
+    asked = proxy.count(COMPANY)
+    with _client(sandbox, proxy, tmp_path) as c, warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        again = c.private.company(ids)
+        assert proxy.count(COMPANY) == asked + 3, "each old entry was asked again"
+        assert not again.attrs.get("from_cache")
+        third = c.private.company(ids)  # the clean answers were stored
+        assert proxy.count(COMPANY) == asked + 3
+    pd.testing.assert_frame_equal(again, third)
+    assert sorted(again["id"]) == sorted(ids)
+    if _SECURE_DELETE:  # else SQLite leaves a deleted row's bytes in the file's free pages
+        assert SECRET.encode() not in _file_bytes(tmp_path)
+    texts = [str(w.message) for w in said if issubclass(w.category, DealframeWarning)]
+    assert len(texts) == 3 and all("holds the client's token in a header" in text for text in texts)
+    assert all(SECRET not in text for text in texts)
+
+
+#: A token with the characters JSON writers like to escape (PHP's ``json_encode`` writes
+#: ``/`` as ``\/``).
+SLASHED = "sk/live+AbCdEf0123456789=="
+
+
+def _echo_escaped(escaped: bytes) -> Action:
+    """Echo :data:`SLASHED` in ``meta.echo`` with the escapes ``escaped`` (a JSON string's
+    inside, as a writer that escapes more than JSON must writes it)."""
+
+    def apply(ex: Exchange) -> None:
+        doc = ex.doc()
+        doc.setdefault("meta", {})["echo"] = "ECHO-HERE"
+        ex.set_doc(doc)
+        ex.content = ex.content.replace(b"ECHO-HERE", escaped)
+
+    return Action("echo-escaped", on_response=apply)
+
+
+@pytest.mark.parametrize(
+    "escaped",
+    [rb"sk\/live+AbCdEf0123456789==", rb"\u0073k\/live\u002bAbCdEf0123456789\u003d="],
+    ids=["slash", "unicode"],
+)
+def test_a_token_echoed_with_json_escapes_is_not_cached(
+    sandbox: Any, proxy: Any, tmp_path: Path, escaped: bytes
+) -> None:
+    proxy.auth_map[SLASHED] = sandbox.private_key
+    proxy.add(COMPANIES, _echo_escaped(escaped))
+    with Client(
+        proxy.url,
+        sandbox.public_token,
+        SLASHED,
+        cache_enabled=True,
+        cache_path=tmp_path / "http.sqlite",
+        **FAST,
+    ) as c:
+        first = c.private.companies(limit=20)
+        second = c.private.companies(limit=20)
+    assert len(first) == 20
+    pd.testing.assert_frame_equal(first, second)
+    assert proxy.count(COMPANIES) == 2, "the echoing answer was not stored"
+    assert escaped not in _file_bytes(tmp_path)
+
+
+def _short_client(sandbox: Any, proxy: Any, tmp_path: Path, token: str) -> Client:
+    proxy.auth_map[token] = sandbox.private_key
+    return Client(
+        proxy.url,
+        sandbox.public_token,
+        token,
+        cache_enabled=True,
+        cache_path=tmp_path / "http.sqlite",
+        **FAST,
+    )
+
+
+@pytest.mark.parametrize("token", ["json", "GMT", "1", "a", "close"])
+def test_a_short_token_found_by_chance_leaves_the_cache_on(
+    sandbox: Any, proxy: Any, tmp_path: Path, token: str
+) -> None:
+    """``json`` is in Content-Type, ``GMT`` in Date, ``close`` in Connection, ``1`` a page
+    number, ``a`` a word of the sandbox's texts: none is the service echoing the token."""
+    proxy.add(COMPANIES, meta_set(note=f"a {token} in a text", page=1))
+    with _short_client(sandbox, proxy, tmp_path, token) as c:
+        first = c.private.companies(limit=20)
+        second = c.private.companies(limit=20)
+    pd.testing.assert_frame_equal(first, second)
+    assert proxy.count(COMPANIES) == 1
+    assert second.attrs.get("from_cache")
+
+
+def _echo_short_header(ex: Exchange) -> None:
+    ex.headers["X-Echo-Token"] = "json"
+
+
+@pytest.mark.parametrize(
+    "action",
+    [Action("echo-header", on_response=_echo_short_header), meta_set(echo="json")],
+    ids=["header", "meta"],
+)
+def test_a_short_token_echoed_whole_is_not_cached(
+    sandbox: Any, proxy: Any, tmp_path: Path, action: Action
+) -> None:
+    proxy.add(COMPANIES, action)
+    with _short_client(sandbox, proxy, tmp_path, "json") as c:
+        c.private.companies(limit=20)
+        second = c.private.companies(limit=20)
+    assert proxy.count(COMPANIES) == 2
+    assert not second.attrs.get("from_cache")
+
+
+def test_each_echoing_answer_is_said_once(
+    client: Client, proxy: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One DEBUG line per answer not stored: an answer whose object takes the place (and the
+    ``id()``) of a freed one is still said."""
+    proxy.add(COMPANIES, ECHO_HEADER)
+    calls = 50
+    with caplog.at_level(logging.DEBUG, logger="dealframe.transport"):
+        for _ in range(calls):
+            client.private.companies(limit=2)
+    said = [r for r in caplog.records if "not stored in the HTTP cache" in r.getMessage()]
+    assert proxy.count(COMPANIES) == calls
+    assert len(said) == calls
+
+
+def test_each_echoing_page_is_said_once(
+    client: Client, proxy: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    proxy.add(COMPANIES, clamp_limit(2), ECHO_HEADER)
+    with caplog.at_level(logging.DEBUG, logger="dealframe.transport"):
+        frame = client.private.companies(limit=100)
+    said = [r for r in caplog.records if "not stored in the HTTP cache" in r.getMessage()]
+    assert len(frame) == 100
+    assert len(said) == proxy.count(COMPANIES) >= 50

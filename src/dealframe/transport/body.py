@@ -21,7 +21,8 @@ An answer that holds the token of the request it answers (a service that echoes 
 header, its reason phrase or its body) is never stored in the HTTP cache: requests-cache
 would write it to the file as it came (:func:`echoes`). The call still gets the answer,
 with the token blanked wherever its words reach a message; a line on the
-``dealframe.transport`` logger (DEBUG) says it was not stored.
+``dealframe.transport`` logger (DEBUG) says it was not stored, once per answer. An entry an
+earlier release stored with a token in it is discarded by the transport as it reads it.
 
 The cache's filter (:func:`storable`) and the transport both need the parsed body; a body is
 parsed once, by whichever asks first in the thread, and the other takes the result
@@ -46,7 +47,9 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 import threading
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -57,7 +60,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from dealframe.arguments import call_secrets
-from dealframe.errors import _ANYWHERE, _scrub
+from dealframe.errors import _ANYWHERE
 
 __all__ = [
     "NON_FINITE",
@@ -221,12 +224,80 @@ def _bearer(request: Any) -> str | None:
     return None
 
 
-def echoes(response: Any, secrets: tuple[str, ...] = ()) -> str | None:
+#: Headers that HTTP servers and the stack between set themselves: never where a service
+#: echoes a token, and where a short one is found by chance (``json``, ``GMT``, ``1``).
+_FIXED_HEADERS = frozenset(
+    {
+        "age",
+        "cache-control",
+        "connection",
+        "content-encoding",
+        "content-length",
+        "content-type",
+        "date",
+        "etag",
+        "expires",
+        "keep-alive",
+        "last-modified",
+        "server",
+        "transfer-encoding",
+        "vary",
+        "via",
+    }
+)
+_UNPARSED: Any = object()
+
+
+def _json_text(text: str) -> bytes:
+    """``text`` as a JSON string writes it (without its quotes), as bytes: the form a token
+    takes in a body that escapes only what JSON must (quote, backslash, control characters)."""
+    return json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
+
+
+def _rewritten(content: bytes, doc: Any) -> bytes | None:
+    """The JSON document of ``content`` written again with no optional escapes (``\\/``,
+    ``\\u006b``): ``doc`` (its parse) when it is the document, else ``content`` read again
+    (a body a schema'd reader took, :class:`Read`); None when it is not JSON (``doc`` None:
+    the parse found no document)."""
+    if doc is None:
+        return None
+    if isinstance(doc, Read) or doc is _UNPARSED:
+        try:
+            doc = orjson.loads(content)
+        except orjson.JSONDecodeError:
+            return None
+    try:
+        return orjson.dumps(doc)
+    except (orjson.JSONEncodeError, TypeError):  # a lone surrogate, an integer beyond 64 bits
+        return json.dumps(doc, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+def _in_body(content: bytes, long: list[bytes], short: list[bytes]) -> bool:
+    """Whether ``content`` holds one of the ``long`` forms anywhere, or one of the ``short``
+    forms as a whole string value: quoted, the quote not escaped, no colon after it (not a
+    member name). A plain search first: the pattern only runs where a quoted form is."""
+    if any(form in content for form in long):
+        return True
+    quoted = [b'"' + form + b'"' for form in short]
+    if not any(form in content for form in quoted):
+        return False
+    either = b"|".join(re.escape(form) for form in quoted)
+    return re.search(rb"(?<!\\)(?:" + either + rb")(?!\s*:)", content) is not None
+
+
+def echoes(response: Any, secrets: tuple[str, ...] = (), doc: Any = _UNPARSED) -> str | None:
     """Where ``response`` holds a token: the one its request carried, or one of ``secrets``
     (the running call's, :func:`~dealframe.arguments.call_secrets`); None when it holds none.
 
-    A token of 12 characters or more counts anywhere; a shorter one only as a whole word, as
-    :func:`~dealframe.errors._scrub` blanks it (a token ``"2"`` is not in ``"count": 12``).
+    A token of 12 characters or more counts anywhere but in the headers every server sets
+    itself (``Date``, ``Content-Type``, ``Server`` ...: :data:`_FIXED_HEADERS`). A shorter
+    one counts only as a whole header value, a whole reason phrase or a whole JSON string
+    value (not a member name, not a number, not a word in a text): a token ``"json"`` is not
+    in ``Content-Type: application/json``, nor ``"1"`` in ``"page": 1``.
+
+    A body that escapes what JSON lets it (``"sk\\/live"``, ``"\\u0073k"``) is also looked at
+    as its document written again without them; ``doc`` is the body's parse
+    (:func:`parse`) when the caller has it, so the body is not parsed a second time.
 
     Examples
     --------
@@ -238,10 +309,14 @@ def echoes(response: Any, secrets: tuple[str, ...] = ()) -> str | None:
     >>> echoes(r)
     'a header'
     >>> r.headers.clear()
-    >>> r._content = b'{"data": [], "meta": {"count": 12}}'
-    >>> echoes(r), echoes(r, ("2",)), echoes(r, ("12",))
+    >>> r.headers["Content-Type"] = "application/json"
+    >>> r._content = b'{"data": [], "meta": {"count": 12, "note": "a 2 json"}}'
+    >>> echoes(r), echoes(r, ("2", "json", "12")), echoes(r, ("a 2 json",))
     (None, None, 'the body')
     >>> r._content = b'{"data": [], "meta": {"echo": "tok-0123456789ab"}}'
+    >>> echoes(r)
+    'the body'
+    >>> r._content = b'{"data": [], "meta": {"echo": "tok-\\\\u0030123456789ab"}}'
     >>> echoes(r)
     'the body'
     """
@@ -249,22 +324,27 @@ def echoes(response: Any, secrets: tuple[str, ...] = ()) -> str | None:
     found = {s for s in (token, *secrets) if s}
     if not found:
         return None
+    short = [s for s in found if len(s) < _ANYWHERE]
+    long = [s for s in found if len(s) >= _ANYWHERE]
     headers = getattr(response, "headers", None) or {}
-    parts = {
-        "a header": "\n".join(f"{k}: {v}" for k, v in headers.items()).encode("utf-8", "replace"),
-        "the reason phrase": str(getattr(response, "reason", None) or "").encode(
-            "utf-8", "replace"
-        ),
-        "the body": getattr(response, "content", None) or b"",
-    }
-    for where, blob in parts.items():
-        held = [s for s in found if s.encode("utf-8", "surrogatepass") in blob]
-        if any(len(s) >= _ANYWHERE for s in held):
-            return where
-        if held:  # a short token counts as a whole word only
-            text = blob.decode("utf-8", "replace")
-            if _scrub(text, held) != text:
-                return where
+    for name, value in headers.items():
+        if str(name).lower() in _FIXED_HEADERS:
+            continue
+        text = f"{name}: {value}"
+        if any(s in text for s in long) or str(value).strip() in short:
+            return "a header"
+    reason = str(getattr(response, "reason", None) or "")
+    if any(s in reason for s in long) or reason.strip() in short:
+        return "the reason phrase"
+    content = getattr(response, "content", None) or b""
+    forms = [_json_text(s) for s in long]
+    whole = [_json_text(s) for s in short]
+    if _in_body(content, forms, whole):
+        return "the body"
+    if b"\\" in content:  # escapes JSON allows but need not use may hide a token
+        rewritten = _rewritten(content, doc)
+        if rewritten is not None and _in_body(rewritten, forms, whole):
+            return "the body"
     return None
 
 
@@ -273,26 +353,39 @@ def storable(response: Any) -> bool:
     that are not plainly wrong (:func:`unsound`), and that hold no token (:func:`echoes`).
 
     Called by requests-cache before it writes a new response and after it reads a stored
-    one; a stored body that fails is deleted there and then.
+    one (and again as it returns it: the verdict on the same response object is kept, one
+    per thread); a stored body that fails is deleted there and then.
     """
+    judged = getattr(_last, "judged", None)
+    if judged is not None and judged[0]() is response:  # requests-cache asks twice
+        return bool(judged[1])
+    verdict = _storable(response)
+    try:
+        _last.judged = (weakref.ref(response), verdict)  # the answer itself is not kept
+    except TypeError:  # an object without weak references: judged again next time
+        _last.judged = None
+    return verdict
+
+
+def _storable(response: Any) -> bool:
     if getattr(response, "status_code", None) != 200:
-        return False
-    where = echoes(response, call_secrets())
-    if where is not None:
-        if getattr(_last, "echoed", None) != id(response):  # requests-cache asks twice
-            _last.echoed = id(response)  # the answer itself is not kept
-            request = getattr(response, "request", None)
-            path = urlsplit(getattr(request, "url", None) or "").path
-            logger.debug(
-                "%s %s: not stored in the HTTP cache, the answer holds the token in %s",
-                getattr(request, "method", None),
-                path,
-                where,
-            )
         return False
     content = response.content or b""
     held = getattr(_last, "held", None)
     if held is None or held[0] is not content:
         doc, problem = _check(content)
         _last.held = held = (content, doc, problem)
-    return held[2] is None and unsound(held[1]) is None
+    if held[2] is not None or unsound(held[1]) is not None:
+        return False
+    where = echoes(response, call_secrets(), held[1])
+    if where is not None:
+        request = getattr(response, "request", None)
+        path = urlsplit(getattr(request, "url", None) or "").path
+        logger.debug(
+            "%s %s: not stored in the HTTP cache, the answer holds the token in %s",
+            getattr(request, "method", None),
+            path,
+            where,
+        )
+        return False
+    return True

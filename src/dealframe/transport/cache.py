@@ -300,12 +300,13 @@ def _locked(exc: sqlite3.Error) -> bool:
 def canonical_json(body: Any) -> bytes:
     """Serialise ``body`` with keys sorted at every level (stable bytes for the cache key).
 
-    Examples
-    --------
-    A body JSON cannot hold (a text with a lone surrogate that an argument check let through,
-    a value of another type) is a :class:`~dealframe.errors.ValidationError` naming the
-    request body, never orjson's ``TypeError``; the argument checks
-    (:func:`dealframe.arguments.unencodable`) name the argument first.
+    Raises
+    ------
+    ValidationError
+        A body JSON cannot hold (a text with a lone surrogate that an argument check let
+        through, a value of another type), naming the request body, never orjson's
+        ``TypeError``; the argument checks (:func:`dealframe.arguments.unencodable`) name the
+        argument first.
 
     Examples
     --------

@@ -1135,15 +1135,24 @@ class Transport:
         by another release, edited, or damaged. It is never blamed on the service
         (``ServiceContractError`` is about what the service answered), and refetching it
         does not use up one of the call's ``retries`` (with ``retries=0`` the call used to
-        fail without asking the service)."""
+        fail without asking the service).
+
+        A stored answer that holds one of the client's tokens (written by a release that
+        stored such answers: :func:`~dealframe.transport.body.echoes`) is discarded the same
+        way, the warning naming where the token was, never the token nor the body."""
         if problem is None:
             problem = _body.unsound(doc)
+        shown = problem is not None
+        if problem is None:
+            where = _body.echoes(raw, self._secrets, doc)
+            problem = None if where is None else f"it holds the client's token in {where}"
         if problem is None:
             return
         self.cache._delete(getattr(raw, "cache_key", None))  # requests-cache's filter may have
+        said = f" ({self._shown(content, headers)})" if shown else ""  # nor a token's escapes
         warnings.warn(
             f"{info.method} {info.path}: a stored answer in the HTTP cache "
-            f"({self.cache.path}) fails its checks: {problem} ({self._shown(content, headers)}); "
+            f"({self.cache.path}) fails its checks: {problem}{said}; "
             "it was discarded and the service asked instead",
             DealframeWarning,
             stacklevel=user_stacklevel(),
