@@ -8,9 +8,10 @@ A name that is one of those is never given a suggestion: it is no typo, and a se
 leave out a field no company has a value for (``evRevenueLtm`` is not told "did you mean
 'evRevenueNtm'?").
 
-That suggestion is given in two places: a ``missing_field`` warning for a name no answer held
-(said by each family's module), and the note of the service's own 400 whose words point at a
-sent field (:func:`note_refused_fields`, :func:`fields_noted`): its words stay the message.
+That suggestion is given in two places: the warning on a name no answer held, or held with
+no value (said by each family's module), and the note of the service's own 400 whose words
+point at a sent field (:func:`note_refused_fields`, :func:`fields_noted`): its words stay the
+message.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import contextlib
 import difflib
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from .contract import _folded as folded  # one rule of "the same name in another spelling"
 from .errors import ApiError, BadRequestError, did_you_mean
@@ -176,14 +177,19 @@ def _closest(
 #: ``fields[i]``: the words pointing at the ``i``-th name sent.
 _POSITION = re.compile(r"(?<![\w-])fields\[(\d+)\]")
 #: Where a problem's words list the names the service takes (``is not one of a, b``,
-#: ``allowed: a, b``): the list follows.
+#: ``allowed: a, b``, ``valid values are: a, b``, ``did you mean 'a'?``): the list follows.
 _ALLOWED = re.compile(
-    r"\b(?:one of:?|(?:allowed|valid|supported|accepted|available)"
-    r"(?: (?:fields|names|values|field names))?(?: are|:| =))\s*(?P<rest>[^;]*)",
+    r"\b(?:one of:?|did you mean:?|(?:allowed|valid|supported|accepted|available)"
+    r"(?: (?:fields|names|values|field names))?(?: are:?|:| =))\s*(?P<rest>[^;]*)",
     re.IGNORECASE,
 )
+#: Where such a list ends: at ``(`` (``a, b (see the docs)``) or a sentence's end.
+_LIST_END = re.compile(r"(?<=\S)\s*\(|[.!?](?=\s|$)")
 #: One name of such a list, without its quotes or brackets.
 _NAME = re.compile(r"[A-Za-z_][\w.-]*")
+#: The words of a suggestion (``did you mean 'x'?``): the names quoted there are allowed ones,
+#: not names the words point at.
+_SUGGESTION = re.compile(r"\bdid you mean\b[^?;)]*\??", re.IGNORECASE)
 
 
 def _named(name: str, text: str) -> bool:
@@ -192,9 +198,16 @@ def _named(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
 
+def _quoted(name: str, text: str) -> bool:
+    """Whether ``text`` holds ``name`` in quotes (``'nmae'``, ``"nmae"``, ```nmae```)."""
+    return re.search(rf"(['\"`]){re.escape(name)}\1", text) is not None
+
+
 def _allowed(problems: Iterable[str]) -> set[str]:
     """The names ``problems`` (a 400's words) list as the ones the service takes: each
-    comma-separated item of one word after ``one of``, ``allowed:``, ``valid:`` ...
+    comma-separated item of one word after ``one of``, ``allowed:``, ``valid values are:``,
+    ``did you mean`` ..., up to a ``(`` or a sentence's end, its quotes, brackets and trailing
+    punctuation left out.
 
     Examples
     --------
@@ -204,21 +217,35 @@ def _allowed(problems: Iterable[str]) -> set[str]:
     ['id', 'name']
     >>> _allowed(["fields[0]: expected one of the documented fields", "'x' is not a valid field"])
     set()
+    >>> sorted(_allowed(["fields[1]: must be one of marketCap, evRevenueNtm, evEbitdaNtm."]))
+    ['evEbitdaNtm', 'evRevenueNtm', 'marketCap']
+    >>> sorted(_allowed(["allowed values: marketCap, evEbitdaNtm (see https://x/docs)"]))
+    ['evEbitdaNtm', 'marketCap']
+    >>> sorted(_allowed(["Valid values are: a, b"])), _allowed(["'x' (did you mean 'xy'?)"])
+    (['a', 'b'], {'xy'})
     """
     found: set[str] = set()
     for problem in problems:
         for listed in _ALLOWED.finditer(problem):
-            for item in re.split(r",|\bor\b|\band\b", listed["rest"]):
-                word = item.strip().strip("'\"`[](){}").strip()
+            rest = _LIST_END.split(listed["rest"].lstrip("([{ "), maxsplit=1)[0]
+            for item in re.split(r",|\bor\b|\band\b", rest):
+                word = item.strip().strip("'\"`[](){}.,:!?").strip()
                 if _NAME.fullmatch(word):
                     found.add(word)
     return found
 
 
-def _pointed(sent: list[str], problems: list[str]) -> list[str]:
-    """The names of ``sent`` that ``problems`` point at: ``fields[i]`` (the ``i``-th name
-    sent) or the name in quotes (``'nmae'``); when none is, those they hold as a word of its
-    own (:func:`_named`).
+def _pointed(sent: list[str], problems: list[str], typo: Callable[[str], bool] = bool) -> list[str]:
+    """The names of ``sent`` that ``problems`` point at, the names quoted after ``did you
+    mean`` left out (they are allowed names).
+
+    Where the words hold positions (``fields[i]``), only those count, quotes confirming or
+    overriding them, never adding names: ``fields[i]`` is the ``i``-th name sent (counted
+    from 0) when it is quoted, else the one before it when that one is (a service counting
+    from 1); when neither is, how the service counts is not known, and ``fields[i]`` is the
+    one of the two (counted from 0, or from 1) that may be a typo (``typo``: a name the client
+    does not know), or none when both may. Without positions: the names in quotes, else those
+    held as a word of their own (:func:`_named`).
 
     Examples
     --------
@@ -226,17 +253,26 @@ def _pointed(sent: list[str], problems: list[str]) -> list[str]:
     ['b']
     >>> _pointed(["a", "nmae"], ["unknown field nmae"])
     ['nmae']
-    >>> _pointed(["a", "a", "b"], ["fields[2]: not served"])  # positions in the list as sent
+    >>> _pointed(["a", "b"], ["fields[2]: 'b' is not served"])  # counted from 1
     ['b']
+    >>> _pointed(["x", "y", "z"], ["fields[2]: unknown field"])  # y or z: not known
+    []
+    >>> _pointed(["a", "y", "z"], ["fields[1]: unknown field"], typo=lambda n: n != "a")
+    ['y']
     """
-    text = " ".join(problems)
-    at = {int(m[1]) for m in _POSITION.finditer(text)}
-    quoted = [
-        name
-        for i, name in enumerate(sent)
-        if i in at or re.search(rf"(['\"`]){re.escape(name)}\1", text) is not None
-    ]
-    return quoted or [name for name in sent if _named(name, text)]
+    text = _SUGGESTION.sub("", " ".join(problems))
+    at = list(dict.fromkeys(int(m[1]) for m in _POSITION.finditer(text)))
+    if not at:
+        quoted = [name for name in sent if name and _quoted(name, text)]
+        return quoted or [name for name in sent if name and _named(name, text)]
+    pointed: list[str] = []
+    for i in at:
+        both = [j for j in (i, i - 1) if 0 <= j < len(sent)]
+        told = [j for j in both if sent[j] and _quoted(sent[j], text)][:1]  # i first: from 0
+        maybe = told or [j for j in both if typo(sent[j])]
+        if len(maybe) == 1:
+            pointed.append(sent[maybe[0]])
+    return pointed
 
 
 def note_refused_fields(error: ApiError, sent: Iterable[str] | None, known: KnownFields) -> None:
@@ -245,10 +281,14 @@ def note_refused_fields(error: ApiError, sent: Iterable[str] | None, known: Know
     the document gives, nor one seen served, nor one the words list as allowed, and one is
     close: ``fields: 'nmae' (did you mean 'name'?)``. Nothing else changes.
 
-    The words point at a name by its position (``fields[1]``, the second name sent) or by the
-    name in quotes (``'nmae'``); only where they point at none does a name they hold as a word
-    of its own count. A name they list as one the service takes (``is not one of a, b``,
-    ``allowed: a, b``) is known: no suggestion for it, and one to suggest.
+    The words point at a name by its position (``fields[1]``: the second name sent, counted
+    from 0, unless the name there is not quoted in the words while the one before it is: a
+    service counting from 1; with no quote telling, the one of the two the client does not
+    know, or none when it knows neither) or, when they hold no position, by the name in
+    quotes (``'nmae'``), else as a word of its own (:func:`_pointed`). A name they list as
+    one the service takes (``is not one of a, b``, ``allowed: a, b``, ``valid values are:
+    a, b``, quoted after ``did you mean``) is known: no suggestion for it, and one to
+    suggest.
 
     Parameters
     ----------
@@ -275,10 +315,14 @@ def note_refused_fields(error: ApiError, sent: Iterable[str] | None, known: Know
     problems = [error.words, *(map(str, listed) if isinstance(listed, list) else ())]
     allowed = _allowed(problems)
     names = [name if isinstance(name, str) else "" for name in sent or ()]  # positions kept
+
+    def unknown(name: str) -> bool:  # a name that may be a typo
+        return bool(name) and name not in allowed and not known.known(name)
+
     said = [
         f"{name!r}{hint}"
-        for name in dict.fromkeys(_pointed(names, problems))
-        if name and name not in allowed and (hint := known.hint(name, also=allowed))
+        for name in dict.fromkeys(_pointed(names, problems, unknown))
+        if unknown(name) and (hint := known.hint(name, also=allowed))
     ]
     if said:
         error.with_note(f"fields: {', '.join(said)}")

@@ -8,8 +8,9 @@ wherever it fails (issue 14, after names were sent as given).
   closest known name in the error's note (it had none since names are sent as given).
 - Profile names seen with a value in earlier answers (``extra_field``) are suggested; a name a
   service echoed only as null is no name seen.
-- ``reconcile_groups``: a month-field value null on both sides is no match, said apart; the
-  group time series is sent first, so a name the service refuses fails before other requests.
+- ``reconcile_groups``: a month-field value null on both sides of a field the service does not
+  hold (the group answer's ``missing_field`` finding) is no match, said apart; the group time
+  series is sent first, so a name the service refuses fails before other requests.
 
 The default sandbox refuses a name it does not serve (400); a service that ignores such a
 name, leaves out a documented one, or echoes one as null is the drift proxy's.
@@ -155,7 +156,7 @@ def test_reconcile_groups_counts_no_match_for_values_null_on_both_sides(
         _, ts = reconcile_groups(fresh, **GROUP, fields=["evRevenueLtm", "evRevenueLtn"], **WINDOW)
     assert ts.summary == (
         "group time series: 3 of 6 month-field values match; "
-        "3 month-field values of a field null on both sides in every month (evRevenueLtn)"
+        "3 month-field values of a field the service does not hold (evRevenueLtn)"
     )
     frame = ts.frame
     typo = frame.index.get_level_values("field") == "evRevenueLtn"

@@ -50,7 +50,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 
 import dealframe
 from dealframe.errors import BadRequestError, ValidationError
-from dealframe.notices import ServiceContractWarning
+from dealframe.notices import MissingDataWarning, ServiceContractWarning
 from dealframe.sandbox import run
 
 SERIES = r"/companies/time-series$"
@@ -226,7 +226,8 @@ def test_a_field_one_company_lacks_is_not_refused_for_the_others(
     fresh: Any, proxy: Any, bodies: list[Any], skus: dict[str, list[str]]
 ) -> None:
     """A service may leave out a field a company has no value for: the SKU left with no field
-    is said, the others read; a later call for that SKU alone is sent and warned."""
+    is said, the others read; a later call for that SKU alone is sent, and its answer with no
+    data at all is missing data (no service fault)."""
     mine = skus["v2"]
     without = mine[0]
 
@@ -241,9 +242,13 @@ def test_a_field_one_company_lacks_is_not_refused_for_the_others(
         got = fresh.public.time_series(mine, fields=["evEbitdaNtm"], **WINDOW)
     assert any(without in str(w.message) and "empty" in str(w.message) for w in seen)
     assert set(got["evEbitdaNtm"].columns) >= set(mine[1:])
-    with pytest.warns(ServiceContractWarning) as seen:  # sent, none there
+    with pytest.warns(MissingDataWarning) as seen:  # sent, none there
         later = fresh.public.time_series(mine[:1], fields=["evEbitdaNtm"], **WINDOW)
-    assert any("evEbitdaNtm" in str(w.message) for w in seen)
+    assert [str(w.message) for w in seen if "evEbitdaNtm" in str(w.message)] == [
+        "no value for evEbitdaNtm in data of any of the 1 items in this window: their columns "
+        "are all null"
+    ]
+    assert not [w for w in seen if issubclass(w.category, ServiceContractWarning)]
     assert later.attrs["requests"] == 1 and learning(bodies) == []
 
 

@@ -33,7 +33,7 @@ from dealframe.client import Client
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.private.api import threshold_read_elsewhere
 from dealframe.private.suppression import off_threshold
-from dealframe.public.api import Month, Strings, _series_members
+from dealframe.public.api import Month, Strings, _series_members, not_held
 from dealframe.public.query import group_body
 
 __all__ = [
@@ -684,11 +684,11 @@ def reconcile_groups(
     (Reconciliation, Reconciliation)
         Current data (one row per field and statistic) and time series (one row
         per month and field: ``service``, ``local``, ``diff``, ``both_null`` and
-        ``match``). A month null on both sides (``both_null``) matches: neither side has a
-        value. A field null on both sides in every month of a group with members (a field
-        neither side holds, such as a mistyped name a service ignores) is no match, and the
-        summary names it (``...; 3 month-field values of a field null on both sides in
-        every month (evRevenueLtn)``).
+        ``match``). A month-field value null on both sides (``both_null``) matches: neither
+        side has a value. Only when the group answer's findings say the service does not
+        hold the field at all (a ``missing_field`` finding: no period's ``median`` holds it,
+        such as a mistyped name a service ignores) is it no match, and the summary names it
+        (``...; 3 month-field values of a field the service does not hold (evRevenueLtn)``).
 
     Raises
     ------
@@ -751,47 +751,49 @@ def reconcile_groups(
     l_long = l_long.stack(future_stack=True).rename("local")
     ts = pd.concat([s_long, l_long], axis=1)
     ts["diff"] = ts["local"] - ts["service"]
-    # a month null on both sides agrees (neither has a value); a field null on both sides in
-    # every month of a group with members is one neither side holds (as a mistyped name a
-    # service ignores): no match, named in the summary
+    # a month null on both sides agrees (neither has a value), unless the group answer's
+    # findings say the service does not hold the field at all: no match, named in the summary
     ts["both_null"] = ts["local"].isna().to_numpy() & ts["service"].isna().to_numpy()
-    unheld = _unheld(ts) if len(members) else np.zeros(len(ts), dtype=bool)
+    unheld = _unheld(ts, not_held(service_ts.attrs.get("findings") or ()))
     ts["match"] = _close(ts["local"], ts["service"], tolerance) & ~unheld
     summary = f"group time series: {int(ts['match'].sum())} of {len(ts)} month-field values match"
     return cur, Reconciliation(ts, summary + _said_unheld(ts, unheld))
 
 
-def _unheld(ts: pd.DataFrame) -> np.ndarray:
-    """Which rows of a group time-series reconciliation are of a field null on both sides
-    (``both_null``) in every month: a field neither side holds.
+def _unheld(ts: pd.DataFrame, fields: Iterable[str]) -> np.ndarray:
+    """Which rows of a group time-series reconciliation are null on both sides
+    (``both_null``) and of one of ``fields``, the fields the service does not hold
+    (:func:`~dealframe.public.api.not_held`).
 
     Examples
     --------
     >>> index = pd.MultiIndex.from_product([["2024-01", "2024-02"], ["a", "b"]], names=["month", "field"])
-    >>> _unheld(pd.DataFrame({"both_null": [True, True, False, True]}, index=index))
+    >>> _unheld(pd.DataFrame({"both_null": [True, True, False, True]}, index=index), ["b"])
     array([False,  True, False,  True])
     """
-    null = pd.Series(ts["both_null"].to_numpy(dtype=bool), index=ts.index)
-    return null.groupby(level="field", sort=False).transform("all").to_numpy(dtype=bool)
+    of = ts.index.get_level_values("field").isin(list(fields))
+    return ts["both_null"].to_numpy(dtype=bool) & np.asarray(of, dtype=bool)
 
 
 def _said_unheld(ts: pd.DataFrame, unheld: np.ndarray) -> str:
-    """The words of a group time-series summary on the rows of fields neither side holds
-    (``unheld``), naming those fields (``; 3 month-field values of a field null on both sides
-    in every month (evRevenueLtn)``), or ``""``.
+    """The words of a group time-series summary on the rows of fields the service does not
+    hold (``unheld``), naming those fields (``; 3 month-field values of a field the service
+    does not hold (evRevenueLtn)``), or ``""``.
 
     Examples
     --------
     >>> index = pd.MultiIndex.from_tuples([("2024-01", "a"), ("2024-01", "b")], names=["month", "field"])
-    >>> _said_unheld(pd.DataFrame(index=index), np.array([False, True]))
-    '; 1 month-field values of a field null on both sides in every month (b)'
+    >>> _said_unheld(pd.DataFrame(index=index), np.array([True, True]))
+    '; 2 month-field values of fields the service does not hold (a, b)'
     >>> _said_unheld(pd.DataFrame(index=index), np.array([False, False]))
     ''
     """
     if not unheld.any():
         return ""
-    fields = ", ".join(dict.fromkeys(map(str, ts.index[unheld].get_level_values("field"))))
-    return (
-        f"; {int(unheld.sum())} month-field values of a field null on both sides in every month "
-        f"({fields})"
+    fields = list(dict.fromkeys(map(str, ts.index[unheld].get_level_values("field"))))
+    which = (
+        "fields the service does not hold"
+        if len(fields) > 1
+        else "a field the service does not hold"
     )
+    return f"; {int(unheld.sum())} month-field values of {which} ({', '.join(fields)})"

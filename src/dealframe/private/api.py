@@ -281,7 +281,16 @@ def _in_callers_list(error: ApiError, at: list[int], total: int, base: int | Non
 
 def _noted(error: ApiError, note: str, shift: Callable[[str], str] | None = None) -> ApiError:
     """A copy of ``error`` with ``note`` added (after its own), its message and its
-    ``errors`` rewritten by ``shift`` when given."""
+    ``errors`` rewritten by ``shift`` when given: only their words change in the text, what
+    it held after them (``stopped part-way: ...``, appended as :meth:`with_note` does) stays.
+
+    Examples
+    --------
+    >>> error = BadRequestError(400, "X", "bad", details={"errors": ["names[2]: bad"]})
+    >>> error.args = (f"{error}; stopped part-way: received 5 of 9 rows",)
+    >>> str(_noted(error, "moved", lambda text: text.replace("[2]", "[7]")))
+    '400 X: bad: names[7]: bad; stopped part-way: received 5 of 9 rows; moved'
+    """
     again = copy.copy(error)  # by DealframeError.__reduce__: the class and every attribute
     if shift is not None:
         again.message = shift(error.message)
@@ -289,7 +298,9 @@ def _noted(error: ApiError, note: str, shift: Callable[[str], str] | None = None
         if isinstance(listed, list):
             shifted = [shift(e) if isinstance(e, str) else e for e in listed]
             again.details = {**error.details, "errors": shifted}
-        again.args = (again._render(),)
+        text, words = str(error), error._describe()
+        kept = text.replace(words, again._describe(), 1) if words in text else again._render()
+        again.args = (kept,)
     return again.with_note(note)
 
 

@@ -69,7 +69,7 @@ from .sku import validate_skus
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
 
-__all__ = ["GROUP_CURRENT_PATH", "GROUP_TIME_SERIES_PATH", "PublicApi"]
+__all__ = ["GROUP_CURRENT_PATH", "GROUP_TIME_SERIES_PATH", "PublicApi", "not_held"]
 
 #: SKUs per time-series request (the service sets no cap; chunks keep bodies small and parallel).
 SKUS_PER_TIME_SERIES_REQUEST = 100
@@ -225,23 +225,48 @@ def _fewer_skus(error: ApiError, sent: int) -> int | None:
     return smaller_size(error, sent, lambda words: _sku_count_refused(error.status, words))
 
 
+#: The words that begin the ``missing_field`` finding of requested names no item holds at all
+#: (:func:`_absent_requested`); :func:`not_held` reads the names back.
+_NOT_HELD = "requested field(s) absent from "
+#: That finding: its member, then the names, each with a ``(did you mean 'x'?)`` or none.
+_NOT_HELD_NAMES = re.compile(re.escape(_NOT_HELD) + r"\w+ of all \d+ items: (?P<names>.*)\Z", re.S)
+#: A name's did-you-mean in that finding.
+_HINTED = re.compile(r" \(did you mean .*\?\)\Z", re.S)
+
+
 def _absent_requested(
     items: list[Mapping[str, Any]],
     member: str,
     names: list[str] | None,
     found: Findings,
     served: ServedFields,
+    window: bool,
 ) -> None:
-    """A ``missing_field`` finding naming the requested ``names`` that no item's ``member``
-    (``data``, ``median``) holds with a value (a month not null): their columns are all null,
-    which the service did not say. A name no item holds at all (which the service may not serve,
-    the client having sent it as given) comes with the closest name known (``served``:
-    the document's and those seen served, this answer's among them), unless it is one of
-    those (a service may leave out a field no company has a value for). ``served`` keeps the
-    names this answer holds with a value (:func:`_valued`: a name echoed only as null, or as
-    months all null, is no name served). A known name the items hold with no value (a window
-    without data) is no finding but a :class:`~dealframe.MissingDataWarning`: its columns are
-    all null."""
+    """Say which requested ``names`` the items' ``member`` (``data``, ``median``) gives no
+    value (a month not null, :func:`_valued`), and keep in ``served`` the names it gives one.
+
+    - A name some item holds as a key, with no value anywhere (months all null, an empty map,
+      a null median), is missing data, never a service fault: one
+      :class:`~dealframe.MissingDataWarning` for the call (``no value for X in data of any of
+      the 3 items: their columns are all null``; ``in this window`` when ``window``, a
+      ``date_from`` or ``date_to`` given). Such a name is not kept as served.
+    - A name no item holds as a key is a ``missing_field`` finding (the client sent it as
+      given: the service may not serve it), read back by :func:`not_held`.
+    - When no item holds any key (``data: {}`` in every item: a service that leaves empty
+      maps out; a group answer with no period, ``data: []``), the answer holds no data: every
+      name is missing data, said once (a company series whose items all lack ``data`` has
+      its SKUs said as not returned instead).
+
+    A name is given the closest name known (``served``: the document's, those seen with a
+    value, and the names this answer holds) only when it is none of those."""
+    window_said = " in this window" if window else ""
+    if not items:  # no item: a group answer with no period (data: [])
+        if member == "median" and names:
+            warn_missing(
+                f"no value for {', '.join(_hinted(names, served, frozenset()))}{window_said}: "
+                "the answer holds no period, their columns are all null"
+            )
+        return
     have: set[str] = set()
     held = 0
     for item in items:
@@ -250,24 +275,49 @@ def _absent_requested(
             have.update(name for name, value in values.items() if _valued(value))
             held += 1
     served.add(have)
+    if not held:  # every member null or absent: said by the caller (null_field)
+        return
     keys = served_names(items, member)
-    # a known name the items hold only as null months (a window without data) is no service
-    # fault, but its columns are all null: said as missing data; an unknown one echoed so (a
-    # typo the service did not refuse) is a finding
-    empty = [n for n in names or () if n not in have and n in keys and served.known(n)]
-    if held and empty:
-        warn_missing(
-            f"no value for {', '.join(empty)} in {member} of any of the {held} items (the "
-            "service holds none in this window): their columns are all null"
-        )
-    absent = [name for name in names or () if name not in have and name not in empty]
-    if held and absent:
-        said = [name + ("" if name in keys else served.hint(name, keys)) for name in absent]
+    asked = list(dict.fromkeys(names or ()))
+    # a name held with no value, or any when the answer holds no key at all: missing data
+    empty = [n for n in asked if n not in have and (n in keys or not keys)]
+    if empty or (not keys and not asked):
+        what = f"for {', '.join(_hinted(empty, served, keys))} " if empty else ""
+        said = "their columns are all null" if empty else "the answer holds no field"
+        warn_missing(f"no value {what}in {member} of any of the {held} items{window_said}: {said}")
+    absent = [n for n in asked if n not in keys and keys]
+    if absent:
         found.add(
             "missing_field",
-            f"requested field(s) absent or null in {member} of all {held} items: "
-            f"{', '.join(said)} (no values for them)",
+            f"{_NOT_HELD}{member} of all {held} items: {', '.join(_hinted(absent, served, keys))}",
         )
+
+
+def _hinted(names: Iterable[str], served: ServedFields, keys: Iterable[str]) -> list[str]:
+    """Each of ``names`` with the closest name known when it is not one
+    (:meth:`~dealframe.field_names.KnownFields.hint`, ``keys`` the names the answer holds)."""
+    return [name + served.hint(name, keys) for name in names]
+
+
+def not_held(findings: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The requested names that findings of a time-series call (``df.attrs["findings"]``)
+    say no item held at all (the ``missing_field`` finding of :func:`_absent_requested`):
+    names the service does not hold, as opposed to names it holds with no value.
+
+    Examples
+    --------
+    >>> said = "requested field(s) absent from median of all 3 items: a, bNtn (did you mean 'bNtm'?)"
+    >>> not_held([{"kind": "missing_field", "message": said}])
+    ['a', 'bNtn']
+    >>> not_held([{"kind": "null_field", "message": said}])
+    []
+    """
+    names: list[str] = []
+    for finding in findings:
+        told = _NOT_HELD_NAMES.match(str(finding.get("message", "")))
+        if finding.get("kind") == "missing_field" and told:
+            names += [_HINTED.sub("", one) for one in told["names"].split(", ")]
+    return list(dict.fromkeys(names))
 
 
 def _valued(value: Any) -> bool:
@@ -290,10 +340,11 @@ def _with_data(items: list[Mapping[str, Any]], found: Findings) -> list[Mapping[
     """The time-series items that hold ``data``; one whose ``data`` is null or absent is said
     (a ``null_field`` finding naming its SKU) and left out, so its SKU counts as not returned
     (``attrs["missing_skus"]``), as a SKU the service left out does. One whose ``data`` is
-    empty (``{}``) is kept (the SKU was returned) and said: it has no value."""
+    empty (``{}``) is kept (the SKU was returned) and said: it has no value; when every item's
+    is, the answer holds no data, which :func:`_absent_requested` says as missing data."""
     kept = [it for it in items if it.get("data") is not None]
     bare = [str(it.get("sku")) for it in kept if isinstance(it["data"], Mapping) and not it["data"]]
-    if bare:  # returned, with no field at all: no value for it, said rather than silent
+    if bare and len(bare) < len(kept):  # returned, with no field at all: said, not silent
         shown = ", ".join(bare[:5]) + (" ..." if len(bare) > 5 else "")
         found.add(
             "null_field",
@@ -904,11 +955,14 @@ class PublicApi:
         fields : list of str, optional
             Time-series fields (default: all). The document names them by example only, so
             the service decides: every name is sent as given, its 400 is the error (the
-            closest name known in its note for a name its words point at), and one that no item
-            holds is warned (``missing_field``). The closest name known is among the
-            document's and those seen with a value in this client's answers, and is given
-            only for a name that is neither (a service may leave out a field no company has
-            a value for).
+            closest name known in its note for a name its words point at). A name some item
+            holds with no value anywhere (months all null, an empty map), or any when the
+            answer holds no data at all, is missing data: one
+            :class:`~dealframe.notices.MissingDataWarning` per call, never a service fault. A
+            name no item holds at all is a ``missing_field`` finding (``strict=True``:
+            :class:`~dealframe.errors.ServiceContractError`). Either names the closest name
+            known (the document's and those seen with a value in this client's answers) only
+            for a name that is neither.
             Only another spelling of a field the document gives (``ev_revenue_ltm``,
             ``evrevenueltm`` for ``evRevenueLtm``) is a
             :class:`~dealframe.errors.ValidationError` naming ``fields[i]`` and that field,
@@ -969,7 +1023,8 @@ class PublicApi:
             self._items(responses, wanted, found, "time_series"), key=lambda it: order[it["sku"]]
         )
         items = _with_data(items, found)
-        _absent_requested(items, "data", names, found, self._served_fields)
+        window = date_from is not None or date_to is not None
+        _absent_requested(items, "data", names, found, self._served_fields, window)
         with shaping(
             RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"), endpoint
         ):
@@ -1073,8 +1128,11 @@ class PublicApi:
             Narrows the group to companies whose enterprise value is above it.
         fields : list of str, optional
             Time-series fields (default: all), as in :meth:`time_series`: sent as given,
-            the service deciding; one no period's ``median`` holds is warned with the
-            closest name known (the names seen are kept with those of :meth:`time_series`);
+            the service deciding; one some period's ``median`` holds with no value anywhere
+            (null), or any when the answer holds no period (``data: []``), is missing data
+            (one :class:`~dealframe.notices.MissingDataWarning`), one no period's ``median``
+            holds at all a ``missing_field`` finding, each with the closest name known for
+            an unknown name (the names seen are kept with those of :meth:`time_series`);
             another spelling of a documented field is a
             :class:`~dealframe.errors.ValidationError` naming ``fields[i]``, before any
             request.
@@ -1121,7 +1179,8 @@ class PublicApi:
         identities(items, "period", found)
         absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
         items = dedupe_items(items, "period", found)
-        _absent_requested(items, "median", names, found, self._served_fields)
+        window = date_from is not None or date_to is not None
+        _absent_requested(items, "median", names, found, self._served_fields, window)
         if "median" not in absent:  # absent from every item: missing_field said it already
             _null_medians(items, found)
         meta = read_meta(doc.get("meta"), found)  # counts written as text: read, said once
