@@ -25,15 +25,24 @@ from dealframe.frames.deal_rows import MAX_EXTRA, read_deal_page
 from dealframe.frames.private import LIST_READERS
 
 PAYLOADS = Path(__file__).parent / "payloads"
+INTEGRATION = Path(__file__).parents[1] / "integration"
 PARTICIPANTS = ("buyers", "lead_investors")
 
 
-def _synth() -> Any:
-    spec = importlib.util.spec_from_file_location("dealframe_test_synth", PAYLOADS / "synth.py")
+def _module(name: str, path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _synth() -> Any:
+    return _module("dealframe_test_synth", PAYLOADS / "synth.py")
+
+
+#: The spies on the reader the tests over HTTP use too (tests/integration/_decoder_reads.py)
+SPIES = _module("dealframe_test_decoder_reads", INTEGRATION / "_decoder_reads.py")
 
 
 @pytest.fixture(scope="module")
@@ -275,23 +284,6 @@ def test_an_integer_beyond_floats_in_an_extra_member_is_refused_as_orjson_refuse
         orjson.loads(page)
 
 
-class _Reads:
-    """A spy on the reader's decoders: the member sets each decode of a page used."""
-
-    def __init__(self, real: Any) -> None:
-        self.real, self.sets = real, []
-
-    def __call__(self, extra: tuple[str, ...]) -> Any:
-        decoder, sets = self.real(extra), self.sets
-
-        class Counted:
-            def decode(self, content: Any) -> Any:
-                sets.append(extra)
-                return decoder.decode(content)
-
-        return Counted()
-
-
 def _late(count: int, *, at: int = -1, prefix: str = "late") -> bytes:
     """A page of 100 items, ``count`` members the document lacks in its item ``at`` only."""
     doc = orjson.loads(_synth().deal_pages(100, page_size=100)[0])
@@ -301,12 +293,15 @@ def _late(count: int, *, at: int = -1, prefix: str = "late") -> bytes:
 
 
 @pytest.fixture
-def reads(monkeypatch) -> _Reads:
+def spied(monkeypatch) -> Any:
+    """Spies on the reader's decodes, passes and walks; the reader remembering no page."""
+    return SPIES.Spied(monkeypatch)
+
+
+@pytest.fixture
+def reads(spied) -> Any:
     """A spy on the reader's decoders, the reader remembering no page read before."""
-    spy = _Reads(deal_rows._decoder)
-    monkeypatch.setattr(deal_rows, "_decoder", spy)
-    monkeypatch.setattr(deal_rows, "_LAST", {}, raising=False)
-    return spy
+    return spied.reads
 
 
 @pytest.mark.parametrize(
@@ -447,3 +442,78 @@ def test_numbers_read_as_orjson_reads_them(field):
 
 def test_only_deal_lists_have_a_reader():
     assert LIST_READERS == {"transactions": read_deal_page}
+
+
+def _members(count: int, values: Any) -> bytes:
+    """A page of 100 items, each holding the members ``values(i)``."""
+    doc = orjson.loads(_synth().deal_pages(100, page_size=100)[0])
+    for i, item in enumerate(doc["data"]):
+        item.update(values(i))
+    return json.dumps(doc).encode()
+
+
+def test_a_member_null_in_every_item_is_told_from_an_absent_one(spied):
+    """A member null in every item once read as one absent (both None): each page paid a pass
+    over its members. The first page is read again telling null from absent (UNSET), and so
+    is any later one at once: one pass, then one decode a page."""
+    page = _members(100, lambda i: {"deleted_at": None, "aa": i})
+    for _ in range(3):
+        assert_identical(as_rows([page]), as_dicts([page]))
+    assert spied.passes == [1]
+    both = ("aa", "deleted_at")
+    assert spied.sets == [(), both, both, (), both, (), both]
+    assert deal_rows._LAST == {"deleted_at": (both, ("deleted_at",))}  # the first refused
+    assert as_rows([page])["deleted_at"].isna().all()
+
+
+def test_alternating_member_sets_are_read_with_their_union(spied):
+    """{aa, bb} and {aa} in turn: the guess is their union, a page lacking bb read again with
+    its own members (the frame has no bb column), no pass after the first."""
+    both = _members(100, lambda i: {"aa": i, "bb": [i]})
+    one = _members(100, lambda i: {"aa": i})
+    for page in [both, one] * 3:
+        assert_identical(as_rows([page]), as_dicts([page]))
+    assert spied.passes == [1]
+    assert "bb" not in as_rows([one]).columns
+    assert deal_rows._LAST == {"aa": (("aa", "bb"), ("bb",))}  # bb told from null
+    del spied.sets[:]
+    assert read_deal_page(one) is not None
+    assert spied.sets == [(), ("aa", "bb"), ("aa",)]
+
+
+def test_a_union_beyond_the_most_members_keeps_the_last_set(spied):
+    """Two sets of 16 names sharing the first: their union (31) is not remembered, the last
+    page's set is; every page is still read typed, as the JSON reading reads it."""
+    names = [[f"aa_{k:02}" for k in range(16)], ["aa_00"] + [f"bb_{k:02}" for k in range(15)]]
+    pages = [_members(100, lambda i, n=n: dict.fromkeys(n, i)) for n in names]
+    for page in pages * 2:
+        assert_identical(as_rows([page]), as_dicts([page]))
+    assert deal_rows._LAST == {"aa_00": (tuple(sorted(names[1])), ())}
+
+
+@pytest.mark.parametrize(
+    ("value", "walked"),
+    [
+        ({"tags": [1, 2, {"k": 10**17}]}, False),  # 18 digits: no walk
+        ({"tags": [1, 2, {"k": 10**18}]}, True),  # 19 digits: walked, nothing changed
+        ({"tags": [1, 2, {"k": 2**64}]}, True),
+        ({"tags": [-(2**63) - 1]}, True),
+        ({"tags": ["1234567890123456789"]}, True),  # digits in text: walked, nothing changed
+    ],
+    ids=["18 digits", "19 digits", "beyond uint64", "below int64", "digits in text"],
+)
+def test_lists_and_objects_are_walked_only_when_the_page_holds_19_digits(value, walked, spied):
+    """Lists and objects in members were walked in Python on every page for integers beyond
+    64 bits; only a page holding 19 digits in a row can have one."""
+    page = _members(100, lambda i: {"links": value})
+    assert_identical(as_rows([page]), as_dicts([page]))
+    assert bool(spied.walks) is walked
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview, lambda b: b.decode()])
+def test_the_digit_run_is_found_in_any_form_of_page(kind):
+    page = _members(2, lambda i: {"links": [10**25]})
+    assert deal_rows._long_integers(kind(page))
+    assert not deal_rows._long_integers(kind(_members(2, lambda i: {"links": [10**17]})))
+    read = read_deal_page(kind(page))
+    assert read is not None and read["data"][0].links == [1e25]

@@ -8,14 +8,20 @@ documented ones (the document allows them; the client keeps them as extra column
 too: msgspec's refusal names one such member, one pass over the items' members (not their
 values) finds them all, and the page is read again by rows that add them as fields of any
 value, null where an item lacks one (as a dict's ``get`` reads it), an integer beyond 64 bits
-a float (as orjson reads it). A later page refused for the same member is read at once with
-the members found then (checked: a member null in every row may be absent, and the pass
-decides); the decoders are kept in a small cache keyed by the members' names. Any other page
-(a documented field absent, another type, an unknown member inside ``target``, a participant
-or ``deal_multiples``, or in ``meta``, an item that is not an object, JSON orjson refuses)
-gives None and is read as JSON, with the same checks and builder: both give the same frame.
-Participant fields are declared in sorted order, so a list written back by msgspec is the
-canonical text of :mod:`dealframe.frames.nested`.
+a float (as orjson reads it: lists and objects are looked into only when the page holds 19
+digits in a row). A member null in every row may be absent from every item (no column): the
+page is read again with it UNSET where absent, and so are later pages at once (UNSET for every
+member would cost more: making each absent value null again takes longer than the decode). A
+later page refused for the same member is read at once with the members pages refused for it
+held (their union, up to :data:`MAX_EXTRA`): a member none of its items holds makes no column,
+and the page is read once more with those it holds; the decoders are kept in a small cache
+keyed by the members' names. Any other page (a documented field absent, another type, an
+unknown member inside ``target``, a participant or ``deal_multiples``, or in ``meta``, an item
+that is not an object, JSON orjson refuses) gives None and is read as JSON, with the same
+checks and builder: both give the same frame. Costs, by layout of the members, are in
+docs/real-service.md ("Unknown fields on items"). Participant fields are declared in sorted
+order, so a list written back by msgspec is the canonical text of
+:mod:`dealframe.frames.nested`.
 
 Examples
 --------
@@ -29,7 +35,9 @@ from __future__ import annotations
 
 import functools
 import re
-from operator import attrgetter
+from collections import deque
+from itertools import compress, repeat
+from operator import attrgetter, is_
 from typing import Annotated, Any
 
 import msgspec
@@ -95,15 +103,24 @@ _DECODER = msgspec.json.Decoder(_Page)
 
 #: The most unknown members a page's rows take (a page with more is read as JSON).
 MAX_EXTRA = 16
-#: The members last found on a page, by the first one msgspec refused there: a later page
-#: refused for that member is read with them at once (a guess, checked; at most this many).
-_LAST: dict[str, tuple[str, ...]] = {}
+#: The members pages held, by the first one msgspec refused there (their union, at most
+#: :data:`MAX_EXTRA`), and those of them null in every item of a page (told from absent
+#: ones): a later page refused for that member is read with them at once.
+_LAST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _LAST_MAX = 256
 #: msgspec's refusal of a member of an item of ``data`` (not of ``meta``, of the page, or
 #: of an object inside an item: those pages are read as JSON).
 _UNKNOWN = re.compile(r"Object contains unknown field `(.+)` - at `\$\.data\[\d+\]`")
 #: The integers orjson reads as int (int64 and uint64); it reads any other as a float
 _INT_LOW, _INT_HIGH = -(2**63), 2**64 - 1
+#: A page's bytes with every digit a ``0`` and any other byte a space: an integer beyond
+#: int64 and uint64 has 19 digits or more, a run of ``_LONG`` (a translation and a search of
+#: a page take a third of a walk of its members' lists and objects in Python).
+_DIGITS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+_LONG = b"0" * 19
+#: The types of the values of a member no item holds (one null in every item is held), and
+#: of one null or absent in every item (read with None for absent: unclear)
+_ABSENT, _UNCLEAR = {msgspec.UnsetType}, {type(None)}
 
 
 class _Keys(msgspec.Struct):
@@ -116,14 +133,17 @@ _KEYS = msgspec.json.Decoder(_Keys)
 
 
 @functools.lru_cache(maxsize=64)
-def _decoder(extra: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
+def _decoder(extra: tuple[str, ...], told: tuple[str, ...] = ()) -> msgspec.json.Decoder[Any]:
     """The decoder of pages whose items may also hold the members ``extra`` (sorted), of any
-    value, None where an item lacks one: the documented fields first, then these."""
+    value, None where an item lacks one, UNSET for those in ``told`` (told from null: making
+    each such value None again costs more than the decode tells): the documented fields
+    first, then these."""
     if not extra:
         return _DECODER
+    unset = (Any | msgspec.UnsetType, msgspec.UNSET)
     deal: Any = msgspec.defstruct(  # a type made at run time: Any to the type checker
         "_Deal",
-        [(name, Any, None) for name in extra],
+        [(name, *(unset if name in told else (Any, None))) for name in extra],
         bases=(_Deal,),
         gc=False,
         forbid_unknown_fields=True,
@@ -160,6 +180,16 @@ def _all_unknown_members(content: Any) -> tuple[str, ...] | None:
     return tuple(sorted(extra))
 
 
+def _long_integers(content: Any) -> bool:
+    """Whether the page holds a run of 19 digits or more (else every integer in it is inside
+    int64, as orjson reads it)."""
+    if isinstance(content, str):
+        content = content.encode()
+    elif isinstance(content, memoryview):
+        content = bytes(content)
+    return _LONG in content.translate(_DIGITS)
+
+
 def _as_orjson_reads(value: Any) -> Any:
     """``value`` (msgspec's reading of any JSON) with every integer outside int64 and uint64
     a float, as orjson reads it (lists and objects changed in place).
@@ -183,16 +213,40 @@ def _as_orjson_reads(value: Any) -> Any:
     return value
 
 
-def _read_as_orjson(rows: list[Any], extra: tuple[str, ...]) -> bool:
-    """The members ``extra`` of ``rows`` as orjson reads them (see :func:`_as_orjson_reads`):
-    a member holding lists or objects is looked into, one holding integers only when one is
-    beyond int64 and uint64. Returns whether each member is other than null in some row."""
-    held = True
+def _columns(rows: list[Any], extra: tuple[str, ...]) -> dict[str, tuple[list[Any], set[type]]]:
+    """Each member of ``extra``: its values in ``rows`` and their types."""
+    columns = {}
     for name in extra:
         values = list(map(attrgetter(name), rows))
-        kinds = set(map(type, values))
-        held = held and kinds != {type(None)}
+        columns[name] = (values, set(map(type, values)))
+    return columns
+
+
+def _read_as_orjson(
+    rows: list[Any], columns: dict[str, tuple[list[Any], set[type]]], content: Any
+) -> None:
+    """The members of ``rows`` (``columns``: see :func:`_columns`) as the JSON reading has
+    them: null where an item lacks one (as a dict's ``get`` reads it), an integer beyond
+    int64 and uint64 a float (see :func:`_as_orjson_reads`). A member holding integers is
+    looked into only when one is beyond both, lists and objects only when the page holds
+    19 digits in a row (looked for once).
+
+    Raises
+    ------
+    OverflowError
+        For an integer beyond floats (orjson refuses the page).
+    """
+    long: bool | None = None
+    for name, (values, kinds) in columns.items():
+        if msgspec.UnsetType in kinds:  # rows lacking the member: null (at C speed)
+            lacking = compress(rows, map(is_, values, repeat(msgspec.UNSET)))
+            deque(map(setattr, lacking, repeat(name), repeat(None)), maxlen=0)
         deep: set[type] = {kind for kind in (dict, list) if kind in kinds}
+        if deep:
+            if long is None:
+                long = _long_integers(content)
+            if not long:
+                deep.clear()
         if int in kinds:
             ints = [value for value in values if type(value) is int]
             if min(ints) < _INT_LOW or max(ints) > _INT_HIGH:
@@ -202,7 +256,19 @@ def _read_as_orjson(rows: list[Any], extra: tuple[str, ...]) -> bool:
         for row, value in zip(rows, values, strict=True):
             if type(value) in deep:
                 setattr(row, name, _as_orjson_reads(value))
-    return held
+
+
+def _remember(first: str, extra: tuple[str, ...], told: tuple[str, ...]) -> None:
+    """Remember the members ``extra`` a page refused first for ``first`` held, with those
+    pages refused for it held before (while they are at most :data:`MAX_EXTRA`), and those
+    to tell from null (``told``, with those told before)."""
+    held, was_told = _LAST.get(first, ((), ()))
+    union = tuple(sorted(set(held).union(extra)))
+    if len(union) > MAX_EXTRA:
+        union, was_told = extra, ()
+    if len(_LAST) >= _LAST_MAX and first not in _LAST:
+        _LAST.clear()
+    _LAST[first] = union, tuple(sorted(set(was_told).union(told).intersection(union)))
 
 
 @checked_keywords
@@ -230,39 +296,45 @@ def read_deal_page(content: bytes | bytearray | memoryview | str) -> dict[str, A
     [2.5, None]
     """
     extra: tuple[str, ...] = ()
+    told: tuple[str, ...] = ()  # members read UNSET where absent (told from null), if held
     first: str | None = None  # the member the documented rows refused
-    found = False  # extra holds every member of the page's items (one pass over them)
+    found = False  # extra is every member of the page's items (a pass over them, or a read)
     while True:
         try:
-            page = _decoder(extra).decode(content)
+            page = _decoder(extra, tuple(name for name in told if name in extra)).decode(content)
         except msgspec.ValidationError as exc:  # an unknown member: read again with it
             name = _unknown_member(exc)
             if name is None or found:
                 return None
             if first is None:
                 first, guess = name, _LAST.get(name)
-                if guess is not None:  # the members the last page refused for it held
-                    extra = guess
+                if guess is not None:  # the members pages refused for it held
+                    extra, told = guess
                     continue
-            page = None
+            members = _all_unknown_members(content)  # all found at once: one more read
+            if members is None:
+                return None
+            extra, found = members, True
+            continue
         except (msgspec.DecodeError, ValueError, RecursionError):  # ValueError: not UTF-8
             return None
-        if page is not None:
-            try:  # a guessed member null in every row may be absent: a column too many
-                if not extra or _read_as_orjson(page.data, extra) or found:
-                    break
-            except OverflowError:  # an integer orjson refuses (beyond floats)
-                return None
-        members = _all_unknown_members(content)  # all found at once: one more read
-        if members is None or first is None:
-            return None
-        if len(_LAST) >= _LAST_MAX:
-            _LAST.clear()
-        _LAST[first] = members
-        if members == extra:  # the guess held them all (a member null in every item)
-            if page is None:
-                return None
+        if not extra:
             break
-        extra, found = members, True
+        columns = _columns(page.data, extra)
+        unclear = [name for name, (_, kinds) in columns.items() if kinds == _UNCLEAR]
+        if unclear := [name for name in unclear if name not in told]:  # null, or absent?
+            told = tuple(sorted(set(told).union(unclear)))
+            continue
+        held = tuple(name for name, (_, kinds) in columns.items() if kinds != _ABSENT)
+        if held == extra:
+            break
+        extra, found = held, True  # a member of the guess no item holds: no column for it
+    if extra:
+        assert first is not None  # only a refusal adds members
+        _remember(first, extra, told)
+        try:
+            _read_as_orjson(page.data, columns, content)
+        except OverflowError:  # an integer orjson refuses (beyond floats)
+            return None
     meta = None if page.meta is None else msgspec.structs.asdict(page.meta)
     return {"data": page.data, "meta": meta}
