@@ -42,15 +42,20 @@ def sb() -> Iterator[Any]:
         yield sandbox
 
 
-def _total(sandbox: Any) -> int:
+def _deals_page(sandbox: Any, limit: int) -> dict[str, Any]:
+    """The first page of deals, as the sandbox serves it over HTTP."""
     answer = requests.post(
         f"{sandbox.url}{B}/transactions",
-        json={"limit": 1},
+        json={"limit": limit},
         headers={"Authorization": f"Bearer {sandbox.private_key}"},
         timeout=30,
     )
     assert answer.status_code == 200
-    return int(answer.json()["meta"]["total"])
+    return answer.json()
+
+
+def _total(sandbox: Any) -> int:
+    return int(_deals_page(sandbox, 1)["meta"]["total"])
 
 
 def _caught(call: Callable[[], object]) -> dealframe.DealframeError:
@@ -188,20 +193,10 @@ def test_an_edit_leaving_a_record_invalid_is_refused_and_changes_nothing(
     """It was a bare ValueError or KeyError, after the first record's text was written with
     its new updated_at while its columns kept the old values (served rows and filters
     disagreed)."""
-    page = requests.post(
-        f"{sb.url}{B}/transactions",
-        json={"limit": 2},
-        headers={"Authorization": f"Bearer {sb.private_key}"},
-        timeout=30,
-    ).json()["data"]
+    page = _deals_page(sb, 2)["data"]
     ids = [d["id"] for d in page]
     error = _caught(lambda: Changes(sb.state, seed=1).edit("deals", ids, change))
     assert type(error) is ChangeInputError and error.argument == "change"
     assert said in str(error) and "nothing was changed" in str(error)
-    again = requests.post(
-        f"{sb.url}{B}/transactions",
-        json={"limit": 2},
-        headers={"Authorization": f"Bearer {sb.private_key}"},
-        timeout=30,
-    ).json()["data"]
+    again = _deals_page(sb, 2)["data"]
     assert again == page  # served as before: the text, its updated_at and the filters
