@@ -593,3 +593,16 @@ def test_country_filters_take_iso3_codes_only(api, entity, member, value):
         ]
         > 0
     )
+
+
+def test_a_trailing_slash_is_an_unknown_path_not_a_redirect(api, truth):
+    """The document lists no path ending in a slash: the documented 404 body, not Starlette's
+    307 to the path without it (which a client follows, re-sending a POST's body)."""
+    known = truth.companies[0]["id"]
+    for resp in (
+        api.get(f"/companies/{known}/"),
+        api.post("/transactions/", {"limit": 1}),
+        api.get("/lookup/companies/"),
+    ):
+        assert not resp.history, [r.status_code for r in resp.history]  # not redirected
+        assert_error(resp, 404, "NOT_FOUND")

@@ -233,6 +233,9 @@ def build_app(
     errors = ErrorAnswers(chosen.errors)
     routes = [Route(u.path, _endpoint(u, state), methods=[u.method]) for u in chosen.table(urls)]
     app = Starlette(routes=routes, exception_handlers=_handlers(errors))
+    # a path with a trailing slash is an unknown path (404 with the error body), not Starlette's
+    # 307 to the path without it: the document lists no such path, and a redirected POST resends
+    app.router.redirect_slashes = False
     wrapped: ASGIApp = GateMiddleware(app, state, errors)
     if faults is not None:
         wrapped = FaultInjector(wrapped, faults)
