@@ -135,7 +135,8 @@ def _context(
 
 def _listed(items: Sequence[Any]) -> str:
     """The first ten items at most, comma-separated within about 1,000 characters (the first
-    said whatever its length, cut to them: :func:`_cut`), then how many more there are.
+    said whatever its length, cut to them: :func:`_cut`), then how many more there are
+    (:func:`_joined` with ``", "``).
 
     Examples
     --------
@@ -144,16 +145,7 @@ def _listed(items: Sequence[Any]) -> str:
     >>> _listed(["x" * 600, "y" * 600])[-20:]
     'xxxx, ... and 1 more'
     """
-    shown: list[str] = []
-    size = 0
-    for item in list(items[:_SHOWN_PROBLEMS]):
-        text = str(item)
-        if shown and size + len(text) > _SHOWN_CHARS:
-            break
-        shown.append(_cut(text))
-        size += len(shown[-1]) + 2
-    more = len(items) - len(shown)
-    return ", ".join(shown) + (f", ... and {more} more" if more else "")
+    return _joined(items, ", ")
 
 
 def _rebuilt(cls: type[DealframeError], args: tuple[Any, ...]) -> DealframeError:
@@ -1303,8 +1295,8 @@ def _cut(text: str, limit: int = _SHOWN_CHARS) -> str:
     return f"{text[:limit]}... (cut: {len(text):,} characters in all)"
 
 
-def _joined(problems: Sequence[str]) -> str:
-    """``problems`` joined with ``"; "``: the first ten at most, within about 1,000
+def _joined(problems: Sequence[Any], sep: str = _PROBLEMS_JOINED) -> str:
+    """``problems`` joined with ``sep`` (``"; "``): the first ten at most, within about 1,000
     characters (a longer one cut: :func:`_cut`), then how many more there are.
 
     Examples
@@ -1317,12 +1309,13 @@ def _joined(problems: Sequence[str]) -> str:
     shown: list[str] = []
     size = 0
     for problem in problems[:_SHOWN_PROBLEMS]:
-        if shown and size + len(problem) > _SHOWN_CHARS:
+        text = str(problem)
+        if shown and size + len(text) > _SHOWN_CHARS:
             break
-        shown.append(_cut(problem))
-        size += len(shown[-1]) + len(_PROBLEMS_JOINED)
+        shown.append(_cut(text))
+        size += len(shown[-1]) + len(sep)
     more = len(problems) - len(shown)
-    return _PROBLEMS_JOINED.join(shown) + (f"{_PROBLEMS_JOINED}... and {more} more" if more else "")
+    return sep.join(shown) + (f"{sep}... and {more} more" if more else "")
 
 
 def _problems(value: Any) -> list[str]:

@@ -33,7 +33,7 @@ from dealframe.client import Client
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.private.api import threshold_read_elsewhere
 from dealframe.private.suppression import off_threshold
-from dealframe.public.api import Month, Strings, _series_members, not_held
+from dealframe.public.api import Month, Strings, not_held
 from dealframe.public.query import group_body
 
 __all__ = [
@@ -720,7 +720,6 @@ def reconcile_groups(
     # first, so that a field name the service refuses (its 400) fails before other requests
     group_body(group, "reconcile_groups")
     api = client.public_api(version)
-    _series_members(fields, date_from, date_to, api._served_fields.check)  # as the caller gave
     service_ts = api.group_time_series(fields=fields, date_from=date_from, date_to=date_to, **group)
     members = api.search(**group)
     service_cur = api.group_current(**group)

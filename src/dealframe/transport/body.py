@@ -246,6 +246,10 @@ _FIXED_HEADERS = frozenset(
     }
 )
 _UNPARSED: Any = object()
+#: An escape JSON allows but need not use for a character a token may hold (tokens are
+#: printable ASCII: ``Settings`` refuses any other): ``\/`` and ``\u0020`` to ``\u007f``.
+#: Other escapes (``\u00fc`` as Python's ``json`` writes a non-ASCII letter) hide none.
+_OPTIONAL_ESCAPE = re.compile(rb"\\(?:/|u00[2-7][0-9A-Fa-f])")
 
 
 def _json_text(text: str) -> bytes:
@@ -341,7 +345,7 @@ def echoes(response: Any, secrets: tuple[str, ...] = (), doc: Any = _UNPARSED) -
     whole = [_json_text(s) for s in short]
     if _in_body(content, forms, whole):
         return "the body"
-    if b"\\" in content:  # escapes JSON allows but need not use may hide a token
+    if _OPTIONAL_ESCAPE.search(content):  # escapes JSON allows but need not use may hide one
         rewritten = _rewritten(content, doc)
         if rewritten is not None and _in_body(rewritten, forms, whole):
             return "the body"
