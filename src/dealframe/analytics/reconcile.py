@@ -33,7 +33,7 @@ from dealframe.client import Client
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.private.api import threshold_read_elsewhere
 from dealframe.private.suppression import off_threshold
-from dealframe.public.api import Month, Strings, not_held
+from dealframe.public.api import Month, Strings
 from dealframe.public.query import group_body
 
 __all__ = [
@@ -753,7 +753,7 @@ def reconcile_groups(
     # a month null on both sides agrees (neither has a value), unless the group answer's
     # findings say the service does not hold the field at all: no match, named in the summary
     ts["both_null"] = ts["local"].isna().to_numpy() & ts["service"].isna().to_numpy()
-    unheld = _unheld(ts, not_held(service_ts.attrs.get("findings") or ()))
+    unheld = _unheld(ts, service_ts.attrs.get("fields_not_held") or [])
     ts["match"] = _close(ts["local"], ts["service"], tolerance) & ~unheld
     summary = f"group time series: {int(ts['match'].sum())} of {len(ts)} month-field values match"
     return cur, Reconciliation(ts, summary + _said_unheld(ts, unheld))
@@ -762,7 +762,7 @@ def reconcile_groups(
 def _unheld(ts: pd.DataFrame, fields: Iterable[str]) -> np.ndarray:
     """Which rows of a group time-series reconciliation are null on both sides
     (``both_null``) and of one of ``fields``, the fields the service does not hold
-    (:func:`~dealframe.public.api.not_held`).
+    (the group time series' ``attrs["fields_not_held"]``).
 
     Examples
     --------

@@ -69,7 +69,7 @@ from .sku import validate_skus
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
 
-__all__ = ["GROUP_CURRENT_PATH", "GROUP_TIME_SERIES_PATH", "PublicApi", "not_held"]
+__all__ = ["GROUP_CURRENT_PATH", "GROUP_TIME_SERIES_PATH", "PublicApi"]
 
 #: SKUs per time-series request (the service sets no cap; chunks keep bodies small and parallel).
 SKUS_PER_TIME_SERIES_REQUEST = 100
@@ -226,12 +226,8 @@ def _fewer_skus(error: ApiError, sent: int) -> int | None:
 
 
 #: The words that begin the ``missing_field`` finding of requested names no item holds at all
-#: (:func:`_absent_requested`); :func:`not_held` reads the names back.
+#: (:func:`_absent_requested`).
 _NOT_HELD = "requested field(s) absent from "
-#: That finding: its member, then the names, each with a ``(did you mean 'x'?)`` or none.
-_NOT_HELD_NAMES = re.compile(re.escape(_NOT_HELD) + r"\w+ of all \d+ items: (?P<names>.*)\Z", re.S)
-#: A name's did-you-mean in that finding.
-_HINTED = re.compile(r" \(did you mean .*\?\)\Z", re.S)
 
 
 def _absent_requested(
@@ -241,9 +237,10 @@ def _absent_requested(
     found: Findings,
     served: ServedFields,
     window: bool,
-) -> None:
+) -> list[str]:
     """Say which requested ``names`` the items' ``member`` (``data``, ``median``) gives no
-    value (a month not null, :func:`_valued`), and keep in ``served`` the names it gives one.
+    value (a month not null, :func:`_valued`), and keep in ``served`` the names it gives one;
+    return the names no item holds as a key (the frame's ``attrs["fields_not_held"]``).
 
     - A name some item holds as a key, with no value anywhere (months all null, an empty map,
       a null median), is missing data, never a service fault: one
@@ -251,7 +248,7 @@ def _absent_requested(
       the 3 items: their columns are all null``; ``in this window`` when ``window``, a
       ``date_from`` or ``date_to`` given). Such a name is not kept as served.
     - A name no item holds as a key is a ``missing_field`` finding (the client sent it as
-      given: the service may not serve it), read back by :func:`not_held`.
+      given: the service may not serve it), returned.
     - When no item holds any key (``data: {}`` in every item: a service that leaves empty
       maps out; a group answer with no period, ``data: []``), the answer holds no data: every
       name is missing data, said once (a company series whose items all lack ``data`` has
@@ -266,7 +263,7 @@ def _absent_requested(
                 f"no value for {', '.join(_hinted(names, served, frozenset()))}{window_said}: "
                 "the answer holds no period, their columns are all null"
             )
-        return
+        return []
     have: set[str] = set()
     held = 0
     for item in items:
@@ -276,7 +273,7 @@ def _absent_requested(
             held += 1
     served.add(have)
     if not held:  # every member null or absent: said by the caller (null_field)
-        return
+        return []
     keys = served_names(items, member)
     asked = list(dict.fromkeys(names or ()))
     # a name held with no value, or any when the answer holds no key at all: missing data
@@ -291,33 +288,13 @@ def _absent_requested(
             "missing_field",
             f"{_NOT_HELD}{member} of all {held} items: {', '.join(_hinted(absent, served, keys))}",
         )
+    return absent
 
 
 def _hinted(names: Iterable[str], served: ServedFields, keys: Iterable[str]) -> list[str]:
     """Each of ``names`` with the closest name known when it is not one
     (:meth:`~dealframe.field_names.KnownFields.hint`, ``keys`` the names the answer holds)."""
     return [name + served.hint(name, keys) for name in names]
-
-
-def not_held(findings: Iterable[Mapping[str, Any]]) -> list[str]:
-    """The requested names that findings of a time-series call (``df.attrs["findings"]``)
-    say no item held at all (the ``missing_field`` finding of :func:`_absent_requested`):
-    names the service does not hold, as opposed to names it holds with no value.
-
-    Examples
-    --------
-    >>> said = "requested field(s) absent from median of all 3 items: a, bNtn (did you mean 'bNtm'?)"
-    >>> not_held([{"kind": "missing_field", "message": said}])
-    ['a', 'bNtn']
-    >>> not_held([{"kind": "null_field", "message": said}])
-    []
-    """
-    names: list[str] = []
-    for finding in findings:
-        told = _NOT_HELD_NAMES.match(str(finding.get("message", "")))
-        if finding.get("kind") == "missing_field" and told:
-            names += [_HINTED.sub("", one) for one in told["names"].split(", ")]
-    return list(dict.fromkeys(names))
 
 
 def _valued(value: Any) -> bool:
@@ -1024,7 +1001,7 @@ class PublicApi:
         )
         items = _with_data(items, found)
         window = date_from is not None or date_to is not None
-        _absent_requested(items, "data", names, found, self._served_fields, window)
+        not_held = _absent_requested(items, "data", names, found, self._served_fields, window)
         with shaping(
             RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"), endpoint
         ):
@@ -1035,6 +1012,7 @@ class PublicApi:
             else:
                 frame = time_series_long(items, found=found)
         received = [it["sku"] for it in items]  # a SKU with no value has no column or row
+        frame.attrs["fields_not_held"] = not_held
         return self._settle(
             frame, endpoint, responses, failures, wanted, received, found, strict, refused
         )
@@ -1180,7 +1158,7 @@ class PublicApi:
         absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
         items = dedupe_items(items, "period", found)
         window = date_from is not None or date_to is not None
-        _absent_requested(items, "median", names, found, self._served_fields, window)
+        not_held = _absent_requested(items, "median", names, found, self._served_fields, window)
         if "median" not in absent:  # absent from every item: missing_field said it already
             _null_medians(items, found)
         meta = read_meta(doc.get("meta"), found)  # counts written as text: read, said once
@@ -1195,6 +1173,7 @@ class PublicApi:
             rows_received=len(items),
             group=body,
             findings=found.records(),
+            fields_not_held=not_held,
         )
         found.report(
             strict=strict, partial=frame, expected=count, received=len(items), what="periods"
