@@ -20,7 +20,7 @@ import contextlib
 import difflib
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from .contract import _folded as folded  # one rule of "the same name in another spelling"
 from .errors import ApiError, BadRequestError, did_you_mean
@@ -41,6 +41,10 @@ class KnownFields:
     ----------
     documented : iterable of str
         The document's names.
+    members : mapping of str to str, optional
+        Names that are no field of their own but a column flattened from a nested object or
+        a member of one (``ev_revenue`` of a deal's ``deal_multiples``), each with that
+        object's field: the hint names the field to ask for instead of a close name.
 
     Examples
     --------
@@ -52,8 +56,9 @@ class KnownFields:
     (" (did you mean 'extra_field'?)", " (did you mean 'name'?)", '')
     """
 
-    def __init__(self, documented: Iterable[str]) -> None:
+    def __init__(self, documented: Iterable[str], members: Mapping[str, str] | None = None) -> None:
         self.documented: frozenset[str] = frozenset(documented)
+        self._members = {folded(name): field for name, field in (members or {}).items()}
         self._lock = threading.Lock()
         self._order: dict[str, None] = {}  # insertion order: the oldest is left out first
         self._seen: frozenset[str] = frozenset()  # read without the lock
@@ -88,7 +93,9 @@ class KnownFields:
         one; else the closest of all known names (:func:`_closest`), a name seen served or in
         ``also`` taken instead of a closer document name only when nearly as close (a
         document name the service was never seen to serve may be one it does not serve), and
-        never instead of a name one letter from ``name``.
+        never instead of a name one letter from ``name``. A name of ``members`` (a column
+        flattened from a nested field, or a member of it) is told that field to ask for
+        instead, before a close name is looked for.
 
         Examples
         --------
@@ -98,6 +105,8 @@ class KnownFields:
         (" (did you mean 'revenueLtm'?)", " (did you mean 'marketCapLcu'?)", '')
         >>> known.hint("revenueNtn")  # one letter from revenueNtm: never seen served, still it
         " (did you mean 'revenueNtm'?)"
+        >>> KnownFields(["deal_revenue"], {"ev_revenue": "deal_multiples"}).hint("ev_revenue")
+        " (a member of 'deal_multiples': ask for fields=['deal_multiples'])"
         """
         if self.known(name):
             return ""
@@ -110,6 +119,9 @@ class KnownFields:
             same = [choice for choice in tier if folded(choice) == key]
             if same:
                 return f" (did you mean {same[0]!r}?)"
+        parent = self._members.get(key)
+        if parent is not None and parent not in out:  # a column of the frame, not a field
+            return f" (a member of {parent!r}: ask for fields=[{parent!r}])"
         return _closest(name, served | documented, served, seen)
 
 

@@ -28,6 +28,7 @@ from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
 from ..arguments import KEYWORD_GROUPS, checked_methods, choice, finite_number, integer_in
 from ..contract import (
     Findings,
+    _as_written,
     as_count,
     dedupe,
     identities,
@@ -1185,6 +1186,48 @@ def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:
         )
 
 
+#: The integers of an aggregate answer's ``meta`` (interface document section 4.3), by
+#: their path in it: one written as text (``"4934"``) is read as its integer, and said.
+_AGGREGATE_COUNTS: tuple[tuple[str, ...], ...] = (
+    ("total_deals",),
+    ("outliers_trimmed",),
+    ("methodology", "small_n_threshold"),
+    ("methodology", "default_date_range_years"),
+)
+
+
+def _counts_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
+    """A copy of an aggregate ``meta`` with its integers (:data:`_AGGREGATE_COUNTS`) written
+    as text or as integral floats (``"4934"``, ``4934.0``) read as integers, one ``bad_meta``
+    finding naming them in the words of a list page's ``meta`` (so that ``total_deals`` is
+    compared with the buckets' ``n``). A value that is no count is left as served (the
+    threshold's is said by :func:`_threshold_said`).
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> _counts_read({"total_deals": "12", "methodology": {"small_n_threshold": "5"}}, found)
+    {'total_deals': 12, 'methodology': {'small_n_threshold': 5}}
+    >>> print(found.items[0].message)
+    meta.total_deals, meta.methodology.small_n_threshold written as text (or a float), not as a JSON integer or boolean: read as the value written
+    """
+    out = dict(meta)
+    method = out.get("methodology")
+    if isinstance(method, Mapping):
+        out["methodology"] = dict(method)
+    text: list[str] = []
+    for path in _AGGREGATE_COUNTS:
+        holder = out if len(path) == 1 else out.get(path[0])
+        value = holder.get(path[-1]) if isinstance(holder, dict) else None
+        count = as_count(value) if isinstance(value, (str, float)) else None
+        if isinstance(holder, dict) and count is not None:
+            holder[path[-1]] = count
+            text.append(".".join(path))
+    if text:
+        found.add("bad_meta", _as_written(text))
+    return out
+
+
 def _higher_cut(threshold: int | None) -> str:
     """The other reading of more deals than left-out buckets below ``threshold`` hold: they
     hold more, the service leaving buckets out by a higher threshold than it reports
@@ -1261,8 +1304,10 @@ def read_aggregate(
             + ": total_deals and the methodology (small_n_threshold, date_range) are unknown",
         )
         meta = {}
-    elif threshold:
-        _threshold_said(meta, found)
+    else:
+        meta = _counts_read(meta, found)  # its integers written as text: read, and said
+        if threshold:
+            _threshold_said(meta, found)
     identities(items, "bucket", found)
     missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
     with shaping(request, endpoint):

@@ -28,11 +28,12 @@ from ..contract import Findings
 from ..contract import _folded as folded  # one rule of "the same name in another spelling"
 from ..errors import ValidationError
 from ..field_names import KnownFields
-from ..frames.schemas import PROFILE_FIELDS
+from ..frames.schemas import COMPANY_PROFILE, DEAL, INVESTOR_PROFILE, PROFILE_FIELDS, Schema
 
 __all__ = [
     "absent_fields",
     "check_fields",
+    "nested_members",
     "profile_fields",
     "respelled_profile_field",
     "valued_keys",
@@ -124,10 +125,45 @@ def check_fields(entity: str, fields: Any) -> list[str] | None:
     return names
 
 
+_SCHEMAS: dict[str, Schema] = {
+    "companies": COMPANY_PROFILE,
+    "investors": INVESTOR_PROFILE,
+    "transactions": DEAL,
+}
+
+
+def nested_members(entity: str) -> dict[str, str]:
+    """The names of ``entity``'s profile that belong to a nested field and are no field of
+    their own, each with that field: the frame's columns flattened from it
+    (``valuation_market_cap``, a deal's ``ev_revenue``) and its members (``market_cap``); a
+    member of two nested fields is left out.
+
+    Examples
+    --------
+    >>> members = nested_members("transactions")
+    >>> members["ev_revenue"], members["target_name"]
+    ('deal_multiples', 'target')
+    >>> members = nested_members("companies")
+    >>> members["market_cap"], members["fundamentals_ev_revenue_ntm"], "name" in members
+    ('valuation', 'fundamentals', False)
+    """
+    top = set(PROFILE_FIELDS[entity])
+    columns: dict[str, str] = {}
+    members: dict[str, set[str]] = {}
+    for column in _SCHEMAS[entity]:
+        if len(column.path) > 1:
+            columns[column.name] = column.path[0]
+            members.setdefault(column.path[1], set()).add(column.path[0])
+    out = {name: parents.pop() for name, parents in members.items() if len(parents) == 1}
+    out.update(columns)
+    return {name: field for name, field in out.items() if name not in top}
+
+
 def profile_fields(entity: str) -> KnownFields:
     """The field names known for ``entity``'s profile: the document's, and (added by the
-    caller) those seen with a value in a client's answers; one per client and entity."""
-    return KnownFields(PROFILE_FIELDS[entity])
+    caller) those seen with a value in a client's answers; one per client and entity. A
+    column or member of a nested field (:func:`nested_members`) is told that field."""
+    return KnownFields(PROFILE_FIELDS[entity], nested_members(entity))
 
 
 def valued_keys(datas: Iterable[Mapping[str, Any]]) -> set[str]:
