@@ -402,6 +402,15 @@ def test_a_boolean_in_a_whole_number_field_is_refused_naming_it(via, proxy):
         via.private.companies(limit=5)
 
 
+@pytest.mark.parametrize("text", ["99999999999999999999", "-99999999999999999999"])
+def test_a_whole_number_beyond_64_bits_written_as_text_is_refused_naming_it(via, proxy, text):
+    """It escaped as a bare OverflowError ("Python int too large to convert to C long")."""
+    proxy.add(COMPANIES, items_edit(lambda item: item.update(founded=text)))
+    with pytest.raises(ServiceContractError, match="founded") as info:
+        via.private.companies(limit=5)
+    assert "64 bits" in str(info.value) and text in str(info.value)
+
+
 def test_an_empty_string_for_a_whole_number_is_null_and_said(direct, via, proxy):
     """``"founded": ""`` aborted the call ("invalid literal for int()")."""
     want = direct.private.companies(limit=5)

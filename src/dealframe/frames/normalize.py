@@ -732,18 +732,30 @@ def _ints(values: Sequence[Any], name: str, labels: tuple[str, Any] | None = Non
     return out
 
 
+#: The whole numbers an ``Int64`` column holds.
+_INT64 = range(-(2**63), 2**63)
+
+
 def _whole(text: str, name: str) -> int:
-    """A whole number written as text (``"1999"``, ``"3.0"``), else a ValidationError."""
+    """A whole number written as text (``"1999"``, ``"3.0"``) that an ``Int64`` column holds,
+    else a ValidationError (``"2.5"``, ``"99999999999999999999"``).
+
+    Examples
+    --------
+    >>> _whole(" 1999 ", "founded"), _whole("3.0", "founded")
+    (1999, 3)
+    """
     try:
-        return int(text)
+        number: int | float = int(text)
     except ValueError:
-        pass
-    try:
-        number = float(text)
-    except ValueError:
-        raise ValidationError(name, "whole numbers", got=text) from None
-    if not number.is_integer():
-        raise ValidationError(name, "whole numbers", got=text)
+        try:
+            number = float(text)
+        except ValueError:
+            raise ValidationError(name, "whole numbers", got=text) from None
+        if not number.is_integer():
+            raise ValidationError(name, "whole numbers", got=text) from None
+    if int(number) not in _INT64:
+        raise ValidationError(name, "whole numbers of 64 bits", got=text)
     return int(number)
 
 
