@@ -37,7 +37,15 @@ from dealframe.cli_options import (
     positive,
     sandbox_scale,
 )
-from dealframe.clitools import EXIT_INTERRUPTED, UsageError, exit_status, fail, say, show_warning
+from dealframe.clitools import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    UsageError,
+    exit_status,
+    fail,
+    say,
+    show_warning,
+)
 from dealframe.doctor import cli as doctor_cli
 from dealframe.errors import DealframeError
 from dealframe.mirror import cli as mirror_cli
@@ -275,7 +283,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Errors are one line ``dealframe COMMAND: error: ...`` on standard error, warnings one line
     ``dealframe COMMAND: warning: ...``, Ctrl-C one line ``dealframe COMMAND: interrupted``
-    (exit status 130); the warnings settings are restored on return.
+    (exit status 130); a reader of standard output that leaves early (``| head -1``) ends the
+    command quietly, exit status 0; the warnings settings are restored on return.
 
     Examples
     --------
@@ -293,6 +302,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_INTERRUPTED
         except (UsageError, DealframeError) as exc:
             return fail(prog, exc, exit_status(exc))
+        except BrokenPipeError:  # `dealframe mirror history PATH | head -1`: the reader left
+            # what Python's documentation advises (as `doctor` does): point standard output at
+            # devnull, so the flush at exit does not raise again; the command's work before its
+            # output was done, and the rest of the output is what the reader did not want
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

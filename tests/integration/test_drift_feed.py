@@ -382,6 +382,70 @@ def test_a_row_without_an_id_is_refused_before_anything_is_committed(
     assert mirror.status(path).set_index("entity").loc["deals", "version"] == before
 
 
+def _unflag(changed: list[str], served: Any) -> Action:
+    """The feed's rows of ``changed`` with ``deleted`` absent (``served`` "absent") or null."""
+
+    def unflag(rows: list[dict[str, Any]], ex: Exchange) -> list[dict[str, Any]]:
+        for row in rows:
+            if row.get("id") in changed:
+                if served == "absent":
+                    row.pop("deleted", None)
+                else:
+                    row["deleted"] = served
+        return rows
+
+    return _rows(unflag, "unflag")
+
+
+@pytest.mark.parametrize("served", ["absent", None], ids=["absent", "null"])
+def test_a_row_without_a_deleted_flag_is_refused_before_anything_is_committed(
+    sb, client, proxy, tmp_path, served
+):
+    """Held: a change-feed row whose ``deleted`` is absent or null was stored as null without a
+    word, and then ``status`` counted it live while ``load`` left it out. Now the page reader
+    refuses the page with a typed error naming the entity, the page and the first ids, and the
+    table stays at its previous version."""
+    path = tmp_path / "m"
+    _sync(client, path)
+    before = mirror.status(path).set_index("entity").loc["deals", "version"]
+    changes = Changes(sb.state, seed=9)
+    changes.advance(3600)
+    changed = changes.update("deals", 3)
+    proxy.add(FEED.replace("$", ""), _unflag(changed, served))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the list call's own warnings, if any
+        with pytest.raises(ServiceContractError, match=r"deals.*page \d+.*no deleted flag") as got:
+            _sync(client, path)
+    assert got.value.finding == "missing_field"
+    assert any(ident in str(got.value) for ident in changed)
+    assert mirror.status(path).set_index("entity").loc["deals", "version"] == before
+    assert not mirror.load(path, "deals", include_deleted=True)["deleted"].isna().any()
+
+
+def test_status_counts_live_rows_as_load_returns_them(sb, client, proxy, tmp_path, monkeypatch):
+    """A table holding rows whose ``deleted`` is null (written before the feed's pages were
+    checked for it; the check is switched off here to write one): ``status`` said
+    ``live = rows - deleted`` (991 of 1000 with 9 deleted) while ``load`` returned 988. Now
+    the live count is the rows ``load`` returns."""
+    from dealframe.mirror.feed import ClientFetch
+
+    monkeypatch.setattr(ClientFetch, "_check_deleted", lambda *a: None, raising=False)
+    path = tmp_path / "m"
+    _sync(client, path)
+    changes = Changes(sb.state, seed=9)
+    changes.advance(3600)
+    changed = changes.update("deals", 3)
+    proxy.add(FEED.replace("$", ""), _unflag(changed, None))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _sync(client, path)
+    stored = mirror.load(path, "deals", include_deleted=True)
+    assert int(stored["deleted"].isna().sum()) == 3, "the test needs rows of unknown state"
+    row = mirror.status(path).set_index("entity").loc["deals"]
+    assert row["live"] == len(mirror.load(path, "deals"))
+    assert row["deleted"] == int(stored["deleted"].eq(True).sum())
+
+
 def test_numbers_written_as_text_in_the_feed_are_said_once_per_entity(sb, client, proxy, tmp_path):
     """A feed whose first deal of every page holds ``"deal_valuation": "123.5"``: the table
     holds 123.5 there, and the sync says it once for the entity (not once per page), naming

@@ -55,10 +55,14 @@ def _path_ready(path: str, *, new: bool = False, migrates: bool = False) -> None
     UsageError
         PATH is a file, holds no mirror (or, ``new``, cannot hold one), or its mirror's
         schema version is not one this command reads (the message says how to fix it).
+    dealframe.errors.ValidationError
+        PATH's absolute form holds a percent escape such as ``%20`` (deltalake could not open
+        the tables written there), new or not.
     """
     from .state import read_state
-    from .sync import _usable_marker, open_folder
+    from .sync import _usable_marker, folder_path, open_folder
 
+    folder_path(path)  # a percent escape (ValidationError, exit status 2), even for a new PATH
     try:
         if new and not expanded_path(path, "PATH").exists():
             _can_create(check_folder(path, "PATH"))

@@ -113,6 +113,7 @@ class ClientFetch:
                 )
                 frame, total = first, first.attrs.get("total")
         self._check_ids(frame, page - 1 + self.origin)
+        self._check_deleted(frame, page - 1 + self.origin)
         return frame, None if total is None else int(total)
 
     def _check_ids(self, frame: pd.DataFrame, page: int) -> None:
@@ -133,6 +134,29 @@ class ClientFetch:
             f"{first}); a row without an id cannot be merged into the mirror's table, so "
             f"the {self.entity} table is not written (it stays at its previous version)",
             finding="missing_identity",
+        )
+
+    def _check_deleted(self, frame: pd.DataFrame, page: int) -> None:
+        """Refuse a page holding items whose ``deleted`` is absent or null: the mirror keeps
+        soft-deleted rows flagged, and a row whose deletion state is unknown can be stored
+        neither as live nor as deleted (:func:`~dealframe.mirror.load` and
+        :func:`~dealframe.mirror.status` would disagree on it); the walk stops before
+        anything is committed."""
+        if not len(frame):
+            return
+        flags = frame["deleted"] if "deleted" in frame.columns else pd.Series([None] * len(frame))
+        missing = flags.isna().to_numpy()
+        if not missing.any():
+            return
+        ids = frame["id"][missing].head(3).tolist() if "id" in frame.columns else []
+        raise ServiceContractError(
+            200,
+            f"the change feed of {self.entity} (POST /api/private/v1/{self.name}, page {page}): "
+            f"{int(missing.sum())} of {len(frame)} items have no deleted flag (absent or null; "
+            f"the first ids: {', '.join(map(str, ids))}); a row whose deletion state is unknown "
+            f"cannot be merged into the mirror's table, so the {self.entity} table is not "
+            "written (it stays at its previous version)",
+            finding="missing_field",
         )
 
     def _page(self, filters: dict[str, Any], page: int) -> pd.DataFrame:

@@ -390,8 +390,12 @@ def files(path: str | Path, entity: str) -> list[Path]:
     return data_files(folder, table)
 
 
-def _counts(folder: Path, table: DeltaTable, entity: str) -> tuple[int, int, int, int]:
-    """Rows, deleted rows, data files and bytes of the table's latest version."""
+def _counts(folder: Path, table: DeltaTable, entity: str) -> tuple[int, int, int, int, int]:
+    """Rows, live rows, deleted rows, data files and bytes of the table's latest version.
+
+    Live rows are those :func:`load` returns (``deleted`` False): a row whose ``deleted`` is
+    null (a table written before the change feed's pages were checked for it) is neither
+    live nor deleted, so ``status`` and ``load`` never disagree."""
     actions = pa.table(table.get_add_actions(flatten=True))
     try:
         scan = checked_dataset(folder, table, entity)
@@ -400,6 +404,7 @@ def _counts(folder: Path, table: DeltaTable, entity: str) -> tuple[int, int, int
         raise read_failure(folder, exc) from None
     return (
         len(deleted),
+        int(pc.sum(pc.invert(deleted)).as_py() or 0),  # nulls are not summed
         int(pc.sum(deleted).as_py() or 0),
         actions.num_rows,
         int(pc.sum(actions.column("size_bytes")).as_py() or 0),
@@ -443,14 +448,14 @@ def status(path: str | Path) -> pd.DataFrame:
         problem = schema_problem(entity, pa.schema(table.schema().to_arrow()))
         if problem:
             raise damage(folder, problem)
-        n, deleted, n_files, size = _counts(folder, table, entity)
+        n, live, deleted, n_files, size = _counts(folder, table, entity)
         info = last_info(table)
         synced = last_info(table, SYNC_OPERATIONS)
         rows.append(
             {
                 "entity": entity,
                 "rows": n,
-                "live": n - deleted,
+                "live": live,
                 "deleted": deleted,
                 "version": table.version(),
                 "files": n_files,
