@@ -62,12 +62,16 @@ def _names(fields: Any) -> list[str]:
 
 def respelled_profile_field(entity: str, name: str) -> str | None:
     """The field of ``entity``'s profile that ``name`` spells in another case or with
-    separators (``_``, ``.``, ``-``), or None (``name`` is that field, or spells none).
+    separators (``_``, ``.``, ``-``, whitespace, zero-width characters; full-width letters
+    read as theirs: :func:`~dealframe.contract._folded`), or None (``name`` is that field, or
+    spells none).
 
     Examples
     --------
     >>> respelled_profile_field("companies", "shortName"), respelled_profile_field("companies", "NAME")
     ('short_name', 'name')
+    >>> respelled_profile_field("companies", "short name")
+    'short_name'
     >>> respelled_profile_field("companies", "nmae"), respelled_profile_field("companies", "name")
     (None, None)
     """
