@@ -55,15 +55,7 @@ ECHO_HEADER = Action("echo-header", on_response=_echo_header)
 
 @pytest.fixture()
 def client(sandbox: Any, proxy: Any, tmp_path: Path) -> Iterator[Client]:
-    proxy.auth_map[SECRET] = sandbox.private_key
-    with Client(
-        proxy.url,
-        sandbox.public_token,
-        SECRET,
-        cache_enabled=True,
-        cache_path=tmp_path / "http.sqlite",
-        **FAST,
-    ) as c:
+    with _client(sandbox, proxy, tmp_path) as c:
         yield c
 
 
@@ -119,12 +111,14 @@ with closing(sqlite3.connect(":memory:")) as _con:
     _SECURE_DELETE = bool(_con.execute("PRAGMA secure_delete").fetchone()[0])
 
 
-def _client(sandbox: Any, proxy: Any, tmp_path: Path) -> Client:
-    proxy.auth_map[SECRET] = sandbox.private_key
+def _client(sandbox: Any, proxy: Any, tmp_path: Path, token: str = SECRET) -> Client:
+    """A cached client through the proxy whose private key is ``token`` (the proxy sends the
+    sandbox's own key on)."""
+    proxy.auth_map[token] = sandbox.private_key
     return Client(
         proxy.url,
         sandbox.public_token,
-        SECRET,
+        token,
         cache_enabled=True,
         cache_path=tmp_path / "http.sqlite",
         **FAST,
@@ -189,34 +183,14 @@ def _echo_escaped(escaped: bytes) -> Action:
 def test_a_token_echoed_with_json_escapes_is_not_cached(
     sandbox: Any, proxy: Any, tmp_path: Path, escaped: bytes
 ) -> None:
-    proxy.auth_map[SLASHED] = sandbox.private_key
     proxy.add(COMPANIES, _echo_escaped(escaped))
-    with Client(
-        proxy.url,
-        sandbox.public_token,
-        SLASHED,
-        cache_enabled=True,
-        cache_path=tmp_path / "http.sqlite",
-        **FAST,
-    ) as c:
+    with _client(sandbox, proxy, tmp_path, SLASHED) as c:
         first = c.private.companies(limit=20)
         second = c.private.companies(limit=20)
     assert len(first) == 20
     pd.testing.assert_frame_equal(first, second)
     assert proxy.count(COMPANIES) == 2, "the echoing answer was not stored"
     assert escaped not in _file_bytes(tmp_path)
-
-
-def _short_client(sandbox: Any, proxy: Any, tmp_path: Path, token: str) -> Client:
-    proxy.auth_map[token] = sandbox.private_key
-    return Client(
-        proxy.url,
-        sandbox.public_token,
-        token,
-        cache_enabled=True,
-        cache_path=tmp_path / "http.sqlite",
-        **FAST,
-    )
 
 
 @pytest.mark.parametrize("token", ["json", "GMT", "1", "a", "close"])
@@ -226,7 +200,7 @@ def test_a_short_token_found_by_chance_leaves_the_cache_on(
     """``json`` is in Content-Type, ``GMT`` in Date, ``close`` in Connection, ``1`` a page
     number, ``a`` a word of the sandbox's texts: none is the service echoing the token."""
     proxy.add(COMPANIES, meta_set(note=f"a {token} in a text", page=1))
-    with _short_client(sandbox, proxy, tmp_path, token) as c:
+    with _client(sandbox, proxy, tmp_path, token) as c:
         first = c.private.companies(limit=20)
         second = c.private.companies(limit=20)
     pd.testing.assert_frame_equal(first, second)
@@ -247,7 +221,7 @@ def test_a_short_token_echoed_whole_is_not_cached(
     sandbox: Any, proxy: Any, tmp_path: Path, action: Action
 ) -> None:
     proxy.add(COMPANIES, action)
-    with _short_client(sandbox, proxy, tmp_path, "json") as c:
+    with _client(sandbox, proxy, tmp_path, "json") as c:
         c.private.companies(limit=20)
         second = c.private.companies(limit=20)
     assert proxy.count(COMPANIES) == 2
