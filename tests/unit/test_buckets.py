@@ -584,6 +584,78 @@ def test_agrees_with_the_groupby_apply_a_user_would_write():
     assert out["n"].tolist() == expected["n"].astype(int).tolist()
 
 
+def _user_quartiles(deals):
+    """n, median, q1 and q3 of the trimmed values per quarter, as a pandas user writes it."""
+
+    def trimmed(values):
+        q1, q3 = values.quantile([0.25, 0.75])
+        kept = values[values.between(q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1))]
+        stats = kept.quantile([0.5, 0.25, 0.75]).tolist()
+        return pd.Series({"n": len(values), "median": stats[0], "q1": stats[1], "q3": stats[2]})
+
+    by_quarter = deals.groupby(deals["deal_date"].dt.to_period("Q"))["ev_revenue"]
+    return by_quarter.apply(trimmed).unstack()
+
+
+def test_a_large_frame_spread_over_the_cores_agrees_and_leaves_no_thread():
+    # above the size from which the buckets are summarised on every core
+    import threading
+
+    from dealframe.analytics import buckets
+
+    rng = np.random.default_rng(11)
+    size = buckets._SPREAD_VALUES + 50_000
+    deals = pd.DataFrame(
+        {
+            "deal_date": pd.Timestamp("2016-07-01")
+            + pd.to_timedelta(rng.integers(0, 3652, size), unit="D"),
+            "ev_revenue": rng.lognormal(1, 1, size) * np.where(rng.random(size) < 0.01, 40, 1),
+        }
+    )
+    out = bucket_medians(deals, "ev_revenue", "quarter", "2016-07-01", "2026-06-30")
+    expected = _user_quartiles(deals)
+    assert out["n"].tolist() == expected["n"].astype(int).tolist()
+    for column in ("median", "q1", "q3"):
+        assert np.allclose(out[column].to_numpy(), expected[column].to_numpy(), rtol=1e-12)
+    assert out.attrs["outliers_trimmed"] > 0
+    assert not [t for t in threading.enumerate() if t.name.startswith("dealframe-buckets")]
+
+
+@pytest.mark.parametrize(
+    "conventions",
+    [
+        Conventions(),
+        Conventions(trim_scope="window", inclusive_bounds=False),
+        Conventions(stats_on="all", n_counted="after", quantile_method="hazen"),
+    ],
+    ids=["default", "window-exclusive", "all-after-hazen"],
+)
+@pytest.mark.parametrize("explain", [False, True])
+def test_spread_and_serial_summaries_are_the_same(monkeypatch, conventions, explain):
+    from dealframe.analytics import buckets
+
+    rng = np.random.default_rng(3)
+    size = 30_000
+    values = rng.lognormal(1, 1, size)
+    values[rng.random(size) < 0.02] *= 60
+    deals = pd.DataFrame(
+        {
+            "deal_date": pd.Timestamp("2020-01-01")
+            + pd.to_timedelta(rng.integers(0, 1461, size), unit="D"),
+            "ev_revenue": values,
+        }
+    )
+    kw = dict(conventions=conventions, explain=explain, small_n_threshold=5)
+    serial = bucket_medians(deals, "ev_revenue", "month", "2020-01-01", "2023-12-31", **kw)
+    monkeypatch.setattr(buckets, "_SPREAD_VALUES", 0)
+    monkeypatch.setattr(buckets, "_cores", lambda: 2)
+    spread = bucket_medians(deals, "ev_revenue", "month", "2020-01-01", "2023-12-31", **kw)
+    pd.testing.assert_frame_equal(spread, serial)
+    assert spread.attrs == serial.attrs
+    if explain:  # the kept flags follow the rows they explain
+        assert 0 < (~spread["kept"]).sum() < len(spread)
+
+
 def test_conventions_take_numpy_numbers():
     """Numbers from numpy (a frame's cell, a config read with numpy) are numbers: kept as
     Python numbers, equal to the same Python values."""

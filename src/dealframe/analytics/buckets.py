@@ -9,8 +9,10 @@ section 4.3) with every open convention a parameter (:class:`Conventions`); the 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import warnings
 from collections.abc import Hashable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -60,6 +62,9 @@ METRIC_COLUMNS: dict[str, str] = dict(
 DOCUMENTED_THRESHOLD = 5
 
 _QUARTILES = (0.25, 0.5, 0.75)
+#: Values from which the buckets are summarised on every core (below, a pool costs more
+#: than it saves).
+_SPREAD_VALUES = 200_000
 _CI = "a confidence level between 0 and 1 (e.g. 0.9)"
 
 
@@ -368,8 +373,7 @@ def bucket_medians(
     order = np.lexsort((values, bucket)) if explain else np.argsort(bucket, kind="stable")
     counts = np.bincount(bucket, minlength=len(codes) + 1)[:-1]  # the last: rows not used
     order = order[: counts.sum()]
-    with np.errstate(over="ignore", invalid="ignore"):  # near ±1e308 quantiles overflow
-        result = _statistics(values[order], counts, threshold, conv)
+    result = _statistics(values[order], counts, threshold, conv, in_order=explain)
     meta: dict[str, Any] = {
         "metric": metric,
         "time_bucket": time_bucket,
@@ -480,43 +484,79 @@ class _Buckets(NamedTuple):
 
 
 def _statistics(
-    grouped: np.ndarray, counts: np.ndarray, threshold: int, conv: Conventions
+    grouped: np.ndarray,
+    counts: np.ndarray,
+    threshold: int,
+    conv: Conventions,
+    *,
+    in_order: bool = False,
 ) -> _Buckets:
-    """Trim and summarise each bucket's run of ``grouped`` (values grouped by bucket)."""
+    """Trim and summarise each bucket's run of ``grouped`` (values grouped by bucket, a copy
+    of the caller's: numpy selects each run's quantiles in place, except with ``in_order``,
+    where ``kept`` must flag the values in the order given).
+
+    Buckets are independent: a large input spreads them over the machine's cores (numpy
+    selects without the GIL), in a pool that ends with the call.
+    """
     method: Any = conv.quantile_method  # numpy's stubs want a literal
-    k, before, n_buckets = conv.iqr_multiplier, conv.n_counted == "before", len(counts)
-    sides: Any = ("left", "right") if conv.inclusive_bounds else ("right", "left")
+    k, before = conv.iqr_multiplier, conv.n_counted == "before"
     out = _Buckets(
         counts.copy(),
-        np.zeros(n_buckets, dtype=bool),
-        np.full((n_buckets, 2), np.nan),
-        np.full((n_buckets, 3), np.nan),
-        [grouped[:0]] * n_buckets,
+        np.zeros(len(counts), dtype=bool),
+        np.full((len(counts), 2), np.nan),
+        np.full((len(counts), 3), np.nan),
+        [grouped[:0]] * len(counts),
         np.ones(len(grouped), dtype=bool),
     )
+    window = None
     if conv.trim_scope == "window" and len(grouped):
-        window_q1, window_q3 = np.quantile(grouped, (0.25, 0.75), method=method)
-    ends = np.cumsum(counts).tolist()
-    for b in np.flatnonzero(counts).tolist():
-        rows = slice(ends[b] - counts[b], ends[b])
-        values, kept = grouped[rows], out.kept[rows]
-        values.sort()  # in place (explained rows are so already): the kept values are a run
-        low, high = 0, len(values)
-        if not before or counts[b] >= threshold:
-            if conv.trim_scope == "window":
-                q1, q3 = window_q1, window_q3
-            else:
-                q1, q3 = np.quantile(values, (0.25, 0.75), method=method)
-            out.bounds[b] = q1 - k * (q3 - q1), q3 + k * (q3 - q1)
-            low = high = 0  # no value compares inside a NaN bound
-            if not np.isnan(out.bounds[b]).any():
-                low = int(np.searchsorted(values, out.bounds[b, 0], sides[0]))
-                high = max(low, int(np.searchsorted(values, out.bounds[b, 1], sides[1])))
-            kept[:low], kept[high:] = False, False
-            out.kept_counts[b] = high - low
-        out.suppressed[b] = 0 < (counts[b] if before else out.kept_counts[b]) < threshold
-        sample = values if conv.stats_on == "all" else values[low:high]
-        if len(sample) and not out.suppressed[b]:  # ours to reorder: the run is counted
-            out.stats[b] = np.quantile(sample, _QUARTILES, method=method, overwrite_input=True)
-            out.samples[b] = sample
+        window = np.quantile(grouped, (0.25, 0.75), method=method)
+    ends = np.cumsum(counts)
+
+    def summarise(b: int) -> None:
+        rows = slice(int(ends[b] - counts[b]), int(ends[b]))
+        values = sample = grouped[rows]
+        with np.errstate(over="ignore", invalid="ignore"):  # near ±1e308 quantiles overflow
+            if not before or counts[b] >= threshold:
+                q1, q3 = (
+                    window
+                    if window is not None
+                    else np.quantile(
+                        values, (0.25, 0.75), method=method, overwrite_input=not in_order
+                    )
+                )
+                low, high = out.bounds[b] = q1 - k * (q3 - q1), q3 + k * (q3 - q1)
+                # no value compares inside a NaN bound
+                if conv.inclusive_bounds:
+                    kept = (values >= low) & (values <= high)
+                else:
+                    kept = (values > low) & (values < high)
+                out.kept[rows] = kept
+                out.kept_counts[b] = np.count_nonzero(kept)
+                if conv.stats_on == "kept":
+                    sample = values[kept]
+            out.suppressed[b] = 0 < (counts[b] if before else out.kept_counts[b]) < threshold
+            if len(sample) and not out.suppressed[b]:  # a run of grouped: ours to reorder
+                reorder = sample is not values or not in_order
+                out.stats[b] = np.quantile(
+                    sample, _QUARTILES, method=method, overwrite_input=reorder
+                )
+                out.samples[b] = sample
+
+    filled = np.flatnonzero(counts).tolist()
+    workers = min(len(filled), _cores()) if len(grouped) >= _SPREAD_VALUES else 1
+    if workers > 1:
+        with ThreadPoolExecutor(workers, thread_name_prefix="dealframe-buckets") as pool:
+            list(pool.map(summarise, filled))
+    else:
+        for b in filled:
+            summarise(b)
     return out
+
+
+def _cores() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
