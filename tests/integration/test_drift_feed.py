@@ -465,3 +465,29 @@ def test_numbers_written_as_text_in_the_feed_are_said_once_per_entity(sb, client
     assert len(said) == 1, said
     assert said[0].startswith("the change feed of deals: deal_valuation: numbers written as text")
     assert (_mirror(tmp_path / "m")["deal_valuation"] == 123.5).sum() >= 2
+
+
+def test_deleted_flags_written_as_text_in_the_feed_are_read_and_said_once(
+    sb, client, proxy, tmp_path
+):
+    """A feed writing every ``deleted`` flag as text (``"true"``/``"false"``): the table holds
+    the booleans they say, and the sync says so once for the entity, naming the field, as it
+    says numbers written as text; they were read without a word."""
+
+    def spell(rows: list[dict[str, Any]], ex: Exchange) -> list[dict[str, Any]]:
+        for row in rows:
+            row["deleted"] = str(row["deleted"]).lower()
+        return rows
+
+    proxy.add(FEED.replace("$", ""), _rows(spell, "spell"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = _sync(client, tmp_path / "m")["deals"]
+    assert report.requests > 2, "the test needs several pages"
+    said = [str(w.message) for w in caught if "booleans written as text" in str(w.message)]
+    assert len(said) == 1, said
+    assert said[0].startswith("the change feed of deals: deleted: booleans written as text")
+    got, want = _mirror(tmp_path / "m"), _service(sb)
+    assert got["id"].tolist() == want["id"].tolist()
+    assert got["deleted"].tolist() == want["deleted"].tolist()
+    assert want["deleted"].any() and not want["deleted"].all(), "the test needs both flags"

@@ -292,15 +292,23 @@ def every_other(change: Callable[[dict[str, Any]], None]) -> Any:
     ],
     ids=["text", "0 and 1 among booleans", "upper-case text"],
 )
-def test_booleans_written_as_text_or_numbers_are_read_as_booleans(
+def test_booleans_written_as_text_or_numbers_are_read_as_booleans_and_said(
     direct, via, proxy, path, call, action
 ):
     """``"false"``, ``"TRUE"``, and 0/1 on some rows, are the booleans they say (as ``meta``'s
-    are): the call aborted with an error that named no value."""
+    are): the call aborted with an error that named no value. They are said once, naming
+    the field and how many, as numbers written as text are: read silently, nothing told a
+    user the service wrote its booleans another way."""
     proxy.add(path, action)
     o = outcome(lambda: call(via))
     assert o.error is None, repr(o.error)
     assert_same(o.value, call(direct))
+    field = "active" if path == COMPANIES else "deleted"
+    said = [m for m in o.warned(ServiceContractWarning) if "booleans written as text" in m]
+    assert len(said) == 1, o.warned(ServiceContractWarning)
+    rows = len(o.value)
+    count = rows // 2 if action.name == "every other item" else rows
+    assert said[0].startswith(f"{field}: booleans written as text or as 0/1 in {count} of {rows} ")
 
 
 def test_a_boolean_field_holding_other_text_is_refused_naming_it(via, proxy):

@@ -593,6 +593,10 @@ class NumbersAsText:
     key: str | None = None
     labels: list[str] = field(default_factory=list)
     more: int = 0
+    #: what they were (a boolean field's: ``booleans written as text or as 0/1``) and as what
+    #: they were read
+    written: str = "numbers written as text"
+    read: str = "numbers"
 
     def add(
         self, values: Sequence[Any], rows: Sequence[int], labels: tuple[str, Any] | None
@@ -630,7 +634,9 @@ class NumbersAsText:
             more = f" and {self.more:,} more" if self.more else ""
             named = f"; {self.key} {', '.join(self.labels)}{more}"
         many = f"{self.count:,} of {self.total:,} values"
-        return f"{name}: numbers written as text in {many} (such as {self.sample}{named}): read as numbers"
+        return (
+            f"{name}: {self.written} in {many} (such as {self.sample}{named}): read as {self.read}"
+        )
 
 
 #: What :func:`warn_numbers_as_text` notes, by field, in place of warning (:func:`numbers_noted`).
@@ -664,13 +670,20 @@ def numbers_noted() -> Iterator[dict[str, NumbersAsText]]:
 
 
 def warn_numbers_as_text(
-    name: str, values: Sequence[Any], rows: Sequence[int], labels: tuple[str, Any] | None = None
+    name: str,
+    values: Sequence[Any],
+    rows: Sequence[int],
+    labels: tuple[str, Any] | None = None,
+    *,
+    booleans: bool = False,
 ) -> None:
     """Warn (:class:`~dealframe.ServiceContractWarning`) that the ``rows`` of ``values``, of
     the number field ``name``, hold numbers written as text (``"123.5"``), read as numbers:
     how many, the first value, and the first rows' ``labels`` (``(key, labels)``, indexed
     as ``values`` is) when given (noted instead within :func:`numbers_noted`). The document
     gives these fields JSON numbers; a service writing text is said, not silently read.
+    ``booleans``: the field is a boolean one, whose ``rows`` hold ``"true"``, ``"false"``,
+    0 or 1.
 
     Examples
     --------
@@ -682,7 +695,12 @@ def warn_numbers_as_text(
     "value: numbers written as text in 1 of 2 values (such as '1.5'; sku A-USA): read as numbers"
     """
     noted = _TEXT_NOTED.get()
-    said = NumbersAsText() if noted is None else noted.setdefault(name, NumbersAsText())
+    fresh = NumbersAsText()
+    if booleans:
+        fresh = NumbersAsText(
+            written="booleans written as text or as 0/1", read="the booleans they say"
+        )
+    said = fresh if noted is None else noted.setdefault(name, fresh)
     said.add(values, rows, labels)
     if noted is None:
         warnings.warn(said.text(name), ServiceContractWarning, stacklevel=user_stacklevel())
@@ -776,26 +794,38 @@ _BOOLEAN_TEXT = {"true": True, "false": False}
 
 def _booleans(values: Sequence[Any], name: str) -> Any:
     """Booleans (or None) as ``boolean``; ``"true"``/``"false"`` written as text and the
-    numbers 0 and 1 are read as the booleans they say (as ``meta`` is); anything else is
-    refused, naming the field and the value."""
+    numbers 0 and 1 are read as the booleans they say (as ``meta`` is), and said, naming
+    the field; anything else is refused, naming the field and the value.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as said:
+    ...     warnings.simplefilter("always")
+    ...     _booleans(["true", False, None], "deleted").tolist()
+    [True, False, <NA>]
+    >>> str(said[0].message)
+    "deleted: booleans written as text or as 0/1 in 1 of 3 values (such as 'true'): read as the booleans they say"
+    """
     try:  # by Arrow: a third of pandas' time over a list of booleans
         return pd.BooleanDtype().__from_arrow__(pa.array(values, pa.bool_()))
     except _ARROW_ERRORS:
         pass
-    try:
-        return pd.array(values, dtype=pd.BooleanDtype())
-    except (ValueError, TypeError):
-        pass
     out: list[Any] = []
-    for value in values:
-        if value is None or type(value) is bool or _is_null(value):
-            out.append(None if _is_null(value) else value)
-        elif isinstance(value, str) and value.strip().lower() in _BOOLEAN_TEXT:
+    spelt: list[int] = []
+    for i, value in enumerate(values):
+        if value is None or isinstance(value, (bool, np.bool_)) or _is_null(value):
+            out.append(None if _is_null(value) else bool(value))
+            continue
+        if isinstance(value, str) and value.strip().lower() in _BOOLEAN_TEXT:
             out.append(_BOOLEAN_TEXT[value.strip().lower()])
-        elif type(value) is int and value in (0, 1):
+        elif isinstance(value, (int, float, np.number)) and value in (0, 1):
             out.append(bool(value))
         else:
             raise ValidationError(name, "booleans (true or false)", got=value)
+        spelt.append(i)
+    if spelt:
+        warn_numbers_as_text(name, values, spelt, booleans=True)
     return pd.array(out, dtype=pd.BooleanDtype())
 
 
