@@ -51,16 +51,9 @@ from ..frames.private import (
 )
 from ..frames.public import _group_layout, current_frame, group_current_frame, read_meta
 from ..frames.schemas import CURRENT_DATA
-from ..private.api import (
-    NAMES_PER_RESOLVE,
-    _answered_first,
-    _buckets,
-    _fewer_names,
-    _named_positions,
-    _smaller_page,
-    read_aggregate,
-)
+from ..private.api import _buckets, _smaller_page, read_aggregate
 from ..private.paging import PAGE_SIZE
+from ..private.resolve import NAMES_PER_RESOLVE, answered_first, fewer_names, named_positions
 from ..private.suppression import UNEXPLAINED
 from ..public.api import _check_group_classes, _fewer_skus, _meta_count
 from ..public.rates import adapt_rates
@@ -1132,7 +1125,7 @@ def _resolve(d: _Doctor) -> None:
 
 def _resolve_batch(d: _Doctor) -> tuple[str, str]:
     """Send one resolve request of as many names as the client sends at once; a refusal is
-    judged by the client's own rule (:func:`~dealframe.private.api._fewer_names`): one about
+    judged by the client's own rule (:func:`~dealframe.private.resolve.fewer_names`): one about
     how many names the batch holds is asked again at the size the client would send (the
     bound stated, else half) until a size is taken, as the client splits its batches, at
     most :data:`SIZES_ASKED` requests; a refusal naming names (``names[3]``) is the client
@@ -1144,11 +1137,11 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
         if response.status == 200:
             break
         error = d.error(response)
-        fewer = _fewer_names(error, sent) if isinstance(error, ApiError) else None
+        fewer = fewer_names(error, sent) if isinstance(error, ApiError) else None
         words = f"({response.status}: {error})"
         seen = f"{sent} names refused {'alike' if words == last else words}"
         if fewer is None or not isinstance(error, ApiError):
-            named = isinstance(error, ApiError) and _named_positions(error)
+            named = isinstance(error, ApiError) and named_positions(error)
             what = (
                 "names of ordinary text refused one by one (the client sends each named name "
                 "alone, reports it failed only when refused alone, and sends the rest again)"
@@ -1167,7 +1160,7 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
         ), BREAKS
     items = _items(d.ok_json(response))
     if len(items) != sent:
-        first = _answered_first(names, items)
+        first = answered_first(names, items)
         if first is None:
             return f"{sent} names gave {len(items)} results", BREAKS
         said = (
