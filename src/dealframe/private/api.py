@@ -68,11 +68,25 @@ from ..provenance import Answered404, attach, combined_from_cache
 from ..public.hints import HINT_SECONDS
 from ..transport.paging import ItemFailure, map_concurrent
 from ..transport.refusals import TOO_LARGE, smaller_size
+from .batches import (
+    IDS_PER_BATCH,
+    Distinct,
+    Held,
+    batch_name,
+    batch_overlap,
+    batched_filter,
+    id_values,
+    ids_held,
+    in_batch,
+    merge_batches,
+    over_bound,
+    rows_counted,
+    with_ids,
+)
 from .fields import absent_fields, check_fields, profile_fields, valued_keys
 from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
 from .hints import open_values, unmatched_open_values
 from .ids import check_ids
-from .order import merged_order
 from .outside import outside_filters
 from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
 from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
@@ -85,10 +99,6 @@ __all__ = ["IDS_PER_BATCH", "NAMES_PER_RESOLVE", "PrivateApi", "Resolution", "re
 
 PREFIX = "/api/private/v1"
 ENTITIES = ("companies", "investors", "transactions")
-#: Ids per request of any filter the discovery document types ``array_uuid`` (``id``,
-#: ``target_id``, ``investor_id`` ...): the sandbox's cap on each; a list call sends a filter
-#: holding more in batches of this many (:meth:`PrivateApi._pull_list`).
-IDS_PER_BATCH = 1000
 #: Companies read to tell a misspelt open-vocabulary value after an empty answer.
 HINT_PAGE = 1000
 _ENTITY_ALIASES = {
@@ -420,247 +430,16 @@ def _drop_outside(
     return out
 
 
-def _merge_batches(
-    frame: pd.DataFrame, batches: list[int], sort: str, found: Findings
-) -> pd.DataFrame:
-    """A sorted lookup's batches, each sorted by the service, merged into one order
-    (:mod:`dealframe.private.order`); a key the rows do not carry is said, not guessed."""
-    order = merged_order(frame, batches, sort)
-    if order is None:
-        found.add(
-            "unsorted",
-            f"the ids went out in {len(batches)} batches of at most {IDS_PER_BATCH}, each "
-            f"sorted by {sort!r}; the rows carry no {sort.partition(':')[0]!r} column to "
-            "merge them by, so they are in that order batch after batch",
-        )
-        return frame
-    out = frame.iloc[order].reset_index(drop=True)
-    out.attrs.update(frame.attrs)
-    return out
-
-
-def _id_values(wired: Any) -> list[str] | None:
-    """The ids of a filter of ids as it goes out: a plain list, or ``{operator: [...]}`` (a
-    service listing several operators for it); None for any other value.
-
-    Examples
-    --------
-    >>> _id_values(["a", "b"]), _id_values({"in": ["a"]}), _id_values("a")
-    (['a', 'b'], ['a'], None)
-    """
-    if isinstance(wired, list):
-        return wired
-    if isinstance(wired, Mapping) and len(wired) == 1:
-        inner = next(iter(wired.values()))
-        return inner if isinstance(inner, list) else None
-    return None
-
-
-def _with_ids(wired: Any, ids: list[str]) -> Any:
-    """``wired`` (a filter of ids as :func:`_id_values` reads it) holding ``ids`` instead, in
-    the same form.
-
-    Examples
-    --------
-    >>> _with_ids({"in": ["a", "b"]}, ["b"]), _with_ids(["a", "b"], ["a"])
-    ({'in': ['b']}, ['a'])
-    """
-    return {next(iter(wired)): ids} if isinstance(wired, Mapping) else ids
-
-
-def _batched_filter(schema: FilterSchema, wire: Mapping[str, Any]) -> str | None:
-    """The filter of ids a list call sends in batches of :data:`IDS_PER_BATCH`: the one
-    filter the discovery document types ``array_uuid`` (``id``, ``target_id``,
-    ``investor_id`` ...) that holds more ids than that; else ``id`` when given (a lookup by
-    id is read batch by batch, so the ids it did not return are known exactly); else None.
-
-    Two such filters over the bound are refused: each batch of one would have to go out
-    with every batch of the other, and a union of those cross products is not what a
-    client should guess at.
-
-    Raises
-    ------
-    ValidationError
-        Naming the filters over the bound, what they hold and the bound.
-
-    Examples
-    --------
-    >>> schema = documented_schema("transactions")
-    >>> _batched_filter(schema, {"target_id": ["a"] * 1001, "id": ["b"]})
-    'target_id'
-    >>> _batched_filter(schema, {"id": ["b"]}), _batched_filter(schema, {"deal_type": ["M&A"]})
-    ('id', None)
-    """
-    held = _ids_held(schema, wire)
-    over = _over_bound(held)
-    if len(over) > 1:
-        raise ValidationError(
-            " and ".join(over),
-            f"at most one filter of ids holding more than {IDS_PER_BATCH:,} ids (one request "
-            f"takes at most {IDS_PER_BATCH:,} of each; these hold {over}): the client sends "
-            "one such filter in batches, not two at once; split the others into parts of "
-            f"{IDS_PER_BATCH:,} and concatenate the frames of one call per part",
-        )
-    if over:
-        return next(iter(over))
-    return "id" if "id" in held else None
-
-
-def _ids_held(schema: FilterSchema, wire: Mapping[str, Any]) -> dict[str, int]:
-    """How many ids each filter of ids of ``wire`` holds: those the discovery document types
-    ``array_uuid``, and ``id`` whatever its type."""
-    held: dict[str, int] = {}
-    for name, wired in wire.items():
-        spec = schema.fields.get(name)
-        ids = _id_values(wired)
-        if ids is not None and (name == "id" or (spec is not None and spec.type == "array_uuid")):
-            held[name] = len(ids)
-    return held
-
-
-class _Held(dict[str, int]):
-    """Filters of ids and how many each holds, said as ``target_id 1,500, investor_id 1,200``."""
-
-    def __str__(self) -> str:
-        return ", ".join(f"{name} {count:,}" for name, count in self.items())
-
-
-def _over_bound(held: Mapping[str, int]) -> _Held:
-    """The filters of ``held`` (:func:`_ids_held`) holding more than :data:`IDS_PER_BATCH` ids.
-
-    Examples
-    --------
-    >>> str(_over_bound({"id": 3, "target_id": 1500}))
-    'target_id 1,500'
-    """
-    return _Held({name: count for name, count in held.items() if count > IDS_PER_BATCH})
-
-
-def _batch_name(key: str, start: int, count: int) -> str:
-    """The batch of the filter of ids ``key`` starting at ``start`` (counted from 0) of its
-    ``count`` ids, as a failure names it.
-
-    Examples
-    --------
-    >>> _batch_name("investor_id", 1000, 1449), _batch_name("id", 0, 1500)
-    ('investor_id ids 1001-1449', 'ids 1-1000')
-    """
-    named = "ids" if key == "id" else f"{key} ids"
-    return f"{named} {start + 1}-{min(start + IDS_PER_BATCH, count)}"
-
-
-def _in_batch(failure: ItemFailure, batch: str) -> ItemFailure:
-    """A failed page of a batch of ids, named with its batch (``ids 1001-1500 page 2``).
-
-    Examples
-    --------
-    >>> _in_batch(ItemFailure(0, 2, KeyError("x")), "ids 1001-1500").item
-    'ids 1001-1500 page 2'
-    """
-    return ItemFailure(failure.index, f"{batch} page {failure.item}", failure.error)
-
-
-class _Overlap(NamedTuple):
-    """The rows of a union filter's batches, one batch after another (:func:`_batch_overlap`)."""
-
-    later: np.ndarray  # rows whose id an earlier batch of the call holds (dropped)
-    distinct: list[int]  # distinct rows of each batch, shared ones included
-    kept: list[int]  # rows of each batch left once ``later`` ones are dropped
-    shared: int  # rows of later batches that an earlier batch holds (each counted once a batch)
-
-
-def _batch_overlap(frame: pd.DataFrame, batches: list[int]) -> _Overlap:
-    """Of the rows of a union filter's batches (one batch after another): which rows an
-    earlier batch of the call already holds (a deal of two investors of ``investor_id`` that
-    went out in two batches), and how many distinct rows each batch holds (its rows less
-    those it repeats itself; a row without id counts once each).
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"id": ["a", "b", "b", "a", "c", "c"]})
-    >>> seen = _batch_overlap(frame, [3, 3])
-    >>> seen.later.tolist(), seen.distinct, seen.kept, seen.shared
-    ([False, False, False, True, False, False], [2, 2], [3, 2], 1)
-    """
-    label = np.repeat(np.arange(len(batches)), batches)
-    ids = frame["id"].reset_index(drop=True)
-    where = np.flatnonzero((ids.notna() & ids.ne("")).to_numpy(dtype=bool))
-    keyed = pd.DataFrame({"id": ids.iloc[where].astype(str).to_numpy(), "batch": label[where]})
-    first = keyed.groupby("id", sort=False)["batch"].transform("min").to_numpy()
-    later = np.zeros(len(frame), dtype=bool)
-    later[where[keyed["batch"].to_numpy() > first]] = True
-    repeats = np.zeros(len(frame), dtype=bool)
-    repeats[where[keyed.duplicated(["id", "batch"]).to_numpy()]] = True
-
-    def per_batch(rows: np.ndarray) -> list[int]:
-        return np.bincount(label[rows], minlength=len(batches)).tolist()
-
-    distinct = [n - r for n, r in zip(batches, per_batch(repeats), strict=True)]
-    kept = [n - d for n, d in zip(batches, per_batch(later), strict=True)]
-    return _Overlap(later, distinct, kept, int((later & ~repeats).sum()))
-
-
-def _counted(distinct: list[int], caps: list[int | None], held: list[int | None]) -> int:
-    """The rows a union's batches count against what they should hold: each batch's distinct
-    rows (up to its cap), but a batch held to the pages read counts its rows that arrived on
-    them, repeats included (``held``): it stopped once its *distinct* rows were enough, so
-    they fall short of its full pages by exactly the rows it repeated, which are said as
-    repeats, not as rows missing.
-
-    Examples
-    --------
-    >>> _counted([2656, 995], [3263, 3263], [None, 1000])
-    3656
-    >>> _counted([2656, 995], [None, 900], [None, None])
-    3556
-    """
-    return sum(
-        (n if c is None else min(n, c)) if h is None else h
-        for n, c, h in zip(distinct, caps, held, strict=True)
-    )
-
-
-class _Distinct:
-    """The distinct rows of a union's batches read so far (:meth:`PrivateApi._pull_list`),
-    told each page's identities in turn (:func:`~dealframe.private.paging.pull_pages`'s
-    ``enough``): True once they reach ``limit``. An id counts once in whatever spelling of a
-    UUID it comes; a row without id counts once each, as the frame keeps it.
-
-    Examples
-    --------
-    >>> seen = _Distinct(4)
-    >>> seen(["a", "b", "a"]), seen.rows, seen(["b", None, "c"]), seen.rows
-    (False, 2, True, 4)
-    """
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.ids: set[Any] = set()
-        self.blank = 0  # rows without id
-
-    @property
-    def rows(self) -> int:
-        """The distinct rows read so far."""
-        return len(self.ids) + self.blank
-
-    def __call__(self, ids: Any) -> bool:
-        values = ids.to_pylist() if hasattr(ids, "to_pylist") else ids
-        known = [canonical_uuid(i) if isinstance(i, str) else str(i) for i in values if i]
-        self.blank += len(values) - len(known)
-        self.ids.update(known)
-        return self.rows >= self.limit
-
-
-def _aggregate_refused(error: ApiError, over: _Held) -> ApiError:
+def _aggregate_refused(error: ApiError, over: Held) -> ApiError:
     """``error`` of an aggregate whose filters of ids hold more than :data:`IDS_PER_BATCH`
-    (``over``, :func:`_over_bound`), with a note naming them when it is a refusal (400, 413,
+    (``over``, :func:`over_bound`), with a note naming them when it is a refusal (400, 413,
     422): an aggregate goes out whole, its medians cannot be merged from batches. Any other
     error as it is.
 
     Examples
     --------
     >>> refused = BadRequestError(400, "BAD_REQUEST", "Invalid request")
-    >>> print(_aggregate_refused(refused, _Held({"target_id": 1500})).note)
+    >>> print(_aggregate_refused(refused, Held({"target_id": 1500})).note)
     ids over 1,000 (target_id 1,500): an aggregate goes out in one request, not in batches of 1,000 ids as a list call (medians of batches cannot be merged); narrow the cohort to at most 1,000 ids a filter
     """
     if error.status not in TOO_LARGE or not over:
@@ -1254,7 +1033,7 @@ class PrivateApi:
         *,
         key: str | None,
     ) -> _Pulled:
-        """The pages of a list; the filter of ids ``key`` (:func:`_batched_filter`) goes in
+        """The pages of a list; the filter of ids ``key`` (:func:`batched_filter`) goes in
         batches of :data:`IDS_PER_BATCH` ids, every other filter whole with each batch.
 
         A lookup by ``id`` reads each batch whole, so the ids it did not return are known
@@ -1263,7 +1042,7 @@ class PrivateApi:
         the union to ``limit`` once it is de-duplicated. With ``sort``, each such batch is
         read up to ``limit`` rows (the first rows of the order are among the first rows of
         some batch), and every batch is read. Without ``sort``, a batch is read until the
-        distinct rows of the batches so far (:class:`_Distinct`) reach ``limit``, or up to
+        distinct rows of the batches so far (:class:`Distinct`) reach ``limit``, or up to
         ``limit`` rows of its own (asked for only the rows still wanted, it would come up
         short by the rows it shares with earlier batches; past the rows still wanted, its
         rows are cut away); batches stop once the rows read reach ``limit``, and the ids of
@@ -1274,7 +1053,7 @@ class PrivateApi:
         Once a batch has arrived, a later batch whose first page fails for good (a 5xx, a
         429 or a timeout after its retries, an expired token) ends the call: it and every
         batch left are failures with that error, named by the ids they hold
-        (``investor_id ids 1001-1449``, :func:`_batch_name`), so the caller raises
+        (``investor_id ids 1001-1449``, :func:`batch_name`), so the caller raises
         :class:`~dealframe.errors.IncompleteResultError` (an expired token's
         :class:`~dealframe.errors.AuthenticationError` as itself) carrying the batches that
         arrived. A page that fails past a batch's first is named with its batch
@@ -1297,7 +1076,7 @@ class PrivateApi:
         def pull(
             filters: dict[str, Any],
             cap: int | None,
-            enough: _Distinct | None = None,
+            enough: Distinct | None = None,
             batch: str | None = None,
         ) -> Pages[Any]:
             """Every page of one list request (``cap`` rows at most, or until ``enough``),
@@ -1311,7 +1090,7 @@ class PrivateApi:
                     found.absorb(told.items)
 
         def walk(
-            filters: dict[str, Any], cap: int | None, enough: _Distinct | None, told: Findings
+            filters: dict[str, Any], cap: int | None, enough: Distinct | None, told: Findings
         ) -> Pages[Any]:
             """:func:`pull`'s pages, its findings added to ``told``."""
             body = {"filters": filters, **head}
@@ -1385,7 +1164,7 @@ class PrivateApi:
         if key is None:
             pages = pull(dict(wire), limit)
             return said(pages, pages.expected, pages.total)
-        ids = _id_values(wire[key]) or []
+        ids = id_values(wire[key]) or []
         # a lookup by id (the key, or an id filter beside another key) reads each batch
         # whole: the ids it did not return are then known exactly
         exact = "id" in wire
@@ -1402,7 +1181,7 @@ class PrivateApi:
         # beside another filter of ids: every batch, read whole, tells which ids came back)
         stops = limit is not None and sort is None and not (union and exact)
         # ... and a union's batch once the distinct rows read reach it
-        counter = _Distinct(limit) if stops and union and limit is not None else None
+        counter = Distinct(limit) if stops and union and limit is not None else None
         several = len(ids) > IDS_PER_BATCH
 
         def whole() -> list[str] | None:
@@ -1411,7 +1190,7 @@ class PrivateApi:
                 return None
             if not union:
                 return looked_up
-            return [] if merged.failed else list(_id_values(wire["id"]) or [])
+            return [] if merged.failed else list(id_values(wire["id"]) or [])
 
         for start in range(0, len(ids), IDS_PER_BATCH):
             seen = merged.rows if counter is None else counter.rows  # distinct over batches
@@ -1422,8 +1201,8 @@ class PrivateApi:
             # rows may be ones an earlier batch holds (the union is cut once de-duplicated)
             cap = None if exact or limit is None else limit
             try:
-                name = _batch_name(key, start, len(ids)) if several else None
-                pages = pull({**wire, key: _with_ids(wire[key], batch)}, cap, counter, name)
+                name = batch_name(key, start, len(ids)) if several else None
+                pages = pull({**wire, key: with_ids(wire[key], batch)}, cap, counter, name)
             except (ApiError, TransportError) as exc:
                 # nothing arrived, or a refusal of what this batch holds: the error as itself
                 if not batches or isinstance(exc, BadRequestError):
@@ -1432,7 +1211,7 @@ class PrivateApi:
                 # failures with this error (a 5xx or timeout after its retries, a token that
                 # expired part-way): the caller raises it carrying them
                 merged.failed += [
-                    ItemFailure(at // IDS_PER_BATCH, _batch_name(key, at, len(ids)), exc)
+                    ItemFailure(at // IDS_PER_BATCH, batch_name(key, at, len(ids)), exc)
                     for at in range(start, len(ids), IDS_PER_BATCH)
                 ]
                 merged.expected = merged.total = None
@@ -1441,7 +1220,7 @@ class PrivateApi:
             merged.infos += pages.infos
             merged.keys |= pages.keys
             merged.failed += (
-                pages.failed if name is None else [_in_batch(f, name) for f in pages.failed]
+                pages.failed if name is None else [in_batch(f, name) for f in pages.failed]
             )
             merged.size = pages.size
             expected = (
@@ -1475,7 +1254,7 @@ class PrivateApi:
             entity, filters, _given(method, arguments), deadline, refresh=refresh, cache=cache
         )
         sort = schema.check_sort(sort)
-        key = _batched_filter(schema, wire)  # before any list request: two over are refused
+        key = batched_filter(schema, wire)  # before any list request: two over are refused
         endpoint = f"POST {PREFIX}/{entity}"
         found = Findings(endpoint)
         info = RequestInfo("POST", f"{PREFIX}/{entity}", "private")
@@ -1506,9 +1285,9 @@ class PrivateApi:
         if pulled.union is not None and batches is not None and sum(batches) == received:
             # a row of several batches (a deal of investors of two batches) is kept once,
             # and is no repeat of the service: each batch is counted against its own total
-            overlap = _batch_overlap(frame, batches)
+            overlap = batch_overlap(frame, batches)
             caps = pulled.caps or [None] * len(batches)
-            counted = _counted(overlap.distinct, caps, pulled.held or [None] * len(batches))
+            counted = rows_counted(overlap.distinct, caps, pulled.held or [None] * len(batches))
             shared = overlap.shared
             if overlap.later.any():
                 frame = frame.loc[~overlap.later].reset_index(drop=True)
@@ -1519,7 +1298,7 @@ class PrivateApi:
             whole = counted is not None and counted == pulled.expected
             total = total - shared if whole and total is not None else None
         if sort is not None and batches is not None and len(batches) > 1:
-            frame = _merge_batches(frame, batches, sort, found)
+            frame = merge_batches(frame, batches, sort, found)
         absent = missing_fields(pages.keys, entity, found, n_items=received)
         frame = dedupe(frame, "id", found, newest="updated_at")
         duplicates = received - shared - len(frame)
@@ -1541,7 +1320,7 @@ class PrivateApi:
             returned = set(frame["id"].tolist())
             missing = [i for i in pulled.looked_up if i not in returned]
             if sort is None:  # without a sort, rows follow the ids asked for
-                order = {i: n for n, i in enumerate(_id_values(wire["id"]) or [])}
+                order = {i: n for n, i in enumerate(id_values(wire["id"]) or [])}
                 frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")]
             frame = frame.iloc[:limit].reset_index(drop=True)
         # of the rows returned: a null cut away by ``limit`` is not the user's to look for
@@ -3097,7 +2876,7 @@ class PrivateApi:
         try:
             response = self._request("POST", path, "aggregate", refresh, cache, deadline, json=body)
         except ApiError as exc:
-            noted = _aggregate_refused(exc, _over_bound(_ids_held(schema, wire)))
+            noted = _aggregate_refused(exc, over_bound(ids_held(schema, wire)))
             if noted is exc:
                 raise
             raise noted from None
