@@ -51,7 +51,8 @@ from ..frames.private import (
 )
 from ..frames.public import _group_layout, current_frame, group_current_frame, read_meta
 from ..frames.schemas import CURRENT_DATA
-from ..private.api import _buckets, _smaller_page, read_aggregate
+from ..private.aggregate import aggregate_buckets, read_aggregate
+from ..private.api import _smaller_page
 from ..private.paging import PAGE_SIZE
 from ..private.resolve import NAMES_PER_RESOLVE, answered_first, fewer_names, named_positions
 from ..private.suppression import UNEXPLAINED
@@ -1184,7 +1185,7 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
 
 def _bucket_list(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """An aggregate's buckets as plain objects (for the members they carry)."""
-    data = _buckets(doc.get("data"), Findings("aggregate"))
+    data = aggregate_buckets(doc.get("data"), Findings("aggregate"))
     return [i for i in data if isinstance(i, Mapping)] if isinstance(data, list) else []
 
 
