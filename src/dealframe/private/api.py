@@ -11,7 +11,6 @@ import contextlib
 import datetime as dt
 import functools
 import inspect
-import re
 import threading
 import time
 import warnings
@@ -32,7 +31,6 @@ from ..contract import (
     missing_fields,
     null_fields,
     outside_vocabulary,
-    quoted,
     read_items,
     read_page,
     shaping,
@@ -55,7 +53,6 @@ from ..frames.normalize import canonical_uuid
 from ..frames.schemas import PROFILE_FIELDS, ROLES
 from ..notices import (
     MissingDataWarning,
-    ServiceContractWarning,
     missing_expected,
     user_stacklevel,
     warn_missing,
@@ -86,6 +83,7 @@ from .ids import check_ids
 from .outside import outside_filters
 from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
 from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
+from .subroutes import SUB_404, SubRoutes, no_route, route_404
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -257,117 +255,6 @@ class _Unstored(Exception):
     """A sub-collection's page 1 is not in the HTTP cache (its pull goes to a worker)."""
 
 
-#: What a sub-collection's 404 may mean (the client cannot tell which): said by the error of
-#: one id and by the warning of many.
-_SUB_404 = "no such id, soft-deleted, or no items, as some services answer"
-#: A 404 whose message says the path itself is not served (the sandbox's ``No route for``,
-#: a framework's ``Cannot GET``): not a matter of the id.
-_NO_ROUTE = re.compile(
-    r"\bno (such )?(route|endpoint|handler)\b|\b(route|endpoint|path) not found\b|"
-    r"\bunknown (route|endpoint|path)\b|\bcannot get\b",
-    re.IGNORECASE,
-)
-
-
-def _no_route(error: BaseException) -> bool:
-    """Whether ``error`` is a 404 saying that the path is not served (no such route).
-
-    Examples
-    --------
-    >>> _no_route(NotFoundError(404, "NOT_FOUND", "No route for /api/private/v1/x/1/sellside"))
-    True
-    >>> _no_route(NotFoundError(404, "NOT_FOUND", "Company not found"))
-    False
-    """
-    return isinstance(error, NotFoundError) and bool(_NO_ROUTE.search(error.message or ""))
-
-
-def _route_404(name: str) -> str:
-    """What a 404 with no route means, for the sub-collection ``name``."""
-    return (
-        f"the service says it has no route for {name}: it does not serve this sub-collection "
-        "(whatever the id)"
-    )
-
-
-#: What asking a service for a sub-collection route gave (:func:`_route_answer`).
-_ROUTED, _NO_ROUTE_SEEN, _OPEN = "routed", "no route", "open"
-_SECTION_44 = "interface document section 4.4"
-_ASKED_AGAIN = "; the service is asked again on the next call"
-
-
-def _route_answer(error: DealframeError) -> str:
-    """What ``error``, met asking for page 1 of a sub-collection, says of its route: a 404
-    saying the path is not served is no route, any other 404 (the id unknown, soft-deleted or
-    without items) means the route exists; anything else (5xx, 429, 401, a transport failure)
-    says nothing of the route: the question stays open.
-
-    Examples
-    --------
-    >>> _route_answer(NotFoundError(404, "NOT_FOUND", "No route for /x/1/sellside"))
-    'no route'
-    >>> _route_answer(NotFoundError(404, "NOT_FOUND", "Company not found"))
-    'routed'
-    >>> _route_answer(ApiError(500, "INTERNAL", "boom"))
-    'open'
-    """
-    if isinstance(error, NotFoundError):
-        return _NO_ROUTE_SEEN if _no_route(error) else _ROUTED
-    return _OPEN
-
-
-def _words(error: DealframeError | None) -> str:
-    """The service's words in ``error`` (an ``ApiError``'s message), else what it says."""
-    return error.message if isinstance(error, ApiError) else str(error)
-
-
-def _unasked(error: DealframeError | None) -> str:
-    """A route question that met ``error`` (no answer about the route), for a warning.
-
-    Examples
-    --------
-    >>> _unasked(ApiError(503, "SERVICE_UNAVAILABLE", "try later"))
-    "could not be asked (503 SERVICE_UNAVAILABLE: 'try later')"
-    """
-    if isinstance(error, ApiError):
-        return f"could not be asked ({error.status} {error.code}: {quoted(error.message, 120)})"
-    return f"could not be asked ({quoted(_words(error), 160)})"
-
-
-def _routed(name: str, error: DealframeError | None) -> str:
-    """The words for ``name`` (may be empty) having a route: it answered, or its 404 was for
-    the id, not the route (``error``)."""
-    lead = f"{name} " if name else ""
-    if error is None:
-        return f"{lead}answers"
-    return f"{lead}has a route (it answered 404 for the id: {quoted(_words(error), 120)})"
-
-
-class _RouteGate:
-    """One sub-collection route question of a client: the lock its askers queue on, how many
-    times it was asked, and the name the last answer pointed to (what the callers that
-    waited for it use, clear or not: they neither ask again nor say it again)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.asked = 0
-        self.used = ""
-
-
-class _SubRoute(NamedTuple):
-    """What asking a service for a sub-collection route gave (:meth:`PrivateApi._sub_route`)."""
-
-    #: The name to use for this call.
-    used: str
-    #: What was seen, for the warning.
-    said: str
-    #: Whether every answer was a clear one (kept for the client's life), not open.
-    decided: bool
-    #: Whether the current name has a route (a 2xx, or a 404 for the id): nothing to say
-    #: unless the discovery document could not be read.
-    plain: bool = False
-
-
 #: The annotations of a filter parameter (the aliases above, as the signatures spell them).
 _FILTER_TYPES = frozenset({"Ids", "Strings", "Number", "Day", "Moment", "Flag", "Text"})
 
@@ -474,11 +361,8 @@ class PrivateApi:
         #: with a value in this client's answers (:mod:`.fields`)
         self._profile_fields = {entity: profile_fields(entity) for entity in PROFILE_FIELDS}
         self._schemas: dict[str, FilterSchema] = {}
-        #: The sub-collection name a service serves, found by asking it when its discovery
-        #: document lists neither name (``(entity, name)`` -> ``sellside`` or ``acquisitions``).
-        self._sub_routes: dict[tuple[str, str], str] = {}
-        #: One lock per ``(entity, name)`` held while the service is asked (:meth:`_sub_route`).
-        self._sub_route_gates: dict[tuple[str, str], _RouteGate] = {}
+        #: The name the service serves each sub-collection under (:mod:`.subroutes`).
+        self._sub_routes = SubRoutes(self._request, PREFIX)
         self._lock = threading.Lock()
         #: The resolve calls, and what the service was seen to take of them (:mod:`.resolve`).
         self._resolver = Resolver(transport, self._request, PREFIX)
@@ -1954,7 +1838,9 @@ class PrivateApi:
         deadline = self._t.deadline()
         if wanted:  # no ids (an empty frame's): an empty frame, without a request
             schema = self.schema(entity, refresh=refresh, cache=cache, deadline=deadline)
-            name = self._sub_route(entity, schema, name, wanted[0], refresh, cache, deadline)
+            name = self._sub_routes.name_for(
+                entity, schema, name, wanted[0], refresh, cache, deadline
+            )
         inner_workers = self._workers if len(wanted) == 1 else 1
         endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
         found = Findings(endpoint)
@@ -2012,7 +1898,7 @@ class PrivateApi:
                 pulled = [pull(wanted[0])]
             except NotFoundError as exc:
                 if not exc.deleted:  # else the service said why, and the message says so
-                    causes = _route_404(name) if _no_route(exc) else f"a 404 here means {_SUB_404}"
+                    causes = route_404(name) if no_route(exc) else f"a 404 here means {SUB_404}"
                     exc.with_note(causes)
                 raise
         else:
@@ -2042,7 +1928,7 @@ class PrivateApi:
         # an id answered 404 is missing, as for profiles: the rest is kept. Unknown, soft-deleted
         # or (some services) without items: the client cannot tell, and says no more than that
         gone = [f.item for f in failures if isinstance(f.error, NotFoundError)]
-        routeless = bool(gone) and all(_no_route(f.error) for f in failures if f.item in gone)
+        routeless = bool(gone) and all(no_route(f.error) for f in failures if f.item in gone)
         failures = [f for f in failures if not isinstance(f.error, NotFoundError)]
         items: list[dict] = []
         responses: list[Any] = []
@@ -2092,7 +1978,7 @@ class PrivateApi:
             strict=strict, partial=frame, expected=frame.attrs["rows_expected"], received=len(frame)
         )
         if gone:
-            why = _route_404(name) if routeless else _SUB_404
+            why = route_404(name) if routeless else SUB_404
             if strict:
                 singular = {"companies": "company", "investors": "investor"}.get(entity, entity)
                 raise IncompleteResultError(
@@ -2107,105 +1993,6 @@ class PrivateApi:
                 "are not in the frame; see df.attrs['missing_ids']"
             )
         return frame
-
-    def _sub_route(
-        self,
-        entity: str,
-        schema: FilterSchema,
-        name: str,
-        ident: str,
-        refresh: bool,
-        cache: bool,
-        deadline: Any,
-    ) -> str:
-        """The name this service serves the sub-collection ``name`` under.
-
-        The discovery document's choice (:meth:`FilterSchema.sub_resource`) when it lists the
-        current or the earlier name (section 4.4). When it lists neither (``sub_resources``
-        absent or unreadable, said in a ``ServiceContractWarning`` with what was seen), the
-        service is asked with the first id: a 404 saying it has no route for the current name
-        (not an id that is unknown, soft-deleted or without items) tries the earlier one, used
-        when it has a route. Only a clear answer is kept for the client's life (a 2xx, or a
-        404 saying which of route or id is missing); any other (5xx, 429 past the retries, a
-        dropped connection, a timeout) leaves the question open: this call uses the name the
-        answers so far point to, its pull says its own error, and the next call asks again.
-        Concurrent first calls wait for one another and use its answer, clear or not: one
-        question, one warning (each asking in turn took a whole question's retries)."""
-        name = schema.sub_resource(name)
-        earlier = schema.earlier_name(name)
-        if earlier is None:
-            return name
-        key = (entity, name)
-        with self._lock:
-            gate = self._sub_route_gates.setdefault(key, _RouteGate())
-            before = gate.asked
-        with gate.lock:  # held across the question: a concurrent first call waits for it
-            with self._lock:
-                known = None if refresh else self._sub_routes.get(key)
-            if known is not None:
-                return known
-            if gate.asked != before:  # asked while this call waited: that answer serves it
-                return gate.used
-            unread = schema.sub_resources_unread
-            found = self._ask_sub_route(entity, name, earlier, ident, refresh, cache, deadline)
-            if unread is not None or not found.plain:
-                where = f"GET {PREFIX}/lookup/{entity}: " + (
-                    f"sub_resources {unread}, so the sub-collection names cannot be read there"
-                    if unread is not None
-                    else f"sub_resources lists neither {name} nor {earlier}"
-                )
-                warnings.warn(
-                    f"{where}; {found.said}", ServiceContractWarning, stacklevel=user_stacklevel()
-                )
-            with self._lock:
-                if found.decided:
-                    self._sub_routes[key] = found.used
-                gate.asked, gate.used = gate.asked + 1, found.used
-        return found.used
-
-    def _ask_sub_route(
-        self,
-        entity: str,
-        name: str,
-        earlier: str,
-        ident: str,
-        refresh: bool,
-        cache: bool,
-        deadline: Any,
-    ) -> _SubRoute:
-        """Ask the service whether it routes ``name`` (else ``earlier``), with ``ident``'s
-        first page (:func:`_route_answer` reads each answer)."""
-
-        def ask(segment: str) -> tuple[str, DealframeError | None]:
-            try:
-                self._request(
-                    "GET",
-                    f"/{entity}/{ident}/{segment}",
-                    "list",
-                    refresh,
-                    cache,
-                    deadline,
-                    params={"page": 1, "limit": 1},
-                )
-            except (ApiError, TransportError) as exc:
-                return _route_answer(exc), exc
-            return _ROUTED, None
-
-        state, seen = ask(name)
-        if state == _ROUTED:
-            return _SubRoute(name, _routed(name, seen), decided=True, plain=True)
-        if state == _OPEN:
-            return _SubRoute(name, f"{name} {_unasked(seen)}{_ASKED_AGAIN}", decided=False)
-        gone = f"{name} answered 404 ({quoted(_words(seen), 120)})"
-        state, seen = ask(earlier)
-        if state == _ROUTED:
-            said = f"{gone}; the earlier name {earlier} ({_SECTION_44}) {_routed('', seen)}"
-            return _SubRoute(earlier, f"{said}, and is used", decided=True)
-        if state == _NO_ROUTE_SEEN:
-            said = f"neither {name} nor the earlier {earlier} has a route on this service"
-            return _SubRoute(name, said, decided=True)
-        said = f"{gone}; the earlier name {earlier} ({_SECTION_44}) {_unasked(seen)}"
-        return _SubRoute(earlier, f"{said}: it is used for this call{_ASKED_AGAIN}", decided=False)
 
     def fundings(
         self,
