@@ -80,7 +80,7 @@ from .fields import absent_fields, check_fields, profile_fields, valued_keys
 from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
 from .hints import open_values, unmatched_open_values
 from .ids import check_ids
-from .outside import outside_filters
+from .outside import drop_outside
 from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
 from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
 from .subroutes import SUB_404, SubRoutes, no_route, route_404
@@ -291,25 +291,6 @@ def _given(method: Callable[..., Any], arguments: Mapping[str, Any]) -> dict[str
 
 #: Filters that do not narrow a lookup by id (``include_deleted`` widens it).
 _NOT_NARROWING = frozenset({"id", "include_deleted"})
-
-
-def _drop_outside(
-    frame: pd.DataFrame, wire: Mapping[str, Any], schema: FilterSchema, found: Findings
-) -> pd.DataFrame:
-    """``frame`` without the rows the filters sent exclude (a service that ignored a filter),
-    said as an ``unrequested`` finding (:mod:`dealframe.private.outside`)."""
-    operators = {n: f.operators[0] for n, f in schema.fields.items() if f.operators}
-    bad, notes = outside_filters(frame, wire, operators)
-    if not bad.any():
-        return frame
-    found.add(
-        "unrequested",
-        f"{int(bad.sum())} of {len(frame)} rows are outside the filters sent "
-        f"({'; '.join(notes)}): dropped (does the service read these filters?)",
-    )
-    out = frame.loc[~bad].reset_index(drop=True)
-    out.attrs.update(frame.attrs)
-    return out
 
 
 def _report_missing_ids(
@@ -900,7 +881,7 @@ class PrivateApi:
         frame = dedupe(frame, "id", found, newest="updated_at")
         duplicates = received - shared - len(frame)
         arrived = len(frame)
-        frame = _drop_outside(frame, wire, schema, found)
+        frame = drop_outside(frame, wire, schema, found)
         if pulled.looked_up is None and limit is not None and len(frame) > limit:
             frame = frame.iloc[:limit].reset_index(drop=True)  # the last page may overshoot
         # rows that arrived, before any were dropped as outside the filters (of a union's
