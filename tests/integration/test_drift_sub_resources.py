@@ -224,11 +224,11 @@ def test_an_unanswered_earlier_name_is_not_said_to_answer(fresh, proxy, referenc
 
 def _waiting_at_gate(thread: threading.Thread) -> bool:
     """Whether ``thread`` waits to enter the route question another thread is asking (its
-    innermost Python frame is ``_sub_route`` on its ``with gate:`` line)."""
-    from dealframe.private.api import PrivateApi
+    innermost Python frame is ``SubRoutes.name_for`` on its ``with gate:`` line)."""
+    from dealframe.private.subroutes import SubRoutes
 
-    code = PrivateApi._sub_route.__code__
-    lines, first = inspect.getsourcelines(PrivateApi._sub_route)
+    code = SubRoutes.name_for.__code__
+    lines, first = inspect.getsourcelines(SubRoutes.name_for)
     gate = [first + i for i, line in enumerate(lines) if line.strip().startswith("with gate")]
     frame = sys._current_frames().get(thread.ident or -1)
     return frame is not None and frame.f_code is code and frame.f_lineno in gate

@@ -41,7 +41,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 )
 
 from dealframe.errors import AuthenticationError, BadRequestError, IncompleteResultError
-from dealframe.private.api import NAME_REFUSALS
+from dealframe.private.resolve import NAME_REFUSALS
 
 P = "/api/private/v1"
 TOO_LONG = "must be at most 200 characters"
@@ -380,7 +380,7 @@ def test_a_refusal_naming_many_names_sends_a_bounded_number_alone_a_round(unique
     """One refusal naming 30 names of a batch (every problem listed, counted from 0): the names
     are sent alone at most ``2 * LONE_POSITIONS`` a round (both readings while the counting is
     not known, then one), never 30 or 60 requests at once, and every other name resolves."""
-    from dealframe.private.api import LONE_POSITIONS
+    from dealframe.private.resolve import LONE_POSITIONS
 
     bad = set(range(10, 70, 2))  # 30 names of the first batch of 100
     sent = [_long(i) if i in bad else name for i, name in enumerate(unique[:100])]

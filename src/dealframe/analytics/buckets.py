@@ -38,7 +38,7 @@ from dealframe.contract import as_count, blanked, quoted
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.frames.private import day_of
 from dealframe.notices import ServiceContractWarning, user_stacklevel
-from dealframe.private.api import threshold_read_elsewhere
+from dealframe.private.aggregate import threshold_read_elsewhere
 
 __all__ = [
     "METRIC_COLUMNS",
@@ -177,7 +177,7 @@ def aggregate_threshold(client: Client, answer: pd.DataFrame) -> int:
     it: the answer's ``meta.small_n_threshold``, else the transactions discovery document's
     ``aggregate.methodology.small_n_threshold``, else the interface document's 5, said in one
     ``ServiceContractWarning`` (ask for the answer within
-    :func:`~dealframe.private.api.threshold_read_elsewhere` so that the aggregate call does not
+    :func:`~dealframe.private.aggregate.threshold_read_elsewhere` so that the aggregate call does not
     say the missing key too). One value for every step that needs it (the report's medians,
     reconciliation, headline and appendix), never 5 silently.
 

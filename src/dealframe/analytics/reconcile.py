@@ -31,7 +31,7 @@ from dealframe.analytics.rollups import group_current, group_time_series
 from dealframe.arguments import checked_keywords, integer_in
 from dealframe.client import Client
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
-from dealframe.private.api import threshold_read_elsewhere
+from dealframe.private.aggregate import threshold_read_elsewhere
 from dealframe.private.suppression import off_threshold
 from dealframe.public.api import Month, Strings
 from dealframe.public.query import group_body

@@ -51,16 +51,10 @@ from ..frames.private import (
 )
 from ..frames.public import _group_layout, current_frame, group_current_frame, read_meta
 from ..frames.schemas import CURRENT_DATA
-from ..private.api import (
-    NAMES_PER_RESOLVE,
-    _answered_first,
-    _buckets,
-    _fewer_names,
-    _named_positions,
-    _smaller_page,
-    read_aggregate,
-)
+from ..private.aggregate import aggregate_buckets, read_aggregate
+from ..private.api import _smaller_page
 from ..private.paging import PAGE_SIZE
+from ..private.resolve import NAMES_PER_RESOLVE, answered_first, fewer_names, named_positions
 from ..private.suppression import UNEXPLAINED
 from ..public.api import _check_group_classes, _fewer_skus, _meta_count
 from ..public.rates import adapt_rates
@@ -1132,7 +1126,7 @@ def _resolve(d: _Doctor) -> None:
 
 def _resolve_batch(d: _Doctor) -> tuple[str, str]:
     """Send one resolve request of as many names as the client sends at once; a refusal is
-    judged by the client's own rule (:func:`~dealframe.private.api._fewer_names`): one about
+    judged by the client's own rule (:func:`~dealframe.private.resolve.fewer_names`): one about
     how many names the batch holds is asked again at the size the client would send (the
     bound stated, else half) until a size is taken, as the client splits its batches, at
     most :data:`SIZES_ASKED` requests; a refusal naming names (``names[3]``) is the client
@@ -1144,11 +1138,11 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
         if response.status == 200:
             break
         error = d.error(response)
-        fewer = _fewer_names(error, sent) if isinstance(error, ApiError) else None
+        fewer = fewer_names(error, sent) if isinstance(error, ApiError) else None
         words = f"({response.status}: {error})"
         seen = f"{sent} names refused {'alike' if words == last else words}"
         if fewer is None or not isinstance(error, ApiError):
-            named = isinstance(error, ApiError) and _named_positions(error)
+            named = isinstance(error, ApiError) and named_positions(error)
             what = (
                 "names of ordinary text refused one by one (the client sends each named name "
                 "alone, reports it failed only when refused alone, and sends the rest again)"
@@ -1167,7 +1161,7 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
         ), BREAKS
     items = _items(d.ok_json(response))
     if len(items) != sent:
-        first = _answered_first(names, items)
+        first = answered_first(names, items)
         if first is None:
             return f"{sent} names gave {len(items)} results", BREAKS
         said = (
@@ -1191,7 +1185,7 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
 
 def _bucket_list(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """An aggregate's buckets as plain objects (for the members they carry)."""
-    data = _buckets(doc.get("data"), Findings("aggregate"))
+    data = aggregate_buckets(doc.get("data"), Findings("aggregate"))
     return [i for i in data if isinstance(i, Mapping)] if isinstance(data, list) else []
 
 

@@ -8,16 +8,13 @@ request (:mod:`.filters`); lists and sub-collections are paginated for the user
 from __future__ import annotations
 
 import contextlib
-import contextvars
-import copy
 import datetime as dt
 import functools
 import inspect
-import re
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
@@ -28,21 +25,17 @@ from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
 from ..arguments import KEYWORD_GROUPS, checked_methods, choice, finite_number, integer_in
 from ..contract import (
     Findings,
-    _as_written,
-    as_count,
     dedupe,
     identities,
     keys_present,
     missing_fields,
     null_fields,
     outside_vocabulary,
-    quoted,
     read_items,
     read_page,
     shaping,
 )
 from ..errors import (
-    AmbiguousNameError,
     ApiError,
     BadRequestError,
     DealframeError,
@@ -57,27 +50,40 @@ from ..errors import (
 from ..field_names import fields_noted
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
-from ..frames.schemas import MATCH_TYPES, PROFILE_FIELDS, ROLES
+from ..frames.schemas import PROFILE_FIELDS, ROLES
 from ..notices import (
     MissingDataWarning,
-    ServiceContractWarning,
     missing_expected,
     user_stacklevel,
     warn_missing,
 )
 from ..provenance import Answered404, attach, combined_from_cache
 from ..public.hints import HINT_SECONDS
-from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
+from ..transport.paging import ItemFailure, map_concurrent
 from ..transport.refusals import TOO_LARGE, smaller_size
-from ..transport.refusals import said as _said
+from .aggregate import aggregate_refused, read_aggregate
+from .batches import (
+    IDS_PER_BATCH,
+    Distinct,
+    batch_name,
+    batch_overlap,
+    batched_filter,
+    id_values,
+    ids_held,
+    in_batch,
+    merge_batches,
+    over_bound,
+    rows_counted,
+    with_ids,
+)
 from .fields import absent_fields, check_fields, profile_fields, valued_keys
 from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
 from .hints import open_values, unmatched_open_values
 from .ids import check_ids
-from .order import merged_order
-from .outside import outside_filters
+from .outside import drop_outside
 from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
-from .suppression import threshold_said
+from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
+from .subroutes import SUB_404, SubRoutes, no_route, route_404
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -86,26 +92,8 @@ __all__ = ["IDS_PER_BATCH", "NAMES_PER_RESOLVE", "PrivateApi", "Resolution", "re
 
 PREFIX = "/api/private/v1"
 ENTITIES = ("companies", "investors", "transactions")
-#: Ids per request of any filter the discovery document types ``array_uuid`` (``id``,
-#: ``target_id``, ``investor_id`` ...): the sandbox's cap on each; a list call sends a filter
-#: holding more in batches of this many (:meth:`PrivateApi._pull_list`).
-IDS_PER_BATCH = 1000
 #: Companies read to tell a misspelt open-vocabulary value after an empty answer.
 HINT_PAGE = 1000
-#: Names per resolve request to start with (not stated by the interface document; lowered
-#: when a service refuses a batch as holding too many, see :func:`_fewer_names`).
-NAMES_PER_RESOLVE = 1000
-#: Rounds of one resolve batch sent again without the names a refusal of it names
-#: (``names[7]: must be at most 200 characters``), each sent alone first, that found at
-#: most one name refused alone: a service that names one name of every batch it is sent
-#: cannot make a call send a request or two per name. A round that finds several names
-#: refused alone (a refusal listing its problems) does not count, so every good name of a
-#: batch whose refusals list hundreds of bad names is still resolved.
-NAME_REFUSALS = 20
-#: Positions of one refusal whose names are sent alone in one round (a refusal naming more
-#: has the others named again when the batch is sent without these): at most
-#: ``2 * LONE_POSITIONS`` lone requests a round while how the service counts is not known.
-LONE_POSITIONS = 8
 _ENTITY_ALIASES = {
     "deals": "transactions",
     "company": "companies",
@@ -113,13 +101,6 @@ _ENTITY_ALIASES = {
     "transaction": "transactions",
     "deal": "transactions",
 }
-
-
-class Resolution(NamedTuple):
-    """What a resolve returns: ``matches`` (one row per query) and ``candidates`` (tidy)."""
-
-    matches: pd.DataFrame
-    candidates: pd.DataFrame
 
 
 class _Pulled(NamedTuple):
@@ -168,319 +149,6 @@ def _smaller_page(error: ApiError, sent: int) -> int | None:
     True
     """
     return smaller_size(error, sent, lambda words: "limit" in words.lower())
-
-
-#: A position in the names of a resolve request, as a service may name it in a refusal:
-#: ``names[7]``, or FastAPI's ``body.names.7``. The digits are group ``at``.
-_NAME_AT = re.compile(r"(?P<head>\bnames?\s*\[\s*|\bnames?\.)(?P<at>\d+)", re.IGNORECASE)
-#: Words that name a field (``sort: unknown``, ``body.names: ...``).
-_FIELD_NAMED = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*\s*:(?!//)")
-#: Words of a count or a size (``too many items``, ``payload too big``, ``at most 100``).
-_COUNT_WORDS = re.compile(
-    r"\b(?:too\s+(?:many|large|big|long)|at\s+most|max(?:imum)?|exceed(?:s|ed|ing)?|limits?)\b",
-    re.IGNORECASE,
-)
-
-
-def _names_count_refused(status: int, words: str) -> bool:
-    """Whether a refusal (its status and words) may be about how many names a resolve
-    request holds: words that name no position (``names[7]: contains forbidden characters``
-    is about one name, and a smaller request holding it would be refused alike) and that are
-    a 413, name ``names`` (``names: at most 100 names``), speak of a count or a size
-    (``Error: too many items in request``, ``Validation failed: payload too big``: the
-    ``word:`` before them is no field), or name no field at all (an empty body).
-
-    Examples
-    --------
-    >>> _names_count_refused(400, "names: at most 100 names per request, got 1000")
-    True
-    >>> _names_count_refused(400, "Invalid request names[7]: contains forbidden characters")
-    False
-    >>> _names_count_refused(400, "Error: too many items in request")
-    True
-    >>> _names_count_refused(413, "HTTP 413"), _names_count_refused(400, "sort: unknown")
-    (True, False)
-    """
-    if _NAME_AT.search(words):
-        return False
-    named = re.search(r"\bnames\b", words, re.IGNORECASE) is not None
-    counted = _COUNT_WORDS.search(words) is not None
-    return status == 413 or named or counted or _FIELD_NAMED.search(words) is None
-
-
-def _fewer_names(error: ApiError, sent: int) -> int | None:
-    """The names per resolve request to send after ``error`` refused a batch of ``sent``:
-    the bound its words state, else half; None when it is another refusal
-    (:func:`_names_count_refused`) or ``sent`` is 1.
-
-    Examples
-    --------
-    >>> words = "names: at most 100 names per request, got 1000"
-    >>> _fewer_names(BadRequestError(400, "BAD_REQUEST", words), 1000)
-    100
-    >>> _fewer_names(BadRequestError(400, "BAD_REQUEST", "names[7]: forbidden"), 1000) is None
-    True
-    """
-    return smaller_size(error, sent, lambda words: _names_count_refused(error.status, words))
-
-
-def _named_positions(error: ApiError) -> list[int]:
-    """The positions of names a refusal of a resolve request names (``names[7]``,
-    ``body.names.7``), as the service counted them, in order, each once.
-
-    Examples
-    --------
-    >>> said = {"errors": ["names[7]: too long", "body.names.2: bad", "names[7]: blank"]}
-    >>> _named_positions(BadRequestError(400, "BAD_REQUEST", "Invalid", details=said))
-    [7, 2]
-    """
-    return list(dict.fromkeys(int(m["at"]) for m in _NAME_AT.finditer(_said(error))))
-
-
-def _in_callers_list(error: ApiError, at: list[int], total: int, base: int | None = 0) -> ApiError:
-    """``error``, a refusal of the request holding the names at positions ``at`` of the
-    caller's ``total`` (in order), with the positions it names (``names[2]``, counted by the
-    service within the request, from ``base``: 0, or 1) counted in the caller's list
-    (``names[102]`` when ``at`` starts at 100), and a note saying so. The error itself when
-    the two counts agree (``at`` is ``0, 1, 2, ...`` and ``base`` 0); a position the request
-    does not hold, or any when ``base`` is None (how the service counts is not known), is
-    left as the service wrote it.
-
-    Examples
-    --------
-    >>> error = BadRequestError(400, "BAD_REQUEST", "Invalid", details={"errors": ["names[2]: bad"]})
-    >>> _in_callers_list(error, list(range(100, 200)), 300).errors
-    ['names[102]: bad']
-    >>> _in_callers_list(error, [0, 1, 3, 4], 5).errors  # names[2] was sent without
-    ['names[3]: bad']
-    >>> _in_callers_list(error, [0, 1, 2, 3], 4, base=1).errors  # the service's 2nd name
-    ['names[1]: bad']
-    """
-    if at == list(range(len(at))) and base == 0:
-        return error
-    held = f"names[{at[0]}]..names[{at[-1]}]"
-    if at[-1] - at[0] + 1 != len(at):  # names of it were sent alone and left out
-        held = f"{len(at)} names of {held}"
-    if base is None:
-        note = (
-            f"the service counted positions within the request holding {held} of your"
-            f" {total}, from 0 or from 1 (not yet told): shown as it wrote them"
-        )
-        return _noted(error, note)
-
-    def moved(m: re.Match[str]) -> str:
-        where = int(m["at"]) - base
-        return f"{m['head']}{at[where]}" if 0 <= where < len(at) else m[0]
-
-    counted = " from 1" if base else ""
-    note = (
-        f"the service counted positions{counted} within the request holding {held} of your"
-        f" {total}: shown here as positions in your list (counted from 0)"
-    )
-    return _noted(error, note, lambda text: _NAME_AT.sub(moved, text))
-
-
-def _noted(error: ApiError, note: str, shift: Callable[[str], str] | None = None) -> ApiError:
-    """A copy of ``error`` with ``note`` added (after its own), its message and its
-    ``errors`` rewritten by ``shift`` when given: only their words change in the text, what
-    it held after them (``stopped part-way: ...``, appended as :meth:`with_note` does) stays.
-
-    Examples
-    --------
-    >>> error = BadRequestError(400, "X", "bad", details={"errors": ["names[2]: bad"]})
-    >>> error.args = (f"{error}; stopped part-way: received 5 of 9 rows",)
-    >>> str(_noted(error, "moved", lambda text: text.replace("[2]", "[7]")))
-    '400 X: bad: names[7]: bad; stopped part-way: received 5 of 9 rows; moved'
-    """
-    again = copy.copy(error)  # by DealframeError.__reduce__: the class and every attribute
-    if shift is not None:
-        again.message = shift(error.message)
-        listed = error.details.get("errors")
-        if isinstance(listed, list):
-            shifted = [shift(e) if isinstance(e, str) else e for e in listed]
-            again.details = {**error.details, "errors": shifted}
-        text, words = str(error), error._describe()
-        kept = text.replace(words, again._describe(), 1) if words in text else again._render()
-        again.args = (kept,)
-    return again.with_note(note)
-
-
-class _Batch(NamedTuple):
-    """Names of one resolve request: their positions in the caller's list (``at``, in
-    order; a name the list repeats is sent once, at its first position), the names, and how
-    many names the batch held when it was cut (before any name refused alone was left out of
-    it)."""
-
-    at: list[int]
-    names: list[str]
-    cut: int
-    resent: int = 0  # times sent again without names the service refused alone
-
-    def label(self) -> str:
-        """How a failure of the batch is listed: ``names 101..200`` (counted from 1), or
-        ``names[150]`` (the position in the caller's list) for a name that failed alone.
-
-        Examples
-        --------
-        >>> _Batch([100, 101, 102], ["a", "b", "c"], 3).label(), _Batch([7], ["x"], 1).label()
-        ('names 101..103', 'names[7]')
-        >>> _Batch([0, 2], ["a", "c"], 3).label()
-        'names 1..3 (2 of them; the others failed alone)'
-        >>> _Batch([0, 2], ["a", "c"], 2).label()  # names[1] repeats names[0]
-        'names 1..3 (2 of them; the others repeat names before them)'
-        """
-        if len(self.at) == 1:
-            return f"names[{self.at[0]}]"
-        span = f"names {self.at[0] + 1}..{self.at[-1] + 1}"
-        width = self.at[-1] - self.at[0] + 1
-        if width != len(self.at):
-            why = [
-                *(["failed alone"] if self.cut > len(self.at) else []),
-                *(["repeat names before them"] if width > self.cut else []),
-            ]
-            span += f" ({len(self.at)} of them; the others {' or '.join(why)})"
-        return span
-
-
-def _whole(names: list[str], start: int, stop: int, at: list[int] | None = None) -> _Batch:
-    """The batch of ``names[start:stop]``, at those positions of the caller's list (or of
-    ``at``, the positions of ``names``), as cut: no name of it left out yet."""
-    held = names[start:stop]
-    where = list(range(start, start + len(held))) if at is None else at[start:stop]
-    return _Batch(where, held, len(held))
-
-
-def _first_places(names: list[str]) -> list[int]:
-    """For each position of ``names``, the position where that name (the same string) is
-    first: a resolve request sends each name once.
-
-    Examples
-    --------
-    >>> _first_places(["a", "b", "a", "c", "b", "A"])
-    [0, 1, 0, 3, 1, 5]
-    """
-    first: dict[str, int] = {}
-    return [first.setdefault(name, i) for i, name in enumerate(names)]
-
-
-def _with_repeats(label: str, at: list[int], places: list[int]) -> str:
-    """``label`` (of a batch that failed, holding the names at positions ``at``) with the
-    later positions of the caller's list repeating those names (``places``:
-    :func:`_first_places`), which failed with them.
-
-    Examples
-    --------
-    >>> _with_repeats("names[1]", [1], [0, 1, 0, 1, 4, 1])
-    'names[1] (repeated at names[3], names[5])'
-    >>> _with_repeats("names 1..2", [0, 1], [0, 1, 0, 1, 0, 1, 0])
-    'names 1..2 (repeated at 5 positions after)'
-    >>> _with_repeats("names[4]", [4], [0, 1, 0, 1, 4, 1])
-    'names[4]'
-    """
-    held = set(at)
-    again = [i for i, first in enumerate(places) if first != i and first in held]
-    if not again:
-        return label
-    shown = ", ".join(f"names[{i}]" for i in again)
-    return f"{label} (repeated at {shown if len(again) <= 3 else f'{len(again)} positions after'})"
-
-
-def _query_key(text: Any) -> str:
-    """How a resolve result's ``query`` is paired with a name sent: its text, stripped, case
-    folded (a service may echo ``ACME`` for ``Acme ``)."""
-    return str(text).strip().casefold()
-
-
-def _answered_first(names: list[str], data: Any) -> int | None:
-    """How many of ``names`` (one resolve request) an answer's ``data`` holds results for
-    when they are exactly the first ones: ``k`` when ``data`` is a list of ``k`` results
-    (``0 < k <= len(names)``) whose echoed ``query`` values pair, as a whole, with
-    ``names[:k]`` (in any order), and, when ``k`` is short of ``len(names)``, some name left
-    unanswered is none of those answered (a service answering once names that differ in case
-    or spaces only is no bound: the client sends a name repeated in the caller's list once,
-    so only such names are left to pair alike). None for an answer that cannot be paired so
-    safely (no ``query``, results for names not sent, a gap, no result at all).
-
-    Examples
-    --------
-    >>> names = ["Acme", "Globex", "Initech", "Umbrella"]
-    >>> _answered_first(names, [{"query": "globex"}, {"query": "Acme"}])
-    2
-    >>> _answered_first(names[:2], [{"query": "Globex"}, {"query": "Acme"}])  # whole
-    2
-    >>> _answered_first(names, [{"query": "Acme"}, {"query": "Initech"}]) is None  # a gap
-    True
-    >>> _answered_first(["a", "b", "A"], [{"query": "a"}, {"query": "b"}]) is None  # alike
-    True
-    >>> _answered_first(names, [{"id": "..."}]) is None  # nothing to pair by
-    True
-    """
-    if not isinstance(data, list) or not 0 < len(data) <= len(names):
-        return None
-    if not all(isinstance(item, Mapping) and isinstance(item.get("query"), str) for item in data):
-        return None
-    k = len(data)
-    first = [_query_key(name) for name in names[:k]]
-    if sorted(_query_key(item["query"]) for item in data) != sorted(first):
-        return None
-    answered = set(first)
-    if k < len(names) and all(_query_key(name) in answered for name in names[k:]):
-        return None
-    return k
-
-
-def _candidates(named: list[int], held: int, base: int | None) -> list[int]:
-    """The names of a request of ``held`` names (their indexes) that a refusal naming the
-    positions ``named`` may mean: each position counted from ``base``, or, when how the
-    service counts is not known (None), from 0 and from 1 (``names[5]`` is the 6th name,
-    or the 5th).
-
-    Examples
-    --------
-    >>> _candidates([5, 6], 32, None), _candidates([5, 6], 32, 1), _candidates([0, 40], 32, None)
-    ([4, 5, 6], [4, 5], [0])
-    """
-    bases = (0, 1) if base is None else (base,)
-    return sorted({p - b for p in named for b in bases if 0 <= p - b < held})
-
-
-def _told_base(named: list[int], at: list[int], refused: dict[int, bool]) -> int | None:
-    """How the service counts the positions ``named`` of its refusal of the request holding
-    the names at ``at`` of the caller's list (0, or 1), as the names sent alone tell
-    (``refused``: by position in the caller's list, True for a name refused alone, False for
-    one accepted alone). A position tells when exactly one of its two names (``at[p]``,
-    counted from 0, and ``at[p - 1]``, from 1) was refused alone and the other accepted, or
-    does not exist. None when no position tells (both refused, both accepted, one that could
-    not be sent) or two tell apart.
-
-    Examples
-    --------
-    >>> at = list(range(100, 132))  # names[4] and names[5] refused; counted from 1
-    >>> _told_base([5, 6], at, {104: True, 105: True, 106: False})
-    1
-    >>> _told_base([5], at, {104: True, 105: True}) is None  # both refused: untold
-    True
-    """
-    told = set()
-    for p in named:
-        said = [refused.get(at[i]) if 0 <= i < len(at) else False for i in (p, p - 1)]
-        if None not in said and said.count(True) == 1:
-            told.add(said.index(True))
-    return told.pop() if len(told) == 1 else None
-
-
-def _failed_alone(one: _Batch, error: ApiError, total: int) -> ItemFailure:
-    """The failure of the caller's name ``one`` (a request of it alone) that the service
-    refused: its refusal, with the position it names (``names[0]``, or ``names[1]`` as a
-    service counting from 1 names it) shown as the name's position in the caller's list of
-    ``total``, and a note saying so."""
-    at = one.at[0]
-
-    def shift(text: str) -> str:
-        return _NAME_AT.sub(lambda m: f"{m['head']}{at}" if int(m["at"]) < 2 else m[0], text)
-
-    note = f"names[{at}] of your {total} was sent alone and refused"
-    return ItemFailure(at, one, _noted(error, note, shift))
 
 
 def _said_once(notes: list[str]) -> str | None:
@@ -587,117 +255,6 @@ class _Unstored(Exception):
     """A sub-collection's page 1 is not in the HTTP cache (its pull goes to a worker)."""
 
 
-#: What a sub-collection's 404 may mean (the client cannot tell which): said by the error of
-#: one id and by the warning of many.
-_SUB_404 = "no such id, soft-deleted, or no items, as some services answer"
-#: A 404 whose message says the path itself is not served (the sandbox's ``No route for``,
-#: a framework's ``Cannot GET``): not a matter of the id.
-_NO_ROUTE = re.compile(
-    r"\bno (such )?(route|endpoint|handler)\b|\b(route|endpoint|path) not found\b|"
-    r"\bunknown (route|endpoint|path)\b|\bcannot get\b",
-    re.IGNORECASE,
-)
-
-
-def _no_route(error: BaseException) -> bool:
-    """Whether ``error`` is a 404 saying that the path is not served (no such route).
-
-    Examples
-    --------
-    >>> _no_route(NotFoundError(404, "NOT_FOUND", "No route for /api/private/v1/x/1/sellside"))
-    True
-    >>> _no_route(NotFoundError(404, "NOT_FOUND", "Company not found"))
-    False
-    """
-    return isinstance(error, NotFoundError) and bool(_NO_ROUTE.search(error.message or ""))
-
-
-def _route_404(name: str) -> str:
-    """What a 404 with no route means, for the sub-collection ``name``."""
-    return (
-        f"the service says it has no route for {name}: it does not serve this sub-collection "
-        "(whatever the id)"
-    )
-
-
-#: What asking a service for a sub-collection route gave (:func:`_route_answer`).
-_ROUTED, _NO_ROUTE_SEEN, _OPEN = "routed", "no route", "open"
-_SECTION_44 = "interface document section 4.4"
-_ASKED_AGAIN = "; the service is asked again on the next call"
-
-
-def _route_answer(error: DealframeError) -> str:
-    """What ``error``, met asking for page 1 of a sub-collection, says of its route: a 404
-    saying the path is not served is no route, any other 404 (the id unknown, soft-deleted or
-    without items) means the route exists; anything else (5xx, 429, 401, a transport failure)
-    says nothing of the route: the question stays open.
-
-    Examples
-    --------
-    >>> _route_answer(NotFoundError(404, "NOT_FOUND", "No route for /x/1/sellside"))
-    'no route'
-    >>> _route_answer(NotFoundError(404, "NOT_FOUND", "Company not found"))
-    'routed'
-    >>> _route_answer(ApiError(500, "INTERNAL", "boom"))
-    'open'
-    """
-    if isinstance(error, NotFoundError):
-        return _NO_ROUTE_SEEN if _no_route(error) else _ROUTED
-    return _OPEN
-
-
-def _words(error: DealframeError | None) -> str:
-    """The service's words in ``error`` (an ``ApiError``'s message), else what it says."""
-    return error.message if isinstance(error, ApiError) else str(error)
-
-
-def _unasked(error: DealframeError | None) -> str:
-    """A route question that met ``error`` (no answer about the route), for a warning.
-
-    Examples
-    --------
-    >>> _unasked(ApiError(503, "SERVICE_UNAVAILABLE", "try later"))
-    "could not be asked (503 SERVICE_UNAVAILABLE: 'try later')"
-    """
-    if isinstance(error, ApiError):
-        return f"could not be asked ({error.status} {error.code}: {quoted(error.message, 120)})"
-    return f"could not be asked ({quoted(_words(error), 160)})"
-
-
-def _routed(name: str, error: DealframeError | None) -> str:
-    """The words for ``name`` (may be empty) having a route: it answered, or its 404 was for
-    the id, not the route (``error``)."""
-    lead = f"{name} " if name else ""
-    if error is None:
-        return f"{lead}answers"
-    return f"{lead}has a route (it answered 404 for the id: {quoted(_words(error), 120)})"
-
-
-class _RouteGate:
-    """One sub-collection route question of a client: the lock its askers queue on, how many
-    times it was asked, and the name the last answer pointed to (what the callers that
-    waited for it use, clear or not: they neither ask again nor say it again)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.asked = 0
-        self.used = ""
-
-
-class _SubRoute(NamedTuple):
-    """What asking a service for a sub-collection route gave (:meth:`PrivateApi._sub_route`)."""
-
-    #: The name to use for this call.
-    used: str
-    #: What was seen, for the warning.
-    said: str
-    #: Whether every answer was a clear one (kept for the client's life), not open.
-    decided: bool
-    #: Whether the current name has a route (a 2xx, or a 404 for the id): nothing to say
-    #: unless the discovery document could not be read.
-    plain: bool = False
-
-
 #: The annotations of a filter parameter (the aliases above, as the signatures spell them).
 _FILTER_TYPES = frozenset({"Ids", "Strings", "Number", "Day", "Moment", "Flag", "Text"})
 
@@ -734,325 +291,6 @@ def _given(method: Callable[..., Any], arguments: Mapping[str, Any]) -> dict[str
 
 #: Filters that do not narrow a lookup by id (``include_deleted`` widens it).
 _NOT_NARROWING = frozenset({"id", "include_deleted"})
-
-
-def _drop_outside(
-    frame: pd.DataFrame, wire: Mapping[str, Any], schema: FilterSchema, found: Findings
-) -> pd.DataFrame:
-    """``frame`` without the rows the filters sent exclude (a service that ignored a filter),
-    said as an ``unrequested`` finding (:mod:`dealframe.private.outside`)."""
-    operators = {n: f.operators[0] for n, f in schema.fields.items() if f.operators}
-    bad, notes = outside_filters(frame, wire, operators)
-    if not bad.any():
-        return frame
-    found.add(
-        "unrequested",
-        f"{int(bad.sum())} of {len(frame)} rows are outside the filters sent "
-        f"({'; '.join(notes)}): dropped (does the service read these filters?)",
-    )
-    out = frame.loc[~bad].reset_index(drop=True)
-    out.attrs.update(frame.attrs)
-    return out
-
-
-def _merge_batches(
-    frame: pd.DataFrame, batches: list[int], sort: str, found: Findings
-) -> pd.DataFrame:
-    """A sorted lookup's batches, each sorted by the service, merged into one order
-    (:mod:`dealframe.private.order`); a key the rows do not carry is said, not guessed."""
-    order = merged_order(frame, batches, sort)
-    if order is None:
-        found.add(
-            "unsorted",
-            f"the ids went out in {len(batches)} batches of at most {IDS_PER_BATCH}, each "
-            f"sorted by {sort!r}; the rows carry no {sort.partition(':')[0]!r} column to "
-            "merge them by, so they are in that order batch after batch",
-        )
-        return frame
-    out = frame.iloc[order].reset_index(drop=True)
-    out.attrs.update(frame.attrs)
-    return out
-
-
-def _id_values(wired: Any) -> list[str] | None:
-    """The ids of a filter of ids as it goes out: a plain list, or ``{operator: [...]}`` (a
-    service listing several operators for it); None for any other value.
-
-    Examples
-    --------
-    >>> _id_values(["a", "b"]), _id_values({"in": ["a"]}), _id_values("a")
-    (['a', 'b'], ['a'], None)
-    """
-    if isinstance(wired, list):
-        return wired
-    if isinstance(wired, Mapping) and len(wired) == 1:
-        inner = next(iter(wired.values()))
-        return inner if isinstance(inner, list) else None
-    return None
-
-
-def _with_ids(wired: Any, ids: list[str]) -> Any:
-    """``wired`` (a filter of ids as :func:`_id_values` reads it) holding ``ids`` instead, in
-    the same form.
-
-    Examples
-    --------
-    >>> _with_ids({"in": ["a", "b"]}, ["b"]), _with_ids(["a", "b"], ["a"])
-    ({'in': ['b']}, ['a'])
-    """
-    return {next(iter(wired)): ids} if isinstance(wired, Mapping) else ids
-
-
-def _batched_filter(schema: FilterSchema, wire: Mapping[str, Any]) -> str | None:
-    """The filter of ids a list call sends in batches of :data:`IDS_PER_BATCH`: the one
-    filter the discovery document types ``array_uuid`` (``id``, ``target_id``,
-    ``investor_id`` ...) that holds more ids than that; else ``id`` when given (a lookup by
-    id is read batch by batch, so the ids it did not return are known exactly); else None.
-
-    Two such filters over the bound are refused: each batch of one would have to go out
-    with every batch of the other, and a union of those cross products is not what a
-    client should guess at.
-
-    Raises
-    ------
-    ValidationError
-        Naming the filters over the bound, what they hold and the bound.
-
-    Examples
-    --------
-    >>> schema = documented_schema("transactions")
-    >>> _batched_filter(schema, {"target_id": ["a"] * 1001, "id": ["b"]})
-    'target_id'
-    >>> _batched_filter(schema, {"id": ["b"]}), _batched_filter(schema, {"deal_type": ["M&A"]})
-    ('id', None)
-    """
-    held = _ids_held(schema, wire)
-    over = _over_bound(held)
-    if len(over) > 1:
-        raise ValidationError(
-            " and ".join(over),
-            f"at most one filter of ids holding more than {IDS_PER_BATCH:,} ids (one request "
-            f"takes at most {IDS_PER_BATCH:,} of each; these hold {over}): the client sends "
-            "one such filter in batches, not two at once; split the others into parts of "
-            f"{IDS_PER_BATCH:,} and concatenate the frames of one call per part",
-        )
-    if over:
-        return next(iter(over))
-    return "id" if "id" in held else None
-
-
-def _ids_held(schema: FilterSchema, wire: Mapping[str, Any]) -> dict[str, int]:
-    """How many ids each filter of ids of ``wire`` holds: those the discovery document types
-    ``array_uuid``, and ``id`` whatever its type."""
-    held: dict[str, int] = {}
-    for name, wired in wire.items():
-        spec = schema.fields.get(name)
-        ids = _id_values(wired)
-        if ids is not None and (name == "id" or (spec is not None and spec.type == "array_uuid")):
-            held[name] = len(ids)
-    return held
-
-
-class _Held(dict[str, int]):
-    """Filters of ids and how many each holds, said as ``target_id 1,500, investor_id 1,200``."""
-
-    def __str__(self) -> str:
-        return ", ".join(f"{name} {count:,}" for name, count in self.items())
-
-
-def _over_bound(held: Mapping[str, int]) -> _Held:
-    """The filters of ``held`` (:func:`_ids_held`) holding more than :data:`IDS_PER_BATCH` ids.
-
-    Examples
-    --------
-    >>> str(_over_bound({"id": 3, "target_id": 1500}))
-    'target_id 1,500'
-    """
-    return _Held({name: count for name, count in held.items() if count > IDS_PER_BATCH})
-
-
-def _batch_name(key: str, start: int, count: int) -> str:
-    """The batch of the filter of ids ``key`` starting at ``start`` (counted from 0) of its
-    ``count`` ids, as a failure names it.
-
-    Examples
-    --------
-    >>> _batch_name("investor_id", 1000, 1449), _batch_name("id", 0, 1500)
-    ('investor_id ids 1001-1449', 'ids 1-1000')
-    """
-    named = "ids" if key == "id" else f"{key} ids"
-    return f"{named} {start + 1}-{min(start + IDS_PER_BATCH, count)}"
-
-
-def _in_batch(failure: ItemFailure, batch: str) -> ItemFailure:
-    """A failed page of a batch of ids, named with its batch (``ids 1001-1500 page 2``).
-
-    Examples
-    --------
-    >>> _in_batch(ItemFailure(0, 2, KeyError("x")), "ids 1001-1500").item
-    'ids 1001-1500 page 2'
-    """
-    return ItemFailure(failure.index, f"{batch} page {failure.item}", failure.error)
-
-
-class _Overlap(NamedTuple):
-    """The rows of a union filter's batches, one batch after another (:func:`_batch_overlap`)."""
-
-    later: np.ndarray  # rows whose id an earlier batch of the call holds (dropped)
-    distinct: list[int]  # distinct rows of each batch, shared ones included
-    kept: list[int]  # rows of each batch left once ``later`` ones are dropped
-    shared: int  # rows of later batches that an earlier batch holds (each counted once a batch)
-
-
-def _batch_overlap(frame: pd.DataFrame, batches: list[int]) -> _Overlap:
-    """Of the rows of a union filter's batches (one batch after another): which rows an
-    earlier batch of the call already holds (a deal of two investors of ``investor_id`` that
-    went out in two batches), and how many distinct rows each batch holds (its rows less
-    those it repeats itself; a row without id counts once each).
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"id": ["a", "b", "b", "a", "c", "c"]})
-    >>> seen = _batch_overlap(frame, [3, 3])
-    >>> seen.later.tolist(), seen.distinct, seen.kept, seen.shared
-    ([False, False, False, True, False, False], [2, 2], [3, 2], 1)
-    """
-    label = np.repeat(np.arange(len(batches)), batches)
-    ids = frame["id"].reset_index(drop=True)
-    where = np.flatnonzero((ids.notna() & ids.ne("")).to_numpy(dtype=bool))
-    keyed = pd.DataFrame({"id": ids.iloc[where].astype(str).to_numpy(), "batch": label[where]})
-    first = keyed.groupby("id", sort=False)["batch"].transform("min").to_numpy()
-    later = np.zeros(len(frame), dtype=bool)
-    later[where[keyed["batch"].to_numpy() > first]] = True
-    repeats = np.zeros(len(frame), dtype=bool)
-    repeats[where[keyed.duplicated(["id", "batch"]).to_numpy()]] = True
-
-    def per_batch(rows: np.ndarray) -> list[int]:
-        return np.bincount(label[rows], minlength=len(batches)).tolist()
-
-    distinct = [n - r for n, r in zip(batches, per_batch(repeats), strict=True)]
-    kept = [n - d for n, d in zip(batches, per_batch(later), strict=True)]
-    return _Overlap(later, distinct, kept, int((later & ~repeats).sum()))
-
-
-def _counted(distinct: list[int], caps: list[int | None], held: list[int | None]) -> int:
-    """The rows a union's batches count against what they should hold: each batch's distinct
-    rows (up to its cap), but a batch held to the pages read counts its rows that arrived on
-    them, repeats included (``held``): it stopped once its *distinct* rows were enough, so
-    they fall short of its full pages by exactly the rows it repeated, which are said as
-    repeats, not as rows missing.
-
-    Examples
-    --------
-    >>> _counted([2656, 995], [3263, 3263], [None, 1000])
-    3656
-    >>> _counted([2656, 995], [None, 900], [None, None])
-    3556
-    """
-    return sum(
-        (n if c is None else min(n, c)) if h is None else h
-        for n, c, h in zip(distinct, caps, held, strict=True)
-    )
-
-
-class _Distinct:
-    """The distinct rows of a union's batches read so far (:meth:`PrivateApi._pull_list`),
-    told each page's identities in turn (:func:`~dealframe.private.paging.pull_pages`'s
-    ``enough``): True once they reach ``limit``. An id counts once in whatever spelling of a
-    UUID it comes; a row without id counts once each, as the frame keeps it.
-
-    Examples
-    --------
-    >>> seen = _Distinct(4)
-    >>> seen(["a", "b", "a"]), seen.rows, seen(["b", None, "c"]), seen.rows
-    (False, 2, True, 4)
-    """
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.ids: set[Any] = set()
-        self.blank = 0  # rows without id
-
-    @property
-    def rows(self) -> int:
-        """The distinct rows read so far."""
-        return len(self.ids) + self.blank
-
-    def __call__(self, ids: Any) -> bool:
-        values = ids.to_pylist() if hasattr(ids, "to_pylist") else ids
-        known = [canonical_uuid(i) if isinstance(i, str) else str(i) for i in values if i]
-        self.blank += len(values) - len(known)
-        self.ids.update(known)
-        return self.rows >= self.limit
-
-
-def _aggregate_refused(error: ApiError, over: _Held) -> ApiError:
-    """``error`` of an aggregate whose filters of ids hold more than :data:`IDS_PER_BATCH`
-    (``over``, :func:`_over_bound`), with a note naming them when it is a refusal (400, 413,
-    422): an aggregate goes out whole, its medians cannot be merged from batches. Any other
-    error as it is.
-
-    Examples
-    --------
-    >>> refused = BadRequestError(400, "BAD_REQUEST", "Invalid request")
-    >>> print(_aggregate_refused(refused, _Held({"target_id": 1500})).note)
-    ids over 1,000 (target_id 1,500): an aggregate goes out in one request, not in batches of 1,000 ids as a list call (medians of batches cannot be merged); narrow the cohort to at most 1,000 ids a filter
-    """
-    if error.status not in TOO_LARGE or not over:
-        return error
-    return _noted(
-        error,
-        f"ids over {IDS_PER_BATCH:,} ({over}): an aggregate goes out in one request, not in "
-        f"batches of {IDS_PER_BATCH:,} ids as a list call (medians of batches cannot be "
-        f"merged); narrow the cohort to at most {IDS_PER_BATCH:,} ids a filter",
-    )
-
-
-def _fill_best(
-    matches: pd.DataFrame, candidates: pd.DataFrame, ambiguous: pd.Series, found: Findings
-) -> None:
-    """``id`` of each ambiguous name set to its best candidate: the one that scores above
-    the rest. Two names keep a null id: one whose best candidates have the same score (warned
-    of and listed in ``matches.attrs["tied"]``), and one with several candidates some of which
-    carry no ``score`` (missing or null: no best can be told), a ``missing_field`` finding
-    listed in ``matches.attrs["unscored"]``."""
-    # a name sent twice has its candidates twice: once each is enough to rank them
-    ranked = candidates.drop_duplicates(["query", "rank"]).sort_values(
-        ["query", "score", "rank"], ascending=[True, False, True], na_position="last"
-    )
-    place = ranked.groupby("query", sort=False).cumcount().to_numpy()
-    first = ranked[place == 0].set_index("query")
-    second = ranked[place == 1].set_index("query")["score"].reindex(first.index)
-    several = ranked["query"].value_counts().reindex(first.index).to_numpy() > 1
-    blank = ranked["score"].isna().groupby(ranked["query"], sort=False).any()
-    unscored = several & blank.reindex(first.index).to_numpy(dtype=bool)
-    tied = second.eq(first["score"]).to_numpy(dtype=bool) & ~unscored
-    best = first["id"].where(~(tied | unscored))
-    queries = matches.loc[ambiguous, "query"]
-    matches.loc[ambiguous, "id"] = queries.map(best).to_numpy()
-
-    def named(which: np.ndarray) -> tuple[list[str], str]:
-        chosen = set(first.index[which])
-        names = list(dict.fromkeys(q for q in queries.tolist() if q in chosen))
-        shown = ", ".join(repr(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
-        return names, f"{len(names)} name{'s' if len(names) > 1 else ''} ({shown})"
-
-    matches.attrs["tied"], said = named(tied)
-    if matches.attrs["tied"]:
-        warnings.warn(
-            f"{said} have several best candidates with the same score: their id is left null "
-            "(the candidates frame lists them; the country may tell them apart)",
-            MissingDataWarning,
-            stacklevel=user_stacklevel(),
-        )
-    matches.attrs["unscored"], said = named(unscored)
-    if matches.attrs["unscored"]:
-        found.add(
-            "missing_field",
-            f"candidates[].score missing or null: {said} have several candidates, not all "
-            "scored, so no best can be told: their id is left null (on_ambiguous='best'; "
-            "the candidates frame lists them)",
-        )
 
 
 def _report_missing_ids(
@@ -1093,267 +331,6 @@ def _report_missing_ids(
     )
 
 
-def _buckets(data: Any, found: Findings) -> Any:
-    """An aggregate's ``data`` as a list of buckets: a list as it came; an object keyed by
-    bucket label (``{"2024-Q1": {"n": 7, ...}}``) as its buckets, the key as ``bucket``
-    where the bucket has none; one bucket object as itself. Any other object is no bucket
-    (a ``wrong_shape`` finding names its keys); anything else is left to
-    :func:`~dealframe.contract.read_items`.
-
-    Examples
-    --------
-    >>> _buckets({"2024-Q1": {"n": 7}}, Findings("POST /x"))
-    [{'bucket': '2024-Q1', 'n': 7}]
-    """
-    if not isinstance(data, Mapping):
-        return data
-    if all(isinstance(bucket, Mapping) for bucket in data.values()):
-        return [{"bucket": label, **bucket} for label, bucket in data.items()]
-    if any(name in data for name in ("bucket", "n", "median")):
-        return [data]
-    found.add(
-        "wrong_shape",
-        f"data is an object that holds neither buckets keyed by their label nor one bucket "
-        f"(keys {', '.join(map(repr, list(data)[:5]))}): read as no buckets",
-    )
-    return []
-
-
-#: Whether the aggregate calls of this thread (or task) leave an absent or null
-#: ``meta.methodology.small_n_threshold`` to their caller, which reads the value elsewhere and
-#: says which one it used: one warning for one cause (:func:`threshold_read_elsewhere`).
-_THRESHOLD_ELSEWHERE: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "dealframe_threshold_elsewhere", default=False
-)
-
-
-@contextlib.contextmanager
-def threshold_read_elsewhere() -> Iterator[None]:
-    """Within it, an aggregate answer without ``meta.methodology.small_n_threshold`` (absent
-    or null) is not a finding of the aggregate call: the caller (the analytics'
-    ``service_methodology``) reads the threshold elsewhere and says, in one warning, that the
-    field is missing, where the value came from and the value used. Every other finding
-    (a threshold that is no count, a missing ``methodology``) is said as always.
-
-    It holds for the current thread or task only (a ``contextvars.ContextVar``), as
-    :func:`~dealframe.notices.missing_expected` does.
-    """
-    token = _THRESHOLD_ELSEWHERE.set(True)
-    try:
-        yield
-    finally:
-        _THRESHOLD_ELSEWHERE.reset(token)
-
-
-def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:
-    """Say an aggregate ``meta`` without a readable ``methodology.small_n_threshold``: the
-    interface document gives 3 and 5 and makes the runtime value authoritative (section 4.3
-    rule 9), so an absent or null one is a ``missing_field`` (naming where else the answer
-    holds it, if it does), one that is no count a ``bad_meta``.
-
-    Examples
-    --------
-    >>> found = Findings("POST /x")
-    >>> _threshold_said({"methodology": {}, "small_n_threshold": 3}, found)
-    >>> print(found.items[0].message)
-    meta.methodology.small_n_threshold is absent (meta.small_n_threshold is 3): the service's small-n threshold is not where the interface document puts it
-    """
-    method = meta.get("methodology")
-    if not isinstance(method, Mapping):
-        written = "absent" if method is None else f"{type(method).__name__}, not an object"
-        found.add(
-            "missing_field",
-            f"meta.methodology is {written}: the small-n threshold and the window "
-            "(small_n_threshold, date_range) are unknown",
-        )
-        return
-    value = method.get("small_n_threshold")
-    if value is None and _THRESHOLD_ELSEWHERE.get():
-        return  # the caller says it, with the value it used (threshold_read_elsewhere)
-    if value is None:
-        moved = meta.get("small_n_threshold")
-        found.add(
-            "missing_field",
-            f"meta.methodology.small_n_threshold is "
-            f"{'null' if 'small_n_threshold' in method else 'absent'}"
-            + ("" if moved is None else f" (meta.small_n_threshold is {quoted(moved, 50)})")
-            + ": the service's small-n threshold is not where the interface document puts it",
-        )
-    elif as_count(value) is None:
-        found.add(
-            "bad_meta",
-            f"meta.methodology.small_n_threshold is {quoted(value, 100)}, not a non-negative integer",
-        )
-
-
-#: The integers of an aggregate answer's ``meta`` (interface document section 4.3), by
-#: their path in it: one written as text (``"4934"``) is read as its integer, and said.
-_AGGREGATE_COUNTS: tuple[tuple[str, ...], ...] = (
-    ("total_deals",),
-    ("outliers_trimmed",),
-    ("methodology", "small_n_threshold"),
-    ("methodology", "default_date_range_years"),
-)
-
-
-def _counts_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
-    """A copy of an aggregate ``meta`` with its integers (:data:`_AGGREGATE_COUNTS`) written
-    as text or as integral floats (``"4934"``, ``4934.0``) read as integers, one ``bad_meta``
-    finding naming them in the words of a list page's ``meta`` (so that ``total_deals`` is
-    compared with the buckets' ``n``). A value that is no count is left as served (the
-    threshold's is said by :func:`_threshold_said`).
-
-    Examples
-    --------
-    >>> found = Findings("POST /x")
-    >>> _counts_read({"total_deals": "12", "methodology": {"small_n_threshold": "5"}}, found)
-    {'total_deals': 12, 'methodology': {'small_n_threshold': 5}}
-    >>> print(found.items[0].message)
-    meta.total_deals, meta.methodology.small_n_threshold written as text (or a float), not as a JSON integer or boolean: read as the value written
-    """
-    out = dict(meta)
-    method = out.get("methodology")
-    if isinstance(method, Mapping):
-        out["methodology"] = dict(method)
-    text: list[str] = []
-    for path in _AGGREGATE_COUNTS:
-        holder = out if len(path) == 1 else out.get(path[0])
-        value = holder.get(path[-1]) if isinstance(holder, dict) else None
-        count = as_count(value) if isinstance(value, (str, float)) else None
-        if isinstance(holder, dict) and count is not None:
-            holder[path[-1]] = count
-            text.append(".".join(path))
-    if text:
-        found.add("bad_meta", _as_written(text))
-    return out
-
-
-def _higher_cut(threshold: int | None) -> str:
-    """The other reading of more deals than left-out buckets below ``threshold`` hold: they
-    hold more, the service leaving buckets out by a higher threshold than it reports
-    (section 4.3 rules 3 and 9); ``""`` without a threshold.
-
-    Examples
-    --------
-    >>> _higher_cut(3)
-    ': buckets were lost, or the left-out ones hold 3 deals or more each, the service leaving out buckets by a higher threshold than the one it reports'
-    """
-    if threshold is None:
-        return ""
-    return (
-        f": buckets were lost, or the left-out ones hold {threshold} deals or more each, the "
-        "service leaving out buckets by a higher threshold than the one it reports"
-    )
-
-
-def read_aggregate(
-    doc: Any,
-    time_bucket: str,
-    found: Findings,
-    request: Any = None,
-    *,
-    threshold: bool = True,
-    suppression: bool = True,
-) -> pd.DataFrame:
-    """An aggregate answer read into its frame, each way it differs from the document
-    recorded in ``found``: the one reading of :meth:`PrivateApi.aggregate` and the doctor.
-
-    Parameters
-    ----------
-    doc : object
-        The answer's JSON.
-    time_bucket : str
-        The bucket asked for.
-    found : Findings
-        Where what differs is recorded.
-    request : RequestInfo or requests.PreparedRequest, optional
-        Named by a shaping error.
-    threshold : bool
-        Whether a ``small_n_threshold`` the answer lacks is a finding (the doctor says it in
-        a check of its own).
-    suppression : bool
-        Whether buckets that disagree with the answer's ``small_n_threshold`` (statistics
-        below it, none at or above it) are a ``threshold_mismatch`` (or
-        ``suppression_unexplained``) finding
-        (:func:`~dealframe.private.suppression.threshold_said`; the doctor says it in its
-        suppression check only).
-
-    Returns
-    -------
-    pandas.DataFrame
-        As :meth:`PrivateApi.aggregate` returns it, before provenance: ``attrs`` hold the
-        ``buckets_left_out`` and ``deals_left_out``.
-
-    Examples
-    --------
-    >>> found = Findings("POST /x")
-    >>> len(read_aggregate({"data": {"buckets": []}, "meta": {}}, "month", found))
-    0
-    >>> [f.kind for f in found]  # buckets wrapped in an object; no small_n_threshold
-    ['wrong_shape', 'missing_field']
-    """
-    endpoint = found.where
-    items = read_items(
-        {"data": _buckets(doc.get("data") if isinstance(doc, Mapping) else None, found)}, found
-    )
-    meta = doc.get("meta") if isinstance(doc, Mapping) else None
-    if not isinstance(meta, Mapping):  # one answer, not paged: only its meta is unknown
-        found.add(
-            "bad_meta",
-            ("no meta" if meta is None else f"meta is {type(meta).__name__}, not an object")
-            + ": total_deals and the methodology (small_n_threshold, date_range) are unknown",
-        )
-        meta = {}
-    else:
-        meta = _counts_read(meta, found)  # its integers written as text: read, and said
-        if threshold:
-            _threshold_said(meta, found)
-    identities(items, "bucket", found)
-    missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
-    with shaping(request, endpoint):
-        frame = shape.aggregate_frame(items, {"time_bucket": time_bucket, **meta})
-    unread = [
-        label
-        for label, start in zip(frame.attrs["labels_as_served"], frame["period_start"])
-        if pd.isna(start)
-    ]
-    if unread and time_bucket != "none":
-        found.add(
-            "unreadable_label",
-            f"{len(unread)} bucket label(s) could not be read as "
-            f"{time_bucket}s: {', '.join(map(repr, unread[:3]))}",
-        )
-    frame = dedupe(frame, "bucket", found)
-    method = meta.get("methodology")
-    bound = method.get("small_n_threshold") if isinstance(method, Mapping) else None
-    if suppression:
-        threshold_said(frame, as_count(bound), found)
-    total = meta.get("total_deals")
-    counted = int(frame["n"].sum()) if len(frame) else 0
-    # "suppressed" may mean left out: the window's buckets the answer does not hold
-    left_out = shape.buckets_left_out(frame, time_bucket)
-    frame.attrs["buckets_left_out"], frame.attrs["deals_left_out"] = left_out, 0
-    if isinstance(total, int) and not isinstance(total, bool) and total != counted:
-        # left-out buckets hold fewer than small_n_threshold deals each, or it is a loss
-        room = max(0, (as_count(bound) or 0) - 1) * len(left_out)
-        if 0 < total - counted <= room:
-            frame.attrs["deals_left_out"] = total - counted
-        else:
-            found.add(
-                "count_mismatch",
-                f"meta.total_deals is {total}, the buckets' n add up to {counted}"
-                + (
-                    f" ({total - counted} deals are more than {len(left_out)} left-out "
-                    f"bucket(s) below small_n_threshold {bound} can hold"
-                    + _higher_cut(as_count(bound))
-                    + ")"
-                    if left_out and counted < total
-                    else ""
-                ),
-            )
-    return frame
-
-
 @checked_methods
 @fill_docs(_DOCS)
 class PrivateApi:
@@ -1365,17 +342,11 @@ class PrivateApi:
         #: with a value in this client's answers (:mod:`.fields`)
         self._profile_fields = {entity: profile_fields(entity) for entity in PROFILE_FIELDS}
         self._schemas: dict[str, FilterSchema] = {}
-        #: The sub-collection name a service serves, found by asking it when its discovery
-        #: document lists neither name (``(entity, name)`` -> ``sellside`` or ``acquisitions``).
-        self._sub_routes: dict[tuple[str, str], str] = {}
-        #: One lock per ``(entity, name)`` held while the service is asked (:meth:`_sub_route`).
-        self._sub_route_gates: dict[tuple[str, str], _RouteGate] = {}
+        #: The name the service serves each sub-collection under (:mod:`.subroutes`).
+        self._sub_routes = SubRoutes(self._request, PREFIX)
         self._lock = threading.Lock()
-        #: Names per resolve request: lowered when a service refuses a batch as too large.
-        self._names_per_resolve = NAMES_PER_RESOLVE
-        #: How a service counts the positions a resolve refusal names (``names[7]``): 0 or
-        #: 1 once names sent alone told it (:func:`_told_base`); None until then.
-        self._names_from: int | None = None
+        #: The resolve calls, and what the service was seen to take of them (:mod:`.resolve`).
+        self._resolver = Resolver(transport, self._request, PREFIX)
         #: Rows per list page asked for: lowered when a service refuses ``limit`` as too large.
         self._list_page_size = PAGE_SIZE
         #: Rows per sub-collection page asked for: the document's 1,000, lowered as above.
@@ -1640,7 +611,7 @@ class PrivateApi:
         *,
         key: str | None,
     ) -> _Pulled:
-        """The pages of a list; the filter of ids ``key`` (:func:`_batched_filter`) goes in
+        """The pages of a list; the filter of ids ``key`` (:func:`batched_filter`) goes in
         batches of :data:`IDS_PER_BATCH` ids, every other filter whole with each batch.
 
         A lookup by ``id`` reads each batch whole, so the ids it did not return are known
@@ -1649,7 +620,7 @@ class PrivateApi:
         the union to ``limit`` once it is de-duplicated. With ``sort``, each such batch is
         read up to ``limit`` rows (the first rows of the order are among the first rows of
         some batch), and every batch is read. Without ``sort``, a batch is read until the
-        distinct rows of the batches so far (:class:`_Distinct`) reach ``limit``, or up to
+        distinct rows of the batches so far (:class:`Distinct`) reach ``limit``, or up to
         ``limit`` rows of its own (asked for only the rows still wanted, it would come up
         short by the rows it shares with earlier batches; past the rows still wanted, its
         rows are cut away); batches stop once the rows read reach ``limit``, and the ids of
@@ -1660,7 +631,7 @@ class PrivateApi:
         Once a batch has arrived, a later batch whose first page fails for good (a 5xx, a
         429 or a timeout after its retries, an expired token) ends the call: it and every
         batch left are failures with that error, named by the ids they hold
-        (``investor_id ids 1001-1449``, :func:`_batch_name`), so the caller raises
+        (``investor_id ids 1001-1449``, :func:`batch_name`), so the caller raises
         :class:`~dealframe.errors.IncompleteResultError` (an expired token's
         :class:`~dealframe.errors.AuthenticationError` as itself) carrying the batches that
         arrived. A page that fails past a batch's first is named with its batch
@@ -1683,7 +654,7 @@ class PrivateApi:
         def pull(
             filters: dict[str, Any],
             cap: int | None,
-            enough: _Distinct | None = None,
+            enough: Distinct | None = None,
             batch: str | None = None,
         ) -> Pages[Any]:
             """Every page of one list request (``cap`` rows at most, or until ``enough``),
@@ -1697,7 +668,7 @@ class PrivateApi:
                     found.absorb(told.items)
 
         def walk(
-            filters: dict[str, Any], cap: int | None, enough: _Distinct | None, told: Findings
+            filters: dict[str, Any], cap: int | None, enough: Distinct | None, told: Findings
         ) -> Pages[Any]:
             """:func:`pull`'s pages, its findings added to ``told``."""
             body = {"filters": filters, **head}
@@ -1771,7 +742,7 @@ class PrivateApi:
         if key is None:
             pages = pull(dict(wire), limit)
             return said(pages, pages.expected, pages.total)
-        ids = _id_values(wire[key]) or []
+        ids = id_values(wire[key]) or []
         # a lookup by id (the key, or an id filter beside another key) reads each batch
         # whole: the ids it did not return are then known exactly
         exact = "id" in wire
@@ -1788,7 +759,7 @@ class PrivateApi:
         # beside another filter of ids: every batch, read whole, tells which ids came back)
         stops = limit is not None and sort is None and not (union and exact)
         # ... and a union's batch once the distinct rows read reach it
-        counter = _Distinct(limit) if stops and union and limit is not None else None
+        counter = Distinct(limit) if stops and union and limit is not None else None
         several = len(ids) > IDS_PER_BATCH
 
         def whole() -> list[str] | None:
@@ -1797,7 +768,7 @@ class PrivateApi:
                 return None
             if not union:
                 return looked_up
-            return [] if merged.failed else list(_id_values(wire["id"]) or [])
+            return [] if merged.failed else list(id_values(wire["id"]) or [])
 
         for start in range(0, len(ids), IDS_PER_BATCH):
             seen = merged.rows if counter is None else counter.rows  # distinct over batches
@@ -1808,8 +779,8 @@ class PrivateApi:
             # rows may be ones an earlier batch holds (the union is cut once de-duplicated)
             cap = None if exact or limit is None else limit
             try:
-                name = _batch_name(key, start, len(ids)) if several else None
-                pages = pull({**wire, key: _with_ids(wire[key], batch)}, cap, counter, name)
+                name = batch_name(key, start, len(ids)) if several else None
+                pages = pull({**wire, key: with_ids(wire[key], batch)}, cap, counter, name)
             except (ApiError, TransportError) as exc:
                 # nothing arrived, or a refusal of what this batch holds: the error as itself
                 if not batches or isinstance(exc, BadRequestError):
@@ -1818,7 +789,7 @@ class PrivateApi:
                 # failures with this error (a 5xx or timeout after its retries, a token that
                 # expired part-way): the caller raises it carrying them
                 merged.failed += [
-                    ItemFailure(at // IDS_PER_BATCH, _batch_name(key, at, len(ids)), exc)
+                    ItemFailure(at // IDS_PER_BATCH, batch_name(key, at, len(ids)), exc)
                     for at in range(start, len(ids), IDS_PER_BATCH)
                 ]
                 merged.expected = merged.total = None
@@ -1827,7 +798,7 @@ class PrivateApi:
             merged.infos += pages.infos
             merged.keys |= pages.keys
             merged.failed += (
-                pages.failed if name is None else [_in_batch(f, name) for f in pages.failed]
+                pages.failed if name is None else [in_batch(f, name) for f in pages.failed]
             )
             merged.size = pages.size
             expected = (
@@ -1861,7 +832,7 @@ class PrivateApi:
             entity, filters, _given(method, arguments), deadline, refresh=refresh, cache=cache
         )
         sort = schema.check_sort(sort)
-        key = _batched_filter(schema, wire)  # before any list request: two over are refused
+        key = batched_filter(schema, wire)  # before any list request: two over are refused
         endpoint = f"POST {PREFIX}/{entity}"
         found = Findings(endpoint)
         info = RequestInfo("POST", f"{PREFIX}/{entity}", "private")
@@ -1892,9 +863,9 @@ class PrivateApi:
         if pulled.union is not None and batches is not None and sum(batches) == received:
             # a row of several batches (a deal of investors of two batches) is kept once,
             # and is no repeat of the service: each batch is counted against its own total
-            overlap = _batch_overlap(frame, batches)
+            overlap = batch_overlap(frame, batches)
             caps = pulled.caps or [None] * len(batches)
-            counted = _counted(overlap.distinct, caps, pulled.held or [None] * len(batches))
+            counted = rows_counted(overlap.distinct, caps, pulled.held or [None] * len(batches))
             shared = overlap.shared
             if overlap.later.any():
                 frame = frame.loc[~overlap.later].reset_index(drop=True)
@@ -1905,12 +876,12 @@ class PrivateApi:
             whole = counted is not None and counted == pulled.expected
             total = total - shared if whole and total is not None else None
         if sort is not None and batches is not None and len(batches) > 1:
-            frame = _merge_batches(frame, batches, sort, found)
+            frame = merge_batches(frame, batches, sort, found)
         absent = missing_fields(pages.keys, entity, found, n_items=received)
         frame = dedupe(frame, "id", found, newest="updated_at")
         duplicates = received - shared - len(frame)
         arrived = len(frame)
-        frame = _drop_outside(frame, wire, schema, found)
+        frame = drop_outside(frame, wire, schema, found)
         if pulled.looked_up is None and limit is not None and len(frame) > limit:
             frame = frame.iloc[:limit].reset_index(drop=True)  # the last page may overshoot
         # rows that arrived, before any were dropped as outside the filters (of a union's
@@ -1927,7 +898,7 @@ class PrivateApi:
             returned = set(frame["id"].tolist())
             missing = [i for i in pulled.looked_up if i not in returned]
             if sort is None:  # without a sort, rows follow the ids asked for
-                order = {i: n for n, i in enumerate(_id_values(wire["id"]) or [])}
+                order = {i: n for n, i in enumerate(id_values(wire["id"]) or [])}
                 frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")]
             frame = frame.iloc[:limit].reset_index(drop=True)
         # of the rows returned: a null cut away by ``limit`` is not the user's to look for
@@ -2848,7 +1819,9 @@ class PrivateApi:
         deadline = self._t.deadline()
         if wanted:  # no ids (an empty frame's): an empty frame, without a request
             schema = self.schema(entity, refresh=refresh, cache=cache, deadline=deadline)
-            name = self._sub_route(entity, schema, name, wanted[0], refresh, cache, deadline)
+            name = self._sub_routes.name_for(
+                entity, schema, name, wanted[0], refresh, cache, deadline
+            )
         inner_workers = self._workers if len(wanted) == 1 else 1
         endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
         found = Findings(endpoint)
@@ -2906,7 +1879,7 @@ class PrivateApi:
                 pulled = [pull(wanted[0])]
             except NotFoundError as exc:
                 if not exc.deleted:  # else the service said why, and the message says so
-                    causes = _route_404(name) if _no_route(exc) else f"a 404 here means {_SUB_404}"
+                    causes = route_404(name) if no_route(exc) else f"a 404 here means {SUB_404}"
                     exc.with_note(causes)
                 raise
         else:
@@ -2936,7 +1909,7 @@ class PrivateApi:
         # an id answered 404 is missing, as for profiles: the rest is kept. Unknown, soft-deleted
         # or (some services) without items: the client cannot tell, and says no more than that
         gone = [f.item for f in failures if isinstance(f.error, NotFoundError)]
-        routeless = bool(gone) and all(_no_route(f.error) for f in failures if f.item in gone)
+        routeless = bool(gone) and all(no_route(f.error) for f in failures if f.item in gone)
         failures = [f for f in failures if not isinstance(f.error, NotFoundError)]
         items: list[dict] = []
         responses: list[Any] = []
@@ -2986,7 +1959,7 @@ class PrivateApi:
             strict=strict, partial=frame, expected=frame.attrs["rows_expected"], received=len(frame)
         )
         if gone:
-            why = _route_404(name) if routeless else _SUB_404
+            why = route_404(name) if routeless else SUB_404
             if strict:
                 singular = {"companies": "company", "investors": "investor"}.get(entity, entity)
                 raise IncompleteResultError(
@@ -3001,105 +1974,6 @@ class PrivateApi:
                 "are not in the frame; see df.attrs['missing_ids']"
             )
         return frame
-
-    def _sub_route(
-        self,
-        entity: str,
-        schema: FilterSchema,
-        name: str,
-        ident: str,
-        refresh: bool,
-        cache: bool,
-        deadline: Any,
-    ) -> str:
-        """The name this service serves the sub-collection ``name`` under.
-
-        The discovery document's choice (:meth:`FilterSchema.sub_resource`) when it lists the
-        current or the earlier name (section 4.4). When it lists neither (``sub_resources``
-        absent or unreadable, said in a ``ServiceContractWarning`` with what was seen), the
-        service is asked with the first id: a 404 saying it has no route for the current name
-        (not an id that is unknown, soft-deleted or without items) tries the earlier one, used
-        when it has a route. Only a clear answer is kept for the client's life (a 2xx, or a
-        404 saying which of route or id is missing); any other (5xx, 429 past the retries, a
-        dropped connection, a timeout) leaves the question open: this call uses the name the
-        answers so far point to, its pull says its own error, and the next call asks again.
-        Concurrent first calls wait for one another and use its answer, clear or not: one
-        question, one warning (each asking in turn took a whole question's retries)."""
-        name = schema.sub_resource(name)
-        earlier = schema.earlier_name(name)
-        if earlier is None:
-            return name
-        key = (entity, name)
-        with self._lock:
-            gate = self._sub_route_gates.setdefault(key, _RouteGate())
-            before = gate.asked
-        with gate.lock:  # held across the question: a concurrent first call waits for it
-            with self._lock:
-                known = None if refresh else self._sub_routes.get(key)
-            if known is not None:
-                return known
-            if gate.asked != before:  # asked while this call waited: that answer serves it
-                return gate.used
-            unread = schema.sub_resources_unread
-            found = self._ask_sub_route(entity, name, earlier, ident, refresh, cache, deadline)
-            if unread is not None or not found.plain:
-                where = f"GET {PREFIX}/lookup/{entity}: " + (
-                    f"sub_resources {unread}, so the sub-collection names cannot be read there"
-                    if unread is not None
-                    else f"sub_resources lists neither {name} nor {earlier}"
-                )
-                warnings.warn(
-                    f"{where}; {found.said}", ServiceContractWarning, stacklevel=user_stacklevel()
-                )
-            with self._lock:
-                if found.decided:
-                    self._sub_routes[key] = found.used
-                gate.asked, gate.used = gate.asked + 1, found.used
-        return found.used
-
-    def _ask_sub_route(
-        self,
-        entity: str,
-        name: str,
-        earlier: str,
-        ident: str,
-        refresh: bool,
-        cache: bool,
-        deadline: Any,
-    ) -> _SubRoute:
-        """Ask the service whether it routes ``name`` (else ``earlier``), with ``ident``'s
-        first page (:func:`_route_answer` reads each answer)."""
-
-        def ask(segment: str) -> tuple[str, DealframeError | None]:
-            try:
-                self._request(
-                    "GET",
-                    f"/{entity}/{ident}/{segment}",
-                    "list",
-                    refresh,
-                    cache,
-                    deadline,
-                    params={"page": 1, "limit": 1},
-                )
-            except (ApiError, TransportError) as exc:
-                return _route_answer(exc), exc
-            return _ROUTED, None
-
-        state, seen = ask(name)
-        if state == _ROUTED:
-            return _SubRoute(name, _routed(name, seen), decided=True, plain=True)
-        if state == _OPEN:
-            return _SubRoute(name, f"{name} {_unasked(seen)}{_ASKED_AGAIN}", decided=False)
-        gone = f"{name} answered 404 ({quoted(_words(seen), 120)})"
-        state, seen = ask(earlier)
-        if state == _ROUTED:
-            said = f"{gone}; the earlier name {earlier} ({_SECTION_44}) {_routed('', seen)}"
-            return _SubRoute(earlier, f"{said}, and is used", decided=True)
-        if state == _NO_ROUTE_SEEN:
-            said = f"neither {name} nor the earlier {earlier} has a route on this service"
-            return _SubRoute(name, said, decided=True)
-        said = f"{gone}; the earlier name {earlier} ({_SECTION_44}) {_unasked(seen)}"
-        return _SubRoute(earlier, f"{said}: it is used for this call{_ASKED_AGAIN}", decided=False)
 
     def fundings(
         self,
@@ -3290,325 +2164,6 @@ class PrivateApi:
 
     # ------------------------------------------------------------------ resolve
 
-    def _resolve(
-        self,
-        entity: str,
-        names: Any,
-        on_ambiguous: str,
-        progress: bool | None,
-        refresh: bool,
-        cache: bool,
-        strict: bool = False,
-    ) -> Resolution:
-        choice(on_ambiguous, "on_ambiguous", ("none", "best", "raise"), "'none', 'best' or 'raise'")
-        if isinstance(names, str) or not isinstance(names, Iterable) or isinstance(names, Mapping):
-            raise ValidationError("names", "a list of names (strings)", got=names)
-        items = list(names)
-        for i, name in enumerate(items):
-            if not isinstance(name, str) or not name.strip():
-                raise ValidationError(f"names[{i}]", "a non-blank string", got=name)
-        deadline = self._t.deadline()
-        endpoint = f"POST {PREFIX}/{entity}/resolve"
-        found = Findings(endpoint)
-        answers, responses, failures, cut = self._resolve_batches(
-            entity, items, progress, refresh, cache, deadline
-        )
-        data: dict[int, Any] = {}  # by position in the caller's list: names sent alone too
-        for start in sorted(answers):
-            batch, answer = answers[start]
-            where = f"{endpoint} {batch.label()}"
-            data.update(zip(batch.at, self._check_resolved(batch.names, answer, found, where)))
-        places = _first_places(items)
-        for i, first in enumerate(places):  # a repeated name: sent once
-            if i != first and first in data:
-                data[i] = dict(data[first])
-        with shaping(RequestInfo("POST", f"{PREFIX}/{entity}/resolve", "private"), endpoint):
-            matches, candidates = shape.resolve_frames([data[i] for i in sorted(data)])
-        outside_vocabulary(matches, "match_type", MATCH_TYPES, found)  # after case is undone
-        ambiguous = matches["match_type"] == "ambiguous"
-        if on_ambiguous == "best":  # the lists are there (empty) when no name is ambiguous
-            matches.attrs.update(tied=[], unscored=[])
-            if ambiguous.any():
-                _fill_best(matches, candidates, ambiguous, found)
-        received = int(matches["match_type"].notna().sum())
-        attach(
-            matches,
-            endpoint=endpoint,
-            responses=responses,
-            rows_expected=len(items),
-            rows_received=received,
-            batch_size=self._names_per_resolve,
-            **({} if cut is None else {"batch_size_cut": cut}),
-            findings=found.records(),
-        )
-        if failures:
-            if not responses and len(failures) == 1:  # one request, and it failed: its error
-                raise failures[0].error
-            raise incomplete(
-                len(items),
-                received,
-                [_with_repeats(f.item.label(), f.item.at, places) for f in failures],
-                errors=[f.error for f in failures],
-                partial=Resolution(matches, candidates),
-                what="names",
-            )
-        found.report(
-            strict=strict,
-            partial=Resolution(matches, candidates),
-            expected=len(items),
-            received=received,
-            what="names",
-        )
-        if on_ambiguous == "raise" and ambiguous.any():
-            raise AmbiguousNameError(matches.loc[ambiguous, "query"].tolist())
-        return Resolution(matches, candidates)
-
-    def _resolve_batches(
-        self,
-        entity: str,
-        names: list[str],
-        progress: bool | None,
-        refresh: bool,
-        cache: bool,
-        deadline: Any,
-    ) -> tuple[dict[int, tuple[_Batch, Any]], list[Any], list[Any], str | None]:
-        """Send ``names`` in batches: the answers by the position of their batch's first name,
-        the responses, the batches and names that failed (:class:`ItemFailure`, item a
-        :class:`_Batch`), in the order of the caller's list, and what to say of batches the
-        service answered only in part (None when none was).
-
-        How many names one request may carry is not stated by the interface document. The
-        client starts at :data:`NAMES_PER_RESOLVE`; a batch refused as holding too many
-        (:func:`_fewer_names`) is split to the bound the refusal states, else in halves, and
-        that size is kept for this client's later calls once a batch of it was accepted. A
-        refusal naming names of the batch (``names[7]: ...``) is not split. A name is
-        reported refused only when the service refuses it alone: each name the positions
-        may mean (:func:`_candidates`: counted as this client has told the service counts,
-        else from 0 and from 1; at most :data:`LONE_POSITIONS` positions of one refusal a
-        round, the others named again by the next refusal) is sent alone; one refused failed
-        alone (its error naming
-        its position in the caller's list, :func:`_failed_alone`), one accepted has that
-        answer as its result; and the batch is sent again without them, up to
-        :data:`NAME_REFUSALS` rounds that find at most one name refused alone (then the rest
-        of the batch failed with that refusal). A request that stops the call (an
-        ``AuthenticationError``: a token expired meanwhile) fails every batch still to send
-        once something arrived, which is kept.
-        The names sent alone tell how the service counts once exactly one of a position's
-        two names is refused alone (:func:`_told_base`): kept for this client's later calls.
-        A refusal naming no position the batch holds fails the batch whole. A smaller batch
-        that fails is a failure: the batches that arrived are kept.
-
-        A batch answered without an error but with results for its first ``k`` names only
-        (:func:`_answered_first`: paired by their echoed ``query``) is taken as a service
-        answering at most ``k`` names a request: those results are kept and the names left
-        are sent again in batches of ``k`` (and so on, should those come back short too).
-        ``k`` is kept for this client's later calls once a batch sent again of ``k`` names
-        (two or more) came back whole: a batch of fewer names coming back whole tells no
-        bound from a service losing the last result of longer answers (a batch of one name
-        would keep any ``k``, down to 1). When several bounds are so told, the smallest is
-        kept. An answer that cannot be paired so is left to :meth:`_check_resolved` (a
-        ``count_mismatch``).
-
-        A name the caller's list repeats (the same string) is sent once, at its first
-        position (:func:`_first_places`): its answer is every copy's (:meth:`_resolve`), a
-        refusal of it names that position.
-        """
-        answers: dict[int, tuple[_Batch, Any]] = {}
-        responses: list[Any] = []
-        failures: list[Any] = []
-        size = self._names_per_resolve
-        firsts = [i for i, first in enumerate(_first_places(names)) if i == first]
-        distinct = [names[i] for i in firsts]
-        todo = [_whole(distinct, i, i + size, firsts) for i in range(0, len(distinct), size)]
-        accepted: set[int] = set()  # the sizes of the batches accepted
-        refused = False
-        # of batches answered for their first names only: the fewest names answered, what
-        # to say of them, the batches sent again for the names left (the position that
-        # starts each, and the bound it was cut to), and the bounds told by one of k names
-        # that came back whole
-        answered: int | None = None
-        cuts: list[str] = []
-        resent: dict[int, int] = {}
-        confirmed: set[int] = set()
-        # the batches that arrived are kept: after the first round a 400 is one batch's
-        later = tuple(e for e in FATAL_ERRORS if e is not BadRequestError)
-
-        def send(batch: _Batch) -> Any:
-            try:
-                return self._request(
-                    "POST",
-                    f"/{entity}/resolve",
-                    "list",
-                    refresh,
-                    cache,
-                    deadline,
-                    json={"names": batch.names},
-                )
-            except ApiError as exc:
-                alone = len(batch.names) == 1 and isinstance(exc, BadRequestError)
-                if (
-                    alone
-                    or _fewer_names(exc, len(batch.names)) is not None
-                    or _named_positions(exc)
-                ):
-                    return exc  # a name refused alone, too many names, or names refused
-                raise
-
-        def keep(batch: _Batch, response: Any) -> list[_Batch]:
-            """Keep the answer to ``batch``: the batches to send again for the names an
-            answer to its first names only left out (none for any other answer)."""
-            nonlocal answered
-            responses.append(response)
-            data = response.json().get("data")
-            k = _answered_first(batch.names, data)
-            if k is None or k == len(batch.names):
-                bound = resent.get(batch.at[0])
-                if k is not None and bound is not None and 1 < bound == k:
-                    confirmed.add(bound)  # a whole batch of the bound: no lost last result
-                answers[batch.at[0]] = (batch, data)
-                return []
-            answers[batch.at[0]] = (_Batch(batch.at[:k], batch.names[:k], k), data)
-            answered = k if answered is None else min(answered, k)
-            left = len(batch.names) - k
-            cuts.append(
-                f"{k} results for {len(batch.names)} names sent, with no error (for the"
-                f" first {k}): the other {left} sent again in batches of {k}"
-            )
-            rest = [_whole(batch.names, i, i + k, batch.at) for i in range(k, len(batch.names), k)]
-            resent.update((b.at[0], k) for b in rest)
-            return rest
-
-        fatal = FATAL_ERRORS
-        stopped: ApiError | None = None  # a request that stops the call (a token expired)
-        while todo:
-            try:
-                result = map_concurrent(
-                    send,
-                    todo,
-                    self._workers,
-                    progress=self._progress(progress),
-                    desc="resolve",
-                    pool=self._t.pool,
-                    fatal=fatal,
-                )
-            except ApiError as exc:  # what arrived before it is kept
-                if not (answers or failures):
-                    raise
-                failures += [ItemFailure(b.at[0], b, exc) for b in todo]
-                break
-            failures += result.failures
-            again: list[_Batch] = []
-            for batch, outcome in zip(todo, result.results):
-                if outcome is None:
-                    continue
-                if not isinstance(outcome, ApiError):
-                    again += keep(batch, outcome)
-                    accepted.add(batch.cut)
-                    continue
-                if len(batch.names) == 1:  # refused alone: that name failed
-                    failures.append(_failed_alone(batch, outcome, len(names)))
-                    continue
-                fewer = _fewer_names(outcome, len(batch.names))
-                if fewer is not None:
-                    size, refused = min(size, fewer), True
-                    again += [
-                        _whole(batch.names, i, i + size, batch.at)
-                        for i in range(0, len(batch.names), size)
-                    ]
-                    continue
-                # about names of the batch: a smaller batch holding them would be refused too
-                named = _named_positions(outcome)[:LONE_POSITIONS]  # the rest: next round
-                alone = _candidates(named, len(batch.names), self._names_from)
-                if stopped is not None or batch.resent >= NAME_REFUSALS or not alone:
-                    error = stopped or _in_callers_list(
-                        outcome, batch.at, len(names), self._names_from
-                    )
-                    failures.append(ItemFailure(batch.at[0], batch, error))
-                    continue
-                ones = [_Batch([batch.at[i]], [batch.names[i]], 1) for i in alone]
-                try:
-                    sent = map_concurrent(
-                        send, ones, self._workers, progress=False, pool=self._t.pool, fatal=later
-                    )
-                except ApiError as exc:  # the other answers of this round are still kept
-                    stopped = exc
-                    failures.append(ItemFailure(batch.at[0], batch, exc))
-                    continue
-                failures += sent.failures  # a name that could not be sent alone (a 503)
-                said: dict[int, bool] = {}
-                for one, reply in zip(ones, sent.results):
-                    if isinstance(reply, ApiError):
-                        failures.append(_failed_alone(one, reply, len(names)))
-                    elif reply is not None:
-                        keep(one, reply)  # one name: answered whole or not at all
-                    if reply is not None:
-                        said[one.at[0]] = isinstance(reply, ApiError)
-                if self._names_from is None:
-                    self._names_from = _told_base(named, batch.at, said)
-                rest = [i for i in range(len(batch.names)) if i not in alone]
-                if rest:  # a round that found at most one name refused alone counts
-                    at, held = [batch.at[i] for i in rest], [batch.names[i] for i in rest]
-                    counted = sum(said.values()) < 2
-                    again.append(_Batch(at, held, batch.cut, batch.resent + counted))
-            if stopped is not None:
-                failures += [ItemFailure(b.at[0], b, stopped) for b in again]
-                break
-            todo, fatal = again, later
-        if refused and size in accepted:  # a batch of that size was taken: kept
-            self._names_per_resolve = min(self._names_per_resolve, size)
-        if confirmed:  # a batch of the bound sent again came back whole: kept
-            self._names_per_resolve = min(self._names_per_resolve, min(confirmed))
-            cuts.append(f"batches of {min(confirmed)} kept for this client's later calls")
-        elif answered is not None:
-            cuts.append(
-                f"batches of {answered} not kept (no batch of that many names sent again"
-                " came back whole)"
-            )
-        failures.sort(key=lambda f: f.item.at[0])
-        return answers, responses, failures, _said_once(list(dict.fromkeys(cuts)))
-
-    @staticmethod
-    def _check_resolved(batch: list[str], data: Any, found: Findings, where: str) -> list[Any]:
-        """One result per name sent, in order; results that cannot be matched are reported."""
-        items = data if isinstance(data, list) else []
-        if not isinstance(data, list):
-            found.add(
-                "wrong_shape",
-                f"data is {type(data).__name__}, not a list",
-                where=where,
-                shortfall=len(batch),
-            )
-        items = [item for item in items if isinstance(item, Mapping)]
-        missing_fields(keys_present(items), "resolve", found, n_items=len(items), where=where)
-        if len(items) == len(batch) and all(
-            _query_key(item.get("query", "")) == _query_key(name)
-            for item, name in zip(items, batch)
-        ):
-            return [{**item, "query": name} for item, name in zip(items, batch)]
-        by_query: dict[str, list[Any]] = {}
-        for item in items:
-            by_query.setdefault(_query_key(item.get("query", "")), []).append(item)
-        out, lost = [], 0
-        for name in batch:
-            queue = by_query.get(_query_key(name))
-            if queue:
-                out.append({**queue.pop(0), "query": name})
-            else:
-                lost += 1
-                out.append({"query": name, "id": None, "match_type": None})
-        extra = sum(len(q) for q in by_query.values())
-        if not lost and not extra:
-            return out  # every name has its result, in another order: paired by query
-        found.add(
-            "count_mismatch",
-            f"{len(batch)} names sent, {len(items)} results received "
-            f"({lost} names without a result, {extra} results for names "
-            "not sent)",
-            where=where,
-            shortfall=lost,
-        )
-        return out
-
     def resolve_companies(
         self,
         names: Iterable[str],
@@ -3670,7 +2225,9 @@ class PrivateApi:
         >>> matches["match_type"].tolist()
         ['exact', 'no_match']
         """
-        return self._resolve("companies", names, on_ambiguous, progress, refresh, cache, strict)
+        return self._resolver.resolve(
+            "companies", names, on_ambiguous, progress, refresh, cache, strict
+        )
 
     def resolve_investors(
         self,
@@ -3704,7 +2261,9 @@ class PrivateApi:
         >>> matches["match_type"][0], matches["id"][0] == investor["id"][0]  # the best candidate
         ('ambiguous', True)
         """
-        return self._resolve("investors", names, on_ambiguous, progress, refresh, cache, strict)
+        return self._resolver.resolve(
+            "investors", names, on_ambiguous, progress, refresh, cache, strict
+        )
 
     # ------------------------------------------------------------------ aggregate
 
@@ -3798,7 +2357,7 @@ class PrivateApi:
         try:
             response = self._request("POST", path, "aggregate", refresh, cache, deadline, json=body)
         except ApiError as exc:
-            noted = _aggregate_refused(exc, _over_bound(_ids_held(schema, wire)))
+            noted = aggregate_refused(exc, over_bound(ids_held(schema, wire)))
             if noted is exc:
                 raise
             raise noted from None

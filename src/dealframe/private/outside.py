@@ -1,4 +1,4 @@
-"""Rows of a list answer that the filters sent exclude: a service that ignored a filter.
+"""Rows of a list answer that the filters sent exclude (a service ignored a filter), dropped.
 
 The filter wire form (``{"deal_type": [...]}``, a plain value meaning the field's first
 operator) is how this client reads the interface document; a service that reads a filter
@@ -26,9 +26,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dealframe.contract import Findings
 from dealframe.frames.nested import contains_any
+from dealframe.private.filters import FilterSchema
 
-__all__ = ["outside_filters"]
+__all__ = ["drop_outside", "outside_filters"]
 
 #: The list frame's column for a filter whose name is not the column's own.
 COLUMNS = {
@@ -156,3 +158,41 @@ def outside_filters(
             notes.append(f"include_deleted: {int(rows.sum())} deleted rows, not asked for")
             bad |= rows
     return bad, notes
+
+
+def drop_outside(
+    frame: pd.DataFrame, wire: Mapping[str, Any], schema: FilterSchema, found: Findings
+) -> pd.DataFrame:
+    """``frame`` without the rows the filters sent exclude (a service that ignored a filter),
+    said as an ``unrequested`` finding.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A list frame (companies, investors or deals).
+    wire : mapping
+        The filters as sent.
+    schema : FilterSchema
+        The discovery document the filters were built by (each filter's first operator is
+        what a plain value means).
+    found : Findings
+        Where the rows dropped are said.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame`` itself when no row is outside, else a copy without those rows (its
+        ``attrs`` kept).
+    """
+    operators = {n: f.operators[0] for n, f in schema.fields.items() if f.operators}
+    bad, notes = outside_filters(frame, wire, operators)
+    if not bad.any():
+        return frame
+    found.add(
+        "unrequested",
+        f"{int(bad.sum())} of {len(frame)} rows are outside the filters sent "
+        f"({'; '.join(notes)}): dropped (does the service read these filters?)",
+    )
+    out = frame.loc[~bad].reset_index(drop=True)
+    out.attrs.update(frame.attrs)
+    return out

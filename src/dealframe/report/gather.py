@@ -26,7 +26,7 @@ from dealframe.frames.nested import to_lists
 from dealframe.frames.private import co_investors_frame
 from dealframe.frames.public import current_frame
 from dealframe.plot.shaping import investor_activity, participant_rows
-from dealframe.private.api import threshold_read_elsewhere
+from dealframe.private.aggregate import threshold_read_elsewhere
 
 from .cohort import Cohort
 from .progress import Progress

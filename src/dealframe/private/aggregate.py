@@ -1,0 +1,355 @@
+"""Aggregate answers (``POST /transactions/aggregate``) read into their frame.
+
+An aggregate is one answer, not paged: its buckets (a list, or an object keyed by bucket
+label: :func:`aggregate_buckets`) and its ``meta`` (section 4.3: ``total_deals`` and the
+``methodology``'s ``small_n_threshold``) are checked against the interface document, each
+way they differ recorded as a finding, and the buckets shaped by
+:func:`~dealframe.frames.private.aggregate_frame` (:func:`read_aggregate`, the one reading
+of :meth:`~dealframe.private.api.PrivateApi.aggregate` and the doctor). A refusal of an
+aggregate whose filters hold more ids than a list batch takes says why
+(:func:`aggregate_refused`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import copy
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pandas as pd
+
+from ..contract import (
+    Findings,
+    _as_written,
+    as_count,
+    dedupe,
+    identities,
+    keys_present,
+    missing_fields,
+    quoted,
+    read_items,
+    shaping,
+)
+from ..errors import ApiError
+from ..frames import private as shape
+from ..transport.refusals import TOO_LARGE
+from .batches import IDS_PER_BATCH, Held
+from .suppression import threshold_said
+
+__all__ = ["aggregate_buckets", "aggregate_refused", "read_aggregate", "threshold_read_elsewhere"]
+
+
+def aggregate_refused(error: ApiError, over: Held) -> ApiError:
+    """``error`` of an aggregate whose filters of ids hold more than :data:`IDS_PER_BATCH`
+    (``over``, :func:`~dealframe.private.batches.over_bound`), with a note naming them when
+    it is a refusal (400, 413, 422): an aggregate goes out whole, its medians cannot be
+    merged from batches. Any other error as it is.
+
+    Parameters
+    ----------
+    error : ApiError
+        What the aggregate request met.
+    over : Held
+        The filters of ids over the bound, and how many ids each holds.
+
+    Returns
+    -------
+    ApiError
+        A copy of ``error`` with the note, or ``error`` itself.
+
+    Examples
+    --------
+    >>> from dealframe.errors import BadRequestError
+    >>> refused = BadRequestError(400, "BAD_REQUEST", "Invalid request")
+    >>> print(aggregate_refused(refused, Held({"target_id": 1500})).note)
+    ids over 1,000 (target_id 1,500): an aggregate goes out in one request, not in batches of 1,000 ids as a list call (medians of batches cannot be merged); narrow the cohort to at most 1,000 ids a filter
+    """
+    if error.status not in TOO_LARGE or not over:
+        return error
+    return copy.copy(error).with_note(  # by DealframeError.__reduce__: every attribute
+        f"ids over {IDS_PER_BATCH:,} ({over}): an aggregate goes out in one request, not in "
+        f"batches of {IDS_PER_BATCH:,} ids as a list call (medians of batches cannot be "
+        f"merged); narrow the cohort to at most {IDS_PER_BATCH:,} ids a filter",
+    )
+
+
+def aggregate_buckets(data: Any, found: Findings) -> Any:
+    """An aggregate's ``data`` as a list of buckets: a list as it came; an object keyed by
+    bucket label (``{"2024-Q1": {"n": 7, ...}}``) as its buckets, the key as ``bucket``
+    where the bucket has none; one bucket object as itself. Any other object is no bucket
+    (a ``wrong_shape`` finding names its keys); anything else is left to
+    :func:`~dealframe.contract.read_items`.
+
+    Parameters
+    ----------
+    data : object
+        The answer's ``data``.
+    found : Findings
+        Where an object that holds no bucket is recorded.
+
+    Returns
+    -------
+    object
+        The buckets, as :func:`~dealframe.contract.read_items` reads an answer's ``data``.
+
+    Examples
+    --------
+    >>> aggregate_buckets({"2024-Q1": {"n": 7}}, Findings("POST /x"))
+    [{'bucket': '2024-Q1', 'n': 7}]
+    """
+    if not isinstance(data, Mapping):
+        return data
+    if all(isinstance(bucket, Mapping) for bucket in data.values()):
+        return [{"bucket": label, **bucket} for label, bucket in data.items()]
+    if any(name in data for name in ("bucket", "n", "median")):
+        return [data]
+    found.add(
+        "wrong_shape",
+        f"data is an object that holds neither buckets keyed by their label nor one bucket "
+        f"(keys {', '.join(map(repr, list(data)[:5]))}): read as no buckets",
+    )
+    return []
+
+
+#: Whether the aggregate calls of this thread (or task) leave an absent or null
+#: ``meta.methodology.small_n_threshold`` to their caller, which reads the value elsewhere and
+#: says which one it used: one warning for one cause (:func:`threshold_read_elsewhere`).
+_THRESHOLD_ELSEWHERE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "dealframe_threshold_elsewhere", default=False
+)
+
+
+@contextlib.contextmanager
+def threshold_read_elsewhere() -> Iterator[None]:
+    """Within it, an aggregate answer without ``meta.methodology.small_n_threshold`` (absent
+    or null) is not a finding of the aggregate call: the caller (the analytics'
+    ``service_methodology``) reads the threshold elsewhere and says, in one warning, that the
+    field is missing, where the value came from and the value used. Every other finding
+    (a threshold that is no count, a missing ``methodology``) is said as always.
+
+    It holds for the current thread or task only (a ``contextvars.ContextVar``), as
+    :func:`~dealframe.notices.missing_expected` does.
+
+    Yields
+    ------
+    None
+        Within the ``with`` block.
+    """
+    token = _THRESHOLD_ELSEWHERE.set(True)
+    try:
+        yield
+    finally:
+        _THRESHOLD_ELSEWHERE.reset(token)
+
+
+def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:
+    """Say an aggregate ``meta`` without a readable ``methodology.small_n_threshold``: the
+    interface document gives 3 and 5 and makes the runtime value authoritative (section 4.3
+    rule 9), so an absent or null one is a ``missing_field`` (naming where else the answer
+    holds it, if it does), one that is no count a ``bad_meta``.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> _threshold_said({"methodology": {}, "small_n_threshold": 3}, found)
+    >>> print(found.items[0].message)
+    meta.methodology.small_n_threshold is absent (meta.small_n_threshold is 3): the service's small-n threshold is not where the interface document puts it
+    """
+    method = meta.get("methodology")
+    if not isinstance(method, Mapping):
+        written = "absent" if method is None else f"{type(method).__name__}, not an object"
+        found.add(
+            "missing_field",
+            f"meta.methodology is {written}: the small-n threshold and the window "
+            "(small_n_threshold, date_range) are unknown",
+        )
+        return
+    value = method.get("small_n_threshold")
+    if value is None and _THRESHOLD_ELSEWHERE.get():
+        return  # the caller says it, with the value it used (threshold_read_elsewhere)
+    if value is None:
+        moved = meta.get("small_n_threshold")
+        found.add(
+            "missing_field",
+            f"meta.methodology.small_n_threshold is "
+            f"{'null' if 'small_n_threshold' in method else 'absent'}"
+            + ("" if moved is None else f" (meta.small_n_threshold is {quoted(moved, 50)})")
+            + ": the service's small-n threshold is not where the interface document puts it",
+        )
+    elif as_count(value) is None:
+        found.add(
+            "bad_meta",
+            f"meta.methodology.small_n_threshold is {quoted(value, 100)}, not a non-negative integer",
+        )
+
+
+#: The integers of an aggregate answer's ``meta`` (interface document section 4.3), by
+#: their path in it: one written as text (``"4934"``) is read as its integer, and said.
+_AGGREGATE_COUNTS: tuple[tuple[str, ...], ...] = (
+    ("total_deals",),
+    ("outliers_trimmed",),
+    ("methodology", "small_n_threshold"),
+    ("methodology", "default_date_range_years"),
+)
+
+
+def _counts_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
+    """A copy of an aggregate ``meta`` with its integers (:data:`_AGGREGATE_COUNTS`) written
+    as text or as integral floats (``"4934"``, ``4934.0``) read as integers, one ``bad_meta``
+    finding naming them in the words of a list page's ``meta`` (so that ``total_deals`` is
+    compared with the buckets' ``n``). A value that is no count is left as served (the
+    threshold's is said by :func:`_threshold_said`).
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> _counts_read({"total_deals": "12", "methodology": {"small_n_threshold": "5"}}, found)
+    {'total_deals': 12, 'methodology': {'small_n_threshold': 5}}
+    >>> print(found.items[0].message)
+    meta.total_deals, meta.methodology.small_n_threshold written as text (or a float), not as a JSON integer or boolean: read as the value written
+    """
+    out = dict(meta)
+    method = out.get("methodology")
+    if isinstance(method, Mapping):
+        out["methodology"] = dict(method)
+    text: list[str] = []
+    for path in _AGGREGATE_COUNTS:
+        holder = out if len(path) == 1 else out.get(path[0])
+        value = holder.get(path[-1]) if isinstance(holder, dict) else None
+        count = as_count(value) if isinstance(value, (str, float)) else None
+        if isinstance(holder, dict) and count is not None:
+            holder[path[-1]] = count
+            text.append(".".join(path))
+    if text:
+        found.add("bad_meta", _as_written(text))
+    return out
+
+
+def _higher_cut(threshold: int | None) -> str:
+    """The other reading of more deals than left-out buckets below ``threshold`` hold: they
+    hold more, the service leaving buckets out by a higher threshold than it reports
+    (section 4.3 rules 3 and 9); ``""`` without a threshold.
+
+    Examples
+    --------
+    >>> _higher_cut(3)
+    ': buckets were lost, or the left-out ones hold 3 deals or more each, the service leaving out buckets by a higher threshold than the one it reports'
+    """
+    if threshold is None:
+        return ""
+    return (
+        f": buckets were lost, or the left-out ones hold {threshold} deals or more each, the "
+        "service leaving out buckets by a higher threshold than the one it reports"
+    )
+
+
+def read_aggregate(
+    doc: Any,
+    time_bucket: str,
+    found: Findings,
+    request: Any = None,
+    *,
+    threshold: bool = True,
+    suppression: bool = True,
+) -> pd.DataFrame:
+    """An aggregate answer read into its frame, each way it differs from the document
+    recorded in ``found``: the one reading of
+    :meth:`~dealframe.private.api.PrivateApi.aggregate` and the doctor.
+
+    Parameters
+    ----------
+    doc : object
+        The answer's JSON.
+    time_bucket : str
+        The bucket asked for.
+    found : Findings
+        Where what differs is recorded.
+    request : RequestInfo or requests.PreparedRequest, optional
+        Named by a shaping error.
+    threshold : bool
+        Whether a ``small_n_threshold`` the answer lacks is a finding (the doctor says it in
+        a check of its own).
+    suppression : bool
+        Whether buckets that disagree with the answer's ``small_n_threshold`` (statistics
+        below it, none at or above it) are a ``threshold_mismatch`` (or
+        ``suppression_unexplained``) finding
+        (:func:`~dealframe.private.suppression.threshold_said`; the doctor says it in its
+        suppression check only).
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :meth:`~dealframe.private.api.PrivateApi.aggregate` returns it, before provenance: ``attrs`` hold the
+        ``buckets_left_out`` and ``deals_left_out``.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> len(read_aggregate({"data": {"buckets": []}, "meta": {}}, "month", found))
+    0
+    >>> [f.kind for f in found]  # buckets wrapped in an object; no small_n_threshold
+    ['wrong_shape', 'missing_field']
+    """
+    endpoint = found.where
+    items = read_items(
+        {"data": aggregate_buckets(doc.get("data") if isinstance(doc, Mapping) else None, found)},
+        found,
+    )
+    meta = doc.get("meta") if isinstance(doc, Mapping) else None
+    if not isinstance(meta, Mapping):  # one answer, not paged: only its meta is unknown
+        found.add(
+            "bad_meta",
+            ("no meta" if meta is None else f"meta is {type(meta).__name__}, not an object")
+            + ": total_deals and the methodology (small_n_threshold, date_range) are unknown",
+        )
+        meta = {}
+    else:
+        meta = _counts_read(meta, found)  # its integers written as text: read, and said
+        if threshold:
+            _threshold_said(meta, found)
+    identities(items, "bucket", found)
+    missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
+    with shaping(request, endpoint):
+        frame = shape.aggregate_frame(items, {"time_bucket": time_bucket, **meta})
+    unread = [
+        label
+        for label, start in zip(frame.attrs["labels_as_served"], frame["period_start"])
+        if pd.isna(start)
+    ]
+    if unread and time_bucket != "none":
+        found.add(
+            "unreadable_label",
+            f"{len(unread)} bucket label(s) could not be read as "
+            f"{time_bucket}s: {', '.join(map(repr, unread[:3]))}",
+        )
+    frame = dedupe(frame, "bucket", found)
+    method = meta.get("methodology")
+    bound = method.get("small_n_threshold") if isinstance(method, Mapping) else None
+    if suppression:
+        threshold_said(frame, as_count(bound), found)
+    total = meta.get("total_deals")
+    counted = int(frame["n"].sum()) if len(frame) else 0
+    # "suppressed" may mean left out: the window's buckets the answer does not hold
+    left_out = shape.buckets_left_out(frame, time_bucket)
+    frame.attrs["buckets_left_out"], frame.attrs["deals_left_out"] = left_out, 0
+    if isinstance(total, int) and not isinstance(total, bool) and total != counted:
+        # left-out buckets hold fewer than small_n_threshold deals each, or it is a loss
+        room = max(0, (as_count(bound) or 0) - 1) * len(left_out)
+        if 0 < total - counted <= room:
+            frame.attrs["deals_left_out"] = total - counted
+        else:
+            found.add(
+                "count_mismatch",
+                f"meta.total_deals is {total}, the buckets' n add up to {counted}"
+                + (
+                    f" ({total - counted} deals are more than {len(left_out)} left-out "
+                    f"bucket(s) below small_n_threshold {bound} can hold"
+                    + _higher_cut(as_count(bound))
+                    + ")"
+                    if left_out and counted < total
+                    else ""
+                ),
+            )
+    return frame
