@@ -1837,11 +1837,11 @@ class PrivateApi:
                 page_params = {"page": page, "limit": size}
                 path = f"/{entity}/{ident}/{name}"
                 if stored:
-                    found = self._t.cached(
+                    hit = self._t.cached(
                         "private", "GET", f"{PREFIX}{path}", params=page_params, kind="list"
                     )
-                    if found is not None:
-                        return found
+                    if hit is not None:
+                        return hit
                     raise _Unstored  # a miss is a worker's: never sent from this thread
                 return self._request(
                     "GET", path, "list", refresh, cache, deadline, params=page_params
