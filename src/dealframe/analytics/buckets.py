@@ -485,6 +485,8 @@ def _warn_repeated_ids(ids: pd.Series, used: np.ndarray) -> None:
     ``client.private.investments`` of several investors holds a co-invested deal once per
     investor)."""
     picked = ids[used]
+    if picked.is_unique:  # the usual frame: one hash pass (0.25 s for 2,000,000 ids)
+        return
     repeated = picked[picked.notna() & picked.duplicated(keep=False)]
     if not len(repeated):
         return
