@@ -36,8 +36,9 @@ from dealframe.arguments import DateLike, checked_keywords, finite_number, integ
 from dealframe.client import Client
 from dealframe.contract import as_count, blanked, quoted
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
+from dealframe.frames.normalize import _booleans
 from dealframe.frames.private import day_of
-from dealframe.notices import ServiceContractWarning, user_stacklevel
+from dealframe.notices import DealframeWarning, ServiceContractWarning, user_stacklevel
 from dealframe.private.aggregate import threshold_read_elsewhere
 
 __all__ = [
@@ -268,8 +269,10 @@ def bucket_medians(
     Parameters
     ----------
     deals : DataFrame
-        A date column (``datetime64``, Arrow dates or timestamps, ``datetime.date`` or
-        ``YYYY-MM-DD`` text) and a value column of any numeric dtype.
+        One row per deal: a date column (``datetime64``, Arrow dates or timestamps, periods,
+        ``datetime.date`` or ISO 8601 text ``YYYY-MM-DD[THH:MM:SS]``; never numbers) and a
+        value column of any numeric dtype. An ``id`` repeated among the rows used is said (a
+        ``DealframeWarning``): each row counts as a deal, where the service counts one once.
     metric : str
         A key of :data:`METRIC_COLUMNS`; with ``value_column``, any name (a label).
     time_bucket : {"quarter", "month", "year", "none"}
@@ -285,7 +288,8 @@ def bucket_medians(
     date_column, value_column : str, optional
         The date (default ``deal_date``) and value (default: the metric's) columns.
     include_deleted : bool, default False
-        Keep rows whose ``deleted`` column is true.
+        Keep rows whose ``deleted`` column is true (booleans, 0/1, or text ``"true"`` /
+        ``"false"`` in any case).
     client : dealframe.Client, optional
         Asks the service for its ``small_n_threshold`` and, without ``date_to`` and ``as_of``,
         its current date (one small aggregate request).
@@ -302,12 +306,20 @@ def bucket_medians(
         ``ci`` ``median_low`` and ``median_high``. With ``explain``, one row per deal used,
         indexed like ``deals``, by bucket then value: ``id`` (if ``deals`` has one), ``date``,
         ``value``, ``bucket``, ``lower``, ``upper`` (NaN when not trimmed), ``kept`` and
-        ``suppressed``. ``attrs``: the service's meta, ``conventions`` and ``ci``.
+        ``suppressed``. ``attrs``: the service's meta (``date_range`` too, as
+        ``client.private.aggregate``'s attrs), ``conventions`` and ``ci``.
 
     Raises
     ------
     dealframe.errors.ValidationError
-        Naming the argument or column that is wrong.
+        Naming the argument or column that is wrong: dates that are not ``YYYY-MM-DD`` (the
+        window's, as the service reads them) or a date column the list above does not hold.
+
+    Warns
+    -----
+    dealframe.DealframeWarning
+        An ``id`` repeats among the rows used (``deals.drop_duplicates("id")`` counts each
+        deal once).
 
     Examples
     --------
@@ -366,9 +378,10 @@ def bucket_medians(
     )
     usable = np.isfinite(values)
     if "deleted" in deals.columns and not include_deleted:
-        deleted = plain_column(deals["deleted"])
-        usable &= ~deleted.eq(True).to_numpy(dtype=bool, na_value=False)
+        usable &= ~_deleted(deals["deleted"])
     bucket, codes = bucket_of_rows(days, usable, window, time_bucket)
+    if "id" in deals.columns:
+        _warn_repeated_ids(deals["id"], bucket < len(codes))
     # rows grouped by bucket (a radix sort of small integers), by value too to explain them
     order = np.lexsort((values, bucket)) if explain else np.argsort(bucket, kind="stable")
     counts = np.bincount(bucket, minlength=len(codes) + 1)[:-1]  # the last: rows not used
@@ -387,6 +400,8 @@ def bucket_medians(
             "date_range": {"from": window[0].isoformat(), "to": window[1].isoformat()},
         },
         "conventions": conv.to_dict(),
+        # as client.private.aggregate's attrs (docs/frames.md): the window, lifted out
+        "date_range": {"from": window[0].isoformat(), "to": window[1].isoformat()},
     }
     labels = np.asarray(bucket_labels(codes, time_bucket), dtype=object)
     if explain:
@@ -444,6 +459,45 @@ def bucket_medians(
     out = out[keep].reset_index(drop=True)
     out.attrs.update(meta)
     return out
+
+
+def _deleted(column: pd.Series) -> np.ndarray:
+    """Which rows a ``deleted`` column marks deleted (nulls: not deleted).
+
+    Booleans, and 0/1 numbers, as they are; text (a frame read back from CSV) as the client
+    reads booleans written as text (``"true"``/``"True"``/``"false"``, 0 and 1), without its
+    ``ServiceContractWarning``: the frame is the user's, not an answer of the service, and
+    text that says true or false is not ambiguous. Other text is a ValidationError naming
+    the column, never a deal counted as not deleted.
+    """
+    column = plain_column(column)
+    if pd.api.types.is_string_dtype(column.dtype) or column.dtype == object:
+        values = column.to_numpy(dtype=object, na_value=None)
+        with warnings.catch_warnings():  # the reader's words are about the service's answer
+            warnings.simplefilter("ignore", ServiceContractWarning)
+            column = pd.Series(_booleans(values, "deleted"), index=column.index)
+    return column.eq(True).to_numpy(dtype=bool, na_value=False)
+
+
+def _warn_repeated_ids(ids: pd.Series, used: np.ndarray) -> None:
+    """A ``DealframeWarning`` when an ``id`` repeats among the rows ``used``: each row is
+    counted as a deal, where the service counts a deal once (a frame of
+    ``client.private.investments`` of several investors holds a co-invested deal once per
+    investor)."""
+    picked = ids[used]
+    if picked.is_unique:  # the usual frame: one hash pass (0.25 s for 2,000,000 ids)
+        return
+    repeated = picked[picked.notna() & picked.duplicated(keep=False)]
+    if not len(repeated):
+        return
+    distinct = repeated.nunique()
+    warnings.warn(
+        f"repeated deal ids: {distinct:,} among the {len(picked):,} rows used "
+        f"({len(repeated):,} rows), each row counted as a deal, where the service counts a "
+        'deal once; pass deals.drop_duplicates("id") to count each deal once',
+        DealframeWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def _ids(ids: pd.Series, order: np.ndarray) -> ExtensionArray:

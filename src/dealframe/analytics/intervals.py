@@ -10,6 +10,7 @@ estimate a median's variability consistently, and it turns ties into degenerate 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -73,15 +74,19 @@ def median_intervals(
         if values.min() == values.max():  # every resample is the same: so is its median
             low[i] = high[i] = values[0]
             continue
-        result = bootstrap(
-            (np.sort(values),),
-            median,
-            n_resamples=n_resamples,
-            vectorized=True,
-            batch=max(1, _BATCH_VALUES // len(values)),
-            method="percentile",
-            confidence_level=confidence,
-            rng=rng,
-        )
+        # scipy's standard error of a single resample (ddof=1, a division by zero): not
+        # part of the percentile interval
+        with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+            warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
+            result = bootstrap(
+                (np.sort(values),),
+                median,
+                n_resamples=n_resamples,
+                vectorized=True,
+                batch=max(1, _BATCH_VALUES // len(values)),
+                method="percentile",
+                confidence_level=confidence,
+                rng=rng,
+            )
         low[i], high[i] = result.confidence_interval
     return low, high

@@ -10,13 +10,13 @@ import datetime as dt
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from dealframe._vocab import TIME_BUCKETS
 from dealframe.analytics._checks import check, check_choice
 from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
 from dealframe.arguments import DateLike, checked_keywords
 from dealframe.errors import ValidationError
+from dealframe.private.filters import to_date_string
 
 __all__ = ["bucket_labels", "bucket_of_rows", "period_bounds", "resolve_window"]
 
@@ -25,16 +25,15 @@ _DATE_UNIT = "datetime64[us]"
 
 
 def _as_date(value: Any, argument: str) -> dt.date:
-    if isinstance(value, dt.date) and not pd.isna(value):
-        return value.date() if isinstance(value, dt.datetime) else value
-    if isinstance(value, (str, np.datetime64)):
-        try:
-            stamp = pd.Timestamp(value)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise ValidationError(argument, "a date (YYYY-MM-DD)", got=value) from exc
-        if not pd.isna(stamp):
-            return stamp.date()
-    raise ValidationError(argument, "a date (YYYY-MM-DD, datetime.date or Timestamp)", got=value)
+    """A day of ``date_from`` / ``date_to`` / ``as_of``, read as ``client.private.aggregate``
+    reads it (:func:`~dealframe.private.filters.to_date_string`): text only as
+    ``YYYY-MM-DD`` (``2024-12``, ``12/01/2024`` or ``20241201`` are refused, as the service
+    refuses them), or a date, datetime, Timestamp or ``numpy.datetime64`` (its day)."""
+    if isinstance(value, (str, dt.date, np.datetime64)):
+        return dt.date.fromisoformat(to_date_string(value, argument))
+    raise ValidationError(
+        argument, "a date YYYY-MM-DD, datetime.date or pandas.Timestamp", got=value
+    )
 
 
 @checked_keywords

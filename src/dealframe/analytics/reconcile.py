@@ -27,6 +27,7 @@ from dealframe.analytics._checks import (
 )
 from dealframe.analytics.buckets import aggregate_methodology, aggregate_threshold, bucket_medians
 from dealframe.analytics.conventions import Conventions
+from dealframe.analytics.periods import resolve_window
 from dealframe.analytics.rollups import group_current, group_time_series
 from dealframe.arguments import checked_keywords, integer_in
 from dealframe.client import Client
@@ -579,10 +580,14 @@ def calibrate(
     -------
     pandas.DataFrame
         One row per variant, best first: its convention fields, ``buckets_matched``,
-        ``buckets``, ``meta_matches`` and ``reproduces`` (every bucket and the
-        meta match). ``attrs["best"]`` is the first reproducing :class:`Conventions`
-        as a dict (:meth:`Conventions.to_dict`; ``Conventions(**best)`` rebuilds it), or
-        None: every attr is JSON, so the table can be written to Parquet.
+        ``buckets``, ``meta_matches`` (``total_deals``, ``outliers_trimmed`` and, without
+        ``date_from`` in ``filters``, the start of the variant's default window against the
+        service's ``date_range.from``) and ``reproduces`` (every bucket and the meta match).
+        ``attrs["best"]`` is the first reproducing :class:`Conventions` as a dict
+        (:meth:`Conventions.to_dict`; ``Conventions(**best)`` rebuilds it), or None;
+        ``attrs["untested"]`` lists the conventions the answer cannot tell apart:
+        ``["window_anchor"]`` when ``filters`` give ``date_from`` (or ``time_bucket`` is
+        ``"none"``), else none. Every attr is JSON, so the table can be written to Parquet.
 
     Examples
     --------
@@ -605,10 +610,15 @@ def calibrate(
         variants,
     )
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
+    # the local buckets are computed over the service's window: the anchor acts only on the
+    # default window, compared with the service's own start when the filters give none
+    anchored = (filters or {}).get("date_from") is None and time_bucket != "none"
     rows = []
     for variant in variants:
         frame, local = _compared(service, deals, metric, time_bucket, context, variant, tolerance)
-        meta = _same_meta(service, local)
+        meta = _same_meta(service, local) and (
+            not anchored or _default_start(variant, time_bucket, context) == context["date_from"]
+        )
         rows.append(
             {
                 **{k: getattr(variant, k) for k in variant.__dataclass_fields__},
@@ -625,7 +635,16 @@ def calibrate(
     ).reset_index(drop=True)
     best = table.loc[table["reproduces"], "_variant"]
     table.attrs["best"] = best.iloc[0].to_dict() if len(best) else None
+    table.attrs["untested"] = [] if anchored else ["window_anchor"]
     return table.drop(columns="_variant")
+
+
+def _default_start(variant: Conventions, time_bucket: str, context: Mapping[str, Any]) -> str:
+    """The ``date_from`` ``variant`` gives by default, ending at the service's ``date_to``."""
+    start, _ = resolve_window(
+        None, context["date_to"], time_bucket=time_bucket, conventions=variant
+    )
+    return start.isoformat()
 
 
 def _no_rows(frame: pd.DataFrame) -> pd.DataFrame:

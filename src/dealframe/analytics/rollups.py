@@ -8,6 +8,7 @@ Python loop over fields, groups or months.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ from dealframe.analytics._checks import (
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.public import GROUP_ROWS
+from dealframe.notices import DealframeWarning, user_stacklevel
 
 __all__ = ["current_fields", "group_current", "group_time_series"]
 
@@ -128,6 +130,7 @@ def group_current(
     evRevenueLtm  NaN     7.0
     """
     fields = current_fields(current)
+    _warn_repeated(current.index, "rows of current", "current[~current.index.duplicated()]")
     values = np.stack([metric_values(current[f]) for f in fields])  # (field, company)
     values[np.isinf(values)] = np.nan
     if by is None:  # one group
@@ -155,6 +158,21 @@ def group_current(
     else:
         out.attrs = {"companies": dict(zip(groups.tolist(), sizes.tolist()))}
     return out
+
+
+def _warn_repeated(keys: pd.Index, where: str, instead: str) -> None:
+    """A ``DealframeWarning`` when ``keys`` (SKUs, or field and SKU) repeat: each repeat is
+    counted as one more company, where the service's group holds a company once."""
+    repeated = keys[keys.duplicated(keep=False)]
+    if not len(repeated):
+        return
+    warnings.warn(
+        f"repeated SKUs: {repeated.nunique():,} among the {len(keys):,} {where} "
+        f"({len(repeated):,} in all), each counted once per repeat, where the service counts "
+        f"a company once; pass {instead} to count each once",
+        DealframeWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def _group_codes(current: pd.DataFrame, by: Any) -> tuple[np.ndarray, pd.Index]:
@@ -261,6 +279,9 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
         values = wide.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as exc:
         raise ValidationError("wide", "numeric values", got="non-numeric columns") from exc
+    _warn_repeated(
+        wide.columns, "(field, sku) columns of wide", "wide.loc[:, ~wide.columns.duplicated()]"
+    )
     # the fields numbered in order of appearance (integer work on the MultiIndex's codes)
     codes, first_seen = pd.factorize(np.asarray(wide.columns.codes[0]))
     names = [str(f) for f in wide.columns.levels[0][first_seen]]

@@ -1,0 +1,185 @@
+"""The inputs of the local aggregates are read strictly: dates the service would read, never a
+number or an ambiguous text taken for a date; a user's own ``deleted`` text read; repeated
+SKUs said; no foreign warning leaks."""
+
+import datetime as dt
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dealframe
+from dealframe.analytics import bucket_medians, group_current, group_time_series, resolve_window
+from dealframe.errors import ValidationError
+from dealframe.frames.participants import co_investment_edges
+
+VALUES = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+
+
+def _deals(dates, **more):
+    return pd.DataFrame({"deal_date": dates, "ev_revenue": VALUES[: len(dates)], **more})
+
+
+def _medians(deals, *window, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning of pandas, numpy or ours leaks
+        return bucket_medians(deals, "ev_revenue", "quarter", *window, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "dates",
+    [
+        pytest.param([20240115, 20240116, 20240117, 20240201, 20240202, 20240203], id="yyyymmdd"),
+        pytest.param([20240115.0] * 6, id="float"),
+        pytest.param(pd.array([20240115] * 6, dtype="Int64"), id="Int64"),
+        pytest.param(pd.array([20240115] * 6, dtype="int64[pyarrow]"), id="arrow-int"),
+        pytest.param([True] * 6, id="bool"),
+        pytest.param(pd.array([True] * 6, dtype="bool[pyarrow]"), id="arrow-bool"),
+        pytest.param([20240115, "2024-01-15"] * 3, id="numbers-and-text"),
+    ],
+)
+def test_numbers_and_booleans_are_not_dates(dates):
+    with pytest.raises(ValidationError, match="deal_date: expected dates"):
+        _medians(_deals(dates), "2024-01-01", "2024-12-31")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("05/01/2024", id="day-first"),
+        pytest.param("01/05/2024", id="month-first"),
+        pytest.param("2024-01", id="month"),
+        pytest.param("2024", id="year"),
+        pytest.param("Jan 5 2024", id="words"),
+        pytest.param("20240105", id="digits"),
+        pytest.param("2024-02-30", id="no-such-day"),
+    ],
+)
+def test_text_that_is_not_iso_8601_is_refused_naming_the_column_and_value(text):
+    with pytest.raises(ValidationError, match="deal_date: expected dates") as raised:
+        _medians(_deals(["2024-01-05"] * 5 + [text]), "2024-01-01", "2024-12-31")
+    assert repr(text) in str(raised.value)
+
+
+def test_text_with_mixed_offsets_is_refused_without_a_pandas_warning():
+    dates = ["2024-01-05T10:00:00+01:00", "2024-01-05T10:00:00-05:00"] * 3
+    with pytest.raises(ValidationError, match="one offset or none.*got 'mixed offsets"):
+        _medians(_deals(dates), "2024-01-01", "2024-12-31")
+
+
+@pytest.mark.parametrize(
+    "dates",
+    [
+        pytest.param(["2024-01-05"] * 6, id="iso-text"),
+        pytest.param(pd.array(["2024-01-05"] * 6, dtype="string[pyarrow]"), id="arrow-text"),
+        pytest.param(["2024-01-05T23:30:00"] * 6, id="timestamps"),
+        pytest.param(["2024-01-05T23:30:00-05:00"] * 6, id="one-offset-wall-time"),
+        pytest.param([dt.date(2024, 1, 5)] * 6, id="date-objects"),
+        pytest.param(pd.to_datetime(["2024-01-05"] * 6).astype("datetime64[s]"), id="seconds"),
+        pytest.param(
+            pd.to_datetime(["2024-01-05 23:00"] * 6).tz_localize("Asia/Tokyo"), id="tz-aware"
+        ),
+        pytest.param(pd.array([dt.date(2024, 1, 5)] * 6, dtype="date32[pyarrow]"), id="date32"),
+        pytest.param(pd.period_range("2024-01-05", periods=6, freq="h"), id="periods"),
+        pytest.param(pd.Categorical(["2024-01-05"] * 6), id="categorical-text"),
+    ],
+)
+def test_dates_the_client_writes_are_read(dates):
+    out = _medians(_deals(dates), "2024-01-01", "2024-03-31")
+    assert out[["bucket", "n"]].values.tolist() == [["2024-Q1", 6]]
+    assert out.loc[0, "median"] == 3.5
+
+
+def test_participant_dates_read_alike():
+    """co_investment_edges reads deal_date through the same reader."""
+    rows = pd.DataFrame(
+        {
+            "deal_id": ["d1", "d1"],
+            "participant_id": ["a", "b"],
+            "role": ["investor", "investor"],
+            "deal_date": [20240105, 20240105],
+        }
+    )
+    with pytest.raises(ValidationError, match="deal_date"):
+        co_investment_edges(rows)
+    rows["deal_date"] = "2024-01-05"
+    edges = co_investment_edges(rows)
+    assert edges["first_date"].tolist() == [pd.Timestamp("2024-01-05")]
+
+
+@pytest.mark.parametrize(
+    "value", ["2024-12", "2024", "12/01/2024", "Dec 2024", "20241201", "2024-12-01x"]
+)
+@pytest.mark.parametrize("argument", ["date_from", "date_to", "as_of"])
+def test_window_dates_are_yyyy_mm_dd_as_the_service_reads_them(value, argument):
+    given = {"date_from": None, "date_to": "2024-12-31", "as_of": None} | {argument: value}
+    with pytest.raises(ValidationError, match=f"invalid {argument}: expected a date YYYY-MM-DD"):
+        resolve_window(**given)
+    with pytest.raises(ValidationError, match=f"invalid {argument}"):
+        _medians(_deals(["2024-01-05"] * 6), **given)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2024-12-01",
+        dt.date(2024, 12, 1),
+        dt.datetime(2024, 12, 1, 15),
+        pd.Timestamp("2024-12-01 15:00", tz="UTC"),
+        np.datetime64("2024-12-01"),
+    ],
+)
+def test_window_dates_as_objects_are_their_days(value):
+    assert resolve_window(date_to=value, conventions=None) == (
+        dt.date(2019, 12, 1),
+        dt.date(2024, 12, 1),
+    )
+
+
+@pytest.mark.parametrize(
+    "deleted",
+    [
+        pytest.param(["false"] * 5 + ["true"], id="lower"),
+        pytest.param(["False"] * 5 + ["True"], id="capitalised"),
+        pytest.param(pd.array(["false"] * 5 + ["true"], dtype="str"), id="str"),
+        pytest.param([False] * 5 + [True], id="booleans"),
+        pytest.param([None] * 5 + ["TRUE"], id="nulls"),
+    ],
+)
+def test_deleted_written_as_text_is_read_as_booleans(deleted):
+    deals = _deals(["2024-01-05"] * 6, deleted=deleted)
+    assert _medians(deals, "2024-01-01", "2024-03-31").loc[0, "n"] == 5
+    assert _medians(deals, "2024-01-01", "2024-03-31", include_deleted=True).loc[0, "n"] == 6
+
+
+def test_deleted_text_that_says_no_boolean_is_refused():
+    deals = _deals(["2024-01-05"] * 6, deleted=["no"] * 5 + ["yes"])
+    with pytest.raises(ValidationError, match="deleted"):
+        _medians(deals, "2024-01-01", "2024-03-31")
+
+
+def test_one_resample_gives_an_interval_without_numpy_warnings():
+    out = _medians(_deals(["2024-01-05"] * 6), "2024-01-01", "2024-03-31", ci=0.9, ci_resamples=1)
+    assert out.loc[0, "median_low"] <= out.loc[0, "median_high"]
+
+
+def test_repeated_skus_of_a_rollup_are_said():
+    current = pd.DataFrame(
+        {"marketCap": [10.0, 30.0, 10.0], "revenueLtm": [1.0, 2.0, 1.0]},
+        index=pd.Index(["A-USA", "B-USA", "A-USA"], name="sku"),
+    )
+    with pytest.warns(dealframe.DealframeWarning, match="repeated SKUs: 1 among the 3 rows"):
+        group_current(current)
+    columns = pd.MultiIndex.from_tuples(
+        [("evRevenueLtm", "A"), ("evRevenueLtm", "B"), ("evRevenueLtm", "A")],
+        names=["field", "sku"],
+    )
+    months = pd.period_range("2024-01", periods=2, freq="M", name="month")
+    wide = pd.DataFrame([[1.0, 2.0, 1.0], [3.0, 4.0, 3.0]], index=months, columns=columns)
+    with pytest.warns(dealframe.DealframeWarning, match=r"1 among the 3 \(field, sku\) columns"):
+        group_time_series(wide)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        once = group_time_series(wide.loc[:, ~wide.columns.duplicated()])
+    assert once["evRevenueLtm"].tolist() == [1.5, 3.5]
