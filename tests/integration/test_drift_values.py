@@ -311,6 +311,25 @@ def test_booleans_written_as_text_or_numbers_are_read_as_booleans_and_said(
     assert said[0].startswith(f"{field}: booleans written as text or as 0/1 in {count} of {rows} ")
 
 
+def test_booleans_written_as_text_over_several_pages_are_said_once_with_the_calls_count(
+    direct, via, proxy
+):
+    """Every company's ``active`` written as text, over a list of more than one page: one
+    warning with the call's count, not one per page with each page's."""
+    proxy.add(COMPANIES, items_edit(lambda item: item.update(active=str(item["active"]))))
+    o = outcome(lambda: via.private.companies())
+    assert o.error is None, repr(o.error)
+    want = direct.private.companies()
+    assert len(want) > 1000, "the test needs several pages"
+    assert_same(o.value, want)
+    said = [m for m in o.warned(ServiceContractWarning) if "booleans written as text" in m]
+    assert said == [
+        f"active: booleans written as text or as 0/1 in {len(want):,} of {len(want):,} values "
+        f"(such as {str(want['active'].iloc[0])!r}; id {', '.join(want['id'].iloc[:5])} and "
+        f"{len(want) - 5:,} more): read as the booleans they say"
+    ], said
+
+
 def test_a_boolean_field_holding_other_text_is_refused_naming_it(via, proxy):
     proxy.add(DEALS, items_edit(lambda item: item.update(deleted="no")))
     with pytest.raises(ServiceContractError, match=r"shape: deleted: .* got \"no\" \("):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import statistics
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -716,3 +717,26 @@ def test_explain_reads_arrow_ids_as_the_client_holds_them():
         )
         assert str(shown["id"].dtype) == expected
         assert len(shown.merge(deals.astype({"id": shown["id"].dtype}), on="id")) == 6
+
+
+@pytest.mark.parametrize("scope", ["bucket", "window"])
+def test_values_near_the_float_limit_give_no_numpy_warning(scope):
+    """Quartiles of ±1.6e308 overflow the IQR bounds to infinity: read as no trimming bound,
+    without a RuntimeWarning (or, under ``np.seterr(all="raise")``, a bare FloatingPointError)."""
+    deals = deals_of(["2024-01-05", "2024-01-06", "2024-04-05"], [-1.6e308, 1.6e308, 1.6e308])
+    old = np.seterr(all="raise")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            out = bucket_medians(
+                deals,
+                "ev_revenue",
+                "quarter",
+                "2024-01-01",
+                "2024-06-30",
+                small_n_threshold=1,
+                conventions=Conventions(trim_scope=scope),
+            )
+    finally:
+        np.seterr(**old)
+    assert out["n"].tolist() == [2, 1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import sys
 import warnings
 from collections.abc import Hashable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -564,7 +565,8 @@ def _statistics(
     )
     window = None
     if conv.trim_scope == "window" and len(grouped):
-        window = np.quantile(grouped, (0.25, 0.75), method=method)
+        with np.errstate(over="ignore", invalid="ignore"):  # near ±1e308 quantiles overflow
+            window = np.quantile(grouped, (0.25, 0.75), method=method)
     ends = np.cumsum(counts)
 
     def summarise(b: int) -> None:
@@ -599,12 +601,16 @@ def _statistics(
 
     filled = np.flatnonzero(counts).tolist()
     workers = min(len(filled), _cores()) if len(grouped) >= _SPREAD_VALUES else 1
-    if workers > 1:
-        with ThreadPoolExecutor(workers, thread_name_prefix="dealframe-buckets") as pool:
-            list(pool.map(summarise, filled))
-    else:
-        for b in filled:
-            summarise(b)
+    if workers > 1 and not sys.is_finalizing():
+        try:
+            with ThreadPoolExecutor(workers, thread_name_prefix="dealframe-buckets") as pool:
+                list(pool.map(summarise, filled))
+            return out
+        except RuntimeError as exc:  # no new thread at interpreter exit (an atexit handler)
+            if "interpreter shutdown" not in str(exc):
+                raise
+    for b in filled:  # a bucket a worker summarised is summarised again, alike
+        summarise(b)
     return out
 
 

@@ -603,7 +603,8 @@ class NumbersAsText:
     ) -> None:
         """Count the ``rows`` of ``values`` (one frame's, or one page's) written as text."""
         if not self.count:
-            self.sample = repr(values[rows[0]])
+            first = values[rows[0]]
+            self.sample = repr(first.item() if isinstance(first, np.generic) else first)
         self.count += len(rows)
         self.total += len(values)
         if labels is None:
@@ -792,10 +793,11 @@ def _warn(name: str, what: str) -> None:
 _BOOLEAN_TEXT = {"true": True, "false": False}
 
 
-def _booleans(values: Sequence[Any], name: str) -> Any:
+def _booleans(values: Sequence[Any], name: str, labels: tuple[str, Any] | None = None) -> Any:
     """Booleans (or None) as ``boolean``; ``"true"``/``"false"`` written as text and the
     numbers 0 and 1 are read as the booleans they say (as ``meta`` is), and said, naming
-    the field; anything else is refused, naming the field and the value.
+    the field (and the first rows' ``labels``, as :func:`warn_numbers_as_text` does); anything
+    else is refused, naming the field and the value.
 
     Examples
     --------
@@ -825,7 +827,7 @@ def _booleans(values: Sequence[Any], name: str) -> Any:
             raise ValidationError(name, "booleans (true or false)", got=value)
         spelt.append(i)
     if spelt:
-        warn_numbers_as_text(name, values, spelt, booleans=True)
+        warn_numbers_as_text(name, values, spelt, labels, booleans=True)
     return pd.array(out, dtype=pd.BooleanDtype())
 
 
@@ -1027,6 +1029,11 @@ def _page_column(values: list[Any], col: Column, typed: bool = False) -> Any:
             return values  # which says numbers written as text once, naming their rows
     if col.kind == "int" and str in set(map(type, values)):
         return values  # the same
+    if col.kind == "bool":
+        try:  # booleans only (the common case): typed now
+            return pd.BooleanDtype().__from_arrow__(pa.array(values, pa.bool_()))
+        except _ARROW_ERRORS:  # text or 0/1 among them: typed once over every page, so
+            return values  # that they are said once, with the call's count
     if col.kind not in _TEXT_KINDS:
         return cast(values, col)
     try:
@@ -1061,10 +1068,12 @@ def _joined(chunks: list[Any], col: Column, labels: tuple[str, Any] | None = Non
         if all(isinstance(c, pa.Array) for c in chunks):
             return cast(chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks), col)
         return cast(list(chain.from_iterable(map(_python, chunks))), col)
-    if col.kind in ("float", "int") and any(isinstance(c, list) for c in chunks):
+    if col.kind in ("float", "int", "bool") and any(isinstance(c, list) for c in chunks):
         values = list(chain.from_iterable(c if isinstance(c, list) else list(c) for c in chunks))
         if col.kind == "float":
             return _floats(values, col.name, labels=labels)
+        if col.kind == "bool":
+            return _booleans(values, col.name, labels=labels)
         return _ints(values, col.name, labels=labels)
     if len(chunks) == 1:
         return chunks[0]
