@@ -474,9 +474,8 @@ def _deleted(column: pd.Series) -> np.ndarray:
     column = plain_column(column)
     if pd.api.types.is_string_dtype(column.dtype) or column.dtype == object:
         values = column.to_numpy(dtype=object, na_value=None)
-        with warnings.catch_warnings():  # the reader's words are about the service's answer
-            warnings.simplefilter("ignore", ServiceContractWarning)
-            column = pd.Series(_booleans(values, "deleted"), index=column.index)
+        # not said: the reader's words are about a service's answer
+        column = pd.Series(_booleans(values, "deleted", said=False), index=column.index)
     return column.eq(True).to_numpy(dtype=bool, na_value=False)
 
 

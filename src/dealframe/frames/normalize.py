@@ -793,11 +793,14 @@ def _warn(name: str, what: str) -> None:
 _BOOLEAN_TEXT = {"true": True, "false": False}
 
 
-def _booleans(values: Sequence[Any], name: str, labels: tuple[str, Any] | None = None) -> Any:
+def _booleans(
+    values: Sequence[Any], name: str, labels: tuple[str, Any] | None = None, *, said: bool = True
+) -> Any:
     """Booleans (or None) as ``boolean``; ``"true"``/``"false"`` written as text and the
     numbers 0 and 1 are read as the booleans they say (as ``meta`` is), and said, naming
-    the field (and the first rows' ``labels``, as :func:`warn_numbers_as_text` does); anything
-    else is refused, naming the field and the value.
+    the field (and the first rows' ``labels``, as :func:`warn_numbers_as_text` does; not with
+    ``said=False``, for a frame of the user's rather than an answer); anything else is
+    refused, naming the field and the value.
 
     Examples
     --------
@@ -826,7 +829,7 @@ def _booleans(values: Sequence[Any], name: str, labels: tuple[str, Any] | None =
         else:
             raise ValidationError(name, "booleans (true or false)", got=value)
         spelt.append(i)
-    if spelt:
+    if spelt and said:
         warn_numbers_as_text(name, values, spelt, labels, booleans=True)
     return pd.array(out, dtype=pd.BooleanDtype())
 
