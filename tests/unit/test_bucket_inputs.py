@@ -159,8 +159,13 @@ def test_deleted_text_that_says_no_boolean_is_refused():
         _medians(deals, "2024-01-01", "2024-03-31")
 
 
-def test_one_resample_gives_an_interval_without_numpy_warnings():
-    out = _medians(_deals(["2024-01-05"] * 6), "2024-01-01", "2024-03-31", ci=0.9, ci_resamples=1)
+def test_one_resample_is_refused_and_two_give_an_interval_without_numpy_warnings():
+    """One resample has no spread (scipy's standard error of it divides by zero, with numpy
+    warnings): refused naming ci_resamples, before any work; two are the fewest."""
+    deals = _deals(["2024-01-05"] * 6)
+    with pytest.raises(ValidationError, match="ci_resamples"):
+        _medians(deals, "2024-01-01", "2024-03-31", ci=0.9, ci_resamples=1)
+    out = _medians(deals, "2024-01-01", "2024-03-31", ci=0.9, ci_resamples=2, rng=0)
     assert out.loc[0, "median_low"] <= out.loc[0, "median_high"]
 
 

@@ -296,7 +296,7 @@ def bucket_medians(
         its current date (one small aggregate request).
     ci, ci_resamples, rng : optional
         ``ci=0.9`` adds ``median_low`` and ``median_high``, a bootstrap interval of each
-        median at that level from ``ci_resamples`` resamples, repeatable with ``rng`` (a seed
+        median at that level from ``ci_resamples`` (at least 2) resamples, repeatable with ``rng`` (a seed
         or a ``numpy.random.Generator``); see ``docs/aggregates.md``.
 
     Returns
@@ -353,7 +353,7 @@ def bucket_medians(
     if ci is not None:
         check(0 < finite_number(ci, "ci", _CI) < 1, "ci", _CI, ci)
         check(not explain, "ci", "None with explain=True", ci)
-    integer_in(ci_resamples, "ci_resamples", 1, 1_000_000)
+    integer_in(ci_resamples, "ci_resamples", 2, 1_000_000)  # one gives no spread
     series = column(
         deals,
         METRIC_COLUMNS[metric] if value_column is None else value_column,

@@ -10,7 +10,6 @@ estimate a median's variability consistently, and it turns ties into degenerate 
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,7 +40,8 @@ def median_intervals(
     method : str
         numpy quantile method of the median (``np.quantile(x, 0.5, method=method)``).
     n_resamples : int
-        Resamples per sample.
+        Resamples per sample, at least 2 (one resample has no spread: scipy's standard
+        error of it divides by zero).
     rng : numpy.random.Generator
         Drawn from in sample order, over each sample's values sorted, so a seeded generator
         gives the same intervals whatever order the values came in.
@@ -74,19 +74,15 @@ def median_intervals(
         if values.min() == values.max():  # every resample is the same: so is its median
             low[i] = high[i] = values[0]
             continue
-        # scipy's standard error of a single resample (ddof=1, a division by zero): not
-        # part of the percentile interval
-        with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-            warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
-            result = bootstrap(
-                (np.sort(values),),
-                median,
-                n_resamples=n_resamples,
-                vectorized=True,
-                batch=max(1, _BATCH_VALUES // len(values)),
-                method="percentile",
-                confidence_level=confidence,
-                rng=rng,
-            )
+        result = bootstrap(
+            (np.sort(values),),
+            median,
+            n_resamples=n_resamples,
+            vectorized=True,
+            batch=max(1, _BATCH_VALUES // len(values)),
+            method="percentile",
+            confidence_level=confidence,
+            rng=rng,
+        )
         low[i], high[i] = result.confidence_interval
     return low, high
