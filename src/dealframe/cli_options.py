@@ -554,21 +554,68 @@ def _chosen(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Argume
     return parser
 
 
+class _Once(argparse._StoreAction):
+    """argparse's ``store`` for an option of a :class:`Parser`: given a second time, it is
+    refused (argparse would keep the last value and drop the first without a word). An
+    option that takes several values after it (``nargs="+"``) is refused given twice too.
+    Options that may be repeated say so with ``action="append"`` or :class:`Several`.
+
+    Examples
+    --------
+    >>> p = Parser(prog="x")
+    >>> _ = p.add_argument("--region")
+    >>> p.parse_args(["--region", "A"]).region
+    'A'
+    >>> p.parse_args(["--region", "A", "--region", "B"])  # doctest: +SKIP
+    x: error: argument --region: given twice ('A', then 'B'); it takes one value (see x --help)
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        given = getattr(parser, "_given", None)
+        if self.option_strings and given is not None:
+            if self.dest in given:
+                several = self.nargs in ("+", "*") or isinstance(self.nargs, int)
+                takes = f"every value after one {option_string}" if several else "one value"
+                raise argparse.ArgumentError(
+                    self, f"given twice ({given[self.dest]!r}, then {values!r}); it takes {takes}"
+                )
+            given[self.dest] = values
+        super().__call__(parser, namespace, values, option_string)
+
+
 class Parser(argparse.ArgumentParser):
     """``argparse.ArgumentParser`` whose usage errors are one line (no usage block, for
     scheduler logs), prefixed by the sub-command, suggesting the closest option or choice.
 
     An unknown option before the sub-command (``dealframe --verison``) is refused as such,
     with did-you-mean, before argparse would ask for the missing sub-command or ignore it.
-    Sub-command parsers made with ``add_subparsers`` are of this class too.
+    An option of one value given twice (``--region A --region B``) is refused, naming it,
+    where argparse would silently keep the last. Sub-command parsers made with
+    ``add_subparsers`` are of this class too.
     """
 
     _argv: list[str] = []
+    _given: dict[str, Any] | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _Once)  # every option of one value: given once
+        self.register("action", "store", _Once)
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         self._argv = list(sys.argv[1:] if args is None else args)
         self._check_before_command(self._argv)
-        return super().parse_known_args(_joined(self, self._argv), namespace)
+        self._given = {}
+        try:
+            return super().parse_known_args(_joined(self, self._argv), namespace)
+        finally:
+            self._given = None
 
     def _known(self, token: str) -> argparse.Action | None:
         """The option ``token`` names (``--opt``, ``--opt=value`` or a unique prefix)."""

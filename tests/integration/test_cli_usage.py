@@ -6,6 +6,8 @@
 - ``mirror sync --entities companies PATH`` leaves PATH to the command.
 - ``dealframe pull ENTITY --help`` lists the options of that entity only, and its example runs.
 - ``dealframe report`` errors name the flag (``--metric``, ``--out``).
+- An option of one value given twice (``--region A --region B``) is refused, naming it,
+  before anything starts: argparse alone keeps the last value without a word.
 - The insecure-URL error says what a shell user can do, and that advice works.
 """
 
@@ -198,6 +200,78 @@ def test_report_errors_name_the_flag(run, tmp_path, argv, says):
     assert says in line
     assert "metric:" not in line.replace("--metric:", "") and "out_dir" not in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+# -- an option of one value given twice --------------------------------------------------------
+
+
+_REPORT, _PULL = "dealframe report", "dealframe pull deals"
+
+
+@pytest.mark.parametrize(
+    ("argv", "prefix", "says"),
+    [
+        (
+            ["report", "--out", "r", "--region", "North America", "--region", "Western Europe"],
+            _REPORT,
+            "argument --region: given twice ('North America', then 'Western Europe'); "
+            "it takes one value",
+        ),
+        (
+            ["report", "--out", "r", "--vertical", "Fintech", "--vertical", "Gaming"],
+            _REPORT,
+            "--vertical",
+        ),
+        (
+            ["report", "--out", "r", "--since", "2024-01-01", "--date-from", "2025-01-01"],
+            _REPORT,
+            "argument --since/--date-from: given twice",
+        ),
+        (
+            ["report", "--out", "r", "--metric", "ev_revenue", "--metric", "ev_ebitda"],
+            _REPORT,
+            "--metric",
+        ),
+        (["report", "--out", "r", "--top", "5", "--top", "9"], _REPORT, "argument --top"),
+        (["report", "--out", "r", "--out", "s"], _REPORT, "argument --out"),
+        (["report", "--out", "r", "--scale", "0.05", "--scale", "0.1"], _REPORT, "--scale"),
+        (["pull", "deals", "-o", "a.csv", "--limit", "1", "--limit", "2"], _PULL, "--limit"),
+        (["pull", "deals", "-o", "a.csv", "--output", "b.csv"], _PULL, "argument -o/--output"),
+        (
+            ["pull", "deals", "-o", "a.csv", "--sort", "name:asc", "--sort", "name:desc"],
+            _PULL,
+            "--sort",
+        ),
+        (["mirror", "sync", "m", "--seed", "1", "--seed", "2"], "dealframe mirror sync", "--seed"),
+        (
+            ["mirror", "snapshot-public", "m", "--sku", "ACME-USA", "--sku", "ACME-GBR"],
+            "dealframe mirror snapshot-public",
+            "argument --sku: given twice (['ACME-USA'], then ['ACME-GBR']); "
+            "it takes every value after one --sku",
+        ),
+    ],
+)
+def test_an_option_of_one_value_given_twice_is_refused_before_anything_starts(
+    run, tmp_path, argv, prefix, says
+):
+    status, out, err = run([*argv, "--sandbox"])
+    assert status == 2 and out == "", err
+    line = _error(err, prefix)
+    assert "given twice" in line and says in line
+    assert "starting the embedded sandbox" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_options_meant_to_be_repeated_still_add_up(run, service, tmp_path):
+    status, out, err = run(
+        ["pull", "deals", "--deal-type", "Venture", "--deal-type", "Growth", "--limit", "5"]
+        + ["-o", "d.csv", "--quiet"],
+        service,
+    )
+    assert status == 0, err
+    import pandas as pd
+
+    assert set(pd.read_csv(tmp_path / "d.csv")["deal_type"]) <= {"Venture", "Growth"}
 
 
 # -- the insecure-URL error -------------------------------------------------------------------

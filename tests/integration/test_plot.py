@@ -218,3 +218,81 @@ def test_drawing_into_given_axes_never_imports_pyplot():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert out.stdout.strip() == "False"
+
+
+def _marker_boxes(ax) -> dict[tuple[float, float], object]:
+    """The display box of each scatter point's marker, by its data coordinates."""
+    from matplotlib.transforms import Bbox
+
+    points = ax.collections[0]
+    offsets, sizes = points.get_offsets(), points.get_sizes()
+    per_point = ax.figure.dpi / 72.0
+    boxes = {}
+    for (x, y), size in zip(offsets, np.broadcast_to(sizes, len(offsets))):
+        cx, cy = ax.transData.transform((x, y))
+        half = np.sqrt(size) / 2 * per_point
+        boxes[(float(x), float(y))] = Bbox.from_extents(cx - half, cy - half, cx + half, cy + half)
+    return boxes
+
+
+def test_scatter_labels_clear_each_other_and_every_named_marker(frames):
+    """Issue 17's "scatter labels overlap": a label began 6 points from its point's centre,
+    inside a marker of up to 7 points' radius, and two labels could touch. Each label now
+    keeps a gap to the others and covers no named company's marker, its own included."""
+    _, ax = dplot.figure(6.4, 4.4)
+    dplot.growth_vs_multiple(frames["current"], ax=ax)
+    renderer = ax.figure.canvas.get_renderer()
+    labels = [t for t in ax.texts if t.get_text()]
+    assert len(labels) >= 4, dplot.alt_text(ax)
+    markers = _marker_boxes(ax)
+    named = [markers[(float(t.xy[0]), float(t.xy[1]))] for t in labels]
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    gap = 2.0 * ax.figure.dpi / 72.0  # points of clear space between two labels, at least
+    for i, box in enumerate(boxes):
+        assert not any(box.overlaps(marker) for marker in named), labels[i].get_text()
+        for other in boxes[i + 1 :]:
+            assert not box.padded(gap / 2).overlaps(other.padded(gap / 2)), labels[i].get_text()
+
+
+def test_the_median_legend_covers_no_bar_and_no_value_label(frames):
+    """With the longest bar last, the median's legend (lower right, over the bars) hid that
+    bar's value label; it now has a row of its own."""
+    current = frames["current"].copy()
+    largest = current["enterpriseValue"].nlargest(8).index
+    current.loc[largest, "revenueNtm"] = 100.0  # every multiple meaningful
+    current.loc[largest, "evRevenueNtm"] = np.arange(2.0, 10.0)  # the last bar the longest
+    _, ax = dplot.figure(7.0, 0.24 * 8 + 1.6)
+    dplot.comps_multiples(current, top=8, ax=ax)
+    renderer = ax.figure.canvas.get_renderer()
+    ax.figure.draw_without_rendering()
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert [t.get_text() for t in ax.texts][-1] == "9.0x"
+    for text in ax.texts:
+        assert not legend.overlaps(text.get_window_extent(renderer)), text.get_text()
+    for bar in ax.patches:
+        assert not legend.overlaps(bar.get_window_extent(renderer))
+
+
+def test_counts_of_one_are_singular(frames):
+    """ "1 deals", "1 companies": a count takes the noun in its number."""
+    deals = frames["deals"]
+    one = deals[deals["deal_raised"].notna()].iloc[:1]
+    day = str(one["deal_date"].iloc[0].date())
+    _, ax = dplot.figure()
+    dplot.deals_per_quarter(one, window=(day, day), ax=ax)
+    assert "by deal type, 1 deal over 1 quarter (" in dplot.alt_text(ax)
+    assert "with 1 deal." in dplot.alt_text(ax)
+    dplot.capital_raised(one, window=(day, day), ax=ax)
+    assert ax.get_title(loc="left").endswith("1 of 1 deal disclosed an amount")
+    assert " from 1 deal that disclosed an amount" in dplot.alt_text(ax)
+    dplot.top_investors(one[one["lead_investors"].notna()].iloc[:1], ax=ax)
+    assert ax.get_title(loc="left").endswith("(1 deal)")
+    current = frames["current"].dropna(subset=["revenueGrowthNtmLtm", "evRevenueNtm"])
+    current = current[current["evRevenueNtm"].between(0.5, 40) & (current["revenueNtm"] > 0)]
+    dplot.comps_multiples(current.iloc[:1], ax=ax)
+    assert ax.get_title(loc="left").endswith("1 largest of 1 company")
+    assert "Median of the 1 meaningful value: " in dplot.alt_text(ax)
+    _, ax = dplot.figure()
+    dplot.growth_vs_multiple(current.iloc[:1], ax=ax)
+    assert "Scatter of 1 company:" in dplot.alt_text(ax)
+    assert " 1 largest company named." in dplot.alt_text(ax)

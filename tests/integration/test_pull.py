@@ -89,6 +89,17 @@ def test_deals_in_every_format_equal_the_python_api(service, client, tmp_path, c
     )
 
 
+@pytest.mark.parametrize(("limit", "rows"), [(1, "1 row"), (2, "2 rows")])
+def test_progress_counts_rows_and_requests_in_words(service, tmp_path, capsys, limit, rows):
+    """One row is "1 row", one request "1 request" (it said "1 rows in 1 requests")."""
+    path = tmp_path / "d.csv"
+    code, _, err = _pull(["deals", "--limit", str(limit), "-o", str(path)], capsys)
+    assert code == 0, err
+    assert f"      deals: {rows} in 1 request (" in err, err
+    assert f"dealframe pull: wrote {rows} to {path} in " in err, err
+    assert len(pd.read_csv(path)) == limit
+
+
 @pytest.mark.parametrize("suffix", ["parquet", "csv", "xlsx"])
 def test_a_sub_collection_in_every_format(service, client, tmp_path, capsys, suffix):
     deals = client.private.deals(target_region=[REGION], deal_type=["Venture"], limit=200)

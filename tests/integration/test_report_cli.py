@@ -72,7 +72,16 @@ def _one_error_line(stderr: str) -> str:
         (["--config", "missing.toml"], "missing.toml: no such file"),
         (["--vertical", "Fintek"], "did you mean 'Fintech'"),
         (["--region", REGION, "--deal-type", "MandA"], "one of Early, Growth, M&A"),
-        (["--region", REGION, "--deal-type", "Foo"], "a value the sandbox has"),
+        (
+            ["--region", REGION, "--deal-type", "Foo"],
+            "invalid --deal-type: expected a deal type of the service's deals (one of Early",
+        ),
+        # the words of the service's own check (docs/report.md), not "a value the sandbox has"
+        (
+            ["--vertical", "Fintec"],
+            "invalid --vertical: expected a vertical of the service's companies "
+            "(did you mean 'Fintech'?), got 'Fintec'",
+        ),
         (["--vertical", "fintech"], "did you mean 'Fintech'"),  # the sandbox matches exactly
         (["--region", ""], "invalid --region"),  # not the default cohort, silently
         (["--vertical", ""], "invalid --vertical"),
@@ -146,6 +155,9 @@ def test_cohort_options_build_the_report(sandbox, tmp_path, capsys, monkeypatch)
     assert manifest["window"]["from"] == "2023-01-01" and manifest["metric"] == "ev_ebitda"
     assert manifest["tables"]["top_investors"]["rows"] == 5
     assert "[7/7]" in captured.err
+    # the public comps have no deal type: the stage names them as the page does
+    assert f"[2/7] public comps of {REGION} ...\n" in captured.err, captured.err
+    assert "public comps of North America · Venture" not in captured.err
 
 
 def test_a_config_file_writes_every_cohort_and_reports_the_failed_one(

@@ -106,4 +106,4 @@ def test_the_pull_stage_line_counts_the_request_of_an_unknown_id(
     code, err = run(["pull", "buyside", "--id", UNKNOWN, "-o", str(tmp_path / "b.csv")], capsys)
     assert code == 0, err
     assert _served(proxy, "companies", "/buyside") == 1
-    assert "buyside: 0 rows in 1 requests" in err, err
+    assert "buyside: 0 rows in 1 request " in err, err

@@ -27,6 +27,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from dealframe._wording import counted
 from dealframe.arguments import expanded_path
 
 from ..cli_options import Several, choice, country, day, non_negative, positive_int, region, sku
@@ -118,8 +119,9 @@ def _sync(args: argparse.Namespace) -> int:
     for r in report.entities.values():
         kind = "full" if r.full else f"since {r.since}"
         print(
-            f"{r.entity:<10} {kind}: {r.rows_received:,} rows read in {r.requests} requests, "
-            f"{r.rows_written:,} rows written, version {r.version}, checkpoint {r.checkpoint} "
+            f"{r.entity:<10} {kind}: {counted(r.rows_received, 'row')} read in "
+            f"{counted(r.requests, 'request')}, {counted(r.rows_written, 'row')} written, "
+            f"version {r.version}, checkpoint {r.checkpoint} "
             f"({r.seconds:.1f} s)"
         )
         if r.repaired:
@@ -205,8 +207,9 @@ def _compact(args: argparse.Namespace) -> int:
     for name, d in done.items():
         kept = d["versions_kept"]
         print(
-            f"{name:<19} {d['files_removed']} small files rewritten as {d['files_added']}, "
-            f"{d['files_deleted']} unneeded files deleted, {kept} version{'s' * (kept != 1)} "
+            f"{name:<19} {counted(d['files_removed'], 'small file')} rewritten as "
+            f"{d['files_added']}, {counted(d['files_deleted'], 'unneeded file')} deleted, "
+            f"{counted(kept, 'version')} "
             f"kept (oldest {d['oldest_kept']})"
         )
     return 0
@@ -244,11 +247,12 @@ def _snapshot(args: argparse.Namespace) -> int:
             **filters,
         )
     print(
-        f"public/current      {report['companies']:,} companies on {report['snapshot_date']} "
+        f"public/current      {counted(report['companies'], 'company')} on "
+        f"{report['snapshot_date']} "
         f"(version {report['current_version']})"
     )
     print(
-        f"public/time_series  {report['time_series_rows']:,} monthly values "
+        f"public/time_series  {counted(report['time_series_rows'], 'monthly value')} "
         f"(version {report['time_series_version']})"
     )
     return 0

@@ -208,7 +208,7 @@ def alt_text(ax: Axes) -> str:
     >>> deals = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-05", "2024-05-01"]),
     ...                       "deal_type": ["M&A", "Venture"]})
     >>> alt_text(deals_per_quarter(deals, ax=ax))
-    'Stacked bars of deals per quarter by deal type, 2 deals over 2 quarters (2024-Q1 to 2024-Q2); the busiest quarter was 2024-Q1 with 1 deals.'
+    'Stacked bars of deals per quarter by deal type, 2 deals over 2 quarters (2024-Q1 to 2024-Q2); the busiest quarter was 2024-Q1 with 1 deal.'
     """
     if not isinstance(ax, Axes):
         raise ValidationError("ax", "a matplotlib Axes", got=ax)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from dealframe._wording import counted, plural
 from dealframe.arguments import checked_keywords, integer_in, positive_number
 from dealframe.errors import ValidationError
 
@@ -136,7 +137,7 @@ def comps_multiples(
         else current.head(top)
     )
     short = _SHORT.get(column, column)
-    title = f"{short}, {len(shown)} largest of {len(current)} companies"
+    title = f"{short}, {len(shown)} largest of {counted(len(current), 'company')}"
     ax = axes_for(ax, 7.0, 0.24 * max(len(shown), 4) + 1.3)
     xlabel, ylabel = FIELD_LABELS.get(column, column), "company (largest enterprise value first)"
     if not len(shown):
@@ -158,7 +159,10 @@ def comps_multiples(
             va="center",
             fontsize=7,
             color="#333333" if s == "ok" else MUTED,
+            zorder=4,  # over the median line, which would cross it
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.3},
         )
+    ax.set_xlim(0, right * 1.12)
     if np.isfinite(median):
         ax.axvline(
             median,
@@ -167,13 +171,19 @@ def comps_multiples(
             linewidth=1.2,
             label=f"median of all {len(ok_all)} meaningful: {median:.1f}x",
         )
-        ax.legend(loc="lower right", fontsize=8, frameon=False)
-    ax.set_xlim(0, right * 1.12)
+        # the legend takes a row of its own under the last bar, on the side the median line
+        # leaves free: drawn over the bars, it hid the last bar's value label
+        ax.set_ylim(-1.6, len(shown) - 0.5)
+        side: Literal["lower left", "lower right"] = (
+            "lower left" if median > right * 1.12 / 2 else "lower right"
+        )
+        ax.legend(loc=side, fontsize=8, frameon=False, borderaxespad=0.2)
     counts = {s: int((status == s).sum()) for s in ("NM", "n/a")}
     bound_value = MULTIPLE_BOUNDS.get(column) if bound is None else bound
     alt = (
-        f"Horizontal bars of {short} for the {len(shown)} largest of {len(current)} companies"
-        f" by enterprise value. Median of the {len(ok_all)} meaningful values: "
+        f"Horizontal bars of {short} for the {len(shown)} largest of "
+        f"{counted(len(current), 'company')} by enterprise value. Median of the "
+        f"{counted(len(ok_all), 'meaningful value')}: "
         + (f"{median:.1f}x." if np.isfinite(median) else "n/a.")
         + (
             f" Largest shown: {_names(shown)[int(np.nanargmax(values))]} at "
@@ -244,7 +254,7 @@ def growth_vs_multiple(
     ys = values.to_numpy(dtype=float)
     ok = np.isfinite(xs) & np.isfinite(ys) & (ys > 0)
     short = _SHORT.get(y, y)
-    title = f"Growth against {short}, {int(ok.sum())} of {len(current)} companies"
+    title = f"Growth against {short}, {int(ok.sum())} of {counted(len(current), 'company')}"
     xlabel, ylabel = FIELD_LABELS.get(x, x), FIELD_LABELS.get(y, y) + ", log scale"
     if not ok.any():
         return empty(ax, title, xlabel, ylabel)
@@ -266,17 +276,21 @@ def growth_vs_multiple(
     ax.yaxis.set_minor_formatter(NullFormatter())
     names = _names(current)
     biggest = [i for i in np.argsort(-np.nan_to_num(ev, nan=-1.0), kind="stable") if ok[i]]
-    placed = place_labels(ax, [(xs[i], ys[i], _short_name(names[i])) for i in biggest[:label_top]])
+    named = biggest[:label_top]
+    placed = place_labels(
+        ax, [(xs[i], ys[i], _short_name(names[i])) for i in named], sizes=size[named].tolist()
+    )
     corr = pd.Series(xs[ok]).corr(pd.Series(np.log(ys[ok]))) if ok.sum() > 2 else np.nan
     alt = (
-        f"Scatter of {int(ok.sum())} companies: {FIELD_LABELS.get(x, x)} on x, {short} on a "
+        f"Scatter of {counted(int(ok.sum()), 'company')}: {FIELD_LABELS.get(x, x)} on x, "
+        f"{short} on a "
         f"log y axis, points sized by enterprise value. Median growth "
         f"{np.median(xs[ok]):.1f}%, median {short} {np.median(ys[ok]):.1f}x"
         + (f"; correlation of growth with log multiple {corr:.2f}." if np.isfinite(corr) else ".")
-        + f" {placed} largest companies named."
+        + f" {counted(placed, 'largest company', 'largest companies')} named."
         + (
-            f" {len(current) - int(ok.sum())} companies without both values (or NM) are not "
-            "plotted."
+            f" {counted(len(current) - int(ok.sum()), 'company')} without both values (or NM) "
+            f"{plural(len(current) - int(ok.sum()), 'is', 'are')} not plotted."
             if ok.sum() < len(current)
             else ""
         )
@@ -348,9 +362,14 @@ def group_history(
     )
     alt = (
         f"Line of the group's median {short} by month from {span}"
-        + (f", over {companies} companies" if companies else "")
+        + (f", over {counted(companies, 'company')}" if companies else "")
         + f". Latest {months[last]}: {values[last]:.2f}x;{change} Range "
         f"{np.nanmin(values):.2f}x to {np.nanmax(values):.2f}x."
-        + (f" {gaps} months have no value and leave a gap." if gaps else "")
+        + (
+            f" {counted(gaps, 'month')} {plural(gaps, 'has', 'have')} no value and "
+            f"{plural(gaps, 'leaves', 'leave')} a gap."
+            if gaps
+            else ""
+        )
     )
     return finish(ax, title, "month", ylabel, alt)

@@ -19,6 +19,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 from matplotlib.transforms import blended_transform_factory
 
+from dealframe._wording import counted, plural
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.notices import MissingDataWarning, user_stacklevel
@@ -88,7 +89,7 @@ def _partial_note(table: pd.DataFrame) -> str:
     rows = table[table["partial"]]
     if not len(rows):
         return ""
-    parts = [f"{q} ({d} day{'' if d == 1 else 's'})" for q, d in zip(rows.index, rows["days"])]
+    parts = [f"{q} ({counted(d, 'day')})" for q, d in zip(rows.index, rows["days"])]
     return f" Partial quarters, drawn hatched: {', '.join(parts)}."
 
 
@@ -136,9 +137,9 @@ def deals_per_quarter(
     full = table[~table["partial"]]
     busiest = full["total"].idxmax() if len(full) else table["total"].idxmax()
     alt = (
-        f"Stacked bars of deals per quarter by deal type, {total:,} deals over "
-        f"{len(table)} quarters ({table.index[0]} to {table.index[-1]}); the busiest "
-        f"quarter was {busiest} with {int(table.loc[busiest, 'total']):,} deals."
+        f"Stacked bars of deals per quarter by deal type, {counted(total, 'deal')} over "
+        f"{counted(len(table), 'quarter')} ({table.index[0]} to {table.index[-1]}); the busiest "
+        f"quarter was {busiest} with {counted(int(table.loc[busiest, 'total']), 'deal')}."
         + _partial_note(table)
     )
     return finish(ax, title, "quarter", "deals", alt)
@@ -216,8 +217,8 @@ def capital_raised(
     ax = axes_for(ax, 7.0, 3.8)
     disclosed = int(table["raised_n"].sum())
     title = (
-        f"Capital raised per quarter, {disclosed:,} of {int(table['total'].sum()):,} deals "
-        "disclosed an amount"
+        f"Capital raised per quarter, {disclosed:,} of "
+        f"{counted(int(table['total'].sum()), 'deal')} disclosed an amount"
     )
     ylabel = "raised (millions USD)"
     if not np.isfinite(table["raised"].to_numpy(dtype=float)).any():
@@ -250,9 +251,15 @@ def capital_raised(
     gaps = int((~np.isfinite(raised)).sum())
     alt = (
         f"Bars of capital raised per quarter, {_money(float(np.nansum(raised)))} in total "
-        f"over {len(table)} quarters from {disclosed:,} deals that disclosed an amount; the "
+        f"over {counted(len(table), 'quarter')} from {counted(disclosed, 'deal')} that "
+        "disclosed an amount; the "
         f"largest quarter was {best} with {_money(float(table.loc[best, 'raised']))}."
-        + (f" {gaps} quarters have no disclosed amount and are marked n/a." if gaps else "")
+        + (
+            f" {counted(gaps, 'quarter')} {plural(gaps, 'has', 'have')} no disclosed amount "
+            f"and {plural(gaps, 'is', 'are')} marked n/a."
+            if gaps
+            else ""
+        )
         + _partial_note(table)
     )
     return finish(ax, title, "quarter", ylabel, alt)
@@ -291,11 +298,16 @@ def _aligned_median(local: Any, buckets: pd.DataFrame) -> np.ndarray:
     aligned = theirs.reindex(labels).to_numpy(dtype=float, na_value=np.nan)
     if extra or absent:
         drawn = int(np.isfinite(aligned).sum())
-        parts = [f"local's medians drawn on {drawn} of {len(labels)} buckets"]
+        parts = [f"local's medians drawn on {drawn} of {counted(len(labels), 'bucket')}"]
         if extra:
-            parts.append(f"not drawn: {len(extra)} local buckets not in buckets ({_listed(extra)})")
+            parts.append(
+                f"not drawn: {counted(len(extra), 'local bucket')} not in buckets "
+                f"({_listed(extra)})"
+            )
         if absent:
-            parts.append(f"no local median for {len(absent)} buckets ({_listed(absent)})")
+            parts.append(
+                f"no local median for {counted(len(absent), 'bucket')} ({_listed(absent)})"
+            )
         warnings.warn(
             "quarterly_medians: " + "; ".join(parts) + " (matched by bucket label)",
             MissingDataWarning,
@@ -376,7 +388,7 @@ def quarterly_medians(
     ax = axes_for(ax, 7.0, 3.9)
     n = pd.to_numeric(buckets["n"], errors="coerce").fillna(0).to_numpy(dtype=int)
     med = numbers(buckets, "median")
-    title = f"Median {label} per {word}, n = {int(n.sum()):,} deals with a value"
+    title = f"Median {label} per {word}, n = {counted(int(n.sum()), 'deal')} with a value"
     ylabel = f"median {label}"
     if not len(buckets) or not np.isfinite(med).any():
         return empty(ax, title, word, ylabel, f"no {word} has enough deals")
@@ -452,7 +464,8 @@ def quarterly_medians(
     missing = [lab for lab, value in zip(labels, med) if not np.isfinite(value)]
     alt = (
         f"Line of the median {label} of deals per {word} from {labels[0]} to {labels[-1]}"
-        f" with the q1 to q3 band; {int(n.sum()):,} deals with a value. Latest {word} with "
+        f" with the q1 to q3 band; {counted(int(n.sum()), 'deal')} with a value. Latest {word} "
+        "with "
         f"a median, {labels[last]}: {fmt.format(med[last])} (n={n[last]}). Range of the "
         f"medians {fmt.format(np.nanmin(med))} to {fmt.format(np.nanmax(med))}."
         + (f" No median (too few deals or none) in {', '.join(missing)}." if missing else "")

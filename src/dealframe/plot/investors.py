@@ -9,6 +9,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
+from dealframe._wording import counted
 from dealframe.arguments import checked_keywords, integer_in
 from dealframe.errors import ValidationError
 
@@ -40,7 +41,7 @@ def top_investors(deals: pd.DataFrame, *, top: int = 15, ax: Axes | None = None)
     >>> d = deals_frame([{"id": "d1", "deal_type": "Venture", "deal_date": "2024-01-02",
     ...                   "lead_investors": [{"id": "a", "name": "A"}]}])
     >>> top_investors(d, ax=figure()[1]).get_title(loc="left")
-    'Most active investors: deals led or bought, top 1 of 1 (1 deals)'
+    'Most active investors: deals led or bought, top 1 of 1 (1 deal)'
     """
     if not isinstance(deals, pd.DataFrame):
         raise ValidationError(
@@ -51,11 +52,12 @@ def top_investors(deals: pd.DataFrame, *, top: int = 15, ax: Axes | None = None)
     ax = axes_for(ax, 7.0, 0.26 * max(len(table), 4) + 1.3)
     title = (
         f"Most active investors: deals led or bought, top {len(table)} of {len(everyone)} "
-        f"({len(deals):,} deals)"
+        f"({counted(len(deals), 'deal')})"
     )
     xlabel, ylabel = "deals in the window", "investor"
     if not len(table):
-        return empty(ax, title, xlabel, ylabel, "no lead investor or buyer in these deals")
+        why = "no lead investor or buyer in these deals" if len(deals) else "no deals"
+        return empty(ax, title, xlabel, ylabel, why)
     y = np.arange(len(table))[::-1]
     led = table["led"].to_numpy(dtype=float)
     bought = table["bought"].to_numpy(dtype=float)
@@ -67,9 +69,10 @@ def top_investors(deals: pd.DataFrame, *, top: int = 15, ax: Axes | None = None)
     ax.legend(fontsize=8, frameon=False, loc="lower right")
     first = table.iloc[0]
     alt = (
-        f"Horizontal bars of the {len(table)} most active of {len(everyone)} investors in "
-        f"{len(deals):,} deals, split into deals led and deals bought. Most active: "
-        f"{first['name']} with {int(first['deals'])} deals ({int(first['led'])} led, "
+        f"Horizontal bars of the {len(table)} most active of "
+        f"{counted(len(everyone), 'investor')} in {counted(len(deals), 'deal')}, split into "
+        f"deals led and deals bought. Most active: {first['name']} with "
+        f"{counted(int(first['deals']), 'deal')} ({int(first['led'])} led, "
         f"{int(first['bought'])} bought); number {len(table)}: {table.iloc[-1]['name']} with "
         f"{int(table.iloc[-1]['deals'])}."
     )
@@ -110,8 +113,8 @@ def co_investment(
     shown = pairs.head(_top(top))
     asked = co_investors["investor_id"].nunique() if "investor_id" in co_investors else 0
     ax = axes_for(ax, 7.0, 0.26 * max(len(shown), 4) + 1.3)
-    title = f"Co-investment: top {len(shown)} pairs by deals shared"
-    xlabel = f"deals shared (whole history; co-investor lists of {asked} investors)"
+    title = f"Co-investment: top {counted(len(shown), 'pair')} by deals shared"
+    xlabel = f"deals shared (whole history; co-investor lists of {counted(asked, 'investor')})"
     ylabel = "pair"
     if not len(shown):
         return empty(ax, title, xlabel, ylabel, "no co-investor listed")
@@ -124,11 +127,12 @@ def co_investment(
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     first = shown.iloc[0]
     alt = (
-        f"Horizontal bars of the {len(shown)} investor pairs that shared the most deals, "
-        f"from the service's co-investor lists of {asked} investors. Top pair: "
-        f"{first['name_a']} and {first['name_b']}, {int(first['shared_deals'])} shared deals "
+        f"Horizontal bars of the {counted(len(shown), 'investor pair')} that shared the most "
+        f"deals, from the service's co-investor lists of {counted(asked, 'investor')}. Top "
+        f"pair: {first['name_a']} and {first['name_b']}, "
+        f"{counted(int(first['shared_deals']), 'shared deal')} "
         f"from {pd.Timestamp(first['first_date']).date()} to "
         f"{pd.Timestamp(first['last_date']).date()}; pair {len(shown)}: "
-        f"{int(shown.iloc[-1]['shared_deals'])} shared deals."
+        f"{counted(int(shown.iloc[-1]['shared_deals']), 'shared deal')}."
     )
     return finish(ax, title, xlabel, ylabel, alt, grid="x")

@@ -30,6 +30,7 @@ import textwrap
 import time
 from typing import Any
 
+from dealframe._wording import counted
 from dealframe.cli_options import Parser, positive_int
 from dealframe.clitools import (
     EXIT_OK,
@@ -269,10 +270,11 @@ def _run(args: argparse.Namespace) -> int:
             plan.check_with(client)
             log(f"pulling {thing.name} ...")
             frame = plan.pull(client, progress=bars)
+            requests = frame.attrs.get("requests")
             log(
-                f"      {thing.name}: {len(frame):,} rows in "
-                f"{frame.attrs.get('requests', '?')} requests "
-                f"({time.perf_counter() - started:.1f} s)"
+                f"      {thing.name}: {counted(len(frame), 'row')} in "
+                + (counted(requests, "request") if requests is not None else "? requests")
+                + f" ({time.perf_counter() - started:.1f} s)"
             )
             path = write_frame(frame, plan.output)
     except BaseException as exc:  # a failed pull leaves no folder it made behind
@@ -284,7 +286,10 @@ def _run(args: argparse.Namespace) -> int:
         if isinstance(exc, ValidationError) and exc.argument == "output":  # write_frame's
             raise renamed(exc, "-o") from None
         raise
-    log(f"{_PREFIX}: wrote {len(frame):,} rows to {path} in {time.perf_counter() - started:.1f} s")
+    log(
+        f"{_PREFIX}: wrote {counted(len(frame), 'row')} to {path} in "
+        f"{time.perf_counter() - started:.1f} s"
+    )
     print(path, flush=True)
     return EXIT_OK
 

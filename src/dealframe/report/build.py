@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from dealframe._wording import counted
 from dealframe.arguments import checked_keywords, integer_in
 from dealframe.errors import ValidationError
 from dealframe.plot.shaping import (
@@ -143,7 +144,8 @@ def _build_tables(data: ReportData, headline: Headline) -> dict[str, pd.DataFram
             small_n_threshold=data.small_n_threshold,
         ),
         "deal_aggregate": data.aggregate,
-        "notable_deals": notable_deals(deals, data.periods.ltm[0]),
+        # the summary's twelve months, also when the window starts later (``since``)
+        "notable_deals": notable_deals(data.deals_pulled, data.periods.ltm[0]),
         "multiples_comparison": multiples_comparison(data.comparisons),
         "top_investors": investor_activity(participant_rows(deals), top),
         "co_investment_pairs": co_investment_pairs(data.co_investors, data.investor_names, None),
@@ -292,7 +294,8 @@ def build_report(
         tables = _build_tables(data, headline)
         st.done(
             f"{tables['reconciliation'].attrs['summary']}; "
-            f"{len(tables['comps'])} comps, {len(tables['co_investment_pairs'])} pairs"
+            f"{counted(len(tables['comps']), 'comp')}, "
+            f"{counted(len(tables['co_investment_pairs']), 'pair')}"
         )
     with steps.stage("charts and page") as st:
         generated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -318,7 +321,7 @@ def build_report(
         manifest_path = write_manifest(
             out / "manifest.json", _manifest(data, tables, written, generated)
         )
-        st.done(f"report.html, manifest.json and {len(written)} tables")
+        st.done(f"report.html, manifest.json and {counted(len(written), 'table')}")
     return ReportPaths(
         html=html_path, manifest=manifest_path, tables=written, seconds=steps.elapsed
     )

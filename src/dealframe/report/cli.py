@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dealframe._wording import counted
 from dealframe.arguments import expanded_path
 from dealframe.cli_options import whole_from
 from dealframe.clitools import (
@@ -95,11 +96,19 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
     return [ReportJob(cohort, Path(args.out), metric, args.top)]
 
 
+#: What each cohort key the sandbox checks before it starts expects, in the words the
+#: service's own check uses once it answers (``gather``), so that the two read alike.
+_KNOWN_AS = {
+    "vertical": "a vertical of the service's companies",
+    "deal_type": "a deal type of the service's deals",
+}
+
+
 def _sandbox_knows(jobs: list[Any], config: Any = None) -> None:
     """With ``--sandbox`` the vocabulary is known before it starts: a vertical or deal type
-    the sandbox does not have is refused now (against a service, the service says so). With
-    ``config`` (the file the jobs come from, one per cohort), the error names the file and
-    the cohort, as the file's other errors do."""
+    the sandbox does not have is refused now (against a service, the service says so, in
+    the same words: :data:`_KNOWN_AS`). With ``config`` (the file the jobs come from, one
+    per cohort), the error names the file and the cohort, as the file's other errors do."""
     from dealframe.sandbox.models.data import VERTICALS
     from dealframe.sandbox.vocab import DEAL_TYPES
 
@@ -115,14 +124,15 @@ def _sandbox_knows(jobs: list[Any], config: Any = None) -> None:
             if value in known:  # the sandbox matches exactly, as its filters do
                 continue
             hint = did_you_mean(value, known) or f" (one of {', '.join(known)})"
+            expected = f"{_KNOWN_AS[key]}{hint}"
             if config is None:
                 option = "--" + key.replace("_", "-")
-                raise ValidationError(option, f"a value the sandbox has{hint}", got=value)
+                raise ValidationError(option, expected, got=value)
             name = f" ({cohort.name})" if cohort.name else ""
             raise ConfigError(
                 key,
-                f"{os.fspath(config)}: cohort {i}{name}: invalid {key}: expected a value the "
-                f"sandbox has{hint}, got {value!r}",
+                f"{os.fspath(config)}: cohort {i}{name}: invalid {key}: expected {expected}, "
+                f"got {value!r}",
             )
 
 
@@ -237,7 +247,7 @@ def _run_jobs(
         return EXIT_USAGE if all(code == EXIT_USAGE for _, _, code in failures) else EXIT_FAILED
     say(
         f"{_PREFIX}: done in {time.perf_counter() - started:.1f} s"
-        + (f", {written} reports" if len(jobs) > 1 else "")
+        + (f", {counted(written, 'report')}" if len(jobs) > 1 else "")
     )
     return EXIT_OK
 

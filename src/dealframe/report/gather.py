@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from dealframe._wording import counted
 from dealframe.analytics.buckets import aggregate_threshold
 from dealframe.comparison import Comparison, compare_multiples, methodology_read
 from dealframe.errors import ApiError, IncompleteResultError, ValidationError, did_you_mean
@@ -285,8 +286,8 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
                 )
         threshold = aggregate_threshold(client, aggregate)
         provenance["deal_aggregate"] = _provenance(aggregate)
-        st.done(f"{len(aggregate)} quarters, window {periods.start} .. {periods.end}")
-    with progress.stage(f"public comps of {cohort.label}") as st:
+        st.done(f"{counted(len(aggregate), 'quarter')}, window {periods.start} .. {periods.end}")
+    with progress.stage(f"public comps of {cohort.companies_label}") as st:
         members, current, group_current, history = _public(client, cohort, periods)
         provenance["current"] = _provenance(current)
         if group_current is not None:
@@ -307,8 +308,9 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
             }
         linked = comparisons[COMPARED_PERIODS[0]].comps["match"].eq("matched").sum()
         st.done(
-            f"{len(current)} listed companies, {len(history)} months of history, "
-            f"{linked} comps of the last 12 months linked to their private profile"
+            f"{counted(len(current), 'listed company')}, {counted(len(history), 'month')} of "
+            f"history, {counted(linked, 'comp')} of the last 12 months linked to their private "
+            "profile"
         )
     with progress.stage("deals of the window") as st:
         deals = client.private.deals(
@@ -316,7 +318,7 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
             progress=False,
         )
         provenance["deals"] = _provenance(deals)
-        st.done(f"{len(deals):,} deals from {periods.pull_start}")
+        st.done(f"{counted(len(deals), 'deal')} from {periods.pull_start}")
     with progress.stage("co-investors of the most active investors") as st:
         window_deals = deals[deals["deal_date"] >= pd.Timestamp(periods.start)]
         active = investor_activity(participant_rows(window_deals), top)
@@ -329,7 +331,7 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         else:
             co = _no_co_investors()
         st.done(
-            f"{len(ids)} investors, {len(co):,} co-investor rows"
+            f"{counted(len(ids), 'investor')}, {counted(len(co), 'co-investor row')}"
             + (f"; {len(skipped)} not served (soft-deleted)" if skipped else "")
         )
     return ReportData(

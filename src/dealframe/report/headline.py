@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dealframe._wording import counted, plural
 from dealframe.analytics import bucket_medians, reconcile_frames
 from dealframe.plot.deals import METRIC_LABELS
 from dealframe.plot.shaping import meaningful
@@ -204,7 +205,7 @@ def _public_card(data: ReportData, rows: list[dict]) -> Card:
     return Card(
         "Public comps, median EV/Revenue NTM",
         f"{now:.1f}x" if np.isfinite(now) else "n/a",
-        f"{companies} listed companies, {month} · 12 months earlier "
+        f"{counted(companies, 'listed company')}, {month} · 12 months earlier "
         + (f"{before:.1f}x, {change_text(now, before)}" if np.isfinite(before) else "n/a"),
     )
 
@@ -231,7 +232,7 @@ def build_headline(data: ReportData) -> Headline:
     raised_card = Card(
         "Capital raised, last 12 months",
         money(raised_now),
-        f"{disclosed:,} deals disclosed an amount · prior 12 months "
+        f"{counted(disclosed, 'deal')} disclosed an amount · prior 12 months "
         f"{money(raised_before)}, {change_text(raised_now, raised_before)}",
     )
     for name, frame, raised in (("ltm", ltm, raised_now), ("prior", prior, raised_before)):
@@ -257,7 +258,7 @@ def _sentences(
 ) -> tuple[str, ...]:
     as_of = pd.Timestamp(data.as_of).strftime("%-d %B %Y")
     first = (
-        f"{len(ltm):,} deals in the twelve months to {as_of} "
+        f"{counted(len(ltm), 'deal')} in the twelve months to {as_of} "
         f"({change_text(len(ltm), len(prior))} on the twelve months before), raising "
         f"{money(raised_now)} ({change_text(raised_now, raised_before)})."
     )
@@ -297,8 +298,9 @@ def _compared(summary: pd.DataFrame) -> str:
         word = "premium" if ratio >= 1 else "discount"
         return (
             f"Deals of the last twelve months were priced at a median {p:.1f}x "
-            f"EV/Revenue (n={n}), against {q:.1f}x for the cohort's {public_n} listed "
-            f"companies over the same months (EV/Revenue LTM): a {abs(ratio - 1):.0%} {word}."
+            f"EV/Revenue (n={n}), against {q:.1f}x for the cohort's "
+            f"{counted(public_n, 'listed company')} over the same months (EV/Revenue LTM): "
+            f"a {abs(ratio - 1):.0%} {word}."
         )
     if not np.isfinite(p):
         why = "too few deals of the last twelve months have a meaningful multiple."
@@ -306,7 +308,8 @@ def _compared(summary: pd.DataFrame) -> str:
         why = "the cohort has no listed company with one."
     else:
         why = (
-            f"{public_n} of the cohort's listed companies have a meaningful EV/Revenue LTM over "
-            f"the same months, fewer than the {threshold} a median needs."
+            f"{public_n} of the cohort's listed companies {plural(public_n, 'has', 'have')} "
+            f"a meaningful EV/Revenue LTM over the same months, fewer than the {threshold} a "
+            "median needs."
         )
     return "Private and public EV/Revenue cannot be compared: " + why

@@ -15,6 +15,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from dealframe._version import __version__
+from dealframe._wording import counted, plural
 from dealframe.frames.schemas import CURRENT_MONETARY
 from dealframe.plot import (
     alt_text,
@@ -72,6 +73,16 @@ def _chart(draw: Callable[..., Axes], width: float = 7.0, height: float = 3.9) -
     return Chart(png(ax), alt_text(ax))
 
 
+def _times(value: float) -> str:
+    """A multiple as the page writes it: ``3.6x``, or ``n/a`` for a missing one."""
+    return f"{value:.1f}x" if pd.notna(value) else "n/a"
+
+
+def _span(period: tuple[str, str]) -> str:
+    """``2025-07-01 to 2026-06-30``: a period as the page names it."""
+    return f"{period[0]} to {period[1]}"
+
+
 def _summary(data: ReportData, headline: Headline) -> Section:
     latest = data.latest_deal or "none"
     return Section(
@@ -116,9 +127,9 @@ def _comps(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
         "Public comps",
         (
             Text(
-                f"{len(comps)} listed companies in {data.cohort.companies_label}. Median "
-                "EV/Revenue NTM "
-                f"{median:.1f}x over the {n} meaningful values. Money in millions of USD, "
+                f"{counted(len(comps), 'listed company')} in {data.cohort.companies_label}. "
+                f"Median EV/Revenue NTM {_times(median)} over the "
+                f"{counted(n, 'meaningful value')}. Money in millions of USD, "
                 "multiples in x, margins and growth in %.",
                 css="lead",
             ),
@@ -139,7 +150,8 @@ def _comps(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
                 labels=_COMPS_LABELS,
                 scroll=True,
                 lead_rows=4,
-                caption=f"Comps table: {len(comps)} companies, largest enterprise value first, "
+                caption=f"Comps table: {counted(len(comps), 'company')}, largest enterprise "
+                "value first, "
                 "summary rows on top",
                 note=bounds_text(),
             ),
@@ -152,13 +164,14 @@ def _deals(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
     window = (data.periods.start, data.periods.end)
     label, fmt = METRIC_LABELS[data.metric]
     notable = t["notable_deals"].drop(columns=["id"])
+    ltm = data.periods.ltm
     return Section(
         "deals",
         "Private deals",
         (
             Text(
-                f"{len(deals):,} deals with targets in {data.cohort.label}, {data.periods.start} to "
-                f"{data.periods.end}.",
+                f"{counted(len(deals), 'deal')} with targets in {data.cohort.label}, "
+                f"{_span(window)}.",
                 css="lead",
             ),
             Row(
@@ -184,8 +197,14 @@ def _deals(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
             table(
                 notable,
                 index=False,
-                caption="Notable deals of the last 12 months (largest "
-                "valuation, else amount raised)",
+                caption=f"Notable deals of the last 12 months ({_span(ltm)}), largest valuation, "
+                "else amount raised"
+                + (
+                    "; the summary's twelve months, which begin before the window"
+                    if data.periods.start > ltm[0]
+                    else ""
+                ),
+                empty=f"No deal of the cohort from {_span(ltm)}: no notable deal to list.",
                 formats={"raised": "{:,.1f}", "valuation": "{:,.0f}", "ev_revenue": "{:.1f}x"},
                 labels={
                     "deal_date": "date",
@@ -267,21 +286,42 @@ def _compare(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
     )
 
 
+def _no_investors(data: ReportData, top: pd.DataFrame) -> tuple[str, str]:
+    """Why the investors table and the pairs table have no row, in words (for each, what
+    the page writes instead of a table of headers only)."""
+    window, n = _span((data.periods.start, data.periods.end)), len(data.deals)
+    if not n:
+        ranked = f"No deal of the cohort in the window ({window}): no investor to rank."
+    else:
+        ranked = (
+            f"None of the window's {counted(n, 'deal')} names a lead investor or buyer: "
+            "no investor to rank."
+        )
+    if not len(top):
+        return ranked, "No investor ranked in the window: no co-investor list to read."
+    missing = len(data.co_investors_missing)
+    if missing and missing == len(top):
+        return ranked, "The service no longer serves the investors ranked: no co-investor list."
+    return ranked, "The service lists no co-investor of the investors ranked."
+
+
 def _investors(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
     top = t["top_investors"]
     pairs = t["co_investment_pairs"]
+    window = _span((data.periods.start, data.periods.end))
+    no_top, no_pairs = _no_investors(data, top)
     return Section(
         "investors",
         "Investors",
         (
             Text(
-                "The most active investors of the cohort's deals in the window (deals they led or "
-                "bought), and their co-investment as the service counts it: its "
+                f"The most active investors of the cohort's deals in the window, {window} "
+                "(deals they led or bought), and their co-investment as the service counts it: its "
                 "/investors/{id}/co_investors lists, which hold every participant of every deal "
                 "of each investor, not only leads."
                 + (
                     f" {len(data.co_investors_missing)} of the investors listed "
-                    f"{'is' if len(data.co_investors_missing) == 1 else 'are'} no longer served by "
+                    f"{plural(len(data.co_investors_missing), 'is', 'are')} no longer served by "
                     "the service (soft-deleted since the deals); their co-investors are not shown."
                     if data.co_investors_missing
                     else ""
@@ -309,7 +349,8 @@ def _investors(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
                     table(
                         top.drop(columns=["participant_id"]),
                         index=False,
-                        caption="Most active investors in the window",
+                        caption=f"Most active investors in the window, {window}",
+                        empty=no_top,
                     ),
                     table(
                         pairs.head(15)[
@@ -317,6 +358,7 @@ def _investors(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
                         ],
                         index=False,
                         caption="Pairs by deals shared (whole history)",
+                        empty=no_pairs,
                         labels={
                             "name_a": "investor",
                             "name_b": "co-investor",
@@ -387,6 +429,8 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
                         index=False,
                         scroll=True,
                         caption=f"Median {label} per quarter: service and local",
+                        empty=f"No quarter in the window ({_span((data.periods.start, data.periods.end))}) at the "
+                        "service or here: nothing to reconcile.",
                         labels={
                             "n_service": "n service",
                             "n_local": "n local",
@@ -404,6 +448,7 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
                         t["comps_rollup"],
                         formats={"sum": "{:,.0f}", "median": "{:,.2f}"},
                         caption="The service's group rollup (groups/current)",
+                        empty="No listed company in the cohort: the service has no rollup of it.",
                     ),
                 )
             ),

@@ -159,6 +159,7 @@ def table(
     caption: str = "",
     note: str = "",
     lead_rows: int = 0,
+    empty: str = "",
 ) -> Table:
     """Render ``frame`` as an escaped HTML table block.
 
@@ -176,12 +177,19 @@ def table(
         A line under the table (a rule, a source).
     lead_rows : int
         The first rows are summary rows (bold, ruled off from the rest).
+    empty : str
+        Why the table has no row, written in its place when ``frame`` has none (a table of
+        headers only says nothing); default "No rows."
 
     Examples
     --------
     >>> "<table" in table(pd.DataFrame({"a": [1]})).html
     True
+    >>> table(pd.DataFrame({"a": []}), empty="No deals in the window.").html
+    '<p class="empty">No deals in the window.</p>'
     """
+    if not len(frame):
+        return Table(f'<p class="empty">{html.escape(empty or "No rows.")}</p>', caption, note)
     shown = format_frame(frame, formats)
     labels = dict(labels or {})
     heads = ([labels.get(str(frame.index.name), str(frame.index.name or ""))] if index else []) + [
@@ -232,6 +240,7 @@ section.appendix h2{color:#5b6875}
 section h2{margin:4px 0 8px 0;font-size:19px}
 h3{font-size:15px;margin:16px 0 4px 0}
 p{margin:6px 0 10px 0;max-width:980px} p.note{font-size:12px;color:#5b6875}
+p.empty{font-size:14px;color:#5b6875;font-style:italic}
 p.lead{font-size:15px}
 ul.bullets{margin:6px 0 12px 0;padding-left:20px;max-width:980px;font-size:15px}
 ul.bullets li{margin:3px 0}

@@ -1,0 +1,49 @@
+"""Counts in words: ``1 deal``, ``3,330 deals``, for every line a user reads.
+
+One helper for the report's page and stage lines, the charts' titles and alt text, and the
+command line's progress, so that none writes "1 deals" or "1 requests".
+
+Examples
+--------
+>>> counted(1, "deal"), counted(3330, "deal"), counted(0, "listed company")
+('1 deal', '3,330 deals', '0 listed companies')
+"""
+
+from __future__ import annotations
+
+__all__ = ["counted", "plural"]
+
+
+def plural(n: float, noun: str, many: str | None = None) -> str:
+    """``noun`` for a count of ``n``: as given for exactly 1, else its plural.
+
+    The plural is ``many`` when given, else ``noun`` with ``s`` (``ies`` for a final
+    consonant and ``y``: ``company``, ``companies``; ``day``, ``days``). In a phrase, the
+    last word takes the plural (``listed company``, ``listed companies``).
+
+    Examples
+    --------
+    >>> plural(1, "request"), plural(2, "request"), plural(2, "listed company")
+    ('request', 'requests', 'listed companies')
+    >>> plural(2, "co-investor row"), plural(0, "company"), plural(5, "is", "are")
+    ('co-investor rows', 'companies', 'are')
+    """
+    if n == 1:
+        return noun
+    if many is not None:
+        return many
+    if len(noun) > 1 and noun.endswith("y") and noun[-2] not in "aeiou":
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+def counted(n: float, noun: str, many: str | None = None) -> str:
+    """``n`` with thousands separators and ``noun`` in the number it takes (:func:`plural`).
+
+    Examples
+    --------
+    >>> counted(1, "row"), counted(12000, "row"), counted(1, "company", "companies")
+    ('1 row', '12,000 rows', '1 company')
+    """
+    shown = f"{int(n):,}" if float(n).is_integer() else f"{n:,.1f}"
+    return f"{shown} {plural(n, noun, many)}"
