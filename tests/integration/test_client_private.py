@@ -599,9 +599,11 @@ def test_sub_collections_for_one_id_and_many(client, raw, busy, method):
         assert capped.groupby(parent).size().max() == 1
 
 
-def test_a_sub_collection_limit_past_the_page_size_pages_to_the_cap():
-    """``limit`` caps the rows per entity and takes any size; 1,000 bounds a page on the wire.
-    At scale 1 the busiest investor has more than 1,000 co-investors: two pages."""
+def test_a_sub_collection_reads_every_page_and_its_limit_stays_within_the_documents_bound():
+    """``limit`` caps the rows per entity within the document's 1..1000 (section 4.2, and
+    issue 4's bad input: outside it, a typed error before any request); without it every row
+    is read, page after page. At scale 1 the busiest investor has more than 1,000
+    co-investors: two pages."""
     with (
         dealframe.sandbox.run(scale=1.0, seed=7) as sb,  # the start-up snapshot other files use
         Client.for_sandbox(sb, progress=False, cache_enabled=False) as c,
@@ -615,16 +617,23 @@ def test_a_sub_collection_limit_past_the_page_size_pages_to_the_cap():
         busiest, other = sorted(totals, key=totals.__getitem__, reverse=True)[:2]
         truth = ids(raw.sub("investors", busiest, "co_investors"))
         assert len(truth) == totals[busiest] > 1000, "needs more rows than a page"
-        for limit in (1001, len(truth) - 1, len(truth), 10**6):
+        every = c.private.co_investors(busiest)
+        assert every["id"].tolist() == truth
+        assert every.attrs["rows_total"] == len(truth)
+        for limit in (1, 999, 1000):
             frame = c.private.co_investors(busiest, limit=limit)
             assert frame["id"].tolist() == truth[:limit], limit
-            assert frame.attrs["truncated"] is (limit < len(truth))
-            assert frame.attrs["rows_total"] == len(truth)
-        both = c.private.co_investors([busiest, other], limit=1001)
+            assert frame.attrs["truncated"] is True
+        both = c.private.co_investors([busiest, other], limit=1000)
         assert both.groupby("investor_id").size().to_dict() == {
-            busiest: 1001,
-            other: min(1001, totals[other]),
+            busiest: 1000,
+            other: min(1000, totals[other]),
         }
+        sent = c.stats.snapshot()["network"]
+        for bad in (0, 1001, 10**6):
+            with pytest.raises(ValidationError, match=r"invalid limit: expected an integer from 1"):
+                c.private.co_investors(busiest, limit=bad)
+        assert c.stats.snapshot()["network"] == sent, "refused before any request"
 
 
 def test_buyside_has_both_roles(client, raw, world):
@@ -843,7 +852,8 @@ def _bad_calls(world: dict[str, Any]) -> list[tuple[Any, str, tuple[str, ...]]]:
         (lambda p: p.investors(limit=True), "limit", ()),
         (lambda p: p.fundings(cid, limit=0), "limit", ()),
         (lambda p: p.co_investors(cid, limit="10"), "limit", ()),
-        (lambda p: p.portfolio(cid, limit=-1), "limit", ("at least 1",)),
+        (lambda p: p.portfolio(cid, limit=-1), "limit", ("from 1 to 1,000",)),
+        (lambda p: p.fundings(cid, limit=1001), "limit", ("from 1 to 1,000", "None for every row")),
         (lambda p: p.buyside(cid, limit=True), "limit", ()),
         (lambda p: p.investments(cid, limit=2.5), "limit", ()),
         (lambda p: p.aggregate("multiple"), "metric", ("ev_revenue", "ebitda")),

@@ -194,8 +194,8 @@ _DOCS |= {
     of them (fetched concurrently; ids answered 404, even in a list of one, are in
     ``attrs["missing_ids"]`` with a warning).
 limit : int, optional
-    Cap on rows per {one}, any positive integer (default: every row); pages of up to
-    1,000 rows are fetched until it is reached.
+    Cap on rows per {one}, from 1 to 1,000 (the interface document's bound on a
+    sub-collection's ``limit``; default: every row, in pages of up to 1,000).
 """
     + "\n".join(_DOCS[name] for name in ("strict", "progress", "refresh", "cache"))
     for one in ("company", "investor")
@@ -1809,11 +1809,15 @@ class PrivateApi:
         """The sub-collection read by ``method`` (:data:`_SUBS`) of each of ``ids``."""
         entity, name, build, answer = _SUBS[method]
         parent = "company_id" if entity == "companies" else "investor_id"
-        # Here limit caps the rows per entity (None, the default: every row); the service's
-        # 1..1000 bound (section 4.2) is that of a page, and the walk asks for pages of 1000
-        # (or of the smaller bound a refusal of ``limit`` stated: kept for later calls).
+        # Here limit caps the rows per entity, within the document's 1..1000 (section 4.2;
+        # None, the default: every row); the walk asks for pages of 1000 (or of the smaller
+        # bound a refusal of ``limit`` stated: kept for later calls).
         if limit is not None:
-            limit = integer_in(limit, "limit", 1, None)
+            what = (
+                f"an integer from 1 to {SUBCOLLECTION_LIMIT_MAX:,} (the document's bound on a "
+                "sub-collection's limit), or None for every row"
+            )
+            limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX, what)
         single = isinstance(ids, str)  # one id raises NotFoundError; a list never does
         wanted = check_ids(ids, "id" if single else "ids", empty=True)
         deadline = self._t.deadline()
