@@ -545,6 +545,26 @@ def test_investor_profile_and_top_lists(client, raw, world):
     assert top.attrs["rows_received"] == len(top)
 
 
+def test_investor_top_stopped_part_way_holds_the_top_rows_that_arrived(client, raw, world):
+    """``strict=True`` and an id answered 404: the error's ``.partial`` is this call's frame
+    (its top rows, columns and provenance, as docs/errors.md says of ``.partial``), not the
+    profiles it was read from."""
+    ident = next(
+        r["id"]
+        for r in world["live"]["investors"]
+        if raw.get(f"/investors/{r['id']}")["data"]["stats"]["top_verticals"]
+    )
+    gone = "00000000-0000-4000-8000-000000000000"
+    with pytest.raises(IncompleteResultError) as caught:
+        client.private.investor_top([ident, gone], "verticals", strict=True)
+    whole = client.private.investor_top(ident, "verticals")
+    partial = caught.value.partial
+    assert partial.columns.tolist() == ["investor_id", "vertical", "count", "rank"]
+    pd.testing.assert_frame_equal(partial, whole)
+    assert partial.attrs["missing_ids"] == [gone]
+    assert partial.attrs["rows_received"] == len(whole)
+
+
 def test_deal_profile_has_investors_and_rich_target(client, raw, world):
     deal = next(d for d in world["live"]["transactions"] if len(d["lead_investors"]) >= 1)
     profile = raw.get(f"/transactions/{deal['id']}")["data"]

@@ -1746,16 +1746,26 @@ class PrivateApi:
             captured.append(items)
             return shape.investor_profiles_frame(items)
 
-        profiles = self._profiles(
-            "investors", ids, None, include_deleted, strict, progress, refresh, cache, build
-        )
-        top = builder(captured[0])
-        # the profiles' provenance: the same requests, cache state and findings
-        kept = {
-            k: v for k, v in profiles.attrs.items() if k not in ("rows_expected", "rows_received")
-        }
-        top.attrs.update(kept, rows_expected=len(top), rows_received=len(top))
-        return top
+        def top_of(profiles: pd.DataFrame) -> pd.DataFrame:
+            top = builder(captured[-1])  # the items ``profiles`` was built of
+            # the profiles' provenance: the same requests, cache state and findings
+            kept = {
+                k: v
+                for k, v in profiles.attrs.items()
+                if k not in ("rows_expected", "rows_received")
+            }
+            top.attrs.update(kept, rows_expected=len(top), rows_received=len(top))
+            return top
+
+        try:
+            profiles = self._profiles(
+                "investors", ids, None, include_deleted, strict, progress, refresh, cache, build
+            )
+        except (IncompleteResultError, ApiError) as error:  # what arrived, as this call's
+            if isinstance(error.partial, pd.DataFrame) and captured:  # frame: its top rows
+                error.partial = top_of(error.partial)
+            raise
+        return top_of(profiles)
 
     def deal(
         self,
