@@ -567,7 +567,7 @@ class _Once(argparse._StoreAction):
     >>> p.parse_args(["--region", "A"]).region
     'A'
     >>> p.parse_args(["--region", "A", "--region", "B"])  # doctest: +SKIP
-    x: error: argument --region: given twice ('A', then 'B'); it takes one value (see x --help)
+    x: error: argument --region: given twice; it takes one value (see x --help)
     """
 
     def __call__(
@@ -582,9 +582,8 @@ class _Once(argparse._StoreAction):
             if self.dest in given:
                 several = self.nargs in ("+", "*") or isinstance(self.nargs, int)
                 takes = f"every value after one {option_string}" if several else "one value"
-                raise argparse.ArgumentError(
-                    self, f"given twice ({given[self.dest]!r}, then {values!r}); it takes {takes}"
-                )
+                # the values are not quoted: one may be a token (doctor --public-token)
+                raise argparse.ArgumentError(self, f"given twice; it takes {takes}")
             given[self.dest] = values
         super().__call__(parser, namespace, values, option_string)
 

@@ -343,11 +343,19 @@ def register(subparsers: Any) -> None:
         help="append today's Family A current data for a universe, refresh its monthly time series",
     )
     p.add_argument("path", metavar="PATH", help="mirror folder (or a new one)")
-    p.add_argument("--sku", nargs="+", type=sku, help="the universe as SKUs")
-    p.add_argument("--region", nargs="+", type=region, help="the universe as a search: regions")
-    p.add_argument("--country", nargs="+", type=country, help="... ISO-3 countries")
-    p.add_argument("--industry", nargs="+", help="... industries (verticals)")
-    p.add_argument("--theme", nargs="+", help="... themes")
+    p.add_argument("--sku", nargs="+", action="extend", type=sku, help="the universe as SKUs")
+    p.add_argument(
+        "--region",
+        nargs="+",
+        action="extend",
+        type=region,
+        help="the universe as a search: regions",
+    )
+    p.add_argument(
+        "--country", nargs="+", action="extend", type=country, help="... ISO-3 countries"
+    )
+    p.add_argument("--industry", nargs="+", action="extend", help="... industries (verticals)")
+    p.add_argument("--theme", nargs="+", action="extend", help="... themes")
     p.add_argument(
         "--ev-above", type=non_negative, help="... enterprise value above (millions USD)"
     )
