@@ -170,6 +170,8 @@ def _object_times(series: pd.Series, name: str) -> np.ndarray:
     kind = pd.api.types.infer_dtype(values, skipna=True)
     if kind == "string":
         return _text_times(pa.array(values, pa.string(), from_pandas=True), name, values)
+    if kind in ("date", "datetime", "datetime64"):  # date objects alone (and nulls)
+        return _wall_times(values)
     is_text = np.fromiter((isinstance(v, str) for v in values), dtype=bool, count=len(values))
     others = values[~is_text]
     unread = next((i for i in np.flatnonzero(~is_text) if not _is_time_object(values[i])), None)
