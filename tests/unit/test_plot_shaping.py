@@ -86,6 +86,63 @@ def test_deals_outside_the_window_are_not_counted():
     assert quarterly_activity(deals, ("2024-01-01", "2024-03-31"))["total"].tolist() == [1]
 
 
+@pytest.mark.parametrize(
+    "dates",
+    [
+        pytest.param([20240105, 20240502], id="yyyymmdd-numbers"),
+        pytest.param(["05/01/2024", "01/05/2024"], id="day-or-month-first"),
+        pytest.param(["2024-01-05", "Jan 2024"], id="words"),
+        pytest.param(["2024-01-05", "2024-02-30"], id="no-such-day"),
+    ],
+)
+def test_deal_dates_are_read_as_the_analytics_read_them(dates):
+    """deals_per_quarter and capital_raised (quarterly_activity): 20240105 is no date (it
+    was drawn in 1970-Q1), 05/01/2024 not read month first, bad text named, never a raw
+    pandas error."""
+    deals = pd.DataFrame({"deal_date": dates, "deal_type": ["Venture"] * len(dates)})
+    with pytest.raises(ValidationError, match="invalid deal_date: expected dates"):
+        quarterly_activity(deals, ("2024-01-01", "2024-06-30"))
+    with pytest.raises(ValidationError, match="invalid deal_date"):
+        deal_window(deals)
+
+
+def test_deal_dates_of_text_and_objects_are_counted():
+    deals = pd.DataFrame(
+        {
+            "deal_date": [" 2024-01-05", pd.Timestamp("2024-05-01"), "2024-05-02 00:00:00+00"],
+            "deal_type": ["Venture", "M&A", "Venture"],
+        }
+    )
+    table = quarterly_activity(deals)
+    assert table["total"].tolist() == [1, 2]
+    assert table.attrs["window"] == ("2024-01-01", "2024-06-30")
+
+
+@pytest.mark.parametrize(
+    ("window", "named"),
+    [
+        pytest.param(("2024-01", "2024-06-30"), r"window\[0\]", id="month"),
+        pytest.param(("2024-01-01", "12/01/2024"), r"window\[1\]", id="slashes"),
+        pytest.param(("2024-01-01", 20241231), r"window\[1\]", id="number"),
+        pytest.param(("2024-01-01", "2024-02-30"), r"window\[1\]", id="no-such-day"),
+    ],
+)
+def test_window_bounds_are_read_as_the_analytics_read_them(window, named):
+    deals = pd.DataFrame({"deal_date": pd.to_datetime(["2024-02-03"]), "deal_type": ["M&A"]})
+    with pytest.raises(ValidationError, match=f"invalid {named}: expected a date YYYY-MM-DD"):
+        quarterly_activity(deals, window)
+
+
+def test_window_bounds_as_objects_are_their_days():
+    deals = pd.DataFrame({"deal_date": pd.to_datetime(["2024-02-03"])})
+    window = (np.datetime64("2024-01-15T10:00"), pd.Timestamp("2024-05-31 23:00", tz="UTC"))
+    assert deal_window(deals, window) == (pd.Timestamp("2024-01-15"), pd.Timestamp("2024-05-31"))
+    assert deal_window(deals, (pd.NaT, None)) == (
+        pd.Timestamp("2024-01-01"),
+        pd.Timestamp("2024-03-31"),
+    )
+
+
 def test_trimmed_multiples_follow_the_services_small_n_rule():
     few = pd.DataFrame(
         {"deal_date": pd.to_datetime(["2024-01-02"] * 4), "ev_revenue": [1.0, 2.0, 3.0, 4.0]}

@@ -8,7 +8,6 @@ section 4.3) with every open convention a parameter (:class:`Conventions`); the 
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import sys
 import warnings
@@ -41,6 +40,7 @@ from dealframe.frames.normalize import _booleans
 from dealframe.frames.private import day_of
 from dealframe.notices import DealframeWarning, ServiceContractWarning, user_stacklevel
 from dealframe.private.aggregate import threshold_read_elsewhere
+from dealframe.private.filters import is_day
 
 __all__ = [
     "METRIC_COLUMNS",
@@ -111,7 +111,7 @@ def aggregate_methodology(answer: pd.DataFrame) -> tuple[int | None, str, str]:
             f".date_range is {quoted(window, 200)}, expected "
             "{'from': 'YYYY-MM-DD', 'to': 'YYYY-MM-DD'}"
         )
-    elif unread := [end for end, day in days.items() if not _is_day(day)]:
+    elif unread := [end for end, day in days.items() if not is_day(day)]:
         kind = "bad_meta"
         problem = (
             f".date_range.{unread[0]} is {quoted(ends[unread[0]], 100)}, expected a date YYYY-MM-DD"
@@ -127,14 +127,6 @@ def aggregate_methodology(answer: pd.DataFrame) -> tuple[int | None, str, str]:
         finding=kind,
         request=RequestInfo("POST", "/api/private/v1/transactions/aggregate", "private"),
     )
-
-
-def _is_day(value: Any) -> bool:
-    """Whether ``value`` is a real day written ``YYYY-MM-DD``."""
-    try:
-        return bool(dt.date.fromisoformat(value).isoformat() == value)
-    except (TypeError, ValueError):
-        return False
 
 
 @checked_keywords  # one call of the client: an error quoting its answer blanks its tokens
@@ -465,17 +457,23 @@ def bucket_medians(
 def _deleted(column: pd.Series) -> np.ndarray:
     """Which rows a ``deleted`` column marks deleted (nulls: not deleted).
 
-    Booleans, and 0/1 numbers, as they are; text (a frame read back from CSV) as the client
-    reads booleans written as text (``"true"``/``"True"``/``"false"``, 0 and 1), without its
-    ``ServiceContractWarning``: the frame is the user's, not an answer of the service, and
-    text that says true or false is not ambiguous. Other text is a ValidationError naming
-    the column, never a deal counted as not deleted.
+    Read as the client reads booleans (:func:`~dealframe.frames.normalize._booleans`):
+    booleans, the numbers 0 and 1, and text ``"true"`` / ``"false"`` in any case (a frame
+    read back from CSV), without its ``ServiceContractWarning``: the frame is the user's, not
+    an answer of the service, and such text is not ambiguous. A categorical (or an Arrow
+    dictionary) is read by its values. Any other value (text ``"yes"``, ``"0"`` or ``"1"``,
+    the number 2) is a ValidationError naming the column, never a deal counted as not
+    deleted.
     """
-    column = plain_column(column)
-    if pd.api.types.is_string_dtype(column.dtype) or column.dtype == object:
+    column = plain_column(column)  # an Arrow dictionary of text: a categorical
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        column = column.astype(object)
+    if not pd.api.types.is_bool_dtype(column.dtype):
         values = column.to_numpy(dtype=object, na_value=None)
-        # not said: the reader's words are about a service's answer
-        column = pd.Series(_booleans(values, "deleted", said=False), index=column.index)
+        if pd.api.types.is_numeric_dtype(column.dtype):  # each distinct number checked
+            _booleans(pd.unique(values), "deleted", said=False)
+        else:  # not said: the reader's words are about a service's answer
+            column = pd.Series(_booleans(values, "deleted", said=False), index=column.index)
     return column.eq(True).to_numpy(dtype=bool, na_value=False)
 
 

@@ -11,6 +11,7 @@ first against an account whose methodology is unknown.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
@@ -31,6 +32,7 @@ from dealframe.analytics.periods import resolve_window
 from dealframe.analytics.rollups import group_current, group_time_series
 from dealframe.arguments import checked_keywords, integer_in
 from dealframe.client import Client
+from dealframe.contract import as_count
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.private.aggregate import threshold_read_elsewhere
 from dealframe.private.suppression import off_threshold
@@ -583,11 +585,14 @@ def calibrate(
         ``buckets``, ``meta_matches`` (``total_deals``, ``outliers_trimmed`` and, without
         ``date_from`` in ``filters``, the start of the variant's default window against the
         service's ``date_range.from``) and ``reproduces`` (every bucket and the meta match).
-        ``attrs["best"]`` is the first reproducing :class:`Conventions` as a dict
-        (:meth:`Conventions.to_dict`; ``Conventions(**best)`` rebuilds it), or None;
-        ``attrs["untested"]`` lists the conventions the answer cannot tell apart:
-        ``["window_anchor"]`` when ``filters`` give ``date_from`` (or ``time_bucket`` is
-        ``"none"``), else none. Every attr is JSON, so the table can be written to Parquet.
+        ``window_years`` is the service's ``default_date_range_years`` when its meta gives
+        one (every variant takes it). ``attrs["best"]`` is the first reproducing
+        :class:`Conventions` as a dict (:meth:`Conventions.to_dict`; ``Conventions(**best)``
+        rebuilds it), or None; ``attrs["untested"]`` lists the conventions the answer cannot
+        tell apart: ``["window_anchor"]`` when ``filters`` give ``date_from``, ``time_bucket``
+        is ``"none"`` or both anchors give the same default start (its ``date_to`` minus the
+        window's years is the first day of a period), else none. Every attr is JSON, so the
+        table can be written to Parquet.
 
     Examples
     --------
@@ -610,9 +615,14 @@ def calibrate(
         variants,
     )
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
+    years = _service_years(service)
+    if years is not None:  # the service says it: no variant's to test
+        variants = [dataclasses.replace(v, window_years=years) for v in variants]
     # the local buckets are computed over the service's window: the anchor acts only on the
     # default window, compared with the service's own start when the filters give none
-    anchored = (filters or {}).get("date_from") is None and time_bucket != "none"
+    anchored = (filters or {}).get("date_from") is None and _anchors_differ(
+        variants[0], time_bucket, context
+    )
     rows = []
     for variant in variants:
         frame, local = _compared(service, deals, metric, time_bucket, context, variant, tolerance)
@@ -645,6 +655,36 @@ def _default_start(variant: Conventions, time_bucket: str, context: Mapping[str,
         None, context["date_to"], time_bucket=time_bucket, conventions=variant
     )
     return start.isoformat()
+
+
+def _anchors_differ(variant: Conventions, time_bucket: str, context: Mapping[str, Any]) -> bool:
+    """Whether the two window anchors give ``variant`` different default starts: not with
+    ``time_bucket="none"``, nor when ``date_to`` minus the window's years is the first day
+    of a period (``2024-03-01`` by month)."""
+    starts = {
+        _default_start(dataclasses.replace(variant, window_anchor=anchor), time_bucket, context)
+        for anchor in ("date_to", "period_start")
+    }
+    return len(starts) > 1
+
+
+def _service_years(service: pd.DataFrame) -> int | None:
+    """The length of the service's default window, ``default_date_range_years`` of its
+    aggregate answer's ``methodology`` (read as a count, :func:`~dealframe.contract.as_count`),
+    or None when it gives none a :class:`Conventions` can hold (1 to 9999).
+
+    Examples
+    --------
+    >>> answer = pd.DataFrame()
+    >>> answer.attrs["methodology"] = {"default_date_range_years": 3}
+    >>> _service_years(answer), _service_years(pd.DataFrame())
+    (3, None)
+    """
+    method = service.attrs.get("methodology")
+    years = (
+        as_count(method.get("default_date_range_years")) if isinstance(method, Mapping) else None
+    )
+    return years if years is not None and 1 <= years < 10_000 else None
 
 
 def _no_rows(frame: pd.DataFrame) -> pd.DataFrame:

@@ -11,12 +11,12 @@ give such a frame the client frame's result.
 from __future__ import annotations
 
 import datetime as dt
-import re
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
@@ -28,10 +28,18 @@ _DATES = (
     "dates (datetime64, Arrow date32/date64/timestamp, periods, datetime.date or ISO 8601 "
     "text YYYY-MM-DD[THH:MM:SS])"
 )
-#: Text a date column may hold: ISO 8601, a day with an optional time of day and offset.
-_ISO_TEXT = re.compile(
-    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?\Z"
+#: Text a date column may hold (RE2 and Python alike), once stripped: ISO 8601, a day with an
+#: optional time of day and offset (``Z``, ``+01:00``, ``+0100`` or ``+00`` as PostgreSQL
+#: writes a ``timestamptz``).
+_ISO_TEXT = (
+    r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$"
 )
+#: The offset ending such text, after its time of day (kept, ``\1``): taken off, the wall
+#: time read.
+_OFFSET = r"([T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(?:Z|[+-]\d{2}(?::?\d{2})?)$"
+#: Objects a date column may hold besides text (nulls aside): ``datetime.date``, ``datetime``,
+#: ``pandas.Timestamp`` (and ``NaT``, one of them) and ``numpy.datetime64``.
+_TIME_OBJECTS = (dt.date, np.datetime64)
 
 
 def _arrow_type(dtype: Any) -> pa.DataType | None:
@@ -108,16 +116,22 @@ def datetime_values(series: pd.Series) -> np.ndarray:
     """``datetime64[us]`` wall times (NaT for nulls) of a date column, time zones dropped.
 
     Takes ``datetime64`` of any unit (with or without a time zone), Arrow ``date32``,
-    ``date64`` and ``timestamp`` (:func:`plain_column`), periods (their first day),
-    ``datetime.date`` / ``datetime`` objects, and ISO 8601 text as the client's frames write
-    dates: ``YYYY-MM-DD``, optionally followed by a time of day and one offset for the whole
-    column (``2024-03-05T10:00:00Z``). Anything else is a ValidationError naming the column:
-    numbers and booleans (``20240105`` is not read as a date), other text (``05/01/2024``,
-    ``2024-01``, ``Jan 2024``: day or month first cannot be told), text with mixed offsets.
+    ``date64`` and ``timestamp`` (:func:`plain_column`), periods (their first day), and
+    objects: ``datetime.date``, ``datetime``, ``pandas.Timestamp``, ``numpy.datetime64`` and
+    ISO 8601 text, alone or mixed in one column (a CSV export concatenated with the client's
+    deals, a spreadsheet of date cells and text cells). Text is read once stripped of
+    surrounding spaces (empty text is null): ``YYYY-MM-DD``, optionally followed by a time of
+    day and an offset (``2024-03-05T10:00:00Z``, ``2024-01-05 00:00:00+00``). The wall time
+    of every value is read: its offset or time zone is dropped, as for a ``datetime64``
+    column with a time zone (text with the offsets of summer and winter time, a time-zone
+    column written to CSV, reads as the column did). Anything else is a ValidationError
+    naming the column and the first value not read: numbers and booleans (``20240105`` is
+    not read as a date), other text (``05/01/2024``, ``2024-01``, ``Jan 2024``: day or month
+    first cannot be told), days and times that do not exist (``2024-02-30``).
 
     Examples
     --------
-    >>> datetime_values(pd.Series(["2024-01-05", None, "2024-02-29 10:30"]))
+    >>> datetime_values(pd.Series(["2024-01-05", None, " 2024-02-29 10:30+00"]))
     array(['2024-01-05T00:00:00.000000',                        'NaT',
            '2024-02-29T10:30:00.000000'], dtype='datetime64[us]')
     >>> datetime_values(pd.Series([20240105], name="deal_date"))  # doctest: +ELLIPSIS
@@ -132,60 +146,97 @@ def datetime_values(series: pd.Series) -> np.ndarray:
             series = series.astype(object)
         if isinstance(series.dtype, pd.PeriodDtype):
             series = series.dt.start_time
-        if not pd.api.types.is_datetime64_any_dtype(series.dtype):
-            series = _parsed(series)
-        if getattr(series.dt, "tz", None) is not None:
-            series = series.dt.tz_localize(None)
-        return series.to_numpy(dtype="datetime64[us]")
+        if pd.api.types.is_datetime64_any_dtype(series.dtype):
+            if getattr(series.dt, "tz", None) is not None:
+                series = series.dt.tz_localize(None)
+            return series.to_numpy(dtype="datetime64[us]")
+        if not pd.api.types.is_string_dtype(series.dtype):  # numbers, booleans, other Arrow
+            if series.isna().all():
+                return np.full(len(series), np.datetime64("NaT", "us"))
+            raise TypeError(f"not dates: {series.dtype}")
+        return _object_times(series, str(series.name))
     except ValidationError:
         raise
     except (TypeError, ValueError, OverflowError, NotImplementedError, pa.ArrowException) as exc:
-        raise ValidationError(str(series.name), _DATES, got=_kind(series, given)) from exc
+        raise ValidationError(str(series.name), _DATES, got=str(given)) from exc
 
 
-def _kind(series: pd.Series, given: Any) -> str:
-    """What a refused date column holds: its dtype, or the kind of its objects."""
-    if pd.api.types.is_object_dtype(given):
-        return f"values of kind {pd.api.types.infer_dtype(series, skipna=True)!r}"
-    return str(given)
+def _object_times(series: pd.Series, name: str) -> np.ndarray:
+    """Wall times of a column of text or objects: text alone read by Arrow at once
+    (:func:`_text_times`), date objects alone by pandas, a mix value by value of its kind."""
+    if series.dtype != object:  # pandas text: Arrow's own, or converted once
+        return _text_times(pa.array(series.array), name)
+    values = series.to_numpy()
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind == "string":
+        return _text_times(pa.array(values, pa.string(), from_pandas=True), name, values)
+    if kind in ("date", "datetime", "datetime64"):  # date objects alone (and nulls)
+        return _wall_times(values)
+    is_text = np.fromiter((isinstance(v, str) for v in values), dtype=bool, count=len(values))
+    others = values[~is_text]
+    unread = next((i for i in np.flatnonzero(~is_text) if not _is_time_object(values[i])), None)
+    if unread is not None:  # named, unless text before it is not read either
+        _text_times(pa.array(values[:unread][is_text[:unread]], pa.string()), name)
+        raise ValidationError(name, _DATES, got=values[unread])
+    out = np.full(len(values), np.datetime64("NaT", "us"))
+    if is_text.any():
+        out[is_text] = _text_times(pa.array(values[is_text], pa.string()), name)
+    out[~is_text] = _wall_times(others)
+    return out
 
 
-def _parsed(series: pd.Series) -> pd.Series:
-    """Dates of a column that is neither datetime64 nor periods: ``datetime.date`` objects,
-    or ISO 8601 text (:data:`_ISO_TEXT`, one offset or none for the whole column); all nulls
-    as NaT. A TypeError for anything else, a ValidationError naming the first text not read."""
-    if pd.api.types.is_string_dtype(series.dtype):
-        kind = pd.api.types.infer_dtype(series, skipna=True)
-    else:  # numbers, booleans, Arrow types plain_column leaves: never dates
-        kind = "empty" if series.isna().all() else "other"
-    if kind in ("date", "datetime", "datetime64", "empty"):
-        return pd.to_datetime(series)
-    if kind != "string":
-        raise TypeError(f"not dates: {kind}")
-    text = pd.unique(series.dropna().to_numpy(dtype=object))
-    unread = next((value for value in text if not _is_iso(value)), None)
-    if unread is not None:
-        raise ValidationError(str(series.name), _DATES, got=unread)
+def _is_time_object(value: Any) -> bool:
+    """Whether ``value`` is a date object (:data:`_TIME_OBJECTS`) or a null."""
+    return isinstance(value, _TIME_OBJECTS) or (pd.api.types.is_scalar(value) and pd.isna(value))
+
+
+def _wall_times(values: np.ndarray) -> np.ndarray:
+    """``datetime64[us]`` wall times of date objects and nulls; objects of several time zones
+    (or some with one, some without) each read at its own wall time."""
+    try:
+        times = pd.to_datetime(pd.Series(values, dtype=object))
+    except ValueError:  # several time zones: each one's wall time
+        naive = [v.replace(tzinfo=None) if getattr(v, "tzinfo", None) else v for v in values]
+        times = pd.to_datetime(pd.Series(naive, dtype=object))
+    if getattr(times.dt, "tz", None) is not None:
+        times = times.dt.tz_localize(None)
+    return times.to_numpy(dtype="datetime64[us]")
+
+
+def _text_times(text: pa.Array, name: str, given: np.ndarray | None = None) -> np.ndarray:
+    """``datetime64[us]`` wall times of ISO 8601 text (:data:`_ISO_TEXT`), stripped first;
+    empty text and nulls as NaT. One Arrow pass checks every value; pandas reads them and
+    refuses days and times that do not exist; offsets are taken off (:data:`_OFFSET`) only
+    when pandas cannot read them as one. ``given``: the same text as objects, read as they
+    are when no value needs stripping. A ValidationError names the first value not read."""
+    trimmed = pc.utf8_trim_whitespace(text)
+    stripped = pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, trimmed.type), trimmed)
+    iso = pc.fill_null(pc.match_substring_regex(stripped, _ISO_TEXT), True)
+    if not pc.all(iso, min_count=0).as_py():
+        _refuse_first(text, stripped, iso, name)
+    if given is None or pc.any(pc.not_equal(trimmed, text)).as_py():
+        given = stripped.to_numpy(zero_copy_only=False)  # pandas reads "" as NaT
     try:
         # format="ISO8601": no format guessed from the first value (no pandas warning)
-        return pd.to_datetime(series, format="ISO8601")
-    except ValueError as exc:  # each value is a time: their offsets differ
-        raise ValidationError(
-            str(series.name),
-            _DATES + ", one offset or none for the whole column",
-            got=f"mixed offsets ({', '.join(text[:2])} ...)",
-        ) from exc
+        times = pd.to_datetime(given, format="ISO8601")
+    except (ValueError, OverflowError):  # offsets that differ, or no such day or time
+        wall = pc.replace_substring_regex(stripped, _OFFSET, r"\1")
+        try:
+            times = pd.to_datetime(wall.to_numpy(zero_copy_only=False), format="ISO8601")
+        except (ValueError, OverflowError):
+            _refuse_first(text, stripped, iso, name)
+    if times.tz is not None:
+        times = times.tz_localize(None)
+    return times.to_numpy(dtype="datetime64[us]")
 
 
-def _is_iso(text: str) -> bool:
-    """Whether ``text`` is a real day (and time) written as :data:`_ISO_TEXT` says."""
-    if not _ISO_TEXT.match(text):
-        return False
-    try:
-        dt.datetime.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
+def _refuse_first(text: pa.Array, stripped: pa.Array, iso: pa.Array, name: str) -> NoReturn:
+    """Raise the ValidationError naming the first value of ``text`` not read: not ISO 8601
+    (``iso`` false), or no real day or time (found by reading every wall time again)."""
+    wall = pc.replace_substring_regex(stripped, _OFFSET, r"\1").to_numpy(zero_copy_only=False)
+    read = pd.to_datetime(wall, format="ISO8601", errors="coerce")
+    unread = ~iso.to_numpy(zero_copy_only=False) | (read.isna() & pd.notna(wall))
+    raise ValidationError(name, _DATES, got=text[int(np.flatnonzero(unread)[0])].as_py())
 
 
 @checked_keywords

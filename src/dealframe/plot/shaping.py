@@ -41,8 +41,9 @@ from dealframe.analytics.multiples import (
 from dealframe.arguments import DateLike
 from dealframe.comparison import measure_side
 from dealframe.errors import ValidationError, did_you_mean
+from dealframe.frames._columns import datetime_values
 from dealframe.frames.participants import explode_participants
-from dealframe.private.filters import range_bound
+from dealframe.private.filters import range_bound, to_date_string
 
 __all__ = [
     "MULTIPLE_BOUNDS",
@@ -147,15 +148,19 @@ def _deals_with(deals: Any, columns: tuple[str, ...]) -> None:
 
 
 def _day(value: Any, argument: str) -> pd.Timestamp | None:
-    if value is None:
+    """A bound of a window as the analytics read it
+    (:func:`~dealframe.private.filters.to_date_string`: ``YYYY-MM-DD`` text, or the day of a
+    date, datetime, Timestamp or ``numpy.datetime64``); None for None or NaT, a
+    ValidationError naming ``argument`` for anything else (``2024-01``, ``12/01/2024``)."""
+    if value is None or value is pd.NaT or (isinstance(value, np.datetime64) and np.isnat(value)):
         return None
-    try:
-        stamp = pd.Timestamp(value)
-    except (TypeError, ValueError):
-        raise ValidationError(argument, "a date (YYYY-MM-DD)", got=value) from None
-    if pd.isna(stamp):
-        return None
-    return stamp.normalize().tz_localize(None) if stamp.tzinfo else stamp.normalize()
+    return pd.Timestamp(to_date_string(value, argument))
+
+
+def _deal_dates(deals: pd.DataFrame) -> pd.Series:
+    """``deal_date`` as wall times (:func:`~dealframe.frames._columns.datetime_values`, the
+    analytics' reader: ``20240105`` or ``05/01/2024`` is a ValidationError naming it)."""
+    return pd.Series(datetime_values(deals["deal_date"]), index=deals.index, name="deal_date")
 
 
 def deal_window(
@@ -188,7 +193,7 @@ def deal_window(
         start = _day(range_bound(filters.get("date_from"), lower=True), "date_from")
     if end is None:
         end = _day(range_bound(filters.get("date_to"), lower=False), "date_to")
-    dates = pd.to_datetime(deals["deal_date"]) if "deal_date" in deals and len(deals) else None
+    dates = _deal_dates(deals) if "deal_date" in deals and len(deals) else None
     if start is None and dates is not None and pd.notna(dates.min()):  # whole quarters
         start = dates.min().to_period("Q").start_time
     if end is None and dates is not None and pd.notna(dates.max()):
@@ -269,7 +274,7 @@ def quarterly_activity(deals: pd.DataFrame, window: DateWindow | None = None) ->
     start, end = deal_window(deals, window)
     periods = pd.period_range(start.to_period("Q"), end.to_period("Q"), freq="Q")
     labels = [quarter_label(p) for p in periods]
-    dates = pd.to_datetime(deals["deal_date"])
+    dates = _deal_dates(deals)
     inside = ((dates >= start) & (dates <= end)).to_numpy(dtype=bool, na_value=False)
     rows = deals.loc[inside]
     quarter = pd.Series(

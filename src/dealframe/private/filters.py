@@ -25,7 +25,6 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import functools
-import re
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -56,6 +55,7 @@ __all__ = [
     "SORT_DIRECTIONS",
     "documented_document",
     "documented_schema",
+    "is_day",
     "range_bound",
     "service_decides",
     "to_date_string",
@@ -64,7 +64,6 @@ __all__ = [
 
 #: Sort directions of ``<key>:<direction>`` (interface document section 4.2).
 SORT_DIRECTIONS: tuple[str, ...] = ("asc", "desc")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _T = TypeVar("_T")
 
 
@@ -73,24 +72,22 @@ _COUNTRY_FILTERS = frozenset({"country", "target_country"})
 
 
 def to_date_string(value: Any, argument: str) -> str:
-    """A date-like value as ``YYYY-MM-DD``.
+    """A date-like value as ``YYYY-MM-DD``: text written so (stripped), or the day of a
+    date, datetime, Timestamp or ``numpy.datetime64``; anything else, or a day outside the
+    years 1 to 9999 (``numpy.datetime64("10000-01-01")``), is a ValidationError naming
+    ``argument``.
 
     Examples
     --------
     >>> to_date_string(pd.Timestamp("2024-03-05 10:00"), "date_from")
     '2024-03-05'
     """
+    expected = "a date YYYY-MM-DD, datetime.date or pandas.Timestamp"
     if isinstance(value, str):
         text = value.strip()
-        if _DATE.match(text):
-            try:
-                dt.date.fromisoformat(text)
-                return text
-            except ValueError:
-                pass
-        raise ValidationError(
-            argument, "a date YYYY-MM-DD, datetime.date or pandas.Timestamp", got=value
-        )
+        if is_day(text):
+            return text
+        raise ValidationError(argument, expected, got=value)
     if isinstance(value, (pd.Timestamp, dt.datetime)):
         if pd.isna(value):
             raise ValidationError(argument, "a date, not NaT", got=value)
@@ -98,10 +95,25 @@ def to_date_string(value: Any, argument: str) -> str:
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, np.datetime64) and not np.isnat(value):
-        return str(value.astype("datetime64[D]"))
-    raise ValidationError(
-        argument, "a date YYYY-MM-DD, datetime.date or pandas.Timestamp", got=value
-    )
+        text = str(value.astype("datetime64[D]"))
+        if is_day(text):
+            return text
+        raise ValidationError(argument, "a date of the years 1 to 9999", got=text)
+    raise ValidationError(argument, expected, got=value)
+
+
+def is_day(value: Any) -> bool:
+    """Whether ``value`` is a real day written ``YYYY-MM-DD`` (a year from 1 to 9999).
+
+    Examples
+    --------
+    >>> is_day("2024-02-29"), is_day("2023-02-29"), is_day("20240105"), is_day(None)
+    (True, False, False, False)
+    """
+    try:
+        return bool(dt.date.fromisoformat(value).isoformat() == value)
+    except (TypeError, ValueError):
+        return False
 
 
 def to_timestamp_string(value: Any, argument: str) -> str:
