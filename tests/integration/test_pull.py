@@ -5,7 +5,6 @@ line with a status a scheduler can act on."""
 from __future__ import annotations
 
 import json
-import time
 import warnings
 
 import pandas as pd
@@ -204,6 +203,11 @@ def test_public_current_of_a_search_matching_nothing_writes_the_header(
             ],
             "takes --id and --limit only",
         ),
+        (
+            ["co-investors", "--id", "0b6f5a1e-0000-4000-8000-000000000000", "--limit", "1001"]
+            + ["-o", "x.csv"],
+            "invalid --limit: expected a whole number from 1 to 1,000",
+        ),
         (["search", "--region", REGION, "-o", "x.csv"], "did you mean '--regions'"),
         # Family A values, checked as the client checks them, naming the flag
         (["search", "--countries", "GBR,gbr", "-o", "x.csv"], "invalid --countries: "),
@@ -227,7 +231,6 @@ def test_bad_pulls_fail_in_one_line_before_the_sandbox_starts(
     tmp_path, capsys, monkeypatch, args, expected
 ):
     monkeypatch.chdir(tmp_path)
-    started = time.perf_counter()
     code, out, err = _pull([*args, "--sandbox"], capsys)
     assert code == 2
     errors = [line for line in err.splitlines() if "error" in line]
@@ -235,7 +238,6 @@ def test_bad_pulls_fail_in_one_line_before_the_sandbox_starts(
     assert "[" not in errors[0].split(":")[1]  # a flag, not a Python argument (countries[0])
     assert "None" not in errors[0]  # a Python word
     assert "starting the embedded sandbox" not in err and not out
-    assert time.perf_counter() - started < 5
     assert not list(tmp_path.iterdir())  # nothing written
 
 

@@ -30,6 +30,7 @@ import textwrap
 import time
 from typing import Any
 
+from dealframe._vocab import SUBCOLLECTION_LIMIT_MAX
 from dealframe._wording import counted
 from dealframe.cli_options import Parser, positive_int
 from dealframe.clitools import (
@@ -148,7 +149,12 @@ def _options(name: str) -> argparse.ArgumentParser:
     p.add_argument(
         "--limit",
         type=positive_int,
-        help=shown(kind != "public", "cap on rows per id" if kind == "sub" else "cap on rows"),
+        help=shown(
+            kind != "public",
+            f"cap on rows per id, 1 to {SUBCOLLECTION_LIMIT_MAX:,} (default: every row)"
+            if kind == "sub"
+            else "cap on rows",
+        ),
     )
     add_sandbox_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress on standard error")
@@ -187,6 +193,13 @@ class _Plan:
                     f"nothing: {self.entity.name} takes --id and --limit only",
                 )
             self.ids = check_ids(args.id, "--id")
+            if args.limit is not None and args.limit > SUBCOLLECTION_LIMIT_MAX:
+                raise ValidationError(
+                    "--limit",
+                    f"a whole number from 1 to {SUBCOLLECTION_LIMIT_MAX:,} (the interface "
+                    "document's bound on a sub-collection; leave --limit out for every row)",
+                    got=args.limit,
+                )
         elif kind == "public":
             for flag, value in (("--id", args.id), ("--sort", args.sort), ("--limit", args.limit)):
                 if value:
