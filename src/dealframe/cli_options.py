@@ -554,6 +554,24 @@ def _chosen(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Argume
     return parser
 
 
+def _unrecognized(words: list[str], options: set[str]) -> str:
+    """argparse's "unrecognized arguments" said without quoting a value: an option by its
+    name (``--public-tokn``, not ``--public-tokn=SECRET``, with did-you-mean), values left
+    over counted (one may be a token: ``doctor --public-token A B``).
+
+    Examples
+    --------
+    >>> _unrecognized(["--public-tokn=SECRET", "B"], {"--public-token"})
+    "unrecognized arguments: --public-tokn (did you mean '--public-token'?); 1 value no option takes"
+    """
+    names = [w.split("=", 1)[0] for w in words if w.startswith("-") and w != "-"]
+    said = [f"{name}{_hint(name, options)}" for name in names]
+    values = len(words) - len(names)
+    if values:
+        said.append(f"{values} value{'s' * (values != 1)} no option takes")
+    return f"unrecognized arguments: {'; '.join(said)}"
+
+
 class _Once(argparse._StoreAction):
     """argparse's ``store`` for an option of a :class:`Parser`: given a second time, it is
     refused (argparse would keep the last value and drop the first without a word). An
@@ -637,9 +655,8 @@ class Parser(argparse.ArgumentParser):
             elif not token.startswith("-") or token in ("-", "--"):
                 return  # the sub-command (argparse checks it)
             elif (action := self._known(token)) is None:
-                self._say(
-                    self.prog, f"unrecognized arguments: {token}{_hint(token, _options(self))}"
-                )
+                name = token.split("=", 1)[0]  # its value is not quoted: it may be a token
+                self._say(self.prog, f"unrecognized arguments: {name}{_hint(name, _options(self))}")
             else:
                 skip = action.nargs != 0 and "=" not in token
 
@@ -647,12 +664,7 @@ class Parser(argparse.ArgumentParser):
         chosen = _chosen(self, self._argv)
         unknown = re.match(r"unrecognized arguments: (.*)", message)
         if unknown:
-            options = _options(chosen)
-            hints = [
-                f"{w}{_hint(w, options)}" for w in unknown.group(1).split() if w.startswith("-")
-            ]
-            if any("did you mean" in h for h in hints):
-                message = f"unrecognized arguments: {'; '.join(hints)}"
+            message = _unrecognized(unknown.group(1).split(), _options(chosen))
         invalid = re.match(
             r"(argument .*: invalid choice: '([^']*)' \(choose from (.*)\))$", message
         )

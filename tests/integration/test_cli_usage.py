@@ -89,6 +89,29 @@ def test_an_unknown_option_before_the_command_is_named(run, tmp_path, argv, pref
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
 
 
+@pytest.mark.parametrize(
+    ("argv", "prefix", "says"),
+    [
+        (
+            ["doctor", "--public-tokn=SECRETAAA111"],
+            "dealframe doctor",
+            "--public-tokn (did you mean '--public-token'?)",
+        ),
+        (["doctor", "--public-token", "A", "SECRETBBB222"], "dealframe doctor", "1 value no"),
+        (["doctor", "--xyz=SECRETCCC333"], "dealframe doctor", "--xyz"),
+        (["--xyz=SECRETCCC333", "doctor"], "dealframe", "--xyz"),
+    ],
+)
+def test_an_unrecognized_argument_is_named_without_its_value(run, argv, prefix, says):
+    """A value is never quoted back: it may be a token (a misspelt ``--public-token=...``, or
+    a token given after one), and usage errors land in scheduler logs."""
+    status, out, err = run(argv)
+    assert status == 2 and out == ""
+    line = _error(err, prefix)
+    assert f"unrecognized arguments: {says}" in line
+    assert "SECRET" not in err, err
+
+
 def test_the_options_before_the_command_still_work(run):
     assert run(["--version"])[0] == 0
     assert run(["--vers"])[0] == 0  # argparse's unique prefix
