@@ -20,6 +20,7 @@ import pytest
 import dealframe
 from dealframe.analytics import Conventions, bucket_medians
 from dealframe.analytics.reconcile import calibrate
+from dealframe.notices import ServiceContractWarning
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -135,6 +136,30 @@ def test_calibrate_takes_the_window_length_the_service_reports(sandbox, client):
     assert table.attrs["best"]["window_anchor"] == "date_to"
     assert table["window_years"].tolist() == [3, 3]
     assert table.set_index("window_anchor").loc["date_to", "reproduces"]
+
+
+def test_calibrate_says_a_window_length_no_window_can_take_and_tests_its_own(sandbox, client):
+    """A meta saying ``default_date_range_years: 3000`` (a window starting before year 1):
+    said as the service's, and the variants' own length tested; it raised a ValidationError
+    naming ``date_to``, an argument the user never gave."""
+
+    def says_3000_years(doc):
+        doc["meta"]["methodology"]["default_date_range_years"] = 3000
+        return doc
+
+    with Proxy(sandbox.url) as proxy:
+        proxy.add(
+            f"^{P}/transactions/aggregate$",
+            edit(says_3000_years, "default_date_range_years 3000"),
+            method="POST",
+        )
+        with dealframe.Client(
+            proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+        ) as odd:
+            with pytest.warns(ServiceContractWarning, match="default_date_range_years is 3000"):
+                table = calibrate(odd, "ev_revenue", "quarter", variants=[Conventions()])
+    assert table["window_years"].tolist() == [Conventions().window_years]
+    assert table["buckets_matched"].iloc[0] == table["buckets"].iloc[0] > 0
 
 
 def test_deals_of_a_csv_export_concatenated_with_the_clients_are_read(client):

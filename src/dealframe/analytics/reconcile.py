@@ -12,6 +12,7 @@ first against an account whose methodology is unknown.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
@@ -34,6 +35,7 @@ from dealframe.arguments import checked_keywords, integer_in
 from dealframe.client import Client
 from dealframe.contract import as_count
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
+from dealframe.notices import ServiceContractWarning, user_stacklevel
 from dealframe.private.aggregate import threshold_read_elsewhere
 from dealframe.private.suppression import off_threshold
 from dealframe.public.api import Month, Strings
@@ -615,7 +617,7 @@ def calibrate(
         variants,
     )
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
-    years = _service_years(service)
+    years = _service_years(service, context["date_to"])
     if years is not None:  # the service says it: no variant's to test
         variants = [dataclasses.replace(v, window_years=years) for v in variants]
     # the local buckets are computed over the service's window: the anchor acts only on the
@@ -668,23 +670,36 @@ def _anchors_differ(variant: Conventions, time_bucket: str, context: Mapping[str
     return len(starts) > 1
 
 
-def _service_years(service: pd.DataFrame) -> int | None:
+def _service_years(service: pd.DataFrame, end: str) -> int | None:
     """The length of the service's default window, ``default_date_range_years`` of its
     aggregate answer's ``methodology`` (read as a count, :func:`~dealframe.contract.as_count`),
-    or None when it gives none a :class:`Conventions` can hold (1 to 9999).
+    or None when it gives none a window ending on ``end`` (``YYYY-MM-DD``) can take: one of
+    at least a year, starting after year 1 (said, as a ``ServiceContractWarning``, when the
+    service gives one longer).
 
     Examples
     --------
     >>> answer = pd.DataFrame()
     >>> answer.attrs["methodology"] = {"default_date_range_years": 3}
-    >>> _service_years(answer), _service_years(pd.DataFrame())
+    >>> _service_years(answer, "2026-06-30"), _service_years(pd.DataFrame(), "2026-06-30")
     (3, None)
     """
     method = service.attrs.get("methodology")
     years = (
         as_count(method.get("default_date_range_years")) if isinstance(method, Mapping) else None
     )
-    return years if years is not None and 1 <= years < 10_000 else None
+    if years is None or years < 1:
+        return None
+    if years >= int(end[:4]):
+        warnings.warn(
+            f"the aggregate's methodology.default_date_range_years is {years}: a window of "
+            f"that many years to {end} would start before year 1; the variants' own "
+            "window_years are tested instead",
+            ServiceContractWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return None
+    return years
 
 
 def _no_rows(frame: pd.DataFrame) -> pd.DataFrame:
