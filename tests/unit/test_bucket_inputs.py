@@ -57,6 +57,9 @@ def test_numbers_and_booleans_are_not_dates(dates):
         pytest.param("Jan 5 2024", id="words"),
         pytest.param("20240105", id="digits"),
         pytest.param("2024-02-30", id="no-such-day"),
+        pytest.param("0000-01-01", id="year-zero"),
+        pytest.param("2024-01-05T10:00+25:00", id="no-such-offset-hour"),
+        pytest.param("2024-01-05T10:00+00:99", id="no-such-offset-minute"),
     ],
 )
 def test_text_that_is_not_iso_8601_is_refused_naming_the_column_and_value(text):

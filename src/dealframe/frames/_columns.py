@@ -31,12 +31,14 @@ _DATES = (
 #: Text a date column may hold (RE2 and Python alike), once stripped: ISO 8601, a day with an
 #: optional time of day and offset (``Z``, ``+01:00``, ``+0100`` or ``+00`` as PostgreSQL
 #: writes a ``timestamptz``).
+_ZONE = r"(?:Z|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)"  # hours 00-23, minutes 00-59
 _ISO_TEXT = (
-    r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$"
+    r"^(?:\d{3}[1-9]|\d{2}[1-9]\d|\d[1-9]\d{2}|[1-9]\d{3})-\d{2}-\d{2}"  # no year 0000
+    r"(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?" + _ZONE + r"?)?$"
 )
 #: The offset ending such text, after its time of day (kept, ``\1``): taken off, the wall
 #: time read.
-_OFFSET = r"([T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(?:Z|[+-]\d{2}(?::?\d{2})?)$"
+_OFFSET = r"([T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)" + _ZONE + "$"
 #: Objects a date column may hold besides text (nulls aside): ``datetime.date``, ``datetime``,
 #: ``pandas.Timestamp`` (and ``NaT``, one of them) and ``numpy.datetime64``.
 _TIME_OBJECTS = (dt.date, np.datetime64)
