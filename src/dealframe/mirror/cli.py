@@ -343,19 +343,31 @@ def register(subparsers: Any) -> None:
         help="append today's Family A current data for a universe, refresh its monthly time series",
     )
     p.add_argument("path", metavar="PATH", help="mirror folder (or a new one)")
-    p.add_argument("--sku", nargs="+", action="extend", type=sku, help="the universe as SKUs")
+    p.add_argument(
+        "--sku",
+        nargs="+",
+        action="extend",
+        type=sku,
+        help="the universe as SKUs (repeatable, or several after one flag)",
+    )
     p.add_argument(
         "--region",
         nargs="+",
         action="extend",
         type=region,
-        help="the universe as a search: regions",
+        help="the universe as a search: regions (repeatable)",
     )
     p.add_argument(
-        "--country", nargs="+", action="extend", type=country, help="... ISO-3 countries"
+        "--country",
+        nargs="+",
+        action="extend",
+        type=country,
+        help="... ISO-3 countries (repeatable)",
     )
-    p.add_argument("--industry", nargs="+", action="extend", help="... industries (verticals)")
-    p.add_argument("--theme", nargs="+", action="extend", help="... themes")
+    p.add_argument(
+        "--industry", nargs="+", action="extend", help="... industries (verticals; repeatable)"
+    )
+    p.add_argument("--theme", nargs="+", action="extend", help="... themes (repeatable)")
     p.add_argument(
         "--ev-above", type=non_negative, help="... enterprise value above (millions USD)"
     )
