@@ -289,6 +289,7 @@ def test_counts_of_one_are_singular(frames):
     assert ax.get_title(loc="left").endswith("(1 deal)")
     current = frames["current"].dropna(subset=["revenueGrowthNtmLtm", "evRevenueNtm"])
     current = current[current["evRevenueNtm"].between(0.5, 40) & (current["revenueNtm"] > 0)]
+    _, ax = dplot.figure()  # not over the charts above: it lays the figure out to fit its label
     dplot.comps_multiples(current.iloc[:1], ax=ax)
     assert ax.get_title(loc="left").endswith("1 largest of 1 company")
     assert "Median of the 1 meaningful value: " in dplot.alt_text(ax)
@@ -296,3 +297,108 @@ def test_counts_of_one_are_singular(frames):
     dplot.growth_vs_multiple(current.iloc[:1], ax=ax)
     assert "Scatter of 1 company:" in dplot.alt_text(ax)
     assert " 1 largest company named." in dplot.alt_text(ax)
+
+
+def _laid_out(ax):
+    """The renderer of ``ax``'s figure, laid out as it will be saved."""
+    ax.figure.draw_without_rendering()
+    return ax.figure.canvas.get_renderer()
+
+
+#: ``title(loc="left")``, the charts' title, has no public accessor of its Text.
+_TITLE = "_left_title"
+
+
+def _inside(box, frame) -> bool:
+    return box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y0 >= frame.y0 and box.y1 <= frame.y1
+
+
+@pytest.fixture(scope="module")
+def one_quarter(sandbox):
+    """Medians of a window inside one quarter (45 days into the service's last), with the
+    report's intervals: one partial bucket, its whisker the tallest thing drawn."""
+    from dealframe.report.tables import quarterly_medians_table
+
+    with dealframe.Client.for_sandbox(sandbox, progress=False) as client:
+        latest = client.private.aggregate("ev_revenue", "quarter").attrs["methodology"]
+        to = latest["date_range"]["to"]
+        since = pd.Timestamp(to).to_period("Q").start_time + pd.Timedelta(days=45)
+        window = {"date_from": since.date().isoformat(), "date_to": to}
+        aggregate = client.private.aggregate("ev_revenue", "quarter", **window)
+        deals = client.private.deals(**window)
+    return quarterly_medians_table(aggregate, deals, "ev_revenue", 30, 0.9)
+
+
+def test_one_partial_quarter_keeps_its_layout_its_label_and_a_clear_legend(one_quarter):
+    """The "n" of the row over the chart, left of the first bucket, fell outside the narrow x
+    range of one bucket: the layout collapsed ("constrained_layout not applied"), the
+    "(partial)" tick label was cut off at the bottom, and the interval crossed the legend."""
+    assert len(one_quarter) == 1 and np.isfinite(one_quarter["median_high"]).all()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig, ax = dplot.figure(9.0, 3.9)
+        dplot.quarterly_medians(one_quarter, ax=ax)
+        renderer = _laid_out(ax)
+    assert not [str(w.message) for w in caught if "layout" in str(w.message)]
+    page = fig.bbox
+    (tick,) = [t for t in ax.get_xticklabels() if t.get_text()]
+    assert tick.get_text().endswith("(partial)")
+    for text in [tick, ax.xaxis.label, ax.yaxis.label, getattr(ax, _TITLE), *ax.texts]:
+        assert _inside(text.get_window_extent(renderer), page), text.get_text()
+    legend = ax.get_legend().get_window_extent(renderer)
+    x, high = ax.transData.transform((0, one_quarter["median_high"].iloc[0]))
+    assert high < legend.y0  # the whisker's top is under the legend
+    assert _inside(legend, ax.get_window_extent(renderer))
+
+
+def test_capital_raised_counts_stay_apart_on_narrow_axes(frames):
+    """ "n=138n=146": the n over each bar touched once 20 quarters shared a narrow chart."""
+    for width, height in ((7.0, 3.8), (4.0, 2.5)):
+        _, ax = dplot.figure(width, height)
+        dplot.capital_raised(frames["deals"], ax=ax)
+        renderer = _laid_out(ax)
+        counts = [t for t in ax.texts if t.get_text().startswith("n=")]
+        assert len(counts) >= 12
+        boxes = sorted((t.get_window_extent(renderer) for t in counts), key=lambda b: b.x0)
+        gap = 2.0 * ax.figure.dpi / 72.0
+        for left, right in zip(boxes, boxes[1:]):
+            assert left.x1 + gap <= right.x0, (width, left, right)
+        frame = ax.get_window_extent(renderer)
+        assert all(box.y1 <= frame.y1 for box in boxes)  # under the title
+
+
+def test_one_companys_comps_chart_keeps_its_axis_label_in_the_figure(frames):
+    current = frames["current"].dropna(subset=["evRevenueNtm", "enterpriseValue"])
+    _, ax = dplot.figure(7.0, 0.24 * 1 + 1.6)  # as the report draws it
+    dplot.comps_multiples(current.iloc[:1], ax=ax)
+    renderer = _laid_out(ax)
+    assert ax.get_ylabel().startswith("company")
+    assert _inside(ax.yaxis.label.get_window_extent(renderer), ax.figure.bbox), ax.get_ylabel()
+    _, ax = dplot.figure(7.0, 0.24 * 25 + 1.6)  # room for the whole label
+    dplot.comps_multiples(current, ax=ax)
+    assert ax.get_ylabel() == "company (largest enterprise value first)"
+
+
+@pytest.mark.parametrize("middle", [False, True])
+@pytest.mark.parametrize("size", [(7.0, 0.24 * 25 + 1.6), (5.0, 2.9), (4.0, 2.5)])
+def test_the_median_legend_fits_and_keeps_off_the_median_line(frames, size, middle):
+    """The legend took the side of the Axes the median left free only while it was narrower
+    than half of them: at 5 x 2.9 in it sat on the median line, at 4 in it ran past the
+    right edge. ``middle``: every multiple meaningful and the median just left of the middle
+    of the Axes, so the free side is narrowest."""
+    current = frames["current"].copy()
+    if middle:
+        current["revenueNtm"] = 100.0
+        current["evRevenueNtm"] = np.linspace(1.0, 10.0, len(current))
+    _, ax = dplot.figure(*size)
+    dplot.comps_multiples(current, ax=ax)
+    renderer = _laid_out(ax)
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert _inside(legend, ax.figure.bbox)
+    (line,) = ax.get_lines()  # the median
+    axes = ax.get_window_extent(renderer)
+    x = ax.transData.transform((line.get_xdata()[0], 0))[0]
+    assert not (legend.x0 <= x <= legend.x1 and legend.y0 < axes.y1 and legend.y1 > axes.y0)
+    assert not legend.overlaps(getattr(ax, _TITLE).get_window_extent(renderer))
+    for artist in [*ax.texts, *ax.patches]:
+        assert not legend.overlaps(artist.get_window_extent(renderer))

@@ -417,6 +417,33 @@ def test_since_mid_quarter_labels_the_partial_quarter(client, tmp_path):
     assert "M&A" not in set(comparison["group"])  # the cohort has no M&A
 
 
+def test_a_window_inside_one_quarter_lays_out_and_counts_in_words(client, manifest, tmp_path):
+    """A ``since`` late in the service's last quarter: one partial quarter. Its medians chart
+    collapsed ("constrained_layout not applied", the tick label cut off), and the page, the
+    stage line and the manifest said "1 of 1 buckets match"."""
+    since = pd.Timestamp(manifest["as_of"]).to_period("Q").start_time + pd.Timedelta(days=45)
+    lines: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        paths = build_report(
+            client,
+            tmp_path,
+            cohort={"region": REGION, "since": since.date().isoformat()},
+            progress=lines.append,
+        )
+    said = [str(w.message) for w in caught]
+    assert not [m for m in said if "layout" in m], said
+    rec = _parquet((paths, []), "reconciliation")
+    assert len(rec) == 1 and rec["match"].all()
+    words = "1 of 1 bucket matches"
+    assert json.loads(paths.manifest.read_text())["reconciliation"].startswith(words)
+    assert [line for line in lines if words in line], lines  # the [5/7] stage line
+    appendix = _visible(_sections(paths.html.read_text())["appendix"])
+    assert words in appendix and "buckets match" not in appendix
+    checks = _parquet((paths, []), "headline_checks")
+    assert f"{len(checks)} of {len(checks)} headline medians match." in appendix
+
+
 def test_bad_options_raise_typed_errors_before_any_request(client, tmp_path):
     before = client.stats.calls
     cases = [

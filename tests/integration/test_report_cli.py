@@ -71,12 +71,14 @@ def _one_error_line(stderr: str) -> str:
         (["--region", REGION, "--top", "1_0"], "argument --top: '1_0' is not a whole number"),
         (["--config", "missing.toml"], "missing.toml: no such file"),
         (["--vertical", "Fintek"], "did you mean 'Fintech'"),
-        (["--region", REGION, "--deal-type", "MandA"], "one of Early, Growth, M&A"),
+        (["--region", REGION, "--deal-type", "MandA"], "values from Early, Growth, M&A"),
+        # the words of the service's own checks (docs/report.md), not "a value the sandbox
+        # has": for a deal type the client's filter check
         (
             ["--region", REGION, "--deal-type", "Foo"],
-            "invalid --deal-type: expected a deal type of the service's deals (one of Early",
+            "invalid --deal-type: expected values from Early, Growth, M&A, Public listing, "
+            "Secondary, Venture, got 'Foo'",
         ),
-        # the words of the service's own check (docs/report.md), not "a value the sandbox has"
         (
             ["--vertical", "Fintec"],
             "invalid --vertical: expected a vertical of the service's companies "

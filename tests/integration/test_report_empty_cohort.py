@@ -9,6 +9,8 @@ dtypes as one with companies, and no row (``comps``) or no meaningful value
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -87,3 +89,27 @@ def test_the_empty_cohorts_tables_are_the_documented_ones_with_nothing_in_them(
     assert list(summary.columns) == list(COMPS_COLUMNS[2:])
     assert summary.loc[["n", "nm", "na"]].eq(0).all().all()
     assert summary.loc[["median", "q1", "q3"]].isna().all().all()
+
+
+def test_the_provenance_table_shows_counts_as_whole_numbers(written: dict[str, Any]) -> None:
+    """The comps pull of a cohort with no listed company sends no request and has no
+    provenance: its empty cells made every count column float, shown as ``1.00`` and
+    ``5,817.00``."""
+    page = written["empty"].html.read_text(encoding="utf-8")
+    part = page[page.index("C. Provenance") :]
+    part = part[: part.index("</table>")]
+    heads = re.findall(r"<th>(.*?)</th>", part)
+    rows = {
+        cells[0]: dict(zip(heads, cells))
+        for cells in (re.findall(r"<td[^>]*>(.*?)</td>", row) for row in part.split("<tr>")[2:])
+    }
+    provenance = json.loads(written["empty"].manifest.read_text())["provenance"]
+    assert provenance.get("current", {}).get("requests") is None  # the row without counts
+    counted = 0
+    for pull, held in provenance.items():
+        for column in ("requests", "rows_expected", "rows_received"):
+            if held.get(column) is not None:
+                assert rows[pull][column] == f"{held[column]:,}", (pull, column)
+                counted += 1
+    assert counted >= 6
+    assert not re.search(r">[\d,]+\.00<", part)

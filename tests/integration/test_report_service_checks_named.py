@@ -83,3 +83,38 @@ def test_the_python_api_names_its_own_argument(sandbox, tmp_path):
             build_report(client, tmp_path / "r", cohort={"region": REGION, "since": "2030-01-01"})
     assert caught.value.argument == "since"
     assert str(caught.value).startswith("invalid since: expected a date not after")
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ["--deal-type", "Foo"],
+            "invalid --deal-type: expected values from Early, Growth, M&A, Public listing, "
+            "Secondary, Venture, got 'Foo'",
+        ),
+        (
+            ["--region", REGION, "--deal-type", "Venture", "--deal-type", "Seed"],
+            "invalid --deal-type: expected values from Early, Growth, M&A, Public listing, "
+            "Secondary, Venture, got 'Seed'",
+        ),
+        (["--vertical", "Fintec"], "invalid --vertical: expected a vertical of the service's"),
+        (["--vertical", "Foo"], "invalid --vertical: expected a vertical of the service's"),
+    ],
+)
+def test_with_sandbox_a_value_it_lacks_is_refused_in_the_services_words(
+    service, tmp_path, capsys, args, said
+):
+    """With ``--sandbox`` the sandbox's lists refuse a deal type or vertical before it starts;
+    the line is the one the service's check gives once it answers (for a deal type the
+    client's filter check, ``expected values from ...``), not words of its own."""
+    code = main(["report", "--out", str(tmp_path / "service"), "--quiet", *args])
+    against_service = _error(capsys)
+    assert code == EXIT_USAGE
+    assert said in against_service, against_service
+    code = main(["report", "--sandbox", "--scale", "0.1", "--out", str(tmp_path / "s"), *args])
+    err = capsys.readouterr().err
+    assert code == EXIT_USAGE
+    assert "starting the embedded sandbox" not in err  # refused before it starts
+    lines = [line for line in err.splitlines() if "error" in line]
+    assert lines == [against_service], err

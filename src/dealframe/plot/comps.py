@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -14,7 +14,7 @@ from dealframe.arguments import checked_keywords, integer_in, positive_number
 from dealframe.errors import ValidationError
 
 from ._base import ACCENT, CURRENT_FRAME, MUTED, SECOND, axes_for, empty, finish, frame_with
-from .labels import place_labels
+from .labels import fitting_ylabel, place_labels
 from .shaping import MULTIPLE_BOUNDS, meaningful, multiple_status, numbers
 
 __all__ = ["FIELD_LABELS", "comps_multiples", "group_history", "growth_vs_multiple"]
@@ -36,6 +36,18 @@ _SHORT = {
     "evEbitdaNtm": "EV/EBITDA NTM",
     "revenueGrowthNtmLtm": "growth NTM/LTM",
 }
+
+
+#: The y label of :func:`comps_multiples`, longest first: the first that fits the figure's
+#: height (a chart of one company has room for the shortest only).
+_COMPANY_LABELS = (
+    "company (largest enterprise value first)",
+    "company (largest EV first)",
+    "company",
+)
+#: Points between the top of the Axes and the title of :func:`comps_multiples`: room for the
+#: one-line legend of the median drawn there.
+_LEGEND_PAD = 18.0
 
 
 def _numeric(frame: pd.DataFrame, argument: str, column: str) -> None:
@@ -139,9 +151,11 @@ def comps_multiples(
     short = _SHORT.get(column, column)
     title = f"{short}, {len(shown)} largest of {counted(len(current), 'company')}"
     ax = axes_for(ax, 7.0, 0.24 * max(len(shown), 4) + 1.3)
-    xlabel, ylabel = FIELD_LABELS.get(column, column), "company (largest enterprise value first)"
+    xlabel, ylabel = FIELD_LABELS.get(column, column), _COMPANY_LABELS[0]
     if not len(shown):
-        return empty(ax, title, xlabel, ylabel)
+        empty(ax, title, xlabel, ylabel)
+        fitting_ylabel(ax, _COMPANY_LABELS)
+        return ax
     status = multiple_status(shown, column, bound).to_numpy()
     values = meaningful(shown, column, bound).to_numpy(dtype=float)
     y = np.arange(len(shown))[::-1]
@@ -163,6 +177,7 @@ def comps_multiples(
             bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.3},
         )
     ax.set_xlim(0, right * 1.12)
+    ax.set_ylim(-0.6, len(shown) - 0.4)
     if np.isfinite(median):
         ax.axvline(
             median,
@@ -171,13 +186,18 @@ def comps_multiples(
             linewidth=1.2,
             label=f"median of all {len(ok_all)} meaningful: {median:.1f}x",
         )
-        # the legend takes a row of its own under the last bar, on the side the median line
-        # leaves free: drawn over the bars, it hid the last bar's value label
-        ax.set_ylim(-1.6, len(shown) - 0.5)
-        side: Literal["lower left", "lower right"] = (
-            "lower left" if median > right * 1.12 / 2 else "lower right"
+        # the legend sits over the Axes, under the title and flush right: inside, it hid a
+        # bar's value label or sat on the median line, whichever side it took once the Axes
+        # were narrow; wider than narrow Axes, it runs left over the names' column
+        ax.legend(
+            loc="lower right",
+            bbox_to_anchor=(1, 1),
+            fontsize=8,
+            frameon=False,
+            borderpad=0,
+            borderaxespad=0.4,
+            handlelength=1.6,
         )
-        ax.legend(loc=side, fontsize=8, frameon=False, borderaxespad=0.2)
     counts = {s: int((status == s).sum()) for s in ("NM", "n/a")}
     bound_value = MULTIPLE_BOUNDS.get(column) if bound is None else bound
     alt = (
@@ -194,7 +214,11 @@ def comps_multiples(
         + f" {counts['NM']} shown as NM (negative denominator or above "
         f"{bound_value:g}x), {counts['n/a']} as n/a (no value)."
     )
-    return finish(ax, title, xlabel, ylabel, alt, grid="x")
+    finish(
+        ax, title, xlabel, ylabel, alt, grid="x", title_pad=_LEGEND_PAD if ax.get_legend() else 6.0
+    )
+    fitting_ylabel(ax, _COMPANY_LABELS)
+    return ax
 
 
 @checked_keywords

@@ -25,6 +25,7 @@ from dealframe.errors import ValidationError
 from dealframe.notices import MissingDataWarning, user_stacklevel
 
 from ._base import ACCENT, MUTED, PALETTE, SECOND, axes_for, empty, finish, frame_with, ticks
+from .labels import keep_apart
 from .shaping import DateWindow, numbers, partial_periods, quarterly_activity
 
 __all__ = ["METRIC_LABELS", "capital_raised", "deals_per_quarter", "quarterly_medians"]
@@ -201,7 +202,8 @@ def capital_raised(
     """Capital raised per quarter: the sum of the disclosed ``deal_raised`` (millions USD).
 
     A quarter in which no deal disclosed an amount is marked "n/a" (no bar that reads as 0);
-    the number of deals with an amount is written above each bar.
+    the number of deals with an amount is written above each bar, upright when side by side
+    they would touch (many quarters, or narrow Axes).
 
     Examples
     --------
@@ -232,16 +234,19 @@ def capital_raised(
     if partial.any():
         _legend_on_top(ax, [], top, True)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    counts = []  # the n over each bar: turned upright when they would touch
     for xi, value, n in zip(x, raised, table["raised_n"]):
         if np.isfinite(value):
-            ax.text(
-                float(xi),
-                value + top * 0.01,
-                f"n={n}",
-                ha="center",
-                va="bottom",
-                fontsize=6,
-                color="#555555",
+            counts.append(
+                ax.text(
+                    float(xi),
+                    value + top * 0.01,
+                    f"n={n}",
+                    ha="center",
+                    va="bottom",
+                    fontsize=6,
+                    color="#555555",
+                )
             )
         else:
             _na(ax, float(xi), top * 0.02, va="bottom")
@@ -262,7 +267,9 @@ def capital_raised(
         )
         + _partial_note(table)
     )
-    return finish(ax, title, "quarter", ylabel, alt)
+    finish(ax, title, "quarter", ylabel, alt)
+    keep_apart(ax, counts)
+    return ax
 
 
 def _attrs_differ(local: pd.DataFrame, buckets: pd.DataFrame) -> None:
@@ -415,9 +422,11 @@ def quarterly_medians(
             markersize=5,
             label=f"partial {word}",
         )
+    whiskers = np.full(len(buckets), np.nan)
     if "median_low" in buckets and "median_high" in buckets:
         low, high = numbers(buckets, "median_low"), numbers(buckets, "median_high")
         shown = np.isfinite(low) & np.isfinite(high) & np.isfinite(med)
+        whiskers = np.where(shown, high, np.nan)
         if shown.any():
             level = (buckets.attrs.get("ci") or {}).get("confidence", 0.9)
             ax.errorbar(
@@ -456,8 +465,12 @@ def quarterly_medians(
         )
     labels = buckets["bucket"].astype(str).tolist()
     ticks(ax, _tick_labels(labels, partial))
+    # the "n" of the row over the chart sits left of the first bucket, inside the x range:
+    # outside it (one or two buckets leave a narrow range), the layout made room for it and
+    # collapsed the Axes
+    ax.set_xlim(-0.9, len(buckets) - 0.1)
     low_end = min(0.0, float(np.nanmin(q1)) if np.isfinite(q1).any() else 0.0)
-    high_end = float(np.nanmax(np.concatenate([q3, med])))
+    high_end = float(np.nanmax(np.concatenate([q3, med, whiskers])))  # whiskers under the legend
     ax.set_ylim(low_end, high_end + (high_end - low_end) * 0.3)  # room for the legend
     ax.legend(fontsize=7, frameon=False, loc="upper left", ncols=4)
     last = int(np.flatnonzero(np.isfinite(med))[-1])

@@ -1,10 +1,17 @@
-"""Point labels that never overlap: each label takes the first free spot around its point.
+"""Text that stays readable: point labels that never overlap, labels over bars kept apart,
+an axis label that fits its figure.
+
+Point labels: each label takes the first free spot around its point.
 
 A greedy placement in display space: the figure is laid out once, then every label is tried
 at a few offsets around its point's marker, in order, and kept at the first one that
 overlaps no label already placed and no labelled point's marker, keeps a gap of a few points
 to them, and stays inside the Axes. A label with no free spot is dropped; the count of labels
 placed is returned so a chart's alt text can say how many are named.
+
+Each function lays the figure out first (``draw_without_rendering``) and measures the text as
+it will be drawn, at the figure's size: a fixed rule (a side, a count of labels) holds for
+one size of Axes only.
 """
 
 from __future__ import annotations
@@ -15,9 +22,10 @@ from typing import Any, cast
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-__all__ = ["place_labels"]
+__all__ = ["fitting_ylabel", "keep_apart", "place_labels"]
 
 #: (dx, dy) in points from the edge of the point's marker, and horizontal alignment, tried
 #: in this order.
@@ -123,3 +131,78 @@ def place_labels(
                 break
             note.remove()
     return placed
+
+
+def keep_apart(ax: Axes, labels: Sequence[Text], gap: float = _GAP) -> bool:
+    """Turn ``labels`` (one over each bar, anchored at its bottom centre) upright when two
+    of them would touch, and raise the top of the y axis so that they stay inside the Axes.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Holding the bars and ``labels`` (its limits are final but for the top of y).
+    labels : sequence of matplotlib Text
+        Labels in data coordinates, ``va="bottom"``.
+    gap : float
+        Points of clear space kept between two labels side by side.
+
+    Returns
+    -------
+    bool
+        True when the labels were turned.
+
+    Examples
+    --------
+    >>> from dealframe.plot import figure
+    >>> _, ax = figure(2, 2)
+    >>> _ = ax.bar(range(20), [5.0] * 20)
+    >>> keep_apart(ax, [ax.text(i, 5.0, "n=146", ha="center", va="bottom") for i in range(20)])
+    True
+    """
+    if len(labels) < 2:
+        return False
+    fig = cast(Figure, ax.figure)
+    fig.draw_without_rendering()
+    renderer = _renderer(fig)
+    boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+    pad = gap * fig.dpi / 72.0
+    if all(a.x1 + pad <= b.x0 for a, b in zip(boxes, boxes[1:])):
+        return False
+    for label in labels:
+        label.set_rotation(90)
+    fig.draw_without_rendering()
+    frame = ax.get_window_extent(renderer)
+    tallest = max(t.get_window_extent(renderer).height for t in labels) + pad
+    low, high = ax.get_ylim()
+    if frame.height > 2 * tallest and high > low:
+        # the highest anchor, in pixels over the bottom of the Axes, leaves room for a label
+        anchors = max(float(t.get_position()[1]) for t in labels)
+        share = (anchors - low) / (high - low)
+        if share * frame.height + tallest > frame.height:
+            needed = (anchors - low) * frame.height / (frame.height - tallest)
+            ax.set_ylim(low, low + needed)
+    return True
+
+
+def fitting_ylabel(ax: Axes, labels: Sequence[str]) -> str:
+    """Set the y axis label of ``ax`` to the first of ``labels`` that fits in its figure (the
+    label is centred on the Axes: a long one on a short chart runs past the top and bottom
+    edges and is cut), else to the last; returns the label set.
+
+    Examples
+    --------
+    >>> from dealframe.plot import figure
+    >>> _, ax = figure(4, 1.5)
+    >>> fitting_ylabel(ax, ["company (largest enterprise value first)", "company"])
+    'company'
+    """
+    fig = cast(Figure, ax.figure)
+    fig.draw_without_rendering()  # the label's place on the laid-out Axes
+    renderer = _renderer(fig)
+    edge = fig.bbox
+    for text in labels:
+        ax.set_ylabel(text)
+        box = ax.yaxis.label.get_window_extent(renderer)
+        if box.y0 >= edge.y0 and box.y1 <= edge.y1:
+            return text
+    return labels[-1]

@@ -31,6 +31,7 @@ from .render import render_page
 from .tables import (
     comps_summary,
     comps_table,
+    matching,
     multiples_comparison,
     notable_deals,
     quarterly_medians_table,
@@ -182,8 +183,11 @@ def _manifest(
         "generated": generated,
         "sections": list(REPORT_SECTIONS),
         "reconciliation": tables["reconciliation"].attrs["summary"],
-        "headline_checks": f"{int(tables['headline_checks']['match'].sum())} of "
-        f"{len(tables['headline_checks'])} headline medians match",
+        "headline_checks": matching(
+            int(tables["headline_checks"]["match"].sum()),
+            len(tables["headline_checks"]),
+            "headline median",
+        ),
         "tables": {
             n: {"rows": len(tables[n]), "files": [p.name for p in written[n].values()]}
             for n in REPORT_TABLES

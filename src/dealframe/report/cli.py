@@ -51,7 +51,13 @@ from dealframe.clitools import (
     service_client,
 )
 from dealframe.clitools import say as _say
-from dealframe.errors import DealframeError, ExtraMissing, ValidationError, did_you_mean, renamed
+from dealframe.errors import (
+    DealframeError,
+    EnumValueError,
+    ExtraMissing,
+    ValidationError,
+    renamed,
+)
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "register"]
 
@@ -96,38 +102,32 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
     return [ReportJob(cohort, Path(args.out), metric, args.top)]
 
 
-#: What each cohort key the sandbox checks before it starts expects, in the words the
-#: service's own check uses once it answers (``gather``), so that the two read alike.
-_KNOWN_AS = {
-    "vertical": "a vertical of the service's companies",
-    "deal_type": "a deal type of the service's deals",
-}
-
-
 def _sandbox_knows(jobs: list[Any], config: Any = None) -> None:
     """With ``--sandbox`` the vocabulary is known before it starts: a vertical or deal type
-    the sandbox does not have is refused now (against a service, the service says so, in
-    the same words: :data:`_KNOWN_AS`). With ``config`` (the file the jobs come from, one
+    the sandbox does not have is refused now, in the words the service's own check uses once
+    it answers (:func:`~.cohort.unknown_to_service`: against a service, or with the sandbox
+    started, the message is the same). With ``config`` (the file the jobs come from, one
     per cohort), the error names the file and the cohort, as the file's other errors do."""
     from dealframe.sandbox.models.data import VERTICALS
     from dealframe.sandbox.vocab import DEAL_TYPES
 
+    from .cohort import unknown_to_service
     from .config import ConfigError
 
     for i, job in enumerate(jobs, start=1):
         cohort = job.cohort
         wanted: list[tuple[str, str, tuple[str, ...]]] = []
-        if cohort.vertical:
-            wanted.append(("vertical", cohort.vertical, VERTICALS))
+        if cohort.vertical:  # sorted, as the service's check lists its companies' verticals
+            wanted.append(("vertical", cohort.vertical, tuple(sorted(VERTICALS))))
         wanted += [("deal_type", t, DEAL_TYPES) for t in cohort.deal_types]
         for key, value, known in wanted:
             if value in known:  # the sandbox matches exactly, as its filters do
                 continue
-            hint = did_you_mean(value, known) or f" (one of {', '.join(known)})"
-            expected = f"{_KNOWN_AS[key]}{hint}"
+            expected = unknown_to_service(key, value, known)
             if config is None:
                 option = "--" + key.replace("_", "-")
-                raise ValidationError(option, expected, got=value)
+                error = EnumValueError if key == "deal_type" else ValidationError
+                raise error(option, expected, got=value)
             name = f" ({cohort.name})" if cohort.name else ""
             raise ConfigError(
                 key,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,7 @@ __all__ = [
     "check_metric",
     "parse_cohort",
     "parse_date",
+    "unknown_to_service",
 ]
 
 #: Keys of a cohort mapping (and of a ``[[cohort]]`` table of a config file).
@@ -92,6 +93,26 @@ def parse_date(value: Any, argument: str) -> str | None:
         except ValueError:
             pass
     raise ValidationError(argument, "a date YYYY-MM-DD", got=value)
+
+
+def unknown_to_service(key: str, value: str, known: Sequence[str]) -> str:
+    """What the cohort's ``key`` expects when the service's ``known`` values lack ``value``,
+    in the words of the check that refuses it once the service answers: the report's own
+    for a vertical (no listed company has it, :mod:`.gather`), the client's filter check
+    for a deal type (the deal lists' ``deal_type`` values). A check made before the service
+    answers (the sandbox's lists are known before it starts) says the same.
+
+    Examples
+    --------
+    >>> unknown_to_service("deal_type", "Seed", ("Early", "Growth"))
+    'values from Early, Growth'
+    >>> unknown_to_service("vertical", "Fintec", ("Edtech", "Fintech"))
+    "a vertical of the service's companies (did you mean 'Fintech'?)"
+    """
+    hint = did_you_mean(value, known)
+    if key == "vertical":
+        return f"a vertical of the service's companies{hint}"
+    return f"values from {', '.join(known)}{hint}"
 
 
 def check_metric(metric: Any) -> str:

@@ -22,14 +22,14 @@ import pandas as pd
 from dealframe._wording import counted
 from dealframe.analytics.buckets import aggregate_threshold
 from dealframe.comparison import Comparison, compare_multiples, methodology_read
-from dealframe.errors import ApiError, IncompleteResultError, ValidationError, did_you_mean
+from dealframe.errors import ApiError, IncompleteResultError, ValidationError
 from dealframe.frames.nested import to_lists
 from dealframe.frames.private import co_investors_frame
 from dealframe.frames.public import current_frame
 from dealframe.plot.shaping import investor_activity, participant_rows
 from dealframe.private.aggregate import threshold_read_elsewhere
 
-from .cohort import Cohort
+from .cohort import Cohort, unknown_to_service
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -191,8 +191,7 @@ def _check_vertical(client: Client, cohort: Cohort) -> None:
     if seen and cohort.vertical not in seen:
         raise ValidationError(
             "vertical",
-            f"a vertical of the service's companies"
-            f"{did_you_mean(cohort.vertical or '', sorted(seen))}",
+            unknown_to_service("vertical", cohort.vertical or "", sorted(seen)),
             got=cohort.vertical,
         )
 

@@ -36,7 +36,7 @@ from dealframe.plot.deals import METRIC_LABELS
 from .gather import COMPARED_PERIODS, ReportData
 from .headline import CI_LEVEL, SMALL_N, Headline
 from .render import Bullets, Cards, Chart, Heading, Row, Section, Text, table
-from .tables import COMPS_MULTIPLES, bounds_text, comps_display
+from .tables import COMPS_MULTIPLES, bounds_text, comps_display, matching
 
 __all__ = ["page_sections"]
 
@@ -373,12 +373,27 @@ def _investors(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
     )
 
 
+#: The provenance columns that count (requests, rows): whole numbers on the page.
+_PROVENANCE_COUNTS = ("requests", "rows_expected", "rows_received")
+
+
+def _provenance(data: ReportData) -> pd.DataFrame:
+    """One row per pull behind the page, its counts whole numbers (a pull that sent no request,
+    such as the comps of a cohort with no listed company, leaves its cells empty: read as
+    floats, every count would show as ``5,817.00``)."""
+    frame = pd.DataFrame([{"pull": k, **v} for k, v in data.provenance.items()])
+    for column in _PROVENANCE_COUNTS:
+        if column in frame:
+            frame[column] = pd.to_numeric(frame[column], errors="coerce").round().astype("Int64")
+    return frame
+
+
 def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -> Section:
     rec = t["reconciliation"]
     label, fmt = METRIC_LABELS[data.metric]
     shown = rec[["bucket", "n_service", "n_local", "median_service", "median_local", "match"]]
     checks = t["headline_checks"]
-    provenance = pd.DataFrame([{"pull": k, **v} for k, v in data.provenance.items()])
+    provenance = _provenance(data)
     threshold = data.small_n_threshold
     meta_deals, meta_trim = rec.attrs["total_deals"], rec.attrs["outliers_trimmed"]
     methodology = (
@@ -418,8 +433,8 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
             Text(
                 f"{rec.attrs['summary']} (deals with a value {meta_deals[1]} locally against "
                 f"{meta_deals[0]} at the service; outliers trimmed {meta_trim[1]} against "
-                f"{meta_trim[0]}); {int(checks['match'].sum())} of {len(checks)} headline medians "
-                "match."
+                f"{meta_trim[0]}); "
+                f"{matching(int(checks['match'].sum()), len(checks), 'headline median')}."
             ),
             Row(
                 (
@@ -459,7 +474,12 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
                 f"Source {data.source}; generated {generated} by dealframe {__version__}. "
                 "manifest.json holds the same, with the cohort and the window."
             ),
-            table(provenance, index=False, caption="Pulls behind the page"),
+            table(
+                provenance,
+                index=False,
+                caption="Pulls behind the page",
+                formats=dict.fromkeys(_PROVENANCE_COUNTS, "{:,}"),
+            ),
         ),
         css="appendix",
     )

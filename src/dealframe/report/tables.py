@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dealframe._wording import counted, plural
 from dealframe.analytics import bucket_medians, reconcile_frames
 from dealframe.analytics.buckets import METRIC_COLUMNS, aggregate_methodology
 from dealframe.comparison import PAIRS, Comparison, summarise
@@ -42,6 +43,7 @@ __all__ = [
     "ROLLUP_FIELDS",
     "comps_summary",
     "comps_table",
+    "matching",
     "multiples_comparison",
     "notable_deals",
     "quarterly_medians_table",
@@ -207,6 +209,18 @@ def rollup_table(group_current: pd.DataFrame | None) -> pd.DataFrame:
     return table
 
 
+def matching(matched: int, total: int, noun: str) -> str:
+    """``matched`` of ``total`` ``noun`` that match, each count in the number it takes:
+    the noun agrees with the total, the verb with the count that matches.
+
+    Examples
+    --------
+    >>> matching(1, 1, "bucket"), matching(20, 20, "bucket"), matching(1, 4, "headline median")
+    ('1 of 1 bucket matches', '20 of 20 buckets match', '1 of 4 headline medians matches')
+    """
+    return f"{int(matched):,} of {counted(total, noun)} {plural(matched, 'matches', 'match')}"
+
+
 def reconciliation_table(
     service: pd.DataFrame,
     deals: pd.DataFrame,
@@ -238,7 +252,7 @@ def reconciliation_table(
     >>> deals = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 5),
     ...                       "ev_revenue": [1.0, 2, 3, 4, 5]})
     >>> reconciliation_table(svc, deals, "ev_revenue", "year").attrs["summary"]
-    '1 of 1 buckets match'
+    '1 of 1 bucket matches'
     """
     frame = reconcile_frames(
         service, deals, metric, time_bucket, small_n_threshold=small_n_threshold
@@ -247,7 +261,7 @@ def reconciliation_table(
     left = attrs["left_out_by_service"]
     frame.attrs = {
         **attrs,
-        "summary": f"{attrs['matched']} of {attrs['buckets']} buckets match"
+        "summary": matching(attrs["matched"], attrs["buckets"], "bucket")
         + (f" ({left} left out by the service, below its threshold here too)" if left else ""),
         **{
             key: (attrs["service_meta"].get(key), attrs["local_meta"].get(key))
