@@ -11,7 +11,7 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["counted", "plural"]
+__all__ = ["counted", "matching", "plural"]
 
 
 def plural(n: float, noun: str, many: str | None = None) -> str:
@@ -47,3 +47,15 @@ def counted(n: float, noun: str, many: str | None = None) -> str:
     """
     shown = f"{int(n):,}" if float(n).is_integer() else f"{n:,.1f}"
     return f"{shown} {plural(n, noun, many)}"
+
+
+def matching(matched: int, total: int, noun: str) -> str:
+    """``matched`` of ``total`` ``noun`` that match, each count in the number it takes:
+    the noun agrees with the total, the verb with the count that matches.
+
+    Examples
+    --------
+    >>> matching(1, 1, "bucket"), matching(20, 20, "bucket"), matching(1, 4, "headline median")
+    ('1 of 1 bucket matches', '20 of 20 buckets match', '1 of 4 headline medians matches')
+    """
+    return f"{int(matched):,} of {counted(total, noun)} {plural(matched, 'matches', 'match')}"

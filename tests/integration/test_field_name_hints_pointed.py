@@ -83,7 +83,10 @@ def test_reconcile_groups_months_null_on_both_sides_match(nulls: Any) -> None:
     frame = ts.frame
     assert frame["both_null"].any()  # the case: months neither side has a value for
     assert frame["match"].all(), frame[~frame["match"]]
-    assert ts.summary == f"group time series: {len(frame)} of {len(frame)} month-field values match"
+    assert (
+        ts.summary
+        == f"group time series: {len(frame):,} of {len(frame):,} month-field values match"
+    )
 
 
 @pytest.mark.parametrize(
@@ -104,7 +107,10 @@ def test_reconcile_groups_valid_fields_null_in_every_month_match(
     frame = ts.frame
     assert len(frame) and frame["both_null"].any()
     assert frame["match"].all(), frame[~frame["match"]]
-    assert ts.summary == f"group time series: {len(frame)} of {len(frame)} month-field values match"
+    assert (
+        ts.summary
+        == f"group time series: {len(frame):,} of {len(frame):,} month-field values match"
+    )
 
 
 def test_reconcile_groups_of_no_member_matches(nulls: Any) -> None:

@@ -96,7 +96,7 @@ def test_local_equals_service_for_every_bucket(remembering, tiny_cohort, cohort,
 def test_summary_counts_buckets(client):
     rec = reconcile(client, "ev_revenue", "year")
     assert rec.summary.startswith(
-        f"ev_revenue by year: {len(rec.frame)} of {len(rec.frame)} buckets match"
+        f"ev_revenue by year: {len(rec.frame):,} of {len(rec.frame):,} buckets match"
     )
 
 

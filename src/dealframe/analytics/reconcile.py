@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe._vocab import AGGREGATE_METRICS, TIME_BUCKETS
+from dealframe._wording import counted, matching
 from dealframe.analytics._checks import (
     check,
     check_choice,
@@ -336,7 +337,7 @@ def _summary(label: str, frame: pd.DataFrame, service: pd.DataFrame, local: pd.D
     left = frame.attrs.get("left_out_by_service") or 0
     shown = f", {left} left out by the service, below the threshold here too" if left else ""
     return (
-        f"{label}: {matched} of {len(frame)} buckets match (max |Δ median| {worst_text}"
+        f"{label}: {matching(matched, len(frame), 'bucket')} (max |Δ median| {worst_text}"
         f"{shown}){_off_threshold(frame)}; " + "; ".join(meta)
     )
 
@@ -811,8 +812,8 @@ def reconcile_groups(
     joined["match"] = match
     cur = Reconciliation(
         joined,
-        f"group current: {int(match.sum())} of {len(joined)} fields match "
-        f"({len(members)} companies)",
+        f"group current: {matching(int(match.sum()), len(joined), 'field')} "
+        f"({counted(len(members), 'company')})",
     )
     if len(members):
         wide = api.time_series(members.index, fields=fields, date_from=date_from, date_to=date_to)
@@ -829,7 +830,7 @@ def reconcile_groups(
     ts["both_null"] = ts["local"].isna().to_numpy() & ts["service"].isna().to_numpy()
     unheld = _unheld(ts, service_ts.attrs.get("fields_not_held") or [])
     ts["match"] = _close(ts["local"], ts["service"], tolerance) & ~unheld
-    summary = f"group time series: {int(ts['match'].sum())} of {len(ts)} month-field values match"
+    summary = f"group time series: {matching(int(ts['match'].sum()), len(ts), 'month-field value')}"
     return cur, Reconciliation(ts, summary + _said_unheld(ts, unheld))
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from dealframe._wording import counted
+from dealframe._wording import counted, matching
 from dealframe.arguments import checked_keywords, integer_in
 from dealframe.errors import ValidationError
 from dealframe.plot.shaping import (
@@ -31,7 +31,6 @@ from .render import render_page
 from .tables import (
     comps_summary,
     comps_table,
-    matching,
     multiples_comparison,
     notable_deals,
     quarterly_medians_table,

@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from dealframe._version import __version__
-from dealframe._wording import counted, plural
+from dealframe._wording import counted, matching, plural
 from dealframe.frames.schemas import CURRENT_MONETARY
 from dealframe.plot import (
     alt_text,
@@ -36,7 +36,7 @@ from dealframe.plot.deals import METRIC_LABELS
 from .gather import COMPARED_PERIODS, ReportData
 from .headline import CI_LEVEL, SMALL_N, Headline
 from .render import Bullets, Cards, Chart, Heading, Row, Section, Text, table
-from .tables import COMPS_MULTIPLES, bounds_text, comps_display, matching
+from .tables import COMPS_MULTIPLES, bounds_text, comps_display
 
 __all__ = ["page_sections"]
 

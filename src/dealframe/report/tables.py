@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dealframe._wording import counted, plural
+from dealframe._wording import matching
 from dealframe.analytics import bucket_medians, reconcile_frames
 from dealframe.analytics.buckets import METRIC_COLUMNS, aggregate_methodology
 from dealframe.comparison import PAIRS, Comparison, summarise
@@ -43,7 +43,6 @@ __all__ = [
     "ROLLUP_FIELDS",
     "comps_summary",
     "comps_table",
-    "matching",
     "multiples_comparison",
     "notable_deals",
     "quarterly_medians_table",
@@ -207,18 +206,6 @@ def rollup_table(group_current: pd.DataFrame | None) -> pd.DataFrame:
     table = group_current.loc[fields, ["sum", "median"]].copy()
     table.attrs = {}
     return table
-
-
-def matching(matched: int, total: int, noun: str) -> str:
-    """``matched`` of ``total`` ``noun`` that match, each count in the number it takes:
-    the noun agrees with the total, the verb with the count that matches.
-
-    Examples
-    --------
-    >>> matching(1, 1, "bucket"), matching(20, 20, "bucket"), matching(1, 4, "headline median")
-    ('1 of 1 bucket matches', '20 of 20 buckets match', '1 of 4 headline medians matches')
-    """
-    return f"{int(matched):,} of {counted(total, noun)} {plural(matched, 'matches', 'match')}"
 
 
 def reconciliation_table(
