@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import datetime as dt
 import difflib
 import email.utils
 import math
@@ -665,6 +666,12 @@ class RateLimitedError(ApiError):
         For a status other than 429, what said it is a rate limit (``the code
         'RATE_LIMITED'``, ``X-RateLimit-Remaining: 0``); the message quotes it. None for a
         429.
+    held_until : datetime.datetime or None
+        When the wait the service asked is longer than the client's ``retry_after_max``: the
+        moment (UTC) until which the client sends no request at all, every later request of
+        it (of this call and of the next ones) failing at once with a ``RateLimitedError``
+        that says how long is left, ``.attempts`` 0 (not sent). None for a wait the client
+        made (or would have made).
 
     Examples
     --------
@@ -684,6 +691,7 @@ class RateLimitedError(ApiError):
     """
 
     limited_by: str | None = None
+    held_until: dt.datetime | None = None
 
     def __init__(
         self,
@@ -800,6 +808,21 @@ class TransportError(DealframeError):
         self.kind = kind
         self.note = note
         super().__init__(message + _context(request, attempts, note))
+
+    def with_note(self, note: str) -> Self:
+        """This error with ``note`` added after its own note and at the end of its message,
+        as :meth:`ApiError.with_note` does; returns itself.
+
+        Examples
+        --------
+        >>> error = TransportError("the answer was cut short", kind="truncated")
+        >>> str(error.with_note("page 3")), error.note
+        ('the answer was cut short; page 3', 'page 3')
+        """
+        note = _call_blanked(note)
+        self.note = f"{self.note}; {note}" if self.note else note
+        self.args = (f"{self}; {note}",)
+        return self
 
 
 class IncompleteResultError(DealframeError):

@@ -69,9 +69,13 @@ def test_every_chunk_rate_limited_is_one_short_error_with_the_wait(
 
 
 def test_one_chunk_failed_among_many_is_named_compactly(limited: tuple[Any, FaultPlan]) -> None:
+    """One chunk fails after its retries (a 503 twice; one worker, so both are its own); the
+    others arrive. (A 429 beyond ``retry_after_max`` holds back every chunk not yet sent
+    instead: below.)"""
     sb, plan = limited
-    plan.script(CURRENT, ["429"])  # the first request that arrives, whichever chunk it holds
-    with Client.for_sandbox(sb, **SETTINGS) as c, pytest.raises(IncompleteResultError) as info:
+    plan.script(CURRENT, ["503", "503"])
+    one_worker = {**SETTINGS, "max_workers": 1}
+    with Client.for_sandbox(sb, **one_worker) as c, pytest.raises(IncompleteResultError) as info:
         c.public.current(_skus(1000))
     error, text = info.value, str(info.value)
     assert len(error.failed) == 1 and len(error.failed[0]) == 100
@@ -79,5 +83,30 @@ def test_one_chunk_failed_among_many_is_named_compactly(limited: tuple[Any, Faul
     label = f"SKUs {start + 1}-{start + 100} ({error.failed[0][0]} ... {error.failed[0][-1]})"
     assert error.labels == [label] and label in text, text
     assert len(text) < 600, len(text)
-    assert error.retry_after == 3600
+    assert error.retry_after is None
     assert error.received == 900 and error.partial is not None
+
+
+def test_a_chunks_429_beyond_retry_after_max_holds_back_the_chunks_not_yet_sent(
+    limited: tuple[Any, FaultPlan],
+) -> None:
+    """The first chunk gets ``Retry-After: 3600`` (more than ``retry_after_max``): the nine
+    chunks after it are not sent (they used to go out at once, and the next call too); the
+    call names every chunk, with the wait. The next call sends nothing and raises the
+    ``RateLimitedError`` saying how long is left."""
+    sb, plan = limited
+    before = plan.total
+    plan.script(CURRENT, ["429"])
+    with Client.for_sandbox(sb, **{**SETTINGS, "max_workers": 1}) as c:
+        with pytest.raises(IncompleteResultError) as info:
+            c.public.current(_skus(1000))
+        assert c.stats.snapshot()["network"] == 1
+        error = info.value
+        assert len(error.failed) == 10 and error.received == 0
+        assert error.retry_after == 3600
+        assert [e.attempts for e in error.errors] == [1] + [0] * 9  # sent once, then held back
+        with pytest.raises(RateLimitedError, match="not sent") as again:
+            c.public.current(_skus(300))
+        assert c.stats.snapshot()["network"] == 1
+    assert plan.total == before + 1
+    assert again.value.attempts == 0 and 3500 < again.value.retry_after <= 3600

@@ -243,6 +243,9 @@ class FeedWalk:
         the timestamp sent: the walk then sends 1 µs before each cursor. Given, it is kept.
     requests, rows, total : int
         Requests sent, rows yielded, and the first response's total (for progress).
+    at_cursor, at_page : Timestamp or None, int
+        The request made last (or being made): page ``at_page`` of ``updated_at >=
+        at_cursor`` (every record when None), for an error to say where the walk stopped.
 
     Examples
     --------
@@ -264,6 +267,8 @@ class FeedWalk:
     rows: int = 0
     total: int | None = None
     strict: str | None = None
+    at_cursor: pd.Timestamp | None = None
+    at_page: int = 0
     _tie_ids: dict[str, pd.Timestamp] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[pd.DataFrame]:
@@ -272,7 +277,7 @@ class FeedWalk:
         tie_total: int | None = None
         probed = False  # a tie's page 1 was asked again to tell `>` from `>=` (once a walk)
         while True:
-            frame, total = self.fetch(self._bound(cursor), page)
+            frame, total = self._fetch(self._bound(cursor), page)
             self.requests += 1
             # a fetch that was refused its page size asks for fewer rows now (ClientFetch)
             self.page_size = min(self.page_size, getattr(self.fetch, "size", self.page_size))
@@ -283,7 +288,7 @@ class FeedWalk:
                 again = frame if page == 1 else None
                 if again is None and total != tie_total and not probed:
                     probed = True  # a tie's query changed, or `>` left the tie out: ask page 1
-                    again = self.fetch(cursor, 1)[0]
+                    again = self._fetch(cursor, 1)[0]
                     self.requests += 1
                 if again is not None and self._strictly_after(again, cursor, held):
                     page, tie_total = 1, None  # again, from 1 µs before the cursor
@@ -329,6 +334,28 @@ class FeedWalk:
             yield from self._emit(held, frame[~boundary])
             held = frame[boundary]
             cursor, page, tie_total = last, 1, None
+
+    def _fetch(self, cursor: pd.Timestamp | None, page: int) -> tuple[pd.DataFrame, int | None]:
+        """:attr:`fetch`, the request noted first (:attr:`at_cursor`, :attr:`at_page`)."""
+        self.at_cursor, self.at_page = cursor, page
+        return self.fetch(cursor, page)
+
+    def where(self) -> str:
+        """The request made last, in words (``page 1 of updated_at >= 2026-06-30T...``).
+
+        Examples
+        --------
+        >>> FeedWalk(lambda since, page: (None, None)).where()
+        'no page asked yet'
+        """
+        if not self.at_page:
+            return "no page asked yet"
+        of = (
+            "every record"
+            if self.at_cursor is None
+            else f"updated_at >= {self.at_cursor.isoformat()}"
+        )
+        return f"page {self.at_page} of {of}"
 
     def _bound(self, cursor: pd.Timestamp | None) -> pd.Timestamp | None:
         """The ``updated_at`` sent for ``cursor``: 1 µs before it on a service seen reading the

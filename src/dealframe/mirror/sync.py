@@ -436,6 +436,16 @@ def inspect_table(root: Path, entity: str, *, deep: bool) -> tuple[DeltaTable | 
     return table, check(folder, table, entity, deep=deep)
 
 
+def _noted(error: BaseException, note: str) -> None:
+    """Add ``note`` to ``error``: to its message (a dealframe error of a request:
+    ``with_note``), else as a PEP 678 note printed under the traceback."""
+    with_note = getattr(error, "with_note", None)
+    if callable(with_note):
+        with_note(note)
+    else:
+        error.add_note(note)
+
+
 def _walk(
     fetch: Fetch,
     since: pd.Timestamp | None,
@@ -443,13 +453,15 @@ def _walk(
     page_size: int,
     progress: _Progress,
     until: pd.Timestamp | None = None,
+    entity: str = "",
 ) -> tuple[FeedWalk, int, int, int]:
     """Walk the feed from ``since`` into ``staged`` (again from where a tie moved, up to
     ``_MAX_PASSES`` times); the last walk, rows received, requests and passes.
 
     The bar is closed however the walk ends: a walk that raised (the service down part-way)
     left it open, the error printed on its line and tqdm holding it for as long as the
-    exception was kept (a notebook's last error).
+    exception was kept (a notebook's last error). A dealframe error that stops it says
+    where: the ``entity``, the feed's page and cursor, and the rows read before it.
     """
     received = requests = passes = 0
     walk = None
@@ -471,6 +483,16 @@ def _walk(
             if walk.unstable_from is None:
                 break
             since = walk.unstable_from  # a tie changed while it was read: read again from there
+    except DealframeError as exc:
+        if walk is not None:
+            _noted(
+                exc,
+                f"mirror sync of {entity}: stopped at the change feed's {walk.where()} "
+                f"(request {walk.requests + 1} of pass {passes}, after "
+                f"{received + walk.rows:,} rows read); the {entity} table is not written "
+                "(it stays as it was)",
+            )
+        raise
     finally:
         progress.done()
     assert walk is not None
@@ -516,7 +538,9 @@ def _sync_entity(
     rebuild: str | None = None  # what a closer look found wrong, when the upsert failed
     # an upsert in memory reads every row of the table: read them while the feed is walked
     with read_ahead(root / entity, None if full else table, entity) as ahead:
-        walk, received, requests, passes = _walk(fetch, since, staged, page_size, progress, until)
+        walk, received, requests, passes = _walk(
+            fetch, since, staged, page_size, progress, until, entity
+        )
         checkpoint = walk.checkpoint
         if walk.unstable_from is not None and checkpoint is not None:
             checkpoint = min(checkpoint, walk.unstable_from)  # the next sync reads it again
@@ -881,6 +905,7 @@ def sync(
     lock_timeout = lock_timeout_seconds(lock_timeout)
     bar = _Progress(progress)  # checks it, before the folder is touched
     said: Said = []
+    current: str | None = None  # the entity being synced
     try:
         with guard_write(path):
             root = open_folder(path, create=True)
@@ -890,6 +915,7 @@ def sync(
                 report = SyncReport(root, recovered_files=len(recover(root)))
                 sync_no = state.syncs  # this sync's own number, taken before any table is written
                 for entity in names:
+                    current = entity
                     fetch = client_fetch(client, entity, page_size)
                     with _offsets_said(entity, said):
                         done = report.entities[entity] = _sync_entity(
@@ -909,12 +935,31 @@ def sync(
                         done.page_size_refused = "; ".join(fetch.refused) or None
                         done.page_from_0 = fetch.from_0
                         _compare_counts(client, root, done, said)
+                current = None
                 recover(root)  # the staging folder of this sync
     except BaseException as exc:
+        if current is not None and isinstance(exc, DealframeError):
+            _noted(exc, _resume_note(names, list(report.entities), current))
         _warn(said, exc)  # what it said before it failed is still true
         raise
     _warn(said)
     return report
+
+
+def _resume_note(names: list[str], committed: list[str], failed: str) -> str:
+    """What a sync that stopped at ``failed`` did, and what a re-run does.
+
+    Examples
+    --------
+    >>> print(_resume_note(["companies", "investors", "deals"], ["companies"], "investors"))
+    this sync committed companies before it stopped at investors (not synced: investors, deals); run the sync again: it resumes from each table's checkpoint, committed tables included
+    """
+    done = ", ".join(committed) if committed else "no table"
+    left = ", ".join(n for n in names if n not in committed)
+    return (
+        f"this sync committed {done} before it stopped at {failed} (not synced: {left}); "
+        "run the sync again: it resumes from each table's checkpoint, committed tables included"
+    )
 
 
 def _usable_marker(root: Path) -> None:

@@ -151,6 +151,18 @@ def _smaller_page(error: ApiError, sent: int) -> int | None:
     return smaller_size(error, sent, lambda words: "limit" in words.lower())
 
 
+def _pages_label(ident: str, pages: list[Any]) -> str:
+    """How an error names an id of a sub-collection read in part: the id and its pages
+    that failed.
+
+    Examples
+    --------
+    >>> _pages_label("c1", [2]), _pages_label("c1", [2, 5])
+    ('c1 page 2', 'c1 pages 2, 5')
+    """
+    return f"{ident} page{'s' if len(pages) > 1 else ''} {', '.join(map(str, pages))}"
+
+
 def _said_once(notes: list[str]) -> str | None:
     """The notes of a call, joined (None when there are none)."""
     return "; ".join(notes) or None
@@ -1960,14 +1972,22 @@ class PrivateApi:
         )
         page_failures = [(ident, f) for ident, pages in pulled for f in pages.failed]
         if failures or page_failures:
+            # an id read in part (a later page failed) is a failed id as one not read at all:
+            # ``.failed`` holds the id (the partial's rows of it are dropped by ``isin``), its
+            # label names the pages, and the partial keeps the rows that did arrive
+            partly: dict[str, list[ItemFailure]] = {}
+            for ident, f in page_failures:
+                partly.setdefault(ident, []).append(f)
             raise incomplete(
                 len(wanted),
-                len(pulled) - len({i for i, _ in page_failures}),
-                [f.item for f in failures] + [f"{i} page {f.item}" for i, f in page_failures],
-                errors=[f.error for f in failures] + [f.error for _, f in page_failures],
+                len(pulled) - len(partly),
+                [f.item for f in failures] + list(partly),
+                errors=[f.error for f in failures] + [fs[0].error for fs in partly.values()],
                 partial=frame,
                 what=f"{entity} ({name})",
                 stop=stopped([f for _, f in page_failures]),
+                labels=[str(f.item) for f in failures]
+                + [_pages_label(ident, [f.item for f in fs]) for ident, fs in partly.items()],
             )
         found.report(
             strict=strict, partial=frame, expected=frame.attrs["rows_expected"], received=len(frame)

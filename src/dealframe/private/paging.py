@@ -90,6 +90,7 @@ from ..transport.paging import (
     WorkerPool,
     _bar,
     closed,
+    held_back,
     show_progress,
     submit,
 )
@@ -196,7 +197,20 @@ class Pages(Generic[T]):
                 partial=partial,
                 what=what,
                 stop=stopped(self.failed),
+                labels=[_page_label(f.item) for f in self.failed],
             ) from self.failed[0].error
+
+
+def _page_label(item: Any) -> str:
+    """How an error names a failed page: ``page 5`` for the walk's page number (a bare ``5``
+    read as a count of something), a batch's page as it is already named.
+
+    Examples
+    --------
+    >>> _page_label(5), _page_label("investor_id ids 1-1000 page 2")
+    ('page 5', 'investor_id ids 1-1000 page 2')
+    """
+    return f"page {item}" if isinstance(item, int) else str(item)
 
 
 def stopped(failed: Sequence[ItemFailure]) -> ApiError | None:
@@ -892,7 +906,9 @@ def _walk_rest(
                 except DealframeError as exc:
                     if closed(exc):
                         raise  # closed from another thread: every later page would fail alike
-                    if walk.fail(number, exc):  # the service is down: the rest is not tried
+                    # the service is down, or asked this client to wait longer than it waits
+                    # (no request of it goes out before then): the rest is not tried
+                    if walk.fail(number, exc) or held_back(exc):
                         _stop(walk, window, exc, next_page, planned)
                         break
                     continue

@@ -84,8 +84,8 @@ class FaultPlan:
     ----------
     rate : float
         Probability (0..1) that a request matching ``paths`` gets a random fault.
-    kinds : sequence of str
-        Pool the random faults are drawn from.
+    kinds : str or sequence of str
+        Pool the random faults are drawn from (a bare string is one kind: ``"429"``).
     seed : int, optional
         Seed of the random draws (same seed, same sequence of faults).
     paths : str, optional
@@ -125,14 +125,14 @@ class FaultPlan:
         number("slow_seconds", self.slow_seconds, at_least=0.0)
         if self.retry_after_503 is not None:
             number("retry_after_503", self.retry_after_503, at_least=0.0)
-        self.kinds = tuple(self.kinds)
+        self.kinds = _as_kinds(self.kinds)
         _check_kinds(self.kinds)
         self._paths = _pattern("paths", self.paths) if self.paths else None
         self._rng = random.Random(self.seed)
 
-    def script(self, pattern: str, kinds: Iterable[str | None]) -> FaultPlan:
+    def script(self, pattern: str, kinds: str | Iterable[str | None]) -> FaultPlan:
         """Give the next requests whose path matches ``pattern`` these faults, in order
-        (``None``: that request passes through).
+        (``None``: that request passes through; a bare string is one fault: ``"503"``).
 
         Scripts are checked in the order they were added; returns the plan for chaining.
 
@@ -142,7 +142,7 @@ class FaultPlan:
         >>> [plan.draw("/deals") for _ in range(4)], plan.counts()
         (['503', None, 'slow', None], {'503': 1, 'slow': 1})
         """
-        queue = deque(kinds)
+        queue: deque[str | None] = deque(_as_kinds(kinds))
         _check_kinds(k for k in queue if k is not None)
         with self._lock:
             self._scripts.append(_Script(_pattern("pattern", pattern), queue))
@@ -248,6 +248,18 @@ class FaultPlan:
             self._counts.clear()
             self._events.clear()
             self._rng = random.Random(self.seed)
+
+
+def _as_kinds(kinds: Any) -> tuple[Any, ...]:
+    """``kinds`` as a tuple; a bare string is one kind, not its characters (``"429"`` was
+    read as ``'4', '2', '9'``).
+
+    Examples
+    --------
+    >>> _as_kinds("429"), _as_kinds(["503", None])
+    (('429',), ('503', None))
+    """
+    return (kinds,) if isinstance(kinds, str) else tuple(kinds)
 
 
 def _check_kinds(kinds: Iterable[str]) -> None:

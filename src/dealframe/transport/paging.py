@@ -29,6 +29,7 @@ from dealframe.errors import (
     BadRequestError,
     ConfigurationError,
     DealframeError,
+    RateLimitedError,
     TransportError,
     ValidationError,
     incomplete,
@@ -41,6 +42,7 @@ __all__ = [
     "WorkerPool",
     "closed",
     "closed_error",
+    "held_back",
     "in_kernel",
     "interactive",
     "map_concurrent",
@@ -71,6 +73,19 @@ def closed(error: BaseException) -> bool:
     True
     """
     return isinstance(error, TransportError) and error.kind == "closed"
+
+
+def held_back(error: BaseException) -> bool:
+    """Whether ``error`` is a rate limit whose wait the client does not make (longer than
+    ``retry_after_max``): until it has passed, every request of the client fails at once
+    without being sent (``.held_until``), so a multi-request call sends nothing more.
+
+    Examples
+    --------
+    >>> held_back(RateLimitedError(429, "RATE_LIMITED", "Slow down", retry_after=1))
+    False
+    """
+    return isinstance(error, RateLimitedError) and error.held_until is not None
 
 
 def _nothing() -> None:
@@ -414,6 +429,13 @@ def map_concurrent(
     MapResult
         ``results`` in input order (None for failed items) and ``failures``.
 
+    Raises
+    ------
+    RateLimitedError
+        Every item failed without being sent, the client held back by a rate limit longer
+        than its ``retry_after_max`` (:func:`held_back`): that error, as a call of one
+        request raises it. Items held back after others arrived are failures as any.
+
     Examples
     --------
     >>> map_concurrent(lambda x: x * x, [3, 1, 2], workers=2).results
@@ -480,7 +502,16 @@ def map_concurrent(
         if pool is not None:
             pool.returned()
     failures.sort(key=lambda f: f.index)
+    if failures and not arrived and all(_unsent(f.error) for f in failures):
+        # the client was held back before any request of this call went out (an earlier
+        # call's rate limit): that error, as a call of one request raises it
+        raise failures[0].error
     return MapResult(results, failures)
+
+
+def _unsent(error: BaseException) -> bool:
+    """Whether ``error`` is a request the client held back before sending it at all."""
+    return held_back(error) and getattr(error, "attempts", 1) == 0
 
 
 #: Items in a row that ``inline`` does not answer after which a map asks it for one item in

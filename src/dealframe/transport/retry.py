@@ -4,7 +4,8 @@ Backoff is exponential with *full jitter* (a uniform draw between 0 and the expo
 ceiling), so many workers that fail together do not retry together. A ``Retry-After`` from the
 service (or the reset of a rate limit it states, :func:`dealframe.errors.stated_wait`)
 replaces the backoff; one longer than ``retry_after_max`` is not waited for at all (the
-transport gives up at once, see ``Transport._give_up_note``). No stated wait backs off: none
+transport gives up at once, see ``Transport._give_up_note``, and for a rate limit sends
+nothing more until it has passed, see ``Transport._hold``). No stated wait backs off: none
 sent, an unreadable or negative ``Retry-After`` (``-1``), a reset at or before now (a client
 whose clock runs ahead of the service's sees one past; a wait of 0 would spend every retry in
 a burst).

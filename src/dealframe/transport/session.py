@@ -14,13 +14,16 @@ Rules it enforces:
   is honoured (capped), or for a rate limit or a 503 without one, the reset that
   ``RateLimit-Reset`` / ``X-RateLimit-Reset`` states (:func:`~dealframe.errors.stated_wait`);
   otherwise exponential backoff with full jitter. A rate limit closes a gate shared by every
-  worker.
+  worker. One whose wait is longer than ``retry_after_max`` is not waited for but honoured:
+  until it has passed the client sends nothing, each request failing at once with a
+  ``RateLimitedError`` that says how long is left.
 - Tokens never appear in logs, reprs, the cache file or error messages.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import sqlite3
 import threading
 import time
@@ -68,7 +71,7 @@ from dealframe.transport.cache import (
 from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
 from dealframe.transport.failures import budget_text, failure_text, resolver_busy, unresolved
 from dealframe.transport.paging import WorkerPool, closed_error, on_worker
-from dealframe.transport.ratelimit import RateGate
+from dealframe.transport.ratelimit import RateGate, clock_text, utc_in
 from dealframe.transport.stragglers import Latencies
 
 __all__ = [
@@ -196,6 +199,7 @@ class TransportStats:
             self.cache_hits = 0
             self.retries = 0
             self.failures = 0
+            self.held_back = 0
             self.bytes_received = 0
             self.gate_wait_seconds = 0.0
             self.faults: Counter[str] = Counter()
@@ -225,6 +229,7 @@ class TransportStats:
                 "cache_hits": self.cache_hits,
                 "retries": self.retries,
                 "failures": self.failures,
+                "held_back": self.held_back,
                 "bytes_received": self.bytes_received,
                 "gate_wait_seconds": self.gate_wait_seconds,
                 "faults": dict(self.faults),
@@ -564,7 +569,8 @@ class Transport:
             timeout, a 5xx, a 429 whatever its ``Retry-After``) is raised at once, with no
             backoff and no straggler resend, for a request whose answer nobody waits for (a
             hint; a read whose failure only names the user's typo). Like any last attempt, a
-            429 then closes no gate.
+            429 then closes no gate, unless it asks for longer than ``retry_after_max``:
+            that holds every request of the client back (:meth:`_hold`).
 
         Returns
         -------
@@ -656,28 +662,7 @@ class Transport:
             return None
         if not on_worker():
             requesting()
-        started = time.monotonic()
-        kw = call.kwargs
-        info = call.info
-        try:
-            raw = self.cache._stored(
-                info.method, call.url, kw.get("params"), kw.get("data"), kw.get("auth"), call.expire
-            )
-        except sqlite3.Error:
-            raw = None  # a busy or damaged file: the request itself goes to the cache and on
-        if raw is None:
-            return None
-        content = raw.content or b""
-        try:
-            found = self._success(
-                raw, info, content, CaseInsensitiveDict(raw.headers), True, 1, started
-            )
-        except _StaleCache:
-            return None  # the stored body failed its checks and was deleted: the request refetches
-        self.stats._add(calls=1, attempts=1, bytes_received=len(content), cache_hits=1)
-        self.cache._seen(found.cache_key)
-        logger.debug("%s %s from_cache=True (looked up)", info.method, info.path)
-        return found
+        return self._lookup(call.info, call.url, call.kwargs, call.expire)
 
     def probe(
         self,
@@ -803,9 +788,11 @@ class Transport:
             if self._closed:  # closed from another thread: no attempt opens a new connection
                 raise closed_error()
             attempt += 1
-            waited = self.gate.wait(deadline)
-            if waited:
-                self.stats._add(gate_wait_seconds=waited)
+            stored = self._through_gate(
+                info, url, kwargs, use_cache and not force, expire, deadline, attempt - 1
+            )
+            if stored is not None:
+                return stored  # held back, and answered from the cache: nothing is sent
             if deadline is not None and time.monotonic() >= deadline:
                 self.stats._add(failures=1)
                 raise TransportError(
@@ -851,7 +838,10 @@ class Transport:
                 )
             if note is not None:
                 self.stats._add(failures=1)
-                raise self._final(failure, note)
+                error = self._final(failure, note)
+                if isinstance(error, RateLimitedError) and self._too_long(failure.retry_after):
+                    self._hold(error, failure.retry_after)
+                raise error
             self.stats._add(retries=1)
             logger.debug(
                 "retry %s %s after %s in %.3fs (attempt %d)",
@@ -899,6 +889,125 @@ class Transport:
         if deadline is not None and time.monotonic() + delay > deadline:
             return f"call budget exhausted (next retry was due in {delay:.1f} s)"
         return None
+
+    def _through_gate(
+        self,
+        info: RequestInfo,
+        url: str,
+        kwargs: dict[str, Any],
+        cached: bool,
+        expire: float | None,
+        deadline: float | None,
+        sent: int,
+    ) -> Response | None:
+        """Wait at the gate (a 429's wait, shared by every worker) before a send; None once
+        the request may go (or the ``deadline`` came first: the caller says so).
+
+        A closure longer than ``retry_after_max`` (a wait the service asked that this client
+        does not make: :meth:`_hold`), there before or made while waiting, is not waited for:
+        the request is not sent. Its answer comes from the HTTP cache when ``cached`` and it
+        is there, else the error that says how long is left (:meth:`_held_back`; ``sent``: the
+        times this request was sent before)."""
+        longest = self.settings.retry_after_max
+        while True:
+            left, by = self.gate.held()
+            if left > longest:
+                stored = self._lookup(info, url, kwargs, expire, call=False) if cached else None
+                if stored is not None:
+                    return stored
+                self.stats._add(failures=1, held_back=1)
+                raise self._held_back(info, left, by, sent)
+            waited = self.gate.wait(deadline, longest=longest)
+            if waited:
+                self.stats._add(gate_wait_seconds=waited)
+            if self.gate.held()[0] <= longest:
+                return None
+
+    def _too_long(self, asked: float | None) -> bool:
+        """Whether the service asked for a longer wait than this client makes."""
+        return asked is not None and asked > self.settings.retry_after_max
+
+    def _hold(self, error: RateLimitedError, asked: float | None) -> None:
+        """A rate limit whose wait is longer than ``retry_after_max``: it is not waited for,
+        but honoured. The gate closes for the whole wait the service stated, so every
+        request of the client (the rest of this call, and later calls) fails at once
+        without being sent until it has passed (:meth:`_held_back`); ``error`` says until
+        when (``.held_until``)."""
+        seconds = float(asked or 0.0)
+        error.held_until = utc_in(seconds)
+        self.gate.block_for(seconds, by=error)
+        error.with_note(f"this client sends nothing before {clock_text(error.held_until)}")
+
+    def _held_back(
+        self, info: RequestInfo, left: float, by: Any, sent: int = 0
+    ) -> RateLimitedError:
+        """The error of a request not sent because the service asked this client to wait
+        longer than ``retry_after_max`` and ``left`` seconds of that wait remain (``by``: the
+        error that asked, kept by the gate)."""
+        max_wait = self.settings.retry_after_max
+        status, code, asked = 429, "RATE_LIMITED", None
+        if isinstance(by, ApiError):
+            status, code, asked = by.status, by.code, by.retry_after
+        said = (
+            f"the service asked this client to wait {asked:g} s"
+            if asked
+            else "a rate limit holds this client back"
+        )
+        if isinstance(by, ApiError) and by.request is not None:
+            said += f" (a {by.status} to {by.request}"
+            said += f", {by.retry_after_from})" if by.retry_after_from else ")"
+        until = utc_in(left)
+        error = RateLimitedError(
+            status,
+            code,
+            f"not sent: {said}, and {left:.1f} s of it are left, more than retry_after_max "
+            f"({max_wait:g} s)",
+            request=info,
+            attempts=sent,
+            note=f"call again after {clock_text(until)}, or raise retry_after_max",
+            limited_by=getattr(by, "limited_by", None),
+        )
+        error.retry_after = math.ceil(left * 10) / 10  # what is left of the wait, not the wait
+        error.held_until = until
+        return error
+
+    def _lookup(
+        self,
+        info: RequestInfo,
+        url: str,
+        kwargs: dict[str, Any],
+        expire: float | None,
+        *,
+        call: bool = True,
+    ) -> Response | None:
+        """The HTTP cache's fresh, well-formed answer to a built request, or None (a stored
+        answer that fails its checks is deleted and warned of: :meth:`_stored_fault`);
+        ``call``: counted as a call of its own (not within :meth:`request`, which counts it)."""
+        started = time.monotonic()
+        try:
+            raw = self.cache._stored(
+                info.method,
+                url,
+                kwargs.get("params"),
+                kwargs.get("data"),
+                kwargs.get("auth"),
+                expire,
+            )
+        except sqlite3.Error:
+            return None  # a busy or damaged file: the request itself goes to the cache and on
+        if raw is None:
+            return None
+        content = raw.content or b""
+        try:
+            found = self._success(
+                raw, info, content, CaseInsensitiveDict(raw.headers), True, 1, started
+            )
+        except _StaleCache:
+            return None  # the stored body failed its checks and was deleted: the request refetches
+        self.stats._add(calls=int(call), attempts=1, bytes_received=len(content), cache_hits=1)
+        self.cache._seen(found.cache_key)
+        logger.debug("%s %s from_cache=True (looked up)", info.method, info.path)
+        return found
 
     @staticmethod
     def _final(failure: _Retry, note: str) -> Exception:

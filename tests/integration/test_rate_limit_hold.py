@@ -1,0 +1,183 @@
+"""A rate limit whose wait is longer than ``retry_after_max`` holds the whole client back.
+
+Such a 429 is not retried (waiting less than the service asked would only meet the same
+answer), but it used to stop only its own request: the rest of the call went out at once, and
+so did the next call (issue 8's audit: ``company()`` of 200 ids against a sandbox limited to a
+few requests a second sent 200 requests, 195 answered 429; a ``Retry-After: 120`` on page 3 of
+``deals()`` let pages 4-15 and the next call go out). Now the client's gate is closed for the
+whole wait the service stated: the call's requests not yet sent are not sent (it raises
+``IncompleteResultError`` carrying what arrived and the wait), and a later call fails at once
+with a ``RateLimitedError`` saying how long is left, without sending, until the wait has
+passed. Requests are counted at a proxy in front of the sandbox (what the service saw), never
+timed; the wait passes on a manual clock.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _clock import ManualClock
+from _drift_proxy import Proxy
+
+import dealframe.sandbox
+from dealframe.client import Client
+from dealframe.errors import IncompleteResultError, RateLimitedError
+from dealframe.sandbox.faults import FaultPlan
+
+DEALS = r"^/api/private/v1/transactions$"
+SETTINGS: dict[str, Any] = {
+    "retries": 2,
+    "backoff_base": 0.01,
+    "backoff_cap": 0.02,
+    "retry_after_max": 5.0,
+    "max_workers": 4,
+    "progress": False,
+    "cache_enabled": False,
+    "cut_stragglers": False,
+}
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[tuple[Any, FaultPlan, Proxy]]:
+    """A sandbox with a fault plan (``Retry-After: 120`` on its 429s), behind a proxy that
+    counts the requests it receives."""
+    plan = FaultPlan(retry_after=120)
+    with dealframe.sandbox.run(scale=0.1, seed=7, faults=plan) as sb, Proxy(sb.url) as proxy:
+        yield sb, plan, proxy
+
+
+@pytest.fixture
+def parts(served: tuple[Any, FaultPlan, Proxy]) -> Iterator[tuple[Any, FaultPlan, Proxy]]:
+    sb, plan, proxy = served
+    plan.reset()
+    proxy.reset()
+    yield sb, plan, proxy
+    plan.reset()
+
+
+def _client(sb: Any, proxy: Proxy, **settings: Any) -> Client:
+    return Client(proxy.url, sb.public_token, sb.private_key, **{**SETTINGS, **settings})
+
+
+def test_a_long_retry_after_on_page_3_sends_no_later_page_nor_the_next_call(parts):
+    sb, plan, proxy = parts
+    with _client(sb, proxy, max_workers=1) as c:  # one page at a time: exact counts
+        total = len(c.private.deals())
+        pages = -(-total // 1000)
+        assert pages >= 4  # pages after page 3 exist to be held back
+        proxy.reset()
+        clock = ManualClock()
+        c._transport.gate = clock.gate()
+        plan.script(DEALS, [None, None, "429"])  # page 3's first request
+        with pytest.raises(IncompleteResultError) as info:
+            c.private.deals()
+        sent = proxy.count(DEALS)
+        assert sent == 3, proxy.seen  # pages 1-3; page 3 answered 429 and not retried
+        error = info.value
+        assert error.retry_after == 120
+        assert error.failed == list(range(3, pages + 1))  # named, not sent
+        assert error.labels[0] == "page 3" and "failed item(s): page 3, page 4" in str(error)
+        assert len(error.partial) == 2000 and error.partial["id"].is_unique
+        # the next call: not sent, the time left named
+        with pytest.raises(RateLimitedError, match=r"not sent: .* wait 120 s") as again:
+            c.private.deals(limit=10)
+        assert proxy.count(DEALS) == sent
+        assert again.value.attempts == 0 and again.value.held_until is not None
+        assert 119 <= again.value.retry_after <= 120
+        assert "retry_after_max (5 s)" in str(again.value)
+        # once the stated time has passed, requests go out again
+        clock.advance(121)
+        assert len(c.private.deals(limit=10)) == 10
+        assert proxy.count(DEALS) == sent + 1
+    assert plan.counts() == {"429": 1}
+
+
+def test_a_long_retry_after_is_honoured_by_every_worker_of_a_profile_call(parts):
+    """200 profiles, four workers: one 429 asking 120 s stops the requests not yet sent."""
+    sb, plan, proxy = parts
+    ids = [o["id"] for o in sb.state.dataset.orgs if o["_company"] and not o["deleted"]][:200]
+    with _client(sb, proxy) as c:
+        plan.script(r"^/api/private/v1/companies/[^/]+$", [None] * 5 + ["429"])
+        with pytest.raises(IncompleteResultError) as info:
+            c.private.company(ids)
+        sent = proxy.count(r"^/api/private/v1/companies/")
+        assert sent <= 6 + SETTINGS["max_workers"], sent  # not 200
+        error = info.value
+        assert error.retry_after == 120 and error.received == len(error.partial) >= 5
+        assert len(error.failed) == len(ids) - error.received
+        assert sum(e.attempts == 0 for e in error.errors) >= len(ids) - sent
+        assert c.stats.snapshot()["held_back"] >= len(ids) - sent
+        # a later call of many requests: the RateLimitedError itself, nothing sent
+        with pytest.raises(RateLimitedError, match="not sent"):
+            c.private.company(ids[:3])
+        assert proxy.count(r"^/api/private/v1/companies/") == sent
+
+
+def test_a_rate_limited_sandbox_is_not_hammered(parts):
+    """``sandbox.run(rate_limit=...)``: its 429s ask at least 1 s, more than this client's
+    ``retry_after_max`` of 0.5 s. The call used to send all its 200 requests at once."""
+    sb, _, _ = parts
+    ids = [o["id"] for o in sb.state.dataset.orgs if o["_company"] and not o["deleted"]][:200]
+    with dealframe.sandbox.run(scale=0.1, seed=7, rate_limit=0.5) as limited:
+        with Proxy(limited.url) as proxy:
+            with _client(limited, proxy, retry_after_max=0.5) as c:
+                with pytest.raises((IncompleteResultError, RateLimitedError)) as info:
+                    c.private.company(ids)
+                sent = proxy.count()
+                assert sent <= 2 + 2 * SETTINGS["max_workers"], sent
+                assert info.value.retry_after is not None and info.value.retry_after >= 1
+                with pytest.raises(RateLimitedError, match="not sent"):
+                    c.private.company(ids[:5])
+                assert proxy.count() == sent
+
+
+def test_a_wait_within_retry_after_max_is_still_waited_out_and_every_row_arrives(parts):
+    """A 429 asking less than ``retry_after_max`` is retried after the wait, as before."""
+    sb, plan, proxy = parts
+    plan.retry_after = 2
+    try:
+        with _client(sb, proxy) as c:
+            want = len(c.private.deals())
+            clock = ManualClock()
+            c._transport.gate = clock.gate()
+            plan.script(DEALS, [None, "429"])
+            assert len(c.private.deals()) == want
+            assert clock.slept >= 2
+            assert c.stats.snapshot()["held_back"] == 0
+    finally:
+        plan.retry_after = 120
+
+
+def test_fault_kinds_given_as_one_string_are_one_kind(parts):
+    """``FaultPlan(kinds="429")`` and ``plan.script(path, "503")`` read a bare string as one
+    kind (they were read as its characters: ``got ['4', '2', '9']``)."""
+    sb, plan, proxy = parts
+    assert FaultPlan(kinds="429").kinds == ("429",)
+    plan.script(DEALS, "503")
+    with _client(sb, proxy) as c:
+        assert len(c.private.deals(limit=10)) == 10
+        assert c.stats.snapshot()["faults"] == {"503": 1}
+    assert plan.counts() == {"503": 1}
+
+
+def test_an_answer_in_the_http_cache_is_still_served_while_held_back(parts, tmp_path):
+    """Held back, the client sends nothing; what its cache holds needs no request."""
+    sb, plan, proxy = parts
+    with _client(sb, proxy, cache_enabled=True, cache_path=tmp_path / "cache.sqlite") as c:
+        cached = c.private.deals(limit=10)
+        plan.script(DEALS, ["429"])
+        with pytest.raises(RateLimitedError, match="this client sends nothing before"):
+            c.private.deals(limit=20)
+        sent = proxy.count(DEALS)
+        again = c.private.deals(limit=10)  # from the cache: not refused
+        assert again["id"].tolist() == cached["id"].tolist()
+        with pytest.raises(RateLimitedError, match="not sent"):
+            c.private.deals(limit=30)  # not in the cache: refused, unsent
+        assert proxy.count(DEALS) == sent == 2
