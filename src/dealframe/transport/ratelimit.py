@@ -31,10 +31,17 @@ class RateGate:
 
     Examples
     --------
-    >>> gate = RateGate()
-    >>> gate.block_for(0.05)
-    >>> 0.04 < gate.wait() < 1.0
-    True
+    On a stub clock that a sleep moves (by default: ``time.monotonic``, and a wait on the
+    gate's condition):
+
+    >>> now = [100.0]
+    >>> def sleep(seconds):
+    ...     now[0] += seconds
+    >>> gate = RateGate(clock=lambda: now[0], sleep=sleep)
+    >>> gate.block_for(1.5)
+    >>> gate.block_for(0.5)  # never shortens a closure
+    >>> gate.remaining(), gate.wait(), now[0]
+    (1.5, 1.5, 101.5)
     """
 
     def __init__(
