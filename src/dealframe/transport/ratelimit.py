@@ -75,11 +75,14 @@ class RateGate:
 
         Examples
         --------
-        >>> gate = RateGate()
+        >>> now = [100.0]  # a stub clock
+        >>> gate = RateGate(clock=lambda: now[0])
         >>> gate.block_for(30, by="a 429")
-        >>> left, by = gate.held()
-        >>> 29 < left <= 30, by
-        (True, 'a 429')
+        >>> gate.held()
+        (30.0, 'a 429')
+        >>> now[0] += 30
+        >>> gate.held()
+        (0.0, None)
         """
         with self._lock:
             left = self._open_at - self._clock()
