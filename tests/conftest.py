@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 
 import pytest
 
@@ -54,6 +55,40 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _module_marker(item: pytest.Item, name: str) -> pytest.Mark | None:
     module = item.getparent(pytest.Module)
     return None if module is None else module.get_closest_marker(name)
+
+
+class SandboxStarted(Exception):
+    """Raised by :func:`sandbox_starts`'s tripwires: a sandbox began to start."""
+
+
+@pytest.fixture
+def sandbox_starts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every step of a sandbox start-up in this process: a test asserts the list is empty
+    where options must be refused before anything starts (not by how long the refusal took,
+    which a loaded machine stretches).
+
+    Tripwires on the serving layer's loading (``http_layer``, through which ``--sandbox``'s
+    ``embedded`` and ``sandbox serve`` pass) and on the data's loading or generation
+    (``SandboxState.build``, every server's first step): each notes its step, then raises
+    :class:`SandboxStarted`, so a command that would have started a sandbox stops there.
+    """
+    import dealframe.sandbox
+    import dealframe.sandbox.launch
+    from dealframe.sandbox.models import SandboxState
+
+    steps: list[str] = []
+
+    def tripwire(step: str) -> Callable[..., None]:
+        def tripped(*args: object, **kwargs: object) -> None:
+            steps.append(step)
+            raise SandboxStarted(f"a sandbox started ({step})")
+
+        return tripped
+
+    for module in (dealframe.sandbox, dealframe.sandbox.launch):
+        monkeypatch.setattr(module, "http_layer", tripwire("the serving layer loaded"))
+    monkeypatch.setattr(SandboxState, "build", tripwire("the data built"))
+    return steps
 
 
 @pytest.fixture(scope="session")

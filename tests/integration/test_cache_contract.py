@@ -10,10 +10,10 @@ stored and answered from the cache, with the same warning, until it expired.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import sys
 import threading
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -347,12 +347,14 @@ def test_a_store_waiting_for_the_lock_leaves_the_call_its_budget(
         locked_later()  # after opening: the discovery document and the list are misses
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
-            started = time.monotonic()
             got = outcome(lambda: client.private.deals(**SMALL))
-            took = time.monotonic() - started
-    assert got.error is None, repr(got.error)
+    assert got.error is None, repr(got.error)  # not "call budget exhausted"
     assert_same(got.value, ref)
-    assert got.value.attrs["from_cache"] is False and took < 2.0, took
+    assert got.value.attrs["from_cache"] is False
     said = [str(w.message) for w in seen if issubclass(w.category, DealframeWarning)]
     said += got.warned(DealframeWarning)
     assert said and all("a quarter of the time the call had left" in s for s in said), said
+    # the wait each store chose (its message says it): a quarter of the 2 s at most, not the
+    # LOCK_WAIT of 20 s
+    waits = [float(w) for s in said for w in re.findall(r"for more than ([0-9.e+-]+) s", s)]
+    assert len(waits) == len(said) and all(w <= 2.0 / 4 for w in waits), said

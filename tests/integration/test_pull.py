@@ -228,7 +228,7 @@ def test_public_current_of_a_search_matching_nothing_writes_the_header(
     ],
 )
 def test_bad_pulls_fail_in_one_line_before_the_sandbox_starts(
-    tmp_path, capsys, monkeypatch, args, expected
+    tmp_path, capsys, monkeypatch, args, expected, sandbox_starts
 ):
     monkeypatch.chdir(tmp_path)
     code, out, err = _pull([*args, "--sandbox"], capsys)
@@ -238,6 +238,7 @@ def test_bad_pulls_fail_in_one_line_before_the_sandbox_starts(
     assert "[" not in errors[0].split(":")[1]  # a flag, not a Python argument (countries[0])
     assert "None" not in errors[0]  # a Python word
     assert "starting the embedded sandbox" not in err and not out
+    assert sandbox_starts == []  # neither the serving layer loaded nor any data built
     assert not list(tmp_path.iterdir())  # nothing written
 
 

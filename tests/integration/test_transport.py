@@ -376,13 +376,22 @@ def test_dropped_connections_exhausted_raise_transport_error(server, make):
     assert "closed the connection without answering" in str(info.value)
 
 
-def test_call_budget_stops_retrying(server, make):
+def test_call_budget_stops_retrying(server, make, monkeypatch):
+    from dealframe.transport import retry
+
     server.plan.retry_after = 3
     server.plan.script("budget", ["429"])
-    start = time.monotonic()
-    with pytest.raises(RateLimitedError, match="budget"):
-        make(call_budget=0.5).request("public", "POST", "/api/v2/budget", json={})
-    assert time.monotonic() - start < 2.5  # not the 3 s Retry-After
+    t = make(call_budget=0.5)
+    clock = ManualClock(start=time.monotonic())  # the deadline's clock: a wait would show
+    t.gate = clock.gate()
+    slept: list[float] = []
+    monkeypatch.setattr(retry, "sleep", slept.append)
+    with pytest.raises(RateLimitedError, match="budget") as caught:
+        t.request("public", "POST", "/api/v2/budget", json={})
+    # not the 3 s Retry-After: given up at once, with nothing waited and no second request
+    assert "call budget exhausted (next retry was due in 3.0 s)" in str(caught.value)
+    assert caught.value.attempts == 1 and server.plan.counts() == {"429": 1}
+    assert t.gate.closures == 0 and clock.slept == 0 and slept == []
 
 
 def test_client_errors_are_typed_and_not_retried(server, make):
@@ -606,7 +615,7 @@ def test_no_sockets_left_open_after_close(server, make):
     assert result.ok
     assert established_to(server.port) >= 1  # keep-alive connections are pooled
     t.close()
-    limit = time.monotonic() + 3
+    limit = time.monotonic() + 30  # a guard: the loop ends as soon as every socket closed
     while (established_to(server.port) or server.open_connections()) and time.monotonic() < limit:
         time.sleep(0.05)
     assert established_to(server.port) == 0
@@ -685,23 +694,42 @@ def test_sleep_between_retries_is_stubbable(server, make, monkeypatch):
 def test_gate_blocks_every_waiter_until_it_opens():
     from dealframe.transport.ratelimit import RateGate
 
-    gate = RateGate()
+    # On a clock that moves only when this test says: blocked means "not returned before the
+    # clock reached the opening", whatever the machine's load.
+    clock = ManualClock(hold=True)
+    gate = clock.gate()
     gate.block_for(0.3)
     gate.block_for(0.1)  # never shortens
-    finished: list[float] = []
-    start = time.monotonic()
-    threads = [
-        threading.Thread(target=lambda: finished.append(gate.wait() and time.monotonic()))
-        for _ in range(4)
-    ]
+    assert gate.remaining() == pytest.approx(0.3)
+    waited: list[float] = []
+    threads = [threading.Thread(target=lambda: waited.append(gate.wait())) for _ in range(4)]
     for thread in threads:
         thread.start()
+    clock.wait_for_sleepers(4)  # all four wait at the gate
+    assert waited == []
+    clock.advance(0.3)
     for thread in threads:
-        thread.join(5)
-    assert len(finished) == 4 and all(f - start >= 0.28 for f in finished)
+        thread.join(10)  # a guard: they return as soon as the clock moved
+    assert waited == [pytest.approx(0.3)] * 4
     assert gate.remaining() == 0
+    quick = ManualClock()  # its sleeps move it at once
+    gate = quick.gate()
     gate.block_for(10)
-    assert gate.wait(deadline=time.monotonic() + 0.05) < 0.5  # a deadline cuts the wait
+    assert gate.wait(deadline=quick.now() + 0.05) == pytest.approx(0.05)  # a deadline cuts it
+    assert quick.slept == pytest.approx(0.05) and gate.remaining() == pytest.approx(9.95)
+
+    # The transport's own gate (no sleep given) waits on its condition: still until its clock
+    # says it is open, and no sooner.
+    plain = ManualClock()
+    gate = RateGate(clock=plain.now)
+    gate.block_for(0.3)
+    waiter = threading.Thread(target=lambda: waited.append(gate.wait()))
+    waited.clear()
+    waiter.start()
+    assert waiter.is_alive() and waited == []  # the clock has not moved: it cannot return
+    plain.advance(0.3)
+    waiter.join(10)  # a guard: it looks at the clock again within the 0.3 s it waits
+    assert waited == [pytest.approx(0.3)] and gate.remaining() == 0
 
 
 def test_fault_plan_is_seeded_scripted_and_resettable():

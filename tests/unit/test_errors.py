@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import email.utils
-import time
+import types
 
 import orjson
 import pytest
@@ -133,13 +133,15 @@ def test_not_found_soft_deleted():
     assert plain.deleted is False and "include_deleted" not in str(plain)
 
 
-def test_rate_limited_carries_retry_after_seconds_and_dates():
+def test_rate_limited_carries_retry_after_seconds_and_dates(monkeypatch):
     error = error_from_response(429, _body("RATE_LIMITED", "Too many"), REQ, {"retry-after": "7"})
     assert isinstance(error, RateLimitedError) and error.retry_after == 7.0
     assert "wait 7 s" in str(error)
-    when = email.utils.formatdate(time.time() + 30, usegmt=True)
+    now = 1_800_000_000.0  # the client's wall clock, held: the date is read against it
+    monkeypatch.setattr(errors, "time", types.SimpleNamespace(time=lambda: now))
+    when = email.utils.formatdate(now + 30, usegmt=True)
     dated = error_from_response(429, b"", REQ, {"Retry-After": when})
-    assert 27 <= dated.retry_after <= 31
+    assert dated.retry_after == 30.0
     assert error_from_response(429, b"", REQ, {}).retry_after is None
 
 

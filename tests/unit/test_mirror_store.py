@@ -7,7 +7,6 @@ marker file, the lock."""
 from __future__ import annotations
 
 import threading
-import time
 
 import numpy as np
 import pandas as pd
@@ -18,7 +17,7 @@ import pytest
 from deltalake import DeltaTable
 
 from dealframe.errors import ServiceContractError
-from dealframe.mirror import commit, store
+from dealframe.mirror import commit, durable, store
 from dealframe.mirror import table as table_mod
 from dealframe.mirror.ahead import read_ahead
 from dealframe.mirror.compact import kept_versions
@@ -571,23 +570,38 @@ def test_open_folder_refuses_files_and_foreign_folders(tmp_path):
     assert a_file.read_text() == "keep me" and [p.name for p in foreign.iterdir()] == ["notes.txt"]
 
 
-def test_lock_refuses_then_waits(tmp_path):
+def test_lock_refuses_then_waits(tmp_path, monkeypatch):
     held, release = threading.Event(), threading.Event()
 
     def holder():
         with mirror_lock(tmp_path, 1.0):
             held.set()
-            release.wait(5)
+            release.wait(30)
 
     t = threading.Thread(target=holder)
     t.start()
-    held.wait(5)
+    assert held.wait(30), "the holder never took the lock"
     with pytest.raises(MirrorLockedError, match="another sync"):
         with mirror_lock(tmp_path, 0.1):
             pass
-    threading.Timer(0.3, release.set).start()
-    started = time.monotonic()
-    with mirror_lock(tmp_path, 5.0):
-        waited = time.monotonic() - started
-    t.join()
-    assert 0.2 < waited < 5.0
+    # The holder lets go only once the waiter has found the lock taken: the waiter took it
+    # after waiting, whatever the timing of the threads.
+    tries: list[bool] = []
+    try_lock = durable._try_lock
+
+    def watched(fd: int) -> bool:
+        got = try_lock(fd)
+        tries.append(got)
+        if not got:
+            release.set()
+        return got
+
+    monkeypatch.setattr(durable, "_try_lock", watched)
+    try:
+        with mirror_lock(tmp_path, 30.0):  # 30 s: a guard; the holder lets go at once
+            pass
+    finally:
+        release.set()
+        t.join(30)
+    # refused while held (it waited), then taken once free
+    assert len(tries) >= 2 and tries == [False] * (len(tries) - 1) + [True], tries
