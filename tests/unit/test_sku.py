@@ -3,7 +3,7 @@
 import pytest
 
 from dealframe.errors import ValidationError
-from dealframe.public.sku import format_v1, format_v2, parse_sku, sku_version, validate_skus
+from dealframe.public.sku import Sku, format_v1, format_v2, parse_sku, sku_version, validate_skus
 
 
 @pytest.mark.parametrize(
@@ -187,3 +187,27 @@ def test_a_sku_with_a_typo_is_refused_naming_its_position_and_character(sku, ver
     assert err.value.argument == "skus[1]"
     assert f"({at}" in str(err.value), str(err.value)
     assert sku_version(sku) is None
+
+
+@pytest.mark.parametrize("n", [0, -1])
+def test_format_v2_refuses_a_suffix_that_is_not_from_1(n):
+    """``n=0`` was taken as no suffix: ``format_v2("ACME", "USA", 0)`` gave ``ACME-USA``,
+    another company's SKU. Any ``n`` given is written, and ``.0`` is refused as
+    ``parse_sku("ACME-USA.0")`` refuses it."""
+    with pytest.raises(ValidationError) as err:
+        format_v2("ACME", "USA", n)
+    assert err.value.argument == "sku" and f"ACME-USA.{n}" in str(err.value)
+    with pytest.raises(ValidationError):
+        parse_sku(f"ACME-USA.{n}")
+    with pytest.raises(ValidationError):
+        str(Sku("v2", "ACME", country="USA", n=n))
+    assert format_v2("ACME", "USA", None) == "ACME-USA"
+
+
+@pytest.mark.parametrize("version", ["v3", "V2", ""])
+def test_parse_sku_names_version_when_it_is_no_version(version):
+    """``parse_sku("ACME-USA", version="v3")`` said "expected a v3 SKU (this one is v2)"."""
+    with pytest.raises(ValidationError) as err:
+        parse_sku("ACME-USA", version=version)
+    assert err.value.argument == "version"
+    assert "'v1', 'v2' or None" in str(err.value) and "this one is" not in str(err.value)

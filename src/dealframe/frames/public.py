@@ -221,13 +221,19 @@ def _month_index(lo: int, hi: int) -> pd.PeriodIndex:
 
 
 def _collect(
-    records: Sequence[Mapping[str, Any]], fields: Sequence[str] | None, found: Findings | None
+    records: Sequence[Mapping[str, Any]],
+    fields: Sequence[str] | None,
+    found: Findings | None,
+    skus: Sequence[str] | None = None,
 ):
     """Flatten time-series items into parallel arrays (one entry per value): one value per
-    SKU, field and month, the first sent (repeats said to ``found``)."""
-    sku_pos: dict[str, int] = {}
+    SKU, field and month, the first sent (repeats said to ``found``). Given ``fields``
+    (``skus``), those are the fields (SKUs), in that order, and items' others are left out."""
+    sku_pos: dict[str, int] = {s: i for i, s in enumerate(dict.fromkeys(skus or ()))}
     field_pos: dict[str, int] = {f: i for i, f in enumerate(fields or ())}
     fixed = fields is not None
+    given = skus is not None
+    kept: list[int] = []  # the SKU of each item read: one twice is a repeat
     keys: list[str] = []
     values: list[Any] = []
     chunk_f: list[int] = []
@@ -237,7 +243,10 @@ def _collect(
         sku = rec.get("sku")
         if not isinstance(sku, str):
             raise ValidationError(f"time_series[{i}].sku", "a string", got=sku)
+        if given and sku not in sku_pos:
+            continue
         si = sku_pos.setdefault(sku, len(sku_pos))
+        kept.append(si)
         data = rec.get("data") or {}
         if not isinstance(data, Mapping):
             raise ValidationError(f"time_series[{i}].data", "an object", got=type(data).__name__)
@@ -283,7 +292,7 @@ def _collect(
         raise ValidationError("time_series", f"numeric values ({why(exc)})") from None
     if str in types:  # numbers written as text ("1.5"): read, and said by field
         _said_as_text(values, vals, counts, chunk_f, chunk_s, list(field_pos), list(sku_pos))
-    if keys and (len(set(ords.tolist())) < len(ords) or len(sku_pos) < len(records)):
+    if keys and (len(set(ords.tolist())) < len(ords) or len(set(kept)) < len(kept)):
         # a month in two spellings ("2023-01", "2023-01-01") or a SKU twice: one value each
         keep, same, differ = _first_of_each((s_idx * len(field_pos) + f_idx), months, vals)
         f_idx, s_idx, months, vals = f_idx[keep], s_idx[keep], months[keep], vals[keep]
@@ -350,6 +359,7 @@ def time_series_wide(
     date_from: MonthLike = None,
     date_to: MonthLike = None,
     *,
+    skus: Sequence[str] | None = None,
     found: Findings | None = None,
 ) -> pd.DataFrame:
     """Time-series items as a months × (field, sku) frame.
@@ -361,6 +371,10 @@ def time_series_wide(
     fields : sequence of str, optional
         Keep these fields, in this order (absent ones give all-NaN columns).
         Default: every field, in order of first appearance.
+    skus : sequence of str, optional
+        Keep these SKUs, in this order, each once (absent ones give all-NaN columns), so the
+        columns are ``fields`` x ``skus`` whatever the items hold. Default: every SKU, in
+        order of first appearance.
     date_from, date_to : str ``YYYY-MM`` or Period, optional
         Index range (inclusive); values outside are dropped. Default: the first
         to the last month present; with no month present inside the one bound given (or
@@ -381,9 +395,13 @@ def time_series_wide(
     ...          {"sku": "B-GBR", "data": {"marketCap": {"2024-02": 2.0}}}]
     >>> time_series_wide(items)["marketCap"].shape
     (2, 2)
+    >>> some = time_series_wide(items, ["marketCap", "ruleOf40"], skus=["C-USA", "A-USA"])
+    >>> some.columns.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    [('marketCap', 'C-USA'), ('marketCap', 'A-USA'),
+     ('ruleOf40', 'C-USA'), ('ruleOf40', 'A-USA')]
     """
     records = as_records(items, "time_series")
-    skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found)
+    skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found, skus)
     lo = _month_ordinal(date_from, "date_from") if date_from is not None else None
     hi = _month_ordinal(date_to, "date_to") if date_to is not None else None
     if lo is not None and hi is not None and lo > hi:

@@ -13,9 +13,9 @@ import datetime as dt
 import re
 import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 import pandas as pd
 
@@ -103,18 +103,41 @@ def _group(
     return {name: value for name, value in given.items() if value is not None}
 
 
-def _some_skus(skus: object, version: str) -> list[str]:
+class _Asked(NamedTuple):
+    """The SKUs of a call: ``skus``, each once in the caller's order (what is sent), ``at``
+    the position in the caller's list of each one's first occurrence, and ``given`` the
+    length of the caller's list (repeats and all)."""
+
+    skus: list[str]
+    at: list[int]
+    given: int
+
+
+def _some_skus(skus: object, version: str) -> _Asked:
     """:func:`validate_skus`, and at least one: the service refuses an empty ``skus``
-    (section 7: "skus must not be empty"), so an empty list is refused before any request."""
-    wanted = validate_skus(skus, version)
+    (section 7: "skus must not be empty"), so an empty list is refused before any request.
+
+    Examples
+    --------
+    >>> _some_skus(["A-USA", "B-USA", "A-USA", "C-USA"], "v2")
+    _Asked(skus=['A-USA', 'B-USA', 'C-USA'], at=[0, 1, 3], given=4)
+    """
+    given = list(skus) if isinstance(skus, Iterator) else skus  # read once: kept
+    wanted = validate_skus(given, version)
+    items = given if isinstance(given, list) else list(given)  # type: ignore[call-overload]
     if not wanted:
         raise ValidationError(
             "skus",
             "at least one SKU (the service refuses an empty list; a search that matched "
             "nothing has no company to ask for)",
-            got=list(skus),  # type: ignore[call-overload]
+            got=items,
         )
-    return wanted
+    if len(items) == len(wanted):
+        return _Asked(wanted, list(range(len(wanted))), len(items))
+    first: dict[str, int] = {}
+    for i, sku in enumerate(items):
+        first.setdefault(sku, i)
+    return _Asked(wanted, [first[sku] for sku in wanted], len(items))
 
 
 def _series_members(
@@ -137,21 +160,56 @@ def _series_members(
 _NOT_PAGED = "the interface document describes no paging here: the rest cannot be asked for"
 
 
-def _chunk_label(start: int, chunk: list[str]) -> str:
-    """A chunk of SKUs as an error names it: its positions in the caller's list (from 1) and
-    its first and last SKU.
+def _chunk_label(at: list[int], chunk: list[str]) -> str:
+    """A chunk of SKUs as an error names it: the positions in the caller's list (from 1) of
+    its first and last SKU (``at``: each SKU's first position, from 0), and those SKUs. When
+    SKUs the caller repeated lie between them, it says how many distinct SKUs it holds.
 
     Examples
     --------
-    >>> _chunk_label(100, [f"T{i:04d}-USA" for i in range(100, 200)])
+    >>> _chunk_label(list(range(100, 200)), [f"T{i:04d}-USA" for i in range(100, 200)])
     'SKUs 101-200 (T0100-USA ... T0199-USA)'
-    >>> _chunk_label(4, ["A-USA"]), _chunk_label(0, ["A-USA", "B-USA"])
+    >>> _chunk_label([4], ["A-USA"]), _chunk_label([0, 1], ["A-USA", "B-USA"])
     ('SKU 5 (A-USA)', 'SKUs 1-2 (A-USA, B-USA)')
+    >>> _chunk_label([105, 106, 155], ["X-USA", "Y-USA", "Z-USA"])
+    'SKUs 106-156 (3 distinct: X-USA ... Z-USA)'
     """
     if len(chunk) == 1:
-        return f"SKU {start + 1} ({chunk[0]})"
+        return f"SKU {at[0] + 1} ({chunk[0]})"
     between = ", " if len(chunk) == 2 else " ... "
-    return f"SKUs {start + 1}-{start + len(chunk)} ({chunk[0]}{between}{chunk[-1]})"
+    run = at[-1] - at[0] == len(chunk) - 1
+    distinct = "" if run else f"{len(chunk)} distinct: "
+    return f"SKUs {at[0] + 1}-{at[-1] + 1} ({distinct}{chunk[0]}{between}{chunk[-1]})"
+
+
+#: ``skus[i]`` in a service's message: the position of a SKU in the request it got.
+_SKU_AT = re.compile(r"\bskus\[(\d+)\]")
+
+
+def _position_note(message: str, at: list[int], chunk: list[str], given: int) -> str:
+    """What ``skus[i]`` in the service's ``message`` about a request of ``chunk`` is in the
+    caller's list of ``given`` SKUs (``at``: each SKU's first position there). The service
+    counts within the request it got, which holds each SKU once and only some of them.
+
+    Examples
+    --------
+    >>> _position_note("skus[1]: bad", [100, 101], ["A-USA", "B-USA"], 102)
+    "skus[i] in the service's message is position 100 + i of yours: the request held SKUs 100..101 of 102"
+    >>> _position_note("skus[1]: 'B_C-USA' is bad", [100, 155], ["A-USA", "B_C-USA"], 156)
+    "skus[i] in the service's message is the request's i-th SKU: it held 2 distinct SKUs first given at positions 100..155 of your 156 (a SKU given twice is sent once); its skus[1] is position 155 of yours (B_C-USA)"
+    """
+    if at[-1] - at[0] == len(chunk) - 1:  # a run of the caller's list: an offset
+        return (
+            f"skus[i] in the service's message is position {at[0]} + i of yours: "
+            f"the request held SKUs {at[0]}..{at[-1]} of {given}"
+        )
+    named = sorted({int(i) for i in _SKU_AT.findall(message) if int(i) < len(chunk)})
+    each = "; ".join(f"its skus[{i}] is position {at[i]} of yours ({chunk[i]})" for i in named[:5])
+    return (
+        f"skus[i] in the service's message is the request's i-th SKU: it held {len(chunk)} "
+        f"distinct SKUs first given at positions {at[0]}..{at[-1]} of your {given} (a SKU "
+        "given twice is sent once)" + (f"; {each}" if each else "")
+    )
 
 
 def _meta_count(doc: Any, items: list[Any], found: Findings, what: str) -> int | None:
@@ -533,7 +591,7 @@ class PublicApi:
     def _chunked(
         self,
         path: str,
-        skus: list[str],
+        asked: _Asked,
         size: int,
         extra: dict[str, Any],
         kind: str,
@@ -556,6 +614,7 @@ class PublicApi:
         settings = self._t.settings
         deadline = self._t.deadline()
         full = f"{self._prefix}{path}"
+        skus = asked.skus
         size = min(size, self._skus_per_request.get(path, size))
         todo = [(i, skus[i : i + size]) for i in range(0, len(skus), size)]
 
@@ -579,12 +638,11 @@ class PublicApi:
             except ApiError as exc:
                 if _fewer_skus(exc, len(chunk)) is not None:
                     return exc  # too many SKUs at once: split below
-                if isinstance(exc, BadRequestError) and len(chunk) < len(skus):
-                    # the service counts positions within the chunk it got
-                    exc.add_note(
-                        f"skus[i] in the service's message is position {start} + i of yours: "
-                        f"the request held SKUs {start}..{start + len(chunk) - 1} of {len(skus)}"
-                    )
+                at = asked.at[start : start + len(chunk)]
+                if isinstance(exc, BadRequestError) and (
+                    len(chunk) < len(skus) or at[-1] != len(chunk) - 1
+                ):  # the service counts positions within the chunk it got
+                    exc.add_note(_position_note(str(exc), at, chunk, asked.given))
                 raise
 
         def stored(item: tuple[int, list[str]]) -> Response | None:
@@ -685,7 +743,7 @@ class PublicApi:
         endpoint: str,
         responses: list[Response],
         failures: list[Any],
-        wanted: list[str],
+        asked: _Asked,
         received: list[str],
         found: Findings,
         strict: bool,
@@ -695,6 +753,7 @@ class PublicApi:
         received (``attrs["missing_skus"]``: warned, or raised under ``strict``) and the
         findings are reported; ``attrs["skus_per_request_refused"]`` says what a service that
         refused as many SKUs per request was sent instead."""
+        wanted = asked.skus
         attach(
             frame,
             endpoint=endpoint,
@@ -714,8 +773,11 @@ class PublicApi:
                 [f.item for f in failures],
                 errors=[f.error for f in failures],
                 partial=frame,
-                what="SKUs",
-                labels=[_chunk_label(f.index, f.item) for f in failures],
+                what="SKUs" if asked.given == len(wanted) else "distinct SKUs",
+                labels=[
+                    _chunk_label(asked.at[f.index : f.index + len(f.item)], f.item)
+                    for f in failures
+                ],
             )
         present = set(received)
         missing = [s for s in wanted if s not in present]
@@ -886,10 +948,11 @@ class PublicApi:
         sku
         ...
         """
-        wanted = _some_skus(skus, self.version)
+        asked = _some_skus(skus, self.version)
+        wanted = asked.skus
         responses, failures, refused = self._chunked(
             "/companies/current",
-            wanted,
+            asked,
             SKUS_PER_CURRENT_REQUEST,
             {},
             "current",
@@ -907,7 +970,7 @@ class PublicApi:
         adapt_rates(frame, found)  # rateToUsd as USD per unit, whichever way it is served
         received = frame.index.tolist()
         return self._settle(
-            frame, endpoint, responses, failures, wanted, received, found, strict, refused
+            frame, endpoint, responses, failures, asked, received, found, strict, refused
         )
 
     def time_series(
@@ -950,7 +1013,11 @@ class PublicApi:
             Inclusive months ``YYYY-MM``; none means no date filter.
         shape : {"wide", "long"}
             ``wide``: index a monthly PeriodIndex, columns (field, sku), so
-            ``ts["evRevenueLtm"]`` is months x SKUs, missing months NaN.
+            ``ts["evRevenueLtm"]`` is months x SKUs, missing months NaN. The SKUs are every
+            SKU asked, each once, in the order given (one not returned: all-NaN columns);
+            the fields are ``fields`` as given, or without them those the answer holds
+            (the service's default; the document lists none), so with ``fields`` the
+            columns depend only on the arguments.
             ``long``: tidy rows (sku, field, month, value).
         strict, refresh, cache, progress
             As in :meth:`current`.
@@ -977,14 +1044,15 @@ class PublicApi:
         >>> ts["evRevenueNtm"].plot()  # draws a figure  # doctest: +SKIP
         """
         choice(shape, "shape", ("wide", "long"), "'wide' or 'long'")
-        wanted = _some_skus(skus, self.version)
+        asked = _some_skus(skus, self.version)
+        wanted = asked.skus
         extra, (names, start, end) = _series_members(
             fields, date_from, date_to, self._served_fields.check
         )
         with fields_noted(names, self._served_fields):
             responses, failures, refused = self._chunked(
                 "/companies/time-series",
-                wanted,
+                asked,
                 SKUS_PER_TIME_SERIES_REQUEST,
                 extra,
                 "time_series",
@@ -1007,14 +1075,14 @@ class PublicApi:
         ):
             if shape == "wide":
                 frame = time_series_wide(
-                    items, fields=names, date_from=start, date_to=end, found=found
+                    items, fields=names, date_from=start, date_to=end, skus=wanted, found=found
                 )
             else:
                 frame = time_series_long(items, found=found)
-        received = [it["sku"] for it in items]  # a SKU with no value has no column or row
+        received = [it["sku"] for it in items]  # a SKU not received: all-NaN columns, no rows
         frame.attrs["fields_not_held"] = not_held
         return self._settle(
-            frame, endpoint, responses, failures, wanted, received, found, strict, refused
+            frame, endpoint, responses, failures, asked, received, found, strict, refused
         )
 
     def group_current(

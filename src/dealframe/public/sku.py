@@ -87,7 +87,10 @@ def format_v1(exchange: str, ticker: str) -> str:
 
 
 def format_v2(ticker: str, country: str, n: int | None = None) -> str:
-    """Format a v2 SKU, with the ``.N`` suffix when ``n`` is given.
+    """Format a v2 SKU, with the ``.N`` suffix when ``n`` is given (not None).
+
+    ``n`` is counted from 1, as :func:`parse_sku` reads it: 0 is refused, not left out
+    (``ACME-USA`` is another company than the one a ``.0`` would name).
 
     Examples
     --------
@@ -95,8 +98,12 @@ def format_v2(ticker: str, country: str, n: int | None = None) -> str:
     'ACME-USA'
     >>> format_v2("ACME", "USA", 1)
     'ACME-USA.1'
+    >>> format_v2("ACME", "USA", 0)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid sku: expected a ticker and an ISO-3 country code (the suffix '.0' at position 8 is not .N, N from 1 without a leading 0), got 'ACME-USA.0'
     """
-    sku = f"{ticker}-{country}" + (f".{n}" if n else "")
+    sku = f"{ticker}-{country}" + (f".{n}" if n is not None else "")
     if not _fits(_V2, sku):
         raise ValidationError(
             "sku", "a ticker and an ISO-3 country code" + _why_not(sku, "v2"), got=sku
@@ -127,15 +134,22 @@ def parse_sku(sku: str, version: str | None = None) -> Sku:
     Raises
     ------
     ValidationError
-        When ``sku`` is malformed or of the other version.
+        When ``sku`` is malformed or of the other version, or ``version`` is neither
+        ``"v1"`` nor ``"v2"`` (naming ``version``).
 
     Examples
     --------
     >>> parse_sku("ACME-USA.1")
     Sku(version='v2', ticker='ACME', exchange=None, country='USA', n=1)
+    >>> parse_sku("ACME-USA", version="v3")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid version: expected 'v1', 'v2' or None (either), got 'v3'
     """
+    if version is not None and version not in _VERSIONS:
+        raise ValidationError("version", "'v1', 'v2' or None (either)", got=version)
     found = sku_version(sku)
-    if version is not None and isinstance(sku, str) and _fits(_PATTERNS.get(version, _V1), sku):
+    if version is not None and isinstance(sku, str) and _fits(_PATTERNS[version], sku):
         found = version
     if found is None:
         said = ""
