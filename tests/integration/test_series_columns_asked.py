@@ -121,9 +121,11 @@ def test_strict_raises_with_the_frame_of_every_column(client, sandbox):
 
 def test_the_local_group_medians_ignore_a_column_all_nan(client, sandbox):
     """``analytics.group_time_series`` of the wide frame: an unknown SKU's all-NaN columns
-    change no median and no month; the months and medians are those of the known SKUs."""
+    change no median, no month and no count of companies; all are those of the known SKUs."""
     known = _known(sandbox, "v2", 5)
     with_nope = _series(client.public, [*known[:2], "NOPE-USA", *known[2:]])[0]
     without = client.public.time_series(known, fields=FIELDS, **WINDOW)
     got, want = analytics.group_time_series(with_nope), analytics.group_time_series(without)
     pd.testing.assert_frame_equal(got, want)
+    assert got.attrs == want.attrs  # NOPE-USA is no company of the group
+    assert got.attrs["companies"] == len(known)

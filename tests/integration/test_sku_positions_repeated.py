@@ -103,3 +103,8 @@ def test_a_failed_chunk_after_repeats_is_labelled_with_the_callers_positions(via
     assert error.failed == [fake[100:200]]
     assert error.labels == [f"SKUs 106-205 ({fake[100]} ... {fake[199]})"], error.labels
     assert error.labels[0] in str(error) and "of 250 distinct SKUs" in str(error), str(error)
+    # the partial says, as a whole frame does, which SKUs of the chunks that arrived did not
+    # come back: every one here (none is a company), the failed chunk's being in .failed
+    partial = error.partial
+    assert partial.attrs["missing_skus"] == [*fake[:100], *fake[200:]]
+    assert not set(partial.attrs["missing_skus"]) & set(error.failed[0])

@@ -246,7 +246,8 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
     DataFrame
         One row per month with a value in some field (as the service), one float64 column
         per field, in the order fields first appear. ``attrs``: ``companies`` (SKUs in the
-        group) and ``count`` (months returned), as the service's meta.
+        group, but those ``wide.attrs["missing_skus"]`` lists: the service did not return
+        them) and ``count`` (months returned), as the service's meta.
 
     Raises
     ------
@@ -293,6 +294,9 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
         data.update({f"n_{f}": pd.array(present[keep, i], "Int64") for i, f in enumerate(names)})
     out = pd.DataFrame(data, index=wide.index[keep])
     out.columns = pd.Index(out.columns, dtype="str", name="field")  # as the service's frame
-    companies = len(np.unique(np.asarray(wide.columns.codes[1])))
-    out.attrs = {"companies": companies, "count": int(keep.sum())}
+    # a SKU the service did not return (a column of the client's frame all the same, listed
+    # in its attrs) is no company of the group
+    missing = set(map(str, wide.attrs.get("missing_skus") or ()))
+    skus = {str(s) for s in wide.columns.get_level_values(1)}
+    out.attrs = {"companies": len(skus - missing), "count": int(keep.sum())}
     return out

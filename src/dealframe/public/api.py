@@ -767,6 +767,13 @@ class PublicApi:
             lost = sum(len(f.item) for f in failures)
             if not responses and len(failures) == 1:  # one request, and it failed: its error
                 raise failures[0].error
+            # the SKUs of the chunks that arrived but did not come back (those of the failed
+            # chunks are the error's .failed): a partial says them as a whole frame does
+            unsent = {s for f in failures for s in f.item}
+            present = set(received)
+            frame.attrs["missing_skus"] = [
+                s for s in wanted if s not in present and s not in unsent
+            ]
             raise incomplete(
                 len(wanted),
                 len(wanted) - lost,
