@@ -320,3 +320,20 @@ def test_frames_accept_attrs():
     ):
         df.attrs["source"] = {"endpoint": "x"}
         assert copy.deepcopy(df).attrs["source"] == {"endpoint": "x"}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "named"),
+    [
+        ({"skus": "A-USA"}, "skus"),
+        ({"fields": "marketCap"}, "fields"),
+        ({"skus": ["A-USA", None]}, r"skus\[1\]"),
+        ({"fields": {"marketCap": 1}}, "fields"),
+    ],
+)
+def test_time_series_wide_refuses_names_that_are_not_a_list_of_strings(kwargs, named):
+    """A bare string was read as its characters (no column kept, silently), a None as a
+    ``nan`` column label."""
+    items = [{"sku": "A-USA", "data": {"marketCap": {"2024-01": 1.0}}}]
+    with pytest.raises(ValidationError, match=f"invalid {named}: expected a"):
+        time_series_wide(items, **kwargs)

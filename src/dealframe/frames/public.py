@@ -400,6 +400,8 @@ def time_series_wide(
     [('marketCap', 'C-USA'), ('marketCap', 'A-USA'),
      ('ruleOf40', 'C-USA'), ('ruleOf40', 'A-USA')]
     """
+    for name, names in (("fields", fields), ("skus", skus)):
+        _check_names(name, names)
     records = as_records(items, "time_series")
     skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found, skus)
     lo = _month_ordinal(date_from, "date_from") if date_from is not None else None
@@ -427,6 +429,27 @@ def time_series_wide(
         [pd.Index(field_list, dtype="str"), pd.Index(skus, dtype="str")], names=["field", "sku"]
     )
     return pd.DataFrame(out, index=_month_index(lo, hi), columns=columns, copy=False)
+
+
+def _check_names(argument: str, names: Any) -> None:
+    """Refuse ``names`` (``fields`` or ``skus`` of a shaping function) unless None or a list of
+    strings: a bare string would be read as its characters, a None as a ``nan`` column.
+
+    Examples
+    --------
+    >>> _check_names("skus", "A-USA")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid skus: expected a list of strings (one is ['A-USA']), got 'A-USA'
+    """
+    if names is None:
+        return
+    if isinstance(names, str) or isinstance(names, Mapping) or not isinstance(names, Iterable):
+        one = f" (one is [{names!r}])" if isinstance(names, str) else ""
+        raise ValidationError(argument, f"a list of strings{one}", got=names)
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise ValidationError(f"{argument}[{i}]", "a string", got=name)
 
 
 @checked_keywords
