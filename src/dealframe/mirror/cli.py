@@ -57,13 +57,13 @@ def _path_ready(path: str, *, new: bool = False, migrates: bool = False) -> None
         PATH is a file, holds no mirror (or, ``new``, cannot hold one), or its mirror's
         schema version is not one this command reads (the message says how to fix it).
     dealframe.errors.ValidationError
-        PATH's absolute form holds a percent escape such as ``%20`` (deltalake could not open
-        the tables written there), new or not.
+        PATH's absolute form holds a percent escape such as ``%20`` or a character deltalake
+        cannot keep in a path (``#``, ``?``, ``[`` ..., see ``folder_path``), new or not.
     """
     from .state import read_state
     from .sync import _usable_marker, folder_path, open_folder
 
-    folder_path(path)  # a percent escape (ValidationError, exit status 2), even for a new PATH
+    folder_path(path)  # a percent escape, '#' ... (ValidationError, exit status 2), even new
     try:
         if new and not expanded_path(path, "PATH").exists():
             _can_create(check_folder(path, "PATH"))
@@ -195,6 +195,8 @@ def _history(args: argparse.Namespace) -> int:
 
 def _compact(args: argparse.Namespace) -> int:
     from .compact import compact
+    from .schema import PUBLIC_TABLES
+    from .sync import _entities
 
     _path_ready(args.path)
     done = compact(
@@ -212,6 +214,9 @@ def _compact(args: argparse.Namespace) -> int:
             f"{counted(kept, 'version')} "
             f"kept (oldest {d['oldest_kept']})"
         )
+    for name in _entities(args.entities or ENTITIES, (*ENTITIES, *PUBLIC_TABLES)):
+        if name not in done:  # said, not silently skipped
+            print(f"{name:<19} no table yet: nothing to compact")
     return 0
 
 

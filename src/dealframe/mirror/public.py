@@ -34,11 +34,12 @@ from deltalake import DeltaTable, write_deltalake
 
 from dealframe.arguments import DateLike, checked_keywords, choice
 
-from ..errors import ValidationError
+from ..errors import ServiceContractError, ValidationError
 from ..frames.normalize import cast
 from ..frames.schemas import CURRENT_DATA, DATE_DTYPE, VOCABULARIES, Column
 from .durable import mirror_lock
 from .errors import MirrorStateError
+from .kinds import kinds_checked
 from .read import _state, as_of_version, checked_dataset
 from .schema import PUBLIC_TABLES
 from .state import MirrorState, check_source, client_source, read_state, write_state
@@ -191,6 +192,9 @@ def _universe(client: Any, skus: Any, filters: dict[str, Any]) -> list[str]:
 
 
 def _write_current(folder: Path, rows: pa.Table, day: dt.date, props: Any) -> None:
+    """Write ``rows`` as the partition of ``day``: a field keeps its kind (see
+    :mod:`dealframe.mirror.kinds`); a stored column that holds no value and now gets values
+    of another kind is widened, by one commit that rewrites the table."""
     if not is_table(folder):
         write_deltalake(
             str(folder),
@@ -205,30 +209,70 @@ def _write_current(folder: Path, rows: pa.Table, day: dt.date, props: Any) -> No
         return
     table = open_table(folder)
     stored = pa.schema(table.schema().to_arrow())
-    for f in stored:  # a field this snapshot lacks: null, as stored
-        if f.name not in rows.column_names:
-            rows = rows.append_column(
-                f.name, pa.nulls(rows.num_rows, pa.field(f.name, f.type).type)
-            )
-    new = [n for n in rows.column_names if n not in stored.names]
-    order = [n for n in stored.names] + new
-    rows = rows.select(order)
-    rows = rows.cast(
-        pa.schema(
-            [
-                pa.field(n, stored.field(n).type) if n in stored.names else rows.schema.field(n)
-                for n in order
-            ]
+
+    def holds_values(name: str) -> bool:
+        values = _stored(folder, table, [name]).column(name)
+        return values.null_count < len(values)
+
+    what = f"the snapshot of {day.isoformat()}"
+    widened = kinds_checked(stored, rows, holds_values, what)
+    types = {f.name: f.type for f in stored if f.name not in widened}
+    try:
+        rows = _aligned(rows, types)
+    except pa.ArrowException as exc:  # kinds agree, values do not fit (an overflow ...)
+        raise ServiceContractError(
+            200,
+            f"Family A current data does not fit the research store's columns ({exc}); "
+            f"nothing was written for {what}",
+            finding="wrong_shape",
+        ) from None
+    if not widened:
+        write_deltalake(
+            str(folder),
+            rows,
+            mode="overwrite",
+            predicate=f"snapshot_date = '{day.isoformat()}'",
+            schema_mode="merge" if len(rows.schema) > len(stored) else None,
+            writer_properties=writer_properties(),
+            commit_properties=props,
         )
+        return
+    others = _stored(
+        folder, table, None, ~(ds.field("snapshot_date") == pa.scalar(day, pa.date32()))
+    )
+    whole = pa.concat_tables(
+        [_aligned(others, dict(zip(rows.schema.names, rows.schema.types))), rows]
     )
     write_deltalake(
         str(folder),
-        rows,
+        whole.select(rows.column_names),
         mode="overwrite",
-        predicate=f"snapshot_date = '{day.isoformat()}'",
-        schema_mode="merge" if new else None,
+        schema_mode="overwrite",
+        partition_by=["snapshot_date"],
         writer_properties=writer_properties(),
         commit_properties=props,
+    )
+
+
+def _stored(
+    folder: Path, table: DeltaTable, columns: list[str] | None, where: Any = None
+) -> pa.Table:
+    try:
+        return checked_dataset(folder, table, _CURRENT).to_table(columns=columns, filter=where)
+    except (OSError, pa.ArrowException) as exc:
+        raise read_failure(folder, exc) from None
+
+
+def _aligned(rows: pa.Table, types: dict[str, pa.DataType]) -> pa.Table:
+    """``rows`` with the columns of ``types`` first, of those types (a column ``rows`` lacks:
+    null), then its own others."""
+    for name, type_ in types.items():
+        if name not in rows.column_names:  # a field this snapshot lacks: null, as stored
+            rows = rows.append_column(name, pa.nulls(rows.num_rows, type_))
+    order = [*types, *(n for n in rows.column_names if n not in types)]
+    rows = rows.select(order)
+    return rows.cast(
+        pa.schema([pa.field(n, types.get(n, rows.schema.field(n).type)) for n in order])
     )
 
 

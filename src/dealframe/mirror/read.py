@@ -87,10 +87,18 @@ def _no_log(folder: Path) -> None:
 def as_of_version(table: DeltaTable, as_of: Any, folder: Path) -> None:
     """Load ``table`` at ``as_of``: a version number, or a time (the version current then).
 
+    A time is turned into a version here: the highest version whose commit time (the
+    commit's own ``timestamp``, which ``history`` shows as ``time``) is at or before it.
+    deltalake's own time travel goes by the log files' modification times instead, which
+    differ from the commit times by a millisecond or so, and are all new in a copy of the
+    mirror made without them.
+
     Raises
     ------
     dealframe.errors.ValidationError
         Not a version of the table, or a time before its first version.
+    MirrorDamagedError
+        The version cannot be read, or the table's commits cannot be listed.
     """
     latest = table.version()
     if isinstance(as_of, numbers.Integral) and not isinstance(as_of, bool):
@@ -101,27 +109,16 @@ def as_of_version(table: DeltaTable, as_of: Any, folder: Path) -> None:
                 "(dealframe.mirror.history lists them)",
                 got=as_of,
             )
-        target: Any = int(as_of)
+        target = int(as_of)
+    elif isinstance(as_of, numbers.Real) and not isinstance(as_of, bool):
+        raise ValidationError(
+            "as_of",
+            "a version number as an int (versions are whole numbers: "
+            "dealframe.mirror.history lists them), or a time (str, datetime, pandas.Timestamp)",
+            got=as_of,
+        )
     else:
-        try:
-            stamp = pd.Timestamp(as_of)
-        except (TypeError, ValueError, OverflowError):
-            stamp = pd.NaT
-        if isinstance(as_of, bool) or as_of is None or stamp is pd.NaT:
-            raise ValidationError(
-                "as_of",
-                "a version number (int) or a time (str, datetime, pandas.Timestamp)",
-                got=as_of,
-            )
-        stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
-        first = pd.Timestamp(table.history()[-1]["timestamp"], unit="ms", tz="UTC")
-        if stamp < first:
-            raise ValidationError(
-                "as_of",
-                f"a time at or after the first version of {folder.name} ({first.isoformat()})",
-                got=as_of,
-            )
-        target = stamp.to_pydatetime()
+        target = _version_at(table, _as_of_time(as_of), folder, as_of)
     if target == latest:
         return
     try:
@@ -130,6 +127,37 @@ def as_of_version(table: DeltaTable, as_of: Any, folder: Path) -> None:
         raise damage(
             folder, f"version {as_of!r} cannot be read ({exc}); compact may have removed its log"
         ) from None
+
+
+def _as_of_time(as_of: Any) -> pd.Timestamp:
+    try:
+        stamp = pd.Timestamp(as_of)
+    except (TypeError, ValueError, OverflowError):
+        stamp = pd.NaT
+    if isinstance(as_of, bool) or as_of is None or stamp is pd.NaT:
+        raise ValidationError(
+            "as_of",
+            "a version number (int) or a time (str, datetime, pandas.Timestamp)",
+            got=as_of,
+        )
+    return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+
+
+def _version_at(table: DeltaTable, stamp: pd.Timestamp, folder: Path, as_of: Any) -> int:
+    """The highest version of ``table`` committed at or before ``stamp`` (commit times)."""
+    try:
+        commits = [(info.version, info.timestamp) for info, _ in history_rows(table)]
+    except (DeltaError, OSError) as exc:
+        raise read_failure(folder, exc) from None
+    at_or_before = [version for version, time in commits if time <= stamp]
+    if not at_or_before:
+        first = min(time for _, time in commits)
+        raise ValidationError(
+            "as_of",
+            f"a time at or after the first version of {folder.name} ({first.isoformat()})",
+            got=as_of,
+        )
+    return max(at_or_before)
 
 
 def _vacuumed(folder: Path, as_of: Any, version: int) -> None:

@@ -238,6 +238,11 @@ def _entities(entities: Any, allowed: tuple[str, ...] = ENTITIES) -> list[str]:
 #: A percent escape (``%20``): deltalake reads local paths as URLs and decodes them.
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
+#: Characters deltalake cannot keep in a local path it reads as a URL: ``#`` and ``?`` start
+#: a fragment or a query (its history is then empty), ``[ ] | ^`` make it panic, control
+#: characters (and a backslash, on POSIX) fail its path parser.
+_URL_UNSAFE = re.compile(r"[#?\[\]|^\x00-\x1f\x7f" + ("\\\\" if os.sep == "/" else "") + "]")
+
 
 def lock_timeout_seconds(value: Any) -> float:
     """``lock_timeout`` checked: a finite number of seconds >= 0."""
@@ -258,8 +263,10 @@ def folder_path(path: Any) -> Path:
     ------
     dealframe.errors.ValidationError
         ``path`` is not a path, names the home of a user this system does not know, or
-        holds a percent escape such as ``%20`` in its absolute form: deltalake reads such a
-        path as a URL and decodes it again, so the tables it writes there cannot be opened.
+        holds a percent escape such as ``%20`` or one of ``# ? [ ] | ^``, a control
+        character or (on POSIX) a backslash in its absolute form: deltalake reads a local
+        path as a URL, so it decodes the escape again, cuts the path at ``#`` or ``?``
+        (the table's history is then empty) and panics or fails on the others.
 
     Examples
     --------
@@ -269,10 +276,22 @@ def folder_path(path: Any) -> Path:
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid path: expected a folder path without a percent escape such as '%20' (deltalake decodes it as part of a URL, so the tables could not be opened; '/data/q3%20deals' holds '%20'), got '/data/q3%20deals'
+    >>> folder_path("/data/q3#deals")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid path: expected a folder path without '#' (deltalake reads the path as a URL, where '#' cannot stand; '/data/q3#deals' holds it), got '/data/q3#deals'
     """
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip() or "\0" in str(path):
         raise ValidationError("path", "a folder path (str or pathlib.Path)", got=path)
     folder = expanded_path(path, "path")
+    unsafe = _URL_UNSAFE.search(str(folder.absolute()))
+    if unsafe:
+        raise ValidationError(
+            "path",
+            f"a folder path without {unsafe.group()!r} (deltalake reads the path as a URL, "
+            f"where {unsafe.group()!r} cannot stand; {str(folder.absolute())!r} holds it)",
+            got=str(path),
+        )
     escape = _PERCENT_ESCAPE.search(str(folder.absolute()))
     if escape:
         raise ValidationError(

@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
 
 import pandas as pd
 import pyarrow as pa
@@ -270,8 +271,20 @@ def _info(entry: dict[str, Any]) -> CommitInfo:
 
 
 def history_rows(table: DeltaTable, limit: int | None = None) -> list[tuple[CommitInfo, dict]]:
-    """The table's commits, newest first: the mirror's metadata and Delta's own entry."""
-    return [(_info(e), e) for e in table.history(limit)]
+    """The table's commits, newest first: the mirror's metadata and Delta's own entry.
+
+    Raises
+    ------
+    MirrorDamagedError
+        The table has a version but deltalake lists no commit (a log it cannot list, e.g. at
+        a path it reads as a URL with a fragment): never read as "no checkpoint", which would
+        make every sync a full pull.
+    """
+    entries = table.history(limit)
+    if not entries and table.version() >= 0 and (limit is None or limit > 0):
+        folder = Path(unquote(urlsplit(table.table_uri).path))
+        raise damage(folder, f"deltalake lists no commit of its version {table.version()}")
+    return [(_info(e), e) for e in entries]
 
 
 def last_info(table: DeltaTable, operations: tuple[str, ...] | None = None) -> CommitInfo | None:
