@@ -45,6 +45,7 @@ from dealframe.clitools import (
     fail,
     say,
     show_warning,
+    told,
 )
 from dealframe.doctor import cli as doctor_cli
 from dealframe.errors import DealframeError
@@ -55,6 +56,7 @@ from dealframe.sandbox.arguments import MAX_SCALE, SCALE_MEMORY
 from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from dealframe.sandbox.faults import FAULT_KINDS
 from dealframe.sandbox.profiles import PROFILES, UnknownProfileError, select
+from dealframe.transport.session import TOKEN_ENV_VARS
 
 __all__ = ["main"]
 
@@ -278,6 +280,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tokens(args: argparse.Namespace) -> list[str | None]:
+    """The tokens a command may hold: from its options (``doctor --public-token``) and the
+    environment, to be blanked out of what it prints."""
+    named = [getattr(args, name, None) for name in ("public_token", "private_key")]
+    return [*named, *(os.environ.get(var) for var in TOKEN_ENV_VARS.values())]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (docs/errors.md).
 
@@ -301,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             say(f"{prog}: interrupted{_INTERRUPTED.get(prog, '')}")
             return EXIT_INTERRUPTED
         except (UsageError, DealframeError) as exc:
-            return fail(prog, exc, exit_status(exc))
+            return fail(prog, told(exc, _tokens(args)), exit_status(exc))
         except BrokenPipeError:  # `dealframe mirror history PATH | head -1`: the reader left
             # what Python's documentation advises (as `doctor` does): point standard output at
             # devnull, so the flush at exit does not raise again; the command's work before its

@@ -554,19 +554,47 @@ def _chosen(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Argume
     return parser
 
 
-def _unrecognized(words: list[str], options: set[str]) -> str:
-    """argparse's "unrecognized arguments" said without quoting a value: an option by its
-    name (``--public-tokn``, not ``--public-tokn=SECRET``, with did-you-mean), values left
-    over counted (one may be a token: ``doctor --public-token A B``).
+def _spoken(word: str, options: set[str]) -> str | None:
+    """How a usage error names ``word``, an argument no option takes: as the option it is
+    or closely misspells, its value left out (``--public-tokn`` for ``--public-tokn=SECRET``,
+    with did-you-mean; ``-V``, a letter of one long option), else None: a value, not quoted
+    (a token may begin with ``-``: ``--public-token -SECRET``, ``-pSECRET``).
 
     Examples
     --------
-    >>> _unrecognized(["--public-tokn=SECRET", "B"], {"--public-token"})
-    "unrecognized arguments: --public-tokn (did you mean '--public-token'?); 1 value no option takes"
+    >>> opts = {"--public-token", "--version"}
+    >>> _spoken("--public-tokn=SECRET", opts), _spoken("-V", opts), _spoken("--version", opts)
+    ("--public-tokn (did you mean '--public-token'?)", "-V (did you mean '--version'?)", '--version')
+    >>> _spoken("-SECRET", opts), _spoken("-pSECRET", opts), _spoken("--xyz=SECRET", opts)
+    (None, None, None)
+    >>> _spoken("--versionSECRET", opts) is None
+    True
     """
-    names = [w.split("=", 1)[0] for w in words if w.startswith("-") and w != "-"]
-    said = [f"{name}{_hint(name, options)}" for name in names]
-    values = len(words) - len(names)
+    name = word.split("=", 1)[0]
+    if name in options:
+        return name
+    if not re.fullmatch(r"--[A-Za-z][\w-]*|-[A-Za-z]", name):
+        return None
+    hint = _hint(name, options)
+    # a slip of a letter or two, not a word that merely begins like an option (--jsonSECRET)
+    close = difflib.get_close_matches(name.casefold(), [o.casefold() for o in options], 1, 0.8)
+    if hint and (close or len(name) == 2):
+        return f"{name}{hint}"
+    return None
+
+
+def _unrecognized(words: list[str], options: set[str]) -> str:
+    """argparse's "unrecognized arguments" said without quoting a value: an option by its
+    name (:func:`_spoken`), everything else counted as values (one may be a token:
+    ``doctor --public-token A B``, ``doctor --public-tokn -SECRET``).
+
+    Examples
+    --------
+    >>> _unrecognized(["--public-tokn=SECRET", "B", "-C"], {"--public-token"})
+    "unrecognized arguments: --public-tokn (did you mean '--public-token'?); 2 values no option takes"
+    """
+    said = [name for name in (_spoken(w, options) for w in words) if name is not None]
+    values = len(words) - len(said)
     if values:
         said.append(f"{values} value{'s' * (values != 1)} no option takes")
     return f"unrecognized arguments: {'; '.join(said)}"
@@ -654,9 +682,8 @@ class Parser(argparse.ArgumentParser):
                 skip = False
             elif not token.startswith("-") or token in ("-", "--"):
                 return  # the sub-command (argparse checks it)
-            elif (action := self._known(token)) is None:
-                name = token.split("=", 1)[0]  # its value is not quoted: it may be a token
-                self._say(self.prog, f"unrecognized arguments: {name}{_hint(name, _options(self))}")
+            elif (action := self._known(token)) is None:  # its value is not quoted
+                self._say(self.prog, _unrecognized([token], _options(self)))
             else:
                 skip = action.nargs != 0 and "=" not in token
 

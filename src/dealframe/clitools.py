@@ -18,14 +18,14 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from dealframe.arguments import expanded_path
 
 from .cli_options import non_negative_int, sandbox_scale
-from .errors import ConfigurationError, DealframeError, ValidationError
+from .errors import ConfigurationError, DealframeError, ValidationError, _scrub
 from .sandbox.arguments import MAX_SCALE, SCALE_MEMORY
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "say",
     "service_client",
     "show_warning",
+    "told",
 ]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -84,6 +85,25 @@ def fail(prog: str, message: object, status: int = EXIT_FAILED) -> int:
     """
     say(f"{prog}: error: {' '.join(str(message).split())}")
     return status
+
+
+def told(error: BaseException, secrets: Iterable[str | None] = ()) -> str:
+    """What a command says of ``error``: its message, then each of its PEP 678 notes
+    (``__notes__``: what a mirror sync adds to an error that has no ``with_note``, a warning
+    turned into an error while a sync failed), ``; `` between them. The notes are not the
+    error's own words, so ``secrets`` (the command's tokens) are blanked out of them.
+
+    Examples
+    --------
+    >>> error = ValueError("bad")
+    >>> error.add_note("mirror sync of deals: stopped at page 3 (key sk_0123456789abcdef)")
+    >>> told(error, ["sk_0123456789abcdef", None])
+    'bad; mirror sync of deals: stopped at page 3 (key ***)'
+    """
+    notes = [
+        _scrub(str(note), [s for s in secrets if s]) for note in getattr(error, "__notes__", ())
+    ]
+    return "; ".join([str(error), *notes])
 
 
 def show_warning(prog: str) -> Callable[..., None]:

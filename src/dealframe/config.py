@@ -466,8 +466,12 @@ class Settings:
         at most a day, and the cap at least the base (a ``ConfigurationError`` naming
         both otherwise).
     retry_after_max : float
-        Longest ``Retry-After`` wait honoured (at most a day); a service asking for more
-        fails the request at once (``RateLimitedError`` naming the wait), without sleeping.
+        Longest ``Retry-After`` (or stated reset) waited out (at most a day); a service
+        asking for more fails the request at once (``RateLimitedError`` naming the wait),
+        without sleeping. A rate limit asking for more is honoured all the same: its family
+        is held back (``.held_until``, a day at most), each request of it failing at once,
+        unsent, while more than ``retry_after_max`` of the wait is left, then waiting the
+        rest out. The client's own backoff is waited out whatever this says.
     cut_stragglers : bool
         Give a first attempt a shorter read timeout once its endpoint has answered a few
         times: four times the slowest recent answer, at least 0.25 s (in a list pull that

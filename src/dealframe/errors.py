@@ -668,10 +668,12 @@ class RateLimitedError(ApiError):
         429.
     held_until : datetime.datetime or None
         When the wait the service asked is longer than the client's ``retry_after_max``: the
-        moment (UTC) until which the client sends no request at all, every later request of
-        it (of this call and of the next ones) failing at once with a ``RateLimitedError``
-        that says how long is left, ``.attempts`` 0 (not sent). None for a wait the client
-        made (or would have made).
+        moment (UTC; a day ahead at most) until which the client sends no request of the
+        refused request's family (each has its own credential, so its own rate limit), every
+        later request of it (of this call and of the next ones) failing at once with a
+        ``RateLimitedError`` that says how long is left, ``.attempts`` 0 (not sent), while
+        more than ``retry_after_max`` of the wait is left. None for a wait the client made
+        (or would have made).
 
     Examples
     --------
@@ -994,6 +996,13 @@ _CLASSES: dict[int, type[ApiError]] = {
 }
 
 
+#: ``delay-seconds`` of a ``Retry-After`` (RFC 9110: digits), a decimal fraction allowed.
+_DELAY_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
+#: The longest wait a ``Retry-After`` is read as (seconds): RFC 9111 reads a longer
+#: ``delta-seconds`` as 2**31 too.
+_LONGEST_DELAY = float(2**31)
+
+
 def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` header (delta seconds or HTTP date).
 
@@ -1008,35 +1017,36 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     -------
     float or None
         Non-negative seconds (0 for a date already past), or None when the header is absent
-        or unreadable, a negative number included (RFC 9110's delay is digits alone).
+        or is neither of RFC 9110's forms: ``delay-seconds`` is digits (a decimal fraction
+        is read too), so a sign (``-1``), an exponent (``1e12``), ``inf`` or ``nan`` states
+        no wait. A wait past ``_LONGEST_DELAY`` (2**31 s, as RFC 9111 reads an
+        overlong ``delta-seconds``; a date in the year 9999) is read as that.
 
     Examples
     --------
-    >>> parse_retry_after("2")
-    2.0
+    >>> parse_retry_after("2"), parse_retry_after("0.5")
+    (2.0, 0.5)
     >>> parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0)
     10.0
-    >>> parse_retry_after("-1") is None
+    >>> [parse_retry_after(v) for v in ("-1", "1e12", "inf", "nan", "")]
+    [None, None, None, None, None]
+    >>> parse_retry_after("9" * 400) == _LONGEST_DELAY
     True
     """
     if value is None:
         return None
     text = value.strip()
-    date = False
-    try:
+    if _DELAY_SECONDS.fullmatch(text):
         seconds = float(text)
-    except ValueError:
-        date = True
+    else:
         try:
             when = email.utils.parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, OverflowError):
             return None
         if when is None:
             return None
         seconds = when.timestamp() - (time.time() if now is None else now)
-    if math.isnan(seconds) or (seconds < 0 and not date):
-        return None  # delay-seconds is digits (RFC 9110): "-1" states no wait
-    return max(0.0, seconds)
+    return min(max(0.0, seconds), _LONGEST_DELAY)
 
 
 #: Secrets this long or longer are redacted wherever they appear; shorter ones (a test token
@@ -1693,8 +1703,9 @@ def _limited_by(
 
 #: Headers stating a rate limit's reset, in the order read: the IETF draft's
 #: ``RateLimit-Reset`` (seconds), the ``reset``/``t`` parameter of its later ``RateLimit``
-#: field, and the common ``X-RateLimit-Reset`` (seconds, or a Unix time: see
-#: :func:`_reset_seconds`) and ``X-RateLimit-Reset-After`` (seconds).
+#: field, and the common ``X-RateLimit-Reset`` (seconds) and ``X-RateLimit-Reset-After``
+#: (seconds). Each but the last, whose name says it is a delay, may be sent as a Unix time
+#: instead (see :func:`_reset_seconds`).
 _RESETS = ("RateLimit-Reset", "RateLimit", "X-RateLimit-Reset", "X-RateLimit-Reset-After")
 #: A reset at or above this is a Unix time in seconds (2001-09-09), not seconds to wait (31
 #: years); at or above the next, a Unix time in milliseconds.
@@ -1714,8 +1725,9 @@ def stated_wait(
     limit (``limited``: a 429, a 401/403 read as one, a 503), a service that states its wait
     only as the moment its window resets is read too: ``RateLimit-Reset`` (the IETF draft's
     seconds), the ``reset``/``t`` parameter of a ``RateLimit`` field (of the policy with
-    nothing left, ``r=0``, when it lists several: :func:`_policy_reset`), ``X-RateLimit-Reset``
-    (seconds, or a Unix time: :func:`_reset_seconds`), ``X-RateLimit-Reset-After``. The
+    nothing left, ``r=0``, when it lists several: :func:`_policy_reset`), ``X-RateLimit-Reset``,
+    ``X-RateLimit-Reset-After`` (each but the last in seconds, or a Unix time:
+    :func:`_reset_seconds`). The
     transport waits this out as a ``Retry-After``, under the same ``retry_after_max``.
 
     Parameters
@@ -1743,6 +1755,8 @@ def stated_wait(
     (10.0, 'X-RateLimit-Reset: 1445412480')
     >>> stated_wait({"RateLimit": '"default";r=0;t=7'})
     (7.0, 'RateLimit: "default";r=0;t=7')
+    >>> stated_wait({"RateLimit-Reset": "1445412480"}, now=1445412470.0)
+    (10.0, 'RateLimit-Reset: 1445412480')
     >>> stated_wait({"RateLimit-Reset": "20"}, limited=False)
     (None, None)
     """
@@ -1759,7 +1773,7 @@ def stated_wait(
         text = value.strip()
         if name == "RateLimit":
             text = _policy_reset(text)
-        seconds = _reset_seconds(text, now=now, epoch=name == "X-RateLimit-Reset")
+        seconds = _reset_seconds(text, now=now, epoch=name != "X-RateLimit-Reset-After")
         if seconds is not None:
             return seconds, f"{name}: {value.strip()}"
     return None, None
@@ -1840,9 +1854,10 @@ def _is_zero(text: str | None) -> bool:
 
 
 def _reset_seconds(text: str, *, now: float | None, epoch: bool) -> float | None:
-    """Seconds until a stated reset: ``text`` is seconds to wait, or, when ``epoch`` (an
-    ``X-RateLimit-Reset``: GitHub and many others send a Unix time, others seconds) and it is
-    at least 1e9, a Unix time in seconds (at least 1e12: in milliseconds), counted from
+    """Seconds until a stated reset: ``text`` is seconds to wait, or, when ``epoch`` (a
+    ``RateLimit-Reset``, ``RateLimit`` or ``X-RateLimit-Reset``: GitHub and many others send
+    a Unix time, others seconds) and it is at least 1e9 (31 years as seconds), a Unix time in
+    seconds (at least 1e12: in milliseconds), counted from
     ``now``. None when ``text`` is no finite number, or the reset is at or before now (0
     seconds, or a Unix time past, as a client whose clock runs ahead sees it): no wait is
     stated, and the retry backs off as without the header (a wait of 0 spent every retry in

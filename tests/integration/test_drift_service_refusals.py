@@ -11,6 +11,7 @@ each: it adapts as it does to its own body shapes, waits as it waits for a ``Ret
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -289,6 +290,57 @@ def test_a_reset_beyond_retry_after_max_fails_at_once_quoting_it(headers, said, 
     error = caught.value
     assert error.retry_after == 3600 and error.retry_after_from == said
     assert f"the service asked to wait 3600 s ({said}); not retried" in str(error)
+    assert proxy.count(COMPANIES) == 1
+
+
+#: Waits that are no readable wait: not RFC 9110's ``delay-seconds`` (digits), or a
+#: ``RateLimit-Reset`` of 1e12 (a Unix time in milliseconds: 2001, past). Each is backed off
+#: as a 429 without one; each raised a bare ``OverflowError`` out of the call.
+NO_WAIT = {
+    "retry-after-exponent": {"Retry-After": "1e12"},
+    "retry-after-inf": {"Retry-After": "inf"},
+    "ratelimit-reset-1e12": {"RateLimit-Reset": "1e12"},
+}
+#: Waits far past any hold: a day at most is held. The date raised ``OverflowError``; the
+#: digits held the client back until the year 5195.
+OVERLONG = {
+    "retry-after-year-9999": {"Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT"},
+    "retry-after-digits": {"Retry-After": "99999999999"},
+}
+
+
+@pytest.mark.parametrize("headers", NO_WAIT.values(), ids=NO_WAIT.keys())
+def test_a_wait_that_is_no_number_of_seconds_is_backed_off(headers, fresh, proxy):
+    proxy.add(COMPANIES, answer(429, LIMITED, lambda: headers), times=1)
+    assert len(fresh.private.companies(limit=5)) == 5
+    assert proxy.count(COMPANIES) == 2
+
+
+@pytest.mark.parametrize("headers", OVERLONG.values(), ids=OVERLONG.keys())
+def test_a_wait_past_a_day_holds_the_family_back_a_day(headers, fresh, proxy):
+    proxy.add(COMPANIES, answer(429, LIMITED, lambda: headers))
+    with pytest.raises(RateLimitedError, match=r"held back a day at most") as caught:
+        fresh.private.companies(limit=5)
+    held = caught.value.held_until
+    assert held is not None
+    assert held <= dt.datetime.now(dt.UTC) + dt.timedelta(days=1, seconds=1)
+    with pytest.raises(RateLimitedError, match="not sent") as again:
+        fresh.private.companies(limit=5)
+    assert again.value.retry_after is not None and again.value.retry_after <= 86_400
+    assert proxy.count(COMPANIES) == 1
+
+
+def test_a_ratelimit_reset_sent_as_a_unix_time_is_read_as_one(fresh, proxy):
+    """``RateLimit-Reset`` of an hour from now (:data:`NOW`) as a Unix time: a wait of an
+    hour, as ``X-RateLimit-Reset`` is read. It was read as 1.8e9 seconds (held until 2083)."""
+    reset = {"RateLimit-Reset": str(int(NOW) + 3600)}
+    proxy.add(COMPANIES, answer(429, LIMITED, lambda: reset))
+    with pytest.raises(RateLimitedError) as caught:
+        fresh.private.companies(limit=5)
+    error = caught.value
+    assert error.retry_after == 3600
+    assert error.held_until is not None
+    assert error.held_until <= dt.datetime.now(dt.UTC) + dt.timedelta(seconds=3601)
     assert proxy.count(COMPANIES) == 1
 
 

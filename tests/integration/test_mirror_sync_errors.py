@@ -10,16 +10,25 @@ sync committed, and that a re-run resumes. Faults are the sandbox's own (its fau
 from __future__ import annotations
 
 import re
+import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import Action, Proxy, edit
 
 import dealframe.sandbox
 from dealframe import mirror
+from dealframe.cli import main
 from dealframe.client import Client
 from dealframe.errors import ServerError
+from dealframe.notices import ServiceContractWarning
 from dealframe.sandbox.faults import FaultPlan
 
 DEALS = r"^/api/private/v1/transactions$"
@@ -86,3 +95,53 @@ def test_a_first_feed_page_that_fails_says_so_and_that_nothing_was_committed(
     assert "this sync committed no table before it stopped at investors" in text
     assert "(not synced: investors, deals)" in text
     plan.reset()
+
+
+def _unavailable(ex: Any) -> None:
+    """A 503 asking a day: given up at once (more than any ``retry_after_max``), no hold."""
+    ex.forward, ex.status, ex._doc = False, 503, None
+    ex.headers = {"Content-Type": "application/json", "Retry-After": "86400"}
+    ex.content = orjson.dumps({"error": {"code": "SERVICE_UNAVAILABLE", "message": "Down"}})
+
+
+def _created_without_offset(doc: Any) -> Any:
+    """Each row's ``created_at`` without its offset (``+00:00``): said by the sync."""
+    for row in doc.get("data") or []:
+        if isinstance(row, dict) and isinstance(row.get("created_at"), str):
+            row["created_at"] = row["created_at"][:19]
+    return doc
+
+
+def test_the_command_prints_the_notes_of_a_failed_sync(
+    served: tuple[Any, FaultPlan],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``dealframe mirror sync`` says what the sync added to its error as PEP 678 notes: here
+    the companies feed wrote ``created_at`` without an offset (a ``ServiceContractWarning``,
+    turned into an error by the filters: a note on the sync's own error), then the deals feed
+    failed. The command printed ``str(exc)`` alone, the note lost."""
+    sb, plan = served
+    plan.reset()
+    with Proxy(sb.url) as proxy:
+        proxy.add(r"^/api/private/v1/companies$", edit(_created_without_offset))
+        proxy.add(DEALS, Action("503", on_request=_unavailable))
+        for name, value in {
+            "DEALFRAME_BASE_URL": proxy.url,
+            "DEALFRAME_PUBLIC_TOKEN": sb.public_token,
+            "DEALFRAME_PRIVATE_KEY": sb.private_key,
+            "DEALFRAME_CACHE": "off",
+        }.items():
+            monkeypatch.setenv(name, value)
+        capsys.readouterr()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ServiceContractWarning)
+            status = main(["mirror", "sync", str(tmp_path / "mirror"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 1, err
+    line = next(line for line in err.splitlines() if ": error: " in line)
+    assert line.startswith("dealframe mirror sync: error: 503 SERVICE_UNAVAILABLE"), err
+    assert "mirror sync of deals" in line
+    assert "; ServiceContractWarning: the change feed of companies: created_at" in line, line
+    assert sb.private_key not in err and sb.public_token not in err

@@ -1,4 +1,4 @@
-"""A rate limit whose wait is longer than ``retry_after_max`` holds the whole client back.
+"""A rate limit whose wait is longer than ``retry_after_max`` holds its family of the client back.
 
 Such a 429 is not retried (waiting less than the service asked would only meet the same
 answer), but it used to stop only its own request: the rest of the call went out at once, and
@@ -10,6 +10,11 @@ whole wait the service stated: the call's requests not yet sent are not sent (it
 with a ``RateLimitedError`` saying how long is left, without sending, until the wait has
 passed. Requests are counted at a proxy in front of the sandbox (what the service saw), never
 timed; the wait passes on a manual clock.
+
+The hold is the family's: each family has its own credential, so its own rate limit (a hold
+made by a Family A 429 refused every Family B request too). Only a wait the service stated
+holds: the client's own backoff, however much longer than ``retry_after_max``, is waited out
+(it was read as a hold, and a 429 without ``Retry-After`` ended the call).
 """
 
 from __future__ import annotations
@@ -19,17 +24,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _clock import ManualClock
-from _drift_proxy import Proxy
+from _drift_proxy import Action, Exchange, Proxy
 
 import dealframe.sandbox
 from dealframe.client import Client
 from dealframe.errors import IncompleteResultError, RateLimitedError
 from dealframe.sandbox.faults import FaultPlan
+from dealframe.transport import retry
 
 DEALS = r"^/api/private/v1/transactions$"
 SETTINGS: dict[str, Any] = {
@@ -128,6 +135,7 @@ def test_a_rate_limited_sandbox_is_not_hammered(parts):
     with dealframe.sandbox.run(scale=0.1, seed=7, rate_limit=0.5) as limited:
         with Proxy(limited.url) as proxy:
             with _client(limited, proxy, retry_after_max=0.5) as c:
+                c._transport.gate = ManualClock().gate()  # the second call comes at once
                 with pytest.raises((IncompleteResultError, RateLimitedError)) as info:
                     c.private.company(ids)
                 sent = proxy.count()
@@ -173,7 +181,7 @@ def test_an_answer_in_the_http_cache_is_still_served_while_held_back(parts, tmp_
     with _client(sb, proxy, cache_enabled=True, cache_path=tmp_path / "cache.sqlite") as c:
         cached = c.private.deals(limit=10)
         plan.script(DEALS, ["429"])
-        with pytest.raises(RateLimitedError, match="this client sends nothing before"):
+        with pytest.raises(RateLimitedError, match="this client sends no private request before"):
             c.private.deals(limit=20)
         sent = proxy.count(DEALS)
         again = c.private.deals(limit=10)  # from the cache: not refused
@@ -181,3 +189,48 @@ def test_an_answer_in_the_http_cache_is_still_served_while_held_back(parts, tmp_
         with pytest.raises(RateLimitedError, match="not sent"):
             c.private.deals(limit=30)  # not in the cache: refused, unsent
         assert proxy.count(DEALS) == sent == 2
+
+
+def test_a_hold_on_one_family_lets_the_other_family_through(parts):
+    """Family A's 429 asks 120 s: its requests are held back, Family B's (another credential,
+    so another rate limit) go on. They were refused as well, unsent."""
+    sb, plan, proxy = parts
+    with _client(sb, proxy) as c:
+        plan.script(r"^/api/v[12]/", ["429"])
+        with pytest.raises(RateLimitedError, match="not retried") as first:
+            c.public.search(countries=["USA"])
+        assert len(c.private.deals(limit=5)) == 5
+        assert "this client sends no public request before" in str(first.value)
+        sent = proxy.count(r"^/api/v[12]/")
+        with pytest.raises(RateLimitedError, match="not sent: .* wait 120 s"):
+            c.public.search(countries=["USA"])
+        assert proxy.count(r"^/api/v[12]/") == sent
+        assert c.stats.snapshot()["held_back"] == 1
+    assert plan.counts() == {"429": 1}
+
+
+def _limited_without_a_wait(ex: Exchange) -> None:
+    """A 429 that states no wait (no ``Retry-After``, no reset)."""
+    ex.forward, ex.status, ex._doc = False, 429, None
+    ex.headers = {"Content-Type": "application/json"}
+    ex.content = orjson.dumps({"error": {"code": "RATE_LIMITED", "message": "slow down"}})
+
+
+def test_the_clients_own_backoff_is_waited_out_however_long(parts, monkeypatch):
+    """Four 429s without ``Retry-After``: backed off 0.5, 1, 2 and 4 s (the jitter's top)
+    with ``retry_after_max=1``, and the fifth request gets the rows. The 2 s backoff was read
+    as a wait the service asked longer than ``retry_after_max``: the call failed, "a rate
+    limit holds this client back"."""
+    sb, _, proxy = parts
+    monkeypatch.setattr(
+        retry, "backoff_delay", lambda n, base, cap, **_: min(cap, base * 2 ** (n - 1))
+    )
+    proxy.add(DEALS, Action("429", on_request=_limited_without_a_wait), times=4)
+    fast = {"retries": 5, "backoff_base": 0.5, "backoff_cap": 30.0, "retry_after_max": 1.0}
+    with _client(sb, proxy, **fast) as c:
+        clock = ManualClock()
+        c._transport.gate = clock.gate()
+        assert len(c.private.deals(limit=5)) == 5
+        assert clock.slept == 7.5
+        assert proxy.count(DEALS) == 5
+        assert c.stats.snapshot()["held_back"] == 0

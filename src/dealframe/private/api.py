@@ -985,8 +985,8 @@ class PrivateApi:
         with self._carried_lock:  # one page read, whichever thread's answer is empty first
             if self._carried is not None:
                 return self._carried
-            if self._t.gate.remaining():  # the service asked this client to wait: no hint
-                return None
+            if self._t.gate.remaining() or self._t.gate.held("private")[0]:
+                return None  # the service asked this client to wait: no hint
             until = time.monotonic() + HINT_SECONDS
             until = until if deadline is None else min(until, deadline)
             with contextlib.suppress(DealframeError):  # only a hint: never worth the answer

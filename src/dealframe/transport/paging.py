@@ -77,7 +77,7 @@ def closed(error: BaseException) -> bool:
 
 def held_back(error: BaseException) -> bool:
     """Whether ``error`` is a rate limit whose wait the client does not make (longer than
-    ``retry_after_max``): until it has passed, every request of the client fails at once
+    ``retry_after_max``): until it has passed, every request of its family fails at once
     without being sent (``.held_until``), so a multi-request call sends nothing more.
 
     Examples

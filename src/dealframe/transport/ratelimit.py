@@ -2,10 +2,14 @@
 
 urllib3's own ``Retry`` sleeps in the thread that saw the 429 while the other workers keep
 hammering the service. Here, a worker that gets a 429 closes the gate until the moment the
-service named, and every worker waits at the gate before its next request. A wait the client
-does not make (longer than ``retry_after_max``) still closes the gate for the time the service
-stated: the transport then sends nothing until it has passed (see ``Transport._held_back``), and
-the gate keeps the error that closed it, to say so.
+service named (or its own backoff ran out), and every worker waits at the gate before its next
+request: :meth:`RateGate.block_for`, always waited out.
+
+A wait the client does not make (longer than ``retry_after_max``) is a *hold* instead, kept
+apart for each key (the interface family, each with its own credential and so its own rate
+limit): :meth:`RateGate.hold`. The transport sends that family nothing until it has passed
+(see ``Transport._held_back``); the gate keeps what the transport said of the hold, to say so.
+A backoff closure never refuses a request; only a hold does.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ __all__ = ["RateGate", "clock_text", "utc_in"]
 
 
 class RateGate:
-    """Thread-safe "do not send before" moment, shared by all workers.
+    """Thread-safe "do not send before" moment shared by all workers, and holds per key.
 
     Parameters
     ----------
@@ -55,7 +59,7 @@ class RateGate:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._open_at = 0.0
-        self._by: Any = None
+        self._holds: dict[str, tuple[float, Any]] = {}
         self.closures = 0
 
     @property
@@ -65,61 +69,86 @@ class RateGate:
             return self._open_at
 
     def remaining(self) -> float:
-        """Seconds until the gate opens (0 when open)."""
+        """Seconds until the gate opens (0 when open); holds are not counted (:meth:`held`)."""
         with self._lock:
             return max(0.0, self._open_at - self._clock())
 
-    def held(self) -> tuple[float, Any]:
-        """Seconds until the gate opens (0 when open), and what closed it (the ``by`` of the
-        :meth:`block_for` that set the closure; None when open or not said).
+    def held(self, key: str) -> tuple[float, Any]:
+        """Seconds until the hold on ``key`` ends (0 when none), and what the :meth:`hold`
+        that set it said (None when none).
 
         Examples
         --------
         >>> now = [100.0]  # a stub clock
         >>> gate = RateGate(clock=lambda: now[0])
-        >>> gate.block_for(30, by="a 429")
-        >>> gate.held()
-        (30.0, 'a 429')
+        >>> gate.hold("public", 30, by="a 429")
+        >>> gate.held("public"), gate.held("private"), gate.remaining()
+        ((30.0, 'a 429'), (0.0, None), 0.0)
         >>> now[0] += 30
-        >>> gate.held()
+        >>> gate.held("public")
         (0.0, None)
         """
         with self._lock:
-            left = self._open_at - self._clock()
-            return (left, self._by) if left > 0 else (0.0, None)
+            return self._held(key)
 
-    def block_for(self, seconds: float, by: Any = None) -> None:
-        """Close the gate for ``seconds`` from now; never shortens an existing closure.
+    def _held(self, key: str) -> tuple[float, Any]:
+        until, by = self._holds.get(key, (0.0, None))
+        left = until - self._clock()
+        if left > 0:
+            return left, by
+        self._holds.pop(key, None)  # passed: what it said is kept no longer
+        return 0.0, None
 
-        ``by`` (the error whose wait it is) is kept while this closure stands: :meth:`held`
-        returns it."""
+    def block_for(self, seconds: float) -> None:
+        """Close the gate for ``seconds`` from now; never shortens an existing closure."""
         with self._changed:
             until = self._clock() + max(0.0, seconds)
             if until > self._open_at:
                 self._open_at = until
-                self._by = by
                 self.closures += 1
                 self._changed.notify_all()
 
-    def wait(self, deadline: float | None = None, longest: float | None = None) -> float:
-        """Block until the gate is open; return the seconds waited.
+    def hold(self, key: str, seconds: float, by: Any = None) -> None:
+        """Hold ``key`` back for ``seconds`` from now (never shortens a hold); ``by`` is kept
+        while it stands (:meth:`held`). The gate itself stays as it is."""
+        with self._changed:
+            until = self._clock() + max(0.0, seconds)
+            if until > self._holds.get(key, (0.0, None))[0]:
+                self._holds[key] = (until, by)
+                self._changed.notify_all()
+
+    def wait(
+        self,
+        deadline: float | None = None,
+        *,
+        key: str | None = None,
+        longest: float | None = None,
+    ) -> float:
+        """Block until the gate is open (and the hold on ``key`` has ended); return the
+        seconds waited.
 
         Parameters
         ----------
         deadline : float, optional
             Monotonic time not to wait past; the call returns at the deadline even when the
             gate is still closed (the caller then decides to give up).
+        key : str, optional
+            Whose hold is waited out too.
         longest : float, optional
-            The longest closure waited for: the call returns at once when the gate is (or,
-            while it waits, becomes) closed for longer (the caller then sends nothing).
+            The longest hold on ``key`` waited out: the call returns at once when ``key`` is
+            (or, while it waits, becomes) held for longer (the caller then sends nothing). A
+            closure of the gate is waited out however long it is.
         """
         start = self._clock()
         while True:
             with self._changed:
                 now = self._clock()
                 left = self._open_at - now
-                if longest is not None and left > longest:
-                    return now - start
+                if key is not None:
+                    held = self._held(key)[0]
+                    if longest is not None and held > longest:
+                        return now - start
+                    left = max(left, held)
                 if deadline is not None:
                     left = min(left, deadline - now)
                 if left <= 0:
@@ -132,7 +161,7 @@ class RateGate:
 
 def utc_in(seconds: float) -> dt.datetime:
     """The moment (UTC, whole seconds, rounded up) ``seconds`` from now: until when a held
-    client sends nothing.
+    family of a client sends nothing.
 
     Examples
     --------

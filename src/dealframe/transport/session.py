@@ -14,9 +14,11 @@ Rules it enforces:
   is honoured (capped), or for a rate limit or a 503 without one, the reset that
   ``RateLimit-Reset`` / ``X-RateLimit-Reset`` states (:func:`~dealframe.errors.stated_wait`);
   otherwise exponential backoff with full jitter. A rate limit closes a gate shared by every
-  worker. One whose wait is longer than ``retry_after_max`` is not waited for but honoured:
-  until it has passed the client sends nothing, each request failing at once with a
-  ``RateLimitedError`` that says how long is left.
+  worker (waited out, as is the client's own backoff). One whose wait is longer than
+  ``retry_after_max`` is not waited for but honoured: until it has passed (a day at most) the
+  client sends nothing to that family (each family has its own credential, so its own rate
+  limit), each such request failing at once with a ``RateLimitedError`` that says how long
+  is left; once no more than ``retry_after_max`` is left, requests wait at the gate instead.
 - Tokens never appear in logs, reprs, the cache file or error messages.
 """
 
@@ -41,7 +43,7 @@ from requests.structures import CaseInsensitiveDict
 
 from dealframe._version import __version__
 from dealframe.arguments import checked_methods
-from dealframe.config import Settings, _is_loopback, default_cache_path
+from dealframe.config import SETTING_MAXIMUMS, Settings, _is_loopback, default_cache_path
 from dealframe.errors import (
     ApiError,
     AuthenticationError,
@@ -102,6 +104,10 @@ _NARROW = "raise call_budget or narrow the call"
 _USER_AGENT = f"dealframe/{__version__} (+python-requests)"
 #: Per-request proxies that override HTTP(S)_PROXY from the environment (None drops a key).
 _NO_PROXIES: dict[str, Any] = {"http": None, "https": None, "all": None}
+#: The longest hold (seconds): a wait the service asks past it (``Retry-After: 99999999999``,
+#: a date in the year 9999) holds a family back this long, no longer. The largest
+#: ``retry_after_max`` there is (a day): a longer wait is no wait a client makes.
+HOLD_MAX = SETTING_MAXIMUMS["retry_after_max"]
 
 
 @dataclass(eq=False)
@@ -168,6 +174,19 @@ class Response:
                     kind="invalid_json",
                 ) from exc
         return self._parsed
+
+
+@dataclass(frozen=True)
+class _Hold:
+    """What a hold says of the rate limit that made it (kept by the gate while it stands:
+    the words, not the error, whose traceback would keep a call's frames alive)."""
+
+    status: int
+    code: str
+    asked: float | None
+    request: RequestInfo | None
+    said_from: str | None
+    limited_by: str | None
 
 
 @dataclass(frozen=True)
@@ -355,7 +374,8 @@ class Transport:
     cache : CacheControl
         ``info()`` and ``clear()`` for the on-disk cache.
     gate : RateGate
-        The gate every worker waits at after a 429.
+        The gate every worker waits at after a 429, and the holds of each family (a wait
+        longer than ``retry_after_max``: :meth:`_hold`).
     skus_per_request : dict of str to int
         Family A SKUs per request by path (``/companies/current``), once the service refused
         more: learned by v1 or v2 calls, sent by both; updated under ``skus_lock``.
@@ -570,7 +590,7 @@ class Transport:
             backoff and no straggler resend, for a request whose answer nobody waits for (a
             hint; a read whose failure only names the user's typo). Like any last attempt, a
             429 then closes no gate, unless it asks for longer than ``retry_after_max``:
-            that holds every request of the client back (:meth:`_hold`).
+            that holds every request of its family back (:meth:`_hold`).
 
         Returns
         -------
@@ -677,9 +697,11 @@ class Transport:
     ) -> Response:
         """Send one request once and return the answer whatever its status (diagnostics).
 
-        No retry, no cache, no status check: ``dealframe doctor`` uses it to see how a
-        service answers a request without a token (``token=None``), with a wrong one, or
-        with a malformed body (``raw_body``). The family's rules still apply (paths,
+        No retry, no cache, no status check, no hold: ``dealframe doctor`` uses it to see
+        how a service answers a request without a token (``token=None``), with a wrong one,
+        or with a malformed body (``raw_body``). It is sent while a rate limit holds its
+        family back (:meth:`_hold`: the doctor is run to see how the service answers now),
+        and a 429 it gets holds nothing back. The family's rules still apply (paths,
         base URL, redirects not followed), and the token never leaves through it.
 
         Examples
@@ -840,7 +862,7 @@ class Transport:
                 self.stats._add(failures=1)
                 error = self._final(failure, note)
                 if isinstance(error, RateLimitedError) and self._too_long(failure.retry_after):
-                    self._hold(error, failure.retry_after)
+                    self._hold(error, failure.retry_after, info.family)
                 raise error
             self.stats._add(retries=1)
             logger.debug(
@@ -900,62 +922,78 @@ class Transport:
         deadline: float | None,
         sent: int,
     ) -> Response | None:
-        """Wait at the gate (a 429's wait, shared by every worker) before a send; None once
-        the request may go (or the ``deadline`` came first: the caller says so).
+        """Wait at the gate (a 429's wait or the client's backoff, shared by every worker,
+        however long) before a send; None once the request may go (or the ``deadline``
+        came first: the caller says so).
 
-        A closure longer than ``retry_after_max`` (a wait the service asked that this client
-        does not make: :meth:`_hold`), there before or made while waiting, is not waited for:
-        the request is not sent. Its answer comes from the HTTP cache when ``cached`` and it
-        is there, else the error that says how long is left (:meth:`_held_back`; ``sent``: the
-        times this request was sent before)."""
+        A hold of the request's family longer than ``retry_after_max`` (a wait the service
+        asked that this client does not make: :meth:`_hold`), there before or made while
+        waiting, is not waited for: the request is not sent. Its answer comes from the HTTP
+        cache when ``cached`` and it is there, else the error that says how long is left
+        (:meth:`_held_back`; ``sent``: the times this request was sent before). Once no
+        more than ``retry_after_max`` of the hold is left, it is waited out at the gate."""
         longest = self.settings.retry_after_max
+        family = info.family
         while True:
-            left, by = self.gate.held()
+            left, by = self.gate.held(family)
             if left > longest:
                 stored = self._lookup(info, url, kwargs, expire, call=False) if cached else None
                 if stored is not None:
                     return stored
                 self.stats._add(failures=1, held_back=1)
                 raise self._held_back(info, left, by, sent)
-            waited = self.gate.wait(deadline, longest=longest)
+            waited = self.gate.wait(deadline, key=family, longest=longest)
             if waited:
                 self.stats._add(gate_wait_seconds=waited)
-            if self.gate.held()[0] <= longest:
+            if self.gate.held(family)[0] <= longest:
                 return None
 
     def _too_long(self, asked: float | None) -> bool:
         """Whether the service asked for a longer wait than this client makes."""
         return asked is not None and asked > self.settings.retry_after_max
 
-    def _hold(self, error: RateLimitedError, asked: float | None) -> None:
+    def _hold(self, error: RateLimitedError, asked: float | None, family: str) -> None:
         """A rate limit whose wait is longer than ``retry_after_max``: it is not waited for,
-        but honoured. The gate closes for the whole wait the service stated, so every
-        request of the client (the rest of this call, and later calls) fails at once
-        without being sent until it has passed (:meth:`_held_back`); ``error`` says until
-        when (``.held_until``)."""
-        seconds = float(asked or 0.0)
+        but honoured. ``family`` (each has its own credential, so its own rate limit) is held
+        back for the whole wait the service stated, :data:`HOLD_MAX` at most: every request
+        of that family of this client (the rest of this call, and later calls) fails at once
+        without being sent while more than ``retry_after_max`` of it is left
+        (:meth:`_held_back`); ``error`` says until when (``.held_until``). The other
+        family's requests go on."""
+        seconds = min(float(asked or 0.0), HOLD_MAX)
         error.held_until = utc_in(seconds)
-        self.gate.block_for(seconds, by=error)
-        error.with_note(f"this client sends nothing before {clock_text(error.held_until)}")
+        said = _Hold(
+            error.status,
+            error.code,
+            error.retry_after,
+            error.request,
+            error.retry_after_from,
+            error.limited_by,
+        )
+        self.gate.hold(family, seconds, by=said)
+        note = f"this client sends no {family} request before {clock_text(error.held_until)}"
+        if seconds < float(asked or 0.0):
+            note += " (held back a day at most)"
+        error.with_note(note)
 
     def _held_back(
         self, info: RequestInfo, left: float, by: Any, sent: int = 0
     ) -> RateLimitedError:
         """The error of a request not sent because the service asked this client to wait
-        longer than ``retry_after_max`` and ``left`` seconds of that wait remain (``by``: the
-        error that asked, kept by the gate)."""
+        longer than ``retry_after_max`` and ``left`` seconds of that wait remain (``by``:
+        what :meth:`_hold` said of it, kept by the gate)."""
         max_wait = self.settings.retry_after_max
         status, code, asked = 429, "RATE_LIMITED", None
-        if isinstance(by, ApiError):
-            status, code, asked = by.status, by.code, by.retry_after
+        if isinstance(by, _Hold):
+            status, code, asked = by.status, by.code, by.asked
         said = (
             f"the service asked this client to wait {asked:g} s"
             if asked
-            else "a rate limit holds this client back"
+            else f"a rate limit holds this client's {info.family} requests back"
         )
-        if isinstance(by, ApiError) and by.request is not None:
+        if isinstance(by, _Hold) and by.request is not None:
             said += f" (a {by.status} to {by.request}"
-            said += f", {by.retry_after_from})" if by.retry_after_from else ")"
+            said += f", {by.said_from})" if by.said_from else ")"
         until = utc_in(left)
         error = RateLimitedError(
             status,
@@ -965,7 +1003,7 @@ class Transport:
             request=info,
             attempts=sent,
             note=f"call again after {clock_text(until)}, or raise retry_after_max",
-            limited_by=getattr(by, "limited_by", None),
+            limited_by=by.limited_by if isinstance(by, _Hold) else None,
         )
         error.retry_after = math.ceil(left * 10) / 10  # what is left of the wait, not the wait
         error.held_until = until
