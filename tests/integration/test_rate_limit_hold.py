@@ -115,7 +115,10 @@ def test_a_long_retry_after_is_honoured_by_every_worker_of_a_profile_call(parts)
         with pytest.raises(IncompleteResultError) as info:
             c.private.company(ids)
         sent = proxy.count(r"^/api/private/v1/companies/")
-        assert sent <= 6 + SETTINGS["max_workers"], sent  # not 200
+        # not 200: the hold is set as the 429 is read, and the workers' requests already out
+        # (or sent by a worker in the moment before) finish; how many depends on the machine's
+        # load, so the bound is what "not hammered" means, not an exact count
+        assert 6 <= sent < len(ids) // 4, sent
         error = info.value
         assert error.retry_after == 120 and error.received == len(error.partial) >= 5
         assert len(error.failed) == len(ids) - error.received
