@@ -153,6 +153,27 @@ def test_a_path_deltalake_cannot_keep_is_refused_before_any_request(char, tmp_pa
     assert not parent.exists()
 
 
+@pytest.mark.parametrize("target", ["q3#deals", "q3%20deals"])
+def test_a_path_through_a_symbolic_link_is_checked_as_deltalake_opens_it(target, tmp_path):
+    """deltalake follows links: a link named plainly to a folder holding '#' (or '%20') gave a
+    first sync that called its own table damaged, with repair advice that could not work (or
+    a raw DeltaError); refused as the folder itself is, before any request."""
+    (tmp_path / target).mkdir()
+    (tmp_path / "plain").symlink_to(tmp_path / target)
+    closed = Client(
+        "http://127.0.0.1:9",
+        "a-public-token",
+        private_key="a-private-key",
+        cache_enabled=False,
+        retries=0,
+        progress=False,
+    )
+    with closed, pytest.raises(ValidationError) as caught:
+        mirror.sync(closed, tmp_path / "plain" / "m", ["investors"])
+    assert caught.value.argument == "path" and target in str(caught.value)
+    assert not (tmp_path / target / "m").exists()
+
+
 @pytest.mark.parametrize("char", ["#", "[", "\t"], ids=repr)
 def test_the_cli_refuses_such_a_path_before_a_sandbox_starts(char, tmp_path, capsys, monkeypatch):
     def no_sandbox(*args: Any, **kwargs: Any) -> Any:

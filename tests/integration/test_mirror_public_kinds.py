@@ -109,3 +109,18 @@ def test_a_field_first_seen_all_null_takes_the_kind_of_its_first_values(via, tmp
     proxy.add(r"/current", set_field("esgRating", "A+"))
     with pytest.raises(ServiceContractError, match="holds it as number"):
         mirror.snapshot_public(client, path, regions=REGION, date="2026-03-05")
+
+
+def test_a_boolean_field_loads_as_the_clients_boolean(via, tmp_path):
+    """A Family A field the service writes as true/false: ``client.public.current`` gives it
+    pandas ``boolean``; ``load_public`` gave numpy ``bool`` (``object`` across days with nulls),
+    where the docs promise the client's dtypes."""
+    proxy, client = via
+    path = tmp_path / "m"
+    proxy.add(r"/current", set_field("isProfitable", True))
+    live = client.public.current(list(client.public.search(regions=REGION).index))
+    assert live["isProfitable"].dtype == "boolean"
+    mirror.snapshot_public(client, path, regions=REGION, date="2026-01-05")
+    stored = mirror.load_public(path, "current", on="2026-01-05")
+    assert stored["isProfitable"].dtype == live["isProfitable"].dtype
+    assert stored["isProfitable"].all()

@@ -177,7 +177,7 @@ def _history(args: argparse.Namespace) -> int:
     _path_ready(args.path)
     frame = history(args.path, args.entity)
     print(
-        f"{'table':<19} {'version':>7}  {'time (UTC)':<20} {'operation':<9} {'sync':>5} "
+        f"{'table':<19} {'version':>7}  {'time (UTC)':<23} {'operation':<9} {'sync':>5} "
         f"{'rows read':>10} {'changed':>10}  checkpoint"
     )
 
@@ -186,7 +186,7 @@ def _history(args: argparse.Namespace) -> int:
 
     for row in frame.itertuples():
         print(
-            f"{row.entity:<19} {row.version:>7}  {row.time:%Y-%m-%d %H:%M:%S} "
+            f"{row.entity:<19} {row.version:>7}  {row.time:%Y-%m-%d %H:%M:%S}.{row.time.microsecond // 1000:03d} "
             f"{row.operation:<9} {num(row.sync):>5} {num(row.rows_received):>10} "
             f"{num(row.rows_changed):>10}  {_shown(row.checkpoint)}"
         )

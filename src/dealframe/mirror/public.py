@@ -494,6 +494,7 @@ def load_public(
         types_mapper={
             pa.string(): pd.StringDtype(na_value=float("nan")),
             pa.string_view(): pd.StringDtype(na_value=float("nan")),
+            pa.bool_(): pd.BooleanDtype(),  # as client.public.current types a boolean field
         }.get
     )
     frame.attrs["version"] = delta.version()

@@ -144,20 +144,23 @@ def _as_of_time(as_of: Any) -> pd.Timestamp:
 
 
 def _version_at(table: DeltaTable, stamp: pd.Timestamp, folder: Path, as_of: Any) -> int:
-    """The highest version of ``table`` committed at or before ``stamp`` (commit times)."""
+    """The version current at ``stamp``: the one before the first committed after it, as
+    Delta readers take commit times (increasing: a clock that stepped back between two
+    commits does not make the later one current before the earlier)."""
     try:
         commits = [(info.version, info.timestamp) for info, _ in history_rows(table)]
     except (DeltaError, OSError) as exc:
         raise read_failure(folder, exc) from None
-    at_or_before = [version for version, time in commits if time <= stamp]
-    if not at_or_before:
-        first = min(time for _, time in commits)
+    commits.sort()
+    after = next((i for i, (_, time) in enumerate(commits) if time > stamp), len(commits))
+    if not after:
+        first = commits[0][1]
         raise ValidationError(
             "as_of",
             f"a time at or after the first version of {folder.name} ({first.isoformat()})",
             got=as_of,
         )
-    return max(at_or_before)
+    return commits[after - 1][0]
 
 
 def _vacuumed(folder: Path, as_of: Any, version: int) -> None:

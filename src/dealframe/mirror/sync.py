@@ -264,7 +264,8 @@ def folder_path(path: Any) -> Path:
     dealframe.errors.ValidationError
         ``path`` is not a path, names the home of a user this system does not know, or
         holds a percent escape such as ``%20`` or one of ``# ? [ ] | ^``, a control
-        character or (on POSIX) a backslash in its absolute form: deltalake reads a local
+        character or (on POSIX) a backslash in its absolute form, or in the form it has
+        with symbolic links followed: deltalake reads a local
         path as a URL, so it decodes the escape again, cuts the path at ``#`` or ``?``
         (the table's history is then empty) and panics or fails on the others.
 
@@ -284,23 +285,26 @@ def folder_path(path: Any) -> Path:
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip() or "\0" in str(path):
         raise ValidationError("path", "a folder path (str or pathlib.Path)", got=path)
     folder = expanded_path(path, "path")
-    unsafe = _URL_UNSAFE.search(str(folder.absolute()))
-    if unsafe:
-        raise ValidationError(
-            "path",
-            f"a folder path without {unsafe.group()!r} (deltalake reads the path as a URL, "
-            f"where {unsafe.group()!r} cannot stand; {str(folder.absolute())!r} holds it)",
-            got=str(path),
-        )
-    escape = _PERCENT_ESCAPE.search(str(folder.absolute()))
-    if escape:
-        raise ValidationError(
-            "path",
-            "a folder path without a percent escape such as '%20' (deltalake decodes it as "
-            f"part of a URL, so the tables could not be opened; '{folder.absolute()}' holds "
-            f"'{escape.group()}')",
-            got=str(path),
-        )
+    # as written, and as deltalake opens it: with symbolic links followed (a link's target
+    # may hold what the link's name does not)
+    for form in dict.fromkeys((str(folder.absolute()), str(folder.resolve()))):
+        unsafe = _URL_UNSAFE.search(form)
+        if unsafe:
+            raise ValidationError(
+                "path",
+                f"a folder path without {unsafe.group()!r} (deltalake reads the path as a URL, "
+                f"where {unsafe.group()!r} cannot stand; {form!r} holds it)",
+                got=str(path),
+            )
+        escape = _PERCENT_ESCAPE.search(form)
+        if escape:
+            raise ValidationError(
+                "path",
+                "a folder path without a percent escape such as '%20' (deltalake decodes it "
+                f"as part of a URL, so the tables could not be opened; '{form}' holds "
+                f"'{escape.group()}')",
+                got=str(path),
+            )
     return folder
 
 
