@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS, SKUS_PER_CURRENT_REQUEST
+from .._wording import counted
 from ..arguments import checked_keywords, integer_in
 from ..client import Client
 from ..contract import (
@@ -132,7 +133,7 @@ class Diagnosis:
     --------
     >>> d = Diagnosis("http://127.0.0.1:1", [Check("x", "a", "b", HOLDS)], 1)
     >>> d.ok, d.verdict()
-    (True, 'dealframe doctor: 1 hold, 0 adapted, 0 break in 1 requests: the client works with this service as it is')
+    (True, 'dealframe doctor: 1 hold, 0 adapted, 0 break in 1 request: the client works with this service as it is')
     """
 
     base_url: str
@@ -192,7 +193,7 @@ class Diagnosis:
         if self.budget_reached:
             missed.append(f"the checks after request {self.requests} (the budget ran out)")
         not_run = f"; not checked: {', '.join(missed)}" if missed else ""
-        counts = f"{holds} hold, {adapted} adapted, {breaks} break in {self.requests} requests"
+        counts = f"{holds} hold, {adapted} adapted, {breaks} break in {counted(self.requests, 'request')}"
         if self.rejected:
             where = [*self.rejected_from, *["the token"] * len(self.rejected)]
             told = "; ".join(f"{r}, check {w}" for r, w in zip(self.rejected, where))

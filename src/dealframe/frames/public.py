@@ -389,6 +389,12 @@ def time_series_wide(
         Index: every month of the range (``PeriodIndex`` named ``month``);
         columns: ``MultiIndex`` (``field``, ``sku``). Missing months are NaN.
 
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``fields`` or ``skus`` not a list of strings (a bare string, a mapping, a None in
+        it), a month that is not one, or ``date_from`` after ``date_to``.
+
     Examples
     --------
     >>> items = [{"sku": "A-USA", "data": {"marketCap": {"2024-01": 1.0}}},

@@ -87,8 +87,9 @@ def _no_log(folder: Path) -> None:
 def as_of_version(table: DeltaTable, as_of: Any, folder: Path) -> None:
     """Load ``table`` at ``as_of``: a version number, or a time (the version current then).
 
-    A time is turned into a version here: the highest version whose commit time (the
-    commit's own ``timestamp``, which ``history`` shows as ``time``) is at or before it.
+    A time is turned into a version here: the version current then, the one before the first
+    committed after it (commit times: the commit's own ``timestamp``, which ``history`` shows
+    as ``time``, read as increasing, as Delta readers read them).
     deltalake's own time travel goes by the log files' modification times instead, which
     differ from the commit times by a millisecond or so, and are all new in a copy of the
     mirror made without them.
