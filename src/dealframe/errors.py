@@ -996,8 +996,9 @@ _CLASSES: dict[int, type[ApiError]] = {
 }
 
 
-#: ``delay-seconds`` of a ``Retry-After`` (RFC 9110: digits), a decimal fraction allowed.
-_DELAY_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
+#: ``delay-seconds`` of a ``Retry-After`` (RFC 9110: digits), a decimal fraction allowed,
+#: either side of its point left out (``5.``, ``.5``); no sign, exponent, ``inf`` or ``nan``.
+_DELAY_SECONDS = re.compile(r"[0-9]+\.?[0-9]*|\.[0-9]+", re.ASCII)
 #: The longest wait a ``Retry-After`` is read as (seconds): RFC 9111 reads a longer
 #: ``delta-seconds`` as 2**31 too.
 _LONGEST_DELAY = float(2**31)
@@ -1018,18 +1019,18 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     float or None
         Non-negative seconds (0 for a date already past), or None when the header is absent
         or is neither of RFC 9110's forms: ``delay-seconds`` is digits (a decimal fraction
-        is read too), so a sign (``-1``), an exponent (``1e12``), ``inf`` or ``nan`` states
-        no wait. A wait past ``_LONGEST_DELAY`` (2**31 s, as RFC 9111 reads an
+        is read too: ``0.5``, ``5.``, ``.5``), so a sign (``-1``, ``+5``), an exponent
+        (``1e12``), ``inf`` or ``nan`` states no wait. A wait past ``_LONGEST_DELAY`` (2**31 s, as RFC 9111 reads an
         overlong ``delta-seconds``; a date in the year 9999) is read as that.
 
     Examples
     --------
-    >>> parse_retry_after("2"), parse_retry_after("0.5")
-    (2.0, 0.5)
+    >>> [parse_retry_after(v) for v in ("2", "0.5", "5.", ".5")]
+    [2.0, 0.5, 5.0, 0.5]
     >>> parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0)
     10.0
-    >>> [parse_retry_after(v) for v in ("-1", "1e12", "inf", "nan", "")]
-    [None, None, None, None, None]
+    >>> [parse_retry_after(v) for v in ("-1", "+5", "1e12", "inf", "nan", "", ".")]
+    [None, None, None, None, None, None, None]
     >>> parse_retry_after("9" * 400) == _LONGEST_DELAY
     True
     """

@@ -279,3 +279,35 @@ def test_a_short_wait_of_one_family_lets_the_other_family_through(parts):
         assert waiting == 1, "the search waited for the other family's 429"
         assert found and found[0] > 0 and rows == [5]
         assert proxy.count(DEALS) == 2
+
+
+@pytest.mark.parametrize(("said", "waited"), [("5.", 5.0), (".5", 0.5), ("0.5", 0.5)])
+def test_a_retry_after_with_a_bare_point_is_waited_out(parts, said, waited):
+    """``Retry-After: 5.`` and ``.5`` are delays (digits and a point): waited out, as
+    ``0.5`` is. They were read as no wait, and the retry backed off 0.01 s."""
+    sb, _, proxy = parts
+    proxy.add(DEALS, _limited_for(said), times=1)
+    with _client(sb, proxy, retry_after_max=10.0) as c:
+        clock = ManualClock()
+        c._transport.gate = clock.gate()
+        assert len(c.private.deals(limit=5)) == 5
+        assert clock.slept == waited
+        assert proxy.count(DEALS) == 2
+
+
+def test_a_retry_after_of_0_backs_off_instead_of_spending_every_retry_at_once(parts, monkeypatch):
+    """Six 429s asking ``Retry-After: 0``: each retry waits its backoff (0.5, 1, 2, 4, 8 s
+    at the jitter's top), as after a stated reset of 0. They were sent back to back."""
+    sb, _, proxy = parts
+    monkeypatch.setattr(
+        retry, "backoff_delay", lambda n, base, cap, **_: min(cap, base * 2 ** (n - 1))
+    )
+    proxy.add(DEALS, _limited_for("0"), times=6)
+    slow = {"retries": 5, "backoff_base": 0.5, "backoff_cap": 30.0, "retry_after_max": 10.0}
+    with _client(sb, proxy, **slow) as c:
+        clock = ManualClock()
+        c._transport.gate = clock.gate()
+        with pytest.raises(RateLimitedError):
+            c.private.deals(limit=5)
+        assert proxy.count(DEALS) == 6
+        assert clock.slept == 15.5
