@@ -14,6 +14,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import functools
 import ipaddress
 import os
 import socket
@@ -32,6 +33,7 @@ from dealframe.cli_options import (
     host,
     non_negative,
     non_negative_int,
+    options_everywhere,
     pattern,
     port,
     positive,
@@ -58,7 +60,7 @@ from dealframe.sandbox.faults import FAULT_KINDS
 from dealframe.sandbox.profiles import PROFILES, UnknownProfileError, select
 from dealframe.transport.session import TOKEN_ENV_VARS
 
-__all__ = ["main"]
+__all__ = ["every_option", "main"]
 
 #: What an interrupted command leaves behind, when there is something to say.
 _INTERRUPTED = {
@@ -278,6 +280,13 @@ def _parser() -> argparse.ArgumentParser:
     report_cli.register(sub)
     pull_cli.register(sub)
     return parser
+
+
+@functools.cache
+def every_option() -> frozenset[str]:
+    """The option strings of every ``dealframe`` command: a usage error names a word that
+    is one (:func:`~dealframe.cli_options.spoken`), wherever it was given."""
+    return frozenset(options_everywhere(_parser()))
 
 
 def _tokens(args: argparse.Namespace) -> list[str | None]:

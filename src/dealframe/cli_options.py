@@ -54,6 +54,7 @@ __all__ = [
     "is_whole",
     "non_negative",
     "non_negative_int",
+    "options_everywhere",
     "pattern",
     "port",
     "positive",
@@ -576,21 +577,25 @@ def spoken(word: str, options: Iterable[str], everywhere: Iterable[str] = ()) ->
     (True, '-x')
     >>> spoken("--sandbox", opts, {"--sandbox"}), spoken("--no-progres", opts, {"--no-progress"})
     ('--sandbox', "--no-progres (did you mean '--no-progress'?)")
+    >>> spoken("--region", {"--regions"}, {"--region"})  # another command's, a slip of ours
+    "--region (did you mean '--regions'?)"
     """
     options, everywhere = set(options), set(everywhere)
     name = word.split("=", 1)[0]
-    if name in options or name in everywhere:
+    if name in options:
         return name
     if not re.fullmatch(r"--[A-Za-z][\w-]*|-[A-Za-z]", name):
-        return None
-    for pool in (options, everywhere | options):  # the command's own options first
+        return name if name in everywhere else None
+    # the command's own options first; an option of another command is only named
+    pools = (options,) if name in everywhere else (options, everywhere | options)
+    for pool in pools:
         pool = {o for o in pool if o.startswith("--")}
         hint = _hint(name, pool)
         # a slip of a letter or two, not a word that merely begins like an option
         close = difflib.get_close_matches(name.casefold(), [o.casefold() for o in pool], 1, 0.8)
         if hint and (close or len(name) == 2):
             return f"{name}{hint}"
-    return name if len(name) == 2 else None
+    return name if len(name) == 2 or name in everywhere else None
 
 
 def unquoted(count: int) -> str:
@@ -623,8 +628,17 @@ def _unrecognized(words: list[str], options: set[str], everywhere: set[str]) -> 
     return f"unrecognized arguments: {'; '.join(said)}"
 
 
-def _everywhere(parser: argparse.ArgumentParser) -> set[str]:
-    """The option strings of ``parser`` and of every sub-command under it."""
+def options_everywhere(parser: argparse.ArgumentParser) -> set[str]:
+    """The option strings of ``parser`` and of every sub-command under it.
+
+    Examples
+    --------
+    >>> p = Parser(prog="x")
+    >>> _ = p.add_argument("--region")
+    >>> _ = p.add_subparsers().add_parser("go").add_argument("-n", "--dry-run")
+    >>> sorted(options_everywhere(p))
+    ['--dry-run', '--help', '--region', '-h', '-n']
+    """
     found: set[str] = set()
     seen: set[int] = set()
     todo = [parser]
@@ -711,9 +725,9 @@ class Parser(argparse.ArgumentParser):
             _PARSING.reset(outermost)
 
     def _everywhere(self) -> set[str]:
-        """The options of every command of the parse under way (:func:`_everywhere` of the
+        """The options of every command of the parse under way (:func:`options_everywhere` of the
         outermost parser)."""
-        return _everywhere(_PARSING.get() or self)
+        return options_everywhere(_PARSING.get() or self)
 
     def _known(self, token: str) -> argparse.Action | None:
         """The option ``token`` names (``--opt``, ``--opt=value`` or a unique prefix)."""
