@@ -43,6 +43,7 @@ from dealframe.clitools import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     UsageError,
+    command_tokens,
     exit_status,
     fail,
     say,
@@ -58,7 +59,6 @@ from dealframe.sandbox.arguments import MAX_SCALE, SCALE_MEMORY
 from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from dealframe.sandbox.faults import FAULT_KINDS
 from dealframe.sandbox.profiles import PROFILES, UnknownProfileError, select
-from dealframe.transport.session import TOKEN_ENV_VARS
 
 __all__ = ["every_option", "main"]
 
@@ -289,13 +289,6 @@ def every_option() -> frozenset[str]:
     return frozenset(options_everywhere(_parser()))
 
 
-def _tokens(args: argparse.Namespace) -> list[str | None]:
-    """The tokens a command may hold: from its options (``doctor --public-token``) and the
-    environment, to be blanked out of what it prints."""
-    named = [getattr(args, name, None) for name in ("public_token", "private_key")]
-    return [*named, *(os.environ.get(var) for var in TOKEN_ENV_VARS.values())]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (docs/errors.md).
 
@@ -319,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             say(f"{prog}: interrupted{_INTERRUPTED.get(prog, '')}")
             return EXIT_INTERRUPTED
         except (UsageError, DealframeError) as exc:
-            return fail(prog, told(exc, _tokens(args)), exit_status(exc))
+            return fail(prog, told(exc, command_tokens(args)), exit_status(exc))
         except BrokenPipeError:  # `dealframe mirror history PATH | head -1`: the reader left
             # what Python's documentation advises (as `doctor` does): point standard output at
             # devnull, so the flush at exit does not raise again; the command's work before its
