@@ -19,8 +19,10 @@ holds: the client's own backoff, however much longer than ``retry_after_max``, i
 
 from __future__ import annotations
 
+import email.utils
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -311,3 +313,23 @@ def test_a_retry_after_of_0_backs_off_instead_of_spending_every_retry_at_once(pa
             c.private.deals(limit=5)
         assert proxy.count(DEALS) == 6
         assert clock.slept == 15.5
+
+
+@pytest.mark.parametrize("header", ["X-RateLimit-Reset", "RateLimit-Reset"])
+def test_a_reset_sent_as_an_http_date_is_waited_out(parts, header):
+    """A 429 whose reset is an HTTP date about 30 s ahead (as ``Retry-After``'s may be): the
+    retry waits until then. The date stated no wait: the retry backed off 0.01 s."""
+    sb, _, proxy = parts
+    when = email.utils.formatdate(time.time() + 30, usegmt=True)
+
+    def apply(ex: Exchange) -> None:
+        _limited_without_a_wait(ex)
+        ex.headers[header] = when
+
+    proxy.add(DEALS, Action("429", on_request=apply), times=1)
+    with _client(sb, proxy, retry_after_max=60.0) as c:
+        clock = ManualClock()
+        c._transport.gate = clock.gate()
+        assert len(c.private.deals(limit=5)) == 5
+        assert 25 <= clock.slept <= 31, clock.slept
+        assert proxy.count(DEALS) == 2
