@@ -14,6 +14,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import functools
 import ipaddress
 import os
 import socket
@@ -32,6 +33,7 @@ from dealframe.cli_options import (
     host,
     non_negative,
     non_negative_int,
+    options_everywhere,
     pattern,
     port,
     positive,
@@ -41,6 +43,7 @@ from dealframe.clitools import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     UsageError,
+    command_tokens,
     exit_status,
     fail,
     say,
@@ -56,9 +59,8 @@ from dealframe.sandbox.arguments import MAX_SCALE, SCALE_MEMORY
 from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from dealframe.sandbox.faults import FAULT_KINDS
 from dealframe.sandbox.profiles import PROFILES, UnknownProfileError, select
-from dealframe.transport.session import TOKEN_ENV_VARS
 
-__all__ = ["main"]
+__all__ = ["every_option", "main"]
 
 #: What an interrupted command leaves behind, when there is something to say.
 _INTERRUPTED = {
@@ -280,11 +282,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _tokens(args: argparse.Namespace) -> list[str | None]:
-    """The tokens a command may hold: from its options (``doctor --public-token``) and the
-    environment, to be blanked out of what it prints."""
-    named = [getattr(args, name, None) for name in ("public_token", "private_key")]
-    return [*named, *(os.environ.get(var) for var in TOKEN_ENV_VARS.values())]
+@functools.cache
+def every_option() -> frozenset[str]:
+    """The option strings of every ``dealframe`` command: a usage error names a word that
+    is one (:func:`~dealframe.cli_options.spoken`), wherever it was given."""
+    return frozenset(options_everywhere(_parser()))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -310,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             say(f"{prog}: interrupted{_INTERRUPTED.get(prog, '')}")
             return EXIT_INTERRUPTED
         except (UsageError, DealframeError) as exc:
-            return fail(prog, told(exc, _tokens(args)), exit_status(exc))
+            return fail(prog, told(exc, command_tokens(args)), exit_status(exc))
         except BrokenPipeError:  # `dealframe mirror history PATH | head -1`: the reader left
             # what Python's documentation advises (as `doctor` does): point standard output at
             # devnull, so the flush at exit does not raise again; the command's work before its

@@ -22,13 +22,14 @@ argparse.ArgumentTypeError: 'deal' is not one of companies, investors, deals (di
 from __future__ import annotations
 
 import argparse
+import contextvars
 import datetime as dt
 import difflib
 import ipaddress
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
 from dealframe._vocab import REGIONS
@@ -53,12 +54,15 @@ __all__ = [
     "is_whole",
     "non_negative",
     "non_negative_int",
+    "options_everywhere",
     "pattern",
     "port",
     "positive",
     "positive_int",
     "region",
     "sku",
+    "spoken",
+    "unquoted",
     "whole_from",
 ]
 
@@ -554,50 +558,100 @@ def _chosen(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Argume
     return parser
 
 
-def _spoken(word: str, options: set[str]) -> str | None:
-    """How a usage error names ``word``, an argument no option takes: as the option it is
-    or closely misspells, its value left out (``--public-tokn`` for ``--public-tokn=SECRET``,
-    with did-you-mean; ``-V``, a letter of one long option), else None: a value, not quoted
-    (a token may begin with ``-``: ``--public-token -SECRET``, ``-pSECRET``).
+def spoken(word: str, options: Iterable[str], everywhere: Iterable[str] = ()) -> str | None:
+    """How a usage error names ``word``, an argument not taken: as the option it is or
+    closely misspells, its value left out (``--public-tokn`` for ``--public-tokn=SECRET``,
+    with did-you-mean against ``options``, the command's, then ``everywhere``, the options of
+    every dealframe command; ``-V``, a letter of one long option), or a one-letter option
+    (``-x``: no token is that short); else None: not quoted (a token may begin with ``-``:
+    ``--public-token -SECRET``, ``-pSECRET``, ``--sk_live_SECRET``).
 
     Examples
     --------
     >>> opts = {"--public-token", "--version"}
-    >>> _spoken("--public-tokn=SECRET", opts), _spoken("-V", opts), _spoken("--version", opts)
+    >>> spoken("--public-tokn=SECRET", opts), spoken("-V", opts), spoken("--version", opts)
     ("--public-tokn (did you mean '--public-token'?)", "-V (did you mean '--version'?)", '--version')
-    >>> _spoken("-SECRET", opts), _spoken("-pSECRET", opts), _spoken("--xyz=SECRET", opts)
+    >>> spoken("-SECRET", opts), spoken("-pSECRET", opts), spoken("--xyz=SECRET", opts)
     (None, None, None)
-    >>> _spoken("--versionSECRET", opts) is None
-    True
+    >>> spoken("--versionSECRET", opts) is None, spoken("-x", opts)
+    (True, '-x')
+    >>> spoken("--sandbox", opts, {"--sandbox"}), spoken("--no-progres", opts, {"--no-progress"})
+    ('--sandbox', "--no-progres (did you mean '--no-progress'?)")
+    >>> spoken("--region", {"--regions"}, {"--region"})  # another command's, a slip of ours
+    "--region (did you mean '--regions'?)"
     """
+    options, everywhere = set(options), set(everywhere)
     name = word.split("=", 1)[0]
     if name in options:
         return name
     if not re.fullmatch(r"--[A-Za-z][\w-]*|-[A-Za-z]", name):
-        return None
-    hint = _hint(name, options)
-    # a slip of a letter or two, not a word that merely begins like an option (--jsonSECRET)
-    close = difflib.get_close_matches(name.casefold(), [o.casefold() for o in options], 1, 0.8)
-    if hint and (close or len(name) == 2):
-        return f"{name}{hint}"
-    return None
+        return name if name in everywhere else None
+    # the command's own options first; an option of another command is only named
+    pools = (options,) if name in everywhere else (options, everywhere | options)
+    for pool in pools:
+        pool = {o for o in pool if o.startswith("--")}
+        hint = _hint(name, pool)
+        # a slip of a letter or two, not a word that merely begins like an option
+        close = difflib.get_close_matches(name.casefold(), [o.casefold() for o in pool], 1, 0.8)
+        if hint and (close or len(name) == 2):
+            return f"{name}{hint}"
+    return name if len(name) == 2 or name in everywhere else None
 
 
-def _unrecognized(words: list[str], options: set[str]) -> str:
-    """argparse's "unrecognized arguments" said without quoting a value: an option by its
-    name (:func:`_spoken`), everything else counted as values (one may be a token:
-    ``doctor --public-token A B``, ``doctor --public-tokn -SECRET``).
+def unquoted(count: int) -> str:
+    """How a usage error counts the arguments it does not quote (:func:`spoken`).
 
     Examples
     --------
-    >>> _unrecognized(["--public-tokn=SECRET", "B", "-C"], {"--public-token"})
-    "unrecognized arguments: --public-tokn (did you mean '--public-token'?); 2 values no option takes"
+    >>> unquoted(1), unquoted(2)
+    ('1 argument not quoted (it may hold a token)', '2 arguments not quoted (one may hold a token)')
     """
-    said = [name for name in (_spoken(w, options) for w in words) if name is not None]
-    values = len(words) - len(said)
-    if values:
-        said.append(f"{values} value{'s' * (values != 1)} no option takes")
+    if count == 1:
+        return "1 argument not quoted (it may hold a token)"
+    return f"{count} arguments not quoted (one may hold a token)"
+
+
+def _unrecognized(words: list[str], options: set[str], everywhere: set[str]) -> str:
+    """argparse's "unrecognized arguments" said without quoting a value: an option of any
+    dealframe command (``everywhere``) or a close slip of one by its name (:func:`spoken`),
+    everything else counted (one may be a token: ``doctor --public-token A B``,
+    ``doctor --public-tokn -SECRET``).
+
+    Examples
+    --------
+    >>> _unrecognized(["--public-tokn=SECRET", "B", "-Cx"], {"--public-token"}, set())
+    "unrecognized arguments: --public-tokn (did you mean '--public-token'?); 2 arguments not quoted (one may hold a token)"
+    """
+    said = [name for name in (spoken(w, options, everywhere) for w in words) if name is not None]
+    if len(words) > len(said):
+        said.append(unquoted(len(words) - len(said)))
     return f"unrecognized arguments: {'; '.join(said)}"
+
+
+def options_everywhere(parser: argparse.ArgumentParser) -> set[str]:
+    """The option strings of ``parser`` and of every sub-command under it.
+
+    Examples
+    --------
+    >>> p = Parser(prog="x")
+    >>> _ = p.add_argument("--region")
+    >>> _ = p.add_subparsers().add_parser("go").add_argument("-n", "--dry-run")
+    >>> sorted(options_everywhere(p))
+    ['--dry-run', '--help', '--region', '-h', '-n']
+    """
+    found: set[str] = set()
+    seen: set[int] = set()
+    todo = [parser]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        found.update(s for action in current._actions for s in action.option_strings)
+        commands = _commands(current)
+        if commands is not None:
+            todo.extend(commands.choices.values())
+    return found
 
 
 class _Once(argparse._StoreAction):
@@ -634,6 +688,12 @@ class _Once(argparse._StoreAction):
         super().__call__(parser, namespace, values, option_string)
 
 
+#: The outermost :class:`Parser` of the parse under way (its sub-commands parse within it).
+_PARSING: contextvars.ContextVar[argparse.ArgumentParser | None] = contextvars.ContextVar(
+    "_PARSING", default=None
+)
+
+
 class Parser(argparse.ArgumentParser):
     """``argparse.ArgumentParser`` whose usage errors are one line (no usage block, for
     scheduler logs), prefixed by the sub-command, suggesting the closest option or choice.
@@ -654,13 +714,20 @@ class Parser(argparse.ArgumentParser):
         self.register("action", "store", _Once)
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
-        self._argv = list(sys.argv[1:] if args is None else args)
-        self._check_before_command(self._argv)
-        self._given = {}
+        outermost = _PARSING.set(_PARSING.get() or self)  # a sub-command's: the root's
         try:
+            self._argv = list(sys.argv[1:] if args is None else args)
+            self._check_before_command(self._argv)
+            self._given = {}
             return super().parse_known_args(_joined(self, self._argv), namespace)
         finally:
             self._given = None
+            _PARSING.reset(outermost)
+
+    def _everywhere(self) -> set[str]:
+        """The options of every command of the parse under way (:func:`options_everywhere` of the
+        outermost parser)."""
+        return options_everywhere(_PARSING.get() or self)
 
     def _known(self, token: str) -> argparse.Action | None:
         """The option ``token`` names (``--opt``, ``--opt=value`` or a unique prefix)."""
@@ -683,7 +750,7 @@ class Parser(argparse.ArgumentParser):
             elif not token.startswith("-") or token in ("-", "--"):
                 return  # the sub-command (argparse checks it)
             elif (action := self._known(token)) is None:  # its value is not quoted
-                self._say(self.prog, _unrecognized([token], _options(self)))
+                self._say(self.prog, _unrecognized([token], _options(self), self._everywhere()))
             else:
                 skip = action.nargs != 0 and "=" not in token
 
@@ -691,7 +758,8 @@ class Parser(argparse.ArgumentParser):
         chosen = _chosen(self, self._argv)
         unknown = re.match(r"unrecognized arguments: (.*)", message)
         if unknown:
-            message = _unrecognized(unknown.group(1).split(), _options(chosen))
+            words = unknown.group(1).split()
+            message = _unrecognized(words, _options(chosen), self._everywhere())
         invalid = re.match(
             r"(argument .*: invalid choice: '([^']*)' \(choose from (.*)\))$", message
         )

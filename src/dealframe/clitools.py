@@ -36,6 +36,7 @@ __all__ = [
     "UsageError",
     "add_sandbox_options",
     "check_folder",
+    "command_tokens",
     "exit_status",
     "fail",
     "say",
@@ -85,6 +86,21 @@ def fail(prog: str, message: object, status: int = EXIT_FAILED) -> int:
     """
     say(f"{prog}: error: {' '.join(str(message).split())}")
     return status
+
+
+def command_tokens(args: argparse.Namespace) -> list[str | None]:
+    """The tokens a command may hold: from its options (``doctor --public-token``) and the
+    environment, to be blanked out of what it prints (:func:`told`).
+
+    Examples
+    --------
+    >>> "t0k3n" in command_tokens(argparse.Namespace(public_token="t0k3n"))
+    True
+    """
+    from dealframe.transport.session import TOKEN_ENV_VARS  # the client's, only when said
+
+    named = [getattr(args, name, None) for name in ("public_token", "private_key")]
+    return [*named, *(os.environ.get(var) for var in TOKEN_ENV_VARS.values())]
 
 
 def told(error: BaseException, secrets: Iterable[str | None] = ()) -> str:

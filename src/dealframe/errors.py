@@ -996,8 +996,9 @@ _CLASSES: dict[int, type[ApiError]] = {
 }
 
 
-#: ``delay-seconds`` of a ``Retry-After`` (RFC 9110: digits), a decimal fraction allowed.
-_DELAY_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
+#: ``delay-seconds`` of a ``Retry-After`` (RFC 9110: digits), a decimal fraction allowed,
+#: either side of its point left out (``5.``, ``.5``); no sign, exponent, ``inf`` or ``nan``.
+_DELAY_SECONDS = re.compile(r"[0-9]+\.?[0-9]*|\.[0-9]+", re.ASCII)
 #: The longest wait a ``Retry-After`` is read as (seconds): RFC 9111 reads a longer
 #: ``delta-seconds`` as 2**31 too.
 _LONGEST_DELAY = float(2**31)
@@ -1018,18 +1019,18 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     float or None
         Non-negative seconds (0 for a date already past), or None when the header is absent
         or is neither of RFC 9110's forms: ``delay-seconds`` is digits (a decimal fraction
-        is read too), so a sign (``-1``), an exponent (``1e12``), ``inf`` or ``nan`` states
-        no wait. A wait past ``_LONGEST_DELAY`` (2**31 s, as RFC 9111 reads an
+        is read too: ``0.5``, ``5.``, ``.5``), so a sign (``-1``, ``+5``), an exponent
+        (``1e12``), ``inf`` or ``nan`` states no wait. A wait past ``_LONGEST_DELAY`` (2**31 s, as RFC 9111 reads an
         overlong ``delta-seconds``; a date in the year 9999) is read as that.
 
     Examples
     --------
-    >>> parse_retry_after("2"), parse_retry_after("0.5")
-    (2.0, 0.5)
+    >>> [parse_retry_after(v) for v in ("2", "0.5", "5.", ".5")]
+    [2.0, 0.5, 5.0, 0.5]
     >>> parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0)
     10.0
-    >>> [parse_retry_after(v) for v in ("-1", "1e12", "inf", "nan", "")]
-    [None, None, None, None, None]
+    >>> [parse_retry_after(v) for v in ("-1", "+5", "1e12", "inf", "nan", "", ".")]
+    [None, None, None, None, None, None, None]
     >>> parse_retry_after("9" * 400) == _LONGEST_DELAY
     True
     """
@@ -1037,16 +1038,28 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
         return None
     text = value.strip()
     if _DELAY_SECONDS.fullmatch(text):
-        seconds = float(text)
+        seconds: float | None = float(text)
     else:
-        try:
-            when = email.utils.parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError, OverflowError):
-            return None
-        if when is None:
-            return None
-        seconds = when.timestamp() - (time.time() if now is None else now)
-    return min(max(0.0, seconds), _LONGEST_DELAY)
+        seconds = _date_seconds(text, now)
+    return None if seconds is None else min(max(0.0, seconds), _LONGEST_DELAY)
+
+
+def _date_seconds(text: str, now: float | None) -> float | None:
+    """Seconds from ``now`` (default ``time.time()``) until the HTTP date ``text``
+    (negative when past), None when it is no HTTP date.
+
+    Examples
+    --------
+    >>> _date_seconds("Wed, 21 Oct 2015 07:28:00 GMT", 1445412470.0), _date_seconds("5", None)
+    (10.0, None)
+    """
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when is None:
+        return None
+    return when.timestamp() - (time.time() if now is None else now)
 
 
 #: Secrets this long or longer are redacted wherever they appear; shorter ones (a test token
@@ -1857,8 +1870,8 @@ def _reset_seconds(text: str, *, now: float | None, epoch: bool) -> float | None
     """Seconds until a stated reset: ``text`` is seconds to wait, or, when ``epoch`` (a
     ``RateLimit-Reset``, ``RateLimit`` or ``X-RateLimit-Reset``: GitHub and many others send
     a Unix time, others seconds) and it is at least 1e9 (31 years as seconds), a Unix time in
-    seconds (at least 1e12: in milliseconds), counted from
-    ``now``. None when ``text`` is no finite number, or the reset is at or before now (0
+    seconds (at least 1e12: in milliseconds), or an HTTP date (as ``Retry-After``'s), counted
+    from ``now``. None when ``text`` is no finite number, or the reset is at or before now (0
     seconds, or a Unix time past, as a client whose clock runs ahead sees it): no wait is
     stated, and the retry backs off as without the header (a wait of 0 spent every retry in
     a burst).
@@ -1871,11 +1884,14 @@ def _reset_seconds(text: str, *, now: float | None, epoch: bool) -> float | None
     0.5
     >>> _reset_seconds("1445412000", now=1445412470.0, epoch=True), _reset_seconds("0", now=None, epoch=False)
     (None, None)
+    >>> _reset_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0, epoch=True)
+    10.0
     """
     try:
         seconds = float(text)
-    except ValueError:
-        return None
+    except ValueError:  # an HTTP date, as Retry-After's (a reset named as a moment)
+        at = _date_seconds(text, now) if epoch else None
+        return min(at, _LONGEST_DELAY) if at is not None and at > 0 else None
     if not math.isfinite(seconds) or seconds < 0:
         return None
     if epoch and seconds >= _EPOCH_SECONDS:

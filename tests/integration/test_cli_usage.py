@@ -77,7 +77,16 @@ def _error(err: str, prefix: str) -> str:
         (["-V"], "dealframe", "-V (did you mean '--version'?)"),
         (["--verison", "sandbox"], "dealframe", "--verison (did you mean '--version'?)"),
         (["--verison", "mirror", "status", "m"], "dealframe", "--verison"),
-        (["sandbox", "--verison", "serve"], "dealframe sandbox", "1 value no option takes"),
+        # an option of another command (or a slip of one) is named too: it was "1 value no
+        # option takes", the option left out
+        (["sandbox", "--verison", "serve"], "dealframe sandbox", "--verison (did you mean"),
+        (["report", "--sandbox", "-x"], "dealframe report", "-x"),
+        (
+            ["report", "--sandbox", "--no-progres"],
+            "dealframe report",
+            "--no-progres (did you mean '--no-progress'?)",
+        ),
+        (["pull", "--sandbox", "deals", "-o", "x.csv"], "dealframe pull", "--sandbox"),
     ],
 )
 def test_an_unknown_option_before_the_command_is_named(run, tmp_path, argv, prefix, says):
@@ -97,18 +106,22 @@ def test_an_unknown_option_before_the_command_is_named(run, tmp_path, argv, pref
             "dealframe doctor",
             "--public-tokn (did you mean '--public-token'?)",
         ),
-        (["doctor", "--public-token", "A", "SECRETBBB222"], "dealframe doctor", "1 value no"),
-        (["doctor", "--xyz=SECRETCCC333"], "dealframe doctor", "1 value no"),
-        (["--xyz=SECRETCCC333", "doctor"], "dealframe", "1 value no"),
+        (
+            ["doctor", "--public-token", "A", "SECRETBBB222"],
+            "dealframe doctor",
+            "1 argument not quoted",
+        ),
+        (["doctor", "--xyz=SECRETCCC333"], "dealframe doctor", "1 argument not quoted"),
+        (["--xyz=SECRETCCC333", "doctor"], "dealframe", "1 argument not quoted"),
         # a token may begin with '-': only a known option or a close slip of one is named
         (
             ["doctor", "--public-tokn", "-SECRETDDD444"],
             "dealframe doctor",
-            "--public-tokn (did you mean '--public-token'?); 1 value no",
+            "--public-tokn (did you mean '--public-token'?); 1 argument not quoted",
         ),
-        (["doctor", "-pSECRETEEE555"], "dealframe doctor", "1 value no"),
-        (["doctor", "--jsonSECRETFFF666"], "dealframe doctor", "1 value no"),
-        (["-SECRETGGG777", "doctor"], "dealframe", "1 value no"),
+        (["doctor", "-pSECRETEEE555"], "dealframe doctor", "1 argument not quoted"),
+        (["doctor", "--jsonSECRETFFF666"], "dealframe doctor", "1 argument not quoted"),
+        (["-SECRETGGG777", "doctor"], "dealframe", "1 argument not quoted"),
         (["doctor", "--jsno"], "dealframe doctor", "--jsno (did you mean '--json'?)"),
     ],
 )

@@ -298,3 +298,33 @@ def test_files_are_readable_by_plain_readers():
     out = portable_frame(frame, excel=True)
     assert list(out.columns) == ["row", "id", "when", "buyers"]
     assert out["when"].dt.tz is None and out["buyers"].iloc[0] == '[{"id": "x"}]'
+
+
+@pytest.mark.parametrize(
+    "flag", ["-pSECRET4xxxxxxxxxxx", "--sk_live_SECRET7xxxxxxx", "--sk_live_SECRET7xxxxxxx=1"]
+)
+def test_an_unknown_filter_word_is_not_quoted(service, tmp_path, capsys, flag):
+    """A word given where a filter flag goes may be a token (``-p`` glued to it, or given as
+    a flag): counted, not quoted, as the command line's own usage errors do. It was printed
+    back whole (``got '-pSECRET4...'``, ``invalid --sk_live_SECRET7...``); the service's
+    discovery document is read first (the sandbox's, over HTTP)."""
+    code, out, err = _pull(["deals", "-o", str(tmp_path / "d.csv"), flag], capsys)
+    assert code == 2 and out == ""
+    assert "SECRET" not in err, err
+    assert "1 argument not quoted" in err, err
+    assert not (tmp_path / "d.csv").exists()
+
+
+def test_a_slip_of_the_commands_own_option_is_said(service, tmp_path, capsys, monkeypatch):
+    """``--limt 5``: did-you-mean looks at the command's options too, not only the filters
+    (it said ``did you mean '--id'?``); against a service (the sandbox, over HTTP), and
+    before one is needed: without a service configured it said ``no service configured``."""
+    code, _, err = _pull(["deals", "-o", str(tmp_path / "d.csv"), "--limt", "5"], capsys)
+    assert code == 2 and "did you mean '--limit'?" in err, err
+    monkeypatch.delenv("DEALFRAME_BASE_URL")
+    code, _, err = _pull(["deals", "-o", str(tmp_path / "d.csv"), "--limt", "5"], capsys)
+    assert code == 2 and "did you mean '--limit'?" in err, err
+    code, _, err = _pull(
+        ["deals", "--sandbox", "-o", str(tmp_path / "d.csv"), "--limt", "5"], capsys
+    )
+    assert code == 2 and "did you mean '--limit'?" in err, err

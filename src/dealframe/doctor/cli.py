@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from ..cli_options import choice, positive_int
-from ..clitools import EXIT_USAGE, fail, said_from
+from ..clitools import EXIT_USAGE, command_tokens, fail, said_from, told
 from ..errors import DealframeError
 
 __all__ = ["register"]
@@ -39,7 +39,8 @@ def _run(args: argparse.Namespace) -> int:
             said_from(client, args)  # a refusal names --base-url, not DEALFRAME_BASE_URL
             diagnosis = diagnose(client, max_requests=args.max_requests, family=args.family)
     except DealframeError as exc:
-        return fail("dealframe doctor", f"cannot run: {exc}", EXIT_USAGE)
+        said = told(exc, command_tokens(args))  # its PEP 678 notes too
+        return fail("dealframe doctor", f"cannot run: {said}", EXIT_USAGE)
     try:
         if args.json:
             print(json.dumps(diagnosis.to_dict(), indent=2))

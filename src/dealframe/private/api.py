@@ -985,7 +985,7 @@ class PrivateApi:
         with self._carried_lock:  # one page read, whichever thread's answer is empty first
             if self._carried is not None:
                 return self._carried
-            if self._t.gate.remaining() or self._t.gate.held("private")[0]:
+            if self._t.gate.remaining("private") or self._t.gate.held("private")[0]:
                 return None  # the service asked this client to wait: no hint
             until = time.monotonic() + HINT_SECONDS
             until = until if deadline is None else min(until, deadline)

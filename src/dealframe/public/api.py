@@ -818,7 +818,7 @@ class PublicApi:
         waited out, and the empty answer stands without the hint."""
         if not empty or not (body.get("industries") or body.get("themes")):
             return
-        if self._t.gate.remaining() or self._t.gate.held("public")[0]:
+        if self._t.gate.remaining("public") or self._t.gate.held("public")[0]:
             return  # the service asked this client to wait: no hint
         with contextlib.suppress(DealframeError):  # only a hint: never worth the answer
             response = self._t.request(

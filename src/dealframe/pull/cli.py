@@ -53,6 +53,7 @@ from .flags import (
     public_skus,
     schema_filters,
     tokens_to_values,
+    unknown_flag,
 )
 from .output import Output, check_output, write_frame
 
@@ -165,9 +166,15 @@ class _Plan:
     """A checked pull: what to call and with what."""
 
     def __init__(
-        self, thing: Entity, args: argparse.Namespace, values: dict[str, list[str]], output: Output
+        self,
+        thing: Entity,
+        args: argparse.Namespace,
+        values: dict[str, list[str]],
+        output: Output,
+        known: frozenset[str] = frozenset(),
     ) -> None:
         self.entity, self.args, self.values, self.output = thing, args, values, output
+        self.known = known  # the command's own options: did-you-mean for a filter flag
         self.filters: dict[str, Any] = {}
         self.ids: list[str] = []
         self.skus: list[str] = []
@@ -188,8 +195,10 @@ class _Plan:
                 )
             if self.values or args.sort:
                 first = next(iter(self.values), None)
+                flag = f"--{first}" if first else "--sort"
+                said = unknown_flag(flag, (), self.known) if first else flag
                 raise ValidationError(
-                    f"--{first}" if first else "--sort",
+                    flag if said else "filters",  # a word no option is close to: not quoted
                     f"nothing: {self.entity.name} takes --id and --limit only",
                 )
             self.ids = check_ids(args.id, "--id")
@@ -208,7 +217,7 @@ class _Plan:
                         f"nothing: {self.entity.name} takes the search "
                         "filters" + (" and --sku" if self.entity.name == "current" else ""),
                     )
-            self.filters = public_filters(self.values)
+            self.filters = public_filters(self.values, self.known)
             self.skus = public_skus(args.sku)
             if args.sku and self.values:
                 given = ", ".join(f"--{name}" for name in self.values)
@@ -219,11 +228,23 @@ class _Plan:
         else:
             if args.id:
                 self.values = {**self.values, "id": [*self.values.get("id", []), *args.id]}
+            schema = documented_schema(self.entity.resource)
             if args.sandbox:  # the sandbox serves the discovery documents as written
-                schema = documented_schema(self.entity.resource)
-                self.filters = schema_filters(self.values, schema, entity=self.entity.name)
+                self.filters = schema_filters(
+                    self.values, schema, entity=self.entity.name, options=self.known
+                )
                 checked_sort(schema, args.sort)
-            # against a service, its discovery document decides (check_with)
+                return
+            # against a service, its discovery document decides (check_with); a slip of the
+            # command's own option (--limt) is said before a service is needed
+            documented = {flag_name(field) for field in schema.fields}
+            for name in self.values:
+                flag = "--" + name
+                said = unknown_flag(flag, (), self.known)
+                if flag_name(name) not in documented and said and said != flag:
+                    raise ValidationError(
+                        flag, f"an option of pull {self.entity.name}{said[len(flag) :]}"
+                    )
 
     def check_with(self, client: Any) -> None:
         """The checks against the service's own discovery document (lists only), as the
@@ -233,9 +254,10 @@ class _Plan:
         if self.entity.kind != "list":
             return
         resource, values, name = self.entity.resource, self.values, self.entity.name
+        known = self.known
         schema, self.filters = service_decides(
             lambda again, retries: client.private.schema(resource, refresh=again, retries=retries),
-            lambda served: schema_filters(values, served, entity=name),
+            lambda served: schema_filters(values, served, entity=name, options=known),
             lambda: schema_filters(
                 values, documented_schema(resource), known_only=True, entity=name
             ),
@@ -264,14 +286,18 @@ def _run(args: argparse.Namespace) -> int:
         thing = entity(args.entity)
     except ValidationError as exc:  # named as the command line names it
         raise renamed(exc, "ENTITY") from None
-    options, rest = _options(thing.name).parse_known_args(args.rest)
+    parser = _options(thing.name)
+    options, rest = parser.parse_known_args(args.rest)
+    from dealframe.cli import every_option  # the command line that runs this one
+
+    known = every_option() | {s for action in parser._actions for s in action.option_strings}
     try:
         output = check_output(options.output)
     except ExtraMissing as exc:
         raise UsageError(exc) from None
     except ValidationError as exc:
         raise renamed(exc, "-o") from None
-    plan = _Plan(thing, options, tokens_to_values(rest), output)
+    plan = _Plan(thing, options, tokens_to_values(rest, known), output, known)
     plan.check_offline()
     made = check_folder(output.path.parent, "-o")  # created when the file is written
     log = (lambda line: None) if options.quiet else say

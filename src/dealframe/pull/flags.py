@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from dealframe.cli_options import is_decimal, is_whole
-from dealframe.errors import ValidationError, did_you_mean, renamed
+from dealframe.cli_options import is_decimal, is_whole, spoken, unquoted
+from dealframe.errors import ValidationError, renamed
 from dealframe.private.filters import FilterSchema
 from dealframe.public.query import search_body
 from dealframe.public.sku import sku_version, validate_skus
@@ -34,6 +34,7 @@ __all__ = [
     "public_skus",
     "schema_filters",
     "tokens_to_values",
+    "unknown_flag",
 ]
 
 
@@ -48,7 +49,7 @@ def flag_name(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
-def tokens_to_values(tokens: Sequence[str]) -> dict[str, list[str]]:
+def tokens_to_values(tokens: Sequence[str], options: Collection[str] = ()) -> dict[str, list[str]]:
     """``--name value`` / ``--name=value`` pairs to ``{name: [values]}`` (name without ``--``).
 
     A flag followed by another flag (or by nothing) gets the value ``"true"``.
@@ -56,18 +57,29 @@ def tokens_to_values(tokens: Sequence[str]) -> dict[str, list[str]]:
     Raises
     ------
     dealframe.errors.ValidationError
-        A token that is not a flag where a flag was expected.
+        A token that is not a flag where a flag was expected: named when it is one of the
+        command's ``options`` (or a one-letter option), else not quoted (a token may begin
+        with ``-``: ``-pSECRET``, :func:`~dealframe.cli_options.spoken`).
+
+    Examples
+    --------
+    >>> tokens_to_values(["--deal-type", "Venture", "--include-deleted"])
+    {'deal-type': ['Venture'], 'include-deleted': ['true']}
+    >>> tokens_to_values(["-pSECRET0123456789"])
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid filters: expected flags such as --deal-type Venture (a filter flag, then its value; 1 argument not quoted (it may hold a token))
     """
     out: dict[str, list[str]] = {}
     i = 0
     while i < len(tokens):
         token = tokens[i]
         if not token.startswith("--") or token == "--":
-            raise ValidationError(
-                "filters",
-                "flags such as --deal-type Venture (a filter flag, then its value)",
-                got=token,
-            )
+            expected = "flags such as --deal-type Venture (a filter flag, then its value"
+            said = spoken(token, options)
+            if said is None:
+                raise ValidationError("filters", f"{expected}; {unquoted(1)})")
+            raise ValidationError("filters", f"{expected})", got=said)
         name, sep, value = token[2:].partition("=")
         if not sep:
             if i + 1 < len(tokens) and not tokens[i + 1].startswith("--"):
@@ -111,17 +123,49 @@ def _boolean(text: str, flag: str) -> bool:
     raise ValidationError(flag, "true or false", got=text)
 
 
+def unknown_flag(flag: str, known: Collection[str], options: Collection[str] = ()) -> str | None:
+    """How a refusal names ``flag``, given where a filter flag was expected: the flag with
+    did-you-mean against the ``known`` filters, then the command's ``options`` (``--limt``:
+    ``--limit``), or None when it is no option nor a close slip of one (not quoted: a token
+    may be given as a flag, ``--sk_live_SECRET``; :func:`~dealframe.cli_options.spoken`).
+
+    Examples
+    --------
+    >>> unknown_flag("--limt", ["--id", "--deal-type"], ["--limit", "--sort"])
+    "--limt (did you mean '--limit'?)"
+    >>> unknown_flag("--sk_live_0123456789abcdef", ["--id"], ["--limit"]) is None
+    True
+    """
+    return spoken(flag, known, options)
+
+
+def _unknown_filter(
+    flag: str, flags: Collection[str], options: Collection[str], what: str
+) -> ValidationError:
+    """The refusal of ``flag``, no filter of ``flags`` (:func:`unknown_flag`); ``what``:
+    ``a filter of deals``."""
+    listed = f"filters: {', '.join(flags)}"
+    said = unknown_flag(flag, flags, options)
+    if said is None:
+        return ValidationError("filters", f"{what} ({unquoted(1)}; {listed})")
+    hint = said[len(flag) :]  # " (did you mean '--x'?)" or ""
+    return ValidationError(flag, f"{what}{hint[:-1]}; {listed})" if hint else f"{what} ({listed})")
+
+
 def schema_filters(
     values: Mapping[str, list[str]],
     schema: FilterSchema,
     *,
     known_only: bool = False,
     entity: str | None = None,
+    options: Collection[str] = (),
 ) -> dict[str, Any]:
     """Flag values to the filters of a Family B list, checked against its discovery document.
 
     ``entity`` is the list as the user named it (``deals``), for the messages; default the
-    document's own name (``transactions``).
+    document's own name (``transactions``). ``options``: the command's own options, for
+    did-you-mean (``--limt``: ``--limit``). An unknown flag is named only when it is a
+    close slip of one (:func:`unknown_flag`), else not quoted.
 
     With ``known_only`` (the document as the interface document writes it: what stands in
     when the service's cannot be read, :func:`~dealframe.private.filters.service_decides`)
@@ -151,10 +195,14 @@ def schema_filters(
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid --deal-typ: expected a filter of transactions (did you mean '--deal-type'?; filters: --deal-type, --valuation-min)
-    >>> schema_filters({"profile": ["x"]}, schema, entity="deals")
+    >>> schema_filters({"profile": ["x"]}, schema, entity="deals", options=["--profile"])
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid --profile: expected a filter of deals (filters: --deal-type, --valuation-min)
+    >>> schema_filters({"sk_live_0123456789abcdef": ["x"]}, schema, entity="deals")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid filters: expected a filter of deals (1 argument not quoted (it may hold a token); filters: --deal-type, --valuation-min)
     >>> schema_filters({"valuation-min": ["9"], "valuation-max": ["1"]},
     ...     FilterSchema("transactions", {"filters": [
     ...         {"field": "valuation_min", "type": "number", "operators": ["gte"]},
@@ -171,13 +219,7 @@ def schema_filters(
         if field is None:
             if known_only:
                 continue
-            hint = did_you_mean(flag, list(flags))  # " (did you mean '--x'?)" or ""
-            listed = f"filters: {', '.join(flags)})"
-            raise ValidationError(
-                flag,
-                f"a filter of {entity or schema.entity}"
-                + (f"{hint[:-1]}; {listed}" if hint else f" ({listed}"),
-            )
+            raise _unknown_filter(flag, flags, options, f"a filter of {entity or schema.entity}")
         spec = schema.fields[field]
         if spec.type.startswith("array"):
             filters[field] = _split(given)
@@ -301,7 +343,9 @@ def public_skus(skus: list[str]) -> list[str]:
         raise renamed(exc, "--sku") from None
 
 
-def public_filters(values: Mapping[str, list[str]]) -> dict[str, Any]:
+def public_filters(
+    values: Mapping[str, list[str]], options: Collection[str] = ()
+) -> dict[str, Any]:
     """Flag values to the keywords of ``client.public.search``, checked as the client
     checks them (the regions of the vocabulary, ISO-3 countries ...), errors naming the flag.
 
@@ -324,10 +368,7 @@ def public_filters(values: Mapping[str, list[str]]) -> dict[str, Any]:
     for name, given in values.items():
         spec = PUBLIC_FILTERS.get(name)
         if spec is None:
-            hint = did_you_mean("--" + name, flags)
-            raise ValidationError(
-                "--" + name, f"a search filter{hint} (filters: {', '.join(flags)})"
-            )
+            raise _unknown_filter("--" + name, flags, options, "a search filter")
         keyword, kind = spec
         if kind == "list":
             out[keyword] = _split(given)

@@ -46,9 +46,11 @@ from dealframe.clitools import (
     EXIT_USAGE,
     UsageError,
     add_sandbox_options,
+    command_tokens,
     exit_status,
     fail,
     service_client,
+    told,
 )
 from dealframe.clitools import say as _say
 from dealframe.errors import (
@@ -239,8 +241,10 @@ def _run_jobs(
                 continue
             written += 1
             print(paths.html, flush=True)
-    for job, error, _ in failures:
-        fail(_PREFIX, f"cohort {job.cohort.slug}: {error}" if len(jobs) > 1 else error, 0)
+    tokens = command_tokens(args)
+    for job, error, _ in failures:  # with the error's PEP 678 notes, as every command says
+        said = told(error, tokens)
+        fail(_PREFIX, f"cohort {job.cohort.slug}: {said}" if len(jobs) > 1 else said, 0)
     if failures:
         if written:
             return EXIT_PARTIAL

@@ -1,9 +1,10 @@
-"""A gate shared by every worker of one client: one 429 slows them all.
+"""A gate shared by every worker of one client: one 429 slows every request of its family.
 
 urllib3's own ``Retry`` sleeps in the thread that saw the 429 while the other workers keep
-hammering the service. Here, a worker that gets a 429 closes the gate until the moment the
-service named (or its own backoff ran out), and every worker waits at the gate before its next
-request: :meth:`RateGate.block_for`, always waited out.
+hammering the service. Here, a worker that gets a 429 closes the gate of its key (the interface
+family: each has its own credential, so its own rate limit) until the moment the service named
+(or its own backoff ran out), and every worker waits at that gate before its next request of
+that family: :meth:`RateGate.block_for`, always waited out. The other family's requests go on.
 
 A wait the client does not make (longer than ``retry_after_max``) is a *hold* instead, kept
 apart for each key (the interface family, each with its own credential and so its own rate
@@ -24,7 +25,7 @@ __all__ = ["RateGate", "clock_text", "utc_in"]
 
 
 class RateGate:
-    """Thread-safe "do not send before" moment shared by all workers, and holds per key.
+    """Thread-safe "do not send before" moments shared by all workers, and holds, per key.
 
     Parameters
     ----------
@@ -42,10 +43,14 @@ class RateGate:
     >>> def sleep(seconds):
     ...     now[0] += seconds
     >>> gate = RateGate(clock=lambda: now[0], sleep=sleep)
-    >>> gate.block_for(1.5)
-    >>> gate.block_for(0.5)  # never shortens a closure
-    >>> gate.remaining(), gate.wait(), now[0]
+    >>> gate.block_for(1.5, key="private")
+    >>> gate.block_for(0.5, key="private")  # never shortens a closure
+    >>> gate.remaining("public"), gate.wait(key="public")  # the other key goes on
+    (0.0, 0.0)
+    >>> gate.remaining("private"), gate.wait(key="private"), now[0]
     (1.5, 1.5, 101.5)
+
+    A closure without a key closes the gate for every key.
     """
 
     def __init__(
@@ -58,20 +63,30 @@ class RateGate:
         self._sleep = sleep
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
-        self._open_at = 0.0
+        self._open_at: dict[str | None, float] = {}
         self._holds: dict[str, tuple[float, Any]] = {}
         self.closures = 0
 
     @property
     def open_at(self) -> float:
-        """Monotonic time at which the gate opens (in the past when open)."""
+        """Monotonic time at which the gate opens for every key (in the past when open)."""
         with self._lock:
-            return self._open_at
+            return self._latest()
 
-    def remaining(self) -> float:
-        """Seconds until the gate opens (0 when open); holds are not counted (:meth:`held`)."""
+    def _latest(self) -> float:
+        return max(self._open_at.values(), default=0.0)
+
+    def _opens(self, key: str | None) -> float:
+        """When the gate opens for ``key``: its own closure, or one of every key (None)."""
+        mine = self._open_at.get(key, 0.0) if key is not None else 0.0
+        return max(mine, self._open_at.get(None, 0.0))
+
+    def remaining(self, key: str | None = None) -> float:
+        """Seconds until the gate opens for ``key`` (0 when open; without ``key``: the
+        closures of every key); holds are not counted (:meth:`held`)."""
         with self._lock:
-            return max(0.0, self._open_at - self._clock())
+            opens = self._opens(key) if key is not None else self._latest()
+            return max(0.0, opens - self._clock())
 
     def held(self, key: str) -> tuple[float, Any]:
         """Seconds until the hold on ``key`` ends (0 when none), and what the :meth:`hold`
@@ -99,12 +114,13 @@ class RateGate:
         self._holds.pop(key, None)  # passed: what it said is kept no longer
         return 0.0, None
 
-    def block_for(self, seconds: float) -> None:
-        """Close the gate for ``seconds`` from now; never shortens an existing closure."""
+    def block_for(self, seconds: float, key: str | None = None) -> None:
+        """Close the gate of ``key`` (None: of every key) for ``seconds`` from now; never
+        shortens an existing closure."""
         with self._changed:
             until = self._clock() + max(0.0, seconds)
-            if until > self._open_at:
-                self._open_at = until
+            if until > self._open_at.get(key, 0.0):
+                self._open_at[key] = until
                 self.closures += 1
                 self._changed.notify_all()
 
@@ -124,8 +140,8 @@ class RateGate:
         key: str | None = None,
         longest: float | None = None,
     ) -> float:
-        """Block until the gate is open (and the hold on ``key`` has ended); return the
-        seconds waited.
+        """Block until the gate is open for ``key`` (and the hold on ``key`` has ended);
+        return the seconds waited.
 
         Parameters
         ----------
@@ -133,7 +149,7 @@ class RateGate:
             Monotonic time not to wait past; the call returns at the deadline even when the
             gate is still closed (the caller then decides to give up).
         key : str, optional
-            Whose hold is waited out too.
+            Whose closure and hold are waited out (without it: only a closure of every key).
         longest : float, optional
             The longest hold on ``key`` waited out: the call returns at once when ``key`` is
             (or, while it waits, becomes) held for longer (the caller then sends nothing). A
@@ -143,7 +159,7 @@ class RateGate:
         while True:
             with self._changed:
                 now = self._clock()
-                left = self._open_at - now
+                left = self._opens(key) - now
                 if key is not None:
                     held = self._held(key)[0]
                     if longest is not None and held > longest:

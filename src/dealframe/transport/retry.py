@@ -86,7 +86,11 @@ def retry_delay(
     uniform: Callable[[float, float], float] = random.uniform,
 ) -> float:
     """Seconds to wait before retry ``retry_number``: the service's wish (``retry_after``,
-    capped at ``retry_after_max``), else backoff (``retry_after`` None: no wait stated).
+    capped at ``retry_after_max``), never less than the backoff; the backoff alone when
+    ``retry_after`` is None (no wait stated).
+
+    A ``Retry-After: 0`` (or a date already past) is floored at the backoff as a stated reset
+    of 0 is (:func:`dealframe.errors.stated_wait`): waits of 0 spent every retry in a burst.
 
     Examples
     --------
@@ -94,7 +98,10 @@ def retry_delay(
     60.0
     >>> retry_delay(2, None, base=0.5, cap=30, retry_after_max=60, uniform=lambda lo, hi: hi)
     1.0
+    >>> retry_delay(3, 0.0, base=0.5, cap=30, retry_after_max=60, uniform=lambda lo, hi: hi)
+    2.0
     """
+    backoff = backoff_delay(retry_number, base, cap, uniform=uniform)
     if retry_after is not None:
-        return float(min(retry_after, retry_after_max))
-    return backoff_delay(retry_number, base, cap, uniform=uniform)
+        return max(float(min(retry_after, retry_after_max)), backoff)
+    return backoff

@@ -374,8 +374,9 @@ class Transport:
     cache : CacheControl
         ``info()`` and ``clear()`` for the on-disk cache.
     gate : RateGate
-        The gate every worker waits at after a 429, and the holds of each family (a wait
-        longer than ``retry_after_max``: :meth:`_hold`).
+        The gate every worker waits at after a 429, before its next request of that
+        family, and the holds of each family (a wait longer than ``retry_after_max``:
+        :meth:`_hold`).
     skus_per_request : dict of str to int
         Family A SKUs per request by path (``/companies/current``), once the service refused
         more: learned by v1 or v2 calls, sent by both; updated under ``skus_lock``.
@@ -874,7 +875,9 @@ class Transport:
                 attempt,
             )
             if isinstance(failure.error, RateLimitedError):  # a 429, or a 403 saying so
-                self.gate.block_for(delay)  # every worker waits, this one included
+                # every worker waits before its next request of this family, this one
+                # included; the other family (its own credential and limit) goes on
+                self.gate.block_for(delay, key=info.family)
             else:
                 _retry.sleep(delay)
 
