@@ -206,7 +206,7 @@ def test_public_current_of_a_search_matching_nothing_writes_the_header(
         (
             ["co-investors", "--id", "0b6f5a1e-0000-4000-8000-000000000000", "--limit", "1001"]
             + ["-o", "x.csv"],
-            "invalid --limit: expected a whole number from 1 to 1,000",
+            "argument --limit: '1001' is not a whole number from 1 to 1000",
         ),
         (["search", "--region", REGION, "-o", "x.csv"], "did you mean '--regions'"),
         # Family A values, checked as the client checks them, naming the flag

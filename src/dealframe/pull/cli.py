@@ -32,7 +32,7 @@ from typing import Any
 
 from dealframe._vocab import SUBCOLLECTION_LIMIT_MAX
 from dealframe._wording import counted
-from dealframe.cli_options import Parser, positive_int
+from dealframe.cli_options import Parser, positive_int, whole_from
 from dealframe.clitools import (
     EXIT_OK,
     UsageError,
@@ -149,7 +149,8 @@ def _options(name: str) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--limit",
-        type=positive_int,
+        # a sub-collection's: the interface document's 1..1000, refused as any bad number is
+        type=whole_from(1, SUBCOLLECTION_LIMIT_MAX) if kind == "sub" else positive_int,
         help=shown(
             kind != "public",
             f"cap on rows per id, 1 to {SUBCOLLECTION_LIMIT_MAX:,} (default: every row)"
@@ -202,13 +203,6 @@ class _Plan:
                     f"nothing: {self.entity.name} takes --id and --limit only",
                 )
             self.ids = check_ids(args.id, "--id")
-            if args.limit is not None and args.limit > SUBCOLLECTION_LIMIT_MAX:
-                raise ValidationError(
-                    "--limit",
-                    f"a whole number from 1 to {SUBCOLLECTION_LIMIT_MAX:,} (the interface "
-                    "document's bound on a sub-collection; leave --limit out for every row)",
-                    got=args.limit,
-                )
         elif kind == "public":
             for flag, value in (("--id", args.id), ("--sort", args.sort), ("--limit", args.limit)):
                 if value:
