@@ -108,3 +108,25 @@ def test_a_failed_chunk_after_repeats_is_labelled_with_the_callers_positions(via
     partial = error.partial
     assert partial.attrs["missing_skus"] == [*fake[:100], *fake[200:]]
     assert not set(partial.attrs["missing_skus"]) & set(error.failed[0])
+
+
+def test_a_failed_chunk_counts_as_received_only_the_skus_that_came_back(via, proxy):
+    """The sandbox's 100 listed SKUs and one no company has (in the first request), the
+    second request failing: received is the SKUs that came back (99), not every SKU outside
+    the failed chunk (100, the one not returned among them); that one is the partial's
+    missing SKU."""
+    known = list(via.public.search().index)  # before any rule: the sandbox's answer
+    assert len(known) == 100, "the test needs two requests of current data"
+    skus = [*known[:50], "ZZZZ9999-USA", *known[50:]]
+    fail = skus[100]  # the second request's one SKU
+    proxy.add(
+        r"/companies/current$",
+        html(503),
+        when=lambda ex: isinstance(ex.body, dict) and fail in ex.body.get("skus", []),
+    )
+    with pytest.raises(IncompleteResultError) as info:
+        via.public.current(skus)
+    error = info.value
+    assert error.failed == [[fail]]
+    assert (error.expected, error.received) == (101, 99), str(error)
+    assert error.partial.attrs["missing_skus"] == ["ZZZZ9999-USA"]

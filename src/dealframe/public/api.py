@@ -764,7 +764,6 @@ class PublicApi:
             **({} if refused is None else {"skus_per_request_refused": refused}),
         )
         if failures:
-            lost = sum(len(f.item) for f in failures)
             if not responses and len(failures) == 1:  # one request, and it failed: its error
                 raise failures[0].error
             # the SKUs of the chunks that arrived but did not come back (those of the failed
@@ -776,7 +775,7 @@ class PublicApi:
             ]
             raise incomplete(
                 len(wanted),
-                len(wanted) - lost,
+                len(present & set(wanted)),  # what came back, not what was not lost
                 [f.item for f in failures],
                 errors=[f.error for f in failures],
                 partial=frame,
