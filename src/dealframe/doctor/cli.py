@@ -65,7 +65,8 @@ def _run(args: argparse.Namespace) -> int:
             f"--family {other} to check Family {other} alone",
             EXIT_USAGE,
         )
-    return EXIT_USAGE if diagnosis.budget_reached else 0
+    # the budget ran out, or the service did not let a check run (rate limited, unavailable)
+    return EXIT_USAGE if diagnosis.budget_reached or diagnosis.not_checked else 0
 
 
 def register(sub: Any) -> None:
