@@ -45,6 +45,7 @@ from ..errors import (
     ApiError,
     ConfigurationError,
     DealframeError,
+    RateLimitedError,
     TransportError,
     ValidationError,
     error_from_response,
@@ -376,7 +377,7 @@ class _Doctor:
         self.sent += 1
         extra = {} if token == "family" else {"token": token}
         response = self.t.probe(family, method, path, json=json, params=params, **extra)
-        if _retry.is_retryable_status(response.status):
+        if self.limited(response):
             response = self.again(
                 response,
                 lambda: self.t.probe(family, method, path, json=json, params=params, **extra),
@@ -389,6 +390,13 @@ class _Doctor:
                 raise _Rejected(said, family)
             self.accepted.add(family)
         return response
+
+    def limited(self, response: Response) -> bool:
+        """Whether ``response`` is one the client waits out: a 429 or a 5xx it retries, or a
+        401/403 that says it is a rate limit (:class:`~dealframe.errors.RateLimitedError`)."""
+        if _retry.is_retryable_status(response.status):
+            return True
+        return response.status in (401, 403) and isinstance(self.error(response), RateLimitedError)
 
     def again(self, response: Response, resend: Callable[[], Response]) -> Response:
         """A 429 or 5xx waited out once, as the client would, then sent once more.
@@ -407,7 +415,7 @@ class _Doctor:
         _retry.sleep(settings.backoff_base if asked is None else asked)
         self.sent += 1
         second = resend()
-        if _retry.is_retryable_status(second.status):
+        if self.limited(second):
             asked = getattr(self.error(second), "retry_after", None)
             raise _Limited(_limited(second, asked, "again after the wait"))
         return second
@@ -478,7 +486,8 @@ class _Seen(Exception):
 
 
 def _limited(response: Response, asked: float | None, why: str) -> str:
-    """Why a check is not checked: the status of a 429/5xx answer and the wait asked.
+    """Why a check is not checked: the status of a 429/5xx (or rate-limit 401/403) answer
+    and the wait asked.
 
     Examples
     --------
@@ -488,7 +497,7 @@ def _limited(response: Response, asked: float | None, why: str) -> str:
     >>> _limited(SimpleNamespace(status=503), None, "again after the wait")
     'unavailable (503, again after the wait)'
     """
-    what = "rate limited" if response.status == 429 else "unavailable"
+    what = "unavailable" if response.status >= 500 else "rate limited"  # a 429, a 401/403
     waited = f": the service asked {asked:g} s" if asked is not None else ""
     return f"{what}{waited} ({response.status}, {why})"
 
@@ -1516,7 +1525,9 @@ def doctor(
     -------
     Diagnosis
         ``.checks``, ``.ok`` (nothing breaks, every token accepted), ``.rejected`` (the
-        families whose token the service refused: their checks did not run), ``.table()``,
+        families whose token the service refused: their checks did not run),
+        ``.not_checked`` (the checks the service did not let run: rate limited or
+        unavailable after one more try, and those needing their answer), ``.table()``,
         ``.verdict()``, ``.to_dict()``.
 
     Raises
