@@ -10,13 +10,24 @@ dealframe doctor: ... 0 adapted, 0 break in ... requests: the client works with 
 
 from __future__ import annotations
 
-from .checks import ADAPTED, BREAKS, HOLDS, MAX_REQUESTS, Check, Diagnosis, diagnose, doctor
+from .checks import (
+    ADAPTED,
+    BREAKS,
+    HOLDS,
+    MAX_REQUESTS,
+    NOT_CHECKED,
+    Check,
+    Diagnosis,
+    diagnose,
+    doctor,
+)
 
 __all__ = [
     "ADAPTED",
     "BREAKS",
     "HOLDS",
     "MAX_REQUESTS",
+    "NOT_CHECKED",
     "Check",
     "Diagnosis",
     "diagnose",

@@ -8,7 +8,12 @@ each point it leaves open (the decisions written in docs/sandbox.md). The verdic
 - ``holds``: the service answers as assumed;
 - ``adapted``: it answers another way the client copes with (a clamped ``limit``, another
   label format, another error body ...), and how is said;
-- ``breaks``: the client cannot work with what it saw, and what it saw is said.
+- ``breaks``: the client cannot work with what it saw, and what it saw is said;
+- ``not checked``: the service was rate limited or unavailable (a 429, a 5xx) to the probe
+  and to the one more try the doctor makes after the wait it asked for (within the client's
+  ``retry_after_max``): nothing was seen, so nothing is said to break, and the checks that
+  need what it would have seen are not checked either. The run then did not check everything
+  (``dealframe doctor`` exits 2, as when the request budget runs out).
 
 Nothing is written to the service, no token is ever printed, and the whole run sends at most
 :data:`MAX_REQUESTS` requests.
@@ -40,6 +45,7 @@ from ..errors import (
     ApiError,
     ConfigurationError,
     DealframeError,
+    RateLimitedError,
     TransportError,
     ValidationError,
     error_from_response,
@@ -60,6 +66,7 @@ from ..private.suppression import UNEXPLAINED
 from ..public.api import _check_group_classes, _fewer_skus, _meta_count
 from ..public.rates import adapt_rates
 from ..public.sku import sku_version
+from ..transport import retry as _retry
 from ..transport.refusals import stated_bound
 
 if TYPE_CHECKING:
@@ -70,6 +77,7 @@ __all__ = [
     "BREAKS",
     "HOLDS",
     "MAX_REQUESTS",
+    "NOT_CHECKED",
     "Check",
     "Diagnosis",
     "diagnose",
@@ -77,6 +85,8 @@ __all__ = [
 ]
 
 HOLDS, ADAPTED, BREAKS = "holds", "adapted", "breaks"
+#: The verdict of a check the service did not let run (rate limited or unavailable).
+NOT_CHECKED = "not checked"
 #: Requests one run may send.
 MAX_REQUESTS = 60
 #: The most requests ``B.paging.limit`` and ``B.resolve.batch`` each send while their probe
@@ -103,7 +113,7 @@ class Check:
         What the client assumes.
     observed : str
         What the service did.
-    verdict : {"holds", "adapted", "breaks"}
+    verdict : {"holds", "adapted", "breaks", "not checked"}
 
     Examples
     --------
@@ -158,6 +168,12 @@ class Diagnosis:
         """True when no check breaks and the service accepted every token given."""
         return not self.rejected and not any(c.verdict == BREAKS for c in self.checks)
 
+    @property
+    def not_checked(self) -> list[Check]:
+        """The checks the service did not let run (rate limited or unavailable, after one
+        more try): :data:`NOT_CHECKED`; with any, not everything was checked."""
+        return [c for c in self.checks if c.verdict == NOT_CHECKED]
+
     def count(self, verdict: str) -> int:
         """Checks with this verdict.
 
@@ -190,6 +206,12 @@ class Diagnosis:
             else "the client cannot rely on this service where it breaks"
         )
         missed = [*self.skipped]
+        if self.not_checked:  # the first says why: the service limited or was unavailable
+            first = self.not_checked[0]
+            missed.append(
+                f"{counted(len(self.not_checked), 'check')} the service did not let run "
+                f"(first {first.name}: {first.observed})"
+            )
         if self.budget_reached:
             missed.append(f"the checks after request {self.requests} (the budget ran out)")
         not_run = f"; not checked: {', '.join(missed)}" if missed else ""
@@ -274,6 +296,58 @@ class _Rejected(Exception):
 _TOKENS = {"public": "Family A: the public token", "private": "Family B: the private key"}
 
 
+class _Limited(Exception):
+    """The service answered a probe, and the one more try after the wait it asked for, with a
+    429 or a 5xx (the message says which, and the wait asked): the check is not checked."""
+
+
+class _NotChecked(Exception):
+    """A probe needs a fact that a check not checked (:class:`_Limited`) would have seen."""
+
+
+class _Facts(dict[str, Any]):
+    """What the checks have seen, for the checks after them.
+
+    Once a check was not checked (``unseen`` names it), a fact missing is no longer read as
+    the service's fault: reading it raises :class:`_NotChecked`, and the check that needed
+    it is not checked either, never said to break.
+
+    Examples
+    --------
+    >>> facts = _Facts(skus=["A-USA"])
+    >>> facts["skus"], facts.get("region")
+    (['A-USA'], None)
+    >>> facts.unseen.append("A.search")
+    >>> facts.get("region")
+    Traceback (most recent call last):
+    ...
+    dealframe.doctor.checks._NotChecked: needs what A.search would have seen
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: The checks not checked so far.
+        self.unseen: list[str] = []
+
+    def need(self, key: str) -> None:
+        """Raise :class:`_NotChecked` when ``key`` is missing and a check was not checked."""
+        if key not in self and self.unseen:
+            more = ", ..." if len(self.unseen) > 2 else ""
+            raise _NotChecked(f"needs what {', '.join(self.unseen[:2])}{more} would have seen")
+
+    def __getitem__(self, key: str) -> Any:
+        self.need(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.need(key)
+        return super().get(key, default)
+
+    def seen(self, key: str) -> Any:
+        """The fact ``key``, None when missing (whether or not a check was not checked)."""
+        return super().get(key)
+
+
 class _Doctor:
     """Sends the probes and records the checks of one run."""
 
@@ -282,7 +356,7 @@ class _Doctor:
         self.max = max_requests
         self.sent = 0
         self.found: list[Check] = []
-        self.facts: dict[str, Any] = {}
+        self.facts = _Facts()
         #: Families whose own token an answer has accepted.
         self.accepted: set[str] = set()
 
@@ -303,6 +377,11 @@ class _Doctor:
         self.sent += 1
         extra = {} if token == "family" else {"token": token}
         response = self.t.probe(family, method, path, json=json, params=params, **extra)
+        if self.limited(response):
+            response = self.again(
+                response,
+                lambda: self.t.probe(family, method, path, json=json, params=params, **extra),
+            )
         if token == "family" and family not in self.accepted:
             if response.status in (401, 403):
                 error = self.error(response)
@@ -311,6 +390,35 @@ class _Doctor:
                 raise _Rejected(said, family)
             self.accepted.add(family)
         return response
+
+    def limited(self, response: Response) -> bool:
+        """Whether ``response`` is one the client waits out: a 429 or a 5xx it retries, or a
+        401/403 that says it is a rate limit (:class:`~dealframe.errors.RateLimitedError`)."""
+        if _retry.is_retryable_status(response.status):
+            return True
+        return response.status in (401, 403) and isinstance(self.error(response), RateLimitedError)
+
+    def again(self, response: Response, resend: Callable[[], Response]) -> Response:
+        """A 429 or 5xx waited out once, as the client would, then sent once more.
+
+        The wait is the one the service asked (``Retry-After``, or a stated reset), else
+        ``backoff_base``; the doctor's probes are not held at the client's gate (they see how
+        the service answers now), so the doctor waits here. A wait longer than the client's
+        ``retry_after_max``, no request left in the budget, or a second 429/5xx raise
+        :class:`_Limited`: the check is not checked, never said to break."""
+        asked = getattr(self.error(response), "retry_after", None)
+        settings = self.t.settings
+        if asked is not None and asked > settings.retry_after_max:
+            raise _Limited(_limited(response, asked, "more than retry_after_max"))
+        if self.sent >= self.max:
+            raise _Limited(_limited(response, asked, "no request left to try again"))
+        _retry.sleep(settings.backoff_base if asked is None else asked)
+        self.sent += 1
+        second = resend()
+        if self.limited(second):
+            asked = getattr(self.error(second), "retry_after", None)
+            raise _Limited(_limited(second, asked, "again after the wait"))
+        return second
 
     def answer(self, family: str, method: str, path: str, **request: Any) -> Any:
         """The JSON document of a successful answer to one request (:meth:`send`)."""
@@ -349,6 +457,11 @@ class _Doctor:
             observed, verdict = probe()
         except _Budget:
             raise
+        except _Limited as exc:
+            observed, verdict = str(exc), NOT_CHECKED
+            self.facts.unseen.append(name)
+        except _NotChecked as exc:
+            observed, verdict = str(exc), NOT_CHECKED
         except TransportError as exc:
             if exc.kind in _UNREACHABLE:
                 raise  # the service cannot be reached: nothing to diagnose
@@ -370,6 +483,23 @@ _UNREACHABLE = frozenset({"connection", "connect_timeout", "ssl", "dns"})
 
 class _Seen(Exception):
     """What a probe saw that makes the check break (the message says it)."""
+
+
+def _limited(response: Response, asked: float | None, why: str) -> str:
+    """Why a check is not checked: the status of a 429/5xx (or rate-limit 401/403) answer
+    and the wait asked.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> _limited(SimpleNamespace(status=429), 1.0, "again after the wait")
+    'rate limited: the service asked 1 s (429, again after the wait)'
+    >>> _limited(SimpleNamespace(status=503), None, "again after the wait")
+    'unavailable (503, again after the wait)'
+    """
+    what = "unavailable" if response.status >= 500 else "rate limited"  # a 429, a 401/403
+    waited = f": the service asked {asked:g} s" if asked is not None else ""
+    return f"{what}{waited} ({response.status}, {why})"
 
 
 def _items(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -594,7 +724,7 @@ def _family_a(d: _Doctor) -> None:
         return f"{len(skus)} v1 SKUs <EXCHANGE>_<TICKER>", HOLDS
 
     d.run("A.search.v1", "v1 SKUs <EXCHANGE>_<TICKER>", search_v1)
-    if not d.facts.get("skus"):
+    if not d.facts.seen("skus"):
         return
 
     def current() -> tuple[str, str]:
@@ -811,6 +941,7 @@ def _vocabularies(d: _Doctor) -> None:
             entity: str = entity, name: str = name, ours: Sequence[str] = ours
         ) -> tuple[str, str]:
             if f"lookup:{entity}" not in d.facts:
+                d.facts.need(f"lookup:{entity}")  # not checked, rather than broken
                 return _unseen(entity)
             listed = _values(d, entity, name)
             if listed is None:
@@ -837,6 +968,7 @@ def _vocabularies(d: _Doctor) -> None:
 
     def subs() -> tuple[str, str]:
         if "lookup:companies" not in d.facts:
+            d.facts.need("lookup:companies")  # not checked, rather than broken
             return _unseen("companies")
         doc = d.facts["lookup:companies"]
         listed = {str(p).rstrip("/").rsplit("/", 1)[-1] for p in doc.get("sub_resources") or []}
@@ -1040,7 +1172,7 @@ def _unreadable(build: Callable[[Any], Any], items: list[Any]) -> str | None:
 
 
 def _entities(d: _Doctor) -> None:
-    company = d.facts.get("company")
+    company = d.facts.seen("company")
     if not company:
         return
 
@@ -1393,7 +1525,9 @@ def doctor(
     -------
     Diagnosis
         ``.checks``, ``.ok`` (nothing breaks, every token accepted), ``.rejected`` (the
-        families whose token the service refused: their checks did not run), ``.table()``,
+        families whose token the service refused: their checks did not run),
+        ``.not_checked`` (the checks the service did not let run: rate limited or
+        unavailable after one more try, and those needing their answer), ``.table()``,
         ``.verdict()``, ``.to_dict()``.
 
     Raises

@@ -65,7 +65,8 @@ def _run(args: argparse.Namespace) -> int:
             f"--family {other} to check Family {other} alone",
             EXIT_USAGE,
         )
-    return EXIT_USAGE if diagnosis.budget_reached else 0
+    # the budget ran out, or the service did not let a check run (rate limited, unavailable)
+    return EXIT_USAGE if diagnosis.budget_reached or diagnosis.not_checked else 0
 
 
 def register(sub: Any) -> None:
@@ -77,8 +78,9 @@ def register(sub: Any) -> None:
         description="Run every check against a service and print what holds. Exit status: "
         "0 nothing breaks, 1 something breaks, 2 the checks could not run (no base URL or "
         "token, a token the service rejects, service unreachable) or not all of them did "
-        "(--max-requests ran out, or a family's token is not set: --family checks one "
-        "family alone).",
+        "(--max-requests ran out, a family's token is not set: --family checks one "
+        "family alone, or the service was still rate limited or unavailable after one "
+        "more try: those checks are 'not checked', never 'breaks').",
     )
     parser.add_argument("--base-url", default=None, help="service root (else DEALFRAME_BASE_URL)")
     parser.add_argument(
