@@ -446,6 +446,25 @@ def test_status_counts_live_rows_as_load_returns_them(sb, client, proxy, tmp_pat
     assert row["deleted"] == int(stored["deleted"].eq(True).sum())
 
 
+def _said_of_spelt_feed(
+    client: Client,
+    proxy: Any,
+    path: Path,
+    spell: Callable[[list[dict[str, Any]], Exchange], list[dict[str, Any]]],
+    words: str,
+) -> list[str]:
+    """Sync deals through a feed whose rows ``spell`` rewrites, over several pages: the one
+    warning holding ``words`` (asserted one: not one per page)."""
+    proxy.add(FEED.replace("$", ""), _rows(spell, "spell"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = _sync(client, path)["deals"]
+    assert report.requests > 2, "the test needs several pages"
+    said = [str(w.message) for w in caught if words in str(w.message)]
+    assert len(said) == 1, said
+    return said
+
+
 def test_numbers_written_as_text_in_the_feed_are_said_once_per_entity(sb, client, proxy, tmp_path):
     """A feed whose first deal of every page holds ``"deal_valuation": "123.5"``: the table
     holds 123.5 there, and the sync says it once for the entity (not once per page), naming
@@ -456,13 +475,7 @@ def test_numbers_written_as_text_in_the_feed_are_said_once_per_entity(sb, client
             rows[0]["deal_valuation"] = "123.5"
         return rows
 
-    proxy.add(FEED.replace("$", ""), _rows(spell, "spell"))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        report = _sync(client, tmp_path / "m")["deals"]
-    assert report.requests > 2, "the test needs several pages"
-    said = [str(w.message) for w in caught if "written as text" in str(w.message)]
-    assert len(said) == 1, said
+    said = _said_of_spelt_feed(client, proxy, tmp_path / "m", spell, "written as text")
     assert said[0].startswith("the change feed of deals: deal_valuation: numbers written as text")
     assert (_mirror(tmp_path / "m")["deal_valuation"] == 123.5).sum() >= 2
 
@@ -479,13 +492,7 @@ def test_deleted_flags_written_as_text_in_the_feed_are_read_and_said_once(
             row["deleted"] = str(row["deleted"]).lower()
         return rows
 
-    proxy.add(FEED.replace("$", ""), _rows(spell, "spell"))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        report = _sync(client, tmp_path / "m")["deals"]
-    assert report.requests > 2, "the test needs several pages"
-    said = [str(w.message) for w in caught if "booleans written as text" in str(w.message)]
-    assert len(said) == 1, said
+    said = _said_of_spelt_feed(client, proxy, tmp_path / "m", spell, "booleans written as text")
     assert said[0].startswith("the change feed of deals: deleted: booleans written as text")
     got, want = _mirror(tmp_path / "m"), _service(sb)
     assert got["id"].tolist() == want["id"].tolist()

@@ -126,12 +126,10 @@ def test_a_table_whose_commits_deltalake_cannot_list_is_damage(built, tmp_path):
         assert str(odd / "deals") in str(caught.value)
 
 
-UNSAFE = ["#", "?", "[", "]", "|", "^", "\t", "\n", "\x7f", "\x01", "\\"]
-
-
-@pytest.mark.parametrize("char", UNSAFE, ids=[repr(c) for c in UNSAFE])
-def test_a_path_deltalake_cannot_keep_is_refused_before_any_request(char, tmp_path):
-    closed = Client(
+def _closed_client() -> Client:
+    """A client of a port nothing listens on: a refusal before any request is the only
+    answer a test of it can get."""
+    return Client(
         "http://127.0.0.1:9",
         "a-public-token",
         private_key="a-private-key",
@@ -139,6 +137,14 @@ def test_a_path_deltalake_cannot_keep_is_refused_before_any_request(char, tmp_pa
         retries=0,
         progress=False,
     )
+
+
+UNSAFE = ["#", "?", "[", "]", "|", "^", "\t", "\n", "\x7f", "\x01", "\\"]
+
+
+@pytest.mark.parametrize("char", UNSAFE, ids=[repr(c) for c in UNSAFE])
+def test_a_path_deltalake_cannot_keep_is_refused_before_any_request(char, tmp_path):
+    closed = _closed_client()
     parent = tmp_path / f"q3{char}deals"
     with closed:
         for call in (
@@ -160,14 +166,7 @@ def test_a_path_through_a_symbolic_link_is_checked_as_deltalake_opens_it(target,
     a raw DeltaError); refused as the folder itself is, before any request."""
     (tmp_path / target).mkdir()
     (tmp_path / "plain").symlink_to(tmp_path / target)
-    closed = Client(
-        "http://127.0.0.1:9",
-        "a-public-token",
-        private_key="a-private-key",
-        cache_enabled=False,
-        retries=0,
-        progress=False,
-    )
+    closed = _closed_client()
     with closed, pytest.raises(ValidationError) as caught:
         mirror.sync(closed, tmp_path / "plain" / "m", ["investors"])
     assert caught.value.argument == "path" and target in str(caught.value)
