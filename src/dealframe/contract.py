@@ -74,6 +74,7 @@ __all__ = [
     "Findings",
     "PageRead",
     "as_count",
+    "as_flag",
     "blanked",
     "blanked_attrs",
     "dedupe",
@@ -83,6 +84,7 @@ __all__ = [
     "identity_column",
     "keys_present",
     "meta_count",
+    "meta_flag",
     "missing_fields",
     "null_fields",
     "outside_vocabulary",
@@ -545,6 +547,38 @@ def as_count(value: Any) -> int | None:
     return value if isinstance(value, int) and 0 <= value <= MAX_COUNT else None
 
 
+#: Booleans written as text, as :func:`as_flag` reads them (case and surrounding spaces aside).
+_FLAG_TEXT = {"true": True, "false": False}
+
+
+def as_flag(value: Any) -> bool | None:
+    """``value`` as a boolean: a JSON boolean (or numpy's ``np.True_``), or ``"true"`` /
+    ``"false"`` written as text (case and surrounding spaces aside); else None (0 and 1 are
+    no boolean of ``meta``, as ``True`` is no count of it).
+
+    Parameters
+    ----------
+    value : object
+        A ``meta`` value the interface document types as a boolean (``has_more``, an
+        aggregate's ``methodology.empty_buckets_returned``), or a cell of a boolean column.
+
+    Returns
+    -------
+    bool or None
+        The boolean it says, None when it says none.
+
+    Examples
+    --------
+    >>> as_flag(True), as_flag(" FALSE "), as_flag("true"), as_flag(1), as_flag("yes")
+    (True, False, True, None, None)
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str):
+        return _FLAG_TEXT.get(value.strip().lower())
+    return None
+
+
 def _count(
     meta: Mapping[str, Any],
     name: str,
@@ -573,6 +607,31 @@ def _count(
         elif found is not None:
             found.add("bad_meta", _as_written([name]), where=where)
     return count
+
+
+def _flag(
+    meta: Mapping[str, Any],
+    name: str,
+    found: Findings,
+    where: str | None = None,
+    text: list[str] | None = None,
+) -> bool | None:
+    """``meta[name]`` as a boolean (:func:`as_flag`), None when absent or not one (a
+    ``bad_meta`` finding: ignored). One written as text is read, and its name appended to
+    ``text`` (said once by the caller), or said here when there is no ``text``: as
+    :func:`_count` reads a count."""
+    value = meta.get(name)
+    if value is None:
+        return None
+    flag = as_flag(value)
+    if flag is None:
+        found.add("bad_meta", f"meta.{name} is {value!r}, not a boolean: ignored", where=where)
+    elif isinstance(value, str):
+        if text is not None:
+            text.append(name)
+        else:
+            found.add("bad_meta", _as_written([name]), where=where)
+    return flag
 
 
 def _as_written(names: Sequence[str]) -> str:
@@ -628,6 +687,27 @@ def meta_count(
         found.add("bad_meta", f"meta is {type(meta).__name__}, not an object: ignored", where=where)
         return None
     return _count(meta, name, found, where or found.where)
+
+
+def meta_flag(
+    doc: Mapping[str, Any], name: str, found: Findings, *, where: str | None = None
+) -> bool | None:
+    """``meta[name]`` as a boolean (:func:`as_flag`), else None: ``"true"``/``"false"``
+    written as text are read and said (``bad_meta``: read as the value written), any other
+    value that is no boolean is said and ignored, as :func:`meta_count` does a count.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v1/groups/time-series")
+    >>> meta_flag({"meta": {"has_more": "FALSE"}}, "has_more", found)
+    False
+    >>> print(found.items[0].message)
+    meta.has_more written as text (or a float), not as a JSON integer or boolean: read as the value written
+    """
+    meta = doc.get("meta")
+    if not isinstance(meta, Mapping):  # said by meta_count, which reads the same meta
+        return None
+    return _flag(meta, name, found, where or found.where)
 
 
 def dedupe_items(
@@ -740,14 +820,7 @@ def read_page(
         _count(meta, "limit", found, where, text),
         _count(meta, "page", found, where, text),
     )
-    has_more = meta.get("has_more")
-    if isinstance(has_more, str) and has_more.strip().lower() in ("true", "false"):
-        text.append("has_more")
-        has_more = has_more.strip().lower() == "true"
-    if has_more is not None and not isinstance(has_more, bool):
-        found.add("bad_meta", f"meta.has_more is {has_more!r}, not a boolean: ignored", where=where)
-    elif has_more is not None:
-        read.has_more = has_more
+    read.has_more = _flag(meta, "has_more", found, where, text)
     if text:
         found.add("bad_meta", _as_written(text), where=where)
     if read.returned is not None and read.returned != len(data):

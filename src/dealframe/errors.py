@@ -852,7 +852,8 @@ class IncompleteResultError(DealframeError):
     Notes
     -----
     The message names the failed items within about 1,000 characters, then how many more
-    there are (``.failed`` keeps them all), and the first error cut to as many. When every
+    there are (``.failed`` keeps them all), and the first error cut to as many, followed by
+    its PEP 678 notes (where the SKUs of a refused chunk are in the caller's list). When every
     error is of one class, it says so (``each failed with RateLimitedError``).
     ``.retry_after`` is the longest wait the errors carry (a 429's, a 503's ``Retry-After``),
     or None: wait that long before calling again.
@@ -893,7 +894,7 @@ class IncompleteResultError(DealframeError):
             classes = {type(e).__name__ for e in self.errors}
             if len(classes) == 1:
                 message += f"; each failed with {classes.pop()}"
-            message += f"; first error: {_cut(str(self.errors[0]))}"
+            message += f"; first error: {_with_notes(self.errors[0])}"
         super().__init__(message)
 
     def counts(self) -> str:
@@ -1339,6 +1340,21 @@ def _cut(text: str, limit: int = _SHOWN_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... (cut: {len(text):,} characters in all)"
+
+
+def _with_notes(error: BaseException) -> str:
+    """``error``'s message (cut: :func:`_cut`), then each of its PEP 678 notes (``__notes__``,
+    which ``str(error)`` leaves out: where a refused chunk's SKUs are in the caller's list),
+    ``; `` between them: an error quoted inside another keeps what its notes say.
+
+    Examples
+    --------
+    >>> error = BadRequestError(400, "BAD_REQUEST", "skus[3]: not served")
+    >>> error.add_note("skus[i] in the service's message is position 50 + i of yours")
+    >>> _with_notes(error)
+    "400 BAD_REQUEST: skus[3]: not served; skus[i] in the service's message is position 50 + i of yours"
+    """
+    return "; ".join([_cut(str(error)), *map(str, getattr(error, "__notes__", ()))])
 
 
 def _joined(problems: Sequence[Any], sep: str = _PROBLEMS_JOINED) -> str:

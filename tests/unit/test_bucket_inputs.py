@@ -14,8 +14,8 @@ import pytest
 import dealframe
 from dealframe.analytics import bucket_medians, group_current, group_time_series, resolve_window
 from dealframe.errors import ValidationError
-from dealframe.frames._columns import date_values, datetime_values
 from dealframe.frames.participants import co_investment_edges
+from dealframe.frames.user_columns import date_values, datetime_values
 
 VALUES = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
 

@@ -7,7 +7,7 @@ integers and flags are checked by :mod:`dealframe.arguments`, shared with the cl
 Every column a user's frame hands to the analytics (and to the frame helpers
 :func:`~dealframe.frames.participants.explode_participants`,
 :func:`~dealframe.frames.participants.co_investment_edges`) is read through
-:func:`~dealframe.frames._columns.plain_column` first: a column with an Arrow dtype (``pd.ArrowDtype``: what
+:func:`~dealframe.frames.user_columns.plain_column` first: a column with an Arrow dtype (``pd.ArrowDtype``: what
 ``polars.DataFrame.to_pandas(use_pyarrow_extension_array=True)`` and
 ``pd.read_parquet(..., dtype_backend="pyarrow")`` give, as for the mirror's tables) becomes the
 dtype the client's own frames use for it, so such a frame gives the client frame's result.
@@ -23,11 +23,11 @@ import pandas as pd
 
 from dealframe.arguments import choice, finite_number
 from dealframe.errors import ValidationError
-from dealframe.frames._columns import (
-    _arrow_type,
-    _is_arrow_number,
+from dealframe.frames.user_columns import (
+    arrow_type,
     date_values,
     datetime_values,
+    is_arrow_number,
     plain_column,
 )
 
@@ -88,7 +88,7 @@ def numeric_column(series: pd.Series) -> bool:
     objects that are all numbers."""
     dtype = series.dtype
     if isinstance(dtype, pd.ArrowDtype):
-        return _is_arrow_number(_arrow_type(dtype))
+        return is_arrow_number(arrow_type(dtype))
     if pd.api.types.is_object_dtype(dtype):
         return pd.api.types.infer_dtype(series, skipna=True) in _NUMERIC_KINDS[:-1]
     return dtype.kind in "iuf"

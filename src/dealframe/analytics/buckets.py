@@ -36,7 +36,7 @@ from dealframe.arguments import DateLike, checked_keywords, finite_number, integ
 from dealframe.client import Client
 from dealframe.contract import as_count, blanked, quoted
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
-from dealframe.frames.normalize import _booleans
+from dealframe.frames.normalize import to_booleans
 from dealframe.frames.private import day_of
 from dealframe.notices import DealframeWarning, ServiceContractWarning, user_stacklevel
 from dealframe.private.aggregate import threshold_read_elsewhere
@@ -457,7 +457,7 @@ def bucket_medians(
 def _deleted(column: pd.Series) -> np.ndarray:
     """Which rows a ``deleted`` column marks deleted (nulls: not deleted).
 
-    Read as the client reads booleans (:func:`~dealframe.frames.normalize._booleans`):
+    Read as the client reads booleans (:func:`~dealframe.frames.normalize.to_booleans`):
     booleans, the numbers 0 and 1, and text ``"true"`` / ``"false"`` in any case (a frame
     read back from CSV), without its ``ServiceContractWarning``: the frame is the user's, not
     an answer of the service, and such text is not ambiguous. A categorical (or an Arrow
@@ -471,9 +471,9 @@ def _deleted(column: pd.Series) -> np.ndarray:
     if not pd.api.types.is_bool_dtype(column.dtype):
         values = column.to_numpy(dtype=object, na_value=None)
         if pd.api.types.is_numeric_dtype(column.dtype):  # each distinct number checked
-            _booleans(pd.unique(values), "deleted", said=False)
+            to_booleans(pd.unique(values), "deleted", said=False)
         else:  # not said: the reader's words are about a service's answer
-            column = pd.Series(_booleans(values, "deleted", said=False), index=column.index)
+            column = pd.Series(to_booleans(values, "deleted", said=False), index=column.index)
     return column.eq(True).to_numpy(dtype=bool, na_value=False)
 
 

@@ -41,7 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dealframe.arguments import checked_keywords
-from dealframe.contract import echoed, typed_fields
+from dealframe.contract import as_flag, echoed, typed_fields
 from dealframe.errors import ValidationError
 from dealframe.frames.nested import dumps, encode
 from dealframe.frames.schemas import (
@@ -68,6 +68,7 @@ __all__ = [
     "no_offset_text",
     "numbers_noted",
     "offsets_noted",
+    "to_booleans",
     "to_date",
     "to_utc",
     "warn_numbers_as_text",
@@ -790,24 +791,46 @@ def _warn(name: str, what: str) -> None:
     warnings.warn(f"{name}: {what}", ServiceContractWarning, stacklevel=user_stacklevel())
 
 
-_BOOLEAN_TEXT = {"true": True, "false": False}
-
-
-def _booleans(
+def to_booleans(
     values: Sequence[Any], name: str, labels: tuple[str, Any] | None = None, *, said: bool = True
 ) -> Any:
-    """Booleans (or None) as ``boolean``; ``"true"``/``"false"`` written as text and the
-    numbers 0 and 1 are read as the booleans they say (as ``meta`` is), and said, naming
-    the field (and the first rows' ``labels``, as :func:`warn_numbers_as_text` does; not with
-    ``said=False``, for a frame of the user's rather than an answer); anything else is
-    refused, naming the field and the value.
+    """Booleans (or None) as a pandas ``boolean`` array, as the client reads a boolean field.
+
+    ``"true"``/``"false"`` written as text (case and spaces aside:
+    :func:`~dealframe.contract.as_flag`, as ``meta``'s booleans are read) and, in a column,
+    the numbers 0 and 1 are read as the booleans they say, and said, naming the field (and the first rows'
+    ``labels``, as :func:`warn_numbers_as_text` does); anything else is refused, naming the
+    field and the value.
+
+    Parameters
+    ----------
+    values : sequence
+        The field's values (JSON booleans, nulls, and perhaps text or 0/1).
+    name : str
+        The field, as a warning or an error names it.
+    labels : tuple of (str, sequence), optional
+        ``(key, labels)`` of the rows, indexed as ``values`` is (``("id", ids)``).
+    said : bool, default True
+        Whether booleans written as text or as 0/1 are warned of
+        (:class:`~dealframe.ServiceContractWarning`); False for a frame of the user's rather
+        than an answer of the service (the analytics' ``deleted`` column).
+
+    Returns
+    -------
+    pandas.arrays.BooleanArray
+        One boolean (or ``<NA>``) per value.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A value that is no boolean, no ``"true"``/``"false"`` and neither 0 nor 1.
 
     Examples
     --------
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as said:
     ...     warnings.simplefilter("always")
-    ...     _booleans(["true", False, None], "deleted").tolist()
+    ...     to_booleans(["true", False, None], "deleted").tolist()
     [True, False, <NA>]
     >>> str(said[0].message)
     "deleted: booleans written as text or as 0/1 in 1 of 3 values (such as 'true'): read as the booleans they say"
@@ -822,8 +845,9 @@ def _booleans(
         if value is None or isinstance(value, (bool, np.bool_)) or _is_null(value):
             out.append(None if _is_null(value) else bool(value))
             continue
-        if isinstance(value, str) and value.strip().lower() in _BOOLEAN_TEXT:
-            out.append(_BOOLEAN_TEXT[value.strip().lower()])
+        flag = as_flag(value) if isinstance(value, str) else None
+        if flag is not None:
+            out.append(flag)
         elif isinstance(value, (int, float, np.number)) and value in (0, 1):
             out.append(bool(value))
         else:
@@ -858,7 +882,7 @@ def cast(values: Sequence[Any], column: Column) -> Any:
         if kind == "int":
             return _ints(values, name)
         if kind == "bool":
-            return _booleans(values, name)
+            return to_booleans(values, name)
         if kind == "str":
             return _strings(values)
         if kind == "uuid":
@@ -1076,7 +1100,7 @@ def _joined(chunks: list[Any], col: Column, labels: tuple[str, Any] | None = Non
         if col.kind == "float":
             return _floats(values, col.name, labels=labels)
         if col.kind == "bool":
-            return _booleans(values, col.name, labels=labels)
+            return to_booleans(values, col.name, labels=labels)
         return _ints(values, col.name, labels=labels)
     if len(chunks) == 1:
         return chunks[0]

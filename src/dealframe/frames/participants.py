@@ -33,7 +33,6 @@ import pyarrow as pa
 
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError, did_you_mean
-from dealframe.frames._columns import datetime_values, plain_column
 from dealframe.frames.normalize import _uuid_text, cast, empty_frame
 from dealframe.frames.objects import _strings_in_order, object_lists
 from dealframe.frames.private import deals_frame
@@ -46,6 +45,7 @@ from dealframe.frames.schemas import (
     STRING_DTYPE,
     dtype_of,
 )
+from dealframe.frames.user_columns import datetime_values, plain_column
 from dealframe.notices import MissingInvestorsWarning, user_stacklevel
 
 __all__ = ["co_investment_edges", "explode_participants", "role_names"]

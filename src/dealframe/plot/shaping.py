@@ -41,8 +41,8 @@ from dealframe.analytics.multiples import (
 from dealframe.arguments import DateLike
 from dealframe.comparison import measure_side
 from dealframe.errors import ValidationError, did_you_mean
-from dealframe.frames._columns import datetime_values
 from dealframe.frames.participants import explode_participants
+from dealframe.frames.user_columns import datetime_values
 from dealframe.private.filters import range_bound, to_date_string
 
 __all__ = [
@@ -158,7 +158,7 @@ def _day(value: Any, argument: str) -> pd.Timestamp | None:
 
 
 def _deal_dates(deals: pd.DataFrame) -> pd.Series:
-    """``deal_date`` as wall times (:func:`~dealframe.frames._columns.datetime_values`, the
+    """``deal_date`` as wall times (:func:`~dealframe.frames.user_columns.datetime_values`, the
     analytics' reader: ``20240105`` or ``05/01/2024`` is a ValidationError naming it)."""
     return pd.Series(datetime_values(deals["deal_date"]), index=deals.index, name="deal_date")
 

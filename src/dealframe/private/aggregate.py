@@ -24,6 +24,7 @@ from ..contract import (
     Findings,
     _as_written,
     as_count,
+    as_flag,
     dedupe,
     identities,
     keys_present,
@@ -193,35 +194,44 @@ _AGGREGATE_COUNTS: tuple[tuple[str, ...], ...] = (
     ("methodology", "small_n_threshold"),
     ("methodology", "default_date_range_years"),
 )
+#: Its booleans, likewise: one written as text (``"true"``) is read as the boolean it says.
+_AGGREGATE_FLAGS: tuple[tuple[str, ...], ...] = (("methodology", "empty_buckets_returned"),)
 
 
-def _counts_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
+def _meta_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
     """A copy of an aggregate ``meta`` with its integers (:data:`_AGGREGATE_COUNTS`) written
-    as text or as integral floats (``"4934"``, ``4934.0``) read as integers, one ``bad_meta``
-    finding naming them in the words of a list page's ``meta`` (so that ``total_deals`` is
-    compared with the buckets' ``n``). A value that is no count is left as served (the
-    threshold's is said by :func:`_threshold_said`).
+    as text or as integral floats (``"4934"``, ``4934.0``) read as integers and its booleans
+    (:data:`_AGGREGATE_FLAGS`) written as text (``"true"``, ``"FALSE"``) read as booleans
+    (:func:`~dealframe.contract.as_flag`), one ``bad_meta`` finding naming them all in the
+    words of a list page's ``meta`` (so that ``total_deals`` is compared with the buckets'
+    ``n``). A value that is no count is left as served (the threshold's is said by
+    :func:`_threshold_said`); one that is no boolean too, with a ``bad_meta`` finding.
 
     Examples
     --------
     >>> found = Findings("POST /x")
-    >>> _counts_read({"total_deals": "12", "methodology": {"small_n_threshold": "5"}}, found)
-    {'total_deals': 12, 'methodology': {'small_n_threshold': 5}}
+    >>> _meta_read({"total_deals": "12", "methodology": {"small_n_threshold": "5",
+    ...     "empty_buckets_returned": "true"}}, found)
+    {'total_deals': 12, 'methodology': {'small_n_threshold': 5, 'empty_buckets_returned': True}}
     >>> print(found.items[0].message)
-    meta.total_deals, meta.methodology.small_n_threshold written as text (or a float), not as a JSON integer or boolean: read as the value written
+    meta.total_deals, meta.methodology.small_n_threshold, meta.methodology.empty_buckets_returned written as text (or a float), not as a JSON integer or boolean: read as the value written
     """
     out = dict(meta)
     method = out.get("methodology")
     if isinstance(method, Mapping):
         out["methodology"] = dict(method)
     text: list[str] = []
-    for path in _AGGREGATE_COUNTS:
+    for path in _AGGREGATE_COUNTS + _AGGREGATE_FLAGS:
         holder = out if len(path) == 1 else out.get(path[0])
-        value = holder.get(path[-1]) if isinstance(holder, dict) else None
-        count = as_count(value) if isinstance(value, (str, float)) else None
-        if isinstance(holder, dict) and count is not None:
-            holder[path[-1]] = count
-            text.append(".".join(path))
+        if not isinstance(holder, dict) or holder.get(path[-1]) is None:
+            continue
+        value, name = holder[path[-1]], ".".join(path)
+        read: Any = as_flag(value) if path in _AGGREGATE_FLAGS else as_count(value)
+        if read is None and path in _AGGREGATE_FLAGS:
+            found.add("bad_meta", f"meta.{name} is {quoted(value, 100)}, not a boolean")
+        elif read is not None and isinstance(value, (str, float)):
+            holder[path[-1]] = read
+            text.append(name)
     if text:
         found.add("bad_meta", _as_written(text))
     return out
@@ -306,7 +316,7 @@ def read_aggregate(
         )
         meta = {}
     else:
-        meta = _counts_read(meta, found)  # its integers written as text: read, and said
+        meta = _meta_read(meta, found)  # its integers and booleans written as text: read, said
         if threshold:
             _threshold_said(meta, found)
     identities(items, "bucket", found)

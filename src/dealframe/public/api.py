@@ -27,6 +27,7 @@ from ..contract import (
     identities,
     keys_present,
     meta_count,
+    meta_flag,
     missing_fields,
     read_items,
     respelled_fields,
@@ -230,11 +231,8 @@ def _meta_count(doc: Any, items: list[Any], found: Findings, what: str) -> int |
     """
     count = meta_count(doc, "count", found)
     total = meta_count(doc, "total", found)
-    meta = doc.get("meta")
-    more = meta.get("has_more") if isinstance(meta, Mapping) else None
-    if more is not None and not isinstance(more, bool):
-        found.add("bad_meta", f"meta.has_more is {more!r}, not a boolean: ignored")
-        more = None
+    # "true"/"false" written as text: read and said, as a list page's has_more is
+    more = meta_flag(doc, "has_more", found)
     held = len(items)
     if count is not None and count != held:
         found.add(

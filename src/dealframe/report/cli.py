@@ -60,6 +60,7 @@ from dealframe.errors import (
     ValidationError,
     renamed,
 )
+from dealframe.pull.flags import in_shell_words
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "register"]
 
@@ -96,7 +97,8 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
         name = exc.argument.split("[")[0]
         if name not in given:
             raise
-        raise renamed(exc, f"--{name.replace('_', '-')}") from None
+        # in a shell's words: a date YYYY-MM-DD, no Python type (datetime.date ...)
+        raise in_shell_words(renamed(exc, f"--{name.replace('_', '-')}"), {}) from None
     try:
         metric = check_metric(args.metric)
     except ValidationError as exc:  # said as the option typed: --metric
@@ -154,11 +156,12 @@ _COHORT_KEY = {
 
 
 def _as_given(error: Exception, args: argparse.Namespace) -> Exception:
-    """``error`` naming where the user gave the value: the option (``--since``) or, with
-    ``--config``, the key of the file (``since (of nightly.toml)``), as the checks made
-    before start-up do. A value the service refuses (a ``--since`` after its latest date, a
-    vertical or deal type it does not have) is otherwise named as the client's argument
-    (``since``, ``deal_type[0]``); errors of other arguments are left as they are.
+    """``error`` naming where the user gave the value: the option (``--since``, in a shell's
+    words: :func:`~dealframe.pull.flags.in_shell_words`) or, with ``--config``, the key of the
+    file (``since (of nightly.toml)``), as the checks made before start-up do. A value the
+    service refuses (a ``--since`` after its latest date, a vertical or deal type it does not
+    have) is otherwise named as the client's argument (``since``, ``deal_type[0]``); errors
+    of other arguments are left as they are.
 
     Examples
     --------
@@ -173,7 +176,7 @@ def _as_given(error: Exception, args: argparse.Namespace) -> Exception:
         return error
     if args.config is not None:
         return renamed(error, f"{key} (of {os.fspath(args.config)})")
-    return renamed(error, "--" + key.replace("_", "-"))
+    return in_shell_words(renamed(error, "--" + key.replace("_", "-")), {})
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -18,16 +18,14 @@ dealframe.errors.EnumValueError: invalid region: expected one of Africa, ..., We
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd
-
 from dealframe._vocab import AGGREGATE_METRICS, DEAL_TYPES, REGIONS
 from dealframe.errors import EnumValueError, ValidationError, did_you_mean
+from dealframe.private.filters import to_date_string
 
 __all__ = [
     "COHORT_KEYS",
@@ -76,23 +74,22 @@ def _region(value: Any) -> str:
 
 
 def parse_date(value: Any, argument: str) -> str | None:
-    """An ISO date ``YYYY-MM-DD`` from a string, date or Timestamp (None stays None).
+    """An ISO date ``YYYY-MM-DD`` from a string, date or Timestamp (None stays None), read
+    and refused as the client's date filters are
+    (:func:`~dealframe.private.filters.to_date_string`): a ValidationError naming
+    ``argument`` (the command line names its option instead: ``--since``).
 
     Examples
     --------
+    >>> import datetime as dt
     >>> parse_date(dt.date(2024, 1, 31), "since")
     '2024-01-31'
+    >>> parse_date("2024-02-30", "since")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid since: expected a date YYYY-MM-DD, datetime.date or pandas.Timestamp, got '2024-02-30'
     """
-    if value is None:
-        return None
-    if isinstance(value, (dt.date, pd.Timestamp)) and not pd.isna(value):
-        return pd.Timestamp(value).date().isoformat()
-    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
-        try:
-            return dt.date.fromisoformat(value.strip()).isoformat()
-        except ValueError:
-            pass
-    raise ValidationError(argument, "a date YYYY-MM-DD", got=value)
+    return None if value is None else to_date_string(value, argument)
 
 
 def unknown_to_service(key: str, value: str, known: Sequence[str]) -> str:

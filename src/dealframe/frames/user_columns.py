@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 
-__all__ = ["date_values", "datetime_values", "plain_column"]
+__all__ = ["arrow_type", "date_values", "datetime_values", "is_arrow_number", "plain_column"]
 
 #: What a date column may hold, as a ValidationError says it.
 _DATES = (
@@ -44,15 +44,51 @@ _OFFSET = r"([T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)" + _ZONE + "$"
 _TIME_OBJECTS = (dt.date, np.datetime64)
 
 
-def _arrow_type(dtype: Any) -> pa.DataType | None:
-    """The Arrow type of a ``pd.ArrowDtype`` (a dictionary's value type), else None."""
+def arrow_type(dtype: Any) -> pa.DataType | None:
+    """The Arrow type of a ``pd.ArrowDtype`` (a dictionary's value type), else None.
+
+    Parameters
+    ----------
+    dtype : object
+        A column's dtype.
+
+    Returns
+    -------
+    pyarrow.DataType or None
+        The type of its values when it is an Arrow dtype; None for any other dtype.
+
+    Examples
+    --------
+    >>> arrow_type(pd.ArrowDtype(pa.dictionary(pa.int32(), pa.string())))
+    DataType(string)
+    >>> arrow_type(np.dtype("float64")) is None
+    True
+    """
     if not isinstance(dtype, pd.ArrowDtype):
         return None
     kind = dtype.pyarrow_dtype
     return kind.value_type if pa.types.is_dictionary(kind) else kind
 
 
-def _is_arrow_number(kind: pa.DataType | None) -> bool:
+def is_arrow_number(kind: pa.DataType | None) -> bool:
+    """Whether ``kind`` (an :func:`arrow_type`) holds numbers: integers, floating point or
+    decimals.
+
+    Parameters
+    ----------
+    kind : pyarrow.DataType or None
+        The Arrow type of a column's values, None for a column without one.
+
+    Returns
+    -------
+    bool
+        True for an integer, floating-point or decimal type.
+
+    Examples
+    --------
+    >>> is_arrow_number(pa.decimal128(10, 2)), is_arrow_number(pa.string()), is_arrow_number(None)
+    (True, False, False)
+    """
     return kind is not None and (
         pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
     )
@@ -76,7 +112,7 @@ def plain_column(series: pd.Series) -> pd.Series:
     >>> plain_column(days).tolist()
     [Timestamp('2024-01-05 00:00:00'), NaT]
     """
-    kind = _arrow_type(series.dtype)
+    kind = arrow_type(series.dtype)
     if kind is None:
         return series
     try:
@@ -87,7 +123,7 @@ def plain_column(series: pd.Series) -> pd.Series:
             data = data.cast(pa.timestamp("us"))
         if pa.types.is_date(kind) or pa.types.is_timestamp(kind):
             values: Any = data.to_pandas().array
-        elif _is_arrow_number(kind):
+        elif is_arrow_number(kind):
             if pa.types.is_integer(kind):
                 whole = pd.arrays.ArrowExtensionArray(data.cast(pa.int64()))
                 values = whole.astype("Int64")
@@ -244,5 +280,11 @@ def _refuse_first(text: pa.Array, stripped: pa.Array, iso: pa.Array, name: str) 
 @checked_keywords
 def date_values(series: pd.Series) -> np.ndarray:
     """Calendar days (``datetime64[D]``, NaT for nulls) of a date column, time zones dropped
-    (:func:`datetime_values`)."""
+    (:func:`datetime_values`).
+
+    Examples
+    --------
+    >>> date_values(pd.Series(["2024-01-05T23:30:00+05:00", None]))
+    array(['2024-01-05',        'NaT'], dtype='datetime64[D]')
+    """
     return datetime_values(series).astype("datetime64[D]")
