@@ -23,7 +23,8 @@ Nothing is written to the service, no token is ever printed, and the whole run s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -51,11 +52,13 @@ from ..errors import (
     ValidationError,
     error_from_response,
 )
-from ..frames.normalize import to_utc, without_offset
+from ..frames.normalize import numbers_noted, to_utc, without_offset
 from ..frames.private import (
     bucket_period,
     company_profiles_frame,
     deals_frame,
+    list_frame,
+    list_page_columns,
 )
 from ..frames.public import _group_layout, current_frame, group_current_frame, read_meta
 from ..frames.schemas import CURRENT_DATA
@@ -701,8 +704,10 @@ def _family_a_skus(d: _Doctor) -> None:
             )
         said = Findings(f"POST {_A}/companies/current")
         items = respelled_fields(items, [c.name for c in CURRENT_DATA], said)
-        found = _rates(items, _fields(items, "current"), said)
-        return _warned(found, [*(f.message for f in said), *_meta_said(doc, items, "items")])
+        with _spelt() as spelt:  # numbers written as text, said as the client says them
+            found = _rates(items, _fields(items, "current"), said)
+        words = [*(f.message for f in said), *spelt, *_meta_said(doc, items, "items")]
+        return _warned(found, words)
 
     d.run("A.current", "CompanyCurrentData for each SKU asked", current)
     d.run(
@@ -1051,7 +1056,10 @@ def _paging(d: _Doctor) -> None:
         found = d.facts.get("company_items")
         if not found:
             return "no company list items seen", BREAKS
-        return _fields(found, "companies")
+        unreadable, said = _read(_list_frame("companies"), found)
+        if unreadable:
+            return unreadable, BREAKS
+        return _warned(_fields(found, "companies"), said)
 
     d.run("B.list_items", "company list items carry the documented fields", items)
 
@@ -1127,20 +1135,50 @@ def _page_ignored(d: _Doctor, entity: str) -> bool:
         items = _items(doc)
         said = d.facts.setdefault("pages_said", [])
         said += [f"/{entity}: {words}" for words in _meta_said(doc, items, "page")]
+        _, spelt = _read(_list_frame(entity), items)  # B.list_items says what stops it
+        said += [f"/{entity}: {words}" for words in spelt]
         return [i.get("id") for i in items]
 
     first, second = ids(1), ids(2)
     return bool(second) and first == second
 
 
-def _unreadable(build: Callable[[Any], Any], items: list[Any]) -> str | None:
-    """What stops the client's own frame builder from reading ``items``, or None: a shape
-    check alone would pass answers the client then refuses (timestamps as Unix seconds)."""
-    try:
-        build(items)
-    except DealframeError as exc:
-        return f"the client cannot read it: {exc}"
-    return None
+def _read(build: Callable[[Any], Any], items: Sequence[Any]) -> tuple[str | None, list[str]]:
+    """``items`` read by the client's own frame builder: what stops it (None when nothing
+    does: a shape check alone would pass answers the client then refuses, timestamps as Unix
+    seconds), and what it says of them on every call, in its words (:func:`_spelt`).
+
+    Examples
+    --------
+    >>> _read(company_profiles_frame, [{"id": _NO_SUCH_ID, "deleted": "false"}])
+    (None, ["deleted: booleans written as text or as 0/1 in 1 of 1 values (such as 'false'; id 00000000-0000-4000-8000-000000000000): read as the booleans they say"])
+    """
+    with _spelt() as said:
+        try:
+            build(items)
+        except DealframeError as exc:
+            return f"the client cannot read it: {exc}", []
+    return None, said
+
+
+@contextlib.contextmanager
+def _spelt() -> Iterator[list[str]]:
+    """Within it, the numbers and booleans written as text (``"1.5"``, ``"true"``) that the
+    client's frame readers meet are collected, not warned of
+    (:func:`~dealframe.frames.normalize.numbers_noted`: this thread's alone, no warning
+    filter changed): once the block ends, the list yielded holds what the client warns of
+    them on every call, one line a field, in its words."""
+    said: list[str] = []
+    with numbers_noted() as spelt:
+        try:
+            yield said
+        finally:
+            said += [numbers.text(name) for name, numbers in spelt.items()]
+
+
+def _list_frame(entity: str) -> Callable[[Sequence[Any]], Any]:
+    """The client's reader of one page of the POST list of ``entity``."""
+    return lambda items: list_frame(entity, [list_page_columns(entity, items)])
 
 
 def _entities(d: _Doctor) -> None:
@@ -1160,7 +1198,7 @@ def _entities(d: _Doctor) -> None:
         data = doc.get("data")
         if not isinstance(data, Mapping) or data.get("id") != company:
             return "data is not the company asked for", BREAKS
-        unreadable = _unreadable(company_profiles_frame, [data])
+        unreadable, said = _read(company_profiles_frame, [data])
         if unreadable:
             return unreadable, BREAKS
         extra = sorted(
@@ -1169,8 +1207,9 @@ def _entities(d: _Doctor) -> None:
             - {"employee_count", "stock_listing", "valuation", "fundamentals", "deal_activity"}
         )
         if extra:
-            return f"the profile, plus {', '.join(extra[:5])}: kept as extra columns", ADAPTED
-        return "the documented profile", HOLDS
+            found = f"the profile, plus {', '.join(extra[:5])}: kept as extra columns", ADAPTED
+            return _warned(found, said)
+        return _warned(("the documented profile", HOLDS), said)
 
     d.run("B.profile", "GET /companies/{id}: {data: profile}", profile)
     d.run("B.not_found", "an unknown id is a 404", missing)
@@ -1193,16 +1232,18 @@ def _entities(d: _Doctor) -> None:
         rows = _items(doc)
         if not rows:
             return f"/{name} answered with no rows: their shape could not be checked", HOLDS
-        unreadable = _unreadable(deals_frame, rows)
+        unreadable, said = _read(deals_frame, rows)
         if unreadable:
             return unreadable, BREAKS
         extra = _beyond(rows, DOCUMENTED_FIELDS["transactions"])
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         if not {"page", "limit", "total"} <= set(meta):
-            return _noting((f"meta {sorted(meta)} lacks page/limit/total", ADAPTED), extra)
-        return _noting(
-            (f"/{name} pages with {{page, limit, returned, total, has_more}}", HOLDS), extra
-        )
+            found = _noting((f"meta {sorted(meta)} lacks page/limit/total", ADAPTED), extra)
+        else:
+            found = _noting(
+                (f"/{name} pages with {{page, limit, returned, total, has_more}}", HOLDS), extra
+            )
+        return _warned(found, said)
 
     d.run("B.sub_collection", "GET sub-collections page with page/limit", sub)
 
