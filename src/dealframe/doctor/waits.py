@@ -2,8 +2,8 @@
 
 A probe answered with a 429, a 5xx, or a 401/403 that says it is a rate limit is waited out
 once (the wait the service asked, never less than the client's ``backoff_base``, at most its
-``retry_after_max``), at the client's own gate (so its clock is the transport's), and sent
-once more. What persists makes the check ``not checked``, never ``breaks``:
+``retry_after_max``), at the client's own gate (so on the transport's clock; under a key of
+the doctor's own, so no call of the client's waits for it), and sent once more. What persists makes the check ``not checked``, never ``breaks``:
 
 - a rate limit that persists through that wait, or asks for more than ``retry_after_max``,
   holds its family back, as the client's own hold would: the family's later probes are not
@@ -146,9 +146,11 @@ class Waits:
                 f"({what}{', the wait it asked' if asked is not None else ''}), then sending "
                 "it once more"
             )
-        gate = self.t.gate  # the client's gate, on its clock: shared with its own waits
-        gate.block_for(wait, key=family)
-        gate.wait(key=family, longest=settings.retry_after_max)
+        # at the client's gate, on its clock, under a key of the doctor's own: the client's
+        # calls of the family are not held by it, nor is this wait cut short by their holds
+        key = f"doctor:{family}"
+        self.t.gate.block_for(wait, key=key)
+        self.t.gate.wait(key=key)
         second = resend()
         if not self.limited(second):
             self.answered(family)
