@@ -4,14 +4,21 @@ is waited out once, as the client would, and sent once more; one that persists l
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _clock import ManualClock
 
 import dealframe
 import dealframe.sandbox
 from dealframe.cli import main
 from dealframe.doctor import BREAKS, HOLDS, NOT_CHECKED
 from dealframe.sandbox import FaultPlan
-from dealframe.transport import retry as _retry
+from dealframe.transport import session
 
 _CURRENT = r"/api/v2/companies/current$"
 _LOOKUP = r"/api/private/v1/lookup/companies$"
@@ -25,12 +32,25 @@ def limited():
         yield sb, plan
 
 
+class _Waits(ManualClock):
+    """A manual clock that also lists each wait made on it (its sleeps move it at once)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.made: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.made.append(seconds)
+        super().sleep(seconds)
+
+
 @pytest.fixture
-def waits(monkeypatch):
-    """The waits the doctor makes, recorded instead of slept."""
-    seen: list[float] = []
-    monkeypatch.setattr(_retry, "sleep", seen.append)
-    return seen
+def clock(monkeypatch):
+    """The clock of the gate of every client made in the test: the doctor waits at the
+    client's gate, so its waits pass on this clock, not in real time."""
+    made = _Waits()
+    monkeypatch.setattr(session, "RateGate", lambda: made.gate())
+    return made
 
 
 def _doctor(sb, **settings):
@@ -38,18 +58,18 @@ def _doctor(sb, **settings):
         return dealframe.doctor(c)
 
 
-def test_one_429_is_waited_out_and_the_check_holds(limited, waits):
+def test_one_429_is_waited_out_and_the_check_holds(limited, clock):
     sb, plan = limited
     plan.script(_CURRENT, ["429"])
     found = _doctor(sb)
     current = next(c for c in found.checks if c.name == "A.current")
     assert current.verdict == HOLDS, current.observed
-    assert waits == [1.0]
+    assert clock.made == [1.0]
     assert found.ok and not found.not_checked
     assert {c.verdict for c in found.checks} == {HOLDS}
 
 
-def test_a_429_that_persists_is_not_checked_never_a_break(limited, waits):
+def test_a_429_that_persists_is_not_checked_never_a_break(limited, clock):
     sb, plan = limited
     plan.script(_CURRENT, ["429", "429"])
     found = _doctor(sb)
@@ -57,22 +77,28 @@ def test_a_429_that_persists_is_not_checked_never_a_break(limited, waits):
     assert current.verdict == NOT_CHECKED
     assert current.observed.startswith("rate limited: the service asked 1 s (429")
     assert not [c.name for c in found.checks if c.verdict == BREAKS]
-    assert found.ok and [c.name for c in found.not_checked] == ["A.current"]
-    assert "not checked: 1 check the service did not let run (first A.current" in (found.verdict())
-    assert waits == [1.0]
+    # the client's hold: Family A's later probes are not sent; Family B's go on
+    after = ["A.skus_per_request", "A.time_series", "A.groups.current"]
+    after += ["A.groups.time_series", "A.errors"]
+    assert found.ok and [c.name for c in found.not_checked] == ["A.current", *after]
+    said = {c.name: c.observed for c in found.checks}
+    assert said["A.errors"].startswith("rate limited: not sent, the public requests being held")
+    assert all(c.verdict == HOLDS for c in found.checks if c.name.startswith("B."))
+    assert "not checked: 6 checks the service did not let run (first A.current" in (found.verdict())
+    assert clock.made == [1.0]
 
 
-def test_a_wait_longer_than_retry_after_max_is_not_made(limited, waits):
+def test_a_wait_longer_than_retry_after_max_is_not_made(limited, clock):
     sb, plan = limited
     plan.script(_CURRENT, ["429"])
     found = _doctor(sb, retry_after_max=0.5)
     current = next(c for c in found.checks if c.name == "A.current")
     assert current.verdict == NOT_CHECKED
     assert "more than retry_after_max" in current.observed
-    assert waits == []
+    assert clock.made == []
 
 
-def test_an_unavailable_lookup_leaves_what_needs_it_not_checked(limited, waits):
+def test_an_unavailable_lookup_leaves_what_needs_it_not_checked(limited, clock):
     sb, plan = limited
     plan.script(_LOOKUP, [None, None, "503", "503"])  # B.auth sends two first
     found = _doctor(sb)
@@ -84,10 +110,10 @@ def test_an_unavailable_lookup_leaves_what_needs_it_not_checked(limited, waits):
     said = next(c for c in found.checks if c.name == "B.sub_resources").observed
     assert said == "needs what B.lookup.companies would have seen"
     assert BREAKS not in verdicts.values()
-    assert len(waits) == 1
+    assert len(clock.made) == 1
 
 
-def test_the_command_exits_2_when_a_check_was_not_checked(limited, waits, monkeypatch, capsys):
+def test_the_command_exits_2_when_a_check_was_not_checked(limited, clock, monkeypatch, capsys):
     sb, plan = limited
     for key, value in (
         ("DEALFRAME_BASE_URL", sb.url),

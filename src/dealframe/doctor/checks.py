@@ -11,9 +11,11 @@ each point it leaves open (the decisions written in docs/sandbox.md). The verdic
 - ``breaks``: the client cannot work with what it saw, and what it saw is said;
 - ``not checked``: the service was rate limited or unavailable (a 429, a 5xx) to the probe
   and to the one more try the doctor makes after the wait it asked for (within the client's
-  ``retry_after_max``): nothing was seen, so nothing is said to break, and the checks that
-  need what it would have seen are not checked either. The run then did not check everything
-  (``dealframe doctor`` exits 2, as when the request budget runs out).
+  ``retry_after_max``; :mod:`dealframe.doctor.waits`), or its family is held back after a
+  rate limit that persisted: nothing was seen, so nothing is said to break, and the checks
+  that need what it would have seen are not checked either
+  (:mod:`dealframe.doctor.facts`). The run then did not check everything (``dealframe
+  doctor`` exits 2, as when the request budget runs out).
 
 Nothing is written to the service, no token is ever printed, and the whole run sends at most
 :data:`MAX_REQUESTS` requests.
@@ -21,7 +23,8 @@ Nothing is written to the service, no token is ever printed, and the whole run s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,16 +48,17 @@ from ..errors import (
     ApiError,
     ConfigurationError,
     DealframeError,
-    RateLimitedError,
     TransportError,
     ValidationError,
     error_from_response,
 )
-from ..frames.normalize import to_utc, without_offset
+from ..frames.normalize import numbers_noted, to_utc, without_offset
 from ..frames.private import (
     bucket_period,
     company_profiles_frame,
     deals_frame,
+    list_frame,
+    list_page_columns,
 )
 from ..frames.public import _group_layout, current_frame, group_current_frame, read_meta
 from ..frames.schemas import CURRENT_DATA
@@ -66,8 +70,9 @@ from ..private.suppression import UNEXPLAINED
 from ..public.api import _check_group_classes, _fewer_skus, _meta_count
 from ..public.rates import adapt_rates
 from ..public.sku import sku_version
-from ..transport import retry as _retry
 from ..transport.refusals import stated_bound
+from .facts import Facts, NotChecked
+from .waits import Limited, Waits
 
 if TYPE_CHECKING:
     from ..transport.session import Response
@@ -165,7 +170,8 @@ class Diagnosis:
 
     @property
     def ok(self) -> bool:
-        """True when no check breaks and the service accepted every token given."""
+        """True when no check breaks and the service accepted every token given: nothing
+        of what was checked breaks. Whether everything was checked is :attr:`complete`."""
         return not self.rejected and not any(c.verdict == BREAKS for c in self.checks)
 
     @property
@@ -173,6 +179,19 @@ class Diagnosis:
         """The checks the service did not let run (rate limited or unavailable, after one
         more try): :data:`NOT_CHECKED`; with any, not everything was checked."""
         return [c for c in self.checks if c.verdict == NOT_CHECKED]
+
+    @property
+    def complete(self) -> bool:
+        """True when every check ran: no family skipped or rejected, no check not checked,
+        the budget not reached (``dealframe doctor`` exits 2 otherwise).
+
+        Examples
+        --------
+        >>> d = Diagnosis("http://127.0.0.1:1", [Check("x", "a", "-", NOT_CHECKED)], 1)
+        >>> d.ok, d.complete
+        (True, False)
+        """
+        return not (self.skipped or self.rejected or self.budget_reached or self.not_checked)
 
     def count(self, verdict: str) -> int:
         """Checks with this verdict.
@@ -198,12 +217,19 @@ class Diagnosis:
         'dealframe doctor: 1 hold, 1 adapted, 0 break in 2 requests: the client adapts to this service'
         """
         holds, adapted, breaks = (self.count(v) for v in (HOLDS, ADAPTED, BREAKS))
+        partial = self.not_checked or self.budget_reached or self.skipped  # not all ran
         how = (
-            "the client works with this service as it is"
-            if not adapted and not breaks
+            "the client cannot rely on this service where it breaks"
+            if breaks
+            else "nothing was checked"
+            if not holds and not adapted
+            else "the client adapts to what was checked"
+            if partial and adapted
+            else "nothing breaks in what was checked"
+            if partial
             else "the client adapts to this service"
-            if not breaks
-            else "the client cannot rely on this service where it breaks"
+            if adapted
+            else "the client works with this service as it is"
         )
         missed = [*self.skipped]
         if self.not_checked:  # the first says why: the service limited or was unavailable
@@ -261,8 +287,10 @@ class Diagnosis:
         >>> import json
         >>> d = Diagnosis("http://127.0.0.1:8765", [Check("B.not_found", "404", "404", HOLDS)], 1)
         >>> data = d.to_dict()
-        >>> data["ok"], data["requests"], data["checks"][0]["verdict"]
-        (True, 1, 'holds')
+        >>> data["ok"], data["complete"], data["requests"], data["checks"][0]["verdict"]
+        (True, True, 1, 'holds')
+        >>> data["not_checked"]  # the names of the checks the service did not let run
+        []
         >>> json.loads(json.dumps(data)) == data  # JSON as it is
         True
         """
@@ -273,6 +301,8 @@ class Diagnosis:
             "verdict": self.verdict(),
             "skipped": list(self.skipped),
             "budget_reached": self.budget_reached,
+            "not_checked": [c.name for c in self.not_checked],
+            "complete": self.complete,
             "rejected": list(self.rejected),
             "rejected_from": list(self.rejected_from),
             "checks": [asdict(c) for c in self.checks],
@@ -296,67 +326,18 @@ class _Rejected(Exception):
 _TOKENS = {"public": "Family A: the public token", "private": "Family B: the private key"}
 
 
-class _Limited(Exception):
-    """The service answered a probe, and the one more try after the wait it asked for, with a
-    429 or a 5xx (the message says which, and the wait asked): the check is not checked."""
-
-
-class _NotChecked(Exception):
-    """A probe needs a fact that a check not checked (:class:`_Limited`) would have seen."""
-
-
-class _Facts(dict[str, Any]):
-    """What the checks have seen, for the checks after them.
-
-    Once a check was not checked (``unseen`` names it), a fact missing is no longer read as
-    the service's fault: reading it raises :class:`_NotChecked`, and the check that needed
-    it is not checked either, never said to break.
-
-    Examples
-    --------
-    >>> facts = _Facts(skus=["A-USA"])
-    >>> facts["skus"], facts.get("region")
-    (['A-USA'], None)
-    >>> facts.unseen.append("A.search")
-    >>> facts.get("region")
-    Traceback (most recent call last):
-    ...
-    dealframe.doctor.checks._NotChecked: needs what A.search would have seen
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        #: The checks not checked so far.
-        self.unseen: list[str] = []
-
-    def need(self, key: str) -> None:
-        """Raise :class:`_NotChecked` when ``key`` is missing and a check was not checked."""
-        if key not in self and self.unseen:
-            more = ", ..." if len(self.unseen) > 2 else ""
-            raise _NotChecked(f"needs what {', '.join(self.unseen[:2])}{more} would have seen")
-
-    def __getitem__(self, key: str) -> Any:
-        self.need(key)
-        return super().__getitem__(key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        self.need(key)
-        return super().get(key, default)
-
-    def seen(self, key: str) -> Any:
-        """The fact ``key``, None when missing (whether or not a check was not checked)."""
-        return super().get(key)
-
-
 class _Doctor:
     """Sends the probes and records the checks of one run."""
 
-    def __init__(self, client: Client, max_requests: int) -> None:
+    def __init__(
+        self, client: Client, max_requests: int, say: Callable[[str], None] | None = None
+    ) -> None:
         self.t = client._transport
         self.max = max_requests
         self.sent = 0
         self.found: list[Check] = []
-        self.facts = _Facts()
+        self.facts = Facts()
+        self.waits = Waits(self.t, self.error, say)
         #: Families whose own token an answer has accepted.
         self.accepted: set[str] = set()
 
@@ -371,17 +352,28 @@ class _Doctor:
         json: Any = None,
         params: Mapping[str, Any] | None = None,
         token: Any = "family",
+        odd: bool = False,
     ) -> Response:
+        """Send one probe (:meth:`~dealframe.transport.session.Transport.probe`); a 429, 5xx
+        or rate-limit 401/403 is waited out once and sent again (:class:`Waits`). ``odd``: a
+        request the client would not send as it is (an unknown id, page 0 ...), whose 5xx
+        is the answer its check judges while the service looks available."""
+        self.waits.before(family)  # held back: not sent
         if self.sent >= self.max:
             raise _Budget()
         self.sent += 1
         extra = {} if token == "family" else {"token": token}
+
+        def resend() -> Response:
+            self.sent += 1
+            return self.t.probe(family, method, path, json=json, params=params, **extra)
+
         response = self.t.probe(family, method, path, json=json, params=params, **extra)
-        if self.limited(response):
-            response = self.again(
-                response,
-                lambda: self.t.probe(family, method, path, json=json, params=params, **extra),
-            )
+        if self.waits.limited(response):
+            left = self.max - self.sent
+            response = self.waits.again(family, response, resend, left=left, odd=odd)
+        else:
+            self.waits.answered(family)
         if token == "family" and family not in self.accepted:
             if response.status in (401, 403):
                 error = self.error(response)
@@ -390,35 +382,6 @@ class _Doctor:
                 raise _Rejected(said, family)
             self.accepted.add(family)
         return response
-
-    def limited(self, response: Response) -> bool:
-        """Whether ``response`` is one the client waits out: a 429 or a 5xx it retries, or a
-        401/403 that says it is a rate limit (:class:`~dealframe.errors.RateLimitedError`)."""
-        if _retry.is_retryable_status(response.status):
-            return True
-        return response.status in (401, 403) and isinstance(self.error(response), RateLimitedError)
-
-    def again(self, response: Response, resend: Callable[[], Response]) -> Response:
-        """A 429 or 5xx waited out once, as the client would, then sent once more.
-
-        The wait is the one the service asked (``Retry-After``, or a stated reset), else
-        ``backoff_base``; the doctor's probes are not held at the client's gate (they see how
-        the service answers now), so the doctor waits here. A wait longer than the client's
-        ``retry_after_max``, no request left in the budget, or a second 429/5xx raise
-        :class:`_Limited`: the check is not checked, never said to break."""
-        asked = getattr(self.error(response), "retry_after", None)
-        settings = self.t.settings
-        if asked is not None and asked > settings.retry_after_max:
-            raise _Limited(_limited(response, asked, "more than retry_after_max"))
-        if self.sent >= self.max:
-            raise _Limited(_limited(response, asked, "no request left to try again"))
-        _retry.sleep(settings.backoff_base if asked is None else asked)
-        self.sent += 1
-        second = resend()
-        if self.limited(second):
-            asked = getattr(self.error(second), "retry_after", None)
-            raise _Limited(_limited(second, asked, "again after the wait"))
-        return second
 
     def answer(self, family: str, method: str, path: str, **request: Any) -> Any:
         """The JSON document of a successful answer to one request (:meth:`send`)."""
@@ -452,15 +415,20 @@ class _Doctor:
         :func:`~dealframe.contract.blanked` knows its tokens."""
         self.found.append(Check(name, blanked(assumption), blanked(observed), verdict))
 
-    def run(self, name: str, assumption: str, probe: Callable[[], tuple[str, str]]) -> None:
+    def run(
+        self,
+        name: str,
+        assumption: str,
+        probe: Callable[[], tuple[str, str]],
+        provides: Sequence[str] = (),
+    ) -> None:
+        """Run one check and record it; ``provides``: the facts it supplies to later checks
+        (those it could not, when it is not checked, make them not checked in turn)."""
         try:
             observed, verdict = probe()
         except _Budget:
             raise
-        except _Limited as exc:
-            observed, verdict = str(exc), NOT_CHECKED
-            self.facts.unseen.append(name)
-        except _NotChecked as exc:
+        except (Limited, NotChecked) as exc:
             observed, verdict = str(exc), NOT_CHECKED
         except TransportError as exc:
             if exc.kind in _UNREACHABLE:
@@ -472,6 +440,8 @@ class _Doctor:
             observed, verdict = f"{type(exc).__name__}: {exc}", BREAKS
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             observed, verdict = f"unexpected answer ({type(exc).__name__}: {exc})", BREAKS
+        if verdict == NOT_CHECKED:
+            self.facts.not_supplied(name, provides)
         self.add(name, assumption, observed, verdict)
 
 
@@ -483,23 +453,6 @@ _UNREACHABLE = frozenset({"connection", "connect_timeout", "ssl", "dns"})
 
 class _Seen(Exception):
     """What a probe saw that makes the check break (the message says it)."""
-
-
-def _limited(response: Response, asked: float | None, why: str) -> str:
-    """Why a check is not checked: the status of a 429/5xx (or rate-limit 401/403) answer
-    and the wait asked.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> _limited(SimpleNamespace(status=429), 1.0, "again after the wait")
-    'rate limited: the service asked 1 s (429, again after the wait)'
-    >>> _limited(SimpleNamespace(status=503), None, "again after the wait")
-    'unavailable (503, again after the wait)'
-    """
-    what = "unavailable" if response.status >= 500 else "rate limited"  # a 429, a 401/403
-    waited = f": the service asked {asked:g} s" if asked is not None else ""
-    return f"{what}{waited} ({response.status}, {why})"
 
 
 def _items(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -693,7 +646,7 @@ def _family_a(d: _Doctor) -> None:
         doc = d.answer("public", "POST", f"{_A}/companies", json={})
         items = _items(doc)
         if not items:
-            raise _Seen("the search returned no company: nothing else of Family A can be checked")
+            raise _Seen("the search returned no company: the checks that need a SKU cannot run")
         skus = [i.get("sku") for i in items if isinstance(i.get("sku"), str)]
         d.facts["skus"] = skus[:3]
         d.facts["chunk"] = list(dict.fromkeys(skus))[:SKUS_PER_CURRENT_REQUEST]
@@ -712,10 +665,16 @@ def _family_a(d: _Doctor) -> None:
             _meta_said(doc, items, "companies"),
         )
 
-    d.run("A.search", "{data: [CompanyIdentifier], meta: {count}}, v2 SKUs", search)
+    d.run(
+        "A.search",
+        "{data: [CompanyIdentifier], meta: {count}}, v2 SKUs",
+        search,
+        provides=("skus", "chunk", "region"),
+    )
 
     def search_v1() -> tuple[str, str]:
-        body = {"regions": [d.facts["region"]]} if d.facts.get("region") else {}
+        region = d.facts.seen("region")  # optional: without it, every company
+        body = {"regions": [region]} if region else {}
         doc = d.answer("public", "POST", "/api/v1/companies", json=body)
         skus = [i.get("sku") for i in _items(doc)]
         bad = [s for s in skus if sku_version(s) != "v1" and not (isinstance(s, str) and "_" in s)]
@@ -724,8 +683,14 @@ def _family_a(d: _Doctor) -> None:
         return f"{len(skus)} v1 SKUs <EXCHANGE>_<TICKER>", HOLDS
 
     d.run("A.search.v1", "v1 SKUs <EXCHANGE>_<TICKER>", search_v1)
-    if not d.facts.seen("skus"):
-        return
+    if not d.facts.lost("skus"):  # else A.search broke: it says these cannot run
+        _family_a_skus(d)
+    _family_a_groups(d)
+
+
+def _family_a_skus(d: _Doctor) -> None:
+    """The Family A checks that ask for the SKUs ``A.search`` saw: not checked when it was
+    not (:class:`~dealframe.doctor.facts.NotChecked`)."""
 
     def current() -> tuple[str, str]:
         skus = d.facts["chunk"][:_CURRENT_SKUS]  # enough to hold a company not quoted in USD
@@ -739,8 +704,10 @@ def _family_a(d: _Doctor) -> None:
             )
         said = Findings(f"POST {_A}/companies/current")
         items = respelled_fields(items, [c.name for c in CURRENT_DATA], said)
-        found = _rates(items, _fields(items, "current"), said)
-        return _warned(found, [*(f.message for f in said), *_meta_said(doc, items, "items")])
+        with _spelt() as spelt:  # numbers written as text, said as the client says them
+            found = _rates(items, _fields(items, "current"), said)
+        words = [*(f.message for f in said), *spelt, *_meta_said(doc, items, "items")]
+        return _warned(found, words)
 
     d.run("A.current", "CompanyCurrentData for each SKU asked", current)
     d.run(
@@ -773,7 +740,11 @@ def _family_a(d: _Doctor) -> None:
 
     d.run("A.time_series", "data: {field: {YYYY-MM: number}}, any field names", series)
 
-    group = {"regions": [d.facts["region"]]} if d.facts.get("region") else {"countries": ["USA"]}
+
+def _family_a_groups(d: _Doctor) -> None:
+    """The Family A checks that need no SKU: group statistics and the error body."""
+    region = d.facts.seen("region")  # optional: else a country
+    group = {"regions": [region]} if region else {"countries": ["USA"]}
 
     def group_current() -> tuple[str, str]:
         response = d.send("public", "POST", f"{_A}/groups/current", json=group)
@@ -827,7 +798,7 @@ def _family_a(d: _Doctor) -> None:
     d.run("A.groups.time_series", "[{period, median}], meta {count, companies}", group_series)
 
     def error_body() -> tuple[str, str]:
-        response = d.send("public", "POST", f"{_A}/companies/current", json={"skus": []})
+        response = d.send("public", "POST", f"{_A}/companies/current", json={"skus": []}, odd=True)
         if response.status != 400:
             return f"an empty skus list answered {response.status}, not 400", BREAKS
         return _error_body(response, d.t._secrets)
@@ -905,7 +876,12 @@ def _family_b(d: _Doctor) -> None:
         return check
 
     for entity in ("companies", "investors", "transactions"):
-        d.run(f"B.lookup.{entity}", "{filters, sort_fields, sub_resources}", lookup(entity))
+        d.run(
+            f"B.lookup.{entity}",
+            "{filters, sort_fields, sub_resources}",
+            lookup(entity),
+            provides=(f"lookup:{entity}",),
+        )
     _vocabularies(d)
     _paging(d)
     _entities(d)
@@ -1072,14 +1048,18 @@ def _paging(d: _Doctor) -> None:
     d.run(
         "B.paging.limit",
         "POST lists take limit up to 1000 (bound not shown)",
-        lambda: _warned(limit(), d.facts.get("list_said", [])),
+        lambda: _warned(limit(), d.facts.seen("list_said") or []),
+        provides=("company", "stamps", "names", "company_items", "list_said"),
     )
 
     def items() -> tuple[str, str]:
         found = d.facts.get("company_items")
         if not found:
             return "no company list items seen", BREAKS
-        return _fields(found, "companies")
+        unreadable, said = _read(_list_frame("companies"), found)
+        if unreadable:
+            return unreadable, BREAKS
+        return _warned(_fields(found, "companies"), said)
 
     d.run("B.list_items", "company list items carry the documented fields", items)
 
@@ -1100,7 +1080,7 @@ def _paging(d: _Doctor) -> None:
                 "is ignored there",
                 BREAKS,
             )
-        zero = d.send("private", "POST", f"{_B}/companies", json={**body, "page": 0})
+        zero = d.send("private", "POST", f"{_B}/companies", json={**body, "page": 0}, odd=True)
         before = [i.get("id") for i in _items(d.ok_json(zero))] if zero.status == 200 else []
         if before and before != ids[0]:
             return (
@@ -1117,7 +1097,7 @@ def _paging(d: _Doctor) -> None:
     d.run(
         "B.paging.page",
         "page is a body member of every POST list (not shown)",
-        lambda: _warned(page(), list(dict.fromkeys(d.facts.get("pages_said", [])))),
+        lambda: _warned(page(), list(dict.fromkeys(d.facts.seen("pages_said") or []))),
     )
 
     def stamps() -> tuple[str, str]:
@@ -1155,33 +1135,70 @@ def _page_ignored(d: _Doctor, entity: str) -> bool:
         items = _items(doc)
         said = d.facts.setdefault("pages_said", [])
         said += [f"/{entity}: {words}" for words in _meta_said(doc, items, "page")]
+        _, spelt = _read(_list_frame(entity), items)  # B.list_items says what stops it
+        said += [f"/{entity}: {words}" for words in spelt]
         return [i.get("id") for i in items]
 
     first, second = ids(1), ids(2)
     return bool(second) and first == second
 
 
-def _unreadable(build: Callable[[Any], Any], items: list[Any]) -> str | None:
-    """What stops the client's own frame builder from reading ``items``, or None: a shape
-    check alone would pass answers the client then refuses (timestamps as Unix seconds)."""
-    try:
-        build(items)
-    except DealframeError as exc:
-        return f"the client cannot read it: {exc}"
-    return None
+def _read(build: Callable[[Any], Any], items: Sequence[Any]) -> tuple[str | None, list[str]]:
+    """``items`` read by the client's own frame builder: what stops it (None when nothing
+    does: a shape check alone would pass answers the client then refuses, timestamps as Unix
+    seconds), and what it says of them on every call, in its words (:func:`_spelt`).
+
+    Examples
+    --------
+    >>> _read(company_profiles_frame, [{"id": _NO_SUCH_ID, "deleted": "false"}])
+    (None, ["deleted: booleans written as text or as 0/1 in 1 of 1 values (such as 'false'; id 00000000-0000-4000-8000-000000000000): read as the booleans they say"])
+    """
+    with _spelt() as said:
+        try:
+            build(items)
+        except DealframeError as exc:
+            return f"the client cannot read it: {exc}", []
+    return None, said
+
+
+@contextlib.contextmanager
+def _spelt() -> Iterator[list[str]]:
+    """Within it, the numbers and booleans written as text (``"1.5"``, ``"true"``) that the
+    client's frame readers meet are collected, not warned of
+    (:func:`~dealframe.frames.normalize.numbers_noted`: this thread's alone, no warning
+    filter changed): once the block ends, the list yielded holds what the client warns of
+    them on every call, one line a field, in its words."""
+    said: list[str] = []
+    with numbers_noted() as spelt:
+        try:
+            yield said
+        finally:
+            said += [numbers.text(name) for name, numbers in spelt.items()]
+
+
+def _list_frame(entity: str) -> Callable[[Sequence[Any]], Any]:
+    """The client's reader of one page of the POST list of ``entity``."""
+    return lambda items: list_frame(entity, [list_page_columns(entity, items)])
 
 
 def _entities(d: _Doctor) -> None:
-    company = d.facts.seen("company")
-    if not company:
+    def missing() -> tuple[str, str]:
+        response = d.send("private", "GET", f"{_B}/companies/{_NO_SUCH_ID}", odd=True)
+        if response.status == 404:
+            return "404", HOLDS
+        return f"{response.status}", BREAKS
+
+    if d.facts.lost("company"):  # B.paging.limit broke: no company to ask about
+        d.run("B.not_found", "an unknown id is a 404", missing)
         return
 
     def profile() -> tuple[str, str]:
+        company = d.facts["company"]  # not checked when B.paging.limit was not
         doc = d.answer("private", "GET", f"{_B}/companies/{company}")
         data = doc.get("data")
         if not isinstance(data, Mapping) or data.get("id") != company:
             return "data is not the company asked for", BREAKS
-        unreadable = _unreadable(company_profiles_frame, [data])
+        unreadable, said = _read(company_profiles_frame, [data])
         if unreadable:
             return unreadable, BREAKS
         extra = sorted(
@@ -1190,21 +1207,15 @@ def _entities(d: _Doctor) -> None:
             - {"employee_count", "stock_listing", "valuation", "fundamentals", "deal_activity"}
         )
         if extra:
-            return f"the profile, plus {', '.join(extra[:5])}: kept as extra columns", ADAPTED
-        return "the documented profile", HOLDS
+            found = f"the profile, plus {', '.join(extra[:5])}: kept as extra columns", ADAPTED
+            return _warned(found, said)
+        return _warned(("the documented profile", HOLDS), said)
 
     d.run("B.profile", "GET /companies/{id}: {data: profile}", profile)
-
-    def missing() -> tuple[str, str]:
-        response = d.send("private", "GET", f"{_B}/companies/{_NO_SUCH_ID}")
-        if response.status == 404:
-            return "404", HOLDS
-        return f"{response.status}", BREAKS
-
     d.run("B.not_found", "an unknown id is a 404", missing)
 
     def sub() -> tuple[str, str]:
-        listed = (d.facts.get("lookup:companies") or {}).get("sub_resources") or []
+        listed = (d.facts.seen("lookup:companies") or {}).get("sub_resources") or []
         name = (
             "acquisitions"
             if any(str(p).endswith("/acquisitions") for p in listed)
@@ -1216,27 +1227,34 @@ def _entities(d: _Doctor) -> None:
         deal = _items(d.answer("private", "POST", f"{_B}/transactions", json=body))
         target = deal[0].get("target") if deal and isinstance(deal[0], Mapping) else None
         ident = target.get("id") if isinstance(target, Mapping) else None
-        path = f"{_B}/companies/{ident or company}/{name}"
+        path = f"{_B}/companies/{ident or d.facts['company']}/{name}"
         doc = d.answer("private", "GET", path, params={"page": 1, "limit": 5})
         rows = _items(doc)
         if not rows:
             return f"/{name} answered with no rows: their shape could not be checked", HOLDS
-        unreadable = _unreadable(deals_frame, rows)
+        unreadable, said = _read(deals_frame, rows)
         if unreadable:
             return unreadable, BREAKS
         extra = _beyond(rows, DOCUMENTED_FIELDS["transactions"])
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         if not {"page", "limit", "total"} <= set(meta):
-            return _noting((f"meta {sorted(meta)} lacks page/limit/total", ADAPTED), extra)
-        return _noting(
-            (f"/{name} pages with {{page, limit, returned, total, has_more}}", HOLDS), extra
-        )
+            found = _noting((f"meta {sorted(meta)} lacks page/limit/total", ADAPTED), extra)
+        else:
+            found = _noting(
+                (f"/{name} pages with {{page, limit, returned, total, has_more}}", HOLDS), extra
+            )
+        return _warned(found, said)
 
     d.run("B.sub_collection", "GET sub-collections page with page/limit", sub)
 
     def errors() -> tuple[str, str]:
+        company = d.facts["company"]
         response = d.send(
-            "private", "GET", f"{_B}/companies/{company}/fundings", params={"page": 1, "limit": 0}
+            "private",
+            "GET",
+            f"{_B}/companies/{company}/fundings",
+            params={"page": 1, "limit": 0},
+            odd=True,
         )
         if response.status != 400:
             return f"limit=0 answered {response.status}, not 400", BREAKS
@@ -1267,7 +1285,9 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
     sent, refused, last = NAMES_PER_RESOLVE, list[str](), ""
     for _ in range(SIZES_ASKED):  # 1000 -> a stated bound, or halves down to 1
         names = [f"zz doctor probe {i}" for i in range(sent)]
-        response = d.send("private", "POST", f"{_B}/companies/resolve", json={"names": names})
+        response = d.send(
+            "private", "POST", f"{_B}/companies/resolve", json={"names": names}, odd=True
+        )
         if response.status == 200:
             break
         error = d.error(response)
@@ -1343,7 +1363,7 @@ def _threshold_elsewhere(d: _Doctor, meta: Any) -> str:
     moved = as_count(meta.get("small_n_threshold")) if isinstance(meta, Mapping) else None
     if moved is not None:
         return f"the client uses {moved}, from the answer's meta.small_n_threshold, and warns"
-    listed = (d.facts.get("lookup:transactions") or {}).get("aggregate")
+    listed = (d.facts.seen("lookup:transactions") or {}).get("aggregate")
     listed = listed.get("methodology") if isinstance(listed, Mapping) else None
     discovered = as_count(listed.get("small_n_threshold")) if isinstance(listed, Mapping) else None
     if discovered is not None:
@@ -1420,7 +1440,14 @@ def _aggregate(d: _Doctor) -> None:
                 (f"labels like {served[0]!r}: read as {read[0]}{keyed}{warned}", ADAPTED), extra
             )
 
-        d.run(f"B.aggregate.labels.{bucket}", f"{bucket} labels {canonical} (not shown)", labels)
+        d.run(
+            f"B.aggregate.labels.{bucket}",
+            f"{bucket} labels {canonical} (not shown)",
+            labels,
+            provides=(f"aggregate_{bucket}", "aggregate_meta")
+            if bucket == "quarter"
+            else (f"aggregate_{bucket}",),
+        )
 
     def method() -> tuple[str, str]:
         meta = d.facts.get("aggregate_meta")
@@ -1503,7 +1530,11 @@ _FAMILIES = {"A": ("public_token", "the public token"), "B": ("private_key", "th
 
 @checked_keywords
 def doctor(
-    client: Client, *, max_requests: int = MAX_REQUESTS, family: str | None = None
+    client: Client,
+    *,
+    max_requests: int = MAX_REQUESTS,
+    family: str | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> Diagnosis:
     """Check every assumption the client makes about the service it points at.
 
@@ -1520,15 +1551,21 @@ def doctor(
         Upper bound on the requests sent (default 60).
     family : {"A", "B"}, optional
         Check this family only (its token is then required); default both.
+    say : callable, optional
+        Told one line before each wait longer than a few seconds
+        (:data:`~dealframe.doctor.waits.SAID_AFTER`) the service asks for (a 429's
+        ``Retry-After``), so a long run is not silent; ``dealframe doctor`` prints it to
+        standard error. The client's ``retry_after_max`` caps every wait.
 
     Returns
     -------
     Diagnosis
-        ``.checks``, ``.ok`` (nothing breaks, every token accepted), ``.rejected`` (the
-        families whose token the service refused: their checks did not run),
-        ``.not_checked`` (the checks the service did not let run: rate limited or
-        unavailable after one more try, and those needing their answer), ``.table()``,
-        ``.verdict()``, ``.to_dict()``.
+        ``.checks``, ``.ok`` (nothing of what was checked breaks, every token accepted),
+        ``.complete`` (every check ran), ``.rejected`` (the families whose token the
+        service refused: their checks did not run), ``.not_checked`` (the checks the
+        service did not let run: rate limited or unavailable after one more try, their
+        family held back after a rate limit that persisted, and those needing their
+        answer), ``.table()``, ``.verdict()``, ``.to_dict()``.
 
     Raises
     ------
@@ -1577,7 +1614,9 @@ def doctor(
             f"DEALFRAME_{_FAMILIES[family][0].upper()} (or --{option})",
             field=_FAMILIES[family][0],
         )
-    d = _Doctor(client, max_requests)
+    if say is not None and not callable(say):
+        raise ValidationError("say", "a callable taking one line, or None", got=type(say).__name__)
+    d = _Doctor(client, max_requests, say)
     budget_reached = False
     rejected: list[str] = []
     rejected_from: list[str] = []

@@ -2,9 +2,12 @@
 
 Exit codes: 0 nothing breaks, 1 something breaks, 2 the checks could not run (no base URL
 or token, a token the service rejects, service unreachable) or not all of them did
-(``--max-requests`` ran out, or a family's token is not set: ``--family A|B`` checks one
-family alone). Tokens
-come from the environment (``DEALFRAME_BASE_URL``, ``DEALFRAME_PUBLIC_TOKEN``,
+(``--max-requests`` ran out, a family's token is not set: ``--family A|B`` checks one
+family alone, or the service was still rate limited or unavailable after one more try:
+those checks are "not checked"). A wait the service asks for (a 429's ``Retry-After``) is
+made once per probe, at most ``--retry-after-max`` seconds (default the client's 60), and
+one longer than a few seconds is said on standard error before it starts. Tokens come from
+the environment (``DEALFRAME_BASE_URL``, ``DEALFRAME_PUBLIC_TOKEN``,
 ``DEALFRAME_PRIVATE_KEY``) or the flags, and are never printed.
 """
 
@@ -16,8 +19,8 @@ import os
 import sys
 from typing import Any
 
-from ..cli_options import choice, positive_int
-from ..clitools import EXIT_USAGE, command_tokens, fail, said_from, told
+from ..cli_options import choice, non_negative, positive_int
+from ..clitools import EXIT_USAGE, command_tokens, fail, said_from, say, told
 from ..errors import DealframeError
 
 __all__ = ["register"]
@@ -27,6 +30,9 @@ def _run(args: argparse.Namespace) -> int:
     from ..client import Client
     from .checks import diagnose
 
+    def waiting(line: str) -> None:
+        say(f"dealframe doctor: {line}")
+
     try:
         with Client(
             args.base_url,
@@ -35,9 +41,12 @@ def _run(args: argparse.Namespace) -> int:
             cache_enabled=False,
             progress=False,
             retries=0,
+            retry_after_max=args.retry_after_max,  # None: the client's default
         ) as client:
             said_from(client, args)  # a refusal names --base-url, not DEALFRAME_BASE_URL
-            diagnosis = diagnose(client, max_requests=args.max_requests, family=args.family)
+            diagnosis = diagnose(
+                client, max_requests=args.max_requests, family=args.family, say=waiting
+            )
     except DealframeError as exc:
         said = told(exc, command_tokens(args))  # its PEP 678 notes too
         return fail("dealframe doctor", f"cannot run: {said}", EXIT_USAGE)
@@ -106,5 +115,14 @@ def register(sub: Any) -> None:
         type=positive_int,  # checked as every whole-number option: 1_000 and 0 refused
         default=60,
         help="upper bound on requests sent, 1 or more (default 60)",
+    )
+    parser.add_argument(
+        "--retry-after-max",
+        type=non_negative,
+        default=None,
+        metavar="SECONDS",
+        help="longest wait made when the service asks for one (a 429's Retry-After), once "
+        "per probe; a longer one leaves the check 'not checked' (default 60; 0 makes no "
+        "wait the service asks for, but still the client's short backoff)",
     )
     parser.set_defaults(run=_run)

@@ -1,0 +1,379 @@
+"""``dealframe doctor`` under rate limits, through the drift proxy: what one check was not let
+see never hides another check's verdict; a 5xx to a deliberately odd probe is judged; a
+rate limit (a 429, or a 401/403 that says it is one) is waited out at the client's gate, on
+its clock (a manual clock here: no test sleeps), said when long, capped by
+``--retry-after-max``, and a family that stays limited is held back as the client would."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _clock import ManualClock
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    Action,
+    Exchange,
+    Proxy,
+    fresh_rules,
+    ignore_page,
+    no_hang,
+    proxy,
+)
+
+import dealframe
+from dealframe.cli import main
+from dealframe.doctor import ADAPTED, BREAKS, HOLDS, NOT_CHECKED, Check, Diagnosis
+from dealframe.transport import session
+
+P = "/api/private/v1"
+CURRENT = r"^/api/v2/companies/current$"
+SEARCH = r"^/api/v2/companies$"
+COMPANIES = rf"^{P}/companies$"
+ONE_COMPANY = rf"^{P}/companies/[0-9a-f-]{{36}}$"
+LIMITED = {"error": {"code": "RATE_LIMITED", "message": "API rate limit exceeded"}}
+
+
+class _Clock(ManualClock):
+    """A manual clock (its sleeps move it at once) that lists each wait made on it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.made: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.made.append(seconds)
+        super().sleep(seconds)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
+    """The clock of the gate of every client made in the test (the command's too): the
+    doctor waits at the client's gate, so its waits pass on this clock."""
+    made = _Clock()
+    monkeypatch.setattr(session, "RateGate", lambda: made.gate())
+    return made
+
+
+def _answer(status: int, body: Any, headers: dict[str, str] | None = None) -> Action:
+    """Answer without forwarding: ``status``, ``body`` as JSON, ``headers``."""
+
+    def apply(ex: Exchange) -> None:
+        ex.forward, ex.status, ex._doc = False, status, None
+        ex.headers = {"Content-Type": "application/json", **(headers or {})}
+        ex.content = orjson.dumps(body)
+
+    return Action(f"answer({status})", on_request=apply)
+
+
+def _nth(*which: int) -> Any:
+    """A rule's ``when``: the requests of these numbers (from 1) among those on its path."""
+    seen = itertools.count(1)
+    return lambda ex: next(seen) in which
+
+
+def _doctor(
+    sandbox: Any, proxy: Proxy, *, said: list[str] | None = None, **settings: Any
+) -> Diagnosis:
+    """The doctor through the proxy, by a client of its own with default settings."""
+    with dealframe.Client(
+        proxy.url,
+        sandbox.public_token,
+        sandbox.private_key,
+        cache_enabled=False,
+        progress=False,
+        **settings,
+    ) as client:
+        if said is None:
+            return dealframe.doctor(client)
+        return dealframe.doctor(client, say=said.append)
+
+
+def _by_name(found: Diagnosis) -> dict[str, Check]:
+    return {c.name: c for c in found.checks}
+
+
+@pytest.fixture
+def cli(sandbox: Any, proxy: Proxy, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """``dealframe doctor`` through the proxy."""
+    for key, value in (
+        ("DEALFRAME_BASE_URL", proxy.url),
+        ("DEALFRAME_PUBLIC_TOKEN", sandbox.public_token),
+        ("DEALFRAME_PRIVATE_KEY", sandbox.private_key),
+    ):
+        monkeypatch.setenv(key, value)
+    yield
+
+
+# -- 1. a verdict reached is kept, whatever else was not checked -----------------------------
+
+
+def test_a_break_is_kept_when_an_unrelated_check_was_rate_limited(
+    sandbox: Any, proxy: Proxy, clock: _Clock
+) -> None:
+    proxy.add(COMPANIES, ignore_page())
+    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=2)
+    found = _doctor(sandbox, proxy)
+    checks = _by_name(found)
+    assert checks["A.current"].verdict == NOT_CHECKED
+    page = checks["B.paging.page"]
+    assert page.verdict == BREAKS, page
+    assert "page 2 repeats page 1 on /companies" in page.observed
+    assert not found.ok
+    assert not [c for c in found.checks if "A.current would have seen" in c.observed]
+
+
+def test_a_limit_break_is_blamed_on_no_rate_limited_check(
+    sandbox: Any, proxy: Proxy, clock: _Clock
+) -> None:
+    bad = {"error": {"code": "BAD_REQUEST", "message": "nope"}}
+    proxy.add(COMPANIES, _answer(400, bad), when=lambda ex: ex.body.get("limit") == 1000)
+    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=2)
+    checks = _by_name(_doctor(sandbox, proxy))
+    assert checks["B.paging.limit"].verdict == BREAKS
+    assert checks["B.list_items"].verdict == BREAKS
+    assert checks["B.list_items"].observed == "no company list items seen"
+    assert not [c for c in checks.values() if "A.current would have seen" in c.observed]
+
+
+# -- 2. a 5xx that always answers an odd probe is judged, not "not checked" ------------------
+
+
+def _page_zero(ex: Exchange) -> bool:
+    return isinstance(ex.body, dict) and ex.body.get("page") == 0
+
+
+@pytest.mark.parametrize(
+    ("path", "when", "status", "check", "verdict", "said"),
+    [
+        (COMPANIES, _page_zero, 500, "B.paging.page", HOLDS, "page 0 is refused"),
+        (ONE_COMPANY, None, 500, "B.not_found", BREAKS, "500"),
+        (rf"^{P}/companies/resolve$", None, 504, "B.resolve.batch", BREAKS, "504"),
+        (CURRENT, lambda ex: ex.body.get("skus") == [], 500, "A.errors", BREAKS, "500"),
+    ],
+    ids=["page-0", "unknown-id", "resolve", "empty-skus"],
+)
+def test_a_5xx_an_odd_probe_always_gets_is_judged(
+    sandbox: Any,
+    proxy: Proxy,
+    clock: _Clock,
+    path: str,
+    when: Any,
+    status: int,
+    check: str,
+    verdict: str,
+    said: str,
+) -> None:
+    if path == ONE_COMPANY:  # the unknown id only: the profile of a listed one goes on
+        when = lambda ex: ex.path.endswith("00000000-0000-4000-8000-000000000000")  # noqa: E731
+    proxy.add(path, _answer(status, {"error": {"code": "INTERNAL", "message": "boom"}}), when=when)
+    found = _doctor(sandbox, proxy)
+    seen = _by_name(found)[check]
+    assert seen.verdict == verdict, seen
+    assert said in seen.observed
+    assert not found.not_checked
+    assert clock.made == [0.5] * len(clock.made) and clock.made  # sent once more, as the client
+
+
+def test_an_odd_probe_s_5xx_is_not_checked_when_the_service_looks_unavailable(
+    sandbox: Any, proxy: Proxy, clock: _Clock
+) -> None:
+    # the profile (an ordinary probe) and the unknown id both get 503s: the service is down
+    proxy.add(ONE_COMPANY, _answer(503, {"error": {"code": "UNAVAILABLE", "message": "down"}}))
+    checks = _by_name(_doctor(sandbox, proxy))
+    assert checks["B.profile"].verdict == NOT_CHECKED
+    assert checks["B.not_found"].verdict == NOT_CHECKED
+    assert checks["B.not_found"].observed.startswith("unavailable (503")
+
+
+# -- 3. checks needing what a not-checked check would have seen are rows, not gone ------------
+
+
+def test_checks_needing_an_unseen_search_are_said_not_checked_and_the_others_run(
+    sandbox: Any, proxy: Proxy, clock: _Clock
+) -> None:
+    down = _answer(503, {"error": {"code": "UNAVAILABLE", "message": "down"}})
+    proxy.add(SEARCH, down, when=_nth(3, 4))  # A.auth sends two first: A.search's two tries
+    found = _doctor(sandbox, proxy)
+    checks = _by_name(found)
+    assert checks["A.search"].verdict == NOT_CHECKED
+    for name in ("A.current", "A.skus_per_request", "A.time_series"):
+        assert checks[name].verdict == NOT_CHECKED, checks[name]
+        assert checks[name].observed == "needs what A.search would have seen"
+    for name in ("A.search.v1", "A.groups.current", "A.groups.time_series", "A.errors"):
+        assert checks[name].verdict == HOLDS, checks[name]
+    assert len(found.not_checked) == 4
+
+
+def test_checks_needing_an_unseen_company_list_are_said_not_checked(
+    sandbox: Any, proxy: Proxy, clock: _Clock
+) -> None:
+    down = {"error": {"code": "UNAVAILABLE", "message": "down"}}
+    proxy.add(COMPANIES, _answer(503, down), times=2)
+    checks = _by_name(_doctor(sandbox, proxy))
+    assert checks["B.paging.limit"].verdict == NOT_CHECKED
+    for name in ("B.list_items", "B.timestamps", "B.profile", "B.errors"):
+        assert checks[name].verdict == NOT_CHECKED, checks[name]
+        assert checks[name].observed == "needs what B.paging.limit would have seen"
+    assert checks["B.not_found"].verdict == HOLDS
+    assert checks["B.paging.page"].verdict == HOLDS
+
+
+# -- 4. long waits are said, capped, and a family that stays limited is held back -------------
+
+
+def test_a_long_wait_is_said_before_it_starts(sandbox: Any, proxy: Proxy, clock: _Clock) -> None:
+    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "7"}), times=1)
+    said: list[str] = []
+    found = _doctor(sandbox, proxy, said=said)
+    assert _by_name(found)["A.current"].verdict == HOLDS
+    assert clock.made == [7.0]
+    assert said == [
+        "waiting 7 s: POST /api/v2/companies/current answered 429 (rate limited, the wait "
+        "it asked), then sending it once more"
+    ]
+
+
+def test_a_short_wait_is_not_said(sandbox: Any, proxy: Proxy, clock: _Clock) -> None:
+    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=1)
+    said: list[str] = []
+    _doctor(sandbox, proxy, said=said)
+    assert clock.made == [1.0] and said == []
+
+
+def test_a_family_still_limited_after_its_wait_is_held_back(
+    sandbox: Any, proxy: Proxy, clock: _Clock
+) -> None:
+    proxy.add(r"^/api/v2/", _answer(429, LIMITED, {"Retry-After": "59"}))
+    found = _doctor(sandbox, proxy)
+    assert clock.made == [59.0]  # one wait for the family, not one per probe
+    assert proxy.count("/api/v2/") == 2  # A.auth's first probe and its one more try
+    family_a = [c for c in found.checks if c.name.startswith("A.")]
+    assert {c.verdict for c in family_a} == {NOT_CHECKED}
+    assert family_a[-1].observed.startswith("rate limited: not sent")
+    assert all(c.verdict == HOLDS for c in found.checks if c.name.startswith("B."))
+
+
+def test_the_command_says_long_waits_and_takes_a_cap(
+    proxy: Proxy, clock: _Clock, cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "7"}), times=1)
+    capsys.readouterr()
+    assert main(["doctor"]) == 0
+    _, err = capsys.readouterr()
+    assert err.splitlines() == [
+        "dealframe doctor: waiting 7 s: POST /api/v2/companies/current answered 429 (rate "
+        "limited, the wait it asked), then sending it once more"
+    ]
+    proxy.reset()
+    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "7"}), times=1)
+    made = len(clock.made)
+    assert main(["doctor", "--retry-after-max", "5", "--json"]) == 2
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert doc["not_checked"][0] == "A.current" and err == ""
+    assert len(clock.made) == made  # no wait made: 7 s is more than 5
+    current = next(c for c in doc["checks"] if c["name"] == "A.current")
+    assert current["observed"] == (
+        "rate limited: the service asked 7 s (429, more than retry_after_max)"
+    )
+
+
+# -- 5, 6. the verdict and the JSON say what was not checked ---------------------------------
+
+
+def test_verdict_and_json_say_what_was_not_checked(
+    proxy: Proxy, clock: _Clock, cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    proxy.add(rf"^{P}/transactions/aggregate$", _answer(503, {"error": {"code": "DOWN"}}))
+    capsys.readouterr()
+    assert main(["doctor", "--json"]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    names = ["B.aggregate.labels.quarter", "B.aggregate.labels.month"]
+    names += ["B.aggregate.methodology", "B.aggregate.suppression"]
+    assert doc["not_checked"] == names
+    assert doc["ok"] is True and doc["complete"] is False
+    assert "nothing breaks in what was checked" in doc["verdict"]
+    assert "works with this service as it is" not in doc["verdict"]
+
+
+def test_a_run_that_checked_nothing_says_so(sandbox: Any, proxy: Proxy, clock: _Clock) -> None:
+    proxy.add(".", _answer(503, {"error": {"code": "DOWN", "message": "down"}}))
+    found = _doctor(sandbox, proxy)
+    assert found.checks and all(c.verdict == NOT_CHECKED for c in found.checks)
+    assert "nothing was checked" in found.verdict()
+    assert "works with this service" not in found.verdict()
+
+
+# -- 7. a 401/403 that says it is a rate limit is waited out at the gate ---------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "headers", "wait"),
+    [
+        (401, LIMITED, {"Retry-After": "1"}, 1.0),
+        (403, LIMITED, {"Retry-After": "1"}, 1.0),
+        (403, {"message": "Forbidden"}, {"X-RateLimit-Remaining": "0"}, 0.5),
+        (403, LIMITED, {"RateLimit-Reset": "7"}, 7.0),
+    ],
+    ids=["401", "403", "remaining-0", "ratelimit-reset"],
+)
+def test_a_401_or_403_that_says_it_is_a_rate_limit_is_waited_out(
+    sandbox: Any,
+    proxy: Proxy,
+    status: int,
+    body: Any,
+    headers: dict[str, str],
+    wait: float,
+) -> None:
+    clock = ManualClock()
+    with dealframe.Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, progress=False
+    ) as client:
+        client._transport.gate = clock.gate()  # the doctor waits at it: on this clock
+        proxy.add(CURRENT, _answer(status, body, headers), times=1)
+        found = dealframe.doctor(client, family="A")
+    assert clock.slept == wait
+    assert proxy.count(CURRENT) == 4  # A.current twice, A.skus_per_request, A.errors
+    current = _by_name(found)["A.current"]
+    assert current.verdict == HOLDS, current
+    assert found.ok and found.complete and not found.rejected
+
+
+def test_a_rate_limit_401_that_persists_is_not_checked_not_a_rejected_token(
+    sandbox: Any, proxy: Proxy, clock: _Clock, cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    proxy.add(CURRENT, _answer(401, LIMITED, {"Retry-After": "1"}), times=2)
+    capsys.readouterr()
+    assert main(["doctor", "--family", "A"]) == 2
+    out = capsys.readouterr().out
+    assert clock.made == [1.0]
+    assert "rejected" not in out and "A.current" in out
+    assert "not checked: 6 checks the service did not let run (first A.current: rate " in out
+
+
+# -- 8. a wait of 0 is the client's backoff; a huge one is written in full -----------------
+
+
+def test_retry_after_0_waits_the_backoff_and_huge_waits_are_written_in_full(
+    sandbox: Any, proxy: Proxy, clock: _Clock
+) -> None:
+    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "0"}), times=1)
+    assert _by_name(_doctor(sandbox, proxy))["A.current"].verdict == HOLDS
+    assert clock.made == [0.5]  # backoff_base, as the client waits at least
+    proxy.reset()
+    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": str(2**31)}), times=1)
+    current = _by_name(_doctor(sandbox, proxy, retry_after_max=86_400))["A.current"]
+    assert current.verdict == NOT_CHECKED
+    assert current.observed == (
+        "rate limited: the service asked 2,147,483,648 s (429, more than retry_after_max)"
+    )
+    assert ADAPTED != current.verdict
