@@ -54,6 +54,8 @@ def test_explode_rows_and_order(deals):
         "deal_type",
         "deal_subtype",
         "target_id",
+        "deleted",
+        "investors_missing",
     ]
     # deal 1: two buyers; deal 2: three leads; deal 3: none; deal 4: one lead
     assert [d[-1] for d in ex["deal_id"]] == ["1", "1", "2", "2", "2", "4"]
@@ -102,10 +104,19 @@ def test_missing_investor_lists_warn(deals, complete):
 
 
 def test_co_investment_edges_warn_on_frames_without_attrs(deals):
-    ex = explode_participants(deals, roles=LEADS_AND_BUYERS)
-    ex.attrs.clear()  # built by hand or reloaded: leads without an investor row are seen
-    with pytest.warns(MissingInvestorsWarning, match="3 deals"):
+    with pytest.warns(MissingInvestorsWarning):
+        ex = explode_participants(deals)
+    ex.attrs.clear()  # reloaded: the rows still say which deals lack their list
+    with pytest.warns(MissingInvestorsWarning, match="^2 deals"):  # deal 4 is deleted
         co_investment_edges(ex)
+    with pytest.warns(MissingInvestorsWarning, match="^3 deals"):
+        co_investment_edges(ex, include_deleted=True)
+    # built by hand (no investors_missing column): leads without an investor row are seen;
+    # deal 1 has buyers only, which says nothing (a service may send "investors": [] there)
+    by_hand = explode_participants(deals, roles=LEADS_AND_BUYERS).drop(columns="investors_missing")
+    by_hand.attrs.clear()
+    with pytest.warns(MissingInvestorsWarning, match="^2 deals"):
+        co_investment_edges(by_hand, include_deleted=True)
 
 
 def test_explode_roles_argument(deals, complete):

@@ -36,8 +36,8 @@ from dealframe.arguments import DateLike, checked_keywords, finite_number, integ
 from dealframe.client import Client
 from dealframe.contract import as_count, blanked, quoted
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
-from dealframe.frames.normalize import to_booleans
 from dealframe.frames.private import day_of
+from dealframe.frames.user_columns import true_rows
 from dealframe.notices import DealframeWarning, ServiceContractWarning, user_stacklevel
 from dealframe.private.aggregate import threshold_read_elsewhere
 from dealframe.private.filters import is_day
@@ -371,7 +371,7 @@ def bucket_medians(
     )
     usable = np.isfinite(values)
     if "deleted" in deals.columns and not include_deleted:
-        usable &= ~_deleted(deals["deleted"])
+        usable &= ~true_rows(deals["deleted"])
     bucket, codes = bucket_of_rows(days, usable, window, time_bucket)
     if "id" in deals.columns:
         _warn_repeated_ids(deals["id"], bucket < len(codes))
@@ -452,29 +452,6 @@ def bucket_medians(
     out = out[keep].reset_index(drop=True)
     out.attrs.update(meta)
     return out
-
-
-def _deleted(column: pd.Series) -> np.ndarray:
-    """Which rows a ``deleted`` column marks deleted (nulls: not deleted).
-
-    Read as the client reads booleans (:func:`~dealframe.frames.normalize.to_booleans`):
-    booleans, the numbers 0 and 1, and text ``"true"`` / ``"false"`` in any case (a frame
-    read back from CSV), without its ``ServiceContractWarning``: the frame is the user's, not
-    an answer of the service, and such text is not ambiguous. A categorical (or an Arrow
-    dictionary) is read by its values. Any other value (text ``"yes"``, ``"0"`` or ``"1"``,
-    the number 2) is a ValidationError naming the column, never a deal counted as not
-    deleted.
-    """
-    column = plain_column(column)  # an Arrow dictionary of text: a categorical
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        column = column.astype(object)
-    if not pd.api.types.is_bool_dtype(column.dtype):
-        values = column.to_numpy(dtype=object, na_value=None)
-        if pd.api.types.is_numeric_dtype(column.dtype):  # each distinct number checked
-            to_booleans(pd.unique(values), "deleted", said=False)
-        else:  # not said: the reader's words are about a service's answer
-            column = pd.Series(to_booleans(values, "deleted", said=False), index=column.index)
-    return column.eq(True).to_numpy(dtype=bool, na_value=False)
 
 
 def _warn_repeated_ids(ids: pd.Series, used: np.ndarray) -> None:

@@ -9,9 +9,11 @@ too: msgspec's refusal names one such member, one pass over the items' members (
 values) finds them all, and the page is read again by rows that add them as fields of any
 value, null where an item lacks one (as a dict's ``get`` reads it), an integer beyond 64 bits
 a float (as orjson reads it: lists and objects are looked into only when the page holds 19
-digits in a row). A member null in every row may be absent from every item (no column): the
-page is read again with it UNSET where absent, and so are later pages at once (UNSET for every
-member would cost more: making each absent value null again takes longer than the decode). A
+digits in a row); ``investors``, which the document shows on single deals, is read as
+participants (:data:`_SINGLE_ONLY`). A member null in every row may be absent from every item
+(no column): the page is read again with it UNSET where absent, and so are later pages at once
+(UNSET for every member would cost more: making each absent value null again takes longer than
+the decode). A
 later page refused for the same member is read at once with the members pages refused for it
 held (their union, up to :data:`MAX_EXTRA`): a member none of its items holds makes no column,
 and the page is read once more with those it holds; the decoders are kept in a small cache
@@ -101,6 +103,12 @@ class _Page(msgspec.Struct, forbid_unknown_fields=True):
 
 _DECODER = msgspec.json.Decoder(_Page)
 
+#: Members of single deals (documented there, not in list rows) that a page's items may hold,
+#: read as their documented type when they do: ``investors`` as participants, so the list is
+#: written as the single deal writes it (exactly the participant fields, in sorted order); a
+#: value of another type gives None (the page is read as JSON, whose checks name it).
+_SINGLE_ONLY: dict[str, Any] = {"investors": list[_Party] | None}
+
 #: The most unknown members a page's rows take (a page with more is read as JSON).
 MAX_EXTRA = 16
 #: The members pages held, by the first one msgspec refused there (their union, at most
@@ -135,15 +143,19 @@ _KEYS = msgspec.json.Decoder(_Keys)
 @functools.lru_cache(maxsize=64)
 def _decoder(extra: tuple[str, ...], told: tuple[str, ...] = ()) -> msgspec.json.Decoder[Any]:
     """The decoder of pages whose items may also hold the members ``extra`` (sorted), of any
-    value, None where an item lacks one, UNSET for those in ``told`` (told from null: making
-    each such value None again costs more than the decode tells): the documented fields
-    first, then these."""
+    value (those of :data:`_SINGLE_ONLY` of their type), None where an item lacks one, UNSET
+    for those in ``told`` (told from null: making each such value None again costs more than
+    the decode tells): the documented fields first, then these."""
     if not extra:
         return _DECODER
-    unset = (Any | msgspec.UnsetType, msgspec.UNSET)
+
+    def field(name: str) -> tuple[Any, Any]:
+        kind = _SINGLE_ONLY.get(name, Any)
+        return (kind | msgspec.UnsetType, msgspec.UNSET) if name in told else (kind, None)
+
     deal: Any = msgspec.defstruct(  # a type made at run time: Any to the type checker
         "_Deal",
-        [(name, *(unset if name in told else (Any, None))) for name in extra],
+        [(name, *field(name)) for name in extra],
         bases=(_Deal,),
         gc=False,
         forbid_unknown_fields=True,

@@ -10,6 +10,12 @@ Roles use one vocabulary in every frame: ``lead_investor``, ``buyer`` (the
 service's ``role`` of buyside and investments rows) and ``investor`` (a member
 of the deal's full investor list; leads are investors too).
 
+Each row says what is known of its deal, so that it holds after ``attrs`` are lost (a CSV
+round trip, a ``concat``): ``deleted`` (the deal is soft-deleted: the service's
+``co_investors`` count live deals only, and so does :func:`co_investment_edges` by default)
+and ``investors_missing`` (the investor role was asked and the deal's full investor list
+was not read: the deal is undercounted).
+
 Examples
 --------
 >>> from dealframe.frames.private import deals_frame
@@ -33,7 +39,7 @@ import pyarrow as pa
 
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError, did_you_mean
-from dealframe.frames.normalize import _uuid_text, cast, empty_frame
+from dealframe.frames.normalize import _uuid_text, cast, empty_frame, to_booleans
 from dealframe.frames.objects import _strings_in_order, object_lists
 from dealframe.frames.private import deals_frame
 from dealframe.frames.schemas import (
@@ -45,17 +51,21 @@ from dealframe.frames.schemas import (
     STRING_DTYPE,
     dtype_of,
 )
-from dealframe.frames.user_columns import datetime_values, plain_column
+from dealframe.frames.user_columns import datetime_values, plain_column, true_rows
 from dealframe.notices import MissingInvestorsWarning, user_stacklevel
 
 __all__ = ["co_investment_edges", "explode_participants", "role_names"]
 
 #: Deal columns repeated on every participant row.
-_CARRIED = ("deal_date", "deal_type", "deal_subtype", "target_id")
+_CARRIED = ("deal_date", "deal_type", "deal_subtype", "target_id", "deleted")
+#: The row column saying that its deal's investor rows are missing (the list was not read).
+MISSING = "investors_missing"
 _COLUMN_OF = {role: column for column, role in PARTICIPANT_COLUMNS.items()}
 _ROLE_DTYPE = pd.CategoricalDtype(list(ROLES))
 #: ``attrs`` key of an exploded frame: deals whose full investor list was missing.
 WITHOUT_INVESTORS = "deals_without_investors"
+#: ``attrs`` key of an edge list: soft-deleted deals left out.
+DELETED_LEFT_OUT = "deleted_deals_left_out"
 
 
 @checked_keywords
@@ -93,7 +103,8 @@ def _read_roles(deals: pd.DataFrame, roles: list[str]) -> tuple[np.ndarray, dict
 def _carried(deals: pd.DataFrame) -> dict[str, Any]:
     """The deal columns repeated on participant rows, one value per deal: Arrow columns as the
     client's frames hold them, dates as wall times (``datetime64[us]``, time zones dropped, as
-    :func:`~dealframe.analytics.bucket_medians` reads them), nulls for a missing column."""
+    :func:`~dealframe.analytics.bucket_medians` reads them), ``deleted`` as booleans (text
+    ``"True"`` of a CSV too), nulls for a missing column."""
     out: dict[str, Any] = {}
     for name in _CARRIED:
         spec = next(c for c in PARTICIPANTS if c.name == name)
@@ -101,6 +112,9 @@ def _carried(deals: pd.DataFrame) -> dict[str, Any]:
             out[name] = cast([None] * len(deals), spec)
         elif spec.kind == "date":
             out[name] = datetime_values(deals[name])
+        elif spec.kind == "bool" and not pd.api.types.is_bool_dtype(deals[name].dtype):
+            values = plain_column(deals[name]).to_numpy(dtype=object, na_value=None)
+            out[name] = to_booleans(values, name, said=False)
         else:
             out[name] = plain_column(deals[name]).array
     return out
@@ -114,11 +128,11 @@ def _schema_categories(dtype: Any, categories: Sequence[str]) -> bool:
     return list(dtype.categories[: len(categories)]) == list(categories)
 
 
-def _without_investors(deals: pd.DataFrame) -> int:
-    """Deals whose full investor list is missing (list rows carry none)."""
+def _without_investors(deals: pd.DataFrame) -> np.ndarray:
+    """Which deals lack their full investor list (list rows carry none; ``[]`` is a list)."""
     if "investors" not in deals:
-        return len(deals)
-    return int(deals["investors"].isna().sum())
+        return np.ones(len(deals), dtype=bool)
+    return deals["investors"].isna().to_numpy(dtype=bool)
 
 
 @checked_keywords
@@ -148,7 +162,11 @@ def explode_participants(
         ``investor``: the ``role`` of ``investments`` and ``buyside`` rows too),
         ``participant_id``, ``participant_name``, ``participant_short_name``,
         ``participant_country``, ``participant_website``, and the deal's
-        ``deal_date``, ``deal_type``, ``deal_subtype``, ``target_id``. Rows are in
+        ``deal_date``, ``deal_type``, ``deal_subtype``, ``target_id``, ``deleted``
+        (``boolean``; null when ``deals`` has no ``deleted`` column) and
+        ``investors_missing`` (``boolean``: ``investor`` is among ``roles`` and the deal's
+        full ``investors`` list is null or absent, so its investor rows are missing; never
+        null). Every column is there whatever ``deals`` holds. Rows are in
         deal order, then role order, then list order.
         ``attrs["deals_without_investors"]`` counts the deals whose investor list
         was missing.
@@ -206,6 +224,8 @@ def explode_participants(
         columns[f"participant_{f}"] = pd.array(strings, dtype=STRING_DTYPE)
     for name, carried in _carried(deals).items():
         columns[name] = carried.take(parent)
+    lacking = _without_investors(deals) if "investor" in roles else np.zeros(len(deals), bool)
+    columns[MISSING] = pd.array(lacking[parent], dtype="boolean")
     frame = pd.DataFrame(columns)
     for spec in PARTICIPANTS:  # keep the schema's dtypes whatever the input frame held
         col = frame[spec.name]
@@ -215,7 +235,7 @@ def explode_participants(
                 frame[spec.name] = cast(col.to_numpy(dtype=object, na_value=None), spec)
         elif col.dtype != dtype_of(spec):
             frame[spec.name] = col.astype(dtype_of(spec))
-    missing = _without_investors(deals) if "investor" in roles else 0
+    missing = int(lacking.sum())
     frame.attrs[WITHOUT_INVESTORS] = missing
     if missing:
         warnings.warn(
@@ -230,25 +250,52 @@ def explode_participants(
 
 
 def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame) -> int:
-    """Deals paired without their full investor list (0 when none is known to lack it)."""
+    """Deals of ``rows`` paired without their full investor list (0 when none is known to lack
+    it).
+
+    Read from the rows' ``investors_missing`` (what :func:`explode_participants` knew of each
+    deal, kept through a CSV round trip), else from ``attrs``, else guessed: a deal with lead
+    investor rows and no investor row (a full list holds its leads). A deal with buyer rows
+    only says nothing: a service may list no ``investors`` for an M&A deal.
+    """
+    if not len(rows):
+        return 0
+    if MISSING in rows:
+        return int(rows.loc[true_rows(rows[MISSING]), "deal_id"].nunique())
     known = exploded.attrs.get(WITHOUT_INVESTORS)
     if isinstance(known, (int, np.integer)) and not isinstance(known, bool):
         return int(known)
-    if "role" not in rows or not len(rows):
+    if "role" not in rows:
         return 0
     role = rows["role"].astype(object)
     with_list = set(rows.loc[(role == "investor").to_numpy(), "deal_id"].tolist())
-    leading = set(rows.loc[role.isin(["lead_investor", "buyer"]).to_numpy(), "deal_id"].tolist())
+    leading = set(rows.loc[(role == "lead_investor").to_numpy(), "deal_id"].tolist())
     return len(leading - with_list)
 
 
+def _live(rows: pd.DataFrame, include_deleted: bool) -> tuple[pd.DataFrame, int]:
+    """``rows`` without those of soft-deleted deals (unless ``include_deleted``), and how many
+    deals were left out."""
+    if include_deleted or "deleted" not in rows:
+        return rows, 0
+    gone = true_rows(rows["deleted"])
+    if not gone.any():
+        return rows, 0
+    return rows[~gone], int(rows.loc[gone, "deal_id"].nunique())
+
+
 @checked_keywords
-def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = None) -> pd.DataFrame:
+def co_investment_edges(
+    exploded: pd.DataFrame, roles: Sequence[str] | None = None, *, include_deleted: bool = False
+) -> pd.DataFrame:
     """Pairs of participants that shared deals, as an edge list.
 
     Over deals with complete investor lists (``deals(..., with_investors=True)``)
     this equals the service's ``co_investors`` of each investor: ``shared_deals``,
-    and the first and last shared dates.
+    and the first and last shared dates. Soft-deleted deals are left out by default: the
+    interface document hides a soft-deleted record from every read that does not ask for
+    deleted ones, and ``co_investors`` takes no ``include_deleted``, so its counts are of
+    live deals (the sandbox counts them so).
 
     Parameters
     ----------
@@ -257,6 +304,10 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
     roles : sequence of str, optional
         Only count participants in these roles (default: every row; a participant
         counts once per deal whatever its roles).
+    include_deleted : bool, default False
+        Count the deals whose ``deleted`` is true too (rows of
+        ``deals(include_deleted=True)``; booleans, 0/1, or text ``"true"`` / ``"false"`` in
+        any case). Pass True to compare with a service whose ``co_investors`` count them.
 
     Returns
     -------
@@ -264,6 +315,8 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
         ``investor_a`` < ``investor_b`` (ids), ``name_a``, ``name_b``,
         ``shared_deals`` (distinct deals), ``first_date``/``last_date`` (deal
         dates), sorted by ``shared_deals`` descending, then ids.
+        ``attrs["deleted_deals_left_out"]`` counts the soft-deleted deals left out (0 with
+        ``include_deleted``, or when ``exploded`` has no ``deleted`` column).
 
     Raises
     ------
@@ -274,9 +327,10 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
     Warns
     -----
     dealframe.MissingInvestorsWarning
-        The investor role is counted and some deals lack their full investor list
-        (as :func:`explode_participants` recorded it in ``attrs``; for other frames,
-        deals with lead or buyer rows but no investor row).
+        The investor role is counted and some of the deals counted lack their full investor
+        list, as :func:`explode_participants` recorded it in ``investors_missing`` (else in
+        ``attrs``; for frames with neither, deals with lead investor rows but no investor
+        row: a deal with buyers only may have no ``investors`` at all).
 
     Examples
     --------
@@ -298,6 +352,7 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
     if roles is not None:
         wanted = role_names(roles)
         rows = rows[rows["role"].astype(object).isin(list(wanted)).to_numpy()]
+    rows, left_out = _live(rows, include_deleted)
     if roles is None or "investor" in wanted:
         missing = _incomplete(exploded, rows)
         if missing:
@@ -310,7 +365,7 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
             )
     rows = rows[rows["deal_id"].notna() & rows["participant_id"].notna()]
     if not len(rows):
-        return empty_frame(EDGES)
+        return _said(empty_frame(EDGES), left_out)
     pid_codes, pids = pd.factorize(rows["participant_id"].to_numpy(dtype=object), sort=True)
     deal_codes, _ = pd.factorize(rows["deal_id"].to_numpy(dtype=object))
 
@@ -324,7 +379,7 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
     joined = pairs.merge(pairs[["d", "p"]], on="d", suffixes=("_a", "_b"))
     joined = joined[joined["p_a"] < joined["p_b"]]
     if not len(joined):
-        return empty_frame(EDGES)
+        return _said(empty_frame(EDGES), left_out)
     agg = joined.groupby(["p_a", "p_b"], sort=False).agg(
         shared_deals=("d", "size"), first_date=("t", "min"), last_date=("t", "max")
     )
@@ -353,4 +408,10 @@ def co_investment_edges(exploded: pd.DataFrame, roles: Sequence[str] | None = No
         ascending=[False, True, True],
         ignore_index=True,
     )
-    return frame
+    return _said(frame, left_out)
+
+
+def _said(edges: pd.DataFrame, left_out: int) -> pd.DataFrame:
+    """``edges`` with the soft-deleted deals left out counted in ``attrs``."""
+    edges.attrs[DELETED_LEFT_OUT] = left_out
+    return edges

@@ -26,6 +26,7 @@ import orjson
 import pandas as pd
 
 from dealframe.arguments import checked_keywords, choice
+from dealframe.contract import keys_present, typed_fields
 from dealframe.errors import ValidationError
 from dealframe.frames.deal_rows import read_deal_page
 from dealframe.frames.nested import to_lists
@@ -46,6 +47,7 @@ from dealframe.frames.schemas import (
     DEAL_LIST,
     DEAL_NESTED,
     DEAL_PROFILE,
+    DEAL_PROFILE_ONLY,
     DEAL_ROLE,
     INVESTOR_LIST,
     INVESTOR_PROFILE,
@@ -58,6 +60,7 @@ from dealframe.frames.schemas import (
     ROLES,
     TOP_COUNTRIES,
     TOP_VERTICALS,
+    Column,
     Schema,
 )
 
@@ -243,11 +246,40 @@ def _one_vocabulary(values: pd.Series, vocabulary: Sequence[str] = ROLES) -> pd.
     return pd.Series(out, index=values.index, name=values.name)
 
 
+def _single_only_carried(records: Sequence[Any]) -> tuple[Column, ...]:
+    """The columns only single deals are documented to carry (:data:`DEAL_PROFILE_ONLY`:
+    ``investors``, the richer target) that some of these deal rows carry: a service may put
+    them in list rows too. Typed rows (:mod:`dealframe.frames.deal_rows`) carry ``investors``
+    at most (their ``target`` holds the list fields only)."""
+    if not records:
+        return ()
+    top = keys_present(records)
+    inner: set[str] = set()
+    if "target" in top and typed_fields(records) is None:
+        targets = [r.get("target") for r in records]
+        inner = keys_present([t for t in targets if isinstance(t, Mapping)])
+    return tuple(
+        c
+        for c in DEAL_PROFILE_ONLY
+        if (c.path[1] in inner if len(c.path) == 2 and c.path[0] == "target" else c.path[0] in top)
+    )
+
+
+def _deal_columns(records: Sequence[Any], schema: Schema) -> Any:
+    """One page of deal rows as columns (:func:`~dealframe.frames.normalize.build_columns`):
+    on list rows (:data:`DEAL_LIST`), the single-deal columns they carry written as single
+    deals write them (participants canonical, the same dtypes), not as unknown fields."""
+    carried = _single_only_carried(records) if schema is DEAL_LIST else ()
+    return build_columns(records, schema, DEAL_NESTED, (*carried, DEAL_ROLE))
+
+
 def _deals_joined(parts: list[Any], schema: Schema, with_role: bool | None) -> pd.DataFrame:
     """Deal columns joined into a frame, with ``role`` as ``with_role`` asks (:func:`deals_frame`),
-    in the one role vocabulary (:func:`_one_vocabulary`)."""
+    in the one role vocabulary (:func:`_one_vocabulary`); on list rows, the single-deal
+    columns some page carried (:func:`_deal_columns`) after the list columns."""
     always = () if with_role is None or with_role is False else (DEAL_ROLE.name,)
-    frame = assemble(parts, schema, (DEAL_ROLE,), always=always)
+    optional = (*DEAL_PROFILE_ONLY, DEAL_ROLE) if schema is DEAL_LIST else (DEAL_ROLE,)
+    frame = assemble(parts, schema, optional, always=always)
     if DEAL_ROLE.name not in frame:
         return frame
     if with_role is False:
@@ -278,7 +310,9 @@ def deals_frame(
     profile : bool, optional
         ``True``: single deals (``GET /transactions/{id}``), with the columns only
         they carry (``target_region``, ``target_city``, ``target_founded``, the
-        target's lists, ``investors``); ``False``: list rows, without them. By
+        target's lists, ``investors``); ``False``: list rows, with those of them that
+        some row carries (after the list columns, written as single deals write them:
+        participants with exactly the participant fields, ids in lower case). By
         default, single deals when some item carries ``investors``.
 
     Returns
@@ -301,9 +335,7 @@ def deals_frame(
     """
     records = as_records(items, "deals")
     schema = DEAL_PROFILE if (_is_profile(records) if profile is None else profile) else DEAL_LIST
-    return _deals_joined(
-        [build_columns(records, schema, DEAL_NESTED, (DEAL_ROLE,))], schema, with_role
-    )
+    return _deals_joined([_deal_columns(records, schema)], schema, with_role)
 
 
 @checked_keywords
@@ -312,7 +344,8 @@ def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
 
     The result has the columns of single deals (``DEAL_PROFILE``) in their order,
     then the list rows' other columns; a deal without a single form keeps nulls in
-    the profile-only columns (``investors``, ``target_region`` ...).
+    the profile-only columns (``investors``, ``target_region`` ...), or what its list row
+    carried of them (the single form's value is taken wherever there is one).
 
     Examples
     --------
@@ -329,7 +362,7 @@ def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
     found = position >= 0
     columns: dict[str, Any] = {}
     for col in DEAL_PROFILE:
-        if col.name in deals.columns:
+        if col.name in deals.columns and col not in DEAL_PROFILE_ONLY:
             columns[col.name] = deals[col.name].array
             continue
         source = (
@@ -338,6 +371,8 @@ def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
             else cast([None] * len(singles), col)
         )
         taken = source.take(np.where(found, position, -1), allow_fill=True)
+        if col.name in deals.columns:  # carried by list rows too: theirs where no single form
+            taken = _where(found, taken, deals[col.name].array, col)
         columns[col.name] = taken
     for name in deals.columns:
         if name not in columns:
@@ -345,6 +380,17 @@ def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(columns, index=deals.index, copy=False)
     out.attrs.update(deals.attrs)
     return out
+
+
+def _where(found: np.ndarray, taken: Any, kept: Any, col: Column) -> Any:
+    """``taken`` where ``found``, else ``kept`` (two arrays of ``col``'s dtype; categories
+    joined)."""
+    if found.all():
+        return taken
+    if isinstance(taken.dtype, pd.CategoricalDtype):
+        values = np.where(found, taken.astype(object), kept.astype(object))
+        return cast([None if pd.isna(v) else v for v in values], col)
+    return pd.Series(taken).where(found, pd.Series(kept)).array
 
 
 @checked_keywords
@@ -365,6 +411,8 @@ def list_page_columns(entity: str, items: Items) -> Any:
     'A'
     """
     columns, nested, extra = LIST_SHAPES[choice(entity, "entity", LIST_SHAPES)]
+    if entity == "transactions":
+        return _deal_columns(as_records(items, entity), columns)
     return build_columns(as_records(items, entity), columns, nested, extra)
 
 

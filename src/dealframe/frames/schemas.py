@@ -535,6 +535,8 @@ PARTICIPANTS: Schema = (
     Column("deal_type", "category"),
     Column("deal_subtype", "category"),
     Column("target_id", "uuid"),
+    Column("deleted", "bool"),
+    Column("investors_missing", "bool"),
 )
 
 EDGES: Schema = (

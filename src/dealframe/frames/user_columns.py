@@ -20,8 +20,16 @@ import pyarrow.compute as pc
 
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
+from dealframe.frames.normalize import to_booleans
 
-__all__ = ["arrow_type", "date_values", "datetime_values", "is_arrow_number", "plain_column"]
+__all__ = [
+    "arrow_type",
+    "date_values",
+    "datetime_values",
+    "is_arrow_number",
+    "plain_column",
+    "true_rows",
+]
 
 #: What a date column may hold, as a ValidationError says it.
 _DATES = (
@@ -288,3 +296,42 @@ def date_values(series: pd.Series) -> np.ndarray:
     array(['2024-01-05',        'NaT'], dtype='datetime64[D]')
     """
     return datetime_values(series).astype("datetime64[D]")
+
+
+@checked_keywords
+def true_rows(series: pd.Series) -> np.ndarray:
+    """Which rows a boolean column of a user's frame (``deleted``) holds true (nulls: false).
+
+    Read as the client reads booleans (:func:`~dealframe.frames.normalize.to_booleans`):
+    booleans, the numbers 0 and 1, and text ``"true"`` / ``"false"`` in any case (a frame
+    read back from CSV), without its ``ServiceContractWarning``: the frame is the user's, not
+    an answer of the service, and such text is not ambiguous. A categorical (or an Arrow
+    dictionary) is read by its values. Any other value (text ``"yes"``, ``"0"`` or ``"1"``,
+    the number 2) is a ValidationError naming the column, never a row read as false.
+
+    Parameters
+    ----------
+    series : pandas.Series
+        The column; its name is the one an error gives.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``bool``, one value per row.
+
+    Examples
+    --------
+    >>> true_rows(pd.Series(["True", "false", None], name="deleted")).tolist()
+    [True, False, False]
+    """
+    name = str(series.name) if series.name is not None else "column"
+    column = plain_column(series)  # an Arrow dictionary of text: a categorical
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        column = column.astype(object)
+    if not pd.api.types.is_bool_dtype(column.dtype):
+        values = column.to_numpy(dtype=object, na_value=None)
+        if pd.api.types.is_numeric_dtype(column.dtype):  # each distinct number checked
+            to_booleans(pd.unique(values), name, said=False)
+        else:  # not said: the reader's words are about a service's answer
+            column = pd.Series(to_booleans(values, name, said=False), index=column.index)
+    return column.eq(True).to_numpy(dtype=bool, na_value=False)

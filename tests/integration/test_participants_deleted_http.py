@@ -1,0 +1,247 @@
+"""Participants over HTTP, audit of issue 15: soft-deleted deals in co-investment, investor lists
+that list rows carry (written as single deals write them), and what an exploded frame still
+knows after a CSV round trip."""
+
+from __future__ import annotations
+
+import io
+import sys
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import Proxy, edit
+
+import dealframe
+import dealframe.sandbox
+from dealframe import Client, MissingInvestorsWarning
+from dealframe.frames.private import LIST_READERS
+from dealframe.frames.schemas import DEAL_PROFILE_ONLY
+
+P = "/api/private/v1"
+PROFILE_ONLY = [c.name for c in DEAL_PROFILE_ONLY]
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[Any]:
+    """A small sandbox of this module's own (about 10 of its 1,000 deals are soft-deleted)."""
+    with dealframe.sandbox.run(scale=0.02, seed=7) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="module")
+def client(sandbox: Any) -> Iterator[Client]:
+    with Client.for_sandbox(sandbox, progress=False) as c:
+        yield c
+
+
+@pytest.fixture
+def via(sandbox: Any) -> Iterator[tuple[Proxy, Client]]:
+    """A drift proxy in front of the sandbox and a client of its own through it."""
+    with (
+        Proxy(sandbox.url) as proxy,
+        Client(
+            proxy.url,
+            sandbox.public_token,
+            sandbox.private_key,
+            cache_enabled=False,
+            progress=False,
+        ) as c,
+    ):
+        yield proxy, c
+
+
+@pytest.fixture(scope="module")
+def feed(client: Client) -> pd.DataFrame:
+    """A change-feed pull: live and soft-deleted deals, each with its full investor list."""
+    return client.private.deals(
+        include_deleted=True, updated_at="2000-01-01T00:00:00Z", with_investors=True
+    )
+
+
+def _both_ways(edges: pd.DataFrame) -> pd.DataFrame:
+    """Each edge from both ends, as the service's ``co_investors`` lists them."""
+    a = edges.rename(columns={"investor_a": "me", "investor_b": "other"})
+    b = edges.rename(columns={"investor_b": "me", "investor_a": "other"})
+    return pd.concat([a, b])[["me", "other", "shared_deals", "first_date", "last_date"]]
+
+
+def test_co_investment_leaves_soft_deleted_deals_out_as_co_investors_does(client, feed):
+    gone = feed[feed["deleted"].fillna(False).to_numpy(dtype=bool)]
+    assert len(gone) >= 5
+    gone_ids = set(gone["id"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MissingInvestorsWarning)  # complete lists: no warning
+        people = dealframe.explode_participants(feed)
+        edges = dealframe.co_investment_edges(people)
+    # the service's co_investors of the investors of deleted deals: live deals only
+    in_gone = people["deal_id"].isin(gone_ids).to_numpy()
+    touched = people.loc[in_gone & (people["role"] == "investor").to_numpy(), "participant_id"]
+    sample = list(dict.fromkeys(touched))[:8]
+    assert len(sample) >= 4
+    theirs = client.private.co_investors(sample)
+    ours = _both_ways(edges)
+    for me in sample:
+        mine = ours[ours["me"] == me].drop(columns="me").set_index("other").sort_index()
+        service = (
+            theirs[theirs["investor_id"] == me]
+            .rename(
+                columns={
+                    "id": "other",
+                    "first_shared_date": "first_date",
+                    "last_shared_date": "last_date",
+                }
+            )
+            .set_index("other")[["shared_deals", "first_date", "last_date"]]
+            .sort_index()
+        )
+        pd.testing.assert_frame_equal(mine, service, check_names=False)
+    # the default equals the edges of the live deals alone
+    live = feed[~feed["id"].isin(gone_ids)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(
+        edges, dealframe.co_investment_edges(dealframe.explode_participants(live))
+    )
+    # every row says whether its deal is deleted: users can filter after exploding
+    deleted_of = dict(zip(feed["id"], feed["deleted"], strict=True))
+    assert people["deleted"].dtype == "boolean"
+    assert people["deleted"].tolist() == [deleted_of[i] for i in people["deal_id"]]
+    assert people.loc[in_gone, "deleted"].all() and not people.loc[~in_gone, "deleted"].any()
+    assert edges.attrs["deleted_deals_left_out"] == people.loc[in_gone, "deal_id"].nunique()
+    counted = dealframe.co_investment_edges(people, include_deleted=True)
+    assert counted.attrs["deleted_deals_left_out"] == 0
+    assert counted["shared_deals"].sum() > edges["shared_deals"].sum()
+
+
+def test_exploded_columns_are_the_same_whatever_the_deals_frame_holds(client, feed):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingInvestorsWarning)
+        full = dealframe.explode_participants(feed)
+        listed = dealframe.explode_participants(client.private.deals(limit=20))
+        bare = dealframe.explode_participants(
+            client.private.deals(limit=20).drop(columns=["deleted"])
+        )
+        none = dealframe.explode_participants(client.private.deals(valuation_min=1e12))
+    for other in (listed, bare, none):
+        assert list(other.columns) == list(full.columns)
+        assert list(other.dtypes) == list(full.dtypes)
+    assert bare["deleted"].isna().all() and not listed["deleted"].isna().any()
+    assert listed["investors_missing"].all() and not full["investors_missing"].any()
+
+
+def _spelt_otherwise(participants: list[dict]) -> list[dict]:
+    """Participants as another service may write them: keys in another order, ids in upper
+    case, and the first one without its ``website``."""
+    out = [{k: p[k] for k in reversed(list(p))} | {"id": p["id"].upper()} for p in participants]
+    if out:
+        out[0].pop("website")
+    return out
+
+
+@pytest.mark.parametrize("with_target", [False, True], ids=["investors", "investors+target"])
+def test_investor_lists_in_list_rows_are_written_as_single_deals(
+    client, via, with_target, monkeypatch
+):
+    proxy, c = via
+    typed: list[bool] = []  # whether each page was read as typed rows (else as JSON)
+    read = LIST_READERS["transactions"]
+    monkeypatch.setitem(
+        LIST_READERS,
+        "transactions",
+        lambda page: typed.append(read(page) is not None) or read(page),
+    )
+    singles = client.private.deal(list(client.private.deals(limit=30)["id"]))
+    raw = {i: orjson.loads(t) for i, t in zip(singles["id"], singles["investors"], strict=True)}
+    targets = singles.set_index("id")
+
+    def carry(doc: Any) -> Any:
+        for item in doc.get("data") or []:
+            item["investors"] = _spelt_otherwise(raw[item["id"]])
+            if with_target:
+                row = targets.loc[item["id"]]
+                item["target"]["region"] = row["target_region"]
+                item["target"]["city"] = row["target_city"]
+                item["target"]["founded"] = int(row["target_founded"])
+        return doc
+
+    proxy.add(f"{P}/transactions$", edit(carry), method="POST")
+    typed.clear()  # the pages of the pull through the proxy only
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MissingInvestorsWarning)  # every row carried its list
+        got = c.private.deals(limit=30)
+        people = dealframe.explode_participants(got)
+    assert len(got) == 30 and got["id"].tolist() == singles["id"].tolist()
+    # investors alone: typed rows read it as participants; a richer target: read as JSON
+    assert typed == [not with_target]
+    carried = ["investors"] + (["target_region", "target_city", "target_founded"] * with_target)
+    assert [col for col in got.columns if col in PROFILE_ONLY] == [
+        col for col in PROFILE_ONLY if col in carried
+    ]
+    for name in carried:
+        assert got[name].dtype == singles[name].dtype, name
+    # the first participant lost its website: padded with null; all else as the single deal
+    want = singles["investors"].copy()
+    for i, ident in enumerate(singles["id"]):
+        members = raw[ident]
+        if members:
+            want[i] = dealframe.frames.nested.dumps([{**members[0], "website": None}, *members[1:]])
+    assert got["investors"].tolist() == want.tolist()
+    if with_target:
+        pd.testing.assert_frame_equal(
+            got[["target_region", "target_city", "target_founded"]],
+            singles[["target_region", "target_city", "target_founded"]],
+        )
+    assert (people["role"] == "investor").sum() == sum(map(len, raw.values()))
+    assert people.loc[people["role"] == "investor", "participant_id"].str.islower().all()
+
+
+def test_with_investors_takes_the_single_forms_over_list_rows(client, via):
+    """List rows carrying a partial ``investors`` (the leads only) are completed from the
+    single forms: their lists are kept only where no single form was read."""
+    proxy, c = via
+    want = client.private.deals(limit=30, with_investors=True)
+
+    def leads_only(doc: Any) -> Any:
+        for item in doc.get("data") or []:
+            item["investors"] = item["lead_investors"]
+        return doc
+
+    proxy.add(f"{P}/transactions$", edit(leads_only), method="POST")
+    got = c.private.deals(limit=30, with_investors=True)
+    assert got["investors"].tolist() == want["investors"].tolist()
+    assert list(got.columns) == list(want.columns)
+
+
+def test_no_false_missing_lists_warning_after_a_csv_round_trip(client, via):
+    """A service may send ``investors: []`` for an M&A deal with buyers. Once an exploded frame
+    has lost its ``attrs`` (a CSV round trip), its rows still say which lists were read."""
+    proxy, c = via
+    mergers = set(client.private.deals(deal_type=["M&A"], limit=60)["id"])
+
+    def no_investors(doc: Any) -> Any:
+        data = doc.get("data")
+        if isinstance(data, dict) and data.get("id") in mergers:
+            data["investors"] = []
+        return doc
+
+    proxy.add(f"{P}/transactions/[^/]+$", edit(no_investors), method="GET")
+    deals = c.private.deals(deal_type=["M&A"], limit=60, with_investors=True)
+    assert (deals["investors"] == "[]").all() and (deals["buyers"] != "[]").any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MissingInvestorsWarning)
+        people = dealframe.explode_participants(deals)
+        back = pd.read_csv(io.StringIO(people.to_csv(index=False)))
+        dealframe.co_investment_edges(back)  # no warning: every list was read
+    # a list pull lacks its lists, and still says so after the round trip
+    with pytest.warns(MissingInvestorsWarning):
+        listed = dealframe.explode_participants(c.private.deals(deal_type=["M&A"], limit=60))
+    back = pd.read_csv(io.StringIO(listed.to_csv(index=False)))
+    paired = listed["deal_id"].nunique()  # the deals with buyers
+    with pytest.warns(MissingInvestorsWarning, match=f"^{paired} deals"):
+        dealframe.co_investment_edges(back)
