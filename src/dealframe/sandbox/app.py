@@ -4,7 +4,9 @@ Layers, outermost first: optional fault injection (:mod:`.faults`), the gate
 (:class:`GateMiddleware`: token per family, optional rate limit and latency), then one
 Starlette route per :class:`~.urls.Url`. Each route reads the JSON body within
 :data:`~.vocab.MAX_BODY_BYTES` (a larger one is answered 413 without being read),
-builds the :class:`~.responses.request.ApiRequest` and calls the handler. Every
+builds the :class:`~.responses.request.ApiRequest` and calls the handler in a worker
+thread (Starlette's thread pool), so that one long request does not hold the event loop
+and every other request behind it (the stores take their own locks). Every
 error leaves as the documented JSON body; a bug becomes a 500 ``INTERNAL_ERROR``
 rather than a traceback.
 """
@@ -18,6 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
@@ -157,7 +160,7 @@ def _endpoint(url: Url, state: SandboxState) -> Callable[[Request], Awaitable[Re
     async def endpoint(request: Request) -> Response:
         body = {} if url.body == "none" else parse_body(await read_body(request), required=required)
         parsed = ApiRequest(request.url.path, request.path_params, request.query_params, body)
-        return Response(url.handler(parsed, state), media_type=_JSON)
+        return Response(await run_in_threadpool(url.handler, parsed, state), media_type=_JSON)
 
     return endpoint
 

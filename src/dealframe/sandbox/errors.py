@@ -18,6 +18,7 @@ __all__ = [
     "bad_request",
     "error_body",
     "json_type",
+    "json_value",
     "not_found",
     "payload_too_large",
 ]
@@ -40,6 +41,28 @@ def json_type(value: Any) -> str:
     if isinstance(value, dict):
         return "object"
     return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), "value")
+
+
+def json_value(value: Any) -> str:
+    """A parsed value as an error message shows it, in JSON's words, not Python's.
+
+    ``null``, ``true`` and ``false`` for JSON's literals, numbers as written, strings quoted;
+    an array or an object by its type (its content can be long).
+
+    Examples
+    --------
+    >>> json_value(None), json_value(True), json_value(5000), json_value(2.5)
+    ('null', 'true', '5000', '2.5')
+    >>> json_value("week"), json_value([1, 2]), json_value({})
+    ("'week'", 'array', 'object')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return repr(value)
+    return json_type(value)
 
 
 class ApiProblem(Exception):

@@ -1,6 +1,7 @@
 """The Family B store: companies, investors and deals over two record stores.
 
-Lists are answered by a boolean mask per filter over numpy columns, a cached sort
+Lists are answered by a boolean mask per filter over numpy columns (a list filter's
+membership by hashing, :func:`~.filters.member_mask`), a cached sort
 permutation (key, then nulls last, then ``id`` ascending) and page slices of list
 items serialised once. Every target field of a deal is read from its company, so a
 deal's target and the company's list item always agree. Profiles and
@@ -26,7 +27,7 @@ from ..vocab import (
     METRIC_COLUMNS,
 )
 from .corpus import Corpus
-from .filters import Condition
+from .filters import Condition, member_mask
 from .records import DEAL_SPEC, ORG_SPEC, RecordSpec, RecordStore
 from .relations import Relations
 from .resolve import NameIndex
@@ -202,7 +203,7 @@ class PrivateStore:
                 return self.orgs.lists[f[len("target_") :]].mask(v)[cols["target_org"]]
             return self.orgs.lists[f].mask(v)[table.rows]
         if op == "in":
-            return np.isin(cols[f], np.array(v, dtype=object))
+            return member_mask(cols[f], v)
         if op == "eq":
             return cols[f] == v
         values = cols[_RANGE_COLUMNS[f]]

@@ -29,6 +29,7 @@ import orjson
 
 from ..vocab import TIME_SERIES_FIELDS, VERSIONS
 from .corpus import Corpus
+from .filters import member_mask
 
 __all__ = ["PublicStore", "SearchQuery"]
 
@@ -231,7 +232,7 @@ class PublicStore:
 
     def _overlaps(self, column: str, wanted: Sequence[str]) -> np.ndarray:
         mask = np.zeros(len(self), dtype=bool)
-        for value in wanted:
+        for value in dict.fromkeys(wanted):  # each value once, however often it is given
             hit = self._members[column].get(value)
             if hit is not None:
                 mask |= hit
@@ -250,9 +251,9 @@ class PublicStore:
         if query.themes:
             mask &= self._overlaps("themes", query.themes)
         if query.regions:
-            mask &= np.isin(self._region, list(query.regions))
+            mask &= member_mask(self._region, query.regions)
         if query.countries:
-            mask &= np.isin(self._country, list(query.countries))
+            mask &= member_mask(self._country, query.countries)
         if query.enterprise_value_above is not None:
             with np.errstate(invalid="ignore"):
                 mask &= self._ev > query.enterprise_value_above

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from ..changes import ENTITIES, ChangeInputError, Changes
-from ..errors import Problems, bad_request
+from ..errors import Problems, bad_request, json_value
 from ..models import SandboxState
 from ..models.data import iso_ts
 from .request import ApiRequest, check_members
@@ -52,9 +52,10 @@ def apply(request: ApiRequest, models: SandboxState) -> bytes:
     check_members(body, ("operation", "entity", "n", "advance_seconds"), problems)
     op: Any = body.get("operation")
     if op not in _OPERATIONS:
-        problems.add(f"operation: {op!r} is not one of {', '.join(_OPERATIONS)}")
+        problems.add(f"operation: {json_value(op)} is not one of {', '.join(_OPERATIONS)}")
     if op != "random_round" and body.get("entity") not in (*ENTITIES, "transactions"):
-        problems.add(f"entity: {body.get('entity')!r} is not one of {', '.join(ENTITIES)}")
+        entity = json_value(body.get("entity"))
+        problems.add(f"entity: {entity} is not one of {', '.join(ENTITIES)}")
     problems.raise_if_any()
     changes = Changes(models, models.admin_rng)
     try:

@@ -15,7 +15,7 @@ import numpy as np
 import orjson
 
 from ..discovery import discovery_document
-from ..errors import Problems, bad_request, not_found
+from ..errors import Problems, bad_request, json_value, not_found
 from ..models import SandboxState
 from ..models.aggregate import (
     DEFAULT_DATE_RANGE_YEARS,
@@ -37,7 +37,7 @@ from ..vocab import (
     MAX_RESOLVE_NAMES,
     TIME_BUCKETS,
 )
-from .request import ApiRequest, bool_param, check_members, int_param, path_id
+from .request import ApiRequest, bool_param, check_members, int_param, path_id, query_param
 
 __all__ = ["PREFIX", "aggregate", "list_rows", "lookup", "profile", "resolve", "sub_collection"]
 
@@ -74,7 +74,7 @@ def _page(items: list[bytes], page: int, limit: int, total: int) -> bytes:
 def _body_int(body: dict, name: str, default: int, hi: int, problems: Problems) -> int:
     value = body.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= hi:
-        problems.add(f"{name}: must be an integer between 1 and {hi}, got {value!r}")
+        problems.add(f"{name}: must be an integer between 1 and {hi}, got {json_value(value)}")
         return default
     return value
 
@@ -120,7 +120,7 @@ def profile(entity: str, request: ApiRequest, models: SandboxState) -> bytes:
     include_deleted = bool_param(request.query, "include_deleted", problems)
     allowed = _PROFILE_FIELDS[entity]
     fields = None
-    raw = request.query.get("fields")
+    raw = query_param(request.query, "fields", problems)
     if raw is not None and raw.strip():
         names = [f.strip() for f in raw.split(",") if f.strip()]
         unknown = [f for f in names if f not in allowed]
@@ -189,10 +189,10 @@ def aggregate(
     if metric is None:
         problems.add(f"metric: required; one of {', '.join(AGGREGATE_METRICS)}")
     elif metric not in AGGREGATE_METRICS:
-        problems.add(f"metric: {metric!r} is not one of {', '.join(AGGREGATE_METRICS)}")
+        problems.add(f"metric: {json_value(metric)} is not one of {', '.join(AGGREGATE_METRICS)}")
     bucket = body.get("time_bucket", "quarter")
     if bucket not in TIME_BUCKETS:
-        problems.add(f"time_bucket: {bucket!r} is not one of {', '.join(TIME_BUCKETS)}")
+        problems.add(f"time_bucket: {json_value(bucket)} is not one of {', '.join(TIME_BUCKETS)}")
     conditions, include_deleted = parse_filters("transactions", body.get("filters"), problems)
     problems.raise_if_any()
     window = {c.field: _as_date(c.value) for c in conditions if c.field in ("date_from", "date_to")}

@@ -16,7 +16,15 @@ import orjson
 
 from ..errors import ApiProblem, Problems, bad_request, json_type
 
-__all__ = ["ApiRequest", "bool_param", "check_members", "int_param", "parse_body", "path_id"]
+__all__ = [
+    "ApiRequest",
+    "bool_param",
+    "check_members",
+    "int_param",
+    "parse_body",
+    "path_id",
+    "query_param",
+]
 
 _ASCII_INT = re.compile(r"-?[0-9]+")
 _MAX_DIGITS = 30
@@ -34,7 +42,9 @@ class ApiRequest:
     path_params : mapping
         Parameters of the URL pattern (``{"id": ...}``).
     query : mapping
-        Query parameters (the last value of a repeated one).
+        Query parameters. The server's is a multi-dict (Starlette's ``QueryParams``), whose
+        ``get`` is the last value of a repeated parameter: read them with
+        :func:`query_param`, which refuses a repeated one.
     body : dict
         The JSON object of the body; ``{}`` when the endpoint takes none or it was empty.
     """
@@ -81,6 +91,31 @@ def check_members(
             problems.add(f"{where}.{key}: unknown member; allowed: {', '.join(allowed)}")
 
 
+def query_param(query: Mapping[str, str], name: str, problems: Problems) -> str | None:
+    """The value of query parameter ``name`` (None when absent); given more than once, a
+    problem naming it (and None).
+
+    A repeated parameter (``?fields=name&fields=country``) has no meaning the interface
+    document gives: taking the last (or the first) would answer a question not asked. A
+    plain mapping (a handler called without a server) holds one value per name.
+
+    Examples
+    --------
+    >>> from starlette.datastructures import QueryParams
+    >>> p = Problems()
+    >>> query_param(QueryParams("fields=name"), "fields", p), p.errors
+    ('name', [])
+    >>> query_param(QueryParams("fields=name&fields=country"), "fields", p), p.errors
+    (None, ['fields: given more than once (2 times); give it once'])
+    """
+    getlist = getattr(query, "getlist", None)
+    values = list(getlist(name)) if callable(getlist) else []
+    if len(values) > 1:
+        problems.add(f"{name}: given more than once ({len(values)} times); give it once")
+        return None
+    return query.get(name)
+
+
 def int_param(
     query: Mapping[str, str], name: str, default: int, lo: int, hi: int, problems: Problems
 ) -> int:
@@ -99,7 +134,7 @@ def int_param(
     >>> int_param({"limit": "٣"}, "limit", 100, 1, 1000, p), p.errors
     (100, ["limit: must be an integer between 1 and 1000, got '٣'"])
     """
-    raw = query.get(name)
+    raw = query_param(query, name, problems)
     if raw is None:
         return default
     rule = f"an integer between {lo} and {hi}"
@@ -120,13 +155,17 @@ def int_param(
 def bool_param(query: Mapping[str, str], name: str, problems: Problems) -> bool:
     """A ``true``/``false`` (or ``1``/``0``) query parameter; absent is false.
 
+    Case and surrounding spaces are ignored: ``True`` is how Python's ``requests`` writes
+    ``params={"include_deleted": True}``. Anything else, or the parameter given more than
+    once, is a problem naming it (docs/sandbox.md, "include_deleted").
+
     Examples
     --------
     >>> p = Problems()
     >>> bool_param({"include_deleted": "TRUE"}, "include_deleted", p), bool_param({}, "x", p)
     (True, False)
     """
-    raw = query.get(name)
+    raw = query_param(query, name, problems)
     if raw is None:
         return False
     value = raw.strip().lower()
