@@ -279,6 +279,10 @@ def _parser() -> argparse.ArgumentParser:
     mirror_cli.register(sub)
     report_cli.register(sub)
     pull_cli.register(sub)
+    # every command is given the option strings of all of them (``args.every_option``): a
+    # command that reads words of its own (pull's filters) tells another command's option
+    # from a typo without importing this module (no import cycle, hidden or not)
+    parser.set_defaults(every_option=frozenset(options_everywhere(parser)))
     return parser
 
 

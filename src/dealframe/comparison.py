@@ -476,7 +476,8 @@ def measure_side(
     Raises
     ------
     dealframe.errors.ValidationError
-        ``frame`` is not a DataFrame, has no ``date_column``, or an argument of
+        ``frame`` is not a DataFrame, ``column`` or ``date_column`` is no name (a ``str``),
+        the frame has no ``date_column``, or an argument of
         :func:`~dealframe.analytics.bucket_medians` (the period, ``threshold``) is bad.
 
     Examples
@@ -495,6 +496,10 @@ def measure_side(
         raise ValidationError("meaningful_only", "True or False", got=meaningful_only)
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError("frame", "a DataFrame of deals or comps", got=frame)
+    if not isinstance(column, str):
+        raise ValidationError("column", "a column name (str) such as 'ev_revenue'", got=column)
+    if date_column is not None and not isinstance(date_column, str):
+        raise ValidationError("date_column", "a column name (str) or None", got=date_column)
     if date_column is not None and date_column not in frame.columns:
         columns = ", ".join(map(str, frame.columns[:8]))
         raise ValidationError(

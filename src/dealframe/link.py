@@ -92,16 +92,54 @@ def _plain_name(name: Any) -> str:
     return " ".join(tokens)
 
 
+def _cell(value: Any, argument: str, what: str) -> str | None:
+    """``value`` as a cell of a name or listing column: the text, or None for a missing
+    value (None, NaN, ``pd.NA``, as a frame holds one); anything else (a number, a list) is
+    a :class:`~dealframe.errors.ValidationError` naming ``argument``.
+
+    Examples
+    --------
+    >>> _cell(float("nan"), "a", "a name"), _cell("Acme", "a", "a name")
+    (None, 'Acme')
+    """
+    if isinstance(value, str):
+        return value
+    if value is None or (pd.api.types.is_scalar(value) and bool(pd.isna(value))):
+        return None
+    raise ValidationError(argument, f"{what} (a str), or None or NaN when missing", got=value)
+
+
 @checked_keywords
-def name_score(a: Any, b: Any) -> float:
+def name_score(a: str | None, b: str | None) -> float:
     """Similarity of two company names, 0 to 1 (case, punctuation and legal suffixes aside).
+
+    Parameters
+    ----------
+    a, b : str or None
+        The names, as a frame's cells hold them: a missing one (None, NaN, ``pd.NA``)
+        scores 0.
+
+    Returns
+    -------
+    float
+        The ``difflib`` ratio of the names in plain form, rounded to 4 places.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A name that is neither text nor missing (a number, a list).
 
     Examples
     --------
     >>> name_score("Novalum Analytics", "Novalum Analytics GmbH"), name_score("A", None)
     (1.0, 0.0)
+    >>> name_score("Acme", 5)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid b: expected a company name (a str), or None or NaN when missing, got 5
     """
-    return _similarity(_plain_name(a), _plain_name(b))
+    x, y = _cell(a, "a", "a company name"), _cell(b, "b", "a company name")
+    return _similarity(_plain_name(x), _plain_name(y))
 
 
 def _similarity(x: str, y: str) -> float:
@@ -212,7 +250,7 @@ def _folded(text: str) -> str:
 
 
 @checked_keywords
-def listing_key(ticker: Any, exchange: Any) -> tuple[str, str] | None:
+def listing_key(ticker: str | None, exchange: str | None) -> tuple[str, str] | None:
     """``(TICKER, EXCHANGE)`` as both families can be compared; None when either is missing.
 
     Upper case, spaces around and runs of spaces inside as one; a share-class separator
@@ -220,16 +258,38 @@ def listing_key(ticker: Any, exchange: Any) -> tuple[str, str] | None:
     MIC or long name (``XNYS``, ``New York Stock Exchange``) as its acronym (``NYSE``); a
     ticker prefixed with its own exchange (``NYSE:BRK.B``, ``XNYS:BRK.B``) loses the prefix.
 
+    Parameters
+    ----------
+    ticker, exchange : str or None
+        As a frame's cells hold them (Family A's ``ticker`` and ``exchange``, Family B's
+        ``stock_listing_ticker`` and ``stock_listing_exchange``): a missing one (None, NaN,
+        ``pd.NA``) gives None.
+
+    Returns
+    -------
+    tuple of (str, str) or None
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A ticker or exchange that is neither text nor missing (a number, a list).
+
     Examples
     --------
     >>> listing_key("brk-b ", "XNYS"), listing_key("BRK B", "New York Stock Exchange")
     (('BRK.B', 'NYSE'), ('BRK.B', 'NYSE'))
     >>> listing_key("NYSE:BRK.B", "XNYS"), listing_key("LSE:BRK.B", "NYSE")
     (('BRK.B', 'NYSE'), ('LSE:BRK.B', 'NYSE'))
-    >>> listing_key("ACME", None) is None
-    True
+    >>> listing_key("ACME", None) is None, listing_key("ACME", float("nan")) is None
+    (True, True)
+    >>> listing_key(1234, "NYSE")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid ticker: expected a ticker (a str), or None or NaN when missing, got 1234
     """
-    return _listing_key(ticker, exchange)
+    return _listing_key(
+        _cell(ticker, "ticker", "a ticker"), _cell(exchange, "exchange", "an exchange")
+    )
 
 
 def _listing_key(ticker: Any, exchange: Any) -> tuple[str, str] | None:

@@ -108,6 +108,55 @@ def test_a_bad_change_is_a_validation_error_and_the_admin_400_still_quotes_it(sb
 
 
 @pytest.mark.parametrize(
+    "path, body, said",
+    [
+        (
+            "changes",
+            {"operation": "insert", "entity": "deals", "n": 10**15},
+            "n: must be at most 100,000 (call again for more), got 1000000000000000",
+        ),
+        (
+            "changes",
+            {"operation": "random_round", "n": 2**62},
+            "n: must be at most 100,000 (call again for more), got 4611686018427387904",
+        ),
+        (
+            "changes",
+            {"operation": "random_round", "n": 2, "advance_seconds": 1e30},
+            "advance_seconds: must be a number >= 0 that keeps the clock before the year 10000, "
+            "got 1e+30",
+        ),
+        (
+            "advance",
+            {"seconds": 1e18},
+            "seconds: must be a number >= 0 that keeps the clock before the year 10000, got 1e+18",
+        ),
+    ],
+)
+def test_a_count_or_clock_move_beyond_reach_is_a_400_that_changes_nothing(
+    sb: Any, path: str, body: dict[str, Any], said: str
+) -> None:
+    """Each was an ``OverflowError`` or ``MemoryError`` inside the sandbox: a 500."""
+    before = _total(sb)
+    clock = requests.get(
+        f"{sb.url}/admin/v1/clock", headers={"Authorization": f"Bearer {ADMIN}"}, timeout=30
+    ).json()["data"]["now"]
+    answer = requests.post(
+        f"{sb.url}/admin/v1/{path}",
+        json=body,
+        headers={"Authorization": f"Bearer {ADMIN}"},
+        timeout=30,
+    )
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"]["details"]["errors"] == [said]
+    assert _total(sb) == before
+    after = requests.get(
+        f"{sb.url}/admin/v1/clock", headers={"Authorization": f"Bearer {ADMIN}"}, timeout=30
+    ).json()["data"]["now"]
+    assert after == clock
+
+
+@pytest.mark.parametrize(
     "state, seed, argument",
     [(None, 0, "state"), ("sandbox", 0, "state"), ("state", -1, "seed"), ("state", "x", "seed")],
 )

@@ -289,7 +289,8 @@ def bucket_medians(
     ci, ci_resamples, rng : optional
         ``ci=0.9`` adds ``median_low`` and ``median_high``, a bootstrap interval of each
         median at that level from ``ci_resamples`` (at least 2) resamples, repeatable with ``rng`` (a seed
-        or a ``numpy.random.Generator``); see ``docs/aggregates.md``.
+        or a ``numpy.random.Generator``); see ``docs/aggregates.md``. ``ci_resamples`` and
+        ``rng`` are checked without ``ci`` too.
 
     Returns
     -------
@@ -353,12 +354,14 @@ def bucket_medians(
     )
     days = date_values(column(deals, date_column, "date_column"))
     values = metric_values(series)
-    if ci is not None:  # after the columns: a missing column is named before the seed
-        try:
-            generator = np.random.default_rng(rng)
-        except (TypeError, ValueError, OverflowError) as exc:
-            expected = "None, a non-negative integer seed or a numpy Generator"
-            raise ValidationError("rng", expected, got=rng) from exc
+    # after the columns (a missing column is named before the seed); checked with or without
+    # ci, as ci_resamples is: a seed that is none is a mistake even when no interval uses it
+    seed = "None, a non-negative integer seed or a numpy Generator"
+    check(not isinstance(rng, (bool, np.bool_)), "rng", seed, rng)  # True is no seed
+    try:
+        generator = np.random.default_rng(rng)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValidationError("rng", seed, got=rng) from exc
 
     if client is not None and small_n_threshold is None:
         small_n_threshold, today = service_methodology(client)

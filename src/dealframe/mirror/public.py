@@ -37,6 +37,8 @@ from dealframe.arguments import DateLike, checked_keywords, choice
 from ..errors import ServiceContractError, ValidationError
 from ..frames.normalize import cast
 from ..frames.schemas import CURRENT_DATA, DATE_DTYPE, VOCABULARIES, Column
+from ..public.query import time_series_fields
+from ..public.sku import validate_skus
 from .durable import mirror_lock
 from .errors import MirrorStateError
 from .kinds import kinds_checked
@@ -185,8 +187,9 @@ def _universe(client: Any, skus: Any, filters: dict[str, Any]) -> list[str]:
             "enterprise_value_above=...)",
             got=None,
         )
-    if skus is not None:  # checked by client.public.current
-        return [skus] if isinstance(skus, str) else list(skus)
+    if skus is not None:  # checked before any request: a number or None named as ``skus``
+        version = getattr(client.public, "version", "v2")
+        return validate_skus([skus] if isinstance(skus, str) else skus, version)
     found = client.public.search(**filters)
     return [str(s) for s in found.index]
 
@@ -368,6 +371,7 @@ def snapshot_public(
         "enterprise_value_above": enterprise_value_above,
     }
     given = {k: v for k, v in searched.items() if v is not None}
+    time_series_fields(fields)  # checked before any request (client.public.time_series's own)
     universe = _universe(client, skus, given)
     current = client.public.current(universe) if universe else pd.DataFrame()
     if current.empty:  # never replace a stored snapshot of the day with an empty one

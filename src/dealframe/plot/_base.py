@@ -32,6 +32,7 @@ __all__ = [
     "SECOND",
     "alt_text",
     "axes_for",
+    "column_name",
     "empty",
     "figure",
     "finish",
@@ -119,15 +120,39 @@ def figure(width: float = 7.0, height: float = 3.6, dpi: int = 100) -> tuple[Fig
     return fig, fig.add_subplot()
 
 
+def column_name(value: Any, argument: str) -> str:
+    """``value`` when it is a column name (a ``str``), else a
+    :class:`~dealframe.errors.ValidationError` naming ``argument``: checked before the frame
+    is read, so a list, a number or None given for a column is said as such (not as
+    Python's ``TypeError`` from hashing or joining it).
+
+    Examples
+    --------
+    >>> column_name("evRevenueNtm", "column")
+    'evRevenueNtm'
+    >>> column_name(["evRevenueNtm"], "column")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid column: expected a column name (str) such as 'evRevenueNtm', got ['evRevenueNtm']
+    """
+    if not isinstance(value, str):
+        raise ValidationError(argument, "a column name (str) such as 'evRevenueNtm'", got=value)
+    return value
+
+
 def frame_with(
     frame: Any, argument: str, columns: tuple[str, ...], kind: str = "a DataFrame from the client"
 ) -> pd.DataFrame:
     """``frame`` when it is a DataFrame holding ``columns``; else a
     :class:`~dealframe.errors.ValidationError` naming ``argument``, what it should be
     (``kind``) and the columns it lacks (a frame of another kind passed by mistake, such as
-    two frames swapped, is refused here rather than drawn as "no data")."""
+    two frames swapped, is refused here rather than drawn as "no data"). A column that is
+    no name (not a ``str``) is refused by :func:`column_name` first, naming ``"columns"``:
+    the charts check their column arguments with it, by their own names, before this."""
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(argument, kind, got=type(frame).__name__)
+    for column in columns:
+        column_name(column, "columns")
     missing = [c for c in columns if c not in frame]
     if missing:
         shown = ", ".join(map(str, list(frame.columns)[:6])) + (

@@ -8,9 +8,8 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.transforms import blended_transform_factory
 
-from dealframe.arguments import checked_keywords, integer_in
+from dealframe.arguments import checked_keywords, choice, integer_in
 from dealframe.comparison import measure_side
-from dealframe.errors import ValidationError
 
 from ._base import ACCENT, CURRENT_FRAME, PALETTE, SECOND, axes_for, empty, finish, frame_with
 from .deals import METRIC_LABELS
@@ -75,8 +74,7 @@ def multiple_groups(
     ...
     dealframe.errors.ValidationError: invalid current: expected client.public.current(skus) or the comps of dealframe.compare_multiples: a frame with the column(s) evRevenueLtm, got 'a frame with columns deal_date, deal_type, ev_revenue'
     """
-    if metric not in PUBLIC_COUNTERPART:
-        raise ValidationError("metric", f"one of {', '.join(PUBLIC_COUNTERPART)}", got=metric)
+    metric = choice(metric, "metric", PUBLIC_COUNTERPART)
     integer_in(small_n_threshold, "small_n_threshold", 0, None)
     current = frame_with(current, "current", (PUBLIC_COUNTERPART[metric],), CURRENT_FRAME)
     deals = frame_with(deals, "deals", ("deal_date", metric), _DEALS)

@@ -13,7 +13,17 @@ from dealframe._wording import counted, plural
 from dealframe.arguments import checked_keywords, integer_in, positive_number
 from dealframe.errors import ValidationError
 
-from ._base import ACCENT, CURRENT_FRAME, MUTED, SECOND, axes_for, empty, finish, frame_with
+from ._base import (
+    ACCENT,
+    CURRENT_FRAME,
+    MUTED,
+    SECOND,
+    axes_for,
+    column_name,
+    empty,
+    finish,
+    frame_with,
+)
 from .labels import fitting_ylabel, place_labels
 from .shaping import MULTIPLE_BOUNDS, meaningful, multiple_status, numbers
 
@@ -137,6 +147,7 @@ def comps_multiples(
     >>> [t.get_text() for t in ax.texts]
     ['2.0x', 'n/a', 'NM']
     """
+    column = column_name(column, "column")
     current = frame_with(current, "current", (column,), CURRENT_FRAME)
     _numeric(current, "column", column)
     top = integer_in(top, "top", 1, None, "a positive integer")
@@ -268,6 +279,7 @@ def growth_vs_multiple(
     >>> growth_vs_multiple(cur, ax=figure()[1]).get_yscale()
     'log'
     """
+    x, y = column_name(x, "x"), column_name(y, "y")
     current = frame_with(current, "current", (x, y), CURRENT_FRAME)
     _numeric(current, "x", x)
     _numeric(current, "y", y)
@@ -351,6 +363,7 @@ def group_history(
     >>> group_history(h, ax=figure()[1]).get_title(loc="left")
     'Median EV/Revenue NTM of the group by month, 2024-01 to 2024-02'
     """
+    column = column_name(column, "column")
     history = frame_with(
         history, "history", (column,), "client.public.group_time_series(...) (months by fields)"
     )

@@ -282,9 +282,9 @@ def _run(args: argparse.Namespace) -> int:
         raise renamed(exc, "ENTITY") from None
     parser = _options(thing.name)
     options, rest = parser.parse_known_args(args.rest)
-    from dealframe.cli import every_option  # the command line that runs this one
-
-    known = every_option() | {s for action in parser._actions for s in action.option_strings}
+    # the options of every dealframe command, as the command line that runs this one gives them
+    every: frozenset[str] = getattr(args, "every_option", frozenset())
+    known = every | {s for action in parser._actions for s in action.option_strings}
     try:
         output = check_output(options.output)
     except ExtraMissing as exc:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,7 @@ from .models.names import person_names
 from .models.records import RecordStore
 from .models.state import SandboxState
 
-__all__ = ["ENTITIES", "ChangeInputError", "Changes"]
+__all__ = ["ENTITIES", "MAX_CHANGES", "ChangeInputError", "Changes"]
 
 #: Entities that change (``transactions`` is accepted for ``deals``).
 ENTITIES: tuple[str, ...] = ("companies", "investors", "deals")
@@ -85,10 +85,36 @@ def _whole(n: Any) -> bool:
     return not isinstance(n, bool) and isinstance(n, (int, np.integer)) and bool(n >= 0)
 
 
+#: Most records one call changes or adds (``n``, ``n_changes``): records are built in
+#: memory, so a count far beyond any sandbox's data (``insert("deals", 10**30)``) is refused
+#: rather than tried; call again for more.
+MAX_CHANGES = 100_000
+
+
 def _count(n: Any) -> int:
+    """``n`` as a count of records to change, named ``n`` (as the admin endpoint's body
+    member is named, for ``random_round`` too)."""
     if not _whole(n):
         raise _refused("n", "a non-negative integer", n)
+    if n > MAX_CHANGES:
+        expected = f"at most {MAX_CHANGES:,} (call again for more)"
+        raise _refused("n", expected, n, f"must be {expected}, got {n!r}")
     return int(n)
+
+
+def _ids(ids: Any) -> list[str]:
+    """``ids`` as a list of id strings (a bare string is one id), else a
+    :class:`ChangeInputError` naming ``ids``."""
+    if isinstance(ids, str):
+        return [ids]
+    expected = "an id or a list of ids (strings)"
+    if not isinstance(ids, Iterable) or isinstance(ids, (bytes, bytearray, Mapping)):
+        raise _refused("ids", expected, ids)
+    listed = list(ids)
+    for k, one in enumerate(listed):
+        if not isinstance(one, str):
+            raise _refused(f"ids[{k}]", "an id (a string)", one)
+    return listed
 
 
 @methods_checked
@@ -178,9 +204,17 @@ class Changes:
         >>> state.private.find("transactions", deal)[1]["updated_at"]
         '2026-06-30T00:01:30+00:00'
         """
+        return self._advance(seconds, "seconds")
+
+    def _advance(self, seconds: Any, argument: str) -> dt.datetime:
+        """:meth:`advance`, a bad ``seconds`` named ``argument``."""
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0:
-            raise _refused("seconds", "a number >= 0", seconds)
-        return self.state.clock.advance(seconds)
+            raise _refused(argument, "a number >= 0", seconds)
+        try:
+            return self.state.clock.advance(seconds)
+        except OverflowError:  # beyond datetime's year 9999 (10**30, inf): the clock is kept
+            expected = "a number >= 0 that keeps the clock before the year 10000"
+            raise _refused(argument, expected, seconds) from None
 
     # ------------------------------------------------------------------ operations
 
@@ -258,8 +292,12 @@ class Changes:
         >>> ch.edit("deals", ids, lambda d: d.update(deal_synopsis="Revised."))  # doctest: +SKIP
         """
         name = _entity(entity)
+        ids = _ids(ids)
+        if not callable(change):
+            raise _refused(
+                "change", "a function taking a record (a dict) to change in place", change
+            )
         store = self._store(name)
-        ids = list(ids)
         unknown = [i for i in ids if i not in store.row_of]
         if unknown:
             problem = f"{unknown[0]!r} is not a known {entity} id"
@@ -290,7 +328,7 @@ class Changes:
         '2026-06-30T01:00:00+00:00'
         """
         n_changes = _count(n_changes)
-        self.advance(advance_seconds)
+        self._advance(advance_seconds, "advance_seconds")
         weights = np.array([0.6, 0.2, 0.12, 0.08])
         picks = self.rng.choice(
             len(_OPERATIONS) * len(ENTITIES),

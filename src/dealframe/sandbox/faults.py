@@ -40,11 +40,11 @@ import random
 import re
 import threading
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .arguments import SandboxArgumentError, methods_checked, number
+from .arguments import SandboxArgumentError, methods_checked, number, whole
 
 __all__ = ["FAULT_KINDS", "FaultInjector", "FaultPlan", "InjectedFault"]
 
@@ -127,7 +127,9 @@ class FaultPlan:
             number("retry_after_503", self.retry_after_503, at_least=0.0)
         self.kinds = _as_kinds(self.kinds)
         _check_kinds(self.kinds)
-        self._paths = _pattern("paths", self.paths) if self.paths else None
+        if self.seed is not None:
+            self.seed = whole("seed", self.seed)  # random.Random takes no numpy integer
+        self._paths = _pattern("paths", self.paths) if self.paths is not None else None
         self._rng = random.Random(self.seed)
 
     def script(self, pattern: str, kinds: str | Iterable[str | None]) -> FaultPlan:
@@ -159,6 +161,10 @@ class FaultPlan:
         >>> [plan.draw("/api/private/v1/companies") for _ in range(4)]
         ['429', '503', None, '503']
         """
+        if not isinstance(path, str):
+            raise SandboxArgumentError(
+                "path", "a request path (str) such as '/api/v2/companies'", path
+            )
         with self._lock:
             kind = self._draw_locked(path)
             if kind is not None:
@@ -252,14 +258,24 @@ class FaultPlan:
 
 def _as_kinds(kinds: Any) -> tuple[Any, ...]:
     """``kinds`` as a tuple; a bare string is one kind, not its characters (``"429"`` was
-    read as ``'4', '2', '9'``).
+    read as ``'4', '2', '9'``). Anything but a string or a list of them (a number, None, a
+    mapping) is a :class:`SandboxArgumentError` naming ``kinds``.
 
     Examples
     --------
     >>> _as_kinds("429"), _as_kinds(["503", None])
     (('429',), ('503', None))
+    >>> _as_kinds(429)
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.arguments.SandboxArgumentError: invalid kinds: expected a fault kind or a list of them (429, 500, 502, 503, 504, slow, truncate, cut, drop), got 429
     """
-    return (kinds,) if isinstance(kinds, str) else tuple(kinds)
+    if isinstance(kinds, str):
+        return (kinds,)
+    if not isinstance(kinds, Iterable) or isinstance(kinds, (bytes, bytearray, Mapping)):
+        expected = f"a fault kind or a list of them ({', '.join(FAULT_KINDS)})"
+        raise SandboxArgumentError("kinds", expected, kinds)
+    return tuple(kinds)
 
 
 def _check_kinds(kinds: Iterable[str]) -> None:
