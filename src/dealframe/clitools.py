@@ -1,5 +1,6 @@
 """What the ``dealframe`` subcommands share: the exit status rule, the one-line error and
-warning, the ``--sandbox`` options, the client they work with, and the usage error.
+warning (an error of the Python API said in a shell's words: :func:`in_shell_words`), the
+``--sandbox`` options, the client they work with, and the usage error.
 
 Exit status of every sub-command (docs/errors.md, "In the command line"): 0 success; 1 the
 run failed (the service, the network, the data, the disk); 2 the command cannot work as
@@ -17,15 +18,23 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from dealframe.arguments import expanded_path
 
 from .cli_options import non_negative_int, sandbox_scale
-from .errors import ConfigurationError, DealframeError, ValidationError, _scrub
+from .errors import (
+    ConfigurationError,
+    DealframeError,
+    ValidationError,
+    _scrub,
+    reworded,
+    without_python_types,
+)
 from .sandbox.arguments import MAX_SCALE, SCALE_MEMORY
 
 __all__ = [
@@ -39,6 +48,8 @@ __all__ = [
     "command_tokens",
     "exit_status",
     "fail",
+    "flag_name",
+    "in_shell_words",
     "say",
     "service_client",
     "show_warning",
@@ -120,6 +131,42 @@ def told(error: BaseException, secrets: Iterable[str | None] = ()) -> str:
         _scrub(str(note), [s for s in secrets if s]) for note in getattr(error, "__notes__", ())
     ]
     return "; ".join([str(error), *notes])
+
+
+def flag_name(field: str) -> str:
+    """``--target-region`` for the filter (or argument) ``target_region``.
+
+    Examples
+    --------
+    >>> flag_name("target_region")
+    '--target-region'
+    """
+    return "--" + field.replace("_", "-")
+
+
+def in_shell_words(error: ValidationError, fields: Mapping[str, Any]) -> ValidationError:
+    """``error`` as a command-line user reads it: the filters it names (the other bound
+    of a range, ``date_to``) as their flags (``--date-to``), and no Python type
+    (``datetime.date or pandas.Timestamp``: :func:`~dealframe.errors.without_python_types`)
+    among what is expected. Its class is kept.
+
+    Examples
+    --------
+    >>> error = ValidationError("--date-from", "a date not after date_to (2020-01-01): "
+    ...     "the range would match no row", got="2030-01-01")
+    >>> str(in_shell_words(error, {"date_from": None, "date_to": None}))
+    "invalid --date-from: expected a date not after --date-to (2020-01-01): the range would match no row, got '2030-01-01'"
+    >>> error = ValidationError("--date-from", "a date YYYY-MM-DD, datetime.date or "
+    ...     "pandas.Timestamp", got="2020-13-01")
+    >>> str(in_shell_words(error, {}))
+    "invalid --date-from: expected a date YYYY-MM-DD, got '2020-13-01'"
+    """
+    error = without_python_types(error)
+    named = sorted((f for f in fields if "_" in f), key=len, reverse=True)
+    if not named:
+        return error
+    words = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, named)) + r")(?!\w)")
+    return reworded(error, words.sub(lambda m: flag_name(m.group(1)), error.expected))
 
 
 def show_warning(prog: str) -> Callable[..., None]:

@@ -85,6 +85,7 @@ __all__ = [
     "keys_present",
     "meta_count",
     "meta_flag",
+    "meta_values",
     "missing_fields",
     "null_fields",
     "outside_vocabulary",
@@ -579,6 +580,10 @@ def as_flag(value: Any) -> bool | None:
     return None
 
 
+#: At most this many characters of a bad ``meta`` value are quoted in a finding.
+_QUOTED = 100
+
+
 def _count(
     meta: Mapping[str, Any],
     name: str,
@@ -596,7 +601,7 @@ def _count(
         return None
     count = as_count(value)
     if count is None:
-        said = f"meta.{name} is {value!r}, not a count: ignored"
+        said = f"meta.{name} is {quoted(value, _QUOTED)}, not a count: ignored"
         if found is None:
             warnings.warn(said, ServiceContractWarning, stacklevel=user_stacklevel())
         else:
@@ -625,7 +630,8 @@ def _flag(
         return None
     flag = as_flag(value)
     if flag is None:
-        found.add("bad_meta", f"meta.{name} is {value!r}, not a boolean: ignored", where=where)
+        said = f"meta.{name} is {quoted(value, _QUOTED)}, not a boolean: ignored"
+        found.add("bad_meta", said, where=where)
     elif isinstance(value, str):
         if text is not None:
             text.append(name)
@@ -708,6 +714,44 @@ def meta_flag(
     if not isinstance(meta, Mapping):  # said by meta_count, which reads the same meta
         return None
     return _flag(meta, name, found, where or found.where)
+
+
+def meta_values(
+    doc: Mapping[str, Any],
+    found: Findings,
+    *,
+    counts: Sequence[str] = (),
+    flags: Sequence[str] = (),
+    where: str | None = None,
+) -> dict[str, Any]:
+    """``meta``'s ``counts`` (read as :func:`meta_count` reads one) and ``flags`` (as
+    :func:`meta_flag`), each None when absent or said and ignored; those written as text (or
+    a count as a float) are read and said in one ``bad_meta`` finding naming them all, as
+    :func:`read_page` says a page's: one answer, one word of what it writes as text.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v2/companies")
+    >>> meta_values({"meta": {"count": "2", "has_more": "false"}}, found, counts=["count",
+    ...     "total"], flags=["has_more"])
+    {'count': 2, 'total': None, 'has_more': False}
+    >>> [f.message.split(" written")[0] for f in found]
+    ['meta.count, meta.has_more']
+    """
+    names = [*counts, *flags]
+    meta = doc.get("meta")
+    if meta is None:
+        return dict.fromkeys(names)
+    where = where or found.where
+    if not isinstance(meta, Mapping):
+        found.add("bad_meta", f"meta is {type(meta).__name__}, not an object: ignored", where=where)
+        return dict.fromkeys(names)
+    text: list[str] = []  # meta values written as text, and read
+    read = {name: _count(meta, name, found, where, text) for name in counts}
+    read.update((name, _flag(meta, name, found, where, text)) for name in flags)
+    if text:
+        found.add("bad_meta", _as_written(text), where=where)
+    return read
 
 
 def dedupe_items(

@@ -68,8 +68,10 @@ __all__ = [
     "needs_extra",
     "parse_retry_after",
     "renamed",
+    "reworded",
     "stated_wait",
     "summarize_body",
+    "without_python_types",
 ]
 
 _MISSING = object()
@@ -407,6 +409,42 @@ def renamed(error: ValidationError, argument: str) -> ValidationError:
     again.argument = argument
     again.args = (str(error).replace(f"invalid {error.argument}:", f"invalid {argument}:", 1),)
     return again
+
+
+def reworded(error: ValidationError, expected: str) -> ValidationError:
+    """``error`` expecting ``expected`` instead (the same in other words), all else kept as
+    :func:`renamed` keeps it; ``error`` itself when the words are the same.
+
+    Examples
+    --------
+    >>> str(reworded(ValidationError("--top", "an integer", got="x"), "a whole number"))
+    "invalid --top: expected a whole number, got 'x'"
+    """
+    if expected == error.expected:
+        return error
+    again = copy.copy(error)  # by DealframeError.__reduce__: the class and every attribute
+    again.expected = expected
+    again.args = (str(error).replace(f"expected {error.expected}", f"expected {expected}", 1),)
+    return again
+
+
+#: The Python types a check names among what it expects (``, datetime.date or
+#: pandas.Timestamp`` of a date): words for a caller in Python.
+_PYTHON_TYPES = re.compile(r", (?:datetime\.date|datetime) or pandas\.Timestamp\b")
+
+
+def without_python_types(error: ValidationError) -> ValidationError:
+    """``error`` as said to someone who writes text (a command line, a TOML file): no Python
+    type among what is expected (:func:`reworded`).
+
+    Examples
+    --------
+    >>> error = ValidationError(
+    ...     "since", "a date YYYY-MM-DD, datetime.date or pandas.Timestamp", got="2024-02-30")
+    >>> str(without_python_types(error))
+    "invalid since: expected a date YYYY-MM-DD, got '2024-02-30'"
+    """
+    return reworded(error, _PYTHON_TYPES.sub("", error.expected))
 
 
 class ApiError(DealframeError):
@@ -853,7 +891,8 @@ class IncompleteResultError(DealframeError):
     -----
     The message names the failed items within about 1,000 characters, then how many more
     there are (``.failed`` keeps them all), and the first error cut to as many, followed by
-    its PEP 678 notes (where the SKUs of a refused chunk are in the caller's list). When every
+    its PEP 678 notes (where the SKUs of a refused chunk are in the caller's list), cut to as
+    many together. When every
     error is of one class, it says so (``each failed with RateLimitedError``).
     ``.retry_after`` is the longest wait the errors carry (a 429's, a 503's ``Retry-After``),
     or None: wait that long before calling again.
@@ -1343,9 +1382,11 @@ def _cut(text: str, limit: int = _SHOWN_CHARS) -> str:
 
 
 def _with_notes(error: BaseException) -> str:
-    """``error``'s message (cut: :func:`_cut`), then each of its PEP 678 notes (``__notes__``,
-    which ``str(error)`` leaves out: where a refused chunk's SKUs are in the caller's list),
-    ``; `` between them: an error quoted inside another keeps what its notes say.
+    """``error``'s message, then each of its PEP 678 notes (``__notes__``, which ``str(error)``
+    leaves out: where a refused chunk's SKUs are in the caller's list), ``; `` between them: an
+    error quoted inside another keeps what its notes say. The message is cut (:func:`_cut`),
+    and the notes together are cut alike: a long message leaves room for the notes, and
+    neither a long SKU a note names nor many notes make the quote long.
 
     Examples
     --------
@@ -1353,8 +1394,12 @@ def _with_notes(error: BaseException) -> str:
     >>> error.add_note("skus[i] in the service's message is position 50 + i of yours")
     >>> _with_notes(error)
     "400 BAD_REQUEST: skus[3]: not served; skus[i] in the service's message is position 50 + i of yours"
+    >>> error.add_note("x" * 5000)
+    >>> len(_with_notes(error)) < 2200
+    True
     """
-    return "; ".join([_cut(str(error)), *map(str, getattr(error, "__notes__", ()))])
+    notes = "; ".join(map(str, getattr(error, "__notes__", ())))
+    return "; ".join([_cut(str(error)), *([_cut(notes)] if notes else [])])
 
 
 def _joined(problems: Sequence[Any], sep: str = _PROBLEMS_JOINED) -> str:

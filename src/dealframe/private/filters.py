@@ -75,12 +75,16 @@ def to_date_string(value: Any, argument: str) -> str:
     """A date-like value as ``YYYY-MM-DD``: text written so (stripped), or the day of a
     date, datetime, Timestamp or ``numpy.datetime64``; anything else, or a day outside the
     years 1 to 9999 (``numpy.datetime64("10000-01-01")``), is a ValidationError naming
-    ``argument``.
+    ``argument``; ``NaT`` (pandas' or numpy's) is refused as no date.
 
     Examples
     --------
     >>> to_date_string(pd.Timestamp("2024-03-05 10:00"), "date_from")
     '2024-03-05'
+    >>> to_date_string(np.datetime64("NaT"), "date_from")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid date_from: expected a date, not NaT, got np.datetime64('NaT','generic')
     """
     expected = "a date YYYY-MM-DD, datetime.date or pandas.Timestamp"
     if isinstance(value, str):
@@ -88,13 +92,13 @@ def to_date_string(value: Any, argument: str) -> str:
         if is_day(text):
             return text
         raise ValidationError(argument, expected, got=value)
+    if isinstance(value, (pd.Timestamp, dt.datetime, np.datetime64)) and pd.isna(value):
+        raise ValidationError(argument, "a date, not NaT", got=value)  # pandas' or numpy's
     if isinstance(value, (pd.Timestamp, dt.datetime)):
-        if pd.isna(value):
-            raise ValidationError(argument, "a date, not NaT", got=value)
         return value.date().isoformat()
     if isinstance(value, dt.date):
         return value.isoformat()
-    if isinstance(value, np.datetime64) and not np.isnat(value):
+    if isinstance(value, np.datetime64):
         text = str(value.astype("datetime64[D]"))
         if is_day(text):
             return text

@@ -22,12 +22,12 @@ import pandas as pd
 from .._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY, SKUS_PER_CURRENT_REQUEST
 from ..arguments import checked_methods, choice
 from ..contract import (
+    Finding,
     Findings,
     dedupe_items,
     identities,
     keys_present,
-    meta_count,
-    meta_flag,
+    meta_values,
     missing_fields,
     read_items,
     respelled_fields,
@@ -45,6 +45,7 @@ from ..errors import (
 )
 from ..field_names import fields_noted
 from ..frames.public import (
+    META_COUNTS,
     as_mappings,
     current_frame,
     group_current_frame,
@@ -213,13 +214,20 @@ def _position_note(message: str, at: list[int], chunk: list[str], given: int) ->
     )
 
 
-def _meta_count(doc: Any, items: list[Any], found: Findings, what: str) -> int | None:
+def _meta_count(
+    doc: Any, items: list[Any], found: Findings, what: str, *, whole: bool = False
+) -> int | None:
     """The rows an answer says the whole result holds, with a finding when it holds fewer.
 
     ``meta.count`` that differs from ``data``; a ``meta.total`` above both (a service that
     caps or pages the answer); ``meta.has_more: true`` (more, how many not said). Returns the
     larger of ``count`` and ``total`` (None when neither is a count, or ``has_more`` alone
-    says there are more).
+    says there are more). Those written as text are read, and said in one finding
+    (:func:`~dealframe.contract.meta_values`).
+
+    ``whole``: the answer holds every item its request asked for (a chunk of SKUs that got
+    each of its SKUs back), so it cannot be short: ``has_more: true`` is not said, and a
+    count above ``data`` is said as no rows lost (no shortfall).
 
     Examples
     --------
@@ -229,25 +237,30 @@ def _meta_count(doc: Any, items: list[Any], found: Findings, what: str) -> int |
     >>> found.items[0].message.split(":")[0], found.items[0].shortfall
     ('meta.total says 5 companies, data holds 2', 3)
     """
-    count = meta_count(doc, "count", found)
-    total = meta_count(doc, "total", found)
-    # "true"/"false" written as text: read and said, as a list page's has_more is
-    more = meta_flag(doc, "has_more", found)
-    held = len(items)
+    read = meta_values(doc, found, counts=("count", "total"), flags=("has_more",))
+    return _counted(read, len(items), found, what, whole)
+
+
+def _counted(
+    read: Mapping[str, Any], held: int, found: Findings, what: str, whole: bool = False
+) -> int | None:
+    """:func:`_meta_count` of the ``meta`` values read (``count``, ``total``, ``has_more``)
+    of an answer whose ``data`` holds ``held`` items."""
+    count, total, more = read["count"], read["total"], read["has_more"]
     if count is not None and count != held:
         found.add(
             "count_mismatch",
             f"meta.count says {count} {what}, data holds {held}",
-            shortfall=count - held,
+            shortfall=0 if whole else count - held,
         )
     said = max(held, count or 0)
     if total is not None and total > said:
         found.add(
             "count_mismatch",
             f"meta.total says {total} {what}, data holds {held}: {_NOT_PAGED}",
-            shortfall=total - said,
+            shortfall=0 if whole else total - said,
         )
-    elif more and said == held:
+    elif more and said == held and not whole:
         found.add(
             "count_mismatch",
             f"meta.has_more is true: the service holds more {what} than the {held} in data; "
@@ -257,6 +270,53 @@ def _meta_count(doc: Any, items: list[Any], found: Findings, what: str) -> int |
         return None  # how many is not said
     counts = [n for n in (count, total) if n is not None]
     return max(counts) if counts else None
+
+
+def _series_meta(doc: Any, items: list[Any], found: Findings) -> tuple[Any, int | None]:
+    """A group time-series answer's ``meta`` (its counts as integers:
+    :func:`~dealframe.frames.public.read_meta`; ``has_more`` as the boolean it says) and the
+    periods it says the group has (:func:`_meta_count`): its counts and ``has_more`` written
+    as text are said in one finding, as a list page's are.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v1/groups/time-series")
+    >>> doc = {"meta": {"count": "2", "companies": "15", "has_more": "false"}}
+    >>> _series_meta(doc, [{}, {}], found)
+    ({'count': 2, 'companies': 15, 'has_more': False}, 2)
+    >>> [f.message.split(" written")[0] for f in found]
+    ['meta.count, meta.companies, meta.has_more']
+    """
+    read = meta_values(doc, found, counts=META_COUNTS, flags=("has_more",))
+    meta = read_meta(doc.get("meta"), Findings(found.where))  # the counts: said above
+    if isinstance(meta, dict) and read["has_more"] is not None:
+        meta["has_more"] = read["has_more"]
+    return meta, _counted(read, len(items), found, "periods")
+
+
+def _one_shortfall(short: list[Finding], answers: int) -> list[Finding]:
+    """The ``count_mismatch`` findings of rows lost that several answers of one call say
+    (chunks of SKUs, each short by its own ``meta``) as one finding of the call, its
+    shortfall theirs together; one or none as they are.
+
+    Examples
+    --------
+    >>> said = [Finding("count_mismatch", "POST /x", "meta.count says 3 items, data holds 2", 1)]
+    >>> [f.message for f in _one_shortfall(said * 2, 4)]
+    ['2 of 4 answers hold fewer items than their meta says; the first: meta.count says 3 items, data holds 2']
+    """
+    if len(short) < 2:
+        return short
+    first = short[0]
+    return [
+        Finding(
+            first.kind,
+            first.where,
+            f"{len(short)} of {answers} answers hold fewer items than their meta says; "
+            f"the first: {first.message}",
+            sum(f.shortfall for f in short),
+        )
+    ]
 
 
 def _sku_count_refused(status: int, words: str) -> bool:
@@ -598,9 +658,10 @@ class PublicApi:
         progress: bool | None,
         desc: str,
         reader: Callable[[bytes], Any] | None = None,
-    ) -> tuple[list[Response], list[Any], str | None]:
+    ) -> tuple[list[Response], list[list[str]], list[Any], str | None]:
         """The answers to ``skus`` sent ``size`` at a time (fewer when the service refused as
-        many before), the chunks that failed, and what to say of a refused size.
+        many before), the SKUs each answer was asked for, the chunks that failed, and what to
+        say of a refused size.
 
         ``reader`` is given each answer's body first, from the service or the cache alike
         (:func:`~dealframe.transport.body.expecting`: what it returns is ``response.read``).
@@ -650,6 +711,7 @@ class PublicApi:
                 )
 
         responses: list[Response] = []
+        sent: list[list[str]] = []  # the SKUs of each response's request
         failures: list[Any] = []
         refused: str | None = None
         fatal = FATAL_ERRORS
@@ -675,6 +737,7 @@ class PublicApi:
                     again.append((start, chunk))
                 elif outcome is not None:
                     responses.append(outcome)
+                    sent.append(chunk)
             todo = [(at + i, c[i : i + size]) for at, c in again for i in range(0, len(c), size)]
             # the chunks that arrived are kept: a smaller chunk that fails is a failure
             fatal = tuple(e for e in FATAL_ERRORS if e is not BadRequestError)
@@ -682,16 +745,23 @@ class PublicApi:
             with self._t.skus_lock:  # calls on other threads learn too: the smallest size wins
                 self._skus_per_request[path] = min(size, self._skus_per_request.get(path, size))
             refused += f": requests of {size} SKUs"
-        return responses, failures, refused
+        return responses, sent, failures, refused
 
     @staticmethod
     def _items(
-        responses: list[Response], wanted: list[str], found: Findings, answer: str
+        responses: list[Response],
+        sent: list[list[str]],
+        wanted: list[str],
+        found: Findings,
+        answer: str,
     ) -> list[Mapping[str, Any]]:
         """The checked items of every chunk: objects with a SKU that was asked for, once each.
 
         Each chunk's ``meta`` is read as :meth:`search` reads it (``bad_meta``,
-        ``count_mismatch``); what every chunk says alike is said once. The items are typed
+        ``count_mismatch``); what every chunk says alike is said once, and the rows the
+        chunks' ``meta`` say they lack in one finding for the call. A chunk that holds every
+        SKU it was sent (``sent``) cannot be short, whatever its ``meta`` says
+        (:func:`_meta_count`'s ``whole``). The items are typed
         rows where every answer with items was read by :func:`read_current_page`, else the
         dicts of the JSON reading: when some answers were read the typed way and some were
         not, the typed ones are read again as JSON (:func:`_as_json`), so a row repeated
@@ -700,15 +770,18 @@ class PublicApi:
         asked = set(wanted)
         items: list[Any] = []
         typed: set[bool] = set()
-        for response in responses:
+        short: list[Finding] = []
+        for response, skus in zip(responses, sent, strict=True):
             doc = response.read if response.read is not None else response.json()
             chunk = read_items(doc, found)
             said = Findings(found.where)
-            _meta_count(doc, chunk, said, "items")
-            found.absorb(said)
+            _meta_count(doc, chunk, said, "items", whole=set(skus) <= set(_skus_of(chunk)))
+            short += [f for f in said if f.shortfall]
+            found.absorb(f for f in said if not f.shortfall)
             items += chunk
             if chunk:
                 typed.add(typed_fields(chunk) is not None)
+        found.absorb(_one_shortfall(short, len(responses)))
         if len(typed) > 1:  # answers read both ways: all of them as JSON for the checks below
             items = _as_json(responses, found.where)
         if answer == "current":  # marketCapLCU is marketCapLcu: the rule of groups/current keys
@@ -954,7 +1027,7 @@ class PublicApi:
         """
         asked = _some_skus(skus, self.version)
         wanted = asked.skus
-        responses, failures, refused = self._chunked(
+        responses, sent, failures, refused = self._chunked(
             "/companies/current",
             asked,
             SKUS_PER_CURRENT_REQUEST,
@@ -968,7 +1041,7 @@ class PublicApi:
         )
         endpoint = f"POST {self._prefix}/companies/current"
         found = Findings(endpoint)
-        items = self._items(responses, wanted, found, "current")
+        items = self._items(responses, sent, wanted, found, "current")
         with shaping(RequestInfo("POST", f"{self._prefix}/companies/current", "public"), endpoint):
             frame = _in_order(current_frame(items), _skus_of(items), wanted)
         adapt_rates(frame, found)  # rateToUsd as USD per unit, whichever way it is served
@@ -1054,7 +1127,7 @@ class PublicApi:
             fields, date_from, date_to, self._served_fields.check
         )
         with fields_noted(names, self._served_fields):
-            responses, failures, refused = self._chunked(
+            responses, sent, failures, refused = self._chunked(
                 "/companies/time-series",
                 asked,
                 SKUS_PER_TIME_SERIES_REQUEST,
@@ -1069,7 +1142,8 @@ class PublicApi:
         found = Findings(endpoint)
         order = {s: i for i, s in enumerate(wanted)}
         items = sorted(
-            self._items(responses, wanted, found, "time_series"), key=lambda it: order[it["sku"]]
+            self._items(responses, sent, wanted, found, "time_series"),
+            key=lambda it: order[it["sku"]],
         )
         items = _with_data(items, found)
         window = date_from is not None or date_to is not None
@@ -1233,8 +1307,7 @@ class PublicApi:
         not_held = _absent_requested(items, "median", names, found, self._served_fields, window)
         if "median" not in absent:  # absent from every item: missing_field said it already
             _null_medians(items, found)
-        meta = read_meta(doc.get("meta"), found)  # counts written as text: read, said once
-        count = _meta_count({"meta": meta}, items, found, "periods")
+        meta, count = _series_meta(doc, items, found)  # written as text: read, said once
         with shaping(response.request, endpoint):
             frame = group_time_series_frame(items, meta, fields=names, date_from=start, date_to=end)
         attach(  # in periods, as the service counts them (the frame may add empty months)

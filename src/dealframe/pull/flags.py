@@ -13,12 +13,11 @@ Examples
 
 from __future__ import annotations
 
-import copy
-import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from dealframe.cli_options import is_decimal, is_whole, spoken, unquoted
+from dealframe.clitools import flag_name, in_shell_words  # re-exported: pull.cli's names
 from dealframe.errors import ValidationError, renamed
 from dealframe.private.filters import FilterSchema
 from dealframe.public.query import search_body
@@ -36,17 +35,6 @@ __all__ = [
     "tokens_to_values",
     "unknown_flag",
 ]
-
-
-def flag_name(field: str) -> str:
-    """``--target-region`` for the filter ``target_region``.
-
-    Examples
-    --------
-    >>> flag_name("target_region")
-    '--target-region'
-    """
-    return "--" + field.replace("_", "-")
 
 
 def tokens_to_values(tokens: Sequence[str], options: Collection[str] = ()) -> dict[str, list[str]]:
@@ -250,39 +238,6 @@ def schema_filters(
             raise
         raise in_shell_words(renamed(exc, flag_name(named)), schema.fields) from None
     return filters
-
-
-#: What the Python API accepts besides text, which no shell can pass: left out for a flag.
-_PYTHON_TYPES = re.compile(r", (?:datetime\.date|datetime) or pandas\.Timestamp\b")
-
-
-def in_shell_words(error: ValidationError, fields: Mapping[str, Any]) -> ValidationError:
-    """``error`` as a command-line user reads it: the filters it names (the other bound
-    of a range, ``date_to``) as their flags (``--date-to``), and no Python type
-    (``datetime.date or pandas.Timestamp``) among what is expected. Its class is kept.
-
-    Examples
-    --------
-    >>> error = ValidationError("--date-from", "a date not after date_to (2020-01-01): "
-    ...     "the range would match no row", got="2030-01-01")
-    >>> str(in_shell_words(error, {"date_from": None, "date_to": None}))
-    "invalid --date-from: expected a date not after --date-to (2020-01-01): the range would match no row, got '2030-01-01'"
-    >>> error = ValidationError("--date-from", "a date YYYY-MM-DD, datetime.date or "
-    ...     "pandas.Timestamp", got="2020-13-01")
-    >>> str(in_shell_words(error, {}))
-    "invalid --date-from: expected a date YYYY-MM-DD, got '2020-13-01'"
-    """
-    named = sorted((f for f in fields if "_" in f), key=len, reverse=True)
-    expected = _PYTHON_TYPES.sub("", error.expected)
-    if named:
-        words = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, named)) + r")(?!\w)")
-        expected = words.sub(lambda m: flag_name(m.group(1)), expected)
-    if expected == error.expected:
-        return error
-    again = copy.copy(error)
-    again.expected = expected
-    again.args = (str(error).replace(f"expected {error.expected}", f"expected {expected}", 1),)
-    return again
 
 
 def checked_sort(schema: FilterSchema, sort: str | None) -> str | None:

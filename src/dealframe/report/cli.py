@@ -49,6 +49,8 @@ from dealframe.clitools import (
     command_tokens,
     exit_status,
     fail,
+    flag_name,
+    in_shell_words,
     service_client,
     told,
 )
@@ -59,8 +61,8 @@ from dealframe.errors import (
     ExtraMissing,
     ValidationError,
     renamed,
+    without_python_types,
 )
-from dealframe.pull.flags import in_shell_words
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "register"]
 
@@ -98,7 +100,7 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
         if name not in given:
             raise
         # in a shell's words: a date YYYY-MM-DD, no Python type (datetime.date ...)
-        raise in_shell_words(renamed(exc, f"--{name.replace('_', '-')}"), {}) from None
+        raise in_shell_words(renamed(exc, flag_name(name)), {}) from None
     try:
         metric = check_metric(args.metric)
     except ValidationError as exc:  # said as the option typed: --metric
@@ -157,8 +159,10 @@ _COHORT_KEY = {
 
 def _as_given(error: Exception, args: argparse.Namespace) -> Exception:
     """``error`` naming where the user gave the value: the option (``--since``, in a shell's
-    words: :func:`~dealframe.pull.flags.in_shell_words`) or, with ``--config``, the key of the
-    file (``since (of nightly.toml)``), as the checks made before start-up do. A value the
+    words: :func:`~dealframe.clitools.in_shell_words`) or, with ``--config``, the key of the
+    file (``since (of nightly.toml)``, no Python type either:
+    :func:`~dealframe.errors.without_python_types`), as the checks made before start-up do.
+    A value the
     service refuses (a ``--since`` after its latest date, a vertical or deal type it does not
     have) is otherwise named as the client's argument (``since``, ``deal_type[0]``); errors
     of other arguments are left as they are.
@@ -175,8 +179,8 @@ def _as_given(error: Exception, args: argparse.Namespace) -> Exception:
     if key is None:
         return error
     if args.config is not None:
-        return renamed(error, f"{key} (of {os.fspath(args.config)})")
-    return in_shell_words(renamed(error, "--" + key.replace("_", "-")), {})
+        return without_python_types(renamed(error, f"{key} (of {os.fspath(args.config)})"))
+    return in_shell_words(renamed(error, flag_name(key)), {})
 
 
 def _run(args: argparse.Namespace) -> int:

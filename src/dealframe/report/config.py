@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from dealframe.arguments import integer_in
-from dealframe.errors import ValidationError, did_you_mean
+from dealframe.errors import ValidationError, did_you_mean, without_python_types
 
 from .cohort import COHORT_KEYS, Cohort, check_metric, parse_cohort
 
@@ -71,6 +71,10 @@ class ConfigError(ValidationError):
 
 
 def _located(exc: ValidationError, where: str) -> ConfigError:
+    """``exc`` of a value of the file, said at ``where`` in it, in a file's words: a date is
+    ``YYYY-MM-DD`` text (or a TOML date), no Python type
+    (:func:`~dealframe.errors.without_python_types`)."""
+    exc = without_python_types(exc)
     return ConfigError(getattr(exc, "argument", "config"), f"{where}: {exc}")
 
 
