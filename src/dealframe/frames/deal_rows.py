@@ -45,8 +45,12 @@ from typing import Annotated, Any
 import msgspec
 
 from dealframe.arguments import checked_keywords
+from dealframe.errors import ValidationError
 
-__all__ = ["read_deal_page"]
+__all__ = ["PAGE_TYPES", "read_deal_page"]
+
+#: What one raw page may be: its bytes as received, or its text.
+PAGE_TYPES = (bytes, bytearray, memoryview, str)
 
 _Text = str | None
 _Number = float | None
@@ -307,6 +311,8 @@ def read_deal_page(content: bytes | bytearray | memoryview | str) -> dict[str, A
     >>> [row.score for row in read_deal_page(page)["data"]]  # a member the document lacks
     [2.5, None]
     """
+    if not isinstance(content, PAGE_TYPES):
+        raise ValidationError("content", "the raw bytes of a page", got=type(content).__name__)
     extra: tuple[str, ...] = ()
     told: tuple[str, ...] = ()  # members read UNSET where absent (told from null), if held
     first: str | None = None  # the member the documented rows refused

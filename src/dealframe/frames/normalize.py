@@ -1069,6 +1069,15 @@ def _page_column(values: list[Any], col: Column, typed: bool = False) -> Any:
         return values
 
 
+def _check_schema(schema: Any, index: Any, argument: str = "schema") -> None:
+    """Refuse ``schema`` unless a tuple of :class:`Column`, and ``index`` unless None or the
+    name of one of them."""
+    if not isinstance(schema, (list, tuple)) or not all(isinstance(c, Column) for c in schema):
+        raise ValidationError(argument, "a tuple of Column (a schema)", got=type(schema).__name__)
+    if index is not None and not (isinstance(index, str) and index in {c.name for c in schema}):
+        raise ValidationError("index", "None or the name of a column of the schema", got=index)
+
+
 @checked_keywords
 def empty_frame(schema: Schema, index: str | None = None) -> pd.DataFrame:
     """A zero-row frame with every column of ``schema`` at its dtype.
@@ -1079,6 +1088,7 @@ def empty_frame(schema: Schema, index: str | None = None) -> pd.DataFrame:
     >>> empty_frame(AGGREGATE)["n"].dtype
     Int64Dtype()
     """
+    _check_schema(schema, index)
     frame = pd.DataFrame({c.name: pd.Series([], dtype=dtype_of(c)) for c in schema})
     return frame.set_index(index) if index else frame
 
@@ -1179,7 +1189,23 @@ def build_frame(
     >>> from dealframe.frames.schemas import INVESTOR_LIST
     >>> list(build_frame([{"id": "a", "aum": 5}], INVESTOR_LIST).columns)[-1]
     'aum'
+
+    An argument of another type is a :class:`~dealframe.errors.ValidationError` naming it.
     """
+    if not isinstance(records, (list, tuple)):
+        raise ValidationError("records", "a list of JSON objects", got=type(records).__name__)
+    if not set(map(type, records)) <= {dict} and typed_fields(records) is None:
+        for i, rec in enumerate(records):
+            if not isinstance(rec, Mapping):
+                raise ValidationError(f"records[{i}]", "a JSON object", got=type(rec).__name__)
+    _check_schema(schema, index)
+    if nested is not None and not (
+        isinstance(nested, Mapping) and all(isinstance(v, str) for v in nested.values())
+    ):
+        raise ValidationError("nested", "a dict of key to column prefix", got=nested)
+    _check_schema(extra_columns, None, "extra_columns")
+    if isinstance(always, str) or not isinstance(always, (list, tuple)):
+        raise ValidationError("always", "a list of column names", got=always)
     return assemble(
         [build_columns(records, schema, nested, extra_columns)],
         schema,

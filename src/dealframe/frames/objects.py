@@ -285,7 +285,9 @@ def object_lists(
     Raises
     ------
     dealframe.errors.ValidationError
-        A cell that is not a list of objects (or JSON text of one), naming its column and row.
+        A cell that is not a list of objects (or JSON text of one), naming its column and row;
+        an argument of another type (``column`` not Series, ``fields`` not strings, ``name``
+        not one string or one per column), naming the argument.
 
     Examples
     --------
@@ -298,8 +300,21 @@ def object_lists(
     >>> rows.tolist(), values["id"].to_pylist()
     ([0, 1], ['a', 'a'])
     """
-    columns = [column] if isinstance(column, pd.Series) else list(column)
-    names = [name] * len(columns) if isinstance(name, str) else list(name)
+    columns = [column] if isinstance(column, pd.Series) else column
+    if not isinstance(columns, (list, tuple)) or not all(isinstance(c, pd.Series) for c in columns):
+        raise ValidationError(
+            "column", "a pandas Series, or a list of them", got=type(column).__name__
+        )
+    if not isinstance(fields, (list, tuple)) or not all(isinstance(f, str) for f in fields):
+        raise ValidationError("fields", "a tuple of field names (strings)", got=fields)
+    fields = tuple(fields)
+    names = [name] * len(columns) if isinstance(name, str) else name
+    if not isinstance(names, (list, tuple)) or len(names) != len(columns):
+        raise ValidationError(
+            "name", f"a string, or {len(columns)} of them (one per column)", got=name
+        )
+    if not all(isinstance(n, str) for n in names):
+        raise ValidationError("name", "a string, or one per column", got=name)
     texts = [_text(c, fields, n) for c, n in zip(columns, names, strict=True)]
     arrow = pa.chunked_array([chunk for text in texts for chunk in text.chunks], _TEXT)
     if not len(arrow) or arrow.null_count == len(arrow):

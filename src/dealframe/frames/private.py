@@ -28,7 +28,7 @@ import pandas as pd
 from dealframe.arguments import checked_keywords, choice
 from dealframe.contract import keys_present, typed_fields
 from dealframe.errors import ValidationError
-from dealframe.frames.deal_rows import read_deal_page
+from dealframe.frames.deal_rows import PAGE_TYPES, read_deal_page
 from dealframe.frames.nested import to_lists
 from dealframe.frames.normalize import (
     as_records,
@@ -355,7 +355,16 @@ def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
     >>> done = complete_deals(rows, one)
     >>> done["target_region"].tolist(), done["investors"].isna().tolist()
     (['Oceania', nan], [False, True])
+
+    Anything but a frame with one ``id`` column, for ``deals`` or ``singles``, is a
+    :class:`~dealframe.errors.ValidationError` naming that argument.
     """
+    for argument, frame in (("deals", deals), ("singles", singles)):
+        if not isinstance(frame, pd.DataFrame):
+            raise ValidationError(argument, "a deals frame", got=type(frame).__name__)
+        if list(frame.columns).count("id") != 1:
+            shown = list(frame.columns)[:8]
+            raise ValidationError(argument, "a deals frame with one 'id' column", got=shown)
     keys = pd.Index(deals["id"].to_numpy(dtype=object, na_value=None))
     singles = singles.drop_duplicates("id") if singles["id"].duplicated().any() else singles
     position = pd.Index(singles["id"].to_numpy(dtype=object, na_value=None)).get_indexer(keys)
@@ -426,19 +435,29 @@ def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False)
     --------
     >>> list_frame("companies", []).shape[0]
     0
+
+    ``parts`` is a list of :func:`list_page_columns` results; anything else is a
+    :class:`~dealframe.errors.ValidationError` naming ``parts`` (or the part).
     """
     columns, _, extra = LIST_SHAPES[choice(entity, "entity", LIST_SHAPES)]
+    if not isinstance(parts, (list, tuple)):
+        raise ValidationError(
+            "parts", "a list of list_page_columns results", got=type(parts).__name__
+        )
+    for i, part in enumerate(parts):
+        if not (
+            isinstance(part, tuple) and len(part) == 2 and all(isinstance(d, dict) for d in part)
+        ):
+            raise ValidationError(
+                f"parts[{i}]", "a list_page_columns result", got=type(part).__name__
+            )
     if entity != "transactions":
         return assemble(parts, columns, extra)
     return _deals_joined(parts, columns, with_role)
 
 
-#: What one raw page may be (:func:`deals_frame_from_pages`).
-_PAGE_TYPES = (bytes, bytearray, memoryview, str)
-
-
 def _page_items(page: Any, i: int) -> Any:
-    if not isinstance(page, _PAGE_TYPES):
+    if not isinstance(page, PAGE_TYPES):
         raise ValidationError(f"pages[{i}]", "the raw bytes of a page", got=type(page).__name__)
     read = read_deal_page(page)  # documented rows, typed; any other page is read as JSON
     if read is not None:
@@ -489,8 +508,8 @@ def deals_frame_from_pages(
     >>> deals_frame_from_pages([page, page]).shape[0]
     2
     """
-    if isinstance(pages, _PAGE_TYPES) or not isinstance(pages, Iterable):
-        one = " (this is one page: pass [page])" if isinstance(pages, _PAGE_TYPES) else ""
+    if isinstance(pages, PAGE_TYPES) or not isinstance(pages, Iterable):
+        one = " (this is one page: pass [page])" if isinstance(pages, PAGE_TYPES) else ""
         raise ValidationError(
             "pages",
             f"an iterable of raw pages, such as a list of bytes{one}",
@@ -694,6 +713,12 @@ def buckets_left_out(frame: pd.DataFrame, time_bucket: str) -> list[str]:
     >>> buckets_left_out(aggregate_frame([], {"time_bucket": "none"}), "none")
     ['all']
     """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError("frame", "a frame of aggregate_frame", got=type(frame).__name__)
+    if not isinstance(time_bucket, str):
+        raise ValidationError(
+            "time_bucket", "a time bucket (month, quarter, year, none)", got=time_bucket
+        )
     if time_bucket == "none":
         return [] if len(frame) else ["all"]
     freq = _FREQ.get(time_bucket)
@@ -751,6 +776,10 @@ def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None,
     >>> bucket_period("all", "none")
     ('all', None, None)
     """
+    if time_bucket is not None and not isinstance(time_bucket, str):
+        raise ValidationError(
+            "time_bucket", "a time bucket (month, quarter, year, none) or None", got=time_bucket
+        )
     if time_bucket == "year" and type(label) is int:  # a year written as a number: 2021
         label = str(label)
     if not isinstance(label, str):

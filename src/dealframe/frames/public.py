@@ -35,6 +35,7 @@ from dealframe.contract import (
     typed_fields,
 )
 from dealframe.errors import ValidationError
+from dealframe.frames.deal_rows import PAGE_TYPES
 from dealframe.frames.normalize import (
     as_records,
     build_frame,
@@ -129,6 +130,8 @@ def read_current_page(content: bytes | bytearray | memoryview | str) -> dict[str
     >>> read_current_page(b'{"data": [], "meta": ' + b"[" * 1010 + b"]" * 1010 + b"}") is None
     True
     """
+    if not isinstance(content, PAGE_TYPES):
+        raise ValidationError("content", "the raw bytes of a page", got=type(content).__name__)
     try:
         page = _CURRENT_DECODER.decode(content)
         meta = page.meta
@@ -152,6 +155,8 @@ def as_mappings(items: list[Any]) -> list[Any]:
     >>> as_mappings([{"sku": "A-USA"}])
     [{'sku': 'A-USA'}]
     """
+    if not isinstance(items, list):
+        raise ValidationError("items", "a list of items", got=type(items).__name__)
     if not any(typed_fields([item]) is not None for item in items):
         return items
     return [
@@ -406,8 +411,7 @@ def time_series_wide(
     [('marketCap', 'C-USA'), ('marketCap', 'A-USA'),
      ('ruleOf40', 'C-USA'), ('ruleOf40', 'A-USA')]
     """
-    for name, names in (("fields", fields), ("skus", skus)):
-        _check_names(name, names)
+    fields, skus = _check_names("fields", fields), _check_names("skus", skus)
     records = as_records(items, "time_series")
     skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found, skus)
     lo = _month_ordinal(date_from, "date_from") if date_from is not None else None
@@ -437,25 +441,31 @@ def time_series_wide(
     return pd.DataFrame(out, index=_month_index(lo, hi), columns=columns, copy=False)
 
 
-def _check_names(argument: str, names: Any) -> None:
-    """Refuse ``names`` (``fields`` or ``skus`` of a shaping function) unless None or a list of
-    strings: a bare string would be read as its characters, a None as a ``nan`` column.
+def _check_names(argument: str, names: Any) -> list[str] | None:
+    """``names`` (``fields`` or ``skus`` of a shaping function) as a list, or None; refused
+    unless None or an iterable of strings: a bare string would be read as its characters, a
+    None as a ``nan`` column, a number is no list. The list is what the caller reads (an
+    iterator is read once, here).
 
     Examples
     --------
+    >>> _check_names("fields", (f for f in ["marketCap"]))
+    ['marketCap']
     >>> _check_names("skus", "A-USA")
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid skus: expected a list of strings (one is ['A-USA']), got 'A-USA'
     """
     if names is None:
-        return
+        return None
     if isinstance(names, str) or isinstance(names, Mapping) or not isinstance(names, Iterable):
         one = f" (one is [{names!r}])" if isinstance(names, str) else ""
         raise ValidationError(argument, f"a list of strings{one}", got=names)
-    for i, name in enumerate(names):
+    listed = list(names)
+    for i, name in enumerate(listed):
         if not isinstance(name, str):
             raise ValidationError(f"{argument}[{i}]", "a string", got=name)
+    return listed
 
 
 @checked_keywords
@@ -470,7 +480,9 @@ def time_series_long(
     ``month`` is a ``period[M]`` column (not a Timestamp). Only values the
     service sent appear (a missing month has no row); rows follow input order.
     A month sent twice in a series gives one row, the first value, as in
-    :func:`time_series_wide` (said to ``found`` when given).
+    :func:`time_series_wide` (said to ``found`` when given). ``fields`` (keep these fields)
+    is a list of strings, or None for every field; anything else is a
+    :class:`~dealframe.errors.ValidationError` naming ``fields``.
 
     Examples
     --------
@@ -478,6 +490,7 @@ def time_series_long(
     >>> df.loc[0, "month"], df["month"].dtype
     (Period('2024-01', 'M'), period[M])
     """
+    fields = _check_names("fields", fields)
     records = as_records(items, "time_series")
     skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found)
     if not len(months):
@@ -1198,7 +1211,9 @@ def group_time_series_frame(
     fields : sequence of str, optional
         Columns always present, in this order (all-NaN when the service sent no
         value); other fields the service sends follow in order of first appearance.
-        Pass the fields requested (or every time-series field when none was).
+        Pass the fields requested (or every time-series field when none was). Anything but
+        None or a list of strings is a :class:`~dealframe.errors.ValidationError` naming
+        ``fields``.
     date_from, date_to : str ``YYYY-MM`` or Period, optional
         Index range (inclusive), as in :func:`time_series_wide`: a bound given is
         kept even when no month near it has a value, and periods outside are dropped.
@@ -1222,6 +1237,7 @@ def group_time_series_frame(
     >>> empty.shape, empty["marketCap"].dtype
     ((3, 1), dtype('float64'))
     """
+    fields = _check_names("fields", fields)
     items, meta = _unwrap(items, meta)
     records = as_records(items, "group_time_series")
     columns: dict[str, None] = dict.fromkeys(fields or ())

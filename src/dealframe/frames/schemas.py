@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
+from dealframe.errors import ValidationError
 
 __all__ = [
     "AGGREGATE",
@@ -170,14 +171,24 @@ class Column:
     fields: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown column kind {self.kind!r} for {self.name!r}")
+        if not isinstance(self.name, str):
+            raise ValidationError("name", "a column name (a string)", got=self.name)
+        if not isinstance(self.kind, str) or self.kind not in KINDS:
+            raise ValidationError(f"{self.name}.kind", f"one of {', '.join(KINDS)}", got=self.kind)
+        if not isinstance(self.path, tuple) or not all(isinstance(k, str) for k in self.path):
+            raise ValidationError(f"{self.name}.path", "a tuple of JSON keys", got=self.path)
         if not self.path:
             object.__setattr__(self, "path", (self.name,))
         if self.kind == "category" and self.categories is None:
+            if self.name not in VOCABULARIES:
+                raise ValidationError(
+                    f"{self.name}.categories", "the categories (no vocabulary has this name)"
+                )
             object.__setattr__(self, "categories", VOCABULARIES[self.name])
         if self.fields is not None and self.kind != "list":
-            raise ValueError(f"only list columns take fields ({self.name!r})")
+            raise ValidationError(
+                f"{self.name}.fields", "None (only list columns take fields)", got=self.fields
+            )
 
 
 Schema = tuple[Column, ...]

@@ -102,6 +102,12 @@ def is_arrow_number(kind: pa.DataType | None) -> bool:
     )
 
 
+def _check_series(series: Any) -> None:
+    """Refuse anything but a pandas Series, naming the argument ``series``."""
+    if not isinstance(series, pd.Series):
+        raise ValidationError("series", "a pandas Series (one column)", got=type(series).__name__)
+
+
 @checked_keywords
 def plain_column(series: pd.Series) -> pd.Series:
     """``series`` with an Arrow dtype as the client's frames hold the same values; other
@@ -120,6 +126,7 @@ def plain_column(series: pd.Series) -> pd.Series:
     >>> plain_column(days).tolist()
     [Timestamp('2024-01-05 00:00:00'), NaT]
     """
+    _check_series(series)
     kind = arrow_type(series.dtype)
     if kind is None:
         return series
@@ -185,6 +192,7 @@ def datetime_values(series: pd.Series) -> np.ndarray:
     ...
     dealframe.errors.ValidationError: invalid deal_date: expected dates ..., got 'int64'
     """
+    _check_series(series)
     given = series.dtype
     try:
         series = plain_column(series)
@@ -324,6 +332,7 @@ def true_rows(series: pd.Series) -> np.ndarray:
     >>> true_rows(pd.Series(["True", "false", None], name="deleted")).tolist()
     [True, False, False]
     """
+    _check_series(series)
     name = str(series.name) if series.name is not None else "column"
     column = plain_column(series)  # an Arrow dictionary of text: a categorical
     if isinstance(column.dtype, pd.CategoricalDtype):

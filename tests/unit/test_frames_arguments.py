@@ -1,0 +1,161 @@
+"""The frame builders refuse an argument of the wrong type with a dealframe error naming it
+(issue 13: "raises dealframe errors from every argument check").
+
+Each case here was Python's ``TypeError`` (``'int' object is not iterable``, ``'int' object
+is not subscriptable``, ``a bytes-like object is required``), a ``KeyError: 'id'``, a
+``ValueError`` (``not enough values to unpack``), an ``AttributeError`` or a silently wrong
+result before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dealframe
+from dealframe.errors import ValidationError
+from dealframe.frames import (
+    complete_deals,
+    deals_frame,
+    group_time_series_frame,
+    list_frame,
+    list_page_columns,
+    time_series_long,
+    time_series_wide,
+)
+from dealframe.frames.deal_rows import read_deal_page
+from dealframe.frames.normalize import build_frame, empty_frame
+from dealframe.frames.objects import object_lists
+from dealframe.frames.private import aggregate_frame, bucket_period, buckets_left_out
+from dealframe.frames.public import as_mappings, read_current_page
+from dealframe.frames.schemas import INVESTOR_LIST, Column
+from dealframe.frames.user_columns import date_values, datetime_values, plain_column, true_rows
+
+WRONG = [5, 1.5, True, None, {}, object(), np.int64(3)]
+SERIES = [{"sku": "A-USA", "data": {"marketCap": {"2024-01": 1.5}}}]
+GROUP = [{"period": "2024-01", "median": {"marketCap": 3.0}}]
+DEALS = deals_frame([{"id": "d1", "lead_investors": [{"id": "a"}]}, {"id": "d2"}])
+SINGLES = deals_frame([{"id": "d1", "investors": [{"id": "a"}], "target": {"region": "Oceania"}}])
+
+
+def _refused(call: Callable[[], Any], argument: str) -> ValidationError:
+    with pytest.raises(ValidationError) as info:
+        call()
+    assert isinstance(info.value, dealframe.DealframeError)
+    assert info.value.argument == argument, str(info.value)
+    return info.value
+
+
+@pytest.mark.parametrize("wrong", [*WRONG, [], "id", pd.Series(["d1"], name="id")])
+def test_complete_deals_refuses_anything_but_deals_frames(wrong: Any) -> None:
+    error = _refused(lambda: complete_deals(wrong, SINGLES), "deals")
+    assert "a deals frame" in str(error)
+    _refused(lambda: complete_deals(DEALS, wrong), "singles")
+
+
+def test_complete_deals_refuses_a_frame_without_one_id_column() -> None:
+    error = _refused(lambda: complete_deals(DEALS.drop(columns="id"), SINGLES), "deals")
+    assert "'id' column" in str(error)
+    twice = pd.concat([SINGLES[["id"]], SINGLES[["id"]]], axis=1)
+    _refused(lambda: complete_deals(DEALS, twice), "singles")
+    # the frames it was written for are taken as before
+    done = complete_deals(DEALS, SINGLES)
+    assert done["target_region"].tolist()[0] == "Oceania" and len(done) == 2
+
+
+@pytest.mark.parametrize("wrong", [*WRONG, "nonsense", b"x"])
+def test_list_frame_refuses_parts_that_are_no_list(wrong: Any) -> None:
+    error = _refused(lambda: list_frame("transactions", wrong), "parts")
+    assert "list_page_columns" in str(error)
+
+
+@pytest.mark.parametrize("part", [5, "x", [], ({}, {}, {}), ([], {}), object()])
+def test_list_frame_refuses_a_part_that_list_page_columns_did_not_make(part: Any) -> None:
+    good = list_page_columns("investors", [{"id": "a", "name": "A"}])
+    _refused(lambda: list_frame("investors", [good, part]), "parts[1]")
+    assert list_frame("investors", (good,)).loc[0, "name"] == "A"  # a tuple of parts is a list
+
+
+@pytest.mark.parametrize("wrong", [5, 1.5, True, {}, {"marketCap": 1}, object(), "marketCap"])
+def test_time_series_fields_must_be_a_list_of_strings(wrong: Any) -> None:
+    _refused(lambda: time_series_long(SERIES, wrong), "fields")
+    _refused(lambda: time_series_long(SERIES, fields=wrong), "fields")
+    _refused(lambda: group_time_series_frame(GROUP, fields=wrong), "fields")
+
+
+def test_a_field_that_is_no_string_is_named_by_its_place() -> None:
+    _refused(lambda: time_series_long(SERIES, ["marketCap", 5]), "fields[1]")
+    _refused(lambda: group_time_series_frame(GROUP, fields=[None]), "fields[0]")
+
+
+def test_fields_given_as_an_iterator_are_read_once_not_used_up_by_the_check() -> None:
+    """An iterator of fields was used up by the check: the wide frame then had no column."""
+    wide = time_series_wide(SERIES, (f for f in ["marketCap", "ruleOf40"]))
+    assert wide.columns.get_level_values("field").unique().tolist() == ["marketCap", "ruleOf40"]
+    long = time_series_long(SERIES, iter(["marketCap"]))
+    assert long["field"].tolist() == ["marketCap"]
+    group = group_time_series_frame(GROUP, fields=iter(["ruleOf40"]))
+    assert group.columns.tolist() == ["ruleOf40", "marketCap"]
+
+
+@pytest.mark.parametrize("wrong", [5, None, [], {}, object()])
+def test_the_page_readers_refuse_what_is_no_page(wrong: Any) -> None:
+    _refused(lambda: read_deal_page(wrong), "content")
+    _refused(lambda: read_current_page(wrong), "content")
+    assert read_current_page(b'{"data": []}') == {"data": []}
+
+
+@pytest.mark.parametrize("wrong", [5, None, {}, "x", object()])
+def test_as_mappings_refuses_what_is_no_list(wrong: Any) -> None:
+    _refused(lambda: as_mappings(wrong), "items")
+
+
+def test_bucket_helpers_refuse_a_bucket_that_is_no_name() -> None:
+    frame = aggregate_frame([{"bucket": "2024-Q1", "n": 7}], {"time_bucket": "quarter"})
+    _refused(lambda: bucket_period("2024-Q1", ["quarter"]), "time_bucket")  # type: ignore[arg-type]
+    _refused(lambda: buckets_left_out(frame, ["quarter"]), "time_bucket")  # type: ignore[arg-type]
+    _refused(lambda: buckets_left_out(5, "quarter"), "frame")  # type: ignore[arg-type]
+    assert bucket_period("Q2 2024", None) == ("2024-Q2", "2024-04-01", "2024-06-30")
+
+
+@pytest.mark.parametrize("reader", [plain_column, date_values, datetime_values, true_rows])
+@pytest.mark.parametrize("wrong", [5, None, "deal_date", ["2024-01-01"], np.array([1])])
+def test_column_readers_refuse_what_is_no_series(reader: Callable[[Any], Any], wrong: Any) -> None:
+    _refused(lambda: reader(wrong), "series")
+
+
+def test_object_lists_names_the_argument_of_the_wrong_type() -> None:
+    column = pd.Series(['[{"id":"a"}]'])
+    _refused(lambda: object_lists(5, ("id",)), "column")  # type: ignore[arg-type]
+    _refused(lambda: object_lists([column, "x"], ("id",)), "column")  # type: ignore[list-item]
+    _refused(lambda: object_lists(column, 5), "fields")  # type: ignore[arg-type]
+    _refused(lambda: object_lists(column, "id"), "fields")  # type: ignore[arg-type]
+    _refused(lambda: object_lists(column, ("id",), 5), "name")  # type: ignore[arg-type]
+    _refused(lambda: object_lists([column, column], ("id",), ["a"]), "name")
+    rows, values = object_lists(column, ["id"])  # type: ignore[arg-type]
+    assert rows.tolist() == [0] and values["id"].to_pylist() == ["a"]
+
+
+def test_schema_builders_name_the_argument_of_the_wrong_type() -> None:
+    _refused(lambda: empty_frame("id"), "schema")  # type: ignore[arg-type]
+    _refused(lambda: empty_frame(INVESTOR_LIST, index=5), "index")  # type: ignore[arg-type]
+    _refused(lambda: empty_frame(INVESTOR_LIST, index="nope"), "index")
+    _refused(lambda: build_frame(5, INVESTOR_LIST), "records")  # type: ignore[arg-type]
+    _refused(lambda: build_frame([{"id": "a"}, 5], INVESTOR_LIST), "records[1]")  # type: ignore[list-item]
+    _refused(lambda: build_frame([], INVESTOR_LIST, 5), "nested")  # type: ignore[arg-type]
+    _refused(lambda: build_frame([], INVESTOR_LIST, extra_columns=5), "extra_columns")  # type: ignore[arg-type]
+    _refused(lambda: build_frame([], INVESTOR_LIST, index=["id"]), "index")  # type: ignore[arg-type]
+    assert build_frame([{"id": "a"}], INVESTOR_LIST, index="id").index.tolist() == ["a"]
+
+
+def test_a_column_spec_of_the_wrong_type_is_a_validation_error() -> None:
+    _refused(lambda: Column("x", 5), "x.kind")  # type: ignore[arg-type]
+    _refused(lambda: Column("x", "str", fields=5), "x.fields")  # type: ignore[arg-type]
+    _refused(lambda: Column("x", "str", path=5), "x.path")  # type: ignore[arg-type]
+    _refused(lambda: Column("x", "category"), "x.categories")
+    _refused(lambda: Column(5, "str"), "name")  # type: ignore[arg-type]
+    assert Column("target_id", "str", ("target", "id")).path == ("target", "id")
