@@ -1,6 +1,6 @@
 """Participants over HTTP, audit of issue 15: soft-deleted deals in co-investment, investor lists
-that list rows carry (written as single deals write them), and what an exploded frame still
-knows after a CSV round trip."""
+that list rows carry (written as single deals write them), what an exploded frame still
+knows after a CSV round trip, and missing lists said whatever roles are counted."""
 
 from __future__ import annotations
 
@@ -17,11 +17,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _drift_proxy import Proxy, edit
+from _co_investors import assert_edges_are_co_investors
+from _drift_proxy import Action, Proxy, _replace, edit
 
 import dealframe
 import dealframe.sandbox
-from dealframe import Client, MissingInvestorsWarning
+from dealframe import Client, MissingDataWarning, MissingInvestorsWarning
+from dealframe.errors import ServiceContractError
 from dealframe.frames.private import LIST_READERS
 from dealframe.frames.schemas import DEAL_PROFILE_ONLY
 
@@ -66,13 +68,6 @@ def feed(client: Client) -> pd.DataFrame:
     )
 
 
-def _both_ways(edges: pd.DataFrame) -> pd.DataFrame:
-    """Each edge from both ends, as the service's ``co_investors`` lists them."""
-    a = edges.rename(columns={"investor_a": "me", "investor_b": "other"})
-    b = edges.rename(columns={"investor_b": "me", "investor_a": "other"})
-    return pd.concat([a, b])[["me", "other", "shared_deals", "first_date", "last_date"]]
-
-
 def test_co_investment_leaves_soft_deleted_deals_out_as_co_investors_does(client, feed):
     gone = feed[feed["deleted"].fillna(False).to_numpy(dtype=bool)]
     assert len(gone) >= 5
@@ -87,22 +82,7 @@ def test_co_investment_leaves_soft_deleted_deals_out_as_co_investors_does(client
     sample = list(dict.fromkeys(touched))[:8]
     assert len(sample) >= 4
     theirs = client.private.co_investors(sample)
-    ours = _both_ways(edges)
-    for me in sample:
-        mine = ours[ours["me"] == me].drop(columns="me").set_index("other").sort_index()
-        service = (
-            theirs[theirs["investor_id"] == me]
-            .rename(
-                columns={
-                    "id": "other",
-                    "first_shared_date": "first_date",
-                    "last_shared_date": "last_date",
-                }
-            )
-            .set_index("other")[["shared_deals", "first_date", "last_date"]]
-            .sort_index()
-        )
-        pd.testing.assert_frame_equal(mine, service, check_names=False)
+    assert_edges_are_co_investors(edges, theirs, sample)
     # the default equals the edges of the live deals alone
     live = feed[~feed["id"].isin(gone_ids)].reset_index(drop=True)
     pd.testing.assert_frame_equal(
@@ -203,7 +183,7 @@ def test_investor_lists_in_list_rows_are_written_as_single_deals(
 
 def test_with_investors_takes_the_single_forms_over_list_rows(client, via):
     """List rows carrying a partial ``investors`` (the leads only) are completed from the
-    single forms: their lists are kept only where no single form was read."""
+    single forms (a deal without one: see the test below)."""
     proxy, c = via
     want = client.private.deals(limit=30, with_investors=True)
 
@@ -245,3 +225,132 @@ def test_no_false_missing_lists_warning_after_a_csv_round_trip(client, via):
     paired = listed["deal_id"].nunique()  # the deals with buyers
     with pytest.warns(MissingInvestorsWarning, match=f"^{paired} deals"):
         dealframe.co_investment_edges(back)
+
+
+def test_the_investor_role_alone_warns_of_deals_without_their_lists(client):
+    """``roles=("investor",)``: a deal whose list was not read has no investor row, so which
+    deals lack their list is read from the rows of every role (the review's repro: a list pull
+    gave no edges and no warning; a concat with complete deals, no warning either)."""
+    listed = client.private.deals(limit=200).iloc[40:]
+    full = client.private.deals(limit=40, with_investors=True)
+    assert not set(listed["id"]) & set(full["id"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingInvestorsWarning)
+        partial = dealframe.explode_participants(listed)
+        complete = dealframe.explode_participants(full)
+    lacking = partial["deal_id"].nunique()  # list deals with a lead or a buyer row
+    assert lacking > 100 and not (partial["role"] == "investor").any()
+    with pytest.warns(MissingInvestorsWarning, match=f"^{lacking} deals lack"):
+        alone = dealframe.co_investment_edges(partial, roles=("investor",))
+    assert len(alone) == 0
+    want = dealframe.co_investment_edges(complete, roles=("investor",))
+    assert len(want) > 0
+    both = pd.concat([partial, complete], ignore_index=True)
+    both.attrs.clear()  # the rows say which deals lack their lists
+    for frame in (both, pd.read_csv(io.StringIO(both.to_csv(index=False)))):
+        with pytest.warns(MissingInvestorsWarning, match=f"^{lacking} deals lack"):
+            edges = dealframe.co_investment_edges(frame, roles=("investor",))
+        key = ["investor_a", "investor_b", "shared_deals"]
+        pd.testing.assert_frame_equal(edges[key], want[key])
+    # attrs alone (no investors_missing column) say it too
+    counted = partial.drop(columns="investors_missing")
+    with pytest.warns(MissingInvestorsWarning, match=f"^{len(listed)} deals lack"):
+        dealframe.co_investment_edges(counted, roles=("investor",))
+
+
+def _not_found(ident: str) -> Action:
+    """The single form of deal ``ident`` answered 404 (deleted since the list was read)."""
+    body = orjson.dumps({"error": {"code": "NOT_FOUND", "message": "Resource not found"}})
+    return Action(f"gone {ident}", on_response=_replace(404, body, "application/json"))
+
+
+def test_a_deal_without_its_single_form_keeps_no_list_of_its_list_row(client, via):
+    """With ``with_investors=True``, list rows carrying a list of their own (the first
+    investor only) and the target's city: a deal whose single form is a 404 keeps the city
+    of its row, but not its list (not known full), and the warning says so."""
+    proxy, c = via
+    singles = client.private.deals(limit=40, with_investors=True)
+    raw = {i: orjson.loads(t) for i, t in zip(singles["id"], singles["investors"], strict=True)}
+    gone = singles.loc[3, "id"]
+    assert raw[gone]
+
+    def first_only(doc: Any) -> Any:
+        for item in doc.get("data") or []:
+            item["investors"] = raw[item["id"]][:1]
+            if isinstance(item.get("target"), dict):
+                item["target"]["city"] = "Listed City"
+        return doc
+
+    proxy.add(f"{P}/transactions$", edit(first_only), method="POST")
+    proxy.add(f"{P}/transactions/{gone}$", _not_found(gone), method="GET")
+    said = (
+        r"^1 of 40 deals have no single form to read \(.*\): their investors are null \(the "
+        r"lists their list rows carried are not known to be full\); target_city hold what their "
+        rf"list rows carried, their other profile-only columns null: {gone} "
+    )
+    with pytest.warns(MissingDataWarning, match=said):
+        got = c.private.deals(limit=40, with_investors=True)
+    assert got.attrs["profiles"]["missing_ids"] == [gone]
+    row = got.set_index("id").loc[gone]
+    assert pd.isna(row["investors"])
+    assert row["target_city"] == "Listed City" and pd.isna(row["target_region"])
+    read = (got["id"] != gone).to_numpy()
+    assert got.loc[read, "investors"].tolist() == singles.loc[read, "investors"].tolist()
+    with pytest.warns(MissingInvestorsWarning, match="^1 of 40 deals"):
+        people = dealframe.explode_participants(got)
+    assert people.loc[people["deal_id"] == gone, "investors_missing"].all()
+    assert not people.loc[people["deal_id"] != gone, "investors_missing"].any()
+
+
+def _in_every_deal(change: Any) -> Any:
+    """An edit of list pages and single deals alike: ``change(item)`` on each deal."""
+
+    def apply(doc: Any) -> Any:
+        data = doc.get("data")
+        for item in data if isinstance(data, list) else [data]:
+            if isinstance(item, dict):
+                change(item)
+        return doc
+
+    return edit(apply)
+
+
+def test_investors_that_are_no_list_fail_a_list_pull_as_a_single_deal(client, via):
+    proxy, c = via
+    ids = client.private.deals(limit=3)["id"].tolist()
+    junk = _in_every_deal(lambda item: item.update(investors="n/a"))
+    proxy.add(f"{P}/transactions$", junk, method="POST")
+    proxy.add(f"{P}/transactions/[^/]+$", junk, method="GET")
+    for call in (lambda: c.private.deals(limit=3), lambda: c.private.deal(ids)):
+        with pytest.raises(ServiceContractError, match=r"investors.*expected an array.*n/a"):
+            call()
+
+
+def test_a_member_a_participant_adds_is_kept(via):
+    """A sixth member of a participant (``"type": "vc"``) is kept, in key order, in list rows
+    and single deals alike; the exploded rows hold the five fields."""
+    proxy, c = via
+
+    def typed(item: dict) -> None:
+        for key in ("lead_investors", "buyers", "investors"):
+            for participant in item.get(key) or []:
+                participant["type"] = "vc"
+
+    proxy.add(f"{P}/transactions$", _in_every_deal(typed), method="POST")
+    proxy.add(f"{P}/transactions/[^/]+$", _in_every_deal(typed), method="GET")
+    listed = c.private.deals(limit=20)
+    one = c.private.deal(listed["id"].tolist())
+    members = [orjson.loads(t) for t in [*listed["lead_investors"], *one["investors"]]]
+    assert sum(map(len, members)) > 20
+    fields = ["country", "id", "name", "short_name", "type", "website"]
+    assert all(list(p) == fields and p["type"] == "vc" for ps in members for p in ps)
+    assert listed["lead_investors"].tolist() == one["lead_investors"].tolist()
+    people = dealframe.explode_participants(one)
+    assert [c for c in people.columns if c.startswith("participant_")] == [
+        "participant_id",
+        "participant_name",
+        "participant_short_name",
+        "participant_country",
+        "participant_website",
+    ]
+    assert (people["role"] == "investor").sum() == sum(map(len, members[len(listed) :]))

@@ -18,6 +18,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _co_investors import assert_edges_are_co_investors, both_ways
 from _drift_proxy import Action, Proxy, _replace
 
 import dealframe
@@ -100,12 +101,7 @@ def test_co_investment_edges_equal_the_services_co_investors(client, complete):
         warnings.simplefilter("error", MissingInvestorsWarning)  # complete: no warning
         people = dealframe.explode_participants(complete)
         edges = dealframe.co_investment_edges(people)
-    both = pd.concat(
-        [
-            edges.rename(columns={"investor_a": "me", "investor_b": "other"}),
-            edges.rename(columns={"investor_b": "me", "investor_a": "other"}),
-        ]
-    )[["me", "other", "shared_deals", "first_date", "last_date"]]
+    both = both_ways(edges)
     leads = people.loc[people["role"] == "lead_investor", "participant_id"].value_counts()
     busiest = both.groupby("me")["shared_deals"].sum().sort_values(ascending=False)
     sample = list(
@@ -115,21 +111,7 @@ def test_co_investment_edges_equal_the_services_co_investors(client, complete):
     assert len(sample) >= 4
     theirs = client.private.co_investors(sample)
     assert theirs["shared_deals"].max() >= 2
-    for me in sample:
-        ours = both[both["me"] == me].drop(columns="me").set_index("other").sort_index()
-        service = (
-            theirs[theirs["investor_id"] == me]
-            .rename(
-                columns={
-                    "id": "other",
-                    "first_shared_date": "first_date",
-                    "last_shared_date": "last_date",
-                }
-            )
-            .set_index("other")[["shared_deals", "first_date", "last_date"]]
-            .sort_index()
-        )
-        pd.testing.assert_frame_equal(ours, service, check_names=False)
+    assert_edges_are_co_investors(edges, theirs, sample)
 
 
 def test_list_rows_undercount_and_say_so(listed, complete):

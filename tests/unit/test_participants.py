@@ -87,8 +87,10 @@ def test_missing_investor_lists_warn(deals, complete):
         ex = explode_participants(deals)
     assert issubclass(MissingInvestorsWarning, MissingDataWarning)
     assert ex.attrs["deals_without_investors"] == 4
-    with pytest.warns(MissingInvestorsWarning, match="paired without their full investor"):
-        co_investment_edges(ex)
+    with pytest.warns(MissingInvestorsWarning, match="^2 deals lack their full investor"):
+        co_investment_edges(ex)  # deal 4 is deleted, deal 3 has no participant row
+    with pytest.warns(MissingInvestorsWarning, match="^2 deals lack their full investor"):
+        co_investment_edges(ex, roles=["investor"])  # no investor row: the other roles say it
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         quiet = explode_participants(deals, roles=LEADS_AND_BUYERS)
@@ -117,6 +119,33 @@ def test_co_investment_edges_warn_on_frames_without_attrs(deals):
     by_hand.attrs.clear()
     with pytest.warns(MissingInvestorsWarning, match="^2 deals"):
         co_investment_edges(by_hand, include_deleted=True)
+    with pytest.warns(MissingInvestorsWarning, match="^2 deals"):  # the lead rows say it
+        co_investment_edges(by_hand, roles=("investor",), include_deleted=True)
+
+
+@pytest.mark.parametrize("odd", ["yes", "0", "1", 2], ids=repr)
+def test_a_deleted_value_that_is_no_boolean_is_refused(deals, odd):
+    """``deleted`` is read as co_investment_edges and bucket_medians read it: an odd value is a
+    ValidationError naming the column, never a deal taken as live."""
+    bad = deals.astype({"deleted": object})
+    bad.loc[1, "deleted"] = odd
+    with pytest.raises(ValidationError, match=f"invalid deleted: .*got {odd!r}"):
+        explode_participants(bad, roles=LEADS_AND_BUYERS)
+    ex = explode_participants(deals, roles=LEADS_AND_BUYERS).astype({"deleted": object})
+    ex.loc[0, "deleted"] = odd
+    with pytest.raises(ValidationError, match="invalid deleted"):
+        co_investment_edges(ex)
+    co_investment_edges(ex, include_deleted=True)  # not read then
+    read = deals.astype({"deleted": object})
+    read["deleted"] = ["TRUE", "false", 0, None]  # what is read: booleans, 0/1, true/false
+    assert explode_participants(read, roles=LEADS_AND_BUYERS)["deleted"].tolist() == [
+        True,
+        True,
+        False,
+        False,
+        False,
+        pd.NA,
+    ]
 
 
 def test_explode_roles_argument(deals, complete):

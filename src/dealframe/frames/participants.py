@@ -174,8 +174,11 @@ def explode_participants(
     Raises
     ------
     dealframe.errors.ValidationError
-        No ``id`` or participant column, an unknown role, or a ``deal_date`` column that holds
-        no dates (naming it).
+        No ``id`` or participant column, an unknown role, a ``deal_date`` column that holds
+        no dates, or a ``deleted`` column holding a value that is no boolean (text ``"yes"``,
+        ``"0"`` or ``"1"``, the number 2: booleans, 0/1 and text ``"true"`` / ``"false"`` in
+        any case are read, as :func:`co_investment_edges` and
+        :func:`~dealframe.analytics.bucket_medians` read ``deleted``), naming the column.
 
     Warns
     -----
@@ -250,16 +253,15 @@ def explode_participants(
 
 
 def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame) -> int:
-    """Deals of ``rows`` paired without their full investor list (0 when none is known to lack
-    it).
+    """Deals of ``rows`` (the live rows of every role: a deal without its list may have no
+    investor row at all) counted without their full investor list (0 when none is known to
+    lack it).
 
     Read from the rows' ``investors_missing`` (what :func:`explode_participants` knew of each
     deal, kept through a CSV round trip), else from ``attrs``, else guessed: a deal with lead
     investor rows and no investor row (a full list holds its leads). A deal with buyer rows
     only says nothing: a service may list no ``investors`` for an M&A deal.
     """
-    if not len(rows):
-        return 0
     if MISSING in rows:
         return int(rows.loc[true_rows(rows[MISSING]), "deal_id"].nunique())
     known = exploded.attrs.get(WITHOUT_INVESTORS)
@@ -273,15 +275,12 @@ def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame) -> int:
     return len(leading - with_list)
 
 
-def _live(rows: pd.DataFrame, include_deleted: bool) -> tuple[pd.DataFrame, int]:
-    """``rows`` without those of soft-deleted deals (unless ``include_deleted``), and how many
-    deals were left out."""
+def _deleted(rows: pd.DataFrame, include_deleted: bool) -> np.ndarray:
+    """Which of ``rows`` are of soft-deleted deals, to leave out (none with
+    ``include_deleted``, or without a ``deleted`` column)."""
     if include_deleted or "deleted" not in rows:
-        return rows, 0
-    gone = true_rows(rows["deleted"])
-    if not gone.any():
-        return rows, 0
-    return rows[~gone], int(rows.loc[gone, "deal_id"].nunique())
+        return np.zeros(len(rows), dtype=bool)
+    return true_rows(rows["deleted"])
 
 
 @checked_keywords
@@ -291,11 +290,13 @@ def co_investment_edges(
     """Pairs of participants that shared deals, as an edge list.
 
     Over deals with complete investor lists (``deals(..., with_investors=True)``)
-    this equals the service's ``co_investors`` of each investor: ``shared_deals``,
+    this equals the service's ``co_investors`` of each live investor: ``shared_deals``,
     and the first and last shared dates. Soft-deleted deals are left out by default: the
     interface document hides a soft-deleted record from every read that does not ask for
     deleted ones, and ``co_investors`` takes no ``include_deleted``, so its counts are of
-    live deals (the sandbox counts them so).
+    live deals (the sandbox counts them so). A soft-deleted investor (a participant of an
+    ``include_deleted=True`` pull) still has its edges here, while the service answers its
+    ``co_investors`` with a 404.
 
     Parameters
     ----------
@@ -321,16 +322,20 @@ def co_investment_edges(
     Raises
     ------
     dealframe.errors.ValidationError
-        Not a frame of :func:`explode_participants`, or a ``deal_date`` column that holds no
-        dates (naming it; Arrow dates and timestamps are read, a time zone dropped).
+        Not a frame of :func:`explode_participants`, a ``deal_date`` column that holds no
+        dates (naming it; Arrow dates and timestamps are read, a time zone dropped), or a
+        ``deleted`` column holding a value that is no boolean (as
+        :func:`explode_participants` reads it), unless ``include_deleted``.
 
     Warns
     -----
     dealframe.MissingInvestorsWarning
-        The investor role is counted and some of the deals counted lack their full investor
-        list, as :func:`explode_participants` recorded it in ``investors_missing`` (else in
-        ``attrs``; for frames with neither, deals with lead investor rows but no investor
-        row: a deal with buyers only may have no ``investors`` at all).
+        The investor role is counted (``roles`` is None or holds it) and some of the deals
+        counted lack their full investor list, as :func:`explode_participants` recorded it in
+        ``investors_missing`` (else in ``attrs``; for frames with neither, deals with lead
+        investor rows but no investor row: a deal with buyers only may have no ``investors``
+        at all). Read from the rows of every role, so ``roles=("investor",)`` warns of deals
+        that have no investor row because their list was not read.
 
     Examples
     --------
@@ -348,21 +353,25 @@ def co_investment_edges(
             raise ValidationError(
                 "exploded", f"a frame from explode_participants (no {col!r} column)"
             )
-    rows = exploded
-    if roles is not None:
-        wanted = role_names(roles)
-        rows = rows[rows["role"].astype(object).isin(list(wanted)).to_numpy()]
-    rows, left_out = _live(rows, include_deleted)
-    if roles is None or "investor" in wanted:
-        missing = _incomplete(exploded, rows)
+    wanted = ROLES if roles is None else role_names(roles)
+    gone = _deleted(exploded, include_deleted)
+    if "investor" in wanted:  # live rows of every role (a deal lacking its list has none)
+        missing = _incomplete(exploded, exploded[~gone] if gone.any() else exploded)
         if missing:
             warnings.warn(
-                f"{missing:,} deals were paired without their full investor list: co-investment "
-                "is undercounted. Pull the deals with client.private.deals(..., "
+                f"{missing:,} deals lack their full investor list: co-investment is "
+                "undercounted. Pull the deals with client.private.deals(..., "
                 "with_investors=True)",
                 MissingInvestorsWarning,
                 stacklevel=user_stacklevel(),
             )
+    asked = (
+        np.ones(len(exploded), dtype=bool)
+        if roles is None
+        else exploded["role"].astype(object).isin(list(wanted)).to_numpy()
+    )
+    left_out = int(exploded.loc[gone & asked, "deal_id"].nunique())
+    rows = exploded[asked & ~gone]
     rows = rows[rows["deal_id"].notna() & rows["participant_id"].notna()]
     if not len(rows):
         return _said(empty_frame(EDGES), left_out)

@@ -50,7 +50,7 @@ from ..errors import (
 from ..field_names import fields_noted
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
-from ..frames.schemas import PROFILE_FIELDS, ROLES
+from ..frames.schemas import DEAL_PROFILE_ONLY, PROFILE_FIELDS, ROLES
 from ..notices import (
     MissingDataWarning,
     missing_expected,
@@ -221,6 +221,22 @@ _PROFILE_ONLY_FIELDS = ("id", "target", "investors")
 def _single_deals(items: list[dict]) -> pd.DataFrame:
     """Single deals (``GET /transactions/{id}``) as a frame: every profile column."""
     return shape.deals_frame(items, with_role=False, profile=True)
+
+
+def _kept_of_list_rows(frame: pd.DataFrame, investors: bool) -> str:
+    """What the deals of a ``with_investors`` pull that have no single form hold of the
+    profile-only columns, as the warning says it: ``investors`` null (``investors``: the list
+    rows carried lists of their own, not taken for the full ones), the other columns what
+    the list rows of ``frame`` carried."""
+    rest = [c.name for c in DEAL_PROFILE_ONLY if c.name != "investors"]
+    kept = [name for name in rest if name in frame]
+    said = "their investors are null"
+    if investors:
+        said += " (the lists their list rows carried are not known to be full)"
+    if not kept:
+        return f"{said}, and so are their other profile-only columns"
+    said += f"; {', '.join(kept)} hold what their list rows carried"
+    return said if len(kept) == len(rest) else f"{said}, their other profile-only columns null"
 
 
 #: The document fields behind :data:`~dealframe.contract.NOT_NULL` columns that a profile
@@ -1331,8 +1347,12 @@ class PrivateApi:
             ``investors`` list and the target's ``region``, ``city``, ``founded`` and
             lists. One request per deal: use it on the deals you analyse. Deals whose
             single form cannot be read (deleted meanwhile, or soft-deleted rows of
-            ``include_deleted=True``) keep null there, with a
-            :class:`~dealframe.MissingDataWarning` (under ``strict``, an
+            ``include_deleted=True``) have a null ``investors`` (a list the service put in
+            their list rows is not known to be the full one, so
+            :func:`dealframe.explode_participants` counts their lists as missing) and, in the
+            other profile-only columns, what their list rows carried (null where they
+            carried nothing), with a :class:`~dealframe.MissingDataWarning` saying which
+            (under ``strict``, an
             :class:`~dealframe.errors.IncompleteResultError` whose ``partial`` is the
             frame). ``attrs["profiles"]`` records the requests (and their
             ``from_cache``) and missing ids; ``attrs["requests"]`` and
@@ -1420,7 +1440,11 @@ class PrivateApi:
                 # include_deleted refused for deals: the deleted rows stay null (warned below)
         profiles = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
         requests = sum(p.attrs.get("requests", 0) for p in parts)
-        out = shape.complete_deals(frame, profiles)
+        # the full investor list is the single form's: a list row's own (a service may send
+        # the leads only) is not known complete, so a deal without a single form keeps none
+        # and explode_participants counts it as missing
+        carried = "investors" in frame
+        out = shape.complete_deals(frame.drop(columns="investors") if carried else frame, profiles)
         returned = set(profiles["id"].dropna().tolist())
         missing = [i for i in ids if i not in returned]
         out.attrs.update(frame.attrs)
@@ -1451,8 +1475,8 @@ class PrivateApi:
             warnings.warn(
                 f"{len(missing)} of {len(ids)} deals have no single form to read "
                 f"(deleted since the list was read, or soft-deleted deals the service does not "
-                f"serve singly?): their investors and profile-only "
-                f"columns are null: {shown} (see df.attrs['profiles'])",
+                f"serve singly?): {_kept_of_list_rows(frame, carried)}: {shown} "
+                f"(see df.attrs['profiles'])",
                 MissingDataWarning,
                 stacklevel=user_stacklevel(),
             )
