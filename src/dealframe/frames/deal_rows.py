@@ -109,7 +109,7 @@ _DECODER = msgspec.json.Decoder(_Page)
 
 #: Members of single deals (documented there, not in list rows) that a page's items may hold,
 #: read as their documented type when they do: ``investors`` as participants, so the list is
-#: written as the single deal writes it (exactly the participant fields, in sorted order); a
+#: written as the single deal writes it (every participant field, in sorted order); a
 #: value of another type gives None (the page is read as JSON, whose checks name it).
 _SINGLE_ONLY: dict[str, Any] = {"investors": list[_Party] | None}
 

@@ -14,7 +14,7 @@ polars and Spark read as it is (with their JSON functions). Python lists in an
 by ``pd.read_parquet`` and not hashed by pandas.
 
 Because the text is canonical (one spelling per value: sorted keys, no spaces, and
-for participant lists exactly the participant fields), equal values are equal
+for participant lists every participant field, missing ones null), equal values are equal
 strings, whatever the endpoint or the key order the service used.
 
 Working with it:

@@ -312,7 +312,7 @@ def deals_frame(
         they carry (``target_region``, ``target_city``, ``target_founded``, the
         target's lists, ``investors``); ``False``: list rows, with those of them that
         some row carries (after the list columns, written as single deals write them:
-        participants with exactly the participant fields, ids in lower case). By
+        participants with every participant field, ids in lower case). By
         default, single deals when some item carries ``investors``.
 
     Returns
