@@ -23,6 +23,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Action,
     Exchange,
     Proxy,
+    edit,
     fresh_rules,
     ignore_page,
     no_hang,
@@ -59,7 +60,13 @@ def _nth(*which: int) -> Any:
 
 
 def _doctor(
-    sandbox: Any, proxy: Proxy, *, said: list[str] | None = None, **settings: Any
+    sandbox: Any,
+    proxy: Proxy,
+    *,
+    said: list[str] | None = None,
+    family: str | None = None,
+    max_requests: int = 60,
+    **settings: Any,
 ) -> Diagnosis:
     """The doctor through the proxy, by a client of its own with default settings."""
     with dealframe.Client(
@@ -70,9 +77,8 @@ def _doctor(
         progress=False,
         **settings,
     ) as client:
-        if said is None:
-            return dealframe.doctor(client)
-        return dealframe.doctor(client, say=said.append)
+        say = None if said is None else said.append
+        return dealframe.doctor(client, say=say, family=family, max_requests=max_requests)
 
 
 def _by_name(found: Diagnosis) -> dict[str, Check]:
@@ -357,3 +363,210 @@ def test_retry_after_0_waits_the_backoff_and_huge_waits_are_written_in_full(
         "rate limited: the service asked 2,147,483,648 s (429, more than retry_after_max)"
     )
     assert ADAPTED != current.verdict
+
+
+# -- 9. checks needing what a broken check would have seen are rows, not gone ---------------
+
+
+def _no_company(doc: Any) -> Any:
+    """A search answered with no company (its 401s to A.auth left as they are)."""
+    return {**doc, "data": []} if "data" in doc else doc
+
+
+def _no_sku(doc: Any) -> Any:
+    """A search whose companies carry no ``sku``."""
+    if isinstance(doc.get("data"), list):
+        doc["data"] = [{k: v for k, v in i.items() if k != "sku"} for i in doc["data"]]
+    return doc
+
+
+@pytest.mark.parametrize("change", [_no_company, _no_sku], ids=["no-company", "no-sku"])
+def test_checks_needing_what_a_broken_search_saw_are_not_checked(
+    sandbox: Any, proxy: Proxy, clock: ListedClock, change: Any
+) -> None:
+    needing = ["A.current", "A.skus_per_request", "A.time_series"]
+    proxy.add(SEARCH, edit(change))
+    found = _doctor(sandbox, proxy, family="A")
+    checks = _by_name(found)
+    assert checks["A.search"].verdict == BREAKS
+    for name in needing:
+        assert checks[name].verdict == NOT_CHECKED, checks[name]
+        assert checks[name].observed == "needs what A.search would have seen (it broke)"
+    assert [c.name for c in found.not_checked] == needing
+    assert not found.complete and not found.to_dict()["complete"]
+    assert "3 checks that could not run (first A.current: needs what A.search" in found.verdict()
+
+
+def test_checks_needing_a_company_a_broken_limit_check_did_not_see_are_not_checked(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    bad = {"error": {"code": "BAD_REQUEST", "message": "nope"}}
+    proxy.add(COMPANIES, _answer(400, bad), when=lambda ex: "page" not in ex.body)
+    found = _doctor(sandbox, proxy, family="B")
+    checks = _by_name(found)
+    assert checks["B.paging.limit"].verdict == BREAKS
+    for name in ("B.list_items", "B.timestamps", "B.profile", "B.errors"):
+        assert checks[name].verdict == NOT_CHECKED, checks[name]
+        assert checks[name].observed == "needs what B.paging.limit would have seen (it broke)"
+    # the sub-collection is asked of a deal's target: it needs no listed company
+    assert checks["B.sub_collection"].verdict == HOLDS, checks["B.sub_collection"]
+    assert checks["B.not_found"].verdict == HOLDS
+    assert not found.complete and not found.ok
+
+
+# -- 10. a probe the budget leaves no request to send again is never judged -------------------
+
+
+def test_an_odd_probe_s_5xx_with_no_request_left_is_not_judged(
+    sandbox: Any, proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = _doctor(sandbox, proxy, family="A").requests  # the empty-SKU probe is the last
+    down = _answer(503, {"error": {"code": "UNAVAILABLE", "message": "busy"}})
+    proxy.add(CURRENT, down, when=lambda ex: ex.body == {"skus": []}, times=1)
+    found = _doctor(sandbox, proxy, family="A", max_requests=whole)
+    errors = _by_name(found)["A.errors"]
+    assert errors.verdict == NOT_CHECKED, errors
+    assert errors.observed == "unavailable (503, no request left to try again)"
+    assert found.ok and found.budget_reached and not found.complete
+    assert clock.made == []
+    proxy.reset()
+    proxy.add(CURRENT, down, when=lambda ex: ex.body == {"skus": []}, times=1)
+    capsys.readouterr()
+    assert main(["doctor", "--family", "A", "--max-requests", str(whole)]) == 2
+
+
+# -- 11. a run's waits are under a gate key of its own ---------------------------------------
+
+
+class _Interrupted(ListedClock):
+    """A clock whose first sleep is interrupted (Ctrl-C in the middle of a wait)."""
+
+    def sleep(self, seconds: float) -> None:
+        if not self.made:
+            self.made.append(seconds)
+            raise KeyboardInterrupt
+        super().sleep(seconds)
+
+
+def test_an_interrupted_wait_holds_no_later_run(sandbox: Any, proxy: Proxy) -> None:
+    clock = _Interrupted()
+    with dealframe.Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, progress=False
+    ) as client:
+        client._transport.gate = clock.gate()
+        proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "30"}), times=1)
+        with pytest.raises(KeyboardInterrupt):
+            dealframe.doctor(client, family="A")
+        assert clock.made == [30.0]
+        proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=1)
+        found = dealframe.doctor(client, family="A")  # the run after it, on the same client
+    assert clock.made == [30.0, 1.0]  # its own wait only: not the 30 s left of the first
+    assert _by_name(found)["A.current"].verdict == HOLDS
+    assert found.complete
+
+
+# -- 12. a persisting 500 on an ordinary probe is judged, unless the next probe fails too ----
+
+
+def test_a_lone_500_that_persists_on_an_ordinary_probe_breaks(
+    sandbox: Any, proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    known = lambda ex: not ex.path.endswith("00000000-0000-4000-8000-000000000000")  # noqa: E731
+    proxy.add(ONE_COMPANY, boom, when=known)
+    found = _doctor(sandbox, proxy, family="B")
+    checks = _by_name(found)
+    assert checks["B.profile"].verdict == BREAKS, checks["B.profile"]
+    assert "500 INTERNAL_ERROR: boom" in checks["B.profile"].observed
+    assert checks["B.not_found"].verdict == HOLDS  # the service answers the next probe
+    assert found.complete and not found.ok
+    capsys.readouterr()
+    assert main(["doctor", "--family", "B"]) == 1
+
+
+def test_a_500_the_next_probe_gets_too_is_said_unavailable(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    proxy.add(ONE_COMPANY, _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
+    checks = _by_name(_doctor(sandbox, proxy, family="B"))
+    for name in ("B.profile", "B.not_found"):
+        assert checks[name].verdict == NOT_CHECKED, checks[name]
+    assert checks["B.profile"].observed == (
+        "unavailable (500, again after the wait; the next probe failed too)"
+    )
+
+
+@pytest.mark.parametrize("status", [502, 503, 504])
+def test_a_gateway_5xx_that_persists_on_an_ordinary_probe_is_unavailable(
+    sandbox: Any, proxy: Proxy, clock: ListedClock, status: int
+) -> None:
+    known = lambda ex: not ex.path.endswith("00000000-0000-4000-8000-000000000000")  # noqa: E731
+    proxy.add(ONE_COMPANY, _answer(status, {"error": {"code": "DOWN"}}), when=known)
+    checks = _by_name(_doctor(sandbox, proxy, family="B"))
+    assert checks["B.profile"].verdict == NOT_CHECKED
+    assert checks["B.profile"].observed == f"unavailable ({status}, again after the wait)"
+    assert checks["B.not_found"].verdict == HOLDS
+
+
+# -- 13. a family is held back only for a long wait; the waits of a run are capped -----------
+
+
+def test_a_short_rate_limit_that_persists_holds_no_family_back(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=2)
+    found = _doctor(sandbox, proxy, family="A")
+    assert [c.name for c in found.not_checked] == ["A.current"]
+    assert _by_name(found)["A.errors"].verdict == HOLDS  # its probe was sent
+    assert clock.made == [1.0]
+
+
+def test_a_long_rate_limit_that_persists_holds_the_family_back(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "7"}), times=2)
+    found = _doctor(sandbox, proxy, family="A")
+    names = ["A.current", "A.skus_per_request", "A.time_series", "A.groups.current"]
+    assert [c.name for c in found.not_checked] == [*names, "A.groups.time_series", "A.errors"]
+    assert _by_name(found)["A.errors"].observed.startswith("rate limited: not sent")
+
+
+def test_the_waits_of_a_run_are_capped_in_all_and_said(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    odd = itertools.count(1)
+    proxy.add(
+        r"^/api/", _answer(429, LIMITED, {"Retry-After": "59"}), when=lambda ex: next(odd) % 2 == 1
+    )
+    said: list[str] = []
+    found = _doctor(sandbox, proxy, said=said)
+    assert sum(clock.made) <= 300  # dealframe.doctor.waits.WAIT_BUDGET
+    assert clock.made == [59.0] * 5  # 295 s: the sixth would pass 300 s
+    capped = [c for c in found.checks if "not waited" in c.observed]
+    assert capped and all(c.verdict == NOT_CHECKED for c in capped)
+    assert capped[0].observed == (
+        "rate limited: the service asked 59 s (429, not waited: 59 s more would pass the 300 s "
+        "the doctor waits in all (295 s waited))"
+    )
+    assert said[-1] == (
+        "waited 295 s in all: no more waits in this run (what the service asks to wait for is "
+        "not checked)"
+    )
+    assert not found.complete and found.ok
+
+
+# -- 14. --retry-after-max is bounded where the command reads it -----------------------------
+
+
+def test_retry_after_max_is_bounded_naming_the_flag(
+    cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["doctor", "--retry-after-max", "100000"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--retry-after-max" in err and "from 0 to 86,400 (a day)" in err
+    assert "retry_after_max must" not in err
+    with pytest.raises(SystemExit):
+        main(["doctor", "--help"])
+    assert "from 0 to 86,400 (a day)" in " ".join(capsys.readouterr().out.split())

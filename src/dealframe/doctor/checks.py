@@ -12,10 +12,10 @@ each point it leaves open (the decisions written in docs/sandbox.md). The verdic
 - ``not checked``: the service was rate limited or unavailable (a 429, a 5xx) to the probe
   and to the one more try the doctor makes after the wait it asked for (within the client's
   ``retry_after_max``; :mod:`dealframe.doctor.waits`), or its family is held back after a
-  rate limit that persisted: nothing was seen, so nothing is said to break, and the checks
-  that need what it would have seen are not checked either
-  (:mod:`dealframe.doctor.facts`). The run then did not check everything (``dealframe
-  doctor`` exits 2, as when the request budget runs out).
+  rate limit that persisted asking for a long wait: nothing was seen, so nothing is said to
+  break, and the checks that need what it would have seen, or what a check that broke did
+  not see, are not checked either (:mod:`dealframe.doctor.facts`). The run then did not
+  check everything (``dealframe doctor`` exits 2, as when the request budget runs out).
 
 Nothing is written to the service, no token is ever printed, and the whole run sends at most
 :data:`MAX_REQUESTS` requests.

@@ -5,8 +5,9 @@ or token, a token the service rejects, service unreachable) or not all of them d
 (``--max-requests`` ran out, a family's token is not set: ``--family A|B`` checks one
 family alone, or the service was still rate limited or unavailable after one more try:
 those checks are "not checked"). A wait the service asks for (a 429's ``Retry-After``) is
-made once per probe, at most ``--retry-after-max`` seconds (default the client's 60), and
-one longer than a few seconds is said on standard error before it starts. Tokens come from
+made once per probe, at most ``--retry-after-max`` seconds (from 0 to a day, default the
+client's 60), five minutes in all at most, and one longer than a few seconds is said on
+standard error before it starts. Tokens come from
 the environment (``DEALFRAME_BASE_URL``, ``DEALFRAME_PUBLIC_TOKEN``,
 ``DEALFRAME_PRIVATE_KEY``) or the flags, and are never printed.
 """

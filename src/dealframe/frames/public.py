@@ -1065,6 +1065,7 @@ def _read_group(data: Any) -> tuple[dict[str, dict[str, Any]], str]:
     return _field_major(data)
 
 
+@checked_keywords
 def group_layout(data: Any) -> str:
     """The layout of a groups/current ``data`` (or its ``{data, meta}`` envelope) as served,
     the statistic names in the service's spelling: what :func:`group_current_frame` read.
