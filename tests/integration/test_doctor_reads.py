@@ -78,6 +78,16 @@ def _series_meta_as_text(doc: Any) -> Any:
     return doc
 
 
+def _median_empty(doc: Any) -> Any:
+    """The first aggregate bucket's ``median`` written ``""``."""
+    data = doc.get("data") if isinstance(doc, dict) else None
+    buckets = data.get("buckets") if isinstance(data, dict) else data
+    first = next((b for b in buckets or [] if isinstance(b, dict) and "median" in b), None)
+    if first is not None:
+        first["median"] = ""
+    return doc
+
+
 def _sku(c: Client) -> str:
     found = c.public.search()
     return str(found["sku"].iloc[0] if "sku" in found.columns else found.index[0])
@@ -176,8 +186,24 @@ def test_list_items_the_client_refuses_break_the_paging_check(
             ),
             "meta.count, meta.companies, meta.has_more written as text (or a float)",
         ),
+        (
+            f"^{P}/transactions/aggregate$",
+            _median_empty,
+            "B.aggregate.labels.quarter",
+            "B",
+            lambda c: c.private.aggregate("ev_revenue", "quarter"),
+            'median: empty strings "" where a number or null is documented',
+        ),
     ],
-    ids=["current-empty", "current-nan", "list-empty", "profile-offset", "sub-meta", "series-meta"],
+    ids=[
+        "current-empty",
+        "current-nan",
+        "list-empty",
+        "profile-offset",
+        "sub-meta",
+        "series-meta",
+        "aggregate-empty",
+    ],
 )
 def test_values_the_client_warns_of_are_adapted_and_the_run_warns_of_none(
     client: Client,

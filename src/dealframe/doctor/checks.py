@@ -1416,21 +1416,24 @@ _AGGREGATE_LOSSES = ("wrong_shape", "count_mismatch", "unreadable_label")
 
 def _read_aggregate(
     doc: Mapping[str, Any], bucket: str, *, suppression: bool = False
-) -> tuple[pd.DataFrame, Findings]:
-    """An aggregate answer read as ``client.private.aggregate`` reads it: its frame and the
+) -> tuple[pd.DataFrame, Findings, list[str]]:
+    """An aggregate answer read as ``client.private.aggregate`` reads it: its frame, the
     findings the client warns of (the ``small_n_threshold`` ones are left to
     ``B.aggregate.methodology``, which says where the client takes the value instead; the
     ``threshold_mismatch`` one, buckets that disagree with it, to ``B.aggregate.suppression``,
-    which asks for it with ``suppression``).
+    which asks for it with ``suppression``), and what its readers warn of in the values
+    (:func:`_spelt`: noted, not warned).
 
     Examples
     --------
-    >>> frame, found = _read_aggregate({"data": {"buckets": []}, "meta": {}}, "month")
-    >>> len(frame), [f.kind for f in found]
-    (0, ['wrong_shape'])
+    >>> frame, found, spelt = _read_aggregate({"data": {"buckets": []}, "meta": {}}, "month")
+    >>> len(frame), [f.kind for f in found], spelt
+    (0, ['wrong_shape'], [])
     """
     found = Findings(f"POST {_B}/transactions/aggregate")
-    return read_aggregate(doc, bucket, found, threshold=False, suppression=suppression), found
+    with _spelt() as spelt:
+        frame = read_aggregate(doc, bucket, found, threshold=False, suppression=suppression)
+    return frame, found, spelt
 
 
 def _said_of(found: Findings) -> str:
@@ -1447,8 +1450,8 @@ def _aggregate(d: _Doctor) -> None:
             if bucket == "quarter":
                 d.facts["aggregate_meta"] = doc.get("meta")
             d.facts[f"aggregate_{bucket}"] = doc
-            frame, found = _read_aggregate(doc, bucket)
-            said = _said_of(found)
+            frame, found, spelt = _read_aggregate(doc, bucket)
+            said = "; ".join(filter(None, [_said_of(found), *spelt]))
             if any(f.kind in _AGGREGATE_LOSSES for f in found):
                 return f"the client warns: {said}", BREAKS
             if not len(frame) and _total_deals(doc):
@@ -1519,7 +1522,8 @@ def _aggregate(d: _Doctor) -> None:
                 "no meta.methodology.small_n_threshold to read buckets by: "
                 f"{_threshold_elsewhere(d, meta)}"
             ), BREAKS
-        frame, found = _read_aggregate(doc, "month", suppression=True)
+        # the values the client warns of are the labels checks' to say
+        frame, found, _ = _read_aggregate(doc, "month", suppression=True)
         # unreadable labels are the labels checks' break; here, the deals the frame loses,
         # and buckets suppressed by another threshold than the one reported (the analytics
         # and reconcile cut local buckets by the reported one: they disagree on those)

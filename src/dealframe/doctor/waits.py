@@ -123,8 +123,9 @@ class Waits:
         #: Families whose last ordinary probe got a lone 500 that persisted, handed back to be
         #: judged: what is said of it should the family's next probe fail too.
         self.judged: dict[str, str] = {}
-        #: Seconds waited in this run.
+        #: Seconds waited in this run, and whether a wait past :data:`WAIT_BUDGET` was said.
         self.waited = 0.0
+        self.spent = False
         #: The gate key of this run's waits (a family's own after it).
         self.key = f"doctor:{next(_RUNS)}"
 
@@ -199,12 +200,12 @@ class Waits:
             f"not waited: {seconds(wait)} more would pass the {seconds(WAIT_BUDGET)} the "
             f"doctor waits in all ({seconds(self.waited)} waited)"
         )
-        if self.say is not None and self.waited <= WAIT_BUDGET:
+        if self.say is not None and not self.spent:
             self.say(
                 f"waited {seconds(self.waited)} in all: no more waits in this run (what the "
                 "service asks to wait for is not checked)"
             )
-        self.waited = max(self.waited, WAIT_BUDGET + 1)  # said once
+        self.spent = True  # said once
         return why
 
     def _stop(
