@@ -83,8 +83,6 @@ __all__ = [
     "identities",
     "identity_column",
     "keys_present",
-    "meta_count",
-    "meta_flag",
     "meta_values",
     "missing_fields",
     "null_fields",
@@ -682,40 +680,6 @@ def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = N
     return items
 
 
-def meta_count(
-    doc: Mapping[str, Any], name: str, found: Findings, *, where: str | None = None
-) -> int | None:
-    """``meta[name]`` when it is a sane count, else None (a present but bad one is reported)."""
-    meta = doc.get("meta")
-    if meta is None:
-        return None
-    if not isinstance(meta, Mapping):
-        found.add("bad_meta", f"meta is {type(meta).__name__}, not an object: ignored", where=where)
-        return None
-    return _count(meta, name, found, where or found.where)
-
-
-def meta_flag(
-    doc: Mapping[str, Any], name: str, found: Findings, *, where: str | None = None
-) -> bool | None:
-    """``meta[name]`` as a boolean (:func:`as_flag`), else None: ``"true"``/``"false"``
-    written as text are read and said (``bad_meta``: read as the value written), any other
-    value that is no boolean is said and ignored, as :func:`meta_count` does a count.
-
-    Examples
-    --------
-    >>> found = Findings("POST /api/v1/groups/time-series")
-    >>> meta_flag({"meta": {"has_more": "FALSE"}}, "has_more", found)
-    False
-    >>> print(found.items[0].message)
-    meta.has_more written as text (or a float), not as a JSON integer or boolean: read as the value written
-    """
-    meta = doc.get("meta")
-    if not isinstance(meta, Mapping):  # said by meta_count, which reads the same meta
-        return None
-    return _flag(meta, name, found, where or found.where)
-
-
 def meta_values(
     doc: Mapping[str, Any],
     found: Findings,
@@ -724,8 +688,9 @@ def meta_values(
     flags: Sequence[str] = (),
     where: str | None = None,
 ) -> dict[str, Any]:
-    """``meta``'s ``counts`` (read as :func:`meta_count` reads one) and ``flags`` (as
-    :func:`meta_flag`), each None when absent or said and ignored; those written as text (or
+    """``meta``'s ``counts`` (each a sane count, else None: a present but bad one is said)
+    and ``flags`` (each a boolean, :func:`as_flag`: any other value that is no boolean is
+    said and ignored), each None when absent or said and ignored; those written as text (or
     a count as a float) are read and said in one ``bad_meta`` finding naming them all, as
     :func:`read_page` says a page's: one answer, one word of what it writes as text.
 

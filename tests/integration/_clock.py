@@ -8,11 +8,13 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from requests_cache import SQLiteCache
 
+from dealframe.transport import session
 from dealframe.transport.ratelimit import RateGate
 
-__all__ = ["ManualClock", "age_cache_entries"]
+__all__ = ["ListedClock", "ManualClock", "age_cache_entries", "clock"]
 
 
 class ManualClock:
@@ -78,6 +80,28 @@ class ManualClock:
 
     def gate(self) -> RateGate:
         return RateGate(clock=self.now, sleep=self.sleep)
+
+
+class ListedClock(ManualClock):
+    """A manual clock (its sleeps move it at once) that lists each wait made on it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.made: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.made.append(seconds)
+        super().sleep(seconds)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> ListedClock:
+    """The clock of the gate of every client made in the test (a command's too): the doctor
+    waits at the client's gate, so its waits pass on this clock, not in real time (import
+    it by name: ``from _clock import clock``)."""
+    made = ListedClock()
+    monkeypatch.setattr(session, "RateGate", lambda: made.gate())
+    return made
 
 
 def age_cache_entries(path: Path, seconds: float) -> None:

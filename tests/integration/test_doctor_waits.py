@@ -18,11 +18,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _clock import ManualClock
+from _clock import ListedClock, ManualClock, clock  # noqa: F401 - clock: a fixture
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Action,
     Exchange,
     Proxy,
+    edit,
     fresh_rules,
     ignore_page,
     no_hang,
@@ -32,7 +33,6 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 import dealframe
 from dealframe.cli import main
 from dealframe.doctor import ADAPTED, BREAKS, HOLDS, NOT_CHECKED, Check, Diagnosis
-from dealframe.transport import session
 
 P = "/api/private/v1"
 CURRENT = r"^/api/v2/companies/current$"
@@ -40,27 +40,6 @@ SEARCH = r"^/api/v2/companies$"
 COMPANIES = rf"^{P}/companies$"
 ONE_COMPANY = rf"^{P}/companies/[0-9a-f-]{{36}}$"
 LIMITED = {"error": {"code": "RATE_LIMITED", "message": "API rate limit exceeded"}}
-
-
-class _Clock(ManualClock):
-    """A manual clock (its sleeps move it at once) that lists each wait made on it."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.made: list[float] = []
-
-    def sleep(self, seconds: float) -> None:
-        self.made.append(seconds)
-        super().sleep(seconds)
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
-    """The clock of the gate of every client made in the test (the command's too): the
-    doctor waits at the client's gate, so its waits pass on this clock."""
-    made = _Clock()
-    monkeypatch.setattr(session, "RateGate", lambda: made.gate())
-    return made
 
 
 def _answer(status: int, body: Any, headers: dict[str, str] | None = None) -> Action:
@@ -81,7 +60,13 @@ def _nth(*which: int) -> Any:
 
 
 def _doctor(
-    sandbox: Any, proxy: Proxy, *, said: list[str] | None = None, **settings: Any
+    sandbox: Any,
+    proxy: Proxy,
+    *,
+    said: list[str] | None = None,
+    family: str | None = None,
+    max_requests: int = 60,
+    **settings: Any,
 ) -> Diagnosis:
     """The doctor through the proxy, by a client of its own with default settings."""
     with dealframe.Client(
@@ -92,9 +77,8 @@ def _doctor(
         progress=False,
         **settings,
     ) as client:
-        if said is None:
-            return dealframe.doctor(client)
-        return dealframe.doctor(client, say=said.append)
+        say = None if said is None else said.append
+        return dealframe.doctor(client, say=say, family=family, max_requests=max_requests)
 
 
 def _by_name(found: Diagnosis) -> dict[str, Check]:
@@ -117,7 +101,7 @@ def cli(sandbox: Any, proxy: Proxy, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
 
 def test_a_break_is_kept_when_an_unrelated_check_was_rate_limited(
-    sandbox: Any, proxy: Proxy, clock: _Clock
+    sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     proxy.add(COMPANIES, ignore_page())
     proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=2)
@@ -132,15 +116,15 @@ def test_a_break_is_kept_when_an_unrelated_check_was_rate_limited(
 
 
 def test_a_limit_break_is_blamed_on_no_rate_limited_check(
-    sandbox: Any, proxy: Proxy, clock: _Clock
+    sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     bad = {"error": {"code": "BAD_REQUEST", "message": "nope"}}
     proxy.add(COMPANIES, _answer(400, bad), when=lambda ex: ex.body.get("limit") == 1000)
     proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=2)
     checks = _by_name(_doctor(sandbox, proxy))
     assert checks["B.paging.limit"].verdict == BREAKS
-    assert checks["B.list_items"].verdict == BREAKS
-    assert checks["B.list_items"].observed == "no company list items seen"
+    assert checks["B.list_items"].verdict == NOT_CHECKED
+    assert checks["B.list_items"].observed == "needs what B.paging.limit would have seen (it broke)"
     assert not [c for c in checks.values() if "A.current would have seen" in c.observed]
 
 
@@ -164,7 +148,7 @@ def _page_zero(ex: Exchange) -> bool:
 def test_a_5xx_an_odd_probe_always_gets_is_judged(
     sandbox: Any,
     proxy: Proxy,
-    clock: _Clock,
+    clock: ListedClock,
     path: str,
     when: Any,
     status: int,
@@ -184,7 +168,7 @@ def test_a_5xx_an_odd_probe_always_gets_is_judged(
 
 
 def test_an_odd_probe_s_5xx_is_not_checked_when_the_service_looks_unavailable(
-    sandbox: Any, proxy: Proxy, clock: _Clock
+    sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     # the profile (an ordinary probe) and the unknown id both get 503s: the service is down
     proxy.add(ONE_COMPANY, _answer(503, {"error": {"code": "UNAVAILABLE", "message": "down"}}))
@@ -198,7 +182,7 @@ def test_an_odd_probe_s_5xx_is_not_checked_when_the_service_looks_unavailable(
 
 
 def test_checks_needing_an_unseen_search_are_said_not_checked_and_the_others_run(
-    sandbox: Any, proxy: Proxy, clock: _Clock
+    sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     down = _answer(503, {"error": {"code": "UNAVAILABLE", "message": "down"}})
     proxy.add(SEARCH, down, when=_nth(3, 4))  # A.auth sends two first: A.search's two tries
@@ -214,7 +198,7 @@ def test_checks_needing_an_unseen_search_are_said_not_checked_and_the_others_run
 
 
 def test_checks_needing_an_unseen_company_list_are_said_not_checked(
-    sandbox: Any, proxy: Proxy, clock: _Clock
+    sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     down = {"error": {"code": "UNAVAILABLE", "message": "down"}}
     proxy.add(COMPANIES, _answer(503, down), times=2)
@@ -230,7 +214,9 @@ def test_checks_needing_an_unseen_company_list_are_said_not_checked(
 # -- 4. long waits are said, capped, and a family that stays limited is held back -------------
 
 
-def test_a_long_wait_is_said_before_it_starts(sandbox: Any, proxy: Proxy, clock: _Clock) -> None:
+def test_a_long_wait_is_said_before_it_starts(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
     proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "7"}), times=1)
     said: list[str] = []
     found = _doctor(sandbox, proxy, said=said)
@@ -242,7 +228,7 @@ def test_a_long_wait_is_said_before_it_starts(sandbox: Any, proxy: Proxy, clock:
     ]
 
 
-def test_a_short_wait_is_not_said(sandbox: Any, proxy: Proxy, clock: _Clock) -> None:
+def test_a_short_wait_is_not_said(sandbox: Any, proxy: Proxy, clock: ListedClock) -> None:
     proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=1)
     said: list[str] = []
     _doctor(sandbox, proxy, said=said)
@@ -250,7 +236,7 @@ def test_a_short_wait_is_not_said(sandbox: Any, proxy: Proxy, clock: _Clock) -> 
 
 
 def test_a_family_still_limited_after_its_wait_is_held_back(
-    sandbox: Any, proxy: Proxy, clock: _Clock
+    sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     proxy.add(r"^/api/v2/", _answer(429, LIMITED, {"Retry-After": "59"}))
     found = _doctor(sandbox, proxy)
@@ -263,7 +249,7 @@ def test_a_family_still_limited_after_its_wait_is_held_back(
 
 
 def test_the_command_says_long_waits_and_takes_a_cap(
-    proxy: Proxy, clock: _Clock, cli: None, capsys: pytest.CaptureFixture[str]
+    proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "7"}), times=1)
     capsys.readouterr()
@@ -291,7 +277,7 @@ def test_the_command_says_long_waits_and_takes_a_cap(
 
 
 def test_verdict_and_json_say_what_was_not_checked(
-    proxy: Proxy, clock: _Clock, cli: None, capsys: pytest.CaptureFixture[str]
+    proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     proxy.add(rf"^{P}/transactions/aggregate$", _answer(503, {"error": {"code": "DOWN"}}))
     capsys.readouterr()
@@ -305,7 +291,7 @@ def test_verdict_and_json_say_what_was_not_checked(
     assert "works with this service as it is" not in doc["verdict"]
 
 
-def test_a_run_that_checked_nothing_says_so(sandbox: Any, proxy: Proxy, clock: _Clock) -> None:
+def test_a_run_that_checked_nothing_says_so(sandbox: Any, proxy: Proxy, clock: ListedClock) -> None:
     proxy.add(".", _answer(503, {"error": {"code": "DOWN", "message": "down"}}))
     found = _doctor(sandbox, proxy)
     assert found.checks and all(c.verdict == NOT_CHECKED for c in found.checks)
@@ -349,7 +335,7 @@ def test_a_401_or_403_that_says_it_is_a_rate_limit_is_waited_out(
 
 
 def test_a_rate_limit_401_that_persists_is_not_checked_not_a_rejected_token(
-    sandbox: Any, proxy: Proxy, clock: _Clock, cli: None, capsys: pytest.CaptureFixture[str]
+    sandbox: Any, proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     proxy.add(CURRENT, _answer(401, LIMITED, {"Retry-After": "1"}), times=2)
     capsys.readouterr()
@@ -357,14 +343,14 @@ def test_a_rate_limit_401_that_persists_is_not_checked_not_a_rejected_token(
     out = capsys.readouterr().out
     assert clock.made == [1.0]
     assert "rejected" not in out and "A.current" in out
-    assert "not checked: 6 checks the service did not let run (first A.current: rate " in out
+    assert "not checked: 1 check that could not run (first A.current: rate " in out
 
 
 # -- 8. a wait of 0 is the client's backoff; a huge one is written in full -----------------
 
 
 def test_retry_after_0_waits_the_backoff_and_huge_waits_are_written_in_full(
-    sandbox: Any, proxy: Proxy, clock: _Clock
+    sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "0"}), times=1)
     assert _by_name(_doctor(sandbox, proxy))["A.current"].verdict == HOLDS
@@ -377,3 +363,211 @@ def test_retry_after_0_waits_the_backoff_and_huge_waits_are_written_in_full(
         "rate limited: the service asked 2,147,483,648 s (429, more than retry_after_max)"
     )
     assert ADAPTED != current.verdict
+
+
+# -- 9. checks needing what a broken check would have seen are rows, not gone ---------------
+
+
+def _no_company(doc: Any) -> Any:
+    """A search answered with no company (its 401s to A.auth left as they are)."""
+    return {**doc, "data": []} if "data" in doc else doc
+
+
+def _no_sku(doc: Any) -> Any:
+    """A search whose companies carry no ``sku``."""
+    if isinstance(doc.get("data"), list):
+        doc["data"] = [{k: v for k, v in i.items() if k != "sku"} for i in doc["data"]]
+    return doc
+
+
+@pytest.mark.parametrize("change", [_no_company, _no_sku], ids=["no-company", "no-sku"])
+def test_checks_needing_what_a_broken_search_saw_are_not_checked(
+    sandbox: Any, proxy: Proxy, clock: ListedClock, change: Any
+) -> None:
+    needing = ["A.current", "A.skus_per_request", "A.time_series"]
+    proxy.add(SEARCH, edit(change))
+    found = _doctor(sandbox, proxy, family="A")
+    checks = _by_name(found)
+    assert checks["A.search"].verdict == BREAKS
+    for name in needing:
+        assert checks[name].verdict == NOT_CHECKED, checks[name]
+        assert checks[name].observed == "needs what A.search would have seen (it broke)"
+    assert [c.name for c in found.not_checked] == needing
+    assert not found.complete and not found.to_dict()["complete"]
+    assert "3 checks that could not run (first A.current: needs what A.search" in found.verdict()
+
+
+def test_checks_needing_a_company_a_broken_limit_check_did_not_see_are_not_checked(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    bad = {"error": {"code": "BAD_REQUEST", "message": "nope"}}
+    proxy.add(COMPANIES, _answer(400, bad), when=lambda ex: "page" not in ex.body)
+    found = _doctor(sandbox, proxy, family="B")
+    checks = _by_name(found)
+    assert checks["B.paging.limit"].verdict == BREAKS
+    for name in ("B.list_items", "B.timestamps", "B.profile", "B.errors"):
+        assert checks[name].verdict == NOT_CHECKED, checks[name]
+        assert checks[name].observed == "needs what B.paging.limit would have seen (it broke)"
+    # the sub-collection is asked of a deal's target: it needs no listed company
+    assert checks["B.sub_collection"].verdict == HOLDS, checks["B.sub_collection"]
+    assert checks["B.not_found"].verdict == HOLDS
+    assert not found.complete and not found.ok
+
+
+# -- 10. a probe the budget leaves no request to send again is never judged -------------------
+
+
+def test_an_odd_probe_s_5xx_with_no_request_left_is_not_judged(
+    sandbox: Any, proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = _doctor(sandbox, proxy, family="A").requests  # the empty-SKU probe is the last
+    down = _answer(503, {"error": {"code": "UNAVAILABLE", "message": "busy"}})
+    proxy.add(CURRENT, down, when=lambda ex: ex.body == {"skus": []}, times=1)
+    found = _doctor(sandbox, proxy, family="A", max_requests=whole)
+    errors = _by_name(found)["A.errors"]
+    assert errors.verdict == NOT_CHECKED, errors
+    assert errors.observed == "unavailable (503, no request left to try again)"
+    assert found.ok and found.budget_reached and not found.complete
+    assert clock.made == []
+    proxy.reset()
+    proxy.add(CURRENT, down, when=lambda ex: ex.body == {"skus": []}, times=1)
+    capsys.readouterr()
+    assert main(["doctor", "--family", "A", "--max-requests", str(whole)]) == 2
+
+
+# -- 11. a run's waits are under a gate key of its own ---------------------------------------
+
+
+class _Interrupted(ListedClock):
+    """A clock whose first sleep is interrupted (Ctrl-C in the middle of a wait)."""
+
+    def sleep(self, seconds: float) -> None:
+        if not self.made:
+            self.made.append(seconds)
+            raise KeyboardInterrupt
+        super().sleep(seconds)
+
+
+def test_an_interrupted_wait_holds_no_later_run(sandbox: Any, proxy: Proxy) -> None:
+    clock = _Interrupted()
+    with dealframe.Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, progress=False
+    ) as client:
+        client._transport.gate = clock.gate()
+        proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "30"}), times=1)
+        with pytest.raises(KeyboardInterrupt):
+            dealframe.doctor(client, family="A")
+        assert clock.made == [30.0]
+        proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=1)
+        found = dealframe.doctor(client, family="A")  # the run after it, on the same client
+    assert clock.made == [30.0, 1.0]  # its own wait only: not the 30 s left of the first
+    assert _by_name(found)["A.current"].verdict == HOLDS
+    assert found.complete
+
+
+# -- 12. a persisting 500 on an ordinary probe is judged, unless the next probe fails too ----
+
+
+def test_a_lone_500_that_persists_on_an_ordinary_probe_breaks(
+    sandbox: Any, proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    known = lambda ex: not ex.path.endswith("00000000-0000-4000-8000-000000000000")  # noqa: E731
+    proxy.add(ONE_COMPANY, boom, when=known)
+    found = _doctor(sandbox, proxy, family="B")
+    checks = _by_name(found)
+    assert checks["B.profile"].verdict == BREAKS, checks["B.profile"]
+    assert "500 INTERNAL_ERROR: boom" in checks["B.profile"].observed
+    assert checks["B.not_found"].verdict == HOLDS  # the service answers the next probe
+    assert found.complete and not found.ok
+    capsys.readouterr()
+    assert main(["doctor", "--family", "B"]) == 1
+
+
+def test_a_500_the_next_probe_gets_too_is_said_unavailable(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    proxy.add(ONE_COMPANY, _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
+    checks = _by_name(_doctor(sandbox, proxy, family="B"))
+    for name in ("B.profile", "B.not_found"):
+        assert checks[name].verdict == NOT_CHECKED, checks[name]
+    assert checks["B.profile"].observed == (
+        "unavailable (500, again after the wait; the next probe failed too)"
+    )
+
+
+@pytest.mark.parametrize("status", [502, 503, 504])
+def test_a_gateway_5xx_that_persists_on_an_ordinary_probe_is_unavailable(
+    sandbox: Any, proxy: Proxy, clock: ListedClock, status: int
+) -> None:
+    known = lambda ex: not ex.path.endswith("00000000-0000-4000-8000-000000000000")  # noqa: E731
+    proxy.add(ONE_COMPANY, _answer(status, {"error": {"code": "DOWN"}}), when=known)
+    checks = _by_name(_doctor(sandbox, proxy, family="B"))
+    assert checks["B.profile"].verdict == NOT_CHECKED
+    assert checks["B.profile"].observed == f"unavailable ({status}, again after the wait)"
+    assert checks["B.not_found"].verdict == HOLDS
+
+
+# -- 13. a family is held back only for a long wait; the waits of a run are capped -----------
+
+
+def test_a_short_rate_limit_that_persists_holds_no_family_back(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=2)
+    found = _doctor(sandbox, proxy, family="A")
+    assert [c.name for c in found.not_checked] == ["A.current"]
+    assert _by_name(found)["A.errors"].verdict == HOLDS  # its probe was sent
+    assert clock.made == [1.0]
+
+
+def test_a_long_rate_limit_that_persists_holds_the_family_back(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "7"}), times=2)
+    found = _doctor(sandbox, proxy, family="A")
+    names = ["A.current", "A.skus_per_request", "A.time_series", "A.groups.current"]
+    assert [c.name for c in found.not_checked] == [*names, "A.groups.time_series", "A.errors"]
+    assert _by_name(found)["A.errors"].observed.startswith("rate limited: not sent")
+
+
+def test_the_waits_of_a_run_are_capped_in_all_and_said(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    odd = itertools.count(1)
+    proxy.add(
+        r"^/api/", _answer(429, LIMITED, {"Retry-After": "59"}), when=lambda ex: next(odd) % 2 == 1
+    )
+    said: list[str] = []
+    found = _doctor(sandbox, proxy, said=said)
+    assert sum(clock.made) <= 300  # dealframe.doctor.waits.WAIT_BUDGET
+    assert clock.made == [59.0] * 5  # 295 s: the sixth would pass 300 s
+    capped = [c for c in found.checks if "not waited" in c.observed]
+    assert len(capped) > 1 and all(c.verdict == NOT_CHECKED for c in capped)
+    assert {c.observed for c in capped} == {
+        "rate limited: the service asked 59 s (429, not waited: 59 s more would pass the 300 s "
+        "the doctor waits in all (295 s waited))"
+    }
+    assert [line for line in said if line.startswith("waited")] == [said[-1]]  # said once
+    assert said[-1] == (
+        "waited 295 s in all: no more waits in this run (what the service asks to wait for is "
+        "not checked)"
+    )
+    assert not found.complete and found.ok
+
+
+# -- 14. --retry-after-max is bounded where the command reads it -----------------------------
+
+
+def test_retry_after_max_is_bounded_naming_the_flag(
+    cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["doctor", "--retry-after-max", "100000"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--retry-after-max" in err and "from 0 to 86,400 (a day)" in err
+    assert "retry_after_max must" not in err
+    with pytest.raises(SystemExit):
+        main(["doctor", "--help"])
+    assert "from 0 to 86,400 (a day)" in " ".join(capsys.readouterr().out.split())

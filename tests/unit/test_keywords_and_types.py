@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: cost more than the work); they take no keyword a user would give.
 _PRIMITIVES = {"dumps", "encode", "as_records", "assemble", "build_columns", "cast"}
 _PRIMITIVES |= {"infer_kind", "to_date", "to_utc", "why", "dtype_of", "top_level_fields"}
-_PRIMITIVES |= {"without_offset", "no_offset_text", "offsets_noted"}
+_PRIMITIVES |= {"without_offset", "no_offset_text", "offsets_noted", "warnings_noted"}
 _PRIMITIVES |= {"numbers_noted", "warn_numbers_as_text", "to_booleans"}
 _PRIMITIVES |= {"arrow_type", "is_arrow_number"}
 

@@ -12,10 +12,10 @@ each point it leaves open (the decisions written in docs/sandbox.md). The verdic
 - ``not checked``: the service was rate limited or unavailable (a 429, a 5xx) to the probe
   and to the one more try the doctor makes after the wait it asked for (within the client's
   ``retry_after_max``; :mod:`dealframe.doctor.waits`), or its family is held back after a
-  rate limit that persisted: nothing was seen, so nothing is said to break, and the checks
-  that need what it would have seen are not checked either
-  (:mod:`dealframe.doctor.facts`). The run then did not check everything (``dealframe
-  doctor`` exits 2, as when the request budget runs out).
+  rate limit that persisted asking for a long wait: nothing was seen, so nothing is said to
+  break, and the checks that need what it would have seen, or what a check that broke did
+  not see, are not checked either (:mod:`dealframe.doctor.facts`). The run then did not
+  check everything (``dealframe doctor`` exits 2, as when the request budget runs out).
 
 Nothing is written to the service, no token is ever printed, and the whole run sends at most
 :data:`MAX_REQUESTS` requests.
@@ -52,7 +52,14 @@ from ..errors import (
     ValidationError,
     error_from_response,
 )
-from ..frames.normalize import numbers_noted, to_utc, without_offset
+from ..frames.normalize import (
+    no_offset_text,
+    numbers_noted,
+    offsets_noted,
+    to_utc,
+    warnings_noted,
+    without_offset,
+)
 from ..frames.private import (
     bucket_period,
     company_profiles_frame,
@@ -60,14 +67,14 @@ from ..frames.private import (
     list_frame,
     list_page_columns,
 )
-from ..frames.public import _group_layout, current_frame, group_current_frame, read_meta
+from ..frames.public import current_frame, group_current_frame, group_layout, read_meta
 from ..frames.schemas import CURRENT_DATA
 from ..private.aggregate import aggregate_buckets, read_aggregate
-from ..private.api import _smaller_page
+from ..private.api import smaller_page
 from ..private.paging import PAGE_SIZE
 from ..private.resolve import NAMES_PER_RESOLVE, answered_first, fewer_names, named_positions
 from ..private.suppression import UNEXPLAINED
-from ..public.api import _check_group_classes, _fewer_skus, _meta_count
+from ..public.api import answer_count, check_group_classes, fewer_skus, series_meta
 from ..public.rates import adapt_rates
 from ..public.sku import sku_version
 from ..transport.refusals import stated_bound
@@ -90,7 +97,8 @@ __all__ = [
 ]
 
 HOLDS, ADAPTED, BREAKS = "holds", "adapted", "breaks"
-#: The verdict of a check the service did not let run (rate limited or unavailable).
+#: The verdict of a check that could not run: the service did not let it (rate limited or
+#: unavailable), or it needs what a check not checked, or broken, would have seen.
 NOT_CHECKED = "not checked"
 #: Requests one run may send.
 MAX_REQUESTS = 60
@@ -176,8 +184,9 @@ class Diagnosis:
 
     @property
     def not_checked(self) -> list[Check]:
-        """The checks the service did not let run (rate limited or unavailable, after one
-        more try): :data:`NOT_CHECKED`; with any, not everything was checked."""
+        """The checks that could not run: the service did not let them (rate limited or
+        unavailable, after one more try), or they need what a check not checked, or broken,
+        would have seen: :data:`NOT_CHECKED`; with any, not everything was checked."""
         return [c for c in self.checks if c.verdict == NOT_CHECKED]
 
     @property
@@ -235,7 +244,7 @@ class Diagnosis:
         if self.not_checked:  # the first says why: the service limited or was unavailable
             first = self.not_checked[0]
             missed.append(
-                f"{counted(len(self.not_checked), 'check')} the service did not let run "
+                f"{counted(len(self.not_checked), 'check')} that could not run "
                 f"(first {first.name}: {first.observed})"
             )
         if self.budget_reached:
@@ -289,7 +298,7 @@ class Diagnosis:
         >>> data = d.to_dict()
         >>> data["ok"], data["complete"], data["requests"], data["checks"][0]["verdict"]
         (True, True, 1, 'holds')
-        >>> data["not_checked"]  # the names of the checks the service did not let run
+        >>> data["not_checked"]  # the names of the checks that could not run
         []
         >>> json.loads(json.dumps(data)) == data  # JSON as it is
         True
@@ -340,6 +349,11 @@ class _Doctor:
         self.waits = Waits(self.t, self.error, say)
         #: Families whose own token an answer has accepted.
         self.accepted: set[str] = set()
+        #: A probe to wait out found no request left to send it again: the budget ran out.
+        self.spent = False
+        #: Family -> the row of the check that broke on a lone 500 (:class:`Waits`), and what
+        #: to say of it instead should the family's next probe fail too.
+        self.judged: dict[str, tuple[int, str]] = {}
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -371,6 +385,7 @@ class _Doctor:
         response = self.t.probe(family, method, path, json=json, params=params, **extra)
         if self.waits.limited(response):
             left = self.max - self.sent
+            self.spent = self.spent or left <= 0
             response = self.waits.again(family, response, resend, left=left, odd=odd)
         else:
             self.waits.answered(family)
@@ -423,7 +438,9 @@ class _Doctor:
         provides: Sequence[str] = (),
     ) -> None:
         """Run one check and record it; ``provides``: the facts it supplies to later checks
-        (those it could not, when it is not checked, make them not checked in turn)."""
+        (those it could not, when it is not checked or breaks, make them not checked in
+        turn)."""
+        judged = dict(self.waits.judged)
         try:
             observed, verdict = probe()
         except _Budget:
@@ -440,9 +457,28 @@ class _Doctor:
             observed, verdict = f"{type(exc).__name__}: {exc}", BREAKS
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             observed, verdict = f"unexpected answer ({type(exc).__name__}: {exc})", BREAKS
-        if verdict == NOT_CHECKED:
-            self.facts.not_supplied(name, provides)
+        if verdict in (NOT_CHECKED, BREAKS):  # what it did not see: the later checks say so
+            self.facts.not_supplied(name, provides, broke=verdict == BREAKS)
+        if verdict == BREAKS:  # on a lone 500: judged unless the family's next probe fails
+            for family, said in self.waits.judged.items():
+                if judged.get(family) != said:
+                    self.judged[family] = (len(self.found), said)
         self.add(name, assumption, observed, verdict)
+        self._unavailable()
+
+    def _unavailable(self) -> None:
+        """A check judged on a lone 500 whose family's next probe failed too: the service
+        looks unavailable, so it is not checked after all (and so are those needing it)."""
+        for family, (row, said) in list(self.judged.items()):
+            if self.waits.down.get(family):
+                old = self.found[row]
+                self.found[row] = Check(old.name, old.assumption, blanked(said), NOT_CHECKED)
+                broke = f"needs what {old.name} would have seen (it broke)"
+                for key, needs in self.facts.unseen.items():
+                    if needs == broke:
+                        self.facts.unseen[key] = f"needs what {old.name} would have seen"
+            if self.waits.down.get(family) or family not in self.waits.judged:
+                del self.judged[family]
 
 
 #: The kinds of :class:`~dealframe.errors.TransportError` that say the service cannot be
@@ -569,9 +605,10 @@ def _meta_said(doc: Mapping[str, Any], items: Sequence[Any], how: str) -> list[s
     """What the client's reader of this answer's ``meta`` warns of on every call (counts
     written as text, a ``meta`` that is not an object ...), in its words.
 
-    ``how`` names the reader: ``"page"`` (a Family B list page, ``read_page``), ``"group"``
-    (groups/current, ``read_meta``), ``"periods"`` (groups time-series: ``read_meta``, then
-    the count), else the noun of Family A's ``meta.count`` (``"items"``, ``"companies"``).
+    ``how`` names the reader: ``"page"`` (a Family B list page or sub-collection page,
+    ``read_page``), ``"group"`` (groups/current, ``read_meta``), ``"periods"`` (groups
+    time-series: :func:`~dealframe.public.api.series_meta`), else the noun of Family A's
+    ``meta.count`` (``"items"``, ``"companies"``: :func:`~dealframe.public.api.answer_count`).
 
     Examples
     --------
@@ -584,9 +621,9 @@ def _meta_said(doc: Mapping[str, Any], items: Sequence[Any], how: str) -> list[s
     elif how == "group":
         read_meta(doc.get("meta"), found)
     elif how == "periods":
-        _meta_count({"meta": read_meta(doc.get("meta"), found)}, list(items), found, how)
+        series_meta(doc, list(items), found)
     else:
-        _meta_count(doc, list(items), found, how)
+        answer_count(doc, list(items), found, how)
     return list(dict.fromkeys(f.message for f in found))
 
 
@@ -683,18 +720,19 @@ def _family_a(d: _Doctor) -> None:
         return f"{len(skus)} v1 SKUs <EXCHANGE>_<TICKER>", HOLDS
 
     d.run("A.search.v1", "v1 SKUs <EXCHANGE>_<TICKER>", search_v1)
-    if not d.facts.lost("skus"):  # else A.search broke: it says these cannot run
-        _family_a_skus(d)
+    _family_a_skus(d)
     _family_a_groups(d)
 
 
 def _family_a_skus(d: _Doctor) -> None:
     """The Family A checks that ask for the SKUs ``A.search`` saw: not checked when it was
-    not (:class:`~dealframe.doctor.facts.NotChecked`)."""
+    not, or saw none (:class:`~dealframe.doctor.facts.NotChecked`)."""
 
     def current() -> tuple[str, str]:
         skus = d.facts["chunk"][:_CURRENT_SKUS]  # enough to hold a company not quoted in USD
-        doc = d.answer("public", "POST", f"{_A}/companies/current", json={"skus": skus})
+        endpoint = f"POST {_A}/companies/current"
+        response = d.send("public", "POST", f"{_A}/companies/current", json={"skus": skus})
+        doc = d.ok_json(response)
         items = _items(doc)
         if sorted(str(i.get("sku")) for i in items) != sorted(skus):
             shown = [i.get("sku") for i in items]
@@ -702,9 +740,11 @@ def _family_a_skus(d: _Doctor) -> None:
                 f"asked for {len(skus)} SKUs {skus[:3]}..., got {len(items)}: {shown[:3]}",
                 BREAKS,
             )
-        said = Findings(f"POST {_A}/companies/current")
+        said = Findings(endpoint)
         items = respelled_fields(items, [c.name for c in CURRENT_DATA], said)
-        with _spelt() as spelt:  # numbers written as text, said as the client says them
+        # numbers written as text, said as the client says them; what it cannot read, raised
+        # as it raises it (a ServiceContractError)
+        with shaping(response.request, endpoint), _spelt() as spelt:
             found = _rates(items, _fields(items, "current"), said)
         words = [*(f.message for f in said), *spelt, *_meta_said(doc, items, "items")]
         return _warned(found, words)
@@ -751,18 +791,18 @@ def _family_a_groups(d: _Doctor) -> None:
         doc = d.ok_json(response)
         data = doc.get("data")
         endpoint = f"POST {_A}/groups/current"
-        with shaping(response.request, endpoint):  # as the client reads it
+        with shaping(response.request, endpoint), _spelt() as spelt:  # as the client reads it
             frame = group_current_frame(data, doc.get("meta"))
-            layout = _group_layout(data)
+            layout = group_layout(data)
         if not len(frame) or frame[["sum", "median"]].isna().all().all():
             return f"no sum or median could be read from {layout}", BREAKS
         said = Findings(endpoint)
-        _check_group_classes(frame, said)  # what the client warns of on every call
+        check_group_classes(frame, said)  # what the client warns of on every call
         if len(said):
             return f"{layout}: {'; '.join(f.message for f in said)}", BREAKS
         known = set(DOCUMENTED_FIELDS["current"]) | _EXPECTED_EXTRAS["current"]
         extra = sorted(set(frame.index) - known)
-        warned = _meta_said(doc, [], "group")
+        warned = [*spelt, *_meta_said(doc, [], "group")]
         if isinstance(data, Mapping) and {"sum", "median"} <= set(data):
             found = _noting((f"{layout} over {len(frame)} fields", HOLDS), extra, "field")
         else:
@@ -815,7 +855,7 @@ def _skus_per_request(d: _Doctor) -> tuple[str, str]:
         items = _items(d.ok_json(response))
         return f"{fewer}{len(skus)} SKUs in one request answered with {len(items)} items", HOLDS
     error = d.error(response)
-    size = _fewer_skus(error, len(skus)) if isinstance(error, ApiError) else None
+    size = fewer_skus(error, len(skus)) if isinstance(error, ApiError) else None
     seen = f"{fewer}{len(skus)} SKUs in one request refused ({response.status}: {error})"
     if size is None or not isinstance(error, ApiError):
         return f"{seen}: not read as a refusal of that many SKUs", BREAKS
@@ -900,12 +940,6 @@ def _values(d: _Doctor, entity: str, name: str) -> Any:
     return None
 
 
-def _unseen(entity: str) -> tuple[str, str]:
-    """The verdict of a check that reads a discovery answer the service did not give: it breaks
-    (the client needs that answer too), and says so rather than guess what it would hold."""
-    return f"not seen: the {entity} discovery answer failed (see B.lookup.{entity})", BREAKS
-
-
 def _vocabularies(d: _Doctor) -> None:
     for entity, name, ours in (
         ("companies", "region", REGIONS),
@@ -916,10 +950,7 @@ def _vocabularies(d: _Doctor) -> None:
         def check(
             entity: str = entity, name: str = name, ours: Sequence[str] = ours
         ) -> tuple[str, str]:
-            if f"lookup:{entity}" not in d.facts:
-                d.facts.need(f"lookup:{entity}")  # not checked, rather than broken
-                return _unseen(entity)
-            listed = _values(d, entity, name)
+            listed = _values(d, entity, name)  # not checked without its discovery answer
             if listed is None:
                 return "no values listed (the client then checks none)", ADAPTED
             if not isinstance(listed, list):
@@ -943,10 +974,7 @@ def _vocabularies(d: _Doctor) -> None:
         d.run(f"B.vocabulary.{name}", "the document's values (lists may grow)", check)
 
     def subs() -> tuple[str, str]:
-        if "lookup:companies" not in d.facts:
-            d.facts.need("lookup:companies")  # not checked, rather than broken
-            return _unseen("companies")
-        doc = d.facts["lookup:companies"]
+        doc = d.facts["lookup:companies"]  # not checked without the discovery answer
         listed = {str(p).rstrip("/").rsplit("/", 1)[-1] for p in doc.get("sub_resources") or []}
         if {"sellside", "buyside"} <= listed:
             return "sellside and buyside", HOLDS
@@ -969,7 +997,7 @@ def _how(error: ApiError, sent: int, smaller: int) -> str:
 def _paging(d: _Doctor) -> None:
     def limit() -> tuple[str, str]:
         """Page 1 at the client's page size; a refusal about ``limit`` is asked again as the
-        client asks (:func:`~dealframe.private.api._smaller_page`: the bound stated, else
+        client asks (:func:`~dealframe.private.api.smaller_page`: the bound stated, else
         half) until a size is taken, at most :data:`SIZES_ASKED` requests."""
         asked, steps, last = PAGE_SIZE, list[str](), ""
         # the documented body, without page (as a list walk asks its first page): any service
@@ -980,7 +1008,7 @@ def _paging(d: _Doctor) -> None:
             if response.status == 200:
                 break
             error = d.error(response)
-            smaller = _smaller_page(error, asked) if isinstance(error, ApiError) else None
+            smaller = smaller_page(error, asked) if isinstance(error, ApiError) else None
             if smaller is None or not isinstance(error, ApiError):
                 break  # not about limit: the client raises it, as ok_json says below
             words = f"({response.status}: {error})"
@@ -992,7 +1020,7 @@ def _paging(d: _Doctor) -> None:
         refused = f"{'; '.join(steps)}; asked again: " if steps else ""
         if response.status != 200 and steps:
             error = d.error(response)
-            more = isinstance(error, ApiError) and _smaller_page(error, asked) is not None
+            more = isinstance(error, ApiError) and smaller_page(error, asked) is not None
             return (
                 f"{refused}limit {asked} refused ({response.status}: {error}): "
                 + (
@@ -1135,7 +1163,9 @@ def _page_ignored(d: _Doctor, entity: str) -> bool:
         items = _items(doc)
         said = d.facts.setdefault("pages_said", [])
         said += [f"/{entity}: {words}" for words in _meta_said(doc, items, "page")]
-        _, spelt = _read(_list_frame(entity), items)  # B.list_items says what stops it
+        unreadable, spelt = _read(_list_frame(entity), items)
+        if unreadable:  # deals() and investors() raise it: B.list_items reads /companies only
+            raise _Seen(f"/{entity} page {page}: {unreadable}")
         said += [f"/{entity}: {words}" for words in spelt]
         return [i.get("id") for i in items]
 
@@ -1163,17 +1193,22 @@ def _read(build: Callable[[Any], Any], items: Sequence[Any]) -> tuple[str | None
 
 @contextlib.contextmanager
 def _spelt() -> Iterator[list[str]]:
-    """Within it, the numbers and booleans written as text (``"1.5"``, ``"true"``) that the
-    client's frame readers meet are collected, not warned of
-    (:func:`~dealframe.frames.normalize.numbers_noted`: this thread's alone, no warning
-    filter changed): once the block ends, the list yielded holds what the client warns of
-    them on every call, one line a field, in its words."""
+    """Within it, what the client's frame readers warn of in the values they meet is
+    collected, not warned of (this thread's alone, no warning filter changed): numbers and
+    booleans written as text (``"1.5"``, ``"true"``:
+    :func:`~dealframe.frames.normalize.numbers_noted`), timestamps without an offset
+    (:func:`~dealframe.frames.normalize.offsets_noted`), empty strings or text that is no
+    finite number where a number is documented
+    (:func:`~dealframe.frames.normalize.warnings_noted`). Once the block ends, the list
+    yielded holds what the client warns of them on every call, in its words."""
     said: list[str] = []
-    with numbers_noted() as spelt:
+    with numbers_noted() as spelt, offsets_noted() as bare, warnings_noted() as other:
         try:
             yield said
         finally:
             said += [numbers.text(name) for name, numbers in spelt.items()]
+            said += [no_offset_text(name, *seen) for name, seen in bare.items()]
+            said += other
 
 
 def _list_frame(entity: str) -> Callable[[Sequence[Any]], Any]:
@@ -1188,12 +1223,8 @@ def _entities(d: _Doctor) -> None:
             return "404", HOLDS
         return f"{response.status}", BREAKS
 
-    if d.facts.lost("company"):  # B.paging.limit broke: no company to ask about
-        d.run("B.not_found", "an unknown id is a 404", missing)
-        return
-
     def profile() -> tuple[str, str]:
-        company = d.facts["company"]  # not checked when B.paging.limit was not
+        company = d.facts["company"]  # not checked when B.paging.limit was not, or broke
         doc = d.answer("private", "GET", f"{_B}/companies/{company}")
         data = doc.get("data")
         if not isinstance(data, Mapping) or data.get("id") != company:
@@ -1227,6 +1258,7 @@ def _entities(d: _Doctor) -> None:
         deal = _items(d.answer("private", "POST", f"{_B}/transactions", json=body))
         target = deal[0].get("target") if deal and isinstance(deal[0], Mapping) else None
         ident = target.get("id") if isinstance(target, Mapping) else None
+        # the deal's target, else a listed company (not checked when none was seen)
         path = f"{_B}/companies/{ident or d.facts['company']}/{name}"
         doc = d.answer("private", "GET", path, params={"page": 1, "limit": 5})
         rows = _items(doc)
@@ -1235,6 +1267,7 @@ def _entities(d: _Doctor) -> None:
         unreadable, said = _read(deals_frame, rows)
         if unreadable:
             return unreadable, BREAKS
+        said += _meta_said(doc, rows, "page")  # counts written as text, as the client says
         extra = _beyond(rows, DOCUMENTED_FIELDS["transactions"])
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         if not {"page", "limit", "total"} <= set(meta):
@@ -1383,21 +1416,24 @@ _AGGREGATE_LOSSES = ("wrong_shape", "count_mismatch", "unreadable_label")
 
 def _read_aggregate(
     doc: Mapping[str, Any], bucket: str, *, suppression: bool = False
-) -> tuple[pd.DataFrame, Findings]:
-    """An aggregate answer read as ``client.private.aggregate`` reads it: its frame and the
+) -> tuple[pd.DataFrame, Findings, list[str]]:
+    """An aggregate answer read as ``client.private.aggregate`` reads it: its frame, the
     findings the client warns of (the ``small_n_threshold`` ones are left to
     ``B.aggregate.methodology``, which says where the client takes the value instead; the
     ``threshold_mismatch`` one, buckets that disagree with it, to ``B.aggregate.suppression``,
-    which asks for it with ``suppression``).
+    which asks for it with ``suppression``), and what its readers warn of in the values
+    (:func:`_spelt`: noted, not warned).
 
     Examples
     --------
-    >>> frame, found = _read_aggregate({"data": {"buckets": []}, "meta": {}}, "month")
-    >>> len(frame), [f.kind for f in found]
-    (0, ['wrong_shape'])
+    >>> frame, found, spelt = _read_aggregate({"data": {"buckets": []}, "meta": {}}, "month")
+    >>> len(frame), [f.kind for f in found], spelt
+    (0, ['wrong_shape'], [])
     """
     found = Findings(f"POST {_B}/transactions/aggregate")
-    return read_aggregate(doc, bucket, found, threshold=False, suppression=suppression), found
+    with _spelt() as spelt:
+        frame = read_aggregate(doc, bucket, found, threshold=False, suppression=suppression)
+    return frame, found, spelt
 
 
 def _said_of(found: Findings) -> str:
@@ -1414,8 +1450,8 @@ def _aggregate(d: _Doctor) -> None:
             if bucket == "quarter":
                 d.facts["aggregate_meta"] = doc.get("meta")
             d.facts[f"aggregate_{bucket}"] = doc
-            frame, found = _read_aggregate(doc, bucket)
-            said = _said_of(found)
+            frame, found, spelt = _read_aggregate(doc, bucket)
+            said = "; ".join(filter(None, [_said_of(found), *spelt]))
             if any(f.kind in _AGGREGATE_LOSSES for f in found):
                 return f"the client warns: {said}", BREAKS
             if not len(frame) and _total_deals(doc):
@@ -1486,7 +1522,8 @@ def _aggregate(d: _Doctor) -> None:
                 "no meta.methodology.small_n_threshold to read buckets by: "
                 f"{_threshold_elsewhere(d, meta)}"
             ), BREAKS
-        frame, found = _read_aggregate(doc, "month", suppression=True)
+        # the values the client warns of are the labels checks' to say
+        frame, found, _ = _read_aggregate(doc, "month", suppression=True)
         # unreadable labels are the labels checks' break; here, the deals the frame loses,
         # and buckets suppressed by another threshold than the one reported (the analytics
         # and reconcile cut local buckets by the reported one: they disagree on those)
@@ -1562,10 +1599,10 @@ def doctor(
     Diagnosis
         ``.checks``, ``.ok`` (nothing of what was checked breaks, every token accepted),
         ``.complete`` (every check ran), ``.rejected`` (the families whose token the
-        service refused: their checks did not run), ``.not_checked`` (the checks the
-        service did not let run: rate limited or unavailable after one more try, their
-        family held back after a rate limit that persisted, and those needing their
-        answer), ``.table()``, ``.verdict()``, ``.to_dict()``.
+        service refused: their checks did not run), ``.not_checked`` (the checks that
+        could not run: rate limited or unavailable after one more try, their family held
+        back after a rate limit that persisted, and those needing what such a check, or
+        one that broke, would have seen), ``.table()``, ``.verdict()``, ``.to_dict()``.
 
     Raises
     ------
@@ -1634,6 +1671,7 @@ def doctor(
                 rejected_from.append(_token_from(d.t.settings_from, exc.family))
     except _Budget:  # not the service's fault: said as checks not run, never as a break
         budget_reached = True
+    budget_reached = budget_reached or d.spent  # a probe not sent again for want of requests
     skipped = [
         said
         for name, said, given in (

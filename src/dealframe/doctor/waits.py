@@ -3,23 +3,36 @@
 A probe answered with a 429, a 5xx, or a 401/403 that says it is a rate limit is waited out
 once (the wait the service asked, never less than the client's ``backoff_base``, at most its
 ``retry_after_max``), at the client's own gate (so on the transport's clock; under a key of
-the doctor's own, so no call of the client's waits for it), and sent once more. What persists makes the check ``not checked``, never ``breaks``:
+the run's own, so no call of the client's waits for it, nor another run, nor a later run after
+one interrupted), and sent once more. What persists makes the check ``not checked``, never
+``breaks``, except a lone 500 (below):
 
-- a rate limit that persists through that wait, or asks for more than ``retry_after_max``,
-  holds its family back, as the client's own hold would: the family's later probes are not
-  sent, and are not checked at once;
-- a 5xx that persists on an ordinary probe: the service is unavailable;
+- a rate limit that asks for more than ``retry_after_max`` (the client does not wait it: it
+  holds the family), or that persists through the wait and asks again for a long one (more
+  than :data:`SAID_AFTER` seconds), holds its family back for the rest of the run: the
+  family's later probes are not sent, and are not checked at once. One that persists asking
+  for a short wait leaves that check not checked, and the family goes on (the client would
+  wait it and try again);
+- a 502, 503 or 504 that persists on an ordinary probe: the service is unavailable;
+- a 500 that persists on an ordinary probe is the service's answer to that request, judged by
+  its check (the client raises a ``ServerError`` there on every call), unless the family's
+  next probe fails too: then the service looks unavailable, and that check is said not
+  checked after all (:attr:`Waits.judged`);
 - a 5xx that persists on a deliberately odd probe (an unknown id, an empty list, page 0, a
-  batch of 1,000 names ...) is the service's answer to that request, judged by its check (the
-  client would raise a ``ServerError`` there), unless the service looks unavailable: the
-  family's last ordinary probe got a 5xx that persisted too.
+  batch of 1,000 names ...) is the service's answer to that request, judged by its check,
+  unless the service looks unavailable (the family's last probe got a 5xx that persisted too);
+- a probe the budget leaves no request to send again is not checked, whatever it got: one
+  answer is not judged on.
 
 A wait longer than :data:`SAID_AFTER` seconds is said before it starts (``say``), so a long
-run is never silent.
+run is never silent; the waits of one run take :data:`WAIT_BUDGET` seconds in all at most:
+past that, the doctor waits no more (it says so once), and what it would have waited for is
+not checked.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -29,10 +42,20 @@ from ..transport import retry as _retry
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
 
-__all__ = ["SAID_AFTER", "Limited", "Waits", "seconds"]
+__all__ = ["SAID_AFTER", "WAIT_BUDGET", "Limited", "Waits", "seconds"]
 
-#: Waits longer than this (seconds) are said before they start.
+#: Waits longer than this (seconds) are said before they start; a rate limit that persists
+#: asking for longer holds its family back.
 SAID_AFTER = 2.0
+#: The seconds one run waits in all, at most (five minutes): past that, no more waits.
+WAIT_BUDGET = 300.0
+#: The 5xx that say the service is unavailable (a gateway, an overload): what persists of
+#: them on an ordinary probe is never judged.
+_UNAVAILABLE = frozenset({502, 503, 504})
+#: Why a probe is not sent again when the budget has no request left.
+_NO_REQUEST_LEFT = "no request left to try again"
+#: Runs numbered, for a gate key of each run's own.
+_RUNS = itertools.count(1)
 
 
 class Limited(Exception):
@@ -95,8 +118,16 @@ class Waits:
         self.say = say
         #: Families held back (a rate limit that persisted): why their probes are not sent.
         self.held: dict[str, str] = {}
-        #: Families whose last ordinary probe got a 5xx that persisted.
+        #: Families whose last probe got a 5xx that persisted.
         self.down: dict[str, bool] = {}
+        #: Families whose last ordinary probe got a lone 500 that persisted, handed back to be
+        #: judged: what is said of it should the family's next probe fail too.
+        self.judged: dict[str, str] = {}
+        #: Seconds waited in this run, and whether a wait past :data:`WAIT_BUDGET` was said.
+        self.waited = 0.0
+        self.spent = False
+        #: The gate key of this run's waits (a family's own after it).
+        self.key = f"doctor:{next(_RUNS)}"
 
     def rate_limit(self, response: Response) -> bool:
         """A 429, or a 401/403 that says it is a rate limit
@@ -117,6 +148,7 @@ class Waits:
     def answered(self, family: str) -> None:
         """An answer not to wait out: the service is up for ``family``."""
         self.down[family] = False
+        self.judged.pop(family, None)
 
     def again(
         self,
@@ -130,15 +162,17 @@ class Waits:
         """``response`` (a 429, 5xx or rate-limit 401/403) waited out once, then sent once more
         (``resend``; ``left``: requests left in the run's budget).
 
-        Returns the second answer when it is not one to wait out, or, for an ``odd`` probe,
-        a 5xx to judge (see the module's docstring); else raises :class:`Limited`."""
+        Returns the second answer when it is not one to wait out, or a 5xx to judge (see the
+        module's docstring); else raises :class:`Limited`."""
         settings = self.t.settings
         asked = getattr(self.error(response), "retry_after", None)
         if asked is not None and asked > settings.retry_after_max:
             return self._stop(family, response, asked, "more than retry_after_max", odd)
         if left <= 0:
-            return self._stop(family, response, asked, "no request left to try again", odd)
+            return self._stop(family, response, asked, _NO_REQUEST_LEFT, odd)
         wait = max(asked or 0.0, settings.backoff_base)  # as the client: never less
+        if self.waited + wait > WAIT_BUDGET:
+            return self._stop(family, response, asked, self._spent(wait), odd)
         if self.say is not None and wait > SAID_AFTER:
             what = "rate limited" if self.rate_limit(response) else "unavailable"
             self.say(
@@ -146,9 +180,11 @@ class Waits:
                 f"({what}{', the wait it asked' if asked is not None else ''}), then sending "
                 "it once more"
             )
-        # at the client's gate, on its clock, under a key of the doctor's own: the client's
-        # calls of the family are not held by it, nor is this wait cut short by their holds
-        key = f"doctor:{family}"
+        # at the client's gate, on its clock, under a key of this run's own: the client's
+        # calls of the family are not held by it, nor is this wait cut short by their holds,
+        # and no other run (nor a later one, should this wait be interrupted) waits for it
+        key = f"{self.key}:{family}"
+        self.waited += wait
         self.t.gate.block_for(wait, key=key)
         self.t.gate.wait(key=key)
         second = resend()
@@ -158,21 +194,45 @@ class Waits:
         asked = getattr(self.error(second), "retry_after", None)
         return self._stop(family, second, asked, "again after the wait", odd)
 
+    def _spent(self, wait: float) -> str:
+        """Why a wait is not made: the run's waits would pass :data:`WAIT_BUDGET` (said once)."""
+        why = (
+            f"not waited: {seconds(wait)} more would pass the {seconds(WAIT_BUDGET)} the "
+            f"doctor waits in all ({seconds(self.waited)} waited)"
+        )
+        if self.say is not None and not self.spent:
+            self.say(
+                f"waited {seconds(self.waited)} in all: no more waits in this run (what the "
+                "service asks to wait for is not checked)"
+            )
+        self.spent = True  # said once
+        return why
+
     def _stop(
         self, family: str, response: Response, asked: float | None, why: str, odd: bool
     ) -> Response:
-        """The probe is not sent again: raise :class:`Limited`, holding a rate-limited family
-        back; or return an odd probe's 5xx, to judge, while the service looks available."""
+        """The probe is not sent again: raise :class:`Limited` (holding a family whose rate
+        limit asks for long back), or return a 5xx to judge (module docstring)."""
         said = _why(response, asked, why)
         if self.rate_limit(response):
-            if why != "no request left to try again":  # as the client's hold would
-                self.held[family] = (
+            settings = self.t.settings
+            long = asked is not None and asked > min(settings.retry_after_max, SAID_AFTER)
+            if why == "more than retry_after_max" or (why == "again after the wait" and long):
+                self.held[family] = (  # the client's hold, for the rest of the run
                     f"rate limited: not sent, the {family} requests being held back ("
                     f"{response.status} to {response.request}, {why})"
                 )
             raise Limited(said)
-        if odd and not self.down.get(family, False):
+        if why != "again after the wait" and why != "more than retry_after_max":
+            raise Limited(said)  # not sent again: one answer is not judged on
+        if self.down.get(family, False) or family in self.judged:
+            self.down[family] = True  # a second 5xx in a row: the service looks unavailable
+            raise Limited(said)
+        if odd:
             return response  # what the service answers this request: the check judges it
-        if not odd:
+        if response.status in _UNAVAILABLE:
             self.down[family] = True
-        raise Limited(said)
+            raise Limited(said)
+        # a lone 500 to an ordinary probe: the client raises it on every such call
+        self.judged[family] = _why(response, asked, f"{why}; the next probe failed too")
+        return response

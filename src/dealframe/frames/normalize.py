@@ -72,6 +72,7 @@ __all__ = [
     "to_date",
     "to_utc",
     "warn_numbers_as_text",
+    "warnings_noted",
     "why",
     "without_offset",
 ]
@@ -787,8 +788,40 @@ def _is_number(value: Any) -> bool:
     return True
 
 
+#: What :func:`_warn` notes in place of warning (:func:`warnings_noted`): its lines, in order.
+_WARN_NOTED: ContextVar[list[str] | None] = ContextVar("dealframe_warnings_noted", default=None)
+
+
+@contextlib.contextmanager
+def warnings_noted() -> Iterator[list[str]]:
+    """Within it, the other values the readers warn of (empty strings where a number is
+    documented, text that is not a finite number) are not warned of: each line is noted, once,
+    in the list yielded, for the caller to say (the doctor quotes them). It holds for the
+    current thread or task only, as :func:`numbers_noted` does.
+
+    Examples
+    --------
+    >>> with warnings_noted() as noted:
+    ...     _ = _floats(["", "NaN", 1.0], "marketCap")
+    >>> noted  # doctest: +NORMALIZE_WHITESPACE
+    ['marketCap: empty strings "" where a number or null is documented: read as null',
+     "marketCap: text that is not a finite number ('NaN'): read as written"]
+    """
+    noted: list[str] = []
+    token = _WARN_NOTED.set(noted)
+    try:
+        yield noted
+    finally:
+        _WARN_NOTED.reset(token)
+
+
 def _warn(name: str, what: str) -> None:
-    warnings.warn(f"{name}: {what}", ServiceContractWarning, stacklevel=user_stacklevel())
+    """Warn of ``what`` in field ``name`` (noted instead within :func:`warnings_noted`)."""
+    said, noted = f"{name}: {what}", _WARN_NOTED.get()
+    if noted is None:
+        warnings.warn(said, ServiceContractWarning, stacklevel=user_stacklevel())
+    elif said not in noted:
+        noted.append(said)
 
 
 def to_booleans(

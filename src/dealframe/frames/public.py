@@ -51,6 +51,7 @@ __all__ = [
     "as_mappings",
     "current_frame",
     "group_current_frame",
+    "group_layout",
     "group_time_series_frame",
     "read_current_page",
     "read_meta",
@@ -1077,7 +1078,8 @@ def _read_group(data: Any) -> tuple[dict[str, dict[str, Any]], str]:
     return _field_major(data)
 
 
-def _group_layout(data: Any) -> str:
+@checked_keywords
+def group_layout(data: Any) -> str:
     """The layout of a groups/current ``data`` (or its ``{data, meta}`` envelope) as served,
     the statistic names in the service's spelling: what :func:`group_current_frame` read.
 
@@ -1088,9 +1090,9 @@ def _group_layout(data: Any) -> str:
 
     Examples
     --------
-    >>> _group_layout({"sum": {"marketCap": 1.0}, "median": {"evRevenueLtm": 2.0}})
+    >>> group_layout({"sum": {"marketCap": 1.0}, "median": {"evRevenueLtm": 2.0}})
     '{sum: {...}, median: {...}}'
-    >>> _group_layout([{"field": "marketCap", "Sum": 1.0, "Median": None}])
+    >>> group_layout([{"field": "marketCap", "Sum": 1.0, "Median": None}])
     'a list of {field, Sum, Median}'
     """
     return _read_group(_unwrap(data, None)[0])[1]

@@ -88,7 +88,14 @@ from .subroutes import SUB_404, SubRoutes, no_route, route_404
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
 
-__all__ = ["IDS_PER_BATCH", "NAMES_PER_RESOLVE", "PrivateApi", "Resolution", "read_aggregate"]
+__all__ = [
+    "IDS_PER_BATCH",
+    "NAMES_PER_RESOLVE",
+    "PrivateApi",
+    "Resolution",
+    "read_aggregate",
+    "smaller_page",
+]
 
 PREFIX = "/api/private/v1"
 ENTITIES = ("companies", "investors", "transactions")
@@ -134,18 +141,18 @@ Flag = bool | None
 Text = str | Mapping[str, str] | None
 
 
-def _smaller_page(error: ApiError, sent: int) -> int | None:
+def smaller_page(error: ApiError, sent: int) -> int | None:
     """The page size to ask for after ``error`` refused ``limit=sent``: the bound the error
     states, else half; None when the error is not about ``limit`` (or ``sent`` is 1).
 
     Examples
     --------
     >>> said = "limit: must be between 1 and 100, got 1000"
-    >>> _smaller_page(BadRequestError(400, "BAD_REQUEST", said), 1000)
+    >>> smaller_page(BadRequestError(400, "BAD_REQUEST", said), 1000)
     100
-    >>> _smaller_page(BadRequestError(400, "BAD_REQUEST", "limit too large"), 1000)
+    >>> smaller_page(BadRequestError(400, "BAD_REQUEST", "limit too large"), 1000)
     500
-    >>> _smaller_page(BadRequestError(400, "BAD_REQUEST", "sort: unknown key"), 1000) is None
+    >>> smaller_page(BadRequestError(400, "BAD_REQUEST", "sort: unknown key"), 1000) is None
     True
     """
     return smaller_size(error, sent, lambda words: "limit" in words.lower())
@@ -590,7 +597,7 @@ class PrivateApi:
         change feed), or with ``sub`` that of its sub-collection reads (a bound of their own),
         to the bound it states (else half of ``sent``) and return what to say of it; None for
         any other refusal."""
-        smaller = _smaller_page(error, sent)
+        smaller = smaller_page(error, sent)
         if smaller is None:
             return None
         with self._lock:

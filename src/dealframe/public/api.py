@@ -71,7 +71,15 @@ from .sku import validate_skus
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
 
-__all__ = ["GROUP_CURRENT_PATH", "GROUP_TIME_SERIES_PATH", "PublicApi"]
+__all__ = [
+    "GROUP_CURRENT_PATH",
+    "GROUP_TIME_SERIES_PATH",
+    "PublicApi",
+    "answer_count",
+    "check_group_classes",
+    "fewer_skus",
+    "series_meta",
+]
 
 #: SKUs per time-series request (the service sets no cap; chunks keep bodies small and parallel).
 SKUS_PER_TIME_SERIES_REQUEST = 100
@@ -214,7 +222,7 @@ def _position_note(message: str, at: list[int], chunk: list[str], given: int) ->
     )
 
 
-def _meta_count(
+def answer_count(
     doc: Any, items: list[Any], found: Findings, what: str, *, whole: bool = False
 ) -> int | None:
     """The rows an answer says the whole result holds, with a finding when it holds fewer.
@@ -232,7 +240,7 @@ def _meta_count(
     Examples
     --------
     >>> found = Findings("POST /api/v2/companies")
-    >>> _meta_count({"meta": {"count": 2, "total": 5}}, [{}, {}], found, "companies")
+    >>> answer_count({"meta": {"count": 2, "total": 5}}, [{}, {}], found, "companies")
     5
     >>> found.items[0].message.split(":")[0], found.items[0].shortfall
     ('meta.total says 5 companies, data holds 2', 3)
@@ -244,7 +252,7 @@ def _meta_count(
 def _counted(
     read: Mapping[str, Any], held: int, found: Findings, what: str, whole: bool = False
 ) -> int | None:
-    """:func:`_meta_count` of the ``meta`` values read (``count``, ``total``, ``has_more``)
+    """:func:`answer_count` of the ``meta`` values read (``count``, ``total``, ``has_more``)
     of an answer whose ``data`` holds ``held`` items."""
     count, total, more = read["count"], read["total"], read["has_more"]
     if count is not None and count != held:
@@ -272,17 +280,17 @@ def _counted(
     return max(counts) if counts else None
 
 
-def _series_meta(doc: Any, items: list[Any], found: Findings) -> tuple[Any, int | None]:
+def series_meta(doc: Any, items: list[Any], found: Findings) -> tuple[Any, int | None]:
     """A group time-series answer's ``meta`` (its counts as integers:
     :func:`~dealframe.frames.public.read_meta`; ``has_more`` as the boolean it says) and the
-    periods it says the group has (:func:`_meta_count`): its counts and ``has_more`` written
+    periods it says the group has (:func:`answer_count`): its counts and ``has_more`` written
     as text are said in one finding, as a list page's are.
 
     Examples
     --------
     >>> found = Findings("POST /api/v1/groups/time-series")
     >>> doc = {"meta": {"count": "2", "companies": "15", "has_more": "false"}}
-    >>> _series_meta(doc, [{}, {}], found)
+    >>> series_meta(doc, [{}, {}], found)
     ({'count': 2, 'companies': 15, 'has_more': False}, 2)
     >>> [f.message.split(" written")[0] for f in found]
     ['meta.count, meta.companies, meta.has_more']
@@ -327,16 +335,16 @@ def _sku_count_refused(status: int, words: str) -> bool:
     return status == 413 or ("sku" in low and re.search(r"skus?\s*\[\s*\d", low) is None)
 
 
-def _fewer_skus(error: ApiError, sent: int) -> int | None:
+def fewer_skus(error: ApiError, sent: int) -> int | None:
     """The SKUs per request to send after ``error`` refused a request of ``sent`` as too
     many: the bound its words state, else half; None when it is another refusal.
 
     Examples
     --------
     >>> said = "skus: at most 50 SKUs per request, got 100"
-    >>> _fewer_skus(BadRequestError(400, "BAD_REQUEST", said), 100)
+    >>> fewer_skus(BadRequestError(400, "BAD_REQUEST", said), 100)
     50
-    >>> _fewer_skus(BadRequestError(400, "BAD_REQUEST", "skus[3]: 'X' is not a v2 SKU"), 100)
+    >>> fewer_skus(BadRequestError(400, "BAD_REQUEST", "skus[3]: 'X' is not a v2 SKU"), 100)
     """
     return smaller_size(error, sent, lambda words: _sku_count_refused(error.status, words))
 
@@ -487,7 +495,7 @@ def _null_medians(items: list[Mapping[str, Any]], found: Findings) -> None:
         )
 
 
-def _check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
+def check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
     """Sums and medians where section 2.1 gives each field class them (layout not shown).
 
     Sum only: marketCap, enterpriseValue; sum and median: revenue/EBITDA LTM and NTM;
@@ -666,7 +674,7 @@ class PublicApi:
         ``reader`` is given each answer's body first, from the service or the cache alike
         (:func:`~dealframe.transport.body.expecting`: what it returns is ``response.read``).
 
-        A chunk refused as holding too many SKUs (:func:`_fewer_skus`) is sent again split to
+        A chunk refused as holding too many SKUs (:func:`fewer_skus`) is sent again split to
         the size the refusal states (else in halves), and that size is kept for this path's
         later calls, of either version. A chunk that still fails is a failure: the chunks that arrived are kept.
         """
@@ -695,7 +703,7 @@ class PublicApi:
                         deadline=deadline,
                     )
             except ApiError as exc:
-                if _fewer_skus(exc, len(chunk)) is not None:
+                if fewer_skus(exc, len(chunk)) is not None:
                     return exc  # too many SKUs at once: split below
                 at = asked.at[start : start + len(chunk)]
                 if isinstance(exc, BadRequestError) and (
@@ -732,7 +740,7 @@ class PublicApi:
             again: list[tuple[int, list[str]]] = []
             for (start, chunk), outcome in zip(todo, result.results):
                 if isinstance(outcome, ApiError):
-                    size = min(size, _fewer_skus(outcome, len(chunk)) or size)
+                    size = min(size, fewer_skus(outcome, len(chunk)) or size)
                     refused = refused or f"{len(chunk)} SKUs per request refused ({outcome})"
                     again.append((start, chunk))
                 elif outcome is not None:
@@ -761,7 +769,7 @@ class PublicApi:
         ``count_mismatch``); what every chunk says alike is said once, and the rows the
         chunks' ``meta`` say they lack in one finding for the call. A chunk that holds every
         SKU it was sent (``sent``) cannot be short, whatever its ``meta`` says
-        (:func:`_meta_count`'s ``whole``). The items are typed
+        (:func:`answer_count`'s ``whole``). The items are typed
         rows where every answer with items was read by :func:`read_current_page`, else the
         dicts of the JSON reading: when some answers were read the typed way and some were
         not, the typed ones are read again as JSON (:func:`_as_json`), so a row repeated
@@ -775,7 +783,7 @@ class PublicApi:
             doc = response.read if response.read is not None else response.json()
             chunk = read_items(doc, found)
             said = Findings(found.where)
-            _meta_count(doc, chunk, said, "items", whole=set(skus) <= set(_skus_of(chunk)))
+            answer_count(doc, chunk, said, "items", whole=set(skus) <= set(_skus_of(chunk)))
             short += [f for f in said if f.shortfall]
             found.absorb(f for f in said if not f.shortfall)
             items += chunk
@@ -957,7 +965,7 @@ class PublicApi:
         found = Findings(endpoint)
         doc = response.json()
         items = read_items(doc, found)
-        count = _meta_count(doc, items, found, "companies")
+        count = answer_count(doc, items, found, "companies")
         identities(items, "sku", found)
         missing_fields(keys_present(items), "search", found, n_items=len(items))
         items = dedupe_items(items, "sku", found)
@@ -1217,7 +1225,7 @@ class PublicApi:
         meta = read_meta(payload.get("meta"), found)  # counts written as text: read, and said
         with shaping(response.request, endpoint):
             frame = group_current_frame(payload.get("data"), meta)
-        _check_group_classes(frame, found)
+        check_group_classes(frame, found)
         attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
         found.report(strict=strict, partial=frame)
         self._explain_empty(body, _empty_group(frame), refresh, cache)
@@ -1307,7 +1315,7 @@ class PublicApi:
         not_held = _absent_requested(items, "median", names, found, self._served_fields, window)
         if "median" not in absent:  # absent from every item: missing_field said it already
             _null_medians(items, found)
-        meta, count = _series_meta(doc, items, found)  # written as text: read, said once
+        meta, count = series_meta(doc, items, found)  # written as text: read, said once
         with shaping(response.request, endpoint):
             frame = group_time_series_frame(items, meta, fields=names, date_from=start, date_to=end)
         attach(  # in periods, as the service counts them (the frame may add empty months)
