@@ -68,6 +68,7 @@ __all__ = [
     "fresh_rules",
     "html",
     "ignore_page",
+    "items_edit",
     "meta_delete",
     "meta_set",
     "no_hang",
@@ -227,6 +228,18 @@ def _items(doc: Any) -> list[dict[str, Any]]:
     if isinstance(data, dict):
         return [data]
     return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+
+
+def items_edit(change: Callable[[dict[str, Any]], None], name: str = "items") -> Action:
+    """Every object item of ``data`` (a list page, or one single-entity object) changed in
+    place by ``change``: list pages and single profiles alike."""
+
+    def apply(doc: Any) -> Any:
+        for item in _items(doc):
+            change(item)
+        return doc
+
+    return edit(apply, name)
 
 
 def _data_edit(fn: Callable[[list[Any]], list[Any]], name: str) -> Action:

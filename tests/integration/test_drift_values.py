@@ -29,6 +29,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     edit,
     fresh,
     fresh_rules,
+    items_edit,
     no_hang,
     outcome,
     proxy,
@@ -54,19 +55,6 @@ SPELLINGS: dict[str, Callable[[str], str]] = {
     "braces": lambda s: "{" + s + "}",
     "upper in braces": lambda s: "{" + s.upper() + "}",
 }
-
-
-def items_edit(change: Callable[[dict[str, Any]], None], name: str = "items") -> Any:
-    """Every item of ``data`` (a list, or one object) changed in place by ``change``."""
-
-    def apply(doc: Any) -> Any:
-        data = doc.get("data")
-        for item in data if isinstance(data, list) else [data]:
-            if isinstance(item, dict):
-                change(item)
-        return doc
-
-    return edit(apply, name)
 
 
 def spelt(spell: Callable[[str], str]) -> Callable[[dict[str, Any]], None]:

@@ -18,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _co_investors import assert_edges_are_co_investors
-from _drift_proxy import Action, Proxy, _replace, edit
+from _drift_proxy import Action, Proxy, _replace, edit, items_edit
 
 import dealframe
 import dealframe.sandbox
@@ -252,9 +252,11 @@ def test_the_investor_role_alone_warns_of_deals_without_their_lists(client):
             edges = dealframe.co_investment_edges(frame, roles=("investor",))
         key = ["investor_a", "investor_b", "shared_deals"]
         pd.testing.assert_frame_equal(edges[key], want[key])
-    # attrs alone (no investors_missing column) say it too
+    # attrs alone (no investors_missing column) say it too, counting what the rows count: the
+    # deals with rows (a deal with no participant at all is not among them)
+    assert len(listed) > lacking
     counted = partial.drop(columns="investors_missing")
-    with pytest.warns(MissingInvestorsWarning, match=f"^{len(listed)} deals lack"):
+    with pytest.warns(MissingInvestorsWarning, match=f"^{lacking} deals lack"):
         dealframe.co_investment_edges(counted, roles=("investor",))
 
 
@@ -296,29 +298,46 @@ def test_a_deal_without_its_single_form_keeps_no_list_of_its_list_row(client, vi
     assert row["target_city"] == "Listed City" and pd.isna(row["target_region"])
     read = (got["id"] != gone).to_numpy()
     assert got.loc[read, "investors"].tolist() == singles.loc[read, "investors"].tolist()
-    with pytest.warns(MissingInvestorsWarning, match="^1 of 40 deals"):
+    # the warning is true of a with_investors=True pull too (it said list rows lacked lists)
+    with pytest.warns(MissingInvestorsWarning, match="^1 of 40 deals") as said:
         people = dealframe.explode_participants(got)
+    assert "a deal whose single form could not be read keeps none" in str(said[0].message)
     assert people.loc[people["deal_id"] == gone, "investors_missing"].all()
     assert not people.loc[people["deal_id"] != gone, "investors_missing"].any()
 
 
-def _in_every_deal(change: Any) -> Any:
-    """An edit of list pages and single deals alike: ``change(item)`` on each deal."""
-
-    def apply(doc: Any) -> Any:
-        data = doc.get("data")
-        for item in data if isinstance(data, list) else [data]:
-            if isinstance(item, dict):
-                change(item)
-        return doc
-
-    return edit(apply)
+def test_a_frame_without_investors_missing_counts_live_deals_as_its_rows_would(feed, via):
+    """A change feed whose soft-deleted deals' single forms carry no investor list, exploded,
+    then columns selected (no ``investors_missing``): ``co_investment_edges`` leaves the
+    deleted deals out, and warned of them all the same, from ``attrs`` (every deal counted)."""
+    proxy, c = via
+    gone = set(feed.loc[feed["deleted"].fillna(False).to_numpy(dtype=bool), "id"])
+    assert len(gone) >= 5
+    listless = items_edit(lambda item: item.get("id") in gone and item.update(investors=None))
+    proxy.add(f"{P}/transactions/[^/]+$", listless, method="GET")
+    got = c.private.deals(
+        include_deleted=True, updated_at="2000-01-01T00:00:00Z", with_investors=True
+    )
+    assert got.loc[got["id"].isin(gone), "investors"].isna().all()
+    assert got.loc[~got["id"].isin(gone), "investors"].notna().all()
+    with pytest.warns(MissingInvestorsWarning, match=f"^{len(gone)} of {len(got):,} deals"):
+        people = dealframe.explode_participants(got)
+    with_rows = people.loc[people["deleted"].to_numpy(dtype=bool), "deal_id"].nunique()
+    assert 0 < with_rows <= len(gone)
+    selected = people[["deal_id", "role", "participant_id", "deal_date", "deleted"]]
+    for frame in (people, selected):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", MissingInvestorsWarning)  # live lists all read
+            edges = dealframe.co_investment_edges(frame)
+        assert edges.attrs["deleted_deals_left_out"] == with_rows
+        with pytest.warns(MissingInvestorsWarning, match=f"^{with_rows} deals lack"):
+            dealframe.co_investment_edges(frame, include_deleted=True)
 
 
 def test_investors_that_are_no_list_fail_a_list_pull_as_a_single_deal(client, via):
     proxy, c = via
     ids = client.private.deals(limit=3)["id"].tolist()
-    junk = _in_every_deal(lambda item: item.update(investors="n/a"))
+    junk = items_edit(lambda item: item.update(investors="n/a"))
     proxy.add(f"{P}/transactions$", junk, method="POST")
     proxy.add(f"{P}/transactions/[^/]+$", junk, method="GET")
     for call in (lambda: c.private.deals(limit=3), lambda: c.private.deal(ids)):
@@ -336,8 +355,8 @@ def test_a_member_a_participant_adds_is_kept(via):
             for participant in item.get(key) or []:
                 participant["type"] = "vc"
 
-    proxy.add(f"{P}/transactions$", _in_every_deal(typed), method="POST")
-    proxy.add(f"{P}/transactions/[^/]+$", _in_every_deal(typed), method="GET")
+    proxy.add(f"{P}/transactions$", items_edit(typed), method="POST")
+    proxy.add(f"{P}/transactions/[^/]+$", items_edit(typed), method="GET")
     listed = c.private.deals(limit=20)
     one = c.private.deal(listed["id"].tolist())
     members = [orjson.loads(t) for t in [*listed["lead_investors"], *one["investors"]]]

@@ -9,9 +9,12 @@ result before.
 
 from __future__ import annotations
 
+import warnings
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 import pytest
@@ -32,7 +35,7 @@ from dealframe.frames.normalize import build_frame, empty_frame
 from dealframe.frames.objects import object_lists
 from dealframe.frames.private import aggregate_frame, bucket_period, buckets_left_out
 from dealframe.frames.public import as_mappings, read_current_page
-from dealframe.frames.schemas import INVESTOR_LIST, Column
+from dealframe.frames.schemas import DEAL_PROFILE, INVESTOR_LIST, Column
 from dealframe.frames.user_columns import date_values, datetime_values, plain_column, true_rows
 
 WRONG = [5, 1.5, True, None, {}, object(), np.int64(3)]
@@ -159,3 +162,108 @@ def test_a_column_spec_of_the_wrong_type_is_a_validation_error() -> None:
     _refused(lambda: Column("x", "category"), "x.categories")
     _refused(lambda: Column(5, "str"), "name")  # type: ignore[arg-type]
     assert Column("target_id", "str", ("target", "id")).path == ("target", "id")
+
+
+# ------------------------------------------------- what the checks above must still take
+
+
+#: Deal items a user builds from a frame of their own: one column named by a number.
+NUMBERED = pd.DataFrame({"id": ["d1"], "deal_date": ["2024-01-02"], 2024: [1.5]}).to_dict("records")
+LED = [{**NUMBERED[0], "lead_investors": [{"id": "a"}]}]
+
+BUILDERS: dict[str, Callable[[], pd.DataFrame]] = {
+    "deals_frame": lambda: deals_frame(NUMBERED),
+    "companies_frame": lambda: dealframe.frames.companies_frame(NUMBERED),
+    "investors_frame": lambda: dealframe.frames.investors_frame(NUMBERED),
+    "build_frame": lambda: build_frame(NUMBERED, INVESTOR_LIST),
+    "list_frame investors": lambda: list_frame(
+        "investors", [list_page_columns("investors", NUMBERED)]
+    ),
+    "list_frame transactions": lambda: list_frame(
+        "transactions", [list_page_columns("transactions", NUMBERED)]
+    ),
+    "company_profiles_frame": lambda: dealframe.frames.company_profiles_frame(NUMBERED),
+    "portfolio_frame": lambda: dealframe.frames.portfolio_frame(NUMBERED),
+}
+
+
+@pytest.mark.parametrize("build", BUILDERS.values(), ids=BUILDERS.keys())
+def test_keys_that_are_no_strings_are_kept_as_extra_columns_by_every_builder(
+    build: Callable[[], pd.DataFrame],
+) -> None:
+    """``df.to_dict("records")`` of a frame with a column ``2024``: a ValidationError ("expected
+    a column name (a string), got 2024") or a TypeError ("'<' not supported between 'str' and
+    'int'") before, depending on the builder."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = build()
+    assert 2024 in frame.columns and frame[2024].tolist() == [1.5]
+    assert frame[2024].dtype == np.float64
+
+
+def test_explode_participants_takes_deal_items_with_such_keys() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = dealframe.explode_participants(LED)
+    assert rows["participant_id"].tolist() == ["a"] and rows["deal_id"].tolist() == ["d1"]
+
+
+def test_nested_keys_that_are_no_strings_get_their_prefix() -> None:
+    frame = deals_frame([{"id": "d1", "target": {"id": "t", 7: "x"}, "b": 1}])
+    assert frame["target_7"].tolist() == ["x"] and frame["b"].tolist() == [1.0]
+    extras = list(build_frame([{"id": "a", 5: "x", "b": 1}], INVESTOR_LIST).columns)
+    assert extras[-2:] == [5, "b"]  # extras sorted by their text
+
+
+def test_list_frame_takes_parts_in_any_sequence_and_a_part_as_a_list() -> None:
+    """``deque([part])`` and ``[columns, extras]`` worked before the checks were added."""
+    part = list_page_columns("investors", [{"id": "a", "name": "A"}])
+    for parts in (deque([part]), [list(part)], iter([part]), (p for p in [part])):
+        assert list_frame("investors", parts).loc[0, "name"] == "A"
+    deals = list_page_columns("transactions", [{"id": "d1"}])
+    assert list_frame("transactions", deque([list(deals)]))["id"].tolist() == ["d1"]
+
+
+def test_complete_deals_takes_columns_of_two_levels() -> None:
+    """Columns ``('id', '')`` ... (a frame written with a second header row): ``deals["id"]``
+    is one column, taken as before (refused since the checks were added)."""
+    two = DEALS.copy()
+    two.columns = pd.MultiIndex.from_tuples([(c, "") for c in two.columns])
+    done = complete_deals(two, SINGLES)  # the profile's columns, then the frame's own
+    assert len(done) == 2 and done.shape[1] == len(DEALS.columns) + len(DEAL_PROFILE)
+    assert done["target_region"].tolist()[0] == "Oceania"
+    several = DEALS.copy()
+    several.columns = pd.MultiIndex.from_tuples(
+        [("id", "a") if c == "id" else (c, "") for c in several.columns]
+    )
+    several[("id", "b")] = several[("id", "a")]
+    _refused(lambda: complete_deals(several, SINGLES), "deals")
+
+
+def test_the_bucket_helpers_take_an_unknown_bucket_alike() -> None:
+    frame = aggregate_frame([{"bucket": "2024-Q1", "n": 7}], {"time_bucket": "quarter"})
+    assert buckets_left_out(frame, None) == []
+    assert bucket_period("2024-Q1", None) == ("2024-Q1", "2024-01-01", "2024-03-31")
+
+
+def test_builders_take_sequences_that_are_no_list() -> None:
+    assert build_frame(deque([{"id": "a"}]), INVESTOR_LIST)["id"].tolist() == ["a"]
+    assert list(build_frame([{"id": "a"}], deque(INVESTOR_LIST)).columns)[0] == "id"
+    column = pd.Series(['[{"id":"a"}]'])
+    rows, values = object_lists(iter([column]), iter(["id"]), iter(["lead_investors"]))
+    assert rows.tolist() == [0] and values["id"].to_pylist() == ["a"]
+    assert as_mappings(({"sku": "A-USA"},)) == [{"sku": "A-USA"}]
+
+
+class _Row(msgspec.Struct):
+    id: str | None = None
+
+
+def test_typed_rows_are_all_checked_not_the_first_alone() -> None:
+    """``[typed row, 5]`` passed the check (it looked at the first row only) and failed later
+    with an AttributeError."""
+    typed = [_Row(id="a")]  # a row of a schema'd decoder (dealframe.frames.deal_rows)
+    assert build_frame(typed, INVESTOR_LIST)["id"].tolist() == ["a"]
+    error = _refused(lambda: build_frame([*typed, 5], INVESTOR_LIST), "records[1]")
+    assert "int" in str(error)
+    _refused(lambda: list_page_columns("investors", [*typed, {"id": "b"}]), "investors[1]")

@@ -332,3 +332,64 @@ def test_columns_of_different_kinds_are_each_read_as_they_are():
     alone = explode_participants(deals.drop(columns="lead_investors"), roles=("buyer",))
     assert both["participant_id"].tolist() == ["x", *alone["participant_id"].tolist()]
     assert both["role"].tolist() == ["lead_investor", "buyer"]
+
+
+REPEATED = ["id", "deal_date", "deleted", "lead_investors"]
+
+
+@pytest.mark.parametrize("name", REPEATED)
+def test_a_column_read_twice_is_refused_naming_the_frame_and_the_column(complete, name):
+    """A ``concat`` along the columns repeats a column: the messages named internal arguments
+    (``invalid series``, ``invalid column``) or were an AttributeError."""
+    twice = pd.concat([complete, complete[[name]]], axis=1)
+    with pytest.raises(ValidationError, match=f"one column named '{name}'") as info:
+        explode_participants(twice)
+    assert info.value.argument == "deals"
+    exploded = explode_participants(complete)
+    carried = {"id": "deal_id", "lead_investors": "participant_id"}.get(name, name)
+    with pytest.raises(ValidationError, match=f"one column named '{carried}'") as info:
+        co_investment_edges(pd.concat([exploded, exploded[[carried]]], axis=1))
+    assert info.value.argument == "exploded"
+
+
+@pytest.mark.parametrize("name", ["id", "deleted"])
+def test_bucket_medians_refuses_a_column_it_reads_twice_naming_deals(name):
+    from dealframe.analytics import bucket_medians
+
+    deals = deals_frame(
+        [
+            {"id": f"d{i}", "deal_date": f"2024-01-0{i + 1}", "deleted": False}
+            | {"deal_multiples": {"ev_revenue": 2.0 + i}}
+            for i in range(4)
+        ]
+    )
+    twice = pd.concat([deals, deals[[name]]], axis=1)
+    with pytest.raises(ValidationError, match=f"one column named '{name}'") as info:
+        bucket_medians(twice, "ev_revenue", "quarter", "2024-01-01", "2024-03-31")
+    assert info.value.argument == "deals"
+
+
+def test_attrs_count_live_deals_lacking_their_lists_as_the_rows_do():
+    """Columns selected (no ``investors_missing``): the count came from
+    ``attrs["deals_without_investors"]``, every deal, a soft-deleted one left out too."""
+    items = [
+        {"id": "d1", "deal_date": "2024-01-01", "lead_investors": [{"id": "a"}]}
+        | {"investors": [{"id": "a"}, {"id": "b"}], "deleted": False},
+        {"id": "d2", "deal_date": "2024-01-02", "deleted": True}
+        | {"lead_investors": [{"id": "a"}, {"id": "c"}]},
+        {"id": "d3", "deal_date": "2024-01-03", "deleted": False},  # no row at all
+    ]
+    with pytest.warns(MissingInvestorsWarning, match="^2 of 3 deals"):
+        ex = explode_participants(items)
+    assert ex.attrs["live_deals_without_investors"] == 0
+    assert ex.attrs["deleted_deals_without_investors"] == 1
+    selected = ex[["deal_id", "role", "participant_id", "deal_date", "deleted"]]
+    for frame in (ex, selected):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", MissingInvestorsWarning)
+            assert len(co_investment_edges(frame)) == 1
+        with pytest.warns(MissingInvestorsWarning, match="^1 deals lack"):
+            co_investment_edges(frame, include_deleted=True)
+    without = selected.drop(columns="deleted")  # nothing left out: every deal with rows
+    with pytest.warns(MissingInvestorsWarning, match="^1 deals lack"):
+        co_investment_edges(without)

@@ -37,7 +37,7 @@ from dealframe.client import Client
 from dealframe.contract import as_count, blanked, quoted
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.frames.private import day_of
-from dealframe.frames.user_columns import true_rows
+from dealframe.frames.user_columns import one_column_each, true_rows
 from dealframe.notices import DealframeWarning, ServiceContractWarning, user_stacklevel
 from dealframe.private.aggregate import threshold_read_elsewhere
 from dealframe.private.filters import is_day
@@ -336,6 +336,7 @@ def bucket_medians(
     """
     conv = DEFAULT_CONVENTIONS if conventions is None else conventions
     check_frame("deals", deals)
+    one_column_each(deals, ("id", "deleted"), "deals")  # the value and date columns: column()
     if value_column is None:
         check_choice("metric", metric, METRIC_COLUMNS)
     check(isinstance(metric, str), "metric", "a name (str)", metric)

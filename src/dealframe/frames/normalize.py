@@ -64,9 +64,11 @@ __all__ = [
     "cast",
     "empty_frame",
     "infer_kind",
+    "is_sequence",
     "NumbersAsText",
     "no_offset_text",
     "numbers_noted",
+    "objects_checked",
     "offsets_noted",
     "to_booleans",
     "to_date",
@@ -113,17 +115,44 @@ def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
     if isinstance(obj, (str, bytes, bytearray)) or not isinstance(obj, Iterable):
         raise ValidationError(what, "a list of JSON objects", got=type(obj).__name__)
     records = obj if isinstance(obj, list) else list(obj)
-    if typed_fields(records) is not None:  # typed rows (:mod:`dealframe.frames.deal_rows`)
+    if objects_checked(records, what):  # typed rows (:mod:`dealframe.frames.deal_rows`)
         return records
-    if not set(map(type, records)) <= {dict}:
-        for i, rec in enumerate(records):
-            if not isinstance(rec, Mapping):
-                raise ValidationError(f"{what}[{i}]", "a JSON object", got=type(rec).__name__)
     if 1 in set(map(len, records)):  # single-entity envelopes {"data": {...}}: unwrap each
         records = [
             r["data"] if len(r) == 1 and isinstance(r.get("data"), Mapping) else r for r in records
         ]
     return records
+
+
+def objects_checked(records: Sequence[Any], what: str) -> bool:
+    """Refuse ``records`` unless every one is a JSON object (a mapping), or every one a typed
+    row of the first one's type (:mod:`dealframe.frames.deal_rows`), naming ``what[i]`` of the
+    first that is not; True for typed rows.
+
+    Examples
+    --------
+    >>> objects_checked([{"id": "a"}, 5], "deals")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid deals[1]: expected a JSON object, got 'int'
+    """
+    kinds = set(map(type, records))
+    if kinds <= {dict}:
+        return False
+    if typed_fields(records) is not None:
+        first = type(records[0])
+        for i, rec in enumerate(records):
+            if type(rec) is not first:
+                raise ValidationError(
+                    f"{what}[{i}]",
+                    f"a row of {first.__name__} (as {what}[0])",
+                    got=type(rec).__name__,
+                )
+        return True
+    for i, rec in enumerate(records):
+        if not isinstance(rec, Mapping):
+            raise ValidationError(f"{what}[{i}]", "a JSON object", got=type(rec).__name__)
+    return False
 
 
 def why(exc: BaseException) -> str:
@@ -1043,8 +1072,8 @@ def build_columns(
     specs = [*schema, *optional]
     known_top = {c.path[0] for c in (*schema, *extra_columns)} | set(nested)
     unknown = top_keys - known_top
-    unknown -= set(echoed(unknown))  # no column is named by the caller's token
-    extras: dict[str, np.ndarray] = {k: _objects(raw[k]) for k in sorted(unknown)}
+    unknown -= set(echoed(k for k in unknown if isinstance(k, str)))  # none named by a token
+    extras: dict[Any, np.ndarray] = {k: _objects(raw[k]) for k in sorted(unknown, key=str)}
     heads = dict.fromkeys([c.path[0] for c in specs if len(c.path) == 2] + list(nested))
     nested_raw: dict[tuple[str, str], list[Any]] = {}
     for head in heads:
@@ -1054,8 +1083,9 @@ def build_columns(
         if head not in nested:
             continue
         known = {c.path[1] for c in specs if len(c.path) == 2 and c.path[0] == head}
-        for key in sorted(present - known - set(echoed(present))):
-            name = nested[head] + key
+        said = set(echoed(k for k in present if isinstance(k, str)))
+        for key in sorted(present - known - said, key=str):
+            name = f"{nested[head]}{key}"
             if name in extras or any(c.name == name for c in specs):
                 name = f"{head}_{key}"
             extras[name] = _objects(got[key])
@@ -1102,10 +1132,25 @@ def _page_column(values: list[Any], col: Column, typed: bool = False) -> Any:
         return values
 
 
+def is_sequence(value: Any) -> bool:
+    """Whether ``value`` is a sequence of items that may be read more than once (a list, a
+    tuple, a ``deque``, a range ...), not a string, bytes or a mapping.
+
+    Examples
+    --------
+    >>> from collections import deque
+    >>> is_sequence(deque([1])), is_sequence("ab"), is_sequence(iter([1]))
+    (True, False, False)
+    """
+    return isinstance(value, Sequence) and not isinstance(
+        value, str | bytes | bytearray | memoryview
+    )
+
+
 def _check_schema(schema: Any, index: Any, argument: str = "schema") -> None:
     """Refuse ``schema`` unless a tuple of :class:`Column`, and ``index`` unless None or the
     name of one of them."""
-    if not isinstance(schema, (list, tuple)) or not all(isinstance(c, Column) for c in schema):
+    if not is_sequence(schema) or not all(isinstance(c, Column) for c in schema):
         raise ValidationError(argument, "a tuple of Column (a schema)", got=type(schema).__name__)
     if index is not None and not (isinstance(index, str) and index in {c.name for c in schema}):
         raise ValidationError("index", "None or the name of a column of the schema", got=index)
@@ -1191,14 +1236,15 @@ def assemble(
         col = specs[name]
         chunks = [t[name] if name in t else _absent(n, col) for (t, _), n in zip(parts, lengths)]
         columns[name] = _joined(chunks, col, _row_labels(columns))
-    extra_names = sorted({k for _, e in parts for k in e} - set(columns))
+    extra_names = sorted({k for _, e in parts for k in e} - set(columns), key=str)
     for name in extra_names:
         chunks = [
             e.get(name) if name in e else np.full(n, None, dtype=object)
             for (_, e), n in zip(parts, lengths)
         ]
         raw: Any = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-        columns[name] = cast(raw, Column(name, infer_kind(name, raw)))
+        label = str(name)  # a key of the caller's items may be no string (2024): kept as is
+        columns[name] = cast(raw, Column(label, infer_kind(label, raw)))
     if index is None:
         return pd.DataFrame(columns, copy=False)
     labels = pd.Index(columns.pop(index), name=index)
@@ -1225,19 +1271,16 @@ def build_frame(
 
     An argument of another type is a :class:`~dealframe.errors.ValidationError` naming it.
     """
-    if not isinstance(records, (list, tuple)):
+    if not is_sequence(records):
         raise ValidationError("records", "a list of JSON objects", got=type(records).__name__)
-    if not set(map(type, records)) <= {dict} and typed_fields(records) is None:
-        for i, rec in enumerate(records):
-            if not isinstance(rec, Mapping):
-                raise ValidationError(f"records[{i}]", "a JSON object", got=type(rec).__name__)
+    objects_checked(records, "records")
     _check_schema(schema, index)
     if nested is not None and not (
         isinstance(nested, Mapping) and all(isinstance(v, str) for v in nested.values())
     ):
         raise ValidationError("nested", "a dict of key to column prefix", got=nested)
     _check_schema(extra_columns, None, "extra_columns")
-    if isinstance(always, str) or not isinstance(always, (list, tuple)):
+    if not is_sequence(always):
         raise ValidationError("always", "a list of column names", got=always)
     return assemble(
         [build_columns(records, schema, nested, extra_columns)],

@@ -22,7 +22,8 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -255,6 +256,14 @@ def _strings_in_order(values: Mapping[str, pa.Array], order: np.ndarray) -> dict
     return taken
 
 
+def _listed(value: Any) -> list[Any] | None:
+    """``value`` as a list when it is a collection of items (any iterable, read once: not a
+    string, a mapping or a frame), else None."""
+    if isinstance(value, str | bytes | Mapping | pd.DataFrame) or not isinstance(value, Iterable):
+        return None
+    return list(value)
+
+
 @checked_keywords
 def object_lists(
     column: pd.Series | Sequence[pd.Series],
@@ -300,16 +309,17 @@ def object_lists(
     >>> rows.tolist(), values["id"].to_pylist()
     ([0, 1], ['a', 'a'])
     """
-    columns = [column] if isinstance(column, pd.Series) else column
-    if not isinstance(columns, (list, tuple)) or not all(isinstance(c, pd.Series) for c in columns):
+    columns = [column] if isinstance(column, pd.Series) else _listed(column)
+    if columns is None or not all(isinstance(c, pd.Series) for c in columns):
         raise ValidationError(
             "column", "a pandas Series, or a list of them", got=type(column).__name__
         )
-    if not isinstance(fields, (list, tuple)) or not all(isinstance(f, str) for f in fields):
+    listed = _listed(fields)
+    if listed is None or not all(isinstance(f, str) for f in listed):
         raise ValidationError("fields", "a tuple of field names (strings)", got=fields)
-    fields = tuple(fields)
-    names = [name] * len(columns) if isinstance(name, str) else name
-    if not isinstance(names, (list, tuple)) or len(names) != len(columns):
+    fields = tuple(listed)
+    names = [name] * len(columns) if isinstance(name, str) else _listed(name)
+    if names is None or len(names) != len(columns):
         raise ValidationError(
             "name", f"a string, or {len(columns)} of them (one per column)", got=name
         )

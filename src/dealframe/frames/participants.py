@@ -51,7 +51,12 @@ from dealframe.frames.schemas import (
     STRING_DTYPE,
     dtype_of,
 )
-from dealframe.frames.user_columns import datetime_values, plain_column, true_rows
+from dealframe.frames.user_columns import (
+    datetime_values,
+    one_column_each,
+    plain_column,
+    true_rows,
+)
 from dealframe.notices import MissingInvestorsWarning, user_stacklevel
 
 __all__ = ["co_investment_edges", "explode_participants", "role_names"]
@@ -64,6 +69,13 @@ _COLUMN_OF = {role: column for column, role in PARTICIPANT_COLUMNS.items()}
 _ROLE_DTYPE = pd.CategoricalDtype(list(ROLES))
 #: ``attrs`` key of an exploded frame: deals whose full investor list was missing.
 WITHOUT_INVESTORS = "deals_without_investors"
+#: Columns of an exploded frame that :func:`co_investment_edges` reads.
+_READ = ("deal_id", "role", "participant_id", "participant_name", "deal_date", "deleted", MISSING)
+#: ``attrs`` keys of an exploded frame: its deals without their full investor list that have
+#: rows, live and soft-deleted (what :func:`co_investment_edges` counts of a frame that has
+#: lost its ``investors_missing`` column).
+LIVE_WITHOUT_INVESTORS = "live_deals_without_investors"
+DELETED_WITHOUT_INVESTORS = "deleted_deals_without_investors"
 #: ``attrs`` key of an edge list: soft-deleted deals left out.
 DELETED_LEFT_OUT = "deleted_deals_left_out"
 
@@ -169,7 +181,10 @@ def explode_participants(
         null). Every column is there whatever ``deals`` holds. Rows are in
         deal order, then role order, then list order.
         ``attrs["deals_without_investors"]`` counts the deals whose investor list
-        was missing.
+        was missing; ``attrs["live_deals_without_investors"]`` and
+        ``attrs["deleted_deals_without_investors"]`` count those of them that have rows, live
+        and soft-deleted (what :func:`co_investment_edges` counts when the rows have lost their
+        ``investors_missing`` column).
 
     Raises
     ------
@@ -183,9 +198,10 @@ def explode_participants(
     Warns
     -----
     dealframe.MissingInvestorsWarning
-        ``investor`` is among ``roles`` and some deals have no full investor list:
-        deal list rows carry lead investors and buyers only. Pull them with
-        ``client.private.deals(..., with_investors=True)``.
+        ``investor`` is among ``roles`` and some deals have no full investor list: deal list
+        rows carry lead investors and buyers only, and a deal of a ``with_investors=True``
+        pull whose single form could not be read keeps none. Pull them with
+        ``client.private.deals(..., with_investors=True)`` (again, in the second case).
 
     Examples
     --------
@@ -199,6 +215,7 @@ def explode_participants(
     if not isinstance(deals, pd.DataFrame):
         deals = deals_frame(deals)
     roles = role_names(roles)
+    one_column_each(deals, ("id", *PARTICIPANT_COLUMNS, *_CARRIED), "deals")
     if "id" not in deals:
         raise ValidationError("deals", "a deals frame with an 'id' column")
     present = [role for role in roles if _COLUMN_OF[role] in deals]
@@ -240,33 +257,57 @@ def explode_participants(
             frame[spec.name] = col.astype(dtype_of(spec))
     missing = int(lacking.sum())
     frame.attrs[WITHOUT_INVESTORS] = missing
+    frame.attrs.update(_lacking_with_rows(lacking[parent], parent, frame["deleted"]))
     if missing:
         warnings.warn(
-            f"{missing:,} of {len(deals):,} deals have no full investor list (deal list rows "
-            "carry lead investors and buyers only): their investors are missing from the "
-            "rows. Pull the deals with client.private.deals(..., with_investors=True) for "
-            "complete lists, or pass roles=('lead_investor', 'buyer')",
+            f"{missing:,} of {len(deals):,} deals have no full investor list (it was not read: "
+            "deal list rows carry lead investors and buyers only, and a deal whose single "
+            "form could not be read keeps none): their investors are missing from the rows. "
+            "For complete lists pull the deals with client.private.deals(..., "
+            "with_investors=True) (again, if some single forms were missing), or pass "
+            "roles=('lead_investor', 'buyer')",
             MissingInvestorsWarning,
             stacklevel=user_stacklevel(),
         )
     return frame
 
 
-def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame) -> int:
-    """Deals of ``rows`` (the live rows of every role: a deal without its list may have no
-    investor row at all) counted without their full investor list (0 when none is known to
-    lack it).
+def _lacking_with_rows(
+    lacking: np.ndarray, parent: np.ndarray, deleted: pd.Series
+) -> dict[str, int]:
+    """The ``attrs`` counts of deals without their full investor list that have rows
+    (``lacking`` and ``parent``, the deal of each row), live and soft-deleted apart."""
+    gone = deleted.fillna(False).to_numpy(dtype=bool)
+    return {
+        LIVE_WITHOUT_INVESTORS: len(np.unique(parent[lacking & ~gone])),
+        DELETED_WITHOUT_INVESTORS: len(np.unique(parent[lacking & gone])),
+    }
+
+
+def _count(value: Any) -> int | None:
+    """An ``attrs`` count, or None when it is no count."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    return None
+
+
+def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame, live_only: bool) -> int:
+    """Deals of ``rows`` (the rows of every role counted: live ones when ``live_only``; a deal
+    without its list may have no investor row at all) counted without their full investor list
+    (0 when none is known to lack it).
 
     Read from the rows' ``investors_missing`` (what :func:`explode_participants` knew of each
-    deal, kept through a CSV round trip), else from ``attrs``, else guessed: a deal with lead
-    investor rows and no investor row (a full list holds its leads). A deal with buyer rows
-    only says nothing: a service may list no ``investors`` for an M&A deal.
+    deal, kept through a CSV round trip), else from ``attrs`` (its counts of such deals that
+    have rows, live and soft-deleted apart, so that the count is the rows' one), else guessed:
+    a deal with lead investor rows and no investor row (a full list holds its leads). A deal
+    with buyer rows only says nothing: a service may list no ``investors`` for an M&A deal.
     """
     if MISSING in rows:
         return int(rows.loc[true_rows(rows[MISSING]), "deal_id"].nunique())
-    known = exploded.attrs.get(WITHOUT_INVESTORS)
-    if isinstance(known, (int, np.integer)) and not isinstance(known, bool):
-        return int(known)
+    live = _count(exploded.attrs.get(LIVE_WITHOUT_INVESTORS))
+    deleted = _count(exploded.attrs.get(DELETED_WITHOUT_INVESTORS))
+    if live is not None and deleted is not None:
+        return live if live_only else live + deleted
     if "role" not in rows:
         return 0
     role = rows["role"].astype(object)
@@ -332,10 +373,13 @@ def co_investment_edges(
     dealframe.MissingInvestorsWarning
         The investor role is counted (``roles`` is None or holds it) and some of the deals
         counted lack their full investor list, as :func:`explode_participants` recorded it in
-        ``investors_missing`` (else in ``attrs``; for frames with neither, deals with lead
+        ``investors_missing`` (else in ``attrs``, which count the deals that have rows, live and
+        soft-deleted apart, as the rows would; for frames with neither, deals with lead
         investor rows but no investor row: a deal with buyers only may have no ``investors``
         at all). Read from the rows of every role, so ``roles=("investor",)`` warns of deals
-        that have no investor row because their list was not read.
+        that have no investor row because their list was not read. A deal that has no row of
+        any role (no lead investor or buyer either, or none of the roles exploded) is not
+        counted: :func:`explode_participants` warned of it.
 
     Examples
     --------
@@ -354,14 +398,17 @@ def co_investment_edges(
                 "exploded", f"a frame from explode_participants (no {col!r} column)"
             )
     wanted = ROLES if roles is None else role_names(roles)
+    one_column_each(exploded, _READ, "exploded")
     gone = _deleted(exploded, include_deleted)
     if "investor" in wanted:  # live rows of every role (a deal lacking its list has none)
-        missing = _incomplete(exploded, exploded[~gone] if gone.any() else exploded)
+        live_only = "deleted" in exploded and not include_deleted
+        missing = _incomplete(exploded, exploded[~gone] if gone.any() else exploded, live_only)
         if missing:
             warnings.warn(
-                f"{missing:,} deals lack their full investor list: co-investment is "
-                "undercounted. Pull the deals with client.private.deals(..., "
-                "with_investors=True)",
+                f"{missing:,} deals lack their full investor list (it was not read): "
+                "co-investment is undercounted. For complete lists pull the deals with "
+                "client.private.deals(..., with_investors=True) (again, if some single "
+                "forms were missing)",
                 MissingInvestorsWarning,
                 stacklevel=user_stacklevel(),
             )

@@ -36,6 +36,7 @@ from dealframe.frames.normalize import (
     build_columns,
     build_frame,
     cast,
+    is_sequence,
     to_date,
 )
 from dealframe.frames.schemas import (
@@ -362,7 +363,7 @@ def complete_deals(deals: pd.DataFrame, singles: pd.DataFrame) -> pd.DataFrame:
     for argument, frame in (("deals", deals), ("singles", singles)):
         if not isinstance(frame, pd.DataFrame):
             raise ValidationError(argument, "a deals frame", got=type(frame).__name__)
-        if list(frame.columns).count("id") != 1:
+        if "id" not in frame.columns or not isinstance(frame["id"], pd.Series):
             shown = list(frame.columns)[:8]
             raise ValidationError(argument, "a deals frame with one 'id' column", got=shown)
     keys = pd.Index(deals["id"].to_numpy(dtype=object, na_value=None))
@@ -426,7 +427,9 @@ def list_page_columns(entity: str, items: Items) -> Any:
 
 
 @checked_keywords
-def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False) -> pd.DataFrame:
+def list_frame(
+    entity: str, parts: Iterable[Any], *, with_role: bool | None = False
+) -> pd.DataFrame:
     """Join the :func:`list_page_columns` of every page into one typed frame.
 
     ``with_role`` applies to deals as in :func:`deals_frame` (list rows carry no ``role``).
@@ -436,24 +439,27 @@ def list_frame(entity: str, parts: list[Any], *, with_role: bool | None = False)
     >>> list_frame("companies", []).shape[0]
     0
 
-    ``parts`` is a list of :func:`list_page_columns` results; anything else is a
-    :class:`~dealframe.errors.ValidationError` naming ``parts`` (or the part).
+    ``parts`` holds :func:`list_page_columns` results (a list, a tuple, a ``deque`` or any
+    iterable, read once); anything else is a :class:`~dealframe.errors.ValidationError`
+    naming ``parts`` (or the part).
     """
     columns, _, extra = LIST_SHAPES[choice(entity, "entity", LIST_SHAPES)]
-    if not isinstance(parts, (list, tuple)):
+    if isinstance(parts, str | bytes | Mapping) or not isinstance(parts, Iterable):
         raise ValidationError(
             "parts", "a list of list_page_columns results", got=type(parts).__name__
         )
-    for i, part in enumerate(parts):
-        if not (
-            isinstance(part, tuple) and len(part) == 2 and all(isinstance(d, dict) for d in part)
-        ):
-            raise ValidationError(
-                f"parts[{i}]", "a list_page_columns result", got=type(part).__name__
-            )
+    parts = [_part(part, i) for i, part in enumerate(parts)]  # an iterator is read once
     if entity != "transactions":
         return assemble(parts, columns, extra)
     return _deals_joined(parts, columns, with_role)
+
+
+def _part(part: Any, i: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``parts[i]`` of :func:`list_frame` as the pair :func:`list_page_columns` made (a list
+    of the two is taken too), else a ValidationError naming it."""
+    if not (is_sequence(part) and len(part) == 2 and all(isinstance(d, dict) for d in part)):
+        raise ValidationError(f"parts[{i}]", "a list_page_columns result", got=type(part).__name__)
+    return part[0], part[1]
 
 
 def _page_items(page: Any, i: int) -> Any:
@@ -696,13 +702,13 @@ _LABEL: dict[str, Callable[[pd.Period], str]] = {
 
 
 @checked_keywords
-def buckets_left_out(frame: pd.DataFrame, time_bucket: str) -> list[str]:
+def buckets_left_out(frame: pd.DataFrame, time_bucket: str | None) -> list[str]:
     """Labels of the window's buckets that an :func:`aggregate_frame` does not hold.
 
     The window is ``attrs["date_range"]``; a service that leaves out suppressed (or empty)
     buckets answers fewer rows than the window has buckets. For ``none`` the window is one
     bucket, ``all``: left out when the answer holds no row. Empty when the window or a label
-    cannot be read.
+    cannot be read, or ``time_bucket`` is None (unknown), as :func:`bucket_period` takes it.
 
     Examples
     --------
@@ -715,10 +721,12 @@ def buckets_left_out(frame: pd.DataFrame, time_bucket: str) -> list[str]:
     """
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError("frame", "a frame of aggregate_frame", got=type(frame).__name__)
-    if not isinstance(time_bucket, str):
+    if time_bucket is not None and not isinstance(time_bucket, str):
         raise ValidationError(
-            "time_bucket", "a time bucket (month, quarter, year, none)", got=time_bucket
+            "time_bucket", "a time bucket (month, quarter, year, none) or None", got=time_bucket
         )
+    if time_bucket is None:
+        return []
     if time_bucket == "none":
         return [] if len(frame) else ["all"]
     freq = _FREQ.get(time_bucket)

@@ -40,6 +40,7 @@ from dealframe.frames.normalize import (
     as_records,
     build_frame,
     empty_frame,
+    is_sequence,
     warn_numbers_as_text,
     why,
 )
@@ -145,7 +146,7 @@ def read_current_page(content: bytes | bytearray | memoryview | str) -> dict[str
 
 
 @checked_keywords
-def as_mappings(items: list[Any]) -> list[Any]:
+def as_mappings(items: Sequence[Any]) -> list[Any]:
     """``items`` as dicts, whichever way each was read (typed rows of
     :func:`read_current_page` as dicts of their fields, numbers as floats; dicts as they
     are): what a check that rewrites items is given. Items of answers read both ways are not
@@ -156,10 +157,10 @@ def as_mappings(items: list[Any]) -> list[Any]:
     >>> as_mappings([{"sku": "A-USA"}])
     [{'sku': 'A-USA'}]
     """
-    if not isinstance(items, list):
+    if not is_sequence(items):
         raise ValidationError("items", "a list of items", got=type(items).__name__)
     if not any(typed_fields([item]) is not None for item in items):
-        return items
+        return items if isinstance(items, list) else list(items)
     return [
         item if typed_fields([item]) is None else msgspec.structs.asdict(item) for item in items
     ]

@@ -11,6 +11,7 @@ give such a frame the client frame's result.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from typing import Any, NoReturn
 
 import numpy as np
@@ -27,6 +28,7 @@ __all__ = [
     "date_values",
     "datetime_values",
     "is_arrow_number",
+    "one_column_each",
     "plain_column",
     "true_rows",
 ]
@@ -100,6 +102,26 @@ def is_arrow_number(kind: pa.DataType | None) -> bool:
     return kind is not None and (
         pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
     )
+
+
+def one_column_each(frame: pd.DataFrame, names: Iterable[str], argument: str) -> None:
+    """Refuse ``frame`` when it holds several columns of one of ``names`` (a ``concat``
+    along the columns repeats them), naming ``argument`` (the public function's frame) and
+    that column: ``frame[name]`` would be a frame, which no column reader takes. Names the
+    frame lacks are let be (the caller says what is missing its own way).
+
+    Examples
+    --------
+    >>> deals = pd.DataFrame([[1, 2, 3]], columns=["id", "deleted", "deleted"])
+    >>> one_column_each(deals, ["id", "deal_date", "deleted"], "deals")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid deals: expected one column named 'deleted', got 'several'
+    """
+    repeated = frame.columns[frame.columns.duplicated()]
+    for name in names:
+        if name in repeated:
+            raise ValidationError(argument, f"one column named {name!r}", got="several")
 
 
 def _check_series(series: Any) -> None:
