@@ -10,6 +10,7 @@ records, so that changes made later stay consistent.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 from dataclasses import dataclass, field
 
@@ -21,11 +22,19 @@ from ..vocab import (
     FUNDAMENTAL_FIELDS,
     GROUP_SUM_AND_MEDIAN,
     GROUP_SUM_ONLY,
+    REGIONS,
     TIME_SERIES_FIELDS,
     VALUATION_FIELDS,
 )
-from .geography import COUNTRIES
-from .names import company_names, firm_names, person_names, slugify, ticker_of
+from .geography import COUNTRIES, LEGAL_FORMS
+from .names import (
+    company_names,
+    firm_names,
+    person_names,
+    slugify,
+    ticker_of,
+    with_legal_forms,
+)
 
 __all__ = ["AS_OF", "Dataset", "generate", "iso_ts"]
 
@@ -290,6 +299,54 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
 # --------------------------------------------------------------------------- organisations
 
 
+#: The latest founding year of a listed company (it lists three years or more after).
+_LISTED_FOUNDED_BY = 2019
+
+
+def _at_least_one(rng: np.random.Generator, flags: np.ndarray, pool: np.ndarray) -> None:
+    """Set one random flag of ``pool`` (a mask) when none of them is set (in place)."""
+    rows = np.flatnonzero(pool)
+    if rows.size and not flags[rows].any():
+        flags[rows[int(rng.integers(0, rows.size))]] = True
+
+
+def _year_start_seconds(years: np.ndarray) -> np.ndarray:
+    """Epoch seconds of 1 January of each year."""
+    return (
+        (np.asarray(years, dtype=np.int64) - 1970).astype("datetime64[Y]").astype("datetime64[s]")
+    ).astype(np.int64)
+
+
+def _pick_listed(
+    rng: np.random.Generator, country_idx: np.ndarray, founded: np.ndarray, n_listed: int
+) -> np.ndarray:
+    """Rows of the listed companies, ascending: one of every region of the vocabulary first
+    (so Family A has every region at every scale), then older companies at random.
+
+    ``founded`` is changed in place only where a region has no company old enough to list (the
+    smallest scales): its first company is then made old enough.
+    """
+    region = np.array([COUNTRIES[k].region for k in country_idx.tolist()], dtype=object)
+    old_enough = founded[: country_idx.size] <= _LISTED_FOUNDED_BY
+    first: list[int] = []
+    for name in REGIONS:
+        members = np.flatnonzero(region == name)
+        if members.size == 0:  # no company of the region at all: nothing to list
+            continue
+        ready = members[old_enough[members]]
+        if ready.size == 0:
+            ready = members[:1]
+            founded[ready] = np.minimum(founded[ready], _LISTED_FOUNDED_BY)
+        first.append(int(ready[int(rng.integers(0, ready.size))]))
+    eligible = np.setdiff1d(
+        np.flatnonzero(founded[: country_idx.size] <= _LISTED_FOUNDED_BY), first
+    )
+    rest = rng.choice(
+        eligible, size=min(max(n_listed - len(first), 0), eligible.size), replace=False
+    )
+    return np.sort(np.concatenate([np.array(first, dtype=np.int64), rest.astype(np.int64)]))
+
+
 def _make_orgs(
     ds: Dataset,
     rng: np.random.Generator,
@@ -302,9 +359,11 @@ def _make_orgs(
     n = n_companies + n_firms
     names = company_names(rng, n_companies) + firm_names(rng, n_firms)
     # A few companies share a name with another one (in another country) so that resolve
-    # returns ambiguous matches for exact names.
+    # returns ambiguous matches for exact names; neither takes a legal suffix (below), so
+    # the names stay equal.
     dup = rng.choice(n_companies, size=max(n_companies // 80, 3), replace=False)
-    for i, j in zip(dup.tolist(), rng.integers(0, n_companies, dup.size).tolist()):
+    sources = rng.integers(0, n_companies, dup.size)
+    for i, j in zip(dup.tolist(), sources.tolist()):
         names[i] = names[j]
     ids = _uuids(rng, n)
     weights = np.array([c.weight for c in COUNTRIES])
@@ -313,9 +372,9 @@ def _make_orgs(
     founded = np.clip(2025 - rng.exponential(11.0, n).astype(int), 1900, 2024)
     ceos = person_names(rng, n)
 
-    # Listed companies: older companies. Corporate investors: half listed, half private.
-    eligible = np.flatnonzero(founded[:n_companies] <= 2019)
-    listed = np.sort(rng.choice(eligible, size=min(n_listed, eligible.size), replace=False))
+    # Listed companies: older companies, at least one of every region. Corporate investors:
+    # half listed, half private.
+    listed = _pick_listed(rng, country_idx[:n_companies], founded, n_listed)
     is_listed = np.zeros(n, dtype=bool)
     is_listed[listed] = True
     corp_listed = rng.choice(
@@ -328,8 +387,22 @@ def _make_orgs(
     corporate[corp_private] = True
     is_company = np.arange(n) < n_companies
 
-    created_lo = int(dt.datetime(2015, 1, 1, tzinfo=dt.UTC).timestamp())
-    created = _seconds_between(rng, np.full(n, created_lo), np.full(n, as_of_s - 30 * 86_400))
+    # Legal suffixes of the company's country (its public-company forms once listed).
+    bare = set(dup.tolist()) | set(sources.tolist())
+    forms = [
+        ()
+        if i in bare
+        else getattr(LEGAL_FORMS[COUNTRIES[k].iso3], "public" if is_listed[i] else "private")
+        for i, k in enumerate(country_idx[:n_companies].tolist())
+    ]
+    names[:n_companies] = with_legal_forms(rng, names[:n_companies], forms)
+
+    # A record is created once the organisation exists: from its founding year (or 2015, when
+    # the database begins) to a month before the clock.
+    created_lo = np.maximum(
+        int(dt.datetime(2015, 1, 1, tzinfo=dt.UTC).timestamp()), _year_start_seconds(founded)
+    )
+    created = _seconds_between(rng, created_lo, np.full(n, as_of_s - 30 * 86_400))
     updated = _seconds_between(rng, created, np.full(n, as_of_s))
     created_s, updated_s = iso_ts_many(created), iso_ts_many(updated)
     # IPO dates lean early, so most listed companies have the whole series.
@@ -345,7 +418,13 @@ def _make_orgs(
     area_null = (rng.random(n) < 0.4).tolist()
     ceo_null = (rng.random(n) < 0.2).tolist()
     active = (rng.random(n) < 0.92).tolist()
-    deleted = (rng.random(n) < 0.01).tolist()
+    # About 1% soft-deleted (never a listed company), and at least one company and one investor
+    # at every scale, so that ``include_deleted`` always has something to show.
+    deleted = (rng.random(n) < 0.01) & ~is_listed
+    investor = corporate | ~is_company
+    for pool in (is_company & ~investor & ~is_listed, investor & ~is_listed):
+        _at_least_one(rng, deleted, pool)
+    deleted = deleted.tolist()
     ownership_pick = rng.integers(0, len(PRIVATE_OWNERSHIP), n).tolist()
     firm_pick = rng.integers(0, len(FIRM_TYPES), n).tolist()
     employees = ((rng.lognormal(4.5, 1.6, n)).astype(int) + 1).tolist()
@@ -405,7 +484,7 @@ def _make_orgs(
                 "ceo": None if ceo_null[i] else ceos[i],
                 "created_at": created_s[i],
                 "updated_at": updated_s[i],
-                "deleted": bool(deleted[i] and not is_listed_l[i]),
+                "deleted": deleted[i],
                 "is_public": bool(is_listed_l[i]),
                 "employee_count": None if employees_null[i] else employees[i],
                 "stock_listing": None,
@@ -469,32 +548,56 @@ def _listing_details(ds: Dataset, rng: np.random.Generator, listed: np.ndarray) 
         }
 
 
+def _figures(ev: float, revenue: float, growth: float, margin: float) -> dict[str, float]:
+    """The multiples, margins and growth of a company (unrounded), from its enterprise value,
+    revenue, growth and EBITDA margin (fractions). One computation for both families, so a
+    listed company's Family A current data and Family B fundamentals agree."""
+    rev_ntm = revenue * (1 + growth)
+    ebitda = revenue * margin
+    ebitda_ntm = rev_ntm * (margin + 0.01)
+    pos = lambda x: x if x > 0 else np.nan  # noqa: E731 - multiples of negative EBITDA are not meaningful
+    return {
+        "revenue": revenue,
+        "revenue_ntm": rev_ntm,
+        "ebitda": ebitda,
+        "ebitda_ntm": ebitda_ntm,
+        "ev_revenue_ntm": ev / rev_ntm,
+        "ev_revenue_ltm": ev / revenue,
+        "ev_ebitda_ntm": ev / pos(ebitda_ntm),
+        "ev_ebitda_ltm": ev / pos(ebitda),
+        "ebitda_margin_ntm": (margin + 0.01) * 100,
+        "ebitda_margin_ltm": margin * 100,
+        "revenue_growth_ntm_ltm": growth * 100,
+        "revenue_growth_ltm": growth * 0.9 * 100,
+        "rule_of_40": (growth + margin + 0.01) * 100,
+        "rule_of_40_ltm": (growth * 0.9 + margin) * 100,
+    }
+
+
 def _fundamentals(
     rng: np.random.Generator, ev: float, revenue: float, ebitda: float, growth: float, margin: float
 ) -> dict:
-    rev_ntm = revenue * (1 + growth)
-    ebitda_ntm = rev_ntm * (margin + 0.01)
-    pos = lambda x: x if x > 0 else np.nan  # noqa: E731 - multiples of negative EBITDA are not meaningful
+    f = _figures(ev, revenue, growth, margin)
     pe = float(rng.lognormal(np.log(22), 0.6))
     return {
         "revenue_fy": _r(revenue),
         "ebitda_fy": _r(ebitda),
-        "ev_revenue_ntm": _r(ev / rev_ntm, 4),
-        "ev_revenue_ltm": _r(ev / revenue, 4),
-        "ev_revenue_fy": _r(ev / revenue, 4),
-        "ev_ebitda_ntm": _r(ev / pos(ebitda_ntm), 4),
-        "ev_ebitda_ltm": _r(ev / pos(ebitda), 4),
-        "ev_ebitda_fy": _r(ev / pos(ebitda), 4),
+        "ev_revenue_ntm": _r(f["ev_revenue_ntm"], 4),
+        "ev_revenue_ltm": _r(f["ev_revenue_ltm"], 4),
+        "ev_revenue_fy": _r(f["ev_revenue_ltm"], 4),
+        "ev_ebitda_ntm": _r(f["ev_ebitda_ntm"], 4),
+        "ev_ebitda_ltm": _r(f["ev_ebitda_ltm"], 4),
+        "ev_ebitda_fy": _r(f["ev_ebitda_ltm"], 4),
         "pe_ntm": _r(pe * 0.85, 4) if margin > 0 else None,
         "pe_ltm": _r(pe, 4) if margin > 0 else None,
         "pe_fy": _r(pe, 4) if margin > 0 else None,
-        "ebitda_margin_ntm": _r((margin + 0.01) * 100, 4),
-        "ebitda_margin_ltm": _r(margin * 100, 4),
-        "ebitda_margin_fy": _r(margin * 100, 4),
-        "revenue_growth_ntm_ltm": _r(growth * 100, 4),
-        "revenue_growth_fy1_fy": _r(growth * 100 * 0.9, 4),
-        "rule_of_40": _r((growth + margin + 0.01) * 100, 4),
-        "rule_of_40_ltm": _r((growth * 0.9 + margin) * 100, 4),
+        "ebitda_margin_ntm": _r(f["ebitda_margin_ntm"], 4),
+        "ebitda_margin_ltm": _r(f["ebitda_margin_ltm"], 4),
+        "ebitda_margin_fy": _r(f["ebitda_margin_ltm"], 4),
+        "revenue_growth_ntm_ltm": _r(f["revenue_growth_ntm_ltm"], 4),
+        "revenue_growth_fy1_fy": _r(f["revenue_growth_ltm"], 4),
+        "rule_of_40": _r(f["rule_of_40"], 4),
+        "rule_of_40_ltm": _r(f["rule_of_40_ltm"], 4),
     }
 
 
@@ -519,6 +622,37 @@ def _private_financials(
 # --------------------------------------------------------------------------- deals
 
 
+#: Deal types of private funding rounds: a company raises none once it is listed.
+_PRIVATE_ROUNDS = ("Early", "Venture", "Growth")
+
+
+def _year_start_days(years: list[int] | np.ndarray) -> np.ndarray:
+    """Proleptic ordinals (``date.toordinal``) of 1 January of each year."""
+    return _year_start_seconds(np.asarray(years)) // 86_400 + dt.date(1970, 1, 1).toordinal()
+
+
+def _drawn_founded_by(
+    rng: np.random.Generator,
+    founded_day: np.ndarray,
+    weights: np.ndarray,
+    day: np.ndarray,
+    per_day: int = 1,
+) -> np.ndarray:
+    """``per_day`` positions into ``founded_day`` for each of ``day``, drawn with replacement by
+    ``weights`` among those founded on or before that day (the earliest founded when none is).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(len(day), per_day)`` positions.
+    """
+    order = np.argsort(founded_day, kind="stable")
+    cumulative = np.cumsum(weights[order])
+    eligible = np.maximum(np.searchsorted(founded_day[order], day, side="right"), 1)[:, None]
+    u = rng.random((len(day), per_day)) * cumulative[eligible - 1]
+    return order[np.minimum(np.searchsorted(cumulative, u, side="right"), eligible - 1)]
+
+
 def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     orgs = ds.orgs
     company_idx = np.array([i for i, o in enumerate(orgs) if o["_company"]])
@@ -536,8 +670,34 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     # Heavy-tailed activity: a few investors take part in many deals, a few companies raise often.
     activity = rng.lognormal(0.0, 1.3, investor_idx.size)
     target_w = rng.lognormal(0.0, 0.8, company_idx.size)
+    founded_day = _year_start_days([o["founded"] for o in orgs])  # every org, by position
+    never = np.iinfo(np.int64).max
+    listed_day = np.array(
+        [dt.date.fromisoformat(o["ipoed"]).toordinal() if o["ipoed"] else never for o in orgs],
+        dtype=np.int64,
+    )
 
-    types = rng.choice(len(DEAL_TYPES), size=n_deals, p=[_TYPE_P[t] for t in DEAL_TYPES])
+    start = dt.date(2012, 1, 1).toordinal()
+    end = ds.as_of.date().toordinal()
+    # Public listings: one deal per company listed within the deal window, on its listing day (a
+    # company lists once, and a listing's target is a listed company). The other deals are of
+    # the other types, in the proportions of ``_TYPE_P``, on days that grow smoothly from 2012.
+    listing = DEAL_TYPES.index("Public listing")
+    ipo_rows = np.flatnonzero((listed_day >= start) & (listed_day <= end))[:n_deals]
+    n_other = n_deals - ipo_rows.size
+    p_other = np.array([0.0 if k == listing else _TYPE_P[t] for k, t in enumerate(DEAL_TYPES)])
+    types = np.concatenate(
+        [
+            rng.choice(len(DEAL_TYPES), size=n_other, p=p_other / p_other.sum()),
+            [listing] * ipo_rows.size,
+        ]
+    )
+    day = np.concatenate(
+        [start + (rng.power(1.7, n_other) * (end - start)).astype(int), listed_day[ipo_rows]]
+    )
+    fixed_target = np.concatenate([np.full(n_other, -1), ipo_rows])
+    shuffle = rng.permutation(n_deals)
+    types, day, fixed_target = types[shuffle], day[shuffle], fixed_target[shuffle]
     subtype_of = np.empty(n_deals, dtype=object)
     for t, name in enumerate(DEAL_TYPES):
         mask = types == t
@@ -545,21 +705,25 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
         subtype_of[mask] = np.array(options, dtype=object)[
             rng.choice(len(options), mask.sum(), p=probs)
         ]
-    start = dt.date(2012, 1, 1).toordinal()
-    end = ds.as_of.date().toordinal()
-    day = start + (rng.power(1.7, n_deals) * (end - start)).astype(int)
     # A deal's target is a company already founded on the deal's date, drawn by weight among
     # those: deal counts then follow the smooth curve of ``day`` (moving deals of young
-    # companies to their founding year used to pile them up in recent years).
-    founded_day = np.array([dt.date(orgs[i]["founded"], 1, 1).toordinal() for i in company_idx])
-    order = np.argsort(founded_day, kind="stable")
-    cumulative = np.cumsum(target_w[order])
-    eligible = np.maximum(np.searchsorted(founded_day[order], day, side="right"), 1)
-    pick = np.searchsorted(cumulative, rng.random(n_deals) * cumulative[eligible - 1], side="right")
-    targets = company_idx[order[np.minimum(pick, eligible - 1)]]
+    # companies to their founding year used to pile them up in recent years). A listed company
+    # raises no private round (Early, Venture, Growth) from its listing day on: such a draw is
+    # made again among companies that never list.
+    targets = company_idx[_drawn_founded_by(rng, founded_day[company_idx], target_w, day)[:, 0]]
+    late = np.isin(types, [DEAL_TYPES.index(t) for t in _PRIVATE_ROUNDS]) & (
+        listed_day[targets] <= day
+    )
+    unlisted = np.flatnonzero(listed_day[company_idx] == never)
+    again = _drawn_founded_by(
+        rng, founded_day[company_idx[unlisted]], target_w[unlisted], day[late]
+    )[:, 0]
+    targets[late] = company_idx[unlisted[again]]
+    targets = np.where(fixed_target >= 0, fixed_target, targets)
     ids = _uuids(rng, n_deals)
 
-    # Participants: drawn with replacement, duplicates and the target itself dropped per deal.
+    # Participants: drawn with replacement among organisations founded by the deal's date (as
+    # targets are), duplicates and the target itself dropped per deal.
     # About 1% of funding rounds have no lead and 1% of M&A deals no buyer (undisclosed): a
     # small share of gaps, documented, so the client's handling of them stays tested.
     n_leads = rng.choice(4, size=n_deals, p=[0.01, 0.66, 0.24, 0.09]).tolist()
@@ -569,19 +733,18 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     # Flat lists, row k at [k * width, (k + 1) * width): one list each rather than one per deal
     # (200,000 lists at scale 1 that the garbage collector walked while the deals were built).
     fund_pick = (
-        investor_idx[
-            rng.choice(investor_idx.size, size=(n_deals, slots), p=activity / activity.sum())
-        ]
+        investor_idx[_drawn_founded_by(rng, founded_day[investor_idx], activity, day, slots)]
         .ravel()
         .tolist()
     )
-    corp_pick = corporate[rng.integers(0, corporate.size, (n_deals, 2))].ravel().tolist()
-    pe_pick = pe_firms[rng.integers(0, pe_firms.size, (n_deals, 2))].ravel().tolist()
+    even = np.ones(corporate.size)
+    corp_pick = corporate[_drawn_founded_by(rng, founded_day[corporate], even, day, 2)]
+    corp_pick = corp_pick.ravel().tolist()
+    even = np.ones(pe_firms.size)
+    pe_pick = pe_firms[_drawn_founded_by(rng, founded_day[pe_firms], even, day, 2)].ravel().tolist()
     country_null = (rng.random((n_deals, slots)) < 0.02).ravel().tolist()
-    # A deal's target is its company, so every target field (country included) is read from the
-    # company (the store joins them). The draw that used to null 1% of target countries is kept
-    # so that every later draw, and so the rest of the data, stays as it was.
-    rng.random(n_deals)
+    # A pool with nobody founded by a deal's date gives its earliest member: skipped below.
+    born_on = founded_day.tolist()
     money = _deal_money(rng, types, n_deals)
 
     epoch0 = dt.date(1970, 1, 1).toordinal()
@@ -594,7 +757,9 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     created = np.minimum(created, as_of_s - 1)
     updated = _seconds_between(rng, created, np.full(n_deals, as_of_s))
     created_s, updated_s = iso_ts_many(created), iso_ts_many(updated)
-    deleted = (rng.random(n_deals) < 0.01).tolist()
+    deleted = rng.random(n_deals) < 0.01
+    _at_least_one(rng, deleted, np.ones(n_deals, dtype=bool))
+    deleted = deleted.tolist()
     ma = DEAL_TYPES.index("M&A")
 
     # One participant dict per (organisation, country shown), shared by every deal it takes
@@ -610,6 +775,7 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     types, targets, day, subtype_of = (a.tolist() for a in (types, targets, day, subtype_of))
     for k in range(n_deals):
         target = orgs[targets[k]]
+        today = day[k]
         subtype = subtype_of[k]
         seen = {target["id"]}
         buyers: list[dict] = []
@@ -622,7 +788,7 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
             for s_, j in enumerate([*pool, *funds]):
                 if len(buyers) == n_buyers[k]:
                     break
-                if orgs[j]["id"] not in seen:
+                if orgs[j]["id"] not in seen and born_on[j] <= today:
                     seen.add(orgs[j]["id"])
                     buyers.append(participant(j, nulls[s_ % slots]))
             investors = list(buyers)
@@ -631,7 +797,7 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
             for s_, j in enumerate(funds):
                 if len(investors) == want:
                     break
-                if orgs[j]["id"] in seen:
+                if orgs[j]["id"] in seen or born_on[j] > today:
                     continue
                 seen.add(orgs[j]["id"])
                 p = participant(j, nulls[s_])
@@ -735,7 +901,14 @@ def _every_investor_leads(ds: Dataset, rng: np.random.Generator) -> None:
         if d["deal_type"] != "M&A":
             for p in d["investors"]:
                 rounds_of.setdefault(p["id"], []).append(k)
-    funding = [k for k, d in enumerate(ds.deals) if d["deal_type"] != "M&A" and not d["deleted"]]
+    # Live funding rounds by date, for investors that took part in none: each leads one dated
+    # on or after its founding (as every participant's deal is).
+    funding = sorted(
+        (d["deal_date"], k)
+        for k, d in enumerate(ds.deals)
+        if d["deal_type"] != "M&A" and not d["deleted"]
+    )
+    funding_dates = [date for date, _ in funding]
 
     def room(k: int) -> bool:  # a funding round has 1 to MAX_LEADS leads (docs/sandbox.md)
         return len(ds.deals[k]["lead_investors"]) < MAX_LEADS
@@ -751,13 +924,14 @@ def _every_investor_leads(ds: Dataset, rng: np.random.Generator) -> None:
             deal = ds.deals[pick]
             member = next(p for p in deal["investors"] if p["id"] == org["id"])
         else:
+            first = bisect.bisect_left(funding_dates, f"{org['founded']:04d}-01-01")
             choices = (
                 [
                     k
-                    for k in (funding[int(i)] for i in rng.integers(0, len(funding), 20))
+                    for k in (funding[int(i)][1] for i in rng.integers(first, len(funding), 20))
                     if ds.deals[k]["target_index"] != index and room(k)
                 ]
-                if funding
+                if first < len(funding)
                 else []
             )
             if not choices:
@@ -841,6 +1015,14 @@ def _make_listed(ds: Dataset, rng: np.random.Generator) -> None:
     ds.series = series
 
 
+def _walk_to_zero(rng: np.random.Generator, t: int, scale: float) -> np.ndarray:
+    """A random walk of ``t`` steps (``scale`` each, normal) that ends at exactly 0: the last
+    month of a series is the company's figure on the clock's date."""
+    steps = rng.normal(0, scale, t)
+    walk = np.cumsum(steps[::-1])[::-1]
+    return walk - walk[-1]
+
+
 def _fill_series(
     out: np.ndarray,
     fi: dict[str, int],
@@ -849,22 +1031,24 @@ def _fill_series(
     months: list[str],
     rng: np.random.Generator,
 ) -> None:
+    """Monthly values back from the clock's month, whose values are the company's Family B
+    figures (``fin``, the same :func:`_figures`)."""
     t = len(months)
     steps = rng.normal(0.004, 0.07, t)
     log_path = np.cumsum(steps[::-1])[::-1] - steps[-1]  # 0 at the last month
     mcap = fin["market_cap"] * np.exp(-log_path)
-    ev_ratio = np.clip(
-        fin["ev"] / fin["market_cap"] + rng.normal(0, 0.02, t).cumsum() * 0.2, 0.4, 3
-    )
+    ev_ratio = np.clip(fin["ev"] / fin["market_cap"] + _walk_to_zero(rng, t, 0.004), 0.4, 3)
     ev = mcap * ev_ratio
     years_back = (t - 1 - np.arange(t)) / 12
     growth = fin["growth"]
     revenue = (
         fin["revenue"] / (1 + max(growth, -0.5)) ** years_back * np.exp(rng.normal(0, 0.02, t))
     )
-    margin = fin["margin"] + rng.normal(0, 0.01, t).cumsum() * 0.3
+    margin = fin["margin"] + _walk_to_zero(rng, t, 0.003)
     gross = np.clip(0.55 + margin * 0.8 + rng.normal(0, 0.01, t), 0.05, 0.95)
-    g_path = growth + rng.normal(0, 0.01, t).cumsum() * 0.3
+    g_path = growth + _walk_to_zero(rng, t, 0.003)
+    # the clock's month: exactly the Family B figures
+    ev[-1], revenue[-1], margin[-1], g_path[-1] = fin["ev"], fin["revenue"], fin["margin"], growth
     ebitda = revenue * margin
     ebitda_ntm = revenue * (1 + g_path) * (margin + 0.01)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -878,7 +1062,11 @@ def _fill_series(
         out[fi["marginGrossLtm"]] = gross * 100
         out[fi["marginEbitdaLtm"]] = margin * 100
         out[fi["revenueGrowthNtmLtm"]] = g_path * 100
-    # Missing months: nothing before the listing month, gaps for some companies, stray holes.
+    f = _figures(fin["ev"], fin["revenue"], growth, fin["margin"])
+    for name, key in _SHARED_SERIES.items():
+        out[fi[name], -1] = f[key]
+    # Missing months: nothing before the listing month, gaps for some companies, stray holes;
+    # the clock's month is always there (it is the current data).
     ipo_month = org["ipoed"][:7]
     start = int(np.searchsorted(np.array(months), ipo_month))
     out[:, :start] = np.nan
@@ -886,41 +1074,47 @@ def _fill_series(
         g0 = int(rng.integers(0, t - 3))
         out[:, g0 : g0 + int(rng.integers(1, 4))] = np.nan
     holes = rng.random(out.shape) < 0.004
+    holes[:, -1] = False
     out[holes] = np.nan
-    out[:, -1] = np.where(np.isnan(out[:, -1]), out[:, -2], out[:, -1])  # current month present
     np.round(out, 4, out=out)
 
 
+#: Time-series fields whose clock's-month value is one of :func:`_figures`.
+_SHARED_SERIES = {
+    "evRevenueLtm": "ev_revenue_ltm",
+    "evRevenueNtm": "ev_revenue_ntm",
+    "evEbitdaLtm": "ev_ebitda_ltm",
+    "evEbitdaNtm": "ev_ebitda_ntm",
+    "marginEbitdaLtm": "ebitda_margin_ltm",
+    "revenueGrowthNtmLtm": "revenue_growth_ntm_ltm",
+}
+
+
 def _current(org: dict, rows: np.ndarray, fi: dict[str, int], rng: np.random.Generator) -> dict:
-    """CompanyCurrentData (without sku) from the last month of the series."""
-    last = {name: rows[k, -1] for name, k in fi.items()}
+    """CompanyCurrentData (without sku): the company's Family B figures on the clock's date
+    (the last month of its series), in Family A's names."""
+    fin = org["_fin"]
+    f = _figures(fin["ev"], fin["revenue"], fin["growth"], fin["margin"])
     c = org["_country"]
     rate = c.rate_to_usd
-    revenue_ltm = last["revenueLtm"]
-    growth = last["revenueGrowthNtmLtm"] / 100
-    margin = last["marginEbitdaLtm"] / 100
-    revenue_ntm = revenue_ltm * (1 + growth)
-    ebitda_ltm = revenue_ltm * margin
-    ebitda_ntm = revenue_ntm * (margin + 0.01)
-    growth_ltm = growth * 0.9 * 100
     values = {
-        "marketCap": last["marketCap"],
-        "enterpriseValue": last["enterpriseValue"],
-        "revenueLtm": revenue_ltm,
-        "revenueNtm": revenue_ntm,
-        "ebitdaLtm": ebitda_ltm,
-        "ebitdaNtm": ebitda_ntm,
-        "evRevenueLtm": last["evRevenueLtm"],
-        "evRevenueNtm": last["evRevenueNtm"],
-        "evEbitdaLtm": last["evEbitdaLtm"],
-        "marginGrossLtm": last["marginGrossLtm"],
-        "marginEbitdaLtm": last["marginEbitdaLtm"],
-        "revenueGrowthNtmLtm": last["revenueGrowthNtmLtm"],
-        "ruleOf40Ltm": growth_ltm + margin * 100,
-        "ruleOf40": growth * 100 + (margin + 0.01) * 100,
-        "evEbitdaNtm": last["evEbitdaNtm"],
-        "marginEbitdaNtm": (margin + 0.01) * 100,
-        "revenueGrowthLtm": growth_ltm,
+        "marketCap": fin["market_cap"],
+        "enterpriseValue": fin["ev"],
+        "revenueLtm": f["revenue"],
+        "revenueNtm": f["revenue_ntm"],
+        "ebitdaLtm": f["ebitda"],
+        "ebitdaNtm": f["ebitda_ntm"],
+        "evRevenueLtm": f["ev_revenue_ltm"],
+        "evRevenueNtm": f["ev_revenue_ntm"],
+        "evEbitdaLtm": f["ev_ebitda_ltm"],
+        "marginGrossLtm": rows[fi["marginGrossLtm"], -1],
+        "marginEbitdaLtm": f["ebitda_margin_ltm"],
+        "revenueGrowthNtmLtm": f["revenue_growth_ntm_ltm"],
+        "ruleOf40Ltm": f["rule_of_40_ltm"],
+        "ruleOf40": f["rule_of_40"],
+        "evEbitdaNtm": f["ev_ebitda_ntm"],
+        "marginEbitdaNtm": f["ebitda_margin_ntm"],
+        "revenueGrowthLtm": f["revenue_growth_ltm"],
     }
     # Nulls where the document allows them (all numeric fields are nullable).
     for key in values:
