@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -700,11 +701,21 @@ def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
     types, day, fixed_target = types[shuffle], day[shuffle], fixed_target[shuffle]
     subtype_of = np.empty(n_deals, dtype=object)
     for t, name in enumerate(DEAL_TYPES):
-        mask = types == t
+        rows = np.flatnonzero(types == t)
         options, probs = _SUBTYPES[name]
-        subtype_of[mask] = np.array(options, dtype=object)[
-            rng.choice(len(options), mask.sum(), p=probs)
+        subtype_of[rows] = np.array(options, dtype=object)[
+            rng.choice(len(options), rows.size, p=probs)
         ]
+        # every subtype of the type at every scale (a rare one may miss 1,000 deals)
+        missing = [o for o in options if o not in set(subtype_of[rows].tolist())]
+        if missing and rows.size >= 2 * len(options):
+            spare = rng.permutation(rows).tolist()
+            counts = Counter(subtype_of[rows].tolist())
+            for option in missing:
+                k = next(r for r in spare if counts[subtype_of[r]] > 1)
+                counts[subtype_of[k]] -= 1
+                subtype_of[k] = option
+                counts[option] += 1
     # A deal's target is a company already founded on the deal's date, drawn by weight among
     # those: deal counts then follow the smooth curve of ``day`` (moving deals of young
     # companies to their founding year used to pile them up in recent years). A listed company
