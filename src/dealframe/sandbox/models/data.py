@@ -10,22 +10,29 @@ records, so that changes made later stay consistent.
 
 from __future__ import annotations
 
-import bisect
 import datetime as dt
-from collections import Counter
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..arguments import scale_number, whole
 from ..vocab import (
-    DEAL_TYPES,
     FUNDAMENTAL_FIELDS,
     GROUP_SUM_AND_MEDIAN,
     GROUP_SUM_ONLY,
     REGIONS,
     TIME_SERIES_FIELDS,
     VALUATION_FIELDS,
+)
+from .deals import make_deals
+from .draws import (
+    at_least_one,
+    iso_ts_many,
+    seconds_between,
+    subsets,
+    uuids,
+    year_start_seconds,
 )
 from .geography import COUNTRIES, LEGAL_FORMS
 from .names import (
@@ -36,6 +43,7 @@ from .names import (
     ticker_of,
     with_legal_forms,
 )
+from .records import RecordStore
 
 __all__ = ["AS_OF", "Dataset", "generate", "iso_ts"]
 
@@ -112,50 +120,6 @@ FIRM_TYPES = (
     "Corporate venture",
 )
 
-_SUBTYPES: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {
-    "Early": (
-        ("Angel", "Pre-seed", "Seed", "Series A", "Undisclosed stage"),
-        (0.1, 0.25, 0.45, 0.1, 0.1),
-    ),
-    "Venture": (
-        ("Series A", "Series B", "Series C", "Series D", "Undisclosed stage"),
-        (0.35, 0.35, 0.2, 0.05, 0.05),
-    ),
-    "Growth": (
-        (
-            "Series C",
-            "Series D",
-            "Series E",
-            "Series F",
-            "Series G",
-            "Series H",
-            "Series I",
-            "Series J",
-            "Strategic investment",
-            "Undisclosed stage",
-        ),
-        (0.2, 0.2, 0.15, 0.1, 0.07, 0.05, 0.03, 0.02, 0.13, 0.05),
-    ),
-    "M&A": (("Strategic M&A", "PE buyout"), (0.7, 0.3)),
-    "Secondary": (("Secondary - private", "Secondary - public"), (0.7, 0.3)),
-    "Public listing": (("ICO", "Undisclosed stage"), (0.15, 0.85)),
-}
-_TYPE_P = {
-    "Early": 0.22,
-    "Venture": 0.30,
-    "Growth": 0.14,
-    "M&A": 0.22,
-    "Secondary": 0.06,
-    "Public listing": 0.06,
-}
-_RAISED_LOG_MEDIAN = {
-    "Early": 1.5,
-    "Venture": 15.0,
-    "Growth": 80.0,
-    "Secondary": 30.0,
-    "Public listing": 150.0,
-}
-
 MONTHS_OF_SERIES = 120
 
 
@@ -173,10 +137,11 @@ class Dataset:
         Every organisation in company-profile form (without the derived
         ``deal_activity``), keyed by position; ``_company`` and ``_investor``
         say which lists it belongs to.
-    deals : list of dict
-        Deals: the list fields except ``target``, plus ``target_index`` (the target's
-        position in ``orgs``: every target field is the company's) and the full
-        ``investors``.
+    deal_store : RecordStore
+        Deals, serialised as they are drawn (:func:`.deals.make_deals`): the list fields
+        except ``target``, plus ``target_index`` (the target's position in ``orgs``: every
+        target field is the company's) and the full ``investors``. :attr:`deals` decodes
+        them.
     listed : list of dict
         Family A companies: ``org`` (index into ``orgs``), ``sku_v1``,
         ``sku_v2`` and ``current`` (CompanyCurrentData without the SKU).
@@ -191,10 +156,16 @@ class Dataset:
     scale: float
     as_of: dt.datetime
     orgs: list[dict] = field(default_factory=list)
-    deals: list[dict] = field(default_factory=list)
+    deal_store: RecordStore | None = None
     listed: list[dict] = field(default_factory=list)
     months: list[str] = field(default_factory=list)
     series: np.ndarray = field(default_factory=lambda: np.empty((0, 0, 0)))
+
+    @property
+    def deals(self) -> list[dict]:
+        """The deal records, decoded (a new list of new dicts each call: for inspection)."""
+        store = self.deal_store
+        return [] if store is None else [store.record(k) for k in range(len(store))]
 
 
 def iso_ts(moment: dt.datetime) -> str:
@@ -202,57 +173,8 @@ def iso_ts(moment: dt.datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S+00:00")
 
 
-def iso_ts_many(seconds: np.ndarray) -> list[str]:
-    """Format many UTC epoch seconds like :func:`iso_ts` (vectorised)."""
-    text = np.datetime_as_string(
-        np.asarray(seconds, dtype="int64").astype("datetime64[s]"), unit="s"
-    )
-    return [t + "+00:00" for t in text.tolist()]
-
-
-def _rounded(values: np.ndarray, digits: int) -> list[float | None]:
-    """Round an array and turn NaN/inf into None, as plain Python floats."""
-    arr = np.round(np.asarray(values, dtype=float), digits)
-    return [None if v != v or v in (np.inf, -np.inf) else v for v in arr.tolist()]
-
-
-def _subsets(
-    rng: np.random.Generator, vocab: tuple[str, ...], n: int, lo: int, hi: int
-) -> list[list[str]]:
-    """``n`` random sorted subsets of ``vocab`` with ``lo..hi`` members each."""
-    k = rng.integers(lo, hi + 1, n)
-    order = np.argsort(rng.random((n, len(vocab))), axis=1)
-    # the first ``hi`` picks of every row (at most the whole vocabulary), flat: one list, not
-    # ``n`` lists that the garbage collector walks while the records are being built
-    w = min(hi, len(vocab))
-    firsts = order[:, :w].ravel().tolist()
-    return [
-        [vocab[j] for j in sorted(firsts[i * w : i * w + min(kk, w)])]
-        for i, kk in enumerate(k.tolist())
-    ]
-
-
-def _seconds_between(rng: np.random.Generator, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Uniform epoch seconds in ``[lo, hi)`` element-wise."""
-    span = np.maximum(hi - lo, 1)
-    return lo + (rng.random(lo.shape) * span).astype("int64")
-
-
-def _uuids(rng: np.random.Generator, n: int) -> list[str]:
-    """``n`` version-4 UUIDs from ``16 * n`` random bytes: ``str(uuid.UUID(bytes=b, version=4))``
-    of each 16, formatted without building a ``UUID`` object per id."""
-    raw = np.frombuffer(rng.bytes(16 * n), dtype=np.uint8).reshape(n, 16).copy()
-    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # the version, 4
-    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # the RFC 4122 variant
-    h = raw.tobytes().hex()
-    return [
-        f"{h[i : i + 8]}-{h[i + 8 : i + 12]}-{h[i + 12 : i + 16]}-{h[i + 16 : i + 20]}-{h[i + 20 : i + 32]}"
-        for i in range(0, 32 * n, 32)
-    ]
-
-
 def _r(x: float, digits: int = 3) -> float | None:
-    return None if x is None or not np.isfinite(x) else round(float(x), digits)
+    return None if x is None or not math.isfinite(x) else round(float(x), digits)
 
 
 def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> Dataset:
@@ -276,8 +198,8 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
     Examples
     --------
     >>> ds = generate(seed=1, scale=0.02)
-    >>> len(ds.deals) > 0 and len(ds.listed) > 0
-    True
+    >>> len(ds.deal_store), len(ds.listed), ds.deals[0]["deal_date"] <= "2026-06-30"
+    (1000, 60, True)
     """
     scale_number(scale)
     whole("seed", seed)
@@ -291,8 +213,7 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
 
     ds = Dataset(seed=seed, scale=scale, as_of=as_of)
     _make_orgs(ds, rng, n_companies, n_firms, n_corporate_investors, n_listed)
-    _make_deals(ds, rng, n_deals)
-    _every_investor_leads(ds, rng)
+    ds.deal_store = make_deals(ds.orgs, rng, n_deals, as_of)
     _make_listed(ds, rng)
     return ds
 
@@ -302,20 +223,6 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
 
 #: The latest founding year of a listed company (it lists three years or more after).
 _LISTED_FOUNDED_BY = 2019
-
-
-def _at_least_one(rng: np.random.Generator, flags: np.ndarray, pool: np.ndarray) -> None:
-    """Set one random flag of ``pool`` (a mask) when none of them is set (in place)."""
-    rows = np.flatnonzero(pool)
-    if rows.size and not flags[rows].any():
-        flags[rows[int(rng.integers(0, rows.size))]] = True
-
-
-def _year_start_seconds(years: np.ndarray) -> np.ndarray:
-    """Epoch seconds of 1 January of each year."""
-    return (
-        (np.asarray(years, dtype=np.int64) - 1970).astype("datetime64[Y]").astype("datetime64[s]")
-    ).astype(np.int64)
 
 
 def _pick_listed(
@@ -366,7 +273,7 @@ def _make_orgs(
     sources = rng.integers(0, n_companies, dup.size)
     for i, j in zip(dup.tolist(), sources.tolist()):
         names[i] = names[j]
-    ids = _uuids(rng, n)
+    ids = uuids(rng, n)
     weights = np.array([c.weight for c in COUNTRIES])
     country_idx = rng.choice(len(COUNTRIES), size=n, p=weights / weights.sum())
     country_idx[: len(COUNTRIES)] = np.arange(len(COUNTRIES))  # every country at least once
@@ -401,20 +308,20 @@ def _make_orgs(
     # A record is created once the organisation exists: from its founding year (or 2015, when
     # the database begins) to a month before the clock.
     created_lo = np.maximum(
-        int(dt.datetime(2015, 1, 1, tzinfo=dt.UTC).timestamp()), _year_start_seconds(founded)
+        int(dt.datetime(2015, 1, 1, tzinfo=dt.UTC).timestamp()), year_start_seconds(founded)
     )
-    created = _seconds_between(rng, created_lo, np.full(n, as_of_s - 30 * 86_400))
-    updated = _seconds_between(rng, created, np.full(n, as_of_s))
+    created = seconds_between(rng, created_lo, np.full(n, as_of_s - 30 * 86_400))
+    updated = seconds_between(rng, created, np.full(n, as_of_s))
     created_s, updated_s = iso_ts_many(created), iso_ts_many(updated)
     # IPO dates lean early, so most listed companies have the whole series.
     ipo_lo = np.array([dt.date(max(int(f) + 3, 1995), 1, 1).toordinal() for f in founded])
     ipo_hi = (ds.as_of.date() - dt.timedelta(days=400)).toordinal()
     ipo_day = ipo_lo + ((ipo_hi - ipo_lo) * rng.random(n) ** 2.5).astype(int)
-    verticals = _subsets(rng, VERTICALS, n, 1, 3)
+    verticals = subsets(rng, VERTICALS, n, 1, 3)
     no_vertical = (rng.random(n) < 0.03).tolist()
-    themes = _subsets(rng, THEMES, n, 0, 3)
-    client_focus = _subsets(rng, CLIENT_FOCUS, n, 1, 2)
-    revenue_model = _subsets(rng, REVENUE_MODELS, n, 1, 2)
+    themes = subsets(rng, THEMES, n, 0, 3)
+    client_focus = subsets(rng, CLIENT_FOCUS, n, 1, 2)
+    revenue_model = subsets(rng, REVENUE_MODELS, n, 1, 2)
     city_pick = rng.integers(0, 10, n).tolist()
     area_null = (rng.random(n) < 0.4).tolist()
     ceo_null = (rng.random(n) < 0.2).tolist()
@@ -424,7 +331,7 @@ def _make_orgs(
     deleted = (rng.random(n) < 0.01) & ~is_listed
     investor = corporate | ~is_company
     for pool in (is_company & ~investor & ~is_listed, investor & ~is_listed):
-        _at_least_one(rng, deleted, pool)
+        at_least_one(rng, deleted, pool)
     deleted = deleted.tolist()
     ownership_pick = rng.integers(0, len(PRIVATE_OWNERSHIP), n).tolist()
     firm_pick = rng.integers(0, len(FIRM_TYPES), n).tolist()
@@ -516,7 +423,7 @@ def _listing_details(ds: Dataset, rng: np.random.Generator, listed: np.ndarray) 
             ticker = ticker[:keep] + chr(ord("A") + int(rng.integers(0, 26)))
         used.add((exchange, ticker))
         org["stock_listing"] = {
-            "id": _uuids(rng, 1)[0],
+            "id": uuids(rng, 1)[0],
             "ticker": ticker,
             "exchange": exchange,
             "currency": c.currency,
@@ -618,364 +525,6 @@ def _private_financials(
             org["fundamentals"] = _fundamentals(rng, ev, revenue, revenue * margin, growth, margin)
         else:
             org["fundamentals"] = dict.fromkeys(FUNDAMENTAL_FIELDS)
-
-
-# --------------------------------------------------------------------------- deals
-
-
-#: Deal types of private funding rounds: a company raises none once it is listed.
-_PRIVATE_ROUNDS = ("Early", "Venture", "Growth")
-
-
-def _year_start_days(years: list[int] | np.ndarray) -> np.ndarray:
-    """Proleptic ordinals (``date.toordinal``) of 1 January of each year."""
-    return _year_start_seconds(np.asarray(years)) // 86_400 + dt.date(1970, 1, 1).toordinal()
-
-
-def _drawn_founded_by(
-    rng: np.random.Generator,
-    founded_day: np.ndarray,
-    weights: np.ndarray,
-    day: np.ndarray,
-    per_day: int = 1,
-) -> np.ndarray:
-    """``per_day`` positions into ``founded_day`` for each of ``day``, drawn with replacement by
-    ``weights`` among those founded on or before that day (the earliest founded when none is).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(len(day), per_day)`` positions.
-    """
-    order = np.argsort(founded_day, kind="stable")
-    cumulative = np.cumsum(weights[order])
-    eligible = np.maximum(np.searchsorted(founded_day[order], day, side="right"), 1)[:, None]
-    u = rng.random((len(day), per_day)) * cumulative[eligible - 1]
-    return order[np.minimum(np.searchsorted(cumulative, u, side="right"), eligible - 1)]
-
-
-def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
-    orgs = ds.orgs
-    company_idx = np.array([i for i, o in enumerate(orgs) if o["_company"]])
-    investor_idx = np.array([i for i, o in enumerate(orgs) if o["_investor"]])
-    corporate = np.array([i for i in investor_idx if orgs[i]["_company"]])
-    pe_firms = np.array(
-        [
-            i
-            for i in investor_idx
-            if not orgs[i]["_company"] and orgs[i]["company_type"] == ["Private equity"]
-        ]
-    )
-    if pe_firms.size == 0:
-        pe_firms = corporate
-    # Heavy-tailed activity: a few investors take part in many deals, a few companies raise often.
-    activity = rng.lognormal(0.0, 1.3, investor_idx.size)
-    target_w = rng.lognormal(0.0, 0.8, company_idx.size)
-    founded_day = _year_start_days([o["founded"] for o in orgs])  # every org, by position
-    never = np.iinfo(np.int64).max
-    listed_day = np.array(
-        [dt.date.fromisoformat(o["ipoed"]).toordinal() if o["ipoed"] else never for o in orgs],
-        dtype=np.int64,
-    )
-
-    start = dt.date(2012, 1, 1).toordinal()
-    end = ds.as_of.date().toordinal()
-    # Public listings: one deal per company listed within the deal window, on its listing day (a
-    # company lists once, and a listing's target is a listed company). The other deals are of
-    # the other types, in the proportions of ``_TYPE_P``, on days that grow smoothly from 2012.
-    listing = DEAL_TYPES.index("Public listing")
-    ipo_rows = np.flatnonzero((listed_day >= start) & (listed_day <= end))[:n_deals]
-    n_other = n_deals - ipo_rows.size
-    p_other = np.array([0.0 if k == listing else _TYPE_P[t] for k, t in enumerate(DEAL_TYPES)])
-    types = np.concatenate(
-        [
-            rng.choice(len(DEAL_TYPES), size=n_other, p=p_other / p_other.sum()),
-            [listing] * ipo_rows.size,
-        ]
-    )
-    day = np.concatenate(
-        [start + (rng.power(1.7, n_other) * (end - start)).astype(int), listed_day[ipo_rows]]
-    )
-    fixed_target = np.concatenate([np.full(n_other, -1), ipo_rows])
-    shuffle = rng.permutation(n_deals)
-    types, day, fixed_target = types[shuffle], day[shuffle], fixed_target[shuffle]
-    subtype_of = np.empty(n_deals, dtype=object)
-    for t, name in enumerate(DEAL_TYPES):
-        rows = np.flatnonzero(types == t)
-        options, probs = _SUBTYPES[name]
-        subtype_of[rows] = np.array(options, dtype=object)[
-            rng.choice(len(options), rows.size, p=probs)
-        ]
-        # every subtype of the type at every scale (a rare one may miss 1,000 deals)
-        missing = [o for o in options if o not in set(subtype_of[rows].tolist())]
-        if missing and rows.size >= 2 * len(options):
-            spare = rng.permutation(rows).tolist()
-            counts = Counter(subtype_of[rows].tolist())
-            for option in missing:
-                k = next(r for r in spare if counts[subtype_of[r]] > 1)
-                counts[subtype_of[k]] -= 1
-                subtype_of[k] = option
-                counts[option] += 1
-    # A deal's target is a company already founded on the deal's date, drawn by weight among
-    # those: deal counts then follow the smooth curve of ``day`` (moving deals of young
-    # companies to their founding year used to pile them up in recent years). A listed company
-    # raises no private round (Early, Venture, Growth) from its listing day on: such a draw is
-    # made again among companies that never list.
-    targets = company_idx[_drawn_founded_by(rng, founded_day[company_idx], target_w, day)[:, 0]]
-    late = np.isin(types, [DEAL_TYPES.index(t) for t in _PRIVATE_ROUNDS]) & (
-        listed_day[targets] <= day
-    )
-    unlisted = np.flatnonzero(listed_day[company_idx] == never)
-    again = _drawn_founded_by(
-        rng, founded_day[company_idx[unlisted]], target_w[unlisted], day[late]
-    )[:, 0]
-    targets[late] = company_idx[unlisted[again]]
-    targets = np.where(fixed_target >= 0, fixed_target, targets)
-    ids = _uuids(rng, n_deals)
-
-    # Participants: drawn with replacement among organisations founded by the deal's date (as
-    # targets are), duplicates and the target itself dropped per deal.
-    # About 1% of funding rounds have no lead and 1% of M&A deals no buyer (undisclosed): a
-    # small share of gaps, documented, so the client's handling of them stays tested.
-    n_leads = rng.choice(4, size=n_deals, p=[0.01, 0.66, 0.24, 0.09]).tolist()
-    n_others = np.minimum(rng.poisson(2.5, n_deals), 8).tolist()
-    n_buyers = rng.choice(3, size=n_deals, p=[0.01, 0.88, 0.11]).tolist()
-    slots = 11
-    # Flat lists, row k at [k * width, (k + 1) * width): one list each rather than one per deal
-    # (200,000 lists at scale 1 that the garbage collector walked while the deals were built).
-    fund_pick = (
-        investor_idx[_drawn_founded_by(rng, founded_day[investor_idx], activity, day, slots)]
-        .ravel()
-        .tolist()
-    )
-    even = np.ones(corporate.size)
-    corp_pick = corporate[_drawn_founded_by(rng, founded_day[corporate], even, day, 2)]
-    corp_pick = corp_pick.ravel().tolist()
-    even = np.ones(pe_firms.size)
-    pe_pick = pe_firms[_drawn_founded_by(rng, founded_day[pe_firms], even, day, 2)].ravel().tolist()
-    country_null = (rng.random((n_deals, slots)) < 0.02).ravel().tolist()
-    # A pool with nobody founded by a deal's date gives its earliest member: skipped below.
-    born_on = founded_day.tolist()
-    money = _deal_money(rng, types, n_deals)
-
-    epoch0 = dt.date(1970, 1, 1).toordinal()
-    as_of_s = int(ds.as_of.timestamp())
-    created = (
-        (day - epoch0) * 86_400
-        + rng.integers(0, 30, n_deals) * 86_400
-        + rng.integers(0, 86_400, n_deals)
-    )
-    created = np.minimum(created, as_of_s - 1)
-    updated = _seconds_between(rng, created, np.full(n_deals, as_of_s))
-    created_s, updated_s = iso_ts_many(created), iso_ts_many(updated)
-    deleted = rng.random(n_deals) < 0.01
-    _at_least_one(rng, deleted, np.ones(n_deals, dtype=bool))
-    deleted = deleted.tolist()
-    ma = DEAL_TYPES.index("M&A")
-
-    # One participant dict per (organisation, country shown), shared by every deal it takes
-    # part in: nothing changes them in place, and fewer objects make generation cheaper.
-    templates: dict[tuple[int, bool], dict] = {}
-
-    def participant(j: int, null_country: bool) -> dict:
-        tpl = templates.get((j, null_country))
-        if tpl is None:
-            tpl = templates[(j, null_country)] = _participant(orgs[j], null_country)
-        return tpl
-
-    types, targets, day, subtype_of = (a.tolist() for a in (types, targets, day, subtype_of))
-    for k in range(n_deals):
-        target = orgs[targets[k]]
-        today = day[k]
-        subtype = subtype_of[k]
-        seen = {target["id"]}
-        buyers: list[dict] = []
-        leads: list[dict] = []
-        investors: list[dict] = []
-        row = slice(k * slots, (k + 1) * slots)
-        funds, nulls = fund_pick[row], country_null[row]
-        if types[k] == ma:
-            pool = (pe_pick if subtype == "PE buyout" else corp_pick)[2 * k : 2 * k + 2]
-            for s_, j in enumerate([*pool, *funds]):
-                if len(buyers) == n_buyers[k]:
-                    break
-                if orgs[j]["id"] not in seen and born_on[j] <= today:
-                    seen.add(orgs[j]["id"])
-                    buyers.append(participant(j, nulls[s_ % slots]))
-            investors = list(buyers)
-        else:
-            want = n_leads[k] + n_others[k]
-            for s_, j in enumerate(funds):
-                if len(investors) == want:
-                    break
-                if orgs[j]["id"] in seen or born_on[j] > today:
-                    continue
-                seen.add(orgs[j]["id"])
-                p = participant(j, nulls[s_])
-                if len(leads) < n_leads[k]:  # the first ones taken lead (a repeat is skipped)
-                    leads.append(p)
-                investors.append(p)
-        m = money[k]
-        deal_type = DEAL_TYPES[types[k]]
-        ds.deals.append(
-            {
-                "id": ids[k],
-                "deal_date": dt.date.fromordinal(day[k]).isoformat(),
-                "deal_type": deal_type,
-                "deal_subtype": subtype,
-                "deal_synopsis": _synopsis(target, deal_type, subtype, m, leads, buyers),
-                **m,
-                "target_index": targets[k],
-                "buyers": buyers,
-                "lead_investors": leads,
-                "investors": investors,
-                "created_at": created_s[k],
-                "updated_at": updated_s[k],
-                "deleted": deleted[k],
-            }
-        )
-
-
-def _participant(org: dict, null_country: bool = False) -> dict:
-    return {
-        "id": org["id"],
-        "name": org["name"],
-        "country": None if null_country else org["country"],
-        "website": org["website"],
-        "short_name": org["short_name"],
-    }
-
-
-def _deal_money(rng: np.random.Generator, types: np.ndarray, n: int) -> list[dict]:
-    """Money fields of every deal: log-normal, with nulls and about 1.5% outlier multiples."""
-    is_ma = types == DEAL_TYPES.index("M&A")
-    raised_median = np.array([_RAISED_LOG_MEDIAN.get(t, 1.0) for t in DEAL_TYPES])[types]
-    raised = raised_median * rng.lognormal(0.0, 0.9, n)
-    valuation = np.where(
-        is_ma, rng.lognormal(np.log(300), 1.6, n), raised * rng.lognormal(np.log(5), 0.5, n)
-    )
-    raised[is_ma | (rng.random(n) < 0.08)] = np.nan
-    valuation[rng.random(n) < 0.35] = np.nan
-    multiple = rng.lognormal(np.log(6), 0.9, n)
-    outlier = rng.random(n) < 0.015
-    multiple[outlier] *= rng.uniform(10, 50, outlier.sum())
-    base = np.where(np.isnan(valuation), rng.lognormal(np.log(200), 1.5, n), valuation)
-    revenue = np.where(rng.random(n) < 0.45, base / multiple, np.nan)
-    margin = rng.normal(0.05, 0.25, n)
-    ebitda = np.where((rng.random(n) < 0.4) & (np.abs(margin) > 0.005), revenue * margin, np.nan)
-    revenue, ebitda = np.round(revenue, 3), np.round(ebitda, 3)
-    raised, valuation = np.round(raised, 3), np.round(valuation, 3)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ev_revenue = np.where(revenue != 0, valuation / revenue, np.nan)
-        ev_ebitda = np.where(ebitda != 0, valuation / ebitda, np.nan)
-    cols = [
-        _rounded(a, d)
-        for a, d in (
-            (valuation, 3),
-            (raised, 3),
-            (revenue, 3),
-            (ebitda, 3),
-            (ev_revenue, 4),
-            (ev_ebitda, 4),
-        )
-    ]
-    return [
-        {
-            "deal_valuation": v,
-            "deal_raised": r,
-            "deal_revenue": rv,
-            "deal_ebitda": e,
-            "deal_multiples": {"ev_revenue": evr, "ev_ebitda": eve},
-        }
-        for v, r, rv, e, evr, eve in zip(*cols)
-    ]
-
-
-#: Most lead investors of a funding round (docs/sandbox.md, "Participant roles").
-MAX_LEADS = 3
-
-
-def _every_investor_leads(ds: Dataset, rng: np.random.Generator) -> None:
-    """Make every listed investor a lead investor or buyer of at least one live deal.
-
-    Section 4.3: investors are organisations that led funding rounds or acquired
-    companies. An investor that only co-invested becomes a lead of one of its
-    rounds; one with no deal at all leads a random funding round.
-    """
-    leading: set[str] = set()
-    rounds_of: dict[str, list[int]] = {}
-    for k, d in enumerate(ds.deals):
-        if d["deleted"]:
-            continue
-        leading.update(p["id"] for p in d["lead_investors"])
-        leading.update(p["id"] for p in d["buyers"])
-        if d["deal_type"] != "M&A":
-            for p in d["investors"]:
-                rounds_of.setdefault(p["id"], []).append(k)
-    # Live funding rounds by date, for investors that took part in none: each leads one dated
-    # on or after its founding (as every participant's deal is).
-    funding = sorted(
-        (d["deal_date"], k)
-        for k, d in enumerate(ds.deals)
-        if d["deal_type"] != "M&A" and not d["deleted"]
-    )
-    funding_dates = [date for date, _ in funding]
-
-    def room(k: int) -> bool:  # a funding round has 1 to MAX_LEADS leads (docs/sandbox.md)
-        return len(ds.deals[k]["lead_investors"]) < MAX_LEADS
-
-    for index, org in enumerate(ds.orgs):
-        if not org["_investor"] or org["id"] in leading:
-            continue
-        own = rounds_of.get(org["id"])
-        pick = own[int(rng.integers(0, len(own)))] if own else None
-        if own and pick is not None and not room(pick):
-            pick = next((k for k in own if room(k)), None)
-        if pick is not None:
-            deal = ds.deals[pick]
-            member = next(p for p in deal["investors"] if p["id"] == org["id"])
-        else:
-            first = bisect.bisect_left(funding_dates, f"{org['founded']:04d}-01-01")
-            choices = (
-                [
-                    k
-                    for k in (funding[int(i)][1] for i in rng.integers(first, len(funding), 20))
-                    if ds.deals[k]["target_index"] != index and room(k)
-                ]
-                if first < len(funding)
-                else []
-            )
-            if not choices:
-                continue
-            deal = ds.deals[choices[0]]
-            member = _participant(org)
-            deal["investors"].append(member)
-        deal["lead_investors"].append(member)
-        target = ds.orgs[deal["target_index"]]
-        deal["deal_synopsis"] = _synopsis(
-            target,
-            deal["deal_type"],
-            deal["deal_subtype"],
-            deal,
-            deal["lead_investors"],
-            deal["buyers"],
-        )
-        leading.add(org["id"])
-
-
-def _synopsis(
-    target: dict, deal_type: str, subtype: str, money: dict, leads: list[dict], buyers: list[dict]
-) -> str:
-    if deal_type == "M&A":
-        who = " and ".join(b["name"] for b in buyers) or "An undisclosed buyer"
-        return f"{who} acquired {target['name']} ({subtype})."
-    amount = (
-        f"${money['deal_raised']:,.1f}m"
-        if money["deal_raised"] is not None
-        else "an undisclosed amount"
-    )
-    led = f", led by {leads[0]['name']}" if leads else ""
-    return f"{target['name']} raised {amount} in a {subtype} {deal_type.lower()} round{led}."
 
 
 # --------------------------------------------------------------------------- Family A
