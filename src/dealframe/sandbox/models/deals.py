@@ -404,10 +404,15 @@ def make_deals(
 
 
 def _list_column(org_ids: list[str], rows: list[tuple[int, ...]]) -> ListColumn:
-    """Participant ids of every deal: codes are organisation positions."""
-    flat = np.fromiter((c >> 1 for row in rows for c in row), dtype=np.int32)
+    """Participant ids of every deal (the vocabulary: the organisations that take part)."""
+    flat = np.fromiter((c >> 1 for row in rows for c in row), dtype=np.int64)
+    used, codes = np.unique(flat, return_inverse=True)
     lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    return ListColumn(list(org_ids), flat, np.concatenate([[0], np.cumsum(lengths)]))
+    return ListColumn(
+        [org_ids[i] for i in used.tolist()],
+        codes.astype(np.int32),
+        np.concatenate([[0], np.cumsum(lengths)]),
+    )
 
 
 def _every_investor_leads(
