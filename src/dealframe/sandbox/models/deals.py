@@ -271,15 +271,71 @@ def make_deals(
     deleted = rng.random(n_deals) < 0.01
     at_least_one(rng, deleted, np.ones(n_deals, dtype=bool))
 
-    # Participants as codes: 2 * org position + 1 when the appearance shows no country.
+    types_l, targets_l, day_l, subtype_l = (a.tolist() for a in (types, targets, day, subtype_of))
+    buyers, leads, investors = _participants(
+        founded_day.tolist(),
+        types_l,
+        targets_l,
+        day_l,
+        subtype_l,
+        (fund_pick, corp_pick, pe_pick, country_null),
+        (n_leads, n_others, n_buyers),
+    )
+    deleted_l = deleted.tolist()
+    _every_investor_leads(orgs, rng, types_l, targets_l, day_l, deleted_l, leads, investors)
+
+    # The records, serialised once; the store's columns straight from the draws.
+    dates = (day - epoch0).astype("datetime64[D]")
+    records = _serialised(
+        orgs,
+        ids,
+        (types_l, subtype_l, targets_l, deleted_l),
+        np.datetime_as_string(dates).tolist(),
+        money,
+        (iso_ts_many(created), iso_ts_many(updated)),
+        (buyers, leads, investors),
+    )
+    org_ids = [o["id"] for o in orgs]
+    columns = {
+        "id": np.array(ids, dtype=object),
+        "deal_type": np.array(DEAL_TYPES, dtype=object)[types],
+        "deal_subtype": subtype_of,
+        "deal_date": dates,
+        **money,
+        "target_org": targets.astype(np.int64),
+        "deleted": deleted,
+        "updated_at": updated.astype(np.int64) * 1_000_000,
+    }
+    lists = {
+        "investor_ids": _list_column(org_ids, investors),
+        "lead_ids": _list_column(org_ids, leads),
+        "buyer_ids": _list_column(org_ids, buyers),
+    }
+    return RecordStore(records, columns, lists)
+
+
+def _participants(
+    born_on: list[int],
+    types_l: list[int],
+    targets_l: list[int],
+    day_l: list[int],
+    subtype_l: list[str],
+    picks: tuple[list[int], list[int], list[int], list[bool]],
+    counts: tuple[list[int], list[int], list[int]],
+) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[tuple[int, ...]]]:
+    """Buyers, lead investors and investors of every deal, as participant codes (2 * org position,
+    + 1 when the appearance shows no country): the first drawn of ``picks`` (flat, per deal: 11
+    funds, 2 corporates, 2 PE firms, 11 null-country flags) founded by the deal's date (a pool with
+    nobody founded by then gave its earliest member: skipped), each once, never the target;
+    ``counts`` are the leads, other investors and buyers wanted."""
+    fund_pick, corp_pick, pe_pick, country_null = picks
+    n_leads, n_others, n_buyers = counts
+    slots = _SLOTS
     ma = DEAL_TYPES.index("M&A")
-    # A pool with nobody founded by a deal's date gives its earliest member: skipped below.
-    born_on = founded_day.tolist()
     buyers: list[tuple[int, ...]] = []
     leads: list[tuple[int, ...]] = []
     investors: list[tuple[int, ...]] = []
-    types_l, targets_l, day_l, subtype_l = (a.tolist() for a in (types, targets, day, subtype_of))
-    for k in range(n_deals):
+    for k in range(len(types_l)):
         today = day_l[k]
         seen = {targets_l[k]}
         row = k * slots
@@ -308,13 +364,23 @@ def make_deals(
             buyers.append(())
             leads.append(tuple(chosen[: n_leads[k]]))  # the first ones taken lead
         investors.append(tuple(chosen))
-    deleted_l = deleted.tolist()
-    _every_investor_leads(orgs, rng, types_l, targets_l, day_l, deleted_l, leads, investors)
+    return buyers, leads, investors
 
-    # The records, serialised once; the store's columns straight from the draws.
-    dates = (day - epoch0).astype("datetime64[D]")
-    date_text = np.datetime_as_string(dates).tolist()
-    created_s, updated_s = iso_ts_many(created), iso_ts_many(updated)
+
+def _serialised(
+    orgs: list[dict],
+    ids: list[str],
+    per_deal: tuple[list[int], list[str], list[int], list[bool]],
+    date_text: list[str],
+    money: dict[str, np.ndarray],
+    stamps: tuple[list[str], list[str]],
+    roles: tuple[list[tuple[int, ...]], ...],
+) -> list[bytes]:
+    """Every deal record as orjson would write its dict, each participant's JSON written once."""
+    types_l, subtype_l, targets_l, deleted_l = per_deal
+    created_s, updated_s = stamps
+    buyers, leads, investors = roles
+    n_deals = len(ids)
     part: dict[int, bytes] = {}
 
     def joined(codes: tuple[int, ...]) -> bytes:
@@ -384,23 +450,7 @@ def make_deals(
                 )
             )
         )
-    org_ids = [o["id"] for o in orgs]
-    columns = {
-        "id": np.array(ids, dtype=object),
-        "deal_type": np.array(DEAL_TYPES, dtype=object)[types],
-        "deal_subtype": subtype_of,
-        "deal_date": dates,
-        **money,
-        "target_org": targets.astype(np.int64),
-        "deleted": deleted,
-        "updated_at": updated.astype(np.int64) * 1_000_000,
-    }
-    lists = {
-        "investor_ids": _list_column(org_ids, investors),
-        "lead_ids": _list_column(org_ids, leads),
-        "buyer_ids": _list_column(org_ids, buyers),
-    }
-    return RecordStore(records, columns, lists)
+    return records
 
 
 def _list_column(org_ids: list[str], rows: list[tuple[int, ...]]) -> ListColumn:
