@@ -723,9 +723,19 @@ def test_resolve_three_match_types_in_input_order(client, raw, world):
     assert candidates["score"].dtype == np.float64
 
 
+def _ambiguous_with_a_best(raw, world) -> tuple[str, dict]:
+    """The first investor name word (a fuzzy query) whose resolve has several candidates and one
+    best."""
+    for word in dict.fromkeys(r["name"].split()[0] for r in world["live"]["investors"]):
+        truth = raw.post("/investors/resolve", {"names": [word]})["data"][0]
+        scores = [c["score"] for c in truth.get("candidates") or []]
+        if len(scores) > 1 and scores[0] > scores[1]:
+            return word, truth
+    raise AssertionError("no investor name word with several candidates and one best")
+
+
 def test_resolve_on_ambiguous(client, raw, world):
-    fuzzy = world["live"]["investors"][2]["name"].split()[0]
-    truth = raw.post("/investors/resolve", {"names": [fuzzy]})["data"][0]
+    fuzzy, truth = _ambiguous_with_a_best(raw, world)
     assert truth["match_type"] == "ambiguous"
     none, _ = client.private.resolve_investors([fuzzy], on_ambiguous="none")
     assert pd.isna(none.loc[0, "id"])

@@ -108,8 +108,18 @@ def test_every_value_stays_one_keyword_away(client):
         row = every.summary.loc[metric]
         assert row["private_n"] == service.loc[0, "n"]
         assert row["private_median"] == pytest.approx(service.loc[0, "median"], rel=1e-12)
-    assert every.summary.loc["ev_ebitda", "private_median"] < 0  # what the README printed
     fair = dealframe.compare_multiples(client, **README_CALL, link=False)
+    # the negative multiples are in: a lower quartile below 0 (the default's is not), and a
+    # median below the default's (the README once printed a negative one: the data's luck)
+    assert (
+        every.summary.loc["ev_ebitda", "private_q1"]
+        < 0
+        <= fair.summary.loc["ev_ebitda", "private_q1"]
+    )
+    assert (
+        every.summary.loc["ev_ebitda", "private_median"]
+        < fair.summary.loc["ev_ebitda", "private_median"]
+    )
     nm = ["private_nm", "public_nm"]
     assert every.summary[nm].equals(fair.summary[nm])
 

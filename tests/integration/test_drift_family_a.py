@@ -40,7 +40,7 @@ from dealframe.notices import MissingDataWarning, ServiceContractWarning
 CURRENT = "^/api/v2/companies/current$"
 SERIES = "^/api/v2/companies/time-series$"
 GROUP_SERIES = "^/api/v1/groups/time-series$"
-SKUS = ["CELZ-GBR", "DEXZ-GBR", "ORIQ-GBR"]
+SKUS = ["BRI-GBR", "GRO-GBR", "MIK-GBR"]
 WINDOW = {"fields": ["evRevenueNtm"], "date_from": "2023-01", "date_to": "2023-06"}
 
 

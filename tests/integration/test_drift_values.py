@@ -168,7 +168,7 @@ WRITTEN = {"exact": "EXACT", "ambiguous": "Ambiguous", "no_match": "no-match "}
 @pytest.fixture(scope="module")
 def names(direct: Any) -> list[str]:
     """Names resolved exact, ambiguous (shared by several companies) and not at all."""
-    companies = direct.private.companies(limit=200)["name"]
+    companies = direct.private.companies()["name"]
     counts = companies.value_counts()
     shared = counts[counts > 1].index.tolist()[:2]
     assert shared, "the test needs names shared by several companies"

@@ -56,7 +56,7 @@ from dealframe.notices import MissingDataWarning, ServiceContractWarning
 from dealframe.sandbox import run
 
 SERIES = r"/companies/time-series$"
-GROUP = {"regions": ["Western Europe"]}
+GROUP = {"regions": ["Southern Europe"]}
 WINDOW = {"date_from": "2024-01", "date_to": "2024-06"}
 
 
@@ -65,8 +65,8 @@ WINDOW = {"date_from": "2024-01", "date_to": "2024-06"}
 
 @pytest.fixture(scope="module")
 def seven() -> Iterator[Any]:
-    """A sandbox at scale 0.05, seed 7, whose Western Europe series has months where no member
-    has ``evEbitdaLtm`` nor ``evEbitdaNtm`` (so neither side has a value)."""
+    """A sandbox at scale 0.05, seed 7, whose Southern Europe series (three companies) has months
+    where no member has ``evEbitdaLtm`` nor ``evEbitdaNtm`` (so neither side has a value)."""
     with run(scale=0.05, seed=7) as sb:
         yield sb
 

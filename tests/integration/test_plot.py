@@ -315,14 +315,15 @@ def _inside(box, frame) -> bool:
 
 @pytest.fixture(scope="module")
 def one_quarter(sandbox):
-    """Medians of a window inside one quarter (45 days into the service's last), with the
-    report's intervals: one partial bucket, its whisker the tallest thing drawn."""
+    """Medians of a window inside one quarter (55 days into the service's last: 30 deals or fewer
+    at scale 0.1, so the report draws their interval), with the report's intervals: one partial
+    bucket, its whisker the tallest thing drawn."""
     from dealframe.report.tables import quarterly_medians_table
 
     with dealframe.Client.for_sandbox(sandbox, progress=False) as client:
         latest = client.private.aggregate("ev_revenue", "quarter").attrs["methodology"]
         to = latest["date_range"]["to"]
-        since = pd.Timestamp(to).to_period("Q").start_time + pd.Timedelta(days=45)
+        since = pd.Timestamp(to).to_period("Q").start_time + pd.Timedelta(days=55)
         window = {"date_from": since.date().isoformat(), "date_to": to}
         aggregate = client.private.aggregate("ev_revenue", "quarter", **window)
         deals = client.private.deals(**window)

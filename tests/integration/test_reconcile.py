@@ -288,9 +288,9 @@ def test_buckets_a_service_leaves_out_as_suppressed_still_reconcile():
 def test_a_whole_window_bucket_left_out_as_suppressed_is_said_and_reconciles():
     """time_bucket="none" has one bucket, "all": a service that leaves it out (fewer deals than
     the threshold) answers no row; the client says so, without a count warning."""
-    filters = {
+    filters = {  # a window with fewer deals than the threshold at scale 0.1
         "target_region": ["Western Europe"],
-        "date_from": "2024-07-01",
+        "date_from": "2025-01-01",
         "date_to": "2025-06-30",
     }
     with (

@@ -138,3 +138,24 @@ def test_private_companies_without_fundamentals_have_the_same_keys():
     assert tuple(written) == FUNDAMENTAL_FIELDS
     schema = openapi_document()["components"]["schemas"]["CompanyProfile"]
     assert tuple(schema["properties"]["fundamentals"]["properties"]) == FUNDAMENTAL_FIELDS
+
+
+@pytest.mark.parametrize(("seed", "scale"), [(7, 0.02), (3, 0.05)])
+def test_deal_columns_drawn_directly_are_those_the_records_give(seed, scale):
+    """The generator fills the deal store's columns from its draws (no dict per deal): they are
+    what DEAL_SPEC reads from the serialised records, as a change or a snapshot reads them."""
+    from dealframe.sandbox.models.records import DEAL_SPEC, RecordStore
+
+    drawn = generate(seed=seed, scale=scale).deal_store
+    read = RecordStore.from_records(DEAL_SPEC, [drawn.record(k) for k in range(len(drawn))])
+    assert read.rows == drawn.rows
+    assert set(drawn.columns) == set(DEAL_SPEC.columns)
+    for name, values in read.columns.items():
+        got = drawn.columns[name]
+        assert got.dtype == values.dtype, name
+        if values.dtype.kind == "f":
+            assert np.array_equal(got, values, equal_nan=True), name
+        else:
+            assert (got == values).all(), name
+    for name, column in read.lists.items():
+        assert all(drawn.lists[name].row(k) == column.row(k) for k in range(len(drawn))), name

@@ -11,7 +11,7 @@ import uuid
 import numpy as np
 import pytest
 
-from dealframe.sandbox.models import data, names
+from dealframe.sandbox.models import draws, names
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 1_000])
@@ -20,7 +20,7 @@ def test_uuids_are_those_of_the_uuid_module_from_the_same_bytes(seed, n):
     rng = np.random.default_rng(seed)
     raw = np.random.default_rng(seed).bytes(16 * n)
     expected = [str(uuid.UUID(bytes=raw[16 * i : 16 * i + 16], version=4)) for i in range(n)]
-    assert data._uuids(rng, n) == expected
+    assert draws.uuids(rng, n) == expected
     assert rng.bytes(4) == np.random.default_rng(seed).bytes(16 * n + 4)[-4:]  # same draws used
 
 
@@ -39,7 +39,7 @@ def test_subsets_are_the_first_picks_of_each_row_sorted(lo, hi, words):
     """(With more members asked for than the vocabulary holds, a row is the whole of it: the
     flat form read the rows with the wrong stride, giving repeats and empty rows.)"""
     vocab = tuple(f"v{i}" for i in range(words))
-    got = data._subsets(np.random.default_rng(5), vocab, 400, lo, hi)
+    got = draws.subsets(np.random.default_rng(5), vocab, 400, lo, hi)
     rng = np.random.default_rng(5)
     k = rng.integers(lo, hi + 1, 400)
     order = np.argsort(rng.random((400, len(vocab))), axis=1)

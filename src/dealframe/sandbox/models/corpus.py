@@ -60,7 +60,9 @@ class Corpus:
             scale=ds.scale,
             as_of=ds.as_of,
             orgs=RecordStore.from_records(ORG_SPEC, ds.orgs),
-            deals=RecordStore.from_records(DEAL_SPEC, ds.deals),
+            deals=ds.deal_store
+            if ds.deal_store is not None
+            else RecordStore.from_records(DEAL_SPEC, []),
             listed=ds.listed,
             months=list(ds.months),
             series=ds.series,

@@ -11,21 +11,39 @@ records, so that changes made later stay consistent.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..arguments import scale_number, whole
 from ..vocab import (
-    DEAL_TYPES,
     FUNDAMENTAL_FIELDS,
     GROUP_SUM_AND_MEDIAN,
     GROUP_SUM_ONLY,
+    REGIONS,
     TIME_SERIES_FIELDS,
     VALUATION_FIELDS,
 )
-from .geography import COUNTRIES
-from .names import company_names, firm_names, person_names, slugify, ticker_of
+from .deals import make_deals
+from .draws import (
+    at_least_one,
+    iso_ts_many,
+    seconds_between,
+    subsets,
+    uuids,
+    year_start_seconds,
+)
+from .geography import COUNTRIES, LEGAL_FORMS
+from .names import (
+    company_names,
+    firm_names,
+    person_names,
+    slugify,
+    ticker_of,
+    with_legal_forms,
+)
+from .records import RecordStore
 
 __all__ = ["AS_OF", "Dataset", "generate", "iso_ts"]
 
@@ -102,50 +120,6 @@ FIRM_TYPES = (
     "Corporate venture",
 )
 
-_SUBTYPES: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {
-    "Early": (
-        ("Angel", "Pre-seed", "Seed", "Series A", "Undisclosed stage"),
-        (0.1, 0.25, 0.45, 0.1, 0.1),
-    ),
-    "Venture": (
-        ("Series A", "Series B", "Series C", "Series D", "Undisclosed stage"),
-        (0.35, 0.35, 0.2, 0.05, 0.05),
-    ),
-    "Growth": (
-        (
-            "Series C",
-            "Series D",
-            "Series E",
-            "Series F",
-            "Series G",
-            "Series H",
-            "Series I",
-            "Series J",
-            "Strategic investment",
-            "Undisclosed stage",
-        ),
-        (0.2, 0.2, 0.15, 0.1, 0.07, 0.05, 0.03, 0.02, 0.13, 0.05),
-    ),
-    "M&A": (("Strategic M&A", "PE buyout"), (0.7, 0.3)),
-    "Secondary": (("Secondary - private", "Secondary - public"), (0.7, 0.3)),
-    "Public listing": (("ICO", "Undisclosed stage"), (0.15, 0.85)),
-}
-_TYPE_P = {
-    "Early": 0.22,
-    "Venture": 0.30,
-    "Growth": 0.14,
-    "M&A": 0.22,
-    "Secondary": 0.06,
-    "Public listing": 0.06,
-}
-_RAISED_LOG_MEDIAN = {
-    "Early": 1.5,
-    "Venture": 15.0,
-    "Growth": 80.0,
-    "Secondary": 30.0,
-    "Public listing": 150.0,
-}
-
 MONTHS_OF_SERIES = 120
 
 
@@ -163,10 +137,11 @@ class Dataset:
         Every organisation in company-profile form (without the derived
         ``deal_activity``), keyed by position; ``_company`` and ``_investor``
         say which lists it belongs to.
-    deals : list of dict
-        Deals: the list fields except ``target``, plus ``target_index`` (the target's
-        position in ``orgs``: every target field is the company's) and the full
-        ``investors``.
+    deal_store : RecordStore
+        Deals, serialised as they are drawn (:func:`.deals.make_deals`): the list fields
+        except ``target``, plus ``target_index`` (the target's position in ``orgs``: every
+        target field is the company's) and the full ``investors``. :attr:`deals` decodes
+        them.
     listed : list of dict
         Family A companies: ``org`` (index into ``orgs``), ``sku_v1``,
         ``sku_v2`` and ``current`` (CompanyCurrentData without the SKU).
@@ -181,10 +156,16 @@ class Dataset:
     scale: float
     as_of: dt.datetime
     orgs: list[dict] = field(default_factory=list)
-    deals: list[dict] = field(default_factory=list)
+    deal_store: RecordStore | None = None
     listed: list[dict] = field(default_factory=list)
     months: list[str] = field(default_factory=list)
     series: np.ndarray = field(default_factory=lambda: np.empty((0, 0, 0)))
+
+    @property
+    def deals(self) -> list[dict]:
+        """The deal records, decoded (a new list of new dicts each call: for inspection)."""
+        store = self.deal_store
+        return [] if store is None else [store.record(k) for k in range(len(store))]
 
 
 def iso_ts(moment: dt.datetime) -> str:
@@ -192,57 +173,8 @@ def iso_ts(moment: dt.datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S+00:00")
 
 
-def iso_ts_many(seconds: np.ndarray) -> list[str]:
-    """Format many UTC epoch seconds like :func:`iso_ts` (vectorised)."""
-    text = np.datetime_as_string(
-        np.asarray(seconds, dtype="int64").astype("datetime64[s]"), unit="s"
-    )
-    return [t + "+00:00" for t in text.tolist()]
-
-
-def _rounded(values: np.ndarray, digits: int) -> list[float | None]:
-    """Round an array and turn NaN/inf into None, as plain Python floats."""
-    arr = np.round(np.asarray(values, dtype=float), digits)
-    return [None if v != v or v in (np.inf, -np.inf) else v for v in arr.tolist()]
-
-
-def _subsets(
-    rng: np.random.Generator, vocab: tuple[str, ...], n: int, lo: int, hi: int
-) -> list[list[str]]:
-    """``n`` random sorted subsets of ``vocab`` with ``lo..hi`` members each."""
-    k = rng.integers(lo, hi + 1, n)
-    order = np.argsort(rng.random((n, len(vocab))), axis=1)
-    # the first ``hi`` picks of every row (at most the whole vocabulary), flat: one list, not
-    # ``n`` lists that the garbage collector walks while the records are being built
-    w = min(hi, len(vocab))
-    firsts = order[:, :w].ravel().tolist()
-    return [
-        [vocab[j] for j in sorted(firsts[i * w : i * w + min(kk, w)])]
-        for i, kk in enumerate(k.tolist())
-    ]
-
-
-def _seconds_between(rng: np.random.Generator, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Uniform epoch seconds in ``[lo, hi)`` element-wise."""
-    span = np.maximum(hi - lo, 1)
-    return lo + (rng.random(lo.shape) * span).astype("int64")
-
-
-def _uuids(rng: np.random.Generator, n: int) -> list[str]:
-    """``n`` version-4 UUIDs from ``16 * n`` random bytes: ``str(uuid.UUID(bytes=b, version=4))``
-    of each 16, formatted without building a ``UUID`` object per id."""
-    raw = np.frombuffer(rng.bytes(16 * n), dtype=np.uint8).reshape(n, 16).copy()
-    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # the version, 4
-    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # the RFC 4122 variant
-    h = raw.tobytes().hex()
-    return [
-        f"{h[i : i + 8]}-{h[i + 8 : i + 12]}-{h[i + 12 : i + 16]}-{h[i + 16 : i + 20]}-{h[i + 20 : i + 32]}"
-        for i in range(0, 32 * n, 32)
-    ]
-
-
 def _r(x: float, digits: int = 3) -> float | None:
-    return None if x is None or not np.isfinite(x) else round(float(x), digits)
+    return None if x is None or not math.isfinite(x) else round(float(x), digits)
 
 
 def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> Dataset:
@@ -266,8 +198,8 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
     Examples
     --------
     >>> ds = generate(seed=1, scale=0.02)
-    >>> len(ds.deals) > 0 and len(ds.listed) > 0
-    True
+    >>> len(ds.deal_store), len(ds.listed), ds.deals[0]["deal_date"] <= "2026-06-30"
+    (1000, 60, True)
     """
     scale_number(scale)
     whole("seed", seed)
@@ -281,13 +213,46 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
 
     ds = Dataset(seed=seed, scale=scale, as_of=as_of)
     _make_orgs(ds, rng, n_companies, n_firms, n_corporate_investors, n_listed)
-    _make_deals(ds, rng, n_deals)
-    _every_investor_leads(ds, rng)
+    ds.deal_store = make_deals(ds.orgs, rng, n_deals, as_of)
     _make_listed(ds, rng)
     return ds
 
 
 # --------------------------------------------------------------------------- organisations
+
+
+#: The latest founding year of a listed company (it lists three years or more after).
+_LISTED_FOUNDED_BY = 2019
+
+
+def _pick_listed(
+    rng: np.random.Generator, country_idx: np.ndarray, founded: np.ndarray, n_listed: int
+) -> np.ndarray:
+    """Rows of the listed companies, ascending: one of every region of the vocabulary first
+    (so Family A has every region at every scale), then older companies at random.
+
+    ``founded`` is changed in place only where a region has no company old enough to list (the
+    smallest scales): its first company is then made old enough.
+    """
+    region = np.array([COUNTRIES[k].region for k in country_idx.tolist()], dtype=object)
+    old_enough = founded[: country_idx.size] <= _LISTED_FOUNDED_BY
+    first: list[int] = []
+    for name in REGIONS:
+        members = np.flatnonzero(region == name)
+        if members.size == 0:  # no company of the region at all: nothing to list
+            continue
+        ready = members[old_enough[members]]
+        if ready.size == 0:
+            ready = members[:1]
+            founded[ready] = np.minimum(founded[ready], _LISTED_FOUNDED_BY)
+        first.append(int(ready[int(rng.integers(0, ready.size))]))
+    eligible = np.setdiff1d(
+        np.flatnonzero(founded[: country_idx.size] <= _LISTED_FOUNDED_BY), first
+    )
+    rest = rng.choice(
+        eligible, size=min(max(n_listed - len(first), 0), eligible.size), replace=False
+    )
+    return np.sort(np.concatenate([np.array(first, dtype=np.int64), rest.astype(np.int64)]))
 
 
 def _make_orgs(
@@ -302,20 +267,22 @@ def _make_orgs(
     n = n_companies + n_firms
     names = company_names(rng, n_companies) + firm_names(rng, n_firms)
     # A few companies share a name with another one (in another country) so that resolve
-    # returns ambiguous matches for exact names.
+    # returns ambiguous matches for exact names; neither takes a legal suffix (below), so
+    # the names stay equal.
     dup = rng.choice(n_companies, size=max(n_companies // 80, 3), replace=False)
-    for i, j in zip(dup.tolist(), rng.integers(0, n_companies, dup.size).tolist()):
+    sources = rng.integers(0, n_companies, dup.size)
+    for i, j in zip(dup.tolist(), sources.tolist()):
         names[i] = names[j]
-    ids = _uuids(rng, n)
+    ids = uuids(rng, n)
     weights = np.array([c.weight for c in COUNTRIES])
     country_idx = rng.choice(len(COUNTRIES), size=n, p=weights / weights.sum())
     country_idx[: len(COUNTRIES)] = np.arange(len(COUNTRIES))  # every country at least once
     founded = np.clip(2025 - rng.exponential(11.0, n).astype(int), 1900, 2024)
     ceos = person_names(rng, n)
 
-    # Listed companies: older companies. Corporate investors: half listed, half private.
-    eligible = np.flatnonzero(founded[:n_companies] <= 2019)
-    listed = np.sort(rng.choice(eligible, size=min(n_listed, eligible.size), replace=False))
+    # Listed companies: older companies, at least one of every region. Corporate investors:
+    # half listed, half private.
+    listed = _pick_listed(rng, country_idx[:n_companies], founded, n_listed)
     is_listed = np.zeros(n, dtype=bool)
     is_listed[listed] = True
     corp_listed = rng.choice(
@@ -328,24 +295,44 @@ def _make_orgs(
     corporate[corp_private] = True
     is_company = np.arange(n) < n_companies
 
-    created_lo = int(dt.datetime(2015, 1, 1, tzinfo=dt.UTC).timestamp())
-    created = _seconds_between(rng, np.full(n, created_lo), np.full(n, as_of_s - 30 * 86_400))
-    updated = _seconds_between(rng, created, np.full(n, as_of_s))
+    # Legal suffixes of the company's country (its public-company forms once listed).
+    bare = set(dup.tolist()) | set(sources.tolist())
+    forms = [
+        ()
+        if i in bare
+        else getattr(LEGAL_FORMS[COUNTRIES[k].iso3], "public" if is_listed[i] else "private")
+        for i, k in enumerate(country_idx[:n_companies].tolist())
+    ]
+    names[:n_companies] = with_legal_forms(rng, names[:n_companies], forms)
+
+    # A record is created once the organisation exists: from its founding year (or 2015, when
+    # the database begins) to a month before the clock.
+    created_lo = np.maximum(
+        int(dt.datetime(2015, 1, 1, tzinfo=dt.UTC).timestamp()), year_start_seconds(founded)
+    )
+    created = seconds_between(rng, created_lo, np.full(n, as_of_s - 30 * 86_400))
+    updated = seconds_between(rng, created, np.full(n, as_of_s))
     created_s, updated_s = iso_ts_many(created), iso_ts_many(updated)
     # IPO dates lean early, so most listed companies have the whole series.
     ipo_lo = np.array([dt.date(max(int(f) + 3, 1995), 1, 1).toordinal() for f in founded])
     ipo_hi = (ds.as_of.date() - dt.timedelta(days=400)).toordinal()
     ipo_day = ipo_lo + ((ipo_hi - ipo_lo) * rng.random(n) ** 2.5).astype(int)
-    verticals = _subsets(rng, VERTICALS, n, 1, 3)
+    verticals = subsets(rng, VERTICALS, n, 1, 3)
     no_vertical = (rng.random(n) < 0.03).tolist()
-    themes = _subsets(rng, THEMES, n, 0, 3)
-    client_focus = _subsets(rng, CLIENT_FOCUS, n, 1, 2)
-    revenue_model = _subsets(rng, REVENUE_MODELS, n, 1, 2)
+    themes = subsets(rng, THEMES, n, 0, 3)
+    client_focus = subsets(rng, CLIENT_FOCUS, n, 1, 2)
+    revenue_model = subsets(rng, REVENUE_MODELS, n, 1, 2)
     city_pick = rng.integers(0, 10, n).tolist()
     area_null = (rng.random(n) < 0.4).tolist()
     ceo_null = (rng.random(n) < 0.2).tolist()
     active = (rng.random(n) < 0.92).tolist()
-    deleted = (rng.random(n) < 0.01).tolist()
+    # About 1% soft-deleted (never a listed company), and at least one company and one investor
+    # at every scale, so that ``include_deleted`` always has something to show.
+    deleted = (rng.random(n) < 0.01) & ~is_listed
+    investor = corporate | ~is_company
+    for pool in (is_company & ~investor & ~is_listed, investor & ~is_listed):
+        at_least_one(rng, deleted, pool)
+    deleted = deleted.tolist()
     ownership_pick = rng.integers(0, len(PRIVATE_OWNERSHIP), n).tolist()
     firm_pick = rng.integers(0, len(FIRM_TYPES), n).tolist()
     employees = ((rng.lognormal(4.5, 1.6, n)).astype(int) + 1).tolist()
@@ -405,7 +392,7 @@ def _make_orgs(
                 "ceo": None if ceo_null[i] else ceos[i],
                 "created_at": created_s[i],
                 "updated_at": updated_s[i],
-                "deleted": bool(deleted[i] and not is_listed_l[i]),
+                "deleted": deleted[i],
                 "is_public": bool(is_listed_l[i]),
                 "employee_count": None if employees_null[i] else employees[i],
                 "stock_listing": None,
@@ -436,7 +423,7 @@ def _listing_details(ds: Dataset, rng: np.random.Generator, listed: np.ndarray) 
             ticker = ticker[:keep] + chr(ord("A") + int(rng.integers(0, 26)))
         used.add((exchange, ticker))
         org["stock_listing"] = {
-            "id": _uuids(rng, 1)[0],
+            "id": uuids(rng, 1)[0],
             "ticker": ticker,
             "exchange": exchange,
             "currency": c.currency,
@@ -469,32 +456,56 @@ def _listing_details(ds: Dataset, rng: np.random.Generator, listed: np.ndarray) 
         }
 
 
+def _figures(ev: float, revenue: float, growth: float, margin: float) -> dict[str, float]:
+    """The multiples, margins and growth of a company (unrounded), from its enterprise value,
+    revenue, growth and EBITDA margin (fractions). One computation for both families, so a
+    listed company's Family A current data and Family B fundamentals agree."""
+    rev_ntm = revenue * (1 + growth)
+    ebitda = revenue * margin
+    ebitda_ntm = rev_ntm * (margin + 0.01)
+    pos = lambda x: x if x > 0 else np.nan  # noqa: E731 - multiples of negative EBITDA are not meaningful
+    return {
+        "revenue": revenue,
+        "revenue_ntm": rev_ntm,
+        "ebitda": ebitda,
+        "ebitda_ntm": ebitda_ntm,
+        "ev_revenue_ntm": ev / rev_ntm,
+        "ev_revenue_ltm": ev / revenue,
+        "ev_ebitda_ntm": ev / pos(ebitda_ntm),
+        "ev_ebitda_ltm": ev / pos(ebitda),
+        "ebitda_margin_ntm": (margin + 0.01) * 100,
+        "ebitda_margin_ltm": margin * 100,
+        "revenue_growth_ntm_ltm": growth * 100,
+        "revenue_growth_ltm": growth * 0.9 * 100,
+        "rule_of_40": (growth + margin + 0.01) * 100,
+        "rule_of_40_ltm": (growth * 0.9 + margin) * 100,
+    }
+
+
 def _fundamentals(
     rng: np.random.Generator, ev: float, revenue: float, ebitda: float, growth: float, margin: float
 ) -> dict:
-    rev_ntm = revenue * (1 + growth)
-    ebitda_ntm = rev_ntm * (margin + 0.01)
-    pos = lambda x: x if x > 0 else np.nan  # noqa: E731 - multiples of negative EBITDA are not meaningful
+    f = _figures(ev, revenue, growth, margin)
     pe = float(rng.lognormal(np.log(22), 0.6))
     return {
         "revenue_fy": _r(revenue),
         "ebitda_fy": _r(ebitda),
-        "ev_revenue_ntm": _r(ev / rev_ntm, 4),
-        "ev_revenue_ltm": _r(ev / revenue, 4),
-        "ev_revenue_fy": _r(ev / revenue, 4),
-        "ev_ebitda_ntm": _r(ev / pos(ebitda_ntm), 4),
-        "ev_ebitda_ltm": _r(ev / pos(ebitda), 4),
-        "ev_ebitda_fy": _r(ev / pos(ebitda), 4),
+        "ev_revenue_ntm": _r(f["ev_revenue_ntm"], 4),
+        "ev_revenue_ltm": _r(f["ev_revenue_ltm"], 4),
+        "ev_revenue_fy": _r(f["ev_revenue_ltm"], 4),
+        "ev_ebitda_ntm": _r(f["ev_ebitda_ntm"], 4),
+        "ev_ebitda_ltm": _r(f["ev_ebitda_ltm"], 4),
+        "ev_ebitda_fy": _r(f["ev_ebitda_ltm"], 4),
         "pe_ntm": _r(pe * 0.85, 4) if margin > 0 else None,
         "pe_ltm": _r(pe, 4) if margin > 0 else None,
         "pe_fy": _r(pe, 4) if margin > 0 else None,
-        "ebitda_margin_ntm": _r((margin + 0.01) * 100, 4),
-        "ebitda_margin_ltm": _r(margin * 100, 4),
-        "ebitda_margin_fy": _r(margin * 100, 4),
-        "revenue_growth_ntm_ltm": _r(growth * 100, 4),
-        "revenue_growth_fy1_fy": _r(growth * 100 * 0.9, 4),
-        "rule_of_40": _r((growth + margin + 0.01) * 100, 4),
-        "rule_of_40_ltm": _r((growth * 0.9 + margin) * 100, 4),
+        "ebitda_margin_ntm": _r(f["ebitda_margin_ntm"], 4),
+        "ebitda_margin_ltm": _r(f["ebitda_margin_ltm"], 4),
+        "ebitda_margin_fy": _r(f["ebitda_margin_ltm"], 4),
+        "revenue_growth_ntm_ltm": _r(f["revenue_growth_ntm_ltm"], 4),
+        "revenue_growth_fy1_fy": _r(f["revenue_growth_ltm"], 4),
+        "rule_of_40": _r(f["rule_of_40"], 4),
+        "rule_of_40_ltm": _r(f["rule_of_40_ltm"], 4),
     }
 
 
@@ -514,283 +525,6 @@ def _private_financials(
             org["fundamentals"] = _fundamentals(rng, ev, revenue, revenue * margin, growth, margin)
         else:
             org["fundamentals"] = dict.fromkeys(FUNDAMENTAL_FIELDS)
-
-
-# --------------------------------------------------------------------------- deals
-
-
-def _make_deals(ds: Dataset, rng: np.random.Generator, n_deals: int) -> None:
-    orgs = ds.orgs
-    company_idx = np.array([i for i, o in enumerate(orgs) if o["_company"]])
-    investor_idx = np.array([i for i, o in enumerate(orgs) if o["_investor"]])
-    corporate = np.array([i for i in investor_idx if orgs[i]["_company"]])
-    pe_firms = np.array(
-        [
-            i
-            for i in investor_idx
-            if not orgs[i]["_company"] and orgs[i]["company_type"] == ["Private equity"]
-        ]
-    )
-    if pe_firms.size == 0:
-        pe_firms = corporate
-    # Heavy-tailed activity: a few investors take part in many deals, a few companies raise often.
-    activity = rng.lognormal(0.0, 1.3, investor_idx.size)
-    target_w = rng.lognormal(0.0, 0.8, company_idx.size)
-
-    types = rng.choice(len(DEAL_TYPES), size=n_deals, p=[_TYPE_P[t] for t in DEAL_TYPES])
-    subtype_of = np.empty(n_deals, dtype=object)
-    for t, name in enumerate(DEAL_TYPES):
-        mask = types == t
-        options, probs = _SUBTYPES[name]
-        subtype_of[mask] = np.array(options, dtype=object)[
-            rng.choice(len(options), mask.sum(), p=probs)
-        ]
-    start = dt.date(2012, 1, 1).toordinal()
-    end = ds.as_of.date().toordinal()
-    day = start + (rng.power(1.7, n_deals) * (end - start)).astype(int)
-    # A deal's target is a company already founded on the deal's date, drawn by weight among
-    # those: deal counts then follow the smooth curve of ``day`` (moving deals of young
-    # companies to their founding year used to pile them up in recent years).
-    founded_day = np.array([dt.date(orgs[i]["founded"], 1, 1).toordinal() for i in company_idx])
-    order = np.argsort(founded_day, kind="stable")
-    cumulative = np.cumsum(target_w[order])
-    eligible = np.maximum(np.searchsorted(founded_day[order], day, side="right"), 1)
-    pick = np.searchsorted(cumulative, rng.random(n_deals) * cumulative[eligible - 1], side="right")
-    targets = company_idx[order[np.minimum(pick, eligible - 1)]]
-    ids = _uuids(rng, n_deals)
-
-    # Participants: drawn with replacement, duplicates and the target itself dropped per deal.
-    # About 1% of funding rounds have no lead and 1% of M&A deals no buyer (undisclosed): a
-    # small share of gaps, documented, so the client's handling of them stays tested.
-    n_leads = rng.choice(4, size=n_deals, p=[0.01, 0.66, 0.24, 0.09]).tolist()
-    n_others = np.minimum(rng.poisson(2.5, n_deals), 8).tolist()
-    n_buyers = rng.choice(3, size=n_deals, p=[0.01, 0.88, 0.11]).tolist()
-    slots = 11
-    # Flat lists, row k at [k * width, (k + 1) * width): one list each rather than one per deal
-    # (200,000 lists at scale 1 that the garbage collector walked while the deals were built).
-    fund_pick = (
-        investor_idx[
-            rng.choice(investor_idx.size, size=(n_deals, slots), p=activity / activity.sum())
-        ]
-        .ravel()
-        .tolist()
-    )
-    corp_pick = corporate[rng.integers(0, corporate.size, (n_deals, 2))].ravel().tolist()
-    pe_pick = pe_firms[rng.integers(0, pe_firms.size, (n_deals, 2))].ravel().tolist()
-    country_null = (rng.random((n_deals, slots)) < 0.02).ravel().tolist()
-    # A deal's target is its company, so every target field (country included) is read from the
-    # company (the store joins them). The draw that used to null 1% of target countries is kept
-    # so that every later draw, and so the rest of the data, stays as it was.
-    rng.random(n_deals)
-    money = _deal_money(rng, types, n_deals)
-
-    epoch0 = dt.date(1970, 1, 1).toordinal()
-    as_of_s = int(ds.as_of.timestamp())
-    created = (
-        (day - epoch0) * 86_400
-        + rng.integers(0, 30, n_deals) * 86_400
-        + rng.integers(0, 86_400, n_deals)
-    )
-    created = np.minimum(created, as_of_s - 1)
-    updated = _seconds_between(rng, created, np.full(n_deals, as_of_s))
-    created_s, updated_s = iso_ts_many(created), iso_ts_many(updated)
-    deleted = (rng.random(n_deals) < 0.01).tolist()
-    ma = DEAL_TYPES.index("M&A")
-
-    # One participant dict per (organisation, country shown), shared by every deal it takes
-    # part in: nothing changes them in place, and fewer objects make generation cheaper.
-    templates: dict[tuple[int, bool], dict] = {}
-
-    def participant(j: int, null_country: bool) -> dict:
-        tpl = templates.get((j, null_country))
-        if tpl is None:
-            tpl = templates[(j, null_country)] = _participant(orgs[j], null_country)
-        return tpl
-
-    types, targets, day, subtype_of = (a.tolist() for a in (types, targets, day, subtype_of))
-    for k in range(n_deals):
-        target = orgs[targets[k]]
-        subtype = subtype_of[k]
-        seen = {target["id"]}
-        buyers: list[dict] = []
-        leads: list[dict] = []
-        investors: list[dict] = []
-        row = slice(k * slots, (k + 1) * slots)
-        funds, nulls = fund_pick[row], country_null[row]
-        if types[k] == ma:
-            pool = (pe_pick if subtype == "PE buyout" else corp_pick)[2 * k : 2 * k + 2]
-            for s_, j in enumerate([*pool, *funds]):
-                if len(buyers) == n_buyers[k]:
-                    break
-                if orgs[j]["id"] not in seen:
-                    seen.add(orgs[j]["id"])
-                    buyers.append(participant(j, nulls[s_ % slots]))
-            investors = list(buyers)
-        else:
-            want = n_leads[k] + n_others[k]
-            for s_, j in enumerate(funds):
-                if len(investors) == want:
-                    break
-                if orgs[j]["id"] in seen:
-                    continue
-                seen.add(orgs[j]["id"])
-                p = participant(j, nulls[s_])
-                if len(leads) < n_leads[k]:  # the first ones taken lead (a repeat is skipped)
-                    leads.append(p)
-                investors.append(p)
-        m = money[k]
-        deal_type = DEAL_TYPES[types[k]]
-        ds.deals.append(
-            {
-                "id": ids[k],
-                "deal_date": dt.date.fromordinal(day[k]).isoformat(),
-                "deal_type": deal_type,
-                "deal_subtype": subtype,
-                "deal_synopsis": _synopsis(target, deal_type, subtype, m, leads, buyers),
-                **m,
-                "target_index": targets[k],
-                "buyers": buyers,
-                "lead_investors": leads,
-                "investors": investors,
-                "created_at": created_s[k],
-                "updated_at": updated_s[k],
-                "deleted": deleted[k],
-            }
-        )
-
-
-def _participant(org: dict, null_country: bool = False) -> dict:
-    return {
-        "id": org["id"],
-        "name": org["name"],
-        "country": None if null_country else org["country"],
-        "website": org["website"],
-        "short_name": org["short_name"],
-    }
-
-
-def _deal_money(rng: np.random.Generator, types: np.ndarray, n: int) -> list[dict]:
-    """Money fields of every deal: log-normal, with nulls and about 1.5% outlier multiples."""
-    is_ma = types == DEAL_TYPES.index("M&A")
-    raised_median = np.array([_RAISED_LOG_MEDIAN.get(t, 1.0) for t in DEAL_TYPES])[types]
-    raised = raised_median * rng.lognormal(0.0, 0.9, n)
-    valuation = np.where(
-        is_ma, rng.lognormal(np.log(300), 1.6, n), raised * rng.lognormal(np.log(5), 0.5, n)
-    )
-    raised[is_ma | (rng.random(n) < 0.08)] = np.nan
-    valuation[rng.random(n) < 0.35] = np.nan
-    multiple = rng.lognormal(np.log(6), 0.9, n)
-    outlier = rng.random(n) < 0.015
-    multiple[outlier] *= rng.uniform(10, 50, outlier.sum())
-    base = np.where(np.isnan(valuation), rng.lognormal(np.log(200), 1.5, n), valuation)
-    revenue = np.where(rng.random(n) < 0.45, base / multiple, np.nan)
-    margin = rng.normal(0.05, 0.25, n)
-    ebitda = np.where((rng.random(n) < 0.4) & (np.abs(margin) > 0.005), revenue * margin, np.nan)
-    revenue, ebitda = np.round(revenue, 3), np.round(ebitda, 3)
-    raised, valuation = np.round(raised, 3), np.round(valuation, 3)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ev_revenue = np.where(revenue != 0, valuation / revenue, np.nan)
-        ev_ebitda = np.where(ebitda != 0, valuation / ebitda, np.nan)
-    cols = [
-        _rounded(a, d)
-        for a, d in (
-            (valuation, 3),
-            (raised, 3),
-            (revenue, 3),
-            (ebitda, 3),
-            (ev_revenue, 4),
-            (ev_ebitda, 4),
-        )
-    ]
-    return [
-        {
-            "deal_valuation": v,
-            "deal_raised": r,
-            "deal_revenue": rv,
-            "deal_ebitda": e,
-            "deal_multiples": {"ev_revenue": evr, "ev_ebitda": eve},
-        }
-        for v, r, rv, e, evr, eve in zip(*cols)
-    ]
-
-
-#: Most lead investors of a funding round (docs/sandbox.md, "Participant roles").
-MAX_LEADS = 3
-
-
-def _every_investor_leads(ds: Dataset, rng: np.random.Generator) -> None:
-    """Make every listed investor a lead investor or buyer of at least one live deal.
-
-    Section 4.3: investors are organisations that led funding rounds or acquired
-    companies. An investor that only co-invested becomes a lead of one of its
-    rounds; one with no deal at all leads a random funding round.
-    """
-    leading: set[str] = set()
-    rounds_of: dict[str, list[int]] = {}
-    for k, d in enumerate(ds.deals):
-        if d["deleted"]:
-            continue
-        leading.update(p["id"] for p in d["lead_investors"])
-        leading.update(p["id"] for p in d["buyers"])
-        if d["deal_type"] != "M&A":
-            for p in d["investors"]:
-                rounds_of.setdefault(p["id"], []).append(k)
-    funding = [k for k, d in enumerate(ds.deals) if d["deal_type"] != "M&A" and not d["deleted"]]
-
-    def room(k: int) -> bool:  # a funding round has 1 to MAX_LEADS leads (docs/sandbox.md)
-        return len(ds.deals[k]["lead_investors"]) < MAX_LEADS
-
-    for index, org in enumerate(ds.orgs):
-        if not org["_investor"] or org["id"] in leading:
-            continue
-        own = rounds_of.get(org["id"])
-        pick = own[int(rng.integers(0, len(own)))] if own else None
-        if own and pick is not None and not room(pick):
-            pick = next((k for k in own if room(k)), None)
-        if pick is not None:
-            deal = ds.deals[pick]
-            member = next(p for p in deal["investors"] if p["id"] == org["id"])
-        else:
-            choices = (
-                [
-                    k
-                    for k in (funding[int(i)] for i in rng.integers(0, len(funding), 20))
-                    if ds.deals[k]["target_index"] != index and room(k)
-                ]
-                if funding
-                else []
-            )
-            if not choices:
-                continue
-            deal = ds.deals[choices[0]]
-            member = _participant(org)
-            deal["investors"].append(member)
-        deal["lead_investors"].append(member)
-        target = ds.orgs[deal["target_index"]]
-        deal["deal_synopsis"] = _synopsis(
-            target,
-            deal["deal_type"],
-            deal["deal_subtype"],
-            deal,
-            deal["lead_investors"],
-            deal["buyers"],
-        )
-        leading.add(org["id"])
-
-
-def _synopsis(
-    target: dict, deal_type: str, subtype: str, money: dict, leads: list[dict], buyers: list[dict]
-) -> str:
-    if deal_type == "M&A":
-        who = " and ".join(b["name"] for b in buyers) or "An undisclosed buyer"
-        return f"{who} acquired {target['name']} ({subtype})."
-    amount = (
-        f"${money['deal_raised']:,.1f}m"
-        if money["deal_raised"] is not None
-        else "an undisclosed amount"
-    )
-    led = f", led by {leads[0]['name']}" if leads else ""
-    return f"{target['name']} raised {amount} in a {subtype} {deal_type.lower()} round{led}."
 
 
 # --------------------------------------------------------------------------- Family A
@@ -841,6 +575,14 @@ def _make_listed(ds: Dataset, rng: np.random.Generator) -> None:
     ds.series = series
 
 
+def _walk_to_zero(rng: np.random.Generator, t: int, scale: float) -> np.ndarray:
+    """A random walk of ``t`` steps (``scale`` each, normal) that ends at exactly 0: the last
+    month of a series is the company's figure on the clock's date."""
+    steps = rng.normal(0, scale, t)
+    walk = np.cumsum(steps[::-1])[::-1]
+    return walk - walk[-1]
+
+
 def _fill_series(
     out: np.ndarray,
     fi: dict[str, int],
@@ -849,22 +591,24 @@ def _fill_series(
     months: list[str],
     rng: np.random.Generator,
 ) -> None:
+    """Monthly values back from the clock's month, whose values are the company's Family B
+    figures (``fin``, the same :func:`_figures`)."""
     t = len(months)
     steps = rng.normal(0.004, 0.07, t)
     log_path = np.cumsum(steps[::-1])[::-1] - steps[-1]  # 0 at the last month
     mcap = fin["market_cap"] * np.exp(-log_path)
-    ev_ratio = np.clip(
-        fin["ev"] / fin["market_cap"] + rng.normal(0, 0.02, t).cumsum() * 0.2, 0.4, 3
-    )
+    ev_ratio = np.clip(fin["ev"] / fin["market_cap"] + _walk_to_zero(rng, t, 0.004), 0.4, 3)
     ev = mcap * ev_ratio
     years_back = (t - 1 - np.arange(t)) / 12
     growth = fin["growth"]
     revenue = (
         fin["revenue"] / (1 + max(growth, -0.5)) ** years_back * np.exp(rng.normal(0, 0.02, t))
     )
-    margin = fin["margin"] + rng.normal(0, 0.01, t).cumsum() * 0.3
+    margin = fin["margin"] + _walk_to_zero(rng, t, 0.003)
     gross = np.clip(0.55 + margin * 0.8 + rng.normal(0, 0.01, t), 0.05, 0.95)
-    g_path = growth + rng.normal(0, 0.01, t).cumsum() * 0.3
+    g_path = growth + _walk_to_zero(rng, t, 0.003)
+    # the clock's month: exactly the Family B figures
+    ev[-1], revenue[-1], margin[-1], g_path[-1] = fin["ev"], fin["revenue"], fin["margin"], growth
     ebitda = revenue * margin
     ebitda_ntm = revenue * (1 + g_path) * (margin + 0.01)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -878,7 +622,11 @@ def _fill_series(
         out[fi["marginGrossLtm"]] = gross * 100
         out[fi["marginEbitdaLtm"]] = margin * 100
         out[fi["revenueGrowthNtmLtm"]] = g_path * 100
-    # Missing months: nothing before the listing month, gaps for some companies, stray holes.
+    f = _figures(fin["ev"], fin["revenue"], growth, fin["margin"])
+    for name, key in _SHARED_SERIES.items():
+        out[fi[name], -1] = f[key]
+    # Missing months: nothing before the listing month, gaps for some companies, stray holes;
+    # the clock's month is always there (it is the current data).
     ipo_month = org["ipoed"][:7]
     start = int(np.searchsorted(np.array(months), ipo_month))
     out[:, :start] = np.nan
@@ -886,41 +634,47 @@ def _fill_series(
         g0 = int(rng.integers(0, t - 3))
         out[:, g0 : g0 + int(rng.integers(1, 4))] = np.nan
     holes = rng.random(out.shape) < 0.004
+    holes[:, -1] = False
     out[holes] = np.nan
-    out[:, -1] = np.where(np.isnan(out[:, -1]), out[:, -2], out[:, -1])  # current month present
     np.round(out, 4, out=out)
 
 
+#: Time-series fields whose clock's-month value is one of :func:`_figures`.
+_SHARED_SERIES = {
+    "evRevenueLtm": "ev_revenue_ltm",
+    "evRevenueNtm": "ev_revenue_ntm",
+    "evEbitdaLtm": "ev_ebitda_ltm",
+    "evEbitdaNtm": "ev_ebitda_ntm",
+    "marginEbitdaLtm": "ebitda_margin_ltm",
+    "revenueGrowthNtmLtm": "revenue_growth_ntm_ltm",
+}
+
+
 def _current(org: dict, rows: np.ndarray, fi: dict[str, int], rng: np.random.Generator) -> dict:
-    """CompanyCurrentData (without sku) from the last month of the series."""
-    last = {name: rows[k, -1] for name, k in fi.items()}
+    """CompanyCurrentData (without sku): the company's Family B figures on the clock's date
+    (the last month of its series), in Family A's names."""
+    fin = org["_fin"]
+    f = _figures(fin["ev"], fin["revenue"], fin["growth"], fin["margin"])
     c = org["_country"]
     rate = c.rate_to_usd
-    revenue_ltm = last["revenueLtm"]
-    growth = last["revenueGrowthNtmLtm"] / 100
-    margin = last["marginEbitdaLtm"] / 100
-    revenue_ntm = revenue_ltm * (1 + growth)
-    ebitda_ltm = revenue_ltm * margin
-    ebitda_ntm = revenue_ntm * (margin + 0.01)
-    growth_ltm = growth * 0.9 * 100
     values = {
-        "marketCap": last["marketCap"],
-        "enterpriseValue": last["enterpriseValue"],
-        "revenueLtm": revenue_ltm,
-        "revenueNtm": revenue_ntm,
-        "ebitdaLtm": ebitda_ltm,
-        "ebitdaNtm": ebitda_ntm,
-        "evRevenueLtm": last["evRevenueLtm"],
-        "evRevenueNtm": last["evRevenueNtm"],
-        "evEbitdaLtm": last["evEbitdaLtm"],
-        "marginGrossLtm": last["marginGrossLtm"],
-        "marginEbitdaLtm": last["marginEbitdaLtm"],
-        "revenueGrowthNtmLtm": last["revenueGrowthNtmLtm"],
-        "ruleOf40Ltm": growth_ltm + margin * 100,
-        "ruleOf40": growth * 100 + (margin + 0.01) * 100,
-        "evEbitdaNtm": last["evEbitdaNtm"],
-        "marginEbitdaNtm": (margin + 0.01) * 100,
-        "revenueGrowthLtm": growth_ltm,
+        "marketCap": fin["market_cap"],
+        "enterpriseValue": fin["ev"],
+        "revenueLtm": f["revenue"],
+        "revenueNtm": f["revenue_ntm"],
+        "ebitdaLtm": f["ebitda"],
+        "ebitdaNtm": f["ebitda_ntm"],
+        "evRevenueLtm": f["ev_revenue_ltm"],
+        "evRevenueNtm": f["ev_revenue_ntm"],
+        "evEbitdaLtm": f["ev_ebitda_ltm"],
+        "marginGrossLtm": rows[fi["marginGrossLtm"], -1],
+        "marginEbitdaLtm": f["ebitda_margin_ltm"],
+        "revenueGrowthNtmLtm": f["revenue_growth_ntm_ltm"],
+        "ruleOf40Ltm": f["rule_of_40_ltm"],
+        "ruleOf40": f["rule_of_40"],
+        "evEbitdaNtm": f["ev_ebitda_ntm"],
+        "marginEbitdaNtm": f["ebitda_margin_ntm"],
+        "revenueGrowthLtm": f["revenue_growth_ltm"],
     }
     # Nulls where the document allows them (all numeric fields are nullable).
     for key in values:

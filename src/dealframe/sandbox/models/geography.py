@@ -1,14 +1,16 @@
 """Countries the sandbox draws from: region, currency, exchanges and cities.
 
 Every region of the interface document's vocabulary is covered. Rates are
-USD per one unit of the local currency (``rateToUsd``).
+USD per one unit of the local currency (``rateToUsd``). :data:`LEGAL_FORMS` gives the
+legal suffixes a company name of each country may carry (a listed company's are its
+country's public-company forms).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["COUNTRIES", "Country"]
+__all__ = ["COUNTRIES", "LEGAL_FORMS", "Country", "LegalForms"]
 
 
 @dataclass(frozen=True)
@@ -179,3 +181,73 @@ COUNTRIES: tuple[Country, ...] = (
         "NZL", "New Zealand", "Oceania", "NZD", 0.61, ("NZX",), ("Auckland", "Wellington"), 0.5
     ),
 )
+
+
+@dataclass(frozen=True)
+class LegalForms:
+    """Legal suffixes of one country's company names: ``private`` ones for private companies,
+    ``public`` ones for listed companies (a German start-up is a GmbH, a listed one an AG)."""
+
+    private: tuple[str, ...]
+    public: tuple[str, ...]
+
+
+_LTD_PLC = LegalForms(("Ltd",), ("plc",))
+_CO_LTD = LegalForms(("Co., Ltd.",), ("Co., Ltd.",))
+
+#: Legal forms by ISO3 country code (every country of :data:`COUNTRIES`).
+LEGAL_FORMS: dict[str, LegalForms] = {
+    "USA": LegalForms(("Inc", "LLC"), ("Inc", "Corp")),
+    "CAN": LegalForms(("Inc", "Ltd"), ("Inc", "Corp")),
+    "GBR": _LTD_PLC,
+    "SWE": LegalForms(("AB",), ("AB",)),
+    "NOR": LegalForms(("AS",), ("ASA",)),
+    "DNK": LegalForms(("ApS", "A/S"), ("A/S",)),
+    "FIN": LegalForms(("Oy",), ("Oyj",)),
+    "IRL": LegalForms(("Ltd", "DAC"), ("plc",)),
+    "DEU": LegalForms(("GmbH",), ("AG", "SE")),
+    "FRA": LegalForms(("SAS",), ("SA",)),
+    "NLD": LegalForms(("BV",), ("NV",)),
+    "CHE": LegalForms(("GmbH", "AG"), ("AG", "SA")),
+    "BEL": LegalForms(("BV", "SRL"), ("NV", "SA")),
+    "AUT": LegalForms(("GmbH",), ("AG",)),
+    "ESP": LegalForms(("SL",), ("SA",)),
+    "ITA": LegalForms(("Srl",), ("SpA",)),
+    "PRT": LegalForms(("Lda",), ("SA",)),
+    "GRC": LegalForms(("IKE",), ("SA",)),
+    "POL": LegalForms(("sp. z o.o.",), ("SA",)),
+    "CZE": LegalForms(("s.r.o.",), ("a.s.",)),
+    "ROU": LegalForms(("SRL",), ("SA",)),
+    "UKR": LegalForms(("LLC",), ("PJSC",)),
+    "JPN": LegalForms(("KK", "GK"), ("KK",)),
+    "CHN": _CO_LTD,
+    "KOR": _CO_LTD,
+    "TWN": _CO_LTD,
+    "HKG": LegalForms(("Ltd",), ("Ltd",)),
+    "IND": LegalForms(("Pvt Ltd",), ("Ltd",)),
+    "PAK": LegalForms(("Pvt Ltd",), ("Ltd",)),
+    "BGD": LegalForms(("Ltd",), ("PLC",)),
+    "SGP": LegalForms(("Pte Ltd",), ("Ltd",)),
+    "IDN": LegalForms(("PT",), ("Tbk",)),
+    "VNM": LegalForms(("LLC",), ("JSC",)),
+    "MYS": LegalForms(("Sdn Bhd",), ("Bhd",)),
+    "THA": LegalForms(("Co., Ltd.",), ("PCL",)),
+    "PHL": LegalForms(("Inc",), ("Inc", "Corp")),
+    "BRA": LegalForms(("Ltda",), ("SA",)),
+    "MEX": LegalForms(("S. de R.L.",), ("SAB de CV",)),
+    "ARG": LegalForms(("SRL",), ("SA",)),
+    "CHL": LegalForms(("SpA",), ("SA",)),
+    "COL": LegalForms(("SAS",), ("SA",)),
+    "ISR": LegalForms(("Ltd",), ("Ltd",)),
+    "ARE": LegalForms(("LLC", "FZ-LLC"), ("PJSC",)),
+    "SAU": LegalForms(("LLC",), ("JSC",)),
+    "TUR": LegalForms(("Ltd. Şti.",), ("AŞ",)),
+    "ZAF": LegalForms(("(Pty) Ltd",), ("Ltd",)),
+    "NGA": LegalForms(("Ltd",), ("Plc",)),
+    "KEN": LegalForms(("Ltd",), ("Plc",)),
+    "EGY": LegalForms(("LLC",), ("SAE",)),
+    "KAZ": LegalForms(("LLP",), ("JSC",)),
+    "UZB": LegalForms(("LLC",), ("JSC",)),
+    "AUS": LegalForms(("Pty Ltd",), ("Ltd",)),
+    "NZL": LegalForms(("Ltd",), ("Ltd",)),
+}

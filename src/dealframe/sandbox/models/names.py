@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["company_names", "firm_names", "person_names", "slugify", "ticker_of"]
+__all__ = [
+    "company_names",
+    "firm_names",
+    "person_names",
+    "slugify",
+    "ticker_of",
+    "with_legal_forms",
+]
 
 _SYLLABLES = (
     "ka",
@@ -89,7 +97,6 @@ _NOUNS = (
     "Care",
 )
 _FIRM_NOUNS = ("Capital", "Ventures", "Partners", "Equity", "Investments", "Growth", "Fund")
-_LEGAL = ("Inc", "Ltd", "GmbH", "SA", "plc", "LLC", "AG", "BV")
 _FIRST = (
     "Alex",
     "Maria",
@@ -169,14 +176,34 @@ def _roots(rng: np.random.Generator, n: int) -> list[str]:
 
 
 def company_names(rng: np.random.Generator, n: int) -> list[str]:
-    """Distinct company names such as ``"Novalum Analytics"`` (some with a legal suffix)."""
+    """Distinct company names such as ``"Novalum Analytics"`` (without a legal suffix: see
+    :func:`with_legal_forms`)."""
     roots = _roots(rng, n)
     nouns = rng.integers(0, len(_NOUNS), n)
-    legal = rng.random(n) < 0.12
-    suffix = rng.integers(0, len(_LEGAL), n)
+    return [f"{r} {_NOUNS[k]}" for r, k in zip(roots, nouns)]
+
+
+def with_legal_forms(
+    rng: np.random.Generator,
+    names: Sequence[str],
+    forms: Sequence[tuple[str, ...]],
+    share: float = 0.12,
+) -> list[str]:
+    """``names`` with a legal suffix on about ``share`` of them, drawn from each name's own
+    ``forms`` (those of its country and listing; an empty tuple: never a suffix).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> with_legal_forms(rng, ["Kalo Labs", "Mine Data"], [("GmbH",), ()], share=1.0)
+    ['Kalo Labs GmbH', 'Mine Data']
+    """
+    n = len(names)
+    legal = (rng.random(n) < share).tolist()
+    pick = rng.random(n).tolist()
     return [
-        f"{r} {_NOUNS[k]}" + (f" {_LEGAL[s]}" if lg else "")
-        for r, k, lg, s in zip(roots, nouns, legal, suffix)
+        f"{name} {own[int(u * len(own))]}" if lg and own else name
+        for name, own, lg, u in zip(names, forms, legal, pick)
     ]
 
 

@@ -51,7 +51,16 @@ MAX_BYTES = 1 << 30
 MIN_DEALS = 4_000
 #: Seconds after which a temporary file is a write that will never finish.
 STALE_TMP_S = 600
-_SOURCES = ("data.py", "names.py", "geography.py", "records.py", "corpus.py", "snapshot.py")
+_SOURCES = (
+    "data.py",
+    "deals.py",
+    "draws.py",
+    "names.py",
+    "geography.py",
+    "records.py",
+    "corpus.py",
+    "snapshot.py",
+)
 _PREFIX = "dataset-"
 
 
