@@ -141,16 +141,16 @@ class Comparison(NamedTuple):
     >>> with dealframe.sandbox.run(scale=0.02) as sb, dealframe.Client.for_sandbox(sb) as client:
     ...     cmp = dealframe.compare_multiples(client, region="North America")
     >>> cmp.summary.loc["ev_revenue", ["private_n", "public_n"]].tolist()
-    [46, 23]
+    [51, 22]
     >>> print(f'{cmp.summary.at["ev_revenue", "private_to_public"]:.2f}')  # private / public
-    2.43
+    2.06
     >>> len(cmp.deals) == cmp.summary.attrs["deals"], cmp.comps.index.name
     (True, 'sku')
     >>> cmp.comps[["evRevenueLtm", "match"]].head(2)
               evRevenueLtm    match
     sku
-    AER-USA         5.4623  matched
-    BRI-USA         3.1400  matched
+    AERS-CAN       1.34015  matched
+    BRI-USA        2.22200  matched
     """
 
     summary: pd.DataFrame

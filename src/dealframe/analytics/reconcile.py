@@ -74,11 +74,11 @@ class Reconciliation(NamedTuple):
     >>> with dealframe.sandbox.run(scale=0.02) as sb, dealframe.Client.for_sandbox(sb) as client:
     ...     rec = reconcile(client, "ev_revenue", "year")
     >>> print(rec)
-    ev_revenue by year: 6 of 6 buckets match (max |Δ median| 0); total_deals 149 = 149; outliers_trimmed 7 = 7
+    ev_revenue by year: 6 of 6 buckets match (max |Δ median| 0); total_deals 134 = 134; outliers_trimmed 10 = 10
     >>> rec.frame[["bucket", "n_service", "n_local", "match"]].head(2)
       bucket  n_service  n_local  match
-    0   2021          9        9   True
-    1   2022         33       33   True
+    0   2021         12       12   True
+    1   2022         21       21   True
     >>> rec.frame.attrs["matched"] == rec.frame.attrs["buckets"]
     True
     """

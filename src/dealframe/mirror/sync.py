@@ -116,7 +116,7 @@ class EntityReport:
     >>> deals.full, deals.since, deals.checkpoint
     (False, '2026-06-29T23:54:59+00:00', '2026-06-30T01:00:00+00:00')
     >>> deals.rows_received, deals.version, deals.table_rows == deals.service_rows
-    (9, 1, True)
+    (11, 1, True)
     """
 
     entity: str

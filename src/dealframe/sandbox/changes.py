@@ -242,7 +242,7 @@ class Changes:
         >>> state = SandboxState.build(SandboxConfig(scale=0.02))
         >>> new = Changes(state, seed=1).insert("companies", 2)
         >>> [state.private.find("companies", i)[1]["name"] for i in new]
-        ['Yorrex Commerce Labs 9509', 'Zugendex Works Labs 2567']
+        ['Syndex Finance Labs 9509', 'Pixwexbri Logistics Labs 2567']
         """
         return self._apply(_entity(entity), "insert", _count(n))
 
