@@ -60,6 +60,7 @@ __all__ = [
     "positive",
     "positive_int",
     "region",
+    "seconds_up_to",
     "sku",
     "spoken",
     "unquoted",
@@ -207,6 +208,32 @@ def sandbox_scale(value: str) -> float:
     if number > MAX_SCALE:
         raise argparse.ArgumentTypeError(f"{value!r} is not {scale_expected()}")
     return number
+
+
+def seconds_up_to(longest: float, why: str) -> Callable[[str], float]:
+    """A ``type=`` taking seconds from 0 to ``longest`` (``why``: what bounds it, said in the
+    error argparse gives naming the flag).
+
+    Examples
+    --------
+    >>> wait = seconds_up_to(300, "the doctor waits 300 s in all")
+    >>> wait("5")
+    5.0
+    >>> wait("600")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '600' is not a number of seconds from 0 to 300 (the doctor waits 300 s in all)
+    """
+
+    def seconds(value: str) -> float:
+        number = non_negative(value)
+        if number > longest:
+            raise argparse.ArgumentTypeError(
+                f"{value!r} is not a number of seconds from 0 to {longest:,.0f} ({why})"
+            )
+        return number
+
+    return seconds
 
 
 def non_negative(value: str) -> float:

@@ -1,10 +1,12 @@
 """``dealframe doctor`` reads what its probes get as the client reads it, through the drift
 proxy: items of any list the client's reader refuses break (the client raises on them); the
-other values the client warns of on every call (empty strings or text that is no finite number
-where a number is documented, timestamps without an offset, counts of a sub-collection's or a
-group time-series' ``meta`` written as text) make the check ``adapted`` in the client's words,
-and the doctor's run warns of none of it itself; what the client cannot read is said as the
-error the client raises."""
+values the client warns of on every call (numbers or booleans written as text, empty strings
+or text that is no finite number where a number is documented, timestamps without an offset,
+``meta`` counts written as text or that are no count) make the check ``adapted`` in the
+client's words, and the doctor's run warns of none of it itself; what the client cannot read
+(time series and group medians included) is said as the error the client raises; a search's
+``meta.count`` is judged as the client reads it. The client reads a group time series'
+medians as its other Family A readers read numbers."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -28,7 +31,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 )
 
 from dealframe import Client
-from dealframe.doctor import ADAPTED, BREAKS, diagnose
+from dealframe.doctor import ADAPTED, BREAKS, HOLDS, diagnose
 from dealframe.errors import ServiceContractError
 from dealframe.notices import ServiceContractWarning
 
@@ -88,9 +91,72 @@ def _median_empty(doc: Any) -> Any:
     return doc
 
 
+def _numbers_as_text(doc: Any) -> Any:
+    """Every ``marketCap`` written as text: ``"1.5"``."""
+    for row in _rows(doc):
+        if isinstance(row, dict) and isinstance(row.get("marketCap"), (int, float)):
+            row["marketCap"] = str(row["marketCap"])
+    return doc
+
+
+def _booleans_as_text(doc: Any) -> Any:
+    """Every boolean of the rows written as text: ``"true"``, ``"false"``."""
+    for row in _rows(doc):
+        if isinstance(row, dict):
+            for key, value in row.items():
+                if isinstance(value, bool):
+                    row[key] = "true" if value else "false"
+    return doc
+
+
+def _series_values(value: Any) -> Callable[[Any], Any]:
+    """The first two months of every time-series field written ``value``."""
+
+    def change(doc: Any) -> Any:
+        for row in _rows(doc):
+            for months in (row.get("data") or {}).values() if isinstance(row, dict) else ():
+                for month in list(months)[:2] if isinstance(months, dict) else ():
+                    months[month] = value
+        return doc
+
+    return change
+
+
+def _medians(value: Any) -> Callable[[Any], Any]:
+    """Every period's ``marketCap`` median (the field the sandbox's group medians hold)
+    written ``value``."""
+
+    def change(doc: Any) -> Any:
+        for row in _rows(doc):
+            median = row.get("median") if isinstance(row, dict) else None
+            if isinstance(median, dict) and "marketCap" in median:
+                median["marketCap"] = value
+        return doc
+
+    return change
+
+
+def _group_meta(value: Any) -> Callable[[Any], Any]:
+    """groups/current's ``meta.companies`` written ``value``."""
+
+    def change(doc: Any) -> Any:
+        doc.setdefault("meta", {})["companies"] = value
+        return doc
+
+    return change
+
+
 def _sku(c: Client) -> str:
     found = c.public.search()
     return str(found["sku"].iloc[0] if "sku" in found.columns else found.index[0])
+
+
+def _series(c: Client) -> Any:
+    return c.public.time_series([_sku(c)])
+
+
+def _group_series(c: Client) -> Any:
+    return c.public.group_time_series(countries=["USA"], date_from="2024-01", date_to="2024-03")
 
 
 def _target(c: Client) -> str:
@@ -136,6 +202,86 @@ def test_list_items_the_client_refuses_break_the_paging_check(
 @pytest.mark.parametrize(
     ("path", "change", "check", "family", "call", "said"),
     [
+        (
+            "^/api/v2/companies/current$",
+            _numbers_as_text,
+            "A.current",
+            "A",
+            lambda c: c.public.current([_sku(c)]),
+            "marketCap: numbers written as text in ",
+        ),
+        (
+            f"^{P}/companies$",
+            _booleans_as_text,
+            "B.list_items",
+            "B",
+            lambda c: c.private.companies(limit=5),
+            "deleted: booleans written as text or as 0/1 in ",
+        ),
+        (
+            f"^{P}/transactions$",
+            _booleans_as_text,
+            "B.paging.page",
+            "B",
+            lambda c: c.private.deals(limit=5),
+            "deleted: booleans written as text or as 0/1 in ",
+        ),
+        (
+            f"^{P}/companies/[0-9a-f-]{{36}}$",
+            _booleans_as_text,
+            "B.profile",
+            "B",
+            lambda c: c.private.company(_company(c)),
+            "deleted: booleans written as text or as 0/1 in ",
+        ),
+        (
+            f"^{P}/companies/[0-9a-f-]{{36}}/sellside$",
+            _booleans_as_text,
+            "B.sub_collection",
+            "B",
+            lambda c: c.private.sellside(_target(c)),
+            "deleted: booleans written as text or as 0/1 in ",
+        ),
+        (
+            "^/api/v2/companies/time-series$",
+            _series_values("12.5"),
+            "A.time_series",
+            "A",
+            _series,
+            "numbers written as text in ",
+        ),
+        (
+            "^/api/v1/groups/time-series$",
+            _medians("12.5"),
+            "A.groups.time_series",
+            "A",
+            _group_series,
+            "median.marketCap: numbers written as text in ",
+        ),
+        (
+            "^/api/v1/groups/time-series$",
+            _medians(""),
+            "A.groups.time_series",
+            "A",
+            _group_series,
+            'median.marketCap: empty strings "" where a number or null is documented',
+        ),
+        (
+            "^/api/v2/groups/current$",
+            _group_meta("many"),
+            "A.groups.current",
+            "A",
+            lambda c: c.public.group_current(countries=["USA"]),
+            "meta.companies is 'many', not a count: ignored",
+        ),
+        (
+            "^/api/v2/groups/current$",
+            _group_meta(-1),
+            "A.groups.current",
+            "A",
+            lambda c: c.public.group_current(countries=["USA"]),
+            "meta.companies is -1, not a count: ignored",
+        ),
         (
             "^/api/v2/companies/current$",
             _set("marketCap", "", 2),
@@ -196,6 +342,16 @@ def test_list_items_the_client_refuses_break_the_paging_check(
         ),
     ],
     ids=[
+        "current-numbers",
+        "list-booleans",
+        "deal-list-booleans",
+        "profile-booleans",
+        "sub-collection-booleans",
+        "series-numbers",
+        "group-series-numbers",
+        "group-series-empty",
+        "group-meta-many",
+        "group-meta-negative",
         "current-empty",
         "current-nan",
         "list-empty",
@@ -261,3 +417,156 @@ def test_current_data_the_client_cannot_read_is_said_as_the_error_it_raises(
     assert current.verdict == BREAKS
     assert current.observed.startswith("ServiceContractError: "), current.observed
     assert "marketCap" in current.observed
+
+
+@pytest.mark.parametrize(
+    ("path", "change", "check", "call"),
+    [
+        ("^/api/v2/companies/time-series$", _series_values("abc"), "A.time_series", _series),
+        ("^/api/v1/groups/time-series$", _medians("abc"), "A.groups.time_series", _group_series),
+    ],
+    ids=["series", "group-series"],
+)
+def test_series_values_the_client_cannot_read_break_as_the_error_it_raises(
+    client: Client,
+    proxy: Proxy,
+    path: str,
+    change: Callable[[Any], Any],
+    check: str,
+    call: Callable[[Client], Any],
+) -> None:
+    proxy.add(path, edit(change))
+    with pytest.raises(ServiceContractError) as raised:
+        call(client)
+    ran = outcome(lambda: diagnose(client, family="A"))
+    seen = {c.name: c for c in ran.value.checks}[check]
+    assert seen.verdict == BREAKS, seen
+    assert seen.observed == f"ServiceContractError: {raised.value}"  # the client's own words
+    assert not ran.value.ok
+    assert ran.warned(ServiceContractWarning) == []
+
+
+# -- the client reads a group time series' medians as its other Family A readers ---------------
+
+
+def test_group_medians_written_as_text_or_empty_are_read_and_said(
+    client: Client, proxy: Proxy
+) -> None:
+    def change(doc: Any) -> Any:
+        first, second = doc["data"][:2]
+        first["median"]["marketCap"] = "12.5"
+        second["median"]["marketCap"] = ""
+        return doc
+
+    proxy.add("^/api/v1/groups/time-series$", edit(change))
+    for _ in range(2):  # said on every call
+        got = outcome(lambda: _group_series(client))
+        assert got.error is None, got.error
+        frame = got.value
+        assert frame["marketCap"].iloc[0] == 12.5
+        assert pd.isna(frame["marketCap"].iloc[1])
+        said = got.warned(ServiceContractWarning)
+        assert [w for w in said if w.startswith("median.marketCap: numbers written as text in 1 ")]
+        assert "such as '12.5'; period 2024-01" in " ".join(said)
+        assert (
+            'median.marketCap: empty strings "" where a number or null is documented: read as null'
+        ) in said
+
+
+def test_a_boolean_median_is_refused_as_the_other_readers_refuse_it(
+    client: Client, proxy: Proxy
+) -> None:
+    proxy.add("^/api/v1/groups/time-series$", edit(_medians(True)))
+    with pytest.raises(ServiceContractError, match=r"median\.marketCap: expected numbers"):
+        _group_series(client)
+
+
+# -- a search's meta.count is judged as the client reads it ------------------------------------
+
+
+def _count(value: Any) -> Callable[[Any], Any]:
+    """The search's ``meta.count`` written ``value`` (None: left out); ``"more"``: one above
+    the rows."""
+
+    def change(doc: Any) -> Any:
+        if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
+            return doc  # an error answer (the doctor's auth probes)
+        meta = doc.setdefault("meta", {})
+        if value is None:
+            meta.pop("count", None)
+        elif value == "more":
+            meta["count"] = len(doc["data"]) + 1
+        elif value == "fewer":
+            meta["count"] = len(doc["data"]) - 1
+        else:
+            meta["count"] = value
+        return doc
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("value", "verdict", "said"),
+    [
+        ("many", ADAPTED, "the client warns: meta.count is 'many', not a count: ignored"),
+        (None, HOLDS, "no meta.count read"),
+        ("fewer", ADAPTED, "the client warns: meta.count says "),
+        ("more", BREAKS, ": the client returns the "),
+    ],
+    ids=["not-a-count", "missing", "below-the-rows", "above-the-rows"],
+)
+def test_a_search_meta_count_is_judged_as_the_client_reads_it(
+    client: Client, proxy: Proxy, value: Any, verdict: str, said: str
+) -> None:
+    proxy.add("^/api/v2/companies$", edit(_count(value)))
+    got = outcome(lambda: client.public.search())
+    assert got.error is None, got.error
+    rows = len(got.value)
+    ran = outcome(lambda: diagnose(client, family="A"))
+    search = {c.name: c for c in ran.value.checks}["A.search"]
+    assert search.verdict == verdict, search
+    assert said in search.observed, search
+    if verdict == BREAKS:
+        assert search.observed.startswith(
+            f"meta.count says {rows + 1} companies, data holds {rows}"
+        )
+    warned = got.warned(ServiceContractWarning)  # the client: silent only without meta.count
+    assert bool(warned) == (value is not None), got.caught
+    assert ran.warned(ServiceContractWarning) == []
+
+
+# -- the readers the doctor shares with the client refuse what they cannot read -----------------
+
+
+def test_the_shared_readers_refuse_wrong_arguments_naming_them() -> None:
+    """``answer_count``, ``series_meta``, ``check_group_classes``, ``fewer_skus`` and
+    ``smaller_page`` (public: the doctor judges with them) say what is wrong with their
+    arguments as dealframe errors, never a bare AttributeError or a silent None."""
+    from dealframe.contract import Findings
+    from dealframe.errors import BadRequestError, UnknownArgumentError, ValidationError
+    from dealframe.private.api import smaller_page
+    from dealframe.public.api import answer_count, check_group_classes, fewer_skus, series_meta
+
+    doc = {"data": [{}], "meta": {"count": 2}}
+    found = Findings("POST /api/v2/companies")
+    assert answer_count(doc, [{}], found, "companies") == 2  # a shortfall, added to found
+    assert [f.kind for f in found] == ["count_mismatch"]
+    refused = BadRequestError(400, "BAD_REQUEST", "limit: at most 100")
+    for call, named in (
+        (lambda: answer_count(doc, [{}], None, "companies"), "found"),
+        (lambda: answer_count([], [{}], found, "companies"), "doc"),
+        (lambda: answer_count(doc, "abc", found, "companies"), "items"),
+        (lambda: answer_count(doc, [{}], found, 3), "what"),
+        (lambda: series_meta(doc, [{}], {}), "found"),
+        (lambda: check_group_classes({"sum": {}}, found), "frame"),
+        (lambda: check_group_classes(pd.DataFrame(), None), "found"),
+        (lambda: fewer_skus("too many", 100), "error"),
+        (lambda: fewer_skus(refused, "100"), "sent"),
+        (lambda: smaller_page(refused, 0), "sent"),
+        (lambda: smaller_page(None, 100), "error"),
+    ):
+        with pytest.raises(ValidationError, match=f"invalid {named}: "):
+            call()
+    with pytest.raises(UnknownArgumentError):
+        answer_count(doc, [{}], found, "companies", whol=True)  # type: ignore[call-arg]
+    assert smaller_page(refused, 1000) == 100

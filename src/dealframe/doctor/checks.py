@@ -67,14 +67,27 @@ from ..frames.private import (
     list_frame,
     list_page_columns,
 )
-from ..frames.public import current_frame, group_current_frame, group_layout, read_meta
+from ..frames.public import (
+    current_frame,
+    group_current_frame,
+    group_layout,
+    group_time_series_frame,
+    read_meta,
+    time_series_wide,
+)
 from ..frames.schemas import CURRENT_DATA
 from ..private.aggregate import aggregate_buckets, read_aggregate
 from ..private.api import smaller_page
 from ..private.paging import PAGE_SIZE
 from ..private.resolve import NAMES_PER_RESOLVE, answered_first, fewer_names, named_positions
 from ..private.suppression import UNEXPLAINED
-from ..public.api import answer_count, check_group_classes, fewer_skus, series_meta
+from ..public.api import (
+    GROUP_TIME_SERIES_PATH,
+    answer_count,
+    check_group_classes,
+    fewer_skus,
+    series_meta,
+)
 from ..public.rates import adapt_rates
 from ..public.sku import sku_version
 from ..transport.refusals import stated_bound
@@ -354,6 +367,10 @@ class _Doctor:
         #: Family -> the row of the check that broke on a lone 500 (:class:`Waits`), and what
         #: to say of it instead should the family's next probe fail too.
         self.judged: dict[str, tuple[int, str]] = {}
+        #: Family -> the rows of the checks said not checked after all when its next probe
+        #: failed too, as they were: put back should a later probe of the family answer (the
+        #: service is up: the 500s were that route's).
+        self.reverted: dict[str, dict[int, Check]] = {}
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -468,17 +485,36 @@ class _Doctor:
 
     def _unavailable(self) -> None:
         """A check judged on a lone 500 whose family's next probe failed too: the service
-        looks unavailable, so it is not checked after all (and so are those needing it)."""
+        looks unavailable, so it is not checked after all, and the checks needing what it
+        would have seen say so without "(it broke)" (those already recorded too). Should a
+        later probe of that family answer, the service is up after all: the check breaks
+        again (on the 500 the client raises on every call), and they say "(it broke)" again."""
         for family, (row, said) in list(self.judged.items()):
             if self.waits.down.get(family):
                 old = self.found[row]
+                self.reverted.setdefault(family, {})[row] = old
                 self.found[row] = Check(old.name, old.assumption, blanked(said), NOT_CHECKED)
-                broke = f"needs what {old.name} would have seen (it broke)"
-                for key, needs in self.facts.unseen.items():
-                    if needs == broke:
-                        self.facts.unseen[key] = f"needs what {old.name} would have seen"
+                self._needs(old.name, broke=False)
             if self.waits.down.get(family) or family not in self.waits.judged:
                 del self.judged[family]
+        for family, rows in list(self.reverted.items()):
+            if self.waits.down.get(family) is False:  # a later probe of the family answered
+                for row, old in rows.items():
+                    self.found[row] = old
+                    self._needs(old.name, broke=True)
+                del self.reverted[family]
+
+    def _needs(self, name: str, *, broke: bool) -> None:
+        """What the checks needing what ``name`` would have seen say of it (the rows recorded,
+        and those to come: :attr:`Facts.unseen`): that it broke, or (``broke`` false) not."""
+        plain = f"needs what {name} would have seen"
+        said, was = (f"{plain} (it broke)", plain) if broke else (plain, f"{plain} (it broke)")
+        for key, needs in self.facts.unseen.items():
+            if needs == was:
+                self.facts.unseen[key] = said
+        for at, check in enumerate(self.found):
+            if check.verdict == NOT_CHECKED and check.observed == was:
+                self.found[at] = Check(check.name, check.assumption, said, NOT_CHECKED)
 
 
 #: The kinds of :class:`~dealframe.errors.TransportError` that say the service cannot be
@@ -689,17 +725,19 @@ def _family_a(d: _Doctor) -> None:
         d.facts["chunk"] = list(dict.fromkeys(skus))[:SKUS_PER_CURRENT_REQUEST]
         d.facts["region"] = next((i.get("region") for i in items if i.get("region")), None)
         bad = [i.get("sku") for i in items if sku_version(i.get("sku")) != "v2"]
-        meta = doc.get("meta")
-        written = meta.get("count") if isinstance(meta, Mapping) else None
-        count = as_count(written)
         if bad:
             return f"{len(bad)} SKUs not <TICKER>-<ISO3>[.N]: {bad[:3]}", BREAKS
-        if count != len(items):
-            return f"meta.count {written!r} for {len(items)} items", BREAKS
+        # meta.count as the client reads it (answer_count): what it warns of is adapted, in its
+        # words; only a count above the rows held says rows are lost
+        said = Findings(f"POST {_A}/companies")
+        count = answer_count(doc, items, said, "companies")
+        lost = [f.message for f in said if f.kind == "count_mismatch" and f.shortfall > 0]
+        if lost:
+            return f"{lost[0]}: the client returns the {len(items)} rows held and warns", BREAKS
         observed, verdict = _fields(items, "search")
+        counted = "no meta.count read" if count is None else f"meta.count = {count}"
         return _warned(
-            (f"v2 SKUs, meta.count = {count}; {observed}", verdict),
-            _meta_said(doc, items, "companies"),
+            (f"v2 SKUs, {counted}; {observed}", verdict), _meta_said(doc, items, "companies")
         )
 
     d.run(
@@ -758,7 +796,9 @@ def _family_a_skus(d: _Doctor) -> None:
 
     def series() -> tuple[str, str]:
         body = {"skus": d.facts["skus"][:1]}
-        doc = d.answer("public", "POST", f"{_A}/companies/time-series", json=body)
+        endpoint = f"POST {_A}/companies/time-series"
+        response = d.send("public", "POST", f"{_A}/companies/time-series", json=body)
+        doc = d.ok_json(response)
         items = _items(doc)
         if len(items) != 1 or not isinstance(items[0].get("data"), Mapping):
             return "not one item with a data object", BREAKS
@@ -776,7 +816,14 @@ def _family_a_skus(d: _Doctor) -> None:
             _beyond(items, DOCUMENTED_FIELDS["time_series"]),
         )
         found = _noting(found, sorted(set(data) - _EXPECTED_SERIES), "field")
-        return _warned(found, _meta_said(doc, items, "items"))
+        # the values as the client reads them: what it cannot read raised as it raises it (a
+        # ServiceContractError), numbers written as text said in its words
+        said = Findings(endpoint)
+        with shaping(response.request, endpoint), _spelt() as spelt:
+            time_series_wide(items, found=said)
+        return _warned(
+            found, [*(f.message for f in said), *spelt, *_meta_said(doc, items, "items")]
+        )
 
     d.run("A.time_series", "data: {field: {YYYY-MM: number}}, any field names", series)
 
@@ -791,8 +838,10 @@ def _family_a_groups(d: _Doctor) -> None:
         doc = d.ok_json(response)
         data = doc.get("data")
         endpoint = f"POST {_A}/groups/current"
-        with shaping(response.request, endpoint), _spelt() as spelt:  # as the client reads it
-            frame = group_current_frame(data, doc.get("meta"))
+        # as the client reads it: meta first (what it says of it is quoted below), then data
+        meta = read_meta(doc.get("meta"), Findings(endpoint))
+        with shaping(response.request, endpoint), _spelt() as spelt:
+            frame = group_current_frame(data, meta)
             layout = group_layout(data)
         if not len(frame) or frame[["sum", "median"]].isna().all().all():
             return f"no sum or median could be read from {layout}", BREAKS
@@ -815,7 +864,9 @@ def _family_a_groups(d: _Doctor) -> None:
 
     def group_series() -> tuple[str, str]:
         body = {**group, "dateFrom": "2024-01", "dateTo": "2024-03"}
-        doc = d.answer("public", "POST", "/api/v1/groups/time-series", json=body)
+        endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
+        response = d.send("public", "POST", GROUP_TIME_SERIES_PATH, json=body)
+        doc = d.ok_json(response)
         items = _items(doc)
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         if not {"count", "companies"} <= set(meta):
@@ -833,7 +884,10 @@ def _family_a_groups(d: _Doctor) -> None:
             _beyond(items, DOCUMENTED_FIELDS["group_time_series"]),
         )
         found = _noting(found, _beyond([i["median"] for i in items], _EXPECTED_SERIES), "field")
-        return _warned(found, _meta_said(doc, items, "periods"))
+        # the medians as the client reads them (its meta is read apart: _meta_said)
+        with shaping(response.request, endpoint), _spelt() as spelt:
+            group_time_series_frame(items)
+        return _warned(found, [*spelt, *_meta_said(doc, items, "periods")])
 
     d.run("A.groups.time_series", "[{period, median}], meta {count, companies}", group_series)
 
@@ -1592,7 +1646,10 @@ def doctor(
         Told one line before each wait longer than a few seconds
         (:data:`~dealframe.doctor.waits.SAID_AFTER`) the service asks for (a 429's
         ``Retry-After``), so a long run is not silent; ``dealframe doctor`` prints it to
-        standard error. The client's ``retry_after_max`` caps every wait.
+        standard error. The client's ``retry_after_max`` caps every wait, and the waits of
+        a run take :data:`~dealframe.doctor.waits.WAIT_BUDGET` (300) seconds in all at most:
+        a wait that would pass that is not made (whatever ``retry_after_max`` allows), and
+        what it was for is not checked.
 
     Returns
     -------

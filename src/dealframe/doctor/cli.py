@@ -5,9 +5,9 @@ or token, a token the service rejects, service unreachable) or not all of them d
 (``--max-requests`` ran out, a family's token is not set: ``--family A|B`` checks one
 family alone, or the service was still rate limited or unavailable after one more try:
 those checks are "not checked"). A wait the service asks for (a 429's ``Retry-After``) is
-made once per probe, at most ``--retry-after-max`` seconds (from 0 to a day, default the
-client's 60), five minutes in all at most, and one longer than a few seconds is said on
-standard error before it starts. Tokens come from
+made once per probe, at most ``--retry-after-max`` seconds (from 0 to 300, default the
+client's 60), 300 s in all at most (one that would pass that is not made, and said), and one
+longer than a few seconds is said on standard error before it starts. Tokens come from
 the environment (``DEALFRAME_BASE_URL``, ``DEALFRAME_PUBLIC_TOKEN``,
 ``DEALFRAME_PRIVATE_KEY``) or the flags, and are never printed.
 """
@@ -20,36 +20,15 @@ import os
 import sys
 from typing import Any
 
-from ..cli_options import choice, non_negative, positive_int
+from ..cli_options import choice, positive_int, seconds_up_to
 from ..clitools import EXIT_USAGE, command_tokens, fail, said_from, say, told
-from ..config import SETTING_MAXIMUMS
 from ..errors import DealframeError
+from .waits import WAIT_BUDGET, seconds
 
 __all__ = ["register"]
 
-
-#: The longest ``--retry-after-max`` (the client's ``retry_after_max`` bound: a day).
-_WAIT_MAX = SETTING_MAXIMUMS["retry_after_max"]
-
-
-def _wait_max(value: str) -> float:
-    """``--retry-after-max``: seconds from 0 to a day, refused by argparse naming the flag.
-
-    Examples
-    --------
-    >>> _wait_max("5")
-    5.0
-    >>> _wait_max("100000")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: '100000' is not a number of seconds from 0 to 86,400 (a day)
-    """
-    seconds = non_negative(value)
-    if seconds > _WAIT_MAX:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not a number of seconds from 0 to {_WAIT_MAX:,.0f} (a day)"
-        )
-    return seconds
+#: What bounds ``--retry-after-max``: no wait longer than the run's budget is ever made.
+_WAIT_BOUND = f"the doctor waits {seconds(WAIT_BUDGET)} in all: no longer wait is made"
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -144,12 +123,13 @@ def register(sub: Any) -> None:
     )
     parser.add_argument(
         "--retry-after-max",
-        type=_wait_max,
+        type=seconds_up_to(WAIT_BUDGET, _WAIT_BOUND),
         default=None,
         metavar="SECONDS",
         help="longest wait made when the service asks for one (a 429's Retry-After), once "
-        f"per probe, from 0 to {_WAIT_MAX:,.0f} (a day); a longer one leaves the check 'not "
+        f"per probe, from 0 to {WAIT_BUDGET:,.0f}; a longer one leaves the check 'not "
         "checked' (default 60; 0 makes no wait the service asks for, but still the client's "
-        "short backoff); the waits of a run take 5 minutes in all at most",
+        f"short backoff); the waits of a run take {WAIT_BUDGET:,.0f} s in all at most, and "
+        "one that would pass that is not made",
     )
     parser.set_defaults(run=_run)

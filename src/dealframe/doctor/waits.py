@@ -17,17 +17,21 @@ one interrupted), and sent once more. What persists makes the check ``not checke
 - a 500 that persists on an ordinary probe is the service's answer to that request, judged by
   its check (the client raises a ``ServerError`` there on every call), unless the family's
   next probe fails too: then the service looks unavailable, and that check is said not
-  checked after all (:attr:`Waits.judged`);
+  checked after all (:attr:`Waits.judged`), until a later probe of the family answers (the
+  service is up: it breaks again, ``dealframe.doctor.checks``);
 - a 5xx that persists on a deliberately odd probe (an unknown id, an empty list, page 0, a
   batch of 1,000 names ...) is the service's answer to that request, judged by its check,
   unless the service looks unavailable (the family's last probe got a 5xx that persisted too);
-- a probe the budget leaves no request to send again is not checked, whatever it got: one
-  answer is not judged on.
+- a probe the budget leaves no request to send again, or whose wait is not made (longer
+  than ``retry_after_max``, or past :data:`WAIT_BUDGET`), is not checked, whatever it got (a
+  5xx too): one answer is not judged on.
 
 A wait longer than :data:`SAID_AFTER` seconds is said before it starts (``say``), so a long
-run is never silent; the waits of one run take :data:`WAIT_BUDGET` seconds in all at most:
-past that, the doctor waits no more (it says so once), and what it would have waited for is
-not checked.
+run is never silent; the waits of one run take :data:`WAIT_BUDGET` seconds in all at most,
+so a wait longer than that is never made, whatever ``retry_after_max`` allows. A wait that
+would pass the budget is not made, and said so (what it was for is not checked); once the
+budget is spent (less is left than the client's shortest wait, ``backoff_base``), the doctor
+says once that it waits no more.
 """
 
 from __future__ import annotations
@@ -185,8 +189,11 @@ class Waits:
         # and no other run (nor a later one, should this wait be interrupted) waits for it
         key = f"{self.key}:{family}"
         self.waited += wait
-        self.t.gate.block_for(wait, key=key)
-        self.t.gate.wait(key=key)
+        try:
+            self.t.gate.block_for(wait, key=key)
+            self.t.gate.wait(key=key)
+        finally:  # the key is this wait's alone: the gate keeps no entry of it (nor of one cut)
+            self.t.gate.forget(key)
         second = resend()
         if not self.limited(second):
             self.answered(family)
@@ -195,17 +202,29 @@ class Waits:
         return self._stop(family, second, asked, "again after the wait", odd)
 
     def _spent(self, wait: float) -> str:
-        """Why a wait is not made: the run's waits would pass :data:`WAIT_BUDGET` (said once)."""
-        why = (
-            f"not waited: {seconds(wait)} more would pass the {seconds(WAIT_BUDGET)} the "
-            f"doctor waits in all ({seconds(self.waited)} waited)"
-        )
-        if self.say is not None and not self.spent:
-            self.say(
-                f"waited {seconds(self.waited)} in all: no more waits in this run (what the "
-                "service asks to wait for is not checked)"
+        """Why a wait is not made: it would pass :data:`WAIT_BUDGET`, said as it is not made,
+        unless the budget is spent (less left than the shortest wait, ``backoff_base``): then
+        "no more waits", said once."""
+        left = WAIT_BUDGET - self.waited
+        if wait > WAIT_BUDGET:
+            why = f"not waited: more than the {seconds(WAIT_BUDGET)} the doctor waits in all"
+        else:
+            why = (
+                f"not waited: {seconds(wait)} more would pass the {seconds(WAIT_BUDGET)} the "
+                f"doctor waits in all ({seconds(self.waited)} waited)"
             )
-        self.spent = True  # said once
+        if left <= 0 or left < self.t.settings.backoff_base:  # no wait fits any more
+            if self.say is not None and not self.spent:
+                self.say(
+                    f"waited {seconds(self.waited)} in all: no more waits in this run (what "
+                    "the service asks to wait for is not checked)"
+                )
+            self.spent = True  # said once
+        elif self.say is not None:  # a shorter wait may still be made: said of this one
+            self.say(
+                f"not waiting {seconds(wait)}: {why.removeprefix('not waited: ')} (what asked "
+                "for it is not checked)"
+            )
         return why
 
     def _stop(
@@ -223,8 +242,9 @@ class Waits:
                     f"{response.status} to {response.request}, {why})"
                 )
             raise Limited(said)
-        if why != "again after the wait" and why != "more than retry_after_max":
-            raise Limited(said)  # not sent again: one answer is not judged on
+        if why != "again after the wait":
+            raise Limited(said)  # not sent again (no request left, a wait not made): one answer
+            # is not judged on
         if self.down.get(family, False) or family in self.judged:
             self.down[family] = True  # a second 5xx in a row: the service looks unavailable
             raise Limited(said)

@@ -37,6 +37,7 @@ from dealframe.contract import (
 from dealframe.errors import ValidationError
 from dealframe.frames.deal_rows import PAGE_TYPES
 from dealframe.frames.normalize import (
+    _floats,
     as_records,
     build_frame,
     empty_frame,
@@ -1228,6 +1229,15 @@ def group_time_series_frame(
     pandas.DataFrame
         Index: monthly ``PeriodIndex`` named ``month``; columns: ``field`` (float64).
 
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        A median value that is no number: a boolean, or text that is none (``"abc"``),
+        named ``median.<field>``. As every Family A reader reads numbers, a number written as
+        text (``"12.5"``) is read and warned of (:class:`~dealframe.ServiceContractWarning`,
+        once per field, naming the first periods), and an empty string ``""`` is read as
+        null and warned of.
+
     Examples
     --------
     >>> df = group_time_series_frame([{"period": "2024-01", "median": {"marketCap": 3.0}},
@@ -1254,20 +1264,35 @@ def group_time_series_frame(
     lo, hi = _window(ords, date_from, date_to)
     out = np.full((max(hi - lo + 1, 0), len(columns)), np.nan)
     pos = {f: j for j, f in enumerate(columns)}
-    for o, rec in zip(ords, records):
-        if not lo <= o <= hi:
-            continue
-        for field, value in (rec.get("median") or {}).items():
-            out[o - lo, pos[field]] = np.nan if value is None else _number(value, field)
+    for field, (rows, values, periods) in _medians(records, ords, lo, hi).items():
+        out[rows, pos[field]] = _floats(values, f"median.{field}", labels=("period", periods))
     frame = pd.DataFrame(
         out, index=_month_index(lo, hi), columns=pd.Index(list(columns), dtype="str", name="field")
     )
     return _with_meta(frame, meta)
 
 
-def _number(value: Any, field: str) -> float:
-    """A median value as float; anything else is a :class:`ValidationError` naming the field."""
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ValidationError(f"median.{field}", "a number or null", got=value) from None
+def _medians(
+    records: Sequence[Mapping[str, Any]], ords: Sequence[int], lo: int, hi: int
+) -> dict[str, tuple[list[int], list[Any], list[str]]]:
+    """The median values of the periods from ``lo`` to ``hi`` by field: the row of each (its
+    month from ``lo``), the value as sent, and its period, for the client's number reader
+    (:func:`~dealframe.frames.normalize._floats`: a number written as text read and warned of,
+    once per field, ``""`` read as null and warned of, a boolean or other text refused), as
+    every Family A reader reads its numbers.
+
+    Examples
+    --------
+    >>> _medians([{"period": "2024-02", "median": {"pe": "1.5"}}], [649], 648, 650)
+    {'pe': ([1], ['1.5'], ['2024-02'])}
+    """
+    by_field: dict[str, tuple[list[int], list[Any], list[str]]] = {}
+    for o, rec in zip(ords, records):
+        if not lo <= o <= hi:
+            continue
+        for field, value in (rec.get("median") or {}).items():
+            rows, values, periods = by_field.setdefault(field, ([], [], []))
+            rows.append(o - lo)
+            values.append(value)
+            periods.append(str(rec.get("period")))
+    return by_field

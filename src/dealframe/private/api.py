@@ -22,7 +22,14 @@ import pandas as pd
 
 from .._docs import fill_docs
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
-from ..arguments import KEYWORD_GROUPS, checked_methods, choice, finite_number, integer_in
+from ..arguments import (
+    KEYWORD_GROUPS,
+    checked_keywords,
+    checked_methods,
+    choice,
+    finite_number,
+    integer_in,
+)
 from ..contract import (
     Findings,
     dedupe,
@@ -141,9 +148,12 @@ Flag = bool | None
 Text = str | Mapping[str, str] | None
 
 
+@checked_keywords
 def smaller_page(error: ApiError, sent: int) -> int | None:
     """The page size to ask for after ``error`` refused ``limit=sent``: the bound the error
-    states, else half; None when the error is not about ``limit`` (or ``sent`` is 1).
+    states, else half; None when the error is not about ``limit`` (or ``sent`` is 1). An
+    ``error`` that is no :class:`~dealframe.errors.ApiError`, or a ``sent`` that is no whole
+    number of 1 or more, is a :class:`~dealframe.errors.ValidationError` naming it.
 
     Examples
     --------
@@ -155,6 +165,9 @@ def smaller_page(error: ApiError, sent: int) -> int | None:
     >>> smaller_page(BadRequestError(400, "BAD_REQUEST", "sort: unknown key"), 1000) is None
     True
     """
+    if not isinstance(error, ApiError):
+        raise ValidationError("error", "a dealframe.errors.ApiError", got=type(error).__name__)
+    sent = integer_in(sent, "sent", 1, None, "a whole number of rows, 1 or more")
     return smaller_size(error, sent, lambda words: "limit" in words.lower())
 
 

@@ -13,14 +13,14 @@ import datetime as dt
 import re
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 import pandas as pd
 
 from .._vocab import GROUP_SUM_AND_MEDIAN, GROUP_SUM_ONLY, SKUS_PER_CURRENT_REQUEST
-from ..arguments import checked_methods, choice
+from ..arguments import checked_keywords, checked_methods, choice, integer_in
 from ..contract import (
     Finding,
     Findings,
@@ -222,10 +222,34 @@ def _position_note(message: str, at: list[int], chunk: list[str], given: int) ->
     )
 
 
+def _checked(doc: Any, items: Any, found: Any) -> list[Any]:
+    """The arguments of :func:`answer_count` and :func:`series_meta` checked: ``doc`` an
+    answer's JSON object, ``items`` a list, ``found`` a :class:`~dealframe.contract.Findings`
+    (what is read is added to it); else a :class:`~dealframe.errors.ValidationError` naming
+    the argument. Returns ``items`` as a list."""
+    if not isinstance(doc, Mapping):
+        raise ValidationError("doc", "an answer's JSON object", got=type(doc).__name__)
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
+        raise ValidationError("items", "a list of the answer's items", got=type(items).__name__)
+    _check_found(found)
+    return list(items)
+
+
+def _check_found(found: Any) -> None:
+    """Refuse a ``found`` that is no :class:`~dealframe.contract.Findings` (``None`` too: what
+    is read would be said nowhere)."""
+    if not isinstance(found, Findings):
+        raise ValidationError(
+            "found", "a dealframe.contract.Findings (what is read is added to it)", got=found
+        )
+
+
+@checked_keywords
 def answer_count(
-    doc: Any, items: list[Any], found: Findings, what: str, *, whole: bool = False
+    doc: Mapping[str, Any], items: Sequence[Any], found: Findings, what: str, *, whole: bool = False
 ) -> int | None:
-    """The rows an answer says the whole result holds, with a finding when it holds fewer.
+    """The rows an answer says the whole result holds, with a finding added to ``found`` when
+    it holds fewer.
 
     ``meta.count`` that differs from ``data``; a ``meta.total`` above both (a service that
     caps or pages the answer); ``meta.has_more: true`` (more, how many not said). Returns the
@@ -244,7 +268,16 @@ def answer_count(
     5
     >>> found.items[0].message.split(":")[0], found.items[0].shortfall
     ('meta.total says 5 companies, data holds 2', 3)
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``doc`` is not an object, ``items`` not a list, ``found`` not a
+        :class:`~dealframe.contract.Findings` (None too), ``what`` not text.
     """
+    items = _checked(doc, items, found)
+    if not isinstance(what, str):
+        raise ValidationError("what", "text naming the rows (companies, items)", got=what)
     read = meta_values(doc, found, counts=("count", "total"), flags=("has_more",))
     return _counted(read, len(items), found, what, whole)
 
@@ -280,11 +313,15 @@ def _counted(
     return max(counts) if counts else None
 
 
-def series_meta(doc: Any, items: list[Any], found: Findings) -> tuple[Any, int | None]:
+@checked_keywords
+def series_meta(
+    doc: Mapping[str, Any], items: Sequence[Any], found: Findings
+) -> tuple[Any, int | None]:
     """A group time-series answer's ``meta`` (its counts as integers:
     :func:`~dealframe.frames.public.read_meta`; ``has_more`` as the boolean it says) and the
     periods it says the group has (:func:`answer_count`): its counts and ``has_more`` written
-    as text are said in one finding, as a list page's are.
+    as text are said in one finding added to ``found``, as a list page's are, and so is a
+    count above the periods held. Arguments are checked as :func:`answer_count` checks them.
 
     Examples
     --------
@@ -295,6 +332,7 @@ def series_meta(doc: Any, items: list[Any], found: Findings) -> tuple[Any, int |
     >>> [f.message.split(" written")[0] for f in found]
     ['meta.count, meta.companies, meta.has_more']
     """
+    items = _checked(doc, items, found)
     read = meta_values(doc, found, counts=META_COUNTS, flags=("has_more",))
     meta = read_meta(doc.get("meta"), Findings(found.where))  # the counts: said above
     if isinstance(meta, dict) and read["has_more"] is not None:
@@ -335,9 +373,12 @@ def _sku_count_refused(status: int, words: str) -> bool:
     return status == 413 or ("sku" in low and re.search(r"skus?\s*\[\s*\d", low) is None)
 
 
+@checked_keywords
 def fewer_skus(error: ApiError, sent: int) -> int | None:
     """The SKUs per request to send after ``error`` refused a request of ``sent`` as too
-    many: the bound its words state, else half; None when it is another refusal.
+    many: the bound its words state, else half; None when it is another refusal. An
+    ``error`` that is no :class:`~dealframe.errors.ApiError`, or a ``sent`` that is no whole
+    number of 1 or more, is a :class:`~dealframe.errors.ValidationError` naming it.
 
     Examples
     --------
@@ -346,6 +387,9 @@ def fewer_skus(error: ApiError, sent: int) -> int | None:
     50
     >>> fewer_skus(BadRequestError(400, "BAD_REQUEST", "skus[3]: 'X' is not a v2 SKU"), 100)
     """
+    if not isinstance(error, ApiError):
+        raise ValidationError("error", "a dealframe.errors.ApiError", got=type(error).__name__)
+    sent = integer_in(sent, "sent", 1, None, "a whole number of SKUs, 1 or more")
     return smaller_size(error, sent, lambda words: _sku_count_refused(error.status, words))
 
 
@@ -495,12 +539,28 @@ def _null_medians(items: list[Mapping[str, Any]], found: Findings) -> None:
         )
 
 
+@checked_keywords
 def check_group_classes(frame: pd.DataFrame, found: Findings) -> None:
-    """Sums and medians where section 2.1 gives each field class them (layout not shown).
+    """Sums and medians where section 2.1 gives each field class them (layout not shown):
+    what is missing is added to ``found`` (``missing_field``; ``wrong_shape`` for a group
+    whose answer holds no field at all).
 
     Sum only: marketCap, enterpriseValue; sum and median: revenue/EBITDA LTM and NTM;
-    median only: every other numeric field.
+    median only: every other numeric field. ``frame`` is a group current-data frame
+    (:func:`~dealframe.frames.public.group_current_frame`); anything but a DataFrame, or a
+    ``found`` that is no :class:`~dealframe.contract.Findings`, is a
+    :class:`~dealframe.errors.ValidationError` naming it.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v2/groups/current")
+    >>> check_group_classes(group_current_frame({"sum": {"marketCap": 1.0}, "median": {}}), found)
+    >>> [f.kind for f in found]
+    ['missing_field', 'missing_field']
     """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError("frame", "a group current-data DataFrame", got=type(frame).__name__)
+    _check_found(found)
     if frame.attrs.get("companies") == 0 or frame.attrs.get("count") == 0:
         return  # an empty group: every statistic is null
     if not len(frame):

@@ -124,6 +124,24 @@ class RateGate:
                 self.closures += 1
                 self._changed.notify_all()
 
+    def forget(self, key: str) -> None:
+        """Drop the closure and the hold of ``key``: a key used for one wait alone (the
+        doctor's) leaves no entry behind, so the gate does not grow with every such key.
+
+        Examples
+        --------
+        >>> now = [100.0]  # a stub clock
+        >>> gate = RateGate(clock=lambda: now[0])
+        >>> gate.block_for(5, key="doctor:1:public")
+        >>> gate.forget("doctor:1:public")
+        >>> gate.remaining("doctor:1:public"), gate.open_at
+        (0.0, 0.0)
+        """
+        with self._changed:
+            self._open_at.pop(key, None)
+            self._holds.pop(key, None)
+            self._changed.notify_all()
+
     def hold(self, key: str, seconds: float, by: Any = None) -> None:
         """Hold ``key`` back for ``seconds`` from now (never shortens a hold); ``by`` is kept
         while it stands (:meth:`held`). The gate itself stays as it is."""
