@@ -124,6 +124,7 @@ def as_records(obj: Any, what: str) -> list[Mapping[str, Any]]:
     return records
 
 
+@checked_keywords
 def objects_checked(records: Sequence[Any], what: str) -> bool:
     """Refuse ``records`` unless every one is a JSON object (a mapping), or every one a typed
     row of the first one's type (:mod:`dealframe.frames.deal_rows`), naming ``what[i]`` of the
@@ -1132,6 +1133,7 @@ def _page_column(values: list[Any], col: Column, typed: bool = False) -> Any:
         return values
 
 
+@checked_keywords
 def is_sequence(value: Any) -> bool:
     """Whether ``value`` is a sequence of items that may be read more than once (a list, a
     tuple, a ``deque``, a range ...), not a string, bytes or a mapping.

@@ -104,6 +104,7 @@ def is_arrow_number(kind: pa.DataType | None) -> bool:
     )
 
 
+@checked_keywords
 def one_column_each(frame: pd.DataFrame, names: Iterable[str], argument: str) -> None:
     """Refuse ``frame`` when it holds several columns of one of ``names`` (a ``concat``
     along the columns repeats them), naming ``argument`` (the public function's frame) and
