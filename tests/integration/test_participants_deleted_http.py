@@ -309,7 +309,8 @@ def test_a_deal_without_its_single_form_keeps_no_list_of_its_list_row(client, vi
 def test_a_frame_without_investors_missing_counts_live_deals_as_its_rows_would(feed, via):
     """A change feed whose soft-deleted deals' single forms carry no investor list, exploded,
     then columns selected (no ``investors_missing``): ``co_investment_edges`` leaves the
-    deleted deals out, and warned of them all the same, from ``attrs`` (every deal counted)."""
+    deleted deals out and does not warn (every live list was read); with ``include_deleted``
+    it warns of the deleted deals that have rows, read from ``attrs`` as from the rows."""
     proxy, c = via
     gone = set(feed.loc[feed["deleted"].fillna(False).to_numpy(dtype=bool), "id"])
     assert len(gone) >= 5

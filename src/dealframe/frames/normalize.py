@@ -43,6 +43,7 @@ import pyarrow.compute as pc
 from dealframe.arguments import checked_keywords
 from dealframe.contract import as_flag, echoed, typed_fields
 from dealframe.errors import ValidationError
+from dealframe.frames.extra_names import NestedKey, extra_labels, label_order
 from dealframe.frames.nested import dumps, encode
 from dealframe.frames.schemas import (
     DATE_DTYPE,
@@ -137,11 +138,15 @@ def objects_checked(records: Sequence[Any], what: str) -> bool:
     ...
     dealframe.errors.ValidationError: invalid deals[1]: expected a JSON object, got 'int'
     """
-    kinds = set(map(type, records))
-    if kinds <= {dict}:
+    first = type(records[0]) if records else dict
+    if list(map(type, records)).count(first) == len(records):  # one type: the common case
+        if first is dict:
+            return False
+        if typed_fields(records) is not None:  # the reader's pages: no row to look at
+            return True
+    if set(map(type, records)) <= {dict}:
         return False
     if typed_fields(records) is not None:
-        first = type(records[0])
         for i, rec in enumerate(records):
             if type(rec) is not first:
                 raise ValidationError(
@@ -1060,7 +1065,11 @@ def build_columns(
 
     ``nested`` maps a nested-object key to the prefix its unknown keys get as
     extra columns (``{"target": "target_"}``); other unknown top-level keys keep
-    their name. ``extra_columns`` are optional spec'd columns added only when
+    their name. Extras are keyed by their source (a top-level key as it is, a
+    :class:`~dealframe.frames.extra_names.NestedKey` for a nested one): :func:`assemble`
+    names them over every page (:mod:`dealframe.frames.extra_names`), so that two sources
+    asking for one name (a top-level ``target_7`` and ``target: {"7": ...}``) both keep
+    their values. ``extra_columns`` are optional spec'd columns added only when
     some record carries them (``role``). An unknown key that holds a token of the
     client whose call builds the frame (echoed back by the service:
     :func:`dealframe.contract.echoed`) is left out: no column is named by a token.
@@ -1074,7 +1083,7 @@ def build_columns(
     known_top = {c.path[0] for c in (*schema, *extra_columns)} | set(nested)
     unknown = top_keys - known_top
     unknown -= set(echoed(k for k in unknown if isinstance(k, str)))  # none named by a token
-    extras: dict[Any, np.ndarray] = {k: _objects(raw[k]) for k in sorted(unknown, key=str)}
+    extras: dict[Any, np.ndarray] = {k: _objects(raw[k]) for k in unknown}
     heads = dict.fromkeys([c.path[0] for c in specs if len(c.path) == 2] + list(nested))
     nested_raw: dict[tuple[str, str], list[Any]] = {}
     for head in heads:
@@ -1085,11 +1094,8 @@ def build_columns(
             continue
         known = {c.path[1] for c in specs if len(c.path) == 2 and c.path[0] == head}
         said = set(echoed(k for k in present if isinstance(k, str)))
-        for key in sorted(present - known - said, key=str):
-            name = f"{nested[head]}{key}"
-            if name in extras or any(c.name == name for c in specs):
-                name = f"{head}_{key}"
-            extras[name] = _objects(got[key])
+        for key in present - known - said:  # named by :func:`assemble`, over every page
+            extras[NestedKey(head, key, f"{nested[head]}{key}")] = _objects(got[key])
     nulls = [None] * n
     columns: dict[str, Any] = {}
     for col in specs:
@@ -1219,7 +1225,10 @@ def assemble(
     """One frame from the ``build_columns`` output of one or more pages.
 
     Schema columns come first in schema order, then the ``extra_columns`` some
-    page carried (or named in ``always``), then unknown extras sorted by name.
+    page carried (or named in ``always``), then unknown extras sorted by name (by their text,
+    then their type's name), each named as :func:`~dealframe.frames.extra_names.extra_labels`
+    says over every page: no extra takes the name of a column of ``schema`` or
+    ``extra_columns``, or of another extra.
     Text, date, timestamp, category and extra columns are typed once, on the
     concatenated values (numbers and lists page by page, which comes to the same), so
     the result does not depend on how the rows were split into pages. ``index`` names
@@ -1238,15 +1247,16 @@ def assemble(
         col = specs[name]
         chunks = [t[name] if name in t else _absent(n, col) for (t, _), n in zip(parts, lengths)]
         columns[name] = _joined(chunks, col, _row_labels(columns))
-    extra_names = sorted({k for _, e in parts for k in e} - set(columns), key=str)
-    for name in extra_names:
+    reserved = [c.name for c in (*schema, *extra_columns)]
+    labels = extra_labels((k for _, e in parts for k in e), reserved)
+    for key, label in sorted(labels.items(), key=lambda kl: label_order(kl[1])):
         chunks = [
-            e.get(name) if name in e else np.full(n, None, dtype=object)
+            e[key] if key in e else np.full(n, None, dtype=object)
             for (_, e), n in zip(parts, lengths)
         ]
         raw: Any = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-        label = str(name)  # a key of the caller's items may be no string (2024): kept as is
-        columns[name] = cast(raw, Column(label, infer_kind(label, raw)))
+        text = str(label)  # a key of the caller's items may be no string (2024): kept as is
+        columns[label] = cast(raw, Column(text, infer_kind(text, raw)))
     if index is None:
         return pd.DataFrame(columns, copy=False)
     labels = pd.Index(columns.pop(index), name=index)

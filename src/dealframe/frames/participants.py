@@ -76,6 +76,9 @@ _READ = ("deal_id", "role", "participant_id", "participant_name", "deal_date", "
 #: lost its ``investors_missing`` column).
 LIVE_WITHOUT_INVESTORS = "live_deals_without_investors"
 DELETED_WITHOUT_INVESTORS = "deleted_deals_without_investors"
+#: ``attrs`` key of an exploded frame: its row count, which those counts are of (pandas carries
+#: ``attrs`` through a row filter too, after which they no longer hold).
+EXPLODED_ROWS = "exploded_rows"
 #: ``attrs`` key of an edge list: soft-deleted deals left out.
 DELETED_LEFT_OUT = "deleted_deals_left_out"
 
@@ -184,7 +187,8 @@ def explode_participants(
         was missing; ``attrs["live_deals_without_investors"]`` and
         ``attrs["deleted_deals_without_investors"]`` count those of them that have rows, live
         and soft-deleted (what :func:`co_investment_edges` counts when the rows have lost their
-        ``investors_missing`` column).
+        ``investors_missing`` column), and ``attrs["exploded_rows"]`` the rows they are of
+        (pandas keeps ``attrs`` through a row filter too, after which they no longer hold).
 
     Raises
     ------
@@ -258,6 +262,7 @@ def explode_participants(
     missing = int(lacking.sum())
     frame.attrs[WITHOUT_INVESTORS] = missing
     frame.attrs.update(_lacking_with_rows(lacking[parent], parent, frame["deleted"]))
+    frame.attrs[EXPLODED_ROWS] = len(frame)
     if missing:
         warnings.warn(
             f"{missing:,} of {len(deals):,} deals have no full investor list (it was not read: "
@@ -298,15 +303,18 @@ def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame, live_only: bool) -> 
 
     Read from the rows' ``investors_missing`` (what :func:`explode_participants` knew of each
     deal, kept through a CSV round trip), else from ``attrs`` (its counts of such deals that
-    have rows, live and soft-deleted apart, so that the count is the rows' one), else guessed:
-    a deal with lead investor rows and no investor row (a full list holds its leads). A deal
-    with buyer rows only says nothing: a service may list no ``investors`` for an M&A deal.
+    have rows, live and soft-deleted apart, so that the count is the rows' one) while
+    ``exploded`` has the rows they were counted over (as many: columns selected, not rows
+    filtered), else guessed: a deal with lead investor rows and no investor row (a full list
+    holds its leads). A deal with buyer rows only says nothing: a service may list no
+    ``investors`` for an M&A deal.
     """
     if MISSING in rows:
         return int(rows.loc[true_rows(rows[MISSING]), "deal_id"].nunique())
     live = _count(exploded.attrs.get(LIVE_WITHOUT_INVESTORS))
     deleted = _count(exploded.attrs.get(DELETED_WITHOUT_INVESTORS))
-    if live is not None and deleted is not None:
+    counted = _count(exploded.attrs.get(EXPLODED_ROWS)) == len(exploded)
+    if live is not None and deleted is not None and counted:
         return live if live_only else live + deleted
     if "role" not in rows:
         return 0
@@ -374,9 +382,11 @@ def co_investment_edges(
         The investor role is counted (``roles`` is None or holds it) and some of the deals
         counted lack their full investor list, as :func:`explode_participants` recorded it in
         ``investors_missing`` (else in ``attrs``, which count the deals that have rows, live and
-        soft-deleted apart, as the rows would; for frames with neither, deals with lead
-        investor rows but no investor row: a deal with buyers only may have no ``investors``
-        at all). Read from the rows of every role, so ``roles=("investor",)`` warns of deals
+        soft-deleted apart, as the rows would, while the frame has as many rows as
+        :func:`explode_participants` gave: after a row filter they are not read; without a
+        ``deleted`` column, live and soft-deleted are counted; for frames with neither, deals
+        with lead investor rows but no investor row: a deal with buyers only may have no
+        ``investors`` at all). Read from the rows of every role, so ``roles=("investor",)`` warns of deals
         that have no investor row because their list was not read. A deal that has no row of
         any role (no lead investor or buyer either, or none of the roles exploded) is not
         counted: :func:`explode_participants` warned of it.
