@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import datetime as dt
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -426,6 +426,22 @@ def _bucket(
     )
 
 
+def _has_column(frame: pd.DataFrame, label: Any) -> bool:
+    """Whether ``label`` is a column label of ``frame`` (any hashable label, as pandas allows:
+    ``"deal_date"``, ``9``, a tuple of a ``MultiIndex``); an unhashable one is none.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({9: [1], "deal_date": [2]})
+    >>> _has_column(f, 9), _has_column(f, "deal_date"), _has_column(f, "on"), _has_column(f, [9])
+    (True, True, False, False)
+    """
+    try:
+        return label in frame.columns
+    except TypeError:  # unhashable: a list, a dict, a tuple holding one
+        return False
+
+
 @checked_keywords
 def measure_side(
     frame: pd.DataFrame,
@@ -434,7 +450,7 @@ def measure_side(
     end: DateLike,
     threshold: int = 5,
     *,
-    date_column: str | None = "deal_date",
+    date_column: Hashable | None = "deal_date",
     meaningful_only: bool = True,
 ) -> Side:
     """One side of a comparison: the values of a multiple the method keeps, and their statistics.
@@ -462,9 +478,9 @@ def measure_side(
         The period.
     threshold : int, default 5
         The service's ``small_n_threshold``.
-    date_column : str or None, default "deal_date"
-        The date of each value; None: every row counts once (comps, whose values are of the
-        period already).
+    date_column : str, hashable or None, default "deal_date"
+        The column of the date of each value (any label the frame has: ``9`` too, as pandas
+        allows); None: every row counts once (comps, whose values are of the period already).
     meaningful_only : bool, default True
         False: every value, negative multiples included, as the service's aggregate counts
         them.
@@ -476,8 +492,8 @@ def measure_side(
     Raises
     ------
     dealframe.errors.ValidationError
-        ``frame`` is not a DataFrame, ``column`` or ``date_column`` is no name (a ``str``),
-        the frame has no ``date_column``, or an argument of
+        ``frame`` is not a DataFrame, ``column`` is no name (a ``str``), the frame has no
+        column ``date_column`` (an unhashable one is none), or an argument of
         :func:`~dealframe.analytics.bucket_medians` (the period, ``threshold``) is bad.
 
     Examples
@@ -498,12 +514,12 @@ def measure_side(
         raise ValidationError("frame", "a DataFrame of deals or comps", got=frame)
     if not isinstance(column, str):
         raise ValidationError("column", "a column name (str) such as 'ev_revenue'", got=column)
-    if date_column is not None and not isinstance(date_column, str):
-        raise ValidationError("date_column", "a column name (str) or None", got=date_column)
-    if date_column is not None and date_column not in frame.columns:
+    if date_column is not None and not _has_column(frame, date_column):
         columns = ", ".join(map(str, frame.columns[:8]))
         raise ValidationError(
-            "date_column", f"a column of the frame (its columns: {columns})", got=date_column
+            "date_column",
+            f"a column of the frame or None (its columns: {columns})",
+            got=date_column,
         )
     if date_column is None:
         on: Any = np.full(len(frame), pd.Timestamp(end).to_datetime64().astype("datetime64[us]"))

@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import difflib
 import functools
+import math
 import re
 import unicodedata
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from dealframe.arguments import checked_keywords
@@ -92,7 +94,7 @@ def _plain_name(name: Any) -> str:
     return " ".join(tokens)
 
 
-def _cell(value: Any, argument: str, what: str) -> str | None:
+def _cell(value: Any, argument: str, what: str, kinds: str = "a str") -> str | None:
     """``value`` as a cell of a name or listing column: the text, or None for a missing
     value (None, NaN, ``pd.NA``, as a frame holds one); anything else (a number, a list) is
     a :class:`~dealframe.errors.ValidationError` naming ``argument``.
@@ -106,7 +108,34 @@ def _cell(value: Any, argument: str, what: str) -> str | None:
         return value
     if value is None or (pd.api.types.is_scalar(value) and bool(pd.isna(value))):
         return None
-    raise ValidationError(argument, f"{what} (a str), or None or NaN when missing", got=value)
+    raise ValidationError(argument, f"{what} ({kinds}), or None or NaN when missing", got=value)
+
+
+def _ticker_cell(value: Any) -> str | None:
+    """``value`` as a ticker cell: :func:`_cell`, and a whole number as its digits (numeric
+    tickers are real: ``7203`` on TSE, ``700`` on HKEX, ``5930`` on KRX; a CSV read gives
+    them as ``int64``, or as ``7203.0`` in a column with gaps). A number with a fraction, a
+    negative one, a bool or an infinity is refused.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _ticker_cell(7203), _ticker_cell(np.int64(700)), _ticker_cell(5930.0)
+    ('7203', '700', '5930')
+    >>> _ticker_cell(float("nan")) is None
+    True
+    >>> _ticker_cell(72.5)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid ticker: expected a ticker (a str, or a whole number of 0 or more such as 7203), or None or NaN when missing, got 72.5
+    """
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
+        return str(int(value))
+    if isinstance(value, (float, np.floating)) and math.isfinite(value) and value >= 0:
+        if float(value).is_integer():
+            return str(int(value))
+    kinds = "a str, or a whole number of 0 or more such as 7203"
+    return _cell(value, "ticker", "a ticker", kinds)
 
 
 @checked_keywords
@@ -250,7 +279,7 @@ def _folded(text: str) -> str:
 
 
 @checked_keywords
-def listing_key(ticker: str | None, exchange: str | None) -> tuple[str, str] | None:
+def listing_key(ticker: str | int | None, exchange: str | None) -> tuple[str, str] | None:
     """``(TICKER, EXCHANGE)`` as both families can be compared; None when either is missing.
 
     Upper case, spaces around and runs of spaces inside as one; a share-class separator
@@ -263,7 +292,8 @@ def listing_key(ticker: str | None, exchange: str | None) -> tuple[str, str] | N
     ticker, exchange : str or None
         As a frame's cells hold them (Family A's ``ticker`` and ``exchange``, Family B's
         ``stock_listing_ticker`` and ``stock_listing_exchange``): a missing one (None, NaN,
-        ``pd.NA``) gives None.
+        ``pd.NA``) gives None. A ticker may be a whole number (``7203``, ``np.int64(7203)``,
+        ``7203.0``: numeric tickers of TSE, HKEX, KRX, as a CSV read gives them): its digits.
 
     Returns
     -------
@@ -272,7 +302,8 @@ def listing_key(ticker: str | None, exchange: str | None) -> tuple[str, str] | N
     Raises
     ------
     dealframe.errors.ValidationError
-        A ticker or exchange that is neither text nor missing (a number, a list).
+        A ticker or exchange that is neither text nor missing (a list; a number, but a whole
+        number of 0 or more as a ticker).
 
     Examples
     --------
@@ -282,14 +313,14 @@ def listing_key(ticker: str | None, exchange: str | None) -> tuple[str, str] | N
     (('BRK.B', 'NYSE'), ('LSE:BRK.B', 'NYSE'))
     >>> listing_key("ACME", None) is None, listing_key("ACME", float("nan")) is None
     (True, True)
-    >>> listing_key(1234, "NYSE")
+    >>> listing_key(7203, "TSE"), listing_key(7203.0, "TSE")  # numeric tickers (TSE, HKEX)
+    (('7203', 'TSE'), ('7203', 'TSE'))
+    >>> listing_key(72.5, "TSE")
     Traceback (most recent call last):
     ...
-    dealframe.errors.ValidationError: invalid ticker: expected a ticker (a str), or None or NaN when missing, got 1234
+    dealframe.errors.ValidationError: invalid ticker: expected a ticker (a str, or a whole number of 0 or more such as 7203), or None or NaN when missing, got 72.5
     """
-    return _listing_key(
-        _cell(ticker, "ticker", "a ticker"), _cell(exchange, "exchange", "an exchange")
-    )
+    return _listing_key(_ticker_cell(ticker), _cell(exchange, "exchange", "an exchange"))
 
 
 def _listing_key(ticker: Any, exchange: Any) -> tuple[str, str] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import threading
 import weakref
+from collections.abc import Hashable
 from typing import Any, Literal
 
 import numpy as np
@@ -32,7 +33,7 @@ __all__ = [
     "SECOND",
     "alt_text",
     "axes_for",
-    "column_name",
+    "column_label",
     "empty",
     "figure",
     "finish",
@@ -120,39 +121,58 @@ def figure(width: float = 7.0, height: float = 3.6, dpi: int = 100) -> tuple[Fig
     return fig, fig.add_subplot()
 
 
-def column_name(value: Any, argument: str) -> str:
-    """``value`` when it is a column name (a ``str``), else a
-    :class:`~dealframe.errors.ValidationError` naming ``argument``: checked before the frame
-    is read, so a list, a number or None given for a column is said as such (not as
-    Python's ``TypeError`` from hashing or joining it).
+def column_label(value: Any, argument: str) -> Hashable:
+    """``value`` when it can be a column label (any hashable value, as pandas allows: ``str``,
+    an ``int``, a tuple of a ``MultiIndex``), else a :class:`~dealframe.errors.ValidationError`
+    naming ``argument``: checked before the frame is read, so a list or a dict given for a
+    column is said as such (not as Python's ``TypeError`` from hashing it). Whether the frame
+    has the column, :func:`frame_with` says.
 
     Examples
     --------
-    >>> column_name("evRevenueNtm", "column")
-    'evRevenueNtm'
-    >>> column_name(["evRevenueNtm"], "column")
+    >>> column_label("evRevenueNtm", "column"), column_label(7, "column")
+    ('evRevenueNtm', 7)
+    >>> column_label(["evRevenueNtm"], "column")
     Traceback (most recent call last):
     ...
-    dealframe.errors.ValidationError: invalid column: expected a column name (str) such as 'evRevenueNtm', got ['evRevenueNtm']
+    dealframe.errors.ValidationError: invalid column: expected a column label (a str such as 'evRevenueNtm', or any hashable label the frame has), got ['evRevenueNtm']
     """
-    if not isinstance(value, str):
-        raise ValidationError(argument, "a column name (str) such as 'evRevenueNtm'", got=value)
+    try:
+        hash(value)
+    except TypeError:
+        expected = (
+            "a column label (a str such as 'evRevenueNtm', or any hashable label the frame has)"
+        )
+        raise ValidationError(argument, expected, got=value) from None
     return value
 
 
 def frame_with(
-    frame: Any, argument: str, columns: tuple[str, ...], kind: str = "a DataFrame from the client"
+    frame: Any,
+    argument: str,
+    columns: tuple[Hashable, ...],
+    kind: str = "a DataFrame from the client",
 ) -> pd.DataFrame:
     """``frame`` when it is a DataFrame holding ``columns``; else a
     :class:`~dealframe.errors.ValidationError` naming ``argument``, what it should be
     (``kind``) and the columns it lacks (a frame of another kind passed by mistake, such as
-    two frames swapped, is refused here rather than drawn as "no data"). A column that is
-    no name (not a ``str``) is refused by :func:`column_name` first, naming ``"columns"``:
-    the charts check their column arguments with it, by their own names, before this."""
+    two frames swapped, is refused here rather than drawn as "no data"). A column that can
+    be no label (unhashable) is refused by :func:`column_label` first, naming ``"columns"``:
+    the charts check their column arguments with it, by their own names, before this.
+
+    Examples
+    --------
+    >>> frame_with(pd.DataFrame({7: [1.0]}), "current", (7,)).columns.tolist()
+    [7]
+    >>> frame_with(pd.DataFrame({7: [1.0]}), "current", (8,))
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid current: expected a DataFrame from the client: a frame with the column(s) 8, got 'a frame with columns 7'
+    """
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(argument, kind, got=type(frame).__name__)
     for column in columns:
-        column_name(column, "columns")
+        column_label(column, "columns")
     missing = [c for c in columns if c not in frame]
     if missing:
         shown = ", ".join(map(str, list(frame.columns)[:6])) + (
@@ -160,7 +180,7 @@ def frame_with(
         )
         raise ValidationError(
             argument,
-            f"{kind}: a frame with the column(s) {', '.join(missing)}",
+            f"{kind}: a frame with the column(s) {', '.join(map(str, missing))}",
             got=f"a frame with columns {shown}" if len(frame.columns) else "a frame of no columns",
         )
     return frame

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Hashable
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from ._base import (
     MUTED,
     SECOND,
     axes_for,
-    column_name,
+    column_label,
     empty,
     finish,
     frame_with,
@@ -60,7 +61,18 @@ _COMPANY_LABELS = (
 _LEGEND_PAD = 18.0
 
 
-def _numeric(frame: pd.DataFrame, argument: str, column: str) -> None:
+def _short(column: Hashable) -> str:
+    """A column's short name in titles: its own when the charts know it, else the label as
+    text (a column may be labelled ``7`` or ``("a", "evRevenueNtm")``, as pandas allows)."""
+    return _SHORT.get(column, str(column)) if isinstance(column, str) else str(column)
+
+
+def _axis(column: Hashable) -> str:
+    """A column's axis text (:data:`FIELD_LABELS`, else the label as text)."""
+    return FIELD_LABELS.get(column, column) if isinstance(column, str) else str(column)
+
+
+def _numeric(frame: pd.DataFrame, argument: str, column: Hashable) -> None:
     """Refuse a column of text (or of flags): it has no value to draw, and would be drawn as
     "n/a" everywhere."""
     dtype = frame[column].dtype
@@ -111,7 +123,7 @@ def _short_name(name: str, most: int = 22) -> str:
 @checked_keywords
 def comps_multiples(
     current: pd.DataFrame,
-    column: str = "evRevenueNtm",
+    column: Hashable = "evRevenueNtm",
     *,
     top: int = 25,
     bound: float | None = None,
@@ -123,8 +135,9 @@ def comps_multiples(
     ----------
     current : DataFrame
         ``client.public.current(skus)``.
-    column : str, default "evRevenueNtm"
-        The multiple (``evRevenueLtm``, ``evEbitdaLtm`` ...): a numeric column of ``current``.
+    column : str or hashable, default "evRevenueNtm"
+        The multiple (``evRevenueLtm``, ``evEbitdaLtm`` ...): a numeric column of ``current``
+        (any label the frame has: ``7``, a tuple of a ``MultiIndex``, written with ``str``).
     top : int, default 25
         Companies shown, largest enterprise value first.
     bound : float, optional
@@ -147,7 +160,7 @@ def comps_multiples(
     >>> [t.get_text() for t in ax.texts]
     ['2.0x', 'n/a', 'NM']
     """
-    column = column_name(column, "column")
+    column = column_label(column, "column")
     current = frame_with(current, "current", (column,), CURRENT_FRAME)
     _numeric(current, "column", column)
     top = integer_in(top, "top", 1, None, "a positive integer")
@@ -159,20 +172,21 @@ def comps_multiples(
         if "enterpriseValue" in current
         else current.head(top)
     )
-    short = _SHORT.get(column, column)
+    short = _short(column)
     title = f"{short}, {len(shown)} largest of {counted(len(current), 'company')}"
     ax = axes_for(ax, 7.0, 0.24 * max(len(shown), 4) + 1.3)
-    xlabel, ylabel = FIELD_LABELS.get(column, column), _COMPANY_LABELS[0]
+    xlabel, ylabel = _axis(column), _COMPANY_LABELS[0]
     if not len(shown):
         empty(ax, title, xlabel, ylabel)
         fitting_ylabel(ax, _COMPANY_LABELS)
         return ax
-    status = multiple_status(shown, column, bound).to_numpy()
-    values = meaningful(shown, column, bound).to_numpy(dtype=float)
+    key = cast(str, column)  # any label: the NM rule reads it as pandas does
+    status = multiple_status(shown, key, bound).to_numpy()
+    values = meaningful(shown, key, bound).to_numpy(dtype=float)
     y = np.arange(len(shown))[::-1]
     ax.barh(y, np.nan_to_num(values), color=ACCENT, height=0.7)
     ax.set_yticks(y, [_short_name(n, 28) for n in _names(shown)], fontsize=8)
-    ok_all = meaningful(current, column, bound).dropna()
+    ok_all = meaningful(current, key, bound).dropna()
     median = float(ok_all.median()) if len(ok_all) else np.nan
     right = np.nanmax(values) if np.isfinite(values).any() else 1.0
     for yi, v, s in zip(y, values, status):
@@ -210,7 +224,8 @@ def comps_multiples(
             handlelength=1.6,
         )
     counts = {s: int((status == s).sum()) for s in ("NM", "n/a")}
-    bound_value = MULTIPLE_BOUNDS.get(column) if bound is None else bound
+    bound_value = MULTIPLE_BOUNDS.get(key) if bound is None else bound
+    above = f" or above {bound_value:g}x" if bound_value is not None else ""
     alt = (
         f"Horizontal bars of {short} for the {len(shown)} largest of "
         f"{counted(len(current), 'company')} by enterprise value. Median of the "
@@ -222,8 +237,8 @@ def comps_multiples(
             if np.isfinite(values).any()
             else ""
         )
-        + f" {counts['NM']} shown as NM (negative denominator or above "
-        f"{bound_value:g}x), {counts['n/a']} as n/a (no value)."
+        + f" {counts['NM']} shown as NM (negative denominator{above}), "
+        f"{counts['n/a']} as n/a (no value)."
     )
     finish(
         ax, title, xlabel, ylabel, alt, grid="x", title_pad=_LEGEND_PAD if ax.get_legend() else 6.0
@@ -235,8 +250,8 @@ def comps_multiples(
 @checked_keywords
 def growth_vs_multiple(
     current: pd.DataFrame,
-    x: str = "revenueGrowthNtmLtm",
-    y: str = "evRevenueNtm",
+    x: Hashable = "revenueGrowthNtmLtm",
+    y: Hashable = "evRevenueNtm",
     *,
     label_top: int = 8,
     ax: Axes | None = None,
@@ -252,8 +267,8 @@ def growth_vs_multiple(
     ----------
     current : pandas.DataFrame
         ``client.public.current(...)``.
-    x, y : str
-        Numeric columns of ``current`` for the x and y axes.
+    x, y : str or hashable
+        Numeric columns of ``current`` for the x and y axes (any labels the frame has).
     label_top : int
         How many of the largest companies to name (0 for none).
     ax : matplotlib.axes.Axes, optional
@@ -279,19 +294,19 @@ def growth_vs_multiple(
     >>> growth_vs_multiple(cur, ax=figure()[1]).get_yscale()
     'log'
     """
-    x, y = column_name(x, "x"), column_name(y, "y")
+    x, y = column_label(x, "x"), column_label(y, "y")
     current = frame_with(current, "current", (x, y), CURRENT_FRAME)
     _numeric(current, "x", x)
     _numeric(current, "y", y)
     label_top = integer_in(label_top, "label_top", 0, None, "an integer of at least 0")
     ax = axes_for(ax, 6.4, 4.2)
-    values = meaningful(current, y)
-    xs = numbers(current, x)
+    values = meaningful(current, cast(str, y))  # any labels, read as pandas does
+    xs = numbers(current, cast(str, x))
     ys = values.to_numpy(dtype=float)
     ok = np.isfinite(xs) & np.isfinite(ys) & (ys > 0)
-    short = _SHORT.get(y, y)
+    short = _short(y)
     title = f"Growth against {short}, {int(ok.sum())} of {counted(len(current), 'company')}"
-    xlabel, ylabel = FIELD_LABELS.get(x, x), FIELD_LABELS.get(y, y) + ", log scale"
+    xlabel, ylabel = _axis(x), _axis(y) + ", log scale"
     if not ok.any():
         return empty(ax, title, xlabel, ylabel)
     ev = (
@@ -318,7 +333,7 @@ def growth_vs_multiple(
     )
     corr = pd.Series(xs[ok]).corr(pd.Series(np.log(ys[ok]))) if ok.sum() > 2 else np.nan
     alt = (
-        f"Scatter of {counted(int(ok.sum()), 'company')}: {FIELD_LABELS.get(x, x)} on x, "
+        f"Scatter of {counted(int(ok.sum()), 'company')}: {_axis(x)} on x, "
         f"{short} on a "
         f"log y axis, points sized by enterprise value. Median growth "
         f"{np.median(xs[ok]):.1f}%, median {short} {np.median(ys[ok]):.1f}x"
@@ -336,7 +351,7 @@ def growth_vs_multiple(
 
 @checked_keywords
 def group_history(
-    history: pd.DataFrame, column: str = "evRevenueNtm", *, ax: Axes | None = None
+    history: pd.DataFrame, column: Hashable = "evRevenueNtm", *, ax: Axes | None = None
 ) -> Axes:
     """The group's monthly median of a field (``group_time_series``), with the latest value.
 
@@ -344,8 +359,8 @@ def group_history(
     ----------
     history : pandas.DataFrame
         ``client.public.group_time_series(...)``: months by fields.
-    column : str
-        The field to draw.
+    column : str or hashable
+        The field to draw (any label the frame has).
     ax : matplotlib.axes.Axes, optional
         Where to draw (a new figure when None).
 
@@ -363,18 +378,18 @@ def group_history(
     >>> group_history(h, ax=figure()[1]).get_title(loc="left")
     'Median EV/Revenue NTM of the group by month, 2024-01 to 2024-02'
     """
-    column = column_name(column, "column")
+    column = column_label(column, "column")
     history = frame_with(
         history, "history", (column,), "client.public.group_time_series(...) (months by fields)"
     )
     _numeric(history, "column", column)
     months = _months(history.index)
     ax = axes_for(ax, 7.0, 3.6)
-    short = _SHORT.get(column, column)
+    short = _short(column)
     span = f"{months[0]} to {months[-1]}" if len(months) else "no months"
     title = f"Median {short} of the group by month, {span}"
-    ylabel = "median " + FIELD_LABELS.get(column, column)
-    values = numbers(history, column)
+    ylabel = "median " + _axis(column)
+    values = numbers(history, cast(str, column))  # any label, read as pandas does
     if not np.isfinite(values).any():
         return empty(ax, title, "month", ylabel)
     x = months.to_timestamp()

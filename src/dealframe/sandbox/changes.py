@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import numbers
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
@@ -33,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from .arguments import SandboxArgumentError, methods_checked
+from .errors import json_value
 from .models.data import iso_ts
 from .models.names import person_names
 from .models.records import RecordStore
@@ -59,7 +61,7 @@ class ChangeInputError(SandboxArgumentError):
     >>> Changes(None)
     Traceback (most recent call last):
     ...
-    dealframe.sandbox.changes.ChangeInputError: state: must be a SandboxState (sb.state of a running sandbox, or one built in-process), got None
+    dealframe.sandbox.changes.ChangeInputError: state: must be a SandboxState (sb.state of a running sandbox, or one built in-process), got null
     """
 
 
@@ -67,8 +69,17 @@ def _refused(
     argument: str, expected: str, got: Any, problem: str | None = None
 ) -> ChangeInputError:
     """A :class:`ChangeInputError` saying ``<argument>: <problem>`` (by default: must be
-    ``expected``, got ``got``)."""
-    said = problem or f"must be {expected}, got {got!r}"
+    ``expected``, got ``got``), ``got`` in JSON's words (:func:`~.errors.json_value`), as
+    the admin endpoints' ``400`` quotes it and every other 400 of the sandbox words a value.
+
+    Examples
+    --------
+    >>> str(_refused("n", "a non-negative integer", True))
+    'n: must be a non-negative integer, got true'
+    >>> str(_refused("seconds", "a number >= 0", None))
+    'seconds: must be a number >= 0, got null'
+    """
+    said = problem or f"must be {expected}, got {json_value(got)}"
     return ChangeInputError(argument, expected, got, message=f"{argument}: {said}")
 
 
@@ -76,13 +87,24 @@ def _entity(name: Any) -> str:
     name = _ALIASES.get(name, name) if isinstance(name, str) else name
     if name not in ENTITIES:
         expected = f"one of {', '.join(ENTITIES)}"
-        raise _refused("entity", expected, name, f"{name!r} is not {expected}")
+        raise _refused("entity", expected, name, f"{json_value(name)} is not {expected}")
     return name
 
 
 def _whole(n: Any) -> bool:
     """Whether ``n`` is an integer of 0 or more (numpy's too; not a bool)."""
     return not isinstance(n, bool) and isinstance(n, (int, np.integer)) and bool(n >= 0)
+
+
+def _real(value: Any) -> bool:
+    """Whether ``value`` is a real number (``numbers.Real``: numpy's too), not a bool.
+
+    Examples
+    --------
+    >>> _real(2), _real(np.int64(2)), _real(np.float32(1.5)), _real(True), _real("2")
+    (True, True, True, False, False)
+    """
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 #: Most records one call changes or adds (``n``, ``n_changes``): records are built in
@@ -98,7 +120,7 @@ def _count(n: Any) -> int:
         raise _refused("n", "a non-negative integer", n)
     if n > MAX_CHANGES:
         expected = f"at most {MAX_CHANGES:,} (call again for more)"
-        raise _refused("n", expected, n, f"must be {expected}, got {n!r}")
+        raise _refused("n", expected, n)
     return int(n)
 
 
@@ -207,11 +229,14 @@ class Changes:
         return self._advance(seconds, "seconds")
 
     def _advance(self, seconds: Any, argument: str) -> dt.datetime:
-        """:meth:`advance`, a bad ``seconds`` named ``argument``."""
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0:
+        """:meth:`advance`, a bad ``seconds`` named ``argument``: any real number of 0 or
+        more (numpy's too: ``np.int64(2)``; not a bool)."""
+        if not _real(seconds) or not seconds >= 0:
             raise _refused(argument, "a number >= 0", seconds)
+        # ``timedelta`` takes no numpy number: an int stays exact, the others are floats
+        value = int(seconds) if isinstance(seconds, numbers.Integral) else float(seconds)
         try:
-            return self.state.clock.advance(seconds)
+            return self.state.clock.advance(value)
         except OverflowError:  # beyond datetime's year 9999 (10**30, inf): the clock is kept
             expected = "a number >= 0 that keeps the clock before the year 10000"
             raise _refused(argument, expected, seconds) from None
@@ -300,7 +325,7 @@ class Changes:
         store = self._store(name)
         unknown = [i for i in ids if i not in store.row_of]
         if unknown:
-            problem = f"{unknown[0]!r} is not a known {entity} id"
+            problem = f"{json_value(unknown[0])} is not a known {entity} id"
             raise _refused("ids", f"known {entity} ids", unknown[0], problem)
         with self.state.lock:
             self._rewrite(name, [store.row_of[i] for i in ids], change, iso_ts(self.now()))

@@ -46,8 +46,11 @@ def json_type(value: Any) -> str:
 def json_value(value: Any) -> str:
     """A parsed value as an error message shows it, in JSON's words, not Python's.
 
-    ``null``, ``true`` and ``false`` for JSON's literals, numbers as written, strings quoted;
-    an array or an object by its type (its content can be long).
+    ``null``, ``true`` and ``false`` for JSON's literals, strings quoted; numbers as JSON
+    writes the value read (``5000``, ``2.5``, ``1e+20``: the text of the body is not kept, so
+    ``1e15`` read as a float is ``1000000000000000.0``); an array or an object by its type (its
+    content can be long). A value no JSON body holds (given in-process: a numpy number, a
+    ``Decimal``) is shown with ``repr``.
 
     Examples
     --------
@@ -55,14 +58,17 @@ def json_value(value: Any) -> str:
     ('null', 'true', '5000', '2.5')
     >>> json_value("week"), json_value([1, 2]), json_value({})
     ("'week'", 'array', 'object')
+    >>> from decimal import Decimal
+    >>> json_value(Decimal("2"))
+    "Decimal('2')"
     """
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float, str)):
-        return repr(value)
-    return json_type(value)
+    if isinstance(value, (list, dict)):
+        return json_type(value)
+    return repr(value)
 
 
 class ApiProblem(Exception):

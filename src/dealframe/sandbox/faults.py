@@ -89,8 +89,10 @@ class FaultPlan:
     seed : int, optional
         Seed of the random draws (same seed, same sequence of faults).
     paths : str, optional
-        Regular expression (``re.search`` on the path) limiting random faults; one that
-        does not compile is a ``SandboxArgumentError`` naming ``paths``.
+        Regular expression (``re.search`` on the path) limiting random faults; None (the
+        default) or ``""``: every path. One that does not compile, or a list (``[]`` too,
+        which once meant every path: join several patterns with ``|``), is a
+        ``SandboxArgumentError`` naming ``paths``.
     retry_after : float
         Seconds sent in ``Retry-After`` with a 429.
     retry_after_503 : float, optional
@@ -294,8 +296,19 @@ def _pattern(argument: str, pattern: Any) -> re.Pattern[str]:
     Traceback (most recent call last):
     ...
     dealframe.sandbox.arguments.SandboxArgumentError: invalid paths: expected a regular expression matched against request paths (unterminated character set at position 0), got '['
+    >>> _pattern("paths", [])
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.arguments.SandboxArgumentError: invalid paths: expected a regular expression matched against request paths: one str, not a list (several paths: join them with '|', r'/companies$|/transactions$'; every path: None, the default), got []
     """
     expected = "a regular expression matched against request paths"
+    if isinstance(pattern, (list, tuple, set, frozenset)):  # paths=[] once meant every path
+        every = "; every path: None, the default" if argument == "paths" else ""
+        many = (
+            f"{expected}: one str, not a list (several paths: join them with '|', "
+            f"r'/companies$|/transactions$'{every})"
+        )
+        raise SandboxArgumentError(argument, many, pattern)
     if not isinstance(pattern, str):
         raise SandboxArgumentError(argument, expected, pattern)
     try:

@@ -41,10 +41,10 @@ from typing import Any, TypeGuard
 import orjson
 
 from .arguments import SandboxArgumentError
-from .errors import ApiProblem, bad_request, error_body
+from .errors import ApiProblem, Problems, bad_request, error_body
 from .models import SandboxState
 from .responses import private, public
-from .responses.request import ApiRequest
+from .responses.request import ApiRequest, query_param
 from .urls import Handler, Url
 from .vocab import LIMIT_MAX, TIME_SERIES_FIELDS
 
@@ -538,16 +538,39 @@ def _version_bound(handler: Callable[..., bytes]) -> Callable[[Handler], Handler
     return wrap
 
 
+def _replaced(query: Mapping[str, str], name: str, value: str) -> Mapping[str, str]:
+    """``query`` with parameter ``name`` set to ``value`` and every other parameter kept as
+    given, repeats included: the server's multi-dict stays one, so the handler still sees a
+    repeated parameter (and refuses it).
+
+    Examples
+    --------
+    >>> from starlette.datastructures import QueryParams
+    >>> q = _replaced(QueryParams("fields=a&x=1&x=2"), "fields", "b")
+    >>> q["fields"], q.getlist("x")
+    ('b', ['1', '2'])
+    >>> _replaced({"fields": "a", "x": "1"}, "fields", "b")
+    {'fields': 'b', 'x': '1'}
+    """
+    multi_items = getattr(query, "multi_items", None)
+    if not callable(multi_items):
+        return {**query, name: value}
+    items = [(k, v) for k, v in multi_items() if k != name]
+    return type(query)([*items, (name, value)])  # type: ignore[call-arg]
+
+
 def _asked_extra(handler: Handler) -> Handler:
     """A profile read whose ``fields`` allowlist names the unknown member: the handler reads
     the other names, and the member is added, as the service serves it."""
 
     def wrapped(request: ApiRequest, models: SandboxState) -> bytes:
         names = [f.strip() for f in (request.query.get("fields") or "").split(",") if f.strip()]
-        if EXTRA_B not in names:
+        repeated = Problems()  # ``fields`` given more than once: the handler's own 400
+        query_param(request.query, "fields", repeated)
+        if EXTRA_B not in names or repeated.errors:
             return handler(request, models)
         rest = ",".join(f for f in names if f != EXTRA_B) or "id"
-        query = {**request.query, "fields": rest}
+        query = _replaced(request.query, "fields", rest)
         doc = orjson.loads(handler(dataclasses.replace(request, query=query), models))
         doc["data"][EXTRA_B] = _EXTRA_VALUE
         return orjson.dumps(doc)
