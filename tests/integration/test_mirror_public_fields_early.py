@@ -12,7 +12,7 @@ pytest.importorskip("deltalake")
 
 import dealframe
 from dealframe import mirror
-from dealframe.errors import ValidationError
+from dealframe.errors import BadRequestError, ValidationError
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +53,19 @@ def test_a_search_universe_is_not_searched_for_a_misspelled_field(client, tmp_pa
 def test_fields_spelled_as_documented_are_fetched(client, sku, tmp_path) -> None:
     report = mirror.snapshot_public(client, tmp_path / "m", skus=[sku], fields=["evRevenueLtm"])
     assert report["companies"] == 1 and report["time_series_rows"] > 0
+
+
+def test_a_spelling_the_client_saw_served_is_sent_by_both(sandbox, tmp_path) -> None:
+    # a fresh client of its own: what it has seen served is its own; once seen, the spelling is
+    # the service's to judge (the sandbox refuses it with a 400), for time_series and the mirror
+    with dealframe.Client.for_sandbox(sandbox, progress=False, cache_enabled=False) as own:
+        sku = str(own.public.search(regions=["Western Europe"]).index[0])
+        own.public.served_fields.add(["ev_revenue_ltm"])  # as if an answer had held it
+        before = own.stats.calls
+        with pytest.raises(BadRequestError, match="ev_revenue_ltm"):
+            own.public.time_series([sku], fields=["ev_revenue_ltm"])
+        assert own.stats.calls > before  # sent
+        sent = own.stats.calls
+        with pytest.raises(BadRequestError, match="ev_revenue_ltm"):
+            mirror.snapshot_public(own, tmp_path / "m", skus=[sku], fields=["ev_revenue_ltm"])
+        assert own.stats.calls > sent  # sent too, not refused before the requests

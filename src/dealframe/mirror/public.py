@@ -37,7 +37,6 @@ from dealframe.arguments import DateLike, checked_keywords, choice
 from ..errors import ServiceContractError, ValidationError
 from ..frames.normalize import cast
 from ..frames.schemas import CURRENT_DATA, DATE_DTYPE, VOCABULARIES, Column
-from ..public.fields import ServedFields
 from ..public.query import time_series_fields
 from ..public.sku import validate_skus
 from .durable import mirror_lock
@@ -374,7 +373,7 @@ def snapshot_public(
     given = {k: v for k, v in searched.items() if v is not None}
     # checked before any request, as client.public.time_series checks them (a comma, another
     # spelling of a documented field: ``evrevenueltm``), so a typo costs no request
-    time_series_fields(fields, ServedFields().check)
+    time_series_fields(fields, client.public.served_fields.check)
     universe = _universe(client, skus, given)
     current = client.public.current(universe) if universe else pd.DataFrame()
     if current.empty:  # never replace a stored snapshot of the day with an empty one

@@ -704,6 +704,18 @@ class PublicApi:
     def __repr__(self) -> str:
         return f"<PublicApi {self.version}>"
 
+    @property
+    def served_fields(self) -> ServedFields:
+        """The time-series field names this client has seen the service serve, which
+        :meth:`time_series` checks ``fields`` against before any request (shared with the
+        mirror's :func:`~dealframe.mirror.snapshot_public`, so both refuse and take alike).
+
+        Examples
+        --------
+        >>> client.public.served_fields.check(["evRevenueLtm"])  # a documented name: no error
+        """
+        return self._served_fields
+
     # ------------------------------------------------------------------ plumbing
 
     def _post(
