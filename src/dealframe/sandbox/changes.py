@@ -36,6 +36,7 @@ import numpy as np
 from .arguments import SandboxArgumentError, methods_checked
 from .errors import json_value
 from .models.data import iso_ts
+from .models.deals import may_target
 from .models.names import person_names
 from .models.records import RecordStore
 from .models.state import SandboxState
@@ -527,19 +528,26 @@ class Changes:
         return out
 
     def _new_deals(self, n: int, stamp: str) -> list[dict]:
+        """``n`` new deals, each a live deal's copy (never a ``Public listing``: a company lists
+        once) with its date and participants and another target, one it may have on that date
+        (:func:`~.models.deals.may_target`: founded by then, no private round once listed) and
+        not among its participants."""
         private = self.state.private
         orgs, deals = private.orgs.columns, private.deals
-        targets = np.flatnonzero(orgs["is_company"] & ~orgs["deleted"]).tolist()
-        pool = self._pool("deals", ~deals.columns["deleted"])
+        cols = deals.columns
+        pool = self._pool("deals", ~cols["deleted"] & (cols["deal_type"] != "Public listing"))
         out: list[dict] = []
         taken: set[str] = set()
-        for row in self._templates(pool, n, len(deals)):
+        for row in self._templates(pool, n, len(pool)):
             if len(out) == n:
                 break
             deal = deals.record(row)
+            targets = np.flatnonzero(may_target(orgs, deal["deal_type"], cols["deal_date"][row]))
             members = {p["id"] for p in deal["investors"]} | {p["id"] for p in deal["buyers"]}
+            if not targets.size:
+                continue
             for _ in range(20):
-                target = targets[int(self.rng.integers(0, len(targets)))]
+                target = int(targets[int(self.rng.integers(0, targets.size))])
                 if orgs["id"][target] not in members:
                     break
             else:

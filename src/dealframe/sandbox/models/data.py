@@ -27,6 +27,7 @@ from ..vocab import (
 )
 from .deals import make_deals
 from .draws import (
+    Timeline,
     at_least_one,
     iso_ts_many,
     seconds_between,
@@ -39,6 +40,7 @@ from .names import (
     company_names,
     firm_names,
     person_names,
+    share_names,
     slugify,
     ticker_of,
     with_legal_forms,
@@ -189,7 +191,8 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
         and 50,000 deals; counts scale linearly with small floors. Above 0 and at most
         :data:`~dealframe.sandbox.arguments.MAX_SCALE` (20).
     as_of : datetime
-        The sandbox clock; nothing is dated after it.
+        The sandbox clock; nothing is dated after it, and the years of the data are counted
+        back from its year (:class:`~.draws.Timeline`).
 
     Returns
     -------
@@ -221,21 +224,22 @@ def generate(seed: int = 7, scale: float = 1.0, as_of: dt.datetime = AS_OF) -> D
 # --------------------------------------------------------------------------- organisations
 
 
-#: The latest founding year of a listed company (it lists three years or more after).
-_LISTED_FOUNDED_BY = 2019
-
-
 def _pick_listed(
-    rng: np.random.Generator, country_idx: np.ndarray, founded: np.ndarray, n_listed: int
+    rng: np.random.Generator,
+    country_idx: np.ndarray,
+    founded: np.ndarray,
+    n_listed: int,
+    founded_by: int,
 ) -> np.ndarray:
     """Rows of the listed companies, ascending: one of every region of the vocabulary first
-    (so Family A has every region at every scale), then older companies at random.
+    (so Family A has every region at every scale), then companies founded by ``founded_by``
+    (:attr:`.draws.Timeline.listed_founded_by`) at random.
 
     ``founded`` is changed in place only where a region has no company old enough to list (the
     smallest scales): its first company is then made old enough.
     """
     region = np.array([COUNTRIES[k].region for k in country_idx.tolist()], dtype=object)
-    old_enough = founded[: country_idx.size] <= _LISTED_FOUNDED_BY
+    old_enough = founded[: country_idx.size] <= founded_by
     first: list[int] = []
     for name in REGIONS:
         members = np.flatnonzero(region == name)
@@ -244,11 +248,9 @@ def _pick_listed(
         ready = members[old_enough[members]]
         if ready.size == 0:
             ready = members[:1]
-            founded[ready] = np.minimum(founded[ready], _LISTED_FOUNDED_BY)
+            founded[ready] = np.minimum(founded[ready], founded_by)
         first.append(int(ready[int(rng.integers(0, ready.size))]))
-    eligible = np.setdiff1d(
-        np.flatnonzero(founded[: country_idx.size] <= _LISTED_FOUNDED_BY), first
-    )
+    eligible = np.setdiff1d(np.flatnonzero(founded[: country_idx.size] <= founded_by), first)
     rest = rng.choice(
         eligible, size=min(max(n_listed - len(first), 0), eligible.size), replace=False
     )
@@ -264,25 +266,34 @@ def _make_orgs(
     n_listed: int,
 ) -> None:
     as_of_s = int(ds.as_of.timestamp())
+    years = Timeline.of(ds.as_of)
     n = n_companies + n_firms
     names = company_names(rng, n_companies) + firm_names(rng, n_firms)
-    # A few companies share a name with another one (in another country) so that resolve
-    # returns ambiguous matches for exact names; neither takes a legal suffix (below), so
-    # the names stay equal.
     dup = rng.choice(n_companies, size=max(n_companies // 80, 3), replace=False)
-    sources = rng.integers(0, n_companies, dup.size)
-    for i, j in zip(dup.tolist(), sources.tolist()):
-        names[i] = names[j]
+    drawn_sources = rng.integers(0, n_companies, dup.size)
     ids = uuids(rng, n)
     weights = np.array([c.weight for c in COUNTRIES])
     country_idx = rng.choice(len(COUNTRIES), size=n, p=weights / weights.sum())
     country_idx[: len(COUNTRIES)] = np.arange(len(COUNTRIES))  # every country at least once
-    founded = np.clip(2025 - rng.exponential(11.0, n).astype(int), 1900, 2024)
+    # A few companies share a name with one other company, of another country, so that resolve
+    # returns ambiguous matches for exact names that a country tells apart; neither takes a
+    # legal suffix (below), so the names stay equal.
+    sources = share_names(
+        names, dup.tolist(), drawn_sources.tolist(), country_idx[:n_companies].tolist()
+    )
+    # Founding years lean recent, counted back from the year before the clock's.
+    founded = np.clip(
+        years.founded_by + 1 - rng.exponential(11.0, n).astype(int),
+        years.oldest,
+        years.founded_by,
+    )
     ceos = person_names(rng, n)
 
     # Listed companies: older companies, at least one of every region. Corporate investors:
     # half listed, half private.
-    listed = _pick_listed(rng, country_idx[:n_companies], founded, n_listed)
+    listed = _pick_listed(
+        rng, country_idx[:n_companies], founded, n_listed, years.listed_founded_by
+    )
     is_listed = np.zeros(n, dtype=bool)
     is_listed[listed] = True
     corp_listed = rng.choice(
@@ -296,7 +307,7 @@ def _make_orgs(
     is_company = np.arange(n) < n_companies
 
     # Legal suffixes of the company's country (its public-company forms once listed).
-    bare = set(dup.tolist()) | set(sources.tolist())
+    bare = set(dup.tolist()) | set(sources)
     forms = [
         ()
         if i in bare
@@ -305,16 +316,18 @@ def _make_orgs(
     ]
     names[:n_companies] = with_legal_forms(rng, names[:n_companies], forms)
 
-    # A record is created once the organisation exists: from its founding year (or 2015, when
+    # A record is created once the organisation exists: from its founding year (or the year
     # the database begins) to a month before the clock.
     created_lo = np.maximum(
-        int(dt.datetime(2015, 1, 1, tzinfo=dt.UTC).timestamp()), year_start_seconds(founded)
+        int(year_start_seconds(np.array([years.database_from]))[0]), year_start_seconds(founded)
     )
     created = seconds_between(rng, created_lo, np.full(n, as_of_s - 30 * 86_400))
     updated = seconds_between(rng, created, np.full(n, as_of_s))
     created_s, updated_s = iso_ts_many(created), iso_ts_many(updated)
     # IPO dates lean early, so most listed companies have the whole series.
-    ipo_lo = np.array([dt.date(max(int(f) + 3, 1995), 1, 1).toordinal() for f in founded])
+    ipo_lo = np.array(
+        [dt.date(max(int(f) + 3, years.listings_from), 1, 1).toordinal() for f in founded]
+    )
     ipo_hi = (ds.as_of.date() - dt.timedelta(days=400)).toordinal()
     ipo_day = ipo_lo + ((ipo_hi - ipo_lo) * rng.random(n) ** 2.5).astype(int)
     verticals = subsets(rng, VERTICALS, n, 1, 3)
@@ -354,7 +367,7 @@ def _make_orgs(
             if corporate_l[i] or is_listed_l[i]:
                 company_type = ["Corporate"]
             else:
-                company_type = ["Startup"] if founded[i] >= 2015 else ["Scaleup"]
+                company_type = ["Startup"] if founded[i] >= years.startups_from else ["Scaleup"]
         else:
             vert, cf, rm = verticals[i][:2], [], []
             company_type = [FIRM_TYPES[firm_pick[i]]]

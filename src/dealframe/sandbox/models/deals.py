@@ -6,8 +6,9 @@ shared by every deal they take part in) and the store's columns filled from the 
 dict per deal is kept, so generating is quick and leaves little for the garbage collector to
 walk. The rules (docs/sandbox.md, "Clock and data"): a deal's target and participants were
 founded by its date, a ``Public listing`` is a listed company's one listing on its listing
-day, a listed company raises no private round from then on, and every investor leads or buys
-somewhere.
+day, a listed company raises no private round from then on, every investor leads or buys
+somewhere, and a deal's record is created after its date, once the database has begun, and
+never before the records of the organisations it names.
 """
 
 from __future__ import annotations
@@ -15,15 +16,16 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 from collections import Counter
+from collections.abc import Mapping
 
 import numpy as np
 import orjson
 
 from ..vocab import DEAL_TYPES
-from .draws import at_least_one, iso_ts_many, seconds_between, uuids, year_start_days
+from .draws import Timeline, at_least_one, iso_ts_many, seconds_between, uuids, year_start_days
 from .records import ListColumn, RecordStore
 
-__all__ = ["MAX_LEADS", "make_deals"]
+__all__ = ["MAX_LEADS", "make_deals", "may_target"]
 
 _SUBTYPES: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {
     "Early": (
@@ -75,6 +77,34 @@ _PRIVATE_ROUNDS = ("Early", "Venture", "Growth")
 MAX_LEADS = 3
 #: Participant draws per deal (leads and other investors, or buyers after the pool's two).
 _SLOTS = 11
+
+
+def may_target(columns: Mapping[str, np.ndarray], deal_type: str, day: np.datetime64) -> np.ndarray:
+    """The organisations a new deal of ``deal_type`` dated ``day`` may target, as a mask over
+    an organisation store's :data:`~.records.ORG_SPEC` ``columns``: live companies founded by
+    ``day`` (an unknown founding year passes) and, for a private round (Early, Venture,
+    Growth), not listed by then. None for a ``Public listing``: a company lists once, on its
+    ``ipoed``, and every listing is drawn with the data.
+
+    Examples
+    --------
+    >>> columns = {
+    ...     "is_company": np.array([True, True, True, False]),
+    ...     "deleted": np.array([False, False, False, False]),
+    ...     "founded": np.array([2010.0, 2020.0, 2000.0, 2000.0]),
+    ...     "ipoed": np.array(["NaT", "NaT", "2015-05-01", "NaT"], dtype="datetime64[D]"),
+    ... }
+    >>> day = np.datetime64("2018-03-01")
+    >>> may_target(columns, "Venture", day).tolist(), may_target(columns, "M&A", day).tolist()
+    ([True, False, False, False], [True, False, True, False])
+    """
+    if deal_type == "Public listing":
+        return np.zeros(len(columns["is_company"]), dtype=bool)
+    year = int(np.asarray(day).astype("datetime64[Y]").astype(np.int64)) + 1970
+    keep = columns["is_company"] & ~columns["deleted"] & ~(columns["founded"] > year)
+    if deal_type in _PRIVATE_ROUNDS:
+        keep &= ~(columns["ipoed"] <= day)
+    return keep
 
 
 def _drawn_founded_by(
@@ -168,6 +198,11 @@ def make_deals(
     RecordStore
         The deals in :data:`~.records.DEAL_SPEC` form: the list fields except ``target``, plus
         ``target_index`` (the target's position in ``orgs``) and the full ``investors``.
+
+    Notes
+    -----
+    ``orgs`` are changed in place: an organisation whose first deal's record is created
+    before its own ``created_at`` gets that deal's (:func:`_created_with_first_deal`).
     """
     company_idx = np.array([i for i, o in enumerate(orgs) if o["_company"]])
     investor_idx = np.array([i for i, o in enumerate(orgs) if o["_investor"]])
@@ -191,11 +226,13 @@ def make_deals(
         dtype=np.int64,
     )
 
-    start = dt.date(2012, 1, 1).toordinal()
+    years = Timeline.of(as_of)
+    start = dt.date(years.deals_from, 1, 1).toordinal()
     end = as_of.date().toordinal()
     # Public listings: one deal per company listed within the deal window, on its listing day (a
     # company lists once, and a listing's target is a listed company). The other deals are of
-    # the other types, in the proportions of ``_TYPE_P``, on days that grow smoothly from 2012.
+    # the other types, in the proportions of ``_TYPE_P``, on days that grow smoothly from the
+    # window's start (2012 at the default clock).
     listing = DEAL_TYPES.index("Public listing")
     ipo_rows = np.flatnonzero((listed_day >= start) & (listed_day <= end))[:n_deals]
     n_other = n_deals - ipo_rows.size
@@ -203,7 +240,7 @@ def make_deals(
     types = np.concatenate(
         [
             rng.choice(len(DEAL_TYPES), size=n_other, p=p_other / p_other.sum()),
-            [listing] * ipo_rows.size,
+            np.full(ipo_rows.size, listing),
         ]
     )
     day = np.concatenate(
@@ -261,8 +298,11 @@ def make_deals(
 
     epoch0 = dt.date(1970, 1, 1).toordinal()
     as_of_s = int(as_of.timestamp())
+    # A deal's record is created within 30 days of its date; a deal older than the database
+    # (2015 at the default clock) came in within 30 days of its beginning.
+    recorded_from = np.maximum(day, dt.date(years.database_from, 1, 1).toordinal())
     created = (
-        (day - epoch0) * 86_400
+        (recorded_from - epoch0) * 86_400
         + rng.integers(0, 30, n_deals) * 86_400
         + rng.integers(0, 86_400, n_deals)
     )
@@ -283,6 +323,7 @@ def make_deals(
     )
     deleted_l = deleted.tolist()
     _every_investor_leads(orgs, rng, types_l, targets_l, day_l, deleted_l, leads, investors)
+    _created_with_first_deal(orgs, created, targets_l, investors)
 
     # The records, serialised once; the store's columns straight from the draws.
     dates = (day - epoch0).astype("datetime64[D]")
@@ -463,6 +504,33 @@ def _list_column(org_ids: list[str], rows: list[tuple[int, ...]]) -> ListColumn:
         codes.astype(np.int32),
         np.concatenate([[0], np.cumsum(lengths)]),
     )
+
+
+def _created_with_first_deal(
+    orgs: list[dict], created: np.ndarray, targets: list[int], investors: list[tuple[int, ...]]
+) -> None:
+    """Move an organisation's ``created_at`` back to its first deal's record when that came
+    first: a database creates the record of a company or investor at the latest when it
+    records a deal naming it (as target, investor or buyer). ``created`` is each deal's epoch
+    seconds; ``orgs`` are changed in place.
+
+    The deal was dated on or after the organisation's founding and recorded once the
+    database had begun, so the record still is.
+    """
+    k = np.fromiter(map(len, investors), dtype=np.int64, count=len(investors))
+    who = np.concatenate(
+        [
+            np.asarray(targets, dtype=np.int64),
+            np.fromiter((c >> 1 for row in investors for c in row), dtype=np.int64),
+        ]
+    )
+    when = np.concatenate([created, np.repeat(created, k)])
+    first = np.full(len(orgs), np.iinfo(np.int64).max)
+    np.minimum.at(first, who, when)
+    own = np.array([o["created_at"][:19] for o in orgs], dtype="datetime64[s]").astype(np.int64)
+    earlier = np.flatnonzero(first < own)
+    for i, stamp in zip(earlier.tolist(), iso_ts_many(first[earlier])):
+        orgs[i]["created_at"] = stamp
 
 
 def _every_investor_leads(

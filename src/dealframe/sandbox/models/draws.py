@@ -1,11 +1,15 @@
-"""Random draws and vectorised formatting shared by the sandbox's generators (:mod:`.data`,
-:mod:`.deals`)."""
+"""Random draws, vectorised formatting and the clock's timeline shared by the sandbox's
+generators (:mod:`.data`, :mod:`.deals`)."""
 
 from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = [
+    "Timeline",
     "at_least_one",
     "iso_ts_many",
     "seconds_between",
@@ -79,3 +83,78 @@ def year_start_seconds(years: np.ndarray) -> np.ndarray:
 def year_start_days(years: list[int] | np.ndarray) -> np.ndarray:
     """Proleptic ordinals (``date.toordinal``) of 1 January of each year."""
     return year_start_seconds(np.asarray(years)) // 86_400 + _EPOCH_ORDINAL
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """The years the synthetic data is laid out on, counted back from the clock's year: the
+    data has the same shape whatever the clock, and nothing is dated after it.
+
+    The years at the default clock (2026-06-30) are in brackets; every clock in 2026 gives
+    the same ones.
+
+    Attributes
+    ----------
+    year : int
+        The clock's year.
+    founded_by : int
+        The latest founding year (2024): every organisation is a year old or more.
+    oldest : int
+        The earliest founding year (1900, or 60 years before the clock's year when that is
+        earlier).
+    listed_founded_by : int
+        The latest founding year of a listed company (2019): it lists three years or more
+        after, and more than a year before the clock.
+    listings_from : int
+        The earliest listing year (1995).
+    database_from : int
+        The year the database begins (2015): no record is created before its 1 January.
+    startups_from : int
+        The earliest founding year of a ``Startup`` (2015); older private companies are
+        ``Scaleup``.
+    deals_from : int
+        The year of the first deals (2012).
+
+    Examples
+    --------
+    >>> t = Timeline.of(dt.datetime(2026, 6, 30, tzinfo=dt.UTC))
+    >>> t.founded_by, t.listed_founded_by, t.database_from, t.deals_from
+    (2024, 2019, 2015, 2012)
+    >>> Timeline.of(dt.datetime(2020, 6, 30, tzinfo=dt.UTC)).founded_by
+    2018
+    """
+
+    year: int
+
+    @classmethod
+    def of(cls, as_of: dt.datetime) -> Timeline:
+        """The timeline of a clock."""
+        return cls(as_of.year)
+
+    @property
+    def founded_by(self) -> int:
+        return self.year - 2
+
+    @property
+    def oldest(self) -> int:
+        return min(1900, self.year - 60)
+
+    @property
+    def listed_founded_by(self) -> int:
+        return self.year - 7
+
+    @property
+    def listings_from(self) -> int:
+        return self.year - 31
+
+    @property
+    def database_from(self) -> int:
+        return self.year - 11
+
+    @property
+    def startups_from(self) -> int:
+        return self.year - 11
+
+    @property
+    def deals_from(self) -> int:
+        return self.year - 14

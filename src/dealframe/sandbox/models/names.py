@@ -11,6 +11,7 @@ __all__ = [
     "company_names",
     "firm_names",
     "person_names",
+    "share_names",
     "slugify",
     "ticker_of",
     "with_legal_forms",
@@ -205,6 +206,38 @@ def with_legal_forms(
         f"{name} {own[int(u * len(own))]}" if lg and own else name
         for name, own, lg, u in zip(names, forms, legal, pick)
     ]
+
+
+def share_names(
+    names: list[str], takers: Sequence[int], sources: Sequence[int], group: Sequence[int]
+) -> list[int]:
+    """Give each of ``takers`` the name of another company of another ``group`` (country), in
+    place; return the companies whose names were given.
+
+    A taker's source is its drawn one in ``sources``, or else the first position after it
+    (round the list) that is no taker, gave no name yet and is of another group than the
+    taker: so every shared name is held by exactly two companies, in two countries. A taker
+    for which no company qualifies keeps its own name.
+
+    Examples
+    --------
+    >>> names = ["A Labs", "B Labs", "C Labs", "D Labs"]
+    >>> share_names(names, [0], [1], group=[5, 5, 6, 6])  # 1 is of the same country: 2 instead
+    [2]
+    >>> names
+    ['C Labs', 'B Labs', 'C Labs', 'D Labs']
+    """
+    n = len(group)
+    taking = set(takers)
+    given: list[int] = []
+    for i, j in zip(takers, sources):
+        for k in range(n):
+            s = (j + k) % n
+            if s not in taking and s not in given and group[s] != group[i]:
+                names[i] = names[s]
+                given.append(s)
+                break
+    return given
 
 
 def firm_names(rng: np.random.Generator, n: int) -> list[str]:
