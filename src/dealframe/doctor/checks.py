@@ -367,10 +367,12 @@ class _Doctor:
         #: Family -> the row of the check that broke on a lone 500 (:class:`Waits`), and what
         #: to say of it instead should the family's next probe fail too.
         self.judged: dict[str, tuple[int, str]] = {}
-        #: Family -> the rows of the checks said not checked after all when its next probe
-        #: failed too, as they were: put back should a later probe of the family answer (the
-        #: service is up: the 500s were that route's).
-        self.reverted: dict[str, dict[int, Check]] = {}
+        #: Family -> the rows of the checks not checked while it looked unavailable (the one
+        #: judged on a lone 500, and those finding it down after): run once more should a
+        #: later probe of the family answer (:meth:`_again`).
+        self.outage: dict[str, list[int]] = {}
+        #: The probe of each row of :attr:`found`, with the facts it supplies.
+        self.probes: list[tuple[Callable[[], tuple[str, str]], tuple[str, ...]]] = []
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -457,12 +459,33 @@ class _Doctor:
         """Run one check and record it; ``provides``: the facts it supplies to later checks
         (those it could not, when it is not checked or breaks, make them not checked in
         turn)."""
+        observed, verdict, limited = self._check(name, probe, provides, len(self.found))
+        self.probes.append((probe, tuple(provides)))
+        self.add(name, assumption, observed, verdict)
+        self._unavailable(limited)
+
+    def _check(
+        self,
+        name: str,
+        probe: Callable[[], tuple[str, str]],
+        provides: Sequence[str],
+        row: int,
+        *,
+        again: bool = False,
+    ) -> tuple[str, str, bool]:
+        """What one check (to be recorded at ``row``) observed, its verdict, and whether the
+        service did not let it run (:class:`Limited`). A break on a lone 500 is noted to be
+        judged again should the family's next probe fail too, unless ``again`` (the check is
+        run once more after an outage: its 500 is the route's, :meth:`_again`)."""
         judged = dict(self.waits.judged)
+        limited = False
         try:
             observed, verdict = probe()
         except _Budget:
             raise
-        except (Limited, NotChecked) as exc:
+        except Limited as exc:
+            observed, verdict, limited = str(exc), NOT_CHECKED, True
+        except NotChecked as exc:
             observed, verdict = str(exc), NOT_CHECKED
         except TransportError as exc:
             if exc.kind in _UNREACHABLE:
@@ -476,33 +499,53 @@ class _Doctor:
             observed, verdict = f"unexpected answer ({type(exc).__name__}: {exc})", BREAKS
         if verdict in (NOT_CHECKED, BREAKS):  # what it did not see: the later checks say so
             self.facts.not_supplied(name, provides, broke=verdict == BREAKS)
-        if verdict == BREAKS:  # on a lone 500: judged unless the family's next probe fails
+        if verdict == BREAKS and not again:  # on a lone 500: unless the next probe fails
             for family, said in self.waits.judged.items():
                 if judged.get(family) != said:
-                    self.judged[family] = (len(self.found), said)
-        self.add(name, assumption, observed, verdict)
-        self._unavailable()
+                    self.judged[family] = (row, said)
+        return observed, verdict, limited
 
-    def _unavailable(self) -> None:
+    def _unavailable(self, limited: bool) -> None:
         """A check judged on a lone 500 whose family's next probe failed too: the service
         looks unavailable, so it is not checked after all, and the checks needing what it
-        would have seen say so without "(it broke)" (those already recorded too). Should a
-        later probe of that family answer, the service is up after all: the check breaks
-        again (on the 500 the client raises on every call), and they say "(it broke)" again."""
-        for family, (row, said) in list(self.judged.items()):
+        would have seen say so without "(it broke)" (those already recorded too). The check
+        just recorded, ``limited`` (the probe that failed too, or a later one while the
+        family is down), waits with it. Should a later probe of that family answer, the
+        service is up after all: they are run once more (:meth:`_again`)."""
+        row = len(self.found) - 1
+        for family, (first, said) in list(self.judged.items()):
             if self.waits.down.get(family):
-                old = self.found[row]
-                self.reverted.setdefault(family, {})[row] = old
-                self.found[row] = Check(old.name, old.assumption, blanked(said), NOT_CHECKED)
+                old = self.found[first]
+                self.outage.setdefault(family, []).append(first)
+                self.found[first] = Check(old.name, old.assumption, blanked(said), NOT_CHECKED)
                 self._needs(old.name, broke=False)
             if self.waits.down.get(family) or family not in self.waits.judged:
                 del self.judged[family]
-        for family, rows in list(self.reverted.items()):
+        for family, rows in list(self.outage.items()):
             if self.waits.down.get(family) is False:  # a later probe of the family answered
-                for row, old in rows.items():
-                    self.found[row] = old
-                    self._needs(old.name, broke=True)
-                del self.reverted[family]
+                del self.outage[family]
+                self._again(family, rows)
+            elif limited and self.waits.down.get(family) and row not in rows:
+                rows.append(row)
+
+    def _again(self, family: str, rows: Sequence[int]) -> None:
+        """The service answers ``family`` again after an outage: the checks of ``rows`` (the
+        one judged on a lone 500, and those that found the family down after it) are run
+        once more, in their order, each in its own row, with the rows needing what they
+        would have seen: what they get now is judged (a 500 again is that route's: it
+        breaks). Within the request budget: those it leaves are not checked, as they were."""
+        again: set[str] = set()
+        for row in range(min(rows), len(self.found)):
+            check = self.found[row]
+            needs = any(check.observed.startswith(f"needs what {n} would") for n in again)
+            if check.verdict != NOT_CHECKED or (row not in rows and not needs):
+                continue
+            again.add(check.name)
+            probe, provides = self.probes[row]
+            self.facts.forget(check.name)
+            self.waits.answered(family)  # the service answered since: a 500 is this route's
+            observed, verdict, _ = self._check(check.name, probe, provides, row, again=True)
+            self.found[row] = Check(check.name, check.assumption, blanked(observed), verdict)
 
     def _needs(self, name: str, *, broke: bool) -> None:
         """What the checks needing what ``name`` would have seen say of it (the rows recorded,
