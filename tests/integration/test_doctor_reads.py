@@ -535,6 +535,39 @@ def test_a_search_meta_count_is_judged_as_the_client_reads_it(
     assert ran.warned(ServiceContractWarning) == []
 
 
+def _more(doc: Any) -> Any:
+    """The search's ``meta.count`` one above the rows, written as text (``"61"``)."""
+    if isinstance(doc, dict) and isinstance(doc.get("data"), list):
+        doc.setdefault("meta", {})["count"] = str(len(doc["data"]) + 1)
+    return doc
+
+
+def _has_more(doc: Any) -> Any:
+    """The search's ``meta``: ``has_more: true``, its count the rows held."""
+    if isinstance(doc, dict) and isinstance(doc.get("data"), list):
+        doc.setdefault("meta", {}).update(count=len(doc["data"]), has_more=True)
+    return doc
+
+
+@pytest.mark.parametrize("change", [_more, _has_more], ids=["count-as-text-above", "has-more"])
+def test_a_search_short_of_its_meta_breaks_quoting_every_warning_of_it(
+    client: Client, proxy: Proxy, change: Callable[[Any], Any]
+) -> None:
+    """Rows lost (a count above the rows written as text, ``has_more: true`` with the count
+    of the rows held) break, quoting every warning the client gives of that ``meta``: the
+    text count too, not only the rows lost."""
+    proxy.add("^/api/v2/companies$", edit(change))
+    got = outcome(lambda: client.public.search())
+    assert got.error is None, got.error
+    warned = [w.removeprefix("POST /api/v2/companies: ") for w in got.warned(Warning)]
+    assert warned
+    ran = outcome(lambda: diagnose(client, family="A"))
+    search = {c.name: c for c in ran.value.checks}["A.search"]
+    assert search.verdict == BREAKS, search
+    for words in warned:
+        assert words in search.observed, (words, search.observed)
+
+
 # -- the readers the doctor shares with the client refuse what they cannot read -----------------
 
 

@@ -771,12 +771,18 @@ def _family_a(d: _Doctor) -> None:
         if bad:
             return f"{len(bad)} SKUs not <TICKER>-<ISO3>[.N]: {bad[:3]}", BREAKS
         # meta.count as the client reads it (answer_count): what it warns of is adapted, in its
-        # words; only a count above the rows held says rows are lost
+        # words; only a count above the rows held (or has_more: true) says rows are lost, and
+        # breaks quoting every warning of it (a count written as text too)
         said = Findings(f"POST {_A}/companies")
         count = answer_count(doc, items, said, "companies")
         lost = [f.message for f in said if f.kind == "count_mismatch" and f.shortfall > 0]
         if lost:
-            return f"{lost[0]}: the client returns the {len(items)} rows held and warns", BREAKS
+            words = list(dict.fromkeys(f.message for f in said if f.message not in lost))
+            too = f"; the client warns too: {'; '.join(words)}" if words else ""
+            return (
+                f"{lost[0]}: the client returns the {len(items)} rows held and warns{too}",
+                BREAKS,
+            )
         observed, verdict = _fields(items, "search")
         counted = "no meta.count read" if count is None else f"meta.count = {count}"
         return _warned(
