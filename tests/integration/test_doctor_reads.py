@@ -568,17 +568,67 @@ def test_a_search_short_of_its_meta_breaks_quoting_every_warning_of_it(
         assert words in search.observed, (words, search.observed)
 
 
+# -- the group medians are read by the client's own steps, in the window asked ------------------
+
+
+def _extra_period(period: str, value: Any) -> Callable[[Any], Any]:
+    """Every median 1.0, and one more period ``period`` whose ``marketCap`` is ``value``."""
+
+    def change(doc: Any) -> Any:
+        rows = _rows(doc)
+        for row in rows:
+            if isinstance(row, dict) and isinstance(row.get("median"), dict):
+                row["median"]["marketCap"] = 1.0
+        rows.append({"period": period, "median": {"marketCap": value}})
+        return doc
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("period", "value"),
+    [("2023-12", "abc"), ("2023-12", "12.5"), ("2024-01-01", "abc")],
+    ids=["unreadable-outside-the-window", "text-outside-the-window", "repeated-day-spelt"],
+)
+def test_group_medians_are_judged_on_what_the_client_reads(
+    client: Client, proxy: Proxy, period: str, value: Any
+) -> None:
+    """A period outside the window asked (its values never read by the client), or a
+    period repeated (the client keeps the first): the doctor reads them as the client does,
+    quoting exactly its warnings, never breaking on, or quoting, a value it drops."""
+    proxy.add("^/api/v1/groups/time-series$", edit(_extra_period(period, value)))
+    got = outcome(lambda: _group_series(client))
+    assert got.error is None, got.error
+    assert got.value["marketCap"].tolist() == [1.0, 1.0, 1.0]
+    prefix = "POST /api/v1/groups/time-series: "
+    warned = [w.removeprefix(prefix) for w in got.warned(ServiceContractWarning)]
+    assert warned
+    ran = outcome(lambda: diagnose(client, family="A"))
+    check = {c.name: c for c in ran.value.checks}["A.groups.time_series"]
+    assert check.verdict == ADAPTED, check
+    assert check.observed.split("; the client warns: ", 1)[1] == "; ".join(warned), check
+    assert value not in check.observed
+    assert ran.warned(ServiceContractWarning) == []
+
+
 # -- the readers the doctor shares with the client refuse what they cannot read -----------------
 
 
 def test_the_shared_readers_refuse_wrong_arguments_naming_them() -> None:
-    """``answer_count``, ``series_meta``, ``check_group_classes``, ``fewer_skus`` and
+    """``answer_count``, ``series_meta``, ``read_group_series``, ``check_group_classes``,
+    ``fewer_skus`` and
     ``smaller_page`` (public: the doctor judges with them) say what is wrong with their
     arguments as dealframe errors, never a bare AttributeError or a silent None."""
     from dealframe.contract import Findings
-    from dealframe.errors import BadRequestError, UnknownArgumentError, ValidationError
+    from dealframe.errors import BadRequestError, RequestInfo, UnknownArgumentError, ValidationError
     from dealframe.private.api import smaller_page
-    from dealframe.public.api import answer_count, check_group_classes, fewer_skus, series_meta
+    from dealframe.public.api import (
+        answer_count,
+        check_group_classes,
+        fewer_skus,
+        read_group_series,
+        series_meta,
+    )
 
     doc = {"data": [{}], "meta": {"count": 2}}
     found = Findings("POST /api/v2/companies")
@@ -591,6 +641,7 @@ def test_the_shared_readers_refuse_wrong_arguments_naming_them() -> None:
         (lambda: answer_count(doc, "abc", found, "companies"), "items"),
         (lambda: answer_count(doc, [{}], found, 3), "what"),
         (lambda: series_meta(doc, [{}], {}), "found"),
+        (lambda: read_group_series(doc, None, RequestInfo("POST", "/x", "public")), "found"),
         (lambda: check_group_classes({"sum": {}}, found), "frame"),
         (lambda: check_group_classes(pd.DataFrame(), None), "found"),
         (lambda: fewer_skus("too many", 100), "error"),

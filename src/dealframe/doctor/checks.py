@@ -71,7 +71,6 @@ from ..frames.public import (
     current_frame,
     group_current_frame,
     group_layout,
-    group_time_series_frame,
     read_meta,
     time_series_wide,
 )
@@ -86,7 +85,7 @@ from ..public.api import (
     answer_count,
     check_group_classes,
     fewer_skus,
-    series_meta,
+    read_group_series,
 )
 from ..public.rates import adapt_rates
 from ..public.sku import sku_version
@@ -685,8 +684,7 @@ def _meta_said(doc: Mapping[str, Any], items: Sequence[Any], how: str) -> list[s
     written as text, a ``meta`` that is not an object ...), in its words.
 
     ``how`` names the reader: ``"page"`` (a Family B list page or sub-collection page,
-    ``read_page``), ``"group"`` (groups/current, ``read_meta``), ``"periods"`` (groups
-    time-series: :func:`~dealframe.public.api.series_meta`), else the noun of Family A's
+    ``read_page``), ``"group"`` (groups/current, ``read_meta``), else the noun of Family A's
     ``meta.count`` (``"items"``, ``"companies"``: :func:`~dealframe.public.api.answer_count`).
 
     Examples
@@ -699,8 +697,6 @@ def _meta_said(doc: Mapping[str, Any], items: Sequence[Any], how: str) -> list[s
         read_page(doc, found, number=1)
     elif how == "group":
         read_meta(doc.get("meta"), found)
-    elif how == "periods":
-        series_meta(doc, list(items), found)
     else:
         answer_count(doc, list(items), found, how)
     return list(dict.fromkeys(f.message for f in found))
@@ -912,31 +908,29 @@ def _family_a_groups(d: _Doctor) -> None:
     d.run("A.groups.current", "data {sum: {...}, median: {...}} (layout not shown)", group_current)
 
     def group_series() -> tuple[str, str]:
-        body = {**group, "dateFrom": "2024-01", "dateTo": "2024-03"}
+        start, end = "2024-01", "2024-03"
+        body = {**group, "dateFrom": start, "dateTo": end}
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
         response = d.send("public", "POST", GROUP_TIME_SERIES_PATH, json=body)
         doc = d.ok_json(response)
-        items = _items(doc)
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         if not {"count", "companies"} <= set(meta):
             return f"meta lacks count/companies: {sorted(meta)}", BREAKS
-        bad = [
-            i.get("period")
-            for i in items
-            if bucket_period(i.get("period"), "month") is None
-            or not isinstance(i.get("median"), Mapping)
-        ]
-        if bad:
-            return f"items not {{period: YYYY-MM, median: {{...}}}}: {bad[:3]}", BREAKS
+        # read as the client reads it, by its own reader (day-spelt months, a period repeated
+        # kept once, the window asked: periods outside it never read, its meta): what it
+        # cannot read raised as it raises it, what it warns of quoted in its words
+        said = Findings(endpoint)
+        with _spelt() as spelt:
+            items = read_group_series(
+                doc, said, response.request, date_from=start, date_to=end, window=True
+            ).items
         found = _noting(
             (f"{len(items)} periods, meta {{count, companies}}", HOLDS),
             _beyond(items, DOCUMENTED_FIELDS["group_time_series"]),
         )
-        found = _noting(found, _beyond([i["median"] for i in items], _EXPECTED_SERIES), "field")
-        # the medians as the client reads them (its meta is read apart: _meta_said)
-        with shaping(response.request, endpoint), _spelt() as spelt:
-            group_time_series_frame(items)
-        return _warned(found, [*spelt, *_meta_said(doc, items, "periods")])
+        medians = [i["median"] for i in items if isinstance(i.get("median"), Mapping)]
+        found = _noting(found, _beyond(medians, _EXPECTED_SERIES), "field")
+        return _warned(found, [*(f.message for f in said), *spelt])
 
     d.run("A.groups.time_series", "[{period, median}], meta {count, companies}", group_series)
 

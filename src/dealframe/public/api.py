@@ -74,10 +74,12 @@ if TYPE_CHECKING:
 __all__ = [
     "GROUP_CURRENT_PATH",
     "GROUP_TIME_SERIES_PATH",
+    "GroupSeries",
     "PublicApi",
     "answer_count",
     "check_group_classes",
     "fewer_skus",
+    "read_group_series",
     "series_meta",
 ]
 
@@ -524,6 +526,71 @@ def _by_month(item: Mapping[str, Any]) -> Mapping[str, Any]:
     if isinstance(period, str) and len(period) == 10 and _DAY.match(period):
         return {**item, "period": period[:7]}
     return item
+
+
+class GroupSeries(NamedTuple):
+    """A group time-series answer as :func:`read_group_series` reads it."""
+
+    #: Months x fields (:func:`~dealframe.frames.public.group_time_series_frame`).
+    frame: pd.DataFrame
+    #: The periods read, each once (the first of a repeated one kept), months as ``YYYY-MM``.
+    items: list[Mapping[str, Any]]
+    #: The periods the answer says the group has (:func:`series_meta`), None when unsaid.
+    expected: int | None
+    #: The fields asked that no period holds (``attrs["fields_not_held"]``).
+    not_held: list[str]
+
+
+@checked_keywords
+def read_group_series(
+    doc: Mapping[str, Any],
+    found: Findings,
+    request: RequestInfo,
+    *,
+    fields: list[str] | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    served: ServedFields | None = None,
+    window: bool = False,
+) -> GroupSeries:
+    """A group time-series answer read as ``group_time_series`` reads it, step by step: its
+    items (periods written with a day read as months), their identities and documented
+    members, a period repeated kept once (the first), the fields asked that it holds no value
+    for (with ``served``: the client's names seen), null medians, its ``meta``, then the frame
+    of the months from ``date_from`` to ``date_to`` (periods outside are dropped, their
+    values never read). What it says is added to ``found``; what the frame cannot read is
+    raised as the client raises it (a :class:`~dealframe.errors.ServiceContractError` naming
+    ``request``). ``dealframe doctor`` reads its probe's answer with it, so the two never
+    read an answer apart.
+
+    Examples
+    --------
+    >>> doc = {"data": [{"period": "2024-01", "median": {"pe": 1.5}},
+    ...                 {"period": "2024-01-01", "median": {"pe": "abc"}},
+    ...                 {"period": "2023-12", "median": {"pe": "abc"}}],
+    ...        "meta": {"count": 2, "companies": 4}}
+    >>> found = Findings("POST /api/v1/groups/time-series")
+    >>> read = read_group_series(doc, found, RequestInfo("POST", "/api/v1/groups/time-series",
+    ...                          "public"), date_from="2024-01", date_to="2024-01")
+    >>> read.frame["pe"].tolist(), read.expected, [f.kind for f in found]
+    ([1.5], 2, ['conflicting_rows'])
+    """
+    _check_found(found)
+    items = [_by_month(item) for item in read_items(doc, found)]
+    identities(items, "period", found)
+    absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
+    items = dedupe_items(items, "period", found)
+    not_held = (
+        [] if served is None else _absent_requested(items, "median", fields, found, served, window)
+    )
+    if "median" not in absent:  # absent from every item: missing_field said it already
+        _null_medians(items, found)
+    meta, count = series_meta(doc, items, found)  # written as text: read, said once
+    with shaping(request, found.where):
+        frame = group_time_series_frame(
+            items, meta, fields=fields, date_from=date_from, date_to=date_to
+        )
+    return GroupSeries(frame, items, count, not_held)
 
 
 def _null_medians(items: list[Mapping[str, Any]], found: Findings) -> None:
@@ -1378,18 +1445,17 @@ class PublicApi:
             response = self._post(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
         found = Findings(endpoint)
-        doc = response.json()
-        items = [_by_month(item) for item in read_items(doc, found)]
-        identities(items, "period", found)
-        absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
-        items = dedupe_items(items, "period", found)
         window = date_from is not None or date_to is not None
-        not_held = _absent_requested(items, "median", names, found, self._served_fields, window)
-        if "median" not in absent:  # absent from every item: missing_field said it already
-            _null_medians(items, found)
-        meta, count = series_meta(doc, items, found)  # written as text: read, said once
-        with shaping(response.request, endpoint):
-            frame = group_time_series_frame(items, meta, fields=names, date_from=start, date_to=end)
+        frame, items, count, not_held = read_group_series(
+            response.json(),
+            found,
+            response.request,
+            fields=names,
+            date_from=start,
+            date_to=end,
+            served=self._served_fields,
+            window=window,
+        )
         attach(  # in periods, as the service counts them (the frame may add empty months)
             frame,
             endpoint=endpoint,
