@@ -611,6 +611,81 @@ def test_group_medians_are_judged_on_what_the_client_reads(
     assert ran.warned(ServiceContractWarning) == []
 
 
+# -- a company answer's items are taken as the client takes them ------------------------------
+
+
+def _one_more(value: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Any], Any]:
+    """One more item after the answer's items: ``value`` of its first (an error answer, or
+    one with no item, left as it is)."""
+
+    def change(doc: Any) -> Any:
+        data = doc.get("data") if isinstance(doc, dict) else None
+        if isinstance(data, list) and data and isinstance(data[0], dict):
+            data.append(value(dict(data[0])))
+        return doc
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("path", "item", "check", "call", "said"),
+    [
+        (
+            "^/api/v2/companies/current$",
+            lambda first: {**first, "marketCap": "abc"},
+            "A.current",
+            lambda c: c.public.current([_sku(c)]),
+            "came more than once with different content: kept the first",
+        ),
+        (
+            "^/api/v2/companies/current$",
+            lambda first: {**first, "sku": "ZZZQ-USA", "marketCap": "abc"},
+            "A.current",
+            lambda c: c.public.current([_sku(c)]),
+            "items for SKUs not asked for: dropped ('ZZZQ-USA')",
+        ),
+        (
+            "^/api/v2/companies/time-series$",
+            lambda first: {**first, "data": {"marketCap": {"2024-01": "abc"}}},
+            "A.time_series",
+            _series,
+            "came more than once with different content: kept the first",
+        ),
+        (
+            "^/api/v2/companies/time-series$",
+            lambda first: {**first, "sku": "ZZZQ-USA", "data": {"marketCap": {"2024-01": "abc"}}},
+            "A.time_series",
+            _series,
+            "items for SKUs not asked for: dropped ('ZZZQ-USA')",
+        ),
+    ],
+    ids=["current-repeated", "current-not-asked", "series-repeated", "series-not-asked"],
+)
+def test_company_items_are_taken_as_the_client_takes_them(
+    client: Client,
+    proxy: Proxy,
+    path: str,
+    item: Callable[[dict[str, Any]], dict[str, Any]],
+    check: str,
+    call: Callable[[Client], Any],
+    said: str,
+) -> None:
+    """A SKU repeated (the client keeps the first) or an item of a SKU not asked (dropped),
+    its values unreadable: the client returns its rows and warns; the doctor takes the items
+    as the client does (its own function), adapted, quoting the warning, never breaking on a
+    value the client drops."""
+    proxy.add(path, edit(_one_more(item)))
+    got = outcome(lambda: call(client))
+    assert got.error is None, got.error
+    assert [w for w in got.warned(ServiceContractWarning) if said in w], got.caught
+    ran = outcome(lambda: diagnose(client, family="A"))
+    seen = {c.name: c for c in ran.value.checks}[check]
+    assert seen.verdict == ADAPTED, seen
+    assert said in seen.observed, seen
+    assert "abc" not in seen.observed
+    assert ran.warned(ServiceContractWarning) == []
+
+
 # -- the readers the doctor shares with the client refuse what they cannot read -----------------
 
 

@@ -40,7 +40,6 @@ from ..contract import (
     as_count,
     blanked,
     read_page,
-    respelled_fields,
     shaping,
 )
 from ..errors import (
@@ -85,6 +84,7 @@ from ..public.api import (
     answer_count,
     check_group_classes,
     fewer_skus,
+    read_company_items,
     read_group_series,
 )
 from ..public.rates import adapt_rates
@@ -815,22 +815,23 @@ def _family_a_skus(d: _Doctor) -> None:
         skus = d.facts["chunk"][:_CURRENT_SKUS]  # enough to hold a company not quoted in USD
         endpoint = f"POST {_A}/companies/current"
         response = d.send("public", "POST", f"{_A}/companies/current", json={"skus": skus})
-        doc = d.ok_json(response)
-        items = _items(doc)
+        served = _items(d.ok_json(response))
+        # the items as the client takes them (read_company_items: a SKU repeated kept once,
+        # items of SKUs not asked dropped, Lcu keys respelt, meta.count read), what it says
+        # of them quoted with the values' warnings below; a SKU asked it lacks breaks
+        said = Findings(endpoint)
+        items = read_company_items([response], [skus], skus, said, "current")
         if sorted(str(i.get("sku")) for i in items) != sorted(skus):
-            shown = [i.get("sku") for i in items]
+            shown = [i.get("sku") for i in served]
             return (
-                f"asked for {len(skus)} SKUs {skus[:3]}..., got {len(items)}: {shown[:3]}",
+                f"asked for {len(skus)} SKUs {skus[:3]}..., got {len(served)}: {shown[:3]}",
                 BREAKS,
             )
-        said = Findings(endpoint)
-        items = respelled_fields(items, [c.name for c in CURRENT_DATA], said)
         # numbers written as text, said as the client says them; what it cannot read, raised
         # as it raises it (a ServiceContractError)
         with shaping(response.request, endpoint), _spelt() as spelt:
             found = _rates(items, _fields(items, "current"), said)
-        words = [*(f.message for f in said), *spelt, *_meta_said(doc, items, "items")]
-        return _warned(found, words)
+        return _warned(found, [*dict.fromkeys(f.message for f in said), *spelt])
 
     d.run("A.current", "CompanyCurrentData for each SKU asked", current)
     d.run(
@@ -844,9 +845,18 @@ def _family_a_skus(d: _Doctor) -> None:
         endpoint = f"POST {_A}/companies/time-series"
         response = d.send("public", "POST", f"{_A}/companies/time-series", json=body)
         doc = d.ok_json(response)
-        items = _items(doc)
+        _items(doc)
+        # the items as the client takes them (read_company_items): the SKU asked once (the
+        # first of a repeated one), items of other SKUs dropped, one without data left out;
+        # what it says of them quoted with the values' warnings below
+        said = Findings(endpoint)
+        items = read_company_items([response], [body["skus"]], body["skus"], said, "time_series")
         if len(items) != 1 or not isinstance(items[0].get("data"), Mapping):
-            return "not one item with a data object", BREAKS
+            words = "; ".join(f.message for f in said)
+            return (
+                f"no item with a data object for the SKU asked{': ' if words else ''}{words}",
+                BREAKS,
+            )
         data = items[0]["data"]
         months = [m for v in data.values() if isinstance(v, Mapping) for m in v]
         bad = [m for m in months if bucket_period(m, "month") is None or len(m) != 7]
@@ -863,12 +873,9 @@ def _family_a_skus(d: _Doctor) -> None:
         found = _noting(found, sorted(set(data) - _EXPECTED_SERIES), "field")
         # the values as the client reads them: what it cannot read raised as it raises it (a
         # ServiceContractError), numbers written as text said in its words
-        said = Findings(endpoint)
         with shaping(response.request, endpoint), _spelt() as spelt:
-            time_series_wide(items, found=said)
-        return _warned(
-            found, [*(f.message for f in said), *spelt, *_meta_said(doc, items, "items")]
-        )
+            time_series_wide(items, skus=body["skus"], found=said)
+        return _warned(found, [*(f.message for f in said), *spelt])
 
     d.run("A.time_series", "data: {field: {YYYY-MM: number}}, any field names", series)
 

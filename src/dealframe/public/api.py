@@ -79,6 +79,7 @@ __all__ = [
     "answer_count",
     "check_group_classes",
     "fewer_skus",
+    "read_company_items",
     "read_group_series",
     "series_meta",
 ]
@@ -747,6 +748,74 @@ def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd
     return frame.take([first[s] for s in wanted if s in first])
 
 
+def read_company_items(
+    responses: list[Response],
+    sent: list[list[str]],
+    wanted: list[str],
+    found: Findings,
+    answer: str,
+) -> list[Mapping[str, Any]]:
+    """The checked items of every chunk: objects with a SKU that was asked for, once each
+    (the first of a SKU repeated); of a time series (``answer``), in the order ``wanted``,
+    those without ``data`` said and left out (their SKUs count as not returned).
+    ``client.public.current`` and ``time_series`` read their answers with it, and so does
+    ``dealframe doctor`` its probe's (``A.current``, ``A.time_series``): they never read an
+    answer apart.
+
+    Each chunk's ``meta`` is read as :meth:`search` reads it (``bad_meta``,
+    ``count_mismatch``); what every chunk says alike is said once, and the rows the
+    chunks' ``meta`` say they lack in one finding for the call. A chunk that holds every
+    SKU it was sent (``sent``) cannot be short, whatever its ``meta`` says
+    (:func:`answer_count`'s ``whole``). The items are typed
+    rows where every answer with items was read by :func:`read_current_page`, else the
+    dicts of the JSON reading: when some answers were read the typed way and some were
+    not, the typed ones are read again as JSON (:func:`_as_json`), so a row repeated
+    across them compares as served (a typed row holds ``1046.0`` where the JSON has
+    ``1046``)."""
+    asked = set(wanted)
+    items: list[Any] = []
+    typed: set[bool] = set()
+    short: list[Finding] = []
+    for response, skus in zip(responses, sent, strict=True):
+        doc = response.read if response.read is not None else response.json()
+        chunk = read_items(doc, found)
+        said = Findings(found.where)
+        answer_count(doc, chunk, said, "items", whole=set(skus) <= set(_skus_of(chunk)))
+        short += [f for f in said if f.shortfall]
+        found.absorb(f for f in said if not f.shortfall)
+        items += chunk
+        if chunk:
+            typed.add(typed_fields(chunk) is not None)
+    found.absorb(_one_shortfall(short, len(responses)))
+    if len(typed) > 1:  # answers read both ways: all of them as JSON for the checks below
+        items = _as_json(responses, found.where)
+    if answer == "current":  # marketCapLCU is marketCapLcu: the rule of groups/current keys
+        items = respelled_fields(items, [c.name for c in CURRENT_DATA], found)
+    missing_fields(keys_present(items), answer, found, n_items=len(items))
+    skus = _skus_of(items)
+    extra = [sku for sku in skus if sku not in asked]
+    if extra:
+        items = _as_asked(as_mappings(items), wanted, found)
+        skus = _skus_of(items)
+        extra = [sku for sku in skus if sku not in asked]
+    nameless = sum(1 for sku in extra if sku is None or sku == "")
+    if nameless:  # no row can be told apart without its SKU: dropped, not kept
+        found.add("missing_identity", f"{nameless} of {len(items)} items have no 'sku': dropped")
+    extra = [sku for sku in extra if sku is not None and sku != ""]
+    if extra:
+        found.add(
+            "unrequested",
+            f"{len(extra)} items for SKUs not asked for: dropped "
+            f"({', '.join(map(repr, extra[:3]))})",
+        )
+    kept = [item for item, sku in zip(items, skus, strict=True) if sku in asked]
+    kept = dedupe_items(kept, "sku", found)
+    if answer != "time_series":
+        return kept
+    order = {s: i for i, s in enumerate(wanted)}  # as asked; those without data left out
+    return _with_data(sorted(kept, key=lambda it: order[it["sku"]]), found)
+
+
 @checked_methods
 class PublicApi:
     """The public company-metrics interface of one version.
@@ -893,67 +962,6 @@ class PublicApi:
                 self._skus_per_request[path] = min(size, self._skus_per_request.get(path, size))
             refused += f": requests of {size} SKUs"
         return responses, sent, failures, refused
-
-    @staticmethod
-    def _items(
-        responses: list[Response],
-        sent: list[list[str]],
-        wanted: list[str],
-        found: Findings,
-        answer: str,
-    ) -> list[Mapping[str, Any]]:
-        """The checked items of every chunk: objects with a SKU that was asked for, once each.
-
-        Each chunk's ``meta`` is read as :meth:`search` reads it (``bad_meta``,
-        ``count_mismatch``); what every chunk says alike is said once, and the rows the
-        chunks' ``meta`` say they lack in one finding for the call. A chunk that holds every
-        SKU it was sent (``sent``) cannot be short, whatever its ``meta`` says
-        (:func:`answer_count`'s ``whole``). The items are typed
-        rows where every answer with items was read by :func:`read_current_page`, else the
-        dicts of the JSON reading: when some answers were read the typed way and some were
-        not, the typed ones are read again as JSON (:func:`_as_json`), so a row repeated
-        across them compares as served (a typed row holds ``1046.0`` where the JSON has
-        ``1046``)."""
-        asked = set(wanted)
-        items: list[Any] = []
-        typed: set[bool] = set()
-        short: list[Finding] = []
-        for response, skus in zip(responses, sent, strict=True):
-            doc = response.read if response.read is not None else response.json()
-            chunk = read_items(doc, found)
-            said = Findings(found.where)
-            answer_count(doc, chunk, said, "items", whole=set(skus) <= set(_skus_of(chunk)))
-            short += [f for f in said if f.shortfall]
-            found.absorb(f for f in said if not f.shortfall)
-            items += chunk
-            if chunk:
-                typed.add(typed_fields(chunk) is not None)
-        found.absorb(_one_shortfall(short, len(responses)))
-        if len(typed) > 1:  # answers read both ways: all of them as JSON for the checks below
-            items = _as_json(responses, found.where)
-        if answer == "current":  # marketCapLCU is marketCapLcu: the rule of groups/current keys
-            items = respelled_fields(items, [c.name for c in CURRENT_DATA], found)
-        missing_fields(keys_present(items), answer, found, n_items=len(items))
-        skus = _skus_of(items)
-        extra = [sku for sku in skus if sku not in asked]
-        if extra:
-            items = _as_asked(as_mappings(items), wanted, found)
-            skus = _skus_of(items)
-            extra = [sku for sku in skus if sku not in asked]
-        nameless = sum(1 for sku in extra if sku is None or sku == "")
-        if nameless:  # no row can be told apart without its SKU: dropped, not kept
-            found.add(
-                "missing_identity", f"{nameless} of {len(items)} items have no 'sku': dropped"
-            )
-        extra = [sku for sku in extra if sku is not None and sku != ""]
-        if extra:
-            found.add(
-                "unrequested",
-                f"{len(extra)} items for SKUs not asked for: dropped "
-                f"({', '.join(map(repr, extra[:3]))})",
-            )
-        kept = [item for item, sku in zip(items, skus, strict=True) if sku in asked]
-        return dedupe_items(kept, "sku", found)
 
     @staticmethod
     def _settle(
@@ -1188,7 +1196,7 @@ class PublicApi:
         )
         endpoint = f"POST {self._prefix}/companies/current"
         found = Findings(endpoint)
-        items = self._items(responses, sent, wanted, found, "current")
+        items = read_company_items(responses, sent, wanted, found, "current")
         with shaping(RequestInfo("POST", f"{self._prefix}/companies/current", "public"), endpoint):
             frame = _in_order(current_frame(items), _skus_of(items), wanted)
         adapt_rates(frame, found)  # rateToUsd as USD per unit, whichever way it is served
@@ -1287,12 +1295,7 @@ class PublicApi:
             )
         endpoint = f"POST {self._prefix}/companies/time-series"
         found = Findings(endpoint)
-        order = {s: i for i, s in enumerate(wanted)}
-        items = sorted(
-            self._items(responses, sent, wanted, found, "time_series"),
-            key=lambda it: order[it["sku"]],
-        )
-        items = _with_data(items, found)
+        items = read_company_items(responses, sent, wanted, found, "time_series")
         window = date_from is not None or date_to is not None
         not_held = _absent_requested(items, "data", names, found, self._served_fields, window)
         with shaping(
