@@ -566,6 +566,26 @@ def test_a_short_outage_breaks_nothing_once_the_service_answers_again(
     assert main(["doctor", "--family", "B"]) == 0
 
 
+def test_checks_the_budget_leaves_no_request_to_run_again_say_so(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    """The same short outage from the list, with 14 requests in all: the list check runs
+    again and holds, B.paging.page (seven requests) finds no request left: it says so, and
+    no row says it needs what the list check (which holds) would have seen."""
+    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    proxy.add(rf"^{P}/", boom, when=_outage(COMPANIES), times=4)
+    found = _doctor(sandbox, proxy, family="B", max_requests=14)
+    checks = _by_name(found)
+    assert checks["B.paging.limit"].verdict == HOLDS, checks["B.paging.limit"]
+    assert checks["B.list_items"].verdict == HOLDS, checks["B.list_items"]
+    assert checks["B.paging.page"].verdict == NOT_CHECKED
+    assert checks["B.paging.page"].observed == (
+        "the service answered again, but the request budget ran out before this check ran again"
+    )
+    assert not [c for c in found.checks if c.observed.startswith("needs what B.paging.limit")]
+    assert found.budget_reached and found.requests == 14 and found.ok
+
+
 def test_a_500_the_next_probe_gets_too_is_said_unavailable_while_nothing_answers(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:

@@ -532,8 +532,10 @@ class _Doctor:
         one judged on a lone 500, and those that found the family down after it) are run
         once more, in their order, each in its own row, with the rows needing what they
         would have seen: what they get now is judged (a 500 again is that route's: it
-        breaks). Within the request budget: those it leaves are not checked, as they were."""
+        breaks). Within the request budget: those it leaves are not checked, and say so
+        (the budget then ran out: raised once every row is said)."""
         again: set[str] = set()
+        spent = False
         for row in range(min(rows), len(self.found)):
             check = self.found[row]
             needs = any(check.observed.startswith(f"needs what {n} would") for n in again)
@@ -543,8 +545,15 @@ class _Doctor:
             probe, provides = self.probes[row]
             self.facts.forget(check.name)
             self.waits.answered(family)  # the service answered since: a 500 is this route's
-            observed, verdict, _ = self._check(check.name, probe, provides, row, again=True)
+            try:
+                observed, verdict, _ = self._check(check.name, probe, provides, row, again=True)
+            except _Budget:  # not run again: what it supplies stays unseen, said by its row
+                spent = True
+                self.facts.not_supplied(check.name, provides)
+                observed, verdict = _NOT_AGAIN, NOT_CHECKED
             self.found[row] = Check(check.name, check.assumption, blanked(observed), verdict)
+        if spent:
+            raise _Budget()
 
     def _needs(self, name: str, *, broke: bool) -> None:
         """What the checks needing what ``name`` would have seen say of it (the rows recorded,
@@ -558,6 +567,11 @@ class _Doctor:
             if check.verdict == NOT_CHECKED and check.observed == was:
                 self.found[at] = Check(check.name, check.assumption, said, NOT_CHECKED)
 
+
+#: What a check to run once more after an outage says when the request budget ran out first.
+_NOT_AGAIN = (
+    "the service answered again, but the request budget ran out before this check ran again"
+)
 
 #: The kinds of :class:`~dealframe.errors.TransportError` that say the service cannot be
 #: reached at all (refused, no connection in time, TLS failed, a host name that does not
