@@ -535,17 +535,175 @@ def test_a_search_meta_count_is_judged_as_the_client_reads_it(
     assert ran.warned(ServiceContractWarning) == []
 
 
+def _more(doc: Any) -> Any:
+    """The search's ``meta.count`` one above the rows, written as text (``"61"``)."""
+    if isinstance(doc, dict) and isinstance(doc.get("data"), list):
+        doc.setdefault("meta", {})["count"] = str(len(doc["data"]) + 1)
+    return doc
+
+
+def _has_more(doc: Any) -> Any:
+    """The search's ``meta``: ``has_more: true``, its count the rows held."""
+    if isinstance(doc, dict) and isinstance(doc.get("data"), list):
+        doc.setdefault("meta", {}).update(count=len(doc["data"]), has_more=True)
+    return doc
+
+
+@pytest.mark.parametrize("change", [_more, _has_more], ids=["count-as-text-above", "has-more"])
+def test_a_search_short_of_its_meta_breaks_quoting_every_warning_of_it(
+    client: Client, proxy: Proxy, change: Callable[[Any], Any]
+) -> None:
+    """Rows lost (a count above the rows written as text, ``has_more: true`` with the count
+    of the rows held) break, quoting every warning the client gives of that ``meta``: the
+    text count too, not only the rows lost."""
+    proxy.add("^/api/v2/companies$", edit(change))
+    got = outcome(lambda: client.public.search())
+    assert got.error is None, got.error
+    warned = [w.removeprefix("POST /api/v2/companies: ") for w in got.warned(Warning)]
+    assert warned
+    ran = outcome(lambda: diagnose(client, family="A"))
+    search = {c.name: c for c in ran.value.checks}["A.search"]
+    assert search.verdict == BREAKS, search
+    for words in warned:
+        assert words in search.observed, (words, search.observed)
+
+
+# -- the group medians are read by the client's own steps, in the window asked ------------------
+
+
+def _extra_period(period: str, value: Any) -> Callable[[Any], Any]:
+    """Every median 1.0, and one more period ``period`` whose ``marketCap`` is ``value``."""
+
+    def change(doc: Any) -> Any:
+        rows = _rows(doc)
+        for row in rows:
+            if isinstance(row, dict) and isinstance(row.get("median"), dict):
+                row["median"]["marketCap"] = 1.0
+        rows.append({"period": period, "median": {"marketCap": value}})
+        return doc
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("period", "value"),
+    [("2023-12", "abc"), ("2023-12", "12.5"), ("2024-01-01", "abc")],
+    ids=["unreadable-outside-the-window", "text-outside-the-window", "repeated-day-spelt"],
+)
+def test_group_medians_are_judged_on_what_the_client_reads(
+    client: Client, proxy: Proxy, period: str, value: Any
+) -> None:
+    """A period outside the window asked (its values never read by the client), or a
+    period repeated (the client keeps the first): the doctor reads them as the client does,
+    quoting exactly its warnings, never breaking on, or quoting, a value it drops."""
+    proxy.add("^/api/v1/groups/time-series$", edit(_extra_period(period, value)))
+    got = outcome(lambda: _group_series(client))
+    assert got.error is None, got.error
+    assert got.value["marketCap"].tolist() == [1.0, 1.0, 1.0]
+    prefix = "POST /api/v1/groups/time-series: "
+    warned = [w.removeprefix(prefix) for w in got.warned(ServiceContractWarning)]
+    assert warned
+    ran = outcome(lambda: diagnose(client, family="A"))
+    check = {c.name: c for c in ran.value.checks}["A.groups.time_series"]
+    assert check.verdict == ADAPTED, check
+    assert check.observed.split("; the client warns: ", 1)[1] == "; ".join(warned), check
+    assert value not in check.observed
+    assert ran.warned(ServiceContractWarning) == []
+
+
+# -- a company answer's items are taken as the client takes them ------------------------------
+
+
+def _one_more(value: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Any], Any]:
+    """One more item after the answer's items: ``value`` of its first (an error answer, or
+    one with no item, left as it is)."""
+
+    def change(doc: Any) -> Any:
+        data = doc.get("data") if isinstance(doc, dict) else None
+        if isinstance(data, list) and data and isinstance(data[0], dict):
+            data.append(value(dict(data[0])))
+        return doc
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("path", "item", "check", "call", "said"),
+    [
+        (
+            "^/api/v2/companies/current$",
+            lambda first: {**first, "marketCap": "abc"},
+            "A.current",
+            lambda c: c.public.current([_sku(c)]),
+            "came more than once with different content: kept the first",
+        ),
+        (
+            "^/api/v2/companies/current$",
+            lambda first: {**first, "sku": "ZZZQ-USA", "marketCap": "abc"},
+            "A.current",
+            lambda c: c.public.current([_sku(c)]),
+            "items for SKUs not asked for: dropped ('ZZZQ-USA')",
+        ),
+        (
+            "^/api/v2/companies/time-series$",
+            lambda first: {**first, "data": {"marketCap": {"2024-01": "abc"}}},
+            "A.time_series",
+            _series,
+            "came more than once with different content: kept the first",
+        ),
+        (
+            "^/api/v2/companies/time-series$",
+            lambda first: {**first, "sku": "ZZZQ-USA", "data": {"marketCap": {"2024-01": "abc"}}},
+            "A.time_series",
+            _series,
+            "items for SKUs not asked for: dropped ('ZZZQ-USA')",
+        ),
+    ],
+    ids=["current-repeated", "current-not-asked", "series-repeated", "series-not-asked"],
+)
+def test_company_items_are_taken_as_the_client_takes_them(
+    client: Client,
+    proxy: Proxy,
+    path: str,
+    item: Callable[[dict[str, Any]], dict[str, Any]],
+    check: str,
+    call: Callable[[Client], Any],
+    said: str,
+) -> None:
+    """A SKU repeated (the client keeps the first) or an item of a SKU not asked (dropped),
+    its values unreadable: the client returns its rows and warns; the doctor takes the items
+    as the client does (its own function), adapted, quoting the warning, never breaking on a
+    value the client drops."""
+    proxy.add(path, edit(_one_more(item)))
+    got = outcome(lambda: call(client))
+    assert got.error is None, got.error
+    assert [w for w in got.warned(ServiceContractWarning) if said in w], got.caught
+    ran = outcome(lambda: diagnose(client, family="A"))
+    seen = {c.name: c for c in ran.value.checks}[check]
+    assert seen.verdict == ADAPTED, seen
+    assert said in seen.observed, seen
+    assert "abc" not in seen.observed
+    assert ran.warned(ServiceContractWarning) == []
+
+
 # -- the readers the doctor shares with the client refuse what they cannot read -----------------
 
 
 def test_the_shared_readers_refuse_wrong_arguments_naming_them() -> None:
-    """``answer_count``, ``series_meta``, ``check_group_classes``, ``fewer_skus`` and
+    """``answer_count``, ``series_meta``, ``read_group_series``, ``check_group_classes``,
+    ``fewer_skus`` and
     ``smaller_page`` (public: the doctor judges with them) say what is wrong with their
     arguments as dealframe errors, never a bare AttributeError or a silent None."""
     from dealframe.contract import Findings
-    from dealframe.errors import BadRequestError, UnknownArgumentError, ValidationError
+    from dealframe.errors import BadRequestError, RequestInfo, UnknownArgumentError, ValidationError
     from dealframe.private.api import smaller_page
-    from dealframe.public.api import answer_count, check_group_classes, fewer_skus, series_meta
+    from dealframe.public.api import (
+        answer_count,
+        check_group_classes,
+        fewer_skus,
+        read_group_series,
+        series_meta,
+    )
 
     doc = {"data": [{}], "meta": {"count": 2}}
     found = Findings("POST /api/v2/companies")
@@ -558,6 +716,7 @@ def test_the_shared_readers_refuse_wrong_arguments_naming_them() -> None:
         (lambda: answer_count(doc, "abc", found, "companies"), "items"),
         (lambda: answer_count(doc, [{}], found, 3), "what"),
         (lambda: series_meta(doc, [{}], {}), "found"),
+        (lambda: read_group_series(doc, None, RequestInfo("POST", "/x", "public")), "found"),
         (lambda: check_group_classes({"sum": {}}, found), "frame"),
         (lambda: check_group_classes(pd.DataFrame(), None), "found"),
         (lambda: fewer_skus("too many", 100), "error"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -503,16 +504,86 @@ def test_a_500_the_next_probe_gets_too_breaks_when_later_probes_answer(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     """Every GET /companies/{id} answers 500 (the profile, then the unknown id), while the
-    family's later probes answer: a bug of that route, which the client raises on every call,
-    not a service down: the profile breaks."""
+    family's later probes answer: once one does, the profile and the unknown id are asked
+    once more, get 500 again: a bug of that route, which the client raises on every call,
+    not a service down: both break."""
     proxy.add(ONE_COMPANY, _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
     found = _doctor(sandbox, proxy, family="B")
     checks = _by_name(found)
     assert checks["B.profile"].verdict == BREAKS, checks["B.profile"]
     assert "500 INTERNAL_ERROR: x" in checks["B.profile"].observed
-    assert checks["B.not_found"].verdict == NOT_CHECKED  # its own 500s, taken for an outage
+    assert checks["B.not_found"].verdict == BREAKS, checks["B.not_found"]
+    assert checks["B.not_found"].observed == "500"  # not the 404 of an unknown id
     assert checks["B.sub_collection"].verdict == HOLDS  # the later probes answer
-    assert not found.ok
+    assert proxy.count(ONE_COMPANY) == 8  # each probe and its try after the wait, twice
+    assert found.complete and not found.ok
+
+
+def _outage(start: str, answers: int = 4) -> Any:
+    """A rule's ``when`` for every Family B path: the first ``answers`` requests from the
+    first one on ``start`` (the proxy's ``times`` counts them), none before it."""
+    begun = [False]
+
+    def when(ex: Exchange) -> bool:
+        begun[0] = begun[0] or bool(re.search(start, ex.path))
+        return begun[0]
+
+    return when
+
+
+@pytest.mark.parametrize(
+    ("start", "first", "confirming"),
+    [(COMPANIES, "B.paging.limit", "B.paging.page"), (ONE_COMPANY, "B.profile", "B.not_found")],
+    ids=["from-the-list", "from-the-profile"],
+)
+def test_a_short_outage_breaks_nothing_once_the_service_answers_again(
+    sandbox: Any,
+    proxy: Proxy,
+    clock: ListedClock,
+    cli: None,
+    capsys: pytest.CaptureFixture[str],
+    start: str,
+    first: str,
+    confirming: str,
+) -> None:
+    """Four Family B requests in a row answer 500 from the first one on ``start`` (two
+    probes and their tries after the wait), then the service answers: the check of the first
+    probe is asked once more and judged on what it gets now, the check whose probe found the
+    family down too, and those needing what they would have seen, alike: nothing breaks and
+    nothing is left not checked (the old code broke the first, exit 1)."""
+    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    proxy.add(rf"^{P}/", boom, when=_outage(start), times=4)
+    found = _doctor(sandbox, proxy, family="B")
+    checks = _by_name(found)
+    assert checks[first].verdict == HOLDS, checks[first]
+    assert checks[confirming].verdict == HOLDS, checks[confirming]
+    assert not found.not_checked, found.not_checked
+    assert found.ok and found.complete, found.verdict()
+    assert clock.made == [0.5, 0.5]  # the two waits of the outage, on the manual clock
+    proxy.reset()
+    proxy.add(rf"^{P}/", boom, when=_outage(start), times=4)
+    capsys.readouterr()
+    assert main(["doctor", "--family", "B"]) == 0
+
+
+def test_checks_the_budget_leaves_no_request_to_run_again_say_so(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    """The same short outage from the list, with 14 requests in all: the list check runs
+    again and holds, B.paging.page (seven requests) finds no request left: it says so, and
+    no row says it needs what the list check (which holds) would have seen."""
+    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    proxy.add(rf"^{P}/", boom, when=_outage(COMPANIES), times=4)
+    found = _doctor(sandbox, proxy, family="B", max_requests=14)
+    checks = _by_name(found)
+    assert checks["B.paging.limit"].verdict == HOLDS, checks["B.paging.limit"]
+    assert checks["B.list_items"].verdict == HOLDS, checks["B.list_items"]
+    assert checks["B.paging.page"].verdict == NOT_CHECKED
+    assert checks["B.paging.page"].observed == (
+        "the service answered again, but the request budget ran out before this check ran again"
+    )
+    assert not [c for c in found.checks if c.observed.startswith("needs what B.paging.limit")]
+    assert found.budget_reached and found.requests == 14 and found.ok
 
 
 def test_a_500_the_next_probe_gets_too_is_said_unavailable_while_nothing_answers(

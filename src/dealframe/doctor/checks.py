@@ -40,7 +40,6 @@ from ..contract import (
     as_count,
     blanked,
     read_page,
-    respelled_fields,
     shaping,
 )
 from ..errors import (
@@ -71,7 +70,6 @@ from ..frames.public import (
     current_frame,
     group_current_frame,
     group_layout,
-    group_time_series_frame,
     read_meta,
     time_series_wide,
 )
@@ -86,7 +84,8 @@ from ..public.api import (
     answer_count,
     check_group_classes,
     fewer_skus,
-    series_meta,
+    read_company_items,
+    read_group_series,
 )
 from ..public.rates import adapt_rates
 from ..public.sku import sku_version
@@ -367,10 +366,12 @@ class _Doctor:
         #: Family -> the row of the check that broke on a lone 500 (:class:`Waits`), and what
         #: to say of it instead should the family's next probe fail too.
         self.judged: dict[str, tuple[int, str]] = {}
-        #: Family -> the rows of the checks said not checked after all when its next probe
-        #: failed too, as they were: put back should a later probe of the family answer (the
-        #: service is up: the 500s were that route's).
-        self.reverted: dict[str, dict[int, Check]] = {}
+        #: Family -> the rows of the checks not checked while it looked unavailable (the one
+        #: judged on a lone 500, and those finding it down after): run once more should a
+        #: later probe of the family answer (:meth:`_again`).
+        self.outage: dict[str, list[int]] = {}
+        #: The probe of each row of :attr:`found`, with the facts it supplies.
+        self.probes: list[tuple[Callable[[], tuple[str, str]], tuple[str, ...]]] = []
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -457,12 +458,33 @@ class _Doctor:
         """Run one check and record it; ``provides``: the facts it supplies to later checks
         (those it could not, when it is not checked or breaks, make them not checked in
         turn)."""
+        observed, verdict, limited = self._check(name, probe, provides, len(self.found))
+        self.probes.append((probe, tuple(provides)))
+        self.add(name, assumption, observed, verdict)
+        self._unavailable(limited)
+
+    def _check(
+        self,
+        name: str,
+        probe: Callable[[], tuple[str, str]],
+        provides: Sequence[str],
+        row: int,
+        *,
+        again: bool = False,
+    ) -> tuple[str, str, bool]:
+        """What one check (to be recorded at ``row``) observed, its verdict, and whether the
+        service did not let it run (:class:`Limited`). A break on a lone 500 is noted to be
+        judged again should the family's next probe fail too, unless ``again`` (the check is
+        run once more after an outage: its 500 is the route's, :meth:`_again`)."""
         judged = dict(self.waits.judged)
+        limited = False
         try:
             observed, verdict = probe()
         except _Budget:
             raise
-        except (Limited, NotChecked) as exc:
+        except Limited as exc:
+            observed, verdict, limited = str(exc), NOT_CHECKED, True
+        except NotChecked as exc:
             observed, verdict = str(exc), NOT_CHECKED
         except TransportError as exc:
             if exc.kind in _UNREACHABLE:
@@ -476,33 +498,62 @@ class _Doctor:
             observed, verdict = f"unexpected answer ({type(exc).__name__}: {exc})", BREAKS
         if verdict in (NOT_CHECKED, BREAKS):  # what it did not see: the later checks say so
             self.facts.not_supplied(name, provides, broke=verdict == BREAKS)
-        if verdict == BREAKS:  # on a lone 500: judged unless the family's next probe fails
+        if verdict == BREAKS and not again:  # on a lone 500: unless the next probe fails
             for family, said in self.waits.judged.items():
                 if judged.get(family) != said:
-                    self.judged[family] = (len(self.found), said)
-        self.add(name, assumption, observed, verdict)
-        self._unavailable()
+                    self.judged[family] = (row, said)
+        return observed, verdict, limited
 
-    def _unavailable(self) -> None:
+    def _unavailable(self, limited: bool) -> None:
         """A check judged on a lone 500 whose family's next probe failed too: the service
         looks unavailable, so it is not checked after all, and the checks needing what it
-        would have seen say so without "(it broke)" (those already recorded too). Should a
-        later probe of that family answer, the service is up after all: the check breaks
-        again (on the 500 the client raises on every call), and they say "(it broke)" again."""
-        for family, (row, said) in list(self.judged.items()):
+        would have seen say so without "(it broke)" (those already recorded too). The check
+        just recorded, ``limited`` (the probe that failed too, or a later one while the
+        family is down), waits with it. Should a later probe of that family answer, the
+        service is up after all: they are run once more (:meth:`_again`)."""
+        row = len(self.found) - 1
+        for family, (first, said) in list(self.judged.items()):
             if self.waits.down.get(family):
-                old = self.found[row]
-                self.reverted.setdefault(family, {})[row] = old
-                self.found[row] = Check(old.name, old.assumption, blanked(said), NOT_CHECKED)
+                old = self.found[first]
+                self.outage.setdefault(family, []).append(first)
+                self.found[first] = Check(old.name, old.assumption, blanked(said), NOT_CHECKED)
                 self._needs(old.name, broke=False)
             if self.waits.down.get(family) or family not in self.waits.judged:
                 del self.judged[family]
-        for family, rows in list(self.reverted.items()):
+        for family, rows in list(self.outage.items()):
             if self.waits.down.get(family) is False:  # a later probe of the family answered
-                for row, old in rows.items():
-                    self.found[row] = old
-                    self._needs(old.name, broke=True)
-                del self.reverted[family]
+                del self.outage[family]
+                self._again(family, rows)
+            elif limited and self.waits.down.get(family) and row not in rows:
+                rows.append(row)
+
+    def _again(self, family: str, rows: Sequence[int]) -> None:
+        """The service answers ``family`` again after an outage: the checks of ``rows`` (the
+        one judged on a lone 500, and those that found the family down after it) are run
+        once more, in their order, each in its own row, with the rows needing what they
+        would have seen: what they get now is judged (a 500 again is that route's: it
+        breaks). Within the request budget: those it leaves are not checked, and say so
+        (the budget then ran out: raised once every row is said)."""
+        again: set[str] = set()
+        spent = False
+        for row in range(min(rows), len(self.found)):
+            check = self.found[row]
+            needs = any(check.observed.startswith(f"needs what {n} would") for n in again)
+            if check.verdict != NOT_CHECKED or (row not in rows and not needs):
+                continue
+            again.add(check.name)
+            probe, provides = self.probes[row]
+            self.facts.forget(check.name)
+            self.waits.answered(family)  # the service answered since: a 500 is this route's
+            try:
+                observed, verdict, _ = self._check(check.name, probe, provides, row, again=True)
+            except _Budget:  # not run again: what it supplies stays unseen, said by its row
+                spent = True
+                self.facts.not_supplied(check.name, provides)
+                observed, verdict = _NOT_AGAIN, NOT_CHECKED
+            self.found[row] = Check(check.name, check.assumption, blanked(observed), verdict)
+        if spent:
+            raise _Budget()
 
     def _needs(self, name: str, *, broke: bool) -> None:
         """What the checks needing what ``name`` would have seen say of it (the rows recorded,
@@ -516,6 +567,11 @@ class _Doctor:
             if check.verdict == NOT_CHECKED and check.observed == was:
                 self.found[at] = Check(check.name, check.assumption, said, NOT_CHECKED)
 
+
+#: What a check to run once more after an outage says when the request budget ran out first.
+_NOT_AGAIN = (
+    "the service answered again, but the request budget ran out before this check ran again"
+)
 
 #: The kinds of :class:`~dealframe.errors.TransportError` that say the service cannot be
 #: reached at all (refused, no connection in time, TLS failed, a host name that does not
@@ -642,8 +698,7 @@ def _meta_said(doc: Mapping[str, Any], items: Sequence[Any], how: str) -> list[s
     written as text, a ``meta`` that is not an object ...), in its words.
 
     ``how`` names the reader: ``"page"`` (a Family B list page or sub-collection page,
-    ``read_page``), ``"group"`` (groups/current, ``read_meta``), ``"periods"`` (groups
-    time-series: :func:`~dealframe.public.api.series_meta`), else the noun of Family A's
+    ``read_page``), ``"group"`` (groups/current, ``read_meta``), else the noun of Family A's
     ``meta.count`` (``"items"``, ``"companies"``: :func:`~dealframe.public.api.answer_count`).
 
     Examples
@@ -656,8 +711,6 @@ def _meta_said(doc: Mapping[str, Any], items: Sequence[Any], how: str) -> list[s
         read_page(doc, found, number=1)
     elif how == "group":
         read_meta(doc.get("meta"), found)
-    elif how == "periods":
-        series_meta(doc, list(items), found)
     else:
         answer_count(doc, list(items), found, how)
     return list(dict.fromkeys(f.message for f in found))
@@ -728,12 +781,18 @@ def _family_a(d: _Doctor) -> None:
         if bad:
             return f"{len(bad)} SKUs not <TICKER>-<ISO3>[.N]: {bad[:3]}", BREAKS
         # meta.count as the client reads it (answer_count): what it warns of is adapted, in its
-        # words; only a count above the rows held says rows are lost
+        # words; only a count above the rows held (or has_more: true) says rows are lost, and
+        # breaks quoting every warning of it (a count written as text too)
         said = Findings(f"POST {_A}/companies")
         count = answer_count(doc, items, said, "companies")
         lost = [f.message for f in said if f.kind == "count_mismatch" and f.shortfall > 0]
         if lost:
-            return f"{lost[0]}: the client returns the {len(items)} rows held and warns", BREAKS
+            words = list(dict.fromkeys(f.message for f in said if f.message not in lost))
+            too = f"; the client warns too: {'; '.join(words)}" if words else ""
+            return (
+                f"{lost[0]}: the client returns the {len(items)} rows held and warns{too}",
+                BREAKS,
+            )
         observed, verdict = _fields(items, "search")
         counted = "no meta.count read" if count is None else f"meta.count = {count}"
         return _warned(
@@ -770,22 +829,23 @@ def _family_a_skus(d: _Doctor) -> None:
         skus = d.facts["chunk"][:_CURRENT_SKUS]  # enough to hold a company not quoted in USD
         endpoint = f"POST {_A}/companies/current"
         response = d.send("public", "POST", f"{_A}/companies/current", json={"skus": skus})
-        doc = d.ok_json(response)
-        items = _items(doc)
+        served = _items(d.ok_json(response))
+        # the items as the client takes them (read_company_items: a SKU repeated kept once,
+        # items of SKUs not asked dropped, Lcu keys respelt, meta.count read), what it says
+        # of them quoted with the values' warnings below; a SKU asked it lacks breaks
+        said = Findings(endpoint)
+        items = read_company_items([response], [skus], skus, said, "current")
         if sorted(str(i.get("sku")) for i in items) != sorted(skus):
-            shown = [i.get("sku") for i in items]
+            shown = [i.get("sku") for i in served]
             return (
-                f"asked for {len(skus)} SKUs {skus[:3]}..., got {len(items)}: {shown[:3]}",
+                f"asked for {len(skus)} SKUs {skus[:3]}..., got {len(served)}: {shown[:3]}",
                 BREAKS,
             )
-        said = Findings(endpoint)
-        items = respelled_fields(items, [c.name for c in CURRENT_DATA], said)
         # numbers written as text, said as the client says them; what it cannot read, raised
         # as it raises it (a ServiceContractError)
         with shaping(response.request, endpoint), _spelt() as spelt:
             found = _rates(items, _fields(items, "current"), said)
-        words = [*(f.message for f in said), *spelt, *_meta_said(doc, items, "items")]
-        return _warned(found, words)
+        return _warned(found, [*dict.fromkeys(f.message for f in said), *spelt])
 
     d.run("A.current", "CompanyCurrentData for each SKU asked", current)
     d.run(
@@ -799,9 +859,18 @@ def _family_a_skus(d: _Doctor) -> None:
         endpoint = f"POST {_A}/companies/time-series"
         response = d.send("public", "POST", f"{_A}/companies/time-series", json=body)
         doc = d.ok_json(response)
-        items = _items(doc)
+        _items(doc)
+        # the items as the client takes them (read_company_items): the SKU asked once (the
+        # first of a repeated one), items of other SKUs dropped, one without data left out;
+        # what it says of them quoted with the values' warnings below
+        said = Findings(endpoint)
+        items = read_company_items([response], [body["skus"]], body["skus"], said, "time_series")
         if len(items) != 1 or not isinstance(items[0].get("data"), Mapping):
-            return "not one item with a data object", BREAKS
+            words = "; ".join(f.message for f in said)
+            return (
+                f"no item with a data object for the SKU asked{': ' if words else ''}{words}",
+                BREAKS,
+            )
         data = items[0]["data"]
         months = [m for v in data.values() if isinstance(v, Mapping) for m in v]
         bad = [m for m in months if bucket_period(m, "month") is None or len(m) != 7]
@@ -818,12 +887,9 @@ def _family_a_skus(d: _Doctor) -> None:
         found = _noting(found, sorted(set(data) - _EXPECTED_SERIES), "field")
         # the values as the client reads them: what it cannot read raised as it raises it (a
         # ServiceContractError), numbers written as text said in its words
-        said = Findings(endpoint)
         with shaping(response.request, endpoint), _spelt() as spelt:
-            time_series_wide(items, found=said)
-        return _warned(
-            found, [*(f.message for f in said), *spelt, *_meta_said(doc, items, "items")]
-        )
+            time_series_wide(items, skus=body["skus"], found=said)
+        return _warned(found, [*(f.message for f in said), *spelt])
 
     d.run("A.time_series", "data: {field: {YYYY-MM: number}}, any field names", series)
 
@@ -863,31 +929,29 @@ def _family_a_groups(d: _Doctor) -> None:
     d.run("A.groups.current", "data {sum: {...}, median: {...}} (layout not shown)", group_current)
 
     def group_series() -> tuple[str, str]:
-        body = {**group, "dateFrom": "2024-01", "dateTo": "2024-03"}
+        start, end = "2024-01", "2024-03"
+        body = {**group, "dateFrom": start, "dateTo": end}
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
         response = d.send("public", "POST", GROUP_TIME_SERIES_PATH, json=body)
         doc = d.ok_json(response)
-        items = _items(doc)
         meta = doc.get("meta") if isinstance(doc.get("meta"), Mapping) else {}
         if not {"count", "companies"} <= set(meta):
             return f"meta lacks count/companies: {sorted(meta)}", BREAKS
-        bad = [
-            i.get("period")
-            for i in items
-            if bucket_period(i.get("period"), "month") is None
-            or not isinstance(i.get("median"), Mapping)
-        ]
-        if bad:
-            return f"items not {{period: YYYY-MM, median: {{...}}}}: {bad[:3]}", BREAKS
+        # read as the client reads it, by its own reader (day-spelt months, a period repeated
+        # kept once, the window asked: periods outside it never read, its meta): what it
+        # cannot read raised as it raises it, what it warns of quoted in its words
+        said = Findings(endpoint)
+        with _spelt() as spelt:
+            items = read_group_series(
+                doc, said, response.request, date_from=start, date_to=end, window=True
+            ).items
         found = _noting(
             (f"{len(items)} periods, meta {{count, companies}}", HOLDS),
             _beyond(items, DOCUMENTED_FIELDS["group_time_series"]),
         )
-        found = _noting(found, _beyond([i["median"] for i in items], _EXPECTED_SERIES), "field")
-        # the medians as the client reads them (its meta is read apart: _meta_said)
-        with shaping(response.request, endpoint), _spelt() as spelt:
-            group_time_series_frame(items)
-        return _warned(found, [*spelt, *_meta_said(doc, items, "periods")])
+        medians = [i["median"] for i in items if isinstance(i.get("median"), Mapping)]
+        found = _noting(found, _beyond(medians, _EXPECTED_SERIES), "field")
+        return _warned(found, [*(f.message for f in said), *spelt])
 
     d.run("A.groups.time_series", "[{period, median}], meta {count, companies}", group_series)
 

@@ -63,6 +63,22 @@ class Facts(dict[str, Any]):
                 said = f"needs what {check} would have seen" + (" (it broke)" if broke else "")
                 self.unseen.setdefault(key, said)
 
+    def forget(self, check: str) -> None:
+        """``check`` runs once more: the facts it did not supply are not said unseen any
+        more (what it supplies now, or not, is said anew).
+
+        Examples
+        --------
+        >>> facts = Facts()
+        >>> facts.not_supplied("A.search", ["skus"])
+        >>> facts.forget("A.search")
+        >>> facts.get("skus") is None
+        True
+        """
+        for key, said in list(self.unseen.items()):
+            if said.startswith(f"needs what {check} would have seen"):
+                del self.unseen[key]
+
     def need(self, key: str) -> None:
         """Raise :class:`NotChecked` when ``key`` is missing because the check that would
         have supplied it was not checked, or broke."""

@@ -74,10 +74,13 @@ if TYPE_CHECKING:
 __all__ = [
     "GROUP_CURRENT_PATH",
     "GROUP_TIME_SERIES_PATH",
+    "GroupSeries",
     "PublicApi",
     "answer_count",
     "check_group_classes",
     "fewer_skus",
+    "read_company_items",
+    "read_group_series",
     "series_meta",
 ]
 
@@ -526,6 +529,71 @@ def _by_month(item: Mapping[str, Any]) -> Mapping[str, Any]:
     return item
 
 
+class GroupSeries(NamedTuple):
+    """A group time-series answer as :func:`read_group_series` reads it."""
+
+    #: Months x fields (:func:`~dealframe.frames.public.group_time_series_frame`).
+    frame: pd.DataFrame
+    #: The periods read, each once (the first of a repeated one kept), months as ``YYYY-MM``.
+    items: list[Mapping[str, Any]]
+    #: The periods the answer says the group has (:func:`series_meta`), None when unsaid.
+    expected: int | None
+    #: The fields asked that no period holds (``attrs["fields_not_held"]``).
+    not_held: list[str]
+
+
+@checked_keywords
+def read_group_series(
+    doc: Mapping[str, Any],
+    found: Findings,
+    request: RequestInfo,
+    *,
+    fields: list[str] | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    served: ServedFields | None = None,
+    window: bool = False,
+) -> GroupSeries:
+    """A group time-series answer read as ``group_time_series`` reads it, step by step: its
+    items (periods written with a day read as months), their identities and documented
+    members, a period repeated kept once (the first), the fields asked that it holds no value
+    for (with ``served``: the client's names seen), null medians, its ``meta``, then the frame
+    of the months from ``date_from`` to ``date_to`` (periods outside are dropped, their
+    values never read). What it says is added to ``found``; what the frame cannot read is
+    raised as the client raises it (a :class:`~dealframe.errors.ServiceContractError` naming
+    ``request``). ``dealframe doctor`` reads its probe's answer with it, so the two never
+    read an answer apart.
+
+    Examples
+    --------
+    >>> doc = {"data": [{"period": "2024-01", "median": {"pe": 1.5}},
+    ...                 {"period": "2024-01-01", "median": {"pe": "abc"}},
+    ...                 {"period": "2023-12", "median": {"pe": "abc"}}],
+    ...        "meta": {"count": 2, "companies": 4}}
+    >>> found = Findings("POST /api/v1/groups/time-series")
+    >>> read = read_group_series(doc, found, RequestInfo("POST", "/api/v1/groups/time-series",
+    ...                          "public"), date_from="2024-01", date_to="2024-01")
+    >>> read.frame["pe"].tolist(), read.expected, [f.kind for f in found]
+    ([1.5], 2, ['conflicting_rows'])
+    """
+    _check_found(found)
+    items = [_by_month(item) for item in read_items(doc, found)]
+    identities(items, "period", found)
+    absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
+    items = dedupe_items(items, "period", found)
+    not_held = (
+        [] if served is None else _absent_requested(items, "median", fields, found, served, window)
+    )
+    if "median" not in absent:  # absent from every item: missing_field said it already
+        _null_medians(items, found)
+    meta, count = series_meta(doc, items, found)  # written as text: read, said once
+    with shaping(request, found.where):
+        frame = group_time_series_frame(
+            items, meta, fields=fields, date_from=date_from, date_to=date_to
+        )
+    return GroupSeries(frame, items, count, not_held)
+
+
 def _null_medians(items: list[Mapping[str, Any]], found: Findings) -> None:
     """A ``null_field`` finding naming the periods whose ``median`` is null or absent: their
     rows are kept, every value NaN (a silent row of empty values until said)."""
@@ -680,6 +748,74 @@ def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd
     return frame.take([first[s] for s in wanted if s in first])
 
 
+def read_company_items(
+    responses: list[Response],
+    sent: list[list[str]],
+    wanted: list[str],
+    found: Findings,
+    answer: str,
+) -> list[Mapping[str, Any]]:
+    """The checked items of every chunk: objects with a SKU that was asked for, once each
+    (the first of a SKU repeated); of a time series (``answer``), in the order ``wanted``,
+    those without ``data`` said and left out (their SKUs count as not returned).
+    ``client.public.current`` and ``time_series`` read their answers with it, and so does
+    ``dealframe doctor`` its probe's (``A.current``, ``A.time_series``): they never read an
+    answer apart.
+
+    Each chunk's ``meta`` is read as :meth:`search` reads it (``bad_meta``,
+    ``count_mismatch``); what every chunk says alike is said once, and the rows the
+    chunks' ``meta`` say they lack in one finding for the call. A chunk that holds every
+    SKU it was sent (``sent``) cannot be short, whatever its ``meta`` says
+    (:func:`answer_count`'s ``whole``). The items are typed
+    rows where every answer with items was read by :func:`read_current_page`, else the
+    dicts of the JSON reading: when some answers were read the typed way and some were
+    not, the typed ones are read again as JSON (:func:`_as_json`), so a row repeated
+    across them compares as served (a typed row holds ``1046.0`` where the JSON has
+    ``1046``)."""
+    asked = set(wanted)
+    items: list[Any] = []
+    typed: set[bool] = set()
+    short: list[Finding] = []
+    for response, skus in zip(responses, sent, strict=True):
+        doc = response.read if response.read is not None else response.json()
+        chunk = read_items(doc, found)
+        said = Findings(found.where)
+        answer_count(doc, chunk, said, "items", whole=set(skus) <= set(_skus_of(chunk)))
+        short += [f for f in said if f.shortfall]
+        found.absorb(f for f in said if not f.shortfall)
+        items += chunk
+        if chunk:
+            typed.add(typed_fields(chunk) is not None)
+    found.absorb(_one_shortfall(short, len(responses)))
+    if len(typed) > 1:  # answers read both ways: all of them as JSON for the checks below
+        items = _as_json(responses, found.where)
+    if answer == "current":  # marketCapLCU is marketCapLcu: the rule of groups/current keys
+        items = respelled_fields(items, [c.name for c in CURRENT_DATA], found)
+    missing_fields(keys_present(items), answer, found, n_items=len(items))
+    skus = _skus_of(items)
+    extra = [sku for sku in skus if sku not in asked]
+    if extra:
+        items = _as_asked(as_mappings(items), wanted, found)
+        skus = _skus_of(items)
+        extra = [sku for sku in skus if sku not in asked]
+    nameless = sum(1 for sku in extra if sku is None or sku == "")
+    if nameless:  # no row can be told apart without its SKU: dropped, not kept
+        found.add("missing_identity", f"{nameless} of {len(items)} items have no 'sku': dropped")
+    extra = [sku for sku in extra if sku is not None and sku != ""]
+    if extra:
+        found.add(
+            "unrequested",
+            f"{len(extra)} items for SKUs not asked for: dropped "
+            f"({', '.join(map(repr, extra[:3]))})",
+        )
+    kept = [item for item, sku in zip(items, skus, strict=True) if sku in asked]
+    kept = dedupe_items(kept, "sku", found)
+    if answer != "time_series":
+        return kept
+    order = {s: i for i, s in enumerate(wanted)}  # as asked; those without data left out
+    return _with_data(sorted(kept, key=lambda it: order[it["sku"]]), found)
+
+
 @checked_methods
 class PublicApi:
     """The public company-metrics interface of one version.
@@ -826,67 +962,6 @@ class PublicApi:
                 self._skus_per_request[path] = min(size, self._skus_per_request.get(path, size))
             refused += f": requests of {size} SKUs"
         return responses, sent, failures, refused
-
-    @staticmethod
-    def _items(
-        responses: list[Response],
-        sent: list[list[str]],
-        wanted: list[str],
-        found: Findings,
-        answer: str,
-    ) -> list[Mapping[str, Any]]:
-        """The checked items of every chunk: objects with a SKU that was asked for, once each.
-
-        Each chunk's ``meta`` is read as :meth:`search` reads it (``bad_meta``,
-        ``count_mismatch``); what every chunk says alike is said once, and the rows the
-        chunks' ``meta`` say they lack in one finding for the call. A chunk that holds every
-        SKU it was sent (``sent``) cannot be short, whatever its ``meta`` says
-        (:func:`answer_count`'s ``whole``). The items are typed
-        rows where every answer with items was read by :func:`read_current_page`, else the
-        dicts of the JSON reading: when some answers were read the typed way and some were
-        not, the typed ones are read again as JSON (:func:`_as_json`), so a row repeated
-        across them compares as served (a typed row holds ``1046.0`` where the JSON has
-        ``1046``)."""
-        asked = set(wanted)
-        items: list[Any] = []
-        typed: set[bool] = set()
-        short: list[Finding] = []
-        for response, skus in zip(responses, sent, strict=True):
-            doc = response.read if response.read is not None else response.json()
-            chunk = read_items(doc, found)
-            said = Findings(found.where)
-            answer_count(doc, chunk, said, "items", whole=set(skus) <= set(_skus_of(chunk)))
-            short += [f for f in said if f.shortfall]
-            found.absorb(f for f in said if not f.shortfall)
-            items += chunk
-            if chunk:
-                typed.add(typed_fields(chunk) is not None)
-        found.absorb(_one_shortfall(short, len(responses)))
-        if len(typed) > 1:  # answers read both ways: all of them as JSON for the checks below
-            items = _as_json(responses, found.where)
-        if answer == "current":  # marketCapLCU is marketCapLcu: the rule of groups/current keys
-            items = respelled_fields(items, [c.name for c in CURRENT_DATA], found)
-        missing_fields(keys_present(items), answer, found, n_items=len(items))
-        skus = _skus_of(items)
-        extra = [sku for sku in skus if sku not in asked]
-        if extra:
-            items = _as_asked(as_mappings(items), wanted, found)
-            skus = _skus_of(items)
-            extra = [sku for sku in skus if sku not in asked]
-        nameless = sum(1 for sku in extra if sku is None or sku == "")
-        if nameless:  # no row can be told apart without its SKU: dropped, not kept
-            found.add(
-                "missing_identity", f"{nameless} of {len(items)} items have no 'sku': dropped"
-            )
-        extra = [sku for sku in extra if sku is not None and sku != ""]
-        if extra:
-            found.add(
-                "unrequested",
-                f"{len(extra)} items for SKUs not asked for: dropped "
-                f"({', '.join(map(repr, extra[:3]))})",
-            )
-        kept = [item for item, sku in zip(items, skus, strict=True) if sku in asked]
-        return dedupe_items(kept, "sku", found)
 
     @staticmethod
     def _settle(
@@ -1121,7 +1196,7 @@ class PublicApi:
         )
         endpoint = f"POST {self._prefix}/companies/current"
         found = Findings(endpoint)
-        items = self._items(responses, sent, wanted, found, "current")
+        items = read_company_items(responses, sent, wanted, found, "current")
         with shaping(RequestInfo("POST", f"{self._prefix}/companies/current", "public"), endpoint):
             frame = _in_order(current_frame(items), _skus_of(items), wanted)
         adapt_rates(frame, found)  # rateToUsd as USD per unit, whichever way it is served
@@ -1220,12 +1295,7 @@ class PublicApi:
             )
         endpoint = f"POST {self._prefix}/companies/time-series"
         found = Findings(endpoint)
-        order = {s: i for i, s in enumerate(wanted)}
-        items = sorted(
-            self._items(responses, sent, wanted, found, "time_series"),
-            key=lambda it: order[it["sku"]],
-        )
-        items = _with_data(items, found)
+        items = read_company_items(responses, sent, wanted, found, "time_series")
         window = date_from is not None or date_to is not None
         not_held = _absent_requested(items, "data", names, found, self._served_fields, window)
         with shaping(
@@ -1378,18 +1448,17 @@ class PublicApi:
             response = self._post(GROUP_TIME_SERIES_PATH, body, "time_series", refresh, cache)
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
         found = Findings(endpoint)
-        doc = response.json()
-        items = [_by_month(item) for item in read_items(doc, found)]
-        identities(items, "period", found)
-        absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
-        items = dedupe_items(items, "period", found)
         window = date_from is not None or date_to is not None
-        not_held = _absent_requested(items, "median", names, found, self._served_fields, window)
-        if "median" not in absent:  # absent from every item: missing_field said it already
-            _null_medians(items, found)
-        meta, count = series_meta(doc, items, found)  # written as text: read, said once
-        with shaping(response.request, endpoint):
-            frame = group_time_series_frame(items, meta, fields=names, date_from=start, date_to=end)
+        frame, items, count, not_held = read_group_series(
+            response.json(),
+            found,
+            response.request,
+            fields=names,
+            date_from=start,
+            date_to=end,
+            served=self._served_fields,
+            window=window,
+        )
         attach(  # in periods, as the service counts them (the frame may add empty months)
             frame,
             endpoint=endpoint,
