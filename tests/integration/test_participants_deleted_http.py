@@ -18,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _co_investors import assert_edges_are_co_investors
-from _drift_proxy import Action, Proxy, _replace, edit, items_edit
+from _drift_proxy import Action, _replace, edit, fresh, fresh_rules, items_edit, proxy  # noqa: F401 - fixtures are used by name
 
 import dealframe
 import dealframe.sandbox
@@ -42,22 +42,6 @@ def sandbox() -> Iterator[Any]:
 def client(sandbox: Any) -> Iterator[Client]:
     with Client.for_sandbox(sandbox, progress=False) as c:
         yield c
-
-
-@pytest.fixture
-def via(sandbox: Any) -> Iterator[tuple[Proxy, Client]]:
-    """A drift proxy in front of the sandbox and a client of its own through it."""
-    with (
-        Proxy(sandbox.url) as proxy,
-        Client(
-            proxy.url,
-            sandbox.public_token,
-            sandbox.private_key,
-            cache_enabled=False,
-            progress=False,
-        ) as c,
-    ):
-        yield proxy, c
 
 
 @pytest.fixture(scope="module")
@@ -126,9 +110,9 @@ def _spelt_otherwise(participants: list[dict]) -> list[dict]:
 
 @pytest.mark.parametrize("with_target", [False, True], ids=["investors", "investors+target"])
 def test_investor_lists_in_list_rows_are_written_as_single_deals(
-    client, via, with_target, monkeypatch
+    client, proxy, fresh, with_target, monkeypatch
 ):
-    proxy, c = via
+    c = fresh
     typed: list[bool] = []  # whether each page was read as typed rows (else as JSON)
     read = LIST_READERS["transactions"]
     monkeypatch.setitem(
@@ -181,10 +165,10 @@ def test_investor_lists_in_list_rows_are_written_as_single_deals(
     assert people.loc[people["role"] == "investor", "participant_id"].str.islower().all()
 
 
-def test_with_investors_takes_the_single_forms_over_list_rows(client, via):
+def test_with_investors_takes_the_single_forms_over_list_rows(client, proxy, fresh):
     """List rows carrying a partial ``investors`` (the leads only) are completed from the
     single forms (a deal without one: see the test below)."""
-    proxy, c = via
+    c = fresh
     want = client.private.deals(limit=30, with_investors=True)
 
     def leads_only(doc: Any) -> Any:
@@ -198,10 +182,10 @@ def test_with_investors_takes_the_single_forms_over_list_rows(client, via):
     assert list(got.columns) == list(want.columns)
 
 
-def test_no_false_missing_lists_warning_after_a_csv_round_trip(client, via):
+def test_no_false_missing_lists_warning_after_a_csv_round_trip(client, proxy, fresh):
     """A service may send ``investors: []`` for an M&A deal with buyers. Once an exploded frame
     has lost its ``attrs`` (a CSV round trip), its rows still say which lists were read."""
-    proxy, c = via
+    c = fresh
     mergers = set(client.private.deals(deal_type=["M&A"], limit=60)["id"])
 
     def no_investors(doc: Any) -> Any:
@@ -266,11 +250,11 @@ def _not_found(ident: str) -> Action:
     return Action(f"gone {ident}", on_response=_replace(404, body, "application/json"))
 
 
-def test_a_deal_without_its_single_form_keeps_no_list_of_its_list_row(client, via):
+def test_a_deal_without_its_single_form_keeps_no_list_of_its_list_row(client, proxy, fresh):
     """With ``with_investors=True``, list rows carrying a list of their own (the first
     investor only) and the target's city: a deal whose single form is a 404 keeps the city
     of its row, but not its list (not known full), and the warning says so."""
-    proxy, c = via
+    c = fresh
     singles = client.private.deals(limit=40, with_investors=True)
     raw = {i: orjson.loads(t) for i, t in zip(singles["id"], singles["investors"], strict=True)}
     gone = singles.loc[3, "id"]
@@ -306,12 +290,12 @@ def test_a_deal_without_its_single_form_keeps_no_list_of_its_list_row(client, vi
     assert not people.loc[people["deal_id"] != gone, "investors_missing"].any()
 
 
-def test_a_frame_without_investors_missing_counts_live_deals_as_its_rows_would(feed, via):
+def test_a_frame_without_investors_missing_counts_live_deals_as_its_rows_would(feed, proxy, fresh):
     """A change feed whose soft-deleted deals' single forms carry no investor list, exploded,
     then columns selected (no ``investors_missing``): ``co_investment_edges`` leaves the
     deleted deals out and does not warn (every live list was read); with ``include_deleted``
     it warns of the deleted deals that have rows, read from ``attrs`` as from the rows."""
-    proxy, c = via
+    c = fresh
     gone = set(feed.loc[feed["deleted"].fillna(False).to_numpy(dtype=bool), "id"])
     assert len(gone) >= 5
     listless = items_edit(lambda item: item.get("id") in gone and item.update(investors=None))
@@ -335,8 +319,29 @@ def test_a_frame_without_investors_missing_counts_live_deals_as_its_rows_would(f
             dealframe.co_investment_edges(frame, include_deleted=True)
 
 
-def test_investors_that_are_no_list_fail_a_list_pull_as_a_single_deal(client, via):
-    proxy, c = via
+def test_lead_rows_of_a_list_pull_count_the_deals_lacking_their_lists_after_a_filter(client):
+    """A list pull (lead investors and buyers only) beside deals pulled with their investor
+    lists, exploded, columns selected (no ``investors_missing``), then the lead rows kept:
+    the deals counted as lacking their list are the list pull's, not every deal with lead
+    rows (the frame no longer had the exploded row count, and its lead rows were taken for
+    deals without their lists)."""
+    full = client.private.deals(limit=40, with_investors=True)
+    listed = client.private.deals(limit=120)
+    listed = listed[~listed["id"].isin(set(full["id"]))]
+    assert full["investors"].notna().all() and len(listed) >= 40
+    with pytest.warns(MissingInvestorsWarning, match=f"^{len(listed)} of "):
+        people = dealframe.explode_participants(pd.concat([full, listed], ignore_index=True))
+    selected = people[["deal_id", "role", "participant_id", "deal_date", "deleted"]]
+    leads = selected[selected["role"] == "lead_investor"]
+    lacking = leads.loc[leads["deal_id"].isin(set(listed["id"])), "deal_id"].nunique()
+    assert 0 < lacking < leads["deal_id"].nunique()  # deals of both pulls have lead rows
+    with pytest.warns(MissingInvestorsWarning, match=f"^{lacking} deals lack") as said:
+        dealframe.co_investment_edges(leads)
+    assert len(said) == 1
+
+
+def test_investors_that_are_no_list_fail_a_list_pull_as_a_single_deal(client, proxy, fresh):
+    c = fresh
     ids = client.private.deals(limit=3)["id"].tolist()
     junk = items_edit(lambda item: item.update(investors="n/a"))
     proxy.add(f"{P}/transactions$", junk, method="POST")
@@ -346,10 +351,10 @@ def test_investors_that_are_no_list_fail_a_list_pull_as_a_single_deal(client, vi
             call()
 
 
-def test_a_member_a_participant_adds_is_kept(via):
+def test_a_member_a_participant_adds_is_kept(proxy, fresh):
     """A sixth member of a participant (``"type": "vc"``) is kept, in key order, in list rows
     and single deals alike; the exploded rows hold the five fields."""
-    proxy, c = via
+    c = fresh
 
     def typed(item: dict) -> None:
         for key in ("lead_investors", "buyers", "investors"):

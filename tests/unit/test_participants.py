@@ -381,8 +381,8 @@ def test_attrs_count_live_deals_lacking_their_lists_as_the_rows_do():
     ]
     with pytest.warns(MissingInvestorsWarning, match="^2 of 3 deals"):
         ex = explode_participants(items)
-    assert ex.attrs["live_deals_without_investors"] == 0
-    assert ex.attrs["deleted_deals_without_investors"] == 1
+    assert ex.attrs["live_deals_without_investors"] == ""
+    assert ex.attrs["deleted_deals_without_investors"] == "d2"
     selected = ex[["deal_id", "role", "participant_id", "deal_date", "deleted"]]
     for frame in (ex, selected):
         with warnings.catch_warnings():
@@ -395,26 +395,30 @@ def test_attrs_count_live_deals_lacking_their_lists_as_the_rows_do():
         co_investment_edges(without)
 
 
-def test_attrs_counts_are_not_read_after_a_row_filter():
-    """pandas keeps ``attrs`` through ``sel[mask]``: the counts of every deal were read for the
-    rows left (2 deals said to lack their list where the rows kept have theirs)."""
+def test_attrs_ids_are_counted_among_the_rows_after_a_row_filter():
+    """pandas keeps ``attrs`` through ``sel[mask]``: the ids of the deals lacking their list
+    are counted among the rows left, so a filter by role or by deal is exact (the row count
+    guard of before guessed 3 deals from lead rows without investor rows)."""
     items = [
         {"id": "d1", "deal_date": "2024-01-01", "lead_investors": [{"id": "a"}, {"id": "b"}]},
         {"id": "d2", "deal_date": "2024-01-02", "lead_investors": [{"id": "a"}, {"id": "c"}]},
-        {"id": "d3", "deal_date": "2024-01-03", "lead_investors": [{"id": "a"}]}
+        {"id": "d3", "deal_date": "2024-01-03", "lead_investors": [{"id": "a"}, {"id": "b"}]}
         | {"investors": [{"id": "a"}, {"id": "b"}]},
     ]
     with pytest.warns(MissingInvestorsWarning, match="^2 of 3 deals"):
         ex = explode_participants(items)
+    assert ex.attrs["live_deals_without_investors"] == "d1\nd2"
     selected = ex[["deal_id", "role", "participant_id", "deal_date", "deleted"]]
     with pytest.warns(MissingInvestorsWarning, match="^2 deals lack"):
         co_investment_edges(selected)
     kept = selected[selected["deal_id"] == "d3"]  # the attrs came along
-    assert kept.attrs["live_deals_without_investors"] == 2
     with warnings.catch_warnings():
         warnings.simplefilter("error", MissingInvestorsWarning)  # d3 has its list
         assert len(co_investment_edges(kept)) == 1
-    leads = selected[selected["role"] == "lead_investor"]  # guessed from the rows: 3 deals
-    with pytest.warns(MissingInvestorsWarning, match="^3 deals lack"):
+    leads = selected[selected["role"] == "lead_investor"]  # d3's lead rows: it has its list
+    with pytest.warns(MissingInvestorsWarning, match="^2 deals lack") as said:
         co_investment_edges(leads)
-    assert selected.attrs["exploded_rows"] == len(selected) == len(ex) == 7
+    assert len(said) == 1
+    one = selected[selected["deal_id"].isin(["d1", "d3"])]
+    with pytest.warns(MissingInvestorsWarning, match="^1 deals lack"):
+        co_investment_edges(pd.concat([one, one]))  # equal frames keep their attrs

@@ -9,6 +9,12 @@ of the schema, a top-level key, another nested key of the same text) gets the fi
 head, then text keys before keys that are no strings (``"7"`` before ``7``), so no value is
 lost and the frame does not depend on how its rows fell into pages.
 
+A name is given within one call: another call, whose rows hold other keys, may give the same
+nested key another name (``target_7`` alone, ``target_7_2`` beside a top-level ``target_7``).
+:func:`extra_sources` says where each column that is not a top-level key under its own name
+came from (a frame's ``attrs["extra_names"]``), and :func:`renamed` which columns had to be
+named otherwise than they asked.
+
 Examples
 --------
 >>> keys = ["target_7", NestedKey("target", "7", "target_7"), NestedKey("target", 7, "target_7")]
@@ -24,7 +30,7 @@ from typing import Any
 
 from dealframe.arguments import checked_keywords
 
-__all__ = ["NestedKey", "extra_labels", "label_order"]
+__all__ = ["NestedKey", "extra_labels", "extra_sources", "label_order", "renamed"]
 
 
 @dataclass(frozen=True)
@@ -101,3 +107,42 @@ def extra_labels(keys: Iterable[Any], reserved: Iterable[str]) -> dict[Any, Any]
         stem = f"{nk.head}_{nk.key}"
         labels[nk] = _free((nk.name, stem), stem, taken)
     return labels
+
+
+def _json_key(key: Any) -> Any:
+    """A key as JSON holds it: text and numbers as they are, anything else as its text."""
+    return key if isinstance(key, (str, int, float)) else str(key)
+
+
+@checked_keywords
+def extra_sources(labels: dict[Any, Any]) -> dict[str, list[Any]]:
+    """Where each extra column of ``labels`` (:func:`extra_labels`) came from, for those not
+    named as their own top-level key: ``[head, key]`` for a nested key, ``[key]`` for a
+    top-level key named otherwise. Plain JSON (``to_parquet`` keeps it in ``attrs``).
+
+    Examples
+    --------
+    >>> extra_sources(extra_labels(["target_7", NestedKey("target", "7", "target_7")], []))
+    {'target_7_2': ['target', '7']}
+    """
+    out: dict[str, list[Any]] = {}
+    for key, label in labels.items():
+        if isinstance(key, NestedKey):
+            out[str(label)] = [key.head, _json_key(key.key)]
+        elif label != key:
+            out[str(label)] = [_json_key(key)]
+    return out
+
+
+@checked_keywords
+def renamed(labels: dict[Any, Any]) -> list[str]:
+    """The extra columns of ``labels`` (:func:`extra_labels`) named otherwise than they asked
+    (a top-level key's own name, a nested key's prefixed one), in label order.
+
+    Examples
+    --------
+    >>> renamed(extra_labels(["target_7", NestedKey("target", "7", "target_7")], []))
+    ['target_7_2']
+    """
+    asked = ((k.name if isinstance(k, NestedKey) else k, label) for k, label in labels.items())
+    return sorted((str(label) for name, label in asked if label != name), key=label_order)

@@ -43,7 +43,13 @@ import pyarrow.compute as pc
 from dealframe.arguments import checked_keywords
 from dealframe.contract import as_flag, echoed, typed_fields
 from dealframe.errors import ValidationError
-from dealframe.frames.extra_names import NestedKey, extra_labels, label_order
+from dealframe.frames.extra_names import (
+    NestedKey,
+    extra_labels,
+    extra_sources,
+    label_order,
+    renamed,
+)
 from dealframe.frames.nested import dumps, encode
 from dealframe.frames.schemas import (
     DATE_DTYPE,
@@ -1228,7 +1234,10 @@ def assemble(
     page carried (or named in ``always``), then unknown extras sorted by name (by their text,
     then their type's name), each named as :func:`~dealframe.frames.extra_names.extra_labels`
     says over every page: no extra takes the name of a column of ``schema`` or
-    ``extra_columns``, or of another extra.
+    ``extra_columns``, or of another extra. ``attrs["extra_names"]`` says where each extra
+    column that is no top-level key under its own name came from (``{"target_7_2": ["target",
+    "7"]}``), and a :class:`~dealframe.ServiceContractWarning` says which had to be named
+    otherwise than they asked (a name that holds for this call only).
     Text, date, timestamp, category and extra columns are typed once, on the
     concatenated values (numbers and lists page by page, which comes to the same), so
     the result does not depend on how the rows were split into pages. ``index`` names
@@ -1258,9 +1267,31 @@ def assemble(
         text = str(label)  # a key of the caller's items may be no string (2024): kept as is
         columns[label] = cast(raw, Column(text, infer_kind(text, raw)))
     if index is None:
-        return pd.DataFrame(columns, copy=False)
-    labels = pd.Index(columns.pop(index), name=index)
-    return pd.DataFrame(columns, index=labels, copy=False)
+        frame = pd.DataFrame(columns, copy=False)
+    else:
+        rows = pd.Index(columns.pop(index), name=index)
+        frame = pd.DataFrame(columns, index=rows, copy=False)
+    _say_extra_names(frame, labels)
+    return frame
+
+
+def _say_extra_names(frame: pd.DataFrame, labels: dict[Any, Any]) -> None:
+    """Record where the extra columns that are no top-level key under its own name came from
+    (``attrs["extra_names"]``), and warn once when some had to be named otherwise than they
+    asked: their names hold for this call only."""
+    sources = extra_sources(labels)
+    if sources:
+        frame.attrs["extra_names"] = sources
+    moved = renamed(labels)
+    if moved:
+        shown = ", ".join(f"{name} ({'.'.join(map(str, sources[name]))})" for name in moved)
+        warnings.warn(
+            f"extra fields named as other columns were given free names: {shown}. These "
+            "names hold within this call only (another call, whose rows hold other fields, "
+            "may name them otherwise): check attrs['extra_names'] before joining frames",
+            ServiceContractWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 
 @checked_keywords

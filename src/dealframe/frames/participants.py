@@ -71,14 +71,12 @@ _ROLE_DTYPE = pd.CategoricalDtype(list(ROLES))
 WITHOUT_INVESTORS = "deals_without_investors"
 #: Columns of an exploded frame that :func:`co_investment_edges` reads.
 _READ = ("deal_id", "role", "participant_id", "participant_name", "deal_date", "deleted", MISSING)
-#: ``attrs`` keys of an exploded frame: its deals without their full investor list that have
-#: rows, live and soft-deleted (what :func:`co_investment_edges` counts of a frame that has
-#: lost its ``investors_missing`` column).
+#: ``attrs`` keys of an exploded frame: the ids of its deals without their full investor list
+#: that have rows, live and soft-deleted, sorted, as one text with one id a line (one string:
+#: pandas deep-copies ``attrs`` on each operation, a string at no cost, a tuple of 50,000 ids
+#: in about 20 ms). :func:`co_investment_edges` counts those among the rows it is given.
 LIVE_WITHOUT_INVESTORS = "live_deals_without_investors"
 DELETED_WITHOUT_INVESTORS = "deleted_deals_without_investors"
-#: ``attrs`` key of an exploded frame: its row count, which those counts are of (pandas carries
-#: ``attrs`` through a row filter too, after which they no longer hold).
-EXPLODED_ROWS = "exploded_rows"
 #: ``attrs`` key of an edge list: soft-deleted deals left out.
 DELETED_LEFT_OUT = "deleted_deals_left_out"
 
@@ -185,10 +183,10 @@ def explode_participants(
         deal order, then role order, then list order.
         ``attrs["deals_without_investors"]`` counts the deals whose investor list
         was missing; ``attrs["live_deals_without_investors"]`` and
-        ``attrs["deleted_deals_without_investors"]`` count those of them that have rows, live
-        and soft-deleted (what :func:`co_investment_edges` counts when the rows have lost their
-        ``investors_missing`` column), and ``attrs["exploded_rows"]`` the rows they are of
-        (pandas keeps ``attrs`` through a row filter too, after which they no longer hold).
+        ``attrs["deleted_deals_without_investors"]`` hold the ids of those of them that have
+        rows, live and soft-deleted, sorted, as one text with one id a line (what
+        :func:`co_investment_edges` counts among its rows when they have lost their
+        ``investors_missing`` column, after any row filter too).
 
     Raises
     ------
@@ -261,8 +259,7 @@ def explode_participants(
             frame[spec.name] = col.astype(dtype_of(spec))
     missing = int(lacking.sum())
     frame.attrs[WITHOUT_INVESTORS] = missing
-    frame.attrs.update(_lacking_with_rows(lacking[parent], parent, frame["deleted"]))
-    frame.attrs[EXPLODED_ROWS] = len(frame)
+    frame.attrs.update(_lacking_with_rows(lacking[parent], frame["deal_id"], frame["deleted"]))
     if missing:
         warnings.warn(
             f"{missing:,} of {len(deals):,} deals have no full investor list (it was not read: "
@@ -278,44 +275,42 @@ def explode_participants(
 
 
 def _lacking_with_rows(
-    lacking: np.ndarray, parent: np.ndarray, deleted: pd.Series
-) -> dict[str, int]:
-    """The ``attrs`` counts of deals without their full investor list that have rows
-    (``lacking`` and ``parent``, the deal of each row), live and soft-deleted apart."""
+    lacking: np.ndarray, deal_ids: pd.Series, deleted: pd.Series
+) -> dict[str, str]:
+    """The ``attrs`` ids of deals without their full investor list that have rows
+    (``lacking``: of each row, ``deal_ids`` its deal), live and soft-deleted apart."""
     gone = deleted.fillna(False).to_numpy(dtype=bool)
     return {
-        LIVE_WITHOUT_INVESTORS: len(np.unique(parent[lacking & ~gone])),
-        DELETED_WITHOUT_INVESTORS: len(np.unique(parent[lacking & gone])),
+        LIVE_WITHOUT_INVESTORS: _id_lines(deal_ids[lacking & ~gone]),
+        DELETED_WITHOUT_INVESTORS: _id_lines(deal_ids[lacking & gone]),
     }
 
 
-def _count(value: Any) -> int | None:
-    """An ``attrs`` count, or None when it is no count."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return int(value)
-    return None
+def _id_lines(deal_ids: pd.Series) -> str:
+    """Distinct ids, sorted, one a line (null ids left out)."""
+    return "\n".join(sorted(set(deal_ids.dropna().astype(str).tolist())))
 
 
-def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame, live_only: bool) -> int:
-    """Deals of ``rows`` (the rows of every role counted: live ones when ``live_only``; a deal
-    without its list may have no investor row at all) counted without their full investor list
-    (0 when none is known to lack it).
+def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame) -> int:
+    """Deals of ``rows`` (the rows of every role counted; a deal without its list may have no
+    investor row at all) counted without their full investor list (0 when none is known to
+    lack it).
 
     Read from the rows' ``investors_missing`` (what :func:`explode_participants` knew of each
-    deal, kept through a CSV round trip), else from ``attrs`` (its counts of such deals that
-    have rows, live and soft-deleted apart, so that the count is the rows' one) while
-    ``exploded`` has the rows they were counted over (as many: columns selected, not rows
-    filtered), else guessed: a deal with lead investor rows and no investor row (a full list
-    holds its leads). A deal with buyer rows only says nothing: a service may list no
+    deal, kept through a CSV round trip), else from the ids ``attrs`` of ``exploded`` keep of
+    such deals (live and soft-deleted: ``rows`` have lost the soft-deleted ones to leave
+    out), counted among ``rows`` (exact after a row filter, a column selection or a ``concat``
+    of equal frames), else guessed: a deal with lead investor rows and no investor row (a full
+    list holds its leads). A deal with buyer rows only says nothing: a service may list no
     ``investors`` for an M&A deal.
     """
     if MISSING in rows:
         return int(rows.loc[true_rows(rows[MISSING]), "deal_id"].nunique())
-    live = _count(exploded.attrs.get(LIVE_WITHOUT_INVESTORS))
-    deleted = _count(exploded.attrs.get(DELETED_WITHOUT_INVESTORS))
-    counted = _count(exploded.attrs.get(EXPLODED_ROWS)) == len(exploded)
-    if live is not None and deleted is not None and counted:
-        return live if live_only else live + deleted
+    live = exploded.attrs.get(LIVE_WITHOUT_INVESTORS)
+    deleted = exploded.attrs.get(DELETED_WITHOUT_INVESTORS)
+    if isinstance(live, str) and isinstance(deleted, str):
+        present = {str(i) for i in rows["deal_id"].dropna().unique().tolist()}
+        return len(present.intersection(f"{live}\n{deleted}".split("\n")))
     if "role" not in rows:
         return 0
     role = rows["role"].astype(object)
@@ -381,15 +376,14 @@ def co_investment_edges(
     dealframe.MissingInvestorsWarning
         The investor role is counted (``roles`` is None or holds it) and some of the deals
         counted lack their full investor list, as :func:`explode_participants` recorded it in
-        ``investors_missing`` (else in ``attrs``, which count the deals that have rows, live and
-        soft-deleted apart, as the rows would, while the frame has as many rows as
-        :func:`explode_participants` gave: after a row filter they are not read; without a
-        ``deleted`` column, live and soft-deleted are counted; for frames with neither, deals
-        with lead investor rows but no investor row: a deal with buyers only may have no
-        ``investors`` at all). Read from the rows of every role, so ``roles=("investor",)`` warns of deals
-        that have no investor row because their list was not read. A deal that has no row of
-        any role (no lead investor or buyer either, or none of the roles exploded) is not
-        counted: :func:`explode_participants` warned of it.
+        ``investors_missing`` (else in ``attrs``, whose ids of such deals are counted among the
+        rows, so after a row filter too; without a ``deleted`` column, live and soft-deleted
+        are counted; for frames with neither, such as a ``concat`` of two pulls, deals with
+        lead investor rows but no investor row: a deal with buyers only may have no
+        ``investors`` at all). Read from the rows of every role, so ``roles=("investor",)``
+        warns of deals that have no investor row because their list was not read. A deal that
+        has no row of any role (no lead investor or buyer either, or none of the roles
+        exploded) is not counted: :func:`explode_participants` warned of it.
 
     Examples
     --------
@@ -411,8 +405,7 @@ def co_investment_edges(
     one_column_each(exploded, _READ, "exploded")
     gone = _deleted(exploded, include_deleted)
     if "investor" in wanted:  # live rows of every role (a deal lacking its list has none)
-        live_only = "deleted" in exploded and not include_deleted
-        missing = _incomplete(exploded, exploded[~gone] if gone.any() else exploded, live_only)
+        missing = _incomplete(exploded, exploded[~gone] if gone.any() else exploded)
         if missing:
             warnings.warn(
                 f"{missing:,} deals lack their full investor list (it was not read): "
