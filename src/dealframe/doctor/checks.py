@@ -60,7 +60,6 @@ from ..frames.normalize import (
     without_offset,
 )
 from ..frames.private import (
-    bucket_period,
     company_profiles_frame,
     deals_frame,
     list_frame,
@@ -885,23 +884,25 @@ def _family_a_skus(d: _Doctor) -> None:
                 BREAKS,
             )
         data = items[0]["data"]
+        # the months and values as the client reads them (its own reader): what it cannot
+        # read raised as it raises it (a ServiceContractError: the check breaks), a month
+        # spelt as a day ("2024-01-01") read as its month, numbers written as text said in
+        # its words
+        with shaping(response.request, endpoint), _spelt() as spelt:
+            time_series_wide(items, skus=body["skus"], found=said)
         months = [m for v in data.values() if isinstance(v, Mapping) for m in v]
-        bad = [m for m in months if bucket_period(m, "month") is None or len(m) != 7]
-        if bad:
-            return f"months not YYYY-MM: {bad[:3]}", BREAKS
+        # every key read is a month: those not of seven characters are spelt otherwise
+        other = [m for m in dict.fromkeys(months) if len(m) != 7]
+        keyed = f"keyed like {other[0]!r}: read as months (YYYY-MM)" if other else "keyed YYYY-MM"
         found = _noting(
             (
                 f"{len(data)} fields ({', '.join(sorted(data)[:4])}...), {len(months)} "
-                "monthly values keyed YYYY-MM",
-                HOLDS,
+                f"monthly values {keyed}",
+                ADAPTED if other else HOLDS,
             ),
             _beyond(items, DOCUMENTED_FIELDS["time_series"]),
         )
         found = _noting(found, sorted(set(data) - _EXPECTED_SERIES), "field")
-        # the values as the client reads them: what it cannot read raised as it raises it (a
-        # ServiceContractError), numbers written as text said in its words
-        with shaping(response.request, endpoint), _spelt() as spelt:
-            time_series_wide(items, skus=body["skus"], found=said)
         return _warned(found, [*(f.message for f in said), *spelt])
 
     d.run("A.time_series", "data: {field: {YYYY-MM: number}}, any field names", series)
