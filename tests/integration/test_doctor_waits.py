@@ -618,6 +618,31 @@ def test_a_second_outage_while_the_checks_run_again_breaks_nothing(
     assert main(["doctor", "--family", "B"]) == 2
 
 
+def test_a_route_that_answers_500_breaks_when_run_again_and_the_next_probe_answers(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    """The company list of 1,000 always answers 500, and B.paging.page's first probe twice
+    (the family looks down): once the service answers, both are asked once more; the list
+    probe gets 500 again while the page's answers: a lone 500, that route's: it breaks,
+    and those needing what it would have seen say "(it broke)"."""
+    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    asked: list[int] = []  # the list probes of 1,000: each sent twice (its try), twice
+    proxy.add(
+        COMPANIES,
+        boom,
+        when=lambda ex: (ex.body or {}).get("limit") == 1000 and not asked.append(1),
+    )
+    pages = _nth(1, 2)
+    proxy.add(COMPANIES, boom, when=lambda ex: (ex.body or {}).get("limit") == 2 and pages(ex))
+    found = _doctor(sandbox, proxy, family="B")
+    checks = _by_name(found)
+    assert checks["B.paging.limit"].verdict == BREAKS, checks["B.paging.limit"]
+    assert "500 INTERNAL_ERROR: boom" in checks["B.paging.limit"].observed
+    assert checks["B.paging.page"].verdict == HOLDS, checks["B.paging.page"]
+    assert checks["B.profile"].observed == "needs what B.paging.limit would have seen (it broke)"
+    assert len(asked) == 4 and not found.ok
+
+
 def test_checks_the_budget_leaves_no_request_to_run_again_say_so(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
