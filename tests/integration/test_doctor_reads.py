@@ -446,6 +446,47 @@ def test_series_values_the_client_cannot_read_break_as_the_error_it_raises(
     assert ran.warned(ServiceContractWarning) == []
 
 
+def _months_as(spell: Callable[[str], str]) -> Callable[[Any], Any]:
+    """Every time-series month key written ``spell(month)``."""
+
+    def change(doc: Any) -> Any:
+        for row in _rows(doc):
+            data = row.get("data") if isinstance(row, dict) else None
+            for field, months in (data or {}).items() if isinstance(data, dict) else ():
+                if isinstance(months, dict):
+                    data[field] = {spell(m): v for m, v in months.items()}
+        return doc
+
+    return change
+
+
+def test_series_months_spelt_as_days_are_judged_as_the_client_reads_them(
+    client: Client, proxy: Proxy
+) -> None:
+    """Months keyed ``2022-01-01``: the client reads them as their months, with no warning
+    (wide, long, windowed alike): the check adapts, saying so, and never breaks (it broke,
+    "months not YYYY-MM", before); an unreadable month still breaks as the client's error."""
+    proxy.add("^/api/v2/companies/time-series$", edit(_months_as(lambda m: f"{m}-01")))
+    sku = _sku(client)
+    got = outcome(lambda: client.public.time_series([sku]))
+    assert got.error is None and got.warned(ServiceContractWarning) == []
+    assert len(got.value) and str(got.value.index.dtype) == "period[M]"
+    ran = outcome(lambda: diagnose(client, family="A"))
+    check = {c.name: c for c in ran.value.checks}["A.time_series"]
+    assert check.verdict == ADAPTED, check
+    assert "monthly values keyed like '" in check.observed and "-01': read as months" in (
+        check.observed
+    ), check.observed
+    assert ran.value.ok and ran.warned(ServiceContractWarning) == []
+    proxy.reset()
+    proxy.add("^/api/v2/companies/time-series$", edit(_months_as(lambda m: f"{m}x")))
+    with pytest.raises(ServiceContractError) as raised:
+        client.public.time_series([sku])
+    check = {c.name: c for c in diagnose(client, family="A").checks}["A.time_series"]
+    assert check.verdict == BREAKS, check
+    assert check.observed == f"ServiceContractError: {raised.value}"
+
+
 # -- the client reads a group time series' medians as its other Family A readers ---------------
 
 

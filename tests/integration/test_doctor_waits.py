@@ -500,23 +500,25 @@ def test_a_lone_500_that_persists_on_an_ordinary_probe_breaks(
     assert main(["doctor", "--family", "B"]) == 1
 
 
-def test_a_500_the_next_probe_gets_too_breaks_when_later_probes_answer(
+def test_a_route_that_answers_500_twice_in_a_row_again_is_not_checked_never_broken(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     """Every GET /companies/{id} answers 500 (the profile, then the unknown id), while the
     family's later probes answer: once one does, the profile and the unknown id are asked
-    once more, get 500 again: a bug of that route, which the client raises on every call,
-    not a service down: both break."""
+    once more (once only), and get 500 again, two probes in a row: as on the first pass, that
+    cannot be told from a second outage, so neither breaks: both are not checked, said
+    unavailable, and the later checks hold."""
     proxy.add(ONE_COMPANY, _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
     found = _doctor(sandbox, proxy, family="B")
     checks = _by_name(found)
-    assert checks["B.profile"].verdict == BREAKS, checks["B.profile"]
-    assert "500 INTERNAL_ERROR: x" in checks["B.profile"].observed
-    assert checks["B.not_found"].verdict == BREAKS, checks["B.not_found"]
-    assert checks["B.not_found"].observed == "500"  # not the 404 of an unknown id
+    assert checks["B.profile"].verdict == NOT_CHECKED, checks["B.profile"]
+    assert checks["B.profile"].observed == (
+        "unavailable (500, again after the wait; the next probe failed too)"
+    )
+    assert checks["B.not_found"].verdict == NOT_CHECKED, checks["B.not_found"]
     assert checks["B.sub_collection"].verdict == HOLDS  # the later probes answer
     assert proxy.count(ONE_COMPANY) == 8  # each probe and its try after the wait, twice
-    assert found.complete and not found.ok
+    assert found.ok and not found.complete
 
 
 def _outage(start: str, answers: int = 4) -> Any:
@@ -566,6 +568,81 @@ def test_a_short_outage_breaks_nothing_once_the_service_answers_again(
     assert main(["doctor", "--family", "B"]) == 0
 
 
+def _flap(first: int, up: int, second: int) -> Any:
+    """A rule's ``when`` for every Family B path from the first request on the company list
+    on: ``first`` requests in a row answer 500, then ``up`` are forwarded, then ``second``
+    answer 500 again (a second outage, while the checks are asked once more), then all
+    are forwarded."""
+    seen = itertools.count(1)
+    begun = [False]
+
+    def when(ex: Exchange) -> bool:
+        begun[0] = begun[0] or bool(re.search(COMPANIES, ex.path))
+        if not begun[0]:
+            return False
+        n = next(seen)
+        return n <= first or first + up < n <= first + up + second
+
+    return when
+
+
+@pytest.mark.parametrize("second", [6, 30])
+def test_a_second_outage_while_the_checks_run_again_breaks_nothing(
+    sandbox: Any,
+    proxy: Proxy,
+    clock: ListedClock,
+    cli: None,
+    capsys: pytest.CaptureFixture[str],
+    second: int,
+) -> None:
+    """Four Family B requests answer 500 from the company list on, one is answered, then
+    ``second`` more answer 500: the checks asked once more meet a second outage (a 500 to the
+    list check, the next probe's too): they are not checked, said unavailable, never broken,
+    and none is asked a third time (the old code broke B.paging.limit and B.paging.page,
+    exit 1)."""
+    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    proxy.add(rf"^{P}/", boom, when=_flap(4, 1, second))
+    found = _doctor(sandbox, proxy, family="B")
+    checks = _by_name(found)
+    assert not [c for c in found.checks if c.verdict == BREAKS], found.table()
+    assert checks["B.paging.limit"].verdict == NOT_CHECKED, checks["B.paging.limit"]
+    assert checks["B.paging.limit"].observed == (
+        "unavailable (500, again after the wait; the next probe failed too)"
+    )
+    assert checks["B.paging.page"].verdict == NOT_CHECKED, checks["B.paging.page"]
+    assert checks["B.not_found"].verdict == HOLDS  # the service is up again at the end
+    assert found.ok and not found.complete, found.verdict()
+    proxy.reset()
+    proxy.add(rf"^{P}/", boom, when=_flap(4, 1, second))
+    capsys.readouterr()
+    assert main(["doctor", "--family", "B"]) == 2
+
+
+def test_a_route_that_answers_500_breaks_when_run_again_and_the_next_probe_answers(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    """The company list of 1,000 always answers 500, and B.paging.page's first probe twice
+    (the family looks down): once the service answers, both are asked once more; the list
+    probe gets 500 again while the page's answers: a lone 500, that route's: it breaks,
+    and those needing what it would have seen say "(it broke)"."""
+    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    asked: list[int] = []  # the list probes of 1,000: each sent twice (its try), twice
+    proxy.add(
+        COMPANIES,
+        boom,
+        when=lambda ex: (ex.body or {}).get("limit") == 1000 and not asked.append(1),
+    )
+    pages = _nth(1, 2)
+    proxy.add(COMPANIES, boom, when=lambda ex: (ex.body or {}).get("limit") == 2 and pages(ex))
+    found = _doctor(sandbox, proxy, family="B")
+    checks = _by_name(found)
+    assert checks["B.paging.limit"].verdict == BREAKS, checks["B.paging.limit"]
+    assert "500 INTERNAL_ERROR: boom" in checks["B.paging.limit"].observed
+    assert checks["B.paging.page"].verdict == HOLDS, checks["B.paging.page"]
+    assert checks["B.profile"].observed == "needs what B.paging.limit would have seen (it broke)"
+    assert len(asked) == 4 and not found.ok
+
+
 def test_checks_the_budget_leaves_no_request_to_run_again_say_so(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
@@ -607,19 +684,23 @@ def test_a_500_the_next_probe_gets_too_is_said_unavailable_while_nothing_answers
     assert found.ok and not found.complete
 
 
-def test_a_list_route_that_always_answers_500_breaks_and_those_needing_it_say_so(
+def test_a_list_route_that_always_answers_500_is_not_checked_and_those_needing_it_say_so(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
-    """POST /companies always 500, the rest answers: the list check breaks, and every row
-    needing what it would have seen says it broke (rows printed before and after its next
-    probe failed alike)."""
+    """POST /companies always 500, the rest answers: the list check and B.paging.page (its
+    next probe, on the same route) are asked once more once the service answers, and get 500
+    twice in a row again, which cannot be told from a second outage: neither breaks, both are
+    not checked, and every row needing what the list check would have seen says so, without
+    "(it broke)" (rows printed before and after its next probe failed alike)."""
     proxy.add(COMPANIES, _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
-    checks = _by_name(_doctor(sandbox, proxy, family="B"))
-    assert checks["B.paging.limit"].verdict == BREAKS
+    found = _doctor(sandbox, proxy, family="B")
+    checks = _by_name(found)
+    assert checks["B.paging.limit"].verdict == NOT_CHECKED, checks["B.paging.limit"]
+    assert checks["B.paging.page"].verdict == NOT_CHECKED, checks["B.paging.page"]
     for name in ("B.list_items", "B.timestamps", "B.profile", "B.errors"):
-        assert checks[name].observed == ("needs what B.paging.limit would have seen (it broke)"), (
-            checks[name]
-        )
+        assert checks[name].observed == "needs what B.paging.limit would have seen", checks[name]
+    assert proxy.count(COMPANIES) == 8  # two probes and their tries, each run once more only
+    assert found.ok and not found.complete
 
 
 @pytest.mark.parametrize(

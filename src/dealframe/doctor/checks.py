@@ -60,7 +60,6 @@ from ..frames.normalize import (
     without_offset,
 )
 from ..frames.private import (
-    bucket_period,
     company_profiles_frame,
     deals_frame,
     list_frame,
@@ -370,6 +369,8 @@ class _Doctor:
         #: judged on a lone 500, and those finding it down after): run once more should a
         #: later probe of the family answer (:meth:`_again`).
         self.outage: dict[str, list[int]] = {}
+        #: The rows already run once more (:meth:`_again`): never run again a second time.
+        self.rerun: set[int] = set()
         #: The probe of each row of :attr:`found`, with the facts it supplies.
         self.probes: list[tuple[Callable[[], tuple[str, str]], tuple[str, ...]]] = []
 
@@ -469,13 +470,11 @@ class _Doctor:
         probe: Callable[[], tuple[str, str]],
         provides: Sequence[str],
         row: int,
-        *,
-        again: bool = False,
     ) -> tuple[str, str, bool]:
         """What one check (to be recorded at ``row``) observed, its verdict, and whether the
         service did not let it run (:class:`Limited`). A break on a lone 500 is noted to be
-        judged again should the family's next probe fail too, unless ``again`` (the check is
-        run once more after an outage: its 500 is the route's, :meth:`_again`)."""
+        judged again should the family's next probe fail too (a check run once more after an
+        outage too, :meth:`_again`: a second outage then breaks nothing either)."""
         judged = dict(self.waits.judged)
         limited = False
         try:
@@ -498,7 +497,7 @@ class _Doctor:
             observed, verdict = f"unexpected answer ({type(exc).__name__}: {exc})", BREAKS
         if verdict in (NOT_CHECKED, BREAKS):  # what it did not see: the later checks say so
             self.facts.not_supplied(name, provides, broke=verdict == BREAKS)
-        if verdict == BREAKS and not again:  # on a lone 500: unless the next probe fails
+        if verdict == BREAKS:  # on a lone 500: unless the next probe fails
             for family, said in self.waits.judged.items():
                 if judged.get(family) != said:
                     self.judged[family] = (row, said)
@@ -512,14 +511,7 @@ class _Doctor:
         family is down), waits with it. Should a later probe of that family answer, the
         service is up after all: they are run once more (:meth:`_again`)."""
         row = len(self.found) - 1
-        for family, (first, said) in list(self.judged.items()):
-            if self.waits.down.get(family):
-                old = self.found[first]
-                self.outage.setdefault(family, []).append(first)
-                self.found[first] = Check(old.name, old.assumption, blanked(said), NOT_CHECKED)
-                self._needs(old.name, broke=False)
-            if self.waits.down.get(family) or family not in self.waits.judged:
-                del self.judged[family]
+        self._confirmed()
         for family, rows in list(self.outage.items()):
             if self.waits.down.get(family) is False:  # a later probe of the family answered
                 del self.outage[family]
@@ -527,31 +519,51 @@ class _Doctor:
             elif limited and self.waits.down.get(family) and row not in rows:
                 rows.append(row)
 
+    def _confirmed(self) -> None:
+        """The checks judged on a lone 500 whose family's next probe failed too: not checked
+        after all (said as unavailable), and noted to run once more should the family answer
+        again, unless they already did (:attr:`rerun`: each row runs once more at most)."""
+        for family, (first, said) in list(self.judged.items()):
+            if self.waits.down.get(family):
+                old = self.found[first]
+                if first not in self.rerun:
+                    self.outage.setdefault(family, []).append(first)
+                self.found[first] = Check(old.name, old.assumption, blanked(said), NOT_CHECKED)
+                self._needs(old.name, broke=False)
+            if self.waits.down.get(family) or family not in self.waits.judged:
+                del self.judged[family]
+
     def _again(self, family: str, rows: Sequence[int]) -> None:
         """The service answers ``family`` again after an outage: the checks of ``rows`` (the
         one judged on a lone 500, and those that found the family down after it) are run
         once more, in their order, each in its own row, with the rows needing what they
-        would have seen: what they get now is judged (a 500 again is that route's: it
-        breaks). Within the request budget: those it leaves are not checked, and say so
-        (the budget then ran out: raised once every row is said)."""
+        would have seen: what they get now is judged as on the first pass (a lone 500 breaks,
+        unless the family's next probe fails too: a second outage, which leaves them not
+        checked, never breaks). Each row runs once more at most (:attr:`rerun`). Within the
+        request budget: those it leaves are not checked, and say so (the budget then ran
+        out: raised once every row is said)."""
         again: set[str] = set()
         spent = False
-        for row in range(min(rows), len(self.found)):
+        self.waits.answered(family)  # the service answered since: the outage is over
+        for row in range(min(rows, default=len(self.found)), len(self.found)):
             check = self.found[row]
             needs = any(check.observed.startswith(f"needs what {n} would") for n in again)
             if check.verdict != NOT_CHECKED or (row not in rows and not needs):
                 continue
+            if row in self.rerun:
+                continue
+            self.rerun.add(row)
             again.add(check.name)
             probe, provides = self.probes[row]
             self.facts.forget(check.name)
-            self.waits.answered(family)  # the service answered since: a 500 is this route's
             try:
-                observed, verdict, _ = self._check(check.name, probe, provides, row, again=True)
+                observed, verdict, _ = self._check(check.name, probe, provides, row)
             except _Budget:  # not run again: what it supplies stays unseen, said by its row
                 spent = True
                 self.facts.not_supplied(check.name, provides)
                 observed, verdict = _NOT_AGAIN, NOT_CHECKED
             self.found[row] = Check(check.name, check.assumption, blanked(observed), verdict)
+            self._confirmed()  # a lone 500 the next probe got too: not checked after all
         if spent:
             raise _Budget()
 
@@ -872,23 +884,25 @@ def _family_a_skus(d: _Doctor) -> None:
                 BREAKS,
             )
         data = items[0]["data"]
+        # the months and values as the client reads them (its own reader): what it cannot
+        # read raised as it raises it (a ServiceContractError: the check breaks), a month
+        # spelt as a day ("2024-01-01") read as its month, numbers written as text said in
+        # its words
+        with shaping(response.request, endpoint), _spelt() as spelt:
+            time_series_wide(items, skus=body["skus"], found=said)
         months = [m for v in data.values() if isinstance(v, Mapping) for m in v]
-        bad = [m for m in months if bucket_period(m, "month") is None or len(m) != 7]
-        if bad:
-            return f"months not YYYY-MM: {bad[:3]}", BREAKS
+        # every key read is a month: those not of seven characters are spelt otherwise
+        other = [m for m in dict.fromkeys(months) if len(m) != 7]
+        keyed = f"keyed like {other[0]!r}: read as months (YYYY-MM)" if other else "keyed YYYY-MM"
         found = _noting(
             (
                 f"{len(data)} fields ({', '.join(sorted(data)[:4])}...), {len(months)} "
-                "monthly values keyed YYYY-MM",
-                HOLDS,
+                f"monthly values {keyed}",
+                ADAPTED if other else HOLDS,
             ),
             _beyond(items, DOCUMENTED_FIELDS["time_series"]),
         )
         found = _noting(found, sorted(set(data) - _EXPECTED_SERIES), "field")
-        # the values as the client reads them: what it cannot read raised as it raises it (a
-        # ServiceContractError), numbers written as text said in its words
-        with shaping(response.request, endpoint), _spelt() as spelt:
-            time_series_wide(items, skus=body["skus"], found=said)
         return _warned(found, [*(f.message for f in said), *spelt])
 
     d.run("A.time_series", "data: {field: {YYYY-MM: number}}, any field names", series)

@@ -19,7 +19,8 @@ one interrupted), and sent once more. What persists makes the check ``not checke
   next probe fails too: then the service looks unavailable, and that check is said not
   checked after all (:attr:`Waits.judged`), until a later probe of the family answers (the
   service is up again: that check, and those that found the family down after it, are run
-  once more and judged on what they get then, a 500 again breaking;
+  once more, once only, and judged on what they get then as on the first pass: a lone 500
+  breaks, one the next probe gets too is a second outage, not checked;
   ``dealframe.doctor.checks``);
 - a 5xx that persists on a deliberately odd probe (an unknown id, an empty list, page 0, a
   batch of 1,000 names ...) is the service's answer to that request, judged by its check,
