@@ -186,7 +186,9 @@ def test_checks_needing_an_unseen_search_are_said_not_checked_and_the_others_run
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     down = _answer(503, {"error": {"code": "UNAVAILABLE", "message": "down"}})
-    proxy.add(SEARCH, down, when=_nth(3, 4))  # A.auth sends two first: A.search's two tries
+    # A.auth sends two first; then A.search's two tries, and its two once the family answers
+    # again (A.search.v1): the search stays unavailable, a second outage
+    proxy.add(SEARCH, down, when=_nth(3, 4, 5, 6))
     found = _doctor(sandbox, proxy)
     checks = _by_name(found)
     assert checks["A.search"].verdict == NOT_CHECKED
@@ -202,7 +204,9 @@ def test_checks_needing_an_unseen_company_list_are_said_not_checked(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     down = {"error": {"code": "UNAVAILABLE", "message": "down"}}
-    proxy.add(COMPANIES, _answer(503, down), times=2)
+    # the list of 1,000 only, its two tries and its two once the family answers again (the
+    # pages of B.paging.page): it stays unavailable, a second outage
+    proxy.add(COMPANIES, _answer(503, down), when=lambda ex: ex.body.get("limit") == 1000)
     checks = _by_name(_doctor(sandbox, proxy))
     assert checks["B.paging.limit"].verdict == NOT_CHECKED
     for name in ("B.list_items", "B.timestamps", "B.profile", "B.errors"):
@@ -500,25 +504,33 @@ def test_a_lone_500_that_persists_on_an_ordinary_probe_breaks(
     assert main(["doctor", "--family", "B"]) == 1
 
 
-def test_a_route_that_answers_500_twice_in_a_row_again_is_not_checked_never_broken(
-    sandbox: Any, proxy: Proxy, clock: ListedClock
+def test_a_route_that_keeps_answering_500_on_two_checks_in_a_row_breaks(
+    sandbox: Any, proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Every GET /companies/{id} answers 500 (the profile, then the unknown id), while the
     family's later probes answer: once one does, the profile and the unknown id are asked
-    once more (once only), and get 500 again, two probes in a row: as on the first pass, that
-    cannot be told from a second outage, so neither breaks: both are not checked, said
-    unavailable, and the later checks hold."""
+    once more (once only), and get 500 again, two probes in a row on that route, the
+    family's other requests answered meanwhile and after: a break of that route, said with
+    its path and status (the old code said both not checked, exit 2)."""
     proxy.add(ONE_COMPANY, _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
     found = _doctor(sandbox, proxy, family="B")
     checks = _by_name(found)
-    assert checks["B.profile"].verdict == NOT_CHECKED, checks["B.profile"]
-    assert checks["B.profile"].observed == (
-        "unavailable (500, again after the wait; the next probe failed too)"
+    said = (
+        "GET /api/private/v1/companies/{id} answered 500 again, as before, while the family's "
+        "other requests were answered: a break of that route"
     )
-    assert checks["B.not_found"].verdict == NOT_CHECKED, checks["B.not_found"]
+    for name in ("B.profile", "B.not_found"):
+        assert checks[name].verdict == BREAKS, checks[name]
+        assert checks[name].observed.endswith(said), checks[name]
+    assert "500 INTERNAL_ERROR: x" in checks["B.profile"].observed
+    assert checks["B.not_found"].observed.startswith("an unknown id answered 500, not 404")
     assert checks["B.sub_collection"].verdict == HOLDS  # the later probes answer
     assert proxy.count(ONE_COMPANY) == 8  # each probe and its try after the wait, twice
-    assert found.ok and not found.complete
+    assert not found.ok and found.complete
+    proxy.reset()
+    proxy.add(ONE_COMPANY, _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
+    capsys.readouterr()
+    assert main(["doctor", "--family", "B"]) == 1
 
 
 def _outage(start: str, answers: int = 4) -> Any:
@@ -684,23 +696,30 @@ def test_a_500_the_next_probe_gets_too_is_said_unavailable_while_nothing_answers
     assert found.ok and not found.complete
 
 
-def test_a_list_route_that_always_answers_500_is_not_checked_and_those_needing_it_say_so(
+def test_a_list_route_that_always_answers_500_breaks_and_those_needing_it_say_so(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     """POST /companies always 500, the rest answers: the list check and B.paging.page (its
     next probe, on the same route) are asked once more once the service answers, and get 500
-    twice in a row again, which cannot be told from a second outage: neither breaks, both are
-    not checked, and every row needing what the list check would have seen says so, without
-    "(it broke)" (rows printed before and after its next probe failed alike)."""
+    twice in a row again, the family's other requests answered meanwhile: that route's
+    break, both said so with its path and status, and every row needing what the list check
+    would have seen says it broke (the old code said them all not checked)."""
     proxy.add(COMPANIES, _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
     found = _doctor(sandbox, proxy, family="B")
     checks = _by_name(found)
-    assert checks["B.paging.limit"].verdict == NOT_CHECKED, checks["B.paging.limit"]
-    assert checks["B.paging.page"].verdict == NOT_CHECKED, checks["B.paging.page"]
+    said = (
+        "POST /api/private/v1/companies answered 500 again, as before, while the family's "
+        "other requests were answered: a break of that route"
+    )
+    for name in ("B.paging.limit", "B.paging.page"):
+        assert checks[name].verdict == BREAKS, checks[name]
+        assert checks[name].observed.endswith(said), checks[name]
+    broke = "needs what B.paging.limit would have seen (it broke)"
     for name in ("B.list_items", "B.timestamps", "B.profile", "B.errors"):
-        assert checks[name].observed == "needs what B.paging.limit would have seen", checks[name]
+        assert checks[name].observed == broke, checks[name]
+    assert checks["B.not_found"].verdict == HOLDS
     assert proxy.count(COMPANIES) == 8  # two probes and their tries, each run once more only
-    assert found.ok and not found.complete
+    assert not found.ok and not found.complete
 
 
 @pytest.mark.parametrize(

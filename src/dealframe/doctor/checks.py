@@ -362,12 +362,15 @@ class _Doctor:
         self.accepted: set[str] = set()
         #: A probe to wait out found no request left to send it again: the budget ran out.
         self.spent = False
-        #: Family -> the row of the check that broke on a lone 500 (:class:`Waits`), and what
-        #: to say of it instead should the family's next probe fail too.
-        self.judged: dict[str, tuple[int, str]] = {}
-        #: Family -> the rows of the checks not checked while it looked unavailable (the one
-        #: judged on a lone 500, and those finding it down after): run once more should a
-        #: later probe of the family answer (:meth:`_again`).
+        #: Family -> the rows of the checks that broke on a lone 500, or on the 500s of a
+        #: route that keeps answering 500 (:class:`Waits`), and what to say of each instead
+        #: should the service look unavailable after all (the family's next probe, on
+        #: another route, failing too).
+        self.judged: dict[str, list[tuple[int, str]]] = {}
+        #: Family -> the rows of the checks not checked while it looked unavailable (one
+        #: judged on a lone 500, those finding it down after, those a 502/503/504 found
+        #: unavailable): run once more should a later probe of the family answer
+        #: (:meth:`_again`).
         self.outage: dict[str, list[int]] = {}
         #: The rows already run once more (:meth:`_again`): never run again a second time.
         self.rerun: set[int] = set()
@@ -407,7 +410,7 @@ class _Doctor:
             self.spent = self.spent or left <= 0
             response = self.waits.again(family, response, resend, left=left, odd=odd)
         else:
-            self.waits.answered(family)
+            self.waits.answered(family, response.request)
         if token == "family" and family not in self.accepted:
             if response.status in (401, 403):
                 error = self.error(response)
@@ -470,19 +473,21 @@ class _Doctor:
         probe: Callable[[], tuple[str, str]],
         provides: Sequence[str],
         row: int,
-    ) -> tuple[str, str, bool]:
-        """What one check (to be recorded at ``row``) observed, its verdict, and whether the
-        service did not let it run (:class:`Limited`). A break on a lone 500 is noted to be
-        judged again should the family's next probe fail too (a check run once more after an
-        outage too, :meth:`_again`: a second outage then breaks nothing either)."""
-        judged = dict(self.waits.judged)
-        limited = False
+    ) -> tuple[str, str, str | None]:
+        """What one check (to be recorded at ``row``) observed, its verdict, and the family
+        of the probe the service did not let run (:class:`Limited`), None when it ran. A
+        break on a lone 500, or on a 500 of a route that keeps answering 500 (said so), is
+        noted to be judged again should the service look unavailable after all (a check run
+        once more after an outage too, :meth:`_again`: a second outage then breaks nothing
+        either)."""
+        before = {family: (judged, len(judged)) for family, judged in self.waits.judged.items()}
+        limited = None
         try:
             observed, verdict = probe()
         except _Budget:
             raise
         except Limited as exc:
-            observed, verdict, limited = str(exc), NOT_CHECKED, True
+            observed, verdict, limited = str(exc), NOT_CHECKED, exc.family
         except NotChecked as exc:
             observed, verdict = str(exc), NOT_CHECKED
         except TransportError as exc:
@@ -497,51 +502,63 @@ class _Doctor:
             observed, verdict = f"unexpected answer ({type(exc).__name__}: {exc})", BREAKS
         if verdict in (NOT_CHECKED, BREAKS):  # what it did not see: the later checks say so
             self.facts.not_supplied(name, provides, broke=verdict == BREAKS)
-        if verdict == BREAKS:  # on a lone 500: unless the next probe fails
-            for family, said in self.waits.judged.items():
-                if judged.get(family) != said:
-                    self.judged[family] = (row, said)
+        if verdict == BREAKS:  # on a 500: unless the service looks unavailable after all
+            for family, judged in self.waits.judged.items():
+                old, known = before.get(family, (None, 0))
+                new = judged[known:] if old is judged else judged  # this check's probes'
+                if new:
+                    rows = self.judged.setdefault(family, [])
+                    rows += [(row, j.said) for j in new[:1] if (row, j.said) not in rows]
+                    words = [j.words for j in new if j.words]
+                    observed = f"{observed}; {words[0]}" if words else observed
         return observed, verdict, limited
 
-    def _unavailable(self, limited: bool) -> None:
-        """A check judged on a lone 500 whose family's next probe failed too: the service
+    def _unavailable(self, limited: str | None) -> None:
+        """A check judged on a 500 whose family's next probe failed too: the service
         looks unavailable, so it is not checked after all, and the checks needing what it
         would have seen say so without "(it broke)" (those already recorded too). The check
-        just recorded, ``limited`` (the probe that failed too, or a later one while the
-        family is down), waits with it. Should a later probe of that family answer, the
-        service is up after all: they are run once more (:meth:`_again`)."""
+        just recorded, ``limited`` (the family whose probe failed too, or found it down, or
+        was found unavailable by a 502/503/504), waits with it. Should a later probe of that
+        family answer, the service is up after all: they are run once more
+        (:meth:`_again`), each once at most."""
         row = len(self.found) - 1
         self._confirmed()
+        if limited is not None and self.waits.down.get(limited) and row not in self.rerun:
+            rows = self.outage.setdefault(limited, [])
+            if row not in rows:
+                rows.append(row)
         for family, rows in list(self.outage.items()):
             if self.waits.down.get(family) is False:  # a later probe of the family answered
                 del self.outage[family]
                 self._again(family, rows)
-            elif limited and self.waits.down.get(family) and row not in rows:
-                rows.append(row)
 
     def _confirmed(self) -> None:
-        """The checks judged on a lone 500 whose family's next probe failed too: not checked
+        """The checks judged on a 500 whose family's next probe failed too: not checked
         after all (said as unavailable), and noted to run once more should the family answer
         again, unless they already did (:attr:`rerun`: each row runs once more at most)."""
-        for family, (first, said) in list(self.judged.items()):
+        for family, judged in list(self.judged.items()):
             if self.waits.down.get(family):
-                old = self.found[first]
-                if first not in self.rerun:
-                    self.outage.setdefault(family, []).append(first)
-                self.found[first] = Check(old.name, old.assumption, blanked(said), NOT_CHECKED)
-                self._needs(old.name, broke=False)
+                for first, said in judged:
+                    old = self.found[first]
+                    if first not in self.rerun:
+                        self.outage.setdefault(family, []).append(first)
+                    self.found[first] = Check(old.name, old.assumption, blanked(said), NOT_CHECKED)
+                    self._needs(old.name, broke=False)
             if self.waits.down.get(family) or family not in self.waits.judged:
                 del self.judged[family]
 
     def _again(self, family: str, rows: Sequence[int]) -> None:
         """The service answers ``family`` again after an outage: the checks of ``rows`` (the
-        one judged on a lone 500, and those that found the family down after it) are run
-        once more, in their order, each in its own row, with the rows needing what they
-        would have seen: what they get now is judged as on the first pass (a lone 500 breaks,
-        unless the family's next probe fails too: a second outage, which leaves them not
-        checked, never breaks). Each row runs once more at most (:attr:`rerun`). Within the
-        request budget: those it leaves are not checked, and say so (the budget then ran
-        out: raised once every row is said)."""
+        one judged on a lone 500, those that found the family down after it, those a
+        502/503/504 found unavailable) are run once more, in their order, each in its own
+        row, with the rows needing what they would have seen: what they get now is judged as
+        on the first pass (a lone 500 breaks, unless the family's next probe fails too: a
+        second outage, which leaves them not checked, never breaks; but a 500 of a route
+        that got one before, and the next probe's on that route too, are that route's break,
+        :class:`Waits`). Each row runs once more at most (:attr:`rerun`). Within the request
+        budget and the waits' (:data:`~dealframe.doctor.waits.WAIT_BUDGET`): those the
+        request budget leaves are not checked, and say so (the budget then ran out: raised
+        once every row is said)."""
         again: set[str] = set()
         spent = False
         self.waits.answered(family)  # the service answered since: the outage is over
@@ -871,12 +888,21 @@ def _family_a_skus(d: _Doctor) -> None:
         endpoint = f"POST {_A}/companies/time-series"
         response = d.send("public", "POST", f"{_A}/companies/time-series", json=body)
         doc = d.ok_json(response)
-        _items(doc)
+        served = _items(doc)
         # the items as the client takes them (read_company_items): the SKU asked once (the
         # first of a repeated one), items of other SKUs dropped, one without data left out;
         # what it says of them quoted with the values' warnings below
         said = Findings(endpoint)
         items = read_company_items([response], [body["skus"]], body["skus"], said, "time_series")
+        if not items and any(
+            i.get("sku") in body["skus"] and i.get("data") is None for i in served
+        ):  # the SKU asked served with data null (or none): the client warns, no rows for it
+            return (
+                f"the SKU asked came with data null or absent: the client returns no rows for "
+                f"it (attrs['missing_skus']), so no month could be read; the client warns: "
+                f"{'; '.join(f.message for f in said)}",
+                ADAPTED,
+            )
         if len(items) != 1 or not isinstance(items[0].get("data"), Mapping):
             words = "; ".join(f.message for f in said)
             return (
@@ -1353,7 +1379,7 @@ def _entities(d: _Doctor) -> None:
         response = d.send("private", "GET", f"{_B}/companies/{_NO_SUCH_ID}", odd=True)
         if response.status == 404:
             return "404", HOLDS
-        return f"{response.status}", BREAKS
+        return f"an unknown id answered {response.status}, not 404", BREAKS
 
     def profile() -> tuple[str, str]:
         company = d.facts["company"]  # not checked when B.paging.limit was not, or broke

@@ -13,7 +13,9 @@ one interrupted), and sent once more. What persists makes the check ``not checke
   family's later probes are not sent, and are not checked at once. One that persists asking
   for a short wait leaves that check not checked, and the family goes on (the client would
   wait it and try again);
-- a 502, 503 or 504 that persists on an ordinary probe: the service is unavailable;
+- a 502, 503 or 504 that persists on an ordinary probe: the service is unavailable, until a
+  later probe of the family answers (the service is up again: the checks that found it
+  unavailable are run once more, once only, as after an outage of 500s, below);
 - a 500 that persists on an ordinary probe is the service's answer to that request, judged by
   its check (the client raises a ``ServerError`` there on every call), unless the family's
   next probe fails too: then the service looks unavailable, and that check is said not
@@ -22,6 +24,13 @@ one interrupted), and sent once more. What persists makes the check ``not checke
   once more, once only, and judged on what they get then as on the first pass: a lone 500
   breaks, one the next probe gets too is a second outage, not checked;
   ``dealframe.doctor.checks``);
+- except a route that keeps answering 500 (:func:`route`: the method and the path, ids read
+  as ``{id}``): one that got a 500 which persisted before, the family answering since, and
+  gets one again is not a second outage when the next probe, on the same route, gets a 500
+  too: the family's other requests are answered, so both 500s are that route's, each judged
+  by its check (a break of that route, said so: :attr:`Waits.judged`), unless a probe on
+  another route of the family fails too before the family answers (then the service looks
+  unavailable after all, and none of them breaks);
 - a 5xx that persists on a deliberately odd probe (an unknown id, an empty list, page 0, a
   batch of 1,000 names ...) is the service's answer to that request, judged by its check,
   unless the service looks unavailable (the family's last probe got a 5xx that persisted too);
@@ -40,16 +49,18 @@ says once that it waits no more.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import DealframeError, RateLimitedError
 from ..transport import retry as _retry
 
 if TYPE_CHECKING:
+    from ..errors import RequestInfo
     from ..transport.session import Response, Transport
 
-__all__ = ["SAID_AFTER", "WAIT_BUDGET", "Limited", "Waits", "seconds"]
+__all__ = ["SAID_AFTER", "WAIT_BUDGET", "Judged", "Limited", "Waits", "route", "seconds"]
 
 #: Waits longer than this (seconds) are said before they start; a rate limit that persists
 #: asking for longer holds its family back.
@@ -65,9 +76,75 @@ _NO_REQUEST_LEFT = "no request left to try again"
 _RUNS = itertools.count(1)
 
 
+#: A path segment that is an id (it holds a digit, and is not a version: ``v2``).
+_ID = re.compile(r"(?!v\d+$)[^/]*\d[^/]*")
+
+
 class Limited(Exception):
     """The service did not let a probe run (rate limited or unavailable, after the one more
-    try, or its family held back): the check is not checked; the message says why."""
+    try, or its family held back): the check is not checked; the message says why.
+
+    Parameters
+    ----------
+    said : str
+        Why (the check's observed text).
+    family : str
+        The family of the probe (``"public"``, ``"private"``).
+    """
+
+    def __init__(self, said: str, family: str) -> None:
+        super().__init__(said)
+        self.family = family
+
+
+def route(request: RequestInfo) -> str:
+    """The route of a request: its method and path, each segment holding a digit (an id,
+    not a version) read as ``{id}``, so the profile of a company and an unknown id are one
+    route.
+
+    Examples
+    --------
+    >>> from dealframe.errors import RequestInfo
+    >>> route(RequestInfo("GET", "/api/private/v1/companies/3f2a-41c9/sellside", "private"))
+    'GET /api/private/v1/companies/{id}/sellside'
+    >>> route(RequestInfo("POST", "/api/v2/companies/current", "public"))
+    'POST /api/v2/companies/current'
+    """
+    path = "/".join("{id}" if _ID.fullmatch(part) else part for part in request.path.split("/"))
+    return f"{request.method} {path}"
+
+
+class Judged(NamedTuple):
+    """A 500 that persisted on an ordinary probe, handed back to be judged by its check.
+
+    Examples
+    --------
+    >>> lone = Judged("unavailable (500, ...)", "GET /api/private/v1/companies/{id}", False)
+    >>> lone.words
+    ''
+    >>> again = lone._replace(again=True)
+    >>> again.words  # doctest: +NORMALIZE_WHITESPACE
+    "GET /api/private/v1/companies/{id} answered 500 again, as before, while the family's
+    other requests were answered: a break of that route"
+    """
+
+    #: What is said of it should the family look unavailable after all.
+    said: str
+    #: Its route (:func:`route`).
+    path: str
+    #: Whether that route got a 5xx that persisted before, the family answering since.
+    again: bool
+
+    @property
+    def words(self) -> str:
+        """What its check adds to its break: that the route keeps answering 500 (empty for a
+        lone 500)."""
+        if not self.again:
+            return ""
+        return (
+            f"{self.path} answered 500 again, as before, while the family's other requests "
+            "were answered: a break of that route"
+        )
 
 
 def seconds(value: float) -> str:
@@ -127,9 +204,16 @@ class Waits:
         self.held: dict[str, str] = {}
         #: Families whose last probe got a 5xx that persisted.
         self.down: dict[str, bool] = {}
-        #: Families whose last ordinary probe got a lone 500 that persisted, handed back to be
-        #: judged: what is said of it should the family's next probe fail too.
-        self.judged: dict[str, str] = {}
+        #: Families whose last ordinary probes got a 500 that persisted, handed back to be
+        #: judged: a lone 500, or those of a route that keeps answering 500 (a list started
+        #: anew for each run of them), what is said of each should the service look
+        #: unavailable after all.
+        self.judged: dict[str, list[Judged]] = {}
+        #: The routes of each family whose probes got a 5xx that persisted since the family
+        #: last answered, and those that did before it answered (and have not answered
+        #: since): a route in both keeps answering 500.
+        self.failing: dict[str, set[str]] = {}
+        self.failed: dict[str, set[str]] = {}
         #: Seconds waited in this run, and whether a wait past :data:`WAIT_BUDGET` was said.
         self.waited = 0.0
         self.spent = False
@@ -150,12 +234,17 @@ class Waits:
     def before(self, family: str) -> None:
         """Raise :class:`Limited` when ``family`` is held back: its probe is not sent."""
         if family in self.held:
-            raise Limited(self.held[family])
+            raise Limited(self.held[family], family)
 
-    def answered(self, family: str) -> None:
-        """An answer not to wait out: the service is up for ``family``."""
+    def answered(self, family: str, request: RequestInfo | None = None) -> None:
+        """An answer not to wait out (to ``request``, when one was sent): the service is up
+        for ``family``, and that route answers."""
         self.down[family] = False
         self.judged.pop(family, None)
+        failed = self.failed.setdefault(family, set())
+        failed |= self.failing.pop(family, set())
+        if request is not None:
+            failed.discard(route(request))
 
     def again(
         self,
@@ -199,7 +288,7 @@ class Waits:
             self.t.gate.forget(key)
         second = resend()
         if not self.limited(second):
-            self.answered(family)
+            self.answered(family, second.request)
             return second
         asked = getattr(self.error(second), "retry_after", None)
         return self._stop(family, second, asked, "again after the wait", odd)
@@ -244,18 +333,32 @@ class Waits:
                     f"rate limited: not sent, the {family} requests being held back ("
                     f"{response.status} to {response.request}, {why})"
                 )
-            raise Limited(said)
+            raise Limited(said, family)
         if why != "again after the wait":
-            raise Limited(said)  # not sent again (no request left, a wait not made): one answer
-            # is not judged on
-        if self.down.get(family, False) or family in self.judged:
+            raise Limited(said, family)  # not sent again (no request left, a wait not made):
+            # one answer is not judged on
+        path = route(response.request)
+        judged = self.judged.get(family)
+        again = path in self.failed.get(family, ())
+        next_failed = _why(response, asked, f"{why}; the next probe failed too")
+        if (
+            judged
+            and response.status == 500
+            and again
+            and {(j.path, j.again) for j in judged} == {(path, True)}
+        ):  # that route's 500 again, the next probe's too, its other requests answered
+            judged.append(Judged(next_failed, path, True))
+            return response  # judged by its check: a break of that route
+        if self.down.get(family, False) or judged:
             self.down[family] = True  # a second 5xx in a row: the service looks unavailable
-            raise Limited(said)
+            self.failing.setdefault(family, set()).add(path)
+            raise Limited(said, family)
         if odd:
             return response  # what the service answers this request: the check judges it
+        self.failing.setdefault(family, set()).add(path)
         if response.status in _UNAVAILABLE:
             self.down[family] = True
-            raise Limited(said)
+            raise Limited(said, family)
         # a lone 500 to an ordinary probe: the client raises it on every such call
-        self.judged[family] = _why(response, asked, f"{why}; the next probe failed too")
+        self.judged[family] = [Judged(next_failed, path, again)]
         return response
