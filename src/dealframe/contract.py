@@ -44,6 +44,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -61,7 +62,7 @@ from dealframe.errors import (
     ValidationError,
     _scrub,
 )
-from dealframe.notices import ServiceContractWarning, user_stacklevel
+from dealframe.notices import ServiceContractWarning, reading_answers, user_stacklevel
 from dealframe.transport.cache import checked, forget_call
 
 __all__ = [
@@ -92,6 +93,7 @@ __all__ = [
     "respelled_fields",
     "read_page",
     "shaping",
+    "shaping_findings",
     "text_offsets",
     "typed_fields",
 ]
@@ -113,6 +115,8 @@ KEPT_IN_CACHE = frozenset(
         "inverted_rate",
         "rate_mismatch",
         "bad_meta",
+        "numbers_as_text",
+        "booleans_as_text",
         "unsorted",
         "unreadable_label",
         "threshold_mismatch",
@@ -1406,15 +1410,47 @@ def _misread(exc: ValidationError) -> str:
     return f"{exc.argument}: expected {exc.expected}, got {_as_json(exc.got)}"
 
 
+#: The findings of the call whose answers are being shaped (:func:`shaping` given ``found``).
+_SHAPED_FOR: ContextVar[Findings | None] = ContextVar("dealframe_shaped_for", default=None)
+
+
+def shaping_findings() -> Findings | None:
+    """The findings of the call whose answers the running :func:`shaping` block shapes, when
+    it was given them, else None (a frame built from the user's own items, or outside any
+    call): where the frame readers record what they read otherwise than the document writes
+    it (numbers written as text), in place of a warning of their own.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> with shaping(None, "POST /x", found):
+    ...     shaping_findings() is found
+    True
+    >>> shaping_findings() is None
+    True
+    """
+    return _SHAPED_FOR.get()
+
+
 @contextmanager
-def shaping(request: RequestInfo | None, where: str) -> Iterator[None]:
+def shaping(
+    request: RequestInfo | None, where: str, found: Findings | None = None
+) -> Iterator[None]:
     """Turn a shaping function's :class:`ValidationError` into :class:`ServiceContractError`.
 
     Shaping functions raise ``ValidationError`` for items they cannot read: the caller's
-    fault when the caller hands them a payload, the service's when the client does.
+    fault when the caller hands them a payload, the service's when the client does. Within
+    the block, the frames built are of answers of the service
+    (:func:`~dealframe.notices.reading_answers`: what is said of their data is a
+    :class:`~dealframe.ServiceContractWarning`), and, given ``found`` (the call's findings),
+    what the frame readers read otherwise than the document writes it is recorded there
+    (:func:`shaping_findings`): said once by :meth:`Findings.report` and listed in
+    ``attrs["findings"]``.
     """
+    token = _SHAPED_FOR.set(found) if found is not None else None
     try:
-        yield
+        with reading_answers():
+            yield
     except ValidationError as exc:
         forget_call()  # the answers are not answered from the cache again
         # the error's own context names the request: ``where`` only when it says more
@@ -1427,4 +1463,7 @@ def shaping(request: RequestInfo | None, where: str) -> Iterator[None]:
         )
     else:
         return
+    finally:
+        if token is not None:
+            _SHAPED_FOR.reset(token)
     raise error

@@ -14,7 +14,9 @@ __all__ = [
     "MissingDataWarning",
     "MissingInvestorsWarning",
     "ServiceContractWarning",
+    "data_warning",
     "missing_expected",
+    "reading_answers",
     "user_stacklevel",
     "warn_missing",
 ]
@@ -73,6 +75,45 @@ def missing_expected() -> Iterator[None]:
         yield
     finally:
         _MISSING_EXPECTED.reset(token)
+
+
+#: Whether this thread (or task) is shaping answers of the service (:func:`reading_answers`).
+_READING_ANSWERS: ContextVar[bool] = ContextVar("dealframe_reading_answers", default=False)
+
+
+@contextmanager
+def reading_answers() -> Iterator[None]:
+    """Within it, the frames built come from answers of the service, not from items the user
+    built: what their values are said of is the service's (:func:`data_warning`).
+
+    :func:`dealframe.contract.shaping` holds every frame a client call builds from its answers
+    in it. It holds for the current thread or task only, as :func:`missing_expected` does.
+
+    Examples
+    --------
+    >>> with reading_answers():
+    ...     data_warning().__name__
+    'ServiceContractWarning'
+    """
+    token = _READING_ANSWERS.set(True)
+    try:
+        yield
+    finally:
+        _READING_ANSWERS.reset(token)
+
+
+def data_warning() -> type[DealframeWarning]:
+    """The class of a warning about the data a frame is built from: a
+    :class:`ServiceContractWarning` for answers of the service (within
+    :func:`reading_answers`), else a plain :class:`DealframeWarning` (items the user built and
+    handed to a frame builder: no service answered them, and no contract was broken).
+
+    Examples
+    --------
+    >>> data_warning().__name__
+    'DealframeWarning'
+    """
+    return ServiceContractWarning if _READING_ANSWERS.get() else DealframeWarning
 
 
 def user_stacklevel() -> int:

@@ -507,7 +507,13 @@ def test_group_medians_written_as_text_or_empty_are_read_and_said(
         assert frame["marketCap"].iloc[0] == 12.5
         assert pd.isna(frame["marketCap"].iloc[1])
         said = got.warned(ServiceContractWarning)
-        assert [w for w in said if w.startswith("median.marketCap: numbers written as text in 1 ")]
+        assert [
+            w
+            for w in said
+            if w.startswith(  # a finding of the call, naming its endpoint
+                "POST /api/v1/groups/time-series: median.marketCap: numbers written as text in 1 "
+            )
+        ]
         assert "such as '12.5'; period 2024-01" in " ".join(said)
         assert (
             'median.marketCap: empty strings "" where a number or null is documented: read as null'

@@ -269,6 +269,7 @@ def test_current_numbers_written_as_text_are_read_and_said_naming_the_sku(direct
     assert got.loc[first, "enterpriseValue"] == 1.5
     assert_same(got.drop(columns="enterpriseValue"), want.drop(columns="enterpriseValue"))
     assert o.warned(ServiceContractWarning) == [
+        f"POST /api/v2/companies/current: "
         f"enterpriseValue: numbers written as text in 1 of 3 values (such as '1.5'; sku "
         f"{first}): read as numbers"
     ]
@@ -288,5 +289,7 @@ def test_time_series_numbers_written_as_text_are_read_and_said_naming_the_skus(d
     assert_same(got, want)
     said = o.warned(ServiceContractWarning)
     assert len(said) == 1, said
-    assert said[0].startswith("evRevenueNtm: numbers written as text in 3 of "), said
+    assert said[0].startswith(
+        "POST /api/v2/companies/time-series: evRevenueNtm: numbers written as text in 3 of "
+    ), said
     assert said[0].endswith(f"sku {', '.join(SKUS)}): read as numbers"), said

@@ -296,7 +296,10 @@ def test_booleans_written_as_text_or_numbers_are_read_as_booleans_and_said(
     assert len(said) == 1, o.warned(ServiceContractWarning)
     rows = len(o.value)
     count = rows // 2 if action.name == "every other item" else rows
-    assert said[0].startswith(f"{field}: booleans written as text or as 0/1 in {count} of {rows} ")
+    endpoint = f"POST {P}/{'companies' if path == COMPANIES else 'transactions'}"
+    assert said[0].startswith(
+        f"{endpoint}: {field}: booleans written as text or as 0/1 in {count} of {rows} "
+    )
 
 
 def test_booleans_written_as_text_over_several_pages_are_said_once_with_the_calls_count(
@@ -312,6 +315,7 @@ def test_booleans_written_as_text_over_several_pages_are_said_once_with_the_call
     assert_same(o.value, want)
     said = [m for m in o.warned(ServiceContractWarning) if "booleans written as text" in m]
     assert said == [
+        f"POST {P}/companies: "
         f"active: booleans written as text or as 0/1 in {len(want):,} of {len(want):,} values "
         f"(such as {str(want['active'].iloc[0])!r}; id {', '.join(want['id'].iloc[:5])} and "
         f"{len(want) - 5:,} more): read as the booleans they say"
@@ -518,6 +522,7 @@ def test_numbers_written_as_text_are_read_and_said_once_naming_the_rows(direct, 
     firsts = o.value.iloc[[i * 1000 for i in range(pages)]]
     assert (firsts["deal_valuation"] == 123.5).all()
     assert said[0].startswith(
+        f"POST {P}/transactions: "
         f"deal_valuation: numbers written as text in {pages} of {len(want):,} values "
         "(such as '123.5'; id "
     ), said
@@ -536,6 +541,6 @@ def test_whole_numbers_written_as_text_are_read_and_said(direct, via, proxy):
     said = o.warned(ServiceContractWarning)
     spelt = want["id"].iloc[1::2].tolist()
     assert said == [
-        f"founded: numbers written as text in 2 of 5 values (such as "
+        f"POST {P}/companies: founded: numbers written as text in 2 of 5 values (such as "
         f"'{want['founded'].iloc[1]}'; id {', '.join(spelt)}): read as numbers"
     ]

@@ -41,7 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dealframe.arguments import checked_keywords
-from dealframe.contract import as_flag, echoed, typed_fields
+from dealframe.contract import as_flag, echoed, shaping_findings, typed_fields
 from dealframe.errors import ValidationError
 from dealframe.frames.extra_names import (
     NestedKey,
@@ -60,7 +60,7 @@ from dealframe.frames.schemas import (
     Schema,
     dtype_of,
 )
-from dealframe.notices import ServiceContractWarning, user_stacklevel
+from dealframe.notices import ServiceContractWarning, data_warning, user_stacklevel
 
 __all__ = [
     "as_records",
@@ -594,7 +594,7 @@ def _floats(
     "deal_valuation: numbers written as text in 1 of 2 values (such as '123.5'; id d1): read as numbers"
     """
     if not typed:
-        _no_booleans(values, name)
+        values = _no_booleans(values, name)
     try:  # the common case: the text check below costs nothing here
         return pa.array(values, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
     except _ARROW_ERRORS:
@@ -726,6 +726,10 @@ def warn_numbers_as_text(
     how many, the first value, and the first rows' ``labels`` (``(key, labels)``, indexed
     as ``values`` is) when given (noted instead within :func:`numbers_noted`). The document
     gives these fields JSON numbers; a service writing text is said, not silently read.
+    Within a :func:`~dealframe.contract.shaping` block given the call's findings
+    (:func:`~dealframe.contract.shaping_findings`), it is one of them instead
+    (``numbers_as_text``, ``booleans_as_text``): said once by the call's report and listed in
+    its frame's ``attrs["findings"]``, as every other adaptation of an answer.
     ``booleans``: the field is a boolean one, whose ``rows`` hold ``"true"``, ``"false"``,
     0 or 1.
 
@@ -746,14 +750,25 @@ def warn_numbers_as_text(
         )
     said = fresh if noted is None else noted.setdefault(name, fresh)
     said.add(values, rows, labels)
-    if noted is None:
+    if noted is not None:
+        return
+    found = shaping_findings()
+    if found is not None:  # an answer of a call: one of its findings, said once by its report
+        found.add("booleans_as_text" if booleans else "numbers_as_text", said.text(name))
+    else:
         warnings.warn(said.text(name), ServiceContractWarning, stacklevel=user_stacklevel())
 
 
-def _no_booleans(values: Sequence[Any], name: str) -> None:
-    """Refuse a boolean among numbers (Arrow, numpy and pandas read it as 1 or 0)."""
-    if bool in set(map(type, values)):
+def _no_booleans(values: Sequence[Any], name: str) -> Sequence[Any]:
+    """Refuse a boolean among numbers (Arrow, numpy and pandas read it as 1 or 0); ``values``
+    with numpy's 64-bit unsigned integers as Python integers, which Arrow would read past
+    ``2**63`` as negative numbers (``np.uint64(2**64 - 1)`` as -1)."""
+    types = set(map(type, values))
+    if bool in types:
         raise ValidationError(name, "numbers", got=next(v for v in values if type(v) is bool))
+    if np.uint64 in types:
+        return [int(v) if type(v) is np.uint64 else v for v in values]
+    return values
 
 
 def _blanks_null(values: Sequence[Any], name: str) -> Sequence[Any]:
@@ -977,24 +992,37 @@ def cast(values: Sequence[Any], column: Column) -> Any:
     raise ValidationError("column", f"a known kind ({', '.join(KINDS)})", got=kind)
 
 
+def _is_number_type(kind: type) -> bool:
+    """Whether values of type ``kind`` are numbers: Python's ``int`` and ``float``, numpy's
+    integers and floats (``np.int64``, ``np.float32`` ...); no boolean (Python's ``bool`` is
+    an ``int``, numpy's ``np.bool_`` is no ``np.integer``)."""
+    return kind in (int, float) or (
+        issubclass(kind, (np.integer, np.floating)) and not issubclass(kind, np.bool_)
+    )
+
+
 def infer_kind(name: str, values: Sequence[Any]) -> str:
     """Kind of an extra (unknown) column from its values.
 
     Numbers give ``float``, strings ``str`` (``category`` for a known vocabulary
     name), booleans ``bool``, lists ``list``; anything else (dicts, mixtures,
-    all null) is ``object``. Lists and objects are held as JSON text.
+    all null) is ``object``. Lists and objects are held as JSON text. Numpy's numbers
+    (``np.float64(2)``, ``np.int64(3)``, as items a user built from a frame hold) are
+    numbers and its booleans (``np.bool_(True)``) booleans, as Python's are.
 
     Examples
     --------
     >>> infer_kind("x", [1, None, 2.5]), infer_kind("x", ["a"]), infer_kind("x", [[1]])
     ('float', 'str', 'list')
+    >>> infer_kind("x", [np.int64(3), 2.5]), infer_kind("x", [np.bool_(True), False])
+    ('float', 'bool')
     """
     types = {type(v) for v in values if not _is_null(v)}
     if not types:
         return "object"
-    if types == {bool}:
+    if types <= {bool, np.bool_}:
         return "bool"
-    if types <= {int, float}:
+    if all(map(_is_number_type, types)):
         return "float"
     if types == {str}:
         return "category" if name in VOCABULARIES else "str"
@@ -1113,7 +1141,7 @@ def build_columns(
     return columns, extras
 
 
-def _page_column(values: list[Any], col: Column, typed: bool = False) -> Any:
+def _page_column(values: Sequence[Any], col: Column, typed: bool = False) -> Any:
     """One page's values of a column: text kinds as Arrow text (typed once by :func:`assemble`;
     kept as they are when they are not all text), the others typed at once. Lists of typed
     rows are written by msgspec: their fields are declared in sorted order, so the text is
@@ -1125,7 +1153,7 @@ def _page_column(values: list[Any], col: Column, typed: bool = False) -> Any:
     if col.kind == "float":
         if typed:
             return _floats(values, col.name, typed=True)
-        _no_booleans(values, col.name)
+        values = _no_booleans(values, col.name)
         try:  # numbers only (the common case): typed now
             return pa.array(values, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
         except _ARROW_ERRORS:  # text among them: typed once over every page by :func:`assemble`,
@@ -1236,8 +1264,9 @@ def assemble(
     says over every page: no extra takes the name of a column of ``schema`` or
     ``extra_columns``, or of another extra. ``attrs["extra_names"]`` says where each extra
     column that is no top-level key under its own name came from (``{"target_7_2": ["target",
-    "7"]}``), and a :class:`~dealframe.ServiceContractWarning` says which had to be named
-    otherwise than they asked (a name that holds for this call only).
+    "7"]}``), and a warning says which had to be named otherwise than they asked (a name that
+    holds for this call only): a :class:`~dealframe.ServiceContractWarning` for answers of the
+    service, a :class:`~dealframe.DealframeWarning` for items the user built.
     Text, date, timestamp, category and extra columns are typed once, on the
     concatenated values (numbers and lists page by page, which comes to the same), so
     the result does not depend on how the rows were split into pages. ``index`` names
@@ -1278,7 +1307,10 @@ def assemble(
 def _say_extra_names(frame: pd.DataFrame, labels: dict[Any, Any]) -> None:
     """Record where the extra columns that are no top-level key under its own name came from
     (``attrs["extra_names"]``), and warn once when some had to be named otherwise than they
-    asked: their names hold for this call only."""
+    asked: their names hold for this call only. The warning is a
+    :class:`~dealframe.ServiceContractWarning` for a frame of answers of the service, a
+    :class:`~dealframe.DealframeWarning` for one of items the user built
+    (:func:`~dealframe.notices.data_warning`)."""
     sources = extra_sources(labels)
     if sources:
         frame.attrs["extra_names"] = sources
@@ -1289,7 +1321,7 @@ def _say_extra_names(frame: pd.DataFrame, labels: dict[Any, Any]) -> None:
             f"extra fields named as other columns were given free names: {shown}. These "
             "names hold within this call only (another call, whose rows hold other fields, "
             "may name them otherwise): check attrs['extra_names'] before joining frames",
-            ServiceContractWarning,
+            data_warning(),
             stacklevel=user_stacklevel(),
         )
 

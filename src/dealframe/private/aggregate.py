@@ -3,7 +3,8 @@
 An aggregate is one answer, not paged: its buckets (a list, or an object keyed by bucket
 label: :func:`aggregate_buckets`) and its ``meta`` (section 4.3: ``total_deals`` and the
 ``methodology``'s ``small_n_threshold``) are checked against the interface document, each
-way they differ recorded as a finding, and the buckets shaped by
+way they differ recorded as a finding (buckets out of time order sorted, and said), and the
+buckets shaped by
 :func:`~dealframe.frames.private.aggregate_frame` (:func:`read_aggregate`, the one reading
 of :meth:`~dealframe.private.api.PrivateApi.aggregate` and the doctor). A refusal of an
 aggregate whose filters hold more ids than a list batch takes says why
@@ -255,6 +256,41 @@ def _higher_cut(threshold: int | None) -> str:
     )
 
 
+def _in_time_order(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
+    """``frame`` (an :func:`~dealframe.frames.private.aggregate_frame`) with its buckets in time
+    order, by ``period_start``: the interface document does not say in which order the buckets
+    come, and a user reads ``frame.iloc[-1]`` as the latest one. Buckets in another order are
+    sorted (an ``unsorted`` finding names the first labels as served) and
+    ``attrs["labels_as_served"]`` follows the rows; buckets whose label could not be read keep
+    their place among them when the others are in order, else come last.
+
+    Examples
+    --------
+    >>> from dealframe.frames.private import aggregate_frame
+    >>> found = Findings("POST /x")
+    >>> served = aggregate_frame([{"bucket": "2024-Q2", "n": 6}, {"bucket": "2024-Q1", "n": 7}],
+    ...                          {"time_bucket": "quarter"})
+    >>> _in_time_order(served, found)["bucket"].tolist(), [f.kind for f in found]
+    (['2024-Q1', '2024-Q2'], ['unsorted'])
+    """
+    starts = frame["period_start"].reset_index(drop=True)
+    read = starts.dropna()
+    if read.is_monotonic_increasing:
+        return frame
+    order = starts.sort_values(kind="stable", na_position="last").index.to_numpy()
+    labels = frame.attrs.get("labels_as_served")
+    shown = ", ".join(map(repr, frame["bucket"].head(3)))
+    found.add(
+        "unsorted",
+        f"the {len(frame)} buckets came in another order than time order (first {shown}): "
+        "sorted by time",
+    )
+    out = frame.iloc[order].reset_index(drop=True)  # its attrs a copy of the frame's
+    if isinstance(labels, list) and len(labels) == len(frame):
+        out.attrs["labels_as_served"] = [labels[i] for i in order]
+    return out
+
+
 def read_aggregate(
     doc: Any,
     time_bucket: str,
@@ -321,7 +357,7 @@ def read_aggregate(
             _threshold_said(meta, found)
     identities(items, "bucket", found)
     missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
-    with shaping(request, endpoint):
+    with shaping(request, endpoint, found):
         frame = shape.aggregate_frame(items, {"time_bucket": time_bucket, **meta})
     unread = [
         label
@@ -335,6 +371,7 @@ def read_aggregate(
             f"{time_bucket}s: {', '.join(map(repr, unread[:3]))}",
         )
     frame = dedupe(frame, "bucket", found)
+    frame = _in_time_order(frame, found)
     method = meta.get("methodology")
     bound = method.get("small_n_threshold") if isinstance(method, Mapping) else None
     if suppression:

@@ -886,7 +886,7 @@ class PrivateApi:
         info = RequestInfo("POST", f"{PREFIX}/{entity}", "private")
 
         def parse(items: list[Any]) -> Any:  # one page's rows -> columns; its JSON is freed
-            with shaping(info, endpoint):
+            with shaping(info, endpoint, found):
                 return shape.list_page_columns(entity, items)
 
         pulled = self._pull_list(
@@ -903,7 +903,7 @@ class PrivateApi:
             key=key,
         )
         pages = pulled.pages
-        with shaping(info, endpoint):
+        with shaping(info, endpoint, found):
             frame = shape.list_frame(entity, pages.parts)
         del pages.parts[:]
         received = len(frame)
@@ -1125,7 +1125,7 @@ class PrivateApi:
         found = Findings(f"{endpoint} page {page}")
         read = read_page(response.json(), found, number=page, where=found.where)
         identities(read.items, "id", found)
-        with shaping(response.request, endpoint):
+        with shaping(response.request, endpoint, found):
             frame = shape.list_frame(entity, [shape.list_page_columns(entity, read.items)])
         missing_fields(keys_present(read.items), entity, found, n_items=len(read.items))
         frame = dedupe(frame, "id", found, newest="updated_at")
@@ -1623,7 +1623,7 @@ class PrivateApi:
         datas = [r.json()["data"] for _, r in got]
         absent_fields(entity, names, datas, found, known)
         known.add(valued_keys(datas))
-        with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}", "private"), endpoint):
+        with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}", "private"), endpoint, found):
             frame = build(datas)
         # a null where the document gives none, as list answers are checked (a field not
         # asked for, or absent from every answer, is not looked at: absence is said above)
@@ -1989,7 +1989,9 @@ class PrivateApi:
             keys |= pages.keys
             rows = [item for part in pages.parts for item in part]
             items += [{**row, parent: ident} for row in (rows[:limit] if limit else rows)]
-        with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}/{name}", "private"), endpoint):
+        with shaping(
+            RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}/{name}", "private"), endpoint, found
+        ):
             frame = build(items)
         column = frame.pop(parent) if parent in frame else pd.Series([], dtype="str")
         frame.insert(0, parent, pd.array(column, dtype="str"))

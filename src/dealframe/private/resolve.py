@@ -523,7 +523,8 @@ class Resolver:
         for i, first in enumerate(places):  # a repeated name: sent once
             if i != first and first in data:
                 data[i] = dict(data[first])
-        with shaping(RequestInfo("POST", f"{self._prefix}/{entity}/resolve", "private"), endpoint):
+        info = RequestInfo("POST", f"{self._prefix}/{entity}/resolve", "private")
+        with shaping(info, endpoint, found):
             matches, candidates = shape.resolve_frames([data[i] for i in sorted(data)])
         outside_vocabulary(matches, "match_type", MATCH_TYPES, found)  # after case is undone
         ambiguous = matches["match_type"] == "ambiguous"

@@ -587,7 +587,7 @@ def read_group_series(
     if "median" not in absent:  # absent from every item: missing_field said it already
         _null_medians(items, found)
     meta, count = series_meta(doc, items, found)  # written as text: read, said once
-    with shaping(request, found.where):
+    with shaping(request, found.where, found):
         frame = group_time_series_frame(
             items, meta, fields=fields, date_from=date_from, date_to=date_to
         )
@@ -1116,7 +1116,7 @@ class PublicApi:
         identities(items, "sku", found)
         missing_fields(keys_present(items), "search", found, n_items=len(items))
         items = dedupe_items(items, "sku", found)
-        with shaping(response.request, endpoint):
+        with shaping(response.request, endpoint, found):
             frame = search_frame(items)
         attach(
             frame,
@@ -1197,7 +1197,8 @@ class PublicApi:
         endpoint = f"POST {self._prefix}/companies/current"
         found = Findings(endpoint)
         items = read_company_items(responses, sent, wanted, found, "current")
-        with shaping(RequestInfo("POST", f"{self._prefix}/companies/current", "public"), endpoint):
+        info = RequestInfo("POST", f"{self._prefix}/companies/current", "public")
+        with shaping(info, endpoint, found):
             frame = _in_order(current_frame(items), _skus_of(items), wanted)
         adapt_rates(frame, found)  # rateToUsd as USD per unit, whichever way it is served
         received = frame.index.tolist()
@@ -1299,7 +1300,7 @@ class PublicApi:
         window = date_from is not None or date_to is not None
         not_held = _absent_requested(items, "data", names, found, self._served_fields, window)
         with shaping(
-            RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"), endpoint
+            RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"), endpoint, found
         ):
             if shape == "wide":
                 frame = time_series_wide(
@@ -1365,7 +1366,7 @@ class PublicApi:
         endpoint = f"POST {GROUP_CURRENT_PATH}"
         found = Findings(endpoint)
         meta = read_meta(payload.get("meta"), found)  # counts written as text: read, and said
-        with shaping(response.request, endpoint):
+        with shaping(response.request, endpoint, found):
             frame = group_current_frame(payload.get("data"), meta)
         check_group_classes(frame, found)
         attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
