@@ -51,7 +51,11 @@ def test_many_rounds_of_changes_never_repeat_an_id(sb):
     org_ids = {r["id"] for r in after["companies"]} | {r["id"] for r in after["investors"]}
     assert not org_ids & {r["id"] for r in after["transactions"]}  # one id space for both
     grown = sum(len(after[e]) for e in ENTITIES) - sum(len(before[e]) for e in ENTITIES)
-    assert grown == len(inserted)  # each new organisation is a company or an investor, not both
+    new_investors = set(inserted) & {r["id"] for r in after["investors"]}
+    assert new_investors
+    # each new organisation is a company or an investor, not both, and each new investor comes
+    # with the one funding round it leads (a new deal, its id never an existing one either)
+    assert grown == len(inserted) + len(new_investors)
     sb.reset()
     assert pull_all(sb) == before
 

@@ -9,7 +9,8 @@ id that no organisation or deal has.
 
 Family A never moves: only fields that Family A does not read are changed
 (descriptions, CEOs, head counts, activity, deal money), listed companies are never
-soft-deleted, and inserted organisations are private.
+soft-deleted, and inserted organisations are private. An inserted investor comes with a new
+funding round it leads (section 4.3: investors led rounds or acquired companies).
 
 Examples
 --------
@@ -36,7 +37,7 @@ import numpy as np
 from .arguments import SandboxArgumentError, methods_checked
 from .errors import json_value
 from .models.data import iso_ts
-from .models.deals import may_target
+from .models.deals import MAX_LEADS, may_target
 from .models.names import person_names
 from .models.records import RecordStore
 from .models.state import SandboxState
@@ -176,6 +177,7 @@ class Changes:
             raise _refused("seed", "a non-negative integer or a numpy.random.Generator", seed)
         self.state = state
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self._rounds_rng: np.random.Generator | None = None
         self._deferred = False
 
     @contextlib.contextmanager
@@ -436,10 +438,45 @@ class Changes:
 
     def _soft_delete(self, entity: str, n: int, stamp: str) -> list[str]:
         cols = self._store(entity).columns
-        live = ~cols["deleted"] if entity == "deals" else ~cols["deleted"] & ~cols["is_public"]
-        return self._rewrite(
-            entity, self._pick(self._pool(entity, live), n), lambda r: r.update(deleted=True), stamp
-        )
+        if entity == "deals":
+            rows = self._spare_leaders(n)
+        else:
+            rows = self._pick(self._pool(entity, ~cols["deleted"] & ~cols["is_public"]), n)
+        return self._rewrite(entity, rows, lambda r: r.update(deleted=True), stamp)
+
+    def _spare_leaders(self, n: int) -> list[int]:
+        """Rows of up to ``n`` live deals to soft-delete, picked among all live deals, a pick
+        that is the last live deal an investor leads or buys skipped (so fewer rows).
+
+        Section 4.3's investors led rounds or acquired companies, so every investor keeps one
+        (docs/sandbox.md, "What changes"). Picking among all live deals, not only the others,
+        leaves the stream's later draws as they would be without the rule."""
+        private = self.state.private
+        deals, orgs = private.deals, private.orgs
+        live = ~deals.columns["deleted"]
+        roles = []  # per role list (leads, buyers): the organisation row of each vocabulary id
+        led = np.zeros(len(orgs), dtype=np.int64)  # live deals each organisation leads or buys
+        for name in ("lead_ids", "buyer_ids"):
+            col = deals.lists[name]
+            org_of = np.fromiter(
+                map(orgs.row_of.__getitem__, col.vocab), dtype=np.int64, count=len(col.vocab)
+            )
+            roles.append((col, org_of))
+            led += np.bincount(org_of[col.codes][live[col.element_rows()]], minlength=led.size)
+        guarded = orgs.columns["is_investor"]  # soft-deleted ones too: one may be undeleted
+        out = []
+        for row in self._pick(self._pool("deals", live), n):
+            leaders = np.concatenate(
+                [
+                    org_of[col.codes[col.offsets[row] : col.offsets[row + 1]]]
+                    for col, org_of in roles
+                ]
+            )
+            if (guarded[leaders] & (led[leaders] <= 1)).any():
+                continue  # an investor's last live deal as lead or buyer
+            led[leaders] -= 1
+            out.append(row)
+        return out
 
     def _undelete(self, entity: str, n: int, stamp: str) -> list[str]:
         deleted = self._store(entity).columns["deleted"]
@@ -473,11 +510,13 @@ class Changes:
 
     # ------------------------------------------------------------------ inserts
 
-    def _new_id(self, taken: set[str]) -> str:
-        """A random id that no organisation, deal or id in ``taken`` has (then added to it)."""
+    def _new_id(self, taken: set[str], rng: np.random.Generator | None = None) -> str:
+        """A random id that no organisation, deal or id in ``taken`` has (then added to it),
+        drawn from ``rng`` (by default the changes' own stream)."""
         private = self.state.private
+        rng = self.rng if rng is None else rng
         while True:
-            ident = str(uuid.UUID(bytes=self.rng.bytes(16), version=4))
+            ident = str(uuid.UUID(bytes=rng.bytes(16), version=4))
             if (
                 ident not in private.orgs.row_of
                 and ident not in private.deals.row_of
@@ -491,21 +530,35 @@ class Changes:
         return self._pick(pool, n) * (1 + n // max(population, 1))
 
     def _insert(self, entity: str, n: int, stamp: str) -> list[str]:
-        store = self._store(entity)
+        private = self.state.private
+        led: list[dict] = []
         if entity == "deals":
             records = self._new_deals(n, stamp)
         else:
-            records = self._new_orgs(entity, n, stamp)
-        store.append(self.state.private.spec(store), records)
+            records, led = self._new_orgs(entity, n, stamp)
+        store = self._store(entity)
+        store.append(private.spec(store), records)
+        if led:  # after the investors they name
+            private.deals.append(private.spec(private.deals), led)
         return [r["id"] for r in records]
 
-    def _new_orgs(self, entity: str, n: int, stamp: str) -> list[dict]:
+    def _new_orgs(self, entity: str, n: int, stamp: str) -> tuple[list[dict], list[dict]]:
+        """``n`` new organisations, each an existing one's copy under a new id and name, and
+        for new investors the funding rounds they lead (:meth:`_led_round`): an investor with
+        no such round (none dated after its founding has a target left) is not inserted.
+
+        A new company is the target of no deal yet, as about a quarter of the generated
+        companies are.
+        """
         cols = self.state.private.orgs.columns
         if entity == "companies":
             pool, suffix = self._pool(entity, ~cols["is_public"] & ~cols["is_investor"]), "Labs"
         else:
             pool, suffix = self._pool(entity, ~cols["is_company"]), "Partners"
+        deals = self.state.private.deals.columns
+        rounds = ~deals["deleted"] & ~np.isin(deals["deal_type"], ["M&A", "Public listing"])
         out: list[dict] = []
+        led: list[dict] = []
         taken: set[str] = set()
         for row in self._templates(pool, n, len(pool)):
             if len(out) == n:
@@ -524,44 +577,87 @@ class Changes:
                     "stock_listing": None,
                 }
             )
+            if entity == "investors":
+                deal = self._led_round(org, rounds, taken, stamp)
+                if deal is None:
+                    taken.discard(org["id"])
+                    continue
+                led.append(deal)
             out.append(org)
-        return out
+        return out, led
+
+    def _led_round(self, org: dict, rounds: np.ndarray, taken: set[str], stamp: str) -> dict | None:
+        """A new funding round that the new investor ``org`` leads, recorded at ``stamp`` (with
+        ``org`` itself): a copy (:meth:`_copied_deal`) of a live round (no M&A, no listing)
+        dated on or after ``org``'s founding, ``org`` added to its investors and leads (in
+        place of its last lead when it has :data:`~.models.deals.MAX_LEADS`). None when a
+        few such rounds tried have no target left, or there is none.
+        """
+        if self._rounds_rng is None:  # a stream of its own, spawned once, so that no other
+            self._rounds_rng = self.rng.spawn(1)[0]  # change's draws depend on these rounds
+        rng = self._rounds_rng
+        deals = self.state.private.deals.columns
+        eligible = rounds
+        if org["founded"] is not None:
+            eligible = rounds & (deals["deal_date"] >= np.datetime64(f"{org['founded']:04d}-01-01"))
+        pool = np.flatnonzero(eligible)
+        for _ in range(5 if pool.size else 0):
+            deal = self._copied_deal(int(pool[int(rng.integers(0, pool.size))]), taken, stamp, rng)
+            if deal is not None:
+                member = {k: org[k] for k in ("id", "name", "country", "website", "short_name")}
+                deal["investors"] = [*deal["investors"], member]
+                deal["lead_investors"] = [*deal["lead_investors"][: MAX_LEADS - 1], member]
+                return deal
+        return None
 
     def _new_deals(self, n: int, stamp: str) -> list[dict]:
         """``n`` new deals, each a live deal's copy (never a ``Public listing``: a company lists
-        once) with its date and participants and another target, one it may have on that date
-        (:func:`~.models.deals.may_target`: founded by then, no private round once listed) and
-        not among its participants."""
-        private = self.state.private
-        orgs, deals = private.orgs.columns, private.deals
-        cols = deals.columns
+        once) with its date and participants and another target (:meth:`_copied_deal`: founded
+        by then, no private round or private secondary once listed, a public secondary only
+        once listed, not among its participants)."""
+        cols = self.state.private.deals.columns
         pool = self._pool("deals", ~cols["deleted"] & (cols["deal_type"] != "Public listing"))
         out: list[dict] = []
         taken: set[str] = set()
         for row in self._templates(pool, n, len(pool)):
             if len(out) == n:
                 break
-            deal = deals.record(row)
-            targets = np.flatnonzero(may_target(orgs, deal["deal_type"], cols["deal_date"][row]))
-            members = {p["id"] for p in deal["investors"]} | {p["id"] for p in deal["buyers"]}
-            if not targets.size:
-                continue
-            for _ in range(20):
-                target = int(targets[int(self.rng.integers(0, targets.size))])
-                if orgs["id"][target] not in members:
-                    break
-            else:
-                continue
-            deal.update(
-                {
-                    "id": self._new_id(taken),
-                    "target_index": target,
-                    "deal_synopsis": f"{orgs['name'][target]}: {deal['deal_subtype']} "
-                    f"({deal['deal_type']}).",
-                    "created_at": stamp,
-                    "updated_at": stamp,
-                    "deleted": False,
-                }
-            )
-            out.append(deal)
+            deal = self._copied_deal(row, taken, stamp)
+            if deal is not None:
+                out.append(deal)
         return out
+
+    def _copied_deal(
+        self, row: int, taken: set[str], stamp: str, rng: np.random.Generator | None = None
+    ) -> dict | None:
+        """A copy of the deal at ``row`` with its date, type and participants, a new id (added
+        to ``taken``), recorded at ``stamp``, and another target: one it may have on that date
+        (:func:`~.models.deals.may_target`, by type and subtype) and not among its
+        participants. None when no such target is found. Drawn from ``rng`` (by default the
+        changes' own stream)."""
+        rng = self.rng if rng is None else rng
+        orgs, deals = self.state.private.orgs.columns, self.state.private.deals
+        deal = deals.record(row)
+        day = deals.columns["deal_date"][row]
+        targets = np.flatnonzero(may_target(orgs, deal["deal_type"], day, deal["deal_subtype"]))
+        members = {p["id"] for p in deal["investors"]} | {p["id"] for p in deal["buyers"]}
+        if not targets.size:
+            return None
+        for _ in range(20):
+            target = int(targets[int(rng.integers(0, targets.size))])
+            if orgs["id"][target] not in members:
+                break
+        else:
+            return None
+        deal.update(
+            {
+                "id": self._new_id(taken, rng),
+                "target_index": target,
+                "deal_synopsis": f"{orgs['name'][target]}: {deal['deal_subtype']} "
+                f"({deal['deal_type']}).",
+                "created_at": stamp,
+                "updated_at": stamp,
+                "deleted": False,
+            }
+        )
+        return deal

@@ -6,9 +6,12 @@ shared by every deal they take part in) and the store's columns filled from the 
 dict per deal is kept, so generating is quick and leaves little for the garbage collector to
 walk. The rules (docs/sandbox.md, "Clock and data"): a deal's target and participants were
 founded by its date, a ``Public listing`` is a listed company's one listing on its listing
-day, a listed company raises no private round from then on, every investor leads or buys
-somewhere, and a deal's record is created after its date, once the database has begun, and
-never before the records of the organisations it names.
+day, a listed company raises no private round from then on, a ``Secondary - public`` sells a
+company's listed shares (its target is listed by the deal's date) and a ``Secondary - private``
+a private company's (not listed by then), a ``Strategic M&A`` is bought by corporates and a
+``PE buyout`` by private equity firms, every investor leads or buys somewhere, and a deal's
+record is created after its date, once the database has begun, and never before the records of
+the organisations it names.
 """
 
 from __future__ import annotations
@@ -73,17 +76,27 @@ _RAISED_LOG_MEDIAN = {
 
 #: Deal types of private funding rounds: a company raises none once it is listed.
 _PRIVATE_ROUNDS = ("Early", "Venture", "Growth")
+#: A public secondary sells listed shares: its target is listed on or before the deal's date.
+_LISTED_SECONDARY = "Secondary - public"
+#: A private secondary sells a private company's shares: its target is not listed by then.
+_UNLISTED_SECONDARY = "Secondary - private"
 #: Most lead investors of a funding round (docs/sandbox.md, "Participant roles").
 MAX_LEADS = 3
 #: Participant draws per deal (leads and other investors, or buyers after the pool's two).
 _SLOTS = 11
 
 
-def may_target(columns: Mapping[str, np.ndarray], deal_type: str, day: np.datetime64) -> np.ndarray:
-    """The organisations a new deal of ``deal_type`` dated ``day`` may target, as a mask over
-    an organisation store's :data:`~.records.ORG_SPEC` ``columns``: live companies founded by
-    ``day`` (an unknown founding year passes) and, for a private round (Early, Venture,
-    Growth), not listed by then. None for a ``Public listing``: a company lists once, on its
+def may_target(
+    columns: Mapping[str, np.ndarray],
+    deal_type: str,
+    day: np.datetime64,
+    subtype: str | None = None,
+) -> np.ndarray:
+    """The organisations a new deal of ``deal_type`` (and ``subtype``) dated ``day`` may
+    target, as a mask over an organisation store's :data:`~.records.ORG_SPEC` ``columns``: live
+    companies founded by ``day`` (an unknown founding year passes); for a private round (Early,
+    Venture, Growth) or a ``Secondary - private``, not listed by then; for a ``Secondary -
+    public``, listed by then. None for a ``Public listing``: a company lists once, on its
     ``ipoed``, and every listing is drawn with the data.
 
     Examples
@@ -97,13 +110,19 @@ def may_target(columns: Mapping[str, np.ndarray], deal_type: str, day: np.dateti
     >>> day = np.datetime64("2018-03-01")
     >>> may_target(columns, "Venture", day).tolist(), may_target(columns, "M&A", day).tolist()
     ([True, False, False, False], [True, False, True, False])
+    >>> may_target(columns, "Secondary", day, "Secondary - public").tolist()
+    [False, False, True, False]
+    >>> may_target(columns, "Secondary", day, "Secondary - private").tolist()
+    [True, False, False, False]
     """
     if deal_type == "Public listing":
         return np.zeros(len(columns["is_company"]), dtype=bool)
     year = int(np.asarray(day).astype("datetime64[Y]").astype(np.int64)) + 1970
     keep = columns["is_company"] & ~columns["deleted"] & ~(columns["founded"] > year)
-    if deal_type in _PRIVATE_ROUNDS:
+    if deal_type in _PRIVATE_ROUNDS or subtype == _UNLISTED_SECONDARY:
         keep &= ~(columns["ipoed"] <= day)
+    elif subtype == _LISTED_SECONDARY:
+        keep &= columns["ipoed"] <= day
     return keep
 
 
@@ -127,6 +146,56 @@ def _drawn_founded_by(
     eligible = np.maximum(np.searchsorted(founded_day[order], day, side="right"), 1)[:, None]
     u = rng.random((len(day), per_day)) * cumulative[eligible - 1]
     return order[np.minimum(np.searchsorted(cumulative, u, side="right"), eligible - 1)]
+
+
+def _secondaries_fit_listing(
+    rng: np.random.Generator,
+    deals: tuple[np.ndarray, np.ndarray, np.ndarray],
+    company_idx: np.ndarray,
+    days: tuple[np.ndarray, np.ndarray],
+    target_w: np.ndarray,
+) -> None:
+    """Give each secondary a target whose listing fits its subtype, in place.
+
+    A ``Secondary - public`` sells listed shares: its target is drawn again, by weight, among
+    the companies listed on or before its date (and so founded by then: a company lists three
+    years after its founding at the earliest). When no company is listed yet, it is a
+    ``Secondary - private``. A ``Secondary - private`` sells a private company's shares: one
+    whose target is listed by its date gets a target drawn among the companies that never list.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The draws' own stream.
+    deals : tuple of numpy.ndarray
+        Every deal's target (organisation position), subtype and day (ordinal); the first two
+        are changed in place.
+    company_idx : numpy.ndarray
+        The companies' organisation positions.
+    days : tuple of numpy.ndarray
+        Every organisation's founding day and listing day (ordinals; never listed: the largest
+        int64).
+    target_w : numpy.ndarray
+        Each company's weight as a target (aligned with ``company_idx``).
+    """
+    targets, subtype_of, day = deals
+    founded_day, listed_day = days
+    never = np.iinfo(np.int64).max
+    listed = np.flatnonzero(listed_day[company_idx] != never)
+    public = np.flatnonzero(subtype_of == _LISTED_SECONDARY)
+    if public.size and listed.size:
+        at = _drawn_founded_by(rng, listed_day[company_idx[listed]], target_w[listed], day[public])
+        drawn = company_idx[listed[at[:, 0]]]
+        fits = listed_day[drawn] <= day[public]
+        targets[public[fits]] = drawn[fits]
+        public = public[~fits]
+    subtype_of[public] = _UNLISTED_SECONDARY  # no company listed by then
+    private = np.flatnonzero((subtype_of == _UNLISTED_SECONDARY) & (listed_day[targets] <= day))
+    unlisted = np.flatnonzero(listed_day[company_idx] == never)
+    if private.size and unlisted.size:
+        founded = founded_day[company_idx[unlisted]]
+        at = _drawn_founded_by(rng, founded, target_w[unlisted], day[private])
+        targets[private] = company_idx[unlisted[at[:, 0]]]
 
 
 def _every_subtype(
@@ -272,6 +341,15 @@ def make_deals(
     )[:, 0]
     targets[late] = company_idx[unlisted[again]]
     targets = np.where(fixed_target >= 0, fixed_target, targets)
+    # Secondaries follow their target's listing, drawn from a stream of their own (spawned,
+    # so every other draw, Family A's included, stays as it was).
+    _secondaries_fit_listing(
+        rng.spawn(1)[0],
+        (targets, subtype_of, day),
+        company_idx,
+        (founded_day, listed_day),
+        target_w,
+    )
     ids = uuids(rng, n_deals)
 
     # Participants: drawn with replacement among organisations founded by the deal's date (as
@@ -320,6 +398,7 @@ def make_deals(
         subtype_l,
         (fund_pick, corp_pick, pe_pick, country_null),
         (n_leads, n_others, n_buyers),
+        (set(corporate.tolist()), set(pe_firms.tolist())),
     )
     deleted_l = deleted.tolist()
     _every_investor_leads(orgs, rng, types_l, targets_l, day_l, deleted_l, leads, investors)
@@ -363,14 +442,18 @@ def _participants(
     subtype_l: list[str],
     picks: tuple[list[int], list[int], list[int], list[bool]],
     counts: tuple[list[int], list[int], list[int]],
+    acquirers: tuple[set[int], set[int]],
 ) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[tuple[int, ...]]]:
     """Buyers, lead investors and investors of every deal, as participant codes (2 * org position,
     + 1 when the appearance shows no country): the first drawn of ``picks`` (flat, per deal: 11
     funds, 2 corporates, 2 PE firms, 11 null-country flags) founded by the deal's date (a pool with
     nobody founded by then gave its earliest member: skipped), each once, never the target;
-    ``counts`` are the leads, other investors and buyers wanted."""
+    ``counts`` are the leads, other investors and buyers wanted. A buyer is of its deal's kind,
+    from ``acquirers`` (the corporates and the PE firms): a corporate for a ``Strategic M&A``, a
+    PE firm for a ``PE buyout``, also when the funds drawn stand in for the pool's two."""
     fund_pick, corp_pick, pe_pick, country_null = picks
     n_leads, n_others, n_buyers = counts
+    corporates, pe_firms = acquirers
     slots = _SLOTS
     ma = DEAL_TYPES.index("M&A")
     buyers: list[tuple[int, ...]] = []
@@ -383,12 +466,14 @@ def _participants(
         funds, nulls = fund_pick[row : row + slots], country_null[row : row + slots]
         chosen: list[int] = []
         if types_l[k] == ma:
-            pool = (pe_pick if subtype_l[k] == "PE buyout" else corp_pick)[2 * k : 2 * k + 2]
+            buyout = subtype_l[k] == "PE buyout"
+            pool = (pe_pick if buyout else corp_pick)[2 * k : 2 * k + 2]
+            kind = pe_firms if buyout else corporates
             want = n_buyers[k]
             for s_, j in enumerate([*pool, *funds]):
                 if len(chosen) == want:
                     break
-                if j not in seen and born_on[j] <= today:
+                if j not in seen and born_on[j] <= today and j in kind:
                     seen.add(j)
                     chosen.append(2 * j + nulls[s_ % slots])
             buyers.append(tuple(chosen))
