@@ -8,12 +8,15 @@ values (``explain=True``) and the same median, q1 and q3, bit for bit.
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dealframe.analytics import Conventions, bucket_medians
+from dealframe.analytics import Conventions, bucket_medians, buckets
 from dealframe.analytics.conventions import QUANTILE_METHODS
 
 conventions = st.builds(
@@ -94,14 +97,18 @@ def reference(frame: pd.DataFrame, conv: Conventions, threshold: int) -> pd.Data
     return pd.DataFrame(rows)
 
 
+@pytest.mark.parametrize("arranged", [False, True], ids=["as-given", "arranged-by-size"])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frame=deals(), conv=conventions, threshold=st.integers(0, 6))
-def test_statistics_are_numpy_quantiles_of_the_kept_values(frame, conv, threshold):
+def test_statistics_are_numpy_quantiles_of_the_kept_values(frame, conv, threshold, arranged):
+    # arranged: every bucket is arranged by size first, as large ones are (_by_size)
     conv = Conventions(**{**conv.to_dict(), "suppressed": "null_stats", "empty": "return"})
     args = ("ev_revenue", "month", "2024-01-01", "2024-06-30")
     with np.errstate(over="ignore", invalid="ignore"):
         expected = reference(frame, conv, threshold)
-    out = bucket_medians(frame, *args, small_n_threshold=threshold, conventions=conv)
+    from_size = 0 if arranged else buckets._BY_SIZE_FROM
+    with mock.patch.object(buckets, "_BY_SIZE_FROM", from_size):
+        out = bucket_medians(frame, *args, small_n_threshold=threshold, conventions=conv)
     audit = bucket_medians(
         frame, *args, small_n_threshold=threshold, conventions=conv, explain=True
     )

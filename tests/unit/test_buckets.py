@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from dealframe.analytics import Conventions, bucket_medians, resolve_window
+from dealframe.analytics.conventions import QUANTILE_METHODS
 from dealframe.errors import ValidationError
 
 
@@ -613,7 +614,9 @@ def test_a_large_frame_spread_over_the_cores_agrees_and_leaves_no_thread():
             "ev_revenue": rng.lognormal(1, 1, size) * np.where(rng.random(size) < 0.01, 40, 1),
         }
     )
+    given = deals.copy()
     out = bucket_medians(deals, "ev_revenue", "quarter", "2016-07-01", "2026-06-30")
+    pd.testing.assert_frame_equal(deals, given)  # its columns are read, never written
     expected = _user_quartiles(deals)
     assert out["n"].tolist() == expected["n"].astype(int).tolist()
     for column in ("median", "q1", "q3"):
@@ -655,6 +658,83 @@ def test_spread_and_serial_summaries_are_the_same(monkeypatch, conventions, expl
     assert spread.attrs == serial.attrs
     if explain:  # the kept flags follow the rows they explain
         assert 0 < (~spread["kept"]).sum() < len(spread)
+
+
+def test_a_bucket_arranged_by_size_holds_the_same_values_roughly_in_order():
+    from dealframe.analytics.buckets import _by_size
+
+    rng = np.random.default_rng(5)
+    plain = rng.lognormal(1, 0.8, 5_000) * np.where(rng.random(5_000) < 0.01, 40, 1)
+    special = [0.0, -0.0, 5e-324, -5e-324, 1e308, -1e308, -3.0, 2.5, 2.5, 7.0]
+    mixed = np.concatenate([plain - 3, special])
+    for values in (plain, mixed, np.array(special), np.full(100, 7.0), np.array([1.0])):
+        arranged = _by_size(values)
+        assert arranged is not values
+        np.testing.assert_array_equal(np.sort(arranged), np.sort(values))  # the same values
+    ranks = np.argsort(np.argsort(_by_size(plain)))
+    assert np.corrcoef(ranks, np.arange(len(plain)))[0, 1] > 0.99  # roughly ascending
+    assert _by_size(np.array([1e9, 3.0, 0.01, 70.0])).tolist() == [0.01, 3.0, 70.0, 1e9]
+
+
+@pytest.mark.parametrize("method", QUANTILE_METHODS)
+def test_buckets_arranged_by_size_give_the_same_frames(monkeypatch, method):
+    """Arranging a bucket by size before numpy selects its quantiles changes no statistic,
+    bound, count or interval, bit for bit, for every quantile method."""
+    from dealframe.analytics import buckets
+
+    rng = np.random.default_rng(8)
+    size = 9_000
+    values = np.round(rng.lognormal(1, 1, size), 2) - 2  # ties, negatives
+    values[rng.random(size) < 0.02] *= 80
+    values[:4] = (0.0, -0.0, 1e300, -1e300)
+    deals = pd.DataFrame(
+        {
+            "deal_date": pd.Timestamp("2023-01-01")
+            + pd.to_timedelta(rng.integers(0, 730, size), unit="D"),
+            "ev_revenue": values,
+        }
+    )
+    args = ("ev_revenue", "year", "2023-01-01", "2024-12-31")
+    for conventions in (
+        Conventions(quantile_method=method),
+        Conventions(quantile_method=method, stats_on="all", n_counted="after", iqr_multiplier=0.5),
+        Conventions(quantile_method=method, trim_scope="window", inclusive_bounds=False),
+    ):
+        kw = dict(conventions=conventions, ci=0.9, ci_resamples=50, rng=1)
+        monkeypatch.setattr(buckets, "_BY_SIZE_FROM", 10**9)
+        as_given = bucket_medians(deals, *args, **kw)
+        monkeypatch.setattr(buckets, "_BY_SIZE_FROM", 0)
+        arranged = bucket_medians(deals, *args, **kw)
+        pd.testing.assert_frame_equal(arranged, as_given, check_exact=True)
+        assert arranged.attrs == as_given.attrs
+
+
+def test_rows_read_in_blocks_give_the_same_buckets(monkeypatch):
+    """Dates are read a block of rows at a time: blocks of a few rows give the same frames,
+    NaT, dates outside the window, deleted rows and NaN values included."""
+    from dealframe.analytics import periods
+
+    rng = np.random.default_rng(4)
+    size = 1_000
+    dates = pd.Timestamp("1969-06-01") + pd.to_timedelta(rng.integers(0, 400, size), unit="D")
+    dates = dates + pd.to_timedelta(rng.integers(0, 86_400, size), unit="s")
+    values = rng.lognormal(1, 1, size)
+    values[rng.random(size) < 0.05] = np.nan
+    deals = pd.DataFrame(
+        {
+            "deal_date": dates.where(rng.random(size) > 0.05),
+            "ev_revenue": values,
+            "deleted": rng.random(size) < 0.05,
+        }
+    )
+    args = ("ev_revenue", "month", "1969-07-15", "1970-05-31")
+    whole = bucket_medians(deals, *args)
+    audit = bucket_medians(deals, *args, explain=True)
+    monkeypatch.setattr(periods, "_BLOCK", 7)
+    pd.testing.assert_frame_equal(bucket_medians(deals, *args), whole, check_exact=True)
+    pd.testing.assert_frame_equal(bucket_medians(deals, *args, explain=True), audit)
+    assert whole["n"].sum() == len(audit) > 0
+    assert audit["date"].min() >= pd.Timestamp("1969-07-15")
 
 
 def test_conventions_take_numpy_numbers():

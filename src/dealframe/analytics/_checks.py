@@ -95,9 +95,10 @@ def numeric_column(series: pd.Series) -> bool:
 
 
 def metric_values(series: pd.Series) -> np.ndarray:
-    """float64 values of a numeric (or object of numbers) column; nulls become NaN."""
+    """float64 values of a numeric (or object of numbers) column; nulls become NaN. Read
+    only: a float64 column's own values, not copied."""
     if series.dtype == np.float64:  # the usual column: nothing to convert
-        return series.to_numpy(copy=True)
+        return series.to_numpy()
     given = series.dtype
     series = plain_column(series)
     kind = pd.api.types.infer_dtype(series, skipna=True) if series.dtype == object else None
